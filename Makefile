@@ -1,0 +1,77 @@
+# shimgen: top-level build.
+# Each component keeps its own rules beside its code; this file holds only what they share.
+#   gen/gen.mk          libshimgen.a and the shimgen binary
+#   runtime/runtime.mk  libshimrt.{a,so}, shimrt.pc, install
+#   tests/tests.mk      Criterion suites, script checks, the `check` target
+#   bench/bench.mk      `make bench`
+#   fuzz/fuzz.mk        `make fuzz` (libFuzzer, clang)
+#   examples/examples.mk the demo and the custom-op example
+.DEFAULT_GOAL := all
+.SUFFIXES:
+.DELETE_ON_ERROR:
+SHELL := /bin/sh
+
+PREFIX  ?= /usr/local
+DESTDIR ?=
+# SAN=1 builds everything with AddressSanitizer and UndefinedBehaviorSanitizer in build/asan.
+SAN     ?=
+ifeq ($(SAN),1)
+BUILD   ?= build/asan
+SANFLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+else
+BUILD   ?= build
+SANFLAGS :=
+endif
+# PyTorch's data used as the large test input (see ../shared/README.md).
+SHARED  ?= $(abspath ../shared)
+export SHIMGEN_SHARED := $(SHARED)
+
+RE2C    ?= re2c
+CLANG   ?= clang
+OPT     ?= -O2 -g
+CPPFLAGS_COMMON := -D_DEFAULT_SOURCE -D_POSIX_C_SOURCE=200809L -Igen -Iruntime/include -Igenerated -I$(BUILD)/src/gen
+CFLAGS_COMMON   := -std=c11 -Wall -Wextra -Werror $(OPT) $(SANFLAGS) -fPIC -fvisibility=hidden -MMD -MP
+LDFLAGS_COMMON  := $(SANFLAGS)
+LDLIBS_COMMON   := -lpthread -ldl -lm
+
+# Every build step waits for the Debian packages it needs (installed once, if missing).
+DEPS_STAMP := build/.deps-ok
+$(DEPS_STAMP): .ci/deps
+	@mkdir -p $(dir $@)
+	@sh .ci/deps
+	@touch $@
+
+# One compile rule for hand-written C, one for C made during the build (re2c output).
+$(BUILD)/obj/%.o: %.c | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS_COMMON) $(CPPFLAGS) $(CFLAGS_COMMON) $(CFLAGS) -c $< -o $@
+$(BUILD)/obj/%.o: $(BUILD)/src/%.c | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS_COMMON) $(CPPFLAGS) $(CFLAGS_COMMON) $(CFLAGS) -c $< -o $@
+
+# Filled by the component files.
+CHECK_STEPS :=
+BENCH_STEPS :=
+FUZZ_STEPS  :=
+INSTALL_STEPS :=
+UNINSTALL_STEPS :=
+
+include gen/gen.mk
+include runtime/runtime.mk
+include tests/tests.mk
+include bench/bench.mk
+include fuzz/fuzz.mk
+include examples/examples.mk
+
+.PHONY: all check bench fuzz install uninstall clean demo
+all: $(ALL_TARGETS)
+check: $(CHECK_STEPS)
+	@echo "make check: all steps passed"
+bench: $(BENCH_STEPS)
+fuzz: $(FUZZ_STEPS)
+install: $(INSTALL_STEPS)
+uninstall: $(UNINSTALL_STEPS)
+clean:
+	rm -rf build
+
+-include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)

@@ -1,0 +1,18 @@
+# bench/: `make bench` prints tables of measured times. Never asserted in tests.
+#   bench/gen_*.c  programs linked with libshimgen.a
+#   bench/rt_*.c   programs linked with libshimrt.a
+# Each program prints its own table rows; run from the repository root.
+BENCH_GEN := $(patsubst bench/%.c,$(BUILD)/bench/%,$(sort $(wildcard bench/gen_*.c)))
+BENCH_RT  := $(patsubst bench/%.c,$(BUILD)/bench/%,$(sort $(wildcard bench/rt_*.c)))
+
+$(BUILD)/bench/gen_%: $(BUILD)/obj/bench/gen_%.o $(LIBSHIMGEN)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS_COMMON) $(LDFLAGS) -o $@ $^ $(GEN_LDLIBS)
+$(BUILD)/bench/rt_%: $(BUILD)/obj/bench/rt_%.o $(LIBSHIMRT_A)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS_COMMON) $(LDFLAGS) -o $@ $^ $(RT_LDLIBS)
+
+.PHONY: bench-run
+bench-run: $(BENCH_GEN) $(BENCH_RT) $(SHIMGEN)
+	@set -e; for b in $(BENCH_GEN) $(BENCH_RT); do ./$$b; done
+BENCH_STEPS += bench-run

@@ -1,0 +1,1 @@
+# examples/: the demo (`make demo`) and the custom-op example library.

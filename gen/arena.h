@@ -1,0 +1,34 @@
+/* gen/arena.h: a bump allocator freed in one go.
+ * Shared by shimgen and the runtime. Not thread-safe: one arena per owner. */
+#ifndef SHIMGEN_ARENA_H
+#define SHIMGEN_ARENA_H
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct sg_arena sg_arena;
+
+/* Returns a new arena; free with sg_arena_free. NULL on out-of-memory. */
+sg_arena *sg_arena_new(void);
+/* Frees every block the arena handed out. sg_arena_free(NULL) is a no-op. */
+void sg_arena_free(sg_arena *a);
+/* Zeroed memory, aligned for any type, owned by the arena. NULL on out-of-memory. */
+void *sg_arena_alloc(sg_arena *a, size_t size);
+/* A NUL-terminated copy of s[0..len) owned by the arena. */
+char *sg_arena_strndup(sg_arena *a, const char *s, size_t len);
+char *sg_arena_strdup(sg_arena *a, const char *s);
+/* printf into arena memory. */
+char *sg_arena_printf(sg_arena *a, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+/* Total bytes handed out (for tests and benchmarks). */
+size_t sg_arena_used(const sg_arena *a);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,158 @@
+/* gen/model.h: what shimgen knows after loading its inputs.
+ *
+ * Built by the loaders (gen/yaml.c, gen/model.c) and the autogen derivation (gen/derive.c);
+ * read by the emitters (gen/emit_*.c). Everything here lives in the context's arena and is
+ * borrowed by readers; nothing is freed on its own.
+ */
+#ifndef SHIMGEN_MODEL_H
+#define SHIMGEN_MODEL_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "schema.h"
+#include "shimgen.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- A YAML document as a tree, every node with its location ---------------------- */
+typedef enum sg_ynode_kind { SG_Y_SCALAR = 0, SG_Y_SEQ, SG_Y_MAP } sg_ynode_kind;
+
+typedef struct sg_ynode {
+    sg_ynode_kind kind;
+    sg_loc loc;          /* where the node starts */
+    const char *scalar;  /* SG_Y_SCALAR: the value (NUL-terminated) */
+    uint32_t scalar_len;
+    bool quoted;         /* SG_Y_SCALAR: written with quotes or as a block scalar */
+    struct sg_ynode **items; /* SG_Y_SEQ: items; SG_Y_MAP: keys and values interleaved */
+    uint32_t n_items;        /* SG_Y_MAP: 2 * number of pairs */
+} sg_ynode;
+
+/* ---- native_functions.yaml --------------------------------------------------------- */
+typedef struct sg_dispatch {
+    const char *key;    /* one dispatch key: "CPU", "CompositeExplicitAutograd", ... */
+    const char *kernel; /* "add_out" */
+    sg_loc loc;
+} sg_dispatch;
+
+typedef struct sg_native_function sg_native_function;
+struct sg_native_function {
+    const sg_schema *func;
+    const char *func_text; /* as written in `func:` (for derived ones: the printed form) */
+    sg_loc loc;            /* the entry */
+    sg_loc func_loc;       /* the start of the `func:` value */
+    const char *op_key;    /* "aten.add.Tensor", "aten.abs.default" (namespace from ctx) */
+
+    /* `dispatch:` split so that each key has its own row ("CPU, CUDA: k" gives two). */
+    const sg_dispatch *dispatch;
+    int n_dispatch;
+    bool has_dispatch; /* the key `dispatch:` was written */
+
+    bool structured;
+    const char *structured_delegate; /* op name as written ("add.out"), or NULL */
+    sg_loc structured_delegate_loc;
+    const sg_native_function *delegate; /* resolved structured_delegate, or NULL */
+    const char *structured_inherits;
+
+    const char **autogen; /* names of derived functions ("foo.out", "_bar_functional") */
+    const sg_loc *autogen_locs;
+    int n_autogen;
+
+    const char **tags;
+    const sg_loc *tag_locs;
+    int n_tags;
+
+    const char *variants;          /* "function, method"; NULL when not written */
+    const char *python_module;
+    const char *category_override;
+    bool manual_cpp_binding;
+    bool manual_kernel_registration;
+    bool has_ufunc_inner_loop; /* gets CPU and CUDA kernels without naming them */
+    bool device_guard;         /* default true */
+    const char *device_check;  /* NULL = default */
+    bool is_abstract;
+
+    const sg_ynode *node;  /* the whole entry (unknown keys are kept here) */
+
+    bool derived;                        /* made from another entry's `autogen` */
+    const sg_native_function *derived_from;
+};
+
+/* ---- tags.yaml ---------------------------------------------------------------------- */
+typedef struct sg_tag {
+    const char *name;
+    const char *desc;
+    sg_loc loc;
+} sg_tag;
+
+/* ---- shim_ops.yaml ------------------------------------------------------------------ */
+typedef struct sg_op_version {
+    int number;          /* 2 for v2 */
+    const char **args;   /* names of the arguments this version added */
+    int n_args;
+    sg_loc loc;
+} sg_op_version;
+
+typedef struct sg_shim_op {
+    const char *key;     /* "aten.add.Tensor"; "default" stands for no overload */
+    bool aten;           /* from `aten_ops` (else `fallback_ops`) */
+    const char *since;   /* "2.12" or NULL */
+    int since_major, since_minor;
+    const sg_op_version *versions; /* ascending by number */
+    int n_versions;
+    sg_loc loc;
+    const sg_native_function *fn; /* resolved */
+} sg_shim_op;
+
+/* ---- Everything loaded ------------------------------------------------------------- */
+typedef struct sg_input_file {
+    const char *path;
+    const char *role; /* "native_functions", "tags", "shim_ops" */
+} sg_input_file;
+
+typedef struct sg_model {
+    sg_native_function **funcs; /* written entries in input order, then derived ones */
+    size_t n_funcs;
+    size_t n_written;           /* funcs[0 .. n_written) were written in the input */
+    sg_tag *tags;
+    size_t n_tags;
+    bool have_tags_file;
+    sg_shim_op *shim_ops;       /* in file order */
+    size_t n_shim_ops;
+    sg_input_file *inputs;      /* every file read, in reading order (for banners, depfiles) */
+    size_t n_inputs;
+    const char *ns;             /* op namespace, "aten" */
+} sg_model;
+
+/* Lookup by op key ("aten.add.Tensor" or "aten.abs.default"); NULL when absent. */
+const sg_native_function *sg_model_find(const sg_context *ctx, const char *op_key);
+/* Lookup by schema-style name ("add.out", "abs"); NULL when absent. */
+const sg_native_function *sg_model_find_by_name(const sg_context *ctx, const char *name,
+                                                const char *overload);
+
+/* Internal to gen/: the context's arena, and reporting. */
+sg_arena *sg_context_arena(sg_context *ctx);
+sg_model *sg_context_model_mut(sg_context *ctx);
+void sg_diag(sg_context *ctx, sg_diag_level level, sg_loc loc, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+
+/* Parses a YAML buffer into a node tree in the arena. Returns NULL after reporting the
+ * error through sg_diag (libyaml's problem, with its line and column). */
+const sg_ynode *sg_yaml_parse(sg_context *ctx, const char *path, const char *data, size_t len);
+
+/* Builds the native functions of one native_functions.yaml tree into the model. */
+int sg_model_add_native_functions(sg_context *ctx, const sg_ynode *root);
+int sg_model_add_tags(sg_context *ctx, const sg_ynode *root);
+int sg_model_add_shim_ops(sg_context *ctx, const sg_ynode *root);
+/* Adds the derived (autogen) functions of shim-rules.md to the model (gen/derive.c). */
+int sg_derive_functions(sg_context *ctx);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
