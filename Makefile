@@ -9,6 +9,8 @@
 .DEFAULT_GOAL := all
 .SUFFIXES:
 .DELETE_ON_ERROR:
+# Keep re2c output and other intermediates (they are build products under $(BUILD)).
+.SECONDARY:
 SHELL := /bin/sh
 
 PREFIX  ?= /usr/local

@@ -28,6 +28,8 @@ typedef struct sg_ynode {
     bool quoted;         /* SG_Y_SCALAR: written with quotes or as a block scalar */
     struct sg_ynode **items; /* SG_Y_SEQ: items; SG_Y_MAP: keys and values interleaved */
     uint32_t n_items;        /* SG_Y_MAP: 2 * number of pairs */
+    bool verbatim;       /* SG_Y_SCALAR: the value is its source text on one line, so byte k
+                            of the value is at column loc.col + quoted + k */
 } sg_ynode;
 
 /* ---- native_functions.yaml --------------------------------------------------------- */
@@ -75,6 +77,7 @@ struct sg_native_function {
     bool is_abstract;
 
     const sg_ynode *node;  /* the whole entry (unknown keys are kept here) */
+    const sg_ynode *func_node; /* the `func:` scalar (NULL for derived functions) */
 
     bool derived;                        /* made from another entry's `autogen` */
     const sg_native_function *derived_from;
@@ -144,6 +147,11 @@ void sg_diag(sg_context *ctx, sg_diag_level level, sg_loc loc, const char *fmt, 
 /* Parses a YAML buffer into a node tree in the arena. Returns NULL after reporting the
  * error through sg_diag (libyaml's problem, with its line and column). */
 const sg_ynode *sg_yaml_parse(sg_context *ctx, const char *path, const char *data, size_t len);
+/* The same, reading a stdio stream (FILE *, borrowed) from its current position. */
+const sg_ynode *sg_yaml_parse_file(sg_context *ctx, const char *path, void *fp);
+/* Where byte `offset` of scalar `n`'s value is in its file: exact for verbatim scalars,
+ * else the scalar's start. */
+sg_loc sg_ynode_loc_at(const sg_ynode *n, size_t offset);
 
 /* Builds the native functions of one native_functions.yaml tree into the model. */
 int sg_model_add_native_functions(sg_context *ctx, const sg_ynode *root);
@@ -151,6 +159,10 @@ int sg_model_add_tags(sg_context *ctx, const sg_ynode *root);
 int sg_model_add_shim_ops(sg_context *ctx, const sg_ynode *root);
 /* Adds the derived (autogen) functions of shim-rules.md to the model (gen/derive.c). */
 int sg_derive_functions(sg_context *ctx);
+/* Appends fn (arena memory, borrowed by the model) to model->funcs, growing the array (heap
+ * memory owned by the context); fills fn->op_key when NULL. Returns 0, or -1 after
+ * reporting out-of-memory. Callers adding derived functions should use this. */
+int sg_model_append_function(sg_context *ctx, sg_native_function *fn);
 
 #ifdef __cplusplus
 }

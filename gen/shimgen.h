@@ -69,6 +69,8 @@ typedef struct sg_options {
     const char *abi_check_dir;        /* --abi-check DIR, or NULL */
     const char *depfile;              /* --depfile FILE, or NULL */
     int verbosity;                    /* -1 quiet, 0 normal, 1 verbose */
+    const char *templates_dir;        /* --templates DIR, or NULL: $SHIMGEN_TEMPLATES, else
+                                         found next to the executable (gen/emit.h) */
 } sg_options;
 
 /* Runs the emitters. Returns 0 on success; 1 when --check / --abi-check found a

@@ -1,0 +1,891 @@
+/* gen/derive.c: the derived (`autogen`) functions of shim-rules.md, "Derived functions".
+ *
+ * The rules are torchgen's (torchgen/native_function_generation.py and
+ * FunctionSchema.signature() in torchgen/model.py), re-stated here in C:
+ *
+ *  1. Every written function is put in a family by its signature: base name (trailing `_`
+ *     and `_functional` dropped, dunder kept), overload ignored, argument annotations
+ *     dropped (defaults kept), TensorOptions (dtype, layout, device, pin_memory) dropped,
+ *     out arguments dropped, return names and annotations dropped, and every mutated
+ *     argument (self, then out arguments, then the positional ones after self) that is not
+ *     already returned appended as an extra return. `bernoulli.p` gets `p=0.5` first.
+ *     Inside a family each kind (functional, inplace, out, mutable, scratch) is unique.
+ *  2. Families are visited in the order of their first member. A family is skipped when all
+ *     its members are manual_cpp_binding, any member is a view op (other than `set_`), all
+ *     members are CompositeImplicitAutograd and none has the `core` tag, it is a lone out
+ *     function, or its in-place member is `polygamma_`.
+ *  3. The base function is the mutable one, else the in-place, else the out, else the
+ *     functional one. Without an out variant, it gets one when its `autogen` names something
+ *     containing "out" and it is in-place or has a tensor-like return. With an out variant
+ *     (written or just made) and no functional one, the family gets a functional one.
+ *     The out variant comes first, then the functional one; both are appended after the
+ *     written functions.
+ *
+ * A derived function has a single dispatch row `CompositeExplicitAutograd` whose kernel is
+ * named as torchgen names it: `<name>_<overload>` (or `<name>`) for an out variant, the
+ * function name for a functional one (`_foo_functional`), plus `_symint` when the source has
+ * a SymInt argument. Its tags: `generated`, then whichever of `nondeterministic_seeded`,
+ * `view_copy`, `pt2_compliant_tag` the source lists, in the source's order. It has
+ * variants "function", device_guard false, device_check "NoCheck", is_abstract copied from
+ * the source, node NULL. loc and func_loc are the location of the `autogen` item naming it
+ * (the source entry's location when no item names it).
+ *
+ * Checks, as torchgen makes them (NativeFunctionsGroup): in a family that ends up with both a
+ * functional and an out function, every `autogen` item of its members must name a function
+ * derived for that family (error at the item), and every function derived for it must be
+ * named by one (error at the source entry). Families without such a pair are not checked,
+ * as in torchgen (PyTorch's own file has `autogen: prelu.out` on a CompositeImplicitAutograd
+ * function, which derives nothing). Two written functions of one family and kind are an
+ * error at the second one's `func:` (torchgen asserts the same in pre_group_native_functions).
+ *
+ * sg_derive_functions(ctx): borrows ctx; appends through sg_model_append_function, so
+ * model->funcs[n_written ..) are the derived functions (arena memory, owned by the context).
+ * Calling it again first drops the functions derived before. Returns 0, or -1 after
+ * reporting at least one error through sg_diag.
+ */
+#include "model.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- torchgen's view of a schema -------------------------------------------------------- */
+
+typedef struct fn_info {
+    int self_ix;   /* positional `self`, or -1 */
+    int out_start; /* first out argument (kwarg-only, from the first mutable one on) */
+    int to_start;  /* first of the four TensorOptions kwarg-only arguments, or -1 */
+    sg_schema_kind kind;
+    int family;    /* index into the family table */
+} fn_info;
+
+static bool ann_writes(const sg_annotation *a) { return a && a->is_write; }
+
+static bool type_is_base(const sg_type *t, sg_base_type b) {
+    return t && t->kind == SG_TY_BASE && t->base == b;
+}
+
+/* Tensor, Tensor?, Tensor[], Tensor?[] and deeper (torchgen's Type.is_tensor_like). */
+static bool type_tensor_like(const sg_type *t) {
+    while (t && t->kind != SG_TY_BASE) t = t->elem;
+    return t && t->base == SG_BT_TENSOR;
+}
+
+static bool type_symint_like(const sg_type *t) {
+    while (t && t->kind != SG_TY_BASE) t = t->elem;
+    return t && t->base == SG_BT_SYMINT;
+}
+
+/* `name` of type `base` or `base?` (torchgen's TensorOptions predicate). */
+static bool arg_is(const sg_arg *a, const char *name, sg_base_type base) {
+    if (strcmp(a->name, name) != 0 || !a->type) return false;
+    if (type_is_base(a->type, base)) return true;
+    return a->type->kind == SG_TY_OPTIONAL && type_is_base(a->type->elem, base);
+}
+
+static void analyse(const sg_schema *s, fn_info *fi) {
+    int npos = s->n_positional;
+    if (npos < 0) npos = 0;
+    if (npos > s->n_args) npos = s->n_args;
+    fi->self_ix = -1;
+    for (int i = 0; i < npos; i++) {
+        if (strcmp(s->args[i].name, "self") == 0) {
+            fi->self_ix = i;
+            break;
+        }
+    }
+    fi->out_start = s->n_args;
+    for (int i = npos; i < s->n_args; i++) {
+        if (ann_writes(s->args[i].annotation)) {
+            fi->out_start = i;
+            break;
+        }
+    }
+    fi->to_start = -1;
+    for (int i = npos; i + 4 <= fi->out_start; i++) {
+        if (arg_is(&s->args[i], "dtype", SG_BT_SCALAR_TYPE) &&
+            arg_is(&s->args[i + 1], "layout", SG_BT_LAYOUT) &&
+            arg_is(&s->args[i + 2], "device", SG_BT_DEVICE) &&
+            arg_is(&s->args[i + 3], "pin_memory", SG_BT_BOOL)) {
+            fi->to_start = i;
+            break;
+        }
+    }
+    bool scratch = false;
+    for (int i = fi->out_start; i < s->n_args; i++)
+        if (strncmp(s->args[i].name, "_scratch_", 9) == 0) scratch = true;
+    bool mutable_ = false;
+    for (int i = fi->self_ix + 1; i < npos; i++)
+        if (ann_writes(s->args[i].annotation)) mutable_ = true;
+    if (s->inplace)
+        fi->kind = SG_KIND_INPLACE;
+    else if (scratch)
+        fi->kind = SG_KIND_SCRATCH;
+    else if (fi->out_start < s->n_args)
+        fi->kind = SG_KIND_OUT;
+    else if (mutable_)
+        fi->kind = SG_KIND_MUTABLE;
+    else
+        fi->kind = SG_KIND_FUNCTIONAL;
+}
+
+static bool str_list_eq(const char *const *a, int na, const char *const *b, int nb) {
+    if (na != nb) return false;
+    for (int i = 0; i < na; i++)
+        if (strcmp(a[i], b[i]) != 0) return false;
+    return true;
+}
+
+/* Annotation equality as torchgen's dataclass equality; NULL == NULL. */
+static bool ann_eq(const sg_annotation *a, const sg_annotation *b) {
+    if (!a || !b) return a == b;
+    return a->is_write == b->is_write &&
+           str_list_eq(a->alias_set, a->n_alias_set, b->alias_set, b->n_alias_set) &&
+           str_list_eq(a->alias_set_after, a->n_alias_set_after, b->alias_set_after,
+                       b->n_alias_set_after);
+}
+
+/* ---- FunctionSchema.signature() ----------------------------------------------------------- */
+
+typedef struct sig {
+    sg_arg *args;
+    int n_args, n_positional;
+    sg_return *rets;
+    int n_rets;
+} sig;
+
+static void sig_free(sig *g) {
+    free(g->args);
+    free(g->rets);
+    g->args = NULL;
+    g->rets = NULL;
+}
+
+/* Builds the signature of s into g (malloc'd arrays; the strings they point to are s's, or
+ * arena copies when keep_names). Returns 0, or -1 on out-of-memory. */
+static int sig_build(sg_arena *arena, const sg_schema *s, const fn_info *fi, bool keep_names,
+                     sig *g) {
+    memset(g, 0, sizeof *g);
+    g->args = calloc((size_t)s->n_args + 1, sizeof *g->args);
+    g->rets = calloc((size_t)s->n_rets + (size_t)s->n_args + 1, sizeof *g->rets);
+    if (!g->args || !g->rets) {
+        sig_free(g);
+        return -1;
+    }
+    int npos = s->n_positional < s->n_args ? s->n_positional : s->n_args;
+    bool bernoulli_p = strcmp(s->name, "bernoulli") == 0 && strcmp(s->overload, "p") == 0;
+    for (int i = 0; i < fi->out_start; i++) {
+        if (fi->to_start >= 0 && i >= fi->to_start && i < fi->to_start + 4) continue;
+        sg_arg a = s->args[i];
+        a.annotation = NULL;
+        a.kwarg_only = i >= npos;
+        a.is_out = false;
+        a.offset = 0;
+        if (bernoulli_p && !a.default_text && strcmp(a.name, "p") == 0 &&
+            type_is_base(a.type, SG_BT_FLOAT)) {
+            /* Note [bernoulli.p schema]: grouped as if written `float p=0.5`. */
+            a.default_text = "0.5";
+            a.default_kind = SG_DEF_FLOAT;
+            a.default_value.f = 0.5;
+        }
+        g->args[g->n_args++] = a;
+        if (i < npos) g->n_positional++;
+    }
+    for (int i = 0; i < s->n_rets; i++) {
+        sg_return r = s->rets[i];
+        r.annotation = NULL;
+        if (!keep_names) r.name = NULL;
+        g->rets[g->n_rets++] = r;
+    }
+    /* Mutated inputs not already returned: self, the out arguments, the positional
+     * arguments after self (in that order). */
+    for (int pass = 0; pass < 3; pass++) {
+        int lo, hi;
+        if (pass == 0) {
+            lo = fi->self_ix;
+            hi = fi->self_ix < 0 ? -1 : fi->self_ix + 1;
+        } else if (pass == 1) {
+            lo = fi->out_start;
+            hi = s->n_args;
+        } else {
+            lo = fi->self_ix + 1;
+            hi = npos;
+        }
+        for (int i = lo; i >= 0 && i < hi; i++) {
+            const sg_arg *a = &s->args[i];
+            if (!ann_writes(a->annotation)) continue;
+            bool returned = false;
+            for (int j = 0; j < s->n_rets; j++)
+                if (ann_eq(a->annotation, s->rets[j].annotation)) returned = true;
+            if (returned) continue;
+            sg_return r = {0};
+            r.type = a->type;
+            if (keep_names) {
+                r.name = sg_arena_printf(arena, "%s_out", a->name);
+                if (!r.name) {
+                    sig_free(g);
+                    return -1;
+                }
+            }
+            g->rets[g->n_rets++] = r;
+        }
+    }
+    return 0;
+}
+
+/* ---- A growable byte buffer for keys and messages ----------------------------------------- */
+
+typedef struct sbuf {
+    char *p;
+    size_t len, cap;
+    bool oom;
+} sbuf;
+
+static void sb_putn(sbuf *b, const char *s, size_t n) {
+    if (b->oom) return;
+    if (b->len + n + 1 > b->cap) {
+        size_t cap = b->cap ? b->cap : 256;
+        while (cap < b->len + n + 1) cap *= 2;
+        char *p = realloc(b->p, cap);
+        if (!p) {
+            b->oom = true;
+            return;
+        }
+        b->p = p;
+        b->cap = cap;
+    }
+    memcpy(b->p + b->len, s, n);
+    b->len += n;
+    b->p[b->len] = '\0';
+}
+static void sb_puts(sbuf *b, const char *s) { sb_putn(b, s, strlen(s)); }
+static void sb_putc(sbuf *b, char c) { sb_putn(b, &c, 1); }
+static void sb_type(sbuf *b, const sg_type *t) {
+    char tmp[32];
+    if (!t) {
+        sb_putc(b, '!');
+        return;
+    }
+    switch (t->kind) {
+    case SG_TY_BASE:
+        snprintf(tmp, sizeof tmp, "B%d", (int)t->base);
+        sb_puts(b, tmp);
+        break;
+    case SG_TY_OPTIONAL:
+        sb_type(b, t->elem);
+        sb_putc(b, '?');
+        break;
+    case SG_TY_LIST:
+        sb_type(b, t->elem);
+        snprintf(tmp, sizeof tmp, "[%d]", (int)t->size);
+        sb_puts(b, tmp);
+        break;
+    }
+}
+
+/* The grouping key: a byte string equal for two schemas iff torchgen's signatures are. */
+static void sig_key(sbuf *b, const sg_schema *s, const sig *g) {
+    b->len = 0;
+    sb_puts(b, s->base ? s->base : s->name);
+    sb_puts(b, s->dunder_method ? "\x1f" "D(" : "\x1f" "N(");
+    for (int i = 0; i < g->n_args; i++) {
+        if (i == g->n_positional) sb_puts(b, "*,");
+        sb_type(b, g->args[i].type);
+        sb_putc(b, ' ');
+        sb_puts(b, g->args[i].name);
+        if (g->args[i].default_text) {
+            sb_putc(b, '=');
+            sb_puts(b, g->args[i].default_text);
+        }
+        sb_putc(b, ',');
+    }
+    sb_puts(b, ")->");
+    for (int i = 0; i < g->n_rets; i++) {
+        sb_type(b, g->rets[i].type);
+        sb_putc(b, ',');
+    }
+}
+
+/* ---- Families ----------------------------------------------------------------------------- */
+
+enum { N_KINDS = 5 };
+
+typedef struct family {
+    char *key;            /* malloc'd */
+    uint64_t hash;
+    int member[N_KINDS];  /* index of the written function of each kind, or -1 */
+    int n_members;
+    int derived[2];       /* indices into the derived list, or -1 */
+    int n_derived;
+} family;
+
+typedef struct ftable {
+    family *fams;
+    int n, cap;
+    int *slots; /* open addressing: family index + 1, 0 = empty */
+    size_t n_slots;
+} ftable;
+
+static uint64_t hash_str(const char *s, size_t n) {
+    uint64_t h = 1469598103934665603ULL;
+    for (size_t i = 0; i < n; i++) {
+        h ^= (unsigned char)s[i];
+        h *= 1099511628211ULL;
+    }
+    return h;
+}
+
+/* Finds or adds the family of key; returns its index, or -1 on out-of-memory. */
+static int ftable_get(ftable *t, const char *key, size_t len) {
+    uint64_t h = hash_str(key, len);
+    if (t->n_slots) {
+        size_t m = t->n_slots - 1;
+        for (size_t i = (size_t)h & m;; i = (i + 1) & m) {
+            int v = t->slots[i];
+            if (!v) break;
+            family *f = &t->fams[v - 1];
+            if (f->hash == h && strcmp(f->key, key) == 0) return v - 1;
+        }
+    }
+    if ((size_t)(t->n + 1) * 2 > t->n_slots) {
+        size_t ns = t->n_slots ? t->n_slots * 2 : 1024;
+        int *slots = calloc(ns, sizeof *slots);
+        if (!slots) return -1;
+        for (int k = 0; k < t->n; k++) {
+            size_t i = (size_t)t->fams[k].hash & (ns - 1);
+            while (slots[i]) i = (i + 1) & (ns - 1);
+            slots[i] = k + 1;
+        }
+        free(t->slots);
+        t->slots = slots;
+        t->n_slots = ns;
+    }
+    if (t->n == t->cap) {
+        int cap = t->cap ? t->cap * 2 : 256;
+        family *f = realloc(t->fams, (size_t)cap * sizeof *f);
+        if (!f) return -1;
+        t->fams = f;
+        t->cap = cap;
+    }
+    family *f = &t->fams[t->n];
+    memset(f, 0, sizeof *f);
+    f->key = malloc(len + 1);
+    if (!f->key) return -1;
+    memcpy(f->key, key, len + 1);
+    f->hash = h;
+    for (int k = 0; k < N_KINDS; k++) f->member[k] = -1;
+    f->derived[0] = f->derived[1] = -1;
+    size_t i = (size_t)h & (t->n_slots - 1);
+    while (t->slots[i]) i = (i + 1) & (t->n_slots - 1);
+    t->slots[i] = t->n + 1;
+    return t->n++;
+}
+
+static void ftable_free(ftable *t) {
+    for (int i = 0; i < t->n; i++) free(t->fams[i].key);
+    free(t->fams);
+    free(t->slots);
+}
+
+/* ---- Properties of written functions ------------------------------------------------------ */
+
+static bool has_tag(const sg_native_function *f, const char *tag) {
+    for (int i = 0; i < f->n_tags; i++)
+        if (f->tags[i] && strcmp(f->tags[i], tag) == 0) return true;
+    return false;
+}
+
+/* torchgen's NativeFunction.is_view_op. */
+static bool is_view_op(const sg_native_function *f) {
+    const sg_schema *s = f->func;
+    for (int i = 0; i < s->n_rets; i++)
+        if (s->rets[i].annotation && !s->rets[i].annotation->is_write) return true;
+    if (has_tag(f, "inplace_view")) {
+        /* resize_ and resize_as_ (no overload) count as ordinary in-place ops */
+        bool resize = s->overload[0] == '\0' &&
+                      (strcmp(s->name, "resize_") == 0 || strcmp(s->name, "resize_as_") == 0);
+        if (!resize) return true;
+    }
+    for (int i = 0; i < s->n_args; i++) {
+        const sg_annotation *a = s->args[i].annotation;
+        if (!a) continue;
+        for (int k = 0; k < a->n_alias_set_after; k++)
+            if (strcmp(a->alias_set_after[k], "*") == 0) return true;
+    }
+    return false;
+}
+
+/* The function has a CompositeImplicitAutograd kernel, written or by default. */
+static bool is_composite_implicit(const sg_native_function *f) {
+    if (f->has_dispatch) {
+        for (int i = 0; i < f->n_dispatch; i++)
+            if (f->dispatch[i].key && strcmp(f->dispatch[i].key, "CompositeImplicitAutograd") == 0)
+                return true;
+        return false;
+    }
+    return !f->structured && !f->structured_delegate;
+}
+
+/* Arguments.has_symint_arg: a SymInt among the non-out arguments. */
+static bool has_symint(const sg_schema *s, const fn_info *fi) {
+    for (int i = 0; i < fi->out_start && i < s->n_args; i++)
+        if (type_symint_like(s->args[i].type)) return true;
+    return false;
+}
+
+/* "name" or "name.overload" in the arena. */
+static char *full_name(sg_arena *a, const char *name, const char *overload) {
+    if (overload && overload[0]) return sg_arena_printf(a, "%s.%s", name, overload);
+    return sg_arena_strdup(a, name);
+}
+
+/* BaseOperatorName.__str__. */
+static char *op_base_name(sg_arena *a, const sg_schema *s, bool inplace, bool functional) {
+    const char *base = s->base ? s->base : s->name;
+    if (s->dunder_method) return sg_arena_printf(a, "__%s%s__", inplace ? "i" : "", base);
+    return sg_arena_printf(a, "%s%s", base, inplace ? "_" : functional ? "_functional" : "");
+}
+
+static char *out_overload(sg_arena *a, const char *overload) {
+    if (overload && overload[0]) return sg_arena_printf(a, "%s_out", overload);
+    return sg_arena_strdup(a, "out");
+}
+
+/* ---- Building derived schemas ------------------------------------------------------------- */
+
+/* generate_out_args_from_schema: out arguments for the tensor-like returns of s, and the new
+ * returns. Appends to args/rets (caller-sized). Returns 0, 1 when torchgen would refuse, or
+ * -1 on out-of-memory. */
+static int out_args_from_returns(sg_arena *a, const sg_schema *s, sg_arg *args, int *n_args,
+                                 sg_return *rets, int *n_rets) {
+    char letters[27];
+    int n_letters = 0;
+    for (int i = 0; i < s->n_rets; i++)
+        if (ann_writes(s->rets[i].annotation)) return 1;
+    bool any_tensor = false, all_plain = true;
+    for (int i = 0; i < s->n_rets; i++) {
+        if (type_tensor_like(s->rets[i].type)) any_tensor = true;
+        if (!type_is_base(s->rets[i].type, SG_BT_TENSOR)) all_plain = false;
+    }
+    if (!any_tensor) return 1;
+    for (char c = 'a'; c <= 'z'; c++) {
+        bool used = false;
+        for (int i = 0; i < s->n_args && !used; i++) {
+            const sg_annotation *an = s->args[i].annotation;
+            for (int k = 0; an && k < an->n_alias_set; k++)
+                if (an->alias_set[k][0] == c && an->alias_set[k][1] == '\0') used = true;
+        }
+        if (!used) letters[n_letters++] = c;
+    }
+    for (int i = 0; i < s->n_rets; i++) {
+        const sg_return *r = &s->rets[i];
+        if (!type_tensor_like(r->type)) {
+            rets[(*n_rets)++] = *r;
+            continue;
+        }
+        if (i >= n_letters) return 1;
+        sg_annotation *an = sg_arena_alloc(a, sizeof *an);
+        const char **set = sg_arena_alloc(a, sizeof *set);
+        char *letter = sg_arena_printf(a, "%c", letters[i]);
+        char *name = s->n_rets == 1 ? sg_arena_strdup(a, "out") : sg_arena_printf(a, "out%d", i);
+        if (!an || !set || !letter || !name) return -1;
+        set[0] = letter;
+        an->alias_set = set;
+        an->n_alias_set = 1;
+        an->is_write = true;
+        sg_arg o = {0};
+        o.name = name;
+        o.type = r->type;
+        o.annotation = an;
+        o.kwarg_only = true;
+        o.is_out = true;
+        args[(*n_args)++] = o;
+        if (all_plain) {
+            sg_return nr = {0};
+            nr.type = r->type;
+            nr.annotation = an;
+            rets[(*n_rets)++] = nr;
+        }
+    }
+    return 0;
+}
+
+/* The out variant of base (kind k). Returns 0 with *out set, 1 when none can be made, -1 on
+ * out-of-memory. */
+static int make_out_schema(sg_arena *a, const sg_schema *s, const fn_info *fi,
+                           const sg_schema **out) {
+    int cap_args = s->n_args + s->n_rets + 1;
+    int cap_rets = s->n_rets + 1;
+    sg_arg *args = calloc((size_t)cap_args, sizeof *args);
+    sg_return *rets = calloc((size_t)cap_rets, sizeof *rets);
+    int n_args = 0, n_pos = 0, n_rets = 0, rc = 0;
+    const char *name = NULL;
+    if (!args || !rets) {
+        rc = -1;
+        goto done;
+    }
+    int npos = s->n_positional < s->n_args ? s->n_positional : s->n_args;
+    if (fi->kind == SG_KIND_INPLACE) {
+        /* self_to_out_signature */
+        if (fi->self_ix < 0 || fi->out_start < s->n_args) {
+            rc = 1;
+            goto done;
+        }
+        for (int i = 0; i < s->n_args; i++) {
+            sg_arg x = s->args[i];
+            x.offset = 0;
+            x.kwarg_only = i >= npos;
+            x.is_out = false;
+            if (i == fi->self_ix) x.annotation = NULL;
+            args[n_args++] = x;
+        }
+        n_pos = npos;
+        sg_arg o = {0};
+        o.name = "out";
+        o.type = s->args[fi->self_ix].type;
+        o.annotation = s->args[fi->self_ix].annotation;
+        o.kwarg_only = true;
+        o.is_out = true;
+        args[n_args++] = o;
+        for (int i = 0; i < s->n_rets; i++) rets[n_rets++] = s->rets[i];
+        name = op_base_name(a, s, false, s->functional_overload);
+    } else if (fi->kind == SG_KIND_MUTABLE || fi->kind == SG_KIND_FUNCTIONAL) {
+        if (fi->kind == SG_KIND_MUTABLE) {
+            /* mutable_to_out_signature: arguments as they are */
+            for (int i = 0; i < s->n_args; i++) {
+                sg_arg x = s->args[i];
+                x.offset = 0;
+                x.kwarg_only = i >= npos;
+                x.is_out = false;
+                args[n_args++] = x;
+            }
+            n_pos = npos;
+            name = op_base_name(a, s, false, s->functional_overload);
+        } else {
+            /* functional_to_out_signature: the arguments' signature */
+            sig g;
+            if (sig_build(a, s, fi, false, &g) != 0) {
+                rc = -1;
+                goto done;
+            }
+            memcpy(args, g.args, (size_t)g.n_args * sizeof *args);
+            n_args = g.n_args;
+            n_pos = g.n_positional;
+            sig_free(&g);
+            name = s->name;
+        }
+        rc = out_args_from_returns(a, s, args, &n_args, rets, &n_rets);
+        if (rc != 0) goto done;
+    } else {
+        rc = 1;
+        goto done;
+    }
+    const char *ov = out_overload(a, s->overload);
+    if (!name || !ov) {
+        rc = -1;
+        goto done;
+    }
+    *out = sg_schema_make(a, s->ns, name, ov, args, n_args, n_pos, rets, n_rets);
+    if (!*out) rc = -1;
+done:
+    free(args);
+    free(rets);
+    return rc;
+}
+
+/* The functional variant of base: its signature with return names, renamed. */
+static int make_functional_schema(sg_arena *a, const sg_schema *s, const fn_info *fi,
+                                  const sg_schema **out) {
+    sig g;
+    if (sig_build(a, s, fi, true, &g) != 0) return -1;
+    const char *name = op_base_name(a, s, false, fi->kind == SG_KIND_MUTABLE);
+    int rc = 0;
+    if (!name) {
+        rc = -1;
+    } else {
+        *out = sg_schema_make(a, s->ns, name, s->overload, g.args, g.n_args, g.n_positional,
+                              g.rets, g.n_rets);
+        if (!*out) rc = -1;
+    }
+    sig_free(&g);
+    return rc;
+}
+
+/* ---- The pass ----------------------------------------------------------------------------- */
+
+typedef struct derived_rec {
+    sg_native_function *fn;
+    const char *full;   /* "name.overload" */
+    int family;
+    bool is_out;        /* the out variant (else the functional one) */
+    bool named;         /* some autogen item of the family names it */
+} derived_rec;
+
+static const sg_loc *find_autogen(const sg_model *m, const family *fam, const char *full,
+                                  int base) {
+    /* The base function's item first, then the other members in kind order. */
+    const sg_native_function *b = m->funcs[base];
+    for (int k = 0; k < b->n_autogen; k++)
+        if (b->autogen[k] && strcmp(b->autogen[k], full) == 0) return &b->autogen_locs[k];
+    for (int kind = 0; kind < N_KINDS; kind++) {
+        int ix = fam->member[kind];
+        if (ix < 0 || ix == base) continue;
+        const sg_native_function *f = m->funcs[ix];
+        for (int k = 0; k < f->n_autogen; k++)
+            if (f->autogen[k] && strcmp(f->autogen[k], full) == 0) return &f->autogen_locs[k];
+    }
+    return NULL;
+}
+
+static sg_native_function *new_derived(sg_context *ctx, const sg_native_function *src,
+                                       const sg_schema *s, bool is_out, bool symint) {
+    sg_arena *a = sg_context_arena(ctx);
+    const sg_model *m = sg_context_model_mut(ctx);
+    sg_native_function *f = sg_arena_alloc(a, sizeof *f);
+    sg_dispatch *d = sg_arena_alloc(a, sizeof *d);
+    const char **tags = sg_arena_alloc(a, 4 * sizeof *tags);
+    if (!f || !d || !tags) return NULL;
+    f->func = s;
+    f->func_text = sg_schema_to_string(a, s);
+    f->op_key = sg_arena_printf(a, "%s.%s.%s", m->ns ? m->ns : "aten", s->name,
+                                s->overload[0] ? s->overload : "default");
+    const char *kernel = is_out ? (s->overload[0] ? sg_arena_printf(a, "%s_%s", s->name,
+                                                                     s->overload)
+                                                  : sg_arena_strdup(a, s->name))
+                                : sg_arena_strdup(a, s->name);
+    if (!f->func_text || !f->op_key || !kernel) return NULL;
+    if (symint) kernel = sg_arena_printf(a, "%s_symint", kernel);
+    if (!kernel) return NULL;
+    d->key = "CompositeExplicitAutograd";
+    d->kernel = kernel;
+    f->dispatch = d;
+    f->n_dispatch = 1;
+    f->has_dispatch = true;
+    int nt = 0;
+    tags[nt++] = "generated";
+    for (int i = 0; i < src->n_tags && nt < 4; i++) {
+        const char *t = src->tags[i];
+        if (!t) continue;
+        if (strcmp(t, "nondeterministic_seeded") == 0 || strcmp(t, "view_copy") == 0 ||
+            strcmp(t, "pt2_compliant_tag") == 0) {
+            bool dup = false;
+            for (int j = 1; j < nt; j++)
+                if (strcmp(tags[j], t) == 0) dup = true;
+            if (!dup) tags[nt++] = t;
+        }
+    }
+    f->tags = tags;
+    f->tag_locs = NULL; /* set with the final location */
+    f->n_tags = nt;
+    f->variants = "function";
+    f->device_guard = false;
+    f->device_check = "NoCheck";
+    f->is_abstract = src->is_abstract;
+    f->derived = true;
+    f->derived_from = src;
+    f->loc = src->loc;
+    f->func_loc = src->loc;
+    return f;
+}
+
+int sg_derive_functions(sg_context *ctx) {
+    if (!ctx) return -1;
+    sg_model *m = sg_context_model_mut(ctx);
+    sg_arena *arena = sg_context_arena(ctx);
+    sg_loc noloc = {0};
+    /* Derive again from scratch when called twice. */
+    m->n_funcs = m->n_written;
+    size_t n = m->n_written;
+    if (n == 0) return 0;
+    if (n > (size_t)INT32_MAX / 4) {
+        sg_diag(ctx, SG_DIAG_ERROR, noloc, "too many functions to derive from");
+        return -1;
+    }
+
+    int rc = 0;
+    size_t errors_before = sg_error_count(ctx);
+    fn_info *info = calloc(n, sizeof *info);
+    derived_rec *der = calloc(2 * n + 1, sizeof *der);
+    ftable ft = {0};
+    sbuf key = {0};
+    int n_der = 0;
+    if (!info || !der) goto oom;
+
+    /* 1. families */
+    for (size_t i = 0; i < n; i++) {
+        const sg_native_function *f = m->funcs[i];
+        info[i].family = -1;
+        if (!f || !f->func) continue;
+        analyse(f->func, &info[i]);
+        sig g;
+        if (sig_build(arena, f->func, &info[i], false, &g) != 0) goto oom;
+        sig_key(&key, f->func, &g);
+        sig_free(&g);
+        if (key.oom) goto oom;
+        int fx = ftable_get(&ft, key.p, key.len);
+        if (fx < 0) goto oom;
+        family *fam = &ft.fams[fx];
+        int k = (int)info[i].kind;
+        if (fam->member[k] >= 0) {
+            const sg_native_function *o = m->funcs[fam->member[k]];
+            sg_diag(ctx, SG_DIAG_ERROR, f->func_loc,
+                    "'%s' has the same signature and kind as '%s' (line %u); torchgen "
+                    "cannot group them",
+                    f->func_text ? f->func_text : f->func->name,
+                    o->func_text ? o->func_text : o->func->name, o->func_loc.line);
+            continue;
+        }
+        fam->member[k] = (int)i;
+        fam->n_members++;
+        info[i].family = fx;
+    }
+
+    /* 2. derivation, family by family */
+    for (int fx = 0; fx < ft.n; fx++) {
+        family *fam = &ft.fams[fx];
+        bool has_f = fam->member[SG_KIND_FUNCTIONAL] >= 0;
+        bool has_i = fam->member[SG_KIND_INPLACE] >= 0;
+        bool has_m = fam->member[SG_KIND_MUTABLE] >= 0;
+        bool has_o = fam->member[SG_KIND_OUT] >= 0;
+        if (!(has_f || has_i || has_m || has_o)) continue;
+        bool all_manual = true, any_view = false, all_cia = true, is_core = false;
+        for (int k = 0; k < N_KINDS; k++) {
+            int ix = fam->member[k];
+            if (ix < 0) continue;
+            const sg_native_function *f = m->funcs[ix];
+            if (!f->manual_cpp_binding) all_manual = false;
+            if (is_view_op(f) && strcmp(f->func->name, "set_") != 0) any_view = true;
+            if (!is_composite_implicit(f)) all_cia = false;
+            if (has_tag(f, "core")) is_core = true;
+        }
+        if (all_manual || any_view || (all_cia && !is_core)) continue;
+        if (has_o && fam->n_members == 1) continue;
+        if (has_i) {
+            const sg_schema *s = m->funcs[fam->member[SG_KIND_INPLACE]]->func;
+            if (strcmp(s->name, "polygamma_") == 0 && s->overload[0] == '\0') continue;
+        }
+        int base = has_m ? fam->member[SG_KIND_MUTABLE]
+                 : has_i ? fam->member[SG_KIND_INPLACE]
+                 : has_o ? fam->member[SG_KIND_OUT]
+                         : fam->member[SG_KIND_FUNCTIONAL];
+        const sg_native_function *bf = m->funcs[base];
+        const sg_schema *bs = bf->func;
+        const fn_info *bi = &info[base];
+        bool valid = bi->kind == SG_KIND_INPLACE;
+        for (int r = 0; r < bs->n_rets && !valid; r++)
+            if (type_tensor_like(bs->rets[r].type)) valid = true;
+        bool needs_out = false;
+        for (int k = 0; k < bf->n_autogen; k++)
+            if (bf->autogen[k] && strstr(bf->autogen[k], "out")) needs_out = true;
+        bool symint = has_symint(bs, bi);
+        bool got_out = false;
+        if (!has_o && valid && needs_out) {
+            const sg_schema *os = NULL;
+            int r = make_out_schema(arena, bs, bi, &os);
+            if (r < 0) goto oom;
+            if (r == 0) {
+                sg_native_function *nf = new_derived(ctx, bf, os, true, symint);
+                if (!nf) goto oom;
+                der[n_der].fn = nf;
+                der[n_der].full = full_name(arena, os->name, os->overload);
+                der[n_der].family = fx;
+                der[n_der].is_out = true;
+                if (!der[n_der].full) goto oom;
+                fam->derived[fam->n_derived++] = n_der++;
+                got_out = true;
+            }
+        }
+        if (!has_f && (has_o || got_out)) {
+            const sg_schema *fs = NULL;
+            if (make_functional_schema(arena, bs, bi, &fs) != 0) goto oom;
+            sg_native_function *nf = new_derived(ctx, bf, fs, false, symint);
+            if (!nf) goto oom;
+            der[n_der].fn = nf;
+            der[n_der].full = full_name(arena, fs->name, fs->overload);
+            der[n_der].family = fx;
+            if (!der[n_der].full) goto oom;
+            fam->derived[fam->n_derived++] = n_der++;
+        }
+        /* locations: the autogen item that names each one */
+        for (int d = 0; d < fam->n_derived; d++) {
+            derived_rec *dr = &der[fam->derived[d]];
+            const sg_loc *l = find_autogen(m, fam, dr->full, base);
+            if (l) {
+                dr->fn->loc = *l;
+                dr->fn->func_loc = *l;
+                dr->named = true;
+            }
+            sg_loc *tl = sg_arena_alloc(arena, 4 * sizeof *tl);
+            if (!tl) goto oom;
+            for (int t = 0; t < dr->fn->n_tags; t++) tl[t] = dr->fn->loc;
+            dr->fn->tag_locs = tl;
+        }
+    }
+
+    /* 3. checks, as torchgen's NativeFunctionsGroup: in a family that ends up with both a
+     * functional and an out function, the autogen items of its members must name exactly
+     * the functions derived for it. (Other families' autogen items go unchecked, as in
+     * torchgen: PyTorch's own file lists `prelu.out`, which nothing derives.) */
+    for (int fx = 0; fx < ft.n; fx++) {
+        const family *fam = &ft.fams[fx];
+        bool has_func = fam->member[SG_KIND_FUNCTIONAL] >= 0;
+        bool has_outv = fam->member[SG_KIND_OUT] >= 0;
+        for (int d = 0; d < fam->n_derived; d++) {
+            if (der[fam->derived[d]].is_out)
+                has_outv = true;
+            else
+                has_func = true;
+        }
+        if (!has_func || !has_outv) continue;
+        for (int kind = 0; kind < N_KINDS; kind++) {
+            int ix = fam->member[kind];
+            if (ix < 0 || kind == SG_KIND_SCRATCH) continue;
+            const sg_native_function *f = m->funcs[ix];
+            for (int k = 0; k < f->n_autogen; k++) {
+                const char *item = f->autogen[k];
+                if (!item) continue;
+                bool ok = false;
+                for (int d = 0; d < fam->n_derived; d++)
+                    if (strcmp(der[fam->derived[d]].full, item) == 0) ok = true;
+                if (ok) continue;
+                sbuf gen = {0};
+                for (int d = 0; d < fam->n_derived; d++) {
+                    if (d) sb_puts(&gen, ", ");
+                    sb_puts(&gen, der[fam->derived[d]].full);
+                }
+                sg_diag(ctx, SG_DIAG_ERROR, f->autogen_locs[k],
+                        "autogen names '%s', which is not derived from '%s' (derived there: "
+                        "%s)",
+                        item, f->func_text ? f->func_text : f->func->name,
+                        gen.len && !gen.oom ? gen.p : "nothing");
+                free(gen.p);
+            }
+        }
+        for (int d = 0; d < fam->n_derived; d++) {
+            const derived_rec *dr = &der[fam->derived[d]];
+            if (dr->named) continue;
+            sg_diag(ctx, SG_DIAG_ERROR, dr->fn->derived_from->loc,
+                    "'%s' is derived from '%s', but no autogen item names it; add it to the "
+                    "entry's 'autogen:'",
+                    dr->full, dr->fn->derived_from->func_text ? dr->fn->derived_from->func_text
+                                                              : dr->fn->derived_from->func->name);
+        }
+    }
+
+    /* 4. append, in derivation order */
+    for (int d = 0; d < n_der; d++)
+        if (sg_model_append_function(ctx, der[d].fn) != 0) goto fail;
+    rc = sg_error_count(ctx) > errors_before ? -1 : 0;
+    goto done;
+oom:
+    sg_diag(ctx, SG_DIAG_ERROR, noloc, "out of memory while deriving autogen functions");
+fail:
+    rc = -1;
+done:
+    free(info);
+    free(der);
+    free(key.p);
+    ftable_free(&ft);
+    return rc;
+}

@@ -1,0 +1,578 @@
+/* gen/model.c: builds the model from the YAML trees of native_functions.yaml, tags.yaml
+ * and shim_ops.yaml. Every value keeps its file:line:col; every malformed value is an error
+ * at its own location; unknown keys are kept (in the entry's node) and ignored. */
+#include "model.h"
+
+#include <ctype.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct loader {
+    sg_context *ctx;
+    sg_arena *arena;
+    int errors;
+} loader;
+
+static void err(loader *L, sg_loc loc, const char *fmt, const char *a, const char *b) {
+    L->errors++;
+    sg_diag(L->ctx, SG_DIAG_ERROR, loc, fmt, a, b);
+}
+
+static const char *kind_name(const sg_ynode *n) {
+    switch (n->kind) {
+    case SG_Y_SEQ: return "a list";
+    case SG_Y_MAP: return "a mapping";
+    default: return n->scalar_len || n->quoted ? "a string" : "an empty value";
+    }
+}
+
+static bool is_null(const sg_ynode *n) {
+    return n->kind == SG_Y_SCALAR && !n->quoted &&
+           (n->scalar_len == 0 || strcmp(n->scalar, "~") == 0 || strcmp(n->scalar, "null") == 0 ||
+            strcmp(n->scalar, "Null") == 0 || strcmp(n->scalar, "NULL") == 0);
+}
+
+/* A non-empty string value. */
+static const char *get_str(loader *L, const char *key, const sg_ynode *v) {
+    if (v->kind != SG_Y_SCALAR || is_null(v)) {
+        err(L, v->loc, "'%s' must be a string, not %s", key, kind_name(v));
+        return NULL;
+    }
+    return v->scalar;
+}
+
+/* YAML 1.1 booleans, as PyYAML (which torchgen uses) reads them; quoted text is a string. */
+static int get_bool(loader *L, const char *key, const sg_ynode *v, bool *out) {
+    static const char *const t[] = {"true", "True", "TRUE", "yes", "Yes", "YES", "on", "On", "ON"};
+    static const char *const f[] = {"false", "False", "FALSE", "no", "No",
+                                    "NO",    "off",   "Off",   "OFF"};
+    if (v->kind == SG_Y_SCALAR && !v->quoted) {
+        for (size_t i = 0; i < sizeof t / sizeof *t; i++) {
+            if (strcmp(v->scalar, t[i]) == 0) return *out = true, 0;
+            if (strcmp(v->scalar, f[i]) == 0) return *out = false, 0;
+        }
+    }
+    err(L, v->loc, "'%s' must be a bool (True or False), not %s", key,
+        v->kind == SG_Y_SCALAR && v->scalar_len ? v->quoted ? "a quoted string" : v->scalar
+                                                : kind_name(v));
+    return -1;
+}
+
+static int check_str_list(loader *L, const char *key, const sg_ynode *v) {
+    if (v->kind != SG_Y_SEQ) {
+        err(L, v->loc, "'%s' must be a list of strings, not %s", key, kind_name(v));
+        return -1;
+    }
+    int rc = 0;
+    for (uint32_t i = 0; i < v->n_items; i++)
+        if (v->items[i]->kind != SG_Y_SCALAR || is_null(v->items[i])) {
+            err(L, v->items[i]->loc, "'%s' must be a list of strings, not hold %s", key,
+                kind_name(v->items[i]));
+            rc = -1;
+        }
+    return rc;
+}
+
+static bool is_space(char c) { return c == ' ' || c == '\t'; }
+
+/* Splits a scalar on commas, trimming blanks: calls back with each part and its offset. */
+typedef struct part {
+    const char *text;
+    sg_loc loc;
+} part;
+
+static int split_commas(loader *L, const sg_ynode *v, part **out, int *n_out) {
+    const char *s = v->scalar;
+    size_t len = v->scalar_len;
+    int n = 1;
+    for (size_t i = 0; i < len; i++) n += s[i] == ',';
+    part *p = sg_arena_alloc(L->arena, (size_t)n * sizeof *p);
+    if (!p) return -1;
+    int k = 0;
+    size_t i = 0;
+    for (;;) {
+        size_t a = i;
+        while (a < len && is_space(s[a])) a++;
+        size_t e = a;
+        while (e < len && s[e] != ',') e++;
+        size_t b = e;
+        while (b > a && is_space(s[b - 1])) b--;
+        p[k].text = sg_arena_strndup(L->arena, s + a, b - a);
+        p[k].loc = sg_ynode_loc_at(v, a);
+        if (!p[k].text) return -1;
+        k++;
+        if (e >= len) break;
+        i = e + 1;
+    }
+    *out = p;
+    *n_out = k;
+    return 0;
+}
+
+/* ---- native_functions.yaml --------------------------------------------------------------- */
+
+static void parse_dispatch(loader *L, sg_native_function *f, const sg_ynode *v) {
+    f->has_dispatch = true;
+    if (v->kind != SG_Y_MAP) {
+        err(L, v->loc, "'%s' must be a mapping from dispatch keys to kernels, not %s",
+            "dispatch", kind_name(v));
+        return;
+    }
+    int total = 0;
+    for (uint32_t i = 0; i < v->n_items; i += 2) {
+        const sg_ynode *k = v->items[i];
+        if (k->kind == SG_Y_SCALAR)
+            for (uint32_t j = 0; j < k->scalar_len; j++) total += k->scalar[j] == ',';
+        total++;
+    }
+    sg_dispatch *d = sg_arena_alloc(L->arena, (size_t)(total ? total : 1) * sizeof *d);
+    if (!d) return;
+    int n = 0;
+    for (uint32_t i = 0; i + 1 < v->n_items; i += 2) {
+        const sg_ynode *k = v->items[i], *val = v->items[i + 1];
+        if (k->kind != SG_Y_SCALAR || k->scalar_len == 0) {
+            err(L, k->loc, "a dispatch key must be a name, not %s%s", kind_name(k), "");
+            continue;
+        }
+        if (val->kind != SG_Y_SCALAR || is_null(val)) {
+            err(L, val->loc, "the kernel for dispatch key '%s' must be a name, not %s",
+                k->scalar, kind_name(val));
+            continue;
+        }
+        part *parts;
+        int np;
+        if (split_commas(L, k, &parts, &np) != 0) return;
+        for (int j = 0; j < np; j++) {
+            if (!parts[j].text[0]) {
+                err(L, parts[j].loc, "empty dispatch key in '%s'%s", k->scalar, "");
+                continue;
+            }
+            bool dup = false;
+            for (int q = 0; q < n; q++)
+                if (strcmp(d[q].key, parts[j].text) == 0) dup = true;
+            if (dup) {
+                err(L, parts[j].loc, "dispatch key '%s' appears twice%s", parts[j].text, "");
+                continue;
+            }
+            d[n].key = parts[j].text;
+            d[n].kernel = val->scalar;
+            d[n].loc = parts[j].loc;
+            n++;
+        }
+    }
+    f->dispatch = d;
+    f->n_dispatch = n;
+}
+
+static void parse_tags(loader *L, sg_native_function *f, const sg_ynode *v) {
+    if (v->kind == SG_Y_SCALAR && !is_null(v)) {
+        const char **t = sg_arena_alloc(L->arena, sizeof *t);
+        sg_loc *l = sg_arena_alloc(L->arena, sizeof *l);
+        if (!t || !l) return;
+        t[0] = v->scalar;
+        l[0] = v->loc;
+        f->tags = t, f->tag_locs = l, f->n_tags = 1;
+        return;
+    }
+    if (v->kind != SG_Y_SEQ) {
+        err(L, v->loc, "'%s' must be a tag name or a list of tag names, not %s", "tags",
+            kind_name(v));
+        return;
+    }
+    if (check_str_list(L, "tags", v) != 0) return;
+    const char **t = sg_arena_alloc(L->arena, (v->n_items + 1) * sizeof *t);
+    sg_loc *l = sg_arena_alloc(L->arena, (v->n_items + 1) * sizeof *l);
+    if (!t || !l) return;
+    for (uint32_t i = 0; i < v->n_items; i++) t[i] = v->items[i]->scalar, l[i] = v->items[i]->loc;
+    f->tags = t, f->tag_locs = l, f->n_tags = (int)v->n_items;
+}
+
+static void parse_autogen(loader *L, sg_native_function *f, const sg_ynode *v) {
+    if (!get_str(L, "autogen", v)) return;
+    part *parts;
+    int np;
+    if (split_commas(L, v, &parts, &np) != 0) return;
+    const char **names = sg_arena_alloc(L->arena, (size_t)np * sizeof *names);
+    sg_loc *locs = sg_arena_alloc(L->arena, (size_t)np * sizeof *locs);
+    if (!names || !locs) return;
+    int n = 0;
+    for (int i = 0; i < np; i++) {
+        if (!parts[i].text[0]) {
+            err(L, parts[i].loc, "empty name in '%s'%s", "autogen", "");
+            continue;
+        }
+        names[n] = parts[i].text;
+        locs[n] = parts[i].loc;
+        n++;
+    }
+    f->autogen = names, f->autogen_locs = locs, f->n_autogen = n;
+}
+
+static void parse_variants(loader *L, sg_native_function *f, const sg_ynode *v) {
+    if (!get_str(L, "variants", v)) return;
+    part *parts;
+    int np;
+    if (split_commas(L, v, &parts, &np) != 0) return;
+    for (int i = 0; i < np; i++)
+        if (strcmp(parts[i].text, "function") != 0 && strcmp(parts[i].text, "method") != 0)
+            err(L, parts[i].loc, "unknown variant '%s' (expected 'function' or 'method')%s",
+                parts[i].text, "");
+    f->variants = v->scalar;
+}
+
+static void parse_func(loader *L, sg_native_function *f, const sg_ynode *v) {
+    f->func_loc = v->loc;
+    f->func_node = v;
+    if (v->kind != SG_Y_SCALAR || is_null(v)) {
+        err(L, v->loc, "'%s' must be a schema string, not %s", "func", kind_name(v));
+        return;
+    }
+    f->func_text = v->scalar;
+    sg_schema_error e;
+    memset(&e, 0, sizeof e);
+    const sg_schema *s = sg_schema_parse(L->arena, v->scalar, v->scalar_len, &e);
+    if (!s) {
+        e.message[sizeof e.message - 1] = '\0';
+        err(L, sg_ynode_loc_at(v, e.offset), "%s%s", e.message[0] ? e.message : "invalid schema",
+            "");
+        return;
+    }
+    f->func = s;
+}
+
+static bool is_composite(const char *k) {
+    return strncmp(k, "Composite", 9) == 0;
+}
+
+static int add_entry(loader *L, const sg_ynode *e) {
+    if (e->kind != SG_Y_MAP) {
+        err(L, e->loc, "an entry must be a mapping with a 'func:' key, not %s%s", kind_name(e), "");
+        return -1;
+    }
+    int before = L->errors;
+    sg_native_function *f = sg_arena_alloc(L->arena, sizeof *f);
+    if (!f) return -1;
+    f->loc = e->loc;
+    f->node = e;
+    f->device_guard = true;
+    bool have_func = false, abstract_given = false;
+    for (uint32_t i = 0; i + 1 < e->n_items; i += 2) {
+        const sg_ynode *k = e->items[i], *v = e->items[i + 1];
+        if (k->kind != SG_Y_SCALAR) {
+            err(L, k->loc, "a key must be a name, not %s%s", kind_name(k), "");
+            continue;
+        }
+        const char *key = k->scalar;
+        bool dup = false;
+        for (uint32_t j = 0; j < i; j += 2)
+            if (e->items[j]->kind == SG_Y_SCALAR && strcmp(e->items[j]->scalar, key) == 0)
+                dup = true;
+        if (dup) {
+            err(L, k->loc, "key '%s' appears twice in this entry%s", key, "");
+            continue;
+        }
+        if (strcmp(key, "func") == 0) {
+            have_func = true;
+            parse_func(L, f, v);
+        } else if (strcmp(key, "dispatch") == 0) {
+            parse_dispatch(L, f, v);
+        } else if (strcmp(key, "structured") == 0) {
+            get_bool(L, key, v, &f->structured);
+        } else if (strcmp(key, "structured_delegate") == 0) {
+            f->structured_delegate = get_str(L, key, v);
+            f->structured_delegate_loc = v->loc;
+        } else if (strcmp(key, "structured_inherits") == 0) {
+            f->structured_inherits = get_str(L, key, v);
+        } else if (strcmp(key, "autogen") == 0) {
+            parse_autogen(L, f, v);
+        } else if (strcmp(key, "tags") == 0) {
+            parse_tags(L, f, v);
+        } else if (strcmp(key, "variants") == 0) {
+            parse_variants(L, f, v);
+        } else if (strcmp(key, "python_module") == 0) {
+            f->python_module = get_str(L, key, v);
+        } else if (strcmp(key, "category_override") == 0) {
+            f->category_override = get_str(L, key, v);
+        } else if (strcmp(key, "manual_cpp_binding") == 0) {
+            get_bool(L, key, v, &f->manual_cpp_binding);
+        } else if (strcmp(key, "manual_kernel_registration") == 0) {
+            get_bool(L, key, v, &f->manual_kernel_registration);
+        } else if (strcmp(key, "device_guard") == 0) {
+            get_bool(L, key, v, &f->device_guard);
+        } else if (strcmp(key, "device_check") == 0) {
+            const char *s = get_str(L, key, v);
+            if (s && strcmp(s, "NoCheck") != 0 && strcmp(s, "ExactSame") != 0)
+                err(L, v->loc, "unknown device_check '%s' (expected NoCheck or ExactSame)%s", s,
+                    "");
+            else
+                f->device_check = s;
+        } else if (strcmp(key, "is_abstract") == 0) {
+            if (get_bool(L, key, v, &f->is_abstract) == 0) abstract_given = true;
+        } else if (strcmp(key, "use_const_ref_for_mutable_tensors") == 0) {
+            bool b;
+            get_bool(L, key, v, &b);
+        } else if (strcmp(key, "precomputed") == 0 || strcmp(key, "cpp_no_default_args") == 0) {
+            check_str_list(L, key, v);
+        } else if (strcmp(key, "ufunc_inner_loop") == 0) {
+            if (v->kind != SG_Y_MAP)
+                err(L, v->loc, "'%s' must be a mapping, not %s", key, kind_name(v));
+            else
+                f->has_ufunc_inner_loop = true;
+        }
+        /* anything else: kept in f->node, ignored */
+    }
+    if (!have_func) err(L, e->loc, "this entry has no '%s:' key%s", "func", "");
+    if (!abstract_given) {
+        /* torchgen: abstract when some kernel is backend-specific, or structured. */
+        bool backend_specific = false;
+        for (int i = 0; i < f->n_dispatch; i++)
+            if (!is_composite(f->dispatch[i].key)) backend_specific = true;
+        f->is_abstract = backend_specific || f->structured_delegate || f->has_ufunc_inner_loop;
+    }
+    if (L->errors != before || !f->func) return -1;
+    return sg_model_append_function(L->ctx, f);
+}
+
+int sg_model_add_native_functions(sg_context *ctx, const sg_ynode *root) {
+    loader L = {ctx, sg_context_arena(ctx), 0};
+    if (!root) return -1;
+    if (root->kind != SG_Y_SEQ) {
+        err(&L, root->loc,
+            "expected a list of native function entries ('- func: ...'), found %s%s",
+            root->kind == SG_Y_SCALAR && is_null(root) ? "an empty document" : kind_name(root),
+            "");
+        return -1;
+    }
+    for (uint32_t i = 0; i < root->n_items; i++) add_entry(&L, root->items[i]);
+    sg_model *m = sg_context_model_mut(ctx);
+    m->n_written = m->n_funcs;
+    return L.errors ? -1 : 0;
+}
+
+/* ---- tags.yaml ----------------------------------------------------------------------------- */
+
+int sg_model_add_tags(sg_context *ctx, const sg_ynode *root) {
+    loader L = {ctx, sg_context_arena(ctx), 0};
+    if (!root) return -1;
+    sg_model *m = sg_context_model_mut(ctx);
+    m->have_tags_file = true;
+    if (root->kind != SG_Y_SEQ) {
+        err(&L, root->loc, "expected a list of tags ('- tag: name'), found %s%s",
+            root->kind == SG_Y_SCALAR && is_null(root) ? "an empty document" : kind_name(root),
+            "");
+        return -1;
+    }
+    sg_tag *t = sg_arena_alloc(L.arena, (m->n_tags + root->n_items + 1) * sizeof *t);
+    if (!t) return -1;
+    if (m->n_tags) memcpy(t, m->tags, m->n_tags * sizeof *t);
+    size_t n = m->n_tags;
+    for (uint32_t i = 0; i < root->n_items; i++) {
+        const sg_ynode *e = root->items[i];
+        if (e->kind != SG_Y_MAP) {
+            err(&L, e->loc, "a tag entry must be a mapping with a 'tag:' key, not %s%s",
+                kind_name(e), "");
+            continue;
+        }
+        sg_tag tag = {NULL, NULL, e->loc};
+        for (uint32_t j = 0; j + 1 < e->n_items; j += 2) {
+            const sg_ynode *k = e->items[j], *v = e->items[j + 1];
+            if (k->kind != SG_Y_SCALAR) continue;
+            if (strcmp(k->scalar, "tag") == 0) {
+                tag.name = get_str(&L, "tag", v);
+                tag.loc = v->loc;
+            } else if (strcmp(k->scalar, "desc") == 0) {
+                if (v->kind != SG_Y_SCALAR)
+                    err(&L, v->loc, "'%s' must be a string, not %s", "desc", kind_name(v));
+                else
+                    tag.desc = v->scalar;
+            }
+        }
+        if (!tag.name) {
+            if (tag.loc.line == e->loc.line && tag.loc.col == e->loc.col)
+                err(&L, e->loc, "this tag entry has no '%s:' name%s", "tag", "");
+            continue;
+        }
+        bool dup = false;
+        for (size_t q = 0; q < n && !dup; q++)
+            if (strcmp(t[q].name, tag.name) == 0) {
+                sg_diag(ctx, SG_DIAG_ERROR, tag.loc, "tag '%s' is declared twice (first at %s:%u:%u)",
+                        tag.name, t[q].loc.file, (unsigned)t[q].loc.line, (unsigned)t[q].loc.col);
+                L.errors++;
+                dup = true;
+            }
+        if (!dup) t[n++] = tag;
+    }
+    m->tags = t;
+    m->n_tags = n;
+    return L.errors ? -1 : 0;
+}
+
+/* ---- shim_ops.yaml ------------------------------------------------------------------------- */
+
+static bool valid_op_key(const char *s) {
+    /* <namespace>.<name>.<overload>: three non-empty parts without blanks */
+    int dots = 0;
+    size_t partlen = 0;
+    for (const char *p = s; *p; p++) {
+        if (*p == '.') {
+            if (!partlen) return false;
+            dots++;
+            partlen = 0;
+        } else if (isspace((unsigned char)*p)) {
+            return false;
+        } else {
+            partlen++;
+        }
+    }
+    return dots == 2 && partlen > 0;
+}
+
+/* "MAJ.MIN" with small decimal numbers. */
+static bool parse_since(const char *s, int *maj, int *min) {
+    long v[2] = {0, 0};
+    for (int i = 0; i < 2; i++) {
+        if (!isdigit((unsigned char)*s)) return false;
+        while (isdigit((unsigned char)*s)) {
+            v[i] = v[i] * 10 + (*s++ - '0');
+            if (v[i] > 9999) return false;
+        }
+        if (i == 0 && *s++ != '.') return false;
+    }
+    if (*s) return false;
+    *maj = (int)v[0];
+    *min = (int)v[1];
+    return true;
+}
+
+static int cmp_version(const void *a, const void *b) {
+    const sg_op_version *x = a, *y = b;
+    return (x->number > y->number) - (x->number < y->number);
+}
+
+static void parse_versions(loader *L, sg_shim_op *op, const sg_ynode *v) {
+    if (v->kind != SG_Y_MAP) {
+        err(L, v->loc, "'%s' must be a mapping like {v2: [arg, ...]}, not %s", "versions",
+            kind_name(v));
+        return;
+    }
+    sg_op_version *vs = sg_arena_alloc(L->arena, (v->n_items / 2 + 1) * sizeof *vs);
+    if (!vs) return;
+    int n = 0;
+    for (uint32_t i = 0; i + 1 < v->n_items; i += 2) {
+        const sg_ynode *k = v->items[i], *a = v->items[i + 1];
+        const char *s = k->kind == SG_Y_SCALAR ? k->scalar : "";
+        long num = 0;
+        bool ok = s[0] == 'v' && s[1] && s[1] != '0';
+        for (const char *p = s + 1; ok && *p; p++) {
+            if (!isdigit((unsigned char)*p)) ok = false;
+            else if ((num = num * 10 + (*p - '0')) > 1000) ok = false;
+        }
+        if (!ok || num < 2) {
+            err(L, k->loc, "bad version '%s' (expected v2, v3, ...)%s", s, "");
+            continue;
+        }
+        bool dup = false;
+        for (int q = 0; q < n; q++) dup |= vs[q].number == (int)num;
+        if (dup) {
+            err(L, k->loc, "version '%s' appears twice%s", s, "");
+            continue;
+        }
+        if (check_str_list(L, s, a) != 0) continue;
+        const char **args = sg_arena_alloc(L->arena, (a->n_items + 1) * sizeof *args);
+        if (!args) return;
+        for (uint32_t j = 0; j < a->n_items; j++) args[j] = a->items[j]->scalar;
+        vs[n].number = (int)num;
+        vs[n].args = args;
+        vs[n].n_args = (int)a->n_items;
+        vs[n].loc = k->loc;
+        n++;
+    }
+    qsort(vs, (size_t)n, sizeof *vs, cmp_version);
+    op->versions = vs;
+    op->n_versions = n;
+}
+
+int sg_model_add_shim_ops(sg_context *ctx, const sg_ynode *root) {
+    loader L = {ctx, sg_context_arena(ctx), 0};
+    if (!root) return -1;
+    sg_model *m = sg_context_model_mut(ctx);
+    if (root->kind != SG_Y_MAP) {
+        err(&L, root->loc, "expected a mapping with 'fallback_ops' and 'aten_ops', found %s%s",
+            root->kind == SG_Y_SCALAR && is_null(root) ? "an empty document" : kind_name(root),
+            "");
+        return -1;
+    }
+    size_t total = 0;
+    for (uint32_t i = 1; i < root->n_items; i += 2)
+        if (root->items[i]->kind == SG_Y_MAP) total += root->items[i]->n_items / 2;
+    sg_shim_op *ops = sg_arena_alloc(L.arena, (m->n_shim_ops + total + 1) * sizeof *ops);
+    if (!ops) return -1;
+    if (m->n_shim_ops) memcpy(ops, m->shim_ops, m->n_shim_ops * sizeof *ops);
+    size_t n = m->n_shim_ops;
+    for (uint32_t i = 0; i + 1 < root->n_items; i += 2) {
+        const sg_ynode *k = root->items[i], *sec = root->items[i + 1];
+        const char *name = k->kind == SG_Y_SCALAR ? k->scalar : "";
+        bool aten = strcmp(name, "aten_ops") == 0;
+        if (!aten && strcmp(name, "fallback_ops") != 0) {
+            err(&L, k->loc, "unknown section '%s' (expected 'fallback_ops' or 'aten_ops')%s",
+                name, "");
+            continue;
+        }
+        if (is_null(sec)) continue; /* an empty section */
+        if (sec->kind != SG_Y_MAP) {
+            err(&L, sec->loc, "'%s' must be a mapping of op keys, not %s", name, kind_name(sec));
+            continue;
+        }
+        size_t sec_start = n;
+        for (uint32_t j = 0; j + 1 < sec->n_items; j += 2) {
+            const sg_ynode *ok = sec->items[j], *ov = sec->items[j + 1];
+            if (ok->kind != SG_Y_SCALAR || !valid_op_key(ok->scalar)) {
+                err(&L, ok->loc, "bad op key '%s' (expected <namespace>.<name>.<overload>)%s",
+                    ok->kind == SG_Y_SCALAR ? ok->scalar : "", "");
+                continue;
+            }
+            bool dup = false;
+            for (size_t q = sec_start; q < n && !dup; q++)
+                if (strcmp(ops[q].key, ok->scalar) == 0) {
+                    sg_diag(ctx, SG_DIAG_ERROR, ok->loc,
+                            "op '%s' appears twice in '%s' (first at %s:%u:%u)", ok->scalar, name,
+                            ops[q].loc.file, (unsigned)ops[q].loc.line, (unsigned)ops[q].loc.col);
+                    L.errors++;
+                    dup = true;
+                }
+            if (dup) continue;
+            sg_shim_op op;
+            memset(&op, 0, sizeof op);
+            op.key = ok->scalar;
+            op.aten = aten;
+            op.loc = ok->loc;
+            if (!is_null(ov) && ov->kind != SG_Y_MAP) {
+                err(&L, ov->loc, "the value of op '%s' must be a mapping ({} or since/versions), not %s",
+                    ok->scalar, kind_name(ov));
+                continue;
+            }
+            int before = L.errors;
+            for (uint32_t q = 0; ov->kind == SG_Y_MAP && q + 1 < ov->n_items; q += 2) {
+                const sg_ynode *pk = ov->items[q], *pv = ov->items[q + 1];
+                const char *pn = pk->kind == SG_Y_SCALAR ? pk->scalar : "";
+                if (strcmp(pn, "since") == 0) {
+                    const char *s = get_str(&L, "since", pv);
+                    if (s && !parse_since(s, &op.since_major, &op.since_minor))
+                        err(&L, pv->loc, "bad since '%s' (expected \"MAJOR.MINOR\", e.g. \"2.12\")%s",
+                            s, "");
+                    else
+                        op.since = s;
+                } else if (strcmp(pn, "versions") == 0) {
+                    parse_versions(&L, &op, pv);
+                }
+                /* other keys: ignored */
+            }
+            if (L.errors != before) continue;
+            ops[n++] = op;
+        }
+    }
+    m->shim_ops = ops;
+    m->n_shim_ops = n;
+    return L.errors ? -1 : 0;
+}
