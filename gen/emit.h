@@ -1,0 +1,166 @@
+/* gen/emit.h: the emitters' internal pieces (not part of libshimgen's public API).
+ *
+ *   sg_buf        a growable byte buffer (every output is rendered into one first)
+ *   sg_tpl_*      the template engine: files in templates/ with {{slot}} holes
+ *   sg_shim_*     the C form of an op: kernel choice, parameters, names
+ *   sg_fs_*       file helpers: read whole file, write-if-changed through temp + rename
+ *   sg_abi_*      declarations read back from headers, for --abi-check
+ *
+ * Everything allocated here lives either in an sg_buf (freed with sg_buf_free) or in the
+ * arena passed in (borrowed by the caller for the arena's lifetime).
+ */
+#ifndef SHIMGEN_EMIT_H
+#define SHIMGEN_EMIT_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "arena.h"
+#include "model.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- Byte buffer ----------------------------------------------------------------- */
+typedef struct sg_buf {
+    char *data; /* NUL-terminated when len > 0 or after any put; owned (sg_buf_free) */
+    size_t len, cap;
+    bool oom;   /* an allocation failed; further puts are ignored */
+} sg_buf;
+
+void sg_buf_put(sg_buf *b, const char *s, size_t n);
+void sg_buf_puts(sg_buf *b, const char *s);
+void sg_buf_putc(sg_buf *b, char c);
+void sg_buf_printf(sg_buf *b, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+/* Appends s as the inside of a JSON string (no quotes). */
+void sg_buf_put_json(sg_buf *b, const char *s);
+/* Frees the data; the buffer is empty afterwards. sg_buf_free on an empty buffer is a no-op. */
+void sg_buf_free(sg_buf *b);
+/* Moves the data out as an arena copy (NUL-terminated); the buffer is freed. */
+char *sg_buf_to_arena(sg_buf *b, sg_arena *a);
+
+/* ---- Templates ------------------------------------------------------------------- */
+/* A template is a file of text with named slots `{{name}}` (name: [A-Za-z0-9_]+). Any
+ * other `{{` is literal text. The file's last newline is not part of the template, so
+ * that one-line fragments carry no line end. */
+typedef struct sg_template sg_template;
+
+typedef struct sg_slot {
+    const char *name;
+    const char *value; /* NUL-terminated unless len is set */
+    size_t len;        /* 0: strlen(value) */
+} sg_slot;
+
+/* The directory the templates are read from: `explicit_dir` when not NULL, else
+ * $SHIMGEN_TEMPLATES, else the first of <exe>/../share/shimgen/templates, and
+ * templates/ in the executable's directory or up to four levels above it, and finally
+ * ./templates, that holds c_shim.h.in. Returns an arena string, or NULL when none is
+ * found. */
+const char *sg_tpl_find_dir(sg_arena *a, const char *explicit_dir);
+
+/* Loads dir/name and splits it into text and slots, in the arena. Returns NULL and fills
+ * err (a message) when the file cannot be read. */
+const sg_template *sg_tpl_load(sg_arena *a, const char *dir, const char *name,
+                               char *err, size_t err_cap);
+/* Parses a template from memory (text is copied). Never fails except on out-of-memory. */
+const sg_template *sg_tpl_parse(sg_arena *a, const char *name, const char *text, size_t len);
+/* The template's file name (as given to load/parse) and path (NULL when parsed). */
+const char *sg_tpl_name(const sg_template *t);
+const char *sg_tpl_path(const sg_template *t);
+
+/* Appends the template with each slot replaced by the value of the same name. Returns 0,
+ * or -1 when the template names a slot that `slots` does not give (its name is stored in
+ * *missing when missing != NULL). */
+int sg_tpl_render(const sg_template *t, sg_buf *out, const sg_slot *slots, int n_slots,
+                  const char **missing);
+
+/* ---- The C form of an op (gen/emit_params.c) ------------------------------------- */
+typedef enum sg_cparam_role {
+    SG_CP_ARG = 0,       /* the value of schema argument `index` */
+    SG_CP_LEN,           /* the length of list argument `index` (x_len_) */
+    SG_CP_DEVICE_INDEX,  /* the device index of Device argument `index` (x_index_) */
+    SG_CP_RET            /* out-pointer of return `index` (retN) */
+} sg_cparam_role;
+
+typedef struct sg_cparam {
+    const char *type; /* "AtenTensorHandle", "const int64_t*", ... (static strings) */
+    const char *name; /* "self", "size_len_", "device_index_", "ret0" (arena) */
+    sg_cparam_role role;
+    int index;        /* argument index in the schema, or return index */
+} sg_cparam;
+
+/* The C parameters of a shim for schema `s`, leaving out the arguments named in omit
+ * (the ones a later version added). On success returns 0 and sets *params (arena) and
+ * *n_params. When the op has no C form returns -1 and sets *why (arena string naming the
+ * argument or return and its type) and *bad_arg to the argument index (-1 for a return). */
+int sg_shim_params(sg_arena *a, const sg_schema *s, const char *const *omit, int n_omit,
+                   sg_cparam **params, int *n_params, const char **why, int *bad_arg);
+
+/* The dispatch key that a backend name stands for: "cpu" -> "CPU", "mps" -> "MPS", ...
+ * Looks for a key of the model equal to the name ignoring case (never a NestedTensor
+ * key); "cpu" and "cuda" are always known. Returns NULL when the model names no such
+ * key. The result is borrowed (static or model memory). */
+const char *sg_backend_dispatch_key(const sg_model *m, const char *backend);
+
+/* The kernel a device backend runs for fn (shim-rules.md, "Which ops"). Returns true and
+ * fills *key (the dispatch key it was found under) and *kernel; false when there is none.
+ * Results are borrowed from the model, or arena strings. */
+bool sg_pick_kernel(sg_arena *a, const sg_native_function *fn, const char *dispatch_key,
+                    const char **key, const char **kernel);
+
+/* The C name: aoti_torch_<backend>_<name>[_<overload>][_v<N> when version > 1]. Arena. */
+const char *sg_shim_c_name(sg_arena *a, const char *backend, const sg_schema *s, int version);
+
+/* ---- Files (gen/emit_fs.c) --------------------------------------------------------- */
+/* Reads a whole file into *out (malloc'd, NUL-terminated; free with free()). Returns 0,
+ * 1 when the file does not exist (ENOENT, ENOTDIR), -1 on another error (errno kept). */
+int sg_fs_read(const char *path, char **out, size_t *len);
+/* Creates dir and its parents (like mkdir -p). Returns 0 or -1 (errno kept). */
+int sg_fs_mkdirs(const char *dir);
+
+typedef struct sg_out_file {
+    const char *path;    /* where it goes */
+    const char *data;    /* full content */
+    size_t len;
+    bool changed;        /* set by sg_fs_compare: differs from what is on disk */
+    const char *old;     /* sg_fs_compare: the content on disk (malloc'd) or NULL */
+    size_t old_len;
+} sg_out_file;
+
+/* Fills changed/old for each file. Returns 0, or -1 after reporting a read error. */
+int sg_fs_compare(sg_context *ctx, sg_out_file *files, int n);
+/* Writes every changed file: first all to temporary files beside their targets, then
+ * renames them into place; on any failure removes the temporaries and leaves every
+ * target as it was. Returns 0 or -1 after reporting. */
+int sg_fs_commit(sg_context *ctx, sg_out_file *files, int n);
+/* Frees the `old` contents read by sg_fs_compare. */
+void sg_fs_release(sg_out_file *files, int n);
+
+/* ---- Declarations read back from a header (gen/emit_abi.c) ---------------------------- */
+typedef struct sg_abi_param {
+    const char *type, *name;
+} sg_abi_param;
+
+typedef struct sg_abi_decl {
+    const char *name;
+    sg_abi_param *params;
+    int n_params;
+    sg_loc loc;      /* where it is */
+    const char *gate; /* the TORCH_FEATURE_VERSION condition it is under, or NULL */
+} sg_abi_decl;
+
+/* Collects every `AOTI_TORCH_EXPORT AOTITorchError name(params);` declaration of a header
+ * text (path used for locations). Returns the number found (>= 0) with *out in the arena,
+ * or -1 on a malformed declaration (message in err). */
+int sg_abi_scan(sg_arena *a, const char *path, const char *text, size_t len,
+                sg_abi_decl **out, char *err, size_t err_cap);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,256 @@
+/* gen/emit_params.c: the C form of an op (shim-rules.md, "Parameters", "Names and
+ * versions", and the kernel choice of "Which ops, in which order"). */
+#include <ctype.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "emit.h"
+
+/* ---- Types --------------------------------------------------------------------------- */
+/* The C type of a plain (non-list, non-optional) base type; NULL when it has none.
+ * Device is handled by the callers (two parameters). */
+static const char *base_c_type(sg_base_type b) {
+    switch (b) {
+    case SG_BT_TENSOR: return "AtenTensorHandle";
+    case SG_BT_INT:
+    case SG_BT_SYMINT: return "int64_t";
+    case SG_BT_FLOAT:
+    case SG_BT_SCALAR: return "double";
+    case SG_BT_BOOL:
+    case SG_BT_SCALAR_TYPE:
+    case SG_BT_LAYOUT:
+    case SG_BT_MEMORY_FORMAT:
+    case SG_BT_DEVICE_INDEX: return "int32_t";
+    case SG_BT_STR: return "const char*";
+    case SG_BT_GENERATOR: return "AtenGeneratorHandle";
+    default: return NULL;
+    }
+}
+
+static const char *optional_c_type(sg_base_type b) {
+    switch (b) {
+    case SG_BT_TENSOR: return "AtenTensorHandle*";
+    case SG_BT_INT:
+    case SG_BT_SYMINT: return "int64_t*";
+    case SG_BT_FLOAT:
+    case SG_BT_SCALAR: return "double*";
+    case SG_BT_BOOL:
+    case SG_BT_SCALAR_TYPE:
+    case SG_BT_LAYOUT:
+    case SG_BT_MEMORY_FORMAT:
+    case SG_BT_DEVICE_INDEX: return "int32_t*";
+    case SG_BT_STR: return "const char**";
+    case SG_BT_GENERATOR: return "AtenGeneratorHandle*";
+    default: return NULL;
+    }
+}
+
+/* Element pointer type of a list `T[]`; NULL when the list has no C form. */
+static const char *list_c_type(const sg_type *elem) {
+    if (elem->kind == SG_TY_OPTIONAL && elem->elem->kind == SG_TY_BASE &&
+        elem->elem->base == SG_BT_TENSOR)
+        return "const AtenTensorHandle**";
+    if (elem->kind != SG_TY_BASE) return NULL;
+    switch (elem->base) {
+    case SG_BT_TENSOR: return "const AtenTensorHandle*";
+    case SG_BT_INT:
+    case SG_BT_SYMINT: return "const int64_t*";
+    case SG_BT_FLOAT:
+    case SG_BT_SCALAR: return "const double*";
+    case SG_BT_BOOL:
+    case SG_BT_SCALAR_TYPE: return "const int32_t*";
+    default: return NULL;
+    }
+}
+
+/* Element pointer type of an optional list `T[]?`. */
+static const char *optional_list_c_type(const sg_type *elem) {
+    if (elem->kind != SG_TY_BASE) return NULL;
+    switch (elem->base) {
+    case SG_BT_INT:
+    case SG_BT_SYMINT: return "const int64_t**";
+    case SG_BT_FLOAT: return "const double**";
+    default: return NULL;
+    }
+}
+
+typedef enum { SHAPE_NONE = 0, SHAPE_ONE, SHAPE_LIST, SHAPE_DEVICE } arg_shape;
+
+/* Maps one schema type: the first C type in *t0 and the shape of the rest. */
+static arg_shape map_arg(const sg_type *t, const char **t0) {
+    switch (t->kind) {
+    case SG_TY_BASE:
+        if (t->base == SG_BT_DEVICE) {
+            *t0 = "int32_t";
+            return SHAPE_DEVICE;
+        }
+        *t0 = base_c_type(t->base);
+        return *t0 ? SHAPE_ONE : SHAPE_NONE;
+    case SG_TY_OPTIONAL:
+        if (t->elem->kind == SG_TY_BASE) {
+            if (t->elem->base == SG_BT_DEVICE) {
+                *t0 = "int32_t*";
+                return SHAPE_DEVICE;
+            }
+            *t0 = optional_c_type(t->elem->base);
+            return *t0 ? SHAPE_ONE : SHAPE_NONE;
+        }
+        if (t->elem->kind == SG_TY_LIST) {
+            *t0 = optional_list_c_type(t->elem->elem);
+            return *t0 ? SHAPE_LIST : SHAPE_NONE;
+        }
+        return SHAPE_NONE;
+    case SG_TY_LIST:
+        *t0 = list_c_type(t->elem);
+        return *t0 ? SHAPE_LIST : SHAPE_NONE;
+    }
+    return SHAPE_NONE;
+}
+
+static const char *ret_c_type(const sg_type *t) {
+    if (t->kind != SG_TY_BASE) return NULL;
+    if (t->base == SG_BT_DEVICE) return NULL;
+    return optional_c_type(t->base); /* the out-pointer: one more `*` than the value */
+}
+
+static char *type_text(sg_arena *a, const sg_type *t) {
+    char buf[128];
+    sg_type_print(t, NULL, buf, sizeof buf);
+    return sg_arena_strdup(a, buf);
+}
+
+static bool omitted(const char *name, const char *const *omit, int n_omit) {
+    for (int i = 0; i < n_omit; i++)
+        if (strcmp(omit[i], name) == 0) return true;
+    return false;
+}
+
+int sg_shim_params(sg_arena *a, const sg_schema *s, const char *const *omit, int n_omit,
+                   sg_cparam **params, int *n_params, const char **why, int *bad_arg) {
+    bool out_fn = s->out_start < s->n_args;
+    bool rets = !out_fn && !s->inplace;
+    int max = 2 * s->n_args + (rets ? s->n_rets : 0);
+    sg_cparam *p = sg_arena_alloc(a, sizeof *p * (size_t)(max ? max : 1));
+    if (!p) {
+        *why = "out of memory";
+        *bad_arg = -1;
+        return -1;
+    }
+    int n = 0;
+    /* Out variants: the out arguments first, then the rest in schema order. */
+    for (int pass = 0; pass < 2; pass++) {
+        int lo = 0, hi = s->n_args;
+        if (out_fn) {
+            lo = pass == 0 ? s->out_start : 0;
+            hi = pass == 0 ? s->n_args : s->out_start;
+        } else if (pass == 1) {
+            break;
+        }
+        for (int i = lo; i < hi; i++) {
+            const sg_arg *arg = &s->args[i];
+            if (omitted(arg->name, omit, n_omit)) continue;
+            const char *t0 = NULL;
+            arg_shape shape = map_arg(arg->type, &t0);
+            if (shape == SHAPE_NONE) {
+                *why = sg_arena_printf(a, "argument '%s' has type '%s', which has no C form",
+                                       arg->name, type_text(a, arg->type));
+                *bad_arg = i;
+                return -1;
+            }
+            p[n++] = (sg_cparam){t0, arg->name, SG_CP_ARG, i};
+            if (shape == SHAPE_LIST)
+                p[n++] = (sg_cparam){"int64_t", sg_arena_printf(a, "%s_len_", arg->name),
+                                     SG_CP_LEN, i};
+            else if (shape == SHAPE_DEVICE)
+                p[n++] = (sg_cparam){"int32_t", sg_arena_printf(a, "%s_index_", arg->name),
+                                     SG_CP_DEVICE_INDEX, i};
+        }
+    }
+    if (rets) {
+        for (int i = 0; i < s->n_rets; i++) {
+            const char *t = ret_c_type(s->rets[i].type);
+            if (!t) {
+                *why = sg_arena_printf(a, "return %d has type '%s', which has no C form", i,
+                                       type_text(a, s->rets[i].type));
+                *bad_arg = -1;
+                return -1;
+            }
+            p[n++] = (sg_cparam){t, sg_arena_printf(a, "ret%d", i), SG_CP_RET, i};
+        }
+    }
+    for (int i = 0; i < n; i++)
+        if (!p[i].name) {
+            *why = "out of memory";
+            *bad_arg = -1;
+            return -1;
+        }
+    *params = p;
+    *n_params = n;
+    return 0;
+}
+
+/* ---- Backends and kernels ------------------------------------------------------------ */
+static bool ieq(const char *x, const char *y) {
+    for (; *x && *y; x++, y++)
+        if (tolower((unsigned char)*x) != tolower((unsigned char)*y)) return false;
+    return *x == *y;
+}
+
+const char *sg_backend_dispatch_key(const sg_model *m, const char *backend) {
+    if (ieq(backend, "cpu")) return "CPU";
+    if (ieq(backend, "cuda")) return "CUDA";
+    for (size_t i = 0; i < m->n_funcs; i++) {
+        const sg_native_function *f = m->funcs[i];
+        for (int k = 0; k < f->n_dispatch; k++)
+            if (!strstr(f->dispatch[k].key, "NestedTensor") && ieq(f->dispatch[k].key, backend))
+                return f->dispatch[k].key;
+    }
+    return NULL;
+}
+
+/* The function's own kernel for `key`, counting the implied ones. */
+static const char *own_kernel(sg_arena *a, const sg_native_function *fn, const char *key) {
+    if (strstr(key, "NestedTensor")) return NULL;
+    for (int k = 0; k < fn->n_dispatch; k++)
+        if (strcmp(fn->dispatch[k].key, key) == 0) return fn->dispatch[k].kernel;
+    const sg_schema *s = fn->func;
+    if (fn->has_ufunc_inner_loop && (strcmp(key, "CPU") == 0 || strcmp(key, "CUDA") == 0))
+        return sg_arena_printf(a, "ufunc_%s_%s", s->name, key);
+    if (fn->n_dispatch == 0 && strcmp(key, "CompositeExplicitAutograd") == 0 && fn->derived)
+        return sg_arena_printf(a, "%s%s", s->name, s->out_start < s->n_args ? "_out" : "");
+    if (!fn->has_dispatch && !fn->structured && !fn->structured_delegate && !fn->derived &&
+        strcmp(key, "CompositeImplicitAutograd") == 0)
+        return sg_arena_printf(a, "%s%s", s->name, s->out_start < s->n_args ? "_out" : "");
+    return NULL;
+}
+
+bool sg_pick_kernel(sg_arena *a, const sg_native_function *fn, const char *dispatch_key,
+                    const char **key, const char **kernel) {
+    static const char *const composite[] = {"CompositeExplicitAutograd",
+                                             "CompositeExplicitAutogradNonFunctional",
+                                             "CompositeImplicitAutograd"};
+    const char *k = own_kernel(a, fn, dispatch_key);
+    if (!k && fn->delegate) k = own_kernel(a, fn->delegate, dispatch_key);
+    if (k) {
+        *key = dispatch_key;
+        *kernel = k;
+        return true;
+    }
+    for (size_t i = 0; i < sizeof composite / sizeof *composite; i++) {
+        k = own_kernel(a, fn, composite[i]);
+        if (k) {
+            *key = composite[i];
+            *kernel = k;
+            return true;
+        }
+    }
+    return false;
+}
+
+const char *sg_shim_c_name(sg_arena *a, const char *backend, const sg_schema *s, int version) {
+    char vbuf[16] = "";
+    if (version > 1) snprintf(vbuf, sizeof vbuf, "_v%d", version);
+    if (s->overload && *s->overload)
+        return sg_arena_printf(a, "aoti_torch_%s_%s_%s%s", backend, s->name, s->overload, vbuf);
+    return sg_arena_printf(a, "aoti_torch_%s_%s%s", backend, s->name, vbuf);
+}

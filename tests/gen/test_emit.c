@@ -1,0 +1,541 @@
+/* tests/gen/test_emit.c: the emitters (gen/emit*.c, gen/template.c) through the library:
+ * the template engine, the parameter table, the kernel choice, reading declarations back,
+ * and sg_generate's error paths (each reports and writes nothing). The end-to-end checks
+ * on PyTorch's data are in tests/scripts/emit_*.sh. */
+#include <criterion/criterion.h>
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "emit.h"
+#include "model.h"
+#include "shimgen.h"
+
+/* ---- helpers ---------------------------------------------------------------------------- */
+typedef struct diags {
+    char *text;
+    size_t len, cap;
+} diags;
+
+static void collect(void *user, sg_diag_level level, sg_loc loc, const char *message) {
+    diags *d = user;
+    static const char *const lv[] = {"error", "warning", "note"};
+    char line[4096];
+    int n = snprintf(line, sizeof line, "%s:%u:%u: %s: %s\n", loc.file ? loc.file : "-",
+                     (unsigned)loc.line, (unsigned)loc.col, lv[level], message);
+    if (n < 0) return;
+    if ((size_t)n >= sizeof line) n = sizeof line - 1;
+    if (d->len + (size_t)n + 1 > d->cap) {
+        d->cap = (d->len + (size_t)n + 1) * 2;
+        d->text = realloc(d->text, d->cap);
+        cr_assert(d->text);
+    }
+    memcpy(d->text + d->len, line, (size_t)n + 1);
+    d->len += (size_t)n;
+}
+
+static diags D;
+static sg_context *ctx;
+static sg_arena *A;
+static char tmpdir[64];
+
+static void setup(void) {
+    memset(&D, 0, sizeof D);
+    ctx = sg_context_new(collect, &D);
+    A = sg_arena_new();
+    cr_assert(ctx && A);
+    strcpy(tmpdir, "/tmp/test_emit_XXXXXX");
+    cr_assert(mkdtemp(tmpdir));
+}
+
+static void rm_rf(const char *path) {
+    struct stat st;
+    if (lstat(path, &st) != 0) return;
+    if (S_ISDIR(st.st_mode)) {
+        DIR *d = opendir(path);
+        struct dirent *e;
+        while (d && (e = readdir(d))) {
+            if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
+            char sub[1024];
+            snprintf(sub, sizeof sub, "%s/%s", path, e->d_name);
+            rm_rf(sub);
+        }
+        if (d) closedir(d);
+        rmdir(path);
+    } else {
+        unlink(path);
+    }
+}
+
+static void teardown(void) {
+    sg_context_free(ctx);
+    sg_arena_free(A);
+    free(D.text);
+    rm_rf(tmpdir);
+}
+
+static const char *dtext(void) { return D.text ? D.text : ""; }
+#define expect_diag(sub)                                                                   \
+    cr_expect(strstr(dtext(), (sub)) != NULL, "expected diagnostic containing\n  %s\ngot:\n%s", \
+              (sub), dtext())
+
+static int load(const char *role, const char *yaml) {
+    return sg_load_buffer(ctx, role, role, yaml, strlen(yaml));
+}
+
+static const sg_schema *parse(const char *text) {
+    sg_schema_error err;
+    const sg_schema *s = sg_schema_parse(A, text, strlen(text), &err);
+    cr_assert(s, "parse %s: %s", text, err.message);
+    return s;
+}
+
+/* The C parameter list of a schema, "type name, ..." (or "NONE: why"). */
+static const char *params_of(const char *schema, const char *const *omit, int n_omit) {
+    sg_cparam *p = NULL;
+    int n = 0, bad = -2;
+    const char *why = NULL;
+    if (sg_shim_params(A, parse(schema), omit, n_omit, &p, &n, &why, &bad) != 0)
+        return sg_arena_printf(A, "NONE(%d): %s", bad, why);
+    sg_buf b = {0};
+    for (int i = 0; i < n; i++) sg_buf_printf(&b, "%s%s %s", i ? ", " : "", p[i].type, p[i].name);
+    return b.len ? sg_buf_to_arena(&b, A) : "";
+}
+
+static int count_entries(const char *dir) {
+    DIR *d = opendir(dir);
+    if (!d) return -1;
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)))
+        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) n++;
+    closedir(d);
+    return n;
+}
+
+static void write_file(const char *path, const char *text) {
+    FILE *fp = fopen(path, "wb");
+    cr_assert(fp, "cannot write %s", path);
+    fputs(text, fp);
+    fclose(fp);
+}
+
+TestSuite(emit, .init = setup, .fini = teardown);
+
+/* ---- the template engine ------------------------------------------------------------------ */
+Test(emit, template_fills_slots_and_keeps_other_braces) {
+    const char *text = "a {{x}} b {{ y }} {{}} {{x}}{{z_1}} {{open\n";
+    const sg_template *t = sg_tpl_parse(A, "t.in", text, strlen(text));
+    cr_assert(t);
+    sg_buf b = {0};
+    const sg_slot slots[] = {{"x", "X", 0}, {"z_1", "Zed", 2}};
+    cr_assert_eq(sg_tpl_render(t, &b, slots, 2, NULL), 0);
+    /* The file's final newline is not part of the template; `{{ y }}` is not a slot. */
+    cr_expect_str_eq(b.data, "a X b {{ y }} {{}} XZe {{open");
+    sg_buf_free(&b);
+}
+
+Test(emit, template_missing_slot_is_an_error_naming_it) {
+    const sg_template *t = sg_tpl_parse(A, "t.in", "<{{here}}>", 10);
+    sg_buf b = {0};
+    const char *missing = NULL;
+    const sg_slot slots[] = {{"there", "x", 0}};
+    cr_expect_eq(sg_tpl_render(t, &b, slots, 1, &missing), -1);
+    cr_expect_str_eq(missing, "here");
+    sg_buf_free(&b);
+}
+
+Test(emit, template_load_failure_has_a_message) {
+    char err[256] = "";
+    cr_expect_null(sg_tpl_load(A, tmpdir, "absent.in", err, sizeof err));
+    cr_expect(strstr(err, "absent.in") && strstr(err, "no such file"), "%s", err);
+}
+
+Test(emit, template_dir_explicit_and_env) {
+    cr_expect_str_eq(sg_tpl_find_dir(A, "/some/where"), "/some/where");
+    setenv("SHIMGEN_TEMPLATES", tmpdir, 1);
+    cr_expect_str_eq(sg_tpl_find_dir(A, NULL), tmpdir);
+    unsetenv("SHIMGEN_TEMPLATES");
+    /* From the test binary (build/<b>/tests/gen/) the repository's templates/ is found. */
+    const char *d = sg_tpl_find_dir(A, NULL);
+    cr_assert(d);
+    cr_expect(strstr(d, "templates") != NULL, "%s", d);
+}
+
+Test(emit, json_escaping) {
+    sg_buf b = {0};
+    sg_buf_put_json(&b, "a\"b\\c\nd\te\x01'");
+    cr_expect_str_eq(b.data, "a\\\"b\\\\c\\nd\\te\\u0001'");
+    sg_buf_free(&b);
+}
+
+/* ---- the parameter table ----------------------------------------------------------------- */
+Test(emit, params_every_row_of_the_table) {
+    cr_expect_str_eq(params_of("f(Tensor a, Tensor? b, Tensor[] c, Tensor?[] d) -> Tensor", NULL, 0),
+                     "AtenTensorHandle a, AtenTensorHandle* b, const AtenTensorHandle* c, "
+                     "int64_t c_len_, const AtenTensorHandle** d, int64_t d_len_, "
+                     "AtenTensorHandle* ret0");
+    cr_expect_str_eq(params_of("f(int a, SymInt? b, int[2] c, SymInt[]? d) -> ()", NULL, 0),
+                     "int64_t a, int64_t* b, const int64_t* c, int64_t c_len_, "
+                     "const int64_t** d, int64_t d_len_");
+    cr_expect_str_eq(params_of("f(float a, float? b, float[] c, float[]? d) -> ()", NULL, 0),
+                     "double a, double* b, const double* c, int64_t c_len_, const double** d, "
+                     "int64_t d_len_");
+    cr_expect_str_eq(params_of("f(bool a, bool? b, bool[3] c, str d, str? e) -> ()", NULL, 0),
+                     "int32_t a, int32_t* b, const int32_t* c, int64_t c_len_, const char* d, "
+                     "const char** e");
+    cr_expect_str_eq(params_of("f(Scalar a, Scalar? b, Scalar[] c) -> ()", NULL, 0),
+                     "double a, double* b, const double* c, int64_t c_len_");
+    cr_expect_str_eq(params_of("f(ScalarType a, Layout? b, MemoryFormat c, DeviceIndex d, "
+                               "ScalarType[] e) -> ()", NULL, 0),
+                     "int32_t a, int32_t* b, int32_t c, int32_t d, const int32_t* e, "
+                     "int64_t e_len_");
+    cr_expect_str_eq(params_of("f(Device a, Device? b, Generator c, Generator? d) -> ()", NULL, 0),
+                     "int32_t a, int32_t a_index_, int32_t* b, int32_t b_index_, "
+                     "AtenGeneratorHandle c, AtenGeneratorHandle* d");
+}
+
+Test(emit, params_returns) {
+    cr_expect_str_eq(params_of("f(Tensor a) -> (Tensor, int, float, Scalar, bool, ScalarType, "
+                               "str, Generator, SymInt, Layout)", NULL, 0),
+                     "AtenTensorHandle a, AtenTensorHandle* ret0, int64_t* ret1, double* ret2, "
+                     "double* ret3, int32_t* ret4, int32_t* ret5, const char** ret6, "
+                     "AtenGeneratorHandle* ret7, int64_t* ret8, int32_t* ret9");
+}
+
+Test(emit, params_out_inplace_and_tensor_options) {
+    cr_expect_str_eq(params_of("mm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!)",
+                               NULL, 0),
+                     "AtenTensorHandle out, AtenTensorHandle self, AtenTensorHandle mat2");
+    cr_expect_str_eq(params_of("f.out(Tensor self, *, Tensor(a!) values, Tensor(b!) indices) -> "
+                               "(Tensor(a!) values, Tensor(b!) indices)", NULL, 0),
+                     "AtenTensorHandle values, AtenTensorHandle indices, AtenTensorHandle self");
+    cr_expect_str_eq(params_of("fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)", NULL, 0),
+                     "AtenTensorHandle self, double value");
+    cr_expect_str_eq(params_of("r(int n, *, ScalarType? dtype=None, Layout? layout=None, Device? "
+                               "device=None, bool? pin_memory=None) -> Tensor", NULL, 0),
+                     "int64_t n, int32_t* dtype, int32_t* layout, int32_t* device, "
+                     "int32_t device_index_, int32_t* pin_memory, AtenTensorHandle* ret0");
+    cr_expect_str_eq(params_of("g() -> ()", NULL, 0), "");
+}
+
+Test(emit, params_omit_the_arguments_of_later_versions) {
+    const char *omit[] = {"b", "out"};
+    cr_expect_str_eq(params_of("f(Tensor a, int b=0, int c=1) -> Tensor", omit, 1),
+                     "AtenTensorHandle a, int64_t c, AtenTensorHandle* ret0");
+    cr_expect_str_eq(params_of("f.out(Tensor a, int b=0, *, Tensor(a!) out) -> Tensor(a!)", omit, 1),
+                     "AtenTensorHandle out, AtenTensorHandle a");
+}
+
+Test(emit, params_without_a_c_form) {
+    cr_expect_str_eq(params_of("f(Tensor a, Dimname d) -> Tensor", NULL, 0),
+                     "NONE(1): argument 'd' has type 'Dimname', which has no C form");
+    cr_expect_str_eq(params_of("f(Tensor[]? a) -> ()", NULL, 0),
+                     "NONE(0): argument 'a' has type 'Tensor[]?', which has no C form");
+    cr_expect_str_eq(params_of("f(str[] a) -> ()", NULL, 0),
+                     "NONE(0): argument 'a' has type 'str[]', which has no C form");
+    cr_expect_str_eq(params_of("f(Layout[] a) -> ()", NULL, 0),
+                     "NONE(0): argument 'a' has type 'Layout[]', which has no C form");
+    cr_expect_str_eq(params_of("f(Storage a) -> ()", NULL, 0),
+                     "NONE(0): argument 'a' has type 'Storage', which has no C form");
+    cr_expect_str_eq(params_of("f(Tensor a) -> Tensor[]", NULL, 0),
+                     "NONE(-1): return 0 has type 'Tensor[]', which has no C form");
+    cr_expect_str_eq(params_of("f(Tensor a) -> (Tensor, Tensor?)", NULL, 0),
+                     "NONE(-1): return 1 has type 'Tensor?', which has no C form");
+    cr_expect_str_eq(params_of("f(Tensor a) -> Device", NULL, 0),
+                     "NONE(-1): return 0 has type 'Device', which has no C form");
+    /* In-place and out functions have no return pointers, so their returns never block. */
+    cr_expect_str_eq(params_of("f_(Tensor(a!) self) -> Tensor(a!)[]", NULL, 0),
+                     "AtenTensorHandle self");
+}
+
+Test(emit, c_names) {
+    cr_expect_str_eq(sg_shim_c_name(A, "cpu", parse("add.Tensor(Tensor a) -> Tensor"), 1),
+                     "aoti_torch_cpu_add_Tensor");
+    cr_expect_str_eq(sg_shim_c_name(A, "cuda", parse("fill_.Scalar(Tensor(a!) a) -> Tensor(a!)"), 1),
+                     "aoti_torch_cuda_fill__Scalar");
+    cr_expect_str_eq(sg_shim_c_name(A, "aten", parse("resize_(Tensor(a!) a) -> Tensor(a!)"), 3),
+                     "aoti_torch_aten_resize__v3");
+}
+
+/* ---- kernel choice ------------------------------------------------------------------------- */
+static const char *kNative =
+    "- func: own(Tensor self) -> Tensor\n"
+    "  dispatch:\n"
+    "    CPU,CUDA: own_kernel\n"
+    "    NestedTensorCPU: nested\n"
+    "    CompositeExplicitAutograd: own_cea\n"
+    "- func: del(Tensor self) -> Tensor\n"
+    "  structured_delegate: del.out\n"
+    "- func: del.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)\n"
+    "  structured: True\n"
+    "  dispatch:\n"
+    "    MPS: del_out_mps\n"
+    "- func: uf.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)\n"
+    "  structured: True\n"
+    "  ufunc_inner_loop:\n"
+    "    Generic: uf (AllAndComplex)\n"
+    "- func: uf(Tensor self) -> Tensor\n"
+    "  structured_delegate: uf.out\n"
+    "- func: order(Tensor self) -> Tensor\n"
+    "  dispatch:\n"
+    "    CompositeImplicitAutograd: order_cia\n"
+    "    CompositeExplicitAutogradNonFunctional: order_ceanf\n"
+    "- func: plain(Tensor self) -> Tensor\n"
+    "- func: nested_only(Tensor self) -> Tensor\n"
+    "  dispatch:\n"
+    "    NestedTensorCPU: nested_only\n";
+
+static void pick(const char *name, const char *overload, const char *key, const char *want_key,
+                 const char *want_kernel) {
+    const sg_native_function *fn = sg_model_find_by_name(ctx, name, overload);
+    cr_assert(fn, "no %s", name);
+    const char *k = NULL, *kernel = NULL;
+    bool ok = sg_pick_kernel(A, fn, key, &k, &kernel);
+    if (!want_key) {
+        cr_expect(!ok, "%s/%s: unexpected kernel %s:%s", name, key, k, kernel);
+        return;
+    }
+    cr_assert(ok, "%s/%s: no kernel", name, key);
+    cr_expect_str_eq(k, want_key, "%s/%s", name, key);
+    if (want_kernel) cr_expect_str_eq(kernel, want_kernel, "%s/%s", name, key);
+}
+
+Test(emit, kernel_choice_follows_the_rules) {
+    cr_assert_eq(load("native_functions", kNative), 0, "%s", dtext());
+    cr_assert_eq(sg_finalize(ctx), 0, "%s", dtext());
+    pick("own", "", "CPU", "CPU", "own_kernel");        /* own entry; CPU,CUDA without spaces */
+    pick("own", "", "CUDA", "CUDA", "own_kernel");
+    pick("own", "", "MPS", "CompositeExplicitAutograd", "own_cea");
+    pick("del", "", "MPS", "MPS", "del_out_mps");       /* the delegate's device entry */
+    pick("del", "", "CPU", NULL, NULL);                 /* delegates never fall back */
+    pick("uf", "", "CPU", "CPU", NULL);                 /* ufunc_inner_loop: CPU and CUDA */
+    pick("uf", "", "CUDA", "CUDA", NULL);
+    pick("uf", "", "XPU", NULL, NULL);
+    pick("order", "", "CPU", "CompositeExplicitAutogradNonFunctional", "order_ceanf");
+    pick("plain", "", "XPU", "CompositeImplicitAutograd", "plain");
+    pick("nested_only", "", "CPU", NULL, NULL);         /* NestedTensor keys never count */
+    const sg_model *m = sg_context_model_mut(ctx);
+    cr_expect_str_eq(sg_backend_dispatch_key(m, "mps"), "MPS");
+    cr_expect_str_eq(sg_backend_dispatch_key(m, "cuda"), "CUDA");
+    cr_expect_null(sg_backend_dispatch_key(m, "xpu"));
+    cr_expect_null(sg_backend_dispatch_key(m, "nestedtensorcpu"));
+}
+
+/* ---- declarations read back ------------------------------------------------------------------ */
+Test(emit, abi_scan_reads_declarations) {
+    const char *h = "// x\n"
+                    "AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_a(AtenTensorHandle self, "
+                    "const int64_t *dims, int64_t dims_len_);\n"
+                    "#if TORCH_FEATURE_VERSION >= TORCH_VERSION_2_12_0\n"
+                    "AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_b(\n"
+                    "    const  char **  s,\n    AtenTensorHandle* ret0);\n"
+                    "#endif // TORCH_FEATURE_VERSION >= TORCH_VERSION_2_12_0\n"
+                    "AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_c(void);\n"
+                    "AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_d();\n";
+    sg_abi_decl *d = NULL;
+    char err[200];
+    int n = sg_abi_scan(A, "h.h", h, strlen(h), &d, err, sizeof err);
+    cr_assert_eq(n, 4, "%s", err);
+    cr_expect_str_eq(d[0].name, "aoti_torch_cpu_a");
+    cr_assert_eq(d[0].n_params, 3);
+    cr_expect_str_eq(d[0].params[1].type, "const int64_t*");
+    cr_expect_str_eq(d[0].params[1].name, "dims");
+    cr_expect_null(d[0].gate);
+    cr_expect_eq(d[0].loc.line, 2);
+    cr_expect_str_eq(d[1].params[0].type, "const char**");
+    cr_expect_str_eq(d[1].params[1].name, "ret0");
+    cr_expect_str_eq(d[1].gate, "TORCH_VERSION_2_12_0");
+    cr_expect_eq(d[1].loc.line, 4);
+    cr_expect_eq(d[2].n_params, 0);
+    cr_expect_eq(d[2].loc.line, 8);
+    cr_expect_eq(d[3].n_params, 0);
+}
+
+Test(emit, abi_scan_malformed) {
+    sg_abi_decl *d = NULL;
+    char err[200];
+    const char *a = "AOTI_TORCH_EXPORT AOTITorchError f(int64_t);\n";
+    cr_expect_eq(sg_abi_scan(A, "h.h", a, strlen(a), &d, err, sizeof err), -1);
+    cr_expect(strstr(err, "has no name"), "%s", err);
+    const char *b = "AOTI_TORCH_EXPORT AOTITorchError f(int64_t x,, int64_t y);\n";
+    cr_expect_eq(sg_abi_scan(A, "h.h", b, strlen(b), &d, err, sizeof err), -1);
+    cr_expect(strstr(err, "empty parameter"), "%s", err);
+    const char *c = "AOTI_TORCH_EXPORT AOTITorchError (int64_t x);\n";
+    cr_expect_eq(sg_abi_scan(A, "h.h", c, strlen(c), &d, err, sizeof err), -1);
+    cr_expect(strstr(err, "h.h:1: malformed"), "%s", err);
+}
+
+/* ---- sg_generate: error paths write nothing ---------------------------------------------- */
+static const char *kOps =
+    "- func: a(Tensor self, int n=0, float x=1.0) -> Tensor\n"
+    "  dispatch:\n"
+    "    CompositeExplicitAutograd: a\n"
+    "- func: b_c(Tensor self) -> Tensor\n"
+    "  dispatch:\n"
+    "    CPU, CUDA, MPS: b_c\n"
+    "- func: b.c(Tensor self) -> Tensor\n"
+    "  dispatch:\n"
+    "    CPU: b_c_overload\n";
+
+static int gen(const char *shim_ops, sg_options *o) {
+    cr_assert_eq(load("native_functions", kOps), 0, "%s", dtext());
+    cr_assert_eq(load("shim_ops", shim_ops), 0, "%s", dtext());
+    cr_assert_eq(sg_finalize(ctx), 0, "%s", dtext());
+    char *out = sg_arena_printf(A, "%s/out", tmpdir);
+    if (!o->out_dir) o->out_dir = out;
+    return sg_generate(ctx, o);
+}
+
+Test(emit, generate_writes_headers_and_manifest) {
+    sg_options o = {0};
+    cr_assert_eq(gen("fallback_ops:\n  aten.a.default: {}\naten_ops:\n  aten.a.default: {}\n", &o),
+                 0, "%s", dtext());
+    cr_expect_eq(count_entries(o.out_dir), 4);
+    char *text = NULL;
+    size_t len;
+    cr_assert_eq(sg_fs_read(sg_arena_printf(A, "%s/shim_manifest.json", o.out_dir), &text, &len), 0);
+    cr_expect(strstr(text, "\"name\": \"aoti_torch_aten_a\""), "%s", text);
+    cr_expect(strstr(text, "\"kernel\": {\"dispatch_key\": \"CompositeExplicitAutograd\", "
+                           "\"name\": \"a\"}"), "%s", text);
+    cr_expect(strstr(text, "{\"name\": \"n\", \"type\": \"int64_t\"}"), "%s", text);
+    free(text);
+}
+
+Test(emit, generate_unknown_and_invalid_backends) {
+    const char *const backends[] = {"cpu", "quux", "c-p-u"};
+    sg_options o = {.backends = backends, .n_backends = 3};
+    cr_expect_eq(gen("fallback_ops:\n  aten.a.default: {}\n", &o), -1);
+    expect_diag("unknown backend 'quux': no dispatch key of that name in the inputs");
+    expect_diag("invalid backend name 'c-p-u'");
+    cr_expect_eq(count_entries(tmpdir), 0);
+}
+
+Test(emit, generate_backend_names_fold_case_and_repeat) {
+    const char *const backends[] = {"MPS", "mps", "aten"};
+    sg_options o = {.backends = backends, .n_backends = 3};
+    cr_expect_eq(gen("fallback_ops:\n  aten.a.default: {}\n", &o), 0, "%s", dtext());
+    cr_expect_eq(count_entries(o.out_dir), 2); /* c_shim_mps.h and the manifest */
+    struct stat st;
+    cr_expect_eq(stat(sg_arena_printf(A, "%s/c_shim_mps.h", o.out_dir), &st), 0);
+}
+
+Test(emit, generate_bad_versions) {
+    sg_options o = {0};
+    cr_expect_eq(gen("fallback_ops:\n"
+                     "  aten.a.default: {versions: {v2: [nope], v3: [self, n, n]}}\n", &o), -1);
+    expect_diag("aten.a.default: v2 adds 'nope', which is not an argument of the op");
+    expect_diag("aten.a.default: v3 adds 'self', which has no default");
+    expect_diag("aten.a.default: v3 adds 'n', which an earlier version already names");
+    cr_expect_eq(count_entries(tmpdir), 0);
+}
+
+Test(emit, generate_c_name_collision) {
+    sg_options o = {0};
+    const char *const backends[] = {"cpu"};
+    o.backends = backends;
+    o.n_backends = 1;
+    cr_expect_eq(gen("fallback_ops:\n  aten.b_c.default: {}\n  aten.b.c: {}\n", &o), -1);
+    expect_diag("aten.b_c.default: its C name aoti_torch_cpu_b_c is also the C name of aten.b.c");
+    cr_expect_eq(count_entries(tmpdir), 0);
+}
+
+Test(emit, generate_missing_templates) {
+    sg_options o = {.templates_dir = "/nonexistent/templates"};
+    cr_expect_eq(gen("fallback_ops:\n  aten.a.default: {}\n", &o), -1);
+    expect_diag("cannot read template /nonexistent/templates/");
+    cr_expect_eq(count_entries(tmpdir), 0);
+}
+
+Test(emit, generate_template_with_an_unknown_slot) {
+    /* A copy of the real templates with one slot misspelt. */
+    const char *src = sg_tpl_find_dir(A, NULL);
+    cr_assert(src);
+    char *dir = sg_arena_printf(A, "%s/tpl", tmpdir);
+    cr_assert_eq(mkdir(dir, 0777), 0);
+    DIR *d = opendir(src);
+    cr_assert(d);
+    struct dirent *ent;
+    while ((ent = readdir(d))) {
+        if (!strstr(ent->d_name, ".in")) continue;
+        char *text = NULL;
+        size_t len;
+        cr_assert_eq(sg_fs_read(sg_arena_printf(A, "%s/%s", src, ent->d_name), &text, &len), 0);
+        write_file(sg_arena_printf(A, "%s/%s", dir, ent->d_name),
+                   strcmp(ent->d_name, "decl.in") ? text : "X {{nmae}}({{params}});\n");
+        free(text);
+    }
+    closedir(d);
+    sg_options o = {.templates_dir = dir};
+    cr_expect_eq(gen("fallback_ops:\n  aten.a.default: {}\n", &o), -1);
+    expect_diag("/tpl/decl.in:0:0: error: template uses the unknown slot {{nmae}}\n");
+    cr_expect_null(strstr(strstr(dtext(), "{{nmae}}") + 1, "{{nmae}}"), "reported twice");
+    cr_expect_eq(count_entries(tmpdir), 1); /* only tpl/ */
+}
+
+Test(emit, generate_unwritable_output_leaves_nothing) {
+    /* The output directory is a file: nothing can be written, and no temporary remains. */
+    char *file = sg_arena_printf(A, "%s/plain", tmpdir);
+    write_file(file, "x");
+    sg_options o = {.out_dir = file};
+    cr_expect_eq(gen("fallback_ops:\n  aten.a.default: {}\n", &o), -1);
+    expect_diag("cannot create directory");
+    cr_expect_eq(count_entries(tmpdir), 1);
+}
+
+Test(emit, commit_failure_removes_temporaries) {
+    /* The second target's directory is read-only (skipped when running as root, which
+     * ignores permissions): the first file must not be renamed into place either. */
+    if (geteuid() == 0) return;
+    char *ok = sg_arena_printf(A, "%s/ok", tmpdir), *ro = sg_arena_printf(A, "%s/ro", tmpdir);
+    cr_assert_eq(mkdir(ok, 0777), 0);
+    cr_assert_eq(mkdir(ro, 0555), 0);
+    sg_out_file f[2] = {{.path = sg_arena_printf(A, "%s/a.h", ok), .data = "a", .len = 1, .changed = true},
+                        {.path = sg_arena_printf(A, "%s/b.h", ro), .data = "b", .len = 1, .changed = true}};
+    cr_expect_eq(sg_fs_commit(ctx, f, 2), -1);
+    cr_expect_eq(count_entries(ok), 0);
+    chmod(ro, 0777);
+}
+
+Test(emit, check_mode_writes_nothing) {
+    sg_options o = {.check = true};
+    FILE *saved = stdout;
+    stdout = fopen("/dev/null", "w");
+    int rc = gen("fallback_ops:\n  aten.a.default: {}\n", &o);
+    fclose(stdout);
+    stdout = saved;
+    cr_expect_eq(rc, 1, "%s", dtext());
+    cr_expect_eq(count_entries(tmpdir), 0);
+}
+
+Test(emit, no_shim_is_an_error_by_default_and_a_warning_in_compat) {
+    sg_options o = {0};
+    cr_expect_eq(gen("fallback_ops:\n  aten.b.c: {}\n", &o), -1);
+    expect_diag("error: aten.b.c: no C shim for backend cuda: no kernel for backend cuda");
+    expect_diag("shim_ops:2:3: note: aten.b.c is listed here");
+    cr_expect_eq(count_entries(tmpdir), 0);
+}
+
+Test(emit, compat_drops_with_a_warning) {
+    sg_options o = {.compat_torchgen = true};
+    cr_expect_eq(gen("fallback_ops:\n  aten.b.c: {}\n", &o), 0, "%s", dtext());
+    expect_diag("warning: aten.b.c: no C shim for backend cuda: no kernel for backend cuda (dropped)");
+    char *text = NULL;
+    size_t len;
+    cr_assert_eq(sg_fs_read(sg_arena_printf(A, "%s/c_shim_cuda.h", o.out_dir), &text, &len), 0);
+    cr_expect_null(strstr(text, "AOTI_TORCH_EXPORT"));
+    free(text);
+    cr_expect_eq(sg_fs_read(sg_arena_printf(A, "%s/c_shim_cpu.h", o.out_dir), &text, &len), 0);
+    cr_expect(strstr(text, "aoti_torch_cpu_b_c(AtenTensorHandle self, AtenTensorHandle* ret0);"));
+    free(text);
+}
+
+Test(emit, null_arguments) {
+    cr_expect_eq(sg_generate(NULL, NULL), -1);
+    sg_buf b = {0};
+    sg_buf_free(&b); /* empty buffer: no-op */
+    cr_expect_null(b.data);
+}
