@@ -21,3 +21,15 @@ $(SHIMGEN): $(BUILD)/obj/gen/main.o $(LIBSHIMGEN)
 	$(CC) $(LDFLAGS_COMMON) $(LDFLAGS) -o $@ $^ $(GEN_LDLIBS)
 
 ALL_TARGETS += $(SHIMGEN)
+
+# Installs the binary and the templates its emitters read (<prefix>/share/shimgen/templates).
+.PHONY: install-shimgen uninstall-shimgen
+install-shimgen: $(SHIMGEN)
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/shimgen/templates
+	install -m 755 $(SHIMGEN) $(DESTDIR)$(PREFIX)/bin/shimgen
+	install -m 644 templates/*.in $(DESTDIR)$(PREFIX)/share/shimgen/templates/
+uninstall-shimgen:
+	rm -f $(DESTDIR)$(PREFIX)/bin/shimgen
+	rm -rf $(DESTDIR)$(PREFIX)/share/shimgen
+INSTALL_STEPS += install-shimgen
+UNINSTALL_STEPS += uninstall-shimgen

@@ -21,6 +21,7 @@ static const char usage_text[] =
     "  --check                write nothing; exit 1 and list every file that would change\n"
     "  --abi-check DIR        compare the declarations with the headers in DIR\n"
     "  --depfile FILE         write a Make-style dependency file\n"
+    "  --templates DIR        read the emitters' templates from DIR (default: installed ones)\n"
     "  --print-schemas        print every schema written in the input, canonical form, and exit\n"
     "  --print-schemas=all    the same, followed by the derived (autogen) functions\n"
     "  -q, --quiet            less on stderr (errors only)\n"
@@ -141,6 +142,9 @@ int main(int argc, char **argv) {
         } else if ((v = opt_value(argc, argv, &i, NULL, "--abi-check", &m)), m) {
             if (!v || !*v) rc = usage_error("%s needs a directory", a);
             else opts.abi_check_dir = v;
+        } else if ((v = opt_value(argc, argv, &i, NULL, "--templates", &m)), m) {
+            if (!v || !*v) rc = usage_error("%s needs a directory", a);
+            else opts.templates_dir = v;
         } else if ((v = opt_value(argc, argv, &i, NULL, "--depfile", &m)), m) {
             if (!v || !*v) rc = usage_error("%s needs a file name", a);
             else opts.depfile = v;
