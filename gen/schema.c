@@ -451,6 +451,7 @@ typedef struct parser {
     sg_lexer lx;
     sg_token tok; /* the current token */
     sg_schema_error *err;
+    char *strs, *strs_end; /* arena space for the names this schema copies (tok_dup) */
 } parser;
 
 static uint32_t off_of(const parser *p, const char *at)
@@ -463,9 +464,61 @@ static uint32_t tok_off(const parser *p)
     return p->tok.text ? off_of(p, p->tok.text) : 0;
 }
 
+/* Identifier bytes: [A-Za-z0-9_]. */
+static const unsigned char k_ident_char[256] = {
+    ['0'] = 1, ['1'] = 1, ['2'] = 1, ['3'] = 1, ['4'] = 1, ['5'] = 1, ['6'] = 1, ['7'] = 1,
+    ['8'] = 1, ['9'] = 1, ['_'] = 1,
+    ['a'] = 1, ['b'] = 1, ['c'] = 1, ['d'] = 1, ['e'] = 1, ['f'] = 1, ['g'] = 1, ['h'] = 1,
+    ['i'] = 1, ['j'] = 1, ['k'] = 1, ['l'] = 1, ['m'] = 1, ['n'] = 1, ['o'] = 1, ['p'] = 1,
+    ['q'] = 1, ['r'] = 1, ['s'] = 1, ['t'] = 1, ['u'] = 1, ['v'] = 1, ['w'] = 1, ['x'] = 1,
+    ['y'] = 1, ['z'] = 1,
+    ['A'] = 1, ['B'] = 1, ['C'] = 1, ['D'] = 1, ['E'] = 1, ['F'] = 1, ['G'] = 1, ['H'] = 1,
+    ['I'] = 1, ['J'] = 1, ['K'] = 1, ['L'] = 1, ['M'] = 1, ['N'] = 1, ['O'] = 1, ['P'] = 1,
+    ['Q'] = 1, ['R'] = 1, ['S'] = 1, ['T'] = 1, ['U'] = 1, ['V'] = 1, ['W'] = 1, ['X'] = 1,
+    ['Y'] = 1, ['Z'] = 1,
+};
+
+/* The token kind of a byte that is a whole token by itself whatever follows it, else 0
+ * (SG_TOK_END): '.' may start a float, '-' a number or '->', ':' '::', blanks a run. */
+static const unsigned char k_single_tok[256] = {
+    ['('] = SG_TOK_LPAREN, [')'] = SG_TOK_RPAREN, ['['] = SG_TOK_LBRACKET,
+    [']'] = SG_TOK_RBRACKET, [','] = SG_TOK_COMMA, ['*'] = SG_TOK_STAR,
+    ['?'] = SG_TOK_QUESTION, ['!'] = SG_TOK_BANG, ['='] = SG_TOK_EQUALS, ['|'] = SG_TOK_PIPE,
+};
+
+static bool is_blank(unsigned char c)
+{
+    return c == ' ' || c == '\t' || c == '\r' || c == '\n';
+}
+
+/* The next token. The common tokens (identifiers, one-byte punctuation, a single space, the
+ * end) are recognised here exactly as gen/schema_lex.re does; everything else goes to the
+ * lexer. */
 static void advance(parser *p)
 {
-    p->tok = sg_lexer_next(&p->lx);
+    const unsigned char *c = (const unsigned char *)p->lx.cur;
+    const unsigned char *end = (const unsigned char *)p->lx.end;
+    sg_tok_kind k;
+    size_t n = 1;
+    if (c == end) {
+        k = SG_TOK_END;
+        n = 0;
+    } else if (k_ident_char[*c] && !(*c >= '0' && *c <= '9')) {
+        while (c + n < end && k_ident_char[c[n]])
+            n++;
+        k = SG_TOK_IDENT;
+    } else if ((k = (sg_tok_kind)k_single_tok[*c]) != SG_TOK_END) {
+        /* one byte */
+    } else if (*c == ' ' && (c + 1 == end || !is_blank(c[1]))) {
+        k = SG_TOK_SPACE;
+    } else {
+        p->tok = sg_lexer_next(&p->lx);
+        return;
+    }
+    p->tok.kind = k;
+    p->tok.text = p->lx.cur;
+    p->tok.len = (uint32_t)n;
+    p->lx.cur += n;
 }
 
 #if defined(__GNUC__)
@@ -544,9 +597,26 @@ static bool expect_space(parser *p, const char *what)
     return true;
 }
 
+/* A NUL-terminated copy of the current token, packed into the schema's string space. */
 static char *tok_dup(parser *p)
 {
-    return sg_arena_strndup(p->arena, p->tok.text, p->tok.len);
+    size_t n = p->tok.len;
+    if ((size_t)(p->strs_end - p->strs) <= n) {
+        size_t len = (size_t)(p->lx.end - p->lx.start);
+        size_t chunk = len / 2 + 32;
+        if (chunk <= n)
+            return sg_arena_strndup(p->arena, p->tok.text, n);
+        char *c = sg_arena_alloc(p->arena, chunk);
+        if (!c)
+            return NULL;
+        p->strs = c;
+        p->strs_end = c + chunk;
+    }
+    char *r = p->strs;
+    memcpy(r, p->tok.text, n);
+    r[n] = '\0'; /* already zero; kept for clarity */
+    p->strs += n + 1;
+    return r;
 }
 
 static bool oom(parser *p)

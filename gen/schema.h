@@ -63,7 +63,8 @@ typedef struct sg_type {
     int32_t size;               /* SG_TY_LIST: N of `[N]`, or -1 for `[]` */
 } sg_type;
 
-/* Alias annotation: `(a)`, `(a!)`, `(a -> *)`, `(a|b!)`, ... as torchgen's Annotation. */
+/* Alias annotation: `(a)`, `(a!)`, `(a -> *)`, `(a|b)`, ... as torchgen's Annotation
+ * (an alias set of more than one name cannot be mutable). */
 typedef struct sg_annotation {
     const char **alias_set; /* e.g. {"a"} */
     int n_alias_set;
@@ -165,7 +166,9 @@ size_t sg_type_print(const sg_type *t, const sg_annotation *ann, char *buf, size
 bool sg_type_is_tensor_like(const sg_type *t); /* Tensor, Tensor?, Tensor[], Tensor?[] */
 bool sg_arg_is_mutable(const sg_arg *a);        /* annotation with `!` */
 /* Builds a schema in `arena` from parts (for derived functions); recomputes base/inplace/
- * kind/self_index/out_start/tensor_options_start from args and name. Copies the arrays. */
+ * kind/self_index/out_start/tensor_options_start from args and name. Copies the arrays;
+ * the strings, types and annotations they point to are borrowed (keep them alive as long
+ * as the schema, e.g. in the same arena). */
 const sg_schema *sg_schema_make(sg_arena *arena, const char *ns, const char *name,
                                 const char *overload, const sg_arg *args, int n_args,
                                 int n_positional, const sg_return *rets, int n_rets);

@@ -1,0 +1,80 @@
+# fuzz/: libFuzzer harnesses (clang). `make fuzz` runs each for FUZZ_SECONDS.
+#   fuzz/fuzz_schema.c  the schema grammar: parse, print, re-parse, print again (same text)
+#   fuzz/schema.dict    its dictionary (type names, annotations, defaults)
+#   fuzz/fuzz_yaml.c    the YAML loader through gen/shimgen.h (load, finalize, free)
+# Fuzz builds compile the gen/ sources again with clang into $(FUZZ_DIR) (never the gcc
+# objects). Seeds come from PyTorch's native_functions.yaml: one file per `func:` string
+# for the schema harness, chunks of whole entries for the YAML harness. New inputs go to
+# $(FUZZ_DIR)/corpus-*, findings to $(FUZZ_DIR)/artifacts/.
+FUZZ_SECONDS ?= 60
+FUZZ_DIR     := $(BUILD)/fuzz
+FUZZ_NATIVE  := $(SHARED)/pytorch/native_functions.yaml
+FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+FUZZ_CFLAGS  := -std=c11 -Wall -Wextra -O1 -g $(FUZZ_SAN) -fsanitize=fuzzer-no-link -MMD -MP
+FUZZ_CPPFLAGS := -D_DEFAULT_SOURCE -D_POSIX_C_SOURCE=200809L -Igen -Iruntime/include -I$(FUZZ_DIR)/src/gen
+FUZZ_LDFLAGS := $(FUZZ_SAN) -fsanitize=fuzzer
+FUZZ_RUN_FLAGS := -rss_limit_mb=2048 -timeout=25 -print_final_stats=1
+
+FUZZ_SCHEMA_OBJS := $(FUZZ_DIR)/obj/fuzz/fuzz_schema.o $(FUZZ_DIR)/obj/gen/arena.o \
+                    $(FUZZ_DIR)/obj/gen/schema.o $(FUZZ_DIR)/obj/gen/schema_lex.o
+FUZZ_GEN_OBJS    := $(GEN_C_SRCS:%.c=$(FUZZ_DIR)/obj/%.o) \
+                    $(GEN_RE_SRCS:gen/%.re=$(FUZZ_DIR)/obj/gen/%.o)
+FUZZ_YAML_OBJS   := $(FUZZ_DIR)/obj/fuzz/fuzz_yaml.o $(FUZZ_GEN_OBJS)
+
+$(FUZZ_DIR)/src/gen/%.c: gen/%.re | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(RE2C) -W -Werror --no-generation-date --no-version -o $@ $<
+$(FUZZ_DIR)/obj/gen/%.o: $(FUZZ_DIR)/src/gen/%.c | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(CLANG) $(FUZZ_CPPFLAGS) $(FUZZ_CFLAGS) -c $< -o $@
+$(FUZZ_DIR)/obj/%.o: %.c | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(CLANG) $(FUZZ_CPPFLAGS) $(FUZZ_CFLAGS) -c $< -o $@
+.SECONDARY: $(GEN_RE_SRCS:gen/%.re=$(FUZZ_DIR)/src/gen/%.c)
+
+$(FUZZ_DIR)/fuzz_schema: $(FUZZ_SCHEMA_OBJS)
+	$(CLANG) $(FUZZ_LDFLAGS) -o $@ $^
+$(FUZZ_DIR)/fuzz_yaml: $(FUZZ_YAML_OBJS)
+	@$(CLANG) $(FUZZ_LDFLAGS) -o $@ $^ $(GEN_LDLIBS) || { \
+	  echo "fuzz: cannot link $@: the YAML loader behind gen/shimgen.h (sg_context_new," \
+	       "sg_load_buffer, sg_finalize, sg_context_free) is missing or incomplete" >&2; exit 1; }
+
+# Seeds: every `func:` string as one file (no newline), and the file cut into chunks of
+# 50 entries (each a valid native_functions.yaml of its own).
+$(FUZZ_DIR)/seeds-schema.stamp: $(FUZZ_NATIVE)
+	@rm -rf $(FUZZ_DIR)/seeds-schema && mkdir -p $(FUZZ_DIR)/seeds-schema
+	@sed -n 's/^- func: //p' $< | awk -v d=$(FUZZ_DIR)/seeds-schema \
+	  '{ f = sprintf("%s/%04d", d, NR); printf "%s", $$0 > f; close(f) }'
+	@echo "fuzz: $$(ls $(FUZZ_DIR)/seeds-schema | wc -l) schema seeds"
+	@touch $@
+$(FUZZ_DIR)/seeds-yaml.stamp: $(FUZZ_NATIVE)
+	@rm -rf $(FUZZ_DIR)/seeds-yaml && mkdir -p $(FUZZ_DIR)/seeds-yaml
+	@awk -v d=$(FUZZ_DIR)/seeds-yaml \
+	  '/^- func: / { if (n++ % 50 == 0) { if (f) close(f); f = sprintf("%s/%03d.yaml", d, n / 50) } } \
+	   f { print > f }' $<
+	@echo "fuzz: $$(ls $(FUZZ_DIR)/seeds-yaml | wc -l) yaml seeds"
+	@touch $@
+
+.PHONY: fuzz-schema fuzz-yaml fuzz-build check-fuzz
+fuzz-build: $(FUZZ_DIR)/fuzz_schema $(FUZZ_DIR)/fuzz_yaml
+fuzz-schema: $(FUZZ_DIR)/fuzz_schema $(FUZZ_DIR)/seeds-schema.stamp
+	@mkdir -p $(FUZZ_DIR)/corpus-schema $(FUZZ_DIR)/artifacts
+	$(FUZZ_DIR)/fuzz_schema $(FUZZ_RUN_FLAGS) -max_len=4096 -max_total_time=$(FUZZ_SECONDS) \
+	  -dict=fuzz/schema.dict \
+	  -artifact_prefix=$(FUZZ_DIR)/artifacts/schema- \
+	  $(FUZZ_DIR)/corpus-schema $(FUZZ_DIR)/seeds-schema
+fuzz-yaml: $(FUZZ_DIR)/fuzz_yaml $(FUZZ_DIR)/seeds-yaml.stamp
+	@mkdir -p $(FUZZ_DIR)/corpus-yaml $(FUZZ_DIR)/artifacts
+	$(FUZZ_DIR)/fuzz_yaml $(FUZZ_RUN_FLAGS) -max_len=65536 -max_total_time=$(FUZZ_SECONDS) \
+	  -artifact_prefix=$(FUZZ_DIR)/artifacts/yaml- \
+	  $(FUZZ_DIR)/corpus-yaml $(FUZZ_DIR)/seeds-yaml
+# Sequential on purpose: the total is 2 x FUZZ_SECONDS, whatever -j says.
+check-fuzz: $(FUZZ_DIR)/fuzz_schema $(FUZZ_DIR)/fuzz_yaml $(FUZZ_DIR)/seeds-schema.stamp \
+            $(FUZZ_DIR)/seeds-yaml.stamp
+	@$(MAKE) --no-print-directory fuzz-schema
+	@$(MAKE) --no-print-directory fuzz-yaml
+
+-include $(shell find $(FUZZ_DIR)/obj -name '*.d' 2>/dev/null)
+
+FUZZ_STEPS  += check-fuzz
+CHECK_STEPS += check-fuzz
