@@ -13,3 +13,44 @@ $(LIBSHIMRT_SO): $(RT_OBJS)
 	$(CC) -shared $(LDFLAGS_COMMON) $(LDFLAGS) -Wl,-soname,libshimrt.so.0 -o $@ $^ $(RT_LDLIBS)
 
 ALL_TARGETS += $(LIBSHIMRT_A) $(LIBSHIMRT_SO)
+
+# ---- install: libshimrt.so (+ soname links), libshimrt.a, the headers (ours and the
+# compatibility headers at PyTorch's paths) and shimrt.pc for pkg-config.
+SHIMRT_VERSION      := 0.1.0
+SHIMRT_SONAME_MAJOR := 0
+LIBDIR       ?= $(PREFIX)/lib
+INCLUDEDIR   ?= $(PREFIX)/include
+PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+RT_HEADER_DIRS := shimrt torch
+
+.PHONY: install-shimrt uninstall-shimrt
+install-shimrt: $(LIBSHIMRT_A) $(LIBSHIMRT_SO)
+	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(PKGCONFIGDIR)
+	install -m 755 $(LIBSHIMRT_SO) $(DESTDIR)$(LIBDIR)/libshimrt.so.$(SHIMRT_VERSION)
+	ln -sf libshimrt.so.$(SHIMRT_VERSION) $(DESTDIR)$(LIBDIR)/libshimrt.so.$(SHIMRT_SONAME_MAJOR)
+	ln -sf libshimrt.so.$(SHIMRT_SONAME_MAJOR) $(DESTDIR)$(LIBDIR)/libshimrt.so
+	install -m 644 $(LIBSHIMRT_A) $(DESTDIR)$(LIBDIR)/libshimrt.a
+	cd runtime/include && for h in $$(find $(RT_HEADER_DIRS) -name '*.h' | sort); do \
+	  install -d "$(DESTDIR)$(INCLUDEDIR)/$$(dirname $$h)" && \
+	  install -m 644 "$$h" "$(DESTDIR)$(INCLUDEDIR)/$$h" || exit 1; done
+	printf '%s\n' 'prefix=$(PREFIX)' 'libdir=$(LIBDIR)' 'includedir=$(INCLUDEDIR)' '' \
+	  'Name: shimrt' \
+	  'Description: libtorch-free runtime for the LibTorch stable C ABI' \
+	  'Version: $(SHIMRT_VERSION)' \
+	  'Libs: -L$${libdir} -lshimrt' \
+	  'Libs.private: $(RT_LDLIBS)' \
+	  'Cflags: -I$${includedir}' > $(DESTDIR)$(PKGCONFIGDIR)/shimrt.pc
+	chmod 644 $(DESTDIR)$(PKGCONFIGDIR)/shimrt.pc
+
+# Removes exactly the files install-shimrt put there, then the folders left empty.
+uninstall-shimrt:
+	rm -f $(DESTDIR)$(LIBDIR)/libshimrt.so.$(SHIMRT_VERSION) \
+	  $(DESTDIR)$(LIBDIR)/libshimrt.so.$(SHIMRT_SONAME_MAJOR) $(DESTDIR)$(LIBDIR)/libshimrt.so \
+	  $(DESTDIR)$(LIBDIR)/libshimrt.a $(DESTDIR)$(PKGCONFIGDIR)/shimrt.pc
+	cd runtime/include && for h in $$(find $(RT_HEADER_DIRS) -name '*.h'); do \
+	  rm -f "$(DESTDIR)$(INCLUDEDIR)/$$h"; done; \
+	for d in $$(find $(RT_HEADER_DIRS) -type d | sort -r); do \
+	  rmdir "$(DESTDIR)$(INCLUDEDIR)/$$d" 2>/dev/null || true; done
+
+INSTALL_STEPS += install-shimrt
+UNINSTALL_STEPS += uninstall-shimrt

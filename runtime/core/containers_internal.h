@@ -1,0 +1,73 @@
+/* runtime/core/containers_internal.h: private structs of the StableIValue containers and
+ * the dispatcher's helpers shared between runtime/core/{containers,scalar,ivalue,
+ * dispatcher,library}.c. Never installed. */
+#ifndef SHIMRT_CONTAINERS_INTERNAL_H
+#define SHIMRT_CONTAINERS_INTERNAL_H
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "internal.h"
+#include "schema.h"
+
+#define SHIMRT_LIST_MAGIC UINT64_C(0x53484D52544C5354)   /* "SHMRTLST" */
+#define SHIMRT_STRING_MAGIC UINT64_C(0x53484D5254535452) /* "SHMRTSTR" */
+#define SHIMRT_SCALAR_MAGIC UINT64_C(0x53484D5254534341) /* "SHMRTSCA" */
+#define SHIMRT_LIBRARY_MAGIC UINT64_C(0x53484D52544C4942) /* "SHMRTLIB" */
+
+struct StableListOpaque {
+    uint64_t magic;
+    size_t size, cap;
+    StableIValue *items;
+};
+
+struct StringOpaque {
+    uint64_t magic;
+    size_t length;
+    char *data; /* length + 1 bytes, NUL-terminated */
+};
+
+enum { SHIMRT_SCALAR_BOOL = 1, SHIMRT_SCALAR_INT, SHIMRT_SCALAR_DOUBLE, SHIMRT_SCALAR_COMPLEX };
+
+struct ScalarOpaque {
+    uint64_t magic;
+    int32_t tag;
+    union {
+        bool b;
+        int64_t i;
+        double d;
+        struct {
+            double re, im;
+        } c;
+    } v;
+};
+
+/* Live objects per kind (shimrt_live_objects). */
+extern _Atomic int64_t shimrt_live_lists, shimrt_live_strings, shimrt_live_scalars,
+    shimrt_live_cells, shimrt_live_complex;
+#define SHIMRT_LIVE_ADD(counter, n) atomic_fetch_add_explicit(&(counter), (n), memory_order_relaxed)
+
+extern shimrt_pool shimrt_list_pool;
+extern shimrt_pool shimrt_string_pool;
+extern shimrt_pool shimrt_scalar_pool;
+
+/* NULL when h is a live handle of the pool with that magic, else why not ("is NULL",
+ * "was freed", ...). Never reads memory outside the pool's slabs. */
+const char *shimrt_handle_problem(const shimrt_pool *pool, const void *h, uint64_t magic);
+bool shimrt_list_valid(StableListHandle l);
+/* Fails from the enclosing function when h is not a live handle of the pool; the message
+ * names func. */
+#define SHIMRT_CHECK_HANDLE_IN(func, pool, h, magic, kind)                               \
+    do {                                                                                \
+        const char *why_ = shimrt_handle_problem(&(pool), (h), (magic));                \
+        if (why_) return shimrt_fail((func), "%s handle '%s' %s", (kind), #h, why_);     \
+    } while (0)
+#define SHIMRT_CHECK_HANDLE(pool, h, magic, kind) \
+    SHIMRT_CHECK_HANDLE_IN(__func__, pool, h, magic, kind)
+
+/* Frees value of schema type t with everything it owns (see shimrt_siv_release). On a
+ * bad handle inside the value it frees what it can and fails with func's name. */
+AOTITorchError shimrt_siv_release_type(const char *func, const sg_type *t, StableIValue value);
+/* Whether values of type t have a StableIValue encoding (Any, GraphModule, ... do not). */
+bool shimrt_type_encodable(const sg_type *t, const char **why);
+
+#endif

@@ -1,0 +1,434 @@
+/* runtime/core/dispatcher.c: the op registry and boxed calls (shimrt/dispatcher.h).
+ *
+ * The op table is an open-addressing hash table of op pointers. Writers (under
+ * shimrt_dispatch_lock) fill empty slots with release stores and, past half full, build a
+ * table twice the size, publish it with one atomic pointer store and keep the old one
+ * (never freed: a reader may still be probing it). Ops are never freed either; their def
+ * and kernel slots are atomics, so a call is: hash, probe, two or three acquire loads,
+ * the tensor arguments' devices, the kernel. No lock, no allocation. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dispatch_internal.h"
+
+pthread_mutex_t shimrt_dispatch_lock = PTHREAD_MUTEX_INITIALIZER;
+
+typedef struct optable {
+    size_t mask; /* capacity - 1 (capacity a power of two) */
+    size_t count;
+    struct optable *retired_next; /* chain of retired tables (writers only) */
+    _Atomic(shimrt_op *) slots[];
+} optable;
+
+static _Atomic(optable *) g_table;
+extern shimrt_pool shimrt_op_pool;
+static optable *g_retired;
+static sg_arena *g_arena;
+
+sg_arena *shimrt_dispatch_arena(void) {
+    if (!g_arena) g_arena = sg_arena_new();
+    return g_arena;
+}
+
+/* ---- keys ------------------------------------------------------------------------------ */
+static const char *const key_names[SHIMRT_KEY_COUNT] = {
+    "CPU", "CUDA", "MPS", "XPU", "PrivateUse1", "Meta",
+    "CompositeExplicitAutogradNonFunctional", "CompositeExplicitAutograd",
+    "CompositeImplicitAutograd",
+};
+
+const char *shimrt_key_name(int key) {
+    return key >= 0 && key < SHIMRT_KEY_COUNT ? key_names[key] : "Undefined";
+}
+
+int shimrt_key_parse(const char *name) {
+    if (!name) return -1;
+    for (int k = 0; k < SHIMRT_KEY_COUNT; k++) {
+        if (strcmp(name, key_names[k]) == 0) return k;
+    }
+    return -1;
+}
+
+static int key_of_device(int32_t device_type) {
+    switch (device_type) {
+    case SHIMRT_DEV_CPU: return SHIMRT_KEY_CPU;
+    case SHIMRT_DEV_CUDA: return SHIMRT_KEY_CUDA;
+    case SHIMRT_DEV_MPS: return SHIMRT_KEY_MPS;
+    case SHIMRT_DEV_XPU: return SHIMRT_KEY_XPU;
+    case SHIMRT_DEV_PRIVATEUSE1: return SHIMRT_KEY_PRIVATEUSE1;
+    case SHIMRT_DEV_META: return SHIMRT_KEY_META;
+    default: return -1;
+    }
+}
+
+/* ---- the op table ----------------------------------------------------------------------- */
+static inline uint64_t op_hash(const char *name, const char *overload) {
+    uint64_t h = UINT64_C(0xcbf29ce484222325);
+    for (const unsigned char *p = (const unsigned char *)name; *p; p++) {
+        h = (h ^ *p) * UINT64_C(0x100000001b3);
+    }
+    h = (h ^ 0xffu) * UINT64_C(0x100000001b3); /* separator */
+    for (const unsigned char *p = (const unsigned char *)overload; *p; p++) {
+        h = (h ^ *p) * UINT64_C(0x100000001b3);
+    }
+    return h ^ (h >> 29);
+}
+
+static shimrt_op *table_find(const optable *t, uint64_t h, const char *name,
+                             const char *overload) {
+    for (size_t i = (size_t)h & t->mask;; i = (i + 1) & t->mask) {
+        shimrt_op *op = atomic_load_explicit(&t->slots[i], memory_order_acquire);
+        if (!op) return NULL;
+        if (op->hash == h && strcmp(op->name, name) == 0 && strcmp(op->overload, overload) == 0) {
+            return op;
+        }
+    }
+}
+
+shimrt_op *shimrt_op_lookup(const char *name, const char *overload) {
+    const optable *t = atomic_load_explicit(&g_table, memory_order_acquire);
+    if (!t) return NULL;
+    return table_find(t, op_hash(name, overload), name, overload);
+}
+
+static void table_put(optable *t, shimrt_op *op) {
+    size_t i = (size_t)op->hash & t->mask;
+    while (atomic_load_explicit(&t->slots[i], memory_order_relaxed)) i = (i + 1) & t->mask;
+    atomic_store_explicit(&t->slots[i], op, memory_order_release);
+    t->count++;
+}
+
+static optable *table_new(size_t cap) {
+    optable *t = calloc(1, sizeof *t + cap * sizeof t->slots[0]);
+    if (!t) return NULL;
+    t->mask = cap - 1;
+    for (size_t i = 0; i < cap; i++) atomic_init(&t->slots[i], NULL);
+    return t;
+}
+
+shimrt_op *shimrt_op_get_or_create(const char *name, const char *overload) {
+    optable *t = atomic_load_explicit(&g_table, memory_order_relaxed);
+    uint64_t h = op_hash(name, overload);
+    if (t) {
+        shimrt_op *op = table_find(t, h, name, overload);
+        if (op) return op;
+    }
+    if (!t || (t->count + 1) * 2 > t->mask + 1) {
+        size_t cap = t ? (t->mask + 1) * 2 : 256;
+        optable *nt = table_new(cap);
+        if (!nt) return NULL;
+        if (t) {
+            for (size_t i = 0; i <= t->mask; i++) {
+                shimrt_op *o = atomic_load_explicit(&t->slots[i], memory_order_relaxed);
+                if (o) table_put(nt, o);
+            }
+            t->retired_next = g_retired;
+            g_retired = t;
+        }
+        atomic_store_explicit(&g_table, nt, memory_order_release);
+        t = nt;
+    }
+    char *nm = strdup(name), *ov = strdup(overload);
+    shimrt_op *op = nm && ov ? shimrt_pool_alloc(&shimrt_op_pool) : NULL;
+    if (!op) {
+        free(nm);
+        free(ov);
+        return NULL;
+    }
+    op->magic = SHIMRT_OP_MAGIC;
+    op->name = nm;
+    op->overload = ov;
+    op->hash = h;
+    atomic_init(&op->def, NULL);
+    for (int k = 0; k < SHIMRT_KEY_COUNT; k++) atomic_init(&op->kernels[k], NULL);
+    table_put(t, op);
+    return op;
+}
+
+/* The overloads of name other than `except` that are defined, "'a', 'b'" into buf (for
+ * messages). */
+static void list_overloads(const char *name, const char *except, char *buf, size_t cap) {
+    buf[0] = '\0';
+    const optable *t = atomic_load_explicit(&g_table, memory_order_acquire);
+    if (!t) return;
+    size_t used = 0;
+    for (size_t i = 0; i <= t->mask; i++) {
+        shimrt_op *op = atomic_load_explicit(&t->slots[i], memory_order_acquire);
+        if (!op || strcmp(op->name, name) != 0 || strcmp(op->overload, except) == 0) continue;
+        if (!atomic_load_explicit(&op->def, memory_order_acquire)) continue;
+        int n = snprintf(buf + used, cap - used, "%s'%s'", used ? ", " : "", op->overload);
+        if (n < 0 || (size_t)n >= cap - used) return;
+        used += (size_t)n;
+    }
+}
+
+/* ---- kernel failures ---------------------------------------------------------------------- */
+static _Thread_local bool tls_kernel_failed;
+static _Thread_local char tls_kernel_msg[512];
+
+AOTI_TORCH_EXPORT AOTITorchError shimrt_kernel_fail(const char *fmt, ...) {
+    tls_kernel_failed = true;
+    if (!fmt) fmt = "(no message)";
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(tls_kernel_msg, sizeof tls_kernel_msg, fmt, ap);
+    va_end(ap);
+    /* also visible right away, for a kernel called directly */
+    return shimrt_fail("shimrt_kernel_fail", "%s", tls_kernel_msg);
+}
+
+/* ---- calls --------------------------------------------------------------------------------- */
+static inline const char *ovl_text(const shimrt_op *op) {
+    return op->overload[0] ? op->overload : "(default)";
+}
+
+/* Folds the backend key of tensor handle t (argument `arg`) into *key. */
+static AOTITorchError fold_tensor(const char *func, const shimrt_op *op, const shimrt_opdef *d,
+                                  uint32_t arg, AtenTensorHandle t, int *key) {
+    if (!t) return AOTI_TORCH_SUCCESS; /* an undefined tensor carries no key */
+    if (!shimrt_tensor_valid(t)) {
+        return shimrt_fail(func, "op %s overload %s: argument %u ('%s') %s", op->name,
+                           ovl_text(op), arg, d->schema->args[arg].name,
+                           shimrt_tensor_invalid_reason(t, "tensor"));
+    }
+    int k = key_of_device(t->device_type);
+    if (k < 0) {
+        return shimrt_fail(func, "op %s overload %s: argument %u ('%s') is on device type %d, "
+                           "which has no dispatch key", op->name, ovl_text(op), arg,
+                           d->schema->args[arg].name, (int)t->device_type);
+    }
+    if (k > *key) *key = k;
+    return AOTI_TORCH_SUCCESS;
+}
+
+static AOTITorchError compute_key(const char *func, const shimrt_op *op, const shimrt_opdef *d,
+                                  const StableIValue *stack, int *key) {
+    *key = -1;
+    for (uint32_t i = 0; i < d->n_tensor_args; i++) {
+        const shimrt_tensor_arg *ta = &d->tensor_args[i];
+        StableIValue v = stack[ta->index];
+        switch (ta->kind) {
+        case SHIMRT_TA_TENSOR:
+            if (fold_tensor(func, op, d, ta->index, (AtenTensorHandle)(uintptr_t)v, key)) {
+                return AOTI_TORCH_FAILURE;
+            }
+            break;
+        case SHIMRT_TA_OPTIONAL:
+            if (v && fold_tensor(func, op, d, ta->index,
+                                 (AtenTensorHandle)(uintptr_t) * (const StableIValue *)(uintptr_t)v,
+                                 key)) {
+                return AOTI_TORCH_FAILURE;
+            }
+            break;
+        default: { /* lists */
+            StableListHandle l = (StableListHandle)(uintptr_t)v;
+            if (!shimrt_list_valid(l)) {
+                return shimrt_fail(func, "op %s overload %s: argument %u ('%s') list handle %s",
+                                   op->name, ovl_text(op), ta->index,
+                                   d->schema->args[ta->index].name,
+                                   shimrt_handle_problem(&shimrt_list_pool, l, SHIMRT_LIST_MAGIC));
+            }
+            for (size_t j = 0; j < l->size; j++) {
+                StableIValue item = l->items[j];
+                if (ta->kind == SHIMRT_TA_OPTIONAL_LIST) {
+                    if (!item) continue;
+                    item = *(const StableIValue *)(uintptr_t)item;
+                }
+                if (fold_tensor(func, op, d, ta->index, (AtenTensorHandle)(uintptr_t)item, key)) {
+                    return AOTI_TORCH_FAILURE;
+                }
+            }
+        }
+        }
+    }
+    return AOTI_TORCH_SUCCESS;
+}
+
+static void registered_keys(const shimrt_op *op, char *buf, size_t cap) {
+    size_t used = 0;
+    buf[0] = '\0';
+    for (int k = 0; k < SHIMRT_KEY_COUNT; k++) {
+        if (!atomic_load_explicit(&op->kernels[k], memory_order_acquire)) continue;
+        int n = snprintf(buf + used, cap - used, "%s%s", used ? ", " : "", key_names[k]);
+        if (n < 0 || (size_t)n >= cap - used) return;
+        used += (size_t)n;
+    }
+}
+
+static AOTITorchError op_call(const char *func, shimrt_op *op, StableIValue *stack) {
+    const shimrt_opdef *d = atomic_load_explicit(&op->def, memory_order_acquire);
+    if (!d) {
+        return shimrt_fail(func, "op %s overload %s is not defined (kernels may exist but no "
+                           "schema: its library was deleted or never loaded)",
+                           op->name, ovl_text(op));
+    }
+    if (!stack && (d->n_args || d->n_rets)) {
+        return shimrt_fail(func, "op %s overload %s: argument 'stack' is NULL", op->name,
+                           ovl_text(op));
+    }
+    int key = -1;
+    if (d->n_tensor_args && compute_key(func, op, d, stack, &key)) return AOTI_TORCH_FAILURE;
+    ShimrtBoxedKernel fn = NULL;
+    int used = key; /* the key whose kernel runs */
+    if (key >= 0) fn = atomic_load_explicit(&op->kernels[key], memory_order_acquire);
+    for (int k = SHIMRT_KEY_FIRST_COMPOSITE; !fn && k < SHIMRT_KEY_COUNT; k++) {
+        fn = atomic_load_explicit(&op->kernels[k], memory_order_acquire);
+        used = k;
+    }
+    if (!fn) {
+        char keys[200];
+        registered_keys(op, keys, sizeof keys);
+        return shimrt_fail(func, "op %s overload %s has no kernel for dispatch key %s%s "
+                           "(registered: [%s])", op->name, ovl_text(op), shimrt_key_name(key),
+                           key < 0 ? " (no tensor arguments) and no composite kernel" : "",
+                           keys);
+    }
+    tls_kernel_failed = false;
+    fn(stack, d->n_args, d->n_rets);
+    if (tls_kernel_failed) {
+        tls_kernel_failed = false;
+        return shimrt_fail(func, "op %s overload %s (key %s, kernel of %s): kernel failed: %s",
+                           op->name, ovl_text(op), shimrt_key_name(key), shimrt_key_name(used),
+                           tls_kernel_msg);
+    }
+    return AOTI_TORCH_SUCCESS;
+}
+
+static AOTITorchError call_by_name(const char *func, const char *opName,
+                                   const char *overloadName, StableIValue *stack) {
+    if (!opName) return shimrt_fail(func, "argument 'opName' is NULL");
+    const char *ovl = overloadName ? overloadName : "";
+    shimrt_op *op = shimrt_op_lookup(opName, ovl);
+    if (!op || !atomic_load_explicit(&op->def, memory_order_acquire)) {
+        if (!strstr(opName, "::")) {
+            return shimrt_fail(func, "op name '%s' must be qualified as 'namespace::name'",
+                               opName);
+        }
+        char ovls[300];
+        list_overloads(opName, ovl, ovls, sizeof ovls);
+        op = shimrt_op_lookup(opName, ovl); /* it may have been defined meanwhile */
+        if (op && atomic_load_explicit(&op->def, memory_order_acquire)) {
+            return op_call(func, op, stack);
+        }
+        if (ovls[0]) {
+            return shimrt_fail(func, "op %s has no overload '%s' (defined overloads: %s)",
+                               opName, ovl, ovls);
+        }
+        if (op) return op_call(func, op, stack); /* the "not defined" message */
+        return shimrt_fail(func, "unknown op %s (overload '%s'): no such op is defined",
+                           opName, ovl);
+    }
+    return op_call(func, op, stack);
+}
+
+AOTI_TORCH_EXPORT AOTITorchError aoti_torch_call_dispatcher(const char *opName,
+                                                            const char *overloadName,
+                                                            StableIValue *stack) {
+    return call_by_name(__func__, opName, overloadName, stack);
+}
+
+AOTI_TORCH_EXPORT AOTITorchError aoti_torch_call_dispatcher_v2(const char *opName,
+                                                               const char *overloadName,
+                                                               StableIValue *stack,
+                                                               uint64_t extension_build_version) {
+    (void)extension_build_version;
+    return call_by_name(__func__, opName, overloadName, stack);
+}
+
+AOTI_TORCH_EXPORT AOTITorchError torch_call_dispatcher(const char *opName,
+                                                       const char *overloadName,
+                                                       StableIValue *stack,
+                                                       uint64_t extension_build_version) {
+    (void)extension_build_version;
+    return call_by_name(__func__, opName, overloadName, stack);
+}
+
+/* ---- op handles ---------------------------------------------------------------------------- */
+shimrt_pool shimrt_op_pool = SHIMRT_POOL_INIT(struct ShimrtOp);
+
+/* NULL when op is an op handle of this registry; else why not. Ops live in a pool and are
+ * never freed, so this reads no memory outside it. */
+static inline const char *op_problem(const shimrt_op *op) {
+    return shimrt_handle_problem(&shimrt_op_pool, op, SHIMRT_OP_MAGIC);
+}
+
+AOTI_TORCH_EXPORT AOTITorchError shimrt_op_find(const char *opName, const char *overloadName,
+                                                ShimrtOpHandle *ret) {
+    SHIMRT_CHECK_ARG(opName);
+    SHIMRT_CHECK_ARG(ret);
+    const char *ovl = overloadName ? overloadName : "";
+    shimrt_op *op = shimrt_op_lookup(opName, ovl);
+    if (!op || !atomic_load_explicit(&op->def, memory_order_acquire)) {
+        char ovls[300];
+        list_overloads(opName, ovl, ovls, sizeof ovls);
+        op = shimrt_op_lookup(opName, ovl); /* it may have been defined meanwhile */
+        if (op && atomic_load_explicit(&op->def, memory_order_acquire)) {
+            *ret = op;
+            return AOTI_TORCH_SUCCESS;
+        }
+        if (ovls[0]) {
+            return shimrt_fail(__func__, "op %s has no overload '%s' (defined overloads: %s)",
+                               opName, ovl, ovls);
+        }
+        return shimrt_fail(__func__, "unknown op %s (overload '%s'): no such op is defined",
+                           opName, ovl);
+    }
+    *ret = op;
+    return AOTI_TORCH_SUCCESS;
+}
+
+AOTI_TORCH_EXPORT AOTITorchError shimrt_op_call(ShimrtOpHandle op, StableIValue *stack,
+                                                uint64_t extension_build_version) {
+    (void)extension_build_version;
+    const char *why = op_problem(op);
+    if (why) return shimrt_fail(__func__, "op handle 'op' %s", why);
+    return op_call(__func__, op, stack);
+}
+
+#define CHECK_OP(op)                                                                  \
+    do {                                                                              \
+        const char *why_ = op_problem(op);                                            \
+        if (why_) return shimrt_fail(__func__, "op handle '%s' %s", #op, why_);       \
+    } while (0)
+
+AOTI_TORCH_EXPORT AOTITorchError shimrt_op_schema(ShimrtOpHandle op, const char **ret) {
+    CHECK_OP(op);
+    SHIMRT_CHECK_ARG(ret);
+    const shimrt_opdef *d = atomic_load_explicit(&op->def, memory_order_acquire);
+    if (!d) return shimrt_fail(__func__, "op %s overload %s is not defined", op->name, ovl_text(op));
+    *ret = d->schema_text;
+    return AOTI_TORCH_SUCCESS;
+}
+
+AOTI_TORCH_EXPORT AOTITorchError shimrt_op_arity(ShimrtOpHandle op, uint64_t *num_args,
+                                                 uint64_t *num_returns) {
+    CHECK_OP(op);
+    const shimrt_opdef *d = atomic_load_explicit(&op->def, memory_order_acquire);
+    if (!d) return shimrt_fail(__func__, "op %s overload %s is not defined", op->name, ovl_text(op));
+    if (num_args) *num_args = d->n_args;
+    if (num_returns) *num_returns = d->n_rets;
+    return AOTI_TORCH_SUCCESS;
+}
+
+AOTI_TORCH_EXPORT AOTITorchError shimrt_op_has_tag(ShimrtOpHandle op, int32_t tag, bool *ret) {
+    CHECK_OP(op);
+    SHIMRT_CHECK_ARG(ret);
+    if (!shimrt_tag_name(tag)) return shimrt_fail(__func__, "unknown tag code %d", (int)tag);
+    const shimrt_opdef *d = atomic_load_explicit(&op->def, memory_order_acquire);
+    if (!d) return shimrt_fail(__func__, "op %s overload %s is not defined", op->name, ovl_text(op));
+    *ret = (d->tags >> tag) & 1u;
+    return AOTI_TORCH_SUCCESS;
+}
+
+AOTI_TORCH_EXPORT AOTITorchError shimrt_op_has_kernel(ShimrtOpHandle op, const char *key,
+                                                      bool *ret) {
+    CHECK_OP(op);
+    SHIMRT_CHECK_ARG(key);
+    SHIMRT_CHECK_ARG(ret);
+    int k = shimrt_key_parse(key);
+    if (k < 0) return shimrt_fail(__func__, "unknown dispatch key '%s'", key);
+    *ret = atomic_load_explicit(&op->kernels[k], memory_order_acquire) != NULL;
+    return AOTI_TORCH_SUCCESS;
+}

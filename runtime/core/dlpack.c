@@ -1,0 +1,133 @@
+/* runtime/core/dlpack.c: DLPack 1.x export and import without copies. */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "internal.h"
+
+static bool dtype_to_dl(int32_t dtype, DLDataType *out) {
+    uint8_t code, bits;
+    switch (dtype) {
+    case SHIMRT_INT8: code = kDLInt; bits = 8; break;
+    case SHIMRT_INT16: code = kDLInt; bits = 16; break;
+    case SHIMRT_INT32: code = kDLInt; bits = 32; break;
+    case SHIMRT_INT64: code = kDLInt; bits = 64; break;
+    case SHIMRT_UINT8: code = kDLUInt; bits = 8; break;
+    case SHIMRT_UINT16: code = kDLUInt; bits = 16; break;
+    case SHIMRT_UINT32: code = kDLUInt; bits = 32; break;
+    case SHIMRT_UINT64: code = kDLUInt; bits = 64; break;
+    case SHIMRT_FLOAT16: code = kDLFloat; bits = 16; break;
+    case SHIMRT_FLOAT32: code = kDLFloat; bits = 32; break;
+    case SHIMRT_FLOAT64: code = kDLFloat; bits = 64; break;
+    case SHIMRT_BFLOAT16: code = kDLBfloat; bits = 16; break;
+    case SHIMRT_BOOL: code = kDLBool; bits = 8; break;
+    case SHIMRT_COMPLEX32: code = kDLComplex; bits = 32; break;
+    case SHIMRT_COMPLEX64: code = kDLComplex; bits = 64; break;
+    case SHIMRT_COMPLEX128: code = kDLComplex; bits = 128; break;
+    default: return false;
+    }
+    out->code = code;
+    out->bits = bits;
+    out->lanes = 1;
+    return true;
+}
+
+static int32_t dtype_from_dl(DLDataType t) {
+    static const int32_t codes[] = {SHIMRT_INT8, SHIMRT_INT16, SHIMRT_INT32, SHIMRT_INT64,
+                                    SHIMRT_UINT8, SHIMRT_UINT16, SHIMRT_UINT32, SHIMRT_UINT64,
+                                    SHIMRT_FLOAT16, SHIMRT_FLOAT32, SHIMRT_FLOAT64,
+                                    SHIMRT_BFLOAT16, SHIMRT_BOOL, SHIMRT_COMPLEX32,
+                                    SHIMRT_COMPLEX64, SHIMRT_COMPLEX128};
+    if (t.lanes != 1) return -1;
+    for (size_t i = 0; i < sizeof codes / sizeof codes[0]; i++) {
+        DLDataType d;
+        dtype_to_dl(codes[i], &d);
+        if (d.code == t.code && d.bits == t.bits) return codes[i];
+    }
+    return -1;
+}
+
+static void export_deleter(DLManagedTensorVersioned *self) {
+    if (!self) return;
+    shimrt_tensor_free((AtenTensorHandle)self->manager_ctx);
+    free(self);
+}
+
+AOTI_TORCH_EXPORT AOTITorchError shimrt_to_dlpack(AtenTensorHandle tensor,
+                                                  DLManagedTensorVersioned **ret) {
+    SHIMRT_CHECK_DEFINED(tensor);
+    SHIMRT_CHECK_ARG(ret);
+    DLDataType dt;
+    if (!dtype_to_dl(tensor->dtype, &dt))
+        return shimrt_fail(__func__, "dtype %s has no DLPack code",
+                           shimrt_dtype_name(tensor->dtype));
+    if (tensor->device_type != SHIMRT_DEV_CPU)
+        return shimrt_fail(__func__, "only CPU tensors can be exported (device %s)",
+                           shimrt_device_type_name(tensor->device_type));
+    if (tensor->ndim > INT32_MAX) return shimrt_fail(__func__, "too many dimensions");
+    DLManagedTensorVersioned *m = calloc(1, sizeof *m);
+    if (!m) return shimrt_fail(__func__, "out of memory");
+    AtenTensorHandle own = shimrt_tensor_new(
+        __func__, tensor->storage, tensor->ndim, tensor->sizes, tensor->strides,
+        tensor->storage_offset, tensor->dtype, tensor->device_type, tensor->device_index,
+        tensor->layout);
+    if (!own) {
+        free(m);
+        return AOTI_TORCH_FAILURE;
+    }
+    m->version.major = 1;
+    m->version.minor = 0;
+    m->manager_ctx = own;
+    m->deleter = export_deleter;
+    m->flags = 0;
+    m->dl_tensor.data = shimrt_data(own);
+    m->dl_tensor.device.device_type = kDLCPU;
+    m->dl_tensor.device.device_id = 0;
+    m->dl_tensor.ndim = (int32_t)own->ndim;
+    m->dl_tensor.dtype = dt;
+    m->dl_tensor.shape = own->sizes;
+    m->dl_tensor.strides = own->strides;
+    m->dl_tensor.byte_offset = 0;
+    *ret = m;
+    return AOTI_TORCH_SUCCESS;
+}
+
+static void import_deleter(void *data, void *ctx) {
+    (void)data;
+    DLManagedTensorVersioned *m = ctx;
+    if (m->deleter) m->deleter(m);
+}
+
+AOTI_TORCH_EXPORT AOTITorchError shimrt_from_dlpack(DLManagedTensorVersioned *managed,
+                                                    AtenTensorHandle *ret) {
+    SHIMRT_CHECK_ARG(managed);
+    SHIMRT_CHECK_ARG(ret);
+    if (managed->version.major != 1)
+        return shimrt_fail(__func__, "DLPack major version %u is not supported (need 1)",
+                           (unsigned)managed->version.major);
+    const DLTensor *d = &managed->dl_tensor;
+    if (d->device.device_type == kDLCUDA || d->device.device_type == kDLCUDAManaged)
+        return shimrt_fail(__func__, "CUDA is not available (DLPack tensor on CUDA)");
+    if (d->device.device_type != kDLCPU && d->device.device_type != kDLCUDAHost)
+        return shimrt_fail(__func__, "DLPack device type %d is not supported",
+                           (int)d->device.device_type);
+    int32_t dtype = dtype_from_dl(d->dtype);
+    if (dtype < 0)
+        return shimrt_fail(__func__, "DLPack dtype (code %u, bits %u, lanes %u) is not supported",
+                           (unsigned)d->dtype.code, (unsigned)d->dtype.bits,
+                           (unsigned)d->dtype.lanes);
+    if (d->ndim < 0 || d->ndim > SHIMRT_MAX_DIMS)
+        return shimrt_fail(__func__, "ndim %d is out of range [0, %d]", (int)d->ndim,
+                           SHIMRT_MAX_DIMS);
+    if (d->ndim > 0 && !d->shape) return shimrt_fail(__func__, "the DLPack shape is NULL");
+    void *data = d->data ? (char *)d->data + d->byte_offset : NULL;
+    AtenTensorHandle t;
+    if (torch_from_blob(data, d->ndim, d->shape, d->strides, 0, dtype, SHIMRT_DEV_CPU, 0, &t,
+                        SHIMRT_LAYOUT_STRIDED, NULL, 0, import_deleter, managed)) {
+        /* keep the message, but name this function (copy: it lives in the same buffer) */
+        char why[512];
+        snprintf(why, sizeof why, "%s", torch_exception_get_what());
+        return shimrt_fail(__func__, "%s", why);
+    }
+    *ret = t;
+    return AOTI_TORCH_SUCCESS;
+}

@@ -1,0 +1,195 @@
+/* runtime/core/internal.h: the runtime's private header (never installed).
+ *
+ * Error reporting, the handle pools that let every entry point reject a NULL, freed or
+ * foreign handle without dereferencing wild memory, and the tensor/storage structs with
+ * the helpers that CPU kernels use (element sizes, numel, contiguity, dtype names). */
+#ifndef SHIMRT_INTERNAL_H
+#define SHIMRT_INTERNAL_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "shimrt/shimrt.h"
+
+/* ---- errors (error.c) ------------------------------------------------------------- */
+
+/* Sets the calling thread's message to "func: <formatted message>" and returns
+ * AOTI_TORCH_FAILURE, so an entry point can `return shimrt_fail(__func__, ...)`. */
+AOTITorchError shimrt_fail(const char *func, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+/* Empties the calling thread's message (torch_exception_get_what() then returns ""). */
+void shimrt_clear_error(void);
+
+/* Fails from the enclosing function when a required out-pointer or argument is NULL. */
+#define SHIMRT_CHECK_ARG(p)                                                       \
+    do {                                                                          \
+        if ((p) == NULL) return shimrt_fail(__func__, "argument '%s' is NULL", #p); \
+    } while (0)
+
+/* ---- handle pools (pool.c) --------------------------------------------------------- *
+ * Every handle type lives in a pool of fixed-size slots carved from slabs that are never
+ * returned to the system. A freed slot keeps its memory, so a stale handle can still be
+ * read safely: its magic has been poisoned and the check fails with a message. A pointer
+ * that lies in no slab (garbage, a stack address) is rejected without being read.
+ * Slabs grow geometrically, so membership is a scan of at most SHIMRT_POOL_MAX_SLABS
+ * ranges, lock-free for readers. Freed slots are reused oldest first. */
+#define SHIMRT_POOL_MAX_SLABS 40
+#define SHIMRT_MAGIC_FREED UINT64_C(0xDEADF4EEDEADF4EE)
+
+typedef struct shimrt_pool {
+    size_t slot_size;                          /* bytes per slot, multiple of 16 */
+    _Atomic(char *) slab_base[SHIMRT_POOL_MAX_SLABS];
+    size_t slab_bytes[SHIMRT_POOL_MAX_SLABS];
+    _Atomic int nslabs;
+    /* guarded by the pool's mutex (pool.c): */
+    void *free_head, *free_tail;               /* FIFO of freed slots */
+    size_t free_count;
+    char *bump, *bump_end;                     /* unused tail of the newest slab */
+} shimrt_pool;
+
+#define SHIMRT_POOL_INIT(type) {.slot_size = (sizeof(type) + 15u) & ~(size_t)15u}
+
+/* Returns a zeroed slot, or NULL when out of memory. */
+void *shimrt_pool_alloc(shimrt_pool *pool);
+/* Poisons the slot's first 8 bytes with SHIMRT_MAGIC_FREED and queues it for reuse. */
+void shimrt_pool_free(shimrt_pool *pool, void *slot);
+/* True when p is the start of a slot of this pool (live or freed). Never reads *p. */
+bool shimrt_pool_contains(const shimrt_pool *pool, const void *p);
+
+/* ---- dtypes (dtype.c) ------------------------------------------------------------- */
+enum {
+    SHIMRT_UINT8 = 0, SHIMRT_INT8 = 1, SHIMRT_INT16 = 2, SHIMRT_INT32 = 3, SHIMRT_INT64 = 4,
+    SHIMRT_FLOAT16 = 5, SHIMRT_FLOAT32 = 6, SHIMRT_FLOAT64 = 7, SHIMRT_COMPLEX32 = 8,
+    SHIMRT_COMPLEX64 = 9, SHIMRT_COMPLEX128 = 10, SHIMRT_BOOL = 11, SHIMRT_BFLOAT16 = 15,
+    SHIMRT_FLOAT8_E5M2 = 23, SHIMRT_FLOAT8_E4M3FN = 24, SHIMRT_FLOAT8_E5M2FNUZ = 25,
+    SHIMRT_FLOAT8_E4M3FNUZ = 26, SHIMRT_UINT16 = 27, SHIMRT_UINT32 = 28, SHIMRT_UINT64 = 29,
+    SHIMRT_FLOAT8_E8M0FNU = 44, SHIMRT_FLOAT4_E2M1FN_X2 = 45
+};
+enum {
+    SHIMRT_DEV_CPU = 0, SHIMRT_DEV_CUDA = 1, SHIMRT_DEV_XPU = 12, SHIMRT_DEV_MPS = 13,
+    SHIMRT_DEV_META = 14, SHIMRT_DEV_PRIVATEUSE1 = 20
+};
+enum {
+    SHIMRT_LAYOUT_STRIDED = 0, SHIMRT_LAYOUT_SPARSE_COO = 1, SHIMRT_LAYOUT_SPARSE_CSR = 2,
+    SHIMRT_LAYOUT_MKLDNN = 3, SHIMRT_LAYOUT_SPARSE_CSC = 4, SHIMRT_LAYOUT_SPARSE_BSR = 5,
+    SHIMRT_LAYOUT_SPARSE_BSC = 6, SHIMRT_LAYOUT_JAGGED = 7
+};
+
+/* Bytes per element of a dtype code; 0 for an unknown code. */
+size_t shimrt_dtype_size(int32_t dtype);
+/* The dtype's name ("float32"), or NULL for an unknown code. */
+const char *shimrt_dtype_name(int32_t dtype);
+/* True for the dtypes the CPU conversion kernels read and write (ints, uints, float16,
+ * bfloat16, float32, float64, bool, complex64, complex128). */
+bool shimrt_dtype_is_computable(int32_t dtype);
+bool shimrt_device_type_known(int32_t device_type);
+const char *shimrt_device_type_name(int32_t device_type);
+
+/* Half-precision conversions (round to nearest even). */
+float shimrt_half_to_float(uint16_t h);
+uint16_t shimrt_float_to_half(float f);
+float shimrt_bf16_to_float(uint16_t b);
+uint16_t shimrt_float_to_bf16(float f);
+
+/* ---- storage (storage.c) ----------------------------------------------------------- */
+typedef struct shimrt_storage {
+    _Atomic int64_t refcount;
+    void *data;            /* device memory (CPU: 64-byte aligned when we allocated it) */
+    size_t nbytes;
+    int32_t device_type, device_index;
+    /* Called once with (data, ctx) when the last reference goes; NULL: nothing to free
+     * (the runtime's own allocations use shimrt_free_aligned via this hook too). */
+    void (*deleter)(void *data, void *ctx);
+    void *deleter_ctx;
+} shimrt_storage;
+
+#define SHIMRT_CPU_ALIGNMENT 64
+/* Larger requests fail with a message instead of reaching the allocator (1 TiB). */
+#define SHIMRT_MAX_ALLOC_BYTES (UINT64_C(1) << 40)
+/* Allocates nbytes of device memory on (device_type, device_index) and returns a storage
+ * with one reference, or NULL with the thread's message set (func names the caller). */
+shimrt_storage *shimrt_storage_new(const char *func, size_t nbytes, int32_t device_type,
+                                   int32_t device_index);
+/* Wraps foreign memory: one reference; deleter(data, ctx) runs at the last release. */
+shimrt_storage *shimrt_storage_wrap(const char *func, void *data, size_t nbytes,
+                                    int32_t device_type, int32_t device_index,
+                                    void (*deleter)(void *, void *), void *ctx);
+void shimrt_storage_retain(shimrt_storage *s);
+void shimrt_storage_release(shimrt_storage *s); /* NULL: no-op */
+
+/* ---- tensors (tensor.c) ------------------------------------------------------------ */
+#define SHIMRT_TENSOR_MAGIC UINT64_C(0x53484D5254454E53) /* "SHMRTENS" */
+#define SHIMRT_INLINE_DIMS 6
+#define SHIMRT_MAX_DIMS 64
+
+struct AtenTensorOpaque {
+    uint64_t magic;           /* SHIMRT_TENSOR_MAGIC while live, SHIMRT_MAGIC_FREED after */
+    shimrt_storage *storage;  /* one reference held by this handle */
+    int64_t ndim;
+    int64_t *sizes, *strides; /* point to inline_* or to one heap block of 2*ndim */
+    int64_t storage_offset;   /* in elements */
+    int32_t dtype, device_type, device_index, layout;
+    bool defined;             /* false: from aoti_torch_new_uninitialized_tensor */
+    int64_t inline_sizes[SHIMRT_INLINE_DIMS], inline_strides[SHIMRT_INLINE_DIMS];
+};
+
+extern shimrt_pool shimrt_tensor_pool;
+
+/* True when t is a live tensor handle (checks pool membership, then the magic). */
+bool shimrt_tensor_valid(AtenTensorHandle t);
+/* Fails from the enclosing function when t is not a live tensor handle. */
+#define SHIMRT_CHECK_TENSOR(t)                                                     \
+    do {                                                                           \
+        if (!shimrt_tensor_valid(t))                                               \
+            return shimrt_fail(__func__, "%s",                                     \
+                               shimrt_tensor_invalid_reason(t, #t));               \
+    } while (0)
+/* As SHIMRT_CHECK_TENSOR, and the tensor must be defined (not uninitialized). */
+#define SHIMRT_CHECK_DEFINED(t)                                                    \
+    do {                                                                           \
+        SHIMRT_CHECK_TENSOR(t);                                                    \
+        if (!(t)->defined)                                                         \
+            return shimrt_fail(__func__, "argument '%s' is an undefined tensor", #t); \
+    } while (0)
+/* A message for an invalid handle: "argument 'self' is NULL", "... was freed", ... */
+const char *shimrt_tensor_invalid_reason(AtenTensorHandle t, const char *argname);
+
+/* Builds a new handle over s (takes one new reference on s; s may be NULL for a tensor
+ * with no elements on a device without memory, e.g. meta). Validates ndim, sizes,
+ * strides (NULL strides: contiguous), dtype, device and layout, and that the viewed
+ * range fits the storage. Returns NULL with the thread's message set. */
+AtenTensorHandle shimrt_tensor_new(const char *func, shimrt_storage *s, int64_t ndim,
+                                   const int64_t *sizes, const int64_t *strides,
+                                   int64_t storage_offset, int32_t dtype,
+                                   int32_t device_type, int32_t device_index, int32_t layout);
+/* Allocates a fresh tensor with its own storage (contiguous when strides is NULL). */
+AtenTensorHandle shimrt_tensor_empty(const char *func, int64_t ndim, const int64_t *sizes,
+                                     const int64_t *strides, int32_t dtype,
+                                     int32_t device_type, int32_t device_index);
+void shimrt_tensor_free(AtenTensorHandle t); /* NULL or invalid: no-op */
+
+/* Product of sizes (1 for a 0-dim tensor). */
+int64_t shimrt_numel(const struct AtenTensorOpaque *t);
+/* True when strides are the row-major contiguous strides (size-1 dims ignored). */
+bool shimrt_is_contiguous(const struct AtenTensorOpaque *t);
+/* Address of element 0 (storage data + storage_offset * element size); NULL if none. */
+void *shimrt_data(const struct AtenTensorOpaque *t);
+/* Fills strides with the contiguous strides of sizes. */
+void shimrt_contiguous_strides(int64_t ndim, const int64_t *sizes, int64_t *strides);
+/* Checks a dtype code / device pair and sets the message on failure. */
+AOTITorchError shimrt_check_dtype(const char *func, int32_t dtype);
+AOTITorchError shimrt_check_device(const char *func, int32_t device_type,
+                                   int32_t device_index);
+
+/* ---- element-wise strided copy (data.c) --------------------------------------------
+ * Copies src into dst (same numel; sizes broadcast-compatible shapes are the caller's
+ * concern) converting dtypes, both on CPU. Returns a code with the message set. */
+AOTITorchError shimrt_copy(const char *func, AtenTensorHandle dst, AtenTensorHandle src);
+
+/* ---- thread pool (threads.c) ------------------------------------------------------- */
+/* Number of threads of the pool (SHIMRT_NUM_THREADS, else the core count; at least 1). */
+uint32_t shimrt_num_threads(void);
+
+#endif

@@ -1,0 +1,432 @@
+/* runtime/core/library.c: libraries (TorchLibraryHandle) and registration: defs from
+ * schema strings, impls per dispatch key, deregistration when a library is deleted.
+ * Every write holds shimrt_dispatch_lock; see dispatch_internal.h for what readers see. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dispatch_internal.h"
+
+shimrt_pool shimrt_library_pool = SHIMRT_POOL_INIT(struct TorchLibraryOpaque);
+
+static const char *const kind_names[] = {"DEF", "IMPL", "FRAGMENT"};
+
+/* The live DEF library of each namespace (under the lock). */
+static TorchLibraryHandle *g_def_libs;
+static size_t g_n_def_libs, g_cap_def_libs;
+
+static bool valid_ns(const char *ns) {
+    if (!ns || !*ns) return false;
+    for (const char *p = ns; *p; p++) {
+        char c = *p;
+        bool ok = c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+                  (p != ns && c >= '0' && c <= '9');
+        if (!ok) return false;
+    }
+    return true;
+}
+
+static AOTITorchError lib_new(const char *func, int kind, const char *ns, const char *k,
+                              const char *file, uint32_t line, TorchLibraryHandle *ret) {
+    if (!ret) return shimrt_fail(func, "argument 'ret_new_torch_lib' is NULL");
+    if (!ns) return shimrt_fail(func, "argument 'ns' is NULL");
+    if (!valid_ns(ns)) {
+        return shimrt_fail(func, "namespace '%s' is not an identifier", ns);
+    }
+    int key = SHIMRT_KEY_CIA;
+    if (kind == SHIMRT_LIB_IMPL) {
+        if (!k) return shimrt_fail(func, "argument 'k' (the dispatch key) is NULL");
+        key = shimrt_key_parse(k);
+        if (key < 0) {
+            return shimrt_fail(func, "unknown or unsupported dispatch key '%s' for library %s "
+                               "(supported: CPU, CUDA, MPS, XPU, PrivateUse1, Meta, "
+                               "CompositeExplicitAutogradNonFunctional, "
+                               "CompositeExplicitAutograd, CompositeImplicitAutograd)", k, ns);
+        }
+    }
+    char *ns_copy = strdup(ns);
+    char *file_copy = strdup(file ? file : "<unknown>");
+    TorchLibraryHandle lib = ns_copy && file_copy ? shimrt_pool_alloc(&shimrt_library_pool) : NULL;
+    if (!lib) {
+        free(ns_copy);
+        free(file_copy);
+        return shimrt_fail(func, "out of memory");
+    }
+    lib->kind = kind;
+    lib->key = key;
+    lib->ns = ns_copy;
+    lib->file = file_copy;
+    lib->line = line;
+    pthread_mutex_lock(&shimrt_dispatch_lock);
+    if (kind == SHIMRT_LIB_DEF) {
+        for (size_t i = 0; i < g_n_def_libs; i++) {
+            if (strcmp(g_def_libs[i]->ns, ns) == 0) {
+                TorchLibraryHandle other = g_def_libs[i];
+                pthread_mutex_unlock(&shimrt_dispatch_lock);
+                AOTITorchError e = shimrt_fail(
+                    func, "only one DEF library may register namespace '%s'; it was already "
+                    "registered at %s:%u (use a FRAGMENT library to add ops)", ns, other->file,
+                    (unsigned)other->line);
+                free(ns_copy);
+                free(file_copy);
+                shimrt_pool_free(&shimrt_library_pool, lib);
+                return e;
+            }
+        }
+        if (g_n_def_libs == g_cap_def_libs) {
+            size_t cap = g_cap_def_libs ? g_cap_def_libs * 2 : 8;
+            TorchLibraryHandle *n = realloc(g_def_libs, cap * sizeof *n);
+            if (!n) {
+                pthread_mutex_unlock(&shimrt_dispatch_lock);
+                free(ns_copy);
+                free(file_copy);
+                shimrt_pool_free(&shimrt_library_pool, lib);
+                return shimrt_fail(func, "out of memory");
+            }
+            g_def_libs = n;
+            g_cap_def_libs = cap;
+        }
+        g_def_libs[g_n_def_libs++] = lib;
+    }
+    lib->magic = SHIMRT_LIBRARY_MAGIC;
+    pthread_mutex_unlock(&shimrt_dispatch_lock);
+    *ret = lib;
+    return AOTI_TORCH_SUCCESS;
+}
+
+AOTI_TORCH_EXPORT AOTITorchError aoti_torch_library_init_impl(const char *ns, const char *k,
+                                                              const char *file, uint32_t line,
+                                                              TorchLibraryHandle *ret_new_torch_lib) {
+    return lib_new(__func__, SHIMRT_LIB_IMPL, ns, k, file, line, ret_new_torch_lib);
+}
+
+AOTI_TORCH_EXPORT AOTITorchError aoti_torch_library_init_def(const char *ns, const char *file,
+                                                             uint32_t line,
+                                                             TorchLibraryHandle *ret_new_torch_lib) {
+    return lib_new(__func__, SHIMRT_LIB_DEF, ns, NULL, file, line, ret_new_torch_lib);
+}
+
+AOTI_TORCH_EXPORT AOTITorchError aoti_torch_library_init_fragment(
+    const char *ns, const char *file, uint32_t line, TorchLibraryHandle *ret_new_torch_lib) {
+    return lib_new(__func__, SHIMRT_LIB_FRAGMENT, ns, NULL, file, line, ret_new_torch_lib);
+}
+
+/* Under the lock. */
+static bool push_def(TorchLibraryHandle lib, shimrt_op *op) {
+    if (lib->n_defs == lib->cap_defs) {
+        size_t cap = lib->cap_defs ? lib->cap_defs * 2 : 8;
+        shimrt_op **n = realloc(lib->defs, cap * sizeof *n);
+        if (!n) return false;
+        lib->defs = n;
+        lib->cap_defs = cap;
+    }
+    lib->defs[lib->n_defs++] = op;
+    return true;
+}
+
+static bool push_impl(TorchLibraryHandle lib, shimrt_op *op, int key) {
+    if (lib->n_impls == lib->cap_impls) {
+        size_t cap = lib->cap_impls ? lib->cap_impls * 2 : 8;
+        shimrt_impl_reg *n = realloc(lib->impls, cap * sizeof *n);
+        if (!n) return false;
+        lib->impls = n;
+        lib->cap_impls = cap;
+    }
+    lib->impls[lib->n_impls].op = op;
+    lib->impls[lib->n_impls].key = key;
+    lib->n_impls++;
+    return true;
+}
+
+/* Checks a parsed schema's types; on failure names the argument. */
+static AOTITorchError check_types(const char *func, const sg_schema *s, const char *text) {
+    for (int i = 0; i < s->n_args; i++) {
+        const char *why = NULL;
+        if (!shimrt_type_encodable(s->args[i].type, &why)) {
+            return shimrt_fail(func, "schema '%s': argument '%s' has type %s, which has no "
+                               "StableIValue encoding", text, s->args[i].name, why);
+        }
+    }
+    for (int i = 0; i < s->n_rets; i++) {
+        const char *why = NULL;
+        if (!shimrt_type_encodable(s->rets[i].type, &why)) {
+            return shimrt_fail(func, "schema '%s': return %d has type %s, which has no "
+                               "StableIValue encoding", text, i, why);
+        }
+    }
+    return AOTI_TORCH_SUCCESS;
+}
+
+static int tensor_arg_kind(const sg_type *t) {
+    if (t->kind == SG_TY_BASE) return t->base == SG_BT_TENSOR ? SHIMRT_TA_TENSOR : -1;
+    if (t->kind == SG_TY_OPTIONAL) {
+        return t->elem->kind == SG_TY_BASE && t->elem->base == SG_BT_TENSOR ? SHIMRT_TA_OPTIONAL
+                                                                             : -1;
+    }
+    const sg_type *e = t->elem;
+    if (e->kind == SG_TY_BASE && e->base == SG_BT_TENSOR) return SHIMRT_TA_LIST;
+    if (e->kind == SG_TY_OPTIONAL && e->elem->kind == SG_TY_BASE && e->elem->base == SG_BT_TENSOR) {
+        return SHIMRT_TA_OPTIONAL_LIST;
+    }
+    return -1;
+}
+
+static AOTITorchError lib_def(const char *func, TorchLibraryHandle self, const char *schema,
+                              const int32_t *tags, int32_t num_tags) {
+    SHIMRT_CHECK_HANDLE_IN(func, shimrt_library_pool, self, SHIMRT_LIBRARY_MAGIC, "library");
+    if (!schema) return shimrt_fail(func, "argument 'schema' is NULL");
+    if (self->kind == SHIMRT_LIB_IMPL) {
+        return shimrt_fail(func, "cannot define '%s' in an IMPL library (namespace %s, key %s, "
+                           "%s:%u): use a DEF or FRAGMENT library", schema, self->ns,
+                           shimrt_key_name(self->key), self->file, (unsigned)self->line);
+    }
+    if (num_tags < 0 || (num_tags > 0 && !tags)) {
+        return shimrt_fail(func, "bad tags: %d tags at %p", (int)num_tags, (const void *)tags);
+    }
+    uint32_t tagbits = 0;
+    for (int32_t i = 0; i < num_tags; i++) {
+        if (!shimrt_tag_name(tags[i])) {
+            return shimrt_fail(func, "unknown tag code %d (tags[%d]) for '%s'", (int)tags[i],
+                               (int)i, schema);
+        }
+        tagbits |= 1u << tags[i];
+    }
+    size_t len = strlen(schema);
+    /* Validate in a scratch arena so a bad schema leaves nothing behind. */
+    sg_arena *scratch = sg_arena_new();
+    if (!scratch) return shimrt_fail(func, "out of memory");
+    sg_schema_error err;
+    memset(&err, 0, sizeof err);
+    const sg_schema *s = sg_schema_parse(scratch, schema, len, &err);
+    if (!s) {
+        AOTITorchError e = shimrt_fail(func, "bad schema '%s': %s (at offset %u)", schema,
+                                       err.message, (unsigned)err.offset);
+        sg_arena_free(scratch);
+        return e;
+    }
+    if (s->ns && strcmp(s->ns, self->ns) != 0) {
+        AOTITorchError e = shimrt_fail(func, "schema '%s' names namespace '%s', but the library "
+                                       "(%s:%u) is for namespace '%s'", schema, s->ns,
+                                       self->file, (unsigned)self->line, self->ns);
+        sg_arena_free(scratch);
+        return e;
+    }
+    if (check_types(func, s, schema)) {
+        sg_arena_free(scratch);
+        return AOTI_TORCH_FAILURE;
+    }
+    sg_arena_free(scratch);
+
+    pthread_mutex_lock(&shimrt_dispatch_lock);
+    AOTITorchError rc = AOTI_TORCH_SUCCESS;
+    sg_arena *arena = shimrt_dispatch_arena();
+    const sg_schema *keep = arena ? sg_schema_parse(arena, schema, len, &err) : NULL;
+    char *qual = keep ? sg_arena_printf(arena, "%s::%s", self->ns, keep->name) : NULL;
+    shimrt_op *op = qual ? shimrt_op_get_or_create(qual, keep->overload) : NULL;
+    shimrt_opdef *d = op ? sg_arena_alloc(arena, sizeof *d) : NULL;
+    if (!d) {
+        rc = shimrt_fail(func, "out of memory defining '%s'", schema);
+        goto out;
+    }
+    const shimrt_opdef *old = atomic_load_explicit(&op->def, memory_order_acquire);
+    if (old) {
+        rc = shimrt_fail(func, "op %s overload '%s' is already defined (by the %s library at "
+                         "%s:%u as '%s'); redefinition of '%s' refused", op->name, op->overload,
+                         kind_names[old->owner->kind], old->owner->file,
+                         (unsigned)old->owner->line, old->schema_text, schema);
+        goto out;
+    }
+    shimrt_tensor_arg *ta = sg_arena_alloc(arena, sizeof *ta * (size_t)(keep->n_args + 1));
+    char *text = sg_arena_printf(arena, "%s::%s", self->ns, sg_schema_to_string(arena, keep));
+    if (!ta || !text) {
+        rc = shimrt_fail(func, "out of memory defining '%s'", schema);
+        goto out;
+    }
+    if (keep->ns) text = sg_schema_to_string(arena, keep);
+    uint32_t nt = 0;
+    for (int i = 0; i < keep->n_args; i++) {
+        int kind = tensor_arg_kind(keep->args[i].type);
+        if (kind < 0) continue;
+        ta[nt].index = (uint32_t)i;
+        ta[nt].kind = (uint32_t)kind;
+        nt++;
+    }
+    d->schema = keep;
+    d->schema_text = text;
+    d->n_args = (uint32_t)keep->n_args;
+    d->n_rets = (uint32_t)keep->n_rets;
+    d->n_tensor_args = nt;
+    d->tensor_args = ta;
+    d->tags = tagbits;
+    d->owner = self;
+    if (!push_def(self, op)) {
+        rc = shimrt_fail(func, "out of memory defining '%s'", schema);
+        goto out;
+    }
+    atomic_store_explicit(&op->def, d, memory_order_release);
+out:
+    pthread_mutex_unlock(&shimrt_dispatch_lock);
+    return rc;
+}
+
+AOTI_TORCH_EXPORT AOTITorchError aoti_torch_library_def(TorchLibraryHandle self,
+                                                        const char *schema) {
+    return lib_def(__func__, self, schema, NULL, 0);
+}
+
+AOTI_TORCH_EXPORT AOTITorchError torch_library_def_with_tags(TorchLibraryHandle self,
+                                                             const char *schema,
+                                                             const int32_t *tags,
+                                                             int32_t num_tags) {
+    return lib_def(__func__, self, schema, tags, num_tags);
+}
+
+/* Splits "[ns::]name[.overload]" into the qualified name and the overload. */
+static AOTITorchError split_name(const char *func, TorchLibraryHandle lib, const char *name,
+                                 char *qual, size_t qcap, char *ovl, size_t ocap) {
+    const char *base = name;
+    const char *sep = strstr(name, "::");
+    if (sep) {
+        size_t nslen = (size_t)(sep - name);
+        if (nslen != strlen(lib->ns) || strncmp(name, lib->ns, nslen) != 0) {
+            return shimrt_fail(func, "op name '%s' names another namespace than the library's "
+                               "'%s' (%s:%u)", name, lib->ns, lib->file, (unsigned)lib->line);
+        }
+        base = sep + 2;
+    }
+    const char *dot = strchr(base, '.');
+    size_t blen = dot ? (size_t)(dot - base) : strlen(base);
+    const char *o = dot ? dot + 1 : "";
+    bool ok = blen > 0 && !(dot && !*o);
+    for (size_t i = 0; ok && i < blen; i++) {
+        char c = base[i];
+        ok = c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+    }
+    for (const char *p = o; ok && *p; p++) {
+        char c = *p;
+        ok = c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+    }
+    if (!ok) {
+        return shimrt_fail(func, "op name '%s' is not of the form name or name.overload", name);
+    }
+    int n = snprintf(qual, qcap, "%s::%.*s", lib->ns, (int)blen, base);
+    int m = snprintf(ovl, ocap, "%s", o);
+    if (n < 0 || (size_t)n >= qcap || m < 0 || (size_t)m >= ocap) {
+        return shimrt_fail(func, "op name '%s' is too long", name);
+    }
+    return AOTI_TORCH_SUCCESS;
+}
+
+static AOTITorchError lib_impl(const char *func, TorchLibraryHandle self, const char *name,
+                               ShimrtBoxedKernel fn) {
+    SHIMRT_CHECK_HANDLE_IN(func, shimrt_library_pool, self, SHIMRT_LIBRARY_MAGIC, "library");
+    if (!name) return shimrt_fail(func, "argument 'name' is NULL");
+    if (!fn) return shimrt_fail(func, "argument 'fn' (the kernel for '%s') is NULL", name);
+    char qual[512], ovl[256];
+    if (split_name(func, self, name, qual, sizeof qual, ovl, sizeof ovl)) {
+        return AOTI_TORCH_FAILURE;
+    }
+    pthread_mutex_lock(&shimrt_dispatch_lock);
+    AOTITorchError rc = AOTI_TORCH_SUCCESS;
+    shimrt_op *op = shimrt_op_get_or_create(qual, ovl);
+    if (!op) {
+        rc = shimrt_fail(func, "out of memory registering '%s'", name);
+        goto out;
+    }
+    int key = self->key;
+    if (atomic_load_explicit(&op->kernels[key], memory_order_relaxed)) {
+        TorchLibraryHandle o = op->kernel_owner[key];
+        rc = shimrt_fail(func, "op %s overload '%s' already has a kernel for dispatch key %s "
+                         "(registered at %s:%u); a second one is refused", qual, ovl,
+                         shimrt_key_name(key), o ? o->file : "?", o ? (unsigned)o->line : 0u);
+        goto out;
+    }
+    if (!push_impl(self, op, key)) {
+        rc = shimrt_fail(func, "out of memory registering '%s'", name);
+        goto out;
+    }
+    op->kernel_owner[key] = self;
+    atomic_store_explicit(&op->kernels[key], fn, memory_order_release);
+out:
+    pthread_mutex_unlock(&shimrt_dispatch_lock);
+    return rc;
+}
+
+AOTI_TORCH_EXPORT AOTITorchError aoti_torch_library_impl(TorchLibraryHandle self,
+                                                         const char *name,
+                                                         void (*fn)(StableIValue *, uint64_t,
+                                                                    uint64_t)) {
+    return lib_impl(__func__, self, name, fn);
+}
+
+AOTI_TORCH_EXPORT AOTITorchError torch_library_impl(TorchLibraryHandle self, const char *name,
+                                                    void (*fn)(StableIValue *, uint64_t,
+                                                               uint64_t),
+                                                    uint64_t extension_build_version) {
+    (void)extension_build_version;
+    return lib_impl(__func__, self, name, fn);
+}
+
+AOTI_TORCH_EXPORT AOTITorchError torch_library_set_python_module(TorchLibraryHandle self,
+                                                                 const char *pymodule,
+                                                                 const char *context) {
+    SHIMRT_CHECK_HANDLE(shimrt_library_pool, self, SHIMRT_LIBRARY_MAGIC, "library");
+    SHIMRT_CHECK_ARG(pymodule);
+    char *m = strdup(pymodule);
+    char *c = context ? strdup(context) : NULL;
+    if (!m || (context && !c)) {
+        free(m);
+        free(c);
+        return shimrt_fail(__func__, "out of memory");
+    }
+    pthread_mutex_lock(&shimrt_dispatch_lock);
+    free(self->pymodule);
+    free(self->pycontext);
+    self->pymodule = m;
+    self->pycontext = c;
+    pthread_mutex_unlock(&shimrt_dispatch_lock);
+    return AOTI_TORCH_SUCCESS;
+}
+
+AOTI_TORCH_EXPORT AOTITorchError aoti_torch_delete_library_object(TorchLibraryHandle tlh) {
+    pthread_mutex_lock(&shimrt_dispatch_lock);
+    const char *why = shimrt_handle_problem(&shimrt_library_pool, tlh, SHIMRT_LIBRARY_MAGIC);
+    if (why) {
+        pthread_mutex_unlock(&shimrt_dispatch_lock);
+        return shimrt_fail(__func__, "library handle 'tlh' %s", why);
+    }
+    for (size_t i = 0; i < tlh->n_defs; i++) {
+        shimrt_op *op = tlh->defs[i];
+        const shimrt_opdef *d = atomic_load_explicit(&op->def, memory_order_relaxed);
+        /* The def stays in the arena: a concurrent call may still read it. */
+        if (d && d->owner == tlh) atomic_store_explicit(&op->def, NULL, memory_order_release);
+    }
+    for (size_t i = 0; i < tlh->n_impls; i++) {
+        shimrt_op *op = tlh->impls[i].op;
+        int key = tlh->impls[i].key;
+        if (op->kernel_owner[key] == tlh) {
+            op->kernel_owner[key] = NULL;
+            atomic_store_explicit(&op->kernels[key], NULL, memory_order_release);
+        }
+    }
+    for (size_t i = 0; i < g_n_def_libs; i++) {
+        if (g_def_libs[i] == tlh) {
+            g_def_libs[i] = g_def_libs[--g_n_def_libs];
+            break;
+        }
+    }
+    if (g_n_def_libs == 0) {
+        free(g_def_libs);
+        g_def_libs = NULL;
+        g_cap_def_libs = 0;
+    }
+    free(tlh->defs);
+    free(tlh->impls);
+    free(tlh->ns);
+    free(tlh->file);
+    free(tlh->pymodule);
+    free(tlh->pycontext);
+    shimrt_pool_free(&shimrt_library_pool, tlh);
+    pthread_mutex_unlock(&shimrt_dispatch_lock);
+    return AOTI_TORCH_SUCCESS;
+}

@@ -1,0 +1,155 @@
+/* runtime/core/scalar.c: ScalarHandle, a heap tagged bool / int / double / complex double
+ * (PyTorch 2.14's torch_new_scalar_* family; shimrt/containers.h). */
+#include "containers_internal.h"
+
+shimrt_pool shimrt_scalar_pool = SHIMRT_POOL_INIT(struct ScalarOpaque);
+
+/* A new live scalar slot with the tag set, or NULL with the message set. */
+static ScalarHandle scalar_new(const char *func, int32_t tag, ScalarHandle *ret) {
+    if (ret == NULL) {
+        shimrt_fail(func, "argument 'ret' is NULL");
+        return NULL;
+    }
+    ScalarHandle s = shimrt_pool_alloc(&shimrt_scalar_pool);
+    if (!s) {
+        shimrt_fail(func, "out of memory");
+        return NULL;
+    }
+    s->magic = SHIMRT_SCALAR_MAGIC;
+    s->tag = tag;
+    SHIMRT_LIVE_ADD(shimrt_live_scalars, 1);
+    return s;
+}
+
+AOTI_TORCH_EXPORT AOTITorchError torch_new_scalar_int(int64_t value, ScalarHandle *ret) {
+    ScalarHandle s = scalar_new(__func__, SHIMRT_SCALAR_INT, ret);
+    if (!s) return AOTI_TORCH_FAILURE;
+    s->v.i = value;
+    *ret = s;
+    return AOTI_TORCH_SUCCESS;
+}
+
+AOTI_TORCH_EXPORT AOTITorchError torch_new_scalar_double(double value, ScalarHandle *ret) {
+    ScalarHandle s = scalar_new(__func__, SHIMRT_SCALAR_DOUBLE, ret);
+    if (!s) return AOTI_TORCH_FAILURE;
+    s->v.d = value;
+    *ret = s;
+    return AOTI_TORCH_SUCCESS;
+}
+
+AOTI_TORCH_EXPORT AOTITorchError torch_new_scalar_bool(bool value, ScalarHandle *ret) {
+    ScalarHandle s = scalar_new(__func__, SHIMRT_SCALAR_BOOL, ret);
+    if (!s) return AOTI_TORCH_FAILURE;
+    s->v.b = value;
+    *ret = s;
+    return AOTI_TORCH_SUCCESS;
+}
+
+AOTI_TORCH_EXPORT AOTITorchError torch_new_scalar_complex_double(double real, double imag,
+                                                                 ScalarHandle *ret) {
+    ScalarHandle s = scalar_new(__func__, SHIMRT_SCALAR_COMPLEX, ret);
+    if (!s) return AOTI_TORCH_FAILURE;
+    s->v.c.re = real;
+    s->v.c.im = imag;
+    *ret = s;
+    return AOTI_TORCH_SUCCESS;
+}
+
+#define SCALAR_IS(fn, TAG)                                                        \
+    AOTI_TORCH_EXPORT AOTITorchError fn(ScalarHandle handle, bool *ret) {         \
+        SHIMRT_CHECK_HANDLE(shimrt_scalar_pool, handle, SHIMRT_SCALAR_MAGIC, "scalar"); \
+        SHIMRT_CHECK_ARG(ret);                                                    \
+        *ret = handle->tag == (TAG);                                              \
+        return AOTI_TORCH_SUCCESS;                                                \
+    }
+SCALAR_IS(torch_scalar_is_int, SHIMRT_SCALAR_INT)
+SCALAR_IS(torch_scalar_is_double, SHIMRT_SCALAR_DOUBLE)
+SCALAR_IS(torch_scalar_is_bool, SHIMRT_SCALAR_BOOL)
+SCALAR_IS(torch_scalar_is_complex_double, SHIMRT_SCALAR_COMPLEX)
+
+/* The real value of a non-complex scalar, or of a complex one with imag == 0. */
+static AOTITorchError scalar_real(const char *func, ScalarHandle s, const char *to,
+                                  double *d, int64_t *i, bool *is_int) {
+    *is_int = false;
+    switch (s->tag) {
+    case SHIMRT_SCALAR_BOOL: *i = s->v.b; *is_int = true; *d = s->v.b; return AOTI_TORCH_SUCCESS;
+    case SHIMRT_SCALAR_INT: *i = s->v.i; *is_int = true; *d = (double)s->v.i; return AOTI_TORCH_SUCCESS;
+    case SHIMRT_SCALAR_DOUBLE: *d = s->v.d; return AOTI_TORCH_SUCCESS;
+    case SHIMRT_SCALAR_COMPLEX:
+        if (s->v.c.im != 0.0) {
+            return shimrt_fail(func, "complex scalar (%g%+gj) has a nonzero imaginary part and "
+                               "cannot be converted to %s", s->v.c.re, s->v.c.im, to);
+        }
+        *d = s->v.c.re;
+        return AOTI_TORCH_SUCCESS;
+    default: return shimrt_fail(func, "scalar has an unknown tag %d", (int)s->tag);
+    }
+}
+
+AOTI_TORCH_EXPORT AOTITorchError torch_scalar_to_int(ScalarHandle handle, int64_t *ret) {
+    SHIMRT_CHECK_HANDLE(shimrt_scalar_pool, handle, SHIMRT_SCALAR_MAGIC, "scalar");
+    SHIMRT_CHECK_ARG(ret);
+    double d;
+    int64_t i;
+    bool is_int;
+    if (scalar_real(__func__, handle, "int", &d, &i, &is_int)) return AOTI_TORCH_FAILURE;
+    if (is_int) {
+        *ret = i;
+        return AOTI_TORCH_SUCCESS;
+    }
+    /* -2^63 <= trunc(d) < 2^63 */
+    if (!(d > -9223372036854775809.0 && d < 9223372036854775808.0)) {
+        return shimrt_fail(__func__, "value %g cannot be converted to int64 without overflow", d);
+    }
+    *ret = (int64_t)d;
+    return AOTI_TORCH_SUCCESS;
+}
+
+AOTI_TORCH_EXPORT AOTITorchError torch_scalar_to_double(ScalarHandle handle, double *ret) {
+    SHIMRT_CHECK_HANDLE(shimrt_scalar_pool, handle, SHIMRT_SCALAR_MAGIC, "scalar");
+    SHIMRT_CHECK_ARG(ret);
+    double d;
+    int64_t i;
+    bool is_int;
+    if (scalar_real(__func__, handle, "double", &d, &i, &is_int)) return AOTI_TORCH_FAILURE;
+    *ret = d;
+    return AOTI_TORCH_SUCCESS;
+}
+
+AOTI_TORCH_EXPORT AOTITorchError torch_scalar_to_bool(ScalarHandle handle, bool *ret) {
+    SHIMRT_CHECK_HANDLE(shimrt_scalar_pool, handle, SHIMRT_SCALAR_MAGIC, "scalar");
+    SHIMRT_CHECK_ARG(ret);
+    double d;
+    int64_t i;
+    bool is_int;
+    if (scalar_real(__func__, handle, "bool", &d, &i, &is_int)) return AOTI_TORCH_FAILURE;
+    *ret = is_int ? i != 0 : d != 0.0;
+    return AOTI_TORCH_SUCCESS;
+}
+
+AOTI_TORCH_EXPORT AOTITorchError torch_scalar_to_complex_double(ScalarHandle handle,
+                                                                double *ret_real,
+                                                                double *ret_imag) {
+    SHIMRT_CHECK_HANDLE(shimrt_scalar_pool, handle, SHIMRT_SCALAR_MAGIC, "scalar");
+    SHIMRT_CHECK_ARG(ret_real);
+    SHIMRT_CHECK_ARG(ret_imag);
+    if (handle->tag == SHIMRT_SCALAR_COMPLEX) {
+        *ret_real = handle->v.c.re;
+        *ret_imag = handle->v.c.im;
+        return AOTI_TORCH_SUCCESS;
+    }
+    double d;
+    int64_t i;
+    bool is_int;
+    if (scalar_real(__func__, handle, "complex", &d, &i, &is_int)) return AOTI_TORCH_FAILURE;
+    *ret_real = d;
+    *ret_imag = 0.0;
+    return AOTI_TORCH_SUCCESS;
+}
+
+AOTI_TORCH_EXPORT AOTITorchError torch_delete_scalar(ScalarHandle handle) {
+    SHIMRT_CHECK_HANDLE(shimrt_scalar_pool, handle, SHIMRT_SCALAR_MAGIC, "scalar");
+    shimrt_pool_free(&shimrt_scalar_pool, handle);
+    SHIMRT_LIVE_ADD(shimrt_live_scalars, -1);
+    return AOTI_TORCH_SUCCESS;
+}

@@ -1,0 +1,976 @@
+/* runtime/core/shim_support.c: the non-inline part of shimrt/shim_support.h, the support
+ * that generated shim bodies, boxed wrappers, dispatcher-routed shims and registration
+ * functions call. See that header for the contracts. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+#include "shimrt/shim_support.h"
+
+AOTI_TORCH_EXPORT AOTITorchError shimrt_set_error(const char *func, const char *fmt, ...) {
+    char buf[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt ? fmt : "(no message)", ap);
+    va_end(ap);
+    return shimrt_fail(func, "%s", buf);
+}
+
+/* ==== 1. shim bodies ================================================================ */
+
+AOTI_TORCH_EXPORT AOTITorchError shimrt_check_tensor(const char *func, const char *name,
+                                                     AtenTensorHandle x) {
+    if (shimrt_tensor_valid(x)) return AOTI_TORCH_SUCCESS;
+    return shimrt_fail(func, "%s", shimrt_tensor_invalid_reason(x, name ? name : "?"));
+}
+
+AOTI_TORCH_EXPORT AOTITorchError shimrt_check_opt_tensor(const char *func, const char *name,
+                                                         const AtenTensorHandle *x) {
+    if (x == NULL || *x == NULL) return AOTI_TORCH_SUCCESS;
+    return shimrt_check_tensor(func, name, *x);
+}
+
+AOTI_TORCH_EXPORT AOTITorchError shimrt_check_list(const char *func, const char *name,
+                                                   const void *x, int64_t len) {
+    if (len < 0)
+        return shimrt_fail(func, "argument '%s': negative length %lld", name ? name : "?",
+                           (long long)len);
+    if (len > 0 && x == NULL)
+        return shimrt_fail(func, "argument '%s' is NULL with length %lld", name ? name : "?",
+                           (long long)len);
+    return AOTI_TORCH_SUCCESS;
+}
+
+AOTI_TORCH_EXPORT AOTITorchError shimrt_check_opt_list(const char *func, const char *name,
+                                                       const void *const *x, int64_t len) {
+    if (x == NULL) return AOTI_TORCH_SUCCESS;
+    return shimrt_check_list(func, name, *x, len);
+}
+
+AOTI_TORCH_EXPORT AOTITorchError shimrt_check_tensor_list(const char *func, const char *name,
+                                                          const AtenTensorHandle *x,
+                                                          int64_t len) {
+    SHIMRT_TRY(shimrt_check_list(func, name, x, len));
+    for (int64_t k = 0; k < len; k++) {
+        if (!shimrt_tensor_valid(x[k])) {
+            char item[96];
+            snprintf(item, sizeof item, "%s[%lld]", name ? name : "?", (long long)k);
+            return shimrt_fail(func, "%s", shimrt_tensor_invalid_reason(x[k], item));
+        }
+    }
+    return AOTI_TORCH_SUCCESS;
+}
+
+AOTI_TORCH_EXPORT AOTITorchError shimrt_check_ret(const char *func, const char *name,
+                                                  const void *ret) {
+    if (ret != NULL) return AOTI_TORCH_SUCCESS;
+    return shimrt_fail(func, "return pointer '%s' is NULL", name ? name : "?");
+}
+
+AOTI_TORCH_EXPORT AOTITorchError shimrt_opt_tensor_list(const char *func, const char *name,
+                                                        const AtenTensorHandle *const *x,
+                                                        int64_t len, shimrt_tensor_array *out) {
+    if (out == NULL) return shimrt_fail(func, "internal: no array for argument '%s'", name);
+    out->items = out->inline_items;
+    SHIMRT_TRY(shimrt_check_list(func, name, x, len));
+    for (int64_t k = 0; k < len; k++) {
+        if (x[k] != NULL && *x[k] != NULL && !shimrt_tensor_valid(*x[k])) {
+            char item[96];
+            snprintf(item, sizeof item, "%s[%lld]", name ? name : "?", (long long)k);
+            return shimrt_fail(func, "%s", shimrt_tensor_invalid_reason(*x[k], item));
+        }
+    }
+    if (len > SHIMRT_TENSOR_ARRAY_INLINE) {
+        if ((uint64_t)len > SIZE_MAX / sizeof(AtenTensorHandle))
+            return shimrt_fail(func, "argument '%s': list too long", name);
+        out->items = (AtenTensorHandle *)malloc((size_t)len * sizeof(AtenTensorHandle));
+        if (out->items == NULL) {
+            out->items = out->inline_items;
+            return shimrt_fail(func, "out of memory for argument '%s'", name);
+        }
+    }
+    for (int64_t k = 0; k < len; k++) out->items[k] = x[k] != NULL ? *x[k] : NULL;
+    return AOTI_TORCH_SUCCESS;
+}
+
+AOTI_TORCH_EXPORT void shimrt_tensor_array_free(shimrt_tensor_array *a) {
+    if (a == NULL) return;
+    if (a->items != NULL && a->items != a->inline_items) free(a->items);
+    a->items = a->inline_items;
+}
+
+/* ==== releasing values by schema type ================================================ */
+
+/* Frees a value that some owner holds, by its schema type (NULL type: owns nothing).
+ * Callers that report a failure copy its message first: a release that fails (only on a
+ * bad handle) overwrites the thread's message. An invalid tensor handle is skipped
+ * silently (the dispatcher and the shims reject those with a message). */
+static void release_value(const char *type, StableIValue v) {
+    if (type == NULL || v == 0) return;
+    if (strcmp(type, "Tensor") == 0) {
+        AtenTensorHandle t = siv_to_tensor(v);
+        if (shimrt_tensor_valid(t)) aoti_torch_delete_tensor_object(t);
+    } else if (strcmp(type, "Scalar") == 0) {
+        torch_delete_scalar(siv_to_scalar(v));
+    } else if (strcmp(type, "str") == 0) {
+        torch_delete_string(siv_to_string(v));
+    } else {
+        shimrt_siv_release(type, v);
+    }
+}
+
+/* ==== 2. boxed wrappers ============================================================== */
+
+/* Records the first failure: copies the thread's message into the box. */
+AOTI_TORCH_EXPORT AOTITorchError shimrt_box_fail(shimrt_box *b, AOTITorchError err) {
+    if (err == AOTI_TORCH_SUCCESS) err = AOTI_TORCH_FAILURE;
+    if (b->err == AOTI_TORCH_SUCCESS) {
+        b->err = err;
+        snprintf(b->msg, sizeof b->msg, "%s", torch_exception_get_what());
+    }
+    return err;
+}
+
+/* Fails the box with a formatted message (also left as the thread's message). */
+static void box_failf(shimrt_box *b, const char *fmt, ...) SHIMRT_PRINTF_(2, 3);
+static void box_failf(shimrt_box *b, const char *fmt, ...) {
+    char buf[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    shimrt_fail(b->op, "%s", buf);
+    shimrt_box_fail(b, AOTI_TORCH_FAILURE);
+}
+
+AOTI_TORCH_EXPORT AOTITorchError shimrt_box_begin(shimrt_box *b, const char *op,
+                                                  StableIValue *stack, uint64_t num_args,
+                                                  uint64_t expect_args, uint64_t num_outputs,
+                                                  uint64_t expect_outputs,
+                                                  const char *const *arg_types) {
+    b->stack = stack;
+    b->num_args = num_args;
+    b->num_outputs = num_outputs;
+    b->op = op ? op : "?";
+    b->arg_types = arg_types;
+    b->err = AOTI_TORCH_SUCCESS;
+    b->keep = 0;
+    b->n_temps = 0;
+    b->released = 0;
+    b->msg[0] = '\0';
+    memset(b->pushed, 0, sizeof b->pushed);
+    if (stack == NULL || num_args != expect_args || num_outputs != expect_outputs ||
+        expect_args > SHIMRT_BOX_MAX_ARGS || expect_outputs > SHIMRT_BOX_MAX_ARGS) {
+        /* Nothing can be released safely: the stack is not laid out as this schema says. */
+        return shimrt_kernel_fail(
+            "boxed kernel called with %llu arguments and %llu outputs%s; its schema has "
+            "%llu and %llu",
+            (unsigned long long)num_args, (unsigned long long)num_outputs,
+            stack == NULL ? " and a NULL stack" : "", (unsigned long long)expect_args,
+            (unsigned long long)expect_outputs);
+    }
+    return AOTI_TORCH_SUCCESS;
+}
+
+static void *box_temp(shimrt_box *b, size_t n, size_t size) {
+    if (n == 0) return NULL;
+    if (b->n_temps >= SHIMRT_BOX_MAX_ARGS) {
+        box_failf(b, "too many temporary arrays");
+        return NULL;
+    }
+    if (n > SIZE_MAX / size) {
+        box_failf(b, "list too long");
+        return NULL;
+    }
+    void *p = malloc(n * size);
+    if (p == NULL) {
+        box_failf(b, "out of memory");
+        return NULL;
+    }
+    b->temps[b->n_temps++] = p;
+    return p;
+}
+
+AOTI_TORCH_EXPORT double shimrt_box_scalar(shimrt_box *b, uint64_t i) {
+    double d = 0;
+    if (b->err != AOTI_TORCH_SUCCESS) return 0;
+    if (torch_scalar_to_double(siv_to_scalar(b->stack[i]), &d) != AOTI_TORCH_SUCCESS) {
+        shimrt_box_fail(b, AOTI_TORCH_FAILURE);
+        return 0;
+    }
+    return d;
+}
+
+AOTI_TORCH_EXPORT const char *shimrt_box_str(shimrt_box *b, uint64_t i) {
+    const char *s = NULL;
+    if (b->err != AOTI_TORCH_SUCCESS) return "";
+    if (torch_string_c_str(siv_to_string(b->stack[i]), &s) != AOTI_TORCH_SUCCESS) {
+        shimrt_box_fail(b, AOTI_TORCH_FAILURE);
+        return "";
+    }
+    return s;
+}
+
+/* The value inside optional argument i, or false for None. */
+static bool box_opt(const shimrt_box *b, uint64_t i, StableIValue *value) {
+    StableIValue v = b->stack[i];
+    if (v == 0) return false;
+    *value = siv_optional_value(v);
+    return true;
+}
+
+AOTI_TORCH_EXPORT AtenTensorHandle *shimrt_box_opt_tensor(shimrt_box *b, uint64_t i,
+                                                          AtenTensorHandle *storage) {
+    StableIValue v;
+    if (!box_opt(b, i, &v)) return NULL;
+    *storage = siv_to_tensor(v);
+    return storage;
+}
+AOTI_TORCH_EXPORT int64_t *shimrt_box_opt_int(shimrt_box *b, uint64_t i, int64_t *storage) {
+    StableIValue v;
+    if (!box_opt(b, i, &v)) return NULL;
+    *storage = siv_to_int(v);
+    return storage;
+}
+AOTI_TORCH_EXPORT double *shimrt_box_opt_float(shimrt_box *b, uint64_t i, double *storage) {
+    StableIValue v;
+    if (!box_opt(b, i, &v)) return NULL;
+    *storage = siv_to_double(v);
+    return storage;
+}
+AOTI_TORCH_EXPORT int32_t *shimrt_box_opt_bool(shimrt_box *b, uint64_t i, int32_t *storage) {
+    StableIValue v;
+    if (!box_opt(b, i, &v)) return NULL;
+    *storage = siv_to_bool(v) ? 1 : 0;
+    return storage;
+}
+AOTI_TORCH_EXPORT int32_t *shimrt_box_opt_code(shimrt_box *b, uint64_t i, int32_t *storage) {
+    StableIValue v;
+    if (!box_opt(b, i, &v)) return NULL;
+    *storage = siv_to_code_(v);
+    return storage;
+}
+AOTI_TORCH_EXPORT int32_t *shimrt_box_opt_device(shimrt_box *b, uint64_t i, int32_t *storage,
+                                                 int32_t *index) {
+    StableIValue v;
+    *index = -1;
+    if (!box_opt(b, i, &v)) return NULL;
+    *storage = siv_to_device_type(v);
+    *index = siv_to_device_index(v);
+    return storage;
+}
+AOTI_TORCH_EXPORT double *shimrt_box_opt_scalar(shimrt_box *b, uint64_t i, double *storage) {
+    StableIValue v;
+    if (!box_opt(b, i, &v)) return NULL;
+    if (b->err != AOTI_TORCH_SUCCESS) return NULL;
+    if (torch_scalar_to_double(siv_to_scalar(v), storage) != AOTI_TORCH_SUCCESS) {
+        shimrt_box_fail(b, AOTI_TORCH_FAILURE);
+        return NULL;
+    }
+    return storage;
+}
+AOTI_TORCH_EXPORT const char **shimrt_box_opt_str(shimrt_box *b, uint64_t i,
+                                                  const char **storage) {
+    StableIValue v;
+    if (!box_opt(b, i, &v)) return NULL;
+    if (b->err != AOTI_TORCH_SUCCESS) return NULL;
+    if (torch_string_c_str(siv_to_string(v), storage) != AOTI_TORCH_SUCCESS) {
+        shimrt_box_fail(b, AOTI_TORCH_FAILURE);
+        return NULL;
+    }
+    return storage;
+}
+AOTI_TORCH_EXPORT AtenGeneratorHandle *shimrt_box_opt_generator(shimrt_box *b, uint64_t i,
+                                                                AtenGeneratorHandle *storage) {
+    StableIValue v;
+    if (!box_opt(b, i, &v)) return NULL;
+    *storage = siv_to_generator(v);
+    return storage;
+}
+
+/* ---- lists ---------------------------------------------------------------------------- */
+typedef enum { EL_INT, EL_FLOAT, EL_SCALAR, EL_BOOL, EL_CODE, EL_TENSOR } elem_kind;
+
+static size_t elem_size(elem_kind k) {
+    switch (k) {
+    case EL_INT: return sizeof(int64_t);
+    case EL_FLOAT:
+    case EL_SCALAR: return sizeof(double);
+    case EL_BOOL:
+    case EL_CODE: return sizeof(int32_t);
+    case EL_TENSOR: return sizeof(AtenTensorHandle);
+    }
+    return 8;
+}
+
+/* Reads list value v into a temporary array of kind k; *len gets its length. Returns the
+ * array (NULL when empty or on failure, which fails the box). */
+static void *box_list_value(shimrt_box *b, uint64_t i, StableIValue v, elem_kind k,
+                            int64_t *len) {
+    size_t n = 0;
+    *len = 0;
+    if (b->err != AOTI_TORCH_SUCCESS) return NULL;
+    StableListHandle l = siv_to_list(v);
+    if (torch_list_size(l, &n) != AOTI_TORCH_SUCCESS) {
+        shimrt_box_fail(b, AOTI_TORCH_FAILURE);
+        return NULL;
+    }
+    if (n > (size_t)INT64_MAX) {
+        box_failf(b, "argument #%llu: list too long", (unsigned long long)i);
+        return NULL;
+    }
+    char *arr = (char *)box_temp(b, n, elem_size(k));
+    if (n > 0 && arr == NULL) return NULL;
+    for (size_t j = 0; j < n; j++) {
+        StableIValue item = 0;
+        if (torch_list_get_item(l, j, &item) != AOTI_TORCH_SUCCESS) {
+            shimrt_box_fail(b, AOTI_TORCH_FAILURE);
+            return NULL;
+        }
+        switch (k) {
+        case EL_INT: ((int64_t *)(void *)arr)[j] = siv_to_int(item); break;
+        case EL_FLOAT: ((double *)(void *)arr)[j] = siv_to_double(item); break;
+        case EL_BOOL: ((int32_t *)(void *)arr)[j] = siv_to_bool(item) ? 1 : 0; break;
+        case EL_CODE: ((int32_t *)(void *)arr)[j] = siv_to_code_(item); break;
+        case EL_TENSOR: ((AtenTensorHandle *)(void *)arr)[j] = siv_to_tensor(item); break;
+        case EL_SCALAR:
+            if (torch_scalar_to_double(siv_to_scalar(item), &((double *)(void *)arr)[j]) !=
+                AOTI_TORCH_SUCCESS) {
+                shimrt_box_fail(b, AOTI_TORCH_FAILURE);
+                return NULL;
+            }
+            break;
+        }
+    }
+    *len = (int64_t)n;
+    return arr;
+}
+
+AOTI_TORCH_EXPORT const int64_t *shimrt_box_int_list(shimrt_box *b, uint64_t i, int64_t *len) {
+    return (const int64_t *)box_list_value(b, i, b->stack[i], EL_INT, len);
+}
+AOTI_TORCH_EXPORT const double *shimrt_box_float_list(shimrt_box *b, uint64_t i, int64_t *len) {
+    return (const double *)box_list_value(b, i, b->stack[i], EL_FLOAT, len);
+}
+AOTI_TORCH_EXPORT const double *shimrt_box_scalar_list(shimrt_box *b, uint64_t i,
+                                                       int64_t *len) {
+    return (const double *)box_list_value(b, i, b->stack[i], EL_SCALAR, len);
+}
+AOTI_TORCH_EXPORT const int32_t *shimrt_box_bool_list(shimrt_box *b, uint64_t i, int64_t *len) {
+    return (const int32_t *)box_list_value(b, i, b->stack[i], EL_BOOL, len);
+}
+AOTI_TORCH_EXPORT const int32_t *shimrt_box_code_list(shimrt_box *b, uint64_t i, int64_t *len) {
+    return (const int32_t *)box_list_value(b, i, b->stack[i], EL_CODE, len);
+}
+AOTI_TORCH_EXPORT const AtenTensorHandle *shimrt_box_tensor_list(shimrt_box *b, uint64_t i,
+                                                                 int64_t *len) {
+    return (const AtenTensorHandle *)box_list_value(b, i, b->stack[i], EL_TENSOR, len);
+}
+
+AOTI_TORCH_EXPORT const AtenTensorHandle **shimrt_box_opt_tensor_list(shimrt_box *b,
+                                                                      uint64_t i,
+                                                                      int64_t *len) {
+    size_t n = 0;
+    *len = 0;
+    if (b->err != AOTI_TORCH_SUCCESS) return NULL;
+    StableListHandle l = siv_to_list(b->stack[i]);
+    if (torch_list_size(l, &n) != AOTI_TORCH_SUCCESS) {
+        shimrt_box_fail(b, AOTI_TORCH_FAILURE);
+        return NULL;
+    }
+    if (n == 0) return NULL;
+    /* One block: n pointers, then the n handles they point to. */
+    if (n > SIZE_MAX / (sizeof(AtenTensorHandle *) + sizeof(AtenTensorHandle))) {
+        box_failf(b, "argument #%llu: list too long", (unsigned long long)i);
+        return NULL;
+    }
+    void *block = box_temp(b, n, sizeof(AtenTensorHandle *) + sizeof(AtenTensorHandle));
+    if (block == NULL) return NULL;
+    const AtenTensorHandle **ptrs = (const AtenTensorHandle **)block;
+    AtenTensorHandle *handles = (AtenTensorHandle *)(void *)(ptrs + n);
+    for (size_t j = 0; j < n; j++) {
+        StableIValue item = 0;
+        if (torch_list_get_item(l, j, &item) != AOTI_TORCH_SUCCESS) {
+            shimrt_box_fail(b, AOTI_TORCH_FAILURE);
+            return NULL;
+        }
+        if (item == 0) {
+            ptrs[j] = NULL;
+        } else {
+            handles[j] = siv_to_tensor(siv_optional_value(item));
+            ptrs[j] = &handles[j];
+        }
+    }
+    *len = (int64_t)n;
+    return ptrs;
+}
+
+AOTI_TORCH_EXPORT const int64_t **shimrt_box_opt_int_list(shimrt_box *b, uint64_t i,
+                                                          const int64_t **storage,
+                                                          int64_t *len) {
+    StableIValue v;
+    *len = 0;
+    if (!box_opt(b, i, &v)) return NULL;
+    *storage = (const int64_t *)box_list_value(b, i, v, EL_INT, len);
+    return storage;
+}
+AOTI_TORCH_EXPORT const double **shimrt_box_opt_float_list(shimrt_box *b, uint64_t i,
+                                                           const double **storage,
+                                                           int64_t *len) {
+    StableIValue v;
+    *len = 0;
+    if (!box_opt(b, i, &v)) return NULL;
+    *storage = (const double *)box_list_value(b, i, v, EL_FLOAT, len);
+    return storage;
+}
+
+/* ---- release and push ---------------------------------------------------------------- */
+AOTI_TORCH_EXPORT void shimrt_box_keep(shimrt_box *b, uint64_t i) {
+    if (i >= b->num_args || i >= 64) {
+        box_failf(b, "internal: keep of argument %llu out of range", (unsigned long long)i);
+        return;
+    }
+    b->keep |= UINT64_C(1) << i;
+    b->kept[i] = b->stack[i];
+}
+
+static const char *box_arg_type(const shimrt_box *b, uint64_t i) {
+    return b->arg_types != NULL ? b->arg_types[i] : NULL;
+}
+
+AOTI_TORCH_EXPORT void shimrt_box_release_args(shimrt_box *b) {
+    for (unsigned k = 0; k < b->n_temps; k++) free(b->temps[k]);
+    b->n_temps = 0;
+    b->released = 1;
+    for (uint64_t i = 0; i < b->num_args; i++) {
+        bool kept = i < 64 && (b->keep & (UINT64_C(1) << i)) != 0;
+        if (kept && b->err == AOTI_TORCH_SUCCESS) continue;
+        release_value(box_arg_type(b, i), b->stack[i]);
+        b->stack[i] = 0;
+        if (kept) b->keep &= ~(UINT64_C(1) << i);
+    }
+}
+
+/* Output kinds, for releasing pushed outputs after a later failure. */
+enum { OUT_NONE = 0, OUT_PLAIN, OUT_TENSOR, OUT_SCALAR, OUT_STR, OUT_GENERATOR };
+
+static bool box_out_ok(shimrt_box *b, uint64_t j) {
+    if (j < b->num_outputs && j < SHIMRT_BOX_MAX_ARGS) return true;
+    box_failf(b, "internal: output %llu out of range", (unsigned long long)j);
+    return false;
+}
+
+AOTI_TORCH_EXPORT void shimrt_box_push_tensor(shimrt_box *b, uint64_t j, AtenTensorHandle t) {
+    if (b->err == AOTI_TORCH_SUCCESS && box_out_ok(b, j)) {
+        b->stack[j] = siv_from_tensor(t);
+        b->pushed[j] = OUT_TENSOR;
+        return;
+    }
+    release_value("Tensor", siv_from_tensor(t));
+}
+
+AOTI_TORCH_EXPORT void shimrt_box_push_alias(shimrt_box *b, uint64_t j, uint64_t i) {
+    if (b->err != AOTI_TORCH_SUCCESS) return; /* released with the arguments */
+    if (!box_out_ok(b, j)) return;
+    if (i >= 64 || (b->keep & (UINT64_C(1) << i)) == 0) {
+        box_failf(b, "internal: output %llu aliases argument %llu, which was not kept",
+                  (unsigned long long)j, (unsigned long long)i);
+        return;
+    }
+    b->keep &= ~(UINT64_C(1) << i);
+    b->stack[j] = b->kept[i];
+    b->pushed[j] = OUT_TENSOR;
+}
+
+static void push_plain(shimrt_box *b, uint64_t j, StableIValue v) {
+    if (b->err != AOTI_TORCH_SUCCESS || !box_out_ok(b, j)) return;
+    b->stack[j] = v;
+    b->pushed[j] = OUT_PLAIN;
+}
+AOTI_TORCH_EXPORT void shimrt_box_push_int(shimrt_box *b, uint64_t j, int64_t v) {
+    push_plain(b, j, siv_from_int(v));
+}
+AOTI_TORCH_EXPORT void shimrt_box_push_float(shimrt_box *b, uint64_t j, double v) {
+    push_plain(b, j, siv_from_double(v));
+}
+AOTI_TORCH_EXPORT void shimrt_box_push_bool(shimrt_box *b, uint64_t j, int32_t v) {
+    push_plain(b, j, siv_from_bool(v != 0));
+}
+AOTI_TORCH_EXPORT void shimrt_box_push_code(shimrt_box *b, uint64_t j, int32_t v) {
+    push_plain(b, j, siv_from_code_(v));
+}
+AOTI_TORCH_EXPORT void shimrt_box_push_scalar(shimrt_box *b, uint64_t j, double v) {
+    ScalarHandle s = NULL;
+    if (b->err != AOTI_TORCH_SUCCESS || !box_out_ok(b, j)) return;
+    if (torch_new_scalar_double(v, &s) != AOTI_TORCH_SUCCESS) {
+        shimrt_box_fail(b, AOTI_TORCH_FAILURE);
+        return;
+    }
+    b->stack[j] = siv_from_scalar(s);
+    b->pushed[j] = OUT_SCALAR;
+}
+AOTI_TORCH_EXPORT void shimrt_box_push_str(shimrt_box *b, uint64_t j, const char *s) {
+    StringHandle h = NULL;
+    if (b->err != AOTI_TORCH_SUCCESS || !box_out_ok(b, j)) return;
+    if (s == NULL) {
+        box_failf(b, "output %llu: the kernel returned a NULL string", (unsigned long long)j);
+        return;
+    }
+    if (torch_new_string_handle(s, strlen(s), &h) != AOTI_TORCH_SUCCESS) {
+        shimrt_box_fail(b, AOTI_TORCH_FAILURE);
+        return;
+    }
+    b->stack[j] = siv_from_string(h);
+    b->pushed[j] = OUT_STR;
+}
+AOTI_TORCH_EXPORT void shimrt_box_push_generator(shimrt_box *b, uint64_t j,
+                                                 AtenGeneratorHandle g) {
+    if (b->err == AOTI_TORCH_SUCCESS && box_out_ok(b, j)) {
+        b->stack[j] = siv_from_generator(g);
+        b->pushed[j] = OUT_GENERATOR;
+        return;
+    }
+    if (g != NULL) release_value("Generator", siv_from_generator(g));
+}
+
+AOTI_TORCH_EXPORT void shimrt_box_finish(shimrt_box *b) {
+    static const char *const out_types[] = {NULL, NULL, "Tensor", "Scalar", "str",
+                                            "Generator"};
+    if (b->err == AOTI_TORCH_SUCCESS) return;
+    /* Outputs pushed before the failure. */
+    for (uint64_t j = 0; j < b->num_outputs && j < SHIMRT_BOX_MAX_ARGS; j++) {
+        if (b->pushed[j] != OUT_NONE) release_value(out_types[b->pushed[j]], b->stack[j]);
+        b->pushed[j] = OUT_NONE;
+        b->stack[j] = 0;
+    }
+    /* Arguments, when the wrapper did not get to release them. */
+    if (!b->released) shimrt_box_release_args(b);
+    /* Kept arguments that no push took. */
+    for (uint64_t i = 0; i < b->num_args && i < 64; i++)
+        if (b->keep & (UINT64_C(1) << i)) release_value(box_arg_type(b, i), b->kept[i]);
+    b->keep = 0;
+    uint64_t n = b->num_args > b->num_outputs ? b->num_args : b->num_outputs;
+    for (uint64_t k = 0; k < n; k++) b->stack[k] = 0;
+    shimrt_kernel_fail("%s", b->msg);
+}
+
+/* ==== 3. dispatcher-routed shims ===================================================== */
+static const char *const pack_types[] = {
+#define PK_PLAIN 0
+    NULL,
+#define PK_TENSOR 1
+    "Tensor",
+#define PK_OPT_TENSOR 2
+    "Tensor?",
+#define PK_OPT_PLAIN 3
+    "int?", /* any optional of a plain value: the cell only */
+#define PK_SCALAR 4
+    "Scalar",
+#define PK_OPT_SCALAR 5
+    "Scalar?",
+#define PK_STR 6
+    "str",
+#define PK_OPT_STR 7
+    "str?",
+#define PK_LIST_PLAIN 8
+    "int[]", /* any list of plain values: the list only */
+#define PK_OPT_LIST_PLAIN 9
+    "int[]?",
+#define PK_TENSOR_LIST 10
+    "Tensor[]",
+#define PK_OPT_TENSOR_LIST 11
+    "Tensor?[]",
+};
+
+AOTI_TORCH_EXPORT void shimrt_pack_begin(shimrt_pack *p, const char *func, StableIValue *stack,
+                                         uint64_t cap) {
+    p->func = func ? func : "?";
+    p->stack = stack;
+    p->cap = cap;
+    p->n = 0;
+    p->err = AOTI_TORCH_SUCCESS;
+    if (stack == NULL || cap > SHIMRT_PACK_MAX_ARGS)
+        p->err = shimrt_fail(p->func, "internal: bad stack for packing (capacity %llu)",
+                             (unsigned long long)cap);
+}
+
+/* Appends v with its release kind; false (and v released) when the pack has failed. */
+static void pack_put(shimrt_pack *p, StableIValue v, unsigned char kind) {
+    if (p->err == AOTI_TORCH_SUCCESS && p->n >= p->cap)
+        p->err = shimrt_fail(p->func, "internal: more arguments than stack slots (%llu)",
+                             (unsigned long long)p->cap);
+    if (p->err != AOTI_TORCH_SUCCESS) {
+        release_value(pack_types[kind], v);
+        return;
+    }
+    p->kinds[p->n] = kind;
+    p->stack[p->n++] = v;
+}
+/* Wraps v in a new optional cell; on failure releases v by kind and fails the pack. */
+static void pack_put_opt(shimrt_pack *p, StableIValue v, unsigned char inner_kind,
+                         unsigned char opt_kind) {
+    StableIValue *cell = NULL;
+    if (p->err == AOTI_TORCH_SUCCESS && torch_new_stable_ivalue(&cell) != AOTI_TORCH_SUCCESS)
+        p->err = AOTI_TORCH_FAILURE;
+    if (p->err != AOTI_TORCH_SUCCESS) {
+        release_value(pack_types[inner_kind], v);
+        return;
+    }
+    *cell = v;
+    pack_put(p, siv_from_ptr_(cell), opt_kind);
+}
+
+static AtenTensorHandle pack_new_ref(shimrt_pack *p, const char *name, AtenTensorHandle x) {
+    AtenTensorHandle h = NULL;
+    if (p->err != AOTI_TORCH_SUCCESS) return NULL;
+    if (shimrt_check_tensor(p->func, name, x) != AOTI_TORCH_SUCCESS ||
+        aoti_torch_new_tensor_handle(x, &h) != AOTI_TORCH_SUCCESS) {
+        p->err = AOTI_TORCH_FAILURE;
+        return NULL;
+    }
+    return h;
+}
+
+AOTI_TORCH_EXPORT void shimrt_pack_tensor(shimrt_pack *p, const char *name, AtenTensorHandle x) {
+    pack_put(p, siv_from_tensor(pack_new_ref(p, name, x)), PK_TENSOR);
+}
+AOTI_TORCH_EXPORT void shimrt_pack_opt_tensor(shimrt_pack *p, const char *name,
+                                              const AtenTensorHandle *x) {
+    if (x == NULL || *x == NULL) {
+        pack_put(p, 0, PK_OPT_TENSOR);
+        return;
+    }
+    AtenTensorHandle h = pack_new_ref(p, name, *x);
+    pack_put_opt(p, siv_from_tensor(h), PK_TENSOR, PK_OPT_TENSOR);
+}
+AOTI_TORCH_EXPORT void shimrt_pack_int(shimrt_pack *p, int64_t x) {
+    pack_put(p, siv_from_int(x), PK_PLAIN);
+}
+AOTI_TORCH_EXPORT void shimrt_pack_opt_int(shimrt_pack *p, const int64_t *x) {
+    if (x == NULL) pack_put(p, 0, PK_OPT_PLAIN);
+    else pack_put_opt(p, siv_from_int(*x), PK_PLAIN, PK_OPT_PLAIN);
+}
+AOTI_TORCH_EXPORT void shimrt_pack_float(shimrt_pack *p, double x) {
+    pack_put(p, siv_from_double(x), PK_PLAIN);
+}
+AOTI_TORCH_EXPORT void shimrt_pack_opt_float(shimrt_pack *p, const double *x) {
+    if (x == NULL) pack_put(p, 0, PK_OPT_PLAIN);
+    else pack_put_opt(p, siv_from_double(*x), PK_PLAIN, PK_OPT_PLAIN);
+}
+AOTI_TORCH_EXPORT void shimrt_pack_bool(shimrt_pack *p, int32_t x) {
+    pack_put(p, siv_from_bool(x != 0), PK_PLAIN);
+}
+AOTI_TORCH_EXPORT void shimrt_pack_opt_bool(shimrt_pack *p, const int32_t *x) {
+    if (x == NULL) pack_put(p, 0, PK_OPT_PLAIN);
+    else pack_put_opt(p, siv_from_bool(*x != 0), PK_PLAIN, PK_OPT_PLAIN);
+}
+AOTI_TORCH_EXPORT void shimrt_pack_code(shimrt_pack *p, int32_t x) {
+    pack_put(p, siv_from_code_(x), PK_PLAIN);
+}
+AOTI_TORCH_EXPORT void shimrt_pack_opt_code(shimrt_pack *p, const int32_t *x) {
+    if (x == NULL) pack_put(p, 0, PK_OPT_PLAIN);
+    else pack_put_opt(p, siv_from_code_(*x), PK_PLAIN, PK_OPT_PLAIN);
+}
+AOTI_TORCH_EXPORT void shimrt_pack_device(shimrt_pack *p, int32_t type, int32_t index) {
+    pack_put(p, siv_from_device(type, index), PK_PLAIN);
+}
+AOTI_TORCH_EXPORT void shimrt_pack_opt_device(shimrt_pack *p, const int32_t *type,
+                                              int32_t index) {
+    if (type == NULL) pack_put(p, 0, PK_OPT_PLAIN);
+    else pack_put_opt(p, siv_from_device(*type, index), PK_PLAIN, PK_OPT_PLAIN);
+}
+
+static StableIValue pack_new_scalar(shimrt_pack *p, double x) {
+    ScalarHandle s = NULL;
+    if (p->err != AOTI_TORCH_SUCCESS) return 0;
+    if (torch_new_scalar_double(x, &s) != AOTI_TORCH_SUCCESS) {
+        p->err = AOTI_TORCH_FAILURE;
+        return 0;
+    }
+    return siv_from_scalar(s);
+}
+AOTI_TORCH_EXPORT void shimrt_pack_scalar(shimrt_pack *p, double x) {
+    pack_put(p, pack_new_scalar(p, x), PK_SCALAR);
+}
+AOTI_TORCH_EXPORT void shimrt_pack_opt_scalar(shimrt_pack *p, const double *x) {
+    if (x == NULL) pack_put(p, 0, PK_OPT_SCALAR);
+    else pack_put_opt(p, pack_new_scalar(p, *x), PK_SCALAR, PK_OPT_SCALAR);
+}
+
+static StableIValue pack_new_str(shimrt_pack *p, const char *name, const char *x) {
+    StringHandle h = NULL;
+    if (p->err != AOTI_TORCH_SUCCESS) return 0;
+    if (x == NULL) {
+        p->err = shimrt_fail(p->func, "argument '%s' is NULL", name ? name : "?");
+        return 0;
+    }
+    if (torch_new_string_handle(x, strlen(x), &h) != AOTI_TORCH_SUCCESS) {
+        p->err = AOTI_TORCH_FAILURE;
+        return 0;
+    }
+    return siv_from_string(h);
+}
+AOTI_TORCH_EXPORT void shimrt_pack_str(shimrt_pack *p, const char *name, const char *x) {
+    pack_put(p, pack_new_str(p, name, x), PK_STR);
+}
+AOTI_TORCH_EXPORT void shimrt_pack_opt_str(shimrt_pack *p, const char *name,
+                                           const char *const *x) {
+    if (x == NULL) pack_put(p, 0, PK_OPT_STR);
+    else pack_put_opt(p, pack_new_str(p, name, *x), PK_STR, PK_OPT_STR);
+}
+
+/* A new list of len items made by item(k); kind is how to release it. */
+static StableIValue pack_new_list(shimrt_pack *p, const char *name, const void *x, int64_t len,
+                                  elem_kind k) {
+    StableListHandle l = NULL;
+    if (p->err != AOTI_TORCH_SUCCESS) return 0;
+    if (shimrt_check_list(p->func, name, x, len) != AOTI_TORCH_SUCCESS ||
+        (k == EL_TENSOR &&
+         shimrt_check_tensor_list(p->func, name, (const AtenTensorHandle *)x, len) !=
+             AOTI_TORCH_SUCCESS) ||
+        torch_new_list_reserve_size((size_t)len, &l) != AOTI_TORCH_SUCCESS) {
+        p->err = AOTI_TORCH_FAILURE;
+        return 0;
+    }
+    for (int64_t j = 0; j < len; j++) {
+        StableIValue item = 0;
+        switch (k) {
+        case EL_INT: item = siv_from_int(((const int64_t *)x)[j]); break;
+        case EL_FLOAT: item = siv_from_double(((const double *)x)[j]); break;
+        case EL_TENSOR: {
+            AtenTensorHandle h = NULL;
+            if (aoti_torch_new_tensor_handle(((const AtenTensorHandle *)x)[j], &h) !=
+                AOTI_TORCH_SUCCESS)
+                goto fail;
+            item = siv_from_tensor(h);
+            break;
+        }
+        default: break;
+        }
+        if (torch_list_push_back(l, item) != AOTI_TORCH_SUCCESS) {
+            if (k == EL_TENSOR) release_value("Tensor", item);
+            goto fail;
+        }
+    }
+    return siv_from_list(l);
+fail:
+    release_value(k == EL_TENSOR ? "Tensor[]" : "int[]", siv_from_list(l));
+    p->err = AOTI_TORCH_FAILURE;
+    return 0;
+}
+AOTI_TORCH_EXPORT void shimrt_pack_int_list(shimrt_pack *p, const char *name, const int64_t *x,
+                                            int64_t len) {
+    pack_put(p, pack_new_list(p, name, x, len, EL_INT), PK_LIST_PLAIN);
+}
+AOTI_TORCH_EXPORT void shimrt_pack_opt_int_list(shimrt_pack *p, const char *name,
+                                                const int64_t *const *x, int64_t len) {
+    if (x == NULL) pack_put(p, 0, PK_OPT_LIST_PLAIN);
+    else pack_put_opt(p, pack_new_list(p, name, *x, len, EL_INT), PK_LIST_PLAIN,
+                      PK_OPT_LIST_PLAIN);
+}
+AOTI_TORCH_EXPORT void shimrt_pack_float_list(shimrt_pack *p, const char *name,
+                                              const double *x, int64_t len) {
+    pack_put(p, pack_new_list(p, name, x, len, EL_FLOAT), PK_LIST_PLAIN);
+}
+AOTI_TORCH_EXPORT void shimrt_pack_tensor_list(shimrt_pack *p, const char *name,
+                                               const AtenTensorHandle *x, int64_t len) {
+    pack_put(p, pack_new_list(p, name, x, len, EL_TENSOR), PK_TENSOR_LIST);
+}
+AOTI_TORCH_EXPORT void shimrt_pack_opt_tensor_list(shimrt_pack *p, const char *name,
+                                                   const AtenTensorHandle *const *x,
+                                                   int64_t len) {
+    StableListHandle l = NULL;
+    shimrt_tensor_array arr;
+    if (p->err != AOTI_TORCH_SUCCESS) {
+        pack_put(p, 0, PK_OPT_TENSOR_LIST);
+        return;
+    }
+    if (shimrt_opt_tensor_list(p->func, name, x, len, &arr) != AOTI_TORCH_SUCCESS) {
+        p->err = AOTI_TORCH_FAILURE;
+        pack_put(p, 0, PK_OPT_TENSOR_LIST);
+        return;
+    }
+    if (torch_new_list_reserve_size((size_t)len, &l) != AOTI_TORCH_SUCCESS) {
+        p->err = AOTI_TORCH_FAILURE;
+    } else {
+        for (int64_t j = 0; j < len && p->err == AOTI_TORCH_SUCCESS; j++) {
+            StableIValue item = 0;
+            if (arr.items[j] != NULL) {
+                AtenTensorHandle h = NULL;
+                StableIValue *cell = NULL;
+                if (aoti_torch_new_tensor_handle(arr.items[j], &h) != AOTI_TORCH_SUCCESS) {
+                    p->err = AOTI_TORCH_FAILURE;
+                    break;
+                }
+                if (torch_new_stable_ivalue(&cell) != AOTI_TORCH_SUCCESS) {
+                    aoti_torch_delete_tensor_object(h);
+                    p->err = AOTI_TORCH_FAILURE;
+                    break;
+                }
+                *cell = siv_from_tensor(h);
+                item = siv_from_ptr_(cell);
+            }
+            if (torch_list_push_back(l, item) != AOTI_TORCH_SUCCESS) {
+                release_value("Tensor?", item);
+                p->err = AOTI_TORCH_FAILURE;
+            }
+        }
+    }
+    shimrt_tensor_array_free(&arr);
+    if (p->err != AOTI_TORCH_SUCCESS) {
+        if (l != NULL) release_value("Tensor?[]", siv_from_list(l));
+        pack_put(p, 0, PK_OPT_TENSOR_LIST);
+        return;
+    }
+    pack_put(p, siv_from_list(l), PK_OPT_TENSOR_LIST);
+}
+
+static void pack_release(shimrt_pack *p) {
+    for (uint64_t k = 0; k < p->n; k++) {
+        release_value(pack_types[p->kinds[k]], p->stack[k]);
+        p->stack[k] = 0;
+    }
+    p->n = 0;
+}
+
+AOTI_TORCH_EXPORT AOTITorchError shimrt_pack_call(shimrt_pack *p, shimrt_op_cache *cache,
+                                                  const char *op_name, const char *overload) {
+    if (p->err != AOTI_TORCH_SUCCESS) {
+        pack_release(p);
+        return p->err;
+    }
+    ShimrtOpHandle op = __atomic_load_n(&cache->op, __ATOMIC_ACQUIRE);
+    if (op == NULL) {
+        if (shimrt_op_find(op_name, overload, &op) != AOTI_TORCH_SUCCESS) {
+            char why[512];
+            snprintf(why, sizeof why, "%s", torch_exception_get_what());
+            pack_release(p);
+            return shimrt_fail(p->func, "%s", why);
+        }
+        __atomic_store_n(&cache->op, op, __ATOMIC_RELEASE);
+    }
+    if (shimrt_op_call(op, p->stack, TORCH_ABI_VERSION) != AOTI_TORCH_SUCCESS) {
+        char why[512];
+        snprintf(why, sizeof why, "%s", torch_exception_get_what());
+        pack_release(p); /* slots a failing kernel consumed are 0: no-ops */
+        return shimrt_fail(p->func, "%s", why);
+    }
+    p->n = 0;
+    return AOTI_TORCH_SUCCESS;
+}
+
+AOTI_TORCH_EXPORT AOTITorchError shimrt_pop_scalar(const char *func, StableIValue v,
+                                                   double *ret) {
+    ScalarHandle s = siv_to_scalar(v);
+    double d = 0;
+    AOTITorchError e = torch_scalar_to_double(s, &d);
+    torch_delete_scalar(s);
+    if (e != AOTI_TORCH_SUCCESS) {
+        char why[512];
+        snprintf(why, sizeof why, "%s", torch_exception_get_what());
+        return shimrt_fail(func, "%s", why);
+    }
+    *ret = d;
+    return AOTI_TORCH_SUCCESS;
+}
+
+AOTI_TORCH_EXPORT void shimrt_pop_discard(const char *type, StableIValue v) {
+    release_value(type, v);
+}
+
+/* ==== 4. registration ================================================================ */
+
+/* Tag name -> code, through the runtime's own torch_tag_*() functions. */
+static int32_t tag_code(const char *name, size_t len) {
+    static const struct {
+        const char *name;
+        int32_t (*fn)(void);
+    } tags[] = {
+        {"core", torch_tag_core},
+        {"cudagraph_unsafe", torch_tag_cudagraph_unsafe},
+        {"data_dependent_output", torch_tag_data_dependent_output},
+        {"dynamic_output_shape", torch_tag_dynamic_output_shape},
+        {"flexible_layout", torch_tag_flexible_layout},
+        {"generated", torch_tag_generated},
+        {"inplace_view", torch_tag_inplace_view},
+        {"maybe_aliasing_or_mutating", torch_tag_maybe_aliasing_or_mutating},
+        {"needs_contiguous_strides", torch_tag_needs_contiguous_strides},
+        {"needs_exact_strides", torch_tag_needs_exact_strides},
+        {"needs_fixed_stride_order", torch_tag_needs_fixed_stride_order},
+        {"nondeterministic_bitwise", torch_tag_nondeterministic_bitwise},
+        {"nondeterministic_seeded", torch_tag_nondeterministic_seeded},
+        {"out_variant", torch_tag_out_variant},
+        {"pointwise", torch_tag_pointwise},
+        {"pt2_compliant_tag", torch_tag_pt2_compliant_tag},
+        {"reduction", torch_tag_reduction},
+        {"view_copy", torch_tag_view_copy},
+    };
+    for (size_t k = 0; k < sizeof tags / sizeof tags[0]; k++)
+        if (strlen(tags[k].name) == len && memcmp(tags[k].name, name, len) == 0)
+            return tags[k].fn();
+    return -1;
+}
+
+static AOTITorchError define_one(TorchLibraryHandle lib, const shimrt_def_entry *d) {
+    int32_t codes[32];
+    int32_t n = 0;
+    if (d->tags != NULL) {
+        const char *s = d->tags;
+        while (*s) {
+            while (*s == ',' || *s == ' ') s++;
+            size_t len = strcspn(s, ", ");
+            if (len == 0) break;
+            int32_t c = tag_code(s, len);
+            if (c >= 0 && n < (int32_t)(sizeof codes / sizeof codes[0])) codes[n++] = c;
+            s += len;
+        }
+    }
+    if (n == 0) return aoti_torch_library_def(lib, d->schema);
+    return torch_library_def_with_tags(lib, d->schema, codes, n);
+}
+
+AOTI_TORCH_EXPORT AOTITorchError shimrt_register_ops(
+    const char *ns, const char *key, const char *file, uint32_t line,
+    const shimrt_def_entry *defs, size_t n_defs, const shimrt_impl_entry *impls,
+    size_t n_impls, TorchLibraryHandle *ret_def, TorchLibraryHandle *ret_impl) {
+    static const char fn[] = "shimrt_register_ops";
+    TorchLibraryHandle def = NULL, impl = NULL;
+    char why[512];
+    if (ns == NULL || key == NULL || ret_impl == NULL || (n_defs > 0 && defs == NULL) ||
+        (n_impls > 0 && impls == NULL))
+        return shimrt_fail(fn, "NULL argument (ns, key, tables or ret_impl)");
+    if (ret_def != NULL) {
+        if (aoti_torch_library_init_def(ns, file ? file : "?", line, &def) != AOTI_TORCH_SUCCESS)
+            goto fail_plain;
+        for (size_t k = 0; k < n_defs; k++) {
+            if (define_one(def, &defs[k]) != AOTI_TORCH_SUCCESS) {
+                snprintf(why, sizeof why, "%s", torch_exception_get_what());
+                aoti_torch_delete_library_object(def);
+                return shimrt_fail(fn, "namespace %s: defining '%s': %s", ns, defs[k].schema,
+                                   why);
+            }
+        }
+    }
+    if (aoti_torch_library_init_impl(ns, key, file ? file : "?", line, &impl) !=
+        AOTI_TORCH_SUCCESS)
+        goto fail_plain;
+    for (size_t k = 0; k < n_impls; k++) {
+        if (torch_library_impl(impl, impls[k].name, impls[k].fn, TORCH_ABI_VERSION) !=
+            AOTI_TORCH_SUCCESS) {
+            snprintf(why, sizeof why, "%s", torch_exception_get_what());
+            aoti_torch_delete_library_object(impl);
+            if (def != NULL) aoti_torch_delete_library_object(def);
+            return shimrt_fail(fn, "namespace %s: registering %s kernel '%s': %s", ns, key,
+                               impls[k].name, why);
+        }
+    }
+    if (ret_def != NULL) *ret_def = def;
+    *ret_impl = impl;
+    return AOTI_TORCH_SUCCESS;
+fail_plain:
+    snprintf(why, sizeof why, "%s", torch_exception_get_what());
+    if (def != NULL) aoti_torch_delete_library_object(def);
+    return shimrt_fail(fn, "namespace %s, key %s: %s", ns, key, why);
+}

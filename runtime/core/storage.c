@@ -1,0 +1,95 @@
+/* runtime/core/storage.c: reference-counted storage and the per-device allocators. */
+#include <stdlib.h>
+
+#include "internal.h"
+
+/* The allocator of a device: CPU memory is 64-byte aligned; meta has none. */
+typedef struct {
+    void *(*alloc)(size_t nbytes);
+    void (*free)(void *data, void *ctx);
+} allocator;
+
+static void *cpu_alloc(size_t nbytes) {
+    void *p = NULL;
+    if (nbytes == 0) return NULL;
+    if (posix_memalign(&p, SHIMRT_CPU_ALIGNMENT, nbytes) != 0) return NULL;
+    return p;
+}
+static void cpu_free(void *data, void *ctx) {
+    (void)ctx;
+    free(data);
+}
+static void *meta_alloc(size_t nbytes) {
+    (void)nbytes;
+    return NULL;
+}
+
+static const allocator *allocator_for(int32_t device_type) {
+    static const allocator cpu = {cpu_alloc, cpu_free}, meta = {meta_alloc, NULL};
+    switch (device_type) {
+    case SHIMRT_DEV_CPU: return &cpu;
+    case SHIMRT_DEV_META: return &meta;
+    default: return NULL;
+    }
+}
+
+shimrt_storage *shimrt_storage_new(const char *func, size_t nbytes, int32_t device_type,
+                                   int32_t device_index) {
+    if (shimrt_check_device(func, device_type, device_index)) return NULL;
+    const allocator *a = allocator_for(device_type);
+    if (!a) {
+        shimrt_fail(func, "no allocator for device type %d", (int)device_type);
+        return NULL;
+    }
+    if (device_type != SHIMRT_DEV_META && nbytes > SHIMRT_MAX_ALLOC_BYTES) {
+        shimrt_fail(func, "allocation of %zu bytes is too large (limit %llu bytes)", nbytes,
+                    (unsigned long long)SHIMRT_MAX_ALLOC_BYTES);
+        return NULL;
+    }
+    shimrt_storage *s = calloc(1, sizeof *s);
+    if (!s) {
+        shimrt_fail(func, "out of memory");
+        return NULL;
+    }
+    s->data = a->alloc(nbytes);
+    if (nbytes && !s->data && device_type == SHIMRT_DEV_CPU) {
+        free(s);
+        shimrt_fail(func, "out of memory allocating %zu bytes", nbytes);
+        return NULL;
+    }
+    atomic_init(&s->refcount, 1);
+    s->nbytes = nbytes;
+    s->device_type = device_type;
+    s->device_index = device_index < 0 ? 0 : device_index;
+    s->deleter = a->free;
+    return s;
+}
+
+shimrt_storage *shimrt_storage_wrap(const char *func, void *data, size_t nbytes,
+                                    int32_t device_type, int32_t device_index,
+                                    void (*deleter)(void *, void *), void *ctx) {
+    shimrt_storage *s = calloc(1, sizeof *s);
+    if (!s) {
+        shimrt_fail(func, "out of memory");
+        return NULL;
+    }
+    atomic_init(&s->refcount, 1);
+    s->data = data;
+    s->nbytes = nbytes;
+    s->device_type = device_type;
+    s->device_index = device_index < 0 ? 0 : device_index;
+    s->deleter = deleter;
+    s->deleter_ctx = ctx;
+    return s;
+}
+
+void shimrt_storage_retain(shimrt_storage *s) {
+    if (s) atomic_fetch_add_explicit(&s->refcount, 1, memory_order_relaxed);
+}
+
+void shimrt_storage_release(shimrt_storage *s) {
+    if (!s) return;
+    if (atomic_fetch_sub_explicit(&s->refcount, 1, memory_order_acq_rel) != 1) return;
+    if (s->deleter) s->deleter(s->data, s->deleter_ctx);
+    free(s);
+}

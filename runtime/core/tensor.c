@@ -1,0 +1,448 @@
+/* runtime/core/tensor.c: tensor handles, views and the metadata getters. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+shimrt_pool shimrt_tensor_pool = SHIMRT_POOL_INIT(struct AtenTensorOpaque);
+
+bool shimrt_tensor_valid(AtenTensorHandle t) {
+    return t && shimrt_pool_contains(&shimrt_tensor_pool, t) && t->magic == SHIMRT_TENSOR_MAGIC;
+}
+
+const char *shimrt_tensor_invalid_reason(AtenTensorHandle t, const char *argname) {
+    static _Thread_local char buf[160];
+    if (!t)
+        snprintf(buf, sizeof buf, "argument '%s' is NULL", argname);
+    else if (!shimrt_pool_contains(&shimrt_tensor_pool, t))
+        snprintf(buf, sizeof buf, "argument '%s' (%p) is not a tensor handle", argname, (void *)t);
+    else if (t->magic == SHIMRT_MAGIC_FREED)
+        snprintf(buf, sizeof buf, "argument '%s' is a freed tensor handle (use after delete)",
+                 argname);
+    else
+        snprintf(buf, sizeof buf, "argument '%s' is not a live tensor handle", argname);
+    return buf;
+}
+
+int64_t shimrt_numel(const struct AtenTensorOpaque *t) {
+    int64_t n = 1;
+    for (int64_t i = 0; i < t->ndim; i++) n *= t->sizes[i];
+    return n;
+}
+
+bool shimrt_is_contiguous(const struct AtenTensorOpaque *t) {
+    int64_t expected = 1;
+    for (int64_t i = t->ndim - 1; i >= 0; i--) {
+        if (t->sizes[i] == 0) return true;
+        if (t->sizes[i] == 1) continue;
+        if (t->strides[i] != expected) return false;
+        expected *= t->sizes[i];
+    }
+    return true;
+}
+
+void *shimrt_data(const struct AtenTensorOpaque *t) {
+    if (!t->storage || !t->storage->data) return NULL;
+    return (char *)t->storage->data + t->storage_offset * (int64_t)shimrt_dtype_size(t->dtype);
+}
+
+void shimrt_contiguous_strides(int64_t ndim, const int64_t *sizes, int64_t *strides) {
+    int64_t s = 1;
+    for (int64_t i = ndim - 1; i >= 0; i--) {
+        strides[i] = s;
+        s *= sizes[i] > 1 ? sizes[i] : 1;
+    }
+}
+
+/* Checks the geometry and computes the number of elements the view spans from storage
+ * element 0 (offset + the largest reachable index + 1; 0 when numel is 0). */
+static AOTITorchError check_geometry(const char *func, int64_t ndim, const int64_t *sizes,
+                                     const int64_t *strides, int64_t storage_offset,
+                                     int64_t *ret_extent) {
+    if (ndim < 0 || ndim > SHIMRT_MAX_DIMS)
+        return shimrt_fail(func, "ndim %lld is out of range [0, %d]", (long long)ndim,
+                           SHIMRT_MAX_DIMS);
+    if (ndim > 0 && !sizes) return shimrt_fail(func, "argument 'sizes_ptr' is NULL");
+    if (storage_offset < 0)
+        return shimrt_fail(func, "storage offset %lld is negative", (long long)storage_offset);
+    int64_t numel = 1, last = storage_offset;
+    bool empty = false;
+    for (int64_t i = 0; i < ndim; i++) {
+        if (sizes[i] < 0)
+            return shimrt_fail(func, "size %lld of dimension %lld is negative",
+                               (long long)sizes[i], (long long)i);
+        if (strides && strides[i] < 0)
+            return shimrt_fail(func, "stride %lld of dimension %lld is negative",
+                               (long long)strides[i], (long long)i);
+        if (sizes[i] == 0) empty = true;
+        if (__builtin_mul_overflow(numel, sizes[i], &numel))
+            return shimrt_fail(func, "the number of elements overflows int64");
+    }
+    if (empty) {
+        *ret_extent = 0;
+        return AOTI_TORCH_SUCCESS;
+    }
+    if (strides) {
+        for (int64_t i = 0; i < ndim; i++) {
+            int64_t step;
+            if (__builtin_mul_overflow(sizes[i] - 1, strides[i], &step) ||
+                __builtin_add_overflow(last, step, &last))
+                return shimrt_fail(func, "the strided extent overflows int64");
+        }
+    } else if (__builtin_add_overflow(last, numel - 1, &last)) {
+        return shimrt_fail(func, "the extent overflows int64");
+    }
+    *ret_extent = last + 1;
+    return AOTI_TORCH_SUCCESS;
+}
+
+static bool set_dims(struct AtenTensorOpaque *t, int64_t ndim) {
+    if (t->sizes && t->sizes != t->inline_sizes) free(t->sizes);
+    t->ndim = ndim;
+    if (ndim <= SHIMRT_INLINE_DIMS) {
+        t->sizes = t->inline_sizes;
+        t->strides = t->inline_strides;
+        return true;
+    }
+    int64_t *heap = malloc(2 * (size_t)ndim * sizeof *heap);
+    if (!heap) {
+        t->sizes = t->inline_sizes;
+        t->strides = t->inline_strides;
+        t->ndim = 0;
+        return false;
+    }
+    t->sizes = heap;
+    t->strides = heap + ndim;
+    return true;
+}
+
+AtenTensorHandle shimrt_tensor_new(const char *func, shimrt_storage *s, int64_t ndim,
+                                   const int64_t *sizes, const int64_t *strides,
+                                   int64_t storage_offset, int32_t dtype,
+                                   int32_t device_type, int32_t device_index, int32_t layout) {
+    int64_t extent;
+    if (shimrt_check_dtype(func, dtype)) return NULL;
+    if (layout != SHIMRT_LAYOUT_STRIDED) {
+        shimrt_fail(func, "layout code %d is not supported (only strided, 0)", (int)layout);
+        return NULL;
+    }
+    if (!s) {
+        shimrt_fail(func, "no storage");
+        return NULL;
+    }
+    if (check_geometry(func, ndim, sizes, strides, storage_offset, &extent)) return NULL;
+    size_t elsize = shimrt_dtype_size(dtype);
+    if (extent > 0 && (uint64_t)extent > s->nbytes / elsize) {
+        shimrt_fail(func,
+                    "the view needs %lld elements of %zu bytes but the storage has %zu bytes",
+                    (long long)extent, elsize, s->nbytes);
+        return NULL;
+    }
+    AtenTensorHandle t = shimrt_pool_alloc(&shimrt_tensor_pool);
+    if (!t || !set_dims(t, ndim)) {
+        if (t) shimrt_pool_free(&shimrt_tensor_pool, t);
+        shimrt_fail(func, "out of memory");
+        return NULL;
+    }
+    if (ndim) memcpy(t->sizes, sizes, (size_t)ndim * sizeof *sizes);
+    if (strides) {
+        if (ndim) memcpy(t->strides, strides, (size_t)ndim * sizeof *strides);
+    } else {
+        shimrt_contiguous_strides(ndim, sizes, t->strides);
+    }
+    shimrt_storage_retain(s);
+    t->storage = s;
+    t->storage_offset = storage_offset;
+    t->dtype = dtype;
+    t->device_type = device_type;
+    t->device_index = device_index < 0 ? 0 : device_index;
+    t->layout = layout;
+    t->defined = true;
+    t->magic = SHIMRT_TENSOR_MAGIC;
+    return t;
+}
+
+AtenTensorHandle shimrt_tensor_empty(const char *func, int64_t ndim, const int64_t *sizes,
+                                     const int64_t *strides, int32_t dtype,
+                                     int32_t device_type, int32_t device_index) {
+    int64_t extent;
+    if (shimrt_check_dtype(func, dtype)) return NULL;
+    if (shimrt_check_device(func, device_type, device_index)) return NULL;
+    if (check_geometry(func, ndim, sizes, strides, 0, &extent)) return NULL;
+    size_t nbytes;
+    if (__builtin_mul_overflow((size_t)extent, shimrt_dtype_size(dtype), &nbytes)) {
+        shimrt_fail(func, "the storage size overflows");
+        return NULL;
+    }
+    shimrt_storage *s = shimrt_storage_new(func, nbytes, device_type, device_index);
+    if (!s) return NULL;
+    AtenTensorHandle t = shimrt_tensor_new(func, s, ndim, sizes, strides, 0, dtype, device_type,
+                                           device_index, SHIMRT_LAYOUT_STRIDED);
+    shimrt_storage_release(s);
+    return t;
+}
+
+void shimrt_tensor_free(AtenTensorHandle t) {
+    if (!shimrt_tensor_valid(t)) return;
+    t->magic = SHIMRT_MAGIC_FREED;
+    shimrt_storage_release(t->storage);
+    if (t->sizes && t->sizes != t->inline_sizes) free(t->sizes);
+    shimrt_pool_free(&shimrt_tensor_pool, t);
+}
+
+/* A new handle with t's metadata and a reference to its storage. */
+static AtenTensorHandle alias_of(const char *func, AtenTensorHandle t) {
+    if (!t->defined) {
+        AtenTensorHandle u = shimrt_pool_alloc(&shimrt_tensor_pool);
+        if (!u) {
+            shimrt_fail(func, "out of memory");
+            return NULL;
+        }
+        set_dims(u, 0);
+        u->magic = SHIMRT_TENSOR_MAGIC;
+        return u;
+    }
+    return shimrt_tensor_new(func, t->storage, t->ndim, t->sizes, t->strides, t->storage_offset,
+                             t->dtype, t->device_type, t->device_index, t->layout);
+}
+
+/* ---- creation ---- */
+
+AOTI_TORCH_EXPORT AOTITorchError aoti_torch_empty_strided(
+    int64_t ndim, const int64_t *sizes_ptr, const int64_t *strides_ptr, int32_t dtype,
+    int32_t device_type, int32_t device_index, AtenTensorHandle *ret_new_tensor) {
+    SHIMRT_CHECK_ARG(ret_new_tensor);
+    AtenTensorHandle t = shimrt_tensor_empty(__func__, ndim, sizes_ptr, strides_ptr, dtype,
+                                             device_type, device_index);
+    if (!t) return AOTI_TORCH_FAILURE;
+    *ret_new_tensor = t;
+    return AOTI_TORCH_SUCCESS;
+}
+
+static AOTITorchError from_blob(const char *func, void *data, int64_t ndim,
+                                const int64_t *sizes, const int64_t *strides,
+                                int64_t storage_offset, int32_t dtype, int32_t device_type,
+                                int32_t device_index, AtenTensorHandle *ret, int32_t layout,
+                                const uint8_t *opaque_metadata, int64_t opaque_metadata_size,
+                                void (*deleter)(void *, void *), void *deleter_ctx) {
+    int64_t extent;
+    if (!ret) return shimrt_fail(func, "argument 'ret' is NULL");
+    if (shimrt_check_dtype(func, dtype)) return AOTI_TORCH_FAILURE;
+    if (shimrt_check_device(func, device_type, device_index)) return AOTI_TORCH_FAILURE;
+    if (layout != SHIMRT_LAYOUT_STRIDED)
+        return shimrt_fail(func, "layout code %d is not supported (only strided, 0)",
+                           (int)layout);
+    if (opaque_metadata || opaque_metadata_size != 0)
+        return shimrt_fail(func, "opaque metadata (MKL-DNN tensors) is not supported");
+    if (check_geometry(func, ndim, sizes, strides, storage_offset, &extent))
+        return AOTI_TORCH_FAILURE;
+    if (!data && extent > 0 && device_type != SHIMRT_DEV_META)
+        return shimrt_fail(func, "argument 'data' is NULL for a tensor with elements");
+    size_t nbytes = (size_t)extent * shimrt_dtype_size(dtype);
+    shimrt_storage *s =
+        shimrt_storage_wrap(func, data, nbytes, device_type, device_index, deleter, deleter_ctx);
+    if (!s) return AOTI_TORCH_FAILURE;
+    AtenTensorHandle t = shimrt_tensor_new(func, s, ndim, sizes, strides, storage_offset, dtype,
+                                           device_type, device_index, layout);
+    if (!t) {
+        s->deleter = NULL; /* on failure the caller keeps ownership of data */
+        shimrt_storage_release(s);
+        return AOTI_TORCH_FAILURE;
+    }
+    shimrt_storage_release(s);
+    *ret = t;
+    return AOTI_TORCH_SUCCESS;
+}
+
+AOTI_TORCH_EXPORT AOTITorchError aoti_torch_create_tensor_from_blob(
+    void *data, int64_t ndim, const int64_t *sizes_ptr, const int64_t *strides_ptr,
+    int64_t storage_offset, int32_t dtype, int32_t device_type, int32_t device_index,
+    AtenTensorHandle *ret) {
+    return from_blob(__func__, data, ndim, sizes_ptr, strides_ptr, storage_offset, dtype,
+                     device_type, device_index, ret, SHIMRT_LAYOUT_STRIDED, NULL, 0, NULL, NULL);
+}
+
+AOTI_TORCH_EXPORT AOTITorchError aoti_torch_create_tensor_from_blob_v2(
+    void *data, int64_t ndim, const int64_t *sizes_ptr, const int64_t *strides_ptr,
+    int64_t storage_offset, int32_t dtype, int32_t device_type, int32_t device_index,
+    AtenTensorHandle *ret, int32_t layout, const uint8_t *opaque_metadata,
+    int64_t opaque_metadata_size) {
+    return from_blob(__func__, data, ndim, sizes_ptr, strides_ptr, storage_offset, dtype,
+                     device_type, device_index, ret, layout, opaque_metadata,
+                     opaque_metadata_size, NULL, NULL);
+}
+
+AOTI_TORCH_EXPORT AOTITorchError torch_from_blob(
+    void *data, int64_t ndim, const int64_t *sizes_ptr, const int64_t *strides_ptr,
+    int64_t storage_offset, int32_t dtype, int32_t device_type, int32_t device_index,
+    AtenTensorHandle *ret, int32_t layout, const uint8_t *opaque_metadata,
+    int64_t opaque_metadata_size, void (*deleter)(void *data, void *ctx), void *deleter_ctx) {
+    return from_blob(__func__, data, ndim, sizes_ptr, strides_ptr, storage_offset, dtype,
+                     device_type, device_index, ret, layout, opaque_metadata,
+                     opaque_metadata_size, deleter, deleter_ctx);
+}
+
+AOTI_TORCH_EXPORT AOTITorchError aoti_torch_new_tensor_handle(AtenTensorHandle orig_handle,
+                                                              AtenTensorHandle *new_handle) {
+    SHIMRT_CHECK_TENSOR(orig_handle);
+    SHIMRT_CHECK_ARG(new_handle);
+    AtenTensorHandle t = alias_of(__func__, orig_handle);
+    if (!t) return AOTI_TORCH_FAILURE;
+    *new_handle = t;
+    return AOTI_TORCH_SUCCESS;
+}
+
+AOTI_TORCH_EXPORT AOTITorchError aoti_torch__reinterpret_tensor(
+    AtenTensorHandle self, int64_t ndim, const int64_t *sizes_ptr, const int64_t *strides_ptr,
+    int64_t storage_offset, AtenTensorHandle *ret_new_tensor) {
+    SHIMRT_CHECK_DEFINED(self);
+    SHIMRT_CHECK_ARG(ret_new_tensor);
+    if (ndim > 0) SHIMRT_CHECK_ARG(strides_ptr);
+    int64_t offset;
+    if (__builtin_add_overflow(self->storage_offset, storage_offset, &offset))
+        return shimrt_fail(__func__, "storage offset overflows int64");
+    AtenTensorHandle t =
+        shimrt_tensor_new(__func__, self->storage, ndim, sizes_ptr, strides_ptr, offset,
+                          self->dtype, self->device_type, self->device_index, self->layout);
+    if (!t) return AOTI_TORCH_FAILURE;
+    *ret_new_tensor = t;
+    return AOTI_TORCH_SUCCESS;
+}
+
+AOTI_TORCH_EXPORT AOTITorchError aoti_torch_as_strided(AtenTensorHandle self,
+                                                       const int64_t *sizes_ptr,
+                                                       const int64_t *strides_ptr,
+                                                       AtenTensorHandle *ret) {
+    SHIMRT_CHECK_DEFINED(self);
+    SHIMRT_CHECK_ARG(ret);
+    if (self->ndim > 0) {
+        SHIMRT_CHECK_ARG(sizes_ptr);
+        SHIMRT_CHECK_ARG(strides_ptr);
+    }
+    AtenTensorHandle t = shimrt_tensor_new(__func__, self->storage, self->ndim, sizes_ptr,
+                                           strides_ptr, self->storage_offset, self->dtype,
+                                           self->device_type, self->device_index, self->layout);
+    if (!t) return AOTI_TORCH_FAILURE;
+    *ret = t;
+    return AOTI_TORCH_SUCCESS;
+}
+
+AOTI_TORCH_EXPORT AOTITorchError aoti_torch_new_uninitialized_tensor(AtenTensorHandle *ret) {
+    SHIMRT_CHECK_ARG(ret);
+    AtenTensorHandle t = shimrt_pool_alloc(&shimrt_tensor_pool);
+    if (!t) return shimrt_fail(__func__, "out of memory");
+    set_dims(t, 0);
+    t->magic = SHIMRT_TENSOR_MAGIC;
+    *ret = t;
+    return AOTI_TORCH_SUCCESS;
+}
+
+AOTI_TORCH_EXPORT AOTITorchError aoti_torch_delete_tensor_object(AtenTensorHandle tensor) {
+    if (!tensor) return AOTI_TORCH_SUCCESS;
+    SHIMRT_CHECK_TENSOR(tensor);
+    shimrt_tensor_free(tensor);
+    return AOTI_TORCH_SUCCESS;
+}
+
+AOTI_TORCH_EXPORT AOTITorchError aoti_torch_assign_tensors(AtenTensorHandle src,
+                                                           AtenTensorHandle dst) {
+    SHIMRT_CHECK_TENSOR(src);
+    SHIMRT_CHECK_TENSOR(dst);
+    if (src == dst) return AOTI_TORCH_SUCCESS;
+    shimrt_storage *old = dst->storage;
+    if (!set_dims(dst, src->ndim)) {
+        dst->storage = NULL;
+        dst->defined = false;
+        shimrt_storage_release(old);
+        return shimrt_fail(__func__, "out of memory");
+    }
+    if (src->ndim) {
+        memcpy(dst->sizes, src->sizes, (size_t)src->ndim * sizeof *src->sizes);
+        memcpy(dst->strides, src->strides, (size_t)src->ndim * sizeof *src->strides);
+    }
+    shimrt_storage_retain(src->storage);
+    dst->storage = src->storage;
+    shimrt_storage_release(old);
+    dst->storage_offset = src->storage_offset;
+    dst->dtype = src->dtype;
+    dst->device_type = src->device_type;
+    dst->device_index = src->device_index;
+    dst->layout = src->layout;
+    dst->defined = src->defined;
+    return AOTI_TORCH_SUCCESS;
+}
+
+AOTI_TORCH_EXPORT AOTITorchError aoti_torch_assign_tensors_out(AtenTensorHandle src,
+                                                               AtenTensorHandle *ret_dst) {
+    SHIMRT_CHECK_TENSOR(src);
+    SHIMRT_CHECK_ARG(ret_dst);
+    AtenTensorHandle t = alias_of(__func__, src);
+    if (!t) return AOTI_TORCH_FAILURE;
+    *ret_dst = t;
+    return AOTI_TORCH_SUCCESS;
+}
+
+/* ---- getters ---- */
+#define GETTER(name, type, expr)                                           \
+    AOTI_TORCH_EXPORT AOTITorchError name(AtenTensorHandle tensor, type out) { \
+        SHIMRT_CHECK_DEFINED(tensor);                                      \
+        SHIMRT_CHECK_ARG(out);                                             \
+        *out = (expr);                                                     \
+        return AOTI_TORCH_SUCCESS;                                         \
+    }
+
+GETTER(aoti_torch_get_data_ptr, void **, shimrt_data(tensor))
+GETTER(aoti_torch_get_mutable_data_ptr, void **, shimrt_data(tensor))
+GETTER(aoti_torch_get_const_data_ptr, const void **, shimrt_data(tensor))
+GETTER(torch_get_mutable_data_ptr, void **, shimrt_data(tensor))
+GETTER(torch_get_const_data_ptr, const void **, shimrt_data(tensor))
+GETTER(aoti_torch_get_storage_size, int64_t *, (int64_t)tensor->storage->nbytes)
+GETTER(aoti_torch_get_storage_numel, int64_t *,
+       (int64_t)(tensor->storage->nbytes / shimrt_dtype_size(tensor->dtype)))
+GETTER(aoti_torch_get_dim, int64_t *, tensor->ndim)
+GETTER(aoti_torch_get_numel, int64_t *, shimrt_numel(tensor))
+GETTER(aoti_torch_get_sizes, int64_t **, tensor->sizes)
+GETTER(aoti_torch_get_strides, int64_t **, tensor->strides)
+GETTER(aoti_torch_get_dtype, int32_t *, tensor->dtype)
+GETTER(aoti_torch_get_device_type, int32_t *, tensor->device_type)
+GETTER(aoti_torch_get_device_index, int32_t *, tensor->device_index)
+GETTER(aoti_torch_get_layout, int32_t *, tensor->layout)
+GETTER(aoti_torch_get_storage_offset, int64_t *, tensor->storage_offset)
+GETTER(aoti_torch_is_contiguous, bool *, shimrt_is_contiguous(tensor))
+
+AOTI_TORCH_EXPORT AOTITorchError aoti_torch_is_defined(AtenTensorHandle tensor,
+                                                       bool *ret_is_defined) {
+    SHIMRT_CHECK_TENSOR(tensor);
+    SHIMRT_CHECK_ARG(ret_is_defined);
+    *ret_is_defined = tensor->defined;
+    return AOTI_TORCH_SUCCESS;
+}
+
+static AOTITorchError wrap_dim(const char *func, AtenTensorHandle t, int64_t d, int64_t *out) {
+    if (d < -t->ndim || d >= t->ndim)
+        return shimrt_fail(func, "dimension %lld is out of range for a %lld-dim tensor",
+                           (long long)d, (long long)t->ndim);
+    *out = d < 0 ? d + t->ndim : d;
+    return AOTI_TORCH_SUCCESS;
+}
+
+AOTI_TORCH_EXPORT AOTITorchError aoti_torch_get_size(AtenTensorHandle tensor, int64_t d,
+                                                     int64_t *ret_size) {
+    int64_t i = 0;
+    SHIMRT_CHECK_DEFINED(tensor);
+    SHIMRT_CHECK_ARG(ret_size);
+    if (wrap_dim(__func__, tensor, d, &i)) return AOTI_TORCH_FAILURE;
+    *ret_size = tensor->sizes[i];
+    return AOTI_TORCH_SUCCESS;
+}
+
+AOTI_TORCH_EXPORT AOTITorchError aoti_torch_get_stride(AtenTensorHandle tensor, int64_t d,
+                                                       int64_t *ret_stride) {
+    int64_t i = 0;
+    SHIMRT_CHECK_DEFINED(tensor);
+    SHIMRT_CHECK_ARG(ret_stride);
+    if (wrap_dim(__func__, tensor, d, &i)) return AOTI_TORCH_FAILURE;
+    *ret_stride = tensor->strides[i];
+    return AOTI_TORCH_SUCCESS;
+}

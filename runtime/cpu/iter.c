@@ -1,0 +1,491 @@
+/* runtime/cpu/iter.c: strided iteration, dtype conversion and promotion, shape and tensor
+ * helpers shared by the CPU kernels (see iter.h). */
+#include "iter.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- strided iteration ------------------------------------------------------------- */
+
+void shimrt_k_iter_init(shimrt_k_iter *it, int64_t ndim, const int64_t *shape) {
+    it->ndim = ndim;
+    it->nops = 0;
+    for (int64_t d = 0; d < ndim; d++) it->shape[d] = shape[d];
+}
+
+void shimrt_k_iter_add(shimrt_k_iter *it, void *data, int64_t ndim, const int64_t *sizes,
+                       const int64_t *strides, size_t elsize) {
+    int k = it->nops++;
+    it->data[k] = data;
+    int64_t lead = it->ndim - ndim;
+    for (int64_t d = 0; d < it->ndim; d++) {
+        int64_t od = d - lead;
+        if (od < 0 || sizes[od] == 1)
+            it->strides[k][d] = 0;
+        else
+            it->strides[k][d] = strides[od] * (int64_t)elsize;
+    }
+}
+
+void shimrt_k_iter_add_tensor(shimrt_k_iter *it, const struct AtenTensorOpaque *t) {
+    shimrt_k_iter_add(it, shimrt_data(t), t->ndim, t->sizes, t->strides,
+                      shimrt_dtype_size(t->dtype));
+}
+
+/* Merges neighbouring dims (outer d, inner d+1) when every operand steps through them as
+ * one; drops size-1 dims. Leaves at least one dim. */
+static void coalesce(shimrt_k_iter *it) {
+    int64_t out = 0;
+    for (int64_t d = 0; d < it->ndim; d++) {
+        if (it->shape[d] == 1) continue;
+        if (out > 0) {
+            bool merge = true;
+            for (int k = 0; k < it->nops; k++)
+                if (it->strides[k][out - 1] != it->strides[k][d] * it->shape[d]) merge = false;
+            if (merge) {
+                it->shape[out - 1] *= it->shape[d];
+                for (int k = 0; k < it->nops; k++) it->strides[k][out - 1] = it->strides[k][d];
+                continue;
+            }
+        }
+        it->shape[out] = it->shape[d];
+        for (int k = 0; k < it->nops; k++) it->strides[k][out] = it->strides[k][d];
+        out++;
+    }
+    if (out == 0) {
+        it->shape[0] = 1;
+        for (int k = 0; k < it->nops; k++) it->strides[k][0] = 0;
+        out = 1;
+    }
+    it->ndim = out;
+}
+
+void shimrt_k_iter_run(shimrt_k_iter *it, shimrt_k_loop_fn fn, void *ctx) {
+    for (int64_t d = 0; d < it->ndim; d++)
+        if (it->shape[d] == 0) return;
+    coalesce(it);
+    int64_t nd = it->ndim, inner = nd - 1;
+    int64_t idx[SHIMRT_MAX_DIMS] = {0};
+    char *ptr[SHIMRT_K_MAX_OPS];
+    int64_t istr[SHIMRT_K_MAX_OPS];
+    for (int k = 0; k < it->nops; k++) {
+        ptr[k] = it->data[k];
+        istr[k] = it->strides[k][inner];
+    }
+    for (;;) {
+        fn(ptr, istr, it->shape[inner], ctx);
+        /* odometer over the outer dims */
+        int64_t d = inner - 1;
+        for (; d >= 0; d--) {
+            idx[d]++;
+            for (int k = 0; k < it->nops; k++) ptr[k] += it->strides[k][d];
+            if (idx[d] < it->shape[d]) break;
+            for (int k = 0; k < it->nops; k++) ptr[k] -= it->strides[k][d] * it->shape[d];
+            idx[d] = 0;
+        }
+        if (d < 0) return;
+    }
+}
+
+/* ---- dtypes ------------------------------------------------------------------------ */
+
+bool shimrt_k_is_floating(int32_t dt) {
+    return dt == SHIMRT_FLOAT16 || dt == SHIMRT_BFLOAT16 || dt == SHIMRT_FLOAT32 ||
+           dt == SHIMRT_FLOAT64;
+}
+
+bool shimrt_k_is_integral(int32_t dt) {
+    return dt == SHIMRT_UINT8 || dt == SHIMRT_INT8 || dt == SHIMRT_INT16 ||
+           dt == SHIMRT_INT32 || dt == SHIMRT_INT64;
+}
+
+bool shimrt_k_dtype_ok(int32_t dt) {
+    return dt == SHIMRT_BOOL || shimrt_k_is_integral(dt) || shimrt_k_is_floating(dt);
+}
+
+/* Rank among the signed integers (int8 < int16 < int32 < int64). */
+static int int_rank(int32_t dt) {
+    switch (dt) {
+    case SHIMRT_INT8: return 1;
+    case SHIMRT_INT16: return 2;
+    case SHIMRT_INT32: return 3;
+    default: return 4;
+    }
+}
+
+int32_t shimrt_k_promote(int32_t a, int32_t b) {
+    if (!shimrt_k_dtype_ok(a) || !shimrt_k_dtype_ok(b)) return -1;
+    if (a == b) return a;
+    if (a == SHIMRT_BOOL) return b;
+    if (b == SHIMRT_BOOL) return a;
+    bool fa = shimrt_k_is_floating(a), fb = shimrt_k_is_floating(b);
+    if (fa && !fb) return a;
+    if (fb && !fa) return b;
+    if (fa && fb) {
+        if (a == SHIMRT_FLOAT64 || b == SHIMRT_FLOAT64) return SHIMRT_FLOAT64;
+        return SHIMRT_FLOAT32; /* float32 with a half type, or float16 with bfloat16 */
+    }
+    /* both integral */
+    if (a == SHIMRT_UINT8) return b == SHIMRT_INT8 ? SHIMRT_INT16 : b;
+    if (b == SHIMRT_UINT8) return a == SHIMRT_INT8 ? SHIMRT_INT16 : a;
+    return int_rank(a) >= int_rank(b) ? a : b;
+}
+
+#define RT_NONE (-1)
+
+void shimrt_k_rt_init(shimrt_k_result_type *s) { s->dim = s->zero = s->wrapped = RT_NONE; }
+
+static int32_t promote_none(int32_t acc, int32_t dt) {
+    return acc == RT_NONE ? dt : shimrt_k_promote(acc, dt);
+}
+
+void shimrt_k_rt_add_tensor(shimrt_k_result_type *s, const struct AtenTensorOpaque *t) {
+    if (t->ndim > 0)
+        s->dim = promote_none(s->dim, t->dtype);
+    else
+        s->zero = promote_none(s->zero, t->dtype);
+}
+
+void shimrt_k_rt_add_scalar(shimrt_k_result_type *s, double v) {
+    bool integral = isfinite(v) && v == floor(v) && fabs(v) < 9.2e18;
+    s->wrapped = promote_none(s->wrapped, integral ? SHIMRT_INT64 : SHIMRT_FLOAT32);
+}
+
+/* bool < integral < floating */
+static int category(int32_t dt) {
+    if (dt == SHIMRT_BOOL) return 0;
+    return shimrt_k_is_floating(dt) ? 2 : 1;
+}
+
+/* The higher-priority state wins unless the lower one is of a higher category. */
+static int32_t combine(int32_t higher, int32_t lower) {
+    if (higher == RT_NONE) return lower;
+    if (lower == RT_NONE) return higher;
+    if (category(lower) > category(higher)) return shimrt_k_promote(higher, lower);
+    return higher;
+}
+
+int32_t shimrt_k_rt_result(const shimrt_k_result_type *s) {
+    return combine(s->dim, combine(s->zero, s->wrapped));
+}
+
+int64_t shimrt_k_f2i(double v) {
+    if (isnan(v)) return 0;
+    if (v >= 9223372036854775807.0) return INT64_MAX;
+    if (v <= -9223372036854775808.0) return INT64_MIN;
+    return (int64_t)v;
+}
+
+static int64_t clamp_i(int64_t v, int64_t lo, int64_t hi) { return v < lo ? lo : v > hi ? hi : v; }
+
+double shimrt_k_load_f64(const char *p, int32_t dt) {
+    switch (dt) {
+    case SHIMRT_FLOAT32: { float v; memcpy(&v, p, 4); return v; }
+    case SHIMRT_FLOAT64: { double v; memcpy(&v, p, 8); return v; }
+    case SHIMRT_FLOAT16: { uint16_t v; memcpy(&v, p, 2); return shimrt_half_to_float(v); }
+    case SHIMRT_BFLOAT16: { uint16_t v; memcpy(&v, p, 2); return shimrt_bf16_to_float(v); }
+    default: return (double)shimrt_k_load_i64(p, dt);
+    }
+}
+
+int64_t shimrt_k_load_i64(const char *p, int32_t dt) {
+    switch (dt) {
+    case SHIMRT_BOOL: return *(const uint8_t *)p != 0;
+    case SHIMRT_UINT8: return *(const uint8_t *)p;
+    case SHIMRT_INT8: return *(const int8_t *)p;
+    case SHIMRT_INT16: { int16_t v; memcpy(&v, p, 2); return v; }
+    case SHIMRT_INT32: { int32_t v; memcpy(&v, p, 4); return v; }
+    case SHIMRT_INT64: { int64_t v; memcpy(&v, p, 8); return v; }
+    default: return shimrt_k_is_floating(dt) ? shimrt_k_f2i(shimrt_k_load_f64(p, dt)) : 0;
+    }
+}
+
+void shimrt_k_store_i64(char *p, int32_t dt, int64_t v) {
+    switch (dt) {
+    case SHIMRT_BOOL: *(uint8_t *)p = v != 0; return;
+    /* integer to narrower integer wraps, as a C++ static_cast does */
+    case SHIMRT_UINT8: *(uint8_t *)p = (uint8_t)(uint64_t)v; return;
+    case SHIMRT_INT8: *(int8_t *)p = (int8_t)(uint8_t)(uint64_t)v; return;
+    case SHIMRT_INT16: { int16_t x = (int16_t)(uint16_t)(uint64_t)v; memcpy(p, &x, 2); return; }
+    case SHIMRT_INT32: { int32_t x = (int32_t)(uint32_t)(uint64_t)v; memcpy(p, &x, 4); return; }
+    case SHIMRT_INT64: memcpy(p, &v, 8); return;
+    default:
+        if (shimrt_k_is_floating(dt)) shimrt_k_store_f64(p, dt, (double)v);
+        return; /* not computable: callers check first */
+    }
+}
+
+void shimrt_k_store_f64(char *p, int32_t dt, double v) {
+    switch (dt) {
+    case SHIMRT_FLOAT32: { float x = (float)v; memcpy(p, &x, 4); return; }
+    case SHIMRT_FLOAT64: memcpy(p, &v, 8); return;
+    case SHIMRT_FLOAT16: { uint16_t x = shimrt_float_to_half((float)v); memcpy(p, &x, 2); return; }
+    case SHIMRT_BFLOAT16: { uint16_t x = shimrt_float_to_bf16((float)v); memcpy(p, &x, 2); return; }
+    case SHIMRT_BOOL: *(uint8_t *)p = v != 0; return;
+    case SHIMRT_UINT8: *(uint8_t *)p = (uint8_t)clamp_i(shimrt_k_f2i(v), 0, 255); return;
+    case SHIMRT_INT8: shimrt_k_store_i64(p, dt, clamp_i(shimrt_k_f2i(v), INT8_MIN, INT8_MAX)); return;
+    case SHIMRT_INT16: shimrt_k_store_i64(p, dt, clamp_i(shimrt_k_f2i(v), INT16_MIN, INT16_MAX)); return;
+    case SHIMRT_INT32: shimrt_k_store_i64(p, dt, clamp_i(shimrt_k_f2i(v), INT32_MIN, INT32_MAX)); return;
+    case SHIMRT_INT64: { int64_t x = shimrt_k_f2i(v); memcpy(p, &x, 8); return; }
+    default: return; /* not computable: callers check first */
+    }
+}
+
+/* ---- shapes ------------------------------------------------------------------------ */
+
+const char *shimrt_k_fmt_shape(char *buf, size_t n, int64_t ndim, const int64_t *sizes) {
+    size_t used = 0;
+    int w = snprintf(buf, n, "[");
+    used = w > 0 ? (size_t)w : 0;
+    for (int64_t d = 0; d < ndim && used < n; d++) {
+        w = snprintf(buf + used, n - used, "%s%lld", d ? ", " : "", (long long)sizes[d]);
+        if (w < 0) break;
+        used += (size_t)w;
+    }
+    if (used < n) snprintf(buf + used, n - used, "]");
+    if (used >= n && n > 4) memcpy(buf + n - 4, "...", 4);
+    return buf;
+}
+
+AOTITorchError shimrt_k_broadcast(const char *op, int64_t na, const int64_t *a, int64_t nb,
+                                  const int64_t *b, int64_t *out, int64_t *out_ndim) {
+    int64_t n = na > nb ? na : nb;
+    for (int64_t i = 0; i < n; i++) {
+        int64_t ia = na - n + i, ib = nb - n + i;
+        int64_t sa = ia >= 0 ? a[ia] : 1, sb = ib >= 0 ? b[ib] : 1;
+        if (sa != sb && sa != 1 && sb != 1) {
+            char ba[128], bb[128];
+            return shimrt_fail(op,
+                               "shapes %s and %s cannot be broadcast (size %lld vs %lld at "
+                               "dimension %lld of the result)",
+                               shimrt_k_fmt_shape(ba, sizeof ba, na, a),
+                               shimrt_k_fmt_shape(bb, sizeof bb, nb, b), (long long)sa,
+                               (long long)sb, (long long)i);
+        }
+        out[i] = sa == 1 ? sb : sa;
+    }
+    *out_ndim = n;
+    return AOTI_TORCH_SUCCESS;
+}
+
+AOTITorchError shimrt_k_wrap_dim(const char *op, int64_t dim, int64_t ndim, int64_t *out) {
+    int64_t n = ndim <= 0 ? 1 : ndim;
+    if (dim < -n || dim >= n)
+        return shimrt_fail(op,
+                           "Dimension out of range (expected to be in range of [%lld, %lld], "
+                           "but got %lld)",
+                           (long long)-n, (long long)(n - 1), (long long)dim);
+    *out = dim < 0 ? dim + n : dim;
+    return AOTI_TORCH_SUCCESS;
+}
+
+bool shimrt_k_numel(int64_t ndim, const int64_t *sizes, int64_t *out) {
+    int64_t n = 1;
+    bool zero = false, over = false;
+    for (int64_t d = 0; d < ndim; d++) {
+        if (sizes[d] == 0) zero = true;
+        else if (!over && __builtin_mul_overflow(n, sizes[d], &n)) over = true;
+    }
+    if (zero) { *out = 0; return true; }
+    if (over) return false;
+    *out = n;
+    return true;
+}
+
+/* ---- tensors ------------------------------------------------------------------------ */
+
+AOTITorchError shimrt_k_check_defined(const char *op, const struct AtenTensorOpaque *t,
+                                      const char *argname) {
+    if (!t->defined) return shimrt_fail(op, "'%s' is an undefined tensor", argname);
+    return AOTI_TORCH_SUCCESS;
+}
+
+AOTITorchError shimrt_k_check_cpu(const char *op, const struct AtenTensorOpaque *t,
+                                  const char *argname) {
+    if (shimrt_k_check_defined(op, t, argname)) return AOTI_TORCH_FAILURE;
+    if (t->device_type != SHIMRT_DEV_CPU) {
+        const char *dn = shimrt_device_type_name(t->device_type);
+        return shimrt_fail(op, "expected a CPU tensor for '%s', got a %s tensor", argname,
+                           dn ? dn : "unknown-device");
+    }
+    if (t->layout != SHIMRT_LAYOUT_STRIDED)
+        return shimrt_fail(op, "expected a strided tensor for '%s'", argname);
+    return AOTI_TORCH_SUCCESS;
+}
+
+AOTITorchError shimrt_k_check_dtype(const char *op, const struct AtenTensorOpaque *t,
+                                    const char *argname) {
+    if (!shimrt_k_dtype_ok(t->dtype)) {
+        const char *n = shimrt_dtype_name(t->dtype);
+        return shimrt_fail(op, "dtype %s of '%s' is not supported", n ? n : "?", argname);
+    }
+    return AOTI_TORCH_SUCCESS;
+}
+
+AtenTensorHandle shimrt_k_alias(const char *op, const struct AtenTensorOpaque *t, int64_t ndim,
+                                const int64_t *sizes, const int64_t *strides,
+                                int64_t storage_offset) {
+    return shimrt_tensor_new(op, t->storage, ndim, sizes, strides, storage_offset, t->dtype,
+                             t->device_type, t->device_index, t->layout);
+}
+
+AtenTensorHandle shimrt_k_empty_like_dev(const char *op, const struct AtenTensorOpaque *t,
+                                         int64_t ndim, const int64_t *sizes,
+                                         const int64_t *strides, int32_t dtype) {
+    return shimrt_tensor_empty(op, ndim, sizes, strides, dtype, t->device_type,
+                               t->device_index);
+}
+
+/* Dims of t sorted by stride, innermost first (stable: ties keep the later dim inner). */
+static void stride_order(const struct AtenTensorOpaque *t, int64_t *perm) {
+    int64_t n = t->ndim;
+    for (int64_t i = 0; i < n; i++) perm[i] = n - 1 - i;
+    for (int64_t i = 1; i < n; i++) { /* insertion sort: stable */
+        int64_t p = perm[i], j = i;
+        while (j > 0 && t->strides[perm[j - 1]] > t->strides[p]) {
+            perm[j] = perm[j - 1];
+            j--;
+        }
+        perm[j] = p;
+    }
+}
+
+bool shimrt_k_dense(const struct AtenTensorOpaque *t) {
+    int64_t perm[SHIMRT_MAX_DIMS];
+    stride_order(t, perm);
+    int64_t expect = 1;
+    for (int64_t i = 0; i < t->ndim; i++) {
+        int64_t d = perm[i];
+        if (t->sizes[d] == 1) continue;
+        if (t->strides[d] != expect) return false;
+        expect *= t->sizes[d];
+    }
+    return true;
+}
+
+void shimrt_k_preserve_strides(const struct AtenTensorOpaque *t, int64_t *strides) {
+    if (shimrt_k_dense(t)) {
+        for (int64_t d = 0; d < t->ndim; d++) strides[d] = t->strides[d];
+        return;
+    }
+    int64_t perm[SHIMRT_MAX_DIMS];
+    stride_order(t, perm);
+    int64_t s = 1;
+    for (int64_t i = 0; i < t->ndim; i++) {
+        int64_t d = perm[i];
+        strides[d] = s;
+        s *= t->sizes[d] > 1 ? t->sizes[d] : 1;
+    }
+}
+
+bool shimrt_k_internal_overlap(const struct AtenTensorOpaque *t) {
+    for (int64_t d = 0; d < t->ndim; d++)
+        if (t->sizes[d] > 1 && t->strides[d] == 0) return true;
+    return false;
+}
+
+/* [lo, hi) bytes spanned by t (empty when t has no elements). */
+static void span(const struct AtenTensorOpaque *t, uintptr_t *lo, uintptr_t *hi) {
+    uintptr_t base = (uintptr_t)shimrt_data(t);
+    int64_t n = shimrt_numel(t);
+    if (n == 0 || base == 0) { *lo = *hi = 0; return; }
+    int64_t last = 0; /* offset in elements of the farthest element (strides are >= 0) */
+    for (int64_t d = 0; d < t->ndim; d++) last += (t->sizes[d] - 1) * t->strides[d];
+    size_t es = shimrt_dtype_size(t->dtype);
+    *lo = base;
+    *hi = base + (uintptr_t)last * es + es;
+}
+
+bool shimrt_k_may_overlap(const struct AtenTensorOpaque *a, const struct AtenTensorOpaque *b) {
+    uintptr_t alo, ahi, blo, bhi;
+    span(a, &alo, &ahi);
+    span(b, &blo, &bhi);
+    if (alo == ahi || blo == bhi) return false;
+    return alo < bhi && blo < ahi;
+}
+
+typedef struct { int32_t sdt, ddt; size_t es; } copy_ctx;
+
+static void copy_same_loop(char **data, const int64_t *strides, int64_t n, void *vctx) {
+    const copy_ctx *c = vctx;
+    char *d = data[0], *s = data[1];
+    if (strides[0] == (int64_t)c->es && strides[1] == (int64_t)c->es) {
+        memcpy(d, s, (size_t)n * c->es);
+        return;
+    }
+    for (int64_t i = 0; i < n; i++, d += strides[0], s += strides[1]) memcpy(d, s, c->es);
+}
+
+static void copy_conv_loop(char **data, const int64_t *strides, int64_t n, void *vctx) {
+    const copy_ctx *c = vctx;
+    char *d = data[0], *s = data[1];
+    bool fl = shimrt_k_is_floating(c->sdt);
+    for (int64_t i = 0; i < n; i++, d += strides[0], s += strides[1]) {
+        if (fl)
+            shimrt_k_store_f64(d, c->ddt, shimrt_k_load_f64(s, c->sdt));
+        else
+            shimrt_k_store_i64(d, c->ddt, shimrt_k_load_i64(s, c->sdt));
+    }
+}
+
+AOTITorchError shimrt_k_copy(const char *op, struct AtenTensorOpaque *dst,
+                             const struct AtenTensorOpaque *src) {
+    if (dst->dtype != src->dtype) {
+        if (!shimrt_k_dtype_ok(dst->dtype) || !shimrt_k_dtype_ok(src->dtype)) {
+            const char *a = shimrt_dtype_name(src->dtype), *b = shimrt_dtype_name(dst->dtype);
+            return shimrt_fail(op, "cannot convert %s to %s", a ? a : "?", b ? b : "?");
+        }
+    }
+    if (shimrt_numel(dst) == 0) return AOTI_TORCH_SUCCESS;
+    AtenTensorHandle tmp = NULL;
+    if (shimrt_k_may_overlap(dst, src)) {
+        bool same = shimrt_data(dst) == shimrt_data(src) && dst->dtype == src->dtype &&
+                    dst->ndim == src->ndim;
+        for (int64_t d = 0; same && d < dst->ndim; d++)
+            same = dst->sizes[d] == src->sizes[d] && dst->strides[d] == src->strides[d];
+        if (same) return AOTI_TORCH_SUCCESS; /* copying a tensor onto itself */
+        tmp = shimrt_tensor_empty(op, src->ndim, src->sizes, NULL, src->dtype, SHIMRT_DEV_CPU, 0);
+        if (!tmp) return AOTI_TORCH_FAILURE;
+        copy_ctx c = {src->dtype, src->dtype, shimrt_dtype_size(src->dtype)};
+        shimrt_k_iter it;
+        shimrt_k_iter_init(&it, src->ndim, src->sizes);
+        shimrt_k_iter_add_tensor(&it, tmp);
+        shimrt_k_iter_add_tensor(&it, src);
+        shimrt_k_iter_run(&it, copy_same_loop, &c);
+        src = tmp;
+    }
+    copy_ctx c = {src->dtype, dst->dtype, shimrt_dtype_size(dst->dtype)};
+    shimrt_k_iter it;
+    shimrt_k_iter_init(&it, dst->ndim, dst->sizes);
+    shimrt_k_iter_add_tensor(&it, dst);
+    shimrt_k_iter_add_tensor(&it, src);
+    shimrt_k_iter_run(&it, src->dtype == dst->dtype ? copy_same_loop : copy_conv_loop, &c);
+    shimrt_tensor_free(tmp);
+    return AOTI_TORCH_SUCCESS;
+}
+
+typedef struct { unsigned char bytes[16]; size_t es; } fill_ctx;
+
+static void fill_loop(char **data, const int64_t *strides, int64_t n, void *vctx) {
+    const fill_ctx *c = vctx;
+    char *d = data[0];
+    for (int64_t i = 0; i < n; i++, d += strides[0]) memcpy(d, c->bytes, c->es);
+}
+
+void shimrt_k_fill(struct AtenTensorOpaque *t, double v) {
+    fill_ctx c;
+    memset(&c, 0, sizeof c);
+    c.es = shimrt_dtype_size(t->dtype);
+    if (c.es == 0 || c.es > sizeof c.bytes) return;
+    /* a dtype we do not compute on keeps all-zero bytes: only v == 0 reaches here */
+    if (shimrt_k_is_integral(t->dtype))
+        shimrt_k_store_i64((char *)c.bytes, t->dtype, shimrt_k_f2i(v)); /* wraps, as a cast */
+    else if (shimrt_k_dtype_ok(t->dtype))
+        shimrt_k_store_f64((char *)c.bytes, t->dtype, v);
+    shimrt_k_iter it;
+    shimrt_k_iter_init(&it, t->ndim, t->sizes);
+    shimrt_k_iter_add_tensor(&it, t);
+    shimrt_k_iter_run(&it, fill_loop, &c);
+}

@@ -1,0 +1,300 @@
+/* runtime/cpu/views.c: views and reshapes. view, transpose.int, permute, narrow, select.int,
+ * squeeze.dim, unsqueeze are CompositeExplicitAutograd (metadata only, any device);
+ * reshape and flatten.using_ints are CPU kernels because they copy when no view exists.
+ * Every returned handle is a new reference sharing self's storage unless it is a copy. */
+#include <string.h>
+
+#include "compositeexplicitautograd_kernels.h"
+#include "cpu_kernels.h"
+#include "iter.h"
+
+static AOTITorchError give(AtenTensorHandle t, AtenTensorHandle *ret0) {
+    if (!t) return AOTI_TORCH_FAILURE;
+    *ret0 = t;
+    return AOTI_TORCH_SUCCESS;
+}
+
+/* Resolves a requested shape (one entry may be -1) against numel into out. */
+static AOTITorchError infer_size(const char *op, const int64_t *shape, int64_t n, int64_t numel,
+                                 int64_t *out) {
+    char b[256];
+    if (n > SHIMRT_MAX_DIMS)
+        return shimrt_fail(op, "%lld dimensions are too many (at most %d)", (long long)n,
+                           SHIMRT_MAX_DIMS);
+    int64_t infer = -1, prod = 1;
+    bool over = false;
+    for (int64_t i = 0; i < n; i++) {
+        if (shape[i] == -1) {
+            if (infer >= 0) return shimrt_fail(op, "only one dimension can be inferred");
+            infer = i;
+        } else if (shape[i] < 0) {
+            return shimrt_fail(op, "invalid shape dimension %lld", (long long)shape[i]);
+        } else if (!over && __builtin_mul_overflow(prod, shape[i], &prod)) {
+            over = true;
+        }
+        out[i] = shape[i];
+    }
+    if (infer >= 0) {
+        if (prod == 0)
+            return shimrt_fail(op,
+                               "cannot reshape tensor of %lld elements into shape %s because "
+                               "the unspecified dimension size -1 can be any value and is "
+                               "ambiguous",
+                               (long long)numel, shimrt_k_fmt_shape(b, sizeof b, n, shape));
+        if (!over && numel % prod == 0) {
+            out[infer] = numel / prod;
+            return AOTI_TORCH_SUCCESS;
+        }
+    } else if (!over && prod == numel) {
+        return AOTI_TORCH_SUCCESS;
+    }
+    return shimrt_fail(op, "shape '%s' is invalid for input of size %lld",
+                       shimrt_k_fmt_shape(b, sizeof b, n, shape), (long long)numel);
+}
+
+/* Wrapping product (no signed-overflow UB on strange strides of size-1 dims). */
+static uint64_t umul(int64_t a, int64_t b) { return (uint64_t)a * (uint64_t)b; }
+
+/* Strides that let t be viewed with shape ns[0..nn), if any. Old dims are taken as runs
+ * ("chunks") of dims that are contiguous with one another; each chunk must map onto a run
+ * of new dims with the same element count. */
+static bool view_strides(const struct AtenTensorOpaque *t, int64_t nn, const int64_t *ns,
+                         int64_t *out) {
+    int64_t numel = shimrt_numel(t);
+    if (numel == 0) {
+        bool same = nn == t->ndim;
+        for (int64_t d = 0; same && d < nn; d++) same = ns[d] == t->sizes[d];
+        if (same)
+            memcpy(out, t->strides, (size_t)nn * sizeof *out);
+        else
+            shimrt_contiguous_strides(nn, ns, out);
+        return true;
+    }
+    int64_t nd = nn - 1;                      /* next new dim to assign, from the right */
+    int64_t base = t->ndim ? t->strides[t->ndim - 1] : 1; /* stride of the chunk's last dim */
+    int64_t chunk = 1, got = 1;
+    for (int64_t od = t->ndim - 1; od >= 0; od--) {
+        chunk *= t->sizes[od];
+        bool chunk_ends = od == 0 || (t->sizes[od - 1] != 1 &&
+                                      (uint64_t)t->strides[od - 1] != umul(chunk, base));
+        if (!chunk_ends) continue;
+        while (nd >= 0 && (got < chunk || ns[nd] == 1)) {
+            out[nd] = (int64_t)umul(got, base);
+            got *= ns[nd];
+            nd--;
+        }
+        if (got != chunk) return false;
+        if (od > 0) {
+            base = t->strides[od - 1];
+            chunk = got = 1;
+        }
+    }
+    /* what is left are size-1 dims (a 0-dim input leaves every new dim) */
+    while (nd >= 0) {
+        if (ns[nd] != 1) return false;
+        out[nd] = (int64_t)umul(got, base);
+        nd--;
+    }
+    return true;
+}
+
+AOTITorchError shimrt_view(AtenTensorHandle self, const int64_t *size, int64_t size_len_,
+                           AtenTensorHandle *ret0) {
+    static const char op[] = "view";
+    int64_t shape[SHIMRT_MAX_DIMS], strides[SHIMRT_MAX_DIMS];
+    if (shimrt_k_check_defined(op, self, "self") ||
+        infer_size(op, size, size_len_, shimrt_numel(self), shape))
+        return AOTI_TORCH_FAILURE;
+    if (!view_strides(self, size_len_, shape, strides))
+        return shimrt_fail(op, "view size is not compatible with input tensor's size and stride "
+                               "(at least one dimension spans across two contiguous subspaces). "
+                               "Use .reshape(...) instead.");
+    return give(shimrt_k_alias(op, self, size_len_, shape, strides, self->storage_offset), ret0);
+}
+
+/* A view when one exists, else a contiguous copy with the new shape. */
+static AOTITorchError reshape_to(const char *op, AtenTensorHandle self, int64_t n,
+                                 const int64_t *shape, AtenTensorHandle *ret0) {
+    int64_t strides[SHIMRT_MAX_DIMS];
+    if (view_strides(self, n, shape, strides))
+        return give(shimrt_k_alias(op, self, n, shape, strides, self->storage_offset), ret0);
+    if (shimrt_k_check_cpu(op, self, "self")) return AOTI_TORCH_FAILURE;
+    AtenTensorHandle tmp =
+        shimrt_k_empty_like_dev(op, self, self->ndim, self->sizes, NULL, self->dtype);
+    if (!tmp) return AOTI_TORCH_FAILURE;
+    AOTITorchError err = shimrt_k_copy(op, tmp, self);
+    if (!err) {
+        AtenTensorHandle t = shimrt_k_alias(op, tmp, n, shape, NULL, 0);
+        err = give(t, ret0);
+    }
+    shimrt_tensor_free(tmp);
+    return err;
+}
+
+AOTITorchError shimrt_cpu_reshape(AtenTensorHandle self, const int64_t *shape,
+                                  int64_t shape_len_, AtenTensorHandle *ret0) {
+    static const char op[] = "reshape";
+    int64_t sh[SHIMRT_MAX_DIMS];
+    if (shimrt_k_check_defined(op, self, "self") ||
+        infer_size(op, shape, shape_len_, shimrt_numel(self), sh))
+        return AOTI_TORCH_FAILURE;
+    return reshape_to(op, self, shape_len_, sh, ret0);
+}
+
+AOTITorchError shimrt_cpu_flatten_using_ints(AtenTensorHandle self, int64_t start_dim,
+                                             int64_t end_dim, AtenTensorHandle *ret0) {
+    static const char op[] = "flatten.using_ints";
+    int64_t s, e;
+    if (shimrt_k_check_defined(op, self, "self") ||
+        shimrt_k_wrap_dim(op, start_dim, self->ndim, &s) ||
+        shimrt_k_wrap_dim(op, end_dim, self->ndim, &e))
+        return AOTI_TORCH_FAILURE;
+    if (s > e)
+        return shimrt_fail(op, "flatten() has invalid args: start_dim cannot come after end_dim");
+    if (self->ndim == 0) {
+        int64_t one = 1;
+        return reshape_to(op, self, 1, &one, ret0);
+    }
+    if (s == e)
+        return give(shimrt_k_alias(op, self, self->ndim, self->sizes, self->strides,
+                                   self->storage_offset),
+                    ret0);
+    int64_t shape[SHIMRT_MAX_DIMS], n = 0, prod = 1;
+    for (int64_t d = 0; d < self->ndim; d++) {
+        if (d < s || d > e) {
+            shape[n++] = self->sizes[d];
+        } else {
+            prod *= self->sizes[d]; /* cannot overflow: numel fits in int64 */
+            if (d == e) shape[n++] = prod;
+        }
+    }
+    return reshape_to(op, self, n, shape, ret0);
+}
+
+AOTITorchError shimrt_transpose_int(AtenTensorHandle self, int64_t dim0, int64_t dim1,
+                                    AtenTensorHandle *ret0) {
+    static const char op[] = "transpose.int";
+    int64_t a, b;
+    if (shimrt_k_check_defined(op, self, "self") || shimrt_k_wrap_dim(op, dim0, self->ndim, &a) ||
+        shimrt_k_wrap_dim(op, dim1, self->ndim, &b))
+        return AOTI_TORCH_FAILURE;
+    int64_t sizes[SHIMRT_MAX_DIMS], strides[SHIMRT_MAX_DIMS];
+    memcpy(sizes, self->sizes, (size_t)self->ndim * sizeof *sizes);
+    memcpy(strides, self->strides, (size_t)self->ndim * sizeof *strides);
+    if (self->ndim > 0) {
+        sizes[a] = self->sizes[b];
+        sizes[b] = self->sizes[a];
+        strides[a] = self->strides[b];
+        strides[b] = self->strides[a];
+    }
+    return give(shimrt_k_alias(op, self, self->ndim, sizes, strides, self->storage_offset), ret0);
+}
+
+AOTITorchError shimrt_permute(AtenTensorHandle self, const int64_t *dims, int64_t dims_len_,
+                              AtenTensorHandle *ret0) {
+    static const char op[] = "permute";
+    if (shimrt_k_check_defined(op, self, "self")) return AOTI_TORCH_FAILURE;
+    if (dims_len_ != self->ndim)
+        return shimrt_fail(op,
+                           "number of dimensions in the tensor input does not match the length "
+                           "of the desired ordering of dimensions i.e. input.dim() = %lld is not "
+                           "equal to len(dims) = %lld",
+                           (long long)self->ndim, (long long)dims_len_);
+    int64_t sizes[SHIMRT_MAX_DIMS], strides[SHIMRT_MAX_DIMS];
+    bool seen[SHIMRT_MAX_DIMS] = {false};
+    for (int64_t i = 0; i < dims_len_; i++) {
+        int64_t d;
+        if (shimrt_k_wrap_dim(op, dims[i], self->ndim, &d)) return AOTI_TORCH_FAILURE;
+        if (seen[d]) return shimrt_fail(op, "duplicate dims are not allowed (dim %lld)", (long long)d);
+        seen[d] = true;
+        sizes[i] = self->sizes[d];
+        strides[i] = self->strides[d];
+    }
+    return give(shimrt_k_alias(op, self, self->ndim, sizes, strides, self->storage_offset), ret0);
+}
+
+AOTITorchError shimrt_narrow(AtenTensorHandle self, int64_t dim, int64_t start, int64_t length,
+                             AtenTensorHandle *ret0) {
+    static const char op[] = "narrow";
+    int64_t d;
+    if (shimrt_k_check_defined(op, self, "self")) return AOTI_TORCH_FAILURE;
+    if (self->ndim == 0) return shimrt_fail(op, "narrow() cannot be applied to a 0-dim tensor.");
+    if (shimrt_k_wrap_dim(op, dim, self->ndim, &d)) return AOTI_TORCH_FAILURE;
+    if (length < 0) return shimrt_fail(op, "narrow(): length must be non-negative.");
+    int64_t size = self->sizes[d];
+    if (start < -size || start > size)
+        return shimrt_fail(op, "start out of range (expected to be in range of [%lld, %lld], but got %lld)",
+                           (long long)-size, (long long)size, (long long)start);
+    if (start < 0) start += size;
+    if (start > size - length)
+        return shimrt_fail(op, "start (%lld) + length (%lld) exceeds dimension size (%lld).",
+                           (long long)start, (long long)length, (long long)size);
+    int64_t sizes[SHIMRT_MAX_DIMS];
+    memcpy(sizes, self->sizes, (size_t)self->ndim * sizeof *sizes);
+    sizes[d] = length;
+    return give(shimrt_k_alias(op, self, self->ndim, sizes, self->strides,
+                               self->storage_offset + start * self->strides[d]),
+                ret0);
+}
+
+AOTITorchError shimrt_select_int(AtenTensorHandle self, int64_t dim, int64_t index,
+                                 AtenTensorHandle *ret0) {
+    static const char op[] = "select.int";
+    int64_t d;
+    if (shimrt_k_check_defined(op, self, "self")) return AOTI_TORCH_FAILURE;
+    if (self->ndim == 0) return shimrt_fail(op, "select() cannot be applied to a 0-dim tensor.");
+    if (shimrt_k_wrap_dim(op, dim, self->ndim, &d)) return AOTI_TORCH_FAILURE;
+    int64_t size = self->sizes[d];
+    if (index < -size || index >= size) {
+        char b[256];
+        return shimrt_fail(op, "select(): index %lld out of range for tensor of size %s at dimension %lld",
+                           (long long)index, shimrt_k_fmt_shape(b, sizeof b, self->ndim, self->sizes),
+                           (long long)dim);
+    }
+    if (index < 0) index += size;
+    int64_t sizes[SHIMRT_MAX_DIMS], strides[SHIMRT_MAX_DIMS], n = 0;
+    for (int64_t i = 0; i < self->ndim; i++) {
+        if (i == d) continue;
+        sizes[n] = self->sizes[i];
+        strides[n++] = self->strides[i];
+    }
+    return give(shimrt_k_alias(op, self, n, sizes, strides,
+                               self->storage_offset + index * self->strides[d]),
+                ret0);
+}
+
+AOTITorchError shimrt_squeeze_dim(AtenTensorHandle self, int64_t dim, AtenTensorHandle *ret0) {
+    static const char op[] = "squeeze.dim";
+    int64_t d;
+    if (shimrt_k_check_defined(op, self, "self") || shimrt_k_wrap_dim(op, dim, self->ndim, &d))
+        return AOTI_TORCH_FAILURE;
+    int64_t sizes[SHIMRT_MAX_DIMS], strides[SHIMRT_MAX_DIMS], n = 0;
+    for (int64_t i = 0; i < self->ndim; i++) {
+        if (i == d && self->sizes[i] == 1) continue;
+        sizes[n] = self->sizes[i];
+        strides[n++] = self->strides[i];
+    }
+    return give(shimrt_k_alias(op, self, n, sizes, strides, self->storage_offset), ret0);
+}
+
+AOTITorchError shimrt_unsqueeze(AtenTensorHandle self, int64_t dim, AtenTensorHandle *ret0) {
+    static const char op[] = "unsqueeze";
+    int64_t d;
+    if (shimrt_k_check_defined(op, self, "self") ||
+        shimrt_k_wrap_dim(op, dim, self->ndim + 1, &d))
+        return AOTI_TORCH_FAILURE;
+    if (self->ndim + 1 > SHIMRT_MAX_DIMS)
+        return shimrt_fail(op, "the result would have more than %d dimensions", SHIMRT_MAX_DIMS);
+    int64_t sizes[SHIMRT_MAX_DIMS], strides[SHIMRT_MAX_DIMS], n = 0;
+    for (int64_t i = 0; i <= self->ndim; i++) {
+        if (i == d) {
+            sizes[n] = 1;
+            strides[n++] = d >= self->ndim ? 1 : (int64_t)umul(self->sizes[d], self->strides[d]);
+        }
+        if (i < self->ndim) {
+            sizes[n] = self->sizes[i];
+            strides[n++] = self->strides[i];
+        }
+    }
+    return give(shimrt_k_alias(op, self, n, sizes, strides, self->storage_offset), ret0);
+}
