@@ -18,7 +18,7 @@ $(BUILD)/tests/runtime/%: $(BUILD)/obj/tests/runtime/%.o $(LIBSHIMRT_A)
 .PHONY: test-unit test-scripts test-asan
 test-unit: $(GEN_TESTS) $(RT_TESTS)
 	@set -e; for t in $(GEN_TESTS) $(RT_TESTS); do echo "== $$t"; ./$$t --jobs=2; done
-test-scripts: $(ALL_TARGETS)
+test-scripts: $(ALL_TARGETS) $(GEN_TESTS) $(RT_TESTS)
 	@set -e; for s in $(TEST_SCRIPTS); do echo "== $$s"; \
 	  SHIMGEN=$(SHIMGEN) BUILD=$(BUILD) SHARED=$(SHARED) CC="$(CC)" SAN="$(SAN)" sh $$s; done
 # The same suites and scripts again under AddressSanitizer and UndefinedBehaviorSanitizer.

@@ -1,0 +1,50 @@
+#!/bin/sh
+# tests/scripts/tsan.sh: ThreadSanitizer finds no race while four threads call the
+# dispatcher (by name and through op handles) and a fifth registers, then deletes, a
+# fragment library (tests/runtime/test_dispatcher_threads.c, built with -DSHIMRT_TSAN_MAIN).
+# The runtime and the schema grammar are rebuilt with -fsanitize=thread into $BUILD/tsan/.
+# Skipped under SAN=1 (ThreadSanitizer does not mix with AddressSanitizer).
+set -u
+if [ "${SAN:-}" = 1 ]; then
+    echo "tsan: skipped under SAN=1"
+    exit 0
+fi
+BUILD=${BUILD:-build}
+out="$BUILD/tsan"
+mkdir -p "$out"
+# clang first (its TSan runtime ships with libclang-rt-dev), else $CC.
+TCC=${TSAN_CC:-}
+if [ -z "$TCC" ]; then
+    if command -v clang >/dev/null 2>&1; then TCC=clang; else TCC=${CC:-cc}; fi
+fi
+RE2C=${RE2C:-re2c}
+if ! $RE2C -W -Werror --no-generation-date --no-version -o "$out/schema_lex.c" gen/schema_lex.re \
+    2>"$out/build.log"; then
+    echo "FAIL: re2c on gen/schema_lex.re:"
+    cat "$out/build.log"
+    exit 1
+fi
+# shellcheck disable=SC2046
+if ! $TCC -std=c11 -Wall -Wextra -O1 -g -fsanitize=thread -fno-omit-frame-pointer \
+    -D_DEFAULT_SOURCE -D_POSIX_C_SOURCE=200809L -DSHIMRT_TSAN_MAIN \
+    -Igen -Iruntime/include -Igenerated \
+    tests/runtime/test_dispatcher_threads.c \
+    $(ls runtime/core/*.c runtime/cpu/*.c 2>/dev/null) gen/arena.c gen/schema.c "$out/schema_lex.c" \
+    -o "$out/dispatcher_threads" -lpthread -ldl -lm >>"$out/build.log" 2>&1; then
+    echo "FAIL: building the ThreadSanitizer test with $TCC:"
+    sed -n '1,30p' "$out/build.log"
+    exit 1
+fi
+status=0
+for run in 1 2 3; do
+    if TSAN_OPTIONS="halt_on_error=1 exitcode=66 second_deadlock_stack=1" \
+        "$out/dispatcher_threads" >"$out/run.log" 2>&1; then
+        echo "ok: run $run: no data race ($(tail -n 1 "$out/run.log"))"
+    else
+        echo "FAIL: run $run of the ThreadSanitizer test:"
+        sed -n '1,60p' "$out/run.log"
+        status=1
+        break
+    fi
+done
+exit $status
