@@ -19,7 +19,7 @@ $(MYOPS_STAGE)/.stamp: $(LIBSHIMRT_SO) $(LIBSHIMRT_A) $(wildcard runtime/include
 	touch $@
 
 $(MYOPS_SO): $(SHIMGEN) $(MYOPS_STAGE)/.stamp $(wildcard $(MYOPS_SRC)/schemas/*.yaml) \
-             $(wildcard $(MYOPS_SRC)/standin/*) $(MYOPS_SRC)/myops_kernel.c $(MYOPS_SRC)/build.sh
+             $(MYOPS_SRC)/myops_kernel.c $(MYOPS_SRC)/build.sh
 	CC="$(CC)" SANFLAGS="$(SANFLAGS)" sh $(MYOPS_SRC)/build.sh $(SHIMGEN) $(MYOPS_OUT) $(MYOPS_STAGE) $(BUILD)
 
 $(MYOPS_DEMO): $(MYOPS_SRC)/demo.c $(MYOPS_SO)

@@ -1,6 +1,7 @@
 /* gen/context.c: the shimgen context: arena, model, diagnostics, loading, finalizing,
  * lookups and --print-schemas. See shimgen.h and model.h. */
 #include "model.h"
+#include "emit.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -36,6 +37,10 @@ struct sg_context {
 
     bool finalized;
     int finalize_rc;
+
+    /* `backends:` of the shim_ops.yaml files (arena strings), in first-declared order. */
+    const char **backends;
+    int n_backends, cap_backends;
 };
 
 /* ---- diagnostics ---------------------------------------------------------------------- */
@@ -103,6 +108,26 @@ void sg_context_free(sg_context *ctx) {
 }
 
 sg_arena *sg_context_arena(sg_context *ctx) { return ctx->arena; }
+
+const char *const *sg_context_backends(const sg_context *ctx, int *n) {
+    *n = ctx ? ctx->n_backends : 0;
+    return ctx ? ctx->backends : NULL;
+}
+
+int sg_context_add_backend(sg_context *ctx, const char *name) {
+    for (int i = 0; i < ctx->n_backends; i++)
+        if (strcmp(ctx->backends[i], name) == 0) return 0;
+    if (ctx->n_backends == ctx->cap_backends) {
+        int cap = ctx->cap_backends ? 2 * ctx->cap_backends : 4;
+        const char **b = sg_arena_alloc(ctx->arena, sizeof *b * (size_t)cap);
+        if (!b) return -1;
+        if (ctx->n_backends) memcpy(b, ctx->backends, sizeof *b * (size_t)ctx->n_backends);
+        ctx->backends = b;
+        ctx->cap_backends = cap;
+    }
+    ctx->backends[ctx->n_backends++] = name;
+    return 0;
+}
 sg_model *sg_context_model_mut(sg_context *ctx) { return &ctx->model; }
 size_t sg_error_count(const sg_context *ctx) { return ctx ? ctx->n_errors : 0; }
 size_t sg_warning_count(const sg_context *ctx) { return ctx ? ctx->n_warnings : 0; }
@@ -113,10 +138,19 @@ static void oom(sg_context *ctx) {
 
 /* ---- the op-key index ------------------------------------------------------------------ */
 
+/* A string hash that reads eight bytes at a time. */
 static uint64_t hash_str(const char *s) {
-    uint64_t h = 1469598103934665603ull;
-    for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ull;
-    return h;
+    size_t n = strlen(s);
+    uint64_t h = 0x9e3779b97f4a7c15ull ^ (uint64_t)n, w;
+    for (; n >= 8; s += 8, n -= 8) {
+        memcpy(&w, s, 8);
+        h = (h ^ w) * 0xff51afd7ed558ccdull;
+        h ^= h >> 32;
+    }
+    w = 0;
+    memcpy(&w, s, n);
+    h = (h ^ w) * 0xc4ceb9fe1a85ec53ull;
+    return h ^ (h >> 29);
 }
 
 static const char *make_op_key(sg_context *ctx, const sg_native_function *f) {
@@ -221,11 +255,19 @@ const sg_native_function *sg_model_find_by_name(const sg_context *ctx, const cha
         name = sep + 2;
     }
     if (!overload || !overload[0]) overload = "default";
-    size_t need = ns_len + strlen(name) + strlen(overload) + 3;
+    size_t name_len = strlen(name), ov_len = strlen(overload);
+    size_t need = ns_len + name_len + ov_len + 3;
     char small[256];
     char *key = need <= sizeof small ? small : malloc(need);
     if (!key) return NULL;
-    snprintf(key, need, "%.*s.%s.%s", (int)ns_len, ns, name, overload);
+    /* "%.*s.%s.%s" of ns, name, overload (ns stops at a NUL, as %.*s does) */
+    size_t k = strnlen(ns, ns_len);
+    memcpy(key, ns, k);
+    key[k++] = '.';
+    memcpy(key + k, name, name_len);
+    k += name_len;
+    key[k++] = '.';
+    memcpy(key + k, overload, ov_len + 1);
     const sg_native_function *f = sg_model_find(ctx, key);
     if (key != small) free(key);
     return f;
@@ -489,15 +531,15 @@ static void check_dispatch_keys(sg_context *ctx) {
     enum { NF = sizeof dk_fixed / sizeof *dk_fixed, NFU = sizeof dk_functionality / sizeof *dk_functionality,
            NB = sizeof dk_backends / sizeof *dk_backends };
     sg_tag names[NF + NFU * NB];
+    char made[NFU * NB][48]; /* functionality + backend, e.g. "QuantizedCPU" */
     size_t n = 0;
     for (size_t i = 0; i < NF; i++) names[n++] = (sg_tag){dk_fixed[i], NULL, {NULL, 0, 0}};
     for (size_t i = 0; i < NFU; i++)
         for (size_t j = 0; j < NB; j++) {
-            char *k = sg_arena_printf(ctx->arena, "%s%s", dk_functionality[i], dk_backends[j]);
-            if (!k) {
-                oom(ctx);
-                return;
-            }
+            char *k = made[i * NB + j];
+            size_t a = strlen(dk_functionality[i]), b = strlen(dk_backends[j]);
+            memcpy(k, dk_functionality[i], a);
+            memcpy(k + a, dk_backends[j], b + 1);
             names[n++] = (sg_tag){k, NULL, {NULL, 0, 0}};
         }
     name_set set;
@@ -507,12 +549,20 @@ static void check_dispatch_keys(sg_context *ctx) {
         oom(ctx);
         return;
     }
+    /* Keys that were found, by address: the loader shares one copy of the common keys. */
+    enum { NCACHE = 64 };
+    const char *known[NCACHE] = {0};
     for (size_t i = 0; i < m->n_written && i < m->n_funcs; i++) {
         const sg_native_function *f = m->funcs[i];
-        for (int d = 0; f && d < f->n_dispatch; d++)
-            if (!name_set_has(&set, f->dispatch[d].key))
-                sg_diag(ctx, SG_DIAG_ERROR, f->dispatch[d].loc, "unknown dispatch key '%s'",
-                        f->dispatch[d].key);
+        for (int d = 0; f && d < f->n_dispatch; d++) {
+            const char *key = f->dispatch[d].key;
+            size_t slot = ((uintptr_t)key >> 3) % NCACHE;
+            if (known[slot] == key) continue;
+            if (!name_set_has(&set, key))
+                sg_diag(ctx, SG_DIAG_ERROR, f->dispatch[d].loc, "unknown dispatch key '%s'", key);
+            else
+                known[slot] = key;
+        }
     }
     free(set.names);
     free(set.hashes);
@@ -529,13 +579,15 @@ static void check_shim_ops(sg_context *ctx) {
     }
 }
 
-/* The printed form of every written schema must be its text (torchgen asserts this). */
+/* The printed form of every written schema must be its text (torchgen asserts this). The
+ * loader (gen/model.c) checks the functions it builds from a `func:` node as it parses them;
+ * this checks the others. */
 static void check_roundtrip(sg_context *ctx) {
     sg_model *m = &ctx->model;
     char small[4096];
     for (size_t i = 0; i < m->n_written && i < m->n_funcs; i++) {
         const sg_native_function *f = m->funcs[i];
-        if (!f || !f->func || !f->func_text) continue;
+        if (!f || !f->func || !f->func_text || f->func_node) continue;
         size_t n = sg_schema_print(f->func, small, sizeof small);
         const char *printed = small;
         if (n >= sizeof small) {

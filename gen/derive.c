@@ -84,10 +84,24 @@ static bool arg_is(const sg_arg *a, const char *name, sg_base_type base) {
     return a->type->kind == SG_TY_OPTIONAL && type_is_base(a->type->elem, base);
 }
 
+/* self, the out arguments, the TensorOptions group and the kind, as torchgen finds them. The
+ * schema parser and sg_schema_make (derive() in gen/schema.c) find exactly these, by the same
+ * rules, for every schema they accept; the schema's fields are used when they are in range. */
 static void analyse(const sg_schema *s, fn_info *fi) {
     int npos = s->n_positional;
     if (npos < 0) npos = 0;
     if (npos > s->n_args) npos = s->n_args;
+    if (s->self_index >= -1 && s->self_index < npos && s->out_start >= npos &&
+        s->out_start <= s->n_args && s->tensor_options_start >= -1 &&
+        (s->tensor_options_start < 0 ||
+         (s->tensor_options_start >= npos && s->tensor_options_start + 4 <= s->out_start)) &&
+        (unsigned)s->kind <= SG_KIND_SCRATCH) {
+        fi->self_ix = s->self_index;
+        fi->out_start = s->out_start;
+        fi->to_start = s->tensor_options_start;
+        fi->kind = s->kind;
+        return;
+    }
     fi->self_ix = -1;
     for (int i = 0; i < npos; i++) {
         if (strcmp(s->args[i].name, "self") == 0) {
@@ -144,6 +158,32 @@ static bool ann_eq(const sg_annotation *a, const sg_annotation *b) {
            str_list_eq(a->alias_set, a->n_alias_set, b->alias_set, b->n_alias_set) &&
            str_list_eq(a->alias_set_after, a->n_alias_set_after, b->alias_set_after,
                        b->n_alias_set_after);
+}
+
+/* ---- Arena strings ------------------------------------------------------------------------ */
+
+/* The concatenation of up to five strings (NULL ones skipped) in arena memory. */
+static char *cat(sg_arena *a, const char *s0, const char *s1, const char *s2, const char *s3,
+                 const char *s4) {
+    const char *p[5] = {s0, s1, s2, s3, s4};
+    size_t len[5], total = 0;
+    for (int i = 0; i < 5; i++) total += len[i] = p[i] ? strlen(p[i]) : 0;
+    char *r = sg_arena_alloc(a, total + 1), *w = r;
+    if (!r) return NULL;
+    for (int i = 0; i < 5; i++) {
+        if (len[i]) memcpy(w, p[i], len[i]);
+        w += len[i];
+    }
+    *w = '\0';
+    return r;
+}
+
+/* The canonical text of s in arena memory, printed once when it is short. */
+static char *schema_text(sg_arena *a, const sg_schema *s) {
+    char small[1024];
+    size_t n = sg_schema_print(s, small, sizeof small);
+    if (n >= sizeof small) return sg_schema_to_string(a, s);
+    return sg_arena_strndup(a, small, n);
 }
 
 /* ---- FunctionSchema.signature() ----------------------------------------------------------- */
@@ -222,7 +262,7 @@ static int sig_build(sg_arena *arena, const sg_schema *s, const fn_info *fi, boo
             sg_return r = {0};
             r.type = a->type;
             if (keep_names) {
-                r.name = sg_arena_printf(arena, "%s_out", a->name);
+                r.name = cat(arena, a->name, "_out", NULL, NULL, NULL);
                 if (!r.name) {
                     sig_free(g);
                     return -1;
@@ -234,7 +274,7 @@ static int sig_build(sg_arena *arena, const sg_schema *s, const fn_info *fi, boo
     return 0;
 }
 
-/* ---- A growable byte buffer for keys and messages ----------------------------------------- */
+/* ---- A growable byte buffer for messages ------------------------------------------------- */
 
 typedef struct sbuf {
     char *p;
@@ -260,50 +300,170 @@ static void sb_putn(sbuf *b, const char *s, size_t n) {
     b->p[b->len] = '\0';
 }
 static void sb_puts(sbuf *b, const char *s) { sb_putn(b, s, strlen(s)); }
-static void sb_putc(sbuf *b, char c) { sb_putn(b, &c, 1); }
-static void sb_type(sbuf *b, const sg_type *t) {
-    char tmp[32];
-    if (!t) {
-        sb_putc(b, '!');
-        return;
+
+/* ---- Signatures compared in place ----------------------------------------------------------
+ *
+ * Two schemas are in one family iff torchgen's signatures are equal: the same base name and
+ * dunder flag, the same arguments of the signature (those before the out arguments, less the
+ * TensorOptions group) with equal types, names and defaults and the keyword-only marker at
+ * the same place, and equal return types (the written ones, then the mutated inputs that are
+ * not returned). Nothing is built for this: a structural hash picks the candidates and
+ * sig_eq walks both schemas side by side. */
+
+/* The next argument of the signature at or after i, or -1. */
+static int sig_next_arg(const sg_schema *s, const fn_info *fi, int i) {
+    for (; i < fi->out_start && i < s->n_args; i++) {
+        if (fi->to_start >= 0 && i >= fi->to_start && i < fi->to_start + 4) continue;
+        return i;
     }
-    switch (t->kind) {
-    case SG_TY_BASE:
-        snprintf(tmp, sizeof tmp, "B%d", (int)t->base);
-        sb_puts(b, tmp);
-        break;
-    case SG_TY_OPTIONAL:
-        sb_type(b, t->elem);
-        sb_putc(b, '?');
-        break;
-    case SG_TY_LIST:
-        sb_type(b, t->elem);
-        snprintf(tmp, sizeof tmp, "[%d]", (int)t->size);
-        sb_puts(b, tmp);
-        break;
+    return -1;
+}
+
+static bool is_bernoulli_p(const sg_schema *s) {
+    return s->name[0] == 'b' && strcmp(s->name, "bernoulli") == 0 && s->overload[0] == 'p' &&
+           s->overload[1] == '\0';
+}
+
+/* The default of argument i in the signature (Note [bernoulli.p schema]), or NULL. */
+static const char *sig_default(const sg_schema *s, bool bern, int i) {
+    const sg_arg *a = &s->args[i];
+    if (bern && !a->default_text && strcmp(a->name, "p") == 0 && type_is_base(a->type, SG_BT_FLOAT))
+        return "0.5";
+    return a->default_text;
+}
+
+/* Whether mutated argument a is already among s's returns (then it adds no return). */
+static bool arg_returned(const sg_schema *s, const sg_arg *a) {
+    for (int j = 0; j < s->n_rets; j++)
+        if (ann_eq(a->annotation, s->rets[j].annotation)) return true;
+    return false;
+}
+
+/* The extra returns of the signature: the mutated inputs not already returned, in torchgen's
+ * order (self, the out arguments, the positional ones after self). Iteration state: *pass
+ * and *i start at 0 and -2; returns the next argument index, or -1 at the end. */
+static int sig_next_extra(const sg_schema *s, const fn_info *fi, int *pass, int *i) {
+    int npos = s->n_positional < s->n_args ? s->n_positional : s->n_args;
+    for (; *pass < 3; (*pass)++, *i = -2) {
+        int lo, hi;
+        if (*pass == 0) {
+            lo = fi->self_ix;
+            hi = fi->self_ix < 0 ? -1 : fi->self_ix + 1;
+        } else if (*pass == 1) {
+            lo = fi->out_start;
+            hi = s->n_args;
+        } else {
+            lo = fi->self_ix + 1;
+            hi = npos;
+        }
+        if (*i == -2) *i = lo;
+        for (; *i >= 0 && *i < hi; (*i)++) {
+            const sg_arg *a = &s->args[*i];
+            if (!ann_writes(a->annotation) || arg_returned(s, a)) continue;
+            return (*i)++;
+        }
+    }
+    return -1;
+}
+
+/* The return types of the signature, one by one. */
+typedef struct ret_iter {
+    int r, pass, i;
+} ret_iter;
+
+static bool sig_next_ret(const sg_schema *s, const fn_info *fi, ret_iter *it, const sg_type **t) {
+    if (it->r < s->n_rets) {
+        *t = s->rets[it->r++].type;
+        return true;
+    }
+    int k = sig_next_extra(s, fi, &it->pass, &it->i);
+    if (k < 0) return false;
+    *t = s->args[k].type;
+    return true;
+}
+
+static bool type_eq(const sg_type *a, const sg_type *b) {
+    for (;;) {
+        if (a == b) return true;
+        if (!a || !b || a->kind != b->kind) return false;
+        if (a->kind == SG_TY_BASE) return a->base == b->base;
+        if (a->kind == SG_TY_LIST && a->size != b->size) return false;
+        a = a->elem;
+        b = b->elem;
     }
 }
 
-/* The grouping key: a byte string equal for two schemas iff torchgen's signatures are. */
-static void sig_key(sbuf *b, const sg_schema *s, const sig *g) {
-    b->len = 0;
-    sb_puts(b, s->base ? s->base : s->name);
-    sb_puts(b, s->dunder_method ? "\x1f" "D(" : "\x1f" "N(");
-    for (int i = 0; i < g->n_args; i++) {
-        if (i == g->n_positional) sb_puts(b, "*,");
-        sb_type(b, g->args[i].type);
-        sb_putc(b, ' ');
-        sb_puts(b, g->args[i].name);
-        if (g->args[i].default_text) {
-            sb_putc(b, '=');
-            sb_puts(b, g->args[i].default_text);
-        }
-        sb_putc(b, ',');
+static uint64_t mix(uint64_t h, uint64_t v) { return (h ^ v) * 0x100000001b3ULL; }
+
+static uint64_t type_hash(const sg_type *t) {
+    uint64_t h = 7;
+    for (; t; t = t->elem) {
+        if (t->kind == SG_TY_BASE) return mix(h, 64 + (uint64_t)t->base);
+        h = mix(h, t->kind == SG_TY_OPTIONAL ? 1 : 2 + (uint64_t)(uint32_t)t->size);
     }
-    sb_puts(b, ")->");
-    for (int i = 0; i < g->n_rets; i++) {
-        sb_type(b, g->rets[i].type);
-        sb_putc(b, ',');
+    return mix(h, 3);
+}
+
+/* A cheap digest of a string: its length and three of its bytes. */
+static uint64_t str_digest(const char *s) {
+    if (!s) return 1;
+    size_t n = strlen(s);
+    if (n == 0) return 2;
+    return ((uint64_t)n << 24) ^ ((uint64_t)(unsigned char)s[0] << 16) ^
+           ((uint64_t)(unsigned char)s[n / 2] << 8) ^ (unsigned char)s[n - 1];
+}
+
+static uint64_t sig_hash(const sg_schema *s, const fn_info *fi) {
+    uint64_t h = 0xcbf29ce484222325ULL;
+    for (const char *c = s->base ? s->base : s->name; *c; c++) h = mix(h, (unsigned char)*c);
+    h = mix(h, s->dunder_method ? 0x100 : 0x200);
+    bool bern = is_bernoulli_p(s);
+    int n_sig = 0;
+    for (int i = sig_next_arg(s, fi, 0); i >= 0; i = sig_next_arg(s, fi, i + 1), n_sig++) {
+        h = mix(h, type_hash(s->args[i].type));
+        h = mix(h, str_digest(s->args[i].name));
+        h = mix(h, str_digest(sig_default(s, bern, i)));
+    }
+    h = mix(h, 0x300 + (uint64_t)(uint32_t)(s->n_positional < n_sig ? s->n_positional : n_sig));
+    ret_iter it = {0, 0, -2};
+    const sg_type *t;
+    while (sig_next_ret(s, fi, &it, &t)) h = mix(h, type_hash(t));
+    return h;
+}
+
+static bool str_eq(const char *a, const char *b) {
+    if (a == b) return true;
+    return a && b && strcmp(a, b) == 0;
+}
+
+static bool sig_eq(const sg_schema *a, const fn_info *fa, const sg_schema *b, const fn_info *fb) {
+    if (a->dunder_method != b->dunder_method ||
+        !str_eq(a->base ? a->base : a->name, b->base ? b->base : b->name))
+        return false;
+    /* The keyword-only marker sits before the signature's argument n_positional. */
+    int na = 0, nb = 0;
+    for (int i = sig_next_arg(a, fa, 0); i >= 0; i = sig_next_arg(a, fa, i + 1)) na++;
+    for (int i = sig_next_arg(b, fb, 0); i >= 0; i = sig_next_arg(b, fb, i + 1)) nb++;
+    if (na != nb) return false;
+    int pa = a->n_positional < na ? a->n_positional : na;
+    int pb = b->n_positional < nb ? b->n_positional : nb;
+    if (pa != pb) return false;
+    bool ba = is_bernoulli_p(a), bb = is_bernoulli_p(b);
+    int i = sig_next_arg(a, fa, 0), j = sig_next_arg(b, fb, 0);
+    for (; i >= 0 && j >= 0; i = sig_next_arg(a, fa, i + 1), j = sig_next_arg(b, fb, j + 1)) {
+        if (!type_eq(a->args[i].type, b->args[j].type) ||
+            !str_eq(a->args[i].name, b->args[j].name) ||
+            !str_eq(sig_default(a, ba, i), sig_default(b, bb, j)))
+            return false;
+    }
+    if (i >= 0 || j >= 0) return false;
+    /* The return types: the written ones, then the extra ones, as one sequence. */
+    ret_iter x = {0, 0, -2}, y = {0, 0, -2};
+    const sg_type *tx, *ty;
+    for (;;) {
+        bool hx = sig_next_ret(a, fa, &x, &tx), hy = sig_next_ret(b, fb, &y, &ty);
+        if (!hx || !hy) return hx == hy;
+        if (!type_eq(tx, ty)) return false;
     }
 }
 
@@ -312,8 +472,8 @@ static void sig_key(sbuf *b, const sg_schema *s, const sig *g) {
 enum { N_KINDS = 5 };
 
 typedef struct family {
-    char *key;            /* malloc'd */
     uint64_t hash;
+    int rep;              /* the written function that opened the family */
     int member[N_KINDS];  /* index of the written function of each kind, or -1 */
     int n_members;
     int derived[2];       /* indices into the derived list, or -1 */
@@ -327,63 +487,42 @@ typedef struct ftable {
     size_t n_slots;
 } ftable;
 
-static uint64_t hash_str(const char *s, size_t n) {
-    uint64_t h = 1469598103934665603ULL;
-    for (size_t i = 0; i < n; i++) {
-        h ^= (unsigned char)s[i];
-        h *= 1099511628211ULL;
+/* Finds or adds the family of function ix (sized for n functions up front); returns its
+ * index, or -1 on out-of-memory. */
+static int ftable_get(ftable *t, const sg_model *m, const fn_info *info, int ix) {
+    const sg_schema *s = m->funcs[ix]->func;
+    uint64_t h = sig_hash(s, &info[ix]);
+    size_t mask = t->n_slots - 1, i;
+    for (i = (size_t)h & mask;; i = (i + 1) & mask) {
+        int v = t->slots[i];
+        if (!v) break;
+        family *f = &t->fams[v - 1];
+        if (f->hash == h && sig_eq(m->funcs[f->rep]->func, &info[f->rep], s, &info[ix]))
+            return v - 1;
     }
-    return h;
-}
-
-/* Finds or adds the family of key; returns its index, or -1 on out-of-memory. */
-static int ftable_get(ftable *t, const char *key, size_t len) {
-    uint64_t h = hash_str(key, len);
-    if (t->n_slots) {
-        size_t m = t->n_slots - 1;
-        for (size_t i = (size_t)h & m;; i = (i + 1) & m) {
-            int v = t->slots[i];
-            if (!v) break;
-            family *f = &t->fams[v - 1];
-            if (f->hash == h && strcmp(f->key, key) == 0) return v - 1;
-        }
-    }
-    if ((size_t)(t->n + 1) * 2 > t->n_slots) {
-        size_t ns = t->n_slots ? t->n_slots * 2 : 1024;
-        int *slots = calloc(ns, sizeof *slots);
-        if (!slots) return -1;
-        for (int k = 0; k < t->n; k++) {
-            size_t i = (size_t)t->fams[k].hash & (ns - 1);
-            while (slots[i]) i = (i + 1) & (ns - 1);
-            slots[i] = k + 1;
-        }
-        free(t->slots);
-        t->slots = slots;
-        t->n_slots = ns;
-    }
-    if (t->n == t->cap) {
-        int cap = t->cap ? t->cap * 2 : 256;
-        family *f = realloc(t->fams, (size_t)cap * sizeof *f);
-        if (!f) return -1;
-        t->fams = f;
-        t->cap = cap;
-    }
+    if (t->n == t->cap) return -1; /* never: one family per function at most */
     family *f = &t->fams[t->n];
     memset(f, 0, sizeof *f);
-    f->key = malloc(len + 1);
-    if (!f->key) return -1;
-    memcpy(f->key, key, len + 1);
     f->hash = h;
+    f->rep = ix;
     for (int k = 0; k < N_KINDS; k++) f->member[k] = -1;
     f->derived[0] = f->derived[1] = -1;
-    size_t i = (size_t)h & (t->n_slots - 1);
-    while (t->slots[i]) i = (i + 1) & (t->n_slots - 1);
     t->slots[i] = t->n + 1;
     return t->n++;
 }
 
+static int ftable_init(ftable *t, size_t n) {
+    size_t ns = 64;
+    while (ns < 2 * n + 2) ns *= 2;
+    t->fams = malloc((n + 1) * sizeof *t->fams);
+    t->slots = calloc(ns, sizeof *t->slots);
+    t->n = 0;
+    t->cap = (int)n + 1;
+    t->n_slots = ns;
+    return t->fams && t->slots ? 0 : -1;
+}
+
 static void ftable_free(ftable *t) {
-    for (int i = 0; i < t->n; i++) free(t->fams[i].key);
     free(t->fams);
     free(t->slots);
 }
@@ -436,19 +575,19 @@ static bool has_symint(const sg_schema *s, const fn_info *fi) {
 
 /* "name" or "name.overload" in the arena. */
 static char *full_name(sg_arena *a, const char *name, const char *overload) {
-    if (overload && overload[0]) return sg_arena_printf(a, "%s.%s", name, overload);
+    if (overload && overload[0]) return cat(a, name, ".", overload, NULL, NULL);
     return sg_arena_strdup(a, name);
 }
 
 /* BaseOperatorName.__str__. */
 static char *op_base_name(sg_arena *a, const sg_schema *s, bool inplace, bool functional) {
     const char *base = s->base ? s->base : s->name;
-    if (s->dunder_method) return sg_arena_printf(a, "__%s%s__", inplace ? "i" : "", base);
-    return sg_arena_printf(a, "%s%s", base, inplace ? "_" : functional ? "_functional" : "");
+    if (s->dunder_method) return cat(a, "__", inplace ? "i" : "", base, "__", NULL);
+    return cat(a, base, inplace ? "_" : functional ? "_functional" : "", NULL, NULL, NULL);
 }
 
 static char *out_overload(sg_arena *a, const char *overload) {
-    if (overload && overload[0]) return sg_arena_printf(a, "%s_out", overload);
+    if (overload && overload[0]) return cat(a, overload, "_out", NULL, NULL, NULL);
     return sg_arena_strdup(a, "out");
 }
 
@@ -469,15 +608,16 @@ static int out_args_from_returns(sg_arena *a, const sg_schema *s, sg_arg *args, 
         if (!type_is_base(s->rets[i].type, SG_BT_TENSOR)) all_plain = false;
     }
     if (!any_tensor) return 1;
-    for (char c = 'a'; c <= 'z'; c++) {
-        bool used = false;
-        for (int i = 0; i < s->n_args && !used; i++) {
-            const sg_annotation *an = s->args[i].annotation;
-            for (int k = 0; an && k < an->n_alias_set; k++)
-                if (an->alias_set[k][0] == c && an->alias_set[k][1] == '\0') used = true;
+    uint32_t used = 0; /* bit c - 'a': the one-letter alias c is taken */
+    for (int i = 0; i < s->n_args; i++) {
+        const sg_annotation *an = s->args[i].annotation;
+        for (int k = 0; an && k < an->n_alias_set; k++) {
+            const char *x = an->alias_set[k];
+            if (x[0] >= 'a' && x[0] <= 'z' && x[1] == '\0') used |= 1u << (x[0] - 'a');
         }
-        if (!used) letters[n_letters++] = c;
     }
+    for (char c = 'a'; c <= 'z'; c++)
+        if (!(used & (1u << (c - 'a')))) letters[n_letters++] = c;
     for (int i = 0; i < s->n_rets; i++) {
         const sg_return *r = &s->rets[i];
         if (!type_tensor_like(r->type)) {
@@ -647,15 +787,14 @@ static sg_native_function *new_derived(sg_context *ctx, const sg_native_function
     const char **tags = sg_arena_alloc(a, 4 * sizeof *tags);
     if (!f || !d || !tags) return NULL;
     f->func = s;
-    f->func_text = sg_schema_to_string(a, s);
-    f->op_key = sg_arena_printf(a, "%s.%s.%s", m->ns ? m->ns : "aten", s->name,
-                                s->overload[0] ? s->overload : "default");
-    const char *kernel = is_out ? (s->overload[0] ? sg_arena_printf(a, "%s_%s", s->name,
-                                                                     s->overload)
+    f->func_text = schema_text(a, s);
+    f->op_key = cat(a, m->ns ? m->ns : "aten", ".", s->name, ".",
+                    s->overload[0] ? s->overload : "default");
+    const char *kernel = is_out ? (s->overload[0] ? cat(a, s->name, "_", s->overload, NULL, NULL)
                                                   : sg_arena_strdup(a, s->name))
                                 : sg_arena_strdup(a, s->name);
     if (!f->func_text || !f->op_key || !kernel) return NULL;
-    if (symint) kernel = sg_arena_printf(a, "%s_symint", kernel);
+    if (symint) kernel = cat(a, kernel, "_symint", NULL, NULL, NULL);
     if (!kernel) return NULL;
     d->key = "CompositeExplicitAutograd";
     d->kernel = kernel;
@@ -708,22 +847,17 @@ int sg_derive_functions(sg_context *ctx) {
     fn_info *info = calloc(n, sizeof *info);
     derived_rec *der = calloc(2 * n + 1, sizeof *der);
     ftable ft = {0};
-    sbuf key = {0};
     int n_der = 0;
     if (!info || !der) goto oom;
 
     /* 1. families */
+    if (ftable_init(&ft, n) != 0) goto oom;
     for (size_t i = 0; i < n; i++) {
         const sg_native_function *f = m->funcs[i];
         info[i].family = -1;
         if (!f || !f->func) continue;
         analyse(f->func, &info[i]);
-        sig g;
-        if (sig_build(arena, f->func, &info[i], false, &g) != 0) goto oom;
-        sig_key(&key, f->func, &g);
-        sig_free(&g);
-        if (key.oom) goto oom;
-        int fx = ftable_get(&ft, key.p, key.len);
+        int fx = ftable_get(&ft, m, info, (int)i);
         if (fx < 0) goto oom;
         family *fam = &ft.fams[fx];
         int k = (int)info[i].kind;
@@ -749,6 +883,17 @@ int sg_derive_functions(sg_context *ctx) {
         bool has_m = fam->member[SG_KIND_MUTABLE] >= 0;
         bool has_o = fam->member[SG_KIND_OUT] >= 0;
         if (!(has_f || has_i || has_m || has_o)) continue;
+        int base = has_m ? fam->member[SG_KIND_MUTABLE]
+                 : has_i ? fam->member[SG_KIND_INPLACE]
+                 : has_o ? fam->member[SG_KIND_OUT]
+                         : fam->member[SG_KIND_FUNCTIONAL];
+        const sg_native_function *bf = m->funcs[base];
+        bool needs_out = false;
+        for (int k = 0; k < bf->n_autogen; k++)
+            if (bf->autogen[k] && strstr(bf->autogen[k], "out")) needs_out = true;
+        /* Most families can derive nothing (they have a functional and an out member, or no
+         * out variant is asked for): those need none of the checks below. */
+        if (!(!has_o && needs_out) && !(!has_f && (has_o || needs_out))) continue;
         bool all_manual = true, any_view = false, all_cia = true, is_core = false;
         for (int k = 0; k < N_KINDS; k++) {
             int ix = fam->member[k];
@@ -765,19 +910,11 @@ int sg_derive_functions(sg_context *ctx) {
             const sg_schema *s = m->funcs[fam->member[SG_KIND_INPLACE]]->func;
             if (strcmp(s->name, "polygamma_") == 0 && s->overload[0] == '\0') continue;
         }
-        int base = has_m ? fam->member[SG_KIND_MUTABLE]
-                 : has_i ? fam->member[SG_KIND_INPLACE]
-                 : has_o ? fam->member[SG_KIND_OUT]
-                         : fam->member[SG_KIND_FUNCTIONAL];
-        const sg_native_function *bf = m->funcs[base];
         const sg_schema *bs = bf->func;
         const fn_info *bi = &info[base];
         bool valid = bi->kind == SG_KIND_INPLACE;
         for (int r = 0; r < bs->n_rets && !valid; r++)
             if (type_tensor_like(bs->rets[r].type)) valid = true;
-        bool needs_out = false;
-        for (int k = 0; k < bf->n_autogen; k++)
-            if (bf->autogen[k] && strstr(bf->autogen[k], "out")) needs_out = true;
         bool symint = has_symint(bs, bi);
         bool got_out = false;
         if (!has_o && valid && needs_out) {
@@ -885,7 +1022,6 @@ fail:
 done:
     free(info);
     free(der);
-    free(key.p);
     ftable_free(&ft);
     return rc;
 }

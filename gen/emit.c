@@ -17,29 +17,10 @@
 
 #include "emit.h"
 
-/* ---- The plan ------------------------------------------------------------------------ */
-typedef struct decl {
-    const char *c_name;
-    int version; /* 1 for the plain function */
-    sg_cparam *params;
-    int n_params;
-} decl;
-
-typedef struct shim {
-    const sg_shim_op *op;
-    const sg_native_function *fn;
-    const char *kernel_key, *kernel; /* NULL for aten */
-    decl *decls;                     /* highest version first */
-    int n_decls;
-} shim;
-
-typedef struct header {
-    const char *backend;      /* "cpu", "aten" */
-    const char *dispatch_key; /* "CPU"; NULL for aten */
-    const char *file;         /* "c_shim_cpu.h" */
-    shim *shims;
-    int n_shims;
-} header;
+/* ---- The plan (types shared with gen/emit_bodies.c, see emit.h) ----------------------- */
+typedef sg_emit_decl decl;
+typedef sg_emit_shim shim;
+typedef sg_emit_header header;
 
 /* The templates, by role. */
 enum {
@@ -76,6 +57,9 @@ typedef struct emitter {
     int n_files, cap_files;
     int errors;
     bool tpl_reported[T_COUNT_]; /* a broken template is reported once */
+    const char *extra_deps[8];   /* template files the body emitters read */
+    int n_extra_deps;
+    sg_buf registrations;        /* the manifest's registration functions (JSON) */
 } emitter;
 
 #define SLOTS(...) ((const sg_slot[]){__VA_ARGS__}), \
@@ -441,15 +425,50 @@ static void render_manifest(emitter *e) {
             }
         }
     }
+    sg_buf files = {0};
+    for (int i = 0; i < e->n_files; i++) {
+        const char *slash = strrchr(e->files[i].path, '/');
+        sg_buf_printf(&files, "%s\"%s\"", i ? ", " : "",
+                      json(e, slash ? slash + 1 : e->files[i].path));
+    }
     render(e, T_MANIFEST, &out,
            SLOTS({"generator", "shimgen " SHIMGEN_VERSION, 0},
                  {"inputs", inputs.data ? inputs.data : "", inputs.len},
                  {"headers", headers.data ? headers.data : "", headers.len},
+                 {"files", files.data ? files.data : "", files.len},
+                 {"registrations", e->registrations.data ? e->registrations.data : "",
+                  e->registrations.len},
                  {"functions", funcs.data ? funcs.data : "", funcs.len}));
     sg_buf_free(&inputs);
     sg_buf_free(&headers);
+    sg_buf_free(&files);
     sg_buf_free(&funcs);
     add_file(e, "shim_manifest.json", &out);
+}
+
+/* ---- Bodies, boxed wrappers, registration (gen/emit_bodies.c) -------------------------- */
+static void sink_add_file(void *user, const char *name, sg_buf *content) {
+    add_file(user, name, content);
+}
+
+static void sink_add_dep(void *user, const char *path) {
+    emitter *e = user;
+    if (path && e->n_extra_deps < (int)(sizeof e->extra_deps / sizeof *e->extra_deps))
+        e->extra_deps[e->n_extra_deps++] = path;
+}
+
+static void render_bodies(emitter *e, const char *dir) {
+    sg_buf inputs = {0};
+    for (size_t i = 0; i < e->m->n_inputs; i++) {
+        if (i) sg_buf_putc(&inputs, '\n');
+        render(e, T_BANNER_INPUT, &inputs, SLOTS({"path", comment_safe(e, e->m->inputs[i].path), 0}));
+    }
+    sg_emit_sink sink = {e, sink_add_file, sink_add_dep, {0}, e->o->verbosity < 0};
+    int errs = sg_emit_bodies(e->ctx, e->m, e->a, dir, e->headers, e->n_headers,
+                              inputs.data ? inputs.data : "", &sink);
+    e->errors += errs;
+    e->registrations = sink.registrations;
+    sg_buf_free(&inputs);
 }
 
 /* ---- Output modes -------------------------------------------------------------------- */
@@ -625,6 +644,7 @@ static int write_depfile(emitter *e) {
     int n_deps = 0;
     for (int i = 0; i < T_COUNT_; i++)
         if (e->t[i] && sg_tpl_path(e->t[i])) deps[n_deps++] = sg_tpl_path(e->t[i]);
+    const char *const *extra = e->extra_deps;
     for (size_t i = 0; i < e->m->n_inputs; i++) {
         sg_buf_put(&b, " \\\n ", 4);
         dep_path(&b, e->m->inputs[i].path);
@@ -632,6 +652,10 @@ static int write_depfile(emitter *e) {
     for (int i = 0; i < n_deps; i++) {
         sg_buf_put(&b, " \\\n ", 4);
         dep_path(&b, deps[i]);
+    }
+    for (int i = 0; i < e->n_extra_deps; i++) {
+        sg_buf_put(&b, " \\\n ", 4);
+        dep_path(&b, extra[i]);
     }
     sg_buf_putc(&b, '\n');
     /* An empty rule per input, so that a removed input does not stop make. */
@@ -643,6 +667,11 @@ static int write_depfile(emitter *e) {
     for (int i = 0; i < n_deps; i++) {
         sg_buf_putc(&b, '\n');
         dep_path(&b, deps[i]);
+        sg_buf_put(&b, ":\n", 2);
+    }
+    for (int i = 0; i < e->n_extra_deps; i++) {
+        sg_buf_putc(&b, '\n');
+        dep_path(&b, extra[i]);
         sg_buf_put(&b, ":\n", 2);
     }
     if (b.oom) {
@@ -669,9 +698,14 @@ static int generate(emitter *e) {
     const sg_options *o = e->o;
     const sg_model *m = e->m;
     /* Backends: lower case, known to the model, each once; `aten` is the aten header. */
+    /* Without --backends: those the loaded shim_ops.yaml files declare, else cpu, cuda. */
     static const char *const kDefault[] = {"cpu", "cuda"};
-    const char *const *names = o->n_backends > 0 ? o->backends : kDefault;
-    int n_names = o->n_backends > 0 ? o->n_backends : 2;
+    int n_declared = 0;
+    const char *const *declared = sg_context_backends(e->ctx, &n_declared);
+    const char *const *names = o->n_backends > 0 ? o->backends
+                               : n_declared > 0  ? declared
+                                                 : kDefault;
+    int n_names = o->n_backends > 0 ? o->n_backends : n_declared > 0 ? n_declared : 2;
     e->headers = sg_arena_alloc(e->a, sizeof *e->headers * (size_t)(n_names + 1));
     if (!e->headers) return -1;
     sg_loc cli = {"<command line>", 0, 0};
@@ -754,7 +788,9 @@ static int generate(emitter *e) {
         else
             render_header(e, &e->headers[i]);
     }
+    if (!o->compat_torchgen && !e->errors) render_bodies(e, dir);
     if (!o->compat_torchgen) render_manifest(e);
+    sg_buf_free(&e->registrations);
     if (e->errors) return -1;
 
     /* 3. Output. */

@@ -79,6 +79,21 @@ const char *sg_tpl_path(const sg_template *t);
 int sg_tpl_render(const sg_template *t, sg_buf *out, const sg_slot *slots, int n_slots,
                   const char **missing);
 
+/* A template set: one file of named sections. A line `%% name` starts section `name`; its
+ * text runs to the next such line or the end of the file, its last newline dropped (so a
+ * one-line section carries no line end); text before the first section is a comment.
+ * Returns NULL and fills err (a message with the line) on a repeated or malformed name
+ * or when the file cannot be read. */
+typedef struct sg_tpl_set sg_tpl_set;
+const sg_tpl_set *sg_tpl_set_load(sg_arena *a, const char *dir, const char *name, char *err,
+                                  size_t err_cap);
+const sg_tpl_set *sg_tpl_set_parse(sg_arena *a, const char *name, const char *text, size_t len,
+                                   char *err, size_t err_cap);
+/* The section of that name, or NULL. */
+const sg_template *sg_tpl_set_get(const sg_tpl_set *s, const char *section);
+int sg_tpl_set_count(const sg_tpl_set *s);
+const char *sg_tpl_set_path(const sg_tpl_set *s); /* NULL when parsed from memory */
+
 /* ---- The C form of an op (gen/emit_params.c) ------------------------------------- */
 typedef enum sg_cparam_role {
     SG_CP_ARG = 0,       /* the value of schema argument `index` */
@@ -115,6 +130,70 @@ bool sg_pick_kernel(sg_arena *a, const sg_native_function *fn, const char *dispa
 
 /* The C name: aoti_torch_<backend>_<name>[_<overload>][_v<N> when version > 1]. Arena. */
 const char *sg_shim_c_name(sg_arena *a, const char *backend, const sg_schema *s, int version);
+
+/* The kernel parameter type of docs/kernels.md for shim parameter p of schema s (Tensor? ->
+ * AtenTensorHandle, Tensor?[] -> const AtenTensorHandle*, T[]? -> const T*; everything
+ * else unchanged). Static string. */
+const char *sg_kernel_param_type(const sg_schema *s, const sg_cparam *p);
+
+/* The argument kind the body templates are chosen by ("tensor", "opt_tensor", "int_list",
+ * "opt_int_list", "device", "scalar", ...), or NULL when the type has no C form. */
+const char *sg_arg_kind(const sg_type *t);
+/* The return kind ("tensor", "int", "float", "scalar", "bool", "code", "str",
+ * "generator"), or NULL. */
+const char *sg_ret_kind(const sg_type *t);
+
+/* ---- The plan, shared by the emitters (gen/emit.c, gen/emit_bodies.c) -------------- */
+typedef struct sg_emit_decl {
+    const char *c_name;
+    int version; /* 1 for the plain function */
+    sg_cparam *params;
+    int n_params;
+} sg_emit_decl;
+
+typedef struct sg_emit_shim {
+    const sg_shim_op *op;
+    const sg_native_function *fn;
+    const char *kernel_key, *kernel; /* NULL for aten */
+    sg_emit_decl *decls;             /* highest version first */
+    int n_decls;
+} sg_emit_shim;
+
+typedef struct sg_emit_header {
+    const char *backend;      /* "cpu", "aten" */
+    const char *dispatch_key; /* "CPU"; NULL for aten */
+    const char *file;         /* "c_shim_cpu.h" */
+    sg_emit_shim *shims;
+    int n_shims;
+} sg_emit_header;
+
+/* What the body emitters hand back to sg_generate. */
+typedef struct sg_emit_sink {
+    void *user;
+    /* Takes the content (the buffer is emptied); name is relative to the output dir. */
+    void (*add_file)(void *user, const char *name, sg_buf *content);
+    /* A template file read (for the depfile). */
+    void (*add_dep)(void *user, const char *path);
+    /* Registration functions, as JSON objects separated by ",\n" (for the manifest). */
+    sg_buf registrations;
+    bool quiet; /* -q: no warnings about bodies that only fail */
+} sg_emit_sink;
+
+/* Emits, for the planned headers (the aten one has dispatch_key NULL): <key>_kernels.h per
+ * dispatch key of the chosen kernels, c_shim_<backend>.c, c_shim_aten.c, and
+ * c_boxed_<backend>.{h,c} with one registration function per namespace and backend
+ * (gen/emit_bodies.c). banner_inputs: the rendered input lines of the banner. Returns the
+ * number of errors reported (0 on success). */
+int sg_emit_bodies(sg_context *ctx, const sg_model *m, sg_arena *a, const char *tpl_dir,
+                   const sg_emit_header *headers, int n_headers, const char *banner_inputs,
+                   sg_emit_sink *sink);
+
+/* Backends declared by `backends: [cpu, ...]` in the loaded shim_ops.yaml files (their
+ * union, in first-declared order; gen/context.c). Borrowed from the context. */
+const char *const *sg_context_backends(const sg_context *ctx, int *n);
+/* Adds one (lower case, valid name checked by the caller); duplicates are ignored.
+ * name is borrowed for the context's life (arena). Returns 0 or -1 on out-of-memory. */
+int sg_context_add_backend(sg_context *ctx, const char *name);
 
 /* ---- Files (gen/emit_fs.c) --------------------------------------------------------- */
 /* Reads a whole file into *out (malloc'd, NUL-terminated; free with free()). Returns 0,

@@ -250,7 +250,107 @@ bool sg_pick_kernel(sg_arena *a, const sg_native_function *fn, const char *dispa
 const char *sg_shim_c_name(sg_arena *a, const char *backend, const sg_schema *s, int version) {
     char vbuf[16] = "";
     if (version > 1) snprintf(vbuf, sizeof vbuf, "_v%d", version);
+    /* A namespace other than aten is part of the name: aoti_torch_cpu_myops_add_scalar. */
+    const char *ns = s->ns && *s->ns && strcmp(s->ns, "aten") != 0 ? s->ns : NULL;
+    const char *nsep = ns ? "_" : "";
     if (s->overload && *s->overload)
-        return sg_arena_printf(a, "aoti_torch_%s_%s_%s%s", backend, s->name, s->overload, vbuf);
-    return sg_arena_printf(a, "aoti_torch_%s_%s%s", backend, s->name, vbuf);
+        return sg_arena_printf(a, "aoti_torch_%s_%s%s%s_%s%s", backend, ns ? ns : "", nsep,
+                               s->name, s->overload, vbuf);
+    return sg_arena_printf(a, "aoti_torch_%s_%s%s%s%s", backend, ns ? ns : "", nsep, s->name,
+                           vbuf);
+}
+
+/* ---- Kinds: how the body templates treat an argument or a return ------------------ */
+const char *sg_arg_kind(const sg_type *t) {
+    if (t->kind == SG_TY_BASE) {
+        switch (t->base) {
+        case SG_BT_TENSOR: return "tensor";
+        case SG_BT_INT:
+        case SG_BT_SYMINT: return "int";
+        case SG_BT_FLOAT: return "float";
+        case SG_BT_SCALAR: return "scalar";
+        case SG_BT_BOOL: return "bool";
+        case SG_BT_SCALAR_TYPE:
+        case SG_BT_LAYOUT:
+        case SG_BT_MEMORY_FORMAT: return "code";
+        case SG_BT_DEVICE_INDEX: return "device_index";
+        case SG_BT_DEVICE: return "device";
+        case SG_BT_STR: return "str";
+        case SG_BT_GENERATOR: return "generator";
+        default: return NULL;
+        }
+    }
+    if (t->kind == SG_TY_OPTIONAL) {
+        const sg_type *e = t->elem;
+        if (e->kind == SG_TY_LIST && e->elem->kind == SG_TY_BASE) {
+            switch (e->elem->base) {
+            case SG_BT_INT:
+            case SG_BT_SYMINT: return "opt_int_list";
+            case SG_BT_FLOAT: return "opt_float_list";
+            default: return NULL;
+            }
+        }
+        if (e->kind != SG_TY_BASE) return NULL;
+        switch (e->base) {
+        case SG_BT_TENSOR: return "opt_tensor";
+        case SG_BT_INT:
+        case SG_BT_SYMINT: return "opt_int";
+        case SG_BT_FLOAT: return "opt_float";
+        case SG_BT_SCALAR: return "opt_scalar";
+        case SG_BT_BOOL: return "opt_bool";
+        case SG_BT_SCALAR_TYPE:
+        case SG_BT_LAYOUT:
+        case SG_BT_MEMORY_FORMAT: return "opt_code";
+        case SG_BT_DEVICE_INDEX: return "opt_device_index";
+        case SG_BT_DEVICE: return "opt_device";
+        case SG_BT_STR: return "opt_str";
+        case SG_BT_GENERATOR: return "opt_generator";
+        default: return NULL;
+        }
+    }
+    /* lists */
+    const sg_type *e = t->elem;
+    if (e->kind == SG_TY_OPTIONAL && e->elem->kind == SG_TY_BASE && e->elem->base == SG_BT_TENSOR)
+        return "opt_tensor_list";
+    if (e->kind != SG_TY_BASE) return NULL;
+    switch (e->base) {
+    case SG_BT_TENSOR: return "tensor_list";
+    case SG_BT_INT:
+    case SG_BT_SYMINT: return "int_list";
+    case SG_BT_FLOAT: return "float_list";
+    case SG_BT_SCALAR: return "scalar_list";
+    case SG_BT_BOOL: return "bool_list";
+    case SG_BT_SCALAR_TYPE: return "code_list";
+    default: return NULL;
+    }
+}
+
+const char *sg_ret_kind(const sg_type *t) {
+    if (t->kind != SG_TY_BASE) return NULL;
+    switch (t->base) {
+    case SG_BT_TENSOR: return "tensor";
+    case SG_BT_INT:
+    case SG_BT_SYMINT: return "int";
+    case SG_BT_FLOAT: return "float";
+    case SG_BT_SCALAR: return "scalar";
+    case SG_BT_BOOL: return "bool";
+    case SG_BT_SCALAR_TYPE:
+    case SG_BT_LAYOUT:
+    case SG_BT_MEMORY_FORMAT:
+    case SG_BT_DEVICE_INDEX: return "code";
+    case SG_BT_STR: return "str";
+    case SG_BT_GENERATOR: return "generator";
+    default: return NULL;
+    }
+}
+
+const char *sg_kernel_param_type(const sg_schema *s, const sg_cparam *p) {
+    if (p->role != SG_CP_ARG || p->index < 0 || p->index >= s->n_args) return p->type;
+    const char *k = sg_arg_kind(s->args[p->index].type);
+    if (!k) return p->type;
+    if (strcmp(k, "opt_tensor") == 0) return "AtenTensorHandle";
+    if (strcmp(k, "opt_tensor_list") == 0) return "const AtenTensorHandle*";
+    if (strcmp(k, "opt_int_list") == 0) return "const int64_t*";
+    if (strcmp(k, "opt_float_list") == 0) return "const double*";
+    return p->type;
 }

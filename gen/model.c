@@ -2,6 +2,7 @@
  * and shim_ops.yaml. Every value keeps its file:line:col; every malformed value is an error
  * at its own location; unknown keys are kept (in the entry's node) and ignored. */
 #include "model.h"
+#include "emit.h"
 
 #include <ctype.h>
 #include <limits.h>
@@ -28,9 +29,15 @@ static const char *kind_name(const sg_ynode *n) {
 }
 
 static bool is_null(const sg_ynode *n) {
-    return n->kind == SG_Y_SCALAR && !n->quoted &&
-           (n->scalar_len == 0 || strcmp(n->scalar, "~") == 0 || strcmp(n->scalar, "null") == 0 ||
-            strcmp(n->scalar, "Null") == 0 || strcmp(n->scalar, "NULL") == 0);
+    if (n->kind != SG_Y_SCALAR || n->quoted) return false;
+    if (n->scalar_len == 0) return true;
+    const char *s = n->scalar;
+    switch (s[0]) {
+    case '~': return s[1] == '\0';
+    case 'n': return strcmp(s, "null") == 0;
+    case 'N': return strcmp(s, "Null") == 0 || strcmp(s, "NULL") == 0;
+    default: return false;
+    }
 }
 
 /* A non-empty string value. */
@@ -76,19 +83,24 @@ static int check_str_list(loader *L, const char *key, const sg_ynode *v) {
 
 static bool is_space(char c) { return c == ' ' || c == '\t'; }
 
-/* Splits a scalar on commas, trimming blanks: calls back with each part and its offset. */
+/* Splits a scalar on commas, trimming blanks: each part with its location. The parts go to
+ * local[0 .. local_cap) when they fit (else to the arena); a part that is the whole scalar
+ * is the scalar itself, the others are arena copies. */
 typedef struct part {
     const char *text;
     sg_loc loc;
 } part;
 
-static int split_commas(loader *L, const sg_ynode *v, part **out, int *n_out) {
+enum { LOCAL_PARTS = 16 };
+
+static int split_commas(loader *L, const sg_ynode *v, part *local, part **out, int *n_out) {
     const char *s = v->scalar;
     size_t len = v->scalar_len;
     int n = 1;
-    for (size_t i = 0; i < len; i++) n += s[i] == ',';
-    part *p = sg_arena_alloc(L->arena, (size_t)n * sizeof *p);
-    if (!p) return -1;
+    const char *c = s, *end = s + len;
+    while ((c = memchr(c, ',', (size_t)(end - c))) != NULL) n++, c++;
+    part *p = local;
+    if (n > LOCAL_PARTS && !(p = sg_arena_alloc(L->arena, (size_t)n * sizeof *p))) return -1;
     int k = 0;
     size_t i = 0;
     for (;;) {
@@ -98,7 +110,7 @@ static int split_commas(loader *L, const sg_ynode *v, part **out, int *n_out) {
         while (e < len && s[e] != ',') e++;
         size_t b = e;
         while (b > a && is_space(s[b - 1])) b--;
-        p[k].text = sg_arena_strndup(L->arena, s + a, b - a);
+        p[k].text = a == 0 && b == len ? s : sg_arena_strndup(L->arena, s + a, b - a);
         p[k].loc = sg_ynode_loc_at(v, a);
         if (!p[k].text) return -1;
         k++;
@@ -111,6 +123,21 @@ static int split_commas(loader *L, const sg_ynode *v, part **out, int *n_out) {
 }
 
 /* ---- native_functions.yaml --------------------------------------------------------------- */
+
+/* One shared copy of each common dispatch key (the whole-model check caches its verdict by
+ * address); other keys are returned as they are. */
+static const char *common_dispatch_key(const char *k) {
+    static const char *const keys[] = {
+        "CPU", "CUDA", "CompositeExplicitAutograd", "MPS", "SparseCPU", "SparseCUDA",
+        "SparseCsrCPU", "SparseCsrCUDA", "SparseCsrMeta", "QuantizedCPU", "NestedTensorCUDA",
+        "NestedTensorCPU", "CompositeImplicitAutograd", "NestedTensorHPU", "MTIA",
+        "CompositeExplicitAutogradNonFunctional", "MkldnnCPU", "Meta", "QuantizedCUDA",
+        "SparseMeta", "XPU", "SparseMPS", "ZeroTensor",
+    };
+    for (size_t i = 0; i < sizeof keys / sizeof *keys; i++)
+        if (keys[i][0] == k[0] && strcmp(keys[i], k) == 0) return keys[i];
+    return k;
+}
 
 static void parse_dispatch(loader *L, sg_native_function *f, const sg_ynode *v) {
     f->has_dispatch = true;
@@ -140,9 +167,9 @@ static void parse_dispatch(loader *L, sg_native_function *f, const sg_ynode *v) 
                 k->scalar, kind_name(val));
             continue;
         }
-        part *parts;
+        part local[LOCAL_PARTS], *parts;
         int np;
-        if (split_commas(L, k, &parts, &np) != 0) return;
+        if (split_commas(L, k, local, &parts, &np) != 0) return;
         for (int j = 0; j < np; j++) {
             if (!parts[j].text[0]) {
                 err(L, parts[j].loc, "empty dispatch key in '%s'%s", k->scalar, "");
@@ -155,7 +182,7 @@ static void parse_dispatch(loader *L, sg_native_function *f, const sg_ynode *v) 
                 err(L, parts[j].loc, "dispatch key '%s' appears twice%s", parts[j].text, "");
                 continue;
             }
-            d[n].key = parts[j].text;
+            d[n].key = common_dispatch_key(parts[j].text);
             d[n].kernel = val->scalar;
             d[n].loc = parts[j].loc;
             n++;
@@ -190,9 +217,9 @@ static void parse_tags(loader *L, sg_native_function *f, const sg_ynode *v) {
 
 static void parse_autogen(loader *L, sg_native_function *f, const sg_ynode *v) {
     if (!get_str(L, "autogen", v)) return;
-    part *parts;
+    part local[LOCAL_PARTS], *parts;
     int np;
-    if (split_commas(L, v, &parts, &np) != 0) return;
+    if (split_commas(L, v, local, &parts, &np) != 0) return;
     const char **names = sg_arena_alloc(L->arena, (size_t)np * sizeof *names);
     sg_loc *locs = sg_arena_alloc(L->arena, (size_t)np * sizeof *locs);
     if (!names || !locs) return;
@@ -211,9 +238,9 @@ static void parse_autogen(loader *L, sg_native_function *f, const sg_ynode *v) {
 
 static void parse_variants(loader *L, sg_native_function *f, const sg_ynode *v) {
     if (!get_str(L, "variants", v)) return;
-    part *parts;
+    part local[LOCAL_PARTS], *parts;
     int np;
-    if (split_commas(L, v, &parts, &np) != 0) return;
+    if (split_commas(L, v, local, &parts, &np) != 0) return;
     for (int i = 0; i < np; i++)
         if (strcmp(parts[i].text, "function") != 0 && strcmp(parts[i].text, "method") != 0)
             err(L, parts[i].loc, "unknown variant '%s' (expected 'function' or 'method')%s",
@@ -238,11 +265,75 @@ static void parse_func(loader *L, sg_native_function *f, const sg_ynode *v) {
             "");
         return;
     }
+    /* torchgen asserts str(parse(text)) == text. Checked here, while the text is in the
+     * cache (sg_finalize checks only the functions that have no func_node). */
+    char small[4096];
+    size_t n = sg_schema_print(s, small, sizeof small);
+    if (n != v->scalar_len || memcmp(small, v->scalar, n) != 0) {
+        const char *printed = n < sizeof small ? small : sg_schema_to_string(L->arena, s);
+        if (!printed) {
+            err(L, v->loc, "out of memory%s%s", "", "");
+            return;
+        }
+        size_t k = 0;
+        while (printed[k] && printed[k] == v->scalar[k]) k++;
+        err(L, sg_ynode_loc_at(v, k), "schema is not in canonical form; it prints as '%s'%s",
+            printed, "");
+        return;
+    }
     f->func = s;
 }
 
 static bool is_composite(const char *k) {
     return strncmp(k, "Composite", 9) == 0;
+}
+
+/* The keys of an entry that mean something; K_OTHER for the rest. */
+enum {
+    K_FUNC, K_DISPATCH, K_STRUCTURED, K_STRUCTURED_DELEGATE, K_STRUCTURED_INHERITS, K_AUTOGEN,
+    K_TAGS, K_VARIANTS, K_PYTHON_MODULE, K_CATEGORY_OVERRIDE, K_MANUAL_CPP_BINDING,
+    K_MANUAL_KERNEL_REGISTRATION, K_DEVICE_GUARD, K_DEVICE_CHECK, K_IS_ABSTRACT,
+    K_USE_CONST_REF, K_PRECOMPUTED, K_CPP_NO_DEFAULT_ARGS, K_UFUNC_INNER_LOOP, K_OTHER
+};
+
+static int key_id(const char *k) {
+#define K_(name, id) if (strcmp(k, name) == 0) return id
+    switch (k[0]) {
+    case 'f': K_("func", K_FUNC); break;
+    case 'd':
+        K_("dispatch", K_DISPATCH);
+        K_("device_guard", K_DEVICE_GUARD);
+        K_("device_check", K_DEVICE_CHECK);
+        break;
+    case 's':
+        K_("structured", K_STRUCTURED);
+        K_("structured_delegate", K_STRUCTURED_DELEGATE);
+        K_("structured_inherits", K_STRUCTURED_INHERITS);
+        break;
+    case 'a': K_("autogen", K_AUTOGEN); break;
+    case 't': K_("tags", K_TAGS); break;
+    case 'v': K_("variants", K_VARIANTS); break;
+    case 'p':
+        K_("python_module", K_PYTHON_MODULE);
+        K_("precomputed", K_PRECOMPUTED);
+        break;
+    case 'c':
+        K_("category_override", K_CATEGORY_OVERRIDE);
+        K_("cpp_no_default_args", K_CPP_NO_DEFAULT_ARGS);
+        break;
+    case 'm':
+        K_("manual_cpp_binding", K_MANUAL_CPP_BINDING);
+        K_("manual_kernel_registration", K_MANUAL_KERNEL_REGISTRATION);
+        break;
+    case 'i': K_("is_abstract", K_IS_ABSTRACT); break;
+    case 'u':
+        K_("use_const_ref_for_mutable_tensors", K_USE_CONST_REF);
+        K_("ufunc_inner_loop", K_UFUNC_INNER_LOOP);
+        break;
+    default: break;
+    }
+#undef K_
+    return K_OTHER;
 }
 
 static int add_entry(loader *L, const sg_ynode *e) {
@@ -257,6 +348,7 @@ static int add_entry(loader *L, const sg_ynode *e) {
     f->node = e;
     f->device_guard = true;
     bool have_func = false, abstract_given = false;
+    uint32_t seen = 0; /* bit k: key k was seen */
     for (uint32_t i = 0; i + 1 < e->n_items; i += 2) {
         const sg_ynode *k = e->items[i], *v = e->items[i + 1];
         if (k->kind != SG_Y_SCALAR) {
@@ -264,61 +356,70 @@ static int add_entry(loader *L, const sg_ynode *e) {
             continue;
         }
         const char *key = k->scalar;
+        int id = key_id(key);
+        /* A known key is a duplicate when its bit is set; another key when an earlier key
+         * that is not a known one has the same text. */
         bool dup = false;
-        for (uint32_t j = 0; j < i; j += 2)
-            if (e->items[j]->kind == SG_Y_SCALAR && strcmp(e->items[j]->scalar, key) == 0)
-                dup = true;
+        if (id != K_OTHER) {
+            dup = (seen >> id) & 1u;
+            seen |= 1u << id;
+        } else {
+            for (uint32_t j = 0; j < i && !dup; j += 2)
+                if (e->items[j]->kind == SG_Y_SCALAR && strcmp(e->items[j]->scalar, key) == 0)
+                    dup = true;
+        }
         if (dup) {
             err(L, k->loc, "key '%s' appears twice in this entry%s", key, "");
             continue;
         }
-        if (strcmp(key, "func") == 0) {
+        switch (id) {
+        case K_FUNC:
             have_func = true;
             parse_func(L, f, v);
-        } else if (strcmp(key, "dispatch") == 0) {
-            parse_dispatch(L, f, v);
-        } else if (strcmp(key, "structured") == 0) {
-            get_bool(L, key, v, &f->structured);
-        } else if (strcmp(key, "structured_delegate") == 0) {
+            break;
+        case K_DISPATCH: parse_dispatch(L, f, v); break;
+        case K_STRUCTURED: get_bool(L, key, v, &f->structured); break;
+        case K_STRUCTURED_DELEGATE:
             f->structured_delegate = get_str(L, key, v);
             f->structured_delegate_loc = v->loc;
-        } else if (strcmp(key, "structured_inherits") == 0) {
-            f->structured_inherits = get_str(L, key, v);
-        } else if (strcmp(key, "autogen") == 0) {
-            parse_autogen(L, f, v);
-        } else if (strcmp(key, "tags") == 0) {
-            parse_tags(L, f, v);
-        } else if (strcmp(key, "variants") == 0) {
-            parse_variants(L, f, v);
-        } else if (strcmp(key, "python_module") == 0) {
-            f->python_module = get_str(L, key, v);
-        } else if (strcmp(key, "category_override") == 0) {
-            f->category_override = get_str(L, key, v);
-        } else if (strcmp(key, "manual_cpp_binding") == 0) {
-            get_bool(L, key, v, &f->manual_cpp_binding);
-        } else if (strcmp(key, "manual_kernel_registration") == 0) {
+            break;
+        case K_STRUCTURED_INHERITS: f->structured_inherits = get_str(L, key, v); break;
+        case K_AUTOGEN: parse_autogen(L, f, v); break;
+        case K_TAGS: parse_tags(L, f, v); break;
+        case K_VARIANTS: parse_variants(L, f, v); break;
+        case K_PYTHON_MODULE: f->python_module = get_str(L, key, v); break;
+        case K_CATEGORY_OVERRIDE: f->category_override = get_str(L, key, v); break;
+        case K_MANUAL_CPP_BINDING: get_bool(L, key, v, &f->manual_cpp_binding); break;
+        case K_MANUAL_KERNEL_REGISTRATION:
             get_bool(L, key, v, &f->manual_kernel_registration);
-        } else if (strcmp(key, "device_guard") == 0) {
-            get_bool(L, key, v, &f->device_guard);
-        } else if (strcmp(key, "device_check") == 0) {
+            break;
+        case K_DEVICE_GUARD: get_bool(L, key, v, &f->device_guard); break;
+        case K_DEVICE_CHECK: {
             const char *s = get_str(L, key, v);
             if (s && strcmp(s, "NoCheck") != 0 && strcmp(s, "ExactSame") != 0)
                 err(L, v->loc, "unknown device_check '%s' (expected NoCheck or ExactSame)%s", s,
                     "");
             else
                 f->device_check = s;
-        } else if (strcmp(key, "is_abstract") == 0) {
+            break;
+        }
+        case K_IS_ABSTRACT:
             if (get_bool(L, key, v, &f->is_abstract) == 0) abstract_given = true;
-        } else if (strcmp(key, "use_const_ref_for_mutable_tensors") == 0) {
+            break;
+        case K_USE_CONST_REF: {
             bool b;
             get_bool(L, key, v, &b);
-        } else if (strcmp(key, "precomputed") == 0 || strcmp(key, "cpp_no_default_args") == 0) {
-            check_str_list(L, key, v);
-        } else if (strcmp(key, "ufunc_inner_loop") == 0) {
+            break;
+        }
+        case K_PRECOMPUTED:
+        case K_CPP_NO_DEFAULT_ARGS: check_str_list(L, key, v); break;
+        case K_UFUNC_INNER_LOOP:
             if (v->kind != SG_Y_MAP)
                 err(L, v->loc, "'%s' must be a mapping, not %s", key, kind_name(v));
             else
                 f->has_ufunc_inner_loop = true;
+            break;
+        default: break;
         }
         /* anything else: kept in f->node, ignored */
     }
@@ -493,6 +594,34 @@ static void parse_versions(loader *L, sg_shim_op *op, const sg_ynode *v) {
     op->n_versions = n;
 }
 
+/* `backends: [cpu, cuda]`: the backends this directory has kernels for (the default of
+ * --backends is the union over the loaded directories). */
+static void parse_backends(loader *L, const sg_ynode *v) {
+    if (v->kind != SG_Y_SEQ) {
+        err(L, v->loc, "'%s' must be a list of backend names like [cpu, cuda], not %s",
+            "backends", kind_name(v));
+        return;
+    }
+    for (uint32_t i = 0; i < v->n_items; i++) {
+        const sg_ynode *it = v->items[i];
+        bool ok = it->kind == SG_Y_SCALAR && it->scalar[0];
+        for (const char *p = ok ? it->scalar : ""; ok && *p; p++)
+            ok = isalnum((unsigned char)*p) || *p == '_';
+        if (!ok) {
+            err(L, it->loc, "bad backend name '%s' (expected letters, digits and '_')%s",
+                it->kind == SG_Y_SCALAR ? it->scalar : kind_name(it), "");
+            continue;
+        }
+        char *lower = sg_arena_strdup(L->arena, it->scalar);
+        if (lower)
+            for (char *p = lower; *p; p++) *p = (char)tolower((unsigned char)*p);
+        if (!lower || sg_context_add_backend(L->ctx, lower) != 0) {
+            err(L, it->loc, "out of memory%s%s", "", "");
+            return;
+        }
+    }
+}
+
 int sg_model_add_shim_ops(sg_context *ctx, const sg_ynode *root) {
     loader L = {ctx, sg_context_arena(ctx), 0};
     if (!root) return -1;
@@ -514,8 +643,13 @@ int sg_model_add_shim_ops(sg_context *ctx, const sg_ynode *root) {
         const sg_ynode *k = root->items[i], *sec = root->items[i + 1];
         const char *name = k->kind == SG_Y_SCALAR ? k->scalar : "";
         bool aten = strcmp(name, "aten_ops") == 0;
+        if (strcmp(name, "backends") == 0) {
+            parse_backends(&L, sec);
+            continue;
+        }
         if (!aten && strcmp(name, "fallback_ops") != 0) {
-            err(&L, k->loc, "unknown section '%s' (expected 'fallback_ops' or 'aten_ops')%s",
+            err(&L, k->loc,
+                "unknown section '%s' (expected 'fallback_ops', 'aten_ops' or 'backends')%s",
                 name, "");
             continue;
         }

@@ -112,7 +112,7 @@ typedef struct writer {
     size_t cap, n;
 } writer;
 
-static void put(writer *w, const char *s, size_t k)
+static void put_slow(writer *w, const char *s, size_t k)
 {
     if (w->cap > 0 && w->n + 1 < w->cap) {
         size_t room = w->cap - 1 - w->n;
@@ -121,9 +121,35 @@ static void put(writer *w, const char *s, size_t k)
     w->n += k;
 }
 
+/* Appends s[0..k); what does not fit (with the NUL) is counted, not written. */
+static inline void put(writer *w, const char *s, size_t k)
+{
+    if (w->n + k < w->cap) {
+        char *d = w->buf + w->n;
+        for (size_t i = 0; i < k; i++)
+            d[i] = s[i];
+        w->n += k;
+        return;
+    }
+    put_slow(w, s, k);
+}
+
 static void puts_(writer *w, const char *s)
 {
-    put(w, s ? s : "?", strlen(s ? s : "?"));
+    if (!s)
+        s = "?";
+    if (w->n + 1 < w->cap) {
+        /* copy up to the NUL or the end of the room, whichever comes first */
+        char *d = w->buf + w->n;
+        size_t room = w->cap - 1 - w->n, i = 0;
+        while (i < room && s[i]) {
+            d[i] = s[i];
+            i++;
+        }
+        w->n += s[i] ? i + strlen(s + i) : i;
+        return;
+    }
+    w->n += strlen(s);
 }
 
 static void put_int(writer *w, long long v)
@@ -1055,7 +1081,7 @@ static bool parse_args(parser *p, sg_schema *s)
                     return unexpected(p, "an argument name");
                 const sg_arg *prev = v.data;
                 for (int i = 0; i < v.n; i++)
-                    if (strlen(prev[i].name) == p->tok.len
+                    if (prev[i].name[0] == p->tok.text[0] && strlen(prev[i].name) == p->tok.len
                         && memcmp(prev[i].name, p->tok.text, p->tok.len) == 0)
                         return fail(p, tok_off(p), "duplicate argument name '%s'", prev[i].name);
                 if (!(a.name = tok_dup(p)))

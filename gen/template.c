@@ -148,3 +148,105 @@ const char *sg_tpl_find_dir(sg_arena *a, const char *explicit_dir) {
     if (has_marker(a, "templates")) return "templates";
     return NULL;
 }
+
+/* ---- Template sets: one file, several named sections ------------------------------- */
+struct sg_tpl_set {
+    const char *path;
+    const char **names;
+    const sg_template **tpls;
+    int n;
+};
+
+static bool section_line(const char *p, const char *end) {
+    return end - p >= 3 && p[0] == '%' && p[1] == '%' && p[2] == ' ';
+}
+
+const sg_tpl_set *sg_tpl_set_parse(sg_arena *a, const char *name, const char *text, size_t len,
+                                   char *err, size_t err_cap) {
+    sg_tpl_set *s = sg_arena_alloc(a, sizeof *s);
+    if (!s) goto oom;
+    memset(s, 0, sizeof *s);
+    const char *end = text + len;
+    int max = 0;
+    for (const char *p = text; p < end;) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        if (section_line(p, nl ? nl : end)) max++;
+        p = nl ? nl + 1 : end;
+    }
+    s->names = sg_arena_alloc(a, sizeof *s->names * (size_t)(max ? max : 1));
+    s->tpls = sg_arena_alloc(a, sizeof *s->tpls * (size_t)(max ? max : 1));
+    if (!s->names || !s->tpls) goto oom;
+    const char *body = NULL, *sec = NULL;
+    size_t sec_len = 0;
+    unsigned line = 1, sec_line = 0;
+    for (const char *p = text;; line++) {
+        const char *nl = p < end ? memchr(p, '\n', (size_t)(end - p)) : NULL;
+        const char *le = nl ? nl : end;
+        bool at_end = p >= end;
+        if (at_end || section_line(p, le)) {
+            if (sec) { /* close the open section: its text up to here, last newline dropped */
+                const char *stop = at_end ? end : p;
+                char *nm = sg_arena_strndup(a, sec, sec_len);
+                const sg_template *t = nm ? sg_tpl_parse(a, nm, body, (size_t)(stop - body)) : NULL;
+                if (!t) goto oom;
+                for (int k = 0; k < s->n; k++)
+                    if (strcmp(s->names[k], nm) == 0) {
+                        snprintf(err, err_cap, "%s:%u: section '%s' appears twice", name, sec_line,
+                                 nm);
+                        return NULL;
+                    }
+                s->names[s->n] = nm;
+                s->tpls[s->n++] = t;
+            }
+            if (at_end) break;
+            sec = p + 3;
+            sec_len = (size_t)(le - sec);
+            while (sec_len && (sec[sec_len - 1] == ' ' || sec[sec_len - 1] == '\r')) sec_len--;
+            for (size_t k = 0; k < sec_len; k++)
+                if (!is_slot_char(sec[k])) sec_len = 0;
+            if (!sec_len) {
+                snprintf(err, err_cap, "%s:%u: bad section name (expected '%%%% name', name of [A-Za-z0-9_])",
+                         name, line);
+                return NULL;
+            }
+            sec_line = line;
+            body = nl ? nl + 1 : end;
+        }
+        p = nl ? nl + 1 : end;
+    }
+    return s;
+oom:
+    snprintf(err, err_cap, "out of memory");
+    return NULL;
+}
+
+const sg_tpl_set *sg_tpl_set_load(sg_arena *a, const char *dir, const char *name, char *err,
+                                  size_t err_cap) {
+    char *path = sg_arena_printf(a, "%s/%s", dir, name);
+    char *data = NULL;
+    size_t len = 0;
+    if (!path) {
+        snprintf(err, err_cap, "out of memory");
+        return NULL;
+    }
+    int rc = sg_fs_read(path, &data, &len);
+    if (rc != 0) {
+        snprintf(err, err_cap, "cannot read template %s: %s", path,
+                 rc > 0 ? "no such file" : strerror(errno));
+        return NULL;
+    }
+    sg_tpl_set *s = (sg_tpl_set *)sg_tpl_set_parse(a, path, data, len, err, err_cap);
+    free(data);
+    if (s) s->path = path;
+    return s;
+}
+
+const sg_template *sg_tpl_set_get(const sg_tpl_set *s, const char *section) {
+    for (int k = 0; s && k < s->n; k++)
+        if (strcmp(s->names[k], section) == 0) return s->tpls[k];
+    return NULL;
+}
+
+int sg_tpl_set_count(const sg_tpl_set *s) { return s ? s->n : 0; }
+
+const char *sg_tpl_set_path(const sg_tpl_set *s) { return s ? s->path : NULL; }

@@ -112,6 +112,9 @@ typedef struct frame {
 typedef struct builder {
     sg_context *ctx;
     sg_arena *arena;
+    /* Nodes, their scalars and item arrays are packed into chunks taken from the arena
+     * (zeroed there), so that each costs no allocation call and no padding. */
+    char *chunk, *chunk_end;
     const char *path;
     frame stack[SG_YAML_MAX_DEPTH];
     int depth;
@@ -178,8 +181,29 @@ static void report_libyaml(builder *b, yaml_parser_t *p, yaml_src *src) {
     }
 }
 
+enum { CHUNK = 64 * 1024 - 64 };
+
+/* size bytes of zeroed memory aligned for pointers (align) or not. NULL on out-of-memory. */
+static void *chunk_alloc(builder *b, size_t size, bool align) {
+    if (align) {
+        uintptr_t a = ((uintptr_t)b->chunk + (_Alignof(sg_ynode) - 1)) &
+                      ~(uintptr_t)(_Alignof(sg_ynode) - 1);
+        b->chunk = (char *)a;
+    }
+    if (!b->chunk || b->chunk > b->chunk_end || (size_t)(b->chunk_end - b->chunk) < size) {
+        if (size > CHUNK / 4) return sg_arena_alloc(b->arena, size); /* a big one alone */
+        char *c = sg_arena_alloc(b->arena, CHUNK);
+        if (!c) return NULL;
+        b->chunk = c;
+        b->chunk_end = c + CHUNK;
+    }
+    void *p = b->chunk;
+    b->chunk += size;
+    return p;
+}
+
 static sg_ynode *new_node(builder *b, sg_ynode_kind kind, const yaml_event_t *ev) {
-    sg_ynode *n = sg_arena_alloc(b->arena, sizeof *n);
+    sg_ynode *n = chunk_alloc(b, sizeof *n, true);
     if (!n) return NULL;
     n->kind = kind;
     n->loc = mark_loc(b->path, ev->start_mark);
@@ -187,12 +211,13 @@ static sg_ynode *new_node(builder *b, sg_ynode_kind kind, const yaml_event_t *ev
 }
 
 static sg_ynode *make_scalar(builder *b, const yaml_event_t *ev) {
-    sg_ynode *n = new_node(b, SG_Y_SCALAR, ev);
-    if (!n) return NULL;
     size_t len = ev->data.scalar.length;
     if (len > UINT32_MAX) return NULL;
-    char *s = sg_arena_strndup(b->arena, (const char *)ev->data.scalar.value, len);
+    sg_ynode *n = new_node(b, SG_Y_SCALAR, ev);
+    if (!n) return NULL;
+    char *s = chunk_alloc(b, len + 1, false); /* zeroed: the NUL is there */
     if (!s) return NULL;
+    if (len) memcpy(s, ev->data.scalar.value, len);
     n->scalar = s;
     n->scalar_len = (uint32_t)len;
     yaml_scalar_style_t st = ev->data.scalar.style;
@@ -279,7 +304,7 @@ static const sg_ynode *parse_with(sg_context *ctx, const char *path, yaml_src *s
             size_t cnt = b.n_kids - f->first;
             if (cnt > UINT32_MAX) goto oom;
             if (cnt) {
-                f->node->items = sg_arena_alloc(b.arena, cnt * sizeof(sg_ynode *));
+                f->node->items = chunk_alloc(&b, cnt * sizeof(sg_ynode *), true);
                 if (!f->node->items) goto oom;
                 memcpy(f->node->items, b.kids + f->first, cnt * sizeof(sg_ynode *));
             }

@@ -1,6 +1,7 @@
 # runtime/: libshimrt, the hand-written C runtime. It links the shared schema grammar
 # (SCHEMA_OBJS from gen/gen.mk): one copy of that code in both shimgen and the runtime.
-RT_SRCS      := $(sort $(wildcard runtime/core/*.c runtime/cpu/*.c runtime/cuda/*.c))
+# generated/*.c: the shims, boxed wrappers and registration shimgen made from schemas/.
+RT_SRCS      := $(sort $(wildcard runtime/core/*.c runtime/cpu/*.c runtime/cuda/*.c generated/*.c))
 RT_OBJS      := $(RT_SRCS:%.c=$(BUILD)/obj/%.o) $(SCHEMA_OBJS)
 LIBSHIMRT_A  := $(BUILD)/libshimrt.a
 LIBSHIMRT_SO := $(BUILD)/libshimrt.so

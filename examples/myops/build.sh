@@ -16,16 +16,8 @@ mkdir -p "$OUT"
 
 # 1. The generated code.
 rm -rf "$GEN" && mkdir -p "$GEN"
-if "$SHIMGEN" --backends cpu -o "$GEN" "$SRC/schemas" >"$OUT/shimgen.log" 2>&1 &&
-   [ -f "$GEN/c_boxed_cpu.c" ] && [ -f "$GEN/c_shim_cpu.c" ]; then
-  echo "myops: $SHIMGEN --backends cpu -o $GEN $SRC/schemas"
-else
-  # Until shimgen emits shim bodies, boxed wrappers and registration (issue 5).
-  echo "myops: shimgen does not emit the shim bodies yet (see $OUT/shimgen.log);" \
-       "using the hand-written stand-ins of $SRC/standin/"
-  rm -rf "$GEN" && mkdir -p "$GEN"
-  cp "$SRC"/standin/*.h "$SRC"/standin/*.c "$GEN"/
-fi
+echo "myops: $SHIMGEN -o $GEN $SRC/schemas"
+"$SHIMGEN" -o "$GEN" "$SRC/schemas"
 
 # 2. Compiler and linker flags: pkg-config on the staged install, else (no install rule
 #    yet) the source tree's headers and the built library.

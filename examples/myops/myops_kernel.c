@@ -3,7 +3,7 @@
  *
  * Its prototype is the one shimgen declared in the generated cpu_kernels.h (docs/kernels.md):
  * including that header makes any mismatch a compile error. The generated shim
- * (myops_cpu_add_scalar) has already checked that `input` is a live tensor handle and
+ * (aoti_torch_cpu_myops_add_scalar) has already checked that `input` is a live tensor handle and
  * that `ret0` is not NULL; the kernel checks what is specific to the op. */
 #include <stdint.h>
 

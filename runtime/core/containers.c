@@ -12,6 +12,8 @@ shimrt_pool shimrt_string_pool = SHIMRT_POOL_INIT(struct StringOpaque);
 
 _Atomic int64_t shimrt_live_lists, shimrt_live_strings, shimrt_live_scalars, shimrt_live_cells,
     shimrt_live_complex;
+/* Counted by tensor.c (tensor handles) and storage.c (storages). */
+_Atomic int64_t shimrt_live_tensors, shimrt_live_storages;
 
 AOTI_TORCH_EXPORT AOTITorchError shimrt_live_objects(const char *kind, int64_t *ret) {
     SHIMRT_CHECK_ARG(kind);
@@ -21,9 +23,13 @@ AOTI_TORCH_EXPORT AOTITorchError shimrt_live_objects(const char *kind, int64_t *
                          : strcmp(kind, "scalar") == 0  ? &shimrt_live_scalars
                          : strcmp(kind, "cell") == 0    ? &shimrt_live_cells
                          : strcmp(kind, "complex") == 0 ? &shimrt_live_complex
+                         : strcmp(kind, "tensor") == 0  ? &shimrt_live_tensors
+                         : strcmp(kind, "storage") == 0 ? &shimrt_live_storages
                                                         : NULL;
     if (!c) {
-        return shimrt_fail(__func__, "unknown kind '%s' (list, string, scalar, cell, complex)",
+        return shimrt_fail(__func__,
+                           "unknown kind '%s' (list, string, scalar, cell, complex, tensor, "
+                           "storage)",
                            kind);
     }
     *ret = atomic_load_explicit(c, memory_order_relaxed);

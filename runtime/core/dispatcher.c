@@ -302,6 +302,8 @@ static AOTITorchError call_by_name(const char *func, const char *opName,
     const char *ovl = overloadName ? overloadName : "";
     shimrt_op *op = shimrt_op_lookup(opName, ovl);
     if (!op || !atomic_load_explicit(&op->def, memory_order_acquire)) {
+        /* The first lookup of a process may come before the built-in ops are registered. */
+        if (shimrt_builtin_ops_ensure() != AOTI_TORCH_SUCCESS) return AOTI_TORCH_FAILURE;
         if (!strstr(opName, "::")) {
             return shimrt_fail(func, "op name '%s' must be qualified as 'namespace::name'",
                                opName);
@@ -361,6 +363,8 @@ AOTI_TORCH_EXPORT AOTITorchError shimrt_op_find(const char *opName, const char *
     const char *ovl = overloadName ? overloadName : "";
     shimrt_op *op = shimrt_op_lookup(opName, ovl);
     if (!op || !atomic_load_explicit(&op->def, memory_order_acquire)) {
+        /* The first lookup of a process may come before the built-in ops are registered. */
+        if (shimrt_builtin_ops_ensure() != AOTI_TORCH_SUCCESS) return AOTI_TORCH_FAILURE;
         char ovls[300];
         list_overloads(opName, ovl, ovls, sizeof ovls);
         op = shimrt_op_lookup(opName, ovl); /* it may have been defined meanwhile */

@@ -137,6 +137,10 @@ struct AtenTensorOpaque {
 
 extern shimrt_pool shimrt_tensor_pool;
 
+/* Registers the runtime's own ops (generated/) once per process; see builtin_ops.c.
+ * Called before every library creation and after every failed op lookup. */
+AOTITorchError shimrt_builtin_ops_ensure(void);
+
 /* True when t is a live tensor handle (checks pool membership, then the magic). */
 bool shimrt_tensor_valid(AtenTensorHandle t);
 /* Fails from the enclosing function when t is not a live tensor handle. */

@@ -28,6 +28,8 @@ static bool valid_ns(const char *ns) {
 
 static AOTITorchError lib_new(const char *func, int kind, const char *ns, const char *k,
                               const char *file, uint32_t line, TorchLibraryHandle *ret) {
+    /* Built-in aten ops go first, so a library of the user's meets them as PyTorch's would. */
+    if (shimrt_builtin_ops_ensure() != AOTI_TORCH_SUCCESS) return AOTI_TORCH_FAILURE;
     if (!ret) return shimrt_fail(func, "argument 'ret_new_torch_lib' is NULL");
     if (!ns) return shimrt_fail(func, "argument 'ns' is NULL");
     if (!valid_ns(ns)) {

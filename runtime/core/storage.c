@@ -3,6 +3,9 @@
 
 #include "internal.h"
 
+/* Live storages (shimrt_live_objects("storage")). */
+extern _Atomic int64_t shimrt_live_storages;
+
 /* The allocator of a device: CPU memory is 64-byte aligned; meta has none. */
 typedef struct {
     void *(*alloc)(size_t nbytes);
@@ -58,6 +61,7 @@ shimrt_storage *shimrt_storage_new(const char *func, size_t nbytes, int32_t devi
         return NULL;
     }
     atomic_init(&s->refcount, 1);
+    atomic_fetch_add_explicit(&shimrt_live_storages, 1, memory_order_relaxed);
     s->nbytes = nbytes;
     s->device_type = device_type;
     s->device_index = device_index < 0 ? 0 : device_index;
@@ -91,5 +95,6 @@ void shimrt_storage_release(shimrt_storage *s) {
     if (!s) return;
     if (atomic_fetch_sub_explicit(&s->refcount, 1, memory_order_acq_rel) != 1) return;
     if (s->deleter) s->deleter(s->data, s->deleter_ctx);
+    atomic_fetch_sub_explicit(&shimrt_live_storages, 1, memory_order_relaxed);
     free(s);
 }

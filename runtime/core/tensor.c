@@ -7,6 +7,19 @@
 
 shimrt_pool shimrt_tensor_pool = SHIMRT_POOL_INIT(struct AtenTensorOpaque);
 
+/* Live tensor handles (shimrt_live_objects("tensor")): every slot of the pool is taken
+ * and given back through these two. */
+extern _Atomic int64_t shimrt_live_tensors;
+static AtenTensorHandle tensor_slot_alloc(void) {
+    AtenTensorHandle t = shimrt_pool_alloc(&shimrt_tensor_pool);
+    if (t) atomic_fetch_add_explicit(&shimrt_live_tensors, 1, memory_order_relaxed);
+    return t;
+}
+static void tensor_slot_free(AtenTensorHandle t) {
+    atomic_fetch_sub_explicit(&shimrt_live_tensors, 1, memory_order_relaxed);
+    shimrt_pool_free(&shimrt_tensor_pool, t);
+}
+
 bool shimrt_tensor_valid(AtenTensorHandle t) {
     return t && shimrt_pool_contains(&shimrt_tensor_pool, t) && t->magic == SHIMRT_TENSOR_MAGIC;
 }
@@ -139,9 +152,9 @@ AtenTensorHandle shimrt_tensor_new(const char *func, shimrt_storage *s, int64_t 
                     (long long)extent, elsize, s->nbytes);
         return NULL;
     }
-    AtenTensorHandle t = shimrt_pool_alloc(&shimrt_tensor_pool);
+    AtenTensorHandle t = tensor_slot_alloc();
     if (!t || !set_dims(t, ndim)) {
-        if (t) shimrt_pool_free(&shimrt_tensor_pool, t);
+        if (t) tensor_slot_free(t);
         shimrt_fail(func, "out of memory");
         return NULL;
     }
@@ -188,13 +201,13 @@ void shimrt_tensor_free(AtenTensorHandle t) {
     t->magic = SHIMRT_MAGIC_FREED;
     shimrt_storage_release(t->storage);
     if (t->sizes && t->sizes != t->inline_sizes) free(t->sizes);
-    shimrt_pool_free(&shimrt_tensor_pool, t);
+    tensor_slot_free(t);
 }
 
 /* A new handle with t's metadata and a reference to its storage. */
 static AtenTensorHandle alias_of(const char *func, AtenTensorHandle t) {
     if (!t->defined) {
-        AtenTensorHandle u = shimrt_pool_alloc(&shimrt_tensor_pool);
+        AtenTensorHandle u = tensor_slot_alloc();
         if (!u) {
             shimrt_fail(func, "out of memory");
             return NULL;
@@ -330,7 +343,7 @@ AOTI_TORCH_EXPORT AOTITorchError aoti_torch_as_strided(AtenTensorHandle self,
 
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_new_uninitialized_tensor(AtenTensorHandle *ret) {
     SHIMRT_CHECK_ARG(ret);
-    AtenTensorHandle t = shimrt_pool_alloc(&shimrt_tensor_pool);
+    AtenTensorHandle t = tensor_slot_alloc();
     if (!t) return shimrt_fail(__func__, "out of memory");
     set_dims(t, 0);
     t->magic = SHIMRT_TENSOR_MAGIC;

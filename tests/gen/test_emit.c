@@ -394,7 +394,8 @@ Test(emit, generate_writes_headers_and_manifest) {
     sg_options o = {0};
     cr_assert_eq(gen("fallback_ops:\n  aten.a.default: {}\naten_ops:\n  aten.a.default: {}\n", &o),
                  0, "%s", dtext());
-    cr_expect_eq(count_entries(o.out_dir), 4);
+    /* 3 headers, 3 bodies, 2 boxed pairs, 3 kernel headers, the manifest */
+    cr_expect_eq(count_entries(o.out_dir), 14);
     char *text = NULL;
     size_t len;
     cr_assert_eq(sg_fs_read(sg_arena_printf(A, "%s/shim_manifest.json", o.out_dir), &text, &len), 0);
@@ -418,7 +419,9 @@ Test(emit, generate_backend_names_fold_case_and_repeat) {
     const char *const backends[] = {"MPS", "mps", "aten"};
     sg_options o = {.backends = backends, .n_backends = 3};
     cr_expect_eq(gen("fallback_ops:\n  aten.a.default: {}\n", &o), 0, "%s", dtext());
-    cr_expect_eq(count_entries(o.out_dir), 2); /* c_shim_mps.h and the manifest */
+    /* c_shim_mps.{h,c}, c_boxed_mps.{h,c}, mps_kernels.h (it includes
+     * compositeexplicitautograd_kernels.h) and the manifest */
+    cr_expect_eq(count_entries(o.out_dir), 7);
     struct stat st;
     cr_expect_eq(stat(sg_arena_printf(A, "%s/c_shim_mps.h", o.out_dir), &st), 0);
 }
@@ -538,4 +541,357 @@ Test(emit, null_arguments) {
     sg_buf b = {0};
     sg_buf_free(&b); /* empty buffer: no-op */
     cr_expect_null(b.data);
+}
+
+/* ---- template sets (templates/bodies.in) --------------------------------------------------- */
+Test(emit, template_set_sections) {
+    const char *text = "a comment\n%% one\nline {{x}}\n%% two\nfirst\nsecond\n\n%% empty\n";
+    char err[256] = "";
+    const sg_tpl_set *s = sg_tpl_set_parse(A, "set.in", text, strlen(text), err, sizeof err);
+    cr_assert(s, "%s", err);
+    cr_expect_eq(sg_tpl_set_count(s), 3);
+    cr_expect_null(sg_tpl_set_get(s, "comment"));
+    sg_buf b = {0};
+    cr_expect_eq(sg_tpl_render(sg_tpl_set_get(s, "one"), &b, (const sg_slot[]){{"x", "X", 0}}, 1,
+                               NULL), 0);
+    cr_expect_str_eq(b.data, "line X"); /* the last newline is not part of a section */
+    sg_buf_free(&b);
+    cr_expect_eq(sg_tpl_render(sg_tpl_set_get(s, "two"), &b, NULL, 0, NULL), 0);
+    cr_expect_str_eq(b.data, "first\nsecond\n");
+    sg_buf_free(&b);
+    cr_expect_eq(sg_tpl_render(sg_tpl_set_get(s, "empty"), &b, NULL, 0, NULL), 0);
+    cr_expect_eq(b.len, 0);
+    sg_buf_free(&b);
+}
+
+Test(emit, template_set_errors) {
+    char err[256] = "";
+    const char *dup = "%% a\nx\n%% a\ny\n";
+    cr_expect_null(sg_tpl_set_parse(A, "set.in", dup, strlen(dup), err, sizeof err));
+    cr_expect(strstr(err, "set.in:3: section 'a' appears twice"), "%s", err);
+    const char *bad = "%% a b\nx\n";
+    cr_expect_null(sg_tpl_set_parse(A, "set.in", bad, strlen(bad), err, sizeof err));
+    cr_expect(strstr(err, "set.in:1: bad section name"), "%s", err);
+    cr_expect_null(sg_tpl_set_load(A, "/nonexistent", "bodies.in", err, sizeof err));
+    cr_expect(strstr(err, "cannot read template /nonexistent/bodies.in"), "%s", err);
+}
+
+/* ---- kinds, kernel parameter types, names with a namespace -------------------------------- */
+Test(emit, arg_kinds_and_kernel_types) {
+    const sg_schema *s = parse("f(Tensor a, Tensor? b, Tensor[] c, Tensor?[] d, int[1]? e, "
+                               "float[]? g, Device? h, int i, Scalar j, bool[3] k, str? l, "
+                               "Dimname m) -> Tensor");
+    const char *kinds[] = {"tensor", "opt_tensor", "tensor_list", "opt_tensor_list",
+                           "opt_int_list", "opt_float_list", "opt_device", "int", "scalar",
+                           "bool_list", "opt_str"};
+    for (int i = 0; i < 11; i++) cr_expect_str_eq(sg_arg_kind(s->args[i].type), kinds[i]);
+    cr_expect_null(sg_arg_kind(s->args[11].type));
+    cr_expect_str_eq(sg_ret_kind(s->rets[0].type), "tensor");
+    cr_expect_null(sg_ret_kind(parse("f() -> Tensor[]")->rets[0].type));
+    /* docs/kernels.md: the kernel form of each shim parameter */
+    sg_cparam *p = NULL;
+    int n = 0, bad = 0;
+    const char *why = NULL;
+    const sg_schema *k = parse("f(Tensor a, Tensor? b, Tensor?[] d, int[1]? e, float[]? g, "
+                               "Device? h, int[] q) -> Tensor");
+    cr_assert_eq(sg_shim_params(A, k, NULL, 0, &p, &n, &why, &bad), 0);
+    sg_buf b = {0};
+    for (int i = 0; i < n; i++)
+        sg_buf_printf(&b, "%s%s %s", i ? ", " : "", sg_kernel_param_type(k, &p[i]), p[i].name);
+    cr_expect_str_eq(b.data, "AtenTensorHandle a, AtenTensorHandle b, const AtenTensorHandle* d, "
+                             "int64_t d_len_, const int64_t* e, int64_t e_len_, const double* g, "
+                             "int64_t g_len_, int32_t* h, int32_t h_index_, const int64_t* q, "
+                             "int64_t q_len_, AtenTensorHandle* ret0");
+    sg_buf_free(&b);
+}
+
+Test(emit, c_names_with_a_namespace) {
+    cr_expect_str_eq(sg_shim_c_name(A, "cpu", parse("myops::add_scalar(Tensor input, float scalar) -> Tensor"), 1),
+                     "aoti_torch_cpu_myops_add_scalar");
+    cr_expect_str_eq(sg_shim_c_name(A, "aten", parse("myops::f.out(Tensor a) -> Tensor"), 2),
+                     "aoti_torch_aten_myops_f_out_v2");
+    cr_expect_str_eq(sg_shim_c_name(A, "cpu", parse("aten::abs(Tensor a) -> Tensor"), 1),
+                     "aoti_torch_cpu_abs");
+}
+
+/* ---- bodies, boxed kernels, registration: the shape of examples/golden/ ------------------- */
+static const char *kGolden =
+    "- func: add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor\n"
+    "  dispatch:\n"
+    "    CPU: shimrt_cpu_add_tensor\n"
+    "  tags: [core, pointwise]\n"
+    "- func: copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)\n"
+    "  dispatch:\n"
+    "    CPU: shimrt_cpu_copy_\n"
+    "- func: sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor\n"
+    "  dispatch:\n"
+    "    CPU: shimrt_cpu_sum_dim_intlist\n"
+    "  tags: core\n"
+    "- func: view(Tensor(a) self, SymInt[] size) -> Tensor(a)\n"
+    "  dispatch:\n"
+    "    CompositeExplicitAutograd: shimrt_view\n"
+    "- func: myops::add_scalar(Tensor input, float scalar) -> Tensor\n"
+    "  dispatch:\n"
+    "    CompositeExplicitAutograd: myops_add_scalar\n";
+static const char *kGoldenOps =
+    "backends: [cpu]\n"
+    "fallback_ops:\n  aten.add.Tensor: {}\n  aten.copy_.default: {}\n  aten.sum.dim_IntList: {}\n"
+    "  aten.view.default: {}\n  myops.add_scalar.default: {}\n"
+    "aten_ops:\n  aten.add.Tensor: {}\n  aten.copy_.default: {}\n  aten.sum.dim_IntList: {}\n";
+static const char *kTags = "- tag: core\n  desc: c\n- tag: pointwise\n  desc: p\n";
+
+static char *out_text(const sg_options *o, const char *file) {
+    char *text = NULL;
+    size_t len;
+    cr_assert_eq(sg_fs_read(sg_arena_printf(A, "%s/%s", o->out_dir, file), &text, &len), 0,
+                 "no %s", file);
+    char *copy = sg_arena_strdup(A, text);
+    free(text);
+    return copy;
+}
+#define expect_in(text, sub) \
+    cr_expect(strstr((text), (sub)) != NULL, "expected\n%s\nin\n%s", (sub), (text))
+
+static void gen_golden(sg_options *o) {
+    cr_assert_eq(load("native_functions", kGolden), 0, "%s", dtext());
+    cr_assert_eq(load("tags", kTags), 0, "%s", dtext());
+    cr_assert_eq(load("shim_ops", kGoldenOps), 0, "%s", dtext());
+    cr_assert_eq(sg_finalize(ctx), 0, "%s", dtext());
+    o->out_dir = sg_arena_printf(A, "%s/out", tmpdir);
+    cr_assert_eq(sg_generate(ctx, o), 0, "%s", dtext());
+}
+
+Test(emit, bodies_have_the_golden_shape) {
+    sg_options o = {0};
+    gen_golden(&o); /* no --backends: `backends: [cpu]` of shim_ops.yaml */
+    cr_expect_eq(count_entries(o.out_dir), 9, "c_shim_{cpu,aten}.{h,c}, c_boxed_cpu.{h,c}, "
+                                               "2 kernel headers, manifest");
+    const char *k = out_text(&o, "cpu_kernels.h");
+    expect_in(k, "#include \"compositeexplicitautograd_kernels.h\"\n");
+    expect_in(k, "AOTITorchError shimrt_cpu_sum_dim_intlist(AtenTensorHandle self, const int64_t* "
+                 "dim, int64_t dim_len_, int32_t keepdim, int32_t* dtype, AtenTensorHandle* ret0);");
+    expect_in(k, "AOTITorchError shimrt_cpu_copy_(AtenTensorHandle self, AtenTensorHandle src, "
+                 "int32_t non_blocking);");
+    const char *ce = out_text(&o, "compositeexplicitautograd_kernels.h");
+    expect_in(ce, "AOTITorchError myops_add_scalar(AtenTensorHandle input, double scalar, "
+                  "AtenTensorHandle* ret0);");
+    expect_in(ce, "AOTITorchError shimrt_view(AtenTensorHandle self, const int64_t* size, "
+                  "int64_t size_len_, AtenTensorHandle* ret0);");
+    cr_expect_null(strstr(ce, "shimrt_cpu_"));
+
+    const char *c = out_text(&o, "c_shim_cpu.c");
+    expect_in(c, "#include <shimrt/shim_support.h>\n\n#include \"c_shim_cpu.h\"\n"
+                 "#include \"compositeexplicitautograd_kernels.h\"\n#include \"cpu_kernels.h\"\n");
+    expect_in(c, "/* aten.add.Tensor: add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor\n"
+                 " * kernel: shimrt_cpu_add_tensor (CPU) */\n"
+                 "AOTITorchError aoti_torch_cpu_add_Tensor(AtenTensorHandle self, AtenTensorHandle "
+                 "other, double alpha, AtenTensorHandle* ret0) {\n"
+                 "    SHIMRT_ARG_TENSOR(self);\n    SHIMRT_ARG_TENSOR(other);\n"
+                 "    SHIMRT_ARG_RET(ret0);\n"
+                 "    return shimrt_cpu_add_tensor(self, other, alpha, ret0);\n}\n");
+    expect_in(c, "    SHIMRT_ARG_OPT_LIST(dim);\n    SHIMRT_ARG_RET(ret0);\n"
+                 "    return shimrt_cpu_sum_dim_intlist(self, SHIMRT_OPT_LIST(dim), "
+                 "SHIMRT_OPT_LIST_LEN(dim), keepdim, dtype, ret0);\n");
+    expect_in(c, "AOTITorchError aoti_torch_cpu_myops_add_scalar(AtenTensorHandle input, double "
+                 "scalar, AtenTensorHandle* ret0) {\n    SHIMRT_ARG_TENSOR(input);\n"
+                 "    SHIMRT_ARG_RET(ret0);\n    return myops_add_scalar(input, scalar, ret0);\n}");
+
+    const char *a = out_text(&o, "c_shim_aten.c");
+    expect_in(a, "AOTITorchError aoti_torch_aten_copy_(AtenTensorHandle self, AtenTensorHandle src, "
+                 "int32_t non_blocking) {\n    static shimrt_op_cache op_;\n"
+                 "    StableIValue stack_[3];\n    shimrt_pack pack_;\n"
+                 "    shimrt_pack_begin(&pack_, __func__, stack_, 3);\n"
+                 "    shimrt_pack_tensor(&pack_, \"self\", self);\n"
+                 "    shimrt_pack_tensor(&pack_, \"src\", src);\n"
+                 "    shimrt_pack_bool(&pack_, non_blocking);\n"
+                 "    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, \"aten::copy_\", \"\"));\n"
+                 "    shimrt_pop_discard(\"Tensor\", stack_[0]);\n"
+                 "    return AOTI_TORCH_SUCCESS;\n}");
+    expect_in(a, "    SHIMRT_ARG_RET(ret0);\n    shimrt_pack_begin(&pack_, __func__, stack_, 4);\n");
+    expect_in(a, "    shimrt_pack_opt_int_list(&pack_, \"dim\", dim, dim_len_);\n"
+                 "    shimrt_pack_bool(&pack_, keepdim);\n    shimrt_pack_opt_code(&pack_, dtype);\n"
+                 "    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, \"aten::sum\", \"dim_IntList\"));\n"
+                 "    *ret0 = siv_to_tensor(stack_[0]);\n");
+
+    const char *b = out_text(&o, "c_boxed_cpu.c");
+    expect_in(b, "void boxed_cpu_copy_(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {\n"
+                 "    static const char* const arg_types_[3] = {\"Tensor\", \"Tensor\", NULL};\n"
+                 "    shimrt_box box_;\n"
+                 "    if (shimrt_box_begin(&box_, \"copy_\", stack_, num_args_, 3, num_outputs_, 1, "
+                 "arg_types_) != AOTI_TORCH_SUCCESS) return;\n"
+                 "    AtenTensorHandle self = shimrt_box_tensor(&box_, 0);\n"
+                 "    AtenTensorHandle src = shimrt_box_tensor(&box_, 1);\n"
+                 "    int32_t non_blocking = shimrt_box_bool(&box_, 2);\n"
+                 "    shimrt_box_keep(&box_, 0);\n"
+                 "    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_copy_(self, src, non_blocking));\n"
+                 "    shimrt_box_release_args(&box_);\n"
+                 "    shimrt_box_push_alias(&box_, 0, 0);\n    shimrt_box_finish(&box_);\n}");
+    expect_in(b, "    static const char* const arg_types_[4] = {\"Tensor\", \"int[1]?\", NULL, \"ScalarType?\"};\n");
+    expect_in(b, "    const int64_t* dim_v_ = NULL;\n    int64_t dim_len_ = 0;\n"
+                 "    const int64_t** dim = shimrt_box_opt_int_list(&box_, 1, &dim_v_, &dim_len_);\n");
+    expect_in(b, "    double alpha = shimrt_box_scalar(&box_, 2);\n");
+    /* Registration: one function per namespace, schemas without the namespace, tags. */
+    expect_in(b, "static const shimrt_def_entry defs_aten[4] = {\n"
+                 "    {\"add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor\", "
+                 "\"core,pointwise\"},\n"
+                 "    {\"copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)\", NULL},\n");
+    expect_in(b, "static const shimrt_impl_entry impls_aten_cpu[4] = {\n"
+                 "    {\"add.Tensor\", boxed_cpu_add_Tensor},\n");
+    expect_in(b, "AOTITorchError shimgen_register_aten_cpu(TorchLibraryHandle* ret_def, "
+                 "TorchLibraryHandle* ret_impl) {\n    return shimrt_register_ops(\"aten\", \"CPU\", "
+                 "__FILE__, __LINE__, defs_aten, 4, impls_aten_cpu, 4, ret_def, ret_impl);\n}");
+    expect_in(b, "    {\"add_scalar(Tensor input, float scalar) -> Tensor\", NULL},\n");
+    expect_in(b, "    {\"add_scalar\", boxed_cpu_myops_add_scalar},\n");
+    expect_in(b, "shimrt_register_ops(\"myops\", \"CPU\", __FILE__, __LINE__, defs_myops, 1, "
+                 "impls_myops_cpu, 1, ret_def, ret_impl);");
+    const char *bh = out_text(&o, "c_boxed_cpu.h");
+    expect_in(bh, "AOTI_TORCH_EXPORT AOTITorchError shimgen_register_myops_cpu(TorchLibraryHandle* "
+                  "ret_def, TorchLibraryHandle* ret_impl);");
+    expect_in(bh, "void boxed_cpu_view(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);");
+    const char *m = out_text(&o, "shim_manifest.json");
+    expect_in(m, "\"name\": \"shimgen_register_myops_cpu\", \"namespace\": \"myops\"");
+    expect_in(m, "\"c_boxed_cpu.c\"");
+    cr_expect_null(strstr(dtext(), "warning"), "%s", dtext());
+}
+
+Test(emit, backends_from_shim_ops) {
+    /* Only CPU kernels: the default cpu,cuda fails; `backends: [cpu]` makes it pass; the
+     * lists of two directories are merged; --backends still wins. */
+    const char *ops = "- func: f(Tensor self) -> Tensor\n  dispatch:\n    CPU: f_cpu\n";
+    cr_assert_eq(load("native_functions", ops), 0, "%s", dtext());
+    cr_assert_eq(load("shim_ops", "backends: [CPU]\nfallback_ops:\n  aten.f.default: {}\n"), 0);
+    cr_assert_eq(load("shim_ops", "backends: [cpu, mps]\n"), 0, "%s", dtext());
+    int n = 0;
+    const char *const *b = sg_context_backends(ctx, &n);
+    cr_assert_eq(n, 2);
+    cr_expect_str_eq(b[0], "cpu");
+    cr_expect_str_eq(b[1], "mps");
+    cr_assert_eq(sg_finalize(ctx), 0, "%s", dtext());
+    sg_options o = {.out_dir = sg_arena_printf(A, "%s/out", tmpdir)};
+    cr_expect_eq(sg_generate(ctx, &o), -1); /* mps: no dispatch key of that name */
+    expect_diag("unknown backend 'mps'");
+    const char *const cpu[] = {"cpu"};
+    o.backends = cpu;
+    o.n_backends = 1;
+    cr_expect_eq(sg_generate(ctx, &o), 0, "%s", dtext());
+    struct stat st;
+    cr_expect_eq(stat(sg_arena_printf(A, "%s/c_shim_cpu.c", o.out_dir), &st), 0);
+    cr_expect_neq(stat(sg_arena_printf(A, "%s/c_shim_cuda.h", o.out_dir), &st), 0);
+}
+
+Test(emit, backends_bad_values) {
+    cr_expect_eq(load("shim_ops", "backends: cpu\n"), -1);
+    expect_diag("'backends' must be a list of backend names like [cpu, cuda], not a string");
+    cr_expect_eq(load("shim_ops", "backends: [c-p-u, [x]]\n"), -1);
+    expect_diag("bad backend name 'c-p-u'");
+    expect_diag("bad backend name 'a list'");
+    cr_expect_eq(load("shim_ops", "backend: [cpu]\n"), -1);
+    expect_diag("unknown section 'backend' (expected 'fallback_ops', 'aten_ops' or 'backends')");
+}
+
+Test(emit, versions_call_the_highest_with_defaults) {
+    const char *ops = "- func: n(Tensor self, float[] w, Tensor? bias=None, float eps=1e-05, "
+                      "int[2] st=1, str mode=\"a\\\"b\", bool flag=True, int[] dims=[0,-1], "
+                      "MemoryFormat fmt=contiguous_format) -> Tensor\n"
+                      "  dispatch:\n    CPU: n_cpu\n";
+    cr_assert_eq(load("native_functions", ops), 0, "%s", dtext());
+    cr_assert_eq(load("shim_ops", "backends: [cpu]\nfallback_ops:\n  aten.n.default: "
+                                  "{versions: {v2: [bias, eps], v3: [st, mode, flag, dims, fmt]}}\n"
+                                  "aten_ops:\n  aten.n.default: {versions: {v2: [bias]}}\n"), 0,
+                 "%s", dtext());
+    cr_assert_eq(sg_finalize(ctx), 0, "%s", dtext());
+    sg_options o = {.out_dir = sg_arena_printf(A, "%s/out", tmpdir)};
+    cr_assert_eq(sg_generate(ctx, &o), 0, "%s", dtext());
+    const char *c = out_text(&o, "c_shim_cpu.c");
+    expect_in(c, "    return aoti_torch_cpu_n_v3(self, w, w_len_, bias, eps, (const int64_t[])"
+                 "{INT64_C(1), INT64_C(1)}, 2, \"a\\\"b\", 1, (const int64_t[]){INT64_C(0), "
+                 "INT64_C(-1)}, 2, 0, ret0);");
+    expect_in(c, "    return aoti_torch_cpu_n_v3(self, w, w_len_, NULL, (double)1e-05, ");
+    const char *a = out_text(&o, "c_shim_aten.c");
+    expect_in(a, "AOTITorchError aoti_torch_aten_n(AtenTensorHandle self, const double* w, int64_t "
+                 "w_len_, double eps, ");
+    expect_in(a, "    return aoti_torch_aten_n_v2(self, w, w_len_, NULL, eps, st, st_len_, mode, "
+                 "flag, dims, dims_len_, fmt, ret0);");
+}
+
+Test(emit, bodies_without_a_form_fail_at_run_time_with_a_warning) {
+    const char *ops =
+        "- func: blend(Tensor self, float w=0.5) -> Tensor\n  structured_delegate: blend.out\n"
+        "- func: blend.out(Tensor self, float w=0.5, *, Tensor(a!) out) -> Tensor(a!)\n"
+        "  structured: True\n  dispatch:\n    CPU: blend_out_cpu\n"
+        "- func: masked(Tensor self, bool[3] mask, int[]? o=None, DeviceIndex? di=None) -> Tensor\n"
+        "  dispatch:\n    CPU: masked_cpu\n";
+    cr_assert_eq(load("native_functions", ops), 0, "%s", dtext());
+    cr_assert_eq(load("shim_ops", "backends: [cpu]\nfallback_ops:\n  aten.blend.default: {}\n"
+                                  "  aten.blend.out: {}\n  aten.masked.default: {versions: {v2: [o]}}\n"
+                                  "aten_ops:\n  aten.masked.default: {}\n"), 0, "%s", dtext());
+    cr_assert_eq(sg_finalize(ctx), 0, "%s", dtext());
+    sg_options o = {.out_dir = sg_arena_printf(A, "%s/out", tmpdir)};
+    cr_assert_eq(sg_generate(ctx, &o), 0, "%s", dtext());
+    expect_diag("warning: aten.blend.default: aoti_torch_cpu_blend: its CPU kernel blend_out_cpu "
+                "is declared with the prototype of aten.blend.out (it comes from the "
+                "structured_delegate)");
+    expect_diag("warning: aten.masked.default: aoti_torch_aten_masked: argument 'mask' of type "
+                "'bool[3]' cannot be passed through the dispatcher");
+    expect_diag("warning: aten.masked.default: no boxed kernel (the op stays defined, without a "
+                "kernel): argument 'di' of type 'DeviceIndex?' has no boxed form");
+    const char *c = out_text(&o, "c_shim_cpu.c");
+    expect_in(c, "AOTITorchError aoti_torch_cpu_blend(AtenTensorHandle self, double w, "
+                 "AtenTensorHandle* ret0) {\n    (void)self;\n    (void)w;\n    (void)ret0;\n"
+                 "    return shimrt_set_error(__func__, \"its CPU kernel blend_out_cpu is declared");
+    /* `int[]? o=None` has a C default: v1 calls v2 with NULL, 0. */
+    expect_in(c, "    return aoti_torch_cpu_masked_v2(self, mask, mask_len_, NULL, 0, di, ret0);");
+    const char *k = out_text(&o, "cpu_kernels.h");
+    expect_in(k, "AOTITorchError blend_out_cpu(AtenTensorHandle out, AtenTensorHandle self, double w);");
+    const char *b = out_text(&o, "c_boxed_cpu.c");
+    cr_expect_null(strstr(b, "boxed_cpu_masked"), "%s", b);
+    expect_in(b, "\"masked(Tensor self, bool[3] mask, int[]? o=None, DeviceIndex? di=None) -> Tensor\"");
+    /* -q: the same output, no warnings */
+    free(D.text);
+    memset(&D, 0, sizeof D);
+    o.verbosity = -1;
+    o.check = true;
+    FILE *saved = stdout;
+    stdout = fopen("/dev/null", "w");
+    int rc = sg_generate(ctx, &o);
+    fclose(stdout);
+    stdout = saved;
+    cr_expect_eq(rc, 0, "%s", dtext());
+    cr_expect_null(strstr(dtext(), "warning"), "%s", dtext());
+}
+
+Test(emit, default_without_a_c_form_gives_a_failing_version) {
+    const char *ops = "- func: g(Tensor self, int[]? o=[1]) -> Tensor\n  dispatch:\n    CPU: g_cpu\n";
+    cr_assert_eq(load("native_functions", ops), 0, "%s", dtext());
+    cr_assert_eq(load("shim_ops", "backends: [cpu]\nfallback_ops:\n  aten.g.default: {versions: {v2: [o]}}\n"), 0);
+    cr_assert_eq(sg_finalize(ctx), 0, "%s", dtext());
+    sg_options o = {.out_dir = sg_arena_printf(A, "%s/out", tmpdir)};
+    cr_assert_eq(sg_generate(ctx, &o), 0, "%s", dtext());
+    expect_diag("aten.g.default: aoti_torch_cpu_g: v1: the default '[1]' of argument 'o' has no C form");
+    expect_in(out_text(&o, "c_shim_cpu.c"),
+              "    return shimrt_set_error(__func__, \"v1: the default '[1]' of argument 'o' has no C form\");");
+}
+
+Test(emit, bodies_template_set_missing_a_section) {
+    const char *src = sg_tpl_find_dir(A, NULL);
+    cr_assert(src);
+    char *dir = sg_arena_printf(A, "%s/tpl", tmpdir);
+    cr_assert_eq(mkdir(dir, 0777), 0);
+    DIR *d = opendir(src);
+    cr_assert(d);
+    struct dirent *ent;
+    while ((ent = readdir(d))) {
+        if (!strstr(ent->d_name, ".in")) continue;
+        char *text = NULL;
+        size_t len;
+        cr_assert_eq(sg_fs_read(sg_arena_printf(A, "%s/%s", src, ent->d_name), &text, &len), 0);
+        if (strcmp(ent->d_name, "bodies.in") == 0) *strstr(text, "%% shim_body\n") = '\0';
+        write_file(sg_arena_printf(A, "%s/%s", dir, ent->d_name), text);
+        free(text);
+    }
+    closedir(d);
+    sg_options o = {.templates_dir = dir};
+    cr_expect_eq(gen("fallback_ops:\n  aten.a.default: {}\n", &o), -1);
+    expect_diag("/tpl/bodies.in:0:0: error: template set has no section '");
+    cr_expect_eq(count_entries(tmpdir), 1); /* only tpl/ */
 }

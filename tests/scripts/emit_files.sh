@@ -16,17 +16,26 @@ snap() { (cd "$1" && ls -lA --time-style=+%s.%N | sort) ; }
 "$SHIMGEN" -q "$FX" -o "$T/a" || fail "first run"
 "$SHIMGEN" -q "$FX" -o "$T/b" || fail "second run"
 diff -r "$T/a" "$T/b" > /dev/null || fail "two runs differ"
-[ "$(cd "$T/a" && ls | tr '\n' ' ')" = "c_shim_aten.h c_shim_cpu.h c_shim_cuda.h shim_manifest.json " ] ||
-  fail "unexpected outputs: $(ls "$T/a")"
+expected="c_boxed_cpu.c c_boxed_cpu.h c_boxed_cuda.c c_boxed_cuda.h c_shim_aten.c c_shim_aten.h"
+expected="$expected c_shim_cpu.c c_shim_cpu.h c_shim_cuda.c c_shim_cuda.h"
+expected="$expected compositeexplicitautograd_kernels.h compositeimplicitautograd_kernels.h"
+expected="$expected cpu_kernels.h cuda_kernels.h shim_manifest.json "
+[ "$(cd "$T/a" && ls | tr '\n' ' ')" = "$expected" ] || fail "unexpected outputs: $(ls "$T/a")"
 ! grep -rqE '[0-9]{4}-[0-9]{2}-[0-9]{2}|[0-9]{2}:[0-9]{2}:[0-9]{2}' "$T/a" || fail "a timestamp in the output"
 echo "  two runs: same bytes, no timestamps"
 
 # The manifest: one entry per declaration, valid JSON (checked when python3 is there).
-n_decl=$(cat "$T/a"/*.h | grep -c '^AOTI_TORCH_EXPORT')
+n_decl=$(cat "$T/a"/c_shim_*.h | grep -c '^AOTI_TORCH_EXPORT')
 n_man=$(grep -c '^      "name": "aoti_torch_' "$T/a/shim_manifest.json")
 [ "$n_decl" = "$n_man" ] || fail "manifest has $n_man functions, headers $n_decl"
 grep -q '"name": "aoti_torch_cpu_fused_norm_v2"' "$T/a/shim_manifest.json" || fail "manifest: no _v2"
 grep -q '"since": "2.12"' "$T/a/shim_manifest.json" || fail "manifest: no since"
+# Every output file and every registration function is listed.
+for f in $expected; do
+  [ "$f" = shim_manifest.json ] || grep -q "\"$f\"" "$T/a/shim_manifest.json" || fail "manifest: no file $f"
+done
+grep -q '"name": "shimgen_register_aten_cpu", "namespace": "aten", "backend": "cpu", "dispatch_key": "CPU"' \
+  "$T/a/shim_manifest.json" || fail "manifest: no registration shimgen_register_aten_cpu"
 if command -v python3 > /dev/null 2>&1; then
   python3 -c 'import json,sys; m=json.load(open(sys.argv[1])); assert len(m["functions"]) == int(sys.argv[2])' \
     "$T/a/shim_manifest.json" "$n_decl" || fail "manifest is not valid JSON"
@@ -96,7 +105,7 @@ echo "  compat: drops with warnings, headers only"
 # The depfile: every output depends on every input read (and the templates).
 "$SHIMGEN" -q --depfile "$T/deps.d" "$FX" -o "$T/a" || fail "--depfile run"
 tr -d '\\\n' < "$T/deps.d" | sed 's/  */ /g' > "$T/deps1"
-for o in c_shim_cpu.h c_shim_cuda.h c_shim_aten.h shim_manifest.json; do
+for o in c_shim_cpu.h c_shim_cuda.h c_shim_aten.h c_shim_cpu.c c_boxed_cpu.c cpu_kernels.h shim_manifest.json; do
   grep -q "$T/a/$o" "$T/deps1" || fail "depfile lacks output $o"
 done
 rule=$(sed -n '1,/[^\\]$/p' "$T/deps.d" | tr -d '\\\n')
@@ -105,6 +114,7 @@ for i in native_functions.yaml tags.yaml shim_ops.yaml; do
   grep -qx "$FX/$i:" "$T/deps.d" || fail "depfile: no empty rule for $i"
 done
 echo "$rule" | grep -q 'templates/c_shim.h.in' || fail "depfile: templates are not prerequisites"
+echo "$rule" | grep -q 'templates/bodies.in' || fail "depfile: templates/bodies.in is not a prerequisite"
 # make agrees: nothing to do right after, something after touching an input.
 cp -r "$FX" "$T/fx"
 "$SHIMGEN" -q --depfile "$T/m.d" "$T/fx" -o "$T/m" || fail "--depfile run 2"

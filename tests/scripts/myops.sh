@@ -16,7 +16,7 @@ OUT=$BUILD/examples/myops
 if command -v nm >/dev/null 2>&1; then
   syms=$(nm -D --defined-only "$OUT/libmyops.so" | awk '{print $3}')
   echo "$syms" | grep -qx shimgen_register_myops_cpu
-  echo "$syms" | grep -qx myops_cpu_add_scalar
+  echo "$syms" | grep -qx aoti_torch_cpu_myops_add_scalar
   if echo "$syms" | grep -qx myops_add_scalar; then
     echo "myops.sh: libmyops.so exports its kernel" >&2; exit 1
   fi

@@ -89,7 +89,7 @@ int main(int argc, char **argv) {
         return 1;
     }
     register_fn reg = (register_fn)(void (*)(void))dlsym(lib, "shimgen_register_myops_cpu");
-    shim_fn shim = (shim_fn)(void (*)(void))dlsym(lib, "myops_cpu_add_scalar");
+    shim_fn shim = (shim_fn)(void (*)(void))dlsym(lib, "aoti_torch_cpu_myops_add_scalar");
     CHECK(reg != NULL && shim != NULL);
     CHECK(dlsym(lib, "myops_add_scalar") == NULL); /* the kernel itself stays hidden */
     TorchLibraryHandle def = NULL, impl = NULL;
@@ -109,7 +109,7 @@ int main(int argc, char **argv) {
         check_result(b, r, 4.0);
         aoti_torch_delete_tensor_object(r);
         CHECK(shim(a, 1.0, NULL) == AOTI_TORCH_FAILURE);
-        CHECK_MSG("myops_cpu_add_scalar: return pointer 'ret0' is NULL");
+        CHECK_MSG("aoti_torch_cpu_myops_add_scalar: return pointer 'ret0' is NULL");
         CHECK(shim(NULL, 1.0, &r) == AOTI_TORCH_FAILURE);
         CHECK_MSG("argument 'input' is NULL");
     }

@@ -1,0 +1,36 @@
+/* runtime/core/builtin_ops.c: registers the runtime's own ops (generated from schemas/ into
+ * generated/) with the dispatcher, once per process, before anything looks them up.
+ *
+ * Registration is lazy rather than a load-time constructor so that it also happens with the
+ * static library (an unreferenced constructor object is never linked in). It is triggered
+ * by every library creation and by every failed op lookup; the libraries it creates live as
+ * long as the process. */
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "c_boxed_cpu.h"
+#include "internal.h"
+
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+static TorchLibraryHandle aten_def, aten_cpu_impl;
+static AOTITorchError init_rc;
+static char init_error[512];
+/* Set while this thread runs the registration, whose own library calls come back here. */
+static _Thread_local bool registering;
+
+static void register_builtins(void) {
+    registering = true;
+    init_rc = shimgen_register_aten_cpu(&aten_def, &aten_cpu_impl);
+    if (init_rc != AOTI_TORCH_SUCCESS)
+        snprintf(init_error, sizeof init_error, "%s", torch_exception_get_what());
+    registering = false;
+}
+
+AOTITorchError shimrt_builtin_ops_ensure(void) {
+    if (registering) return AOTI_TORCH_SUCCESS;
+    pthread_once(&once, register_builtins);
+    if (init_rc != AOTI_TORCH_SUCCESS)
+        return shimrt_fail(__func__, "registering the built-in aten ops failed: %s", init_error);
+    return AOTI_TORCH_SUCCESS;
+}
