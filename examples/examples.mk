@@ -32,3 +32,23 @@ myops-demo: $(MYOPS_DEMO)
 	LD_LIBRARY_PATH=$$(cat $(MYOPS_OUT)/shimrt.libdir) ./$(MYOPS_DEMO) $(abspath $(MYOPS_SO))
 
 EXAMPLES_DEMO_STEPS := myops-demo
+
+# The runtime's own ops (generated from schemas/) called three ways: examples/demo/demo.c.
+CORE_DEMO := $(BUILD)/examples/demo/demo
+$(CORE_DEMO): $(BUILD)/obj/examples/demo/demo.o $(LIBSHIMRT_A)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS_COMMON) $(LDFLAGS) -o $@ $^ $(RT_LDLIBS)
+.PHONY: core-demo
+core-demo: $(CORE_DEMO)
+	./$(CORE_DEMO)
+EXAMPLES_DEMO_STEPS := core-demo $(EXAMPLES_DEMO_STEPS)
+
+# `make demo`: the main job. Regenerates generated/ from schemas/ first (a separate make
+# run, since the runtime's sources include what it writes), then runs the demos.
+.PHONY: demo demo-run
+demo: $(SHIMGEN)
+	@echo "== $(SHIMGEN) -v schemas/ -o generated/"
+	@./$(SHIMGEN) -v schemas/ -o generated/
+	@$(MAKE) --no-print-directory demo-run
+demo-run: $(EXAMPLES_DEMO_STEPS)
+	@echo "== demo: done"
