@@ -23,6 +23,6 @@ test-scripts: $(ALL_TARGETS) $(GEN_TESTS) $(RT_TESTS)
 	  SHIMGEN=$(SHIMGEN) BUILD=$(BUILD) SHARED=$(SHARED) CC="$(CC)" SAN="$(SAN)" sh $$s; done
 # The same suites and scripts again under AddressSanitizer and UndefinedBehaviorSanitizer.
 test-asan:
-	@$(MAKE) --no-print-directory SAN=1 test-unit test-scripts
+	@$(MAKE) --no-print-directory SAN=1 BUILD=$(BUILD)/asan test-unit test-scripts
 
 CHECK_STEPS += test-unit test-scripts test-asan
