@@ -30,7 +30,6 @@ $(FUZZ_DIR)/obj/gen/%.o: $(FUZZ_DIR)/src/gen/%.c | $(DEPS_STAMP)
 $(FUZZ_DIR)/obj/%.o: %.c | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CLANG) $(FUZZ_CPPFLAGS) $(FUZZ_CFLAGS) -c $< -o $@
-.SECONDARY: $(GEN_RE_SRCS:gen/%.re=$(FUZZ_DIR)/src/gen/%.c)
 
 $(FUZZ_DIR)/fuzz_schema: $(FUZZ_SCHEMA_OBJS)
 	$(CLANG) $(FUZZ_LDFLAGS) -o $@ $^

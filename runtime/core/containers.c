@@ -131,6 +131,7 @@ AOTI_TORCH_EXPORT AOTITorchError torch_list_push_back(StableListHandle list_hand
 }
 
 AOTI_TORCH_EXPORT AOTITorchError torch_delete_list(StableListHandle list_handle) {
+    if (list_handle == NULL) return AOTI_TORCH_SUCCESS;
     SHIMRT_CHECK_HANDLE(shimrt_list_pool, list_handle, SHIMRT_LIST_MAGIC, "list");
     free(list_handle->items);
     list_handle->items = NULL;
@@ -167,6 +168,7 @@ AOTI_TORCH_EXPORT AOTITorchError torch_new_string_handle(const char *data, size_
 }
 
 AOTI_TORCH_EXPORT AOTITorchError torch_delete_string(StringHandle handle) {
+    if (handle == NULL) return AOTI_TORCH_SUCCESS;
     SHIMRT_CHECK_HANDLE(shimrt_string_pool, handle, SHIMRT_STRING_MAGIC, "string");
     free(handle->data);
     handle->data = NULL;
@@ -200,9 +202,7 @@ AOTI_TORCH_EXPORT AOTITorchError torch_new_stable_ivalue(StableIValue **ret_valu
 }
 
 AOTI_TORCH_EXPORT AOTITorchError torch_delete_stable_ivalue(StableIValue *value) {
-    if (value == NULL) {
-        return shimrt_fail(__func__, "argument 'value' is NULL (a cell is deleted once)");
-    }
+    if (value == NULL) return AOTI_TORCH_SUCCESS;
     free(value);
     SHIMRT_LIVE_ADD(shimrt_live_cells, -1);
     return AOTI_TORCH_SUCCESS;
@@ -221,7 +221,7 @@ AOTI_TORCH_EXPORT AOTITorchError shimrt_new_complex(double real, double imag,
 }
 
 AOTI_TORCH_EXPORT AOTITorchError shimrt_delete_complex(ShimrtComplex *cell) {
-    if (cell == NULL) return shimrt_fail(__func__, "argument 'cell' is NULL");
+    if (cell == NULL) return AOTI_TORCH_SUCCESS;
     free(cell);
     SHIMRT_LIVE_ADD(shimrt_live_complex, -1);
     return AOTI_TORCH_SUCCESS;

@@ -184,14 +184,15 @@ static inline const char *ovl_text(const shimrt_op *op) {
     return op->overload[0] ? op->overload : "(default)";
 }
 
-/* Folds the backend key of tensor handle t (argument `arg`) into *key. */
+/* Folds the backend key of tensor handle t (argument `arg`) into *key. A NULL handle is
+ * an error where the schema wants a Tensor (`required`); inside a list it is an undefined
+ * tensor, which carries no key. */
 static AOTITorchError fold_tensor(const char *func, const shimrt_op *op, const shimrt_opdef *d,
-                                  uint32_t arg, AtenTensorHandle t, int *key) {
-    if (!t) return AOTI_TORCH_SUCCESS; /* an undefined tensor carries no key */
-    if (!shimrt_tensor_valid(t)) {
-        return shimrt_fail(func, "op %s overload %s: argument %u ('%s') %s", op->name,
-                           ovl_text(op), arg, d->schema->args[arg].name,
-                           shimrt_tensor_invalid_reason(t, "tensor"));
+                                  uint32_t arg, AtenTensorHandle t, bool required, int *key) {
+    if (!t && !required) return AOTI_TORCH_SUCCESS;
+    if (!t || !shimrt_tensor_valid(t)) {
+        return shimrt_fail(func, "op %s overload %s, position %u: %s", op->name, ovl_text(op),
+                           arg, shimrt_tensor_invalid_reason(t, d->schema->args[arg].name));
     }
     int k = key_of_device(t->device_type);
     if (k < 0) {
@@ -211,14 +212,14 @@ static AOTITorchError compute_key(const char *func, const shimrt_op *op, const s
         StableIValue v = stack[ta->index];
         switch (ta->kind) {
         case SHIMRT_TA_TENSOR:
-            if (fold_tensor(func, op, d, ta->index, (AtenTensorHandle)(uintptr_t)v, key)) {
+            if (fold_tensor(func, op, d, ta->index, (AtenTensorHandle)(uintptr_t)v, true, key)) {
                 return AOTI_TORCH_FAILURE;
             }
             break;
         case SHIMRT_TA_OPTIONAL:
             if (v && fold_tensor(func, op, d, ta->index,
                                  (AtenTensorHandle)(uintptr_t) * (const StableIValue *)(uintptr_t)v,
-                                 key)) {
+                                 true, key)) {
                 return AOTI_TORCH_FAILURE;
             }
             break;
@@ -236,7 +237,8 @@ static AOTITorchError compute_key(const char *func, const shimrt_op *op, const s
                     if (!item) continue;
                     item = *(const StableIValue *)(uintptr_t)item;
                 }
-                if (fold_tensor(func, op, d, ta->index, (AtenTensorHandle)(uintptr_t)item, key)) {
+                if (fold_tensor(func, op, d, ta->index, (AtenTensorHandle)(uintptr_t)item,
+                                ta->kind != SHIMRT_TA_OPTIONAL_LIST, key)) {
                     return AOTI_TORCH_FAILURE;
                 }
             }

@@ -391,6 +391,7 @@ AOTI_TORCH_EXPORT AOTITorchError torch_library_set_python_module(TorchLibraryHan
 }
 
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_delete_library_object(TorchLibraryHandle tlh) {
+    if (tlh == NULL) return AOTI_TORCH_SUCCESS;
     pthread_mutex_lock(&shimrt_dispatch_lock);
     const char *why = shimrt_handle_problem(&shimrt_library_pool, tlh, SHIMRT_LIBRARY_MAGIC);
     if (why) {

@@ -148,6 +148,7 @@ AOTI_TORCH_EXPORT AOTITorchError torch_scalar_to_complex_double(ScalarHandle han
 }
 
 AOTI_TORCH_EXPORT AOTITorchError torch_delete_scalar(ScalarHandle handle) {
+    if (handle == NULL) return AOTI_TORCH_SUCCESS;
     SHIMRT_CHECK_HANDLE(shimrt_scalar_pool, handle, SHIMRT_SCALAR_MAGIC, "scalar");
     shimrt_pool_free(&shimrt_scalar_pool, handle);
     SHIMRT_LIVE_ADD(shimrt_live_scalars, -1);

@@ -90,7 +90,7 @@ Test(list, bad_handles) {
     FAILS(torch_list_get_item(NULL, 0, &v), "torch_list_get_item", "NULL");
     FAILS(torch_list_set_item(NULL, 0, 1), "torch_list_set_item", "NULL");
     FAILS(torch_list_push_back(NULL, 1), "torch_list_push_back", "NULL");
-    FAILS(torch_delete_list(NULL), "torch_delete_list", "NULL");
+    OK(torch_delete_list(NULL)); /* x_free(NULL) is a no-op */
     StableListHandle fake = (StableListHandle)(void *)fake_object;
     FAILS(torch_list_size(fake, &n), "torch_list_size", "not a handle");
     FAILS(torch_delete_list(fake), "torch_delete_list", "not a handle");
@@ -171,7 +171,7 @@ Test(string, errors) {
     const char *p;
     FAILS(torch_string_length(NULL, &n), "torch_string_length", "NULL");
     FAILS(torch_string_c_str(NULL, &p), "torch_string_c_str", "NULL");
-    FAILS(torch_delete_string(NULL), "torch_delete_string", "NULL");
+    OK(torch_delete_string(NULL));
     FAILS(torch_string_length((StringHandle)(void *)fake_object, &n), "torch_string_length",
           "not a handle");
     OK(torch_new_string_handle("abc", 3, &s));
@@ -192,7 +192,7 @@ Test(cell, new_delete) {
     *c = 0x1234;
     OK(torch_delete_stable_ivalue(c));
     FAILS(torch_new_stable_ivalue(NULL), "torch_new_stable_ivalue", "NULL");
-    FAILS(torch_delete_stable_ivalue(NULL), "torch_delete_stable_ivalue", "NULL");
+    OK(torch_delete_stable_ivalue(NULL));
     no_leaks();
 }
 
@@ -203,7 +203,7 @@ Test(complex, new_delete) {
     cr_assert_eq(c->imag, -2.25);
     OK(shimrt_delete_complex(c));
     FAILS(shimrt_new_complex(0, 0, NULL), "shimrt_new_complex", "NULL");
-    FAILS(shimrt_delete_complex(NULL), "shimrt_delete_complex", "NULL");
+    OK(shimrt_delete_complex(NULL));
     no_leaks();
 }
 
@@ -337,7 +337,7 @@ Test(scalar, bad_handles) {
     FAILS(torch_scalar_to_bool(NULL, &r), "torch_scalar_to_bool", "NULL");
     FAILS(torch_scalar_to_complex_double(NULL, &dv, &im), "torch_scalar_to_complex_double",
           "NULL");
-    FAILS(torch_delete_scalar(NULL), "torch_delete_scalar", "NULL");
+    OK(torch_delete_scalar(NULL));
     FAILS(torch_scalar_is_int((ScalarHandle)(void *)fake_object, &r), "torch_scalar_is_int",
           "not a handle");
     ScalarHandle s = NULL;
@@ -354,7 +354,7 @@ Test(scalar, bad_handles) {
 
 Test(complex, live_objects_errors) {
     int64_t n;
-    FAILS(shimrt_live_objects("tensor", &n), "shimrt_live_objects", "unknown kind");
+    FAILS(shimrt_live_objects("widget", &n), "shimrt_live_objects", "unknown kind");
     FAILS(shimrt_live_objects(NULL, &n), "shimrt_live_objects", "NULL");
     FAILS(shimrt_live_objects("list", NULL), "shimrt_live_objects", "NULL");
     StableListHandle l = NULL;

@@ -177,6 +177,16 @@ static AtenTensorHandle make(int32_t dt, enum layout lay, int64_t nd, const int6
 
 static void del(AtenTensorHandle t) { OK(aoti_torch_delete_tensor_object(t)); }
 
+/* Every test ends here: no tensor handle, storage or container may be left alive. */
+static void no_live_objects(void) {
+    static const char *const kinds[] = {"tensor", "storage", "list", "string", "scalar", "cell"};
+    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
+        int64_t n = -1;
+        OK(shimrt_live_objects(kinds[i], &n));
+        cr_assert_eq(n, 0, "%lld %s object(s) left alive", (long long)n, kinds[i]);
+    }
+}
+
 static bool is_float(int32_t dt) { return dt == F32 || dt == F64; }
 
 /* What storing the exact value v into dtype dt gives (test data stays in range). */
@@ -273,6 +283,7 @@ Test(binary, same_dtype_all_layouts) {
                 del(a);
                 del(b);
             }
+    no_live_objects();
 }
 
 Test(binary, broadcasting) {
@@ -293,6 +304,7 @@ Test(binary, broadcasting) {
     check_binop(ADD, z, v, 1.0, F32); /* [0, 3] + [3] -> [0, 3] */
     check_binop(DIV, v, z, 1.0, F32);
     del(z), del(v);
+    no_live_objects();
 }
 
 Test(binary, type_promotion) {
@@ -319,6 +331,7 @@ Test(binary, type_promotion) {
     check_binop(MUL, b1, zi, 1.0, I64);
     check_binop(ADD, z64, zi, 1.0, F64);
     del(i64), del(f32), del(i32), del(u8), del(i8), del(b1), del(b2), del(f64), del(z64), del(zi);
+    no_live_objects();
 }
 
 Test(binary, integer_wraparound) {
@@ -344,6 +357,7 @@ Test(binary, integer_wraparound) {
     cr_assert_eq(*(int64_t *)data_of(r3), (INT64_C(1) << 60) + 2);
     del(r2), del(r3);
     del(r), del(a), del(b), del(c), del(d);
+    no_live_objects();
 }
 
 Test(binary, errors) {
@@ -363,6 +377,7 @@ Test(binary, errors) {
     FAILS(shimrt_cpu_neg(cplx, &r), "neg", "not supported");
     cr_assert_null(r);
     del(a), del(b), del(i), del(bl), del(cplx);
+    no_live_objects();
 }
 
 /* ---- add.Scalar ---- */
@@ -392,6 +407,7 @@ Test(add_scalar, dtypes_and_promotion) {
         check_add_scalar(b, 0.5, 1.0, F32);
         del(f), del(d), del(i), del(b), del(i32);
     }
+    no_live_objects();
 }
 
 /* ---- unary ---- */
@@ -433,6 +449,7 @@ Test(unary, neg_relu_exp) {
     FAILS(shimrt_cpu_relu(b, &r), "relu", "Boolean");
     cr_assert_null(r);
     del(b);
+    no_live_objects();
 }
 
 Test(unary, relu_keeps_nan_zero_dim) {
@@ -442,6 +459,7 @@ Test(unary, relu_keeps_nan_zero_dim) {
     cr_assert_eq(dim(r), 0);
     cr_assert(isnan(*(double *)data_of(r)));
     del(r), del(a);
+    no_live_objects();
 }
 
 /* ---- reductions ---- */
@@ -503,6 +521,7 @@ Test(reduce, sum_dims_keepdim_dtypes) {
             check_reduce(0, a, d0, 1, true, &i32, I32);
             del(a);
         }
+    no_live_objects();
 }
 
 Test(reduce, amax_dims_and_nan) {
@@ -526,6 +545,7 @@ Test(reduce, amax_dims_and_nan) {
     check_reduce(1, f, dm1, 1, false, NULL, F32);
     check_reduce(1, f, d0, 0, false, NULL, F32);
     del(f);
+    no_live_objects();
 }
 
 Test(reduce, zero_dim_and_empty) {
@@ -540,6 +560,7 @@ Test(reduce, zero_dim_and_empty) {
     FAILS(shimrt_cpu_amax(e, d1, 1, false, &r), "amax", "non-zero size");
     cr_assert_null(r);
     del(z), del(e);
+    no_live_objects();
 }
 
 Test(reduce, errors) {
@@ -557,6 +578,7 @@ Test(reduce, errors) {
     FAILS(shimrt_cpu_amax(a, dup, 2, true, &r), "amax", "multiple times");
     cr_assert_null(r);
     del(a);
+    no_live_objects();
 }
 
 /* ---- mm ---- */
@@ -581,6 +603,7 @@ Test(mm, values_all_layouts) {
                     }
                 del(a), del(b), del(r);
             }
+    no_live_objects();
 }
 
 Test(mm, errors) {
@@ -596,6 +619,7 @@ Test(mm, errors) {
     FAILS(shimrt_cpu_mm(bl, bl2, &r), "mm", "bool");
     cr_assert_null(r);
     del(a), del(b), del(v), del(t3), del(d), del(bl), del(bl2);
+    no_live_objects();
 }
 
 /* ---- views ---- */
@@ -635,6 +659,7 @@ Test(views, transpose_permute) {
     FAILS(shimrt_permute(a, shortd, 2, &r), "permute", "does not match");
     cr_assert_null(r);
     del(a);
+    no_live_objects();
 }
 
 Test(views, view_and_reshape) {
@@ -690,6 +715,7 @@ Test(views, view_and_reshape) {
     FAILS(shimrt_cpu_reshape(a, bad, 2, &r), "reshape", "invalid");
     cr_assert_null(r);
     free(va), del(a), del(c);
+    no_live_objects();
 }
 
 Test(views, narrow_select) {
@@ -727,6 +753,7 @@ Test(views, narrow_select) {
     FAILS(shimrt_select_int(a, -3, 0, &r), "select.int", "Dimension out of range");
     cr_assert_null(r);
     del(a), del(z);
+    no_live_objects();
 }
 
 Test(views, squeeze_unsqueeze_flatten) {
@@ -788,6 +815,7 @@ Test(views, squeeze_unsqueeze_flatten) {
     FAILS(shimrt_cpu_flatten_using_ints(a, 0, 3, &r), "flatten.using_ints", "out of range");
     cr_assert_null(r);
     del(a), del(z);
+    no_live_objects();
 }
 
 /* ---- allocation, fills, copies ---- */
@@ -853,6 +881,7 @@ Test(alloc, empty_like_new_empty_new_zeros) {
           "negative");
     cr_assert_null(r);
     del(c), del(sl), del(n4);
+    no_live_objects();
 }
 
 Test(alloc, fill_and_zero_touch_only_the_view) {
@@ -886,6 +915,7 @@ Test(alloc, fill_and_zero_touch_only_the_view) {
     OK(shimrt_cpu_fill__scalar(f, INFINITY));
     cr_assert(isinf(read_at(f, (int64_t[]){0, 0})));
     del(i8), del(f);
+    no_live_objects();
 }
 
 Test(alloc, copy_broadcast_and_convert) {
@@ -935,6 +965,7 @@ Test(alloc, copy_broadcast_and_convert) {
     OK(aoti_torch__reinterpret_tensor(v3, 2, s, zst, 0, &ex)); /* [3,4] with stride 0 */
     FAILS(shimrt_cpu_copy_(ex, m, 0), "copy_", "single memory location");
     del(f), del(i), del(buf), del(lo), del(hi), del(m), del(v3), del(big), del(ex);
+    no_live_objects();
 }
 
 Test(alloc, clone_contiguous_to) {
@@ -998,6 +1029,7 @@ Test(alloc, clone_contiguous_to) {
           "complex64");
     cr_assert_null(r);
     del(n4);
+    no_live_objects();
 }
 
 /* ---- pad ---- */
@@ -1052,6 +1084,7 @@ Test(pad, constant_pads_and_crops) {
     FAILS(shimrt_cpu_pad(a, p1, 2, "bogus", NULL, &r), "pad", "bogus");
     cr_assert_null(r);
     del(a);
+    no_live_objects();
 }
 
 /* ---- device and handle checks shared by every CPU kernel ---- */
@@ -1073,4 +1106,5 @@ Test(common, meta_tensors_and_undefined) {
     FAILS(shimrt_cpu_mm(u, c, &r), "mm", "undefined");
     cr_assert_null(r);
     del(m), del(c), del(u);
+    no_live_objects();
 }

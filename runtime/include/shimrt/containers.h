@@ -44,7 +44,7 @@ AOTI_TORCH_EXPORT AOTITorchError torch_list_set_item(StableListHandle list_handl
 /* Appends element (the list takes it), growing the list as needed. */
 AOTI_TORCH_EXPORT AOTITorchError torch_list_push_back(StableListHandle list_handle,
                                                       StableIValue element);
-/* Frees the list (not what its items point to). NULL fails, as in PyTorch. */
+/* Frees the list (not what its items point to). NULL is a no-op success. */
 AOTI_TORCH_EXPORT AOTITorchError torch_delete_list(StableListHandle list_handle);
 
 /* ---- strings ---------------------------------------------------------------------- */
@@ -53,6 +53,7 @@ AOTI_TORCH_EXPORT AOTITorchError torch_delete_list(StableListHandle list_handle)
  * torch_delete_string. */
 AOTI_TORCH_EXPORT AOTITorchError torch_new_string_handle(const char *data, size_t length,
                                                          StringHandle *handle);
+/* Frees the string. NULL is a no-op success. */
 AOTI_TORCH_EXPORT AOTITorchError torch_delete_string(StringHandle handle);
 /* The length in bytes (without the terminating NUL). */
 AOTI_TORCH_EXPORT AOTITorchError torch_string_length(StringHandle handle, size_t *length);
@@ -65,7 +66,8 @@ AOTI_TORCH_EXPORT AOTITorchError torch_string_c_str(StringHandle handle, const c
 /* Returns a new heap StableIValue (value 0). Free it with torch_delete_stable_ivalue, or
  * hand it to a dispatch call inside an optional, which frees it. */
 AOTI_TORCH_EXPORT AOTITorchError torch_new_stable_ivalue(StableIValue **ret_value);
-/* Frees a cell from torch_new_stable_ivalue (not what the value points to). NULL fails. */
+/* Frees a cell from torch_new_stable_ivalue (not what the value points to). NULL is a
+ * no-op success. */
 AOTI_TORCH_EXPORT AOTITorchError torch_delete_stable_ivalue(StableIValue *value);
 #endif /* 2.13 */
 
@@ -94,7 +96,7 @@ AOTI_TORCH_EXPORT AOTITorchError torch_scalar_to_bool(ScalarHandle handle, bool 
 AOTI_TORCH_EXPORT AOTITorchError torch_scalar_to_complex_double(ScalarHandle handle,
                                                                 double *ret_real,
                                                                 double *ret_imag);
-/* Frees a scalar. NULL fails. */
+/* Frees a scalar. NULL is a no-op success. */
 AOTI_TORCH_EXPORT AOTITorchError torch_delete_scalar(ScalarHandle handle);
 #endif /* 2.14 */
 
@@ -107,7 +109,7 @@ typedef struct ShimrtComplex {
 /* Returns a new cell holding (real, imag); free with shimrt_delete_complex. */
 AOTI_TORCH_EXPORT AOTITorchError shimrt_new_complex(double real, double imag,
                                                     ShimrtComplex **ret);
-/* Frees a cell from shimrt_new_complex. NULL fails. */
+/* Frees a cell from shimrt_new_complex. NULL is a no-op success. */
 AOTI_TORCH_EXPORT AOTITorchError shimrt_delete_complex(ShimrtComplex *cell);
 
 /* The number of live objects of a kind in this process: "list", "string", "scalar",

@@ -63,7 +63,7 @@ AOTI_TORCH_EXPORT AOTITorchError aoti_torch_library_impl(TorchLibraryHandle self
                                                          const char *name,
                                                          void (*fn)(StableIValue *, uint64_t,
                                                                     uint64_t));
-/* Removes the library's defs and impls and frees it. NULL fails. */
+/* Removes the library's defs and impls and frees it. NULL is a no-op success. */
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_delete_library_object(TorchLibraryHandle tlh);
 
 /* ---- calls ------------------------------------------------------------------------- */
