@@ -87,3 +87,20 @@ char *sg_arena_printf(sg_arena *a, const char *fmt, ...) {
 }
 
 size_t sg_arena_used(const sg_arena *a) { return a->total; }
+
+void sg_arena_absorb(sg_arena *dst, sg_arena *src) {
+    if (!src) return;
+    block *last = src->head;
+    if (last) {
+        while (last->next) last = last->next;
+        /* behind dst's current block, so that its free space stays in use */
+        if (dst->head) {
+            last->next = dst->head->next;
+            dst->head->next = src->head;
+        } else {
+            dst->head = src->head;
+        }
+    }
+    dst->total += src->total;
+    free(src);
+}

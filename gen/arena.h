@@ -25,6 +25,9 @@ char *sg_arena_printf(sg_arena *a, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
+/* Moves every block of src into dst (dst then owns that memory, which stays where it is)
+ * and frees src. Both must be unused by other threads. sg_arena_absorb(dst, NULL) is a no-op. */
+void sg_arena_absorb(sg_arena *dst, sg_arena *src);
 /* Total bytes handed out (for tests and benchmarks). */
 size_t sg_arena_used(const sg_arena *a);
 

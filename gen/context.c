@@ -325,6 +325,18 @@ static int record_input(sg_context *ctx, const char *path, const char *role) {
     return 0;
 }
 
+/* After parsing: records the input, then builds the model from root (nf: the native
+ * functions were built alongside the parse, see sg_nf_loader_start). */
+static int finish_load(sg_context *ctx, const char *path, const char *role,
+                       const sg_ynode *root, sg_nf_loader *nf, size_t errors_before) {
+    if (record_input(ctx, path, role) != 0 || !root) {
+        sg_nf_loader_finish(ctx, nf, NULL);
+        return -1;
+    }
+    int rc = nf ? sg_nf_loader_finish(ctx, nf, root) : add_root(ctx, role, root);
+    return rc == 0 && ctx->n_errors == errors_before ? 0 : -1;
+}
+
 static int load_file(sg_context *ctx, const char *path, const char *role) {
     FILE *fp = fopen(path, "rb");
     if (!fp) {
@@ -332,12 +344,15 @@ static int load_file(sg_context *ctx, const char *path, const char *role) {
         return -1;
     }
     size_t before = ctx->n_errors;
-    const sg_ynode *root = sg_yaml_parse_file(ctx, path, fp);
+    sg_nf_loader *nf = NULL;
+    if (strcmp(role, "native_functions") == 0) {
+        struct stat st;
+        nf = sg_nf_loader_start(ctx, fstat(fileno(fp), &st) == 0 ? (size_t)st.st_size : 0);
+    }
+    const sg_ynode *root =
+        sg_yaml_parse_items(ctx, path, NULL, 0, fp, nf ? sg_nf_loader_item : NULL, nf);
     fclose(fp);
-    if (record_input(ctx, path, role) != 0) return -1;
-    if (!root) return -1;
-    int rc = add_root(ctx, role, root);
-    return rc == 0 && ctx->n_errors == before ? 0 : -1;
+    return finish_load(ctx, path, role, root, nf, before);
 }
 
 static bool is_dir(const char *path) {
@@ -400,13 +415,12 @@ int sg_load_buffer(sg_context *ctx, const char *role, const char *name, const ch
         return -1;
     }
     size_t before = ctx->n_errors;
-    const sg_ynode *root = sg_yaml_parse(ctx, name, data, len);
     const char *r = strcmp(role, "tags") == 0 ? "tags"
                     : strcmp(role, "shim_ops") == 0 ? "shim_ops" : "native_functions";
-    if (record_input(ctx, name, r) != 0) return -1;
-    if (!root) return -1;
-    int rc = add_root(ctx, r, root);
-    return rc == 0 && ctx->n_errors == before ? 0 : -1;
+    sg_nf_loader *nf = r[0] == 'n' ? sg_nf_loader_start(ctx, data ? len : 0) : NULL;
+    const sg_ynode *root =
+        sg_yaml_parse_items(ctx, name, data, len, NULL, nf ? sg_nf_loader_item : NULL, nf);
+    return finish_load(ctx, name, r, root, nf, before);
 }
 
 /* ---- whole-model checks ----------------------------------------------------------------- */

@@ -6,18 +6,66 @@
 
 #include <ctype.h>
 #include <limits.h>
+#include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+/* What a loader running in a second thread did, in order, for the calling thread to replay:
+ * an error (msg) or a function to append (fn). */
+typedef struct nf_rec {
+    sg_native_function *fn; /* NULL: a diagnostic */
+    const char *msg;
+    sg_loc loc;
+} nf_rec;
+
+typedef struct nf_log {
+    nf_rec *recs;
+    size_t n, cap;
+    bool failed; /* out of memory while logging: the log is incomplete */
+} nf_log;
 
 typedef struct loader {
     sg_context *ctx;
     sg_arena *arena;
     int errors;
+    nf_log *log;    /* non-NULL in the second thread: never touch ctx, log instead */
+    const char *ns; /* with log: the model's namespace, for op keys */
 } loader;
+
+static nf_rec *log_push(loader *L) {
+    nf_log *g = L->log;
+    if (g->n == g->cap) {
+        size_t cap = g->cap ? g->cap * 2 : 4096;
+        nf_rec *r = realloc(g->recs, cap * sizeof *r);
+        if (!r) {
+            g->failed = true;
+            return NULL;
+        }
+        g->recs = r;
+        g->cap = cap;
+    }
+    return &g->recs[g->n++];
+}
 
 static void err(loader *L, sg_loc loc, const char *fmt, const char *a, const char *b) {
     L->errors++;
-    sg_diag(L->ctx, SG_DIAG_ERROR, loc, fmt, a, b);
+    if (!L->log) {
+        sg_diag(L->ctx, SG_DIAG_ERROR, loc, fmt, a, b);
+        return;
+    }
+    int n = snprintf(NULL, 0, fmt, a, b);
+    char *msg = n < 0 ? NULL : sg_arena_alloc(L->arena, (size_t)n + 1);
+    nf_rec *r = msg ? log_push(L) : NULL;
+    if (!r) {
+        L->log->failed = true;
+        return;
+    }
+    snprintf(msg, (size_t)n + 1, fmt, a, b);
+    r->fn = NULL;
+    r->msg = msg;
+    r->loc = loc;
 }
 
 static const char *kind_name(const sg_ynode *n) {
@@ -432,11 +480,36 @@ static int add_entry(loader *L, const sg_ynode *e) {
         f->is_abstract = backend_specific || f->structured_delegate || f->has_ufunc_inner_loop;
     }
     if (L->errors != before || !f->func) return -1;
+    if (L->log) {
+        /* the op key sg_model_append_function would make, made here in this thread */
+        if (f->func->name) {
+            const char *ns = f->func->ns ? f->func->ns : L->ns;
+            const char *ov = f->func->overload && f->func->overload[0] ? f->func->overload
+                                                                       : "default";
+            size_t a = strlen(ns), b = strlen(f->func->name), c = strlen(ov);
+            char *k = sg_arena_alloc(L->arena, a + b + c + 3);
+            if (!k) {
+                L->log->failed = true;
+                return -1;
+            }
+            memcpy(k, ns, a);
+            k[a] = '.';
+            memcpy(k + a + 1, f->func->name, b);
+            k[a + 1 + b] = '.';
+            memcpy(k + a + b + 2, ov, c + 1);
+            f->op_key = k;
+        }
+        nf_rec *r = log_push(L);
+        if (!r) return -1;
+        r->fn = f;
+        r->msg = NULL;
+        return 0;
+    }
     return sg_model_append_function(L->ctx, f);
 }
 
 int sg_model_add_native_functions(sg_context *ctx, const sg_ynode *root) {
-    loader L = {ctx, sg_context_arena(ctx), 0};
+    loader L = {ctx, sg_context_arena(ctx), 0, NULL, NULL};
     if (!root) return -1;
     if (root->kind != SG_Y_SEQ) {
         err(&L, root->loc,
@@ -451,10 +524,160 @@ int sg_model_add_native_functions(sg_context *ctx, const sg_ynode *root) {
     return L.errors ? -1 : 0;
 }
 
+/* ---- native_functions.yaml in a second thread -------------------------------------------------
+ * The calling thread parses the YAML; each completed top-level entry is queued (in batches)
+ * for this thread, which runs add_entry on it with its own arena and logs what it would have
+ * reported or appended. sg_nf_loader_finish replays the log in order in the calling thread.
+ * Anything unusual (the root is not a list, out of memory on either side) falls back to
+ * sg_model_add_native_functions on the finished tree, so the result is always the same. */
+
+enum { NF_BATCH = 32, NF_THRESHOLD = 64 * 1024 };
+
+struct sg_nf_loader {
+    pthread_t thread;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    /* shared, under mu */
+    const sg_ynode **queue;
+    size_t n_queued, n_taken, cap_queue;
+    bool done, stop, waiting;
+    /* producer only */
+    const sg_ynode *pending[NF_BATCH];
+    int n_pending;
+    bool broken; /* a queue allocation failed: items were lost */
+    /* consumer only until joined */
+    sg_arena *arena;
+    const char *ns;
+    nf_log log;
+    size_t n_built; /* entries the consumer ran add_entry on */
+    int errors;
+};
+
+static void *nf_thread(void *arg) {
+    sg_nf_loader *l = arg;
+    loader L = {NULL, l->arena, 0, &l->log, l->ns};
+    const sg_ynode *batch[4 * NF_BATCH];
+    for (;;) {
+        pthread_mutex_lock(&l->mu);
+        while (l->n_taken == l->n_queued && !l->done && !l->stop) {
+            l->waiting = true;
+            pthread_cond_wait(&l->cv, &l->mu);
+            l->waiting = false;
+        }
+        size_t n = l->n_queued - l->n_taken;
+        if (n > sizeof batch / sizeof *batch) n = sizeof batch / sizeof *batch;
+        if (l->stop) n = 0;
+        if (n) memcpy(batch, l->queue + l->n_taken, n * sizeof *batch);
+        l->n_taken += n;
+        pthread_mutex_unlock(&l->mu);
+        if (!n) break; /* done (or stopped) and nothing left */
+        for (size_t i = 0; i < n; i++) add_entry(&L, batch[i]);
+        l->n_built += n;
+    }
+    l->errors = L.errors;
+    return NULL;
+}
+
+static int nf_threads_wanted(size_t input_size) {
+    const char *e = getenv("SHIMGEN_THREADS");
+    if (e && e[0] == '1' && !e[1]) return 1;
+    if (e && e[0] == '2' && !e[1]) return 2;
+    if (input_size <= NF_THRESHOLD) return 1;
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    return cpus >= 2 ? 2 : 1;
+}
+
+sg_nf_loader *sg_nf_loader_start(sg_context *ctx, size_t input_size) {
+    if (nf_threads_wanted(input_size) < 2) return NULL;
+    sg_nf_loader *l = calloc(1, sizeof *l);
+    if (!l) return NULL;
+    l->ns = sg_context_model_mut(ctx)->ns;
+    l->arena = sg_arena_new();
+    if (!l->arena) goto fail_mem;
+    if (pthread_mutex_init(&l->mu, NULL) != 0) goto fail_mem;
+    if (pthread_cond_init(&l->cv, NULL) != 0) goto fail_mu;
+    if (pthread_create(&l->thread, NULL, nf_thread, l) != 0) goto fail_cv;
+    return l;
+fail_cv:
+    pthread_cond_destroy(&l->cv);
+fail_mu:
+    pthread_mutex_destroy(&l->mu);
+fail_mem:
+    sg_arena_free(l->arena);
+    free(l);
+    return NULL;
+}
+
+/* Moves the pending items to the shared queue; wakes the thread; with `last`, tells it that
+ * no more items come (and with `stop`, that it should drop the rest). */
+static void nf_publish(sg_nf_loader *l, bool last, bool stop) {
+    pthread_mutex_lock(&l->mu);
+    if (l->n_pending && !l->broken) {
+        if (l->n_queued + (size_t)l->n_pending > l->cap_queue) {
+            size_t cap = l->cap_queue ? l->cap_queue * 2 : 4096;
+            const sg_ynode **q = realloc(l->queue, cap * sizeof *q);
+            if (q) {
+                l->queue = q;
+                l->cap_queue = cap;
+            } else {
+                l->broken = true;
+            }
+        }
+        if (!l->broken) {
+            memcpy(l->queue + l->n_queued, l->pending, (size_t)l->n_pending * sizeof *l->queue);
+            l->n_queued += (size_t)l->n_pending;
+        }
+    }
+    l->n_pending = 0;
+    if (last) l->done = true;
+    if (stop || l->broken) l->stop = true;
+    bool wake = l->waiting || last;
+    pthread_mutex_unlock(&l->mu);
+    if (wake) pthread_cond_signal(&l->cv);
+}
+
+void sg_nf_loader_item(void *loader_, const sg_ynode *item) {
+    sg_nf_loader *l = loader_;
+    l->pending[l->n_pending++] = item;
+    if (l->n_pending == NF_BATCH) nf_publish(l, false, false);
+}
+
+int sg_nf_loader_finish(sg_context *ctx, sg_nf_loader *l, const sg_ynode *root) {
+    if (!l) return root ? sg_model_add_native_functions(ctx, root) : -1;
+    nf_publish(l, true, root == NULL);
+    pthread_join(l->thread, NULL);
+    pthread_cond_destroy(&l->cv);
+    pthread_mutex_destroy(&l->mu);
+    bool usable = root && root->kind == SG_Y_SEQ && !l->broken && !l->log.failed &&
+                  l->n_built == root->n_items;
+    int rc = -1;
+    if (usable) {
+        sg_arena_absorb(sg_context_arena(ctx), l->arena); /* the functions live there */
+        l->arena = NULL;
+        for (size_t i = 0; i < l->log.n; i++) {
+            const nf_rec *r = &l->log.recs[i];
+            if (r->fn)
+                sg_model_append_function(ctx, r->fn);
+            else
+                sg_diag(ctx, SG_DIAG_ERROR, r->loc, "%s", r->msg);
+        }
+        sg_model *m = sg_context_model_mut(ctx);
+        m->n_written = m->n_funcs;
+        rc = l->errors ? -1 : 0;
+    } else if (root) {
+        rc = sg_model_add_native_functions(ctx, root);
+    }
+    sg_arena_free(l->arena);
+    free(l->log.recs);
+    free(l->queue);
+    free(l);
+    return rc;
+}
+
 /* ---- tags.yaml ----------------------------------------------------------------------------- */
 
 int sg_model_add_tags(sg_context *ctx, const sg_ynode *root) {
-    loader L = {ctx, sg_context_arena(ctx), 0};
+    loader L = {ctx, sg_context_arena(ctx), 0, NULL, NULL};
     if (!root) return -1;
     sg_model *m = sg_context_model_mut(ctx);
     m->have_tags_file = true;
@@ -623,7 +846,7 @@ static void parse_backends(loader *L, const sg_ynode *v) {
 }
 
 int sg_model_add_shim_ops(sg_context *ctx, const sg_ynode *root) {
-    loader L = {ctx, sg_context_arena(ctx), 0};
+    loader L = {ctx, sg_context_arena(ctx), 0, NULL, NULL};
     if (!root) return -1;
     sg_model *m = sg_context_model_mut(ctx);
     if (root->kind != SG_Y_MAP) {

@@ -149,6 +149,13 @@ void sg_diag(sg_context *ctx, sg_diag_level level, sg_loc loc, const char *fmt, 
 const sg_ynode *sg_yaml_parse(sg_context *ctx, const char *path, const char *data, size_t len);
 /* The same, reading a stdio stream (FILE *, borrowed) from its current position. */
 const sg_ynode *sg_yaml_parse_file(sg_context *ctx, const char *path, void *fp);
+/* Called in the parsing thread with each item of a top-level sequence as soon as its subtree
+ * is complete; the parser never writes to that item again. `item` is arena memory. */
+typedef void (*sg_yaml_item_fn)(void *user, const sg_ynode *item);
+/* sg_yaml_parse (fp NULL: memory data[0..len)) or sg_yaml_parse_file (fp, a FILE *, borrowed)
+ * that also calls fn(user, item) for each completed top-level sequence item (fn may be NULL). */
+const sg_ynode *sg_yaml_parse_items(sg_context *ctx, const char *path, const char *data,
+                                    size_t len, void *fp, sg_yaml_item_fn fn, void *user);
 /* Where byte `offset` of scalar `n`'s value is in its file: exact for verbatim scalars,
  * else the scalar's start. */
 sg_loc sg_ynode_loc_at(const sg_ynode *n, size_t offset);
@@ -156,6 +163,24 @@ sg_loc sg_ynode_loc_at(const sg_ynode *n, size_t offset);
 /* Builds the native functions of one native_functions.yaml tree into the model. */
 int sg_model_add_native_functions(sg_context *ctx, const sg_ynode *root);
 int sg_model_add_tags(sg_context *ctx, const sg_ynode *root);
+
+/* Builds native functions in a second thread while the YAML is being parsed (gen/model.c):
+ *   sg_nf_loader *l = sg_nf_loader_start(ctx, input_size);   // NULL: load sequentially
+ *   root = sg_yaml_parse_items(ctx, ..., l ? sg_nf_loader_item : NULL, l);
+ *   rc = sg_nf_loader_finish(ctx, l, root);
+ * The thread is used when the input is larger than 64 KiB and two CPUs are online; the
+ * environment variable SHIMGEN_THREADS=1 turns it off, SHIMGEN_THREADS=2 forces it on (for
+ * tests). The result, the order of the functions and the diagnostics (reported only from
+ * the calling thread, in input order) are those of sg_model_add_native_functions. */
+typedef struct sg_nf_loader sg_nf_loader;
+/* Returns a new loader that owns a running thread, or NULL (then load sequentially). */
+sg_nf_loader *sg_nf_loader_start(sg_context *ctx, size_t input_size);
+/* The sg_yaml_item_fn to pass to sg_yaml_parse_items with the loader as user. */
+void sg_nf_loader_item(void *loader, const sg_ynode *item);
+/* Waits for the thread and frees the loader (l may be NULL). With root (the parse
+ * succeeded): adds the functions and reports their diagnostics, returning what
+ * sg_model_add_native_functions(ctx, root) returns; with root NULL: drops the work, -1. */
+int sg_nf_loader_finish(sg_context *ctx, sg_nf_loader *l, const sg_ynode *root);
 int sg_model_add_shim_ops(sg_context *ctx, const sg_ynode *root);
 /* Adds the derived (autogen) functions of shim-rules.md to the model (gen/derive.c). */
 int sg_derive_functions(sg_context *ctx);

@@ -727,9 +727,42 @@ static bool parse_alias_set(parser *p, const char ***set, int *n, bool allow_sta
     return vec_finish(p->arena, &v, set) || oom(p);
 }
 
+/* The annotations `(x)` and `(x!)` of a one-letter alias set, shared by every schema (most
+ * annotations are one of these): k_letter_ann[2 * (x - 'a') + is_write]. */
+#define SG_L_(c) { #c }
+static const char *k_letters[26][1] = {
+    SG_L_(a), SG_L_(b), SG_L_(c), SG_L_(d), SG_L_(e), SG_L_(f), SG_L_(g), SG_L_(h), SG_L_(i),
+    SG_L_(j), SG_L_(k), SG_L_(l), SG_L_(m), SG_L_(n), SG_L_(o), SG_L_(p), SG_L_(q), SG_L_(r),
+    SG_L_(s), SG_L_(t), SG_L_(u), SG_L_(v), SG_L_(w), SG_L_(x), SG_L_(y), SG_L_(z),
+};
+#undef SG_L_
+#define SG_A_(i) { k_letters[i], 1, false, NULL, 0 }, { k_letters[i], 1, true, NULL, 0 }
+static const sg_annotation k_letter_ann[52] = {
+    SG_A_(0),  SG_A_(1),  SG_A_(2),  SG_A_(3),  SG_A_(4),  SG_A_(5),  SG_A_(6),
+    SG_A_(7),  SG_A_(8),  SG_A_(9),  SG_A_(10), SG_A_(11), SG_A_(12), SG_A_(13),
+    SG_A_(14), SG_A_(15), SG_A_(16), SG_A_(17), SG_A_(18), SG_A_(19), SG_A_(20),
+    SG_A_(21), SG_A_(22), SG_A_(23), SG_A_(24), SG_A_(25),
+};
+#undef SG_A_
+
 /* After the '(' of `Tensor(...)`. */
 static bool parse_annotation(parser *p, const sg_annotation **out)
 {
+    /* `x)` and `x!)`: a shared constant */
+    if (p->tok.kind == SG_TOK_IDENT && p->tok.len == 1 && p->tok.text[0] >= 'a'
+        && p->tok.text[0] <= 'z') {
+        const char *c = p->lx.cur, *end = p->lx.end;
+        bool w = c < end && *c == '!';
+        if (c + w < end && c[w] == ')') {
+            *out = &k_letter_ann[2 * (p->tok.text[0] - 'a') + w];
+            advance(p); /* the letter */
+            if (w)
+                advance(p); /* '!' */
+            advance(p);     /* ')' */
+            return true;
+        }
+    }
+
     sg_annotation *a = sg_arena_alloc(p->arena, sizeof *a);
     if (!a)
         return oom(p);

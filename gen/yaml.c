@@ -122,6 +122,8 @@ typedef struct builder {
     size_t n_kids, cap_kids;
     sg_ynode *root;
     int n_docs;
+    sg_yaml_item_fn on_item; /* items of a top-level sequence, as each completes */
+    void *item_user;
 } builder;
 
 static int push_kid(builder *b, sg_ynode *n) {
@@ -138,6 +140,12 @@ static int push_kid(builder *b, sg_ynode *n) {
     }
     b->kids[b->n_kids++] = n;
     return 0;
+}
+
+/* A child of the top-level sequence is complete: hand it over (nothing writes to it again). */
+static void item_done(builder *b, sg_ynode *n) {
+    if (b->on_item && b->depth == 1 && b->stack[0].node->kind == SG_Y_SEQ)
+        b->on_item(b->item_user, n);
 }
 
 static void report_libyaml(builder *b, yaml_parser_t *p, yaml_src *src) {
@@ -235,10 +243,13 @@ static sg_ynode *make_scalar(builder *b, const yaml_event_t *ev) {
     return n;
 }
 
-static const sg_ynode *parse_with(sg_context *ctx, const char *path, yaml_src *src) {
+static const sg_ynode *parse_with(sg_context *ctx, const char *path, yaml_src *src,
+                                  sg_yaml_item_fn on_item, void *item_user) {
     builder b;
     memset(&b, 0, sizeof b);
     b.ctx = ctx;
+    b.on_item = on_item;
+    b.item_user = item_user;
     b.arena = sg_context_arena(ctx);
     b.path = sg_arena_strdup(b.arena, path ? path : "<input>");
     if (!b.path) {
@@ -282,6 +293,7 @@ static const sg_ynode *parse_with(sg_context *ctx, const char *path, yaml_src *s
         case YAML_SCALAR_EVENT:
             n = make_scalar(&b, &ev);
             if (!n || push_kid(&b, n) != 0) goto oom;
+            item_done(&b, n);
             break;
         case YAML_SEQUENCE_START_EVENT:
         case YAML_MAPPING_START_EVENT:
@@ -310,6 +322,7 @@ static const sg_ynode *parse_with(sg_context *ctx, const char *path, yaml_src *s
             }
             f->node->n_items = (uint32_t)cnt;
             b.n_kids = f->first;
+            item_done(&b, f->node);
             break;
         }
         default:
@@ -342,14 +355,27 @@ const sg_ynode *sg_yaml_parse(sg_context *ctx, const char *path, const char *dat
     memset(&src, 0, sizeof src);
     src.data = data ? data : "";
     src.len = data ? len : 0;
-    return parse_with(ctx, path, &src);
+    return parse_with(ctx, path, &src, NULL, NULL);
 }
 
 const sg_ynode *sg_yaml_parse_file(sg_context *ctx, const char *path, void *fp) {
     yaml_src src;
     memset(&src, 0, sizeof src);
     src.fp = fp;
-    return parse_with(ctx, path, &src);
+    return parse_with(ctx, path, &src, NULL, NULL);
+}
+
+const sg_ynode *sg_yaml_parse_items(sg_context *ctx, const char *path, const char *data,
+                                    size_t len, void *fp, sg_yaml_item_fn fn, void *user) {
+    yaml_src src;
+    memset(&src, 0, sizeof src);
+    if (fp) {
+        src.fp = fp;
+    } else {
+        src.data = data ? data : "";
+        src.len = data ? len : 0;
+    }
+    return parse_with(ctx, path, &src, fn, user);
 }
 
 sg_loc sg_ynode_loc_at(const sg_ynode *n, size_t offset) {
