@@ -68,7 +68,7 @@ include examples/examples.mk
 .PHONY: all check bench fuzz install uninstall clean demo
 all: $(ALL_TARGETS)
 check: $(CHECK_STEPS)
-	@echo "make check: all steps passed"
+	@$(MAKE) --no-print-directory test-summary
 bench: $(BENCH_STEPS)
 fuzz: $(FUZZ_STEPS)
 install: $(INSTALL_STEPS)

@@ -16,11 +16,25 @@ $(BUILD)/tests/runtime/%: $(BUILD)/obj/tests/runtime/%.o $(LIBSHIMRT_A)
 	$(CC) $(LDFLAGS_COMMON) $(LDFLAGS) -o $@ $^ -lcriterion $(RT_LDLIBS)
 
 .PHONY: test-unit test-scripts test-asan
+# Each suite's and script's output is kept in $(BUILD)/results/ for the summary of `check`.
 test-unit: $(GEN_TESTS) $(RT_TESTS)
-	@set -e; for t in $(GEN_TESTS) $(RT_TESTS); do echo "== $$t"; ./$$t --jobs=2; done
+	@mkdir -p $(BUILD)/results; rm -f $(BUILD)/results/*.suite
+	@set -e; for t in $(GEN_TESTS) $(RT_TESTS); do echo "== $$t"; \
+	  log=$(BUILD)/results/$$(basename $$t).suite; rc=0; ./$$t --jobs=2 >$$log 2>&1 || rc=$$?; \
+	  cat $$log; [ $$rc -eq 0 ]; done
 test-scripts: $(ALL_TARGETS) $(GEN_TESTS) $(RT_TESTS)
+	@mkdir -p $(BUILD)/results; rm -f $(BUILD)/results/*.script
 	@set -e; for s in $(TEST_SCRIPTS); do echo "== $$s"; \
-	  SHIMGEN=$(SHIMGEN) BUILD=$(BUILD) SHARED=$(SHARED) CC="$(CC)" SAN="$(SAN)" sh $$s; done
+	  SHIMGEN=$(SHIMGEN) BUILD=$(BUILD) SHARED=$(SHARED) CC="$(CC)" SAN="$(SAN)" sh $$s; \
+	  echo "$$s" >$(BUILD)/results/$$(basename $$s .sh).script; done
+# One closing line over both passes: Criterion tests plus script checks.
+.PHONY: test-summary
+test-summary:
+	@cat $(BUILD)/results/*.suite $(BUILD)/asan/results/*.suite 2>/dev/null | \
+	  sed -n 's/.*Synthesis: Tested: *\([0-9]*\) *| *Passing: *\([0-9]*\) *| *Failing: *\([0-9]*\) *| *Crashing: *\([0-9]*\).*/\2 \3 \4/p' | \
+	  { p=0; f=0; while read a b c; do p=$$((p + a)); f=$$((f + b + c)); done; \
+	    s=$$(ls $(BUILD)/results/*.script $(BUILD)/asan/results/*.script 2>/dev/null | wc -l); \
+	    echo "check: $$((p + s)) passed, $$f failed"; }
 # The same suites and scripts again under AddressSanitizer and UndefinedBehaviorSanitizer.
 test-asan:
 	@$(MAKE) --no-print-directory SAN=1 BUILD=$(BUILD)/asan test-unit test-scripts
