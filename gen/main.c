@@ -1,6 +1,8 @@
 /* gen/main.c: the `shimgen` command line (docs: ../shared/docs/cli.md), a thin layer over
  * the library in shimgen.h. Exit status: 0 success, 1 input error (or a difference found by
  * --check / --abi-check), 2 usage error. */
+#include <ctype.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -165,6 +167,15 @@ int main(int argc, char **argv) {
                 if (next) *next++ = '\0';
                 if (!*tok) {
                     rc = usage_error("empty backend name in '%s'", v);
+                    break;
+                }
+                /* A backend name becomes part of C identifiers and file names. */
+                bool ident = isalpha((unsigned char)tok[0]) != 0;
+                for (const char *p = tok; ident && *p; p++)
+                    ident = isalnum((unsigned char)*p) || *p == '_';
+                if (!ident) {
+                    rc = usage_error("backend name '%s' is not an identifier (letters, digits, '_')",
+                                     tok);
                     break;
                 }
                 if (opts.n_backends < argc) backends[opts.n_backends++] = tok;

@@ -19,25 +19,19 @@ rm -rf "$GEN" && mkdir -p "$GEN"
 echo "myops: $SHIMGEN -o $GEN $SRC/schemas"
 "$SHIMGEN" -o "$GEN" "$SRC/schemas"
 
-# 2. Compiler and linker flags: pkg-config on the staged install, else (no install rule
-#    yet) the source tree's headers and the built library.
+# 2. Compiler and linker flags: pkg-config on the staged install (`make install
+#    DESTDIR=$STAGE`), exactly as an extension author would use an installed libshimrt.
 pc=$(find "$STAGE" -name shimrt.pc 2>/dev/null | head -n 1)
-if [ -n "$pc" ]; then
-  export PKG_CONFIG_PATH="" PKG_CONFIG_LIBDIR="$(dirname "$pc")" PKG_CONFIG_SYSROOT_DIR="$STAGE"
-  cflags=$(pkg-config --cflags shimrt)
-  libs=$(pkg-config --libs shimrt)
-  libdir=$(pkg-config --variable=libdir shimrt)
-  libdir="$STAGE${libdir#"$STAGE"}"
-  echo "myops: pkg-config shimrt ($pc): $cflags $libs"
-else
-  libdir=$(cd "$OUT" && pwd)/lib
-  mkdir -p "$libdir"
-  ln -sf "$(cd "$BUILD" && pwd)/libshimrt.so" "$libdir/libshimrt.so"
-  ln -sf "$(cd "$BUILD" && pwd)/libshimrt.so" "$libdir/libshimrt.so.0"
-  cflags="-I$(pwd)/runtime/include"
-  libs="-L$libdir -lshimrt"
-  echo "myops: no staged shimrt.pc (make install not available yet): $cflags $libs"
+if [ -z "$pc" ]; then
+  echo "myops: no shimrt.pc under $STAGE: install libshimrt there first (make install DESTDIR=...)" >&2
+  exit 1
 fi
+export PKG_CONFIG_PATH="" PKG_CONFIG_LIBDIR="$(dirname "$pc")" PKG_CONFIG_SYSROOT_DIR="$STAGE"
+cflags=$(pkg-config --cflags shimrt)
+libs=$(pkg-config --libs shimrt)
+libdir=$(pkg-config --variable=libdir shimrt)
+libdir="$STAGE${libdir#"$STAGE"}"
+echo "myops: pkg-config shimrt ($pc): $cflags $libs"
 printf '%s\n' "$cflags" >"$OUT/shimrt.cflags"
 printf '%s\n' "$libs" >"$OUT/shimrt.libs"
 printf '%s\n' "$libdir" >"$OUT/shimrt.libdir"

@@ -38,6 +38,8 @@ expect 2 '' 'expected --print-schemas or --print-schemas=all' -- --print-schemas
 expect 2 '' 'needs a directory' -- "$tmp/ok.yaml" -o
 expect 2 '' 'needs a comma-separated list' -- "$tmp/ok.yaml" --backends
 expect 2 '' 'empty backend name' -- "$tmp/ok.yaml" --backends cpu,,cuda
+expect 2 '' "backend name 'CPU;rm' is not an identifier" -- "$tmp/ok.yaml" --backends 'CPU;rm'
+expect 2 '' "backend name '9x' is not an identifier" -- "$tmp/ok.yaml" --backends cpu,9x
 expect 2 '' 'expected --compat=torchgen' -- --compat=pytorch "$tmp/ok.yaml"
 expect 0 '^b(Tensor self) -> Tensor$' '' -- --print-schemas "$tmp/ok.yaml"
 expect 0 '^a(Tensor self) -> Tensor$' '' -- --print-schemas=all -q -- "$tmp/ok.yaml"

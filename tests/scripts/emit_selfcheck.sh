@@ -8,7 +8,7 @@ set -eu
 SHIMGEN=${SHIMGEN:-build/shimgen}
 SHARED=${SHARED:-../shared}
 PT="$SHARED/pytorch"
-[ -f "$PT/native_functions.yaml" ] || { echo "emit_selfcheck: no $PT, skipped"; exit 0; }
+[ -f "$PT/native_functions.yaml" ] || { echo "FAIL: emit_selfcheck: no $PT (PyTorch's data beside the checkout)"; exit 1; }
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 fail() { echo "emit_selfcheck: FAIL: $*" >&2; exit 1; }

@@ -12,6 +12,15 @@ SANFLAGS=""
 make --no-print-directory BUILD="$BUILD" SAN="$SAN" CC="$CC" myops >/dev/null
 OUT=$BUILD/examples/myops
 [ -f "$OUT/libmyops.so" ] || { echo "myops.sh: $OUT/libmyops.so not built" >&2; exit 1; }
+# Built against the staged install only: every -I and -L points into $BUILD/stage.
+stage=$(cd "$BUILD/stage" && pwd)
+for flag in $(cat "$OUT/shimrt.cflags" "$OUT/shimrt.libs"); do
+  case $flag in
+    -I*|-L*) case ${flag#-?} in "$stage"/*) ;; *)
+      echo "myops.sh: $flag is outside the staged install $stage" >&2; exit 1;; esac;;
+  esac
+done
+grep -q -- "-I$stage/" "$OUT/shimrt.cflags" || { echo "myops.sh: no staged -I in $(cat "$OUT/shimrt.cflags")" >&2; exit 1; }
 # The library exports the shim and the registration, and nothing of its kernel.
 if command -v nm >/dev/null 2>&1; then
   syms=$(nm -D --defined-only "$OUT/libmyops.so" | awk '{print $3}')
