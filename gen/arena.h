@@ -1,5 +1,6 @@
 /* gen/arena.h: a bump allocator freed in one go.
- * Shared by shimgen and the runtime. Not thread-safe: one arena per owner. */
+ * Shared by shimgen and the runtime. Not thread-safe: one arena per owner (arenas on
+ * different threads are independent; the pool of big blocks they share is locked). */
 #ifndef SHIMGEN_ARENA_H
 #define SHIMGEN_ARENA_H
 #include <stddef.h>
@@ -16,6 +17,8 @@ sg_arena *sg_arena_new(void);
 void sg_arena_free(sg_arena *a);
 /* Zeroed memory, aligned for any type, owned by the arena. NULL on out-of-memory. */
 void *sg_arena_alloc(sg_arena *a, size_t size);
+/* Like sg_arena_alloc but the memory is NOT zeroed: for buffers the caller fills entirely. */
+void *sg_arena_alloc_raw(sg_arena *a, size_t size);
 /* A NUL-terminated copy of s[0..len) owned by the arena. */
 char *sg_arena_strndup(sg_arena *a, const char *s, size_t len);
 char *sg_arena_strdup(sg_arena *a, const char *s);

@@ -490,8 +490,9 @@ typedef struct ftable {
 /* Finds or adds the family of function ix (sized for n functions up front); returns its
  * index, or -1 on out-of-memory. */
 static int ftable_get(ftable *t, const sg_model *m, const fn_info *info, int ix) {
-    const sg_schema *s = m->funcs[ix]->func;
-    uint64_t h = sig_hash(s, &info[ix]);
+    const sg_native_function *fn = m->funcs[ix];
+    const sg_schema *s = fn->func;
+    uint64_t h = fn->sig_hash_of == s ? fn->sig_hash : sig_hash(s, &info[ix]);
     size_t mask = t->n_slots - 1, i;
     for (i = (size_t)h & mask;; i = (i + 1) & mask) {
         int v = t->slots[i];
@@ -509,6 +510,12 @@ static int ftable_get(ftable *t, const sg_model *m, const fn_info *info, int ix)
     f->derived[0] = f->derived[1] = -1;
     t->slots[i] = t->n + 1;
     return t->n++;
+}
+
+uint64_t sg_derive_sig_hash(const sg_schema *s) {
+    fn_info fi = {0};
+    analyse(s, &fi);
+    return sig_hash(s, &fi);
 }
 
 static int ftable_init(ftable *t, size_t n) {

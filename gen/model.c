@@ -499,6 +499,9 @@ static int add_entry(loader *L, const sg_ynode *e) {
             memcpy(k + a + b + 2, ov, c + 1);
             f->op_key = k;
         }
+        /* derive.c's grouping hash, also made here, off the calling thread */
+        f->sig_hash = sg_derive_sig_hash(f->func);
+        f->sig_hash_of = f->func;
         nf_rec *r = log_push(L);
         if (!r) return -1;
         r->fn = f;

@@ -81,6 +81,11 @@ struct sg_native_function {
 
     bool derived;                        /* made from another entry's `autogen` */
     const sg_native_function *derived_from;
+
+    /* A cache for sg_derive_functions, filled where the entry is built (optional):
+     * sg_derive_sig_hash(sig_hash_of), valid only while sig_hash_of == func. */
+    const sg_schema *sig_hash_of;
+    uint64_t sig_hash;
 };
 
 /* ---- tags.yaml ---------------------------------------------------------------------- */
@@ -184,6 +189,9 @@ int sg_nf_loader_finish(sg_context *ctx, sg_nf_loader *l, const sg_ynode *root);
 int sg_model_add_shim_ops(sg_context *ctx, const sg_ynode *root);
 /* Adds the derived (autogen) functions of shim-rules.md to the model (gen/derive.c). */
 int sg_derive_functions(sg_context *ctx);
+/* The hash by which sg_derive_functions groups s with the schemas whose torchgen signature
+ * equals its own (equal signatures give equal hashes). Borrows s; pure, thread-safe. */
+uint64_t sg_derive_sig_hash(const sg_schema *s);
 /* Appends fn (arena memory, borrowed by the model) to model->funcs, growing the array (heap
  * memory owned by the context); fills fn->op_key when NULL. Returns 0, or -1 after
  * reporting out-of-memory. Callers adding derived functions should use this. */

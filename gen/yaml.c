@@ -113,7 +113,8 @@ typedef struct builder {
     sg_context *ctx;
     sg_arena *arena;
     /* Nodes, their scalars and item arrays are packed into chunks taken from the arena
-     * (zeroed there), so that each costs no allocation call and no padding. */
+     * (not zeroed: every byte handed out is written), so that each costs no allocation
+     * call and no padding. */
     char *chunk, *chunk_end;
     const char *path;
     frame stack[SG_YAML_MAX_DEPTH];
@@ -191,7 +192,8 @@ static void report_libyaml(builder *b, yaml_parser_t *p, yaml_src *src) {
 
 enum { CHUNK = 64 * 1024 - 64 };
 
-/* size bytes of zeroed memory aligned for pointers (align) or not. NULL on out-of-memory. */
+/* size bytes of memory (NOT zeroed: the caller writes all of it) aligned for pointers
+ * (align) or not. NULL on out-of-memory. */
 static void *chunk_alloc(builder *b, size_t size, bool align) {
     if (align) {
         uintptr_t a = ((uintptr_t)b->chunk + (_Alignof(sg_ynode) - 1)) &
@@ -199,8 +201,8 @@ static void *chunk_alloc(builder *b, size_t size, bool align) {
         b->chunk = (char *)a;
     }
     if (!b->chunk || b->chunk > b->chunk_end || (size_t)(b->chunk_end - b->chunk) < size) {
-        if (size > CHUNK / 4) return sg_arena_alloc(b->arena, size); /* a big one alone */
-        char *c = sg_arena_alloc(b->arena, CHUNK);
+        if (size > CHUNK / 4) return sg_arena_alloc_raw(b->arena, size); /* a big one alone */
+        char *c = sg_arena_alloc_raw(b->arena, CHUNK);
         if (!c) return NULL;
         b->chunk = c;
         b->chunk_end = c + CHUNK;
@@ -213,6 +215,7 @@ static void *chunk_alloc(builder *b, size_t size, bool align) {
 static sg_ynode *new_node(builder *b, sg_ynode_kind kind, const yaml_event_t *ev) {
     sg_ynode *n = chunk_alloc(b, sizeof *n, true);
     if (!n) return NULL;
+    memset(n, 0, sizeof *n);
     n->kind = kind;
     n->loc = mark_loc(b->path, ev->start_mark);
     return n;
@@ -223,9 +226,10 @@ static sg_ynode *make_scalar(builder *b, const yaml_event_t *ev) {
     if (len > UINT32_MAX) return NULL;
     sg_ynode *n = new_node(b, SG_Y_SCALAR, ev);
     if (!n) return NULL;
-    char *s = chunk_alloc(b, len + 1, false); /* zeroed: the NUL is there */
+    char *s = chunk_alloc(b, len + 1, false);
     if (!s) return NULL;
     if (len) memcpy(s, ev->data.scalar.value, len);
+    s[len] = '\0';
     n->scalar = s;
     n->scalar_len = (uint32_t)len;
     yaml_scalar_style_t st = ev->data.scalar.style;
