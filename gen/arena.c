@@ -134,6 +134,7 @@ void sg_arena_free(sg_arena *a) {
 }
 
 static block *heap_block(size_t cap) {
+    if (cap > SIZE_MAX - sizeof(block)) return NULL; /* the header would wrap the size */
     block *b = malloc(sizeof(block) + cap);
     if (!b) return NULL;
     b->kind = B_HEAP;
@@ -145,7 +146,8 @@ static block *heap_block(size_t cap) {
 /* size bytes (rounded up), zeroed or not. */
 static void *alloc(sg_arena *a, size_t size, int zero) {
     const size_t align = sizeof(max_align_t);
-    if (size > SIZE_MAX - align) return NULL;
+    /* no object may exceed PTRDIFF_MAX (and no malloc is asked for more) */
+    if (size > (size_t)PTRDIFF_MAX - BIG_SIZE) return NULL;
     size = (size + align - 1) & ~(align - 1);
     if (size == 0) size = align;
     block *b = a->head;

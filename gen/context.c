@@ -475,6 +475,22 @@ static void resolve_delegates(sg_context *ctx, bool report) {
             sg_diag(ctx, SG_DIAG_ERROR, f->structured_delegate_loc,
                     "structured_delegate '%s' names no function", f->structured_delegate);
     }
+    if (!report) return;
+    /* torchgen: the delegate is the group's out function (SchemaKind.out), never the entry
+     * itself. */
+    for (size_t i = 0; i < m->n_funcs; i++) {
+        sg_native_function *f = m->funcs[i];
+        if (!f || !f->delegate) continue;
+        const char *why = NULL;
+        if (f->delegate == f)
+            why = "names this function itself";
+        else if (!f->delegate->func || f->delegate->func->kind != SG_KIND_OUT)
+            why = "is not an out variant (the delegate must be the group's out function)";
+        if (!why) continue;
+        sg_diag(ctx, SG_DIAG_ERROR, f->structured_delegate_loc, "structured_delegate '%s' %s",
+                f->structured_delegate, why);
+        f->delegate = NULL;
+    }
 }
 
 static void check_duplicates(sg_context *ctx) {

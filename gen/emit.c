@@ -113,6 +113,22 @@ static sg_loc fn_loc(const sg_native_function *fn, const sg_shim_op *op, int arg
     return op->loc;
 }
 
+static bool is_c_identifier(const char *s) {
+    if (!(isalpha((unsigned char)*s) || *s == '_')) return false;
+    while (isalnum((unsigned char)*s) || *s == '_') s++;
+    return *s == '\0';
+}
+
+/* Where `kernel` for `key` is written: the dispatch row of fn or of its delegate. */
+static sg_loc kernel_loc(const sg_native_function *fn, const char *key, const char *kernel,
+                         sg_loc fallback) {
+    for (int pass = 0; pass < 2 && fn; pass++, fn = fn->delegate)
+        for (int k = 0; k < fn->n_dispatch; k++)
+            if (strcmp(fn->dispatch[k].key, key) == 0 && strcmp(fn->dispatch[k].kernel, kernel) == 0)
+                return fn->dispatch[k].loc;
+    return fallback;
+}
+
 /* An op that gets no shim: an error in our mode, a warning and a drop in compat mode. */
 static void no_shim(emitter *e, const shim *s, const header *h, int arg, const char *why) {
     sg_diag_level lvl = e->o->compat_torchgen ? SG_DIAG_WARNING : SG_DIAG_ERROR;
@@ -169,6 +185,14 @@ static bool plan_shim(emitter *e, const header *h, shim *s) {
     if (h->dispatch_key &&
         !sg_pick_kernel(e->a, fn, h->dispatch_key, &s->kernel_key, &s->kernel)) {
         no_shim(e, s, h, -1, sg_arena_printf(e->a, "no kernel for backend %s", h->backend));
+        return false;
+    }
+    if (h->dispatch_key && !e->o->compat_torchgen && !is_c_identifier(s->kernel)) {
+        /* The loader takes torchgen's '::'-qualified names; C code calls the kernel by name. */
+        sg_diag(e->ctx, SG_DIAG_ERROR, kernel_loc(fn, s->kernel_key, s->kernel, op->loc),
+                "%s: kernel '%s' for dispatch key %s is not a C identifier", op->key, s->kernel,
+                s->kernel_key);
+        e->errors++;
         return false;
     }
     if (!check_versions(e, op, fn->func)) return false;

@@ -187,6 +187,39 @@ static const char *common_dispatch_key(const char *k) {
     return k;
 }
 
+/* A kernel name as torchgen takes it: a C identifier, optionally qualified by C++
+ * namespaces ("at::native::add_out"). Default-mode emission further requires a plain C
+ * identifier (gen/emit.c). */
+static bool valid_kernel_name(const char *s) {
+    for (;;) {
+        if (!(isalpha((unsigned char)*s) || *s == '_')) return false;
+        while (isalnum((unsigned char)*s) || *s == '_') s++;
+        if (*s == '\0') return true;
+        if (s[0] != ':' || s[1] != ':') return false;
+        s += 2;
+    }
+}
+
+/* The earlier key of map m with the same text as its key at index i (even), or NULL. */
+static const sg_ynode *earlier_key(const sg_ynode *m, uint32_t i) {
+    const sg_ynode *k = m->items[i];
+    if (k->kind != SG_Y_SCALAR) return NULL;
+    for (uint32_t j = 0; j < i; j += 2) {
+        const sg_ynode *e = m->items[j];
+        if (e->kind == SG_Y_SCALAR && e->scalar_len == k->scalar_len &&
+            memcmp(e->scalar, k->scalar, k->scalar_len) == 0)
+            return e;
+    }
+    return NULL;
+}
+
+/* Reports a key of map m that repeats an earlier one; true when it does. */
+static bool dup_key(loader *L, const sg_ynode *m, uint32_t i) {
+    if (!earlier_key(m, i)) return false;
+    err(L, m->items[i]->loc, "key '%s' appears twice in this mapping%s", m->items[i]->scalar, "");
+    return true;
+}
+
 static void parse_dispatch(loader *L, sg_native_function *f, const sg_ynode *v) {
     f->has_dispatch = true;
     if (v->kind != SG_Y_MAP) {
@@ -213,6 +246,13 @@ static void parse_dispatch(loader *L, sg_native_function *f, const sg_ynode *v) 
         if (val->kind != SG_Y_SCALAR || is_null(val)) {
             err(L, val->loc, "the kernel for dispatch key '%s' must be a name, not %s",
                 k->scalar, kind_name(val));
+            continue;
+        }
+        if (!valid_kernel_name(val->scalar)) {
+            err(L, val->loc,
+                "bad kernel name '%s' for dispatch key '%s' (expected a C identifier, "
+                "optionally qualified with '::')",
+                val->scalar, k->scalar);
             continue;
         }
         part local[LOCAL_PARTS], *parts;
@@ -704,7 +744,7 @@ int sg_model_add_tags(sg_context *ctx, const sg_ynode *root) {
         sg_tag tag = {NULL, NULL, e->loc};
         for (uint32_t j = 0; j + 1 < e->n_items; j += 2) {
             const sg_ynode *k = e->items[j], *v = e->items[j + 1];
-            if (k->kind != SG_Y_SCALAR) continue;
+            if (k->kind != SG_Y_SCALAR || dup_key(&L, e, j)) continue;
             if (strcmp(k->scalar, "tag") == 0) {
                 tag.name = get_str(&L, "tag", v);
                 tag.loc = v->loc;
@@ -785,6 +825,7 @@ static void parse_versions(loader *L, sg_shim_op *op, const sg_ynode *v) {
     }
     sg_op_version *vs = sg_arena_alloc(L->arena, (v->n_items / 2 + 1) * sizeof *vs);
     if (!vs) return;
+    int before = L->errors;
     int n = 0;
     for (uint32_t i = 0; i + 1 < v->n_items; i += 2) {
         const sg_ynode *k = v->items[i], *a = v->items[i + 1];
@@ -816,6 +857,14 @@ static void parse_versions(loader *L, sg_shim_op *op, const sg_ynode *v) {
         n++;
     }
     qsort(vs, (size_t)n, sizeof *vs, cmp_version);
+    for (int q = 0; q < n && L->errors == before; q++)
+        if (vs[q].number != q + 2) {
+            char miss[16];
+            snprintf(miss, sizeof miss, "v%d", q + 2);
+            err(L, v->loc, "versions must run v2, v3, ... without a gap: '%s' is missing%s",
+                miss, "");
+            break;
+        }
     op->versions = vs;
     op->n_versions = n;
 }
@@ -869,6 +918,7 @@ int sg_model_add_shim_ops(sg_context *ctx, const sg_ynode *root) {
         const sg_ynode *k = root->items[i], *sec = root->items[i + 1];
         const char *name = k->kind == SG_Y_SCALAR ? k->scalar : "";
         bool aten = strcmp(name, "aten_ops") == 0;
+        if (dup_key(&L, root, i)) continue;
         if (strcmp(name, "backends") == 0) {
             parse_backends(&L, sec);
             continue;
@@ -916,6 +966,7 @@ int sg_model_add_shim_ops(sg_context *ctx, const sg_ynode *root) {
             for (uint32_t q = 0; ov->kind == SG_Y_MAP && q + 1 < ov->n_items; q += 2) {
                 const sg_ynode *pk = ov->items[q], *pv = ov->items[q + 1];
                 const char *pn = pk->kind == SG_Y_SCALAR ? pk->scalar : "";
+                if (dup_key(&L, ov, q)) continue;
                 if (strcmp(pn, "since") == 0) {
                     const char *s = get_str(&L, "since", pv);
                     if (s && !parse_since(s, &op.since_major, &op.since_minor))

@@ -295,6 +295,14 @@ static const sg_ynode *parse_with(sg_context *ctx, const char *path, yaml_src *s
             ok = false;
             break;
         case YAML_SCALAR_EVENT:
+            if (ev.data.scalar.length &&
+                memchr(ev.data.scalar.value, '\0', ev.data.scalar.length) != NULL) {
+                /* "\u0000" or "\0" in a quoted scalar: the value would be cut there */
+                sg_diag(ctx, SG_DIAG_ERROR, mark_loc(b.path, ev.start_mark),
+                        "NUL character in a value");
+                ok = false;
+                break;
+            }
             n = make_scalar(&b, &ev);
             if (!n || push_kid(&b, n) != 0) goto oom;
             item_done(&b, n);

@@ -503,6 +503,43 @@ Test(emit, commit_failure_removes_temporaries) {
     chmod(ro, 0777);
 }
 
+/* A '::'-qualified kernel (torchgen's form) loads, but default mode calls kernels from C:
+ * an error at the dispatch row, nothing written; compat mode writes only declarations. */
+Test(emit, qualified_kernel_is_an_error_in_default_mode) {
+    const char *nf = "- func: q(Tensor self) -> Tensor\n"
+                     "  dispatch:\n"
+                     "    CPU: at::native::q_cpu\n";
+    cr_assert_eq(load("native_functions", nf), 0, "%s", dtext());
+    cr_assert_eq(load("shim_ops", "fallback_ops:\n  aten.q.default: {}\n"), 0, "%s", dtext());
+    cr_assert_eq(sg_finalize(ctx), 0, "%s", dtext());
+    const char *const backends[] = {"cpu"};
+    sg_options o = {.backends = backends, .n_backends = 1,
+                    .out_dir = sg_arena_printf(A, "%s/out", tmpdir)};
+    cr_expect_eq(sg_generate(ctx, &o), -1);
+    expect_diag("native_functions:3:5: error: aten.q.default: kernel 'at::native::q_cpu' for "
+                "dispatch key CPU is not a C identifier");
+    cr_expect_eq(count_entries(tmpdir), 0);
+}
+
+Test(emit, qualified_kernel_is_accepted_in_compat_mode) {
+    const char *nf = "- func: q(Tensor self) -> Tensor\n"
+                     "  dispatch:\n"
+                     "    CPU: at::native::q_cpu\n";
+    cr_assert_eq(load("native_functions", nf), 0, "%s", dtext());
+    cr_assert_eq(load("shim_ops", "fallback_ops:\n  aten.q.default: {}\n"), 0, "%s", dtext());
+    cr_assert_eq(sg_finalize(ctx), 0, "%s", dtext());
+    const char *const backends[] = {"cpu"};
+    sg_options o = {.backends = backends, .n_backends = 1, .compat_torchgen = true,
+                    .out_dir = sg_arena_printf(A, "%s/out", tmpdir)};
+    cr_expect_eq(sg_generate(ctx, &o), 0, "%s", dtext());
+    char *text = NULL;
+    size_t len;
+    cr_assert_eq(sg_fs_read(sg_arena_printf(A, "%s/c_shim_cpu.h", o.out_dir), &text, &len), 0);
+    cr_expect(strstr(text, "aoti_torch_cpu_q(AtenTensorHandle self, AtenTensorHandle* ret0);"),
+              "%s", text);
+    free(text);
+}
+
 Test(emit, check_mode_writes_nothing) {
     sg_options o = {.check = true};
     FILE *saved = stdout;
