@@ -17,6 +17,24 @@
         cr_assert_str_eq(torch_exception_get_what_without_backtrace(), m_);                   \
     } while (0)
 
+/* The message of the thread's last failure contains `needle`. */
+#define HAS(needle)                                                                          \
+    cr_assert(strstr(torch_exception_get_what(), needle) != NULL, "message '%s' lacks '%s'",   \
+              torch_exception_get_what(), needle)
+
+/* Every object kind the runtime counts is back to zero: the stack conventions free each
+ * exactly once (a double free fails on the freed handle's check, a leak here). Call it at
+ * the end of a test body (Criterion ignores failures in teardown hooks). */
+static inline void no_leaks(void) {
+    static const char *const kinds[] = {"tensor", "storage", "list", "string",
+                                        "scalar", "cell",    "complex"};
+    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
+        int64_t n = -1;
+        OK(shimrt_live_objects(kinds[i], &n));
+        cr_assert_eq(n, 0, "%lld %s object(s) left alive", (long long)n, kinds[i]);
+    }
+}
+
 static inline AtenTensorHandle make_f32(int64_t ndim, const int64_t *sizes) {
     AtenTensorHandle t = NULL;
     OK(aoti_torch_empty_strided(ndim, sizes, NULL, aoti_torch_dtype_float32(),

@@ -8,31 +8,7 @@
 #include <string.h>
 
 #include "shimrt/shimrt.h"
-
-#define OK(call) cr_assert_eq((call), AOTI_TORCH_SUCCESS, "%s failed: %s", #call, \
-                              torch_exception_get_what())
-#define FAILS(call, fn, needle)                                                          \
-    do {                                                                                 \
-        cr_assert_eq((call), AOTI_TORCH_FAILURE, "%s should fail", #call);               \
-        const char *w_ = torch_exception_get_what();                                     \
-        cr_assert(strstr(w_, fn) != NULL, "message '%s' does not name %s", w_, fn);      \
-        cr_assert(strstr(w_, needle) != NULL, "message '%s' lacks '%s'", w_, needle);    \
-    } while (0)
-
-/* Every test ends by checking that no list, string, scalar, cell or complex is left alive:
- * the stack conventions free each exactly once (a double free fails on the freed handle's
- * check, a leak here). */
-static void no_leaks(void) {
-    const char *kinds[] = {"list", "string", "scalar", "cell", "complex"};
-    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
-        int64_t n = -1;
-        OK(shimrt_live_objects(kinds[i], &n));
-        cr_assert_eq(n, 0, "%lld %s object(s) leaked", (long long)n, kinds[i]);
-    }
-}
-#define HAS(needle)                                                                      \
-    cr_assert(strstr(torch_exception_get_what(), needle) != NULL, "message '%s' lacks '%s'", \
-              torch_exception_get_what(), needle)
+#include "shimrt_test.h"
 
 static AtenTensorHandle tensor_on(int32_t device_type) {
     int64_t sizes[1] = {2};
