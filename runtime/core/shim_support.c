@@ -1,6 +1,7 @@
 /* runtime/core/shim_support.c: the non-inline part of shimrt/shim_support.h, the support
  * that generated shim bodies, boxed wrappers, dispatcher-routed shims and registration
  * functions call. See that header for the contracts. */
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -287,6 +288,14 @@ AOTI_TORCH_EXPORT AtenGeneratorHandle *shimrt_box_opt_generator(shimrt_box *b, u
     StableIValue v;
     if (!box_opt(b, i, &v)) return NULL;
     *storage = siv_to_generator(v);
+    return storage;
+}
+
+AOTI_TORCH_EXPORT int32_t *shimrt_box_opt_device_index(shimrt_box *b, uint64_t i,
+                                                       int32_t *storage) {
+    StableIValue v;
+    if (!box_opt(b, i, &v)) return NULL;
+    *storage = (int32_t)siv_to_int(v);
     return storage;
 }
 
@@ -582,6 +591,12 @@ static const char *const pack_types[] = {
     "Tensor[]",
 #define PK_OPT_TENSOR_LIST 11
     "Tensor?[]",
+#define PK_SCALAR_LIST 12
+    "Scalar[]",
+#define PK_GENERATOR 13
+    "Generator",
+#define PK_OPT_GENERATOR 14
+    "Generator?",
 };
 
 AOTI_TORCH_EXPORT void shimrt_pack_begin(shimrt_pack *p, const char *func, StableIValue *stack,
@@ -682,6 +697,11 @@ AOTI_TORCH_EXPORT void shimrt_pack_opt_device(shimrt_pack *p, const int32_t *typ
     else pack_put_opt(p, siv_from_device(*type, index), PK_PLAIN, PK_OPT_PLAIN);
 }
 
+AOTI_TORCH_EXPORT void shimrt_pack_opt_device_index(shimrt_pack *p, const int32_t *x) {
+    if (x == NULL) pack_put(p, 0, PK_OPT_PLAIN);
+    else pack_put_opt(p, siv_from_int(*x), PK_PLAIN, PK_OPT_PLAIN);
+}
+
 static StableIValue pack_new_scalar(shimrt_pack *p, double x) {
     ScalarHandle s = NULL;
     if (p->err != AOTI_TORCH_SUCCESS) return 0;
@@ -739,6 +759,15 @@ static StableIValue pack_new_list(shimrt_pack *p, const char *name, const void *
         switch (k) {
         case EL_INT: item = siv_from_int(((const int64_t *)x)[j]); break;
         case EL_FLOAT: item = siv_from_double(((const double *)x)[j]); break;
+        case EL_BOOL: item = siv_from_bool(((const int32_t *)x)[j] != 0); break;
+        case EL_CODE: item = siv_from_code_(((const int32_t *)x)[j]); break;
+        case EL_SCALAR: {
+            ScalarHandle sh = NULL;
+            if (torch_new_scalar_double(((const double *)x)[j], &sh) != AOTI_TORCH_SUCCESS)
+                goto fail;
+            item = siv_from_scalar(sh);
+            break;
+        }
         case EL_TENSOR: {
             AtenTensorHandle h = NULL;
             if (aoti_torch_new_tensor_handle(((const AtenTensorHandle *)x)[j], &h) !=
@@ -751,12 +780,14 @@ static StableIValue pack_new_list(shimrt_pack *p, const char *name, const void *
         }
         if (torch_list_push_back(l, item) != AOTI_TORCH_SUCCESS) {
             if (k == EL_TENSOR) release_value("Tensor", item);
+            if (k == EL_SCALAR) release_value("Scalar", item);
             goto fail;
         }
     }
     return siv_from_list(l);
 fail:
-    release_value(k == EL_TENSOR ? "Tensor[]" : "int[]", siv_from_list(l));
+    release_value(k == EL_TENSOR ? "Tensor[]" : k == EL_SCALAR ? "Scalar[]" : "int[]",
+                  siv_from_list(l));
     p->err = AOTI_TORCH_FAILURE;
     return 0;
 }
@@ -773,6 +804,49 @@ AOTI_TORCH_EXPORT void shimrt_pack_opt_int_list(shimrt_pack *p, const char *name
 AOTI_TORCH_EXPORT void shimrt_pack_float_list(shimrt_pack *p, const char *name,
                                               const double *x, int64_t len) {
     pack_put(p, pack_new_list(p, name, x, len, EL_FLOAT), PK_LIST_PLAIN);
+}
+AOTI_TORCH_EXPORT void shimrt_pack_opt_float_list(shimrt_pack *p, const char *name,
+                                                  const double *const *x, int64_t len) {
+    if (x == NULL) pack_put(p, 0, PK_OPT_LIST_PLAIN);
+    else pack_put_opt(p, pack_new_list(p, name, *x, len, EL_FLOAT), PK_LIST_PLAIN,
+                      PK_OPT_LIST_PLAIN);
+}
+AOTI_TORCH_EXPORT void shimrt_pack_scalar_list(shimrt_pack *p, const char *name,
+                                               const double *x, int64_t len) {
+    pack_put(p, pack_new_list(p, name, x, len, EL_SCALAR), PK_SCALAR_LIST);
+}
+AOTI_TORCH_EXPORT void shimrt_pack_bool_list(shimrt_pack *p, const char *name, const int32_t *x,
+                                             int64_t len) {
+    pack_put(p, pack_new_list(p, name, x, len, EL_BOOL), PK_LIST_PLAIN);
+}
+AOTI_TORCH_EXPORT void shimrt_pack_code_list(shimrt_pack *p, const char *name, const int32_t *x,
+                                             int64_t len) {
+    pack_put(p, pack_new_list(p, name, x, len, EL_CODE), PK_LIST_PLAIN);
+}
+
+static StableIValue pack_new_generator(shimrt_pack *p, const char *name, AtenGeneratorHandle x) {
+    AtenGeneratorHandle g = NULL;
+    if (p->err != AOTI_TORCH_SUCCESS) return 0;
+    if (x == NULL) {
+        p->err = shimrt_fail(p->func, "argument '%s' is NULL", name ? name : "?");
+        return 0;
+    }
+    if (torch_new_generator_handle(x, &g) != AOTI_TORCH_SUCCESS) {
+        char why[512];
+        snprintf(why, sizeof why, "%s", torch_exception_get_what());
+        p->err = shimrt_fail(p->func, "argument '%s': %s", name ? name : "?", why);
+        return 0;
+    }
+    return siv_from_generator(g);
+}
+AOTI_TORCH_EXPORT void shimrt_pack_generator(shimrt_pack *p, const char *name,
+                                             AtenGeneratorHandle x) {
+    pack_put(p, pack_new_generator(p, name, x), PK_GENERATOR);
+}
+AOTI_TORCH_EXPORT void shimrt_pack_opt_generator(shimrt_pack *p, const char *name,
+                                                 const AtenGeneratorHandle *x) {
+    if (x == NULL || *x == NULL) pack_put(p, 0, PK_OPT_GENERATOR);
+    else pack_put_opt(p, pack_new_generator(p, name, *x), PK_GENERATOR, PK_OPT_GENERATOR);
 }
 AOTI_TORCH_EXPORT void shimrt_pack_tensor_list(shimrt_pack *p, const char *name,
                                                const AtenTensorHandle *x, int64_t len) {
@@ -873,6 +947,54 @@ AOTI_TORCH_EXPORT AOTITorchError shimrt_pop_scalar(const char *func, StableIValu
         return shimrt_fail(func, "%s", why);
     }
     *ret = d;
+    return AOTI_TORCH_SUCCESS;
+}
+
+/* Interned strings of str returns: a lock-protected singly linked list, never freed (the
+ * pointers handed out stay valid until the process ends). */
+typedef struct interned {
+    struct interned *next;
+    size_t len;
+    char text[];
+} interned;
+static interned *interned_head;
+static pthread_mutex_t interned_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static const char *intern(const char *s, size_t len) {
+    const char *r = NULL;
+    pthread_mutex_lock(&interned_lock);
+    for (interned *e = interned_head; e && !r; e = e->next)
+        if (e->len == len && memcmp(e->text, s, len) == 0) r = e->text;
+    if (!r) {
+        interned *e = malloc(sizeof *e + len + 1);
+        if (e) {
+            e->len = len;
+            memcpy(e->text, s, len);
+            e->text[len] = '\0';
+            e->next = interned_head;
+            interned_head = e;
+            r = e->text;
+        }
+    }
+    pthread_mutex_unlock(&interned_lock);
+    return r;
+}
+
+AOTI_TORCH_EXPORT AOTITorchError shimrt_pop_str(const char *func, StableIValue v,
+                                                const char **ret) {
+    StringHandle h = siv_to_string(v);
+    const char *data = NULL, *r = NULL;
+    size_t len = 0;
+    if (torch_string_c_str(h, &data) != AOTI_TORCH_SUCCESS ||
+        torch_string_length(h, &len) != AOTI_TORCH_SUCCESS) {
+        char why[512];
+        snprintf(why, sizeof why, "%s", torch_exception_get_what());
+        return shimrt_fail(func, "%s", why); /* not a string handle: nothing to delete */
+    }
+    r = intern(data, len);
+    torch_delete_string(h);
+    if (r == NULL) return shimrt_fail(func, "out of memory");
+    *ret = r;
     return AOTI_TORCH_SUCCESS;
 }
 

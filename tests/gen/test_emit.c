@@ -851,6 +851,8 @@ Test(emit, versions_call_the_highest_with_defaults) {
                  "flag, dims, dims_len_, fmt, ret0);");
 }
 
+/* Only the structured_delegate conflict is left without a body: every argument and return
+ * kind of the C shim rules has a dispatcher (pack_/pop_) and a boxed (box_/ret_/push_) form. */
 Test(emit, bodies_without_a_form_fail_at_run_time_with_a_warning) {
     const char *ops =
         "- func: blend(Tensor self, float w=0.5) -> Tensor\n  structured_delegate: blend.out\n"
@@ -868,10 +870,8 @@ Test(emit, bodies_without_a_form_fail_at_run_time_with_a_warning) {
     expect_diag("warning: aten.blend.default: aoti_torch_cpu_blend: its CPU kernel blend_out_cpu "
                 "is declared with the prototype of aten.blend.out (it comes from the "
                 "structured_delegate)");
-    expect_diag("warning: aten.masked.default: aoti_torch_aten_masked: argument 'mask' of type "
-                "'bool[3]' cannot be passed through the dispatcher");
-    expect_diag("warning: aten.masked.default: no boxed kernel (the op stays defined, without a "
-                "kernel): argument 'di' of type 'DeviceIndex?' has no boxed form");
+    /* bool[3] and DeviceIndex? now have forms: no warning about masked */
+    cr_expect_null(strstr(dtext(), "aten.masked"), "%s", dtext());
     const char *c = out_text(&o, "c_shim_cpu.c");
     expect_in(c, "AOTITorchError aoti_torch_cpu_blend(AtenTensorHandle self, double w, "
                  "AtenTensorHandle* ret0) {\n    (void)self;\n    (void)w;\n    (void)ret0;\n"
@@ -880,8 +880,14 @@ Test(emit, bodies_without_a_form_fail_at_run_time_with_a_warning) {
     expect_in(c, "    return aoti_torch_cpu_masked_v2(self, mask, mask_len_, NULL, 0, di, ret0);");
     const char *k = out_text(&o, "cpu_kernels.h");
     expect_in(k, "AOTITorchError blend_out_cpu(AtenTensorHandle out, AtenTensorHandle self, double w);");
+    const char *at = out_text(&o, "c_shim_aten.c");
+    expect_in(at, "    shimrt_pack_bool_list(&pack_, \"mask\", mask, mask_len_);\n"
+                  "    shimrt_pack_opt_int_list(&pack_, \"o\", o, o_len_);\n"
+                  "    shimrt_pack_opt_device_index(&pack_, di);\n");
+    cr_expect_null(strstr(at, "shimrt_set_error"), "%s", at);
     const char *b = out_text(&o, "c_boxed_cpu.c");
-    cr_expect_null(strstr(b, "boxed_cpu_masked"), "%s", b);
+    expect_in(b, "    int32_t* di = shimrt_box_opt_device_index(&box_, 3, &di_v_);\n");
+    expect_in(b, "    {\"masked\", boxed_cpu_masked_v2},");
     expect_in(b, "\"masked(Tensor self, bool[3] mask, int[]? o=None, DeviceIndex? di=None) -> Tensor\"");
     /* -q: the same output, no warnings */
     free(D.text);
@@ -895,6 +901,33 @@ Test(emit, bodies_without_a_form_fail_at_run_time_with_a_warning) {
     stdout = saved;
     cr_expect_eq(rc, 0, "%s", dtext());
     cr_expect_null(strstr(dtext(), "warning"), "%s", dtext());
+}
+
+/* The shipped template set has every form for every kind (templates/bodies.in). */
+Test(emit, every_kind_has_every_form) {
+    static const char *const args[] = {
+        "tensor", "opt_tensor", "tensor_list", "opt_tensor_list", "int", "opt_int", "float",
+        "opt_float", "scalar", "opt_scalar", "bool", "opt_bool", "code", "opt_code",
+        "device_index", "opt_device_index", "device", "opt_device", "str", "opt_str",
+        "generator", "opt_generator", "int_list", "opt_int_list", "float_list",
+        "opt_float_list", "scalar_list", "bool_list", "code_list"};
+    static const char *const rets[] = {"tensor", "int", "float", "scalar", "bool", "code",
+                                       "str", "generator"};
+    char err[256];
+    const sg_tpl_set *t = sg_tpl_set_load(A, sg_tpl_find_dir(A, NULL), "bodies.in", err, sizeof err);
+    cr_assert(t, "%s", err);
+    for (size_t i = 0; i < sizeof args / sizeof *args; i++)
+        for (int f = 0; f < 2; f++) {
+            const char *sec = sg_arena_printf(A, "%s_%s", f ? "box" : "pack", args[i]);
+            cr_expect(sg_tpl_set_get(t, sec) != NULL, "no section %s", sec);
+        }
+    for (size_t i = 0; i < sizeof rets / sizeof *rets; i++)
+        for (int f = 0; f < 3; f++) {
+            static const char *const form[] = {"pop", "ret", "push"};
+            const char *sec = sg_arena_printf(A, "%s_%s", form[f], rets[i]);
+            cr_expect(sg_tpl_set_get(t, sec) != NULL, "no section %s", sec);
+        }
+    cr_expect_null(sg_tpl_set_get(t, "pack_no_such_kind"));
 }
 
 Test(emit, default_without_a_c_form_gives_a_failing_version) {

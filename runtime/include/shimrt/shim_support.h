@@ -246,6 +246,9 @@ AOTI_TORCH_EXPORT const char **shimrt_box_opt_str(shimrt_box *b, uint64_t i,
                                                   const char **storage);
 AOTI_TORCH_EXPORT AtenGeneratorHandle *shimrt_box_opt_generator(shimrt_box *b, uint64_t i,
                                                                 AtenGeneratorHandle *storage);
+/* DeviceIndex? (int32_t *x, its index; the stack holds an int). */
+AOTI_TORCH_EXPORT int32_t *shimrt_box_opt_device_index(shimrt_box *b, uint64_t i,
+                                                       int32_t *storage);
 
 /* Lists `T[]`: a temporary C array of the items (freed by shimrt_box_release_args; may
  * be NULL when *len is 0) and its length in *len. A bad list or item fails the box. */
@@ -342,6 +345,8 @@ AOTI_TORCH_EXPORT void shimrt_pack_opt_bool(shimrt_pack *p, const int32_t *x);
 /* ScalarType, Layout, MemoryFormat codes. */
 AOTI_TORCH_EXPORT void shimrt_pack_code(shimrt_pack *p, int32_t x);
 AOTI_TORCH_EXPORT void shimrt_pack_opt_code(shimrt_pack *p, const int32_t *x);
+/* DeviceIndex? (a DeviceIndex itself packs as an int: shimrt_pack_int). */
+AOTI_TORCH_EXPORT void shimrt_pack_opt_device_index(shimrt_pack *p, const int32_t *x);
 AOTI_TORCH_EXPORT void shimrt_pack_device(shimrt_pack *p, int32_t type, int32_t index);
 AOTI_TORCH_EXPORT void shimrt_pack_opt_device(shimrt_pack *p, const int32_t *type,
                                               int32_t index);
@@ -357,6 +362,22 @@ AOTI_TORCH_EXPORT void shimrt_pack_opt_int_list(shimrt_pack *p, const char *name
                                                 const int64_t *const *x, int64_t len);
 AOTI_TORCH_EXPORT void shimrt_pack_float_list(shimrt_pack *p, const char *name,
                                               const double *x, int64_t len);
+AOTI_TORCH_EXPORT void shimrt_pack_opt_float_list(shimrt_pack *p, const char *name,
+                                                  const double *const *x, int64_t len);
+/* Scalar[]: a list of new ScalarHandles, one per double. */
+AOTI_TORCH_EXPORT void shimrt_pack_scalar_list(shimrt_pack *p, const char *name,
+                                               const double *x, int64_t len);
+/* bool[N] (int32_t items, nonzero is true) and ScalarType[] (codes). */
+AOTI_TORCH_EXPORT void shimrt_pack_bool_list(shimrt_pack *p, const char *name, const int32_t *x,
+                                             int64_t len);
+AOTI_TORCH_EXPORT void shimrt_pack_code_list(shimrt_pack *p, const char *name, const int32_t *x,
+                                             int64_t len);
+/* Generator: a new reference to x (torch_new_generator_handle); NULL or a bad handle fails
+ * the pack. Generator? (AtenGeneratorHandle *x): NULL, or a pointer to NULL, is None. */
+AOTI_TORCH_EXPORT void shimrt_pack_generator(shimrt_pack *p, const char *name,
+                                             AtenGeneratorHandle x);
+AOTI_TORCH_EXPORT void shimrt_pack_opt_generator(shimrt_pack *p, const char *name,
+                                                 const AtenGeneratorHandle *x);
 AOTI_TORCH_EXPORT void shimrt_pack_tensor_list(shimrt_pack *p, const char *name,
                                                const AtenTensorHandle *x, int64_t len);
 /* Tensor?[] (const AtenTensorHandle **x: NULL items are None). */
@@ -375,6 +396,13 @@ AOTI_TORCH_EXPORT AOTITorchError shimrt_pack_call(shimrt_pack *p, shimrt_op_cach
  * Scalar returns: the value as a double (the handle is freed). */
 AOTI_TORCH_EXPORT AOTITorchError shimrt_pop_scalar(const char *func, StableIValue v,
                                                    double *ret);
+/* str returns: consumes the StringHandle v (deleted, success or not) and stores in *ret a
+ * runtime-owned, interned copy of its text: valid until the process ends, the same text
+ * always gives the same pointer, and the caller frees nothing (like the borrowed string a
+ * kernel returns through a direct shim). Fails on a bad handle or out of memory (*ret
+ * untouched). */
+AOTI_TORCH_EXPORT AOTITorchError shimrt_pop_str(const char *func, StableIValue v,
+                                                const char **ret);
 /* Drops a return that the shim does not hand out (the alias an in-place op returns). */
 AOTI_TORCH_EXPORT void shimrt_pop_discard(const char *type, StableIValue v);
 
