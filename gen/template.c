@@ -60,21 +60,30 @@ const sg_template *sg_tpl_parse(sg_arena *a, const char *name, const char *text,
     return t;
 }
 
-const sg_template *sg_tpl_load(sg_arena *a, const char *dir, const char *name, char *err,
-                               size_t err_cap) {
+/* Reads dir/name into a malloc'd buffer (*data, *len; free it) and returns the path (in
+ * the arena), or NULL with a message in err. */
+static char *read_template_file(sg_arena *a, const char *dir, const char *name, char **data,
+                                size_t *len, char *err, size_t err_cap) {
     char *path = sg_arena_printf(a, "%s/%s", dir, name);
-    char *data = NULL;
-    size_t len = 0;
     if (!path) {
         snprintf(err, err_cap, "out of memory");
         return NULL;
     }
-    int rc = sg_fs_read(path, &data, &len);
+    int rc = sg_fs_read(path, data, len);
     if (rc != 0) {
         snprintf(err, err_cap, "cannot read template %s: %s", path,
                  rc > 0 ? "no such file" : strerror(errno));
         return NULL;
     }
+    return path;
+}
+
+const sg_template *sg_tpl_load(sg_arena *a, const char *dir, const char *name, char *err,
+                               size_t err_cap) {
+    char *data = NULL;
+    size_t len = 0;
+    char *path = read_template_file(a, dir, name, &data, &len, err, err_cap);
+    if (!path) return NULL;
     sg_template *t = (sg_template *)sg_tpl_parse(a, name, data, len);
     free(data);
     if (!t) {
@@ -222,19 +231,10 @@ oom:
 
 const sg_tpl_set *sg_tpl_set_load(sg_arena *a, const char *dir, const char *name, char *err,
                                   size_t err_cap) {
-    char *path = sg_arena_printf(a, "%s/%s", dir, name);
     char *data = NULL;
     size_t len = 0;
-    if (!path) {
-        snprintf(err, err_cap, "out of memory");
-        return NULL;
-    }
-    int rc = sg_fs_read(path, &data, &len);
-    if (rc != 0) {
-        snprintf(err, err_cap, "cannot read template %s: %s", path,
-                 rc > 0 ? "no such file" : strerror(errno));
-        return NULL;
-    }
+    char *path = read_template_file(a, dir, name, &data, &len, err, err_cap);
+    if (!path) return NULL;
     sg_tpl_set *s = (sg_tpl_set *)sg_tpl_set_parse(a, path, data, len, err, err_cap);
     free(data);
     if (s) s->path = path;
