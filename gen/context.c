@@ -609,32 +609,6 @@ static void check_shim_ops(sg_context *ctx) {
     }
 }
 
-/* The printed form of every written schema must be its text (torchgen asserts this). The
- * loader (gen/model.c) checks the functions it builds from a `func:` node as it parses them;
- * this checks the others. */
-static void check_roundtrip(sg_context *ctx) {
-    sg_model *m = &ctx->model;
-    char small[4096];
-    for (size_t i = 0; i < m->n_written && i < m->n_funcs; i++) {
-        const sg_native_function *f = m->funcs[i];
-        if (!f || !f->func || !f->func_text || f->func_node) continue;
-        size_t n = sg_schema_print(f->func, small, sizeof small);
-        const char *printed = small;
-        if (n >= sizeof small) {
-            printed = sg_schema_to_string(ctx->arena, f->func);
-            if (!printed) {
-                oom(ctx);
-                return;
-            }
-        }
-        if (strcmp(printed, f->func_text) == 0) continue;
-        size_t k = 0;
-        while (printed[k] && printed[k] == f->func_text[k]) k++;
-        sg_diag(ctx, SG_DIAG_ERROR, f->func_node ? sg_ynode_loc_at(f->func_node, k) : f->func_loc,
-                "schema is not in canonical form; it prints as '%s'", printed);
-    }
-}
-
 int sg_finalize(sg_context *ctx) {
     if (!ctx) return -1;
     if (ctx->finalized) return ctx->finalize_rc;
@@ -651,7 +625,6 @@ int sg_finalize(sg_context *ctx) {
     check_tags(ctx);
     check_dispatch_keys(ctx);
     check_shim_ops(ctx);
-    check_roundtrip(ctx);
     return ctx->finalize_rc = ctx->n_errors ? -1 : 0;
 }
 
