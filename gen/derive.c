@@ -1,4 +1,4 @@
-/* gen/derive.c: the derived (`autogen`) functions of shim-rules.md, "Derived functions".
+/* gen/derive.c: the derived (`autogen`) functions of docs/shim-rules.md, "Derived functions".
  *
  * The rules are torchgen's (torchgen/native_function_generation.py and
  * FunctionSchema.signature() in torchgen/model.py), re-stated here in C:

@@ -122,7 +122,7 @@ int sg_shim_params(sg_arena *a, const sg_schema *s, const char *const *omit, int
  * key. The result is borrowed (static or model memory). */
 const char *sg_backend_dispatch_key(const sg_model *m, const char *backend);
 
-/* The kernel a device backend runs for fn (shim-rules.md, "Which ops"). Returns true and
+/* The kernel a device backend runs for fn (docs/shim-rules.md, "Which ops"). Returns true and
  * fills *key (the dispatch key it was found under) and *kernel; false when there is none.
  * Results are borrowed from the model, or arena strings. */
 bool sg_pick_kernel(sg_arena *a, const sg_native_function *fn, const char *dispatch_key,

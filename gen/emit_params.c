@@ -1,4 +1,4 @@
-/* gen/emit_params.c: the C form of an op (shim-rules.md, "Parameters", "Names and
+/* gen/emit_params.c: the C form of an op (docs/shim-rules.md, "Parameters", "Names and
  * versions", and the kernel choice of "Which ops, in which order"). */
 #include <ctype.h>
 #include <stdio.h>

@@ -1,4 +1,4 @@
-/* gen/main.c: the `shimgen` command line (docs: ../shared/docs/cli.md), a thin layer over
+/* gen/main.c: the `shimgen` command line (docs/cli.md), a thin layer over
  * the library in shimgen.h. Exit status: 0 success, 1 input error (or a difference found by
  * --check / --abi-check), 2 usage error. */
 #include <ctype.h>

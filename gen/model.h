@@ -187,7 +187,7 @@ void sg_nf_loader_item(void *loader, const sg_ynode *item);
  * sg_model_add_native_functions(ctx, root) returns; with root NULL: drops the work, -1. */
 int sg_nf_loader_finish(sg_context *ctx, sg_nf_loader *l, const sg_ynode *root);
 int sg_model_add_shim_ops(sg_context *ctx, const sg_ynode *root);
-/* Adds the derived (autogen) functions of shim-rules.md to the model (gen/derive.c). */
+/* Adds the derived (autogen) functions of docs/shim-rules.md to the model (gen/derive.c). */
 int sg_derive_functions(sg_context *ctx);
 /* The hash by which sg_derive_functions groups s with the schemas whose torchgen signature
  * equals its own (equal signatures give equal hashes). Borrows s; pure, thread-safe. */

@@ -59,7 +59,7 @@ int sg_finalize(sg_context *ctx);
 size_t sg_error_count(const sg_context *ctx);
 size_t sg_warning_count(const sg_context *ctx);
 
-/* Options of sg_generate (docs: ../shared/docs/cli.md). Strings are borrowed. */
+/* Options of sg_generate (docs/cli.md). Strings are borrowed. */
 typedef struct sg_options {
     const char *out_dir;              /* default "generated" */
     const char *const *backends;      /* default {"cpu", "cuda"} when n_backends == 0 */

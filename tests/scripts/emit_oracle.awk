@@ -1,4 +1,4 @@
-# tests/scripts/emit_oracle.awk: an independent reading of shim-rules.md's backend choice,
+# tests/scripts/emit_oracle.awk: an independent reading of docs/shim-rules.md's backend choice,
 # used by emit_selfcheck.sh to check the headers for every backend. Not a generator: it
 # knows only what the rules need (dispatch keys, structured_delegate, structured, ufunc,
 # autogen) and prints the C name of every listed op that has a kernel for KEY.

@@ -1,5 +1,5 @@
 #!/bin/sh
-# tests/scripts/emit_selfcheck.sh: the self-check of shim-rules.md on PyTorch's data
+# tests/scripts/emit_selfcheck.sh: the self-check of docs/shim-rules.md on PyTorch's data
 # (compatibility mode): c_shim_cpu.h 143 lines, c_shim_cuda.h 149, c_shim_aten.h 6, with
 # the listed sha256 values; the exact header frame PyTorch writes; and mps and xpu checked
 # against an independent reading of the backend rules (emit_oracle.awk), which must also

@@ -18,7 +18,7 @@ V() { echo "(((0ULL + $1) << 56) | ((0ULL + $2) << 48))"; }
 
 for mode in default compat; do
   h="$T/$mode/c_shim_cpu.h"
-  # Highest version first, each gated with the exact lines of shim-rules.md.
+  # Highest version first, each gated with the exact lines of docs/shim-rules.md.
   grep -E '^(AOTI|#if TORCH|#endif // TORCH)' "$h" > "$T/got"
   cat > "$T/want" <<'X'
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_future_op(AtenTensorHandle self, AtenTensorHandle* ret0);
