@@ -471,6 +471,8 @@ const sg_schema *sg_schema_make(sg_arena *arena, const char *ns, const char *nam
 
 /* ---------------------------------------------------------------- parser */
 
+enum { SG_TOKBUF = 64 };
+
 typedef struct parser {
     sg_arena *arena;
     const char *text;
@@ -478,6 +480,8 @@ typedef struct parser {
     sg_token tok; /* the current token */
     sg_schema_error *err;
     char *strs, *strs_end; /* arena space for the names this schema copies (tok_dup) */
+    unsigned bi, bn;       /* the tokens after tok: buf[bi..bn) */
+    sg_token buf[SG_TOKBUF]; /* last: not cleared by sg_schema_parse */
 } parser;
 
 static uint32_t off_of(const parser *p, const char *at)
@@ -490,61 +494,30 @@ static uint32_t tok_off(const parser *p)
     return p->tok.text ? off_of(p, p->tok.text) : 0;
 }
 
-/* Identifier bytes: [A-Za-z0-9_]. */
-static const unsigned char k_ident_char[256] = {
-    ['0'] = 1, ['1'] = 1, ['2'] = 1, ['3'] = 1, ['4'] = 1, ['5'] = 1, ['6'] = 1, ['7'] = 1,
-    ['8'] = 1, ['9'] = 1, ['_'] = 1,
-    ['a'] = 1, ['b'] = 1, ['c'] = 1, ['d'] = 1, ['e'] = 1, ['f'] = 1, ['g'] = 1, ['h'] = 1,
-    ['i'] = 1, ['j'] = 1, ['k'] = 1, ['l'] = 1, ['m'] = 1, ['n'] = 1, ['o'] = 1, ['p'] = 1,
-    ['q'] = 1, ['r'] = 1, ['s'] = 1, ['t'] = 1, ['u'] = 1, ['v'] = 1, ['w'] = 1, ['x'] = 1,
-    ['y'] = 1, ['z'] = 1,
-    ['A'] = 1, ['B'] = 1, ['C'] = 1, ['D'] = 1, ['E'] = 1, ['F'] = 1, ['G'] = 1, ['H'] = 1,
-    ['I'] = 1, ['J'] = 1, ['K'] = 1, ['L'] = 1, ['M'] = 1, ['N'] = 1, ['O'] = 1, ['P'] = 1,
-    ['Q'] = 1, ['R'] = 1, ['S'] = 1, ['T'] = 1, ['U'] = 1, ['V'] = 1, ['W'] = 1, ['X'] = 1,
-    ['Y'] = 1, ['Z'] = 1,
-};
-
-/* The token kind of a byte that is a whole token by itself whatever follows it, else 0
- * (SG_TOK_END): '.' may start a float, '-' a number or '->', ':' '::', blanks a run. */
-static const unsigned char k_single_tok[256] = {
-    ['('] = SG_TOK_LPAREN, [')'] = SG_TOK_RPAREN, ['['] = SG_TOK_LBRACKET,
-    [']'] = SG_TOK_RBRACKET, [','] = SG_TOK_COMMA, ['*'] = SG_TOK_STAR,
-    ['?'] = SG_TOK_QUESTION, ['!'] = SG_TOK_BANG, ['='] = SG_TOK_EQUALS, ['|'] = SG_TOK_PIPE,
-};
-
-static bool is_blank(unsigned char c)
+/* Keeps the unread tokens and lexes more behind them (gen/schema_lex.re, the one lexer).
+ * After the end every further token is SG_TOK_END. */
+static void refill(parser *p)
 {
-    return c == ' ' || c == '\t' || c == '\r' || c == '\n';
+    unsigned keep = p->bn - p->bi;
+    memmove(p->buf, p->buf + p->bi, keep * sizeof *p->buf);
+    p->bi = 0;
+    p->bn = keep + (unsigned)sg_lexer_fill(&p->lx, p->buf + keep, SG_TOKBUF - keep);
 }
 
-/* The next token. The common tokens (identifiers, one-byte punctuation, a single space, the
- * end) are recognised here exactly as gen/schema_lex.re does; everything else goes to the
- * lexer. */
-static void advance(parser *p)
+/* The next token becomes the current one. */
+static inline void advance(parser *p)
 {
-    const unsigned char *c = (const unsigned char *)p->lx.cur;
-    const unsigned char *end = (const unsigned char *)p->lx.end;
-    sg_tok_kind k;
-    size_t n = 1;
-    if (c == end) {
-        k = SG_TOK_END;
-        n = 0;
-    } else if (k_ident_char[*c] && !(*c >= '0' && *c <= '9')) {
-        while (c + n < end && k_ident_char[c[n]])
-            n++;
-        k = SG_TOK_IDENT;
-    } else if ((k = (sg_tok_kind)k_single_tok[*c]) != SG_TOK_END) {
-        /* one byte */
-    } else if (*c == ' ' && (c + 1 == end || !is_blank(c[1]))) {
-        k = SG_TOK_SPACE;
-    } else {
-        p->tok = sg_lexer_next(&p->lx);
-        return;
-    }
-    p->tok.kind = k;
-    p->tok.text = p->lx.cur;
-    p->tok.len = (uint32_t)n;
-    p->lx.cur += n;
+    if (p->bi == p->bn)
+        refill(p);
+    p->tok = p->buf[p->bi++];
+}
+
+/* The token k places after the current one (0: the next). k is small (< SG_TOKBUF). */
+static const sg_token *peek(parser *p, unsigned k)
+{
+    while (p->bi + k >= p->bn)
+        refill(p);
+    return &p->buf[p->bi + k];
 }
 
 #if defined(__GNUC__)
@@ -751,9 +724,8 @@ static bool parse_annotation(parser *p, const sg_annotation **out)
     /* `x)` and `x!)`: a shared constant */
     if (p->tok.kind == SG_TOK_IDENT && p->tok.len == 1 && p->tok.text[0] >= 'a'
         && p->tok.text[0] <= 'z') {
-        const char *c = p->lx.cur, *end = p->lx.end;
-        bool w = c < end && *c == '!';
-        if (c + w < end && c[w] == ')') {
+        bool w = peek(p, 0)->kind == SG_TOK_BANG;
+        if (peek(p, w)->kind == SG_TOK_RPAREN) {
             *out = &k_letter_ann[2 * (p->tok.text[0] - 'a') + w];
             advance(p); /* the letter */
             if (w)
@@ -1212,7 +1184,7 @@ const sg_schema *sg_schema_parse(sg_arena *arena, const char *text, size_t len,
                                  sg_schema_error *err)
 {
     parser p;
-    memset(&p, 0, sizeof p);
+    memset(&p, 0, offsetof(parser, buf));
     p.arena = arena;
     p.text = text;
     p.err = err;

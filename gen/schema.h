@@ -202,6 +202,9 @@ void sg_lexer_init(sg_lexer *lx, const char *text, size_t len);
 /* Next token; SG_TOK_END at the end (repeatable), SG_TOK_ERROR on a bad byte.
  * Whitespace is returned as SG_TOK_SPACE because the canonical form is spacing-sensitive. */
 sg_token sg_lexer_next(sg_lexer *lx);
+/* Up to cap tokens into out, stopping after the first SG_TOK_END (included). Returns the
+ * number written (at least one when cap > 0). The same tokens as repeated sg_lexer_next. */
+size_t sg_lexer_fill(sg_lexer *lx, sg_token *out, size_t cap);
 
 #ifdef __cplusplus
 }

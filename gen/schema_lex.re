@@ -1,8 +1,12 @@
 /* gen/schema_lex.re: the lexer of the function-schema grammar (re2c source).
  *
+ * The one lexer of the grammar: gen/schema.c's parser reads its tokens a batch at a time
+ * (sg_lexer_fill), so the DFA below runs in a loop of this file, inlined.
+ *
  * Pure: it reads text[0..len) through a bounded peek, so it never touches a byte at or
- * past `end`, whether or not the text is NUL-terminated. Past the end the peek yields 0,
- * which no token but the end rule accepts; a real NUL byte inside the text is an error. */
+ * past `end`, whether or not the text is NUL-terminated. Past the end the peek yields the
+ * sentinel 0, and re2c's end-of-input rule (`$`, checked only on the sentinel) makes the
+ * END token; a real NUL byte inside the text is an error token. */
 #include "schema.h"
 
 void sg_lexer_init(sg_lexer *lx, const char *text, size_t len)
@@ -23,7 +27,7 @@ static sg_token make_tok(sg_tok_kind kind, const char *base, size_t from, size_t
     return t;
 }
 
-sg_token sg_lexer_next(sg_lexer *lx)
+static inline sg_token lex_one(sg_lexer *lx)
 {
     const unsigned char *s = (const unsigned char *)lx->cur;
     const size_t len = (size_t)(lx->end - lx->cur);
@@ -46,7 +50,9 @@ sg_token sg_lexer_next(sg_lexer *lx)
         re2c:define:YYSKIP = "++pos;";
         re2c:define:YYBACKUP = "mar = pos;";
         re2c:define:YYRESTORE = "pos = mar;";
+        re2c:define:YYLESSTHAN = "pos >= len";
         re2c:yyfill:enable = 0;
+        re2c:eof = 0;
 
         digits = [0-9]+;
         exp    = [eE] [+-]? digits;
@@ -56,13 +62,7 @@ sg_token sg_lexer_next(sg_lexer *lx)
         sqch   = [^'\\\x00] | [\\] [^\x00];
         dqch   = [^"\\\x00] | [\\] [^\x00];
 
-        "\x00" {
-            if (pos > len) {                  /* the peek past the end: no byte was read */
-                t = make_tok(SG_TOK_END, lx->cur, 0, 0);
-                return t;
-            }
-            SG_DONE(SG_TOK_ERROR);            /* a NUL byte inside the text */
-        }
+        $                   { SG_DONE(SG_TOK_END); }     /* the end: no byte read */
         ident               { SG_DONE(SG_TOK_IDENT); }
         int                 { SG_DONE(SG_TOK_INT); }
         float               { SG_DONE(SG_TOK_FLOAT); }
@@ -87,4 +87,20 @@ sg_token sg_lexer_next(sg_lexer *lx)
         *                   { SG_DONE(SG_TOK_ERROR); }
     */
 #undef SG_DONE
+}
+
+sg_token sg_lexer_next(sg_lexer *lx)
+{
+    return lex_one(lx);
+}
+
+size_t sg_lexer_fill(sg_lexer *lx, sg_token *out, size_t cap)
+{
+    size_t n = 0;
+    while (n < cap) {
+        out[n] = lex_one(lx);
+        if (out[n++].kind == SG_TOK_END)
+            break;
+    }
+    return n;
 }

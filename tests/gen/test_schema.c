@@ -181,6 +181,27 @@ static void lex_expect(const char *text, size_t len, const tok_want *want, int n
     /* END is repeatable */
     cr_assert_eq(sg_lexer_next(&lx).kind, SG_TOK_END);
     cr_assert_eq(sg_lexer_next(&lx).kind, SG_TOK_END);
+    /* the parser's batches give the same tokens, whatever the batch size, then END */
+    for (size_t cap = 1; cap <= 5; cap += 2) {
+        sg_lexer_init(&lx, text, len);
+        sg_token buf[5];
+        int i = 0;
+        bool ended = false;
+        while (!ended) {
+            size_t got = sg_lexer_fill(&lx, buf, cap);
+            cr_assert(got >= 1 && got <= cap);
+            for (size_t j = 0; j < got; j++, i++) {
+                if (i == n) {
+                    cr_assert_eq(buf[j].kind, SG_TOK_END, "batch %zu: token %d of '%s'", cap, i, text);
+                    cr_assert_eq(j + 1, got, "batch %zu: tokens after END", cap);
+                    ended = true;
+                    break;
+                }
+                cr_assert_eq(buf[j].kind, want[i].kind, "batch %zu: token %d of '%s'", cap, i, text);
+                cr_assert_eq(buf[j].len, strlen(want[i].text));
+            }
+        }
+    }
 }
 
 Test(schema, lexer_tokens)
