@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "arena.h"
+#include "kinds.h"
 #include "model.h"
 
 #ifdef __cplusplus
@@ -136,8 +137,9 @@ const char *sg_shim_c_name(sg_arena *a, const char *backend, const sg_schema *s,
  * else unchanged). Static string. */
 const char *sg_kernel_param_type(const sg_schema *s, const sg_cparam *p);
 
-/* The argument kind the body templates are chosen by ("tensor", "opt_tensor", "int_list",
- * "opt_int_list", "device", "scalar", ...), or NULL when the type has no C form. */
+/* The name of the argument kind (gen/kinds.c) the body templates are chosen by ("tensor",
+ * "opt_tensor", "int_list", "opt_int_list", "device", "scalar", ...), or NULL when the type
+ * has no C form. */
 const char *sg_arg_kind(const sg_type *t);
 /* The return kind ("tensor", "int", "float", "scalar", "bool", "code", "str",
  * "generator"), or NULL. */

@@ -760,9 +760,8 @@ static bool put_boxed_body(bodies *B, sg_buf *out, const sg_emit_shim *s) {
         put(B, &unpacks, sec, SLOTS({"name", p->name, 0}, {"i", fmt_int(B, a), 0}));
         sg_buf_putc(&unpacks, '\n');
         /* Values that own nothing on the stack have no type entry (NULL). */
-        const char *own = sg_arena_printf(B->a, "owns_%s", kind);
         if (types.len) sg_buf_put(&types, ", ", 2);
-        if (has(B, own)) {
+        if (sg_kind_get(sg_kind_of_arg(sc->args[a].type))->owns) {
             owning = true;
             put(B, &types, "arg_type",
                 SLOTS({"type", c_escape(B, type_text(B, sc->args[a].type), false), 0}));

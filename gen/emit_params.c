@@ -6,113 +6,7 @@
 
 #include "emit.h"
 
-/* ---- Types --------------------------------------------------------------------------- */
-/* The C type of a plain (non-list, non-optional) base type; NULL when it has none.
- * Device is handled by the callers (two parameters). */
-static const char *base_c_type(sg_base_type b) {
-    switch (b) {
-    case SG_BT_TENSOR: return "AtenTensorHandle";
-    case SG_BT_INT:
-    case SG_BT_SYMINT: return "int64_t";
-    case SG_BT_FLOAT:
-    case SG_BT_SCALAR: return "double";
-    case SG_BT_BOOL:
-    case SG_BT_SCALAR_TYPE:
-    case SG_BT_LAYOUT:
-    case SG_BT_MEMORY_FORMAT:
-    case SG_BT_DEVICE_INDEX: return "int32_t";
-    case SG_BT_STR: return "const char*";
-    case SG_BT_GENERATOR: return "AtenGeneratorHandle";
-    default: return NULL;
-    }
-}
-
-static const char *optional_c_type(sg_base_type b) {
-    switch (b) {
-    case SG_BT_TENSOR: return "AtenTensorHandle*";
-    case SG_BT_INT:
-    case SG_BT_SYMINT: return "int64_t*";
-    case SG_BT_FLOAT:
-    case SG_BT_SCALAR: return "double*";
-    case SG_BT_BOOL:
-    case SG_BT_SCALAR_TYPE:
-    case SG_BT_LAYOUT:
-    case SG_BT_MEMORY_FORMAT:
-    case SG_BT_DEVICE_INDEX: return "int32_t*";
-    case SG_BT_STR: return "const char**";
-    case SG_BT_GENERATOR: return "AtenGeneratorHandle*";
-    default: return NULL;
-    }
-}
-
-/* Element pointer type of a list `T[]`; NULL when the list has no C form. */
-static const char *list_c_type(const sg_type *elem) {
-    if (elem->kind == SG_TY_OPTIONAL && elem->elem->kind == SG_TY_BASE &&
-        elem->elem->base == SG_BT_TENSOR)
-        return "const AtenTensorHandle**";
-    if (elem->kind != SG_TY_BASE) return NULL;
-    switch (elem->base) {
-    case SG_BT_TENSOR: return "const AtenTensorHandle*";
-    case SG_BT_INT:
-    case SG_BT_SYMINT: return "const int64_t*";
-    case SG_BT_FLOAT:
-    case SG_BT_SCALAR: return "const double*";
-    case SG_BT_BOOL:
-    case SG_BT_SCALAR_TYPE: return "const int32_t*";
-    default: return NULL;
-    }
-}
-
-/* Element pointer type of an optional list `T[]?`. */
-static const char *optional_list_c_type(const sg_type *elem) {
-    if (elem->kind != SG_TY_BASE) return NULL;
-    switch (elem->base) {
-    case SG_BT_INT:
-    case SG_BT_SYMINT: return "const int64_t**";
-    case SG_BT_FLOAT: return "const double**";
-    default: return NULL;
-    }
-}
-
-typedef enum { SHAPE_NONE = 0, SHAPE_ONE, SHAPE_LIST, SHAPE_DEVICE } arg_shape;
-
-/* Maps one schema type: the first C type in *t0 and the shape of the rest. */
-static arg_shape map_arg(const sg_type *t, const char **t0) {
-    switch (t->kind) {
-    case SG_TY_BASE:
-        if (t->base == SG_BT_DEVICE) {
-            *t0 = "int32_t";
-            return SHAPE_DEVICE;
-        }
-        *t0 = base_c_type(t->base);
-        return *t0 ? SHAPE_ONE : SHAPE_NONE;
-    case SG_TY_OPTIONAL:
-        if (t->elem->kind == SG_TY_BASE) {
-            if (t->elem->base == SG_BT_DEVICE) {
-                *t0 = "int32_t*";
-                return SHAPE_DEVICE;
-            }
-            *t0 = optional_c_type(t->elem->base);
-            return *t0 ? SHAPE_ONE : SHAPE_NONE;
-        }
-        if (t->elem->kind == SG_TY_LIST) {
-            *t0 = optional_list_c_type(t->elem->elem);
-            return *t0 ? SHAPE_LIST : SHAPE_NONE;
-        }
-        return SHAPE_NONE;
-    case SG_TY_LIST:
-        *t0 = list_c_type(t->elem);
-        return *t0 ? SHAPE_LIST : SHAPE_NONE;
-    }
-    return SHAPE_NONE;
-}
-
-static const char *ret_c_type(const sg_type *t) {
-    if (t->kind != SG_TY_BASE) return NULL;
-    if (t->base == SG_BT_DEVICE) return NULL;
-    return optional_c_type(t->base); /* the out-pointer: one more `*` than the value */
-}
-
+/* ---- Types: every schema type -> C mapping is a row of gen/kinds.c ------------------- */
 static char *type_text(sg_arena *a, const sg_type *t) {
     char buf[128];
     sg_type_print(t, NULL, buf, sizeof buf);
@@ -149,26 +43,26 @@ int sg_shim_params(sg_arena *a, const sg_schema *s, const char *const *omit, int
         for (int i = lo; i < hi; i++) {
             const sg_arg *arg = &s->args[i];
             if (omitted(arg->name, omit, n_omit)) continue;
-            const char *t0 = NULL;
-            arg_shape shape = map_arg(arg->type, &t0);
-            if (shape == SHAPE_NONE) {
+            const sg_kind_info *k = sg_kind_get(sg_kind_of_arg(arg->type));
+            if (!k) {
                 *why = sg_arena_printf(a, "argument '%s' has type '%s', which has no C form",
                                        arg->name, type_text(a, arg->type));
                 *bad_arg = i;
                 return -1;
             }
-            p[n++] = (sg_cparam){t0, arg->name, SG_CP_ARG, i};
-            if (shape == SHAPE_LIST)
+            p[n++] = (sg_cparam){k->c_type, arg->name, SG_CP_ARG, i};
+            if (k->shape == SG_SHAPE_LIST)
                 p[n++] = (sg_cparam){"int64_t", sg_arena_printf(a, "%s_len_", arg->name),
                                      SG_CP_LEN, i};
-            else if (shape == SHAPE_DEVICE)
+            else if (k->shape == SG_SHAPE_DEVICE)
                 p[n++] = (sg_cparam){"int32_t", sg_arena_printf(a, "%s_index_", arg->name),
                                      SG_CP_DEVICE_INDEX, i};
         }
     }
     if (rets) {
         for (int i = 0; i < s->n_rets; i++) {
-            const char *t = ret_c_type(s->rets[i].type);
+            const sg_kind_info *k = sg_kind_get(sg_kind_of_ret(s->rets[i].type));
+            const char *t = k ? k->ret_type : NULL;
             if (!t) {
                 *why = sg_arena_printf(a, "return %d has type '%s', which has no C form", i,
                                        type_text(a, s->rets[i].type));
@@ -260,97 +154,19 @@ const char *sg_shim_c_name(sg_arena *a, const char *backend, const sg_schema *s,
                            vbuf);
 }
 
-/* ---- Kinds: how the body templates treat an argument or a return ------------------ */
+/* ---- Kinds: how the body templates treat an argument or a return (gen/kinds.c) ------ */
 const char *sg_arg_kind(const sg_type *t) {
-    if (t->kind == SG_TY_BASE) {
-        switch (t->base) {
-        case SG_BT_TENSOR: return "tensor";
-        case SG_BT_INT:
-        case SG_BT_SYMINT: return "int";
-        case SG_BT_FLOAT: return "float";
-        case SG_BT_SCALAR: return "scalar";
-        case SG_BT_BOOL: return "bool";
-        case SG_BT_SCALAR_TYPE:
-        case SG_BT_LAYOUT:
-        case SG_BT_MEMORY_FORMAT: return "code";
-        case SG_BT_DEVICE_INDEX: return "device_index";
-        case SG_BT_DEVICE: return "device";
-        case SG_BT_STR: return "str";
-        case SG_BT_GENERATOR: return "generator";
-        default: return NULL;
-        }
-    }
-    if (t->kind == SG_TY_OPTIONAL) {
-        const sg_type *e = t->elem;
-        if (e->kind == SG_TY_LIST && e->elem->kind == SG_TY_BASE) {
-            switch (e->elem->base) {
-            case SG_BT_INT:
-            case SG_BT_SYMINT: return "opt_int_list";
-            case SG_BT_FLOAT: return "opt_float_list";
-            default: return NULL;
-            }
-        }
-        if (e->kind != SG_TY_BASE) return NULL;
-        switch (e->base) {
-        case SG_BT_TENSOR: return "opt_tensor";
-        case SG_BT_INT:
-        case SG_BT_SYMINT: return "opt_int";
-        case SG_BT_FLOAT: return "opt_float";
-        case SG_BT_SCALAR: return "opt_scalar";
-        case SG_BT_BOOL: return "opt_bool";
-        case SG_BT_SCALAR_TYPE:
-        case SG_BT_LAYOUT:
-        case SG_BT_MEMORY_FORMAT: return "opt_code";
-        case SG_BT_DEVICE_INDEX: return "opt_device_index";
-        case SG_BT_DEVICE: return "opt_device";
-        case SG_BT_STR: return "opt_str";
-        case SG_BT_GENERATOR: return "opt_generator";
-        default: return NULL;
-        }
-    }
-    /* lists */
-    const sg_type *e = t->elem;
-    if (e->kind == SG_TY_OPTIONAL && e->elem->kind == SG_TY_BASE && e->elem->base == SG_BT_TENSOR)
-        return "opt_tensor_list";
-    if (e->kind != SG_TY_BASE) return NULL;
-    switch (e->base) {
-    case SG_BT_TENSOR: return "tensor_list";
-    case SG_BT_INT:
-    case SG_BT_SYMINT: return "int_list";
-    case SG_BT_FLOAT: return "float_list";
-    case SG_BT_SCALAR: return "scalar_list";
-    case SG_BT_BOOL: return "bool_list";
-    case SG_BT_SCALAR_TYPE: return "code_list";
-    default: return NULL;
-    }
+    const sg_kind_info *k = sg_kind_get(sg_kind_of_arg(t));
+    return k ? k->name : NULL;
 }
 
 const char *sg_ret_kind(const sg_type *t) {
-    if (t->kind != SG_TY_BASE) return NULL;
-    switch (t->base) {
-    case SG_BT_TENSOR: return "tensor";
-    case SG_BT_INT:
-    case SG_BT_SYMINT: return "int";
-    case SG_BT_FLOAT: return "float";
-    case SG_BT_SCALAR: return "scalar";
-    case SG_BT_BOOL: return "bool";
-    case SG_BT_SCALAR_TYPE:
-    case SG_BT_LAYOUT:
-    case SG_BT_MEMORY_FORMAT:
-    case SG_BT_DEVICE_INDEX: return "code";
-    case SG_BT_STR: return "str";
-    case SG_BT_GENERATOR: return "generator";
-    default: return NULL;
-    }
+    const sg_kind_info *k = sg_kind_get(sg_kind_of_ret(t));
+    return k && k->ret_type ? k->name : NULL;
 }
 
 const char *sg_kernel_param_type(const sg_schema *s, const sg_cparam *p) {
     if (p->role != SG_CP_ARG || p->index < 0 || p->index >= s->n_args) return p->type;
-    const char *k = sg_arg_kind(s->args[p->index].type);
-    if (!k) return p->type;
-    if (strcmp(k, "opt_tensor") == 0) return "AtenTensorHandle";
-    if (strcmp(k, "opt_tensor_list") == 0) return "const AtenTensorHandle*";
-    if (strcmp(k, "opt_int_list") == 0) return "const int64_t*";
-    if (strcmp(k, "opt_float_list") == 0) return "const double*";
-    return p->type;
+    const sg_kind_info *k = sg_kind_get(sg_kind_of_arg(s->args[p->index].type));
+    return k ? k->kernel_type : p->type;
 }

@@ -96,8 +96,7 @@ shimrt_op *shimrt_op_lookup(const char *name, const char *overload);
 /* Under the lock: the op, created (undefined, no kernels) when missing; NULL on OOM. */
 shimrt_op *shimrt_op_get_or_create(const char *name, const char *overload);
 
-/* Number of torch_tag_*() codes. */
-#define SHIMRT_NUM_TAGS 18
+/* The torch_tag_*() codes and SHIMRT_NUM_TAGS: shimrt/codes.h. */
 const char *shimrt_tag_name(int32_t tag);
 
 #endif

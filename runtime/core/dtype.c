@@ -192,10 +192,10 @@ CODE_GETTER(aoti_torch_layout_sparse_bsr, SHIMRT_LAYOUT_SPARSE_BSR)
 CODE_GETTER(aoti_torch_layout_sparse_bsc, SHIMRT_LAYOUT_SPARSE_BSC)
 CODE_GETTER(aoti_torch_layout__mkldnn, SHIMRT_LAYOUT_MKLDNN)
 CODE_GETTER(aoti_torch_layout_jagged, SHIMRT_LAYOUT_JAGGED)
-CODE_GETTER(aoti_torch_memory_format_contiguous_format, 0)
-CODE_GETTER(aoti_torch_memory_format_preserve_format, 1)
-CODE_GETTER(aoti_torch_memory_format_channels_last, 2)
-CODE_GETTER(aoti_torch_memory_format_channels_last_3d, 3)
+CODE_GETTER(aoti_torch_memory_format_contiguous_format, SHIMRT_MEMORY_FORMAT_CONTIGUOUS)
+CODE_GETTER(aoti_torch_memory_format_preserve_format, SHIMRT_MEMORY_FORMAT_PRESERVE)
+CODE_GETTER(aoti_torch_memory_format_channels_last, SHIMRT_MEMORY_FORMAT_CHANNELS_LAST)
+CODE_GETTER(aoti_torch_memory_format_channels_last_3d, SHIMRT_MEMORY_FORMAT_CHANNELS_LAST_3D)
 
 AOTI_TORCH_EXPORT size_t aoti_torch_dtype_element_size(int32_t dtype) {
     return shimrt_dtype_size(dtype);

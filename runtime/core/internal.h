@@ -59,23 +59,8 @@ void shimrt_pool_free(shimrt_pool *pool, void *slot);
 bool shimrt_pool_contains(const shimrt_pool *pool, const void *p);
 
 /* ---- dtypes (dtype.c) ------------------------------------------------------------- */
-enum {
-    SHIMRT_UINT8 = 0, SHIMRT_INT8 = 1, SHIMRT_INT16 = 2, SHIMRT_INT32 = 3, SHIMRT_INT64 = 4,
-    SHIMRT_FLOAT16 = 5, SHIMRT_FLOAT32 = 6, SHIMRT_FLOAT64 = 7, SHIMRT_COMPLEX32 = 8,
-    SHIMRT_COMPLEX64 = 9, SHIMRT_COMPLEX128 = 10, SHIMRT_BOOL = 11, SHIMRT_BFLOAT16 = 15,
-    SHIMRT_FLOAT8_E5M2 = 23, SHIMRT_FLOAT8_E4M3FN = 24, SHIMRT_FLOAT8_E5M2FNUZ = 25,
-    SHIMRT_FLOAT8_E4M3FNUZ = 26, SHIMRT_UINT16 = 27, SHIMRT_UINT32 = 28, SHIMRT_UINT64 = 29,
-    SHIMRT_FLOAT8_E8M0FNU = 44, SHIMRT_FLOAT4_E2M1FN_X2 = 45
-};
-enum {
-    SHIMRT_DEV_CPU = 0, SHIMRT_DEV_CUDA = 1, SHIMRT_DEV_XPU = 12, SHIMRT_DEV_MPS = 13,
-    SHIMRT_DEV_META = 14, SHIMRT_DEV_PRIVATEUSE1 = 20
-};
-enum {
-    SHIMRT_LAYOUT_STRIDED = 0, SHIMRT_LAYOUT_SPARSE_COO = 1, SHIMRT_LAYOUT_SPARSE_CSR = 2,
-    SHIMRT_LAYOUT_MKLDNN = 3, SHIMRT_LAYOUT_SPARSE_CSC = 4, SHIMRT_LAYOUT_SPARSE_BSR = 5,
-    SHIMRT_LAYOUT_SPARSE_BSC = 6, SHIMRT_LAYOUT_JAGGED = 7
-};
+/* The dtype, device type, layout and memory-format codes: shimrt/codes.h (shared with gen/). */
+#include "shimrt/codes.h"
 
 /* Bytes per element of a dtype code; 0 for an unknown code. */
 size_t shimrt_dtype_size(int32_t dtype);

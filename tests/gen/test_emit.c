@@ -903,31 +903,75 @@ Test(emit, bodies_without_a_form_fail_at_run_time_with_a_warning) {
     cr_expect_null(strstr(dtext(), "warning"), "%s", dtext());
 }
 
-/* The shipped template set has every form for every kind (templates/bodies.in). */
+/* The shipped template set has every form for every kind of gen/kinds.c
+ * (templates/bodies.in): pack_ and box_ for an argument kind, pop_, ret_ and push_ for a
+ * kind that returns. */
 Test(emit, every_kind_has_every_form) {
-    static const char *const args[] = {
-        "tensor", "opt_tensor", "tensor_list", "opt_tensor_list", "int", "opt_int", "float",
-        "opt_float", "scalar", "opt_scalar", "bool", "opt_bool", "code", "opt_code",
-        "device_index", "opt_device_index", "device", "opt_device", "str", "opt_str",
-        "generator", "opt_generator", "int_list", "opt_int_list", "float_list",
-        "opt_float_list", "scalar_list", "bool_list", "code_list"};
-    static const char *const rets[] = {"tensor", "int", "float", "scalar", "bool", "code",
-                                       "str", "generator"};
     char err[256];
     const sg_tpl_set *t = sg_tpl_set_load(A, sg_tpl_find_dir(A, NULL), "bodies.in", err, sizeof err);
     cr_assert(t, "%s", err);
-    for (size_t i = 0; i < sizeof args / sizeof *args; i++)
+    int n_rets = 0;
+    for (int k = 1; k < SG_K_COUNT_; k++) {
+        const sg_kind_info *ki = sg_kind_get((sg_kind)k);
+        cr_assert(ki && ki->name && ki->c_type && ki->kernel_type && ki->siv);
+        char types[128];
+        cr_expect_gt(sg_kind_schema_types((sg_kind)k, false, types, sizeof types), 0,
+                     "kind %s: no schema type", ki->name);
         for (int f = 0; f < 2; f++) {
-            const char *sec = sg_arena_printf(A, "%s_%s", f ? "box" : "pack", args[i]);
+            const char *sec = sg_arena_printf(A, "%s_%s", f ? "box" : "pack", ki->name);
             cr_expect(sg_tpl_set_get(t, sec) != NULL, "no section %s", sec);
         }
-    for (size_t i = 0; i < sizeof rets / sizeof *rets; i++)
+        bool returns = sg_kind_schema_types((sg_kind)k, true, types, sizeof types) > 0;
+        cr_expect_eq(returns, ki->ret_type != NULL, "kind %s: returns and ret_type disagree", ki->name);
+        if (!returns) continue;
+        n_rets++;
         for (int f = 0; f < 3; f++) {
             static const char *const form[] = {"pop", "ret", "push"};
-            const char *sec = sg_arena_printf(A, "%s_%s", form[f], rets[i]);
+            const char *sec = sg_arena_printf(A, "%s_%s", form[f], ki->name);
             cr_expect(sg_tpl_set_get(t, sec) != NULL, "no section %s", sec);
         }
+    }
+    cr_expect_eq(n_rets, 8);
     cr_expect_null(sg_tpl_set_get(t, "pack_no_such_kind"));
+}
+
+/* The kinds table of templates/README.md is gen/kinds.c's table, rendered. */
+static void kinds_markdown(sg_buf *b) {
+    sg_buf_puts(b, "| kind | argument types | return types | shim parameter | kernel parameter | "
+                   "StableIValue | owns | runtime code |\n| --- | --- | --- | --- | --- | --- | --- | --- |\n");
+    for (int k = 1; k < SG_K_COUNT_; k++) {
+        const sg_kind_info *ki = sg_kind_get((sg_kind)k);
+        char at[128], rt[128];
+        sg_kind_schema_types((sg_kind)k, false, at, sizeof at);
+        sg_kind_schema_types((sg_kind)k, true, rt, sizeof rt);
+        const char *extra = ki->shape == SG_SHAPE_LIST ? ", `int64_t x_len_`"
+                          : ki->shape == SG_SHAPE_DEVICE ? ", `int32_t x_index_`" : "";
+        const char *ret = *rt ? sg_arena_printf(A, "%s (`%s retN`)", rt, ki->ret_type) : "-";
+        sg_buf_printf(b, "| `%s` | %s | %s | `%s x`%s | `%s` | %s | %s | %d |\n", ki->name, at, ret,
+                      ki->c_type, extra, ki->kernel_type, ki->siv, ki->owns ? "yes" : "no",
+                      ki->code);
+    }
+}
+
+Test(emit, kinds_table_is_documented) {
+    sg_buf want = {0};
+    kinds_markdown(&want);
+    char *readme = NULL;
+    size_t len = 0;
+    const char *dir = sg_tpl_find_dir(A, NULL);
+    cr_assert(dir);
+    cr_assert_eq(sg_fs_read(sg_arena_printf(A, "%s/README.md", dir), &readme, &len), 0);
+    bool found = strstr(readme, want.data) != NULL;
+    if (!found) {
+        FILE *f = fopen(sg_arena_printf(A, "%s/kinds.md", tmpdir), "w");
+        if (f) {
+            fputs(want.data, f);
+            fclose(f);
+        }
+    }
+    cr_expect(found, "templates/README.md does not hold gen/kinds.c's table; it is:\n%s", want.data);
+    free(readme);
+    sg_buf_free(&want);
 }
 
 Test(emit, default_without_a_c_form_gives_a_failing_version) {

@@ -1,0 +1,81 @@
+/* shimrt/codes.h: the integer codes that the generator (gen/) and the runtime (runtime/)
+ * share, defined once: dtypes, device types, layouts and memory formats (PyTorch's values,
+ * docs/runtime-api.md "Integer codes"), the torch_tag_*() codes, and the argument kinds of
+ * the generated boxed kernels (gen/kinds.c maps every schema type to one).
+ *
+ * Each list is an X-macro, X(NAME, name, code), so that a table of names or a switch can
+ * be written from it; the enums below are made from the lists. Plain C99, no functions. */
+#ifndef SHIMRT_CODES_H
+#define SHIMRT_CODES_H
+
+/* dtypes: c10::ScalarType values (aoti_torch_dtype_<name>()). */
+#define SHIMRT_DTYPES(X)                                                                  \
+    X(UINT8, uint8, 0) X(INT8, int8, 1) X(INT16, int16, 2) X(INT32, int32, 3)            \
+    X(INT64, int64, 4) X(FLOAT16, float16, 5) X(FLOAT32, float32, 6)                      \
+    X(FLOAT64, float64, 7) X(COMPLEX32, complex32, 8) X(COMPLEX64, complex64, 9)          \
+    X(COMPLEX128, complex128, 10) X(BOOL, bool, 11) X(BFLOAT16, bfloat16, 15)             \
+    X(FLOAT8_E5M2, float8_e5m2, 23) X(FLOAT8_E4M3FN, float8_e4m3fn, 24)                   \
+    X(FLOAT8_E5M2FNUZ, float8_e5m2fnuz, 25) X(FLOAT8_E4M3FNUZ, float8_e4m3fnuz, 26)       \
+    X(UINT16, uint16, 27) X(UINT32, uint32, 28) X(UINT64, uint64, 29)                     \
+    X(FLOAT8_E8M0FNU, float8_e8m0fnu, 44) X(FLOAT4_E2M1FN_X2, float4_e2m1fn_x2, 45)
+
+/* device types: c10::DeviceType values (aoti_torch_device_type_<name>()). */
+#define SHIMRT_DEVICE_TYPES(X)                                                            \
+    X(CPU, cpu, 0) X(CUDA, cuda, 1) X(XPU, xpu, 12) X(MPS, mps, 13) X(META, meta, 14)     \
+    X(PRIVATEUSE1, privateuse1, 20)
+
+/* layouts: c10::Layout values (aoti_torch_layout_<name>()). */
+#define SHIMRT_LAYOUTS(X)                                                                 \
+    X(STRIDED, strided, 0) X(SPARSE_COO, sparse_coo, 1) X(SPARSE_CSR, sparse_csr, 2)      \
+    X(MKLDNN, _mkldnn, 3) X(SPARSE_CSC, sparse_csc, 4) X(SPARSE_BSR, sparse_bsr, 5)       \
+    X(SPARSE_BSC, sparse_bsc, 6) X(JAGGED, jagged, 7)
+
+/* memory formats: c10::MemoryFormat values (aoti_torch_memory_format_<name>()). */
+#define SHIMRT_MEMORY_FORMATS(X)                                                          \
+    X(CONTIGUOUS, contiguous_format, 0) X(PRESERVE, preserve_format, 1)                   \
+    X(CHANNELS_LAST, channels_last, 2) X(CHANNELS_LAST_3D, channels_last_3d, 3)
+
+/* tags: the torch_tag_<name>() codes (ours: the getters keep them out of the ABI). */
+#define SHIMRT_TAGS(X)                                                                    \
+    X(CORE, core, 0) X(CUDAGRAPH_UNSAFE, cudagraph_unsafe, 1)                             \
+    X(DATA_DEPENDENT_OUTPUT, data_dependent_output, 2)                                    \
+    X(DYNAMIC_OUTPUT_SHAPE, dynamic_output_shape, 3) X(FLEXIBLE_LAYOUT, flexible_layout, 4) \
+    X(GENERATED, generated, 5) X(INPLACE_VIEW, inplace_view, 6)                           \
+    X(MAYBE_ALIASING_OR_MUTATING, maybe_aliasing_or_mutating, 7)                          \
+    X(NEEDS_CONTIGUOUS_STRIDES, needs_contiguous_strides, 8)                              \
+    X(NEEDS_EXACT_STRIDES, needs_exact_strides, 9)                                        \
+    X(NEEDS_FIXED_STRIDE_ORDER, needs_fixed_stride_order, 10)                             \
+    X(NONDETERMINISTIC_BITWISE, nondeterministic_bitwise, 11)                             \
+    X(NONDETERMINISTIC_SEEDED, nondeterministic_seeded, 12) X(OUT_VARIANT, out_variant, 13) \
+    X(POINTWISE, pointwise, 14) X(PT2_COMPLIANT_TAG, pt2_compliant_tag, 15)               \
+    X(REDUCTION, reduction, 16) X(VIEW_COPY, view_copy, 17)
+
+/* Argument kinds of the generated boxed kernels: what a stack value of an argument holds
+ * and how it is released (0: owns nothing). The names are the kinds of gen/kinds.c. */
+#define SHIMRT_KINDS(X)                                                                   \
+    X(NONE, none, 0) X(TENSOR, tensor, 1) X(OPT_TENSOR, opt_tensor, 2)                    \
+    X(TENSOR_LIST, tensor_list, 3) X(OPT_TENSOR_LIST, opt_tensor_list, 4)                 \
+    X(OPT_INT, opt_int, 5) X(OPT_FLOAT, opt_float, 6) X(SCALAR, scalar, 7)                \
+    X(OPT_SCALAR, opt_scalar, 8) X(OPT_BOOL, opt_bool, 9) X(OPT_CODE, opt_code, 10)       \
+    X(OPT_DEVICE_INDEX, opt_device_index, 11) X(OPT_DEVICE, opt_device, 12)               \
+    X(STR, str, 13) X(OPT_STR, opt_str, 14) X(GENERATOR, generator, 15)                   \
+    X(OPT_GENERATOR, opt_generator, 16) X(INT_LIST, int_list, 17)                         \
+    X(OPT_INT_LIST, opt_int_list, 18) X(FLOAT_LIST, float_list, 19)                       \
+    X(OPT_FLOAT_LIST, opt_float_list, 20) X(SCALAR_LIST, scalar_list, 21)                 \
+    X(BOOL_LIST, bool_list, 22) X(CODE_LIST, code_list, 23)
+
+#define SHIMRT_CODE_ENUM_DTYPE_(N, n, c) SHIMRT_##N = c,
+#define SHIMRT_CODE_ENUM_DEV_(N, n, c) SHIMRT_DEV_##N = c,
+#define SHIMRT_CODE_ENUM_LAYOUT_(N, n, c) SHIMRT_LAYOUT_##N = c,
+#define SHIMRT_CODE_ENUM_MF_(N, n, c) SHIMRT_MEMORY_FORMAT_##N = c,
+#define SHIMRT_CODE_ENUM_TAG_(N, n, c) SHIMRT_TAG_##N = c,
+#define SHIMRT_CODE_ENUM_KIND_(N, n, c) SHIMRT_KIND_##N = c,
+#define SHIMRT_CODE_COUNT_(N, n, c) +1
+enum { SHIMRT_DTYPES(SHIMRT_CODE_ENUM_DTYPE_) };
+enum { SHIMRT_DEVICE_TYPES(SHIMRT_CODE_ENUM_DEV_) };
+enum { SHIMRT_LAYOUTS(SHIMRT_CODE_ENUM_LAYOUT_) };
+enum { SHIMRT_MEMORY_FORMATS(SHIMRT_CODE_ENUM_MF_) };
+enum { SHIMRT_TAGS(SHIMRT_CODE_ENUM_TAG_) SHIMRT_NUM_TAGS = 0 SHIMRT_TAGS(SHIMRT_CODE_COUNT_) };
+enum { SHIMRT_KINDS(SHIMRT_CODE_ENUM_KIND_) SHIMRT_NUM_KINDS = 0 SHIMRT_KINDS(SHIMRT_CODE_COUNT_) };
+
+#endif
