@@ -17,6 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <shimrt/codes.h>
+
 #include "emit.h"
 
 #define BODIES_FILE "bodies.in"
@@ -193,15 +195,19 @@ static void put_stub(bodies *B, sg_buf *out, const sg_emit_shim *s, const sg_emi
 }
 
 /* ---- Defaults of the arguments an older version leaves out ------------------------------ */
+/* The integer code of an identifier default (`ScalarType dtype=long`,
+ * `MemoryFormat memory_format=contiguous_format`): the codes of shimrt/codes.h under their
+ * names, and the spellings PyTorch's schemas also use. */
 static int ident_code(const char *id) {
+#define ROW_(N, name, code) {#name, code},
     static const struct { const char *name; int code; } k[] = {
-        {"uint8", 0}, {"int8", 1}, {"int16", 2}, {"int", 3}, {"int32", 3}, {"long", 4},
-        {"int64", 4}, {"half", 5}, {"float", 6}, {"float32", 6}, {"double", 7},
-        {"float64", 7}, {"complex32", 8}, {"cfloat", 9}, {"cdouble", 10}, {"bool", 11},
-        {"bfloat16", 15}, {"contiguous_format", 0}, {"preserve_format", 1},
-        {"channels_last", 2}, {"channels_last_3d", 3}, {"strided", 0}, {"sparse_coo", 1},
-        {"Mean", 1}, {"Sum", 2}, {"per_tensor_affine", 0},
+        SHIMRT_DTYPES(ROW_) SHIMRT_MEMORY_FORMATS(ROW_) SHIMRT_LAYOUTS(ROW_)
+        SHIMRT_REDUCTIONS(ROW_) SHIMRT_QSCHEMES(ROW_)
+        {"int", SHIMRT_INT32}, {"long", SHIMRT_INT64}, {"half", SHIMRT_FLOAT16},
+        {"float", SHIMRT_FLOAT32}, {"double", SHIMRT_FLOAT64}, {"cfloat", SHIMRT_COMPLEX64},
+        {"cdouble", SHIMRT_COMPLEX128},
     };
+#undef ROW_
     for (size_t i = 0; i < sizeof k / sizeof *k; i++)
         if (strcmp(k[i].name, id) == 0) return k[i].code;
     return -1;

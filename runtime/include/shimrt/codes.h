@@ -1,6 +1,6 @@
 /* shimrt/codes.h: the integer codes that the generator (gen/) and the runtime (runtime/)
  * share, defined once: dtypes, device types, layouts and memory formats (PyTorch's values,
- * docs/runtime-api.md "Integer codes"), the torch_tag_*() codes, and the argument kinds of
+ * docs/runtime-api.md "Integer codes"), QSchemes and reductions, the torch_tag_*() codes, and the argument kinds of
  * the generated boxed kernels (gen/kinds.c maps every schema type to one).
  *
  * Each list is an X-macro, X(NAME, name, code), so that a table of names or a switch can
@@ -35,6 +35,16 @@
     X(CONTIGUOUS, contiguous_format, 0) X(PRESERVE, preserve_format, 1)                   \
     X(CHANNELS_LAST, channels_last, 2) X(CHANNELS_LAST_3D, channels_last_3d, 3)
 
+/* QSchemes: c10::QScheme values (the StableIValue encoding of QScheme, docs/stableivalue.md). */
+#define SHIMRT_QSCHEMES(X)                                                                \
+    X(PER_TENSOR_AFFINE, per_tensor_affine, 0) X(PER_CHANNEL_AFFINE, per_channel_affine, 1) \
+    X(PER_TENSOR_SYMMETRIC, per_tensor_symmetric, 2)                                      \
+    X(PER_CHANNEL_SYMMETRIC, per_channel_symmetric, 3)                                    \
+    X(PER_CHANNEL_AFFINE_FLOAT_QPARAMS, per_channel_affine_float_qparams, 4)
+
+/* reductions: at::Reduction values (`int reduction=Mean` in a schema). */
+#define SHIMRT_REDUCTIONS(X) X(NONE, None, 0) X(MEAN, Mean, 1) X(SUM, Sum, 2)
+
 /* tags: the torch_tag_<name>() codes (ours: the getters keep them out of the ABI). */
 #define SHIMRT_TAGS(X)                                                                    \
     X(CORE, core, 0) X(CUDAGRAPH_UNSAFE, cudagraph_unsafe, 1)                             \
@@ -68,6 +78,8 @@
 #define SHIMRT_CODE_ENUM_DEV_(N, n, c) SHIMRT_DEV_##N = c,
 #define SHIMRT_CODE_ENUM_LAYOUT_(N, n, c) SHIMRT_LAYOUT_##N = c,
 #define SHIMRT_CODE_ENUM_MF_(N, n, c) SHIMRT_MEMORY_FORMAT_##N = c,
+#define SHIMRT_CODE_ENUM_QS_(N, n, c) SHIMRT_QSCHEME_##N = c,
+#define SHIMRT_CODE_ENUM_RED_(N, n, c) SHIMRT_REDUCTION_##N = c,
 #define SHIMRT_CODE_ENUM_TAG_(N, n, c) SHIMRT_TAG_##N = c,
 #define SHIMRT_CODE_ENUM_KIND_(N, n, c) SHIMRT_KIND_##N = c,
 #define SHIMRT_CODE_COUNT_(N, n, c) +1
@@ -75,6 +87,8 @@ enum { SHIMRT_DTYPES(SHIMRT_CODE_ENUM_DTYPE_) };
 enum { SHIMRT_DEVICE_TYPES(SHIMRT_CODE_ENUM_DEV_) };
 enum { SHIMRT_LAYOUTS(SHIMRT_CODE_ENUM_LAYOUT_) };
 enum { SHIMRT_MEMORY_FORMATS(SHIMRT_CODE_ENUM_MF_) };
+enum { SHIMRT_QSCHEMES(SHIMRT_CODE_ENUM_QS_) };
+enum { SHIMRT_REDUCTIONS(SHIMRT_CODE_ENUM_RED_) };
 enum { SHIMRT_TAGS(SHIMRT_CODE_ENUM_TAG_) SHIMRT_NUM_TAGS = 0 SHIMRT_TAGS(SHIMRT_CODE_COUNT_) };
 enum { SHIMRT_KINDS(SHIMRT_CODE_ENUM_KIND_) SHIMRT_NUM_KINDS = 0 SHIMRT_KINDS(SHIMRT_CODE_COUNT_) };
 

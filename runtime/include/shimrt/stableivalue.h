@@ -17,6 +17,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "codes.h"
 #include "containers.h"
 #include "types.h"
 
@@ -24,12 +25,7 @@
 extern "C" {
 #endif
 
-/* QScheme codes (c10::QScheme's values). */
-#define SHIMRT_QSCHEME_PER_TENSOR_AFFINE 0
-#define SHIMRT_QSCHEME_PER_CHANNEL_AFFINE 1
-#define SHIMRT_QSCHEME_PER_TENSOR_SYMMETRIC 2
-#define SHIMRT_QSCHEME_PER_CHANNEL_SYMMETRIC 3
-#define SHIMRT_QSCHEME_PER_CHANNEL_AFFINE_FLOAT_QPARAMS 4
+/* QScheme codes (c10::QScheme's values): SHIMRT_QSCHEME_* of codes.h. */
 
 /* ---- pointers (Tensor, str, T[], Scalar, Stream, Generator, Storage, tuple, complex) -- */
 static inline StableIValue siv_from_ptr_(const void *p) {
