@@ -598,8 +598,56 @@ static void check_dispatch_keys(sg_context *ctx) {
     free(set.hashes);
 }
 
+/* Length of the directory part of a path ("a/b/x.yaml" -> 4, "x.yaml" -> 0). */
+static size_t dir_len(const char *path) {
+    const char *slash = path ? strrchr(path, '/') : NULL;
+    return slash ? (size_t)(slash - path + 1) : 0;
+}
+
+/* `fallback_ops: all` / `aten_ops: all`: one op per function written in the
+ * native_functions.yaml of the same directory (derived functions excluded), after the
+ * listed ones; an op that the section of another file lists already is not repeated. */
+static void expand_shim_all(sg_context *ctx) {
+    sg_model *m = &ctx->model;
+    if (m->n_shim_all == 0) return;
+    size_t cap = m->n_shim_ops + m->n_shim_all * m->n_written;
+    sg_shim_op *ops = sg_arena_alloc(ctx->arena, (cap + 1) * sizeof *ops);
+    if (!ops) {
+        sg_diag(ctx, SG_DIAG_ERROR, (sg_loc){NULL, 0, 0}, "out of memory");
+        return;
+    }
+    if (m->n_shim_ops) memcpy(ops, m->shim_ops, m->n_shim_ops * sizeof *ops);
+    size_t n = m->n_shim_ops;
+    for (size_t r = 0; r < m->n_shim_all; r++) {
+        const sg_shim_op *all = &m->shim_all[r];
+        size_t dl = dir_len(all->loc.file);
+        for (size_t i = 0; i < m->n_written && i < m->n_funcs; i++) {
+            const sg_native_function *f = m->funcs[i];
+            if (f->derived || dir_len(f->loc.file) != dl ||
+                (dl && strncmp(f->loc.file, all->loc.file, dl) != 0))
+                continue;
+            const sg_schema *sc = f->func;
+            const char *key = sg_arena_printf(ctx->arena, "%s.%s.%s", sc->ns ? sc->ns : "aten",
+                                              sc->name,
+                                              sc->overload && *sc->overload ? sc->overload
+                                                                            : "default");
+            if (!key) return;
+            bool listed = false;
+            for (size_t q = 0; q < n && !listed; q++)
+                listed = ops[q].aten == all->aten && strcmp(ops[q].key, key) == 0;
+            if (listed) continue;
+            sg_shim_op op = *all;
+            op.key = key;
+            ops[n++] = op;
+        }
+    }
+    m->shim_ops = ops;
+    m->n_shim_ops = n;
+}
+
 static void check_shim_ops(sg_context *ctx) {
     sg_model *m = &ctx->model;
+    expand_shim_all(ctx);
     for (size_t i = 0; i < m->n_shim_ops; i++) {
         sg_shim_op *op = &m->shim_ops[i];
         op->fn = sg_model_find(ctx, op->key);

@@ -930,8 +930,21 @@ int sg_model_add_shim_ops(sg_context *ctx, const sg_ynode *root) {
             continue;
         }
         if (is_null(sec)) continue; /* an empty section */
+        if (sec->kind == SG_Y_SCALAR && strcmp(sec->scalar, "all") == 0) {
+            /* every function written in this directory's native_functions.yaml (sg_finalize) */
+            sg_shim_op *all = sg_arena_alloc(L.arena, (m->n_shim_all + 1) * sizeof *all);
+            if (!all) return -1;
+            if (m->n_shim_all) memcpy(all, m->shim_all, m->n_shim_all * sizeof *all);
+            memset(&all[m->n_shim_all], 0, sizeof *all);
+            all[m->n_shim_all].aten = aten;
+            all[m->n_shim_all].loc = sec->loc;
+            m->shim_all = all;
+            m->n_shim_all++;
+            continue;
+        }
         if (sec->kind != SG_Y_MAP) {
-            err(&L, sec->loc, "'%s' must be a mapping of op keys, not %s", name, kind_name(sec));
+            err(&L, sec->loc, "'%s' must be a mapping of op keys or 'all', not %s", name,
+                kind_name(sec));
             continue;
         }
         size_t sec_start = n;

@@ -127,8 +127,11 @@ typedef struct sg_model {
     sg_tag *tags;
     size_t n_tags;
     bool have_tags_file;
-    sg_shim_op *shim_ops;       /* in file order */
+    sg_shim_op *shim_ops;       /* in file order (after sg_finalize: `all` sections expanded) */
     size_t n_shim_ops;
+    sg_shim_op *shim_all;       /* `fallback_ops: all` / `aten_ops: all`: key NULL, loc the
+                                   value (its directory is the one whose functions it takes) */
+    size_t n_shim_all;
     sg_input_file *inputs;      /* every file read, in reading order (for banners, depfiles) */
     size_t n_inputs;
     const char *ns;             /* op namespace, "aten" */

@@ -1009,3 +1009,41 @@ Test(emit, bodies_template_set_missing_a_section) {
     expect_diag("/tpl/bodies.in:0:0: error: template set has no section '");
     cr_expect_eq(count_entries(tmpdir), 1); /* only tpl/ */
 }
+
+/* `fallback_ops: all` / `aten_ops: all`: every function written in the native_functions.yaml
+ * of the same directory, none of another directory's, no derived one; listed ops are not
+ * repeated; any other scalar is an error. */
+Test(emit, shim_ops_all) {
+    const char *a = "- func: f(Tensor self) -> Tensor\n  dispatch:\n    CPU: f_cpu\n"
+                    "- func: g.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)\n"
+                    "  dispatch:\n    CPU: g_out\n  autogen: g\n";
+    const char *b = "- func: h(Tensor self) -> Tensor\n  dispatch:\n    CPU: h_cpu\n";
+    cr_assert_eq(sg_load_buffer(ctx, "native_functions", "a/native_functions.yaml", a, strlen(a)), 0,
+                 "%s", dtext());
+    cr_assert_eq(sg_load_buffer(ctx, "native_functions", "b/native_functions.yaml", b, strlen(b)), 0,
+                 "%s", dtext());
+    const char *ops = "fallback_ops: all\naten_ops:\n  aten.f.default: {since: \"2.12\"}\n";
+    const char *ops_a = "aten_ops: all\n";
+    cr_assert_eq(sg_load_buffer(ctx, "shim_ops", "a/shim_ops.yaml", ops, strlen(ops)), 0, "%s", dtext());
+    cr_assert_eq(sg_load_buffer(ctx, "shim_ops", "a/x/shim_ops.yaml", ops_a, strlen(ops_a)), 0,
+                 "%s", dtext());
+    cr_assert_eq(sg_finalize(ctx), 0, "%s", dtext());
+    const sg_model *m = sg_context_model_mut(ctx);
+    /* a/: f and g.out in fallback_ops; f listed in aten_ops with its since; a/x/ has no
+     * functions, so its `all` adds nothing. */
+    cr_assert_eq(m->n_shim_ops, 3);
+    cr_expect_str_eq(m->shim_ops[0].key, "aten.f.default");
+    cr_expect(m->shim_ops[0].aten);
+    cr_expect_str_eq(m->shim_ops[0].since, "2.12");
+    cr_expect_str_eq(m->shim_ops[1].key, "aten.f.default");
+    cr_expect(!m->shim_ops[1].aten);
+    cr_expect_str_eq(m->shim_ops[2].key, "aten.g.out");
+    cr_expect(!m->shim_ops[2].aten);
+    for (int i = 0; i < 3; i++) cr_expect(m->shim_ops[i].fn != NULL);
+}
+
+Test(emit, shim_ops_all_only_all) {
+    const char *ops = "fallback_ops: every\n";
+    cr_expect_neq(load("shim_ops", ops), 0);
+    expect_diag("shim_ops:1:15: error: 'fallback_ops' must be a mapping of op keys or 'all', not a string");
+}
