@@ -676,8 +676,14 @@ static void put_aten_body(bodies *B, sg_buf *out, const sg_emit_shim *s) {
     for (int j = 0; j < sc->n_rets && !why; j++) {
         const char *jj = fmt_int(B, j);
         if (!rets) {
+            const sg_kind_info *rk = sg_kind_get(sg_kind_of_arg(sc->rets[j].type));
+            if (!rk) {
+                why = sg_arena_printf(B->a, "return %d of type '%s' cannot be dropped", j,
+                                      type_text(B, sc->rets[j].type));
+                break;
+            }
             put(B, &pops, "pop_discard",
-                SLOTS({"type", c_escape(B, type_text(B, sc->rets[j].type), false), 0}, {"j", jj, 0}));
+                SLOTS({"kind", sg_kind_code_name(rk), 0}, {"j", jj, 0}));
             sg_buf_putc(&pops, '\n');
             continue;
         }
@@ -765,15 +771,11 @@ static bool put_boxed_body(bodies *B, sg_buf *out, const sg_emit_shim *s) {
         }
         put(B, &unpacks, sec, SLOTS({"name", p->name, 0}, {"i", fmt_int(B, a), 0}));
         sg_buf_putc(&unpacks, '\n');
-        /* Values that own nothing on the stack have no type entry (NULL). */
+        /* The kind code the box releases the value by (SHIMRT_KIND_NONE: owns nothing). */
+        const sg_kind_info *ki = sg_kind_get(sg_kind_of_arg(sc->args[a].type));
         if (types.len) sg_buf_put(&types, ", ", 2);
-        if (sg_kind_get(sg_kind_of_arg(sc->args[a].type))->owns) {
-            owning = true;
-            put(B, &types, "arg_type",
-                SLOTS({"type", c_escape(B, type_text(B, sc->args[a].type), false), 0}));
-        } else {
-            put(B, &types, "arg_type_none", NULL, 0);
-        }
+        owning |= ki->owns;
+        put(B, &types, "arg_kind", SLOTS({"kind", sg_kind_code_name(ki), 0}));
     }
     bool handles = returns_handles(sc);
     for (int j = 0; j < sc->n_rets && !why; j++) {
@@ -820,11 +822,11 @@ static bool put_boxed_body(bodies *B, sg_buf *out, const sg_emit_shim *s) {
         warn(B, s, "no boxed kernel (the op stays defined, without a kernel)", why);
         return false;
     }
-    const char *arg_types = "", *arg_types_ref = "NULL";
+    const char *arg_kinds = "", *arg_kinds_ref = "NULL";
     if (owning) {
-        arg_types = str(B, "arg_types",
-                        SLOTS({"n", fmt_int(B, sc->n_args), 0}, {"types", buf_str(B, &types), 0}));
-        arg_types_ref = str(B, "arg_types_ref", NULL, 0);
+        arg_kinds = str(B, "arg_kinds",
+                        SLOTS({"n", fmt_int(B, sc->n_args), 0}, {"kinds", buf_str(B, &types), 0}));
+        arg_kinds_ref = str(B, "arg_kinds_ref", NULL, 0);
     } else {
         sg_buf_free(&types);
     }
@@ -835,8 +837,8 @@ static bool put_boxed_body(bodies *B, sg_buf *out, const sg_emit_shim *s) {
         {"op_name", c_escape(B, op_name(B, sc), false), 0},
         {"n_args", fmt_int(B, sc->n_args), 0},
         {"n_outputs", fmt_int(B, sc->n_rets), 0},
-        {"arg_types", arg_types, 0},
-        {"arg_types_ref", arg_types_ref, 0},
+        {"arg_kinds", arg_kinds, 0},
+        {"arg_kinds_ref", arg_kinds_ref, 0},
         {"unpacks", buf_str(B, &unpacks), 0},
         {"rets", buf_str(B, &rets), 0},
         {"keeps", buf_str(B, &keeps), 0},
@@ -876,14 +878,21 @@ static def_op *plan_defs(bodies *B, int *n_out) {
     return v;
 }
 
-static const char *tags_text(bodies *B, const sg_native_function *fn) {
-    if (fn->n_tags == 0) return NULL;
+/* The tags of fn that the runtime knows (shimrt/codes.h), as "SHIMRT_TAG_BIT(CORE) | ...";
+ * NULL when none. Other tags are left out: the runtime has no code for them. */
+static const char *tag_bits(bodies *B, const sg_native_function *fn) {
+#define TAG_ROW_(N, name, code) {#name, "SHIMRT_TAG_BIT(" #N ")"},
+    static const struct { const char *name, *bit; } k[] = {SHIMRT_TAGS(TAG_ROW_)};
+#undef TAG_ROW_
     sg_buf b = {0};
-    for (int i = 0; i < fn->n_tags; i++) {
-        if (i) sg_buf_putc(&b, ',');
-        sg_buf_puts(&b, fn->tags[i]);
-    }
-    return c_escape(B, buf_str(B, &b), false);
+    for (size_t t = 0; t < sizeof k / sizeof *k; t++)
+        for (int i = 0; i < fn->n_tags; i++)
+            if (strcmp(fn->tags[i], k[t].name) == 0) {
+                if (b.len) sg_buf_put(&b, " | ", 3);
+                sg_buf_puts(&b, k[t].bit);
+                break;
+            }
+    return b.len ? buf_str(B, &b) : NULL;
 }
 
 static void emit_boxed(bodies *B, const sg_emit_header *h, const def_op *defs, int n_defs) {
@@ -908,7 +917,7 @@ static void emit_boxed(bodies *B, const sg_emit_header *h, const def_op *defs, i
         sg_buf de = {0}, ie = {0};
         int nd = 0, ni = 0;
         for (int q = k; q < n_defs && strcmp(defs[q].ns, ns) == 0; q++) {
-            const char *tags = tags_text(B, defs[q].shim->fn);
+            const char *tags = tag_bits(B, defs[q].shim->fn);
             sg_buf_puts(&de, join_sep(&de));
             put(B, &de, "def_entry",
                 SLOTS({"schema", c_escape(B, def_schema(B, defs[q].shim->fn), false), 0},

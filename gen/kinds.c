@@ -199,6 +199,14 @@ sg_kind sg_kind_of_ret(const sg_type *t) {
     return lookup(k_rets, sizeof k_rets / sizeof *k_rets, t);
 }
 
+const char *sg_kind_code_name(const sg_kind_info *k) {
+#define CODE_NAME_(N, name, code, type) [code] = "SHIMRT_KIND_" #N,
+    static const char *const names[SHIMRT_NUM_KINDS] = {SHIMRT_KINDS(CODE_NAME_)};
+#undef CODE_NAME_
+    int c = k && k->owns ? k->code : SHIMRT_KIND_NONE;
+    return c >= 0 && c < SHIMRT_NUM_KINDS && names[c] ? names[c] : "SHIMRT_KIND_NONE";
+}
+
 const sg_kind_info *sg_kind_get(sg_kind k) {
     return (int)k > 0 && k < SG_K_COUNT_ ? &k_kinds[k] : NULL;
 }

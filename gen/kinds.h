@@ -54,6 +54,9 @@ sg_kind sg_kind_of_ret(const sg_type *t);
 /* The row of a kind; NULL for SG_K_NONE or out of range. Static. */
 const sg_kind_info *sg_kind_get(sg_kind k);
 
+/* The C name of a kind's runtime code: "SHIMRT_KIND_OPT_TENSOR" (codes.h's list). Static. */
+const char *sg_kind_code_name(const sg_kind_info *k);
+
 /* The schema types of a kind as arguments (ret false) or returns (ret true), in table
  * order, joined with ", " ("int, SymInt"), written to buf like snprintf (NUL-terminated
  * when cap > 0). Returns the full length; empty when none has that kind. */

@@ -16,9 +16,9 @@
 
 /* aten.add.Scalar: add.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor */
 void boxed_cpu_add_Scalar(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
-    static const char* const arg_types_[3] = {"Tensor", "Scalar", "Scalar"};
+    static const unsigned char arg_kinds_[3] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_SCALAR, SHIMRT_KIND_SCALAR};
     shimrt_box box_;
-    if (shimrt_box_begin(&box_, "add.Scalar", stack_, num_args_, 3, num_outputs_, 1, arg_types_) != AOTI_TORCH_SUCCESS) return;
+    if (shimrt_box_begin(&box_, "add.Scalar", stack_, num_args_, 3, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
     AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
     double other = shimrt_box_scalar(&box_, 1);
     double alpha = shimrt_box_scalar(&box_, 2);
@@ -31,9 +31,9 @@ void boxed_cpu_add_Scalar(StableIValue* stack_, uint64_t num_args_, uint64_t num
 
 /* aten.add.Tensor: add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor */
 void boxed_cpu_add_Tensor(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
-    static const char* const arg_types_[3] = {"Tensor", "Tensor", "Scalar"};
+    static const unsigned char arg_kinds_[3] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_SCALAR};
     shimrt_box box_;
-    if (shimrt_box_begin(&box_, "add.Tensor", stack_, num_args_, 3, num_outputs_, 1, arg_types_) != AOTI_TORCH_SUCCESS) return;
+    if (shimrt_box_begin(&box_, "add.Tensor", stack_, num_args_, 3, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
     AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
     AtenTensorHandle other = shimrt_box_tensor(&box_, 1);
     double alpha = shimrt_box_scalar(&box_, 2);
@@ -46,9 +46,9 @@ void boxed_cpu_add_Tensor(StableIValue* stack_, uint64_t num_args_, uint64_t num
 
 /* aten.amax.default: amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor */
 void boxed_cpu_amax(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
-    static const char* const arg_types_[3] = {"Tensor", "int[1]", NULL};
+    static const unsigned char arg_kinds_[3] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_INT_LIST, SHIMRT_KIND_NONE};
     shimrt_box box_;
-    if (shimrt_box_begin(&box_, "amax", stack_, num_args_, 3, num_outputs_, 1, arg_types_) != AOTI_TORCH_SUCCESS) return;
+    if (shimrt_box_begin(&box_, "amax", stack_, num_args_, 3, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
     AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
     int64_t dim_len_ = 0;
     const int64_t* dim = shimrt_box_int_list(&box_, 1, &dim_len_);
@@ -62,9 +62,9 @@ void boxed_cpu_amax(StableIValue* stack_, uint64_t num_args_, uint64_t num_outpu
 
 /* aten.clone.default: clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor */
 void boxed_cpu_clone(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
-    static const char* const arg_types_[2] = {"Tensor", "MemoryFormat?"};
+    static const unsigned char arg_kinds_[2] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_OPT_CODE};
     shimrt_box box_;
-    if (shimrt_box_begin(&box_, "clone", stack_, num_args_, 2, num_outputs_, 1, arg_types_) != AOTI_TORCH_SUCCESS) return;
+    if (shimrt_box_begin(&box_, "clone", stack_, num_args_, 2, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
     AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
     int32_t memory_format_v_ = 0;
     int32_t* memory_format = shimrt_box_opt_code(&box_, 1, &memory_format_v_);
@@ -77,9 +77,9 @@ void boxed_cpu_clone(StableIValue* stack_, uint64_t num_args_, uint64_t num_outp
 
 /* aten.contiguous.default: contiguous(Tensor(a) self, *, MemoryFormat memory_format=contiguous_format) -> Tensor(a) */
 void boxed_cpu_contiguous(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
-    static const char* const arg_types_[2] = {"Tensor", NULL};
+    static const unsigned char arg_kinds_[2] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_NONE};
     shimrt_box box_;
-    if (shimrt_box_begin(&box_, "contiguous", stack_, num_args_, 2, num_outputs_, 1, arg_types_) != AOTI_TORCH_SUCCESS) return;
+    if (shimrt_box_begin(&box_, "contiguous", stack_, num_args_, 2, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
     AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
     int32_t memory_format = shimrt_box_code(&box_, 1);
     AtenTensorHandle ret0 = NULL;
@@ -91,9 +91,9 @@ void boxed_cpu_contiguous(StableIValue* stack_, uint64_t num_args_, uint64_t num
 
 /* aten.copy_.default: copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!) */
 void boxed_cpu_copy_(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
-    static const char* const arg_types_[3] = {"Tensor", "Tensor", NULL};
+    static const unsigned char arg_kinds_[3] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_NONE};
     shimrt_box box_;
-    if (shimrt_box_begin(&box_, "copy_", stack_, num_args_, 3, num_outputs_, 1, arg_types_) != AOTI_TORCH_SUCCESS) return;
+    if (shimrt_box_begin(&box_, "copy_", stack_, num_args_, 3, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
     AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
     AtenTensorHandle src = shimrt_box_tensor(&box_, 1);
     int32_t non_blocking = shimrt_box_bool(&box_, 2);
@@ -106,9 +106,9 @@ void boxed_cpu_copy_(StableIValue* stack_, uint64_t num_args_, uint64_t num_outp
 
 /* aten.div.Tensor: div.Tensor(Tensor self, Tensor other) -> Tensor */
 void boxed_cpu_div_Tensor(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
-    static const char* const arg_types_[2] = {"Tensor", "Tensor"};
+    static const unsigned char arg_kinds_[2] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR};
     shimrt_box box_;
-    if (shimrt_box_begin(&box_, "div.Tensor", stack_, num_args_, 2, num_outputs_, 1, arg_types_) != AOTI_TORCH_SUCCESS) return;
+    if (shimrt_box_begin(&box_, "div.Tensor", stack_, num_args_, 2, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
     AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
     AtenTensorHandle other = shimrt_box_tensor(&box_, 1);
     AtenTensorHandle ret0 = NULL;
@@ -120,9 +120,9 @@ void boxed_cpu_div_Tensor(StableIValue* stack_, uint64_t num_args_, uint64_t num
 
 /* aten.empty_like.default: empty_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor */
 void boxed_cpu_empty_like(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
-    static const char* const arg_types_[6] = {"Tensor", "ScalarType?", "Layout?", "Device?", "bool?", "MemoryFormat?"};
+    static const unsigned char arg_kinds_[6] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_OPT_CODE, SHIMRT_KIND_OPT_CODE, SHIMRT_KIND_OPT_DEVICE, SHIMRT_KIND_OPT_BOOL, SHIMRT_KIND_OPT_CODE};
     shimrt_box box_;
-    if (shimrt_box_begin(&box_, "empty_like", stack_, num_args_, 6, num_outputs_, 1, arg_types_) != AOTI_TORCH_SUCCESS) return;
+    if (shimrt_box_begin(&box_, "empty_like", stack_, num_args_, 6, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
     AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
     int32_t dtype_v_ = 0;
     int32_t* dtype = shimrt_box_opt_code(&box_, 1, &dtype_v_);
@@ -144,9 +144,9 @@ void boxed_cpu_empty_like(StableIValue* stack_, uint64_t num_args_, uint64_t num
 
 /* aten.exp.default: exp(Tensor self) -> Tensor */
 void boxed_cpu_exp(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
-    static const char* const arg_types_[1] = {"Tensor"};
+    static const unsigned char arg_kinds_[1] = {SHIMRT_KIND_TENSOR};
     shimrt_box box_;
-    if (shimrt_box_begin(&box_, "exp", stack_, num_args_, 1, num_outputs_, 1, arg_types_) != AOTI_TORCH_SUCCESS) return;
+    if (shimrt_box_begin(&box_, "exp", stack_, num_args_, 1, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
     AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
     AtenTensorHandle ret0 = NULL;
     SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_exp(self, &ret0));
@@ -157,9 +157,9 @@ void boxed_cpu_exp(StableIValue* stack_, uint64_t num_args_, uint64_t num_output
 
 /* aten.fill_.Scalar: fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!) */
 void boxed_cpu_fill__Scalar(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
-    static const char* const arg_types_[2] = {"Tensor", "Scalar"};
+    static const unsigned char arg_kinds_[2] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_SCALAR};
     shimrt_box box_;
-    if (shimrt_box_begin(&box_, "fill_.Scalar", stack_, num_args_, 2, num_outputs_, 1, arg_types_) != AOTI_TORCH_SUCCESS) return;
+    if (shimrt_box_begin(&box_, "fill_.Scalar", stack_, num_args_, 2, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
     AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
     double value = shimrt_box_scalar(&box_, 1);
     shimrt_box_keep(&box_, 0);
@@ -171,9 +171,9 @@ void boxed_cpu_fill__Scalar(StableIValue* stack_, uint64_t num_args_, uint64_t n
 
 /* aten.flatten.using_ints: flatten.using_ints(Tensor(a) self, int start_dim=0, int end_dim=-1) -> Tensor(a) */
 void boxed_cpu_flatten_using_ints(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
-    static const char* const arg_types_[3] = {"Tensor", NULL, NULL};
+    static const unsigned char arg_kinds_[3] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_NONE, SHIMRT_KIND_NONE};
     shimrt_box box_;
-    if (shimrt_box_begin(&box_, "flatten.using_ints", stack_, num_args_, 3, num_outputs_, 1, arg_types_) != AOTI_TORCH_SUCCESS) return;
+    if (shimrt_box_begin(&box_, "flatten.using_ints", stack_, num_args_, 3, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
     AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
     int64_t start_dim = shimrt_box_int(&box_, 1);
     int64_t end_dim = shimrt_box_int(&box_, 2);
@@ -186,9 +186,9 @@ void boxed_cpu_flatten_using_ints(StableIValue* stack_, uint64_t num_args_, uint
 
 /* aten.mm.default: mm(Tensor self, Tensor mat2) -> Tensor */
 void boxed_cpu_mm(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
-    static const char* const arg_types_[2] = {"Tensor", "Tensor"};
+    static const unsigned char arg_kinds_[2] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR};
     shimrt_box box_;
-    if (shimrt_box_begin(&box_, "mm", stack_, num_args_, 2, num_outputs_, 1, arg_types_) != AOTI_TORCH_SUCCESS) return;
+    if (shimrt_box_begin(&box_, "mm", stack_, num_args_, 2, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
     AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
     AtenTensorHandle mat2 = shimrt_box_tensor(&box_, 1);
     AtenTensorHandle ret0 = NULL;
@@ -200,9 +200,9 @@ void boxed_cpu_mm(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs
 
 /* aten.mul.Tensor: mul.Tensor(Tensor self, Tensor other) -> Tensor */
 void boxed_cpu_mul_Tensor(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
-    static const char* const arg_types_[2] = {"Tensor", "Tensor"};
+    static const unsigned char arg_kinds_[2] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR};
     shimrt_box box_;
-    if (shimrt_box_begin(&box_, "mul.Tensor", stack_, num_args_, 2, num_outputs_, 1, arg_types_) != AOTI_TORCH_SUCCESS) return;
+    if (shimrt_box_begin(&box_, "mul.Tensor", stack_, num_args_, 2, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
     AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
     AtenTensorHandle other = shimrt_box_tensor(&box_, 1);
     AtenTensorHandle ret0 = NULL;
@@ -214,9 +214,9 @@ void boxed_cpu_mul_Tensor(StableIValue* stack_, uint64_t num_args_, uint64_t num
 
 /* aten.narrow.default: narrow(Tensor(a) self, int dim, SymInt start, SymInt length) -> Tensor(a) */
 void boxed_cpu_narrow(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
-    static const char* const arg_types_[4] = {"Tensor", NULL, NULL, NULL};
+    static const unsigned char arg_kinds_[4] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_NONE, SHIMRT_KIND_NONE, SHIMRT_KIND_NONE};
     shimrt_box box_;
-    if (shimrt_box_begin(&box_, "narrow", stack_, num_args_, 4, num_outputs_, 1, arg_types_) != AOTI_TORCH_SUCCESS) return;
+    if (shimrt_box_begin(&box_, "narrow", stack_, num_args_, 4, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
     AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
     int64_t dim = shimrt_box_int(&box_, 1);
     int64_t start = shimrt_box_int(&box_, 2);
@@ -230,9 +230,9 @@ void boxed_cpu_narrow(StableIValue* stack_, uint64_t num_args_, uint64_t num_out
 
 /* aten.neg.default: neg(Tensor self) -> Tensor */
 void boxed_cpu_neg(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
-    static const char* const arg_types_[1] = {"Tensor"};
+    static const unsigned char arg_kinds_[1] = {SHIMRT_KIND_TENSOR};
     shimrt_box box_;
-    if (shimrt_box_begin(&box_, "neg", stack_, num_args_, 1, num_outputs_, 1, arg_types_) != AOTI_TORCH_SUCCESS) return;
+    if (shimrt_box_begin(&box_, "neg", stack_, num_args_, 1, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
     AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
     AtenTensorHandle ret0 = NULL;
     SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_neg(self, &ret0));
@@ -243,9 +243,9 @@ void boxed_cpu_neg(StableIValue* stack_, uint64_t num_args_, uint64_t num_output
 
 /* aten.new_empty.default: new_empty(Tensor self, SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor */
 void boxed_cpu_new_empty(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
-    static const char* const arg_types_[6] = {"Tensor", "SymInt[]", "ScalarType?", "Layout?", "Device?", "bool?"};
+    static const unsigned char arg_kinds_[6] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_INT_LIST, SHIMRT_KIND_OPT_CODE, SHIMRT_KIND_OPT_CODE, SHIMRT_KIND_OPT_DEVICE, SHIMRT_KIND_OPT_BOOL};
     shimrt_box box_;
-    if (shimrt_box_begin(&box_, "new_empty", stack_, num_args_, 6, num_outputs_, 1, arg_types_) != AOTI_TORCH_SUCCESS) return;
+    if (shimrt_box_begin(&box_, "new_empty", stack_, num_args_, 6, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
     AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
     int64_t size_len_ = 0;
     const int64_t* size = shimrt_box_int_list(&box_, 1, &size_len_);
@@ -267,9 +267,9 @@ void boxed_cpu_new_empty(StableIValue* stack_, uint64_t num_args_, uint64_t num_
 
 /* aten.new_zeros.default: new_zeros(Tensor self, SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor */
 void boxed_cpu_new_zeros(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
-    static const char* const arg_types_[6] = {"Tensor", "SymInt[]", "ScalarType?", "Layout?", "Device?", "bool?"};
+    static const unsigned char arg_kinds_[6] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_INT_LIST, SHIMRT_KIND_OPT_CODE, SHIMRT_KIND_OPT_CODE, SHIMRT_KIND_OPT_DEVICE, SHIMRT_KIND_OPT_BOOL};
     shimrt_box box_;
-    if (shimrt_box_begin(&box_, "new_zeros", stack_, num_args_, 6, num_outputs_, 1, arg_types_) != AOTI_TORCH_SUCCESS) return;
+    if (shimrt_box_begin(&box_, "new_zeros", stack_, num_args_, 6, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
     AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
     int64_t size_len_ = 0;
     const int64_t* size = shimrt_box_int_list(&box_, 1, &size_len_);
@@ -291,9 +291,9 @@ void boxed_cpu_new_zeros(StableIValue* stack_, uint64_t num_args_, uint64_t num_
 
 /* aten.pad.default: pad(Tensor self, SymInt[] pad, str mode="constant", float? value=None) -> Tensor */
 void boxed_cpu_pad(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
-    static const char* const arg_types_[4] = {"Tensor", "SymInt[]", "str", "float?"};
+    static const unsigned char arg_kinds_[4] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_INT_LIST, SHIMRT_KIND_STR, SHIMRT_KIND_OPT_FLOAT};
     shimrt_box box_;
-    if (shimrt_box_begin(&box_, "pad", stack_, num_args_, 4, num_outputs_, 1, arg_types_) != AOTI_TORCH_SUCCESS) return;
+    if (shimrt_box_begin(&box_, "pad", stack_, num_args_, 4, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
     AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
     int64_t pad_len_ = 0;
     const int64_t* pad = shimrt_box_int_list(&box_, 1, &pad_len_);
@@ -309,9 +309,9 @@ void boxed_cpu_pad(StableIValue* stack_, uint64_t num_args_, uint64_t num_output
 
 /* aten.permute.default: permute(Tensor(a) self, int[] dims) -> Tensor(a) */
 void boxed_cpu_permute(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
-    static const char* const arg_types_[2] = {"Tensor", "int[]"};
+    static const unsigned char arg_kinds_[2] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_INT_LIST};
     shimrt_box box_;
-    if (shimrt_box_begin(&box_, "permute", stack_, num_args_, 2, num_outputs_, 1, arg_types_) != AOTI_TORCH_SUCCESS) return;
+    if (shimrt_box_begin(&box_, "permute", stack_, num_args_, 2, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
     AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
     int64_t dims_len_ = 0;
     const int64_t* dims = shimrt_box_int_list(&box_, 1, &dims_len_);
@@ -324,9 +324,9 @@ void boxed_cpu_permute(StableIValue* stack_, uint64_t num_args_, uint64_t num_ou
 
 /* aten.relu.default: relu(Tensor self) -> Tensor */
 void boxed_cpu_relu(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
-    static const char* const arg_types_[1] = {"Tensor"};
+    static const unsigned char arg_kinds_[1] = {SHIMRT_KIND_TENSOR};
     shimrt_box box_;
-    if (shimrt_box_begin(&box_, "relu", stack_, num_args_, 1, num_outputs_, 1, arg_types_) != AOTI_TORCH_SUCCESS) return;
+    if (shimrt_box_begin(&box_, "relu", stack_, num_args_, 1, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
     AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
     AtenTensorHandle ret0 = NULL;
     SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_relu(self, &ret0));
@@ -337,9 +337,9 @@ void boxed_cpu_relu(StableIValue* stack_, uint64_t num_args_, uint64_t num_outpu
 
 /* aten.reshape.default: reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a) */
 void boxed_cpu_reshape(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
-    static const char* const arg_types_[2] = {"Tensor", "SymInt[]"};
+    static const unsigned char arg_kinds_[2] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_INT_LIST};
     shimrt_box box_;
-    if (shimrt_box_begin(&box_, "reshape", stack_, num_args_, 2, num_outputs_, 1, arg_types_) != AOTI_TORCH_SUCCESS) return;
+    if (shimrt_box_begin(&box_, "reshape", stack_, num_args_, 2, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
     AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
     int64_t shape_len_ = 0;
     const int64_t* shape = shimrt_box_int_list(&box_, 1, &shape_len_);
@@ -352,9 +352,9 @@ void boxed_cpu_reshape(StableIValue* stack_, uint64_t num_args_, uint64_t num_ou
 
 /* aten.select.int: select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a) */
 void boxed_cpu_select_int(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
-    static const char* const arg_types_[3] = {"Tensor", NULL, NULL};
+    static const unsigned char arg_kinds_[3] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_NONE, SHIMRT_KIND_NONE};
     shimrt_box box_;
-    if (shimrt_box_begin(&box_, "select.int", stack_, num_args_, 3, num_outputs_, 1, arg_types_) != AOTI_TORCH_SUCCESS) return;
+    if (shimrt_box_begin(&box_, "select.int", stack_, num_args_, 3, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
     AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
     int64_t dim = shimrt_box_int(&box_, 1);
     int64_t index = shimrt_box_int(&box_, 2);
@@ -367,9 +367,9 @@ void boxed_cpu_select_int(StableIValue* stack_, uint64_t num_args_, uint64_t num
 
 /* aten.squeeze.dim: squeeze.dim(Tensor(a) self, int dim) -> Tensor(a) */
 void boxed_cpu_squeeze_dim(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
-    static const char* const arg_types_[2] = {"Tensor", NULL};
+    static const unsigned char arg_kinds_[2] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_NONE};
     shimrt_box box_;
-    if (shimrt_box_begin(&box_, "squeeze.dim", stack_, num_args_, 2, num_outputs_, 1, arg_types_) != AOTI_TORCH_SUCCESS) return;
+    if (shimrt_box_begin(&box_, "squeeze.dim", stack_, num_args_, 2, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
     AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
     int64_t dim = shimrt_box_int(&box_, 1);
     AtenTensorHandle ret0 = NULL;
@@ -381,9 +381,9 @@ void boxed_cpu_squeeze_dim(StableIValue* stack_, uint64_t num_args_, uint64_t nu
 
 /* aten.sub.Tensor: sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor */
 void boxed_cpu_sub_Tensor(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
-    static const char* const arg_types_[3] = {"Tensor", "Tensor", "Scalar"};
+    static const unsigned char arg_kinds_[3] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_SCALAR};
     shimrt_box box_;
-    if (shimrt_box_begin(&box_, "sub.Tensor", stack_, num_args_, 3, num_outputs_, 1, arg_types_) != AOTI_TORCH_SUCCESS) return;
+    if (shimrt_box_begin(&box_, "sub.Tensor", stack_, num_args_, 3, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
     AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
     AtenTensorHandle other = shimrt_box_tensor(&box_, 1);
     double alpha = shimrt_box_scalar(&box_, 2);
@@ -396,9 +396,9 @@ void boxed_cpu_sub_Tensor(StableIValue* stack_, uint64_t num_args_, uint64_t num
 
 /* aten.sum.dim_IntList: sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor */
 void boxed_cpu_sum_dim_IntList(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
-    static const char* const arg_types_[4] = {"Tensor", "int[1]?", NULL, "ScalarType?"};
+    static const unsigned char arg_kinds_[4] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_OPT_INT_LIST, SHIMRT_KIND_NONE, SHIMRT_KIND_OPT_CODE};
     shimrt_box box_;
-    if (shimrt_box_begin(&box_, "sum.dim_IntList", stack_, num_args_, 4, num_outputs_, 1, arg_types_) != AOTI_TORCH_SUCCESS) return;
+    if (shimrt_box_begin(&box_, "sum.dim_IntList", stack_, num_args_, 4, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
     AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
     const int64_t* dim_v_ = NULL;
     int64_t dim_len_ = 0;
@@ -415,9 +415,9 @@ void boxed_cpu_sum_dim_IntList(StableIValue* stack_, uint64_t num_args_, uint64_
 
 /* aten.to.dtype: to.dtype(Tensor(a) self, ScalarType dtype, bool non_blocking=False, bool copy=False, MemoryFormat? memory_format=None) -> Tensor(a) */
 void boxed_cpu_to_dtype(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
-    static const char* const arg_types_[5] = {"Tensor", NULL, NULL, NULL, "MemoryFormat?"};
+    static const unsigned char arg_kinds_[5] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_NONE, SHIMRT_KIND_NONE, SHIMRT_KIND_NONE, SHIMRT_KIND_OPT_CODE};
     shimrt_box box_;
-    if (shimrt_box_begin(&box_, "to.dtype", stack_, num_args_, 5, num_outputs_, 1, arg_types_) != AOTI_TORCH_SUCCESS) return;
+    if (shimrt_box_begin(&box_, "to.dtype", stack_, num_args_, 5, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
     AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
     int32_t dtype = shimrt_box_code(&box_, 1);
     int32_t non_blocking = shimrt_box_bool(&box_, 2);
@@ -433,9 +433,9 @@ void boxed_cpu_to_dtype(StableIValue* stack_, uint64_t num_args_, uint64_t num_o
 
 /* aten.transpose.int: transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a) */
 void boxed_cpu_transpose_int(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
-    static const char* const arg_types_[3] = {"Tensor", NULL, NULL};
+    static const unsigned char arg_kinds_[3] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_NONE, SHIMRT_KIND_NONE};
     shimrt_box box_;
-    if (shimrt_box_begin(&box_, "transpose.int", stack_, num_args_, 3, num_outputs_, 1, arg_types_) != AOTI_TORCH_SUCCESS) return;
+    if (shimrt_box_begin(&box_, "transpose.int", stack_, num_args_, 3, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
     AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
     int64_t dim0 = shimrt_box_int(&box_, 1);
     int64_t dim1 = shimrt_box_int(&box_, 2);
@@ -448,9 +448,9 @@ void boxed_cpu_transpose_int(StableIValue* stack_, uint64_t num_args_, uint64_t 
 
 /* aten.unsqueeze.default: unsqueeze(Tensor(a) self, int dim) -> Tensor(a) */
 void boxed_cpu_unsqueeze(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
-    static const char* const arg_types_[2] = {"Tensor", NULL};
+    static const unsigned char arg_kinds_[2] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_NONE};
     shimrt_box box_;
-    if (shimrt_box_begin(&box_, "unsqueeze", stack_, num_args_, 2, num_outputs_, 1, arg_types_) != AOTI_TORCH_SUCCESS) return;
+    if (shimrt_box_begin(&box_, "unsqueeze", stack_, num_args_, 2, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
     AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
     int64_t dim = shimrt_box_int(&box_, 1);
     AtenTensorHandle ret0 = NULL;
@@ -462,9 +462,9 @@ void boxed_cpu_unsqueeze(StableIValue* stack_, uint64_t num_args_, uint64_t num_
 
 /* aten.view.default: view(Tensor(a) self, SymInt[] size) -> Tensor(a) */
 void boxed_cpu_view(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
-    static const char* const arg_types_[2] = {"Tensor", "SymInt[]"};
+    static const unsigned char arg_kinds_[2] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_INT_LIST};
     shimrt_box box_;
-    if (shimrt_box_begin(&box_, "view", stack_, num_args_, 2, num_outputs_, 1, arg_types_) != AOTI_TORCH_SUCCESS) return;
+    if (shimrt_box_begin(&box_, "view", stack_, num_args_, 2, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
     AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
     int64_t size_len_ = 0;
     const int64_t* size = shimrt_box_int_list(&box_, 1, &size_len_);
@@ -477,9 +477,9 @@ void boxed_cpu_view(StableIValue* stack_, uint64_t num_args_, uint64_t num_outpu
 
 /* aten.zero_.default: zero_(Tensor(a!) self) -> Tensor(a!) */
 void boxed_cpu_zero_(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
-    static const char* const arg_types_[1] = {"Tensor"};
+    static const unsigned char arg_kinds_[1] = {SHIMRT_KIND_TENSOR};
     shimrt_box box_;
-    if (shimrt_box_begin(&box_, "zero_", stack_, num_args_, 1, num_outputs_, 1, arg_types_) != AOTI_TORCH_SUCCESS) return;
+    if (shimrt_box_begin(&box_, "zero_", stack_, num_args_, 1, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
     AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
     shimrt_box_keep(&box_, 0);
     SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_zero_(self));
@@ -490,36 +490,36 @@ void boxed_cpu_zero_(StableIValue* stack_, uint64_t num_args_, uint64_t num_outp
 
 /* Every schema of namespace aten, in op-key order, with its tags. */
 static const shimrt_def_entry defs_aten[30] = {
-    {"add.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor", "core,pointwise"},
-    {"add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", "core,pointwise"},
-    {"amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor", "core"},
-    {"clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor", "core,pointwise"},
-    {"contiguous(Tensor(a) self, *, MemoryFormat memory_format=contiguous_format) -> Tensor(a)", NULL},
-    {"copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)", NULL},
-    {"div.Tensor(Tensor self, Tensor other) -> Tensor", "core,pointwise"},
-    {"empty_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor", NULL},
-    {"exp(Tensor self) -> Tensor", "core,pointwise"},
-    {"fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)", NULL},
-    {"flatten.using_ints(Tensor(a) self, int start_dim=0, int end_dim=-1) -> Tensor(a)", NULL},
-    {"mm(Tensor self, Tensor mat2) -> Tensor", "core"},
-    {"mul.Tensor(Tensor self, Tensor other) -> Tensor", "core,pointwise"},
-    {"narrow(Tensor(a) self, int dim, SymInt start, SymInt length) -> Tensor(a)", NULL},
-    {"neg(Tensor self) -> Tensor", "core,pointwise"},
-    {"new_empty(Tensor self, SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", NULL},
-    {"new_zeros(Tensor self, SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", NULL},
-    {"pad(Tensor self, SymInt[] pad, str mode=\"constant\", float? value=None) -> Tensor", NULL},
-    {"permute(Tensor(a) self, int[] dims) -> Tensor(a)", "core"},
-    {"relu(Tensor self) -> Tensor", "core,pointwise"},
-    {"reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a)", NULL},
-    {"select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)", "core"},
-    {"squeeze.dim(Tensor(a) self, int dim) -> Tensor(a)", "core"},
-    {"sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", "core,pointwise"},
-    {"sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor", "core"},
-    {"to.dtype(Tensor(a) self, ScalarType dtype, bool non_blocking=False, bool copy=False, MemoryFormat? memory_format=None) -> Tensor(a)", NULL},
-    {"transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)", NULL},
-    {"unsqueeze(Tensor(a) self, int dim) -> Tensor(a)", "core"},
-    {"view(Tensor(a) self, SymInt[] size) -> Tensor(a)", "core"},
-    {"zero_(Tensor(a!) self) -> Tensor(a!)", NULL},
+    {"add.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
+    {"add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
+    {"amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor", SHIMRT_TAG_BIT(CORE)},
+    {"clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
+    {"contiguous(Tensor(a) self, *, MemoryFormat memory_format=contiguous_format) -> Tensor(a)", 0},
+    {"copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)", 0},
+    {"div.Tensor(Tensor self, Tensor other) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
+    {"empty_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor", 0},
+    {"exp(Tensor self) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
+    {"fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)", 0},
+    {"flatten.using_ints(Tensor(a) self, int start_dim=0, int end_dim=-1) -> Tensor(a)", 0},
+    {"mm(Tensor self, Tensor mat2) -> Tensor", SHIMRT_TAG_BIT(CORE)},
+    {"mul.Tensor(Tensor self, Tensor other) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
+    {"narrow(Tensor(a) self, int dim, SymInt start, SymInt length) -> Tensor(a)", 0},
+    {"neg(Tensor self) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
+    {"new_empty(Tensor self, SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", 0},
+    {"new_zeros(Tensor self, SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", 0},
+    {"pad(Tensor self, SymInt[] pad, str mode=\"constant\", float? value=None) -> Tensor", 0},
+    {"permute(Tensor(a) self, int[] dims) -> Tensor(a)", SHIMRT_TAG_BIT(CORE)},
+    {"relu(Tensor self) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
+    {"reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a)", 0},
+    {"select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)", SHIMRT_TAG_BIT(CORE)},
+    {"squeeze.dim(Tensor(a) self, int dim) -> Tensor(a)", SHIMRT_TAG_BIT(CORE)},
+    {"sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
+    {"sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor", SHIMRT_TAG_BIT(CORE)},
+    {"to.dtype(Tensor(a) self, ScalarType dtype, bool non_blocking=False, bool copy=False, MemoryFormat? memory_format=None) -> Tensor(a)", 0},
+    {"transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)", 0},
+    {"unsqueeze(Tensor(a) self, int dim) -> Tensor(a)", SHIMRT_TAG_BIT(CORE)},
+    {"view(Tensor(a) self, SymInt[] size) -> Tensor(a)", SHIMRT_TAG_BIT(CORE)},
+    {"zero_(Tensor(a!) self) -> Tensor(a!)", 0},
 };
 
 /* Every boxed kernel of namespace aten for the cpu backend. */

@@ -96,7 +96,7 @@ AOTITorchError aoti_torch_aten_copy_(AtenTensorHandle self, AtenTensorHandle src
     shimrt_pack_tensor(&pack_, "src", src);
     shimrt_pack_bool(&pack_, non_blocking);
     SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::copy_", ""));
-    shimrt_pop_discard("Tensor", stack_[0]);
+    shimrt_pop_discard(SHIMRT_KIND_TENSOR, stack_[0]);
     return AOTI_TORCH_SUCCESS;
 }
 
@@ -154,7 +154,7 @@ AOTITorchError aoti_torch_aten_fill__Scalar(AtenTensorHandle self, double value)
     shimrt_pack_tensor(&pack_, "self", self);
     shimrt_pack_scalar(&pack_, value);
     SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::fill_", "Scalar"));
-    shimrt_pop_discard("Tensor", stack_[0]);
+    shimrt_pop_discard(SHIMRT_KIND_TENSOR, stack_[0]);
     return AOTI_TORCH_SUCCESS;
 }
 
@@ -451,6 +451,6 @@ AOTITorchError aoti_torch_aten_zero_(AtenTensorHandle self) {
     shimrt_pack_begin(&pack_, __func__, stack_, 1);
     shimrt_pack_tensor(&pack_, "self", self);
     SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::zero_", ""));
-    shimrt_pop_discard("Tensor", stack_[0]);
+    shimrt_pop_discard(SHIMRT_KIND_TENSOR, stack_[0]);
     return AOTI_TORCH_SUCCESS;
 }

@@ -17,9 +17,9 @@
 
 /* aten.add.Tensor: add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor */
 void boxed_cpu_add_Tensor(StableIValue* stack, uint64_t num_args, uint64_t num_outputs) {
-    static const char* const arg_types[3] = {"Tensor", "Tensor", "Scalar"};
+    static const unsigned char arg_kinds[3] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_SCALAR};
     shimrt_box b;
-    if (shimrt_box_begin(&b, "add.Tensor", stack, num_args, 3, num_outputs, 1, arg_types) != AOTI_TORCH_SUCCESS) return;
+    if (shimrt_box_begin(&b, "add.Tensor", stack, num_args, 3, num_outputs, 1, arg_kinds) != AOTI_TORCH_SUCCESS) return;
     AtenTensorHandle self = shimrt_box_tensor(&b, 0);
     AtenTensorHandle other = shimrt_box_tensor(&b, 1);
     double alpha = shimrt_box_scalar(&b, 2);
@@ -32,9 +32,9 @@ void boxed_cpu_add_Tensor(StableIValue* stack, uint64_t num_args, uint64_t num_o
 
 /* aten.copy_.default: copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!) */
 void boxed_cpu_copy_(StableIValue* stack, uint64_t num_args, uint64_t num_outputs) {
-    static const char* const arg_types[3] = {"Tensor", "Tensor", NULL};
+    static const unsigned char arg_kinds[3] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_NONE};
     shimrt_box b;
-    if (shimrt_box_begin(&b, "copy_", stack, num_args, 3, num_outputs, 1, arg_types) != AOTI_TORCH_SUCCESS) return;
+    if (shimrt_box_begin(&b, "copy_", stack, num_args, 3, num_outputs, 1, arg_kinds) != AOTI_TORCH_SUCCESS) return;
     AtenTensorHandle self = shimrt_box_tensor(&b, 0);
     AtenTensorHandle src = shimrt_box_tensor(&b, 1);
     int32_t non_blocking = shimrt_box_bool(&b, 2);
@@ -47,9 +47,9 @@ void boxed_cpu_copy_(StableIValue* stack, uint64_t num_args, uint64_t num_output
 
 /* aten.sum.dim_IntList: sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor */
 void boxed_cpu_sum_dim_IntList(StableIValue* stack, uint64_t num_args, uint64_t num_outputs) {
-    static const char* const arg_types[4] = {"Tensor", "int[1]?", NULL, "ScalarType?"};
+    static const unsigned char arg_kinds[4] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_OPT_INT_LIST, SHIMRT_KIND_NONE, SHIMRT_KIND_OPT_CODE};
     shimrt_box b;
-    if (shimrt_box_begin(&b, "sum.dim_IntList", stack, num_args, 4, num_outputs, 1, arg_types) != AOTI_TORCH_SUCCESS) return;
+    if (shimrt_box_begin(&b, "sum.dim_IntList", stack, num_args, 4, num_outputs, 1, arg_kinds) != AOTI_TORCH_SUCCESS) return;
     AtenTensorHandle self = shimrt_box_tensor(&b, 0);
     const int64_t* dim_v_ = NULL;
     int64_t dim_len_ = 0;
@@ -66,9 +66,9 @@ void boxed_cpu_sum_dim_IntList(StableIValue* stack, uint64_t num_args, uint64_t 
 
 /* Every schema of namespace aten, in op-key order, with its tags. */
 static const shimrt_def_entry defs_aten[3] = {
-    {"add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", "core,pointwise"},
-    {"copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)", NULL},
-    {"sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor", "core"},
+    {"add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
+    {"copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)", 0},
+    {"sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor", SHIMRT_TAG_BIT(CORE)},
 };
 
 /* Every boxed kernel of the cpu backend. */

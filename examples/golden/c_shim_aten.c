@@ -39,7 +39,7 @@ AOTITorchError aoti_torch_aten_copy_(AtenTensorHandle self, AtenTensorHandle src
     shimrt_pack_tensor(&p, "src", src);
     shimrt_pack_bool(&p, non_blocking);
     SHIMRT_TRY(shimrt_pack_call(&p, &op, "aten::copy_", ""));
-    shimrt_pop_discard("Tensor", stack[0]);
+    shimrt_pop_discard(SHIMRT_KIND_TENSOR, stack[0]);
     return AOTI_TORCH_SUCCESS;
 }
 

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "containers_internal.h"
 #include "internal.h"
 #include "shimrt/shim_support.h"
 
@@ -102,23 +103,42 @@ AOTI_TORCH_EXPORT void shimrt_tensor_array_free(shimrt_tensor_array *a) {
     a->items = a->inline_items;
 }
 
-/* ==== releasing values by schema type ================================================ */
+/* ==== releasing values by kind ====================================================== */
 
-/* Frees a value that some owner holds, by its schema type (NULL type: owns nothing).
+/* The schema type each SHIMRT_KIND_* releases like (shimrt/codes.h), parsed once. */
+static sg_arena *g_kind_arena;
+static const sg_type *g_kind_types[SHIMRT_NUM_KINDS];
+static pthread_once_t g_kind_once = PTHREAD_ONCE_INIT;
+
+static void parse_kind_types(void) {
+#define KIND_TYPE_(N, name, code, type) [code] = type,
+    static const char *const types[SHIMRT_NUM_KINDS] = {SHIMRT_KINDS(KIND_TYPE_)};
+#undef KIND_TYPE_
+    g_kind_arena = sg_arena_new();
+    for (int k = 1; g_kind_arena && k < SHIMRT_NUM_KINDS; k++) {
+        char text[64];
+        snprintf(text, sizeof text, "f(%s x) -> ()", types[k]);
+        const sg_schema *sc = sg_schema_parse(g_kind_arena, text, strlen(text), NULL);
+        g_kind_types[k] = sc && sc->n_args == 1 ? sc->args[0].type : NULL;
+    }
+}
+
+/* Frees a value that some owner holds, by its kind (SHIMRT_KIND_NONE: owns nothing).
  * Callers that report a failure copy its message first: a release that fails (only on a
  * bad handle) overwrites the thread's message. An invalid tensor handle is skipped
  * silently (the dispatcher and the shims reject those with a message). */
-static void release_value(const char *type, StableIValue v) {
-    if (type == NULL || v == 0) return;
-    if (strcmp(type, "Tensor") == 0) {
+static void release_value(int kind, StableIValue v) {
+    if (kind <= SHIMRT_KIND_NONE || kind >= SHIMRT_NUM_KINDS || v == 0) return;
+    if (kind == SHIMRT_KIND_TENSOR) {
         AtenTensorHandle t = siv_to_tensor(v);
         if (shimrt_tensor_valid(t)) aoti_torch_delete_tensor_object(t);
-    } else if (strcmp(type, "Scalar") == 0) {
+    } else if (kind == SHIMRT_KIND_SCALAR) {
         torch_delete_scalar(siv_to_scalar(v));
-    } else if (strcmp(type, "str") == 0) {
+    } else if (kind == SHIMRT_KIND_STR) {
         torch_delete_string(siv_to_string(v));
     } else {
-        shimrt_siv_release(type, v);
+        pthread_once(&g_kind_once, parse_kind_types);
+        if (g_kind_types[kind] != NULL) shimrt_siv_release_type("release", g_kind_types[kind], v);
     }
 }
 
@@ -150,12 +170,12 @@ AOTI_TORCH_EXPORT AOTITorchError shimrt_box_begin(shimrt_box *b, const char *op,
                                                   StableIValue *stack, uint64_t num_args,
                                                   uint64_t expect_args, uint64_t num_outputs,
                                                   uint64_t expect_outputs,
-                                                  const char *const *arg_types) {
+                                                  const unsigned char *arg_kinds) {
     b->stack = stack;
     b->num_args = num_args;
     b->num_outputs = num_outputs;
     b->op = op ? op : "?";
-    b->arg_types = arg_types;
+    b->arg_kinds = arg_kinds;
     b->err = AOTI_TORCH_SUCCESS;
     b->keep = 0;
     b->n_temps = 0;
@@ -445,8 +465,8 @@ AOTI_TORCH_EXPORT void shimrt_box_keep(shimrt_box *b, uint64_t i) {
     b->kept[i] = b->stack[i];
 }
 
-static const char *box_arg_type(const shimrt_box *b, uint64_t i) {
-    return b->arg_types != NULL ? b->arg_types[i] : NULL;
+static int box_arg_kind(const shimrt_box *b, uint64_t i) {
+    return b->arg_kinds != NULL ? b->arg_kinds[i] : SHIMRT_KIND_NONE;
 }
 
 AOTI_TORCH_EXPORT void shimrt_box_release_args(shimrt_box *b) {
@@ -456,7 +476,7 @@ AOTI_TORCH_EXPORT void shimrt_box_release_args(shimrt_box *b) {
     for (uint64_t i = 0; i < b->num_args; i++) {
         bool kept = i < 64 && (b->keep & (UINT64_C(1) << i)) != 0;
         if (kept && b->err == AOTI_TORCH_SUCCESS) continue;
-        release_value(box_arg_type(b, i), b->stack[i]);
+        release_value(box_arg_kind(b, i), b->stack[i]);
         b->stack[i] = 0;
         if (kept) b->keep &= ~(UINT64_C(1) << i);
     }
@@ -477,7 +497,7 @@ AOTI_TORCH_EXPORT void shimrt_box_push_tensor(shimrt_box *b, uint64_t j, AtenTen
         b->pushed[j] = OUT_TENSOR;
         return;
     }
-    release_value("Tensor", siv_from_tensor(t));
+    release_value(SHIMRT_KIND_TENSOR, siv_from_tensor(t));
 }
 
 AOTI_TORCH_EXPORT void shimrt_box_push_alias(shimrt_box *b, uint64_t j, uint64_t i) {
@@ -541,16 +561,17 @@ AOTI_TORCH_EXPORT void shimrt_box_push_generator(shimrt_box *b, uint64_t j,
         b->pushed[j] = OUT_GENERATOR;
         return;
     }
-    if (g != NULL) release_value("Generator", siv_from_generator(g));
+    if (g != NULL) release_value(SHIMRT_KIND_GENERATOR, siv_from_generator(g));
 }
 
 AOTI_TORCH_EXPORT void shimrt_box_finish(shimrt_box *b) {
-    static const char *const out_types[] = {NULL, NULL, "Tensor", "Scalar", "str",
-                                            "Generator"};
+    static const unsigned char out_kinds[] = {SHIMRT_KIND_NONE, SHIMRT_KIND_NONE,
+                                              SHIMRT_KIND_TENSOR, SHIMRT_KIND_SCALAR,
+                                              SHIMRT_KIND_STR, SHIMRT_KIND_GENERATOR};
     if (b->err == AOTI_TORCH_SUCCESS) return;
     /* Outputs pushed before the failure. */
     for (uint64_t j = 0; j < b->num_outputs && j < SHIMRT_BOX_MAX_ARGS; j++) {
-        if (b->pushed[j] != OUT_NONE) release_value(out_types[b->pushed[j]], b->stack[j]);
+        if (b->pushed[j] != OUT_NONE) release_value(out_kinds[b->pushed[j]], b->stack[j]);
         b->pushed[j] = OUT_NONE;
         b->stack[j] = 0;
     }
@@ -558,7 +579,7 @@ AOTI_TORCH_EXPORT void shimrt_box_finish(shimrt_box *b) {
     if (!b->released) shimrt_box_release_args(b);
     /* Kept arguments that no push took. */
     for (uint64_t i = 0; i < b->num_args && i < 64; i++)
-        if (b->keep & (UINT64_C(1) << i)) release_value(box_arg_type(b, i), b->kept[i]);
+        if (b->keep & (UINT64_C(1) << i)) release_value(box_arg_kind(b, i), b->kept[i]);
     b->keep = 0;
     uint64_t n = b->num_args > b->num_outputs ? b->num_args : b->num_outputs;
     for (uint64_t k = 0; k < n; k++) b->stack[k] = 0;
@@ -566,38 +587,22 @@ AOTI_TORCH_EXPORT void shimrt_box_finish(shimrt_box *b) {
 }
 
 /* ==== 3. dispatcher-routed shims ===================================================== */
-static const char *const pack_types[] = {
-#define PK_PLAIN 0
-    NULL,
-#define PK_TENSOR 1
-    "Tensor",
-#define PK_OPT_TENSOR 2
-    "Tensor?",
-#define PK_OPT_PLAIN 3
-    "int?", /* any optional of a plain value: the cell only */
-#define PK_SCALAR 4
-    "Scalar",
-#define PK_OPT_SCALAR 5
-    "Scalar?",
-#define PK_STR 6
-    "str",
-#define PK_OPT_STR 7
-    "str?",
-#define PK_LIST_PLAIN 8
-    "int[]", /* any list of plain values: the list only */
-#define PK_OPT_LIST_PLAIN 9
-    "int[]?",
-#define PK_TENSOR_LIST 10
-    "Tensor[]",
-#define PK_OPT_TENSOR_LIST 11
-    "Tensor?[]",
-#define PK_SCALAR_LIST 12
-    "Scalar[]",
-#define PK_GENERATOR 13
-    "Generator",
-#define PK_OPT_GENERATOR 14
-    "Generator?",
-};
+/* The release kind of each packed value (what it owns). */
+#define PK_PLAIN SHIMRT_KIND_NONE
+#define PK_TENSOR SHIMRT_KIND_TENSOR
+#define PK_OPT_TENSOR SHIMRT_KIND_OPT_TENSOR
+#define PK_OPT_PLAIN SHIMRT_KIND_OPT_INT /* any optional of a plain value: the cell only */
+#define PK_SCALAR SHIMRT_KIND_SCALAR
+#define PK_OPT_SCALAR SHIMRT_KIND_OPT_SCALAR
+#define PK_STR SHIMRT_KIND_STR
+#define PK_OPT_STR SHIMRT_KIND_OPT_STR
+#define PK_LIST_PLAIN SHIMRT_KIND_INT_LIST /* any list of plain values: the list only */
+#define PK_OPT_LIST_PLAIN SHIMRT_KIND_OPT_INT_LIST
+#define PK_TENSOR_LIST SHIMRT_KIND_TENSOR_LIST
+#define PK_OPT_TENSOR_LIST SHIMRT_KIND_OPT_TENSOR_LIST
+#define PK_SCALAR_LIST SHIMRT_KIND_SCALAR_LIST
+#define PK_GENERATOR SHIMRT_KIND_GENERATOR
+#define PK_OPT_GENERATOR SHIMRT_KIND_OPT_GENERATOR
 
 AOTI_TORCH_EXPORT void shimrt_pack_begin(shimrt_pack *p, const char *func, StableIValue *stack,
                                          uint64_t cap) {
@@ -617,7 +622,7 @@ static void pack_put(shimrt_pack *p, StableIValue v, unsigned char kind) {
         p->err = shimrt_fail(p->func, "internal: more arguments than stack slots (%llu)",
                              (unsigned long long)p->cap);
     if (p->err != AOTI_TORCH_SUCCESS) {
-        release_value(pack_types[kind], v);
+        release_value(kind, v);
         return;
     }
     p->kinds[p->n] = kind;
@@ -630,7 +635,7 @@ static void pack_put_opt(shimrt_pack *p, StableIValue v, unsigned char inner_kin
     if (p->err == AOTI_TORCH_SUCCESS && torch_new_stable_ivalue(&cell) != AOTI_TORCH_SUCCESS)
         p->err = AOTI_TORCH_FAILURE;
     if (p->err != AOTI_TORCH_SUCCESS) {
-        release_value(pack_types[inner_kind], v);
+        release_value(inner_kind, v);
         return;
     }
     *cell = v;
@@ -779,14 +784,16 @@ static StableIValue pack_new_list(shimrt_pack *p, const char *name, const void *
         default: break;
         }
         if (torch_list_push_back(l, item) != AOTI_TORCH_SUCCESS) {
-            if (k == EL_TENSOR) release_value("Tensor", item);
-            if (k == EL_SCALAR) release_value("Scalar", item);
+            if (k == EL_TENSOR) release_value(SHIMRT_KIND_TENSOR, item);
+            if (k == EL_SCALAR) release_value(SHIMRT_KIND_SCALAR, item);
             goto fail;
         }
     }
     return siv_from_list(l);
 fail:
-    release_value(k == EL_TENSOR ? "Tensor[]" : k == EL_SCALAR ? "Scalar[]" : "int[]",
+    release_value(k == EL_TENSOR   ? SHIMRT_KIND_TENSOR_LIST
+                  : k == EL_SCALAR ? SHIMRT_KIND_SCALAR_LIST
+                                   : SHIMRT_KIND_INT_LIST,
                   siv_from_list(l));
     p->err = AOTI_TORCH_FAILURE;
     return 0;
@@ -887,14 +894,14 @@ AOTI_TORCH_EXPORT void shimrt_pack_opt_tensor_list(shimrt_pack *p, const char *n
                 item = siv_from_ptr_(cell);
             }
             if (torch_list_push_back(l, item) != AOTI_TORCH_SUCCESS) {
-                release_value("Tensor?", item);
+                release_value(SHIMRT_KIND_OPT_TENSOR, item);
                 p->err = AOTI_TORCH_FAILURE;
             }
         }
     }
     shimrt_tensor_array_free(&arr);
     if (p->err != AOTI_TORCH_SUCCESS) {
-        if (l != NULL) release_value("Tensor?[]", siv_from_list(l));
+        if (l != NULL) release_value(SHIMRT_KIND_OPT_TENSOR_LIST, siv_from_list(l));
         pack_put(p, 0, PK_OPT_TENSOR_LIST);
         return;
     }
@@ -903,7 +910,7 @@ AOTI_TORCH_EXPORT void shimrt_pack_opt_tensor_list(shimrt_pack *p, const char *n
 
 static void pack_release(shimrt_pack *p) {
     for (uint64_t k = 0; k < p->n; k++) {
-        release_value(pack_types[p->kinds[k]], p->stack[k]);
+        release_value(p->kinds[k], p->stack[k]);
         p->stack[k] = 0;
     }
     p->n = 0;
@@ -998,60 +1005,21 @@ AOTI_TORCH_EXPORT AOTITorchError shimrt_pop_str(const char *func, StableIValue v
     return AOTI_TORCH_SUCCESS;
 }
 
-AOTI_TORCH_EXPORT void shimrt_pop_discard(const char *type, StableIValue v) {
-    release_value(type, v);
+AOTI_TORCH_EXPORT void shimrt_pop_discard(int kind, StableIValue v) {
+    release_value(kind, v);
 }
 
 /* ==== 4. registration ================================================================ */
 
-/* Tag name -> code, through the runtime's own torch_tag_*() functions. */
-static int32_t tag_code(const char *name, size_t len) {
-    static const struct {
-        const char *name;
-        int32_t (*fn)(void);
-    } tags[] = {
-        {"core", torch_tag_core},
-        {"cudagraph_unsafe", torch_tag_cudagraph_unsafe},
-        {"data_dependent_output", torch_tag_data_dependent_output},
-        {"dynamic_output_shape", torch_tag_dynamic_output_shape},
-        {"flexible_layout", torch_tag_flexible_layout},
-        {"generated", torch_tag_generated},
-        {"inplace_view", torch_tag_inplace_view},
-        {"maybe_aliasing_or_mutating", torch_tag_maybe_aliasing_or_mutating},
-        {"needs_contiguous_strides", torch_tag_needs_contiguous_strides},
-        {"needs_exact_strides", torch_tag_needs_exact_strides},
-        {"needs_fixed_stride_order", torch_tag_needs_fixed_stride_order},
-        {"nondeterministic_bitwise", torch_tag_nondeterministic_bitwise},
-        {"nondeterministic_seeded", torch_tag_nondeterministic_seeded},
-        {"out_variant", torch_tag_out_variant},
-        {"pointwise", torch_tag_pointwise},
-        {"pt2_compliant_tag", torch_tag_pt2_compliant_tag},
-        {"reduction", torch_tag_reduction},
-        {"view_copy", torch_tag_view_copy},
-    };
-    for (size_t k = 0; k < sizeof tags / sizeof tags[0]; k++)
-        if (strlen(tags[k].name) == len && memcmp(tags[k].name, name, len) == 0)
-            return tags[k].fn();
-    return -1;
-}
-
 static AOTITorchError define_one(TorchLibraryHandle lib, const shimrt_def_entry *d) {
-    int32_t codes[32];
+    int32_t codes[SHIMRT_NUM_TAGS];
     int32_t n = 0;
-    if (d->tags != NULL) {
-        const char *s = d->tags;
-        while (*s) {
-            while (*s == ',' || *s == ' ') s++;
-            size_t len = strcspn(s, ", ");
-            if (len == 0) break;
-            int32_t c = tag_code(s, len);
-            if (c >= 0 && n < (int32_t)(sizeof codes / sizeof codes[0])) codes[n++] = c;
-            s += len;
-        }
-    }
+    for (int32_t c = 0; c < SHIMRT_NUM_TAGS; c++)
+        if (d->tags & (UINT64_C(1) << c)) codes[n++] = c;
     if (n == 0) return aoti_torch_library_def(lib, d->schema);
     return torch_library_def_with_tags(lib, d->schema, codes, n);
 }
+_Static_assert(SHIMRT_NUM_TAGS <= 64, "shimrt_def_entry.tags holds one bit per tag");
 
 AOTI_TORCH_EXPORT AOTITorchError shimrt_register_ops(
     const char *ns, const char *key, const char *file, uint32_t line,

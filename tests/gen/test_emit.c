@@ -10,6 +10,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <shimrt/codes.h>
+
 #include "emit.h"
 #include "model.h"
 #include "shimgen.h"
@@ -742,7 +744,7 @@ Test(emit, bodies_have_the_golden_shape) {
                  "    shimrt_pack_tensor(&pack_, \"src\", src);\n"
                  "    shimrt_pack_bool(&pack_, non_blocking);\n"
                  "    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, \"aten::copy_\", \"\"));\n"
-                 "    shimrt_pop_discard(\"Tensor\", stack_[0]);\n"
+                 "    shimrt_pop_discard(SHIMRT_KIND_TENSOR, stack_[0]);\n"
                  "    return AOTI_TORCH_SUCCESS;\n}");
     expect_in(a, "    SHIMRT_ARG_RET(ret0);\n    shimrt_pack_begin(&pack_, __func__, stack_, 4);\n");
     expect_in(a, "    shimrt_pack_opt_int_list(&pack_, \"dim\", dim, dim_len_);\n"
@@ -752,10 +754,10 @@ Test(emit, bodies_have_the_golden_shape) {
 
     const char *b = out_text(&o, "c_boxed_cpu.c");
     expect_in(b, "void boxed_cpu_copy_(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {\n"
-                 "    static const char* const arg_types_[3] = {\"Tensor\", \"Tensor\", NULL};\n"
+                 "    static const unsigned char arg_kinds_[3] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_NONE};\n"
                  "    shimrt_box box_;\n"
                  "    if (shimrt_box_begin(&box_, \"copy_\", stack_, num_args_, 3, num_outputs_, 1, "
-                 "arg_types_) != AOTI_TORCH_SUCCESS) return;\n"
+                 "arg_kinds_) != AOTI_TORCH_SUCCESS) return;\n"
                  "    AtenTensorHandle self = shimrt_box_tensor(&box_, 0);\n"
                  "    AtenTensorHandle src = shimrt_box_tensor(&box_, 1);\n"
                  "    int32_t non_blocking = shimrt_box_bool(&box_, 2);\n"
@@ -763,21 +765,21 @@ Test(emit, bodies_have_the_golden_shape) {
                  "    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_copy_(self, src, non_blocking));\n"
                  "    shimrt_box_release_args(&box_);\n"
                  "    shimrt_box_push_alias(&box_, 0, 0);\n    shimrt_box_finish(&box_);\n}");
-    expect_in(b, "    static const char* const arg_types_[4] = {\"Tensor\", \"int[1]?\", NULL, \"ScalarType?\"};\n");
+    expect_in(b, "    static const unsigned char arg_kinds_[4] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_OPT_INT_LIST, SHIMRT_KIND_NONE, SHIMRT_KIND_OPT_CODE};\n");
     expect_in(b, "    const int64_t* dim_v_ = NULL;\n    int64_t dim_len_ = 0;\n"
                  "    const int64_t** dim = shimrt_box_opt_int_list(&box_, 1, &dim_v_, &dim_len_);\n");
     expect_in(b, "    double alpha = shimrt_box_scalar(&box_, 2);\n");
     /* Registration: one function per namespace, schemas without the namespace, tags. */
     expect_in(b, "static const shimrt_def_entry defs_aten[4] = {\n"
                  "    {\"add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor\", "
-                 "\"core,pointwise\"},\n"
-                 "    {\"copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)\", NULL},\n");
+                 "SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},\n"
+                 "    {\"copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)\", 0},\n");
     expect_in(b, "static const shimrt_impl_entry impls_aten_cpu[4] = {\n"
                  "    {\"add.Tensor\", boxed_cpu_add_Tensor},\n");
     expect_in(b, "AOTITorchError shimgen_register_aten_cpu(TorchLibraryHandle* ret_def, "
                  "TorchLibraryHandle* ret_impl) {\n    return shimrt_register_ops(\"aten\", \"CPU\", "
                  "__FILE__, __LINE__, defs_aten, 4, impls_aten_cpu, 4, ret_def, ret_impl);\n}");
-    expect_in(b, "    {\"add_scalar(Tensor input, float scalar) -> Tensor\", NULL},\n");
+    expect_in(b, "    {\"add_scalar(Tensor input, float scalar) -> Tensor\", 0},\n");
     expect_in(b, "    {\"add_scalar\", boxed_cpu_myops_add_scalar},\n");
     expect_in(b, "shimrt_register_ops(\"myops\", \"CPU\", __FILE__, __LINE__, defs_myops, 1, "
                  "impls_myops_cpu, 1, ret_def, ret_impl);");
@@ -1046,4 +1048,31 @@ Test(emit, shim_ops_all_only_all) {
     const char *ops = "fallback_ops: every\n";
     cr_expect_neq(load("shim_ops", ops), 0);
     expect_diag("shim_ops:1:15: error: 'fallback_ops' must be a mapping of op keys or 'all', not a string");
+}
+
+/* gen/kinds.c and the runtime's list of kind codes (shimrt/codes.h) agree: every kind that
+ * owns something has the code of its name, and the schema type the runtime releases that
+ * code like is of the same kind; a kind that owns nothing is SHIMRT_KIND_NONE. */
+Test(emit, kind_codes_match_the_runtime) {
+#define ROW_(N, name, code, type) {#N, #name, code, type},
+    static const struct { const char *upper, *name; int code; const char *type; } rt[] = {
+        SHIMRT_KINDS(ROW_)};
+#undef ROW_
+    int owning = 0;
+    for (int k = 1; k < SG_K_COUNT_; k++) {
+        const sg_kind_info *ki = sg_kind_get((sg_kind)k);
+        if (!ki->owns) {
+            cr_expect_str_eq(sg_kind_code_name(ki), "SHIMRT_KIND_NONE", "%s", ki->name);
+            continue;
+        }
+        owning++;
+        size_t r = 0;
+        while (r < sizeof rt / sizeof *rt && strcmp(rt[r].name, ki->name) != 0) r++;
+        cr_assert_lt(r, sizeof rt / sizeof *rt, "kind %s has no runtime code", ki->name);
+        cr_expect_eq(rt[r].code, ki->code, "%s", ki->name);
+        cr_expect_str_eq(sg_kind_code_name(ki), sg_arena_printf(A, "SHIMRT_KIND_%s", rt[r].upper));
+        const sg_schema *s = parse(sg_arena_printf(A, "f(%s x) -> ()", rt[r].type));
+        cr_expect_eq(sg_kind_of_arg(s->args[0].type), (sg_kind)k, "%s: %s", ki->name, rt[r].type);
+    }
+    cr_expect_eq(owning + 1, SHIMRT_NUM_KINDS);
 }

@@ -143,10 +143,12 @@ static AOTITorchError shim_mix(AtenTensorHandle *t, const int64_t *l, int64_t l_
 }
 
 static void boxed_mix(StableIValue *stack, uint64_t num_args, uint64_t num_outputs) {
-    static const char *const arg_types[8] = {"Tensor?", "int[]", "str", "Scalar[]",
-                                             "Tensor?[]", NULL, "int?", "Scalar"};
+    static const unsigned char arg_kinds[8] = {
+        SHIMRT_KIND_OPT_TENSOR, SHIMRT_KIND_INT_LIST,        SHIMRT_KIND_STR,
+        SHIMRT_KIND_SCALAR_LIST, SHIMRT_KIND_OPT_TENSOR_LIST, SHIMRT_KIND_NONE,
+        SHIMRT_KIND_OPT_INT,    SHIMRT_KIND_SCALAR};
     shimrt_box b;
-    if (shimrt_box_begin(&b, "mix", stack, num_args, 8, num_outputs, 4, arg_types) !=
+    if (shimrt_box_begin(&b, "mix", stack, num_args, 8, num_outputs, 4, arg_kinds) !=
         AOTI_TORCH_SUCCESS)
         return;
     AtenTensorHandle t_v_ = NULL;
@@ -180,7 +182,7 @@ static void boxed_mix(StableIValue *stack, uint64_t num_args, uint64_t num_outpu
 static const shimrt_def_entry mix_defs[1] = {
     {"mix(Tensor? t, int[] l, str s, Scalar[] sc, Tensor?[] tl, Device d, int? o, Scalar a) "
      "-> (str, Scalar, Tensor, int)",
-     "core"},
+     SHIMRT_TAG_BIT(CORE)},
 };
 static const shimrt_impl_entry mix_impls[1] = {{"mix", boxed_mix}};
 
@@ -295,9 +297,9 @@ static AOTITorchError routed_mix(const AtenTensorHandle *t, const int64_t *l, in
     shimrt_pack_scalar(&p, 2.0);
     SHIMRT_TRY(shimrt_pack_call(&p, &op, "shimtest::mix", ""));
     *ret3 = siv_to_int(stack[3]);
-    shimrt_pop_discard("str", stack[0]);
+    shimrt_pop_discard(SHIMRT_KIND_STR, stack[0]);
     AOTITorchError e = shimrt_pop_scalar(__func__, stack[1], ret1);
-    shimrt_pop_discard("Tensor", stack[2]);
+    shimrt_pop_discard(SHIMRT_KIND_TENSOR, stack[2]);
     return e;
 }
 
@@ -338,8 +340,8 @@ static void noop_kernel(StableIValue *stack, uint64_t a, uint64_t b) {
 
 Test(shim_support, registration_all_or_nothing) {
     static const shimrt_def_entry defs[2] = {
-        {"good(Tensor x) -> Tensor", "pointwise,no_such_tag"},
-        {"bad(Tensor x -> Tensor", NULL},
+        {"good(Tensor x) -> Tensor", SHIMRT_TAG_BIT(POINTWISE) | (UINT64_C(1) << 63)},
+        {"bad(Tensor x -> Tensor", 0},
     };
     static const shimrt_impl_entry impls[1] = {{"good", noop_kernel}};
     TorchLibraryHandle def = (TorchLibraryHandle)1, impl = (TorchLibraryHandle)1;
@@ -351,7 +353,7 @@ Test(shim_support, registration_all_or_nothing) {
     cr_assert_eq(def, (TorchLibraryHandle)1); /* untouched */
     ShimrtOpHandle op = NULL;
     cr_assert_eq(shimrt_op_find("regtest::good", "", &op), AOTI_TORCH_FAILURE);
-    /* the good one alone registers, its unknown tag skipped; a second kernel for the
+    /* the good one alone registers, its unknown tag bit skipped; a second kernel for the
      * same key fails and leaves the first in place */
     def = impl = NULL;
     cr_assert_eq(shimrt_register_ops("regtest", "CPU", "f.c", 2, defs, 1, impls, 1, &def,

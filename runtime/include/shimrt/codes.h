@@ -60,19 +60,25 @@
     X(POINTWISE, pointwise, 14) X(PT2_COMPLIANT_TAG, pt2_compliant_tag, 15)               \
     X(REDUCTION, reduction, 16) X(VIEW_COPY, view_copy, 17)
 
-/* Argument kinds of the generated boxed kernels: what a stack value of an argument holds
- * and how it is released (0: owns nothing). The names are the kinds of gen/kinds.c. */
+/* Argument kinds of the generated boxed kernels: what a stack value of an argument owns,
+ * and so how it is released. X(NAME, name, code, schema type): the names are the kinds of
+ * gen/kinds.c that own something (0: owns nothing: int, float, bool, codes, Device); the
+ * schema type is one that the kind stands for (the release is the same for all of them). */
 #define SHIMRT_KINDS(X)                                                                   \
-    X(NONE, none, 0) X(TENSOR, tensor, 1) X(OPT_TENSOR, opt_tensor, 2)                    \
-    X(TENSOR_LIST, tensor_list, 3) X(OPT_TENSOR_LIST, opt_tensor_list, 4)                 \
-    X(OPT_INT, opt_int, 5) X(OPT_FLOAT, opt_float, 6) X(SCALAR, scalar, 7)                \
-    X(OPT_SCALAR, opt_scalar, 8) X(OPT_BOOL, opt_bool, 9) X(OPT_CODE, opt_code, 10)       \
-    X(OPT_DEVICE_INDEX, opt_device_index, 11) X(OPT_DEVICE, opt_device, 12)               \
-    X(STR, str, 13) X(OPT_STR, opt_str, 14) X(GENERATOR, generator, 15)                   \
-    X(OPT_GENERATOR, opt_generator, 16) X(INT_LIST, int_list, 17)                         \
-    X(OPT_INT_LIST, opt_int_list, 18) X(FLOAT_LIST, float_list, 19)                       \
-    X(OPT_FLOAT_LIST, opt_float_list, 20) X(SCALAR_LIST, scalar_list, 21)                 \
-    X(BOOL_LIST, bool_list, 22) X(CODE_LIST, code_list, 23)
+    X(NONE, none, 0, "") X(TENSOR, tensor, 1, "Tensor") X(OPT_TENSOR, opt_tensor, 2, "Tensor?") \
+    X(TENSOR_LIST, tensor_list, 3, "Tensor[]")                                            \
+    X(OPT_TENSOR_LIST, opt_tensor_list, 4, "Tensor?[]") X(OPT_INT, opt_int, 5, "int?")    \
+    X(OPT_FLOAT, opt_float, 6, "float?") X(SCALAR, scalar, 7, "Scalar")                   \
+    X(OPT_SCALAR, opt_scalar, 8, "Scalar?") X(OPT_BOOL, opt_bool, 9, "bool?")             \
+    X(OPT_CODE, opt_code, 10, "ScalarType?")                                              \
+    X(OPT_DEVICE_INDEX, opt_device_index, 11, "DeviceIndex?")                             \
+    X(OPT_DEVICE, opt_device, 12, "Device?") X(STR, str, 13, "str")                       \
+    X(OPT_STR, opt_str, 14, "str?") X(GENERATOR, generator, 15, "Generator")              \
+    X(OPT_GENERATOR, opt_generator, 16, "Generator?") X(INT_LIST, int_list, 17, "int[]")  \
+    X(OPT_INT_LIST, opt_int_list, 18, "int[]?") X(FLOAT_LIST, float_list, 19, "float[]")  \
+    X(OPT_FLOAT_LIST, opt_float_list, 20, "float[]?")                                     \
+    X(SCALAR_LIST, scalar_list, 21, "Scalar[]") X(BOOL_LIST, bool_list, 22, "bool[]")     \
+    X(CODE_LIST, code_list, 23, "ScalarType[]")
 
 #define SHIMRT_CODE_ENUM_DTYPE_(N, n, c) SHIMRT_##N = c,
 #define SHIMRT_CODE_ENUM_DEV_(N, n, c) SHIMRT_DEV_##N = c,
@@ -81,7 +87,8 @@
 #define SHIMRT_CODE_ENUM_QS_(N, n, c) SHIMRT_QSCHEME_##N = c,
 #define SHIMRT_CODE_ENUM_RED_(N, n, c) SHIMRT_REDUCTION_##N = c,
 #define SHIMRT_CODE_ENUM_TAG_(N, n, c) SHIMRT_TAG_##N = c,
-#define SHIMRT_CODE_ENUM_KIND_(N, n, c) SHIMRT_KIND_##N = c,
+#define SHIMRT_CODE_ENUM_KIND_(N, n, c, type) SHIMRT_KIND_##N = c,
+#define SHIMRT_CODE_COUNT4_(N, n, c, type) +1
 #define SHIMRT_CODE_COUNT_(N, n, c) +1
 enum { SHIMRT_DTYPES(SHIMRT_CODE_ENUM_DTYPE_) };
 enum { SHIMRT_DEVICE_TYPES(SHIMRT_CODE_ENUM_DEV_) };
@@ -90,6 +97,9 @@ enum { SHIMRT_MEMORY_FORMATS(SHIMRT_CODE_ENUM_MF_) };
 enum { SHIMRT_QSCHEMES(SHIMRT_CODE_ENUM_QS_) };
 enum { SHIMRT_REDUCTIONS(SHIMRT_CODE_ENUM_RED_) };
 enum { SHIMRT_TAGS(SHIMRT_CODE_ENUM_TAG_) SHIMRT_NUM_TAGS = 0 SHIMRT_TAGS(SHIMRT_CODE_COUNT_) };
-enum { SHIMRT_KINDS(SHIMRT_CODE_ENUM_KIND_) SHIMRT_NUM_KINDS = 0 SHIMRT_KINDS(SHIMRT_CODE_COUNT_) };
+enum { SHIMRT_KINDS(SHIMRT_CODE_ENUM_KIND_) SHIMRT_NUM_KINDS = 0 SHIMRT_KINDS(SHIMRT_CODE_COUNT4_) };
+
+/* A set of tags as the generated registration passes it: bit SHIMRT_TAG_x. */
+#define SHIMRT_TAG_BIT(N) (1ull << SHIMRT_TAG_##N)
 
 #endif

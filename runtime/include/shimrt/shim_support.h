@@ -37,6 +37,7 @@
 #include "containers.h"
 #include "stableivalue.h"
 #include "dispatcher.h"
+#include "codes.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -140,7 +141,7 @@ AOTI_TORCH_EXPORT void shimrt_tensor_array_free(shimrt_tensor_array *a);
  *
  *   shimrt_box b;
  *   if (shimrt_box_begin(&b, "add.Tensor", stack, num_args, 3, num_outputs, 1,
- *                        arg_types) != AOTI_TORCH_SUCCESS) return;
+ *                        arg_kinds) != AOTI_TORCH_SUCCESS) return;
  *   <one unpack per argument: shimrt_box_tensor(&b, 0), ...>
  *   SHIMRT_BOX_CALL(&b, aoti_torch_cpu_add_Tensor(self, other, alpha, &ret0));
  *   shimrt_box_release_args(&b);
@@ -163,7 +164,7 @@ typedef struct shimrt_box {
     StableIValue *stack;
     uint64_t num_args, num_outputs;
     const char *op;               /* "add.Tensor": for messages */
-    const char *const *arg_types; /* schema type of each argument; NULL: owns nothing */
+    const unsigned char *arg_kinds; /* SHIMRT_KIND_* of each argument (codes.h); NULL: none owns */
     AOTITorchError err;           /* the first failure, or AOTI_TORCH_SUCCESS */
     uint64_t keep;                /* bit i: argument i moves to an output */
     StableIValue kept[SHIMRT_BOX_MAX_ARGS]; /* the values of kept arguments */
@@ -177,15 +178,16 @@ typedef struct shimrt_box {
 /* Starts a wrapper: checks that the dispatcher passed the counts the schema has
  * (expect_args <= SHIMRT_BOX_MAX_ARGS, expect_outputs likewise). On a mismatch reports
  * the failure (shimrt_kernel_fail) and returns AOTI_TORCH_FAILURE: the wrapper must
- * return at once, releasing nothing (the types are unknown). arg_types (static, borrowed
- * for the box's life) has expect_args entries: the schema type of each argument as
- * written ("Tensor", "int[1]?", "Scalar"), or NULL where the value owns nothing (int,
- * float, bool, ScalarType, Layout, MemoryFormat, Device). */
+ * return at once, releasing nothing (the types are unknown). arg_kinds (static, borrowed
+ * for the box's life) has expect_args entries: the kind of each argument, a SHIMRT_KIND_*
+ * code of shimrt/codes.h (SHIMRT_KIND_TENSOR, SHIMRT_KIND_OPT_INT_LIST, ...), or
+ * SHIMRT_KIND_NONE where the value owns nothing (int, float, bool, ScalarType, Layout,
+ * MemoryFormat, Device); NULL when no argument owns anything. */
 AOTI_TORCH_EXPORT AOTITorchError shimrt_box_begin(shimrt_box *b, const char *op,
                                                   StableIValue *stack, uint64_t num_args,
                                                   uint64_t expect_args, uint64_t num_outputs,
                                                   uint64_t expect_outputs,
-                                                  const char *const *arg_types);
+                                                  const unsigned char *arg_kinds);
 /* Records a failure of the box (the thread's current message is the reason): the first
  * one wins. Returns err. */
 AOTI_TORCH_EXPORT AOTITorchError shimrt_box_fail(shimrt_box *b, AOTITorchError err);
@@ -403,13 +405,14 @@ AOTI_TORCH_EXPORT AOTITorchError shimrt_pop_scalar(const char *func, StableIValu
  * untouched). */
 AOTI_TORCH_EXPORT AOTITorchError shimrt_pop_str(const char *func, StableIValue v,
                                                 const char **ret);
-/* Drops a return that the shim does not hand out (the alias an in-place op returns). */
-AOTI_TORCH_EXPORT void shimrt_pop_discard(const char *type, StableIValue v);
+/* Drops a return that the shim does not hand out (the alias an in-place op returns),
+ * releasing it by its kind (SHIMRT_KIND_* of shimrt/codes.h). */
+AOTI_TORCH_EXPORT void shimrt_pop_discard(int kind, StableIValue v);
 
 /* ==== 4. Registration ================================================================ */
 typedef struct shimrt_def_entry {
     const char *schema; /* "add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor" */
-    const char *tags;   /* "core,pointwise" (torch_tag_* names; others are skipped) or NULL */
+    uint64_t tags;      /* SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE): codes.h; 0: none */
 } shimrt_def_entry;
 typedef struct shimrt_impl_entry {
     const char *name;   /* "add.Tensor" */
