@@ -43,7 +43,10 @@
  * Calling it again first drops the functions derived before. Returns 0, or -1 after
  * reporting at least one error through sg_diag.
  */
+#include "kinds.h"
 #include "model.h"
+
+#include <shimrt/codes.h>
 
 #include <stdint.h>
 #include <stdio.h>
@@ -566,7 +569,7 @@ static bool is_view_op(const sg_native_function *f) {
 static bool is_composite_implicit(const sg_native_function *f) {
     if (f->has_dispatch) {
         for (int i = 0; i < f->n_dispatch; i++)
-            if (f->dispatch[i].key && strcmp(f->dispatch[i].key, "CompositeImplicitAutograd") == 0)
+            if (f->dispatch[i].key && strcmp(f->dispatch[i].key, sg_dispatch_key_name(SHIMRT_DISPATCH_KEY_CIA)) == 0)
                 return true;
         return false;
     }
@@ -803,7 +806,7 @@ static sg_native_function *new_derived(sg_context *ctx, const sg_native_function
     if (!f->func_text || !f->op_key || !kernel) return NULL;
     if (symint) kernel = cat(a, kernel, "_symint", NULL, NULL, NULL);
     if (!kernel) return NULL;
-    d->key = "CompositeExplicitAutograd";
+    d->key = sg_dispatch_key_name(SHIMRT_DISPATCH_KEY_CEA);
     d->kernel = kernel;
     f->dispatch = d;
     f->n_dispatch = 1;

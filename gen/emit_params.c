@@ -4,6 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <shimrt/codes.h>
+
 #include "emit.h"
 
 /* ---- Types: every schema type -> C mapping is a row of gen/kinds.c ------------------- */
@@ -91,8 +93,10 @@ static bool ieq(const char *x, const char *y) {
 }
 
 const char *sg_backend_dispatch_key(const sg_model *m, const char *backend) {
-    if (ieq(backend, "cpu")) return "CPU";
-    if (ieq(backend, "cuda")) return "CUDA";
+    const char *cpu = sg_dispatch_key_name(SHIMRT_DISPATCH_KEY_CPU);
+    const char *cuda = sg_dispatch_key_name(SHIMRT_DISPATCH_KEY_CUDA);
+    if (ieq(backend, cpu)) return cpu;
+    if (ieq(backend, cuda)) return cuda;
     for (size_t i = 0; i < m->n_funcs; i++) {
         const sg_native_function *f = m->funcs[i];
         for (int k = 0; k < f->n_dispatch; k++)
@@ -108,21 +112,23 @@ static const char *own_kernel(sg_arena *a, const sg_native_function *fn, const c
     for (int k = 0; k < fn->n_dispatch; k++)
         if (strcmp(fn->dispatch[k].key, key) == 0) return fn->dispatch[k].kernel;
     const sg_schema *s = fn->func;
-    if (fn->has_ufunc_inner_loop && (strcmp(key, "CPU") == 0 || strcmp(key, "CUDA") == 0))
+    if (fn->has_ufunc_inner_loop && (strcmp(key, sg_dispatch_key_name(SHIMRT_DISPATCH_KEY_CPU)) == 0 ||
+                                     strcmp(key, sg_dispatch_key_name(SHIMRT_DISPATCH_KEY_CUDA)) == 0))
         return sg_arena_printf(a, "ufunc_%s_%s", s->name, key);
-    if (fn->n_dispatch == 0 && strcmp(key, "CompositeExplicitAutograd") == 0 && fn->derived)
+    if (fn->n_dispatch == 0 && strcmp(key, sg_dispatch_key_name(SHIMRT_DISPATCH_KEY_CEA)) == 0 &&
+        fn->derived)
         return sg_arena_printf(a, "%s%s", s->name, s->out_start < s->n_args ? "_out" : "");
     if (!fn->has_dispatch && !fn->structured && !fn->structured_delegate && !fn->derived &&
-        strcmp(key, "CompositeImplicitAutograd") == 0)
+        strcmp(key, sg_dispatch_key_name(SHIMRT_DISPATCH_KEY_CIA)) == 0)
         return sg_arena_printf(a, "%s%s", s->name, s->out_start < s->n_args ? "_out" : "");
     return NULL;
 }
 
 bool sg_pick_kernel(sg_arena *a, const sg_native_function *fn, const char *dispatch_key,
                     const char **key, const char **kernel) {
-    static const char *const composite[] = {"CompositeExplicitAutograd",
-                                             "CompositeExplicitAutogradNonFunctional",
-                                             "CompositeImplicitAutograd"};
+    /* docs/shim-rules.md's order (not the runtime's fallback order) */
+    static const int composite[] = {SHIMRT_DISPATCH_KEY_CEA, SHIMRT_DISPATCH_KEY_CEA_NONFUNCTIONAL,
+                                    SHIMRT_DISPATCH_KEY_CIA};
     const char *k = own_kernel(a, fn, dispatch_key);
     if (!k && fn->delegate) k = own_kernel(a, fn->delegate, dispatch_key);
     if (k) {
@@ -131,9 +137,10 @@ bool sg_pick_kernel(sg_arena *a, const sg_native_function *fn, const char *dispa
         return true;
     }
     for (size_t i = 0; i < sizeof composite / sizeof *composite; i++) {
-        k = own_kernel(a, fn, composite[i]);
+        const char *name = sg_dispatch_key_name(composite[i]);
+        k = own_kernel(a, fn, name);
         if (k) {
-            *key = composite[i];
+            *key = name;
             *kernel = k;
             return true;
         }

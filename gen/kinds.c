@@ -199,6 +199,13 @@ sg_kind sg_kind_of_ret(const sg_type *t) {
     return lookup(k_rets, sizeof k_rets / sizeof *k_rets, t);
 }
 
+const char *sg_dispatch_key_name(int code) {
+#define KEY_NAME_(N, name, c) [c] = #name,
+    static const char *const names[SHIMRT_NUM_DISPATCH_KEYS] = {SHIMRT_DISPATCH_KEYS(KEY_NAME_)};
+#undef KEY_NAME_
+    return code >= 0 && code < SHIMRT_NUM_DISPATCH_KEYS ? names[code] : "";
+}
+
 const char *sg_kind_code_name(const sg_kind_info *k) {
 #define CODE_NAME_(N, name, code, type) [code] = "SHIMRT_KIND_" #N,
     static const char *const names[SHIMRT_NUM_KINDS] = {SHIMRT_KINDS(CODE_NAME_)};

@@ -54,6 +54,10 @@ sg_kind sg_kind_of_ret(const sg_type *t);
 /* The row of a kind; NULL for SG_K_NONE or out of range. Static. */
 const sg_kind_info *sg_kind_get(sg_kind k);
 
+/* The name of a dispatch key of shimrt/codes.h (SHIMRT_DISPATCH_KEY_CEA ->
+ * "CompositeExplicitAutograd"), shared with the runtime's dispatcher. Static. */
+const char *sg_dispatch_key_name(int code);
+
 /* The C name of a kind's runtime code: "SHIMRT_KIND_OPT_TENSOR" (codes.h's list). Static. */
 const char *sg_kind_code_name(const sg_kind_info *k);
 

@@ -33,11 +33,13 @@ sg_arena *shimrt_dispatch_arena(void) {
 }
 
 /* ---- keys ------------------------------------------------------------------------------ */
-static const char *const key_names[SHIMRT_KEY_COUNT] = {
-    "CPU", "CUDA", "MPS", "XPU", "PrivateUse1", "Meta",
-    "CompositeExplicitAutogradNonFunctional", "CompositeExplicitAutograd",
-    "CompositeImplicitAutograd",
-};
+/* The names, from the list shared with the generator (shimrt/codes.h). */
+#define KEY_NAME_(N, name, code) [code] = #name,
+static const char *const key_names[SHIMRT_KEY_COUNT] = {SHIMRT_DISPATCH_KEYS(KEY_NAME_)};
+#define KEY_SAME_(N, name, code) \
+    _Static_assert((int)SHIMRT_KEY_##N == SHIMRT_DISPATCH_KEY_##N, "shimrt_key follows codes.h");
+SHIMRT_DISPATCH_KEYS(KEY_SAME_)
+_Static_assert((int)SHIMRT_KEY_COUNT == (int)SHIMRT_NUM_DISPATCH_KEYS, "shimrt_key follows codes.h");
 
 const char *shimrt_key_name(int key) {
     return key >= 0 && key < SHIMRT_KEY_COUNT ? key_names[key] : "Undefined";

@@ -1,6 +1,6 @@
 /* shimrt/codes.h: the integer codes that the generator (gen/) and the runtime (runtime/)
  * share, defined once: dtypes, device types, layouts and memory formats (PyTorch's values,
- * docs/runtime-api.md "Integer codes"), QSchemes and reductions, the torch_tag_*() codes, and the argument kinds of
+ * docs/runtime-api.md "Integer codes"), QSchemes and reductions, the dispatch keys, the torch_tag_*() codes, and the argument kinds of
  * the generated boxed kernels (gen/kinds.c maps every schema type to one).
  *
  * Each list is an X-macro, X(NAME, name, code), so that a table of names or a switch can
@@ -45,6 +45,14 @@
 /* reductions: at::Reduction values (`int reduction=Mean` in a schema). */
 #define SHIMRT_REDUCTIONS(X) X(NONE, None, 0) X(MEAN, Mean, 1) X(SUM, Sum, 2)
 
+/* dispatch keys the runtime registers kernels under (PyTorch's names): the backends in
+ * priority order, then the composite keys in the order a call tries them. */
+#define SHIMRT_DISPATCH_KEYS(X)                                                           \
+    X(CPU, CPU, 0) X(CUDA, CUDA, 1) X(MPS, MPS, 2) X(XPU, XPU, 3)                         \
+    X(PRIVATEUSE1, PrivateUse1, 4) X(META, Meta, 5)                                       \
+    X(CEA_NONFUNCTIONAL, CompositeExplicitAutogradNonFunctional, 6)                       \
+    X(CEA, CompositeExplicitAutograd, 7) X(CIA, CompositeImplicitAutograd, 8)
+
 /* tags: the torch_tag_<name>() codes (ours: the getters keep them out of the ABI). */
 #define SHIMRT_TAGS(X)                                                                    \
     X(CORE, core, 0) X(CUDAGRAPH_UNSAFE, cudagraph_unsafe, 1)                             \
@@ -86,6 +94,7 @@
 #define SHIMRT_CODE_ENUM_MF_(N, n, c) SHIMRT_MEMORY_FORMAT_##N = c,
 #define SHIMRT_CODE_ENUM_QS_(N, n, c) SHIMRT_QSCHEME_##N = c,
 #define SHIMRT_CODE_ENUM_RED_(N, n, c) SHIMRT_REDUCTION_##N = c,
+#define SHIMRT_CODE_ENUM_KEY_(N, n, c) SHIMRT_DISPATCH_KEY_##N = c,
 #define SHIMRT_CODE_ENUM_TAG_(N, n, c) SHIMRT_TAG_##N = c,
 #define SHIMRT_CODE_ENUM_KIND_(N, n, c, type) SHIMRT_KIND_##N = c,
 #define SHIMRT_CODE_COUNT4_(N, n, c, type) +1
@@ -96,6 +105,7 @@ enum { SHIMRT_LAYOUTS(SHIMRT_CODE_ENUM_LAYOUT_) };
 enum { SHIMRT_MEMORY_FORMATS(SHIMRT_CODE_ENUM_MF_) };
 enum { SHIMRT_QSCHEMES(SHIMRT_CODE_ENUM_QS_) };
 enum { SHIMRT_REDUCTIONS(SHIMRT_CODE_ENUM_RED_) };
+enum { SHIMRT_DISPATCH_KEYS(SHIMRT_CODE_ENUM_KEY_) SHIMRT_NUM_DISPATCH_KEYS = 0 SHIMRT_DISPATCH_KEYS(SHIMRT_CODE_COUNT_) };
 enum { SHIMRT_TAGS(SHIMRT_CODE_ENUM_TAG_) SHIMRT_NUM_TAGS = 0 SHIMRT_TAGS(SHIMRT_CODE_COUNT_) };
 enum { SHIMRT_KINDS(SHIMRT_CODE_ENUM_KIND_) SHIMRT_NUM_KINDS = 0 SHIMRT_KINDS(SHIMRT_CODE_COUNT4_) };
 
