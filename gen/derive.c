@@ -43,6 +43,7 @@
  * Calling it again first drops the functions derived before. Returns 0, or -1 after
  * reporting at least one error through sg_diag.
  */
+#include "buf.h"
 #include "kinds.h"
 #include "model.h"
 
@@ -276,33 +277,6 @@ static int sig_build(sg_arena *arena, const sg_schema *s, const fn_info *fi, boo
     }
     return 0;
 }
-
-/* ---- A growable byte buffer for messages ------------------------------------------------- */
-
-typedef struct sbuf {
-    char *p;
-    size_t len, cap;
-    bool oom;
-} sbuf;
-
-static void sb_putn(sbuf *b, const char *s, size_t n) {
-    if (b->oom) return;
-    if (b->len + n + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap : 256;
-        while (cap < b->len + n + 1) cap *= 2;
-        char *p = realloc(b->p, cap);
-        if (!p) {
-            b->oom = true;
-            return;
-        }
-        b->p = p;
-        b->cap = cap;
-    }
-    memcpy(b->p + b->len, s, n);
-    b->len += n;
-    b->p[b->len] = '\0';
-}
-static void sb_puts(sbuf *b, const char *s) { sb_putn(b, s, strlen(s)); }
 
 /* ---- Signatures compared in place ----------------------------------------------------------
  *
@@ -996,17 +970,17 @@ int sg_derive_functions(sg_context *ctx) {
                 for (int d = 0; d < fam->n_derived; d++)
                     if (strcmp(der[fam->derived[d]].full, item) == 0) ok = true;
                 if (ok) continue;
-                sbuf gen = {0};
+                sg_buf gen = {0};
                 for (int d = 0; d < fam->n_derived; d++) {
-                    if (d) sb_puts(&gen, ", ");
-                    sb_puts(&gen, der[fam->derived[d]].full);
+                    if (d) sg_buf_puts(&gen, ", ");
+                    sg_buf_puts(&gen, der[fam->derived[d]].full);
                 }
                 sg_diag(ctx, SG_DIAG_ERROR, f->autogen_locs[k],
                         "autogen names '%s', which is not derived from '%s' (derived there: "
                         "%s)",
                         item, f->func_text ? f->func_text : f->func->name,
-                        gen.len && !gen.oom ? gen.p : "nothing");
-                free(gen.p);
+                        gen.len && !gen.oom ? gen.data : "nothing");
+                sg_buf_free(&gen);
             }
         }
         for (int d = 0; d < fam->n_derived; d++) {

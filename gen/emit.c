@@ -4,13 +4,12 @@
  *   1. plan    for each header (one per backend, plus aten), the ops in key order, each
  *              with its kernel and its declarations (highest version first);
  *   2. render  every output file into memory from the templates in templates/;
- *   3. output  --abi-check compares with old headers, --check compares with the disk,
- *              otherwise changed files are written (temporary file + rename) and the
- *              depfile.
+ *   3. output  gen/emit_out.c: --abi-check compares with old headers, --check compares
+ *              with the disk, otherwise changed files are written (temporary file +
+ *              rename) and the depfile.
  * Adding an output is adding a renderer in phase 2 that appends to the file list.
  */
 #include <ctype.h>
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,6 +59,7 @@ typedef struct emitter {
     const char *extra_deps[8];   /* template files the body emitters read */
     int n_extra_deps;
     sg_buf registrations;        /* the manifest's registration functions (JSON) */
+    const char *banner;          /* the input files, as the banners list them */
 } emitter;
 
 #define SLOTS(...) ((const sg_slot[]){__VA_ARGS__}), \
@@ -283,23 +283,6 @@ static void render_decl(emitter *e, sg_buf *out, const shim *s, const decl *d) {
     sg_buf_free(&line);
 }
 
-/* "/" is never in a schema; "*" followed by "/" could be (an alias set `a -> *`) only
- * before a `)`, but make the comment safe anyway. */
-static const char *comment_safe(emitter *e, const char *s) {
-    if (!strstr(s, "*/")) return s;
-    sg_buf b = {0};
-    for (; *s; s++) {
-        sg_buf_putc(&b, *s);
-        if (s[0] == '*' && s[1] == '/') sg_buf_putc(&b, ' ');
-    }
-    return sg_buf_to_arena(&b, e->a);
-}
-
-static const char *schema_text(emitter *e, const sg_native_function *fn) {
-    if (fn->func_text) return fn->func_text;
-    return sg_schema_to_string(e->a, fn->func);
-}
-
 static void add_file(emitter *e, const char *name, sg_buf *content) {
     if (content->oom) {
         if (!e->errors) {
@@ -340,20 +323,8 @@ static void render_compat_header(emitter *e, const header *h) {
     add_file(e, h->file, &out);
 }
 
-static const char *guard_of(emitter *e, const char *file) {
-    char *g = sg_arena_printf(e->a, "SHIMGEN_%s_", file);
-    if (!g) return "SHIMGEN_HEADER_";
-    for (char *p = g; *p; p++)
-        *p = isalnum((unsigned char)*p) ? (char)toupper((unsigned char)*p) : '_';
-    return g;
-}
-
 static void render_header(emitter *e, const header *h) {
-    sg_buf inputs = {0}, macros = {0}, decls = {0}, out = {0};
-    for (size_t i = 0; i < e->m->n_inputs; i++) {
-        if (i) sg_buf_putc(&inputs, '\n');
-        render(e, T_BANNER_INPUT, &inputs, SLOTS({"path", comment_safe(e, e->m->inputs[i].path), 0}));
-    }
+    sg_buf macros = {0}, decls = {0}, out = {0};
     /* The release macros the gates use, in first-use order, each once. */
     const sg_shim_op *seen[64];
     int n_seen = 0;
@@ -383,7 +354,7 @@ static void render_header(emitter *e, const header *h) {
         }
         if (i) sg_buf_put(&decls, "\n\n", 2);
         render(e, T_OP_BLOCK, &decls,
-               SLOTS({"op", s->op->key, 0}, {"schema", comment_safe(e, schema_text(e, s->fn)), 0},
+               SLOTS({"op", s->op->key, 0}, {"schema", sg_text_comment_safe(e->a, sg_text_schema(e->a, s->fn)), 0},
                      {"declarations", group.data ? group.data : "", group.len}));
         sg_buf_free(&group);
     }
@@ -395,39 +366,32 @@ static void render_header(emitter *e, const header *h) {
     render(e, T_HEADER, &out,
            SLOTS({"file", h->file, 0}, {"description", desc, 0},
                  {"generator", "shimgen " SHIMGEN_VERSION, 0},
-                 {"inputs", inputs.data ? inputs.data : "", inputs.len},
-                 {"guard", guard_of(e, h->file), 0},
+                 {"inputs", e->banner, 0},
+                 {"guard", sg_text_guard(e->a, h->file), 0},
                  {"version_macros", macros.data ? macros.data : "", macros.len},
                  {"declarations", decls.data ? decls.data : "", decls.len}));
-    sg_buf_free(&inputs);
     sg_buf_free(&macros);
     sg_buf_free(&decls);
     add_file(e, h->file, &out);
 }
 
-static const char *json(emitter *e, const char *s) {
-    sg_buf b = {0};
-    sg_buf_put_json(&b, s ? s : "");
-    return b.len ? sg_buf_to_arena(&b, e->a) : (sg_buf_free(&b), "");
-}
-
 static void render_manifest(emitter *e) {
     sg_buf inputs = {0}, headers = {0}, funcs = {0}, out = {0};
     for (size_t i = 0; i < e->m->n_inputs; i++)
-        sg_buf_printf(&inputs, "%s\"%s\"", i ? ", " : "", json(e, e->m->inputs[i].path));
+        sg_buf_printf(&inputs, "%s\"%s\"", i ? ", " : "", sg_text_json(e->a, e->m->inputs[i].path));
     for (int i = 0; i < e->n_headers; i++)
-        sg_buf_printf(&headers, "%s\"%s\"", i ? ", " : "", json(e, e->headers[i].file));
+        sg_buf_printf(&headers, "%s\"%s\"", i ? ", " : "", sg_text_json(e->a, e->headers[i].file));
     for (int hi = 0; hi < e->n_headers; hi++) {
         const header *h = &e->headers[hi];
         for (int i = 0; i < h->n_shims; i++) {
             const shim *s = &h->shims[i];
-            const char *since = s->op->since ? sg_arena_printf(e->a, "\"%s\"", json(e, s->op->since))
+            const char *since = s->op->since ? sg_arena_printf(e->a, "\"%s\"", sg_text_json(e->a, s->op->since))
                                              : "null";
             const char *kernel =
                 s->kernel ? sg_arena_printf(e->a, "{\"dispatch_key\": \"%s\", \"name\": \"%s\"}",
-                                            json(e, s->kernel_key), json(e, s->kernel))
+                                            sg_text_json(e->a, s->kernel_key), sg_text_json(e->a, s->kernel))
                           : "null";
-            const char *schema = json(e, schema_text(e, s->fn));
+            const char *schema = sg_text_json(e->a, sg_text_schema(e->a, s->fn));
             for (int d = 0; d < s->n_decls; d++) {
                 const decl *dc = &s->decls[d];
                 sg_buf params = {0};
@@ -441,7 +405,7 @@ static void render_manifest(emitter *e) {
                 if (funcs.len) sg_buf_put(&funcs, ",\n", 2);
                 render(e, T_MANIFEST_FUNCTION, &funcs,
                        SLOTS({"name", dc->c_name, 0}, {"backend", h->backend, 0},
-                             {"header", h->file, 0}, {"op", json(e, s->op->key), 0},
+                             {"header", h->file, 0}, {"op", sg_text_json(e->a, s->op->key), 0},
                              {"schema", schema, 0}, {"version", version, 0}, {"since", since, 0},
                              {"kernel", kernel, 0},
                              {"params", params.data ? params.data : "", params.len}));
@@ -453,7 +417,7 @@ static void render_manifest(emitter *e) {
     for (int i = 0; i < e->n_files; i++) {
         const char *slash = strrchr(e->files[i].path, '/');
         sg_buf_printf(&files, "%s\"%s\"", i ? ", " : "",
-                      json(e, slash ? slash + 1 : e->files[i].path));
+                      sg_text_json(e->a, slash ? slash + 1 : e->files[i].path));
     }
     render(e, T_MANIFEST, &out,
            SLOTS({"generator", "shimgen " SHIMGEN_VERSION, 0},
@@ -482,232 +446,26 @@ static void sink_add_dep(void *user, const char *path) {
 }
 
 static void render_bodies(emitter *e, const char *dir) {
+    sg_emit_sink sink = {e, sink_add_file, sink_add_dep, {0}, e->o->verbosity < 0};
+    e->errors += sg_emit_bodies(e->ctx, e->m, e->a, dir, e->headers, e->n_headers, e->banner,
+                                &sink);
+    e->registrations = sink.registrations;
+}
+
+/* The banner's list of input files, one `banner_input.in` per input. */
+static const char *render_banner(emitter *e) {
     sg_buf inputs = {0};
     for (size_t i = 0; i < e->m->n_inputs; i++) {
         if (i) sg_buf_putc(&inputs, '\n');
-        render(e, T_BANNER_INPUT, &inputs, SLOTS({"path", comment_safe(e, e->m->inputs[i].path), 0}));
+        render(e, T_BANNER_INPUT, &inputs,
+               SLOTS({"path", sg_text_comment_safe(e->a, e->m->inputs[i].path), 0}));
     }
-    sg_emit_sink sink = {e, sink_add_file, sink_add_dep, {0}, e->o->verbosity < 0};
-    int errs = sg_emit_bodies(e->ctx, e->m, e->a, dir, e->headers, e->n_headers,
-                              inputs.data ? inputs.data : "", &sink);
-    e->errors += errs;
-    e->registrations = sink.registrations;
-    sg_buf_free(&inputs);
-}
-
-/* ---- Output modes -------------------------------------------------------------------- */
-/* A short diff: the changed middle between the common first and last lines. */
-static void print_diff(const sg_out_file *f) {
-    const char *a = f->old ? f->old : "", *b = f->data;
-    size_t na = f->old ? f->old_len : 0, nb = f->len;
-    size_t pre = 0, line_a = 1;
-    while (pre < na && pre < nb && a[pre] == b[pre]) pre++;
-    while (pre > 0 && a[pre - 1] != '\n') pre--; /* back to a line start */
-    for (size_t i = 0; i < pre; i++) line_a += a[i] == '\n';
-    size_t suf = 0;
-    while (suf < na - pre && suf < nb - pre && a[na - 1 - suf] == b[nb - 1 - suf]) suf++;
-    while (suf > 0 && a[na - suf] != '\n') suf--; /* keep whole lines: suffix starts after \n */
-    if (suf > 0) suf--;
-    printf("--- %s (on disk)\n+++ %s (generated)\n", f->path, f->path);
-    for (int side = 0; side < 2; side++) {
-        const char *s = side ? b : a;
-        size_t lo = pre, hi = (side ? nb : na) - suf;
-        if (!side) printf("@@ line %zu @@\n", line_a);
-        while (lo < hi) {
-            size_t e = lo;
-            while (e < hi && s[e] != '\n') e++;
-            printf("%c%.*s\n", side ? '+' : '-', (int)(e - lo), s + lo);
-            lo = e + 1;
-        }
+    if (!inputs.len || inputs.oom) {
+        sg_buf_free(&inputs);
+        return "";
     }
-}
-
-static int do_check(emitter *e) {
-    if (sg_fs_compare(e->ctx, e->files, e->n_files) != 0) return -1;
-    int changed = 0;
-    for (int i = 0; i < e->n_files; i++) {
-        if (!e->files[i].changed) continue;
-        changed++;
-        printf("%s: would %s\n", e->files[i].path, e->files[i].old ? "change" : "be created");
-        if (e->o->verbosity > 0) print_diff(&e->files[i]);
-    }
-    fflush(stdout);
-    return changed ? 1 : 0;
-}
-
-static const sg_abi_decl *find_decl(const sg_abi_decl *v, int n, const char *name) {
-    for (int i = 0; i < n; i++)
-        if (strcmp(v[i].name, name) == 0) return &v[i];
-    return NULL;
-}
-
-static int param_index(const sg_abi_decl *d, const char *name) {
-    for (int i = 0; i < d->n_params; i++)
-        if (strcmp(d->params[i].name, name) == 0) return i;
-    return -1;
-}
-
-/* Compares one old declaration with its new form; returns the number of breaks. */
-static int compare_decl(emitter *e, const sg_abi_decl *o, const sg_abi_decl *n) {
-    int breaks = 0;
-    for (int i = 0; i < o->n_params; i++) {
-        int j = param_index(n, o->params[i].name);
-        if (j < 0) {
-            sg_diag(e->ctx, SG_DIAG_ERROR, o->loc, "%s: parameter '%s %s' was removed", o->name,
-                    o->params[i].type, o->params[i].name);
-            breaks++;
-        } else if (strcmp(o->params[i].type, n->params[j].type) != 0) {
-            sg_diag(e->ctx, SG_DIAG_ERROR, o->loc,
-                    "%s: parameter '%s' changed type from '%s' to '%s'", o->name,
-                    o->params[i].name, o->params[i].type, n->params[j].type);
-            breaks++;
-        }
-    }
-    for (int j = 0; j < n->n_params; j++)
-        if (param_index(o, n->params[j].name) < 0) {
-            sg_diag(e->ctx, SG_DIAG_ERROR, o->loc,
-                    "%s: parameter '%s %s' was added at position %d", o->name, n->params[j].type,
-                    n->params[j].name, j + 1);
-            breaks++;
-        }
-    /* The order of the parameters both have. */
-    int last = -1, last_i = -1;
-    for (int i = 0; i < o->n_params; i++) {
-        int j = param_index(n, o->params[i].name);
-        if (j < 0) continue;
-        if (j < last) {
-            sg_diag(e->ctx, SG_DIAG_ERROR, o->loc,
-                    "%s: parameter order changed: '%s' (parameter %d, now %d) now comes before "
-                    "'%s' (parameter %d, now %d)",
-                    o->name, o->params[i].name, i + 1, j + 1, o->params[last_i].name, last_i + 1,
-                    last + 1);
-            breaks++;
-            break;
-        }
-        last = j;
-        last_i = i;
-    }
-    return breaks;
-}
-
-static int do_abi_check(emitter *e) {
-    int breaks = 0, added = 0;
-    for (int i = 0; i < e->n_files; i++) {
-        const char *file = strrchr(e->files[i].path, '/') + 1;
-        size_t fl = strlen(file);
-        if (fl < 2 || strcmp(file + fl - 2, ".h") != 0) continue;
-        char err[256];
-        sg_abi_decl *nd = NULL, *od = NULL;
-        int nn = sg_abi_scan(e->a, e->files[i].path, e->files[i].data, e->files[i].len, &nd, err,
-                             sizeof err);
-        const char *old_path = sg_arena_printf(e->a, "%s/%s", e->o->abi_check_dir, file);
-        char *text = NULL;
-        size_t len = 0;
-        int rc = sg_fs_read(old_path, &text, &len);
-        int on = 0;
-        if (rc < 0) {
-            sg_diag(e->ctx, SG_DIAG_ERROR, (sg_loc){old_path, 0, 0}, "cannot read: %s",
-                    strerror(errno));
-            return -1;
-        }
-        if (rc == 0) {
-            on = sg_abi_scan(e->a, old_path, text, len, &od, err, sizeof err);
-            free(text);
-        } else if (e->o->verbosity >= 0) {
-            sg_diag(e->ctx, SG_DIAG_NOTE, (sg_loc){old_path, 0, 0},
-                    "no such header before: every function of %s is new", file);
-        }
-        if (nn < 0 || on < 0) {
-            sg_diag(e->ctx, SG_DIAG_ERROR, (sg_loc){nn < 0 ? e->files[i].path : old_path, 0, 0},
-                    "%s", err);
-            return -1;
-        }
-        for (int k = 0; k < on; k++) {
-            const sg_abi_decl *n = find_decl(nd, nn, od[k].name);
-            if (!n) {
-                sg_diag(e->ctx, SG_DIAG_ERROR, od[k].loc, "%s: function was removed", od[k].name);
-                breaks++;
-            } else {
-                breaks += compare_decl(e, &od[k], n);
-            }
-        }
-        for (int k = 0; k < nn; k++)
-            if (!find_decl(od, on, nd[k].name)) {
-                added++;
-                if (e->o->verbosity >= 0)
-                    sg_diag(e->ctx, SG_DIAG_NOTE, (sg_loc){old_path, 0, 0},
-                            "%s: function was added (compatible)", nd[k].name);
-            }
-    }
-    if (e->o->verbosity > 0 || breaks)
-        sg_diag(e->ctx, breaks ? SG_DIAG_ERROR : SG_DIAG_NOTE, (sg_loc){e->o->abi_check_dir, 0, 0},
-                "ABI check: %d incompatible change%s, %d function%s added", breaks,
-                breaks == 1 ? "" : "s", added, added == 1 ? "" : "s");
-    return breaks ? 1 : 0;
-}
-
-/* Make-style: path with blanks, `#`, `$` and `\` escaped. */
-static void dep_path(sg_buf *b, const char *p) {
-    for (; *p; p++) {
-        if (*p == '$')
-            sg_buf_putc(b, '$');
-        else if (*p == ' ' || *p == '\t' || *p == '#' || *p == '\\')
-            sg_buf_putc(b, '\\');
-        sg_buf_putc(b, *p);
-    }
-}
-
-static int write_depfile(emitter *e) {
-    sg_buf b = {0};
-    for (int i = 0; i < e->n_files; i++) {
-        if (i) sg_buf_put(&b, " \\\n ", 4);
-        dep_path(&b, e->files[i].path);
-    }
-    sg_buf_putc(&b, ':');
-    const char *deps[T_COUNT_ + 1];
-    int n_deps = 0;
-    for (int i = 0; i < T_COUNT_; i++)
-        if (e->t[i] && sg_tpl_path(e->t[i])) deps[n_deps++] = sg_tpl_path(e->t[i]);
-    const char *const *extra = e->extra_deps;
-    for (size_t i = 0; i < e->m->n_inputs; i++) {
-        sg_buf_put(&b, " \\\n ", 4);
-        dep_path(&b, e->m->inputs[i].path);
-    }
-    for (int i = 0; i < n_deps; i++) {
-        sg_buf_put(&b, " \\\n ", 4);
-        dep_path(&b, deps[i]);
-    }
-    for (int i = 0; i < e->n_extra_deps; i++) {
-        sg_buf_put(&b, " \\\n ", 4);
-        dep_path(&b, extra[i]);
-    }
-    sg_buf_putc(&b, '\n');
-    /* An empty rule per input, so that a removed input does not stop make. */
-    for (size_t i = 0; i < e->m->n_inputs; i++) {
-        sg_buf_putc(&b, '\n');
-        dep_path(&b, e->m->inputs[i].path);
-        sg_buf_put(&b, ":\n", 2);
-    }
-    for (int i = 0; i < n_deps; i++) {
-        sg_buf_putc(&b, '\n');
-        dep_path(&b, deps[i]);
-        sg_buf_put(&b, ":\n", 2);
-    }
-    for (int i = 0; i < e->n_extra_deps; i++) {
-        sg_buf_putc(&b, '\n');
-        dep_path(&b, extra[i]);
-        sg_buf_put(&b, ":\n", 2);
-    }
-    if (b.oom) {
-        sg_buf_free(&b);
-        return -1;
-    }
-    sg_out_file f = {.path = e->o->depfile, .data = b.data, .len = b.len};
-    int rc = sg_fs_compare(e->ctx, &f, 1);
-    if (rc == 0) rc = sg_fs_commit(e->ctx, &f, 1);
-    sg_fs_release(&f, 1);
-    sg_buf_free(&b);
-    return rc;
+    const char *s = sg_buf_to_arena(&inputs, e->a);
+    return s ? s : "";
 }
 
 /* ---- Entry point --------------------------------------------------------------------- */
@@ -806,6 +564,7 @@ static int generate(emitter *e) {
     if (e->errors) return -1;
 
     /* 2. Render. */
+    e->banner = o->compat_torchgen ? "" : render_banner(e);
     for (int i = 0; i < e->n_headers; i++) {
         if (o->compat_torchgen)
             render_compat_header(e, &e->headers[i]);
@@ -817,16 +576,23 @@ static int generate(emitter *e) {
     sg_buf_free(&e->registrations);
     if (e->errors) return -1;
 
-    /* 3. Output. */
-    if (o->abi_check_dir) return do_abi_check(e);
-    if (o->check) return do_check(e);
-    if (sg_fs_compare(e->ctx, e->files, e->n_files) != 0) return -1;
-    if (sg_fs_commit(e->ctx, e->files, e->n_files) != 0) return -1;
-    if (o->verbosity > 0)
-        for (int i = 0; i < e->n_files; i++)
-            sg_diag(e->ctx, SG_DIAG_NOTE, (sg_loc){e->files[i].path, 0, 0}, "%s",
-                    e->files[i].changed ? "written" : "unchanged");
-    if (o->depfile && write_depfile(e) != 0) return -1;
+    /* 3. Output (gen/emit_out.c). */
+    if (o->abi_check_dir)
+        return sg_out_abi_check(e->ctx, e->a, e->files, e->n_files, o->abi_check_dir,
+                                o->verbosity);
+    if (o->check) return sg_out_check(e->ctx, e->files, e->n_files, o->verbosity);
+    if (sg_out_write(e->ctx, e->files, e->n_files, o->verbosity) != 0) return -1;
+    if (o->depfile) {
+        /* Every output depends on every input, every template and every template set. */
+        int cap = (int)e->m->n_inputs + T_COUNT_ + e->n_extra_deps, n = 0;
+        const char **deps = sg_arena_alloc(e->a, sizeof *deps * (size_t)(cap ? cap : 1));
+        if (!deps) return -1;
+        for (size_t i = 0; i < e->m->n_inputs; i++) deps[n++] = e->m->inputs[i].path;
+        for (int i = 0; i < T_COUNT_; i++)
+            if (e->t[i] && sg_tpl_path(e->t[i])) deps[n++] = sg_tpl_path(e->t[i]);
+        for (int i = 0; i < e->n_extra_deps; i++) deps[n++] = e->extra_deps[i];
+        if (sg_out_depfile(e->ctx, o->depfile, e->files, e->n_files, deps, n) != 0) return -1;
+    }
     return 0;
 }
 

@@ -1,6 +1,6 @@
 /* gen/emit.h: the emitters' internal pieces (not part of libshimgen's public API).
  *
- *   sg_buf        a growable byte buffer (every output is rendered into one first)
+ *   sg_buf        a growable byte buffer (gen/buf.h; every output is rendered into one first)
  *   sg_tpl_*      the template engine: files in templates/ with {{slot}} holes
  *   sg_shim_*     the C form of an op: kernel choice, parameters, names
  *   sg_fs_*       file helpers: read whole file, write-if-changed through temp + rename
@@ -16,34 +16,13 @@
 #include <stdint.h>
 
 #include "arena.h"
+#include "buf.h"
 #include "kinds.h"
 #include "model.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-/* ---- Byte buffer ----------------------------------------------------------------- */
-typedef struct sg_buf {
-    char *data; /* NUL-terminated when len > 0 or after any put; owned (sg_buf_free) */
-    size_t len, cap;
-    bool oom;   /* an allocation failed; further puts are ignored */
-} sg_buf;
-
-void sg_buf_put(sg_buf *b, const char *s, size_t n);
-void sg_buf_puts(sg_buf *b, const char *s);
-void sg_buf_putc(sg_buf *b, char c);
-void sg_buf_printf(sg_buf *b, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 2, 3)))
-#endif
-    ;
-/* Appends s as the inside of a JSON string (no quotes). */
-void sg_buf_put_json(sg_buf *b, const char *s);
-/* Frees the data; the buffer is empty afterwards. sg_buf_free on an empty buffer is a no-op. */
-void sg_buf_free(sg_buf *b);
-/* Moves the data out as an arena copy (NUL-terminated); the buffer is freed. */
-char *sg_buf_to_arena(sg_buf *b, sg_arena *a);
 
 /* ---- Templates ------------------------------------------------------------------- */
 /* A template is a file of text with named slots `{{name}}` (name: [A-Za-z0-9_]+). Any
@@ -94,6 +73,16 @@ const sg_tpl_set *sg_tpl_set_parse(sg_arena *a, const char *name, const char *te
 const sg_template *sg_tpl_set_get(const sg_tpl_set *s, const char *section);
 int sg_tpl_set_count(const sg_tpl_set *s);
 const char *sg_tpl_set_path(const sg_tpl_set *s); /* NULL when parsed from memory */
+
+/* ---- Text helpers shared by the emitters (gen/emit_text.c) -------------------------- */
+/* Each returns an arena string, never NULL. */
+const char *sg_text_comment_safe(sg_arena *a, const char *s); /* no end of comment inside */
+const char *sg_text_schema(sg_arena *a, const sg_native_function *fn); /* func: as written */
+const char *sg_text_guard(sg_arena *a, const char *file); /* include guard: SHIMGEN_X_H_ */
+/* The inside of a C string literal; with percent, also '%' doubled (a format string). */
+const char *sg_text_c_escape(sg_arena *a, const char *s, bool percent);
+const char *sg_text_json(sg_arena *a, const char *s); /* the inside of a JSON string */
+const char *sg_text_type(sg_arena *a, const sg_type *t); /* "Tensor?[]" */
 
 /* ---- The C form of an op (gen/emit_params.c) ------------------------------------- */
 typedef enum sg_cparam_role {
@@ -221,6 +210,23 @@ int sg_fs_compare(sg_context *ctx, sg_out_file *files, int n);
 int sg_fs_commit(sg_context *ctx, sg_out_file *files, int n);
 /* Frees the `old` contents read by sg_fs_compare. */
 void sg_fs_release(sg_out_file *files, int n);
+
+/* ---- Output (gen/emit_out.c): what becomes of the rendered files -------------------- */
+/* --check: prints each file that would change ("would change" / "would be created"; a
+ * short diff when verbosity > 0). Returns 0 (none), 1 (some) or -1 after reporting. */
+int sg_out_check(sg_context *ctx, sg_out_file *files, int n, int verbosity);
+/* --abi-check: compares the declarations of the headers among files with those of the
+ * same names in old_dir: a removed function, parameter or changed type or order is an
+ * error, an added function a note. Returns 0, 1 (incompatible) or -1 after reporting. */
+int sg_out_abi_check(sg_context *ctx, sg_arena *a, const sg_out_file *files, int n_files,
+                     const char *old_dir, int verbosity);
+/* Writes the changed files (sg_fs_compare + sg_fs_commit); with verbosity > 0 a note per
+ * file, "written" or "unchanged". Returns 0 or -1 after reporting. */
+int sg_out_write(sg_context *ctx, sg_out_file *files, int n, int verbosity);
+/* Writes a Make-style depfile at path: every file depends on every one of deps (in that
+ * order), and an empty rule per dep. Returns 0 or -1. */
+int sg_out_depfile(sg_context *ctx, const char *path, const sg_out_file *files, int n_files,
+                   const char *const *deps, int n_deps);
 
 /* ---- Declarations read back from a header (gen/emit_abi.c) ---------------------------- */
 typedef struct sg_abi_param {

@@ -92,47 +92,9 @@ static const char *buf_str(bodies *B, sg_buf *b) {
 
 static const char *fmt_int(bodies *B, long long v) { return sg_arena_printf(B->a, "%lld", v); }
 
-/* ---- Text helpers ---------------------------------------------------------------------- */
-static const char *comment_safe(bodies *B, const char *s) {
-    if (!strstr(s, "*/")) return s;
-    sg_buf b = {0};
-    for (; *s; s++) {
-        sg_buf_putc(&b, *s);
-        if (s[0] == '*' && s[1] == '/') sg_buf_putc(&b, ' ');
-    }
-    return buf_str(B, &b);
-}
-
-/* The inside of a C string literal; with percent, also '%' doubled (a format string). */
-static const char *c_escape(bodies *B, const char *s, bool percent) {
-    sg_buf b = {0};
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\') {
-            sg_buf_putc(&b, '\\');
-            sg_buf_putc(&b, (char)c);
-        } else if (c == '%' && percent) {
-            sg_buf_put(&b, "%%", 2);
-        } else if (c < 0x20 || c == 0x7f) {
-            sg_buf_printf(&b, "\\%03o", c);
-        } else if (c == '?' && s[1] == '?') { /* no trigraphs */
-            sg_buf_put(&b, "?\\", 2);
-        } else {
-            sg_buf_putc(&b, (char)c);
-        }
-    }
-    return buf_str(B, &b);
-}
-
-static const char *schema_text(bodies *B, const sg_native_function *fn) {
-    if (fn->func_text) return fn->func_text;
-    const char *s = sg_schema_to_string(B->a, fn->func);
-    return s ? s : "";
-}
-
 /* The schema as the runtime defines it inside its namespace: without a leading `ns::`. */
 static const char *def_schema(bodies *B, const sg_native_function *fn) {
-    const char *s = schema_text(B, fn);
+    const char *s = sg_text_schema(B->a, fn);
     const char *ns = fn->func->ns;
     size_t n = ns ? strlen(ns) : 0;
     if (n && strncmp(s, ns, n) == 0 && s[n] == ':' && s[n + 1] == ':') return s + n + 2;
@@ -167,13 +129,6 @@ static const char *kind_of(const sg_schema *s, const sg_cparam *p) {
     return sg_arg_kind(s->args[p->index].type);
 }
 
-static const char *type_text(bodies *B, const sg_type *t) {
-    char buf[128];
-    sg_type_print(t, NULL, buf, sizeof buf);
-    const char *s = sg_arena_strdup(B->a, buf);
-    return s ? s : "";
-}
-
 static void warn(bodies *B, const sg_emit_shim *s, const char *what, const char *why) {
     if (B->quiet) return;
     sg_diag(B->ctx, SG_DIAG_WARNING, s->op->loc, "%s: %s: %s", s->op->key, what, why);
@@ -188,10 +143,10 @@ static void put_stub(bodies *B, sg_buf *out, const sg_emit_shim *s, const sg_emi
         sg_buf_putc(&unused, '\n');
     }
     put(B, out, "shim_body_stub",
-        SLOTS({"op", s->op->key, 0}, {"schema", comment_safe(B, schema_text(B, s->fn)), 0},
-              {"reason", comment_safe(B, why), 0}, {"name", d->c_name, 0},
+        SLOTS({"op", s->op->key, 0}, {"schema", sg_text_comment_safe(B->a, sg_text_schema(B->a, s->fn)), 0},
+              {"reason", sg_text_comment_safe(B->a, why), 0}, {"name", d->c_name, 0},
               {"params", params_text(B, d, NULL), 0}, {"unused", buf_str(B, &unused), 0},
-              {"message", c_escape(B, sg_arena_printf(B->a, "%s", why), true), 0}));
+              {"message", sg_text_c_escape(B->a, sg_arena_printf(B->a, "%s", why), true), 0}));
 }
 
 /* ---- Defaults of the arguments an older version leaves out ------------------------------ */
@@ -256,7 +211,7 @@ static bool c_default(bodies *B, const sg_arg *arg, const char **val, const char
     case SG_DEF_STRING:
         if (strcmp(base, "str") != 0) return false;
         *val = sg_arena_printf(B->a, opt ? "&(const char*){\"%s\"}" : "\"%s\"",
-                               c_escape(B, arg->default_value.s, false));
+                               sg_text_c_escape(B->a, arg->default_value.s, false));
         return *val != NULL;
     case SG_DEF_LIST: {
         if (strcmp(k, "int_list") != 0) return false;
@@ -375,22 +330,6 @@ static int cmp_use(const void *x, const void *y) {
     return c ? c : strcmp(a->shim->kernel, b->shim->kernel);
 }
 
-static const char *guard_of(bodies *B, const char *file) {
-    char *g = sg_arena_printf(B->a, "SHIMGEN_%s_", file);
-    if (!g) return "SHIMGEN_HEADER_";
-    for (char *p = g; *p; p++)
-        *p = isalnum((unsigned char)*p) ? (char)toupper((unsigned char)*p) : '_';
-    return g;
-}
-
-static void add_file(bodies *B, const char *name, sg_buf *b) {
-    if (b->oom && !B->errors) {
-        sg_diag(B->ctx, SG_DIAG_ERROR, (sg_loc){name, 0, 0}, "out of memory");
-        B->errors++;
-    }
-    B->sink->add_file(B->sink->user, name, b);
-}
-
 /* Collects every (shim, kernel) of the device headers; marks which use declares each kernel
  * and which cannot call it. Returns the array (arena) and its size. */
 static kernel_use *plan_kernels(bodies *B, int *n_out) {
@@ -493,7 +432,7 @@ static void emit_kernel_headers(bodies *B, const kernel_use *u, int n) {
             if (decls.len) sg_buf_putc(&decls, '\n');
             put(B, &decls, "kernel_decl",
                 SLOTS({"op", u[i].shim->op->key, 0},
-                      {"schema", comment_safe(B, schema_text(B, u[i].shim->fn)), 0},
+                      {"schema", sg_text_comment_safe(B->a, sg_text_schema(B->a, u[i].shim->fn)), 0},
                       {"key", u[i].key, 0}, {"kernel", u[i].shim->kernel, 0},
                       {"params", u[i].params, 0}));
         }
@@ -517,9 +456,9 @@ static void emit_kernel_headers(bodies *B, const kernel_use *u, int n) {
         put(B, &out, n_inc ? "kernels_h_backend" : "kernels_h",
             SLOTS({"file", file, 0}, {"key", key ? key : "", 0},
                   {"generator", "shimgen " SHIMGEN_VERSION, 0}, {"inputs", B->banner, 0},
-                  {"guard", guard_of(B, file), 0}, {"includes", buf_str(B, &incs), 0},
+                  {"guard", sg_text_guard(B->a, file), 0}, {"includes", buf_str(B, &incs), 0},
                   {"declarations", buf_str(B, &decls), 0}));
-        add_file(B, file, &out);
+        B->sink->add_file(B->sink->user, file, &out);
     }
 }
 
@@ -565,7 +504,7 @@ static void put_shim_body(bodies *B, sg_buf *out, const sg_emit_shim *s, const k
     bool with_arrays = arrays.len > 0;
     const sg_slot slots[] = {
         {"op", s->op->key, 0},
-        {"schema", comment_safe(B, schema_text(B, s->fn)), 0},
+        {"schema", sg_text_comment_safe(B->a, sg_text_schema(B->a, s->fn)), 0},
         {"kernel", s->kernel, 0},
         {"key", s->kernel_key, 0},
         {"name", d->c_name, 0},
@@ -631,7 +570,7 @@ static void emit_shim_c(bodies *B, const sg_emit_header *h, const kernel_use *u,
               {"generator", "shimgen " SHIMGEN_VERSION, 0}, {"inputs", B->banner, 0},
               {"header", h->file, 0}, {"includes", buf_str(B, &includes), 0},
               {"bodies", buf_str(B, &all), 0}));
-    add_file(B, file, &out);
+    B->sink->add_file(B->sink->user, file, &out);
 }
 
 /* ---- c_shim_aten.c ------------------------------------------------------------------------ */
@@ -666,7 +605,7 @@ static void put_aten_body(bodies *B, sg_buf *out, const sg_emit_shim *s) {
         const char *sec = kind ? sg_arena_printf(B->a, "pack_%s", kind) : NULL;
         if (!p || !sec || !has(B, sec)) {
             why = sg_arena_printf(B->a, "argument '%s' of type '%s' cannot be passed through the dispatcher",
-                                  sc->args[a].name, type_text(B, sc->args[a].type));
+                                  sc->args[a].name, sg_text_type(B->a, sc->args[a].type));
             break;
         }
         put(B, &packs, sec, SLOTS({"name", p->name, 0}));
@@ -679,7 +618,7 @@ static void put_aten_body(bodies *B, sg_buf *out, const sg_emit_shim *s) {
             const sg_kind_info *rk = sg_kind_get(sg_kind_of_arg(sc->rets[j].type));
             if (!rk) {
                 why = sg_arena_printf(B->a, "return %d of type '%s' cannot be dropped", j,
-                                      type_text(B, sc->rets[j].type));
+                                      sg_text_type(B->a, sc->rets[j].type));
                 break;
             }
             put(B, &pops, "pop_discard",
@@ -692,7 +631,7 @@ static void put_aten_body(bodies *B, sg_buf *out, const sg_emit_shim *s) {
         const char *sec = kind ? sg_arena_printf(B->a, "pop_%s", kind) : NULL;
         if (!sec || !has(B, sec)) {
             why = sg_arena_printf(B->a, "return %d of type '%s' cannot come back through the dispatcher",
-                                  j, type_text(B, sc->rets[j].type));
+                                  j, sg_text_type(B->a, sc->rets[j].type));
             break;
         }
         put(B, &checks, "check_ret", SLOTS({"name", name, 0}));
@@ -712,7 +651,7 @@ static void put_aten_body(bodies *B, sg_buf *out, const sg_emit_shim *s) {
     const char *qname = sg_arena_printf(B->a, "%s::%s", sc->ns ? sc->ns : "aten", sc->name);
     const sg_slot slots[] = {
         {"op", s->op->key, 0},
-        {"schema", comment_safe(B, schema_text(B, s->fn)), 0},
+        {"schema", sg_text_comment_safe(B->a, sg_text_schema(B->a, s->fn)), 0},
         {"name", d->c_name, 0},
         {"params", params_text(B, d, NULL), 0},
         {"stack_size", fmt_int(B, size ? size : 1), 0},
@@ -741,7 +680,7 @@ static void emit_aten_c(bodies *B, const sg_emit_header *h) {
         SLOTS({"file", "c_shim_aten.c", 0}, {"generator", "shimgen " SHIMGEN_VERSION, 0},
               {"inputs", B->banner, 0}, {"header", h->file, 0},
               {"bodies", buf_str(B, &all), 0}));
-    add_file(B, "c_shim_aten.c", &out);
+    B->sink->add_file(B->sink->user, "c_shim_aten.c", &out);
 }
 
 /* ---- c_boxed_<backend>.{h,c} ---------------------------------------------------------- */
@@ -766,7 +705,7 @@ static bool put_boxed_body(bodies *B, sg_buf *out, const sg_emit_shim *s) {
         const char *sec = kind ? sg_arena_printf(B->a, "box_%s", kind) : NULL;
         if (!p || !sec || !has(B, sec)) {
             why = sg_arena_printf(B->a, "argument '%s' of type '%s' has no boxed form",
-                                  sc->args[a].name, type_text(B, sc->args[a].type));
+                                  sc->args[a].name, sg_text_type(B->a, sc->args[a].type));
             break;
         }
         put(B, &unpacks, sec, SLOTS({"name", p->name, 0}, {"i", fmt_int(B, a), 0}));
@@ -799,7 +738,7 @@ static bool put_boxed_body(bodies *B, sg_buf *out, const sg_emit_shim *s) {
         const char *psec = kind ? sg_arena_printf(B->a, "push_%s", kind) : NULL;
         if (!rsec || !has(B, rsec) || !has(B, psec)) {
             why = sg_arena_printf(B->a, "return %d of type '%s' has no boxed form", j,
-                                  type_text(B, sc->rets[j].type));
+                                  sg_text_type(B->a, sc->rets[j].type));
             break;
         }
         put(B, &rets, rsec, SLOTS({"name", name, 0}));
@@ -832,9 +771,9 @@ static bool put_boxed_body(bodies *B, sg_buf *out, const sg_emit_shim *s) {
     }
     const sg_slot slots[] = {
         {"op", s->op->key, 0},
-        {"schema", comment_safe(B, schema_text(B, s->fn)), 0},
+        {"schema", sg_text_comment_safe(B->a, sg_text_schema(B->a, s->fn)), 0},
         {"name", boxed_name(B, s), 0},
-        {"op_name", c_escape(B, op_name(B, sc), false), 0},
+        {"op_name", sg_text_c_escape(B->a, op_name(B, sc), false), 0},
         {"n_args", fmt_int(B, sc->n_args), 0},
         {"n_outputs", fmt_int(B, sc->n_rets), 0},
         {"arg_kinds", arg_kinds, 0},
@@ -920,7 +859,7 @@ static void emit_boxed(bodies *B, const sg_emit_header *h, const def_op *defs, i
             const char *tags = tag_bits(B, defs[q].shim->fn);
             sg_buf_puts(&de, join_sep(&de));
             put(B, &de, "def_entry",
-                SLOTS({"schema", c_escape(B, def_schema(B, defs[q].shim->fn), false), 0},
+                SLOTS({"schema", sg_text_c_escape(B->a, def_schema(B, defs[q].shim->fn), false), 0},
                       {"tags", tags ? str(B, "tags", SLOTS({"tags", tags, 0})) : str(B, "no_tags", NULL, 0), 0}));
             nd++;
         }
@@ -928,7 +867,7 @@ static void emit_boxed(bodies *B, const sg_emit_header *h, const def_op *defs, i
             if (!boxed[i] || strcmp(op_ns(B, &h->shims[i]), ns) != 0) continue;
             sg_buf_puts(&ie, join_sep(&ie));
             put(B, &ie, "impl_entry",
-                SLOTS({"op_name", c_escape(B, op_name(B, h->shims[i].fn->func), false), 0},
+                SLOTS({"op_name", sg_text_c_escape(B->a, op_name(B, h->shims[i].fn->func), false), 0},
                       {"boxed", boxed[i], 0}));
             ni++;
         }
@@ -974,15 +913,15 @@ static void emit_boxed(bodies *B, const sg_emit_header *h, const def_op *defs, i
     put(B, &out_h, "boxed_h",
         SLOTS({"file", hfile, 0}, {"backend", h->backend, 0},
               {"generator", "shimgen " SHIMGEN_VERSION, 0}, {"inputs", B->banner, 0},
-              {"guard", guard_of(B, hfile), 0}, {"boxed_decls", buf_str(B, &decls), 0},
+              {"guard", sg_text_guard(B->a, hfile), 0}, {"boxed_decls", buf_str(B, &decls), 0},
               {"register_decls", buf_str(B, &regs), 0}));
     put(B, &out_c, "boxed_c",
         SLOTS({"file", cfile, 0}, {"backend", h->backend, 0},
               {"generator", "shimgen " SHIMGEN_VERSION, 0}, {"inputs", B->banner, 0},
               {"header", hfile, 0}, {"shim_header", h->file, 0},
               {"bodies", buf_str(B, &all), 0}));
-    add_file(B, hfile, &out_h);
-    add_file(B, cfile, &out_c);
+    B->sink->add_file(B->sink->user, hfile, &out_h);
+    B->sink->add_file(B->sink->user, cfile, &out_c);
 }
 
 /* ---- Entry point ---------------------------------------------------------------------- */

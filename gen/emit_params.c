@@ -8,13 +8,6 @@
 
 #include "emit.h"
 
-/* ---- Types: every schema type -> C mapping is a row of gen/kinds.c ------------------- */
-static char *type_text(sg_arena *a, const sg_type *t) {
-    char buf[128];
-    sg_type_print(t, NULL, buf, sizeof buf);
-    return sg_arena_strdup(a, buf);
-}
-
 static bool omitted(const char *name, const char *const *omit, int n_omit) {
     for (int i = 0; i < n_omit; i++)
         if (strcmp(omit[i], name) == 0) return true;
@@ -48,7 +41,7 @@ int sg_shim_params(sg_arena *a, const sg_schema *s, const char *const *omit, int
             const sg_kind_info *k = sg_kind_get(sg_kind_of_arg(arg->type));
             if (!k) {
                 *why = sg_arena_printf(a, "argument '%s' has type '%s', which has no C form",
-                                       arg->name, type_text(a, arg->type));
+                                       arg->name, sg_text_type(a, arg->type));
                 *bad_arg = i;
                 return -1;
             }
@@ -67,7 +60,7 @@ int sg_shim_params(sg_arena *a, const sg_schema *s, const char *const *omit, int
             const char *t = k ? k->ret_type : NULL;
             if (!t) {
                 *why = sg_arena_printf(a, "return %d has type '%s', which has no C form", i,
-                                       type_text(a, s->rets[i].type));
+                                       sg_text_type(a, s->rets[i].type));
                 *bad_arg = -1;
                 return -1;
             }

@@ -1,0 +1,212 @@
+/* gen/emit_out.c: what becomes of the rendered files (see emit.h, "Output"): --check
+ * (what would change, with a short diff), --abi-check (the declarations against older
+ * headers), writing (through gen/emit_fs.c) and the Make-style depfile. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "emit.h"
+
+/* A short diff: the changed middle between the common first and last lines. */
+static void print_diff(const sg_out_file *f) {
+    const char *a = f->old ? f->old : "", *b = f->data;
+    size_t na = f->old ? f->old_len : 0, nb = f->len;
+    size_t pre = 0, line_a = 1;
+    while (pre < na && pre < nb && a[pre] == b[pre]) pre++;
+    while (pre > 0 && a[pre - 1] != '\n') pre--; /* back to a line start */
+    for (size_t i = 0; i < pre; i++) line_a += a[i] == '\n';
+    size_t suf = 0;
+    while (suf < na - pre && suf < nb - pre && a[na - 1 - suf] == b[nb - 1 - suf]) suf++;
+    while (suf > 0 && a[na - suf] != '\n') suf--; /* keep whole lines: suffix starts after \n */
+    if (suf > 0) suf--;
+    printf("--- %s (on disk)\n+++ %s (generated)\n", f->path, f->path);
+    for (int side = 0; side < 2; side++) {
+        const char *s = side ? b : a;
+        size_t lo = pre, hi = (side ? nb : na) - suf;
+        if (!side) printf("@@ line %zu @@\n", line_a);
+        while (lo < hi) {
+            size_t e = lo;
+            while (e < hi && s[e] != '\n') e++;
+            printf("%c%.*s\n", side ? '+' : '-', (int)(e - lo), s + lo);
+            lo = e + 1;
+        }
+    }
+}
+
+int sg_out_check(sg_context *ctx, sg_out_file *files, int n, int verbosity) {
+    if (sg_fs_compare(ctx, files, n) != 0) return -1;
+    int changed = 0;
+    for (int i = 0; i < n; i++) {
+        if (!files[i].changed) continue;
+        changed++;
+        printf("%s: would %s\n", files[i].path, files[i].old ? "change" : "be created");
+        if (verbosity > 0) print_diff(&files[i]);
+    }
+    fflush(stdout);
+    return changed ? 1 : 0;
+}
+
+static const sg_abi_decl *find_decl(const sg_abi_decl *v, int n, const char *name) {
+    for (int i = 0; i < n; i++)
+        if (strcmp(v[i].name, name) == 0) return &v[i];
+    return NULL;
+}
+
+static int param_index(const sg_abi_decl *d, const char *name) {
+    for (int i = 0; i < d->n_params; i++)
+        if (strcmp(d->params[i].name, name) == 0) return i;
+    return -1;
+}
+
+/* Compares one old declaration with its new form; returns the number of breaks. */
+static int compare_decl(sg_context *ctx, const sg_abi_decl *o, const sg_abi_decl *n) {
+    int breaks = 0;
+    for (int i = 0; i < o->n_params; i++) {
+        int j = param_index(n, o->params[i].name);
+        if (j < 0) {
+            sg_diag(ctx, SG_DIAG_ERROR, o->loc, "%s: parameter '%s %s' was removed", o->name,
+                    o->params[i].type, o->params[i].name);
+            breaks++;
+        } else if (strcmp(o->params[i].type, n->params[j].type) != 0) {
+            sg_diag(ctx, SG_DIAG_ERROR, o->loc,
+                    "%s: parameter '%s' changed type from '%s' to '%s'", o->name,
+                    o->params[i].name, o->params[i].type, n->params[j].type);
+            breaks++;
+        }
+    }
+    for (int j = 0; j < n->n_params; j++)
+        if (param_index(o, n->params[j].name) < 0) {
+            sg_diag(ctx, SG_DIAG_ERROR, o->loc,
+                    "%s: parameter '%s %s' was added at position %d", o->name, n->params[j].type,
+                    n->params[j].name, j + 1);
+            breaks++;
+        }
+    /* The order of the parameters both have. */
+    int last = -1, last_i = -1;
+    for (int i = 0; i < o->n_params; i++) {
+        int j = param_index(n, o->params[i].name);
+        if (j < 0) continue;
+        if (j < last) {
+            sg_diag(ctx, SG_DIAG_ERROR, o->loc,
+                    "%s: parameter order changed: '%s' (parameter %d, now %d) now comes before "
+                    "'%s' (parameter %d, now %d)",
+                    o->name, o->params[i].name, i + 1, j + 1, o->params[last_i].name, last_i + 1,
+                    last + 1);
+            breaks++;
+            break;
+        }
+        last = j;
+        last_i = i;
+    }
+    return breaks;
+}
+
+int sg_out_abi_check(sg_context *ctx, sg_arena *a, const sg_out_file *files, int n_files,
+                     const char *old_dir, int verbosity) {
+    int breaks = 0, added = 0;
+    for (int i = 0; i < n_files; i++) {
+        const char *file = strrchr(files[i].path, '/') + 1;
+        size_t fl = strlen(file);
+        if (fl < 2 || strcmp(file + fl - 2, ".h") != 0) continue;
+        char err[256];
+        sg_abi_decl *nd = NULL, *od = NULL;
+        int nn = sg_abi_scan(a, files[i].path, files[i].data, files[i].len, &nd, err,
+                             sizeof err);
+        const char *old_path = sg_arena_printf(a, "%s/%s", old_dir, file);
+        char *text = NULL;
+        size_t len = 0;
+        int rc = sg_fs_read(old_path, &text, &len);
+        int on = 0;
+        if (rc < 0) {
+            sg_diag(ctx, SG_DIAG_ERROR, (sg_loc){old_path, 0, 0}, "cannot read: %s",
+                    strerror(errno));
+            return -1;
+        }
+        if (rc == 0) {
+            on = sg_abi_scan(a, old_path, text, len, &od, err, sizeof err);
+            free(text);
+        } else if (verbosity >= 0) {
+            sg_diag(ctx, SG_DIAG_NOTE, (sg_loc){old_path, 0, 0},
+                    "no such header before: every function of %s is new", file);
+        }
+        if (nn < 0 || on < 0) {
+            sg_diag(ctx, SG_DIAG_ERROR, (sg_loc){nn < 0 ? files[i].path : old_path, 0, 0},
+                    "%s", err);
+            return -1;
+        }
+        for (int k = 0; k < on; k++) {
+            const sg_abi_decl *n = find_decl(nd, nn, od[k].name);
+            if (!n) {
+                sg_diag(ctx, SG_DIAG_ERROR, od[k].loc, "%s: function was removed", od[k].name);
+                breaks++;
+            } else {
+                breaks += compare_decl(ctx, &od[k], n);
+            }
+        }
+        for (int k = 0; k < nn; k++)
+            if (!find_decl(od, on, nd[k].name)) {
+                added++;
+                if (verbosity >= 0)
+                    sg_diag(ctx, SG_DIAG_NOTE, (sg_loc){old_path, 0, 0},
+                            "%s: function was added (compatible)", nd[k].name);
+            }
+    }
+    if (verbosity > 0 || breaks)
+        sg_diag(ctx, breaks ? SG_DIAG_ERROR : SG_DIAG_NOTE, (sg_loc){old_dir, 0, 0},
+                "ABI check: %d incompatible change%s, %d function%s added", breaks,
+                breaks == 1 ? "" : "s", added, added == 1 ? "" : "s");
+    return breaks ? 1 : 0;
+}
+
+/* Make-style: path with blanks, `#`, `$` and `\` escaped. */
+static void dep_path(sg_buf *b, const char *p) {
+    for (; *p; p++) {
+        if (*p == '$')
+            sg_buf_putc(b, '$');
+        else if (*p == ' ' || *p == '\t' || *p == '#' || *p == '\\')
+            sg_buf_putc(b, '\\');
+        sg_buf_putc(b, *p);
+    }
+}
+
+int sg_out_depfile(sg_context *ctx, const char *path, const sg_out_file *files, int n_files,
+                   const char *const *deps, int n_deps) {
+    sg_buf b = {0};
+    for (int i = 0; i < n_files; i++) {
+        if (i) sg_buf_put(&b, " \\\n ", 4);
+        dep_path(&b, files[i].path);
+    }
+    sg_buf_putc(&b, ':');
+    for (int i = 0; i < n_deps; i++) {
+        sg_buf_put(&b, " \\\n ", 4);
+        dep_path(&b, deps[i]);
+    }
+    sg_buf_putc(&b, '\n');
+    /* An empty rule per input, so that a removed input does not stop make. */
+    for (int i = 0; i < n_deps; i++) {
+        sg_buf_putc(&b, '\n');
+        dep_path(&b, deps[i]);
+        sg_buf_put(&b, ":\n", 2);
+    }
+    if (b.oom) {
+        sg_buf_free(&b);
+        return -1;
+    }
+    sg_out_file f = {.path = path, .data = b.data, .len = b.len};
+    int rc = sg_fs_compare(ctx, &f, 1);
+    if (rc == 0) rc = sg_fs_commit(ctx, &f, 1);
+    sg_fs_release(&f, 1);
+    sg_buf_free(&b);
+    return rc;
+}
+
+int sg_out_write(sg_context *ctx, sg_out_file *files, int n, int verbosity) {
+    if (sg_fs_compare(ctx, files, n) != 0) return -1;
+    if (sg_fs_commit(ctx, files, n) != 0) return -1;
+    if (verbosity > 0)
+        for (int i = 0; i < n; i++)
+            sg_diag(ctx, SG_DIAG_NOTE, (sg_loc){files[i].path, 0, 0}, "%s",
+                    files[i].changed ? "written" : "unchanged");
+    return 0;
+}
