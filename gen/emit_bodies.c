@@ -168,8 +168,26 @@ static int ident_code(const char *id) {
     return -1;
 }
 
+/* One default's C text: section default_[opt_]<family> of bodies.in with its value. */
+static const char *default_text(bodies *B, bool opt, const char *family, const char *value) {
+    return str(B, sg_arena_printf(B->a, "default_%s%s", opt ? "opt_" : "", family),
+               SLOTS({"value", value, 0}));
+}
+
+/* The C text of an int list default: default_int_list of its items, NULL when empty. */
+static const char *int_list_text(bodies *B, const char *const *items, int n) {
+    if (n == 0) return str(B, "default_none", NULL, 0);
+    sg_buf b = {0};
+    for (int i = 0; i < n; i++) {
+        if (i) sg_buf_put(&b, ", ", 2);
+        put(B, &b, "default_int_list_item", SLOTS({"value", items[i], 0}));
+    }
+    return str(B, "default_int_list", SLOTS({"items", buf_str(B, &b), 0}));
+}
+
 /* C expressions for an omitted argument in the shim's form: *val (the argument) and *extra
- * (its x_len_ / x_index_, when it has one). Returns false when there is no C form. */
+ * (its x_len_ / x_index_, when it has one), from the default_* sections of bodies.in.
+ * Returns false when the default has no C form. */
 static bool c_default(bodies *B, const sg_arg *arg, const char **val, const char **extra) {
     const char *k = sg_arg_kind(arg->type);
     const char *t = arg->default_text;
@@ -180,79 +198,70 @@ static bool c_default(bodies *B, const sg_arg *arg, const char **val, const char
     switch (arg->default_kind) {
     case SG_DEF_NONE:
         if (!opt) return false;
-        *val = "NULL";
-        if (strcmp(k, "opt_device") == 0) *extra = "-1";
+        *val = str(B, "default_none", NULL, 0);
+        if (strcmp(k, "opt_device") == 0) *extra = str(B, "default_none_device_index", NULL, 0);
         return true;
     case SG_DEF_BOOL:
         if (strcmp(base, "bool") != 0) return false;
-        *val = opt ? (arg->default_value.i ? "&(int32_t){1}" : "&(int32_t){0}")
-                   : (arg->default_value.i ? "1" : "0");
+        *val = default_text(B, opt, "bool", arg->default_value.i ? "1" : "0");
         return true;
     case SG_DEF_INT:
     case SG_DEF_FLOAT: {
         bool is_float = arg->default_kind == SG_DEF_FLOAT;
         if (strcmp(base, "int") == 0 && !is_float) {
-            *val = sg_arena_printf(B->a, opt ? "&(int64_t){INT64_C(%s)}" : "INT64_C(%s)", t);
+            *val = default_text(B, opt, "int", t);
         } else if (strcmp(base, "float") == 0 || strcmp(base, "scalar") == 0) {
-            *val = sg_arena_printf(B->a, opt ? "&(double){%s}" : "(double)%s", t);
+            *val = default_text(B, opt, "float", t);
         } else if (strcmp(base, "int_list") == 0 && !opt && !is_float &&
                    arg->type->kind == SG_TY_LIST && arg->type->size > 0) {
-            sg_buf b = {0};
-            sg_buf_puts(&b, "(const int64_t[]){");
-            for (int i = 0; i < arg->type->size; i++) sg_buf_printf(&b, "%sINT64_C(%s)", i ? ", " : "", t);
-            sg_buf_putc(&b, '}');
-            *val = buf_str(B, &b);
-            *extra = fmt_int(B, arg->type->size);
+            /* `int[2] stride=1`: the value repeated to the list's size */
+            int n = arg->type->size;
+            const char **items = sg_arena_alloc(B->a, sizeof *items * (size_t)n);
+            if (!items) return false;
+            for (int i = 0; i < n; i++) items[i] = t;
+            *val = int_list_text(B, items, n);
+            *extra = fmt_int(B, n);
         } else {
             return false;
         }
-        return *val != NULL;
+        return true;
     }
     case SG_DEF_STRING:
         if (strcmp(base, "str") != 0) return false;
-        *val = sg_arena_printf(B->a, opt ? "&(const char*){\"%s\"}" : "\"%s\"",
-                               sg_text_c_escape(B->a, arg->default_value.s, false));
-        return *val != NULL;
+        *val = default_text(B, opt, "str", sg_text_c_escape(B->a, arg->default_value.s, false));
+        return true;
     case SG_DEF_LIST: {
         if (strcmp(k, "int_list") != 0) return false;
         const char *p = strchr(t, '[');
         if (!p) return false;
         p++;
-        sg_buf b = {0};
+        const char **items = sg_arena_alloc(B->a, sizeof *items * (strlen(p) + 1));
+        if (!items) return false;
         int n = 0;
         while (*p && *p != ']') {
             while (*p == ' ' || *p == ',') p++;
             if (*p == ']') break;
             const char *q = p;
             if (*q == '-') q++;
-            if (!isdigit((unsigned char)*q)) {
-                sg_buf_free(&b);
-                return false;
-            }
+            if (!isdigit((unsigned char)*q)) return false;
             while (isdigit((unsigned char)*q)) q++;
-            sg_buf_printf(&b, "%sINT64_C(%.*s)", n ? ", " : "", (int)(q - p), p);
-            n++;
+            items[n++] = sg_arena_strndup(B->a, p, (size_t)(q - p));
             p = q;
         }
-        if (n == 0) {
-            sg_buf_free(&b);
-            *val = "NULL";
-            return true;
-        }
-        *val = sg_arena_printf(B->a, "(const int64_t[]){%s}", buf_str(B, &b));
-        *extra = fmt_int(B, n);
-        return *val != NULL;
+        *val = int_list_text(B, items, n);
+        if (n) *extra = fmt_int(B, n);
+        return true;
     }
     case SG_DEF_IDENT: {
         int code = ident_code(arg->default_value.s ? arg->default_value.s : t);
         if (code < 0) return false;
         if (strcmp(base, "code") == 0)
-            *val = sg_arena_printf(B->a, opt ? "&(int32_t){%d}" : "%d", code);
+            *val = default_text(B, opt, "code", fmt_int(B, code));
         else if (strcmp(base, "int") == 0)
-            *val = sg_arena_printf(B->a, opt ? "&(int64_t){%d}" : "INT64_C(%d)", code);
+            *val = default_text(B, opt, "int_ident", fmt_int(B, code));
         else
             return false;
-        return *val != NULL;
+        return true;
     }
     default:
         return false;
