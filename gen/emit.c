@@ -34,13 +34,16 @@ enum {
     T_MANIFEST,
     T_MANIFEST_FUNCTION,
     T_MANIFEST_PARAM,
+    T_MANIFEST_STRING,
+    T_MANIFEST_KERNEL,
     T_COUNT_
 };
 static const char *const kTemplateFiles[T_COUNT_] = {
     "c_shim_compat.h.in", "c_shim_compat_aten_note.in", "c_shim.h.in",
     "banner_input.in",    "version_macro.in",           "decl.in",
     "decl_gated.in",      "op_block.in",                "shim_manifest.json.in",
-    "manifest_function.json.in", "manifest_param.json.in",
+    "manifest_function.json.in", "manifest_param.json.in", "manifest_string.json.in",
+    "manifest_kernel.json.in",
 };
 
 typedef struct emitter {
@@ -375,22 +378,55 @@ static void render_header(emitter *e, const header *h) {
     add_file(e, h->file, &out);
 }
 
+/* A JSON string (manifest_string.json.in) of s, escaped. */
+static void render_json_string(emitter *e, sg_buf *out, const char *s) {
+    render(e, T_MANIFEST_STRING, out, SLOTS({"value", sg_text_json(e->a, s), 0}));
+}
+
+/* A JSON list's items: the strings, ", " between them. */
+static const char *json_strings(emitter *e, const char *const *v, int n, bool basename) {
+    sg_buf b = {0};
+    for (int i = 0; i < n; i++) {
+        if (i) sg_buf_put(&b, ", ", 2);
+        const char *slash = basename ? strrchr(v[i], '/') : NULL;
+        render_json_string(e, &b, slash ? slash + 1 : v[i]);
+    }
+    if (!b.len || b.oom) {
+        sg_buf_free(&b);
+        return "";
+    }
+    const char *s = sg_buf_to_arena(&b, e->a);
+    return s ? s : "";
+}
+
 static void render_manifest(emitter *e) {
-    sg_buf inputs = {0}, headers = {0}, funcs = {0}, out = {0};
-    for (size_t i = 0; i < e->m->n_inputs; i++)
-        sg_buf_printf(&inputs, "%s\"%s\"", i ? ", " : "", sg_text_json(e->a, e->m->inputs[i].path));
-    for (int i = 0; i < e->n_headers; i++)
-        sg_buf_printf(&headers, "%s\"%s\"", i ? ", " : "", sg_text_json(e->a, e->headers[i].file));
+    sg_buf funcs = {0}, out = {0};
+    int n_names = (int)e->m->n_inputs + e->n_headers + e->n_files;
+    const char **names = sg_arena_alloc(e->a, sizeof *names * (size_t)(n_names + 1));
+    if (!names) {
+        e->errors++;
+        return;
+    }
+    const char **inputs = names, **headers = names + e->m->n_inputs,
+               **files = headers + e->n_headers;
+    for (size_t i = 0; i < e->m->n_inputs; i++) inputs[i] = e->m->inputs[i].path;
+    for (int i = 0; i < e->n_headers; i++) headers[i] = e->headers[i].file;
+    for (int i = 0; i < e->n_files; i++) files[i] = e->files[i].path;
     for (int hi = 0; hi < e->n_headers; hi++) {
         const header *h = &e->headers[hi];
         for (int i = 0; i < h->n_shims; i++) {
             const shim *s = &h->shims[i];
-            const char *since = s->op->since ? sg_arena_printf(e->a, "\"%s\"", sg_text_json(e->a, s->op->since))
-                                             : "null";
-            const char *kernel =
-                s->kernel ? sg_arena_printf(e->a, "{\"dispatch_key\": \"%s\", \"name\": \"%s\"}",
-                                            sg_text_json(e->a, s->kernel_key), sg_text_json(e->a, s->kernel))
-                          : "null";
+            sg_buf since = {0}, kernel = {0};
+            if (s->op->since)
+                render_json_string(e, &since, s->op->since);
+            else
+                sg_buf_puts(&since, "null");
+            if (s->kernel)
+                render(e, T_MANIFEST_KERNEL, &kernel,
+                       SLOTS({"dispatch_key", sg_text_json(e->a, s->kernel_key), 0},
+                             {"name", sg_text_json(e->a, s->kernel), 0}));
+            else
+                sg_buf_puts(&kernel, "null");
             const char *schema = sg_text_json(e->a, sg_text_schema(e->a, s->fn));
             for (int d = 0; d < s->n_decls; d++) {
                 const decl *dc = &s->decls[d];
@@ -406,30 +442,24 @@ static void render_manifest(emitter *e) {
                 render(e, T_MANIFEST_FUNCTION, &funcs,
                        SLOTS({"name", dc->c_name, 0}, {"backend", h->backend, 0},
                              {"header", h->file, 0}, {"op", sg_text_json(e->a, s->op->key), 0},
-                             {"schema", schema, 0}, {"version", version, 0}, {"since", since, 0},
-                             {"kernel", kernel, 0},
+                             {"schema", schema, 0}, {"version", version, 0},
+                             {"since", since.data ? since.data : "", since.len},
+                             {"kernel", kernel.data ? kernel.data : "", kernel.len},
                              {"params", params.data ? params.data : "", params.len}));
                 sg_buf_free(&params);
             }
+            sg_buf_free(&since);
+            sg_buf_free(&kernel);
         }
-    }
-    sg_buf files = {0};
-    for (int i = 0; i < e->n_files; i++) {
-        const char *slash = strrchr(e->files[i].path, '/');
-        sg_buf_printf(&files, "%s\"%s\"", i ? ", " : "",
-                      sg_text_json(e->a, slash ? slash + 1 : e->files[i].path));
     }
     render(e, T_MANIFEST, &out,
            SLOTS({"generator", "shimgen " SHIMGEN_VERSION, 0},
-                 {"inputs", inputs.data ? inputs.data : "", inputs.len},
-                 {"headers", headers.data ? headers.data : "", headers.len},
-                 {"files", files.data ? files.data : "", files.len},
+                 {"inputs", json_strings(e, inputs, (int)e->m->n_inputs, false), 0},
+                 {"headers", json_strings(e, headers, e->n_headers, false), 0},
+                 {"files", json_strings(e, files, e->n_files, true), 0},
                  {"registrations", e->registrations.data ? e->registrations.data : "",
                   e->registrations.len},
                  {"functions", funcs.data ? funcs.data : "", funcs.len}));
-    sg_buf_free(&inputs);
-    sg_buf_free(&headers);
-    sg_buf_free(&files);
     sg_buf_free(&funcs);
     add_file(e, "shim_manifest.json", &out);
 }
