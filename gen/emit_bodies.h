@@ -1,0 +1,78 @@
+/* gen/emit_bodies.h: what the body emitters share (not part of libshimgen's API).
+ *
+ * sg_emit_bodies (gen/emit_bodies.c) renders, from the plan of gen/emit.c and the sections of
+ * templates/bodies.in, one output family per file:
+ *   gen/emit_kernels.c  <key>_kernels.h: the prototype of every kernel the shims call
+ *   gen/emit_shims.c    c_shim_<backend>.c: check and convert, call the kernel
+ *   gen/emit_aten.c     c_shim_aten.c: pack a stack, call through a cached op handle
+ *   gen/emit_boxed.c    c_boxed_<backend>.{h,c}: boxed kernels and registration
+ * and the helpers below (gen/emit_bodies.c): section rendering, the texts of a shim's
+ * parameters, bodies that only fail, and lower versions calling the highest one. */
+#ifndef SHIMGEN_EMIT_BODIES_H
+#define SHIMGEN_EMIT_BODIES_H
+#include "emit.h"
+
+#define BODIES_FILE "bodies.in"
+
+typedef struct bodies {
+    sg_context *ctx;
+    const sg_model *m;
+    sg_arena *a;
+    const sg_tpl_set *t;
+    const sg_emit_header *headers;
+    int n_headers;
+    const char *banner;
+    sg_emit_sink *sink;
+    bool quiet;
+    int errors;
+    bool reported_missing;
+} bodies;
+
+#define SLOTS(...) ((const sg_slot[]){__VA_ARGS__}), \
+    (int)(sizeof((const sg_slot[]){__VA_ARGS__}) / sizeof(sg_slot))
+
+typedef struct kernel_use {
+    const sg_emit_shim *shim;
+    const char *key, *file;
+    const char *params; /* kernel prototype parameters */
+    bool delegated;     /* the kernel is the structured_delegate's */
+    bool declared;      /* this use declares it (first of its name) */
+    const char *conflict; /* why the shim cannot call it, or NULL */
+} kernel_use;
+
+/* Every op of every planned header (fallback and aten), each once, in key order. */
+typedef struct def_op {
+    const char *key, *ns;
+    const sg_emit_shim *shim;
+} def_op;
+
+bool bd_has(const bodies *B, const char *section);
+void bd_put(bodies *B, sg_buf *out, const char *section, const sg_slot *slots, int n);
+const char *bd_str(bodies *B, const char *section, const sg_slot *slots, int n);
+const char *bd_join_sep(sg_buf *b);
+const char *bd_buf_str(bodies *B, sg_buf *b);
+const char *bd_int(bodies *B, long long v);
+const char *bd_def_schema(bodies *B, const sg_native_function *fn);
+const char *bd_op_ns(bodies *B, const sg_emit_shim *s);
+const char *bd_op_name(bodies *B, const sg_schema *s);
+const char *bd_params(bodies *B, const sg_emit_decl *d, const sg_schema *kernel_of);
+const char *bd_kind_of(const sg_schema *s, const sg_cparam *p);
+void bd_warn(bodies *B, const sg_emit_shim *s, const char *what, const char *why);
+void bd_stub(bodies *B, sg_buf *out, const sg_emit_shim *s, const sg_emit_decl *d,
+                     const char *why);
+void bd_version_body(bodies *B, sg_buf *out, const sg_emit_shim *s,
+                             const sg_emit_decl *d);
+int bd_alias_arg(const sg_schema *s, int j);
+bool bd_returns_handles(const sg_schema *s);
+kernel_use *bd_plan_kernels(bodies *B, int *n_out);
+bool bd_in_list(const char *const *v, int n, const char *s);
+void bd_emit_kernel_headers(bodies *B, const kernel_use *u, int n);
+const kernel_use *bd_find_use(const kernel_use *u, int n, const sg_emit_shim *s);
+const char **bd_used_files(bodies *B, const sg_emit_header *h, const kernel_use *u, int n_u,
+                               int *n_out);
+void bd_emit_shim_c(bodies *B, const sg_emit_header *h, const kernel_use *u, int n_u);
+void bd_emit_aten_c(bodies *B, const sg_emit_header *h);
+def_op *bd_plan_defs(bodies *B, int *n_out);
+void bd_emit_boxed(bodies *B, const sg_emit_header *h, const def_op *defs, int n_defs);
+
+#endif
