@@ -1,9 +1,9 @@
-/* gen/emit.c: sg_generate, the emitters of the C shim headers and their manifest.
- *
- * Three phases, so that nothing is written on error:
- *   1. plan    for each header (one per backend, plus aten), the ops in key order, each
- *              with its kernel and its declarations (highest version first);
- *   2. render  every output file into memory from the templates in templates/;
+/* gen/emit.c: sg_generate, which runs the emitters (emit_gen.h) in three phases, so that
+ * nothing is written on error:
+ *   1. plan    gen/emit_plan.c: for each header (one per backend, plus aten), the ops in
+ *              key order, each with its kernel and its declarations (highest version first);
+ *   2. render  every output file into memory from the templates in templates/:
+ *              gen/emit_headers.c, gen/emit_bodies.c (and its families), gen/emit_manifest.c;
  *   3. output  gen/emit_out.c: --abi-check compares with old headers, --check compares
  *              with the disk, otherwise changed files are written (temporary file +
  *              rename) and the depfile.
@@ -14,31 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "emit.h"
+#include "emit_gen.h"
 
-/* ---- The plan (types shared with gen/emit_bodies.c, see emit.h) ----------------------- */
-typedef sg_emit_decl decl;
-typedef sg_emit_shim shim;
-typedef sg_emit_header header;
-
-/* The templates, by role. */
-enum {
-    T_COMPAT_HEADER,
-    T_COMPAT_ATEN_NOTE,
-    T_HEADER,
-    T_BANNER_INPUT,
-    T_VERSION_MACRO,
-    T_DECL,
-    T_DECL_GATED,
-    T_OP_BLOCK,
-    T_MANIFEST,
-    T_MANIFEST_FUNCTION,
-    T_MANIFEST_PARAM,
-    T_MANIFEST_STRING,
-    T_MANIFEST_KERNEL,
-    T_COUNT_
-};
-static const char *const kTemplateFiles[T_COUNT_] = {
+const char *const em_template_files[T_COUNT_] = {
     "c_shim_compat.h.in", "c_shim_compat_aten_note.in", "c_shim.h.in",
     "banner_input.in",    "version_macro.in",           "decl.in",
     "decl_gated.in",      "op_block.in",                "shim_manifest.json.in",
@@ -46,247 +24,20 @@ static const char *const kTemplateFiles[T_COUNT_] = {
     "manifest_kernel.json.in",
 };
 
-typedef struct emitter {
-    sg_context *ctx;
-    const sg_model *m;
-    sg_arena *a;
-    const sg_options *o;
-    const char *out_dir;
-    const sg_template *t[T_COUNT_];
-    header *headers;
-    int n_headers;
-    sg_out_file *files;
-    int n_files, cap_files;
-    int errors;
-    bool tpl_reported[T_COUNT_]; /* a broken template is reported once */
-    const char *extra_deps[8];   /* template files the body emitters read */
-    int n_extra_deps;
-    sg_buf registrations;        /* the manifest's registration functions (JSON) */
-    const char *banner;          /* the input files, as the banners list them */
-} emitter;
-
-#define SLOTS(...) ((const sg_slot[]){__VA_ARGS__}), \
-    (int)(sizeof((const sg_slot[]){__VA_ARGS__}) / sizeof(sg_slot))
-
-static void render(emitter *e, int which, sg_buf *out, const sg_slot *slots, int n) {
+void em_render(emitter *e, int which, sg_buf *out, const sg_slot *slots, int n) {
     const char *missing = NULL;
     if (sg_tpl_render(e->t[which], out, slots, n, &missing) != 0) {
         const char *path = sg_tpl_path(e->t[which]);
         out->oom = true; /* stop filling this output */
         if (e->tpl_reported[which]) return;
         e->tpl_reported[which] = true;
-        sg_diag(e->ctx, SG_DIAG_ERROR, (sg_loc){path ? path : kTemplateFiles[which], 0, 0},
+        sg_diag(e->ctx, SG_DIAG_ERROR, (sg_loc){path ? path : em_template_files[which], 0, 0},
                 "template uses the unknown slot {{%s}}", missing);
         e->errors++;
     }
 }
 
-static const char *kCKeywords[] = {
-    "_Bool", "_Complex", "_Imaginary", "alignas", "alignof", "and", "and_eq", "asm", "auto",
-    "bitand", "bitor", "bool", "break", "case", "catch", "char", "char16_t", "char32_t",
-    "char8_t", "class", "co_await", "co_return", "co_yield", "compl", "concept", "const",
-    "const_cast", "consteval", "constexpr", "constinit", "continue", "decltype", "default",
-    "delete", "do", "double", "dynamic_cast", "else", "enum", "explicit", "export", "extern",
-    "false", "float", "for", "friend", "goto", "if", "inline", "int", "long", "mutable",
-    "namespace", "new", "noexcept", "not", "not_eq", "nullptr", "operator", "or", "or_eq",
-    "private", "protected", "public", "register", "reinterpret_cast", "requires", "restrict",
-    "return", "short", "signed", "sizeof", "static", "static_assert", "static_cast", "struct",
-    "switch", "template", "this", "thread_local", "throw", "true", "try", "typedef", "typeid",
-    "typename", "union", "unsigned", "using", "virtual", "void", "volatile", "wchar_t", "while",
-    "xor", "xor_eq",
-};
-
-static bool is_keyword(const char *s) {
-    for (size_t i = 0; i < sizeof kCKeywords / sizeof *kCKeywords; i++)
-        if (strcmp(kCKeywords[i], s) == 0) return true;
-    return false;
-}
-
-static int cmp_op_key(const void *x, const void *y) {
-    const sg_shim_op *const *a = x, *const *b = y;
-    return strcmp((*a)->key, (*b)->key);
-}
-
-static sg_loc fn_loc(const sg_native_function *fn, const sg_shim_op *op, int arg) {
-    if (fn && fn->func_node && arg >= 0 && fn->func && arg < fn->func->n_args)
-        return sg_ynode_loc_at(fn->func_node, fn->func->args[arg].offset);
-    if (fn && fn->func_loc.file) return fn->func_loc;
-    if (fn && fn->derived_from && fn->derived_from->func_loc.file)
-        return fn->derived_from->func_loc;
-    return op->loc;
-}
-
-static bool is_c_identifier(const char *s) {
-    if (!(isalpha((unsigned char)*s) || *s == '_')) return false;
-    while (isalnum((unsigned char)*s) || *s == '_') s++;
-    return *s == '\0';
-}
-
-/* Where `kernel` for `key` is written: the dispatch row of fn or of its delegate. */
-static sg_loc kernel_loc(const sg_native_function *fn, const char *key, const char *kernel,
-                         sg_loc fallback) {
-    for (int pass = 0; pass < 2 && fn; pass++, fn = fn->delegate)
-        for (int k = 0; k < fn->n_dispatch; k++)
-            if (strcmp(fn->dispatch[k].key, key) == 0 && strcmp(fn->dispatch[k].kernel, kernel) == 0)
-                return fn->dispatch[k].loc;
-    return fallback;
-}
-
-/* An op that gets no shim: an error in our mode, a warning and a drop in compat mode. */
-static void no_shim(emitter *e, const shim *s, const header *h, int arg, const char *why) {
-    sg_diag_level lvl = e->o->compat_torchgen ? SG_DIAG_WARNING : SG_DIAG_ERROR;
-    sg_diag(e->ctx, lvl, fn_loc(s->fn, s->op, arg), "%s: no C shim for backend %s: %s%s",
-            s->op->key, h->backend, why, e->o->compat_torchgen ? " (dropped)" : "");
-    if (e->o->compat_torchgen && e->o->verbosity < 0) return;
-    sg_diag(e->ctx, SG_DIAG_NOTE, s->op->loc, "%s is listed here", s->op->key);
-    if (lvl == SG_DIAG_ERROR) e->errors++;
-}
-
-/* Checks the `versions` of an op against its schema; reports and returns false when an
- * argument is unknown, repeated or has no default. */
-static bool check_versions(emitter *e, const sg_shim_op *op, const sg_schema *s) {
-    bool ok = true;
-    for (int v = 0; v < op->n_versions; v++) {
-        const sg_op_version *ver = &op->versions[v];
-        for (int k = 0; k < ver->n_args; k++) {
-            const char *name = ver->args[k];
-            int idx = -1;
-            for (int i = 0; i < s->n_args; i++)
-                if (strcmp(s->args[i].name, name) == 0) idx = i;
-            bool dup = false;
-            for (int w = 0; w <= v && !dup; w++)
-                for (int j = 0; j < (w == v ? k : op->versions[w].n_args); j++)
-                    if (strcmp(op->versions[w].args[j], name) == 0) dup = true;
-            const char *why = NULL;
-            if (idx < 0)
-                why = "which is not an argument of the op";
-            else if (dup)
-                why = "which an earlier version already names";
-            else if (!s->args[idx].default_text)
-                why = "which has no default, so the older versions cannot leave it out";
-            if (why) {
-                sg_diag(e->ctx, SG_DIAG_ERROR, ver->loc, "%s: v%d adds '%s', %s", op->key,
-                        ver->number, name, why);
-                e->errors++;
-                ok = false;
-            }
-        }
-    }
-    return ok;
-}
-
-/* Plans one op of one header; returns false when it gets no shim. */
-static bool plan_shim(emitter *e, const header *h, shim *s) {
-    const sg_shim_op *op = s->op;
-    const sg_native_function *fn = op->fn ? op->fn : sg_model_find(e->ctx, op->key);
-    s->fn = fn;
-    if (!fn || !fn->func) {
-        sg_diag(e->ctx, SG_DIAG_ERROR, op->loc, "%s: no such op in the inputs", op->key);
-        e->errors++;
-        return false;
-    }
-    if (h->dispatch_key &&
-        !sg_pick_kernel(e->a, fn, h->dispatch_key, &s->kernel_key, &s->kernel)) {
-        no_shim(e, s, h, -1, sg_arena_printf(e->a, "no kernel for backend %s", h->backend));
-        return false;
-    }
-    if (h->dispatch_key && !e->o->compat_torchgen && !is_c_identifier(s->kernel)) {
-        /* The loader takes torchgen's '::'-qualified names; C code calls the kernel by name. */
-        sg_diag(e->ctx, SG_DIAG_ERROR, kernel_loc(fn, s->kernel_key, s->kernel, op->loc),
-                "%s: kernel '%s' for dispatch key %s is not a C identifier", op->key, s->kernel,
-                s->kernel_key);
-        e->errors++;
-        return false;
-    }
-    if (!check_versions(e, op, fn->func)) return false;
-    s->n_decls = op->n_versions + 1;
-    s->decls = sg_arena_alloc(e->a, sizeof *s->decls * (size_t)s->n_decls);
-    if (!s->decls) return false;
-    for (int d = 0; d < s->n_decls; d++) {
-        /* d = 0 is the highest version; version k leaves out what later versions add. */
-        int vi = op->n_versions - 1 - d; /* index of this version in op->versions, -1: plain */
-        int version = vi >= 0 ? op->versions[vi].number : 1;
-        const char *omit[256];
-        int n_omit = 0;
-        for (int w = vi + 1; w < op->n_versions; w++)
-            for (int k = 0; k < op->versions[w].n_args && n_omit < 256; k++)
-                omit[n_omit++] = op->versions[w].args[k];
-        decl *dc = &s->decls[d];
-        dc->version = version;
-        dc->c_name = sg_shim_c_name(e->a, h->backend, fn->func, version);
-        const char *why = NULL;
-        int bad = -1;
-        if (sg_shim_params(e->a, fn->func, omit, n_omit, &dc->params, &dc->n_params, &why,
-                           &bad) != 0) {
-            no_shim(e, s, h, bad, why);
-            return false;
-        }
-        if (!e->o->compat_torchgen)
-            for (int i = 0; i < dc->n_params; i++)
-                if (dc->params[i].role == SG_CP_ARG && is_keyword(dc->params[i].name)) {
-                    no_shim(e, s, h, dc->params[i].index,
-                            sg_arena_printf(e->a, "argument '%s' is a C or C++ keyword",
-                                            dc->params[i].name));
-                    return false;
-                }
-    }
-    return true;
-}
-
-static void plan_header(emitter *e, header *h, const sg_shim_op **ops, int n_ops) {
-    h->shims = sg_arena_alloc(e->a, sizeof *h->shims * (size_t)(n_ops ? n_ops : 1));
-    if (!h->shims) return;
-    for (int i = 0; i < n_ops; i++) {
-        shim *s = &h->shims[h->n_shims];
-        memset(s, 0, sizeof *s);
-        s->op = ops[i];
-        if (plan_shim(e, h, s)) h->n_shims++;
-    }
-    /* Two ops must not get the same C name (foo_bar.default and foo.bar do). */
-    if (e->o->compat_torchgen) return;
-    for (int i = 0; i < h->n_shims; i++)
-        for (int d = 0; d < h->shims[i].n_decls; d++)
-            for (int j = 0; j < i; j++)
-                for (int f = 0; f < h->shims[j].n_decls; f++)
-                    if (strcmp(h->shims[i].decls[d].c_name, h->shims[j].decls[f].c_name) == 0) {
-                        sg_diag(e->ctx, SG_DIAG_ERROR, fn_loc(h->shims[i].fn, h->shims[i].op, -1),
-                                "%s: its C name %s is also the C name of %s", h->shims[i].op->key,
-                                h->shims[i].decls[d].c_name, h->shims[j].op->key);
-                        e->errors++;
-                    }
-}
-
-/* ---- Rendering ----------------------------------------------------------------------- */
-static const char *version_macro(emitter *e, const sg_shim_op *op) {
-    return sg_arena_printf(e->a, "TORCH_VERSION_%d_%d_0", op->since_major, op->since_minor);
-}
-
-static void params_text(sg_buf *b, const decl *d, bool compat) {
-    if (d->n_params == 0 && !compat) sg_buf_puts(b, "void");
-    for (int i = 0; i < d->n_params; i++) {
-        if (i) sg_buf_put(b, ", ", 2);
-        sg_buf_puts(b, d->params[i].type);
-        sg_buf_putc(b, ' ');
-        sg_buf_puts(b, d->params[i].name);
-    }
-}
-
-/* One declaration line, gated when the op has `since`. */
-static void render_decl(emitter *e, sg_buf *out, const shim *s, const decl *d) {
-    sg_buf params = {0}, line = {0};
-    params_text(&params, d, e->o->compat_torchgen);
-    render(e, T_DECL, s->op->since ? &line : out,
-           SLOTS({"name", d->c_name, 0}, {"params", params.data ? params.data : "", params.len}));
-    if (s->op->since) {
-        render(e, T_DECL_GATED, out,
-               SLOTS({"version_macro", version_macro(e, s->op), 0},
-                     {"declaration", line.data ? line.data : "", line.len}));
-    }
-    sg_buf_free(&params);
-    sg_buf_free(&line);
-}
-
-static void add_file(emitter *e, const char *name, sg_buf *content) {
+void em_add_file(emitter *e, const char *name, sg_buf *content) {
     if (content->oom) {
         if (!e->errors) {
             sg_diag(e->ctx, SG_DIAG_ERROR, (sg_loc){name, 0, 0}, "out of memory");
@@ -310,163 +61,9 @@ static void add_file(emitter *e, const char *name, sg_buf *content) {
     f->data = sg_buf_to_arena(content, e->a);
 }
 
-static void render_compat_header(emitter *e, const header *h) {
-    sg_buf decls = {0}, note = {0}, out = {0};
-    for (int i = 0; i < h->n_shims; i++)
-        for (int d = 0; d < h->shims[i].n_decls; d++) {
-            if (decls.len) sg_buf_putc(&decls, '\n');
-            render_decl(e, &decls, &h->shims[i], &h->shims[i].decls[d]);
-        }
-    if (!h->dispatch_key) render(e, T_COMPAT_ATEN_NOTE, &note, NULL, 0);
-    render(e, T_COMPAT_HEADER, &out,
-           SLOTS({"aten_note", note.data ? note.data : "", note.len},
-                 {"declarations", decls.data ? decls.data : "", decls.len}));
-    sg_buf_free(&decls);
-    sg_buf_free(&note);
-    add_file(e, h->file, &out);
-}
-
-static void render_header(emitter *e, const header *h) {
-    sg_buf macros = {0}, decls = {0}, out = {0};
-    /* The release macros the gates use, in first-use order, each once. */
-    const sg_shim_op *seen[64];
-    int n_seen = 0;
-    for (int i = 0; i < h->n_shims; i++) {
-        const sg_shim_op *op = h->shims[i].op;
-        if (!op->since) continue;
-        bool dup = false;
-        for (int k = 0; k < n_seen && !dup; k++)
-            dup = seen[k]->since_major == op->since_major && seen[k]->since_minor == op->since_minor;
-        if (dup) continue;
-        if (n_seen < 64) seen[n_seen++] = op;
-        sg_buf_putc(&macros, '\n');
-        char maj[16], min[16];
-        snprintf(maj, sizeof maj, "%d", op->since_major);
-        snprintf(min, sizeof min, "%d", op->since_minor);
-        render(e, T_VERSION_MACRO, &macros,
-               SLOTS({"macro", version_macro(e, op), 0}, {"major", maj, 0}, {"minor", min, 0},
-                     {"patch", "0", 0}));
-    }
-    if (macros.len) sg_buf_putc(&macros, '\n');
-    for (int i = 0; i < h->n_shims; i++) {
-        const shim *s = &h->shims[i];
-        sg_buf group = {0};
-        for (int d = 0; d < s->n_decls; d++) {
-            if (d) sg_buf_putc(&group, '\n');
-            render_decl(e, &group, s, &s->decls[d]);
-        }
-        if (i) sg_buf_put(&decls, "\n\n", 2);
-        render(e, T_OP_BLOCK, &decls,
-               SLOTS({"op", s->op->key, 0}, {"schema", sg_text_comment_safe(e->a, sg_text_schema(e->a, s->fn)), 0},
-                     {"declarations", group.data ? group.data : "", group.len}));
-        sg_buf_free(&group);
-    }
-    const char *desc =
-        h->dispatch_key
-            ? sg_arena_printf(e->a, "C shims calling the %s kernels of the listed ops directly",
-                              h->dispatch_key)
-            : "C shims calling the listed ATen ops through the dispatcher";
-    render(e, T_HEADER, &out,
-           SLOTS({"file", h->file, 0}, {"description", desc, 0},
-                 {"generator", "shimgen " SHIMGEN_VERSION, 0},
-                 {"inputs", e->banner, 0},
-                 {"guard", sg_text_guard(e->a, h->file), 0},
-                 {"version_macros", macros.data ? macros.data : "", macros.len},
-                 {"declarations", decls.data ? decls.data : "", decls.len}));
-    sg_buf_free(&macros);
-    sg_buf_free(&decls);
-    add_file(e, h->file, &out);
-}
-
-/* A JSON string (manifest_string.json.in) of s, escaped. */
-static void render_json_string(emitter *e, sg_buf *out, const char *s) {
-    render(e, T_MANIFEST_STRING, out, SLOTS({"value", sg_text_json(e->a, s), 0}));
-}
-
-/* A JSON list's items: the strings, ", " between them. */
-static const char *json_strings(emitter *e, const char *const *v, int n, bool basename) {
-    sg_buf b = {0};
-    for (int i = 0; i < n; i++) {
-        if (i) sg_buf_put(&b, ", ", 2);
-        const char *slash = basename ? strrchr(v[i], '/') : NULL;
-        render_json_string(e, &b, slash ? slash + 1 : v[i]);
-    }
-    if (!b.len || b.oom) {
-        sg_buf_free(&b);
-        return "";
-    }
-    const char *s = sg_buf_to_arena(&b, e->a);
-    return s ? s : "";
-}
-
-static void render_manifest(emitter *e) {
-    sg_buf funcs = {0}, out = {0};
-    int n_names = (int)e->m->n_inputs + e->n_headers + e->n_files;
-    const char **names = sg_arena_alloc(e->a, sizeof *names * (size_t)(n_names + 1));
-    if (!names) {
-        e->errors++;
-        return;
-    }
-    const char **inputs = names, **headers = names + e->m->n_inputs,
-               **files = headers + e->n_headers;
-    for (size_t i = 0; i < e->m->n_inputs; i++) inputs[i] = e->m->inputs[i].path;
-    for (int i = 0; i < e->n_headers; i++) headers[i] = e->headers[i].file;
-    for (int i = 0; i < e->n_files; i++) files[i] = e->files[i].path;
-    for (int hi = 0; hi < e->n_headers; hi++) {
-        const header *h = &e->headers[hi];
-        for (int i = 0; i < h->n_shims; i++) {
-            const shim *s = &h->shims[i];
-            sg_buf since = {0}, kernel = {0};
-            if (s->op->since)
-                render_json_string(e, &since, s->op->since);
-            else
-                sg_buf_puts(&since, "null");
-            if (s->kernel)
-                render(e, T_MANIFEST_KERNEL, &kernel,
-                       SLOTS({"dispatch_key", sg_text_json(e->a, s->kernel_key), 0},
-                             {"name", sg_text_json(e->a, s->kernel), 0}));
-            else
-                sg_buf_puts(&kernel, "null");
-            const char *schema = sg_text_json(e->a, sg_text_schema(e->a, s->fn));
-            for (int d = 0; d < s->n_decls; d++) {
-                const decl *dc = &s->decls[d];
-                sg_buf params = {0};
-                for (int p = 0; p < dc->n_params; p++) {
-                    if (p) sg_buf_put(&params, ", ", 2);
-                    render(e, T_MANIFEST_PARAM, &params,
-                           SLOTS({"name", dc->params[p].name, 0}, {"type", dc->params[p].type, 0}));
-                }
-                char version[16];
-                snprintf(version, sizeof version, "%d", dc->version);
-                if (funcs.len) sg_buf_put(&funcs, ",\n", 2);
-                render(e, T_MANIFEST_FUNCTION, &funcs,
-                       SLOTS({"name", dc->c_name, 0}, {"backend", h->backend, 0},
-                             {"header", h->file, 0}, {"op", sg_text_json(e->a, s->op->key), 0},
-                             {"schema", schema, 0}, {"version", version, 0},
-                             {"since", since.data ? since.data : "", since.len},
-                             {"kernel", kernel.data ? kernel.data : "", kernel.len},
-                             {"params", params.data ? params.data : "", params.len}));
-                sg_buf_free(&params);
-            }
-            sg_buf_free(&since);
-            sg_buf_free(&kernel);
-        }
-    }
-    render(e, T_MANIFEST, &out,
-           SLOTS({"generator", "shimgen " SHIMGEN_VERSION, 0},
-                 {"inputs", json_strings(e, inputs, (int)e->m->n_inputs, false), 0},
-                 {"headers", json_strings(e, headers, e->n_headers, false), 0},
-                 {"files", json_strings(e, files, e->n_files, true), 0},
-                 {"registrations", e->registrations.data ? e->registrations.data : "",
-                  e->registrations.len},
-                 {"functions", funcs.data ? funcs.data : "", funcs.len}));
-    sg_buf_free(&funcs);
-    add_file(e, "shim_manifest.json", &out);
-}
-
 /* ---- Bodies, boxed wrappers, registration (gen/emit_bodies.c) -------------------------- */
 static void sink_add_file(void *user, const char *name, sg_buf *content) {
-    add_file(user, name, content);
+    em_add_file(user, name, content);
 }
 
 static void sink_add_dep(void *user, const char *path) {
@@ -487,7 +84,7 @@ static const char *render_banner(emitter *e) {
     sg_buf inputs = {0};
     for (size_t i = 0; i < e->m->n_inputs; i++) {
         if (i) sg_buf_putc(&inputs, '\n');
-        render(e, T_BANNER_INPUT, &inputs,
+        em_render(e, T_BANNER_INPUT, &inputs,
                SLOTS({"path", sg_text_comment_safe(e->a, e->m->inputs[i].path), 0}));
     }
     if (!inputs.len || inputs.oom) {
@@ -556,8 +153,8 @@ static int generate(emitter *e) {
         else
             fallback[n_fallback++] = &m->shim_ops[i];
     }
-    qsort(fallback, (size_t)n_fallback, sizeof *fallback, cmp_op_key);
-    qsort(aten, (size_t)n_aten, sizeof *aten, cmp_op_key);
+    qsort(fallback, (size_t)n_fallback, sizeof *fallback, em_cmp_op_key);
+    qsort(aten, (size_t)n_aten, sizeof *aten, em_cmp_op_key);
     if (n_aten > 0)
         e->headers[e->n_headers++] = (header){"aten", NULL, "c_shim_aten.h", NULL, 0};
     if (e->errors) return -1;
@@ -575,7 +172,7 @@ static int generate(emitter *e) {
                                          : !compat_only;
         if (!needed) continue;
         char err[512];
-        e->t[i] = sg_tpl_load(e->a, dir, kTemplateFiles[i], err, sizeof err);
+        e->t[i] = sg_tpl_load(e->a, dir, em_template_files[i], err, sizeof err);
         if (!e->t[i]) {
             sg_diag(e->ctx, SG_DIAG_ERROR, (sg_loc){dir, 0, 0}, "%s", err);
             e->errors++;
@@ -587,9 +184,9 @@ static int generate(emitter *e) {
     for (int i = 0; i < e->n_headers; i++) {
         header *h = &e->headers[i];
         if (h->dispatch_key)
-            plan_header(e, h, fallback, n_fallback);
+            em_plan_header(e, h, fallback, n_fallback);
         else
-            plan_header(e, h, aten, n_aten);
+            em_plan_header(e, h, aten, n_aten);
     }
     if (e->errors) return -1;
 
@@ -597,12 +194,12 @@ static int generate(emitter *e) {
     e->banner = o->compat_torchgen ? "" : render_banner(e);
     for (int i = 0; i < e->n_headers; i++) {
         if (o->compat_torchgen)
-            render_compat_header(e, &e->headers[i]);
+            em_render_compat_header(e, &e->headers[i]);
         else
-            render_header(e, &e->headers[i]);
+            em_render_header(e, &e->headers[i]);
     }
     if (!o->compat_torchgen && !e->errors) render_bodies(e, dir);
-    if (!o->compat_torchgen) render_manifest(e);
+    if (!o->compat_torchgen) em_render_manifest(e);
     sg_buf_free(&e->registrations);
     if (e->errors) return -1;
 

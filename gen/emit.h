@@ -59,6 +59,12 @@ const char *sg_tpl_path(const sg_template *t);
 int sg_tpl_render(const sg_template *t, sg_buf *out, const sg_slot *slots, int n_slots,
                   const char **missing);
 
+/* The slots of a render call: SLOTS({"name", value, 0}, ...) expands to the array and its
+ * count. */
+#define SLOTS(...)                             \
+    ((const sg_slot[]){__VA_ARGS__}),          \
+        (int)(sizeof((const sg_slot[]){__VA_ARGS__}) / sizeof(sg_slot))
+
 /* A template set: one file of named sections. A line `%% name` starts section `name`; its
  * text runs to the next such line or the end of the file, its last newline dropped (so a
  * one-line section carries no line end); text before the first section is a comment.

@@ -28,9 +28,6 @@ typedef struct bodies {
     bool reported_missing;
 } bodies;
 
-#define SLOTS(...) ((const sg_slot[]){__VA_ARGS__}), \
-    (int)(sizeof((const sg_slot[]){__VA_ARGS__}) / sizeof(sg_slot))
-
 typedef struct kernel_use {
     const sg_emit_shim *shim;
     const char *key, *file;

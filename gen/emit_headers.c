@@ -1,0 +1,107 @@
+/* gen/emit_headers.c: the headers, c_shim_<backend>.h and c_shim_aten.h, from the plan: in
+ * the default mode with a banner, an include guard and one commented block per op, in
+ * --compat=torchgen mode with PyTorch's exact text (docs/shim-rules.md, "Header text"). */
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "emit_gen.h"
+
+/* ---- Rendering ----------------------------------------------------------------------- */
+static const char *version_macro(emitter *e, const sg_shim_op *op) {
+    return sg_arena_printf(e->a, "TORCH_VERSION_%d_%d_0", op->since_major, op->since_minor);
+}
+
+static void params_text(sg_buf *b, const decl *d, bool compat) {
+    if (d->n_params == 0 && !compat) sg_buf_puts(b, "void");
+    for (int i = 0; i < d->n_params; i++) {
+        if (i) sg_buf_put(b, ", ", 2);
+        sg_buf_puts(b, d->params[i].type);
+        sg_buf_putc(b, ' ');
+        sg_buf_puts(b, d->params[i].name);
+    }
+}
+
+/* One declaration line, gated when the op has `since`. */
+static void render_decl(emitter *e, sg_buf *out, const shim *s, const decl *d) {
+    sg_buf params = {0}, line = {0};
+    params_text(&params, d, e->o->compat_torchgen);
+    em_render(e, T_DECL, s->op->since ? &line : out,
+           SLOTS({"name", d->c_name, 0}, {"params", params.data ? params.data : "", params.len}));
+    if (s->op->since) {
+        em_render(e, T_DECL_GATED, out,
+               SLOTS({"version_macro", version_macro(e, s->op), 0},
+                     {"declaration", line.data ? line.data : "", line.len}));
+    }
+    sg_buf_free(&params);
+    sg_buf_free(&line);
+}
+
+void em_render_compat_header(emitter *e, const header *h) {
+    sg_buf decls = {0}, note = {0}, out = {0};
+    for (int i = 0; i < h->n_shims; i++)
+        for (int d = 0; d < h->shims[i].n_decls; d++) {
+            if (decls.len) sg_buf_putc(&decls, '\n');
+            render_decl(e, &decls, &h->shims[i], &h->shims[i].decls[d]);
+        }
+    if (!h->dispatch_key) em_render(e, T_COMPAT_ATEN_NOTE, &note, NULL, 0);
+    em_render(e, T_COMPAT_HEADER, &out,
+           SLOTS({"aten_note", note.data ? note.data : "", note.len},
+                 {"declarations", decls.data ? decls.data : "", decls.len}));
+    sg_buf_free(&decls);
+    sg_buf_free(&note);
+    em_add_file(e, h->file, &out);
+}
+
+void em_render_header(emitter *e, const header *h) {
+    sg_buf macros = {0}, decls = {0}, out = {0};
+    /* The release macros the gates use, in first-use order, each once. */
+    const sg_shim_op *seen[64];
+    int n_seen = 0;
+    for (int i = 0; i < h->n_shims; i++) {
+        const sg_shim_op *op = h->shims[i].op;
+        if (!op->since) continue;
+        bool dup = false;
+        for (int k = 0; k < n_seen && !dup; k++)
+            dup = seen[k]->since_major == op->since_major && seen[k]->since_minor == op->since_minor;
+        if (dup) continue;
+        if (n_seen < 64) seen[n_seen++] = op;
+        sg_buf_putc(&macros, '\n');
+        char maj[16], min[16];
+        snprintf(maj, sizeof maj, "%d", op->since_major);
+        snprintf(min, sizeof min, "%d", op->since_minor);
+        em_render(e, T_VERSION_MACRO, &macros,
+               SLOTS({"macro", version_macro(e, op), 0}, {"major", maj, 0}, {"minor", min, 0},
+                     {"patch", "0", 0}));
+    }
+    if (macros.len) sg_buf_putc(&macros, '\n');
+    for (int i = 0; i < h->n_shims; i++) {
+        const shim *s = &h->shims[i];
+        sg_buf group = {0};
+        for (int d = 0; d < s->n_decls; d++) {
+            if (d) sg_buf_putc(&group, '\n');
+            render_decl(e, &group, s, &s->decls[d]);
+        }
+        if (i) sg_buf_put(&decls, "\n\n", 2);
+        em_render(e, T_OP_BLOCK, &decls,
+               SLOTS({"op", s->op->key, 0}, {"schema", sg_text_comment_safe(e->a, sg_text_schema(e->a, s->fn)), 0},
+                     {"declarations", group.data ? group.data : "", group.len}));
+        sg_buf_free(&group);
+    }
+    const char *desc =
+        h->dispatch_key
+            ? sg_arena_printf(e->a, "C shims calling the %s kernels of the listed ops directly",
+                              h->dispatch_key)
+            : "C shims calling the listed ATen ops through the dispatcher";
+    em_render(e, T_HEADER, &out,
+           SLOTS({"file", h->file, 0}, {"description", desc, 0},
+                 {"generator", "shimgen " SHIMGEN_VERSION, 0},
+                 {"inputs", e->banner, 0},
+                 {"guard", sg_text_guard(e->a, h->file), 0},
+                 {"version_macros", macros.data ? macros.data : "", macros.len},
+                 {"declarations", decls.data ? decls.data : "", decls.len}));
+    sg_buf_free(&macros);
+    sg_buf_free(&decls);
+    em_add_file(e, h->file, &out);
+}

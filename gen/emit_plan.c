@@ -1,0 +1,185 @@
+/* gen/emit_plan.c: the plan shared by every emitter (docs/shim-rules.md, "Which ops, in
+ * which order"): for each header the listed ops in op-key order, each with its kernel and
+ * its declarations, highest version first; an op that cannot get a shim is an error in the
+ * default mode and a warning and a drop in compat mode. */
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "emit_gen.h"
+
+static const char *kCKeywords[] = {
+    "_Bool", "_Complex", "_Imaginary", "alignas", "alignof", "and", "and_eq", "asm", "auto",
+    "bitand", "bitor", "bool", "break", "case", "catch", "char", "char16_t", "char32_t",
+    "char8_t", "class", "co_await", "co_return", "co_yield", "compl", "concept", "const",
+    "const_cast", "consteval", "constexpr", "constinit", "continue", "decltype", "default",
+    "delete", "do", "double", "dynamic_cast", "else", "enum", "explicit", "export", "extern",
+    "false", "float", "for", "friend", "goto", "if", "inline", "int", "long", "mutable",
+    "namespace", "new", "noexcept", "not", "not_eq", "nullptr", "operator", "or", "or_eq",
+    "private", "protected", "public", "register", "reinterpret_cast", "requires", "restrict",
+    "return", "short", "signed", "sizeof", "static", "static_assert", "static_cast", "struct",
+    "switch", "template", "this", "thread_local", "throw", "true", "try", "typedef", "typeid",
+    "typename", "union", "unsigned", "using", "virtual", "void", "volatile", "wchar_t", "while",
+    "xor", "xor_eq",
+};
+
+static bool is_keyword(const char *s) {
+    for (size_t i = 0; i < sizeof kCKeywords / sizeof *kCKeywords; i++)
+        if (strcmp(kCKeywords[i], s) == 0) return true;
+    return false;
+}
+
+int em_cmp_op_key(const void *x, const void *y) {
+    const sg_shim_op *const *a = x, *const *b = y;
+    return strcmp((*a)->key, (*b)->key);
+}
+
+static sg_loc fn_loc(const sg_native_function *fn, const sg_shim_op *op, int arg) {
+    if (fn && fn->func_node && arg >= 0 && fn->func && arg < fn->func->n_args)
+        return sg_ynode_loc_at(fn->func_node, fn->func->args[arg].offset);
+    if (fn && fn->func_loc.file) return fn->func_loc;
+    if (fn && fn->derived_from && fn->derived_from->func_loc.file)
+        return fn->derived_from->func_loc;
+    return op->loc;
+}
+
+static bool is_c_identifier(const char *s) {
+    if (!(isalpha((unsigned char)*s) || *s == '_')) return false;
+    while (isalnum((unsigned char)*s) || *s == '_') s++;
+    return *s == '\0';
+}
+
+/* Where `kernel` for `key` is written: the dispatch row of fn or of its delegate. */
+static sg_loc kernel_loc(const sg_native_function *fn, const char *key, const char *kernel,
+                         sg_loc fallback) {
+    for (int pass = 0; pass < 2 && fn; pass++, fn = fn->delegate)
+        for (int k = 0; k < fn->n_dispatch; k++)
+            if (strcmp(fn->dispatch[k].key, key) == 0 && strcmp(fn->dispatch[k].kernel, kernel) == 0)
+                return fn->dispatch[k].loc;
+    return fallback;
+}
+
+/* An op that gets no shim: an error in our mode, a warning and a drop in compat mode. */
+static void no_shim(emitter *e, const shim *s, const header *h, int arg, const char *why) {
+    sg_diag_level lvl = e->o->compat_torchgen ? SG_DIAG_WARNING : SG_DIAG_ERROR;
+    sg_diag(e->ctx, lvl, fn_loc(s->fn, s->op, arg), "%s: no C shim for backend %s: %s%s",
+            s->op->key, h->backend, why, e->o->compat_torchgen ? " (dropped)" : "");
+    if (e->o->compat_torchgen && e->o->verbosity < 0) return;
+    sg_diag(e->ctx, SG_DIAG_NOTE, s->op->loc, "%s is listed here", s->op->key);
+    if (lvl == SG_DIAG_ERROR) e->errors++;
+}
+
+/* Checks the `versions` of an op against its schema; reports and returns false when an
+ * argument is unknown, repeated or has no default. */
+static bool check_versions(emitter *e, const sg_shim_op *op, const sg_schema *s) {
+    bool ok = true;
+    for (int v = 0; v < op->n_versions; v++) {
+        const sg_op_version *ver = &op->versions[v];
+        for (int k = 0; k < ver->n_args; k++) {
+            const char *name = ver->args[k];
+            int idx = -1;
+            for (int i = 0; i < s->n_args; i++)
+                if (strcmp(s->args[i].name, name) == 0) idx = i;
+            bool dup = false;
+            for (int w = 0; w <= v && !dup; w++)
+                for (int j = 0; j < (w == v ? k : op->versions[w].n_args); j++)
+                    if (strcmp(op->versions[w].args[j], name) == 0) dup = true;
+            const char *why = NULL;
+            if (idx < 0)
+                why = "which is not an argument of the op";
+            else if (dup)
+                why = "which an earlier version already names";
+            else if (!s->args[idx].default_text)
+                why = "which has no default, so the older versions cannot leave it out";
+            if (why) {
+                sg_diag(e->ctx, SG_DIAG_ERROR, ver->loc, "%s: v%d adds '%s', %s", op->key,
+                        ver->number, name, why);
+                e->errors++;
+                ok = false;
+            }
+        }
+    }
+    return ok;
+}
+
+/* Plans one op of one header; returns false when it gets no shim. */
+static bool plan_shim(emitter *e, const header *h, shim *s) {
+    const sg_shim_op *op = s->op;
+    const sg_native_function *fn = op->fn ? op->fn : sg_model_find(e->ctx, op->key);
+    s->fn = fn;
+    if (!fn || !fn->func) {
+        sg_diag(e->ctx, SG_DIAG_ERROR, op->loc, "%s: no such op in the inputs", op->key);
+        e->errors++;
+        return false;
+    }
+    if (h->dispatch_key &&
+        !sg_pick_kernel(e->a, fn, h->dispatch_key, &s->kernel_key, &s->kernel)) {
+        no_shim(e, s, h, -1, sg_arena_printf(e->a, "no kernel for backend %s", h->backend));
+        return false;
+    }
+    if (h->dispatch_key && !e->o->compat_torchgen && !is_c_identifier(s->kernel)) {
+        /* The loader takes torchgen's '::'-qualified names; C code calls the kernel by name. */
+        sg_diag(e->ctx, SG_DIAG_ERROR, kernel_loc(fn, s->kernel_key, s->kernel, op->loc),
+                "%s: kernel '%s' for dispatch key %s is not a C identifier", op->key, s->kernel,
+                s->kernel_key);
+        e->errors++;
+        return false;
+    }
+    if (!check_versions(e, op, fn->func)) return false;
+    s->n_decls = op->n_versions + 1;
+    s->decls = sg_arena_alloc(e->a, sizeof *s->decls * (size_t)s->n_decls);
+    if (!s->decls) return false;
+    for (int d = 0; d < s->n_decls; d++) {
+        /* d = 0 is the highest version; version k leaves out what later versions add. */
+        int vi = op->n_versions - 1 - d; /* index of this version in op->versions, -1: plain */
+        int version = vi >= 0 ? op->versions[vi].number : 1;
+        const char *omit[256];
+        int n_omit = 0;
+        for (int w = vi + 1; w < op->n_versions; w++)
+            for (int k = 0; k < op->versions[w].n_args && n_omit < 256; k++)
+                omit[n_omit++] = op->versions[w].args[k];
+        decl *dc = &s->decls[d];
+        dc->version = version;
+        dc->c_name = sg_shim_c_name(e->a, h->backend, fn->func, version);
+        const char *why = NULL;
+        int bad = -1;
+        if (sg_shim_params(e->a, fn->func, omit, n_omit, &dc->params, &dc->n_params, &why,
+                           &bad) != 0) {
+            no_shim(e, s, h, bad, why);
+            return false;
+        }
+        if (!e->o->compat_torchgen)
+            for (int i = 0; i < dc->n_params; i++)
+                if (dc->params[i].role == SG_CP_ARG && is_keyword(dc->params[i].name)) {
+                    no_shim(e, s, h, dc->params[i].index,
+                            sg_arena_printf(e->a, "argument '%s' is a C or C++ keyword",
+                                            dc->params[i].name));
+                    return false;
+                }
+    }
+    return true;
+}
+
+void em_plan_header(emitter *e, header *h, const sg_shim_op **ops, int n_ops) {
+    h->shims = sg_arena_alloc(e->a, sizeof *h->shims * (size_t)(n_ops ? n_ops : 1));
+    if (!h->shims) return;
+    for (int i = 0; i < n_ops; i++) {
+        shim *s = &h->shims[h->n_shims];
+        memset(s, 0, sizeof *s);
+        s->op = ops[i];
+        if (plan_shim(e, h, s)) h->n_shims++;
+    }
+    /* Two ops must not get the same C name (foo_bar.default and foo.bar do). */
+    if (e->o->compat_torchgen) return;
+    for (int i = 0; i < h->n_shims; i++)
+        for (int d = 0; d < h->shims[i].n_decls; d++)
+            for (int j = 0; j < i; j++)
+                for (int f = 0; f < h->shims[j].n_decls; f++)
+                    if (strcmp(h->shims[i].decls[d].c_name, h->shims[j].decls[f].c_name) == 0) {
+                        sg_diag(e->ctx, SG_DIAG_ERROR, fn_loc(h->shims[i].fn, h->shims[i].op, -1),
+                                "%s: its C name %s is also the C name of %s", h->shims[i].op->key,
+                                h->shims[i].decls[d].c_name, h->shims[j].op->key);
+                        e->errors++;
+                    }
+}
