@@ -97,10 +97,8 @@ static const char *render_banner(emitter *e) {
 
 /* ---- Entry point --------------------------------------------------------------------- */
 static bool valid_backend(const char *s) {
-    if (!*s) return false;
-    for (; *s; s++)
-        if (!isalnum((unsigned char)*s) && *s != '_') return false;
-    return true;
+    size_t n = sg_word_len(s);
+    return n > 0 && s[n] == '\0';
 }
 
 static int generate(emitter *e) {

@@ -45,9 +45,8 @@ static sg_loc fn_loc(const sg_native_function *fn, const sg_shim_op *op, int arg
 }
 
 static bool is_c_identifier(const char *s) {
-    if (!(isalpha((unsigned char)*s) || *s == '_')) return false;
-    while (isalnum((unsigned char)*s) || *s == '_') s++;
-    return *s == '\0';
+    size_t n = sg_ident_len(s);
+    return n > 0 && s[n] == '\0';
 }
 
 /* Where `kernel` for `key` is written: the dispatch row of fn or of its delegate. */

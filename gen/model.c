@@ -192,8 +192,9 @@ static const char *common_dispatch_key(const char *k) {
  * identifier (gen/emit.c). */
 static bool valid_kernel_name(const char *s) {
     for (;;) {
-        if (!(isalpha((unsigned char)*s) || *s == '_')) return false;
-        while (isalnum((unsigned char)*s) || *s == '_') s++;
+        size_t n = sg_ident_len(s);
+        if (n == 0) return false;
+        s += n;
         if (*s == '\0') return true;
         if (s[0] != ':' || s[1] != ':') return false;
         s += 2;
@@ -879,9 +880,8 @@ static void parse_backends(loader *L, const sg_ynode *v) {
     }
     for (uint32_t i = 0; i < v->n_items; i++) {
         const sg_ynode *it = v->items[i];
-        bool ok = it->kind == SG_Y_SCALAR && it->scalar[0];
-        for (const char *p = ok ? it->scalar : ""; ok && *p; p++)
-            ok = isalnum((unsigned char)*p) || *p == '_';
+        bool ok = it->kind == SG_Y_SCALAR && it->scalar[0] &&
+                  it->scalar[sg_word_len(it->scalar)] == '\0';
         if (!ok) {
             err(L, it->loc, "bad backend name '%s' (expected letters, digits and '_')%s",
                 it->kind == SG_Y_SCALAR ? it->scalar : kind_name(it), "");

@@ -89,6 +89,24 @@ static bool type_is_base(const sg_type *t, sg_base_type b)
     return t && t->kind == SG_TY_BASE && t->base == b;
 }
 
+static bool is_word_char(unsigned char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
+
+size_t sg_word_len(const char *s)
+{
+    size_t n = 0;
+    while (s && is_word_char((unsigned char)s[n]))
+        n++;
+    return n;
+}
+
+size_t sg_ident_len(const char *s)
+{
+    return s && !(*s >= '0' && *s <= '9') ? sg_word_len(s) : 0;
+}
+
 bool sg_type_is_tensor_like(const sg_type *t)
 {
     if (t && t->kind == SG_TY_OPTIONAL)

@@ -162,6 +162,12 @@ char *sg_schema_to_string(sg_arena *arena, const sg_schema *s);
  * when ann != NULL ("Tensor(a!)[]"). Same return convention as sg_schema_print. */
 size_t sg_type_print(const sg_type *t, const sg_annotation *ann, char *buf, size_t cap);
 
+/* Names: the length of the C identifier ([A-Za-z_][A-Za-z0-9_]*) at the start of s, 0 when
+ * none starts there; the length of the run of [A-Za-z0-9_] at the start of s (a backend
+ * name). The one definition of both for gen/ (kernel names, backends, C names). */
+size_t sg_ident_len(const char *s);
+size_t sg_word_len(const char *s);
+
 /* Helpers the emitters and the dispatcher share. */
 bool sg_type_is_tensor_like(const sg_type *t); /* Tensor, Tensor?, Tensor[], Tensor?[] */
 bool sg_arg_is_mutable(const sg_arg *a);        /* annotation with `!` */

@@ -785,3 +785,17 @@ Test(schema, malformed_bytes_and_arguments)
     cr_assert_null(sg_schema_parse(arena, NULL, 0, &err));
     cr_assert_str_eq(err.message, "empty schema");
 }
+
+/* The one identifier check of gen/ (kernel names, backends, C names). */
+Test(schema, identifier_lengths)
+{
+    cr_expect_eq(sg_ident_len("add_out"), 7);
+    cr_expect_eq(sg_ident_len("_x9::y"), 3);
+    cr_expect_eq(sg_ident_len("9x"), 0);
+    cr_expect_eq(sg_ident_len(""), 0);
+    cr_expect_eq(sg_ident_len("a b"), 1);
+    cr_expect_eq(sg_ident_len(NULL), 0);
+    cr_expect_eq(sg_word_len("9x_1-"), 4);
+    cr_expect_eq(sg_word_len("-"), 0);
+    cr_expect_eq(sg_word_len(NULL), 0);
+}
