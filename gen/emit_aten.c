@@ -19,11 +19,8 @@ static void put_aten_body(bodies *B, sg_buf *out, const sg_emit_shim *s) {
     /* Packs, in schema order (the shim's order puts out arguments first). */
     for (int a = 0; a < sc->n_args && !why; a++) {
         const sg_cparam *p = NULL;
-        for (int i = 0; i < d->n_params && !p; i++)
-            if (d->params[i].role == SG_CP_ARG && d->params[i].index == a) p = &d->params[i];
-        const char *kind = sg_arg_kind(sc->args[a].type);
-        const char *sec = kind ? sg_arena_printf(B->a, "pack_%s", kind) : NULL;
-        if (!p || !sec || !bd_has(B, sec)) {
+        const char *sec = bd_arg_section(B, d, sc, a, "pack", &p);
+        if (!p || !sec) {
             why = sg_arena_printf(B->a, "argument '%s' of type '%s' cannot be passed through the dispatcher",
                                   sc->args[a].name, sg_text_type(B->a, sc->args[a].type));
             break;

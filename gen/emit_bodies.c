@@ -104,6 +104,16 @@ const char *bd_params(bodies *B, const sg_emit_decl *d, const sg_schema *kernel_
     return bd_buf_str(B, &b);
 }
 
+const char *bd_arg_section(bodies *B, const sg_emit_decl *d, const sg_schema *sc, int a,
+                           const char *prefix, const sg_cparam **param) {
+    *param = NULL;
+    for (int i = 0; i < d->n_params && !*param; i++)
+        if (d->params[i].role == SG_CP_ARG && d->params[i].index == a) *param = &d->params[i];
+    const char *kind = sg_arg_kind(sc->args[a].type);
+    const char *sec = kind ? sg_arena_printf(B->a, "%s_%s", prefix, kind) : NULL;
+    return sec && bd_has(B, sec) ? sec : NULL;
+}
+
 const char *bd_kind_of(const sg_schema *s, const sg_cparam *p) {
     return sg_arg_kind(s->args[p->index].type);
 }

@@ -53,6 +53,10 @@ const char *bd_def_schema(bodies *B, const sg_native_function *fn);
 const char *bd_op_ns(bodies *B, const sg_emit_shim *s);
 const char *bd_op_name(bodies *B, const sg_schema *s);
 const char *bd_params(bodies *B, const sg_emit_decl *d, const sg_schema *kernel_of);
+/* The shim parameter of schema argument a (*param; NULL when the declaration leaves it out)
+ * and the section <prefix>_<kind> of its kind (NULL when the template set has none). */
+const char *bd_arg_section(bodies *B, const sg_emit_decl *d, const sg_schema *sc, int a,
+                           const char *prefix, const sg_cparam **param);
 const char *bd_kind_of(const sg_schema *s, const sg_cparam *p);
 void bd_warn(bodies *B, const sg_emit_shim *s, const char *what, const char *why);
 void bd_stub(bodies *B, sg_buf *out, const sg_emit_shim *s, const sg_emit_decl *d,

@@ -25,11 +25,8 @@ static bool put_boxed_body(bodies *B, sg_buf *out, const sg_emit_shim *s) {
     bool owning = false;
     for (int a = 0; a < sc->n_args && !why; a++) {
         const sg_cparam *p = NULL;
-        for (int i = 0; i < d->n_params && !p; i++)
-            if (d->params[i].role == SG_CP_ARG && d->params[i].index == a) p = &d->params[i];
-        const char *kind = sg_arg_kind(sc->args[a].type);
-        const char *sec = kind ? sg_arena_printf(B->a, "box_%s", kind) : NULL;
-        if (!p || !sec || !bd_has(B, sec)) {
+        const char *sec = bd_arg_section(B, d, sc, a, "box", &p);
+        if (!p || !sec) {
             why = sg_arena_printf(B->a, "argument '%s' of type '%s' has no boxed form",
                                   sc->args[a].name, sg_text_type(B->a, sc->args[a].type));
             break;
