@@ -67,8 +67,8 @@ static block *map_big(void) {
     b->dirty = BIG_CAP;
 #else
     /* twice the size, then trim to a BIG_SIZE-aligned window */
-    char *raw = mmap(NULL, 2 * BIG_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-                     -1, 0);
+    char *raw =
+        mmap(NULL, 2 * BIG_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (raw == MAP_FAILED) return NULL;
     uintptr_t start = ((uintptr_t)raw + BIG_SIZE - 1) & ~(uintptr_t)(BIG_SIZE - 1);
     size_t head = (size_t)(start - (uintptr_t)raw), tail = BIG_SIZE - head;

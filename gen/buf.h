@@ -15,7 +15,7 @@ extern "C" {
 typedef struct sg_buf {
     char *data; /* NUL-terminated when len > 0 or after any put; owned (sg_buf_free) */
     size_t len, cap;
-    bool oom;   /* an allocation failed; further puts are ignored */
+    bool oom; /* an allocation failed; further puts are ignored */
 } sg_buf;
 
 void sg_buf_put(sg_buf *b, const char *s, size_t n);

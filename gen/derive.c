@@ -61,7 +61,7 @@ typedef struct fn_info {
     int out_start; /* first out argument (kwarg-only, from the first mutable one on) */
     int to_start;  /* first of the four TensorOptions kwarg-only arguments, or -1 */
     sg_schema_kind kind;
-    int family;    /* index into the family table */
+    int family; /* index into the family table */
 } fn_info;
 
 static bool ann_writes(const sg_annotation *a) { return a && a->is_write; }
@@ -450,10 +450,10 @@ enum { N_KINDS = 5 };
 
 typedef struct family {
     uint64_t hash;
-    int rep;              /* the written function that opened the family */
-    int member[N_KINDS];  /* index of the written function of each kind, or -1 */
+    int rep;             /* the written function that opened the family */
+    int member[N_KINDS]; /* index of the written function of each kind, or -1 */
     int n_members;
-    int derived[2];       /* indices into the derived list, or -1 */
+    int derived[2]; /* indices into the derived list, or -1 */
     int n_derived;
 } family;
 
@@ -543,7 +543,8 @@ static bool is_view_op(const sg_native_function *f) {
 static bool is_composite_implicit(const sg_native_function *f) {
     if (f->has_dispatch) {
         for (int i = 0; i < f->n_dispatch; i++)
-            if (f->dispatch[i].key && strcmp(f->dispatch[i].key, sg_dispatch_key_name(SHIMRT_DISPATCH_KEY_CIA)) == 0)
+            if (f->dispatch[i].key &&
+                strcmp(f->dispatch[i].key, sg_dispatch_key_name(SHIMRT_DISPATCH_KEY_CIA)) == 0)
                 return true;
         return false;
     }
@@ -728,8 +729,8 @@ static int make_functional_schema(sg_arena *a, const sg_schema *s, const fn_info
     if (!name) {
         rc = -1;
     } else {
-        *out = sg_schema_make(a, s->ns, name, s->overload, g.args, g.n_args, g.n_positional,
-                              g.rets, g.n_rets);
+        *out = sg_schema_make(a, s->ns, name, s->overload, g.args, g.n_args, g.n_positional, g.rets,
+                              g.n_rets);
         if (!*out) rc = -1;
     }
     sig_free(&g);
@@ -740,10 +741,10 @@ static int make_functional_schema(sg_arena *a, const sg_schema *s, const fn_info
 
 typedef struct derived_rec {
     sg_native_function *fn;
-    const char *full;   /* "name.overload" */
+    const char *full; /* "name.overload" */
     int family;
-    bool is_out;        /* the out variant (else the functional one) */
-    bool named;         /* some autogen item of the family names it */
+    bool is_out; /* the out variant (else the functional one) */
+    bool named;  /* some autogen item of the family names it */
 } derived_rec;
 
 static const sg_loc *find_autogen(const sg_model *m, const family *fam, const char *full,
@@ -772,8 +773,8 @@ static sg_native_function *new_derived(sg_context *ctx, const sg_native_function
     if (!f || !d || !tags) return NULL;
     f->func = s;
     f->func_text = schema_text(a, s);
-    f->op_key = cat(a, m->ns ? m->ns : "aten", ".", s->name, ".",
-                    s->overload[0] ? s->overload : "default");
+    f->op_key =
+        cat(a, m->ns ? m->ns : "aten", ".", s->name, ".", s->overload[0] ? s->overload : "default");
     const char *kernel = is_out ? (s->overload[0] ? cat(a, s->name, "_", s->overload, NULL, NULL)
                                                   : sg_arena_strdup(a, s->name))
                                 : sg_arena_strdup(a, s->name);
@@ -867,10 +868,10 @@ int sg_derive_functions(sg_context *ctx) {
         bool has_m = fam->member[SG_KIND_MUTABLE] >= 0;
         bool has_o = fam->member[SG_KIND_OUT] >= 0;
         if (!(has_f || has_i || has_m || has_o)) continue;
-        int base = has_m ? fam->member[SG_KIND_MUTABLE]
-                 : has_i ? fam->member[SG_KIND_INPLACE]
-                 : has_o ? fam->member[SG_KIND_OUT]
-                         : fam->member[SG_KIND_FUNCTIONAL];
+        int base = has_m   ? fam->member[SG_KIND_MUTABLE]
+                   : has_i ? fam->member[SG_KIND_INPLACE]
+                   : has_o ? fam->member[SG_KIND_OUT]
+                           : fam->member[SG_KIND_FUNCTIONAL];
         const sg_native_function *bf = m->funcs[base];
         bool needs_out = false;
         for (int k = 0; k < bf->n_autogen; k++)
@@ -989,8 +990,9 @@ int sg_derive_functions(sg_context *ctx) {
             sg_diag(ctx, SG_DIAG_ERROR, dr->fn->derived_from->loc,
                     "'%s' is derived from '%s', but no autogen item names it; add it to the "
                     "entry's 'autogen:'",
-                    dr->full, dr->fn->derived_from->func_text ? dr->fn->derived_from->func_text
-                                                              : dr->fn->derived_from->func->name);
+                    dr->full,
+                    dr->fn->derived_from->func_text ? dr->fn->derived_from->func_text
+                                                    : dr->fn->derived_from->func->name);
         }
     }
 

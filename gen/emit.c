@@ -17,10 +17,18 @@
 #include "emit_gen.h"
 
 const char *const em_template_files[T_COUNT_] = {
-    "c_shim_compat.h.in", "c_shim_compat_aten_note.in", "c_shim.h.in",
-    "banner_input.in",    "version_macro.in",           "decl.in",
-    "decl_gated.in",      "op_block.in",                "shim_manifest.json.in",
-    "manifest_function.json.in", "manifest_param.json.in", "manifest_string.json.in",
+    "c_shim_compat.h.in",
+    "c_shim_compat_aten_note.in",
+    "c_shim.h.in",
+    "banner_input.in",
+    "version_macro.in",
+    "decl.in",
+    "decl_gated.in",
+    "op_block.in",
+    "shim_manifest.json.in",
+    "manifest_function.json.in",
+    "manifest_param.json.in",
+    "manifest_string.json.in",
     "manifest_kernel.json.in",
 };
 
@@ -74,8 +82,8 @@ static void sink_add_dep(void *user, const char *path) {
 
 static void render_bodies(emitter *e, const char *dir) {
     sg_emit_sink sink = {e, sink_add_file, sink_add_dep, {0}, e->o->verbosity < 0};
-    e->errors += sg_emit_bodies(e->ctx, e->m, e->a, dir, e->headers, e->n_headers, e->banner,
-                                &sink);
+    e->errors +=
+        sg_emit_bodies(e->ctx, e->m, e->a, dir, e->headers, e->n_headers, e->banner, &sink);
     e->registrations = sink.registrations;
 }
 
@@ -85,7 +93,7 @@ static const char *render_banner(emitter *e) {
     for (size_t i = 0; i < e->m->n_inputs; i++) {
         if (i) sg_buf_putc(&inputs, '\n');
         em_render(e, T_BANNER_INPUT, &inputs,
-               SLOTS({"path", sg_text_comment_safe(e->a, e->m->inputs[i].path), 0}));
+                  SLOTS({"path", sg_text_comment_safe(e->a, e->m->inputs[i].path), 0}));
     }
     if (!inputs.len || inputs.oom) {
         sg_buf_free(&inputs);
@@ -153,8 +161,7 @@ static int generate(emitter *e) {
     }
     qsort(fallback, (size_t)n_fallback, sizeof *fallback, em_cmp_op_key);
     qsort(aten, (size_t)n_aten, sizeof *aten, em_cmp_op_key);
-    if (n_aten > 0)
-        e->headers[e->n_headers++] = (header){"aten", NULL, "c_shim_aten.h", NULL, 0};
+    if (n_aten > 0) e->headers[e->n_headers++] = (header){"aten", NULL, "c_shim_aten.h", NULL, 0};
     if (e->errors) return -1;
 
     /* Templates. */
@@ -166,8 +173,8 @@ static int generate(emitter *e) {
     }
     for (int i = 0; i < T_COUNT_; i++) {
         bool compat_only = i == T_COMPAT_HEADER || i == T_COMPAT_ATEN_NOTE;
-        bool needed = o->compat_torchgen ? (compat_only || i == T_DECL || i == T_DECL_GATED)
-                                         : !compat_only;
+        bool needed =
+            o->compat_torchgen ? (compat_only || i == T_DECL || i == T_DECL_GATED) : !compat_only;
         if (!needed) continue;
         char err[512];
         e->t[i] = sg_tpl_load(e->a, dir, em_template_files[i], err, sizeof err);
@@ -203,8 +210,7 @@ static int generate(emitter *e) {
 
     /* 3. Output (gen/emit_out.c). */
     if (o->abi_check_dir)
-        return sg_out_abi_check(e->ctx, e->a, e->files, e->n_files, o->abi_check_dir,
-                                o->verbosity);
+        return sg_out_abi_check(e->ctx, e->a, e->files, e->n_files, o->abi_check_dir, o->verbosity);
     if (o->check) return sg_out_check(e->ctx, e->files, e->n_files, o->verbosity);
     if (sg_out_write(e->ctx, e->files, e->n_files, o->verbosity) != 0) return -1;
     if (o->depfile) {

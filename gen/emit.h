@@ -45,8 +45,8 @@ const char *sg_tpl_find_dir(sg_arena *a, const char *explicit_dir);
 
 /* Loads dir/name and splits it into text and slots, in the arena. Returns NULL and fills
  * err (a message) when the file cannot be read. */
-const sg_template *sg_tpl_load(sg_arena *a, const char *dir, const char *name,
-                               char *err, size_t err_cap);
+const sg_template *sg_tpl_load(sg_arena *a, const char *dir, const char *name, char *err,
+                               size_t err_cap);
 /* Parses a template from memory (text is copied). Never fails except on out-of-memory. */
 const sg_template *sg_tpl_parse(sg_arena *a, const char *name, const char *text, size_t len);
 /* The template's file name (as given to load/parse) and path (NULL when parsed). */
@@ -61,8 +61,8 @@ int sg_tpl_render(const sg_template *t, sg_buf *out, const sg_slot *slots, int n
 
 /* The slots of a render call: SLOTS({"name", value, 0}, ...) expands to the array and its
  * count. */
-#define SLOTS(...)                             \
-    ((const sg_slot[]){__VA_ARGS__}),          \
+#define SLOTS(...)                                                                                 \
+    ((const sg_slot[]){__VA_ARGS__}),                                                              \
         (int)(sizeof((const sg_slot[]){__VA_ARGS__}) / sizeof(sg_slot))
 
 /* A template set: one file of named sections. A line `%% name` starts section `name`; its
@@ -87,22 +87,22 @@ const char *sg_text_schema(sg_arena *a, const sg_native_function *fn); /* func: 
 const char *sg_text_guard(sg_arena *a, const char *file); /* include guard: SHIMGEN_X_H_ */
 /* The inside of a C string literal; with percent, also '%' doubled (a format string). */
 const char *sg_text_c_escape(sg_arena *a, const char *s, bool percent);
-const char *sg_text_json(sg_arena *a, const char *s); /* the inside of a JSON string */
+const char *sg_text_json(sg_arena *a, const char *s);    /* the inside of a JSON string */
 const char *sg_text_type(sg_arena *a, const sg_type *t); /* "Tensor?[]" */
 
 /* ---- The C form of an op (gen/emit_params.c) ------------------------------------- */
 typedef enum sg_cparam_role {
-    SG_CP_ARG = 0,       /* the value of schema argument `index` */
-    SG_CP_LEN,           /* the length of list argument `index` (x_len_) */
-    SG_CP_DEVICE_INDEX,  /* the device index of Device argument `index` (x_index_) */
-    SG_CP_RET            /* out-pointer of return `index` (retN) */
+    SG_CP_ARG = 0,      /* the value of schema argument `index` */
+    SG_CP_LEN,          /* the length of list argument `index` (x_len_) */
+    SG_CP_DEVICE_INDEX, /* the device index of Device argument `index` (x_index_) */
+    SG_CP_RET           /* out-pointer of return `index` (retN) */
 } sg_cparam_role;
 
 typedef struct sg_cparam {
     const char *type; /* "AtenTensorHandle", "const int64_t*", ... (static strings) */
     const char *name; /* "self", "size_len_", "device_index_", "ret0" (arena) */
     sg_cparam_role role;
-    int index;        /* argument index in the schema, or return index */
+    int index; /* argument index in the schema, or return index */
 } sg_cparam;
 
 /* The C parameters of a shim for schema `s`, leaving out the arguments named in omit
@@ -200,11 +200,11 @@ int sg_fs_read(const char *path, char **out, size_t *len);
 int sg_fs_mkdirs(const char *dir);
 
 typedef struct sg_out_file {
-    const char *path;    /* where it goes */
-    const char *data;    /* full content */
+    const char *path; /* where it goes */
+    const char *data; /* full content */
     size_t len;
-    bool changed;        /* set by sg_fs_compare: differs from what is on disk */
-    const char *old;     /* sg_fs_compare: the content on disk (malloc'd) or NULL */
+    bool changed;    /* set by sg_fs_compare: differs from what is on disk */
+    const char *old; /* sg_fs_compare: the content on disk (malloc'd) or NULL */
     size_t old_len;
 } sg_out_file;
 
@@ -243,15 +243,15 @@ typedef struct sg_abi_decl {
     const char *name;
     sg_abi_param *params;
     int n_params;
-    sg_loc loc;      /* where it is */
+    sg_loc loc;       /* where it is */
     const char *gate; /* the TORCH_FEATURE_VERSION condition it is under, or NULL */
 } sg_abi_decl;
 
 /* Collects every `AOTI_TORCH_EXPORT AOTITorchError name(params);` declaration of a header
  * text (path used for locations). Returns the number found (>= 0) with *out in the arena,
  * or -1 on a malformed declaration (message in err). */
-int sg_abi_scan(sg_arena *a, const char *path, const char *text, size_t len,
-                sg_abi_decl **out, char *err, size_t err_cap);
+int sg_abi_scan(sg_arena *a, const char *path, const char *text, size_t len, sg_abi_decl **out,
+                char *err, size_t err_cap);
 
 #ifdef __cplusplus
 }

@@ -11,8 +11,7 @@
 static const char kPrefix[] = "AOTI_TORCH_EXPORT AOTITorchError ";
 
 static bool is_ident(char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-           c == '_';
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
 }
 static bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
 
@@ -78,8 +77,8 @@ static int parse_params(sg_arena *a, const char *s, size_t n, sg_abi_decl *d, ch
     return 0;
 }
 
-int sg_abi_scan(sg_arena *a, const char *path, const char *text, size_t len,
-                sg_abi_decl **out, char *err, size_t err_cap) {
+int sg_abi_scan(sg_arena *a, const char *path, const char *text, size_t len, sg_abi_decl **out,
+                char *err, size_t err_cap) {
     int cap = 64, n = 0;
     sg_abi_decl *v = sg_arena_alloc(a, sizeof *v * (size_t)cap);
     if (!v) {

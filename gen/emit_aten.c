@@ -21,8 +21,9 @@ static void put_aten_body(bodies *B, sg_buf *out, const sg_emit_shim *s) {
         const sg_cparam *p = NULL;
         const char *sec = bd_arg_section(B, d, sc, a, "pack", &p);
         if (!p || !sec) {
-            why = sg_arena_printf(B->a, "argument '%s' of type '%s' cannot be passed through the dispatcher",
-                                  sc->args[a].name, sg_text_type(B->a, sc->args[a].type));
+            why = sg_arena_printf(
+                B->a, "argument '%s' of type '%s' cannot be passed through the dispatcher",
+                sc->args[a].name, sg_text_type(B->a, sc->args[a].type));
             break;
         }
         bd_put(B, &packs, sec, SLOTS({"name", p->name, 0}));
@@ -39,7 +40,7 @@ static void put_aten_body(bodies *B, sg_buf *out, const sg_emit_shim *s) {
                 break;
             }
             bd_put(B, &pops, "pop_discard",
-                SLOTS({"kind", sg_kind_code_name(rk), 0}, {"j", jj, 0}));
+                   SLOTS({"kind", sg_kind_code_name(rk), 0}, {"j", jj, 0}));
             sg_buf_putc(&pops, '\n');
             continue;
         }
@@ -47,7 +48,8 @@ static void put_aten_body(bodies *B, sg_buf *out, const sg_emit_shim *s) {
         const char *kind = sg_ret_kind(sc->rets[j].type);
         const char *sec = kind ? sg_arena_printf(B->a, "pop_%s", kind) : NULL;
         if (!sec || !bd_has(B, sec)) {
-            why = sg_arena_printf(B->a, "return %d of type '%s' cannot come back through the dispatcher",
+            why = sg_arena_printf(B->a,
+                                  "return %d of type '%s' cannot come back through the dispatcher",
                                   j, sg_text_type(B->a, sc->rets[j].type));
             break;
         }
@@ -94,9 +96,8 @@ void bd_emit_aten_c(bodies *B, const sg_emit_header *h) {
         }
     }
     bd_put(B, &out, "aten_c",
-        SLOTS({"file", "c_shim_aten.c", 0}, {"generator", "shimgen " SHIMGEN_VERSION, 0},
-              {"inputs", B->banner, 0}, {"header", h->file, 0},
-              {"bodies", bd_buf_str(B, &all), 0}));
+           SLOTS({"file", "c_shim_aten.c", 0}, {"generator", "shimgen " SHIMGEN_VERSION, 0},
+                 {"inputs", B->banner, 0}, {"header", h->file, 0},
+                 {"bodies", bd_buf_str(B, &all), 0}));
     B->sink->add_file(B->sink->user, "c_shim_aten.c", &out);
 }
-

@@ -19,9 +19,7 @@
 
 #include "emit_bodies.h"
 
-bool bd_has(const bodies *B, const char *section) {
-    return sg_tpl_set_get(B->t, section) != NULL;
-}
+bool bd_has(const bodies *B, const char *section) { return sg_tpl_set_get(B->t, section) != NULL; }
 
 /* Renders a section that must exist. */
 void bd_put(bodies *B, sg_buf *out, const char *section, const sg_slot *slots, int n) {
@@ -96,8 +94,8 @@ const char *bd_params(bodies *B, const sg_emit_decl *d, const sg_schema *kernel_
     if (d->n_params == 0) sg_buf_puts(&b, "void");
     for (int i = 0; i < d->n_params; i++) {
         if (i) sg_buf_put(&b, ", ", 2);
-        sg_buf_puts(&b, kernel_of ? sg_kernel_param_type(kernel_of, &d->params[i])
-                                  : d->params[i].type);
+        sg_buf_puts(&b,
+                    kernel_of ? sg_kernel_param_type(kernel_of, &d->params[i]) : d->params[i].type);
         sg_buf_putc(&b, ' ');
         sg_buf_puts(&b, d->params[i].name);
     }
@@ -125,17 +123,18 @@ void bd_warn(bodies *B, const sg_emit_shim *s, const char *what, const char *why
 
 /* A body that only fails: the declaration stays, with the reason at run time. */
 void bd_stub(bodies *B, sg_buf *out, const sg_emit_shim *s, const sg_emit_decl *d,
-                     const char *why) {
+             const char *why) {
     sg_buf unused = {0};
     for (int i = 0; i < d->n_params; i++) {
         bd_put(B, &unused, "unused", SLOTS({"name", d->params[i].name, 0}));
         sg_buf_putc(&unused, '\n');
     }
     bd_put(B, out, "shim_body_stub",
-        SLOTS({"op", s->op->key, 0}, {"schema", sg_text_comment_safe(B->a, sg_text_schema(B->a, s->fn)), 0},
-              {"reason", sg_text_comment_safe(B->a, why), 0}, {"name", d->c_name, 0},
-              {"params", bd_params(B, d, NULL), 0}, {"unused", bd_buf_str(B, &unused), 0},
-              {"message", sg_text_c_escape(B->a, sg_arena_printf(B->a, "%s", why), true), 0}));
+           SLOTS({"op", s->op->key, 0},
+                 {"schema", sg_text_comment_safe(B->a, sg_text_schema(B->a, s->fn)), 0},
+                 {"reason", sg_text_comment_safe(B->a, why), 0}, {"name", d->c_name, 0},
+                 {"params", bd_params(B, d, NULL), 0}, {"unused", bd_buf_str(B, &unused), 0},
+                 {"message", sg_text_c_escape(B->a, sg_arena_printf(B->a, "%s", why), true), 0}));
 }
 
 /* ---- Defaults of the arguments an older version leaves out ------------------------------ */
@@ -144,11 +143,17 @@ void bd_stub(bodies *B, sg_buf *out, const sg_emit_shim *s, const sg_emit_decl *
  * names, and the spellings PyTorch's schemas also use. */
 static int ident_code(const char *id) {
 #define ROW_(N, name, code) {#name, code},
-    static const struct { const char *name; int code; } k[] = {
-        SHIMRT_DTYPES(ROW_) SHIMRT_MEMORY_FORMATS(ROW_) SHIMRT_LAYOUTS(ROW_)
-        SHIMRT_REDUCTIONS(ROW_) SHIMRT_QSCHEMES(ROW_)
-        {"int", SHIMRT_INT32}, {"long", SHIMRT_INT64}, {"half", SHIMRT_FLOAT16},
-        {"float", SHIMRT_FLOAT32}, {"double", SHIMRT_FLOAT64}, {"cfloat", SHIMRT_COMPLEX64},
+    static const struct {
+        const char *name;
+        int code;
+    } k[] = {
+        SHIMRT_DTYPES(ROW_) SHIMRT_MEMORY_FORMATS(ROW_) SHIMRT_LAYOUTS(ROW_) SHIMRT_REDUCTIONS(ROW_)
+            SHIMRT_QSCHEMES(ROW_){"int", SHIMRT_INT32},
+        {"long", SHIMRT_INT64},
+        {"half", SHIMRT_FLOAT16},
+        {"float", SHIMRT_FLOAT32},
+        {"double", SHIMRT_FLOAT64},
+        {"cfloat", SHIMRT_COMPLEX64},
         {"cdouble", SHIMRT_COMPLEX128},
     };
 #undef ROW_
@@ -160,7 +165,7 @@ static int ident_code(const char *id) {
 /* One default's C text: section default_[opt_]<family> of bodies.in with its value. */
 static const char *default_text(bodies *B, bool opt, const char *family, const char *value) {
     return bd_str(B, sg_arena_printf(B->a, "default_%s%s", opt ? "opt_" : "", family),
-               SLOTS({"value", value, 0}));
+                  SLOTS({"value", value, 0}));
 }
 
 /* The C text of an int list default: default_int_list of its items, NULL when empty. */
@@ -252,14 +257,12 @@ static bool c_default(bodies *B, const sg_arg *arg, const char **val, const char
             return false;
         return true;
     }
-    default:
-        return false;
+    default: return false;
     }
 }
 
 /* A lower version: calls the highest one with the defaults of what it leaves out. */
-void bd_version_body(bodies *B, sg_buf *out, const sg_emit_shim *s,
-                             const sg_emit_decl *d) {
+void bd_version_body(bodies *B, sg_buf *out, const sg_emit_shim *s, const sg_emit_decl *d) {
     const sg_emit_decl *top = &s->decls[0];
     const sg_schema *sc = s->fn->func;
     sg_buf args = {0}, omitted = {0};
@@ -290,10 +293,10 @@ void bd_version_body(bodies *B, sg_buf *out, const sg_emit_shim *s,
         sg_buf_puts(&args, v);
     }
     bd_put(B, out, "shim_body_version",
-        SLOTS({"op", s->op->key, 0}, {"version", bd_int(B, d->version), 0},
-              {"omitted", bd_buf_str(B, &omitted), 0}, {"name", d->c_name, 0},
-              {"params", bd_params(B, d, NULL), 0}, {"target", top->c_name, 0},
-              {"args", bd_buf_str(B, &args), 0}));
+           SLOTS({"op", s->op->key, 0}, {"version", bd_int(B, d->version), 0},
+                 {"omitted", bd_buf_str(B, &omitted), 0}, {"name", d->c_name, 0},
+                 {"params", bd_params(B, d, NULL), 0}, {"target", top->c_name, 0},
+                 {"args", bd_buf_str(B, &args), 0}));
 }
 
 int bd_alias_arg(const sg_schema *s, int j) {
@@ -308,15 +311,13 @@ int bd_alias_arg(const sg_schema *s, int j) {
     return -1;
 }
 
-bool bd_returns_handles(const sg_schema *s) {
-    return !(s->out_start < s->n_args) && !s->inplace;
-}
+bool bd_returns_handles(const sg_schema *s) { return !(s->out_start < s->n_args) && !s->inplace; }
 
 /* ---- Entry point ---------------------------------------------------------------------- */
 int sg_emit_bodies(sg_context *ctx, const sg_model *m, sg_arena *a, const char *tpl_dir,
                    const sg_emit_header *headers, int n_headers, const char *banner_inputs,
                    sg_emit_sink *sink) {
-    bodies B = {ctx, m, a, NULL, headers, n_headers, banner_inputs ? banner_inputs : "",
+    bodies B = {ctx,  m,     a, NULL, headers, n_headers, banner_inputs ? banner_inputs : "",
                 sink, false, 0, false};
     char err[512];
     B.t = sg_tpl_set_load(a, tpl_dir, BODIES_FILE, err, sizeof err);

@@ -31,9 +31,9 @@ typedef struct bodies {
 typedef struct kernel_use {
     const sg_emit_shim *shim;
     const char *key, *file;
-    const char *params; /* kernel prototype parameters */
-    bool delegated;     /* the kernel is the structured_delegate's */
-    bool declared;      /* this use declares it (first of its name) */
+    const char *params;   /* kernel prototype parameters */
+    bool delegated;       /* the kernel is the structured_delegate's */
+    bool declared;        /* this use declares it (first of its name) */
     const char *conflict; /* why the shim cannot call it, or NULL */
 } kernel_use;
 
@@ -59,10 +59,8 @@ const char *bd_arg_section(bodies *B, const sg_emit_decl *d, const sg_schema *sc
                            const char *prefix, const sg_cparam **param);
 const char *bd_kind_of(const sg_schema *s, const sg_cparam *p);
 void bd_warn(bodies *B, const sg_emit_shim *s, const char *what, const char *why);
-void bd_stub(bodies *B, sg_buf *out, const sg_emit_shim *s, const sg_emit_decl *d,
-                     const char *why);
-void bd_version_body(bodies *B, sg_buf *out, const sg_emit_shim *s,
-                             const sg_emit_decl *d);
+void bd_stub(bodies *B, sg_buf *out, const sg_emit_shim *s, const sg_emit_decl *d, const char *why);
+void bd_version_body(bodies *B, sg_buf *out, const sg_emit_shim *s, const sg_emit_decl *d);
 int bd_alias_arg(const sg_schema *s, int j);
 bool bd_returns_handles(const sg_schema *s);
 kernel_use *bd_plan_kernels(bodies *B, int *n_out);
@@ -70,7 +68,7 @@ bool bd_in_list(const char *const *v, int n, const char *s);
 void bd_emit_kernel_headers(bodies *B, const kernel_use *u, int n);
 const kernel_use *bd_find_use(const kernel_use *u, int n, const sg_emit_shim *s);
 const char **bd_used_files(bodies *B, const sg_emit_header *h, const kernel_use *u, int n_u,
-                               int *n_out);
+                           int *n_out);
 void bd_emit_shim_c(bodies *B, const sg_emit_header *h, const kernel_use *u, int n_u);
 void bd_emit_aten_c(bodies *B, const sg_emit_header *h);
 def_op *bd_plan_defs(bodies *B, int *n_out);

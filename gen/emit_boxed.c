@@ -72,7 +72,7 @@ static bool put_boxed_body(bodies *B, sg_buf *out, const sg_emit_shim *s) {
     for (int i = 0; i < d->n_params && !why; i++) {
         if (i) sg_buf_put(&args, ", ", 2);
         bd_put(B, &args, d->params[i].role == SG_CP_RET ? "call_arg_ret" : "call_arg",
-            SLOTS({"name", d->params[i].name, 0}));
+               SLOTS({"name", d->params[i].name, 0}));
     }
     if (why) {
         sg_buf_free(&types);
@@ -86,8 +86,9 @@ static bool put_boxed_body(bodies *B, sg_buf *out, const sg_emit_shim *s) {
     }
     const char *arg_kinds = "", *arg_kinds_ref = "NULL";
     if (owning) {
-        arg_kinds = bd_str(B, "arg_kinds",
-                        SLOTS({"n", bd_int(B, sc->n_args), 0}, {"kinds", bd_buf_str(B, &types), 0}));
+        arg_kinds =
+            bd_str(B, "arg_kinds",
+                   SLOTS({"n", bd_int(B, sc->n_args), 0}, {"kinds", bd_buf_str(B, &types), 0}));
         arg_kinds_ref = bd_str(B, "arg_kinds_ref", NULL, 0);
     } else {
         sg_buf_free(&types);
@@ -111,7 +112,6 @@ static bool put_boxed_body(bodies *B, sg_buf *out, const sg_emit_shim *s) {
     bd_put(B, out, "boxed_body", slots, (int)(sizeof slots / sizeof *slots));
     return true;
 }
-
 
 static int cmp_def(const void *x, const void *y) {
     return strcmp(((const def_op *)x)->key, ((const def_op *)y)->key);
@@ -177,16 +177,21 @@ void bd_emit_boxed(bodies *B, const sg_emit_header *h, const def_op *defs, int n
             const char *tags = tag_bits(B, defs[q].shim->fn);
             sg_buf_puts(&de, bd_join_sep(&de));
             bd_put(B, &de, "def_entry",
-                SLOTS({"schema", sg_text_c_escape(B->a, bd_def_schema(B, defs[q].shim->fn), false), 0},
-                      {"tags", tags ? bd_str(B, "tags", SLOTS({"tags", tags, 0})) : bd_str(B, "no_tags", NULL, 0), 0}));
+                   SLOTS({"schema",
+                          sg_text_c_escape(B->a, bd_def_schema(B, defs[q].shim->fn), false), 0},
+                         {"tags",
+                          tags ? bd_str(B, "tags", SLOTS({"tags", tags, 0}))
+                               : bd_str(B, "no_tags", NULL, 0),
+                          0}));
             nd++;
         }
         for (int i = 0; i < h->n_shims; i++) {
             if (!boxed[i] || strcmp(bd_op_ns(B, &h->shims[i]), ns) != 0) continue;
             sg_buf_puts(&ie, bd_join_sep(&ie));
             bd_put(B, &ie, "impl_entry",
-                SLOTS({"op_name", sg_text_c_escape(B->a, bd_op_name(B, h->shims[i].fn->func), false), 0},
-                      {"boxed", boxed[i], 0}));
+                   SLOTS({"op_name",
+                          sg_text_c_escape(B->a, bd_op_name(B, h->shims[i].fn->func), false), 0},
+                         {"boxed", boxed[i], 0}));
             ni++;
         }
         const char *fname = sg_arena_printf(B->a, "shimgen_register_%s_%s", ns, h->backend);
@@ -195,8 +200,8 @@ void bd_emit_boxed(bodies *B, const sg_emit_header *h, const def_op *defs, int n
         if (nd) {
             defs_ref = sg_arena_printf(B->a, "defs_%s", ns);
             bd_put(B, &all, "defs_table",
-                SLOTS({"ns", ns, 0}, {"table", defs_ref, 0}, {"n", bd_int(B, nd), 0},
-                      {"entries", bd_buf_str(B, &de), 0}));
+                   SLOTS({"ns", ns, 0}, {"table", defs_ref, 0}, {"n", bd_int(B, nd), 0},
+                         {"entries", bd_buf_str(B, &de), 0}));
             sg_buf_put(&all, "\n\n", 2);
         } else {
             sg_buf_free(&de);
@@ -204,41 +209,41 @@ void bd_emit_boxed(bodies *B, const sg_emit_header *h, const def_op *defs, int n
         if (ni) {
             impls_ref = sg_arena_printf(B->a, "impls_%s_%s", ns, h->backend);
             bd_put(B, &all, "impls_table",
-                SLOTS({"ns", ns, 0}, {"backend", h->backend, 0}, {"table", impls_ref, 0},
-                      {"n", bd_int(B, ni), 0}, {"entries", bd_buf_str(B, &ie), 0}));
+                   SLOTS({"ns", ns, 0}, {"backend", h->backend, 0}, {"table", impls_ref, 0},
+                         {"n", bd_int(B, ni), 0}, {"entries", bd_buf_str(B, &ie), 0}));
             sg_buf_put(&all, "\n\n", 2);
         } else {
             sg_buf_free(&ie);
         }
         bd_put(B, &all, "register_fn",
-            SLOTS({"name", fname, 0}, {"ns", ns, 0}, {"dispatch_key", h->dispatch_key, 0},
-                  {"defs", defs_ref, 0}, {"n_defs", bd_int(B, nd), 0}, {"impls", impls_ref, 0},
-                  {"n_impls", bd_int(B, ni), 0}));
+               SLOTS({"name", fname, 0}, {"ns", ns, 0}, {"dispatch_key", h->dispatch_key, 0},
+                     {"defs", defs_ref, 0}, {"n_defs", bd_int(B, nd), 0}, {"impls", impls_ref, 0},
+                     {"n_impls", bd_int(B, ni), 0}));
         if (regs.len) sg_buf_put(&regs, "\n\n", 2);
         bd_put(B, &regs, "register_decl",
-            SLOTS({"name", fname, 0}, {"ns", ns, 0}, {"backend", h->backend, 0},
-                  {"dispatch_key", h->dispatch_key, 0}));
+               SLOTS({"name", fname, 0}, {"ns", ns, 0}, {"backend", h->backend, 0},
+                     {"dispatch_key", h->dispatch_key, 0}));
         sg_buf *mr = &B->sink->registrations;
         if (mr->len) sg_buf_put(mr, ",\n", 2);
         bd_put(B, mr, "manifest_registration",
-            SLOTS({"name", fname, 0}, {"ns", ns, 0}, {"backend", h->backend, 0},
-                  {"dispatch_key", h->dispatch_key, 0},
-                  {"header", sg_arena_printf(B->a, "c_boxed_%s.h", h->backend), 0},
-                  {"n_defs", bd_int(B, nd), 0}, {"n_impls", bd_int(B, ni), 0}));
+               SLOTS({"name", fname, 0}, {"ns", ns, 0}, {"backend", h->backend, 0},
+                     {"dispatch_key", h->dispatch_key, 0},
+                     {"header", sg_arena_printf(B->a, "c_boxed_%s.h", h->backend), 0},
+                     {"n_defs", bd_int(B, nd), 0}, {"n_impls", bd_int(B, ni), 0}));
     }
     const char *hfile = sg_arena_printf(B->a, "c_boxed_%s.h", h->backend);
     const char *cfile = sg_arena_printf(B->a, "c_boxed_%s.c", h->backend);
     bd_put(B, &out_h, "boxed_h",
-        SLOTS({"file", hfile, 0}, {"backend", h->backend, 0},
-              {"generator", "shimgen " SHIMGEN_VERSION, 0}, {"inputs", B->banner, 0},
-              {"guard", sg_text_guard(B->a, hfile), 0}, {"boxed_decls", bd_buf_str(B, &decls), 0},
-              {"register_decls", bd_buf_str(B, &regs), 0}));
+           SLOTS({"file", hfile, 0}, {"backend", h->backend, 0},
+                 {"generator", "shimgen " SHIMGEN_VERSION, 0}, {"inputs", B->banner, 0},
+                 {"guard", sg_text_guard(B->a, hfile), 0},
+                 {"boxed_decls", bd_buf_str(B, &decls), 0},
+                 {"register_decls", bd_buf_str(B, &regs), 0}));
     bd_put(B, &out_c, "boxed_c",
-        SLOTS({"file", cfile, 0}, {"backend", h->backend, 0},
-              {"generator", "shimgen " SHIMGEN_VERSION, 0}, {"inputs", B->banner, 0},
-              {"header", hfile, 0}, {"shim_header", h->file, 0},
-              {"bodies", bd_buf_str(B, &all), 0}));
+           SLOTS({"file", cfile, 0}, {"backend", h->backend, 0},
+                 {"generator", "shimgen " SHIMGEN_VERSION, 0}, {"inputs", B->banner, 0},
+                 {"header", hfile, 0}, {"shim_header", h->file, 0},
+                 {"bodies", bd_buf_str(B, &all), 0}));
     B->sink->add_file(B->sink->user, hfile, &out_h);
     B->sink->add_file(B->sink->user, cfile, &out_c);
 }
-

@@ -47,8 +47,8 @@ typedef struct emitter {
     bool tpl_reported[T_COUNT_]; /* a broken template is reported once */
     const char *extra_deps[8];   /* template files the body emitters read */
     int n_extra_deps;
-    sg_buf registrations;        /* the manifest's registration functions (JSON) */
-    const char *banner;          /* the input files, as the banners list them */
+    sg_buf registrations; /* the manifest's registration functions (JSON) */
+    const char *banner;   /* the input files, as the banners list them */
 } emitter;
 
 /* The template file of each role (T_*). */

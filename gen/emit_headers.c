@@ -27,12 +27,13 @@ static void params_text(sg_buf *b, const decl *d, bool compat) {
 static void render_decl(emitter *e, sg_buf *out, const shim *s, const decl *d) {
     sg_buf params = {0}, line = {0};
     params_text(&params, d, e->o->compat_torchgen);
-    em_render(e, T_DECL, s->op->since ? &line : out,
-           SLOTS({"name", d->c_name, 0}, {"params", params.data ? params.data : "", params.len}));
+    em_render(
+        e, T_DECL, s->op->since ? &line : out,
+        SLOTS({"name", d->c_name, 0}, {"params", params.data ? params.data : "", params.len}));
     if (s->op->since) {
         em_render(e, T_DECL_GATED, out,
-               SLOTS({"version_macro", version_macro(e, s->op), 0},
-                     {"declaration", line.data ? line.data : "", line.len}));
+                  SLOTS({"version_macro", version_macro(e, s->op), 0},
+                        {"declaration", line.data ? line.data : "", line.len}));
     }
     sg_buf_free(&params);
     sg_buf_free(&line);
@@ -47,8 +48,8 @@ void em_render_compat_header(emitter *e, const header *h) {
         }
     if (!h->dispatch_key) em_render(e, T_COMPAT_ATEN_NOTE, &note, NULL, 0);
     em_render(e, T_COMPAT_HEADER, &out,
-           SLOTS({"aten_note", note.data ? note.data : "", note.len},
-                 {"declarations", decls.data ? decls.data : "", decls.len}));
+              SLOTS({"aten_note", note.data ? note.data : "", note.len},
+                    {"declarations", decls.data ? decls.data : "", decls.len}));
     sg_buf_free(&decls);
     sg_buf_free(&note);
     em_add_file(e, h->file, &out);
@@ -64,7 +65,8 @@ void em_render_header(emitter *e, const header *h) {
         if (!op->since) continue;
         bool dup = false;
         for (int k = 0; k < n_seen && !dup; k++)
-            dup = seen[k]->since_major == op->since_major && seen[k]->since_minor == op->since_minor;
+            dup =
+                seen[k]->since_major == op->since_major && seen[k]->since_minor == op->since_minor;
         if (dup) continue;
         if (n_seen < 64) seen[n_seen++] = op;
         sg_buf_putc(&macros, '\n');
@@ -72,8 +74,8 @@ void em_render_header(emitter *e, const header *h) {
         snprintf(maj, sizeof maj, "%d", op->since_major);
         snprintf(min, sizeof min, "%d", op->since_minor);
         em_render(e, T_VERSION_MACRO, &macros,
-               SLOTS({"macro", version_macro(e, op), 0}, {"major", maj, 0}, {"minor", min, 0},
-                     {"patch", "0", 0}));
+                  SLOTS({"macro", version_macro(e, op), 0}, {"major", maj, 0}, {"minor", min, 0},
+                        {"patch", "0", 0}));
     }
     if (macros.len) sg_buf_putc(&macros, '\n');
     for (int i = 0; i < h->n_shims; i++) {
@@ -85,8 +87,9 @@ void em_render_header(emitter *e, const header *h) {
         }
         if (i) sg_buf_put(&decls, "\n\n", 2);
         em_render(e, T_OP_BLOCK, &decls,
-               SLOTS({"op", s->op->key, 0}, {"schema", sg_text_comment_safe(e->a, sg_text_schema(e->a, s->fn)), 0},
-                     {"declarations", group.data ? group.data : "", group.len}));
+                  SLOTS({"op", s->op->key, 0},
+                        {"schema", sg_text_comment_safe(e->a, sg_text_schema(e->a, s->fn)), 0},
+                        {"declarations", group.data ? group.data : "", group.len}));
         sg_buf_free(&group);
     }
     const char *desc =
@@ -95,12 +98,11 @@ void em_render_header(emitter *e, const header *h) {
                               h->dispatch_key)
             : "C shims calling the listed ATen ops through the dispatcher";
     em_render(e, T_HEADER, &out,
-           SLOTS({"file", h->file, 0}, {"description", desc, 0},
-                 {"generator", "shimgen " SHIMGEN_VERSION, 0},
-                 {"inputs", e->banner, 0},
-                 {"guard", sg_text_guard(e->a, h->file), 0},
-                 {"version_macros", macros.data ? macros.data : "", macros.len},
-                 {"declarations", decls.data ? decls.data : "", decls.len}));
+              SLOTS({"file", h->file, 0}, {"description", desc, 0},
+                    {"generator", "shimgen " SHIMGEN_VERSION, 0}, {"inputs", e->banner, 0},
+                    {"guard", sg_text_guard(e->a, h->file), 0},
+                    {"version_macros", macros.data ? macros.data : "", macros.len},
+                    {"declarations", decls.data ? decls.data : "", decls.len}));
     sg_buf_free(&macros);
     sg_buf_free(&decls);
     em_add_file(e, h->file, &out);

@@ -75,10 +75,10 @@ kernel_use *bd_plan_kernels(bodies *B, int *n_out) {
                 in_file |= strcmp(u[j].file, k->file) == 0;
             }
             if (first && strcmp(first->params, k->params) != 0) {
-                k->conflict = sg_arena_printf(
-                    B->a, "its %s kernel %s is declared with the prototype of %s%s",
-                    k->key, k->shim->kernel, first->shim->op->key,
-                    k->delegated ? " (it comes from the structured_delegate)" : "");
+                k->conflict =
+                    sg_arena_printf(B->a, "its %s kernel %s is declared with the prototype of %s%s",
+                                    k->key, k->shim->kernel, first->shim->op->key,
+                                    k->delegated ? " (it comes from the structured_delegate)" : "");
             } else if (!first && k->delegated) {
                 k->conflict = sg_arena_printf(
                     B->a,
@@ -93,7 +93,6 @@ kernel_use *bd_plan_kernels(bodies *B, int *n_out) {
     *n_out = n;
     return u;
 }
-
 
 bool bd_in_list(const char *const *v, int n, const char *s) {
     for (int i = 0; i < n; i++)
@@ -131,10 +130,11 @@ void bd_emit_kernel_headers(bodies *B, const kernel_use *u, int n) {
             key = u[i].key;
             if (decls.len) sg_buf_putc(&decls, '\n');
             bd_put(B, &decls, "kernel_decl",
-                SLOTS({"op", u[i].shim->op->key, 0},
-                      {"schema", sg_text_comment_safe(B->a, sg_text_schema(B->a, u[i].shim->fn)), 0},
-                      {"key", u[i].key, 0}, {"kernel", u[i].shim->kernel, 0},
-                      {"params", u[i].params, 0}));
+                   SLOTS({"op", u[i].shim->op->key, 0},
+                         {"schema", sg_text_comment_safe(B->a, sg_text_schema(B->a, u[i].shim->fn)),
+                          0},
+                         {"key", u[i].key, 0}, {"kernel", u[i].shim->kernel, 0},
+                         {"params", u[i].params, 0}));
         }
         const char *inc[64];
         int n_inc = 0;
@@ -154,14 +154,13 @@ void bd_emit_kernel_headers(bodies *B, const kernel_use *u, int n) {
         }
         if (!decls.len) bd_put(B, &decls, "no_kernels", SLOTS({"key", key ? key : "", 0}));
         bd_put(B, &out, n_inc ? "kernels_h_backend" : "kernels_h",
-            SLOTS({"file", file, 0}, {"key", key ? key : "", 0},
-                  {"generator", "shimgen " SHIMGEN_VERSION, 0}, {"inputs", B->banner, 0},
-                  {"guard", sg_text_guard(B->a, file), 0}, {"includes", bd_buf_str(B, &incs), 0},
-                  {"declarations", bd_buf_str(B, &decls), 0}));
+               SLOTS({"file", file, 0}, {"key", key ? key : "", 0},
+                     {"generator", "shimgen " SHIMGEN_VERSION, 0}, {"inputs", B->banner, 0},
+                     {"guard", sg_text_guard(B->a, file), 0}, {"includes", bd_buf_str(B, &incs), 0},
+                     {"declarations", bd_buf_str(B, &decls), 0}));
         B->sink->add_file(B->sink->user, file, &out);
     }
 }
-
 
 const kernel_use *bd_find_use(const kernel_use *u, int n, const sg_emit_shim *s) {
     for (int i = 0; i < n; i++)
@@ -171,7 +170,7 @@ const kernel_use *bd_find_use(const kernel_use *u, int n, const sg_emit_shim *s)
 
 /* The kernel headers a device header's shims need, in name order (arena array). */
 const char **bd_used_files(bodies *B, const sg_emit_header *h, const kernel_use *u, int n_u,
-                               int *n_out) {
+                           int *n_out) {
     const char **v = sg_arena_alloc(B->a, sizeof *v * (size_t)(h->n_shims + 1));
     int n = 0;
     if (!v) return NULL;
@@ -189,4 +188,3 @@ const char **bd_used_files(bodies *B, const sg_emit_header *h, const kernel_use 
     *n_out = n;
     return v;
 }
-

@@ -69,17 +69,15 @@ static int compare_decl(sg_context *ctx, const sg_abi_decl *o, const sg_abi_decl
                     o->params[i].type, o->params[i].name);
             breaks++;
         } else if (strcmp(o->params[i].type, n->params[j].type) != 0) {
-            sg_diag(ctx, SG_DIAG_ERROR, o->loc,
-                    "%s: parameter '%s' changed type from '%s' to '%s'", o->name,
-                    o->params[i].name, o->params[i].type, n->params[j].type);
+            sg_diag(ctx, SG_DIAG_ERROR, o->loc, "%s: parameter '%s' changed type from '%s' to '%s'",
+                    o->name, o->params[i].name, o->params[i].type, n->params[j].type);
             breaks++;
         }
     }
     for (int j = 0; j < n->n_params; j++)
         if (param_index(o, n->params[j].name) < 0) {
-            sg_diag(ctx, SG_DIAG_ERROR, o->loc,
-                    "%s: parameter '%s %s' was added at position %d", o->name, n->params[j].type,
-                    n->params[j].name, j + 1);
+            sg_diag(ctx, SG_DIAG_ERROR, o->loc, "%s: parameter '%s %s' was added at position %d",
+                    o->name, n->params[j].type, n->params[j].name, j + 1);
             breaks++;
         }
     /* The order of the parameters both have. */
@@ -111,8 +109,7 @@ int sg_out_abi_check(sg_context *ctx, sg_arena *a, const sg_out_file *files, int
         if (fl < 2 || strcmp(file + fl - 2, ".h") != 0) continue;
         char err[256];
         sg_abi_decl *nd = NULL, *od = NULL;
-        int nn = sg_abi_scan(a, files[i].path, files[i].data, files[i].len, &nd, err,
-                             sizeof err);
+        int nn = sg_abi_scan(a, files[i].path, files[i].data, files[i].len, &nd, err, sizeof err);
         const char *old_path = sg_arena_printf(a, "%s/%s", old_dir, file);
         char *text = NULL;
         size_t len = 0;
@@ -131,8 +128,8 @@ int sg_out_abi_check(sg_context *ctx, sg_arena *a, const sg_out_file *files, int
                     "no such header before: every function of %s is new", file);
         }
         if (nn < 0 || on < 0) {
-            sg_diag(ctx, SG_DIAG_ERROR, (sg_loc){nn < 0 ? files[i].path : old_path, 0, 0},
-                    "%s", err);
+            sg_diag(ctx, SG_DIAG_ERROR, (sg_loc){nn < 0 ? files[i].path : old_path, 0, 0}, "%s",
+                    err);
             return -1;
         }
         for (int k = 0; k < on; k++) {

@@ -47,8 +47,8 @@ int sg_shim_params(sg_arena *a, const sg_schema *s, const char *const *omit, int
             }
             p[n++] = (sg_cparam){k->c_type, arg->name, SG_CP_ARG, i};
             if (k->shape == SG_SHAPE_LIST)
-                p[n++] = (sg_cparam){"int64_t", sg_arena_printf(a, "%s_len_", arg->name),
-                                     SG_CP_LEN, i};
+                p[n++] =
+                    (sg_cparam){"int64_t", sg_arena_printf(a, "%s_len_", arg->name), SG_CP_LEN, i};
             else if (k->shape == SG_SHAPE_DEVICE)
                 p[n++] = (sg_cparam){"int32_t", sg_arena_printf(a, "%s_index_", arg->name),
                                      SG_CP_DEVICE_INDEX, i};
@@ -105,8 +105,9 @@ static const char *own_kernel(sg_arena *a, const sg_native_function *fn, const c
     for (int k = 0; k < fn->n_dispatch; k++)
         if (strcmp(fn->dispatch[k].key, key) == 0) return fn->dispatch[k].kernel;
     const sg_schema *s = fn->func;
-    if (fn->has_ufunc_inner_loop && (strcmp(key, sg_dispatch_key_name(SHIMRT_DISPATCH_KEY_CPU)) == 0 ||
-                                     strcmp(key, sg_dispatch_key_name(SHIMRT_DISPATCH_KEY_CUDA)) == 0))
+    if (fn->has_ufunc_inner_loop &&
+        (strcmp(key, sg_dispatch_key_name(SHIMRT_DISPATCH_KEY_CPU)) == 0 ||
+         strcmp(key, sg_dispatch_key_name(SHIMRT_DISPATCH_KEY_CUDA)) == 0))
         return sg_arena_printf(a, "ufunc_%s_%s", s->name, key);
     if (fn->n_dispatch == 0 && strcmp(key, sg_dispatch_key_name(SHIMRT_DISPATCH_KEY_CEA)) == 0 &&
         fn->derived)
@@ -148,10 +149,9 @@ const char *sg_shim_c_name(sg_arena *a, const char *backend, const sg_schema *s,
     const char *ns = s->ns && *s->ns && strcmp(s->ns, "aten") != 0 ? s->ns : NULL;
     const char *nsep = ns ? "_" : "";
     if (s->overload && *s->overload)
-        return sg_arena_printf(a, "aoti_torch_%s_%s%s%s_%s%s", backend, ns ? ns : "", nsep,
-                               s->name, s->overload, vbuf);
-    return sg_arena_printf(a, "aoti_torch_%s_%s%s%s%s", backend, ns ? ns : "", nsep, s->name,
-                           vbuf);
+        return sg_arena_printf(a, "aoti_torch_%s_%s%s%s_%s%s", backend, ns ? ns : "", nsep, s->name,
+                               s->overload, vbuf);
+    return sg_arena_printf(a, "aoti_torch_%s_%s%s%s%s", backend, ns ? ns : "", nsep, s->name, vbuf);
 }
 
 /* ---- Kinds: how the body templates treat an argument or a return (gen/kinds.c) ------ */

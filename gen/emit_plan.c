@@ -10,18 +10,22 @@
 #include "emit_gen.h"
 
 static const char *kCKeywords[] = {
-    "_Bool", "_Complex", "_Imaginary", "alignas", "alignof", "and", "and_eq", "asm", "auto",
-    "bitand", "bitor", "bool", "break", "case", "catch", "char", "char16_t", "char32_t",
-    "char8_t", "class", "co_await", "co_return", "co_yield", "compl", "concept", "const",
-    "const_cast", "consteval", "constexpr", "constinit", "continue", "decltype", "default",
-    "delete", "do", "double", "dynamic_cast", "else", "enum", "explicit", "export", "extern",
-    "false", "float", "for", "friend", "goto", "if", "inline", "int", "long", "mutable",
-    "namespace", "new", "noexcept", "not", "not_eq", "nullptr", "operator", "or", "or_eq",
-    "private", "protected", "public", "register", "reinterpret_cast", "requires", "restrict",
-    "return", "short", "signed", "sizeof", "static", "static_assert", "static_cast", "struct",
-    "switch", "template", "this", "thread_local", "throw", "true", "try", "typedef", "typeid",
-    "typename", "union", "unsigned", "using", "virtual", "void", "volatile", "wchar_t", "while",
-    "xor", "xor_eq",
+    "_Bool",        "_Complex",      "_Imaginary",  "alignas",   "alignof",   "and",
+    "and_eq",       "asm",           "auto",        "bitand",    "bitor",     "bool",
+    "break",        "case",          "catch",       "char",      "char16_t",  "char32_t",
+    "char8_t",      "class",         "co_await",    "co_return", "co_yield",  "compl",
+    "concept",      "const",         "const_cast",  "consteval", "constexpr", "constinit",
+    "continue",     "decltype",      "default",     "delete",    "do",        "double",
+    "dynamic_cast", "else",          "enum",        "explicit",  "export",    "extern",
+    "false",        "float",         "for",         "friend",    "goto",      "if",
+    "inline",       "int",           "long",        "mutable",   "namespace", "new",
+    "noexcept",     "not",           "not_eq",      "nullptr",   "operator",  "or",
+    "or_eq",        "private",       "protected",   "public",    "register",  "reinterpret_cast",
+    "requires",     "restrict",      "return",      "short",     "signed",    "sizeof",
+    "static",       "static_assert", "static_cast", "struct",    "switch",    "template",
+    "this",         "thread_local",  "throw",       "true",      "try",       "typedef",
+    "typeid",       "typename",      "union",       "unsigned",  "using",     "virtual",
+    "void",         "volatile",      "wchar_t",     "while",     "xor",       "xor_eq",
 };
 
 static bool is_keyword(const char *s) {
@@ -54,7 +58,8 @@ static sg_loc kernel_loc(const sg_native_function *fn, const char *key, const ch
                          sg_loc fallback) {
     for (int pass = 0; pass < 2 && fn; pass++, fn = fn->delegate)
         for (int k = 0; k < fn->n_dispatch; k++)
-            if (strcmp(fn->dispatch[k].key, key) == 0 && strcmp(fn->dispatch[k].kernel, kernel) == 0)
+            if (strcmp(fn->dispatch[k].key, key) == 0 &&
+                strcmp(fn->dispatch[k].kernel, kernel) == 0)
                 return fn->dispatch[k].loc;
     return fallback;
 }
@@ -112,8 +117,7 @@ static bool plan_shim(emitter *e, const header *h, shim *s) {
         e->errors++;
         return false;
     }
-    if (h->dispatch_key &&
-        !sg_pick_kernel(e->a, fn, h->dispatch_key, &s->kernel_key, &s->kernel)) {
+    if (h->dispatch_key && !sg_pick_kernel(e->a, fn, h->dispatch_key, &s->kernel_key, &s->kernel)) {
         no_shim(e, s, h, -1, sg_arena_printf(e->a, "no kernel for backend %s", h->backend));
         return false;
     }
@@ -143,8 +147,8 @@ static bool plan_shim(emitter *e, const header *h, shim *s) {
         dc->c_name = sg_shim_c_name(e->a, h->backend, fn->func, version);
         const char *why = NULL;
         int bad = -1;
-        if (sg_shim_params(e->a, fn->func, omit, n_omit, &dc->params, &dc->n_params, &why,
-                           &bad) != 0) {
+        if (sg_shim_params(e->a, fn->func, omit, n_omit, &dc->params, &dc->n_params, &why, &bad) !=
+            0) {
             no_shim(e, s, h, bad, why);
             return false;
         }

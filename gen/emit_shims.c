@@ -63,7 +63,7 @@ static void put_shim_body(bodies *B, sg_buf *out, const sg_emit_shim *s, const k
         {"args", bd_buf_str(B, &args), 0},
     };
     bd_put(B, out, with_arrays ? "shim_body_arrays" : "shim_body", slots,
-        (int)(sizeof slots / sizeof *slots));
+           (int)(sizeof slots / sizeof *slots));
 }
 
 void bd_emit_shim_c(bodies *B, const sg_emit_header *h, const kernel_use *u, int n_u) {
@@ -87,10 +87,9 @@ void bd_emit_shim_c(bodies *B, const sg_emit_header *h, const kernel_use *u, int
     }
     const char *file = sg_arena_printf(B->a, "c_shim_%s.c", h->backend);
     bd_put(B, &out, "shim_c",
-        SLOTS({"file", file, 0}, {"backend", h->backend, 0},
-              {"generator", "shimgen " SHIMGEN_VERSION, 0}, {"inputs", B->banner, 0},
-              {"header", h->file, 0}, {"includes", bd_buf_str(B, &includes), 0},
-              {"bodies", bd_buf_str(B, &all), 0}));
+           SLOTS({"file", file, 0}, {"backend", h->backend, 0},
+                 {"generator", "shimgen " SHIMGEN_VERSION, 0}, {"inputs", B->banner, 0},
+                 {"header", h->file, 0}, {"includes", bd_buf_str(B, &includes), 0},
+                 {"bodies", bd_buf_str(B, &all), 0}));
     B->sink->add_file(B->sink->user, file, &out);
 }
-

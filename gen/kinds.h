@@ -20,12 +20,35 @@ extern "C" {
 
 typedef enum sg_kind {
     SG_K_NONE = 0, /* no C form */
-    SG_K_TENSOR, SG_K_OPT_TENSOR, SG_K_TENSOR_LIST, SG_K_OPT_TENSOR_LIST,
-    SG_K_INT, SG_K_OPT_INT, SG_K_FLOAT, SG_K_OPT_FLOAT, SG_K_SCALAR, SG_K_OPT_SCALAR,
-    SG_K_BOOL, SG_K_OPT_BOOL, SG_K_CODE, SG_K_OPT_CODE, SG_K_DEVICE_INDEX,
-    SG_K_OPT_DEVICE_INDEX, SG_K_DEVICE, SG_K_OPT_DEVICE, SG_K_STR, SG_K_OPT_STR,
-    SG_K_GENERATOR, SG_K_OPT_GENERATOR, SG_K_INT_LIST, SG_K_OPT_INT_LIST, SG_K_FLOAT_LIST,
-    SG_K_OPT_FLOAT_LIST, SG_K_SCALAR_LIST, SG_K_BOOL_LIST, SG_K_CODE_LIST,
+    SG_K_TENSOR,
+    SG_K_OPT_TENSOR,
+    SG_K_TENSOR_LIST,
+    SG_K_OPT_TENSOR_LIST,
+    SG_K_INT,
+    SG_K_OPT_INT,
+    SG_K_FLOAT,
+    SG_K_OPT_FLOAT,
+    SG_K_SCALAR,
+    SG_K_OPT_SCALAR,
+    SG_K_BOOL,
+    SG_K_OPT_BOOL,
+    SG_K_CODE,
+    SG_K_OPT_CODE,
+    SG_K_DEVICE_INDEX,
+    SG_K_OPT_DEVICE_INDEX,
+    SG_K_DEVICE,
+    SG_K_OPT_DEVICE,
+    SG_K_STR,
+    SG_K_OPT_STR,
+    SG_K_GENERATOR,
+    SG_K_OPT_GENERATOR,
+    SG_K_INT_LIST,
+    SG_K_OPT_INT_LIST,
+    SG_K_FLOAT_LIST,
+    SG_K_OPT_FLOAT_LIST,
+    SG_K_SCALAR_LIST,
+    SG_K_BOOL_LIST,
+    SG_K_CODE_LIST,
     SG_K_COUNT_
 } sg_kind;
 
@@ -37,8 +60,8 @@ typedef enum sg_kind_shape {
 } sg_kind_shape;
 
 typedef struct sg_kind_info {
-    const char *name;        /* "opt_tensor": picks the template sections */
-    const char *c_type;      /* the shim parameter: "AtenTensorHandle*" */
+    const char *name;   /* "opt_tensor": picks the template sections */
+    const char *c_type; /* the shim parameter: "AtenTensorHandle*" */
     sg_kind_shape shape;
     const char *kernel_type; /* the kernel parameter (docs/kernels.md) */
     const char *ret_type;    /* the shim's out-pointer when a return has this kind, or NULL */

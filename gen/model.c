@@ -176,11 +176,29 @@ static int split_commas(loader *L, const sg_ynode *v, part *local, part **out, i
  * address); other keys are returned as they are. */
 static const char *common_dispatch_key(const char *k) {
     static const char *const keys[] = {
-        "CPU", "CUDA", "CompositeExplicitAutograd", "MPS", "SparseCPU", "SparseCUDA",
-        "SparseCsrCPU", "SparseCsrCUDA", "SparseCsrMeta", "QuantizedCPU", "NestedTensorCUDA",
-        "NestedTensorCPU", "CompositeImplicitAutograd", "NestedTensorHPU", "MTIA",
-        "CompositeExplicitAutogradNonFunctional", "MkldnnCPU", "Meta", "QuantizedCUDA",
-        "SparseMeta", "XPU", "SparseMPS", "ZeroTensor",
+        "CPU",
+        "CUDA",
+        "CompositeExplicitAutograd",
+        "MPS",
+        "SparseCPU",
+        "SparseCUDA",
+        "SparseCsrCPU",
+        "SparseCsrCUDA",
+        "SparseCsrMeta",
+        "QuantizedCPU",
+        "NestedTensorCUDA",
+        "NestedTensorCPU",
+        "CompositeImplicitAutograd",
+        "NestedTensorHPU",
+        "MTIA",
+        "CompositeExplicitAutogradNonFunctional",
+        "MkldnnCPU",
+        "Meta",
+        "QuantizedCUDA",
+        "SparseMeta",
+        "XPU",
+        "SparseMPS",
+        "ZeroTensor",
     };
     for (size_t i = 0; i < sizeof keys / sizeof *keys; i++)
         if (keys[i][0] == k[0] && strcmp(keys[i], k) == 0) return keys[i];
@@ -224,8 +242,8 @@ static bool dup_key(loader *L, const sg_ynode *m, uint32_t i) {
 static void parse_dispatch(loader *L, sg_native_function *f, const sg_ynode *v) {
     f->has_dispatch = true;
     if (v->kind != SG_Y_MAP) {
-        err(L, v->loc, "'%s' must be a mapping from dispatch keys to kernels, not %s",
-            "dispatch", kind_name(v));
+        err(L, v->loc, "'%s' must be a mapping from dispatch keys to kernels, not %s", "dispatch",
+            kind_name(v));
         return;
     }
     int total = 0;
@@ -245,8 +263,8 @@ static void parse_dispatch(loader *L, sg_native_function *f, const sg_ynode *v) 
             continue;
         }
         if (val->kind != SG_Y_SCALAR || is_null(val)) {
-            err(L, val->loc, "the kernel for dispatch key '%s' must be a name, not %s",
-                k->scalar, kind_name(val));
+            err(L, val->loc, "the kernel for dispatch key '%s' must be a name, not %s", k->scalar,
+                kind_name(val));
             continue;
         }
         if (!valid_kernel_name(val->scalar)) {
@@ -373,20 +391,35 @@ static void parse_func(loader *L, sg_native_function *f, const sg_ynode *v) {
     f->func = s;
 }
 
-static bool is_composite(const char *k) {
-    return strncmp(k, "Composite", 9) == 0;
-}
+static bool is_composite(const char *k) { return strncmp(k, "Composite", 9) == 0; }
 
 /* The keys of an entry that mean something; K_OTHER for the rest. */
 enum {
-    K_FUNC, K_DISPATCH, K_STRUCTURED, K_STRUCTURED_DELEGATE, K_STRUCTURED_INHERITS, K_AUTOGEN,
-    K_TAGS, K_VARIANTS, K_PYTHON_MODULE, K_CATEGORY_OVERRIDE, K_MANUAL_CPP_BINDING,
-    K_MANUAL_KERNEL_REGISTRATION, K_DEVICE_GUARD, K_DEVICE_CHECK, K_IS_ABSTRACT,
-    K_USE_CONST_REF, K_PRECOMPUTED, K_CPP_NO_DEFAULT_ARGS, K_UFUNC_INNER_LOOP, K_OTHER
+    K_FUNC,
+    K_DISPATCH,
+    K_STRUCTURED,
+    K_STRUCTURED_DELEGATE,
+    K_STRUCTURED_INHERITS,
+    K_AUTOGEN,
+    K_TAGS,
+    K_VARIANTS,
+    K_PYTHON_MODULE,
+    K_CATEGORY_OVERRIDE,
+    K_MANUAL_CPP_BINDING,
+    K_MANUAL_KERNEL_REGISTRATION,
+    K_DEVICE_GUARD,
+    K_DEVICE_CHECK,
+    K_IS_ABSTRACT,
+    K_USE_CONST_REF,
+    K_PRECOMPUTED,
+    K_CPP_NO_DEFAULT_ARGS,
+    K_UFUNC_INNER_LOOP,
+    K_OTHER
 };
 
 static int key_id(const char *k) {
-#define K_(name, id) if (strcmp(k, name) == 0) return id
+#define K_(name, id)                                                                               \
+    if (strcmp(k, name) == 0) return id
     switch (k[0]) {
     case 'f': K_("func", K_FUNC); break;
     case 'd':
@@ -525,8 +558,8 @@ static int add_entry(loader *L, const sg_ynode *e) {
         /* the op key sg_model_append_function would make, made here in this thread */
         if (f->func->name) {
             const char *ns = f->func->ns ? f->func->ns : L->ns;
-            const char *ov = f->func->overload && f->func->overload[0] ? f->func->overload
-                                                                       : "default";
+            const char *ov =
+                f->func->overload && f->func->overload[0] ? f->func->overload : "default";
             size_t a = strlen(ns), b = strlen(f->func->name), c = strlen(ov);
             char *k = sg_arena_alloc(L->arena, a + b + c + 3);
             if (!k) {
@@ -556,10 +589,8 @@ int sg_model_add_native_functions(sg_context *ctx, const sg_ynode *root) {
     loader L = {ctx, sg_context_arena(ctx), 0, NULL, NULL};
     if (!root) return -1;
     if (root->kind != SG_Y_SEQ) {
-        err(&L, root->loc,
-            "expected a list of native function entries ('- func: ...'), found %s%s",
-            root->kind == SG_Y_SCALAR && is_null(root) ? "an empty document" : kind_name(root),
-            "");
+        err(&L, root->loc, "expected a list of native function entries ('- func: ...'), found %s%s",
+            root->kind == SG_Y_SCALAR && is_null(root) ? "an empty document" : kind_name(root), "");
         return -1;
     }
     for (uint32_t i = 0; i < root->n_items; i++) add_entry(&L, root->items[i]);
@@ -727,8 +758,7 @@ int sg_model_add_tags(sg_context *ctx, const sg_ynode *root) {
     m->have_tags_file = true;
     if (root->kind != SG_Y_SEQ) {
         err(&L, root->loc, "expected a list of tags ('- tag: name'), found %s%s",
-            root->kind == SG_Y_SCALAR && is_null(root) ? "an empty document" : kind_name(root),
-            "");
+            root->kind == SG_Y_SCALAR && is_null(root) ? "an empty document" : kind_name(root), "");
         return -1;
     }
     sg_tag *t = sg_arena_alloc(L.arena, (m->n_tags + root->n_items + 1) * sizeof *t);
@@ -764,8 +794,9 @@ int sg_model_add_tags(sg_context *ctx, const sg_ynode *root) {
         bool dup = false;
         for (size_t q = 0; q < n && !dup; q++)
             if (strcmp(t[q].name, tag.name) == 0) {
-                sg_diag(ctx, SG_DIAG_ERROR, tag.loc, "tag '%s' is declared twice (first at %s:%u:%u)",
-                        tag.name, t[q].loc.file, (unsigned)t[q].loc.line, (unsigned)t[q].loc.col);
+                sg_diag(ctx, SG_DIAG_ERROR, tag.loc,
+                        "tag '%s' is declared twice (first at %s:%u:%u)", tag.name, t[q].loc.file,
+                        (unsigned)t[q].loc.line, (unsigned)t[q].loc.col);
                 L.errors++;
                 dup = true;
             }
@@ -834,8 +865,10 @@ static void parse_versions(loader *L, sg_shim_op *op, const sg_ynode *v) {
         long num = 0;
         bool ok = s[0] == 'v' && s[1] && s[1] != '0';
         for (const char *p = s + 1; ok && *p; p++) {
-            if (!isdigit((unsigned char)*p)) ok = false;
-            else if ((num = num * 10 + (*p - '0')) > 1000) ok = false;
+            if (!isdigit((unsigned char)*p))
+                ok = false;
+            else if ((num = num * 10 + (*p - '0')) > 1000)
+                ok = false;
         }
         if (!ok || num < 2) {
             err(L, k->loc, "bad version '%s' (expected v2, v3, ...)%s", s, "");
@@ -862,8 +895,8 @@ static void parse_versions(loader *L, sg_shim_op *op, const sg_ynode *v) {
         if (vs[q].number != q + 2) {
             char miss[16];
             snprintf(miss, sizeof miss, "v%d", q + 2);
-            err(L, v->loc, "versions must run v2, v3, ... without a gap: '%s' is missing%s",
-                miss, "");
+            err(L, v->loc, "versions must run v2, v3, ... without a gap: '%s' is missing%s", miss,
+                "");
             break;
         }
     op->versions = vs;
@@ -874,14 +907,14 @@ static void parse_versions(loader *L, sg_shim_op *op, const sg_ynode *v) {
  * --backends is the union over the loaded directories). */
 static void parse_backends(loader *L, const sg_ynode *v) {
     if (v->kind != SG_Y_SEQ) {
-        err(L, v->loc, "'%s' must be a list of backend names like [cpu, cuda], not %s",
-            "backends", kind_name(v));
+        err(L, v->loc, "'%s' must be a list of backend names like [cpu, cuda], not %s", "backends",
+            kind_name(v));
         return;
     }
     for (uint32_t i = 0; i < v->n_items; i++) {
         const sg_ynode *it = v->items[i];
-        bool ok = it->kind == SG_Y_SCALAR && it->scalar[0] &&
-                  it->scalar[sg_word_len(it->scalar)] == '\0';
+        bool ok =
+            it->kind == SG_Y_SCALAR && it->scalar[0] && it->scalar[sg_word_len(it->scalar)] == '\0';
         if (!ok) {
             err(L, it->loc, "bad backend name '%s' (expected letters, digits and '_')%s",
                 it->kind == SG_Y_SCALAR ? it->scalar : kind_name(it), "");
@@ -903,8 +936,7 @@ int sg_model_add_shim_ops(sg_context *ctx, const sg_ynode *root) {
     sg_model *m = sg_context_model_mut(ctx);
     if (root->kind != SG_Y_MAP) {
         err(&L, root->loc, "expected a mapping with 'fallback_ops' and 'aten_ops', found %s%s",
-            root->kind == SG_Y_SCALAR && is_null(root) ? "an empty document" : kind_name(root),
-            "");
+            root->kind == SG_Y_SCALAR && is_null(root) ? "an empty document" : kind_name(root), "");
         return -1;
     }
     size_t total = 0;
@@ -925,8 +957,8 @@ int sg_model_add_shim_ops(sg_context *ctx, const sg_ynode *root) {
         }
         if (!aten && strcmp(name, "fallback_ops") != 0) {
             err(&L, k->loc,
-                "unknown section '%s' (expected 'fallback_ops', 'aten_ops' or 'backends')%s",
-                name, "");
+                "unknown section '%s' (expected 'fallback_ops', 'aten_ops' or 'backends')%s", name,
+                "");
             continue;
         }
         if (is_null(sec)) continue; /* an empty section */
@@ -971,7 +1003,8 @@ int sg_model_add_shim_ops(sg_context *ctx, const sg_ynode *root) {
             op.aten = aten;
             op.loc = ok->loc;
             if (!is_null(ov) && ov->kind != SG_Y_MAP) {
-                err(&L, ov->loc, "the value of op '%s' must be a mapping ({} or since/versions), not %s",
+                err(&L, ov->loc,
+                    "the value of op '%s' must be a mapping ({} or since/versions), not %s",
                     ok->scalar, kind_name(ov));
                 continue;
             }
@@ -983,8 +1016,8 @@ int sg_model_add_shim_ops(sg_context *ctx, const sg_ynode *root) {
                 if (strcmp(pn, "since") == 0) {
                     const char *s = get_str(&L, "since", pv);
                     if (s && !parse_since(s, &op.since_major, &op.since_minor))
-                        err(&L, pv->loc, "bad since '%s' (expected \"MAJOR.MINOR\", e.g. \"2.12\")%s",
-                            s, "");
+                        err(&L, pv->loc,
+                            "bad since '%s' (expected \"MAJOR.MINOR\", e.g. \"2.12\")%s", s, "");
                     else
                         op.since = s;
                 } else if (strcmp(pn, "versions") == 0) {

@@ -22,13 +22,13 @@ typedef enum sg_ynode_kind { SG_Y_SCALAR = 0, SG_Y_SEQ, SG_Y_MAP } sg_ynode_kind
 
 typedef struct sg_ynode {
     sg_ynode_kind kind;
-    sg_loc loc;          /* where the node starts */
-    const char *scalar;  /* SG_Y_SCALAR: the value (NUL-terminated) */
+    sg_loc loc;         /* where the node starts */
+    const char *scalar; /* SG_Y_SCALAR: the value (NUL-terminated) */
     uint32_t scalar_len;
-    bool quoted;         /* SG_Y_SCALAR: written with quotes or as a block scalar */
+    bool quoted;             /* SG_Y_SCALAR: written with quotes or as a block scalar */
     struct sg_ynode **items; /* SG_Y_SEQ: items; SG_Y_MAP: keys and values interleaved */
     uint32_t n_items;        /* SG_Y_MAP: 2 * number of pairs */
-    bool verbatim;       /* SG_Y_SCALAR: the value is its source text on one line, so byte k
+    bool verbatim;           /* SG_Y_SCALAR: the value is its source text on one line, so byte k
                             of the value is at column loc.col + quoted + k */
 } sg_ynode;
 
@@ -66,7 +66,7 @@ struct sg_native_function {
     const sg_loc *tag_locs;
     int n_tags;
 
-    const char *variants;          /* "function, method"; NULL when not written */
+    const char *variants; /* "function, method"; NULL when not written */
     const char *python_module;
     const char *category_override;
     bool manual_cpp_binding;
@@ -76,10 +76,10 @@ struct sg_native_function {
     const char *device_check;  /* NULL = default */
     bool is_abstract;
 
-    const sg_ynode *node;  /* the whole entry (unknown keys are kept here) */
+    const sg_ynode *node;      /* the whole entry (unknown keys are kept here) */
     const sg_ynode *func_node; /* the `func:` scalar (NULL for derived functions) */
 
-    bool derived;                        /* made from another entry's `autogen` */
+    bool derived; /* made from another entry's `autogen` */
     const sg_native_function *derived_from;
 
     /* A cache for sg_derive_functions, filled where the entry is built (optional):
@@ -97,16 +97,16 @@ typedef struct sg_tag {
 
 /* ---- shim_ops.yaml ------------------------------------------------------------------ */
 typedef struct sg_op_version {
-    int number;          /* 2 for v2 */
-    const char **args;   /* names of the arguments this version added */
+    int number;        /* 2 for v2 */
+    const char **args; /* names of the arguments this version added */
     int n_args;
     sg_loc loc;
 } sg_op_version;
 
 typedef struct sg_shim_op {
-    const char *key;     /* "aten.add.Tensor"; "default" stands for no overload */
-    bool aten;           /* from `aten_ops` (else `fallback_ops`) */
-    const char *since;   /* "2.12" or NULL */
+    const char *key;   /* "aten.add.Tensor"; "default" stands for no overload */
+    bool aten;         /* from `aten_ops` (else `fallback_ops`) */
+    const char *since; /* "2.12" or NULL */
     int since_major, since_minor;
     const sg_op_version *versions; /* ascending by number */
     int n_versions;
@@ -123,18 +123,18 @@ typedef struct sg_input_file {
 typedef struct sg_model {
     sg_native_function **funcs; /* written entries in input order, then derived ones */
     size_t n_funcs;
-    size_t n_written;           /* funcs[0 .. n_written) were written in the input */
+    size_t n_written; /* funcs[0 .. n_written) were written in the input */
     sg_tag *tags;
     size_t n_tags;
     bool have_tags_file;
-    sg_shim_op *shim_ops;       /* in file order (after sg_finalize: `all` sections expanded) */
+    sg_shim_op *shim_ops; /* in file order (after sg_finalize: `all` sections expanded) */
     size_t n_shim_ops;
-    sg_shim_op *shim_all;       /* `fallback_ops: all` / `aten_ops: all`: key NULL, loc the
+    sg_shim_op *shim_all; /* `fallback_ops: all` / `aten_ops: all`: key NULL, loc the
                                    value (its directory is the one whose functions it takes) */
     size_t n_shim_all;
-    sg_input_file *inputs;      /* every file read, in reading order (for banners, depfiles) */
+    sg_input_file *inputs; /* every file read, in reading order (for banners, depfiles) */
     size_t n_inputs;
-    const char *ns;             /* op namespace, "aten" */
+    const char *ns; /* op namespace, "aten" */
 } sg_model;
 
 /* Lookup by op key ("aten.add.Tensor" or "aten.abs.default"); NULL when absent. */
@@ -162,8 +162,8 @@ const sg_ynode *sg_yaml_parse_file(sg_context *ctx, const char *path, void *fp);
 typedef void (*sg_yaml_item_fn)(void *user, const sg_ynode *item);
 /* sg_yaml_parse (fp NULL: memory data[0..len)) or sg_yaml_parse_file (fp, a FILE *, borrowed)
  * that also calls fn(user, item) for each completed top-level sequence item (fn may be NULL). */
-const sg_ynode *sg_yaml_parse_items(sg_context *ctx, const char *path, const char *data,
-                                    size_t len, void *fp, sg_yaml_item_fn fn, void *user);
+const sg_ynode *sg_yaml_parse_items(sg_context *ctx, const char *path, const char *data, size_t len,
+                                    void *fp, sg_yaml_item_fn fn, void *user);
 /* Where byte `offset` of scalar `n`'s value is in its file: exact for verbatim scalars,
  * else the scalar's start. */
 sg_loc sg_ynode_loc_at(const sg_ynode *n, size_t offset);

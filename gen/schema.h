@@ -68,7 +68,7 @@ typedef struct sg_type {
 typedef struct sg_annotation {
     const char **alias_set; /* e.g. {"a"} */
     int n_alias_set;
-    bool is_write; /* `!` */
+    bool is_write;                /* `!` */
     const char **alias_set_after; /* after `->`, e.g. {"*"}; n_alias_set_after == 0 if none */
     int n_alias_set_after;
 } sg_annotation;
@@ -120,16 +120,16 @@ typedef struct sg_schema {
     const char *name;     /* the name as written, e.g. "add_", "__iand__", "_foo_functional" */
     const char *overload; /* "" when there is none */
     /* torchgen's BaseOperatorName, derived from name: */
-    const char *base;          /* "add" for add_, "and" for __iand__, "_foo" for _foo_functional */
-    bool inplace;              /* add_, __iand__ */
-    bool dunder_method;        /* __iand__, __lshift__ */
-    bool functional_overload;  /* name ends in _functional */
+    const char *base;         /* "add" for add_, "and" for __iand__, "_foo" for _foo_functional */
+    bool inplace;             /* add_, __iand__ */
+    bool dunder_method;       /* __iand__, __lshift__ */
+    bool functional_overload; /* name ends in _functional */
 
     const sg_arg *args; /* every argument in schema order */
     int n_args;
-    int n_positional;      /* args[0 .. n_positional) are positional, the rest kwarg-only */
-    int out_start;         /* args[out_start .. n_args) are out arguments; == n_args when none */
-    int self_index;        /* index of the positional `self` argument, or -1 */
+    int n_positional;         /* args[0 .. n_positional) are positional, the rest kwarg-only */
+    int out_start;            /* args[out_start .. n_args) are out arguments; == n_args when none */
+    int self_index;           /* index of the positional `self` argument, or -1 */
     int tensor_options_start; /* index of `ScalarType? dtype` of a kwarg-only TensorOptions
                                  group (dtype, layout, device, pin_memory), or -1 */
     bool has_star;            /* the text has a `*` (kept for exact printing) */
@@ -170,7 +170,7 @@ size_t sg_word_len(const char *s);
 
 /* Helpers the emitters and the dispatcher share. */
 bool sg_type_is_tensor_like(const sg_type *t); /* Tensor, Tensor?, Tensor[], Tensor?[] */
-bool sg_arg_is_mutable(const sg_arg *a);        /* annotation with `!` */
+bool sg_arg_is_mutable(const sg_arg *a);       /* annotation with `!` */
 /* Builds a schema in `arena` from parts (for derived functions); recomputes base/inplace/
  * kind/self_index/out_start/tensor_options_start from args and name. Copies the arrays;
  * the strings, types and annotations they point to are borrowed (keep them alive as long
@@ -182,14 +182,25 @@ const sg_schema *sg_schema_make(sg_arena *arena, const char *ns, const char *nam
 /* Lexer tokens (gen/schema_lex.re). Exposed for the parser and the fuzzer. */
 typedef enum sg_tok_kind {
     SG_TOK_END = 0,
-    SG_TOK_ERROR,   /* a byte that starts no token, or an unterminated string */
-    SG_TOK_IDENT,   /* [A-Za-z_][A-Za-z0-9_]* */
-    SG_TOK_INT,     /* -?[0-9]+ */
-    SG_TOK_FLOAT,   /* -?digits with . and/or exponent */
-    SG_TOK_STRING,  /* '...' or "..." with backslash escapes */
-    SG_TOK_LPAREN, SG_TOK_RPAREN, SG_TOK_LBRACKET, SG_TOK_RBRACKET,
-    SG_TOK_COMMA, SG_TOK_STAR, SG_TOK_QUESTION, SG_TOK_BANG, SG_TOK_EQUALS,
-    SG_TOK_DOT, SG_TOK_COLONCOLON, SG_TOK_ARROW, SG_TOK_PIPE, SG_TOK_SPACE
+    SG_TOK_ERROR,  /* a byte that starts no token, or an unterminated string */
+    SG_TOK_IDENT,  /* [A-Za-z_][A-Za-z0-9_]* */
+    SG_TOK_INT,    /* -?[0-9]+ */
+    SG_TOK_FLOAT,  /* -?digits with . and/or exponent */
+    SG_TOK_STRING, /* '...' or "..." with backslash escapes */
+    SG_TOK_LPAREN,
+    SG_TOK_RPAREN,
+    SG_TOK_LBRACKET,
+    SG_TOK_RBRACKET,
+    SG_TOK_COMMA,
+    SG_TOK_STAR,
+    SG_TOK_QUESTION,
+    SG_TOK_BANG,
+    SG_TOK_EQUALS,
+    SG_TOK_DOT,
+    SG_TOK_COLONCOLON,
+    SG_TOK_ARROW,
+    SG_TOK_PIPE,
+    SG_TOK_SPACE
 } sg_tok_kind;
 
 typedef struct sg_lexer {

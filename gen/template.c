@@ -25,8 +25,7 @@ struct sg_template {
 };
 
 static bool is_slot_char(char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-           c == '_';
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
 }
 
 const sg_template *sg_tpl_parse(sg_arena *a, const char *name, const char *text, size_t len) {
@@ -214,7 +213,8 @@ const sg_tpl_set *sg_tpl_set_parse(sg_arena *a, const char *name, const char *te
             for (size_t k = 0; k < sec_len; k++)
                 if (!is_slot_char(sec[k])) sec_len = 0;
             if (!sec_len) {
-                snprintf(err, err_cap, "%s:%u: bad section name (expected '%%%% name', name of [A-Za-z0-9_])",
+                snprintf(err, err_cap,
+                         "%s:%u: bad section name (expected '%%%% name', name of [A-Za-z0-9_])",
                          name, line);
                 return NULL;
             }

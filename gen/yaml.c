@@ -196,8 +196,8 @@ enum { CHUNK = 64 * 1024 - 64 };
  * (align) or not. NULL on out-of-memory. */
 static void *chunk_alloc(builder *b, size_t size, bool align) {
     if (align) {
-        uintptr_t a = ((uintptr_t)b->chunk + (_Alignof(sg_ynode) - 1)) &
-                      ~(uintptr_t)(_Alignof(sg_ynode) - 1);
+        uintptr_t a =
+            ((uintptr_t)b->chunk + (_Alignof(sg_ynode) - 1)) & ~(uintptr_t)(_Alignof(sg_ynode) - 1);
         b->chunk = (char *)a;
     }
     if (!b->chunk || b->chunk > b->chunk_end || (size_t)(b->chunk_end - b->chunk) < size) {
@@ -279,9 +279,7 @@ static const sg_ynode *parse_with(sg_context *ctx, const char *path, yaml_src *s
         }
         sg_ynode *n = NULL;
         switch (ev.type) {
-        case YAML_STREAM_END_EVENT:
-            done = true;
-            break;
+        case YAML_STREAM_END_EVENT: done = true; break;
         case YAML_DOCUMENT_START_EVENT:
             if (++b.n_docs > 1) {
                 sg_diag(ctx, SG_DIAG_ERROR, mark_loc(b.path, ev.start_mark),
@@ -337,8 +335,7 @@ static const sg_ynode *parse_with(sg_context *ctx, const char *path, yaml_src *s
             item_done(&b, f->node);
             break;
         }
-        default:
-            break;
+        default: break;
         }
         yaml_event_delete(&ev);
         continue;
@@ -377,8 +374,8 @@ const sg_ynode *sg_yaml_parse_file(sg_context *ctx, const char *path, void *fp) 
     return parse_with(ctx, path, &src, NULL, NULL);
 }
 
-const sg_ynode *sg_yaml_parse_items(sg_context *ctx, const char *path, const char *data,
-                                    size_t len, void *fp, sg_yaml_item_fn fn, void *user) {
+const sg_ynode *sg_yaml_parse_items(sg_context *ctx, const char *path, const char *data, size_t len,
+                                    void *fp, sg_yaml_item_fn fn, void *user) {
     yaml_src src;
     memset(&src, 0, sizeof src);
     if (fp) {
