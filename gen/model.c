@@ -207,7 +207,7 @@ static const char *common_dispatch_key(const char *k) {
 
 /* A kernel name as torchgen takes it: a C identifier, optionally qualified by C++
  * namespaces ("at::native::add_out"). Default-mode emission further requires a plain C
- * identifier (gen/emit.c). */
+ * identifier (gen/emit_plan.c). */
 static bool valid_kernel_name(const char *s) {
     for (;;) {
         size_t n = sg_ident_len(s);
