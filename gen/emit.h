@@ -140,7 +140,7 @@ const char *sg_arg_kind(const sg_type *t);
  * "generator"), or NULL. */
 const char *sg_ret_kind(const sg_type *t);
 
-/* ---- The plan, shared by the emitters (gen/emit_plan.c makes it; every emitter reads it) -------------- */
+/* ---- The plan (gen/emit_plan.c makes it; every emitter reads it) ------------------- */
 typedef struct sg_emit_decl {
     const char *c_name;
     int version; /* 1 for the plain function */
