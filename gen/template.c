@@ -59,37 +59,33 @@ const sg_template *sg_tpl_parse(sg_arena *a, const char *name, const char *text,
     return t;
 }
 
-/* Reads dir/name into a malloc'd buffer (*data, *len; free it) and returns the path (in
- * the arena), or NULL with a message in err. */
-static char *read_template_file(sg_arena *a, const char *dir, const char *name, char **data,
+/* Reads dir/name into the arena (*text, *len) and returns the path (in the arena), or NULL
+ * with a message in err. */
+static char *read_template_file(sg_arena *a, const char *dir, const char *name, const char **text,
                                 size_t *len, char *err, size_t err_cap) {
-    char *path = sg_arena_printf(a, "%s/%s", dir, name);
-    if (!path) {
-        snprintf(err, err_cap, "out of memory");
-        return NULL;
-    }
-    int rc = sg_fs_read(path, data, len);
+    char *path = sg_arena_printf(a, "%s/%s", dir, name), *data = NULL;
+    int rc = path ? sg_fs_read(path, &data, len) : -1;
     if (rc != 0) {
-        snprintf(err, err_cap, "cannot read template %s: %s", path,
-                 rc > 0 ? "no such file" : strerror(errno));
+        snprintf(err, err_cap, "cannot read template %s: %s", path ? path : name,
+                 !path    ? "out of memory"
+                 : rc > 0 ? "no such file"
+                          : strerror(errno));
         return NULL;
     }
-    return path;
+    *text = sg_arena_strndup(a, data, *len);
+    free(data);
+    if (!*text) snprintf(err, err_cap, "out of memory");
+    return *text ? path : NULL;
 }
 
 const sg_template *sg_tpl_load(sg_arena *a, const char *dir, const char *name, char *err,
                                size_t err_cap) {
-    char *data = NULL;
+    const char *text = NULL;
     size_t len = 0;
-    char *path = read_template_file(a, dir, name, &data, &len, err, err_cap);
-    if (!path) return NULL;
-    sg_template *t = (sg_template *)sg_tpl_parse(a, name, data, len);
-    free(data);
-    if (!t) {
-        snprintf(err, err_cap, "out of memory");
-        return NULL;
-    }
-    t->path = path;
+    char *path = read_template_file(a, dir, name, &text, &len, err, err_cap);
+    sg_template *t = path ? (sg_template *)sg_tpl_parse(a, name, text, len) : NULL;
+    if (path && !t) snprintf(err, err_cap, "out of memory");
+    if (t) t->path = path;
     return t;
 }
 
@@ -231,12 +227,10 @@ oom:
 
 const sg_tpl_set *sg_tpl_set_load(sg_arena *a, const char *dir, const char *name, char *err,
                                   size_t err_cap) {
-    char *data = NULL;
+    const char *text = NULL;
     size_t len = 0;
-    char *path = read_template_file(a, dir, name, &data, &len, err, err_cap);
-    if (!path) return NULL;
-    sg_tpl_set *s = (sg_tpl_set *)sg_tpl_set_parse(a, path, data, len, err, err_cap);
-    free(data);
+    char *path = read_template_file(a, dir, name, &text, &len, err, err_cap);
+    sg_tpl_set *s = path ? (sg_tpl_set *)sg_tpl_set_parse(a, path, text, len, err, err_cap) : NULL;
     if (s) s->path = path;
     return s;
 }
