@@ -2,16 +2,28 @@
 # (SCHEMA_OBJS from gen/gen.mk): one copy of that code in both shimgen and the runtime.
 # generated/*.c: the shims, boxed wrappers and registration shimgen made from schemas/.
 RT_SRCS      := $(sort $(wildcard runtime/core/*.c runtime/cpu/*.c runtime/cuda/*.c generated/*.c))
-RT_OBJS      := $(RT_SRCS:%.c=$(BUILD)/obj/%.o) $(SCHEMA_OBJS)
+# The one C++ file: the exception boundary and the new/delete StableIValue cells
+# (runtime/core/cxx_boundary.cc says why). Compiled with g++; libstdc++ is then a
+# dependency of libshimrt (RT_LDLIBS).
+RT_CXX_SRCS  := runtime/core/cxx_boundary.cc
+RT_OBJS      := $(RT_SRCS:%.c=$(BUILD)/obj/%.o) $(RT_CXX_SRCS:%.cc=$(BUILD)/obj/%.o) $(SCHEMA_OBJS)
 LIBSHIMRT_A  := $(BUILD)/libshimrt.a
 LIBSHIMRT_SO := $(BUILD)/libshimrt.so
-RT_LDLIBS    := $(LDLIBS_COMMON)
+RT_LDLIBS    := $(LDLIBS_COMMON) -lstdc++
+CXX          ?= g++
+CXXFLAGS_RT  := -std=c++17 -Wall -Wextra -Werror $(OPT) $(SANFLAGS) -fPIC -fvisibility=hidden -MMD -MP
+
+$(BUILD)/obj/%.o: %.cc | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(CXX) $(CPPFLAGS_COMMON) $(CPPFLAGS) $(CXXFLAGS_RT) $(CXXFLAGS) -c $< -o $@
 
 $(LIBSHIMRT_A): $(RT_OBJS)
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^
+# The soname link lives beside the library, so programs linked against build/ run.
 $(LIBSHIMRT_SO): $(RT_OBJS)
-	$(CC) -shared $(LDFLAGS_COMMON) $(LDFLAGS) -Wl,-soname,libshimrt.so.0 -o $@ $^ $(RT_LDLIBS)
+	$(CXX) -shared $(LDFLAGS_COMMON) $(LDFLAGS) -Wl,-soname,libshimrt.so.0 -Wl,--no-undefined -o $@ $^ $(RT_LDLIBS)
+	ln -sf libshimrt.so $(BUILD)/libshimrt.so.0
 
 ALL_TARGETS += $(LIBSHIMRT_A) $(LIBSHIMRT_SO)
 

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "dispatch_internal.h"
+#include "cxx_boundary.h"
 
 pthread_mutex_t shimrt_dispatch_lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -259,6 +260,20 @@ static void registered_keys(const shimrt_op *op, char *buf, size_t cap) {
     }
 }
 
+/* PyTorch's rule: once the op is found, the dispatcher owns the stack's arguments, and a
+ * call that fails before its kernel ran has released them. Frees what each argument owns
+ * (a stale or garbage handle inside is skipped safely: every free checks its pool) and
+ * zeroes the slots. Keeps the thread's message. */
+static void release_args(const shimrt_opdef *d, StableIValue *stack) {
+    char saved[1024];
+    snprintf(saved, sizeof saved, "%s", torch_exception_get_what());
+    for (uint32_t i = 0; i < d->n_args; i++) {
+        shimrt_siv_release_type("torch_call_dispatcher", d->schema->args[i].type, stack[i]);
+        stack[i] = 0;
+    }
+    shimrt_set_error_text(saved);
+}
+
 static AOTITorchError op_call(const char *func, shimrt_op *op, StableIValue *stack) {
     const shimrt_opdef *d = atomic_load_explicit(&op->def, memory_order_acquire);
     if (!d) {
@@ -271,7 +286,10 @@ static AOTITorchError op_call(const char *func, shimrt_op *op, StableIValue *sta
                            ovl_text(op));
     }
     int key = -1;
-    if (d->n_tensor_args && compute_key(func, op, d, stack, &key)) return AOTI_TORCH_FAILURE;
+    if (d->n_tensor_args && compute_key(func, op, d, stack, &key)) {
+        release_args(d, stack);
+        return AOTI_TORCH_FAILURE;
+    }
     ShimrtBoxedKernel fn = NULL;
     int used = key; /* the key whose kernel runs */
     if (key >= 0) fn = atomic_load_explicit(&op->kernels[key], memory_order_acquire);
@@ -282,13 +300,22 @@ static AOTITorchError op_call(const char *func, shimrt_op *op, StableIValue *sta
     if (!fn) {
         char keys[200];
         registered_keys(op, keys, sizeof keys);
-        return shimrt_fail(func, "op %s overload %s has no kernel for dispatch key %s%s "
-                           "(registered: [%s])", op->name, ovl_text(op), shimrt_key_name(key),
-                           key < 0 ? " (no tensor arguments) and no composite kernel" : "",
-                           keys);
+        shimrt_fail(func, "op %s overload %s has no kernel for dispatch key %s%s "
+                    "(registered: [%s])", op->name, ovl_text(op), shimrt_key_name(key),
+                    key < 0 ? " (no tensor arguments) and no composite kernel" : "", keys);
+        release_args(d, stack);
+        return AOTI_TORCH_FAILURE;
     }
     tls_kernel_failed = false;
-    fn(stack, d->n_args, d->n_rets);
+    char what[512];
+    /* A C++ kernel may throw (PyTorch's stable headers do): caught in C++, never let
+     * through C frames; its arguments were owned by C++ objects that unwinding freed. */
+    if (shimrt_cxx_call_kernel(fn, stack, d->n_args, d->n_rets, what, sizeof what)) {
+        tls_kernel_failed = false;
+        return shimrt_fail(func, "op %s overload %s (key %s, kernel of %s): kernel threw: %s",
+                           op->name, ovl_text(op), shimrt_key_name(key), shimrt_key_name(used),
+                           what);
+    }
     if (tls_kernel_failed) {
         tls_kernel_failed = false;
         return shimrt_fail(func, "op %s overload %s (key %s, kernel of %s): kernel failed: %s",

@@ -169,7 +169,9 @@ AtenTensorHandle shimrt_tensor_new(const char *func, shimrt_storage *s, int64_t 
     t->storage_offset = storage_offset;
     t->dtype = dtype;
     t->device_type = device_type;
-    t->device_index = device_index < 0 ? 0 : device_index;
+    /* PyTorch's convention: a CPU (or meta) tensor's device has no index (-1). */
+    t->device_index = (device_type == SHIMRT_DEV_CPU || device_type == SHIMRT_DEV_META)
+                          ? -1 : (device_index < 0 ? 0 : device_index);
     t->layout = layout;
     t->defined = true;
     t->magic = SHIMRT_TENSOR_MAGIC;

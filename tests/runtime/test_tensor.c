@@ -92,7 +92,7 @@ Test(empty_strided, contiguous_metadata_and_alignment) {
     OK(aoti_torch_get_device_type(t, &dev));
     cr_assert_eq(dev, aoti_torch_device_type_cpu());
     OK(aoti_torch_get_device_index(t, &idx));
-    cr_assert_eq(idx, 0);
+    cr_assert_eq(idx, -1, "a CPU tensor's device index is -1, as in PyTorch");
     OK(aoti_torch_get_layout(t, &layout));
     cr_assert_eq(layout, aoti_torch_layout_strided());
     OK(aoti_torch_get_storage_offset(t, &off));
@@ -136,7 +136,7 @@ Test(empty_strided, explicit_strides_size_storage) {
     OK(aoti_torch_get_strides(t, &st));
     cr_assert(st[0] == 1 && st[1] == 3);
     OK(aoti_torch_get_device_index(t, &idx));
-    cr_assert_eq(idx, 0, "index -1 means the current CPU device, 0");
+    cr_assert_eq(idx, -1, "a CPU tensor's device index is -1, as in PyTorch");
     OK(aoti_torch_delete_tensor_object(t));
 }
 
