@@ -713,6 +713,42 @@ void boxed_cpu_select_int(StableIValue* stack_, uint64_t num_args_, uint64_t num
     shimrt_box_finish(&box_);
 }
 
+/* aten.sort.default: sort(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices) */
+void boxed_cpu_sort(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const char* const arg_types_[3] = {"Tensor", NULL, NULL};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "sort", stack_, num_args_, 3, num_outputs_, 2, arg_types_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
+    int64_t dim = shimrt_box_int(&box_, 1);
+    int32_t descending = shimrt_box_bool(&box_, 2);
+    AtenTensorHandle ret0 = NULL;
+    AtenTensorHandle ret1 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_sort(self, dim, descending, &ret0, &ret1));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_push_tensor(&box_, 1, ret1);
+    shimrt_box_finish(&box_);
+}
+
+/* aten.sort.stable: sort.stable(Tensor self, *, bool? stable, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices) */
+void boxed_cpu_sort_stable(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const char* const arg_types_[4] = {"Tensor", "bool?", NULL, NULL};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "sort.stable", stack_, num_args_, 4, num_outputs_, 2, arg_types_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
+    int32_t stable_v_ = 0;
+    int32_t* stable = shimrt_box_opt_bool(&box_, 1, &stable_v_);
+    int64_t dim = shimrt_box_int(&box_, 2);
+    int32_t descending = shimrt_box_bool(&box_, 3);
+    AtenTensorHandle ret0 = NULL;
+    AtenTensorHandle ret1 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_sort_stable(self, stable, dim, descending, &ret0, &ret1));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_push_tensor(&box_, 1, ret1);
+    shimrt_box_finish(&box_);
+}
+
 /* aten.squeeze.dim: squeeze.dim(Tensor(a) self, int dim) -> Tensor(a) */
 void boxed_cpu_squeeze_dim(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
     static const char* const arg_types_[2] = {"Tensor", NULL};
@@ -789,6 +825,32 @@ void boxed_cpu_to_dtype(StableIValue* stack_, uint64_t num_args_, uint64_t num_o
     int32_t* memory_format = shimrt_box_opt_code(&box_, 4, &memory_format_v_);
     AtenTensorHandle ret0 = NULL;
     SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_to_dtype(self, dtype, non_blocking, copy, memory_format, &ret0));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_finish(&box_);
+}
+
+/* aten.to.dtype_layout: to.dtype_layout(Tensor(a) self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool non_blocking=False, bool copy=False, MemoryFormat? memory_format=None) -> Tensor(a) */
+void boxed_cpu_to_dtype_layout(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const char* const arg_types_[8] = {"Tensor", "ScalarType?", "Layout?", "Device?", "bool?", NULL, NULL, "MemoryFormat?"};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "to.dtype_layout", stack_, num_args_, 8, num_outputs_, 1, arg_types_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
+    int32_t dtype_v_ = 0;
+    int32_t* dtype = shimrt_box_opt_code(&box_, 1, &dtype_v_);
+    int32_t layout_v_ = 0;
+    int32_t* layout = shimrt_box_opt_code(&box_, 2, &layout_v_);
+    int32_t device_v_ = 0;
+    int32_t device_index_ = -1;
+    int32_t* device = shimrt_box_opt_device(&box_, 3, &device_v_, &device_index_);
+    int32_t pin_memory_v_ = 0;
+    int32_t* pin_memory = shimrt_box_opt_bool(&box_, 4, &pin_memory_v_);
+    int32_t non_blocking = shimrt_box_bool(&box_, 5);
+    int32_t copy = shimrt_box_bool(&box_, 6);
+    int32_t memory_format_v_ = 0;
+    int32_t* memory_format = shimrt_box_opt_code(&box_, 7, &memory_format_v_);
+    AtenTensorHandle ret0 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_to_dtype_layout(self, dtype, layout, device, device_index_, pin_memory, non_blocking, copy, memory_format, &ret0));
     shimrt_box_release_args(&box_);
     shimrt_box_push_tensor(&box_, 0, ret0);
     shimrt_box_finish(&box_);
@@ -890,7 +952,7 @@ void boxed_cpu_zeros_like(StableIValue* stack_, uint64_t num_args_, uint64_t num
 }
 
 /* Every schema of namespace aten, in op-key order, with its tags. */
-static const shimrt_def_entry defs_aten[52] = {
+static const shimrt_def_entry defs_aten[55] = {
     {"_foreach_mul_.List(Tensor(a!)[] self, Tensor[] other) -> ()", NULL},
     {"add.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor", "core,pointwise"},
     {"add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", "core,pointwise"},
@@ -932,11 +994,14 @@ static const shimrt_def_entry defs_aten[52] = {
     {"scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor", "core"},
     {"scatter.src_out(Tensor self, int dim, Tensor index, Tensor src, *, Tensor(a!) out) -> Tensor(a!)", NULL},
     {"select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)", "core"},
+    {"sort(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)", "core"},
+    {"sort.stable(Tensor self, *, bool? stable, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)", NULL},
     {"squeeze.dim(Tensor(a) self, int dim) -> Tensor(a)", "core"},
     {"stack(Tensor[] tensors, int dim=0) -> Tensor", NULL},
     {"sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", "core,pointwise"},
     {"sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor", "core"},
     {"to.dtype(Tensor(a) self, ScalarType dtype, bool non_blocking=False, bool copy=False, MemoryFormat? memory_format=None) -> Tensor(a)", NULL},
+    {"to.dtype_layout(Tensor(a) self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool non_blocking=False, bool copy=False, MemoryFormat? memory_format=None) -> Tensor(a)", NULL},
     {"transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)", NULL},
     {"unsqueeze(Tensor(a) self, int dim) -> Tensor(a)", "core"},
     {"view(Tensor(a) self, SymInt[] size) -> Tensor(a)", "core"},
@@ -946,7 +1011,7 @@ static const shimrt_def_entry defs_aten[52] = {
 };
 
 /* Every boxed kernel of namespace aten for the cpu backend. */
-static const shimrt_impl_entry impls_aten_cpu[52] = {
+static const shimrt_impl_entry impls_aten_cpu[55] = {
     {"_foreach_mul_.List", boxed_cpu__foreach_mul__List},
     {"add.Scalar", boxed_cpu_add_Scalar},
     {"add.Tensor", boxed_cpu_add_Tensor},
@@ -988,11 +1053,14 @@ static const shimrt_impl_entry impls_aten_cpu[52] = {
     {"scatter.src", boxed_cpu_scatter_src},
     {"scatter.src_out", boxed_cpu_scatter_src_out},
     {"select.int", boxed_cpu_select_int},
+    {"sort", boxed_cpu_sort},
+    {"sort.stable", boxed_cpu_sort_stable},
     {"squeeze.dim", boxed_cpu_squeeze_dim},
     {"stack", boxed_cpu_stack},
     {"sub.Tensor", boxed_cpu_sub_Tensor},
     {"sum.dim_IntList", boxed_cpu_sum_dim_IntList},
     {"to.dtype", boxed_cpu_to_dtype},
+    {"to.dtype_layout", boxed_cpu_to_dtype_layout},
     {"transpose.int", boxed_cpu_transpose_int},
     {"unsqueeze", boxed_cpu_unsqueeze},
     {"view", boxed_cpu_view},
@@ -1002,5 +1070,5 @@ static const shimrt_impl_entry impls_aten_cpu[52] = {
 };
 
 AOTITorchError shimgen_register_aten_cpu(TorchLibraryHandle* ret_def, TorchLibraryHandle* ret_impl) {
-    return shimrt_register_ops("aten", "CPU", __FILE__, __LINE__, defs_aten, 52, impls_aten_cpu, 52, ret_def, ret_impl);
+    return shimrt_register_ops("aten", "CPU", __FILE__, __LINE__, defs_aten, 55, impls_aten_cpu, 55, ret_def, ret_impl);
 }

@@ -59,11 +59,14 @@ void boxed_cpu_reshape(StableIValue* stack_, uint64_t num_args_, uint64_t num_ou
 void boxed_cpu_scatter_src(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_scatter_src_out(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_select_int(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
+void boxed_cpu_sort(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
+void boxed_cpu_sort_stable(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_squeeze_dim(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_stack(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_sub_Tensor(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_sum_dim_IntList(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_to_dtype(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
+void boxed_cpu_to_dtype_layout(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_transpose_int(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_unsqueeze(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_view(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);

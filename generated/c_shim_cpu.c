@@ -359,6 +359,24 @@ AOTITorchError aoti_torch_cpu_select_int(AtenTensorHandle self, int64_t dim, int
     return shimrt_select_int(self, dim, index, ret0);
 }
 
+/* aten.sort.default: sort(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)
+ * kernel: shimrt_cpu_sort (CPU) */
+AOTITorchError aoti_torch_cpu_sort(AtenTensorHandle self, int64_t dim, int32_t descending, AtenTensorHandle* ret0, AtenTensorHandle* ret1) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_RET(ret0);
+    SHIMRT_ARG_RET(ret1);
+    return shimrt_cpu_sort(self, dim, descending, ret0, ret1);
+}
+
+/* aten.sort.stable: sort.stable(Tensor self, *, bool? stable, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)
+ * kernel: shimrt_cpu_sort_stable (CPU) */
+AOTITorchError aoti_torch_cpu_sort_stable(AtenTensorHandle self, int32_t* stable, int64_t dim, int32_t descending, AtenTensorHandle* ret0, AtenTensorHandle* ret1) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_RET(ret0);
+    SHIMRT_ARG_RET(ret1);
+    return shimrt_cpu_sort_stable(self, stable, dim, descending, ret0, ret1);
+}
+
 /* aten.squeeze.dim: squeeze.dim(Tensor(a) self, int dim) -> Tensor(a)
  * kernel: shimrt_squeeze_dim (CompositeExplicitAutograd) */
 AOTITorchError aoti_torch_cpu_squeeze_dim(AtenTensorHandle self, int64_t dim, AtenTensorHandle* ret0) {
@@ -399,6 +417,14 @@ AOTITorchError aoti_torch_cpu_to_dtype(AtenTensorHandle self, int32_t dtype, int
     SHIMRT_ARG_TENSOR(self);
     SHIMRT_ARG_RET(ret0);
     return shimrt_cpu_to_dtype(self, dtype, non_blocking, copy, memory_format, ret0);
+}
+
+/* aten.to.dtype_layout: to.dtype_layout(Tensor(a) self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool non_blocking=False, bool copy=False, MemoryFormat? memory_format=None) -> Tensor(a)
+ * kernel: shimrt_to_dtype_layout (CompositeExplicitAutograd) */
+AOTITorchError aoti_torch_cpu_to_dtype_layout(AtenTensorHandle self, int32_t* dtype, int32_t* layout, int32_t* device, int32_t device_index_, int32_t* pin_memory, int32_t non_blocking, int32_t copy, int32_t* memory_format, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_to_dtype_layout(self, dtype, layout, device, device_index_, pin_memory, non_blocking, copy, memory_format, ret0);
 }
 
 /* aten.transpose.int: transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)

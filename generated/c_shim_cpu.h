@@ -141,6 +141,12 @@ AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_scatter_src_out(AtenTensorHandle
 /* aten.select.int: select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a) */
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_select_int(AtenTensorHandle self, int64_t dim, int64_t index, AtenTensorHandle* ret0);
 
+/* aten.sort.default: sort(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices) */
+AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_sort(AtenTensorHandle self, int64_t dim, int32_t descending, AtenTensorHandle* ret0, AtenTensorHandle* ret1);
+
+/* aten.sort.stable: sort.stable(Tensor self, *, bool? stable, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices) */
+AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_sort_stable(AtenTensorHandle self, int32_t* stable, int64_t dim, int32_t descending, AtenTensorHandle* ret0, AtenTensorHandle* ret1);
+
 /* aten.squeeze.dim: squeeze.dim(Tensor(a) self, int dim) -> Tensor(a) */
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_squeeze_dim(AtenTensorHandle self, int64_t dim, AtenTensorHandle* ret0);
 
@@ -155,6 +161,9 @@ AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_sum_dim_IntList(AtenTensorHandle
 
 /* aten.to.dtype: to.dtype(Tensor(a) self, ScalarType dtype, bool non_blocking=False, bool copy=False, MemoryFormat? memory_format=None) -> Tensor(a) */
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_to_dtype(AtenTensorHandle self, int32_t dtype, int32_t non_blocking, int32_t copy, int32_t* memory_format, AtenTensorHandle* ret0);
+
+/* aten.to.dtype_layout: to.dtype_layout(Tensor(a) self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool non_blocking=False, bool copy=False, MemoryFormat? memory_format=None) -> Tensor(a) */
+AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_to_dtype_layout(AtenTensorHandle self, int32_t* dtype, int32_t* layout, int32_t* device, int32_t device_index_, int32_t* pin_memory, int32_t non_blocking, int32_t copy, int32_t* memory_format, AtenTensorHandle* ret0);
 
 /* aten.transpose.int: transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a) */
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_transpose_int(AtenTensorHandle self, int64_t dim0, int64_t dim1, AtenTensorHandle* ret0);

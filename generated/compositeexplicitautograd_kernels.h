@@ -52,6 +52,8 @@ AOTITorchError shimrt_select_int(AtenTensorHandle self, int64_t dim, int64_t ind
 AOTITorchError shimrt_squeeze_dim(AtenTensorHandle self, int64_t dim, AtenTensorHandle* ret0);
 /* aten.stack.default: stack(Tensor[] tensors, int dim=0) -> Tensor (CompositeExplicitAutograd) */
 AOTITorchError shimrt_stack(const AtenTensorHandle* tensors, int64_t tensors_len_, int64_t dim, AtenTensorHandle* ret0);
+/* aten.to.dtype_layout: to.dtype_layout(Tensor(a) self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool non_blocking=False, bool copy=False, MemoryFormat? memory_format=None) -> Tensor(a) (CompositeExplicitAutograd) */
+AOTITorchError shimrt_to_dtype_layout(AtenTensorHandle self, int32_t* dtype, int32_t* layout, int32_t* device, int32_t device_index_, int32_t* pin_memory, int32_t non_blocking, int32_t copy, int32_t* memory_format, AtenTensorHandle* ret0);
 /* aten.transpose.int: transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a) (CompositeExplicitAutograd) */
 AOTITorchError shimrt_transpose_int(AtenTensorHandle self, int64_t dim0, int64_t dim1, AtenTensorHandle* ret0);
 /* aten.unsqueeze.default: unsqueeze(Tensor(a) self, int dim) -> Tensor(a) (CompositeExplicitAutograd) */

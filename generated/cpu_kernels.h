@@ -73,6 +73,10 @@ AOTITorchError shimrt_cpu_reshape(AtenTensorHandle self, const int64_t* shape, i
 AOTITorchError shimrt_cpu_scatter_src(AtenTensorHandle self, int64_t dim, AtenTensorHandle index, AtenTensorHandle src, AtenTensorHandle* ret0);
 /* aten.scatter.src_out: scatter.src_out(Tensor self, int dim, Tensor index, Tensor src, *, Tensor(a!) out) -> Tensor(a!) (CPU) */
 AOTITorchError shimrt_cpu_scatter_src_out(AtenTensorHandle out, AtenTensorHandle self, int64_t dim, AtenTensorHandle index, AtenTensorHandle src);
+/* aten.sort.default: sort(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices) (CPU) */
+AOTITorchError shimrt_cpu_sort(AtenTensorHandle self, int64_t dim, int32_t descending, AtenTensorHandle* ret0, AtenTensorHandle* ret1);
+/* aten.sort.stable: sort.stable(Tensor self, *, bool? stable, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices) (CPU) */
+AOTITorchError shimrt_cpu_sort_stable(AtenTensorHandle self, int32_t* stable, int64_t dim, int32_t descending, AtenTensorHandle* ret0, AtenTensorHandle* ret1);
 /* aten.sub.Tensor: sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor (CPU) */
 AOTITorchError shimrt_cpu_sub_tensor(AtenTensorHandle self, AtenTensorHandle other, double alpha, AtenTensorHandle* ret0);
 /* aten.sum.dim_IntList: sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor (CPU) */

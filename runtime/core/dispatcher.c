@@ -274,6 +274,27 @@ static void release_args(const shimrt_opdef *d, StableIValue *stack) {
     shimrt_set_error_text(saved);
 }
 
+/* PyTorch's BackendSelect for factory ops (no tensor argument, a `Device?`/`Device`
+ * argument among the TensorOptions): the device argument's key, CPU when it is None.
+ * Ops without a device argument keep no key (-1). The optional's cell was made by
+ * torch_new_stable_ivalue or the extension's `new`; it is read, never freed, here. */
+static int backend_select(const shimrt_opdef *d, const StableIValue *stack) {
+    for (uint32_t i = 0; i < d->n_args; i++) {
+        const sg_type *t = d->schema->args[i].type;
+        bool opt = t->kind == SG_TY_OPTIONAL;
+        const sg_type *b = opt ? t->elem : t;
+        if (b->kind != SG_TY_BASE || b->base != SG_BT_DEVICE) continue;
+        StableIValue v = stack[i];
+        if (opt) {
+            if (!v) return SHIMRT_KEY_CPU;
+            v = *(const StableIValue *)(uintptr_t)v;
+        }
+        int k = key_of_device(siv_to_device_type(v));
+        return k < 0 ? SHIMRT_KEY_CPU : k;
+    }
+    return -1;
+}
+
 static AOTITorchError op_call(const char *func, shimrt_op *op, StableIValue *stack) {
     const shimrt_opdef *d = atomic_load_explicit(&op->def, memory_order_acquire);
     if (!d) {
@@ -290,6 +311,7 @@ static AOTITorchError op_call(const char *func, shimrt_op *op, StableIValue *sta
         release_args(d, stack);
         return AOTI_TORCH_FAILURE;
     }
+    if (key < 0) key = backend_select(d, stack);
     ShimrtBoxedKernel fn = NULL;
     int used = key; /* the key whose kernel runs */
     if (key >= 0) fn = atomic_load_explicit(&op->kernels[key], memory_order_acquire);

@@ -517,3 +517,109 @@ AOTITorchError shimrt_foreach_mul__list(const AtenTensorHandle *self, int64_t se
     }
     return AOTI_TORCH_SUCCESS;
 }
+
+/* ---- to.dtype_layout ---- */
+AOTITorchError shimrt_to_dtype_layout(AtenTensorHandle self, int32_t *dtype, int32_t *layout,
+                                      int32_t *device, int32_t device_index_,
+                                      int32_t *pin_memory, int32_t non_blocking, int32_t copy,
+                                      int32_t *memory_format, AtenTensorHandle *ret0) {
+    static const char op[] = "to.dtype_layout";
+    (void)pin_memory, (void)non_blocking, (void)memory_format;
+    int32_t dt = 0, dev = 0;
+    if (options(op, dtype, layout, device, device_index_, self->dtype, self->device_type, &dt,
+                &dev))
+        return AOTI_TORCH_FAILURE;
+    if (dt == self->dtype && dev == self->device_type && !copy)
+        return aoti_torch_new_tensor_handle(self, ret0); /* PyTorch returns self */
+    if (dev != SHIMRT_DEV_CPU || self->device_type != SHIMRT_DEV_CPU)
+        return shimrt_fail(op, "only CPU to CPU conversions are supported");
+    AtenTensorHandle t = shimrt_tensor_empty(op, self->ndim, self->sizes, NULL, dt, dev, -1);
+    if (!t) return AOTI_TORCH_FAILURE;
+    if (shimrt_numel(t) && shimrt_copy(op, t, self)) {
+        shimrt_tensor_free(t);
+        return AOTI_TORCH_FAILURE;
+    }
+    *ret0 = t;
+    return AOTI_TORCH_SUCCESS;
+}
+
+/* ---- sort (always stable: equal keys keep their order; NaN sorts as the largest) ---- */
+typedef struct { long double v; int64_t i; } sort_item;
+
+static bool item_before(const sort_item *a, const sort_item *b, bool desc) {
+    bool an = isnan(a->v), bn = isnan(b->v);
+    if (an || bn) return desc ? (an && !bn) : (!an && bn);
+    return desc ? a->v > b->v : a->v < b->v;
+}
+
+static void merge_sort(sort_item *x, sort_item *tmp, int64_t n, bool desc) {
+    if (n < 2) return;
+    int64_t h = n / 2;
+    merge_sort(x, tmp, h, desc);
+    merge_sort(x + h, tmp, n - h, desc);
+    int64_t i = 0, j = h, k = 0;
+    while (i < h && j < n) tmp[k++] = item_before(&x[j], &x[i], desc) ? x[j++] : x[i++];
+    while (i < h) tmp[k++] = x[i++];
+    while (j < n) tmp[k++] = x[j++];
+    memcpy(x, tmp, (size_t)n * sizeof *x);
+}
+
+static AOTITorchError sort_impl(const char *op, AtenTensorHandle self, int64_t dim, bool desc,
+                                AtenTensorHandle *ret0, AtenTensorHandle *ret1) {
+    if (cpu_only(op, self) || shimrt_idx_wrap_dim(op, &dim, self->ndim)) return AOTI_TORCH_FAILURE;
+    if (!shimrt_idx_numeric(self->dtype))
+        return shimrt_fail(op, "dtype %s is not supported", shimrt_dtype_name(self->dtype));
+    AtenTensorHandle vals = shimrt_tensor_empty(op, self->ndim, self->sizes, NULL, self->dtype,
+                                                SHIMRT_DEV_CPU, -1);
+    AtenTensorHandle idxs = vals ? shimrt_tensor_empty(op, self->ndim, self->sizes, NULL,
+                                                       SHIMRT_INT64, SHIMRT_DEV_CPU, -1)
+                                 : NULL;
+    int64_t len = self->ndim ? self->sizes[dim] : 1;
+    sort_item *buf = malloc((size_t)(len ? len : 1) * 2 * sizeof *buf);
+    if (!vals || !idxs || !buf) {
+        shimrt_tensor_free(vals);
+        shimrt_tensor_free(idxs);
+        free(buf);
+        return shimrt_fail(op, "out of memory");
+    }
+    if (shimrt_numel(self) > 0) {
+        /* walk every position with index 0 along dim */
+        int64_t outer[SHIMRT_MAX_DIMS], idx[SHIMRT_MAX_DIMS] = {0};
+        memcpy(outer, self->sizes, (size_t)self->ndim * sizeof *outer);
+        if (self->ndim) outer[dim] = 1;
+        do {
+            int64_t p[SHIMRT_MAX_DIMS];
+            memcpy(p, idx, (size_t)self->ndim * sizeof *p);
+            for (int64_t j = 0; j < len; j++) {
+                if (self->ndim) p[dim] = j;
+                buf[j].v = shimrt_idx_load(shimrt_idx_at(self, p), self->dtype);
+                buf[j].i = j;
+            }
+            merge_sort(buf, buf + len, len, desc);
+            for (int64_t j = 0; j < len; j++) {
+                if (self->ndim) p[dim] = j;
+                if (self->ndim) idx[dim] = buf[j].i;
+                memcpy(shimrt_idx_at(vals, p), shimrt_idx_at(self, idx),
+                       shimrt_dtype_size(self->dtype));
+                if (self->ndim) idx[dim] = 0;
+                shimrt_idx_store(shimrt_idx_at(idxs, p), SHIMRT_INT64, buf[j].i);
+            }
+        } while (shimrt_idx_next(self->ndim, outer, idx));
+    }
+    free(buf);
+    *ret0 = vals;
+    *ret1 = idxs;
+    return AOTI_TORCH_SUCCESS;
+}
+
+AOTITorchError shimrt_cpu_sort(AtenTensorHandle self, int64_t dim, int32_t descending,
+                               AtenTensorHandle *ret0, AtenTensorHandle *ret1) {
+    return sort_impl("sort", self, dim, descending != 0, ret0, ret1);
+}
+
+AOTITorchError shimrt_cpu_sort_stable(AtenTensorHandle self, int32_t *stable, int64_t dim,
+                                      int32_t descending, AtenTensorHandle *ret0,
+                                      AtenTensorHandle *ret1) {
+    (void)stable; /* every sort here is stable */
+    return sort_impl("sort.stable", self, dim, descending != 0, ret0, ret1);
+}
