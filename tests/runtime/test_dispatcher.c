@@ -655,3 +655,34 @@ Test(dispatch, many_ops) {
     OK(aoti_torch_delete_library_object(d));
     no_leaks();
 }
+
+/* ---- the dispatcher accepts what torch.library accepts (torchgen's naming rules are
+ * the generator's only) ---- */
+static void k_sum_out(StableIValue *stack, uint64_t num_args, uint64_t num_outputs) {
+    cr_assert_eq(num_args, 2);
+    cr_assert_eq(num_outputs, 1);
+    aoti_torch_delete_tensor_object(siv_to_tensor(stack[1]));
+    /* returns its out argument (Tensor(a!)): the same reference goes back */
+}
+
+Test(dispatch, library_rules_not_torchgen_rules) {
+    TorchLibraryHandle d = def_lib("t");
+    OK(aoti_torch_library_def(d, "my_sum_out(Tensor(a!) out, Tensor a) -> Tensor(a!)"));
+    OK(aoti_torch_library_def(d, "scale.out(Tensor a, *, Tensor(a!) out, float f) -> Tensor(a!)"));
+    OK(aoti_torch_library_def(d, "__ifoo__(Tensor(a!) self) -> Tensor(a!)"));
+    OK(aoti_torch_library_def(d, "bar_functional_(Tensor(a!) self) -> Tensor(a!)"));
+    TorchLibraryHandle cpu = impl_lib("t", "CPU");
+    OK(aoti_torch_library_impl(cpu, "my_sum_out", k_sum_out));
+    AtenTensorHandle out = tensor_on(aoti_torch_device_type_cpu());
+    StableIValue stack[2] = {siv_from_tensor(out),
+                             siv_from_tensor(tensor_on(aoti_torch_device_type_cpu()))};
+    OK(torch_call_dispatcher("t::my_sum_out", "", stack, TORCH_ABI_VERSION));
+    cr_assert_eq(siv_to_tensor(stack[0]), out);
+    OK(aoti_torch_delete_tensor_object(out));
+    /* the grammar is still checked */
+    FAILS(aoti_torch_library_def(d, "broken(Tensor a -> Tensor"), "aoti_torch_library_def",
+          "broken");
+    OK(aoti_torch_delete_library_object(cpu));
+    OK(aoti_torch_delete_library_object(d));
+    no_leaks();
+}
