@@ -35,6 +35,10 @@ LIBDIR       ?= $(PREFIX)/lib
 INCLUDEDIR   ?= $(PREFIX)/include
 PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
 RT_HEADER_DIRS := shimrt torch
+# The generated shim headers go where PyTorch keeps them, so a C client written against
+# PyTorch's include paths finds <torch/csrc/inductor/aoti_torch/generated/c_shim_aten.h>.
+RT_GENERATED_INCDIR  := torch/csrc/inductor/aoti_torch/generated
+RT_GENERATED_HEADERS := $(sort $(wildcard generated/c_shim_*.h))
 
 .PHONY: install-shimrt uninstall-shimrt
 install-shimrt: $(LIBSHIMRT_A) $(LIBSHIMRT_SO)
@@ -46,6 +50,9 @@ install-shimrt: $(LIBSHIMRT_A) $(LIBSHIMRT_SO)
 	cd runtime/include && for h in $$(find $(RT_HEADER_DIRS) -name '*.h' | sort); do \
 	  install -d "$(DESTDIR)$(INCLUDEDIR)/$$(dirname $$h)" && \
 	  install -m 644 "$$h" "$(DESTDIR)$(INCLUDEDIR)/$$h" || exit 1; done
+	install -d $(DESTDIR)$(INCLUDEDIR)/$(RT_GENERATED_INCDIR)
+	for h in $(RT_GENERATED_HEADERS); do \
+	  install -m 644 "$$h" "$(DESTDIR)$(INCLUDEDIR)/$(RT_GENERATED_INCDIR)/$$(basename $$h)" || exit 1; done
 	printf '%s\n' 'prefix=$(PREFIX)' 'libdir=$(LIBDIR)' 'includedir=$(INCLUDEDIR)' '' \
 	  'Name: shimrt' \
 	  'Description: libtorch-free runtime for the LibTorch stable C ABI' \
@@ -60,6 +67,9 @@ uninstall-shimrt:
 	rm -f $(DESTDIR)$(LIBDIR)/libshimrt.so.$(SHIMRT_VERSION) \
 	  $(DESTDIR)$(LIBDIR)/libshimrt.so.$(SHIMRT_SONAME_MAJOR) $(DESTDIR)$(LIBDIR)/libshimrt.so \
 	  $(DESTDIR)$(LIBDIR)/libshimrt.a $(DESTDIR)$(PKGCONFIGDIR)/shimrt.pc
+	for h in $(RT_GENERATED_HEADERS); do \
+	  rm -f "$(DESTDIR)$(INCLUDEDIR)/$(RT_GENERATED_INCDIR)/$$(basename $$h)"; done
+	rmdir "$(DESTDIR)$(INCLUDEDIR)/$(RT_GENERATED_INCDIR)" 2>/dev/null || true
 	cd runtime/include && for h in $$(find $(RT_HEADER_DIRS) -name '*.h'); do \
 	  rm -f "$(DESTDIR)$(INCLUDEDIR)/$$h"; done; \
 	for d in $$(find $(RT_HEADER_DIRS) -type d | sort -r); do \

@@ -18,7 +18,9 @@ root=$stage$prefix
 for f in lib/libshimrt.a lib/libshimrt.so lib/libshimrt.so.0 lib/pkgconfig/shimrt.pc \
          include/shimrt/shimrt.h include/shimrt/tensor.h include/shimrt/types.h \
          include/torch/csrc/inductor/aoti_torch/c/shim.h include/torch/csrc/stable/c/shim.h \
-         include/torch/headeronly/version.h; do
+         include/torch/headeronly/version.h \
+         include/torch/csrc/inductor/aoti_torch/generated/c_shim_aten.h \
+         include/torch/csrc/inductor/aoti_torch/generated/c_shim_cpu.h; do
   [ -e "$root/$f" ] || fail "missing $f"
 done
 [ -L "$root/lib/libshimrt.so" ] || fail "libshimrt.so is not a symlink"
@@ -39,6 +41,8 @@ cat > "$tmp/prog.c" <<'PROG'
 #include <torch/csrc/inductor/aoti_torch/c/shim.h>
 #include <torch/csrc/stable/c/shim.h>
 #include <torch/headeronly/version.h>
+#include <torch/csrc/inductor/aoti_torch/generated/c_shim_aten.h>
+#include <torch/csrc/inductor/aoti_torch/generated/c_shim_cpu.h>
 int main(void) {
     int64_t sizes[2] = {2, 3};
     AtenTensorHandle t = NULL;
@@ -50,6 +54,14 @@ int main(void) {
     if (aoti_torch_get_numel(NULL, &numel) != AOTI_TORCH_FAILURE) return 3;
     if (!strstr(torch_exception_get_what(), "aoti_torch_get_numel")) return 4;
     if (aoti_torch_abi_version() != TORCH_ABI_VERSION) return 5;
+    /* the generated aten shim, from the header at PyTorch's path */
+    AtenTensorHandle f = NULL;
+    int64_t one[1] = {1};
+    double v = 0;
+    if (aoti_torch_aten_full(one, 1, 2.5, NULL, NULL, NULL, 0, NULL, &f) != AOTI_TORCH_SUCCESS)
+        return 7;
+    if (aoti_torch_item_float64(f, &v) != AOTI_TORCH_SUCCESS || v != 2.5) return 8;
+    if (aoti_torch_delete_tensor_object(f) != AOTI_TORCH_SUCCESS) return 9;
     if (aoti_torch_delete_tensor_object(t) != AOTI_TORCH_SUCCESS) return 6;
     puts("installed shimrt works");
     return 0;
