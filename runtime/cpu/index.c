@@ -10,6 +10,11 @@
 #include "../core/internal.h"
 #include "index.h"
 
+static bool is_floatish(int32_t dt) {
+    return dt == SHIMRT_FLOAT16 || dt == SHIMRT_BFLOAT16 || dt == SHIMRT_FLOAT32 ||
+           dt == SHIMRT_FLOAT64;
+}
+
 /* ---- element access ---- */
 bool shimrt_idx_numeric(int32_t dt) {
     switch (dt) {
@@ -37,7 +42,16 @@ long double shimrt_idx_load(const char *p, int32_t dt) {
     }
 }
 
+/* Integer targets saturate (NaN gives 0): a cast of an out-of-range value is undefined. */
+static int64_t sat_i64(long double x) {
+    if (x != x) return 0;
+    if (x >= 9223372036854775807.0L) return INT64_MAX;
+    if (x <= -9223372036854775808.0L) return INT64_MIN;
+    return (int64_t)x;
+}
+
 void shimrt_idx_store(char *p, int32_t dt, long double x) {
+    if (!is_floatish(dt) && dt != SHIMRT_BOOL) x = (long double)sat_i64(x);
     switch (dt) {
     case SHIMRT_UINT8: *(uint8_t *)p = (uint8_t)(int64_t)x; break;
     case SHIMRT_INT8: *(int8_t *)p = (int8_t)(int64_t)x; break;
@@ -52,10 +66,6 @@ void shimrt_idx_store(char *p, int32_t dt, long double x) {
     }
 }
 
-static bool is_floatish(int32_t dt) {
-    return dt == SHIMRT_FLOAT16 || dt == SHIMRT_BFLOAT16 || dt == SHIMRT_FLOAT32 ||
-           dt == SHIMRT_FLOAT64;
-}
 
 /* Address of the element at multi-index idx. */
 char *shimrt_idx_at(AtenTensorHandle t, const int64_t *idx) {
