@@ -127,6 +127,9 @@ AOTI_TORCH_EXPORT AOTITorchError aoti_torch_empty_strided_pinned(
     int64_t ndim, const int64_t *sizes_ptr, const int64_t *strides_ptr, int32_t dtype,
     int32_t device_type, int32_t device_index, AtenTensorHandle *ret_new_tensor) {
     SHIMRT_CHECK_ARG(ret_new_tensor);
+    if (ndim > 0 && !strides_ptr)
+        return shimrt_fail(__func__, "argument 'strides_ptr' is NULL for a %lld-dim tensor "
+                           "(PyTorch requires the strides)", (long long)ndim);
     if (device_type != SHIMRT_DEV_CPU)
         return shimrt_fail(__func__, "pinned memory is host memory: device_type must be "
                                      "cpu (0), got %d", (int)device_type);

@@ -7,13 +7,14 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "contig.h"
 #include "shimrt/shimrt.h"
 #include "shimrt_test.h"
 
 static AtenTensorHandle tensor_on(int32_t device_type) {
     int64_t sizes[1] = {2};
     AtenTensorHandle t = NULL;
-    OK(aoti_torch_empty_strided(1, sizes, NULL, aoti_torch_dtype_float32(), device_type, 0, &t));
+    OK(aoti_torch_empty_strided(1, sizes, shimrt_test_strides(1, sizes), aoti_torch_dtype_float32(), device_type, 0, &t));
     return t;
 }
 

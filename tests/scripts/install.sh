@@ -47,7 +47,7 @@ int main(void) {
     int64_t sizes[2] = {2, 3};
     AtenTensorHandle t = NULL;
     int64_t numel = 0;
-    if (aoti_torch_empty_strided(2, sizes, NULL, aoti_torch_dtype_float32(),
+    if (aoti_torch_empty_strided(2, sizes, (const int64_t[]){3, 1}, aoti_torch_dtype_float32(),
                                  aoti_torch_device_type_cpu(), 0, &t) != AOTI_TORCH_SUCCESS)
         return 1;
     if (aoti_torch_get_numel(t, &numel) != AOTI_TORCH_SUCCESS || numel != 6) return 2;

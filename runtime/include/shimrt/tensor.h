@@ -116,8 +116,9 @@ AOTI_TORCH_EXPORT int32_t aoti_torch_memory_format_preserve_format(void);
 AOTI_TORCH_EXPORT uint64_t aoti_torch_abi_version(void);
 
 /* ---- creation ------------------------------------------------------------------------ *
- * sizes_ptr/strides_ptr are borrowed arrays of ndim entries (ndim 0..64; strides_ptr may
- * be NULL for contiguous strides; sizes and strides must be >= 0). */
+ * sizes_ptr/strides_ptr are borrowed arrays of ndim entries (ndim 0..64; sizes and
+ * strides must be >= 0). strides_ptr may be NULL for contiguous strides, except in
+ * aoti_torch_empty_strided(_pinned), which, like PyTorch's, require it when ndim > 0. */
 
 /* A new tensor with fresh storage large enough for the given strides (contents
  * uninitialised). Returns a new reference in *ret_new_tensor. */
