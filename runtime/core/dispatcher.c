@@ -295,7 +295,14 @@ static int backend_select(const shimrt_opdef *d, const StableIValue *stack) {
     return -1;
 }
 
+/* Whether the last dispatch call of this thread took ownership of its arguments (the op
+ * was found and defined): see shimrt_dispatch_took_args. */
+static _Thread_local bool tls_took_args;
+
+bool shimrt_dispatch_took_args(void) { return tls_took_args; }
+
 static AOTITorchError op_call(const char *func, shimrt_op *op, StableIValue *stack) {
+    tls_took_args = false;
     const shimrt_opdef *d = atomic_load_explicit(&op->def, memory_order_acquire);
     if (!d) {
         return shimrt_fail(func, "op %s overload %s is not defined (kernels may exist but no "
@@ -306,6 +313,7 @@ static AOTITorchError op_call(const char *func, shimrt_op *op, StableIValue *sta
         return shimrt_fail(func, "op %s overload %s: argument 'stack' is NULL", op->name,
                            ovl_text(op));
     }
+    tls_took_args = true;
     int key = -1;
     if (d->n_tensor_args && compute_key(func, op, d, stack, &key)) {
         release_args(d, stack);
@@ -349,6 +357,7 @@ static AOTITorchError op_call(const char *func, shimrt_op *op, StableIValue *sta
 
 static AOTITorchError call_by_name(const char *func, const char *opName,
                                    const char *overloadName, StableIValue *stack) {
+    tls_took_args = false;
     if (!opName) return shimrt_fail(func, "argument 'opName' is NULL");
     const char *ovl = overloadName ? overloadName : "";
     shimrt_op *op = shimrt_op_lookup(opName, ovl);
@@ -437,6 +446,7 @@ AOTI_TORCH_EXPORT AOTITorchError shimrt_op_find(const char *opName, const char *
 AOTI_TORCH_EXPORT AOTITorchError shimrt_op_call(ShimrtOpHandle op, StableIValue *stack,
                                                 uint64_t extension_build_version) {
     (void)extension_build_version;
+    tls_took_args = false;
     const char *why = op_problem(op);
     if (why) return shimrt_fail(__func__, "op handle 'op' %s", why);
     return op_call(__func__, op, stack);

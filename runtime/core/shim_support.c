@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "dispatch_internal.h"
 #include "shimrt/shim_support.h"
 
 AOTI_TORCH_EXPORT AOTITorchError shimrt_set_error(const char *func, const char *fmt, ...) {
@@ -931,7 +932,10 @@ AOTI_TORCH_EXPORT AOTITorchError shimrt_pack_call(shimrt_pack *p, shimrt_op_cach
          * a double free, and with libtorch it would crash. */
         char why[512];
         snprintf(why, sizeof why, "%s", torch_exception_get_what());
-        p->n = 0;
+        if (shimrt_dispatch_took_args())
+            p->n = 0;
+        else
+            pack_release(p); /* the op was not defined: the arguments are still ours */
         return shimrt_fail(p->func, "%s", why);
     }
     p->n = 0;
