@@ -62,7 +62,7 @@ int main(void) {
     }
     int64_t sizes[1] = {4};
     AtenTensorHandle t = NULL;
-    if (aoti_torch_empty_strided(1, sizes, NULL, aoti_torch_dtype_float32(),
+    if (aoti_torch_empty_strided(1, sizes, (const int64_t[]){1}, aoti_torch_dtype_float32(),
                                  aoti_torch_device_type_cpu(), 0, &t)) {
         die("tensor");
     }

@@ -2,6 +2,7 @@
 #   fuzz/fuzz_schema.c  the schema grammar: parse, print, re-parse, print again (same text)
 #   fuzz/schema.dict    its dictionary (type names, annotations, defaults)
 #   fuzz/fuzz_yaml.c    the YAML loader through gen/shimgen.h (load, finalize, free)
+#   fuzz/fuzz_dispatch.c random stacks through torch_call_dispatcher for every registered op
 # Fuzz builds compile the gen/ sources again with clang into $(FUZZ_DIR) (never the gcc
 # objects). Seeds come from PyTorch's native_functions.yaml: one file per `func:` string
 # for the schema harness, chunks of whole entries for the YAML harness. New inputs go to
@@ -14,6 +15,15 @@ FUZZ_CFLAGS  := -std=c11 -Wall -Wextra -O1 -g $(FUZZ_SAN) -fsanitize=fuzzer-no-l
 FUZZ_CPPFLAGS := -D_DEFAULT_SOURCE -D_POSIX_C_SOURCE=200809L -Igen -Iruntime/include -I$(FUZZ_DIR)/src/gen
 FUZZ_LDFLAGS := $(FUZZ_SAN) -fsanitize=fuzzer
 FUZZ_RUN_FLAGS := -rss_limit_mb=2048 -timeout=25 -print_final_stats=1
+
+# fuzz_dispatch: the whole runtime (C with clang, the C++ boundary with clang++) and the
+# generated ops, compiled again with the fuzz flags.
+FUZZ_RT_SRCS     := $(sort $(wildcard runtime/core/*.c runtime/cpu/*.c generated/*.c)) \
+                    gen/arena.c gen/schema.c
+FUZZ_DISPATCH_OBJS := $(FUZZ_DIR)/obj/fuzz/fuzz_dispatch.o $(FUZZ_RT_SRCS:%.c=$(FUZZ_DIR)/obj/%.o) \
+                    $(FUZZ_DIR)/obj/gen/schema_lex.o $(FUZZ_DIR)/obj/runtime/core/cxx_boundary.o
+CLANGXX ?= clang++
+FUZZ_CXXFLAGS := -std=c++17 -Wall -Wextra -O1 -g $(FUZZ_SAN) -fsanitize=fuzzer-no-link -MMD -MP
 
 FUZZ_SCHEMA_OBJS := $(FUZZ_DIR)/obj/fuzz/fuzz_schema.o $(FUZZ_DIR)/obj/gen/arena.o \
                     $(FUZZ_DIR)/obj/gen/schema.o $(FUZZ_DIR)/obj/gen/schema_lex.o
@@ -30,6 +40,18 @@ $(FUZZ_DIR)/obj/gen/%.o: $(FUZZ_DIR)/src/gen/%.c | $(DEPS_STAMP)
 $(FUZZ_DIR)/obj/%.o: %.c | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CLANG) $(FUZZ_CPPFLAGS) $(FUZZ_CFLAGS) -c $< -o $@
+
+$(FUZZ_DIR)/obj/%.o: %.cc | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(CLANGXX) $(FUZZ_CPPFLAGS) $(FUZZ_CXXFLAGS) -c $< -o $@
+$(FUZZ_DIR)/obj/generated/%.o: generated/%.c | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(CLANG) $(FUZZ_CPPFLAGS) -Igenerated $(FUZZ_CFLAGS) -c $< -o $@
+$(FUZZ_DIR)/obj/runtime/%.o: runtime/%.c | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(CLANG) $(FUZZ_CPPFLAGS) -Igenerated $(FUZZ_CFLAGS) -c $< -o $@
+$(FUZZ_DIR)/fuzz_dispatch: $(FUZZ_DISPATCH_OBJS)
+	$(CLANGXX) $(FUZZ_LDFLAGS) -o $@ $^ -lpthread -ldl -lm
 
 $(FUZZ_DIR)/fuzz_schema: $(FUZZ_SCHEMA_OBJS)
 	$(CLANG) $(FUZZ_LDFLAGS) -o $@ $^
@@ -54,8 +76,8 @@ $(FUZZ_DIR)/seeds-yaml.stamp: $(FUZZ_NATIVE)
 	@echo "fuzz: $$(ls $(FUZZ_DIR)/seeds-yaml | wc -l) yaml seeds"
 	@touch $@
 
-.PHONY: fuzz-schema fuzz-yaml fuzz-build check-fuzz
-fuzz-build: $(FUZZ_DIR)/fuzz_schema $(FUZZ_DIR)/fuzz_yaml
+.PHONY: fuzz-schema fuzz-yaml fuzz-dispatch fuzz-build check-fuzz
+fuzz-build: $(FUZZ_DIR)/fuzz_schema $(FUZZ_DIR)/fuzz_yaml $(FUZZ_DIR)/fuzz_dispatch
 fuzz-schema: $(FUZZ_DIR)/fuzz_schema $(FUZZ_DIR)/seeds-schema.stamp
 	@mkdir -p $(FUZZ_DIR)/corpus-schema $(FUZZ_DIR)/artifacts
 	$(FUZZ_DIR)/fuzz_schema $(FUZZ_RUN_FLAGS) -max_len=4096 -max_total_time=$(FUZZ_SECONDS) \
@@ -67,11 +89,19 @@ fuzz-yaml: $(FUZZ_DIR)/fuzz_yaml $(FUZZ_DIR)/seeds-yaml.stamp
 	$(FUZZ_DIR)/fuzz_yaml $(FUZZ_RUN_FLAGS) -max_len=65536 -max_total_time=$(FUZZ_SECONDS) \
 	  -artifact_prefix=$(FUZZ_DIR)/artifacts/yaml- \
 	  $(FUZZ_DIR)/corpus-yaml $(FUZZ_DIR)/seeds-yaml
-# Sequential on purpose: the total is 2 x FUZZ_SECONDS, whatever -j says.
-check-fuzz: $(FUZZ_DIR)/fuzz_schema $(FUZZ_DIR)/fuzz_yaml $(FUZZ_DIR)/seeds-schema.stamp \
-            $(FUZZ_DIR)/seeds-yaml.stamp
+# Random stacks through torch_call_dispatcher (no seeds: the input bytes pick the op and
+# the value kinds; the ops come from generated/shim_manifest.json).
+fuzz-dispatch: $(FUZZ_DIR)/fuzz_dispatch
+	@mkdir -p $(FUZZ_DIR)/corpus-dispatch $(FUZZ_DIR)/artifacts
+	SHIMGEN_MANIFEST=generated/shim_manifest.json \
+	$(FUZZ_DIR)/fuzz_dispatch $(FUZZ_RUN_FLAGS) -max_len=512 -max_total_time=$(FUZZ_SECONDS) \
+	  -artifact_prefix=$(FUZZ_DIR)/artifacts/dispatch- $(FUZZ_DIR)/corpus-dispatch
+# Sequential on purpose: the total is 3 x FUZZ_SECONDS, whatever -j says.
+check-fuzz: $(FUZZ_DIR)/fuzz_schema $(FUZZ_DIR)/fuzz_yaml $(FUZZ_DIR)/fuzz_dispatch \
+            $(FUZZ_DIR)/seeds-schema.stamp $(FUZZ_DIR)/seeds-yaml.stamp
 	@$(MAKE) --no-print-directory fuzz-schema
 	@$(MAKE) --no-print-directory fuzz-yaml
+	@$(MAKE) --no-print-directory fuzz-dispatch
 
 -include $(shell find $(FUZZ_DIR)/obj -name '*.d' 2>/dev/null)
 

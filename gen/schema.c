@@ -277,13 +277,19 @@ static bool ends_with(const char *s, size_t n, const char *suffix) {
     return n >= k && memcmp(s + n - k, suffix, k) == 0;
 }
 
+/* Set while sg_schema_parse_library runs on this thread: torch.library's rules, under
+ * which torchgen's naming and out-argument rules do not apply (they stay the
+ * generator's). */
+static _Thread_local bool tls_library_rules;
+
 /* torchgen's BaseOperatorName.parse. Returns NULL, or a message (static text). */
 static const char *analyze_name(sg_arena *arena, sg_schema *s) {
     const char *name = s->name;
     size_t n = strlen(name);
     size_t b0 = 0, bn = n; /* the base is name[b0 .. b0+bn) */
-    if (n == 0) return "empty operator name";
-    if (ends_with(name, n, "_out"))
+    if (n == 0)
+        return "empty operator name";
+    if (ends_with(name, n, "_out") && !tls_library_rules)
         return "operator names may not end in '_out'; use the overload name 'out' instead";
     s->dunder_method = s->inplace = s->functional_overload = false;
     if (n >= 5 && name[0] == '_' && name[1] == '_' && name[n - 1] == '_' && name[n - 2] == '_' &&
@@ -299,7 +305,7 @@ static const char *analyze_name(sg_arena *arena, sg_schema *s) {
                     break;
                 }
             }
-            if (!s->inplace)
+            if (!s->inplace && !tls_library_rules)
                 return "a dunder method starting with 'i' must be an augmented assignment "
                        "(__iadd__, __iand__, ...)";
             b0 = 3;
@@ -310,7 +316,7 @@ static const char *analyze_name(sg_arena *arena, sg_schema *s) {
         bn = n - 1;
     }
     if (ends_with(name + b0, bn, "_functional")) {
-        if (s->inplace || s->dunder_method)
+        if ((s->inplace || s->dunder_method) && !tls_library_rules)
             return "an operator with the '_functional' suffix cannot be in-place or a dunder "
                    "method";
         s->functional_overload = true;
@@ -357,13 +363,20 @@ static const char *derive(sg_schema *s, sg_arg *args, int *bad) {
         if (sg_arg_is_mutable(&args[i])) {
             if (s->out_start == n) s->out_start = i;
         } else if (s->out_start < n) {
-            *bad = i;
-            return "a keyword-only argument that is not mutable cannot follow an out argument";
+            if (!tls_library_rules) {
+                *bad = i;
+                return "a keyword-only argument that is not mutable cannot follow an out "
+                       "argument";
+            }
         }
         args[i].is_out = s->out_start <= i;
     }
     for (int i = s->n_positional; i + 4 <= s->out_start; i++) {
         if (tensor_options_at(&args[i])) {
+            if (s->tensor_options_start >= 0 && tls_library_rules) {
+                i += 3;
+                continue;
+            }
             if (s->tensor_options_start >= 0) {
                 *bad = i;
                 return "a second TensorOptions group (dtype, layout, device, pin_memory)";
@@ -376,8 +389,9 @@ static const char *derive(sg_schema *s, sg_arg *args, int *bad) {
     for (int i = s->out_start; i < n; i++)
         if (strncmp(args[i].name, "_scratch_", 9) == 0) is_scratch = true;
     for (int i = s->self_index + 1; i < s->n_positional; i++)
-        if (sg_arg_is_mutable(&args[i])) is_mutable = true;
-    if (s->inplace && is_out) {
+        if (sg_arg_is_mutable(&args[i]))
+            is_mutable = true;
+    if (s->inplace && is_out && !tls_library_rules) {
         *bad = s->out_start;
         return "an in-place operator cannot have out arguments";
     }
@@ -1137,5 +1151,14 @@ const sg_schema *sg_schema_parse(sg_arena *arena, const char *text, size_t len,
         unexpected(&p, "the end of the schema after the returns");
         return NULL;
     }
+    return s;
+}
+
+const sg_schema *sg_schema_parse_library(sg_arena *arena, const char *text, size_t len,
+                                         sg_schema_error *err)
+{
+    tls_library_rules = true;
+    const sg_schema *s = sg_schema_parse(arena, text, len, err);
+    tls_library_rules = false;
     return s;
 }

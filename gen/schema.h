@@ -152,6 +152,13 @@ typedef struct sg_schema_error {
  * defaults that are well-formed literals. */
 const sg_schema *sg_schema_parse(sg_arena *arena, const char *text, size_t len,
                                  sg_schema_error *err);
+/* As sg_schema_parse, with the rules of torch.library (the runtime's dispatcher)
+ * instead of torchgen's: operator names may end in "_out", a dunder or "_functional"
+ * name need not follow torchgen's conventions, keyword-only inputs may follow out
+ * arguments, TensorOptions may repeat, an in-place operator may have out arguments.
+ * The grammar, types and annotations are the same. */
+const sg_schema *sg_schema_parse_library(sg_arena *arena, const char *text, size_t len,
+                                         sg_schema_error *err);
 
 /* Prints the canonical text into buf (at most cap bytes, NUL-terminated when cap > 0).
  * Returns the length of the full text, like snprintf. */

@@ -18,36 +18,61 @@ extern "C" {
 
 /* Boxed kernels (stack conventions of docs/runtime-api.md): each steals its arguments,
  * calls the cpu shim and pushes new references. */
+void boxed_cpu__foreach_mul__List(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_add_Scalar(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_add_Tensor(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_amax(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
+void boxed_cpu_arange(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
+void boxed_cpu_arange_start_step(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
+void boxed_cpu_cat(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
+void boxed_cpu_cat_out(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_clone(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_contiguous(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_copy_(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_div_Tensor(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
+void boxed_cpu_embedding(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
+void boxed_cpu_empty_memory_format(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_empty_like(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_exp(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_fill__Scalar(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_flatten_using_ints(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
+void boxed_cpu_full(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
+void boxed_cpu_full_out(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
+void boxed_cpu_full_like(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
+void boxed_cpu_gather(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
+void boxed_cpu_gather_out(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
+void boxed_cpu_index_select(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
+void boxed_cpu_index_select_out(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
+void boxed_cpu_is_leaf(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
+void boxed_cpu_is_pinned(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_mm(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_mul_Tensor(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_narrow(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_neg(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_new_empty(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_new_zeros(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
+void boxed_cpu_ones_like(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_pad(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_permute(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_relu(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_reshape(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
+void boxed_cpu_scatter_src(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
+void boxed_cpu_scatter_src_out(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_select_int(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
+void boxed_cpu_sort(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
+void boxed_cpu_sort_stable(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_squeeze_dim(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
+void boxed_cpu_stack(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_sub_Tensor(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_sum_dim_IntList(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_to_dtype(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
+void boxed_cpu_to_dtype_layout(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_transpose_int(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_unsqueeze(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_view(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
+void boxed_cpu_view_dtype(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_zero_(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
+void boxed_cpu_zeros_like(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 
 /* Registers namespace aten for the cpu backend: when ret_def is not NULL, defines
  * every schema of the namespace in a new DEF library (*ret_def); registers every boxed

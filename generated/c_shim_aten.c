@@ -173,6 +173,24 @@ AOTITorchError aoti_torch_aten_flatten_using_ints(AtenTensorHandle self, int64_t
     return AOTI_TORCH_SUCCESS;
 }
 
+/* aten.full.default: full(SymInt[] size, Scalar fill_value, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor */
+AOTITorchError aoti_torch_aten_full(const int64_t* size, int64_t size_len_, double fill_value, int32_t* dtype, int32_t* layout, int32_t* device, int32_t device_index_, int32_t* pin_memory, AtenTensorHandle* ret0) {
+    static shimrt_op_cache op_;
+    StableIValue stack_[6];
+    shimrt_pack pack_;
+    SHIMRT_ARG_RET(ret0);
+    shimrt_pack_begin(&pack_, __func__, stack_, 6);
+    shimrt_pack_int_list(&pack_, "size", size, size_len_);
+    shimrt_pack_scalar(&pack_, fill_value);
+    shimrt_pack_opt_code(&pack_, dtype);
+    shimrt_pack_opt_code(&pack_, layout);
+    shimrt_pack_opt_device(&pack_, device, device_index_);
+    shimrt_pack_opt_bool(&pack_, pin_memory);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::full", ""));
+    *ret0 = siv_to_tensor(stack_[0]);
+    return AOTI_TORCH_SUCCESS;
+}
+
 /* aten.mm.default: mm(Tensor self, Tensor mat2) -> Tensor */
 AOTITorchError aoti_torch_aten_mm(AtenTensorHandle self, AtenTensorHandle mat2, AtenTensorHandle* ret0) {
     static shimrt_op_cache op_;

@@ -15,6 +15,14 @@
 #include "compositeexplicitautograd_kernels.h"
 #include "cpu_kernels.h"
 
+/* aten._foreach_mul_.List: _foreach_mul_.List(Tensor(a!)[] self, Tensor[] other) -> ()
+ * kernel: shimrt_foreach_mul__list (CompositeExplicitAutograd) */
+AOTITorchError aoti_torch_cpu__foreach_mul__List(const AtenTensorHandle* self, int64_t self_len_, const AtenTensorHandle* other, int64_t other_len_) {
+    SHIMRT_ARG_TENSOR_LIST(self);
+    SHIMRT_ARG_TENSOR_LIST(other);
+    return shimrt_foreach_mul__list(self, self_len_, other, other_len_);
+}
+
 /* aten.add.Scalar: add.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor
  * kernel: shimrt_cpu_add_scalar (CPU) */
 AOTITorchError aoti_torch_cpu_add_Scalar(AtenTensorHandle self, double other, double alpha, AtenTensorHandle* ret0) {
@@ -39,6 +47,36 @@ AOTITorchError aoti_torch_cpu_amax(AtenTensorHandle self, const int64_t* dim, in
     SHIMRT_ARG_LIST(dim);
     SHIMRT_ARG_RET(ret0);
     return shimrt_cpu_amax(self, dim, dim_len_, keepdim, ret0);
+}
+
+/* aten.arange.default: arange(Scalar end, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+ * kernel: shimrt_arange (CompositeExplicitAutograd) */
+AOTITorchError aoti_torch_cpu_arange(double end, int32_t* dtype, int32_t* layout, int32_t* device, int32_t device_index_, int32_t* pin_memory, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_arange(end, dtype, layout, device, device_index_, pin_memory, ret0);
+}
+
+/* aten.arange.start_step: arange.start_step(Scalar start, Scalar end, Scalar step=1, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+ * kernel: shimrt_arange_start_step (CompositeExplicitAutograd) */
+AOTITorchError aoti_torch_cpu_arange_start_step(double start, double end, double step, int32_t* dtype, int32_t* layout, int32_t* device, int32_t device_index_, int32_t* pin_memory, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_arange_start_step(start, end, step, dtype, layout, device, device_index_, pin_memory, ret0);
+}
+
+/* aten.cat.default: cat(Tensor[] tensors, int dim=0) -> Tensor
+ * kernel: shimrt_cpu_cat (CPU) */
+AOTITorchError aoti_torch_cpu_cat(const AtenTensorHandle* tensors, int64_t tensors_len_, int64_t dim, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR_LIST(tensors);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu_cat(tensors, tensors_len_, dim, ret0);
+}
+
+/* aten.cat.out: cat.out(Tensor[] tensors, int dim=0, *, Tensor(a!) out) -> Tensor(a!)
+ * kernel: shimrt_cpu_cat_out (CPU) */
+AOTITorchError aoti_torch_cpu_cat_out(AtenTensorHandle out, const AtenTensorHandle* tensors, int64_t tensors_len_, int64_t dim) {
+    SHIMRT_ARG_TENSOR(out);
+    SHIMRT_ARG_TENSOR_LIST(tensors);
+    return shimrt_cpu_cat_out(out, tensors, tensors_len_, dim);
 }
 
 /* aten.clone.default: clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor
@@ -74,6 +112,23 @@ AOTITorchError aoti_torch_cpu_div_Tensor(AtenTensorHandle self, AtenTensorHandle
     return shimrt_cpu_div_tensor(self, other, ret0);
 }
 
+/* aten.embedding.default: embedding(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor
+ * kernel: shimrt_embedding (CompositeExplicitAutograd) */
+AOTITorchError aoti_torch_cpu_embedding(AtenTensorHandle weight, AtenTensorHandle indices, int64_t padding_idx, int32_t scale_grad_by_freq, int32_t sparse, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(weight);
+    SHIMRT_ARG_TENSOR(indices);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_embedding(weight, indices, padding_idx, scale_grad_by_freq, sparse, ret0);
+}
+
+/* aten.empty.memory_format: empty.memory_format(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
+ * kernel: shimrt_cpu_empty_memory_format (CPU) */
+AOTITorchError aoti_torch_cpu_empty_memory_format(const int64_t* size, int64_t size_len_, int32_t* dtype, int32_t* layout, int32_t* device, int32_t device_index_, int32_t* pin_memory, int32_t* memory_format, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_LIST(size);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu_empty_memory_format(size, size_len_, dtype, layout, device, device_index_, pin_memory, memory_format, ret0);
+}
+
 /* aten.empty_like.default: empty_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
  * kernel: shimrt_empty_like (CompositeExplicitAutograd) */
 AOTITorchError aoti_torch_cpu_empty_like(AtenTensorHandle self, int32_t* dtype, int32_t* layout, int32_t* device, int32_t device_index_, int32_t* pin_memory, int32_t* memory_format, AtenTensorHandle* ret0) {
@@ -103,6 +158,82 @@ AOTITorchError aoti_torch_cpu_flatten_using_ints(AtenTensorHandle self, int64_t 
     SHIMRT_ARG_TENSOR(self);
     SHIMRT_ARG_RET(ret0);
     return shimrt_cpu_flatten_using_ints(self, start_dim, end_dim, ret0);
+}
+
+/* aten.full.default: full(SymInt[] size, Scalar fill_value, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+ * kernel: shimrt_full (CompositeExplicitAutograd) */
+AOTITorchError aoti_torch_cpu_full(const int64_t* size, int64_t size_len_, double fill_value, int32_t* dtype, int32_t* layout, int32_t* device, int32_t device_index_, int32_t* pin_memory, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_LIST(size);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_full(size, size_len_, fill_value, dtype, layout, device, device_index_, pin_memory, ret0);
+}
+
+/* aten.full.out: full.out(SymInt[] size, Scalar fill_value, *, Tensor(a!) out) -> Tensor(a!)
+ * kernel: shimrt_full_out (CompositeExplicitAutograd) */
+AOTITorchError aoti_torch_cpu_full_out(AtenTensorHandle out, const int64_t* size, int64_t size_len_, double fill_value) {
+    SHIMRT_ARG_TENSOR(out);
+    SHIMRT_ARG_LIST(size);
+    return shimrt_full_out(out, size, size_len_, fill_value);
+}
+
+/* aten.full_like.default: full_like(Tensor self, Scalar fill_value, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
+ * kernel: shimrt_full_like (CompositeExplicitAutograd) */
+AOTITorchError aoti_torch_cpu_full_like(AtenTensorHandle self, double fill_value, int32_t* dtype, int32_t* layout, int32_t* device, int32_t device_index_, int32_t* pin_memory, int32_t* memory_format, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_full_like(self, fill_value, dtype, layout, device, device_index_, pin_memory, memory_format, ret0);
+}
+
+/* aten.gather.default: gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor
+ * kernel: shimrt_cpu_gather (CPU) */
+AOTITorchError aoti_torch_cpu_gather(AtenTensorHandle self, int64_t dim, AtenTensorHandle index, int32_t sparse_grad, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_TENSOR(index);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu_gather(self, dim, index, sparse_grad, ret0);
+}
+
+/* aten.gather.out: gather.out(Tensor self, int dim, Tensor index, *, bool sparse_grad=False, Tensor(a!) out) -> Tensor(a!)
+ * kernel: shimrt_cpu_gather_out (CPU) */
+AOTITorchError aoti_torch_cpu_gather_out(AtenTensorHandle out, AtenTensorHandle self, int64_t dim, AtenTensorHandle index, int32_t sparse_grad) {
+    SHIMRT_ARG_TENSOR(out);
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_TENSOR(index);
+    return shimrt_cpu_gather_out(out, self, dim, index, sparse_grad);
+}
+
+/* aten.index_select.default: index_select(Tensor self, int dim, Tensor index) -> Tensor
+ * kernel: shimrt_cpu_index_select (CPU) */
+AOTITorchError aoti_torch_cpu_index_select(AtenTensorHandle self, int64_t dim, AtenTensorHandle index, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_TENSOR(index);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu_index_select(self, dim, index, ret0);
+}
+
+/* aten.index_select.out: index_select.out(Tensor self, int dim, Tensor index, *, Tensor(a!) out) -> Tensor(a!)
+ * kernel: shimrt_cpu_index_select_out (CPU) */
+AOTITorchError aoti_torch_cpu_index_select_out(AtenTensorHandle out, AtenTensorHandle self, int64_t dim, AtenTensorHandle index) {
+    SHIMRT_ARG_TENSOR(out);
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_TENSOR(index);
+    return shimrt_cpu_index_select_out(out, self, dim, index);
+}
+
+/* aten.is_leaf.default: is_leaf(Tensor self) -> bool
+ * kernel: shimrt_is_leaf (CompositeExplicitAutograd) */
+AOTITorchError aoti_torch_cpu_is_leaf(AtenTensorHandle self, int32_t* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_is_leaf(self, ret0);
+}
+
+/* aten.is_pinned.default: is_pinned(Tensor self, Device? device=None) -> bool
+ * kernel: shimrt_is_pinned (CompositeExplicitAutograd) */
+AOTITorchError aoti_torch_cpu_is_pinned(AtenTensorHandle self, int32_t* device, int32_t device_index_, int32_t* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_is_pinned(self, device, device_index_, ret0);
 }
 
 /* aten.mm.default: mm(Tensor self, Tensor mat2) -> Tensor
@@ -157,6 +288,14 @@ AOTITorchError aoti_torch_cpu_new_zeros(AtenTensorHandle self, const int64_t* si
     return shimrt_cpu_new_zeros(self, size, size_len_, dtype, layout, device, device_index_, pin_memory, ret0);
 }
 
+/* aten.ones_like.default: ones_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
+ * kernel: shimrt_ones_like (CompositeExplicitAutograd) */
+AOTITorchError aoti_torch_cpu_ones_like(AtenTensorHandle self, int32_t* dtype, int32_t* layout, int32_t* device, int32_t device_index_, int32_t* pin_memory, int32_t* memory_format, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_ones_like(self, dtype, layout, device, device_index_, pin_memory, memory_format, ret0);
+}
+
 /* aten.pad.default: pad(Tensor self, SymInt[] pad, str mode="constant", float? value=None) -> Tensor
  * kernel: shimrt_cpu_pad (CPU) */
 AOTITorchError aoti_torch_cpu_pad(AtenTensorHandle self, const int64_t* pad, int64_t pad_len_, const char* mode, double* value, AtenTensorHandle* ret0) {
@@ -192,6 +331,26 @@ AOTITorchError aoti_torch_cpu_reshape(AtenTensorHandle self, const int64_t* shap
     return shimrt_cpu_reshape(self, shape, shape_len_, ret0);
 }
 
+/* aten.scatter.src: scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor
+ * kernel: shimrt_cpu_scatter_src (CPU) */
+AOTITorchError aoti_torch_cpu_scatter_src(AtenTensorHandle self, int64_t dim, AtenTensorHandle index, AtenTensorHandle src, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_TENSOR(index);
+    SHIMRT_ARG_TENSOR(src);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu_scatter_src(self, dim, index, src, ret0);
+}
+
+/* aten.scatter.src_out: scatter.src_out(Tensor self, int dim, Tensor index, Tensor src, *, Tensor(a!) out) -> Tensor(a!)
+ * kernel: shimrt_cpu_scatter_src_out (CPU) */
+AOTITorchError aoti_torch_cpu_scatter_src_out(AtenTensorHandle out, AtenTensorHandle self, int64_t dim, AtenTensorHandle index, AtenTensorHandle src) {
+    SHIMRT_ARG_TENSOR(out);
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_TENSOR(index);
+    SHIMRT_ARG_TENSOR(src);
+    return shimrt_cpu_scatter_src_out(out, self, dim, index, src);
+}
+
 /* aten.select.int: select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)
  * kernel: shimrt_select_int (CompositeExplicitAutograd) */
 AOTITorchError aoti_torch_cpu_select_int(AtenTensorHandle self, int64_t dim, int64_t index, AtenTensorHandle* ret0) {
@@ -200,12 +359,38 @@ AOTITorchError aoti_torch_cpu_select_int(AtenTensorHandle self, int64_t dim, int
     return shimrt_select_int(self, dim, index, ret0);
 }
 
+/* aten.sort.default: sort(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)
+ * kernel: shimrt_cpu_sort (CPU) */
+AOTITorchError aoti_torch_cpu_sort(AtenTensorHandle self, int64_t dim, int32_t descending, AtenTensorHandle* ret0, AtenTensorHandle* ret1) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_RET(ret0);
+    SHIMRT_ARG_RET(ret1);
+    return shimrt_cpu_sort(self, dim, descending, ret0, ret1);
+}
+
+/* aten.sort.stable: sort.stable(Tensor self, *, bool? stable, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)
+ * kernel: shimrt_cpu_sort_stable (CPU) */
+AOTITorchError aoti_torch_cpu_sort_stable(AtenTensorHandle self, int32_t* stable, int64_t dim, int32_t descending, AtenTensorHandle* ret0, AtenTensorHandle* ret1) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_RET(ret0);
+    SHIMRT_ARG_RET(ret1);
+    return shimrt_cpu_sort_stable(self, stable, dim, descending, ret0, ret1);
+}
+
 /* aten.squeeze.dim: squeeze.dim(Tensor(a) self, int dim) -> Tensor(a)
  * kernel: shimrt_squeeze_dim (CompositeExplicitAutograd) */
 AOTITorchError aoti_torch_cpu_squeeze_dim(AtenTensorHandle self, int64_t dim, AtenTensorHandle* ret0) {
     SHIMRT_ARG_TENSOR(self);
     SHIMRT_ARG_RET(ret0);
     return shimrt_squeeze_dim(self, dim, ret0);
+}
+
+/* aten.stack.default: stack(Tensor[] tensors, int dim=0) -> Tensor
+ * kernel: shimrt_stack (CompositeExplicitAutograd) */
+AOTITorchError aoti_torch_cpu_stack(const AtenTensorHandle* tensors, int64_t tensors_len_, int64_t dim, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR_LIST(tensors);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_stack(tensors, tensors_len_, dim, ret0);
 }
 
 /* aten.sub.Tensor: sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
@@ -234,6 +419,14 @@ AOTITorchError aoti_torch_cpu_to_dtype(AtenTensorHandle self, int32_t dtype, int
     return shimrt_cpu_to_dtype(self, dtype, non_blocking, copy, memory_format, ret0);
 }
 
+/* aten.to.dtype_layout: to.dtype_layout(Tensor(a) self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool non_blocking=False, bool copy=False, MemoryFormat? memory_format=None) -> Tensor(a)
+ * kernel: shimrt_to_dtype_layout (CompositeExplicitAutograd) */
+AOTITorchError aoti_torch_cpu_to_dtype_layout(AtenTensorHandle self, int32_t* dtype, int32_t* layout, int32_t* device, int32_t device_index_, int32_t* pin_memory, int32_t non_blocking, int32_t copy, int32_t* memory_format, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_to_dtype_layout(self, dtype, layout, device, device_index_, pin_memory, non_blocking, copy, memory_format, ret0);
+}
+
 /* aten.transpose.int: transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)
  * kernel: shimrt_transpose_int (CompositeExplicitAutograd) */
 AOTITorchError aoti_torch_cpu_transpose_int(AtenTensorHandle self, int64_t dim0, int64_t dim1, AtenTensorHandle* ret0) {
@@ -259,9 +452,25 @@ AOTITorchError aoti_torch_cpu_view(AtenTensorHandle self, const int64_t* size, i
     return shimrt_view(self, size, size_len_, ret0);
 }
 
+/* aten.view.dtype: view.dtype(Tensor(a) self, ScalarType dtype) -> Tensor(a)
+ * kernel: shimrt_view_dtype (CompositeExplicitAutograd) */
+AOTITorchError aoti_torch_cpu_view_dtype(AtenTensorHandle self, int32_t dtype, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_view_dtype(self, dtype, ret0);
+}
+
 /* aten.zero_.default: zero_(Tensor(a!) self) -> Tensor(a!)
  * kernel: shimrt_cpu_zero_ (CPU) */
 AOTITorchError aoti_torch_cpu_zero_(AtenTensorHandle self) {
     SHIMRT_ARG_TENSOR(self);
     return shimrt_cpu_zero_(self);
+}
+
+/* aten.zeros_like.default: zeros_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
+ * kernel: shimrt_zeros_like (CompositeExplicitAutograd) */
+AOTITorchError aoti_torch_cpu_zeros_like(AtenTensorHandle self, int32_t* dtype, int32_t* layout, int32_t* device, int32_t device_index_, int32_t* pin_memory, int32_t* memory_format, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_zeros_like(self, dtype, layout, device, device_index_, pin_memory, memory_format, ret0);
 }

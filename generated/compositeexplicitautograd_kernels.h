@@ -18,24 +18,52 @@
 extern "C" {
 #endif
 
+/* aten._foreach_mul_.List: _foreach_mul_.List(Tensor(a!)[] self, Tensor[] other) -> () (CompositeExplicitAutograd) */
+AOTITorchError shimrt_foreach_mul__list(const AtenTensorHandle* self, int64_t self_len_, const AtenTensorHandle* other, int64_t other_len_);
+/* aten.arange.default: arange(Scalar end, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor (CompositeExplicitAutograd) */
+AOTITorchError shimrt_arange(double end, int32_t* dtype, int32_t* layout, int32_t* device, int32_t device_index_, int32_t* pin_memory, AtenTensorHandle* ret0);
+/* aten.arange.start_step: arange.start_step(Scalar start, Scalar end, Scalar step=1, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor (CompositeExplicitAutograd) */
+AOTITorchError shimrt_arange_start_step(double start, double end, double step, int32_t* dtype, int32_t* layout, int32_t* device, int32_t device_index_, int32_t* pin_memory, AtenTensorHandle* ret0);
+/* aten.embedding.default: embedding(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor (CompositeExplicitAutograd) */
+AOTITorchError shimrt_embedding(AtenTensorHandle weight, AtenTensorHandle indices, int64_t padding_idx, int32_t scale_grad_by_freq, int32_t sparse, AtenTensorHandle* ret0);
 /* aten.empty_like.default: empty_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor (CompositeExplicitAutograd) */
 AOTITorchError shimrt_empty_like(AtenTensorHandle self, int32_t* dtype, int32_t* layout, int32_t* device, int32_t device_index_, int32_t* pin_memory, int32_t* memory_format, AtenTensorHandle* ret0);
+/* aten.full.default: full(SymInt[] size, Scalar fill_value, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor (CompositeExplicitAutograd) */
+AOTITorchError shimrt_full(const int64_t* size, int64_t size_len_, double fill_value, int32_t* dtype, int32_t* layout, int32_t* device, int32_t device_index_, int32_t* pin_memory, AtenTensorHandle* ret0);
+/* aten.full.out: full.out(SymInt[] size, Scalar fill_value, *, Tensor(a!) out) -> Tensor(a!) (CompositeExplicitAutograd) */
+AOTITorchError shimrt_full_out(AtenTensorHandle out, const int64_t* size, int64_t size_len_, double fill_value);
+/* aten.full_like.default: full_like(Tensor self, Scalar fill_value, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor (CompositeExplicitAutograd) */
+AOTITorchError shimrt_full_like(AtenTensorHandle self, double fill_value, int32_t* dtype, int32_t* layout, int32_t* device, int32_t device_index_, int32_t* pin_memory, int32_t* memory_format, AtenTensorHandle* ret0);
+/* aten.is_leaf.default: is_leaf(Tensor self) -> bool (CompositeExplicitAutograd) */
+AOTITorchError shimrt_is_leaf(AtenTensorHandle self, int32_t* ret0);
+/* aten.is_pinned.default: is_pinned(Tensor self, Device? device=None) -> bool (CompositeExplicitAutograd) */
+AOTITorchError shimrt_is_pinned(AtenTensorHandle self, int32_t* device, int32_t device_index_, int32_t* ret0);
 /* aten.narrow.default: narrow(Tensor(a) self, int dim, SymInt start, SymInt length) -> Tensor(a) (CompositeExplicitAutograd) */
 AOTITorchError shimrt_narrow(AtenTensorHandle self, int64_t dim, int64_t start, int64_t length, AtenTensorHandle* ret0);
 /* aten.new_empty.default: new_empty(Tensor self, SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor (CompositeExplicitAutograd) */
 AOTITorchError shimrt_new_empty(AtenTensorHandle self, const int64_t* size, int64_t size_len_, int32_t* dtype, int32_t* layout, int32_t* device, int32_t device_index_, int32_t* pin_memory, AtenTensorHandle* ret0);
+/* aten.ones_like.default: ones_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor (CompositeExplicitAutograd) */
+AOTITorchError shimrt_ones_like(AtenTensorHandle self, int32_t* dtype, int32_t* layout, int32_t* device, int32_t device_index_, int32_t* pin_memory, int32_t* memory_format, AtenTensorHandle* ret0);
 /* aten.permute.default: permute(Tensor(a) self, int[] dims) -> Tensor(a) (CompositeExplicitAutograd) */
 AOTITorchError shimrt_permute(AtenTensorHandle self, const int64_t* dims, int64_t dims_len_, AtenTensorHandle* ret0);
 /* aten.select.int: select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a) (CompositeExplicitAutograd) */
 AOTITorchError shimrt_select_int(AtenTensorHandle self, int64_t dim, int64_t index, AtenTensorHandle* ret0);
 /* aten.squeeze.dim: squeeze.dim(Tensor(a) self, int dim) -> Tensor(a) (CompositeExplicitAutograd) */
 AOTITorchError shimrt_squeeze_dim(AtenTensorHandle self, int64_t dim, AtenTensorHandle* ret0);
+/* aten.stack.default: stack(Tensor[] tensors, int dim=0) -> Tensor (CompositeExplicitAutograd) */
+AOTITorchError shimrt_stack(const AtenTensorHandle* tensors, int64_t tensors_len_, int64_t dim, AtenTensorHandle* ret0);
+/* aten.to.dtype_layout: to.dtype_layout(Tensor(a) self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool non_blocking=False, bool copy=False, MemoryFormat? memory_format=None) -> Tensor(a) (CompositeExplicitAutograd) */
+AOTITorchError shimrt_to_dtype_layout(AtenTensorHandle self, int32_t* dtype, int32_t* layout, int32_t* device, int32_t device_index_, int32_t* pin_memory, int32_t non_blocking, int32_t copy, int32_t* memory_format, AtenTensorHandle* ret0);
 /* aten.transpose.int: transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a) (CompositeExplicitAutograd) */
 AOTITorchError shimrt_transpose_int(AtenTensorHandle self, int64_t dim0, int64_t dim1, AtenTensorHandle* ret0);
 /* aten.unsqueeze.default: unsqueeze(Tensor(a) self, int dim) -> Tensor(a) (CompositeExplicitAutograd) */
 AOTITorchError shimrt_unsqueeze(AtenTensorHandle self, int64_t dim, AtenTensorHandle* ret0);
 /* aten.view.default: view(Tensor(a) self, SymInt[] size) -> Tensor(a) (CompositeExplicitAutograd) */
 AOTITorchError shimrt_view(AtenTensorHandle self, const int64_t* size, int64_t size_len_, AtenTensorHandle* ret0);
+/* aten.view.dtype: view.dtype(Tensor(a) self, ScalarType dtype) -> Tensor(a) (CompositeExplicitAutograd) */
+AOTITorchError shimrt_view_dtype(AtenTensorHandle self, int32_t dtype, AtenTensorHandle* ret0);
+/* aten.zeros_like.default: zeros_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor (CompositeExplicitAutograd) */
+AOTITorchError shimrt_zeros_like(AtenTensorHandle self, int32_t* dtype, int32_t* layout, int32_t* device, int32_t device_index_, int32_t* pin_memory, int32_t* memory_format, AtenTensorHandle* ret0);
 
 #ifdef __cplusplus
 } /* extern "C" */

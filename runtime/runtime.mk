@@ -2,16 +2,28 @@
 # (SCHEMA_OBJS from gen/gen.mk): one copy of that code in both shimgen and the runtime.
 # generated/*.c: the shims, boxed wrappers and registration shimgen made from schemas/.
 RT_SRCS      := $(sort $(wildcard runtime/core/*.c runtime/cpu/*.c runtime/cuda/*.c generated/*.c))
-RT_OBJS      := $(RT_SRCS:%.c=$(BUILD)/obj/%.o) $(SCHEMA_OBJS)
+# The one C++ file: the exception boundary and the new/delete StableIValue cells
+# (runtime/core/cxx_boundary.cc says why). Compiled with g++; libstdc++ is then a
+# dependency of libshimrt (RT_LDLIBS).
+RT_CXX_SRCS  := runtime/core/cxx_boundary.cc
+RT_OBJS      := $(RT_SRCS:%.c=$(BUILD)/obj/%.o) $(RT_CXX_SRCS:%.cc=$(BUILD)/obj/%.o) $(SCHEMA_OBJS)
 LIBSHIMRT_A  := $(BUILD)/libshimrt.a
 LIBSHIMRT_SO := $(BUILD)/libshimrt.so
-RT_LDLIBS    := $(LDLIBS_COMMON)
+RT_LDLIBS    := $(LDLIBS_COMMON) -lstdc++
+CXX          ?= g++
+CXXFLAGS_RT  := -std=c++17 -Wall -Wextra -Werror $(OPT) $(SANFLAGS) -fPIC -fvisibility=hidden -MMD -MP
+
+$(BUILD)/obj/%.o: %.cc | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(CXX) $(CPPFLAGS_COMMON) $(CPPFLAGS) $(CXXFLAGS_RT) $(CXXFLAGS) -c $< -o $@
 
 $(LIBSHIMRT_A): $(RT_OBJS)
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^
+# The soname link lives beside the library, so programs linked against build/ run.
 $(LIBSHIMRT_SO): $(RT_OBJS)
-	$(CC) -shared $(LDFLAGS_COMMON) $(LDFLAGS) -Wl,-soname,libshimrt.so.0 -o $@ $^ $(RT_LDLIBS)
+	$(CXX) -shared $(LDFLAGS_COMMON) $(LDFLAGS) -Wl,-soname,libshimrt.so.0 -Wl,--no-undefined -o $@ $^ $(RT_LDLIBS)
+	ln -sf libshimrt.so $(BUILD)/libshimrt.so.0
 
 ALL_TARGETS += $(LIBSHIMRT_A) $(LIBSHIMRT_SO)
 
@@ -23,6 +35,10 @@ LIBDIR       ?= $(PREFIX)/lib
 INCLUDEDIR   ?= $(PREFIX)/include
 PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
 RT_HEADER_DIRS := shimrt torch
+# The generated shim headers go where PyTorch keeps them, so a C client written against
+# PyTorch's include paths finds <torch/csrc/inductor/aoti_torch/generated/c_shim_aten.h>.
+RT_GENERATED_INCDIR  := torch/csrc/inductor/aoti_torch/generated
+RT_GENERATED_HEADERS := $(sort $(wildcard generated/c_shim_*.h))
 
 .PHONY: install-shimrt uninstall-shimrt
 install-shimrt: $(LIBSHIMRT_A) $(LIBSHIMRT_SO)
@@ -34,6 +50,9 @@ install-shimrt: $(LIBSHIMRT_A) $(LIBSHIMRT_SO)
 	cd runtime/include && for h in $$(find $(RT_HEADER_DIRS) -name '*.h' | sort); do \
 	  install -d "$(DESTDIR)$(INCLUDEDIR)/$$(dirname $$h)" && \
 	  install -m 644 "$$h" "$(DESTDIR)$(INCLUDEDIR)/$$h" || exit 1; done
+	install -d $(DESTDIR)$(INCLUDEDIR)/$(RT_GENERATED_INCDIR)
+	for h in $(RT_GENERATED_HEADERS); do \
+	  install -m 644 "$$h" "$(DESTDIR)$(INCLUDEDIR)/$(RT_GENERATED_INCDIR)/$$(basename $$h)" || exit 1; done
 	printf '%s\n' 'prefix=$(PREFIX)' 'libdir=$(LIBDIR)' 'includedir=$(INCLUDEDIR)' '' \
 	  'Name: shimrt' \
 	  'Description: libtorch-free runtime for the LibTorch stable C ABI' \
@@ -48,6 +67,9 @@ uninstall-shimrt:
 	rm -f $(DESTDIR)$(LIBDIR)/libshimrt.so.$(SHIMRT_VERSION) \
 	  $(DESTDIR)$(LIBDIR)/libshimrt.so.$(SHIMRT_SONAME_MAJOR) $(DESTDIR)$(LIBDIR)/libshimrt.so \
 	  $(DESTDIR)$(LIBDIR)/libshimrt.a $(DESTDIR)$(PKGCONFIGDIR)/shimrt.pc
+	for h in $(RT_GENERATED_HEADERS); do \
+	  rm -f "$(DESTDIR)$(INCLUDEDIR)/$(RT_GENERATED_INCDIR)/$$(basename $$h)"; done
+	rmdir "$(DESTDIR)$(INCLUDEDIR)/$(RT_GENERATED_INCDIR)" 2>/dev/null || true
 	cd runtime/include && for h in $$(find $(RT_HEADER_DIRS) -name '*.h'); do \
 	  rm -f "$(DESTDIR)$(INCLUDEDIR)/$$h"; done; \
 	for d in $$(find $(RT_HEADER_DIRS) -type d | sort -r); do \

@@ -54,7 +54,7 @@ int main(int argc, char **argv) {
 
     /* A float64 input is refused with a message. */
     AtenTensorHandle bad = NULL;
-    aoti_torch_empty_strided(2, sizes, NULL, aoti_torch_dtype_float64(),
+    aoti_torch_empty_strided(2, sizes, strides, aoti_torch_dtype_float64(),
                              aoti_torch_device_type_cpu(), 0, &bad);
     StableIValue stack2[2] = {siv_from_tensor(bad), siv_from_double(1.0)};
     if (torch_call_dispatcher("myops::add_scalar", "", stack2, TORCH_ABI_VERSION) ==

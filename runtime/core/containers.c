@@ -6,6 +6,7 @@
 
 #include "containers_internal.h"
 #include "internal.h"
+#include "cxx_boundary.h"
 
 shimrt_pool shimrt_list_pool = SHIMRT_POOL_INIT(struct StableListOpaque);
 shimrt_pool shimrt_string_pool = SHIMRT_POOL_INIT(struct StringOpaque);
@@ -194,7 +195,9 @@ AOTI_TORCH_EXPORT AOTITorchError torch_string_c_str(StringHandle handle, const c
 /* ---- heap cells ------------------------------------------------------------------------ */
 AOTI_TORCH_EXPORT AOTITorchError torch_new_stable_ivalue(StableIValue **ret_value) {
     SHIMRT_CHECK_ARG(ret_value);
-    StableIValue *cell = calloc(1, sizeof *cell);
+    /* C++ new, as libtorch's: an extension may free it with `delete` (built for PyTorch
+     * < 2.13) or with torch_delete_stable_ivalue (runtime/core/cxx_boundary.cc). */
+    StableIValue *cell = shimrt_cxx_cell_new();
     if (!cell) return shimrt_fail(__func__, "out of memory");
     SHIMRT_LIVE_ADD(shimrt_live_cells, 1);
     *ret_value = cell;
@@ -203,7 +206,7 @@ AOTI_TORCH_EXPORT AOTITorchError torch_new_stable_ivalue(StableIValue **ret_valu
 
 AOTI_TORCH_EXPORT AOTITorchError torch_delete_stable_ivalue(StableIValue *value) {
     if (value == NULL) return AOTI_TORCH_SUCCESS;
-    free(value);
+    shimrt_cxx_cell_delete(value); /* also right for an extension's `new StableIValue` */
     SHIMRT_LIVE_ADD(shimrt_live_cells, -1);
     return AOTI_TORCH_SUCCESS;
 }

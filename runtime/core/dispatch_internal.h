@@ -99,4 +99,10 @@ shimrt_op *shimrt_op_get_or_create(const char *name, const char *overload);
 /* The torch_tag_*() codes and SHIMRT_NUM_TAGS: shimrt/codes.h. */
 const char *shimrt_tag_name(int32_t tag);
 
+/* True when the last dispatch call of the calling thread took ownership of its stack's
+ * arguments (PyTorch's rule: the op was found and defined); false when it failed before
+ * that (unknown or undefined op, NULL stack, bad op handle), and the caller still owns
+ * them. */
+bool shimrt_dispatch_took_args(void);
+
 #endif

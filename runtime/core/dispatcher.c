@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "dispatch_internal.h"
+#include "cxx_boundary.h"
 
 pthread_mutex_t shimrt_dispatch_lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -261,7 +262,49 @@ static void registered_keys(const shimrt_op *op, char *buf, size_t cap) {
     }
 }
 
+/* PyTorch's rule: once the op is found, the dispatcher owns the stack's arguments, and a
+ * call that fails before its kernel ran has released them. Frees what each argument owns
+ * (a stale or garbage handle inside is skipped safely: every free checks its pool) and
+ * zeroes the slots. Keeps the thread's message. */
+static void release_args(const shimrt_opdef *d, StableIValue *stack) {
+    char saved[1024];
+    snprintf(saved, sizeof saved, "%s", torch_exception_get_what());
+    for (uint32_t i = 0; i < d->n_args; i++) {
+        shimrt_siv_release_type("torch_call_dispatcher", d->schema->args[i].type, stack[i]);
+        stack[i] = 0;
+    }
+    shimrt_set_error_text(saved);
+}
+
+/* PyTorch's BackendSelect for factory ops (no tensor argument, a `Device?`/`Device`
+ * argument among the TensorOptions): the device argument's key, CPU when it is None.
+ * Ops without a device argument keep no key (-1). The optional's cell was made by
+ * torch_new_stable_ivalue or the extension's `new`; it is read, never freed, here. */
+static int backend_select(const shimrt_opdef *d, const StableIValue *stack) {
+    for (uint32_t i = 0; i < d->n_args; i++) {
+        const sg_type *t = d->schema->args[i].type;
+        bool opt = t->kind == SG_TY_OPTIONAL;
+        const sg_type *b = opt ? t->elem : t;
+        if (b->kind != SG_TY_BASE || b->base != SG_BT_DEVICE) continue;
+        StableIValue v = stack[i];
+        if (opt) {
+            if (!v) return SHIMRT_KEY_CPU;
+            v = *(const StableIValue *)(uintptr_t)v;
+        }
+        int k = key_of_device(siv_to_device_type(v));
+        return k < 0 ? SHIMRT_KEY_CPU : k;
+    }
+    return -1;
+}
+
+/* Whether the last dispatch call of this thread took ownership of its arguments (the op
+ * was found and defined): see shimrt_dispatch_took_args. */
+static _Thread_local bool tls_took_args;
+
+bool shimrt_dispatch_took_args(void) { return tls_took_args; }
+
 static AOTITorchError op_call(const char *func, shimrt_op *op, StableIValue *stack) {
+    tls_took_args = false;
     const shimrt_opdef *d = atomic_load_explicit(&op->def, memory_order_acquire);
     if (!d) {
         return shimrt_fail(func, "op %s overload %s is not defined (kernels may exist but no "
@@ -272,8 +315,13 @@ static AOTITorchError op_call(const char *func, shimrt_op *op, StableIValue *sta
         return shimrt_fail(func, "op %s overload %s: argument 'stack' is NULL", op->name,
                            ovl_text(op));
     }
+    tls_took_args = true;
     int key = -1;
-    if (d->n_tensor_args && compute_key(func, op, d, stack, &key)) return AOTI_TORCH_FAILURE;
+    if (d->n_tensor_args && compute_key(func, op, d, stack, &key)) {
+        release_args(d, stack);
+        return AOTI_TORCH_FAILURE;
+    }
+    if (key < 0) key = backend_select(d, stack);
     ShimrtBoxedKernel fn = NULL;
     int used = key; /* the key whose kernel runs */
     if (key >= 0) fn = atomic_load_explicit(&op->kernels[key], memory_order_acquire);
@@ -284,13 +332,22 @@ static AOTITorchError op_call(const char *func, shimrt_op *op, StableIValue *sta
     if (!fn) {
         char keys[200];
         registered_keys(op, keys, sizeof keys);
-        return shimrt_fail(func, "op %s overload %s has no kernel for dispatch key %s%s "
-                           "(registered: [%s])", op->name, ovl_text(op), shimrt_key_name(key),
-                           key < 0 ? " (no tensor arguments) and no composite kernel" : "",
-                           keys);
+        shimrt_fail(func, "op %s overload %s has no kernel for dispatch key %s%s "
+                    "(registered: [%s])", op->name, ovl_text(op), shimrt_key_name(key),
+                    key < 0 ? " (no tensor arguments) and no composite kernel" : "", keys);
+        release_args(d, stack);
+        return AOTI_TORCH_FAILURE;
     }
     tls_kernel_failed = false;
-    fn(stack, d->n_args, d->n_rets);
+    char what[512];
+    /* A C++ kernel may throw (PyTorch's stable headers do): caught in C++, never let
+     * through C frames; its arguments were owned by C++ objects that unwinding freed. */
+    if (shimrt_cxx_call_kernel(fn, stack, d->n_args, d->n_rets, what, sizeof what)) {
+        tls_kernel_failed = false;
+        return shimrt_fail(func, "op %s overload %s (key %s, kernel of %s): kernel threw: %s",
+                           op->name, ovl_text(op), shimrt_key_name(key), shimrt_key_name(used),
+                           what);
+    }
     if (tls_kernel_failed) {
         tls_kernel_failed = false;
         return shimrt_fail(func, "op %s overload %s (key %s, kernel of %s): kernel failed: %s",
@@ -302,6 +359,7 @@ static AOTITorchError op_call(const char *func, shimrt_op *op, StableIValue *sta
 
 static AOTITorchError call_by_name(const char *func, const char *opName,
                                    const char *overloadName, StableIValue *stack) {
+    tls_took_args = false;
     if (!opName) return shimrt_fail(func, "argument 'opName' is NULL");
     const char *ovl = overloadName ? overloadName : "";
     shimrt_op *op = shimrt_op_lookup(opName, ovl);
@@ -390,6 +448,7 @@ AOTI_TORCH_EXPORT AOTITorchError shimrt_op_find(const char *opName, const char *
 AOTI_TORCH_EXPORT AOTITorchError shimrt_op_call(ShimrtOpHandle op, StableIValue *stack,
                                                 uint64_t extension_build_version) {
     (void)extension_build_version;
+    tls_took_args = false;
     const char *why = op_problem(op);
     if (why) return shimrt_fail(__func__, "op handle 'op' %s", why);
     return op_call(__func__, op, stack);

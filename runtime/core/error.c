@@ -23,6 +23,10 @@ AOTITorchError shimrt_fail(const char *func, const char *fmt, ...) {
 
 void shimrt_clear_error(void) { tls_msg[0] = '\0'; }
 
+void shimrt_set_error_text(const char *text) {
+    snprintf(tls_msg, sizeof tls_msg, "%s", text ? text : "");
+}
+
 AOTI_TORCH_EXPORT const char *torch_exception_get_what(void) { return tls_msg; }
 
 AOTI_TORCH_EXPORT const char *torch_exception_get_what_without_backtrace(void) {

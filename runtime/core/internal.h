@@ -21,6 +21,8 @@ AOTITorchError shimrt_fail(const char *func, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 /* Empties the calling thread's message (torch_exception_get_what() then returns ""). */
 void shimrt_clear_error(void);
+/* Sets the calling thread's message to exactly text (no prefix). */
+void shimrt_set_error_text(const char *text);
 
 /* Fails from the enclosing function when a required out-pointer or argument is NULL. */
 #define SHIMRT_CHECK_ARG(p)                                                       \
@@ -117,6 +119,7 @@ struct AtenTensorOpaque {
     int64_t storage_offset;   /* in elements */
     int32_t dtype, device_type, device_index, layout;
     bool defined;             /* false: from aoti_torch_new_uninitialized_tensor */
+    bool requires_grad;       /* torch_set_requires_grad; no autograd runs on it */
     int64_t inline_sizes[SHIMRT_INLINE_DIMS], inline_strides[SHIMRT_INLINE_DIMS];
 };
 

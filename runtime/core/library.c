@@ -199,7 +199,7 @@ static AOTITorchError lib_def(const char *func, TorchLibraryHandle self, const c
     if (!scratch) return shimrt_fail(func, "out of memory");
     sg_schema_error err;
     memset(&err, 0, sizeof err);
-    const sg_schema *s = sg_schema_parse(scratch, schema, len, &err);
+    const sg_schema *s = sg_schema_parse_library(scratch, schema, len, &err);
     if (!s) {
         AOTITorchError e = shimrt_fail(func, "bad schema '%s': %s (at offset %u)", schema,
                                        err.message, (unsigned)err.offset);
@@ -222,7 +222,7 @@ static AOTITorchError lib_def(const char *func, TorchLibraryHandle self, const c
     pthread_mutex_lock(&shimrt_dispatch_lock);
     AOTITorchError rc = AOTI_TORCH_SUCCESS;
     sg_arena *arena = shimrt_dispatch_arena();
-    const sg_schema *keep = arena ? sg_schema_parse(arena, schema, len, &err) : NULL;
+    const sg_schema *keep = arena ? sg_schema_parse_library(arena, schema, len, &err) : NULL;
     char *qual = keep ? sg_arena_printf(arena, "%s::%s", self->ns, keep->name) : NULL;
     shimrt_op *op = qual ? shimrt_op_get_or_create(qual, keep->overload) : NULL;
     shimrt_opdef *d = op ? sg_arena_alloc(arena, sizeof *d) : NULL;

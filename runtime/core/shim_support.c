@@ -9,6 +9,7 @@
 
 #include "containers_internal.h"
 #include "internal.h"
+#include "dispatch_internal.h"
 #include "shimrt/shim_support.h"
 
 AOTI_TORCH_EXPORT AOTITorchError shimrt_set_error(const char *func, const char *fmt, ...) {
@@ -933,9 +934,15 @@ AOTI_TORCH_EXPORT AOTITorchError shimrt_pack_call(shimrt_pack *p, shimrt_op_cach
         __atomic_store_n(&cache->op, op, __ATOMIC_RELEASE);
     }
     if (shimrt_op_call(op, p->stack, TORCH_ABI_VERSION) != AOTI_TORCH_SUCCESS) {
+        /* As PyTorch's torch_call_dispatcher, a failed call has taken ownership of the
+         * arguments (released them, or its kernel did): releasing them again here would be
+         * a double free, and with libtorch it would crash. */
         char why[512];
         snprintf(why, sizeof why, "%s", torch_exception_get_what());
-        pack_release(p); /* slots a failing kernel consumed are 0: no-ops */
+        if (shimrt_dispatch_took_args())
+            p->n = 0;
+        else
+            pack_release(p); /* the op was not defined: the arguments are still ours */
         return shimrt_fail(p->func, "%s", why);
     }
     p->n = 0;

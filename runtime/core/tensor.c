@@ -169,7 +169,9 @@ AtenTensorHandle shimrt_tensor_new(const char *func, shimrt_storage *s, int64_t 
     t->storage_offset = storage_offset;
     t->dtype = dtype;
     t->device_type = device_type;
-    t->device_index = device_index < 0 ? 0 : device_index;
+    /* PyTorch's convention: a CPU (or meta) tensor's device has no index (-1). */
+    t->device_index = (device_type == SHIMRT_DEV_CPU || device_type == SHIMRT_DEV_META)
+                          ? -1 : (device_index < 0 ? 0 : device_index);
     t->layout = layout;
     t->defined = true;
     t->magic = SHIMRT_TENSOR_MAGIC;
@@ -226,6 +228,14 @@ AOTI_TORCH_EXPORT AOTITorchError aoti_torch_empty_strided(
     int64_t ndim, const int64_t *sizes_ptr, const int64_t *strides_ptr, int32_t dtype,
     int32_t device_type, int32_t device_index, AtenTensorHandle *ret_new_tensor) {
     SHIMRT_CHECK_ARG(ret_new_tensor);
+    /* libtorch reads ndim strides unconditionally (NULL crashes it): a caller relying on
+     * NULL meaning "contiguous" would work here and crash there. Checked after the
+     * arguments the other messages describe. */
+    if (ndim > 0 && ndim <= SHIMRT_MAX_DIMS && sizes_ptr && !strides_ptr &&
+        shimrt_dtype_name(dtype) && shimrt_device_type_name(device_type))
+        return shimrt_fail(__func__, "argument 'strides_ptr' is NULL for a %lld-dim tensor "
+                           "(PyTorch requires the strides: pass the contiguous ones)",
+                           (long long)ndim);
     AtenTensorHandle t = shimrt_tensor_empty(__func__, ndim, sizes_ptr, strides_ptr, dtype,
                                              device_type, device_index);
     if (!t) return AOTI_TORCH_FAILURE;

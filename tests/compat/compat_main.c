@@ -75,7 +75,7 @@ static void scale_join_kernel(StableIValue *stack, uint64_t num_args, uint64_t n
     /* a contiguous float32 copy, scaled */
     int64_t *sz = NULL;
     CHECK(aoti_torch_get_sizes(x, &sz));
-    CHECK(aoti_torch_empty_strided(2, sz, NULL, aoti_torch_dtype_float32(),
+    CHECK(aoti_torch_empty_strided(2, sz, (const int64_t[]){sz[1], 1}, aoti_torch_dtype_float32(),
                                    aoti_torch_device_type_cpu(), 0, &out));
     CHECK(aoti_torch_copy_(out, x, 0));
     float *p = NULL;
@@ -147,7 +147,7 @@ int main(void) {
     /* create a 2x3 float32 tensor and fill it */
     int64_t sizes[2] = {2, 3};
     AtenTensorHandle t = NULL;
-    CHECK(aoti_torch_empty_strided(2, sizes, NULL, aoti_torch_dtype_float32(),
+    CHECK(aoti_torch_empty_strided(2, sizes, (const int64_t[]){3, 1}, aoti_torch_dtype_float32(),
                                    aoti_torch_device_type_cpu(), 0, &t));
     float *data = NULL;
     CHECK(aoti_torch_get_data_ptr(t, (void **)&data));
@@ -163,7 +163,7 @@ int main(void) {
     printf("view: contiguous=%d stride1=%lld\n", (int)contiguous, (long long)s1);
     /* copy the view into an int64 tensor (dtype conversion, strided read) */
     AtenTensorHandle i64 = NULL;
-    CHECK(aoti_torch_empty_strided(2, vsizes, NULL, aoti_torch_dtype_int64(),
+    CHECK(aoti_torch_empty_strided(2, vsizes, (const int64_t[]){2, 1}, aoti_torch_dtype_int64(),
                                    aoti_torch_device_type_cpu(), 0, &i64));
     CHECK(aoti_torch_copy_(i64, v, 0));
     int64_t *ip = NULL;

@@ -6,6 +6,8 @@
 
 #include <shimrt/shimrt.h>
 
+#include "contig.h"
+
 #define OK(call) cr_assert_eq((call), AOTI_TORCH_SUCCESS, "%s failed: %s", #call, torch_exception_get_what())
 /* The call fails and the thread's message names func and contains what. */
 #define FAILS(call, func, what)                                                              \
@@ -37,7 +39,7 @@ static inline void no_leaks(void) {
 
 static inline AtenTensorHandle make_f32(int64_t ndim, const int64_t *sizes) {
     AtenTensorHandle t = NULL;
-    OK(aoti_torch_empty_strided(ndim, sizes, NULL, aoti_torch_dtype_float32(),
+    OK(aoti_torch_empty_strided(ndim, sizes, shimrt_test_strides(ndim, sizes), aoti_torch_dtype_float32(),
                                 aoti_torch_device_type_cpu(), 0, &t));
     return t;
 }

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "contig.h"
 #include "compositeexplicitautograd_kernels.h"
 #include "cpu_kernels.h"
 #include "shimrt/shimrt.h"
@@ -163,7 +164,7 @@ static AtenTensorHandle make(int32_t dt, enum layout lay, int64_t nd, const int6
     }
     int64_t total = extent + offset + 1;
     AtenTensorHandle base = NULL, t = NULL;
-    OK(aoti_torch_empty_strided(1, &total, NULL, dt, CPU, 0, &base));
+    OK(aoti_torch_empty_strided(1, &total, shimrt_test_strides(1, &total), dt, CPU, 0, &base));
     memset(data_of(base), 0, (size_t)total * aoti_torch_dtype_element_size(dt));
     OK(aoti_torch__reinterpret_tensor(base, nd, sizes, strides, offset, &t));
     OK(aoti_torch_delete_tensor_object(base));
@@ -372,7 +373,7 @@ Test(binary, errors) {
     FAILS(shimrt_cpu_add_tensor(i, i, 1.5, &r), "add.Tensor", "alpha");
     FAILS(shimrt_cpu_sub_tensor(bl, a, 1.0, &r), "sub.Tensor", "bool");
     FAILS(shimrt_cpu_add_scalar(i, 1.0, 0.5, &r), "add.Scalar", "alpha");
-    OK(aoti_torch_empty_strided(2, s23, NULL, aoti_torch_dtype_complex64(), CPU, 0, &cplx));
+    OK(aoti_torch_empty_strided(2, s23, shimrt_test_strides(2, s23), aoti_torch_dtype_complex64(), CPU, 0, &cplx));
     FAILS(shimrt_cpu_add_tensor(a, cplx, 1.0, &r), "add.Tensor", "complex64");
     FAILS(shimrt_cpu_neg(cplx, &r), "neg", "not supported");
     cr_assert_null(r);
@@ -889,7 +890,7 @@ Test(alloc, fill_and_zero_touch_only_the_view) {
     int32_t dts[] = {F32, F64, I64, I32, BOOL, U8};
     for (size_t k = 0; k < sizeof dts / sizeof *dts; k++) {
         AtenTensorHandle base = NULL, v = NULL;
-        OK(aoti_torch_empty_strided(1, &total, NULL, dts[k], CPU, 0, &base));
+        OK(aoti_torch_empty_strided(1, &total, shimrt_test_strides(1, &total), dts[k], CPU, 0, &base));
         for (int64_t i = 0; i < total; i++) write_at(base, (int64_t[]){i}, 1);
         OK(aoti_torch__reinterpret_tensor(base, 2, s, st, 3, &v));
         double fillv = dts[k] == BOOL ? 1 : dts[k] == U8 ? 200 : -7;
@@ -947,7 +948,7 @@ Test(alloc, copy_broadcast_and_convert) {
     /* overlapping source and destination (shifted view of one buffer) */
     int64_t n = 10, s9[] = {9}, st1[] = {1};
     AtenTensorHandle buf = NULL, lo = NULL, hi = NULL;
-    OK(aoti_torch_empty_strided(1, &n, NULL, I64, CPU, 0, &buf));
+    OK(aoti_torch_empty_strided(1, &n, shimrt_test_strides(1, &n), I64, CPU, 0, &buf));
     for (int64_t k = 0; k < 10; k++) ((int64_t *)data_of(buf))[k] = k;
     OK(aoti_torch__reinterpret_tensor(buf, 1, s9, st1, 0, &lo));
     OK(aoti_torch__reinterpret_tensor(buf, 1, s9, st1, 1, &hi));
@@ -959,7 +960,7 @@ Test(alloc, copy_broadcast_and_convert) {
     AtenTensorHandle m = make(F32, CONTIG, 2, s, 0), v3 = make(F32, CONTIG, 1, s3, 0);
     AtenTensorHandle big = NULL, ex = NULL;
     int64_t s234[] = {2, 3, 4};
-    OK(aoti_torch_empty_strided(3, s234, NULL, F32, CPU, 0, &big));
+    OK(aoti_torch_empty_strided(3, s234, shimrt_test_strides(3, s234), F32, CPU, 0, &big));
     FAILS(shimrt_cpu_copy_(m, v3, 0), "copy_", "cannot be broadcast");
     FAILS(shimrt_cpu_copy_(m, big, 0), "copy_", "[2, 3, 4]");
     OK(aoti_torch__reinterpret_tensor(v3, 2, s, zst, 0, &ex)); /* [3,4] with stride 0 */
@@ -1091,7 +1092,7 @@ Test(pad, constant_pads_and_crops) {
 Test(common, meta_tensors_and_undefined) {
     int64_t s[] = {2, 3};
     AtenTensorHandle m = NULL, r = NULL, u = NULL, c = make(F32, CONTIG, 2, s, 0);
-    OK(aoti_torch_empty_strided(2, s, NULL, F32, aoti_torch_device_type_meta(), 0, &m));
+    OK(aoti_torch_empty_strided(2, s, shimrt_test_strides(2, s), F32, aoti_torch_device_type_meta(), 0, &m));
     FAILS(shimrt_cpu_add_tensor(m, c, 1.0, &r), "add.Tensor", "CPU");
     FAILS(shimrt_cpu_exp(m, &r), "exp", "CPU");
     FAILS(shimrt_cpu_copy_(c, m, 0), "copy_", "src");

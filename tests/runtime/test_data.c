@@ -3,11 +3,12 @@
 #include <math.h>
 #include <stdint.h>
 
+#include "contig.h"
 #include "shimrt_test.h"
 
 static AtenTensorHandle make(int32_t dtype, int64_t ndim, const int64_t *sizes) {
     AtenTensorHandle t = NULL;
-    OK(aoti_torch_empty_strided(ndim, sizes, NULL, dtype, 0, 0, &t));
+    OK(aoti_torch_empty_strided(ndim, sizes, shimrt_test_strides(ndim, sizes), dtype, 0, 0, &t));
     return t;
 }
 static void *data(AtenTensorHandle t) {
@@ -158,7 +159,7 @@ Test(copy, errors) {
     int64_t n[] = {2};
     AtenTensorHandle a = make(6, 1, n), f8 = make(23, 1, n), m, dead = make(6, 1, n);
     OK(aoti_torch_delete_tensor_object(dead));
-    OK(aoti_torch_empty_strided(1, n, NULL, 6, aoti_torch_device_type_meta(), 0, &m));
+    OK(aoti_torch_empty_strided(1, n, shimrt_test_strides(1, n), 6, aoti_torch_device_type_meta(), 0, &m));
     FAILS(aoti_torch_copy_(NULL, a, 0), "aoti_torch_copy_", "'self' is NULL");
     FAILS(aoti_torch_copy_(a, dead, 0), "aoti_torch_copy_", "freed");
     FAILS(aoti_torch_tensor_copy_(NULL, a), "aoti_torch_tensor_copy_", "'src' is NULL");
@@ -305,7 +306,7 @@ Test(item, errors) {
     int64_t z[] = {0};
     e = make(6, 1, z);
     FAILS(aoti_torch_item_float32(e, &f), "aoti_torch_item_float32", "0 elements");
-    OK(aoti_torch_empty_strided(0, NULL, NULL, 6, aoti_torch_device_type_meta(), 0, &m));
+    OK(aoti_torch_empty_strided(0, NULL, shimrt_test_strides(0, NULL), 6, aoti_torch_device_type_meta(), 0, &m));
     FAILS(aoti_torch_item_float32(m, &f), "aoti_torch_item_float32", "CPU");
     f8 = make(24, 0, NULL);
     FAILS(aoti_torch_item_float32(f8, &f), "aoti_torch_item_float32",

@@ -7,13 +7,14 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "contig.h"
 #include "shimrt/shimrt.h"
 #include "shimrt_test.h"
 
 static AtenTensorHandle tensor_on(int32_t device_type) {
     int64_t sizes[1] = {2};
     AtenTensorHandle t = NULL;
-    OK(aoti_torch_empty_strided(1, sizes, NULL, aoti_torch_dtype_float32(), device_type, 0, &t));
+    OK(aoti_torch_empty_strided(1, sizes, shimrt_test_strides(1, sizes), aoti_torch_dtype_float32(), device_type, 0, &t));
     return t;
 }
 
@@ -113,8 +114,9 @@ Test(dispatch, backend_from_tensor_devices) {
     HAS("t::who");
     HAS("(default)");
     HAS("registered: [CPU]");
-    /* the caller still owns its argument after a failed call */
-    OK(aoti_torch_delete_tensor_object(siv_to_tensor(stack[0])));
+    /* PyTorch's rule: the failed call has taken and released its argument (no_leaks below
+     * proves the tensor was freed; the slot is cleared) */
+    cr_assert_eq(stack[0], 0);
     OK(aoti_torch_delete_library_object(cpu));
     OK(aoti_torch_delete_library_object(d));
     no_leaks();
@@ -192,9 +194,11 @@ Test(dispatch, no_tensor_arguments) {
           "torch_call_dispatcher", "no tensor arguments");
     HAS("t::twice");
     HAS("Undefined");
-    cr_assert_eq(siv_to_int(stack[0]), 21, "stack untouched");
+    cr_assert_eq(stack[0], 0, "as PyTorch, a failed call has taken (and released) the "
+                 "arguments of a found op");
     /* an impl from the DEF library is catch-all: CompositeImplicitAutograd */
     OK(aoti_torch_library_impl(d, "twice", k_const));
+    stack[0] = siv_from_int(21);
     OK(torch_call_dispatcher("t::twice", "", stack, TORCH_ABI_VERSION));
     cr_assert_eq(siv_to_int(stack[0]), 42);
     ShimrtOpHandle op = NULL;
@@ -649,6 +653,37 @@ Test(dispatch, many_ops) {
     cr_assert_eq(siv_to_int(stack[0]), 6);
     OK(torch_call_dispatcher("many::op999", "", stack, 0));
     cr_assert_eq(siv_to_int(stack[0]), 12);
+    OK(aoti_torch_delete_library_object(d));
+    no_leaks();
+}
+
+/* ---- the dispatcher accepts what torch.library accepts (torchgen's naming rules are
+ * the generator's only) ---- */
+static void k_sum_out(StableIValue *stack, uint64_t num_args, uint64_t num_outputs) {
+    cr_assert_eq(num_args, 2);
+    cr_assert_eq(num_outputs, 1);
+    aoti_torch_delete_tensor_object(siv_to_tensor(stack[1]));
+    /* returns its out argument (Tensor(a!)): the same reference goes back */
+}
+
+Test(dispatch, library_rules_not_torchgen_rules) {
+    TorchLibraryHandle d = def_lib("t");
+    OK(aoti_torch_library_def(d, "my_sum_out(Tensor(a!) out, Tensor a) -> Tensor(a!)"));
+    OK(aoti_torch_library_def(d, "scale.out(Tensor a, *, Tensor(a!) out, float f) -> Tensor(a!)"));
+    OK(aoti_torch_library_def(d, "__ifoo__(Tensor(a!) self) -> Tensor(a!)"));
+    OK(aoti_torch_library_def(d, "bar_functional_(Tensor(a!) self) -> Tensor(a!)"));
+    TorchLibraryHandle cpu = impl_lib("t", "CPU");
+    OK(aoti_torch_library_impl(cpu, "my_sum_out", k_sum_out));
+    AtenTensorHandle out = tensor_on(aoti_torch_device_type_cpu());
+    StableIValue stack[2] = {siv_from_tensor(out),
+                             siv_from_tensor(tensor_on(aoti_torch_device_type_cpu()))};
+    OK(torch_call_dispatcher("t::my_sum_out", "", stack, TORCH_ABI_VERSION));
+    cr_assert_eq(siv_to_tensor(stack[0]), out);
+    OK(aoti_torch_delete_tensor_object(out));
+    /* the grammar is still checked */
+    FAILS(aoti_torch_library_def(d, "broken(Tensor a -> Tensor"), "aoti_torch_library_def",
+          "broken");
+    OK(aoti_torch_delete_library_object(cpu));
     OK(aoti_torch_delete_library_object(d));
     no_leaks();
 }

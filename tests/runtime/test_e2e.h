@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "contig.h"
 #include "c_shim_aten.h"
 #include "c_shim_cpu.h"
 #include "shimrt/shimrt.h"
@@ -225,7 +226,7 @@ static inline T make(int32_t dt, enum lay l, int64_t nd, const int64_t *sizes, i
     }
     int64_t total = ext + off + 2;
     T base = NULL, t = NULL;
-    OK(aoti_torch_empty_strided(1, &total, NULL, dt, CPU, 0, &base));
+    OK(aoti_torch_empty_strided(1, &total, shimrt_test_strides(1, &total), dt, CPU, 0, &base));
     for (int64_t i = 0; i < total; i++) set(base, (int64_t[]){i}, dt == BOOL ? 1 : -99);
     OK(aoti_torch__reinterpret_tensor(base, nd, sizes, st, off, &t));
     del(base);

@@ -1,6 +1,7 @@
 /* tests/runtime/test_e2e_pointwise.c: end to end (direct shim, aten shim, dispatcher;
  * see test_e2e.h) for add.Tensor, sub.Tensor, mul.Tensor, div.Tensor, add.Scalar, neg,
  * relu, exp, fill_.Scalar, zero_, copy_, clone, contiguous and to.dtype. */
+#include "contig.h"
 #include "test_e2e.h"
 
 /* ---- binary ops ---------------------------------------------------------------------- */
@@ -93,7 +94,7 @@ Test(e2e_binary, bad_inputs) {
     int64_t s23[] = {2, 3}, s4[] = {4};
     T a = make(F32, CONTIG, 2, s23, 1), b = make(F32, TRANSPOSED, 1, s4, 2);
     T i = make(I64, SLICED, 2, s23, 1), bl = make(BOOL, CONTIG, 2, s23, 1), c = NULL;
-    OK(aoti_torch_empty_strided(2, s23, NULL, aoti_torch_dtype_complex64(), CPU, 0, &c));
+    OK(aoti_torch_empty_strided(2, s23, shimrt_test_strides(2, s23), aoti_torch_dtype_complex64(), CPU, 0, &c));
     for (int p = 0; p < NPATHS; p++)
         for (int op = 0; op < 4; op++) {
             T r = NULL;
@@ -201,7 +202,7 @@ Test(e2e_unary, neg_relu_exp) {
                 del(a);
             }
     T a = make(F32, CONTIG, 3, s, 0), r = NULL, c = NULL;
-    OK(aoti_torch_empty_strided(3, s, NULL, aoti_torch_dtype_complex128(), CPU, 0, &c));
+    OK(aoti_torch_empty_strided(3, s, shimrt_test_strides(3, s), aoti_torch_dtype_complex128(), CPU, 0, &c));
     for (int p = 0; p < NPATHS; p++)
         for (int op = 0; op < 3; op++) {
             FAILS(p, e2e_unary(p, op, NULL, &r), uop_key[op], uop_key[op], NULL_SELF(p));
@@ -236,7 +237,7 @@ Test(e2e_fill_zero, touch_only_the_view) {
             for (int v = 0; v < 3; v++) {
                 int32_t dt = dts[k];
                 T base = NULL;
-                OK(aoti_torch_empty_strided(1, &total, NULL, dt, CPU, 0, &base));
+                OK(aoti_torch_empty_strided(1, &total, shimrt_test_strides(1, &total), dt, CPU, 0, &base));
                 double sentinel = dt == BOOL ? 0 : 11;
                 for (int64_t i = 0; i < total; i++) set(base, (int64_t[]){i}, sentinel);
                 T t = view_of(base, v, mark);

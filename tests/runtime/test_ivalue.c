@@ -8,13 +8,14 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "contig.h"
 #include "shimrt/shimrt.h"
 #include "shimrt_test.h"
 
 static AtenTensorHandle new_tensor(void) {
     int64_t sizes[1] = {4};
     AtenTensorHandle t = NULL;
-    OK(aoti_torch_empty_strided(1, sizes, NULL, aoti_torch_dtype_float32(),
+    OK(aoti_torch_empty_strided(1, sizes, shimrt_test_strides(1, sizes), aoti_torch_dtype_float32(),
                                 aoti_torch_device_type_cpu(), 0, &t));
     return t;
 }

@@ -9,12 +9,14 @@
 
 #include <shimrt/shim_support.h>
 
+#include "contig.h"
+
 #define MSG() torch_exception_get_what()
 
 static AtenTensorHandle tensor1(float v) {
     int64_t size = 1;
     AtenTensorHandle t = NULL;
-    cr_assert_eq(aoti_torch_empty_strided(1, &size, NULL, aoti_torch_dtype_float32(),
+    cr_assert_eq(aoti_torch_empty_strided(1, &size, shimrt_test_strides(1, &size), aoti_torch_dtype_float32(),
                                           aoti_torch_device_type_cpu(), 0, &t),
                  AOTI_TORCH_SUCCESS);
     float *d = NULL;

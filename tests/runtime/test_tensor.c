@@ -2,6 +2,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "contig.h"
 #include "shimrt_test.h"
 
 Test(codes, dtype_device_layout_memory_format_codes) {
@@ -92,7 +93,7 @@ Test(empty_strided, contiguous_metadata_and_alignment) {
     OK(aoti_torch_get_device_type(t, &dev));
     cr_assert_eq(dev, aoti_torch_device_type_cpu());
     OK(aoti_torch_get_device_index(t, &idx));
-    cr_assert_eq(idx, 0);
+    cr_assert_eq(idx, -1, "a CPU tensor's device index is -1, as in PyTorch");
     OK(aoti_torch_get_layout(t, &layout));
     cr_assert_eq(layout, aoti_torch_layout_strided());
     OK(aoti_torch_get_storage_offset(t, &off));
@@ -136,24 +137,24 @@ Test(empty_strided, explicit_strides_size_storage) {
     OK(aoti_torch_get_strides(t, &st));
     cr_assert(st[0] == 1 && st[1] == 3);
     OK(aoti_torch_get_device_index(t, &idx));
-    cr_assert_eq(idx, 0, "index -1 means the current CPU device, 0");
+    cr_assert_eq(idx, -1, "a CPU tensor's device index is -1, as in PyTorch");
     OK(aoti_torch_delete_tensor_object(t));
 }
 
 Test(empty_strided, zero_dim_empty_and_many_dims) {
     AtenTensorHandle s, e, big;
     int64_t numel, dim;
-    OK(aoti_torch_empty_strided(0, NULL, NULL, aoti_torch_dtype_float64(), 0, 0, &s));
+    OK(aoti_torch_empty_strided(0, NULL, shimrt_test_strides(0, NULL), aoti_torch_dtype_float64(), 0, 0, &s));
     OK(aoti_torch_get_numel(s, &numel));
     cr_assert_eq(numel, 1);
     OK(aoti_torch_get_dim(s, &dim));
     cr_assert_eq(dim, 0);
     int64_t esz[] = {4, 0, 3};
-    OK(aoti_torch_empty_strided(3, esz, NULL, aoti_torch_dtype_float32(), 0, 0, &e));
+    OK(aoti_torch_empty_strided(3, esz, shimrt_test_strides(3, esz), aoti_torch_dtype_float32(), 0, 0, &e));
     OK(aoti_torch_get_numel(e, &numel));
     cr_assert_eq(numel, 0);
     int64_t bsz[10] = {1, 2, 1, 2, 1, 2, 1, 2, 1, 3}; /* beyond the inline dims */
-    OK(aoti_torch_empty_strided(10, bsz, NULL, aoti_torch_dtype_int8(), 0, 0, &big));
+    OK(aoti_torch_empty_strided(10, bsz, shimrt_test_strides(10, bsz), aoti_torch_dtype_int8(), 0, 0, &big));
     int64_t *st;
     OK(aoti_torch_get_strides(big, &st));
     cr_assert_eq(st[9], 1);
@@ -170,7 +171,7 @@ Test(empty_strided, meta_device_has_no_memory) {
     int64_t sizes[] = {5};
     AtenTensorHandle t;
     void *p = (void *)1;
-    OK(aoti_torch_empty_strided(1, sizes, NULL, aoti_torch_dtype_float32(),
+    OK(aoti_torch_empty_strided(1, sizes, shimrt_test_strides(1, sizes), aoti_torch_dtype_float32(),
                                 aoti_torch_device_type_meta(), 0, &t));
     OK(aoti_torch_get_data_ptr(t, &p));
     cr_assert_null(p);
@@ -183,36 +184,39 @@ Test(empty_strided, meta_device_has_no_memory) {
 Test(empty_strided, errors) {
     int64_t sizes[] = {2, 3}, neg[] = {2, -1}, nstr[] = {-1, 1};
     AtenTensorHandle t = NULL;
-    FAILS(aoti_torch_empty_strided(2, sizes, NULL, 6, 0, 0, NULL), "aoti_torch_empty_strided",
+    FAILS(aoti_torch_empty_strided(2, sizes, shimrt_test_strides(2, sizes), 6, 0, 0, NULL), "aoti_torch_empty_strided",
           "ret_new_tensor");
-    FAILS(aoti_torch_empty_strided(2, sizes, NULL, 12, 0, 0, &t), "aoti_torch_empty_strided",
+    FAILS(aoti_torch_empty_strided(2, sizes, shimrt_test_strides(2, sizes), 12, 0, 0, &t), "aoti_torch_empty_strided",
           "unknown dtype code 12");
-    FAILS(aoti_torch_empty_strided(2, sizes, NULL, 99, 0, 0, &t), "aoti_torch_empty_strided",
+    FAILS(aoti_torch_empty_strided(2, sizes, shimrt_test_strides(2, sizes), 99, 0, 0, &t), "aoti_torch_empty_strided",
           "unknown dtype code 99");
-    FAILS(aoti_torch_empty_strided(2, neg, NULL, 6, 0, 0, &t), "aoti_torch_empty_strided",
+    FAILS(aoti_torch_empty_strided(2, neg, shimrt_test_strides(2, neg), 6, 0, 0, &t), "aoti_torch_empty_strided",
           "negative");
     FAILS(aoti_torch_empty_strided(2, sizes, nstr, 6, 0, 0, &t), "aoti_torch_empty_strided",
           "stride -1");
-    FAILS(aoti_torch_empty_strided(-1, sizes, NULL, 6, 0, 0, &t), "aoti_torch_empty_strided",
+    FAILS(aoti_torch_empty_strided(-1, sizes, shimrt_test_strides(-1, sizes), 6, 0, 0, &t), "aoti_torch_empty_strided",
           "ndim -1");
-    FAILS(aoti_torch_empty_strided(65, sizes, NULL, 6, 0, 0, &t), "aoti_torch_empty_strided",
+    FAILS(aoti_torch_empty_strided(65, sizes, shimrt_test_strides(65, sizes), 6, 0, 0, &t), "aoti_torch_empty_strided",
           "ndim 65");
-    FAILS(aoti_torch_empty_strided(2, NULL, NULL, 6, 0, 0, &t), "aoti_torch_empty_strided",
+    FAILS(aoti_torch_empty_strided(2, NULL, shimrt_test_strides(2, NULL), 6, 0, 0, &t), "aoti_torch_empty_strided",
           "sizes_ptr");
-    FAILS(aoti_torch_empty_strided(2, sizes, NULL, 6, 1, 0, &t), "aoti_torch_empty_strided",
+    FAILS(aoti_torch_empty_strided(2, sizes, shimrt_test_strides(2, sizes), 6, 1, 0, &t), "aoti_torch_empty_strided",
           "CUDA is not available");
-    FAILS(aoti_torch_empty_strided(2, sizes, NULL, 6, 77, 0, &t), "aoti_torch_empty_strided",
+    FAILS(aoti_torch_empty_strided(2, sizes, shimrt_test_strides(2, sizes), 6, 77, 0, &t), "aoti_torch_empty_strided",
           "unknown device type");
-    FAILS(aoti_torch_empty_strided(2, sizes, NULL, 6, 12, 0, &t), "aoti_torch_empty_strided",
+    FAILS(aoti_torch_empty_strided(2, sizes, shimrt_test_strides(2, sizes), 6, 12, 0, &t), "aoti_torch_empty_strided",
           "xpu is not available");
-    FAILS(aoti_torch_empty_strided(2, sizes, NULL, 6, 0, 3, &t), "aoti_torch_empty_strided",
+    FAILS(aoti_torch_empty_strided(2, sizes, shimrt_test_strides(2, sizes), 6, 0, 3, &t), "aoti_torch_empty_strided",
           "index");
     int64_t huge[] = {INT64_MAX / 2, 4};
-    FAILS(aoti_torch_empty_strided(2, huge, NULL, 6, 0, 0, &t), "aoti_torch_empty_strided",
+    FAILS(aoti_torch_empty_strided(2, huge, shimrt_test_strides(2, huge), 6, 0, 0, &t), "aoti_torch_empty_strided",
           "overflow");
     int64_t big[] = {INT64_C(1) << 40, INT64_C(1) << 20}; /* 2^60 floats: no memory */
-    FAILS(aoti_torch_empty_strided(2, big, NULL, 6, 0, 0, &t), "aoti_torch_empty_strided",
+    FAILS(aoti_torch_empty_strided(2, big, shimrt_test_strides(2, big), 6, 0, 0, &t), "aoti_torch_empty_strided",
           "too large");
+    /* PyTorch's rule: strides are required for ndim > 0 (libtorch would crash) */
+    FAILS(aoti_torch_empty_strided(2, sizes, NULL, 6, 0, 0, &t), "aoti_torch_empty_strided",
+          "strides_ptr");
     cr_assert_null(t, "no handle is returned on failure");
 }
 

@@ -21,7 +21,7 @@ if [ "${SAN:-}" = 1 ]; then
 fi
 # shellcheck disable=SC2086
 if ! $CC -std=c11 -Wall -Wextra -Werror -O1 -g $SANFLAGS -Iruntime/include \
-    tests/compat/compat_main.c "$BUILD/libshimrt.a" -lpthread -ldl -lm \
+    tests/compat/compat_main.c "$BUILD/libshimrt.a" -lpthread -ldl -lm -lstdc++ \
     -o "$out/compat_main" 2>"$out/compile.log"; then
     echo "FAIL: tests/compat/compat_main.c does not compile against runtime/include:"
     sed -n '1,30p' "$out/compile.log"
@@ -39,7 +39,7 @@ fi
 # strides 1x3) reads element (r, c) at r + 3c, so row-major it is 0.5 3.5 1.5 4.5 2.5 5.5;
 # truncated to int64: 0 3 1 4 2 5; times 3: 1.5 10.5 4.5 13.5 7.5 16.5.
 cat >"$out/expected" <<'EXP'
-abi: 2.14
+abi: 2.15
 view: contiguous=0 stride1=3
 copy f32->i64: 0 3 1 4 2 5
 call factor=3: 1.5 10.5 4.5 13.5 7.5 16.5

@@ -68,7 +68,7 @@ done
 # shellcheck disable=SC2086
 $CC -std=c11 $FLAGS -g $SANFLAGS -I"$T/s" -c tests/scripts/golden_main.c -o "$T/main.o"
 # shellcheck disable=SC2086
-$CC $SANFLAGS -o "$T/golden" "$T/main.o" $OBJS -Wl,--allow-multiple-definition "$LIB" -lpthread -ldl -lm
+$CC $SANFLAGS -o "$T/golden" "$T/main.o" $OBJS -Wl,--allow-multiple-definition "$LIB" -lpthread -ldl -lm -lstdc++
 "$T/golden" > "$T/out" 2>&1 || { cat "$T/out" >&2; fail "the golden driver on the generated code"; }
 echo "  $(cat "$T/out")"
 
@@ -85,8 +85,10 @@ AOTITorchError nsx_axpy(AtenTensorHandle x, AtenTensorHandle y, double a, AtenTe
     AtenTensorHandle cx = NULL, cy = NULL, out = NULL;
     if (aoti_torch_get_numel(x, &n) || aoti_torch_get_numel(y, &m)) return AOTI_TORCH_FAILURE;
     if (n != m) return shimrt_set_error(__func__, "x has %lld elements, y %lld", (long long)n, (long long)m);
-    if (aoti_torch_get_dim(x, &d) || aoti_torch_get_sizes(x, &sz) ||
-        aoti_torch_empty_strided(d, sz, NULL, aoti_torch_dtype_float32(), aoti_torch_device_type_cpu(), 0, &out))
+    int64_t st[64];
+    if (aoti_torch_get_dim(x, &d) || aoti_torch_get_sizes(x, &sz) || d > 64) return AOTI_TORCH_FAILURE;
+    for (int64_t k = d - 1, acc = 1; k >= 0; acc *= sz[k] > 1 ? sz[k] : 1, k--) st[k] = acc;
+    if (aoti_torch_empty_strided(d, sz, st, aoti_torch_dtype_float32(), aoti_torch_device_type_cpu(), 0, &out))
         return AOTI_TORCH_FAILURE;
     if (aoti_torch_clone_preserve_strides(x, &cx) || aoti_torch_clone(y, &cy)) return AOTI_TORCH_FAILURE;
     float *px = NULL, *py = NULL, *po = NULL;
@@ -152,7 +154,7 @@ static AtenTensorHandle vec(float base) {
     int64_t n = 4;
     AtenTensorHandle t = NULL;
     float *p = NULL;
-    aoti_torch_empty_strided(1, &n, NULL, aoti_torch_dtype_float32(), aoti_torch_device_type_cpu(), 0, &t);
+    aoti_torch_empty_strided(1, &n, (const int64_t[]){1}, aoti_torch_dtype_float32(), aoti_torch_device_type_cpu(), 0, &t);
     aoti_torch_get_data_ptr(t, (void **)&p);
     for (int k = 0; k < 4; k++) p[k] = base + (float)k;
     return t;
@@ -190,7 +192,7 @@ int main(void) {
     /* a kernel's failure comes back through the dispatcher with its message */
     AtenTensorHandle small = NULL, h1 = NULL, h2 = NULL;
     int64_t two = 2;
-    aoti_torch_empty_strided(1, &two, NULL, aoti_torch_dtype_float32(), aoti_torch_device_type_cpu(), 0, &small);
+    aoti_torch_empty_strided(1, &two, (const int64_t[]){1}, aoti_torch_dtype_float32(), aoti_torch_device_type_cpu(), 0, &small);
     aoti_torch_new_tensor_handle(x, &h1); aoti_torch_new_tensor_handle(small, &h2);
     StableIValue s3[3] = {siv_from_tensor(h1), siv_from_tensor(h2), siv_from_double(1.0)};
     CHECK(torch_call_dispatcher("nsx::axpy", "", s3, TORCH_ABI_VERSION) == AOTI_TORCH_FAILURE &&
@@ -277,7 +279,7 @@ for f in "$T/n/c_shim_cpu.c" "$T/n/c_shim_aten.c" "$T/n/c_boxed_cpu.c" "$T/nsx_k
   OBJS="$OBJS $o"
 done
 # shellcheck disable=SC2086
-$CC $SANFLAGS -o "$T/nsx" $OBJS "$LIB" -lpthread -ldl -lm
+$CC $SANFLAGS -o "$T/nsx" $OBJS "$LIB" -lpthread -ldl -lm -lstdc++
 "$T/nsx" > "$T/out" 2>&1 || { cat "$T/out" >&2; fail "the namespace example"; }
 echo "  $(cat "$T/out")"
 echo "emit_bodies: ok"

@@ -22,7 +22,7 @@ for mode in default compat; do
   grep -E '^(AOTI|#if TORCH|#endif // TORCH)' "$h" > "$T/got"
   cat > "$T/want" <<'X'
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_future_op(AtenTensorHandle self, AtenTensorHandle* ret0);
-#endif // TORCH_FEATURE_VERSION >= TORCH_VERSION_2_15_0
+#endif // TORCH_FEATURE_VERSION >= TORCH_VERSION_2_16_0
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_old_op(AtenTensorHandle self, AtenTensorHandle* ret0);
 #if TORCH_FEATURE_VERSION >= TORCH_VERSION_2_12_0
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_shift_v3(AtenTensorHandle self, int64_t steps, int32_t wrap, double fill, AtenTensorHandle* ret0);
@@ -34,7 +34,7 @@ AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_shift_v2(AtenTensorHandle self, 
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_shift(AtenTensorHandle self, int64_t steps, AtenTensorHandle* ret0);
 #endif // TORCH_FEATURE_VERSION >= TORCH_VERSION_2_12_0
 X
-  { echo '#if TORCH_FEATURE_VERSION >= TORCH_VERSION_2_15_0'; cat "$T/want"; } > "$T/want2"
+  { echo '#if TORCH_FEATURE_VERSION >= TORCH_VERSION_2_16_0'; cat "$T/want"; } > "$T/want2"
   diff "$T/want2" "$T/got" || fail "$mode: declarations and gates"
 done
 echo "  gates and versions: exact lines, highest version first"
@@ -68,14 +68,14 @@ for mode in default compat; do
       { cat "$T/err" >&2; fail "$mode, $std: an ungated shim did not compile at 2.9"; }
   done
 done
-# 2.15 is newer than the runtime's headers (2.14): hidden by default, and targeting it is
+# 2.16 is newer than the runtime's headers (2.15): hidden by default, and targeting it is
 # itself an error of the version header.
 if $CC -std=c11 $FLAGS -I"$T/default" -c "$T/future.c" -o "$T/x.o" 2> "$T/err"; then
-  fail "a 2.15 shim is visible with 2.14 headers"
+  fail "a 2.16 shim is visible with 2.15 headers"
 fi
-grep -q '#define TORCH_VERSION_2_15_0' "$T/default/c_shim_cpu.h" || fail "no TORCH_VERSION_2_15_0 macro"
-if $CC -std=c11 $FLAGS -I"$T/default" -DTORCH_TARGET_VERSION="$(V 2 15)" -c "$T/old.c" -o "$T/x.o" 2> "$T/err"; then
-  fail "targeting 2.15 with 2.14 headers compiled"
+grep -q '#define TORCH_VERSION_2_16_0' "$T/default/c_shim_cpu.h" || fail "no TORCH_VERSION_2_15_0 macro"
+if $CC -std=c11 $FLAGS -I"$T/default" -DTORCH_TARGET_VERSION="$(V 2 16)" -c "$T/old.c" -o "$T/x.o" 2> "$T/err"; then
+  fail "targeting 2.16 with 2.15 headers compiled"
 fi
 grep -q 'newer than' "$T/err" || { cat "$T/err" >&2; fail "targeting a newer release: not the version header's error"; }
 echo "  TORCH_TARGET_VERSION 2.11: compile fails; 2.12 and default: compiles (C11, C++17, both modes)"

@@ -165,7 +165,7 @@ static void test_sum(AtenTensorHandle a) {
 static void test_copy(AtenTensorHandle src) {
     const int64_t sizes[2] = {2, 3};
     AtenTensorHandle dst = NULL;
-    aoti_torch_empty_strided(2, sizes, NULL, aoti_torch_dtype_float32(),
+    aoti_torch_empty_strided(2, sizes, (const int64_t[]){3, 1}, aoti_torch_dtype_float32(),
                              aoti_torch_device_type_cpu(), 0, &dst);
     CHECK(aoti_torch_cpu_copy_(dst, src, 0) == AOTI_TORCH_SUCCESS);
     CHECK(at2(dst, 1, 2) == at2(src, 1, 2) && at2(dst, 0, 1) == at2(src, 0, 1));

@@ -24,13 +24,22 @@ if ! $RE2C -W -Werror --no-generation-date --no-version -o "$out/schema_lex.c" g
     cat "$out/build.log"
     exit 1
 fi
+# The runtime's one C++ file (the exception boundary), with the matching C++ compiler.
+case "$TCC" in clang*) TCXX=clang++ ;; *) TCXX=${CXX:-c++} ;; esac
+if ! $TCXX -std=c++17 -O1 -g -fsanitize=thread -fno-omit-frame-pointer -fPIC \
+    -Igen -Iruntime/include -c runtime/core/cxx_boundary.cc -o "$out/cxx_boundary.o" \
+    >>"$out/build.log" 2>&1; then
+    echo "FAIL: building runtime/core/cxx_boundary.cc with $TCXX:"
+    sed -n '1,30p' "$out/build.log"
+    exit 1
+fi
 # shellcheck disable=SC2046
 if ! $TCC -std=c11 -Wall -Wextra -O1 -g -fsanitize=thread -fno-omit-frame-pointer \
     -D_DEFAULT_SOURCE -D_POSIX_C_SOURCE=200809L -DSHIMRT_TSAN_MAIN \
     -Igen -Iruntime/include -Igenerated \
     tests/runtime/test_dispatcher_threads.c \
     $(ls runtime/core/*.c runtime/cpu/*.c generated/*.c 2>/dev/null) gen/arena.c gen/schema.c "$out/schema_lex.c" \
-    -o "$out/dispatcher_threads" -lpthread -ldl -lm >>"$out/build.log" 2>&1; then
+    "$out/cxx_boundary.o" -o "$out/dispatcher_threads" -lpthread -ldl -lm -lstdc++ >>"$out/build.log" 2>&1; then
     echo "FAIL: building the ThreadSanitizer test with $TCC:"
     sed -n '1,30p' "$out/build.log"
     exit 1

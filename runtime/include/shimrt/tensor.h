@@ -20,16 +20,43 @@
 
 #include "types.h"
 
-#ifdef __cplusplus
-extern "C" {
-#endif
-
 /* C spellings of c10::Half, c10::BFloat16, c10::complex<float>, c10::complex<double>
  * (same size, alignment and layout). */
 typedef struct { uint16_t x; } shimrt_half;
 typedef struct { uint16_t x; } shimrt_bfloat16;
 typedef struct { float real, imag; } shimrt_complex64;
 typedef struct { double real, imag; } shimrt_complex128;
+
+/* The parameter types of the item/scalar functions below. C++ forbids two extern "C"
+ * declarations of one function with different parameter types, so a C++ file that can
+ * see PyTorch's header-only types gets PyTorch's exact declarations (c10::Half, ...), and
+ * may include PyTorch's aoti_torch/c/shim.h as well, in either order. Everywhere else
+ * they are the C structs above (same layout). */
+#if defined(__cplusplus) && defined(__has_include)
+#if __has_include(<torch/headeronly/util/Half.h>) && \
+    __has_include(<torch/headeronly/util/BFloat16.h>) && \
+    __has_include(<torch/headeronly/util/complex.h>)
+#include <torch/headeronly/util/BFloat16.h>
+#include <torch/headeronly/util/Half.h>
+#include <torch/headeronly/util/complex.h>
+#define SHIMRT_ITEM_TYPES_ARE_C10 1
+#endif
+#endif
+#ifdef SHIMRT_ITEM_TYPES_ARE_C10
+typedef c10::Half shimrt_item_half;
+typedef c10::BFloat16 shimrt_item_bfloat16;
+typedef c10::complex<float> shimrt_item_complex64;
+typedef c10::complex<double> shimrt_item_complex128;
+#else
+typedef shimrt_half shimrt_item_half;
+typedef shimrt_bfloat16 shimrt_item_bfloat16;
+typedef shimrt_complex64 shimrt_item_complex64;
+typedef shimrt_complex128 shimrt_item_complex128;
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 /* ---- integer codes (same values as PyTorch) ----------------------------------------- */
 AOTI_TORCH_EXPORT int32_t aoti_torch_device_type_cpu(void);
@@ -63,6 +90,11 @@ AOTI_TORCH_EXPORT int32_t aoti_torch_dtype_complex128(void);
 AOTI_TORCH_EXPORT int32_t torch_dtype_float8_e8m0fnu(void);
 AOTI_TORCH_EXPORT int32_t torch_dtype_float4_e2m1fn_x2(void);
 #endif
+#if TORCH_FEATURE_VERSION >= TORCH_VERSION_2_12_0
+/* The same codes under AOTInductor's names (44 and 45). */
+AOTI_TORCH_EXPORT int32_t aoti_torch_dtype_float8_e8m0fnu(void);
+AOTI_TORCH_EXPORT int32_t aoti_torch_dtype_float4_e2m1fn_x2(void);
+#endif
 /* Bytes per element of a dtype code; 0 for an unknown code (no message: not fallible). */
 AOTI_TORCH_EXPORT size_t aoti_torch_dtype_element_size(int32_t dtype);
 
@@ -84,8 +116,9 @@ AOTI_TORCH_EXPORT int32_t aoti_torch_memory_format_preserve_format(void);
 AOTI_TORCH_EXPORT uint64_t aoti_torch_abi_version(void);
 
 /* ---- creation ------------------------------------------------------------------------ *
- * sizes_ptr/strides_ptr are borrowed arrays of ndim entries (ndim 0..64; strides_ptr may
- * be NULL for contiguous strides; sizes and strides must be >= 0). */
+ * sizes_ptr/strides_ptr are borrowed arrays of ndim entries (ndim 0..64; sizes and
+ * strides must be >= 0). strides_ptr may be NULL for contiguous strides, except in
+ * aoti_torch_empty_strided(_pinned), which, like PyTorch's, require it when ndim > 0. */
 
 /* A new tensor with fresh storage large enough for the given strides (contents
  * uninitialised). Returns a new reference in *ret_new_tensor. */
@@ -224,7 +257,7 @@ AOTI_TORCH_EXPORT AOTITorchError aoti_torch_zero_(AtenTensorHandle self);
 
 /* The single element of a one-element tensor, converted to the requested type. */
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_item_float16(AtenTensorHandle tensor,
-                                                         shimrt_half *ret_value);
+                                                         shimrt_item_half *ret_value);
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_item_float32(AtenTensorHandle tensor, float *ret_value);
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_item_float64(AtenTensorHandle tensor,
                                                          double *ret_value);
@@ -245,9 +278,9 @@ AOTI_TORCH_EXPORT AOTITorchError aoti_torch_item_int64(AtenTensorHandle tensor,
                                                        int64_t *ret_value);
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_item_bool(AtenTensorHandle tensor, bool *ret_value);
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_item_bfloat16(AtenTensorHandle tensor,
-                                                          shimrt_bfloat16 *ret_value);
+                                                          shimrt_item_bfloat16 *ret_value);
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_item_complex64(AtenTensorHandle tensor,
-                                                           shimrt_complex64 *ret_value);
+                                                           shimrt_item_complex64 *ret_value);
 
 /* A new 0-dim CPU tensor holding value. Returns a new reference in *ret_new_tensor. */
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_scalar_to_tensor_float32(
@@ -273,9 +306,9 @@ AOTI_TORCH_EXPORT AOTITorchError aoti_torch_scalar_to_tensor_int64(
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_scalar_to_tensor_bool(
     bool value, AtenTensorHandle *ret_new_tensor);
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_scalar_to_tensor_complex64(
-    shimrt_complex64 value, AtenTensorHandle *ret_new_tensor);
+    shimrt_item_complex64 value, AtenTensorHandle *ret_new_tensor);
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_scalar_to_tensor_complex128(
-    shimrt_complex128 value, AtenTensorHandle *ret_new_tensor);
+    shimrt_item_complex128 value, AtenTensorHandle *ret_new_tensor);
 
 #ifdef __cplusplus
 }

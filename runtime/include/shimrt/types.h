@@ -11,10 +11,16 @@
 extern "C" {
 #endif
 
-#if defined(_WIN32)
+/* Spelled as PyTorch's torch/csrc/inductor/aoti_torch/c/macros.h spells it, so both
+ * headers can be included in one file in either order. */
+#ifndef AOTI_TORCH_EXPORT
+#if defined(__GNUC__)
+#define AOTI_TORCH_EXPORT __attribute__((__visibility__("default")))
+#elif defined(_WIN32)
 #define AOTI_TORCH_EXPORT __declspec(dllexport)
 #else
-#define AOTI_TORCH_EXPORT __attribute__((visibility("default")))
+#define AOTI_TORCH_EXPORT
+#endif
 #endif
 
 /* Every fallible call returns one of these; on failure a message for the calling thread
@@ -35,6 +41,12 @@ typedef struct StringOpaque *StringHandle;
 typedef struct ScalarOpaque *ScalarHandle;
 typedef struct StreamOpaque *StreamHandle;
 typedef struct DeviceGuardOpaque *DeviceGuardHandle;
+/* AOTInductor's handles (aoti_torch/c/shim.h): boxed values for the proxy executor,
+ * record-function guards and keyword maps, the proxy executor itself. */
+typedef struct C10IValueOpaque *C10IValueHandle;
+typedef struct AtenRecordFunctionOpaque *AtenRecordFunctionHandle;
+typedef struct IValueMapOpaque *IValueMapHandle;
+typedef struct AOTIProxyExecutorOpaque *AOTIProxyExecutorHandle;
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,468 @@
+/* runtime/cpu/index.c: indexing kernels over plain stride walks: gather, scatter,
+ * scatter_reduce, index_put (the AOTInductor extern kernels aoti_torch_scatter_out,
+ * aoti_torch_scatter_reduce_out, aoti_torch_index_put_out) and index_select.
+ * Data movement copies element bytes; arithmetic (reductions, accumulate) runs in long
+ * double, which holds every int64 and every double exactly. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/internal.h"
+#include "index.h"
+
+static bool is_floatish(int32_t dt) {
+    return dt == SHIMRT_FLOAT16 || dt == SHIMRT_BFLOAT16 || dt == SHIMRT_FLOAT32 ||
+           dt == SHIMRT_FLOAT64;
+}
+
+/* ---- element access ---- */
+bool shimrt_idx_numeric(int32_t dt) {
+    switch (dt) {
+    case SHIMRT_UINT8: case SHIMRT_INT8: case SHIMRT_INT16: case SHIMRT_INT32:
+    case SHIMRT_INT64: case SHIMRT_FLOAT16: case SHIMRT_BFLOAT16: case SHIMRT_FLOAT32:
+    case SHIMRT_FLOAT64: case SHIMRT_BOOL:
+        return true;
+    default:
+        return false;
+    }
+}
+
+long double shimrt_idx_load(const char *p, int32_t dt) {
+    switch (dt) {
+    case SHIMRT_UINT8: return *(const uint8_t *)p;
+    case SHIMRT_INT8: return *(const int8_t *)p;
+    case SHIMRT_BOOL: return *(const uint8_t *)p != 0;
+    case SHIMRT_INT16: { int16_t v; memcpy(&v, p, 2); return v; }
+    case SHIMRT_INT32: { int32_t v; memcpy(&v, p, 4); return v; }
+    case SHIMRT_INT64: { int64_t v; memcpy(&v, p, 8); return v; }
+    case SHIMRT_FLOAT16: { uint16_t v; memcpy(&v, p, 2); return shimrt_half_to_float(v); }
+    case SHIMRT_BFLOAT16: { uint16_t v; memcpy(&v, p, 2); return shimrt_bf16_to_float(v); }
+    case SHIMRT_FLOAT32: { float v; memcpy(&v, p, 4); return v; }
+    default: { double v; memcpy(&v, p, 8); return v; }
+    }
+}
+
+/* Integer targets saturate (NaN gives 0): a cast of an out-of-range value is undefined. */
+static int64_t sat_i64(long double x) {
+    if (x != x) return 0;
+    if (x >= 9223372036854775807.0L) return INT64_MAX;
+    if (x <= -9223372036854775808.0L) return INT64_MIN;
+    return (int64_t)x;
+}
+
+void shimrt_idx_store(char *p, int32_t dt, long double x) {
+    if (!is_floatish(dt) && dt != SHIMRT_BOOL) x = (long double)sat_i64(x);
+    switch (dt) {
+    case SHIMRT_UINT8: *(uint8_t *)p = (uint8_t)(int64_t)x; break;
+    case SHIMRT_INT8: *(int8_t *)p = (int8_t)(int64_t)x; break;
+    case SHIMRT_BOOL: *(uint8_t *)p = x != 0; break;
+    case SHIMRT_INT16: { int16_t v = (int16_t)(int64_t)x; memcpy(p, &v, 2); break; }
+    case SHIMRT_INT32: { int32_t v = (int32_t)(int64_t)x; memcpy(p, &v, 4); break; }
+    case SHIMRT_INT64: { int64_t v = (int64_t)x; memcpy(p, &v, 8); break; }
+    case SHIMRT_FLOAT16: { uint16_t v = shimrt_float_to_half((float)x); memcpy(p, &v, 2); break; }
+    case SHIMRT_BFLOAT16: { uint16_t v = shimrt_float_to_bf16((float)x); memcpy(p, &v, 2); break; }
+    case SHIMRT_FLOAT32: { float v = (float)x; memcpy(p, &v, 4); break; }
+    default: { double v = (double)x; memcpy(p, &v, 8); break; }
+    }
+}
+
+
+/* Address of the element at multi-index idx. */
+char *shimrt_idx_at(AtenTensorHandle t, const int64_t *idx) {
+    int64_t off = 0;
+    for (int64_t d = 0; d < t->ndim; d++) off += idx[d] * t->strides[d];
+    return (char *)shimrt_data(t) + off * (int64_t)shimrt_dtype_size(t->dtype);
+}
+
+/* Advances a row-major multi-index over sizes; false after the last one. */
+bool shimrt_idx_next(int64_t ndim, const int64_t *sizes, int64_t *idx) {
+    for (int64_t d = ndim - 1; d >= 0; d--) {
+        if (++idx[d] < sizes[d]) return true;
+        idx[d] = 0;
+    }
+    return false;
+}
+
+static int64_t index_value(AtenTensorHandle index, const int64_t *idx) {
+    const char *p = shimrt_idx_at(index, idx);
+    if (index->dtype == SHIMRT_INT32) {
+        int32_t v;
+        memcpy(&v, p, 4);
+        return v;
+    }
+    int64_t v;
+    memcpy(&v, p, 8);
+    return v;
+}
+
+AOTITorchError shimrt_idx_wrap_dim(const char *op, int64_t *dim, int64_t ndim) {
+    int64_t n = ndim ? ndim : 1;
+    if (*dim < -n || *dim >= n)
+        return shimrt_fail(op, "Dimension out of range (expected to be in range of [%lld, "
+                           "%lld], but got %lld)", (long long)-n, (long long)(n - 1),
+                           (long long)*dim);
+    if (*dim < 0) *dim += n;
+    return AOTI_TORCH_SUCCESS;
+}
+
+static AOTITorchError check_live(const char *op, AtenTensorHandle t, const char *name) {
+    if (!shimrt_tensor_valid(t)) return shimrt_fail(op, "%s", shimrt_tensor_invalid_reason(t, name));
+    if (!t->defined) return shimrt_fail(op, "argument '%s' is an undefined tensor", name);
+    if (t->device_type != SHIMRT_DEV_CPU)
+        return shimrt_fail(op, "argument '%s' is not a CPU tensor", name);
+    return AOTI_TORCH_SUCCESS;
+}
+
+static bool same_shape(AtenTensorHandle a, AtenTensorHandle b) {
+    if (a->ndim != b->ndim) return false;
+    for (int64_t d = 0; d < a->ndim; d++)
+        if (a->sizes[d] != b->sizes[d]) return false;
+    return true;
+}
+
+/* Checks scatter/gather's index against self (and src): same ndim, index sizes no larger
+ * (except along dim, for scatter), int64 index. */
+static AOTITorchError check_scatter_args(const char *op, AtenTensorHandle self, int64_t dim,
+                                         AtenTensorHandle index, AtenTensorHandle src) {
+    if (index->dtype != SHIMRT_INT64)
+        return shimrt_fail(op, "Expected dtype int64 for index, got %s",
+                           shimrt_dtype_name(index->dtype));
+    int64_t sn = self->ndim ? self->ndim : 1, in = index->ndim ? index->ndim : 1;
+    if (shimrt_numel(index) == 0) return AOTI_TORCH_SUCCESS;
+    if (in != sn)
+        return shimrt_fail(op, "Index tensor must have the same number of dimensions as self "
+                           "tensor");
+    for (int64_t d = 0; d < index->ndim; d++) {
+        if (d != dim && index->sizes[d] > self->sizes[d])
+            return shimrt_fail(op, "Size does not match at dimension %lld expected index "
+                               "to be no larger than self apart from dimension %lld",
+                               (long long)d, (long long)dim);
+        if (src && src->ndim == index->ndim && index->sizes[d] > src->sizes[d])
+            return shimrt_fail(op, "Expected index to be no larger than src at dimension %lld",
+                               (long long)d);
+    }
+    return AOTI_TORCH_SUCCESS;
+}
+
+/* out <- self unless they are the same tensor; out must have self's shape and dtype. */
+static AOTITorchError prepare_out(const char *op, AtenTensorHandle out, AtenTensorHandle self) {
+    if (!same_shape(out, self) || out->dtype != self->dtype)
+        return shimrt_fail(op, "out must have self's shape and dtype");
+    if (out == self) return AOTI_TORCH_SUCCESS;
+    return shimrt_copy(op, out, self);
+}
+
+/* Iterates every element of index: fills tgt (out's multi-index) and pos. */
+typedef AOTITorchError (*scatter_fn)(const int64_t *pos, const int64_t *tgt, void *ctx);
+static AOTITorchError walk_index(const char *op, AtenTensorHandle index, AtenTensorHandle out,
+                                 int64_t dim, scatter_fn fn, void *ctx) {
+    int64_t n = shimrt_numel(index);
+    if (n == 0) return AOTI_TORCH_SUCCESS;
+    int64_t pos[SHIMRT_MAX_DIMS] = {0}, tgt[SHIMRT_MAX_DIMS];
+    int64_t limit = out->ndim ? out->sizes[dim] : 1;
+    do {
+        int64_t v = index_value(index, pos);
+        if (v < -limit || v >= limit)
+            return shimrt_fail(op, "index %lld is out of bounds for dimension %lld with size "
+                               "%lld", (long long)v, (long long)dim, (long long)limit);
+        if (v < 0) v += limit;
+        memcpy(tgt, pos, (size_t)index->ndim * sizeof *pos);
+        if (out->ndim) tgt[dim] = v;
+        AOTITorchError rc = fn(pos, tgt, ctx);
+        if (rc) return rc;
+    } while (shimrt_idx_next(index->ndim, index->sizes, pos));
+    return AOTI_TORCH_SUCCESS;
+}
+
+typedef struct { AtenTensorHandle out, src; size_t elsize; } copy_ctx;
+static AOTITorchError scatter_copy(const int64_t *pos, const int64_t *tgt, void *vctx) {
+    copy_ctx *c = vctx;
+    memcpy(shimrt_idx_at(c->out, tgt), shimrt_idx_at(c->src, pos), c->elsize);
+    return AOTI_TORCH_SUCCESS;
+}
+
+AOTITorchError shimrt_idx_scatter(const char *op, AtenTensorHandle out, AtenTensorHandle self,
+                                  int64_t dim, AtenTensorHandle index, AtenTensorHandle src) {
+    if (check_live(op, out, "out") || check_live(op, self, "self") ||
+        check_live(op, index, "index") || check_live(op, src, "src"))
+        return AOTI_TORCH_FAILURE;
+    if (shimrt_idx_wrap_dim(op, &dim, self->ndim)) return AOTI_TORCH_FAILURE;
+    if (src->dtype != self->dtype)
+        return shimrt_fail(op, "Expected self.dtype to be equal to src.dtype");
+    if (check_scatter_args(op, self, dim, index, src) || prepare_out(op, out, self))
+        return AOTI_TORCH_FAILURE;
+    copy_ctx c = {out, src, shimrt_dtype_size(out->dtype)};
+    return walk_index(op, index, out, dim, scatter_copy, &c);
+}
+
+enum { R_SUM, R_PROD, R_MEAN, R_AMAX, R_AMIN };
+typedef struct {
+    AtenTensorHandle out, src;
+    int reduce;
+    long double *acc;   /* per out element (row-major over out's sizes) */
+    int64_t *count;
+    bool *touched;
+} reduce_ctx;
+
+static int64_t linear_of(AtenTensorHandle t, const int64_t *idx) {
+    int64_t l = 0;
+    for (int64_t d = 0; d < t->ndim; d++) l = l * t->sizes[d] + idx[d];
+    return l;
+}
+
+static AOTITorchError reduce_step(const int64_t *pos, const int64_t *tgt, void *vctx) {
+    reduce_ctx *c = vctx;
+    int64_t l = linear_of(c->out, tgt);
+    long double v = shimrt_idx_load(shimrt_idx_at(c->src, pos), c->src->dtype);
+    if (!c->touched[l]) {
+        c->touched[l] = true;
+        if (c->count[l] == 0) { /* include_self false: start from the first value */
+            c->acc[l] = v;
+            c->count[l] = 1;
+            return AOTI_TORCH_SUCCESS;
+        }
+    }
+    switch (c->reduce) {
+    case R_SUM: case R_MEAN: c->acc[l] += v; break;
+    case R_PROD: c->acc[l] *= v; break;
+    case R_AMAX: if (isnan(v) || v > c->acc[l]) c->acc[l] = v; break;
+    default: if (isnan(v) || v < c->acc[l]) c->acc[l] = v; break;
+    }
+    c->count[l]++;
+    return AOTI_TORCH_SUCCESS;
+}
+
+AOTITorchError shimrt_idx_scatter_reduce(const char *op, AtenTensorHandle out,
+                                         AtenTensorHandle self, int64_t dim,
+                                         AtenTensorHandle index, AtenTensorHandle src,
+                                         const char *reduce, bool include_self) {
+    if (check_live(op, out, "out") || check_live(op, self, "self") ||
+        check_live(op, index, "index") || check_live(op, src, "src"))
+        return AOTI_TORCH_FAILURE;
+    if (!reduce) return shimrt_fail(op, "argument 'reduce' is NULL");
+    int r;
+    if (!strcmp(reduce, "sum")) r = R_SUM;
+    else if (!strcmp(reduce, "prod")) r = R_PROD;
+    else if (!strcmp(reduce, "mean")) r = R_MEAN;
+    else if (!strcmp(reduce, "amax")) r = R_AMAX;
+    else if (!strcmp(reduce, "amin")) r = R_AMIN;
+    else
+        return shimrt_fail(op, "reduce argument must be either sum, prod, mean, amax or amin, "
+                           "got %s", reduce);
+    if (shimrt_idx_wrap_dim(op, &dim, self->ndim)) return AOTI_TORCH_FAILURE;
+    if (src->dtype != self->dtype)
+        return shimrt_fail(op, "Expected self.dtype to be equal to src.dtype");
+    if (!shimrt_idx_numeric(self->dtype))
+        return shimrt_fail(op, "dtype %s is not supported", shimrt_dtype_name(self->dtype));
+    if (check_scatter_args(op, self, dim, index, src) || prepare_out(op, out, self))
+        return AOTI_TORCH_FAILURE;
+    int64_t n = shimrt_numel(out);
+    size_t cells = n ? (size_t)n : 1;
+    reduce_ctx c = {out, src, r, calloc(cells, sizeof(long double)), calloc(cells, sizeof(int64_t)),
+                    calloc(cells, sizeof(bool))};
+    AOTITorchError rc = AOTI_TORCH_SUCCESS;
+    if (!c.acc || !c.count || !c.touched) {
+        rc = shimrt_fail(op, "out of memory");
+        goto done;
+    }
+    if (include_self) {
+        int64_t idx[SHIMRT_MAX_DIMS] = {0};
+        if (n) do {
+            int64_t l = linear_of(out, idx);
+            c.acc[l] = shimrt_idx_load(shimrt_idx_at(out, idx), out->dtype);
+            c.count[l] = 1;
+            c.touched[l] = true;
+        } while (shimrt_idx_next(out->ndim, out->sizes, idx));
+    }
+    rc = walk_index(op, index, out, dim, reduce_step, &c);
+    if (rc) goto done;
+    int64_t idx[SHIMRT_MAX_DIMS] = {0};
+    if (n) do {
+        int64_t l = linear_of(out, idx);
+        if (!c.touched[l] || c.count[l] == 0) continue;
+        long double v = c.acc[l];
+        if (r == R_MEAN) {
+            v = v / (long double)c.count[l];
+            if (!is_floatish(out->dtype)) v = floorl(v);
+        }
+        shimrt_idx_store(shimrt_idx_at(out, idx), out->dtype, v);
+    } while (shimrt_idx_next(out->ndim, out->sizes, idx));
+done:
+    free(c.acc);
+    free(c.count);
+    free(c.touched);
+    return rc;
+}
+
+typedef struct { AtenTensorHandle out, src; size_t elsize; } gather_ctx;
+static AOTITorchError gather_step(const int64_t *pos, const int64_t *tgt, void *vctx) {
+    gather_ctx *c = vctx; /* here out is the gathered result, src is self */
+    memcpy(shimrt_idx_at(c->out, pos), shimrt_idx_at(c->src, tgt), c->elsize);
+    return AOTI_TORCH_SUCCESS;
+}
+
+AOTITorchError shimrt_idx_gather(const char *op, AtenTensorHandle self, int64_t dim,
+                                 AtenTensorHandle index, AtenTensorHandle out) {
+    if (check_live(op, out, "out") || check_live(op, self, "self") ||
+        check_live(op, index, "index"))
+        return AOTI_TORCH_FAILURE;
+    if (shimrt_idx_wrap_dim(op, &dim, self->ndim)) return AOTI_TORCH_FAILURE;
+    if (!same_shape(out, index) || out->dtype != self->dtype)
+        return shimrt_fail(op, "out must have index's shape and self's dtype");
+    if (check_scatter_args(op, self, dim, index, NULL)) return AOTI_TORCH_FAILURE;
+    gather_ctx c = {out, self, shimrt_dtype_size(self->dtype)};
+    return walk_index(op, index, self, dim, gather_step, &c);
+}
+
+AOTITorchError shimrt_idx_index_select(const char *op, AtenTensorHandle self, int64_t dim,
+                                       AtenTensorHandle index, AtenTensorHandle out) {
+    if (check_live(op, out, "out") || check_live(op, self, "self") ||
+        check_live(op, index, "index"))
+        return AOTI_TORCH_FAILURE;
+    if (shimrt_idx_wrap_dim(op, &dim, self->ndim)) return AOTI_TORCH_FAILURE;
+    if (index->dtype != SHIMRT_INT64 && index->dtype != SHIMRT_INT32)
+        return shimrt_fail(op, "index_select(): Expected dtype int32 or int64 for index");
+    if (index->ndim > 1)
+        return shimrt_fail(op, "index_select(): Index is supposed to be a vector");
+    int64_t k = shimrt_numel(index), limit = self->ndim ? self->sizes[dim] : 1;
+    if (out->dtype != self->dtype || out->ndim != self->ndim)
+        return shimrt_fail(op, "out must have self's dtype and dim count");
+    for (int64_t d = 0; d < self->ndim; d++)
+        if (out->sizes[d] != (d == dim ? k : self->sizes[d]))
+            return shimrt_fail(op, "out has the wrong shape");
+    size_t elsize = shimrt_dtype_size(self->dtype);
+    int64_t zero[1] = {0};
+    for (int64_t j = 0; j < k; j++) {
+        int64_t jj[1] = {j};
+        int64_t v = index_value(index, index->ndim ? jj : zero);
+        if (v < -limit || v >= limit)
+            return shimrt_fail(op, "index out of range in self (index %lld, size %lld)",
+                               (long long)v, (long long)limit);
+    }
+    if (shimrt_numel(out) == 0) return AOTI_TORCH_SUCCESS;
+    int64_t idx[SHIMRT_MAX_DIMS] = {0}, sidx[SHIMRT_MAX_DIMS];
+    do {
+        memcpy(sidx, idx, (size_t)out->ndim * sizeof *idx);
+        if (out->ndim) {
+            int64_t jj[1] = {idx[dim]};
+            int64_t v = index_value(index, index->ndim ? jj : zero);
+            sidx[dim] = v < 0 ? v + limit : v;
+        } else {
+            int64_t v = index_value(index, zero);
+            (void)v;
+        }
+        memcpy(shimrt_idx_at(out, idx), shimrt_idx_at(self, sidx), elsize);
+    } while (shimrt_idx_next(out->ndim, out->sizes, idx));
+    return AOTI_TORCH_SUCCESS;
+}
+
+AOTITorchError shimrt_idx_index_put(const char *op, AtenTensorHandle out, AtenTensorHandle self,
+                                    const AtenTensorHandle *indices, uint32_t num_indices,
+                                    AtenTensorHandle values, bool accumulate) {
+    if (check_live(op, out, "out") || check_live(op, self, "self") ||
+        check_live(op, values, "values"))
+        return AOTI_TORCH_FAILURE;
+    if (num_indices && !indices) return shimrt_fail(op, "argument 'indices' is NULL");
+    if (num_indices > (uint32_t)self->ndim)
+        return shimrt_fail(op, "too many indices for tensor of dimension %lld",
+                           (long long)self->ndim);
+    if (values->dtype != self->dtype)
+        return shimrt_fail(op, "Index put requires the source and destination dtypes match");
+    if (accumulate && !shimrt_idx_numeric(self->dtype))
+        return shimrt_fail(op, "accumulate is not supported for dtype %s",
+                           shimrt_dtype_name(self->dtype));
+    /* Leading defined int64 index tensors, broadcast together to bshape. */
+    int64_t bnd = 0, bshape[SHIMRT_MAX_DIMS];
+    uint32_t k = 0;
+    for (; k < num_indices; k++) {
+        AtenTensorHandle ix = indices[k];
+        if (!ix) break;
+        if (check_live(op, ix, "indices[k]")) return AOTI_TORCH_FAILURE;
+        if (ix->dtype != SHIMRT_INT64 && ix->dtype != SHIMRT_INT32)
+            return shimrt_fail(op, "indices[%u]: only int64/int32 index tensors are supported "
+                               "(got %s)", k, shimrt_dtype_name(ix->dtype));
+        int64_t nd = ix->ndim > bnd ? ix->ndim : bnd, ns[SHIMRT_MAX_DIMS];
+        for (int64_t d = 0; d < nd; d++) {
+            int64_t a = d - (nd - bnd) >= 0 ? bshape[d - (nd - bnd)] : 1;
+            int64_t b = d - (nd - ix->ndim) >= 0 ? ix->sizes[d - (nd - ix->ndim)] : 1;
+            if (a != b && a != 1 && b != 1)
+                return shimrt_fail(op, "shape mismatch: indexing tensors could not be "
+                                   "broadcast together");
+            ns[d] = a == 1 ? b : a;
+        }
+        memcpy(bshape, ns, (size_t)nd * sizeof *ns);
+        bnd = nd;
+    }
+    for (uint32_t j = k; j < num_indices; j++)
+        if (indices[j])
+            return shimrt_fail(op, "an undefined index before a defined one is not supported");
+    if (prepare_out(op, out, self)) return AOTI_TORCH_FAILURE;
+    /* The written region: bshape followed by self's dims after the k indexed ones. */
+    int64_t rnd = bnd + self->ndim - k, rshape[SHIMRT_MAX_DIMS];
+    if (rnd > SHIMRT_MAX_DIMS) return shimrt_fail(op, "too many dimensions");
+    memcpy(rshape, bshape, (size_t)bnd * sizeof *bshape);
+    for (int64_t d = k; d < self->ndim; d++) rshape[bnd + d - k] = self->sizes[d];
+    /* values must broadcast to rshape. */
+    if (values->ndim > rnd) return shimrt_fail(op, "values has too many dimensions");
+    for (int64_t d = 0; d < values->ndim; d++) {
+        int64_t vs = values->sizes[d], rs = rshape[rnd - values->ndim + d];
+        if (vs != 1 && vs != rs)
+            return shimrt_fail(op, "shape mismatch: value tensor cannot be broadcast to the "
+                               "indexing result");
+    }
+    int64_t total = 1;
+    for (int64_t d = 0; d < rnd; d++) total *= rshape[d];
+    if (total == 0) return AOTI_TORCH_SUCCESS;
+    size_t elsize = shimrt_dtype_size(self->dtype);
+    int64_t r[SHIMRT_MAX_DIMS] = {0};
+    do {
+        int64_t tgt[SHIMRT_MAX_DIMS], vidx[SHIMRT_MAX_DIMS];
+        for (uint32_t j = 0; j < k; j++) {
+            AtenTensorHandle ix = indices[j];
+            int64_t ii[SHIMRT_MAX_DIMS];
+            for (int64_t d = 0; d < ix->ndim; d++) {
+                int64_t bd = bnd - ix->ndim + d;
+                ii[d] = ix->sizes[d] == 1 ? 0 : r[bd];
+            }
+            int64_t v = index_value(ix, ii), lim = self->sizes[j];
+            if (v < -lim || v >= lim)
+                return shimrt_fail(op, "index %lld is out of bounds for dimension %u with size "
+                                   "%lld", (long long)v, j, (long long)lim);
+            tgt[j] = v < 0 ? v + lim : v;
+        }
+        for (int64_t d = k; d < self->ndim; d++) tgt[d] = r[bnd + d - k];
+        for (int64_t d = 0; d < values->ndim; d++)
+            vidx[d] = values->sizes[d] == 1 ? 0 : r[rnd - values->ndim + d];
+        char *dst = shimrt_idx_at(out, tgt);
+        const char *src = shimrt_idx_at(values, vidx);
+        if (accumulate)
+            shimrt_idx_store(dst, out->dtype, shimrt_idx_load(dst, out->dtype) + shimrt_idx_load(src, out->dtype));
+        else
+            memcpy(dst, src, elsize);
+    } while (shimrt_idx_next(rnd, rshape, r));
+    return AOTI_TORCH_SUCCESS;
+}
+
+/* ---- the AOTInductor extern kernels ---- */
+AOTI_TORCH_EXPORT AOTITorchError aoti_torch_scatter_out(AtenTensorHandle out,
+                                                        AtenTensorHandle self, int64_t dim,
+                                                        AtenTensorHandle index,
+                                                        AtenTensorHandle src) {
+    return shimrt_idx_scatter(__func__, out, self, dim, index, src);
+}
+
+AOTI_TORCH_EXPORT AOTITorchError aoti_torch_scatter_reduce_out(
+    AtenTensorHandle out, AtenTensorHandle self, int64_t dim, AtenTensorHandle index,
+    AtenTensorHandle src, const char *reduce, int32_t include_self) {
+    return shimrt_idx_scatter_reduce(__func__, out, self, dim, index, src, reduce,
+                                     include_self != 0);
+}
+
+AOTI_TORCH_EXPORT AOTITorchError aoti_torch_index_put_out(AtenTensorHandle out,
+                                                          AtenTensorHandle self,
+                                                          const AtenTensorHandle *indices,
+                                                          const uint32_t num_indices,
+                                                          const AtenTensorHandle values,
+                                                          bool accumulate) {
+    return shimrt_idx_index_put(__func__, out, self, indices, num_indices, values, accumulate);
+}

@@ -1,0 +1,643 @@
+/* runtime/cpu/shape.c: creation, shape and indexing ops of schemas/ (issue 8): full,
+ * full_like, zeros_like, ones_like, empty.memory_format, arange, is_pinned, is_leaf,
+ * view.dtype, index_select, gather, scatter.src, cat, stack, embedding, _foreach_mul_.
+ * Plain stride walks over the tensor struct (runtime/cpu/index.c holds the walks shared
+ * with the AOTInductor extern kernels). Prototypes: generated/cpu_kernels.h, compositeexplicitautograd_kernels.h. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/internal.h"
+#include "compositeexplicitautograd_kernels.h"
+#include "cpu_kernels.h"
+#include "index.h"
+
+/* ---- tensor options (dtype, layout, device, pin_memory) ---- */
+static AOTITorchError options(const char *op, int32_t *dtype, int32_t *layout, int32_t *device,
+                              int32_t device_index, int32_t default_dtype,
+                              int32_t default_device, int32_t *out_dtype, int32_t *out_device) {
+    if (layout && *layout != SHIMRT_LAYOUT_STRIDED)
+        return shimrt_fail(op, "layout code %d is not supported (only strided)", (int)*layout);
+    *out_dtype = dtype ? *dtype : default_dtype;
+    *out_device = device ? *device : default_device;
+    if (shimrt_check_dtype(op, *out_dtype)) return AOTI_TORCH_FAILURE;
+    return shimrt_check_device(op, *out_device, device ? device_index : -1);
+}
+
+/* PyTorch's check for a fill value: an integer dtype must hold it exactly in range. */
+static AOTITorchError check_fits(const char *op, long double v, int32_t dt) {
+    long double lo, hi;
+    switch (dt) {
+    case SHIMRT_UINT8: lo = 0, hi = 255; break;
+    case SHIMRT_INT8: lo = -128, hi = 127; break;
+    case SHIMRT_INT16: lo = -32768, hi = 32767; break;
+    case SHIMRT_INT32: lo = -2147483648.0L, hi = 2147483647.0L; break;
+    case SHIMRT_INT64: lo = -9223372036854775808.0L, hi = 9223372036854775807.0L; break;
+    default: return AOTI_TORCH_SUCCESS;
+    }
+    if (!(v >= lo && v <= hi))
+        return shimrt_fail(op, "value cannot be converted to type %s without overflow",
+                           shimrt_dtype_name(dt));
+    return AOTI_TORCH_SUCCESS;
+}
+
+static AOTITorchError fill(const char *op, AtenTensorHandle t, long double v) {
+    if (check_fits(op, v, t->dtype)) return AOTI_TORCH_FAILURE;
+    if (t->device_type == SHIMRT_DEV_META || shimrt_numel(t) == 0) return AOTI_TORCH_SUCCESS;
+    if (!shimrt_idx_numeric(t->dtype))
+        return shimrt_fail(op, "filling a %s tensor is not supported",
+                           shimrt_dtype_name(t->dtype));
+    int64_t idx[SHIMRT_MAX_DIMS] = {0};
+    do shimrt_idx_store(shimrt_idx_at(t, idx), t->dtype, v);
+    while (shimrt_idx_next(t->ndim, t->sizes, idx));
+    return AOTI_TORCH_SUCCESS;
+}
+
+static AOTITorchError check_size(const char *op, const int64_t *size, int64_t n) {
+    if (n < 0 || n > SHIMRT_MAX_DIMS) return shimrt_fail(op, "bad size length %lld", (long long)n);
+    for (int64_t d = 0; d < n; d++)
+        if (size[d] < 0)
+            return shimrt_fail(op, "Trying to create tensor with negative dimension %lld",
+                               (long long)size[d]);
+    return AOTI_TORCH_SUCCESS;
+}
+
+static AOTITorchError new_filled(const char *op, int64_t n, const int64_t *size, int32_t dt,
+                                 int32_t dev, bool do_fill, long double v,
+                                 AtenTensorHandle *ret0) {
+    if (check_size(op, size, n)) return AOTI_TORCH_FAILURE;
+    AtenTensorHandle t = shimrt_tensor_empty(op, n, size, NULL, dt, dev, -1);
+    if (!t) return AOTI_TORCH_FAILURE;
+    if (do_fill && fill(op, t, v)) {
+        shimrt_tensor_free(t);
+        return AOTI_TORCH_FAILURE;
+    }
+    *ret0 = t;
+    return AOTI_TORCH_SUCCESS;
+}
+
+AOTITorchError shimrt_full(const int64_t *size, int64_t size_len_, double fill_value,
+                           int32_t *dtype, int32_t *layout, int32_t *device,
+                           int32_t device_index_, int32_t *pin_memory, AtenTensorHandle *ret0) {
+    (void)pin_memory;
+    int32_t dt = 0, dev = 0;
+    if (options("full", dtype, layout, device, device_index_, SHIMRT_FLOAT32, SHIMRT_DEV_CPU,
+                &dt, &dev))
+        return AOTI_TORCH_FAILURE;
+    return new_filled("full", size_len_, size, dt, dev, true, fill_value, ret0);
+}
+
+AOTITorchError shimrt_full_out(AtenTensorHandle out, const int64_t *size, int64_t size_len_,
+                               double fill_value) {
+    if (check_size("full.out", size, size_len_)) return AOTI_TORCH_FAILURE;
+    if (out->ndim != size_len_ || memcmp(out->sizes, size, (size_t)size_len_ * sizeof *size))
+        return shimrt_fail("full.out", "out must have the requested size (no resizing here)");
+    return fill("full.out", out, fill_value);
+}
+
+static AOTITorchError like(const char *op, AtenTensorHandle self, int32_t *dtype,
+                           int32_t *layout, int32_t *device, int32_t device_index_,
+                           bool do_fill, long double v, AtenTensorHandle *ret0) {
+    int32_t dt = 0, dev = 0;
+    if (options(op, dtype, layout, device, device_index_, self->dtype, self->device_type, &dt,
+                &dev))
+        return AOTI_TORCH_FAILURE;
+    return new_filled(op, self->ndim, self->sizes, dt, dev, do_fill, v, ret0);
+}
+
+AOTITorchError shimrt_full_like(AtenTensorHandle self, double fill_value, int32_t *dtype,
+                                int32_t *layout, int32_t *device, int32_t device_index_,
+                                int32_t *pin_memory, int32_t *memory_format,
+                                AtenTensorHandle *ret0) {
+    (void)pin_memory, (void)memory_format;
+    return like("full_like", self, dtype, layout, device, device_index_, true, fill_value, ret0);
+}
+
+AOTITorchError shimrt_zeros_like(AtenTensorHandle self, int32_t *dtype, int32_t *layout,
+                                 int32_t *device, int32_t device_index_, int32_t *pin_memory,
+                                 int32_t *memory_format, AtenTensorHandle *ret0) {
+    (void)pin_memory, (void)memory_format;
+    return like("zeros_like", self, dtype, layout, device, device_index_, true, 0, ret0);
+}
+
+AOTITorchError shimrt_ones_like(AtenTensorHandle self, int32_t *dtype, int32_t *layout,
+                                int32_t *device, int32_t device_index_, int32_t *pin_memory,
+                                int32_t *memory_format, AtenTensorHandle *ret0) {
+    (void)pin_memory, (void)memory_format;
+    return like("ones_like", self, dtype, layout, device, device_index_, true, 1, ret0);
+}
+
+AOTITorchError shimrt_cpu_empty_memory_format(const int64_t *size, int64_t size_len_,
+                                              int32_t *dtype, int32_t *layout, int32_t *device,
+                                              int32_t device_index_, int32_t *pin_memory,
+                                              int32_t *memory_format, AtenTensorHandle *ret0) {
+    (void)pin_memory;
+    int32_t dt = 0, dev = 0;
+    if (memory_format && *memory_format != 0 && *memory_format != 3)
+        return shimrt_fail("empty.memory_format", "only the contiguous (or preserve) memory "
+                           "format is supported, got code %d", (int)*memory_format);
+    if (options("empty.memory_format", dtype, layout, device, device_index_, SHIMRT_FLOAT32,
+                SHIMRT_DEV_CPU, &dt, &dev))
+        return AOTI_TORCH_FAILURE;
+    return new_filled("empty.memory_format", size_len_, size, dt, dev, false, 0, ret0);
+}
+
+/* ---- arange ---- */
+static bool integral(double v) { return isfinite(v) && floor(v) == v; }
+
+static AOTITorchError arange(const char *op, double start, double end, double step,
+                             int32_t *dtype, int32_t *layout, int32_t *device,
+                             int32_t device_index_, AtenTensorHandle *ret0) {
+    /* Scalars arrive as doubles: integral values without a dtype give int64 (PyTorch's
+     * inference for Python ints), anything else float32. */
+    int32_t def = integral(start) && integral(end) && integral(step) ? SHIMRT_INT64
+                                                                     : SHIMRT_FLOAT32;
+    int32_t dt = 0, dev = 0;
+    if (options(op, dtype, layout, device, device_index_, def, SHIMRT_DEV_CPU, &dt, &dev))
+        return AOTI_TORCH_FAILURE;
+    if (!isfinite(start) || !isfinite(end)) return shimrt_fail(op, "unsupported range: %g -> %g", start, end);
+    if (step == 0 || !isfinite(step)) return shimrt_fail(op, "step must be nonzero");
+    if ((step > 0 && end < start) || (step < 0 && end > start))
+        return shimrt_fail(op, "upper bound and larger bound inconsistent with step sign");
+    double n = ceil((end - start) / step);
+    if (n > (double)(INT64_C(1) << 40)) return shimrt_fail(op, "too many elements");
+    int64_t size = (int64_t)n;
+    AtenTensorHandle t;
+    if (new_filled(op, 1, &size, dt, dev, false, 0, &t)) return AOTI_TORCH_FAILURE;
+    if (dev == SHIMRT_DEV_CPU) {
+        if (!shimrt_idx_numeric(dt)) {
+            shimrt_tensor_free(t);
+            return shimrt_fail(op, "dtype %s is not supported", shimrt_dtype_name(dt));
+        }
+        for (int64_t i = 0; i < size; i++)
+            shimrt_idx_store(shimrt_idx_at(t, &i), dt, (long double)start + (long double)i * step);
+    }
+    *ret0 = t;
+    return AOTI_TORCH_SUCCESS;
+}
+
+AOTITorchError shimrt_arange(double end, int32_t *dtype, int32_t *layout, int32_t *device,
+                             int32_t device_index_, int32_t *pin_memory, AtenTensorHandle *ret0) {
+    (void)pin_memory;
+    return arange("arange", 0, end, 1, dtype, layout, device, device_index_, ret0);
+}
+
+AOTITorchError shimrt_arange_start_step(double start, double end, double step, int32_t *dtype,
+                                        int32_t *layout, int32_t *device, int32_t device_index_,
+                                        int32_t *pin_memory, AtenTensorHandle *ret0) {
+    (void)pin_memory;
+    return arange("arange.start_step", start, end, step, dtype, layout, device, device_index_,
+                  ret0);
+}
+
+/* ---- predicates and views ---- */
+AOTITorchError shimrt_is_pinned(AtenTensorHandle self, int32_t *device, int32_t device_index_,
+                                int32_t *ret0) {
+    (void)device, (void)device_index_;
+    *ret0 = 0; /* no CUDA driver: no memory is page-locked */
+    (void)self;
+    return AOTI_TORCH_SUCCESS;
+}
+
+AOTITorchError shimrt_is_leaf(AtenTensorHandle self, int32_t *ret0) {
+    (void)self;
+    *ret0 = 1; /* no autograd graph is ever recorded: every tensor is a leaf */
+    return AOTI_TORCH_SUCCESS;
+}
+
+AOTITorchError shimrt_view_dtype(AtenTensorHandle self, int32_t dtype, AtenTensorHandle *ret0) {
+    static const char op[] = "view.dtype";
+    if (shimrt_check_dtype(op, dtype)) return AOTI_TORCH_FAILURE;
+    size_t from = shimrt_dtype_size(self->dtype), to = shimrt_dtype_size(dtype);
+    int64_t sizes[SHIMRT_MAX_DIMS], strides[SHIMRT_MAX_DIMS], n = self->ndim;
+    memcpy(sizes, self->sizes, (size_t)n * sizeof *sizes);
+    memcpy(strides, self->strides, (size_t)n * sizeof *strides);
+    int64_t offset = self->storage_offset;
+    if (from != to) {
+        if (n == 0 || self->strides[n - 1] != 1)
+            return shimrt_fail(op, "self.stride(-1) must be 1 to view %s as %s (different "
+                               "element sizes)", shimrt_dtype_name(self->dtype),
+                               shimrt_dtype_name(dtype));
+        if (from > to) {
+            int64_t r = (int64_t)(from / to);
+            sizes[n - 1] *= r;
+            for (int64_t d = 0; d < n - 1; d++) strides[d] *= r;
+            offset *= r;
+        } else {
+            int64_t r = (int64_t)(to / from);
+            if (sizes[n - 1] % r || offset % r)
+                return shimrt_fail(op, "self.size(-1) must be divisible by %lld to view %s as "
+                                   "%s", (long long)r, shimrt_dtype_name(self->dtype),
+                                   shimrt_dtype_name(dtype));
+            for (int64_t d = 0; d < n - 1; d++) {
+                if (strides[d] % r)
+                    return shimrt_fail(op, "self.stride(%lld) must be divisible by %lld",
+                                       (long long)d, (long long)r);
+                strides[d] /= r;
+            }
+            sizes[n - 1] /= r;
+            offset /= r;
+        }
+    }
+    AtenTensorHandle t = shimrt_tensor_new(op, self->storage, n, sizes, strides, offset, dtype,
+                                           self->device_type, self->device_index, self->layout);
+    if (!t) return AOTI_TORCH_FAILURE;
+    *ret0 = t;
+    return AOTI_TORCH_SUCCESS;
+}
+
+/* ---- indexing ---- */
+static AOTITorchError cpu_only(const char *op, AtenTensorHandle t) {
+    if (t->device_type != SHIMRT_DEV_CPU)
+        return shimrt_fail(op, "expected a CPU tensor, got %s",
+                           shimrt_device_type_name(t->device_type));
+    return AOTI_TORCH_SUCCESS;
+}
+
+AOTITorchError shimrt_cpu_index_select(AtenTensorHandle self, int64_t dim,
+                                       AtenTensorHandle index, AtenTensorHandle *ret0) {
+    static const char op[] = "index_select";
+    if (cpu_only(op, self) || shimrt_idx_wrap_dim(op, &dim, self->ndim)) return AOTI_TORCH_FAILURE;
+    int64_t sizes[SHIMRT_MAX_DIMS];
+    memcpy(sizes, self->sizes, (size_t)self->ndim * sizeof *sizes);
+    if (self->ndim) sizes[dim] = shimrt_numel(index);
+    AtenTensorHandle t = shimrt_tensor_empty(op, self->ndim, sizes, NULL, self->dtype,
+                                             SHIMRT_DEV_CPU, -1);
+    if (!t) return AOTI_TORCH_FAILURE;
+    if (shimrt_idx_index_select(op, self, dim, index, t)) {
+        shimrt_tensor_free(t);
+        return AOTI_TORCH_FAILURE;
+    }
+    *ret0 = t;
+    return AOTI_TORCH_SUCCESS;
+}
+
+AOTITorchError shimrt_cpu_index_select_out(AtenTensorHandle out, AtenTensorHandle self,
+                                           int64_t dim, AtenTensorHandle index) {
+    return shimrt_idx_index_select("index_select.out", self, dim, index, out);
+}
+
+AOTITorchError shimrt_cpu_gather(AtenTensorHandle self, int64_t dim, AtenTensorHandle index,
+                                 int32_t sparse_grad, AtenTensorHandle *ret0) {
+    static const char op[] = "gather";
+    (void)sparse_grad;
+    if (cpu_only(op, self)) return AOTI_TORCH_FAILURE;
+    AtenTensorHandle t = shimrt_tensor_empty(op, index->ndim, index->sizes, NULL, self->dtype,
+                                             SHIMRT_DEV_CPU, -1);
+    if (!t) return AOTI_TORCH_FAILURE;
+    if (shimrt_idx_gather(op, self, dim, index, t)) {
+        shimrt_tensor_free(t);
+        return AOTI_TORCH_FAILURE;
+    }
+    *ret0 = t;
+    return AOTI_TORCH_SUCCESS;
+}
+
+AOTITorchError shimrt_cpu_gather_out(AtenTensorHandle out, AtenTensorHandle self, int64_t dim,
+                                     AtenTensorHandle index, int32_t sparse_grad) {
+    (void)sparse_grad;
+    return shimrt_idx_gather("gather.out", self, dim, index, out);
+}
+
+AOTITorchError shimrt_cpu_scatter_src(AtenTensorHandle self, int64_t dim, AtenTensorHandle index,
+                                      AtenTensorHandle src, AtenTensorHandle *ret0) {
+    static const char op[] = "scatter.src";
+    if (cpu_only(op, self)) return AOTI_TORCH_FAILURE;
+    AtenTensorHandle t = shimrt_tensor_empty(op, self->ndim, self->sizes, NULL, self->dtype,
+                                             SHIMRT_DEV_CPU, -1);
+    if (!t) return AOTI_TORCH_FAILURE;
+    if (shimrt_idx_scatter(op, t, self, dim, index, src)) {
+        shimrt_tensor_free(t);
+        return AOTI_TORCH_FAILURE;
+    }
+    *ret0 = t;
+    return AOTI_TORCH_SUCCESS;
+}
+
+AOTITorchError shimrt_cpu_scatter_src_out(AtenTensorHandle out, AtenTensorHandle self,
+                                          int64_t dim, AtenTensorHandle index,
+                                          AtenTensorHandle src) {
+    return shimrt_idx_scatter("scatter.src_out", out, self, dim, index, src);
+}
+
+/* ---- cat, stack ---- */
+/* Shape of cat(tensors, dim) (PyTorch skips legacy 1-d empty tensors), and its dtype. */
+static AOTITorchError cat_shape(const char *op, const AtenTensorHandle *ts, int64_t n,
+                                int64_t *dim, int64_t *ndim, int64_t *sizes, int32_t *dtype) {
+    if (n <= 0) return shimrt_fail(op, "expected a non-empty list of Tensors");
+    const struct AtenTensorOpaque *ref = NULL;
+    for (int64_t k = 0; k < n; k++) {
+        if (cpu_only(op, ts[k])) return AOTI_TORCH_FAILURE;
+        if (!(ts[k]->ndim == 1 && ts[k]->sizes[0] == 0)) { ref = ts[k]; break; }
+    }
+    *dtype = ts[0]->dtype;
+    for (int64_t k = 1; k < n; k++)
+        if (ts[k]->dtype != *dtype)
+            return shimrt_fail(op, "tensors of different dtypes (%s and %s) are not supported",
+                               shimrt_dtype_name(*dtype), shimrt_dtype_name(ts[k]->dtype));
+    if (!ref) { /* all legacy-empty */
+        *ndim = 1;
+        sizes[0] = 0;
+        *dim = 0;
+        return AOTI_TORCH_SUCCESS;
+    }
+    if (ref->ndim == 0) return shimrt_fail(op, "zero-dimensional tensor (at position 0) cannot be concatenated");
+    if (shimrt_idx_wrap_dim(op, dim, ref->ndim)) return AOTI_TORCH_FAILURE;
+    *ndim = ref->ndim;
+    memcpy(sizes, ref->sizes, (size_t)ref->ndim * sizeof *sizes);
+    sizes[*dim] = 0;
+    for (int64_t k = 0; k < n; k++) {
+        const struct AtenTensorOpaque *t = ts[k];
+        if (t->ndim == 1 && t->sizes[0] == 0) continue;
+        if (t->ndim != ref->ndim)
+            return shimrt_fail(op, "Tensors must have same number of dimensions: got %lld and "
+                               "%lld", (long long)ref->ndim, (long long)t->ndim);
+        for (int64_t d = 0; d < t->ndim; d++)
+            if (d != *dim && t->sizes[d] != ref->sizes[d])
+                return shimrt_fail(op, "Sizes of tensors must match except in dimension %lld. "
+                                   "Expected size %lld but got size %lld for tensor number "
+                                   "%lld in the list.", (long long)*dim,
+                                   (long long)ref->sizes[d], (long long)t->sizes[d],
+                                   (long long)k);
+        sizes[*dim] += t->sizes[*dim];
+    }
+    return AOTI_TORCH_SUCCESS;
+}
+
+/* Copies each input into its slice of out (a narrow view, then the runtime's copy). */
+static AOTITorchError cat_into(const char *op, const AtenTensorHandle *ts, int64_t n,
+                               int64_t dim, AtenTensorHandle out) {
+    int64_t at = 0;
+    for (int64_t k = 0; k < n; k++) {
+        AtenTensorHandle t = ts[k];
+        if (t->ndim == 1 && t->sizes[0] == 0 && out->ndim != 1) continue;
+        int64_t len = t->ndim ? t->sizes[dim] : 1;
+        int64_t sizes[SHIMRT_MAX_DIMS];
+        memcpy(sizes, out->sizes, (size_t)out->ndim * sizeof *sizes);
+        sizes[dim] = len;
+        AtenTensorHandle slice =
+            shimrt_tensor_new(op, out->storage, out->ndim, sizes, out->strides,
+                              out->storage_offset + at * out->strides[dim], out->dtype,
+                              out->device_type, out->device_index, out->layout);
+        if (!slice) return AOTI_TORCH_FAILURE;
+        AOTITorchError rc = shimrt_numel(slice) ? shimrt_copy(op, slice, t) : AOTI_TORCH_SUCCESS;
+        shimrt_tensor_free(slice);
+        if (rc) return rc;
+        at += len;
+    }
+    return AOTI_TORCH_SUCCESS;
+}
+
+AOTITorchError shimrt_cpu_cat(const AtenTensorHandle *tensors, int64_t tensors_len_, int64_t dim,
+                              AtenTensorHandle *ret0) {
+    static const char op[] = "cat";
+    int64_t ndim, sizes[SHIMRT_MAX_DIMS];
+    int32_t dt;
+    if (cat_shape(op, tensors, tensors_len_, &dim, &ndim, sizes, &dt)) return AOTI_TORCH_FAILURE;
+    AtenTensorHandle t = shimrt_tensor_empty(op, ndim, sizes, NULL, dt, SHIMRT_DEV_CPU, -1);
+    if (!t) return AOTI_TORCH_FAILURE;
+    if (cat_into(op, tensors, tensors_len_, dim, t)) {
+        shimrt_tensor_free(t);
+        return AOTI_TORCH_FAILURE;
+    }
+    *ret0 = t;
+    return AOTI_TORCH_SUCCESS;
+}
+
+AOTITorchError shimrt_cpu_cat_out(AtenTensorHandle out, const AtenTensorHandle *tensors,
+                                  int64_t tensors_len_, int64_t dim) {
+    static const char op[] = "cat.out";
+    int64_t ndim, sizes[SHIMRT_MAX_DIMS];
+    int32_t dt;
+    if (cat_shape(op, tensors, tensors_len_, &dim, &ndim, sizes, &dt)) return AOTI_TORCH_FAILURE;
+    if (out->ndim != ndim || memcmp(out->sizes, sizes, (size_t)ndim * sizeof *sizes))
+        return shimrt_fail(op, "out must have the result's size (no resizing here)");
+    return cat_into(op, tensors, tensors_len_, dim, out);
+}
+
+AOTITorchError shimrt_stack(const AtenTensorHandle *tensors, int64_t tensors_len_, int64_t dim,
+                            AtenTensorHandle *ret0) {
+    static const char op[] = "stack";
+    if (tensors_len_ <= 0) return shimrt_fail(op, "stack expects a non-empty TensorList");
+    const struct AtenTensorOpaque *ref = tensors[0];
+    if (ref->ndim + 1 > SHIMRT_MAX_DIMS) return shimrt_fail(op, "too many dimensions");
+    if (shimrt_idx_wrap_dim(op, &dim, ref->ndim + 1)) return AOTI_TORCH_FAILURE;
+    for (int64_t k = 1; k < tensors_len_; k++) {
+        const struct AtenTensorOpaque *t = tensors[k];
+        if (t->ndim != ref->ndim || memcmp(t->sizes, ref->sizes, (size_t)t->ndim * sizeof *t->sizes))
+            return shimrt_fail(op, "stack expects each tensor to be equal size, but tensor %lld "
+                               "differs from tensor 0", (long long)k);
+    }
+    /* unsqueeze each input at dim, then cat */
+    AtenTensorHandle *views = calloc((size_t)tensors_len_, sizeof *views);
+    if (!views) return shimrt_fail(op, "out of memory");
+    AOTITorchError rc = AOTI_TORCH_SUCCESS;
+    for (int64_t k = 0; k < tensors_len_ && !rc; k++) {
+        const struct AtenTensorOpaque *t = tensors[k];
+        int64_t sizes[SHIMRT_MAX_DIMS], strides[SHIMRT_MAX_DIMS];
+        for (int64_t d = 0, s = 0; d <= t->ndim; d++) {
+            if (d == dim) {
+                sizes[d] = 1;
+                strides[d] = s < t->ndim ? t->sizes[s] * t->strides[s] : 1;
+            } else {
+                sizes[d] = t->sizes[s];
+                strides[d] = t->strides[s];
+                s++;
+            }
+        }
+        views[k] = shimrt_tensor_new(op, t->storage, t->ndim + 1, sizes, strides,
+                                     t->storage_offset, t->dtype, t->device_type,
+                                     t->device_index, t->layout);
+        if (!views[k]) rc = AOTI_TORCH_FAILURE;
+    }
+    if (!rc) rc = shimrt_cpu_cat(views, tensors_len_, dim, ret0);
+    for (int64_t k = 0; k < tensors_len_; k++) shimrt_tensor_free(views[k]);
+    free(views);
+    return rc;
+}
+
+/* ---- embedding, _foreach_mul_ ---- */
+AOTITorchError shimrt_embedding(AtenTensorHandle weight, AtenTensorHandle indices,
+                                int64_t padding_idx, int32_t scale_grad_by_freq, int32_t sparse,
+                                AtenTensorHandle *ret0) {
+    static const char op[] = "embedding";
+    (void)padding_idx, (void)scale_grad_by_freq, (void)sparse; /* they only affect backward */
+    if (cpu_only(op, weight)) return AOTI_TORCH_FAILURE;
+    if (weight->ndim != 2) return shimrt_fail(op, "'weight' must be 2-D");
+    if (indices->dtype != SHIMRT_INT64 && indices->dtype != SHIMRT_INT32)
+        return shimrt_fail(op, "Expected tensor for argument #1 'indices' to have one of the "
+                           "following scalar types: Long, Int; but got %s instead",
+                           shimrt_dtype_name(indices->dtype));
+    if (indices->ndim + 1 > SHIMRT_MAX_DIMS) return shimrt_fail(op, "too many dimensions");
+    /* weight.index_select(0, indices.reshape(-1)).view(indices.sizes() + [embedding_dim]) */
+    int64_t n = shimrt_numel(indices), flat_sizes[1] = {n}, flat_strides[1] = {1};
+    AtenTensorHandle flat = NULL, rows = NULL;
+    if (!shimrt_is_contiguous(indices)) {
+        flat = shimrt_tensor_empty(op, indices->ndim, indices->sizes, NULL, indices->dtype,
+                                   SHIMRT_DEV_CPU, -1);
+        if (!flat || shimrt_copy(op, flat, indices)) {
+            shimrt_tensor_free(flat);
+            return AOTI_TORCH_FAILURE;
+        }
+    }
+    AtenTensorHandle src = flat ? flat : indices;
+    AtenTensorHandle view1d = shimrt_tensor_new(op, src->storage, 1, flat_sizes, flat_strides,
+                                                src->storage_offset, src->dtype,
+                                                src->device_type, src->device_index, src->layout);
+    AOTITorchError rc = view1d ? shimrt_cpu_index_select(weight, 0, view1d, &rows)
+                               : AOTI_TORCH_FAILURE;
+    shimrt_tensor_free(view1d);
+    shimrt_tensor_free(flat);
+    if (rc) return rc;
+    int64_t sizes[SHIMRT_MAX_DIMS];
+    memcpy(sizes, indices->sizes, (size_t)indices->ndim * sizeof *sizes);
+    sizes[indices->ndim] = weight->sizes[1];
+    AtenTensorHandle t = shimrt_tensor_new(op, rows->storage, indices->ndim + 1, sizes, NULL, 0,
+                                           rows->dtype, rows->device_type, rows->device_index,
+                                           rows->layout);
+    shimrt_tensor_free(rows);
+    if (!t) return AOTI_TORCH_FAILURE;
+    *ret0 = t;
+    return AOTI_TORCH_SUCCESS;
+}
+
+AOTITorchError shimrt_foreach_mul__list(const AtenTensorHandle *self, int64_t self_len_,
+                                        const AtenTensorHandle *other, int64_t other_len_) {
+    static const char op[] = "_foreach_mul_.List";
+    if (self_len_ != other_len_)
+        return shimrt_fail(op, "Tensor lists must have the same number of tensors, got %lld "
+                           "and %lld", (long long)self_len_, (long long)other_len_);
+    for (int64_t k = 0; k < self_len_; k++) {
+        AtenTensorHandle a = self[k], b = other[k];
+        if (cpu_only(op, a) || cpu_only(op, b)) return AOTI_TORCH_FAILURE;
+        if (!shimrt_idx_numeric(a->dtype) || !shimrt_idx_numeric(b->dtype))
+            return shimrt_fail(op, "dtype %s is not supported", shimrt_dtype_name(a->dtype));
+        if (a->ndim < b->ndim) return shimrt_fail(op, "other[%lld] does not broadcast to self[%lld]", (long long)k, (long long)k);
+        for (int64_t d = 0; d < b->ndim; d++) {
+            int64_t bs = b->sizes[d], as = a->sizes[a->ndim - b->ndim + d];
+            if (bs != 1 && bs != as)
+                return shimrt_fail(op, "other[%lld] does not broadcast to self[%lld]",
+                                   (long long)k, (long long)k);
+        }
+    }
+    for (int64_t k = 0; k < self_len_; k++) {
+        AtenTensorHandle a = self[k], b = other[k];
+        if (shimrt_numel(a) == 0) continue;
+        int64_t idx[SHIMRT_MAX_DIMS] = {0}, bidx[SHIMRT_MAX_DIMS];
+        do {
+            for (int64_t d = 0; d < b->ndim; d++)
+                bidx[d] = b->sizes[d] == 1 ? 0 : idx[a->ndim - b->ndim + d];
+            char *pa = shimrt_idx_at(a, idx);
+            long double v = shimrt_idx_load(pa, a->dtype) *
+                            shimrt_idx_load(shimrt_idx_at(b, bidx), b->dtype);
+            shimrt_idx_store(pa, a->dtype, v);
+        } while (shimrt_idx_next(a->ndim, a->sizes, idx));
+    }
+    return AOTI_TORCH_SUCCESS;
+}
+
+/* ---- to.dtype_layout ---- */
+AOTITorchError shimrt_to_dtype_layout(AtenTensorHandle self, int32_t *dtype, int32_t *layout,
+                                      int32_t *device, int32_t device_index_,
+                                      int32_t *pin_memory, int32_t non_blocking, int32_t copy,
+                                      int32_t *memory_format, AtenTensorHandle *ret0) {
+    static const char op[] = "to.dtype_layout";
+    (void)pin_memory, (void)non_blocking, (void)memory_format;
+    int32_t dt = 0, dev = 0;
+    if (options(op, dtype, layout, device, device_index_, self->dtype, self->device_type, &dt,
+                &dev))
+        return AOTI_TORCH_FAILURE;
+    if (dt == self->dtype && dev == self->device_type && !copy)
+        return aoti_torch_new_tensor_handle(self, ret0); /* PyTorch returns self */
+    if (dev != SHIMRT_DEV_CPU || self->device_type != SHIMRT_DEV_CPU)
+        return shimrt_fail(op, "only CPU to CPU conversions are supported");
+    AtenTensorHandle t = shimrt_tensor_empty(op, self->ndim, self->sizes, NULL, dt, dev, -1);
+    if (!t) return AOTI_TORCH_FAILURE;
+    if (shimrt_numel(t) && shimrt_copy(op, t, self)) {
+        shimrt_tensor_free(t);
+        return AOTI_TORCH_FAILURE;
+    }
+    *ret0 = t;
+    return AOTI_TORCH_SUCCESS;
+}
+
+/* ---- sort (always stable: equal keys keep their order; NaN sorts as the largest) ---- */
+typedef struct { long double v; int64_t i; } sort_item;
+
+static bool item_before(const sort_item *a, const sort_item *b, bool desc) {
+    bool an = isnan(a->v), bn = isnan(b->v);
+    if (an || bn) return desc ? (an && !bn) : (!an && bn);
+    return desc ? a->v > b->v : a->v < b->v;
+}
+
+static void merge_sort(sort_item *x, sort_item *tmp, int64_t n, bool desc) {
+    if (n < 2) return;
+    int64_t h = n / 2;
+    merge_sort(x, tmp, h, desc);
+    merge_sort(x + h, tmp, n - h, desc);
+    int64_t i = 0, j = h, k = 0;
+    while (i < h && j < n) tmp[k++] = item_before(&x[j], &x[i], desc) ? x[j++] : x[i++];
+    while (i < h) tmp[k++] = x[i++];
+    while (j < n) tmp[k++] = x[j++];
+    memcpy(x, tmp, (size_t)n * sizeof *x);
+}
+
+static AOTITorchError sort_impl(const char *op, AtenTensorHandle self, int64_t dim, bool desc,
+                                AtenTensorHandle *ret0, AtenTensorHandle *ret1) {
+    if (cpu_only(op, self) || shimrt_idx_wrap_dim(op, &dim, self->ndim)) return AOTI_TORCH_FAILURE;
+    if (!shimrt_idx_numeric(self->dtype))
+        return shimrt_fail(op, "dtype %s is not supported", shimrt_dtype_name(self->dtype));
+    AtenTensorHandle vals = shimrt_tensor_empty(op, self->ndim, self->sizes, NULL, self->dtype,
+                                                SHIMRT_DEV_CPU, -1);
+    AtenTensorHandle idxs = vals ? shimrt_tensor_empty(op, self->ndim, self->sizes, NULL,
+                                                       SHIMRT_INT64, SHIMRT_DEV_CPU, -1)
+                                 : NULL;
+    int64_t len = self->ndim ? self->sizes[dim] : 1;
+    sort_item *buf = malloc((size_t)(len ? len : 1) * 2 * sizeof *buf);
+    if (!vals || !idxs || !buf) {
+        shimrt_tensor_free(vals);
+        shimrt_tensor_free(idxs);
+        free(buf);
+        return shimrt_fail(op, "out of memory");
+    }
+    if (shimrt_numel(self) > 0) {
+        /* walk every position with index 0 along dim */
+        int64_t outer[SHIMRT_MAX_DIMS], idx[SHIMRT_MAX_DIMS] = {0};
+        memcpy(outer, self->sizes, (size_t)self->ndim * sizeof *outer);
+        if (self->ndim) outer[dim] = 1;
+        do {
+            int64_t p[SHIMRT_MAX_DIMS];
+            memcpy(p, idx, (size_t)self->ndim * sizeof *p);
+            for (int64_t j = 0; j < len; j++) {
+                if (self->ndim) p[dim] = j;
+                buf[j].v = shimrt_idx_load(shimrt_idx_at(self, p), self->dtype);
+                buf[j].i = j;
+            }
+            merge_sort(buf, buf + len, len, desc);
+            for (int64_t j = 0; j < len; j++) {
+                if (self->ndim) p[dim] = j;
+                if (self->ndim) idx[dim] = buf[j].i;
+                memcpy(shimrt_idx_at(vals, p), shimrt_idx_at(self, idx),
+                       shimrt_dtype_size(self->dtype));
+                if (self->ndim) idx[dim] = 0;
+                shimrt_idx_store(shimrt_idx_at(idxs, p), SHIMRT_INT64, buf[j].i);
+            }
+        } while (shimrt_idx_next(self->ndim, outer, idx));
+    }
+    free(buf);
+    *ret0 = vals;
+    *ret1 = idxs;
+    return AOTI_TORCH_SUCCESS;
+}
+
+AOTITorchError shimrt_cpu_sort(AtenTensorHandle self, int64_t dim, int32_t descending,
+                               AtenTensorHandle *ret0, AtenTensorHandle *ret1) {
+    return sort_impl("sort", self, dim, descending != 0, ret0, ret1);
+}
+
+AOTITorchError shimrt_cpu_sort_stable(AtenTensorHandle self, int32_t *stable, int64_t dim,
+                                      int32_t descending, AtenTensorHandle *ret0,
+                                      AtenTensorHandle *ret1) {
+    (void)stable; /* every sort here is stable */
+    return sort_impl("sort.stable", self, dim, descending != 0, ret0, ret1);
+}
