@@ -210,6 +210,11 @@ static bool plan_shim(emitter *e, const header *h, shim *s) {
                 omit[n_omit++] = op->versions[w].args[k];
         decl *dc = &s->decls[d];
         dc->version = version;
+        const sg_op_version *ov = vi >= 0 ? &op->versions[vi] : NULL;
+        bool own = ov && ov->since;
+        dc->since = own ? ov->since : op->since;
+        dc->since_major = own ? ov->since_major : op->since_major;
+        dc->since_minor = own ? ov->since_minor : op->since_minor;
         dc->c_name = sg_shim_c_name(e->a, h->backend, fn->func, version);
         const char *why = NULL;
         int bad = -1;
@@ -254,8 +259,8 @@ static void plan_header(emitter *e, header *h, const sg_shim_op **ops, int n_ops
 }
 
 /* ---- Rendering ----------------------------------------------------------------------- */
-static const char *version_macro(emitter *e, const sg_shim_op *op) {
-    return sg_arena_printf(e->a, "TORCH_VERSION_%d_%d_0", op->since_major, op->since_minor);
+static const char *version_macro(emitter *e, const decl *d) {
+    return sg_arena_printf(e->a, "TORCH_VERSION_%d_%d_0", d->since_major, d->since_minor);
 }
 
 static void params_text(sg_buf *b, const decl *d, bool compat) {
@@ -272,11 +277,12 @@ static void params_text(sg_buf *b, const decl *d, bool compat) {
 static void render_decl(emitter *e, sg_buf *out, const shim *s, const decl *d) {
     sg_buf params = {0}, line = {0};
     params_text(&params, d, e->o->compat_torchgen);
-    render(e, T_DECL, s->op->since ? &line : out,
+    (void)s;
+    render(e, T_DECL, d->since ? &line : out,
            SLOTS({"name", d->c_name, 0}, {"params", params.data ? params.data : "", params.len}));
-    if (s->op->since) {
+    if (d->since) {
         render(e, T_DECL_GATED, out,
-               SLOTS({"version_macro", version_macro(e, s->op), 0},
+               SLOTS({"version_macro", version_macro(e, d), 0},
                      {"declaration", line.data ? line.data : "", line.len}));
     }
     sg_buf_free(&params);
@@ -355,24 +361,26 @@ static void render_header(emitter *e, const header *h) {
         render(e, T_BANNER_INPUT, &inputs, SLOTS({"path", comment_safe(e, e->m->inputs[i].path), 0}));
     }
     /* The release macros the gates use, in first-use order, each once. */
-    const sg_shim_op *seen[64];
+    const decl *seen[64];
     int n_seen = 0;
-    for (int i = 0; i < h->n_shims; i++) {
-        const sg_shim_op *op = h->shims[i].op;
-        if (!op->since) continue;
-        bool dup = false;
-        for (int k = 0; k < n_seen && !dup; k++)
-            dup = seen[k]->since_major == op->since_major && seen[k]->since_minor == op->since_minor;
-        if (dup) continue;
-        if (n_seen < 64) seen[n_seen++] = op;
-        sg_buf_putc(&macros, '\n');
-        char maj[16], min[16];
-        snprintf(maj, sizeof maj, "%d", op->since_major);
-        snprintf(min, sizeof min, "%d", op->since_minor);
-        render(e, T_VERSION_MACRO, &macros,
-               SLOTS({"macro", version_macro(e, op), 0}, {"major", maj, 0}, {"minor", min, 0},
-                     {"patch", "0", 0}));
-    }
+    for (int i = 0; i < h->n_shims; i++)
+        for (int d = 0; d < h->shims[i].n_decls; d++) {
+            const decl *op = &h->shims[i].decls[d];
+            if (!op->since) continue;
+            bool dup = false;
+            for (int k = 0; k < n_seen && !dup; k++)
+                dup = seen[k]->since_major == op->since_major &&
+                      seen[k]->since_minor == op->since_minor;
+            if (dup) continue;
+            if (n_seen < 64) seen[n_seen++] = op;
+            sg_buf_putc(&macros, '\n');
+            char maj[16], min[16];
+            snprintf(maj, sizeof maj, "%d", op->since_major);
+            snprintf(min, sizeof min, "%d", op->since_minor);
+            render(e, T_VERSION_MACRO, &macros,
+                   SLOTS({"macro", version_macro(e, op), 0}, {"major", maj, 0}, {"minor", min, 0},
+                         {"patch", "0", 0}));
+        }
     if (macros.len) sg_buf_putc(&macros, '\n');
     for (int i = 0; i < h->n_shims; i++) {
         const shim *s = &h->shims[i];
@@ -421,8 +429,6 @@ static void render_manifest(emitter *e) {
         const header *h = &e->headers[hi];
         for (int i = 0; i < h->n_shims; i++) {
             const shim *s = &h->shims[i];
-            const char *since = s->op->since ? sg_arena_printf(e->a, "\"%s\"", json(e, s->op->since))
-                                             : "null";
             const char *kernel =
                 s->kernel ? sg_arena_printf(e->a, "{\"dispatch_key\": \"%s\", \"name\": \"%s\"}",
                                             json(e, s->kernel_key), json(e, s->kernel))
@@ -438,6 +444,8 @@ static void render_manifest(emitter *e) {
                 }
                 char version[16];
                 snprintf(version, sizeof version, "%d", dc->version);
+                const char *since =
+                    dc->since ? sg_arena_printf(e->a, "\"%s\"", json(e, dc->since)) : "null";
                 if (funcs.len) sg_buf_put(&funcs, ",\n", 2);
                 render(e, T_MANIFEST_FUNCTION, &funcs,
                        SLOTS({"name", dc->c_name, 0}, {"backend", h->backend, 0},
