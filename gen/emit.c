@@ -498,6 +498,9 @@ static void render_bodies(emitter *e, const char *dir) {
     sg_emit_sink sink = {e, sink_add_file, sink_add_dep, {0}, e->o->verbosity < 0};
     int errs = sg_emit_bodies(e->ctx, e->m, e->a, dir, e->headers, e->n_headers,
                               inputs.data ? inputs.data : "", &sink);
+    if (e->o->target_torch && !errs) /* gen/emit_torch.c */
+        errs = sg_emit_torch(e->ctx, e->a, dir, e->o, e->headers, e->n_headers,
+                             inputs.data ? inputs.data : "", &sink);
     e->errors += errs;
     e->registrations = sink.registrations;
     sg_buf_free(&inputs);

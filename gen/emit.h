@@ -190,6 +190,13 @@ int sg_emit_bodies(sg_context *ctx, const sg_model *m, sg_arena *a, const char *
                    const sg_emit_header *headers, int n_headers, const char *banner_inputs,
                    sg_emit_sink *sink);
 
+/* --target=torch (gen/emit_torch.c): checks the planned ops against what the target
+ * PyTorch carries and adds shimrt/shimrt.h, shimrt/shim_support.h,
+ * shimgen_torch_support.c and shimgen_torch_boundary.cc. Returns the number of errors. */
+int sg_emit_torch(sg_context *ctx, sg_arena *a, const char *tpl_dir, const sg_options *o,
+                  const sg_emit_header *headers, int n_headers, const char *banner_inputs,
+                  sg_emit_sink *sink);
+
 /* Backends declared by `backends: [cpu, ...]` in the loaded shim_ops.yaml files (their
  * union, in first-declared order; gen/context.c). Borrowed from the context. */
 const char *const *sg_context_backends(const sg_context *ctx, int *n);
