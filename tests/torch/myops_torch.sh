@@ -1,0 +1,36 @@
+#!/bin/sh
+# tests/torch/myops_torch.sh: examples/myops built as a PyTorch extension from the same
+# schemas and kernel as the libshimrt build (examples/myops/build_torch.sh), loaded into
+# real PyTorch 2.15 with torch.ops.load_library: myops::add_scalar against PyTorch's own
+# x + s (contiguous and strided inputs), a float64 input as RuntimeError with the kernel's
+# message, the CompositeExplicitAutograd key. Plain pass only (loads libtorch).
+set -eu
+[ "${SAN:-}" = 1 ] && { echo "myops_torch: skipped under SAN=1 (loads libtorch)"; exit 77; }
+rc=0; PY=$(.ci/torch-env) || rc=$?
+[ "$rc" -eq 0 ] || exit "$rc"
+SHIMGEN=${SHIMGEN:-build/shimgen}
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+PYTHON=$PY sh examples/myops/build_torch.sh "$SHIMGEN" "$T" >/dev/null
+"$PY" - "$T/libmyops_torch.so" <<'PYEOF'
+import sys
+import torch
+torch.ops.load_library(sys.argv[1])
+x = torch.randn(3, 4)
+for t, s in ((x, 10.0), (x.t(), -1.5), (x[:, ::2], 0.25), (torch.randn(0, 2), 1.0)):
+    got = torch.ops.myops.add_scalar(t, s)
+    assert torch.allclose(got, t + s), (got, t + s)
+    assert got.is_contiguous() and got.shape == t.shape
+try:
+    torch.ops.myops.add_scalar(x.double(), 1.0)
+    raise SystemExit("myops_torch: float64 input did not raise")
+except RuntimeError as e:
+    assert "input must be float32, got dtype code 7" in str(e), str(e)
+before = x._use_count()
+for _ in range(1000):
+    torch.ops.myops.add_scalar(x, 1.0)
+assert x._use_count() == before, (before, x._use_count())
+dump = torch._C._dispatch_dump("myops::add_scalar")
+assert "CompositeExplicitAutograd" in dump, dump
+print("  myops_torch: add_scalar matches x + s; errors raise RuntimeError; counts stable")
+PYEOF
