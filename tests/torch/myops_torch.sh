@@ -34,3 +34,17 @@ dump = torch._C._dispatch_dump("myops::add_scalar")
 assert "CompositeExplicitAutograd" in dump, dump
 print("  myops_torch: add_scalar matches x + s; errors raise RuntimeError; counts stable")
 PYEOF
+
+# The wheel recipe of examples/myops/README.md: setup.py + myops/__init__.py, built with
+# setuptools from the torch venv, imported as a package.
+W=$T/wheel
+mkdir -p "$W"
+cp -r examples/myops/setup.py examples/myops/myops examples/myops/myops_kernel.c "$W/"
+"$SHIMGEN" -q --target=torch -o "$W/generated" examples/myops/schemas
+(cd "$W" && "$PY" setup.py -q build_ext --inplace >build.log 2>&1) ||
+  { tail -20 "$W/build.log" >&2; echo "myops_torch: FAIL: setup.py build_ext" >&2; exit 1; }
+PYTHONPATH=$W "$PY" -c '
+import torch, myops
+x = torch.arange(4.0)
+assert torch.equal(torch.ops.myops.add_scalar(x, 0.5), x + 0.5)
+print("  myops_torch: the setuptools recipe builds, `import myops` registers the op")'
