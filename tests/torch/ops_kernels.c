@@ -232,27 +232,6 @@ AOTITorchError sgt_scale_out(AtenTensorHandle out, AtenTensorHandle self, double
     return scale_in_place(out, f);
 }
 
-/* [device type, device index] of g, then of h (-2, -2 when h is None). */
-AOTITorchError sgt_generator_device(AtenGeneratorHandle g, AtenGeneratorHandle *h,
-                                    AtenTensorHandle *ret0) {
-    int32_t t = 0, i = 0;
-    double out[4] = {-2, -2, -2, -2};
-    if (torch_generator_get_device(g, &t, &i)) return AOTI_TORCH_FAILURE;
-    out[0] = t;
-    out[1] = i;
-    if (h) {
-        if (torch_generator_get_device(*h, &t, &i)) return AOTI_TORCH_FAILURE;
-        out[2] = t;
-        out[3] = i;
-    }
-    return vec(out, 4, ret0);
-}
-
-/* A new reference to the same generator (the caller sees the very same object). */
-AOTITorchError sgt_same_generator(AtenGeneratorHandle g, AtenGeneratorHandle *ret0) {
-    return torch_new_generator_handle(g, ret0);
-}
-
 AOTITorchError sgt_fail(AtenTensorHandle x, const char *message, AtenTensorHandle *ret0) {
     (void)x;
     (void)ret0;

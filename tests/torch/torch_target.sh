@@ -20,9 +20,23 @@ T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 fail() { echo "torch_target: FAIL: $*" >&2; exit 1; }
 
-sh tests/torch/build_ext.sh "$T/sgt" tests/torch/ops tests/torch/ops_kernels.c \
-  --torch-version 2.13 || fail "building tests/torch/ops"
-"$PY" tests/torch/torch_target.py "$T/sgt/lib.so" || fail "torch_target.py"
+sh tests/torch/build_ext.sh "$T/sgt" "tests/torch/ops tests/torch/ops_gen" \
+  "tests/torch/ops_kernels.c tests/torch/ops_gen_kernels.c" --torch-version 2.13 ||
+  fail "building tests/torch/ops for PyTorch 2.13"
+"$PY" tests/torch/torch_target.py "$T/sgt/lib.so" generators || fail "torch_target.py (2.13)"
+# The oldest release the target supports: optionals' cells freed by the C++ boundary.
+sh tests/torch/build_ext.sh "$T/sgt210" tests/torch/ops tests/torch/ops_kernels.c ||
+  fail "building tests/torch/ops for PyTorch 2.10"
+grep -q 'SHIMGEN_TORCH_MIN_VERSION (((0ULL + 2) << 56) | ((0ULL + 10) << 48))' "$T/sgt210/gen/shimrt/shimrt.h" ||
+  fail "the default --torch-version is not 2.10"
+printf '#include <shimrt/shimrt.h>\nint f(StableIValue *c) { return torch_delete_stable_ivalue(c); }\n' > "$T/new.c"
+${CC:-cc} -std=c11 -Werror -fsyntax-only -I"$T/sgt210/gen" "$T/new.c" 2>/dev/null &&
+  fail "a 2.10 build declares a 2.13 function"
+${CC:-cc} -std=c11 -Werror -fsyntax-only -I"$T/sgt/gen" "$T/new.c" ||
+  fail "a 2.13 build does not declare torch_delete_stable_ivalue"
+nm -D --undefined-only "$T/sgt210/lib.so" | grep -q -E ' (torch_delete_stable_ivalue|torch_delete_generator|torch_exception_get_what)' &&
+  fail "a 2.10 build uses a 2.13 function"
+"$PY" tests/torch/torch_target.py "$T/sgt210/lib.so" || fail "torch_target.py (2.10)"
 
 # 2. Undefined symbols: only libtorch's C ABI (aoti_torch_*, torch_*), libc and the C++
 #    runtime; exported: the shims and the registration functions.
