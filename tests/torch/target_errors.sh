@@ -45,3 +45,30 @@ for args in "--torch-version 2.13" "--target=torch --torch-version 2.9" \
   [ "$rc" = 2 ] && grep -q '^shimgen: error: ' "$T/err" || fail "'$args': exit $rc, expected a usage error"
 done
 echo "  target_errors: Scalar, Scalar?, Scalar[], Generator before 2.13, aten_ops, usage"
+
+# A good run: deterministic, --check sees no difference, the depfile names the template,
+# and (plain pass) valgrind-clean on both a good and a refused input.
+OPS="tests/torch/ops tests/torch/ops_gen"
+# shellcheck disable=SC2086
+"$SHIMGEN" -q --target=torch --torch-version 2.13 --depfile "$T/dep" -o "$T/g1" $OPS || fail "good run"
+# shellcheck disable=SC2086
+"$SHIMGEN" -q --target=torch --torch-version 2.13 -o "$T/g2" $OPS || fail "second run"
+diff -r "$T/g1" "$T/g2" >/dev/null || fail "two runs differ"
+# shellcheck disable=SC2086
+"$SHIMGEN" -q --check --target=torch --torch-version 2.13 -o "$T/g1" $OPS >/dev/null ||
+  fail "--check after a run reports a difference"
+grep -q 'templates/torch/torch.in' "$T/dep" || fail "the depfile does not name templates/torch/torch.in"
+for f in shimrt/shimrt.h shimrt/shim_support.h shimgen_torch_support.c shimgen_torch_boundary.cc; do
+  [ -f "$T/g1/$f" ] || fail "no $f"
+done
+if [ "${SAN:-}" != 1 ] && command -v valgrind >/dev/null 2>&1; then
+  VG="valgrind -q --leak-check=full --show-leak-kinds=all --errors-for-leak-kinds=all --error-exitcode=99"
+  # shellcheck disable=SC2086
+  $VG "$SHIMGEN" -q --target=torch --torch-version 2.13 -o "$T/g3" $OPS 2> "$T/vg" ||
+    { cat "$T/vg" >&2; fail "valgrind on a --target=torch run"; }
+  rc=0; $VG "$SHIMGEN" -q --target=torch -o "$T/g4" "$D" 2> "$T/vg" || rc=$?
+  [ "$rc" = 1 ] || { cat "$T/vg" >&2; fail "valgrind on a refused --target=torch run (exit $rc)"; }
+  echo "  target_errors: deterministic, --check, depfile, valgrind clean"
+else
+  echo "  target_errors: deterministic, --check, depfile"
+fi
