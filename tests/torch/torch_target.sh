@@ -1,7 +1,7 @@
 #!/bin/sh
 # tests/torch/torch_target.sh: `shimgen --target=torch` against real PyTorch 2.15.
 #   1. tests/torch/ops (every argument and return kind but Scalar) built with libtorch
-#      alone (tests/torch/build_ext.sh), loaded with torch.ops.load_library, every op called
+#      alone (tests/torch/build_ext), loaded with torch.ops.load_library, every op called
 #      from Python and checked (torch_target.py: values, errors as RuntimeError with the
 #      kernel's message, reference counts stable over many calls, unregister/register,
 #      the dispatch key the YAML names);
@@ -20,12 +20,12 @@ T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 fail() { echo "torch_target: FAIL: $*" >&2; exit 1; }
 
-sh tests/torch/build_ext.sh "$T/sgt" "tests/torch/ops tests/torch/ops_gen" \
+sh tests/torch/build_ext "$T/sgt" "tests/torch/ops tests/torch/ops_gen" \
   "tests/torch/ops_kernels.c tests/torch/ops_gen_kernels.c" --torch-version 2.13 ||
   fail "building tests/torch/ops for PyTorch 2.13"
 "$PY" tests/torch/torch_target.py "$T/sgt/lib.so" generators || fail "torch_target.py (2.13)"
 # The oldest release the target supports: optionals' cells freed by the C++ boundary.
-sh tests/torch/build_ext.sh "$T/sgt210" tests/torch/ops tests/torch/ops_kernels.c ||
+sh tests/torch/build_ext "$T/sgt210" tests/torch/ops tests/torch/ops_kernels.c ||
   fail "building tests/torch/ops for PyTorch 2.10"
 grep -q 'SHIMGEN_TORCH_MIN_VERSION (((0ULL + 2) << 56) | ((0ULL + 10) << 48))' "$T/sgt210/gen/shimrt/shimrt.h" ||
   fail "the default --torch-version is not 2.10"
