@@ -35,6 +35,27 @@ assert "CompositeExplicitAutograd" in dump, dump
 print("  myops_torch: add_scalar matches x + s; errors raise RuntimeError; counts stable")
 PYEOF
 
+# Load and unload: dlclose runs the destructor that unregisters; loading again registers.
+"$PY" - "$T/libmyops_torch.so" <<'PYEOF'
+import ctypes, _ctypes, sys
+import torch
+def present():
+    try:
+        return torch._C._dispatch_has_kernel_for_dispatch_key("myops::add_scalar", "CompositeExplicitAutograd")
+    except RuntimeError as e:
+        assert "does not exist" in str(e), str(e)
+        return False
+assert not present()
+for _ in range(3):
+    lib = ctypes.CDLL(sys.argv[1])
+    assert present(), "not registered after loading"
+    _ctypes.dlclose(lib._handle)
+    assert not present(), "still registered after unloading"
+lib = ctypes.CDLL(sys.argv[1])
+assert torch.equal(torch.ops.myops.add_scalar(torch.ones(2), 1.0), torch.full((2,), 2.0))
+print("  myops_torch: loading registers, unloading unregisters (3 rounds)")
+PYEOF
+
 # The wheel recipe of examples/myops/README.md: setup.py + myops/__init__.py, built with
 # setuptools from the torch venv, imported as a package.
 W=$T/wheel
