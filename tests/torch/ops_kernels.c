@@ -260,3 +260,18 @@ AOTITorchError sgt_fail_late(AtenTensorHandle x, const AtenTensorHandle *ys, int
     *ret1 = b;
     return AOTI_TORCH_SUCCESS;
 }
+
+/* total = a (0 for None) + sum(b) + sum(c); the layout and memory-format codes of strided
+ * and channels_last; count = the number of list items received. */
+AOTITorchError sgt_echo_symints(int64_t *a, const int64_t *b, int64_t b_len_, const int64_t *c,
+                                int64_t c_len_, int64_t *ret0, int32_t *ret1, int32_t *ret2,
+                                int32_t *ret3) {
+    int64_t total = a ? *a : 0;
+    for (int64_t i = 0; i < b_len_; i++) total += b[i];
+    for (int64_t i = 0; c && i < c_len_; i++) total += c[i];
+    *ret0 = total;
+    *ret1 = aoti_torch_layout_strided();
+    *ret2 = aoti_torch_memory_format_channels_last();
+    *ret3 = (int32_t)(b_len_ + (c ? c_len_ : 0));
+    return AOTI_TORCH_SUCCESS;
+}

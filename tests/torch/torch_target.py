@@ -47,6 +47,10 @@ check(echo(ops.echo_ints(7, None, [1, -2, 3], None)) == [7, 0, 0, 3, 1, -2, 3, 0
       "echo_ints with None and the default")
 check(echo(ops.echo_ints(-5, 9, [], [4, 5], 11)) == [-5, 1, 9, 0, 1, 2, 4, 5, 11],
       "echo_ints with values")
+# SymInt?, SymInt[], SymInt[]?; returns SymInt, Layout, MemoryFormat, DeviceIndex (the
+# codes reach Python as ints: c10 Layout::Strided is 0, MemoryFormat::ChannelsLast 2)
+check(ops.echo_symints(None, [1, 2], None) == (3, 0, 2, 2), "echo_symints with None")
+check(ops.echo_symints(5, [], [10, 20]) == (35, 0, 2, 2), "echo_symints with values")
 # float, float?, float[], float[]?
 check(echo(ops.echo_floats(1.5, None, [0.25, -2.0], None)) == [1.5, 0, 0, 2, 0.25, -2.0, 0, 0],
       "echo_floats with None")
