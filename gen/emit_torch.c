@@ -141,6 +141,7 @@ static void check_shim(torch_emit *T, const sg_emit_shim *s) {
 /* One kernel to register: op `name` of namespace `ns` under `key`, boxed as `boxed`. */
 typedef struct impl_row {
     const char *ns, *name, *key, *boxed, *schema, *op_key;
+    const sg_native_function *fn;
 } impl_row;
 
 static int cmp_row(const void *x, const void *y) {
@@ -239,7 +240,7 @@ int sg_emit_torch(sg_context *ctx, sg_arena *a, const char *tpl_dir, const sg_op
             const char *c = s->decls[0].c_name;
             if (strncmp(c, "aoti_torch_", 11) == 0) c += 11;
             rows[n++] = (impl_row){ns, name, s->kernel_key, sg_arena_printf(a, "boxed_%s", c),
-                                   def_schema(&T, s->fn), s->op->key};
+                                   def_schema(&T, s->fn), s->op->key, s->fn};
         }
     }
     qsort(rows, (size_t)n, sizeof *rows, cmp_row);
@@ -262,7 +263,14 @@ int sg_emit_torch(sg_context *ctx, sg_arena *a, const char *tpl_dir, const sg_op
                     next = &rows[q];
             if (!next) break;
             if (schemas.len) sg_buf_putc(&schemas, '\n');
-            put(&T, &schemas, "boundary_schema", SLOTS({"schema", c_literal(&T, next->schema), 0}));
+            sg_buf tags = {0};
+            for (int t = 0; t < next->fn->n_tags; t++)
+                sg_buf_printf(&tags, "%s%s", t ? "," : "", next->fn->tags[t]);
+            const char *tags_lit =
+                tags.len ? sg_arena_printf(a, "\"%s\"", c_literal(&T, buf_str(&T, &tags))) : "NULL";
+            if (!tags.len) sg_buf_free(&tags);
+            put(&T, &schemas, "boundary_schema",
+                SLOTS({"schema", c_literal(&T, next->schema), 0}, {"tags", tags_lit, 0}));
             n_schemas++;
             last = next->op_key;
         }

@@ -95,6 +95,9 @@ out = torch.empty(2)
 r = ops.scale.out(torch.tensor([0.5, 4.0]), 2.0, out=out)
 check(r is out and torch.equal(out, torch.tensor([1.0, 8.0])), "scale.out")
 check(torch.equal(ops.scale(torch.tensor([2.0]), 0.5), torch.tensor([1.0])), "scale")
+# tags.yaml names reach PyTorch from 2.12 on (this library: 2.13), not before
+want_tags = {torch.Tag.pointwise, torch.Tag.core} if GENERATORS else set()
+check(set(ops.scale.default.tags) == want_tags, "scale's tags: %r" % (ops.scale.default.tags,))
 # Generator and Generator?, and a Generator return
 if GENERATORS:
     g = torch.Generator()
