@@ -5,6 +5,8 @@
  *   shimrt/shimrt.h, shimrt/shim_support.h  a C view of the libtorch stable C ABI and the
  *                             helpers the bodies call (the include names of the default
  *                             mode, so that the same generated files and kernels build)
+ *   shimrt/codes.h            the integer codes the bodies use, written from the X-macro
+ *                             lists of runtime/include/shimrt/codes.h (one definition)
  *   shimgen_torch_support.c   those helpers on libtorch's exported functions
  *   shimgen_torch_boundary.cc a boxed kernel that failed throws (PyTorch's only failure
  *                             channel); registration at load, unregistration at unload,
@@ -19,6 +21,8 @@
 #include <string.h>
 
 #include "emit.h"
+
+#include <shimrt/codes.h>
 
 #define TORCH_FILE "torch/torch.in"
 #define SLOTS(...) ((const sg_slot[]){__VA_ARGS__}), \
@@ -55,6 +59,37 @@ int sg_torch_check_options(const sg_options *o, int (*usage)(const char *fmt, co
                      "2.10 to 2.15)",
                      o->torch_version);
     return 0;
+}
+
+/* The X-macro lists of shimrt/codes.h, written out as the same #defines (the {{lists}} of
+ * section codes_h), from the lists shimgen itself is built with. */
+typedef struct code_row {
+    const char *upper, *lower, *type; /* type: the kinds' fourth column, else NULL */
+    int code;
+} code_row;
+#define CODE_ROW3_(N, n, c) {#N, #n, NULL, c},
+#define CODE_ROW4_(N, n, c, t) {#N, #n, t, c},
+static const code_row k_dtypes[] = {SHIMRT_DTYPES(CODE_ROW3_)};
+static const code_row k_devices[] = {SHIMRT_DEVICE_TYPES(CODE_ROW3_)};
+static const code_row k_layouts[] = {SHIMRT_LAYOUTS(CODE_ROW3_)};
+static const code_row k_mfs[] = {SHIMRT_MEMORY_FORMATS(CODE_ROW3_)};
+static const code_row k_qschemes[] = {SHIMRT_QSCHEMES(CODE_ROW3_)};
+static const code_row k_reductions[] = {SHIMRT_REDUCTIONS(CODE_ROW3_)};
+static const code_row k_keys[] = {SHIMRT_DISPATCH_KEYS(CODE_ROW3_)};
+static const code_row k_tags[] = {SHIMRT_TAGS(CODE_ROW3_)};
+static const code_row k_kinds[] = {SHIMRT_KINDS(CODE_ROW4_)};
+#undef CODE_ROW3_
+#undef CODE_ROW4_
+
+static void put_code_list(sg_buf *out, const char *macro, const code_row *rows, size_t n) {
+    if (out->len) sg_buf_puts(out, "\n");
+    sg_buf_printf(out, "#define %s(X)", macro);
+    for (size_t i = 0; i < n; i++) {
+        sg_buf_printf(out, " \\\n    X(%s, %s, %d", rows[i].upper, rows[i].lower, rows[i].code);
+        if (rows[i].type) sg_buf_printf(out, ", \"%s\"", rows[i].type);
+        sg_buf_putc(out, ')');
+    }
+    sg_buf_putc(out, '\n');
 }
 
 typedef struct torch_emit {
@@ -263,11 +298,17 @@ int sg_emit_torch(sg_context *ctx, sg_arena *a, const char *tpl_dir, const sg_op
                     next = &rows[q];
             if (!next) break;
             if (schemas.len) sg_buf_putc(&schemas, '\n');
+            /* The tags shimrt/codes.h knows, as SHIMRT_TAG_BIT(CORE) | ... (0: none); the
+             * support maps each bit to its torch_tag_<name>() code. */
             sg_buf tags = {0};
-            for (int t = 0; t < next->fn->n_tags; t++)
-                sg_buf_printf(&tags, "%s%s", t ? "," : "", next->fn->tags[t]);
-            const char *tags_lit =
-                tags.len ? sg_arena_printf(a, "\"%s\"", c_literal(&T, buf_str(&T, &tags))) : "NULL";
+            for (size_t t = 0; t < sizeof k_tags / sizeof *k_tags; t++)
+                for (int i = 0; i < next->fn->n_tags; i++)
+                    if (strcmp(next->fn->tags[i], k_tags[t].lower) == 0) {
+                        sg_buf_printf(&tags, "%sSHIMRT_TAG_BIT(%s)", tags.len ? " | " : "",
+                                      k_tags[t].upper);
+                        break;
+                    }
+            const char *tags_lit = tags.len ? buf_str(&T, &tags) : "0";
             if (!tags.len) sg_buf_free(&tags);
             put(&T, &schemas, "boundary_schema",
                 SLOTS({"schema", c_literal(&T, next->schema), 0}, {"tags", tags_lit, 0}));
@@ -296,6 +337,29 @@ int sg_emit_torch(sg_context *ctx, sg_arena *a, const char *tpl_dir, const sg_op
         {"min_minor", sg_arena_printf(a, "%d", T.min_minor), 0},
     };
     const int n_common = (int)(sizeof common / sizeof *common);
+    sg_buf lists = {0};
+#define LIST_(macro, rows) put_code_list(&lists, macro, rows, sizeof rows / sizeof *rows)
+    LIST_("SHIMRT_DTYPES", k_dtypes);
+    LIST_("SHIMRT_DEVICE_TYPES", k_devices);
+    LIST_("SHIMRT_LAYOUTS", k_layouts);
+    LIST_("SHIMRT_MEMORY_FORMATS", k_mfs);
+    LIST_("SHIMRT_QSCHEMES", k_qschemes);
+    LIST_("SHIMRT_REDUCTIONS", k_reductions);
+    LIST_("SHIMRT_DISPATCH_KEYS", k_keys);
+    LIST_("SHIMRT_TAGS", k_tags);
+    LIST_("SHIMRT_KINDS", k_kinds);
+#undef LIST_
+    if (lists.len && lists.data[lists.len - 1] == '\n') lists.len--;
+    const sg_slot codes_slots[] = {
+        common[0], common[1], {"lists", buf_str(&T, &lists), 0},
+    };
+    {
+        sg_buf out = {0};
+        put(&T, &out, "codes_h", codes_slots, (int)(sizeof codes_slots / sizeof *codes_slots));
+        sg_buf_putc(&out, '\n');
+        if (!T.errors) sink->add_file(sink->user, "shimrt/codes.h", &out);
+        sg_buf_free(&out);
+    }
     static const struct {
         const char *section, *file;
     } files[] = {{"shimrt_h", "shimrt/shimrt.h"},
