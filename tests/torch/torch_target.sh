@@ -57,3 +57,16 @@ printf '#include <torch/csrc/inductor/aoti_torch/c/shim.h>\n#include <torch/csrc
 ${CXX:-c++} -std=c++17 -fsyntax-only -Wall -Wextra -Werror -I"$TORCH/include" -I"$T/sgt/gen" \
   "$T/both.cc" || fail "shimrt/shimrt.h disagrees with PyTorch's headers"
 echo "  shimrt/shimrt.h: every declaration matches PyTorch 2.15's headers"
+
+# 4. The emitted shimrt/codes.h is libshimrt's runtime/include/shimrt/codes.h: the same
+#    X-macro lists and macros (cc -dM), and the same enums once expanded.
+codes_view() { # $1: directory holding shimrt/codes.h; $2: its include guard
+  printf '#include <shimrt/codes.h>\n' > "$T/codes.c"
+  ${CC:-cc} -dM -E -I"$1" "$T/codes.c" | grep '^#define SHIMRT_' | grep -v -E "^#define $2( |\$)" | sort
+  ${CC:-cc} -E -P -I"$1" "$T/codes.c" | tr -s ' \t\n' ' '; echo
+}
+codes_view runtime/include SHIMRT_CODES_H > "$T/codes_rt"
+codes_view "$T/sgt/gen" SHIMGEN_TORCH_CODES_H_ > "$T/codes_torch"
+grep -q 'SHIMRT_KIND_TENSOR_LIST = 3' "$T/codes_rt" || fail "codes.h's enums not found in its expansion"
+cmp -s "$T/codes_rt" "$T/codes_torch" || { diff "$T/codes_rt" "$T/codes_torch" >&2; fail "the emitted shimrt/codes.h differs from runtime/include/shimrt/codes.h"; }
+echo "  shimrt/codes.h: the same lists, macros and enums as runtime/include/shimrt/codes.h"
