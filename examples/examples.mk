@@ -5,6 +5,9 @@
 #                    then cc with `pkg-config shimrt` against a staged `make install`
 #                    ($(BUILD)/stage)
 #   make myops-demo  loads it, calls myops::add_scalar through the dispatcher, prints
+#   make myops-torch $(BUILD)/examples/myops/torch/libmyops_torch.so: the same sources as a
+#                    PyTorch extension (examples/myops/build_torch.sh; needs torch in
+#                    $(PYTHON), default python3, or TORCH=<torch package dir>)
 # EXAMPLES_DEMO_STEPS: the steps for the top-level `make demo` to run.
 MYOPS_SRC   := examples/myops
 MYOPS_OUT   := $(BUILD)/examples/myops
@@ -32,6 +35,10 @@ myops-demo: $(MYOPS_DEMO)
 	LD_LIBRARY_PATH=$$(cat $(MYOPS_OUT)/shimrt.libdir) ./$(MYOPS_DEMO) $(abspath $(MYOPS_SO))
 
 EXAMPLES_DEMO_STEPS := myops-demo
+
+.PHONY: myops-torch
+myops-torch: $(SHIMGEN)
+	CC="$(CC)" sh $(MYOPS_SRC)/build_torch.sh $(SHIMGEN) $(MYOPS_OUT)/torch
 
 # The runtime's own ops (generated from schemas/) called three ways: examples/demo/demo.c.
 CORE_DEMO := $(BUILD)/examples/demo/demo

@@ -84,6 +84,9 @@ static void render_bodies(emitter *e, const char *dir) {
     sg_emit_sink sink = {e, sink_add_file, sink_add_dep, {0}, e->o->verbosity < 0};
     e->errors +=
         sg_emit_bodies(e->ctx, e->m, e->a, dir, e->headers, e->n_headers, e->banner, &sink);
+    if (e->o->target_torch && !e->errors) /* gen/emit_torch.c */
+        e->errors += sg_emit_torch(e->ctx, e->a, dir, e->o, e->headers, e->n_headers, e->banner,
+                                   &sink);
     e->registrations = sink.registrations;
 }
 

@@ -144,6 +144,8 @@ const char *sg_ret_kind(const sg_type *t);
 typedef struct sg_emit_decl {
     const char *c_name;
     int version; /* 1 for the plain function */
+    const char *since; /* its release gate: the version's own since, else the op's; or NULL */
+    int since_major, since_minor;
     sg_cparam *params;
     int n_params;
 } sg_emit_decl;
@@ -184,6 +186,13 @@ typedef struct sg_emit_sink {
 int sg_emit_bodies(sg_context *ctx, const sg_model *m, sg_arena *a, const char *tpl_dir,
                    const sg_emit_header *headers, int n_headers, const char *banner_inputs,
                    sg_emit_sink *sink);
+
+/* --target=torch (gen/emit_torch.c): checks the planned ops against what the target
+ * PyTorch carries and adds shimrt/shimrt.h, shimrt/shim_support.h,
+ * shimgen_torch_support.c and shimgen_torch_boundary.cc. Returns the number of errors. */
+int sg_emit_torch(sg_context *ctx, sg_arena *a, const char *tpl_dir, const sg_options *o,
+                  const sg_emit_header *headers, int n_headers, const char *banner_inputs,
+                  sg_emit_sink *sink);
 
 /* Backends declared by `backends: [cpu, ...]` in the loaded shim_ops.yaml files (their
  * union, in first-declared order; gen/context.c). Borrowed from the context. */

@@ -9,8 +9,8 @@
 #include "emit_gen.h"
 
 /* ---- Rendering ----------------------------------------------------------------------- */
-static const char *version_macro(emitter *e, const sg_shim_op *op) {
-    return sg_arena_printf(e->a, "TORCH_VERSION_%d_%d_0", op->since_major, op->since_minor);
+static const char *version_macro(emitter *e, const decl *d) {
+    return sg_arena_printf(e->a, "TORCH_VERSION_%d_%d_0", d->since_major, d->since_minor);
 }
 
 static void params_text(sg_buf *b, const decl *d, bool compat) {
@@ -23,16 +23,17 @@ static void params_text(sg_buf *b, const decl *d, bool compat) {
     }
 }
 
-/* One declaration line, gated when the op has `since`. */
+/* One declaration line, gated when the declaration has `since` (its version's, else the op's). */
 static void render_decl(emitter *e, sg_buf *out, const shim *s, const decl *d) {
     sg_buf params = {0}, line = {0};
+    (void)s;
     params_text(&params, d, e->o->compat_torchgen);
     em_render(
-        e, T_DECL, s->op->since ? &line : out,
+        e, T_DECL, d->since ? &line : out,
         SLOTS({"name", d->c_name, 0}, {"params", params.data ? params.data : "", params.len}));
-    if (s->op->since) {
+    if (d->since) {
         em_render(e, T_DECL_GATED, out,
-                  SLOTS({"version_macro", version_macro(e, s->op), 0},
+                  SLOTS({"version_macro", version_macro(e, d), 0},
                         {"declaration", line.data ? line.data : "", line.len}));
     }
     sg_buf_free(&params);
@@ -58,25 +59,26 @@ void em_render_compat_header(emitter *e, const header *h) {
 void em_render_header(emitter *e, const header *h) {
     sg_buf macros = {0}, decls = {0}, out = {0};
     /* The release macros the gates use, in first-use order, each once. */
-    const sg_shim_op *seen[64];
+    const decl *seen[64];
     int n_seen = 0;
-    for (int i = 0; i < h->n_shims; i++) {
-        const sg_shim_op *op = h->shims[i].op;
-        if (!op->since) continue;
-        bool dup = false;
-        for (int k = 0; k < n_seen && !dup; k++)
-            dup =
-                seen[k]->since_major == op->since_major && seen[k]->since_minor == op->since_minor;
-        if (dup) continue;
-        if (n_seen < 64) seen[n_seen++] = op;
-        sg_buf_putc(&macros, '\n');
-        char maj[16], min[16];
-        snprintf(maj, sizeof maj, "%d", op->since_major);
-        snprintf(min, sizeof min, "%d", op->since_minor);
-        em_render(e, T_VERSION_MACRO, &macros,
-                  SLOTS({"macro", version_macro(e, op), 0}, {"major", maj, 0}, {"minor", min, 0},
-                        {"patch", "0", 0}));
-    }
+    for (int i = 0; i < h->n_shims; i++)
+        for (int d = 0; d < h->shims[i].n_decls; d++) {
+            const decl *op = &h->shims[i].decls[d];
+            if (!op->since) continue;
+            bool dup = false;
+            for (int k = 0; k < n_seen && !dup; k++)
+                dup = seen[k]->since_major == op->since_major &&
+                      seen[k]->since_minor == op->since_minor;
+            if (dup) continue;
+            if (n_seen < 64) seen[n_seen++] = op;
+            sg_buf_putc(&macros, '\n');
+            char maj[16], min[16];
+            snprintf(maj, sizeof maj, "%d", op->since_major);
+            snprintf(min, sizeof min, "%d", op->since_minor);
+            em_render(e, T_VERSION_MACRO, &macros,
+                      SLOTS({"macro", version_macro(e, op), 0}, {"major", maj, 0},
+                            {"minor", min, 0}, {"patch", "0", 0}));
+        }
     if (macros.len) sg_buf_putc(&macros, '\n');
     for (int i = 0; i < h->n_shims; i++) {
         const shim *s = &h->shims[i];

@@ -46,11 +46,7 @@ void em_render_manifest(emitter *e) {
         const header *h = &e->headers[hi];
         for (int i = 0; i < h->n_shims; i++) {
             const shim *s = &h->shims[i];
-            sg_buf since = {0}, kernel = {0};
-            if (s->op->since)
-                render_json_string(e, &since, s->op->since);
-            else
-                sg_buf_puts(&since, "null");
+            sg_buf kernel = {0};
             if (s->kernel)
                 em_render(e, T_MANIFEST_KERNEL, &kernel,
                           SLOTS({"dispatch_key", sg_text_json(e->a, s->kernel_key), 0},
@@ -69,6 +65,11 @@ void em_render_manifest(emitter *e) {
                 }
                 char version[16];
                 snprintf(version, sizeof version, "%d", dc->version);
+                sg_buf since = {0};
+                if (dc->since)
+                    render_json_string(e, &since, dc->since);
+                else
+                    sg_buf_puts(&since, "null");
                 if (funcs.len) sg_buf_put(&funcs, ",\n", 2);
                 em_render(e, T_MANIFEST_FUNCTION, &funcs,
                           SLOTS({"name", dc->c_name, 0}, {"backend", h->backend, 0},
@@ -78,8 +79,8 @@ void em_render_manifest(emitter *e) {
                                 {"kernel", kernel.data ? kernel.data : "", kernel.len},
                                 {"params", params.data ? params.data : "", params.len}));
                 sg_buf_free(&params);
+                sg_buf_free(&since);
             }
-            sg_buf_free(&since);
             sg_buf_free(&kernel);
         }
     }

@@ -144,6 +144,11 @@ static bool plan_shim(emitter *e, const header *h, shim *s) {
                 omit[n_omit++] = op->versions[w].args[k];
         decl *dc = &s->decls[d];
         dc->version = version;
+        const sg_op_version *ov = vi >= 0 ? &op->versions[vi] : NULL;
+        bool own = ov && ov->since;
+        dc->since = own ? ov->since : op->since;
+        dc->since_major = own ? ov->since_major : op->since_major;
+        dc->since_minor = own ? ov->since_minor : op->since_minor;
         dc->c_name = sg_shim_c_name(e->a, h->backend, fn->func, version);
         const char *why = NULL;
         int bad = -1;

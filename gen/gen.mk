@@ -28,6 +28,8 @@ install-shimgen: $(SHIMGEN)
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/shimgen/templates
 	install -m 755 $(SHIMGEN) $(DESTDIR)$(PREFIX)/bin/shimgen
 	install -m 644 templates/*.in $(DESTDIR)$(PREFIX)/share/shimgen/templates/
+	install -d $(DESTDIR)$(PREFIX)/share/shimgen/templates/torch
+	install -m 644 templates/torch/*.in $(DESTDIR)$(PREFIX)/share/shimgen/templates/torch/
 uninstall-shimgen:
 	rm -f $(DESTDIR)$(PREFIX)/bin/shimgen
 	rm -rf $(DESTDIR)$(PREFIX)/share/shimgen

@@ -20,6 +20,9 @@ static const char usage_text[] =
     "  -o, --output DIR       where to write (default: generated/)\n"
     "  --backends LIST        comma-separated backends for per-backend headers (default: cpu,cuda)\n"
     "  --compat=torchgen      headers only, with the exact text PyTorch's generator writes\n"
+    "  --target=shimrt|torch  what the generated code runs on (default shimrt; torch: a\n"
+    "                         PyTorch extension, docs/target-torch.md)\n"
+    "  --torch-version X.Y    with --target=torch: the oldest PyTorch the output loads on\n"
     "  --check                write nothing; exit 1 and list every file that would change\n"
     "  --abi-check DIR        compare the declarations with the headers in DIR\n"
     "  --depfile FILE         write a Make-style dependency file\n"
@@ -138,6 +141,13 @@ int main(int argc, char **argv) {
                 opts.compat_torchgen = true;
             else
                 rc = usage_error("unknown compatibility mode in '%s' (expected --compat=torchgen)", a);
+        } else if (strcmp(a, "--target=shimrt") == 0 || strcmp(a, "--target=torch") == 0) {
+            opts.target_torch = strcmp(a, "--target=torch") == 0;
+        } else if (strncmp(a, "--target", 8) == 0 && (a[8] == '=' || a[8] == '\0')) {
+            rc = usage_error("unknown target in '%s' (expected --target=shimrt or --target=torch)", a);
+        } else if ((v = opt_value(argc, argv, &i, NULL, "--torch-version", &m)), m) {
+            if (!v || !*v) rc = usage_error("%s needs a version like 2.10", a);
+            opts.torch_version = v;
         } else if ((v = opt_value(argc, argv, &i, "-o", "--output", &m)), m) {
             if (!v || !*v) rc = usage_error("%s needs a directory", a);
             else opts.out_dir = v;
@@ -186,6 +196,7 @@ int main(int argc, char **argv) {
         }
     }
     if (rc == 0 && n_dirs == 0) rc = usage_error("no schema directory given%s", "");
+    if (rc == 0) rc = sg_torch_check_options(&opts, usage_error); /* gen/emit_torch.c */
     if (rc != 0) {
         free(dirs);
         free(backends);

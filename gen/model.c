@@ -849,54 +849,108 @@ static int cmp_version(const void *a, const void *b) {
     return (x->number > y->number) - (x->number < y->number);
 }
 
-static void parse_versions(loader *L, sg_shim_op *op, const sg_ynode *v) {
-    if (v->kind != SG_Y_MAP) {
-        err(L, v->loc, "'%s' must be a mapping like {v2: [arg, ...]}, not %s", "versions",
-            kind_name(v));
+/* One version entry: `v2: [arg, ...]` or PyTorch's current `v2: {new_args: [...], since:
+ * "2.12"}` (a version with its own release gate). Appends to vs[*n]. */
+static void parse_version_entry(loader *L, const sg_ynode *k, const sg_ynode *a, sg_op_version *vs,
+                                int *n) {
+    const char *s = k->kind == SG_Y_SCALAR ? k->scalar : "";
+    long num = 0;
+    bool ok = s[0] == 'v' && s[1] && s[1] != '0';
+    for (const char *p = s + 1; ok && *p; p++) {
+        if (!isdigit((unsigned char)*p)) ok = false;
+        else if ((num = num * 10 + (*p - '0')) > 1000) ok = false;
+    }
+    if (!ok || num < 2) {
+        err(L, k->loc, "bad version '%s' (expected v2, v3, ...)%s", s, "");
         return;
     }
-    sg_op_version *vs = sg_arena_alloc(L->arena, (v->n_items / 2 + 1) * sizeof *vs);
+    bool dup = false;
+    for (int q = 0; q < *n; q++) dup |= vs[q].number == (int)num;
+    if (dup) {
+        err(L, k->loc, "version '%s' appears twice%s", s, "");
+        return;
+    }
+    sg_op_version *ver = &vs[*n];
+    memset(ver, 0, sizeof *ver);
+    const sg_ynode *list = a;
+    if (a->kind == SG_Y_MAP) {
+        list = NULL;
+        for (uint32_t q = 0; q + 1 < a->n_items; q += 2) {
+            const sg_ynode *pk = a->items[q], *pv = a->items[q + 1];
+            const char *pn = pk->kind == SG_Y_SCALAR ? pk->scalar : "";
+            if (dup_key(L, a, q)) return;
+            if (strcmp(pn, "new_args") == 0) {
+                list = pv;
+            } else if (strcmp(pn, "since") == 0) {
+                const char *t = get_str(L, "since", pv);
+                if (!t) return;
+                if (!parse_since(t, &ver->since_major, &ver->since_minor)) {
+                    err(L, pv->loc, "bad since '%s' (expected \"MAJOR.MINOR\", e.g. \"2.12\")%s",
+                        t, "");
+                    return;
+                }
+                ver->since = t;
+            } else {
+                err(L, pk->loc, "unknown key '%s' in version '%s' (expected 'new_args' or 'since')",
+                    pn, s);
+                return;
+            }
+        }
+        if (!list) {
+            err(L, a->loc, "version '%s' has no 'new_args' list%s", s, "");
+            return;
+        }
+    }
+    if (check_str_list(L, s, list) != 0) return;
+    const char **args = sg_arena_alloc(L->arena, (list->n_items + 1) * sizeof *args);
+    if (!args) return;
+    for (uint32_t j = 0; j < list->n_items; j++) args[j] = list->items[j]->scalar;
+    ver->number = (int)num;
+    ver->args = args;
+    ver->n_args = (int)list->n_items;
+    ver->loc = k->loc;
+    (*n)++;
+}
+
+static bool is_version_key(const sg_ynode *k) {
+    return k->kind == SG_Y_SCALAR && k->scalar[0] == 'v' && isdigit((unsigned char)k->scalar[1]);
+}
+
+/* The versions of an op: `versions: {v2: ...}` and vN keys beside `since` (the shape of
+ * PyTorch's fallback_ops.py). `ov` is the op's value mapping. */
+static void parse_versions(loader *L, sg_shim_op *op, const sg_ynode *ov) {
+    const sg_ynode *vmap = NULL;
+    uint32_t cap = 1;
+    for (uint32_t q = 0; q + 1 < ov->n_items; q += 2) {
+        const sg_ynode *pk = ov->items[q];
+        if (is_version_key(pk)) cap++;
+        else if (pk->kind == SG_Y_SCALAR && strcmp(pk->scalar, "versions") == 0) {
+            vmap = ov->items[q + 1];
+            if (vmap->kind != SG_Y_MAP) {
+                err(L, vmap->loc, "'%s' must be a mapping like {v2: [arg, ...]}, not %s",
+                    "versions", kind_name(vmap));
+                return;
+            }
+            cap += vmap->n_items / 2;
+        }
+    }
+    if (cap == 1) return;
+    sg_op_version *vs = sg_arena_alloc(L->arena, cap * sizeof *vs);
     if (!vs) return;
     int before = L->errors;
     int n = 0;
-    for (uint32_t i = 0; i + 1 < v->n_items; i += 2) {
-        const sg_ynode *k = v->items[i], *a = v->items[i + 1];
-        const char *s = k->kind == SG_Y_SCALAR ? k->scalar : "";
-        long num = 0;
-        bool ok = s[0] == 'v' && s[1] && s[1] != '0';
-        for (const char *p = s + 1; ok && *p; p++) {
-            if (!isdigit((unsigned char)*p))
-                ok = false;
-            else if ((num = num * 10 + (*p - '0')) > 1000)
-                ok = false;
-        }
-        if (!ok || num < 2) {
-            err(L, k->loc, "bad version '%s' (expected v2, v3, ...)%s", s, "");
-            continue;
-        }
-        bool dup = false;
-        for (int q = 0; q < n; q++) dup |= vs[q].number == (int)num;
-        if (dup) {
-            err(L, k->loc, "version '%s' appears twice%s", s, "");
-            continue;
-        }
-        if (check_str_list(L, s, a) != 0) continue;
-        const char **args = sg_arena_alloc(L->arena, (a->n_items + 1) * sizeof *args);
-        if (!args) return;
-        for (uint32_t j = 0; j < a->n_items; j++) args[j] = a->items[j]->scalar;
-        vs[n].number = (int)num;
-        vs[n].args = args;
-        vs[n].n_args = (int)a->n_items;
-        vs[n].loc = k->loc;
-        n++;
-    }
+    for (uint32_t i = 0; vmap && i + 1 < vmap->n_items; i += 2)
+        parse_version_entry(L, vmap->items[i], vmap->items[i + 1], vs, &n);
+    for (uint32_t q = 0; q + 1 < ov->n_items; q += 2)
+        if (is_version_key(ov->items[q]))
+            parse_version_entry(L, ov->items[q], ov->items[q + 1], vs, &n);
     qsort(vs, (size_t)n, sizeof *vs, cmp_version);
     for (int q = 0; q < n && L->errors == before; q++)
         if (vs[q].number != q + 2) {
             char miss[16];
             snprintf(miss, sizeof miss, "v%d", q + 2);
-            err(L, v->loc, "versions must run v2, v3, ... without a gap: '%s' is missing%s", miss,
-                "");
+            err(L, (vmap ? vmap : ov)->loc,
+                "versions must run v2, v3, ... without a gap: '%s' is missing%s", miss, "");
             break;
         }
     op->versions = vs;
@@ -1020,11 +1074,10 @@ int sg_model_add_shim_ops(sg_context *ctx, const sg_ynode *root) {
                             "bad since '%s' (expected \"MAJOR.MINOR\", e.g. \"2.12\")%s", s, "");
                     else
                         op.since = s;
-                } else if (strcmp(pn, "versions") == 0) {
-                    parse_versions(&L, &op, pv);
                 }
-                /* other keys: ignored */
+                /* versions (below); other keys: ignored */
             }
+            if (ov->kind == SG_Y_MAP) parse_versions(&L, &op, ov);
             if (L.errors != before) continue;
             ops[n++] = op;
         }

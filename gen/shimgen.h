@@ -71,11 +71,18 @@ typedef struct sg_options {
     int verbosity;                    /* -1 quiet, 0 normal, 1 verbose */
     const char *templates_dir;        /* --templates DIR, or NULL: $SHIMGEN_TEMPLATES, else
                                          found next to the executable (gen/emit.h) */
+    bool target_torch;                /* --target=torch (docs/target-torch.md); else shimrt */
+    const char *torch_version;        /* --torch-version MAJOR.MINOR, or NULL ("2.10") */
 } sg_options;
 
 /* Runs the emitters. Returns 0 on success; 1 when --check / --abi-check found a
  * difference; -1 on error (nothing written). */
 int sg_generate(sg_context *ctx, const sg_options *opts);
+
+/* Checks the --target=torch options (a --torch-version needs --target=torch, and names a
+ * release the torch target supports; --compat=torchgen takes no target). Returns 0, or what
+ * usage(fmt, arg) returns for the first problem (gen/emit_torch.c). */
+int sg_torch_check_options(const sg_options *opts, int (*usage)(const char *fmt, const char *arg));
 
 /* Writes every schema in canonical form, one per line, in input order; with
  * include_derived, followed by the derived functions. Returns 0 or -1. */

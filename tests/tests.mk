@@ -1,13 +1,14 @@
 # tests/: every suite and check that `make check` runs.
 #   tests/gen/test_*.c      Criterion suites linked with libshimgen.a
 #   tests/runtime/test_*.c  Criterion suites linked with libshimrt.a
-#   tests/scripts/*.sh      shell checks, run from the repository root with SHIMGEN, BUILD,
+#   tests/scripts/*.sh, tests/torch/*.sh (real PyTorch 2.15 through .ci/torch-env)
+#                           shell checks, run from the repository root with SHIMGEN, BUILD,
 #                           SHARED, CC, SAN in the environment; exit 0 means pass, 77 that
 #                           the check does not apply to this pass (counted as skipped)
 # Test programs run from the repository root; PyTorch's data is in $SHIMGEN_SHARED/pytorch.
 GEN_TESTS    := $(patsubst tests/%.c,$(BUILD)/tests/%,$(sort $(wildcard tests/gen/test_*.c)))
 RT_TESTS     := $(patsubst tests/%.c,$(BUILD)/tests/%,$(sort $(wildcard tests/runtime/test_*.c)))
-TEST_SCRIPTS := $(sort $(wildcard tests/scripts/*.sh))
+TEST_SCRIPTS := $(sort $(wildcard tests/scripts/*.sh)) $(sort $(wildcard tests/torch/*.sh))
 
 $(BUILD)/tests/gen/%: $(BUILD)/obj/tests/gen/%.o $(LIBSHIMGEN)
 	@mkdir -p $(dir $@)

@@ -30,12 +30,16 @@ AOTITorchError myops_add_scalar(AtenTensorHandle input, double scalar, AtenTenso
         return shimrt_set_error(__func__, "input must be on the CPU, got device "
                                 "type %d", (int)device_type);
 
-    /* PyTorch requires the strides (libtorch reads ndim of them): contiguous ones */
-    int64_t cstrides[64];
-    if (ndim > 64) return shimrt_set_error(__func__, "too many dimensions (%lld)", (long long)ndim);
-    for (int64_t d = ndim - 1, acc = 1; d >= 0; acc *= sizes[d] > 1 ? sizes[d] : 1, d--)
-        cstrides[d] = acc;
-    if (aoti_torch_empty_strided(ndim, sizes, cstrides, dtype, device_type, 0, &out))
+    if (ndim > 64)
+        return shimrt_set_error(__func__, "input has %lld dimensions, at most 64 are supported",
+                                (long long)ndim);
+    /* Contiguous strides for the result (PyTorch's aoti_torch_empty_strided needs them). */
+    int64_t out_strides[64];
+    for (int64_t d = ndim - 1, step = 1; d >= 0; d--) {
+        out_strides[d] = step;
+        step *= sizes[d] > 1 ? sizes[d] : 1;
+    }
+    if (aoti_torch_empty_strided(ndim, sizes, out_strides, dtype, device_type, 0, &out))
         return AOTI_TORCH_FAILURE;
     if (numel > 0 && (aoti_torch_get_data_ptr(input, (void **)&src) ||
                       aoti_torch_get_data_ptr(out, (void **)&dst))) {

@@ -1,0 +1,397 @@
+/* gen/emit_torch.c: `--target=torch` (docs/target-torch.md). The generated bodies are the
+ * default mode's (gen/emit_bodies.c); this adds what lets them build against PyTorch's
+ * installed libtorch alone and load with torch.ops.load_library:
+ *
+ *   shimrt/shimrt.h, shimrt/shim_support.h  a C view of the libtorch stable C ABI and the
+ *                             helpers the bodies call (the include names of the default
+ *                             mode, so that the same generated files and kernels build)
+ *   shimrt/codes.h            the integer codes the bodies use, written from the X-macro
+ *                             lists of runtime/include/shimrt/codes.h (one definition)
+ *   shimgen_torch_support.c   those helpers on libtorch's exported functions
+ *   shimgen_torch_boundary.cc a boxed kernel that failed throws (PyTorch's only failure
+ *                             channel); registration at load, unregistration at unload,
+ *                             shimgen_torch_register_<ns>() for static builds
+ *
+ * It also refuses what the target PyTorch cannot carry: `Scalar`, `Scalar?` and `Scalar[]`
+ * have no StableIValue encoding up to PyTorch 2.15, Generator none before 2.13, and the
+ * dispatcher-routed aten shims are not part of this target. Templates:
+ * templates/torch/torch.in. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "emit.h"
+
+#include <shimrt/codes.h>
+
+#define TORCH_FILE "torch/torch.in"
+#define SLOTS(...) ((const sg_slot[]){__VA_ARGS__}), \
+                   (int)(sizeof((const sg_slot[]){__VA_ARGS__}) / sizeof(sg_slot))
+/* The releases this target knows: the oldest it can load on, the newest it describes. */
+#define TORCH_MIN_MINOR 10
+#define TORCH_MAX_MINOR 15
+
+/* "2.10" -> 2, 10; false when malformed. */
+static bool parse_version(const char *s, int *maj, int *min) {
+    char *end = NULL;
+    if (!s || !*s || *s < '0' || *s > '9') return false;
+    long a = strtol(s, &end, 10);
+    if (*end != '.' || end[1] < '0' || end[1] > '9') return false;
+    long b = strtol(end + 1, &end, 10);
+    if (*end != '\0' || a > 99 || b > 99) return false;
+    *maj = (int)a;
+    *min = (int)b;
+    return true;
+}
+
+int sg_torch_check_options(const sg_options *o, int (*usage)(const char *fmt, const char *arg)) {
+    int maj = 0, min = 0;
+    if (o->target_torch && o->compat_torchgen)
+        return usage("%s: --compat=torchgen writes headers only and takes no --target",
+                     "--target=torch");
+    if (o->torch_version && !o->target_torch)
+        return usage("--torch-version %s needs --target=torch", o->torch_version);
+    if (o->torch_version && !parse_version(o->torch_version, &maj, &min))
+        return usage("bad --torch-version '%s' (expected MAJOR.MINOR, e.g. 2.10)",
+                     o->torch_version);
+    if (o->torch_version && (maj != 2 || min < TORCH_MIN_MINOR || min > TORCH_MAX_MINOR))
+        return usage("--torch-version %s is not supported (the torch target loads on PyTorch "
+                     "2.10 to 2.15)",
+                     o->torch_version);
+    return 0;
+}
+
+/* The X-macro lists of shimrt/codes.h, written out as the same #defines (the {{lists}} of
+ * section codes_h), from the lists shimgen itself is built with. */
+typedef struct code_row {
+    const char *upper, *lower, *type; /* type: the kinds' fourth column, else NULL */
+    int code;
+} code_row;
+#define CODE_ROW3_(N, n, c) {#N, #n, NULL, c},
+#define CODE_ROW4_(N, n, c, t) {#N, #n, t, c},
+static const code_row k_dtypes[] = {SHIMRT_DTYPES(CODE_ROW3_)};
+static const code_row k_devices[] = {SHIMRT_DEVICE_TYPES(CODE_ROW3_)};
+static const code_row k_layouts[] = {SHIMRT_LAYOUTS(CODE_ROW3_)};
+static const code_row k_mfs[] = {SHIMRT_MEMORY_FORMATS(CODE_ROW3_)};
+static const code_row k_qschemes[] = {SHIMRT_QSCHEMES(CODE_ROW3_)};
+static const code_row k_reductions[] = {SHIMRT_REDUCTIONS(CODE_ROW3_)};
+static const code_row k_keys[] = {SHIMRT_DISPATCH_KEYS(CODE_ROW3_)};
+static const code_row k_tags[] = {SHIMRT_TAGS(CODE_ROW3_)};
+static const code_row k_kinds[] = {SHIMRT_KINDS(CODE_ROW4_)};
+#undef CODE_ROW3_
+#undef CODE_ROW4_
+
+static void put_code_list(sg_buf *out, const char *macro, const code_row *rows, size_t n) {
+    if (out->len) sg_buf_puts(out, "\n");
+    sg_buf_printf(out, "#define %s(X)", macro);
+    for (size_t i = 0; i < n; i++) {
+        sg_buf_printf(out, " \\\n    X(%s, %s, %d", rows[i].upper, rows[i].lower, rows[i].code);
+        if (rows[i].type) sg_buf_printf(out, ", \"%s\"", rows[i].type);
+        sg_buf_putc(out, ')');
+    }
+    sg_buf_putc(out, '\n');
+}
+
+typedef struct torch_emit {
+    sg_context *ctx;
+    sg_arena *a;
+    const sg_tpl_set *t;
+    int min_minor;
+    int errors;
+} torch_emit;
+
+static void put(torch_emit *T, sg_buf *out, const char *section, const sg_slot *slots, int n) {
+    const sg_template *t = sg_tpl_set_get(T->t, section);
+    const char *missing = NULL;
+    if (!t || sg_tpl_render(t, out, slots, n, &missing) != 0) {
+        const char *path = sg_tpl_set_path(T->t);
+        sg_diag(T->ctx, SG_DIAG_ERROR, (sg_loc){path ? path : TORCH_FILE, 0, 0},
+                t ? "section '%s' uses an unknown slot" : "template set has no section '%s'",
+                section);
+        T->errors++;
+        out->oom = true;
+    }
+}
+
+static const char *buf_str(torch_emit *T, sg_buf *b) {
+    if (b->oom) {
+        sg_buf_free(b);
+        return "";
+    }
+    return b->len ? sg_buf_to_arena(b, T->a) : "";
+}
+
+static sg_loc arg_loc(const sg_emit_shim *s, int arg) {
+    const sg_native_function *fn = s->fn;
+    if (fn && fn->func_node && arg >= 0 && arg < fn->func->n_args)
+        return sg_ynode_loc_at(fn->func_node, fn->func->args[arg].offset);
+    if (fn && fn->func_loc.file) return fn->func_loc;
+    if (fn && fn->derived_from && fn->derived_from->func_loc.file)
+        return fn->derived_from->func_loc;
+    return s->op->loc;
+}
+
+static void type_text(const sg_type *t, char *buf, size_t cap) { sg_type_print(t, NULL, buf, cap); }
+
+/* Reports every argument and return that the target PyTorch cannot carry. */
+static void check_shim(torch_emit *T, const sg_emit_shim *s) {
+    const sg_schema *sc = s->fn->func;
+    char ty[128];
+    for (int a = 0; a < sc->n_args; a++) {
+        const char *kind = sg_arg_kind(sc->args[a].type);
+        type_text(sc->args[a].type, ty, sizeof ty);
+        const char *why = NULL;
+        if (!kind)
+            why = "has no C form";
+        else if (strstr(kind, "scalar"))
+            why = "has no StableIValue encoding in the PyTorch releases --target=torch loads on "
+                  "(up to 2.15); use float, int or a Tensor";
+        else if (strstr(kind, "generator") && T->min_minor < 13)
+            why = "needs PyTorch 2.13 (torch_delete_generator); use --torch-version 2.13";
+        if (why) {
+            sg_diag(T->ctx, SG_DIAG_ERROR, arg_loc(s, a),
+                    "%s: argument '%s' of type '%s' %s (--target=torch)", s->op->key,
+                    sc->args[a].name, ty, why);
+            T->errors++;
+        }
+    }
+    for (int r = 0; r < sc->n_rets; r++) {
+        const char *kind = sg_ret_kind(sc->rets[r].type);
+        type_text(sc->rets[r].type, ty, sizeof ty);
+        const char *why = NULL;
+        if (!kind)
+            why = "has no C form";
+        else if (strcmp(kind, "scalar") == 0)
+            why = "has no StableIValue encoding in the PyTorch releases --target=torch loads on";
+        else if (strcmp(kind, "generator") == 0 && T->min_minor < 13)
+            why = "needs PyTorch 2.13; use --torch-version 2.13";
+        if (why) {
+            sg_diag(T->ctx, SG_DIAG_ERROR, arg_loc(s, -1),
+                    "%s: return %d of type '%s' %s (--target=torch)", s->op->key, r, ty, why);
+            T->errors++;
+        }
+    }
+}
+
+/* One kernel to register: op `name` of namespace `ns` under `key`, boxed as `boxed`. */
+typedef struct impl_row {
+    const char *ns, *name, *key, *boxed, *schema, *op_key;
+    const sg_native_function *fn;
+} impl_row;
+
+static int cmp_row(const void *x, const void *y) {
+    const impl_row *a = x, *b = y;
+    int c = strcmp(a->ns, b->ns);
+    if (!c) c = strcmp(a->key, b->key);
+    if (!c) c = strcmp(a->op_key, b->op_key);
+    return c;
+}
+
+/* The C string literal of s (schemas hold no control characters; quotes and backslashes
+ * can appear in defaults). */
+static const char *c_literal(torch_emit *T, const char *s) {
+    sg_buf b = {0};
+    for (; *s; s++) {
+        if (*s == '"' || *s == '\\') sg_buf_putc(&b, '\\');
+        sg_buf_putc(&b, *s);
+    }
+    return buf_str(T, &b);
+}
+
+static const char *def_schema(torch_emit *T, const sg_native_function *fn) {
+    const char *s = fn->func_text ? fn->func_text : sg_schema_to_string(T->a, fn->func);
+    const char *ns = fn->func->ns;
+    size_t n = ns ? strlen(ns) : 0;
+    if (!s) return "";
+    if (n && strncmp(s, ns, n) == 0 && s[n] == ':' && s[n + 1] == ':') return s + n + 2;
+    return s;
+}
+
+int sg_emit_torch(sg_context *ctx, sg_arena *a, const char *tpl_dir, const sg_options *o,
+                  const sg_emit_header *headers, int n_headers, const char *banner_inputs,
+                  sg_emit_sink *sink) {
+    torch_emit T = {ctx, a, NULL, TORCH_MIN_MINOR, 0};
+    int maj = 2;
+    if (o->torch_version && !parse_version(o->torch_version, &maj, &T.min_minor)) {
+        sg_diag(ctx, SG_DIAG_ERROR, (sg_loc){NULL, 0, 0}, "bad --torch-version '%s'",
+                o->torch_version);
+        return 1;
+    }
+    char err[512];
+    T.t = sg_tpl_set_load(a, tpl_dir, TORCH_FILE, err, sizeof err);
+    if (!T.t) {
+        sg_diag(ctx, SG_DIAG_ERROR, (sg_loc){tpl_dir, 0, 0}, "%s", err);
+        return 1;
+    }
+    if (sink->add_dep) sink->add_dep(sink->user, sg_tpl_set_path(T.t));
+
+    /* 1. What the target cannot carry. */
+    int n_rows = 0;
+    for (int h = 0; h < n_headers; h++) {
+        for (int i = 0; i < headers[h].n_shims; i++) {
+            const sg_emit_shim *s = &headers[h].shims[i];
+            if (!headers[h].dispatch_key) {
+                sg_diag(ctx, SG_DIAG_ERROR, s->op->loc,
+                        "%s: aten_ops (dispatcher-routed shims) are not part of --target=torch: "
+                        "libtorch has its own aoti_torch_aten_* functions; list the op in "
+                        "fallback_ops or call it with torch_call_dispatcher",
+                        s->op->key);
+                T.errors++;
+                continue;
+            }
+            check_shim(&T, s);
+            n_rows++;
+        }
+    }
+    if (T.errors) return T.errors;
+
+    /* 2. The kernels to register: per backend header, each op's boxed kernel under the
+     * dispatch key its `dispatch:` row names (an op whose kernel serves several backends,
+     * CompositeExplicitAutograd, is registered once). The boxed names are those of
+     * gen/emit_bodies.c: boxed_<C name without aoti_torch_>. */
+    impl_row *rows = sg_arena_alloc(a, sizeof *rows * (size_t)(n_rows ? n_rows : 1));
+    if (!rows) return 1;
+    int n = 0;
+    sg_buf includes = {0};
+    for (int h = 0; h < n_headers; h++) {
+        const sg_emit_header *hd = &headers[h];
+        if (!hd->dispatch_key || hd->n_shims == 0) continue;
+        put(&T, &includes, "boundary_include",
+            SLOTS({"file", sg_arena_printf(a, "c_boxed_%s.h", hd->backend), 0}));
+        sg_buf_putc(&includes, '\n');
+        for (int i = 0; i < hd->n_shims; i++) {
+            const sg_emit_shim *s = &hd->shims[i];
+            const sg_schema *sc = s->fn->func;
+            const char *dot = strchr(s->op->key, '.');
+            const char *ns = dot ? sg_arena_strndup(a, s->op->key, (size_t)(dot - s->op->key))
+                                 : "aten";
+            const char *name = sc->overload && *sc->overload
+                                   ? sg_arena_printf(a, "%s.%s", sc->name, sc->overload)
+                                   : sc->name;
+            bool dup = false;
+            for (int k = 0; k < n && !dup; k++)
+                dup = strcmp(rows[k].op_key, s->op->key) == 0 && strcmp(rows[k].key, s->kernel_key) == 0;
+            if (dup) continue;
+            const char *c = s->decls[0].c_name;
+            if (strncmp(c, "aoti_torch_", 11) == 0) c += 11;
+            rows[n++] = (impl_row){ns, name, s->kernel_key, sg_arena_printf(a, "boxed_%s", c),
+                                   def_schema(&T, s->fn), s->op->key, s->fn};
+        }
+    }
+    qsort(rows, (size_t)n, sizeof *rows, cmp_row);
+
+    /* 3. Per namespace: its schemas (each op once) and its kernels. */
+    sg_buf namespaces = {0};
+    for (int k = 0; k < n;) {
+        const char *ns = rows[k].ns;
+        int end = k;
+        while (end < n && strcmp(rows[end].ns, ns) == 0) end++;
+        sg_buf schemas = {0}, impls = {0};
+        int n_schemas = 0;
+        /* schemas in op-key order, each once */
+        const char *last = NULL;
+        for (;;) {
+            const impl_row *next = NULL;
+            for (int q = k; q < end; q++)
+                if ((!last || strcmp(rows[q].op_key, last) > 0) &&
+                    (!next || strcmp(rows[q].op_key, next->op_key) < 0))
+                    next = &rows[q];
+            if (!next) break;
+            if (schemas.len) sg_buf_putc(&schemas, '\n');
+            /* The tags shimrt/codes.h knows, as SHIMRT_TAG_BIT(CORE) | ... (0: none); the
+             * support maps each bit to its torch_tag_<name>() code. */
+            sg_buf tags = {0};
+            for (size_t t = 0; t < sizeof k_tags / sizeof *k_tags; t++)
+                for (int i = 0; i < next->fn->n_tags; i++)
+                    if (strcmp(next->fn->tags[i], k_tags[t].lower) == 0) {
+                        sg_buf_printf(&tags, "%sSHIMRT_TAG_BIT(%s)", tags.len ? " | " : "",
+                                      k_tags[t].upper);
+                        break;
+                    }
+            const char *tags_lit = tags.len ? buf_str(&T, &tags) : "0";
+            if (!tags.len) sg_buf_free(&tags);
+            put(&T, &schemas, "boundary_schema",
+                SLOTS({"schema", c_literal(&T, next->schema), 0}, {"tags", tags_lit, 0}));
+            n_schemas++;
+            last = next->op_key;
+        }
+        for (int q = k; q < end; q++) {
+            if (impls.len) sg_buf_putc(&impls, '\n');
+            put(&T, &impls, "boundary_impl",
+                SLOTS({"name", c_literal(&T, rows[q].name), 0}, {"key", rows[q].key, 0},
+                      {"boxed", rows[q].boxed, 0}));
+        }
+        sg_buf_putc(&namespaces, '\n');
+        put(&T, &namespaces, "boundary_ns",
+            SLOTS({"ns", ns, 0}, {"n_schemas", sg_arena_printf(a, "%d", n_schemas), 0},
+                  {"n_impls", sg_arena_printf(a, "%d", end - k), 0},
+                  {"schemas", buf_str(&T, &schemas), 0}, {"impls", buf_str(&T, &impls), 0}));
+        k = end;
+    }
+
+    /* 4. The files. */
+    const sg_slot common[] = {
+        {"generator", "shimgen " SHIMGEN_VERSION, 0},
+        {"inputs", banner_inputs, 0},
+        {"min_major", sg_arena_printf(a, "%d", maj), 0},
+        {"min_minor", sg_arena_printf(a, "%d", T.min_minor), 0},
+    };
+    const int n_common = (int)(sizeof common / sizeof *common);
+    sg_buf lists = {0};
+#define LIST_(macro, rows) put_code_list(&lists, macro, rows, sizeof rows / sizeof *rows)
+    LIST_("SHIMRT_DTYPES", k_dtypes);
+    LIST_("SHIMRT_DEVICE_TYPES", k_devices);
+    LIST_("SHIMRT_LAYOUTS", k_layouts);
+    LIST_("SHIMRT_MEMORY_FORMATS", k_mfs);
+    LIST_("SHIMRT_QSCHEMES", k_qschemes);
+    LIST_("SHIMRT_REDUCTIONS", k_reductions);
+    LIST_("SHIMRT_DISPATCH_KEYS", k_keys);
+    LIST_("SHIMRT_TAGS", k_tags);
+    LIST_("SHIMRT_KINDS", k_kinds);
+#undef LIST_
+    if (lists.len && lists.data[lists.len - 1] == '\n') lists.len--;
+    const sg_slot codes_slots[] = {
+        common[0], common[1], {"lists", buf_str(&T, &lists), 0},
+    };
+    {
+        sg_buf out = {0};
+        put(&T, &out, "codes_h", codes_slots, (int)(sizeof codes_slots / sizeof *codes_slots));
+        sg_buf_putc(&out, '\n');
+        if (!T.errors) sink->add_file(sink->user, "shimrt/codes.h", &out);
+        sg_buf_free(&out);
+    }
+    static const struct {
+        const char *section, *file;
+    } files[] = {{"shimrt_h", "shimrt/shimrt.h"},
+                 {"shim_support_h", "shimrt/shim_support.h"},
+                 {"support_c", "shimgen_torch_support.c"}};
+    for (size_t f = 0; f < sizeof files / sizeof *files; f++) {
+        sg_buf out = {0};
+        put(&T, &out, files[f].section, common, n_common);
+        sg_buf_putc(&out, '\n');
+        if (!T.errors) sink->add_file(sink->user, files[f].file, &out);
+        sg_buf_free(&out);
+    }
+    /* The C++ banner: the same input lines, as // comments. */
+    sg_buf cc_inputs = {0};
+    for (const char *p = banner_inputs; *p;) {
+        const char *e = strchr(p, '\n');
+        size_t len = e ? (size_t)(e - p) : strlen(p);
+        const char *text = p;
+        while (len && (*text == ' ' || *text == '*')) text++, len--;
+        sg_buf_printf(&cc_inputs, "%s//   %.*s", cc_inputs.len ? "\n" : "", (int)len, text);
+        p = e ? e + 1 : p + strlen(p);
+    }
+    const sg_slot cc_slots[] = {
+        {"generator", "shimgen " SHIMGEN_VERSION, 0},
+        {"inputs", buf_str(&T, &cc_inputs), 0},
+        {"includes", buf_str(&T, &includes), 0},
+        {"namespaces", buf_str(&T, &namespaces), 0},
+    };
+    sg_buf cc = {0};
+    put(&T, &cc, "boundary_cc", cc_slots, (int)(sizeof cc_slots / sizeof *cc_slots));
+    sg_buf_putc(&cc, '\n');
+    if (!T.errors) sink->add_file(sink->user, "shimgen_torch_boundary.cc", &cc);
+    sg_buf_free(&cc);
+    return T.errors;
+}
