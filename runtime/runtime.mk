@@ -5,7 +5,7 @@ RT_SRCS      := $(sort $(wildcard runtime/core/*.c runtime/cpu/*.c runtime/cuda/
 RT_OBJS      := $(RT_SRCS:%.c=$(BUILD)/obj/%.o) $(SCHEMA_OBJS)
 LIBSHIMRT_A  := $(BUILD)/libshimrt.a
 LIBSHIMRT_SO := $(BUILD)/libshimrt.so
-RT_LDLIBS    := $(LDLIBS_COMMON)
+RT_LDLIBS    := -lopenblas $(LDLIBS_COMMON)
 
 $(LIBSHIMRT_A): $(RT_OBJS)
 	@mkdir -p $(dir $@)
@@ -55,3 +55,10 @@ uninstall-shimrt:
 
 INSTALL_STEPS += install-shimrt
 UNINSTALL_STEPS += uninstall-shimrt
+
+# The kernel engine: integer ops wrap in two's complement as PyTorch's do (-fwrapv), and
+# floating expressions are never contracted behind the definition's back (sh_fma is explicit).
+$(BUILD)/obj/runtime/cpu/pointwise.o $(BUILD)/obj/runtime/cpu/reduce.o: CFLAGS += -fwrapv -ffp-contract=off
+# GEMM goes to OpenBLAS (Debian's libopenblas-dev, pthreads build; .ci/deps installs it).
+OPENBLAS_CPPFLAGS := -I/usr/include/x86_64-linux-gnu/openblas-pthread
+$(BUILD)/obj/runtime/cpu/linalg.o: CPPFLAGS += $(OPENBLAS_CPPFLAGS)
