@@ -101,10 +101,24 @@ AOTITorchError sh_plan_build(sh_plan *p, const char *op, AtenTensorHandle *out, 
     layout_perm((int)nd, shape, nin, st + 1, perm);
     if (!*out) {
         int64_t ostr[SHIMRT_MAX_DIMS], s = 1;
-        for (int i = 0; i < nd; i++) {
+        for (int i = 0; i < nd; i++) { /* TensorIterator's compatible strides */
             ostr[perm[i]] = s;
-            s *= shape[perm[i]] > 1 ? shape[perm[i]] : 1;
+            s *= shape[perm[i]];
         }
+        /* TensorIterator's fast set-up: inputs of the output's shape that are all
+         * contiguous give a contiguous output; all dense with the same strides, those */
+        bool same_shape = nin > 0, contig = true, dense_same = true;
+        for (int k = 0; k < nin && same_shape; k++) {
+            same_shape = ins[k]->ndim == nd &&
+                         memcmp(ins[k]->sizes, shape, (size_t)nd * sizeof *shape) == 0;
+            contig = contig && shimrt_is_contiguous(ins[k]);
+            dense_same = dense_same && shimrt_k_dense(ins[k]) &&
+                         memcmp(ins[k]->strides, ins[0]->strides, (size_t)nd * sizeof *shape) == 0;
+        }
+        if (same_shape && contig)
+            shimrt_contiguous_strides(nd, shape, ostr);
+        else if (same_shape && dense_same)
+            memcpy(ostr, ins[0]->strides, (size_t)nd * sizeof *ostr);
         AtenTensorHandle t = shimrt_k_empty_like_dev(op, nin > 0 ? ins[0] : NULL, nd, shape,
                                                      ostr, odt);
         if (!t) return AOTI_TORCH_FAILURE;
@@ -259,13 +273,18 @@ static inline float bf16_to_f(uint16_t b) {
 #define LD_bf16(p) bf16_to_f(*(const uint16_t *)(p))
 #define LD_f32(p) (*(const float *)(p))
 #define LD_f64(p) (*(const double *)(p))
-/* to an integer: floating values through int64 */
+static inline int32_t f2i32(double v) {
+    return (v > -2147483649.0 && v < 2147483648.0) ? (int32_t)v : INT32_MIN;
+}
+/* to an integer: floating values as x86 truncates them (PyTorch's static_cast): through
+ * int64 for uint8 and int64, through int32 for int8/16/32; integers wrap */
 #define TOI(v) _Generic((v), float: f2i64(v), double: f2i64(v), default: (int64_t)(v))
+#define TOI32(v) _Generic((v), float: f2i32(v), double: f2i32(v), default: (int64_t)(v))
 #define ST_b8(p, v) (*(uint8_t *)(p) = (v) != 0)
 #define ST_u8(p, v) (*(uint8_t *)(p) = (uint8_t)TOI(v))
-#define ST_i8(p, v) (*(int8_t *)(p) = (int8_t)TOI(v))
-#define ST_i16(p, v) (*(int16_t *)(p) = (int16_t)TOI(v))
-#define ST_i32(p, v) (*(int32_t *)(p) = (int32_t)TOI(v))
+#define ST_i8(p, v) (*(int8_t *)(p) = (int8_t)TOI32(v))
+#define ST_i16(p, v) (*(int16_t *)(p) = (int16_t)TOI32(v))
+#define ST_i32(p, v) (*(int32_t *)(p) = (int32_t)TOI32(v))
 #define ST_i64(p, v) (*(int64_t *)(p) = TOI(v))
 #define ST_f16(p, v) (*(uint16_t *)(p) = shimrt_float_to_half((float)(v)))
 #define ST_bf16(p, v) (*(uint16_t *)(p) = shimrt_float_to_bf16((float)(v)))
@@ -337,6 +356,7 @@ void sh_cast_run(char *dst, int32_t ddt, int64_t ds, const char *src, int32_t sd
 typedef struct {
     int ct;
     int32_t cdt, kodt;   /* compute dtype, the kernel's output dtype */
+    int32_t rdt;         /* the common dtype (float16/bfloat16 round inputs through it) */
     int nin;
     int cond;            /* input index of where's condition (bool), -1 if none */
     sh_kernel fn;
@@ -367,12 +387,23 @@ static void exec_chunk2(char **ptr, const int64_t *st, int64_t n, void *vjob) {
         } else if (s == 0 && scalar_ok) {
             if (dt == want) {
                 in[i] = ptr[1 + i];
+            } else if (want == c->cdt && c->rdt != c->cdt && dt != c->rdt) {
+                char tmp[2];
+                sh_cast_run(tmp, c->rdt, 2, ptr[1 + i], dt, 0, 1);
+                sh_cast_run(buf[1 + i], want, es, tmp, c->rdt, 2, 1);
+                in[i] = buf[1 + i];
             } else {
                 sh_cast_run(buf[1 + i], want, es, ptr[1 + i], dt, 0, 1);
                 in[i] = buf[1 + i];
             }
             nscalar++;
             mode = i + 1;
+        } else if (want == c->cdt && c->rdt != c->cdt && dt != c->rdt) {
+            /* PyTorch casts to the common dtype first, then computes in float */
+            _Alignas(64) char tmp[SH_CHUNK * 2];
+            sh_cast_run(tmp, c->rdt, 2, ptr[1 + i], dt, s, n);
+            sh_cast_run(buf[1 + i], want, es, tmp, c->rdt, 2, n);
+            in[i] = buf[1 + i];
         } else {
             sh_cast_run(buf[1 + i], want, es, ptr[1 + i], dt, s, n);
             in[i] = buf[1 + i];
@@ -392,9 +423,10 @@ static void exec_chunk2(char **ptr, const int64_t *st, int64_t n, void *vjob) {
     if (!odirect) sh_cast_run(ptr[0], p->dtype[0], st[0], buf[0], c->kodt, oes, n);
 }
 
-void sh_exec(const sh_plan *p, int ct, bool kout_bool, bool cond_first, sh_kernel fn,
+void sh_exec(const sh_plan *p, int32_t common, bool kout_bool, bool cond_first, sh_kernel fn,
              const sh_kargs *k, const void *scalar_b) {
-    exec_job j = {p, {ct, sh_ct_dtype(ct), kout_bool ? SHIMRT_BOOL : sh_ct_dtype(ct),
+    int ct = sh_ct_index(common);
+    exec_job j = {p, {ct, sh_ct_dtype(ct), kout_bool ? SHIMRT_BOOL : sh_ct_dtype(ct), common,
                       p->nops - 1, cond_first ? 0 : -1, fn, k, scalar_b}};
     sh_walk(p, exec_chunk2, &j);
 }

@@ -85,12 +85,14 @@ typedef struct sh_kargs {
 typedef void (*sh_kernel)(int64_t n, char *o, const char *a, const char *b, const char *c,
                           int mode, const sh_kargs *k);
 
-/* Runs a typed kernel over a plan: inputs of another dtype than ct (condition: bool) or
+/* Runs a typed kernel over a plan, computing in the compute type of the common dtype
+ * (float for float16/bfloat16, whose inputs of other dtypes are rounded to it first, as
+ * PyTorch casts every input to the common dtype): inputs of another dtype (condition: bool) or
  * not contiguous go through per-chunk buffers, and so does the output when it is not
  * contiguous or not of the kernel's output type (bool when kout_bool). scalar_b, when not
  * NULL, is a binary kernel's second operand: one value of the compute type (the plan then
  * has one input). cond_first: the plan's first input is where's condition. */
-void sh_exec(const sh_plan *p, int ct, bool kout_bool, bool cond_first, sh_kernel fn,
+void sh_exec(const sh_plan *p, int32_t common, bool kout_bool, bool cond_first, sh_kernel fn,
              const sh_kargs *k, const void *scalar_b);
 
 /* copy_ semantics: dst = src broadcast to dst's shape, converted (both CPU and

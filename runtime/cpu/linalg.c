@@ -181,6 +181,8 @@ static AOTITorchError mm_impl(const char *op, AtenTensorHandle self, AtenTensorH
                                    "floating point number.");
     }
     if (bool_check(op, dt, n, k, m)) return AOTI_TORCH_FAILURE;
+    if (bias && dt == SHIMRT_BOOL && k == 0 && n > 0 && m > 0) /* PyTorch scales by beta */
+        return shimrt_fail(op, "result type Long can't be cast to the desired output type Bool");
     int64_t shape[2] = {n, m};
     AtenTensorHandle out = shimrt_k_empty_like_dev(op, self, 2, shape, NULL, dt);
     if (!out) return AOTI_TORCH_FAILURE;

@@ -46,10 +46,14 @@
 #define SH_OUT_SH_INTEGRAL T
 #define SH_OUT_SH_COMPARE bool
 
-/* a double argument in T (integers saturate; the callers pass integral values) */
-#define SH_TO_T(T, v)                                                                       \
-    ((T)((v) != (v) ? 0 : (v) <= (double)sh_lowest(T) ? sh_lowest(T)                        \
-                        : (v) >= (double)sh_highest(T) ? sh_highest(T) : (T)(v)))
+/* a double argument in T: floating types round, integers go through int64 (saturating
+ * there) and wrap, as PyTorch converts a Scalar to an integer type */
+static inline int64_t sh_d2i(double v) {
+    return v != v ? 0 : v >= 9223372036854775807.0 ? INT64_MAX
+                      : v <= -9223372036854775808.0 ? INT64_MIN : (int64_t)v;
+}
+#define SH_TO_T(T, v) _Generic((T)0, float: (T)(v), double: (T)(v), bool: (T)((v) != 0), \
+                               default: (T)sh_d2i(v))
 
 #define SH_KHEAD(TT, CT, name, OUT)                                                         \
     static SH_KATTR void k_##name##_##CT(int64_t n, char *o_, const char *a_, const char *b_, \
@@ -205,9 +209,9 @@ static AOTITorchError pw_run(pw_call *c, AtenTensorHandle *ret0) {
     if (c->has_scalar) {
         _Alignas(8) char sv[8];
         sh_cast_run(sv, sh_ct_dtype(ct), 0, (const char *)&c->scalar, SHIMRT_FLOAT64, 0, 1);
-        sh_exec(&p, ct, r->cls == SH_COMPARE, false, fn, &c->k, sv);
+        sh_exec(&p, rt, r->cls == SH_COMPARE, false, fn, &c->k, sv);
     } else {
-        sh_exec(&p, ct, r->cls == SH_COMPARE, c->cond_first, fn, &c->k, NULL);
+        sh_exec(&p, rt, r->cls == SH_COMPARE, c->cond_first, fn, &c->k, NULL);
     }
     *ret0 = out;
     return AOTI_TORCH_SUCCESS;
@@ -231,8 +235,6 @@ static AOTITorchError alpha_check(const char *op, pw_call *c, double alpha) {
     for (int i = 0; i < c->nin; i++) shimrt_k_rt_add_tensor(&s, c->in[i]);
     if (c->has_scalar) shimrt_k_rt_add_scalar(&s, c->scalar);
     int32_t rt = shimrt_k_rt_result(&s);
-    if (rt == SHIMRT_BOOL && !(alpha == 0 || alpha == 1))
-        return shimrt_fail(op, "Boolean alpha only supported for Boolean results.");
     if (!shimrt_k_is_floating(rt) && !integral_value(alpha))
         return shimrt_fail(op, "For integral input tensors, argument alpha must not be a "
                                "floating point number.");
@@ -316,20 +318,13 @@ AOTITorchError shimrt_cpu_relu(AtenTensorHandle self, AtenTensorHandle *ret0) {
     return unary_nobool("relu", OP_relu, self, "Boolean inputs not supported for relu", ret0);
 }
 
-/* abs of bool is the identity in PyTorch */
-AOTITorchError shimrt_cpu_abs(AtenTensorHandle self, AtenTensorHandle *ret0) {
-    CALL1("abs", OP_abs, self);
-    if (shimrt_k_check_cpu("abs", self, "self")) return AOTI_TORCH_FAILURE;
-    if (self->dtype == SHIMRT_BOOL) c.row = OP_copy;
-    return pw_run(&c, ret0);
-}
-
 #define PLAIN_UNARY(NAME)                                                                   \
     AOTITorchError shimrt_cpu_##NAME(AtenTensorHandle self, AtenTensorHandle *ret0) {       \
         CALL1(#NAME, OP_##NAME, self);                                                      \
         return pw_run(&c, ret0);                                                            \
     }
 PLAIN_UNARY(exp)
+PLAIN_UNARY(abs)
 PLAIN_UNARY(sqrt)
 PLAIN_UNARY(rsqrt)
 PLAIN_UNARY(sigmoid)
@@ -349,7 +344,7 @@ AOTITorchError shimrt_cpu_pow_tensor_scalar(AtenTensorHandle self, double expone
     int32_t rt = shimrt_k_rt_result(&s);
     if (!shimrt_k_is_floating(rt) && exponent < 0)
         return shimrt_fail(op, "Integers to negative integer powers are not allowed.");
-    if (rt == SHIMRT_BOOL) return shimrt_fail(op, "\"pow\" not implemented for 'Bool'");
+    c.compute = rt;
     c.k.p0 = exponent;
     return pw_run(&c, ret0);
 }
@@ -372,6 +367,22 @@ AOTITorchError shimrt_cpu_clamp(AtenTensorHandle self, double *min, double *max,
     c.compute = rt;
     c.k.p0 = min ? *min : -INFINITY;
     c.k.p1 = max ? *max : INFINITY;
+    if (shimrt_k_is_integral(rt)) { /* bounds must fit the integer type */
+        static const double lo[] = {0, INT8_MIN, INT16_MIN, INT32_MIN, (double)INT64_MIN};
+        static const double hi[] = {UINT8_MAX, INT8_MAX, INT16_MAX, INT32_MAX, (double)INT64_MAX};
+        /* PyTorch: a bound beyond the far end is an error, one beyond the near end is
+         * no bound at all */
+        if (min && *min > hi[rt])
+            return shimrt_fail(op, "Clamp min value %g is outside the representable range of "
+                                   "%s", *min, torch_type_name(rt));
+        if (max && *max < lo[rt])
+            return shimrt_fail(op, "Clamp max value %g is outside the representable range of "
+                                   "%s", *max, torch_type_name(rt));
+        if (min && *min < lo[rt]) c.k.p0 = lo[rt];
+        if (max && *max > hi[rt]) c.k.p1 = hi[rt];
+        if (!min) c.k.p0 = lo[rt];
+        if (!max) c.k.p1 = hi[rt];
+    }
     return pw_run(&c, ret0);
 }
 
@@ -403,7 +414,11 @@ AOTITorchError shimrt_cpu_floor_divide(AtenTensorHandle self, AtenTensorHandle o
     shimrt_k_rt_add_tensor(&s, other);
     int32_t rt = shimrt_k_rt_result(&s);
     if (rt == SHIMRT_BOOL) return shimrt_fail(op, "\"div_floor_cpu\" not implemented for 'Bool'");
-    if (!shimrt_k_is_floating(rt)) { /* integer division by zero is an error */
+    int64_t bshape[SHIMRT_MAX_DIMS], bn, bnumel = 0;
+    if (shimrt_k_broadcast(op, self->ndim, self->sizes, other->ndim, other->sizes, bshape, &bn))
+        return AOTI_TORCH_FAILURE;
+    shimrt_k_numel(bn, bshape, &bnumel);
+    if (!shimrt_k_is_floating(rt) && bnumel > 0) { /* integer division by zero: an error */
         zero_scan z = {other->dtype, false};
         sh_plan p;
         AtenTensorHandle o = (AtenTensorHandle)other; /* read only: the scan writes nothing */

@@ -430,9 +430,7 @@ static AOTITorchError softmax_impl(const char *op, bool logsm, AtenTensorHandle 
             for (int64_t j = 0; j < len; j++)
                 l[j * inner] = logsm ? l[j * inner] - m - log(s) : exp(l[j * inner] - m) / s;
         }
-    int64_t st[SHIMRT_MAX_DIMS];
-    shimrt_k_preserve_strides(self, st);
-    AtenTensorHandle out = shimrt_k_empty_like_dev(op, self, self->ndim, self->sizes, st, odt);
+    AtenTensorHandle out = shimrt_k_empty_like_dev(op, self, self->ndim, self->sizes, NULL, odt);
     AOTITorchError err = out ? shimrt_k_copy(op, out, w) : AOTI_TORCH_FAILURE;
     shimrt_tensor_free(w);
     if (err) {
