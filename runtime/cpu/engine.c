@@ -1,6 +1,7 @@
 /* runtime/cpu/engine.c: the planner and the CPU executor (see engine.h). */
 #include "engine.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -252,76 +253,38 @@ void sh_walk(const sh_plan *p, sh_chunk_fn fn, void *ctx) {
 
 /* ---- casts ------------------------------------------------------------------------- */
 
-static inline int64_t f2i64(double v) {
-    return (v >= -9223372036854775808.0 && v < 9223372036854775808.0) ? (int64_t)v : INT64_MIN;
+/* The cast loops are built per ISA with the kernels (kernels.h): pick the table once. */
+extern const sh_cast_fn sh_casttab_base[10][10];
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+extern const sh_cast_fn sh_casttab_v3[10][10];
+extern const sh_cast_fn sh_casttab_v4[10][10];
+#endif
+static int isa_level = -1; /* 0 base, 3 x86-64-v3, 4 x86-64-v4 */
+static pthread_once_t isa_once = PTHREAD_ONCE_INIT;
+static void pick_isa(void) {
+    int l = 0;
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+    __builtin_cpu_init();
+    const char *force = getenv("SHIMRT_ISA"); /* "base" or "v3": tests and benches */
+    if (__builtin_cpu_supports("x86-64-v3") && !(force && strcmp(force, "base") == 0)) l = 3;
+    if (__builtin_cpu_supports("x86-64-v4") && !force) l = 4;
+#endif
+    isa_level = l;
 }
-static inline float bf16_to_f(uint16_t b) {
-    uint32_t bits = (uint32_t)b << 16;
-    float f;
-    memcpy(&f, &bits, sizeof f);
-    return f;
+
+int sh_isa_level(void) {
+    pthread_once(&isa_once, pick_isa);
+    return isa_level;
 }
 
-/* load: native C value of a storage type */
-#define LD_b8(p) (*(const uint8_t *)(p) != 0)
-#define LD_u8(p) (*(const uint8_t *)(p))
-#define LD_i8(p) (*(const int8_t *)(p))
-#define LD_i16(p) (*(const int16_t *)(p))
-#define LD_i32(p) (*(const int32_t *)(p))
-#define LD_i64(p) (*(const int64_t *)(p))
-#define LD_f16(p) shimrt_half_to_float(*(const uint16_t *)(p))
-#define LD_bf16(p) bf16_to_f(*(const uint16_t *)(p))
-#define LD_f32(p) (*(const float *)(p))
-#define LD_f64(p) (*(const double *)(p))
-static inline int32_t f2i32(double v) {
-    return (v > -2147483649.0 && v < 2147483648.0) ? (int32_t)v : INT32_MIN;
+static const sh_cast_fn (*cast_tab(void))[10] {
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+    int l = sh_isa_level();
+    if (l == 4) return sh_casttab_v4;
+    if (l == 3) return sh_casttab_v3;
+#endif
+    return sh_casttab_base;
 }
-/* to an integer: floating values as x86 truncates them (PyTorch's static_cast): through
- * int64 for uint8 and int64, through int32 for int8/16/32; integers wrap */
-#define TOI(v) _Generic((v), float: f2i64(v), double: f2i64(v), default: (int64_t)(v))
-#define TOI32(v) _Generic((v), float: f2i32(v), double: f2i32(v), default: (int64_t)(v))
-#define ST_b8(p, v) (*(uint8_t *)(p) = (v) != 0)
-#define ST_u8(p, v) (*(uint8_t *)(p) = (uint8_t)TOI(v))
-#define ST_i8(p, v) (*(int8_t *)(p) = (int8_t)TOI32(v))
-#define ST_i16(p, v) (*(int16_t *)(p) = (int16_t)TOI32(v))
-#define ST_i32(p, v) (*(int32_t *)(p) = (int32_t)TOI32(v))
-#define ST_i64(p, v) (*(int64_t *)(p) = TOI(v))
-#define ST_f16(p, v) (*(uint16_t *)(p) = shimrt_float_to_half((float)(v)))
-#define ST_bf16(p, v) (*(uint16_t *)(p) = shimrt_float_to_bf16((float)(v)))
-#define ST_f32(p, v) (*(float *)(p) = (float)(v))
-#define ST_f64(p, v) (*(double *)(p) = (double)(v))
-
-#define SH_STORAGE_TYPES(M, X)                                                               \
-    M(X, b8, 1) M(X, u8, 1) M(X, i8, 1) M(X, i16, 2) M(X, i32, 4) M(X, i64, 8)            \
-    M(X, f16, 2) M(X, bf16, 2) M(X, f32, 4) M(X, f64, 8)
-
-#define SZ_b8 1
-#define SZ_u8 1
-#define SZ_i8 1
-#define SZ_i16 2
-#define SZ_i32 4
-#define SZ_i64 8
-#define SZ_f16 2
-#define SZ_bf16 2
-#define SZ_f32 4
-#define SZ_f64 8
-/* one loop per (source, destination) pair; the contiguous case with constant strides is
- * the one gcc vectorizes */
-#define CAST_FN(S, D, DSZ)                                                                   \
-    static void cast_##S##_##D(char *d, int64_t ds, const char *s, int64_t ss, int64_t n) {  \
-        if (ds == DSZ && ss == SZ_##S)                                                       \
-            for (int64_t i = 0; i < n; i++) ST_##D(d + i * DSZ, LD_##S(s + i * SZ_##S));     \
-        else                                                                                 \
-            for (int64_t i = 0; i < n; i++) ST_##D(d + i * ds, LD_##S(s + i * ss));          \
-    }
-#define CAST_ALL(M) M(b8) M(u8) M(i8) M(i16) M(i32) M(i64) M(f16) M(bf16) M(f32) M(f64)
-#define CAST_DEF(S) SH_STORAGE_TYPES(CAST_FN, S)
-CAST_ALL(CAST_DEF)
-
-typedef void (*cast_fn)(char *, int64_t, const char *, int64_t, int64_t);
-#define CAST_ENT(S, D, DSZ) cast_##S##_##D,
-#define CAST_TAB(S) {SH_STORAGE_TYPES(CAST_ENT, S)},
-static const cast_fn cast_tab[10][10] = {CAST_ALL(CAST_TAB)};
 
 static int st_index(int32_t dt) {
     switch (dt) {
@@ -348,7 +311,7 @@ void sh_cast_run(char *dst, int32_t ddt, int64_t ds, const char *src, int32_t sd
         memcpy(dst, src, (size_t)n * es);
         return;
     }
-    cast_tab[si][di](dst, ds, src, ss, n);
+    cast_tab()[si][di](dst, ds, src, ss, n);
 }
 
 /* ---- executor ---------------------------------------------------------------------- */

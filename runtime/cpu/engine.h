@@ -75,6 +75,12 @@ void sh_walk_serial(const sh_plan *p, sh_chunk_fn fn, void *ctx);
 void sh_cast_run(char *dst, int32_t ddt, int64_t ds, const char *src, int32_t sdt,
                  int64_t ss, int64_t n);
 
+/* A conversion loop: n elements, byte strides (tables in kernels.h, one per ISA). */
+typedef void (*sh_cast_fn)(char *dst, int64_t ds, const char *src, int64_t ss, int64_t n);
+/* The ISA the kernels run with: 0 baseline, 3 x86-64-v3, 4 x86-64-v4 (SHIMRT_ISA=base or
+ * v3 forces a lower level). */
+int sh_isa_level(void);
+
 /* Scalar arguments of a kernel (converted to the compute type by the kernel). */
 typedef struct sh_kargs {
     double alpha, p0, p1;

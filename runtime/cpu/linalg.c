@@ -94,16 +94,16 @@ static AOTITorchError gemm(const char *op, int32_t dt, int64_t n, int64_t k, int
             }
         } else if (dt == SHIMRT_FLOAT32) {
             cblas_sgemm(CblasRowMajor, fa ? CblasTrans : CblasNoTrans,
-                        fb ? CblasTrans : CblasNoTrans, (blasint)n, (blasint)m, (blasint)k,
-                        (float)alpha, (const float *)(const void *)a.p, (blasint)lda,
-                        (const float *)(const void *)b.p, (blasint)ldb, (float)beta,
-                        (float *)(void *)c, (blasint)m);
+                        fb ? CblasTrans : CblasNoTrans, (int)n, (int)m, (int)k,
+                        (float)alpha, (const float *)(const void *)a.p, (int)lda,
+                        (const float *)(const void *)b.p, (int)ldb, (float)beta,
+                        (float *)(void *)c, (int)m);
         } else {
             cblas_dgemm(CblasRowMajor, fa ? CblasTrans : CblasNoTrans,
-                        fb ? CblasTrans : CblasNoTrans, (blasint)n, (blasint)m, (blasint)k,
-                        alpha, (const double *)(const void *)a.p, (blasint)lda,
-                        (const double *)(const void *)b.p, (blasint)ldb, beta,
-                        (double *)(void *)c, (blasint)m);
+                        fb ? CblasTrans : CblasNoTrans, (int)n, (int)m, (int)k,
+                        alpha, (const double *)(const void *)a.p, (int)lda,
+                        (const double *)(const void *)b.p, (int)ldb, beta,
+                        (double *)(void *)c, (int)m);
         }
         free(ca);
         free(cb);

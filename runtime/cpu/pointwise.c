@@ -8,131 +8,41 @@
  * hand the row to the engine (engine.h). Results are new tensors (new references) laid
  * out like their inputs, as TensorIterator lays them out. */
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
-#include "../ops/ops_math.h"
 #include "cpu_kernels.h"
 #include "engine.h"
 
-/* shifts compare unsigned operands with 0 in the shared expressions */
-#pragma GCC diagnostic ignored "-Wtype-limits"
-#pragma GCC diagnostic ignored "-Wbool-operation"
-#pragma GCC diagnostic ignored "-Wint-in-bool-context"
-#pragma GCC diagnostic ignored "-Wbool-compare"
+#include "kernels.h"
 
-#if defined(__x86_64__) && !defined(__SANITIZE_ADDRESS__) && !defined(__clang__)
-#define SH_KATTR __attribute__((target_clones("arch=skylake-avx512", "arch=haswell", "default")))
-#else
-#define SH_KATTR
+/* The kernel tables of the three builds of kernels.h (kern_*.c), chosen once by what the
+ * CPU supports: x86-64-v4 (AVX-512), x86-64-v3 (AVX2, FMA, F16C), baseline. */
+extern const sh_kernel *const sh_rowtabs_base[OP_COUNT];
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+extern const sh_kernel *const sh_rowtabs_v3[OP_COUNT];
+extern const sh_kernel *const sh_rowtabs_v4[OP_COUNT];
 #endif
-
-/* compute types of each class: M(C type, compute index, ...) */
-#define SH_TYPES_SH_ALL(M, ...)                                                            \
-    M(bool, SH_B, __VA_ARGS__) SH_TYPES_SH_NUMERIC(M, __VA_ARGS__)
-#define SH_TYPES_SH_NUMERIC(M, ...)                                                        \
-    M(uint8_t, SH_U8, __VA_ARGS__) M(int8_t, SH_I8, __VA_ARGS__)                           \
-    M(int16_t, SH_I16, __VA_ARGS__) M(int32_t, SH_I32, __VA_ARGS__)                        \
-    M(int64_t, SH_I64, __VA_ARGS__) SH_TYPES_SH_FLOAT(M, __VA_ARGS__)
-#define SH_TYPES_SH_FLOAT(M, ...) M(float, SH_F32, __VA_ARGS__) M(double, SH_F64, __VA_ARGS__)
-#define SH_TYPES_SH_INTEGRAL(M, ...)                                                       \
-    M(bool, SH_B, __VA_ARGS__) M(uint8_t, SH_U8, __VA_ARGS__) M(int8_t, SH_I8, __VA_ARGS__) \
-    M(int16_t, SH_I16, __VA_ARGS__) M(int32_t, SH_I32, __VA_ARGS__)                        \
-    M(int64_t, SH_I64, __VA_ARGS__)
-#define SH_TYPES_SH_COMPARE SH_TYPES_SH_ALL
-#define SH_OUT_SH_ALL T
-#define SH_OUT_SH_NUMERIC T
-#define SH_OUT_SH_FLOAT T
-#define SH_OUT_SH_INTEGRAL T
-#define SH_OUT_SH_COMPARE bool
-
-/* a double argument in T: floating types round, integers go through int64 (saturating
- * there) and wrap, as PyTorch converts a Scalar to an integer type */
-static inline int64_t sh_d2i(double v) {
-    return v != v ? 0 : v >= 9223372036854775807.0 ? INT64_MAX
-                      : v <= -9223372036854775808.0 ? INT64_MIN : (int64_t)v;
+static const sh_kernel *const *row_tables(void) {
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+    int l = sh_isa_level();
+    if (l == 4) return sh_rowtabs_v4;
+    if (l == 3) return sh_rowtabs_v3;
+#endif
+    return sh_rowtabs_base;
 }
-#define SH_TO_T(T, v) _Generic((T)0, float: (T)(v), double: (T)(v), bool: (T)((v) != 0), \
-                               default: (T)sh_d2i(v))
 
-#define SH_KHEAD(TT, CT, name, OUT)                                                         \
-    static SH_KATTR void k_##name##_##CT(int64_t n, char *o_, const char *a_, const char *b_, \
-                                         const char *c_, int mode, const sh_kargs *k) {     \
-        typedef TT T;                                                                       \
-        typedef OUT OT;                                                                     \
-        OT *restrict o = (OT *)(void *)o_;                                                  \
-        const T *restrict A = (const T *)(const void *)a_;                                  \
-        const T *restrict B = (const T *)(const void *)b_;                                  \
-        const uint8_t *restrict C = (const uint8_t *)c_;                                    \
-        const T alpha = SH_TO_T(T, k->alpha), p0 = SH_TO_T(T, k->p0), p1 = SH_TO_T(T, k->p1); \
-        (void)alpha; (void)p0; (void)p1; (void)B; (void)C; (void)mode;
-
-#define SH_KU(TT, CT, name, OUT, ...)                                                        \
-    SH_KHEAD(TT, CT, name, OUT)                                                             \
-        for (int64_t i = 0; i < n; i++) {                                                   \
-            const T x = A[i];                                                               \
-            o[i] = (OT)(__VA_ARGS__);                                                       \
-        }                                                                                   \
-    }
-#define SH_KB(TT, CT, name, OUT, ...)                                                        \
-    SH_KHEAD(TT, CT, name, OUT)                                                             \
-        if (mode == 0) {                                                                    \
-            for (int64_t i = 0; i < n; i++) {                                               \
-                const T a = A[i], b = B[i];                                                 \
-                o[i] = (OT)(__VA_ARGS__);                                                   \
-            }                                                                               \
-        } else if (mode == 1) {                                                             \
-            const T a = A[0];                                                               \
-            for (int64_t i = 0; i < n; i++) {                                               \
-                const T b = B[i];                                                           \
-                o[i] = (OT)(__VA_ARGS__);                                                   \
-            }                                                                               \
-        } else {                                                                            \
-            const T b = B[0];                                                               \
-            for (int64_t i = 0; i < n; i++) {                                               \
-                const T a = A[i];                                                           \
-                o[i] = (OT)(__VA_ARGS__);                                                   \
-            }                                                                               \
-        }                                                                                   \
-    }
-#define SH_KT(TT, CT, name, OUT, ...)                                                        \
-    SH_KHEAD(TT, CT, name, OUT)                                                             \
-        for (int64_t i = 0; i < n; i++) {                                                   \
-            const bool c = C[i] != 0;                                                       \
-            const T a = A[i], b = B[i];                                                     \
-            o[i] = (OT)(__VA_ARGS__);                                                       \
-        }                                                                                   \
-    }
-#define SH_TAB_ENT(TT, CT, name, ...) [CT] = k_##name##_##CT,
-
-/* 1. the typed kernels and one table per row */
-#define SH_ROW(KM, name, cls, ...)                                                          \
-    SH_TYPES_##cls(KM, name, SH_OUT_##cls, __VA_ARGS__)                                     \
-    static const sh_kernel tab_##name[SH_NCT] = {SH_TYPES_##cls(SH_TAB_ENT, name, x)};
-#define SH_UNARY(name, cls, ...) SH_ROW(SH_KU, name, cls, __VA_ARGS__)
-#define SH_BINARY(name, cls, ...) SH_ROW(SH_KB, name, cls, __VA_ARGS__)
-#define SH_TERNARY(name, cls, ...) SH_ROW(SH_KT, name, cls, __VA_ARGS__)
-#include "../ops/ops.def"
-
-/* 2. the row ids */
-enum {
-#define SH_UNARY(name, cls, ...) OP_##name,
-#define SH_BINARY(name, cls, ...) OP_##name,
-#define SH_TERNARY(name, cls, ...) OP_##name,
-#include "../ops/ops.def"
-    OP_COUNT
-};
-
-/* 3. each row's class and table */
+/* each row's name and class */
 typedef struct {
     const char *name;
     int cls;
-    const sh_kernel *tab;
 } sh_row;
 static const sh_row rows[OP_COUNT] = {
-#define SH_UNARY(name, cls, ...) [OP_##name] = {#name, cls, tab_##name},
-#define SH_BINARY(name, cls, ...) [OP_##name] = {#name, cls, tab_##name},
-#define SH_TERNARY(name, cls, ...) [OP_##name] = {#name, cls, tab_##name},
+#define SH_UNARY(name, cls, ...) [OP_##name] = {#name, cls},
+#define SH_BINARY(name, cls, ...) [OP_##name] = {#name, cls},
+#define SH_TERNARY(name, cls, ...) [OP_##name] = {#name, cls},
 #include "../ops/ops.def"
 };
 
@@ -172,6 +82,7 @@ static const char *torch_type_name(int32_t dt) {
 
 static AOTITorchError pw_run(pw_call *c, AtenTensorHandle *ret0) {
     const sh_row *r = &rows[c->row];
+    const sh_kernel *tab = row_tables()[c->row];
     for (int i = 0; i < c->nin; i++) {
         static const char *const names[2][3] = {{"self", "other", "?"},
                                                 {"condition", "self", "other"}};
@@ -196,7 +107,7 @@ static AOTITorchError pw_run(pw_call *c, AtenTensorHandle *ret0) {
     default: break;
     }
     int ct = sh_ct_index(rt);
-    sh_kernel fn = ct >= 0 ? r->tab[ct] : NULL;
+    sh_kernel fn = ct >= 0 ? tab[ct] : NULL;
     if (!fn) {
         char kname[64];
         snprintf(kname, sizeof kname, "%s_cpu", r->name);

@@ -12,6 +12,25 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+/* Vector variants of the transcendental functions from glibc's libmvec (at most 4 ulp, as
+ * documented by glibc; PyTorch's SLEEF kernels are within 1 ulp): declared SIMD-callable
+ * so that gcc vectorizes the loops calling them (built with -fopenmp-simd, linked with
+ * -lmvec). */
+#if defined(SHIMRT_LIBMVEC) && defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#pragma omp declare simd notinbranch
+float expf(float);
+#pragma omp declare simd notinbranch
+double exp(double);
+#pragma omp declare simd notinbranch
+float logf(float);
+#pragma omp declare simd notinbranch
+double log(double);
+#pragma omp declare simd notinbranch
+float tanhf(float);
+#pragma omp declare simd notinbranch
+double tanh(double);
+#endif
+
 static inline float sh_rsqrtf_(float v) { return 1.0f / sqrtf(v); }
 static inline double sh_rsqrt_(double v) { return 1.0 / sqrt(v); }
 static inline float sh_sigmoidf_(float v) { return 1.0f / (1.0f + expf(-v)); }
