@@ -7,12 +7,18 @@
  * loop. Results are new contiguous tensors. */
 #include <cblas.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cpu_kernels.h"
 #include "engine.h"
 #include "iter.h"
+
+/* OpenBLAS runs on as many threads as the runtime's pool (SHIMRT_NUM_THREADS). */
+void openblas_set_num_threads(int num_threads);
+static pthread_once_t blas_once = PTHREAD_ONCE_INIT;
+static void blas_threads(void) { openblas_set_num_threads((int)shimrt_num_threads()); }
 
 /* A matrix operand: element strides per row and per column. */
 typedef struct {
@@ -51,6 +57,7 @@ static AOTITorchError gemm(const char *op, int32_t dt, int64_t n, int64_t k, int
                            mat b, char *c, double alpha, double beta) {
     size_t es = shimrt_dtype_size(dt);
     if (n == 0 || m == 0) return AOTI_TORCH_SUCCESS;
+    pthread_once(&blas_once, blas_threads);
     if (dt == SHIMRT_FLOAT32 || dt == SHIMRT_FLOAT64) {
         int64_t lda, ldb;
         int fa = blas_form(&a, n, k, &lda), fb = blas_form(&b, k, m, &ldb);
