@@ -17,8 +17,33 @@
 
 /* OpenBLAS runs on as many threads as the runtime's pool (SHIMRT_NUM_THREADS). */
 void openblas_set_num_threads(int num_threads);
+char *openblas_get_corename(void);
+void gotoblas_dynamic_init(void);
+void gotoblas_dynamic_quit(void);
 static pthread_once_t blas_once = PTHREAD_ONCE_INIT;
-static void blas_threads(void) { openblas_set_num_threads((int)shimrt_num_threads()); }
+/* Debian's OpenBLAS 0.3.21 picks its kernels by CPU model and falls back to "Prescott"
+ * (SSE3, 5x slower) on models it does not know, as on this project's VMs: then, unless the
+ * user chose one with OPENBLAS_CORETYPE, select by the CPU's features and re-initialize
+ * its dispatch (once, before the first product). */
+static void blas_setup(void) {
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+    const char *core = openblas_get_corename();
+    if (!getenv("OPENBLAS_CORETYPE") && core && strcmp(core, "Prescott") == 0) {
+        __builtin_cpu_init();
+        const char *want = NULL;
+        if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+            __builtin_cpu_supports("avx512vl"))
+            want = "SkylakeX";
+        else if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
+            want = "Haswell";
+        if (want && setenv("OPENBLAS_CORETYPE", want, 0) == 0) {
+            gotoblas_dynamic_quit();
+            gotoblas_dynamic_init();
+        }
+    }
+#endif
+    openblas_set_num_threads((int)shimrt_num_threads());
+}
 
 /* A matrix operand: element strides per row and per column. */
 typedef struct {
@@ -57,7 +82,7 @@ static AOTITorchError gemm(const char *op, int32_t dt, int64_t n, int64_t k, int
                            mat b, char *c, double alpha, double beta) {
     size_t es = shimrt_dtype_size(dt);
     if (n == 0 || m == 0) return AOTI_TORCH_SUCCESS;
-    pthread_once(&blas_once, blas_threads);
+    pthread_once(&blas_once, blas_setup);
     if (dt == SHIMRT_FLOAT32 || dt == SHIMRT_FLOAT64) {
         int64_t lda, ldb;
         int fa = blas_form(&a, n, k, &lda), fb = blas_form(&b, k, m, &ldb);
