@@ -103,36 +103,36 @@ static void fast_range(int64_t begin, int64_t end, void *vj) {
         int64_t o = t / j->blocks, c0 = (t % j->blocks) * FAST_BLOCK;
         int64_t nc = j->inner - c0 < FAST_BLOCK ? j->inner - c0 : FAST_BLOCK;
         int64_t base = o * j->len * j->inner + c0;
-        if (j->inner == 1) { /* reduce a contiguous row: 8 independent lanes */
-            double a[8];
-            for (int l = 0; l < 8; l++) a[l] = j->op == R_SUM ? 0.0 : -INFINITY;
-            int64_t i = 0;
-            if (j->f32) {
-                const float *x = (const float *)(const void *)j->in + base;
-                for (; i + 8 <= j->len; i += 8)
-                    for (int l = 0; l < 8; l++) {
-                        double v = x[i + l];
-                        a[l] = j->op == R_SUM ? a[l] + v : (v > a[l] || v != v) ? v : a[l];
-                    }
-                for (; i < j->len; i++) {
-                    double v = x[i];
-                    a[0] = j->op == R_SUM ? a[0] + v : (v > a[0] || v != v) ? v : a[0];
-                }
-            } else {
-                const double *x = (const double *)(const void *)j->in + base;
-                for (; i + 8 <= j->len; i += 8)
-                    for (int l = 0; l < 8; l++) {
-                        double v = x[i + l];
-                        a[l] = j->op == R_SUM ? a[l] + v : (v > a[l] || v != v) ? v : a[l];
-                    }
-                for (; i < j->len; i++) {
-                    double v = x[i];
-                    a[0] = j->op == R_SUM ? a[0] + v : (v > a[0] || v != v) ? v : a[0];
-                }
-            }
+        if (j->inner == 1) { /* reduce a contiguous row: 16 independent lanes */
+            double a[16];
+            bool sum = j->op == R_SUM;
+            for (int l = 0; l < 16; l++) a[l] = sum ? 0.0 : -INFINITY;
+            int64_t i = 0, len = j->len;
+#define ROW_LOOP(T)                                                                         \
+    do {                                                                                    \
+        const T *x = (const T *)(const void *)j->in + base;                                 \
+        if (sum) {                                                                          \
+            for (; i + 16 <= len; i += 16)                                                  \
+                for (int l = 0; l < 16; l++) a[l] += (double)x[i + l];                      \
+            for (; i < len; i++) a[0] += (double)x[i];                                      \
+        } else {                                                                            \
+            for (; i + 16 <= len; i += 16)                                                  \
+                for (int l = 0; l < 16; l++) {                                              \
+                    double v = (double)x[i + l];                                            \
+                    a[l] = (v > a[l] || v != v) ? v : a[l];                                 \
+                }                                                                           \
+            for (; i < len; i++) {                                                          \
+                double v = (double)x[i];                                                    \
+                a[0] = (v > a[0] || v != v) ? v : a[0];                                     \
+            }                                                                               \
+        }                                                                                   \
+    } while (0)
+            if (j->f32) ROW_LOOP(float);
+            else ROW_LOOP(double);
+#undef ROW_LOOP
             double r = a[0];
-            for (int l = 1; l < 8; l++)
-                r = j->op == R_SUM ? r + a[l] : (a[l] > r || a[l] != a[l]) ? a[l] : r;
+            for (int l = 1; l < 16; l++)
+                r = sum ? r + a[l] : (a[l] > r || a[l] != a[l]) ? a[l] : r;
             acc[0] = r;
         } else { /* accumulate len rows of nc columns, element-wise */
             for (int64_t i = 0; i < nc; i++) acc[i] = j->op == R_SUM ? 0.0 : -INFINITY;
