@@ -16,3 +16,9 @@ $(BUILD)/bench/rt_%: $(BUILD)/obj/bench/rt_%.o $(LIBSHIMRT_A)
 bench-run: $(BENCH_GEN) $(BENCH_RT) $(SHIMGEN)
 	@set -e; for b in $(BENCH_GEN) $(BENCH_RT); do ./$$b; done
 BENCH_STEPS += bench-run
+
+# The engine against PyTorch 2.15: one stable-ABI client, both libraries (bench/engine/).
+.PHONY: bench-engine
+bench-engine: $(LIBSHIMRT_A)
+	@BUILD=$(BUILD) CC="$(CC)" sh bench/engine/run.sh
+BENCH_STEPS += bench-engine

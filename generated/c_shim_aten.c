@@ -13,6 +13,19 @@
 
 #include "c_shim_aten.h"
 
+/* aten.abs.default: abs(Tensor self) -> Tensor */
+AOTITorchError aoti_torch_aten_abs(AtenTensorHandle self, AtenTensorHandle* ret0) {
+    static shimrt_op_cache op_;
+    StableIValue stack_[1];
+    shimrt_pack pack_;
+    SHIMRT_ARG_RET(ret0);
+    shimrt_pack_begin(&pack_, __func__, stack_, 1);
+    shimrt_pack_tensor(&pack_, "self", self);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::abs", ""));
+    *ret0 = siv_to_tensor(stack_[0]);
+    return AOTI_TORCH_SUCCESS;
+}
+
 /* aten.add.Scalar: add.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor */
 AOTITorchError aoti_torch_aten_add_Scalar(AtenTensorHandle self, double other, double alpha, AtenTensorHandle* ret0) {
     static shimrt_op_cache op_;
@@ -43,6 +56,36 @@ AOTITorchError aoti_torch_aten_add_Tensor(AtenTensorHandle self, AtenTensorHandl
     return AOTI_TORCH_SUCCESS;
 }
 
+/* aten.addmm.default: addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor */
+AOTITorchError aoti_torch_aten_addmm(AtenTensorHandle self, AtenTensorHandle mat1, AtenTensorHandle mat2, double beta, double alpha, AtenTensorHandle* ret0) {
+    static shimrt_op_cache op_;
+    StableIValue stack_[5];
+    shimrt_pack pack_;
+    SHIMRT_ARG_RET(ret0);
+    shimrt_pack_begin(&pack_, __func__, stack_, 5);
+    shimrt_pack_tensor(&pack_, "self", self);
+    shimrt_pack_tensor(&pack_, "mat1", mat1);
+    shimrt_pack_tensor(&pack_, "mat2", mat2);
+    shimrt_pack_scalar(&pack_, beta);
+    shimrt_pack_scalar(&pack_, alpha);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::addmm", ""));
+    *ret0 = siv_to_tensor(stack_[0]);
+    return AOTI_TORCH_SUCCESS;
+}
+
+/* aten.all.default: all(Tensor self) -> Tensor */
+AOTITorchError aoti_torch_aten_all(AtenTensorHandle self, AtenTensorHandle* ret0) {
+    static shimrt_op_cache op_;
+    StableIValue stack_[1];
+    shimrt_pack pack_;
+    SHIMRT_ARG_RET(ret0);
+    shimrt_pack_begin(&pack_, __func__, stack_, 1);
+    shimrt_pack_tensor(&pack_, "self", self);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::all", ""));
+    *ret0 = siv_to_tensor(stack_[0]);
+    return AOTI_TORCH_SUCCESS;
+}
+
 /* aten.amax.default: amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor */
 AOTITorchError aoti_torch_aten_amax(AtenTensorHandle self, const int64_t* dim, int64_t dim_len_, int32_t keepdim, AtenTensorHandle* ret0) {
     static shimrt_op_cache op_;
@@ -54,6 +97,119 @@ AOTITorchError aoti_torch_aten_amax(AtenTensorHandle self, const int64_t* dim, i
     shimrt_pack_int_list(&pack_, "dim", dim, dim_len_);
     shimrt_pack_bool(&pack_, keepdim);
     SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::amax", ""));
+    *ret0 = siv_to_tensor(stack_[0]);
+    return AOTI_TORCH_SUCCESS;
+}
+
+/* aten.any.default: any(Tensor self) -> Tensor */
+AOTITorchError aoti_torch_aten_any(AtenTensorHandle self, AtenTensorHandle* ret0) {
+    static shimrt_op_cache op_;
+    StableIValue stack_[1];
+    shimrt_pack pack_;
+    SHIMRT_ARG_RET(ret0);
+    shimrt_pack_begin(&pack_, __func__, stack_, 1);
+    shimrt_pack_tensor(&pack_, "self", self);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::any", ""));
+    *ret0 = siv_to_tensor(stack_[0]);
+    return AOTI_TORCH_SUCCESS;
+}
+
+/* aten.argmax.default: argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor */
+AOTITorchError aoti_torch_aten_argmax(AtenTensorHandle self, int64_t* dim, int32_t keepdim, AtenTensorHandle* ret0) {
+    static shimrt_op_cache op_;
+    StableIValue stack_[3];
+    shimrt_pack pack_;
+    SHIMRT_ARG_RET(ret0);
+    shimrt_pack_begin(&pack_, __func__, stack_, 3);
+    shimrt_pack_tensor(&pack_, "self", self);
+    shimrt_pack_opt_int(&pack_, dim);
+    shimrt_pack_bool(&pack_, keepdim);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::argmax", ""));
+    *ret0 = siv_to_tensor(stack_[0]);
+    return AOTI_TORCH_SUCCESS;
+}
+
+/* aten.bitwise_and.Tensor: bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor */
+AOTITorchError aoti_torch_aten_bitwise_and_Tensor(AtenTensorHandle self, AtenTensorHandle other, AtenTensorHandle* ret0) {
+    static shimrt_op_cache op_;
+    StableIValue stack_[2];
+    shimrt_pack pack_;
+    SHIMRT_ARG_RET(ret0);
+    shimrt_pack_begin(&pack_, __func__, stack_, 2);
+    shimrt_pack_tensor(&pack_, "self", self);
+    shimrt_pack_tensor(&pack_, "other", other);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::bitwise_and", "Tensor"));
+    *ret0 = siv_to_tensor(stack_[0]);
+    return AOTI_TORCH_SUCCESS;
+}
+
+/* aten.bitwise_left_shift.Tensor: bitwise_left_shift.Tensor(Tensor self, Tensor other) -> Tensor */
+AOTITorchError aoti_torch_aten_bitwise_left_shift_Tensor(AtenTensorHandle self, AtenTensorHandle other, AtenTensorHandle* ret0) {
+    static shimrt_op_cache op_;
+    StableIValue stack_[2];
+    shimrt_pack pack_;
+    SHIMRT_ARG_RET(ret0);
+    shimrt_pack_begin(&pack_, __func__, stack_, 2);
+    shimrt_pack_tensor(&pack_, "self", self);
+    shimrt_pack_tensor(&pack_, "other", other);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::bitwise_left_shift", "Tensor"));
+    *ret0 = siv_to_tensor(stack_[0]);
+    return AOTI_TORCH_SUCCESS;
+}
+
+/* aten.bitwise_or.Tensor: bitwise_or.Tensor(Tensor self, Tensor other) -> Tensor */
+AOTITorchError aoti_torch_aten_bitwise_or_Tensor(AtenTensorHandle self, AtenTensorHandle other, AtenTensorHandle* ret0) {
+    static shimrt_op_cache op_;
+    StableIValue stack_[2];
+    shimrt_pack pack_;
+    SHIMRT_ARG_RET(ret0);
+    shimrt_pack_begin(&pack_, __func__, stack_, 2);
+    shimrt_pack_tensor(&pack_, "self", self);
+    shimrt_pack_tensor(&pack_, "other", other);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::bitwise_or", "Tensor"));
+    *ret0 = siv_to_tensor(stack_[0]);
+    return AOTI_TORCH_SUCCESS;
+}
+
+/* aten.bitwise_right_shift.Tensor: bitwise_right_shift.Tensor(Tensor self, Tensor other) -> Tensor */
+AOTITorchError aoti_torch_aten_bitwise_right_shift_Tensor(AtenTensorHandle self, AtenTensorHandle other, AtenTensorHandle* ret0) {
+    static shimrt_op_cache op_;
+    StableIValue stack_[2];
+    shimrt_pack pack_;
+    SHIMRT_ARG_RET(ret0);
+    shimrt_pack_begin(&pack_, __func__, stack_, 2);
+    shimrt_pack_tensor(&pack_, "self", self);
+    shimrt_pack_tensor(&pack_, "other", other);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::bitwise_right_shift", "Tensor"));
+    *ret0 = siv_to_tensor(stack_[0]);
+    return AOTI_TORCH_SUCCESS;
+}
+
+/* aten.bmm.default: bmm(Tensor self, Tensor mat2) -> Tensor */
+AOTITorchError aoti_torch_aten_bmm(AtenTensorHandle self, AtenTensorHandle mat2, AtenTensorHandle* ret0) {
+    static shimrt_op_cache op_;
+    StableIValue stack_[2];
+    shimrt_pack pack_;
+    SHIMRT_ARG_RET(ret0);
+    shimrt_pack_begin(&pack_, __func__, stack_, 2);
+    shimrt_pack_tensor(&pack_, "self", self);
+    shimrt_pack_tensor(&pack_, "mat2", mat2);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::bmm", ""));
+    *ret0 = siv_to_tensor(stack_[0]);
+    return AOTI_TORCH_SUCCESS;
+}
+
+/* aten.clamp.default: clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor */
+AOTITorchError aoti_torch_aten_clamp(AtenTensorHandle self, double* min, double* max, AtenTensorHandle* ret0) {
+    static shimrt_op_cache op_;
+    StableIValue stack_[3];
+    shimrt_pack pack_;
+    SHIMRT_ARG_RET(ret0);
+    shimrt_pack_begin(&pack_, __func__, stack_, 3);
+    shimrt_pack_tensor(&pack_, "self", self);
+    shimrt_pack_opt_scalar(&pack_, min);
+    shimrt_pack_opt_scalar(&pack_, max);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::clamp", ""));
     *ret0 = siv_to_tensor(stack_[0]);
     return AOTI_TORCH_SUCCESS;
 }
@@ -114,6 +270,20 @@ AOTITorchError aoti_torch_aten_div_Tensor(AtenTensorHandle self, AtenTensorHandl
     return AOTI_TORCH_SUCCESS;
 }
 
+/* aten.divide.Tensor: divide.Tensor(Tensor self, Tensor other) -> Tensor */
+AOTITorchError aoti_torch_aten_divide_Tensor(AtenTensorHandle self, AtenTensorHandle other, AtenTensorHandle* ret0) {
+    static shimrt_op_cache op_;
+    StableIValue stack_[2];
+    shimrt_pack pack_;
+    SHIMRT_ARG_RET(ret0);
+    shimrt_pack_begin(&pack_, __func__, stack_, 2);
+    shimrt_pack_tensor(&pack_, "self", self);
+    shimrt_pack_tensor(&pack_, "other", other);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::divide", "Tensor"));
+    *ret0 = siv_to_tensor(stack_[0]);
+    return AOTI_TORCH_SUCCESS;
+}
+
 /* aten.empty_like.default: empty_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor */
 AOTITorchError aoti_torch_aten_empty_like(AtenTensorHandle self, int32_t* dtype, int32_t* layout, int32_t* device, int32_t device_index_, int32_t* pin_memory, int32_t* memory_format, AtenTensorHandle* ret0) {
     static shimrt_op_cache op_;
@@ -128,6 +298,34 @@ AOTITorchError aoti_torch_aten_empty_like(AtenTensorHandle self, int32_t* dtype,
     shimrt_pack_opt_bool(&pack_, pin_memory);
     shimrt_pack_opt_code(&pack_, memory_format);
     SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::empty_like", ""));
+    *ret0 = siv_to_tensor(stack_[0]);
+    return AOTI_TORCH_SUCCESS;
+}
+
+/* aten.eq.Scalar: eq.Scalar(Tensor self, Scalar other) -> Tensor */
+AOTITorchError aoti_torch_aten_eq_Scalar(AtenTensorHandle self, double other, AtenTensorHandle* ret0) {
+    static shimrt_op_cache op_;
+    StableIValue stack_[2];
+    shimrt_pack pack_;
+    SHIMRT_ARG_RET(ret0);
+    shimrt_pack_begin(&pack_, __func__, stack_, 2);
+    shimrt_pack_tensor(&pack_, "self", self);
+    shimrt_pack_scalar(&pack_, other);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::eq", "Scalar"));
+    *ret0 = siv_to_tensor(stack_[0]);
+    return AOTI_TORCH_SUCCESS;
+}
+
+/* aten.eq.Tensor: eq.Tensor(Tensor self, Tensor other) -> Tensor */
+AOTITorchError aoti_torch_aten_eq_Tensor(AtenTensorHandle self, AtenTensorHandle other, AtenTensorHandle* ret0) {
+    static shimrt_op_cache op_;
+    StableIValue stack_[2];
+    shimrt_pack pack_;
+    SHIMRT_ARG_RET(ret0);
+    shimrt_pack_begin(&pack_, __func__, stack_, 2);
+    shimrt_pack_tensor(&pack_, "self", self);
+    shimrt_pack_tensor(&pack_, "other", other);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::eq", "Tensor"));
     *ret0 = siv_to_tensor(stack_[0]);
     return AOTI_TORCH_SUCCESS;
 }
@@ -173,6 +371,20 @@ AOTITorchError aoti_torch_aten_flatten_using_ints(AtenTensorHandle self, int64_t
     return AOTI_TORCH_SUCCESS;
 }
 
+/* aten.floor_divide.default: floor_divide(Tensor self, Tensor other) -> Tensor */
+AOTITorchError aoti_torch_aten_floor_divide(AtenTensorHandle self, AtenTensorHandle other, AtenTensorHandle* ret0) {
+    static shimrt_op_cache op_;
+    StableIValue stack_[2];
+    shimrt_pack pack_;
+    SHIMRT_ARG_RET(ret0);
+    shimrt_pack_begin(&pack_, __func__, stack_, 2);
+    shimrt_pack_tensor(&pack_, "self", self);
+    shimrt_pack_tensor(&pack_, "other", other);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::floor_divide", ""));
+    *ret0 = siv_to_tensor(stack_[0]);
+    return AOTI_TORCH_SUCCESS;
+}
+
 /* aten.full.default: full(SymInt[] size, Scalar fill_value, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor */
 AOTITorchError aoti_torch_aten_full(const int64_t* size, int64_t size_len_, double fill_value, int32_t* dtype, int32_t* layout, int32_t* device, int32_t device_index_, int32_t* pin_memory, AtenTensorHandle* ret0) {
     static shimrt_op_cache op_;
@@ -187,6 +399,193 @@ AOTITorchError aoti_torch_aten_full(const int64_t* size, int64_t size_len_, doub
     shimrt_pack_opt_device(&pack_, device, device_index_);
     shimrt_pack_opt_bool(&pack_, pin_memory);
     SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::full", ""));
+    *ret0 = siv_to_tensor(stack_[0]);
+    return AOTI_TORCH_SUCCESS;
+}
+
+/* aten.ge.Scalar: ge.Scalar(Tensor self, Scalar other) -> Tensor */
+AOTITorchError aoti_torch_aten_ge_Scalar(AtenTensorHandle self, double other, AtenTensorHandle* ret0) {
+    static shimrt_op_cache op_;
+    StableIValue stack_[2];
+    shimrt_pack pack_;
+    SHIMRT_ARG_RET(ret0);
+    shimrt_pack_begin(&pack_, __func__, stack_, 2);
+    shimrt_pack_tensor(&pack_, "self", self);
+    shimrt_pack_scalar(&pack_, other);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::ge", "Scalar"));
+    *ret0 = siv_to_tensor(stack_[0]);
+    return AOTI_TORCH_SUCCESS;
+}
+
+/* aten.ge.Tensor: ge.Tensor(Tensor self, Tensor other) -> Tensor */
+AOTITorchError aoti_torch_aten_ge_Tensor(AtenTensorHandle self, AtenTensorHandle other, AtenTensorHandle* ret0) {
+    static shimrt_op_cache op_;
+    StableIValue stack_[2];
+    shimrt_pack pack_;
+    SHIMRT_ARG_RET(ret0);
+    shimrt_pack_begin(&pack_, __func__, stack_, 2);
+    shimrt_pack_tensor(&pack_, "self", self);
+    shimrt_pack_tensor(&pack_, "other", other);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::ge", "Tensor"));
+    *ret0 = siv_to_tensor(stack_[0]);
+    return AOTI_TORCH_SUCCESS;
+}
+
+/* aten.gt.Scalar: gt.Scalar(Tensor self, Scalar other) -> Tensor */
+AOTITorchError aoti_torch_aten_gt_Scalar(AtenTensorHandle self, double other, AtenTensorHandle* ret0) {
+    static shimrt_op_cache op_;
+    StableIValue stack_[2];
+    shimrt_pack pack_;
+    SHIMRT_ARG_RET(ret0);
+    shimrt_pack_begin(&pack_, __func__, stack_, 2);
+    shimrt_pack_tensor(&pack_, "self", self);
+    shimrt_pack_scalar(&pack_, other);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::gt", "Scalar"));
+    *ret0 = siv_to_tensor(stack_[0]);
+    return AOTI_TORCH_SUCCESS;
+}
+
+/* aten.gt.Tensor: gt.Tensor(Tensor self, Tensor other) -> Tensor */
+AOTITorchError aoti_torch_aten_gt_Tensor(AtenTensorHandle self, AtenTensorHandle other, AtenTensorHandle* ret0) {
+    static shimrt_op_cache op_;
+    StableIValue stack_[2];
+    shimrt_pack pack_;
+    SHIMRT_ARG_RET(ret0);
+    shimrt_pack_begin(&pack_, __func__, stack_, 2);
+    shimrt_pack_tensor(&pack_, "self", self);
+    shimrt_pack_tensor(&pack_, "other", other);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::gt", "Tensor"));
+    *ret0 = siv_to_tensor(stack_[0]);
+    return AOTI_TORCH_SUCCESS;
+}
+
+/* aten.le.Scalar: le.Scalar(Tensor self, Scalar other) -> Tensor */
+AOTITorchError aoti_torch_aten_le_Scalar(AtenTensorHandle self, double other, AtenTensorHandle* ret0) {
+    static shimrt_op_cache op_;
+    StableIValue stack_[2];
+    shimrt_pack pack_;
+    SHIMRT_ARG_RET(ret0);
+    shimrt_pack_begin(&pack_, __func__, stack_, 2);
+    shimrt_pack_tensor(&pack_, "self", self);
+    shimrt_pack_scalar(&pack_, other);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::le", "Scalar"));
+    *ret0 = siv_to_tensor(stack_[0]);
+    return AOTI_TORCH_SUCCESS;
+}
+
+/* aten.le.Tensor: le.Tensor(Tensor self, Tensor other) -> Tensor */
+AOTITorchError aoti_torch_aten_le_Tensor(AtenTensorHandle self, AtenTensorHandle other, AtenTensorHandle* ret0) {
+    static shimrt_op_cache op_;
+    StableIValue stack_[2];
+    shimrt_pack pack_;
+    SHIMRT_ARG_RET(ret0);
+    shimrt_pack_begin(&pack_, __func__, stack_, 2);
+    shimrt_pack_tensor(&pack_, "self", self);
+    shimrt_pack_tensor(&pack_, "other", other);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::le", "Tensor"));
+    *ret0 = siv_to_tensor(stack_[0]);
+    return AOTI_TORCH_SUCCESS;
+}
+
+/* aten.log.default: log(Tensor self) -> Tensor */
+AOTITorchError aoti_torch_aten_log(AtenTensorHandle self, AtenTensorHandle* ret0) {
+    static shimrt_op_cache op_;
+    StableIValue stack_[1];
+    shimrt_pack pack_;
+    SHIMRT_ARG_RET(ret0);
+    shimrt_pack_begin(&pack_, __func__, stack_, 1);
+    shimrt_pack_tensor(&pack_, "self", self);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::log", ""));
+    *ret0 = siv_to_tensor(stack_[0]);
+    return AOTI_TORCH_SUCCESS;
+}
+
+/* aten.log_softmax.int: log_softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor */
+AOTITorchError aoti_torch_aten_log_softmax_int(AtenTensorHandle self, int64_t dim, int32_t* dtype, AtenTensorHandle* ret0) {
+    static shimrt_op_cache op_;
+    StableIValue stack_[3];
+    shimrt_pack pack_;
+    SHIMRT_ARG_RET(ret0);
+    shimrt_pack_begin(&pack_, __func__, stack_, 3);
+    shimrt_pack_tensor(&pack_, "self", self);
+    shimrt_pack_int(&pack_, dim);
+    shimrt_pack_opt_code(&pack_, dtype);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::log_softmax", "int"));
+    *ret0 = siv_to_tensor(stack_[0]);
+    return AOTI_TORCH_SUCCESS;
+}
+
+/* aten.lt.Scalar: lt.Scalar(Tensor self, Scalar other) -> Tensor */
+AOTITorchError aoti_torch_aten_lt_Scalar(AtenTensorHandle self, double other, AtenTensorHandle* ret0) {
+    static shimrt_op_cache op_;
+    StableIValue stack_[2];
+    shimrt_pack pack_;
+    SHIMRT_ARG_RET(ret0);
+    shimrt_pack_begin(&pack_, __func__, stack_, 2);
+    shimrt_pack_tensor(&pack_, "self", self);
+    shimrt_pack_scalar(&pack_, other);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::lt", "Scalar"));
+    *ret0 = siv_to_tensor(stack_[0]);
+    return AOTI_TORCH_SUCCESS;
+}
+
+/* aten.lt.Tensor: lt.Tensor(Tensor self, Tensor other) -> Tensor */
+AOTITorchError aoti_torch_aten_lt_Tensor(AtenTensorHandle self, AtenTensorHandle other, AtenTensorHandle* ret0) {
+    static shimrt_op_cache op_;
+    StableIValue stack_[2];
+    shimrt_pack pack_;
+    SHIMRT_ARG_RET(ret0);
+    shimrt_pack_begin(&pack_, __func__, stack_, 2);
+    shimrt_pack_tensor(&pack_, "self", self);
+    shimrt_pack_tensor(&pack_, "other", other);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::lt", "Tensor"));
+    *ret0 = siv_to_tensor(stack_[0]);
+    return AOTI_TORCH_SUCCESS;
+}
+
+/* aten.matmul.default: matmul(Tensor self, Tensor other) -> Tensor */
+AOTITorchError aoti_torch_aten_matmul(AtenTensorHandle self, AtenTensorHandle other, AtenTensorHandle* ret0) {
+    static shimrt_op_cache op_;
+    StableIValue stack_[2];
+    shimrt_pack pack_;
+    SHIMRT_ARG_RET(ret0);
+    shimrt_pack_begin(&pack_, __func__, stack_, 2);
+    shimrt_pack_tensor(&pack_, "self", self);
+    shimrt_pack_tensor(&pack_, "other", other);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::matmul", ""));
+    *ret0 = siv_to_tensor(stack_[0]);
+    return AOTI_TORCH_SUCCESS;
+}
+
+/* aten.max.dim: max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices) */
+AOTITorchError aoti_torch_aten_max_dim(AtenTensorHandle self, int64_t dim, int32_t keepdim, AtenTensorHandle* ret0, AtenTensorHandle* ret1) {
+    static shimrt_op_cache op_;
+    StableIValue stack_[3];
+    shimrt_pack pack_;
+    SHIMRT_ARG_RET(ret0);
+    SHIMRT_ARG_RET(ret1);
+    shimrt_pack_begin(&pack_, __func__, stack_, 3);
+    shimrt_pack_tensor(&pack_, "self", self);
+    shimrt_pack_int(&pack_, dim);
+    shimrt_pack_bool(&pack_, keepdim);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::max", "dim"));
+    *ret0 = siv_to_tensor(stack_[0]);
+    *ret1 = siv_to_tensor(stack_[1]);
+    return AOTI_TORCH_SUCCESS;
+}
+
+/* aten.mean.dim: mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor */
+AOTITorchError aoti_torch_aten_mean_dim(AtenTensorHandle self, const int64_t** dim, int64_t dim_len_, int32_t keepdim, int32_t* dtype, AtenTensorHandle* ret0) {
+    static shimrt_op_cache op_;
+    StableIValue stack_[4];
+    shimrt_pack pack_;
+    SHIMRT_ARG_RET(ret0);
+    shimrt_pack_begin(&pack_, __func__, stack_, 4);
+    shimrt_pack_tensor(&pack_, "self", self);
+    shimrt_pack_opt_int_list(&pack_, "dim", dim, dim_len_);
+    shimrt_pack_bool(&pack_, keepdim);
+    shimrt_pack_opt_code(&pack_, dtype);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::mean", "dim"));
     *ret0 = siv_to_tensor(stack_[0]);
     return AOTI_TORCH_SUCCESS;
 }
@@ -231,6 +630,34 @@ AOTITorchError aoti_torch_aten_narrow(AtenTensorHandle self, int64_t dim, int64_
     shimrt_pack_int(&pack_, start);
     shimrt_pack_int(&pack_, length);
     SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::narrow", ""));
+    *ret0 = siv_to_tensor(stack_[0]);
+    return AOTI_TORCH_SUCCESS;
+}
+
+/* aten.ne.Scalar: ne.Scalar(Tensor self, Scalar other) -> Tensor */
+AOTITorchError aoti_torch_aten_ne_Scalar(AtenTensorHandle self, double other, AtenTensorHandle* ret0) {
+    static shimrt_op_cache op_;
+    StableIValue stack_[2];
+    shimrt_pack pack_;
+    SHIMRT_ARG_RET(ret0);
+    shimrt_pack_begin(&pack_, __func__, stack_, 2);
+    shimrt_pack_tensor(&pack_, "self", self);
+    shimrt_pack_scalar(&pack_, other);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::ne", "Scalar"));
+    *ret0 = siv_to_tensor(stack_[0]);
+    return AOTI_TORCH_SUCCESS;
+}
+
+/* aten.ne.Tensor: ne.Tensor(Tensor self, Tensor other) -> Tensor */
+AOTITorchError aoti_torch_aten_ne_Tensor(AtenTensorHandle self, AtenTensorHandle other, AtenTensorHandle* ret0) {
+    static shimrt_op_cache op_;
+    StableIValue stack_[2];
+    shimrt_pack pack_;
+    SHIMRT_ARG_RET(ret0);
+    shimrt_pack_begin(&pack_, __func__, stack_, 2);
+    shimrt_pack_tensor(&pack_, "self", self);
+    shimrt_pack_tensor(&pack_, "other", other);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::ne", "Tensor"));
     *ret0 = siv_to_tensor(stack_[0]);
     return AOTI_TORCH_SUCCESS;
 }
@@ -314,6 +741,20 @@ AOTITorchError aoti_torch_aten_permute(AtenTensorHandle self, const int64_t* dim
     return AOTI_TORCH_SUCCESS;
 }
 
+/* aten.pow.Tensor_Scalar: pow.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor */
+AOTITorchError aoti_torch_aten_pow_Tensor_Scalar(AtenTensorHandle self, double exponent, AtenTensorHandle* ret0) {
+    static shimrt_op_cache op_;
+    StableIValue stack_[2];
+    shimrt_pack pack_;
+    SHIMRT_ARG_RET(ret0);
+    shimrt_pack_begin(&pack_, __func__, stack_, 2);
+    shimrt_pack_tensor(&pack_, "self", self);
+    shimrt_pack_scalar(&pack_, exponent);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::pow", "Tensor_Scalar"));
+    *ret0 = siv_to_tensor(stack_[0]);
+    return AOTI_TORCH_SUCCESS;
+}
+
 /* aten.relu.default: relu(Tensor self) -> Tensor */
 AOTITorchError aoti_torch_aten_relu(AtenTensorHandle self, AtenTensorHandle* ret0) {
     static shimrt_op_cache op_;
@@ -341,6 +782,19 @@ AOTITorchError aoti_torch_aten_reshape(AtenTensorHandle self, const int64_t* sha
     return AOTI_TORCH_SUCCESS;
 }
 
+/* aten.rsqrt.default: rsqrt(Tensor self) -> Tensor */
+AOTITorchError aoti_torch_aten_rsqrt(AtenTensorHandle self, AtenTensorHandle* ret0) {
+    static shimrt_op_cache op_;
+    StableIValue stack_[1];
+    shimrt_pack pack_;
+    SHIMRT_ARG_RET(ret0);
+    shimrt_pack_begin(&pack_, __func__, stack_, 1);
+    shimrt_pack_tensor(&pack_, "self", self);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::rsqrt", ""));
+    *ret0 = siv_to_tensor(stack_[0]);
+    return AOTI_TORCH_SUCCESS;
+}
+
 /* aten.select.int: select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a) */
 AOTITorchError aoti_torch_aten_select_int(AtenTensorHandle self, int64_t dim, int64_t index, AtenTensorHandle* ret0) {
     static shimrt_op_cache op_;
@@ -352,6 +806,47 @@ AOTITorchError aoti_torch_aten_select_int(AtenTensorHandle self, int64_t dim, in
     shimrt_pack_int(&pack_, dim);
     shimrt_pack_int(&pack_, index);
     SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::select", "int"));
+    *ret0 = siv_to_tensor(stack_[0]);
+    return AOTI_TORCH_SUCCESS;
+}
+
+/* aten.sigmoid.default: sigmoid(Tensor self) -> Tensor */
+AOTITorchError aoti_torch_aten_sigmoid(AtenTensorHandle self, AtenTensorHandle* ret0) {
+    static shimrt_op_cache op_;
+    StableIValue stack_[1];
+    shimrt_pack pack_;
+    SHIMRT_ARG_RET(ret0);
+    shimrt_pack_begin(&pack_, __func__, stack_, 1);
+    shimrt_pack_tensor(&pack_, "self", self);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::sigmoid", ""));
+    *ret0 = siv_to_tensor(stack_[0]);
+    return AOTI_TORCH_SUCCESS;
+}
+
+/* aten.softmax.int: softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor */
+AOTITorchError aoti_torch_aten_softmax_int(AtenTensorHandle self, int64_t dim, int32_t* dtype, AtenTensorHandle* ret0) {
+    static shimrt_op_cache op_;
+    StableIValue stack_[3];
+    shimrt_pack pack_;
+    SHIMRT_ARG_RET(ret0);
+    shimrt_pack_begin(&pack_, __func__, stack_, 3);
+    shimrt_pack_tensor(&pack_, "self", self);
+    shimrt_pack_int(&pack_, dim);
+    shimrt_pack_opt_code(&pack_, dtype);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::softmax", "int"));
+    *ret0 = siv_to_tensor(stack_[0]);
+    return AOTI_TORCH_SUCCESS;
+}
+
+/* aten.sqrt.default: sqrt(Tensor self) -> Tensor */
+AOTITorchError aoti_torch_aten_sqrt(AtenTensorHandle self, AtenTensorHandle* ret0) {
+    static shimrt_op_cache op_;
+    StableIValue stack_[1];
+    shimrt_pack pack_;
+    SHIMRT_ARG_RET(ret0);
+    shimrt_pack_begin(&pack_, __func__, stack_, 1);
+    shimrt_pack_tensor(&pack_, "self", self);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::sqrt", ""));
     *ret0 = siv_to_tensor(stack_[0]);
     return AOTI_TORCH_SUCCESS;
 }
@@ -385,6 +880,37 @@ AOTITorchError aoti_torch_aten_sub_Tensor(AtenTensorHandle self, AtenTensorHandl
     return AOTI_TORCH_SUCCESS;
 }
 
+/* aten.subtract.Tensor: subtract.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor */
+AOTITorchError aoti_torch_aten_subtract_Tensor(AtenTensorHandle self, AtenTensorHandle other, double alpha, AtenTensorHandle* ret0) {
+    static shimrt_op_cache op_;
+    StableIValue stack_[3];
+    shimrt_pack pack_;
+    SHIMRT_ARG_RET(ret0);
+    shimrt_pack_begin(&pack_, __func__, stack_, 3);
+    shimrt_pack_tensor(&pack_, "self", self);
+    shimrt_pack_tensor(&pack_, "other", other);
+    shimrt_pack_scalar(&pack_, alpha);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::subtract", "Tensor"));
+    *ret0 = siv_to_tensor(stack_[0]);
+    return AOTI_TORCH_SUCCESS;
+}
+
+/* aten.sum.IntList_out: sum.IntList_out(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!) */
+AOTITorchError aoti_torch_aten_sum_IntList_out(AtenTensorHandle out, AtenTensorHandle self, const int64_t** dim, int64_t dim_len_, int32_t keepdim, int32_t* dtype) {
+    static shimrt_op_cache op_;
+    StableIValue stack_[5];
+    shimrt_pack pack_;
+    shimrt_pack_begin(&pack_, __func__, stack_, 5);
+    shimrt_pack_tensor(&pack_, "self", self);
+    shimrt_pack_opt_int_list(&pack_, "dim", dim, dim_len_);
+    shimrt_pack_bool(&pack_, keepdim);
+    shimrt_pack_opt_code(&pack_, dtype);
+    shimrt_pack_tensor(&pack_, "out", out);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::sum", "IntList_out"));
+    shimrt_pop_discard(SHIMRT_KIND_TENSOR, stack_[0]);
+    return AOTI_TORCH_SUCCESS;
+}
+
 /* aten.sum.dim_IntList: sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor */
 AOTITorchError aoti_torch_aten_sum_dim_IntList(AtenTensorHandle self, const int64_t** dim, int64_t dim_len_, int32_t keepdim, int32_t* dtype, AtenTensorHandle* ret0) {
     static shimrt_op_cache op_;
@@ -397,6 +923,19 @@ AOTITorchError aoti_torch_aten_sum_dim_IntList(AtenTensorHandle self, const int6
     shimrt_pack_bool(&pack_, keepdim);
     shimrt_pack_opt_code(&pack_, dtype);
     SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::sum", "dim_IntList"));
+    *ret0 = siv_to_tensor(stack_[0]);
+    return AOTI_TORCH_SUCCESS;
+}
+
+/* aten.tanh.default: tanh(Tensor self) -> Tensor */
+AOTITorchError aoti_torch_aten_tanh(AtenTensorHandle self, AtenTensorHandle* ret0) {
+    static shimrt_op_cache op_;
+    StableIValue stack_[1];
+    shimrt_pack pack_;
+    SHIMRT_ARG_RET(ret0);
+    shimrt_pack_begin(&pack_, __func__, stack_, 1);
+    shimrt_pack_tensor(&pack_, "self", self);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::tanh", ""));
     *ret0 = siv_to_tensor(stack_[0]);
     return AOTI_TORCH_SUCCESS;
 }
@@ -457,6 +996,21 @@ AOTITorchError aoti_torch_aten_view(AtenTensorHandle self, const int64_t* size, 
     shimrt_pack_tensor(&pack_, "self", self);
     shimrt_pack_int_list(&pack_, "size", size, size_len_);
     SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::view", ""));
+    *ret0 = siv_to_tensor(stack_[0]);
+    return AOTI_TORCH_SUCCESS;
+}
+
+/* aten.where.self: where.self(Tensor condition, Tensor self, Tensor other) -> Tensor */
+AOTITorchError aoti_torch_aten_where_self(AtenTensorHandle condition, AtenTensorHandle self, AtenTensorHandle other, AtenTensorHandle* ret0) {
+    static shimrt_op_cache op_;
+    StableIValue stack_[3];
+    shimrt_pack pack_;
+    SHIMRT_ARG_RET(ret0);
+    shimrt_pack_begin(&pack_, __func__, stack_, 3);
+    shimrt_pack_tensor(&pack_, "condition", condition);
+    shimrt_pack_tensor(&pack_, "self", self);
+    shimrt_pack_tensor(&pack_, "other", other);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::where", "self"));
     *ret0 = siv_to_tensor(stack_[0]);
     return AOTI_TORCH_SUCCESS;
 }

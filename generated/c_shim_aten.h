@@ -22,14 +22,47 @@
 extern "C" {
 #endif
 
+/* aten.abs.default: abs(Tensor self) -> Tensor */
+AOTI_TORCH_EXPORT AOTITorchError aoti_torch_aten_abs(AtenTensorHandle self, AtenTensorHandle* ret0);
+
 /* aten.add.Scalar: add.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor */
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_aten_add_Scalar(AtenTensorHandle self, double other, double alpha, AtenTensorHandle* ret0);
 
 /* aten.add.Tensor: add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor */
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_aten_add_Tensor(AtenTensorHandle self, AtenTensorHandle other, double alpha, AtenTensorHandle* ret0);
 
+/* aten.addmm.default: addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor */
+AOTI_TORCH_EXPORT AOTITorchError aoti_torch_aten_addmm(AtenTensorHandle self, AtenTensorHandle mat1, AtenTensorHandle mat2, double beta, double alpha, AtenTensorHandle* ret0);
+
+/* aten.all.default: all(Tensor self) -> Tensor */
+AOTI_TORCH_EXPORT AOTITorchError aoti_torch_aten_all(AtenTensorHandle self, AtenTensorHandle* ret0);
+
 /* aten.amax.default: amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor */
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_aten_amax(AtenTensorHandle self, const int64_t* dim, int64_t dim_len_, int32_t keepdim, AtenTensorHandle* ret0);
+
+/* aten.any.default: any(Tensor self) -> Tensor */
+AOTI_TORCH_EXPORT AOTITorchError aoti_torch_aten_any(AtenTensorHandle self, AtenTensorHandle* ret0);
+
+/* aten.argmax.default: argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor */
+AOTI_TORCH_EXPORT AOTITorchError aoti_torch_aten_argmax(AtenTensorHandle self, int64_t* dim, int32_t keepdim, AtenTensorHandle* ret0);
+
+/* aten.bitwise_and.Tensor: bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor */
+AOTI_TORCH_EXPORT AOTITorchError aoti_torch_aten_bitwise_and_Tensor(AtenTensorHandle self, AtenTensorHandle other, AtenTensorHandle* ret0);
+
+/* aten.bitwise_left_shift.Tensor: bitwise_left_shift.Tensor(Tensor self, Tensor other) -> Tensor */
+AOTI_TORCH_EXPORT AOTITorchError aoti_torch_aten_bitwise_left_shift_Tensor(AtenTensorHandle self, AtenTensorHandle other, AtenTensorHandle* ret0);
+
+/* aten.bitwise_or.Tensor: bitwise_or.Tensor(Tensor self, Tensor other) -> Tensor */
+AOTI_TORCH_EXPORT AOTITorchError aoti_torch_aten_bitwise_or_Tensor(AtenTensorHandle self, AtenTensorHandle other, AtenTensorHandle* ret0);
+
+/* aten.bitwise_right_shift.Tensor: bitwise_right_shift.Tensor(Tensor self, Tensor other) -> Tensor */
+AOTI_TORCH_EXPORT AOTITorchError aoti_torch_aten_bitwise_right_shift_Tensor(AtenTensorHandle self, AtenTensorHandle other, AtenTensorHandle* ret0);
+
+/* aten.bmm.default: bmm(Tensor self, Tensor mat2) -> Tensor */
+AOTI_TORCH_EXPORT AOTITorchError aoti_torch_aten_bmm(AtenTensorHandle self, AtenTensorHandle mat2, AtenTensorHandle* ret0);
+
+/* aten.clamp.default: clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor */
+AOTI_TORCH_EXPORT AOTITorchError aoti_torch_aten_clamp(AtenTensorHandle self, double* min, double* max, AtenTensorHandle* ret0);
 
 /* aten.clone.default: clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor */
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_aten_clone(AtenTensorHandle self, int32_t* memory_format, AtenTensorHandle* ret0);
@@ -43,8 +76,17 @@ AOTI_TORCH_EXPORT AOTITorchError aoti_torch_aten_copy_(AtenTensorHandle self, At
 /* aten.div.Tensor: div.Tensor(Tensor self, Tensor other) -> Tensor */
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_aten_div_Tensor(AtenTensorHandle self, AtenTensorHandle other, AtenTensorHandle* ret0);
 
+/* aten.divide.Tensor: divide.Tensor(Tensor self, Tensor other) -> Tensor */
+AOTI_TORCH_EXPORT AOTITorchError aoti_torch_aten_divide_Tensor(AtenTensorHandle self, AtenTensorHandle other, AtenTensorHandle* ret0);
+
 /* aten.empty_like.default: empty_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor */
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_aten_empty_like(AtenTensorHandle self, int32_t* dtype, int32_t* layout, int32_t* device, int32_t device_index_, int32_t* pin_memory, int32_t* memory_format, AtenTensorHandle* ret0);
+
+/* aten.eq.Scalar: eq.Scalar(Tensor self, Scalar other) -> Tensor */
+AOTI_TORCH_EXPORT AOTITorchError aoti_torch_aten_eq_Scalar(AtenTensorHandle self, double other, AtenTensorHandle* ret0);
+
+/* aten.eq.Tensor: eq.Tensor(Tensor self, Tensor other) -> Tensor */
+AOTI_TORCH_EXPORT AOTITorchError aoti_torch_aten_eq_Tensor(AtenTensorHandle self, AtenTensorHandle other, AtenTensorHandle* ret0);
 
 /* aten.exp.default: exp(Tensor self) -> Tensor */
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_aten_exp(AtenTensorHandle self, AtenTensorHandle* ret0);
@@ -55,10 +97,52 @@ AOTI_TORCH_EXPORT AOTITorchError aoti_torch_aten_fill__Scalar(AtenTensorHandle s
 /* aten.flatten.using_ints: flatten.using_ints(Tensor(a) self, int start_dim=0, int end_dim=-1) -> Tensor(a) */
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_aten_flatten_using_ints(AtenTensorHandle self, int64_t start_dim, int64_t end_dim, AtenTensorHandle* ret0);
 
+/* aten.floor_divide.default: floor_divide(Tensor self, Tensor other) -> Tensor */
+AOTI_TORCH_EXPORT AOTITorchError aoti_torch_aten_floor_divide(AtenTensorHandle self, AtenTensorHandle other, AtenTensorHandle* ret0);
+
 /* aten.full.default: full(SymInt[] size, Scalar fill_value, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor */
 #if TORCH_FEATURE_VERSION >= TORCH_VERSION_2_10_0
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_aten_full(const int64_t* size, int64_t size_len_, double fill_value, int32_t* dtype, int32_t* layout, int32_t* device, int32_t device_index_, int32_t* pin_memory, AtenTensorHandle* ret0);
 #endif // TORCH_FEATURE_VERSION >= TORCH_VERSION_2_10_0
+
+/* aten.ge.Scalar: ge.Scalar(Tensor self, Scalar other) -> Tensor */
+AOTI_TORCH_EXPORT AOTITorchError aoti_torch_aten_ge_Scalar(AtenTensorHandle self, double other, AtenTensorHandle* ret0);
+
+/* aten.ge.Tensor: ge.Tensor(Tensor self, Tensor other) -> Tensor */
+AOTI_TORCH_EXPORT AOTITorchError aoti_torch_aten_ge_Tensor(AtenTensorHandle self, AtenTensorHandle other, AtenTensorHandle* ret0);
+
+/* aten.gt.Scalar: gt.Scalar(Tensor self, Scalar other) -> Tensor */
+AOTI_TORCH_EXPORT AOTITorchError aoti_torch_aten_gt_Scalar(AtenTensorHandle self, double other, AtenTensorHandle* ret0);
+
+/* aten.gt.Tensor: gt.Tensor(Tensor self, Tensor other) -> Tensor */
+AOTI_TORCH_EXPORT AOTITorchError aoti_torch_aten_gt_Tensor(AtenTensorHandle self, AtenTensorHandle other, AtenTensorHandle* ret0);
+
+/* aten.le.Scalar: le.Scalar(Tensor self, Scalar other) -> Tensor */
+AOTI_TORCH_EXPORT AOTITorchError aoti_torch_aten_le_Scalar(AtenTensorHandle self, double other, AtenTensorHandle* ret0);
+
+/* aten.le.Tensor: le.Tensor(Tensor self, Tensor other) -> Tensor */
+AOTI_TORCH_EXPORT AOTITorchError aoti_torch_aten_le_Tensor(AtenTensorHandle self, AtenTensorHandle other, AtenTensorHandle* ret0);
+
+/* aten.log.default: log(Tensor self) -> Tensor */
+AOTI_TORCH_EXPORT AOTITorchError aoti_torch_aten_log(AtenTensorHandle self, AtenTensorHandle* ret0);
+
+/* aten.log_softmax.int: log_softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor */
+AOTI_TORCH_EXPORT AOTITorchError aoti_torch_aten_log_softmax_int(AtenTensorHandle self, int64_t dim, int32_t* dtype, AtenTensorHandle* ret0);
+
+/* aten.lt.Scalar: lt.Scalar(Tensor self, Scalar other) -> Tensor */
+AOTI_TORCH_EXPORT AOTITorchError aoti_torch_aten_lt_Scalar(AtenTensorHandle self, double other, AtenTensorHandle* ret0);
+
+/* aten.lt.Tensor: lt.Tensor(Tensor self, Tensor other) -> Tensor */
+AOTI_TORCH_EXPORT AOTITorchError aoti_torch_aten_lt_Tensor(AtenTensorHandle self, AtenTensorHandle other, AtenTensorHandle* ret0);
+
+/* aten.matmul.default: matmul(Tensor self, Tensor other) -> Tensor */
+AOTI_TORCH_EXPORT AOTITorchError aoti_torch_aten_matmul(AtenTensorHandle self, AtenTensorHandle other, AtenTensorHandle* ret0);
+
+/* aten.max.dim: max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices) */
+AOTI_TORCH_EXPORT AOTITorchError aoti_torch_aten_max_dim(AtenTensorHandle self, int64_t dim, int32_t keepdim, AtenTensorHandle* ret0, AtenTensorHandle* ret1);
+
+/* aten.mean.dim: mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor */
+AOTI_TORCH_EXPORT AOTITorchError aoti_torch_aten_mean_dim(AtenTensorHandle self, const int64_t** dim, int64_t dim_len_, int32_t keepdim, int32_t* dtype, AtenTensorHandle* ret0);
 
 /* aten.mm.default: mm(Tensor self, Tensor mat2) -> Tensor */
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_aten_mm(AtenTensorHandle self, AtenTensorHandle mat2, AtenTensorHandle* ret0);
@@ -68,6 +152,12 @@ AOTI_TORCH_EXPORT AOTITorchError aoti_torch_aten_mul_Tensor(AtenTensorHandle sel
 
 /* aten.narrow.default: narrow(Tensor(a) self, int dim, SymInt start, SymInt length) -> Tensor(a) */
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_aten_narrow(AtenTensorHandle self, int64_t dim, int64_t start, int64_t length, AtenTensorHandle* ret0);
+
+/* aten.ne.Scalar: ne.Scalar(Tensor self, Scalar other) -> Tensor */
+AOTI_TORCH_EXPORT AOTITorchError aoti_torch_aten_ne_Scalar(AtenTensorHandle self, double other, AtenTensorHandle* ret0);
+
+/* aten.ne.Tensor: ne.Tensor(Tensor self, Tensor other) -> Tensor */
+AOTI_TORCH_EXPORT AOTITorchError aoti_torch_aten_ne_Tensor(AtenTensorHandle self, AtenTensorHandle other, AtenTensorHandle* ret0);
 
 /* aten.neg.default: neg(Tensor self) -> Tensor */
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_aten_neg(AtenTensorHandle self, AtenTensorHandle* ret0);
@@ -84,14 +174,29 @@ AOTI_TORCH_EXPORT AOTITorchError aoti_torch_aten_pad(AtenTensorHandle self, cons
 /* aten.permute.default: permute(Tensor(a) self, int[] dims) -> Tensor(a) */
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_aten_permute(AtenTensorHandle self, const int64_t* dims, int64_t dims_len_, AtenTensorHandle* ret0);
 
+/* aten.pow.Tensor_Scalar: pow.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor */
+AOTI_TORCH_EXPORT AOTITorchError aoti_torch_aten_pow_Tensor_Scalar(AtenTensorHandle self, double exponent, AtenTensorHandle* ret0);
+
 /* aten.relu.default: relu(Tensor self) -> Tensor */
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_aten_relu(AtenTensorHandle self, AtenTensorHandle* ret0);
 
 /* aten.reshape.default: reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a) */
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_aten_reshape(AtenTensorHandle self, const int64_t* shape, int64_t shape_len_, AtenTensorHandle* ret0);
 
+/* aten.rsqrt.default: rsqrt(Tensor self) -> Tensor */
+AOTI_TORCH_EXPORT AOTITorchError aoti_torch_aten_rsqrt(AtenTensorHandle self, AtenTensorHandle* ret0);
+
 /* aten.select.int: select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a) */
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_aten_select_int(AtenTensorHandle self, int64_t dim, int64_t index, AtenTensorHandle* ret0);
+
+/* aten.sigmoid.default: sigmoid(Tensor self) -> Tensor */
+AOTI_TORCH_EXPORT AOTITorchError aoti_torch_aten_sigmoid(AtenTensorHandle self, AtenTensorHandle* ret0);
+
+/* aten.softmax.int: softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor */
+AOTI_TORCH_EXPORT AOTITorchError aoti_torch_aten_softmax_int(AtenTensorHandle self, int64_t dim, int32_t* dtype, AtenTensorHandle* ret0);
+
+/* aten.sqrt.default: sqrt(Tensor self) -> Tensor */
+AOTI_TORCH_EXPORT AOTITorchError aoti_torch_aten_sqrt(AtenTensorHandle self, AtenTensorHandle* ret0);
 
 /* aten.squeeze.dim: squeeze.dim(Tensor(a) self, int dim) -> Tensor(a) */
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_aten_squeeze_dim(AtenTensorHandle self, int64_t dim, AtenTensorHandle* ret0);
@@ -99,8 +204,17 @@ AOTI_TORCH_EXPORT AOTITorchError aoti_torch_aten_squeeze_dim(AtenTensorHandle se
 /* aten.sub.Tensor: sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor */
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_aten_sub_Tensor(AtenTensorHandle self, AtenTensorHandle other, double alpha, AtenTensorHandle* ret0);
 
+/* aten.subtract.Tensor: subtract.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor */
+AOTI_TORCH_EXPORT AOTITorchError aoti_torch_aten_subtract_Tensor(AtenTensorHandle self, AtenTensorHandle other, double alpha, AtenTensorHandle* ret0);
+
+/* aten.sum.IntList_out: sum.IntList_out(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!) */
+AOTI_TORCH_EXPORT AOTITorchError aoti_torch_aten_sum_IntList_out(AtenTensorHandle out, AtenTensorHandle self, const int64_t** dim, int64_t dim_len_, int32_t keepdim, int32_t* dtype);
+
 /* aten.sum.dim_IntList: sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor */
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_aten_sum_dim_IntList(AtenTensorHandle self, const int64_t** dim, int64_t dim_len_, int32_t keepdim, int32_t* dtype, AtenTensorHandle* ret0);
+
+/* aten.tanh.default: tanh(Tensor self) -> Tensor */
+AOTI_TORCH_EXPORT AOTITorchError aoti_torch_aten_tanh(AtenTensorHandle self, AtenTensorHandle* ret0);
 
 /* aten.to.dtype: to.dtype(Tensor(a) self, ScalarType dtype, bool non_blocking=False, bool copy=False, MemoryFormat? memory_format=None) -> Tensor(a) */
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_aten_to_dtype(AtenTensorHandle self, int32_t dtype, int32_t non_blocking, int32_t copy, int32_t* memory_format, AtenTensorHandle* ret0);
@@ -113,6 +227,9 @@ AOTI_TORCH_EXPORT AOTITorchError aoti_torch_aten_unsqueeze(AtenTensorHandle self
 
 /* aten.view.default: view(Tensor(a) self, SymInt[] size) -> Tensor(a) */
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_aten_view(AtenTensorHandle self, const int64_t* size, int64_t size_len_, AtenTensorHandle* ret0);
+
+/* aten.where.self: where.self(Tensor condition, Tensor self, Tensor other) -> Tensor */
+AOTI_TORCH_EXPORT AOTITorchError aoti_torch_aten_where_self(AtenTensorHandle condition, AtenTensorHandle self, AtenTensorHandle other, AtenTensorHandle* ret0);
 
 /* aten.zero_.default: zero_(Tensor(a!) self) -> Tensor(a!) */
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_aten_zero_(AtenTensorHandle self);

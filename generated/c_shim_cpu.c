@@ -23,6 +23,14 @@ AOTITorchError aoti_torch_cpu__foreach_mul__List(const AtenTensorHandle* self, i
     return shimrt_foreach_mul__list(self, self_len_, other, other_len_);
 }
 
+/* aten.abs.default: abs(Tensor self) -> Tensor
+ * kernel: shimrt_cpu_abs (CPU) */
+AOTITorchError aoti_torch_cpu_abs(AtenTensorHandle self, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu_abs(self, ret0);
+}
+
 /* aten.add.Scalar: add.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor
  * kernel: shimrt_cpu_add_scalar (CPU) */
 AOTITorchError aoti_torch_cpu_add_Scalar(AtenTensorHandle self, double other, double alpha, AtenTensorHandle* ret0) {
@@ -40,6 +48,24 @@ AOTITorchError aoti_torch_cpu_add_Tensor(AtenTensorHandle self, AtenTensorHandle
     return shimrt_cpu_add_tensor(self, other, alpha, ret0);
 }
 
+/* aten.addmm.default: addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
+ * kernel: shimrt_cpu_addmm (CPU) */
+AOTITorchError aoti_torch_cpu_addmm(AtenTensorHandle self, AtenTensorHandle mat1, AtenTensorHandle mat2, double beta, double alpha, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_TENSOR(mat1);
+    SHIMRT_ARG_TENSOR(mat2);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu_addmm(self, mat1, mat2, beta, alpha, ret0);
+}
+
+/* aten.all.default: all(Tensor self) -> Tensor
+ * kernel: shimrt_cpu_all (CPU) */
+AOTITorchError aoti_torch_cpu_all(AtenTensorHandle self, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu_all(self, ret0);
+}
+
 /* aten.amax.default: amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor
  * kernel: shimrt_cpu_amax (CPU) */
 AOTITorchError aoti_torch_cpu_amax(AtenTensorHandle self, const int64_t* dim, int64_t dim_len_, int32_t keepdim, AtenTensorHandle* ret0) {
@@ -47,6 +73,14 @@ AOTITorchError aoti_torch_cpu_amax(AtenTensorHandle self, const int64_t* dim, in
     SHIMRT_ARG_LIST(dim);
     SHIMRT_ARG_RET(ret0);
     return shimrt_cpu_amax(self, dim, dim_len_, keepdim, ret0);
+}
+
+/* aten.any.default: any(Tensor self) -> Tensor
+ * kernel: shimrt_cpu_any (CPU) */
+AOTITorchError aoti_torch_cpu_any(AtenTensorHandle self, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu_any(self, ret0);
 }
 
 /* aten.arange.default: arange(Scalar end, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
@@ -63,6 +97,59 @@ AOTITorchError aoti_torch_cpu_arange_start_step(double start, double end, double
     return shimrt_arange_start_step(start, end, step, dtype, layout, device, device_index_, pin_memory, ret0);
 }
 
+/* aten.argmax.default: argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor
+ * kernel: shimrt_cpu_argmax (CPU) */
+AOTITorchError aoti_torch_cpu_argmax(AtenTensorHandle self, int64_t* dim, int32_t keepdim, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu_argmax(self, dim, keepdim, ret0);
+}
+
+/* aten.bitwise_and.Tensor: bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor
+ * kernel: shimrt_cpu_bitwise_and_tensor (CPU) */
+AOTITorchError aoti_torch_cpu_bitwise_and_Tensor(AtenTensorHandle self, AtenTensorHandle other, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_TENSOR(other);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu_bitwise_and_tensor(self, other, ret0);
+}
+
+/* aten.bitwise_left_shift.Tensor: bitwise_left_shift.Tensor(Tensor self, Tensor other) -> Tensor
+ * kernel: shimrt_cpu_bitwise_left_shift_tensor (CPU) */
+AOTITorchError aoti_torch_cpu_bitwise_left_shift_Tensor(AtenTensorHandle self, AtenTensorHandle other, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_TENSOR(other);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu_bitwise_left_shift_tensor(self, other, ret0);
+}
+
+/* aten.bitwise_or.Tensor: bitwise_or.Tensor(Tensor self, Tensor other) -> Tensor
+ * kernel: shimrt_cpu_bitwise_or_tensor (CPU) */
+AOTITorchError aoti_torch_cpu_bitwise_or_Tensor(AtenTensorHandle self, AtenTensorHandle other, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_TENSOR(other);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu_bitwise_or_tensor(self, other, ret0);
+}
+
+/* aten.bitwise_right_shift.Tensor: bitwise_right_shift.Tensor(Tensor self, Tensor other) -> Tensor
+ * kernel: shimrt_cpu_bitwise_right_shift_tensor (CPU) */
+AOTITorchError aoti_torch_cpu_bitwise_right_shift_Tensor(AtenTensorHandle self, AtenTensorHandle other, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_TENSOR(other);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu_bitwise_right_shift_tensor(self, other, ret0);
+}
+
+/* aten.bmm.default: bmm(Tensor self, Tensor mat2) -> Tensor
+ * kernel: shimrt_cpu_bmm (CPU) */
+AOTITorchError aoti_torch_cpu_bmm(AtenTensorHandle self, AtenTensorHandle mat2, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_TENSOR(mat2);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu_bmm(self, mat2, ret0);
+}
+
 /* aten.cat.default: cat(Tensor[] tensors, int dim=0) -> Tensor
  * kernel: shimrt_cpu_cat (CPU) */
 AOTITorchError aoti_torch_cpu_cat(const AtenTensorHandle* tensors, int64_t tensors_len_, int64_t dim, AtenTensorHandle* ret0) {
@@ -77,6 +164,14 @@ AOTITorchError aoti_torch_cpu_cat_out(AtenTensorHandle out, const AtenTensorHand
     SHIMRT_ARG_TENSOR(out);
     SHIMRT_ARG_TENSOR_LIST(tensors);
     return shimrt_cpu_cat_out(out, tensors, tensors_len_, dim);
+}
+
+/* aten.clamp.default: clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor
+ * kernel: shimrt_cpu_clamp (CPU) */
+AOTITorchError aoti_torch_cpu_clamp(AtenTensorHandle self, double* min, double* max, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu_clamp(self, min, max, ret0);
 }
 
 /* aten.clone.default: clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor
@@ -112,6 +207,15 @@ AOTITorchError aoti_torch_cpu_div_Tensor(AtenTensorHandle self, AtenTensorHandle
     return shimrt_cpu_div_tensor(self, other, ret0);
 }
 
+/* aten.divide.Tensor: divide.Tensor(Tensor self, Tensor other) -> Tensor
+ * kernel: shimrt_cpu_divide_tensor (CPU) */
+AOTITorchError aoti_torch_cpu_divide_Tensor(AtenTensorHandle self, AtenTensorHandle other, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_TENSOR(other);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu_divide_tensor(self, other, ret0);
+}
+
 /* aten.embedding.default: embedding(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor
  * kernel: shimrt_embedding (CompositeExplicitAutograd) */
 AOTITorchError aoti_torch_cpu_embedding(AtenTensorHandle weight, AtenTensorHandle indices, int64_t padding_idx, int32_t scale_grad_by_freq, int32_t sparse, AtenTensorHandle* ret0) {
@@ -137,6 +241,23 @@ AOTITorchError aoti_torch_cpu_empty_like(AtenTensorHandle self, int32_t* dtype, 
     return shimrt_empty_like(self, dtype, layout, device, device_index_, pin_memory, memory_format, ret0);
 }
 
+/* aten.eq.Scalar: eq.Scalar(Tensor self, Scalar other) -> Tensor
+ * kernel: shimrt_cpu_eq_scalar (CPU) */
+AOTITorchError aoti_torch_cpu_eq_Scalar(AtenTensorHandle self, double other, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu_eq_scalar(self, other, ret0);
+}
+
+/* aten.eq.Tensor: eq.Tensor(Tensor self, Tensor other) -> Tensor
+ * kernel: shimrt_cpu_eq_tensor (CPU) */
+AOTITorchError aoti_torch_cpu_eq_Tensor(AtenTensorHandle self, AtenTensorHandle other, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_TENSOR(other);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu_eq_tensor(self, other, ret0);
+}
+
 /* aten.exp.default: exp(Tensor self) -> Tensor
  * kernel: shimrt_cpu_exp (CPU) */
 AOTITorchError aoti_torch_cpu_exp(AtenTensorHandle self, AtenTensorHandle* ret0) {
@@ -158,6 +279,15 @@ AOTITorchError aoti_torch_cpu_flatten_using_ints(AtenTensorHandle self, int64_t 
     SHIMRT_ARG_TENSOR(self);
     SHIMRT_ARG_RET(ret0);
     return shimrt_cpu_flatten_using_ints(self, start_dim, end_dim, ret0);
+}
+
+/* aten.floor_divide.default: floor_divide(Tensor self, Tensor other) -> Tensor
+ * kernel: shimrt_cpu_floor_divide (CPU) */
+AOTITorchError aoti_torch_cpu_floor_divide(AtenTensorHandle self, AtenTensorHandle other, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_TENSOR(other);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu_floor_divide(self, other, ret0);
 }
 
 /* aten.full.default: full(SymInt[] size, Scalar fill_value, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
@@ -202,6 +332,40 @@ AOTITorchError aoti_torch_cpu_gather_out(AtenTensorHandle out, AtenTensorHandle 
     return shimrt_cpu_gather_out(out, self, dim, index, sparse_grad);
 }
 
+/* aten.ge.Scalar: ge.Scalar(Tensor self, Scalar other) -> Tensor
+ * kernel: shimrt_cpu_ge_scalar (CPU) */
+AOTITorchError aoti_torch_cpu_ge_Scalar(AtenTensorHandle self, double other, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu_ge_scalar(self, other, ret0);
+}
+
+/* aten.ge.Tensor: ge.Tensor(Tensor self, Tensor other) -> Tensor
+ * kernel: shimrt_cpu_ge_tensor (CPU) */
+AOTITorchError aoti_torch_cpu_ge_Tensor(AtenTensorHandle self, AtenTensorHandle other, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_TENSOR(other);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu_ge_tensor(self, other, ret0);
+}
+
+/* aten.gt.Scalar: gt.Scalar(Tensor self, Scalar other) -> Tensor
+ * kernel: shimrt_cpu_gt_scalar (CPU) */
+AOTITorchError aoti_torch_cpu_gt_Scalar(AtenTensorHandle self, double other, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu_gt_scalar(self, other, ret0);
+}
+
+/* aten.gt.Tensor: gt.Tensor(Tensor self, Tensor other) -> Tensor
+ * kernel: shimrt_cpu_gt_tensor (CPU) */
+AOTITorchError aoti_torch_cpu_gt_Tensor(AtenTensorHandle self, AtenTensorHandle other, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_TENSOR(other);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu_gt_tensor(self, other, ret0);
+}
+
 /* aten.index_select.default: index_select(Tensor self, int dim, Tensor index) -> Tensor
  * kernel: shimrt_cpu_index_select (CPU) */
 AOTITorchError aoti_torch_cpu_index_select(AtenTensorHandle self, int64_t dim, AtenTensorHandle index, AtenTensorHandle* ret0) {
@@ -236,6 +400,83 @@ AOTITorchError aoti_torch_cpu_is_pinned(AtenTensorHandle self, int32_t* device, 
     return shimrt_is_pinned(self, device, device_index_, ret0);
 }
 
+/* aten.le.Scalar: le.Scalar(Tensor self, Scalar other) -> Tensor
+ * kernel: shimrt_cpu_le_scalar (CPU) */
+AOTITorchError aoti_torch_cpu_le_Scalar(AtenTensorHandle self, double other, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu_le_scalar(self, other, ret0);
+}
+
+/* aten.le.Tensor: le.Tensor(Tensor self, Tensor other) -> Tensor
+ * kernel: shimrt_cpu_le_tensor (CPU) */
+AOTITorchError aoti_torch_cpu_le_Tensor(AtenTensorHandle self, AtenTensorHandle other, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_TENSOR(other);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu_le_tensor(self, other, ret0);
+}
+
+/* aten.log.default: log(Tensor self) -> Tensor
+ * kernel: shimrt_cpu_log (CPU) */
+AOTITorchError aoti_torch_cpu_log(AtenTensorHandle self, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu_log(self, ret0);
+}
+
+/* aten.log_softmax.int: log_softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor
+ * kernel: shimrt_cpu_log_softmax_int (CPU) */
+AOTITorchError aoti_torch_cpu_log_softmax_int(AtenTensorHandle self, int64_t dim, int32_t* dtype, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu_log_softmax_int(self, dim, dtype, ret0);
+}
+
+/* aten.lt.Scalar: lt.Scalar(Tensor self, Scalar other) -> Tensor
+ * kernel: shimrt_cpu_lt_scalar (CPU) */
+AOTITorchError aoti_torch_cpu_lt_Scalar(AtenTensorHandle self, double other, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu_lt_scalar(self, other, ret0);
+}
+
+/* aten.lt.Tensor: lt.Tensor(Tensor self, Tensor other) -> Tensor
+ * kernel: shimrt_cpu_lt_tensor (CPU) */
+AOTITorchError aoti_torch_cpu_lt_Tensor(AtenTensorHandle self, AtenTensorHandle other, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_TENSOR(other);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu_lt_tensor(self, other, ret0);
+}
+
+/* aten.matmul.default: matmul(Tensor self, Tensor other) -> Tensor
+ * kernel: shimrt_cpu_matmul (CPU) */
+AOTITorchError aoti_torch_cpu_matmul(AtenTensorHandle self, AtenTensorHandle other, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_TENSOR(other);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu_matmul(self, other, ret0);
+}
+
+/* aten.max.dim: max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
+ * kernel: shimrt_cpu_max_dim (CPU) */
+AOTITorchError aoti_torch_cpu_max_dim(AtenTensorHandle self, int64_t dim, int32_t keepdim, AtenTensorHandle* ret0, AtenTensorHandle* ret1) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_RET(ret0);
+    SHIMRT_ARG_RET(ret1);
+    return shimrt_cpu_max_dim(self, dim, keepdim, ret0, ret1);
+}
+
+/* aten.mean.dim: mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
+ * kernel: shimrt_cpu_mean_dim (CPU) */
+AOTITorchError aoti_torch_cpu_mean_dim(AtenTensorHandle self, const int64_t** dim, int64_t dim_len_, int32_t keepdim, int32_t* dtype, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_OPT_LIST(dim);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu_mean_dim(self, SHIMRT_OPT_LIST(dim), SHIMRT_OPT_LIST_LEN(dim), keepdim, dtype, ret0);
+}
+
 /* aten.mm.default: mm(Tensor self, Tensor mat2) -> Tensor
  * kernel: shimrt_cpu_mm (CPU) */
 AOTITorchError aoti_torch_cpu_mm(AtenTensorHandle self, AtenTensorHandle mat2, AtenTensorHandle* ret0) {
@@ -260,6 +501,23 @@ AOTITorchError aoti_torch_cpu_narrow(AtenTensorHandle self, int64_t dim, int64_t
     SHIMRT_ARG_TENSOR(self);
     SHIMRT_ARG_RET(ret0);
     return shimrt_narrow(self, dim, start, length, ret0);
+}
+
+/* aten.ne.Scalar: ne.Scalar(Tensor self, Scalar other) -> Tensor
+ * kernel: shimrt_cpu_ne_scalar (CPU) */
+AOTITorchError aoti_torch_cpu_ne_Scalar(AtenTensorHandle self, double other, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu_ne_scalar(self, other, ret0);
+}
+
+/* aten.ne.Tensor: ne.Tensor(Tensor self, Tensor other) -> Tensor
+ * kernel: shimrt_cpu_ne_tensor (CPU) */
+AOTITorchError aoti_torch_cpu_ne_Tensor(AtenTensorHandle self, AtenTensorHandle other, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_TENSOR(other);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu_ne_tensor(self, other, ret0);
 }
 
 /* aten.neg.default: neg(Tensor self) -> Tensor
@@ -314,6 +572,14 @@ AOTITorchError aoti_torch_cpu_permute(AtenTensorHandle self, const int64_t* dims
     return shimrt_permute(self, dims, dims_len_, ret0);
 }
 
+/* aten.pow.Tensor_Scalar: pow.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor
+ * kernel: shimrt_cpu_pow_tensor_scalar (CPU) */
+AOTITorchError aoti_torch_cpu_pow_Tensor_Scalar(AtenTensorHandle self, double exponent, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu_pow_tensor_scalar(self, exponent, ret0);
+}
+
 /* aten.relu.default: relu(Tensor self) -> Tensor
  * kernel: shimrt_cpu_relu (CPU) */
 AOTITorchError aoti_torch_cpu_relu(AtenTensorHandle self, AtenTensorHandle* ret0) {
@@ -329,6 +595,14 @@ AOTITorchError aoti_torch_cpu_reshape(AtenTensorHandle self, const int64_t* shap
     SHIMRT_ARG_LIST(shape);
     SHIMRT_ARG_RET(ret0);
     return shimrt_cpu_reshape(self, shape, shape_len_, ret0);
+}
+
+/* aten.rsqrt.default: rsqrt(Tensor self) -> Tensor
+ * kernel: shimrt_cpu_rsqrt (CPU) */
+AOTITorchError aoti_torch_cpu_rsqrt(AtenTensorHandle self, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu_rsqrt(self, ret0);
 }
 
 /* aten.scatter.src: scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor
@@ -359,6 +633,22 @@ AOTITorchError aoti_torch_cpu_select_int(AtenTensorHandle self, int64_t dim, int
     return shimrt_select_int(self, dim, index, ret0);
 }
 
+/* aten.sigmoid.default: sigmoid(Tensor self) -> Tensor
+ * kernel: shimrt_cpu_sigmoid (CPU) */
+AOTITorchError aoti_torch_cpu_sigmoid(AtenTensorHandle self, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu_sigmoid(self, ret0);
+}
+
+/* aten.softmax.int: softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor
+ * kernel: shimrt_cpu_softmax_int (CPU) */
+AOTITorchError aoti_torch_cpu_softmax_int(AtenTensorHandle self, int64_t dim, int32_t* dtype, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu_softmax_int(self, dim, dtype, ret0);
+}
+
 /* aten.sort.default: sort(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)
  * kernel: shimrt_cpu_sort (CPU) */
 AOTITorchError aoti_torch_cpu_sort(AtenTensorHandle self, int64_t dim, int32_t descending, AtenTensorHandle* ret0, AtenTensorHandle* ret1) {
@@ -375,6 +665,14 @@ AOTITorchError aoti_torch_cpu_sort_stable(AtenTensorHandle self, int32_t* stable
     SHIMRT_ARG_RET(ret0);
     SHIMRT_ARG_RET(ret1);
     return shimrt_cpu_sort_stable(self, stable, dim, descending, ret0, ret1);
+}
+
+/* aten.sqrt.default: sqrt(Tensor self) -> Tensor
+ * kernel: shimrt_cpu_sqrt (CPU) */
+AOTITorchError aoti_torch_cpu_sqrt(AtenTensorHandle self, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu_sqrt(self, ret0);
 }
 
 /* aten.squeeze.dim: squeeze.dim(Tensor(a) self, int dim) -> Tensor(a)
@@ -402,6 +700,24 @@ AOTITorchError aoti_torch_cpu_sub_Tensor(AtenTensorHandle self, AtenTensorHandle
     return shimrt_cpu_sub_tensor(self, other, alpha, ret0);
 }
 
+/* aten.subtract.Tensor: subtract.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
+ * kernel: shimrt_cpu_subtract_tensor (CPU) */
+AOTITorchError aoti_torch_cpu_subtract_Tensor(AtenTensorHandle self, AtenTensorHandle other, double alpha, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_TENSOR(other);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu_subtract_tensor(self, other, alpha, ret0);
+}
+
+/* aten.sum.IntList_out: sum.IntList_out(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)
+ * kernel: shimrt_cpu_sum_intlist_out (CPU) */
+AOTITorchError aoti_torch_cpu_sum_IntList_out(AtenTensorHandle out, AtenTensorHandle self, const int64_t** dim, int64_t dim_len_, int32_t keepdim, int32_t* dtype) {
+    SHIMRT_ARG_TENSOR(out);
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_OPT_LIST(dim);
+    return shimrt_cpu_sum_intlist_out(out, self, SHIMRT_OPT_LIST(dim), SHIMRT_OPT_LIST_LEN(dim), keepdim, dtype);
+}
+
 /* aten.sum.dim_IntList: sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
  * kernel: shimrt_cpu_sum_dim_intlist (CPU) */
 AOTITorchError aoti_torch_cpu_sum_dim_IntList(AtenTensorHandle self, const int64_t** dim, int64_t dim_len_, int32_t keepdim, int32_t* dtype, AtenTensorHandle* ret0) {
@@ -409,6 +725,14 @@ AOTITorchError aoti_torch_cpu_sum_dim_IntList(AtenTensorHandle self, const int64
     SHIMRT_ARG_OPT_LIST(dim);
     SHIMRT_ARG_RET(ret0);
     return shimrt_cpu_sum_dim_intlist(self, SHIMRT_OPT_LIST(dim), SHIMRT_OPT_LIST_LEN(dim), keepdim, dtype, ret0);
+}
+
+/* aten.tanh.default: tanh(Tensor self) -> Tensor
+ * kernel: shimrt_cpu_tanh (CPU) */
+AOTITorchError aoti_torch_cpu_tanh(AtenTensorHandle self, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu_tanh(self, ret0);
 }
 
 /* aten.to.dtype: to.dtype(Tensor(a) self, ScalarType dtype, bool non_blocking=False, bool copy=False, MemoryFormat? memory_format=None) -> Tensor(a)
@@ -458,6 +782,16 @@ AOTITorchError aoti_torch_cpu_view_dtype(AtenTensorHandle self, int32_t dtype, A
     SHIMRT_ARG_TENSOR(self);
     SHIMRT_ARG_RET(ret0);
     return shimrt_view_dtype(self, dtype, ret0);
+}
+
+/* aten.where.self: where.self(Tensor condition, Tensor self, Tensor other) -> Tensor
+ * kernel: shimrt_cpu_where_self (CPU) */
+AOTITorchError aoti_torch_cpu_where_self(AtenTensorHandle condition, AtenTensorHandle self, AtenTensorHandle other, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(condition);
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_TENSOR(other);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu_where_self(condition, self, other, ret0);
 }
 
 /* aten.zero_.default: zero_(Tensor(a!) self) -> Tensor(a!)

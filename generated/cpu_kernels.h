@@ -21,16 +21,38 @@
 extern "C" {
 #endif
 
+/* aten.abs.default: abs(Tensor self) -> Tensor (CPU) */
+AOTITorchError shimrt_cpu_abs(AtenTensorHandle self, AtenTensorHandle* ret0);
 /* aten.add.Scalar: add.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor (CPU) */
 AOTITorchError shimrt_cpu_add_scalar(AtenTensorHandle self, double other, double alpha, AtenTensorHandle* ret0);
 /* aten.add.Tensor: add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor (CPU) */
 AOTITorchError shimrt_cpu_add_tensor(AtenTensorHandle self, AtenTensorHandle other, double alpha, AtenTensorHandle* ret0);
+/* aten.addmm.default: addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor (CPU) */
+AOTITorchError shimrt_cpu_addmm(AtenTensorHandle self, AtenTensorHandle mat1, AtenTensorHandle mat2, double beta, double alpha, AtenTensorHandle* ret0);
+/* aten.all.default: all(Tensor self) -> Tensor (CPU) */
+AOTITorchError shimrt_cpu_all(AtenTensorHandle self, AtenTensorHandle* ret0);
 /* aten.amax.default: amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor (CPU) */
 AOTITorchError shimrt_cpu_amax(AtenTensorHandle self, const int64_t* dim, int64_t dim_len_, int32_t keepdim, AtenTensorHandle* ret0);
+/* aten.any.default: any(Tensor self) -> Tensor (CPU) */
+AOTITorchError shimrt_cpu_any(AtenTensorHandle self, AtenTensorHandle* ret0);
+/* aten.argmax.default: argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor (CPU) */
+AOTITorchError shimrt_cpu_argmax(AtenTensorHandle self, int64_t* dim, int32_t keepdim, AtenTensorHandle* ret0);
+/* aten.bitwise_and.Tensor: bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor (CPU) */
+AOTITorchError shimrt_cpu_bitwise_and_tensor(AtenTensorHandle self, AtenTensorHandle other, AtenTensorHandle* ret0);
+/* aten.bitwise_left_shift.Tensor: bitwise_left_shift.Tensor(Tensor self, Tensor other) -> Tensor (CPU) */
+AOTITorchError shimrt_cpu_bitwise_left_shift_tensor(AtenTensorHandle self, AtenTensorHandle other, AtenTensorHandle* ret0);
+/* aten.bitwise_or.Tensor: bitwise_or.Tensor(Tensor self, Tensor other) -> Tensor (CPU) */
+AOTITorchError shimrt_cpu_bitwise_or_tensor(AtenTensorHandle self, AtenTensorHandle other, AtenTensorHandle* ret0);
+/* aten.bitwise_right_shift.Tensor: bitwise_right_shift.Tensor(Tensor self, Tensor other) -> Tensor (CPU) */
+AOTITorchError shimrt_cpu_bitwise_right_shift_tensor(AtenTensorHandle self, AtenTensorHandle other, AtenTensorHandle* ret0);
+/* aten.bmm.default: bmm(Tensor self, Tensor mat2) -> Tensor (CPU) */
+AOTITorchError shimrt_cpu_bmm(AtenTensorHandle self, AtenTensorHandle mat2, AtenTensorHandle* ret0);
 /* aten.cat.default: cat(Tensor[] tensors, int dim=0) -> Tensor (CPU) */
 AOTITorchError shimrt_cpu_cat(const AtenTensorHandle* tensors, int64_t tensors_len_, int64_t dim, AtenTensorHandle* ret0);
 /* aten.cat.out: cat.out(Tensor[] tensors, int dim=0, *, Tensor(a!) out) -> Tensor(a!) (CPU) */
 AOTITorchError shimrt_cpu_cat_out(AtenTensorHandle out, const AtenTensorHandle* tensors, int64_t tensors_len_, int64_t dim);
+/* aten.clamp.default: clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor (CPU) */
+AOTITorchError shimrt_cpu_clamp(AtenTensorHandle self, double* min, double* max, AtenTensorHandle* ret0);
 /* aten.clone.default: clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor (CPU) */
 AOTITorchError shimrt_cpu_clone(AtenTensorHandle self, int32_t* memory_format, AtenTensorHandle* ret0);
 /* aten.contiguous.default: contiguous(Tensor(a) self, *, MemoryFormat memory_format=contiguous_format) -> Tensor(a) (CPU) */
@@ -39,50 +61,106 @@ AOTITorchError shimrt_cpu_contiguous(AtenTensorHandle self, int32_t memory_forma
 AOTITorchError shimrt_cpu_copy_(AtenTensorHandle self, AtenTensorHandle src, int32_t non_blocking);
 /* aten.div.Tensor: div.Tensor(Tensor self, Tensor other) -> Tensor (CPU) */
 AOTITorchError shimrt_cpu_div_tensor(AtenTensorHandle self, AtenTensorHandle other, AtenTensorHandle* ret0);
+/* aten.divide.Tensor: divide.Tensor(Tensor self, Tensor other) -> Tensor (CPU) */
+AOTITorchError shimrt_cpu_divide_tensor(AtenTensorHandle self, AtenTensorHandle other, AtenTensorHandle* ret0);
 /* aten.empty.memory_format: empty.memory_format(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor (CPU) */
 AOTITorchError shimrt_cpu_empty_memory_format(const int64_t* size, int64_t size_len_, int32_t* dtype, int32_t* layout, int32_t* device, int32_t device_index_, int32_t* pin_memory, int32_t* memory_format, AtenTensorHandle* ret0);
+/* aten.eq.Scalar: eq.Scalar(Tensor self, Scalar other) -> Tensor (CPU) */
+AOTITorchError shimrt_cpu_eq_scalar(AtenTensorHandle self, double other, AtenTensorHandle* ret0);
+/* aten.eq.Tensor: eq.Tensor(Tensor self, Tensor other) -> Tensor (CPU) */
+AOTITorchError shimrt_cpu_eq_tensor(AtenTensorHandle self, AtenTensorHandle other, AtenTensorHandle* ret0);
 /* aten.exp.default: exp(Tensor self) -> Tensor (CPU) */
 AOTITorchError shimrt_cpu_exp(AtenTensorHandle self, AtenTensorHandle* ret0);
 /* aten.fill_.Scalar: fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!) (CPU) */
 AOTITorchError shimrt_cpu_fill__scalar(AtenTensorHandle self, double value);
 /* aten.flatten.using_ints: flatten.using_ints(Tensor(a) self, int start_dim=0, int end_dim=-1) -> Tensor(a) (CPU) */
 AOTITorchError shimrt_cpu_flatten_using_ints(AtenTensorHandle self, int64_t start_dim, int64_t end_dim, AtenTensorHandle* ret0);
+/* aten.floor_divide.default: floor_divide(Tensor self, Tensor other) -> Tensor (CPU) */
+AOTITorchError shimrt_cpu_floor_divide(AtenTensorHandle self, AtenTensorHandle other, AtenTensorHandle* ret0);
 /* aten.gather.default: gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor (CPU) */
 AOTITorchError shimrt_cpu_gather(AtenTensorHandle self, int64_t dim, AtenTensorHandle index, int32_t sparse_grad, AtenTensorHandle* ret0);
 /* aten.gather.out: gather.out(Tensor self, int dim, Tensor index, *, bool sparse_grad=False, Tensor(a!) out) -> Tensor(a!) (CPU) */
 AOTITorchError shimrt_cpu_gather_out(AtenTensorHandle out, AtenTensorHandle self, int64_t dim, AtenTensorHandle index, int32_t sparse_grad);
+/* aten.ge.Scalar: ge.Scalar(Tensor self, Scalar other) -> Tensor (CPU) */
+AOTITorchError shimrt_cpu_ge_scalar(AtenTensorHandle self, double other, AtenTensorHandle* ret0);
+/* aten.ge.Tensor: ge.Tensor(Tensor self, Tensor other) -> Tensor (CPU) */
+AOTITorchError shimrt_cpu_ge_tensor(AtenTensorHandle self, AtenTensorHandle other, AtenTensorHandle* ret0);
+/* aten.gt.Scalar: gt.Scalar(Tensor self, Scalar other) -> Tensor (CPU) */
+AOTITorchError shimrt_cpu_gt_scalar(AtenTensorHandle self, double other, AtenTensorHandle* ret0);
+/* aten.gt.Tensor: gt.Tensor(Tensor self, Tensor other) -> Tensor (CPU) */
+AOTITorchError shimrt_cpu_gt_tensor(AtenTensorHandle self, AtenTensorHandle other, AtenTensorHandle* ret0);
 /* aten.index_select.default: index_select(Tensor self, int dim, Tensor index) -> Tensor (CPU) */
 AOTITorchError shimrt_cpu_index_select(AtenTensorHandle self, int64_t dim, AtenTensorHandle index, AtenTensorHandle* ret0);
 /* aten.index_select.out: index_select.out(Tensor self, int dim, Tensor index, *, Tensor(a!) out) -> Tensor(a!) (CPU) */
 AOTITorchError shimrt_cpu_index_select_out(AtenTensorHandle out, AtenTensorHandle self, int64_t dim, AtenTensorHandle index);
+/* aten.le.Scalar: le.Scalar(Tensor self, Scalar other) -> Tensor (CPU) */
+AOTITorchError shimrt_cpu_le_scalar(AtenTensorHandle self, double other, AtenTensorHandle* ret0);
+/* aten.le.Tensor: le.Tensor(Tensor self, Tensor other) -> Tensor (CPU) */
+AOTITorchError shimrt_cpu_le_tensor(AtenTensorHandle self, AtenTensorHandle other, AtenTensorHandle* ret0);
+/* aten.log.default: log(Tensor self) -> Tensor (CPU) */
+AOTITorchError shimrt_cpu_log(AtenTensorHandle self, AtenTensorHandle* ret0);
+/* aten.log_softmax.int: log_softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor (CPU) */
+AOTITorchError shimrt_cpu_log_softmax_int(AtenTensorHandle self, int64_t dim, int32_t* dtype, AtenTensorHandle* ret0);
+/* aten.lt.Scalar: lt.Scalar(Tensor self, Scalar other) -> Tensor (CPU) */
+AOTITorchError shimrt_cpu_lt_scalar(AtenTensorHandle self, double other, AtenTensorHandle* ret0);
+/* aten.lt.Tensor: lt.Tensor(Tensor self, Tensor other) -> Tensor (CPU) */
+AOTITorchError shimrt_cpu_lt_tensor(AtenTensorHandle self, AtenTensorHandle other, AtenTensorHandle* ret0);
+/* aten.matmul.default: matmul(Tensor self, Tensor other) -> Tensor (CPU) */
+AOTITorchError shimrt_cpu_matmul(AtenTensorHandle self, AtenTensorHandle other, AtenTensorHandle* ret0);
+/* aten.max.dim: max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices) (CPU) */
+AOTITorchError shimrt_cpu_max_dim(AtenTensorHandle self, int64_t dim, int32_t keepdim, AtenTensorHandle* ret0, AtenTensorHandle* ret1);
+/* aten.mean.dim: mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor (CPU) */
+AOTITorchError shimrt_cpu_mean_dim(AtenTensorHandle self, const int64_t* dim, int64_t dim_len_, int32_t keepdim, int32_t* dtype, AtenTensorHandle* ret0);
 /* aten.mm.default: mm(Tensor self, Tensor mat2) -> Tensor (CPU) */
 AOTITorchError shimrt_cpu_mm(AtenTensorHandle self, AtenTensorHandle mat2, AtenTensorHandle* ret0);
 /* aten.mul.Tensor: mul.Tensor(Tensor self, Tensor other) -> Tensor (CPU) */
 AOTITorchError shimrt_cpu_mul_tensor(AtenTensorHandle self, AtenTensorHandle other, AtenTensorHandle* ret0);
+/* aten.ne.Scalar: ne.Scalar(Tensor self, Scalar other) -> Tensor (CPU) */
+AOTITorchError shimrt_cpu_ne_scalar(AtenTensorHandle self, double other, AtenTensorHandle* ret0);
+/* aten.ne.Tensor: ne.Tensor(Tensor self, Tensor other) -> Tensor (CPU) */
+AOTITorchError shimrt_cpu_ne_tensor(AtenTensorHandle self, AtenTensorHandle other, AtenTensorHandle* ret0);
 /* aten.neg.default: neg(Tensor self) -> Tensor (CPU) */
 AOTITorchError shimrt_cpu_neg(AtenTensorHandle self, AtenTensorHandle* ret0);
 /* aten.new_zeros.default: new_zeros(Tensor self, SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor (CPU) */
 AOTITorchError shimrt_cpu_new_zeros(AtenTensorHandle self, const int64_t* size, int64_t size_len_, int32_t* dtype, int32_t* layout, int32_t* device, int32_t device_index_, int32_t* pin_memory, AtenTensorHandle* ret0);
 /* aten.pad.default: pad(Tensor self, SymInt[] pad, str mode="constant", float? value=None) -> Tensor (CPU) */
 AOTITorchError shimrt_cpu_pad(AtenTensorHandle self, const int64_t* pad, int64_t pad_len_, const char* mode, double* value, AtenTensorHandle* ret0);
+/* aten.pow.Tensor_Scalar: pow.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor (CPU) */
+AOTITorchError shimrt_cpu_pow_tensor_scalar(AtenTensorHandle self, double exponent, AtenTensorHandle* ret0);
 /* aten.relu.default: relu(Tensor self) -> Tensor (CPU) */
 AOTITorchError shimrt_cpu_relu(AtenTensorHandle self, AtenTensorHandle* ret0);
 /* aten.reshape.default: reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a) (CPU) */
 AOTITorchError shimrt_cpu_reshape(AtenTensorHandle self, const int64_t* shape, int64_t shape_len_, AtenTensorHandle* ret0);
+/* aten.rsqrt.default: rsqrt(Tensor self) -> Tensor (CPU) */
+AOTITorchError shimrt_cpu_rsqrt(AtenTensorHandle self, AtenTensorHandle* ret0);
 /* aten.scatter.src: scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor (CPU) */
 AOTITorchError shimrt_cpu_scatter_src(AtenTensorHandle self, int64_t dim, AtenTensorHandle index, AtenTensorHandle src, AtenTensorHandle* ret0);
 /* aten.scatter.src_out: scatter.src_out(Tensor self, int dim, Tensor index, Tensor src, *, Tensor(a!) out) -> Tensor(a!) (CPU) */
 AOTITorchError shimrt_cpu_scatter_src_out(AtenTensorHandle out, AtenTensorHandle self, int64_t dim, AtenTensorHandle index, AtenTensorHandle src);
+/* aten.sigmoid.default: sigmoid(Tensor self) -> Tensor (CPU) */
+AOTITorchError shimrt_cpu_sigmoid(AtenTensorHandle self, AtenTensorHandle* ret0);
+/* aten.softmax.int: softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor (CPU) */
+AOTITorchError shimrt_cpu_softmax_int(AtenTensorHandle self, int64_t dim, int32_t* dtype, AtenTensorHandle* ret0);
 /* aten.sort.default: sort(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices) (CPU) */
 AOTITorchError shimrt_cpu_sort(AtenTensorHandle self, int64_t dim, int32_t descending, AtenTensorHandle* ret0, AtenTensorHandle* ret1);
 /* aten.sort.stable: sort.stable(Tensor self, *, bool? stable, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices) (CPU) */
 AOTITorchError shimrt_cpu_sort_stable(AtenTensorHandle self, int32_t* stable, int64_t dim, int32_t descending, AtenTensorHandle* ret0, AtenTensorHandle* ret1);
+/* aten.sqrt.default: sqrt(Tensor self) -> Tensor (CPU) */
+AOTITorchError shimrt_cpu_sqrt(AtenTensorHandle self, AtenTensorHandle* ret0);
 /* aten.sub.Tensor: sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor (CPU) */
 AOTITorchError shimrt_cpu_sub_tensor(AtenTensorHandle self, AtenTensorHandle other, double alpha, AtenTensorHandle* ret0);
+/* aten.subtract.Tensor: subtract.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor (CPU) */
+AOTITorchError shimrt_cpu_subtract_tensor(AtenTensorHandle self, AtenTensorHandle other, double alpha, AtenTensorHandle* ret0);
+/* aten.sum.IntList_out: sum.IntList_out(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!) (CPU) */
+AOTITorchError shimrt_cpu_sum_intlist_out(AtenTensorHandle out, AtenTensorHandle self, const int64_t* dim, int64_t dim_len_, int32_t keepdim, int32_t* dtype);
 /* aten.sum.dim_IntList: sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor (CPU) */
 AOTITorchError shimrt_cpu_sum_dim_intlist(AtenTensorHandle self, const int64_t* dim, int64_t dim_len_, int32_t keepdim, int32_t* dtype, AtenTensorHandle* ret0);
+/* aten.tanh.default: tanh(Tensor self) -> Tensor (CPU) */
+AOTITorchError shimrt_cpu_tanh(AtenTensorHandle self, AtenTensorHandle* ret0);
 /* aten.to.dtype: to.dtype(Tensor(a) self, ScalarType dtype, bool non_blocking=False, bool copy=False, MemoryFormat? memory_format=None) -> Tensor(a) (CPU) */
 AOTITorchError shimrt_cpu_to_dtype(AtenTensorHandle self, int32_t dtype, int32_t non_blocking, int32_t copy, int32_t* memory_format, AtenTensorHandle* ret0);
+/* aten.where.self: where.self(Tensor condition, Tensor self, Tensor other) -> Tensor (CPU) */
+AOTITorchError shimrt_cpu_where_self(AtenTensorHandle condition, AtenTensorHandle self, AtenTensorHandle other, AtenTensorHandle* ret0);
 /* aten.zero_.default: zero_(Tensor(a!) self) -> Tensor(a!) (CPU) */
 AOTITorchError shimrt_cpu_zero_(AtenTensorHandle self);
 

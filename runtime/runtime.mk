@@ -9,7 +9,7 @@ RT_CXX_SRCS  := runtime/core/cxx_boundary.cc
 RT_OBJS      := $(RT_SRCS:%.c=$(BUILD)/obj/%.o) $(RT_CXX_SRCS:%.cc=$(BUILD)/obj/%.o) $(SCHEMA_OBJS)
 LIBSHIMRT_A  := $(BUILD)/libshimrt.a
 LIBSHIMRT_SO := $(BUILD)/libshimrt.so
-RT_LDLIBS    := $(LDLIBS_COMMON) -lstdc++
+RT_LDLIBS    := -lopenblas -lmvec $(LDLIBS_COMMON) -lstdc++
 CXX          ?= g++
 CXXFLAGS_RT  := -std=c++17 -Wall -Wextra -Werror $(OPT) $(SANFLAGS) -fPIC -fvisibility=hidden -MMD -MP
 
@@ -77,3 +77,21 @@ uninstall-shimrt:
 
 INSTALL_STEPS += install-shimrt
 UNINSTALL_STEPS += uninstall-shimrt
+
+# The kernel engine: integer ops wrap in two's complement as PyTorch's do (-fwrapv), and
+# floating expressions are never contracted behind the definition's back (sh_fma is explicit).
+# -O3: gcc 12 vectorizes loops of unknown trip count only beyond -O2's very-cheap cost
+# model; -fno-math-errno lets sqrt inline; -fopenmp-simd + SHIMRT_LIBMVEC: exp/log/tanh
+# through glibc's libmvec (check with -fopt-info-vec).
+# kern_{base,v3,v4}.c are the same kernels built three times; pointwise.c picks one by
+# __builtin_cpu_supports at run time (SHIMRT_ISA=base or v3 forces a lower one).
+ENGINE_OBJS := $(addprefix $(BUILD)/obj/runtime/cpu/,pointwise.o reduce.o engine.o kern_base.o kern_v3.o kern_v4.o)
+$(ENGINE_OBJS): CFLAGS += -O3 -fno-math-errno -fwrapv -ffp-contract=off
+KERN_OBJS := $(addprefix $(BUILD)/obj/runtime/cpu/,kern_base.o kern_v3.o kern_v4.o)
+$(KERN_OBJS): CFLAGS += -fopenmp-simd
+$(KERN_OBJS): CPPFLAGS += -DSHIMRT_LIBMVEC
+$(BUILD)/obj/runtime/cpu/kern_v3.o: CFLAGS += -march=x86-64-v3
+$(BUILD)/obj/runtime/cpu/kern_v4.o: CFLAGS += -march=x86-64-v4 -mprefer-vector-width=512
+# GEMM goes to OpenBLAS (Debian's libopenblas-dev, pthreads build; .ci/deps installs it).
+OPENBLAS_CPPFLAGS := -I/usr/include/x86_64-linux-gnu/openblas-pthread
+$(BUILD)/obj/runtime/cpu/linalg.o: CPPFLAGS += $(OPENBLAS_CPPFLAGS)

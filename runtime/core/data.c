@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "../cpu/engine.h"
 
 /* One element in a dtype-independent form. */
 typedef enum { V_INT, V_UINT, V_FLOAT, V_COMPLEX, V_BOOL } vkind;
@@ -204,6 +205,11 @@ AOTITorchError shimrt_copy(const char *func, AtenTensorHandle dst, AtenTensorHan
     if (make_walk(func, &w, dst, src)) return AOTI_TORCH_FAILURE;
     int64_t n = shimrt_numel(dst);
     if (n == 0) return AOTI_TORCH_SUCCESS;
+    /* the kernel engine's dtypes (and same-dtype copies): one set of conversion rules,
+     * threaded and tiled; uint16/32/64 and complex conversions stay below */
+    if ((sh_ct_index(dst->dtype) >= 0 && sh_ct_index(src->dtype) >= 0) ||
+        (same && shimrt_dtype_size(dst->dtype) <= 8))
+        return sh_copy(func, dst, src);
     if (ranges_overlap(dst, src)) {
         if (dst->storage_offset == src->storage_offset && same && dst->ndim == src->ndim &&
             !memcmp(dst->sizes, src->sizes, (size_t)dst->ndim * sizeof(int64_t)) &&

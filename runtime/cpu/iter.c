@@ -1,6 +1,7 @@
 /* runtime/cpu/iter.c: strided iteration, dtype conversion and promotion, shape and tensor
  * helpers shared by the CPU kernels (see iter.h). */
 #include "iter.h"
+#include "engine.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -406,86 +407,10 @@ bool shimrt_k_may_overlap(const struct AtenTensorOpaque *a, const struct AtenTen
     return alo < bhi && blo < ahi;
 }
 
-typedef struct { int32_t sdt, ddt; size_t es; } copy_ctx;
-
-static void copy_same_loop(char **data, const int64_t *strides, int64_t n, void *vctx) {
-    const copy_ctx *c = vctx;
-    char *d = data[0], *s = data[1];
-    if (strides[0] == (int64_t)c->es && strides[1] == (int64_t)c->es) {
-        memcpy(d, s, (size_t)n * c->es);
-        return;
-    }
-    for (int64_t i = 0; i < n; i++, d += strides[0], s += strides[1]) memcpy(d, s, c->es);
-}
-
-static void copy_conv_loop(char **data, const int64_t *strides, int64_t n, void *vctx) {
-    const copy_ctx *c = vctx;
-    char *d = data[0], *s = data[1];
-    bool fl = shimrt_k_is_floating(c->sdt);
-    for (int64_t i = 0; i < n; i++, d += strides[0], s += strides[1]) {
-        if (fl)
-            shimrt_k_store_f64(d, c->ddt, shimrt_k_load_f64(s, c->sdt));
-        else
-            shimrt_k_store_i64(d, c->ddt, shimrt_k_load_i64(s, c->sdt));
-    }
-}
-
+/* copies and fills are the engine's (one set of dtype semantics) */
 AOTITorchError shimrt_k_copy(const char *op, struct AtenTensorOpaque *dst,
                              const struct AtenTensorOpaque *src) {
-    if (dst->dtype != src->dtype) {
-        if (!shimrt_k_dtype_ok(dst->dtype) || !shimrt_k_dtype_ok(src->dtype)) {
-            const char *a = shimrt_dtype_name(src->dtype), *b = shimrt_dtype_name(dst->dtype);
-            return shimrt_fail(op, "cannot convert %s to %s", a ? a : "?", b ? b : "?");
-        }
-    }
-    if (shimrt_numel(dst) == 0) return AOTI_TORCH_SUCCESS;
-    AtenTensorHandle tmp = NULL;
-    if (shimrt_k_may_overlap(dst, src)) {
-        bool same = shimrt_data(dst) == shimrt_data(src) && dst->dtype == src->dtype &&
-                    dst->ndim == src->ndim;
-        for (int64_t d = 0; same && d < dst->ndim; d++)
-            same = dst->sizes[d] == src->sizes[d] && dst->strides[d] == src->strides[d];
-        if (same) return AOTI_TORCH_SUCCESS; /* copying a tensor onto itself */
-        tmp = shimrt_tensor_empty(op, src->ndim, src->sizes, NULL, src->dtype, SHIMRT_DEV_CPU, 0);
-        if (!tmp) return AOTI_TORCH_FAILURE;
-        copy_ctx c = {src->dtype, src->dtype, shimrt_dtype_size(src->dtype)};
-        shimrt_k_iter it;
-        shimrt_k_iter_init(&it, src->ndim, src->sizes);
-        shimrt_k_iter_add_tensor(&it, tmp);
-        shimrt_k_iter_add_tensor(&it, src);
-        shimrt_k_iter_run(&it, copy_same_loop, &c);
-        src = tmp;
-    }
-    copy_ctx c = {src->dtype, dst->dtype, shimrt_dtype_size(dst->dtype)};
-    shimrt_k_iter it;
-    shimrt_k_iter_init(&it, dst->ndim, dst->sizes);
-    shimrt_k_iter_add_tensor(&it, dst);
-    shimrt_k_iter_add_tensor(&it, src);
-    shimrt_k_iter_run(&it, src->dtype == dst->dtype ? copy_same_loop : copy_conv_loop, &c);
-    shimrt_tensor_free(tmp);
-    return AOTI_TORCH_SUCCESS;
+    return sh_copy(op, dst, src);
 }
 
-typedef struct { unsigned char bytes[16]; size_t es; } fill_ctx;
-
-static void fill_loop(char **data, const int64_t *strides, int64_t n, void *vctx) {
-    const fill_ctx *c = vctx;
-    char *d = data[0];
-    for (int64_t i = 0; i < n; i++, d += strides[0]) memcpy(d, c->bytes, c->es);
-}
-
-void shimrt_k_fill(struct AtenTensorOpaque *t, double v) {
-    fill_ctx c;
-    memset(&c, 0, sizeof c);
-    c.es = shimrt_dtype_size(t->dtype);
-    if (c.es == 0 || c.es > sizeof c.bytes) return;
-    /* a dtype we do not compute on keeps all-zero bytes: only v == 0 reaches here */
-    if (shimrt_k_is_integral(t->dtype))
-        shimrt_k_store_i64((char *)c.bytes, t->dtype, shimrt_k_f2i(v)); /* wraps, as a cast */
-    else if (shimrt_k_dtype_ok(t->dtype))
-        shimrt_k_store_f64((char *)c.bytes, t->dtype, v);
-    shimrt_k_iter it;
-    shimrt_k_iter_init(&it, t->ndim, t->sizes);
-    shimrt_k_iter_add_tensor(&it, t);
-    shimrt_k_iter_run(&it, fill_loop, &c);
-}
+void shimrt_k_fill(struct AtenTensorOpaque *t, double v) { sh_fill(t, v); }

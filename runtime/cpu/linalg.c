@@ -1,74 +1,371 @@
-/* runtime/cpu/linalg.c: mm (CPU): a plain strided matrix product. Both operands must be
- * 2-D with the same dtype; the result is a new contiguous [n, m] tensor of that dtype.
- * Floating products accumulate in double, integral ones in int64 (wrapping). */
+/* runtime/cpu/linalg.c: mm, bmm, addmm, matmul (CPU).
+ *
+ * float32 and float64 go to OpenBLAS (cblas_sgemm / cblas_dgemm, row-major): an operand
+ * whose rows or columns are contiguous is passed as it is, transposed or not, with its
+ * leading dimension; only an operand with neither is copied first. Other dtypes (float16,
+ * bfloat16: accumulated in float as PyTorch does; integers: in int64, wrapping) use a plain
+ * loop. Results are new contiguous tensors. */
+#include <cblas.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cpu_kernels.h"
+#include "engine.h"
 #include "iter.h"
 
-AOTITorchError shimrt_cpu_mm(AtenTensorHandle self, AtenTensorHandle mat2,
-                             AtenTensorHandle *ret0) {
-    static const char op[] = "mm";
-    if (shimrt_k_check_cpu(op, self, "self") || shimrt_k_check_cpu(op, mat2, "mat2") ||
-        shimrt_k_check_dtype(op, self, "self") || shimrt_k_check_dtype(op, mat2, "mat2"))
+/* OpenBLAS runs on as many threads as the runtime's pool (SHIMRT_NUM_THREADS). */
+void openblas_set_num_threads(int num_threads);
+char *openblas_get_corename(void);
+void gotoblas_dynamic_init(void);
+void gotoblas_dynamic_quit(void);
+static pthread_once_t blas_once = PTHREAD_ONCE_INIT;
+/* Debian's OpenBLAS 0.3.21 picks its kernels by CPU model and falls back to "Prescott"
+ * (SSE3, 5x slower) on models it does not know, as on this project's VMs: then, unless the
+ * user chose one with OPENBLAS_CORETYPE, select by the CPU's features and re-initialize
+ * its dispatch (once, before the first product). */
+static void blas_setup(void) {
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+    const char *core = openblas_get_corename();
+    if (!getenv("OPENBLAS_CORETYPE") && core && strcmp(core, "Prescott") == 0) {
+        __builtin_cpu_init();
+        const char *want = NULL;
+        if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+            __builtin_cpu_supports("avx512vl"))
+            want = "SkylakeX";
+        else if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
+            want = "Haswell";
+        if (want && setenv("OPENBLAS_CORETYPE", want, 0) == 0) {
+            gotoblas_dynamic_quit();
+            gotoblas_dynamic_init();
+        }
+    }
+#endif
+    openblas_set_num_threads((int)shimrt_num_threads());
+}
+
+/* A matrix operand: element strides per row and per column. */
+typedef struct {
+    const char *p;
+    int64_t rs, cs;
+} mat;
+
+static const char *torch_name(int32_t dt) {
+    switch (dt) {
+    case SHIMRT_BOOL: return "Bool";
+    case SHIMRT_UINT8: return "Byte";
+    case SHIMRT_INT8: return "Char";
+    case SHIMRT_INT16: return "Short";
+    case SHIMRT_INT32: return "Int";
+    case SHIMRT_INT64: return "Long";
+    case SHIMRT_FLOAT16: return "Half";
+    case SHIMRT_BFLOAT16: return "BFloat16";
+    case SHIMRT_FLOAT32: return "Float";
+    case SHIMRT_FLOAT64: return "Double";
+    default: return "?";
+    }
+}
+
+/* How BLAS can take an n x k operand: 0 as is (row-major), 1 transposed, -1 neither. */
+static int blas_form(mat *a, int64_t n, int64_t k, int64_t *ld) {
+    int64_t rs = n == 1 ? (k > 1 ? k : 1) : a->rs, cs = k == 1 ? 1 : a->cs;
+    if (cs == 1 && rs >= (k > 1 ? k : 1)) { *ld = rs; return 0; }
+    rs = n == 1 ? 1 : a->rs;
+    cs = k == 1 ? (n > 1 ? n : 1) : a->cs;
+    if (rs == 1 && cs >= (n > 1 ? n : 1)) { *ld = cs; return 1; }
+    return -1;
+}
+
+/* c (n x m, contiguous) = alpha * a(n x k) @ b(k x m) + beta * c; beta == 0 ignores c. */
+static AOTITorchError gemm(const char *op, int32_t dt, int64_t n, int64_t k, int64_t m, mat a,
+                           mat b, char *c, double alpha, double beta) {
+    size_t es = shimrt_dtype_size(dt);
+    if (n == 0 || m == 0) return AOTI_TORCH_SUCCESS;
+    pthread_once(&blas_once, blas_setup);
+    if (dt == SHIMRT_FLOAT32 || dt == SHIMRT_FLOAT64) {
+        int64_t lda, ldb;
+        int fa = blas_form(&a, n, k, &lda), fb = blas_form(&b, k, m, &ldb);
+        char *ca = NULL, *cb = NULL;
+        if (fa < 0 || fb < 0) { /* copy the operand that BLAS cannot take */
+            if (fa < 0) {
+                ca = malloc((size_t)(n * k) * es + 1);
+                if (!ca) return shimrt_fail(op, "out of memory");
+                for (int64_t i = 0; i < n; i++)
+                    for (int64_t j = 0; j < k; j++)
+                        memcpy(ca + (size_t)(i * k + j) * es,
+                               a.p + (size_t)(i * a.rs + j * a.cs) * es, es);
+                a = (mat){ca, k, 1};
+                fa = 0;
+                lda = k > 1 ? k : 1;
+            }
+            if (fb < 0) {
+                cb = malloc((size_t)(k * m) * es + 1);
+                if (!cb) {
+                    free(ca);
+                    return shimrt_fail(op, "out of memory");
+                }
+                for (int64_t i = 0; i < k; i++)
+                    for (int64_t j = 0; j < m; j++)
+                        memcpy(cb + (size_t)(i * m + j) * es,
+                               b.p + (size_t)(i * b.rs + j * b.cs) * es, es);
+                b = (mat){cb, m, 1};
+                fb = 0;
+                ldb = m > 1 ? m : 1;
+            }
+        }
+        if (k == 0) { /* BLAS would scale c by beta; PyTorch ignores c when beta is 0 */
+            for (int64_t i = 0; i < n * m; i++) {
+                if (dt == SHIMRT_FLOAT32) {
+                    float *f = (float *)(void *)c;
+                    f[i] = beta == 0 ? 0.0f : (float)beta * f[i];
+                } else {
+                    double *f = (double *)(void *)c;
+                    f[i] = beta == 0 ? 0.0 : beta * f[i];
+                }
+            }
+        } else if (dt == SHIMRT_FLOAT32) {
+            cblas_sgemm(CblasRowMajor, fa ? CblasTrans : CblasNoTrans,
+                        fb ? CblasTrans : CblasNoTrans, (int)n, (int)m, (int)k,
+                        (float)alpha, (const float *)(const void *)a.p, (int)lda,
+                        (const float *)(const void *)b.p, (int)ldb, (float)beta,
+                        (float *)(void *)c, (int)m);
+        } else {
+            cblas_dgemm(CblasRowMajor, fa ? CblasTrans : CblasNoTrans,
+                        fb ? CblasTrans : CblasNoTrans, (int)n, (int)m, (int)k,
+                        alpha, (const double *)(const void *)a.p, (int)lda,
+                        (const double *)(const void *)b.p, (int)ldb, beta,
+                        (double *)(void *)c, (int)m);
+        }
+        free(ca);
+        free(cb);
+        return AOTI_TORCH_SUCCESS;
+    }
+    /* plain loop for the dtypes BLAS lacks */
+    bool flt = shimrt_k_is_floating(dt);
+    for (int64_t i = 0; i < n; i++)
+        for (int64_t j = 0; j < m; j++) {
+            char *dst = c + (size_t)(i * m + j) * es;
+            if (flt) {
+                float acc = 0; /* PyTorch accumulates half types in float */
+                for (int64_t p = 0; p < k; p++)
+                    acc += (float)shimrt_k_load_f64(a.p + (i * a.rs + p * a.cs) * (int64_t)es, dt) *
+                           (float)shimrt_k_load_f64(b.p + (p * b.rs + j * b.cs) * (int64_t)es, dt);
+                double r = alpha * acc;
+                if (beta != 0) r += beta * shimrt_k_load_f64(dst, dt);
+                shimrt_k_store_f64(dst, dt, r);
+            } else {
+                uint64_t acc = 0;
+                for (int64_t p = 0; p < k; p++)
+                    acc += (uint64_t)shimrt_k_load_i64(a.p + (i * a.rs + p * a.cs) * (int64_t)es, dt) *
+                           (uint64_t)shimrt_k_load_i64(b.p + (p * b.rs + j * b.cs) * (int64_t)es, dt);
+                uint64_t r = acc * (uint64_t)shimrt_k_f2i(alpha);
+                if (beta != 0)
+                    r += (uint64_t)shimrt_k_f2i(beta) * (uint64_t)shimrt_k_load_i64(dst, dt);
+                if (dt == SHIMRT_BOOL) r = r != 0;
+                shimrt_k_store_i64(dst, dt, (int64_t)r);
+            }
+        }
+    return AOTI_TORCH_SUCCESS;
+}
+
+static AOTITorchError check_mats(const char *op, AtenTensorHandle a, const char *an,
+                                 AtenTensorHandle b, const char *bn) {
+    if (shimrt_k_check_cpu(op, a, an) || shimrt_k_check_cpu(op, b, bn) ||
+        shimrt_k_check_dtype(op, a, an) || shimrt_k_check_dtype(op, b, bn))
         return AOTI_TORCH_FAILURE;
+    return AOTI_TORCH_SUCCESS;
+}
+
+/* Bool products exist in PyTorch only when they are empty. */
+static AOTITorchError bool_check(const char *op, int32_t dt, int64_t n, int64_t k, int64_t m) {
+    if (dt == SHIMRT_BOOL && n > 0 && k > 0 && m > 0)
+        return shimrt_fail(op, "\"addmm_impl_cpu_\" not implemented for '%s'", torch_name(dt));
+    return AOTI_TORCH_SUCCESS;
+}
+
+static AOTITorchError mm_impl(const char *op, AtenTensorHandle self, AtenTensorHandle mat2,
+                              AtenTensorHandle bias, double beta, double alpha,
+                              AtenTensorHandle *ret0) {
+    const char *n1 = bias ? "mat1" : "self", *n2 = "mat2";
+    if (check_mats(op, self, n1, mat2, n2)) return AOTI_TORCH_FAILURE;
     if (self->ndim != 2)
-        return shimrt_fail(op, "self must be a matrix (got a %lld-D tensor)", (long long)self->ndim);
-    if (mat2->ndim != 2)
-        return shimrt_fail(op, "mat2 must be a matrix (got a %lld-D tensor)", (long long)mat2->ndim);
+        return shimrt_fail(op, "%s must be a matrix", bias ? "mat1" : "self");
+    if (mat2->ndim != 2) return shimrt_fail(op, "mat2 must be a matrix");
     if (self->sizes[1] != mat2->sizes[0])
         return shimrt_fail(op, "mat1 and mat2 shapes cannot be multiplied (%lldx%lld and %lldx%lld)",
                            (long long)self->sizes[0], (long long)self->sizes[1],
                            (long long)mat2->sizes[0], (long long)mat2->sizes[1]);
     if (self->dtype != mat2->dtype)
-        return shimrt_fail(op, "expected self and mat2 to have the same dtype, but got: %s != %s",
+        return shimrt_fail(op, "expected m1 and m2 to have the same dtype, but got: %s != %s",
                            shimrt_dtype_name(self->dtype), shimrt_dtype_name(mat2->dtype));
     int32_t dt = self->dtype;
-    if (dt == SHIMRT_BOOL) return shimrt_fail(op, "\"mm\" not implemented for 'bool'");
     int64_t n = self->sizes[0], k = self->sizes[1], m = mat2->sizes[1];
+    if (bias) {
+        if (shimrt_k_check_cpu(op, bias, "self") || shimrt_k_check_dtype(op, bias, "self"))
+            return AOTI_TORCH_FAILURE;
+        if (bias->dtype != dt)
+            return shimrt_fail(op, "self and mat2 must have the same dtype, but got %s and %s",
+                               shimrt_dtype_name(bias->dtype), shimrt_dtype_name(dt));
+        if (dt != SHIMRT_FLOAT32 && dt != SHIMRT_FLOAT64 && !shimrt_k_is_floating(dt) &&
+            !(beta == floor(beta) && alpha == floor(alpha)))
+            return shimrt_fail(op, "For integral input tensors, argument alpha must not be a "
+                                   "floating point number.");
+    }
+    if (bool_check(op, dt, n, k, m)) return AOTI_TORCH_FAILURE;
+    if (bias && dt == SHIMRT_BOOL && k == 0 && n > 0 && m > 0) /* PyTorch scales by beta */
+        return shimrt_fail(op, "result type Long can't be cast to the desired output type Bool");
     int64_t shape[2] = {n, m};
     AtenTensorHandle out = shimrt_k_empty_like_dev(op, self, 2, shape, NULL, dt);
     if (!out) return AOTI_TORCH_FAILURE;
-    size_t es = shimrt_dtype_size(dt);
-    const char *a = shimrt_data(self), *b = shimrt_data(mat2);
-    char *o = shimrt_data(out);
-    int64_t as0 = self->strides[0] * (int64_t)es, as1 = self->strides[1] * (int64_t)es;
-    int64_t bs0 = mat2->strides[0] * (int64_t)es, bs1 = mat2->strides[1] * (int64_t)es;
-    bool flt = shimrt_k_is_floating(dt);
-    for (int64_t i = 0; i < n; i++) {
-        for (int64_t j = 0; j < m; j++) {
-            char *dst = o + (i * m + j) * (int64_t)es;
-            if (dt == SHIMRT_FLOAT32 || dt == SHIMRT_FLOAT64) {
-                double acc = 0.0;
-                for (int64_t p = 0; p < k; p++) {
-                    const char *x = a + i * as0 + p * as1, *y = b + p * bs0 + j * bs1;
-                    if (dt == SHIMRT_FLOAT32) {
-                        float fx, fy;
-                        memcpy(&fx, x, 4);
-                        memcpy(&fy, y, 4);
-                        acc += (double)fx * fy;
-                    } else {
-                        double dx, dy;
-                        memcpy(&dx, x, 8);
-                        memcpy(&dy, y, 8);
-                        acc += dx * dy;
-                    }
-                }
-                shimrt_k_store_f64(dst, dt, acc);
-            } else if (flt) {
-                double acc = 0.0;
-                for (int64_t p = 0; p < k; p++)
-                    acc += shimrt_k_load_f64(a + i * as0 + p * as1, dt) *
-                           shimrt_k_load_f64(b + p * bs0 + j * bs1, dt);
-                shimrt_k_store_f64(dst, dt, acc);
-            } else {
-                uint64_t acc = 0;
-                for (int64_t p = 0; p < k; p++)
-                    acc += (uint64_t)shimrt_k_load_i64(a + i * as0 + p * as1, dt) *
-                           (uint64_t)shimrt_k_load_i64(b + p * bs0 + j * bs1, dt);
-                shimrt_k_store_i64(dst, dt, (int64_t)acc);
-            }
+    if (bias && beta != 0) {
+        int64_t tmp[SHIMRT_MAX_DIMS], tn;
+        if (shimrt_k_broadcast(op, bias->ndim, bias->sizes, 2, shape, tmp, &tn) || tn != 2 ||
+            tmp[0] != n || tmp[1] != m) {
+            shimrt_tensor_free(out);
+            return shimrt_fail(op, "self of shape [%lld...] cannot be broadcast to [%lld, %lld]",
+                               (long long)(bias->ndim ? bias->sizes[0] : 0), (long long)n,
+                               (long long)m);
         }
+        if (shimrt_k_copy(op, out, bias)) {
+            shimrt_tensor_free(out);
+            return AOTI_TORCH_FAILURE;
+        }
+    }
+    mat a = {shimrt_data(self), self->strides[0], self->strides[1]};
+    mat b = {shimrt_data(mat2), mat2->strides[0], mat2->strides[1]};
+    if (gemm(op, dt, n, k, m, a, b, shimrt_data(out), bias ? alpha : 1.0, bias ? beta : 0.0)) {
+        shimrt_tensor_free(out);
+        return AOTI_TORCH_FAILURE;
+    }
+    *ret0 = out;
+    return AOTI_TORCH_SUCCESS;
+}
+
+AOTITorchError shimrt_cpu_mm(AtenTensorHandle self, AtenTensorHandle mat2,
+                             AtenTensorHandle *ret0) {
+    return mm_impl("mm", self, mat2, NULL, 0.0, 1.0, ret0);
+}
+
+AOTITorchError shimrt_cpu_addmm(AtenTensorHandle self, AtenTensorHandle mat1,
+                                AtenTensorHandle mat2, double beta, double alpha,
+                                AtenTensorHandle *ret0) {
+    return mm_impl("addmm", mat1, mat2, self, beta, alpha, ret0);
+}
+
+/* Batched product over broadcast batch dims: a is [..., n, k], b is [..., k, m] (already
+ * checked), out [batch..., n, m] contiguous. */
+static AOTITorchError batched(const char *op, const struct AtenTensorOpaque *a,
+                              const struct AtenTensorOpaque *b, int64_t nb,
+                              const int64_t *bshape, AtenTensorHandle out) {
+    int64_t n = a->sizes[a->ndim - 2], k = a->sizes[a->ndim - 1], m = b->sizes[b->ndim - 1];
+    int64_t count = 1;
+    for (int64_t i = 0; i < nb; i++) count *= bshape[i];
+    size_t es = shimrt_dtype_size(a->dtype);
+    for (int64_t bi = 0; bi < count; bi++) {
+        int64_t r = bi, offa = 0, offb = 0;
+        for (int64_t d = nb - 1; d >= 0; d--) {
+            int64_t idx = r % bshape[d];
+            r /= bshape[d];
+            int64_t da = d - (nb - (a->ndim - 2)), db = d - (nb - (b->ndim - 2));
+            if (da >= 0 && a->sizes[da] != 1) offa += idx * a->strides[da];
+            if (db >= 0 && b->sizes[db] != 1) offb += idx * b->strides[db];
+        }
+        mat ma = {(const char *)shimrt_data(a) + offa * (int64_t)es, a->strides[a->ndim - 2],
+                  a->strides[a->ndim - 1]};
+        mat mb = {(const char *)shimrt_data(b) + offb * (int64_t)es, b->strides[b->ndim - 2],
+                  b->strides[b->ndim - 1]};
+        if (gemm(op, a->dtype, n, k, m, ma, mb, (char *)shimrt_data(out) + bi * n * m * (int64_t)es,
+                 1.0, 0.0))
+            return AOTI_TORCH_FAILURE;
+    }
+    return AOTI_TORCH_SUCCESS;
+}
+
+AOTITorchError shimrt_cpu_bmm(AtenTensorHandle self, AtenTensorHandle mat2,
+                              AtenTensorHandle *ret0) {
+    static const char op[] = "bmm";
+    if (check_mats(op, self, "self", mat2, "mat2")) return AOTI_TORCH_FAILURE;
+    if (self->ndim != 3) return shimrt_fail(op, "batch1 must be a 3D tensor");
+    if (mat2->ndim != 3) return shimrt_fail(op, "batch2 must be a 3D tensor");
+    if (self->sizes[0] != mat2->sizes[0] || self->sizes[2] != mat2->sizes[1])
+        return shimrt_fail(op, "Expected size for first two dimensions of batch2 tensor to be: "
+                               "[%lld, %lld] but got: [%lld, %lld].",
+                           (long long)self->sizes[0], (long long)self->sizes[2],
+                           (long long)mat2->sizes[0], (long long)mat2->sizes[1]);
+    if (self->dtype != mat2->dtype)
+        return shimrt_fail(op, "expected scalar type %s but found %s",
+                           torch_name(self->dtype), torch_name(mat2->dtype));
+    int32_t dt = self->dtype;
+    if (bool_check(op, dt, self->sizes[1], self->sizes[2], mat2->sizes[2]))
+        return AOTI_TORCH_FAILURE;
+    int64_t shape[3] = {self->sizes[0], self->sizes[1], mat2->sizes[2]};
+    AtenTensorHandle out = shimrt_k_empty_like_dev(op, self, 3, shape, NULL, dt);
+    if (!out) return AOTI_TORCH_FAILURE;
+    if (batched(op, self, mat2, 1, shape, out)) {
+        shimrt_tensor_free(out);
+        return AOTI_TORCH_FAILURE;
+    }
+    *ret0 = out;
+    return AOTI_TORCH_SUCCESS;
+}
+
+/* matmul: 1-D operands get a dim of size 1 (removed from the result), batch dims
+ * broadcast. */
+AOTITorchError shimrt_cpu_matmul(AtenTensorHandle self, AtenTensorHandle other,
+                                 AtenTensorHandle *ret0) {
+    static const char op[] = "matmul";
+    if (check_mats(op, self, "self", other, "other")) return AOTI_TORCH_FAILURE;
+    if (self->ndim == 0 || other->ndim == 0)
+        return shimrt_fail(op, "both arguments to matmul need to be at least 1D, but they are "
+                               "%lldD and %lldD", (long long)self->ndim, (long long)other->ndim);
+    if (self->dtype != other->dtype)
+        return shimrt_fail(op, "expected m1 and m2 to have the same dtype, but got: %s != %s",
+                           shimrt_dtype_name(self->dtype), shimrt_dtype_name(other->dtype));
+    /* views with the 1-D operands made 2-D */
+    struct AtenTensorOpaque a = *self, b = *other;
+    int64_t asz[2], ast[2], bsz[2], bst[2];
+    if (self->ndim == 1) {
+        a.sizes = asz;
+        a.strides = ast;
+        a.ndim = 2;
+        a.sizes[0] = 1; a.sizes[1] = self->sizes[0];
+        a.strides[0] = self->sizes[0]; a.strides[1] = self->strides[0];
+    }
+    if (other->ndim == 1) {
+        b.sizes = bsz;
+        b.strides = bst;
+        b.ndim = 2;
+        b.sizes[0] = other->sizes[0]; b.sizes[1] = 1;
+        b.strides[0] = other->strides[0]; b.strides[1] = 1;
+    }
+    int64_t n = a.sizes[a.ndim - 2], k = a.sizes[a.ndim - 1];
+    int64_t k2 = b.sizes[b.ndim - 2], m = b.sizes[b.ndim - 1];
+    if (k != k2) {
+        if (self->ndim == 1 && other->ndim == 1)
+            return shimrt_fail(op, "inconsistent tensor size, expected tensor [%lld] and src "
+                                   "[%lld] to have the same number of elements, but got %lld "
+                                   "and %lld elements respectively", (long long)k, (long long)k2,
+                               (long long)k, (long long)k2);
+        return shimrt_fail(op, "mat1 and mat2 shapes cannot be multiplied (%lldx%lld and %lldx%lld)",
+                           (long long)n, (long long)k, (long long)k2, (long long)m);
+    }
+    if (bool_check(op, self->dtype, n, k, m)) return AOTI_TORCH_FAILURE;
+    int64_t bshape[SHIMRT_MAX_DIMS], nb = 0;
+    if (shimrt_k_broadcast(op, a.ndim - 2, a.sizes, b.ndim - 2, b.sizes, bshape, &nb))
+        return AOTI_TORCH_FAILURE;
+    int64_t full[SHIMRT_MAX_DIMS], rshape[SHIMRT_MAX_DIMS], rn = 0;
+    memcpy(full, bshape, (size_t)nb * sizeof *full);
+    full[nb] = n;
+    full[nb + 1] = m;
+    for (int64_t i = 0; i < nb; i++) rshape[rn++] = bshape[i];
+    if (self->ndim > 1) rshape[rn++] = n;
+    if (other->ndim > 1) rshape[rn++] = m;
+    AtenTensorHandle out = shimrt_k_empty_like_dev(op, self, rn, rshape, NULL, self->dtype);
+    if (!out) return AOTI_TORCH_FAILURE;
+    if (batched(op, &a, &b, nb, full, out)) {
+        shimrt_tensor_free(out);
+        return AOTI_TORCH_FAILURE;
     }
     *ret0 = out;
     return AOTI_TORCH_SUCCESS;

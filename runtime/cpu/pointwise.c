@@ -1,230 +1,419 @@
-/* runtime/cpu/pointwise.c: element-wise CPU kernels: add.Tensor, sub.Tensor, mul.Tensor,
- * div.Tensor, add.Scalar (broadcasting, PyTorch's type promotion), neg, relu, exp.
- * Results are new contiguous tensors (new references). Floating results are computed in
- * the result type when every operand has it, else through double; integer results through
- * int64 with wrap-around. */
+/* runtime/cpu/pointwise.c: every element-wise op of runtime/ops/ops.def on the CPU.
+ *
+ * Each SH_UNARY / SH_BINARY / SH_TERNARY row of ops.def is expanded here into one typed
+ * contiguous loop per compute type of its class (bool, uint8, int8..int64, float, double:
+ * float16 and bfloat16 compute as float through the executor's per-chunk buffers), built
+ * for AVX-512, AVX2+FMA and baseline x86-64 with runtime selection (target_clones). The
+ * kernels below (one line each) pick PyTorch's result dtype and checks for their op and
+ * hand the row to the engine (engine.h). Results are new tensors (new references) laid
+ * out like their inputs, as TensorIterator lays them out. */
 #include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cpu_kernels.h"
-#include "iter.h"
+#include "engine.h"
 
-typedef enum { B_ADD, B_SUB, B_MUL, B_DIV } binop;
+#include "kernels.h"
 
+/* The kernel tables of the three builds of kernels.h (kern_*.c), chosen once by what the
+ * CPU supports: x86-64-v4 (AVX-512), x86-64-v3 (AVX2, FMA, F16C), baseline. */
+extern const sh_kernel *const sh_rowtabs_base[OP_COUNT];
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+extern const sh_kernel *const sh_rowtabs_v3[OP_COUNT];
+extern const sh_kernel *const sh_rowtabs_v4[OP_COUNT];
+#endif
+static const sh_kernel *const *row_tables(void) {
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+    int l = sh_isa_level();
+    if (l == 4) return sh_rowtabs_v4;
+    if (l == 3) return sh_rowtabs_v3;
+#endif
+    return sh_rowtabs_base;
+}
+
+/* each row's name and class */
 typedef struct {
-    binop op;
-    int32_t odt, adt, bdt;
-    bool flt;            /* compute through double (else int64) */
-    double alpha;        /* add/sub: out = a + alpha * b (alpha negated for sub) */
-    int64_t ialpha;
-    bool scalar_b;       /* b is the scalar below, not an operand */
-    double bf;
-    int64_t bi;
-} bin_ctx;
+    const char *name;
+    int cls;
+} sh_row;
+static const sh_row rows[OP_COUNT] = {
+#define SH_UNARY(name, cls, ...) [OP_##name] = {#name, cls},
+#define SH_BINARY(name, cls, ...) [OP_##name] = {#name, cls},
+#define SH_TERNARY(name, cls, ...) [OP_##name] = {#name, cls},
+#include "../ops/ops.def"
+};
 
-static void bin_generic(char **data, const int64_t *st, int64_t n, void *vctx) {
-    const bin_ctx *c = vctx;
-    char *o = data[0], *a = data[1], *b = c->scalar_b ? data[1] : data[2]; /* b unused if scalar */
-    int64_t sb = c->scalar_b ? 0 : st[2];
-    for (int64_t i = 0; i < n; i++, o += st[0], a += st[1], b += sb) {
-        if (c->flt) {
-            double x = shimrt_k_load_f64(a, c->adt);
-            double y = c->scalar_b ? c->bf : shimrt_k_load_f64(b, c->bdt);
-            double r;
-            switch (c->op) {
-            case B_ADD:
-            case B_SUB: r = x + c->alpha * y; break;
-            case B_MUL: r = x * y; break;
-            default: r = x / y; break;
-            }
-            shimrt_k_store_f64(o, c->odt, r);
-        } else {
-            uint64_t x = (uint64_t)shimrt_k_load_i64(a, c->adt);
-            uint64_t y = (uint64_t)(c->scalar_b ? c->bi : shimrt_k_load_i64(b, c->bdt));
-            uint64_t r = c->op == B_MUL ? x * y : x + (uint64_t)c->ialpha * y;
-            shimrt_k_store_i64(o, c->odt, (int64_t)r);
-        }
+/* ---- the driver -------------------------------------------------------------------- */
+
+static bool integral_value(double v) { return isfinite(v) && v == floor(v) && fabs(v) < 9.2e18; }
+
+/* What a call hands the driver. */
+typedef struct {
+    const char *op;           /* "add.Tensor", for messages */
+    int row;
+    int nin;                  /* tensor inputs */
+    const struct AtenTensorOpaque *in[3];
+    bool has_scalar;          /* binary: b is `scalar` (a Python number) */
+    double scalar;
+    int32_t compute;          /* -1: PyTorch's result type of the inputs */
+    bool cond_first;          /* where: in[0] is the bool condition */
+    sh_kargs k;
+} pw_call;
+
+/* PyTorch's type names in "not implemented" messages: Float, Bool, ... */
+static const char *torch_type_name(int32_t dt) {
+    switch (dt) {
+    case SHIMRT_BOOL: return "Bool";
+    case SHIMRT_UINT8: return "Byte";
+    case SHIMRT_INT8: return "Char";
+    case SHIMRT_INT16: return "Short";
+    case SHIMRT_INT32: return "Int";
+    case SHIMRT_INT64: return "Long";
+    case SHIMRT_FLOAT16: return "Half";
+    case SHIMRT_BFLOAT16: return "BFloat16";
+    case SHIMRT_FLOAT32: return "Float";
+    case SHIMRT_FLOAT64: return "Double";
+    default: return "?";
     }
 }
 
-/* Same-dtype loops in the native type. */
-#define BIN_TYPED(NAME, T)                                                                  \
-    static void NAME(char **data, const int64_t *st, int64_t n, void *vctx) {              \
-        const bin_ctx *c = vctx;                                                            \
-        char *o = data[0], *a = data[1], *b = data[2];                                      \
-        T alpha = (T)c->alpha;                                                              \
-        for (int64_t i = 0; i < n; i++, o += st[0], a += st[1], b += st[2]) {               \
-            T x, y;                                                                         \
-            memcpy(&x, a, sizeof x);                                                        \
-            memcpy(&y, b, sizeof y);                                                        \
-            T r = c->op == B_MUL ? x * y : c->op == B_DIV ? x / y : x + alpha * y;          \
-            memcpy(o, &r, sizeof r);                                                        \
-        }                                                                                   \
-    }
-BIN_TYPED(bin_f32, float)
-BIN_TYPED(bin_f64, double)
-
-static bool is_integral_value(double v) {
-    return isfinite(v) && v == floor(v) && fabs(v) < 9.2e18;
-}
-
-/* out = self (op) other, other a tensor (b != NULL) or the scalar bval. */
-static AOTITorchError binary(const char *op, binop kind, AtenTensorHandle self,
-                             AtenTensorHandle other, double bval, double alpha,
-                             AtenTensorHandle *ret0) {
-    if (shimrt_k_check_cpu(op, self, "self") || shimrt_k_check_dtype(op, self, "self"))
-        return AOTI_TORCH_FAILURE;
-    if (other && (shimrt_k_check_cpu(op, other, "other") ||
-                  shimrt_k_check_dtype(op, other, "other")))
-        return AOTI_TORCH_FAILURE;
-    shimrt_k_result_type rt;
-    shimrt_k_rt_init(&rt);
-    shimrt_k_rt_add_tensor(&rt, self);
-    if (other)
-        shimrt_k_rt_add_tensor(&rt, other);
-    else
-        shimrt_k_rt_add_scalar(&rt, bval);
-    int32_t odt = shimrt_k_rt_result(&rt);
-    if (kind == B_SUB && (self->dtype == SHIMRT_BOOL || (other && other->dtype == SHIMRT_BOOL)))
-        return shimrt_fail(op, "Subtraction, the `-` operator, with a bool tensor is not "
-                               "supported. If you are trying to invert a mask, use the `~` or "
-                               "`logical_not()` operator instead.");
-    if (kind == B_DIV && !shimrt_k_is_floating(odt)) odt = SHIMRT_FLOAT32; /* true division */
-    if ((kind == B_ADD || kind == B_SUB) && !shimrt_k_is_floating(odt) &&
-        !is_integral_value(alpha))
-        return shimrt_fail(op, "For integral input tensors, argument alpha must not be a "
-                               "floating point number.");
-
-    int64_t shape[SHIMRT_MAX_DIMS], nd;
-    if (other) {
-        if (shimrt_k_broadcast(op, self->ndim, self->sizes, other->ndim, other->sizes, shape, &nd))
+static AOTITorchError pw_run(pw_call *c, AtenTensorHandle *ret0) {
+    const sh_row *r = &rows[c->row];
+    const sh_kernel *tab = row_tables()[c->row];
+    for (int i = 0; i < c->nin; i++) {
+        static const char *const names[2][3] = {{"self", "other", "?"},
+                                                {"condition", "self", "other"}};
+        const char *an = names[c->cond_first][i];
+        if (shimrt_k_check_cpu(c->op, c->in[i], an) || shimrt_k_check_dtype(c->op, c->in[i], an))
             return AOTI_TORCH_FAILURE;
+    }
+    int32_t rt = c->compute;
+    if (rt < 0) {
+        shimrt_k_result_type s;
+        shimrt_k_rt_init(&s);
+        for (int i = c->cond_first ? 1 : 0; i < c->nin; i++) shimrt_k_rt_add_tensor(&s, c->in[i]);
+        if (c->has_scalar) shimrt_k_rt_add_scalar(&s, c->scalar);
+        rt = shimrt_k_rt_result(&s);
+    }
+    int32_t odt = rt;
+    switch (r->cls) {
+    case SH_FLOAT:
+        if (!shimrt_k_is_floating(rt)) odt = rt = SHIMRT_FLOAT32; /* the default dtype */
+        break;
+    case SH_COMPARE: odt = SHIMRT_BOOL; break;
+    default: break;
+    }
+    int ct = sh_ct_index(rt);
+    sh_kernel fn = ct >= 0 ? tab[ct] : NULL;
+    if (!fn) {
+        char kname[64];
+        snprintf(kname, sizeof kname, "%s_cpu", r->name);
+        const char *n = torch_type_name(rt);
+        return shimrt_fail(c->op, "\"%s\" not implemented for '%s'", kname, n);
+    }
+    sh_plan p;
+    AtenTensorHandle out = NULL;
+    if (sh_plan_build(&p, c->op, &out, odt, c->nin, c->in)) return AOTI_TORCH_FAILURE;
+    if (c->has_scalar) {
+        _Alignas(8) char sv[8];
+        sh_cast_run(sv, sh_ct_dtype(ct), 0, (const char *)&c->scalar, SHIMRT_FLOAT64, 0, 1);
+        sh_exec(&p, rt, r->cls == SH_COMPARE, false, fn, &c->k, sv);
     } else {
-        nd = self->ndim;
-        for (int64_t d = 0; d < nd; d++) shape[d] = self->sizes[d];
+        sh_exec(&p, rt, r->cls == SH_COMPARE, c->cond_first, fn, &c->k, NULL);
     }
-    AtenTensorHandle out = shimrt_k_empty_like_dev(op, self, nd, shape, NULL, odt);
-    if (!out) return AOTI_TORCH_FAILURE;
-
-    bin_ctx c = {.op = kind, .odt = odt, .adt = self->dtype,
-                 .bdt = other ? other->dtype : odt, .flt = shimrt_k_is_floating(odt),
-                 .scalar_b = other == NULL};
-    double a = kind == B_SUB ? -alpha : alpha;
-    if (odt == SHIMRT_BOOL) a = a != 0; /* a bool alpha, as PyTorch converts it */
-    c.alpha = a;
-    c.ialpha = c.flt ? 0 : shimrt_k_f2i(a);
-    c.bf = bval;
-    c.bi = shimrt_k_f2i(bval);
-    shimrt_k_iter it;
-    shimrt_k_iter_init(&it, nd, shape);
-    shimrt_k_iter_add_tensor(&it, out);
-    shimrt_k_iter_add_tensor(&it, self);
-    if (other) shimrt_k_iter_add_tensor(&it, other);
-    shimrt_k_loop_fn fn = bin_generic;
-    if (other && self->dtype == odt && other->dtype == odt) {
-        if (odt == SHIMRT_FLOAT32) fn = bin_f32;
-        if (odt == SHIMRT_FLOAT64) fn = bin_f64;
-    }
-    shimrt_k_iter_run(&it, fn, &c);
     *ret0 = out;
     return AOTI_TORCH_SUCCESS;
+}
+
+#define CALL1(OPNAME, ROW, SELF) \
+    pw_call c = {.op = OPNAME, .row = ROW, .nin = 1, .in = {SELF}, .compute = -1}
+#define CALL2(OPNAME, ROW, SELF, OTHER) \
+    pw_call c = {.op = OPNAME, .row = ROW, .nin = 2, .in = {SELF, OTHER}, .compute = -1}
+
+static AOTITorchError bool_sub_error(const char *op) {
+    return shimrt_fail(op, "Subtraction, the `-` operator, with a bool tensor is not "
+                           "supported. If you are trying to invert a mask, use the `~` or "
+                           "`logical_not()` operator instead.");
+}
+
+/* add/sub alpha rules (PyTorch's alpha_check) */
+static AOTITorchError alpha_check(const char *op, pw_call *c, double alpha) {
+    shimrt_k_result_type s;
+    shimrt_k_rt_init(&s);
+    for (int i = 0; i < c->nin; i++) shimrt_k_rt_add_tensor(&s, c->in[i]);
+    if (c->has_scalar) shimrt_k_rt_add_scalar(&s, c->scalar);
+    int32_t rt = shimrt_k_rt_result(&s);
+    if (!shimrt_k_is_floating(rt) && !integral_value(alpha))
+        return shimrt_fail(op, "For integral input tensors, argument alpha must not be a "
+                               "floating point number.");
+    return AOTI_TORCH_SUCCESS;
+}
+
+static AOTITorchError add_sub(const char *op, bool sub, AtenTensorHandle self,
+                              AtenTensorHandle other, double alpha, AtenTensorHandle *ret0) {
+    CALL2(op, sub ? OP_sub : OP_add, self, other);
+    c.k.alpha = alpha;
+    if (shimrt_k_check_cpu(op, self, "self") || shimrt_k_check_cpu(op, other, "other"))
+        return AOTI_TORCH_FAILURE;
+    if (sub && (self->dtype == SHIMRT_BOOL || other->dtype == SHIMRT_BOOL))
+        return bool_sub_error(op);
+    if (alpha_check(op, &c, alpha)) return AOTI_TORCH_FAILURE;
+    return pw_run(&c, ret0);
 }
 
 AOTITorchError shimrt_cpu_add_tensor(AtenTensorHandle self, AtenTensorHandle other,
                                      double alpha, AtenTensorHandle *ret0) {
-    return binary("add.Tensor", B_ADD, self, other, 0.0, alpha, ret0);
+    return add_sub("add.Tensor", false, self, other, alpha, ret0);
 }
 
 AOTITorchError shimrt_cpu_sub_tensor(AtenTensorHandle self, AtenTensorHandle other,
                                      double alpha, AtenTensorHandle *ret0) {
-    return binary("sub.Tensor", B_SUB, self, other, 0.0, alpha, ret0);
+    return add_sub("sub.Tensor", true, self, other, alpha, ret0);
 }
 
-AOTITorchError shimrt_cpu_mul_tensor(AtenTensorHandle self, AtenTensorHandle other,
-                                     AtenTensorHandle *ret0) {
-    return binary("mul.Tensor", B_MUL, self, other, 0.0, 1.0, ret0);
-}
-
-AOTITorchError shimrt_cpu_div_tensor(AtenTensorHandle self, AtenTensorHandle other,
-                                     AtenTensorHandle *ret0) {
-    return binary("div.Tensor", B_DIV, self, other, 0.0, 1.0, ret0);
+AOTITorchError shimrt_cpu_subtract_tensor(AtenTensorHandle self, AtenTensorHandle other,
+                                          double alpha, AtenTensorHandle *ret0) {
+    return add_sub("subtract.Tensor", true, self, other, alpha, ret0);
 }
 
 AOTITorchError shimrt_cpu_add_scalar(AtenTensorHandle self, double other, double alpha,
                                      AtenTensorHandle *ret0) {
-    return binary("add.Scalar", B_ADD, self, NULL, other, alpha, ret0);
+    static const char op[] = "add.Scalar";
+    CALL1(op, OP_add, self);
+    c.has_scalar = true;
+    c.scalar = other;
+    c.k.alpha = alpha;
+    if (shimrt_k_check_cpu(op, self, "self")) return AOTI_TORCH_FAILURE;
+    if (alpha_check(op, &c, alpha)) return AOTI_TORCH_FAILURE;
+    return pw_run(&c, ret0);
+}
+
+AOTITorchError shimrt_cpu_mul_tensor(AtenTensorHandle self, AtenTensorHandle other,
+                                     AtenTensorHandle *ret0) {
+    CALL2("mul.Tensor", OP_mul, self, other);
+    return pw_run(&c, ret0);
+}
+
+AOTITorchError shimrt_cpu_div_tensor(AtenTensorHandle self, AtenTensorHandle other,
+                                     AtenTensorHandle *ret0) {
+    CALL2("div.Tensor", OP_div, self, other);
+    return pw_run(&c, ret0);
+}
+
+AOTITorchError shimrt_cpu_divide_tensor(AtenTensorHandle self, AtenTensorHandle other,
+                                        AtenTensorHandle *ret0) {
+    CALL2("divide.Tensor", OP_div, self, other);
+    return pw_run(&c, ret0);
 }
 
 /* ---- unary ---- */
-typedef enum { U_NEG, U_RELU, U_EXP } unop;
-typedef struct { unop op; int32_t idt, odt; bool flt; } un_ctx;
-
-static void un_generic(char **data, const int64_t *st, int64_t n, void *vctx) {
-    const un_ctx *c = vctx;
-    char *o = data[0], *a = data[1];
-    for (int64_t i = 0; i < n; i++, o += st[0], a += st[1]) {
-        if (c->flt) {
-            double x = shimrt_k_load_f64(a, c->idt);
-            double r = c->op == U_NEG ? -x : c->op == U_RELU ? (x < 0 ? 0.0 : x) : exp(x);
-            shimrt_k_store_f64(o, c->odt, r);
-        } else {
-            int64_t x = shimrt_k_load_i64(a, c->idt);
-            int64_t r = c->op == U_NEG ? (int64_t)(0u - (uint64_t)x) : (x < 0 ? 0 : x);
-            shimrt_k_store_i64(o, c->odt, r);
-        }
-    }
-}
-
-#define UN_TYPED(NAME, T, EXP)                                                              \
-    static void NAME(char **data, const int64_t *st, int64_t n, void *vctx) {              \
-        const un_ctx *c = vctx;                                                             \
-        char *o = data[0], *a = data[1];                                                    \
-        for (int64_t i = 0; i < n; i++, o += st[0], a += st[1]) {                           \
-            T x;                                                                            \
-            memcpy(&x, a, sizeof x);                                                        \
-            T r = c->op == U_NEG ? -x : c->op == U_RELU ? (x < 0 ? (T)0 : x) : EXP(x);      \
-            memcpy(o, &r, sizeof r);                                                        \
-        }                                                                                   \
-    }
-UN_TYPED(un_f32, float, expf)
-UN_TYPED(un_f64, double, exp)
-
-static AOTITorchError unary(const char *op, unop kind, AtenTensorHandle self,
-                            AtenTensorHandle *ret0) {
-    if (shimrt_k_check_cpu(op, self, "self") || shimrt_k_check_dtype(op, self, "self"))
-        return AOTI_TORCH_FAILURE;
-    if (self->dtype == SHIMRT_BOOL) {
-        if (kind == U_NEG)
-            return shimrt_fail(op, "Negation, the `-` operator, on a bool tensor is not "
-                                   "supported. If you are trying to invert a mask, use the `~` "
-                                   "or `logical_not()` operator instead.");
-        if (kind == U_RELU) return shimrt_fail(op, "Boolean inputs not supported for relu");
-    }
-    int32_t odt = self->dtype;
-    if (kind == U_EXP && !shimrt_k_is_floating(odt)) odt = SHIMRT_FLOAT32;
-    AtenTensorHandle out = shimrt_k_empty_like_dev(op, self, self->ndim, self->sizes, NULL, odt);
-    if (!out) return AOTI_TORCH_FAILURE;
-    un_ctx c = {kind, self->dtype, odt, shimrt_k_is_floating(odt)};
-    shimrt_k_iter it;
-    shimrt_k_iter_init(&it, self->ndim, self->sizes);
-    shimrt_k_iter_add_tensor(&it, out);
-    shimrt_k_iter_add_tensor(&it, self);
-    shimrt_k_loop_fn fn = un_generic;
-    if (odt == self->dtype && odt == SHIMRT_FLOAT32) fn = un_f32;
-    if (odt == self->dtype && odt == SHIMRT_FLOAT64) fn = un_f64;
-    shimrt_k_iter_run(&it, fn, &c);
-    *ret0 = out;
-    return AOTI_TORCH_SUCCESS;
+static AOTITorchError unary_nobool(const char *op, int row, AtenTensorHandle self,
+                                   const char *boolmsg, AtenTensorHandle *ret0) {
+    if (shimrt_k_check_cpu(op, self, "self")) return AOTI_TORCH_FAILURE;
+    if (self->dtype == SHIMRT_BOOL) return shimrt_fail(op, "%s", boolmsg);
+    CALL1(op, row, self);
+    return pw_run(&c, ret0);
 }
 
 AOTITorchError shimrt_cpu_neg(AtenTensorHandle self, AtenTensorHandle *ret0) {
-    return unary("neg", U_NEG, self, ret0);
+    return unary_nobool("neg", OP_neg, self,
+                        "Negation, the `-` operator, on a bool tensor is not supported. If "
+                        "you are trying to invert a mask, use the `~` or `logical_not()` "
+                        "operator instead.", ret0);
 }
 
 AOTITorchError shimrt_cpu_relu(AtenTensorHandle self, AtenTensorHandle *ret0) {
-    return unary("relu", U_RELU, self, ret0);
+    return unary_nobool("relu", OP_relu, self, "Boolean inputs not supported for relu", ret0);
 }
 
-AOTITorchError shimrt_cpu_exp(AtenTensorHandle self, AtenTensorHandle *ret0) {
-    return unary("exp", U_EXP, self, ret0);
+#define PLAIN_UNARY(NAME)                                                                   \
+    AOTITorchError shimrt_cpu_##NAME(AtenTensorHandle self, AtenTensorHandle *ret0) {       \
+        CALL1(#NAME, OP_##NAME, self);                                                      \
+        return pw_run(&c, ret0);                                                            \
+    }
+PLAIN_UNARY(exp)
+PLAIN_UNARY(abs)
+PLAIN_UNARY(sqrt)
+PLAIN_UNARY(rsqrt)
+PLAIN_UNARY(sigmoid)
+PLAIN_UNARY(tanh)
+PLAIN_UNARY(log)
+
+AOTITorchError shimrt_cpu_pow_tensor_scalar(AtenTensorHandle self, double exponent,
+                                            AtenTensorHandle *ret0) {
+    static const char op[] = "pow.Tensor_Scalar";
+    CALL1(op, OP_pow, self);
+    if (shimrt_k_check_cpu(op, self, "self") || shimrt_k_check_dtype(op, self, "self"))
+        return AOTI_TORCH_FAILURE;
+    shimrt_k_result_type s;
+    shimrt_k_rt_init(&s);
+    shimrt_k_rt_add_tensor(&s, self);
+    shimrt_k_rt_add_scalar(&s, exponent);
+    int32_t rt = shimrt_k_rt_result(&s);
+    if (!shimrt_k_is_floating(rt) && exponent < 0)
+        return shimrt_fail(op, "Integers to negative integer powers are not allowed.");
+    c.compute = rt;
+    c.k.p0 = exponent;
+    return pw_run(&c, ret0);
+}
+
+AOTITorchError shimrt_cpu_clamp(AtenTensorHandle self, double *min, double *max,
+                                AtenTensorHandle *ret0) {
+    static const char op[] = "clamp";
+    if (shimrt_k_check_cpu(op, self, "self") || shimrt_k_check_dtype(op, self, "self"))
+        return AOTI_TORCH_FAILURE;
+    if (!min && !max)
+        return shimrt_fail(op, "torch.clamp: At least one of 'min' or 'max' must not be None");
+    CALL1(op, OP_clamp, self);
+    shimrt_k_result_type s;
+    shimrt_k_rt_init(&s);
+    shimrt_k_rt_add_tensor(&s, self);
+    if (min) shimrt_k_rt_add_scalar(&s, *min);
+    if (max) shimrt_k_rt_add_scalar(&s, *max);
+    int32_t rt = shimrt_k_rt_result(&s);
+    if (rt == SHIMRT_BOOL) return shimrt_fail(op, "\"clamp_cpu\" not implemented for 'Bool'");
+    c.compute = rt;
+    c.k.p0 = min ? *min : -INFINITY;
+    c.k.p1 = max ? *max : INFINITY;
+    if (shimrt_k_is_integral(rt)) { /* bounds must fit the integer type */
+        static const double lo[] = {0, INT8_MIN, INT16_MIN, INT32_MIN, (double)INT64_MIN};
+        static const double hi[] = {UINT8_MAX, INT8_MAX, INT16_MAX, INT32_MAX, (double)INT64_MAX};
+        /* PyTorch: a bound beyond the far end is an error, one beyond the near end is
+         * no bound at all */
+        if (min && *min > hi[rt])
+            return shimrt_fail(op, "Clamp min value %g is outside the representable range of "
+                                   "%s", *min, torch_type_name(rt));
+        if (max && *max < lo[rt])
+            return shimrt_fail(op, "Clamp max value %g is outside the representable range of "
+                                   "%s", *max, torch_type_name(rt));
+        if (min && *min < lo[rt]) c.k.p0 = lo[rt];
+        if (max && *max > hi[rt]) c.k.p1 = hi[rt];
+        if (!min) c.k.p0 = lo[rt];
+        if (!max) c.k.p1 = hi[rt];
+    }
+    return pw_run(&c, ret0);
+}
+
+/* ---- binary ---- */
+typedef struct {
+    int32_t dt;
+    bool zero;
+} zero_scan;
+
+static void scan_zero(char **ptr, const int64_t *st, int64_t n, void *vctx) {
+    zero_scan *z = vctx;
+    for (int64_t i = 0; i < n; i++) {
+        int64_t v;
+        sh_cast_run((char *)&v, SHIMRT_INT64, 8, ptr[1] + i * st[1], z->dt, 0, 1);
+        if (v == 0) z->zero = true;
+    }
+}
+
+AOTITorchError shimrt_cpu_floor_divide(AtenTensorHandle self, AtenTensorHandle other,
+                                       AtenTensorHandle *ret0) {
+    static const char op[] = "floor_divide";
+    CALL2(op, OP_floor_divide, self, other);
+    if (shimrt_k_check_cpu(op, self, "self") || shimrt_k_check_cpu(op, other, "other") ||
+        shimrt_k_check_dtype(op, self, "self") || shimrt_k_check_dtype(op, other, "other"))
+        return AOTI_TORCH_FAILURE;
+    shimrt_k_result_type s;
+    shimrt_k_rt_init(&s);
+    shimrt_k_rt_add_tensor(&s, self);
+    shimrt_k_rt_add_tensor(&s, other);
+    int32_t rt = shimrt_k_rt_result(&s);
+    if (rt == SHIMRT_BOOL) return shimrt_fail(op, "\"div_floor_cpu\" not implemented for 'Bool'");
+    int64_t bshape[SHIMRT_MAX_DIMS], bn, bnumel = 0;
+    if (shimrt_k_broadcast(op, self->ndim, self->sizes, other->ndim, other->sizes, bshape, &bn))
+        return AOTI_TORCH_FAILURE;
+    shimrt_k_numel(bn, bshape, &bnumel);
+    if (!shimrt_k_is_floating(rt) && bnumel > 0) { /* integer division by zero: an error */
+        zero_scan z = {other->dtype, false};
+        sh_plan p;
+        AtenTensorHandle o = (AtenTensorHandle)other; /* read only: the scan writes nothing */
+        if (sh_plan_build(&p, op, &o, other->dtype, 1, (const struct AtenTensorOpaque *const *)&other))
+            return AOTI_TORCH_FAILURE;
+        sh_walk_serial(&p, scan_zero, &z);
+        if (z.zero) return shimrt_fail(op, "ZeroDivisionError");
+    }
+    return pw_run(&c, ret0);
+}
+
+static AOTITorchError integral_only(pw_call *c, const char *kname, bool nobool,
+                                    AtenTensorHandle *ret0) {
+    for (int i = 0; i < c->nin; i++)
+        if (shimrt_k_check_cpu(c->op, c->in[i], i ? "other" : "self") ||
+            shimrt_k_check_dtype(c->op, c->in[i], i ? "other" : "self"))
+            return AOTI_TORCH_FAILURE;
+    shimrt_k_result_type s;
+    shimrt_k_rt_init(&s);
+    for (int i = 0; i < c->nin; i++) shimrt_k_rt_add_tensor(&s, c->in[i]);
+    int32_t rt = shimrt_k_rt_result(&s);
+    if (shimrt_k_is_floating(rt) || (nobool && rt == SHIMRT_BOOL))
+        return shimrt_fail(c->op, "\"%s\" not implemented for '%s'", kname, torch_type_name(rt));
+    return pw_run(c, ret0);
+}
+
+AOTITorchError shimrt_cpu_bitwise_and_tensor(AtenTensorHandle self, AtenTensorHandle other,
+                                             AtenTensorHandle *ret0) {
+    CALL2("bitwise_and.Tensor", OP_bitwise_and, self, other);
+    return integral_only(&c, "bitwise_and_cpu", false, ret0);
+}
+
+AOTITorchError shimrt_cpu_bitwise_or_tensor(AtenTensorHandle self, AtenTensorHandle other,
+                                            AtenTensorHandle *ret0) {
+    CALL2("bitwise_or.Tensor", OP_bitwise_or, self, other);
+    return integral_only(&c, "bitwise_or_cpu", false, ret0);
+}
+
+AOTITorchError shimrt_cpu_bitwise_left_shift_tensor(AtenTensorHandle self,
+                                                    AtenTensorHandle other,
+                                                    AtenTensorHandle *ret0) {
+    CALL2("bitwise_left_shift.Tensor", OP_bitwise_left_shift, self, other);
+    return integral_only(&c, "lshift_cpu", true, ret0);
+}
+
+AOTITorchError shimrt_cpu_bitwise_right_shift_tensor(AtenTensorHandle self,
+                                                     AtenTensorHandle other,
+                                                     AtenTensorHandle *ret0) {
+    CALL2("bitwise_right_shift.Tensor", OP_bitwise_right_shift, self, other);
+    return integral_only(&c, "rshift_cpu", true, ret0);
+}
+
+#define COMPARE(NAME)                                                                       \
+    AOTITorchError shimrt_cpu_##NAME##_tensor(AtenTensorHandle self, AtenTensorHandle other, \
+                                              AtenTensorHandle *ret0) {                     \
+        CALL2(#NAME ".Tensor", OP_##NAME, self, other);                                     \
+        return pw_run(&c, ret0);                                                            \
+    }                                                                                       \
+    AOTITorchError shimrt_cpu_##NAME##_scalar(AtenTensorHandle self, double other,          \
+                                              AtenTensorHandle *ret0) {                     \
+        CALL1(#NAME ".Scalar", OP_##NAME, self);                                            \
+        c.has_scalar = true;                                                                \
+        c.scalar = other;                                                                   \
+        return pw_run(&c, ret0);                                                            \
+    }
+COMPARE(eq)
+COMPARE(ne)
+COMPARE(lt)
+COMPARE(le)
+COMPARE(gt)
+COMPARE(ge)
+
+AOTITorchError shimrt_cpu_where_self(AtenTensorHandle condition, AtenTensorHandle self,
+                                     AtenTensorHandle other, AtenTensorHandle *ret0) {
+    static const char op[] = "where.self";
+    pw_call c = {.op = op, .row = OP_where, .nin = 3, .in = {condition, self, other},
+                 .compute = -1, .cond_first = true};
+    if (shimrt_k_check_cpu(op, condition, "condition")) return AOTI_TORCH_FAILURE;
+    if (condition->dtype != SHIMRT_BOOL) {
+        const char *n = shimrt_dtype_name(condition->dtype);
+        return shimrt_fail(op, "where expected condition to be a boolean tensor, but got a "
+                               "tensor with dtype %s", torch_type_name(condition->dtype)[0] == '?'
+                                                           ? (n ? n : "?")
+                                                           : torch_type_name(condition->dtype));
+    }
+    return pw_run(&c, ret0);
 }

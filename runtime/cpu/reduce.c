@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cpu_kernels.h"
+#include "engine.h"
 #include "iter.h"
 
 /* Which dims of self are reduced; dims NULL or empty: all. Fails on a bad or repeated dim. */
@@ -81,11 +82,137 @@ static void store_loop(char **data, const int64_t *st, int64_t n, void *vctx) {
     }
 }
 
+/* Fast path: a contiguous float32/float64 tensor reduced over one dim d into its own dtype.
+ * The input is outer x len x inner; work is split over the thread pool by (outer row,
+ * block of up to 1024 inner columns). Sums accumulate in double (more accurate than
+ * PyTorch's float accumulation, at the same speed: the loops are memory-bound). */
+typedef struct {
+    redop op;
+    bool f32;
+    const char *in;
+    char *out;
+    int64_t outer, len, inner, blocks;
+} fast_job;
+
+#define FAST_BLOCK 1024
+
+static void fast_range(int64_t begin, int64_t end, void *vj) {
+    const fast_job *j = vj;
+    double acc[FAST_BLOCK];
+    for (int64_t t = begin; t < end; t++) {
+        int64_t o = t / j->blocks, c0 = (t % j->blocks) * FAST_BLOCK;
+        int64_t nc = j->inner - c0 < FAST_BLOCK ? j->inner - c0 : FAST_BLOCK;
+        int64_t base = o * j->len * j->inner + c0;
+        if (j->inner == 1) { /* reduce a contiguous row: 16 independent lanes */
+            double a[16];
+            bool sum = j->op == R_SUM;
+            for (int l = 0; l < 16; l++) a[l] = sum ? 0.0 : -INFINITY;
+            int64_t i = 0, len = j->len;
+#define ROW_LOOP(T)                                                                         \
+    do {                                                                                    \
+        const T *x = (const T *)(const void *)j->in + base;                                 \
+        if (sum) {                                                                          \
+            for (; i + 16 <= len; i += 16)                                                  \
+                for (int l = 0; l < 16; l++) a[l] += (double)x[i + l];                      \
+            for (; i < len; i++) a[0] += (double)x[i];                                      \
+        } else {                                                                            \
+            for (; i + 16 <= len; i += 16)                                                  \
+                for (int l = 0; l < 16; l++) {                                              \
+                    double v = (double)x[i + l];                                            \
+                    a[l] = (v > a[l] || v != v) ? v : a[l];                                 \
+                }                                                                           \
+            for (; i < len; i++) {                                                          \
+                double v = (double)x[i];                                                    \
+                a[0] = (v > a[0] || v != v) ? v : a[0];                                     \
+            }                                                                               \
+        }                                                                                   \
+    } while (0)
+            if (j->f32) ROW_LOOP(float);
+            else ROW_LOOP(double);
+#undef ROW_LOOP
+            double r = a[0];
+            for (int l = 1; l < 16; l++)
+                r = sum ? r + a[l] : (a[l] > r || a[l] != a[l]) ? a[l] : r;
+            acc[0] = r;
+        } else { /* accumulate len rows of nc columns, element-wise */
+            for (int64_t i = 0; i < nc; i++) acc[i] = j->op == R_SUM ? 0.0 : -INFINITY;
+            for (int64_t r = 0; r < j->len; r++) {
+                if (j->f32) {
+                    const float *x = (const float *)(const void *)j->in + base + r * j->inner;
+                    if (j->op == R_SUM)
+                        for (int64_t i = 0; i < nc; i++) acc[i] += x[i];
+                    else
+                        for (int64_t i = 0; i < nc; i++) {
+                            double v = x[i];
+                            acc[i] = (v > acc[i] || v != v) ? v : acc[i];
+                        }
+                } else {
+                    const double *x = (const double *)(const void *)j->in + base + r * j->inner;
+                    if (j->op == R_SUM)
+                        for (int64_t i = 0; i < nc; i++) acc[i] += x[i];
+                    else
+                        for (int64_t i = 0; i < nc; i++) {
+                            double v = x[i];
+                            acc[i] = (v > acc[i] || v != v) ? v : acc[i];
+                        }
+                }
+            }
+        }
+        int64_t ob = o * j->inner + c0;
+        for (int64_t i = 0; i < nc; i++) {
+            if (j->f32) ((float *)(void *)j->out)[ob + i] = (float)acc[i];
+            else ((double *)(void *)j->out)[ob + i] = acc[i];
+        }
+    }
+}
+
+/* Returns true (and *ret0) when the fast path applies. */
+static bool fast_reduce(const char *op, redop kind, AtenTensorHandle self, const bool *mask,
+                        bool keepdim, int32_t odt, AtenTensorHandle *ret0, AOTITorchError *err) {
+    if (odt != self->dtype || (odt != SHIMRT_FLOAT32 && odt != SHIMRT_FLOAT64) ||
+        !shimrt_is_contiguous(self) || self->ndim == 0)
+        return false;
+    int64_t d = -1, nred = 0;
+    for (int64_t k = 0; k < self->ndim; k++)
+        if (mask[k]) { d = k; nred++; }
+    if (nred != 1 || self->sizes[d] == 0 || shimrt_numel(self) == 0) return false;
+    fast_job j = {kind, odt == SHIMRT_FLOAT32, shimrt_data(self), NULL, 1, self->sizes[d], 1, 1};
+    int64_t oshape[SHIMRT_MAX_DIMS], on = 0;
+    for (int64_t k = 0; k < self->ndim; k++) {
+        if (k < d) j.outer *= self->sizes[k];
+        if (k > d) j.inner *= self->sizes[k];
+        if (k != d) oshape[on++] = self->sizes[k];
+        else if (keepdim) oshape[on++] = 1;
+    }
+    j.blocks = (j.inner + FAST_BLOCK - 1) / FAST_BLOCK;
+    AtenTensorHandle out = shimrt_k_empty_like_dev(op, self, on, oshape, NULL, odt);
+    if (!out) {
+        *err = AOTI_TORCH_FAILURE;
+        return true;
+    }
+    j.out = shimrt_data(out);
+    int64_t tasks = j.outer * j.blocks;
+    int64_t per_task = j.len * (j.inner < FAST_BLOCK ? j.inner : FAST_BLOCK);
+    int64_t grain = 32768 / (per_task > 0 ? per_task : 1);
+    if (shimrt_numel(self) < 32768 || tasks == 1)
+        fast_range(0, tasks, &j);
+    else
+        torch_parallel_for(0, tasks, grain < 1 ? 1 : grain, fast_range, &j);
+    *ret0 = out;
+    *err = AOTI_TORCH_SUCCESS;
+    return true;
+}
+
 static AOTITorchError reduce(const char *op, redop kind, AtenTensorHandle self,
                              const int64_t *dims, int64_t dims_len, bool keepdim, int32_t odt,
                              AtenTensorHandle *ret0) {
     bool mask[SHIMRT_MAX_DIMS];
     if (reduced_dims(op, self, dims, dims_len, mask)) return AOTI_TORCH_FAILURE;
+    AOTITorchError ferr;
+    bool empty_max = false; /* amax over an empty dim: the error below */
+    for (int64_t k = 0; k < self->ndim; k++)
+        if (kind == R_MAX && mask[k] && self->sizes[k] == 0) empty_max = true;
+    if (!empty_max && fast_reduce(op, kind, self, mask, keepdim, odt, ret0, &ferr)) return ferr;
     if (kind == R_MAX)
         for (int64_t d = 0; d < self->ndim; d++)
             if (mask[d] && self->sizes[d] == 0)
@@ -161,4 +288,291 @@ AOTITorchError shimrt_cpu_amax(AtenTensorHandle self, const int64_t *dim, int64_
     if (shimrt_k_check_cpu(op, self, "self") || shimrt_k_check_dtype(op, self, "self"))
         return AOTI_TORCH_FAILURE;
     return reduce(op, R_MAX, self, dim, dim_len_, keepdim != 0, self->dtype, ret0);
+}
+
+/* ---- mean, all, any, sum out ------------------------------------------------------- */
+
+AOTITorchError shimrt_cpu_mean_dim(AtenTensorHandle self, const int64_t *dim, int64_t dim_len_,
+                                   int32_t keepdim, int32_t *dtype, AtenTensorHandle *ret0) {
+    static const char op[] = "mean.dim";
+    if (shimrt_k_check_cpu(op, self, "self") || shimrt_k_check_dtype(op, self, "self"))
+        return AOTI_TORCH_FAILURE;
+    int32_t odt = dtype ? *dtype : self->dtype;
+    if (!shimrt_k_is_floating(odt)) {
+        const char *n = shimrt_dtype_name(odt);
+        return shimrt_fail(op, "mean(): could not infer output dtype. %s dtype must be either "
+                               "a floating point or complex dtype. Got: %s",
+                           dtype ? "Optional" : "Input", n ? n : "?");
+    }
+    bool mask[SHIMRT_MAX_DIMS];
+    if (reduced_dims(op, self, dim, dim_len_, mask)) return AOTI_TORCH_FAILURE;
+    int64_t count = 1;
+    for (int64_t d = 0; d < self->ndim; d++)
+        if (mask[d]) count *= self->sizes[d];
+    AtenTensorHandle s = NULL;
+    if (reduce(op, R_SUM, self, dim, dim_len_, keepdim != 0, SHIMRT_FLOAT64, &s))
+        return AOTI_TORCH_FAILURE;
+    /* divide in double, then round once to the result dtype */
+    int64_t n = shimrt_numel(s);
+    double *v = shimrt_data(s);
+    for (int64_t i = 0; i < n; i++) v[i] /= (double)count;
+    AtenTensorHandle out = shimrt_k_empty_like_dev(op, self, s->ndim, s->sizes, NULL, odt);
+    AOTITorchError err = out ? shimrt_k_copy(op, out, s) : AOTI_TORCH_FAILURE;
+    shimrt_tensor_free(s);
+    if (err) {
+        shimrt_tensor_free(out);
+        return AOTI_TORCH_FAILURE;
+    }
+    *ret0 = out;
+    return AOTI_TORCH_SUCCESS;
+}
+
+/* all/any: the result is bool, uint8 for uint8 input (PyTorch's rule) */
+typedef struct { bool any; bool hit; int32_t dt; } allany_ctx;
+
+static void allany_chunk(char **ptr, const int64_t *st, int64_t n, void *vctx) {
+    allany_ctx *c = vctx;
+    for (int64_t i = 0; i < n && !c->hit; i++) {
+        uint8_t b;
+        sh_cast_run((char *)&b, SHIMRT_BOOL, 1, ptr[1] + i * st[1], c->dt, 0, 1);
+        if ((b != 0) == c->any) c->hit = true;
+    }
+}
+
+static AOTITorchError all_any(const char *op, bool any, AtenTensorHandle self,
+                              AtenTensorHandle *ret0) {
+    if (shimrt_k_check_cpu(op, self, "self") || shimrt_k_check_dtype(op, self, "self"))
+        return AOTI_TORCH_FAILURE;
+    int32_t odt = self->dtype == SHIMRT_UINT8 ? SHIMRT_UINT8 : SHIMRT_BOOL;
+    allany_ctx c = {any, false, self->dtype};
+    sh_plan p;
+    AtenTensorHandle o = self; /* read only: the chunk function writes nothing */
+    const struct AtenTensorOpaque *in = self;
+    if (sh_plan_build(&p, op, &o, self->dtype, 1, &in)) return AOTI_TORCH_FAILURE;
+    sh_walk_serial(&p, allany_chunk, &c);
+    AtenTensorHandle out = shimrt_k_empty_like_dev(op, self, 0, NULL, NULL, odt);
+    if (!out) return AOTI_TORCH_FAILURE;
+    *(uint8_t *)shimrt_data(out) = any ? c.hit : !c.hit;
+    *ret0 = out;
+    return AOTI_TORCH_SUCCESS;
+}
+
+AOTITorchError shimrt_cpu_all(AtenTensorHandle self, AtenTensorHandle *ret0) {
+    return all_any("all", false, self, ret0);
+}
+
+AOTITorchError shimrt_cpu_any(AtenTensorHandle self, AtenTensorHandle *ret0) {
+    return all_any("any", true, self, ret0);
+}
+
+AOTITorchError shimrt_cpu_sum_intlist_out(AtenTensorHandle out, AtenTensorHandle self,
+                                          const int64_t *dim, int64_t dim_len_,
+                                          int32_t keepdim, int32_t *dtype) {
+    static const char op[] = "sum.IntList_out";
+    if (shimrt_k_check_cpu(op, out, "out")) return AOTI_TORCH_FAILURE;
+    if (dtype && *dtype != out->dtype)
+        return shimrt_fail(op, "Expected the dtype for input and out to match, but got %s "
+                               "for input's dtype and %s for out's dtype.",
+                           shimrt_dtype_name(*dtype), shimrt_dtype_name(out->dtype));
+    int32_t odt = out->dtype;
+    AtenTensorHandle s = NULL;
+    if (shimrt_cpu_sum_dim_intlist(self, dim, dim_len_, keepdim, &odt, &s))
+        return AOTI_TORCH_FAILURE;
+    bool same = s->ndim == out->ndim;
+    for (int64_t d = 0; same && d < s->ndim; d++) same = s->sizes[d] == out->sizes[d];
+    AOTITorchError err;
+    if (!same) {
+        char b1[96], b2[96];
+        err = shimrt_fail(op, "out has shape %s but the result has shape %s (resizing an out "
+                              "argument is not supported)",
+                          shimrt_k_fmt_shape(b1, sizeof b1, out->ndim, out->sizes),
+                          shimrt_k_fmt_shape(b2, sizeof b2, s->ndim, s->sizes));
+    } else {
+        err = shimrt_k_copy(op, out, s);
+    }
+    shimrt_tensor_free(s);
+    return err;
+}
+
+/* ---- max.dim, argmax: first index of the largest value, NaN counting as the largest -- */
+
+typedef struct {
+    const char *in;
+    int32_t dt;
+    int64_t len, stride; /* along the reduced dim, bytes */
+} scan_line;
+
+static int64_t line_argmax(const scan_line *l) {
+    int64_t best = 0;
+    if (shimrt_k_is_floating(l->dt)) {
+        double bv = shimrt_k_load_f64(l->in, l->dt);
+        for (int64_t i = 1; i < l->len && !isnan(bv); i++) {
+            double v = shimrt_k_load_f64(l->in + i * l->stride, l->dt);
+            if (isnan(v) || v > bv) { bv = v; best = i; }
+        }
+    } else {
+        int64_t bv = shimrt_k_load_i64(l->in, l->dt);
+        for (int64_t i = 1; i < l->len; i++) {
+            int64_t v = shimrt_k_load_i64(l->in + i * l->stride, l->dt);
+            if (v > bv) { bv = v; best = i; }
+        }
+    }
+    return best;
+}
+
+/* For every position of self's other dims: the argmax index along dim d. values (may be
+ * NULL) gets the value, indices gets int64 indices; both laid out like self without d. */
+static void argmax_along(AtenTensorHandle self, int64_t d, char *values, int64_t *indices) {
+    int64_t nd = self->ndim, osz[SHIMRT_MAX_DIMS], ost[SHIMRT_MAX_DIMS], on = 0;
+    size_t es = shimrt_dtype_size(self->dtype);
+    for (int64_t k = 0; k < nd; k++)
+        if (k != d) { osz[on] = self->sizes[k]; ost[on] = self->strides[k]; on++; }
+    int64_t count = 1;
+    for (int64_t k = 0; k < on; k++) count *= osz[k];
+    scan_line l = {NULL, self->dtype, nd ? self->sizes[d] : 1,
+                   nd ? self->strides[d] * (int64_t)es : 0};
+    const char *base = shimrt_data(self);
+    for (int64_t i = 0; i < count; i++) {
+        int64_t r = i, off = 0;
+        for (int64_t k = on - 1; k >= 0; k--) {
+            off += (r % osz[k]) * ost[k];
+            r /= osz[k];
+        }
+        l.in = base + off * (int64_t)es;
+        int64_t best = line_argmax(&l);
+        indices[i] = best;
+        if (values) memcpy(values + (size_t)i * es, l.in + best * l.stride, es);
+    }
+}
+
+AOTITorchError shimrt_cpu_max_dim(AtenTensorHandle self, int64_t dim, int32_t keepdim,
+                                  AtenTensorHandle *ret0, AtenTensorHandle *ret1) {
+    static const char op[] = "max.dim";
+    if (shimrt_k_check_cpu(op, self, "self") || shimrt_k_check_dtype(op, self, "self"))
+        return AOTI_TORCH_FAILURE;
+    int64_t d;
+    if (shimrt_k_wrap_dim(op, dim, self->ndim, &d)) return AOTI_TORCH_FAILURE;
+    if (self->ndim > 0 && self->sizes[d] == 0)
+        return shimrt_fail(op, "max(): Expected reduction dim %lld to have non-zero size.",
+                           (long long)d);
+    int64_t osz[SHIMRT_MAX_DIMS], on = 0;
+    for (int64_t k = 0; k < self->ndim; k++)
+        if (k != d) osz[on++] = self->sizes[k];
+        else if (keepdim) osz[on++] = 1;
+    AtenTensorHandle v = shimrt_k_empty_like_dev(op, self, on, osz, NULL, self->dtype);
+    AtenTensorHandle ix = v ? shimrt_k_empty_like_dev(op, self, on, osz, NULL, SHIMRT_INT64) : NULL;
+    if (!ix) {
+        shimrt_tensor_free(v);
+        return AOTI_TORCH_FAILURE;
+    }
+    argmax_along(self, d, shimrt_data(v), shimrt_data(ix));
+    *ret0 = v;
+    *ret1 = ix;
+    return AOTI_TORCH_SUCCESS;
+}
+
+AOTITorchError shimrt_cpu_argmax(AtenTensorHandle self, int64_t *dim, int32_t keepdim,
+                                 AtenTensorHandle *ret0) {
+    static const char op[] = "argmax";
+    if (shimrt_k_check_cpu(op, self, "self") || shimrt_k_check_dtype(op, self, "self"))
+        return AOTI_TORCH_FAILURE;
+    if (self->dtype == SHIMRT_BOOL)
+        return shimrt_fail(op, "\"argmax_cpu\" not implemented for 'Bool'");
+    if (!dim) {
+        if (shimrt_numel(self) == 0)
+            return shimrt_fail(op, "argmax(): Expected reduction dim to be specified for "
+                                   "input.numel() == 0.");
+        /* over the flattened tensor */
+        AtenTensorHandle flat = shimrt_k_empty_like_dev(op, self, self->ndim, self->sizes, NULL,
+                                                        self->dtype);
+        if (!flat) return AOTI_TORCH_FAILURE;
+        if (shimrt_k_copy(op, flat, self)) {
+            shimrt_tensor_free(flat);
+            return AOTI_TORCH_FAILURE;
+        }
+        int64_t shape1[SHIMRT_MAX_DIMS], on = keepdim ? self->ndim : 0;
+        for (int64_t k = 0; k < on; k++) shape1[k] = 1;
+        AtenTensorHandle out = shimrt_k_empty_like_dev(op, self, on, shape1, NULL, SHIMRT_INT64);
+        if (out) {
+            scan_line l = {shimrt_data(flat), self->dtype, shimrt_numel(self),
+                           (int64_t)shimrt_dtype_size(self->dtype)};
+            *(int64_t *)shimrt_data(out) = line_argmax(&l);
+            *ret0 = out;
+        }
+        shimrt_tensor_free(flat);
+        return out ? AOTI_TORCH_SUCCESS : AOTI_TORCH_FAILURE;
+    }
+    int64_t d;
+    if (shimrt_k_wrap_dim(op, *dim, self->ndim, &d)) return AOTI_TORCH_FAILURE;
+    if (self->ndim > 0 && self->sizes[d] == 0)
+        return shimrt_fail(op, "argmax(): Expected reduction dim %lld to have non-zero size.",
+                           (long long)d);
+    int64_t osz[SHIMRT_MAX_DIMS], on = 0;
+    for (int64_t k = 0; k < self->ndim; k++)
+        if (k != d) osz[on++] = self->sizes[k];
+        else if (keepdim) osz[on++] = 1;
+    AtenTensorHandle ix = shimrt_k_empty_like_dev(op, self, on, osz, NULL, SHIMRT_INT64);
+    if (!ix) return AOTI_TORCH_FAILURE;
+    argmax_along(self, d, NULL, shimrt_data(ix));
+    *ret0 = ix;
+    return AOTI_TORCH_SUCCESS;
+}
+
+/* ---- softmax, log_softmax: along one dim, computed in double per line ---------------- */
+
+static AOTITorchError softmax_impl(const char *op, bool logsm, AtenTensorHandle self,
+                                   int64_t dim, int32_t *dtype, AtenTensorHandle *ret0) {
+    if (shimrt_k_check_cpu(op, self, "self") || shimrt_k_check_dtype(op, self, "self"))
+        return AOTI_TORCH_FAILURE;
+    int64_t d;
+    if (shimrt_k_wrap_dim(op, dim, self->ndim, &d)) return AOTI_TORCH_FAILURE;
+    int32_t odt = dtype ? *dtype : self->dtype;
+    if (!shimrt_k_is_floating(odt)) {
+        const char *k = logsm ? "log_softmax_lastdim_kernel_impl" : "softmax_lastdim_kernel_impl";
+        static const char *const names[] = {"Byte", "Char", "Short", "Int", "Long"};
+        const char *n = odt == SHIMRT_BOOL ? "Bool"
+                        : odt >= SHIMRT_UINT8 && odt <= SHIMRT_INT64 ? names[odt - SHIMRT_UINT8]
+                                                                     : "?";
+        return shimrt_fail(op, "\"%s\" not implemented for '%s'", k, n);
+    }
+    /* work on a contiguous float64 copy, then convert once */
+    AtenTensorHandle w = shimrt_k_empty_like_dev(op, self, self->ndim, self->sizes, NULL,
+                                                 SHIMRT_FLOAT64);
+    if (!w) return AOTI_TORCH_FAILURE;
+    if (shimrt_k_copy(op, w, self)) {
+        shimrt_tensor_free(w);
+        return AOTI_TORCH_FAILURE;
+    }
+    int64_t len = self->ndim ? self->sizes[d] : 1, inner = 1, outer = 1;
+    for (int64_t k = d + 1; k < self->ndim; k++) inner *= self->sizes[k];
+    for (int64_t k = 0; k < d; k++) outer *= self->sizes[k];
+    double *x = shimrt_data(w);
+    for (int64_t o = 0; o < outer && len > 0; o++)
+        for (int64_t i = 0; i < inner; i++) {
+            double *l = x + o * len * inner + i;
+            double m = -INFINITY, s = 0;
+            for (int64_t j = 0; j < len; j++) m = l[j * inner] > m || isnan(l[j * inner]) ? l[j * inner] : m;
+            for (int64_t j = 0; j < len; j++) s += exp(l[j * inner] - m);
+            for (int64_t j = 0; j < len; j++)
+                l[j * inner] = logsm ? l[j * inner] - m - log(s) : exp(l[j * inner] - m) / s;
+        }
+    AtenTensorHandle out = shimrt_k_empty_like_dev(op, self, self->ndim, self->sizes, NULL, odt);
+    AOTITorchError err = out ? shimrt_k_copy(op, out, w) : AOTI_TORCH_FAILURE;
+    shimrt_tensor_free(w);
+    if (err) {
+        shimrt_tensor_free(out);
+        return AOTI_TORCH_FAILURE;
+    }
+    *ret0 = out;
+    return AOTI_TORCH_SUCCESS;
+}
+
+AOTITorchError shimrt_cpu_softmax_int(AtenTensorHandle self, int64_t dim, int32_t *dtype,
+                                      AtenTensorHandle *ret0) {
+    return softmax_impl("softmax.int", false, self, dim, dtype, ret0);
+}
+
+AOTITorchError shimrt_cpu_log_softmax_int(AtenTensorHandle self, int64_t dim, int32_t *dtype,
+                                          AtenTensorHandle *ret0) {
+    return softmax_impl("log_softmax.int", true, self, dim, dtype, ret0);
 }

@@ -1,0 +1,33 @@
+#!/bin/sh
+# bench/engine/run.sh: `make bench`'s engine table. Builds bench/engine/client.c twice, one
+# stable-ABI C client linked against libshimrt and against libtorch 2.15 (.ci/torch-env
+# installs the wheel into a cache), runs both at 1 and 2 threads and prints, per case,
+# best-of-5 times and the ratio ours / PyTorch's (below 1.0: we are faster), plus the
+# bandwidth of the 16M-element bandwidth-bound ops against memcpy.
+# Exit 77 (skipped) when PyTorch is not available (SHIMGEN_TORCH=skip).
+set -eu
+: "${BUILD:=build}" "${CC:=cc}"
+rc=0
+PY=$(.ci/torch-env) || rc=$?
+[ $rc -eq 77 ] && { echo "engine bench: skipped (no PyTorch)"; exit 0; }
+[ $rc -eq 0 ] || exit 1
+TORCH=$("$PY" -c 'import os, torch; print(os.path.dirname(torch.__file__))')
+out=$BUILD/bench/engine
+mkdir -p "$out"
+$CC -O2 -std=c11 -D_POSIX_C_SOURCE=200809L -o "$out/client_shimrt" bench/engine/client.c \
+  "$BUILD/libshimrt.a" -lopenblas -lmvec -lpthread -ldl -lm
+$CC -O2 -std=c11 -D_POSIX_C_SOURCE=200809L -o "$out/client_torch" bench/engine/client.c \
+  -L"$TORCH/lib" -Wl,-rpath,"$TORCH/lib" -Wl,--no-as-needed -ltorch -ltorch_cpu -lc10
+groups=${ENGINE_BENCH_GROUPS:-overhead pw clone red gemm memcpy}
+echo "engine: libshimrt vs libtorch 2.15, same C client through torch_call_dispatcher"
+echo "        (ns per call, best of 5; ratio = ours / PyTorch's)"
+for th in 1 2; do
+  printf '\n%-24s %14s %14s %8s   (%s thread(s))\n' case libshimrt pytorch ratio "$th"
+  for g in $groups; do
+    SHIMRT_NUM_THREADS=$th "$out/client_shimrt" "$g" >"$out/s.txt"
+    OMP_NUM_THREADS=$th MKL_NUM_THREADS=$th "$out/client_torch" "$g" >"$out/t.txt"
+    join "$out/s.txt" "$out/t.txt" | awk '
+      $1 ~ /^memcpy/ { printf "%-24s %14.0f   (%.1f GB/s copy)\n", $1, $2, 2 * 67108864 / $2; next }
+      { printf "%-24s %14.1f %14.1f %8.2f\n", $1, $2, $3, $2 / $3 }'
+  done
+done

@@ -1,0 +1,547 @@
+/* runtime/cpu/engine.c: the planner and the CPU executor (see engine.h). */
+#include "engine.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- planner ----------------------------------------------------------------------- */
+
+/* Byte strides of t seen in the broadcast shape (ndim dims, right-aligned): 0 where t is
+ * broadcast; a size-1 dim that stays size 1 keeps its stride (TensorIterator's rule, which
+ * matters for the layout order). */
+static void operand_strides(const struct AtenTensorOpaque *t, int nd, const int64_t *shape,
+                            int64_t *st) {
+    int64_t lead = nd - t->ndim, es = (int64_t)shimrt_dtype_size(t->dtype);
+    for (int d = 0; d < nd; d++) {
+        int64_t od = d - lead;
+        if (od < 0 || (t->sizes[od] == 1 && shape[d] != 1))
+            st[d] = 0;
+        else
+            st[d] = t->strides[od] * es;
+    }
+}
+
+/* TensorIterator's reorder_dimensions: perm[0] is the dim that moves fastest. Inputs
+ * decide by their strides in order (broadcast dims are ambiguous), ties by size. */
+static void layout_perm(int nd, const int64_t *shape, int nin, int64_t st[][SHIMRT_MAX_DIMS],
+                        int *perm) {
+    for (int i = 0; i < nd; i++) perm[i] = nd - 1 - i;
+    for (int i = 1; i < nd; i++) {
+        int dim1 = i;
+        for (int dim0 = i - 1; dim0 >= 0; dim0--) {
+            int a = perm[dim0], b = perm[dim1], cmp = 0;
+            for (int k = 0; k < nin; k++) {
+                int64_t s0 = st[k][a], s1 = st[k][b];
+                if (s0 == 0 || s1 == 0) continue;
+                if (s0 < s1) { cmp = -1; break; }
+                if (s0 > s1) { cmp = 1; break; }
+                if (shape[a] > shape[b]) { cmp = 1; break; }
+            }
+            if (cmp > 0) {
+                perm[dim0] = b;
+                perm[dim1] = a;
+                dim1 = dim0;
+            } else if (cmp < 0) {
+                break;
+            }
+        }
+    }
+}
+
+int sh_ct_index(int32_t dt) {
+    switch (dt) {
+    case SHIMRT_BOOL: return SH_B;
+    case SHIMRT_UINT8: return SH_U8;
+    case SHIMRT_INT8: return SH_I8;
+    case SHIMRT_INT16: return SH_I16;
+    case SHIMRT_INT32: return SH_I32;
+    case SHIMRT_INT64: return SH_I64;
+    case SHIMRT_FLOAT16:
+    case SHIMRT_BFLOAT16:
+    case SHIMRT_FLOAT32: return SH_F32;
+    case SHIMRT_FLOAT64: return SH_F64;
+    default: return -1;
+    }
+}
+
+int32_t sh_ct_dtype(int ct) {
+    static const int32_t map[SH_NCT] = {SHIMRT_BOOL,  SHIMRT_UINT8, SHIMRT_INT8,
+                                        SHIMRT_INT16, SHIMRT_INT32, SHIMRT_INT64,
+                                        SHIMRT_FLOAT32, SHIMRT_FLOAT64};
+    return map[ct];
+}
+
+AOTITorchError sh_plan_build(sh_plan *p, const char *op, AtenTensorHandle *out, int32_t odt,
+                             int nin, const struct AtenTensorOpaque *const *ins) {
+    int64_t shape[SHIMRT_MAX_DIMS], nd = 0;
+    if (*out) {
+        nd = (*out)->ndim;
+        memcpy(shape, (*out)->sizes, (size_t)nd * sizeof *shape);
+    } else if (nin > 0) {
+        nd = ins[0]->ndim;
+        memcpy(shape, ins[0]->sizes, (size_t)nd * sizeof *shape);
+    }
+    for (int k = (*out ? 0 : 1); k < nin; k++) {
+        int64_t tmp[SHIMRT_MAX_DIMS], tn;
+        if (shimrt_k_broadcast(op, nd, shape, ins[k]->ndim, ins[k]->sizes, tmp, &tn))
+            return AOTI_TORCH_FAILURE;
+        if (*out && (tn != nd || memcmp(tmp, shape, (size_t)nd * sizeof *shape) != 0)) {
+            char b1[96], b2[96];
+            return shimrt_fail(op, "output with shape %s doesn't match the broadcast shape %s",
+                               shimrt_k_fmt_shape(b1, sizeof b1, nd, shape),
+                               shimrt_k_fmt_shape(b2, sizeof b2, tn, tmp));
+        }
+        nd = tn;
+        memcpy(shape, tmp, (size_t)nd * sizeof *shape);
+    }
+    p->nops = 1 + nin;
+    int64_t (*st)[SHIMRT_MAX_DIMS] = p->stride; /* filled in original dim order first */
+    for (int k = 0; k < nin; k++) operand_strides(ins[k], (int)nd, shape, st[1 + k]);
+    int perm[SHIMRT_MAX_DIMS];
+    layout_perm((int)nd, shape, nin, st + 1, perm);
+    if (!*out) {
+        int64_t ostr[SHIMRT_MAX_DIMS], s = 1;
+        for (int i = 0; i < nd; i++) { /* TensorIterator's compatible strides */
+            ostr[perm[i]] = s;
+            s *= shape[perm[i]];
+        }
+        /* TensorIterator's fast set-up: inputs of the output's shape that are all
+         * contiguous give a contiguous output; all dense with the same strides, those */
+        bool same_shape = nin > 0, contig = true, dense_same = true;
+        for (int k = 0; k < nin && same_shape; k++) {
+            same_shape = ins[k]->ndim == nd &&
+                         memcmp(ins[k]->sizes, shape, (size_t)nd * sizeof *shape) == 0;
+            contig = contig && shimrt_is_contiguous(ins[k]);
+            dense_same = dense_same && shimrt_k_dense(ins[k]) &&
+                         memcmp(ins[k]->strides, ins[0]->strides, (size_t)nd * sizeof *shape) == 0;
+        }
+        if (same_shape && contig)
+            shimrt_contiguous_strides(nd, shape, ostr);
+        else if (same_shape && dense_same)
+            memcpy(ostr, ins[0]->strides, (size_t)nd * sizeof *ostr);
+        AtenTensorHandle t = shimrt_k_empty_like_dev(op, nin > 0 ? ins[0] : NULL, nd, shape,
+                                                     ostr, odt);
+        if (!t) return AOTI_TORCH_FAILURE;
+        *out = t;
+    }
+    operand_strides(*out, (int)nd, shape, st[0]);
+    p->data[0] = shimrt_data(*out);
+    p->dtype[0] = (*out)->dtype;
+    for (int k = 0; k < nin; k++) {
+        p->data[1 + k] = shimrt_data(ins[k]);
+        p->dtype[1 + k] = ins[k]->dtype;
+    }
+    /* permute (innermost first) and coalesce */
+    int64_t pshape[SHIMRT_MAX_DIMS], pst[SH_MAX_OPS][SHIMRT_MAX_DIMS];
+    for (int i = 0; i < nd; i++) {
+        pshape[i] = shape[perm[i]];
+        for (int k = 0; k < p->nops; k++) pst[k][i] = st[k][perm[i]];
+    }
+    int n = 0;
+    p->numel = 1;
+    for (int i = 0; i < nd; i++) {
+        p->numel *= pshape[i];
+        if (pshape[i] == 1) continue;
+        if (n > 0) {
+            bool merge = true;
+            for (int k = 0; k < p->nops; k++)
+                if (pst[k][i] != pst[k][n - 1] * p->shape[n - 1]) merge = false;
+            if (merge) {
+                p->shape[n - 1] *= pshape[i];
+                continue;
+            }
+        }
+        p->shape[n] = pshape[i];
+        for (int k = 0; k < p->nops; k++) p->stride[k][n] = pst[k][i];
+        n++;
+    }
+    if (n == 0) {
+        p->shape[0] = 1;
+        for (int k = 0; k < p->nops; k++) p->stride[k][0] = 0;
+        n = 1;
+    }
+    p->ndim = n;
+    /* flags */
+    p->contiguous = n == 1;
+    p->fits_i32 = true;
+    p->needs_cast = false;
+    p->scalar_mask = 0;
+    for (int k = 0; k < p->nops; k++) {
+        int64_t es = (int64_t)shimrt_dtype_size(p->dtype[k]), span = 0;
+        bool scalar = true;
+        for (int d = 0; d < n; d++) {
+            if (p->stride[k][d] != 0) scalar = false;
+            int64_t a = p->stride[k][d] < 0 ? -p->stride[k][d] : p->stride[k][d];
+            span += a * (p->shape[d] - 1);
+        }
+        if (span + es > INT32_MAX) p->fits_i32 = false;
+        if (scalar) p->scalar_mask |= 1u << k;
+        if (n == 1 && p->stride[k][0] != es && p->stride[k][0] != 0) p->contiguous = false;
+        if (p->dtype[k] != p->dtype[0]) p->needs_cast = true;
+    }
+    return AOTI_TORCH_SUCCESS;
+}
+
+/* ---- the walk ---------------------------------------------------------------------- */
+
+typedef struct {
+    const sh_plan *p;
+    sh_chunk_fn fn;
+    void *ctx;
+    int64_t per_row; /* chunks per row */
+} walk_job;
+
+static void walk_range(int64_t begin, int64_t end, void *vjob) {
+    const walk_job *j = vjob;
+    const sh_plan *p = j->p;
+    int64_t inner = p->shape[0];
+    int64_t row = begin / j->per_row, chunk = begin % j->per_row;
+    int64_t idx[SHIMRT_MAX_DIMS];
+    char *base[SH_MAX_OPS];
+    /* position of row `row` over dims 1.. */
+    int64_t r = row;
+    for (int k = 0; k < p->nops; k++) base[k] = p->data[k];
+    for (int d = 1; d < p->ndim; d++) {
+        idx[d] = r % p->shape[d];
+        r /= p->shape[d];
+        for (int k = 0; k < p->nops; k++) base[k] += idx[d] * p->stride[k][d];
+    }
+    int64_t istr[SH_MAX_OPS];
+    for (int k = 0; k < p->nops; k++) istr[k] = p->stride[k][0];
+    for (int64_t u = begin; u < end; u++) {
+        int64_t off = chunk * SH_CHUNK, n = inner - off < SH_CHUNK ? inner - off : SH_CHUNK;
+        char *ptr[SH_MAX_OPS];
+        for (int k = 0; k < p->nops; k++) ptr[k] = base[k] + off * istr[k];
+        j->fn(ptr, istr, n, j->ctx);
+        if (++chunk == j->per_row) {
+            chunk = 0;
+            for (int d = 1; d < p->ndim; d++) { /* odometer */
+                for (int k = 0; k < p->nops; k++) base[k] += p->stride[k][d];
+                if (++idx[d] < p->shape[d]) break;
+                for (int k = 0; k < p->nops; k++) base[k] -= p->stride[k][d] * p->shape[d];
+                idx[d] = 0;
+            }
+        }
+    }
+}
+
+/* Elements per task: below this a region's start-up costs more than it saves (measured
+ * with bench/rt_engine.c on a 2-core VM: mul f32 breaks even near 24K elements). */
+#define SH_GRAIN_ELEMS 32768
+
+void sh_walk_serial(const sh_plan *p, sh_chunk_fn fn, void *ctx) {
+    if (p->numel == 0) return;
+    int64_t inner = p->shape[0];
+    walk_job j = {p, fn, ctx, (inner + SH_CHUNK - 1) / SH_CHUNK};
+    walk_range(0, (p->numel / inner) * j.per_row, &j);
+}
+
+void sh_walk(const sh_plan *p, sh_chunk_fn fn, void *ctx) {
+    if (p->numel == 0) return;
+    int64_t inner = p->shape[0];
+    walk_job j = {p, fn, ctx, (inner + SH_CHUNK - 1) / SH_CHUNK};
+    int64_t units = (p->numel / inner) * j.per_row;
+    int64_t per_unit = inner < SH_CHUNK ? inner : SH_CHUNK;
+    int64_t grain = SH_GRAIN_ELEMS / per_unit;
+    if (grain < 1) grain = 1;
+    if (units <= grain || p->numel < SH_GRAIN_ELEMS)
+        walk_range(0, units, &j);
+    else
+        torch_parallel_for(0, units, grain, walk_range, &j);
+}
+
+/* ---- casts ------------------------------------------------------------------------- */
+
+/* The cast loops are built per ISA with the kernels (kernels.h): pick the table once. */
+extern const sh_cast_fn sh_casttab_base[10][10];
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+extern const sh_cast_fn sh_casttab_v3[10][10];
+extern const sh_cast_fn sh_casttab_v4[10][10];
+#endif
+static int isa_level = -1; /* 0 base, 3 x86-64-v3, 4 x86-64-v4 */
+static pthread_once_t isa_once = PTHREAD_ONCE_INIT;
+static void pick_isa(void) {
+    int l = 0;
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+    __builtin_cpu_init();
+    const char *force = getenv("SHIMRT_ISA"); /* "base" or "v3": tests and benches */
+    if (__builtin_cpu_supports("x86-64-v3") && !(force && strcmp(force, "base") == 0)) l = 3;
+    if (__builtin_cpu_supports("x86-64-v4") && !force) l = 4;
+#endif
+    isa_level = l;
+}
+
+int sh_isa_level(void) {
+    pthread_once(&isa_once, pick_isa);
+    return isa_level;
+}
+
+static const sh_cast_fn (*cast_tab(void))[10] {
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+    int l = sh_isa_level();
+    if (l == 4) return sh_casttab_v4;
+    if (l == 3) return sh_casttab_v3;
+#endif
+    return sh_casttab_base;
+}
+
+static int st_index(int32_t dt) {
+    switch (dt) {
+    case SHIMRT_BOOL: return 0;
+    case SHIMRT_UINT8: return 1;
+    case SHIMRT_INT8: return 2;
+    case SHIMRT_INT16: return 3;
+    case SHIMRT_INT32: return 4;
+    case SHIMRT_INT64: return 5;
+    case SHIMRT_FLOAT16: return 6;
+    case SHIMRT_BFLOAT16: return 7;
+    case SHIMRT_FLOAT32: return 8;
+    case SHIMRT_FLOAT64: return 9;
+    default: return -1;
+    }
+}
+
+void sh_cast_run(char *dst, int32_t ddt, int64_t ds, const char *src, int32_t sdt,
+                 int64_t ss, int64_t n) {
+    int di = st_index(ddt), si = st_index(sdt);
+    if (di < 0 || si < 0) return; /* callers check computability first */
+    size_t es = shimrt_dtype_size(ddt);
+    if (ddt == sdt && ds == (int64_t)es && ss == (int64_t)es) {
+        memcpy(dst, src, (size_t)n * es);
+        return;
+    }
+    cast_tab()[si][di](dst, ds, src, ss, n);
+}
+
+/* ---- executor ---------------------------------------------------------------------- */
+
+typedef struct {
+    int ct;
+    int32_t cdt, kodt;   /* compute dtype, the kernel's output dtype */
+    int32_t rdt;         /* the common dtype (float16/bfloat16 round inputs through it) */
+    int nin;
+    int cond;            /* input index of where's condition (bool), -1 if none */
+    sh_kernel fn;
+    const sh_kargs *k;
+    const char *scalar_b;
+} exec_ctx;
+
+typedef struct {
+    const sh_plan *p;
+    exec_ctx e;
+} exec_job;
+
+static void exec_chunk2(char **ptr, const int64_t *st, int64_t n, void *vjob) {
+    const exec_job *j = vjob;
+    const exec_ctx *c = &j->e;
+    const sh_plan *p = j->p;
+    _Alignas(64) char buf[SH_MAX_OPS][SH_CHUNK * 8];
+    const char *in[3] = {NULL, NULL, NULL};
+    int nscalar = 0, mode = 0;
+    for (int i = 0; i < c->nin; i++) {
+        int32_t want = i == c->cond ? SHIMRT_BOOL : c->cdt;
+        int64_t es = (int64_t)shimrt_dtype_size(want);
+        int32_t dt = p->dtype[1 + i];
+        int64_t s = st[1 + i];
+        bool scalar_ok = c->nin == 2 && c->cond < 0 && nscalar == 0 && !c->scalar_b;
+        if (dt == want && s == es) {
+            in[i] = ptr[1 + i];
+        } else if (s == 0 && scalar_ok) {
+            if (dt == want) {
+                in[i] = ptr[1 + i];
+            } else if (want == c->cdt && c->rdt != c->cdt && dt != c->rdt) {
+                char tmp[2];
+                sh_cast_run(tmp, c->rdt, 2, ptr[1 + i], dt, 0, 1);
+                sh_cast_run(buf[1 + i], want, es, tmp, c->rdt, 2, 1);
+                in[i] = buf[1 + i];
+            } else {
+                sh_cast_run(buf[1 + i], want, es, ptr[1 + i], dt, 0, 1);
+                in[i] = buf[1 + i];
+            }
+            nscalar++;
+            mode = i + 1;
+        } else if (want == c->cdt && c->rdt != c->cdt && dt != c->rdt) {
+            /* PyTorch casts to the common dtype first, then computes in float */
+            _Alignas(64) char tmp[SH_CHUNK * 2];
+            sh_cast_run(tmp, c->rdt, 2, ptr[1 + i], dt, s, n);
+            sh_cast_run(buf[1 + i], want, es, tmp, c->rdt, 2, n);
+            in[i] = buf[1 + i];
+        } else {
+            sh_cast_run(buf[1 + i], want, es, ptr[1 + i], dt, s, n);
+            in[i] = buf[1 + i];
+        }
+    }
+    if (c->scalar_b) {
+        in[1] = c->scalar_b;
+        mode = 2;
+    }
+    int64_t oes = (int64_t)shimrt_dtype_size(c->kodt);
+    bool odirect = p->dtype[0] == c->kodt && st[0] == oes;
+    char *o = odirect ? ptr[0] : buf[0];
+    if (c->cond >= 0)
+        c->fn(n, o, in[1], in[2], in[0], 0, c->k);
+    else
+        c->fn(n, o, in[0], in[1], NULL, mode, c->k);
+    if (!odirect) sh_cast_run(ptr[0], p->dtype[0], st[0], buf[0], c->kodt, oes, n);
+}
+
+void sh_exec(const sh_plan *p, int32_t common, bool kout_bool, bool cond_first, sh_kernel fn,
+             const sh_kargs *k, const void *scalar_b) {
+    int ct = sh_ct_index(common);
+    exec_job j = {p, {ct, sh_ct_dtype(ct), kout_bool ? SHIMRT_BOOL : sh_ct_dtype(ct), common,
+                      p->nops - 1, cond_first ? 0 : -1, fn, k, scalar_b}};
+    sh_walk(p, exec_chunk2, &j);
+}
+
+/* ---- copy and fill ----------------------------------------------------------------- */
+
+typedef struct {
+    int32_t ddt, sdt;
+} copy_ctx;
+
+static void copy_chunk(char **ptr, const int64_t *st, int64_t n, void *vctx) {
+    const copy_ctx *c = vctx;
+    sh_cast_run(ptr[0], c->ddt, st[0], ptr[1], c->sdt, st[1], n);
+}
+
+/* 2-D same-dtype copy where src walks the transpose of dst: 32x32 tiles, so that both
+ * sides stay in cache. */
+#define TILE 32
+typedef struct {
+    char *d;
+    const char *s;
+    int64_t rows, cols;       /* dst is rows x cols, its inner dim is cols */
+    int64_t dsr, dsc, ssr, ssc; /* byte strides of dst and src per row / column */
+    size_t es;
+} tcopy_job;
+
+#define TCOPY_T(T)                                                                          \
+    for (int64_t i = r0; i < r1; i++)                                                       \
+        for (int64_t jj = c0; jj < c1; jj++)                                                \
+            *(T *)(j->d + i * j->dsr + jj * j->dsc) = *(const T *)(j->s + i * j->ssr + jj * j->ssc);
+
+static void tcopy_range(int64_t begin, int64_t end, void *vjob) {
+    const tcopy_job *j = vjob;
+    int64_t ctiles = (j->cols + TILE - 1) / TILE;
+    for (int64_t t = begin; t < end; t++) {
+        int64_t r0 = (t / ctiles) * TILE, c0 = (t % ctiles) * TILE;
+        int64_t r1 = r0 + TILE < j->rows ? r0 + TILE : j->rows;
+        int64_t c1 = c0 + TILE < j->cols ? c0 + TILE : j->cols;
+        switch (j->es) {
+        case 1: TCOPY_T(uint8_t) break;
+        case 2: TCOPY_T(uint16_t) break;
+        case 4: TCOPY_T(uint32_t) break;
+        default: TCOPY_T(uint64_t) break;
+        }
+    }
+}
+
+static bool tiled_copy(const sh_plan *p) {
+    if (p->ndim != 2 || p->dtype[0] != p->dtype[1]) return false;
+    int64_t es = (int64_t)shimrt_dtype_size(p->dtype[0]);
+    if (es != 1 && es != 2 && es != 4 && es != 8) return false;
+    if (p->stride[0][0] != es || p->stride[1][1] != es || p->shape[0] < 8 || p->shape[1] < 8)
+        return false;
+    tcopy_job j = {p->data[0], p->data[1], p->shape[1], p->shape[0], p->stride[0][1],
+                   p->stride[0][0], p->stride[1][1], p->stride[1][0], (size_t)es};
+    int64_t tiles = ((j.rows + TILE - 1) / TILE) * ((j.cols + TILE - 1) / TILE);
+    if (p->numel < SH_GRAIN_ELEMS)
+        tcopy_range(0, tiles, &j);
+    else
+        torch_parallel_for(0, tiles, SH_GRAIN_ELEMS / (TILE * TILE), tcopy_range, &j);
+    return true;
+}
+
+static void copy_plan(const sh_plan *p) {
+    if (tiled_copy(p)) return;
+    copy_ctx c = {p->dtype[0], p->dtype[1]};
+    sh_walk(p, copy_chunk, &c);
+}
+
+AOTITorchError sh_copy(const char *op, struct AtenTensorOpaque *dst,
+                       const struct AtenTensorOpaque *src) {
+    if (st_index(dst->dtype) < 0 || st_index(src->dtype) < 0) {
+        if (dst->dtype != src->dtype) {
+            const char *a = shimrt_dtype_name(src->dtype), *b = shimrt_dtype_name(dst->dtype);
+            return shimrt_fail(op, "cannot convert %s to %s", a ? a : "?", b ? b : "?");
+        }
+    }
+    if (shimrt_numel(dst) == 0) return AOTI_TORCH_SUCCESS;
+    AtenTensorHandle tmp = NULL;
+    if (shimrt_k_may_overlap(dst, src)) {
+        bool same = shimrt_data(dst) == shimrt_data(src) && dst->dtype == src->dtype &&
+                    dst->ndim == src->ndim;
+        for (int64_t d = 0; same && d < dst->ndim; d++)
+            same = dst->sizes[d] == src->sizes[d] && dst->strides[d] == src->strides[d];
+        if (same) return AOTI_TORCH_SUCCESS; /* copying a tensor onto itself */
+        tmp = shimrt_tensor_empty(op, src->ndim, src->sizes, NULL, src->dtype, SHIMRT_DEV_CPU, 0);
+        if (!tmp) return AOTI_TORCH_FAILURE;
+        AtenTensorHandle t = tmp;
+        sh_plan p;
+        if (sh_plan_build(&p, op, &t, src->dtype, 1, &src)) {
+            shimrt_tensor_free(tmp);
+            return AOTI_TORCH_FAILURE;
+        }
+        copy_plan(&p);
+        src = tmp;
+    }
+    sh_plan p;
+    AtenTensorHandle d = dst;
+    AOTITorchError err = sh_plan_build(&p, op, &d, dst->dtype, 1, &src);
+    if (!err) {
+        if (st_index(dst->dtype) < 0) { /* same non-computable dtype: bytes */
+            p.dtype[0] = p.dtype[1] = SHIMRT_INT8;
+            size_t es = shimrt_dtype_size(dst->dtype);
+            if (es == 2) p.dtype[0] = p.dtype[1] = SHIMRT_INT16;
+            else if (es == 4) p.dtype[0] = p.dtype[1] = SHIMRT_INT32;
+            else if (es == 8) p.dtype[0] = p.dtype[1] = SHIMRT_INT64;
+            else if (es != 1) err = shimrt_fail(op, "copying %s is not supported",
+                                   shimrt_dtype_name(dst->dtype));
+        }
+        if (!err) copy_plan(&p);
+    }
+    shimrt_tensor_free(tmp);
+    return err;
+}
+
+typedef struct {
+    _Alignas(16) unsigned char bytes[16];
+    size_t es;
+} fill_ctx;
+
+#define FILL_T(T)                                                                           \
+    do {                                                                                    \
+        T v;                                                                                \
+        memcpy(&v, c->bytes, sizeof v);                                                     \
+        if (st[0] == (int64_t)sizeof(T))                                                    \
+            for (int64_t i = 0; i < n; i++) ((T *)d)[i] = v;                                \
+        else                                                                                \
+            for (int64_t i = 0; i < n; i++) *(T *)(d + i * st[0]) = v;                      \
+    } while (0)
+
+static void fill_chunk(char **ptr, const int64_t *st, int64_t n, void *vctx) {
+    const fill_ctx *c = vctx;
+    char *d = ptr[0];
+    switch (c->es) {
+    case 1: FILL_T(uint8_t); break;
+    case 2: FILL_T(uint16_t); break;
+    case 4: FILL_T(uint32_t); break;
+    case 8: FILL_T(uint64_t); break;
+    default:
+        for (int64_t i = 0; i < n; i++) memcpy(d + i * st[0], c->bytes, c->es);
+    }
+}
+
+void sh_fill(struct AtenTensorOpaque *t, double v) {
+    fill_ctx c;
+    memset(&c, 0, sizeof c);
+    c.es = shimrt_dtype_size(t->dtype);
+    if (c.es == 0 || c.es > sizeof c.bytes || shimrt_numel(t) == 0) return;
+    if (st_index(t->dtype) >= 0) sh_cast_run((char *)c.bytes, t->dtype, 0, (const char *)&v,
+                                             SHIMRT_FLOAT64, 0, 1);
+    sh_plan p;
+    AtenTensorHandle o = t;
+    if (sh_plan_build(&p, "fill_", &o, t->dtype, 0, NULL)) return;
+    sh_walk(&p, fill_chunk, &c);
+}

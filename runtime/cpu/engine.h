@@ -1,0 +1,112 @@
+/* runtime/cpu/engine.h: the kernel engine (private to runtime/cpu/).
+ *
+ * Two halves:
+ *   - the PLANNER (sh_plan_*): broadcasting, PyTorch's output layout (the output follows
+ *     the inputs' memory layout, as TensorIterator does), dimension coalescing, byte
+ *     strides and flags. It reads only metadata and never touches element data, so the
+ *     CPU executor and the CUDA launcher can take the same plan.
+ *   - the CPU EXECUTOR (sh_walk, sh_exec, sh_cast_run, sh_copy, sh_fill): the plan's
+ *     elements are cut into rows and chunks of at most SH_CHUNK elements and split over
+ *     the runtime's thread pool (torch_parallel_for). A kernel sees contiguous runs of its
+ *     compute type; operands of another dtype or layout go through per-chunk buffers.
+ *
+ * The element-wise rows of runtime/ops/ops.def are instantiated for the compute types by
+ * pointwise.c; this header only knows kernels as function pointers.
+ * Every function that can fail sets the thread's message with the op name and returns
+ * AOTI_TORCH_FAILURE. */
+#ifndef SHIMRT_CPU_ENGINE_H
+#define SHIMRT_CPU_ENGINE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "iter.h"
+
+#define SH_MAX_OPS 4  /* operand 0 is the output */
+#define SH_CHUNK 1024 /* elements per kernel call (per-chunk buffers hold this many) */
+
+/* Compute-type indices: the types a kernel is instantiated for. */
+enum { SH_B, SH_U8, SH_I8, SH_I16, SH_I32, SH_I64, SH_F32, SH_F64, SH_NCT };
+
+/* Classes of ops.def rows (how the result dtype is chosen). */
+enum { SH_ALL, SH_NUMERIC, SH_FLOAT, SH_INTEGRAL, SH_COMPARE };
+
+typedef struct sh_plan {
+    int ndim;                              /* after coalescing; dim 0 is the innermost */
+    int64_t shape[SHIMRT_MAX_DIMS];
+    int nops;                              /* operands, output first */
+    char *data[SH_MAX_OPS];
+    int32_t dtype[SH_MAX_OPS];
+    int64_t stride[SH_MAX_OPS][SHIMRT_MAX_DIMS]; /* bytes, in the order of shape */
+    int64_t numel;
+    /* flags */
+    bool contiguous;       /* every operand steps by its element size along one dim */
+    bool fits_i32;         /* every byte offset fits in int32 (CUDA 32-bit indexing) */
+    bool needs_cast;       /* some operand's dtype differs from the output's */
+    uint32_t scalar_mask;  /* bit k: operand k has all strides 0 (a broadcast scalar) */
+} sh_plan;
+
+/* Plans out = f(ins...). With *out == NULL the output is allocated (dtype odt, on the
+ * device of ins[0]) with the broadcast shape and the inputs' layout; its handle is stored
+ * in *out (a new reference; on failure nothing is allocated). With *out set the inputs
+ * must broadcast to its shape. */
+AOTITorchError sh_plan_build(sh_plan *p, const char *op, AtenTensorHandle *out, int32_t odt,
+                             int nin, const struct AtenTensorOpaque *const *ins);
+
+/* Index of a computable dtype among the compute types (float16/bfloat16: float), -1 if
+ * none. */
+int sh_ct_index(int32_t dtype);
+/* The shimrt dtype of a compute-type index. */
+int32_t sh_ct_dtype(int ct);
+
+/* Called with pointers to the first element of a run of n elements of each operand and
+ * their byte strides along the run. */
+typedef void (*sh_chunk_fn)(char **ptr, const int64_t *stride, int64_t n, void *ctx);
+/* Runs fn over every element of p (in runs of at most SH_CHUNK), over the thread pool when
+ * the plan is large enough. */
+void sh_walk(const sh_plan *p, sh_chunk_fn fn, void *ctx);
+/* The same in the calling thread only (for chunk functions that gather a result). */
+void sh_walk_serial(const sh_plan *p, sh_chunk_fn fn, void *ctx);
+
+/* Converts n elements from src (dtype sdt, byte stride ss) to dst (ddt, ds). PyTorch's
+ * conversions: floating to integer goes through int64 (x86 truncation: out of range and
+ * NaN give INT64_MIN) and wraps, any nonzero value is true, float16/bfloat16 round to
+ * nearest even through float. */
+void sh_cast_run(char *dst, int32_t ddt, int64_t ds, const char *src, int32_t sdt,
+                 int64_t ss, int64_t n);
+
+/* A conversion loop: n elements, byte strides (tables in kernels.h, one per ISA). */
+typedef void (*sh_cast_fn)(char *dst, int64_t ds, const char *src, int64_t ss, int64_t n);
+/* The ISA the kernels run with: 0 baseline, 3 x86-64-v3, 4 x86-64-v4 (SHIMRT_ISA=base or
+ * v3 forces a lower level). */
+int sh_isa_level(void);
+
+/* Scalar arguments of a kernel (converted to the compute type by the kernel). */
+typedef struct sh_kargs {
+    double alpha, p0, p1;
+} sh_kargs;
+/* A typed kernel: n outputs into o from the inputs a, b, c (contiguous runs of the compute
+ * type; c is where's condition, as bool). mode 0: all vectors; 1: a is one scalar;
+ * 2: b is one scalar (binary kernels only). */
+typedef void (*sh_kernel)(int64_t n, char *o, const char *a, const char *b, const char *c,
+                          int mode, const sh_kargs *k);
+
+/* Runs a typed kernel over a plan, computing in the compute type of the common dtype
+ * (float for float16/bfloat16, whose inputs of other dtypes are rounded to it first, as
+ * PyTorch casts every input to the common dtype): inputs of another dtype (condition: bool) or
+ * not contiguous go through per-chunk buffers, and so does the output when it is not
+ * contiguous or not of the kernel's output type (bool when kout_bool). scalar_b, when not
+ * NULL, is a binary kernel's second operand: one value of the compute type (the plan then
+ * has one input). cond_first: the plan's first input is where's condition. */
+void sh_exec(const sh_plan *p, int32_t common, bool kout_bool, bool cond_first, sh_kernel fn,
+             const sh_kargs *k, const void *scalar_b);
+
+/* copy_ semantics: dst = src broadcast to dst's shape, converted (both CPU and
+ * computable, or the same dtype). Overlapping src/dst go through a temporary. */
+AOTITorchError sh_copy(const char *op, struct AtenTensorOpaque *dst,
+                       const struct AtenTensorOpaque *src);
+/* Sets every element of t (CPU) to v converted as sh_cast_run converts a double (a dtype
+ * that is not computable is filled with zero bytes; callers pass v == 0 only then). */
+void sh_fill(struct AtenTensorOpaque *t, double v);
+
+#endif

@@ -1,0 +1,438 @@
+"""tests/engine/oracle.py: the same calls through libshimrt and through PyTorch 2.15.
+
+Every case builds random inputs (contiguous, transposed, sliced with a step, broadcast,
+zero-size and 0-d) for each dtype an op takes, calls the op's generated C shim in
+libshimrt (ctypes, aoti_torch_cpu_<op>) and the same op in PyTorch, and compares:
+  - errors: both fail, or neither does;
+  - dtype, shape and strides of every result;
+  - aliasing (`to` with nothing to change returns its input);
+  - values: exact for integer and bool results, else torch.testing.assert_close with
+    PyTorch's default tolerance for the dtype (float32: rtol 1.3e-6, atol 1e-5; float16:
+    1e-3/1e-5; bfloat16: 1.6e-2/1e-5; float64: 1e-7/1e-7) and NaN equal to NaN, loosened
+    to rtol 1e-4 for transcendental float32 ops and reductions (accumulation order).
+Usage: python oracle.py path/to/libshimrt.so [seed]. Prints one line per mismatch and a
+summary; exit 1 on any mismatch.
+"""
+import ctypes as C
+import itertools
+import os
+import random
+import sys
+
+import torch
+
+LIB = C.CDLL(os.path.abspath(sys.argv[1]), mode=os.RTLD_LOCAL | getattr(os, "RTLD_DEEPBIND", 0))
+SEED = int(sys.argv[2]) if len(sys.argv) > 2 else 1234
+torch.manual_seed(SEED)
+random.seed(SEED)
+H = C.c_void_p
+P = C.POINTER
+LIB.torch_exception_get_what.restype = C.c_char_p
+
+DT = {torch.uint8: 0, torch.int8: 1, torch.int16: 2, torch.int32: 3, torch.int64: 4,
+      torch.float16: 5, torch.float32: 6, torch.float64: 7, torch.bool: 11, torch.bfloat16: 15}
+RDT = {v: k for k, v in DT.items()}
+ALL = list(DT)
+FLOATS = [torch.float16, torch.bfloat16, torch.float32, torch.float64]
+INTS = [torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64]
+
+
+def fn(name, *argtypes):
+    f = getattr(LIB, name)
+    f.argtypes = list(argtypes)
+    f.restype = C.c_int32
+    return f
+
+
+empty_strided = fn("aoti_torch_empty_strided", C.c_int64, P(C.c_int64), P(C.c_int64), C.c_int32,
+                   C.c_int32, C.c_int32, P(H))
+get_data = fn("aoti_torch_get_data_ptr", H, P(C.c_void_p))
+get_sizes = fn("aoti_torch_get_sizes", H, P(P(C.c_int64)))
+get_strides = fn("aoti_torch_get_strides", H, P(P(C.c_int64)))
+get_dim = fn("aoti_torch_get_dim", H, P(C.c_int64))
+get_dtype = fn("aoti_torch_get_dtype", H, P(C.c_int32))
+delete = fn("aoti_torch_delete_tensor_object", H)
+
+
+def i64s(xs):
+    return (C.c_int64 * max(len(xs), 1))(*xs)
+
+
+def to_rt(t):
+    """A libshimrt tensor with t's sizes, strides and values (a new handle)."""
+    h = H()
+    assert empty_strided(t.dim(), i64s(t.shape), i64s(t.stride()), DT[t.dtype], 0, 0, C.byref(h)) == 0
+    n = t.numel()
+    if n:
+        span = sum((s - 1) * st for s, st in zip(t.shape, t.stride())) + 1
+        p = C.c_void_p()
+        get_data(h, C.byref(p))
+        C.memmove(p, t.data_ptr(), span * t.element_size())
+    return h
+
+
+def from_rt(h):
+    nd = C.c_int64()
+    get_dim(h, C.byref(nd))
+    sz, st = P(C.c_int64)(), P(C.c_int64)()
+    get_sizes(h, C.byref(sz))
+    get_strides(h, C.byref(st))
+    d = C.c_int32()
+    get_dtype(h, C.byref(d))
+    sizes, strides = [sz[i] for i in range(nd.value)], [st[i] for i in range(nd.value)]
+    out = torch.empty_strided(sizes, strides, dtype=RDT[d.value])
+    if out.numel():
+        span = sum((s - 1) * x for s, x in zip(sizes, strides)) + 1
+        p = C.c_void_p()
+        get_data(h, C.byref(p))
+        C.memmove(out.data_ptr(), p, span * out.element_size())
+    return out
+
+
+def rand(shape, dt, low=-4, high=4):
+    if dt == torch.bool:
+        return torch.rand(shape) > 0.5
+    if dt in FLOATS:
+        return (torch.rand(shape, dtype=torch.float64) * (high - low) + low).to(dt)
+    lo = 0 if dt == torch.uint8 else low
+    return torch.randint(lo, high + 1, shape, dtype=torch.int64).to(dt)
+
+
+def layouts(shape, dt, **kw):
+    """The same logical shape as contiguous, transposed and strided (sliced) inputs."""
+    base = rand(shape, dt, **kw)
+    yield "contig", base
+    if len(shape) >= 2:
+        yield "transposed", rand(shape[::-1][:2][::-1] and list(shape[:-2]) + [shape[-1], shape[-2]], dt, **kw).transpose(-1, -2)
+    if len(shape) >= 1 and shape[-1] > 0:
+        big = rand(list(shape[:-1]) + [shape[-1] * 2], dt, **kw)
+        yield "sliced", big[..., ::2]
+
+
+SHAPES = [[5, 7], [3, 1, 4], [], [0, 3], [2, 3, 4]]
+failures = []
+counts = {"cases": 0, "both_err": 0}
+
+TOL = {torch.float32: (1.3e-6, 1e-5), torch.float64: (1e-7, 1e-7),
+       torch.float16: (1e-3, 1e-5), torch.bfloat16: (1.6e-2, 1e-5)}
+
+
+def compare(label, ours, ref, loose=False, check_strides=True):
+    if ours.dtype != ref.dtype:
+        return f"dtype {ours.dtype} != {ref.dtype}"
+    if list(ours.shape) != list(ref.shape):
+        return f"shape {list(ours.shape)} != {list(ref.shape)}"
+    if check_strides and ours.numel() > 1 and ours.stride() != ref.stride():
+        return f"strides {ours.stride()} != {ref.stride()}"
+    if ref.dtype in TOL:
+        rtol, atol = TOL[ref.dtype]
+        if loose:
+            rtol, atol = max(2 * rtol, 1e-4), max(atol, 1e-5)
+        if loose == "product":  # alpha * b rounded or not (see the add/sub cases)
+            atol = 4 * rtol
+        try:
+            torch.testing.assert_close(ours, ref, rtol=rtol, atol=atol, equal_nan=True,
+                                       check_stride=False)
+        except AssertionError as e:
+            return "values: " + str(e).split("\n")[1:4].__str__()
+    elif not torch.equal(ours, ref):
+        return f"values differ: {ours.flatten()[:8].tolist()} vs {ref.flatten()[:8].tolist()}"
+    return None
+
+
+def run(label, ours_call, ref_call, loose=False, nret=1, check_strides=True):
+    """ours_call(out_handles) -> rc; ref_call() -> tensor or tuple."""
+    counts["cases"] += 1
+    outs = [H() for _ in range(nret)]
+    rc = ours_call(outs)
+    try:
+        ref = ref_call()
+        rerr = None
+    except Exception as e:  # PyTorch refused
+        ref, rerr = None, e
+    if rc != 0 and rerr is not None:
+        counts["both_err"] += 1
+        return
+    if rc != 0:
+        failures.append(f"{label}: libshimrt failed ({LIB.torch_exception_get_what().decode()}), PyTorch did not")
+        return
+    ours = [from_rt(h) for h in outs]
+    for h in outs:
+        delete(h)
+    if rerr is not None:
+        failures.append(f"{label}: PyTorch failed ({str(rerr).splitlines()[0][:120]}), libshimrt did not")
+        return
+    refs = ref if isinstance(ref, tuple) else (ref,)
+    for o, r in zip(ours, refs):
+        msg = compare(label, o, r, loose, check_strides)
+        if msg:
+            failures.append(f"{label}: {msg}")
+            return
+
+
+def with_handles(tensors, body):
+    hs = [to_rt(t) for t in tensors]
+    try:
+        return body(hs)
+    finally:
+        for h in hs:
+            delete(h)
+
+
+# ---- unary -------------------------------------------------------------------------
+UNARY = {"neg": torch.neg, "relu": torch.relu, "exp": torch.exp, "abs": torch.abs,
+         "sqrt": torch.sqrt, "rsqrt": torch.rsqrt, "sigmoid": torch.sigmoid,
+         "tanh": torch.tanh, "log": torch.log}
+for name, tf in UNARY.items():
+    f = fn(f"aoti_torch_cpu_{name}", H, P(H))
+    for dt, shape in itertools.product(ALL, SHAPES):
+        for lay, x in layouts(shape, dt):
+            label = f"{name} {dt} {shape} {lay}"
+            loose = name in ("exp", "sqrt", "rsqrt", "sigmoid", "tanh", "log")
+            with_handles([x], lambda h: run(label, lambda o: f(h[0], C.byref(o[0])),
+                                            lambda: tf(x), loose))
+
+# ---- binary ------------------------------------------------------------------------
+BINARY = {"mul_Tensor": torch.mul, "div_Tensor": torch.div, "divide_Tensor": torch.divide,
+          "floor_divide": torch.floor_divide, "bitwise_and_Tensor": torch.bitwise_and,
+          "bitwise_or_Tensor": torch.bitwise_or,
+          "bitwise_left_shift_Tensor": torch.bitwise_left_shift,
+          "bitwise_right_shift_Tensor": torch.bitwise_right_shift,
+          "eq_Tensor": torch.eq, "ne_Tensor": torch.ne, "lt_Tensor": torch.lt,
+          "le_Tensor": torch.le, "gt_Tensor": torch.gt, "ge_Tensor": torch.ge}
+PAIRS = [([5, 7], [5, 7]), ([3, 1, 4], [5, 1]), ([2, 3], []), ([0, 3], [3]), ([], [])]
+DT_PAIRS = [(d, d) for d in ALL] + [(torch.int64, torch.float32), (torch.float64, torch.float32),
+                                    (torch.uint8, torch.int8), (torch.bool, torch.int32),
+                                    (torch.bfloat16, torch.float16), (torch.int32, torch.float16)]
+for name, tf in BINARY.items():
+    f = fn(f"aoti_torch_cpu_{name}", H, H, P(H))
+    for (da, db), (sa, sb) in itertools.product(DT_PAIRS, PAIRS):
+        for lay, a in itertools.islice(layouts(sa, da, low=-6, high=6), 2):
+            b = rand(sb, db, low=-6, high=6)
+            if "shift" in name:
+                b = rand(sb, db, low=0, high=9) if db not in FLOATS else b
+            label = f"{name} {da}/{db} {sa}/{sb} {lay}"
+            with_handles([a, b], lambda h: run(label, lambda o: f(h[0], h[1], C.byref(o[0])),
+                                               lambda: tf(a, b)))
+
+for name, tf in [("add_Tensor", torch.add), ("sub_Tensor", torch.sub),
+                 ("subtract_Tensor", torch.subtract)]:
+    f = fn(f"aoti_torch_cpu_{name}", H, H, C.c_double, P(H))
+    for (da, db), (sa, sb), alpha in itertools.product(DT_PAIRS, PAIRS, [1.0, 2.0, 0.5, -3.0]):
+        a, b = rand(sa, da), rand(sb, db)
+        label = f"{name} {da}/{db} {sa}/{sb} alpha={alpha}"
+        al = int(alpha) if alpha == int(alpha) else alpha
+        # float16/bfloat16 with alpha != 1 on broadcast operands: PyTorch rounds alpha * b to
+        # the half type before adding there (fused elsewhere); we always fuse in float, so
+        # cancelling results may differ by the product's rounding: atol 4 * rtol there
+        half = torch.promote_types(da, db) in FLOATS[:2] or (sa == [] and db in FLOATS[:2]) \
+            or (sb == [] and da in FLOATS[:2]) or da in FLOATS[:2] or db in FLOATS[:2]
+        loose = "product" if alpha != 1 and half else False
+        with_handles([a, b], lambda h: run(label, lambda o: f(h[0], h[1], alpha, C.byref(o[0])),
+                                           lambda: tf(a, b, alpha=al), loose))
+
+f = fn("aoti_torch_cpu_add_Scalar", H, C.c_double, C.c_double, P(H))
+for dt, shape, (other, alpha) in itertools.product(ALL, SHAPES, [(2.0, 1.0), (0.5, 1.0), (3.0, 2.0), (-1.0, 0.5)]):
+    x = rand(shape, dt)
+    o_ = int(other) if other == int(other) else other
+    al = int(alpha) if alpha == int(alpha) else alpha
+    label = f"add.Scalar {dt} {shape} other={other} alpha={alpha}"
+    with_handles([x], lambda h: run(label, lambda o: f(h[0], other, alpha, C.byref(o[0])),
+                                    lambda: torch.ops.aten.add.Scalar(x, o_, al)))
+
+for cmp in ["eq", "ne", "lt", "le", "gt", "ge"]:
+    f = fn(f"aoti_torch_cpu_{cmp}_Scalar", H, C.c_double, P(H))
+    for dt, v in itertools.product(ALL, [1.0, 2.5, -1.0]):
+        x = rand([4, 5], dt)
+        vv = int(v) if v == int(v) else v
+        label = f"{cmp}.Scalar {dt} {v}"
+        with_handles([x], lambda h: run(label, lambda o: f(h[0], v, C.byref(o[0])),
+                                        lambda: getattr(torch.ops.aten, cmp).Scalar(x, vv)))
+
+f = fn("aoti_torch_cpu_pow_Tensor_Scalar", H, C.c_double, P(H))
+for dt, e in itertools.product(ALL, [2.0, 3.0, 0.5, -1.0, 1.5, 0.0]):
+    x = rand([4, 5], dt, low=0 if e in (0.5, 1.5) else -3, high=3)
+    ee = int(e) if e == int(e) else e
+    label = f"pow.Tensor_Scalar {dt} {e}"
+    with_handles([x], lambda h: run(label, lambda o: f(h[0], e, C.byref(o[0])),
+                                    lambda: torch.pow(x, ee), loose=True))
+
+f = fn("aoti_torch_cpu_clamp", H, P(C.c_double), P(C.c_double), P(H))
+for dt, (lo, hi) in itertools.product(ALL, [(-1.0, 2.0), (None, 1.0), (0.5, None), (None, None), (3.0, -3.0)]):
+    x = rand([4, 5], dt)
+    plo = C.byref(C.c_double(lo)) if lo is not None else None
+    phi = C.byref(C.c_double(hi)) if hi is not None else None
+    tl = None if lo is None else (int(lo) if lo == int(lo) else lo)
+    th = None if hi is None else (int(hi) if hi == int(hi) else hi)
+    label = f"clamp {dt} {lo} {hi}"
+    with_handles([x], lambda h: run(label, lambda o: f(h[0], plo, phi, C.byref(o[0])),
+                                    lambda: torch.clamp(x, tl, th)))
+
+f = fn("aoti_torch_cpu_where_self", H, H, H, P(H))
+for (da, db), cdt in itertools.product(DT_PAIRS[:10] + DT_PAIRS[-3:], [torch.bool, torch.float32]):
+    c, a, b = rand([3, 4], cdt), rand([3, 1], da), rand([4], db)
+    label = f"where {cdt} {da}/{db}"
+    with_handles([c, a, b], lambda h: run(label, lambda o: f(h[0], h[1], h[2], C.byref(o[0])),
+                                          lambda: torch.where(c, a, b)))
+
+# ---- copies and conversions ----------------------------------------------------------
+f = fn("aoti_torch_cpu_to_dtype", H, C.c_int32, C.c_int32, C.c_int32, P(C.c_int32), P(H))
+for sdt, ddt in itertools.product(ALL, ALL):
+    for lay, x in layouts([6, 5], sdt, low=-300, high=300):
+        label = f"to {sdt}->{ddt} {lay}"
+
+        def ours(o, h):
+            rc = f(h[0], DT[ddt], 0, 0, None, C.byref(o[0]))
+            if rc == 0 and sdt == ddt:  # nothing to change: PyTorch returns self (same data)
+                p0, p1 = C.c_void_p(), C.c_void_p()
+                get_data(o[0], C.byref(p0))
+                get_data(h[0], C.byref(p1))
+                if p0.value != p1.value:
+                    failures.append(f"{label}: a copy where PyTorch returns self")
+            return rc
+        with_handles([x], lambda h: run(label, lambda o: ours(o, h), lambda: x.to(ddt)))
+xf = torch.tensor([-3.7, 300.5, -1.0, float("nan"), 1e10], dtype=torch.float32)
+for ddt in INTS + [torch.bool]:
+    label = f"to float32->{ddt} edge values"
+    with_handles([xf], lambda h: run(label, lambda o: f(h[0], DT[ddt], 0, 0, None, C.byref(o[0])),
+                                     lambda: xf.to(ddt)))
+
+f = fn("aoti_torch_cpu_clone", H, P(C.c_int32), P(H))
+for dt in ALL:
+    for lay, x in layouts([6, 5], dt):
+        label = f"clone {dt} {lay}"
+        with_handles([x], lambda h: run(label, lambda o: f(h[0], None, C.byref(o[0])),
+                                        lambda: x.clone()))
+
+f = fn("aoti_torch_cpu_fill__Scalar", H, C.c_double)
+for dt, v in itertools.product(ALL, [1.0, -1.0, 2.5, 300.0, 1e40]):
+    x = rand([3, 4], dt)
+    label = f"fill_ {dt} {v}"
+    counts["cases"] += 1
+    h = to_rt(x)
+    rc = f(h, v)
+    try:
+        ref = x.clone().fill_(int(v) if v == int(v) and abs(v) < 1e18 else v)
+        rerr = None
+    except Exception as e:
+        rerr = e
+    if (rc != 0) != (rerr is not None):
+        failures.append(f"{label}: error mismatch (ours rc={rc}, torch: {rerr})")
+    elif rc == 0:
+        msg = compare(label, from_rt(h), ref)
+        if msg:
+            failures.append(f"{label}: {msg}")
+    delete(h)
+
+# ---- reductions ----------------------------------------------------------------------
+f = fn("aoti_torch_cpu_sum_dim_IntList", H, P(P(C.c_int64)), C.c_int64, C.c_int32, P(C.c_int32), P(H))
+fm = fn("aoti_torch_cpu_mean_dim", H, P(P(C.c_int64)), C.c_int64, C.c_int32, P(C.c_int32), P(H))
+fa = fn("aoti_torch_cpu_amax", H, P(C.c_int64), C.c_int64, C.c_int32, P(H))
+for dt, dims, keep in itertools.product(ALL, [[0], [1], [0, 1], [-1], []], [0, 1]):
+    for lay, x in layouts([5, 6], dt):
+        arr = i64s(dims)
+        pp = C.pointer(arr)
+        label = f"sum {dt} {dims} keep={keep} {lay}"
+        with_handles([x], lambda h: run(label, lambda o: f(h[0], C.cast(C.pointer(pp), P(P(C.c_int64))), len(dims), keep, None, C.byref(o[0])),
+                                        lambda: torch.sum(x, dims, keepdim=bool(keep)), loose=True, check_strides=False))
+        label = f"mean {dt} {dims} keep={keep} {lay}"
+        with_handles([x], lambda h: run(label, lambda o: fm(h[0], C.cast(C.pointer(pp), P(P(C.c_int64))), len(dims), keep, None, C.byref(o[0])),
+                                        lambda: torch.mean(x, dims, keepdim=bool(keep)), loose=True, check_strides=False))
+        label = f"amax {dt} {dims} keep={keep} {lay}"
+        with_handles([x], lambda h: run(label, lambda o: fa(h[0], arr, len(dims), keep, C.byref(o[0])),
+                                        lambda: torch.amax(x, dims, keepdim=bool(keep)), check_strides=False))
+
+f = fn("aoti_torch_cpu_max_dim", H, C.c_int64, C.c_int32, P(H), P(H))
+fg = fn("aoti_torch_cpu_argmax", H, P(C.c_int64), C.c_int32, P(H))
+for dt, d, keep in itertools.product(ALL, [0, 1, -1], [0, 1]):
+    x = rand([5, 6], dt, low=-2, high=2)
+    label = f"max.dim {dt} {d} {keep}"
+    with_handles([x], lambda h: run(label, lambda o: f(h[0], d, keep, C.byref(o[0]), C.byref(o[1])),
+                                    lambda: tuple(torch.max(x, d, keepdim=bool(keep))), nret=2))
+    label = f"argmax {dt} {d} {keep}"
+    with_handles([x], lambda h: run(label, lambda o: fg(h[0], C.byref(C.c_int64(d)), keep, C.byref(o[0])),
+                                    lambda: torch.argmax(x, d, keepdim=bool(keep))))
+for dt in ALL:
+    x = rand([5, 6], dt, low=-2, high=2)
+    with_handles([x], lambda h: run(f"argmax {dt} None", lambda o: fg(h[0], None, 0, C.byref(o[0])),
+                                    lambda: torch.argmax(x)))
+
+for name in ["all", "any"]:
+    f = fn(f"aoti_torch_cpu_{name}", H, P(H))
+    for dt, shape in itertools.product(ALL, SHAPES):
+        x = rand(shape, dt, low=0, high=3)
+        label = f"{name} {dt} {shape}"
+        with_handles([x], lambda h: run(label, lambda o: f(h[0], C.byref(o[0])),
+                                        lambda: getattr(torch, name)(x)))
+
+for name in ["softmax", "log_softmax"]:
+    f = fn(f"aoti_torch_cpu_{name}_int", H, C.c_int64, P(C.c_int32), P(H))
+    for dt, d in itertools.product(ALL, [0, 1, -1]):
+        for lay, x in layouts([4, 6], dt):
+            label = f"{name} {dt} {d} {lay}"
+            # computed in double, rounded once: log_softmax values near 0 in half types may
+            # differ from PyTorch's float computation by a few half ulps (atol 4 * rtol)
+            with_handles([x], lambda h: run(label, lambda o: f(h[0], d, None, C.byref(o[0])),
+                                            lambda: getattr(torch, name)(x, d),
+                                            loose="product" if dt in FLOATS[:2] else True))
+
+# ---- GEMM ----------------------------------------------------------------------------
+f = fn("aoti_torch_cpu_mm", H, H, P(H))
+fb = fn("aoti_torch_cpu_bmm", H, H, P(H))
+fmm = fn("aoti_torch_cpu_matmul", H, H, P(H))
+fad = fn("aoti_torch_cpu_addmm", H, H, H, C.c_double, C.c_double, P(H))
+GT = {torch.float32: (1e-4, 1e-4), torch.float64: (1e-7, 1e-7)}
+# bfloat16 is left out: PyTorch 2.15's oneDNN path fails on this machine's CPU ("could not
+# create a primitive") for these shapes.
+for dt, (n, k, m) in itertools.product([d for d in ALL if d != torch.bfloat16], [(4, 5, 3), (0, 3, 2), (3, 0, 2), (2, 3, 0), (17, 33, 9)]):
+    a, b = rand([n, k], dt, low=-3, high=3), rand([k, m], dt, low=-3, high=3)
+    for ta, tb in [(False, False), (True, False), (False, True)]:
+        A = a.t().contiguous().t() if ta else a
+        B = b.t().contiguous().t() if tb else b
+        label = f"mm {dt} {n}x{k}x{m} T{int(ta)}{int(tb)}"
+        with_handles([A, B], lambda h: run(label, lambda o: f(h[0], h[1], C.byref(o[0])),
+                                           lambda: torch.mm(A, B), loose=True))
+    bias = rand([m], dt, low=-3, high=3)
+    label = f"addmm {dt} {n}x{k}x{m}"
+    with_handles([bias, a, b], lambda h: run(label, lambda o: fad(h[0], h[1], h[2], 0.5 if dt in FLOATS else 1.0 if dt == torch.bool else 2.0, 1.0, C.byref(o[0])),
+                                             lambda: torch.addmm(bias, a, b, beta=0.5 if dt in FLOATS else 1 if dt == torch.bool else 2, alpha=1), loose=True))
+    x, y = rand([2, n, k], dt), rand([2, k, m], dt)
+    label = f"bmm {dt} {n}x{k}x{m}"
+    with_handles([x, y], lambda h: run(label, lambda o: fb(h[0], h[1], C.byref(o[0])),
+                                       lambda: torch.bmm(x, y), loose=True))
+for dt in [torch.float32, torch.float64, torch.int64]:
+    for sa, sb in [([3], [3]), ([2, 3], [3]), ([3], [3, 4]), ([2, 1, 3, 4], [5, 4, 2]), ([4, 3], [2, 3, 5])]:
+        a, b = rand(sa, dt), rand(sb, dt)
+        label = f"matmul {dt} {sa} {sb}"
+        with_handles([a, b], lambda h: run(label, lambda o: fmm(h[0], h[1], C.byref(o[0])),
+                                           lambda: torch.matmul(a, b), loose=True))
+
+# ---- large inputs: the threaded, chunked and tiled paths (> 32K elements) ----------
+fmul = fn("aoti_torch_cpu_mul_Tensor", H, H, P(H))
+fexp = fn("aoti_torch_cpu_exp", H, P(H))
+fclone = fn("aoti_torch_cpu_clone", H, P(C.c_int32), P(H))
+fto = fn("aoti_torch_cpu_to_dtype", H, C.c_int32, C.c_int32, C.c_int32, P(C.c_int32), P(H))
+fsum = fn("aoti_torch_cpu_sum_dim_IntList", H, P(P(C.c_int64)), C.c_int64, C.c_int32, P(C.c_int32), P(H))
+for dt in [torch.float32, torch.float64, torch.bfloat16, torch.int32]:
+    for lay, x in layouts([257, 301], dt):
+        y = rand([301], dt)
+        with_handles([x, y], lambda h: run(f"mul large {dt} {lay}", lambda o: fmul(h[0], h[1], C.byref(o[0])),
+                                           lambda: x * y))
+        with_handles([x], lambda h: run(f"exp large {dt} {lay}", lambda o: fexp(h[0], C.byref(o[0])),
+                                        lambda: torch.exp(x), loose=True))
+        with_handles([x], lambda h: run(f"clone large {dt} {lay}", lambda o: fclone(h[0], None, C.byref(o[0])),
+                                        lambda: x.clone()))
+        with_handles([x], lambda h: run(f"to large {dt} {lay}", lambda o: fto(h[0], DT[torch.float16], 0, 0, None, C.byref(o[0])),
+                                        lambda: x.to(torch.float16)))
+        for d in [0, 1]:
+            arr = i64s([d])
+            pp = C.pointer(arr)
+            with_handles([x], lambda h: run(f"sum large {dt} {lay} dim {d}",
+                                            lambda o: fsum(h[0], C.cast(C.pointer(pp), P(P(C.c_int64))), 1, 0, None, C.byref(o[0])),
+                                            lambda: torch.sum(x, [d]), loose=True, check_strides=False))
+
+for line in failures:
+    print("MISMATCH", line)
+print(f"oracle: {counts['cases']} cases, {counts['cases'] - len(failures)} agree "
+      f"({counts['both_err']} errors in both), {len(failures)} differ")
+sys.exit(1 if failures else 0)
