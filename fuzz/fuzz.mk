@@ -51,7 +51,7 @@ $(FUZZ_DIR)/obj/runtime/%.o: runtime/%.c | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CLANG) $(FUZZ_CPPFLAGS) -Igenerated $(FUZZ_CFLAGS) -c $< -o $@
 $(FUZZ_DIR)/fuzz_dispatch: $(FUZZ_DISPATCH_OBJS)
-	$(CLANGXX) $(FUZZ_LDFLAGS) -o $@ $^ -lpthread -ldl -lm
+	$(CLANGXX) $(FUZZ_LDFLAGS) -o $@ $^ $(RT_LDLIBS)
 
 $(FUZZ_DIR)/fuzz_schema: $(FUZZ_SCHEMA_OBJS)
 	$(CLANG) $(FUZZ_LDFLAGS) -o $@ $^

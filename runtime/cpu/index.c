@@ -71,7 +71,8 @@ void shimrt_idx_store(char *p, int32_t dt, long double x) {
 char *shimrt_idx_at(AtenTensorHandle t, const int64_t *idx) {
     int64_t off = 0;
     for (int64_t d = 0; d < t->ndim; d++) off += idx[d] * t->strides[d];
-    return (char *)shimrt_data(t) + off * (int64_t)shimrt_dtype_size(t->dtype);
+    char *base = (char *)shimrt_data(t);
+    return base ? base + off * (int64_t)shimrt_dtype_size(t->dtype) : NULL; /* NULL: no data */
 }
 
 /* Advances a row-major multi-index over sizes; false after the last one. */
@@ -325,6 +326,9 @@ AOTITorchError shimrt_idx_index_select(const char *op, AtenTensorHandle self, in
     if (index->ndim > 1)
         return shimrt_fail(op, "index_select(): Index is supposed to be a vector");
     int64_t k = shimrt_numel(index), limit = self->ndim ? self->sizes[dim] : 1;
+    if (self->ndim == 0 && k != 1)
+        return shimrt_fail(op, "index_select(): Index to scalar can have only 1 value, got %lld "
+                               "value(s)", (long long)k);
     if (out->dtype != self->dtype || out->ndim != self->ndim)
         return shimrt_fail(op, "out must have self's dtype and dim count");
     for (int64_t d = 0; d < self->ndim; d++)

@@ -27,7 +27,9 @@ enum {
 #pragma GCC diagnostic ignored "-Wtype-limits"
 #pragma GCC diagnostic ignored "-Wbool-operation"
 #pragma GCC diagnostic ignored "-Wint-in-bool-context"
+#ifndef __clang__
 #pragma GCC diagnostic ignored "-Wbool-compare"
+#endif
 
 
 /* compute types of each class: M(C type, compute index, ...) */

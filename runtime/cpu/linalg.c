@@ -253,6 +253,12 @@ AOTITorchError shimrt_cpu_addmm(AtenTensorHandle self, AtenTensorHandle mat1,
     return mm_impl("addmm", mat1, mat2, self, beta, alpha, ret0);
 }
 
+/* base + off bytes; a zero-size tensor has no data (NULL), and offsetting NULL is undefined
+ * even by 0, so it stays NULL (gemm never reads it: one of n, k, m is 0). */
+static const char *at_offset(const void *base, int64_t off) {
+    return base ? (const char *)base + off : NULL;
+}
+
 /* Batched product over broadcast batch dims: a is [..., n, k], b is [..., k, m] (already
  * checked), out [batch..., n, m] contiguous. */
 static AOTITorchError batched(const char *op, const struct AtenTensorOpaque *a,
@@ -271,12 +277,12 @@ static AOTITorchError batched(const char *op, const struct AtenTensorOpaque *a,
             if (da >= 0 && a->sizes[da] != 1) offa += idx * a->strides[da];
             if (db >= 0 && b->sizes[db] != 1) offb += idx * b->strides[db];
         }
-        mat ma = {(const char *)shimrt_data(a) + offa * (int64_t)es, a->strides[a->ndim - 2],
+        mat ma = {at_offset(shimrt_data(a), offa * (int64_t)es), a->strides[a->ndim - 2],
                   a->strides[a->ndim - 1]};
-        mat mb = {(const char *)shimrt_data(b) + offb * (int64_t)es, b->strides[b->ndim - 2],
+        mat mb = {at_offset(shimrt_data(b), offb * (int64_t)es), b->strides[b->ndim - 2],
                   b->strides[b->ndim - 1]};
-        if (gemm(op, a->dtype, n, k, m, ma, mb, (char *)shimrt_data(out) + bi * n * m * (int64_t)es,
-                 1.0, 0.0))
+        if (gemm(op, a->dtype, n, k, m, ma, mb,
+                 (char *)at_offset(shimrt_data(out), bi * n * m * (int64_t)es), 1.0, 0.0))
             return AOTI_TORCH_FAILURE;
     }
     return AOTI_TORCH_SUCCESS;
