@@ -1,125 +1,11 @@
-/* runtime/cpu/alloc.c: allocation, fills and copies: empty_like, new_empty
- * (CompositeExplicitAutograd: device-generic), new_zeros, fill_.Scalar, zero_, copy_,
- * clone, contiguous, to.dtype (CPU). Prototypes: generated/cpu_kernels.h and compositeexplicitautograd_kernels.h (docs/kernels.md). */
+/* runtime/cpu/alloc.c: CPU fills and copies: new_zeros, fill_.Scalar, zero_, copy_, clone,
+ * contiguous, to.dtype (empty_like and new_empty are device-generic: runtime/generic/alloc.c).
+ * Prototypes: generated/cpu_kernels.h (docs/kernels.md). */
 #include <float.h>
 #include <math.h>
 
-#include "compositeexplicitautograd_kernels.h"
 #include "cpu_kernels.h"
 #include "iter.h"
-
-enum { MF_CONTIGUOUS = 0, MF_PRESERVE = 1, MF_CHANNELS_LAST = 2, MF_CHANNELS_LAST_3D = 3 };
-
-/* Channels-last strides of sizes (rank 4: NHWC order; rank 5: NDHWC). */
-static void channels_last_strides(int64_t ndim, const int64_t *sizes, int64_t *strides) {
-    int64_t s = 1;
-    strides[1] = s;
-    s *= sizes[1] > 1 ? sizes[1] : 1;
-    for (int64_t d = ndim - 1; d >= 2; d--) {
-        strides[d] = s;
-        s *= sizes[d] > 1 ? sizes[d] : 1;
-    }
-    strides[0] = s;
-}
-
-/* The strides a new tensor like self gets for memory format fmt. *use_strides is false for
- * plain contiguous strides. */
-static AOTITorchError format_strides(const char *op, const struct AtenTensorOpaque *self,
-                                     int32_t fmt, int64_t *strides, bool *use_strides) {
-    *use_strides = true;
-    switch (fmt) {
-    case MF_PRESERVE: shimrt_k_preserve_strides(self, strides); return AOTI_TORCH_SUCCESS;
-    case MF_CONTIGUOUS: *use_strides = false; return AOTI_TORCH_SUCCESS;
-    case MF_CHANNELS_LAST:
-    case MF_CHANNELS_LAST_3D: {
-        int64_t want = fmt == MF_CHANNELS_LAST ? 4 : 5;
-        if (self->ndim != want)
-            return shimrt_fail(op, "required rank %lld tensor to use %s format, got rank %lld",
-                               (long long)want,
-                               fmt == MF_CHANNELS_LAST ? "channels_last" : "channels_last_3d",
-                               (long long)self->ndim);
-        channels_last_strides(self->ndim, self->sizes, strides);
-        return AOTI_TORCH_SUCCESS;
-    }
-    default: return shimrt_fail(op, "unknown memory format code %d", (int)fmt);
-    }
-}
-
-/* Resolves the TensorOptions of a factory: NULL means "as self". */
-static AOTITorchError resolve_options(const char *op, const struct AtenTensorOpaque *self,
-                                      const int32_t *dtype, const int32_t *layout,
-                                      const int32_t *device, int32_t device_index_,
-                                      const int32_t *pin_memory, int32_t *out_dtype,
-                                      int32_t *out_dev, int32_t *out_idx) {
-    *out_dtype = dtype ? *dtype : self->dtype;
-    if (shimrt_check_dtype(op, *out_dtype)) return AOTI_TORCH_FAILURE;
-    if (layout && *layout != SHIMRT_LAYOUT_STRIDED)
-        return shimrt_fail(op, "layout code %d is not supported (only strided, 0)", (int)*layout);
-    if (pin_memory && *pin_memory)
-        return shimrt_fail(op, "pin_memory=True is not supported");
-    if (device) {
-        *out_dev = *device;
-        *out_idx = device_index_ >= 0 ? device_index_
-                   : *device == self->device_type ? self->device_index
-                                                  : 0;
-    } else {
-        *out_dev = self->device_type;
-        *out_idx = self->device_index;
-    }
-    return shimrt_check_device(op, *out_dev, *out_idx);
-}
-
-AOTITorchError shimrt_empty_like(AtenTensorHandle self, int32_t *dtype, int32_t *layout,
-                                 int32_t *device, int32_t device_index_, int32_t *pin_memory,
-                                 int32_t *memory_format, AtenTensorHandle *ret0) {
-    static const char op[] = "empty_like";
-    int32_t dt, dev, idx;
-    int64_t strides[SHIMRT_MAX_DIMS];
-    bool use;
-    if (shimrt_k_check_defined(op, self, "self")) return AOTI_TORCH_FAILURE;
-    if (resolve_options(op, self, dtype, layout, device, device_index_, pin_memory, &dt, &dev,
-                        &idx))
-        return AOTI_TORCH_FAILURE;
-    if (format_strides(op, self, memory_format ? *memory_format : MF_PRESERVE, strides, &use))
-        return AOTI_TORCH_FAILURE;
-    AtenTensorHandle t =
-        shimrt_tensor_empty(op, self->ndim, self->sizes, use ? strides : NULL, dt, dev, idx);
-    if (!t) return AOTI_TORCH_FAILURE;
-    *ret0 = t;
-    return AOTI_TORCH_SUCCESS;
-}
-
-static AOTITorchError new_tensor(const char *op, AtenTensorHandle self, const int64_t *size,
-                                 int64_t size_len_, int32_t *dtype, int32_t *layout,
-                                 int32_t *device, int32_t device_index_, int32_t *pin_memory,
-                                 AtenTensorHandle *out) {
-    int32_t dt, dev, idx;
-    if (shimrt_k_check_defined(op, self, "self")) return AOTI_TORCH_FAILURE;
-    if (size_len_ > SHIMRT_MAX_DIMS)
-        return shimrt_fail(op, "%lld dimensions are too many (at most %d)",
-                           (long long)size_len_, SHIMRT_MAX_DIMS);
-    for (int64_t i = 0; i < size_len_; i++)
-        if (size[i] < 0) {
-            char b[256];
-            return shimrt_fail(op, "Trying to create tensor with negative dimension %lld: %s",
-                               (long long)size[i], shimrt_k_fmt_shape(b, sizeof b, size_len_, size));
-        }
-    if (resolve_options(op, self, dtype, layout, device, device_index_, pin_memory, &dt, &dev,
-                        &idx))
-        return AOTI_TORCH_FAILURE;
-    AtenTensorHandle t = shimrt_tensor_empty(op, size_len_, size, NULL, dt, dev, idx);
-    if (!t) return AOTI_TORCH_FAILURE;
-    *out = t;
-    return AOTI_TORCH_SUCCESS;
-}
-
-AOTITorchError shimrt_new_empty(AtenTensorHandle self, const int64_t *size, int64_t size_len_,
-                                int32_t *dtype, int32_t *layout, int32_t *device,
-                                int32_t device_index_, int32_t *pin_memory,
-                                AtenTensorHandle *ret0) {
-    return new_tensor("new_empty", self, size, size_len_, dtype, layout, device, device_index_,
-                      pin_memory, ret0);
-}
 
 AOTITorchError shimrt_cpu_new_zeros(AtenTensorHandle self, const int64_t *size,
                                     int64_t size_len_, int32_t *dtype, int32_t *layout,
@@ -127,7 +13,7 @@ AOTITorchError shimrt_cpu_new_zeros(AtenTensorHandle self, const int64_t *size,
                                     int32_t *pin_memory, AtenTensorHandle *ret0) {
     static const char op[] = "new_zeros";
     AtenTensorHandle t;
-    if (new_tensor(op, self, size, size_len_, dtype, layout, device, device_index_, pin_memory,
+    if (shimrt_k_new_tensor(op, self, size, size_len_, dtype, layout, device, device_index_, pin_memory,
                    &t))
         return AOTI_TORCH_FAILURE;
     if (t->device_type == SHIMRT_DEV_CPU) {
@@ -213,7 +99,7 @@ static AOTITorchError copy_as(const char *op, AtenTensorHandle self, int32_t fmt
                               AtenTensorHandle *out) {
     int64_t strides[SHIMRT_MAX_DIMS];
     bool use;
-    if (format_strides(op, self, fmt, strides, &use)) return AOTI_TORCH_FAILURE;
+    if (shimrt_k_format_strides(op, self, fmt, strides, &use)) return AOTI_TORCH_FAILURE;
     if (dt != self->dtype && (!shimrt_k_dtype_ok(dt) || !shimrt_k_dtype_ok(self->dtype)))
         return shimrt_fail(op, "cannot convert %s to %s", shimrt_dtype_name(self->dtype),
                            shimrt_dtype_name(dt));
@@ -232,17 +118,17 @@ AOTITorchError shimrt_cpu_clone(AtenTensorHandle self, int32_t *memory_format,
                                 AtenTensorHandle *ret0) {
     static const char op[] = "clone";
     if (shimrt_k_check_cpu(op, self, "self")) return AOTI_TORCH_FAILURE;
-    return copy_as(op, self, memory_format ? *memory_format : MF_PRESERVE, self->dtype, ret0);
+    return copy_as(op, self, memory_format ? *memory_format : SHIMRT_MEMORY_FORMAT_PRESERVE, self->dtype, ret0);
 }
 
 /* True when self is laid out as memory format fmt (contiguous or channels-last), size-1
  * dims ignored. */
 static bool is_format(const struct AtenTensorOpaque *self, int32_t fmt) {
-    if (fmt == MF_CONTIGUOUS) return shimrt_is_contiguous(self);
-    int64_t want = fmt == MF_CHANNELS_LAST ? 4 : fmt == MF_CHANNELS_LAST_3D ? 5 : -1;
+    if (fmt == SHIMRT_MEMORY_FORMAT_CONTIGUOUS) return shimrt_is_contiguous(self);
+    int64_t want = fmt == SHIMRT_MEMORY_FORMAT_CHANNELS_LAST ? 4 : fmt == SHIMRT_MEMORY_FORMAT_CHANNELS_LAST_3D ? 5 : -1;
     if (self->ndim != want) return false;
     int64_t strides[SHIMRT_MAX_DIMS];
-    channels_last_strides(self->ndim, self->sizes, strides);
+    shimrt_k_channels_last_strides(self->ndim, self->sizes, strides);
     for (int64_t d = 0; d < self->ndim; d++)
         if (self->sizes[d] != 1 && self->strides[d] != strides[d]) return false;
     return true;
@@ -252,9 +138,9 @@ AOTITorchError shimrt_cpu_contiguous(AtenTensorHandle self, int32_t memory_forma
                                      AtenTensorHandle *ret0) {
     static const char op[] = "contiguous";
     if (shimrt_k_check_cpu(op, self, "self")) return AOTI_TORCH_FAILURE;
-    if (memory_format == MF_PRESERVE)
+    if (memory_format == SHIMRT_MEMORY_FORMAT_PRESERVE)
         return shimrt_fail(op, "preserve memory format is unsupported by the contiguous operator");
-    if (memory_format < MF_CONTIGUOUS || memory_format > MF_CHANNELS_LAST_3D)
+    if (memory_format < SHIMRT_MEMORY_FORMAT_CONTIGUOUS || memory_format > SHIMRT_MEMORY_FORMAT_CHANNELS_LAST_3D)
         return shimrt_fail(op, "unknown memory format code %d", (int)memory_format);
     if (is_format(self, memory_format)) {
         AtenTensorHandle t =
@@ -273,10 +159,10 @@ AOTITorchError shimrt_cpu_to_dtype(AtenTensorHandle self, int32_t dtype, int32_t
     (void)non_blocking;
     if (shimrt_k_check_cpu(op, self, "self") || shimrt_check_dtype(op, dtype))
         return AOTI_TORCH_FAILURE;
-    int32_t fmt = memory_format ? *memory_format : MF_PRESERVE;
-    if (fmt < MF_CONTIGUOUS || fmt > MF_CHANNELS_LAST_3D)
+    int32_t fmt = memory_format ? *memory_format : SHIMRT_MEMORY_FORMAT_PRESERVE;
+    if (fmt < SHIMRT_MEMORY_FORMAT_CONTIGUOUS || fmt > SHIMRT_MEMORY_FORMAT_CHANNELS_LAST_3D)
         return shimrt_fail(op, "unknown memory format code %d", (int)fmt);
-    if (dtype == self->dtype && !copy && (fmt == MF_PRESERVE || is_format(self, fmt))) {
+    if (dtype == self->dtype && !copy && (fmt == SHIMRT_MEMORY_FORMAT_PRESERVE || is_format(self, fmt))) {
         AtenTensorHandle t =
             shimrt_k_alias(op, self, self->ndim, self->sizes, self->strides, self->storage_offset);
         if (!t) return AOTI_TORCH_FAILURE;

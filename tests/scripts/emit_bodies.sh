@@ -49,13 +49,13 @@ if [ "$SAN" != 1 ] && command -v valgrind > /dev/null 2>&1; then
   echo "  valgrind clean: shimgen on schemas/, emit_basic, emit_ns"
 fi
 
-# 2. The CPU kernels implement exactly the generated prototypes.
-for f in runtime/cpu/*.c; do
+# 2. The CPU and device-generic kernels implement exactly the generated prototypes.
+for f in runtime/generic/*.c runtime/cpu/*.c; do
   # shellcheck disable=SC2086
   $CC -std=c11 $FLAGS -D_DEFAULT_SOURCE -D_POSIX_C_SOURCE=200809L -Igen -I"$T/s" -c "$f" -o "$T/x.o" 2> "$T/err" ||
     { cat "$T/err" >&2; fail "$f against the generated kernel headers"; }
 done
-echo "  runtime/cpu/*.c compile against the generated kernel headers"
+echo "  runtime/generic/*.c and runtime/cpu/*.c compile against the generated kernel headers"
 
 # 3. The golden driver on the generated code. Our objects come first: libshimrt.a may carry
 #    the committed generated/ versions of the same functions.

@@ -1,12 +1,11 @@
-/* runtime/cpu/views.c: views and reshapes. view, transpose.int, permute, narrow, select.int,
- * squeeze.dim, unsqueeze are CompositeExplicitAutograd (metadata only, any device);
- * reshape and flatten.using_ints are CPU kernels because they copy when no view exists.
- * Every returned handle is a new reference sharing self's storage unless it is a copy. */
+/* runtime/generic/views.c: views that work for any device (CompositeExplicitAutograd:
+ * metadata only): view, transpose.int, permute, narrow, select.int, squeeze.dim, unsqueeze,
+ * and the shape and stride rules that reshape shares (see meta.h). Every returned handle is a
+ * new reference sharing self's storage. */
 #include <string.h>
 
 #include "compositeexplicitautograd_kernels.h"
-#include "cpu_kernels.h"
-#include "iter.h"
+#include "meta.h"
 
 static AOTITorchError give(AtenTensorHandle t, AtenTensorHandle *ret0) {
     if (!t) return AOTI_TORCH_FAILURE;
@@ -14,8 +13,7 @@ static AOTITorchError give(AtenTensorHandle t, AtenTensorHandle *ret0) {
     return AOTI_TORCH_SUCCESS;
 }
 
-/* Resolves a requested shape (one entry may be -1) against numel into out. */
-static AOTITorchError infer_size(const char *op, const int64_t *shape, int64_t n, int64_t numel,
+AOTITorchError shimrt_k_infer_size(const char *op, const int64_t *shape, int64_t n, int64_t numel,
                                  int64_t *out) {
     char b[256];
     if (n > SHIMRT_MAX_DIMS)
@@ -55,10 +53,9 @@ static AOTITorchError infer_size(const char *op, const int64_t *shape, int64_t n
 /* Wrapping product (no signed-overflow UB on strange strides of size-1 dims). */
 static uint64_t umul(int64_t a, int64_t b) { return (uint64_t)a * (uint64_t)b; }
 
-/* Strides that let t be viewed with shape ns[0..nn), if any. Old dims are taken as runs
- * ("chunks") of dims that are contiguous with one another; each chunk must map onto a run
- * of new dims with the same element count. */
-static bool view_strides(const struct AtenTensorOpaque *t, int64_t nn, const int64_t *ns,
+/* Old dims are taken as runs ("chunks") of dims that are contiguous with one another; each
+ * chunk must map onto a run of new dims with the same element count. */
+bool shimrt_k_view_strides(const struct AtenTensorOpaque *t, int64_t nn, const int64_t *ns,
                          int64_t *out) {
     int64_t numel = shimrt_numel(t);
     if (numel == 0) {
@@ -103,72 +100,13 @@ AOTITorchError shimrt_view(AtenTensorHandle self, const int64_t *size, int64_t s
     static const char op[] = "view";
     int64_t shape[SHIMRT_MAX_DIMS], strides[SHIMRT_MAX_DIMS];
     if (shimrt_k_check_defined(op, self, "self") ||
-        infer_size(op, size, size_len_, shimrt_numel(self), shape))
+        shimrt_k_infer_size(op, size, size_len_, shimrt_numel(self), shape))
         return AOTI_TORCH_FAILURE;
-    if (!view_strides(self, size_len_, shape, strides))
+    if (!shimrt_k_view_strides(self, size_len_, shape, strides))
         return shimrt_fail(op, "view size is not compatible with input tensor's size and stride "
                                "(at least one dimension spans across two contiguous subspaces). "
                                "Use .reshape(...) instead.");
     return give(shimrt_k_alias(op, self, size_len_, shape, strides, self->storage_offset), ret0);
-}
-
-/* A view when one exists, else a contiguous copy with the new shape. */
-static AOTITorchError reshape_to(const char *op, AtenTensorHandle self, int64_t n,
-                                 const int64_t *shape, AtenTensorHandle *ret0) {
-    int64_t strides[SHIMRT_MAX_DIMS];
-    if (view_strides(self, n, shape, strides))
-        return give(shimrt_k_alias(op, self, n, shape, strides, self->storage_offset), ret0);
-    if (shimrt_k_check_cpu(op, self, "self")) return AOTI_TORCH_FAILURE;
-    AtenTensorHandle tmp =
-        shimrt_k_empty_like_dev(op, self, self->ndim, self->sizes, NULL, self->dtype);
-    if (!tmp) return AOTI_TORCH_FAILURE;
-    AOTITorchError err = shimrt_k_copy(op, tmp, self);
-    if (!err) {
-        AtenTensorHandle t = shimrt_k_alias(op, tmp, n, shape, NULL, 0);
-        err = give(t, ret0);
-    }
-    shimrt_tensor_free(tmp);
-    return err;
-}
-
-AOTITorchError shimrt_cpu_reshape(AtenTensorHandle self, const int64_t *shape,
-                                  int64_t shape_len_, AtenTensorHandle *ret0) {
-    static const char op[] = "reshape";
-    int64_t sh[SHIMRT_MAX_DIMS];
-    if (shimrt_k_check_defined(op, self, "self") ||
-        infer_size(op, shape, shape_len_, shimrt_numel(self), sh))
-        return AOTI_TORCH_FAILURE;
-    return reshape_to(op, self, shape_len_, sh, ret0);
-}
-
-AOTITorchError shimrt_cpu_flatten_using_ints(AtenTensorHandle self, int64_t start_dim,
-                                             int64_t end_dim, AtenTensorHandle *ret0) {
-    static const char op[] = "flatten.using_ints";
-    int64_t s, e;
-    if (shimrt_k_check_defined(op, self, "self") ||
-        shimrt_k_wrap_dim(op, start_dim, self->ndim, &s) ||
-        shimrt_k_wrap_dim(op, end_dim, self->ndim, &e))
-        return AOTI_TORCH_FAILURE;
-    if (s > e)
-        return shimrt_fail(op, "flatten() has invalid args: start_dim cannot come after end_dim");
-    if (self->ndim == 0) {
-        int64_t one = 1;
-        return reshape_to(op, self, 1, &one, ret0);
-    }
-    if (s == e)
-        return give(shimrt_k_alias(op, self, self->ndim, self->sizes, self->strides,
-                                   self->storage_offset),
-                    ret0);
-    int64_t shape[SHIMRT_MAX_DIMS], n = 0, prod = 1;
-    for (int64_t d = 0; d < self->ndim; d++) {
-        if (d < s || d > e) {
-            shape[n++] = self->sizes[d];
-        } else {
-            prod *= self->sizes[d]; /* cannot overflow: numel fits in int64 */
-            if (d == e) shape[n++] = prod;
-        }
-    }
-    return reshape_to(op, self, n, shape, ret0);
 }
 
 AOTITorchError shimrt_transpose_int(AtenTensorHandle self, int64_t dim0, int64_t dim1,

@@ -1,0 +1,262 @@
+/* runtime/generic/meta.c: device-neutral kernel helpers (see meta.h). */
+#include "meta.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- dtypes ------------------------------------------------------------------------ */
+
+bool shimrt_k_is_floating(int32_t dt) {
+    return dt == SHIMRT_FLOAT16 || dt == SHIMRT_BFLOAT16 || dt == SHIMRT_FLOAT32 ||
+           dt == SHIMRT_FLOAT64;
+}
+
+bool shimrt_k_is_integral(int32_t dt) {
+    return dt == SHIMRT_UINT8 || dt == SHIMRT_INT8 || dt == SHIMRT_INT16 ||
+           dt == SHIMRT_INT32 || dt == SHIMRT_INT64;
+}
+
+bool shimrt_k_dtype_ok(int32_t dt) {
+    return dt == SHIMRT_BOOL || shimrt_k_is_integral(dt) || shimrt_k_is_floating(dt);
+}
+
+/* Rank among the signed integers (int8 < int16 < int32 < int64). */
+static int int_rank(int32_t dt) {
+    switch (dt) {
+    case SHIMRT_INT8: return 1;
+    case SHIMRT_INT16: return 2;
+    case SHIMRT_INT32: return 3;
+    default: return 4;
+    }
+}
+
+int32_t shimrt_k_promote(int32_t a, int32_t b) {
+    if (!shimrt_k_dtype_ok(a) || !shimrt_k_dtype_ok(b)) return -1;
+    if (a == b) return a;
+    if (a == SHIMRT_BOOL) return b;
+    if (b == SHIMRT_BOOL) return a;
+    bool fa = shimrt_k_is_floating(a), fb = shimrt_k_is_floating(b);
+    if (fa && !fb) return a;
+    if (fb && !fa) return b;
+    if (fa && fb) {
+        if (a == SHIMRT_FLOAT64 || b == SHIMRT_FLOAT64) return SHIMRT_FLOAT64;
+        return SHIMRT_FLOAT32; /* float32 with a half type, or float16 with bfloat16 */
+    }
+    /* both integral */
+    if (a == SHIMRT_UINT8) return b == SHIMRT_INT8 ? SHIMRT_INT16 : b;
+    if (b == SHIMRT_UINT8) return a == SHIMRT_INT8 ? SHIMRT_INT16 : a;
+    return int_rank(a) >= int_rank(b) ? a : b;
+}
+
+#define RT_NONE (-1)
+
+void shimrt_k_rt_init(shimrt_k_result_type *s) { s->dim = s->zero = s->wrapped = RT_NONE; }
+
+static int32_t promote_none(int32_t acc, int32_t dt) {
+    return acc == RT_NONE ? dt : shimrt_k_promote(acc, dt);
+}
+
+void shimrt_k_rt_add_tensor(shimrt_k_result_type *s, const struct AtenTensorOpaque *t) {
+    if (t->ndim > 0)
+        s->dim = promote_none(s->dim, t->dtype);
+    else
+        s->zero = promote_none(s->zero, t->dtype);
+}
+
+void shimrt_k_rt_add_scalar(shimrt_k_result_type *s, double v) {
+    bool integral = isfinite(v) && v == floor(v) && fabs(v) < 9.2e18;
+    s->wrapped = promote_none(s->wrapped, integral ? SHIMRT_INT64 : SHIMRT_FLOAT32);
+}
+
+/* bool < integral < floating */
+static int category(int32_t dt) {
+    if (dt == SHIMRT_BOOL) return 0;
+    return shimrt_k_is_floating(dt) ? 2 : 1;
+}
+
+/* The higher-priority state wins unless the lower one is of a higher category. */
+static int32_t combine(int32_t higher, int32_t lower) {
+    if (higher == RT_NONE) return lower;
+    if (lower == RT_NONE) return higher;
+    if (category(lower) > category(higher)) return shimrt_k_promote(higher, lower);
+    return higher;
+}
+
+int32_t shimrt_k_rt_result(const shimrt_k_result_type *s) {
+    return combine(s->dim, combine(s->zero, s->wrapped));
+}
+
+/* ---- shapes ------------------------------------------------------------------------ */
+
+const char *shimrt_k_fmt_shape(char *buf, size_t n, int64_t ndim, const int64_t *sizes) {
+    size_t used = 0;
+    int w = snprintf(buf, n, "[");
+    used = w > 0 ? (size_t)w : 0;
+    for (int64_t d = 0; d < ndim && used < n; d++) {
+        w = snprintf(buf + used, n - used, "%s%lld", d ? ", " : "", (long long)sizes[d]);
+        if (w < 0) break;
+        used += (size_t)w;
+    }
+    if (used < n) snprintf(buf + used, n - used, "]");
+    if (used >= n && n > 4) memcpy(buf + n - 4, "...", 4);
+    return buf;
+}
+
+AOTITorchError shimrt_k_broadcast(const char *op, int64_t na, const int64_t *a, int64_t nb,
+                                  const int64_t *b, int64_t *out, int64_t *out_ndim) {
+    int64_t n = na > nb ? na : nb;
+    for (int64_t i = 0; i < n; i++) {
+        int64_t ia = na - n + i, ib = nb - n + i;
+        int64_t sa = ia >= 0 ? a[ia] : 1, sb = ib >= 0 ? b[ib] : 1;
+        if (sa != sb && sa != 1 && sb != 1) {
+            char ba[128], bb[128];
+            return shimrt_fail(op,
+                               "shapes %s and %s cannot be broadcast (size %lld vs %lld at "
+                               "dimension %lld of the result)",
+                               shimrt_k_fmt_shape(ba, sizeof ba, na, a),
+                               shimrt_k_fmt_shape(bb, sizeof bb, nb, b), (long long)sa,
+                               (long long)sb, (long long)i);
+        }
+        out[i] = sa == 1 ? sb : sa;
+    }
+    *out_ndim = n;
+    return AOTI_TORCH_SUCCESS;
+}
+
+AOTITorchError shimrt_k_wrap_dim(const char *op, int64_t dim, int64_t ndim, int64_t *out) {
+    int64_t n = ndim <= 0 ? 1 : ndim;
+    if (dim < -n || dim >= n)
+        return shimrt_fail(op,
+                           "Dimension out of range (expected to be in range of [%lld, %lld], "
+                           "but got %lld)",
+                           (long long)-n, (long long)(n - 1), (long long)dim);
+    *out = dim < 0 ? dim + n : dim;
+    return AOTI_TORCH_SUCCESS;
+}
+
+bool shimrt_k_numel(int64_t ndim, const int64_t *sizes, int64_t *out) {
+    int64_t n = 1;
+    bool zero = false, over = false;
+    for (int64_t d = 0; d < ndim; d++) {
+        if (sizes[d] == 0) zero = true;
+        else if (!over && __builtin_mul_overflow(n, sizes[d], &n)) over = true;
+    }
+    if (zero) { *out = 0; return true; }
+    if (over) return false;
+    *out = n;
+    return true;
+}
+
+/* ---- tensors ------------------------------------------------------------------------ */
+
+AOTITorchError shimrt_k_check_defined(const char *op, const struct AtenTensorOpaque *t,
+                                      const char *argname) {
+    if (!t->defined) return shimrt_fail(op, "'%s' is an undefined tensor", argname);
+    return AOTI_TORCH_SUCCESS;
+}
+
+AOTITorchError shimrt_k_check_cpu(const char *op, const struct AtenTensorOpaque *t,
+                                  const char *argname) {
+    if (shimrt_k_check_defined(op, t, argname)) return AOTI_TORCH_FAILURE;
+    if (t->device_type != SHIMRT_DEV_CPU) {
+        const char *dn = shimrt_device_type_name(t->device_type);
+        return shimrt_fail(op, "expected a CPU tensor for '%s', got a %s tensor", argname,
+                           dn ? dn : "unknown-device");
+    }
+    if (t->layout != SHIMRT_LAYOUT_STRIDED)
+        return shimrt_fail(op, "expected a strided tensor for '%s'", argname);
+    return AOTI_TORCH_SUCCESS;
+}
+
+AOTITorchError shimrt_k_check_dtype(const char *op, const struct AtenTensorOpaque *t,
+                                    const char *argname) {
+    if (!shimrt_k_dtype_ok(t->dtype)) {
+        const char *n = shimrt_dtype_name(t->dtype);
+        return shimrt_fail(op, "dtype %s of '%s' is not supported", n ? n : "?", argname);
+    }
+    return AOTI_TORCH_SUCCESS;
+}
+
+AtenTensorHandle shimrt_k_alias(const char *op, const struct AtenTensorOpaque *t, int64_t ndim,
+                                const int64_t *sizes, const int64_t *strides,
+                                int64_t storage_offset) {
+    return shimrt_tensor_new(op, t->storage, ndim, sizes, strides, storage_offset, t->dtype,
+                             t->device_type, t->device_index, t->layout);
+}
+
+AtenTensorHandle shimrt_k_empty_like_dev(const char *op, const struct AtenTensorOpaque *t,
+                                         int64_t ndim, const int64_t *sizes,
+                                         const int64_t *strides, int32_t dtype) {
+    return shimrt_tensor_empty(op, ndim, sizes, strides, dtype, t->device_type,
+                               t->device_index);
+}
+
+/* Dims of t sorted by stride, innermost first (stable: ties keep the later dim inner). */
+static void stride_order(const struct AtenTensorOpaque *t, int64_t *perm) {
+    int64_t n = t->ndim;
+    for (int64_t i = 0; i < n; i++) perm[i] = n - 1 - i;
+    for (int64_t i = 1; i < n; i++) { /* insertion sort: stable */
+        int64_t p = perm[i], j = i;
+        while (j > 0 && t->strides[perm[j - 1]] > t->strides[p]) {
+            perm[j] = perm[j - 1];
+            j--;
+        }
+        perm[j] = p;
+    }
+}
+
+bool shimrt_k_dense(const struct AtenTensorOpaque *t) {
+    int64_t perm[SHIMRT_MAX_DIMS];
+    stride_order(t, perm);
+    int64_t expect = 1;
+    for (int64_t i = 0; i < t->ndim; i++) {
+        int64_t d = perm[i];
+        if (t->sizes[d] == 1) continue;
+        if (t->strides[d] != expect) return false;
+        expect *= t->sizes[d];
+    }
+    return true;
+}
+
+void shimrt_k_preserve_strides(const struct AtenTensorOpaque *t, int64_t *strides) {
+    if (shimrt_k_dense(t)) {
+        for (int64_t d = 0; d < t->ndim; d++) strides[d] = t->strides[d];
+        return;
+    }
+    int64_t perm[SHIMRT_MAX_DIMS];
+    stride_order(t, perm);
+    int64_t s = 1;
+    for (int64_t i = 0; i < t->ndim; i++) {
+        int64_t d = perm[i];
+        strides[d] = s;
+        s *= t->sizes[d] > 1 ? t->sizes[d] : 1;
+    }
+}
+
+bool shimrt_k_internal_overlap(const struct AtenTensorOpaque *t) {
+    for (int64_t d = 0; d < t->ndim; d++)
+        if (t->sizes[d] > 1 && t->strides[d] == 0) return true;
+    return false;
+}
+
+/* [lo, hi) bytes spanned by t (empty when t has no elements). */
+static void span(const struct AtenTensorOpaque *t, uintptr_t *lo, uintptr_t *hi) {
+    uintptr_t base = (uintptr_t)shimrt_data(t);
+    int64_t n = shimrt_numel(t);
+    if (n == 0 || base == 0) { *lo = *hi = 0; return; }
+    int64_t last = 0; /* offset in elements of the farthest element (strides are >= 0) */
+    for (int64_t d = 0; d < t->ndim; d++) last += (t->sizes[d] - 1) * t->strides[d];
+    size_t es = shimrt_dtype_size(t->dtype);
+    *lo = base;
+    *hi = base + (uintptr_t)last * es + es;
+}
+
+bool shimrt_k_may_overlap(const struct AtenTensorOpaque *a, const struct AtenTensorOpaque *b) {
+    uintptr_t alo, ahi, blo, bhi;
+    span(a, &alo, &ahi);
+    span(b, &blo, &bhi);
+    if (alo == ahi || blo == bhi) return false;
+    return alo < bhi && blo < ahi;
+}
