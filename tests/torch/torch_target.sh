@@ -59,10 +59,12 @@ ${CXX:-c++} -std=c++17 -fsyntax-only -Wall -Wextra -Werror -I"$TORCH/include" -I
 echo "  shimrt/shimrt.h: every declaration matches PyTorch 2.15's headers"
 
 # 4. The emitted shimrt/codes.h is libshimrt's runtime/include/shimrt/codes.h: the same
-#    X-macro lists and macros (cc -dM), and the same enums once expanded.
+#    X-macro lists and macros (cc -dM), and the same enums once expanded; but the
+#    SHIMRT_KEY_* name lists, which only the generator reads (to check `dispatch:` keys).
 codes_view() { # $1: directory holding shimrt/codes.h; $2: its include guard
   printf '#include <shimrt/codes.h>\n' > "$T/codes.c"
-  ${CC:-cc} -dM -E -I"$1" "$T/codes.c" | grep '^#define SHIMRT_' | grep -v -E "^#define $2( |\$)" | sort
+  ${CC:-cc} -dM -E -I"$1" "$T/codes.c" | grep '^#define SHIMRT_' | grep -v -E "^#define $2( |\$)" |
+    grep -v -E '^#define SHIMRT_KEY_(BACKEND_COMPONENTS|FUNCTIONALITIES|OTHERS)\(' | sort
   ${CC:-cc} -E -P -I"$1" "$T/codes.c" | tr -s ' \t\n' ' '; echo
 }
 codes_view runtime/include SHIMRT_CODES_H > "$T/codes_rt"
