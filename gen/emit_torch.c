@@ -231,11 +231,23 @@ int sg_emit_torch(sg_context *ctx, sg_arena *a, const char *tpl_dir, const sg_op
         for (int i = 0; i < headers[h].n_shims; i++) {
             const sg_emit_shim *s = &headers[h].shims[i];
             if (!headers[h].dispatch_key) {
-                sg_diag(ctx, SG_DIAG_ERROR, s->op->loc,
-                        "%s: aten_ops (dispatcher-routed shims) are not part of --target=torch: "
-                        "libtorch has its own aoti_torch_aten_* functions; list the op in "
-                        "fallback_ops or call it with torch_call_dispatcher",
-                        s->op->key);
+                /* docs/target-torch.md, "What the target refuses": PyTorch's own ops have
+                 * PyTorch's own exported shims, an extension's ops their direct shims. */
+                const char *ns = s->fn->func->ns;
+                if (!ns || strcmp(ns, "aten") == 0)
+                    sg_diag(ctx, SG_DIAG_ERROR, s->op->loc,
+                            "%s: aten_ops (dispatcher-routed shims) are not part of "
+                            "--target=torch: an extension must not define %s, which libtorch "
+                            "exports itself for the ops PyTorch's c_shim_aten.h lists; call "
+                            "PyTorch's, or torch_call_dispatcher for other aten ops",
+                            s->op->key, s->decls[0].c_name);
+                else
+                    sg_diag(ctx, SG_DIAG_ERROR, s->op->loc,
+                            "%s: aten_ops (dispatcher-routed shims) are not part of "
+                            "--target=torch: list the op in fallback_ops for its direct shim, "
+                            "or call %s::%s through PyTorch's dispatcher with "
+                            "torch_call_dispatcher",
+                            s->op->key, ns, s->fn->func->name);
                 T.errors++;
                 continue;
             }

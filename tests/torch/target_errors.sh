@@ -31,10 +31,20 @@ rc=0; "$SHIMGEN" --target=torch --torch-version 2.13 -o "$T/out" "$D" 2> "$T/err
 "$SHIMGEN" -q -o "$T/shimrt" "$D" || fail "--target=shimrt refused the Scalar ops"
 "$SHIMGEN" -q --target=shimrt -o "$T/shimrt2" "$D" || fail "--target=shimrt (explicit)"
 cmp -s "$T/shimrt/c_shim_cpu.c" "$T/shimrt2/c_shim_cpu.c" || fail "--target=shimrt is not the default"
-# aten_ops are not part of the torch target.
+# aten_ops are not part of the torch target (docs/target-torch.md says why): PyTorch's own
+# ops point to libtorch's exported shims, an extension's own to fallback_ops.
 rc=0; "$SHIMGEN" --target=torch -o "$T/out" schemas 2> "$T/err" || rc=$?
-[ "$rc" = 1 ] && grep -q "^schemas/shim_ops.yaml:[0-9]*:[0-9]*: error: aten\.[a-z_]*\.[A-Za-z_]*: aten_ops (dispatcher-routed shims) are not part of --target=torch" "$T/err" ||
-  { head -5 "$T/err" >&2; fail "aten_ops under --target=torch"; }
+[ "$rc" = 1 ] && grep -q "^schemas/shim_ops.yaml:[0-9]*:[0-9]*: error: aten\.abs\.default: aten_ops (dispatcher-routed shims) are not part of --target=torch: an extension must not define aoti_torch_aten_abs, which libtorch exports itself" "$T/err" ||
+  { head -5 "$T/err" >&2; fail "aten_ops of aten ops under --target=torch"; }
+mkdir -p "$T/own"
+cp tests/torch/ops/native_functions.yaml tests/torch/ops/tags.yaml "$T/own/"
+printf 'backends: [cpu]\nfallback_ops:\n  sgt.stats.default: {}\naten_ops:\n  sgt.scale.default: {}\n' > "$T/own/shim_ops.yaml"
+rc=0; "$SHIMGEN" --target=torch -o "$T/out" "$T/own" 2> "$T/err" || rc=$?
+[ "$rc" = 1 ] && [ "$(grep -c ': error: ' "$T/err")" = 1 ] &&
+  grep -q "^$T/own/shim_ops.yaml:5:3: error: sgt\.scale\.default: aten_ops (dispatcher-routed shims) are not part of --target=torch: list the op in fallback_ops for its direct shim, or call sgt::scale through PyTorch's dispatcher with torch_call_dispatcher" "$T/err" ||
+  { cat "$T/err" >&2; fail "aten_ops of an extension's op under --target=torch"; }
+[ ! -e "$T/out" ] || fail "--target=torch wrote output despite an aten_ops entry"
+"$SHIMGEN" -q -o "$T/own_shimrt" "$T/own" || fail "--target=shimrt refused the extension's aten_ops"
 # Usage errors.
 for args in "--torch-version 2.13" "--target=torch --torch-version 2.9" \
             "--target=torch --torch-version 3.0" "--target=torch --torch-version two" \
