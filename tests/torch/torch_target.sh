@@ -4,7 +4,8 @@
 #      alone (tests/torch/build_ext), loaded with torch.ops.load_library, every op called
 #      from Python and checked (torch_target.py: values, errors as RuntimeError with the
 #      kernel's message, reference counts stable over many calls, unregister/register,
-#      the dispatch key the YAML names);
+#      the dispatch key the YAML names); with tests/torch/ops_aten, the dispatcher-routed
+#      shims aoti_torch_aten_sgt_* of those ops, called from kernels (torch_aten.py);
 #   2. the library needs no symbol outside libtorch, libc and the C++ runtime, and exports
 #      only the shims and the registration functions;
 #   3. the C view of the ABI (shimrt/shimrt.h) agrees with PyTorch's own headers: a C++
@@ -37,6 +38,15 @@ ${CC:-cc} -std=c11 -Werror -fsyntax-only -I"$T/sgt/gen" "$T/new.c" ||
 nm -D --undefined-only "$T/sgt210/lib.so" | grep -q -E ' (torch_delete_stable_ivalue|torch_delete_generator|torch_exception_get_what)' &&
   fail "a 2.10 build uses a 2.13 function"
 "$PY" tests/torch/torch_target.py "$T/sgt210/lib.so" || fail "torch_target.py (2.10)"
+# Dispatcher-routed shims of the extension's own ops (aten_ops of tests/torch/ops_aten),
+# with 2.10's optional cells (C++ new/delete) and 2.13's (torch_new_stable_ivalue).
+for r in 2.10 2.13; do
+  sh tests/torch/build_ext "$T/aten$r" "tests/torch/ops tests/torch/ops_aten" \
+    "tests/torch/ops_kernels.c tests/torch/ops_aten_kernels.c" --torch-version "$r" ||
+    fail "building tests/torch/ops_aten for PyTorch $r"
+  "$PY" tests/torch/torch_aten.py "$T/aten$r/lib.so" 2>"$T/aten.err" ||
+    { tail -5 "$T/aten.err" >&2; fail "torch_aten.py ($r)"; }
+done
 
 # 2. Undefined symbols: only libtorch's C ABI (aoti_torch_*, torch_*), libc and the C++
 #    runtime; exported: the shims and the registration functions.

@@ -4,7 +4,8 @@
 # PyPI into its own cached venv (`.ci/torch-env 2.10.0`, about 5 GB, once):
 #   1. tests/torch/ops made with --torch-version 2.10 and built against PyTorch 2.10's
 #      libtorch, loaded into 2.10 with torch.ops.load_library: every op, its errors as
-#      RuntimeError, use counts, unregister/register, dispatch keys (torch_target.py);
+#      RuntimeError, use counts, unregister/register, dispatch keys (torch_target.py), and
+#      with tests/torch/ops_aten the dispatcher-routed shims of those ops (torch_aten.py);
 #   2. examples/myops built as its README says (build_torch.sh) against 2.10 and loaded;
 #   3. the same 2.10 output built against PyTorch 2.15 (an extension built with the newest
 #      PyTorch for the oldest) loads and works in 2.10;
@@ -32,6 +33,12 @@ case $v in 2.10.*) ;; *) fail "$PY10 has torch $v, not 2.10";; esac
 TORCH=$TORCH10 sh tests/torch/build_ext "$T/ops" tests/torch/ops tests/torch/ops_kernels.c \
   --torch-version 2.10 || fail "building tests/torch/ops against PyTorch 2.10"
 "$PY10" tests/torch/torch_target.py "$T/ops/lib.so" || fail "torch_target.py in PyTorch 2.10"
+# and the dispatcher-routed shims of its ops (libtorch 2.10 logs each failed call on stderr)
+TORCH=$TORCH10 sh tests/torch/build_ext "$T/aten" "tests/torch/ops tests/torch/ops_aten" \
+  "tests/torch/ops_kernels.c tests/torch/ops_aten_kernels.c" --torch-version 2.10 ||
+  fail "building tests/torch/ops_aten against PyTorch 2.10"
+"$PY10" tests/torch/torch_aten.py "$T/aten/lib.so" 2>"$T/aten.err" ||
+  { tail -5 "$T/aten.err" >&2; fail "torch_aten.py in PyTorch 2.10"; }
 
 # 2. examples/myops, as its README builds it, loaded and unloaded.
 TORCH=$TORCH10 sh examples/myops/build_torch.sh "$SHIMGEN" "$T/myops" >/dev/null ||
