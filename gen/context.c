@@ -3,6 +3,8 @@
 #include "model.h"
 #include "emit.h"
 
+#include <shimrt/codes.h>
+
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -425,27 +427,13 @@ int sg_load_buffer(sg_context *ctx, const char *role, const char *name, const ch
 
 /* ---- whole-model checks ----------------------------------------------------------------- */
 
-/* torchgen's DispatchKey names: the fixed ones, and functionality x backend component. */
-static const char *const dk_fixed[] = {
-    "Undefined", "CatchAll", "FPGA", "MAIA", "Vulkan", "Metal", "MKLDNN", "OpenGL",
-    "OpenCL", "IDEEP", "CustomRNGKeyId", "MkldnnCPU", "Sparse", "SparseCsr",
-    "NestedTensor", "Dense", "PythonTLSSnapshot", "PreDispatch", "PythonDispatcher",
-    "Python", "FuncTorchDynamicLayerBackMode", "ZeroTensor", "Conjugate", "Negative",
-    "BackendSelect", "Named", "AutogradOther", "AutogradFunctionality",
-    "AutogradNestedTensor", "Tracer", "Autocast", "AutocastCPU", "AutocastCUDA",
-    "Batched", "VmapMode", "FuncTorchGradWrapper", "FuncTorchBatched",
-    "BatchedNestedTensor", "FuncTorchVmapMode", "FuncTorchDynamicLayerFrontMode",
-    "Functionalize", "TESTING_ONLY_GenericWrapper", "TESTING_ONLY_GenericMode",
-    "ADInplaceOrView", "Autograd", "CompositeImplicitAutograd",
-    "CompositeImplicitAutogradNestedTensor", "CompositeExplicitAutograd",
-    "CompositeExplicitAutogradNonFunctional", "FuncTorchBatchedDecomposition",
-};
-static const char *const dk_functionality[] = {"", "Quantized", "Sparse", "SparseCsr",
-                                               "NestedTensor", "Autograd"};
-static const char *const dk_backends[] = {"CPU", "CUDA", "HIP", "XLA", "MTIA",
-                                          "MPS", "IPU", "XPU", "HPU", "VE",
-                                          "Lazy", "Meta", "PrivateUse1", "PrivateUse2",
-                                          "PrivateUse3"};
+/* torchgen's DispatchKey names (shimrt/codes.h): the whole ones, and functionality x
+ * backend component. */
+#define SG_KEY_NAME_(name) #name,
+static const char *const dk_fixed[] = {SHIMRT_KEY_OTHERS(SG_KEY_NAME_)};
+static const char *const dk_functionality[] = {SHIMRT_KEY_FUNCTIONALITIES(SG_KEY_NAME_)};
+static const char *const dk_backends[] = {SHIMRT_KEY_BACKEND_COMPONENTS(SG_KEY_NAME_)};
+#undef SG_KEY_NAME_
 
 /* Splits "add.out" / "abs" / "ns::foo.bar" into a lookup. */
 static const sg_native_function *find_op_name(sg_context *ctx, const char *text) {

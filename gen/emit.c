@@ -16,6 +16,8 @@
 
 #include "emit_gen.h"
 
+#include <shimrt/codes.h>
+
 const char *const em_template_files[T_COUNT_] = {
     "c_shim_compat.h.in",
     "c_shim_compat_aten_note.in",
@@ -116,8 +118,12 @@ static int generate(emitter *e) {
     const sg_options *o = e->o;
     const sg_model *m = e->m;
     /* Backends: lower case, known to the model, each once; `aten` is the aten header. */
-    /* Without --backends: those the loaded shim_ops.yaml files declare, else cpu, cuda. */
-    static const char *const kDefault[] = {"cpu", "cuda"};
+    /* Without --backends: those the loaded shim_ops.yaml files declare, else the CPU and
+     * CUDA device types (shimrt/codes.h's names: cpu, cuda). */
+#define DEV_NAME_(N, n, c) [c] = #n,
+    static const char *const dev_names[] = {SHIMRT_DEVICE_TYPES(DEV_NAME_)};
+#undef DEV_NAME_
+    const char *const kDefault[] = {dev_names[SHIMRT_DEV_CPU], dev_names[SHIMRT_DEV_CUDA]};
     int n_declared = 0;
     const char *const *declared = sg_context_backends(e->ctx, &n_declared);
     const char *const *names = o->n_backends > 0 ? o->backends

@@ -13,8 +13,9 @@
  *                             shimgen_torch_register_<ns>() for static builds
  *
  * It also refuses what the target PyTorch cannot carry: `Scalar`, `Scalar?` and `Scalar[]`
- * have no StableIValue encoding up to PyTorch 2.15, Generator none before 2.13, and the
- * dispatcher-routed aten shims are not part of this target. Templates:
+ * have no StableIValue encoding up to PyTorch 2.15, Generator none before 2.13, and
+ * dispatcher-routed shims of aten:: ops are libtorch's own (those of the extension's
+ * namespaces call torch_call_dispatcher, shimgen_torch_support.c). Templates:
  * templates/torch/torch.in. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -133,8 +134,9 @@ static sg_loc arg_loc(const sg_emit_shim *s, int arg) {
 
 static void type_text(const sg_type *t, char *buf, size_t cap) { sg_type_print(t, NULL, buf, cap); }
 
-/* Reports every argument and return that the target PyTorch cannot carry. */
-static void check_shim(torch_emit *T, const sg_emit_shim *s) {
+/* Reports every argument and return that the target PyTorch cannot carry; `routed`: a
+ * dispatcher-routed shim (torch_call_dispatcher). */
+static void check_shim(torch_emit *T, const sg_emit_shim *s, bool routed) {
     const sg_schema *sc = s->fn->func;
     char ty[128];
     for (int a = 0; a < sc->n_args; a++) {
@@ -170,6 +172,22 @@ static void check_shim(torch_emit *T, const sg_emit_shim *s) {
                     "%s: return %d of type '%s' %s (--target=torch)", s->op->key, r, ty, why);
             T->errors++;
         }
+    }
+    /* PyTorch's torch_call_dispatcher (2.10 to 2.15) converts return r with the type of
+     * return n-1-r: only a tuple whose types read the same backwards comes back right. */
+    for (int r = 0; routed && r < sc->n_rets / 2; r++) {
+        char other[128];
+        type_text(sc->rets[r].type, ty, sizeof ty);
+        type_text(sc->rets[sc->n_rets - 1 - r].type, other, sizeof other);
+        if (strcmp(ty, other) == 0) continue;
+        sg_diag(T->ctx, SG_DIAG_ERROR, s->op->loc,
+                "%s: aten_ops: return %d ('%s') and return %d ('%s') differ: PyTorch's "
+                "torch_call_dispatcher converts each return with the type of the one at the "
+                "mirrored place, so a dispatcher-routed shim under --target=torch needs "
+                "returns whose types read the same backwards",
+                s->op->key, r, ty, sc->n_rets - 1 - r, other);
+        T->errors++;
+        break;
     }
 }
 
@@ -231,15 +249,23 @@ int sg_emit_torch(sg_context *ctx, sg_arena *a, const char *tpl_dir, const sg_op
         for (int i = 0; i < headers[h].n_shims; i++) {
             const sg_emit_shim *s = &headers[h].shims[i];
             if (!headers[h].dispatch_key) {
-                sg_diag(ctx, SG_DIAG_ERROR, s->op->loc,
-                        "%s: aten_ops (dispatcher-routed shims) are not part of --target=torch: "
-                        "libtorch has its own aoti_torch_aten_* functions; list the op in "
-                        "fallback_ops or call it with torch_call_dispatcher",
-                        s->op->key);
-                T.errors++;
+                /* docs/target-torch.md, "What the target refuses": PyTorch's own ops have
+                 * PyTorch's own exported shims, an extension's ops their direct shims. */
+                const char *ns = s->fn->func->ns;
+                if (!ns || strcmp(ns, "aten") == 0) {
+                    sg_diag(ctx, SG_DIAG_ERROR, s->op->loc,
+                            "%s: aten_ops of aten:: ops are not part of --target=torch: an "
+                            "extension must not define %s, which libtorch exports itself for "
+                            "the ops PyTorch's c_shim_aten.h lists; call PyTorch's, or "
+                            "torch_call_dispatcher for other aten ops",
+                            s->op->key, s->decls[0].c_name);
+                    T.errors++;
+                } else {
+                    check_shim(&T, s, true); /* the extension's own op: torch_call_dispatcher */
+                }
                 continue;
             }
-            check_shim(&T, s);
+            check_shim(&T, s, false);
             n_rows++;
         }
     }

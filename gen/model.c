@@ -4,6 +4,8 @@
 #include "model.h"
 #include "emit.h"
 
+#include <shimrt/codes.h>
+
 #include <ctype.h>
 #include <limits.h>
 #include <pthread.h>
@@ -172,36 +174,14 @@ static int split_commas(loader *L, const sg_ynode *v, part *local, part **out, i
 
 /* ---- native_functions.yaml --------------------------------------------------------------- */
 
-/* One shared copy of each common dispatch key (the whole-model check caches its verdict by
- * address); other keys are returned as they are. */
+/* One shared copy of each dispatch key of shimrt/codes.h's SHIMRT_DISPATCH_KEYS (the
+ * copies of sg_dispatch_key_name; the whole-model check caches its verdict by address);
+ * other keys are returned as they are. */
 static const char *common_dispatch_key(const char *k) {
-    static const char *const keys[] = {
-        "CPU",
-        "CUDA",
-        "CompositeExplicitAutograd",
-        "MPS",
-        "SparseCPU",
-        "SparseCUDA",
-        "SparseCsrCPU",
-        "SparseCsrCUDA",
-        "SparseCsrMeta",
-        "QuantizedCPU",
-        "NestedTensorCUDA",
-        "NestedTensorCPU",
-        "CompositeImplicitAutograd",
-        "NestedTensorHPU",
-        "MTIA",
-        "CompositeExplicitAutogradNonFunctional",
-        "MkldnnCPU",
-        "Meta",
-        "QuantizedCUDA",
-        "SparseMeta",
-        "XPU",
-        "SparseMPS",
-        "ZeroTensor",
-    };
-    for (size_t i = 0; i < sizeof keys / sizeof *keys; i++)
-        if (keys[i][0] == k[0] && strcmp(keys[i], k) == 0) return keys[i];
+    for (int c = 0; c < SHIMRT_NUM_DISPATCH_KEYS; c++) {
+        const char *name = sg_dispatch_key_name(c);
+        if (name[0] == k[0] && strcmp(name, k) == 0) return name;
+    }
     return k;
 }
 

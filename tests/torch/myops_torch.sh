@@ -12,49 +12,10 @@ SHIMGEN=${SHIMGEN:-build/shimgen}
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 PYTHON=$PY sh examples/myops/build_torch.sh "$SHIMGEN" "$T" >/dev/null
-"$PY" - "$T/libmyops_torch.so" <<'PYEOF'
-import sys
-import torch
-torch.ops.load_library(sys.argv[1])
-x = torch.randn(3, 4)
-for t, s in ((x, 10.0), (x.t(), -1.5), (x[:, ::2], 0.25), (torch.randn(0, 2), 1.0)):
-    got = torch.ops.myops.add_scalar(t, s)
-    assert torch.allclose(got, t + s), (got, t + s)
-    assert got.is_contiguous() and got.shape == t.shape
-try:
-    torch.ops.myops.add_scalar(x.double(), 1.0)
-    raise SystemExit("myops_torch: float64 input did not raise")
-except RuntimeError as e:
-    assert "input must be float32, got dtype code 7" in str(e), str(e)
-before = x._use_count()
-for _ in range(1000):
-    torch.ops.myops.add_scalar(x, 1.0)
-assert x._use_count() == before, (before, x._use_count())
-dump = torch._C._dispatch_dump("myops::add_scalar")
-assert "CompositeExplicitAutograd" in dump, dump
-print("  myops_torch: add_scalar matches x + s; errors raise RuntimeError; counts stable")
-PYEOF
+"$PY" tests/torch/myops_torch.py "$T/libmyops_torch.so"
 
 # Load and unload: dlclose runs the destructor that unregisters; loading again registers.
-"$PY" - "$T/libmyops_torch.so" <<'PYEOF'
-import ctypes, _ctypes, sys
-import torch
-def present():
-    try:
-        return torch._C._dispatch_has_kernel_for_dispatch_key("myops::add_scalar", "CompositeExplicitAutograd")
-    except RuntimeError as e:
-        assert "does not exist" in str(e), str(e)
-        return False
-assert not present()
-for _ in range(3):
-    lib = ctypes.CDLL(sys.argv[1])
-    assert present(), "not registered after loading"
-    _ctypes.dlclose(lib._handle)
-    assert not present(), "still registered after unloading"
-lib = ctypes.CDLL(sys.argv[1])
-assert torch.equal(torch.ops.myops.add_scalar(torch.ones(2), 1.0), torch.full((2,), 2.0))
-print("  myops_torch: loading registers, unloading unregisters (3 rounds)")
-PYEOF
+"$PY" tests/torch/myops_unload.py "$T/libmyops_torch.so"
 
 # The wheel recipe of examples/myops/README.md: setup.py + myops/__init__.py, built with
 # setuptools from the torch venv, imported as a package.

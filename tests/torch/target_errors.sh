@@ -2,7 +2,8 @@
 # tests/torch/target_errors.sh: what --target=torch refuses, as `file:line:col: error:`
 # (exit 1, nothing written): Scalar, Scalar? and Scalar[] arguments and a Scalar return
 # (no StableIValue encoding up to PyTorch 2.15), a Generator before --torch-version 2.13,
-# aten_ops; the same inputs are fine for --target=shimrt; the usage errors (exit 2).
+# aten_ops of aten:: ops, aten_ops whose returns torch_call_dispatcher cannot give back;
+# the same inputs are fine for --target=shimrt; the usage errors (exit 2).
 set -eu
 SHIMGEN=${SHIMGEN:-build/shimgen}
 T=$(mktemp -d)
@@ -31,10 +32,27 @@ rc=0; "$SHIMGEN" --target=torch --torch-version 2.13 -o "$T/out" "$D" 2> "$T/err
 "$SHIMGEN" -q -o "$T/shimrt" "$D" || fail "--target=shimrt refused the Scalar ops"
 "$SHIMGEN" -q --target=shimrt -o "$T/shimrt2" "$D" || fail "--target=shimrt (explicit)"
 cmp -s "$T/shimrt/c_shim_cpu.c" "$T/shimrt2/c_shim_cpu.c" || fail "--target=shimrt is not the default"
-# aten_ops are not part of the torch target.
+# aten_ops of aten:: ops are libtorch's own (docs/target-torch.md says why); those of the
+# extension's own ops are made (through torch_call_dispatcher, tests/torch/torch_aten.py)
+# unless their returns' types do not read the same backwards (PyTorch's
+# torch_call_dispatcher converts return i with the type of return n-1-i).
 rc=0; "$SHIMGEN" --target=torch -o "$T/out" schemas 2> "$T/err" || rc=$?
-[ "$rc" = 1 ] && grep -q "^schemas/shim_ops.yaml:[0-9]*:[0-9]*: error: aten\.[a-z_]*\.[A-Za-z_]*: aten_ops (dispatcher-routed shims) are not part of --target=torch" "$T/err" ||
-  { head -5 "$T/err" >&2; fail "aten_ops under --target=torch"; }
+[ "$rc" = 1 ] && grep -q "^schemas/shim_ops.yaml:[0-9]*:[0-9]*: error: aten\.abs\.default: aten_ops of aten:: ops are not part of --target=torch: an extension must not define aoti_torch_aten_abs, which libtorch exports itself" "$T/err" ||
+  { head -5 "$T/err" >&2; fail "aten_ops of aten ops under --target=torch"; }
+mkdir -p "$T/own"
+cp tests/torch/ops/native_functions.yaml tests/torch/ops/tags.yaml "$T/own/"
+printf 'backends: [cpu]\nfallback_ops:\n  sgt.stats.default: {}\naten_ops:\n  sgt.scale.default: {}\n  sgt.stats.default: {}\n  sgt.fail_late.default: {}\n' > "$T/own/shim_ops.yaml"
+rc=0; "$SHIMGEN" --target=torch -o "$T/out" "$T/own" 2> "$T/err" || rc=$?
+[ "$rc" = 1 ] && [ "$(grep -c ': error: ' "$T/err")" = 1 ] &&
+  grep -q "^$T/own/shim_ops.yaml:6:3: error: sgt\.stats\.default: aten_ops: return 0 ('Tensor') and return 5 ('ScalarType') differ: PyTorch's torch_call_dispatcher converts each return with the type of the one at the mirrored place" "$T/err" ||
+  { cat "$T/err" >&2; fail "aten_ops of a tuple torch_call_dispatcher cannot return"; }
+[ ! -e "$T/out" ] || fail "--target=torch wrote output despite an error"
+printf 'backends: [cpu]\nfallback_ops:\n  sgt.stats.default: {}\naten_ops:\n  sgt.scale.default: {}\n  sgt.fail_late.default: {}\n' > "$T/own/shim_ops.yaml"
+"$SHIMGEN" -q --target=torch -o "$T/own_out" "$T/own" || fail "aten_ops of the extension's own ops"
+grep -q 'torch_call_dispatcher' "$T/own_out/shimgen_torch_support.c" &&
+  grep -q '^AOTITorchError aoti_torch_aten_sgt_scale(' "$T/own_out/c_shim_aten.c" &&
+  grep -q '^AOTITorchError aoti_torch_aten_sgt_fail_late(' "$T/own_out/c_shim_aten.c" ||
+  fail "no dispatcher-routed shims for the extension's own ops"
 # Usage errors.
 for args in "--torch-version 2.13" "--target=torch --torch-version 2.9" \
             "--target=torch --torch-version 3.0" "--target=torch --torch-version two" \

@@ -4,7 +4,8 @@
 #      alone (tests/torch/build_ext), loaded with torch.ops.load_library, every op called
 #      from Python and checked (torch_target.py: values, errors as RuntimeError with the
 #      kernel's message, reference counts stable over many calls, unregister/register,
-#      the dispatch key the YAML names);
+#      the dispatch key the YAML names); with tests/torch/ops_aten, the dispatcher-routed
+#      shims aoti_torch_aten_sgt_* of those ops, called from kernels (torch_aten.py);
 #   2. the library needs no symbol outside libtorch, libc and the C++ runtime, and exports
 #      only the shims and the registration functions;
 #   3. the C view of the ABI (shimrt/shimrt.h) agrees with PyTorch's own headers: a C++
@@ -37,6 +38,15 @@ ${CC:-cc} -std=c11 -Werror -fsyntax-only -I"$T/sgt/gen" "$T/new.c" ||
 nm -D --undefined-only "$T/sgt210/lib.so" | grep -q -E ' (torch_delete_stable_ivalue|torch_delete_generator|torch_exception_get_what)' &&
   fail "a 2.10 build uses a 2.13 function"
 "$PY" tests/torch/torch_target.py "$T/sgt210/lib.so" || fail "torch_target.py (2.10)"
+# Dispatcher-routed shims of the extension's own ops (aten_ops of tests/torch/ops_aten),
+# with 2.10's optional cells (C++ new/delete) and 2.13's (torch_new_stable_ivalue).
+for r in 2.10 2.13; do
+  sh tests/torch/build_ext "$T/aten$r" "tests/torch/ops tests/torch/ops_aten" \
+    "tests/torch/ops_kernels.c tests/torch/ops_aten_kernels.c" --torch-version "$r" ||
+    fail "building tests/torch/ops_aten for PyTorch $r"
+  "$PY" tests/torch/torch_aten.py "$T/aten$r/lib.so" 2>"$T/aten.err" ||
+    { tail -5 "$T/aten.err" >&2; fail "torch_aten.py ($r)"; }
+done
 
 # 2. Undefined symbols: only libtorch's C ABI (aoti_torch_*, torch_*), libc and the C++
 #    runtime; exported: the shims and the registration functions.
@@ -59,10 +69,12 @@ ${CXX:-c++} -std=c++17 -fsyntax-only -Wall -Wextra -Werror -I"$TORCH/include" -I
 echo "  shimrt/shimrt.h: every declaration matches PyTorch 2.15's headers"
 
 # 4. The emitted shimrt/codes.h is libshimrt's runtime/include/shimrt/codes.h: the same
-#    X-macro lists and macros (cc -dM), and the same enums once expanded.
+#    X-macro lists and macros (cc -dM), and the same enums once expanded; but the
+#    SHIMRT_KEY_* name lists, which only the generator reads (to check `dispatch:` keys).
 codes_view() { # $1: directory holding shimrt/codes.h; $2: its include guard
   printf '#include <shimrt/codes.h>\n' > "$T/codes.c"
-  ${CC:-cc} -dM -E -I"$1" "$T/codes.c" | grep '^#define SHIMRT_' | grep -v -E "^#define $2( |\$)" | sort
+  ${CC:-cc} -dM -E -I"$1" "$T/codes.c" | grep '^#define SHIMRT_' | grep -v -E "^#define $2( |\$)" |
+    grep -v -E '^#define SHIMRT_KEY_(BACKEND_COMPONENTS|FUNCTIONALITIES|OTHERS)\(' | sort
   ${CC:-cc} -E -P -I"$1" "$T/codes.c" | tr -s ' \t\n' ' '; echo
 }
 codes_view runtime/include SHIMRT_CODES_H > "$T/codes_rt"

@@ -4,7 +4,8 @@
  * the generated boxed kernels (gen/kinds.c maps every schema type to one).
  *
  * Each list is an X-macro, X(NAME, name, code), so that a table of names or a switch can
- * be written from it; the enums below are made from the lists. Plain C99, no functions. */
+ * be written from it; the enums below are made from the lists. The dispatch-key name lists
+ * (SHIMRT_KEY_*) are X(Name). Plain C99, no functions. */
 #ifndef SHIMRT_CODES_H
 #define SHIMRT_CODES_H
 
@@ -52,6 +53,30 @@
     X(PRIVATEUSE1, PrivateUse1, 4) X(META, Meta, 5)                                       \
     X(CEA_NONFUNCTIONAL, CompositeExplicitAutogradNonFunctional, 6)                       \
     X(CEA, CompositeExplicitAutograd, 7) X(CIA, CompositeImplicitAutograd, 8)
+
+/* Every dispatch-key name a native_functions.yaml may write (torchgen's DispatchKey); the
+ * generator checks `dispatch:` keys against them, while the runtime registers kernels only
+ * under SHIMRT_DISPATCH_KEYS. A per-backend key is a functionality followed by a backend
+ * component (the empty functionality: CPU; Quantized: QuantizedCPU); the other keys are
+ * listed whole. X(Name): one argument, the name as written (nothing numbers them). */
+#define SHIMRT_KEY_BACKEND_COMPONENTS(X)                                                  \
+    X(CPU) X(CUDA) X(HIP) X(XLA) X(MTIA) X(MPS) X(IPU) X(XPU) X(HPU) X(VE) X(Lazy)       \
+    X(Meta) X(PrivateUse1) X(PrivateUse2) X(PrivateUse3)
+#define SHIMRT_KEY_FUNCTIONALITIES(X)                                                     \
+    X() X(Quantized) X(Sparse) X(SparseCsr) X(NestedTensor) X(Autograd)
+#define SHIMRT_KEY_OTHERS(X)                                                              \
+    X(Undefined) X(CatchAll) X(FPGA) X(MAIA) X(Vulkan) X(Metal) X(MKLDNN) X(OpenGL)       \
+    X(OpenCL) X(IDEEP) X(CustomRNGKeyId) X(MkldnnCPU) X(Sparse) X(SparseCsr)              \
+    X(NestedTensor) X(Dense) X(PythonTLSSnapshot) X(PreDispatch) X(PythonDispatcher)      \
+    X(Python) X(FuncTorchDynamicLayerBackMode) X(ZeroTensor) X(Conjugate) X(Negative)     \
+    X(BackendSelect) X(Named) X(AutogradOther) X(AutogradFunctionality)                   \
+    X(AutogradNestedTensor) X(Tracer) X(Autocast) X(AutocastCPU) X(AutocastCUDA)          \
+    X(Batched) X(VmapMode) X(FuncTorchGradWrapper) X(FuncTorchBatched)                    \
+    X(BatchedNestedTensor) X(FuncTorchVmapMode) X(FuncTorchDynamicLayerFrontMode)         \
+    X(Functionalize) X(TESTING_ONLY_GenericWrapper) X(TESTING_ONLY_GenericMode)           \
+    X(ADInplaceOrView) X(Autograd) X(CompositeImplicitAutograd)                           \
+    X(CompositeImplicitAutogradNestedTensor) X(CompositeExplicitAutograd)                 \
+    X(CompositeExplicitAutogradNonFunctional) X(FuncTorchBatchedDecomposition)
 
 /* tags: the torch_tag_<name>() codes (ours: the getters keep them out of the ABI). */
 #define SHIMRT_TAGS(X)                                                                    \
