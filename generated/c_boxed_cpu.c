@@ -14,6 +14,23 @@
 #include "c_boxed_cpu.h"
 #include "c_shim_cpu.h"
 
+/* aten._foreach_mul.List: _foreach_mul.List(Tensor[] self, Tensor[] other) -> Tensor[] */
+void boxed_cpu__foreach_mul_List(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[2] = {SHIMRT_KIND_TENSOR_LIST, SHIMRT_KIND_TENSOR_LIST};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "_foreach_mul.List", stack_, num_args_, 2, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    int64_t self_len_ = 0;
+    const AtenTensorHandle* self = shimrt_box_tensor_list(&box_, 0, &self_len_);
+    int64_t other_len_ = 0;
+    const AtenTensorHandle* other = shimrt_box_tensor_list(&box_, 1, &other_len_);
+    AtenTensorHandle* ret0 = NULL;
+    int64_t ret0_len_ = 0;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu__foreach_mul_List(self, self_len_, other, other_len_, &ret0, &ret0_len_));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor_list(&box_, 0, ret0, ret0_len_);
+    shimrt_box_finish(&box_);
+}
+
 /* aten._foreach_mul_.List: _foreach_mul_.List(Tensor(a!)[] self, Tensor[] other) -> () */
 void boxed_cpu__foreach_mul__List(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
     static const unsigned char arg_kinds_[2] = {SHIMRT_KIND_TENSOR_LIST, SHIMRT_KIND_TENSOR_LIST};
@@ -1518,7 +1535,8 @@ void boxed_cpu_zeros_like(StableIValue* stack_, uint64_t num_args_, uint64_t num
 }
 
 /* Every schema of namespace aten, in op-key order, with its tags. */
-static const shimrt_def_entry defs_aten[94] = {
+static const shimrt_def_entry defs_aten[95] = {
+    {"_foreach_mul.List(Tensor[] self, Tensor[] other) -> Tensor[]", 0},
     {"_foreach_mul_.List(Tensor(a!)[] self, Tensor[] other) -> ()", 0},
     {"abs(Tensor self) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
     {"add.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
@@ -1616,7 +1634,8 @@ static const shimrt_def_entry defs_aten[94] = {
 };
 
 /* Every boxed kernel of namespace aten for the cpu backend. */
-static const shimrt_impl_entry impls_aten_cpu[94] = {
+static const shimrt_impl_entry impls_aten_cpu[95] = {
+    {"_foreach_mul.List", boxed_cpu__foreach_mul_List},
     {"_foreach_mul_.List", boxed_cpu__foreach_mul__List},
     {"abs", boxed_cpu_abs},
     {"add.Scalar", boxed_cpu_add_Scalar},
@@ -1714,5 +1733,5 @@ static const shimrt_impl_entry impls_aten_cpu[94] = {
 };
 
 AOTITorchError shimgen_register_aten_cpu(TorchLibraryHandle* ret_def, TorchLibraryHandle* ret_impl) {
-    return shimrt_register_ops("aten", "CPU", __FILE__, __LINE__, defs_aten, 94, impls_aten_cpu, 94, ret_def, ret_impl);
+    return shimrt_register_ops("aten", "CPU", __FILE__, __LINE__, defs_aten, 95, impls_aten_cpu, 95, ret_def, ret_impl);
 }

@@ -18,6 +18,7 @@ extern "C" {
 
 /* Boxed kernels (stack conventions of docs/runtime-api.md): each steals its arguments,
  * calls the cpu shim and pushes new references. */
+void boxed_cpu__foreach_mul_List(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu__foreach_mul__List(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_abs(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_add_Scalar(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);

@@ -15,6 +15,16 @@
 #include "compositeexplicitautograd_kernels.h"
 #include "cpu_kernels.h"
 
+/* aten._foreach_mul.List: _foreach_mul.List(Tensor[] self, Tensor[] other) -> Tensor[]
+ * kernel: shimrt_foreach_mul_list (CompositeExplicitAutograd) */
+AOTITorchError aoti_torch_cpu__foreach_mul_List(const AtenTensorHandle* self, int64_t self_len_, const AtenTensorHandle* other, int64_t other_len_, AtenTensorHandle** ret0, int64_t* ret0_len_) {
+    SHIMRT_ARG_TENSOR_LIST(self);
+    SHIMRT_ARG_TENSOR_LIST(other);
+    SHIMRT_ARG_RET(ret0);
+    SHIMRT_ARG_RET(ret0_len_);
+    return shimrt_foreach_mul_list(self, self_len_, other, other_len_, ret0, ret0_len_);
+}
+
 /* aten._foreach_mul_.List: _foreach_mul_.List(Tensor(a!)[] self, Tensor[] other) -> ()
  * kernel: shimrt_foreach_mul__list (CompositeExplicitAutograd) */
 AOTITorchError aoti_torch_cpu__foreach_mul__List(const AtenTensorHandle* self, int64_t self_len_, const AtenTensorHandle* other, int64_t other_len_) {

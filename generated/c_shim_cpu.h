@@ -18,6 +18,9 @@
 extern "C" {
 #endif
 
+/* aten._foreach_mul.List: _foreach_mul.List(Tensor[] self, Tensor[] other) -> Tensor[] */
+AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu__foreach_mul_List(const AtenTensorHandle* self, int64_t self_len_, const AtenTensorHandle* other, int64_t other_len_, AtenTensorHandle** ret0, int64_t* ret0_len_);
+
 /* aten._foreach_mul_.List: _foreach_mul_.List(Tensor(a!)[] self, Tensor[] other) -> () */
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu__foreach_mul__List(const AtenTensorHandle* self, int64_t self_len_, const AtenTensorHandle* other, int64_t other_len_);
 

@@ -501,6 +501,29 @@ AOTITorchError shimrt_embedding(AtenTensorHandle weight, AtenTensorHandle indice
     return AOTI_TORCH_SUCCESS;
 }
 
+/* PyTorch's slow path: one mul.Tensor per pair (its broadcasting and type promotion). */
+AOTITorchError shimrt_foreach_mul_list(const AtenTensorHandle *self, int64_t self_len_,
+                                       const AtenTensorHandle *other, int64_t other_len_,
+                                       AtenTensorHandle **ret0, int64_t *ret0_len_) {
+    static const char op[] = "_foreach_mul.List";
+    if (self_len_ != other_len_)
+        return shimrt_fail(op, "Tensor lists must have the same number of tensors, got %lld "
+                           "and %lld", (long long)self_len_, (long long)other_len_);
+    AtenTensorHandle *out = calloc(self_len_ > 0 ? (size_t)self_len_ : 1, sizeof *out);
+    if (!out) return shimrt_fail(op, "out of memory");
+    for (int64_t k = 0; k < self_len_; k++) {
+        if (cpu_only(op, self[k]) || cpu_only(op, other[k]) ||
+            shimrt_cpu_mul_tensor(self[k], other[k], &out[k]) != AOTI_TORCH_SUCCESS) {
+            while (k-- > 0) shimrt_tensor_free(out[k]);
+            free(out);
+            return AOTI_TORCH_FAILURE;
+        }
+    }
+    *ret0 = out;
+    *ret0_len_ = self_len_;
+    return AOTI_TORCH_SUCCESS;
+}
+
 AOTITorchError shimrt_foreach_mul__list(const AtenTensorHandle *self, int64_t self_len_,
                                         const AtenTensorHandle *other, int64_t other_len_) {
     static const char op[] = "_foreach_mul_.List";
