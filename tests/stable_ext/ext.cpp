@@ -11,6 +11,7 @@
 #include <torch/headeronly/core/ScalarType.h>
 #include <torch/headeronly/util/Exception.h>
 
+#include <array>
 #include <cstdint>
 #include <tuple>
 #include <vector>
@@ -149,7 +150,29 @@ Tensor opt_fill(Tensor x, std::optional<double> v) {
   return z;
 }
 
+// A Tensor[] return through the dispatcher: aten::_foreach_mul.List (a list of new
+// tensors: mul's broadcasting and type promotion per pair) and the in-place .List.
+std::tuple<Tensor, Tensor, Tensor> foreach_mul(Tensor x) {
+  Tensor a = torch::stable::clone(x);
+  Tensor t = torch::stable::transpose(x, 0, 1);
+  Tensor d = torch::stable::to(torch::stable::narrow(x, 0, 0, 1), ScalarType::Double);
+  std::vector<Tensor> self{a, t}, other{d, torch::stable::clone(t)};
+  std::array<StableIValue, 2> st = {torch::stable::detail::from(self),
+                                    torch::stable::detail::from(other)};
+  TORCH_ERROR_CODE_CHECK(
+      torch_call_dispatcher("aten::_foreach_mul", "List", st.data(), TORCH_ABI_VERSION));
+  std::vector<Tensor> r = torch::stable::detail::to<std::vector<Tensor>>(st[0]);
+  STD_TORCH_CHECK(r.size() == 2, "dropin_ext: _foreach_mul gave ", r.size(), " tensors");
+  std::vector<Tensor> inplace{a}, by{x};
+  std::array<StableIValue, 2> st2 = {torch::stable::detail::from(inplace),
+                                     torch::stable::detail::from(by)};
+  TORCH_ERROR_CODE_CHECK(
+      torch_call_dispatcher("aten::_foreach_mul_", "List", st2.data(), TORCH_ABI_VERSION));
+  return {r[0], r[1], a};
+}
+
 STABLE_TORCH_LIBRARY(dropin_ext, m) {
+  m.def("foreach_mul(Tensor x) -> (Tensor, Tensor, Tensor)");
   m.def("opt_fill(Tensor x, float? v) -> Tensor");
   m.def("pipeline(Tensor x, Tensor idx) -> Tensor");
   m.def("reductions(Tensor x) -> (Tensor, Tensor, Tensor)");
@@ -164,6 +187,7 @@ STABLE_TORCH_LIBRARY(dropin_ext, m) {
 }
 
 STABLE_TORCH_LIBRARY_IMPL(dropin_ext, CPU, m) {
+  m.impl("foreach_mul", TORCH_BOX(&foreach_mul));
   m.impl("opt_fill", TORCH_BOX(&opt_fill));
   m.impl("pipeline", TORCH_BOX(&pipeline));
   m.impl("reductions", TORCH_BOX(&reductions));
