@@ -13,6 +13,8 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
+#include <string>
 #include <tuple>
 #include <vector>
 
@@ -171,7 +173,35 @@ std::tuple<Tensor, Tensor, Tensor> foreach_mul(Tensor x) {
   return {r[0], r[1], a};
 }
 
+// Ops real kernels reach through the dispatcher with PyTorch's own stack conventions:
+// layer_norm (int[], optional tensors present and absent, float, bool), native_layer_norm
+// (three returns) and scatter_reduce.two (a str argument).
+std::tuple<Tensor, Tensor, Tensor> norms(Tensor x, Tensor idx) {
+  using torch::stable::detail::from;
+  using torch::stable::detail::to;
+  std::vector<int64_t> ns{3};
+  Tensor w = torch::stable::fill_(torch::stable::new_empty(x, {3}), 0.5);
+  std::array<StableIValue, 6> ln = {from(x), from(ns), from(std::optional<Tensor>(w)),
+                                    from(std::nullopt), from(1e-5), from(true)};
+  TORCH_ERROR_CODE_CHECK(
+      torch_call_dispatcher("aten::layer_norm", "", ln.data(), TORCH_ABI_VERSION));
+  std::array<StableIValue, 5> nl = {from(x), from(ns), from(std::nullopt),
+                                    from(std::optional<Tensor>(w)), from(0.25)};
+  TORCH_ERROR_CODE_CHECK(
+      torch_call_dispatcher("aten::native_layer_norm", "", nl.data(), TORCH_ABI_VERSION));
+  Tensor self = torch::stable::select(x, 1, 0), src = torch::stable::select(x, 1, 1);
+  std::array<StableIValue, 6> sr = {from(self), from(int64_t(0)), from(idx), from(src),
+                                    from(std::string("amax")), from(false)};
+  TORCH_ERROR_CODE_CHECK(
+      torch_call_dispatcher("aten::scatter_reduce", "two", sr.data(), TORCH_ABI_VERSION));
+  Tensor normed = to<Tensor>(nl[0]), mean = to<Tensor>(nl[1]);  // freed on return
+  STD_TORCH_CHECK(normed.dim() == 2 && mean.dim() == 2 && mean.size(1) == 1,
+                  "dropin_ext: native_layer_norm's shapes");
+  return {to<Tensor>(ln[0]), to<Tensor>(nl[2]), to<Tensor>(sr[0])};
+}
+
 STABLE_TORCH_LIBRARY(dropin_ext, m) {
+  m.def("norms(Tensor x, Tensor idx) -> (Tensor, Tensor, Tensor)");
   m.def("foreach_mul(Tensor x) -> (Tensor, Tensor, Tensor)");
   m.def("opt_fill(Tensor x, float? v) -> Tensor");
   m.def("pipeline(Tensor x, Tensor idx) -> Tensor");
@@ -188,6 +218,7 @@ STABLE_TORCH_LIBRARY(dropin_ext, m) {
 
 STABLE_TORCH_LIBRARY_IMPL(dropin_ext, CPU, m) {
   m.impl("foreach_mul", TORCH_BOX(&foreach_mul));
+  m.impl("norms", TORCH_BOX(&norms));
   m.impl("opt_fill", TORCH_BOX(&opt_fill));
   m.impl("pipeline", TORCH_BOX(&pipeline));
   m.impl("reductions", TORCH_BOX(&reductions));
