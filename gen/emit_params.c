@@ -18,7 +18,7 @@ int sg_shim_params(sg_arena *a, const sg_schema *s, const char *const *omit, int
                    sg_cparam **params, int *n_params, const char **why, int *bad_arg) {
     bool out_fn = s->out_start < s->n_args;
     bool rets = !out_fn && !s->inplace;
-    int max = 2 * s->n_args + (rets ? s->n_rets : 0);
+    int max = 2 * s->n_args + (rets ? 2 * s->n_rets : 0);
     sg_cparam *p = sg_arena_alloc(a, sizeof *p * (size_t)(max ? max : 1));
     if (!p) {
         *why = "out of memory";
@@ -65,6 +65,10 @@ int sg_shim_params(sg_arena *a, const sg_schema *s, const char *const *omit, int
                 return -1;
             }
             p[n++] = (sg_cparam){t, sg_arena_printf(a, "ret%d", i), SG_CP_RET, i};
+            /* A list return (Tensor[]): the array's length follows its out-pointer. */
+            if (k->shape == SG_SHAPE_LIST)
+                p[n++] = (sg_cparam){"int64_t*", sg_arena_printf(a, "ret%d_len_", i), SG_CP_RET,
+                                     i};
         }
     }
     for (int i = 0; i < n; i++)

@@ -21,7 +21,7 @@ static const sg_kind_info k_kinds[SG_K_COUNT_] = {
     [SG_K_OPT_TENSOR] = {"opt_tensor", "AtenTensorHandle*", SG_SHAPE_ONE, "AtenTensorHandle", NULL,
                          "0, or a heap cell holding a Tensor", true, SHIMRT_KIND_OPT_TENSOR},
     [SG_K_TENSOR_LIST] = {"tensor_list", "const AtenTensorHandle*", SG_SHAPE_LIST,
-                          "const AtenTensorHandle*", NULL, LIST_OF_TENSORS, true,
+                          "const AtenTensorHandle*", "AtenTensorHandle**", LIST_OF_TENSORS, true,
                           SHIMRT_KIND_TENSOR_LIST},
     [SG_K_OPT_TENSOR_LIST] = {"opt_tensor_list", "const AtenTensorHandle**", SG_SHAPE_LIST,
                               "const AtenTensorHandle*", NULL,
@@ -134,10 +134,11 @@ static const type_row k_args[] = {
     {F_LIST, SG_BT_SCALAR_TYPE, SG_K_CODE_LIST},
 };
 
-/* Which schema types are returns of which kind (only plain ones; the out-pointer is the
- * kind's ret_type). */
+/* Which schema types are returns of which kind (plain ones and Tensor[]; the out-pointer is
+ * the kind's ret_type, followed by an int64_t* length for a list). */
 static const type_row k_rets[] = {
     {F_PLAIN, SG_BT_TENSOR, SG_K_TENSOR},
+    {F_LIST, SG_BT_TENSOR, SG_K_TENSOR_LIST},
     {F_PLAIN, SG_BT_INT, SG_K_INT},
     {F_PLAIN, SG_BT_SYMINT, SG_K_INT},
     {F_PLAIN, SG_BT_FLOAT, SG_K_FLOAT},

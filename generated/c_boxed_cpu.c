@@ -14,6 +14,23 @@
 #include "c_boxed_cpu.h"
 #include "c_shim_cpu.h"
 
+/* aten._foreach_mul.List: _foreach_mul.List(Tensor[] self, Tensor[] other) -> Tensor[] */
+void boxed_cpu__foreach_mul_List(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[2] = {SHIMRT_KIND_TENSOR_LIST, SHIMRT_KIND_TENSOR_LIST};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "_foreach_mul.List", stack_, num_args_, 2, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    int64_t self_len_ = 0;
+    const AtenTensorHandle* self = shimrt_box_tensor_list(&box_, 0, &self_len_);
+    int64_t other_len_ = 0;
+    const AtenTensorHandle* other = shimrt_box_tensor_list(&box_, 1, &other_len_);
+    AtenTensorHandle* ret0 = NULL;
+    int64_t ret0_len_ = 0;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu__foreach_mul_List(self, self_len_, other, other_len_, &ret0, &ret0_len_));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor_list(&box_, 0, ret0, ret0_len_);
+    shimrt_box_finish(&box_);
+}
+
 /* aten._foreach_mul_.List: _foreach_mul_.List(Tensor(a!)[] self, Tensor[] other) -> () */
 void boxed_cpu__foreach_mul__List(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
     static const unsigned char arg_kinds_[2] = {SHIMRT_KIND_TENSOR_LIST, SHIMRT_KIND_TENSOR_LIST};
@@ -746,6 +763,27 @@ void boxed_cpu_is_pinned(StableIValue* stack_, uint64_t num_args_, uint64_t num_
     shimrt_box_finish(&box_);
 }
 
+/* aten.layer_norm.default: layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05, bool cudnn_enable=True) -> Tensor */
+void boxed_cpu_layer_norm(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[6] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_INT_LIST, SHIMRT_KIND_OPT_TENSOR, SHIMRT_KIND_OPT_TENSOR, SHIMRT_KIND_NONE, SHIMRT_KIND_NONE};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "layer_norm", stack_, num_args_, 6, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle input = shimrt_box_tensor(&box_, 0);
+    int64_t normalized_shape_len_ = 0;
+    const int64_t* normalized_shape = shimrt_box_int_list(&box_, 1, &normalized_shape_len_);
+    AtenTensorHandle weight_v_ = NULL;
+    AtenTensorHandle* weight = shimrt_box_opt_tensor(&box_, 2, &weight_v_);
+    AtenTensorHandle bias_v_ = NULL;
+    AtenTensorHandle* bias = shimrt_box_opt_tensor(&box_, 3, &bias_v_);
+    double eps = shimrt_box_float(&box_, 4);
+    int32_t cudnn_enable = shimrt_box_bool(&box_, 5);
+    AtenTensorHandle ret0 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_layer_norm(input, normalized_shape, normalized_shape_len_, weight, bias, eps, cudnn_enable, &ret0));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_finish(&box_);
+}
+
 /* aten.le.Scalar: le.Scalar(Tensor self, Scalar other) -> Tensor */
 void boxed_cpu_le_Scalar(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
     static const unsigned char arg_kinds_[2] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_SCALAR};
@@ -922,6 +960,30 @@ void boxed_cpu_narrow(StableIValue* stack_, uint64_t num_args_, uint64_t num_out
     SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_narrow(self, dim, start, length, &ret0));
     shimrt_box_release_args(&box_);
     shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_finish(&box_);
+}
+
+/* aten.native_layer_norm.default: native_layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps) -> (Tensor, Tensor, Tensor) */
+void boxed_cpu_native_layer_norm(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[5] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_INT_LIST, SHIMRT_KIND_OPT_TENSOR, SHIMRT_KIND_OPT_TENSOR, SHIMRT_KIND_NONE};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "native_layer_norm", stack_, num_args_, 5, num_outputs_, 3, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle input = shimrt_box_tensor(&box_, 0);
+    int64_t normalized_shape_len_ = 0;
+    const int64_t* normalized_shape = shimrt_box_int_list(&box_, 1, &normalized_shape_len_);
+    AtenTensorHandle weight_v_ = NULL;
+    AtenTensorHandle* weight = shimrt_box_opt_tensor(&box_, 2, &weight_v_);
+    AtenTensorHandle bias_v_ = NULL;
+    AtenTensorHandle* bias = shimrt_box_opt_tensor(&box_, 3, &bias_v_);
+    double eps = shimrt_box_float(&box_, 4);
+    AtenTensorHandle ret0 = NULL;
+    AtenTensorHandle ret1 = NULL;
+    AtenTensorHandle ret2 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_native_layer_norm(input, normalized_shape, normalized_shape_len_, weight, bias, eps, &ret0, &ret1, &ret2));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_push_tensor(&box_, 1, ret1);
+    shimrt_box_push_tensor(&box_, 2, ret2);
     shimrt_box_finish(&box_);
 }
 
@@ -1126,6 +1188,41 @@ void boxed_cpu_rsqrt(StableIValue* stack_, uint64_t num_args_, uint64_t num_outp
     shimrt_box_finish(&box_);
 }
 
+/* aten.scatter.reduce: scatter.reduce(Tensor self, int dim, Tensor index, Tensor src, *, str reduce) -> Tensor */
+void boxed_cpu_scatter_reduce(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[5] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_NONE, SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_STR};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "scatter.reduce", stack_, num_args_, 5, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
+    int64_t dim = shimrt_box_int(&box_, 1);
+    AtenTensorHandle index = shimrt_box_tensor(&box_, 2);
+    AtenTensorHandle src = shimrt_box_tensor(&box_, 3);
+    const char* reduce = shimrt_box_str(&box_, 4);
+    AtenTensorHandle ret0 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_scatter_reduce(self, dim, index, src, reduce, &ret0));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_finish(&box_);
+}
+
+/* aten.scatter.reduce_out: scatter.reduce_out(Tensor self, int dim, Tensor index, Tensor src, *, str reduce, Tensor(a!) out) -> Tensor(a!) */
+void boxed_cpu_scatter_reduce_out(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[6] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_NONE, SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_STR, SHIMRT_KIND_TENSOR};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "scatter.reduce_out", stack_, num_args_, 6, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
+    int64_t dim = shimrt_box_int(&box_, 1);
+    AtenTensorHandle index = shimrt_box_tensor(&box_, 2);
+    AtenTensorHandle src = shimrt_box_tensor(&box_, 3);
+    const char* reduce = shimrt_box_str(&box_, 4);
+    AtenTensorHandle out = shimrt_box_tensor(&box_, 5);
+    shimrt_box_keep(&box_, 5);
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_scatter_reduce_out(out, self, dim, index, src, reduce));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_alias(&box_, 0, 5);
+    shimrt_box_finish(&box_);
+}
+
 /* aten.scatter.src: scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor */
 void boxed_cpu_scatter_src(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
     static const unsigned char arg_kinds_[4] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_NONE, SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR};
@@ -1156,6 +1253,43 @@ void boxed_cpu_scatter_src_out(StableIValue* stack_, uint64_t num_args_, uint64_
     SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_scatter_src_out(out, self, dim, index, src));
     shimrt_box_release_args(&box_);
     shimrt_box_push_alias(&box_, 0, 4);
+    shimrt_box_finish(&box_);
+}
+
+/* aten.scatter_reduce.two: scatter_reduce.two(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> Tensor */
+void boxed_cpu_scatter_reduce_two(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[6] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_NONE, SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_STR, SHIMRT_KIND_NONE};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "scatter_reduce.two", stack_, num_args_, 6, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
+    int64_t dim = shimrt_box_int(&box_, 1);
+    AtenTensorHandle index = shimrt_box_tensor(&box_, 2);
+    AtenTensorHandle src = shimrt_box_tensor(&box_, 3);
+    const char* reduce = shimrt_box_str(&box_, 4);
+    int32_t include_self = shimrt_box_bool(&box_, 5);
+    AtenTensorHandle ret0 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_scatter_reduce_two(self, dim, index, src, reduce, include_self, &ret0));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_finish(&box_);
+}
+
+/* aten.scatter_reduce.two_out: scatter_reduce.two_out(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True, Tensor(a!) out) -> Tensor(a!) */
+void boxed_cpu_scatter_reduce_two_out(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[7] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_NONE, SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_STR, SHIMRT_KIND_NONE, SHIMRT_KIND_TENSOR};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "scatter_reduce.two_out", stack_, num_args_, 7, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
+    int64_t dim = shimrt_box_int(&box_, 1);
+    AtenTensorHandle index = shimrt_box_tensor(&box_, 2);
+    AtenTensorHandle src = shimrt_box_tensor(&box_, 3);
+    const char* reduce = shimrt_box_str(&box_, 4);
+    int32_t include_self = shimrt_box_bool(&box_, 5);
+    AtenTensorHandle out = shimrt_box_tensor(&box_, 6);
+    shimrt_box_keep(&box_, 6);
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_scatter_reduce_two_out(out, self, dim, index, src, reduce, include_self));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_alias(&box_, 0, 6);
     shimrt_box_finish(&box_);
 }
 
@@ -1518,7 +1652,8 @@ void boxed_cpu_zeros_like(StableIValue* stack_, uint64_t num_args_, uint64_t num
 }
 
 /* Every schema of namespace aten, in op-key order, with its tags. */
-static const shimrt_def_entry defs_aten[94] = {
+static const shimrt_def_entry defs_aten[101] = {
+    {"_foreach_mul.List(Tensor[] self, Tensor[] other) -> Tensor[]", 0},
     {"_foreach_mul_.List(Tensor(a!)[] self, Tensor[] other) -> ()", 0},
     {"abs(Tensor self) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
     {"add.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
@@ -1565,6 +1700,7 @@ static const shimrt_def_entry defs_aten[94] = {
     {"index_select.out(Tensor self, int dim, Tensor index, *, Tensor(a!) out) -> Tensor(a!)", 0},
     {"is_leaf(Tensor self) -> bool", 0},
     {"is_pinned(Tensor self, Device? device=None) -> bool", 0},
+    {"layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05, bool cudnn_enable=True) -> Tensor", 0},
     {"le.Scalar(Tensor self, Scalar other) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
     {"le.Tensor(Tensor self, Tensor other) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
     {"log(Tensor self) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
@@ -1577,6 +1713,7 @@ static const shimrt_def_entry defs_aten[94] = {
     {"mm(Tensor self, Tensor mat2) -> Tensor", SHIMRT_TAG_BIT(CORE)},
     {"mul.Tensor(Tensor self, Tensor other) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
     {"narrow(Tensor(a) self, int dim, SymInt start, SymInt length) -> Tensor(a)", 0},
+    {"native_layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps) -> (Tensor, Tensor, Tensor)", SHIMRT_TAG_BIT(CORE)},
     {"ne.Scalar(Tensor self, Scalar other) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
     {"ne.Tensor(Tensor self, Tensor other) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
     {"neg(Tensor self) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
@@ -1589,8 +1726,12 @@ static const shimrt_def_entry defs_aten[94] = {
     {"relu(Tensor self) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
     {"reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a)", 0},
     {"rsqrt(Tensor self) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
+    {"scatter.reduce(Tensor self, int dim, Tensor index, Tensor src, *, str reduce) -> Tensor", 0},
+    {"scatter.reduce_out(Tensor self, int dim, Tensor index, Tensor src, *, str reduce, Tensor(a!) out) -> Tensor(a!)", 0},
     {"scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor", SHIMRT_TAG_BIT(CORE)},
     {"scatter.src_out(Tensor self, int dim, Tensor index, Tensor src, *, Tensor(a!) out) -> Tensor(a!)", 0},
+    {"scatter_reduce.two(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> Tensor", SHIMRT_TAG_BIT(CORE)},
+    {"scatter_reduce.two_out(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True, Tensor(a!) out) -> Tensor(a!)", 0},
     {"select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)", SHIMRT_TAG_BIT(CORE)},
     {"sigmoid(Tensor self) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
     {"softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor", 0},
@@ -1616,7 +1757,8 @@ static const shimrt_def_entry defs_aten[94] = {
 };
 
 /* Every boxed kernel of namespace aten for the cpu backend. */
-static const shimrt_impl_entry impls_aten_cpu[94] = {
+static const shimrt_impl_entry impls_aten_cpu[101] = {
+    {"_foreach_mul.List", boxed_cpu__foreach_mul_List},
     {"_foreach_mul_.List", boxed_cpu__foreach_mul__List},
     {"abs", boxed_cpu_abs},
     {"add.Scalar", boxed_cpu_add_Scalar},
@@ -1663,6 +1805,7 @@ static const shimrt_impl_entry impls_aten_cpu[94] = {
     {"index_select.out", boxed_cpu_index_select_out},
     {"is_leaf", boxed_cpu_is_leaf},
     {"is_pinned", boxed_cpu_is_pinned},
+    {"layer_norm", boxed_cpu_layer_norm},
     {"le.Scalar", boxed_cpu_le_Scalar},
     {"le.Tensor", boxed_cpu_le_Tensor},
     {"log", boxed_cpu_log},
@@ -1675,6 +1818,7 @@ static const shimrt_impl_entry impls_aten_cpu[94] = {
     {"mm", boxed_cpu_mm},
     {"mul.Tensor", boxed_cpu_mul_Tensor},
     {"narrow", boxed_cpu_narrow},
+    {"native_layer_norm", boxed_cpu_native_layer_norm},
     {"ne.Scalar", boxed_cpu_ne_Scalar},
     {"ne.Tensor", boxed_cpu_ne_Tensor},
     {"neg", boxed_cpu_neg},
@@ -1687,8 +1831,12 @@ static const shimrt_impl_entry impls_aten_cpu[94] = {
     {"relu", boxed_cpu_relu},
     {"reshape", boxed_cpu_reshape},
     {"rsqrt", boxed_cpu_rsqrt},
+    {"scatter.reduce", boxed_cpu_scatter_reduce},
+    {"scatter.reduce_out", boxed_cpu_scatter_reduce_out},
     {"scatter.src", boxed_cpu_scatter_src},
     {"scatter.src_out", boxed_cpu_scatter_src_out},
+    {"scatter_reduce.two", boxed_cpu_scatter_reduce_two},
+    {"scatter_reduce.two_out", boxed_cpu_scatter_reduce_two_out},
     {"select.int", boxed_cpu_select_int},
     {"sigmoid", boxed_cpu_sigmoid},
     {"softmax.int", boxed_cpu_softmax_int},
@@ -1714,5 +1862,5 @@ static const shimrt_impl_entry impls_aten_cpu[94] = {
 };
 
 AOTITorchError shimgen_register_aten_cpu(TorchLibraryHandle* ret_def, TorchLibraryHandle* ret_impl) {
-    return shimrt_register_ops("aten", "CPU", __FILE__, __LINE__, defs_aten, 94, impls_aten_cpu, 94, ret_def, ret_impl);
+    return shimrt_register_ops("aten", "CPU", __FILE__, __LINE__, defs_aten, 101, impls_aten_cpu, 101, ret_def, ret_impl);
 }

@@ -18,6 +18,7 @@ extern "C" {
 
 /* Boxed kernels (stack conventions of docs/runtime-api.md): each steals its arguments,
  * calls the cpu shim and pushes new references. */
+void boxed_cpu__foreach_mul_List(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu__foreach_mul__List(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_abs(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_add_Scalar(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
@@ -64,6 +65,7 @@ void boxed_cpu_index_select(StableIValue* stack_, uint64_t num_args_, uint64_t n
 void boxed_cpu_index_select_out(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_is_leaf(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_is_pinned(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
+void boxed_cpu_layer_norm(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_le_Scalar(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_le_Tensor(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_log(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
@@ -76,6 +78,7 @@ void boxed_cpu_mean_dim(StableIValue* stack_, uint64_t num_args_, uint64_t num_o
 void boxed_cpu_mm(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_mul_Tensor(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_narrow(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
+void boxed_cpu_native_layer_norm(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_ne_Scalar(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_ne_Tensor(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_neg(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
@@ -88,8 +91,12 @@ void boxed_cpu_pow_Tensor_Scalar(StableIValue* stack_, uint64_t num_args_, uint6
 void boxed_cpu_relu(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_reshape(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_rsqrt(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
+void boxed_cpu_scatter_reduce(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
+void boxed_cpu_scatter_reduce_out(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_scatter_src(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_scatter_src_out(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
+void boxed_cpu_scatter_reduce_two(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
+void boxed_cpu_scatter_reduce_two_out(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_select_int(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_sigmoid(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_softmax_int(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);

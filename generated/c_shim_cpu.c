@@ -13,7 +13,18 @@
 
 #include "c_shim_cpu.h"
 #include "compositeexplicitautograd_kernels.h"
+#include "compositeimplicitautograd_kernels.h"
 #include "cpu_kernels.h"
+
+/* aten._foreach_mul.List: _foreach_mul.List(Tensor[] self, Tensor[] other) -> Tensor[]
+ * kernel: shimrt_foreach_mul_list (CompositeExplicitAutograd) */
+AOTITorchError aoti_torch_cpu__foreach_mul_List(const AtenTensorHandle* self, int64_t self_len_, const AtenTensorHandle* other, int64_t other_len_, AtenTensorHandle** ret0, int64_t* ret0_len_) {
+    SHIMRT_ARG_TENSOR_LIST(self);
+    SHIMRT_ARG_TENSOR_LIST(other);
+    SHIMRT_ARG_RET(ret0);
+    SHIMRT_ARG_RET(ret0_len_);
+    return shimrt_foreach_mul_list(self, self_len_, other, other_len_, ret0, ret0_len_);
+}
 
 /* aten._foreach_mul_.List: _foreach_mul_.List(Tensor(a!)[] self, Tensor[] other) -> ()
  * kernel: shimrt_foreach_mul__list (CompositeExplicitAutograd) */
@@ -400,6 +411,17 @@ AOTITorchError aoti_torch_cpu_is_pinned(AtenTensorHandle self, int32_t* device, 
     return shimrt_is_pinned(self, device, device_index_, ret0);
 }
 
+/* aten.layer_norm.default: layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05, bool cudnn_enable=True) -> Tensor
+ * kernel: shimrt_layer_norm (CompositeImplicitAutograd) */
+AOTITorchError aoti_torch_cpu_layer_norm(AtenTensorHandle input, const int64_t* normalized_shape, int64_t normalized_shape_len_, AtenTensorHandle* weight, AtenTensorHandle* bias, double eps, int32_t cudnn_enable, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(input);
+    SHIMRT_ARG_LIST(normalized_shape);
+    SHIMRT_ARG_OPT_TENSOR(weight);
+    SHIMRT_ARG_OPT_TENSOR(bias);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_layer_norm(input, normalized_shape, normalized_shape_len_, SHIMRT_OPT_TENSOR(weight), SHIMRT_OPT_TENSOR(bias), eps, cudnn_enable, ret0);
+}
+
 /* aten.le.Scalar: le.Scalar(Tensor self, Scalar other) -> Tensor
  * kernel: shimrt_cpu_le_scalar (CPU) */
 AOTITorchError aoti_torch_cpu_le_Scalar(AtenTensorHandle self, double other, AtenTensorHandle* ret0) {
@@ -501,6 +523,19 @@ AOTITorchError aoti_torch_cpu_narrow(AtenTensorHandle self, int64_t dim, int64_t
     SHIMRT_ARG_TENSOR(self);
     SHIMRT_ARG_RET(ret0);
     return shimrt_narrow(self, dim, start, length, ret0);
+}
+
+/* aten.native_layer_norm.default: native_layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps) -> (Tensor, Tensor, Tensor)
+ * kernel: shimrt_cpu_native_layer_norm (CPU) */
+AOTITorchError aoti_torch_cpu_native_layer_norm(AtenTensorHandle input, const int64_t* normalized_shape, int64_t normalized_shape_len_, AtenTensorHandle* weight, AtenTensorHandle* bias, double eps, AtenTensorHandle* ret0, AtenTensorHandle* ret1, AtenTensorHandle* ret2) {
+    SHIMRT_ARG_TENSOR(input);
+    SHIMRT_ARG_LIST(normalized_shape);
+    SHIMRT_ARG_OPT_TENSOR(weight);
+    SHIMRT_ARG_OPT_TENSOR(bias);
+    SHIMRT_ARG_RET(ret0);
+    SHIMRT_ARG_RET(ret1);
+    SHIMRT_ARG_RET(ret2);
+    return shimrt_cpu_native_layer_norm(input, normalized_shape, normalized_shape_len_, SHIMRT_OPT_TENSOR(weight), SHIMRT_OPT_TENSOR(bias), eps, ret0, ret1, ret2);
 }
 
 /* aten.ne.Scalar: ne.Scalar(Tensor self, Scalar other) -> Tensor
@@ -605,6 +640,26 @@ AOTITorchError aoti_torch_cpu_rsqrt(AtenTensorHandle self, AtenTensorHandle* ret
     return shimrt_cpu_rsqrt(self, ret0);
 }
 
+/* aten.scatter.reduce: scatter.reduce(Tensor self, int dim, Tensor index, Tensor src, *, str reduce) -> Tensor
+ * kernel: shimrt_cpu_scatter_reduce (CPU) */
+AOTITorchError aoti_torch_cpu_scatter_reduce(AtenTensorHandle self, int64_t dim, AtenTensorHandle index, AtenTensorHandle src, const char* reduce, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_TENSOR(index);
+    SHIMRT_ARG_TENSOR(src);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu_scatter_reduce(self, dim, index, src, reduce, ret0);
+}
+
+/* aten.scatter.reduce_out: scatter.reduce_out(Tensor self, int dim, Tensor index, Tensor src, *, str reduce, Tensor(a!) out) -> Tensor(a!)
+ * kernel: shimrt_cpu_scatter_reduce_out (CPU) */
+AOTITorchError aoti_torch_cpu_scatter_reduce_out(AtenTensorHandle out, AtenTensorHandle self, int64_t dim, AtenTensorHandle index, AtenTensorHandle src, const char* reduce) {
+    SHIMRT_ARG_TENSOR(out);
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_TENSOR(index);
+    SHIMRT_ARG_TENSOR(src);
+    return shimrt_cpu_scatter_reduce_out(out, self, dim, index, src, reduce);
+}
+
 /* aten.scatter.src: scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor
  * kernel: shimrt_cpu_scatter_src (CPU) */
 AOTITorchError aoti_torch_cpu_scatter_src(AtenTensorHandle self, int64_t dim, AtenTensorHandle index, AtenTensorHandle src, AtenTensorHandle* ret0) {
@@ -623,6 +678,26 @@ AOTITorchError aoti_torch_cpu_scatter_src_out(AtenTensorHandle out, AtenTensorHa
     SHIMRT_ARG_TENSOR(index);
     SHIMRT_ARG_TENSOR(src);
     return shimrt_cpu_scatter_src_out(out, self, dim, index, src);
+}
+
+/* aten.scatter_reduce.two: scatter_reduce.two(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> Tensor
+ * kernel: shimrt_cpu_scatter_reduce_two (CPU) */
+AOTITorchError aoti_torch_cpu_scatter_reduce_two(AtenTensorHandle self, int64_t dim, AtenTensorHandle index, AtenTensorHandle src, const char* reduce, int32_t include_self, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_TENSOR(index);
+    SHIMRT_ARG_TENSOR(src);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu_scatter_reduce_two(self, dim, index, src, reduce, include_self, ret0);
+}
+
+/* aten.scatter_reduce.two_out: scatter_reduce.two_out(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True, Tensor(a!) out) -> Tensor(a!)
+ * kernel: shimrt_cpu_scatter_reduce_two_out (CPU) */
+AOTITorchError aoti_torch_cpu_scatter_reduce_two_out(AtenTensorHandle out, AtenTensorHandle self, int64_t dim, AtenTensorHandle index, AtenTensorHandle src, const char* reduce, int32_t include_self) {
+    SHIMRT_ARG_TENSOR(out);
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_TENSOR(index);
+    SHIMRT_ARG_TENSOR(src);
+    return shimrt_cpu_scatter_reduce_two_out(out, self, dim, index, src, reduce, include_self);
 }
 
 /* aten.select.int: select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)

@@ -484,7 +484,7 @@ AOTI_TORCH_EXPORT void shimrt_box_release_args(shimrt_box *b) {
 }
 
 /* Output kinds, for releasing pushed outputs after a later failure. */
-enum { OUT_NONE = 0, OUT_PLAIN, OUT_TENSOR, OUT_SCALAR, OUT_STR, OUT_GENERATOR };
+enum { OUT_NONE = 0, OUT_PLAIN, OUT_TENSOR, OUT_SCALAR, OUT_STR, OUT_GENERATOR, OUT_TENSOR_LIST };
 
 static bool box_out_ok(shimrt_box *b, uint64_t j) {
     if (j < b->num_outputs && j < SHIMRT_BOX_MAX_ARGS) return true;
@@ -499,6 +499,36 @@ AOTI_TORCH_EXPORT void shimrt_box_push_tensor(shimrt_box *b, uint64_t j, AtenTen
         return;
     }
     release_value(SHIMRT_KIND_TENSOR, siv_from_tensor(t));
+}
+
+AOTI_TORCH_EXPORT void shimrt_box_push_tensor_list(shimrt_box *b, uint64_t j,
+                                                   AtenTensorHandle *items, int64_t n) {
+    StableListHandle l = NULL;
+    int64_t k = 0;
+    if (b->err == AOTI_TORCH_SUCCESS && box_out_ok(b, j)) {
+        if (n < 0 || (n > 0 && items == NULL)) {
+            box_failf(b, "output %llu: the kernel returned an invalid tensor list",
+                      (unsigned long long)j);
+        } else if (torch_new_list_reserve_size((size_t)n, &l) != AOTI_TORCH_SUCCESS) {
+            shimrt_box_fail(b, AOTI_TORCH_FAILURE);
+        } else {
+            for (; k < n; k++)
+                if (torch_list_push_back(l, siv_from_tensor(items[k])) != AOTI_TORCH_SUCCESS) {
+                    shimrt_box_fail(b, AOTI_TORCH_FAILURE);
+                    break;
+                }
+            if (k == n) {
+                free(items);
+                b->stack[j] = siv_from_list(l);
+                b->pushed[j] = OUT_TENSOR_LIST;
+                return;
+            }
+        }
+    }
+    /* Failure: the list owns items [0, k), the rest are released one by one. */
+    if (l != NULL) release_value(SHIMRT_KIND_TENSOR_LIST, siv_from_list(l));
+    for (; items != NULL && k < n; k++) release_value(SHIMRT_KIND_TENSOR, siv_from_tensor(items[k]));
+    free(items);
 }
 
 AOTI_TORCH_EXPORT void shimrt_box_push_alias(shimrt_box *b, uint64_t j, uint64_t i) {
@@ -568,7 +598,8 @@ AOTI_TORCH_EXPORT void shimrt_box_push_generator(shimrt_box *b, uint64_t j,
 AOTI_TORCH_EXPORT void shimrt_box_finish(shimrt_box *b) {
     static const unsigned char out_kinds[] = {SHIMRT_KIND_NONE, SHIMRT_KIND_NONE,
                                               SHIMRT_KIND_TENSOR, SHIMRT_KIND_SCALAR,
-                                              SHIMRT_KIND_STR, SHIMRT_KIND_GENERATOR};
+                                              SHIMRT_KIND_STR, SHIMRT_KIND_GENERATOR,
+                                              SHIMRT_KIND_TENSOR_LIST};
     if (b->err == AOTI_TORCH_SUCCESS) return;
     /* Outputs pushed before the failure. */
     for (uint64_t j = 0; j < b->num_outputs && j < SHIMRT_BOX_MAX_ARGS; j++) {
@@ -1009,6 +1040,37 @@ AOTI_TORCH_EXPORT AOTITorchError shimrt_pop_str(const char *func, StableIValue v
     torch_delete_string(h);
     if (r == NULL) return shimrt_fail(func, "out of memory");
     *ret = r;
+    return AOTI_TORCH_SUCCESS;
+}
+
+AOTI_TORCH_EXPORT AOTITorchError shimrt_pop_tensor_list(const char *func, StableIValue v,
+                                                        AtenTensorHandle **ret, int64_t *len) {
+    StableListHandle l = siv_to_list(v);
+    size_t n = 0;
+    if (torch_list_size(l, &n) != AOTI_TORCH_SUCCESS) {
+        char why[512];
+        snprintf(why, sizeof why, "%s", torch_exception_get_what());
+        return shimrt_fail(func, "%s", why); /* not a list handle: nothing to delete */
+    }
+    AtenTensorHandle *items = malloc((n ? n : 1) * sizeof *items);
+    for (size_t j = 0; items != NULL && j < n; j++) {
+        StableIValue e = 0;
+        if (torch_list_get_item(l, j, &e) != AOTI_TORCH_SUCCESS) {
+            free(items);
+            items = NULL;
+            break;
+        }
+        items[j] = siv_to_tensor(e);
+    }
+    if (items == NULL) {
+        release_value(SHIMRT_KIND_TENSOR_LIST, v);
+        return shimrt_fail(func, "out of memory");
+    }
+    /* The references move to the array; torch_delete_list frees the container only. */
+    for (size_t j = 0; j < n; j++) torch_list_set_item(l, j, 0);
+    torch_delete_list(l);
+    *ret = items;
+    *len = (int64_t)n;
     return AOTI_TORCH_SUCCESS;
 }
 

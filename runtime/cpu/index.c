@@ -245,8 +245,8 @@ AOTITorchError shimrt_idx_scatter_reduce(const char *op, AtenTensorHandle out,
     if (!strcmp(reduce, "sum")) r = R_SUM;
     else if (!strcmp(reduce, "prod")) r = R_PROD;
     else if (!strcmp(reduce, "mean")) r = R_MEAN;
-    else if (!strcmp(reduce, "amax")) r = R_AMAX;
-    else if (!strcmp(reduce, "amin")) r = R_AMIN;
+    else if (!strcmp(reduce, "amax") || !strcmp(reduce, "max")) r = R_AMAX; /* PyTorch's */
+    else if (!strcmp(reduce, "amin") || !strcmp(reduce, "min")) r = R_AMIN; /* aliases */
     else
         return shimrt_fail(op, "reduce argument must be either sum, prod, mean, amax or amin, "
                            "got %s", reduce);

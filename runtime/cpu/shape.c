@@ -320,6 +320,63 @@ AOTITorchError shimrt_cpu_scatter_src_out(AtenTensorHandle out, AtenTensorHandle
     return shimrt_idx_scatter("scatter.src_out", out, self, dim, index, src);
 }
 
+/* scatter.reduce: the legacy reductions "add" and "multiply" (scatter_reduce's "sum" and
+ * "prod" with include_self). */
+static const char *legacy_reduce(const char *op, const char *reduce) {
+    if (reduce && !strcmp(reduce, "add")) return "sum";
+    if (reduce && !strcmp(reduce, "multiply")) return "prod";
+    shimrt_fail(op, "reduce argument must be either add or multiply.");
+    return NULL;
+}
+
+static AOTITorchError scatter_reduce_new(const char *op, AtenTensorHandle self, int64_t dim,
+                                         AtenTensorHandle index, AtenTensorHandle src,
+                                         const char *reduce, bool include_self,
+                                         AtenTensorHandle *ret0) {
+    if (!reduce || cpu_only(op, self)) return AOTI_TORCH_FAILURE;
+    AtenTensorHandle t = shimrt_tensor_empty(op, self->ndim, self->sizes, NULL, self->dtype,
+                                             SHIMRT_DEV_CPU, -1);
+    if (!t) return AOTI_TORCH_FAILURE;
+    if (shimrt_idx_scatter_reduce(op, t, self, dim, index, src, reduce, include_self)) {
+        shimrt_tensor_free(t);
+        return AOTI_TORCH_FAILURE;
+    }
+    *ret0 = t;
+    return AOTI_TORCH_SUCCESS;
+}
+
+AOTITorchError shimrt_cpu_scatter_reduce(AtenTensorHandle self, int64_t dim,
+                                         AtenTensorHandle index, AtenTensorHandle src,
+                                         const char *reduce, AtenTensorHandle *ret0) {
+    static const char op[] = "scatter.reduce";
+    return scatter_reduce_new(op, self, dim, index, src, legacy_reduce(op, reduce), true, ret0);
+}
+
+AOTITorchError shimrt_cpu_scatter_reduce_out(AtenTensorHandle out, AtenTensorHandle self,
+                                             int64_t dim, AtenTensorHandle index,
+                                             AtenTensorHandle src, const char *reduce) {
+    static const char op[] = "scatter.reduce_out";
+    const char *r = legacy_reduce(op, reduce);
+    if (!r) return AOTI_TORCH_FAILURE;
+    return shimrt_idx_scatter_reduce(op, out, self, dim, index, src, r, true);
+}
+
+AOTITorchError shimrt_cpu_scatter_reduce_two(AtenTensorHandle self, int64_t dim,
+                                             AtenTensorHandle index, AtenTensorHandle src,
+                                             const char *reduce, int32_t include_self,
+                                             AtenTensorHandle *ret0) {
+    return scatter_reduce_new("scatter_reduce.two", self, dim, index, src, reduce,
+                              include_self != 0, ret0);
+}
+
+AOTITorchError shimrt_cpu_scatter_reduce_two_out(AtenTensorHandle out, AtenTensorHandle self,
+                                                 int64_t dim, AtenTensorHandle index,
+                                                 AtenTensorHandle src, const char *reduce,
+                                                 int32_t include_self) {
+    return shimrt_idx_scatter_reduce("scatter_reduce.two_out", out, self, dim, index, src,
+                                     reduce, include_self != 0);
+}
+
 /* ---- cat, stack ---- */
 /* Shape of cat(tensors, dim) (PyTorch skips legacy 1-d empty tensors), and its dtype. */
 static AOTITorchError cat_shape(const char *op, const AtenTensorHandle *ts, int64_t n,
@@ -498,6 +555,29 @@ AOTITorchError shimrt_embedding(AtenTensorHandle weight, AtenTensorHandle indice
     shimrt_tensor_free(rows);
     if (!t) return AOTI_TORCH_FAILURE;
     *ret0 = t;
+    return AOTI_TORCH_SUCCESS;
+}
+
+/* PyTorch's slow path: one mul.Tensor per pair (its broadcasting and type promotion). */
+AOTITorchError shimrt_foreach_mul_list(const AtenTensorHandle *self, int64_t self_len_,
+                                       const AtenTensorHandle *other, int64_t other_len_,
+                                       AtenTensorHandle **ret0, int64_t *ret0_len_) {
+    static const char op[] = "_foreach_mul.List";
+    if (self_len_ != other_len_)
+        return shimrt_fail(op, "Tensor lists must have the same number of tensors, got %lld "
+                           "and %lld", (long long)self_len_, (long long)other_len_);
+    AtenTensorHandle *out = calloc(self_len_ > 0 ? (size_t)self_len_ : 1, sizeof *out);
+    if (!out) return shimrt_fail(op, "out of memory");
+    for (int64_t k = 0; k < self_len_; k++) {
+        if (cpu_only(op, self[k]) || cpu_only(op, other[k]) ||
+            shimrt_cpu_mul_tensor(self[k], other[k], &out[k]) != AOTI_TORCH_SUCCESS) {
+            while (k-- > 0) shimrt_tensor_free(out[k]);
+            free(out);
+            return AOTI_TORCH_FAILURE;
+        }
+    }
+    *ret0 = out;
+    *ret0_len_ = self_len_;
     return AOTI_TORCH_SUCCESS;
 }
 

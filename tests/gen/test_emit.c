@@ -206,6 +206,13 @@ Test(emit, params_returns) {
                      "AtenTensorHandle a, AtenTensorHandle* ret0, int64_t* ret1, double* ret2, "
                      "double* ret3, int32_t* ret4, int32_t* ret5, const char** ret6, "
                      "AtenGeneratorHandle* ret7, int64_t* ret8, int32_t* ret9");
+    /* A Tensor[] return: the kernel's malloc'ed array of new references, then its length. */
+    cr_expect_str_eq(params_of("f(Tensor[] a) -> Tensor[]", NULL, 0),
+                     "const AtenTensorHandle* a, int64_t a_len_, AtenTensorHandle** ret0, "
+                     "int64_t* ret0_len_");
+    cr_expect_str_eq(params_of("f(Tensor a) -> (Tensor[], Tensor)", NULL, 0),
+                     "AtenTensorHandle a, AtenTensorHandle** ret0, int64_t* ret0_len_, "
+                     "AtenTensorHandle* ret1");
 }
 
 Test(emit, params_out_inplace_and_tensor_options) {
@@ -243,8 +250,10 @@ Test(emit, params_without_a_c_form) {
                      "NONE(0): argument 'a' has type 'Layout[]', which has no C form");
     cr_expect_str_eq(params_of("f(Storage a) -> ()", NULL, 0),
                      "NONE(0): argument 'a' has type 'Storage', which has no C form");
-    cr_expect_str_eq(params_of("f(Tensor a) -> Tensor[]", NULL, 0),
-                     "NONE(-1): return 0 has type 'Tensor[]', which has no C form");
+    cr_expect_str_eq(params_of("f(Tensor a) -> int[]", NULL, 0),
+                     "NONE(-1): return 0 has type 'int[]', which has no C form");
+    cr_expect_str_eq(params_of("f(Tensor a) -> Tensor?[]", NULL, 0),
+                     "NONE(-1): return 0 has type 'Tensor?[]', which has no C form");
     cr_expect_str_eq(params_of("f(Tensor a) -> (Tensor, Tensor?)", NULL, 0),
                      "NONE(-1): return 1 has type 'Tensor?', which has no C form");
     cr_expect_str_eq(params_of("f(Tensor a) -> Device", NULL, 0),
@@ -626,7 +635,8 @@ Test(emit, arg_kinds_and_kernel_types) {
     for (int i = 0; i < 11; i++) cr_expect_str_eq(sg_arg_kind(s->args[i].type), kinds[i]);
     cr_expect_null(sg_arg_kind(s->args[11].type));
     cr_expect_str_eq(sg_ret_kind(s->rets[0].type), "tensor");
-    cr_expect_null(sg_ret_kind(parse("f() -> Tensor[]")->rets[0].type));
+    cr_expect_str_eq(sg_ret_kind(parse("f() -> Tensor[]")->rets[0].type), "tensor_list");
+    cr_expect_null(sg_ret_kind(parse("f() -> int[]")->rets[0].type));
     /* docs/kernels.md: the kernel form of each shim parameter */
     sg_cparam *p = NULL;
     int n = 0, bad = 0;
@@ -933,7 +943,7 @@ Test(emit, every_kind_has_every_form) {
             cr_expect(sg_tpl_set_get(t, sec) != NULL, "no section %s", sec);
         }
     }
-    cr_expect_eq(n_rets, 8);
+    cr_expect_eq(n_rets, 9);
     cr_expect_null(sg_tpl_set_get(t, "pack_no_such_kind"));
 }
 

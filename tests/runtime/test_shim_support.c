@@ -5,6 +5,7 @@
  * devices with ownership (the sanitizer pass sees any leak or double free), packing for
  * dispatcher-routed shims, and all-or-nothing registration. */
 #include <criterion/criterion.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <shimrt/shim_support.h>
@@ -371,4 +372,73 @@ Test(shim_support, registration_all_or_nothing) {
                  AOTI_TORCH_FAILURE);
     aoti_torch_delete_library_object(impl);
     aoti_torch_delete_library_object(def);
+}
+
+/* ---- Tensor[] returns: push (boxed kernels) and pop (dispatcher-routed shims) -------- */
+Test(shim_support, tensor_list_return_push_and_pop) {
+    StableIValue stack[1] = {siv_from_int(7)};
+    shimrt_box b;
+    cr_assert_eq(shimrt_box_begin(&b, "split", stack, 1, 1, 1, 1, NULL), AOTI_TORCH_SUCCESS);
+    AtenTensorHandle *items = malloc(2 * sizeof *items);
+    cr_assert(items);
+    items[0] = tensor1(1.5f), items[1] = tensor1(-2.0f);
+    shimrt_box_release_args(&b);
+    shimrt_box_push_tensor_list(&b, 0, items, 2); /* takes the array and both handles */
+    shimrt_box_finish(&b);
+    size_t n = 0;
+    cr_assert_eq(torch_list_size(siv_to_list(stack[0]), &n), AOTI_TORCH_SUCCESS, "%s", MSG());
+    cr_assert_eq(n, 2);
+    AtenTensorHandle *got = NULL;
+    int64_t len = -1;
+    cr_assert_eq(shimrt_pop_tensor_list("pop", stack[0], &got, &len), AOTI_TORCH_SUCCESS,
+                 "%s", MSG());
+    cr_assert_eq(len, 2);
+    cr_expect_float_eq(value1(got[0]), 1.5f, 0);
+    cr_expect_float_eq(value1(got[1]), -2.0f, 0);
+    aoti_torch_delete_tensor_object(got[0]);
+    aoti_torch_delete_tensor_object(got[1]);
+    free(got);
+    /* an empty list: NULL items are fine when n is 0 */
+    stack[0] = siv_from_int(7);
+    cr_assert_eq(shimrt_box_begin(&b, "split", stack, 1, 1, 1, 1, NULL), AOTI_TORCH_SUCCESS);
+    shimrt_box_release_args(&b);
+    shimrt_box_push_tensor_list(&b, 0, NULL, 0);
+    shimrt_box_finish(&b);
+    cr_assert_eq(shimrt_pop_tensor_list("pop", stack[0], &got, &len), AOTI_TORCH_SUCCESS);
+    cr_expect_eq(len, 0);
+    free(got);
+}
+
+Test(shim_support, tensor_list_return_failures_release_everything) {
+    StableIValue stack[1] = {siv_from_int(7)};
+    shimrt_box b;
+    /* a negative length: the box fails, the array and its handles are freed (the sanitizer
+     * pass sees a leak otherwise) */
+    cr_assert_eq(shimrt_box_begin(&b, "split", stack, 1, 1, 1, 1, NULL), AOTI_TORCH_SUCCESS);
+    AtenTensorHandle *items = malloc(sizeof *items);
+    cr_assert(items);
+    items[0] = tensor1(3.0f);
+    shimrt_box_release_args(&b);
+    shimrt_box_push_tensor_list(&b, 0, items, -1);
+    shimrt_box_finish(&b);
+    cr_expect(strstr(MSG(), "invalid tensor list") != NULL, "%s", MSG());
+    cr_expect_eq(stack[0], 0);
+    /* after an earlier failure the list is released, not pushed */
+    cr_assert_eq(shimrt_box_begin(&b, "split", stack, 1, 1, 1, 1, NULL), AOTI_TORCH_SUCCESS);
+    shimrt_box_fail(&b, shimrt_set_error("split", "kernel failed"));
+    items = malloc(2 * sizeof *items);
+    cr_assert(items);
+    items[0] = tensor1(1.0f), items[1] = tensor1(2.0f);
+    shimrt_box_release_args(&b);
+    shimrt_box_push_tensor_list(&b, 0, items, 2);
+    shimrt_box_finish(&b);
+    cr_expect(strstr(MSG(), "kernel failed") != NULL, "%s", MSG());
+    /* pop of something that is not a list handle fails with a message and frees nothing */
+    AtenTensorHandle *got = NULL;
+    int64_t len = -1;
+    cr_expect_eq(shimrt_pop_tensor_list("pop", siv_from_int(12345), &got, &len),
+                 AOTI_TORCH_FAILURE);
+    cr_expect(strstr(MSG(), "pop") != NULL, "%s", MSG());
+    cr_expect_null(got);
+    cr_expect_eq(len, -1);
 }

@@ -11,7 +11,10 @@
 #include <torch/headeronly/core/ScalarType.h>
 #include <torch/headeronly/util/Exception.h>
 
+#include <array>
 #include <cstdint>
+#include <optional>
+#include <string>
 #include <tuple>
 #include <vector>
 
@@ -149,7 +152,57 @@ Tensor opt_fill(Tensor x, std::optional<double> v) {
   return z;
 }
 
+// A Tensor[] return through the dispatcher: aten::_foreach_mul.List (a list of new
+// tensors: mul's broadcasting and type promotion per pair) and the in-place .List.
+std::tuple<Tensor, Tensor, Tensor> foreach_mul(Tensor x) {
+  Tensor a = torch::stable::clone(x);
+  Tensor t = torch::stable::transpose(x, 0, 1);
+  Tensor d = torch::stable::to(torch::stable::narrow(x, 0, 0, 1), ScalarType::Double);
+  std::vector<Tensor> self{a, t}, other{d, torch::stable::clone(t)};
+  std::array<StableIValue, 2> st = {torch::stable::detail::from(self),
+                                    torch::stable::detail::from(other)};
+  TORCH_ERROR_CODE_CHECK(
+      torch_call_dispatcher("aten::_foreach_mul", "List", st.data(), TORCH_ABI_VERSION));
+  std::vector<Tensor> r = torch::stable::detail::to<std::vector<Tensor>>(st[0]);
+  STD_TORCH_CHECK(r.size() == 2, "dropin_ext: _foreach_mul gave ", r.size(), " tensors");
+  std::vector<Tensor> inplace{a}, by{x};
+  std::array<StableIValue, 2> st2 = {torch::stable::detail::from(inplace),
+                                     torch::stable::detail::from(by)};
+  TORCH_ERROR_CODE_CHECK(
+      torch_call_dispatcher("aten::_foreach_mul_", "List", st2.data(), TORCH_ABI_VERSION));
+  return {r[0], r[1], a};
+}
+
+// Ops real kernels reach through the dispatcher with PyTorch's own stack conventions:
+// layer_norm (int[], optional tensors present and absent, float, bool), native_layer_norm
+// (three returns) and scatter_reduce.two (a str argument).
+std::tuple<Tensor, Tensor, Tensor> norms(Tensor x, Tensor idx) {
+  using torch::stable::detail::from;
+  using torch::stable::detail::to;
+  std::vector<int64_t> ns{3};
+  Tensor w = torch::stable::fill_(torch::stable::new_empty(x, {3}), 0.5);
+  std::array<StableIValue, 6> ln = {from(x), from(ns), from(std::optional<Tensor>(w)),
+                                    from(std::nullopt), from(1e-5), from(true)};
+  TORCH_ERROR_CODE_CHECK(
+      torch_call_dispatcher("aten::layer_norm", "", ln.data(), TORCH_ABI_VERSION));
+  std::array<StableIValue, 5> nl = {from(x), from(ns), from(std::nullopt),
+                                    from(std::optional<Tensor>(w)), from(0.25)};
+  TORCH_ERROR_CODE_CHECK(
+      torch_call_dispatcher("aten::native_layer_norm", "", nl.data(), TORCH_ABI_VERSION));
+  Tensor self = torch::stable::select(x, 1, 0), src = torch::stable::select(x, 1, 1);
+  std::array<StableIValue, 6> sr = {from(self), from(int64_t(0)), from(idx), from(src),
+                                    from(std::string("amax")), from(false)};
+  TORCH_ERROR_CODE_CHECK(
+      torch_call_dispatcher("aten::scatter_reduce", "two", sr.data(), TORCH_ABI_VERSION));
+  Tensor normed = to<Tensor>(nl[0]), mean = to<Tensor>(nl[1]);  // freed on return
+  STD_TORCH_CHECK(normed.dim() == 2 && mean.dim() == 2 && mean.size(1) == 1,
+                  "dropin_ext: native_layer_norm's shapes");
+  return {to<Tensor>(ln[0]), to<Tensor>(nl[2]), to<Tensor>(sr[0])};
+}
+
 STABLE_TORCH_LIBRARY(dropin_ext, m) {
+  m.def("norms(Tensor x, Tensor idx) -> (Tensor, Tensor, Tensor)");
+  m.def("foreach_mul(Tensor x) -> (Tensor, Tensor, Tensor)");
   m.def("opt_fill(Tensor x, float? v) -> Tensor");
   m.def("pipeline(Tensor x, Tensor idx) -> Tensor");
   m.def("reductions(Tensor x) -> (Tensor, Tensor, Tensor)");
@@ -164,6 +217,8 @@ STABLE_TORCH_LIBRARY(dropin_ext, m) {
 }
 
 STABLE_TORCH_LIBRARY_IMPL(dropin_ext, CPU, m) {
+  m.impl("foreach_mul", TORCH_BOX(&foreach_mul));
+  m.impl("norms", TORCH_BOX(&norms));
   m.impl("opt_fill", TORCH_BOX(&opt_fill));
   m.impl("pipeline", TORCH_BOX(&pipeline));
   m.impl("reductions", TORCH_BOX(&reductions));

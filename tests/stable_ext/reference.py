@@ -57,6 +57,8 @@ def run_all():
     case("sorts", ops.sorts, x.clone(), ties)
     case("opt_fill", ops.opt_fill, x.clone(), None)
     case("opt_fill", ops.opt_fill, x.clone(), 0.5)
+    case("foreach_mul", ops.foreach_mul, x.clone())
+    case("norms", ops.norms, x.clone(), idx)
     case("must_be_big", ops.must_be_big, x.clone())
     case("bad_index", ops.bad_index, x.clone())
     out.append("done")

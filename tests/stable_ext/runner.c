@@ -104,6 +104,8 @@ int main(int argc, char **argv) {
     s[0] = X();
     if (siv_new_optional(siv_from_double(0.5), &s[1])) return 1;
     run("opt_fill", s, 1);
+    s[0] = X(), run("foreach_mul", s, 3);
+    s[0] = X(), s[1] = siv_from_tensor(make(0, 0, 2)), run("norms", s, 3);
     s[0] = X(), run("must_be_big", s, 1);
     s[0] = X(), run("bad_index", s, 1);
     printf("done\n");

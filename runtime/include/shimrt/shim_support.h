@@ -284,6 +284,12 @@ AOTI_TORCH_EXPORT void shimrt_box_release_args(shimrt_box *b);
 /* ---- push: output j (each consumes its value; after a failure it releases it) ------- */
 /* A new tensor reference (a kernel's retN). NULL after a failure is fine. */
 AOTI_TORCH_EXPORT void shimrt_box_push_tensor(shimrt_box *b, uint64_t j, AtenTensorHandle t);
+/* Tensor[]: a kernel's list return. Takes ownership of the n new tensor references in
+ * items and of the array itself (allocated with malloc; freed here with free()); output j
+ * becomes a new StableListHandle of them. items may be NULL when n is 0, and after a
+ * failure (everything is then released). */
+AOTI_TORCH_EXPORT void shimrt_box_push_tensor_list(shimrt_box *b, uint64_t j,
+                                                   AtenTensorHandle *items, int64_t n);
 /* Output j is kept argument i (in-place and out variants returning `Tensor(a!)`). */
 AOTI_TORCH_EXPORT void shimrt_box_push_alias(shimrt_box *b, uint64_t j, uint64_t i);
 AOTI_TORCH_EXPORT void shimrt_box_push_int(shimrt_box *b, uint64_t j, int64_t v);
@@ -405,6 +411,12 @@ AOTI_TORCH_EXPORT AOTITorchError shimrt_pop_scalar(const char *func, StableIValu
  * untouched). */
 AOTI_TORCH_EXPORT AOTITorchError shimrt_pop_str(const char *func, StableIValue v,
                                                 const char **ret);
+/* Tensor[] returns: consumes the StableListHandle v (deleted, success or not) and stores in
+ * *ret a new array (allocated with malloc; the caller frees it with free()) of its *len
+ * tensors, each a new reference the caller owns (free with aoti_torch_delete_tensor_object).
+ * Fails on a bad handle or out of memory (*ret and *len untouched, the tensors released). */
+AOTI_TORCH_EXPORT AOTITorchError shimrt_pop_tensor_list(const char *func, StableIValue v,
+                                                        AtenTensorHandle **ret, int64_t *len);
 /* Drops a return that the shim does not hand out (the alias an in-place op returns),
  * releasing it by its kind (SHIMRT_KIND_* of shimrt/codes.h). */
 AOTI_TORCH_EXPORT void shimrt_pop_discard(int kind, StableIValue v);

@@ -1,0 +1,161 @@
+/* runtime/cpu/norm.c: layer_norm and native_layer_norm (CPU; plain row loops, statistics in
+ * long double, then rounded to the input's dtype as PyTorch's CPU kernel stores them). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/internal.h"
+#include "compositeimplicitautograd_kernels.h"
+#include "cpu_kernels.h"
+#include "index.h"
+
+static bool norm_dtype(int32_t dt) {
+    return dt == SHIMRT_FLOAT16 || dt == SHIMRT_BFLOAT16 || dt == SHIMRT_FLOAT32 ||
+           dt == SHIMRT_FLOAT64;
+}
+
+static void put_shape(char *buf, size_t cap, const int64_t *s, int64_t n) {
+    size_t k = (size_t)snprintf(buf, cap, "[");
+    for (int64_t d = 0; d < n && k < cap; d++)
+        k += (size_t)snprintf(buf + k, cap - k, d ? ", %lld" : "%lld", (long long)s[d]);
+    if (k < cap) snprintf(buf + k, cap - k, "]");
+}
+
+/* PyTorch's _check_layer_norm_inputs: normalized_shape is a suffix of input's shape, and
+ * weight / bias (when given) have exactly normalized_shape. */
+static AOTITorchError check_inputs(const char *op, AtenTensorHandle input, const int64_t *ns,
+                                   int64_t nn, AtenTensorHandle weight, AtenTensorHandle bias) {
+    char a[256], b[256];
+    if (nn < 1)
+        return shimrt_fail(op, "Expected normalized_shape to be at least 1-dimensional, i.e., "
+                           "containing at least one element, but got normalized_shape = []");
+    if (input->device_type != SHIMRT_DEV_CPU)
+        return shimrt_fail(op, "expected a CPU tensor, got %s",
+                           shimrt_device_type_name(input->device_type));
+    if (!norm_dtype(input->dtype))
+        return shimrt_fail(op, "\"LayerNormKernelImpl\" not implemented for '%s'",
+                           shimrt_dtype_name(input->dtype));
+    AtenTensorHandle wb[2] = {weight, bias};
+    static const char *const names[2] = {"weight", "bias"};
+    for (int k = 0; k < 2; k++) {
+        AtenTensorHandle t = wb[k];
+        if (!t) continue;
+        bool ok = t->ndim == nn && t->device_type == SHIMRT_DEV_CPU;
+        for (int64_t d = 0; ok && d < nn; d++) ok = t->sizes[d] == ns[d];
+        if (!ok) {
+            put_shape(a, sizeof a, t->sizes, t->ndim);
+            put_shape(b, sizeof b, ns, nn);
+            return shimrt_fail(op, "Expected %s to be of same shape as normalized_shape, but "
+                               "got %s of shape %s and normalized_shape = %s", names[k],
+                               names[k], a, b);
+        }
+    }
+    bool ok = input->ndim >= nn;
+    for (int64_t d = 0; ok && d < nn; d++) ok = input->sizes[input->ndim - nn + d] == ns[d];
+    if (!ok) {
+        put_shape(a, sizeof a, ns, nn);
+        put_shape(b, sizeof b, input->sizes, input->ndim);
+        return shimrt_fail(op, "Given normalized_shape=%s, expected input with shape [*, %s], "
+                           "but got input of size%s", a, a + 1, b);
+    }
+    return AOTI_TORCH_SUCCESS;
+}
+
+/* out = (x - mean) * rstd * weight + bias per row of N = prod(normalized_shape) elements;
+ * mean and rstd (when not NULL) get one value per row. All three are contiguous. */
+static AOTITorchError layer_norm_rows(const char *op, AtenTensorHandle input, int64_t nn,
+                                      AtenTensorHandle weight, AtenTensorHandle bias, double eps,
+                                      AtenTensorHandle out, AtenTensorHandle mean,
+                                      AtenTensorHandle rstd) {
+    int64_t axis = input->ndim - nn, M = 1, N = 1;
+    for (int64_t d = 0; d < axis; d++) M *= input->sizes[d];
+    for (int64_t d = axis; d < input->ndim; d++) N *= input->sizes[d];
+    int32_t dt = input->dtype;
+    size_t es = shimrt_dtype_size(dt);
+    long double *row = malloc((size_t)(N ? N : 1) * sizeof *row);
+    long double *w = malloc((size_t)(N ? N : 1) * sizeof *w);
+    long double *bb = malloc((size_t)(N ? N : 1) * sizeof *bb);
+    if (!row || !w || !bb) {
+        free(row), free(w), free(bb);
+        return shimrt_fail(op, "out of memory");
+    }
+    int64_t idx[SHIMRT_MAX_DIMS] = {0};
+    /* weight and bias in the order of normalized_shape's elements */
+    for (int64_t j = 0; j < N; j++) w[j] = 1, bb[j] = 0;
+    AtenTensorHandle wb[2] = {weight, bias};
+    long double *dst[2] = {w, bb};
+    for (int k = 0; k < 2; k++) {
+        if (!wb[k] || N == 0) continue;
+        memset(idx, 0, sizeof idx);
+        int64_t j = 0;
+        do dst[k][j++] = shimrt_idx_load(shimrt_idx_at(wb[k], idx), wb[k]->dtype);
+        while (shimrt_idx_next(wb[k]->ndim, wb[k]->sizes, idx));
+    }
+    char *po = shimrt_data(out);
+    char *pm = mean ? shimrt_data(mean) : NULL, *pr = rstd ? shimrt_data(rstd) : NULL;
+    memset(idx, 0, sizeof idx);
+    for (int64_t i = 0; i < M; i++) {
+        long double s = 0, var = 0;
+        for (int64_t j = 0; j < N; j++) {
+            row[j] = shimrt_idx_load(shimrt_idx_at(input, idx), dt);
+            s += row[j];
+            shimrt_idx_next(input->ndim, input->sizes, idx);
+        }
+        long double mu = N ? s / (long double)N : 0;
+        for (int64_t j = 0; j < N; j++) var += (row[j] - mu) * (row[j] - mu);
+        var = N ? var / (long double)N : 0;
+        long double r = 1.0L / sqrtl(var + (long double)eps);
+        for (int64_t j = 0; j < N; j++)
+            shimrt_idx_store(po + (size_t)(i * N + j) * es, dt, (row[j] - mu) * r * w[j] + bb[j]);
+        if (pm) shimrt_idx_store(pm + (size_t)i * es, dt, mu);
+        if (pr) shimrt_idx_store(pr + (size_t)i * es, dt, N ? r : NAN);
+    }
+    free(row), free(w), free(bb);
+    return AOTI_TORCH_SUCCESS;
+}
+
+AOTITorchError shimrt_cpu_native_layer_norm(AtenTensorHandle input,
+                                            const int64_t *normalized_shape,
+                                            int64_t normalized_shape_len_,
+                                            AtenTensorHandle weight, AtenTensorHandle bias,
+                                            double eps, AtenTensorHandle *ret0,
+                                            AtenTensorHandle *ret1, AtenTensorHandle *ret2) {
+    static const char op[] = "native_layer_norm";
+    int64_t nn = normalized_shape_len_;
+    if (check_inputs(op, input, normalized_shape, nn, weight, bias)) return AOTI_TORCH_FAILURE;
+    /* mean and rstd: input's leading sizes, then a 1 per normalized dim */
+    int64_t stat[SHIMRT_MAX_DIMS];
+    for (int64_t d = 0; d < input->ndim; d++)
+        stat[d] = d < input->ndim - nn ? input->sizes[d] : 1;
+    AtenTensorHandle out = shimrt_tensor_empty(op, input->ndim, input->sizes, NULL, input->dtype,
+                                               SHIMRT_DEV_CPU, -1);
+    AtenTensorHandle mean = out ? shimrt_tensor_empty(op, input->ndim, stat, NULL, input->dtype,
+                                                      SHIMRT_DEV_CPU, -1) : NULL;
+    AtenTensorHandle rstd = mean ? shimrt_tensor_empty(op, input->ndim, stat, NULL, input->dtype,
+                                                       SHIMRT_DEV_CPU, -1) : NULL;
+    if (!rstd || layer_norm_rows(op, input, nn, weight, bias, eps, out, mean, rstd)) {
+        shimrt_tensor_free(out), shimrt_tensor_free(mean), shimrt_tensor_free(rstd);
+        return AOTI_TORCH_FAILURE;
+    }
+    *ret0 = out, *ret1 = mean, *ret2 = rstd;
+    return AOTI_TORCH_SUCCESS;
+}
+
+AOTITorchError shimrt_layer_norm(AtenTensorHandle input, const int64_t *normalized_shape,
+                                 int64_t normalized_shape_len_, AtenTensorHandle weight,
+                                 AtenTensorHandle bias, double eps, int32_t cudnn_enable,
+                                 AtenTensorHandle *ret0) {
+    static const char op[] = "layer_norm";
+    (void)cudnn_enable; /* a CUDA-only hint */
+    int64_t nn = normalized_shape_len_;
+    if (check_inputs(op, input, normalized_shape, nn, weight, bias)) return AOTI_TORCH_FAILURE;
+    AtenTensorHandle out = shimrt_tensor_empty(op, input->ndim, input->sizes, NULL, input->dtype,
+                                               SHIMRT_DEV_CPU, -1);
+    if (!out || layer_norm_rows(op, input, nn, weight, bias, eps, out, NULL, NULL)) {
+        shimrt_tensor_free(out);
+        return AOTI_TORCH_FAILURE;
+    }
+    *ret0 = out;
+    return AOTI_TORCH_SUCCESS;
+}
