@@ -7,12 +7,17 @@
 # Test programs run from the repository root; PyTorch's data is in $SHIMGEN_SHARED/pytorch.
 GEN_TESTS    := $(patsubst tests/%.c,$(BUILD)/tests/%,$(sort $(wildcard tests/gen/test_*.c)))
 RT_TESTS     := $(patsubst tests/%.c,$(BUILD)/tests/%,$(sort $(wildcard tests/runtime/test_*.c)))
+# tests/cuda/test_*.c: the CUDA backend's Criterion suites (linked like the runtime's).
+RT_TESTS     += $(patsubst tests/%.c,$(BUILD)/tests/%,$(sort $(wildcard tests/cuda/test_*.c)))
 TEST_SCRIPTS := $(sort $(wildcard tests/scripts/*.sh))
 
 $(BUILD)/tests/gen/%: $(BUILD)/obj/tests/gen/%.o $(LIBSHIMGEN)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS_COMMON) $(LDFLAGS) -o $@ $^ -lcriterion $(GEN_LDLIBS)
 $(BUILD)/tests/runtime/%: $(BUILD)/obj/tests/runtime/%.o $(LIBSHIMRT_A)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS_COMMON) $(LDFLAGS) -o $@ $^ -lcriterion $(RT_LDLIBS)
+$(BUILD)/tests/cuda/%: $(BUILD)/obj/tests/cuda/%.o $(LIBSHIMRT_A)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS_COMMON) $(LDFLAGS) -o $@ $^ -lcriterion $(RT_LDLIBS)
 

@@ -12,5 +12,6 @@
 #include "stableivalue.h"
 #include "containers.h"
 #include "dispatcher.h"
+#include "cuda.h"
 
 #endif
