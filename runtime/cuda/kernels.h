@@ -1,0 +1,52 @@
+/* runtime/cuda/kernels.h: the CUDA kernel catalogue made from runtime/ops/ops.def (private;
+ * used by the JIT, shimrt-jit and the tests, which link libshimrt.a). */
+#ifndef SHIMRT_CUDA_KERNELS_H
+#define SHIMRT_CUDA_KERNELS_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* The launch parameters every kernel takes by value (one struct: one launch path, on the
+ * GPU and in the host grid emulator). Strides are in elements. Defined once here; the
+ * NVRTC prelude gets the same text by stringification. */
+#define SH_MAXD 16
+#define SH_PARAMS_STRUCT                                                                   \
+    typedef struct sh_params {                                                             \
+        char *out;                                                                         \
+        const char *in0, *in1;                                                             \
+        long long n;                                                                       \
+        int ndim, vec_ok, b_scalar, src_dtype;                                             \
+        long long sizes[SH_MAXD];                                                          \
+        long long st[3][SH_MAXD];                                                          \
+        double alpha, p0, p1, bval;                                                        \
+        long long rn;                                                                      \
+        int rndim, pad_;                                                                   \
+        long long rsizes[SH_MAXD], rst[SH_MAXD];                                           \
+    } sh_params;
+SH_PARAMS_STRUCT
+
+enum { SHK_UNARY, SHK_BINARY, SHK_REDUCE, SHK_COPY, SHK_FILL };
+enum { SHL_CONTIG, SHL_STRIDED };
+
+typedef struct shimrt_cuda_kdesc {
+    char name[96];   /* the kernel's entry point, also its catalogue name */
+    int kind, layout;
+    const char *op;  /* ops.def row name ("add"), "copy" or "fill" */
+    int32_t in_dtype, out_dtype; /* dtype codes (copy: in_dtype -1, chosen at launch) */
+} shimrt_cuda_kdesc;
+
+/* Number of kernels; the i-th one (false past the end). Deterministic order. */
+size_t shimrt_cuda_kernel_count(void);
+bool shimrt_cuda_kernel_at(size_t i, shimrt_cuda_kdesc *out);
+/* Finds a kernel by name; false when none. */
+bool shimrt_cuda_kernel_find(const char *name, shimrt_cuda_kdesc *out);
+/* The NVRTC prelude (borrowed, static). */
+const char *shimrt_cuda_prelude(void);
+/* The kernel's source without the prelude (a new string; free with free()). The text is
+ * CUDA C++ and, with the emulation header, C (it uses only the prelude's macros). */
+char *shimrt_cuda_kernel_body(const shimrt_cuda_kdesc *k);
+/* Prelude + body: the full NVRTC program (a new string; free with free()). */
+char *shimrt_cuda_kernel_source(const shimrt_cuda_kdesc *k);
+/* The dtype short name used in kernel names ("f32"). */
+const char *shimrt_cuda_dtype_tag(int32_t dtype);
+#endif
