@@ -50,3 +50,34 @@ char *shimrt_cuda_kernel_source(const shimrt_cuda_kdesc *k);
 /* The dtype short name used in kernel names ("f32"). */
 const char *shimrt_cuda_dtype_tag(int32_t dtype);
 #endif
+
+/* ---- the JIT (jit.c) ---- */
+/* A compiled image: CUBIN for an architecture NVRTC knows, else PTX for the newest virtual
+ * architecture it knows (the driver JIT-compiles that for newer GPUs). Owned by the
+ * in-process cache: valid until the process ends. */
+typedef struct shimrt_jit_image {
+    const void *data;
+    size_t size;
+    bool is_cubin;
+    char name[96];
+} shimrt_jit_image;
+/* The image of kernel k for sm_<arch> (80, 90, 100...): the in-process table (no lock on a
+ * hit), else the disk cache (checksum verified; a bad file is deleted and recompiled), else
+ * NVRTC (and the result written to the disk cache through a temp file and a rename). */
+AOTITorchError shimrt_jit_get(const char *func, const shimrt_cuda_kdesc *k, int arch,
+                              const shimrt_jit_image **out);
+/* Compiles source with NVRTC for sm_<arch> with the runtime's options, bypassing every
+ * cache; with verbose, ptxas reports registers and spills in *log. *image and *log are new
+ * malloc'd buffers (free()). */
+AOTITorchError shimrt_jit_compile_uncached(const char *func, const char *source,
+                                           const char *name, int arch, bool verbose,
+                                           void **image, size_t *size, bool *is_cubin,
+                                           char **log);
+/* The disk file that holds kernel k for arch (a new string, free()); NULL if the cache is
+ * disabled. */
+char *shimrt_jit_cache_path(const shimrt_cuda_kdesc *k, int arch);
+/* Removes every cache file of the folder; *removed counts them. */
+AOTITorchError shimrt_jit_cache_clear(const char *func, const char *dir, size_t *removed);
+/* Files and bytes in the folder's cache. */
+AOTITorchError shimrt_jit_cache_usage(const char *func, const char *dir, size_t *files,
+                                      uint64_t *bytes);
