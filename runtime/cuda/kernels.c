@@ -145,12 +145,13 @@ static const char prelude[] =
     "#define SH_MAXD " SH_XSTR(SH_MAXD) "\n"
     SH_XSTR(SH_PARAMS_STRUCT) "\n"
     "#ifdef __CUDACC__\n"
-    "#define SH_KERNEL extern \"C\" __global__ void __launch_bounds__(256)\n"
-    "#define SH_DEV static __device__ __forceinline__\n"
+    "#define SH_KERNEL extern \"C\" __global__ void\n"
+    "#define SH_DEV __device__ __forceinline__\n"
     "#define SH_ALIGN(n) alignas(n)\n"
     "#define SH_SHARED(T, name, n) __shared__ T name[n]\n"
     "#define SH_BOOL bool\n"
     "#define sh_sync() __syncthreads()\n"
+    "#define SH_UNROLL _Pragma(\"unroll\")\n"
     "#define SH_MATH1(name, f32, f64) SH_DEV float name(float x) { return f32(x); } \\\n"
     "  SH_DEV double name(double x) { return f64(x); }\n"
     "SH_MATH1(sh_exp, expf, exp) SH_MATH1(sh_log, logf, log) SH_MATH1(sh_sqrt, sqrtf, sqrt)\n"
@@ -189,6 +190,7 @@ static const char prelude[] =
     "#define SH_SHARED(T, name, n) T *name = (T *)sh_emu_shared(sizeof(T) * (n))\n"
     "#define SH_BOOL _Bool\n"
     "#define sh_sync() sh_emu_sync()\n"
+    "#define SH_UNROLL\n"
     "#define sh_exp(x) _Generic((x), float: expf, default: exp)(x)\n"
     "#define sh_log(x) _Generic((x), float: logf, default: log)(x)\n"
     "#define sh_sqrt(x) _Generic((x), float: sqrtf, default: sqrt)(x)\n"
@@ -267,7 +269,7 @@ static void elementwise(FILE *f, const shimrt_cuda_kdesc *k, const row *r, unsig
                    "    %s_vi va = ((const %s_vi *)in0)[v];\n", k->name, k->name);
         if (bin) fprintf(f, "    %s_vi vb; if (!p.b_scalar) vb = ((const %s_vi *)in1)[v];\n",
                          k->name, k->name);
-        fprintf(f, "    %s_vo vr;\n    for (int e = 0; e < %u; e++) {\n", k->name, vec);
+        fprintf(f, "    %s_vo vr;\n    SH_UNROLL for (int e = 0; e < %u; e++) {\n", k->name, vec);
         fputs("#define A_ va.v[e]\n#define B_ vb.v[e]\n", f);
         fprintf(f, "      %s\n      vr.v[e] = SH_ST(%s);\n", calc, r->expr);
         fputs("#undef A_\n#undef B_\n    }\n", f);

@@ -6,6 +6,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "shimrt/types.h"
+
 /* The launch parameters every kernel takes by value (one struct: one launch path, on the
  * GPU and in the host grid emulator). Strides are in elements. Defined once here; the
  * NVRTC prelude gets the same text by stringification. */

@@ -3,6 +3,8 @@
  *   shimrt-jit warm --arch sm_80,sm_90 [--cache DIR]
  *                                           compiles every kernel for every arch into the disk
  *                                           cache (NVRTC only: no GPU needed)
+ *   shimrt-jit spills --arch sm_80[,...]     compiles every kernel without the cache, with
+ *                                           ptxas -v, and fails when ptxas reports a spill
  *   shimrt-jit stats [--cache DIR]          files and bytes in the disk cache
  *   shimrt-jit clear [--cache DIR]          removes the cache files
  * Exit status: 0 success, 1 a kernel failed to compile or the cache is unusable, 2 usage. */
@@ -17,6 +19,7 @@
 static int usage(void) {
     fputs("usage: shimrt-jit list\n"
           "       shimrt-jit warm --arch sm_80[,sm_90...] [--cache DIR]\n"
+          "       shimrt-jit spills --arch sm_80[,sm_90...]\n"
           "       shimrt-jit stats [--cache DIR]\n"
           "       shimrt-jit clear [--cache DIR]\n", stderr);
     return 2;
@@ -28,8 +31,53 @@ static double now_ms(void) {
     return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
 }
 
-static int warm(const char *archs) {
-    int list[16], na = 0;
+static int parse_archs(const char *archs, int *list, int *na);
+
+/* A ptxas info line with a nonzero spill count ("8 bytes spill stores"). */
+static bool has_spill(const char *log) {
+    for (const char *p = log; (p = strstr(p, " bytes spill ")) != NULL; p++) {
+        const char *q = p;
+        while (q > log && q[-1] >= '0' && q[-1] <= '9') q--;
+        if (q < p && strtol(q, NULL, 10) != 0) return true;
+    }
+    return false;
+}
+
+static int spills(const char *archs) {
+    int list[16], na;
+    if (parse_archs(archs, list, &na)) return 2;
+    size_t n = shimrt_cuda_kernel_count(), bad = 0, infos = 0;
+    for (int a = 0; a < na; a++)
+        for (size_t i = 0; i < n; i++) {
+            shimrt_cuda_kdesc k;
+            shimrt_cuda_kernel_at(i, &k);
+            char *src = shimrt_cuda_kernel_source(&k), *log = NULL;
+            void *img = NULL;
+            size_t size;
+            bool cubin;
+            if (!src || shimrt_jit_compile_uncached("shimrt-jit", src, k.name, list[a], true, &img,
+                                                    &size, &cubin, &log)) {
+                fprintf(stderr, "shimrt-jit: sm_%d %s: %s\n", list[a], k.name,
+                        torch_exception_get_what());
+                free(src);
+                return 1;
+            }
+            if (log && strstr(log, "spill")) infos++;
+            if (log && has_spill(log)) {
+                fprintf(stderr, "shimrt-jit: sm_%d %s spills:\n%s\n", list[a], k.name, log);
+                bad++;
+            }
+            free(log);
+            free(img);
+            free(src);
+        }
+    printf("spills: %zu kernels x %d arch(s) compiled, %zu ptxas reports read, %zu with spills\n",
+           n, na, infos, bad);
+    return bad || infos != n * (size_t)na ? 1 : 0;
+}
+
+static int parse_archs(const char *archs, int *list, int *na_out) {
+    int na = 0;
     const char *p = archs;
     while (*p && na < 16) {
         if (strncmp(p, "sm_", 3) != 0) goto bad;
@@ -40,6 +88,16 @@ static int warm(const char *archs) {
         p = *end ? end + 1 : end;
     }
     if (na == 0 || *p) goto bad;
+    *na_out = na;
+    return 0;
+bad:
+    fprintf(stderr, "shimrt-jit: bad --arch '%s' (want sm_80,sm_90,...)\n", archs);
+    return 2;
+}
+
+static int warm(const char *archs) {
+    int list[16], na;
+    if (parse_archs(archs, list, &na)) return 2;
     shimrt_jit_reset_stats();
     size_t n = shimrt_cuda_kernel_count(), failed = 0;
     double t0 = now_ms();
@@ -64,9 +122,6 @@ static int warm(const char *archs) {
            (unsigned long long)s.corrupt, failed, s.compile_ms, now_ms() - t0,
            dir ? dir : "(disabled)");
     return failed ? 1 : 0;
-bad:
-    fprintf(stderr, "shimrt-jit: bad --arch '%s' (want sm_80,sm_90,...)\n", archs);
-    return 2;
 }
 
 int main(int argc, char **argv) {
@@ -87,6 +142,7 @@ int main(int argc, char **argv) {
         return 0;
     }
     if (!strcmp(cmd, "warm")) return archs ? warm(archs) : usage();
+    if (!strcmp(cmd, "spills")) return archs ? spills(archs) : usage();
     const char *dir = shimrt_jit_cache_dir();
     if (!dir) {
         fputs("shimrt-jit: the disk cache is disabled (SHIMRT_CACHE_DISABLE) or has no folder\n",
