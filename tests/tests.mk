@@ -20,6 +20,17 @@ $(BUILD)/tests/runtime/%: $(BUILD)/obj/tests/runtime/%.o $(LIBSHIMRT_A)
 $(BUILD)/tests/cuda/%: $(BUILD)/obj/tests/cuda/%.o $(LIBSHIMRT_A)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS_COMMON) $(LDFLAGS) -o $@ $^ -lcriterion $(RT_LDLIBS)
+# The grid emulator's suite: every CUDA kernel source, compiled as C (gnu11: statement
+# expressions for the emulated shuffles) by emu_gen from the catalogue, run on the CPU.
+$(BUILD)/tests/cuda/emu_gen: $(BUILD)/obj/tests/cuda/emu_gen.o $(LIBSHIMRT_A)
+	$(CC) $(LDFLAGS_COMMON) $(LDFLAGS) -o $@ $^ $(RT_LDLIBS)
+$(BUILD)/tests/cuda/emu_kernels.c: $(BUILD)/tests/cuda/emu_gen
+	./$< $@
+$(BUILD)/obj/tests/cuda/emu_kernels.o: $(BUILD)/tests/cuda/emu_kernels.c tests/cuda/sh_emu.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS_COMMON) -Itests/cuda $(CPPFLAGS) $(filter-out -std=c11 -MMD -MP,$(CFLAGS_COMMON)) -std=gnu11 $(CFLAGS) -c $< -o $@
+$(BUILD)/tests/cuda/test_emu: $(BUILD)/obj/tests/cuda/test_emu.o $(BUILD)/obj/tests/cuda/sh_emu.o $(BUILD)/obj/tests/cuda/emu_kernels.o $(LIBSHIMRT_A)
+	$(CC) $(LDFLAGS_COMMON) $(LDFLAGS) -rdynamic -o $@ $^ -lcriterion $(RT_LDLIBS)
 
 .PHONY: test-unit test-scripts test-asan
 # Each suite's and script's output is kept in $(BUILD)/results/ for the summary of `check`.

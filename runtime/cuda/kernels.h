@@ -26,6 +26,7 @@
         long long rsizes[SH_MAXD], rst[SH_MAXD];                                           \
     } sh_params;
 SH_PARAMS_STRUCT
+#define SH_PARAMS_DEFINED
 
 enum { SHK_UNARY, SHK_BINARY, SHK_REDUCE, SHK_COPY, SHK_FILL };
 enum { SHL_CONTIG, SHL_STRIDED };
