@@ -20,6 +20,12 @@ $(BUILD)/tests/runtime/%: $(BUILD)/obj/tests/runtime/%.o $(LIBSHIMRT_A)
 $(BUILD)/tests/cuda/%: $(BUILD)/obj/tests/cuda/%.o $(LIBSHIMRT_A)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS_COMMON) $(LDFLAGS) -o $@ $^ -lcriterion $(RT_LDLIBS)
+# The fake driver (tests/cuda/fake_cuda.c) that test_cuda_fake loads through SHIMRT_LIBCUDA.
+$(BUILD)/tests/cuda/libfakecuda.so: tests/cuda/fake_cuda.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu11 -Wall -Wextra -Werror -O1 -g -fPIC -shared $(SANFLAGS) -o $@ $<
+$(BUILD)/tests/cuda/test_cuda_fake: $(BUILD)/obj/tests/cuda/test_cuda_fake.o $(LIBSHIMRT_A) $(BUILD)/tests/cuda/libfakecuda.so
+	$(CC) $(LDFLAGS_COMMON) $(LDFLAGS) -o $@ $(filter %.o %.a,$^) -lcriterion $(RT_LDLIBS)
 # The grid emulator's suite: every CUDA kernel source, compiled as C (gnu11: statement
 # expressions for the emulated shuffles) by emu_gen from the catalogue, run on the CPU.
 $(BUILD)/tests/cuda/emu_gen: $(BUILD)/obj/tests/cuda/emu_gen.o $(LIBSHIMRT_A)
