@@ -356,9 +356,41 @@ AOTITorchError shimrt_jit_cache_usage(const char *func, const char *dir, size_t 
 #define SLOTS 4096u
 typedef struct mem_entry {
     key128 key;
+    int arch;
     shimrt_jit_image img;
 } mem_entry;
 static _Atomic(mem_entry *) table[SLOTS];
+/* The same entries by (kernel name, arch): within a process a name always has the same
+ * source, so a hit needs no source generation and no content hash. */
+static _Atomic(mem_entry *) by_name[SLOTS];
+
+static uint64_t name_hash(const char *name, int arch) {
+    return fnv(checksum(name, strlen(name)), &arch, sizeof arch);
+}
+
+static mem_entry *lookup_name(const char *name, int arch) {
+    uint64_t h = name_hash(name, arch);
+    for (unsigned i = 0; i < SLOTS; i++) {
+        mem_entry *e = atomic_load_explicit(&by_name[(h + i) % SLOTS], memory_order_acquire);
+        if (!e) return NULL;
+        if (e->arch == arch && !strcmp(e->img.name, name)) return e;
+    }
+    return NULL;
+}
+
+/* Publishes e under its name (insert_lock held). */
+static void publish_name(mem_entry *e) {
+    uint64_t h = name_hash(e->img.name, e->arch);
+    for (unsigned i = 0; i < SLOTS; i++) {
+        _Atomic(mem_entry *) *slot = &by_name[(h + i) % SLOTS];
+        mem_entry *o = atomic_load_explicit(slot, memory_order_relaxed);
+        if (!o) {
+            atomic_store_explicit(slot, e, memory_order_release);
+            return;
+        }
+        if (o == e || (o->arch == e->arch && !strcmp(o->img.name, e->img.name))) return;
+    }
+}
 static pthread_mutex_t insert_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static mem_entry *lookup(key128 k) {
@@ -378,6 +410,7 @@ static mem_entry *insert(mem_entry *ne) {
         mem_entry *e = atomic_load_explicit(slot, memory_order_relaxed);
         if (!e) {
             atomic_store_explicit(slot, ne, memory_order_release);
+            publish_name(ne);
             found = ne;
             break;
         }
@@ -418,6 +451,12 @@ AOTITorchError shimrt_jit_get(const char *func, const shimrt_cuda_kdesc *k, int 
                               const shimrt_jit_image **out) {
     SHIMRT_CHECK_ARG(k);
     SHIMRT_CHECK_ARG(out);
+    mem_entry *hit = lookup_name(k->name, arch);
+    if (hit) {
+        atomic_fetch_add_explicit(&n_mem, 1, memory_order_relaxed);
+        *out = &hit->img;
+        return AOTI_TORCH_SUCCESS;
+    }
     const shimrt_nvrtc_api *nv = shimrt_nvrtc(func);
     if (!nv) return AOTI_TORCH_FAILURE;
     char *src = shimrt_cuda_kernel_source(k);
@@ -462,6 +501,7 @@ AOTITorchError shimrt_jit_get(const char *func, const shimrt_cuda_kdesc *k, int 
         return shimrt_fail(func, "out of memory");
     }
     e->key = key;
+    e->arch = arch;
     e->img.data = image;
     e->img.size = size;
     e->img.is_cubin = cubin;
