@@ -24,6 +24,11 @@ $(BUILD)/tests/cuda/%: $(BUILD)/obj/tests/cuda/%.o $(LIBSHIMRT_A)
 $(BUILD)/tests/cuda/libfakecuda.so: tests/cuda/fake_cuda.c
 	@mkdir -p $(dir $@)
 	$(CC) -std=gnu11 -Wall -Wextra -Werror -O1 -g -fPIC -shared $(SANFLAGS) -o $@ $<
+# The same with the grid emulator inside: kernels "run" on the fake GPU (test_cuda_ops).
+$(BUILD)/tests/cuda/libfakecuda_emu.so: tests/cuda/fake_cuda.c tests/cuda/sh_emu.c $(BUILD)/tests/cuda/emu_kernels.c
+	$(CC) -DFAKE_EMU -Iruntime/include -Itests/cuda -std=gnu11 -Wall -Wextra -Werror -O1 -g -fPIC -shared $(SANFLAGS) -o $@ $(filter %.c,$^) -lpthread -lm
+$(BUILD)/tests/cuda/test_cuda_ops: $(BUILD)/obj/tests/cuda/test_cuda_ops.o $(LIBSHIMRT_A) $(BUILD)/tests/cuda/libfakecuda_emu.so
+	$(CC) $(LDFLAGS_COMMON) $(LDFLAGS) -rdynamic -o $@ $(filter %.o %.a,$^) -lcriterion $(RT_LDLIBS)
 $(BUILD)/tests/cuda/test_cuda_fake: $(BUILD)/obj/tests/cuda/test_cuda_fake.o $(LIBSHIMRT_A) $(BUILD)/tests/cuda/libfakecuda.so
 	$(CC) $(LDFLAGS_COMMON) $(LDFLAGS) -o $@ $(filter %.o %.a,$^) -lcriterion $(RT_LDLIBS)
 # The grid emulator's suite: every CUDA kernel source, compiled as C (gnu11: statement

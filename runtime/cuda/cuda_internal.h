@@ -136,6 +136,18 @@ AOTITorchError shimrt_cuda_alloc(const char *func, size_t nbytes, int32_t device
  * allocator does not own. */
 AOTITorchError shimrt_cuda_free(const char *func, void *ptr);
 
+/* ---- CUDA ops (ops.c): the catalogue's kernels on CUDA tensors; row = an ops.def name.
+ * Results are new references; messages name the row. ---- */
+AOTITorchError shimrt_cuda_unary(const char *row, AtenTensorHandle self, AtenTensorHandle *ret);
+AOTITorchError shimrt_cuda_binary(const char *row, AtenTensorHandle self, AtenTensorHandle other,
+                                  double alpha, AtenTensorHandle *ret);
+AOTITorchError shimrt_cuda_binary_scalar(const char *row, AtenTensorHandle self, double other,
+                                         double alpha, AtenTensorHandle *ret);
+AOTITorchError shimrt_cuda_reduce(const char *row, AtenTensorHandle self, const int64_t *dims,
+                                  int64_t ndims, bool keepdim, AtenTensorHandle *ret);
+AOTITorchError shimrt_cuda_fill_(AtenTensorHandle self, double value);
+AOTITorchError shimrt_cuda_copy_(AtenTensorHandle self, AtenTensorHandle src);
+
 /* ---- hooks called by runtime/core ---- */
 /* shimrt_check_device for CUDA: loads the driver, checks the index. */
 AOTITorchError shimrt_cuda_check_device(const char *func, int32_t device_index);

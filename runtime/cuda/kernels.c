@@ -411,3 +411,18 @@ char *shimrt_cuda_kernel_source(const shimrt_cuda_kdesc *k) {
     free(body);
     return s;
 }
+
+bool shimrt_cuda_kernel_for(int kind, const char *op, int32_t in_dtype, int layout,
+                            shimrt_cuda_kdesc *out) {
+    size_t n = shimrt_cuda_kernel_count();
+    for (size_t i = 0; i < n; i++) {
+        shimrt_cuda_kdesc k;
+        build(i, &k, NULL, NULL);
+        if (k.kind == kind && k.layout == layout && !strcmp(k.op, op) &&
+            (k.in_dtype == in_dtype || (kind >= SHK_COPY && k.out_dtype == in_dtype))) {
+            if (out) *out = k;
+            return true;
+        }
+    }
+    return false;
+}

@@ -84,3 +84,9 @@ AOTITorchError shimrt_jit_cache_clear(const char *func, const char *dir, size_t 
 /* Files and bytes in the folder's cache. */
 AOTITorchError shimrt_jit_cache_usage(const char *func, const char *dir, size_t *files,
                                       uint64_t *bytes);
+
+/* ---- launching (ops.c) ---- */
+/* The kernel of (kind, op, input dtype, layout) from the catalogue; false when the row
+ * rejects that dtype. */
+bool shimrt_cuda_kernel_for(int kind, const char *op, int32_t in_dtype, int layout,
+                            shimrt_cuda_kdesc *out);

@@ -26,7 +26,7 @@ EXPORT CUresult cuInit(unsigned f) { (void)f; return 0; }
 EXPORT CUresult cuDriverGetVersion(int *v) { *v = 12040; return 0; }
 EXPORT CUresult cuDeviceGetCount(int *n) { *n = 2; return 0; }
 EXPORT CUresult cuDeviceGet(int *d, int i) { *d = i; return i < 0 || i > 1 ? 101 : 0; }
-EXPORT CUresult cuDeviceGetAttribute(int *v, int a, int d) { (void)a; (void)d; *v = 8; return 0; }
+EXPORT CUresult cuDeviceGetAttribute(int *v, int a, int d) { (void)d; *v = a == 75 ? 8 : a == 76 ? 0 : 4; return 0; }
 EXPORT CUresult cuDeviceGetName(char *s, int n, int d) { (void)d; strncpy(s, "fake", (size_t)n); return 0; }
 EXPORT CUresult cuDevicePrimaryCtxRetain(void **c, int d) { *c = &ctx_ids[d]; return 0; }
 EXPORT CUresult cuCtxSetCurrent(void *c) { current_ctx = c; return 0; }
@@ -100,6 +100,33 @@ EXPORT CUresult cuEventElapsedTime_v2(float *ms, void *a, void *b) {
     *ms = (float)(*(double *)b - *(double *)a);
     return 0;
 }
+#ifdef FAKE_EMU
+/* Built with the grid emulator and the catalogue's kernels compiled as C: a module is any
+ * image, a function is found by name, a launch runs the kernel in the emulator (at most two
+ * blocks of 64 threads: the kernels' grid-stride loops cover every element). */
+#include "sh_emu.h"
+static long launches;
+EXPORT long fake_cuda_launches(void) { return launches; }
+EXPORT CUresult cuModuleLoadData(void **m, const void *img) { *m = (void *)img; return img ? 0 : 200; }
+EXPORT CUresult cuModuleUnload(void *m) { (void)m; return 0; }
+EXPORT CUresult cuModuleGetFunction(void **f, void *m, const char *n) {
+    (void)m;
+    for (size_t i = 0; i < sh_emu_kernel_count; i++)
+        if (!strcmp(sh_emu_kernels[i].name, n)) {
+            *f = (void *)&sh_emu_kernels[i];
+            return 0;
+        }
+    return 500; /* CUDA_ERROR_NOT_FOUND */
+}
+EXPORT CUresult cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
+                               unsigned by, unsigned bz, unsigned shm, void *s, void **p, void **x) {
+    (void)gy; (void)gz; (void)by; (void)bz; (void)shm; (void)s; (void)x;
+    if (!current_ctx) return 201;
+    const sh_emu_entry *e = f;
+    launches++;
+    return sh_emu_launch(e->fn, gx < 2 ? gx : 2, bx < 64 ? bx : 64, (const sh_params *)p[0]) ? 1 : 0;
+}
+#else
 EXPORT CUresult cuModuleLoadData(void **m, const void *img) { (void)m; (void)img; return 801; }
 EXPORT CUresult cuModuleUnload(void *m) { (void)m; return 0; }
 EXPORT CUresult cuModuleGetFunction(void **f, void *m, const char *n) { (void)f; (void)m; (void)n; return 801; }
@@ -108,6 +135,7 @@ EXPORT CUresult cuLaunchKernel(void *f, unsigned a, unsigned b, unsigned c, unsi
     (void)f; (void)a; (void)b; (void)c; (void)d; (void)e; (void)g; (void)h; (void)s; (void)p; (void)x;
     return 801;
 }
+#endif
 EXPORT CUresult cuGetErrorName(CUresult r, const char **s) {
     *s = r == 2 ? "CUDA_ERROR_OUT_OF_MEMORY" : r == 801 ? "CUDA_ERROR_NOT_SUPPORTED" : "CUDA_ERROR_UNKNOWN";
     return 0;

@@ -6,7 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../runtime/core/internal.h"
 
 #define SHARED_BYTES (48 * 1024)
 #define MAX_BLOCK 256
@@ -44,8 +43,19 @@ void sh_emu_shfl_down(void *value, size_t size, int delta) {
     pthread_barrier_wait(&tls_block->warp_bar[warp]);
 }
 
-float sh_emu_h2f(unsigned short h) { return shimrt_half_to_float(h); }
-unsigned short sh_emu_f2h(float f) { return shimrt_float_to_half(f); }
+/* IEEE half through the compiler's _Float16 (round to nearest even): independent of the
+ * runtime's own conversions, which the comparisons then check. */
+float sh_emu_h2f(unsigned short h) {
+    _Float16 x;
+    memcpy(&x, &h, sizeof x);
+    return (float)x;
+}
+unsigned short sh_emu_f2h(float f) {
+    _Float16 x = (_Float16)f;
+    unsigned short h;
+    memcpy(&h, &x, sizeof h);
+    return h;
+}
 unsigned sh_emu_f2u(float f) {
     unsigned u;
     memcpy(&u, &f, sizeof u);
