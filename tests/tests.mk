@@ -34,6 +34,7 @@ $(BUILD)/tests/cuda/test_cuda_fake: $(BUILD)/obj/tests/cuda/test_cuda_fake.o $(L
 # The grid emulator's suite: every CUDA kernel source, compiled as C (gnu11: statement
 # expressions for the emulated shuffles) by emu_gen from the catalogue, run on the CPU.
 $(BUILD)/tests/cuda/emu_gen: $(BUILD)/obj/tests/cuda/emu_gen.o $(LIBSHIMRT_A)
+	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS_COMMON) $(LDFLAGS) -o $@ $^ $(RT_LDLIBS)
 $(BUILD)/tests/cuda/emu_kernels.c: $(BUILD)/tests/cuda/emu_gen
 	./$< $@
