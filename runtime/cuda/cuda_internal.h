@@ -145,8 +145,8 @@ AOTITorchError shimrt_cuda_binary_scalar(const char *row, AtenTensorHandle self,
                                          double alpha, AtenTensorHandle *ret);
 AOTITorchError shimrt_cuda_reduce(const char *row, AtenTensorHandle self, const int64_t *dims,
                                   int64_t ndims, bool keepdim, AtenTensorHandle *ret);
-AOTITorchError shimrt_cuda_fill_(AtenTensorHandle self, double value);
-AOTITorchError shimrt_cuda_copy_(AtenTensorHandle self, AtenTensorHandle src);
+AOTITorchError shimrt_cuda_do_fill(AtenTensorHandle self, double value);
+AOTITorchError shimrt_cuda_do_copy(AtenTensorHandle self, AtenTensorHandle src);
 
 /* ---- hooks called by runtime/core ---- */
 /* shimrt_check_device for CUDA: loads the driver, checks the index. */

@@ -302,7 +302,7 @@ AOTITorchError shimrt_cuda_reduce(const char *row, AtenTensorHandle self, const 
 }
 
 /* self.fill_(value) for a CUDA tensor. */
-AOTITorchError shimrt_cuda_fill_(AtenTensorHandle self, double value) {
+AOTITorchError shimrt_cuda_do_fill(AtenTensorHandle self, double value) {
     static const char op[] = "fill_";
     if (check_cuda(op, self, "self", -1)) return AOTI_TORCH_FAILURE;
     shimrt_cuda_kdesc k;
@@ -320,7 +320,7 @@ AOTITorchError shimrt_cuda_fill_(AtenTensorHandle self, double value) {
 }
 
 /* self.copy_(src) where either is a CUDA tensor (the other CUDA or CPU). */
-AOTITorchError shimrt_cuda_copy_(AtenTensorHandle self, AtenTensorHandle src) {
+AOTITorchError shimrt_cuda_do_copy(AtenTensorHandle self, AtenTensorHandle src) {
     static const char op[] = "copy_";
     if (shimrt_k_check_defined(op, self, "self") || shimrt_k_check_defined(op, src, "src"))
         return AOTI_TORCH_FAILURE;

@@ -15,7 +15,9 @@
 #include "../../runtime/cpu/iter.h"
 #include "../../runtime/cuda/cuda_internal.h"
 #include "../../runtime/cuda/kernels.h"
+#include "c_shim_aten.h"
 #include "c_shim_cpu.h"
+#include "c_shim_cuda.h"
 
 static long (*launches)(void);
 
@@ -66,7 +68,7 @@ static AtenTensorHandle to_cuda(AtenTensorHandle c, int32_t dev) {
     AtenTensorHandle g = NULL;
     OK(aoti_torch_empty_strided(c->ndim, c->sizes, NULL, c->dtype, aoti_torch_device_type_cuda(),
                                 dev, &g));
-    OK(shimrt_cuda_copy_(g, c));
+    OK(shimrt_cuda_do_copy(g, c));
     return g;
 }
 
@@ -74,7 +76,7 @@ static AtenTensorHandle to_cpu(AtenTensorHandle g) {
     AtenTensorHandle c = NULL;
     OK(aoti_torch_empty_strided(g->ndim, g->sizes, NULL, g->dtype, aoti_torch_device_type_cpu(),
                                 0, &c));
-    OK(shimrt_cuda_copy_(c, g));
+    OK(shimrt_cuda_do_copy(c, g));
     return c;
 }
 
@@ -198,16 +200,16 @@ Test(cuda_ops, copies_fill_and_errors, .timeout = 300) {
     AtenTensorHandle g = NULL, g1 = NULL, want = NULL;
     OK(aoti_torch_empty_strided(2, s, (int64_t[]){1, 6}, SHIMRT_FLOAT64,
                                 aoti_torch_device_type_cuda(), 0, &g));
-    OK(shimrt_cuda_copy_(g, a));
+    OK(shimrt_cuda_do_copy(g, a));
     OK(aoti_torch_empty_strided(2, s, NULL, SHIMRT_FLOAT64, aoti_torch_device_type_cpu(), 0, &want));
     OK(aoti_torch_cpu_copy_(want, a, 0));
     same("copy_ H2D", want, g);
     /* device 0 -> device 1 */
     OK(aoti_torch_empty_strided(2, s, NULL, SHIMRT_FLOAT64, aoti_torch_device_type_cuda(), 1, &g1));
-    OK(shimrt_cuda_copy_(g1, g));
+    OK(shimrt_cuda_do_copy(g1, g));
     same("copy_ D2D across devices", want, g1);
     /* fill_ on a strided view of the CUDA tensor */
-    OK(shimrt_cuda_fill_(g, -3.25));
+    OK(shimrt_cuda_do_fill(g, -3.25));
     OK(aoti_torch_cpu_fill__Scalar(want, -3.25));
     same("fill_", want, g);
     (void)ts;
@@ -218,5 +220,51 @@ Test(cuda_ops, copies_fill_and_errors, .timeout = 300) {
     FAILS(shimrt_cuda_unary("nope", g, &bad), "nope", "is not implemented");
     AtenTensorHandle all[] = {a, g, g1, want};
     for (size_t j = 0; j < 4; j++) OK(aoti_torch_delete_tensor_object(all[j]));
+    no_leaks();
+}
+
+Test(cuda_ops, schema_shims_route_cuda_tensors_to_cuda_kernels, .timeout = 300) {
+    need_nvrtc();
+    int64_t s[2] = {3, 8};
+    AtenTensorHandle a = cpu_rand(SHIMRT_FLOAT32, 2, s), b = cpu_rand(SHIMRT_FLOAT32, 2, s);
+    AtenTensorHandle ga = to_cuda(a, 0), gb = to_cuda(b, 0), want = NULL, got = NULL;
+    /* through the dispatcher (aten shim): the CUDA key is picked from the tensors */
+    OK(aoti_torch_aten_add_Tensor(ga, gb, 0.5, &got));
+    OK(aoti_torch_cpu_add_Tensor(a, b, 0.5, &want));
+    same("aten add.Tensor", want, got);
+    OK(aoti_torch_delete_tensor_object(want));
+    OK(aoti_torch_delete_tensor_object(got));
+    /* the direct CUDA shim */
+    OK(aoti_torch_cuda_mul_Tensor(ga, gb, &got));
+    OK(aoti_torch_cpu_mul_Tensor(a, b, &want));
+    same("cuda mul.Tensor", want, got);
+    OK(aoti_torch_delete_tensor_object(want));
+    OK(aoti_torch_delete_tensor_object(got));
+    /* reshape of a transposed view (a copy), pad, to.dtype, sum with a dtype */
+    AtenTensorHandle gt = NULL, t = NULL;
+    OK(aoti_torch_aten_transpose_int(ga, 0, 1, &gt));
+    OK(aoti_torch_aten_transpose_int(a, 0, 1, &t));
+    int64_t shape[1] = {24}, pad[4] = {1, 2, 0, 1};
+    OK(aoti_torch_aten_reshape(gt, shape, 1, &got));
+    OK(aoti_torch_aten_reshape(t, shape, 1, &want));
+    same("reshape", want, got);
+    OK(aoti_torch_delete_tensor_object(want));
+    OK(aoti_torch_delete_tensor_object(got));
+    double v = 7.0;
+    OK(aoti_torch_aten_pad(gt, pad, 4, "constant", &v, &got));
+    OK(aoti_torch_aten_pad(t, pad, 4, "constant", &v, &want));
+    same("pad", want, got);
+    OK(aoti_torch_delete_tensor_object(want));
+    OK(aoti_torch_delete_tensor_object(got));
+    int32_t f64 = SHIMRT_FLOAT64;
+    const int64_t dim1[1] = {1}, *pd = dim1;
+    OK(aoti_torch_aten_sum_dim_IntList(gt, &pd, 1, 1, &f64, &got));
+    OK(aoti_torch_aten_sum_dim_IntList(t, &pd, 1, 1, &f64, &want));
+    same("sum(dtype=float64)", want, got);
+    OK(aoti_torch_delete_tensor_object(want));
+    OK(aoti_torch_delete_tensor_object(got));
+    FAILS(aoti_torch_cuda_mm(ga, gt, &got), "mm", "not implemented for CUDA");
+    AtenTensorHandle all[] = {a, b, ga, gb, gt, t};
+    for (size_t j = 0; j < 6; j++) OK(aoti_torch_delete_tensor_object(all[j]));
     no_leaks();
 }
