@@ -71,6 +71,23 @@ void boxed_cuda_add_Tensor(StableIValue* stack_, uint64_t num_args_, uint64_t nu
     shimrt_box_finish(&box_);
 }
 
+/* aten.addmm.default: addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor */
+void boxed_cuda_addmm(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[5] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_SCALAR, SHIMRT_KIND_SCALAR};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "addmm", stack_, num_args_, 5, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
+    AtenTensorHandle mat1 = shimrt_box_tensor(&box_, 1);
+    AtenTensorHandle mat2 = shimrt_box_tensor(&box_, 2);
+    double beta = shimrt_box_scalar(&box_, 3);
+    double alpha = shimrt_box_scalar(&box_, 4);
+    AtenTensorHandle ret0 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cuda_addmm(self, mat1, mat2, beta, alpha, &ret0));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_finish(&box_);
+}
+
 /* aten.all.default: all(Tensor self) -> Tensor */
 void boxed_cuda_all(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
     static const unsigned char arg_kinds_[1] = {SHIMRT_KIND_TENSOR};
@@ -210,6 +227,20 @@ void boxed_cuda_bitwise_right_shift_Tensor(StableIValue* stack_, uint64_t num_ar
     AtenTensorHandle other = shimrt_box_tensor(&box_, 1);
     AtenTensorHandle ret0 = NULL;
     SHIMRT_BOX_CALL(&box_, aoti_torch_cuda_bitwise_right_shift_Tensor(self, other, &ret0));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_finish(&box_);
+}
+
+/* aten.bmm.default: bmm(Tensor self, Tensor mat2) -> Tensor */
+void boxed_cuda_bmm(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[2] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "bmm", stack_, num_args_, 2, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
+    AtenTensorHandle mat2 = shimrt_box_tensor(&box_, 1);
+    AtenTensorHandle ret0 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cuda_bmm(self, mat2, &ret0));
     shimrt_box_release_args(&box_);
     shimrt_box_push_tensor(&box_, 0, ret0);
     shimrt_box_finish(&box_);
@@ -643,6 +674,20 @@ void boxed_cuda_lt_Tensor(StableIValue* stack_, uint64_t num_args_, uint64_t num
     AtenTensorHandle other = shimrt_box_tensor(&box_, 1);
     AtenTensorHandle ret0 = NULL;
     SHIMRT_BOX_CALL(&box_, aoti_torch_cuda_lt_Tensor(self, other, &ret0));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_finish(&box_);
+}
+
+/* aten.matmul.default: matmul(Tensor self, Tensor other) -> Tensor */
+void boxed_cuda_matmul(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[2] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "matmul", stack_, num_args_, 2, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
+    AtenTensorHandle other = shimrt_box_tensor(&box_, 1);
+    AtenTensorHandle ret0 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cuda_matmul(self, other, &ret0));
     shimrt_box_release_args(&box_);
     shimrt_box_push_tensor(&box_, 0, ret0);
     shimrt_box_finish(&box_);
@@ -1278,11 +1323,12 @@ static const shimrt_def_entry defs_aten[94] = {
 };
 
 /* Every boxed kernel of namespace aten for the cuda backend. */
-static const shimrt_impl_entry impls_aten_cuda[74] = {
+static const shimrt_impl_entry impls_aten_cuda[77] = {
     {"_foreach_mul_.List", boxed_cuda__foreach_mul__List},
     {"abs", boxed_cuda_abs},
     {"add.Scalar", boxed_cuda_add_Scalar},
     {"add.Tensor", boxed_cuda_add_Tensor},
+    {"addmm", boxed_cuda_addmm},
     {"all", boxed_cuda_all},
     {"amax", boxed_cuda_amax},
     {"any", boxed_cuda_any},
@@ -1292,6 +1338,7 @@ static const shimrt_impl_entry impls_aten_cuda[74] = {
     {"bitwise_left_shift.Tensor", boxed_cuda_bitwise_left_shift_Tensor},
     {"bitwise_or.Tensor", boxed_cuda_bitwise_or_Tensor},
     {"bitwise_right_shift.Tensor", boxed_cuda_bitwise_right_shift_Tensor},
+    {"bmm", boxed_cuda_bmm},
     {"clamp", boxed_cuda_clamp},
     {"clone", boxed_cuda_clone},
     {"contiguous", boxed_cuda_contiguous},
@@ -1320,6 +1367,7 @@ static const shimrt_impl_entry impls_aten_cuda[74] = {
     {"log", boxed_cuda_log},
     {"lt.Scalar", boxed_cuda_lt_Scalar},
     {"lt.Tensor", boxed_cuda_lt_Tensor},
+    {"matmul", boxed_cuda_matmul},
     {"mm", boxed_cuda_mm},
     {"mul.Tensor", boxed_cuda_mul_Tensor},
     {"narrow", boxed_cuda_narrow},
@@ -1356,5 +1404,5 @@ static const shimrt_impl_entry impls_aten_cuda[74] = {
 };
 
 AOTITorchError shimgen_register_aten_cuda(TorchLibraryHandle* ret_def, TorchLibraryHandle* ret_impl) {
-    return shimrt_register_ops("aten", "CUDA", __FILE__, __LINE__, defs_aten, 94, impls_aten_cuda, 74, ret_def, ret_impl);
+    return shimrt_register_ops("aten", "CUDA", __FILE__, __LINE__, defs_aten, 94, impls_aten_cuda, 77, ret_def, ret_impl);
 }

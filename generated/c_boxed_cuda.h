@@ -22,6 +22,7 @@ void boxed_cuda__foreach_mul__List(StableIValue* stack_, uint64_t num_args_, uin
 void boxed_cuda_abs(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cuda_add_Scalar(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cuda_add_Tensor(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
+void boxed_cuda_addmm(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cuda_all(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cuda_amax(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cuda_any(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
@@ -31,6 +32,7 @@ void boxed_cuda_bitwise_and_Tensor(StableIValue* stack_, uint64_t num_args_, uin
 void boxed_cuda_bitwise_left_shift_Tensor(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cuda_bitwise_or_Tensor(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cuda_bitwise_right_shift_Tensor(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
+void boxed_cuda_bmm(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cuda_clamp(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cuda_clone(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cuda_contiguous(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
@@ -59,6 +61,7 @@ void boxed_cuda_le_Tensor(StableIValue* stack_, uint64_t num_args_, uint64_t num
 void boxed_cuda_log(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cuda_lt_Scalar(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cuda_lt_Tensor(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
+void boxed_cuda_matmul(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cuda_mm(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cuda_mul_Tensor(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cuda_narrow(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);

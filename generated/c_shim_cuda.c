@@ -48,6 +48,16 @@ AOTITorchError aoti_torch_cuda_add_Tensor(AtenTensorHandle self, AtenTensorHandl
     return shimrt_cuda_add_tensor(self, other, alpha, ret0);
 }
 
+/* aten.addmm.default: addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
+ * kernel: shimrt_cuda_addmm (CUDA) */
+AOTITorchError aoti_torch_cuda_addmm(AtenTensorHandle self, AtenTensorHandle mat1, AtenTensorHandle mat2, double beta, double alpha, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_TENSOR(mat1);
+    SHIMRT_ARG_TENSOR(mat2);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cuda_addmm(self, mat1, mat2, beta, alpha, ret0);
+}
+
 /* aten.all.default: all(Tensor self) -> Tensor
  * kernel: shimrt_cuda_all (CUDA) */
 AOTITorchError aoti_torch_cuda_all(AtenTensorHandle self, AtenTensorHandle* ret0) {
@@ -121,6 +131,15 @@ AOTITorchError aoti_torch_cuda_bitwise_right_shift_Tensor(AtenTensorHandle self,
     SHIMRT_ARG_TENSOR(other);
     SHIMRT_ARG_RET(ret0);
     return shimrt_cuda_bitwise_right_shift_tensor(self, other, ret0);
+}
+
+/* aten.bmm.default: bmm(Tensor self, Tensor mat2) -> Tensor
+ * kernel: shimrt_cuda_bmm (CUDA) */
+AOTITorchError aoti_torch_cuda_bmm(AtenTensorHandle self, AtenTensorHandle mat2, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_TENSOR(mat2);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cuda_bmm(self, mat2, ret0);
 }
 
 /* aten.clamp.default: clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor
@@ -353,6 +372,15 @@ AOTITorchError aoti_torch_cuda_lt_Tensor(AtenTensorHandle self, AtenTensorHandle
     SHIMRT_ARG_TENSOR(other);
     SHIMRT_ARG_RET(ret0);
     return shimrt_cuda_lt_tensor(self, other, ret0);
+}
+
+/* aten.matmul.default: matmul(Tensor self, Tensor other) -> Tensor
+ * kernel: shimrt_cuda_matmul (CUDA) */
+AOTITorchError aoti_torch_cuda_matmul(AtenTensorHandle self, AtenTensorHandle other, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_TENSOR(other);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cuda_matmul(self, other, ret0);
 }
 
 /* aten.mm.default: mm(Tensor self, Tensor mat2) -> Tensor

@@ -27,6 +27,8 @@ AOTITorchError shimrt_cuda_abs(AtenTensorHandle self, AtenTensorHandle* ret0);
 AOTITorchError shimrt_cuda_add_scalar(AtenTensorHandle self, double other, double alpha, AtenTensorHandle* ret0);
 /* aten.add.Tensor: add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor (CUDA) */
 AOTITorchError shimrt_cuda_add_tensor(AtenTensorHandle self, AtenTensorHandle other, double alpha, AtenTensorHandle* ret0);
+/* aten.addmm.default: addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor (CUDA) */
+AOTITorchError shimrt_cuda_addmm(AtenTensorHandle self, AtenTensorHandle mat1, AtenTensorHandle mat2, double beta, double alpha, AtenTensorHandle* ret0);
 /* aten.all.default: all(Tensor self) -> Tensor (CUDA) */
 AOTITorchError shimrt_cuda_all(AtenTensorHandle self, AtenTensorHandle* ret0);
 /* aten.amax.default: amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor (CUDA) */
@@ -41,6 +43,8 @@ AOTITorchError shimrt_cuda_bitwise_left_shift_tensor(AtenTensorHandle self, Aten
 AOTITorchError shimrt_cuda_bitwise_or_tensor(AtenTensorHandle self, AtenTensorHandle other, AtenTensorHandle* ret0);
 /* aten.bitwise_right_shift.Tensor: bitwise_right_shift.Tensor(Tensor self, Tensor other) -> Tensor (CUDA) */
 AOTITorchError shimrt_cuda_bitwise_right_shift_tensor(AtenTensorHandle self, AtenTensorHandle other, AtenTensorHandle* ret0);
+/* aten.bmm.default: bmm(Tensor self, Tensor mat2) -> Tensor (CUDA) */
+AOTITorchError shimrt_cuda_bmm(AtenTensorHandle self, AtenTensorHandle mat2, AtenTensorHandle* ret0);
 /* aten.clamp.default: clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor (CUDA) */
 AOTITorchError shimrt_cuda_clamp(AtenTensorHandle self, double* min, double* max, AtenTensorHandle* ret0);
 /* aten.clone.default: clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor (CUDA) */
@@ -83,6 +87,8 @@ AOTITorchError shimrt_cuda_log(AtenTensorHandle self, AtenTensorHandle* ret0);
 AOTITorchError shimrt_cuda_lt_scalar(AtenTensorHandle self, double other, AtenTensorHandle* ret0);
 /* aten.lt.Tensor: lt.Tensor(Tensor self, Tensor other) -> Tensor (CUDA) */
 AOTITorchError shimrt_cuda_lt_tensor(AtenTensorHandle self, AtenTensorHandle other, AtenTensorHandle* ret0);
+/* aten.matmul.default: matmul(Tensor self, Tensor other) -> Tensor (CUDA) */
+AOTITorchError shimrt_cuda_matmul(AtenTensorHandle self, AtenTensorHandle other, AtenTensorHandle* ret0);
 /* aten.mm.default: mm(Tensor self, Tensor mat2) -> Tensor (CUDA) */
 AOTITorchError shimrt_cuda_mm(AtenTensorHandle self, AtenTensorHandle mat2, AtenTensorHandle* ret0);
 /* aten.mul.Tensor: mul.Tensor(Tensor self, Tensor other) -> Tensor (CUDA) */

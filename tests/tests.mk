@@ -28,7 +28,11 @@ $(BUILD)/tests/cuda/libfakecuda.so: tests/cuda/fake_cuda.c
 # The same with the grid emulator inside: kernels "run" on the fake GPU (test_cuda_ops).
 $(BUILD)/tests/cuda/libfakecuda_emu.so: tests/cuda/fake_cuda.c tests/cuda/sh_emu.c $(BUILD)/tests/cuda/emu_kernels.c
 	$(CC) -DFAKE_EMU -Iruntime/include -Itests/cuda -std=gnu11 -Wall -Wextra -Werror -Wno-type-limits -fwrapv -O1 -g -fPIC -shared $(SANFLAGS) -o $@ $(filter %.c,$^) -lpthread -lm
-$(BUILD)/tests/cuda/test_cuda_ops: $(BUILD)/obj/tests/cuda/test_cuda_ops.o $(LIBSHIMRT_A) $(BUILD)/tests/cuda/libfakecuda_emu.so
+# A fake cuBLAS computing on the host (the fake driver's device memory is host memory).
+$(BUILD)/tests/cuda/libfakecublas.so: tests/cuda/fake_cublas.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu11 -Wall -Wextra -Werror -O1 -g -fPIC -shared $(SANFLAGS) -o $@ $< -lm
+$(BUILD)/tests/cuda/test_cuda_ops: $(BUILD)/obj/tests/cuda/test_cuda_ops.o $(LIBSHIMRT_A) $(BUILD)/tests/cuda/libfakecuda_emu.so $(BUILD)/tests/cuda/libfakecublas.so
 	$(CC) $(LDFLAGS_COMMON) $(LDFLAGS) -rdynamic -o $@ $(filter %.o %.a,$^) -lcriterion $(RT_LDLIBS)
 $(BUILD)/tests/cuda/test_cuda_fake: $(BUILD)/obj/tests/cuda/test_cuda_fake.o $(LIBSHIMRT_A) $(BUILD)/tests/cuda/libfakecuda.so
 	$(CC) $(LDFLAGS_COMMON) $(LDFLAGS) -o $@ $(filter %.o %.a,$^) -lcriterion $(RT_LDLIBS)

@@ -1,7 +1,7 @@
 /* runtime/cuda/aten.c: the CUDA kernels named in schemas/native_functions.yaml (`CUDA:`
  * dispatch entries; prototypes in generated/cuda_kernels.h, docs/kernels.md). Compute ops
  * go to ops.c (the catalogue's kernels); views come from the device-generic
- * CompositeExplicitAutograd kernels; `mm` is not wired to cuBLAS yet and fails clearly. */
+ * CompositeExplicitAutograd kernels; GEMM ops are in blas.c. */
 #include <math.h>
 #include <string.h>
 
@@ -235,13 +235,7 @@ AOTITorchError shimrt_cuda_pad(AtenTensorHandle self, const int64_t *pad, int64_
     return AOTI_TORCH_SUCCESS;
 }
 
-AOTITorchError shimrt_cuda_mm(AtenTensorHandle self, AtenTensorHandle mat2, AtenTensorHandle *ret0) {
-    (void)self;
-    (void)mat2;
-    (void)ret0;
-    return shimrt_fail("mm", "mm is not implemented for CUDA tensors yet (the cuBLAS GEMM is "
-                             "not wired); move the tensors to the CPU");
-}
+/* mm, bmm, addmm, matmul: blas.c (cuBLAS) */
 
 /* ---- the element-wise and reduction ops of ops.def's rows (the same PyTorch checks as the
  * CPU kernels of runtime/cpu/pointwise.c, then one launch of the row's CUDA kernel) ---- */

@@ -104,8 +104,23 @@ typedef struct shimrt_cublas_api {
     int (*cublasDestroy)(void *);
     int (*cublasSetStream)(void *, CUstream);
     int (*cublasGetVersion)(void *, int *);
+    /* cublasGemmEx(handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb,
+     * beta, C, Ctype, ldc, computeType, algo): column-major, alpha/beta host pointers */
+    int (*cublasGemmEx)(void *, int, int, int, int, int, const void *, const void *, int, int,
+                        const void *, int, int, const void *, void *, int, int, int, int);
+    /* the same with a batch: strides between the batch's matrices, then batchCount */
+    int (*cublasGemmStridedBatchedEx)(void *, int, int, int, int, int, const void *,
+                                      const void *, int, int, long long, const void *, int, int,
+                                      long long, const void *, void *, int, int, long long, int,
+                                      int, int);
     void *lt_handle;                 /* libcublasLt.so, opened beside cuBLAS (may be NULL) */
 } shimrt_cublas_api;
+
+/* cuBLAS's enum values (cublas_api.h, library_types.h) */
+enum { SH_CUBLAS_OP_N = 0, SH_CUBLAS_OP_T = 1 };
+enum { SH_CUDA_R_32F = 0, SH_CUDA_R_64F = 1, SH_CUDA_R_16F = 2, SH_CUDA_R_16BF = 14 };
+enum { SH_CUBLAS_COMPUTE_32F = 68, SH_CUBLAS_COMPUTE_64F = 70 };
+#define SH_CUBLAS_GEMM_DEFAULT (-1)
 
 /* Lowest driver and NVRTC versions the backend accepts. */
 #define SHIMRT_CUDA_MIN_DRIVER 12000
@@ -158,6 +173,12 @@ AOTITorchError shimrt_cuda_binary_scalar(const char *row, AtenTensorHandle self,
 AOTITorchError shimrt_cuda_reduce(const char *row, AtenTensorHandle self, const int64_t *dims,
                                   int64_t ndims, bool keepdim, AtenTensorHandle *ret);
 AOTITorchError shimrt_cuda_do_fill(AtenTensorHandle self, double value);
+/* A new contiguous CUDA tensor with t's values (t broadcast to shape when shape is not
+ * NULL), converted to dtype. */
+AtenTensorHandle shimrt_cuda_dense(const char *op, AtenTensorHandle t, int64_t nd,
+                                   const int64_t *shape, int32_t dtype);
+/* The cuBLAS handle of device dev, bound to the calling thread's current stream there. */
+AOTITorchError shimrt_cuda_blas_handle(const char *func, int32_t dev, void **out);
 AOTITorchError shimrt_cuda_do_copy(AtenTensorHandle self, AtenTensorHandle src);
 
 /* ---- hooks called by runtime/core ---- */

@@ -288,18 +288,22 @@ static void *blas_handles[MAX_DEVICES]; /* one per device, bound to the caller's
 
 AOTI_TORCH_EXPORT AOTITorchError torch_get_current_cuda_blas_handle(void **ret_handle) {
     SHIMRT_CHECK_ARG(ret_handle);
+    return shimrt_cuda_blas_handle(__func__, -1, ret_handle);
+}
+
+AOTITorchError shimrt_cuda_blas_handle(const char *func, int32_t dev, void **ret_handle) {
     int32_t idx;
-    if (shimrt_cuda_use_device(__func__, -1, &idx)) return AOTI_TORCH_FAILURE;
-    const shimrt_cublas_api *bl = shimrt_cublas(__func__);
+    if (shimrt_cuda_use_device(func, dev, &idx)) return AOTI_TORCH_FAILURE;
+    const shimrt_cublas_api *bl = shimrt_cublas(func);
     if (!bl) return AOTI_TORCH_FAILURE;
     pthread_mutex_lock(&blas_lock);
     int st = 0;
     if (!blas_handles[idx]) st = bl->cublasCreate(&blas_handles[idx]);
     void *h = blas_handles[idx];
     pthread_mutex_unlock(&blas_lock);
-    if (st != 0) return shimrt_fail(__func__, "cublasCreate failed with status %d", st);
+    if (st != 0) return shimrt_fail(func, "cublasCreate failed with status %d", st);
     if ((st = bl->cublasSetStream(h, tls_stream[idx])) != 0)
-        return shimrt_fail(__func__, "cublasSetStream failed with status %d", st);
+        return shimrt_fail(func, "cublasSetStream failed with status %d", st);
     *ret_handle = h;
     return AOTI_TORCH_SUCCESS;
 }

@@ -205,14 +205,15 @@ static void load_cublas(void) {
     static const char *const libs[] = {"libcublas.so.13", "libcublas.so.12", "libcublas.so", NULL};
     static const char *const lt_libs[] = {"libcublasLt.so.13", "libcublasLt.so.12", NULL};
     static const char *const names[] = {"cublasCreate_v2", "cublasDestroy_v2",
-                                        "cublasSetStream_v2", "cublasGetVersion_v2", NULL};
+                                        "cublasSetStream_v2", "cublasGetVersion_v2",
+                                        "cublasGemmEx", "cublasGemmStridedBatchedEx", NULL};
     char why[400], lt_name[64];
     void *lib = open_first("SHIMRT_LIBCUBLAS", libs, bl.soname, sizeof bl.soname, why, sizeof why);
     if (!lib) {
         snprintf(bl_state.why, sizeof bl_state.why, "cuBLAS could not be loaded (%s)", why);
         return;
     }
-    void *tmp[4];
+    void *tmp[6];
     if (!resolve(lib, names, tmp, why, sizeof why)) {
         snprintf(bl_state.why, sizeof bl_state.why, "%s: %s", bl.soname, why);
         dlclose(lib);
@@ -222,6 +223,8 @@ static void load_cublas(void) {
     memcpy(&bl.cublasDestroy, &tmp[1], sizeof tmp[1]);
     memcpy(&bl.cublasSetStream, &tmp[2], sizeof tmp[2]);
     memcpy(&bl.cublasGetVersion, &tmp[3], sizeof tmp[3]);
+    memcpy(&bl.cublasGemmEx, &tmp[4], sizeof tmp[4]);
+    memcpy(&bl.cublasGemmStridedBatchedEx, &tmp[5], sizeof tmp[5]);
     bl.lt_handle = open_first("SHIMRT_LIBCUBLASLT", lt_libs, lt_name, sizeof lt_name, why,
                               sizeof why);
     bl_state.ok = true;

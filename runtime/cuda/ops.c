@@ -411,3 +411,15 @@ AOTITorchError shimrt_backend_copy(const char *func, AtenTensorHandle dst, AtenT
         return shimrt_cuda_do_copy(dst, src);
     return shimrt_copy(func, dst, src);
 }
+
+AtenTensorHandle shimrt_cuda_dense(const char *op, AtenTensorHandle t, int64_t nd,
+                                   const int64_t *shape, int32_t dtype) {
+    if (check_cuda(op, t, "self", -1)) return NULL;
+    AtenTensorHandle c = shimrt_tensor_empty(op, shape ? nd : t->ndim, shape ? shape : t->sizes,
+                                             NULL, dtype, SHIMRT_DEV_CUDA, t->device_index);
+    if (c && device_copy(op, c, t)) {
+        shimrt_tensor_free(c);
+        return NULL;
+    }
+    return c;
+}

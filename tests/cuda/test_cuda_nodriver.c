@@ -1,9 +1,11 @@
 /* tests/cuda/test_cuda_nodriver.c: the CUDA entry points on a machine without a usable
  * driver. The suite points SHIMRT_LIBCUDA at a file that does not exist before the first
  * CUDA call, so it exercises the missing-driver path on every machine, GPU or not. */
+#include <dlfcn.h>
 #include <stdlib.h>
 
 #include "../runtime/shimrt_test.h"
+#include "../../runtime/cuda/cuda_internal.h"
 
 /* aoti_torch_empty_strided with the contiguous strides (PyTorch requires strides). */
 static AOTITorchError empty_contig(int64_t nd, const int64_t *sizes, int32_t dtype, int32_t dev,
@@ -92,4 +94,24 @@ Test(cuda_nodriver, check_msg_formats_cuda_errors) {
     torch_c10_cuda_free_error_msg(NULL);
     FAILS(torch_c10_cuda_check_msg(2, "f.cu", "fn", 1, true, NULL), "torch_c10_cuda_check_msg",
           "error_msg");
+}
+
+/* cuBLAS needs no GPU to load: where the toolkit's libcublas is installed, every symbol the
+ * GEMM path uses resolves (the calls themselves are tested on the fake driver with a fake
+ * cuBLAS, and on a GPU with the real one). */
+Test(cuda_nodriver, the_installed_cublas_loads_with_every_gemm_symbol) {
+#if defined(__SANITIZE_ADDRESS__)
+    cr_skip_test("cuBLAS is not loaded under AddressSanitizer; the plain pass runs this");
+#endif
+    void *h = dlopen("libcublas.so.13", RTLD_NOW | RTLD_LOCAL);
+    if (!h) h = dlopen("libcublas.so.12", RTLD_NOW | RTLD_LOCAL);
+    if (!h) cr_skip_test("no libcublas.so.13 or .12 on this machine");
+    dlclose(h);
+    const shimrt_cublas_api *bl = shimrt_cublas("test");
+    cr_assert_not_null(bl, "%s", torch_exception_get_what());
+    cr_assert(strstr(bl->soname, "libcublas.so.1") != NULL, "%s", bl->soname);
+    cr_assert_not_null(bl->cublasCreate);
+    cr_assert_not_null(bl->cublasSetStream);
+    cr_assert_not_null(bl->cublasGemmEx);
+    cr_assert_not_null(bl->cublasGemmStridedBatchedEx);
 }

@@ -33,6 +33,11 @@ static AOTITorchError empty_contig(int64_t nd, const int64_t *sizes, int32_t dty
 }
 
 static long (*launches)(void);
+static long *blas_calls; /* the fake cuBLAS's counter (NULL on a real GPU) */
+static struct {
+    int batched, transa, transb, m, n, k, lda, ldb, ldc, atype, compute, batch;
+    long long stride_a, stride_b, stride_c;
+} *blas_last;
 static bool real_gpu;
 
 static long no_count(void) { return 1; }
@@ -68,6 +73,12 @@ static void setup(void) {
     void *h = dlopen(buf, RTLD_NOW);
     cr_assert_not_null(h, "%s", dlerror());
     *(void **)&launches = dlsym(h, "fake_cuda_launches");
+    snprintf(buf, sizeof buf, "%s/libfakecublas.so", exe);
+    setenv("SHIMRT_LIBCUBLAS", buf, 1);
+    void *b = dlopen(buf, RTLD_NOW);
+    cr_assert_not_null(b, "%s", dlerror());
+    blas_calls = dlsym(b, "fake_cublas_calls");
+    *(void **)&blas_last = dlsym(b, "fake_cublas_last");
 }
 
 static void need_nvrtc(void) {
@@ -125,7 +136,8 @@ static void same(const char *what, AtenTensorHandle want, AtenTensorHandle got_c
         size_t es = shimrt_dtype_size(got->dtype);
         double a = shimrt_k_load_f64((char *)shimrt_data(wc) + i * (int64_t)es, got->dtype);
         double b = shimrt_k_load_f64((char *)shimrt_data(got) + i * (int64_t)es, got->dtype);
-        cr_assert((isnan(a) && isnan(b)) || a == b || fabs(a - b) <= 1e-5 * fmax(1, fabs(a)),
+        double tol = got->dtype == SHIMRT_FLOAT16 ? 2e-3 : got->dtype == SHIMRT_BFLOAT16 ? 1.6e-2 : 1e-5;
+        cr_assert((isnan(a) && isnan(b)) || a == b || fabs(a - b) <= tol * fmax(1, fabs(a)),
                   "%s: element %lld: CUDA %.9g, CPU %.9g", what, (long long)i, b, a);
     }
     OK(aoti_torch_delete_tensor_object(wc));
@@ -346,7 +358,6 @@ Test(cuda_ops, schema_shims_route_cuda_tensors_to_cuda_kernels, .timeout = 300) 
     same("sum(dtype=float64)", want, got);
     OK(aoti_torch_delete_tensor_object(want));
     OK(aoti_torch_delete_tensor_object(got));
-    FAILS(aoti_torch_cuda_mm(ga, gt, &got), "mm", "not implemented for CUDA");
     AtenTensorHandle all[] = {a, b, ga, gb, gt, t};
     for (size_t j = 0; j < 6; j++) OK(aoti_torch_delete_tensor_object(all[j]));
     no_leaks();
@@ -407,5 +418,99 @@ Test(cuda_ops, ops_without_a_cuda_kernel_run_through_the_cpu_fallback, .timeout 
     FAILS(aoti_torch_aten_max_dim(ga, 7, 0, &got, &got1), "", "(key CUDA, CPU fallback)");
     AtenTensorHandle all[] = {a, ga, out, gout};
     for (size_t j = 0; j < 4; j++) OK(aoti_torch_delete_tensor_object(all[j]));
+    no_leaks();
+}
+
+/* GEMM through cuBLAS (the fake cuBLAS computing on the host, or the real one on a GPU),
+ * compared with the CPU kernels (OpenBLAS). */
+static void gemm_case(const char *what, int32_t dt, int64_t na, const int64_t *sa, int64_t nb,
+                      const int64_t *sb, bool transpose_b) {
+    AtenTensorHandle a0 = cpu_rand(SHIMRT_FLOAT32, na, sa), b0 = cpu_rand(SHIMRT_FLOAT32, nb, sb);
+    AtenTensorHandle a = NULL, b = NULL, bt = NULL;
+    OK(aoti_torch_cpu_to_dtype(a0, dt, 0, 1, NULL, &a));
+    OK(aoti_torch_cpu_to_dtype(b0, dt, 0, 1, NULL, &b));
+    AtenTensorHandle ga = to_cuda(a, 0), gb = to_cuda(b, 0), want = NULL, got = NULL;
+    if (transpose_b) { /* b given as the transpose of a contiguous [n, k] matrix */
+        OK(aoti_torch_aten_transpose_int(b, 0, 1, &bt));
+        AtenTensorHandle c = NULL, gc = NULL;
+        OK(aoti_torch_cpu_contiguous(bt, 0, &c));
+        gc = to_cuda(c, 0);
+        OK(aoti_torch_delete_tensor_object(gb));
+        OK(aoti_torch_aten_transpose_int(gc, 0, 1, &gb)); /* strides (1, k): column-major */
+        OK(aoti_torch_delete_tensor_object(gc));
+        OK(aoti_torch_delete_tensor_object(c));
+    }
+    OK(aoti_torch_aten_matmul(a, b, &want));
+    OK(aoti_torch_aten_matmul(ga, gb, &got));
+    same(what, want, got);
+    AtenTensorHandle all[] = {a0, b0, a, b, bt, ga, gb, want, got};
+    for (size_t j = 0; j < 9; j++)
+        if (all[j]) OK(aoti_torch_delete_tensor_object(all[j]));
+}
+
+Test(cuda_ops, gemm_through_cublas_matches_cpu, .timeout = 300) {
+    need_nvrtc();
+    long before = blas_calls ? *blas_calls : 0;
+    int64_t m_k[2] = {5, 7}, k_n[2] = {7, 3}, k[1] = {7}, bmk[3] = {4, 5, 7}, bkn[3] = {4, 7, 3};
+    int64_t b2mk[4] = {2, 1, 5, 7}, nbk[3] = {3, 7, 3};
+    gemm_case("mm f32", SHIMRT_FLOAT32, 2, m_k, 2, k_n, false);
+    if (blas_last) { /* row-major C = A @ B as column-major C^T = B^T @ A^T */
+        cr_assert_eq(blas_last->batched, 0);
+        cr_assert_eq(blas_last->m, 3, "m of the swapped call is n");
+        cr_assert_eq(blas_last->n, 5, "n of the swapped call is m");
+        cr_assert_eq(blas_last->k, 7);
+        cr_assert_eq(blas_last->transa, 0);
+        cr_assert_eq(blas_last->transb, 0);
+        cr_assert_eq(blas_last->lda, 3, "B's leading dimension: its row length");
+        cr_assert_eq(blas_last->ldb, 7, "A's leading dimension: its row length");
+        cr_assert_eq(blas_last->ldc, 3);
+        cr_assert_eq(blas_last->compute, 68, "float32 computes in CUBLAS_COMPUTE_32F (no TF32)");
+    }
+    gemm_case("mm f32, B transposed", SHIMRT_FLOAT32, 2, m_k, 2, k_n, true);
+    if (blas_last) {
+        cr_assert_eq(blas_last->transa, 1, "a column-major B is passed with op T, no copy");
+        cr_assert_eq(blas_last->lda, 7);
+    }
+    gemm_case("mm f64", SHIMRT_FLOAT64, 2, m_k, 2, k_n, false);
+    if (blas_last) cr_assert_eq(blas_last->compute, 70);
+    gemm_case("mm f16", SHIMRT_FLOAT16, 2, m_k, 2, k_n, false);
+    gemm_case("mm bf16", SHIMRT_BFLOAT16, 2, m_k, 2, k_n, false);
+    gemm_case("matmul 1-D @ 2-D", SHIMRT_FLOAT32, 1, k, 2, k_n, false);
+    gemm_case("matmul 2-D @ 1-D", SHIMRT_FLOAT32, 2, m_k, 1, k, false);
+    gemm_case("matmul 1-D @ 1-D", SHIMRT_FLOAT32, 1, k, 1, k, false);
+    gemm_case("matmul batched", SHIMRT_FLOAT32, 3, bmk, 3, bkn, false);
+    if (blas_last) {
+        cr_assert_eq(blas_last->batched, 1);
+        cr_assert_eq(blas_last->batch, 4);
+        cr_assert_eq(blas_last->stride_a, 21, "B's batch stride");
+        cr_assert_eq(blas_last->stride_b, 35, "A's batch stride");
+        cr_assert_eq(blas_last->stride_c, 15);
+    }
+    gemm_case("matmul broadcast batch dims", SHIMRT_FLOAT32, 4, b2mk, 3, nbk, false);
+    /* bmm and addmm */
+    AtenTensorHandle a = cpu_rand(SHIMRT_FLOAT32, 3, bmk), b = cpu_rand(SHIMRT_FLOAT32, 3, bkn);
+    AtenTensorHandle ga = to_cuda(a, 0), gb = to_cuda(b, 0), want = NULL, got = NULL;
+    OK(aoti_torch_aten_bmm(a, b, &want));
+    OK(aoti_torch_aten_bmm(ga, gb, &got));
+    same("bmm", want, got);
+    OK(aoti_torch_delete_tensor_object(want));
+    OK(aoti_torch_delete_tensor_object(got));
+    int64_t nbias[1] = {3};
+    AtenTensorHandle m1 = cpu_rand(SHIMRT_FLOAT32, 2, m_k), m2 = cpu_rand(SHIMRT_FLOAT32, 2, k_n);
+    AtenTensorHandle bias = cpu_rand(SHIMRT_FLOAT32, 1, nbias);
+    AtenTensorHandle g1 = to_cuda(m1, 0), g2 = to_cuda(m2, 0), gbias = to_cuda(bias, 0);
+    OK(aoti_torch_aten_addmm(bias, m1, m2, 0.5, 2.0, &want));
+    OK(aoti_torch_aten_addmm(gbias, g1, g2, 0.5, 2.0, &got));
+    same("addmm", want, got);
+    OK(aoti_torch_delete_tensor_object(want));
+    OK(aoti_torch_delete_tensor_object(got));
+    if (blas_calls) cr_assert(*blas_calls > before, "the GEMMs went through cuBLAS");
+    /* PyTorch's errors */
+    AtenTensorHandle ia = cpu_rand(SHIMRT_INT64, 2, m_k), ib = cpu_rand(SHIMRT_INT64, 2, k_n);
+    AtenTensorHandle gia = to_cuda(ia, 0), gib = to_cuda(ib, 0);
+    FAILS(aoti_torch_cuda_mm(gia, gib, &got), "mm", "\"addmm_cuda\" not implemented for 'Long'");
+    FAILS(aoti_torch_cuda_mm(g1, g1, &got), "mm", "mat1 and mat2 shapes cannot be multiplied (5x7 and 5x7)");
+    AtenTensorHandle all[] = {a, b, ga, gb, m1, m2, bias, g1, g2, gbias, ia, ib, gia, gib};
+    for (size_t j = 0; j < sizeof all / sizeof *all; j++) OK(aoti_torch_delete_tensor_object(all[j]));
     no_leaks();
 }

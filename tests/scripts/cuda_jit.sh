@@ -51,12 +51,15 @@ wait $p1 || { cat "$tmp/p1.log"; exit 1; }
 ls -a "$c" | grep -q '^\.tmp' && { echo "FAIL: temp files left"; exit 1; }
 $JIT warm --arch sm_80 --cache "$c" | grep -q ": 0 compiled, $n disk hits, 0 corrupt" || {
   echo "FAIL: after concurrent warms"; exit 1; }
-# the size bound: 20 files' worth of bytes keeps at most that much
+# the size bound: the 20 sh_add_ kernels for sm_90 into a cache bounded to 5 files' worth
+# of bytes: it ends at or under the bound (least recently used files evicted)
 total=$(cat "$c"/*.shk | wc -c)
-bound=$((total / n * 20))
-SHIMRT_CACHE_MAX_BYTES=$bound $JIT warm --arch sm_90 --cache "$c" >/dev/null
-now=$(cat "$c"/*.shk | wc -c)
+bound=$((total / n * 5))
+SHIMRT_CACHE_MAX_BYTES=$bound $JIT warm --arch sm_90 --only sh_add_ --cache "$tmp/bounded" >"$tmp/wb.log"
+grep -q "warm: 20 kernels x 1 arch(s): 20 compiled" "$tmp/wb.log" || { cat "$tmp/wb.log"; echo "FAIL: bounded warm"; exit 1; }
+now=$(cat "$tmp/bounded"/*.shk | wc -c)
 [ "$now" -le "$bound" ] || { echo "FAIL: cache holds $now bytes over the bound $bound"; exit 1; }
+[ "$(ls "$tmp/bounded"/*.shk | wc -l)" -lt 20 ] || { echo "FAIL: nothing evicted"; exit 1; }
 # stats, clear, disable
 $JIT stats --cache "$c" | grep -q "files" || exit 1
 $JIT clear --cache "$c" | grep -q "removed" || exit 1
