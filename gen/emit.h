@@ -164,6 +164,11 @@ typedef struct sg_emit_header {
     const char *file;         /* "c_shim_cpu.h" */
     sg_emit_shim *shims;
     int n_shims;
+    /* Ops of the list with no kernel for this backend but one for another listed backend:
+     * no shim here; at run time the dispatcher's backend fallback runs them (the manifest's
+     * "backend_fallback"). Keys as in shim_ops.yaml ("aten.sort.default"). */
+    const char **fallback_ops;
+    int n_fallback_ops;
 } sg_emit_header;
 
 /* What the body emitters hand back to sg_generate. */

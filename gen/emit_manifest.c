@@ -84,6 +84,18 @@ void em_render_manifest(emitter *e) {
             sg_buf_free(&kernel);
         }
     }
+    /* "backend_fallback": per backend, the listed ops it has no kernel for */
+    sg_buf fb = {0};
+    for (int hi = 0; hi < e->n_headers; hi++) {
+        const header *h = &e->headers[hi];
+        if (!h->n_fallback_ops) continue;
+        if (fb.len) sg_buf_put(&fb, ",\n", 2);
+        sg_buf_puts(&fb, "    ");
+        render_json_string(e, &fb, h->backend);
+        sg_buf_puts(&fb, ": [");
+        sg_buf_puts(&fb, json_strings(e, h->fallback_ops, h->n_fallback_ops, false));
+        sg_buf_puts(&fb, "]");
+    }
     em_render(e, T_MANIFEST, &out,
               SLOTS({"generator", "shimgen " SHIMGEN_VERSION, 0},
                     {"inputs", json_strings(e, inputs, (int)e->m->n_inputs, false), 0},
@@ -91,7 +103,9 @@ void em_render_manifest(emitter *e) {
                     {"files", json_strings(e, files, e->n_files, true), 0},
                     {"registrations", e->registrations.data ? e->registrations.data : "",
                      e->registrations.len},
+                    {"backend_fallback", fb.data ? fb.data : "", fb.len},
                     {"functions", funcs.data ? funcs.data : "", funcs.len}));
+    sg_buf_free(&fb);
     sg_buf_free(&funcs);
     em_add_file(e, "shim_manifest.json", &out);
 }

@@ -108,7 +108,7 @@ static bool check_versions(emitter *e, const sg_shim_op *op, const sg_schema *s)
 }
 
 /* Plans one op of one header; returns false when it gets no shim. */
-static bool plan_shim(emitter *e, const header *h, shim *s) {
+static bool plan_shim(emitter *e, header *h, shim *s) {
     const sg_shim_op *op = s->op;
     const sg_native_function *fn = op->fn ? op->fn : sg_model_find(e->ctx, op->key);
     s->fn = fn;
@@ -118,6 +118,23 @@ static bool plan_shim(emitter *e, const header *h, shim *s) {
         return false;
     }
     if (h->dispatch_key && !sg_pick_kernel(e->a, fn, h->dispatch_key, &s->kernel_key, &s->kernel)) {
+        /* As torchgen: a backend without a kernel for the op gets no shim for it. In our
+         * mode that is an error unless the op has a CPU kernel and cpu is a listed backend:
+         * then the op runs on this backend through the dispatcher's CPU fallback (the
+         * manifest's "backend_fallback"; docs/cuda.md). */
+        for (int i = 0; !e->o->compat_torchgen && i < e->n_headers; i++) {
+            const char *k, *kn;
+            const header *o = &e->headers[i];
+            if (o == h || !o->dispatch_key || strcmp(o->dispatch_key, "CPU") != 0 ||
+                !sg_pick_kernel(e->a, fn, o->dispatch_key, &k, &kn))
+                continue;
+            if (!h->fallback_ops) {
+                h->fallback_ops = sg_arena_alloc(e->a, sizeof *h->fallback_ops * 4096);
+                if (!h->fallback_ops) return false;
+            }
+            if (h->n_fallback_ops < 4096) h->fallback_ops[h->n_fallback_ops++] = op->key;
+            return false;
+        }
         no_shim(e, s, h, -1, sg_arena_printf(e->a, "no kernel for backend %s", h->backend));
         return false;
     }

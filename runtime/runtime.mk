@@ -25,7 +25,12 @@ $(LIBSHIMRT_SO): $(RT_OBJS)
 	$(CXX) -shared $(LDFLAGS_COMMON) $(LDFLAGS) -Wl,-soname,libshimrt.so.0 -Wl,--no-undefined -o $@ $^ $(RT_LDLIBS)
 	ln -sf libshimrt.so $(BUILD)/libshimrt.so.0
 
-ALL_TARGETS += $(LIBSHIMRT_A) $(LIBSHIMRT_SO)
+# shimrt-jit (runtime/cuda/tool/): the CUDA JIT cache command, installed with the runtime.
+SHIMRT_JIT := $(BUILD)/shimrt-jit
+$(SHIMRT_JIT): $(BUILD)/obj/runtime/cuda/tool/shimrt_jit.o $(LIBSHIMRT_A)
+	$(CC) $(LDFLAGS_COMMON) $(LDFLAGS) -o $@ $^ $(RT_LDLIBS)
+
+ALL_TARGETS += $(LIBSHIMRT_A) $(LIBSHIMRT_SO) $(SHIMRT_JIT)
 
 # ---- install: libshimrt.so (+ soname links), libshimrt.a, the headers (ours and the
 # compatibility headers at PyTorch's paths) and shimrt.pc for pkg-config.
@@ -41,8 +46,9 @@ RT_GENERATED_INCDIR  := torch/csrc/inductor/aoti_torch/generated
 RT_GENERATED_HEADERS := $(sort $(wildcard generated/c_shim_*.h))
 
 .PHONY: install-shimrt uninstall-shimrt
-install-shimrt: $(LIBSHIMRT_A) $(LIBSHIMRT_SO)
-	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(PKGCONFIGDIR)
+install-shimrt: $(LIBSHIMRT_A) $(LIBSHIMRT_SO) $(SHIMRT_JIT)
+	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(PREFIX)/bin
+	install -m 755 $(SHIMRT_JIT) $(DESTDIR)$(PREFIX)/bin/shimrt-jit
 	install -m 755 $(LIBSHIMRT_SO) $(DESTDIR)$(LIBDIR)/libshimrt.so.$(SHIMRT_VERSION)
 	ln -sf libshimrt.so.$(SHIMRT_VERSION) $(DESTDIR)$(LIBDIR)/libshimrt.so.$(SHIMRT_SONAME_MAJOR)
 	ln -sf libshimrt.so.$(SHIMRT_SONAME_MAJOR) $(DESTDIR)$(LIBDIR)/libshimrt.so
@@ -64,6 +70,7 @@ install-shimrt: $(LIBSHIMRT_A) $(LIBSHIMRT_SO)
 
 # Removes exactly the files install-shimrt put there, then the folders left empty.
 uninstall-shimrt:
+	rm -f $(DESTDIR)$(PREFIX)/bin/shimrt-jit
 	rm -f $(DESTDIR)$(LIBDIR)/libshimrt.so.$(SHIMRT_VERSION) \
 	  $(DESTDIR)$(LIBDIR)/libshimrt.so.$(SHIMRT_SONAME_MAJOR) $(DESTDIR)$(LIBDIR)/libshimrt.so \
 	  $(DESTDIR)$(LIBDIR)/libshimrt.a $(DESTDIR)$(PKGCONFIGDIR)/shimrt.pc

@@ -8,6 +8,8 @@
 # Test programs run from the repository root; PyTorch's data is in $SHIMGEN_SHARED/pytorch.
 GEN_TESTS    := $(patsubst tests/%.c,$(BUILD)/tests/%,$(sort $(wildcard tests/gen/test_*.c)))
 RT_TESTS     := $(patsubst tests/%.c,$(BUILD)/tests/%,$(sort $(wildcard tests/runtime/test_*.c)))
+# tests/cuda/test_*.c: the CUDA backend's Criterion suites (linked like the runtime's).
+RT_TESTS     += $(patsubst tests/%.c,$(BUILD)/tests/%,$(sort $(wildcard tests/cuda/test_*.c)))
 TEST_SCRIPTS := $(sort $(wildcard tests/scripts/*.sh)) $(sort $(wildcard tests/torch/*.sh))
 
 $(BUILD)/tests/gen/%: $(BUILD)/obj/tests/gen/%.o $(LIBSHIMGEN)
@@ -16,6 +18,36 @@ $(BUILD)/tests/gen/%: $(BUILD)/obj/tests/gen/%.o $(LIBSHIMGEN)
 $(BUILD)/tests/runtime/%: $(BUILD)/obj/tests/runtime/%.o $(LIBSHIMRT_A)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS_COMMON) $(LDFLAGS) -o $@ $^ -lcriterion $(RT_LDLIBS)
+$(BUILD)/tests/cuda/%: $(BUILD)/obj/tests/cuda/%.o $(LIBSHIMRT_A)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS_COMMON) $(LDFLAGS) -o $@ $^ -lcriterion $(RT_LDLIBS)
+# The fake driver (tests/cuda/fake_cuda.c) that test_cuda_fake loads through SHIMRT_LIBCUDA.
+$(BUILD)/tests/cuda/libfakecuda.so: tests/cuda/fake_cuda.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu11 -Wall -Wextra -Werror -O1 -g -fPIC -shared $(SANFLAGS) -o $@ $<
+# The same with the grid emulator inside: kernels "run" on the fake GPU (test_cuda_ops).
+$(BUILD)/tests/cuda/libfakecuda_emu.so: tests/cuda/fake_cuda.c tests/cuda/sh_emu.c $(BUILD)/tests/cuda/emu_kernels.c
+	$(CC) -DFAKE_EMU -Iruntime/include -Itests/cuda -std=gnu11 -Wall -Wextra -Werror -Wno-type-limits -fwrapv -O1 -g -fPIC -shared $(SANFLAGS) -o $@ $(filter %.c,$^) -lpthread -lm
+# A fake cuBLAS computing on the host (the fake driver's device memory is host memory).
+$(BUILD)/tests/cuda/libfakecublas.so: tests/cuda/fake_cublas.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu11 -Wall -Wextra -Werror -O1 -g -fPIC -shared $(SANFLAGS) -o $@ $< -lm
+$(BUILD)/tests/cuda/test_cuda_ops: $(BUILD)/obj/tests/cuda/test_cuda_ops.o $(LIBSHIMRT_A) $(BUILD)/tests/cuda/libfakecuda_emu.so $(BUILD)/tests/cuda/libfakecublas.so
+	$(CC) $(LDFLAGS_COMMON) $(LDFLAGS) -rdynamic -o $@ $(filter %.o %.a,$^) -lcriterion $(RT_LDLIBS)
+$(BUILD)/tests/cuda/test_cuda_fake: $(BUILD)/obj/tests/cuda/test_cuda_fake.o $(LIBSHIMRT_A) $(BUILD)/tests/cuda/libfakecuda.so
+	$(CC) $(LDFLAGS_COMMON) $(LDFLAGS) -o $@ $(filter %.o %.a,$^) -lcriterion $(RT_LDLIBS)
+# The grid emulator's suite: every CUDA kernel source, compiled as C (gnu11: statement
+# expressions for the emulated shuffles) by emu_gen from the catalogue, run on the CPU.
+$(BUILD)/tests/cuda/emu_gen: $(BUILD)/obj/tests/cuda/emu_gen.o $(LIBSHIMRT_A)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS_COMMON) $(LDFLAGS) -o $@ $^ $(RT_LDLIBS)
+$(BUILD)/tests/cuda/emu_kernels.c: $(BUILD)/tests/cuda/emu_gen
+	./$< $@
+$(BUILD)/obj/tests/cuda/emu_kernels.o: $(BUILD)/tests/cuda/emu_kernels.c tests/cuda/sh_emu.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS_COMMON) -Itests/cuda $(CPPFLAGS) $(filter-out -std=c11 -MMD -MP,$(CFLAGS_COMMON)) -std=gnu11 -Wno-type-limits -fwrapv $(CFLAGS) -c $< -o $@
+$(BUILD)/tests/cuda/test_emu: $(BUILD)/obj/tests/cuda/test_emu.o $(BUILD)/obj/tests/cuda/sh_emu.o $(BUILD)/obj/tests/cuda/emu_kernels.o $(LIBSHIMRT_A)
+	$(CC) $(LDFLAGS_COMMON) $(LDFLAGS) -rdynamic -o $@ $^ -lcriterion $(RT_LDLIBS)
 
 .PHONY: test-unit test-scripts test-asan
 # Each suite's and script's output is kept in $(BUILD)/results/ for the summary of `check`.

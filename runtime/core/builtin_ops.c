@@ -10,10 +10,11 @@
 #include <stdio.h>
 
 #include "c_boxed_cpu.h"
+#include "c_boxed_cuda.h"
 #include "internal.h"
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
-static TorchLibraryHandle aten_def, aten_cpu_impl;
+static TorchLibraryHandle aten_def, aten_cpu_impl, aten_cuda_impl;
 static AOTITorchError init_rc;
 static char init_error[512];
 /* Set while this thread runs the registration, whose own library calls come back here. */
@@ -22,6 +23,10 @@ static _Thread_local bool registering;
 static void register_builtins(void) {
     registering = true;
     init_rc = shimgen_register_aten_cpu(&aten_def, &aten_cpu_impl);
+    if (init_rc == AOTI_TORCH_SUCCESS) /* the CUDA kernels (runtime/cuda/aten.c) */
+        init_rc = shimgen_register_aten_cuda(NULL, &aten_cuda_impl);
+    /* ops without a CUDA kernel run on the CPU kernels (manifest "backend_fallback") */
+    if (init_rc == AOTI_TORCH_SUCCESS) shimrt_dispatch_set_cpu_fallback(SHIMRT_DISPATCH_KEY_CUDA, true);
     if (init_rc != AOTI_TORCH_SUCCESS)
         snprintf(init_error, sizeof init_error, "%s", torch_exception_get_what());
     registering = false;

@@ -1,5 +1,5 @@
 /* runtime/core/device.c: device strings, device guards, streams and the CUDA entry
- * points (which fail: this runtime has no CUDA backend yet). */
+ * points' neighbours (the CUDA ones are in runtime/cuda/). */
 #include <string.h>
 
 #include "internal.h"
@@ -163,31 +163,5 @@ AOTI_TORCH_EXPORT AOTITorchError torch_stream_native_handle(StreamHandle stream,
     return AOTI_TORCH_SUCCESS;
 }
 
-/* ---- CUDA ---- */
-AOTI_TORCH_EXPORT AOTITorchError aoti_torch_get_current_cuda_stream(int32_t device_index,
-                                                                    void **ret_stream) {
-    (void)device_index;
-    (void)ret_stream;
-    return shimrt_fail(__func__, "CUDA is not available");
-}
-
-AOTI_TORCH_EXPORT AOTITorchError torch_set_current_cuda_stream(void *stream, int32_t device_index) {
-    (void)stream;
-    (void)device_index;
-    return shimrt_fail(__func__, "CUDA is not available");
-}
-
-AOTI_TORCH_EXPORT AOTITorchError torch_get_cuda_stream_from_pool(bool isHighPriority,
-                                                                 int32_t device_index,
-                                                                 void **ret_stream) {
-    (void)isHighPriority;
-    (void)device_index;
-    (void)ret_stream;
-    return shimrt_fail(__func__, "CUDA is not available");
-}
-
-AOTI_TORCH_EXPORT AOTITorchError torch_cuda_stream_synchronize(void *stream, int32_t device_index) {
-    (void)stream;
-    (void)device_index;
-    return shimrt_fail(__func__, "CUDA is not available");
-}
+/* The CUDA entry points (aoti_torch_get_current_cuda_stream, torch_*_cuda_*) live in
+ * runtime/cuda/device.c. */

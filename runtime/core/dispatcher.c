@@ -303,6 +303,195 @@ static _Thread_local bool tls_took_args;
 
 bool shimrt_dispatch_took_args(void) { return tls_took_args; }
 
+/* ---- the backend fallback (torch.library's m.fallback; PyTorch's MPS CPU fallback) ------ */
+/* Keys whose ops without a kernel of their own (and no composite) run on the CPU kernel:
+ * tensor arguments on the key's device are copied to the host, the CPU kernel runs, the
+ * returned tensors are copied back to the device of the first such argument, and mutated
+ * `Tensor(a!)` arguments get the host result written back. */
+static _Atomic(bool) g_cpu_fallback[SHIMRT_KEY_COUNT];
+
+void shimrt_dispatch_set_cpu_fallback(int key, bool on) {
+    if (key >= 0 && key < SHIMRT_KEY_FIRST_COMPOSITE && key != SHIMRT_KEY_CPU)
+        atomic_store_explicit(&g_cpu_fallback[key], on, memory_order_release);
+}
+
+bool shimrt_dispatch_has_cpu_fallback(int key) {
+    return key >= 0 && key < SHIMRT_KEY_COUNT &&
+           atomic_load_explicit(&g_cpu_fallback[key], memory_order_acquire);
+}
+
+typedef struct fb_moved {
+    StableIValue *slot;    /* where the host copy now sits */
+    AtenTensorHandle orig; /* the device tensor (owned by the fallback now) */
+    AtenTensorHandle host; /* mutable arguments: a second handle of the host copy */
+    const sg_annotation *ann;
+} fb_moved;
+
+typedef struct fb_state {
+    fb_moved *v;
+    size_t n, cap;
+    int32_t dev_type, dev_index; /* the first moved tensor's device */
+} fb_state;
+
+static AtenTensorHandle fb_copy_to(const char *func, AtenTensorHandle src, int32_t dev_type,
+                                   int32_t dev_index) {
+    AtenTensorHandle t = shimrt_tensor_empty(func, src->ndim, src->sizes, NULL, src->dtype,
+                                             dev_type, dev_index);
+    if (!t) return NULL;
+    if (shimrt_backend_copy(func, t, src)) {
+        shimrt_tensor_free(t);
+        return NULL;
+    }
+    return t;
+}
+
+/* Moves the tensor in *slot to the host when it is on the fallback's device type. */
+static AOTITorchError fb_move(const char *func, fb_state *st, int32_t dev_type, StableIValue *slot,
+                              const sg_annotation *ann) {
+    AtenTensorHandle t = (AtenTensorHandle)(uintptr_t)*slot;
+    if (!t || !shimrt_tensor_valid(t) || t->device_type != dev_type) return AOTI_TORCH_SUCCESS;
+    if (st->n == st->cap) {
+        size_t cap = st->cap ? st->cap * 2 : 8;
+        fb_moved *v = realloc(st->v, cap * sizeof *v);
+        if (!v) return shimrt_fail(func, "out of memory");
+        st->v = v;
+        st->cap = cap;
+    }
+    AtenTensorHandle h = fb_copy_to(func, t, SHIMRT_DEV_CPU, 0);
+    if (!h) return AOTI_TORCH_FAILURE;
+    AtenTensorHandle alias = NULL;
+    if (ann && ann->is_write && aoti_torch_new_tensor_handle(h, &alias)) {
+        shimrt_tensor_free(h);
+        return AOTI_TORCH_FAILURE;
+    }
+    if (!st->n) {
+        st->dev_type = t->device_type;
+        st->dev_index = t->device_index;
+    }
+    st->v[st->n++] = (fb_moved){slot, t, alias, ann};
+    *slot = (StableIValue)(uintptr_t)h;
+    return AOTI_TORCH_SUCCESS;
+}
+
+static void fb_free(fb_state *st) {
+    for (size_t i = 0; i < st->n; i++) {
+        shimrt_tensor_free(st->v[i].orig);
+        shimrt_tensor_free(st->v[i].host);
+    }
+    free(st->v);
+}
+
+static bool same_alias(const sg_annotation *a, const sg_annotation *b) {
+    return a && b && a->n_alias_set > 0 && b->n_alias_set > 0 &&
+           strcmp(a->alias_set[0], b->alias_set[0]) == 0;
+}
+
+/* A returned host tensor in *slot: the device argument it aliases (a new handle of it),
+ * else a device copy. */
+static AOTITorchError fb_return(const char *func, fb_state *st, const sg_annotation *ann,
+                                StableIValue *slot) {
+    AtenTensorHandle h = (AtenTensorHandle)(uintptr_t)*slot;
+    if (!h || !shimrt_tensor_valid(h) || h->device_type != SHIMRT_DEV_CPU) return AOTI_TORCH_SUCCESS;
+    AtenTensorHandle d = NULL;
+    for (size_t i = 0; i < st->n && !d; i++)
+        if (st->v[i].host && same_alias(st->v[i].ann, ann) &&
+            aoti_torch_new_tensor_handle(st->v[i].orig, &d))
+            return AOTI_TORCH_FAILURE;
+    if (!d) d = fb_copy_to(func, h, st->dev_type, st->dev_index);
+    if (!d) return AOTI_TORCH_FAILURE;
+    shimrt_tensor_free(h);
+    *slot = (StableIValue)(uintptr_t)d;
+    return AOTI_TORCH_SUCCESS;
+}
+
+static AOTITorchError cpu_fallback(const char *func, shimrt_op *op, const shimrt_opdef *d,
+                                   StableIValue *stack, int key, ShimrtBoxedKernel cpu) {
+    fb_state st = {0};
+    int32_t dev_type = key == SHIMRT_KEY_CUDA ? SHIMRT_DEV_CUDA : -1;
+    AOTITorchError rc = AOTI_TORCH_SUCCESS;
+    for (uint32_t i = 0; !rc && i < d->n_tensor_args; i++) {
+        const shimrt_tensor_arg *ta = &d->tensor_args[i];
+        const sg_annotation *ann = d->schema->args[ta->index].annotation;
+        StableIValue *slot = &stack[ta->index];
+        switch (ta->kind) {
+        case SHIMRT_TA_TENSOR: rc = fb_move(func, &st, dev_type, slot, ann); break;
+        case SHIMRT_TA_OPTIONAL:
+            if (*slot) rc = fb_move(func, &st, dev_type, (StableIValue *)(uintptr_t)*slot, ann);
+            break;
+        default: {
+            StableListHandle l = (StableListHandle)(uintptr_t)*slot;
+            for (size_t j = 0; !rc && j < l->size; j++) {
+                StableIValue *it = &l->items[j];
+                if (ta->kind == SHIMRT_TA_OPTIONAL_LIST) {
+                    if (!*it) continue;
+                    it = (StableIValue *)(uintptr_t)*it;
+                }
+                rc = fb_move(func, &st, dev_type, it, ann);
+            }
+        }
+        }
+    }
+    if (rc) { /* put the device tensors back; the caller releases the arguments */
+        char saved[1024];
+        snprintf(saved, sizeof saved, "%s", torch_exception_get_what());
+        for (size_t i = st.n; i-- > 0;) {
+            shimrt_tensor_free((AtenTensorHandle)(uintptr_t)*st.v[i].slot);
+            *st.v[i].slot = (StableIValue)(uintptr_t)st.v[i].orig;
+            st.v[i].orig = NULL;
+        }
+        fb_free(&st);
+        shimrt_set_error_text(saved);
+        release_args(d, stack);
+        return AOTI_TORCH_FAILURE;
+    }
+    if (!st.n) { /* a factory op: the CPU kernel reads the device argument itself */
+        st.dev_type = dev_type;
+        st.dev_index = 0;
+    }
+    tls_kernel_failed = false;
+    char what[512];
+    if (shimrt_cxx_call_kernel(cpu, stack, d->n_args, d->n_rets, what, sizeof what)) {
+        tls_kernel_failed = false;
+        fb_free(&st);
+        return shimrt_fail(func, "op %s overload %s (key %s, CPU fallback): kernel threw: %s",
+                           op->name, ovl_text(op), shimrt_key_name(key), what);
+    }
+    if (tls_kernel_failed) {
+        tls_kernel_failed = false;
+        fb_free(&st);
+        return shimrt_fail(func, "op %s overload %s (key %s, CPU fallback): kernel failed: %s",
+                           op->name, ovl_text(op), shimrt_key_name(key), tls_kernel_msg);
+    }
+    /* mutated arguments: the host result back into the device tensor */
+    for (size_t i = 0; !rc && i < st.n; i++)
+        if (st.v[i].host) rc = shimrt_backend_copy(func, st.v[i].orig, st.v[i].host);
+    for (uint32_t r = 0; !rc && r < d->n_rets; r++) {
+        const sg_return *ret = &d->schema->rets[r];
+        const sg_type *t = ret->type;
+        if (t->kind == SG_TY_OPTIONAL) t = t->elem;
+        if (t->kind == SG_TY_BASE && t->base == SG_BT_TENSOR) {
+            rc = fb_return(func, &st, ret->annotation, &stack[r]);
+        } else if (t->kind == SG_TY_LIST && t->elem->kind == SG_TY_BASE &&
+                   t->elem->base == SG_BT_TENSOR && stack[r]) {
+            StableListHandle l = (StableListHandle)(uintptr_t)stack[r];
+            for (size_t j = 0; !rc && j < l->size; j++)
+                rc = fb_return(func, &st, ret->annotation, &l->items[j]);
+        }
+    }
+    fb_free(&st);
+    if (rc) {
+        char saved[1024];
+        snprintf(saved, sizeof saved, "%s", torch_exception_get_what());
+        for (uint32_t r = 0; r < d->n_rets; r++) {
+            shimrt_siv_release_type(func, d->schema->rets[r].type, stack[r]);
+            stack[r] = 0;
+        }
+        return shimrt_fail(func, "op %s overload %s (key %s, CPU fallback): %s", op->name,
+                           ovl_text(op), shimrt_key_name(key), saved);
+    }
+    return AOTI_TORCH_SUCCESS;
+}
+
 static AOTITorchError op_call(const char *func, shimrt_op *op, StableIValue *stack) {
     tls_took_args = false;
     const shimrt_opdef *d = atomic_load_explicit(&op->def, memory_order_acquire);
@@ -328,6 +517,10 @@ static AOTITorchError op_call(const char *func, shimrt_op *op, StableIValue *sta
     for (int k = SHIMRT_KEY_FIRST_COMPOSITE; !fn && k < SHIMRT_KEY_COUNT; k++) {
         fn = atomic_load_explicit(&op->kernels[k], memory_order_acquire);
         used = k;
+    }
+    if (!fn && key >= 0 && atomic_load_explicit(&g_cpu_fallback[key], memory_order_acquire)) {
+        ShimrtBoxedKernel cpu = atomic_load_explicit(&op->kernels[SHIMRT_KEY_CPU], memory_order_acquire);
+        if (cpu) return cpu_fallback(func, op, d, stack, key, cpu);
     }
     if (!fn) {
         char keys[200];

@@ -93,8 +93,7 @@ AOTITorchError shimrt_check_device(const char *func, int32_t device_type, int32_
                                (int)device_index);
         return AOTI_TORCH_SUCCESS;
     }
-    if (device_type == SHIMRT_DEV_CUDA)
-        return shimrt_fail(func, "CUDA is not available (device cuda:%d)", (int)device_index);
+    if (device_type == SHIMRT_DEV_CUDA) return shimrt_cuda_check_device(func, device_index);
     return shimrt_fail(func, "device type %s is not available in this runtime", name);
 }
 

@@ -180,6 +180,25 @@ AOTITorchError shimrt_check_device(const char *func, int32_t device_type,
  * concern) converting dtypes, both on CPU. Returns a code with the message set. */
 AOTITorchError shimrt_copy(const char *func, AtenTensorHandle dst, AtenTensorHandle src);
 
+/* ---- the CUDA backend's hooks (runtime/cuda/) -------------------------------------- */
+/* shimrt_check_device for CUDA: loads the driver and checks the index (message set). */
+AOTITorchError shimrt_cuda_check_device(const char *func, int32_t device_index);
+/* Device memory from the caching allocator for device_index's current stream; the
+ * storage deleter that returns it. */
+AOTITorchError shimrt_cuda_storage_alloc(const char *func, size_t nbytes, int32_t device_index,
+                                         void **out);
+void shimrt_cuda_storage_free(void *data, void *ctx);
+/* dst <- src for tensors of the same shape on any devices (CPU, CUDA), converting dtypes.
+ * The dispatcher's backend fallback copies through it. Returns a code with the message set. */
+AOTITorchError shimrt_backend_copy(const char *func, AtenTensorHandle dst, AtenTensorHandle src);
+
+/* ---- the dispatcher's backend fallback (dispatcher.c) -------------------------------- */
+/* Turns the CPU fallback on or off for a backend key (SHIMRT_KEY_*, not CPU): an op with
+ * no kernel for that key and no composite kernel runs its CPU kernel, tensors copied to
+ * the host and back (docs/cuda.md). */
+void shimrt_dispatch_set_cpu_fallback(int key, bool on);
+bool shimrt_dispatch_has_cpu_fallback(int key);
+
 /* ---- thread pool (threads.c) ------------------------------------------------------- */
 /* Number of threads of the pool (SHIMRT_NUM_THREADS, else the core count; at least 1). */
 uint32_t shimrt_num_threads(void);

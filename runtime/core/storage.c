@@ -28,10 +28,12 @@ static void *meta_alloc(size_t nbytes) {
 }
 
 static const allocator *allocator_for(int32_t device_type) {
-    static const allocator cpu = {cpu_alloc, cpu_free}, meta = {meta_alloc, NULL};
+    static const allocator cpu = {cpu_alloc, cpu_free}, meta = {meta_alloc, NULL},
+                           cuda = {NULL, shimrt_cuda_storage_free};
     switch (device_type) {
     case SHIMRT_DEV_CPU: return &cpu;
     case SHIMRT_DEV_META: return &meta;
+    case SHIMRT_DEV_CUDA: return &cuda;
     default: return NULL;
     }
 }
@@ -54,7 +56,14 @@ shimrt_storage *shimrt_storage_new(const char *func, size_t nbytes, int32_t devi
         shimrt_fail(func, "out of memory");
         return NULL;
     }
-    s->data = a->alloc(nbytes);
+    if (device_type == SHIMRT_DEV_CUDA) { /* runtime/cuda/alloc.c */
+        if (shimrt_cuda_storage_alloc(func, nbytes, device_index, &s->data)) {
+            free(s);
+            return NULL;
+        }
+    } else {
+        s->data = a->alloc(nbytes);
+    }
     if (nbytes && !s->data && device_type == SHIMRT_DEV_CPU) {
         free(s);
         shimrt_fail(func, "out of memory allocating %zu bytes", nbytes);

@@ -563,11 +563,31 @@ Test(emit, check_mode_writes_nothing) {
 }
 
 Test(emit, no_shim_is_an_error_by_default_and_a_warning_in_compat) {
-    sg_options o = {0};
+    /* only backend cuda, which has no kernel for b.c: no listed backend runs it */
+    const char *const backends[] = {"cuda"};
+    sg_options o = {.backends = backends, .n_backends = 1};
     cr_expect_eq(gen("fallback_ops:\n  aten.b.c: {}\n", &o), -1);
     expect_diag("error: aten.b.c: no C shim for backend cuda: no kernel for backend cuda");
     expect_diag("shim_ops:2:3: note: aten.b.c is listed here");
     cr_expect_eq(count_entries(tmpdir), 0);
+}
+
+Test(emit, a_backend_without_the_kernel_leaves_the_op_to_the_backend_fallback) {
+    /* b.c has a CPU kernel only: c_shim_cuda.h leaves it out (as torchgen does) and the manifest lists it under "backend_fallback" */
+    sg_options o = {0};
+    cr_assert_eq(gen("fallback_ops:\n  aten.b.c: {}\n", &o), 0, "%s", dtext());
+    char *text = NULL;
+    size_t len;
+    cr_assert_eq(sg_fs_read(sg_arena_printf(A, "%s/shim_manifest.json", o.out_dir), &text, &len), 0);
+    cr_expect(strstr(text, "\"backend_fallback\": {\n    \"cuda\": [\"aten.b.c\"]\n  }"), "%s",
+              text);
+    free(text);
+    cr_assert_eq(sg_fs_read(sg_arena_printf(A, "%s/c_shim_cuda.h", o.out_dir), &text, &len), 0);
+    cr_expect_null(strstr(text, "aoti_torch_cuda_b_c"));
+    free(text);
+    cr_assert_eq(sg_fs_read(sg_arena_printf(A, "%s/c_shim_cpu.h", o.out_dir), &text, &len), 0);
+    cr_expect(strstr(text, "aoti_torch_cpu_b_c(AtenTensorHandle self, AtenTensorHandle* ret0);"));
+    free(text);
 }
 
 Test(emit, compat_drops_with_a_warning) {

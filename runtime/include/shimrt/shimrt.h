@@ -13,5 +13,6 @@
 #include "containers.h"
 #include "dispatcher.h"
 #include "aoti.h"
+#include "cuda.h"
 
 #endif

@@ -1,0 +1,415 @@
+/* runtime/cuda/aten.c: the CUDA kernels named in schemas/native_functions.yaml (`CUDA:`
+ * dispatch entries; prototypes in generated/cuda_kernels.h, docs/kernels.md). Compute ops
+ * go to ops.c (the catalogue's kernels); views come from the device-generic
+ * CompositeExplicitAutograd kernels; GEMM ops are in blas.c. */
+#include <math.h>
+#include <string.h>
+
+#include "../cpu/iter.h"
+#include "compositeexplicitautograd_kernels.h"
+#include "cuda_internal.h"
+#include "cuda_kernels.h"
+#include "kernels.h"
+
+enum { MF_CONTIGUOUS = 0, MF_PRESERVE = 1 };
+
+AOTITorchError shimrt_cuda_add_tensor(AtenTensorHandle self, AtenTensorHandle other, double alpha,
+                                      AtenTensorHandle *ret0) {
+    return shimrt_cuda_binary("add", self, other, alpha, ret0);
+}
+AOTITorchError shimrt_cuda_sub_tensor(AtenTensorHandle self, AtenTensorHandle other, double alpha,
+                                      AtenTensorHandle *ret0) {
+    return shimrt_cuda_binary("sub", self, other, alpha, ret0);
+}
+AOTITorchError shimrt_cuda_mul_tensor(AtenTensorHandle self, AtenTensorHandle other,
+                                      AtenTensorHandle *ret0) {
+    return shimrt_cuda_binary("mul", self, other, 1.0, ret0);
+}
+AOTITorchError shimrt_cuda_div_tensor(AtenTensorHandle self, AtenTensorHandle other,
+                                      AtenTensorHandle *ret0) {
+    return shimrt_cuda_binary("div", self, other, 1.0, ret0);
+}
+AOTITorchError shimrt_cuda_add_scalar(AtenTensorHandle self, double other, double alpha,
+                                      AtenTensorHandle *ret0) {
+    return shimrt_cuda_binary_scalar("add", self, other, alpha, ret0);
+}
+AOTITorchError shimrt_cuda_neg(AtenTensorHandle self, AtenTensorHandle *ret0) {
+    return shimrt_cuda_unary("neg", self, ret0);
+}
+AOTITorchError shimrt_cuda_relu(AtenTensorHandle self, AtenTensorHandle *ret0) {
+    return shimrt_cuda_unary("relu", self, ret0);
+}
+AOTITorchError shimrt_cuda_exp(AtenTensorHandle self, AtenTensorHandle *ret0) {
+    return shimrt_cuda_unary("exp", self, ret0);
+}
+
+AOTITorchError shimrt_cuda_sum_dim_intlist(AtenTensorHandle self, const int64_t *dim,
+                                           int64_t dim_len_, int32_t keepdim, int32_t *dtype,
+                                           AtenTensorHandle *ret0) {
+    SHIMRT_CHECK_ARG(ret0);
+    if (!dtype || !shimrt_tensor_valid(self) || self->dtype == *dtype)
+        return shimrt_cuda_reduce("sum", self, dim, dim ? dim_len_ : 0, keepdim != 0, ret0);
+    AtenTensorHandle c = NULL;
+    if (shimrt_cuda_to_dtype(self, *dtype, 0, 0, NULL, &c)) return AOTI_TORCH_FAILURE;
+    AOTITorchError rc = shimrt_cuda_reduce("sum", c, dim, dim ? dim_len_ : 0, keepdim != 0, ret0);
+    shimrt_tensor_free(c);
+    return rc;
+}
+
+AOTITorchError shimrt_cuda_amax(AtenTensorHandle self, const int64_t *dim, int64_t dim_len_,
+                                int32_t keepdim, AtenTensorHandle *ret0) {
+    return shimrt_cuda_reduce("amax", self, dim, dim_len_, keepdim != 0, ret0);
+}
+
+AOTITorchError shimrt_cuda_copy_(AtenTensorHandle self, AtenTensorHandle src, int32_t non_blocking) {
+    (void)non_blocking; /* copies are ordered on the current stream; D2H ones synchronize */
+    return shimrt_cuda_do_copy(self, src);
+}
+
+AOTITorchError shimrt_cuda_fill__scalar(AtenTensorHandle self, double value) {
+    return shimrt_cuda_do_fill(self, value);
+}
+
+AOTITorchError shimrt_cuda_zero_(AtenTensorHandle self) { return shimrt_cuda_do_fill(self, 0.0); }
+
+/* A new CUDA tensor like self (strides: preserve or contiguous) holding self's values in dt. */
+static AOTITorchError copy_as(const char *op, AtenTensorHandle self, bool preserve, int32_t dt,
+                              AtenTensorHandle *ret) {
+    SHIMRT_CHECK_ARG(ret);
+    if (shimrt_k_check_defined(op, self, "self")) return AOTI_TORCH_FAILURE;
+    int64_t strides[SHIMRT_MAX_DIMS];
+    if (preserve) shimrt_k_preserve_strides(self, strides);
+    AtenTensorHandle t = shimrt_tensor_empty(op, self->ndim, self->sizes, preserve ? strides : NULL,
+                                             dt, self->device_type, self->device_index);
+    if (!t) return AOTI_TORCH_FAILURE;
+    if (shimrt_cuda_do_copy(t, self)) {
+        shimrt_tensor_free(t);
+        return AOTI_TORCH_FAILURE;
+    }
+    *ret = t;
+    return AOTI_TORCH_SUCCESS;
+}
+
+AOTITorchError shimrt_cuda_clone(AtenTensorHandle self, int32_t *memory_format,
+                                 AtenTensorHandle *ret0) {
+    int32_t mf = memory_format ? *memory_format : MF_PRESERVE;
+    if (mf != MF_PRESERVE && mf != MF_CONTIGUOUS)
+        return shimrt_fail("clone", "memory format %d is not implemented for CUDA tensors", (int)mf);
+    if (!shimrt_tensor_valid(self)) return shimrt_fail("clone", "argument 'self' is not a tensor");
+    return copy_as("clone", self, mf == MF_PRESERVE, self->dtype, ret0);
+}
+
+AOTITorchError shimrt_cuda_contiguous(AtenTensorHandle self, int32_t memory_format,
+                                      AtenTensorHandle *ret0) {
+    static const char op[] = "contiguous";
+    SHIMRT_CHECK_ARG(ret0);
+    if (shimrt_k_check_defined(op, self, "self")) return AOTI_TORCH_FAILURE;
+    if (memory_format != MF_CONTIGUOUS)
+        return shimrt_fail(op, "memory format %d is not implemented for CUDA tensors",
+                           (int)memory_format);
+    if (shimrt_is_contiguous(self)) {
+        AtenTensorHandle t = shimrt_k_alias(op, self, self->ndim, self->sizes, self->strides,
+                                            self->storage_offset);
+        if (!t) return AOTI_TORCH_FAILURE;
+        *ret0 = t;
+        return AOTI_TORCH_SUCCESS;
+    }
+    return copy_as(op, self, false, self->dtype, ret0);
+}
+
+AOTITorchError shimrt_cuda_to_dtype(AtenTensorHandle self, int32_t dtype, int32_t non_blocking,
+                                    int32_t copy, int32_t *memory_format, AtenTensorHandle *ret0) {
+    static const char op[] = "to";
+    (void)non_blocking;
+    SHIMRT_CHECK_ARG(ret0);
+    if (shimrt_k_check_defined(op, self, "self") || shimrt_check_dtype(op, dtype))
+        return AOTI_TORCH_FAILURE;
+    int32_t mf = memory_format ? *memory_format : MF_PRESERVE;
+    if (mf != MF_PRESERVE && mf != MF_CONTIGUOUS)
+        return shimrt_fail(op, "memory format %d is not implemented for CUDA tensors", (int)mf);
+    if (dtype == self->dtype && !copy && (mf == MF_PRESERVE || shimrt_is_contiguous(self))) {
+        AtenTensorHandle t = shimrt_k_alias(op, self, self->ndim, self->sizes, self->strides,
+                                            self->storage_offset);
+        if (!t) return AOTI_TORCH_FAILURE;
+        *ret0 = t;
+        return AOTI_TORCH_SUCCESS;
+    }
+    return copy_as(op, self, mf == MF_PRESERVE, dtype, ret0);
+}
+
+AOTITorchError shimrt_cuda_new_zeros(AtenTensorHandle self, const int64_t *size, int64_t size_len_,
+                                     int32_t *dtype, int32_t *layout, int32_t *device,
+                                     int32_t device_index_, int32_t *pin_memory,
+                                     AtenTensorHandle *ret0) {
+    AtenTensorHandle t = NULL;
+    if (shimrt_new_empty(self, size, size_len_, dtype, layout, device, device_index_, pin_memory, &t))
+        return AOTI_TORCH_FAILURE;
+    AOTITorchError rc = AOTI_TORCH_SUCCESS;
+    if (t->device_type == SHIMRT_DEV_CUDA) rc = shimrt_cuda_do_fill(t, 0.0);
+    else if (t->device_type == SHIMRT_DEV_CPU) shimrt_k_fill(t, 0.0);
+    if (rc) {
+        shimrt_tensor_free(t);
+        return AOTI_TORCH_FAILURE;
+    }
+    *ret0 = t;
+    return AOTI_TORCH_SUCCESS;
+}
+
+AOTITorchError shimrt_cuda_reshape(AtenTensorHandle self, const int64_t *shape, int64_t shape_len_,
+                                   AtenTensorHandle *ret0) {
+    SHIMRT_CHECK_ARG(ret0);
+    if (shimrt_view(self, shape, shape_len_, ret0) == AOTI_TORCH_SUCCESS) return AOTI_TORCH_SUCCESS;
+    if (!shimrt_tensor_valid(self) || shimrt_is_contiguous(self))
+        return AOTI_TORCH_FAILURE; /* not a stride problem: view's message stands */
+    AtenTensorHandle c = NULL;
+    if (copy_as("reshape", self, false, self->dtype, &c)) return AOTI_TORCH_FAILURE;
+    AOTITorchError rc = shimrt_view(c, shape, shape_len_, ret0);
+    shimrt_tensor_free(c);
+    return rc;
+}
+
+AOTITorchError shimrt_cuda_flatten_using_ints(AtenTensorHandle self, int64_t start_dim,
+                                              int64_t end_dim, AtenTensorHandle *ret0) {
+    static const char op[] = "flatten";
+    SHIMRT_CHECK_ARG(ret0);
+    if (shimrt_k_check_defined(op, self, "self")) return AOTI_TORCH_FAILURE;
+    if (self->ndim == 0) return shimrt_cuda_reshape(self, (int64_t[]){1}, 1, ret0);
+    int64_t s, e;
+    if (shimrt_k_wrap_dim(op, start_dim, self->ndim, &s) || shimrt_k_wrap_dim(op, end_dim, self->ndim, &e))
+        return AOTI_TORCH_FAILURE;
+    if (s > e) return shimrt_fail(op, "flatten() has invalid args: start_dim cannot come after end_dim");
+    int64_t shape[SHIMRT_MAX_DIMS], n = 0, prod = 1;
+    for (int64_t d = 0; d < self->ndim; d++) {
+        if (d < s || d > e) shape[n++] = self->sizes[d];
+        else {
+            prod *= self->sizes[d];
+            if (d == e) shape[n++] = prod;
+        }
+    }
+    return shimrt_cuda_reshape(self, shape, n, ret0);
+}
+
+AOTITorchError shimrt_cuda_pad(AtenTensorHandle self, const int64_t *pad, int64_t pad_len_,
+                               const char *mode, double *value, AtenTensorHandle *ret0) {
+    static const char op[] = "pad";
+    SHIMRT_CHECK_ARG(ret0);
+    if (shimrt_k_check_defined(op, self, "self")) return AOTI_TORCH_FAILURE;
+    if (mode && strcmp(mode, "constant"))
+        return shimrt_fail(op, "padding mode '%s' is not implemented for CUDA tensors", mode);
+    if (pad_len_ % 2 || pad_len_ / 2 > self->ndim || (pad_len_ && !pad))
+        return shimrt_fail(op, "Padding length must be divisible by 2 and at most twice the "
+                               "number of dimensions of the input");
+    int64_t shape[SHIMRT_MAX_DIMS];
+    for (int64_t d = 0; d < self->ndim; d++) shape[d] = self->sizes[d];
+    for (int64_t i = 0; i < pad_len_ / 2; i++) {
+        int64_t d = self->ndim - 1 - i;
+        if (pad[2 * i] < 0 || pad[2 * i + 1] < 0)
+            return shimrt_fail(op, "negative padding is not implemented for CUDA tensors");
+        shape[d] += pad[2 * i] + pad[2 * i + 1];
+    }
+    AtenTensorHandle out = shimrt_tensor_empty(op, self->ndim, shape, NULL, self->dtype,
+                                               SHIMRT_DEV_CUDA, self->device_index);
+    if (!out) return AOTI_TORCH_FAILURE;
+    AtenTensorHandle view = NULL;
+    AOTITorchError rc = shimrt_cuda_do_fill(out, value ? *value : 0.0);
+    if (!rc) {
+        view = shimrt_k_alias(op, out, out->ndim, out->sizes, out->strides, out->storage_offset);
+        rc = view ? AOTI_TORCH_SUCCESS : AOTI_TORCH_FAILURE;
+    }
+    for (int64_t i = 0; !rc && i < pad_len_ / 2; i++) {
+        AtenTensorHandle v = NULL;
+        int64_t d = self->ndim - 1 - i;
+        rc = shimrt_narrow(view, d, pad[2 * i], self->sizes[d], &v);
+        if (!rc) {
+            shimrt_tensor_free(view);
+            view = v;
+        }
+    }
+    if (!rc) rc = shimrt_cuda_do_copy(view, self);
+    shimrt_tensor_free(view);
+    if (rc) {
+        shimrt_tensor_free(out);
+        return AOTI_TORCH_FAILURE;
+    }
+    *ret0 = out;
+    return AOTI_TORCH_SUCCESS;
+}
+
+/* mm, bmm, addmm, matmul: blas.c (cuBLAS) */
+
+/* ---- the element-wise and reduction ops of ops.def's rows (the same PyTorch checks as the
+ * CPU kernels of runtime/cpu/pointwise.c, then one launch of the row's CUDA kernel) ---- */
+#define CUDA_UNARY(NAME)                                                                   \
+    AOTITorchError shimrt_cuda_##NAME(AtenTensorHandle self, AtenTensorHandle *ret0) {     \
+        return shimrt_cuda_unary(#NAME, self, ret0);                                       \
+    }
+CUDA_UNARY(abs)
+CUDA_UNARY(sqrt)
+CUDA_UNARY(rsqrt)
+CUDA_UNARY(sigmoid)
+CUDA_UNARY(tanh)
+CUDA_UNARY(log)
+
+/* PyTorch's type names in "not implemented" messages */
+static const char *type_name(int32_t dt) {
+    static const char *const n[] = {"Byte", "Char", "Short", "Int", "Long", "Half", "Float",
+                                    "Double", "ComplexHalf", "ComplexFloat", "ComplexDouble",
+                                    "Bool", "QInt8", "QUInt8", "QInt32", "BFloat16"};
+    return dt >= 0 && dt < (int32_t)(sizeof n / sizeof n[0]) ? n[dt] : "?";
+}
+
+static int32_t result_type(int n, const struct AtenTensorOpaque *const *t, int ns,
+                           const double *scalars) {
+    shimrt_k_result_type s;
+    shimrt_k_rt_init(&s);
+    for (int i = 0; i < n; i++) shimrt_k_rt_add_tensor(&s, t[i]);
+    for (int i = 0; i < ns; i++) shimrt_k_rt_add_scalar(&s, scalars[i]);
+    return shimrt_k_rt_result(&s);
+}
+
+static bool integral_value(double v) { return isfinite(v) && v == floor(v) && fabs(v) < 9.2e18; }
+
+/* add/sub: alpha must be integral for integral inputs (PyTorch's alpha_check) */
+static AOTITorchError add_sub(const char *op, const char *row, AtenTensorHandle self,
+                              AtenTensorHandle other, double alpha, AtenTensorHandle *ret0) {
+    if (!shimrt_tensor_valid(self) || !shimrt_tensor_valid(other))
+        return shimrt_fail(op, "argument 'self' or 'other' is not a tensor");
+    const struct AtenTensorOpaque *t[2] = {self, other};
+    if (!shimrt_k_is_floating(result_type(2, t, 0, NULL)) && !integral_value(alpha))
+        return shimrt_fail(op, "For integral input tensors, argument alpha must not be a "
+                               "floating point number.");
+    return shimrt_cuda_binary(row, self, other, alpha, ret0);
+}
+
+AOTITorchError shimrt_cuda_subtract_tensor(AtenTensorHandle self, AtenTensorHandle other,
+                                           double alpha, AtenTensorHandle *ret0) {
+    return add_sub("subtract.Tensor", "sub", self, other, alpha, ret0);
+}
+
+AOTITorchError shimrt_cuda_divide_tensor(AtenTensorHandle self, AtenTensorHandle other,
+                                         AtenTensorHandle *ret0) {
+    return shimrt_cuda_binary("div", self, other, 1.0, ret0);
+}
+
+AOTITorchError shimrt_cuda_floor_divide(AtenTensorHandle self, AtenTensorHandle other,
+                                        AtenTensorHandle *ret0) {
+    if (shimrt_tensor_valid(self) && shimrt_tensor_valid(other)) {
+        const struct AtenTensorOpaque *t[2] = {self, other};
+        if (result_type(2, t, 0, NULL) == SHIMRT_BOOL)
+            return shimrt_fail("floor_divide", "\"div_floor_cuda\" not implemented for 'Bool'");
+    }
+    /* an integer division by zero gives 0 on the device (no error can come back from a
+     * kernel, as in PyTorch's CUDA kernels); the CPU kernel raises ZeroDivisionError */
+    return shimrt_cuda_binary("floor_divide", self, other, 1.0, ret0);
+}
+
+/* bitwise ops: integral and bool only; shifts refuse bool */
+static AOTITorchError integral_only(const char *op, const char *row, const char *kname,
+                                    bool nobool, AtenTensorHandle self, AtenTensorHandle other,
+                                    AtenTensorHandle *ret0) {
+    if (!shimrt_tensor_valid(self) || !shimrt_tensor_valid(other))
+        return shimrt_fail(op, "argument 'self' or 'other' is not a tensor");
+    const struct AtenTensorOpaque *t[2] = {self, other};
+    int32_t rt = result_type(2, t, 0, NULL);
+    if (shimrt_k_is_floating(rt) || (nobool && rt == SHIMRT_BOOL))
+        return shimrt_fail(op, "\"%s\" not implemented for '%s'", kname, type_name(rt));
+    shimrt_cuda_pw c = {.op = op, .row = row, .kind = SHK_BINARY, .in = {self, other},
+                        .alpha = 1, .compute = rt};
+    return shimrt_cuda_pointwise(&c, ret0);
+}
+
+AOTITorchError shimrt_cuda_bitwise_and_tensor(AtenTensorHandle self, AtenTensorHandle other,
+                                              AtenTensorHandle *ret0) {
+    return integral_only("bitwise_and.Tensor", "bitwise_and", "bitwise_and_cuda", false, self,
+                         other, ret0);
+}
+AOTITorchError shimrt_cuda_bitwise_or_tensor(AtenTensorHandle self, AtenTensorHandle other,
+                                             AtenTensorHandle *ret0) {
+    return integral_only("bitwise_or.Tensor", "bitwise_or", "bitwise_or_cuda", false, self,
+                         other, ret0);
+}
+AOTITorchError shimrt_cuda_bitwise_left_shift_tensor(AtenTensorHandle self, AtenTensorHandle other,
+                                                     AtenTensorHandle *ret0) {
+    return integral_only("bitwise_left_shift.Tensor", "bitwise_left_shift", "lshift_cuda", true,
+                         self, other, ret0);
+}
+AOTITorchError shimrt_cuda_bitwise_right_shift_tensor(AtenTensorHandle self,
+                                                      AtenTensorHandle other,
+                                                      AtenTensorHandle *ret0) {
+    return integral_only("bitwise_right_shift.Tensor", "bitwise_right_shift", "rshift_cuda",
+                         true, self, other, ret0);
+}
+
+#define CUDA_COMPARE(NAME)                                                                 \
+    AOTITorchError shimrt_cuda_##NAME##_tensor(AtenTensorHandle self, AtenTensorHandle other, \
+                                               AtenTensorHandle *ret0) {                   \
+        return shimrt_cuda_binary(#NAME, self, other, 1.0, ret0);                          \
+    }                                                                                      \
+    AOTITorchError shimrt_cuda_##NAME##_scalar(AtenTensorHandle self, double other,        \
+                                               AtenTensorHandle *ret0) {                   \
+        return shimrt_cuda_binary_scalar(#NAME, self, other, 1.0, ret0);                   \
+    }
+CUDA_COMPARE(eq)
+CUDA_COMPARE(ne)
+CUDA_COMPARE(lt)
+CUDA_COMPARE(le)
+CUDA_COMPARE(gt)
+CUDA_COMPARE(ge)
+
+AOTITorchError shimrt_cuda_where_self(AtenTensorHandle condition, AtenTensorHandle self,
+                                      AtenTensorHandle other, AtenTensorHandle *ret0) {
+    shimrt_cuda_pw c = {.op = "where.self", .row = "where", .kind = SHK_TERNARY,
+                        .in = {condition, self, other}, .alpha = 1, .compute = -1};
+    return shimrt_cuda_pointwise(&c, ret0);
+}
+
+AOTITorchError shimrt_cuda_pow_tensor_scalar(AtenTensorHandle self, double exponent,
+                                             AtenTensorHandle *ret0) {
+    static const char op[] = "pow.Tensor_Scalar";
+    if (shimrt_k_check_defined(op, self, "self")) return AOTI_TORCH_FAILURE;
+    const struct AtenTensorOpaque *t[1] = {self};
+    int32_t rt = result_type(1, t, 1, &exponent);
+    if (!shimrt_k_is_floating(rt) && exponent < 0)
+        return shimrt_fail(op, "Integers to negative integer powers are not allowed.");
+    shimrt_cuda_pw c = {.op = op, .row = "pow", .kind = SHK_UNARY, .in = {self}, .alpha = 1,
+                        .p0 = exponent, .compute = rt};
+    return shimrt_cuda_pointwise(&c, ret0);
+}
+
+AOTITorchError shimrt_cuda_clamp(AtenTensorHandle self, double *min, double *max,
+                                 AtenTensorHandle *ret0) {
+    static const char op[] = "clamp";
+    if (shimrt_k_check_defined(op, self, "self")) return AOTI_TORCH_FAILURE;
+    if (!min && !max)
+        return shimrt_fail(op, "torch.clamp: At least one of 'min' or 'max' must not be None");
+    double sc[2];
+    int ns = 0;
+    if (min) sc[ns++] = *min;
+    if (max) sc[ns++] = *max;
+    const struct AtenTensorOpaque *t[1] = {self};
+    int32_t rt = result_type(1, t, ns, sc);
+    if (rt == SHIMRT_BOOL) return shimrt_fail(op, "\"clamp_cuda\" not implemented for 'Bool'");
+    shimrt_cuda_pw c = {.op = op, .row = "clamp", .kind = SHK_UNARY, .in = {self}, .alpha = 1,
+                        .p0 = min ? *min : -INFINITY, .p1 = max ? *max : INFINITY, .compute = rt};
+    if (shimrt_k_is_integral(rt)) { /* as the CPU kernel: bounds must fit the integer type */
+        static const double lo[] = {0, INT8_MIN, INT16_MIN, INT32_MIN, (double)INT64_MIN};
+        static const double hi[] = {UINT8_MAX, INT8_MAX, INT16_MAX, INT32_MAX, (double)INT64_MAX};
+        if (min && *min > hi[rt])
+            return shimrt_fail(op, "Clamp min value %g is outside the representable range of %s",
+                               *min, type_name(rt));
+        if (max && *max < lo[rt])
+            return shimrt_fail(op, "Clamp max value %g is outside the representable range of %s",
+                               *max, type_name(rt));
+        if (!min || *min < lo[rt]) c.p0 = lo[rt];
+        if (!max || *max > hi[rt]) c.p1 = hi[rt];
+    }
+    return shimrt_cuda_pointwise(&c, ret0);
+}
+
+AOTITorchError shimrt_cuda_all(AtenTensorHandle self, AtenTensorHandle *ret0) {
+    return shimrt_cuda_reduce("all", self, NULL, 0, false, ret0);
+}
+
+AOTITorchError shimrt_cuda_any(AtenTensorHandle self, AtenTensorHandle *ret0) {
+    return shimrt_cuda_reduce("any", self, NULL, 0, false, ret0);
+}

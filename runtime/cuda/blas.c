@@ -1,0 +1,299 @@
+/* runtime/cuda/blas.c: GEMM on CUDA tensors through cuBLAS (opened with dlopen, loader.c):
+ * mm, bmm, addmm and matmul. cuBLAS is column-major; a row-major product C = A @ B is the
+ * column-major product C^T = B^T @ A^T, and a row-major matrix read as column-major is its
+ * transpose, so the call is gemm(B, A) with m and n swapped (the transpose trick). An
+ * operand whose last two dims are row-major or column-major (a transposed view) is passed
+ * as it is, with op N or T and its leading dimension; anything else (and batch dims beyond
+ * one) is first made contiguous on the device. float32 computes in float32 (no TF32, as
+ * PyTorch's default), float64 in float64, float16 and bfloat16 in float32. Integer and bool
+ * matrices are refused, as by PyTorch's CUDA kernels. */
+#include <limits.h>
+#include <string.h>
+
+#include "../cpu/iter.h"
+#include "cuda_internal.h"
+#include "cuda_kernels.h"
+
+/* One operand of a (batched) product: where its matrices are and how cuBLAS reads them. */
+typedef struct {
+    const char *data;
+    int op;             /* SH_CUBLAS_OP_N / _T in the swapped call */
+    long long ld, bst;  /* leading dimension, elements between batch matrices */
+    AtenTensorHandle own; /* a dense copy made for it (freed by the caller) */
+} gemm_operand;
+
+static const char *torch_name(int32_t dt) {
+    switch (dt) {
+    case SHIMRT_BOOL: return "Bool";
+    case SHIMRT_UINT8: return "Byte";
+    case SHIMRT_INT8: return "Char";
+    case SHIMRT_INT16: return "Short";
+    case SHIMRT_INT32: return "Int";
+    case SHIMRT_INT64: return "Long";
+    default: return shimrt_dtype_name(dt);
+    }
+}
+
+static AOTITorchError gemm_types(const char *op, int32_t dt, int *ctype, int *compute) {
+    switch (dt) {
+    case SHIMRT_FLOAT32: *ctype = SH_CUDA_R_32F; *compute = SH_CUBLAS_COMPUTE_32F; break;
+    case SHIMRT_FLOAT64: *ctype = SH_CUDA_R_64F; *compute = SH_CUBLAS_COMPUTE_64F; break;
+    case SHIMRT_FLOAT16: *ctype = SH_CUDA_R_16F; *compute = SH_CUBLAS_COMPUTE_32F; break;
+    case SHIMRT_BFLOAT16: *ctype = SH_CUDA_R_16BF; *compute = SH_CUBLAS_COMPUTE_32F; break;
+    default:
+        return shimrt_fail(op, "\"addmm_cuda\" not implemented for '%s'", torch_name(dt));
+    }
+    return AOTI_TORCH_SUCCESS;
+}
+
+/* x: r x c matrices over x's own batch dims, which broadcast to the product's nb batch dims
+ * full_batch (`batch` matrices in all). Passed as it is when it has no batch dim or the
+ * product's single one; else copied dense to [full_batch..., r, c]. */
+static AOTITorchError operand(const char *op, AtenTensorHandle x, int64_t r, int64_t c,
+                              int64_t nbfull, const int64_t *full_batch, int64_t batch,
+                              gemm_operand *g) {
+    memset(g, 0, sizeof *g);
+    int64_t nd = x->ndim, xb = nd - 2; /* x's own batch dims */
+    const int64_t *s = x->strides;
+    bool plain_batch = xb == 0 || (xb == 1 && nbfull == 1);
+    if (plain_batch) {
+        int64_t sr = s[nd - 2], sc = s[nd - 1];
+        long long rmin = r > 1 ? r : 1, cmin = c > 1 ? c : 1;
+        bool row = (c == 1 || sc == 1) && (r == 1 ? true : sr >= cmin);
+        bool col = (r == 1 || sr == 1) && (c == 1 ? true : sc >= rmin);
+        if (row || col) {
+            g->data = shimrt_data(x);
+            /* row-major read as column-major is the transpose: op N in the swapped call */
+            g->op = row ? SH_CUBLAS_OP_N : SH_CUBLAS_OP_T;
+            g->ld = row ? (r == 1 ? cmin : sr) : (c == 1 ? rmin : sc);
+            g->bst = xb == 1 && x->sizes[0] != 1 ? s[0] : 0;
+            return AOTI_TORCH_SUCCESS;
+        }
+    }
+    /* a dense copy [full_batch..., r, c]: the batch dims broadcast, then read as one */
+    int64_t shape[SHIMRT_MAX_DIMS];
+    memcpy(shape, full_batch, (size_t)nbfull * sizeof *shape);
+    shape[nbfull] = r;
+    shape[nbfull + 1] = c;
+    g->own = shimrt_cuda_dense(op, x, nbfull + 2, shape, x->dtype);
+    if (!g->own) return AOTI_TORCH_FAILURE;
+    g->data = shimrt_data(g->own);
+    g->op = SH_CUBLAS_OP_N;
+    g->ld = c > 1 ? c : 1;
+    g->bst = batch > 1 ? r * c : 0;
+    return AOTI_TORCH_SUCCESS;
+}
+
+/* out (contiguous [batch dims..., m, n], CUDA) = alpha * a @ b + beta * out, for a [..., m,
+ * k] and b [..., k, n] whose batch dims broadcast to full_batch (nb dims). */
+static AOTITorchError gemm(const char *op, AtenTensorHandle a, AtenTensorHandle b, int64_t nb,
+                           const int64_t *full_batch, AtenTensorHandle out, double alpha,
+                           double beta) {
+    int64_t m = a->sizes[a->ndim - 2], k = a->sizes[a->ndim - 1], n = b->sizes[b->ndim - 1];
+    int64_t batch = 1;
+    for (int64_t i = 0; i < nb; i++) batch *= full_batch[i];
+    if (m == 0 || n == 0 || batch == 0) return AOTI_TORCH_SUCCESS;
+    if (k == 0) { /* an empty sum: beta * out */
+        if (beta == 0) return shimrt_cuda_do_fill(out, 0.0);
+        AtenTensorHandle t = NULL;
+        if (shimrt_cuda_binary_scalar("mul", out, beta, 1.0, &t)) return AOTI_TORCH_FAILURE;
+        AOTITorchError rc = shimrt_cuda_do_copy(out, t);
+        shimrt_tensor_free(t);
+        return rc;
+    }
+    if (m > INT_MAX || n > INT_MAX || k > INT_MAX || batch > INT_MAX)
+        return shimrt_fail(op, "matrix sizes beyond %d are not supported by cuBLAS here", INT_MAX);
+    int ctype, compute;
+    if (gemm_types(op, out->dtype, &ctype, &compute)) return AOTI_TORCH_FAILURE;
+    const shimrt_cublas_api *bl = shimrt_cublas(op);
+    if (!bl) return AOTI_TORCH_FAILURE;
+    void *h = NULL;
+    if (shimrt_cuda_blas_handle(op, out->device_index, &h)) return AOTI_TORCH_FAILURE;
+    gemm_operand ga, gb;
+    if (operand(op, a, m, k, nb, full_batch, batch, &ga)) return AOTI_TORCH_FAILURE;
+    if (operand(op, b, k, n, nb, full_batch, batch, &gb)) {
+        shimrt_tensor_free(ga.own);
+        return AOTI_TORCH_FAILURE;
+    }
+    float af = (float)alpha, bf = (float)beta;
+    const void *pa = compute == SH_CUBLAS_COMPUTE_64F ? (const void *)&alpha : (const void *)&af;
+    const void *pb = compute == SH_CUBLAS_COMPUTE_64F ? (const void *)&beta : (const void *)&bf;
+    int st;
+    /* row-major C[m,n] = A @ B  <=>  column-major C^T[n,m] = B^T @ A^T */
+    if (batch == 1)
+        st = bl->cublasGemmEx(h, gb.op, ga.op, (int)n, (int)m, (int)k, pa, gb.data, ctype,
+                              (int)gb.ld, ga.data, ctype, (int)ga.ld, pb, shimrt_data(out), ctype,
+                              (int)n, compute, SH_CUBLAS_GEMM_DEFAULT);
+    else
+        st = bl->cublasGemmStridedBatchedEx(h, gb.op, ga.op, (int)n, (int)m, (int)k, pa, gb.data,
+                                            ctype, (int)gb.ld, gb.bst, ga.data, ctype, (int)ga.ld,
+                                            ga.bst, pb, shimrt_data(out), ctype, (int)n, m * n,
+                                            (int)batch, compute, SH_CUBLAS_GEMM_DEFAULT);
+    shimrt_tensor_free(ga.own);
+    shimrt_tensor_free(gb.own);
+    if (st != 0)
+        return shimrt_fail(op, "%s failed with cuBLAS status %d", batch == 1 ? "cublasGemmEx"
+                                                                          : "cublasGemmStridedBatchedEx", st);
+    return AOTI_TORCH_SUCCESS;
+}
+
+static AOTITorchError check_pair(const char *op, AtenTensorHandle a, const char *an,
+                                 AtenTensorHandle b, const char *bn) {
+    if (shimrt_k_check_defined(op, a, an) || shimrt_k_check_defined(op, b, bn))
+        return AOTI_TORCH_FAILURE;
+    if (a->device_type != SHIMRT_DEV_CUDA || b->device_type != SHIMRT_DEV_CUDA ||
+        a->device_index != b->device_index)
+        return shimrt_fail(op, "Expected all tensors to be on the same device, but found at "
+                               "least two devices");
+    if (a->dtype != b->dtype)
+        return shimrt_fail(op, "expected m1 and m2 to have the same dtype, but got: %s != %s",
+                           shimrt_dtype_name(a->dtype), shimrt_dtype_name(b->dtype));
+    int ct, cp;
+    return gemm_types(op, a->dtype, &ct, &cp);
+}
+
+static AtenTensorHandle new_out(const char *op, AtenTensorHandle like, int64_t nd,
+                                const int64_t *shape) {
+    return shimrt_tensor_empty(op, nd, shape, NULL, like->dtype, SHIMRT_DEV_CUDA,
+                               like->device_index);
+}
+
+static AOTITorchError finish(AOTITorchError rc, AtenTensorHandle out, AtenTensorHandle *ret0) {
+    if (rc) {
+        shimrt_tensor_free(out);
+        return AOTI_TORCH_FAILURE;
+    }
+    *ret0 = out;
+    return AOTI_TORCH_SUCCESS;
+}
+
+AOTITorchError shimrt_cuda_mm(AtenTensorHandle self, AtenTensorHandle mat2, AtenTensorHandle *ret0) {
+    static const char op[] = "mm";
+    SHIMRT_CHECK_ARG(ret0);
+    if (check_pair(op, self, "self", mat2, "mat2")) return AOTI_TORCH_FAILURE;
+    if (self->ndim != 2) return shimrt_fail(op, "self must be a matrix");
+    if (mat2->ndim != 2) return shimrt_fail(op, "mat2 must be a matrix");
+    if (self->sizes[1] != mat2->sizes[0])
+        return shimrt_fail(op, "mat1 and mat2 shapes cannot be multiplied (%lldx%lld and %lldx%lld)",
+                           (long long)self->sizes[0], (long long)self->sizes[1],
+                           (long long)mat2->sizes[0], (long long)mat2->sizes[1]);
+    int64_t shape[2] = {self->sizes[0], mat2->sizes[1]};
+    AtenTensorHandle out = new_out(op, self, 2, shape);
+    if (!out) return AOTI_TORCH_FAILURE;
+    return finish(gemm(op, self, mat2, 0, NULL, out, 1.0, 0.0), out, ret0);
+}
+
+AOTITorchError shimrt_cuda_bmm(AtenTensorHandle self, AtenTensorHandle mat2, AtenTensorHandle *ret0) {
+    static const char op[] = "bmm";
+    SHIMRT_CHECK_ARG(ret0);
+    if (check_pair(op, self, "self", mat2, "mat2")) return AOTI_TORCH_FAILURE;
+    if (self->ndim != 3) return shimrt_fail(op, "batch1 must be a 3D tensor");
+    if (mat2->ndim != 3) return shimrt_fail(op, "batch2 must be a 3D tensor");
+    if (mat2->sizes[0] != self->sizes[0] || mat2->sizes[1] != self->sizes[2])
+        return shimrt_fail(op, "Expected size for first two dimensions of batch2 tensor to be: "
+                               "[%lld, %lld] but got: [%lld, %lld].",
+                           (long long)self->sizes[0], (long long)self->sizes[2],
+                           (long long)mat2->sizes[0], (long long)mat2->sizes[1]);
+    int64_t shape[3] = {self->sizes[0], self->sizes[1], mat2->sizes[2]};
+    AtenTensorHandle out = new_out(op, self, 3, shape);
+    if (!out) return AOTI_TORCH_FAILURE;
+    return finish(gemm(op, self, mat2, 1, shape, out, 1.0, 0.0), out, ret0);
+}
+
+AOTITorchError shimrt_cuda_addmm(AtenTensorHandle self, AtenTensorHandle mat1,
+                                 AtenTensorHandle mat2, double beta, double alpha,
+                                 AtenTensorHandle *ret0) {
+    static const char op[] = "addmm";
+    SHIMRT_CHECK_ARG(ret0);
+    if (check_pair(op, mat1, "mat1", mat2, "mat2") || shimrt_k_check_defined(op, self, "self"))
+        return AOTI_TORCH_FAILURE;
+    if (mat1->ndim != 2) return shimrt_fail(op, "mat1 must be a matrix");
+    if (mat2->ndim != 2) return shimrt_fail(op, "mat2 must be a matrix");
+    if (mat1->sizes[1] != mat2->sizes[0])
+        return shimrt_fail(op, "mat1 and mat2 shapes cannot be multiplied (%lldx%lld and %lldx%lld)",
+                           (long long)mat1->sizes[0], (long long)mat1->sizes[1],
+                           (long long)mat2->sizes[0], (long long)mat2->sizes[1]);
+    if (self->dtype != mat1->dtype)
+        return shimrt_fail(op, "self and mat2 must have the same dtype, but got %s and %s",
+                           shimrt_dtype_name(self->dtype), shimrt_dtype_name(mat2->dtype));
+    int64_t shape[2] = {mat1->sizes[0], mat2->sizes[1]}, bs[SHIMRT_MAX_DIMS], bn;
+    if (self->ndim > 2 || shimrt_k_broadcast(op, self->ndim, self->sizes, 2, shape, bs, &bn) ||
+        bs[0] != shape[0] || bs[1] != shape[1])
+        return shimrt_fail(op, "self of shape [%lld...] cannot be broadcast to [%lld, %lld]",
+                           (long long)(self->ndim ? self->sizes[0] : 1), (long long)shape[0],
+                           (long long)shape[1]);
+    AtenTensorHandle out = NULL;
+    if (beta == 0) { /* PyTorch ignores self (NaN included) when beta is 0 */
+        out = new_out(op, mat1, 2, shape);
+    } else {
+        out = shimrt_cuda_dense(op, self, 2, shape, self->dtype);
+    }
+    if (!out) return AOTI_TORCH_FAILURE;
+    return finish(gemm(op, mat1, mat2, 0, NULL, out, alpha, beta), out, ret0);
+}
+
+static AOTITorchError matmul2(const char *op, AtenTensorHandle self, AtenTensorHandle other,
+                              AtenTensorHandle pa, AtenTensorHandle pb, AtenTensorHandle *ret0);
+
+/* matmul: 1-D operands get a dim of size 1 (removed from the result), batch dims
+ * broadcast (PyTorch's rules, as the CPU kernel). */
+AOTITorchError shimrt_cuda_matmul(AtenTensorHandle self, AtenTensorHandle other,
+                                  AtenTensorHandle *ret0) {
+    static const char op[] = "matmul";
+    SHIMRT_CHECK_ARG(ret0);
+    if (shimrt_k_check_defined(op, self, "self") || shimrt_k_check_defined(op, other, "other"))
+        return AOTI_TORCH_FAILURE;
+    if (self->ndim == 0 || other->ndim == 0)
+        return shimrt_fail(op, "both arguments to matmul need to be at least 1D, but they are "
+                               "%lldD and %lldD", (long long)self->ndim, (long long)other->ndim);
+    if (check_pair(op, self, "self", other, "other")) return AOTI_TORCH_FAILURE;
+    /* views with the 1-D operands made 2-D: [1, k] and [k, 1] */
+    AtenTensorHandle va = NULL, vb = NULL;
+    if (self->ndim == 1 && shimrt_unsqueeze(self, 0, &va)) return AOTI_TORCH_FAILURE;
+    if (other->ndim == 1 && shimrt_unsqueeze(other, 1, &vb)) {
+        shimrt_tensor_free(va);
+        return AOTI_TORCH_FAILURE;
+    }
+    AOTITorchError rc = matmul2(op, self, other, va ? va : self, vb ? vb : other, ret0);
+    shimrt_tensor_free(va);
+    shimrt_tensor_free(vb);
+    return rc;
+}
+
+static AOTITorchError matmul2(const char *op, AtenTensorHandle self, AtenTensorHandle other,
+                              AtenTensorHandle pa, AtenTensorHandle pb, AtenTensorHandle *ret0) {
+    const struct AtenTensorOpaque a = *pa, b = *pb;
+    int64_t m = a.sizes[a.ndim - 2], k = a.sizes[a.ndim - 1];
+    int64_t k2 = b.sizes[b.ndim - 2], n = b.sizes[b.ndim - 1];
+    if (k != k2) {
+        if (self->ndim == 1 && other->ndim == 1)
+            return shimrt_fail(op, "inconsistent tensor size, expected tensor [%lld] and src "
+                                   "[%lld] to have the same number of elements, but got %lld "
+                                   "and %lld elements respectively", (long long)k, (long long)k2,
+                               (long long)k, (long long)k2);
+        return shimrt_fail(op, "mat1 and mat2 shapes cannot be multiplied (%lldx%lld and %lldx%lld)",
+                           (long long)m, (long long)k, (long long)k2, (long long)n);
+    }
+    int64_t bshape[SHIMRT_MAX_DIMS], nb = 0;
+    if (shimrt_k_broadcast(op, a.ndim - 2, a.sizes, b.ndim - 2, b.sizes, bshape, &nb))
+        return AOTI_TORCH_FAILURE;
+    int64_t full[SHIMRT_MAX_DIMS], rshape[SHIMRT_MAX_DIMS], rn = 0;
+    memcpy(full, bshape, (size_t)nb * sizeof *full);
+    full[nb] = m;
+    full[nb + 1] = n;
+    for (int64_t i = 0; i < nb; i++) rshape[rn++] = bshape[i];
+    if (self->ndim > 1) rshape[rn++] = m;
+    if (other->ndim > 1) rshape[rn++] = n;
+    AtenTensorHandle out = new_out(op, self, nb + 2, full);
+    if (!out) return AOTI_TORCH_FAILURE;
+    /* an operand with fewer batch dims than the product is broadcast by a dense copy
+     * (operand() passes only x's own single batch dim through) */
+    AOTITorchError rc = gemm(op, pa, pb, nb, bshape, out, 1.0, 0.0);
+    if (!rc && rn != nb + 2) { /* drop the dims of the 1-D operands */
+        AtenTensorHandle v = NULL;
+        rc = shimrt_view(out, rshape, rn, &v);
+        shimrt_tensor_free(out);
+        out = v;
+    }
+    return finish(rc, out, ret0);
+}

@@ -1,0 +1,380 @@
+/* runtime/cuda/device.c: CUDA devices, the per-thread current device and current stream,
+ * the stream pool, device and stream guards, events, copies, cuBLAS handles and
+ * torch_c10_cuda_check_msg. Every entry point loads the driver first and fails with
+ * "CUDA is not available: <why>" when it cannot. */
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cuda_internal.h"
+
+#define MAX_DEVICES 64
+#define POOL_STREAMS 32
+
+static pthread_mutex_t ctx_lock = PTHREAD_MUTEX_INITIALIZER;
+static CUcontext primary[MAX_DEVICES];
+
+static _Thread_local int32_t tls_device;                  /* current CUDA device */
+static _Thread_local CUcontext tls_ctx;                   /* context current on the thread */
+static _Thread_local CUstream tls_stream[MAX_DEVICES];    /* current stream per device */
+
+static AOTITorchError check_index(const char *func, const shimrt_cuda_api *cu, int32_t idx) {
+    if (idx < 0 || idx >= cu->device_count || idx >= MAX_DEVICES)
+        return shimrt_fail(func, "CUDA device index %d is out of range (%d device(s) present)",
+                           (int)idx, cu->device_count);
+    return AOTI_TORCH_SUCCESS;
+}
+
+AOTITorchError shimrt_cuda_use_device(const char *func, int32_t device_index, int32_t *out) {
+    const shimrt_cuda_api *cu = shimrt_cuda_driver(func);
+    if (!cu) return AOTI_TORCH_FAILURE;
+    int32_t idx = device_index < 0 ? tls_device : device_index;
+    if (check_index(func, cu, idx)) return AOTI_TORCH_FAILURE;
+    pthread_mutex_lock(&ctx_lock);
+    CUcontext c = primary[idx];
+    CUresult r = 0;
+    if (!c) {
+        CUdevice dev;
+        r = cu->cuDeviceGet(&dev, idx);
+        if (r == 0) r = cu->cuDevicePrimaryCtxRetain(&c, dev);
+        if (r == 0) primary[idx] = c;
+    }
+    pthread_mutex_unlock(&ctx_lock);
+    if (r != 0) return shimrt_cu_fail(func, "cuDevicePrimaryCtxRetain", r);
+    if (tls_ctx != c) {
+        r = cu->cuCtxSetCurrent(c);
+        if (r != 0) return shimrt_cu_fail(func, "cuCtxSetCurrent", r);
+        tls_ctx = c;
+    }
+    if (out) *out = idx;
+    return AOTI_TORCH_SUCCESS;
+}
+
+CUstream shimrt_cuda_current_stream(int32_t device_index) {
+    return device_index >= 0 && device_index < MAX_DEVICES ? tls_stream[device_index] : NULL;
+}
+
+AOTITorchError shimrt_cuda_check_device(const char *func, int32_t device_index) {
+    const shimrt_cuda_api *cu = shimrt_cuda_driver(func);
+    if (!cu) return AOTI_TORCH_FAILURE;
+    return check_index(func, cu, device_index < 0 ? tls_device : device_index);
+}
+
+AOTI_TORCH_EXPORT AOTITorchError shimrt_cuda_device_count(int32_t *ret_count) {
+    SHIMRT_CHECK_ARG(ret_count);
+    const shimrt_cuda_api *cu = shimrt_cuda_driver(__func__);
+    if (!cu) return AOTI_TORCH_FAILURE;
+    *ret_count = cu->device_count;
+    return AOTI_TORCH_SUCCESS;
+}
+
+/* ---- device guards ---- */
+#define CUDA_GUARD_MAGIC UINT64_C(0x5348435547554152)   /* "SHCUGUAR" */
+#define STREAM_GUARD_MAGIC UINT64_C(0x5348435553475541) /* "SHCUSGUA" */
+struct CUDAGuardOpaque {
+    uint64_t magic;
+    int32_t prev_device;
+};
+struct CUDAStreamGuardOpaque {
+    uint64_t magic;
+    int32_t prev_device, device;
+    CUstream prev_stream;
+};
+static shimrt_pool guard_pool = SHIMRT_POOL_INIT(struct CUDAGuardOpaque);
+static shimrt_pool sguard_pool = SHIMRT_POOL_INIT(struct CUDAStreamGuardOpaque);
+
+static AOTITorchError check_handle(const char *func, const shimrt_pool *pool, const void *h,
+                                   uint64_t magic, const char *what) {
+    if (!h) return shimrt_fail(func, "argument 'guard' is NULL");
+    if (!shimrt_pool_contains(pool, h))
+        return shimrt_fail(func, "argument 'guard' is not a %s handle", what);
+    uint64_t m;
+    memcpy(&m, h, sizeof m);
+    if (m != magic) return shimrt_fail(func, "argument 'guard' is a freed %s handle", what);
+    return AOTI_TORCH_SUCCESS;
+}
+
+AOTI_TORCH_EXPORT AOTITorchError aoti_torch_create_cuda_guard(int32_t device_index,
+                                                              CUDAGuardHandle *ret_guard) {
+    SHIMRT_CHECK_ARG(ret_guard);
+    int32_t prev = tls_device, idx;
+    if (shimrt_cuda_use_device(__func__, device_index, &idx)) return AOTI_TORCH_FAILURE;
+    CUDAGuardHandle g = shimrt_pool_alloc(&guard_pool);
+    if (!g) return shimrt_fail(__func__, "out of memory");
+    g->magic = CUDA_GUARD_MAGIC;
+    g->prev_device = prev;
+    tls_device = idx;
+    *ret_guard = g;
+    return AOTI_TORCH_SUCCESS;
+}
+
+AOTI_TORCH_EXPORT AOTITorchError aoti_torch_delete_cuda_guard(CUDAGuardHandle guard) {
+    if (!guard) return AOTI_TORCH_SUCCESS;
+    if (check_handle(__func__, &guard_pool, guard, CUDA_GUARD_MAGIC, "CUDA guard"))
+        return AOTI_TORCH_FAILURE;
+    tls_device = guard->prev_device;
+    shimrt_pool_free(&guard_pool, guard);
+    return shimrt_cuda_use_device(__func__, tls_device, NULL);
+}
+
+AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cuda_guard_set_index(CUDAGuardHandle guard,
+                                                                 int32_t device_index) {
+    if (check_handle(__func__, &guard_pool, guard, CUDA_GUARD_MAGIC, "CUDA guard"))
+        return AOTI_TORCH_FAILURE;
+    int32_t idx;
+    if (shimrt_cuda_use_device(__func__, device_index, &idx)) return AOTI_TORCH_FAILURE;
+    tls_device = idx;
+    return AOTI_TORCH_SUCCESS;
+}
+
+AOTI_TORCH_EXPORT AOTITorchError aoti_torch_create_cuda_stream_guard(
+    void *stream, int32_t device_index, CUDAStreamGuardHandle *ret_guard) {
+    SHIMRT_CHECK_ARG(ret_guard);
+    int32_t prev = tls_device, idx;
+    if (shimrt_cuda_use_device(__func__, device_index, &idx)) return AOTI_TORCH_FAILURE;
+    CUDAStreamGuardHandle g = shimrt_pool_alloc(&sguard_pool);
+    if (!g) return shimrt_fail(__func__, "out of memory");
+    g->magic = STREAM_GUARD_MAGIC;
+    g->prev_device = prev;
+    g->device = idx;
+    g->prev_stream = tls_stream[idx];
+    tls_device = idx;
+    tls_stream[idx] = (CUstream)stream;
+    *ret_guard = g;
+    return AOTI_TORCH_SUCCESS;
+}
+
+AOTI_TORCH_EXPORT AOTITorchError aoti_torch_delete_cuda_stream_guard(CUDAStreamGuardHandle guard) {
+    if (!guard) return AOTI_TORCH_SUCCESS;
+    if (check_handle(__func__, &sguard_pool, guard, STREAM_GUARD_MAGIC, "CUDA stream guard"))
+        return AOTI_TORCH_FAILURE;
+    tls_stream[guard->device] = guard->prev_stream;
+    tls_device = guard->prev_device;
+    shimrt_pool_free(&sguard_pool, guard);
+    return shimrt_cuda_use_device(__func__, tls_device, NULL);
+}
+
+/* ---- streams ---- */
+AOTI_TORCH_EXPORT AOTITorchError aoti_torch_get_current_cuda_stream(int32_t device_index,
+                                                                    void **ret_stream) {
+    SHIMRT_CHECK_ARG(ret_stream);
+    int32_t idx;
+    if (shimrt_cuda_use_device(__func__, device_index, &idx)) return AOTI_TORCH_FAILURE;
+    *ret_stream = tls_stream[idx];
+    return AOTI_TORCH_SUCCESS;
+}
+
+AOTI_TORCH_EXPORT AOTITorchError torch_set_current_cuda_stream(void *stream, int32_t device_index) {
+    int32_t idx;
+    if (shimrt_cuda_use_device(__func__, device_index, &idx)) return AOTI_TORCH_FAILURE;
+    tls_stream[idx] = (CUstream)stream;
+    return AOTI_TORCH_SUCCESS;
+}
+
+static struct {
+    pthread_mutex_t lock;
+    CUstream s[MAX_DEVICES][2][POOL_STREAMS];
+    unsigned next[MAX_DEVICES][2];
+} spool = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+AOTI_TORCH_EXPORT AOTITorchError torch_get_cuda_stream_from_pool(bool isHighPriority,
+                                                                 int32_t device_index,
+                                                                 void **ret_stream) {
+    SHIMRT_CHECK_ARG(ret_stream);
+    int32_t idx;
+    if (shimrt_cuda_use_device(__func__, device_index, &idx)) return AOTI_TORCH_FAILURE;
+    const shimrt_cuda_api *cu = shimrt_cuda_driver(__func__);
+    int hp = isHighPriority ? 1 : 0, least = 0, greatest = 0;
+    pthread_mutex_lock(&spool.lock);
+    unsigned k = spool.next[idx][hp]++ % POOL_STREAMS;
+    CUresult r = 0;
+    if (!spool.s[idx][hp][k]) {
+        if (cu->cuCtxGetStreamPriorityRange(&least, &greatest) != 0) least = greatest = 0;
+        r = cu->cuStreamCreateWithPriority(&spool.s[idx][hp][k], SH_CU_STREAM_NON_BLOCKING,
+                                           hp ? greatest : least);
+    }
+    CUstream s = spool.s[idx][hp][k];
+    pthread_mutex_unlock(&spool.lock);
+    if (r != 0) return shimrt_cu_fail(__func__, "cuStreamCreateWithPriority", r);
+    *ret_stream = s;
+    return AOTI_TORCH_SUCCESS;
+}
+
+AOTI_TORCH_EXPORT AOTITorchError torch_cuda_stream_synchronize(void *stream, int32_t device_index) {
+    if (shimrt_cuda_use_device(__func__, device_index, NULL)) return AOTI_TORCH_FAILURE;
+    const shimrt_cuda_api *cu = shimrt_cuda_driver(__func__);
+    CUresult r = cu->cuStreamSynchronize((CUstream)stream);
+    return r ? shimrt_cu_fail(__func__, "cuStreamSynchronize", r) : AOTI_TORCH_SUCCESS;
+}
+
+/* ---- events ---- */
+AOTI_TORCH_EXPORT AOTITorchError shimrt_cuda_event_new(bool timing, void **ret_event) {
+    SHIMRT_CHECK_ARG(ret_event);
+    if (shimrt_cuda_use_device(__func__, -1, NULL)) return AOTI_TORCH_FAILURE;
+    const shimrt_cuda_api *cu = shimrt_cuda_driver(__func__);
+    CUevent e = NULL;
+    CUresult r = cu->cuEventCreate(&e, timing ? 0u : (unsigned)SH_CU_EVENT_DISABLE_TIMING);
+    if (r) return shimrt_cu_fail(__func__, "cuEventCreate", r);
+    *ret_event = e;
+    return AOTI_TORCH_SUCCESS;
+}
+
+AOTI_TORCH_EXPORT AOTITorchError shimrt_cuda_event_delete(void *event) {
+    if (!event) return AOTI_TORCH_SUCCESS;
+    const shimrt_cuda_api *cu = shimrt_cuda_driver(__func__);
+    if (!cu) return AOTI_TORCH_FAILURE;
+    CUresult r = cu->cuEventDestroy((CUevent)event);
+    return r ? shimrt_cu_fail(__func__, "cuEventDestroy", r) : AOTI_TORCH_SUCCESS;
+}
+
+AOTI_TORCH_EXPORT AOTITorchError shimrt_cuda_event_record(void *event, void *stream) {
+    SHIMRT_CHECK_ARG(event);
+    const shimrt_cuda_api *cu = shimrt_cuda_driver(__func__);
+    if (!cu) return AOTI_TORCH_FAILURE;
+    CUresult r = cu->cuEventRecord((CUevent)event, (CUstream)stream);
+    return r ? shimrt_cu_fail(__func__, "cuEventRecord", r) : AOTI_TORCH_SUCCESS;
+}
+
+AOTI_TORCH_EXPORT AOTITorchError shimrt_cuda_event_synchronize(void *event) {
+    SHIMRT_CHECK_ARG(event);
+    const shimrt_cuda_api *cu = shimrt_cuda_driver(__func__);
+    if (!cu) return AOTI_TORCH_FAILURE;
+    CUresult r = cu->cuEventSynchronize((CUevent)event);
+    return r ? shimrt_cu_fail(__func__, "cuEventSynchronize", r) : AOTI_TORCH_SUCCESS;
+}
+
+AOTI_TORCH_EXPORT AOTITorchError shimrt_cuda_stream_wait_event(void *stream, void *event) {
+    SHIMRT_CHECK_ARG(event);
+    const shimrt_cuda_api *cu = shimrt_cuda_driver(__func__);
+    if (!cu) return AOTI_TORCH_FAILURE;
+    CUresult r = cu->cuStreamWaitEvent((CUstream)stream, (CUevent)event, 0);
+    return r ? shimrt_cu_fail(__func__, "cuStreamWaitEvent", r) : AOTI_TORCH_SUCCESS;
+}
+
+AOTI_TORCH_EXPORT AOTITorchError shimrt_cuda_event_elapsed_ms(void *start, void *end,
+                                                              float *ret_ms) {
+    SHIMRT_CHECK_ARG(start);
+    SHIMRT_CHECK_ARG(end);
+    SHIMRT_CHECK_ARG(ret_ms);
+    const shimrt_cuda_api *cu = shimrt_cuda_driver(__func__);
+    if (!cu) return AOTI_TORCH_FAILURE;
+    CUresult r = cu->cuEventElapsedTime(ret_ms, (CUevent)start, (CUevent)end);
+    return r ? shimrt_cu_fail(__func__, "cuEventElapsedTime", r) : AOTI_TORCH_SUCCESS;
+}
+
+/* ---- copies ---- */
+AOTI_TORCH_EXPORT AOTITorchError shimrt_cuda_memcpy(void *dst, const void *src, uint64_t nbytes,
+                                                    void *stream, bool sync) {
+    if (nbytes == 0) return AOTI_TORCH_SUCCESS;
+    SHIMRT_CHECK_ARG(dst);
+    SHIMRT_CHECK_ARG(src);
+    int32_t idx;
+    if (shimrt_cuda_use_device(__func__, -1, &idx)) return AOTI_TORCH_FAILURE;
+    const shimrt_cuda_api *cu = shimrt_cuda_driver(__func__);
+    CUstream s = stream ? (CUstream)stream : tls_stream[idx];
+    CUresult r = cu->cuMemcpyAsync((CUdeviceptr)(uintptr_t)dst, (CUdeviceptr)(uintptr_t)src,
+                                   (size_t)nbytes, s);
+    if (r) return shimrt_cu_fail(__func__, "cuMemcpyAsync", r);
+    if (sync && (r = cu->cuStreamSynchronize(s)) != 0)
+        return shimrt_cu_fail(__func__, "cuStreamSynchronize", r);
+    return AOTI_TORCH_SUCCESS;
+}
+
+/* ---- cuBLAS ---- */
+static pthread_mutex_t blas_lock = PTHREAD_MUTEX_INITIALIZER;
+static void *blas_handles[MAX_DEVICES]; /* one per device, bound to the caller's stream */
+
+AOTI_TORCH_EXPORT AOTITorchError torch_get_current_cuda_blas_handle(void **ret_handle) {
+    SHIMRT_CHECK_ARG(ret_handle);
+    return shimrt_cuda_blas_handle(__func__, -1, ret_handle);
+}
+
+AOTITorchError shimrt_cuda_blas_handle(const char *func, int32_t dev, void **ret_handle) {
+    int32_t idx;
+    if (shimrt_cuda_use_device(func, dev, &idx)) return AOTI_TORCH_FAILURE;
+    const shimrt_cublas_api *bl = shimrt_cublas(func);
+    if (!bl) return AOTI_TORCH_FAILURE;
+    pthread_mutex_lock(&blas_lock);
+    int st = 0;
+    if (!blas_handles[idx]) st = bl->cublasCreate(&blas_handles[idx]);
+    void *h = blas_handles[idx];
+    pthread_mutex_unlock(&blas_lock);
+    if (st != 0) return shimrt_fail(func, "cublasCreate failed with status %d", st);
+    if ((st = bl->cublasSetStream(h, tls_stream[idx])) != 0)
+        return shimrt_fail(func, "cublasSetStream failed with status %d", st);
+    *ret_handle = h;
+    return AOTI_TORCH_SUCCESS;
+}
+
+/* ---- torch_c10_cuda_check_msg ---- */
+/* cudaError_t names (driver_types.h), used when libcudart cannot be opened. */
+static const char *cuda_error_name(int32_t err) {
+    static const struct { int32_t code; const char *text; } names[] = {
+        {1, "invalid argument"}, {2, "out of memory"}, {3, "initialization error"},
+        {4, "driver shutting down"}, {9, "invalid configuration argument"},
+        {13, "invalid device symbol"}, {35, "CUDA driver version is insufficient for CUDA runtime version"},
+        {98, "invalid device function"}, {100, "no CUDA-capable device is detected"},
+        {101, "invalid device ordinal"}, {200, "device kernel image is invalid"},
+        {209, "no kernel image is available for execution on the device"},
+        {400, "invalid resource handle"}, {600, "device not ready"},
+        {700, "an illegal memory access was encountered"},
+        {701, "too many resources requested for launch"}, {702, "the launch timed out and was terminated"},
+        {710, "device-side assert triggered"}, {719, "unspecified launch failure"},
+        {999, "unknown error"}};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (names[i].code == err) return names[i].text;
+    return NULL;
+}
+
+static const char *(*cudart_error_string)(int);
+static pthread_once_t cudart_once = PTHREAD_ONCE_INIT;
+static void load_cudart(void) {
+    static const char *const libs[] = {"libcudart.so.13", "libcudart.so.12", NULL};
+    for (size_t i = 0; libs[i]; i++) {
+        void *h = dlopen(libs[i], RTLD_NOW | RTLD_LOCAL);
+        if (!h) continue;
+        void *f = dlsym(h, "cudaGetErrorString");
+        if (f) {
+            memcpy(&cudart_error_string, &f, sizeof f);
+            return;
+        }
+        dlclose(h);
+    }
+}
+
+AOTI_TORCH_EXPORT AOTITorchError torch_c10_cuda_check_msg(int32_t err, const char *filename,
+                                                          const char *function_name,
+                                                          uint32_t line_number,
+                                                          bool include_device_assertions,
+                                                          char **error_msg) {
+    SHIMRT_CHECK_ARG(error_msg);
+    *error_msg = NULL;
+    if (err == 0) return AOTI_TORCH_SUCCESS;
+    pthread_once(&cudart_once, load_cudart);
+    const char *text = cudart_error_string ? cudart_error_string(err) : cuda_error_name(err);
+    char code[32];
+    if (!text) {
+        snprintf(code, sizeof code, "error code %d", (int)err);
+        text = code;
+    }
+    const char *tail = include_device_assertions
+                           ? "Device-side assertions are not recorded by this runtime."
+                           : "Device-side assertions were explicitly omitted for this error "
+                             "check; the error probably arose while initializing the DSA "
+                             "handlers.";
+    const char *fmt = "CUDA error: %s\nCUDA kernel errors might be asynchronously reported at "
+                      "some other API call, so the stacktrace below might be incorrect.\n%s\n"
+                      "Error at %s:%u in %s";
+    const char *f = filename ? filename : "?", *fn = function_name ? function_name : "?";
+    int n = snprintf(NULL, 0, fmt, text, tail, f, (unsigned)line_number, fn);
+    char *m = n >= 0 ? malloc((size_t)n + 1) : NULL;
+    if (!m) return shimrt_fail(__func__, "out of memory");
+    snprintf(m, (size_t)n + 1, fmt, text, tail, f, (unsigned)line_number, fn);
+    *error_msg = m;
+    /* As PyTorch: the check itself succeeded; the CUDA error is reported in *error_msg. */
+    return AOTI_TORCH_SUCCESS;
+}
+
+AOTI_TORCH_EXPORT void torch_c10_cuda_free_error_msg(char *error_msg) { free(error_msg); }

@@ -1,0 +1,94 @@
+/* runtime/cuda/kernels.h: the CUDA kernel catalogue made from runtime/ops/ops.def (private;
+ * used by the JIT, shimrt-jit and the tests, which link libshimrt.a). */
+#ifndef SHIMRT_CUDA_KERNELS_H
+#define SHIMRT_CUDA_KERNELS_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "shimrt/types.h"
+
+/* The launch parameters every kernel takes by value (one struct: one launch path, on the
+ * GPU and in the host grid emulator). Strides are in elements. Defined once here; the
+ * NVRTC prelude gets the same text by stringification. */
+#define SH_MAXD 16
+#define SH_PARAMS_STRUCT                                                                   \
+    typedef struct sh_params {                                                             \
+        char *out;                                                                         \
+        const char *in0, *in1, *in2;                                                       \
+        long long n;                                                                       \
+        int ndim, vec_ok, b_scalar, src_dtype;                                             \
+        long long sizes[SH_MAXD];                                                          \
+        long long st[4][SH_MAXD];                                                          \
+        double alpha, p0, p1, bval;                                                        \
+        long long rn;                                                                      \
+        int rndim, pad_;                                                                   \
+        long long rsizes[SH_MAXD], rst[SH_MAXD];                                           \
+    } sh_params;
+SH_PARAMS_STRUCT
+#define SH_PARAMS_DEFINED
+
+/* Kernel kinds: the row kinds of ops.def (a ternary row reads a bool condition in0 and
+ * operands in1, in2), then copies and fills. */
+enum { SHK_UNARY, SHK_BINARY, SHK_TERNARY, SHK_REDUCE, SHK_COPY, SHK_FILL };
+enum { SHL_CONTIG, SHL_STRIDED };
+
+typedef struct shimrt_cuda_kdesc {
+    char name[96];   /* the kernel's entry point, also its catalogue name */
+    int kind, layout;
+    const char *op;  /* ops.def row name ("add"), "copy" or "fill" */
+    int32_t in_dtype, out_dtype; /* dtype codes (copy: in_dtype -1, chosen at launch) */
+} shimrt_cuda_kdesc;
+
+/* Number of kernels; the i-th one (false past the end). Deterministic order. */
+size_t shimrt_cuda_kernel_count(void);
+bool shimrt_cuda_kernel_at(size_t i, shimrt_cuda_kdesc *out);
+/* Finds a kernel by name; false when none. */
+bool shimrt_cuda_kernel_find(const char *name, shimrt_cuda_kdesc *out);
+/* The NVRTC prelude (borrowed, static). */
+const char *shimrt_cuda_prelude(void);
+/* The kernel's source without the prelude (a new string; free with free()). The text is
+ * CUDA C++ and, with the emulation header, C (it uses only the prelude's macros). */
+char *shimrt_cuda_kernel_body(const shimrt_cuda_kdesc *k);
+/* Prelude + body: the full NVRTC program (a new string; free with free()). */
+char *shimrt_cuda_kernel_source(const shimrt_cuda_kdesc *k);
+/* The dtype short name used in kernel names ("f32"). */
+const char *shimrt_cuda_dtype_tag(int32_t dtype);
+#endif
+
+/* ---- the JIT (jit.c) ---- */
+/* A compiled image: CUBIN for an architecture NVRTC knows, else PTX for the newest virtual
+ * architecture it knows (the driver JIT-compiles that for newer GPUs). Owned by the
+ * in-process cache: valid until the process ends. */
+typedef struct shimrt_jit_image {
+    const void *data;
+    size_t size;
+    bool is_cubin;
+    char name[96];
+} shimrt_jit_image;
+/* The image of kernel k for sm_<arch> (80, 90, 100...): the in-process table (no lock on a
+ * hit), else the disk cache (checksum verified; a bad file is deleted and recompiled), else
+ * NVRTC (and the result written to the disk cache through a temp file and a rename). */
+AOTITorchError shimrt_jit_get(const char *func, const shimrt_cuda_kdesc *k, int arch,
+                              const shimrt_jit_image **out);
+/* Compiles source with NVRTC for sm_<arch> with the runtime's options, bypassing every
+ * cache; with verbose, ptxas reports registers and spills in *log. *image and *log are new
+ * malloc'd buffers (free()). */
+AOTITorchError shimrt_jit_compile_uncached(const char *func, const char *source,
+                                           const char *name, int arch, bool verbose,
+                                           void **image, size_t *size, bool *is_cubin,
+                                           char **log);
+/* The disk file that holds kernel k for arch (a new string, free()); NULL if the cache is
+ * disabled. */
+char *shimrt_jit_cache_path(const shimrt_cuda_kdesc *k, int arch);
+/* Removes every cache file of the folder; *removed counts them. */
+AOTITorchError shimrt_jit_cache_clear(const char *func, const char *dir, size_t *removed);
+/* Files and bytes in the folder's cache. */
+AOTITorchError shimrt_jit_cache_usage(const char *func, const char *dir, size_t *files,
+                                      uint64_t *bytes);
+
+/* ---- launching (ops.c) ---- */
+/* The kernel of (kind, op, input dtype, layout) from the catalogue; false when the row
+ * rejects that dtype. */
+bool shimrt_cuda_kernel_for(int kind, const char *op, int32_t in_dtype, int layout,
+                            shimrt_cuda_kdesc *out);

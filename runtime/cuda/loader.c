@@ -1,0 +1,240 @@
+/* runtime/cuda/loader.c: opens libcuda, libnvrtc and cuBLAS with dlopen, once per process,
+ * and fills the symbol tables of cuda_internal.h. Nothing links against CUDA at build time. */
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cuda_internal.h"
+
+/* Why a load failed, kept for every later caller (the load is tried once). */
+typedef struct {
+    pthread_once_t once;
+    bool ok;
+    char why[1024];
+} load_state;
+
+static void *open_first(const char *env, const char *const *names, char *opened, size_t n,
+                        char *why, size_t whyn) {
+    const char *override = getenv(env);
+    if (override && *override) {
+        void *h = dlopen(override, RTLD_NOW | RTLD_LOCAL);
+        if (h) snprintf(opened, n, "%s", override);
+        else snprintf(why, whyn, "%s=%s could not be loaded: %s", env, override, dlerror());
+        return h;
+    }
+    size_t used = 0;
+    why[0] = '\0';
+    for (size_t i = 0; names[i]; i++) {
+        void *h = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
+        if (h) {
+            snprintf(opened, n, "%s", names[i]);
+            return h;
+        }
+        const char *e = dlerror();
+        if (used < whyn) {
+            int k = snprintf(why + used, whyn - used, "%s%s", used ? "; " : "", e ? e : names[i]);
+            if (k > 0) used += (size_t)k;
+        }
+    }
+    return NULL;
+}
+
+/* Resolves each name into the table slot at the same index; names missing set why. */
+static bool resolve(void *lib, const char *const *names, void **slots, char *why, size_t n) {
+    for (size_t i = 0; names[i]; i++) {
+        /* "a|b": try the versioned symbol first */
+        char first[64];
+        const char *bar = strchr(names[i], '|');
+        size_t len = bar ? (size_t)(bar - names[i]) : strlen(names[i]);
+        snprintf(first, sizeof first, "%.*s", (int)len, names[i]);
+        void *p = dlsym(lib, first);
+        if (!p && bar) p = dlsym(lib, bar + 1);
+        if (!p) {
+            snprintf(why, n, "symbol %s is missing from the library", first);
+            return false;
+        }
+        slots[i] = p;
+    }
+    return true;
+}
+
+/* ---- the driver ---- */
+static shimrt_cuda_api cu;
+static load_state cu_state = {PTHREAD_ONCE_INIT, false, ""};
+
+#define CU_SLOT(f) (void **)&cu.f
+static void load_driver(void) {
+    static const char *const libs[] = {"libcuda.so.1", "libcuda.so", NULL};
+    static const char *const names[] = {
+        "cuInit", "cuDriverGetVersion", "cuDeviceGetCount", "cuDeviceGet",
+        "cuDeviceGetAttribute", "cuDeviceGetName", "cuDevicePrimaryCtxRetain",
+        "cuCtxSetCurrent", "cuCtxSynchronize", "cuCtxGetStreamPriorityRange",
+        "cuMemAlloc_v2|cuMemAlloc", "cuMemFree_v2|cuMemFree", "cuMemAllocHost_v2|cuMemAllocHost",
+        "cuMemFreeHost", "cuMemcpyAsync", "cuMemsetD8Async", "cuMemGetInfo_v2|cuMemGetInfo",
+        "cuPointerGetAttribute", "cuStreamCreateWithPriority", "cuStreamDestroy_v2|cuStreamDestroy",
+        "cuStreamSynchronize", "cuStreamQuery", "cuStreamWaitEvent", "cuEventCreate",
+        "cuEventDestroy_v2|cuEventDestroy", "cuEventRecord", "cuEventSynchronize", "cuEventQuery",
+        "cuEventElapsedTime_v2|cuEventElapsedTime", "cuModuleLoadData", "cuModuleUnload",
+        "cuModuleGetFunction", "cuLaunchKernel", "cuGetErrorName", "cuGetErrorString", NULL};
+    void **slots[] = {
+        CU_SLOT(cuInit), CU_SLOT(cuDriverGetVersion), CU_SLOT(cuDeviceGetCount),
+        CU_SLOT(cuDeviceGet), CU_SLOT(cuDeviceGetAttribute), CU_SLOT(cuDeviceGetName),
+        CU_SLOT(cuDevicePrimaryCtxRetain), CU_SLOT(cuCtxSetCurrent), CU_SLOT(cuCtxSynchronize),
+        CU_SLOT(cuCtxGetStreamPriorityRange), CU_SLOT(cuMemAlloc), CU_SLOT(cuMemFree),
+        CU_SLOT(cuMemAllocHost), CU_SLOT(cuMemFreeHost), CU_SLOT(cuMemcpyAsync),
+        CU_SLOT(cuMemsetD8Async), CU_SLOT(cuMemGetInfo), CU_SLOT(cuPointerGetAttribute),
+        CU_SLOT(cuStreamCreateWithPriority), CU_SLOT(cuStreamDestroy),
+        CU_SLOT(cuStreamSynchronize), CU_SLOT(cuStreamQuery), CU_SLOT(cuStreamWaitEvent),
+        CU_SLOT(cuEventCreate), CU_SLOT(cuEventDestroy), CU_SLOT(cuEventRecord),
+        CU_SLOT(cuEventSynchronize), CU_SLOT(cuEventQuery), CU_SLOT(cuEventElapsedTime),
+        CU_SLOT(cuModuleLoadData), CU_SLOT(cuModuleUnload), CU_SLOT(cuModuleGetFunction),
+        CU_SLOT(cuLaunchKernel), CU_SLOT(cuGetErrorName), CU_SLOT(cuGetErrorString)};
+    _Static_assert(sizeof slots / sizeof slots[0] == sizeof names / sizeof names[0] - 1,
+                   "one slot per driver symbol");
+    char opened[256], why[400];
+    void *lib = open_first("SHIMRT_LIBCUDA", libs, opened, sizeof opened, why, sizeof why);
+    if (!lib) {
+        snprintf(cu_state.why, sizeof cu_state.why,
+                 "the NVIDIA driver library could not be loaded (%s)", why);
+        return;
+    }
+    void *tmp[sizeof slots / sizeof slots[0]];
+    if (!resolve(lib, names, tmp, why, sizeof why)) {
+        snprintf(cu_state.why, sizeof cu_state.why, "%s: %s", opened, why);
+        dlclose(lib);
+        return;
+    }
+    for (size_t i = 0; i < sizeof slots / sizeof slots[0]; i++) *slots[i] = tmp[i];
+    CUresult r = cu.cuInit(0);
+    if (r != 0) {
+        const char *name = NULL;
+        if (cu.cuGetErrorName(r, &name) != 0) name = NULL;
+        snprintf(cu_state.why, sizeof cu_state.why, "cuInit failed: %s (code %d)",
+                 name ? name : "unknown error", r);
+        return; /* the library stays open: its symbols are not used */
+    }
+    if (cu.cuDriverGetVersion(&cu.driver_version) != 0 ||
+        cu.driver_version < SHIMRT_CUDA_MIN_DRIVER) {
+        snprintf(cu_state.why, sizeof cu_state.why,
+                 "the driver supports CUDA %d.%d; CUDA %d.%d or newer is needed",
+                 cu.driver_version / 1000, cu.driver_version % 1000 / 10,
+                 SHIMRT_CUDA_MIN_DRIVER / 1000, SHIMRT_CUDA_MIN_DRIVER % 1000 / 10);
+        return;
+    }
+    if (cu.cuDeviceGetCount(&cu.device_count) != 0 || cu.device_count <= 0) {
+        snprintf(cu_state.why, sizeof cu_state.why, "no CUDA device is present");
+        return;
+    }
+    cu_state.ok = true;
+}
+
+const shimrt_cuda_api *shimrt_cuda_driver(const char *func) {
+    pthread_once(&cu_state.once, load_driver);
+    if (!cu_state.ok) {
+        shimrt_fail(func, "CUDA is not available: %s", cu_state.why);
+        return NULL;
+    }
+    return &cu;
+}
+
+AOTITorchError shimrt_cu_fail(const char *func, const char *call, CUresult r) {
+    const char *name = NULL, *text = NULL;
+    if (cu.cuGetErrorName && cu.cuGetErrorName(r, &name) != 0) name = NULL;
+    if (cu.cuGetErrorString && cu.cuGetErrorString(r, &text) != 0) text = NULL;
+    return shimrt_fail(func, "%s failed: %s (%s)", call, name ? name : "CUDA error",
+                       text ? text : "no description");
+}
+
+/* ---- NVRTC ---- */
+static shimrt_nvrtc_api nv;
+static load_state nv_state = {PTHREAD_ONCE_INIT, false, ""};
+
+#define NV_SLOT(f) (void **)&nv.f
+static void load_nvrtc(void) {
+    static const char *const libs[] = {"libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so", NULL};
+    static const char *const names[] = {
+        "nvrtcVersion", "nvrtcGetErrorString", "nvrtcCreateProgram", "nvrtcDestroyProgram",
+        "nvrtcCompileProgram", "nvrtcGetProgramLogSize", "nvrtcGetProgramLog",
+        "nvrtcGetCUBINSize", "nvrtcGetCUBIN", "nvrtcGetPTXSize", "nvrtcGetPTX",
+        "nvrtcGetNumSupportedArchs", "nvrtcGetSupportedArchs", NULL};
+    void **slots[] = {NV_SLOT(nvrtcVersion), NV_SLOT(nvrtcGetErrorString),
+                      NV_SLOT(nvrtcCreateProgram), NV_SLOT(nvrtcDestroyProgram),
+                      NV_SLOT(nvrtcCompileProgram), NV_SLOT(nvrtcGetProgramLogSize),
+                      NV_SLOT(nvrtcGetProgramLog), NV_SLOT(nvrtcGetCUBINSize),
+                      NV_SLOT(nvrtcGetCUBIN), NV_SLOT(nvrtcGetPTXSize), NV_SLOT(nvrtcGetPTX),
+                      NV_SLOT(nvrtcGetNumSupportedArchs), NV_SLOT(nvrtcGetSupportedArchs)};
+    _Static_assert(sizeof slots / sizeof slots[0] == sizeof names / sizeof names[0] - 1,
+                   "one slot per NVRTC symbol");
+    char why[400];
+    void *lib = open_first("SHIMRT_LIBNVRTC", libs, nv.soname, sizeof nv.soname, why, sizeof why);
+    if (!lib) {
+        snprintf(nv_state.why, sizeof nv_state.why, "NVRTC could not be loaded (%s)", why);
+        return;
+    }
+    void *tmp[sizeof slots / sizeof slots[0]];
+    if (!resolve(lib, names, tmp, why, sizeof why)) {
+        snprintf(nv_state.why, sizeof nv_state.why, "%s: %s", nv.soname, why);
+        dlclose(lib);
+        return;
+    }
+    for (size_t i = 0; i < sizeof slots / sizeof slots[0]; i++) *slots[i] = tmp[i];
+    if (nv.nvrtcVersion(&nv.major, &nv.minor) != 0 || nv.major < SHIMRT_NVRTC_MIN_MAJOR) {
+        snprintf(nv_state.why, sizeof nv_state.why, "%s is NVRTC %d.%d; %d.0 or newer is needed",
+                 nv.soname, nv.major, nv.minor, SHIMRT_NVRTC_MIN_MAJOR);
+        return;
+    }
+    nv_state.ok = true;
+}
+
+const shimrt_nvrtc_api *shimrt_nvrtc(const char *func) {
+    pthread_once(&nv_state.once, load_nvrtc);
+    if (!nv_state.ok) {
+        shimrt_fail(func, "CUDA is not available: %s", nv_state.why);
+        return NULL;
+    }
+    return &nv;
+}
+
+/* ---- cuBLAS ---- */
+static shimrt_cublas_api bl;
+static load_state bl_state = {PTHREAD_ONCE_INIT, false, ""};
+
+static void load_cublas(void) {
+    static const char *const libs[] = {"libcublas.so.13", "libcublas.so.12", "libcublas.so", NULL};
+    static const char *const lt_libs[] = {"libcublasLt.so.13", "libcublasLt.so.12", NULL};
+    static const char *const names[] = {"cublasCreate_v2", "cublasDestroy_v2",
+                                        "cublasSetStream_v2", "cublasGetVersion_v2",
+                                        "cublasGemmEx", "cublasGemmStridedBatchedEx", NULL};
+    char why[400], lt_name[64];
+    void *lib = open_first("SHIMRT_LIBCUBLAS", libs, bl.soname, sizeof bl.soname, why, sizeof why);
+    if (!lib) {
+        snprintf(bl_state.why, sizeof bl_state.why, "cuBLAS could not be loaded (%s)", why);
+        return;
+    }
+    void *tmp[6];
+    if (!resolve(lib, names, tmp, why, sizeof why)) {
+        snprintf(bl_state.why, sizeof bl_state.why, "%s: %s", bl.soname, why);
+        dlclose(lib);
+        return;
+    }
+    memcpy(&bl.cublasCreate, &tmp[0], sizeof tmp[0]);
+    memcpy(&bl.cublasDestroy, &tmp[1], sizeof tmp[1]);
+    memcpy(&bl.cublasSetStream, &tmp[2], sizeof tmp[2]);
+    memcpy(&bl.cublasGetVersion, &tmp[3], sizeof tmp[3]);
+    memcpy(&bl.cublasGemmEx, &tmp[4], sizeof tmp[4]);
+    memcpy(&bl.cublasGemmStridedBatchedEx, &tmp[5], sizeof tmp[5]);
+    bl.lt_handle = open_first("SHIMRT_LIBCUBLASLT", lt_libs, lt_name, sizeof lt_name, why,
+                              sizeof why);
+    bl_state.ok = true;
+}
+
+const shimrt_cublas_api *shimrt_cublas(const char *func) {
+    pthread_once(&bl_state.once, load_cublas);
+    if (!bl_state.ok) {
+        shimrt_fail(func, "CUDA is not available: %s", bl_state.why);
+        return NULL;
+    }
+    return &bl;
+}

@@ -1,0 +1,425 @@
+/* runtime/cuda/ops.c: running the catalogue's kernels on CUDA tensors: element-wise rows
+ * of ops.def (unary, binary with broadcasting and PyTorch's type promotion, a Scalar
+ * operand), reductions over dims, copies between any devices and dtypes, fills.
+ * Operands whose dtype differs from the compute dtype are first converted on the device by
+ * the copy kernel. Images come from the JIT (shimrt_jit_get) for the device's
+ * architecture; modules are loaded once per (image, device). */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../cpu/iter.h"
+#include "cuda_internal.h"
+#include "kernels.h"
+
+#define BLOCK 256u
+#define MAX_DEV 64
+
+static int dev_arch[MAX_DEV], dev_sms[MAX_DEV];
+
+static AOTITorchError arch_of(const char *op, int32_t dev, int *arch) {
+    if (dev < 0 || dev >= MAX_DEV) return shimrt_fail(op, "bad CUDA device %d", (int)dev);
+    if (!dev_arch[dev]) {
+        const shimrt_cuda_api *cu = shimrt_cuda_driver(op);
+        if (!cu) return AOTI_TORCH_FAILURE;
+        CUdevice d;
+        int major = 0, minor = 0, sms = 1;
+        CUresult r = cu->cuDeviceGet(&d, dev);
+        if (!r) r = cu->cuDeviceGetAttribute(&major, SH_CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, d);
+        if (!r) r = cu->cuDeviceGetAttribute(&minor, SH_CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, d);
+        if (!r) r = cu->cuDeviceGetAttribute(&sms, SH_CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, d);
+        if (r) return shimrt_cu_fail(op, "cuDeviceGetAttribute", r);
+        dev_sms[dev] = sms > 0 ? sms : 1;
+        dev_arch[dev] = major * 10 + minor;
+    }
+    *arch = dev_arch[dev];
+    return AOTI_TORCH_SUCCESS;
+}
+
+/* Loaded functions, by (image, device). */
+typedef struct loaded { const shimrt_jit_image *img; int32_t dev; CUfunction fn; struct loaded *next; } loaded;
+static loaded *loaded_list;
+static pthread_mutex_t load_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static AOTITorchError function_of(const char *op, const shimrt_cuda_kdesc *k, int32_t dev,
+                                  CUfunction *fn) {
+    int arch = 0;
+    const shimrt_jit_image *img;
+    if (arch_of(op, dev, &arch) || shimrt_jit_get(op, k, arch, &img)) return AOTI_TORCH_FAILURE;
+    const shimrt_cuda_api *cu = shimrt_cuda_driver(op);
+    pthread_mutex_lock(&load_lock);
+    for (loaded *l = loaded_list; l; l = l->next)
+        if (l->img == img && l->dev == dev) {
+            *fn = l->fn;
+            pthread_mutex_unlock(&load_lock);
+            return AOTI_TORCH_SUCCESS;
+        }
+    CUmodule m = NULL;
+    CUresult r = cu->cuModuleLoadData(&m, img->data);
+    CUfunction f = NULL;
+    if (!r) r = cu->cuModuleGetFunction(&f, m, k->name);
+    loaded *l = r ? NULL : malloc(sizeof *l);
+    if (l) {
+        l->img = img;
+        l->dev = dev;
+        l->fn = f;
+        l->next = loaded_list;
+        loaded_list = l;
+    }
+    pthread_mutex_unlock(&load_lock);
+    if (r) return shimrt_cu_fail(op, "cuModuleLoadData/cuModuleGetFunction", r);
+    if (!l) return shimrt_fail(op, "out of memory");
+    *fn = f;
+    return AOTI_TORCH_SUCCESS;
+}
+
+/* Launches k over p on device dev's current stream; blocks: one per output for
+ * reductions, else enough for the elements (grid-stride loops cover the rest). */
+static AOTITorchError launch(const char *op, const shimrt_cuda_kdesc *k, int32_t dev,
+                             sh_params *p) {
+    if (p->n == 0) return AOTI_TORCH_SUCCESS;
+    CUfunction fn = NULL;
+    if (shimrt_cuda_use_device(op, dev, NULL) || function_of(op, k, dev, &fn))
+        return AOTI_TORCH_FAILURE;
+    long long want = k->kind == SHK_REDUCE ? p->n : (p->n + BLOCK - 1) / BLOCK;
+    long long cap = k->kind == SHK_REDUCE ? 65535 : (long long)dev_sms[dev] * 16;
+    unsigned grid = (unsigned)(want < cap ? want : cap);
+    void *args[] = {p};
+    const shimrt_cuda_api *cu = shimrt_cuda_driver(op);
+    CUresult r = cu->cuLaunchKernel(fn, grid, 1, 1, BLOCK, 1, 1, 0,
+                                    shimrt_cuda_current_stream(dev), args, NULL);
+    return r ? shimrt_cu_fail(op, "cuLaunchKernel", r) : AOTI_TORCH_SUCCESS;
+}
+
+static AOTITorchError check_cuda(const char *op, const struct AtenTensorOpaque *t,
+                                 const char *arg, int32_t dev) {
+    if (shimrt_k_check_defined(op, t, arg)) return AOTI_TORCH_FAILURE;
+    if (t->device_type != SHIMRT_DEV_CUDA)
+        return shimrt_fail(op, "Expected all tensors to be on the same device, but '%s' is on %s",
+                           arg, shimrt_device_type_name(t->device_type));
+    if (dev >= 0 && t->device_index != dev)
+        return shimrt_fail(op, "Expected all tensors to be on the same device, but found at "
+                               "least two devices, cuda:%d and cuda:%d",
+                           (int)dev, (int)t->device_index);
+    if (!shimrt_k_dtype_ok(t->dtype))
+        return shimrt_fail(op, "'%s' has dtype %s, which CUDA kernels do not compute on", arg,
+                           shimrt_dtype_name(t->dtype));
+    if (t->ndim > SH_MAXD)
+        return shimrt_fail(op, "'%s' has %lld dims; CUDA kernels take at most %d", arg,
+                           (long long)t->ndim, SH_MAXD);
+    return AOTI_TORCH_SUCCESS;
+}
+
+static bool aligned16(const void *p) { return ((uintptr_t)p & 15u) == 0; }
+
+/* Fills p's shape and the strides of operand slot (0 out, 1 in0, 2 in1) for t broadcast
+ * to shape. */
+static void set_operand(sh_params *p, int slot, const struct AtenTensorOpaque *t, int64_t nd) {
+    int64_t off = nd - t->ndim;
+    for (int64_t d = 0; d < nd; d++)
+        p->st[slot][d] = d < off || t->sizes[d - off] == 1 ? 0 : t->strides[d - off];
+}
+
+/* dst (CUDA) = src (CUDA, same device) converted to dst's dtype, src broadcast. */
+static AOTITorchError device_copy(const char *op, struct AtenTensorOpaque *dst,
+                                  const struct AtenTensorOpaque *src) {
+    int64_t n = shimrt_numel(dst);
+    if (n == 0) return AOTI_TORCH_SUCCESS;
+    bool contig = shimrt_is_contiguous(dst) && shimrt_is_contiguous(src) &&
+                  shimrt_numel(src) == n;
+    shimrt_cuda_kdesc k;
+    if (!shimrt_cuda_kernel_for(SHK_COPY, "copy", dst->dtype, contig ? SHL_CONTIG : SHL_STRIDED, &k))
+        return shimrt_fail(op, "no CUDA copy kernel to %s", shimrt_dtype_name(dst->dtype));
+    sh_params p;
+    memset(&p, 0, sizeof p);
+    p.out = shimrt_data(dst);
+    p.in0 = shimrt_data(src);
+    p.n = n;
+    p.src_dtype = src->dtype;
+    p.ndim = (int)dst->ndim;
+    for (int64_t d = 0; d < dst->ndim; d++) p.sizes[d] = dst->sizes[d];
+    set_operand(&p, 0, dst, dst->ndim);
+    set_operand(&p, 1, src, dst->ndim);
+    return launch(op, &k, dst->device_index, &p);
+}
+
+/* A new contiguous CUDA tensor holding t converted to dtype (a new reference). */
+static AtenTensorHandle converted(const char *op, const struct AtenTensorOpaque *t, int32_t dtype) {
+    AtenTensorHandle c = shimrt_tensor_empty(op, t->ndim, t->sizes, NULL, dtype,
+                                             SHIMRT_DEV_CUDA, t->device_index);
+    if (c && device_copy(op, c, t)) {
+        shimrt_tensor_free(c);
+        return NULL;
+    }
+    return c;
+}
+
+/* out = row(inputs) for an element-wise row of ops.def (docs/cuda.md): c->in holds the
+ * tensors (a ternary row's bool condition first), broadcast together; c->compute is the
+ * compute dtype, or -1 for PyTorch's result type of the tensors (and the Scalar operand). */
+AOTITorchError shimrt_cuda_pointwise(const shimrt_cuda_pw *c, AtenTensorHandle *ret) {
+    const char *op = c->op ? c->op : c->row;
+    SHIMRT_CHECK_ARG(ret);
+    static const char *const names[2][3] = {{"self", "other", "?"}, {"condition", "self", "other"}};
+    bool ter = c->kind == SHK_TERNARY;
+    int nin = c->kind == SHK_UNARY ? 1 : c->kind == SHK_BINARY ? (c->scalar ? 1 : 2) : 3;
+    if (check_cuda(op, c->in[0], names[ter][0], -1)) return AOTI_TORCH_FAILURE;
+    int32_t dev = c->in[0]->device_index;
+    for (int i = 1; i < nin; i++)
+        if (check_cuda(op, c->in[i], names[ter][i], dev)) return AOTI_TORCH_FAILURE;
+    if (ter && c->in[0]->dtype != SHIMRT_BOOL)
+        return shimrt_fail(op, "where expected condition to be a boolean tensor, but got a "
+                               "tensor with dtype %s", shimrt_dtype_name(c->in[0]->dtype));
+    int32_t ct = c->compute;
+    if (ct < 0) {
+        shimrt_k_result_type rt;
+        shimrt_k_rt_init(&rt);
+        for (int i = ter ? 1 : 0; i < nin; i++) shimrt_k_rt_add_tensor(&rt, c->in[i]);
+        if (c->scalar) shimrt_k_rt_add_scalar(&rt, c->bval);
+        ct = shimrt_k_rt_result(&rt);
+    }
+    int64_t shape[SHIMRT_MAX_DIMS], nd = c->in[0]->ndim;
+    memcpy(shape, c->in[0]->sizes, sizeof(int64_t) * (size_t)nd);
+    for (int i = 1; i < nin; i++) {
+        int64_t s2[SHIMRT_MAX_DIMS], n2;
+        if (shimrt_k_broadcast(op, nd, shape, c->in[i]->ndim, c->in[i]->sizes, s2, &n2))
+            return AOTI_TORCH_FAILURE;
+        memcpy(shape, s2, sizeof(int64_t) * (size_t)n2);
+        nd = n2;
+    }
+    AtenTensorHandle t[3] = {0}, conv[3] = {0}, out = NULL;
+    AOTITorchError rc = AOTI_TORCH_FAILURE;
+    bool contig = true;
+    for (int i = 0; i < nin; i++) {
+        t[i] = (AtenTensorHandle)c->in[i];
+        int32_t want = ter && i == 0 ? SHIMRT_BOOL : ct;
+        if (t[i]->dtype != want && !(t[i] = conv[i] = converted(op, c->in[i], want))) goto done;
+        contig = contig && shimrt_is_contiguous(t[i]) && t[i]->ndim == nd;
+        for (int64_t d = 0; contig && d < nd; d++) contig = t[i]->sizes[d] == shape[d];
+    }
+    shimrt_cuda_kdesc k;
+    if (!shimrt_cuda_kernel_for(c->kind, c->row, ct, contig ? SHL_CONTIG : SHL_STRIDED, &k)) {
+        shimrt_fail(op, "\"%s\" is not implemented for '%s' on CUDA", c->row, shimrt_dtype_name(ct));
+        goto done;
+    }
+    out = shimrt_tensor_empty(op, nd, shape, NULL, k.out_dtype, SHIMRT_DEV_CUDA, dev);
+    if (!out) goto done;
+    sh_params p;
+    memset(&p, 0, sizeof p);
+    p.out = shimrt_data(out);
+    const char **ins[3] = {&p.in0, &p.in1, &p.in2};
+    for (int i = 0; i < nin; i++) *ins[i] = shimrt_data(t[i]);
+    p.b_scalar = c->kind == SHK_BINARY && c->scalar;
+    p.bval = c->bval;
+    p.alpha = c->alpha;
+    p.p0 = c->p0;
+    p.p1 = c->p1;
+    p.n = shimrt_numel(out);
+    p.ndim = (int)nd;
+    for (int64_t d = 0; d < nd; d++) p.sizes[d] = shape[d];
+    set_operand(&p, 0, out, nd);
+    for (int i = 0; i < nin; i++) set_operand(&p, i + 1, t[i], nd);
+    p.vec_ok = contig && aligned16(p.out);
+    for (int i = 0; i < nin; i++) p.vec_ok = p.vec_ok && aligned16(*ins[i]);
+    if (launch(op, &k, dev, &p)) goto done;
+    *ret = out;
+    out = NULL;
+    rc = AOTI_TORCH_SUCCESS;
+done:
+    shimrt_tensor_free(out);
+    for (int i = 0; i < 3; i++) shimrt_tensor_free(conv[i]);
+    return rc;
+}
+
+AOTITorchError shimrt_cuda_unary(const char *row, AtenTensorHandle self, AtenTensorHandle *ret) {
+    shimrt_cuda_pw c = {.row = row, .kind = SHK_UNARY, .in = {self}, .alpha = 1, .compute = -1};
+    return shimrt_cuda_pointwise(&c, ret);
+}
+
+AOTITorchError shimrt_cuda_binary(const char *row, AtenTensorHandle self, AtenTensorHandle other,
+                                  double alpha, AtenTensorHandle *ret) {
+    if (!strcmp(row, "sub")) {
+        if (shimrt_tensor_valid(self) && shimrt_tensor_valid(other) &&
+            (self->dtype == SHIMRT_BOOL || other->dtype == SHIMRT_BOOL))
+            return shimrt_fail(row, "Subtraction, the `-` operator, with a bool tensor is not "
+                                    "supported. If you are trying to invert a mask, use the `~` "
+                                    "or `logical_not()` operator instead.");
+    }
+    if (!other) return shimrt_fail(row, "argument 'other' is NULL");
+    shimrt_cuda_pw c = {.row = row, .kind = SHK_BINARY, .in = {self, other}, .alpha = alpha,
+                        .compute = -1};
+    return shimrt_cuda_pointwise(&c, ret);
+}
+
+AOTITorchError shimrt_cuda_binary_scalar(const char *row, AtenTensorHandle self, double other,
+                                         double alpha, AtenTensorHandle *ret) {
+    shimrt_cuda_pw c = {.row = row, .kind = SHK_BINARY, .in = {self}, .scalar = true,
+                        .bval = other, .alpha = alpha, .compute = -1};
+    return shimrt_cuda_pointwise(&c, ret);
+}
+
+/* Reduction of row over dims (NULL/0 dims: all) into a new tensor. */
+AOTITorchError shimrt_cuda_reduce(const char *row, AtenTensorHandle self, const int64_t *dims,
+                                  int64_t ndims, bool keepdim, AtenTensorHandle *ret) {
+    const char *op = row;
+    SHIMRT_CHECK_ARG(ret);
+    if (check_cuda(op, self, "self", -1)) return AOTI_TORCH_FAILURE;
+    bool red[SH_MAXD] = {false};
+    if (ndims == 0) for (int64_t d = 0; d < self->ndim; d++) red[d] = true;
+    for (int64_t i = 0; i < ndims; i++) {
+        int64_t w;
+        if (shimrt_k_wrap_dim(op, dims[i], self->ndim, &w)) return AOTI_TORCH_FAILURE;
+        if (self->ndim) red[w] = true;
+    }
+    shimrt_cuda_kdesc k;
+    bool inner = shimrt_is_contiguous(self);
+    for (int64_t d = 0, seen = 0; d < self->ndim; d++) { /* reduced dims must be trailing */
+        if (red[d]) seen = 1;
+        else if (seen) inner = false;
+    }
+    if (!shimrt_cuda_kernel_for(SHK_REDUCE, row, self->dtype, inner ? SHL_CONTIG : SHL_STRIDED, &k))
+        return shimrt_fail(op, "\"%s\" is not implemented for '%s' on CUDA", row,
+                           shimrt_dtype_name(self->dtype));
+    int64_t oshape[SHIMRT_MAX_DIMS], ond = 0;
+    sh_params p;
+    memset(&p, 0, sizeof p);
+    p.rn = 1;
+    for (int64_t d = 0; d < self->ndim; d++) {
+        if (red[d]) {
+            p.rsizes[p.rndim] = self->sizes[d];
+            p.rst[p.rndim++] = self->strides[d];
+            p.rn *= self->sizes[d];
+            if (keepdim) oshape[ond++] = 1;
+        } else {
+            oshape[ond++] = self->sizes[d];
+        }
+    }
+    if (p.rn == 0 && strcmp(row, "sum"))
+        return shimrt_fail(op, "Expected reduction dim to be specified for input.numel() == 0.");
+    AtenTensorHandle out = shimrt_tensor_empty(op, ond, oshape, NULL, k.out_dtype,
+                                               SHIMRT_DEV_CUDA, self->device_index);
+    if (!out) return AOTI_TORCH_FAILURE;
+    p.out = shimrt_data(out);
+    p.in0 = shimrt_data(self);
+    int64_t ostride = 1;
+    for (int64_t d = self->ndim - 1; d >= 0; d--) /* kept dims, outermost first */
+        if (!red[d]) ostride *= self->sizes[d];
+    for (int64_t d = 0, kd = 0; d < self->ndim; d++) {
+        if (red[d]) continue;
+        ostride /= self->sizes[d] ? self->sizes[d] : 1;
+        p.sizes[kd] = self->sizes[d];
+        p.st[0][kd] = ostride;
+        p.st[1][kd] = self->strides[d];
+        kd++;
+        p.ndim = (int)kd;
+    }
+    p.n = shimrt_numel(out);
+    if (launch(op, &k, self->device_index, &p)) {
+        shimrt_tensor_free(out);
+        return AOTI_TORCH_FAILURE;
+    }
+    *ret = out;
+    return AOTI_TORCH_SUCCESS;
+}
+
+/* self.fill_(value) for a CUDA tensor. */
+AOTITorchError shimrt_cuda_do_fill(AtenTensorHandle self, double value) {
+    static const char op[] = "fill_";
+    if (check_cuda(op, self, "self", -1)) return AOTI_TORCH_FAILURE;
+    shimrt_cuda_kdesc k;
+    if (!shimrt_cuda_kernel_for(SHK_FILL, "fill", self->dtype, SHL_STRIDED, &k))
+        return shimrt_fail(op, "no CUDA fill kernel for %s", shimrt_dtype_name(self->dtype));
+    sh_params p;
+    memset(&p, 0, sizeof p);
+    p.out = shimrt_data(self);
+    p.alpha = value;
+    p.n = shimrt_numel(self);
+    p.ndim = (int)self->ndim;
+    for (int64_t d = 0; d < self->ndim; d++) p.sizes[d] = self->sizes[d];
+    set_operand(&p, 0, self, self->ndim);
+    return launch(op, &k, self->device_index, &p);
+}
+
+/* self.copy_(src) where either is a CUDA tensor (the other CUDA or CPU). */
+AOTITorchError shimrt_cuda_do_copy(AtenTensorHandle self, AtenTensorHandle src) {
+    static const char op[] = "copy_";
+    if (shimrt_k_check_defined(op, self, "self") || shimrt_k_check_defined(op, src, "src"))
+        return AOTI_TORCH_FAILURE;
+    if (self->device_type == SHIMRT_DEV_CUDA && src->device_type == SHIMRT_DEV_CUDA &&
+        self->device_index == src->device_index) {
+        if (check_cuda(op, self, "self", -1) || check_cuda(op, src, "src", self->device_index))
+            return AOTI_TORCH_FAILURE;
+        return device_copy(op, self, src);
+    }
+    /* across devices: stage through contiguous buffers of self's dtype */
+    if (self->device_type == SHIMRT_DEV_CUDA && src->device_type == SHIMRT_DEV_CPU) {
+        if (check_cuda(op, self, "self", -1)) return AOTI_TORCH_FAILURE;
+        AtenTensorHandle h = shimrt_tensor_empty(op, self->ndim, self->sizes, NULL, self->dtype,
+                                                 SHIMRT_DEV_CPU, 0);
+        AtenTensorHandle d = h ? shimrt_tensor_empty(op, self->ndim, self->sizes, NULL, self->dtype,
+                                                     SHIMRT_DEV_CUDA, self->device_index) : NULL;
+        AOTITorchError rc = !d || shimrt_k_copy(op, h, src) ||
+                            shimrt_cuda_use_device(op, self->device_index, NULL) ||
+                            shimrt_cuda_memcpy(shimrt_data(d), shimrt_data(h),
+                                               (uint64_t)shimrt_numel(h) * shimrt_dtype_size(h->dtype),
+                                               shimrt_cuda_current_stream(self->device_index), true) ||
+                            device_copy(op, self, d);
+        shimrt_tensor_free(h);
+        shimrt_tensor_free(d);
+        return rc;
+    }
+    if (self->device_type == SHIMRT_DEV_CPU && src->device_type == SHIMRT_DEV_CUDA) {
+        if (check_cuda(op, src, "src", -1)) return AOTI_TORCH_FAILURE;
+        AtenTensorHandle d = converted(op, src, src->dtype);
+        AtenTensorHandle h = d ? shimrt_tensor_empty(op, src->ndim, src->sizes, NULL, src->dtype,
+                                                     SHIMRT_DEV_CPU, 0) : NULL;
+        AOTITorchError rc = !h || shimrt_cuda_use_device(op, src->device_index, NULL) ||
+                            shimrt_cuda_memcpy(shimrt_data(h), shimrt_data(d),
+                                               (uint64_t)shimrt_numel(h) * shimrt_dtype_size(h->dtype),
+                                               shimrt_cuda_current_stream(src->device_index), true) ||
+                            shimrt_k_copy(op, self, h);
+        shimrt_tensor_free(h);
+        shimrt_tensor_free(d);
+        return rc;
+    }
+    if (self->device_type == SHIMRT_DEV_CUDA && src->device_type == SHIMRT_DEV_CUDA) {
+        /* two GPUs: src converted on its device, then a peer copy (unified addressing) */
+        AtenTensorHandle s = converted(op, src, self->dtype);
+        AtenTensorHandle d = s ? shimrt_tensor_empty(op, self->ndim, self->sizes, NULL, self->dtype,
+                                                     SHIMRT_DEV_CUDA, self->device_index) : NULL;
+        AOTITorchError rc = !d || shimrt_numel(s) != shimrt_numel(d)
+                                ? (d ? shimrt_fail(op, "copy_ between GPUs needs equal shapes") : AOTI_TORCH_FAILURE)
+                                : shimrt_cuda_use_device(op, src->device_index, NULL) ||
+                                  shimrt_cuda_memcpy(shimrt_data(d), shimrt_data(s),
+                                                     (uint64_t)shimrt_numel(d) * shimrt_dtype_size(d->dtype),
+                                                     shimrt_cuda_current_stream(src->device_index), true) ||
+                                  device_copy(op, self, d);
+        shimrt_tensor_free(s);
+        shimrt_tensor_free(d);
+        return rc;
+    }
+    return shimrt_fail(op, "copy_ between %s and %s is not a CUDA copy",
+                       shimrt_device_type_name(self->device_type),
+                       shimrt_device_type_name(src->device_type));
+}
+
+/* The dispatcher's backend fallback copies through here (internal.h). */
+AOTITorchError shimrt_backend_copy(const char *func, AtenTensorHandle dst, AtenTensorHandle src) {
+    if (!shimrt_tensor_valid(dst) || !shimrt_tensor_valid(src))
+        return shimrt_fail(func, "copy of an invalid tensor handle");
+    if (dst->device_type == SHIMRT_DEV_CUDA || src->device_type == SHIMRT_DEV_CUDA)
+        return shimrt_cuda_do_copy(dst, src);
+    return shimrt_copy(func, dst, src);
+}
+
+AtenTensorHandle shimrt_cuda_dense(const char *op, AtenTensorHandle t, int64_t nd,
+                                   const int64_t *shape, int32_t dtype) {
+    if (check_cuda(op, t, "self", -1)) return NULL;
+    AtenTensorHandle c = shimrt_tensor_empty(op, shape ? nd : t->ndim, shape ? shape : t->sizes,
+                                             NULL, dtype, SHIMRT_DEV_CUDA, t->device_index);
+    if (c && device_copy(op, c, t)) {
+        shimrt_tensor_free(c);
+        return NULL;
+    }
+    return c;
+}

@@ -1,0 +1,115 @@
+/* tests/cuda/sh_emu.c: the grid emulator of sh_emu.h. */
+#include "sh_emu.h"
+
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+
+#define SHARED_BYTES (48 * 1024)
+#define MAX_BLOCK 256
+
+typedef struct {
+    pthread_barrier_t block_bar;
+    pthread_barrier_t warp_bar[MAX_BLOCK / 32];
+    unsigned char xbuf[MAX_BLOCK / 32][32][8];
+    _Alignas(16) unsigned char shared[SHARED_BYTES];
+    sh_emu_kernel kernel;
+    const sh_params *p;
+    unsigned bid, bdim, gdim;
+} block_ctx;
+
+typedef struct { block_ctx *b; unsigned tid; } thread_arg;
+
+_Thread_local sh_emu_ids_t sh_emu_ids;
+static _Thread_local block_ctx *tls_block;
+static _Thread_local size_t tls_shared_used;
+
+void *sh_emu_shared(size_t nbytes) {
+    size_t off = tls_shared_used;
+    tls_shared_used += (nbytes + 15) & ~(size_t)15;
+    if (tls_shared_used > SHARED_BYTES) abort(); /* a kernel wants more than 48 KiB */
+    return tls_block->shared + off;
+}
+
+void sh_emu_sync(void) { pthread_barrier_wait(&tls_block->block_bar); }
+
+void sh_emu_shfl_down(void *value, size_t size, int delta) {
+    unsigned lane = sh_emu_ids.tid & 31, warp = sh_emu_ids.tid >> 5;
+    memcpy(tls_block->xbuf[warp][lane], value, size);
+    pthread_barrier_wait(&tls_block->warp_bar[warp]);
+    if (lane + (unsigned)delta < 32) memcpy(value, tls_block->xbuf[warp][lane + (unsigned)delta], size);
+    pthread_barrier_wait(&tls_block->warp_bar[warp]);
+}
+
+/* IEEE half through the compiler's _Float16 (round to nearest even): independent of the
+ * runtime's own conversions, which the comparisons then check. */
+float sh_emu_h2f(unsigned short h) {
+    _Float16 x;
+    memcpy(&x, &h, sizeof x);
+    return (float)x;
+}
+unsigned short sh_emu_f2h(float f) {
+    _Float16 x = (_Float16)f;
+    unsigned short h;
+    memcpy(&h, &x, sizeof h);
+    return h;
+}
+unsigned sh_emu_f2u(float f) {
+    unsigned u;
+    memcpy(&u, &f, sizeof u);
+    return u;
+}
+float sh_emu_u2f(unsigned u) {
+    float f;
+    memcpy(&f, &u, sizeof f);
+    return f;
+}
+float sh_emu_rsqrtf(float x) { return 1.0f / sqrtf(x); }
+double sh_emu_rsqrt(double x) { return 1.0 / sqrt(x); }
+float sh_emu_sigmoidf(float x) { return 1.0f / (1.0f + expf(-x)); }
+double sh_emu_sigmoid(double x) { return 1.0 / (1.0 + exp(-x)); }
+
+static void *thread_main(void *varg) {
+    thread_arg *a = varg;
+    tls_block = a->b;
+    tls_shared_used = 0;
+    sh_emu_ids.tid = a->tid;
+    sh_emu_ids.bid = a->b->bid;
+    sh_emu_ids.bdim = a->b->bdim;
+    sh_emu_ids.gdim = a->b->gdim;
+    a->b->kernel(*a->b->p);
+    return NULL;
+}
+
+int sh_emu_launch(sh_emu_kernel kernel, unsigned grid, unsigned block, const sh_params *p) {
+    if (!kernel || !p || grid == 0 || block == 0 || block > MAX_BLOCK || block % 32) return -1;
+    block_ctx *b = calloc(1, sizeof *b);
+    if (!b) return -1;
+    pthread_t th[MAX_BLOCK];
+    thread_arg args[MAX_BLOCK];
+    int rc = 0;
+    for (unsigned bid = 0; bid < grid && rc == 0; bid++) {
+        memset(b->shared, 0xA5, sizeof b->shared); /* uninitialised shared memory is garbage */
+        pthread_barrier_init(&b->block_bar, NULL, block);
+        for (unsigned w = 0; w < block / 32; w++) pthread_barrier_init(&b->warp_bar[w], NULL, 32);
+        b->kernel = kernel;
+        b->p = p;
+        b->bid = bid;
+        b->bdim = block;
+        b->gdim = grid;
+        unsigned started = 0;
+        for (unsigned t = 0; t < block; t++) {
+            args[t].b = b;
+            args[t].tid = t;
+            if (pthread_create(&th[t], NULL, thread_main, &args[t]) != 0) abort();
+            started++;
+        }
+        for (unsigned t = 0; t < started; t++) pthread_join(th[t], NULL);
+        pthread_barrier_destroy(&b->block_bar);
+        for (unsigned w = 0; w < block / 32; w++) pthread_barrier_destroy(&b->warp_bar[w]);
+    }
+    free(b);
+    return rc;
+}

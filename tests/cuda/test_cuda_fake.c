@@ -1,0 +1,186 @@
+/* tests/cuda/test_cuda_fake.c: the CUDA backend's device logic against a fake driver
+ * (tests/cuda/fake_cuda.c: two devices backed by host memory), so guards, streams, the
+ * stream pool, the caching allocator, copies, events and CUDA tensors are tested on
+ * machines without a GPU. */
+#include <dlfcn.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "../runtime/shimrt_test.h"
+
+/* aoti_torch_empty_strided with the contiguous strides (PyTorch requires strides). */
+static AOTITorchError empty_contig(int64_t nd, const int64_t *sizes, int32_t dtype, int32_t dev,
+                                   int32_t idx, AtenTensorHandle *out) {
+    int64_t st[16], s = 1;
+    for (int64_t d = nd; d-- > 0;) {
+        st[d] = s;
+        s *= sizes[d] > 1 ? sizes[d] : 1;
+    }
+    return aoti_torch_empty_strided(nd, sizes, nd ? st : NULL, dtype, dev, idx, out);
+}
+
+static void *fake;
+static long (*live_allocs)(void), (*live_streams)(void);
+static int (*cur_dev)(void);
+static void (*set_budget)(size_t);
+
+static void use_fake(void) {
+    char exe[PATH_MAX], lib[PATH_MAX + 32];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    cr_assert(n > 0);
+    exe[n] = '\0';
+    *strrchr(exe, '/') = '\0';
+    snprintf(lib, sizeof lib, "%s/libfakecuda.so", exe);
+    setenv("SHIMRT_LIBCUDA", lib, 1);
+    fake = dlopen(lib, RTLD_NOW);
+    cr_assert_not_null(fake, "%s", dlerror());
+    *(void **)&live_allocs = dlsym(fake, "fake_cuda_live_allocs");
+    *(void **)&live_streams = dlsym(fake, "fake_cuda_live_streams");
+    *(void **)&cur_dev = dlsym(fake, "fake_cuda_current_device");
+    *(void **)&set_budget = dlsym(fake, "fake_cuda_set_budget");
+}
+
+TestSuite(cuda_fake, .init = use_fake);
+
+Test(cuda_fake, devices_and_guards) {
+    int32_t n = 0;
+    OK(shimrt_cuda_device_count(&n));
+    cr_assert_eq(n, 2);
+    CUDAGuardHandle g = NULL, g2 = NULL;
+    OK(aoti_torch_create_cuda_guard(1, &g));
+    cr_assert_eq(cur_dev(), 1);
+    OK(aoti_torch_create_cuda_guard(0, &g2));
+    cr_assert_eq(cur_dev(), 0);
+    OK(aoti_torch_cuda_guard_set_index(g2, 1));
+    cr_assert_eq(cur_dev(), 1);
+    OK(aoti_torch_delete_cuda_guard(g2));
+    cr_assert_eq(cur_dev(), 1);
+    OK(aoti_torch_delete_cuda_guard(g));
+    cr_assert_eq(cur_dev(), 0);
+    FAILS(aoti_torch_delete_cuda_guard(g), "aoti_torch_delete_cuda_guard", "freed");
+    FAILS(aoti_torch_create_cuda_guard(2, &g), "aoti_torch_create_cuda_guard",
+          "CUDA device index 2 is out of range (2 device(s) present)");
+}
+
+Test(cuda_fake, streams_guards_and_pool) {
+    void *cur = (void *)1, *s1 = NULL, *s2 = NULL, *hp = NULL;
+    OK(aoti_torch_get_current_cuda_stream(0, &cur));
+    cr_assert_null(cur, "the default stream is the legacy stream (NULL)");
+    OK(torch_get_cuda_stream_from_pool(false, 1, &s1));
+    OK(torch_get_cuda_stream_from_pool(false, 1, &s2));
+    OK(torch_get_cuda_stream_from_pool(true, 1, &hp));
+    cr_assert(s1 && s2 && hp && s1 != s2 && hp != s1);
+    cr_assert_eq(*(int *)hp, -5, "high priority streams get the greatest priority");
+    for (int i = 0; i < 30; i++) OK(torch_get_cuda_stream_from_pool(false, 1, &cur));
+    OK(torch_get_cuda_stream_from_pool(false, 1, &cur));
+    cr_assert_eq(cur, s1, "the pool is a ring of 32 streams");
+    CUDAStreamGuardHandle sg = NULL;
+    OK(aoti_torch_create_cuda_stream_guard(s2, 1, &sg));
+    OK(aoti_torch_get_current_cuda_stream(1, &cur));
+    cr_assert_eq(cur, s2);
+    OK(aoti_torch_get_current_cuda_stream(-1, &cur));
+    cr_assert_eq(cur, s2, "the stream guard made device 1 current");
+    OK(aoti_torch_get_current_cuda_stream(0, &cur));
+    cr_assert_null(cur);
+    OK(aoti_torch_delete_cuda_stream_guard(sg));
+    OK(aoti_torch_get_current_cuda_stream(1, &cur));
+    cr_assert_null(cur);
+    OK(torch_set_current_cuda_stream(s1, 0));
+    OK(aoti_torch_get_current_cuda_stream(0, &cur));
+    cr_assert_eq(cur, s1);
+    OK(torch_cuda_stream_synchronize(s1, 0));
+    OK(torch_set_current_cuda_stream(NULL, 0));
+}
+
+Test(cuda_fake, caching_allocator_reuses_per_stream) {
+    void *p = NULL, *q = NULL, *r = NULL, *s = NULL;
+    OK(aoti_torch_cuda_caching_allocator_raw_alloc(1000, &p));
+    long base = live_allocs();
+    OK(aoti_torch_cuda_caching_allocator_raw_delete(p));
+    cr_assert_eq(live_allocs(), base, "a freed block stays cached");
+    OK(aoti_torch_cuda_caching_allocator_raw_alloc(900, &q));
+    cr_assert_eq(q, p, "same stream, fitting size: the cached block is reused");
+    OK(torch_get_cuda_stream_from_pool(false, 0, &s));
+    OK(torch_set_current_cuda_stream(s, 0));
+    OK(aoti_torch_cuda_caching_allocator_raw_alloc(900, &r));
+    cr_assert_neq(r, q, "another stream never gets a block in use");
+    OK(aoti_torch_cuda_caching_allocator_raw_delete(q));
+    void *t = NULL;
+    OK(aoti_torch_cuda_caching_allocator_raw_alloc(900, &t));
+    cr_assert_neq(t, q, "a block cached for stream A is not handed to stream B");
+    OK(torch_set_current_cuda_stream(NULL, 0));
+    OK(aoti_torch_cuda_caching_allocator_raw_delete(r));
+    OK(aoti_torch_cuda_caching_allocator_raw_delete(t));
+    FAILS(aoti_torch_cuda_caching_allocator_raw_delete(t),
+          "aoti_torch_cuda_caching_allocator_raw_delete", "freed already");
+    uint64_t used = 1, cached = 0;
+    OK(shimrt_cuda_memory_stats(&used, &cached));
+    cr_assert_eq(used, 0);
+    cr_assert(cached >= 3 * 1024);
+    OK(shimrt_cuda_empty_cache());
+    OK(shimrt_cuda_memory_stats(&used, &cached));
+    cr_assert_eq(cached, 0);
+    cr_assert_eq(live_allocs(), 0, "empty_cache returned every block to the driver");
+}
+
+Test(cuda_fake, out_of_memory_releases_the_cache_and_retries) {
+    void *p = NULL, *q = NULL;
+    OK(shimrt_cuda_empty_cache());
+    set_budget(1 << 20);
+    OK(aoti_torch_cuda_caching_allocator_raw_alloc(600 << 10, &p));
+    OK(aoti_torch_cuda_caching_allocator_raw_delete(p));
+    OK(aoti_torch_cuda_caching_allocator_raw_alloc(700 << 10, &q)); /* fits only without p */
+    OK(aoti_torch_cuda_caching_allocator_raw_delete(q));
+    FAILS(aoti_torch_cuda_caching_allocator_raw_alloc(2 << 20, &q),
+          "aoti_torch_cuda_caching_allocator_raw_alloc", "CUDA_ERROR_OUT_OF_MEMORY");
+    set_budget((size_t)-1);
+    OK(shimrt_cuda_empty_cache());
+    cr_assert_eq(live_allocs(), 0);
+}
+
+Test(cuda_fake, cuda_tensors_and_copies) {
+    int64_t sizes[] = {4, 8};
+    AtenTensorHandle t = NULL;
+    OK(empty_contig(2, sizes, aoti_torch_dtype_float32(),
+                                aoti_torch_device_type_cuda(), 1, &t));
+    int32_t idx = -1, type = -1;
+    OK(aoti_torch_get_device_index(t, &idx));
+    OK(aoti_torch_get_device_type(t, &type));
+    cr_assert_eq(idx, 1);
+    cr_assert_eq(type, aoti_torch_device_type_cuda());
+    void *dev = NULL;
+    OK(aoti_torch_get_data_ptr(t, &dev));
+    float host[32], back[32];
+    for (int i = 0; i < 32; i++) host[i] = (float)i * 0.5f;
+    void *pinned = NULL;
+    OK(shimrt_cuda_host_alloc(sizeof host, &pinned));
+    memcpy(pinned, host, sizeof host);
+    OK(shimrt_cuda_memcpy(dev, pinned, sizeof host, NULL, false)); /* H2D */
+    void *dev2 = NULL;
+    OK(aoti_torch_cuda_caching_allocator_raw_alloc(sizeof host, &dev2));
+    OK(shimrt_cuda_memcpy(dev2, dev, sizeof host, NULL, false));   /* D2D */
+    OK(shimrt_cuda_memcpy(back, dev2, sizeof host, NULL, true));   /* D2H */
+    cr_assert_arr_eq(back, host, sizeof host);
+    void *e0 = NULL, *e1 = NULL;
+    float ms = -1;
+    OK(shimrt_cuda_event_new(true, &e0));
+    OK(shimrt_cuda_event_new(true, &e1));
+    OK(shimrt_cuda_event_record(e0, NULL));
+    OK(shimrt_cuda_event_record(e1, NULL));
+    OK(shimrt_cuda_event_record(e1, NULL));
+    OK(shimrt_cuda_stream_wait_event(NULL, e1));
+    OK(shimrt_cuda_event_synchronize(e1));
+    OK(shimrt_cuda_event_elapsed_ms(e0, e1, &ms));
+    cr_assert_float_eq(ms, 1.5f, 1e-6);
+    OK(shimrt_cuda_event_delete(e0));
+    OK(shimrt_cuda_event_delete(e1));
+    OK(shimrt_cuda_host_free(pinned));
+    FAILS(shimrt_cuda_host_free(dev2), "shimrt_cuda_host_free", "pinned host");
+    OK(aoti_torch_cuda_caching_allocator_raw_delete(dev2));
+    OK(aoti_torch_delete_tensor_object(t));
+    no_leaks();
+    OK(shimrt_cuda_empty_cache());
+    cr_assert_eq(live_allocs(), 0);
+}

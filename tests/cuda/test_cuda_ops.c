@@ -1,0 +1,516 @@
+/* tests/cuda/test_cuda_ops.c: CUDA ops end to end, with or without a GPU. On a machine
+ * whose driver (libcuda.so.1) loads and has devices, the suite runs on the real GPU;
+ * otherwise (and always when SHIMRT_TEST_FAKE_GPU=1) the fake driver built with
+ * the grid emulator (libfakecuda_emu.so) stands in for libcuda: the runtime JIT-compiles
+ * each kernel with the real NVRTC, "loads" the image and launches it, and the fake runs the
+ * same kernel source compiled as C. Results are copied back (D2H) and compared with the CPU
+ * kernels. Every (kind, row) of the catalogue is exercised; nothing lists ops. Skips when
+ * NVRTC is not installed. */
+#include <dlfcn.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "../runtime/shimrt_test.h"
+#include "../../runtime/cpu/iter.h"
+#include "../../runtime/cuda/cuda_internal.h"
+#include "../../runtime/cuda/kernels.h"
+#include "c_shim_aten.h"
+#include "c_shim_cpu.h"
+#include "c_shim_cuda.h"
+
+/* aoti_torch_empty_strided with the contiguous strides (PyTorch requires strides). */
+static AOTITorchError empty_contig(int64_t nd, const int64_t *sizes, int32_t dtype, int32_t dev,
+                                   int32_t idx, AtenTensorHandle *out) {
+    int64_t st[16], s = 1;
+    for (int64_t d = nd; d-- > 0;) {
+        st[d] = s;
+        s *= sizes[d] > 1 ? sizes[d] : 1;
+    }
+    return aoti_torch_empty_strided(nd, sizes, nd ? st : NULL, dtype, dev, idx, out);
+}
+
+static long (*launches)(void);
+static long *blas_calls; /* the fake cuBLAS's counter (NULL on a real GPU) */
+static struct {
+    int batched, transa, transb, m, n, k, lda, ldb, ldc, atype, compute, batch;
+    long long stride_a, stride_b, stride_c;
+} *blas_last;
+static bool real_gpu;
+
+static long no_count(void) { return 1; }
+
+/* True when the machine's own driver loads and reports a device. */
+static bool have_gpu(void) {
+    const char *f = getenv("SHIMRT_TEST_FAKE_GPU");
+    if (f && !strcmp(f, "1")) return false;
+    void *h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (!h) return false;
+    int (*init)(unsigned) = NULL, (*count)(int *) = NULL;
+    *(void **)&init = dlsym(h, "cuInit");
+    *(void **)&count = dlsym(h, "cuDeviceGetCount");
+    int n = 0;
+    return init && count && init(0) == 0 && count(&n) == 0 && n >= 1;
+}
+
+static void setup(void) {
+    char exe[PATH_MAX], buf[PATH_MAX + 64];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    cr_assert(n > 0);
+    exe[n] = '\0';
+    *strrchr(exe, '/') = '\0';
+    snprintf(buf, sizeof buf, "%s/jit-cache", exe);
+    setenv("SHIMRT_CACHE_DIR", buf, 1);
+    unsetenv("SHIMRT_CACHE_DISABLE");
+    if ((real_gpu = have_gpu())) {
+        launches = no_count; /* the real driver: nothing to count */
+        return;
+    }
+    snprintf(buf, sizeof buf, "%s/libfakecuda_emu.so", exe);
+    setenv("SHIMRT_LIBCUDA", buf, 1);
+    void *h = dlopen(buf, RTLD_NOW);
+    cr_assert_not_null(h, "%s", dlerror());
+    *(void **)&launches = dlsym(h, "fake_cuda_launches");
+    snprintf(buf, sizeof buf, "%s/libfakecublas.so", exe);
+    setenv("SHIMRT_LIBCUBLAS", buf, 1);
+    void *b = dlopen(buf, RTLD_NOW);
+    cr_assert_not_null(b, "%s", dlerror());
+    blas_calls = dlsym(b, "fake_cublas_calls");
+    *(void **)&blas_last = dlsym(b, "fake_cublas_last");
+}
+
+static void need_nvrtc(void) {
+#if defined(__SANITIZE_ADDRESS__)
+    cr_skip_test("NVRTC is not run under AddressSanitizer (its own allocations); the plain pass runs this");
+#endif
+    if (!shimrt_nvrtc("test")) cr_skip_test("NVRTC is not installed: %s", torch_exception_get_what());
+}
+
+TestSuite(cuda_ops, .init = setup);
+
+static unsigned long long rng = 12345;
+static double urand(void) {
+    rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+    return (double)(rng >> 11) / 9007199254740992.0;
+}
+
+static AtenTensorHandle cpu_rand(int32_t dt, int64_t nd, const int64_t *sizes) {
+    AtenTensorHandle t = NULL;
+    OK(empty_contig(nd, sizes, dt, aoti_torch_device_type_cpu(), 0, &t));
+    for (int64_t i = 0; i < shimrt_numel(t); i++) {
+        char *p = (char *)shimrt_data(t) + i * (int64_t)shimrt_dtype_size(dt);
+        if (shimrt_k_is_floating(dt)) shimrt_k_store_f64(p, dt, urand() * 4 - 2);
+        else shimrt_k_store_i64(p, dt, (int64_t)(urand() * 19) - 9);
+    }
+    return t;
+}
+
+/* A CUDA copy of a CPU tensor (H2D through copy_), on device dev. */
+static AtenTensorHandle to_cuda(AtenTensorHandle c, int32_t dev) {
+    AtenTensorHandle g = NULL;
+    OK(empty_contig(c->ndim, c->sizes, c->dtype, aoti_torch_device_type_cuda(),
+                                dev, &g));
+    OK(shimrt_cuda_do_copy(g, c));
+    return g;
+}
+
+static AtenTensorHandle to_cpu(AtenTensorHandle g) {
+    AtenTensorHandle c = NULL;
+    OK(empty_contig(g->ndim, g->sizes, g->dtype, aoti_torch_device_type_cpu(),
+                                0, &c));
+    OK(shimrt_cuda_do_copy(c, g));
+    return c;
+}
+
+static void same(const char *what, AtenTensorHandle want, AtenTensorHandle got_cuda) {
+    cr_assert_eq(got_cuda->device_type, aoti_torch_device_type_cuda(), "%s", what);
+    AtenTensorHandle got = to_cpu(got_cuda);
+    cr_assert_eq(got->dtype, want->dtype, "%s: dtype %d vs CPU %d", what, got->dtype, want->dtype);
+    cr_assert_eq(got->ndim, want->ndim, "%s", what);
+    for (int64_t d = 0; d < want->ndim; d++) cr_assert_eq(got->sizes[d], want->sizes[d], "%s", what);
+    AtenTensorHandle wc = NULL;
+    OK(aoti_torch_cpu_contiguous(want, 0, &wc));
+    for (int64_t i = 0; i < shimrt_numel(got); i++) {
+        size_t es = shimrt_dtype_size(got->dtype);
+        double a = shimrt_k_load_f64((char *)shimrt_data(wc) + i * (int64_t)es, got->dtype);
+        double b = shimrt_k_load_f64((char *)shimrt_data(got) + i * (int64_t)es, got->dtype);
+        double tol = got->dtype == SHIMRT_FLOAT16 ? 2e-3 : got->dtype == SHIMRT_BFLOAT16 ? 1.6e-2 : 1e-5;
+        cr_assert((isnan(a) && isnan(b)) || a == b || fabs(a - b) <= tol * fmax(1, fabs(a)),
+                  "%s: element %lld: CUDA %.9g, CPU %.9g", what, (long long)i, b, a);
+    }
+    OK(aoti_torch_delete_tensor_object(wc));
+    OK(aoti_torch_delete_tensor_object(got));
+}
+
+static void *shim(const char *backend, const char *row, const char *ovl) {
+    char name[128];
+    snprintf(name, sizeof name, "aoti_torch_%s_%s%s%s", backend, row, *ovl ? "_" : "", ovl);
+    return dlsym(RTLD_DEFAULT, name);
+}
+
+/* The arity of aten::<row>.<ovl>, or -1 when no such op. */
+static int64_t arity_of(const char *row, const char *ovl) {
+    char opname[64];
+    snprintf(opname, sizeof opname, "aten::%s", row);
+    ShimrtOpHandle op;
+    if (shimrt_op_find(opname, ovl, &op) != AOTI_TORCH_SUCCESS) return -1;
+    uint64_t nargs = 0;
+    OK(shimrt_op_arity(op, &nargs, NULL));
+    return (int64_t)nargs;
+}
+
+/* Calls the op of an element-wise row through the C shim of `backend` ("cpu", "cuda"): the
+ * op named after the row (the overload "Tensor", else "self" for a ternary row, else the
+ * default, else "Tensor_Scalar"), found by its schema's arity. NULL shim: returns -1. */
+static int call_row(const char *backend, const shimrt_cuda_kdesc *k, AtenTensorHandle a,
+                    AtenTensorHandle b, AtenTensorHandle c, AtenTensorHandle *out) {
+    if (k->kind == SHK_TERNARY) {
+        AOTITorchError (*f)(AtenTensorHandle, AtenTensorHandle, AtenTensorHandle, AtenTensorHandle *);
+        if (!(*(void **)&f = shim(backend, k->op, "self"))) return -1;
+        return f(c, a, b, out);
+    }
+    if (k->kind == SHK_BINARY) {
+        const char *ovl = arity_of(k->op, "Tensor") >= 0 ? "Tensor" : "";
+        if (arity_of(k->op, ovl) == 3) {
+            AOTITorchError (*f)(AtenTensorHandle, AtenTensorHandle, double, AtenTensorHandle *);
+            if (!(*(void **)&f = shim(backend, k->op, ovl))) return -1;
+            return f(a, b, 2.0, out);
+        }
+        AOTITorchError (*f)(AtenTensorHandle, AtenTensorHandle, AtenTensorHandle *);
+        if (!(*(void **)&f = shim(backend, k->op, ovl))) return -1;
+        return f(a, b, out);
+    }
+    if (arity_of(k->op, "") == 1) {
+        AOTITorchError (*f)(AtenTensorHandle, AtenTensorHandle *);
+        if (!(*(void **)&f = shim(backend, k->op, ""))) return -1;
+        return f(a, out);
+    }
+    if (arity_of(k->op, "") == 3) { /* clamp(self, min?, max?) */
+        double lo = -1, hi = 1.5;
+        AOTITorchError (*f)(AtenTensorHandle, double *, double *, AtenTensorHandle *);
+        if (!(*(void **)&f = shim(backend, k->op, ""))) return -1;
+        return f(a, &lo, &hi, out);
+    }
+    if (arity_of(k->op, "Tensor_Scalar") == 2) { /* pow(self, exponent) */
+        AOTITorchError (*f)(AtenTensorHandle, double, AtenTensorHandle *);
+        if (!(*(void **)&f = shim(backend, k->op, "Tensor_Scalar"))) return -1;
+        return f(a, 3.0, out);
+    }
+    return -1;
+}
+
+/* Every element-wise row of ops.def, through its op's CUDA C shim (runtime/cuda/aten.c)
+ * and its CPU C shim, on three dtype mixes: float32 with a broadcast float32, int32 with
+ * float32 (promotion), int32 with int64 (integer ops). Where the CPU op refuses the inputs,
+ * the CUDA op must refuse them too. */
+Test(cuda_ops, every_elementwise_row_matches_cpu, .timeout = 300) {
+    need_nvrtc();
+    int64_t sa[2] = {4, 33}, sb[1] = {33};
+    size_t n = shimrt_cuda_kernel_count();
+    const char *done[64];
+    int ndone = 0, compared = 0;
+    for (size_t i = 0; i < n; i++) {
+        shimrt_cuda_kdesc k;
+        shimrt_cuda_kernel_at(i, &k);
+        if (k.kind != SHK_UNARY && k.kind != SHK_BINARY && k.kind != SHK_TERNARY) continue;
+        bool seen = false;
+        for (int j = 0; j < ndone; j++) seen |= !strcmp(done[j], k.op);
+        if (seen || ndone == 64) continue;
+        done[ndone++] = k.op;
+        static const int32_t mixes[3][2] = {{SHIMRT_FLOAT32, SHIMRT_FLOAT32},
+                                            {SHIMRT_INT32, SHIMRT_FLOAT32},
+                                            {SHIMRT_INT32, SHIMRT_INT64}};
+        for (int mix = 0; mix < 3; mix++) {
+            AtenTensorHandle a = cpu_rand(mixes[mix][0], 2, sa);
+            AtenTensorHandle b = cpu_rand(mixes[mix][1], 1, sb);
+            AtenTensorHandle c = cpu_rand(SHIMRT_INT32, 2, sa), cb = NULL;
+            OK(aoti_torch_cpu_gt_Scalar(c, 0, &cb));
+            AtenTensorHandle ga = to_cuda(a, 0), gb = to_cuda(b, 0), gc = to_cuda(cb, 0);
+            AtenTensorHandle want = NULL, got = NULL;
+            char what[80];
+            snprintf(what, sizeof what, "%s (case %d)", k.op, mix);
+            int rc = call_row("cpu", &k, a, b, cb, &want);
+            if (rc < 0) { /* the row names no op (copy: the runtime's own conversions) */
+                cr_assert(!shim("cuda", k.op, ""), "%s", what);
+            } else if (rc) {
+                cr_assert_neq(call_row("cuda", &k, ga, gb, gc, &got), 0,
+                              "%s: the CPU op refuses the inputs, the CUDA op does not", what);
+            } else {
+                int crc = call_row("cuda", &k, ga, gb, gc, &got);
+                cr_assert_eq(crc, 0, "%s: %s", what, crc < 0 ? "no CUDA shim" : torch_exception_get_what());
+                same(what, want, got);
+                compared++;
+            }
+            AtenTensorHandle all[] = {a, b, c, cb, ga, gb, gc, want, got};
+            for (size_t j = 0; j < 9; j++)
+                if (all[j]) OK(aoti_torch_delete_tensor_object(all[j]));
+        }
+    }
+    cr_assert(compared > 0);
+    cr_assert(launches() > 0, "the kernels ran on the (fake) device");
+    no_leaks();
+}
+
+Test(cuda_ops, add_scalar_and_reductions_match_cpu, .timeout = 300) {
+    need_nvrtc();
+    int64_t s[3] = {3, 4, 5};
+    AtenTensorHandle a = cpu_rand(SHIMRT_FLOAT32, 3, s), ga = to_cuda(a, 0), want = NULL, got = NULL;
+    OK(aoti_torch_cpu_add_Scalar(a, 1.5, 2.0, &want));
+    OK(shimrt_cuda_binary_scalar("add", ga, 1.5, 2.0, &got));
+    same("add.Scalar", want, got);
+    OK(aoti_torch_delete_tensor_object(want));
+    OK(aoti_torch_delete_tensor_object(got));
+    int64_t dims_inner[1] = {2}, dims_outer[2] = {0, 1}, dims_mid[1] = {1};
+    const int64_t *cases[] = {dims_inner, dims_outer, dims_mid};
+    int64_t ncases[] = {1, 2, 1};
+    for (int c = 0; c < 3; c++) {
+        const int64_t *d = cases[c];
+        OK(aoti_torch_cpu_sum_dim_IntList(a, &d, ncases[c], c == 2, NULL, &want));
+        OK(shimrt_cuda_reduce("sum", ga, cases[c], ncases[c], c == 2, &got));
+        same("sum", want, got);
+        OK(aoti_torch_delete_tensor_object(want));
+        OK(aoti_torch_delete_tensor_object(got));
+        OK(aoti_torch_cpu_amax(a, cases[c], ncases[c], 0, &want));
+        OK(shimrt_cuda_reduce("amax", ga, cases[c], ncases[c], false, &got));
+        same("amax", want, got);
+        OK(aoti_torch_delete_tensor_object(want));
+        OK(aoti_torch_delete_tensor_object(got));
+    }
+    OK(aoti_torch_delete_tensor_object(a));
+    OK(aoti_torch_delete_tensor_object(ga));
+    no_leaks();
+}
+
+Test(cuda_ops, copies_fill_and_errors, .timeout = 300) {
+    need_nvrtc();
+    int64_t s[2] = {6, 7}, ts[2] = {7, 6}, tst[2] = {1, 7};
+    AtenTensorHandle a = cpu_rand(SHIMRT_INT32, 2, s);
+    /* H2D with conversion into a transposed-strided float64 CUDA tensor */
+    AtenTensorHandle g = NULL, g1 = NULL, want = NULL;
+    OK(aoti_torch_empty_strided(2, s, (int64_t[]){1, 6}, SHIMRT_FLOAT64,
+                                aoti_torch_device_type_cuda(), 0, &g));
+    OK(shimrt_cuda_do_copy(g, a));
+    OK(empty_contig(2, s, SHIMRT_FLOAT64, aoti_torch_device_type_cpu(), 0, &want));
+    OK(aoti_torch_cpu_copy_(want, a, 0));
+    same("copy_ H2D", want, g);
+    /* device 0 -> device 1 (the fake driver has two; a real machine may have one) */
+    int32_t ndev = 0;
+    OK(shimrt_cuda_device_count(&ndev));
+    int32_t other_dev = ndev > 1 ? 1 : 0;
+    OK(empty_contig(2, s, SHIMRT_FLOAT64, aoti_torch_device_type_cuda(),
+                                other_dev, &g1));
+    OK(shimrt_cuda_do_copy(g1, g));
+    same("copy_ D2D", want, g1);
+    /* fill_ on a strided view of the CUDA tensor */
+    OK(shimrt_cuda_do_fill(g, -3.25));
+    OK(aoti_torch_cpu_fill__Scalar(want, -3.25));
+    same("fill_", want, g);
+    (void)ts;
+    (void)tst;
+    AtenTensorHandle bad = NULL;
+    FAILS(shimrt_cuda_binary("add", g, a, 1.0, &bad), "add", "same device");
+    if (ndev > 1) FAILS(shimrt_cuda_binary("add", g, g1, 1.0, &bad), "add", "cuda:0 and cuda:1");
+    FAILS(shimrt_cuda_unary("nope", g, &bad), "nope", "is not implemented");
+    AtenTensorHandle all[] = {a, g, g1, want};
+    for (size_t j = 0; j < 4; j++) OK(aoti_torch_delete_tensor_object(all[j]));
+    no_leaks();
+}
+
+Test(cuda_ops, schema_shims_route_cuda_tensors_to_cuda_kernels, .timeout = 300) {
+    need_nvrtc();
+    int64_t s[2] = {3, 8};
+    AtenTensorHandle a = cpu_rand(SHIMRT_FLOAT32, 2, s), b = cpu_rand(SHIMRT_FLOAT32, 2, s);
+    AtenTensorHandle ga = to_cuda(a, 0), gb = to_cuda(b, 0), want = NULL, got = NULL;
+    /* through the dispatcher (aten shim): the CUDA key is picked from the tensors */
+    OK(aoti_torch_aten_add_Tensor(ga, gb, 0.5, &got));
+    OK(aoti_torch_cpu_add_Tensor(a, b, 0.5, &want));
+    same("aten add.Tensor", want, got);
+    OK(aoti_torch_delete_tensor_object(want));
+    OK(aoti_torch_delete_tensor_object(got));
+    /* the direct CUDA shim */
+    OK(aoti_torch_cuda_mul_Tensor(ga, gb, &got));
+    OK(aoti_torch_cpu_mul_Tensor(a, b, &want));
+    same("cuda mul.Tensor", want, got);
+    OK(aoti_torch_delete_tensor_object(want));
+    OK(aoti_torch_delete_tensor_object(got));
+    /* reshape of a transposed view (a copy), pad, to.dtype, sum with a dtype */
+    AtenTensorHandle gt = NULL, t = NULL;
+    OK(aoti_torch_aten_transpose_int(ga, 0, 1, &gt));
+    OK(aoti_torch_aten_transpose_int(a, 0, 1, &t));
+    int64_t shape[1] = {24}, pad[4] = {1, 2, 0, 1};
+    OK(aoti_torch_aten_reshape(gt, shape, 1, &got));
+    OK(aoti_torch_aten_reshape(t, shape, 1, &want));
+    same("reshape", want, got);
+    OK(aoti_torch_delete_tensor_object(want));
+    OK(aoti_torch_delete_tensor_object(got));
+    double v = 7.0;
+    OK(aoti_torch_aten_pad(gt, pad, 4, "constant", &v, &got));
+    OK(aoti_torch_aten_pad(t, pad, 4, "constant", &v, &want));
+    same("pad", want, got);
+    OK(aoti_torch_delete_tensor_object(want));
+    OK(aoti_torch_delete_tensor_object(got));
+    int32_t f64 = SHIMRT_FLOAT64;
+    const int64_t dim1[1] = {1}, *pd = dim1;
+    OK(aoti_torch_aten_sum_dim_IntList(gt, &pd, 1, 1, &f64, &got));
+    OK(aoti_torch_aten_sum_dim_IntList(t, &pd, 1, 1, &f64, &want));
+    same("sum(dtype=float64)", want, got);
+    OK(aoti_torch_delete_tensor_object(want));
+    OK(aoti_torch_delete_tensor_object(got));
+    AtenTensorHandle all[] = {a, b, ga, gb, gt, t};
+    for (size_t j = 0; j < 6; j++) OK(aoti_torch_delete_tensor_object(all[j]));
+    no_leaks();
+}
+
+/* The dispatcher's CPU fallback for the CUDA key (manifest "backend_fallback"): ops with no
+ * CUDA kernel take CUDA tensors, run on the CPU kernel, and give CUDA results. */
+Test(cuda_ops, ops_without_a_cuda_kernel_run_through_the_cpu_fallback, .timeout = 300) {
+    need_nvrtc();
+    int64_t s[2] = {5, 9};
+    AtenTensorHandle a = cpu_rand(SHIMRT_FLOAT32, 2, s), ga = to_cuda(a, 0);
+    AtenTensorHandle want = NULL, got = NULL, want1 = NULL, got1 = NULL;
+    /* two returns (max.dim: values and indices) */
+    OK(aoti_torch_aten_max_dim(ga, 1, 0, &got, &got1));
+    OK(aoti_torch_aten_max_dim(a, 1, 0, &want, &want1));
+    same("max.dim values", want, got);
+    same("max.dim indices", want1, got1);
+    AtenTensorHandle r[] = {want, got, want1, got1};
+    for (size_t j = 0; j < 4; j++) OK(aoti_torch_delete_tensor_object(r[j]));
+    /* optional int list and dtype (mean.dim), softmax */
+    const int64_t d0[1] = {0}, *pd = d0;
+    OK(aoti_torch_aten_mean_dim(ga, &pd, 1, 1, NULL, &got));
+    OK(aoti_torch_aten_mean_dim(a, &pd, 1, 1, NULL, &want));
+    same("mean.dim", want, got);
+    OK(aoti_torch_delete_tensor_object(want));
+    OK(aoti_torch_delete_tensor_object(got));
+    OK(aoti_torch_aten_softmax_int(ga, 1, NULL, &got));
+    OK(aoti_torch_aten_softmax_int(a, 1, NULL, &want));
+    same("softmax.int", want, got);
+    OK(aoti_torch_delete_tensor_object(want));
+    OK(aoti_torch_delete_tensor_object(got));
+    /* a mutated Tensor(a!) argument: the host result is written back into the CUDA tensor */
+    int64_t so[1] = {9};
+    AtenTensorHandle out = cpu_rand(SHIMRT_FLOAT32, 1, so), gout = to_cuda(out, 0);
+    void *before = shimrt_data(gout);
+    OK(aoti_torch_aten_sum_IntList_out(gout, ga, &pd, 1, 0, NULL));
+    OK(aoti_torch_aten_sum_IntList_out(out, a, &pd, 1, 0, NULL));
+    cr_assert_eq(shimrt_data(gout), before, "the out tensor keeps its device memory");
+    same("sum.IntList_out", out, gout);
+    /* a Tensor[] argument (cat) through the boxed dispatcher */
+    StableListHandle l = NULL;
+    OK(torch_new_list_reserve_size(2, &l));
+    AtenTensorHandle g2 = to_cuda(a, 0), g3 = to_cuda(a, 0);
+    OK(torch_list_push_back(l, (StableIValue)(uintptr_t)g2));
+    OK(torch_list_push_back(l, (StableIValue)(uintptr_t)g3));
+    StableIValue stack[2] = {(StableIValue)(uintptr_t)l, 1};
+    OK(torch_call_dispatcher("aten::cat", "", stack, 0));
+    got = (AtenTensorHandle)(uintptr_t)stack[0];
+    cr_assert_eq(got->device_type, aoti_torch_device_type_cuda());
+    cr_assert_eq(got->sizes[0], 5);
+    cr_assert_eq(got->sizes[1], 18);
+    AtenTensorHandle half = NULL;
+    OK(aoti_torch_aten_narrow(got, 1, 9, 9, &half));
+    same("cat", a, half);
+    OK(aoti_torch_delete_tensor_object(half));
+    OK(aoti_torch_delete_tensor_object(got));
+    /* the CPU kernel's error comes back with the op, the key and "CPU fallback"; nothing leaks */
+    FAILS(aoti_torch_aten_max_dim(ga, 7, 0, &got, &got1), "", "(key CUDA, CPU fallback)");
+    AtenTensorHandle all[] = {a, ga, out, gout};
+    for (size_t j = 0; j < 4; j++) OK(aoti_torch_delete_tensor_object(all[j]));
+    no_leaks();
+}
+
+/* GEMM through cuBLAS (the fake cuBLAS computing on the host, or the real one on a GPU),
+ * compared with the CPU kernels (OpenBLAS). */
+static void gemm_case(const char *what, int32_t dt, int64_t na, const int64_t *sa, int64_t nb,
+                      const int64_t *sb, bool transpose_b) {
+    AtenTensorHandle a0 = cpu_rand(SHIMRT_FLOAT32, na, sa), b0 = cpu_rand(SHIMRT_FLOAT32, nb, sb);
+    AtenTensorHandle a = NULL, b = NULL, bt = NULL;
+    OK(aoti_torch_cpu_to_dtype(a0, dt, 0, 1, NULL, &a));
+    OK(aoti_torch_cpu_to_dtype(b0, dt, 0, 1, NULL, &b));
+    AtenTensorHandle ga = to_cuda(a, 0), gb = to_cuda(b, 0), want = NULL, got = NULL;
+    if (transpose_b) { /* b given as the transpose of a contiguous [n, k] matrix */
+        OK(aoti_torch_aten_transpose_int(b, 0, 1, &bt));
+        AtenTensorHandle c = NULL, gc = NULL;
+        OK(aoti_torch_cpu_contiguous(bt, 0, &c));
+        gc = to_cuda(c, 0);
+        OK(aoti_torch_delete_tensor_object(gb));
+        OK(aoti_torch_aten_transpose_int(gc, 0, 1, &gb)); /* strides (1, k): column-major */
+        OK(aoti_torch_delete_tensor_object(gc));
+        OK(aoti_torch_delete_tensor_object(c));
+    }
+    OK(aoti_torch_aten_matmul(a, b, &want));
+    OK(aoti_torch_aten_matmul(ga, gb, &got));
+    same(what, want, got);
+    AtenTensorHandle all[] = {a0, b0, a, b, bt, ga, gb, want, got};
+    for (size_t j = 0; j < 9; j++)
+        if (all[j]) OK(aoti_torch_delete_tensor_object(all[j]));
+}
+
+Test(cuda_ops, gemm_through_cublas_matches_cpu, .timeout = 300) {
+    need_nvrtc();
+    long before = blas_calls ? *blas_calls : 0;
+    int64_t m_k[2] = {5, 7}, k_n[2] = {7, 3}, k[1] = {7}, bmk[3] = {4, 5, 7}, bkn[3] = {4, 7, 3};
+    int64_t b2mk[4] = {2, 1, 5, 7}, nbk[3] = {3, 7, 3};
+    gemm_case("mm f32", SHIMRT_FLOAT32, 2, m_k, 2, k_n, false);
+    if (blas_last) { /* row-major C = A @ B as column-major C^T = B^T @ A^T */
+        cr_assert_eq(blas_last->batched, 0);
+        cr_assert_eq(blas_last->m, 3, "m of the swapped call is n");
+        cr_assert_eq(blas_last->n, 5, "n of the swapped call is m");
+        cr_assert_eq(blas_last->k, 7);
+        cr_assert_eq(blas_last->transa, 0);
+        cr_assert_eq(blas_last->transb, 0);
+        cr_assert_eq(blas_last->lda, 3, "B's leading dimension: its row length");
+        cr_assert_eq(blas_last->ldb, 7, "A's leading dimension: its row length");
+        cr_assert_eq(blas_last->ldc, 3);
+        cr_assert_eq(blas_last->compute, 68, "float32 computes in CUBLAS_COMPUTE_32F (no TF32)");
+    }
+    gemm_case("mm f32, B transposed", SHIMRT_FLOAT32, 2, m_k, 2, k_n, true);
+    if (blas_last) {
+        cr_assert_eq(blas_last->transa, 1, "a column-major B is passed with op T, no copy");
+        cr_assert_eq(blas_last->lda, 7);
+    }
+    gemm_case("mm f64", SHIMRT_FLOAT64, 2, m_k, 2, k_n, false);
+    if (blas_last) cr_assert_eq(blas_last->compute, 70);
+    gemm_case("mm f16", SHIMRT_FLOAT16, 2, m_k, 2, k_n, false);
+    gemm_case("mm bf16", SHIMRT_BFLOAT16, 2, m_k, 2, k_n, false);
+    gemm_case("matmul 1-D @ 2-D", SHIMRT_FLOAT32, 1, k, 2, k_n, false);
+    gemm_case("matmul 2-D @ 1-D", SHIMRT_FLOAT32, 2, m_k, 1, k, false);
+    gemm_case("matmul 1-D @ 1-D", SHIMRT_FLOAT32, 1, k, 1, k, false);
+    gemm_case("matmul batched", SHIMRT_FLOAT32, 3, bmk, 3, bkn, false);
+    if (blas_last) {
+        cr_assert_eq(blas_last->batched, 1);
+        cr_assert_eq(blas_last->batch, 4);
+        cr_assert_eq(blas_last->stride_a, 21, "B's batch stride");
+        cr_assert_eq(blas_last->stride_b, 35, "A's batch stride");
+        cr_assert_eq(blas_last->stride_c, 15);
+    }
+    gemm_case("matmul broadcast batch dims", SHIMRT_FLOAT32, 4, b2mk, 3, nbk, false);
+    /* bmm and addmm */
+    AtenTensorHandle a = cpu_rand(SHIMRT_FLOAT32, 3, bmk), b = cpu_rand(SHIMRT_FLOAT32, 3, bkn);
+    AtenTensorHandle ga = to_cuda(a, 0), gb = to_cuda(b, 0), want = NULL, got = NULL;
+    OK(aoti_torch_aten_bmm(a, b, &want));
+    OK(aoti_torch_aten_bmm(ga, gb, &got));
+    same("bmm", want, got);
+    OK(aoti_torch_delete_tensor_object(want));
+    OK(aoti_torch_delete_tensor_object(got));
+    int64_t nbias[1] = {3};
+    AtenTensorHandle m1 = cpu_rand(SHIMRT_FLOAT32, 2, m_k), m2 = cpu_rand(SHIMRT_FLOAT32, 2, k_n);
+    AtenTensorHandle bias = cpu_rand(SHIMRT_FLOAT32, 1, nbias);
+    AtenTensorHandle g1 = to_cuda(m1, 0), g2 = to_cuda(m2, 0), gbias = to_cuda(bias, 0);
+    OK(aoti_torch_aten_addmm(bias, m1, m2, 0.5, 2.0, &want));
+    OK(aoti_torch_aten_addmm(gbias, g1, g2, 0.5, 2.0, &got));
+    same("addmm", want, got);
+    OK(aoti_torch_delete_tensor_object(want));
+    OK(aoti_torch_delete_tensor_object(got));
+    if (blas_calls) cr_assert(*blas_calls > before, "the GEMMs went through cuBLAS");
+    /* PyTorch's errors */
+    AtenTensorHandle ia = cpu_rand(SHIMRT_INT64, 2, m_k), ib = cpu_rand(SHIMRT_INT64, 2, k_n);
+    AtenTensorHandle gia = to_cuda(ia, 0), gib = to_cuda(ib, 0);
+    FAILS(aoti_torch_cuda_mm(gia, gib, &got), "mm", "\"addmm_cuda\" not implemented for 'Long'");
+    FAILS(aoti_torch_cuda_mm(g1, g1, &got), "mm", "mat1 and mat2 shapes cannot be multiplied (5x7 and 5x7)");
+    AtenTensorHandle all[] = {a, b, ga, gb, m1, m2, bias, g1, g2, gbias, ia, ib, gia, gib};
+    for (size_t j = 0; j < sizeof all / sizeof *all; j++) OK(aoti_torch_delete_tensor_object(all[j]));
+    no_leaks();
+}

@@ -1,0 +1,337 @@
+/* tests/cuda/test_emu.c: every kernel of the CUDA catalogue, run on the CPU by the grid
+ * emulator (sh_emu.h: threads, blocks, barriers, shared memory, warp shuffles), compared
+ * with the CPU kernels on random inputs. The CPU oracle of a row is found from the row's
+ * name and the schema's overload ("aten::<name>", "Tensor" for binary rows), its C shim by
+ * name (aoti_torch_cpu_<name>...); nothing here lists ops. */
+#include <dlfcn.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "../runtime/shimrt_test.h"
+#include "../../runtime/cpu/iter.h"
+#include "cpu_kernels.h"
+#include "c_shim_cpu.h"
+#include "sh_emu.h"
+
+static const int32_t all_dtypes[] = {SHIMRT_BOOL, SHIMRT_UINT8, SHIMRT_INT8, SHIMRT_INT16,
+                                     SHIMRT_INT32, SHIMRT_INT64, SHIMRT_FLOAT16,
+                                     SHIMRT_BFLOAT16, SHIMRT_FLOAT32, SHIMRT_FLOAT64};
+
+static unsigned long long rng = 0x9E3779B97F4A7C15ull;
+static double urand(void) {
+    rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+    return (double)(rng >> 11) / 9007199254740992.0;
+}
+
+static AtenTensorHandle rand_tensor(int32_t dtype, int64_t ndim, const int64_t *sizes,
+                                    const int64_t *strides) {
+    AtenTensorHandle t = NULL;
+    int64_t cst[2] = {ndim == 2 ? sizes[1] : 1, 1};
+    if (!strides && ndim) strides = ndim == 2 ? cst : cst + 1;
+    OK(aoti_torch_empty_strided(ndim, sizes, strides, dtype, aoti_torch_device_type_cpu(), 0, &t));
+    size_t es = shimrt_dtype_size(dtype);
+    int64_t span = t->storage->nbytes / es;
+    char *base = t->storage->data;
+    for (int64_t i = 0; i < span; i++) {
+        char *p = base + i * es;
+        if (shimrt_k_is_floating(dtype)) shimrt_k_store_f64(p, dtype, urand() * 6.0 - 3.0);
+        else if (dtype == SHIMRT_BOOL) shimrt_k_store_i64(p, dtype, urand() < 0.5);
+        else if (dtype == SHIMRT_UINT8) shimrt_k_store_i64(p, dtype, (int64_t)(urand() * 40));
+        else shimrt_k_store_i64(p, dtype, (int64_t)(urand() * 41) - 20);
+    }
+    return t;
+}
+
+static sh_emu_kernel emu_fn(const char *name) {
+    for (size_t i = 0; i < sh_emu_kernel_count; i++)
+        if (!strcmp(sh_emu_kernels[i].name, name)) return sh_emu_kernels[i].fn;
+    return NULL;
+}
+
+static void *cpu_shim(const char *fmt, const char *op) {
+    char name[128];
+    snprintf(name, sizeof name, fmt, op);
+    void *f = dlsym(RTLD_DEFAULT, name);
+    cr_assert_not_null(f, "no CPU shim %s", name);
+    return f;
+}
+
+static double tol(int32_t dt) {
+    switch (dt) {
+    case SHIMRT_FLOAT16: return 2e-3;
+    case SHIMRT_BFLOAT16: return 1e-2;
+    case SHIMRT_FLOAT32: return 1e-5;
+    case SHIMRT_FLOAT64: return 1e-12;
+    default: return 0;
+    }
+}
+
+/* Compares the emulator's output (data `got`, element strides `gst`) with the CPU tensor. */
+static void compare(const char *kname, AtenTensorHandle want, const char *got,
+                    const int64_t *gst) {
+    cr_assert_eq(want->ndim <= 2, true);
+    int64_t s0 = want->ndim == 2 ? want->sizes[0] : 1, s1 = want->ndim >= 1 ? want->sizes[want->ndim - 1] : 1;
+    size_t es = shimrt_dtype_size(want->dtype);
+    const char *w = shimrt_data(want);
+    for (int64_t i = 0; i < s0; i++)
+        for (int64_t j = 0; j < s1; j++) {
+            int64_t wo = want->ndim == 2 ? i * want->strides[0] + j * want->strides[1]
+                                         : want->ndim == 1 ? j * want->strides[0] : 0;
+            int64_t go = want->ndim == 2 ? i * gst[0] + j * gst[1] : want->ndim == 1 ? j * gst[0] : 0;
+            double a = shimrt_k_load_f64(w + wo * (int64_t)es, want->dtype);
+            double b = shimrt_k_load_f64(got + go * (int64_t)es, want->dtype);
+            if (isnan(a) && isnan(b)) continue;
+            double t = tol(want->dtype);
+            bool ok = t == 0 ? a == b : (a == b || fabs(a - b) <= t * fmax(1.0, fabs(a)));
+            cr_assert(ok, "%s: element [%lld,%lld]: emulated %.17g, CPU %.17g", kname,
+                      (long long)i, (long long)j, b, a);
+        }
+}
+
+static void params_2d(sh_params *p, const int64_t *sizes, const int64_t *so,
+                      const AtenTensorHandle a, const AtenTensorHandle b) {
+    memset(p, 0, sizeof *p);
+    p->ndim = 2;
+    p->n = sizes[0] * sizes[1];
+    for (int d = 0; d < 2; d++) {
+        p->sizes[d] = sizes[d];
+        p->st[0][d] = so[d];
+        p->st[1][d] = a->sizes[d] == 1 ? 0 : a->strides[d];
+        if (b) p->st[2][d] = b->sizes[d] == 1 ? 0 : b->strides[d];
+    }
+}
+
+/* The op of a row and overload ("aten::<row>" and "Tensor", ...); its arity, or -1. */
+static int64_t arity_of(const char *row, const char *overload) {
+    char opname[64];
+    snprintf(opname, sizeof opname, "aten::%s", row);
+    ShimrtOpHandle op;
+    if (shimrt_op_find(opname, overload, &op) != AOTI_TORCH_SUCCESS) return -1;
+    uint64_t nargs = 0;
+    OK(shimrt_op_arity(op, &nargs, NULL));
+    return (int64_t)nargs;
+}
+
+/* integer operands that divide: no zeros (integer division by zero is an error) */
+static void no_zeros(AtenTensorHandle t) {
+    if (shimrt_k_is_floating(t->dtype) || t->dtype == SHIMRT_BOOL) return;
+    size_t es = shimrt_dtype_size(t->dtype);
+    for (int64_t i = 0; i < (int64_t)(t->storage->nbytes / es); i++) {
+        char *p = (char *)t->storage->data + i * es;
+        if (shimrt_k_load_f64(p, t->dtype) == 0) shimrt_k_store_i64(p, t->dtype, 7);
+    }
+}
+
+static void run_elementwise(const shimrt_cuda_kdesc *k) {
+    bool strided = k->layout == SHL_STRIDED, bin = k->kind == SHK_BINARY,
+         ter = k->kind == SHK_TERNARY;
+    int64_t shape[2] = {strided ? 5 : 3, strided ? 7 : 37}, tstr[2] = {1, 5}, bshape[2] = {1, 7};
+    AtenTensorHandle a = rand_tensor(k->in_dtype, 2, shape, strided ? tstr : NULL);
+    AtenTensorHandle b = bin || ter ? rand_tensor(k->in_dtype, 2, strided ? bshape : shape, NULL)
+                                    : NULL;
+    AtenTensorHandle c = ter ? rand_tensor(SHIMRT_BOOL, 2, shape, NULL) : NULL;
+    AtenTensorHandle want = NULL;
+    double alpha = 1, p0 = 0, p1 = 0;
+    if (ter) { /* where.self(condition, self, other) */
+        AOTITorchError (*f)(AtenTensorHandle, AtenTensorHandle, AtenTensorHandle,
+                            AtenTensorHandle *);
+        *(void **)&f = cpu_shim("aoti_torch_cpu_%s_self", k->op);
+        OK(f(c, a, b, &want));
+    } else if (bin) {
+        const char *ovl = arity_of(k->op, "Tensor") >= 0 ? "Tensor" : "";
+        char fmt[64];
+        snprintf(fmt, sizeof fmt, "aoti_torch_cpu_%%s%s%s", *ovl ? "_" : "", ovl);
+        no_zeros(b);
+        if (arity_of(k->op, ovl) == 3) {
+            alpha = k->in_dtype == SHIMRT_BOOL ? 1 : 2;
+            AOTITorchError (*f)(AtenTensorHandle, AtenTensorHandle, double, AtenTensorHandle *);
+            *(void **)&f = cpu_shim(fmt, k->op);
+            OK(f(a, b, alpha, &want));
+        } else {
+            AOTITorchError (*f)(AtenTensorHandle, AtenTensorHandle, AtenTensorHandle *);
+            *(void **)&f = cpu_shim(fmt, k->op);
+            if (f(a, b, &want) != AOTI_TORCH_SUCCESS) {
+                /* the op refuses the dtype (shifts of bool): so does its CUDA entry point */
+                OK(aoti_torch_delete_tensor_object(a));
+                OK(aoti_torch_delete_tensor_object(b));
+                return;
+            }
+        }
+    } else if (arity_of(k->op, "") == 1) {
+        AOTITorchError (*f)(AtenTensorHandle, AtenTensorHandle *);
+        *(void **)&f = cpu_shim("aoti_torch_cpu_%s", k->op);
+        OK(f(a, &want));
+    } else if (arity_of(k->op, "Tensor_Scalar") == 2) { /* pow: p0 = the Scalar */
+        p0 = 2;
+        AOTITorchError (*f)(AtenTensorHandle, double, AtenTensorHandle *);
+        *(void **)&f = cpu_shim("aoti_torch_cpu_%s_Tensor_Scalar", k->op);
+        OK(f(a, p0, &want));
+        if (want->dtype != k->out_dtype) { /* bool ** 2 is int64 in PyTorch: same values */
+            AtenTensorHandle w = rand_tensor(k->out_dtype, 2, shape, NULL);
+            OK(aoti_torch_cpu_copy_(w, want, 0));
+            OK(aoti_torch_delete_tensor_object(want));
+            want = w;
+        }
+    } else if (arity_of(k->op, "") == 3) { /* clamp: p0, p1 = the two Scalar? bounds */
+        p0 = k->in_dtype == SHIMRT_UINT8 ? 3 : -1;
+        p1 = k->in_dtype == SHIMRT_UINT8 ? 30 : 2;
+        AOTITorchError (*f)(AtenTensorHandle, double *, double *, AtenTensorHandle *);
+        *(void **)&f = cpu_shim("aoti_torch_cpu_%s", k->op);
+        OK(f(a, &p0, &p1, &want));
+    } else { /* a row no op is named after (copy): the identity, as clone gives it */
+        OK(aoti_torch_cpu_clone(a, NULL, &want));
+    }
+    cr_assert_eq(want->dtype, k->out_dtype, "%s: CPU result dtype %d", k->name, (int)want->dtype);
+    size_t es = shimrt_dtype_size(k->out_dtype);
+    char *out = aligned_alloc(64, 64 * ((size_t)(shape[0] * shape[1]) * es / 64 + 1));
+    int64_t so[2] = {shape[1], 1};
+    sh_params p;
+    if (ter) {
+        params_2d(&p, shape, so, c, a);
+        for (int d = 0; d < 2; d++) p.st[3][d] = b->sizes[d] == 1 ? 0 : b->strides[d];
+        p.in0 = shimrt_data(c);
+        p.in1 = shimrt_data(a);
+        p.in2 = shimrt_data(b);
+    } else {
+        params_2d(&p, shape, so, a, b);
+        p.in0 = shimrt_data(a);
+        p.in1 = b ? shimrt_data(b) : NULL;
+    }
+    p.out = out;
+    p.alpha = alpha;
+    p.p0 = p0;
+    p.p1 = p1;
+    p.vec_ok = !strided;
+    cr_assert_eq(sh_emu_launch(emu_fn(k->name), 2, 64, &p), 0);
+    compare(k->name, want, out, so);
+    free(out);
+    OK(aoti_torch_delete_tensor_object(want));
+    OK(aoti_torch_delete_tensor_object(a));
+    if (b) OK(aoti_torch_delete_tensor_object(b));
+    if (c) OK(aoti_torch_delete_tensor_object(c));
+}
+
+static void run_reduce(const shimrt_cuda_kdesc *k) {
+    bool strided = k->layout == SHL_STRIDED;
+    int64_t shape[2] = {4, 70}, tstr[2] = {1, 4}, dim = 1;
+    AtenTensorHandle a = rand_tensor(k->in_dtype, 2, shape, strided ? tstr : NULL), want = NULL;
+    bool full = false; /* a reduction op without dims (all, any): over every element */
+    if (arity_of(k->op, "dim_IntList") >= 0) {
+        AOTITorchError (*f)(AtenTensorHandle, const int64_t **, int64_t, int32_t, int32_t *,
+                            AtenTensorHandle *);
+        *(void **)&f = cpu_shim("aoti_torch_cpu_%s_dim_IntList", k->op);
+        const int64_t *dims = &dim;
+        OK(f(a, &dims, 1, 0, NULL, &want));
+    } else if (arity_of(k->op, "") == 1) {
+        full = true;
+        AOTITorchError (*f)(AtenTensorHandle, AtenTensorHandle *);
+        *(void **)&f = cpu_shim("aoti_torch_cpu_%s", k->op);
+        OK(f(a, &want));
+    } else {
+        AOTITorchError (*f)(AtenTensorHandle, const int64_t *, int64_t, int32_t, AtenTensorHandle *);
+        *(void **)&f = cpu_shim("aoti_torch_cpu_%s", k->op);
+        OK(f(a, &dim, 1, 0, &want));
+    }
+    cr_assert_eq(want->dtype, k->out_dtype, "%s: CPU result dtype %d", k->name, (int)want->dtype);
+    char out[4 * 8];
+    sh_params p;
+    memset(&p, 0, sizeof p);
+    p.out = out;
+    p.in0 = shimrt_data(a);
+    if (full) {
+        p.n = 1;
+        p.rn = 280;
+        p.rndim = 2;
+        p.rsizes[0] = 4;
+        p.rsizes[1] = 70;
+        p.rst[0] = a->strides[0];
+        p.rst[1] = a->strides[1];
+    } else {
+        p.n = 4;
+        p.ndim = 1;
+        p.sizes[0] = 4;
+        p.st[0][0] = 1;
+        p.st[1][0] = a->strides[0];
+        p.rn = 70;
+        p.rndim = 1;
+        p.rsizes[0] = 70;
+        p.rst[0] = a->strides[1];
+    }
+    cr_assert_eq(sh_emu_launch(emu_fn(k->name), 3, 64, &p), 0);
+    int64_t so[1] = {1};
+    compare(k->name, want, out, so);
+    OK(aoti_torch_delete_tensor_object(want));
+    OK(aoti_torch_delete_tensor_object(a));
+}
+
+static void run_copy_fill(const shimrt_cuda_kdesc *k) {
+    bool strided = k->layout == SHL_STRIDED;
+    int64_t shape[2] = {5, 7}, tstr[2] = {1, 5};
+    size_t es = shimrt_dtype_size(k->out_dtype);
+    for (size_t si = 0; si < sizeof all_dtypes / sizeof all_dtypes[0]; si++) {
+        int32_t sdt = all_dtypes[si];
+        AtenTensorHandle src = rand_tensor(sdt, 2, shape, strided ? tstr : NULL);
+        AtenTensorHandle want = rand_tensor(k->out_dtype, 2, shape, strided ? tstr : NULL);
+        AtenTensorHandle got = rand_tensor(k->out_dtype, 2, shape, strided ? tstr : NULL);
+        sh_params p;
+        params_2d(&p, shape, want->strides, src, NULL);
+        p.out = shimrt_data(got);
+        p.in0 = shimrt_data(src);
+        p.src_dtype = sdt;
+        double value = shimrt_k_is_floating(k->out_dtype) ? -2.75 : 3;
+        if (k->kind == SHK_FILL) {
+            OK(aoti_torch_cpu_fill__Scalar(want, value));
+            p.alpha = value;
+        } else {
+            OK(aoti_torch_cpu_copy_(want, src, 0));
+        }
+        cr_assert_eq(sh_emu_launch(emu_fn(k->name), 1, 32, &p), 0);
+        compare(k->name, want, shimrt_data(got), want->strides);
+        (void)es;
+        OK(aoti_torch_delete_tensor_object(src));
+        OK(aoti_torch_delete_tensor_object(want));
+        OK(aoti_torch_delete_tensor_object(got));
+        if (k->kind == SHK_FILL) break;
+    }
+}
+
+Test(emulator, every_kernel_matches_the_cpu_kernels, .timeout = 600) {
+    size_t n = shimrt_cuda_kernel_count();
+    cr_assert_eq(n, sh_emu_kernel_count, "the emulated catalogue is stale");
+    for (size_t i = 0; i < n; i++) {
+        shimrt_cuda_kdesc k;
+        cr_assert(shimrt_cuda_kernel_at(i, &k));
+        cr_assert_not_null(emu_fn(k.name), "%s missing from the emulated catalogue", k.name);
+        switch (k.kind) {
+        case SHK_UNARY:
+        case SHK_BINARY:
+        case SHK_TERNARY: run_elementwise(&k); break;
+        case SHK_REDUCE: run_reduce(&k); break;
+        default: run_copy_fill(&k); break;
+        }
+    }
+    no_leaks();
+}
+
+Test(emulator, shuffles_and_shared_memory) {
+    /* the reductions' block step really crosses warps: a 256-thread block over 1000 items */
+    shimrt_cuda_kdesc k;
+    cr_assert(shimrt_cuda_kernel_find("sh_sum_i64_i64_contig", &k));
+    long long in[1000], out = -1, want = 0;
+    for (int i = 0; i < 1000; i++) want += in[i] = i * 7 - 300;
+    sh_params p;
+    memset(&p, 0, sizeof p);
+    p.out = (char *)&out;
+    p.in0 = (const char *)in;
+    p.n = 1;
+    p.ndim = 1;
+    p.sizes[0] = 1;
+    p.rn = 1000;
+    p.rndim = 1;
+    p.rsizes[0] = 1000;
+    p.rst[0] = 1;
+    cr_assert_eq(sh_emu_launch(emu_fn(k.name), 1, 256, &p), 0);
+    cr_assert_eq(out, want);
+    cr_assert_eq(sh_emu_launch(emu_fn(k.name), 1, 48, &p), -1, "block size must be a multiple of 32");
+}

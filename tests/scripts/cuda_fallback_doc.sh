@@ -1,0 +1,18 @@
+#!/bin/sh
+# docs/cuda.md lists the ops that run on CUDA through the dispatcher's CPU fallback: the
+# list must be exactly generated/shim_manifest.json's "backend_fallback" for cuda (the
+# manifest comes from schemas/; this keeps the documentation from going stale).
+set -eu
+m=$(sed -n 's/^ *"cuda": \[\(.*\)\],*$/\1/p' generated/shim_manifest.json | tr -d '" ' |
+    tr ',' '\n' | sed 's/^aten\.//' | sort)
+d=$(sed -n '/^The ops that run through the fallback today/{n;p;}' docs/cuda.md |
+    sed 's/`//g; s/\.$//' | tr -d ' ' | tr ',' '\n' | sort)
+[ -n "$m" ] || { echo "FAIL: no backend_fallback list for cuda in the manifest"; exit 1; }
+if [ "$m" != "$d" ]; then
+  echo "FAIL: docs/cuda.md's fallback list differs from the manifest's:"
+  printf '%s\n' "$m" > /tmp/cuda_fb_m.$$; printf '%s\n' "$d" > /tmp/cuda_fb_d.$$
+  diff /tmp/cuda_fb_m.$$ /tmp/cuda_fb_d.$$ || true
+  rm -f /tmp/cuda_fb_m.$$ /tmp/cuda_fb_d.$$
+  exit 1
+fi
+echo "cuda_fallback_doc: ok ($(printf '%s\n' "$m" | wc -l) ops run on CUDA through the CPU fallback, as documented)"
