@@ -314,6 +314,45 @@ void sh_cast_run(char *dst, int32_t ddt, int64_t ds, const char *src, int32_t sd
     cast_tab()[si][di](dst, ds, src, ss, n);
 }
 
+/* ---- reduction loops (kernels.h section 3) ------------------------------------------ */
+
+extern const sh_red_kern sh_redtabs_base[][10][2];
+extern const sh_argmax_kern sh_argtabs_base[10];
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+extern const sh_red_kern sh_redtabs_v3[][10][2];
+extern const sh_red_kern sh_redtabs_v4[][10][2];
+extern const sh_argmax_kern sh_argtabs_v3[10];
+extern const sh_argmax_kern sh_argtabs_v4[10];
+#endif
+
+const sh_red_kern *sh_red_kernel(int red, int32_t sdt, bool wide, int32_t *tdt) {
+    int si = st_index(sdt);
+    if (si < 0) return NULL;
+    const sh_red_kern (*tab)[10][2] = sh_redtabs_base;
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+    int l = sh_isa_level();
+    if (l == 4) tab = sh_redtabs_v4;
+    else if (l == 3) tab = sh_redtabs_v3;
+#endif
+    const sh_red_kern *k = &tab[red][si][wide ? 1 : 0];
+    if (!k->rows) return NULL;
+    bool flt = sdt == SHIMRT_FLOAT16 || sdt == SHIMRT_BFLOAT16 || sdt == SHIMRT_FLOAT32 ||
+               sdt == SHIMRT_FLOAT64;
+    *tdt = wide ? (flt ? SHIMRT_FLOAT64 : SHIMRT_INT64) : sh_ct_dtype(sh_ct_index(sdt));
+    return k;
+}
+
+const sh_argmax_kern *sh_argmax_kernel(int32_t sdt) {
+    int si = st_index(sdt);
+    if (si < 0) return NULL;
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+    int l = sh_isa_level();
+    if (l == 4) return &sh_argtabs_v4[si];
+    if (l == 3) return &sh_argtabs_v3[si];
+#endif
+    return &sh_argtabs_base[si];
+}
+
 /* ---- executor ---------------------------------------------------------------------- */
 
 typedef struct {

@@ -9,6 +9,7 @@
 #include "cpu_kernels.h"
 #include "engine.h"
 #include "iter.h"
+#include "kernels.h"
 
 /* Which dims of self are reduced; dims NULL or empty: all. Fails on a bad or repeated dim. */
 static AOTITorchError reduced_dims(const char *op, const struct AtenTensorOpaque *self,
@@ -82,124 +83,151 @@ static void store_loop(char **data, const int64_t *st, int64_t n, void *vctx) {
     }
 }
 
-/* Fast path: a contiguous float32/float64 tensor reduced over one dim d into its own dtype.
- * The input is outer x len x inner; work is split over the thread pool by (outer row,
- * block of up to 1024 inner columns). Sums accumulate in double (more accurate than
- * PyTorch's float accumulation, at the same speed: the loops are memory-bound). */
+/* The engine's reduction path: a contiguous tensor reduced over one block of adjacent
+ * dims, seen as outer x len x inner, with the typed loops of the SH_REDUCE row (kernels.h,
+ * built per ISA). Work is split over the thread pool by rows (inner == 1: each task
+ * reduces whole rows; few long rows are cut into parts whose partial results are merged
+ * in a fixed order) or by (outer, block of up to RBLOCK inner columns). Results depend on
+ * neither the thread count nor the ISA level's vector width beyond the lane order. */
+#define RBLOCK 1024
+#define RPART 65536 /* elements per part when few long rows are split */
+
 typedef struct {
-    redop op;
-    bool f32;
+    const sh_red_kern *k;
     const char *in;
     char *out;
-    int64_t outer, len, inner, blocks;
-} fast_job;
+    int32_t tdt, odt;
+    size_t ses, tes, oes;
+    int64_t outer, len, inner, blocks, parts;
+    double div;   /* mean: divide the double results by this (1: none) */
+    char *partial; /* parts > 1: outer * parts T values */
+} red_job;
 
-#define FAST_BLOCK 1024
+/* T values to the output dtype (dividing first for mean) */
+static void red_store(const red_job *j, char *dst, char *t, int64_t n) {
+    if (j->div != 1.0) {
+        double *v = (double *)(void *)t;
+        for (int64_t i = 0; i < n; i++) v[i] /= j->div;
+    }
+    sh_cast_run(dst, j->odt, (int64_t)j->oes, t, j->tdt, (int64_t)j->tes, n);
+}
 
-static void fast_range(int64_t begin, int64_t end, void *vj) {
-    const fast_job *j = vj;
-    double acc[FAST_BLOCK];
-    for (int64_t t = begin; t < end; t++) {
-        int64_t o = t / j->blocks, c0 = (t % j->blocks) * FAST_BLOCK;
-        int64_t nc = j->inner - c0 < FAST_BLOCK ? j->inner - c0 : FAST_BLOCK;
-        int64_t base = o * j->len * j->inner + c0;
-        if (j->inner == 1) { /* reduce a contiguous row: 16 independent lanes */
-            double a[16];
-            bool sum = j->op == R_SUM;
-            for (int l = 0; l < 16; l++) a[l] = sum ? 0.0 : -INFINITY;
-            int64_t i = 0, len = j->len;
-#define ROW_LOOP(T)                                                                         \
-    do {                                                                                    \
-        const T *x = (const T *)(const void *)j->in + base;                                 \
-        if (sum) {                                                                          \
-            for (; i + 16 <= len; i += 16)                                                  \
-                for (int l = 0; l < 16; l++) a[l] += (double)x[i + l];                      \
-            for (; i < len; i++) a[0] += (double)x[i];                                      \
-        } else {                                                                            \
-            for (; i + 16 <= len; i += 16)                                                  \
-                for (int l = 0; l < 16; l++) {                                              \
-                    double v = (double)x[i + l];                                            \
-                    a[l] = (v > a[l] || v != v) ? v : a[l];                                 \
-                }                                                                           \
-            for (; i < len; i++) {                                                          \
-                double v = (double)x[i];                                                    \
-                a[0] = (v > a[0] || v != v) ? v : a[0];                                     \
-            }                                                                               \
-        }                                                                                   \
-    } while (0)
-            if (j->f32) ROW_LOOP(float);
-            else ROW_LOOP(double);
-#undef ROW_LOOP
-            double r = a[0];
-            for (int l = 1; l < 16; l++)
-                r = sum ? r + a[l] : (a[l] > r || a[l] != a[l]) ? a[l] : r;
-            acc[0] = r;
-        } else { /* accumulate len rows of nc columns, element-wise */
-            for (int64_t i = 0; i < nc; i++) acc[i] = j->op == R_SUM ? 0.0 : -INFINITY;
-            for (int64_t r = 0; r < j->len; r++) {
-                if (j->f32) {
-                    const float *x = (const float *)(const void *)j->in + base + r * j->inner;
-                    if (j->op == R_SUM)
-                        for (int64_t i = 0; i < nc; i++) acc[i] += x[i];
-                    else
-                        for (int64_t i = 0; i < nc; i++) {
-                            double v = x[i];
-                            acc[i] = (v > acc[i] || v != v) ? v : acc[i];
-                        }
-                } else {
-                    const double *x = (const double *)(const void *)j->in + base + r * j->inner;
-                    if (j->op == R_SUM)
-                        for (int64_t i = 0; i < nc; i++) acc[i] += x[i];
-                    else
-                        for (int64_t i = 0; i < nc; i++) {
-                            double v = x[i];
-                            acc[i] = (v > acc[i] || v != v) ? v : acc[i];
-                        }
-                }
-            }
-        }
-        int64_t ob = o * j->inner + c0;
-        for (int64_t i = 0; i < nc; i++) {
-            if (j->f32) ((float *)(void *)j->out)[ob + i] = (float)acc[i];
-            else ((double *)(void *)j->out)[ob + i] = acc[i];
-        }
+static void red_rows_range(int64_t begin, int64_t end, void *vj) {
+    const red_job *j = vj;
+    _Alignas(64) char t[256 * 8];
+    for (int64_t r = begin; r < end; r += 256) {
+        int64_t n = end - r < 256 ? end - r : 256;
+        j->k->rows(t, j->in + (size_t)(r * j->len) * j->ses, n, j->len);
+        red_store(j, j->out + (size_t)r * j->oes, t, n);
     }
 }
 
-/* Returns true (and *ret0) when the fast path applies. */
-static bool fast_reduce(const char *op, redop kind, AtenTensorHandle self, const bool *mask,
-                        bool keepdim, int32_t odt, AtenTensorHandle *ret0, AOTITorchError *err) {
-    if (odt != self->dtype || (odt != SHIMRT_FLOAT32 && odt != SHIMRT_FLOAT64) ||
-        !shimrt_is_contiguous(self) || self->ndim == 0)
+static void red_parts_range(int64_t begin, int64_t end, void *vj) {
+    const red_job *j = vj;
+    for (int64_t u = begin; u < end; u++) {
+        int64_t o = u / j->parts, p = u % j->parts, plen = (j->len + j->parts - 1) / j->parts;
+        int64_t s0 = p * plen, n = j->len - s0 < plen ? j->len - s0 : plen;
+        if (n < 0) n = 0;
+        j->k->rows(j->partial + (size_t)u * j->tes, j->in + (size_t)(o * j->len + s0) * j->ses,
+                   1, n);
+    }
+}
+
+static void red_cols_range(int64_t begin, int64_t end, void *vj) {
+    const red_job *j = vj;
+    _Alignas(64) char acc[RBLOCK * 8];
+    for (int64_t u = begin; u < end; u++) {
+        int64_t o = u / j->blocks, c0 = (u % j->blocks) * RBLOCK;
+        int64_t nc = j->inner - c0 < RBLOCK ? j->inner - c0 : RBLOCK;
+        j->k->cols(acc, j->in + (size_t)(o * j->len * j->inner + c0) * j->ses, j->len, nc,
+                   j->inner);
+        red_store(j, j->out + (size_t)(o * j->inner + c0) * j->oes, acc, nc);
+    }
+}
+
+/* Tasks of fewer elements than this run in the calling thread (SH_GRAIN_ELEMS' rule). */
+#define RGRAIN 32768
+
+/* Reduces self (contiguous) over the dims in mask into a new tensor of dtype odt with the
+ * row `red`'s loops (accumulating in the wide type when wide), dividing by div (mean).
+ * Returns false (nothing done) when the path does not apply: the caller goes generic. */
+static bool engine_reduce(const char *op, int red, bool wide, AtenTensorHandle self,
+                          const bool *mask, bool keepdim, int32_t odt, double div,
+                          AtenTensorHandle *ret0, AOTITorchError *err) {
+    if (self->ndim == 0 || !shimrt_is_contiguous(self) || shimrt_numel(self) == 0)
         return false;
-    int64_t d = -1, nred = 0;
+    red_job j;
+    memset(&j, 0, sizeof j);
+    j.k = sh_red_kernel(red, self->dtype, wide, &j.tdt);
+    if (!j.k || sh_ct_index(odt) < 0) return false;
+    /* the reduced dims (ignoring size-1 dims) must be adjacent */
+    int64_t first = -1, last = -1;
     for (int64_t k = 0; k < self->ndim; k++)
-        if (mask[k]) { d = k; nred++; }
-    if (nred != 1 || self->sizes[d] == 0 || shimrt_numel(self) == 0) return false;
-    fast_job j = {kind, odt == SHIMRT_FLOAT32, shimrt_data(self), NULL, 1, self->sizes[d], 1, 1};
+        if (mask[k] && self->sizes[k] != 1) {
+            if (first < 0) first = k;
+            last = k;
+        }
+    if (first < 0) { /* only size-1 dims reduced: rows of one element */
+        for (int64_t k = 0; k < self->ndim; k++)
+            if (mask[k]) first = last = k;
+    }
+    for (int64_t k = first; k <= last; k++)
+        if (!mask[k] && self->sizes[k] != 1) return false;
+    j.outer = j.len = j.inner = 1;
     int64_t oshape[SHIMRT_MAX_DIMS], on = 0;
     for (int64_t k = 0; k < self->ndim; k++) {
-        if (k < d) j.outer *= self->sizes[k];
-        if (k > d) j.inner *= self->sizes[k];
-        if (k != d) oshape[on++] = self->sizes[k];
+        if (k < first) j.outer *= self->sizes[k];
+        else if (k > last) j.inner *= self->sizes[k];
+        else j.len *= self->sizes[k];
+        if (!mask[k]) oshape[on++] = self->sizes[k];
         else if (keepdim) oshape[on++] = 1;
     }
-    j.blocks = (j.inner + FAST_BLOCK - 1) / FAST_BLOCK;
     AtenTensorHandle out = shimrt_k_empty_like_dev(op, self, on, oshape, NULL, odt);
     if (!out) {
         *err = AOTI_TORCH_FAILURE;
         return true;
     }
+    j.in = shimrt_data(self);
     j.out = shimrt_data(out);
-    int64_t tasks = j.outer * j.blocks;
-    int64_t per_task = j.len * (j.inner < FAST_BLOCK ? j.inner : FAST_BLOCK);
-    int64_t grain = 32768 / (per_task > 0 ? per_task : 1);
-    if (shimrt_numel(self) < 32768 || tasks == 1)
-        fast_range(0, tasks, &j);
-    else
-        torch_parallel_for(0, tasks, grain < 1 ? 1 : grain, fast_range, &j);
-    *ret0 = out;
+    j.odt = odt;
+    j.div = div;
+    j.ses = shimrt_dtype_size(self->dtype);
+    j.tes = shimrt_dtype_size(j.tdt);
+    j.oes = shimrt_dtype_size(odt);
+    int64_t numel = shimrt_numel(self);
+    uint32_t nth = shimrt_num_threads();
     *err = AOTI_TORCH_SUCCESS;
+    if (j.inner == 1 && j.outer < 2 * (int64_t)nth && j.len >= 2 * RPART && nth > 1) {
+        /* few long rows: parts, merged in order */
+        j.parts = (j.len + RPART - 1) / RPART;
+        j.partial = malloc((size_t)(j.outer * j.parts) * j.tes);
+        if (!j.partial) {
+            shimrt_tensor_free(out);
+            *err = shimrt_fail(op, "out of memory");
+            return true;
+        }
+        torch_parallel_for(0, j.outer * j.parts, 1, red_parts_range, &j);
+        for (int64_t o = 0; o < j.outer; o++) {
+            char *acc = j.partial + (size_t)(o * j.parts) * j.tes;
+            for (int64_t p = 1; p < j.parts; p++) j.k->merge(acc, acc + (size_t)p * j.tes, 1);
+            red_store(&j, j.out + (size_t)o * j.oes, acc, 1);
+        }
+        free(j.partial);
+    } else if (j.inner == 1) {
+        int64_t grain = RGRAIN / j.len;
+        if (grain < 1) grain = 1;
+        if (numel < RGRAIN || j.outer <= grain) red_rows_range(0, j.outer, &j);
+        else torch_parallel_for(0, j.outer, grain, red_rows_range, &j);
+    } else {
+        j.blocks = (j.inner + RBLOCK - 1) / RBLOCK;
+        int64_t tasks = j.outer * j.blocks;
+        int64_t per = j.len * (j.inner < RBLOCK ? j.inner : RBLOCK);
+        int64_t grain = RGRAIN / per;
+        if (grain < 1) grain = 1;
+        if (numel < RGRAIN || tasks <= grain) red_cols_range(0, tasks, &j);
+        else torch_parallel_for(0, tasks, grain, red_cols_range, &j);
+    }
+    *ret0 = out;
     return true;
 }
 
@@ -212,7 +240,17 @@ static AOTITorchError reduce(const char *op, redop kind, AtenTensorHandle self,
     bool empty_max = false; /* amax over an empty dim: the error below */
     for (int64_t k = 0; k < self->ndim; k++)
         if (kind == R_MAX && mask[k] && self->sizes[k] == 0) empty_max = true;
-    if (!empty_max && fast_reduce(op, kind, self, mask, keepdim, odt, ret0, &ferr)) return ferr;
+    if (!empty_max) {
+        /* sum: floating accumulates in double, integral and bool in int64 (the input is
+         * converted to odt first, so only the dtypes where that is exact); amax in the
+         * input's compute type */
+        bool flt_in = shimrt_k_is_floating(self->dtype);
+        bool ok = kind == R_MAX ? odt == self->dtype
+                                : (flt_in ? odt == self->dtype : odt == SHIMRT_INT64);
+        if (ok && engine_reduce(op, kind == R_MAX ? RED_amax : RED_sum, kind == R_SUM, self,
+                                mask, keepdim, odt, 1.0, ret0, &ferr))
+            return ferr;
+    }
     if (kind == R_MAX)
         for (int64_t d = 0; d < self->ndim; d++)
             if (mask[d] && self->sizes[d] == 0)
@@ -309,6 +347,11 @@ AOTITorchError shimrt_cpu_mean_dim(AtenTensorHandle self, const int64_t *dim, in
     int64_t count = 1;
     for (int64_t d = 0; d < self->ndim; d++)
         if (mask[d]) count *= self->sizes[d];
+    AOTITorchError ferr;
+    if (odt == self->dtype &&
+        engine_reduce(op, RED_sum, true, self, mask, keepdim != 0, odt, (double)count, ret0,
+                      &ferr))
+        return ferr;
     AtenTensorHandle s = NULL;
     if (reduce(op, R_SUM, self, dim, dim_len_, keepdim != 0, SHIMRT_FLOAT64, &s))
         return AOTI_TORCH_FAILURE;

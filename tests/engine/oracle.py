@@ -431,6 +431,46 @@ for dt in [torch.float32, torch.float64, torch.bfloat16, torch.int32]:
                                             lambda o: fsum(h[0], C.cast(C.pointer(pp), P(P(C.c_int64))), 1, 0, None, C.byref(o[0])),
                                             lambda: torch.sum(x, [d]), loose=True, check_strides=False))
 
+# ---- large reductions: the engine's row, column and split-row loops (kernels.h), with NaN
+# and ties; [3, 140000] over dim 1 and [300000] over everything take the split-row path at
+# 2 threads (rows of >= 128K elements, fewer rows than 2x the threads)
+fmean = fn("aoti_torch_cpu_mean_dim", H, P(P(C.c_int64)), C.c_int64, C.c_int32, P(C.c_int32), P(H))
+famax = fn("aoti_torch_cpu_amax", H, P(C.c_int64), C.c_int64, C.c_int32, P(H))
+fmaxd = fn("aoti_torch_cpu_max_dim", H, C.c_int64, C.c_int32, P(H), P(H))
+fargm = fn("aoti_torch_cpu_argmax", H, P(C.c_int64), C.c_int32, P(H))
+for dt in [torch.float32, torch.float64, torch.float16, torch.bfloat16, torch.int32, torch.int64, torch.uint8, torch.int8]:
+    for shape in [[257, 301], [3, 140000], [300000], [40, 3, 1000]]:
+        for nan in ([False, True] if dt in FLOATS else [False]):
+            x = rand(shape, dt, low=-50, high=50) if dt in FLOATS else rand(shape, dt)
+            if nan:
+                flat = x.view(-1)
+                flat[torch.randint(0, flat.numel(), (7,))] = float("nan")
+            nd = len(shape)
+            for dims in [[d] for d in range(nd)] + [[]] + ([[1, 2]] if nd == 3 else []):
+                arr = i64s(dims)
+                pp = C.pointer(arr)
+                tag = f"{dt} {shape} {dims}{' nan' if nan else ''}"
+                with_handles([x], lambda h: run(f"sum large {tag}",
+                                                lambda o: fsum(h[0], C.cast(C.pointer(pp), P(P(C.c_int64))), len(dims), 0, None, C.byref(o[0])),
+                                                lambda: torch.sum(x, dims), loose=True, check_strides=False))
+                if dt in FLOATS:
+                    with_handles([x], lambda h: run(f"mean large {tag}",
+                                                    lambda o: fmean(h[0], C.cast(C.pointer(pp), P(P(C.c_int64))), len(dims), 1, None, C.byref(o[0])),
+                                                    lambda: torch.mean(x, dims, keepdim=True), loose=True, check_strides=False))
+                with_handles([x], lambda h: run(f"amax large {tag}",
+                                                lambda o: famax(h[0], arr, len(dims), 0, C.byref(o[0])),
+                                                lambda: torch.amax(x, dims), check_strides=False))
+            for d in range(nd):
+                with_handles([x], lambda h: run(f"max.dim large {tag} {d}",
+                                                lambda o: fmaxd(h[0], d, 0, C.byref(o[0]), C.byref(o[1])),
+                                                lambda: tuple(torch.max(x, d)), nret=2))
+                with_handles([x], lambda h: run(f"argmax large {tag} {d}",
+                                                lambda o: fargm(h[0], C.byref(C.c_int64(d)), 1, C.byref(o[0])),
+                                                lambda: torch.argmax(x, d, keepdim=True)))
+            with_handles([x], lambda h: run(f"argmax large {tag} None",
+                                            lambda o: fargm(h[0], None, 0, C.byref(o[0])),
+                                            lambda: torch.argmax(x)))
+
 for line in failures:
     print("MISMATCH", line)
 print(f"oracle: {counts['cases']} cases, {counts['cases'] - len(failures)} agree "
