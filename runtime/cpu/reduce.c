@@ -488,6 +488,67 @@ static void argmax_along(AtenTensorHandle self, int64_t d, char *values, int64_t
     }
 }
 
+/* argmax over dim d of a contiguous tensor with the engine's loops (kernels.h): rows
+ * (d is the innermost non-trivial dim) or columns (blocks of RBLOCK), split over the thread
+ * pool. values (may be NULL) gets the values in self's dtype. Returns false when the path
+ * does not apply. */
+typedef struct {
+    const sh_argmax_kern *k;
+    const char *in;
+    char *vals;
+    int64_t *idx;
+    int32_t sdt, cdt;
+    size_t ses;
+    int64_t outer, len, inner, blocks;
+} arg_job;
+
+static void arg_rows_range(int64_t begin, int64_t end, void *vj) {
+    const arg_job *j = vj;
+    j->k->rows(j->idx + begin, j->vals ? j->vals + (size_t)begin * j->ses : NULL,
+               j->in + (size_t)(begin * j->len) * j->ses, end - begin, j->len);
+}
+
+static void arg_cols_range(int64_t begin, int64_t end, void *vj) {
+    const arg_job *j = vj;
+    _Alignas(64) char v[RBLOCK * 8];
+    for (int64_t u = begin; u < end; u++) {
+        int64_t o = u / j->blocks, c0 = (u % j->blocks) * RBLOCK;
+        int64_t nc = j->inner - c0 < RBLOCK ? j->inner - c0 : RBLOCK;
+        j->k->cols(j->idx + o * j->inner + c0, v,
+                   j->in + (size_t)(o * j->len * j->inner + c0) * j->ses, j->len, nc, j->inner);
+        if (j->vals)
+            sh_cast_run(j->vals + (size_t)(o * j->inner + c0) * j->ses, j->sdt, (int64_t)j->ses,
+                        v, j->cdt, (int64_t)shimrt_dtype_size(j->cdt), nc);
+    }
+}
+
+static bool engine_argmax(AtenTensorHandle self, int64_t d, char *values, int64_t *indices) {
+    const sh_argmax_kern *k = sh_argmax_kernel(self->dtype);
+    if (!k || !shimrt_is_contiguous(self) || shimrt_numel(self) == 0) return false;
+    arg_job j = {k, shimrt_data(self), values, indices, self->dtype,
+                 sh_ct_dtype(sh_ct_index(self->dtype)), shimrt_dtype_size(self->dtype),
+                 1, self->ndim ? self->sizes[d] : 1, 1, 1};
+    for (int64_t q = 0; q < self->ndim; q++) {
+        if (q < d) j.outer *= self->sizes[q];
+        if (q > d) j.inner *= self->sizes[q];
+    }
+    int64_t numel = shimrt_numel(self);
+    if (j.inner == 1) {
+        int64_t grain = RGRAIN / j.len;
+        if (grain < 1) grain = 1;
+        if (numel < RGRAIN || j.outer <= grain) arg_rows_range(0, j.outer, &j);
+        else torch_parallel_for(0, j.outer, grain, arg_rows_range, &j);
+    } else {
+        j.blocks = (j.inner + RBLOCK - 1) / RBLOCK;
+        int64_t tasks = j.outer * j.blocks;
+        int64_t grain = RGRAIN / (j.len * (j.inner < RBLOCK ? j.inner : RBLOCK));
+        if (grain < 1) grain = 1;
+        if (numel < RGRAIN || tasks <= grain) arg_cols_range(0, tasks, &j);
+        else torch_parallel_for(0, tasks, grain, arg_cols_range, &j);
+    }
+    return true;
+}
+
 AOTITorchError shimrt_cpu_max_dim(AtenTensorHandle self, int64_t dim, int32_t keepdim,
                                   AtenTensorHandle *ret0, AtenTensorHandle *ret1) {
     static const char op[] = "max.dim";
@@ -508,7 +569,8 @@ AOTITorchError shimrt_cpu_max_dim(AtenTensorHandle self, int64_t dim, int32_t ke
         shimrt_tensor_free(v);
         return AOTI_TORCH_FAILURE;
     }
-    argmax_along(self, d, shimrt_data(v), shimrt_data(ix));
+    if (!engine_argmax(self, d, shimrt_data(v), shimrt_data(ix)))
+        argmax_along(self, d, shimrt_data(v), shimrt_data(ix));
     *ret0 = v;
     *ret1 = ix;
     return AOTI_TORCH_SUCCESS;
@@ -526,10 +588,12 @@ AOTITorchError shimrt_cpu_argmax(AtenTensorHandle self, int64_t *dim, int32_t ke
             return shimrt_fail(op, "argmax(): Expected reduction dim to be specified for "
                                    "input.numel() == 0.");
         /* over the flattened tensor */
-        AtenTensorHandle flat = shimrt_k_empty_like_dev(op, self, self->ndim, self->sizes, NULL,
-                                                        self->dtype);
+        bool own = !shimrt_is_contiguous(self); /* else read self in place */
+        AtenTensorHandle flat = own ? shimrt_k_empty_like_dev(op, self, self->ndim, self->sizes,
+                                                              NULL, self->dtype)
+                                    : self;
         if (!flat) return AOTI_TORCH_FAILURE;
-        if (shimrt_k_copy(op, flat, self)) {
+        if (own && shimrt_k_copy(op, flat, self)) {
             shimrt_tensor_free(flat);
             return AOTI_TORCH_FAILURE;
         }
@@ -537,12 +601,20 @@ AOTITorchError shimrt_cpu_argmax(AtenTensorHandle self, int64_t *dim, int32_t ke
         for (int64_t k = 0; k < on; k++) shape1[k] = 1;
         AtenTensorHandle out = shimrt_k_empty_like_dev(op, self, on, shape1, NULL, SHIMRT_INT64);
         if (out) {
-            scan_line l = {shimrt_data(flat), self->dtype, shimrt_numel(self),
-                           (int64_t)shimrt_dtype_size(self->dtype)};
-            *(int64_t *)shimrt_data(out) = line_argmax(&l);
+            /* one row of numel elements: flat is contiguous */
+            struct AtenTensorOpaque row = *flat;
+            int64_t n = shimrt_numel(self), one = 1;
+            row.ndim = 1;
+            row.sizes = &n;
+            row.strides = &one;
+            if (!engine_argmax(&row, 0, NULL, shimrt_data(out))) {
+                scan_line l = {shimrt_data(flat), self->dtype, n,
+                               (int64_t)shimrt_dtype_size(self->dtype)};
+                *(int64_t *)shimrt_data(out) = line_argmax(&l);
+            }
             *ret0 = out;
         }
-        shimrt_tensor_free(flat);
+        if (own) shimrt_tensor_free(flat);
         return out ? AOTI_TORCH_SUCCESS : AOTI_TORCH_FAILURE;
     }
     int64_t d;
@@ -556,7 +628,7 @@ AOTITorchError shimrt_cpu_argmax(AtenTensorHandle self, int64_t *dim, int32_t ke
         else if (keepdim) osz[on++] = 1;
     AtenTensorHandle ix = shimrt_k_empty_like_dev(op, self, on, osz, NULL, SHIMRT_INT64);
     if (!ix) return AOTI_TORCH_FAILURE;
-    argmax_along(self, d, NULL, shimrt_data(ix));
+    if (!engine_argmax(self, d, NULL, shimrt_data(ix))) argmax_along(self, d, NULL, shimrt_data(ix));
     *ret0 = ix;
     return AOTI_TORCH_SUCCESS;
 }
