@@ -148,41 +148,91 @@ static void red_cols_range(int64_t begin, int64_t end, void *vj) {
 /* Tasks of fewer elements than this run in the calling thread (SH_GRAIN_ELEMS' rule). */
 #define RGRAIN 32768
 
-/* Reduces self (contiguous) over the dims in mask into a new tensor of dtype odt with the
+/* The memory-order view of a reduction: self dense (any dim order), its dims (size-1 dims
+ * left out) sorted by stride; the reduced ones must then be adjacent: outer x len x inner
+ * elements. The result's shape (keepdim or not) goes to oshape/on; *ostr_used says whether
+ * ostr holds its strides (the kept dims in self's memory order, as TensorIterator lays a
+ * reduction's output out) or the result is plain contiguous (self contiguous). */
+typedef struct {
+    int64_t outer, len, inner;
+    int64_t oshape[SHIMRT_MAX_DIMS], ostr[SHIMRT_MAX_DIMS], on;
+    bool ostr_used;
+} red_layout;
+
+static bool red_layout_of(const struct AtenTensorOpaque *self, const bool *mask, bool keepdim,
+                          red_layout *L) {
+    int64_t nd = self->ndim, perm[SHIMRT_MAX_DIMS], np = 0;
+    if (nd == 0 || shimrt_numel(self) == 0) return false;
+    for (int64_t k = 0; k < nd; k++)
+        if (self->sizes[k] != 1) {
+            int64_t i = np++; /* insertion sort by stride, descending (stable) */
+            while (i > 0 && self->strides[perm[i - 1]] < self->strides[k]) {
+                perm[i] = perm[i - 1];
+                i--;
+            }
+            perm[i] = k;
+        }
+    int64_t expect = 1;
+    for (int64_t i = np - 1; i >= 0; i--) { /* dense in that order */
+        if (self->strides[perm[i]] != expect) return false;
+        expect *= self->sizes[perm[i]];
+    }
+    int64_t first = -1, last = -1;
+    for (int64_t i = 0; i < np; i++)
+        if (mask[perm[i]]) {
+            if (first < 0) first = i;
+            last = i;
+        }
+    for (int64_t i = first; first >= 0 && i <= last; i++)
+        if (!mask[perm[i]]) return false;
+    L->outer = L->len = L->inner = 1;
+    bool identity = true;
+    for (int64_t i = 0; i < np; i++) {
+        int64_t sz = self->sizes[perm[i]];
+        if (first < 0 || i < first) L->outer *= sz;
+        else if (i > last) L->inner *= sz;
+        else L->len *= sz;
+        if (i > 0 && perm[i] < perm[i - 1]) identity = false;
+    }
+    if (first < 0) { /* only size-1 dims reduced: every element is its own row */
+        L->outer = shimrt_numel(self);
+        L->len = L->inner = 1;
+    }
+    /* strides of the kept dims, innermost in memory first */
+    int64_t kstr[SHIMRT_MAX_DIMS], s = 1;
+    for (int64_t k = 0; k < nd; k++) kstr[k] = 1;
+    for (int64_t i = np - 1; i >= 0; i--)
+        if (!mask[perm[i]]) {
+            kstr[perm[i]] = s;
+            s *= self->sizes[perm[i]];
+        }
+    L->on = 0;
+    for (int64_t k = 0; k < nd; k++)
+        if (!mask[k] || keepdim) {
+            L->oshape[L->on] = mask[k] ? 1 : self->sizes[k];
+            L->ostr[L->on] = kstr[k];
+            L->on++;
+        }
+    L->ostr_used = !identity;
+    return true;
+}
+
+/* Reduces self (dense, see red_layout_of) over the dims in mask into a new tensor of dtype odt with the
  * row `red`'s loops (accumulating in the wide type when wide), dividing by div (mean).
  * Returns false (nothing done) when the path does not apply: the caller goes generic. */
 static bool engine_reduce(const char *op, int red, bool wide, AtenTensorHandle self,
                           const bool *mask, bool keepdim, int32_t odt, double div,
                           AtenTensorHandle *ret0, AOTITorchError *err) {
-    if (self->ndim == 0 || !shimrt_is_contiguous(self) || shimrt_numel(self) == 0)
-        return false;
     red_job j;
     memset(&j, 0, sizeof j);
+    red_layout L;
     j.k = sh_red_kernel(red, self->dtype, wide, &j.tdt);
-    if (!j.k || sh_ct_index(odt) < 0) return false;
-    /* the reduced dims (ignoring size-1 dims) must be adjacent */
-    int64_t first = -1, last = -1;
-    for (int64_t k = 0; k < self->ndim; k++)
-        if (mask[k] && self->sizes[k] != 1) {
-            if (first < 0) first = k;
-            last = k;
-        }
-    if (first < 0) { /* only size-1 dims reduced: rows of one element */
-        for (int64_t k = 0; k < self->ndim; k++)
-            if (mask[k]) first = last = k;
-    }
-    for (int64_t k = first; k <= last; k++)
-        if (!mask[k] && self->sizes[k] != 1) return false;
-    j.outer = j.len = j.inner = 1;
-    int64_t oshape[SHIMRT_MAX_DIMS], on = 0;
-    for (int64_t k = 0; k < self->ndim; k++) {
-        if (k < first) j.outer *= self->sizes[k];
-        else if (k > last) j.inner *= self->sizes[k];
-        else j.len *= self->sizes[k];
-        if (!mask[k]) oshape[on++] = self->sizes[k];
-        else if (keepdim) oshape[on++] = 1;
-    }
-    AtenTensorHandle out = shimrt_k_empty_like_dev(op, self, on, oshape, NULL, odt);
+    if (!j.k || sh_ct_index(odt) < 0 || !red_layout_of(self, mask, keepdim, &L)) return false;
+    j.outer = L.outer;
+    j.len = L.len;
+    j.inner = L.inner;
+    AtenTensorHandle out = shimrt_k_empty_like_dev(op, self, L.on, L.oshape,
+                                                   L.ostr_used ? L.ostr : NULL, odt);
     if (!out) {
         *err = AOTI_TORCH_FAILURE;
         return true;
@@ -522,16 +572,11 @@ static void arg_cols_range(int64_t begin, int64_t end, void *vj) {
     }
 }
 
-static bool engine_argmax(AtenTensorHandle self, int64_t d, char *values, int64_t *indices) {
-    const sh_argmax_kern *k = sh_argmax_kernel(self->dtype);
-    if (!k || !shimrt_is_contiguous(self) || shimrt_numel(self) == 0) return false;
-    arg_job j = {k, shimrt_data(self), values, indices, self->dtype,
+static void argmax_run(const struct AtenTensorOpaque *self, const red_layout *L, char *values,
+                       int64_t *indices) {
+    arg_job j = {sh_argmax_kernel(self->dtype), shimrt_data(self), values, indices, self->dtype,
                  sh_ct_dtype(sh_ct_index(self->dtype)), shimrt_dtype_size(self->dtype),
-                 1, self->ndim ? self->sizes[d] : 1, 1, 1};
-    for (int64_t q = 0; q < self->ndim; q++) {
-        if (q < d) j.outer *= self->sizes[q];
-        if (q > d) j.inner *= self->sizes[q];
-    }
+                 L->outer, L->len, L->inner, 1};
     int64_t numel = shimrt_numel(self);
     if (j.inner == 1) {
         int64_t grain = RGRAIN / j.len;
@@ -546,6 +591,34 @@ static bool engine_argmax(AtenTensorHandle self, int64_t d, char *values, int64_
         if (numel < RGRAIN || tasks <= grain) arg_cols_range(0, tasks, &j);
         else torch_parallel_for(0, tasks, grain, arg_cols_range, &j);
     }
+}
+
+/* max.dim / argmax over dim d of a dense self (any dim order) into new tensors laid out as
+ * red_layout_of says; *ret_v is skipped when NULL. Returns false when the path does not
+ * apply (nothing allocated). */
+static bool engine_argmax(const char *op, AtenTensorHandle self, int64_t d, bool keepdim,
+                          AtenTensorHandle *ret_v, AtenTensorHandle *ret_i,
+                          AOTITorchError *err) {
+    bool mask[SHIMRT_MAX_DIMS] = {false};
+    red_layout L;
+    mask[d] = true;
+    if (!sh_argmax_kernel(self->dtype) || !red_layout_of(self, mask, keepdim, &L)) return false;
+    const int64_t *ostr = L.ostr_used ? L.ostr : NULL;
+    AtenTensorHandle v = ret_v ? shimrt_k_empty_like_dev(op, self, L.on, L.oshape, ostr,
+                                                         self->dtype)
+                               : NULL;
+    AtenTensorHandle ix = (v || !ret_v) ? shimrt_k_empty_like_dev(op, self, L.on, L.oshape, ostr,
+                                                                  SHIMRT_INT64)
+                                        : NULL;
+    if (!ix) {
+        shimrt_tensor_free(v);
+        *err = AOTI_TORCH_FAILURE;
+        return true;
+    }
+    argmax_run(self, &L, v ? shimrt_data(v) : NULL, shimrt_data(ix));
+    if (ret_v) *ret_v = v;
+    *ret_i = ix;
+    *err = AOTI_TORCH_SUCCESS;
     return true;
 }
 
@@ -559,6 +632,9 @@ AOTITorchError shimrt_cpu_max_dim(AtenTensorHandle self, int64_t dim, int32_t ke
     if (self->ndim > 0 && self->sizes[d] == 0)
         return shimrt_fail(op, "max(): Expected reduction dim %lld to have non-zero size.",
                            (long long)d);
+    AOTITorchError ferr;
+    if (self->ndim > 0 && engine_argmax(op, self, d, keepdim != 0, ret0, ret1, &ferr))
+        return ferr;
     int64_t osz[SHIMRT_MAX_DIMS], on = 0;
     for (int64_t k = 0; k < self->ndim; k++)
         if (k != d) osz[on++] = self->sizes[k];
@@ -569,8 +645,7 @@ AOTITorchError shimrt_cpu_max_dim(AtenTensorHandle self, int64_t dim, int32_t ke
         shimrt_tensor_free(v);
         return AOTI_TORCH_FAILURE;
     }
-    if (!engine_argmax(self, d, shimrt_data(v), shimrt_data(ix)))
-        argmax_along(self, d, shimrt_data(v), shimrt_data(ix));
+    argmax_along(self, d, shimrt_data(v), shimrt_data(ix));
     *ret0 = v;
     *ret1 = ix;
     return AOTI_TORCH_SUCCESS;
@@ -602,12 +677,11 @@ AOTITorchError shimrt_cpu_argmax(AtenTensorHandle self, int64_t *dim, int32_t ke
         AtenTensorHandle out = shimrt_k_empty_like_dev(op, self, on, shape1, NULL, SHIMRT_INT64);
         if (out) {
             /* one row of numel elements: flat is contiguous */
-            struct AtenTensorOpaque row = *flat;
-            int64_t n = shimrt_numel(self), one = 1;
-            row.ndim = 1;
-            row.sizes = &n;
-            row.strides = &one;
-            if (!engine_argmax(&row, 0, NULL, shimrt_data(out))) {
+            int64_t n = shimrt_numel(self);
+            red_layout L = {.outer = 1, .len = n, .inner = 1};
+            if (sh_argmax_kernel(self->dtype)) {
+                argmax_run(flat, &L, NULL, shimrt_data(out));
+            } else {
                 scan_line l = {shimrt_data(flat), self->dtype, n,
                                (int64_t)shimrt_dtype_size(self->dtype)};
                 *(int64_t *)shimrt_data(out) = line_argmax(&l);
@@ -622,13 +696,16 @@ AOTITorchError shimrt_cpu_argmax(AtenTensorHandle self, int64_t *dim, int32_t ke
     if (self->ndim > 0 && self->sizes[d] == 0)
         return shimrt_fail(op, "argmax(): Expected reduction dim %lld to have non-zero size.",
                            (long long)d);
+    AOTITorchError ferr;
+    if (self->ndim > 0 && engine_argmax(op, self, d, keepdim != 0, NULL, ret0, &ferr))
+        return ferr;
     int64_t osz[SHIMRT_MAX_DIMS], on = 0;
     for (int64_t k = 0; k < self->ndim; k++)
         if (k != d) osz[on++] = self->sizes[k];
         else if (keepdim) osz[on++] = 1;
     AtenTensorHandle ix = shimrt_k_empty_like_dev(op, self, on, osz, NULL, SHIMRT_INT64);
     if (!ix) return AOTI_TORCH_FAILURE;
-    if (!engine_argmax(self, d, NULL, shimrt_data(ix))) argmax_along(self, d, NULL, shimrt_data(ix));
+    argmax_along(self, d, NULL, shimrt_data(ix));
     *ret0 = ix;
     return AOTI_TORCH_SUCCESS;
 }
