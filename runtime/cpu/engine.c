@@ -353,6 +353,27 @@ const sh_argmax_kern *sh_argmax_kernel(int32_t sdt) {
     return &sh_argtabs_base[si];
 }
 
+extern void (*const sh_softmax_line_base)(double *, int64_t, int);
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+extern void (*const sh_softmax_line_v3)(double *, int64_t, int);
+extern void (*const sh_softmax_line_v4)(double *, int64_t, int);
+#endif
+
+void sh_softmax_line(double *x, int64_t n, int logsm) {
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+    int l = sh_isa_level();
+    if (l == 4) {
+        sh_softmax_line_v4(x, n, logsm);
+        return;
+    }
+    if (l == 3) {
+        sh_softmax_line_v3(x, n, logsm);
+        return;
+    }
+#endif
+    sh_softmax_line_base(x, n, logsm);
+}
+
 /* ---- executor ---------------------------------------------------------------------- */
 
 typedef struct {

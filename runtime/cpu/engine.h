@@ -128,6 +128,10 @@ typedef struct sh_argmax_kern {
 /* NULL for a dtype that is not computable. */
 const sh_argmax_kern *sh_argmax_kernel(int32_t sdt);
 
+/* softmax (logsm 0) or log_softmax (1) of n contiguous doubles, in place, in double:
+ * max, sum of exp(x - max), then exp(x - max) / sum or x - max - log(sum). */
+void sh_softmax_line(double *x, int64_t n, int logsm);
+
 /* copy_ semantics: dst = src broadcast to dst's shape, converted (both CPU and
  * computable, or the same dtype). Overlapping src/dst go through a temporary. */
 AOTITorchError sh_copy(const char *op, struct AtenTensorOpaque *dst,

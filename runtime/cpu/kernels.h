@@ -425,6 +425,42 @@ SH_APAIRS(SH_AK)
 #define SH_AENT(S, TT, W) [SI_##S] = {ar_##S, ac_##S},
 const sh_argmax_kern SH_KCAT(sh_argtabs_, SH_KSUFFIX)[10] = {SH_APAIRS(SH_AENT)};
 
+/* softmax / log_softmax of one contiguous line of doubles, in place (computed in double;
+ * a NaN anywhere makes the line NaN, as max and exp propagate it). The max and the sum
+ * keep 32 lanes; exp is libmvec's vector exp in the v3/v4 builds. */
+static void sm_line(double *x, int64_t n, int logsm) {
+    enum { L = 32, CH = 256 };
+    double a[L], t[CH];
+    for (int l = 0; l < L; l++) a[l] = -INFINITY;
+    int64_t i = 0;
+    for (; i + L <= n; i += L)
+        for (int l = 0; l < L; l++) a[l] = (x[i + l] > a[l] || x[i + l] != x[i + l]) ? x[i + l] : a[l];
+    for (int l = 0; i < n; i++, l++) a[l] = (x[i] > a[l] || x[i] != x[i]) ? x[i] : a[l];
+    double m = a[0];
+    for (int l = 1; l < L; l++) m = (a[l] > m || a[l] != a[l]) ? a[l] : m;
+    for (int l = 0; l < L; l++) a[l] = 0;
+    for (i = 0; i < n; i += CH) { /* chunks: exp as a plain map (libmvec), then the sum */
+        int64_t c = n - i < CH ? n - i : CH;
+        for (int64_t k = 0; k < c; k++) t[k] = exp(x[i + k] - m);
+        int64_t k = 0;
+        for (; k + L <= c; k += L)
+            for (int l = 0; l < L; l++) a[l] += t[k + l];
+        for (int l = 0; k < c; k++, l++) a[l] += t[k];
+        if (!logsm)
+            for (k = 0; k < c; k++) x[i + k] = t[k];
+    }
+    for (int w = L / 2; w > 0; w /= 2)
+        for (int l = 0; l < w; l++) a[l] += a[l + w];
+    double s = a[0];
+    if (logsm) {
+        double ls = log(s);
+        for (i = 0; i < n; i++) x[i] = x[i] - m - ls;
+    } else {
+        for (i = 0; i < n; i++) x[i] = x[i] / s;
+    }
+}
+void (*const SH_KCAT(sh_softmax_line_, SH_KSUFFIX))(double *, int64_t, int) = sm_line;
+
 /* 4. the tables of this build, by row id */
 const sh_kernel *const SH_KCAT(sh_rowtabs_, SH_KSUFFIX)[OP_COUNT] = {
 #define SH_UNARY(name, cls, ...) [OP_##name] = tab_##name,

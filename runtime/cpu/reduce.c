@@ -712,6 +712,35 @@ AOTITorchError shimrt_cpu_argmax(AtenTensorHandle self, int64_t *dim, int32_t ke
 
 /* ---- softmax, log_softmax: along one dim, computed in double per line ---------------- */
 
+typedef struct {
+    bool logsm;
+    const char *in;
+    char *out;
+    int32_t idt, odt;
+    size_t ies, oes;
+    int64_t len, inner;
+    bool oom; /* set by a task that could not get its line buffer */
+} sm_job;
+
+static void sm_range(int64_t begin, int64_t end, void *vj) {
+    sm_job *j = vj;
+    double stackbuf[1024], *buf = stackbuf;
+    if (j->len > 1024 && !(buf = malloc((size_t)j->len * sizeof *buf))) {
+        j->oom = true;
+        return;
+    }
+    for (int64_t line = begin; line < end; line++) {
+        int64_t o = line / j->inner, c = line % j->inner;
+        size_t off = (size_t)(o * j->len * j->inner + c);
+        sh_cast_run((char *)buf, SHIMRT_FLOAT64, 8, j->in + off * j->ies, j->idt,
+                    j->inner * (int64_t)j->ies, j->len);
+        sh_softmax_line(buf, j->len, j->logsm);
+        sh_cast_run(j->out + off * j->oes, j->odt, j->inner * (int64_t)j->oes, (const char *)buf,
+                    SHIMRT_FLOAT64, 8, j->len);
+    }
+    if (buf != stackbuf) free(buf);
+}
+
 static AOTITorchError softmax_impl(const char *op, bool logsm, AtenTensorHandle self,
                                    int64_t dim, int32_t *dtype, AtenTensorHandle *ret0) {
     if (shimrt_k_check_cpu(op, self, "self") || shimrt_k_check_dtype(op, self, "self"))
@@ -727,33 +756,35 @@ static AOTITorchError softmax_impl(const char *op, bool logsm, AtenTensorHandle 
                                                                      : "?";
         return shimrt_fail(op, "\"%s\" not implemented for '%s'", k, n);
     }
-    /* work on a contiguous float64 copy, then convert once */
-    AtenTensorHandle w = shimrt_k_empty_like_dev(op, self, self->ndim, self->sizes, NULL,
-                                                 SHIMRT_FLOAT64);
-    if (!w) return AOTI_TORCH_FAILURE;
-    if (shimrt_k_copy(op, w, self)) {
-        shimrt_tensor_free(w);
+    /* a contiguous input (copied when not), then per line: converted to double, computed
+     * (sh_softmax_line), converted to the result dtype; lines split over the thread pool */
+    AtenTensorHandle in = self, tmp = NULL;
+    if (!shimrt_is_contiguous(self)) {
+        tmp = shimrt_k_empty_like_dev(op, self, self->ndim, self->sizes, NULL, self->dtype);
+        if (!tmp || shimrt_k_copy(op, tmp, self)) {
+            shimrt_tensor_free(tmp);
+            return AOTI_TORCH_FAILURE;
+        }
+        in = tmp;
+    }
+    AtenTensorHandle out = shimrt_k_empty_like_dev(op, self, self->ndim, self->sizes, NULL, odt);
+    if (!out) {
+        shimrt_tensor_free(tmp);
         return AOTI_TORCH_FAILURE;
     }
-    int64_t len = self->ndim ? self->sizes[d] : 1, inner = 1, outer = 1;
-    for (int64_t k = d + 1; k < self->ndim; k++) inner *= self->sizes[k];
-    for (int64_t k = 0; k < d; k++) outer *= self->sizes[k];
-    double *x = shimrt_data(w);
-    for (int64_t o = 0; o < outer && len > 0; o++)
-        for (int64_t i = 0; i < inner; i++) {
-            double *l = x + o * len * inner + i;
-            double m = -INFINITY, s = 0;
-            for (int64_t j = 0; j < len; j++) m = l[j * inner] > m || isnan(l[j * inner]) ? l[j * inner] : m;
-            for (int64_t j = 0; j < len; j++) s += exp(l[j * inner] - m);
-            for (int64_t j = 0; j < len; j++)
-                l[j * inner] = logsm ? l[j * inner] - m - log(s) : exp(l[j * inner] - m) / s;
-        }
-    AtenTensorHandle out = shimrt_k_empty_like_dev(op, self, self->ndim, self->sizes, NULL, odt);
-    AOTITorchError err = out ? shimrt_k_copy(op, out, w) : AOTI_TORCH_FAILURE;
-    shimrt_tensor_free(w);
-    if (err) {
+    sm_job j = {logsm, shimrt_data(in), shimrt_data(out), in->dtype, odt,
+                shimrt_dtype_size(in->dtype), shimrt_dtype_size(odt),
+                self->ndim ? self->sizes[d] : 1, 1, false};
+    for (int64_t k = d + 1; k < self->ndim; k++) j.inner *= self->sizes[k];
+    int64_t lines = j.len > 0 ? shimrt_numel(self) / j.len : 0;
+    int64_t grain = RGRAIN / (j.len > 0 ? j.len : 1);
+    if (grain < 1) grain = 1;
+    if (lines <= grain) sm_range(0, lines, &j);
+    else torch_parallel_for(0, lines, grain, sm_range, &j);
+    shimrt_tensor_free(tmp);
+    if (j.oom) {
         shimrt_tensor_free(out);
-        return AOTI_TORCH_FAILURE;
+        return shimrt_fail(op, "out of memory");
     }
     *ret0 = out;
     return AOTI_TORCH_SUCCESS;
