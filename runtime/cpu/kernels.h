@@ -196,11 +196,75 @@ static inline int32_t f2i32(double v) {
 #define SZ_bf16 2
 #define SZ_f32 4
 #define SZ_f64 8
+/* storage type indices (sh_cast_run's table order) */
+#define SI_b8 0
+#define SI_u8 1
+#define SI_i8 2
+#define SI_i16 3
+#define SI_i32 4
+#define SI_i64 5
+#define SI_f16 6
+#define SI_bf16 7
+#define SI_f32 8
+#define SI_f64 9
+
+/* float16 <-> float: gcc 12 vectorizes no _Float16 conversion without AVX512-FP16, so the
+ * F16C builds (x86-64-v3, v4) convert 8 or 16 at a time with the F16C instructions (the
+ * same instruction and rounding, from MXCSR, as the scalar conversion); other dtypes go
+ * through a float chunk (PyTorch converts to and from Half through float as well) */
+#if defined(__F16C__) && defined(__GNUC__) && !defined(__clang__)
+#include <immintrin.h>
+#define SH_F16C 1
+static inline void sh_f2h_v(char *d, const float *s, int64_t n) {
+    int64_t i = 0;
+#ifdef __AVX512F__
+    for (; i + 16 <= n; i += 16)
+        _mm256_storeu_si256((__m256i *)(void *)(d + 2 * i),
+                            _mm512_cvtps_ph(_mm512_loadu_ps(s + i), _MM_FROUND_CUR_DIRECTION));
+#endif
+    for (; i + 8 <= n; i += 8)
+        _mm_storeu_si128((__m128i *)(void *)(d + 2 * i),
+                         _mm256_cvtps_ph(_mm256_loadu_ps(s + i), _MM_FROUND_CUR_DIRECTION));
+    for (; i < n; i++) ST_f16(d + 2 * i, s[i]);
+}
+static inline void sh_h2f_v(float *d, const char *s, int64_t n) {
+    int64_t i = 0;
+#ifdef __AVX512F__
+    for (; i + 16 <= n; i += 16)
+        _mm512_storeu_ps(d + i, _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(const void *)(s + 2 * i))));
+#endif
+    for (; i + 8 <= n; i += 8)
+        _mm256_storeu_ps(d + i, _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(const void *)(s + 2 * i))));
+    for (; i < n; i++) d[i] = LD_f16(s + 2 * i);
+}
+#else
+#define SH_F16C 0
+static inline void sh_f2h_v(char *d, const float *s, int64_t n) {
+    for (int64_t i = 0; i < n; i++) ST_f16(d + 2 * i, s[i]);
+}
+static inline void sh_h2f_v(float *d, const char *s, int64_t n) {
+    for (int64_t i = 0; i < n; i++) d[i] = LD_f16(s + 2 * i);
+}
+#endif
+
 /* one loop per (source, destination) pair; the contiguous case with constant strides is
  * the one gcc vectorizes */
 #define CAST_FN(S, D, DSZ)                                                                   \
     static void cast_##S##_##D(char *d, int64_t ds, const char *s, int64_t ss, int64_t n) {  \
-        if (ds == DSZ && ss == SZ_##S)                                                       \
+        if (ds == DSZ && ss == SZ_##S && SH_F16C && (SI_##S == SI_f16) != (SI_##D == SI_f16)) { \
+            float t_[256];                                                                   \
+            for (int64_t i0 = 0; i0 < n; i0 += 256) {                                        \
+                int64_t c = n - i0 < 256 ? n - i0 : 256;                                     \
+                if (SI_##S == SI_f16)                                                        \
+                    sh_h2f_v(t_, s + i0 * 2, c);                                             \
+                else                                                                         \
+                    for (int64_t k = 0; k < c; k++) t_[k] = (float)LD_##S(s + (i0 + k) * SZ_##S); \
+                if (SI_##D == SI_f16)                                                        \
+                    sh_f2h_v(d + i0 * 2, t_, c);                                             \
+                else                                                                         \
+                    for (int64_t k = 0; k < c; k++) ST_##D(d + (i0 + k) * DSZ, t_[k]);       \
+            }                                                                                \
+        } else if (ds == DSZ && ss == SZ_##S)                                                \
             for (int64_t i = 0; i < n; i++) ST_##D(d + i * DSZ, LD_##S(s + i * SZ_##S));     \
         else                                                                                 \
             for (int64_t i = 0; i < n; i++) ST_##D(d + i * ds, LD_##S(s + i * ss));          \
@@ -225,16 +289,6 @@ const sh_cast_fn SH_KCAT(sh_casttab_, SH_KSUFFIX)[10][10] = {CAST_ALL(CAST_TAB)}
  *   cols: nc contiguous columns reduced over nrows rows (row stride rs elements) into
  *         nc T accumulators, one lane per column
  *   merge: acc[i] = merge(acc[i], x[i]) over n T values (partial results of split rows) */
-#define SI_b8 0
-#define SI_u8 1
-#define SI_i8 2
-#define SI_i16 3
-#define SI_i32 4
-#define SI_i64 5
-#define SI_f16 6
-#define SI_bf16 7
-#define SI_f32 8
-#define SI_f64 9
 #define SH_RLANES(T) ((int)(256 / sizeof(T)))
 #define SH_RBLK 16     /* narrow steps per lane between merges into the wide accumulators */
 #define SH_RCOLS 1024  /* the most columns a cols call takes */

@@ -497,6 +497,35 @@ for name in ["softmax", "log_softmax"]:
                 with_handles([x], lambda h: run(f"{name} large {dt} {lay} {d}", lambda o: f(h[0], d, None, C.byref(o[0])),
                                                 lambda: getattr(torch, name)(x, d), loose=True))
 
+# float16 conversions (vector F16C paths): every float16 bit pattern to float32 and back,
+# and random float32 bit patterns (NaN, inf, subnormal, out of range) to float16; exact
+fto16 = fn("aoti_torch_cpu_to_dtype", H, C.c_int32, C.c_int32, C.c_int32, P(C.c_int32), P(H))
+allh = torch.arange(-32768, 32768, dtype=torch.int32).to(torch.int16).view(torch.float16)
+rbits = torch.randint(-2**31, 2**31 - 1, (100003,), dtype=torch.int64).to(torch.int32).view(torch.float32)
+for src, dst in [(allh, torch.float32), (allh, torch.float64), (allh, torch.int32), (allh, torch.bfloat16),
+                 (allh.float(), torch.float16), (rbits, torch.float16), (rbits.double(), torch.float16),
+                 (torch.randint(-70000, 70000, (4099,), dtype=torch.int64), torch.float16)]:
+    counts["cases"] += 1
+    h = to_rt(src)
+    o = H()
+    rc = fto16(h, DT[dst], 0, 0, None, C.byref(o))
+    if rc != 0:
+        failures.append(f"to {src.dtype}->{dst} bits: libshimrt failed")
+    else:
+        ours = from_rt(o)
+        ref = src.to(dst)
+        if dst in (torch.float16, torch.bfloat16) or src.dtype in (torch.float16,):
+            # NaN payloads: compare NaN-ness, the rest bit for bit
+            on, rn = torch.isnan(ours.float()), torch.isnan(ref.float())
+            same = torch.equal(on, rn) and torch.equal(ours[~on].float(), ref[~rn].float()) and \
+                torch.equal(torch.signbit(ours[~on].float()), torch.signbit(ref[~rn].float()))
+        else:
+            same = torch.equal(ours, ref)
+        if not same:
+            failures.append(f"to {src.dtype}->{dst} bits: values differ")
+        delete(o)
+    delete(h)
+
 for line in failures:
     print("MISMATCH", line)
 print(f"oracle: {counts['cases']} cases, {counts['cases'] - len(failures)} agree "
