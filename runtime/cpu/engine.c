@@ -190,6 +190,7 @@ typedef struct {
     sh_chunk_fn fn;
     void *ctx;
     int64_t per_row; /* chunks per row */
+    int64_t chunk;   /* elements per chunk */
 } walk_job;
 
 static void walk_range(int64_t begin, int64_t end, void *vjob) {
@@ -210,7 +211,7 @@ static void walk_range(int64_t begin, int64_t end, void *vjob) {
     int64_t istr[SH_MAX_OPS];
     for (int k = 0; k < p->nops; k++) istr[k] = p->stride[k][0];
     for (int64_t u = begin; u < end; u++) {
-        int64_t off = chunk * SH_CHUNK, n = inner - off < SH_CHUNK ? inner - off : SH_CHUNK;
+        int64_t off = chunk * j->chunk, n = inner - off < j->chunk ? inner - off : j->chunk;
         char *ptr[SH_MAX_OPS];
         for (int k = 0; k < p->nops; k++) ptr[k] = base[k] + off * istr[k];
         j->fn(ptr, istr, n, j->ctx);
@@ -233,16 +234,20 @@ static void walk_range(int64_t begin, int64_t end, void *vjob) {
 void sh_walk_serial(const sh_plan *p, sh_chunk_fn fn, void *ctx) {
     if (p->numel == 0) return;
     int64_t inner = p->shape[0];
-    walk_job j = {p, fn, ctx, (inner + SH_CHUNK - 1) / SH_CHUNK};
+    walk_job j = {p, fn, ctx, (inner + SH_CHUNK - 1) / SH_CHUNK, SH_CHUNK};
     walk_range(0, (p->numel / inner) * j.per_row, &j);
 }
 
-void sh_walk(const sh_plan *p, sh_chunk_fn fn, void *ctx) {
+/* sh_walk with runs of up to `chunk` elements: chunk functions that need no per-chunk
+ * buffers (copies, fills, kernels on operands they read in place) take long runs, so that
+ * the per-call cost is paid every 16K elements rather than every 1K */
+#define SH_LONG_CHUNK 16384
+static void walk_chunked(const sh_plan *p, sh_chunk_fn fn, void *ctx, int64_t chunk) {
     if (p->numel == 0) return;
     int64_t inner = p->shape[0];
-    walk_job j = {p, fn, ctx, (inner + SH_CHUNK - 1) / SH_CHUNK};
+    walk_job j = {p, fn, ctx, (inner + chunk - 1) / chunk, chunk};
     int64_t units = (p->numel / inner) * j.per_row;
-    int64_t per_unit = inner < SH_CHUNK ? inner : SH_CHUNK;
+    int64_t per_unit = inner < chunk ? inner : chunk;
     int64_t grain = SH_GRAIN_ELEMS / per_unit;
     if (grain < 1) grain = 1;
     if (units <= grain || p->numel < SH_GRAIN_ELEMS)
@@ -250,6 +255,8 @@ void sh_walk(const sh_plan *p, sh_chunk_fn fn, void *ctx) {
     else
         torch_parallel_for(0, units, grain, walk_range, &j);
 }
+
+void sh_walk(const sh_plan *p, sh_chunk_fn fn, void *ctx) { walk_chunked(p, fn, ctx, SH_CHUNK); }
 
 /* ---- casts ------------------------------------------------------------------------- */
 
@@ -451,7 +458,20 @@ void sh_exec(const sh_plan *p, int32_t common, bool kout_bool, bool cond_first, 
     int ct = sh_ct_index(common);
     exec_job j = {p, {ct, sh_ct_dtype(ct), kout_bool ? SHIMRT_BOOL : sh_ct_dtype(ct), common,
                       p->nops - 1, cond_first ? 0 : -1, fn, k, scalar_b}};
-    sh_walk(p, exec_chunk2, &j);
+    /* every operand read and written in place (its dtype is the kernel's, unit stride or a
+     * stride-0 scalar the kernel takes as such): long runs, no buffers */
+    const exec_ctx *c = &j.e;
+    bool direct = p->dtype[0] == c->kodt &&
+                  p->stride[0][0] == (int64_t)shimrt_dtype_size(c->kodt);
+    int nscalar = 0;
+    for (int i = 0; direct && i < c->nin; i++) {
+        int32_t want = i == c->cond ? SHIMRT_BOOL : c->cdt;
+        int64_t es = (int64_t)shimrt_dtype_size(want), s = p->stride[1 + i][0];
+        if (p->dtype[1 + i] != want) direct = false;
+        else if (s == 0 && c->nin == 2 && c->cond < 0 && !c->scalar_b && nscalar++ == 0) continue;
+        else if (s != es) direct = false;
+    }
+    walk_chunked(p, exec_chunk2, &j, direct ? SH_LONG_CHUNK : SH_CHUNK);
 }
 
 /* ---- copy and fill ----------------------------------------------------------------- */
@@ -516,7 +536,7 @@ static bool tiled_copy(const sh_plan *p) {
 static void copy_plan(const sh_plan *p) {
     if (tiled_copy(p)) return;
     copy_ctx c = {p->dtype[0], p->dtype[1]};
-    sh_walk(p, copy_chunk, &c);
+    walk_chunked(p, copy_chunk, &c, SH_LONG_CHUNK);
 }
 
 AOTITorchError sh_copy(const char *op, struct AtenTensorOpaque *dst,
@@ -603,5 +623,5 @@ void sh_fill(struct AtenTensorOpaque *t, double v) {
     sh_plan p;
     AtenTensorHandle o = t;
     if (sh_plan_build(&p, "fill_", &o, t->dtype, 0, NULL)) return;
-    sh_walk(&p, fill_chunk, &c);
+    walk_chunked(&p, fill_chunk, &c, SH_LONG_CHUNK);
 }

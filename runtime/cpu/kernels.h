@@ -251,7 +251,11 @@ static inline void sh_h2f_v(float *d, const char *s, int64_t n) {
  * the one gcc vectorizes */
 #define CAST_FN(S, D, DSZ)                                                                   \
     static void cast_##S##_##D(char *d, int64_t ds, const char *s, int64_t ss, int64_t n) {  \
-        if (ds == DSZ && ss == SZ_##S && SH_F16C && (SI_##S == SI_f16) != (SI_##D == SI_f16)) { \
+        if (ds == DSZ && ss == SZ_##S && SH_F16C && SI_##S == SI_f32 && SI_##D == SI_f16) {   \
+            sh_f2h_v(d, (const float *)(const void *)s, n);                                  \
+        } else if (ds == DSZ && ss == SZ_##S && SH_F16C && SI_##S == SI_f16 && SI_##D == SI_f32) { \
+            sh_h2f_v((float *)(void *)d, s, n);                                              \
+        } else if (ds == DSZ && ss == SZ_##S && SH_F16C && (SI_##S == SI_f16) != (SI_##D == SI_f16)) { \
             float t_[256];                                                                   \
             for (int64_t i0 = 0; i0 < n; i0 += 256) {                                        \
                 int64_t c = n - i0 < 256 ? n - i0 : 256;                                     \
