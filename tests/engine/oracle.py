@@ -526,6 +526,33 @@ for src, dst in [(allh, torch.float32), (allh, torch.float64), (allh, torch.int3
         delete(o)
     delete(h)
 
+# ---- pad: every mode (PyTorch's aten::pad, errors included) ---------------------------
+fpad = fn("aoti_torch_cpu_pad", H, P(C.c_int64), C.c_int64, C.c_char_p, P(C.c_double), P(H))
+PADS = [[1, 1], [2, 0], [0, 3], [3, 3], [4, 1], [-1, 2], [2, -3], [-2, -2], [-4, 0], [5, 5],
+        [1, 2, 0, 1], [-1, 1, 2, 2], [3, 0, 0, 3], [1, 1, 1, 1, 1, 1], [0, 2, -1, 1, 1, 0], [1]]
+SHAPES_PAD = [[4], [3, 4], [2, 3, 4], [2, 3, 4, 5], [2, 2, 3, 4, 3], [0, 3, 4], [3, 0], [2, 0, 4]]
+for mode in ["constant", "reflect", "replicate", "circular", "bogus"]:
+    for dt in [torch.float32, torch.int64, torch.bool, torch.float16, torch.uint8]:
+        for shape, pads in itertools.product(SHAPES_PAD, PADS):
+            if dt != torch.float32 and (len(shape) != 3 or mode == "bogus"):
+                continue
+            for lay, x in layouts(shape, dt):
+                # circular with more padding on one side than the part kept after a crop on
+                # the other reads memory PyTorch never wrote (its values are garbage): skipped
+                kept = [shape[len(shape) - 1 - i] - max(-pads[2 * i], 0) - max(-pads[2 * i + 1], 0)
+                        for i in range(len(pads) // 2)] if len(pads) % 2 == 0 and len(pads) // 2 <= len(shape) else []
+                if mode == "circular" and any(pads[2 * i] > kp or pads[2 * i + 1] > kp for i, kp in enumerate(kept)):
+                    continue
+                for value in ([None, 0.0, 1.5] if dt == torch.float32 and shape == [2, 3, 4] else [None]):
+                    arr = i64s(pads)
+                    vp = C.byref(C.c_double(value)) if value is not None else None
+                    label = f"pad {mode} {dt} {shape} {pads} {lay} value={value}"
+                    with_handles([x], lambda h: run(label, lambda o: fpad(h[0], arr, len(pads), mode.encode(), vp, C.byref(o[0])),
+                                                    lambda: torch.ops.aten.pad(x, pads, mode, value),
+                                                    # constant mode's result layout (PyTorch's
+                                                    # suggested memory format) is not matched
+                                                    check_strides=mode != "constant"))
+
 for line in failures:
     print("MISMATCH", line)
 print(f"oracle: {counts['cases']} cases, {counts['cases'] - len(failures)} agree "
