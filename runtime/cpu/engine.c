@@ -227,9 +227,31 @@ static void walk_range(int64_t begin, int64_t end, void *vjob) {
     }
 }
 
-/* Elements per task: below this a region's start-up costs more than it saves (measured
- * with bench/rt_engine.c on a 2-core VM: mul f32 breaks even near 24K elements). */
-#define SH_GRAIN_ELEMS 32768
+/* Elements per task: below this a parallel region's start-up costs more than it saves.
+ * Measured by bench/rt_engine.c (`make bench`), which times mul and exp of n float32
+ * elements at 1 thread and at 2 threads with the grain forced to 1K. On the 2-core
+ * AVX-512 VM (shared, load average ~5) a region costs 4-5 us more than the serial call
+ * (mul 32K: 4.4 us serial, 9.1 us on 2 threads), so splitting cannot win below ~64K
+ * elements of mul (8 us serial); at 64K-1M the two threads come out within 1-10% of one
+ * on that loaded machine, from 4M they win. 64K is the grain (it was 32K, PyTorch's
+ * GRAIN_SIZE, before this measurement). SHIMRT_GRAIN_ELEMS overrides it (read once; for
+ * that bench). docs/PERFORMANCE.md has the table. */
+#define SH_GRAIN_DEFAULT 65536
+static int64_t grain_elems = SH_GRAIN_DEFAULT;
+static pthread_once_t grain_once = PTHREAD_ONCE_INIT;
+static void read_grain(void) {
+    const char *e = getenv("SHIMRT_GRAIN_ELEMS");
+    if (e && *e) {
+        char *end;
+        long long v = strtoll(e, &end, 10);
+        if (*end == '\0' && v >= 1) grain_elems = v;
+    }
+}
+int64_t sh_grain_elems(void) {
+    pthread_once(&grain_once, read_grain);
+    return grain_elems;
+}
+#define SH_GRAIN_ELEMS (sh_grain_elems())
 
 void sh_walk_serial(const sh_plan *p, sh_chunk_fn fn, void *ctx) {
     if (p->numel == 0) return;

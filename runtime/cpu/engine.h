@@ -65,6 +65,9 @@ typedef void (*sh_chunk_fn)(char **ptr, const int64_t *stride, int64_t n, void *
 /* Runs fn over every element of p (in runs of at most SH_CHUNK), over the thread pool when
  * the plan is large enough. */
 void sh_walk(const sh_plan *p, sh_chunk_fn fn, void *ctx);
+/* Elements below which work runs in the calling thread (per task above it): measured,
+ * see engine.c; SHIMRT_GRAIN_ELEMS overrides it. */
+int64_t sh_grain_elems(void);
 /* The same in the calling thread only (for chunk functions that gather a result). */
 void sh_walk_serial(const sh_plan *p, sh_chunk_fn fn, void *ctx);
 

@@ -145,8 +145,8 @@ static void red_cols_range(int64_t begin, int64_t end, void *vj) {
     }
 }
 
-/* Tasks of fewer elements than this run in the calling thread (SH_GRAIN_ELEMS' rule). */
-#define RGRAIN 32768
+/* Tasks of fewer elements than this run in the calling thread (the engine's grain). */
+#define RGRAIN (sh_grain_elems())
 
 /* The memory-order view of a reduction: self dense (any dim order), its dims (size-1 dims
  * left out) sorted by stride; the reduced ones must then be adjacent: outer x len x inner
