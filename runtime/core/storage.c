@@ -15,11 +15,14 @@ typedef struct {
     void (*free)(void *data, void *ctx);
 } allocator;
 
-/* Blocks of 4 MiB and more are 2 MiB-aligned and asked to be backed by transparent huge
- * pages (where the kernel's THP mode is "madvise"): a fresh 64 MB output then takes 32
- * page faults instead of 16,384, which were most of the time of a bandwidth-bound op on
- * it (docs/PERFORMANCE.md). */
-#define SHIMRT_HUGE_MIN ((size_t)4 << 20)
+/* Blocks of 32 MiB and more are 2 MiB-aligned and asked to be backed by transparent huge
+ * pages (where the kernel's THP mode is "madvise"). glibc serves such blocks with a fresh
+ * mmap every time (32 MiB is its largest mmap threshold), so each fresh 64 MB output took
+ * 16,384 page faults, most of the time of a bandwidth-bound op on it; with huge pages it
+ * takes 32 (docs/PERFORMANCE.md). Smaller blocks are left alone: glibc reuses them from
+ * its heap without faults once its threshold has moved up, and a huge-page hint there
+ * only adds work. */
+#define SHIMRT_HUGE_MIN ((size_t)32 << 20)
 #define SHIMRT_HUGE_ALIGN ((size_t)2 << 20)
 static void *cpu_alloc(size_t nbytes) {
     void *p = NULL;

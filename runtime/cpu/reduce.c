@@ -91,6 +91,7 @@ static void store_loop(char **data, const int64_t *st, int64_t n, void *vctx) {
  * neither the thread count nor the ISA level's vector width beyond the lane order. */
 #define RBLOCK 1024
 #define RPART 65536 /* elements per part when few long rows are split */
+#define RFEW 4      /* "few" rows: fewer than this */
 
 typedef struct {
     const sh_red_kern *k;
@@ -245,10 +246,10 @@ static bool engine_reduce(const char *op, int red, bool wide, AtenTensorHandle s
     j.tes = shimrt_dtype_size(j.tdt);
     j.oes = shimrt_dtype_size(odt);
     int64_t numel = shimrt_numel(self);
-    uint32_t nth = shimrt_num_threads();
     *err = AOTI_TORCH_SUCCESS;
-    if (j.inner == 1 && j.outer < 2 * (int64_t)nth && j.len >= 2 * RPART && nth > 1) {
-        /* few long rows: parts, merged in order */
+    if (j.inner == 1 && j.outer < RFEW && j.len >= 2 * RPART) {
+        /* few long rows: parts, merged in order (the same parts at any thread count, so
+         * that the result does not depend on it) */
         j.parts = (j.len + RPART - 1) / RPART;
         j.partial = malloc((size_t)(j.outer * j.parts) * j.tes);
         if (!j.partial) {
