@@ -230,13 +230,14 @@ static void walk_range(int64_t begin, int64_t end, void *vjob) {
 /* Elements per task: below this a parallel region's start-up costs more than it saves.
  * Measured by bench/rt_engine.c (`make bench`), which times mul and exp of n float32
  * elements at 1 thread and at 2 threads with the grain forced to 1K. On the 2-core
- * AVX-512 VM (shared, load average ~5) a region costs 4-5 us more than the serial call
- * (mul 32K: 4.4 us serial, 9.1 us on 2 threads), so splitting cannot win below ~64K
- * elements of mul (8 us serial); at 64K-1M the two threads come out within 1-10% of one
- * on that loaded machine, from 4M they win. 64K is the grain (it was 32K, PyTorch's
- * GRAIN_SIZE, before this measurement). SHIMRT_GRAIN_ELEMS overrides it (read once; for
- * that bench). docs/PERFORMANCE.md has the table. */
-#define SH_GRAIN_DEFAULT 65536
+ * AVX-512 VM (shared with other builds all day) a region costs 4-5 us more than the serial
+ * call (mul 32K: 4.4 us serial, 9.1 us on 2 threads) and the two threads stay 4-80%
+ * slower than one up to 512K elements (mul 256K: 100 us against 108 us); from 1M they
+ * break even or win (mul 1M 0.84-1.01, exp 1M 0.95-1.04, exp 4M 0.76-0.90). So the grain
+ * is 1M elements (it was 32K, PyTorch's GRAIN_SIZE, before this measurement); a quieter
+ * machine would move it down. SHIMRT_GRAIN_ELEMS overrides it (read once; for that bench
+ * and for tests of the threaded paths). docs/PERFORMANCE.md has the table. */
+#define SH_GRAIN_DEFAULT 1048576
 static int64_t grain_elems = SH_GRAIN_DEFAULT;
 static pthread_once_t grain_once = PTHREAD_ONCE_INIT;
 static void read_grain(void) {
