@@ -20,5 +20,5 @@ BENCH_STEPS += bench-run
 # The engine against PyTorch 2.15: one stable-ABI client, both libraries (bench/engine/).
 .PHONY: bench-engine
 bench-engine: $(LIBSHIMRT_A)
-	@BUILD=$(BUILD) CC="$(CC)" sh bench/engine/run.sh
+	@BUILD=$(BUILD) CC="$(CC)" RT_LDLIBS="$(RT_LDLIBS)" sh bench/engine/run.sh
 BENCH_STEPS += bench-engine

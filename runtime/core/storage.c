@@ -1,5 +1,8 @@
 /* runtime/core/storage.c: reference-counted storage and the per-device allocators. */
 #include <stdlib.h>
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
 
 #include "internal.h"
 
@@ -12,9 +15,25 @@ typedef struct {
     void (*free)(void *data, void *ctx);
 } allocator;
 
+/* Blocks of 32 MiB and more are 2 MiB-aligned and asked to be backed by transparent huge
+ * pages (where the kernel's THP mode is "madvise"). glibc serves such blocks with a fresh
+ * mmap every time (32 MiB is its largest mmap threshold), so each fresh 64 MB output took
+ * 16,384 page faults, most of the time of a bandwidth-bound op on it; with huge pages it
+ * takes 32 (docs/PERFORMANCE.md). Smaller blocks are left alone: glibc reuses them from
+ * its heap without faults once its threshold has moved up, and a huge-page hint there
+ * only adds work. */
+#define SHIMRT_HUGE_MIN ((size_t)32 << 20)
+#define SHIMRT_HUGE_ALIGN ((size_t)2 << 20)
 static void *cpu_alloc(size_t nbytes) {
     void *p = NULL;
     if (nbytes == 0) return NULL;
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+    if (nbytes >= SHIMRT_HUGE_MIN) {
+        if (posix_memalign(&p, SHIMRT_HUGE_ALIGN, nbytes) != 0) return NULL;
+        (void)madvise(p, nbytes & ~(SHIMRT_HUGE_ALIGN - 1), MADV_HUGEPAGE); /* a hint */
+        return p;
+    }
+#endif
     if (posix_memalign(&p, SHIMRT_CPU_ALIGNMENT, nbytes) != 0) return NULL;
     return p;
 }

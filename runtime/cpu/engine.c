@@ -190,6 +190,7 @@ typedef struct {
     sh_chunk_fn fn;
     void *ctx;
     int64_t per_row; /* chunks per row */
+    int64_t chunk;   /* elements per chunk */
 } walk_job;
 
 static void walk_range(int64_t begin, int64_t end, void *vjob) {
@@ -210,7 +211,7 @@ static void walk_range(int64_t begin, int64_t end, void *vjob) {
     int64_t istr[SH_MAX_OPS];
     for (int k = 0; k < p->nops; k++) istr[k] = p->stride[k][0];
     for (int64_t u = begin; u < end; u++) {
-        int64_t off = chunk * SH_CHUNK, n = inner - off < SH_CHUNK ? inner - off : SH_CHUNK;
+        int64_t off = chunk * j->chunk, n = inner - off < j->chunk ? inner - off : j->chunk;
         char *ptr[SH_MAX_OPS];
         for (int k = 0; k < p->nops; k++) ptr[k] = base[k] + off * istr[k];
         j->fn(ptr, istr, n, j->ctx);
@@ -226,23 +227,50 @@ static void walk_range(int64_t begin, int64_t end, void *vjob) {
     }
 }
 
-/* Elements per task: below this a region's start-up costs more than it saves (measured
- * with bench/rt_engine.c on a 2-core VM: mul f32 breaks even near 24K elements). */
-#define SH_GRAIN_ELEMS 32768
+/* Elements per task: below this a parallel region's start-up costs more than it saves.
+ * Measured by bench/rt_engine.c (`make bench`), which times mul and exp of n float32
+ * elements at 1 thread and at 2 threads with the grain forced to 1K. On the 2-core
+ * AVX-512 VM (shared with other builds all day) a region costs 4-5 us more than the serial
+ * call (mul 32K: 4.4 us serial, 9.1 us on 2 threads) and the two threads stay 4-80%
+ * slower than one up to 512K elements (mul 256K: 100 us against 108 us); from 1M they
+ * break even or win (mul 1M 0.84-1.01, exp 1M 0.95-1.04, exp 4M 0.76-0.90). So the grain
+ * is 1M elements (it was 32K, PyTorch's GRAIN_SIZE, before this measurement); a quieter
+ * machine would move it down. SHIMRT_GRAIN_ELEMS overrides it (read once; for that bench
+ * and for tests of the threaded paths). docs/PERFORMANCE.md has the table. */
+#define SH_GRAIN_DEFAULT 1048576
+static int64_t grain_elems = SH_GRAIN_DEFAULT;
+static pthread_once_t grain_once = PTHREAD_ONCE_INIT;
+static void read_grain(void) {
+    const char *e = getenv("SHIMRT_GRAIN_ELEMS");
+    if (e && *e) {
+        char *end;
+        long long v = strtoll(e, &end, 10);
+        if (*end == '\0' && v >= 1) grain_elems = v;
+    }
+}
+int64_t sh_grain_elems(void) {
+    pthread_once(&grain_once, read_grain);
+    return grain_elems;
+}
+#define SH_GRAIN_ELEMS (sh_grain_elems())
 
 void sh_walk_serial(const sh_plan *p, sh_chunk_fn fn, void *ctx) {
     if (p->numel == 0) return;
     int64_t inner = p->shape[0];
-    walk_job j = {p, fn, ctx, (inner + SH_CHUNK - 1) / SH_CHUNK};
+    walk_job j = {p, fn, ctx, (inner + SH_CHUNK - 1) / SH_CHUNK, SH_CHUNK};
     walk_range(0, (p->numel / inner) * j.per_row, &j);
 }
 
-void sh_walk(const sh_plan *p, sh_chunk_fn fn, void *ctx) {
+/* sh_walk with runs of up to `chunk` elements: chunk functions that need no per-chunk
+ * buffers (copies, fills, kernels on operands they read in place) take long runs, so that
+ * the per-call cost is paid every 16K elements rather than every 1K */
+#define SH_LONG_CHUNK 16384
+static void walk_chunked(const sh_plan *p, sh_chunk_fn fn, void *ctx, int64_t chunk) {
     if (p->numel == 0) return;
     int64_t inner = p->shape[0];
-    walk_job j = {p, fn, ctx, (inner + SH_CHUNK - 1) / SH_CHUNK};
+    walk_job j = {p, fn, ctx, (inner + chunk - 1) / chunk, chunk};
     int64_t units = (p->numel / inner) * j.per_row;
-    int64_t per_unit = inner < SH_CHUNK ? inner : SH_CHUNK;
+    int64_t per_unit = inner < chunk ? inner : chunk;
     int64_t grain = SH_GRAIN_ELEMS / per_unit;
     if (grain < 1) grain = 1;
     if (units <= grain || p->numel < SH_GRAIN_ELEMS)
@@ -250,6 +278,8 @@ void sh_walk(const sh_plan *p, sh_chunk_fn fn, void *ctx) {
     else
         torch_parallel_for(0, units, grain, walk_range, &j);
 }
+
+void sh_walk(const sh_plan *p, sh_chunk_fn fn, void *ctx) { walk_chunked(p, fn, ctx, SH_CHUNK); }
 
 /* ---- casts ------------------------------------------------------------------------- */
 
@@ -312,6 +342,66 @@ void sh_cast_run(char *dst, int32_t ddt, int64_t ds, const char *src, int32_t sd
         return;
     }
     cast_tab()[si][di](dst, ds, src, ss, n);
+}
+
+/* ---- reduction loops (kernels.h section 3) ------------------------------------------ */
+
+extern const sh_red_kern sh_redtabs_base[][10][2];
+extern const sh_argmax_kern sh_argtabs_base[10];
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+extern const sh_red_kern sh_redtabs_v3[][10][2];
+extern const sh_red_kern sh_redtabs_v4[][10][2];
+extern const sh_argmax_kern sh_argtabs_v3[10];
+extern const sh_argmax_kern sh_argtabs_v4[10];
+#endif
+
+const sh_red_kern *sh_red_kernel(int red, int32_t sdt, bool wide, int32_t *tdt) {
+    int si = st_index(sdt);
+    if (si < 0) return NULL;
+    const sh_red_kern (*tab)[10][2] = sh_redtabs_base;
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+    int l = sh_isa_level();
+    if (l == 4) tab = sh_redtabs_v4;
+    else if (l == 3) tab = sh_redtabs_v3;
+#endif
+    const sh_red_kern *k = &tab[red][si][wide ? 1 : 0];
+    if (!k->rows) return NULL;
+    bool flt = sdt == SHIMRT_FLOAT16 || sdt == SHIMRT_BFLOAT16 || sdt == SHIMRT_FLOAT32 ||
+               sdt == SHIMRT_FLOAT64;
+    *tdt = wide ? (flt ? SHIMRT_FLOAT64 : SHIMRT_INT64) : sh_ct_dtype(sh_ct_index(sdt));
+    return k;
+}
+
+const sh_argmax_kern *sh_argmax_kernel(int32_t sdt) {
+    int si = st_index(sdt);
+    if (si < 0) return NULL;
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+    int l = sh_isa_level();
+    if (l == 4) return &sh_argtabs_v4[si];
+    if (l == 3) return &sh_argtabs_v3[si];
+#endif
+    return &sh_argtabs_base[si];
+}
+
+extern void (*const sh_softmax_line_base)(double *, int64_t, int);
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+extern void (*const sh_softmax_line_v3)(double *, int64_t, int);
+extern void (*const sh_softmax_line_v4)(double *, int64_t, int);
+#endif
+
+void sh_softmax_line(double *x, int64_t n, int logsm) {
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+    int l = sh_isa_level();
+    if (l == 4) {
+        sh_softmax_line_v4(x, n, logsm);
+        return;
+    }
+    if (l == 3) {
+        sh_softmax_line_v3(x, n, logsm);
+        return;
+    }
+#endif
+    sh_softmax_line_base(x, n, logsm);
 }
 
 /* ---- executor ---------------------------------------------------------------------- */
@@ -391,7 +481,20 @@ void sh_exec(const sh_plan *p, int32_t common, bool kout_bool, bool cond_first, 
     int ct = sh_ct_index(common);
     exec_job j = {p, {ct, sh_ct_dtype(ct), kout_bool ? SHIMRT_BOOL : sh_ct_dtype(ct), common,
                       p->nops - 1, cond_first ? 0 : -1, fn, k, scalar_b}};
-    sh_walk(p, exec_chunk2, &j);
+    /* every operand read and written in place (its dtype is the kernel's, unit stride or a
+     * stride-0 scalar the kernel takes as such): long runs, no buffers */
+    const exec_ctx *c = &j.e;
+    bool direct = p->dtype[0] == c->kodt &&
+                  p->stride[0][0] == (int64_t)shimrt_dtype_size(c->kodt);
+    int nscalar = 0;
+    for (int i = 0; direct && i < c->nin; i++) {
+        int32_t want = i == c->cond ? SHIMRT_BOOL : c->cdt;
+        int64_t es = (int64_t)shimrt_dtype_size(want), s = p->stride[1 + i][0];
+        if (p->dtype[1 + i] != want) direct = false;
+        else if (s == 0 && c->nin == 2 && c->cond < 0 && !c->scalar_b && nscalar++ == 0) continue;
+        else if (s != es) direct = false;
+    }
+    walk_chunked(p, exec_chunk2, &j, direct ? SH_LONG_CHUNK : SH_CHUNK);
 }
 
 /* ---- copy and fill ----------------------------------------------------------------- */
@@ -456,7 +559,7 @@ static bool tiled_copy(const sh_plan *p) {
 static void copy_plan(const sh_plan *p) {
     if (tiled_copy(p)) return;
     copy_ctx c = {p->dtype[0], p->dtype[1]};
-    sh_walk(p, copy_chunk, &c);
+    walk_chunked(p, copy_chunk, &c, SH_LONG_CHUNK);
 }
 
 AOTITorchError sh_copy(const char *op, struct AtenTensorOpaque *dst,
@@ -543,5 +646,5 @@ void sh_fill(struct AtenTensorOpaque *t, double v) {
     sh_plan p;
     AtenTensorHandle o = t;
     if (sh_plan_build(&p, "fill_", &o, t->dtype, 0, NULL)) return;
-    sh_walk(&p, fill_chunk, &c);
+    walk_chunked(&p, fill_chunk, &c, SH_LONG_CHUNK);
 }

@@ -65,6 +65,9 @@ typedef void (*sh_chunk_fn)(char **ptr, const int64_t *stride, int64_t n, void *
 /* Runs fn over every element of p (in runs of at most SH_CHUNK), over the thread pool when
  * the plan is large enough. */
 void sh_walk(const sh_plan *p, sh_chunk_fn fn, void *ctx);
+/* Elements below which work runs in the calling thread (per task above it): measured,
+ * see engine.c; SHIMRT_GRAIN_ELEMS overrides it. */
+int64_t sh_grain_elems(void);
 /* The same in the calling thread only (for chunk functions that gather a result). */
 void sh_walk_serial(const sh_plan *p, sh_chunk_fn fn, void *ctx);
 
@@ -100,6 +103,37 @@ typedef void (*sh_kernel)(int64_t n, char *o, const char *a, const char *b, cons
  * has one input). cond_first: the plan's first input is where's condition. */
 void sh_exec(const sh_plan *p, int32_t common, bool kout_bool, bool cond_first, sh_kernel fn,
              const sh_kargs *k, const void *scalar_b);
+
+/* Reduction loops of an SH_REDUCE row for one (storage dtype S, accumulator T) pair
+ * (kernels.h section 3; T is S's compute type, or double / int64 when wide):
+ *   rows(out, in, nrows, len): out[r] (T) = the reduction of contiguous row r of len
+ *                              elements (rows back to back)
+ *   cols(acc, in, nrows, nc, rs): acc[c] (T) = the reduction over nrows rows (row stride rs
+ *                              elements) of the contiguous columns c < nc
+ *   merge(acc, x, n): acc[i] = merge(acc[i], x[i]) over n T values */
+typedef struct sh_red_kern {
+    void (*rows)(char *out, const char *in, int64_t nrows, int64_t len);
+    void (*cols)(char *acc, const char *in, int64_t nrows, int64_t nc, int64_t rs);
+    void (*merge)(char *acc, const char *x, int64_t n);
+} sh_red_kern;
+/* The loops of reduction row `red` (RED_<name> in kernels.h) for storage dtype sdt, or NULL
+ * when the pair is not instantiated (the caller then takes its generic path). *tdt gets
+ * the accumulator's dtype. */
+const sh_red_kern *sh_red_kernel(int red, int32_t sdt, bool wide, int32_t *tdt);
+
+/* argmax loops for one storage dtype (first index of the largest value, NaN largest):
+ *   rows(idx, vals, in, nrows, len): idx[r], and vals[r] (storage dtype) unless NULL
+ *   cols(idx, val, in, nrows, nc, rs): idx[c] and val[c] (S's compute type) */
+typedef struct sh_argmax_kern {
+    void (*rows)(int64_t *idx, char *vals, const char *in, int64_t nrows, int64_t len);
+    void (*cols)(int64_t *idx, char *val, const char *in, int64_t nrows, int64_t nc, int64_t rs);
+} sh_argmax_kern;
+/* NULL for a dtype that is not computable. */
+const sh_argmax_kern *sh_argmax_kernel(int32_t sdt);
+
+/* softmax (logsm 0) or log_softmax (1) of n contiguous doubles, in place, in double:
+ * max, sum of exp(x - max), then exp(x - max) / sum or x - max - log(sum). */
+void sh_softmax_line(double *x, int64_t n, int logsm);
 
 /* copy_ semantics: dst = src broadcast to dst's shape, converted (both CPU and
  * computable, or the same dtype). Overlapping src/dst go through a temporary. */

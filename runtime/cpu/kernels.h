@@ -17,6 +17,12 @@ enum {
 #include "../ops/ops.def"
     OP_COUNT
 };
+/* the reduction ids */
+enum {
+#define SH_REDUCE(name, ...) RED_##name,
+#include "../ops/ops.def"
+    RED_COUNT
+};
 #endif
 
 #ifdef SH_KSUFFIX
@@ -190,11 +196,79 @@ static inline int32_t f2i32(double v) {
 #define SZ_bf16 2
 #define SZ_f32 4
 #define SZ_f64 8
+/* storage type indices (sh_cast_run's table order) */
+#define SI_b8 0
+#define SI_u8 1
+#define SI_i8 2
+#define SI_i16 3
+#define SI_i32 4
+#define SI_i64 5
+#define SI_f16 6
+#define SI_bf16 7
+#define SI_f32 8
+#define SI_f64 9
+
+/* float16 <-> float: gcc 12 vectorizes no _Float16 conversion without AVX512-FP16, so the
+ * F16C builds (x86-64-v3, v4) convert 8 or 16 at a time with the F16C instructions (the
+ * same instruction and rounding, from MXCSR, as the scalar conversion); other dtypes go
+ * through a float chunk (PyTorch converts to and from Half through float as well) */
+#if defined(__F16C__) && defined(__GNUC__) && !defined(__clang__)
+#include <immintrin.h>
+#define SH_F16C 1
+static inline void sh_f2h_v(char *d, const float *s, int64_t n) {
+    int64_t i = 0;
+#ifdef __AVX512F__
+    for (; i + 16 <= n; i += 16)
+        _mm256_storeu_si256((__m256i *)(void *)(d + 2 * i),
+                            _mm512_cvtps_ph(_mm512_loadu_ps(s + i), _MM_FROUND_CUR_DIRECTION));
+#endif
+    for (; i + 8 <= n; i += 8)
+        _mm_storeu_si128((__m128i *)(void *)(d + 2 * i),
+                         _mm256_cvtps_ph(_mm256_loadu_ps(s + i), _MM_FROUND_CUR_DIRECTION));
+    for (; i < n; i++) ST_f16(d + 2 * i, s[i]);
+}
+static inline void sh_h2f_v(float *d, const char *s, int64_t n) {
+    int64_t i = 0;
+#ifdef __AVX512F__
+    for (; i + 16 <= n; i += 16)
+        _mm512_storeu_ps(d + i, _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(const void *)(s + 2 * i))));
+#endif
+    for (; i + 8 <= n; i += 8)
+        _mm256_storeu_ps(d + i, _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(const void *)(s + 2 * i))));
+    for (; i < n; i++) d[i] = LD_f16(s + 2 * i);
+}
+#else
+#define SH_F16C 0
+static inline void sh_f2h_v(char *d, const float *s, int64_t n) {
+    for (int64_t i = 0; i < n; i++) ST_f16(d + 2 * i, s[i]);
+}
+static inline void sh_h2f_v(float *d, const char *s, int64_t n) {
+    for (int64_t i = 0; i < n; i++) d[i] = LD_f16(s + 2 * i);
+}
+#endif
+
 /* one loop per (source, destination) pair; the contiguous case with constant strides is
  * the one gcc vectorizes */
 #define CAST_FN(S, D, DSZ)                                                                   \
     static void cast_##S##_##D(char *d, int64_t ds, const char *s, int64_t ss, int64_t n) {  \
-        if (ds == DSZ && ss == SZ_##S)                                                       \
+        if (ds == DSZ && ss == SZ_##S && SH_F16C && SI_##S == SI_f32 && SI_##D == SI_f16) {   \
+            sh_f2h_v(d, (const float *)(const void *)s, n);                                  \
+        } else if (ds == DSZ && ss == SZ_##S && SH_F16C && SI_##S == SI_f16 && SI_##D == SI_f32) { \
+            sh_h2f_v((float *)(void *)d, s, n);                                              \
+        } else if (ds == DSZ && ss == SZ_##S && SH_F16C && (SI_##S == SI_f16) != (SI_##D == SI_f16)) { \
+            float t_[256];                                                                   \
+            for (int64_t i0 = 0; i0 < n; i0 += 256) {                                        \
+                int64_t c = n - i0 < 256 ? n - i0 : 256;                                     \
+                if (SI_##S == SI_f16)                                                        \
+                    sh_h2f_v(t_, s + i0 * 2, c);                                             \
+                else                                                                         \
+                    for (int64_t k = 0; k < c; k++) t_[k] = (float)LD_##S(s + (i0 + k) * SZ_##S); \
+                if (SI_##D == SI_f16)                                                        \
+                    sh_f2h_v(d + i0 * 2, t_, c);                                             \
+                else                                                                         \
+                    for (int64_t k = 0; k < c; k++) ST_##D(d + (i0 + k) * DSZ, t_[k]);       \
+            }                                                                                \
+        } else if (ds == DSZ && ss == SZ_##S)                                                \
             for (int64_t i = 0; i < n; i++) ST_##D(d + i * DSZ, LD_##S(s + i * SZ_##S));     \
         else                                                                                 \
             for (int64_t i = 0; i < n; i++) ST_##D(d + i * ds, LD_##S(s + i * ss));          \
@@ -208,7 +282,244 @@ CAST_ALL(CAST_DEF)
 const sh_cast_fn SH_KCAT(sh_casttab_, SH_KSUFFIX)[10][10] = {CAST_ALL(CAST_TAB)};
 
 
-/* 3. the tables of this build, by row id */
+/* 3. reductions: every SH_REDUCE row as typed loops over (storage type S, accumulator
+ * type T) pairs: T is S's compute type ("narrow": float for float16/bfloat16) or the wide
+ * type ("wide": double for floating S, int64 for integral and bool S). Elements are
+ * converted to T, then combined; gcc vectorizes both loops:
+ *   rows: nrows contiguous rows of len elements, one T result per row; each row keeps
+ *         256 / sizeof(T) independent lanes (four AVX-512 vectors), merged by the row's
+ *         merge step in a fixed tree (so results are deterministic, and do not depend on
+ *         the thread count: threads split rows, never lanes)
+ *   cols: nc contiguous columns reduced over nrows rows (row stride rs elements) into
+ *         nc T accumulators, one lane per column
+ *   merge: acc[i] = merge(acc[i], x[i]) over n T values (partial results of split rows) */
+#define SH_RLANES(T) ((int)(256 / sizeof(T)))
+#define SH_RBLK 16     /* narrow steps per lane between merges into the wide accumulators */
+#define SH_RCOLS 1024  /* the most columns a cols call takes */
+/* NT: the block type. Wide sums of float16/bfloat16/float32 add SH_RBLK elements per lane
+ * in float, then merge that partial sum into the double accumulator (converting every
+ * element to double halved the speed of these memory-bound loops); elsewhere NT = T. */
+#define SH_RK(S, TT, W, NTT, name, init, combine, merge)                                     \
+    static void rr_##name##_##S##_##W(char *out_, const char *in_, int64_t nrows,          \
+                                      int64_t len) {                                        \
+        typedef TT WT;                                                                      \
+        enum { L = SH_RLANES(NTT) };                                                        \
+        for (int64_t r = 0; r < nrows; r++) {                                               \
+            const char *row = in_ + r * len * SZ_##S;                                       \
+            WT a[L];                                                                        \
+            for (int l = 0; l < L; l++) {                                                   \
+                typedef WT T;                                                               \
+                a[l] = (T)(init);                                                           \
+            }                                                                               \
+            int64_t i = 0;                                                                  \
+            for (; i + (int64_t)L * SH_RBLK <= len; i += (int64_t)L * SH_RBLK) {            \
+                typedef NTT T;                                                              \
+                T b[L];                                                                     \
+                for (int l = 0; l < L; l++) b[l] = (T)(init);                               \
+                for (int f = 0; f < SH_RBLK; f++)                                           \
+                    for (int l = 0; l < L; l++) {                                           \
+                        const T acc = b[l],                                                 \
+                                x = (T)LD_##S(row + (i + f * L + l) * SZ_##S);              \
+                        b[l] = (T)(combine);                                                \
+                    }                                                                       \
+                for (int l = 0; l < L; l++) {                                               \
+                    typedef WT T2;                                                          \
+                    const T2 acc = a[l], x = (T2)b[l];                                      \
+                    {                                                                       \
+                        typedef T2 T;                                                       \
+                        a[l] = (T)(merge);                                                  \
+                    }                                                                       \
+                }                                                                           \
+            }                                                                               \
+            {                                                                               \
+                typedef WT T;                                                               \
+                for (; i + L <= len; i += L)                                                \
+                    for (int l = 0; l < L; l++) {                                           \
+                        const T acc = a[l], x = (T)LD_##S(row + (i + l) * SZ_##S);          \
+                        a[l] = (T)(combine);                                                \
+                    }                                                                       \
+                for (int l = 0; i < len; i++, l++) {                                        \
+                    const T acc = a[l], x = (T)LD_##S(row + i * SZ_##S);                    \
+                    a[l] = (T)(combine);                                                    \
+                }                                                                           \
+                for (int w = L / 2; w > 0; w /= 2)                                          \
+                    for (int l = 0; l < w; l++) {                                           \
+                        const T acc = a[l], x = a[l + w];                                   \
+                        a[l] = (T)(merge);                                                  \
+                    }                                                                       \
+            }                                                                               \
+            memcpy(out_ + r * (int64_t)sizeof(WT), &a[0], sizeof(WT));                      \
+        }                                                                                   \
+    }                                                                                       \
+    static void rc_##name##_##S##_##W(char *acc_, const char *in_, int64_t nrows,          \
+                                      int64_t nc, int64_t rs) {                             \
+        typedef TT WT;                                                                      \
+        WT *restrict a = (WT *)(void *)acc_;                                                \
+        for (int64_t c = 0; c < nc; c++) {                                                  \
+            typedef WT T;                                                                   \
+            a[c] = (T)(init);                                                               \
+        }                                                                                   \
+        int64_t r = 0;                                                                      \
+        if (sizeof(NTT) != sizeof(TT))                                                      \
+            for (; r + SH_RBLK <= nrows; r += SH_RBLK) {                                    \
+                typedef NTT T;                                                              \
+                T b[SH_RCOLS];                                                              \
+                for (int64_t c = 0; c < nc; c++) b[c] = (T)(init);                          \
+                for (int f = 0; f < SH_RBLK; f++) {                                         \
+                    const char *restrict p_ = in_ + (r + f) * rs * SZ_##S;                  \
+                    for (int64_t c = 0; c < nc; c++) {                                      \
+                        const T acc = b[c], x = (T)LD_##S(p_ + c * SZ_##S);                 \
+                        b[c] = (T)(combine);                                                \
+                    }                                                                       \
+                }                                                                           \
+                for (int64_t c = 0; c < nc; c++) {                                          \
+                    typedef WT T2;                                                          \
+                    const T2 acc = a[c], x = (T2)b[c];                                      \
+                    {                                                                       \
+                        typedef T2 T;                                                       \
+                        a[c] = (T)(merge);                                                  \
+                    }                                                                       \
+                }                                                                           \
+            }                                                                               \
+        for (; r < nrows; r++) {                                                            \
+            typedef WT T;                                                                   \
+            const char *restrict p_ = in_ + r * rs * SZ_##S;                                \
+            for (int64_t c = 0; c < nc; c++) {                                              \
+                const T acc = a[c], x = (T)LD_##S(p_ + c * SZ_##S);                         \
+                a[c] = (T)(combine);                                                        \
+            }                                                                               \
+        }                                                                                   \
+    }                                                                                       \
+    static void rm_##name##_##S##_##W(char *acc_, const char *x_, int64_t n) {              \
+        typedef TT T;                                                                       \
+        T *a = (T *)(void *)acc_;                                                           \
+        const T *b = (const T *)(const void *)x_;                                           \
+        for (int64_t i = 0; i < n; i++) {                                                   \
+            const T acc = a[i], x = b[i];                                                   \
+            a[i] = (T)(merge);                                                              \
+        }                                                                                   \
+    }
+#define SH_RPAIRS_SH_NUMERIC(M, ...)                                                        \
+    M(u8, uint8_t, 0, uint8_t, __VA_ARGS__) M(u8, int64_t, 1, int64_t, __VA_ARGS__)         \
+    M(i8, int8_t, 0, int8_t, __VA_ARGS__) M(i8, int64_t, 1, int64_t, __VA_ARGS__)           \
+    M(i16, int16_t, 0, int16_t, __VA_ARGS__) M(i16, int64_t, 1, int64_t, __VA_ARGS__)       \
+    M(i32, int32_t, 0, int32_t, __VA_ARGS__) M(i32, int64_t, 1, int64_t, __VA_ARGS__)       \
+    M(i64, int64_t, 0, int64_t, __VA_ARGS__) M(i64, int64_t, 1, int64_t, __VA_ARGS__)       \
+    M(f16, float, 0, float, __VA_ARGS__) M(f16, double, 1, float, __VA_ARGS__)              \
+    M(bf16, float, 0, float, __VA_ARGS__) M(bf16, double, 1, float, __VA_ARGS__)            \
+    M(f32, float, 0, float, __VA_ARGS__) M(f32, double, 1, float, __VA_ARGS__)              \
+    M(f64, double, 0, double, __VA_ARGS__) M(f64, double, 1, double, __VA_ARGS__)
+#define SH_RPAIRS_SH_ALL(M, ...)                                                            \
+    M(b8, bool, 0, bool, __VA_ARGS__) M(b8, int64_t, 1, int64_t, __VA_ARGS__)               \
+    SH_RPAIRS_SH_NUMERIC(M, __VA_ARGS__)
+#define SH_RENT(S, TT, W, NTT, name, ...)                                                         \
+    [SI_##S][W] = {rr_##name##_##S##_##W, rc_##name##_##S##_##W, rm_##name##_##S##_##W},
+#define SH_REDUCE(name, cls, init, combine, merge)                                          \
+    SH_RPAIRS_##cls(SH_RK, name, init, combine, merge)
+#include "../ops/ops.def"
+const sh_red_kern SH_KCAT(sh_redtabs_, SH_KSUFFIX)[RED_COUNT][10][2] = {
+#define SH_REDUCE(name, cls, ...) [RED_##name] = {SH_RPAIRS_##cls(SH_RENT, name, x)},
+#include "../ops/ops.def"
+};
+
+/* argmax along rows or columns (max.dim, argmax): the first index of the largest value,
+ * a NaN counting as larger than every number (the first NaN wins), compared in S's
+ * compute type. rows: idx[r] (and vals[r] as S when vals is not NULL) for nrows
+ * contiguous rows of len >= 1 elements: a vectorized max (NaN-aware) then a search for
+ * its first position. cols: nc columns over nrows rows of stride rs elements, into
+ * idx[nc] and val[nc] (T accumulators, T = S's compute type). */
+#define SH_AK(S, TT, W)                                                                 \
+    static void ar_##S(int64_t *idx, char *vals, const char *in_, int64_t nrows, int64_t len) { \
+        typedef TT T;                                                                       \
+        for (int64_t r = 0; r < nrows; r++) {                                               \
+            const char *row = in_ + r * len * SZ_##S;                                       \
+            T a[SH_RLANES(T)];                                                              \
+            bool nan = false;                                                               \
+            for (int l = 0; l < SH_RLANES(T); l++) a[l] = (T)LD_##S(row);                   \
+            int64_t i = 0;                                                                  \
+            for (; i + SH_RLANES(T) <= len; i += SH_RLANES(T))                              \
+                for (int l = 0; l < SH_RLANES(T); l++) {                                    \
+                    const T x = (T)LD_##S(row + (i + l) * SZ_##S);                          \
+                    a[l] = (x > a[l] || x != x) ? x : a[l];                                 \
+                }                                                                           \
+            for (int l = 0; i < len; i++, l++) {                                            \
+                const T x = (T)LD_##S(row + i * SZ_##S);                                    \
+                a[l] = (x > a[l] || x != x) ? x : a[l];                                     \
+            }                                                                               \
+            T m = a[0];                                                                     \
+            for (int l = 1; l < SH_RLANES(T); l++) m = (a[l] > m || a[l] != a[l]) ? a[l] : m; \
+            nan = m != m;                                                                   \
+            int64_t best = 0;                                                               \
+            for (i = 0; i < len; i++) {                                                     \
+                const T x = (T)LD_##S(row + i * SZ_##S);                                    \
+                if (nan ? x != x : x == m) { best = i; break; }                             \
+            }                                                                               \
+            idx[r] = best;                                                                  \
+            if (vals) memcpy(vals + r * SZ_##S, row + best * SZ_##S, SZ_##S);               \
+        }                                                                                   \
+    }                                                                                       \
+    static void ac_##S(int64_t *restrict idx, char *val_, const char *in_, int64_t nrows,  \
+                       int64_t nc, int64_t rs) {                                            \
+        typedef TT T;                                                                       \
+        T *restrict v = (T *)(void *)val_;                                                  \
+        for (int64_t c = 0; c < nc; c++) {                                                  \
+            v[c] = (T)LD_##S(in_ + c * SZ_##S);                                             \
+            idx[c] = 0;                                                                     \
+        }                                                                                   \
+        for (int64_t r = 1; r < nrows; r++) {                                               \
+            const char *restrict p_ = in_ + r * rs * SZ_##S;                                \
+            for (int64_t c = 0; c < nc; c++) {                                              \
+                const T x = (T)LD_##S(p_ + c * SZ_##S);                                     \
+                bool take = x > v[c] || (x != x && v[c] == v[c]);                           \
+                v[c] = take ? x : v[c];                                                     \
+                idx[c] = take ? r : idx[c];                                                 \
+            }                                                                               \
+        }                                                                                   \
+    }
+#define SH_APAIRS(M)                                                                        \
+    M(b8, bool, 0) M(u8, uint8_t, 0) M(i8, int8_t, 0) M(i16, int16_t, 0) M(i32, int32_t, 0) \
+    M(i64, int64_t, 0) M(f16, float, 0) M(bf16, float, 0) M(f32, float, 0) M(f64, double, 0)
+SH_APAIRS(SH_AK)
+#define SH_AENT(S, TT, W) [SI_##S] = {ar_##S, ac_##S},
+const sh_argmax_kern SH_KCAT(sh_argtabs_, SH_KSUFFIX)[10] = {SH_APAIRS(SH_AENT)};
+
+/* softmax / log_softmax of one contiguous line of doubles, in place (computed in double;
+ * a NaN anywhere makes the line NaN, as max and exp propagate it). The max and the sum
+ * keep 32 lanes; exp is libmvec's vector exp in the v3/v4 builds. */
+static void sm_line(double *x, int64_t n, int logsm) {
+    enum { L = 32, CH = 256 };
+    double a[L], t[CH];
+    for (int l = 0; l < L; l++) a[l] = -INFINITY;
+    int64_t i = 0;
+    for (; i + L <= n; i += L)
+        for (int l = 0; l < L; l++) a[l] = (x[i + l] > a[l] || x[i + l] != x[i + l]) ? x[i + l] : a[l];
+    for (int l = 0; i < n; i++, l++) a[l] = (x[i] > a[l] || x[i] != x[i]) ? x[i] : a[l];
+    double m = a[0];
+    for (int l = 1; l < L; l++) m = (a[l] > m || a[l] != a[l]) ? a[l] : m;
+    for (int l = 0; l < L; l++) a[l] = 0;
+    for (i = 0; i < n; i += CH) { /* chunks: exp as a plain map (libmvec), then the sum */
+        int64_t c = n - i < CH ? n - i : CH;
+        for (int64_t k = 0; k < c; k++) t[k] = exp(x[i + k] - m);
+        int64_t k = 0;
+        for (; k + L <= c; k += L)
+            for (int l = 0; l < L; l++) a[l] += t[k + l];
+        for (int l = 0; k < c; k++, l++) a[l] += t[k];
+        if (!logsm)
+            for (k = 0; k < c; k++) x[i + k] = t[k];
+    }
+    for (int w = L / 2; w > 0; w /= 2)
+        for (int l = 0; l < w; l++) a[l] += a[l + w];
+    double s = a[0];
+    if (logsm) {
+        double ls = log(s);
+        for (i = 0; i < n; i++) x[i] = x[i] - m - ls;
+    } else {
+        for (i = 0; i < n; i++) x[i] = x[i] / s;
+    }
+}
+void (*const SH_KCAT(sh_softmax_line_, SH_KSUFFIX))(double *, int64_t, int) = sm_line;
+
+/* 4. the tables of this build, by row id */
 const sh_kernel *const SH_KCAT(sh_rowtabs_, SH_KSUFFIX)[OP_COUNT] = {
 #define SH_UNARY(name, cls, ...) [OP_##name] = tab_##name,
 #define SH_BINARY(name, cls, ...) [OP_##name] = tab_##name,

@@ -9,6 +9,7 @@
 #include "cpu_kernels.h"
 #include "engine.h"
 #include "iter.h"
+#include "kernels.h"
 
 /* Which dims of self are reduced; dims NULL or empty: all. Fails on a bad or repeated dim. */
 static AOTITorchError reduced_dims(const char *op, const struct AtenTensorOpaque *self,
@@ -82,124 +83,202 @@ static void store_loop(char **data, const int64_t *st, int64_t n, void *vctx) {
     }
 }
 
-/* Fast path: a contiguous float32/float64 tensor reduced over one dim d into its own dtype.
- * The input is outer x len x inner; work is split over the thread pool by (outer row,
- * block of up to 1024 inner columns). Sums accumulate in double (more accurate than
- * PyTorch's float accumulation, at the same speed: the loops are memory-bound). */
+/* The engine's reduction path: a contiguous tensor reduced over one block of adjacent
+ * dims, seen as outer x len x inner, with the typed loops of the SH_REDUCE row (kernels.h,
+ * built per ISA). Work is split over the thread pool by rows (inner == 1: each task
+ * reduces whole rows; few long rows are cut into parts whose partial results are merged
+ * in a fixed order) or by (outer, block of up to RBLOCK inner columns). Results depend on
+ * neither the thread count nor the ISA level's vector width beyond the lane order. */
+#define RBLOCK 1024
+#define RPART 65536 /* elements per part when few long rows are split */
+#define RFEW 4      /* "few" rows: fewer than this */
+
 typedef struct {
-    redop op;
-    bool f32;
+    const sh_red_kern *k;
     const char *in;
     char *out;
-    int64_t outer, len, inner, blocks;
-} fast_job;
+    int32_t tdt, odt;
+    size_t ses, tes, oes;
+    int64_t outer, len, inner, blocks, parts;
+    double div;   /* mean: divide the double results by this (1: none) */
+    char *partial; /* parts > 1: outer * parts T values */
+} red_job;
 
-#define FAST_BLOCK 1024
+/* T values to the output dtype (dividing first for mean) */
+static void red_store(const red_job *j, char *dst, char *t, int64_t n) {
+    if (j->div != 1.0) {
+        double *v = (double *)(void *)t;
+        for (int64_t i = 0; i < n; i++) v[i] /= j->div;
+    }
+    sh_cast_run(dst, j->odt, (int64_t)j->oes, t, j->tdt, (int64_t)j->tes, n);
+}
 
-static void fast_range(int64_t begin, int64_t end, void *vj) {
-    const fast_job *j = vj;
-    double acc[FAST_BLOCK];
-    for (int64_t t = begin; t < end; t++) {
-        int64_t o = t / j->blocks, c0 = (t % j->blocks) * FAST_BLOCK;
-        int64_t nc = j->inner - c0 < FAST_BLOCK ? j->inner - c0 : FAST_BLOCK;
-        int64_t base = o * j->len * j->inner + c0;
-        if (j->inner == 1) { /* reduce a contiguous row: 16 independent lanes */
-            double a[16];
-            bool sum = j->op == R_SUM;
-            for (int l = 0; l < 16; l++) a[l] = sum ? 0.0 : -INFINITY;
-            int64_t i = 0, len = j->len;
-#define ROW_LOOP(T)                                                                         \
-    do {                                                                                    \
-        const T *x = (const T *)(const void *)j->in + base;                                 \
-        if (sum) {                                                                          \
-            for (; i + 16 <= len; i += 16)                                                  \
-                for (int l = 0; l < 16; l++) a[l] += (double)x[i + l];                      \
-            for (; i < len; i++) a[0] += (double)x[i];                                      \
-        } else {                                                                            \
-            for (; i + 16 <= len; i += 16)                                                  \
-                for (int l = 0; l < 16; l++) {                                              \
-                    double v = (double)x[i + l];                                            \
-                    a[l] = (v > a[l] || v != v) ? v : a[l];                                 \
-                }                                                                           \
-            for (; i < len; i++) {                                                          \
-                double v = (double)x[i];                                                    \
-                a[0] = (v > a[0] || v != v) ? v : a[0];                                     \
-            }                                                                               \
-        }                                                                                   \
-    } while (0)
-            if (j->f32) ROW_LOOP(float);
-            else ROW_LOOP(double);
-#undef ROW_LOOP
-            double r = a[0];
-            for (int l = 1; l < 16; l++)
-                r = sum ? r + a[l] : (a[l] > r || a[l] != a[l]) ? a[l] : r;
-            acc[0] = r;
-        } else { /* accumulate len rows of nc columns, element-wise */
-            for (int64_t i = 0; i < nc; i++) acc[i] = j->op == R_SUM ? 0.0 : -INFINITY;
-            for (int64_t r = 0; r < j->len; r++) {
-                if (j->f32) {
-                    const float *x = (const float *)(const void *)j->in + base + r * j->inner;
-                    if (j->op == R_SUM)
-                        for (int64_t i = 0; i < nc; i++) acc[i] += x[i];
-                    else
-                        for (int64_t i = 0; i < nc; i++) {
-                            double v = x[i];
-                            acc[i] = (v > acc[i] || v != v) ? v : acc[i];
-                        }
-                } else {
-                    const double *x = (const double *)(const void *)j->in + base + r * j->inner;
-                    if (j->op == R_SUM)
-                        for (int64_t i = 0; i < nc; i++) acc[i] += x[i];
-                    else
-                        for (int64_t i = 0; i < nc; i++) {
-                            double v = x[i];
-                            acc[i] = (v > acc[i] || v != v) ? v : acc[i];
-                        }
-                }
-            }
-        }
-        int64_t ob = o * j->inner + c0;
-        for (int64_t i = 0; i < nc; i++) {
-            if (j->f32) ((float *)(void *)j->out)[ob + i] = (float)acc[i];
-            else ((double *)(void *)j->out)[ob + i] = acc[i];
-        }
+static void red_rows_range(int64_t begin, int64_t end, void *vj) {
+    const red_job *j = vj;
+    _Alignas(64) char t[256 * 8];
+    for (int64_t r = begin; r < end; r += 256) {
+        int64_t n = end - r < 256 ? end - r : 256;
+        j->k->rows(t, j->in + (size_t)(r * j->len) * j->ses, n, j->len);
+        red_store(j, j->out + (size_t)r * j->oes, t, n);
     }
 }
 
-/* Returns true (and *ret0) when the fast path applies. */
-static bool fast_reduce(const char *op, redop kind, AtenTensorHandle self, const bool *mask,
-                        bool keepdim, int32_t odt, AtenTensorHandle *ret0, AOTITorchError *err) {
-    if (odt != self->dtype || (odt != SHIMRT_FLOAT32 && odt != SHIMRT_FLOAT64) ||
-        !shimrt_is_contiguous(self) || self->ndim == 0)
-        return false;
-    int64_t d = -1, nred = 0;
-    for (int64_t k = 0; k < self->ndim; k++)
-        if (mask[k]) { d = k; nred++; }
-    if (nred != 1 || self->sizes[d] == 0 || shimrt_numel(self) == 0) return false;
-    fast_job j = {kind, odt == SHIMRT_FLOAT32, shimrt_data(self), NULL, 1, self->sizes[d], 1, 1};
-    int64_t oshape[SHIMRT_MAX_DIMS], on = 0;
-    for (int64_t k = 0; k < self->ndim; k++) {
-        if (k < d) j.outer *= self->sizes[k];
-        if (k > d) j.inner *= self->sizes[k];
-        if (k != d) oshape[on++] = self->sizes[k];
-        else if (keepdim) oshape[on++] = 1;
+static void red_parts_range(int64_t begin, int64_t end, void *vj) {
+    const red_job *j = vj;
+    for (int64_t u = begin; u < end; u++) {
+        int64_t o = u / j->parts, p = u % j->parts, plen = (j->len + j->parts - 1) / j->parts;
+        int64_t s0 = p * plen, n = j->len - s0 < plen ? j->len - s0 : plen;
+        if (n < 0) n = 0;
+        j->k->rows(j->partial + (size_t)u * j->tes, j->in + (size_t)(o * j->len + s0) * j->ses,
+                   1, n);
     }
-    j.blocks = (j.inner + FAST_BLOCK - 1) / FAST_BLOCK;
-    AtenTensorHandle out = shimrt_k_empty_like_dev(op, self, on, oshape, NULL, odt);
+}
+
+static void red_cols_range(int64_t begin, int64_t end, void *vj) {
+    const red_job *j = vj;
+    _Alignas(64) char acc[RBLOCK * 8];
+    for (int64_t u = begin; u < end; u++) {
+        int64_t o = u / j->blocks, c0 = (u % j->blocks) * RBLOCK;
+        int64_t nc = j->inner - c0 < RBLOCK ? j->inner - c0 : RBLOCK;
+        j->k->cols(acc, j->in + (size_t)(o * j->len * j->inner + c0) * j->ses, j->len, nc,
+                   j->inner);
+        red_store(j, j->out + (size_t)(o * j->inner + c0) * j->oes, acc, nc);
+    }
+}
+
+/* Tasks of fewer elements than this run in the calling thread (the engine's grain). */
+#define RGRAIN (sh_grain_elems())
+
+/* The memory-order view of a reduction: self dense (any dim order), its dims (size-1 dims
+ * left out) sorted by stride; the reduced ones must then be adjacent: outer x len x inner
+ * elements. The result's shape (keepdim or not) goes to oshape/on; *ostr_used says whether
+ * ostr holds its strides (the kept dims in self's memory order, as TensorIterator lays a
+ * reduction's output out) or the result is plain contiguous (self contiguous). */
+typedef struct {
+    int64_t outer, len, inner;
+    int64_t oshape[SHIMRT_MAX_DIMS], ostr[SHIMRT_MAX_DIMS], on;
+    bool ostr_used;
+} red_layout;
+
+static bool red_layout_of(const struct AtenTensorOpaque *self, const bool *mask, bool keepdim,
+                          red_layout *L) {
+    int64_t nd = self->ndim, perm[SHIMRT_MAX_DIMS], np = 0;
+    if (nd == 0 || shimrt_numel(self) == 0) return false;
+    for (int64_t k = 0; k < nd; k++)
+        if (self->sizes[k] != 1) {
+            int64_t i = np++; /* insertion sort by stride, descending (stable) */
+            while (i > 0 && self->strides[perm[i - 1]] < self->strides[k]) {
+                perm[i] = perm[i - 1];
+                i--;
+            }
+            perm[i] = k;
+        }
+    int64_t expect = 1;
+    for (int64_t i = np - 1; i >= 0; i--) { /* dense in that order */
+        if (self->strides[perm[i]] != expect) return false;
+        expect *= self->sizes[perm[i]];
+    }
+    int64_t first = -1, last = -1;
+    for (int64_t i = 0; i < np; i++)
+        if (mask[perm[i]]) {
+            if (first < 0) first = i;
+            last = i;
+        }
+    for (int64_t i = first; first >= 0 && i <= last; i++)
+        if (!mask[perm[i]]) return false;
+    L->outer = L->len = L->inner = 1;
+    bool identity = true;
+    for (int64_t i = 0; i < np; i++) {
+        int64_t sz = self->sizes[perm[i]];
+        if (first < 0 || i < first) L->outer *= sz;
+        else if (i > last) L->inner *= sz;
+        else L->len *= sz;
+        if (i > 0 && perm[i] < perm[i - 1]) identity = false;
+    }
+    if (first < 0) { /* only size-1 dims reduced: every element is its own row */
+        L->outer = shimrt_numel(self);
+        L->len = L->inner = 1;
+    }
+    /* strides of the kept dims, innermost in memory first */
+    int64_t kstr[SHIMRT_MAX_DIMS], s = 1;
+    for (int64_t k = 0; k < nd; k++) kstr[k] = 1;
+    for (int64_t i = np - 1; i >= 0; i--)
+        if (!mask[perm[i]]) {
+            kstr[perm[i]] = s;
+            s *= self->sizes[perm[i]];
+        }
+    L->on = 0;
+    for (int64_t k = 0; k < nd; k++)
+        if (!mask[k] || keepdim) {
+            L->oshape[L->on] = mask[k] ? 1 : self->sizes[k];
+            L->ostr[L->on] = kstr[k];
+            L->on++;
+        }
+    L->ostr_used = !identity;
+    return true;
+}
+
+/* Reduces self (dense, see red_layout_of) over the dims in mask into a new tensor of dtype odt with the
+ * row `red`'s loops (accumulating in the wide type when wide), dividing by div (mean).
+ * Returns false (nothing done) when the path does not apply: the caller goes generic. */
+static bool engine_reduce(const char *op, int red, bool wide, AtenTensorHandle self,
+                          const bool *mask, bool keepdim, int32_t odt, double div,
+                          AtenTensorHandle *ret0, AOTITorchError *err) {
+    red_job j;
+    memset(&j, 0, sizeof j);
+    red_layout L;
+    j.k = sh_red_kernel(red, self->dtype, wide, &j.tdt);
+    if (!j.k || sh_ct_index(odt) < 0 || !red_layout_of(self, mask, keepdim, &L)) return false;
+    j.outer = L.outer;
+    j.len = L.len;
+    j.inner = L.inner;
+    AtenTensorHandle out = shimrt_k_empty_like_dev(op, self, L.on, L.oshape,
+                                                   L.ostr_used ? L.ostr : NULL, odt);
     if (!out) {
         *err = AOTI_TORCH_FAILURE;
         return true;
     }
+    j.in = shimrt_data(self);
     j.out = shimrt_data(out);
-    int64_t tasks = j.outer * j.blocks;
-    int64_t per_task = j.len * (j.inner < FAST_BLOCK ? j.inner : FAST_BLOCK);
-    int64_t grain = 32768 / (per_task > 0 ? per_task : 1);
-    if (shimrt_numel(self) < 32768 || tasks == 1)
-        fast_range(0, tasks, &j);
-    else
-        torch_parallel_for(0, tasks, grain < 1 ? 1 : grain, fast_range, &j);
-    *ret0 = out;
+    j.odt = odt;
+    j.div = div;
+    j.ses = shimrt_dtype_size(self->dtype);
+    j.tes = shimrt_dtype_size(j.tdt);
+    j.oes = shimrt_dtype_size(odt);
+    int64_t numel = shimrt_numel(self);
     *err = AOTI_TORCH_SUCCESS;
+    if (j.inner == 1 && j.outer < RFEW && j.len >= 2 * RPART) {
+        /* few long rows: parts, merged in order (the same parts at any thread count, so
+         * that the result does not depend on it) */
+        j.parts = (j.len + RPART - 1) / RPART;
+        j.partial = malloc((size_t)(j.outer * j.parts) * j.tes);
+        if (!j.partial) {
+            shimrt_tensor_free(out);
+            *err = shimrt_fail(op, "out of memory");
+            return true;
+        }
+        torch_parallel_for(0, j.outer * j.parts, 1, red_parts_range, &j);
+        for (int64_t o = 0; o < j.outer; o++) {
+            char *acc = j.partial + (size_t)(o * j.parts) * j.tes;
+            for (int64_t p = 1; p < j.parts; p++) j.k->merge(acc, acc + (size_t)p * j.tes, 1);
+            red_store(&j, j.out + (size_t)o * j.oes, acc, 1);
+        }
+        free(j.partial);
+    } else if (j.inner == 1) {
+        int64_t grain = RGRAIN / j.len;
+        if (grain < 1) grain = 1;
+        if (numel < RGRAIN || j.outer <= grain) red_rows_range(0, j.outer, &j);
+        else torch_parallel_for(0, j.outer, grain, red_rows_range, &j);
+    } else {
+        j.blocks = (j.inner + RBLOCK - 1) / RBLOCK;
+        int64_t tasks = j.outer * j.blocks;
+        int64_t per = j.len * (j.inner < RBLOCK ? j.inner : RBLOCK);
+        int64_t grain = RGRAIN / per;
+        if (grain < 1) grain = 1;
+        if (numel < RGRAIN || tasks <= grain) red_cols_range(0, tasks, &j);
+        else torch_parallel_for(0, tasks, grain, red_cols_range, &j);
+    }
+    *ret0 = out;
     return true;
 }
 
@@ -212,7 +291,17 @@ static AOTITorchError reduce(const char *op, redop kind, AtenTensorHandle self,
     bool empty_max = false; /* amax over an empty dim: the error below */
     for (int64_t k = 0; k < self->ndim; k++)
         if (kind == R_MAX && mask[k] && self->sizes[k] == 0) empty_max = true;
-    if (!empty_max && fast_reduce(op, kind, self, mask, keepdim, odt, ret0, &ferr)) return ferr;
+    if (!empty_max) {
+        /* sum: floating accumulates in double, integral and bool in int64 (the input is
+         * converted to odt first, so only the dtypes where that is exact); amax in the
+         * input's compute type */
+        bool flt_in = shimrt_k_is_floating(self->dtype);
+        bool ok = kind == R_MAX ? odt == self->dtype
+                                : (flt_in ? odt == self->dtype : odt == SHIMRT_INT64);
+        if (ok && engine_reduce(op, kind == R_MAX ? RED_amax : RED_sum, kind == R_SUM, self,
+                                mask, keepdim, odt, 1.0, ret0, &ferr))
+            return ferr;
+    }
     if (kind == R_MAX)
         for (int64_t d = 0; d < self->ndim; d++)
             if (mask[d] && self->sizes[d] == 0)
@@ -309,6 +398,11 @@ AOTITorchError shimrt_cpu_mean_dim(AtenTensorHandle self, const int64_t *dim, in
     int64_t count = 1;
     for (int64_t d = 0; d < self->ndim; d++)
         if (mask[d]) count *= self->sizes[d];
+    AOTITorchError ferr;
+    if (odt == self->dtype &&
+        engine_reduce(op, RED_sum, true, self, mask, keepdim != 0, odt, (double)count, ret0,
+                      &ferr))
+        return ferr;
     AtenTensorHandle s = NULL;
     if (reduce(op, R_SUM, self, dim, dim_len_, keepdim != 0, SHIMRT_FLOAT64, &s))
         return AOTI_TORCH_FAILURE;
@@ -445,6 +539,90 @@ static void argmax_along(AtenTensorHandle self, int64_t d, char *values, int64_t
     }
 }
 
+/* argmax over dim d of a contiguous tensor with the engine's loops (kernels.h): rows
+ * (d is the innermost non-trivial dim) or columns (blocks of RBLOCK), split over the thread
+ * pool. values (may be NULL) gets the values in self's dtype. Returns false when the path
+ * does not apply. */
+typedef struct {
+    const sh_argmax_kern *k;
+    const char *in;
+    char *vals;
+    int64_t *idx;
+    int32_t sdt, cdt;
+    size_t ses;
+    int64_t outer, len, inner, blocks;
+} arg_job;
+
+static void arg_rows_range(int64_t begin, int64_t end, void *vj) {
+    const arg_job *j = vj;
+    j->k->rows(j->idx + begin, j->vals ? j->vals + (size_t)begin * j->ses : NULL,
+               j->in + (size_t)(begin * j->len) * j->ses, end - begin, j->len);
+}
+
+static void arg_cols_range(int64_t begin, int64_t end, void *vj) {
+    const arg_job *j = vj;
+    _Alignas(64) char v[RBLOCK * 8];
+    for (int64_t u = begin; u < end; u++) {
+        int64_t o = u / j->blocks, c0 = (u % j->blocks) * RBLOCK;
+        int64_t nc = j->inner - c0 < RBLOCK ? j->inner - c0 : RBLOCK;
+        j->k->cols(j->idx + o * j->inner + c0, v,
+                   j->in + (size_t)(o * j->len * j->inner + c0) * j->ses, j->len, nc, j->inner);
+        if (j->vals)
+            sh_cast_run(j->vals + (size_t)(o * j->inner + c0) * j->ses, j->sdt, (int64_t)j->ses,
+                        v, j->cdt, (int64_t)shimrt_dtype_size(j->cdt), nc);
+    }
+}
+
+static void argmax_run(const struct AtenTensorOpaque *self, const red_layout *L, char *values,
+                       int64_t *indices) {
+    arg_job j = {sh_argmax_kernel(self->dtype), shimrt_data(self), values, indices, self->dtype,
+                 sh_ct_dtype(sh_ct_index(self->dtype)), shimrt_dtype_size(self->dtype),
+                 L->outer, L->len, L->inner, 1};
+    int64_t numel = shimrt_numel(self);
+    if (j.inner == 1) {
+        int64_t grain = RGRAIN / j.len;
+        if (grain < 1) grain = 1;
+        if (numel < RGRAIN || j.outer <= grain) arg_rows_range(0, j.outer, &j);
+        else torch_parallel_for(0, j.outer, grain, arg_rows_range, &j);
+    } else {
+        j.blocks = (j.inner + RBLOCK - 1) / RBLOCK;
+        int64_t tasks = j.outer * j.blocks;
+        int64_t grain = RGRAIN / (j.len * (j.inner < RBLOCK ? j.inner : RBLOCK));
+        if (grain < 1) grain = 1;
+        if (numel < RGRAIN || tasks <= grain) arg_cols_range(0, tasks, &j);
+        else torch_parallel_for(0, tasks, grain, arg_cols_range, &j);
+    }
+}
+
+/* max.dim / argmax over dim d of a dense self (any dim order) into new tensors laid out as
+ * red_layout_of says; *ret_v is skipped when NULL. Returns false when the path does not
+ * apply (nothing allocated). */
+static bool engine_argmax(const char *op, AtenTensorHandle self, int64_t d, bool keepdim,
+                          AtenTensorHandle *ret_v, AtenTensorHandle *ret_i,
+                          AOTITorchError *err) {
+    bool mask[SHIMRT_MAX_DIMS] = {false};
+    red_layout L;
+    mask[d] = true;
+    if (!sh_argmax_kernel(self->dtype) || !red_layout_of(self, mask, keepdim, &L)) return false;
+    const int64_t *ostr = L.ostr_used ? L.ostr : NULL;
+    AtenTensorHandle v = ret_v ? shimrt_k_empty_like_dev(op, self, L.on, L.oshape, ostr,
+                                                         self->dtype)
+                               : NULL;
+    AtenTensorHandle ix = (v || !ret_v) ? shimrt_k_empty_like_dev(op, self, L.on, L.oshape, ostr,
+                                                                  SHIMRT_INT64)
+                                        : NULL;
+    if (!ix) {
+        shimrt_tensor_free(v);
+        *err = AOTI_TORCH_FAILURE;
+        return true;
+    }
+    argmax_run(self, &L, v ? shimrt_data(v) : NULL, shimrt_data(ix));
+    if (ret_v) *ret_v = v;
+    *ret_i = ix;
+    *err = AOTI_TORCH_SUCCESS;
+    return true;
+}
+
 AOTITorchError shimrt_cpu_max_dim(AtenTensorHandle self, int64_t dim, int32_t keepdim,
                                   AtenTensorHandle *ret0, AtenTensorHandle *ret1) {
     static const char op[] = "max.dim";
@@ -455,6 +633,9 @@ AOTITorchError shimrt_cpu_max_dim(AtenTensorHandle self, int64_t dim, int32_t ke
     if (self->ndim > 0 && self->sizes[d] == 0)
         return shimrt_fail(op, "max(): Expected reduction dim %lld to have non-zero size.",
                            (long long)d);
+    AOTITorchError ferr;
+    if (self->ndim > 0 && engine_argmax(op, self, d, keepdim != 0, ret0, ret1, &ferr))
+        return ferr;
     int64_t osz[SHIMRT_MAX_DIMS], on = 0;
     for (int64_t k = 0; k < self->ndim; k++)
         if (k != d) osz[on++] = self->sizes[k];
@@ -483,10 +664,12 @@ AOTITorchError shimrt_cpu_argmax(AtenTensorHandle self, int64_t *dim, int32_t ke
             return shimrt_fail(op, "argmax(): Expected reduction dim to be specified for "
                                    "input.numel() == 0.");
         /* over the flattened tensor */
-        AtenTensorHandle flat = shimrt_k_empty_like_dev(op, self, self->ndim, self->sizes, NULL,
-                                                        self->dtype);
+        bool own = !shimrt_is_contiguous(self); /* else read self in place */
+        AtenTensorHandle flat = own ? shimrt_k_empty_like_dev(op, self, self->ndim, self->sizes,
+                                                              NULL, self->dtype)
+                                    : self;
         if (!flat) return AOTI_TORCH_FAILURE;
-        if (shimrt_k_copy(op, flat, self)) {
+        if (own && shimrt_k_copy(op, flat, self)) {
             shimrt_tensor_free(flat);
             return AOTI_TORCH_FAILURE;
         }
@@ -494,12 +677,19 @@ AOTITorchError shimrt_cpu_argmax(AtenTensorHandle self, int64_t *dim, int32_t ke
         for (int64_t k = 0; k < on; k++) shape1[k] = 1;
         AtenTensorHandle out = shimrt_k_empty_like_dev(op, self, on, shape1, NULL, SHIMRT_INT64);
         if (out) {
-            scan_line l = {shimrt_data(flat), self->dtype, shimrt_numel(self),
-                           (int64_t)shimrt_dtype_size(self->dtype)};
-            *(int64_t *)shimrt_data(out) = line_argmax(&l);
+            /* one row of numel elements: flat is contiguous */
+            int64_t n = shimrt_numel(self);
+            red_layout L = {.outer = 1, .len = n, .inner = 1};
+            if (sh_argmax_kernel(self->dtype)) {
+                argmax_run(flat, &L, NULL, shimrt_data(out));
+            } else {
+                scan_line l = {shimrt_data(flat), self->dtype, n,
+                               (int64_t)shimrt_dtype_size(self->dtype)};
+                *(int64_t *)shimrt_data(out) = line_argmax(&l);
+            }
             *ret0 = out;
         }
-        shimrt_tensor_free(flat);
+        if (own) shimrt_tensor_free(flat);
         return out ? AOTI_TORCH_SUCCESS : AOTI_TORCH_FAILURE;
     }
     int64_t d;
@@ -507,6 +697,9 @@ AOTITorchError shimrt_cpu_argmax(AtenTensorHandle self, int64_t *dim, int32_t ke
     if (self->ndim > 0 && self->sizes[d] == 0)
         return shimrt_fail(op, "argmax(): Expected reduction dim %lld to have non-zero size.",
                            (long long)d);
+    AOTITorchError ferr;
+    if (self->ndim > 0 && engine_argmax(op, self, d, keepdim != 0, NULL, ret0, &ferr))
+        return ferr;
     int64_t osz[SHIMRT_MAX_DIMS], on = 0;
     for (int64_t k = 0; k < self->ndim; k++)
         if (k != d) osz[on++] = self->sizes[k];
@@ -519,6 +712,35 @@ AOTITorchError shimrt_cpu_argmax(AtenTensorHandle self, int64_t *dim, int32_t ke
 }
 
 /* ---- softmax, log_softmax: along one dim, computed in double per line ---------------- */
+
+typedef struct {
+    bool logsm;
+    const char *in;
+    char *out;
+    int32_t idt, odt;
+    size_t ies, oes;
+    int64_t len, inner;
+    bool oom; /* set by a task that could not get its line buffer */
+} sm_job;
+
+static void sm_range(int64_t begin, int64_t end, void *vj) {
+    sm_job *j = vj;
+    double stackbuf[1024], *buf = stackbuf;
+    if (j->len > 1024 && !(buf = malloc((size_t)j->len * sizeof *buf))) {
+        j->oom = true;
+        return;
+    }
+    for (int64_t line = begin; line < end; line++) {
+        int64_t o = line / j->inner, c = line % j->inner;
+        size_t off = (size_t)(o * j->len * j->inner + c);
+        sh_cast_run((char *)buf, SHIMRT_FLOAT64, 8, j->in + off * j->ies, j->idt,
+                    j->inner * (int64_t)j->ies, j->len);
+        sh_softmax_line(buf, j->len, j->logsm);
+        sh_cast_run(j->out + off * j->oes, j->odt, j->inner * (int64_t)j->oes, (const char *)buf,
+                    SHIMRT_FLOAT64, 8, j->len);
+    }
+    if (buf != stackbuf) free(buf);
+}
 
 static AOTITorchError softmax_impl(const char *op, bool logsm, AtenTensorHandle self,
                                    int64_t dim, int32_t *dtype, AtenTensorHandle *ret0) {
@@ -535,33 +757,35 @@ static AOTITorchError softmax_impl(const char *op, bool logsm, AtenTensorHandle 
                                                                      : "?";
         return shimrt_fail(op, "\"%s\" not implemented for '%s'", k, n);
     }
-    /* work on a contiguous float64 copy, then convert once */
-    AtenTensorHandle w = shimrt_k_empty_like_dev(op, self, self->ndim, self->sizes, NULL,
-                                                 SHIMRT_FLOAT64);
-    if (!w) return AOTI_TORCH_FAILURE;
-    if (shimrt_k_copy(op, w, self)) {
-        shimrt_tensor_free(w);
+    /* a contiguous input (copied when not), then per line: converted to double, computed
+     * (sh_softmax_line), converted to the result dtype; lines split over the thread pool */
+    AtenTensorHandle in = self, tmp = NULL;
+    if (!shimrt_is_contiguous(self)) {
+        tmp = shimrt_k_empty_like_dev(op, self, self->ndim, self->sizes, NULL, self->dtype);
+        if (!tmp || shimrt_k_copy(op, tmp, self)) {
+            shimrt_tensor_free(tmp);
+            return AOTI_TORCH_FAILURE;
+        }
+        in = tmp;
+    }
+    AtenTensorHandle out = shimrt_k_empty_like_dev(op, self, self->ndim, self->sizes, NULL, odt);
+    if (!out) {
+        shimrt_tensor_free(tmp);
         return AOTI_TORCH_FAILURE;
     }
-    int64_t len = self->ndim ? self->sizes[d] : 1, inner = 1, outer = 1;
-    for (int64_t k = d + 1; k < self->ndim; k++) inner *= self->sizes[k];
-    for (int64_t k = 0; k < d; k++) outer *= self->sizes[k];
-    double *x = shimrt_data(w);
-    for (int64_t o = 0; o < outer && len > 0; o++)
-        for (int64_t i = 0; i < inner; i++) {
-            double *l = x + o * len * inner + i;
-            double m = -INFINITY, s = 0;
-            for (int64_t j = 0; j < len; j++) m = l[j * inner] > m || isnan(l[j * inner]) ? l[j * inner] : m;
-            for (int64_t j = 0; j < len; j++) s += exp(l[j * inner] - m);
-            for (int64_t j = 0; j < len; j++)
-                l[j * inner] = logsm ? l[j * inner] - m - log(s) : exp(l[j * inner] - m) / s;
-        }
-    AtenTensorHandle out = shimrt_k_empty_like_dev(op, self, self->ndim, self->sizes, NULL, odt);
-    AOTITorchError err = out ? shimrt_k_copy(op, out, w) : AOTI_TORCH_FAILURE;
-    shimrt_tensor_free(w);
-    if (err) {
+    sm_job j = {logsm, shimrt_data(in), shimrt_data(out), in->dtype, odt,
+                shimrt_dtype_size(in->dtype), shimrt_dtype_size(odt),
+                self->ndim ? self->sizes[d] : 1, 1, false};
+    for (int64_t k = d + 1; k < self->ndim; k++) j.inner *= self->sizes[k];
+    int64_t lines = j.len > 0 ? shimrt_numel(self) / j.len : 0;
+    int64_t grain = RGRAIN / (j.len > 0 ? j.len : 1);
+    if (grain < 1) grain = 1;
+    if (lines <= grain) sm_range(0, lines, &j);
+    else torch_parallel_for(0, lines, grain, sm_range, &j);
+    shimrt_tensor_free(tmp);
+    if (j.oom) {
         shimrt_tensor_free(out);
-        return AOTI_TORCH_FAILURE;
+        return shimrt_fail(op, "out of memory");
     }
     *ret0 = out;
     return AOTI_TORCH_SUCCESS;

@@ -1080,8 +1080,17 @@ Test(pad, constant_pads_and_crops) {
     int64_t odd[] = {1, 1, 1}, toolong[] = {0, 0, 0, 0, 0, 0, 0, 0}, tooneg[] = {-3, -2};
     FAILS(shimrt_cpu_pad(a, odd, 3, "constant", NULL, &r), "pad", "divisible by 2");
     FAILS(shimrt_cpu_pad(a, toolong, 8, "constant", NULL, &r), "pad", "padding length 8");
-    FAILS(shimrt_cpu_pad(a, tooneg, 2, "constant", NULL, &r), "pad", "negative output size");
-    FAILS(shimrt_cpu_pad(a, p1, 2, "reflect", NULL, &r), "pad", "reflect");
+    /* PyTorch crops with narrow() before anything else */
+    FAILS(shimrt_cpu_pad(a, tooneg, 2, "constant", NULL, &r), "pad", "length must be non-negative");
+    /* reflect pads less than the dim, takes no value; the modes need 2-5 dims by pad size
+     * (values: tests/engine/oracle.py against PyTorch) */
+    int64_t toobig[] = {4, 0};
+    double one = 1.0;
+    FAILS(shimrt_cpu_pad(a, toobig, 2, "reflect", NULL, &r), "pad", "should be less than");
+    FAILS(shimrt_cpu_pad(a, p1, 2, "reflect", &one, &r), "pad", "doesn't take in value");
+    FAILS(shimrt_cpu_pad(a, p3, 6, "replicate", NULL, &r), "pad", "not supported for 3D");
+    int64_t wraps[] = {5, 0};
+    FAILS(shimrt_cpu_pad(a, wraps, 2, "circular", NULL, &r), "pad", "wrapping around");
     FAILS(shimrt_cpu_pad(a, p1, 2, "bogus", NULL, &r), "pad", "bogus");
     cr_assert_null(r);
     del(a);

@@ -357,12 +357,12 @@ Test(e2e_pad, constant) {
                 del(a);
             }
     T a = make(F32, CONTIG, 3, s, 1), r = NULL;
-    int64_t odd[] = {1, 1, 1}, toolong[8] = {0}, tooneg[] = {-3, -2};
+    int64_t odd[] = {1, 1, 1}, toolong[8] = {0}, tooneg[] = {-3, -2}, toobig[] = {4, 0};
     for (int p = 0; p < NPATHS; p++) {
         FAILS(p, e2e_pad(p, a, odd, 3, "constant", NULL, &r), "pad", "pad", "divisible by 2");
         FAILS(p, e2e_pad(p, a, toolong, 8, "constant", NULL, &r), "pad", "pad", "Padding length");
         FAILS(p, e2e_pad(p, a, tooneg, 2, "constant", NULL, &r), "pad", "pad", "negative");
-        FAILS(p, e2e_pad(p, a, p1, 2, "reflect", NULL, &r), "pad", "pad", "reflect");
+        FAILS(p, e2e_pad(p, a, toobig, 2, "reflect", NULL, &r), "pad", "pad", "should be less than");
         FAILS(p, e2e_pad(p, a, p1, 2, "bogus", NULL, &r), "pad", "pad", "bogus");
         FAILS(p, e2e_pad(p, NULL, p1, 2, "constant", NULL, &r), "pad", "pad", NULL_SELF(p));
         if (p != DISPATCH) {
