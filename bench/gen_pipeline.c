@@ -48,8 +48,11 @@ static int pipeline(const char *dir, const char *out, double *front, double *emi
     double t0 = now();
     sg_context *ctx = sg_context_new(NULL, NULL);
     if (!ctx) return -1;
-    sg_options o = {.out_dir = out, .backends = backends, .n_backends = 4,
-                    .compat_torchgen = true, .verbosity = -1};
+    sg_options o = {.out_dir = out,
+                    .backends = backends,
+                    .n_backends = 4,
+                    .compat_torchgen = true,
+                    .verbosity = -1};
     int rc = sg_load_dir(ctx, dir);
     if (rc == 0) rc = sg_finalize(ctx);
     double t1 = now();

@@ -27,12 +27,15 @@ int main(void) {
         sg_context_free(ctx);
         double dt = now() - t0;
         if (rc != 0) {
-            fprintf(stderr, "gen_schemas: shimgen schemas/ failed or generated/ is stale (%d)\n", rc);
+            fprintf(stderr, "gen_schemas: shimgen schemas/ failed or generated/ is stale (%d)\n",
+                    rc);
             return 1;
         }
         if (dt < best) best = dt;
     }
-    printf("gen_schemas: shimgen schemas/ -o generated/ (--check: every output rendered and compared), "
-           "best of %d runs\n  %-48s %8.3f ms\n", RUNS, "load + derive + render all outputs", best * 1e3);
+    printf("gen_schemas: shimgen schemas/ -o generated/ (--check: every output rendered and "
+           "compared), "
+           "best of %d runs\n  %-48s %8.3f ms\n",
+           RUNS, "load + derive + render all outputs", best * 1e3);
     return 0;
 }

@@ -52,8 +52,10 @@ static void gpu_rows(void) {
         shimrt_cuda_event_elapsed_ms(e0, e1, &ms);
         best_copy = ms < best_copy ? ms : best_copy;
     }
-    double gb_add = 3.0 * (double)n * 4 / (best_add * 1e6), gb_copy = 2.0 * (double)n * 4 / (best_copy * 1e6);
-    printf("  %-44s %10.1f GB/s (%.3f ms)\n", "add.Tensor float32 2^24, bandwidth", gb_add, best_add);
+    double gb_add = 3.0 * (double)n * 4 / (best_add * 1e6),
+           gb_copy = 2.0 * (double)n * 4 / (best_copy * 1e6);
+    printf("  %-44s %10.1f GB/s (%.3f ms)\n", "add.Tensor float32 2^24, bandwidth", gb_add,
+           best_add);
     printf("  %-44s %10.1f GB/s (%.3f ms)\n", "device-to-device copy 64 MiB", gb_copy, best_copy);
     printf("  %-44s %10.2f\n", "add / copy bandwidth", gb_add / gb_copy);
     shimrt_cuda_event_delete(e0);
@@ -63,7 +65,8 @@ static void gpu_rows(void) {
 }
 
 int main(void) {
-    printf("rt_cuda_jit: NVRTC JIT and cache, sm_90, %d kernels spread over the catalogue\n", SAMPLE);
+    printf("rt_cuda_jit: NVRTC JIT and cache, sm_90, %d kernels spread over the catalogue\n",
+           SAMPLE);
     if (!shimrt_nvrtc("rt_cuda_jit")) {
         printf("  skipped: %s\n", torch_exception_get_what());
         return 0;
@@ -115,11 +118,13 @@ int main(void) {
     printf("  %-44s %10.2f ms per kernel\n", "NVRTC cold compile (CUBIN)", cold * 1e3 / SAMPLE);
     printf("  %-44s %10.1f us per kernel (%llu disk hits)\n", "disk cache hit (read + checksum)",
            disk * 1e6 / SAMPLE, (unsigned long long)s.disk_hits);
-    printf("  %-44s %10.2f us per kernel (lock-free table by kernel name)\n",
-           "in-process hit", mem * 1e6 / SAMPLE);
+    printf("  %-44s %10.2f us per kernel (lock-free table by kernel name)\n", "in-process hit",
+           mem * 1e6 / SAMPLE);
     int32_t ndev = 0;
-    if (shimrt_cuda_device_count(&ndev)) printf("  GPU rows skipped: %s\n", torch_exception_get_what());
-    else gpu_rows();
+    if (shimrt_cuda_device_count(&ndev))
+        printf("  GPU rows skipped: %s\n", torch_exception_get_what());
+    else
+        gpu_rows();
     size_t removed;
     shimrt_jit_cache_clear("bench", dir, &removed);
     rmdir(dir);

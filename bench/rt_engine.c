@@ -15,7 +15,8 @@
 #include "c_shim_cpu.h"
 
 #define RUNS 7
-static const int64_t sizes[] = {8192, 16384, 32768, 65536, 131072, 262144, 524288, 1048576, 4194304};
+static const int64_t sizes[] = {8192,   16384,  32768,   65536,  131072,
+                                262144, 524288, 1048576, 4194304};
 #define NSIZES (int)(sizeof sizes / sizeof sizes[0])
 
 static double now(void) {
@@ -87,12 +88,12 @@ int main(int argc, char **argv) {
     run(argv[0], "SHIMRT_NUM_THREADS=1", one);
     run(argv[0], "SHIMRT_NUM_THREADS=2 SHIMRT_GRAIN_ELEMS=1024", two);
     printf("\nengine thread grain (float32, ns per call, best of %d; 2 threads with the grain "
-           "forced to 1K)\n", RUNS);
+           "forced to 1K)\n",
+           RUNS);
     printf("%-10s %12s %12s %7s %12s %12s %7s\n", "elements", "mul 1 thr", "mul 2 thr", "ratio",
            "exp 1 thr", "exp 2 thr", "ratio");
     for (int k = 0; k < NSIZES; k++)
-        printf("%-10lld %12.0f %12.0f %7.2f %12.0f %12.0f %7.2f\n", (long long)sizes[k],
-               one[k][0], two[k][0], two[k][0] / one[k][0], one[k][1], two[k][1],
-               two[k][1] / one[k][1]);
+        printf("%-10lld %12.0f %12.0f %7.2f %12.0f %12.0f %7.2f\n", (long long)sizes[k], one[k][0],
+               two[k][0], two[k][0] / one[k][0], one[k][1], two[k][1], two[k][1] / one[k][1]);
     return 0;
 }

@@ -74,7 +74,8 @@ static AtenTensorHandle fresh_tensor(fz_in *in) {
     static const int32_t dtypes[] = {6, 7, 4, 3, 11, 0, 5, 15, 9};
     int64_t ndim = take(in) % 4, sizes[3], strides[3], n = 1;
     for (int64_t d = 0; d < ndim; d++) sizes[d] = take(in) % 4, n *= sizes[d];
-    for (int64_t d = ndim - 1, acc = 1; d >= 0; d--) strides[d] = acc, acc *= sizes[d] ? sizes[d] : 1;
+    for (int64_t d = ndim - 1, acc = 1; d >= 0; d--)
+        strides[d] = acc, acc *= sizes[d] ? sizes[d] : 1;
     int32_t dt = dtypes[take(in) % (sizeof dtypes / sizeof dtypes[0])];
     int32_t dev = take(in) % 8 == 0 ? aoti_torch_device_type_meta() : aoti_torch_device_type_cpu();
     AtenTensorHandle t = NULL, src = NULL;
@@ -99,7 +100,8 @@ static StableIValue fresh_list(fz_in *in, int depth) {
     if (g_nl < MAXTRACK) g_lists[g_nl++] = l;
     int n = take(in) % 3;
     for (int k = 0; k < n; k++) {
-        StableIValue item = take(in) % 2 ? siv_from_tensor(fresh_tensor(in)) : siv_from_int(take_i64(in));
+        StableIValue item =
+            take(in) % 2 ? siv_from_tensor(fresh_tensor(in)) : siv_from_int(take_i64(in));
         if (depth < 1 && take(in) % 5 == 0) item = value(in, depth + 1);
         torch_list_push_back(l, item);
     }
@@ -109,7 +111,9 @@ static StableIValue fresh_list(fz_in *in, int depth) {
 /* One stack value of a random kind. */
 static StableIValue value(fz_in *in, int depth) {
     switch (take(in) % 12) {
-    case 0: case 1: case 2: return siv_from_tensor(fresh_tensor(in));
+    case 0:
+    case 1:
+    case 2: return siv_from_tensor(fresh_tensor(in));
     case 3: return 0;
     case 4: { /* garbage: never a pointer into a pool slot's start by accident */
         uint64_t g = 0;
@@ -147,8 +151,10 @@ static const char *manifest_path(void) {
 static void load_ops(void) {
     FILE *f = fopen(manifest_path(), "rb");
     if (!f) {
-        fprintf(stderr, "fuzz_dispatch: cannot open %s (run from the repository root or set "
-                        "SHIMGEN_MANIFEST)\n", manifest_path());
+        fprintf(stderr,
+                "fuzz_dispatch: cannot open %s (run from the repository root or set "
+                "SHIMGEN_MANIFEST)\n",
+                manifest_path());
         exit(1);
     }
     static char text[1 << 20];
@@ -168,7 +174,8 @@ static void load_ops(void) {
         fz_op op;
         snprintf(op.name, sizeof op.name, "%.*s::%.*s", (int)(dot1 - full), full,
                  (int)(dot2 - dot1 - 1), dot1 + 1);
-        snprintf(op.overload, sizeof op.overload, "%s", strcmp(dot2 + 1, "default") ? dot2 + 1 : "");
+        snprintf(op.overload, sizeof op.overload, "%s",
+                 strcmp(dot2 + 1, "default") ? dot2 + 1 : "");
         bool dup = false;
         for (size_t k = 0; k < g_nops; k++)
             dup |= !strcmp(g_ops[k].name, op.name) && !strcmp(g_ops[k].overload, op.overload);

@@ -14,10 +14,12 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-#define CHECK(c) do { if (!(c)) abort(); } while (0)
+#define CHECK(c)                                                                                   \
+    do {                                                                                           \
+        if (!(c)) abort();                                                                         \
+    } while (0)
 
-static void check_lexer(const char *text, size_t size)
-{
+static void check_lexer(const char *text, size_t size) {
     sg_lexer lx;
     sg_lexer_init(&lx, text, size);
     size_t at = 0;
@@ -36,8 +38,7 @@ static void check_lexer(const char *text, size_t size)
     CHECK(sg_lexer_next(&lx).kind == SG_TOK_END);
 }
 
-static void check_same(const sg_schema *a, const sg_schema *b)
-{
+static void check_same(const sg_schema *a, const sg_schema *b) {
     CHECK(a->kind == b->kind);
     CHECK(a->n_args == b->n_args && a->n_rets == b->n_rets);
     CHECK(a->n_positional == b->n_positional && a->out_start == b->out_start);
@@ -53,14 +54,12 @@ static void check_same(const sg_schema *a, const sg_schema *b)
     }
 }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
-{
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     const char *text = (const char *)data;
     check_lexer(text, size);
 
     sg_arena *arena = sg_arena_new();
-    if (!arena)
-        return 0;
+    if (!arena) return 0;
     sg_schema_error err;
     const sg_schema *s = sg_schema_parse(arena, text, size, &err);
     if (!s) {

@@ -8,14 +8,11 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
-{
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     sg_context *ctx = sg_context_new(NULL, NULL);
-    if (!ctx)
-        return 0;
+    if (!ctx) return 0;
     int rc = sg_load_buffer(ctx, "native_functions", "fuzz.yaml", (const char *)data, size);
-    if (rc != 0 && sg_error_count(ctx) == 0)
-        abort(); /* -1 promises at least one reported error */
+    if (rc != 0 && sg_error_count(ctx) == 0) abort(); /* -1 promises at least one reported error */
     sg_finalize(ctx);
     sg_context_free(ctx);
     return 0;

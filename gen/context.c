@@ -60,8 +60,10 @@ void sg_diag_print_stderr(void *user, sg_diag_level level, sg_loc loc, const cha
 }
 
 void sg_diag(sg_context *ctx, sg_diag_level level, sg_loc loc, const char *fmt, ...) {
-    if (level == SG_DIAG_ERROR) ctx->n_errors++;
-    else if (level == SG_DIAG_WARNING) ctx->n_warnings++;
+    if (level == SG_DIAG_ERROR)
+        ctx->n_errors++;
+    else if (level == SG_DIAG_WARNING)
+        ctx->n_warnings++;
     if (!ctx->fn) return;
     char small[1024];
     char *msg = small;
@@ -329,8 +331,8 @@ static int record_input(sg_context *ctx, const char *path, const char *role) {
 
 /* After parsing: records the input, then builds the model from root (nf: the native
  * functions were built alongside the parse, see sg_nf_loader_start). */
-static int finish_load(sg_context *ctx, const char *path, const char *role,
-                       const sg_ynode *root, sg_nf_loader *nf, size_t errors_before) {
+static int finish_load(sg_context *ctx, const char *path, const char *role, const sg_ynode *root,
+                       sg_nf_loader *nf, size_t errors_before) {
     if (record_input(ctx, path, role) != 0 || !root) {
         sg_nf_loader_finish(ctx, nf, NULL);
         return -1;
@@ -417,8 +419,9 @@ int sg_load_buffer(sg_context *ctx, const char *role, const char *name, const ch
         return -1;
     }
     size_t before = ctx->n_errors;
-    const char *r = strcmp(role, "tags") == 0 ? "tags"
-                    : strcmp(role, "shim_ops") == 0 ? "shim_ops" : "native_functions";
+    const char *r = strcmp(role, "tags") == 0       ? "tags"
+                    : strcmp(role, "shim_ops") == 0 ? "shim_ops"
+                                                    : "native_functions";
     sg_nf_loader *nf = r[0] == 'n' ? sg_nf_loader_start(ctx, data ? len : 0) : NULL;
     const sg_ynode *root =
         sg_yaml_parse_items(ctx, name, data, len, NULL, nf ? sg_nf_loader_item : NULL, nf);
@@ -487,8 +490,7 @@ static void check_duplicates(sg_context *ctx) {
         sg_loc fl = first->func_loc.file ? first->func_loc : first->loc;
         sg_loc here = f->func_loc.file ? f->func_loc : f->loc;
         sg_diag(ctx, SG_DIAG_ERROR, here, "duplicate op '%s' (first defined at %s:%u:%u)",
-                f->op_key, fl.file ? fl.file : "<derived>", (unsigned)fl.line,
-                (unsigned)fl.col);
+                f->op_key, fl.file ? fl.file : "<derived>", (unsigned)fl.line, (unsigned)fl.col);
         sg_diag(ctx, SG_DIAG_NOTE, fl, "'%s' first defined here", f->op_key);
     }
 }
@@ -546,8 +548,11 @@ static void check_tags(sg_context *ctx) {
 
 static void check_dispatch_keys(sg_context *ctx) {
     sg_model *m = &ctx->model;
-    enum { NF = sizeof dk_fixed / sizeof *dk_fixed, NFU = sizeof dk_functionality / sizeof *dk_functionality,
-           NB = sizeof dk_backends / sizeof *dk_backends };
+    enum {
+        NF = sizeof dk_fixed / sizeof *dk_fixed,
+        NFU = sizeof dk_functionality / sizeof *dk_functionality,
+        NB = sizeof dk_backends / sizeof *dk_backends
+    };
     sg_tag names[NF + NFU * NB];
     char made[NFU * NB][48]; /* functionality + backend, e.g. "QuantizedCPU" */
     size_t n = 0;
@@ -615,10 +620,9 @@ static void expand_shim_all(sg_context *ctx) {
                 (dl && strncmp(f->loc.file, all->loc.file, dl) != 0))
                 continue;
             const sg_schema *sc = f->func;
-            const char *key = sg_arena_printf(ctx->arena, "%s.%s.%s", sc->ns ? sc->ns : "aten",
-                                              sc->name,
-                                              sc->overload && *sc->overload ? sc->overload
-                                                                            : "default");
+            const char *key =
+                sg_arena_printf(ctx->arena, "%s.%s.%s", sc->ns ? sc->ns : "aten", sc->name,
+                                sc->overload && *sc->overload ? sc->overload : "default");
             if (!key) return;
             bool listed = false;
             for (size_t q = 0; q < n && !listed; q++)

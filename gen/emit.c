@@ -87,8 +87,8 @@ static void render_bodies(emitter *e, const char *dir) {
     e->errors +=
         sg_emit_bodies(e->ctx, e->m, e->a, dir, e->headers, e->n_headers, e->banner, &sink);
     if (e->o->target_torch && !e->errors) /* gen/emit_torch.c */
-        e->errors += sg_emit_torch(e->ctx, e->a, dir, e->o, e->headers, e->n_headers, e->banner,
-                                   &sink);
+        e->errors +=
+            sg_emit_torch(e->ctx, e->a, dir, e->o, e->headers, e->n_headers, e->banner, &sink);
     e->registrations = sink.registrations;
 }
 
@@ -170,7 +170,8 @@ static int generate(emitter *e) {
     }
     qsort(fallback, (size_t)n_fallback, sizeof *fallback, em_cmp_op_key);
     qsort(aten, (size_t)n_aten, sizeof *aten, em_cmp_op_key);
-    if (n_aten > 0) e->headers[e->n_headers++] = (header){"aten", NULL, "c_shim_aten.h", NULL, 0, NULL, 0};
+    if (n_aten > 0)
+        e->headers[e->n_headers++] = (header){"aten", NULL, "c_shim_aten.h", NULL, 0, NULL, 0};
     if (e->errors) return -1;
 
     /* Templates. */

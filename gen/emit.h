@@ -143,7 +143,7 @@ const char *sg_ret_kind(const sg_type *t);
 /* ---- The plan (gen/emit_plan.c makes it; every emitter reads it) ------------------- */
 typedef struct sg_emit_decl {
     const char *c_name;
-    int version; /* 1 for the plain function */
+    int version;       /* 1 for the plain function */
     const char *since; /* its release gate: the version's own since, else the op's; or NULL */
     int since_major, since_minor;
     sg_cparam *params;

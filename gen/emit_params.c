@@ -67,8 +67,7 @@ int sg_shim_params(sg_arena *a, const sg_schema *s, const char *const *omit, int
             p[n++] = (sg_cparam){t, sg_arena_printf(a, "ret%d", i), SG_CP_RET, i};
             /* A list return (Tensor[]): the array's length follows its out-pointer. */
             if (k->shape == SG_SHAPE_LIST)
-                p[n++] = (sg_cparam){"int64_t*", sg_arena_printf(a, "ret%d_len_", i), SG_CP_RET,
-                                     i};
+                p[n++] = (sg_cparam){"int64_t*", sg_arena_printf(a, "ret%d_len_", i), SG_CP_RET, i};
         }
     }
     for (int i = 0; i < n; i++)

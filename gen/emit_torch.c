@@ -26,8 +26,9 @@
 #include <shimrt/codes.h>
 
 #define TORCH_FILE "torch/torch.in"
-#define SLOTS(...) ((const sg_slot[]){__VA_ARGS__}), \
-                   (int)(sizeof((const sg_slot[]){__VA_ARGS__}) / sizeof(sg_slot))
+#define SLOTS(...)                                                                                 \
+    ((const sg_slot[]){__VA_ARGS__}),                                                              \
+        (int)(sizeof((const sg_slot[]){__VA_ARGS__}) / sizeof(sg_slot))
 /* The releases this target knows: the oldest it can load on, the newest it describes. */
 #define TORCH_MIN_MINOR 10
 #define TORCH_MAX_MINOR 15
@@ -289,19 +290,25 @@ int sg_emit_torch(sg_context *ctx, sg_arena *a, const char *tpl_dir, const sg_op
             const sg_emit_shim *s = &hd->shims[i];
             const sg_schema *sc = s->fn->func;
             const char *dot = strchr(s->op->key, '.');
-            const char *ns = dot ? sg_arena_strndup(a, s->op->key, (size_t)(dot - s->op->key))
-                                 : "aten";
+            const char *ns =
+                dot ? sg_arena_strndup(a, s->op->key, (size_t)(dot - s->op->key)) : "aten";
             const char *name = sc->overload && *sc->overload
                                    ? sg_arena_printf(a, "%s.%s", sc->name, sc->overload)
                                    : sc->name;
             bool dup = false;
             for (int k = 0; k < n && !dup; k++)
-                dup = strcmp(rows[k].op_key, s->op->key) == 0 && strcmp(rows[k].key, s->kernel_key) == 0;
+                dup = strcmp(rows[k].op_key, s->op->key) == 0 &&
+                      strcmp(rows[k].key, s->kernel_key) == 0;
             if (dup) continue;
             const char *c = s->decls[0].c_name;
             if (strncmp(c, "aoti_torch_", 11) == 0) c += 11;
-            rows[n++] = (impl_row){ns, name, s->kernel_key, sg_arena_printf(a, "boxed_%s", c),
-                                   def_schema(&T, s->fn), s->op->key, s->fn};
+            rows[n++] = (impl_row){ns,
+                                   name,
+                                   s->kernel_key,
+                                   sg_arena_printf(a, "boxed_%s", c),
+                                   def_schema(&T, s->fn),
+                                   s->op->key,
+                                   s->fn};
         }
     }
     qsort(rows, (size_t)n, sizeof *rows, cmp_row);
@@ -377,7 +384,9 @@ int sg_emit_torch(sg_context *ctx, sg_arena *a, const char *tpl_dir, const sg_op
 #undef LIST_
     if (lists.len && lists.data[lists.len - 1] == '\n') lists.len--;
     const sg_slot codes_slots[] = {
-        common[0], common[1], {"lists", buf_str(&T, &lists), 0},
+        common[0],
+        common[1],
+        {"lists", buf_str(&T, &lists), 0},
     };
     {
         sg_buf out = {0};

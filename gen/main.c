@@ -134,33 +134,44 @@ int main(int argc, char **argv) {
         } else if (strcmp(a, "--print-schemas=all") == 0) {
             print = 2;
         } else if (strncmp(a, "--print-schemas=", 16) == 0) {
-            rc = usage_error("bad value in '%s' (expected --print-schemas or --print-schemas=all)", a);
+            rc = usage_error("bad value in '%s' (expected --print-schemas or --print-schemas=all)",
+                             a);
         } else if (strcmp(a, "--check") == 0) {
             opts.check = true;
         } else if (strncmp(a, "--compat", 8) == 0 && (a[8] == '=' || a[8] == '\0')) {
             if (strcmp(a, "--compat=torchgen") == 0)
                 opts.compat_torchgen = true;
             else
-                rc = usage_error("unknown compatibility mode in '%s' (expected --compat=torchgen)", a);
+                rc = usage_error("unknown compatibility mode in '%s' (expected --compat=torchgen)",
+                                 a);
         } else if (strcmp(a, "--target=shimrt") == 0 || strcmp(a, "--target=torch") == 0) {
             opts.target_torch = strcmp(a, "--target=torch") == 0;
         } else if (strncmp(a, "--target", 8) == 0 && (a[8] == '=' || a[8] == '\0')) {
-            rc = usage_error("unknown target in '%s' (expected --target=shimrt or --target=torch)", a);
+            rc = usage_error("unknown target in '%s' (expected --target=shimrt or --target=torch)",
+                             a);
         } else if ((v = opt_value(argc, argv, &i, NULL, "--torch-version", &m)), m) {
             if (!v || !*v) rc = usage_error("%s needs a version like 2.10", a);
             opts.torch_version = v;
         } else if ((v = opt_value(argc, argv, &i, "-o", "--output", &m)), m) {
-            if (!v || !*v) rc = usage_error("%s needs a directory", a);
-            else opts.out_dir = v;
+            if (!v || !*v)
+                rc = usage_error("%s needs a directory", a);
+            else
+                opts.out_dir = v;
         } else if ((v = opt_value(argc, argv, &i, NULL, "--abi-check", &m)), m) {
-            if (!v || !*v) rc = usage_error("%s needs a directory", a);
-            else opts.abi_check_dir = v;
+            if (!v || !*v)
+                rc = usage_error("%s needs a directory", a);
+            else
+                opts.abi_check_dir = v;
         } else if ((v = opt_value(argc, argv, &i, NULL, "--templates", &m)), m) {
-            if (!v || !*v) rc = usage_error("%s needs a directory", a);
-            else opts.templates_dir = v;
+            if (!v || !*v)
+                rc = usage_error("%s needs a directory", a);
+            else
+                opts.templates_dir = v;
         } else if ((v = opt_value(argc, argv, &i, NULL, "--depfile", &m)), m) {
-            if (!v || !*v) rc = usage_error("%s needs a file name", a);
-            else opts.depfile = v;
+            if (!v || !*v)
+                rc = usage_error("%s needs a file name", a);
+            else
+                opts.depfile = v;
         } else if ((v = opt_value(argc, argv, &i, NULL, "--backends", &m)), m) {
             if (!v || !*v) {
                 rc = usage_error("%s needs a comma-separated list", a);
@@ -185,8 +196,8 @@ int main(int argc, char **argv) {
                 for (const char *p = tok; ident && *p; p++)
                     ident = isalnum((unsigned char)*p) || *p == '_';
                 if (!ident) {
-                    rc = usage_error("backend name '%s' is not an identifier (letters, digits, '_')",
-                                     tok);
+                    rc = usage_error(
+                        "backend name '%s' is not an identifier (letters, digits, '_')", tok);
                     break;
                 }
                 if (opts.n_backends < argc) backends[opts.n_backends++] = tok;

@@ -837,8 +837,10 @@ static void parse_version_entry(loader *L, const sg_ynode *k, const sg_ynode *a,
     long num = 0;
     bool ok = s[0] == 'v' && s[1] && s[1] != '0';
     for (const char *p = s + 1; ok && *p; p++) {
-        if (!isdigit((unsigned char)*p)) ok = false;
-        else if ((num = num * 10 + (*p - '0')) > 1000) ok = false;
+        if (!isdigit((unsigned char)*p))
+            ok = false;
+        else if ((num = num * 10 + (*p - '0')) > 1000)
+            ok = false;
     }
     if (!ok || num < 2) {
         err(L, k->loc, "bad version '%s' (expected v2, v3, ...)%s", s, "");
@@ -865,8 +867,8 @@ static void parse_version_entry(loader *L, const sg_ynode *k, const sg_ynode *a,
                 const char *t = get_str(L, "since", pv);
                 if (!t) return;
                 if (!parse_since(t, &ver->since_major, &ver->since_minor)) {
-                    err(L, pv->loc, "bad since '%s' (expected \"MAJOR.MINOR\", e.g. \"2.12\")%s",
-                        t, "");
+                    err(L, pv->loc, "bad since '%s' (expected \"MAJOR.MINOR\", e.g. \"2.12\")%s", t,
+                        "");
                     return;
                 }
                 ver->since = t;
@@ -903,7 +905,8 @@ static void parse_versions(loader *L, sg_shim_op *op, const sg_ynode *ov) {
     uint32_t cap = 1;
     for (uint32_t q = 0; q + 1 < ov->n_items; q += 2) {
         const sg_ynode *pk = ov->items[q];
-        if (is_version_key(pk)) cap++;
+        if (is_version_key(pk))
+            cap++;
         else if (pk->kind == SG_Y_SCALAR && strcmp(pk->scalar, "versions") == 0) {
             vmap = ov->items[q + 1];
             if (vmap->kind != SG_Y_MAP) {

@@ -101,7 +101,7 @@ typedef struct sg_op_version {
     const char **args; /* names of the arguments this version added */
     int n_args;
     sg_loc loc;
-    const char *since;   /* this version's own release gate ("2.12"), or NULL: the op's */
+    const char *since; /* this version's own release gate ("2.12"), or NULL: the op's */
     int since_major, since_minor;
 } sg_op_version;
 

@@ -287,8 +287,7 @@ static const char *analyze_name(sg_arena *arena, sg_schema *s) {
     const char *name = s->name;
     size_t n = strlen(name);
     size_t b0 = 0, bn = n; /* the base is name[b0 .. b0+bn) */
-    if (n == 0)
-        return "empty operator name";
+    if (n == 0) return "empty operator name";
     if (ends_with(name, n, "_out") && !tls_library_rules)
         return "operator names may not end in '_out'; use the overload name 'out' instead";
     s->dunder_method = s->inplace = s->functional_overload = false;
@@ -389,8 +388,7 @@ static const char *derive(sg_schema *s, sg_arg *args, int *bad) {
     for (int i = s->out_start; i < n; i++)
         if (strncmp(args[i].name, "_scratch_", 9) == 0) is_scratch = true;
     for (int i = s->self_index + 1; i < s->n_positional; i++)
-        if (sg_arg_is_mutable(&args[i]))
-            is_mutable = true;
+        if (sg_arg_is_mutable(&args[i])) is_mutable = true;
     if (s->inplace && is_out && !tls_library_rules) {
         *bad = s->out_start;
         return "an in-place operator cannot have out arguments";
@@ -1155,8 +1153,7 @@ const sg_schema *sg_schema_parse(sg_arena *arena, const char *text, size_t len,
 }
 
 const sg_schema *sg_schema_parse_library(sg_arena *arena, const char *text, size_t len,
-                                         sg_schema_error *err)
-{
+                                         sg_schema_error *err) {
     tls_library_rules = true;
     const sg_schema *s = sg_schema_parse(arena, text, len, err);
     tls_library_rules = false;

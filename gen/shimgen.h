@@ -61,18 +61,18 @@ size_t sg_warning_count(const sg_context *ctx);
 
 /* Options of sg_generate (docs/cli.md). Strings are borrowed. */
 typedef struct sg_options {
-    const char *out_dir;              /* default "generated" */
-    const char *const *backends;      /* default {"cpu", "cuda"} when n_backends == 0 */
+    const char *out_dir;         /* default "generated" */
+    const char *const *backends; /* default {"cpu", "cuda"} when n_backends == 0 */
     int n_backends;
-    bool compat_torchgen;             /* --compat=torchgen */
-    bool check;                       /* --check: write nothing, report differences */
-    const char *abi_check_dir;        /* --abi-check DIR, or NULL */
-    const char *depfile;              /* --depfile FILE, or NULL */
-    int verbosity;                    /* -1 quiet, 0 normal, 1 verbose */
-    const char *templates_dir;        /* --templates DIR, or NULL: $SHIMGEN_TEMPLATES, else
+    bool compat_torchgen;      /* --compat=torchgen */
+    bool check;                /* --check: write nothing, report differences */
+    const char *abi_check_dir; /* --abi-check DIR, or NULL */
+    const char *depfile;       /* --depfile FILE, or NULL */
+    int verbosity;             /* -1 quiet, 0 normal, 1 verbose */
+    const char *templates_dir; /* --templates DIR, or NULL: $SHIMGEN_TEMPLATES, else
                                          found next to the executable (gen/emit.h) */
-    bool target_torch;                /* --target=torch (docs/target-torch.md); else shimrt */
-    const char *torch_version;        /* --torch-version MAJOR.MINOR, or NULL ("2.10") */
+    bool target_torch;         /* --target=torch (docs/target-torch.md); else shimrt */
+    const char *torch_version; /* --torch-version MAJOR.MINOR, or NULL ("2.10") */
 } sg_options;
 
 /* Runs the emitters. Returns 0 on success; 1 when --check / --abi-check found a

@@ -22,9 +22,8 @@ typedef struct StableListOpaque *StableListHandle;
 typedef uint64_t StableIValue;
 typedef int32_t AOTITorchError;
 
-AOTITorchError aoti_torch_empty_strided(int64_t ndim, const int64_t *sizes,
-                                        const int64_t *strides, int32_t dtype,
-                                        int32_t device_type, int32_t device_index,
+AOTITorchError aoti_torch_empty_strided(int64_t ndim, const int64_t *sizes, const int64_t *strides,
+                                        int32_t dtype, int32_t device_type, int32_t device_index,
                                         AtenTensorHandle *ret);
 AOTITorchError aoti_torch_get_data_ptr(AtenTensorHandle t, void **ret);
 AOTITorchError aoti_torch_delete_tensor_object(AtenTensorHandle t);
@@ -69,8 +68,10 @@ static AtenTensorHandle tensor(int64_t ndim, const int64_t *sizes, int32_t dtype
     aoti_torch_get_data_ptr(t, &p);
     size_t es = dtype == aoti_torch_dtype_float64() ? 8 : 4;
     for (int64_t i = 0; i < s; i++) { /* values in [-2, 2), no denormals, no NaN */
-        if (es == 4) ((float *)p)[i] = (float)((i * 7919) % 4000) / 1000.0f - 2.0f;
-        else ((double *)p)[i] = (double)((i * 7919) % 4000) / 1000.0 - 2.0;
+        if (es == 4)
+            ((float *)p)[i] = (float)((i * 7919) % 4000) / 1000.0f - 2.0f;
+        else
+            ((double *)p)[i] = (double)((i * 7919) % 4000) / 1000.0 - 2.0;
     }
     return t;
 }
@@ -100,7 +101,8 @@ static void call(const char *op, const char *ov, StableIValue *stack, int nret) 
         fprintf(stderr, "client: %s.%s: %s\n", op, ov, torch_exception_get_what());
         exit(1);
     }
-    for (int i = 0; i < nret; i++) aoti_torch_delete_tensor_object((AtenTensorHandle)(uintptr_t)stack[i]);
+    for (int i = 0; i < nret; i++)
+        aoti_torch_delete_tensor_object((AtenTensorHandle)(uintptr_t)stack[i]);
 }
 
 typedef enum { MUL, EXP, RELU, TO, CLONE_T, SUM, AMAX, MM, BMM } opk;
@@ -109,17 +111,35 @@ typedef enum { MUL, EXP, RELU, TO, CLONE_T, SUM, AMAX, MM, BMM } opk;
 static void one(opk k, AtenTensorHandle a, AtenTensorHandle b, int64_t dim) {
     StableIValue s[8];
     switch (k) {
-    case MUL: s[0] = T(a); s[1] = T(b); call("aten::mul", "Tensor", s, 1); break;
-    case EXP: s[0] = T(a); call("aten::exp", "", s, 1); break;
-    case RELU: s[0] = T(a); call("aten::relu", "", s, 1); break;
+    case MUL:
+        s[0] = T(a);
+        s[1] = T(b);
+        call("aten::mul", "Tensor", s, 1);
+        break;
+    case EXP:
+        s[0] = T(a);
+        call("aten::exp", "", s, 1);
+        break;
+    case RELU:
+        s[0] = T(a);
+        call("aten::relu", "", s, 1);
+        break;
     case TO:
-        s[0] = T(a); s[1] = (StableIValue)aoti_torch_dtype_float16(); s[2] = B(0); s[3] = B(0);
-        s[4] = 0; call("aten::to", "dtype", s, 1); break;
+        s[0] = T(a);
+        s[1] = (StableIValue)aoti_torch_dtype_float16();
+        s[2] = B(0);
+        s[3] = B(0);
+        s[4] = 0;
+        call("aten::to", "dtype", s, 1);
+        break;
     case CLONE_T: {
-        s[0] = T(a); s[1] = I(0); s[2] = I(1);
+        s[0] = T(a);
+        s[1] = I(0);
+        s[2] = I(1);
         call("aten::transpose", "int", s, 0);
         AtenTensorHandle tr = (AtenTensorHandle)(uintptr_t)s[0];
-        s[0] = (StableIValue)(uintptr_t)tr; s[1] = 0;
+        s[0] = (StableIValue)(uintptr_t)tr;
+        s[1] = 0;
         call("aten::clone", "", s, 1);
         break;
     }
@@ -127,13 +147,29 @@ static void one(opk k, AtenTensorHandle a, AtenTensorHandle b, int64_t dim) {
         StableIValue *cell;
         if (torch_new_stable_ivalue(&cell)) die("cell");
         *cell = LIST1(dim);
-        s[0] = T(a); s[1] = (StableIValue)(uintptr_t)cell; s[2] = B(0); s[3] = 0;
+        s[0] = T(a);
+        s[1] = (StableIValue)(uintptr_t)cell;
+        s[2] = B(0);
+        s[3] = 0;
         call("aten::sum", "dim_IntList", s, 1);
         break;
     }
-    case AMAX: s[0] = T(a); s[1] = LIST1(dim); s[2] = B(0); call("aten::amax", "", s, 1); break;
-    case MM: s[0] = T(a); s[1] = T(b); call("aten::mm", "", s, 1); break;
-    case BMM: s[0] = T(a); s[1] = T(b); call("aten::bmm", "", s, 1); break;
+    case AMAX:
+        s[0] = T(a);
+        s[1] = LIST1(dim);
+        s[2] = B(0);
+        call("aten::amax", "", s, 1);
+        break;
+    case MM:
+        s[0] = T(a);
+        s[1] = T(b);
+        call("aten::mm", "", s, 1);
+        break;
+    case BMM:
+        s[0] = T(a);
+        s[1] = T(b);
+        call("aten::bmm", "", s, 1);
+        break;
     }
 }
 
@@ -156,7 +192,8 @@ static double best(opk k, AtenTensorHandle a, AtenTensorHandle b, int64_t dim, d
 }
 
 int main(int argc, char **argv) {
-    const char *only = argc > 1 ? argv[1] : NULL; /* run one group: overhead, pw, clone, red, gemm, memcpy */
+    const char *only =
+        argc > 1 ? argv[1] : NULL; /* run one group: overhead, pw, clone, red, gemm, memcpy */
     int32_t f32 = aoti_torch_dtype_float32();
     double budget = 2e7; /* ns per timed run */
 #define WANT(g) (!only || strcmp(only, g) == 0)
@@ -183,7 +220,8 @@ int main(int argc, char **argv) {
     if (WANT("clone") || WANT("red")) {
         int64_t sz[2] = {4096, 4096};
         AtenTensorHandle a = tensor(2, sz, f32);
-        if (WANT("clone")) printf("clone_transposed_4096 %.1f\n", best(CLONE_T, a, NULL, 0, budget));
+        if (WANT("clone"))
+            printf("clone_transposed_4096 %.1f\n", best(CLONE_T, a, NULL, 0, budget));
         if (WANT("red")) {
             printf("sum_dim0_4096 %.1f\n", best(SUM, a, NULL, 0, budget));
             printf("sum_dim1_4096 %.1f\n", best(SUM, a, NULL, 1, budget));

@@ -13,12 +13,12 @@
 #include "c_shim_aten.h"
 #include "c_shim_cpu.h"
 
-#define CHECK(call)                                                                    \
-    do {                                                                               \
-        if ((call) != AOTI_TORCH_SUCCESS) {                                            \
-            fprintf(stderr, "demo: %s failed: %s\n", #call, torch_exception_get_what()); \
-            exit(1);                                                                   \
-        }                                                                              \
+#define CHECK(call)                                                                                \
+    do {                                                                                           \
+        if ((call) != AOTI_TORCH_SUCCESS) {                                                        \
+            fprintf(stderr, "demo: %s failed: %s\n", #call, torch_exception_get_what());           \
+            exit(1);                                                                               \
+        }                                                                                          \
     } while (0)
 
 static void print_tensor(const char *label, AtenTensorHandle t) {
@@ -79,8 +79,7 @@ int main(void) {
     CHECK(siv_new_optional(siv_from_list(dims), &dim_opt));
     AtenTensorHandle prod_ref;
     CHECK(aoti_torch_new_tensor_handle(prod, &prod_ref)); /* the stack takes this reference */
-    StableIValue stack[4] = {siv_from_tensor(prod_ref), dim_opt,
-                             siv_from_bool(false), siv_none()};
+    StableIValue stack[4] = {siv_from_tensor(prod_ref), dim_opt, siv_from_bool(false), siv_none()};
     CHECK(torch_call_dispatcher("aten::sum", "dim_IntList", stack, TORCH_ABI_VERSION));
     total = siv_to_tensor(stack[0]); /* a new reference, ours now */
     print_tensor("(a @ b.T).sum(dim=1)", total);

@@ -16,10 +16,13 @@
 #include "c_shim_cpu.h"
 
 /* aten.add.Tensor: add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor */
-void boxed_cpu_add_Tensor(StableIValue* stack, uint64_t num_args, uint64_t num_outputs) {
-    static const unsigned char arg_kinds[3] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_SCALAR};
+void boxed_cpu_add_Tensor(StableIValue *stack, uint64_t num_args, uint64_t num_outputs) {
+    static const unsigned char arg_kinds[3] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR,
+                                               SHIMRT_KIND_SCALAR};
     shimrt_box b;
-    if (shimrt_box_begin(&b, "add.Tensor", stack, num_args, 3, num_outputs, 1, arg_kinds) != AOTI_TORCH_SUCCESS) return;
+    if (shimrt_box_begin(&b, "add.Tensor", stack, num_args, 3, num_outputs, 1, arg_kinds) !=
+        AOTI_TORCH_SUCCESS)
+        return;
     AtenTensorHandle self = shimrt_box_tensor(&b, 0);
     AtenTensorHandle other = shimrt_box_tensor(&b, 1);
     double alpha = shimrt_box_scalar(&b, 2);
@@ -31,10 +34,13 @@ void boxed_cpu_add_Tensor(StableIValue* stack, uint64_t num_args, uint64_t num_o
 }
 
 /* aten.copy_.default: copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!) */
-void boxed_cpu_copy_(StableIValue* stack, uint64_t num_args, uint64_t num_outputs) {
-    static const unsigned char arg_kinds[3] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_NONE};
+void boxed_cpu_copy_(StableIValue *stack, uint64_t num_args, uint64_t num_outputs) {
+    static const unsigned char arg_kinds[3] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR,
+                                               SHIMRT_KIND_NONE};
     shimrt_box b;
-    if (shimrt_box_begin(&b, "copy_", stack, num_args, 3, num_outputs, 1, arg_kinds) != AOTI_TORCH_SUCCESS) return;
+    if (shimrt_box_begin(&b, "copy_", stack, num_args, 3, num_outputs, 1, arg_kinds) !=
+        AOTI_TORCH_SUCCESS)
+        return;
     AtenTensorHandle self = shimrt_box_tensor(&b, 0);
     AtenTensorHandle src = shimrt_box_tensor(&b, 1);
     int32_t non_blocking = shimrt_box_bool(&b, 2);
@@ -46,17 +52,20 @@ void boxed_cpu_copy_(StableIValue* stack, uint64_t num_args, uint64_t num_output
 }
 
 /* aten.sum.dim_IntList: sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor */
-void boxed_cpu_sum_dim_IntList(StableIValue* stack, uint64_t num_args, uint64_t num_outputs) {
-    static const unsigned char arg_kinds[4] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_OPT_INT_LIST, SHIMRT_KIND_NONE, SHIMRT_KIND_OPT_CODE};
+void boxed_cpu_sum_dim_IntList(StableIValue *stack, uint64_t num_args, uint64_t num_outputs) {
+    static const unsigned char arg_kinds[4] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_OPT_INT_LIST,
+                                               SHIMRT_KIND_NONE, SHIMRT_KIND_OPT_CODE};
     shimrt_box b;
-    if (shimrt_box_begin(&b, "sum.dim_IntList", stack, num_args, 4, num_outputs, 1, arg_kinds) != AOTI_TORCH_SUCCESS) return;
+    if (shimrt_box_begin(&b, "sum.dim_IntList", stack, num_args, 4, num_outputs, 1, arg_kinds) !=
+        AOTI_TORCH_SUCCESS)
+        return;
     AtenTensorHandle self = shimrt_box_tensor(&b, 0);
-    const int64_t* dim_v_ = NULL;
+    const int64_t *dim_v_ = NULL;
     int64_t dim_len_ = 0;
-    const int64_t** dim = shimrt_box_opt_int_list(&b, 1, &dim_v_, &dim_len_);
+    const int64_t **dim = shimrt_box_opt_int_list(&b, 1, &dim_v_, &dim_len_);
     int32_t keepdim = shimrt_box_bool(&b, 2);
     int32_t dtype_v_ = 0;
-    int32_t* dtype = shimrt_box_opt_code(&b, 3, &dtype_v_);
+    int32_t *dtype = shimrt_box_opt_code(&b, 3, &dtype_v_);
     AtenTensorHandle ret0 = NULL;
     SHIMRT_BOX_CALL(&b, aoti_torch_cpu_sum_dim_IntList(self, dim, dim_len_, keepdim, dtype, &ret0));
     shimrt_box_release_args(&b);
@@ -66,9 +75,12 @@ void boxed_cpu_sum_dim_IntList(StableIValue* stack, uint64_t num_args, uint64_t 
 
 /* Every schema of namespace aten, in op-key order, with its tags. */
 static const shimrt_def_entry defs_aten[3] = {
-    {"add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
+    {"add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor",
+     SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
     {"copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)", 0},
-    {"sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor", SHIMRT_TAG_BIT(CORE)},
+    {"sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> "
+     "Tensor",
+     SHIMRT_TAG_BIT(CORE)},
 };
 
 /* Every boxed kernel of the cpu backend. */
@@ -78,6 +90,8 @@ static const shimrt_impl_entry impls_aten_cpu[3] = {
     {"sum.dim_IntList", boxed_cpu_sum_dim_IntList},
 };
 
-AOTITorchError shimgen_register_aten_cpu(TorchLibraryHandle* ret_def, TorchLibraryHandle* ret_impl) {
-    return shimrt_register_ops("aten", "CPU", __FILE__, __LINE__, defs_aten, 3, impls_aten_cpu, 3, ret_def, ret_impl);
+AOTITorchError shimgen_register_aten_cpu(TorchLibraryHandle *ret_def,
+                                         TorchLibraryHandle *ret_impl) {
+    return shimrt_register_ops("aten", "CPU", __FILE__, __LINE__, defs_aten, 3, impls_aten_cpu, 3,
+                               ret_def, ret_impl);
 }

@@ -19,15 +19,16 @@ extern "C" {
 
 /* Boxed kernels (stack conventions of docs/runtime-api.md): each steals its arguments,
  * calls the cpu shim and pushes new references. */
-void boxed_cpu_add_Tensor(StableIValue* stack, uint64_t num_args, uint64_t num_outputs);
-void boxed_cpu_copy_(StableIValue* stack, uint64_t num_args, uint64_t num_outputs);
-void boxed_cpu_sum_dim_IntList(StableIValue* stack, uint64_t num_args, uint64_t num_outputs);
+void boxed_cpu_add_Tensor(StableIValue *stack, uint64_t num_args, uint64_t num_outputs);
+void boxed_cpu_copy_(StableIValue *stack, uint64_t num_args, uint64_t num_outputs);
+void boxed_cpu_sum_dim_IntList(StableIValue *stack, uint64_t num_args, uint64_t num_outputs);
 
 /* Registers namespace aten for the cpu backend: when ret_def is not NULL, defines every
  * schema of the namespace in a new DEF library (*ret_def); registers every boxed kernel
  * above under dispatch key CPU in a new IMPL library (*ret_impl). Free both with
  * aoti_torch_delete_library_object. All or nothing: on failure nothing stays registered. */
-AOTI_TORCH_EXPORT AOTITorchError shimgen_register_aten_cpu(TorchLibraryHandle* ret_def, TorchLibraryHandle* ret_impl);
+AOTI_TORCH_EXPORT AOTITorchError shimgen_register_aten_cpu(TorchLibraryHandle *ret_def,
+                                                           TorchLibraryHandle *ret_impl);
 
 #ifdef __cplusplus
 } /* extern "C" */

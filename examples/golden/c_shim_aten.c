@@ -15,7 +15,8 @@
 #include "c_shim_aten.h"
 
 /* aten.add.Tensor: add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor */
-AOTITorchError aoti_torch_aten_add_Tensor(AtenTensorHandle self, AtenTensorHandle other, double alpha, AtenTensorHandle* ret0) {
+AOTITorchError aoti_torch_aten_add_Tensor(AtenTensorHandle self, AtenTensorHandle other,
+                                          double alpha, AtenTensorHandle *ret0) {
     static shimrt_op_cache op;
     StableIValue stack[3];
     shimrt_pack p;
@@ -30,7 +31,8 @@ AOTITorchError aoti_torch_aten_add_Tensor(AtenTensorHandle self, AtenTensorHandl
 }
 
 /* aten.copy_.default: copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!) */
-AOTITorchError aoti_torch_aten_copy_(AtenTensorHandle self, AtenTensorHandle src, int32_t non_blocking) {
+AOTITorchError aoti_torch_aten_copy_(AtenTensorHandle self, AtenTensorHandle src,
+                                     int32_t non_blocking) {
     static shimrt_op_cache op;
     StableIValue stack[3];
     shimrt_pack p;
@@ -44,7 +46,9 @@ AOTITorchError aoti_torch_aten_copy_(AtenTensorHandle self, AtenTensorHandle src
 }
 
 /* aten.sum.dim_IntList: sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor */
-AOTITorchError aoti_torch_aten_sum_dim_IntList(AtenTensorHandle self, const int64_t** dim, int64_t dim_len_, int32_t keepdim, int32_t* dtype, AtenTensorHandle* ret0) {
+AOTITorchError aoti_torch_aten_sum_dim_IntList(AtenTensorHandle self, const int64_t **dim,
+                                               int64_t dim_len_, int32_t keepdim, int32_t *dtype,
+                                               AtenTensorHandle *ret0) {
     static shimrt_op_cache op;
     StableIValue stack[4];
     shimrt_pack p;

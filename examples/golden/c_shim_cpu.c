@@ -17,7 +17,8 @@
 
 /* aten.add.Tensor: add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
  * kernel: shimrt_cpu_add_tensor (CPU) */
-AOTITorchError aoti_torch_cpu_add_Tensor(AtenTensorHandle self, AtenTensorHandle other, double alpha, AtenTensorHandle* ret0) {
+AOTITorchError aoti_torch_cpu_add_Tensor(AtenTensorHandle self, AtenTensorHandle other,
+                                         double alpha, AtenTensorHandle *ret0) {
     SHIMRT_ARG_TENSOR(self);
     SHIMRT_ARG_TENSOR(other);
     SHIMRT_ARG_RET(ret0);
@@ -26,7 +27,8 @@ AOTITorchError aoti_torch_cpu_add_Tensor(AtenTensorHandle self, AtenTensorHandle
 
 /* aten.copy_.default: copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)
  * kernel: shimrt_cpu_copy_ (CPU) */
-AOTITorchError aoti_torch_cpu_copy_(AtenTensorHandle self, AtenTensorHandle src, int32_t non_blocking) {
+AOTITorchError aoti_torch_cpu_copy_(AtenTensorHandle self, AtenTensorHandle src,
+                                    int32_t non_blocking) {
     SHIMRT_ARG_TENSOR(self);
     SHIMRT_ARG_TENSOR(src);
     return shimrt_cpu_copy_(self, src, non_blocking);
@@ -34,9 +36,12 @@ AOTITorchError aoti_torch_cpu_copy_(AtenTensorHandle self, AtenTensorHandle src,
 
 /* aten.sum.dim_IntList: sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
  * kernel: shimrt_cpu_sum_dim_intlist (CPU) */
-AOTITorchError aoti_torch_cpu_sum_dim_IntList(AtenTensorHandle self, const int64_t** dim, int64_t dim_len_, int32_t keepdim, int32_t* dtype, AtenTensorHandle* ret0) {
+AOTITorchError aoti_torch_cpu_sum_dim_IntList(AtenTensorHandle self, const int64_t **dim,
+                                              int64_t dim_len_, int32_t keepdim, int32_t *dtype,
+                                              AtenTensorHandle *ret0) {
     SHIMRT_ARG_TENSOR(self);
     SHIMRT_ARG_OPT_LIST(dim);
     SHIMRT_ARG_RET(ret0);
-    return shimrt_cpu_sum_dim_intlist(self, SHIMRT_OPT_LIST(dim), SHIMRT_OPT_LIST_LEN(dim), keepdim, dtype, ret0);
+    return shimrt_cpu_sum_dim_intlist(self, SHIMRT_OPT_LIST(dim), SHIMRT_OPT_LIST_LEN(dim), keepdim,
+                                      dtype, ret0);
 }

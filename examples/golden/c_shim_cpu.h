@@ -20,11 +20,18 @@ extern "C" {
 #endif
 
 /* aten.add.Tensor: add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor */
-AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_add_Tensor(AtenTensorHandle self, AtenTensorHandle other, double alpha, AtenTensorHandle* ret0);
+AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_add_Tensor(AtenTensorHandle self,
+                                                           AtenTensorHandle other, double alpha,
+                                                           AtenTensorHandle *ret0);
 /* aten.copy_.default: copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!) */
-AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_copy_(AtenTensorHandle self, AtenTensorHandle src, int32_t non_blocking);
+AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_copy_(AtenTensorHandle self, AtenTensorHandle src,
+                                                      int32_t non_blocking);
 /* aten.sum.dim_IntList: sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor */
-AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_sum_dim_IntList(AtenTensorHandle self, const int64_t** dim, int64_t dim_len_, int32_t keepdim, int32_t* dtype, AtenTensorHandle* ret0);
+AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_sum_dim_IntList(AtenTensorHandle self,
+                                                                const int64_t **dim,
+                                                                int64_t dim_len_, int32_t keepdim,
+                                                                int32_t *dtype,
+                                                                AtenTensorHandle *ret0);
 
 #ifdef __cplusplus
 } /* extern "C" */

@@ -46,8 +46,8 @@ int main(int argc, char **argv) {
         AtenTensorHandle out = siv_to_tensor(stack[0]);
         float *o = NULL;
         aoti_torch_get_data_ptr(out, (void **)&o);
-        printf("demo: myops::add_scalar([[0,1,2],[3,4,5]], 10.0) = [[%g,%g,%g],[%g,%g,%g]]\n",
-               o[0], o[1], o[2], o[3], o[4], o[5]);
+        printf("demo: myops::add_scalar([[0,1,2],[3,4,5]], 10.0) = [[%g,%g,%g],[%g,%g,%g]]\n", o[0],
+               o[1], o[2], o[3], o[4], o[5]);
         aoti_torch_delete_tensor_object(out);
         rc = 0;
     }

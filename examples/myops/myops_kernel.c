@@ -9,7 +9,7 @@
 
 #include <shimrt/shim_support.h> /* shimrt_set_error, and the whole stable C API */
 
-#include "cpu_kernels.h"         /* generated: AOTITorchError myops_add_scalar(...) */
+#include "cpu_kernels.h" /* generated: AOTITorchError myops_add_scalar(...) */
 
 /* out = input + scalar, element by element, for a float32 CPU tensor of any shape and
  * strides; out is a new contiguous tensor (a new reference in *ret0). */
@@ -24,11 +24,12 @@ AOTITorchError myops_add_scalar(AtenTensorHandle input, double scalar, AtenTenso
         aoti_torch_get_strides(input, &strides) || aoti_torch_get_numel(input, &numel))
         return AOTI_TORCH_FAILURE; /* the runtime's message stands */
     if (dtype != aoti_torch_dtype_float32())
-        return shimrt_set_error(__func__, "input must be float32, got dtype code %d",
-                                (int)dtype);
+        return shimrt_set_error(__func__, "input must be float32, got dtype code %d", (int)dtype);
     if (device_type != aoti_torch_device_type_cpu())
-        return shimrt_set_error(__func__, "input must be on the CPU, got device "
-                                "type %d", (int)device_type);
+        return shimrt_set_error(__func__,
+                                "input must be on the CPU, got device "
+                                "type %d",
+                                (int)device_type);
 
     if (ndim > 64)
         return shimrt_set_error(__func__, "input has %lld dimensions, at most 64 are supported",

@@ -26,14 +26,15 @@ AOTI_TORCH_EXPORT AOTITorchError torch_set_requires_grad(AtenTensorHandle tensor
                    dt == SHIMRT_BFLOAT16 || dt == SHIMRT_COMPLEX32 || dt == SHIMRT_COMPLEX64 ||
                    dt == SHIMRT_COMPLEX128;
     if (requires_grad && !grad_ok)
-        return shimrt_fail(__func__, "only Tensors of floating point and complex dtype can "
-                                     "require gradients (got %s)", shimrt_dtype_name(dt));
+        return shimrt_fail(__func__,
+                           "only Tensors of floating point and complex dtype can "
+                           "require gradients (got %s)",
+                           shimrt_dtype_name(dt));
     tensor->requires_grad = requires_grad;
     return AOTI_TORCH_SUCCESS;
 }
 
-AOTI_TORCH_EXPORT AOTITorchError torch_has_storage(AtenTensorHandle tensor,
-                                                   bool *ret_has_storage) {
+AOTI_TORCH_EXPORT AOTITorchError torch_has_storage(AtenTensorHandle tensor, bool *ret_has_storage) {
     SHIMRT_CHECK_TENSOR(tensor);
     SHIMRT_CHECK_ARG(ret_has_storage);
     *ret_has_storage = tensor->defined && tensor->storage != NULL;
@@ -43,8 +44,8 @@ AOTI_TORCH_EXPORT AOTITorchError torch_has_storage(AtenTensorHandle tensor,
 /* ---- warnings and debugging ---- */
 AOTI_TORCH_EXPORT void aoti_torch_warn(const char *func, const char *file, uint32_t line,
                                        const char *msg) {
-    fprintf(stderr, "Warning: %s (function %s at %s:%u)\n", msg ? msg : "",
-            func ? func : "?", file ? file : "?", (unsigned)line);
+    fprintf(stderr, "Warning: %s (function %s at %s:%u)\n", msg ? msg : "", func ? func : "?",
+            file ? file : "?", (unsigned)line);
 }
 
 /* Element i (row-major over sizes) of a floating or integral tensor, as a double. */
@@ -57,16 +58,44 @@ static double element(AtenTensorHandle t, int64_t linear) {
     }
     const char *p = (const char *)shimrt_data(t) + off * (int64_t)shimrt_dtype_size(t->dtype);
     switch (t->dtype) {
-    case SHIMRT_FLOAT32: { float v; memcpy(&v, p, 4); return v; }
-    case SHIMRT_FLOAT64: { double v; memcpy(&v, p, 8); return v; }
-    case SHIMRT_FLOAT16: { uint16_t v; memcpy(&v, p, 2); return shimrt_half_to_float(v); }
-    case SHIMRT_BFLOAT16: { uint16_t v; memcpy(&v, p, 2); return shimrt_bf16_to_float(v); }
+    case SHIMRT_FLOAT32: {
+        float v;
+        memcpy(&v, p, 4);
+        return v;
+    }
+    case SHIMRT_FLOAT64: {
+        double v;
+        memcpy(&v, p, 8);
+        return v;
+    }
+    case SHIMRT_FLOAT16: {
+        uint16_t v;
+        memcpy(&v, p, 2);
+        return shimrt_half_to_float(v);
+    }
+    case SHIMRT_BFLOAT16: {
+        uint16_t v;
+        memcpy(&v, p, 2);
+        return shimrt_bf16_to_float(v);
+    }
     case SHIMRT_UINT8: return *(const uint8_t *)p;
     case SHIMRT_INT8: return *(const int8_t *)p;
     case SHIMRT_BOOL: return *(const uint8_t *)p != 0;
-    case SHIMRT_INT16: { int16_t v; memcpy(&v, p, 2); return v; }
-    case SHIMRT_INT32: { int32_t v; memcpy(&v, p, 4); return v; }
-    case SHIMRT_INT64: { int64_t v; memcpy(&v, p, 8); return (double)v; }
+    case SHIMRT_INT16: {
+        int16_t v;
+        memcpy(&v, p, 2);
+        return v;
+    }
+    case SHIMRT_INT32: {
+        int32_t v;
+        memcpy(&v, p, 4);
+        return v;
+    }
+    case SHIMRT_INT64: {
+        int64_t v;
+        memcpy(&v, p, 8);
+        return (double)v;
+    }
     default: return NAN;
     }
 }
@@ -110,15 +139,15 @@ AOTI_TORCH_EXPORT void aoti_torch_print_tensor_handle(AtenTensorHandle self, con
     fflush(stdout);
 }
 
-AOTI_TORCH_EXPORT void aoti_torch_save_tensor_handle(AtenTensorHandle self,
-                                                     const char *tensor_name,
+AOTI_TORCH_EXPORT void aoti_torch_save_tensor_handle(AtenTensorHandle self, const char *tensor_name,
                                                      const char *launch_prefix,
                                                      const char *kernel_name) {
     (void)self;
     (void)launch_prefix;
     (void)kernel_name;
-    fprintf(stderr, "aoti_torch_save_tensor_handle: not saving %s: the torch.save pickle "
-                    "format needs libtorch's serializer (docs/dropin.md)\n",
+    fprintf(stderr,
+            "aoti_torch_save_tensor_handle: not saving %s: the torch.save pickle "
+            "format needs libtorch's serializer (docs/dropin.md)\n",
             tensor_name ? tensor_name : "tensor");
 }
 
@@ -128,11 +157,15 @@ AOTI_TORCH_EXPORT AOTITorchError aoti_torch_empty_strided_pinned(
     int32_t device_type, int32_t device_index, AtenTensorHandle *ret_new_tensor) {
     SHIMRT_CHECK_ARG(ret_new_tensor);
     if (ndim > 0 && !strides_ptr)
-        return shimrt_fail(__func__, "argument 'strides_ptr' is NULL for a %lld-dim tensor "
-                           "(PyTorch requires the strides)", (long long)ndim);
+        return shimrt_fail(__func__,
+                           "argument 'strides_ptr' is NULL for a %lld-dim tensor "
+                           "(PyTorch requires the strides)",
+                           (long long)ndim);
     if (device_type != SHIMRT_DEV_CPU)
-        return shimrt_fail(__func__, "pinned memory is host memory: device_type must be "
-                                     "cpu (0), got %d", (int)device_type);
+        return shimrt_fail(__func__,
+                           "pinned memory is host memory: device_type must be "
+                           "cpu (0), got %d",
+                           (int)device_type);
     AtenTensorHandle t = shimrt_tensor_empty(__func__, ndim, sizes_ptr, strides_ptr, dtype,
                                              device_type, device_index);
     if (!t) return AOTI_TORCH_FAILURE;
@@ -140,21 +173,25 @@ AOTI_TORCH_EXPORT AOTITorchError aoti_torch_empty_strided_pinned(
     return AOTI_TORCH_SUCCESS;
 }
 
-AOTI_TORCH_EXPORT AOTITorchError aoti_torch__alloc_from_pool(
-    AtenTensorHandle self, int64_t offset_bytes, int32_t dtype, int64_t ndim,
-    const int64_t *sizes_ptr, const int64_t *strides_ptr, AtenTensorHandle *ret_new_tensor) {
+AOTI_TORCH_EXPORT AOTITorchError aoti_torch__alloc_from_pool(AtenTensorHandle self,
+                                                             int64_t offset_bytes, int32_t dtype,
+                                                             int64_t ndim, const int64_t *sizes_ptr,
+                                                             const int64_t *strides_ptr,
+                                                             AtenTensorHandle *ret_new_tensor) {
     SHIMRT_CHECK_DEFINED(self);
     SHIMRT_CHECK_ARG(ret_new_tensor);
     if (shimrt_check_dtype(__func__, dtype)) return AOTI_TORCH_FAILURE;
     size_t elsize = shimrt_dtype_size(dtype);
     int64_t base = self->storage_offset * (int64_t)shimrt_dtype_size(self->dtype);
     if (offset_bytes < 0 || (base + offset_bytes) % (int64_t)elsize != 0)
-        return shimrt_fail(__func__, "offset_bytes %lld is negative or not a multiple of the "
-                           "%zu-byte element", (long long)offset_bytes, elsize);
-    AtenTensorHandle t = shimrt_tensor_new(__func__, self->storage, ndim, sizes_ptr,
-                                           strides_ptr, (base + offset_bytes) / (int64_t)elsize,
-                                           dtype, self->device_type, self->device_index,
-                                           SHIMRT_LAYOUT_STRIDED);
+        return shimrt_fail(__func__,
+                           "offset_bytes %lld is negative or not a multiple of the "
+                           "%zu-byte element",
+                           (long long)offset_bytes, elsize);
+    AtenTensorHandle t =
+        shimrt_tensor_new(__func__, self->storage, ndim, sizes_ptr, strides_ptr,
+                          (base + offset_bytes) / (int64_t)elsize, dtype, self->device_type,
+                          self->device_index, SHIMRT_LAYOUT_STRIDED);
     if (!t) return AOTI_TORCH_FAILURE;
     *ret_new_tensor = t;
     return AOTI_TORCH_SUCCESS;
@@ -162,8 +199,7 @@ AOTI_TORCH_EXPORT AOTITorchError aoti_torch__alloc_from_pool(
 
 /* ---- _mm_plus_mm ---- */
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch__mm_plus_mm_out(AtenTensorHandle out,
-                                                            AtenTensorHandle a,
-                                                            AtenTensorHandle b,
+                                                            AtenTensorHandle a, AtenTensorHandle b,
                                                             AtenTensorHandle c,
                                                             AtenTensorHandle d) {
     SHIMRT_CHECK_DEFINED(out);
@@ -202,8 +238,7 @@ static AOTITorchError iv_new(const char *func, int kind, C10IValueHandle *ret,
     return AOTI_TORCH_SUCCESS;
 }
 
-AOTI_TORCH_EXPORT AOTITorchError aoti_torch_int64_to_ivalue(int64_t val,
-                                                            C10IValueHandle *ivalue) {
+AOTI_TORCH_EXPORT AOTITorchError aoti_torch_int64_to_ivalue(int64_t val, C10IValueHandle *ivalue) {
     struct C10IValueOpaque *v = NULL;
     if (iv_new(__func__, IV_INT, ivalue, &v)) return AOTI_TORCH_FAILURE;
     v->i = val;
@@ -278,7 +313,9 @@ AOTI_TORCH_EXPORT AOTITorchError aoti_torch_tensor_to_ivalue(AtenTensorHandle va
 }
 
 /* ---- record function ---- */
-struct AtenRecordFunctionOpaque { uint64_t magic; };
+struct AtenRecordFunctionOpaque {
+    uint64_t magic;
+};
 #define RECORD_MAGIC UINT64_C(0x5348525245434644)
 
 AOTI_TORCH_EXPORT AOTITorchError aoti_record_function_start(const char *name,
@@ -323,14 +360,14 @@ AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_wrapped_fbgemm_pack_gemm_matrix_
     return NEEDS("it returns an FBGEMM packed-matrix object (libtorch's CPU backend)");
 }
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu__wrapped_linear_prepack(
-    AtenTensorHandle weight, AtenTensorHandle weight_scale,
-    AtenTensorHandle weight_zero_point, AtenTensorHandle bias, AtenTensorHandle *out) {
+    AtenTensorHandle weight, AtenTensorHandle weight_scale, AtenTensorHandle weight_zero_point,
+    AtenTensorHandle bias, AtenTensorHandle *out) {
     (void)weight, (void)weight_scale, (void)weight_zero_point, (void)bias, (void)out;
     return NEEDS("it returns an FBGEMM quantized packed-weight object (libtorch's CPU backend)");
 }
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_wrapped_fbgemm_linear_fp16_weight(
-    AtenTensorHandle input, AtenTensorHandle weight, AtenTensorHandle bias,
-    int64_t out_channel, AtenTensorHandle *out) {
+    AtenTensorHandle input, AtenTensorHandle weight, AtenTensorHandle bias, int64_t out_channel,
+    AtenTensorHandle *out) {
     (void)input, (void)weight, (void)bias, (void)out_channel, (void)out;
     return NEEDS("its weight is an FBGEMM packed-matrix object (libtorch's CPU backend)");
 }
@@ -344,8 +381,7 @@ AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu__wrapped_quantized_linear_prepac
 }
 
 #define NEEDS_PY NEEDS("Python objects need a Python interpreter, and libshimrt embeds none")
-AOTI_TORCH_EXPORT AOTITorchError torch_tensor_from_pyobject(void *py_obj,
-                                                            AtenTensorHandle *ret) {
+AOTI_TORCH_EXPORT AOTITorchError torch_tensor_from_pyobject(void *py_obj, AtenTensorHandle *ret) {
     (void)py_obj, (void)ret;
     return NEEDS_PY;
 }
@@ -358,14 +394,13 @@ AOTI_TORCH_EXPORT AOTITorchError torch_is_tensor_pyobject(void *py_obj, bool *re
     (void)py_obj, (void)ret;
     return NEEDS_PY;
 }
-AOTI_TORCH_EXPORT AOTITorchError torch_device_from_pyobject(void *py_obj,
-                                                            int32_t *ret_device_type,
+AOTI_TORCH_EXPORT AOTITorchError torch_device_from_pyobject(void *py_obj, int32_t *ret_device_type,
                                                             int32_t *ret_device_index) {
     (void)py_obj, (void)ret_device_type, (void)ret_device_index;
     return NEEDS_PY;
 }
-AOTI_TORCH_EXPORT AOTITorchError torch_device_to_pyobject(int32_t device_type,
-                                                          int32_t device_index, void **ret) {
+AOTI_TORCH_EXPORT AOTITorchError torch_device_to_pyobject(int32_t device_type, int32_t device_index,
+                                                          void **ret) {
     (void)device_type, (void)device_index, (void)ret;
     return NEEDS_PY;
 }

@@ -26,7 +26,8 @@ static void register_builtins(void) {
     if (init_rc == AOTI_TORCH_SUCCESS) /* the CUDA kernels (runtime/cuda/aten.c) */
         init_rc = shimgen_register_aten_cuda(NULL, &aten_cuda_impl);
     /* ops without a CUDA kernel run on the CPU kernels (manifest "backend_fallback") */
-    if (init_rc == AOTI_TORCH_SUCCESS) shimrt_dispatch_set_cpu_fallback(SHIMRT_DISPATCH_KEY_CUDA, true);
+    if (init_rc == AOTI_TORCH_SUCCESS)
+        shimrt_dispatch_set_cpu_fallback(SHIMRT_DISPATCH_KEY_CUDA, true);
     if (init_rc != AOTI_TORCH_SUCCESS)
         snprintf(init_error, sizeof init_error, "%s", torch_exception_get_what());
     registering = false;

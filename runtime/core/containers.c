@@ -71,8 +71,7 @@ static AOTITorchError list_reserve(const char *func, StableListHandle l, size_t 
     return AOTI_TORCH_SUCCESS;
 }
 
-AOTI_TORCH_EXPORT AOTITorchError torch_new_list_reserve_size(size_t size,
-                                                             StableListHandle *ret) {
+AOTI_TORCH_EXPORT AOTITorchError torch_new_list_reserve_size(size_t size, StableListHandle *ret) {
     SHIMRT_CHECK_ARG(ret);
     if (size > ((size_t)1 << 40)) {
         return shimrt_fail(__func__, "reserve size %zu is too large", size);
@@ -98,8 +97,8 @@ AOTI_TORCH_EXPORT AOTITorchError torch_list_size(StableListHandle list_handle, s
     return AOTI_TORCH_SUCCESS;
 }
 
-AOTI_TORCH_EXPORT AOTITorchError torch_list_get_item(StableListHandle list_handle,
-                                                     size_t index, StableIValue *element) {
+AOTI_TORCH_EXPORT AOTITorchError torch_list_get_item(StableListHandle list_handle, size_t index,
+                                                     StableIValue *element) {
     SHIMRT_CHECK_HANDLE(shimrt_list_pool, list_handle, SHIMRT_LIST_MAGIC, "list");
     SHIMRT_CHECK_ARG(element);
     if (index >= list_handle->size) {
@@ -110,8 +109,8 @@ AOTI_TORCH_EXPORT AOTITorchError torch_list_get_item(StableListHandle list_handl
     return AOTI_TORCH_SUCCESS;
 }
 
-AOTI_TORCH_EXPORT AOTITorchError torch_list_set_item(StableListHandle list_handle,
-                                                     size_t index, StableIValue element) {
+AOTI_TORCH_EXPORT AOTITorchError torch_list_set_item(StableListHandle list_handle, size_t index,
+                                                     StableIValue element) {
     SHIMRT_CHECK_HANDLE(shimrt_list_pool, list_handle, SHIMRT_LIST_MAGIC, "list");
     if (index >= list_handle->size) {
         return shimrt_fail(__func__, "index %zu is out of range for a list of size %zu", index,
@@ -211,8 +210,7 @@ AOTI_TORCH_EXPORT AOTITorchError torch_delete_stable_ivalue(StableIValue *value)
     return AOTI_TORCH_SUCCESS;
 }
 
-AOTI_TORCH_EXPORT AOTITorchError shimrt_new_complex(double real, double imag,
-                                                    ShimrtComplex **ret) {
+AOTI_TORCH_EXPORT AOTITorchError shimrt_new_complex(double real, double imag, ShimrtComplex **ret) {
     SHIMRT_CHECK_ARG(ret);
     ShimrtComplex *c = malloc(sizeof *c);
     if (!c) return shimrt_fail(__func__, "out of memory");

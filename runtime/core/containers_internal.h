@@ -9,9 +9,9 @@
 #include "internal.h"
 #include "schema.h"
 
-#define SHIMRT_LIST_MAGIC UINT64_C(0x53484D52544C5354)   /* "SHMRTLST" */
-#define SHIMRT_STRING_MAGIC UINT64_C(0x53484D5254535452) /* "SHMRTSTR" */
-#define SHIMRT_SCALAR_MAGIC UINT64_C(0x53484D5254534341) /* "SHMRTSCA" */
+#define SHIMRT_LIST_MAGIC UINT64_C(0x53484D52544C5354)    /* "SHMRTLST" */
+#define SHIMRT_STRING_MAGIC UINT64_C(0x53484D5254535452)  /* "SHMRTSTR" */
+#define SHIMRT_SCALAR_MAGIC UINT64_C(0x53484D5254534341)  /* "SHMRTSCA" */
 #define SHIMRT_LIBRARY_MAGIC UINT64_C(0x53484D52544C4942) /* "SHMRTLIB" */
 
 struct StableListOpaque {
@@ -56,12 +56,12 @@ const char *shimrt_handle_problem(const shimrt_pool *pool, const void *h, uint64
 bool shimrt_list_valid(StableListHandle l);
 /* Fails from the enclosing function when h is not a live handle of the pool; the message
  * names func. */
-#define SHIMRT_CHECK_HANDLE_IN(func, pool, h, magic, kind)                               \
-    do {                                                                                \
-        const char *why_ = shimrt_handle_problem(&(pool), (h), (magic));                \
-        if (why_) return shimrt_fail((func), "%s handle '%s' %s", (kind), #h, why_);     \
+#define SHIMRT_CHECK_HANDLE_IN(func, pool, h, magic, kind)                                         \
+    do {                                                                                           \
+        const char *why_ = shimrt_handle_problem(&(pool), (h), (magic));                           \
+        if (why_) return shimrt_fail((func), "%s handle '%s' %s", (kind), #h, why_);               \
     } while (0)
-#define SHIMRT_CHECK_HANDLE(pool, h, magic, kind) \
+#define SHIMRT_CHECK_HANDLE(pool, h, magic, kind)                                                  \
     SHIMRT_CHECK_HANDLE_IN(__func__, pool, h, magic, kind)
 
 /* Frees value of schema type t with everything it owns (see shimrt_siv_release). On a

@@ -40,9 +40,8 @@ uint64_t *shimrt_cxx_cell_new(void) { return new (std::nothrow) uint64_t(0); }
 
 void shimrt_cxx_cell_delete(uint64_t *cell) { delete cell; }
 
-__attribute__((visibility("default"))) void aoti_torch_check(bool cond, const char *func,
-                                                             const char *file, uint32_t line,
-                                                             const char *msg) {
+__attribute__((visibility("default"))) void
+aoti_torch_check(bool cond, const char *func, const char *file, uint32_t line, const char *msg) {
     if (cond) return;
     std::string text = msg ? msg : "";
     text += " (in ";

@@ -17,21 +17,90 @@ typedef struct {
 static value load(const void *p, int32_t dtype) {
     value v = {V_INT, 0, 0, 0, 0};
     switch (dtype) {
-    case SHIMRT_UINT8: v.kind = V_UINT; v.u = *(const uint8_t *)p; break;
-    case SHIMRT_UINT16: { uint16_t x; memcpy(&x, p, 2); v.kind = V_UINT; v.u = x; break; }
-    case SHIMRT_UINT32: { uint32_t x; memcpy(&x, p, 4); v.kind = V_UINT; v.u = x; break; }
-    case SHIMRT_UINT64: { uint64_t x; memcpy(&x, p, 8); v.kind = V_UINT; v.u = x; break; }
+    case SHIMRT_UINT8:
+        v.kind = V_UINT;
+        v.u = *(const uint8_t *)p;
+        break;
+    case SHIMRT_UINT16: {
+        uint16_t x;
+        memcpy(&x, p, 2);
+        v.kind = V_UINT;
+        v.u = x;
+        break;
+    }
+    case SHIMRT_UINT32: {
+        uint32_t x;
+        memcpy(&x, p, 4);
+        v.kind = V_UINT;
+        v.u = x;
+        break;
+    }
+    case SHIMRT_UINT64: {
+        uint64_t x;
+        memcpy(&x, p, 8);
+        v.kind = V_UINT;
+        v.u = x;
+        break;
+    }
     case SHIMRT_INT8: v.i = *(const int8_t *)p; break;
-    case SHIMRT_INT16: { int16_t x; memcpy(&x, p, 2); v.i = x; break; }
-    case SHIMRT_INT32: { int32_t x; memcpy(&x, p, 4); v.i = x; break; }
+    case SHIMRT_INT16: {
+        int16_t x;
+        memcpy(&x, p, 2);
+        v.i = x;
+        break;
+    }
+    case SHIMRT_INT32: {
+        int32_t x;
+        memcpy(&x, p, 4);
+        v.i = x;
+        break;
+    }
     case SHIMRT_INT64: memcpy(&v.i, p, 8); break;
-    case SHIMRT_BOOL: v.kind = V_BOOL; v.i = *(const uint8_t *)p != 0; break;
-    case SHIMRT_FLOAT16: { uint16_t x; memcpy(&x, p, 2); v.kind = V_FLOAT; v.re = shimrt_half_to_float(x); break; }
-    case SHIMRT_BFLOAT16: { uint16_t x; memcpy(&x, p, 2); v.kind = V_FLOAT; v.re = shimrt_bf16_to_float(x); break; }
-    case SHIMRT_FLOAT32: { float x; memcpy(&x, p, 4); v.kind = V_FLOAT; v.re = x; break; }
-    case SHIMRT_FLOAT64: v.kind = V_FLOAT; memcpy(&v.re, p, 8); break;
-    case SHIMRT_COMPLEX64: { float x[2]; memcpy(x, p, 8); v.kind = V_COMPLEX; v.re = x[0]; v.im = x[1]; break; }
-    case SHIMRT_COMPLEX128: { double x[2]; memcpy(x, p, 16); v.kind = V_COMPLEX; v.re = x[0]; v.im = x[1]; break; }
+    case SHIMRT_BOOL:
+        v.kind = V_BOOL;
+        v.i = *(const uint8_t *)p != 0;
+        break;
+    case SHIMRT_FLOAT16: {
+        uint16_t x;
+        memcpy(&x, p, 2);
+        v.kind = V_FLOAT;
+        v.re = shimrt_half_to_float(x);
+        break;
+    }
+    case SHIMRT_BFLOAT16: {
+        uint16_t x;
+        memcpy(&x, p, 2);
+        v.kind = V_FLOAT;
+        v.re = shimrt_bf16_to_float(x);
+        break;
+    }
+    case SHIMRT_FLOAT32: {
+        float x;
+        memcpy(&x, p, 4);
+        v.kind = V_FLOAT;
+        v.re = x;
+        break;
+    }
+    case SHIMRT_FLOAT64:
+        v.kind = V_FLOAT;
+        memcpy(&v.re, p, 8);
+        break;
+    case SHIMRT_COMPLEX64: {
+        float x[2];
+        memcpy(x, p, 8);
+        v.kind = V_COMPLEX;
+        v.re = x[0];
+        v.im = x[1];
+        break;
+    }
+    case SHIMRT_COMPLEX128: {
+        double x[2];
+        memcpy(x, p, 16);
+        v.kind = V_COMPLEX;
+        v.re = x[0];
+        v.im = x[1];
+        break;
+    }
     default: break;
     }
     return v;
@@ -40,7 +109,8 @@ static value load(const void *p, int32_t dtype) {
 static double as_double(value v) {
     switch (v.kind) {
     case V_UINT: return (double)v.u;
-    case V_FLOAT: case V_COMPLEX: return v.re;
+    case V_FLOAT:
+    case V_COMPLEX: return v.re;
     default: return (double)v.i;
     }
 }
@@ -70,28 +140,80 @@ static uint64_t as_unsigned(value v, uint64_t hi) {
 
 static void store(void *p, int32_t dtype, value v) {
     switch (dtype) {
-    case SHIMRT_UINT8: { uint8_t x = (uint8_t)as_unsigned(v, UINT8_MAX); memcpy(p, &x, 1); break; }
-    case SHIMRT_UINT16: { uint16_t x = (uint16_t)as_unsigned(v, UINT16_MAX); memcpy(p, &x, 2); break; }
-    case SHIMRT_UINT32: { uint32_t x = (uint32_t)as_unsigned(v, UINT32_MAX); memcpy(p, &x, 4); break; }
-    case SHIMRT_UINT64: { uint64_t x = as_unsigned(v, UINT64_MAX); memcpy(p, &x, 8); break; }
-    case SHIMRT_INT8: { int8_t x = (int8_t)as_signed(v, INT8_MIN, INT8_MAX); memcpy(p, &x, 1); break; }
-    case SHIMRT_INT16: { int16_t x = (int16_t)as_signed(v, INT16_MIN, INT16_MAX); memcpy(p, &x, 2); break; }
-    case SHIMRT_INT32: { int32_t x = (int32_t)as_signed(v, INT32_MIN, INT32_MAX); memcpy(p, &x, 4); break; }
-    case SHIMRT_INT64: { int64_t x = as_signed(v, INT64_MIN, INT64_MAX); memcpy(p, &x, 8); break; }
+    case SHIMRT_UINT8: {
+        uint8_t x = (uint8_t)as_unsigned(v, UINT8_MAX);
+        memcpy(p, &x, 1);
+        break;
+    }
+    case SHIMRT_UINT16: {
+        uint16_t x = (uint16_t)as_unsigned(v, UINT16_MAX);
+        memcpy(p, &x, 2);
+        break;
+    }
+    case SHIMRT_UINT32: {
+        uint32_t x = (uint32_t)as_unsigned(v, UINT32_MAX);
+        memcpy(p, &x, 4);
+        break;
+    }
+    case SHIMRT_UINT64: {
+        uint64_t x = as_unsigned(v, UINT64_MAX);
+        memcpy(p, &x, 8);
+        break;
+    }
+    case SHIMRT_INT8: {
+        int8_t x = (int8_t)as_signed(v, INT8_MIN, INT8_MAX);
+        memcpy(p, &x, 1);
+        break;
+    }
+    case SHIMRT_INT16: {
+        int16_t x = (int16_t)as_signed(v, INT16_MIN, INT16_MAX);
+        memcpy(p, &x, 2);
+        break;
+    }
+    case SHIMRT_INT32: {
+        int32_t x = (int32_t)as_signed(v, INT32_MIN, INT32_MAX);
+        memcpy(p, &x, 4);
+        break;
+    }
+    case SHIMRT_INT64: {
+        int64_t x = as_signed(v, INT64_MIN, INT64_MAX);
+        memcpy(p, &x, 8);
+        break;
+    }
     case SHIMRT_BOOL: {
         bool b;
-        if (v.kind == V_FLOAT) b = v.re != 0;
-        else if (v.kind == V_COMPLEX) b = v.re != 0 || v.im != 0;
-        else if (v.kind == V_UINT) b = v.u != 0;
-        else b = v.i != 0;
+        if (v.kind == V_FLOAT)
+            b = v.re != 0;
+        else if (v.kind == V_COMPLEX)
+            b = v.re != 0 || v.im != 0;
+        else if (v.kind == V_UINT)
+            b = v.u != 0;
+        else
+            b = v.i != 0;
         uint8_t x = b;
         memcpy(p, &x, 1);
         break;
     }
-    case SHIMRT_FLOAT16: { uint16_t x = shimrt_float_to_half((float)as_double(v)); memcpy(p, &x, 2); break; }
-    case SHIMRT_BFLOAT16: { uint16_t x = shimrt_float_to_bf16((float)as_double(v)); memcpy(p, &x, 2); break; }
-    case SHIMRT_FLOAT32: { float x = (float)as_double(v); memcpy(p, &x, 4); break; }
-    case SHIMRT_FLOAT64: { double x = as_double(v); memcpy(p, &x, 8); break; }
+    case SHIMRT_FLOAT16: {
+        uint16_t x = shimrt_float_to_half((float)as_double(v));
+        memcpy(p, &x, 2);
+        break;
+    }
+    case SHIMRT_BFLOAT16: {
+        uint16_t x = shimrt_float_to_bf16((float)as_double(v));
+        memcpy(p, &x, 2);
+        break;
+    }
+    case SHIMRT_FLOAT32: {
+        float x = (float)as_double(v);
+        memcpy(p, &x, 4);
+        break;
+    }
+    case SHIMRT_FLOAT64: {
+        double x = as_double(v);
+        memcpy(p, &x, 8);
+        break;
+    }
     case SHIMRT_COMPLEX64: {
         float x[2] = {(float)as_double(v), v.kind == V_COMPLEX ? (float)v.im : 0.0f};
         memcpy(p, x, 8);
@@ -136,9 +258,10 @@ static AOTITorchError make_walk(const char *func, walk *w, AtenTensorHandle dst,
     }
     return AOTI_TORCH_SUCCESS;
 mismatch:
-    return shimrt_fail(func, "source of %lld dims (numel %lld) cannot be broadcast to the "
-                       "destination's shape (%lld dims, numel %lld)", (long long)src->ndim,
-                       (long long)shimrt_numel(src), (long long)dst->ndim,
+    return shimrt_fail(func,
+                       "source of %lld dims (numel %lld) cannot be broadcast to the "
+                       "destination's shape (%lld dims, numel %lld)",
+                       (long long)src->ndim, (long long)shimrt_numel(src), (long long)dst->ndim,
                        (long long)shimrt_numel(dst));
 }
 
@@ -199,7 +322,8 @@ AOTITorchError shimrt_copy(const char *func, AtenTensorHandle dst, AtenTensorHan
     if (dst->device_type != SHIMRT_DEV_CPU || src->device_type != SHIMRT_DEV_CPU)
         return shimrt_fail(func, "only CPU tensors can be copied (CUDA is not available)");
     bool same = dst->dtype == src->dtype;
-    if (!same && (!shimrt_dtype_is_computable(dst->dtype) || !shimrt_dtype_is_computable(src->dtype)))
+    if (!same &&
+        (!shimrt_dtype_is_computable(dst->dtype) || !shimrt_dtype_is_computable(src->dtype)))
         return shimrt_fail(func, "conversion from %s to %s is not supported",
                            shimrt_dtype_name(src->dtype), shimrt_dtype_name(dst->dtype));
     if (make_walk(func, &w, dst, src)) return AOTI_TORCH_FAILURE;
@@ -216,8 +340,8 @@ AOTITorchError shimrt_copy(const char *func, AtenTensorHandle dst, AtenTensorHan
             !memcmp(dst->strides, src->strides, (size_t)dst->ndim * sizeof(int64_t)))
             return AOTI_TORCH_SUCCESS; /* copying a tensor onto itself */
         /* Shared memory: go through a private contiguous copy of src. */
-        AtenTensorHandle tmp = shimrt_tensor_empty(func, src->ndim, src->sizes, NULL,
-                                                   src->dtype, SHIMRT_DEV_CPU, 0);
+        AtenTensorHandle tmp =
+            shimrt_tensor_empty(func, src->ndim, src->sizes, NULL, src->dtype, SHIMRT_DEV_CPU, 0);
         if (!tmp) return AOTI_TORCH_FAILURE;
         AOTITorchError e = shimrt_copy(func, tmp, src);
         if (!e) e = shimrt_copy(func, dst, tmp);
@@ -225,8 +349,7 @@ AOTITorchError shimrt_copy(const char *func, AtenTensorHandle dst, AtenTensorHan
         return e;
     }
     conv_ctx c = {dst->dtype, src->dtype, shimrt_dtype_size(dst->dtype)};
-    if (same && shimrt_is_contiguous(dst) && shimrt_is_contiguous(src) &&
-        shimrt_numel(src) == n) {
+    if (same && shimrt_is_contiguous(dst) && shimrt_is_contiguous(src) && shimrt_numel(src) == n) {
         memcpy(shimrt_data(dst), shimrt_data(src), (size_t)n * c.size);
         return AOTI_TORCH_SUCCESS;
     }
@@ -315,7 +438,8 @@ AOTI_TORCH_EXPORT AOTITorchError aoti_torch_clone_preserve_strides(AtenTensorHan
 
 /* ---- item ---- */
 static AOTITorchError item(const char *func, AtenTensorHandle t, int32_t dtype, void *out) {
-    if (!shimrt_tensor_valid(t)) return shimrt_fail(func, "%s", shimrt_tensor_invalid_reason(t, "tensor"));
+    if (!shimrt_tensor_valid(t))
+        return shimrt_fail(func, "%s", shimrt_tensor_invalid_reason(t, "tensor"));
     if (!t->defined) return shimrt_fail(func, "argument 'tensor' is an undefined tensor");
     if (!out) return shimrt_fail(func, "argument 'ret_value' is NULL");
     int64_t n = shimrt_numel(t);
@@ -336,10 +460,10 @@ static AOTITorchError item(const char *func, AtenTensorHandle t, int32_t dtype, 
     return AOTI_TORCH_SUCCESS;
 }
 
-#define ITEM(name, ctype, code)                                                        \
-    AOTI_TORCH_EXPORT AOTITorchError aoti_torch_item_##name(AtenTensorHandle tensor,   \
-                                                            ctype *ret_value) {        \
-        return item(__func__, tensor, code, ret_value);                                \
+#define ITEM(name, ctype, code)                                                                    \
+    AOTI_TORCH_EXPORT AOTITorchError aoti_torch_item_##name(AtenTensorHandle tensor,               \
+                                                            ctype *ret_value) {                    \
+        return item(__func__, tensor, code, ret_value);                                            \
     }
 ITEM(float16, shimrt_half, SHIMRT_FLOAT16)
 ITEM(float32, float, SHIMRT_FLOAT32)
@@ -367,10 +491,10 @@ static AOTITorchError scalar(const char *func, const void *value, int32_t dtype,
     return AOTI_TORCH_SUCCESS;
 }
 
-#define SCALAR(name, ctype, code)                                                        \
-    AOTI_TORCH_EXPORT AOTITorchError aoti_torch_scalar_to_tensor_##name(                 \
-        ctype value, AtenTensorHandle *ret_new_tensor) {                                 \
-        return scalar(__func__, &value, code, ret_new_tensor);                           \
+#define SCALAR(name, ctype, code)                                                                  \
+    AOTI_TORCH_EXPORT AOTITorchError aoti_torch_scalar_to_tensor_##name(                           \
+        ctype value, AtenTensorHandle *ret_new_tensor) {                                           \
+        return scalar(__func__, &value, code, ret_new_tensor);                                     \
     }
 SCALAR(float32, float, SHIMRT_FLOAT32)
 SCALAR(float64, double, SHIMRT_FLOAT64)
@@ -385,8 +509,8 @@ SCALAR(int64, int64_t, SHIMRT_INT64)
 SCALAR(complex64, shimrt_complex64, SHIMRT_COMPLEX64)
 SCALAR(complex128, shimrt_complex128, SHIMRT_COMPLEX128)
 
-AOTI_TORCH_EXPORT AOTITorchError aoti_torch_scalar_to_tensor_bool(bool value,
-                                                                  AtenTensorHandle *ret_new_tensor) {
+AOTI_TORCH_EXPORT AOTITorchError
+aoti_torch_scalar_to_tensor_bool(bool value, AtenTensorHandle *ret_new_tensor) {
     uint8_t b = value ? 1 : 0;
     return scalar(__func__, &b, SHIMRT_BOOL, ret_new_tensor);
 }

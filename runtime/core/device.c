@@ -7,7 +7,10 @@
 AOTI_TORCH_EXPORT AOTITorchError torch_parse_device_string(const char *device_string,
                                                            uint32_t *out_device_type,
                                                            int32_t *out_device_index) {
-    static const struct { const char *name; int32_t code; } names[] = {
+    static const struct {
+        const char *name;
+        int32_t code;
+    } names[] = {
         {"cpu", SHIMRT_DEV_CPU},   {"cuda", SHIMRT_DEV_CUDA},
         {"xpu", SHIMRT_DEV_XPU},   {"mps", SHIMRT_DEV_MPS},
         {"meta", SHIMRT_DEV_META}, {"privateuseone", SHIMRT_DEV_PRIVATEUSE1},
@@ -22,8 +25,7 @@ AOTI_TORCH_EXPORT AOTITorchError torch_parse_device_string(const char *device_st
         if (strlen(names[i].name) == len && !strncmp(names[i].name, device_string, len))
             type = names[i].code;
     if (type < 0)
-        return shimrt_fail(__func__, "unknown device type in device string '%.64s'",
-                           device_string);
+        return shimrt_fail(__func__, "unknown device type in device string '%.64s'", device_string);
     int64_t index = -1;
     if (colon) {
         const char *p = colon + 1;
@@ -69,8 +71,10 @@ static AOTITorchError check_guard(const char *func, DeviceGuardHandle g) {
 
 static AOTITorchError check_cpu_index(const char *func, int32_t device_index) {
     if (device_index == 0 || device_index == -1) return AOTI_TORCH_SUCCESS;
-    return shimrt_fail(func, "device index %d is not available: only the CPU (index 0) "
-                       "exists (CUDA is not available)", (int)device_index);
+    return shimrt_fail(func,
+                       "device index %d is not available: only the CPU (index 0) "
+                       "exists (CUDA is not available)",
+                       (int)device_index);
 }
 
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_create_device_guard(int32_t device_index,
@@ -122,7 +126,8 @@ static AOTITorchError check_stream(const char *func, StreamHandle s) {
     if (!s) return shimrt_fail(func, "argument 'stream' is NULL");
     if (!shimrt_pool_contains(&stream_pool, s))
         return shimrt_fail(func, "argument 'stream' is not a stream handle");
-    if (s->magic != STREAM_MAGIC) return shimrt_fail(func, "argument 'stream' is a freed stream handle");
+    if (s->magic != STREAM_MAGIC)
+        return shimrt_fail(func, "argument 'stream' is a freed stream handle");
     return AOTI_TORCH_SUCCESS;
 }
 

@@ -37,10 +37,11 @@ sg_arena *shimrt_dispatch_arena(void) {
 /* The names, from the list shared with the generator (shimrt/codes.h). */
 #define KEY_NAME_(N, name, code) [code] = #name,
 static const char *const key_names[SHIMRT_KEY_COUNT] = {SHIMRT_DISPATCH_KEYS(KEY_NAME_)};
-#define KEY_SAME_(N, name, code) \
+#define KEY_SAME_(N, name, code)                                                                   \
     _Static_assert((int)SHIMRT_KEY_##N == SHIMRT_DISPATCH_KEY_##N, "shimrt_key follows codes.h");
 SHIMRT_DISPATCH_KEYS(KEY_SAME_)
-_Static_assert((int)SHIMRT_KEY_COUNT == (int)SHIMRT_NUM_DISPATCH_KEYS, "shimrt_key follows codes.h");
+_Static_assert((int)SHIMRT_KEY_COUNT == (int)SHIMRT_NUM_DISPATCH_KEYS,
+               "shimrt_key follows codes.h");
 
 const char *shimrt_key_name(int key) {
     return key >= 0 && key < SHIMRT_KEY_COUNT ? key_names[key] : "Undefined";
@@ -79,8 +80,7 @@ static inline uint64_t op_hash(const char *name, const char *overload) {
     return h ^ (h >> 29);
 }
 
-static shimrt_op *table_find(const optable *t, uint64_t h, const char *name,
-                             const char *overload) {
+static shimrt_op *table_find(const optable *t, uint64_t h, const char *name, const char *overload) {
     for (size_t i = (size_t)h & t->mask;; i = (i + 1) & t->mask) {
         shimrt_op *op = atomic_load_explicit(&t->slots[i], memory_order_acquire);
         if (!op) return NULL;
@@ -194,14 +194,16 @@ static AOTITorchError fold_tensor(const char *func, const shimrt_op *op, const s
                                   uint32_t arg, AtenTensorHandle t, bool required, int *key) {
     if (!t && !required) return AOTI_TORCH_SUCCESS;
     if (!t || !shimrt_tensor_valid(t)) {
-        return shimrt_fail(func, "op %s overload %s, position %u: %s", op->name, ovl_text(op),
-                           arg, shimrt_tensor_invalid_reason(t, d->schema->args[arg].name));
+        return shimrt_fail(func, "op %s overload %s, position %u: %s", op->name, ovl_text(op), arg,
+                           shimrt_tensor_invalid_reason(t, d->schema->args[arg].name));
     }
     int k = key_of_device(t->device_type);
     if (k < 0) {
-        return shimrt_fail(func, "op %s overload %s: argument %u ('%s') is on device type %d, "
-                           "which has no dispatch key", op->name, ovl_text(op), arg,
-                           d->schema->args[arg].name, (int)t->device_type);
+        return shimrt_fail(func,
+                           "op %s overload %s: argument %u ('%s') is on device type %d, "
+                           "which has no dispatch key",
+                           op->name, ovl_text(op), arg, d->schema->args[arg].name,
+                           (int)t->device_type);
     }
     if (k > *key) *key = k;
     return AOTI_TORCH_SUCCESS;
@@ -335,8 +337,8 @@ typedef struct fb_state {
 
 static AtenTensorHandle fb_copy_to(const char *func, AtenTensorHandle src, int32_t dev_type,
                                    int32_t dev_index) {
-    AtenTensorHandle t = shimrt_tensor_empty(func, src->ndim, src->sizes, NULL, src->dtype,
-                                             dev_type, dev_index);
+    AtenTensorHandle t =
+        shimrt_tensor_empty(func, src->ndim, src->sizes, NULL, src->dtype, dev_type, dev_index);
     if (!t) return NULL;
     if (shimrt_backend_copy(func, t, src)) {
         shimrt_tensor_free(t);
@@ -391,7 +393,8 @@ static bool same_alias(const sg_annotation *a, const sg_annotation *b) {
 static AOTITorchError fb_return(const char *func, fb_state *st, const sg_annotation *ann,
                                 StableIValue *slot) {
     AtenTensorHandle h = (AtenTensorHandle)(uintptr_t)*slot;
-    if (!h || !shimrt_tensor_valid(h) || h->device_type != SHIMRT_DEV_CPU) return AOTI_TORCH_SUCCESS;
+    if (!h || !shimrt_tensor_valid(h) || h->device_type != SHIMRT_DEV_CPU)
+        return AOTI_TORCH_SUCCESS;
     AtenTensorHandle d = NULL;
     for (size_t i = 0; i < st->n && !d; i++)
         if (st->v[i].host && same_alias(st->v[i].ann, ann) &&
@@ -496,7 +499,8 @@ static AOTITorchError op_call(const char *func, shimrt_op *op, StableIValue *sta
     tls_took_args = false;
     const shimrt_opdef *d = atomic_load_explicit(&op->def, memory_order_acquire);
     if (!d) {
-        return shimrt_fail(func, "op %s overload %s is not defined (kernels may exist but no "
+        return shimrt_fail(func,
+                           "op %s overload %s is not defined (kernels may exist but no "
                            "schema: its library was deleted or never loaded)",
                            op->name, ovl_text(op));
     }
@@ -519,14 +523,17 @@ static AOTITorchError op_call(const char *func, shimrt_op *op, StableIValue *sta
         used = k;
     }
     if (!fn && key >= 0 && atomic_load_explicit(&g_cpu_fallback[key], memory_order_acquire)) {
-        ShimrtBoxedKernel cpu = atomic_load_explicit(&op->kernels[SHIMRT_KEY_CPU], memory_order_acquire);
+        ShimrtBoxedKernel cpu =
+            atomic_load_explicit(&op->kernels[SHIMRT_KEY_CPU], memory_order_acquire);
         if (cpu) return cpu_fallback(func, op, d, stack, key, cpu);
     }
     if (!fn) {
         char keys[200];
         registered_keys(op, keys, sizeof keys);
-        shimrt_fail(func, "op %s overload %s has no kernel for dispatch key %s%s "
-                    "(registered: [%s])", op->name, ovl_text(op), shimrt_key_name(key),
+        shimrt_fail(func,
+                    "op %s overload %s has no kernel for dispatch key %s%s "
+                    "(registered: [%s])",
+                    op->name, ovl_text(op), shimrt_key_name(key),
                     key < 0 ? " (no tensor arguments) and no composite kernel" : "", keys);
         release_args(d, stack);
         return AOTI_TORCH_FAILURE;
@@ -550,8 +557,8 @@ static AOTITorchError op_call(const char *func, shimrt_op *op, StableIValue *sta
     return AOTI_TORCH_SUCCESS;
 }
 
-static AOTITorchError call_by_name(const char *func, const char *opName,
-                                   const char *overloadName, StableIValue *stack) {
+static AOTITorchError call_by_name(const char *func, const char *opName, const char *overloadName,
+                                   StableIValue *stack) {
     tls_took_args = false;
     if (!opName) return shimrt_fail(func, "argument 'opName' is NULL");
     const char *ovl = overloadName ? overloadName : "";
@@ -560,8 +567,7 @@ static AOTITorchError call_by_name(const char *func, const char *opName,
         /* The first lookup of a process may come before the built-in ops are registered. */
         if (shimrt_builtin_ops_ensure() != AOTI_TORCH_SUCCESS) return AOTI_TORCH_FAILURE;
         if (!strstr(opName, "::")) {
-            return shimrt_fail(func, "op name '%s' must be qualified as 'namespace::name'",
-                               opName);
+            return shimrt_fail(func, "op name '%s' must be qualified as 'namespace::name'", opName);
         }
         char ovls[300];
         list_overloads(opName, ovl, ovls, sizeof ovls);
@@ -570,12 +576,12 @@ static AOTITorchError call_by_name(const char *func, const char *opName,
             return op_call(func, op, stack);
         }
         if (ovls[0]) {
-            return shimrt_fail(func, "op %s has no overload '%s' (defined overloads: %s)",
-                               opName, ovl, ovls);
+            return shimrt_fail(func, "op %s has no overload '%s' (defined overloads: %s)", opName,
+                               ovl, ovls);
         }
         if (op) return op_call(func, op, stack); /* the "not defined" message */
-        return shimrt_fail(func, "unknown op %s (overload '%s'): no such op is defined",
-                           opName, ovl);
+        return shimrt_fail(func, "unknown op %s (overload '%s'): no such op is defined", opName,
+                           ovl);
     }
     return op_call(func, op, stack);
 }
@@ -594,8 +600,7 @@ AOTI_TORCH_EXPORT AOTITorchError aoti_torch_call_dispatcher_v2(const char *opNam
     return call_by_name(__func__, opName, overloadName, stack);
 }
 
-AOTI_TORCH_EXPORT AOTITorchError torch_call_dispatcher(const char *opName,
-                                                       const char *overloadName,
+AOTI_TORCH_EXPORT AOTITorchError torch_call_dispatcher(const char *opName, const char *overloadName,
                                                        StableIValue *stack,
                                                        uint64_t extension_build_version) {
     (void)extension_build_version;
@@ -631,8 +636,8 @@ AOTI_TORCH_EXPORT AOTITorchError shimrt_op_find(const char *opName, const char *
             return shimrt_fail(__func__, "op %s has no overload '%s' (defined overloads: %s)",
                                opName, ovl, ovls);
         }
-        return shimrt_fail(__func__, "unknown op %s (overload '%s'): no such op is defined",
-                           opName, ovl);
+        return shimrt_fail(__func__, "unknown op %s (overload '%s'): no such op is defined", opName,
+                           ovl);
     }
     *ret = op;
     return AOTI_TORCH_SUCCESS;
@@ -647,17 +652,18 @@ AOTI_TORCH_EXPORT AOTITorchError shimrt_op_call(ShimrtOpHandle op, StableIValue 
     return op_call(__func__, op, stack);
 }
 
-#define CHECK_OP(op)                                                                  \
-    do {                                                                              \
-        const char *why_ = op_problem(op);                                            \
-        if (why_) return shimrt_fail(__func__, "op handle '%s' %s", #op, why_);       \
+#define CHECK_OP(op)                                                                               \
+    do {                                                                                           \
+        const char *why_ = op_problem(op);                                                         \
+        if (why_) return shimrt_fail(__func__, "op handle '%s' %s", #op, why_);                    \
     } while (0)
 
 AOTI_TORCH_EXPORT AOTITorchError shimrt_op_schema(ShimrtOpHandle op, const char **ret) {
     CHECK_OP(op);
     SHIMRT_CHECK_ARG(ret);
     const shimrt_opdef *d = atomic_load_explicit(&op->def, memory_order_acquire);
-    if (!d) return shimrt_fail(__func__, "op %s overload %s is not defined", op->name, ovl_text(op));
+    if (!d)
+        return shimrt_fail(__func__, "op %s overload %s is not defined", op->name, ovl_text(op));
     *ret = d->schema_text;
     return AOTI_TORCH_SUCCESS;
 }
@@ -666,7 +672,8 @@ AOTI_TORCH_EXPORT AOTITorchError shimrt_op_arity(ShimrtOpHandle op, uint64_t *nu
                                                  uint64_t *num_returns) {
     CHECK_OP(op);
     const shimrt_opdef *d = atomic_load_explicit(&op->def, memory_order_acquire);
-    if (!d) return shimrt_fail(__func__, "op %s overload %s is not defined", op->name, ovl_text(op));
+    if (!d)
+        return shimrt_fail(__func__, "op %s overload %s is not defined", op->name, ovl_text(op));
     if (num_args) *num_args = d->n_args;
     if (num_returns) *num_returns = d->n_rets;
     return AOTI_TORCH_SUCCESS;
@@ -677,7 +684,8 @@ AOTI_TORCH_EXPORT AOTITorchError shimrt_op_has_tag(ShimrtOpHandle op, int32_t ta
     SHIMRT_CHECK_ARG(ret);
     if (!shimrt_tag_name(tag)) return shimrt_fail(__func__, "unknown tag code %d", (int)tag);
     const shimrt_opdef *d = atomic_load_explicit(&op->def, memory_order_acquire);
-    if (!d) return shimrt_fail(__func__, "op %s overload %s is not defined", op->name, ovl_text(op));
+    if (!d)
+        return shimrt_fail(__func__, "op %s overload %s is not defined", op->name, ovl_text(op));
     *ret = (d->tags >> tag) & 1u;
     return AOTI_TORCH_SUCCESS;
 }

@@ -7,22 +7,70 @@
 static bool dtype_to_dl(int32_t dtype, DLDataType *out) {
     uint8_t code, bits;
     switch (dtype) {
-    case SHIMRT_INT8: code = kDLInt; bits = 8; break;
-    case SHIMRT_INT16: code = kDLInt; bits = 16; break;
-    case SHIMRT_INT32: code = kDLInt; bits = 32; break;
-    case SHIMRT_INT64: code = kDLInt; bits = 64; break;
-    case SHIMRT_UINT8: code = kDLUInt; bits = 8; break;
-    case SHIMRT_UINT16: code = kDLUInt; bits = 16; break;
-    case SHIMRT_UINT32: code = kDLUInt; bits = 32; break;
-    case SHIMRT_UINT64: code = kDLUInt; bits = 64; break;
-    case SHIMRT_FLOAT16: code = kDLFloat; bits = 16; break;
-    case SHIMRT_FLOAT32: code = kDLFloat; bits = 32; break;
-    case SHIMRT_FLOAT64: code = kDLFloat; bits = 64; break;
-    case SHIMRT_BFLOAT16: code = kDLBfloat; bits = 16; break;
-    case SHIMRT_BOOL: code = kDLBool; bits = 8; break;
-    case SHIMRT_COMPLEX32: code = kDLComplex; bits = 32; break;
-    case SHIMRT_COMPLEX64: code = kDLComplex; bits = 64; break;
-    case SHIMRT_COMPLEX128: code = kDLComplex; bits = 128; break;
+    case SHIMRT_INT8:
+        code = kDLInt;
+        bits = 8;
+        break;
+    case SHIMRT_INT16:
+        code = kDLInt;
+        bits = 16;
+        break;
+    case SHIMRT_INT32:
+        code = kDLInt;
+        bits = 32;
+        break;
+    case SHIMRT_INT64:
+        code = kDLInt;
+        bits = 64;
+        break;
+    case SHIMRT_UINT8:
+        code = kDLUInt;
+        bits = 8;
+        break;
+    case SHIMRT_UINT16:
+        code = kDLUInt;
+        bits = 16;
+        break;
+    case SHIMRT_UINT32:
+        code = kDLUInt;
+        bits = 32;
+        break;
+    case SHIMRT_UINT64:
+        code = kDLUInt;
+        bits = 64;
+        break;
+    case SHIMRT_FLOAT16:
+        code = kDLFloat;
+        bits = 16;
+        break;
+    case SHIMRT_FLOAT32:
+        code = kDLFloat;
+        bits = 32;
+        break;
+    case SHIMRT_FLOAT64:
+        code = kDLFloat;
+        bits = 64;
+        break;
+    case SHIMRT_BFLOAT16:
+        code = kDLBfloat;
+        bits = 16;
+        break;
+    case SHIMRT_BOOL:
+        code = kDLBool;
+        bits = 8;
+        break;
+    case SHIMRT_COMPLEX32:
+        code = kDLComplex;
+        bits = 32;
+        break;
+    case SHIMRT_COMPLEX64:
+        code = kDLComplex;
+        bits = 64;
+        break;
+    case SHIMRT_COMPLEX128:
+        code = kDLComplex;
+        bits = 128;
+        break;
     default: return false;
     }
     out->code = code;
@@ -32,11 +80,11 @@ static bool dtype_to_dl(int32_t dtype, DLDataType *out) {
 }
 
 static int32_t dtype_from_dl(DLDataType t) {
-    static const int32_t codes[] = {SHIMRT_INT8, SHIMRT_INT16, SHIMRT_INT32, SHIMRT_INT64,
-                                    SHIMRT_UINT8, SHIMRT_UINT16, SHIMRT_UINT32, SHIMRT_UINT64,
-                                    SHIMRT_FLOAT16, SHIMRT_FLOAT32, SHIMRT_FLOAT64,
-                                    SHIMRT_BFLOAT16, SHIMRT_BOOL, SHIMRT_COMPLEX32,
-                                    SHIMRT_COMPLEX64, SHIMRT_COMPLEX128};
+    static const int32_t codes[] = {
+        SHIMRT_INT8,    SHIMRT_INT16,     SHIMRT_INT32,     SHIMRT_INT64,
+        SHIMRT_UINT8,   SHIMRT_UINT16,    SHIMRT_UINT32,    SHIMRT_UINT64,
+        SHIMRT_FLOAT16, SHIMRT_FLOAT32,   SHIMRT_FLOAT64,   SHIMRT_BFLOAT16,
+        SHIMRT_BOOL,    SHIMRT_COMPLEX32, SHIMRT_COMPLEX64, SHIMRT_COMPLEX128};
     if (t.lanes != 1) return -1;
     for (size_t i = 0; i < sizeof codes / sizeof codes[0]; i++) {
         DLDataType d;
@@ -66,10 +114,10 @@ AOTI_TORCH_EXPORT AOTITorchError shimrt_to_dlpack(AtenTensorHandle tensor,
     if (tensor->ndim > INT32_MAX) return shimrt_fail(__func__, "too many dimensions");
     DLManagedTensorVersioned *m = calloc(1, sizeof *m);
     if (!m) return shimrt_fail(__func__, "out of memory");
-    AtenTensorHandle own = shimrt_tensor_new(
-        __func__, tensor->storage, tensor->ndim, tensor->sizes, tensor->strides,
-        tensor->storage_offset, tensor->dtype, tensor->device_type, tensor->device_index,
-        tensor->layout);
+    AtenTensorHandle own =
+        shimrt_tensor_new(__func__, tensor->storage, tensor->ndim, tensor->sizes, tensor->strides,
+                          tensor->storage_offset, tensor->dtype, tensor->device_type,
+                          tensor->device_index, tensor->layout);
     if (!own) {
         free(m);
         return AOTI_TORCH_FAILURE;

@@ -6,20 +6,29 @@
 
 size_t shimrt_dtype_size(int32_t dtype) {
     switch (dtype) {
-    case SHIMRT_UINT8: case SHIMRT_INT8: case SHIMRT_BOOL:
-    case SHIMRT_FLOAT8_E5M2: case SHIMRT_FLOAT8_E4M3FN: case SHIMRT_FLOAT8_E5M2FNUZ:
-    case SHIMRT_FLOAT8_E4M3FNUZ: case SHIMRT_FLOAT8_E8M0FNU: case SHIMRT_FLOAT4_E2M1FN_X2:
-        return 1;
-    case SHIMRT_INT16: case SHIMRT_UINT16: case SHIMRT_FLOAT16: case SHIMRT_BFLOAT16:
-        return 2;
-    case SHIMRT_INT32: case SHIMRT_UINT32: case SHIMRT_FLOAT32: case SHIMRT_COMPLEX32:
-        return 4;
-    case SHIMRT_INT64: case SHIMRT_UINT64: case SHIMRT_FLOAT64: case SHIMRT_COMPLEX64:
-        return 8;
-    case SHIMRT_COMPLEX128:
-        return 16;
-    default:
-        return 0;
+    case SHIMRT_UINT8:
+    case SHIMRT_INT8:
+    case SHIMRT_BOOL:
+    case SHIMRT_FLOAT8_E5M2:
+    case SHIMRT_FLOAT8_E4M3FN:
+    case SHIMRT_FLOAT8_E5M2FNUZ:
+    case SHIMRT_FLOAT8_E4M3FNUZ:
+    case SHIMRT_FLOAT8_E8M0FNU:
+    case SHIMRT_FLOAT4_E2M1FN_X2: return 1;
+    case SHIMRT_INT16:
+    case SHIMRT_UINT16:
+    case SHIMRT_FLOAT16:
+    case SHIMRT_BFLOAT16: return 2;
+    case SHIMRT_INT32:
+    case SHIMRT_UINT32:
+    case SHIMRT_FLOAT32:
+    case SHIMRT_COMPLEX32: return 4;
+    case SHIMRT_INT64:
+    case SHIMRT_UINT64:
+    case SHIMRT_FLOAT64:
+    case SHIMRT_COMPLEX64: return 8;
+    case SHIMRT_COMPLEX128: return 16;
+    default: return 0;
     }
 }
 
@@ -53,13 +62,22 @@ const char *shimrt_dtype_name(int32_t dtype) {
 
 bool shimrt_dtype_is_computable(int32_t dtype) {
     switch (dtype) {
-    case SHIMRT_UINT8: case SHIMRT_INT8: case SHIMRT_INT16: case SHIMRT_INT32:
-    case SHIMRT_INT64: case SHIMRT_FLOAT16: case SHIMRT_FLOAT32: case SHIMRT_FLOAT64:
-    case SHIMRT_COMPLEX64: case SHIMRT_COMPLEX128: case SHIMRT_BOOL: case SHIMRT_BFLOAT16:
-    case SHIMRT_UINT16: case SHIMRT_UINT32: case SHIMRT_UINT64:
-        return true;
-    default:
-        return false;
+    case SHIMRT_UINT8:
+    case SHIMRT_INT8:
+    case SHIMRT_INT16:
+    case SHIMRT_INT32:
+    case SHIMRT_INT64:
+    case SHIMRT_FLOAT16:
+    case SHIMRT_FLOAT32:
+    case SHIMRT_FLOAT64:
+    case SHIMRT_COMPLEX64:
+    case SHIMRT_COMPLEX128:
+    case SHIMRT_BOOL:
+    case SHIMRT_BFLOAT16:
+    case SHIMRT_UINT16:
+    case SHIMRT_UINT32:
+    case SHIMRT_UINT64: return true;
+    default: return false;
     }
 }
 
@@ -153,7 +171,7 @@ uint16_t shimrt_float_to_bf16(float f) {
 }
 
 /* ---- the code getters of the C shim ---- */
-#define CODE_GETTER(name, value) \
+#define CODE_GETTER(name, value)                                                                   \
     AOTI_TORCH_EXPORT int32_t name(void) { return (value); }
 CODE_GETTER(aoti_torch_device_type_cpu, SHIMRT_DEV_CPU)
 CODE_GETTER(aoti_torch_device_type_cuda, SHIMRT_DEV_CUDA)

@@ -22,7 +22,8 @@ static AOTITorchError check_gen(const char *func, AtenGeneratorHandle g, const c
     if (!g) return shimrt_fail(func, "argument '%s' is NULL", arg);
     if (!shimrt_pool_contains(&gen_pool, g))
         return shimrt_fail(func, "argument '%s' is not a generator handle", arg);
-    if (g->magic != GEN_MAGIC) return shimrt_fail(func, "argument '%s' is a freed generator handle", arg);
+    if (g->magic != GEN_MAGIC)
+        return shimrt_fail(func, "argument '%s' is a freed generator handle", arg);
     return AOTI_TORCH_SUCCESS;
 }
 
@@ -55,8 +56,8 @@ AOTI_TORCH_EXPORT AOTITorchError shimrt_generator_new(int32_t device_type, int32
     return AOTI_TORCH_SUCCESS;
 }
 
-AOTI_TORCH_EXPORT AOTITorchError torch_new_generator_handle(AtenGeneratorHandle self,
-                                                            AtenGeneratorHandle *ret_new_generator) {
+AOTI_TORCH_EXPORT AOTITorchError
+torch_new_generator_handle(AtenGeneratorHandle self, AtenGeneratorHandle *ret_new_generator) {
     if (check_gen(__func__, self, "self")) return AOTI_TORCH_FAILURE;
     SHIMRT_CHECK_ARG(ret_new_generator);
     AtenGeneratorHandle g = wrap_state(self->state);

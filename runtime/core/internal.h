@@ -25,9 +25,9 @@ void shimrt_clear_error(void);
 void shimrt_set_error_text(const char *text);
 
 /* Fails from the enclosing function when a required out-pointer or argument is NULL. */
-#define SHIMRT_CHECK_ARG(p)                                                       \
-    do {                                                                          \
-        if ((p) == NULL) return shimrt_fail(__func__, "argument '%s' is NULL", #p); \
+#define SHIMRT_CHECK_ARG(p)                                                                        \
+    do {                                                                                           \
+        if ((p) == NULL) return shimrt_fail(__func__, "argument '%s' is NULL", #p);                \
     } while (0)
 
 /* ---- handle pools (pool.c) --------------------------------------------------------- *
@@ -41,17 +41,18 @@ void shimrt_set_error_text(const char *text);
 #define SHIMRT_MAGIC_FREED UINT64_C(0xDEADF4EEDEADF4EE)
 
 typedef struct shimrt_pool {
-    size_t slot_size;                          /* bytes per slot, multiple of 16 */
+    size_t slot_size; /* bytes per slot, multiple of 16 */
     _Atomic(char *) slab_base[SHIMRT_POOL_MAX_SLABS];
     size_t slab_bytes[SHIMRT_POOL_MAX_SLABS];
     _Atomic int nslabs;
     /* guarded by the pool's mutex (pool.c): */
-    void *free_head, *free_tail;               /* FIFO of freed slots */
+    void *free_head, *free_tail; /* FIFO of freed slots */
     size_t free_count;
-    char *bump, *bump_end;                     /* unused tail of the newest slab */
+    char *bump, *bump_end; /* unused tail of the newest slab */
 } shimrt_pool;
 
-#define SHIMRT_POOL_INIT(type) {.slot_size = (sizeof(type) + 15u) & ~(size_t)15u}
+#define SHIMRT_POOL_INIT(type)                                                                     \
+    { .slot_size = (sizeof(type) + 15u) & ~(size_t)15u }
 
 /* Returns a zeroed slot, or NULL when out of memory. */
 void *shimrt_pool_alloc(shimrt_pool *pool);
@@ -83,7 +84,7 @@ uint16_t shimrt_float_to_bf16(float f);
 /* ---- storage (storage.c) ----------------------------------------------------------- */
 typedef struct shimrt_storage {
     _Atomic int64_t refcount;
-    void *data;            /* device memory (CPU: 64-byte aligned when we allocated it) */
+    void *data; /* device memory (CPU: 64-byte aligned when we allocated it) */
     size_t nbytes;
     int32_t device_type, device_index;
     /* Called once with (data, ctx) when the last reference goes; NULL: nothing to free
@@ -112,14 +113,14 @@ void shimrt_storage_release(shimrt_storage *s); /* NULL: no-op */
 #define SHIMRT_MAX_DIMS 64
 
 struct AtenTensorOpaque {
-    uint64_t magic;           /* SHIMRT_TENSOR_MAGIC while live, SHIMRT_MAGIC_FREED after */
-    shimrt_storage *storage;  /* one reference held by this handle */
+    uint64_t magic;          /* SHIMRT_TENSOR_MAGIC while live, SHIMRT_MAGIC_FREED after */
+    shimrt_storage *storage; /* one reference held by this handle */
     int64_t ndim;
     int64_t *sizes, *strides; /* point to inline_* or to one heap block of 2*ndim */
     int64_t storage_offset;   /* in elements */
     int32_t dtype, device_type, device_index, layout;
-    bool defined;             /* false: from aoti_torch_new_uninitialized_tensor */
-    bool requires_grad;       /* torch_set_requires_grad; no autograd runs on it */
+    bool defined;       /* false: from aoti_torch_new_uninitialized_tensor */
+    bool requires_grad; /* torch_set_requires_grad; no autograd runs on it */
     int64_t inline_sizes[SHIMRT_INLINE_DIMS], inline_strides[SHIMRT_INLINE_DIMS];
 };
 
@@ -132,18 +133,17 @@ AOTITorchError shimrt_builtin_ops_ensure(void);
 /* True when t is a live tensor handle (checks pool membership, then the magic). */
 bool shimrt_tensor_valid(AtenTensorHandle t);
 /* Fails from the enclosing function when t is not a live tensor handle. */
-#define SHIMRT_CHECK_TENSOR(t)                                                     \
-    do {                                                                           \
-        if (!shimrt_tensor_valid(t))                                               \
-            return shimrt_fail(__func__, "%s",                                     \
-                               shimrt_tensor_invalid_reason(t, #t));               \
+#define SHIMRT_CHECK_TENSOR(t)                                                                     \
+    do {                                                                                           \
+        if (!shimrt_tensor_valid(t))                                                               \
+            return shimrt_fail(__func__, "%s", shimrt_tensor_invalid_reason(t, #t));               \
     } while (0)
 /* As SHIMRT_CHECK_TENSOR, and the tensor must be defined (not uninitialized). */
-#define SHIMRT_CHECK_DEFINED(t)                                                    \
-    do {                                                                           \
-        SHIMRT_CHECK_TENSOR(t);                                                    \
-        if (!(t)->defined)                                                         \
-            return shimrt_fail(__func__, "argument '%s' is an undefined tensor", #t); \
+#define SHIMRT_CHECK_DEFINED(t)                                                                    \
+    do {                                                                                           \
+        SHIMRT_CHECK_TENSOR(t);                                                                    \
+        if (!(t)->defined)                                                                         \
+            return shimrt_fail(__func__, "argument '%s' is an undefined tensor", #t);              \
     } while (0)
 /* A message for an invalid handle: "argument 'self' is NULL", "... was freed", ... */
 const char *shimrt_tensor_invalid_reason(AtenTensorHandle t, const char *argname);
@@ -154,12 +154,12 @@ const char *shimrt_tensor_invalid_reason(AtenTensorHandle t, const char *argname
  * range fits the storage. Returns NULL with the thread's message set. */
 AtenTensorHandle shimrt_tensor_new(const char *func, shimrt_storage *s, int64_t ndim,
                                    const int64_t *sizes, const int64_t *strides,
-                                   int64_t storage_offset, int32_t dtype,
-                                   int32_t device_type, int32_t device_index, int32_t layout);
+                                   int64_t storage_offset, int32_t dtype, int32_t device_type,
+                                   int32_t device_index, int32_t layout);
 /* Allocates a fresh tensor with its own storage (contiguous when strides is NULL). */
 AtenTensorHandle shimrt_tensor_empty(const char *func, int64_t ndim, const int64_t *sizes,
-                                     const int64_t *strides, int32_t dtype,
-                                     int32_t device_type, int32_t device_index);
+                                     const int64_t *strides, int32_t dtype, int32_t device_type,
+                                     int32_t device_index);
 void shimrt_tensor_free(AtenTensorHandle t); /* NULL or invalid: no-op */
 
 /* Product of sizes (1 for a 0-dim tensor). */
@@ -172,8 +172,7 @@ void *shimrt_data(const struct AtenTensorOpaque *t);
 void shimrt_contiguous_strides(int64_t ndim, const int64_t *sizes, int64_t *strides);
 /* Checks a dtype code / device pair and sets the message on failure. */
 AOTITorchError shimrt_check_dtype(const char *func, int32_t dtype);
-AOTITorchError shimrt_check_device(const char *func, int32_t device_type,
-                                   int32_t device_index);
+AOTITorchError shimrt_check_device(const char *func, int32_t device_type, int32_t device_index);
 
 /* ---- element-wise strided copy (data.c) --------------------------------------------
  * Copies src into dst (same numel; sizes broadcast-compatible shapes are the caller's

@@ -126,7 +126,8 @@ AOTI_TORCH_EXPORT AOTITorchError shimrt_siv_release(const char *type, StableIVal
     const sg_schema *s = sg_schema_parse(a, text, strlen(text), &err);
     AOTITorchError rc;
     if (!s || s->n_args != 1) {
-        rc = shimrt_fail(__func__, "bad type '%s': %s", type, s ? "not a single type" : err.message);
+        rc =
+            shimrt_fail(__func__, "bad type '%s': %s", type, s ? "not a single type" : err.message);
     } else {
         rc = shimrt_siv_release_type(__func__, s->args[0].type, value);
     }

@@ -40,10 +40,12 @@ static AOTITorchError lib_new(const char *func, int kind, const char *ns, const 
         if (!k) return shimrt_fail(func, "argument 'k' (the dispatch key) is NULL");
         key = shimrt_key_parse(k);
         if (key < 0) {
-            return shimrt_fail(func, "unknown or unsupported dispatch key '%s' for library %s "
+            return shimrt_fail(func,
+                               "unknown or unsupported dispatch key '%s' for library %s "
                                "(supported: CPU, CUDA, MPS, XPU, PrivateUse1, Meta, "
                                "CompositeExplicitAutogradNonFunctional, "
-                               "CompositeExplicitAutograd, CompositeImplicitAutograd)", k, ns);
+                               "CompositeExplicitAutograd, CompositeImplicitAutograd)",
+                               k, ns);
         }
     }
     char *ns_copy = strdup(ns);
@@ -65,10 +67,11 @@ static AOTITorchError lib_new(const char *func, int kind, const char *ns, const 
             if (strcmp(g_def_libs[i]->ns, ns) == 0) {
                 TorchLibraryHandle other = g_def_libs[i];
                 pthread_mutex_unlock(&shimrt_dispatch_lock);
-                AOTITorchError e = shimrt_fail(
-                    func, "only one DEF library may register namespace '%s'; it was already "
-                    "registered at %s:%u (use a FRAGMENT library to add ops)", ns, other->file,
-                    (unsigned)other->line);
+                AOTITorchError e =
+                    shimrt_fail(func,
+                                "only one DEF library may register namespace '%s'; it was already "
+                                "registered at %s:%u (use a FRAGMENT library to add ops)",
+                                ns, other->file, (unsigned)other->line);
                 free(ns_copy);
                 free(file_copy);
                 shimrt_pool_free(&shimrt_library_pool, lib);
@@ -96,15 +99,14 @@ static AOTITorchError lib_new(const char *func, int kind, const char *ns, const 
     return AOTI_TORCH_SUCCESS;
 }
 
-AOTI_TORCH_EXPORT AOTITorchError aoti_torch_library_init_impl(const char *ns, const char *k,
-                                                              const char *file, uint32_t line,
-                                                              TorchLibraryHandle *ret_new_torch_lib) {
+AOTI_TORCH_EXPORT AOTITorchError
+aoti_torch_library_init_impl(const char *ns, const char *k, const char *file, uint32_t line,
+                             TorchLibraryHandle *ret_new_torch_lib) {
     return lib_new(__func__, SHIMRT_LIB_IMPL, ns, k, file, line, ret_new_torch_lib);
 }
 
-AOTI_TORCH_EXPORT AOTITorchError aoti_torch_library_init_def(const char *ns, const char *file,
-                                                             uint32_t line,
-                                                             TorchLibraryHandle *ret_new_torch_lib) {
+AOTI_TORCH_EXPORT AOTITorchError aoti_torch_library_init_def(
+    const char *ns, const char *file, uint32_t line, TorchLibraryHandle *ret_new_torch_lib) {
     return lib_new(__func__, SHIMRT_LIB_DEF, ns, NULL, file, line, ret_new_torch_lib);
 }
 
@@ -145,15 +147,19 @@ static AOTITorchError check_types(const char *func, const sg_schema *s, const ch
     for (int i = 0; i < s->n_args; i++) {
         const char *why = NULL;
         if (!shimrt_type_encodable(s->args[i].type, &why)) {
-            return shimrt_fail(func, "schema '%s': argument '%s' has type %s, which has no "
-                               "StableIValue encoding", text, s->args[i].name, why);
+            return shimrt_fail(func,
+                               "schema '%s': argument '%s' has type %s, which has no "
+                               "StableIValue encoding",
+                               text, s->args[i].name, why);
         }
     }
     for (int i = 0; i < s->n_rets; i++) {
         const char *why = NULL;
         if (!shimrt_type_encodable(s->rets[i].type, &why)) {
-            return shimrt_fail(func, "schema '%s': return %d has type %s, which has no "
-                               "StableIValue encoding", text, i, why);
+            return shimrt_fail(func,
+                               "schema '%s': return %d has type %s, which has no "
+                               "StableIValue encoding",
+                               text, i, why);
         }
     }
     return AOTI_TORCH_SUCCESS;
@@ -163,7 +169,7 @@ static int tensor_arg_kind(const sg_type *t) {
     if (t->kind == SG_TY_BASE) return t->base == SG_BT_TENSOR ? SHIMRT_TA_TENSOR : -1;
     if (t->kind == SG_TY_OPTIONAL) {
         return t->elem->kind == SG_TY_BASE && t->elem->base == SG_BT_TENSOR ? SHIMRT_TA_OPTIONAL
-                                                                             : -1;
+                                                                            : -1;
     }
     const sg_type *e = t->elem;
     if (e->kind == SG_TY_BASE && e->base == SG_BT_TENSOR) return SHIMRT_TA_LIST;
@@ -178,9 +184,11 @@ static AOTITorchError lib_def(const char *func, TorchLibraryHandle self, const c
     SHIMRT_CHECK_HANDLE_IN(func, shimrt_library_pool, self, SHIMRT_LIBRARY_MAGIC, "library");
     if (!schema) return shimrt_fail(func, "argument 'schema' is NULL");
     if (self->kind == SHIMRT_LIB_IMPL) {
-        return shimrt_fail(func, "cannot define '%s' in an IMPL library (namespace %s, key %s, "
-                           "%s:%u): use a DEF or FRAGMENT library", schema, self->ns,
-                           shimrt_key_name(self->key), self->file, (unsigned)self->line);
+        return shimrt_fail(func,
+                           "cannot define '%s' in an IMPL library (namespace %s, key %s, "
+                           "%s:%u): use a DEF or FRAGMENT library",
+                           schema, self->ns, shimrt_key_name(self->key), self->file,
+                           (unsigned)self->line);
     }
     if (num_tags < 0 || (num_tags > 0 && !tags)) {
         return shimrt_fail(func, "bad tags: %d tags at %p", (int)num_tags, (const void *)tags);
@@ -207,9 +215,10 @@ static AOTITorchError lib_def(const char *func, TorchLibraryHandle self, const c
         return e;
     }
     if (s->ns && strcmp(s->ns, self->ns) != 0) {
-        AOTITorchError e = shimrt_fail(func, "schema '%s' names namespace '%s', but the library "
-                                       "(%s:%u) is for namespace '%s'", schema, s->ns,
-                                       self->file, (unsigned)self->line, self->ns);
+        AOTITorchError e = shimrt_fail(func,
+                                       "schema '%s' names namespace '%s', but the library "
+                                       "(%s:%u) is for namespace '%s'",
+                                       schema, s->ns, self->file, (unsigned)self->line, self->ns);
         sg_arena_free(scratch);
         return e;
     }
@@ -232,9 +241,10 @@ static AOTITorchError lib_def(const char *func, TorchLibraryHandle self, const c
     }
     const shimrt_opdef *old = atomic_load_explicit(&op->def, memory_order_acquire);
     if (old) {
-        rc = shimrt_fail(func, "op %s overload '%s' is already defined (by the %s library at "
-                         "%s:%u as '%s'); redefinition of '%s' refused", op->name, op->overload,
-                         kind_names[old->owner->kind], old->owner->file,
+        rc = shimrt_fail(func,
+                         "op %s overload '%s' is already defined (by the %s library at "
+                         "%s:%u as '%s'); redefinition of '%s' refused",
+                         op->name, op->overload, kind_names[old->owner->kind], old->owner->file,
                          (unsigned)old->owner->line, old->schema_text, schema);
         goto out;
     }
@@ -291,8 +301,10 @@ static AOTITorchError split_name(const char *func, TorchLibraryHandle lib, const
     if (sep) {
         size_t nslen = (size_t)(sep - name);
         if (nslen != strlen(lib->ns) || strncmp(name, lib->ns, nslen) != 0) {
-            return shimrt_fail(func, "op name '%s' names another namespace than the library's "
-                               "'%s' (%s:%u)", name, lib->ns, lib->file, (unsigned)lib->line);
+            return shimrt_fail(func,
+                               "op name '%s' names another namespace than the library's "
+                               "'%s' (%s:%u)",
+                               name, lib->ns, lib->file, (unsigned)lib->line);
         }
         base = sep + 2;
     }
@@ -338,9 +350,11 @@ static AOTITorchError lib_impl(const char *func, TorchLibraryHandle self, const 
     int key = self->key;
     if (atomic_load_explicit(&op->kernels[key], memory_order_relaxed)) {
         TorchLibraryHandle o = op->kernel_owner[key];
-        rc = shimrt_fail(func, "op %s overload '%s' already has a kernel for dispatch key %s "
-                         "(registered at %s:%u); a second one is refused", qual, ovl,
-                         shimrt_key_name(key), o ? o->file : "?", o ? (unsigned)o->line : 0u);
+        rc = shimrt_fail(func,
+                         "op %s overload '%s' already has a kernel for dispatch key %s "
+                         "(registered at %s:%u); a second one is refused",
+                         qual, ovl, shimrt_key_name(key), o ? o->file : "?",
+                         o ? (unsigned)o->line : 0u);
         goto out;
     }
     if (!push_impl(self, op, key)) {
@@ -354,16 +368,14 @@ out:
     return rc;
 }
 
-AOTI_TORCH_EXPORT AOTITorchError aoti_torch_library_impl(TorchLibraryHandle self,
-                                                         const char *name,
+AOTI_TORCH_EXPORT AOTITorchError aoti_torch_library_impl(TorchLibraryHandle self, const char *name,
                                                          void (*fn)(StableIValue *, uint64_t,
                                                                     uint64_t)) {
     return lib_impl(__func__, self, name, fn);
 }
 
 AOTI_TORCH_EXPORT AOTITorchError torch_library_impl(TorchLibraryHandle self, const char *name,
-                                                    void (*fn)(StableIValue *, uint64_t,
-                                                               uint64_t),
+                                                    void (*fn)(StableIValue *, uint64_t, uint64_t),
                                                     uint64_t extension_build_version) {
     (void)extension_build_version;
     return lib_impl(__func__, self, name, fn);

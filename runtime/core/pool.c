@@ -58,8 +58,10 @@ void shimrt_pool_free(shimrt_pool *pool, void *slot) {
     uint64_t freed = SHIMRT_MAGIC_FREED;
     memcpy(slot, &freed, sizeof freed);
     pthread_mutex_lock(&pool_lock);
-    if (pool->free_tail) memcpy((char *)pool->free_tail + sizeof(uint64_t), &slot, sizeof slot);
-    else pool->free_head = slot;
+    if (pool->free_tail)
+        memcpy((char *)pool->free_tail + sizeof(uint64_t), &slot, sizeof slot);
+    else
+        pool->free_head = slot;
     pool->free_tail = slot;
     pool->free_count++;
     pthread_mutex_unlock(&pool_lock);
@@ -70,10 +72,9 @@ bool shimrt_pool_contains(const shimrt_pool *pool, const void *p) {
     uintptr_t a = (uintptr_t)p;
     int n = atomic_load_explicit(&((shimrt_pool *)pool)->nslabs, memory_order_acquire);
     for (int i = 0; i < n; i++) {
-        uintptr_t base = (uintptr_t)atomic_load_explicit(
-            &((shimrt_pool *)pool)->slab_base[i], memory_order_relaxed);
-        if (a >= base && a < base + pool->slab_bytes[i])
-            return (a - base) % pool->slot_size == 0;
+        uintptr_t base = (uintptr_t)atomic_load_explicit(&((shimrt_pool *)pool)->slab_base[i],
+                                                         memory_order_relaxed);
+        if (a >= base && a < base + pool->slab_bytes[i]) return (a - base) % pool->slot_size == 0;
     }
     return false;
 }

@@ -55,12 +55,12 @@ AOTI_TORCH_EXPORT AOTITorchError torch_new_scalar_complex_double(double real, do
     return AOTI_TORCH_SUCCESS;
 }
 
-#define SCALAR_IS(fn, TAG)                                                        \
-    AOTI_TORCH_EXPORT AOTITorchError fn(ScalarHandle handle, bool *ret) {         \
-        SHIMRT_CHECK_HANDLE(shimrt_scalar_pool, handle, SHIMRT_SCALAR_MAGIC, "scalar"); \
-        SHIMRT_CHECK_ARG(ret);                                                    \
-        *ret = handle->tag == (TAG);                                              \
-        return AOTI_TORCH_SUCCESS;                                                \
+#define SCALAR_IS(fn, TAG)                                                                         \
+    AOTI_TORCH_EXPORT AOTITorchError fn(ScalarHandle handle, bool *ret) {                          \
+        SHIMRT_CHECK_HANDLE(shimrt_scalar_pool, handle, SHIMRT_SCALAR_MAGIC, "scalar");            \
+        SHIMRT_CHECK_ARG(ret);                                                                     \
+        *ret = handle->tag == (TAG);                                                               \
+        return AOTI_TORCH_SUCCESS;                                                                 \
     }
 SCALAR_IS(torch_scalar_is_int, SHIMRT_SCALAR_INT)
 SCALAR_IS(torch_scalar_is_double, SHIMRT_SCALAR_DOUBLE)
@@ -68,17 +68,27 @@ SCALAR_IS(torch_scalar_is_bool, SHIMRT_SCALAR_BOOL)
 SCALAR_IS(torch_scalar_is_complex_double, SHIMRT_SCALAR_COMPLEX)
 
 /* The real value of a non-complex scalar, or of a complex one with imag == 0. */
-static AOTITorchError scalar_real(const char *func, ScalarHandle s, const char *to,
-                                  double *d, int64_t *i, bool *is_int) {
+static AOTITorchError scalar_real(const char *func, ScalarHandle s, const char *to, double *d,
+                                  int64_t *i, bool *is_int) {
     *is_int = false;
     switch (s->tag) {
-    case SHIMRT_SCALAR_BOOL: *i = s->v.b; *is_int = true; *d = s->v.b; return AOTI_TORCH_SUCCESS;
-    case SHIMRT_SCALAR_INT: *i = s->v.i; *is_int = true; *d = (double)s->v.i; return AOTI_TORCH_SUCCESS;
+    case SHIMRT_SCALAR_BOOL:
+        *i = s->v.b;
+        *is_int = true;
+        *d = s->v.b;
+        return AOTI_TORCH_SUCCESS;
+    case SHIMRT_SCALAR_INT:
+        *i = s->v.i;
+        *is_int = true;
+        *d = (double)s->v.i;
+        return AOTI_TORCH_SUCCESS;
     case SHIMRT_SCALAR_DOUBLE: *d = s->v.d; return AOTI_TORCH_SUCCESS;
     case SHIMRT_SCALAR_COMPLEX:
         if (s->v.c.im != 0.0) {
-            return shimrt_fail(func, "complex scalar (%g%+gj) has a nonzero imaginary part and "
-                               "cannot be converted to %s", s->v.c.re, s->v.c.im, to);
+            return shimrt_fail(func,
+                               "complex scalar (%g%+gj) has a nonzero imaginary part and "
+                               "cannot be converted to %s",
+                               s->v.c.re, s->v.c.im, to);
         }
         *d = s->v.c.re;
         return AOTI_TORCH_SUCCESS;

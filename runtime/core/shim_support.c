@@ -53,8 +53,7 @@ AOTI_TORCH_EXPORT AOTITorchError shimrt_check_opt_list(const char *func, const c
 }
 
 AOTI_TORCH_EXPORT AOTITorchError shimrt_check_tensor_list(const char *func, const char *name,
-                                                          const AtenTensorHandle *x,
-                                                          int64_t len) {
+                                                          const AtenTensorHandle *x, int64_t len) {
     SHIMRT_TRY(shimrt_check_list(func, name, x, len));
     for (int64_t k = 0; k < len; k++) {
         if (!shimrt_tensor_valid(x[k])) {
@@ -293,8 +292,7 @@ AOTI_TORCH_EXPORT double *shimrt_box_opt_scalar(shimrt_box *b, uint64_t i, doubl
     }
     return storage;
 }
-AOTI_TORCH_EXPORT const char **shimrt_box_opt_str(shimrt_box *b, uint64_t i,
-                                                  const char **storage) {
+AOTI_TORCH_EXPORT const char **shimrt_box_opt_str(shimrt_box *b, uint64_t i, const char **storage) {
     StableIValue v;
     if (!box_opt(b, i, &v)) return NULL;
     if (b->err != AOTI_TORCH_SUCCESS) return NULL;
@@ -337,8 +335,7 @@ static size_t elem_size(elem_kind k) {
 
 /* Reads list value v into a temporary array of kind k; *len gets its length. Returns the
  * array (NULL when empty or on failure, which fails the box). */
-static void *box_list_value(shimrt_box *b, uint64_t i, StableIValue v, elem_kind k,
-                            int64_t *len) {
+static void *box_list_value(shimrt_box *b, uint64_t i, StableIValue v, elem_kind k, int64_t *len) {
     size_t n = 0;
     *len = 0;
     if (b->err != AOTI_TORCH_SUCCESS) return NULL;
@@ -384,8 +381,7 @@ AOTI_TORCH_EXPORT const int64_t *shimrt_box_int_list(shimrt_box *b, uint64_t i, 
 AOTI_TORCH_EXPORT const double *shimrt_box_float_list(shimrt_box *b, uint64_t i, int64_t *len) {
     return (const double *)box_list_value(b, i, b->stack[i], EL_FLOAT, len);
 }
-AOTI_TORCH_EXPORT const double *shimrt_box_scalar_list(shimrt_box *b, uint64_t i,
-                                                       int64_t *len) {
+AOTI_TORCH_EXPORT const double *shimrt_box_scalar_list(shimrt_box *b, uint64_t i, int64_t *len) {
     return (const double *)box_list_value(b, i, b->stack[i], EL_SCALAR, len);
 }
 AOTI_TORCH_EXPORT const int32_t *shimrt_box_bool_list(shimrt_box *b, uint64_t i, int64_t *len) {
@@ -399,8 +395,7 @@ AOTI_TORCH_EXPORT const AtenTensorHandle *shimrt_box_tensor_list(shimrt_box *b, 
     return (const AtenTensorHandle *)box_list_value(b, i, b->stack[i], EL_TENSOR, len);
 }
 
-AOTI_TORCH_EXPORT const AtenTensorHandle **shimrt_box_opt_tensor_list(shimrt_box *b,
-                                                                      uint64_t i,
+AOTI_TORCH_EXPORT const AtenTensorHandle **shimrt_box_opt_tensor_list(shimrt_box *b, uint64_t i,
                                                                       int64_t *len) {
     size_t n = 0;
     *len = 0;
@@ -438,8 +433,7 @@ AOTI_TORCH_EXPORT const AtenTensorHandle **shimrt_box_opt_tensor_list(shimrt_box
 }
 
 AOTI_TORCH_EXPORT const int64_t **shimrt_box_opt_int_list(shimrt_box *b, uint64_t i,
-                                                          const int64_t **storage,
-                                                          int64_t *len) {
+                                                          const int64_t **storage, int64_t *len) {
     StableIValue v;
     *len = 0;
     if (!box_opt(b, i, &v)) return NULL;
@@ -447,8 +441,7 @@ AOTI_TORCH_EXPORT const int64_t **shimrt_box_opt_int_list(shimrt_box *b, uint64_
     return storage;
 }
 AOTI_TORCH_EXPORT const double **shimrt_box_opt_float_list(shimrt_box *b, uint64_t i,
-                                                           const double **storage,
-                                                           int64_t *len) {
+                                                           const double **storage, int64_t *len) {
     StableIValue v;
     *len = 0;
     if (!box_opt(b, i, &v)) return NULL;
@@ -527,7 +520,8 @@ AOTI_TORCH_EXPORT void shimrt_box_push_tensor_list(shimrt_box *b, uint64_t j,
     }
     /* Failure: the list owns items [0, k), the rest are released one by one. */
     if (l != NULL) release_value(SHIMRT_KIND_TENSOR_LIST, siv_from_list(l));
-    for (; items != NULL && k < n; k++) release_value(SHIMRT_KIND_TENSOR, siv_from_tensor(items[k]));
+    for (; items != NULL && k < n; k++)
+        release_value(SHIMRT_KIND_TENSOR, siv_from_tensor(items[k]));
     free(items);
 }
 
@@ -585,8 +579,7 @@ AOTI_TORCH_EXPORT void shimrt_box_push_str(shimrt_box *b, uint64_t j, const char
     b->stack[j] = siv_from_string(h);
     b->pushed[j] = OUT_STR;
 }
-AOTI_TORCH_EXPORT void shimrt_box_push_generator(shimrt_box *b, uint64_t j,
-                                                 AtenGeneratorHandle g) {
+AOTI_TORCH_EXPORT void shimrt_box_push_generator(shimrt_box *b, uint64_t j, AtenGeneratorHandle g) {
     if (b->err == AOTI_TORCH_SUCCESS && box_out_ok(b, j)) {
         b->stack[j] = siv_from_generator(g);
         b->pushed[j] = OUT_GENERATOR;
@@ -596,10 +589,9 @@ AOTI_TORCH_EXPORT void shimrt_box_push_generator(shimrt_box *b, uint64_t j,
 }
 
 AOTI_TORCH_EXPORT void shimrt_box_finish(shimrt_box *b) {
-    static const unsigned char out_kinds[] = {SHIMRT_KIND_NONE, SHIMRT_KIND_NONE,
-                                              SHIMRT_KIND_TENSOR, SHIMRT_KIND_SCALAR,
-                                              SHIMRT_KIND_STR, SHIMRT_KIND_GENERATOR,
-                                              SHIMRT_KIND_TENSOR_LIST};
+    static const unsigned char out_kinds[] = {
+        SHIMRT_KIND_NONE, SHIMRT_KIND_NONE,      SHIMRT_KIND_TENSOR,     SHIMRT_KIND_SCALAR,
+        SHIMRT_KIND_STR,  SHIMRT_KIND_GENERATOR, SHIMRT_KIND_TENSOR_LIST};
     if (b->err == AOTI_TORCH_SUCCESS) return;
     /* Outputs pushed before the failure. */
     for (uint64_t j = 0; j < b->num_outputs && j < SHIMRT_BOX_MAX_ARGS; j++) {
@@ -701,42 +693,53 @@ AOTI_TORCH_EXPORT void shimrt_pack_int(shimrt_pack *p, int64_t x) {
     pack_put(p, siv_from_int(x), PK_PLAIN);
 }
 AOTI_TORCH_EXPORT void shimrt_pack_opt_int(shimrt_pack *p, const int64_t *x) {
-    if (x == NULL) pack_put(p, 0, PK_OPT_PLAIN);
-    else pack_put_opt(p, siv_from_int(*x), PK_PLAIN, PK_OPT_PLAIN);
+    if (x == NULL)
+        pack_put(p, 0, PK_OPT_PLAIN);
+    else
+        pack_put_opt(p, siv_from_int(*x), PK_PLAIN, PK_OPT_PLAIN);
 }
 AOTI_TORCH_EXPORT void shimrt_pack_float(shimrt_pack *p, double x) {
     pack_put(p, siv_from_double(x), PK_PLAIN);
 }
 AOTI_TORCH_EXPORT void shimrt_pack_opt_float(shimrt_pack *p, const double *x) {
-    if (x == NULL) pack_put(p, 0, PK_OPT_PLAIN);
-    else pack_put_opt(p, siv_from_double(*x), PK_PLAIN, PK_OPT_PLAIN);
+    if (x == NULL)
+        pack_put(p, 0, PK_OPT_PLAIN);
+    else
+        pack_put_opt(p, siv_from_double(*x), PK_PLAIN, PK_OPT_PLAIN);
 }
 AOTI_TORCH_EXPORT void shimrt_pack_bool(shimrt_pack *p, int32_t x) {
     pack_put(p, siv_from_bool(x != 0), PK_PLAIN);
 }
 AOTI_TORCH_EXPORT void shimrt_pack_opt_bool(shimrt_pack *p, const int32_t *x) {
-    if (x == NULL) pack_put(p, 0, PK_OPT_PLAIN);
-    else pack_put_opt(p, siv_from_bool(*x != 0), PK_PLAIN, PK_OPT_PLAIN);
+    if (x == NULL)
+        pack_put(p, 0, PK_OPT_PLAIN);
+    else
+        pack_put_opt(p, siv_from_bool(*x != 0), PK_PLAIN, PK_OPT_PLAIN);
 }
 AOTI_TORCH_EXPORT void shimrt_pack_code(shimrt_pack *p, int32_t x) {
     pack_put(p, siv_from_code_(x), PK_PLAIN);
 }
 AOTI_TORCH_EXPORT void shimrt_pack_opt_code(shimrt_pack *p, const int32_t *x) {
-    if (x == NULL) pack_put(p, 0, PK_OPT_PLAIN);
-    else pack_put_opt(p, siv_from_code_(*x), PK_PLAIN, PK_OPT_PLAIN);
+    if (x == NULL)
+        pack_put(p, 0, PK_OPT_PLAIN);
+    else
+        pack_put_opt(p, siv_from_code_(*x), PK_PLAIN, PK_OPT_PLAIN);
 }
 AOTI_TORCH_EXPORT void shimrt_pack_device(shimrt_pack *p, int32_t type, int32_t index) {
     pack_put(p, siv_from_device(type, index), PK_PLAIN);
 }
-AOTI_TORCH_EXPORT void shimrt_pack_opt_device(shimrt_pack *p, const int32_t *type,
-                                              int32_t index) {
-    if (type == NULL) pack_put(p, 0, PK_OPT_PLAIN);
-    else pack_put_opt(p, siv_from_device(*type, index), PK_PLAIN, PK_OPT_PLAIN);
+AOTI_TORCH_EXPORT void shimrt_pack_opt_device(shimrt_pack *p, const int32_t *type, int32_t index) {
+    if (type == NULL)
+        pack_put(p, 0, PK_OPT_PLAIN);
+    else
+        pack_put_opt(p, siv_from_device(*type, index), PK_PLAIN, PK_OPT_PLAIN);
 }
 
 AOTI_TORCH_EXPORT void shimrt_pack_opt_device_index(shimrt_pack *p, const int32_t *x) {
-    if (x == NULL) pack_put(p, 0, PK_OPT_PLAIN);
-    else pack_put_opt(p, siv_from_int(*x), PK_PLAIN, PK_OPT_PLAIN);
+    if (x == NULL)
+        pack_put(p, 0, PK_OPT_PLAIN);
+    else
+        pack_put_opt(p, siv_from_int(*x), PK_PLAIN, PK_OPT_PLAIN);
 }
 
 static StableIValue pack_new_scalar(shimrt_pack *p, double x) {
@@ -752,8 +755,10 @@ AOTI_TORCH_EXPORT void shimrt_pack_scalar(shimrt_pack *p, double x) {
     pack_put(p, pack_new_scalar(p, x), PK_SCALAR);
 }
 AOTI_TORCH_EXPORT void shimrt_pack_opt_scalar(shimrt_pack *p, const double *x) {
-    if (x == NULL) pack_put(p, 0, PK_OPT_SCALAR);
-    else pack_put_opt(p, pack_new_scalar(p, *x), PK_SCALAR, PK_OPT_SCALAR);
+    if (x == NULL)
+        pack_put(p, 0, PK_OPT_SCALAR);
+    else
+        pack_put_opt(p, pack_new_scalar(p, *x), PK_SCALAR, PK_OPT_SCALAR);
 }
 
 static StableIValue pack_new_str(shimrt_pack *p, const char *name, const char *x) {
@@ -772,10 +777,11 @@ static StableIValue pack_new_str(shimrt_pack *p, const char *name, const char *x
 AOTI_TORCH_EXPORT void shimrt_pack_str(shimrt_pack *p, const char *name, const char *x) {
     pack_put(p, pack_new_str(p, name, x), PK_STR);
 }
-AOTI_TORCH_EXPORT void shimrt_pack_opt_str(shimrt_pack *p, const char *name,
-                                           const char *const *x) {
-    if (x == NULL) pack_put(p, 0, PK_OPT_STR);
-    else pack_put_opt(p, pack_new_str(p, name, *x), PK_STR, PK_OPT_STR);
+AOTI_TORCH_EXPORT void shimrt_pack_opt_str(shimrt_pack *p, const char *name, const char *const *x) {
+    if (x == NULL)
+        pack_put(p, 0, PK_OPT_STR);
+    else
+        pack_put_opt(p, pack_new_str(p, name, *x), PK_STR, PK_OPT_STR);
 }
 
 /* A new list of len items made by item(k); kind is how to release it. */
@@ -784,9 +790,8 @@ static StableIValue pack_new_list(shimrt_pack *p, const char *name, const void *
     StableListHandle l = NULL;
     if (p->err != AOTI_TORCH_SUCCESS) return 0;
     if (shimrt_check_list(p->func, name, x, len) != AOTI_TORCH_SUCCESS ||
-        (k == EL_TENSOR &&
-         shimrt_check_tensor_list(p->func, name, (const AtenTensorHandle *)x, len) !=
-             AOTI_TORCH_SUCCESS) ||
+        (k == EL_TENSOR && shimrt_check_tensor_list(p->func, name, (const AtenTensorHandle *)x,
+                                                    len) != AOTI_TORCH_SUCCESS) ||
         torch_new_list_reserve_size((size_t)len, &l) != AOTI_TORCH_SUCCESS) {
         p->err = AOTI_TORCH_FAILURE;
         return 0;
@@ -836,22 +841,25 @@ AOTI_TORCH_EXPORT void shimrt_pack_int_list(shimrt_pack *p, const char *name, co
 }
 AOTI_TORCH_EXPORT void shimrt_pack_opt_int_list(shimrt_pack *p, const char *name,
                                                 const int64_t *const *x, int64_t len) {
-    if (x == NULL) pack_put(p, 0, PK_OPT_LIST_PLAIN);
-    else pack_put_opt(p, pack_new_list(p, name, *x, len, EL_INT), PK_LIST_PLAIN,
-                      PK_OPT_LIST_PLAIN);
+    if (x == NULL)
+        pack_put(p, 0, PK_OPT_LIST_PLAIN);
+    else
+        pack_put_opt(p, pack_new_list(p, name, *x, len, EL_INT), PK_LIST_PLAIN, PK_OPT_LIST_PLAIN);
 }
-AOTI_TORCH_EXPORT void shimrt_pack_float_list(shimrt_pack *p, const char *name,
-                                              const double *x, int64_t len) {
+AOTI_TORCH_EXPORT void shimrt_pack_float_list(shimrt_pack *p, const char *name, const double *x,
+                                              int64_t len) {
     pack_put(p, pack_new_list(p, name, x, len, EL_FLOAT), PK_LIST_PLAIN);
 }
 AOTI_TORCH_EXPORT void shimrt_pack_opt_float_list(shimrt_pack *p, const char *name,
                                                   const double *const *x, int64_t len) {
-    if (x == NULL) pack_put(p, 0, PK_OPT_LIST_PLAIN);
-    else pack_put_opt(p, pack_new_list(p, name, *x, len, EL_FLOAT), PK_LIST_PLAIN,
-                      PK_OPT_LIST_PLAIN);
+    if (x == NULL)
+        pack_put(p, 0, PK_OPT_LIST_PLAIN);
+    else
+        pack_put_opt(p, pack_new_list(p, name, *x, len, EL_FLOAT), PK_LIST_PLAIN,
+                     PK_OPT_LIST_PLAIN);
 }
-AOTI_TORCH_EXPORT void shimrt_pack_scalar_list(shimrt_pack *p, const char *name,
-                                               const double *x, int64_t len) {
+AOTI_TORCH_EXPORT void shimrt_pack_scalar_list(shimrt_pack *p, const char *name, const double *x,
+                                               int64_t len) {
     pack_put(p, pack_new_list(p, name, x, len, EL_SCALAR), PK_SCALAR_LIST);
 }
 AOTI_TORCH_EXPORT void shimrt_pack_bool_list(shimrt_pack *p, const char *name, const int32_t *x,
@@ -884,16 +892,17 @@ AOTI_TORCH_EXPORT void shimrt_pack_generator(shimrt_pack *p, const char *name,
 }
 AOTI_TORCH_EXPORT void shimrt_pack_opt_generator(shimrt_pack *p, const char *name,
                                                  const AtenGeneratorHandle *x) {
-    if (x == NULL || *x == NULL) pack_put(p, 0, PK_OPT_GENERATOR);
-    else pack_put_opt(p, pack_new_generator(p, name, *x), PK_GENERATOR, PK_OPT_GENERATOR);
+    if (x == NULL || *x == NULL)
+        pack_put(p, 0, PK_OPT_GENERATOR);
+    else
+        pack_put_opt(p, pack_new_generator(p, name, *x), PK_GENERATOR, PK_OPT_GENERATOR);
 }
 AOTI_TORCH_EXPORT void shimrt_pack_tensor_list(shimrt_pack *p, const char *name,
                                                const AtenTensorHandle *x, int64_t len) {
     pack_put(p, pack_new_list(p, name, x, len, EL_TENSOR), PK_TENSOR_LIST);
 }
 AOTI_TORCH_EXPORT void shimrt_pack_opt_tensor_list(shimrt_pack *p, const char *name,
-                                                   const AtenTensorHandle *const *x,
-                                                   int64_t len) {
+                                                   const AtenTensorHandle *const *x, int64_t len) {
     StableListHandle l = NULL;
     shimrt_tensor_array arr;
     if (p->err != AOTI_TORCH_SUCCESS) {
@@ -980,8 +989,7 @@ AOTI_TORCH_EXPORT AOTITorchError shimrt_pack_call(shimrt_pack *p, shimrt_op_cach
     return AOTI_TORCH_SUCCESS;
 }
 
-AOTI_TORCH_EXPORT AOTITorchError shimrt_pop_scalar(const char *func, StableIValue v,
-                                                   double *ret) {
+AOTI_TORCH_EXPORT AOTITorchError shimrt_pop_scalar(const char *func, StableIValue v, double *ret) {
     ScalarHandle s = siv_to_scalar(v);
     double d = 0;
     AOTITorchError e = torch_scalar_to_double(s, &d);
@@ -1074,9 +1082,7 @@ AOTI_TORCH_EXPORT AOTITorchError shimrt_pop_tensor_list(const char *func, Stable
     return AOTI_TORCH_SUCCESS;
 }
 
-AOTI_TORCH_EXPORT void shimrt_pop_discard(int kind, StableIValue v) {
-    release_value(kind, v);
-}
+AOTI_TORCH_EXPORT void shimrt_pop_discard(int kind, StableIValue v) { release_value(kind, v); }
 
 /* ==== 4. registration ================================================================ */
 
@@ -1090,10 +1096,12 @@ static AOTITorchError define_one(TorchLibraryHandle lib, const shimrt_def_entry 
 }
 _Static_assert(SHIMRT_NUM_TAGS <= 64, "shimrt_def_entry.tags holds one bit per tag");
 
-AOTI_TORCH_EXPORT AOTITorchError shimrt_register_ops(
-    const char *ns, const char *key, const char *file, uint32_t line,
-    const shimrt_def_entry *defs, size_t n_defs, const shimrt_impl_entry *impls,
-    size_t n_impls, TorchLibraryHandle *ret_def, TorchLibraryHandle *ret_impl) {
+AOTI_TORCH_EXPORT AOTITorchError shimrt_register_ops(const char *ns, const char *key,
+                                                     const char *file, uint32_t line,
+                                                     const shimrt_def_entry *defs, size_t n_defs,
+                                                     const shimrt_impl_entry *impls, size_t n_impls,
+                                                     TorchLibraryHandle *ret_def,
+                                                     TorchLibraryHandle *ret_impl) {
     static const char fn[] = "shimrt_register_ops";
     TorchLibraryHandle def = NULL, impl = NULL;
     char why[512];
@@ -1107,13 +1115,11 @@ AOTI_TORCH_EXPORT AOTITorchError shimrt_register_ops(
             if (define_one(def, &defs[k]) != AOTI_TORCH_SUCCESS) {
                 snprintf(why, sizeof why, "%s", torch_exception_get_what());
                 aoti_torch_delete_library_object(def);
-                return shimrt_fail(fn, "namespace %s: defining '%s': %s", ns, defs[k].schema,
-                                   why);
+                return shimrt_fail(fn, "namespace %s: defining '%s': %s", ns, defs[k].schema, why);
             }
         }
     }
-    if (aoti_torch_library_init_impl(ns, key, file ? file : "?", line, &impl) !=
-        AOTI_TORCH_SUCCESS)
+    if (aoti_torch_library_init_impl(ns, key, file ? file : "?", line, &impl) != AOTI_TORCH_SUCCESS)
         goto fail_plain;
     for (size_t k = 0; k < n_impls; k++) {
         if (torch_library_impl(impl, impls[k].name, impls[k].fn, TORCH_ABI_VERSION) !=

@@ -83,8 +83,8 @@ static AOTITorchError check_geometry(const char *func, int64_t ndim, const int64
     bool empty = false;
     for (int64_t i = 0; i < ndim; i++) {
         if (sizes[i] < 0)
-            return shimrt_fail(func, "size %lld of dimension %lld is negative",
-                               (long long)sizes[i], (long long)i);
+            return shimrt_fail(func, "size %lld of dimension %lld is negative", (long long)sizes[i],
+                               (long long)i);
         if (strides && strides[i] < 0)
             return shimrt_fail(func, "stride %lld of dimension %lld is negative",
                                (long long)strides[i], (long long)i);
@@ -132,8 +132,8 @@ static bool set_dims(struct AtenTensorOpaque *t, int64_t ndim) {
 
 AtenTensorHandle shimrt_tensor_new(const char *func, shimrt_storage *s, int64_t ndim,
                                    const int64_t *sizes, const int64_t *strides,
-                                   int64_t storage_offset, int32_t dtype,
-                                   int32_t device_type, int32_t device_index, int32_t layout) {
+                                   int64_t storage_offset, int32_t dtype, int32_t device_type,
+                                   int32_t device_index, int32_t layout) {
     int64_t extent;
     if (shimrt_check_dtype(func, dtype)) return NULL;
     if (layout != SHIMRT_LAYOUT_STRIDED) {
@@ -147,8 +147,7 @@ AtenTensorHandle shimrt_tensor_new(const char *func, shimrt_storage *s, int64_t 
     if (check_geometry(func, ndim, sizes, strides, storage_offset, &extent)) return NULL;
     size_t elsize = shimrt_dtype_size(dtype);
     if (extent > 0 && (uint64_t)extent > s->nbytes / elsize) {
-        shimrt_fail(func,
-                    "the view needs %lld elements of %zu bytes but the storage has %zu bytes",
+        shimrt_fail(func, "the view needs %lld elements of %zu bytes but the storage has %zu bytes",
                     (long long)extent, elsize, s->nbytes);
         return NULL;
     }
@@ -171,7 +170,8 @@ AtenTensorHandle shimrt_tensor_new(const char *func, shimrt_storage *s, int64_t 
     t->device_type = device_type;
     /* PyTorch's convention: a CPU (or meta) tensor's device has no index (-1). */
     t->device_index = (device_type == SHIMRT_DEV_CPU || device_type == SHIMRT_DEV_META)
-                          ? -1 : (device_index < 0 ? 0 : device_index);
+                          ? -1
+                          : (device_index < 0 ? 0 : device_index);
     t->layout = layout;
     t->defined = true;
     t->magic = SHIMRT_TENSOR_MAGIC;
@@ -179,8 +179,8 @@ AtenTensorHandle shimrt_tensor_new(const char *func, shimrt_storage *s, int64_t 
 }
 
 AtenTensorHandle shimrt_tensor_empty(const char *func, int64_t ndim, const int64_t *sizes,
-                                     const int64_t *strides, int32_t dtype,
-                                     int32_t device_type, int32_t device_index) {
+                                     const int64_t *strides, int32_t dtype, int32_t device_type,
+                                     int32_t device_index) {
     int64_t extent;
     if (shimrt_check_dtype(func, dtype)) return NULL;
     if (shimrt_check_device(func, device_type, device_index)) return NULL;
@@ -224,16 +224,18 @@ static AtenTensorHandle alias_of(const char *func, AtenTensorHandle t) {
 
 /* ---- creation ---- */
 
-AOTI_TORCH_EXPORT AOTITorchError aoti_torch_empty_strided(
-    int64_t ndim, const int64_t *sizes_ptr, const int64_t *strides_ptr, int32_t dtype,
-    int32_t device_type, int32_t device_index, AtenTensorHandle *ret_new_tensor) {
+AOTI_TORCH_EXPORT AOTITorchError aoti_torch_empty_strided(int64_t ndim, const int64_t *sizes_ptr,
+                                                          const int64_t *strides_ptr, int32_t dtype,
+                                                          int32_t device_type, int32_t device_index,
+                                                          AtenTensorHandle *ret_new_tensor) {
     SHIMRT_CHECK_ARG(ret_new_tensor);
     /* libtorch reads ndim strides unconditionally (NULL crashes it): a caller relying on
      * NULL meaning "contiguous" would work here and crash there. Checked after the
      * arguments the other messages describe. */
     if (ndim > 0 && ndim <= SHIMRT_MAX_DIMS && sizes_ptr && !strides_ptr &&
         shimrt_dtype_name(dtype) && shimrt_device_type_name(device_type))
-        return shimrt_fail(__func__, "argument 'strides_ptr' is NULL for a %lld-dim tensor "
+        return shimrt_fail(__func__,
+                           "argument 'strides_ptr' is NULL for a %lld-dim tensor "
                            "(PyTorch requires the strides: pass the contiguous ones)",
                            (long long)ndim);
     AtenTensorHandle t = shimrt_tensor_empty(__func__, ndim, sizes_ptr, strides_ptr, dtype,
@@ -243,19 +245,18 @@ AOTI_TORCH_EXPORT AOTITorchError aoti_torch_empty_strided(
     return AOTI_TORCH_SUCCESS;
 }
 
-static AOTITorchError from_blob(const char *func, void *data, int64_t ndim,
-                                const int64_t *sizes, const int64_t *strides,
-                                int64_t storage_offset, int32_t dtype, int32_t device_type,
-                                int32_t device_index, AtenTensorHandle *ret, int32_t layout,
-                                const uint8_t *opaque_metadata, int64_t opaque_metadata_size,
-                                void (*deleter)(void *, void *), void *deleter_ctx) {
+static AOTITorchError from_blob(const char *func, void *data, int64_t ndim, const int64_t *sizes,
+                                const int64_t *strides, int64_t storage_offset, int32_t dtype,
+                                int32_t device_type, int32_t device_index, AtenTensorHandle *ret,
+                                int32_t layout, const uint8_t *opaque_metadata,
+                                int64_t opaque_metadata_size, void (*deleter)(void *, void *),
+                                void *deleter_ctx) {
     int64_t extent;
     if (!ret) return shimrt_fail(func, "argument 'ret' is NULL");
     if (shimrt_check_dtype(func, dtype)) return AOTI_TORCH_FAILURE;
     if (shimrt_check_device(func, device_type, device_index)) return AOTI_TORCH_FAILURE;
     if (layout != SHIMRT_LAYOUT_STRIDED)
-        return shimrt_fail(func, "layout code %d is not supported (only strided, 0)",
-                           (int)layout);
+        return shimrt_fail(func, "layout code %d is not supported (only strided, 0)", (int)layout);
     if (opaque_metadata || opaque_metadata_size != 0)
         return shimrt_fail(func, "opaque metadata (MKL-DNN tensors) is not supported");
     if (check_geometry(func, ndim, sizes, strides, storage_offset, &extent))
@@ -292,8 +293,8 @@ AOTI_TORCH_EXPORT AOTITorchError aoti_torch_create_tensor_from_blob_v2(
     AtenTensorHandle *ret, int32_t layout, const uint8_t *opaque_metadata,
     int64_t opaque_metadata_size) {
     return from_blob(__func__, data, ndim, sizes_ptr, strides_ptr, storage_offset, dtype,
-                     device_type, device_index, ret, layout, opaque_metadata,
-                     opaque_metadata_size, NULL, NULL);
+                     device_type, device_index, ret, layout, opaque_metadata, opaque_metadata_size,
+                     NULL, NULL);
 }
 
 AOTI_TORCH_EXPORT AOTITorchError torch_from_blob(
@@ -302,8 +303,8 @@ AOTI_TORCH_EXPORT AOTITorchError torch_from_blob(
     AtenTensorHandle *ret, int32_t layout, const uint8_t *opaque_metadata,
     int64_t opaque_metadata_size, void (*deleter)(void *data, void *ctx), void *deleter_ctx) {
     return from_blob(__func__, data, ndim, sizes_ptr, strides_ptr, storage_offset, dtype,
-                     device_type, device_index, ret, layout, opaque_metadata,
-                     opaque_metadata_size, deleter, deleter_ctx);
+                     device_type, device_index, ret, layout, opaque_metadata, opaque_metadata_size,
+                     deleter, deleter_ctx);
 }
 
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_new_tensor_handle(AtenTensorHandle orig_handle,
@@ -316,9 +317,11 @@ AOTI_TORCH_EXPORT AOTITorchError aoti_torch_new_tensor_handle(AtenTensorHandle o
     return AOTI_TORCH_SUCCESS;
 }
 
-AOTI_TORCH_EXPORT AOTITorchError aoti_torch__reinterpret_tensor(
-    AtenTensorHandle self, int64_t ndim, const int64_t *sizes_ptr, const int64_t *strides_ptr,
-    int64_t storage_offset, AtenTensorHandle *ret_new_tensor) {
+AOTI_TORCH_EXPORT AOTITorchError aoti_torch__reinterpret_tensor(AtenTensorHandle self, int64_t ndim,
+                                                                const int64_t *sizes_ptr,
+                                                                const int64_t *strides_ptr,
+                                                                int64_t storage_offset,
+                                                                AtenTensorHandle *ret_new_tensor) {
     SHIMRT_CHECK_DEFINED(self);
     SHIMRT_CHECK_ARG(ret_new_tensor);
     if (ndim > 0) SHIMRT_CHECK_ARG(strides_ptr);
@@ -407,12 +410,12 @@ AOTI_TORCH_EXPORT AOTITorchError aoti_torch_assign_tensors_out(AtenTensorHandle 
 }
 
 /* ---- getters ---- */
-#define GETTER(name, type, expr)                                           \
-    AOTI_TORCH_EXPORT AOTITorchError name(AtenTensorHandle tensor, type out) { \
-        SHIMRT_CHECK_DEFINED(tensor);                                      \
-        SHIMRT_CHECK_ARG(out);                                             \
-        *out = (expr);                                                     \
-        return AOTI_TORCH_SUCCESS;                                         \
+#define GETTER(name, type, expr)                                                                   \
+    AOTI_TORCH_EXPORT AOTITorchError name(AtenTensorHandle tensor, type out) {                     \
+        SHIMRT_CHECK_DEFINED(tensor);                                                              \
+        SHIMRT_CHECK_ARG(out);                                                                     \
+        *out = (expr);                                                                             \
+        return AOTI_TORCH_SUCCESS;                                                                 \
     }
 
 GETTER(aoti_torch_get_data_ptr, void **, shimrt_data(tensor))

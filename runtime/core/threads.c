@@ -103,9 +103,8 @@ __attribute__((destructor)) static void pool_shutdown(void) {
     pool.started = 0;
 }
 
-AOTI_TORCH_EXPORT AOTITorchError torch_parallel_for(int64_t begin, int64_t end,
-                                                    int64_t grain_size, ParallelFunc func,
-                                                    void *ctx) {
+AOTI_TORCH_EXPORT AOTITorchError torch_parallel_for(int64_t begin, int64_t end, int64_t grain_size,
+                                                    ParallelFunc func, void *ctx) {
     SHIMRT_CHECK_ARG(func);
     if (grain_size < 0)
         return shimrt_fail(__func__, "grain_size %lld is negative", (long long)grain_size);

@@ -7,14 +7,14 @@
 #include "cpu_kernels.h"
 #include "iter.h"
 
-AOTITorchError shimrt_cpu_new_zeros(AtenTensorHandle self, const int64_t *size,
-                                    int64_t size_len_, int32_t *dtype, int32_t *layout,
-                                    int32_t *device, int32_t device_index_,
-                                    int32_t *pin_memory, AtenTensorHandle *ret0) {
+AOTITorchError shimrt_cpu_new_zeros(AtenTensorHandle self, const int64_t *size, int64_t size_len_,
+                                    int32_t *dtype, int32_t *layout, int32_t *device,
+                                    int32_t device_index_, int32_t *pin_memory,
+                                    AtenTensorHandle *ret0) {
     static const char op[] = "new_zeros";
     AtenTensorHandle t;
-    if (shimrt_k_new_tensor(op, self, size, size_len_, dtype, layout, device, device_index_, pin_memory,
-                   &t))
+    if (shimrt_k_new_tensor(op, self, size, size_len_, dtype, layout, device, device_index_,
+                            pin_memory, &t))
         return AOTI_TORCH_FAILURE;
     if (t->device_type == SHIMRT_DEV_CPU) {
         shimrt_k_fill(t, 0.0);
@@ -35,14 +35,38 @@ static AOTITorchError check_scalar_fits(const char *op, double v, int32_t dt) {
     switch (dt) {
     case SHIMRT_BOOL:
     case SHIMRT_FLOAT64: return AOTI_TORCH_SUCCESS;
-    case SHIMRT_UINT8: lo = -255.0; hi = 255.0; break;
-    case SHIMRT_INT8: lo = -128.0; hi = 127.0; break;
-    case SHIMRT_INT16: lo = -32768.0; hi = 32767.0; break;
-    case SHIMRT_INT32: lo = -2147483648.0; hi = 2147483647.0; break;
-    case SHIMRT_INT64: lo = -9223372036854775808.0; hi = 9223372036854775807.0; break;
-    case SHIMRT_FLOAT32: lo = -FLT_MAX; hi = FLT_MAX; break;
-    case SHIMRT_FLOAT16: lo = -65504.0; hi = 65504.0; break;
-    case SHIMRT_BFLOAT16: lo = -3.3895313892515355e38; hi = 3.3895313892515355e38; break;
+    case SHIMRT_UINT8:
+        lo = -255.0;
+        hi = 255.0;
+        break;
+    case SHIMRT_INT8:
+        lo = -128.0;
+        hi = 127.0;
+        break;
+    case SHIMRT_INT16:
+        lo = -32768.0;
+        hi = 32767.0;
+        break;
+    case SHIMRT_INT32:
+        lo = -2147483648.0;
+        hi = 2147483647.0;
+        break;
+    case SHIMRT_INT64:
+        lo = -9223372036854775808.0;
+        hi = 9223372036854775807.0;
+        break;
+    case SHIMRT_FLOAT32:
+        lo = -FLT_MAX;
+        hi = FLT_MAX;
+        break;
+    case SHIMRT_FLOAT16:
+        lo = -65504.0;
+        hi = 65504.0;
+        break;
+    case SHIMRT_BFLOAT16:
+        lo = -3.3895313892515355e38;
+        hi = 3.3895313892515355e38;
+        break;
     default: return AOTI_TORCH_SUCCESS;
     }
     bool fl = shimrt_k_is_floating(dt);
@@ -69,8 +93,7 @@ AOTITorchError shimrt_cpu_zero_(AtenTensorHandle self) {
     return AOTI_TORCH_SUCCESS;
 }
 
-AOTITorchError shimrt_cpu_copy_(AtenTensorHandle self, AtenTensorHandle src,
-                                int32_t non_blocking) {
+AOTITorchError shimrt_cpu_copy_(AtenTensorHandle self, AtenTensorHandle src, int32_t non_blocking) {
     static const char op[] = "copy_";
     (void)non_blocking; /* CPU copies are synchronous */
     if (shimrt_k_check_cpu(op, self, "self") || shimrt_k_check_cpu(op, src, "src"))
@@ -118,14 +141,17 @@ AOTITorchError shimrt_cpu_clone(AtenTensorHandle self, int32_t *memory_format,
                                 AtenTensorHandle *ret0) {
     static const char op[] = "clone";
     if (shimrt_k_check_cpu(op, self, "self")) return AOTI_TORCH_FAILURE;
-    return copy_as(op, self, memory_format ? *memory_format : SHIMRT_MEMORY_FORMAT_PRESERVE, self->dtype, ret0);
+    return copy_as(op, self, memory_format ? *memory_format : SHIMRT_MEMORY_FORMAT_PRESERVE,
+                   self->dtype, ret0);
 }
 
 /* True when self is laid out as memory format fmt (contiguous or channels-last), size-1
  * dims ignored. */
 static bool is_format(const struct AtenTensorOpaque *self, int32_t fmt) {
     if (fmt == SHIMRT_MEMORY_FORMAT_CONTIGUOUS) return shimrt_is_contiguous(self);
-    int64_t want = fmt == SHIMRT_MEMORY_FORMAT_CHANNELS_LAST ? 4 : fmt == SHIMRT_MEMORY_FORMAT_CHANNELS_LAST_3D ? 5 : -1;
+    int64_t want = fmt == SHIMRT_MEMORY_FORMAT_CHANNELS_LAST      ? 4
+                   : fmt == SHIMRT_MEMORY_FORMAT_CHANNELS_LAST_3D ? 5
+                                                                  : -1;
     if (self->ndim != want) return false;
     int64_t strides[SHIMRT_MAX_DIMS];
     shimrt_k_channels_last_strides(self->ndim, self->sizes, strides);
@@ -140,7 +166,8 @@ AOTITorchError shimrt_cpu_contiguous(AtenTensorHandle self, int32_t memory_forma
     if (shimrt_k_check_cpu(op, self, "self")) return AOTI_TORCH_FAILURE;
     if (memory_format == SHIMRT_MEMORY_FORMAT_PRESERVE)
         return shimrt_fail(op, "preserve memory format is unsupported by the contiguous operator");
-    if (memory_format < SHIMRT_MEMORY_FORMAT_CONTIGUOUS || memory_format > SHIMRT_MEMORY_FORMAT_CHANNELS_LAST_3D)
+    if (memory_format < SHIMRT_MEMORY_FORMAT_CONTIGUOUS ||
+        memory_format > SHIMRT_MEMORY_FORMAT_CHANNELS_LAST_3D)
         return shimrt_fail(op, "unknown memory format code %d", (int)memory_format);
     if (is_format(self, memory_format)) {
         AtenTensorHandle t =
@@ -153,8 +180,7 @@ AOTITorchError shimrt_cpu_contiguous(AtenTensorHandle self, int32_t memory_forma
 }
 
 AOTITorchError shimrt_cpu_to_dtype(AtenTensorHandle self, int32_t dtype, int32_t non_blocking,
-                                   int32_t copy, int32_t *memory_format,
-                                   AtenTensorHandle *ret0) {
+                                   int32_t copy, int32_t *memory_format, AtenTensorHandle *ret0) {
     static const char op[] = "to.dtype";
     (void)non_blocking;
     if (shimrt_k_check_cpu(op, self, "self") || shimrt_check_dtype(op, dtype))
@@ -162,7 +188,8 @@ AOTITorchError shimrt_cpu_to_dtype(AtenTensorHandle self, int32_t dtype, int32_t
     int32_t fmt = memory_format ? *memory_format : SHIMRT_MEMORY_FORMAT_PRESERVE;
     if (fmt < SHIMRT_MEMORY_FORMAT_CONTIGUOUS || fmt > SHIMRT_MEMORY_FORMAT_CHANNELS_LAST_3D)
         return shimrt_fail(op, "unknown memory format code %d", (int)fmt);
-    if (dtype == self->dtype && !copy && (fmt == SHIMRT_MEMORY_FORMAT_PRESERVE || is_format(self, fmt))) {
+    if (dtype == self->dtype && !copy &&
+        (fmt == SHIMRT_MEMORY_FORMAT_PRESERVE || is_format(self, fmt))) {
         AtenTensorHandle t =
             shimrt_k_alias(op, self, self->ndim, self->sizes, self->strides, self->storage_offset);
         if (!t) return AOTI_TORCH_FAILURE;

@@ -34,9 +34,18 @@ static void layout_perm(int nd, const int64_t *shape, int nin, int64_t st[][SHIM
             for (int k = 0; k < nin; k++) {
                 int64_t s0 = st[k][a], s1 = st[k][b];
                 if (s0 == 0 || s1 == 0) continue;
-                if (s0 < s1) { cmp = -1; break; }
-                if (s0 > s1) { cmp = 1; break; }
-                if (shape[a] > shape[b]) { cmp = 1; break; }
+                if (s0 < s1) {
+                    cmp = -1;
+                    break;
+                }
+                if (s0 > s1) {
+                    cmp = 1;
+                    break;
+                }
+                if (shape[a] > shape[b]) {
+                    cmp = 1;
+                    break;
+                }
             }
             if (cmp > 0) {
                 perm[dim0] = b;
@@ -66,9 +75,8 @@ int sh_ct_index(int32_t dt) {
 }
 
 int32_t sh_ct_dtype(int ct) {
-    static const int32_t map[SH_NCT] = {SHIMRT_BOOL,  SHIMRT_UINT8, SHIMRT_INT8,
-                                        SHIMRT_INT16, SHIMRT_INT32, SHIMRT_INT64,
-                                        SHIMRT_FLOAT32, SHIMRT_FLOAT64};
+    static const int32_t map[SH_NCT] = {SHIMRT_BOOL,  SHIMRT_UINT8, SHIMRT_INT8,    SHIMRT_INT16,
+                                        SHIMRT_INT32, SHIMRT_INT64, SHIMRT_FLOAT32, SHIMRT_FLOAT64};
     return map[ct];
 }
 
@@ -96,7 +104,7 @@ AOTITorchError sh_plan_build(sh_plan *p, const char *op, AtenTensorHandle *out, 
         memcpy(shape, tmp, (size_t)nd * sizeof *shape);
     }
     p->nops = 1 + nin;
-    int64_t (*st)[SHIMRT_MAX_DIMS] = p->stride; /* filled in original dim order first */
+    int64_t(*st)[SHIMRT_MAX_DIMS] = p->stride; /* filled in original dim order first */
     for (int k = 0; k < nin; k++) operand_strides(ins[k], (int)nd, shape, st[1 + k]);
     int perm[SHIMRT_MAX_DIMS];
     layout_perm((int)nd, shape, nin, st + 1, perm);
@@ -110,8 +118,8 @@ AOTITorchError sh_plan_build(sh_plan *p, const char *op, AtenTensorHandle *out, 
          * contiguous give a contiguous output; all dense with the same strides, those */
         bool same_shape = nin > 0, contig = true, dense_same = true;
         for (int k = 0; k < nin && same_shape; k++) {
-            same_shape = ins[k]->ndim == nd &&
-                         memcmp(ins[k]->sizes, shape, (size_t)nd * sizeof *shape) == 0;
+            same_shape =
+                ins[k]->ndim == nd && memcmp(ins[k]->sizes, shape, (size_t)nd * sizeof *shape) == 0;
             contig = contig && shimrt_is_contiguous(ins[k]);
             dense_same = dense_same && shimrt_k_dense(ins[k]) &&
                          memcmp(ins[k]->strides, ins[0]->strides, (size_t)nd * sizeof *shape) == 0;
@@ -120,8 +128,8 @@ AOTITorchError sh_plan_build(sh_plan *p, const char *op, AtenTensorHandle *out, 
             shimrt_contiguous_strides(nd, shape, ostr);
         else if (same_shape && dense_same)
             memcpy(ostr, ins[0]->strides, (size_t)nd * sizeof *ostr);
-        AtenTensorHandle t = shimrt_k_empty_like_dev(op, nin > 0 ? ins[0] : NULL, nd, shape,
-                                                     ostr, odt);
+        AtenTensorHandle t =
+            shimrt_k_empty_like_dev(op, nin > 0 ? ins[0] : NULL, nd, shape, ostr, odt);
         if (!t) return AOTI_TORCH_FAILURE;
         *out = t;
     }
@@ -332,8 +340,8 @@ static int st_index(int32_t dt) {
     }
 }
 
-void sh_cast_run(char *dst, int32_t ddt, int64_t ds, const char *src, int32_t sdt,
-                 int64_t ss, int64_t n) {
+void sh_cast_run(char *dst, int32_t ddt, int64_t ds, const char *src, int32_t sdt, int64_t ss,
+                 int64_t n) {
     int di = st_index(ddt), si = st_index(sdt);
     if (di < 0 || si < 0) return; /* callers check computability first */
     size_t es = shimrt_dtype_size(ddt);
@@ -358,11 +366,13 @@ extern const sh_argmax_kern sh_argtabs_v4[10];
 const sh_red_kern *sh_red_kernel(int red, int32_t sdt, bool wide, int32_t *tdt) {
     int si = st_index(sdt);
     if (si < 0) return NULL;
-    const sh_red_kern (*tab)[10][2] = sh_redtabs_base;
+    const sh_red_kern(*tab)[10][2] = sh_redtabs_base;
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
     int l = sh_isa_level();
-    if (l == 4) tab = sh_redtabs_v4;
-    else if (l == 3) tab = sh_redtabs_v3;
+    if (l == 4)
+        tab = sh_redtabs_v4;
+    else if (l == 3)
+        tab = sh_redtabs_v3;
 #endif
     const sh_red_kern *k = &tab[red][si][wide ? 1 : 0];
     if (!k->rows) return NULL;
@@ -408,10 +418,10 @@ void sh_softmax_line(double *x, int64_t n, int logsm) {
 
 typedef struct {
     int ct;
-    int32_t cdt, kodt;   /* compute dtype, the kernel's output dtype */
-    int32_t rdt;         /* the common dtype (float16/bfloat16 round inputs through it) */
+    int32_t cdt, kodt; /* compute dtype, the kernel's output dtype */
+    int32_t rdt;       /* the common dtype (float16/bfloat16 round inputs through it) */
     int nin;
-    int cond;            /* input index of where's condition (bool), -1 if none */
+    int cond; /* input index of where's condition (bool), -1 if none */
     sh_kernel fn;
     const sh_kargs *k;
     const char *scalar_b;
@@ -479,20 +489,23 @@ static void exec_chunk2(char **ptr, const int64_t *st, int64_t n, void *vjob) {
 void sh_exec(const sh_plan *p, int32_t common, bool kout_bool, bool cond_first, sh_kernel fn,
              const sh_kargs *k, const void *scalar_b) {
     int ct = sh_ct_index(common);
-    exec_job j = {p, {ct, sh_ct_dtype(ct), kout_bool ? SHIMRT_BOOL : sh_ct_dtype(ct), common,
-                      p->nops - 1, cond_first ? 0 : -1, fn, k, scalar_b}};
+    exec_job j = {p,
+                  {ct, sh_ct_dtype(ct), kout_bool ? SHIMRT_BOOL : sh_ct_dtype(ct), common,
+                   p->nops - 1, cond_first ? 0 : -1, fn, k, scalar_b}};
     /* every operand read and written in place (its dtype is the kernel's, unit stride or a
      * stride-0 scalar the kernel takes as such): long runs, no buffers */
     const exec_ctx *c = &j.e;
-    bool direct = p->dtype[0] == c->kodt &&
-                  p->stride[0][0] == (int64_t)shimrt_dtype_size(c->kodt);
+    bool direct = p->dtype[0] == c->kodt && p->stride[0][0] == (int64_t)shimrt_dtype_size(c->kodt);
     int nscalar = 0;
     for (int i = 0; direct && i < c->nin; i++) {
         int32_t want = i == c->cond ? SHIMRT_BOOL : c->cdt;
         int64_t es = (int64_t)shimrt_dtype_size(want), s = p->stride[1 + i][0];
-        if (p->dtype[1 + i] != want) direct = false;
-        else if (s == 0 && c->nin == 2 && c->cond < 0 && !c->scalar_b && nscalar++ == 0) continue;
-        else if (s != es) direct = false;
+        if (p->dtype[1 + i] != want)
+            direct = false;
+        else if (s == 0 && c->nin == 2 && c->cond < 0 && !c->scalar_b && nscalar++ == 0)
+            continue;
+        else if (s != es)
+            direct = false;
     }
     walk_chunked(p, exec_chunk2, &j, direct ? SH_LONG_CHUNK : SH_CHUNK);
 }
@@ -514,14 +527,14 @@ static void copy_chunk(char **ptr, const int64_t *st, int64_t n, void *vctx) {
 typedef struct {
     char *d;
     const char *s;
-    int64_t rows, cols;       /* dst is rows x cols, its inner dim is cols */
+    int64_t rows, cols;         /* dst is rows x cols, its inner dim is cols */
     int64_t dsr, dsc, ssr, ssc; /* byte strides of dst and src per row / column */
     size_t es;
 } tcopy_job;
 
-#define TCOPY_T(T)                                                                          \
-    for (int64_t i = r0; i < r1; i++)                                                       \
-        for (int64_t jj = c0; jj < c1; jj++)                                                \
+#define TCOPY_T(T)                                                                                 \
+    for (int64_t i = r0; i < r1; i++)                                                              \
+        for (int64_t jj = c0; jj < c1; jj++)                                                       \
             *(T *)(j->d + i * j->dsr + jj * j->dsc) = *(const T *)(j->s + i * j->ssr + jj * j->ssc);
 
 static void tcopy_range(int64_t begin, int64_t end, void *vjob) {
@@ -546,7 +559,7 @@ static bool tiled_copy(const sh_plan *p) {
     if (es != 1 && es != 2 && es != 4 && es != 8) return false;
     if (p->stride[0][0] != es || p->stride[1][1] != es || p->shape[0] < 8 || p->shape[1] < 8)
         return false;
-    tcopy_job j = {p->data[0], p->data[1], p->shape[1], p->shape[0], p->stride[0][1],
+    tcopy_job j = {p->data[0],      p->data[1],      p->shape[1],     p->shape[0], p->stride[0][1],
                    p->stride[0][0], p->stride[1][1], p->stride[1][0], (size_t)es};
     int64_t tiles = ((j.rows + TILE - 1) / TILE) * ((j.cols + TILE - 1) / TILE);
     if (p->numel < SH_GRAIN_ELEMS)
@@ -596,11 +609,14 @@ AOTITorchError sh_copy(const char *op, struct AtenTensorOpaque *dst,
         if (st_index(dst->dtype) < 0) { /* same non-computable dtype: bytes */
             p.dtype[0] = p.dtype[1] = SHIMRT_INT8;
             size_t es = shimrt_dtype_size(dst->dtype);
-            if (es == 2) p.dtype[0] = p.dtype[1] = SHIMRT_INT16;
-            else if (es == 4) p.dtype[0] = p.dtype[1] = SHIMRT_INT32;
-            else if (es == 8) p.dtype[0] = p.dtype[1] = SHIMRT_INT64;
-            else if (es != 1) err = shimrt_fail(op, "copying %s is not supported",
-                                   shimrt_dtype_name(dst->dtype));
+            if (es == 2)
+                p.dtype[0] = p.dtype[1] = SHIMRT_INT16;
+            else if (es == 4)
+                p.dtype[0] = p.dtype[1] = SHIMRT_INT32;
+            else if (es == 8)
+                p.dtype[0] = p.dtype[1] = SHIMRT_INT64;
+            else if (es != 1)
+                err = shimrt_fail(op, "copying %s is not supported", shimrt_dtype_name(dst->dtype));
         }
         if (!err) copy_plan(&p);
     }
@@ -613,14 +629,14 @@ typedef struct {
     size_t es;
 } fill_ctx;
 
-#define FILL_T(T)                                                                           \
-    do {                                                                                    \
-        T v;                                                                                \
-        memcpy(&v, c->bytes, sizeof v);                                                     \
-        if (st[0] == (int64_t)sizeof(T))                                                    \
-            for (int64_t i = 0; i < n; i++) ((T *)d)[i] = v;                                \
-        else                                                                                \
-            for (int64_t i = 0; i < n; i++) *(T *)(d + i * st[0]) = v;                      \
+#define FILL_T(T)                                                                                  \
+    do {                                                                                           \
+        T v;                                                                                       \
+        memcpy(&v, c->bytes, sizeof v);                                                            \
+        if (st[0] == (int64_t)sizeof(T))                                                           \
+            for (int64_t i = 0; i < n; i++) ((T *)d)[i] = v;                                       \
+        else                                                                                       \
+            for (int64_t i = 0; i < n; i++) *(T *)(d + i * st[0]) = v;                             \
     } while (0)
 
 static void fill_chunk(char **ptr, const int64_t *st, int64_t n, void *vctx) {
@@ -641,8 +657,8 @@ void sh_fill(struct AtenTensorOpaque *t, double v) {
     memset(&c, 0, sizeof c);
     c.es = shimrt_dtype_size(t->dtype);
     if (c.es == 0 || c.es > sizeof c.bytes || shimrt_numel(t) == 0) return;
-    if (st_index(t->dtype) >= 0) sh_cast_run((char *)c.bytes, t->dtype, 0, (const char *)&v,
-                                             SHIMRT_FLOAT64, 0, 1);
+    if (st_index(t->dtype) >= 0)
+        sh_cast_run((char *)c.bytes, t->dtype, 0, (const char *)&v, SHIMRT_FLOAT64, 0, 1);
     sh_plan p;
     AtenTensorHandle o = t;
     if (sh_plan_build(&p, "fill_", &o, t->dtype, 0, NULL)) return;

@@ -32,18 +32,18 @@ enum { SH_B, SH_U8, SH_I8, SH_I16, SH_I32, SH_I64, SH_F32, SH_F64, SH_NCT };
 enum { SH_ALL, SH_NUMERIC, SH_FLOAT, SH_INTEGRAL, SH_COMPARE };
 
 typedef struct sh_plan {
-    int ndim;                              /* after coalescing; dim 0 is the innermost */
+    int ndim; /* after coalescing; dim 0 is the innermost */
     int64_t shape[SHIMRT_MAX_DIMS];
-    int nops;                              /* operands, output first */
+    int nops; /* operands, output first */
     char *data[SH_MAX_OPS];
     int32_t dtype[SH_MAX_OPS];
     int64_t stride[SH_MAX_OPS][SHIMRT_MAX_DIMS]; /* bytes, in the order of shape */
     int64_t numel;
     /* flags */
-    bool contiguous;       /* every operand steps by its element size along one dim */
-    bool fits_i32;         /* every byte offset fits in int32 (CUDA 32-bit indexing) */
-    bool needs_cast;       /* some operand's dtype differs from the output's */
-    uint32_t scalar_mask;  /* bit k: operand k has all strides 0 (a broadcast scalar) */
+    bool contiguous;      /* every operand steps by its element size along one dim */
+    bool fits_i32;        /* every byte offset fits in int32 (CUDA 32-bit indexing) */
+    bool needs_cast;      /* some operand's dtype differs from the output's */
+    uint32_t scalar_mask; /* bit k: operand k has all strides 0 (a broadcast scalar) */
 } sh_plan;
 
 /* Plans out = f(ins...). With *out == NULL the output is allocated (dtype odt, on the
@@ -75,8 +75,8 @@ void sh_walk_serial(const sh_plan *p, sh_chunk_fn fn, void *ctx);
  * conversions: floating to integer goes through int64 (x86 truncation: out of range and
  * NaN give INT64_MIN) and wraps, any nonzero value is true, float16/bfloat16 round to
  * nearest even through float. */
-void sh_cast_run(char *dst, int32_t ddt, int64_t ds, const char *src, int32_t sdt,
-                 int64_t ss, int64_t n);
+void sh_cast_run(char *dst, int32_t ddt, int64_t ds, const char *src, int32_t sdt, int64_t ss,
+                 int64_t n);
 
 /* A conversion loop: n elements, byte strides (tables in kernels.h, one per ISA). */
 typedef void (*sh_cast_fn)(char *dst, int64_t ds, const char *src, int64_t ss, int64_t n);
@@ -91,8 +91,8 @@ typedef struct sh_kargs {
 /* A typed kernel: n outputs into o from the inputs a, b, c (contiguous runs of the compute
  * type; c is where's condition, as bool). mode 0: all vectors; 1: a is one scalar;
  * 2: b is one scalar (binary kernels only). */
-typedef void (*sh_kernel)(int64_t n, char *o, const char *a, const char *b, const char *c,
-                          int mode, const sh_kargs *k);
+typedef void (*sh_kernel)(int64_t n, char *o, const char *a, const char *b, const char *c, int mode,
+                          const sh_kargs *k);
 
 /* Runs a typed kernel over a plan, computing in the compute type of the common dtype
  * (float for float16/bfloat16, whose inputs of other dtypes are rounded to it first, as

@@ -18,12 +18,17 @@ static bool is_floatish(int32_t dt) {
 /* ---- element access ---- */
 bool shimrt_idx_numeric(int32_t dt) {
     switch (dt) {
-    case SHIMRT_UINT8: case SHIMRT_INT8: case SHIMRT_INT16: case SHIMRT_INT32:
-    case SHIMRT_INT64: case SHIMRT_FLOAT16: case SHIMRT_BFLOAT16: case SHIMRT_FLOAT32:
-    case SHIMRT_FLOAT64: case SHIMRT_BOOL:
-        return true;
-    default:
-        return false;
+    case SHIMRT_UINT8:
+    case SHIMRT_INT8:
+    case SHIMRT_INT16:
+    case SHIMRT_INT32:
+    case SHIMRT_INT64:
+    case SHIMRT_FLOAT16:
+    case SHIMRT_BFLOAT16:
+    case SHIMRT_FLOAT32:
+    case SHIMRT_FLOAT64:
+    case SHIMRT_BOOL: return true;
+    default: return false;
     }
 }
 
@@ -32,13 +37,41 @@ long double shimrt_idx_load(const char *p, int32_t dt) {
     case SHIMRT_UINT8: return *(const uint8_t *)p;
     case SHIMRT_INT8: return *(const int8_t *)p;
     case SHIMRT_BOOL: return *(const uint8_t *)p != 0;
-    case SHIMRT_INT16: { int16_t v; memcpy(&v, p, 2); return v; }
-    case SHIMRT_INT32: { int32_t v; memcpy(&v, p, 4); return v; }
-    case SHIMRT_INT64: { int64_t v; memcpy(&v, p, 8); return v; }
-    case SHIMRT_FLOAT16: { uint16_t v; memcpy(&v, p, 2); return shimrt_half_to_float(v); }
-    case SHIMRT_BFLOAT16: { uint16_t v; memcpy(&v, p, 2); return shimrt_bf16_to_float(v); }
-    case SHIMRT_FLOAT32: { float v; memcpy(&v, p, 4); return v; }
-    default: { double v; memcpy(&v, p, 8); return v; }
+    case SHIMRT_INT16: {
+        int16_t v;
+        memcpy(&v, p, 2);
+        return v;
+    }
+    case SHIMRT_INT32: {
+        int32_t v;
+        memcpy(&v, p, 4);
+        return v;
+    }
+    case SHIMRT_INT64: {
+        int64_t v;
+        memcpy(&v, p, 8);
+        return v;
+    }
+    case SHIMRT_FLOAT16: {
+        uint16_t v;
+        memcpy(&v, p, 2);
+        return shimrt_half_to_float(v);
+    }
+    case SHIMRT_BFLOAT16: {
+        uint16_t v;
+        memcpy(&v, p, 2);
+        return shimrt_bf16_to_float(v);
+    }
+    case SHIMRT_FLOAT32: {
+        float v;
+        memcpy(&v, p, 4);
+        return v;
+    }
+    default: {
+        double v;
+        memcpy(&v, p, 8);
+        return v;
+    }
     }
 }
 
@@ -56,16 +89,43 @@ void shimrt_idx_store(char *p, int32_t dt, long double x) {
     case SHIMRT_UINT8: *(uint8_t *)p = (uint8_t)(int64_t)x; break;
     case SHIMRT_INT8: *(int8_t *)p = (int8_t)(int64_t)x; break;
     case SHIMRT_BOOL: *(uint8_t *)p = x != 0; break;
-    case SHIMRT_INT16: { int16_t v = (int16_t)(int64_t)x; memcpy(p, &v, 2); break; }
-    case SHIMRT_INT32: { int32_t v = (int32_t)(int64_t)x; memcpy(p, &v, 4); break; }
-    case SHIMRT_INT64: { int64_t v = (int64_t)x; memcpy(p, &v, 8); break; }
-    case SHIMRT_FLOAT16: { uint16_t v = shimrt_float_to_half((float)x); memcpy(p, &v, 2); break; }
-    case SHIMRT_BFLOAT16: { uint16_t v = shimrt_float_to_bf16((float)x); memcpy(p, &v, 2); break; }
-    case SHIMRT_FLOAT32: { float v = (float)x; memcpy(p, &v, 4); break; }
-    default: { double v = (double)x; memcpy(p, &v, 8); break; }
+    case SHIMRT_INT16: {
+        int16_t v = (int16_t)(int64_t)x;
+        memcpy(p, &v, 2);
+        break;
+    }
+    case SHIMRT_INT32: {
+        int32_t v = (int32_t)(int64_t)x;
+        memcpy(p, &v, 4);
+        break;
+    }
+    case SHIMRT_INT64: {
+        int64_t v = (int64_t)x;
+        memcpy(p, &v, 8);
+        break;
+    }
+    case SHIMRT_FLOAT16: {
+        uint16_t v = shimrt_float_to_half((float)x);
+        memcpy(p, &v, 2);
+        break;
+    }
+    case SHIMRT_BFLOAT16: {
+        uint16_t v = shimrt_float_to_bf16((float)x);
+        memcpy(p, &v, 2);
+        break;
+    }
+    case SHIMRT_FLOAT32: {
+        float v = (float)x;
+        memcpy(p, &v, 4);
+        break;
+    }
+    default: {
+        double v = (double)x;
+        memcpy(p, &v, 8);
+        break;
+    }
     }
 }
-
 
 /* Address of the element at multi-index idx. */
 char *shimrt_idx_at(AtenTensorHandle t, const int64_t *idx) {
@@ -99,15 +159,17 @@ static int64_t index_value(AtenTensorHandle index, const int64_t *idx) {
 AOTITorchError shimrt_idx_wrap_dim(const char *op, int64_t *dim, int64_t ndim) {
     int64_t n = ndim ? ndim : 1;
     if (*dim < -n || *dim >= n)
-        return shimrt_fail(op, "Dimension out of range (expected to be in range of [%lld, "
-                           "%lld], but got %lld)", (long long)-n, (long long)(n - 1),
-                           (long long)*dim);
+        return shimrt_fail(op,
+                           "Dimension out of range (expected to be in range of [%lld, "
+                           "%lld], but got %lld)",
+                           (long long)-n, (long long)(n - 1), (long long)*dim);
     if (*dim < 0) *dim += n;
     return AOTI_TORCH_SUCCESS;
 }
 
 static AOTITorchError check_live(const char *op, AtenTensorHandle t, const char *name) {
-    if (!shimrt_tensor_valid(t)) return shimrt_fail(op, "%s", shimrt_tensor_invalid_reason(t, name));
+    if (!shimrt_tensor_valid(t))
+        return shimrt_fail(op, "%s", shimrt_tensor_invalid_reason(t, name));
     if (!t->defined) return shimrt_fail(op, "argument '%s' is an undefined tensor", name);
     if (t->device_type != SHIMRT_DEV_CPU)
         return shimrt_fail(op, "argument '%s' is not a CPU tensor", name);
@@ -132,10 +194,11 @@ static AOTITorchError check_scatter_args(const char *op, AtenTensorHandle self, 
     if (shimrt_numel(index) == 0) return AOTI_TORCH_SUCCESS;
     if (in != sn)
         return shimrt_fail(op, "Index tensor must have the same number of dimensions as self "
-                           "tensor");
+                               "tensor");
     for (int64_t d = 0; d < index->ndim; d++) {
         if (d != dim && index->sizes[d] > self->sizes[d])
-            return shimrt_fail(op, "Size does not match at dimension %lld expected index "
+            return shimrt_fail(op,
+                               "Size does not match at dimension %lld expected index "
                                "to be no larger than self apart from dimension %lld",
                                (long long)d, (long long)dim);
         if (src && src->ndim == index->ndim && index->sizes[d] > src->sizes[d])
@@ -164,8 +227,10 @@ static AOTITorchError walk_index(const char *op, AtenTensorHandle index, AtenTen
     do {
         int64_t v = index_value(index, pos);
         if (v < -limit || v >= limit)
-            return shimrt_fail(op, "index %lld is out of bounds for dimension %lld with size "
-                               "%lld", (long long)v, (long long)dim, (long long)limit);
+            return shimrt_fail(op,
+                               "index %lld is out of bounds for dimension %lld with size "
+                               "%lld",
+                               (long long)v, (long long)dim, (long long)limit);
         if (v < 0) v += limit;
         memcpy(tgt, pos, (size_t)index->ndim * sizeof *pos);
         if (out->ndim) tgt[dim] = v;
@@ -175,7 +240,10 @@ static AOTITorchError walk_index(const char *op, AtenTensorHandle index, AtenTen
     return AOTI_TORCH_SUCCESS;
 }
 
-typedef struct { AtenTensorHandle out, src; size_t elsize; } copy_ctx;
+typedef struct {
+    AtenTensorHandle out, src;
+    size_t elsize;
+} copy_ctx;
 static AOTITorchError scatter_copy(const int64_t *pos, const int64_t *tgt, void *vctx) {
     copy_ctx *c = vctx;
     memcpy(shimrt_idx_at(c->out, tgt), shimrt_idx_at(c->src, pos), c->elsize);
@@ -200,7 +268,7 @@ enum { R_SUM, R_PROD, R_MEAN, R_AMAX, R_AMIN };
 typedef struct {
     AtenTensorHandle out, src;
     int reduce;
-    long double *acc;   /* per out element (row-major over out's sizes) */
+    long double *acc; /* per out element (row-major over out's sizes) */
     int64_t *count;
     bool *touched;
 } reduce_ctx;
@@ -224,32 +292,44 @@ static AOTITorchError reduce_step(const int64_t *pos, const int64_t *tgt, void *
         }
     }
     switch (c->reduce) {
-    case R_SUM: case R_MEAN: c->acc[l] += v; break;
+    case R_SUM:
+    case R_MEAN: c->acc[l] += v; break;
     case R_PROD: c->acc[l] *= v; break;
-    case R_AMAX: if (isnan(v) || v > c->acc[l]) c->acc[l] = v; break;
-    default: if (isnan(v) || v < c->acc[l]) c->acc[l] = v; break;
+    case R_AMAX:
+        if (isnan(v) || v > c->acc[l]) c->acc[l] = v;
+        break;
+    default:
+        if (isnan(v) || v < c->acc[l]) c->acc[l] = v;
+        break;
     }
     c->count[l]++;
     return AOTI_TORCH_SUCCESS;
 }
 
 AOTITorchError shimrt_idx_scatter_reduce(const char *op, AtenTensorHandle out,
-                                         AtenTensorHandle self, int64_t dim,
-                                         AtenTensorHandle index, AtenTensorHandle src,
-                                         const char *reduce, bool include_self) {
+                                         AtenTensorHandle self, int64_t dim, AtenTensorHandle index,
+                                         AtenTensorHandle src, const char *reduce,
+                                         bool include_self) {
     if (check_live(op, out, "out") || check_live(op, self, "self") ||
         check_live(op, index, "index") || check_live(op, src, "src"))
         return AOTI_TORCH_FAILURE;
     if (!reduce) return shimrt_fail(op, "argument 'reduce' is NULL");
     int r;
-    if (!strcmp(reduce, "sum")) r = R_SUM;
-    else if (!strcmp(reduce, "prod")) r = R_PROD;
-    else if (!strcmp(reduce, "mean")) r = R_MEAN;
-    else if (!strcmp(reduce, "amax") || !strcmp(reduce, "max")) r = R_AMAX; /* PyTorch's */
-    else if (!strcmp(reduce, "amin") || !strcmp(reduce, "min")) r = R_AMIN; /* aliases */
+    if (!strcmp(reduce, "sum"))
+        r = R_SUM;
+    else if (!strcmp(reduce, "prod"))
+        r = R_PROD;
+    else if (!strcmp(reduce, "mean"))
+        r = R_MEAN;
+    else if (!strcmp(reduce, "amax") || !strcmp(reduce, "max"))
+        r = R_AMAX; /* PyTorch's */
+    else if (!strcmp(reduce, "amin") || !strcmp(reduce, "min"))
+        r = R_AMIN; /* aliases */
     else
-        return shimrt_fail(op, "reduce argument must be either sum, prod, mean, amax or amin, "
-                           "got %s", reduce);
+        return shimrt_fail(op,
+                           "reduce argument must be either sum, prod, mean, amax or amin, "
+                           "got %s",
+                           reduce);
     if (shimrt_idx_wrap_dim(op, &dim, self->ndim)) return AOTI_TORCH_FAILURE;
     if (src->dtype != self->dtype)
         return shimrt_fail(op, "Expected self.dtype to be equal to src.dtype");
@@ -259,7 +339,11 @@ AOTITorchError shimrt_idx_scatter_reduce(const char *op, AtenTensorHandle out,
         return AOTI_TORCH_FAILURE;
     int64_t n = shimrt_numel(out);
     size_t cells = n ? (size_t)n : 1;
-    reduce_ctx c = {out, src, r, calloc(cells, sizeof(long double)), calloc(cells, sizeof(int64_t)),
+    reduce_ctx c = {out,
+                    src,
+                    r,
+                    calloc(cells, sizeof(long double)),
+                    calloc(cells, sizeof(int64_t)),
                     calloc(cells, sizeof(bool))};
     AOTITorchError rc = AOTI_TORCH_SUCCESS;
     if (!c.acc || !c.count || !c.touched) {
@@ -269,25 +353,25 @@ AOTITorchError shimrt_idx_scatter_reduce(const char *op, AtenTensorHandle out,
     if (include_self) {
         int64_t idx[SHIMRT_MAX_DIMS] = {0};
         if (n) do {
-            int64_t l = linear_of(out, idx);
-            c.acc[l] = shimrt_idx_load(shimrt_idx_at(out, idx), out->dtype);
-            c.count[l] = 1;
-            c.touched[l] = true;
-        } while (shimrt_idx_next(out->ndim, out->sizes, idx));
+                int64_t l = linear_of(out, idx);
+                c.acc[l] = shimrt_idx_load(shimrt_idx_at(out, idx), out->dtype);
+                c.count[l] = 1;
+                c.touched[l] = true;
+            } while (shimrt_idx_next(out->ndim, out->sizes, idx));
     }
     rc = walk_index(op, index, out, dim, reduce_step, &c);
     if (rc) goto done;
     int64_t idx[SHIMRT_MAX_DIMS] = {0};
     if (n) do {
-        int64_t l = linear_of(out, idx);
-        if (!c.touched[l] || c.count[l] == 0) continue;
-        long double v = c.acc[l];
-        if (r == R_MEAN) {
-            v = v / (long double)c.count[l];
-            if (!is_floatish(out->dtype)) v = floorl(v);
-        }
-        shimrt_idx_store(shimrt_idx_at(out, idx), out->dtype, v);
-    } while (shimrt_idx_next(out->ndim, out->sizes, idx));
+            int64_t l = linear_of(out, idx);
+            if (!c.touched[l] || c.count[l] == 0) continue;
+            long double v = c.acc[l];
+            if (r == R_MEAN) {
+                v = v / (long double)c.count[l];
+                if (!is_floatish(out->dtype)) v = floorl(v);
+            }
+            shimrt_idx_store(shimrt_idx_at(out, idx), out->dtype, v);
+        } while (shimrt_idx_next(out->ndim, out->sizes, idx));
 done:
     free(c.acc);
     free(c.count);
@@ -295,7 +379,10 @@ done:
     return rc;
 }
 
-typedef struct { AtenTensorHandle out, src; size_t elsize; } gather_ctx;
+typedef struct {
+    AtenTensorHandle out, src;
+    size_t elsize;
+} gather_ctx;
 static AOTITorchError gather_step(const int64_t *pos, const int64_t *tgt, void *vctx) {
     gather_ctx *c = vctx; /* here out is the gathered result, src is self */
     memcpy(shimrt_idx_at(c->out, pos), shimrt_idx_at(c->src, tgt), c->elsize);
@@ -323,12 +410,13 @@ AOTITorchError shimrt_idx_index_select(const char *op, AtenTensorHandle self, in
     if (shimrt_idx_wrap_dim(op, &dim, self->ndim)) return AOTI_TORCH_FAILURE;
     if (index->dtype != SHIMRT_INT64 && index->dtype != SHIMRT_INT32)
         return shimrt_fail(op, "index_select(): Expected dtype int32 or int64 for index");
-    if (index->ndim > 1)
-        return shimrt_fail(op, "index_select(): Index is supposed to be a vector");
+    if (index->ndim > 1) return shimrt_fail(op, "index_select(): Index is supposed to be a vector");
     int64_t k = shimrt_numel(index), limit = self->ndim ? self->sizes[dim] : 1;
     if (self->ndim == 0 && k != 1)
-        return shimrt_fail(op, "index_select(): Index to scalar can have only 1 value, got %lld "
-                               "value(s)", (long long)k);
+        return shimrt_fail(op,
+                           "index_select(): Index to scalar can have only 1 value, got %lld "
+                           "value(s)",
+                           (long long)k);
     if (out->dtype != self->dtype || out->ndim != self->ndim)
         return shimrt_fail(op, "out must have self's dtype and dim count");
     for (int64_t d = 0; d < self->ndim; d++)
@@ -383,15 +471,17 @@ AOTITorchError shimrt_idx_index_put(const char *op, AtenTensorHandle out, AtenTe
         if (!ix) break;
         if (check_live(op, ix, "indices[k]")) return AOTI_TORCH_FAILURE;
         if (ix->dtype != SHIMRT_INT64 && ix->dtype != SHIMRT_INT32)
-            return shimrt_fail(op, "indices[%u]: only int64/int32 index tensors are supported "
-                               "(got %s)", k, shimrt_dtype_name(ix->dtype));
+            return shimrt_fail(op,
+                               "indices[%u]: only int64/int32 index tensors are supported "
+                               "(got %s)",
+                               k, shimrt_dtype_name(ix->dtype));
         int64_t nd = ix->ndim > bnd ? ix->ndim : bnd, ns[SHIMRT_MAX_DIMS];
         for (int64_t d = 0; d < nd; d++) {
             int64_t a = d - (nd - bnd) >= 0 ? bshape[d - (nd - bnd)] : 1;
             int64_t b = d - (nd - ix->ndim) >= 0 ? ix->sizes[d - (nd - ix->ndim)] : 1;
             if (a != b && a != 1 && b != 1)
                 return shimrt_fail(op, "shape mismatch: indexing tensors could not be "
-                                   "broadcast together");
+                                       "broadcast together");
             ns[d] = a == 1 ? b : a;
         }
         memcpy(bshape, ns, (size_t)nd * sizeof *ns);
@@ -412,7 +502,7 @@ AOTITorchError shimrt_idx_index_put(const char *op, AtenTensorHandle out, AtenTe
         int64_t vs = values->sizes[d], rs = rshape[rnd - values->ndim + d];
         if (vs != 1 && vs != rs)
             return shimrt_fail(op, "shape mismatch: value tensor cannot be broadcast to the "
-                               "indexing result");
+                                   "indexing result");
     }
     int64_t total = 1;
     for (int64_t d = 0; d < rnd; d++) total *= rshape[d];
@@ -430,8 +520,10 @@ AOTITorchError shimrt_idx_index_put(const char *op, AtenTensorHandle out, AtenTe
             }
             int64_t v = index_value(ix, ii), lim = self->sizes[j];
             if (v < -lim || v >= lim)
-                return shimrt_fail(op, "index %lld is out of bounds for dimension %u with size "
-                                   "%lld", (long long)v, j, (long long)lim);
+                return shimrt_fail(op,
+                                   "index %lld is out of bounds for dimension %u with size "
+                                   "%lld",
+                                   (long long)v, j, (long long)lim);
             tgt[j] = v < 0 ? v + lim : v;
         }
         for (int64_t d = k; d < self->ndim; d++) tgt[d] = r[bnd + d - k];
@@ -440,7 +532,8 @@ AOTITorchError shimrt_idx_index_put(const char *op, AtenTensorHandle out, AtenTe
         char *dst = shimrt_idx_at(out, tgt);
         const char *src = shimrt_idx_at(values, vidx);
         if (accumulate)
-            shimrt_idx_store(dst, out->dtype, shimrt_idx_load(dst, out->dtype) + shimrt_idx_load(src, out->dtype));
+            shimrt_idx_store(dst, out->dtype,
+                             shimrt_idx_load(dst, out->dtype) + shimrt_idx_load(src, out->dtype));
         else
             memcpy(dst, src, elsize);
     } while (shimrt_idx_next(rnd, rshape, r));
@@ -448,9 +541,8 @@ AOTITorchError shimrt_idx_index_put(const char *op, AtenTensorHandle out, AtenTe
 }
 
 /* ---- the AOTInductor extern kernels ---- */
-AOTI_TORCH_EXPORT AOTITorchError aoti_torch_scatter_out(AtenTensorHandle out,
-                                                        AtenTensorHandle self, int64_t dim,
-                                                        AtenTensorHandle index,
+AOTI_TORCH_EXPORT AOTITorchError aoti_torch_scatter_out(AtenTensorHandle out, AtenTensorHandle self,
+                                                        int64_t dim, AtenTensorHandle index,
                                                         AtenTensorHandle src) {
     return shimrt_idx_scatter(__func__, out, self, dim, index, src);
 }
@@ -462,11 +554,8 @@ AOTI_TORCH_EXPORT AOTITorchError aoti_torch_scatter_reduce_out(
                                      include_self != 0);
 }
 
-AOTI_TORCH_EXPORT AOTITorchError aoti_torch_index_put_out(AtenTensorHandle out,
-                                                          AtenTensorHandle self,
-                                                          const AtenTensorHandle *indices,
-                                                          const uint32_t num_indices,
-                                                          const AtenTensorHandle values,
-                                                          bool accumulate) {
+AOTI_TORCH_EXPORT AOTITorchError aoti_torch_index_put_out(
+    AtenTensorHandle out, AtenTensorHandle self, const AtenTensorHandle *indices,
+    const uint32_t num_indices, const AtenTensorHandle values, bool accumulate) {
     return shimrt_idx_index_put(__func__, out, self, indices, num_indices, values, accumulate);
 }

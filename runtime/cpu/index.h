@@ -23,9 +23,9 @@ AOTITorchError shimrt_idx_wrap_dim(const char *op, int64_t *dim, int64_t ndim);
 AOTITorchError shimrt_idx_scatter(const char *op, AtenTensorHandle out, AtenTensorHandle self,
                                   int64_t dim, AtenTensorHandle index, AtenTensorHandle src);
 AOTITorchError shimrt_idx_scatter_reduce(const char *op, AtenTensorHandle out,
-                                         AtenTensorHandle self, int64_t dim,
-                                         AtenTensorHandle index, AtenTensorHandle src,
-                                         const char *reduce, bool include_self);
+                                         AtenTensorHandle self, int64_t dim, AtenTensorHandle index,
+                                         AtenTensorHandle src, const char *reduce,
+                                         bool include_self);
 AOTITorchError shimrt_idx_gather(const char *op, AtenTensorHandle self, int64_t dim,
                                  AtenTensorHandle index, AtenTensorHandle out);
 AOTITorchError shimrt_idx_index_select(const char *op, AtenTensorHandle self, int64_t dim,

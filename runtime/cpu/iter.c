@@ -103,10 +103,26 @@ static int64_t clamp_i(int64_t v, int64_t lo, int64_t hi) { return v < lo ? lo :
 
 double shimrt_k_load_f64(const char *p, int32_t dt) {
     switch (dt) {
-    case SHIMRT_FLOAT32: { float v; memcpy(&v, p, 4); return v; }
-    case SHIMRT_FLOAT64: { double v; memcpy(&v, p, 8); return v; }
-    case SHIMRT_FLOAT16: { uint16_t v; memcpy(&v, p, 2); return shimrt_half_to_float(v); }
-    case SHIMRT_BFLOAT16: { uint16_t v; memcpy(&v, p, 2); return shimrt_bf16_to_float(v); }
+    case SHIMRT_FLOAT32: {
+        float v;
+        memcpy(&v, p, 4);
+        return v;
+    }
+    case SHIMRT_FLOAT64: {
+        double v;
+        memcpy(&v, p, 8);
+        return v;
+    }
+    case SHIMRT_FLOAT16: {
+        uint16_t v;
+        memcpy(&v, p, 2);
+        return shimrt_half_to_float(v);
+    }
+    case SHIMRT_BFLOAT16: {
+        uint16_t v;
+        memcpy(&v, p, 2);
+        return shimrt_bf16_to_float(v);
+    }
     default: return (double)shimrt_k_load_i64(p, dt);
     }
 }
@@ -116,9 +132,21 @@ int64_t shimrt_k_load_i64(const char *p, int32_t dt) {
     case SHIMRT_BOOL: return *(const uint8_t *)p != 0;
     case SHIMRT_UINT8: return *(const uint8_t *)p;
     case SHIMRT_INT8: return *(const int8_t *)p;
-    case SHIMRT_INT16: { int16_t v; memcpy(&v, p, 2); return v; }
-    case SHIMRT_INT32: { int32_t v; memcpy(&v, p, 4); return v; }
-    case SHIMRT_INT64: { int64_t v; memcpy(&v, p, 8); return v; }
+    case SHIMRT_INT16: {
+        int16_t v;
+        memcpy(&v, p, 2);
+        return v;
+    }
+    case SHIMRT_INT32: {
+        int32_t v;
+        memcpy(&v, p, 4);
+        return v;
+    }
+    case SHIMRT_INT64: {
+        int64_t v;
+        memcpy(&v, p, 8);
+        return v;
+    }
     default: return shimrt_k_is_floating(dt) ? shimrt_k_f2i(shimrt_k_load_f64(p, dt)) : 0;
     }
 }
@@ -129,8 +157,16 @@ void shimrt_k_store_i64(char *p, int32_t dt, int64_t v) {
     /* integer to narrower integer wraps, as a C++ static_cast does */
     case SHIMRT_UINT8: *(uint8_t *)p = (uint8_t)(uint64_t)v; return;
     case SHIMRT_INT8: *(int8_t *)p = (int8_t)(uint8_t)(uint64_t)v; return;
-    case SHIMRT_INT16: { int16_t x = (int16_t)(uint16_t)(uint64_t)v; memcpy(p, &x, 2); return; }
-    case SHIMRT_INT32: { int32_t x = (int32_t)(uint32_t)(uint64_t)v; memcpy(p, &x, 4); return; }
+    case SHIMRT_INT16: {
+        int16_t x = (int16_t)(uint16_t)(uint64_t)v;
+        memcpy(p, &x, 2);
+        return;
+    }
+    case SHIMRT_INT32: {
+        int32_t x = (int32_t)(uint32_t)(uint64_t)v;
+        memcpy(p, &x, 4);
+        return;
+    }
     case SHIMRT_INT64: memcpy(p, &v, 8); return;
     default:
         if (shimrt_k_is_floating(dt)) shimrt_k_store_f64(p, dt, (double)v);
@@ -140,16 +176,38 @@ void shimrt_k_store_i64(char *p, int32_t dt, int64_t v) {
 
 void shimrt_k_store_f64(char *p, int32_t dt, double v) {
     switch (dt) {
-    case SHIMRT_FLOAT32: { float x = (float)v; memcpy(p, &x, 4); return; }
+    case SHIMRT_FLOAT32: {
+        float x = (float)v;
+        memcpy(p, &x, 4);
+        return;
+    }
     case SHIMRT_FLOAT64: memcpy(p, &v, 8); return;
-    case SHIMRT_FLOAT16: { uint16_t x = shimrt_float_to_half((float)v); memcpy(p, &x, 2); return; }
-    case SHIMRT_BFLOAT16: { uint16_t x = shimrt_float_to_bf16((float)v); memcpy(p, &x, 2); return; }
+    case SHIMRT_FLOAT16: {
+        uint16_t x = shimrt_float_to_half((float)v);
+        memcpy(p, &x, 2);
+        return;
+    }
+    case SHIMRT_BFLOAT16: {
+        uint16_t x = shimrt_float_to_bf16((float)v);
+        memcpy(p, &x, 2);
+        return;
+    }
     case SHIMRT_BOOL: *(uint8_t *)p = v != 0; return;
     case SHIMRT_UINT8: *(uint8_t *)p = (uint8_t)clamp_i(shimrt_k_f2i(v), 0, 255); return;
-    case SHIMRT_INT8: shimrt_k_store_i64(p, dt, clamp_i(shimrt_k_f2i(v), INT8_MIN, INT8_MAX)); return;
-    case SHIMRT_INT16: shimrt_k_store_i64(p, dt, clamp_i(shimrt_k_f2i(v), INT16_MIN, INT16_MAX)); return;
-    case SHIMRT_INT32: shimrt_k_store_i64(p, dt, clamp_i(shimrt_k_f2i(v), INT32_MIN, INT32_MAX)); return;
-    case SHIMRT_INT64: { int64_t x = shimrt_k_f2i(v); memcpy(p, &x, 8); return; }
+    case SHIMRT_INT8:
+        shimrt_k_store_i64(p, dt, clamp_i(shimrt_k_f2i(v), INT8_MIN, INT8_MAX));
+        return;
+    case SHIMRT_INT16:
+        shimrt_k_store_i64(p, dt, clamp_i(shimrt_k_f2i(v), INT16_MIN, INT16_MAX));
+        return;
+    case SHIMRT_INT32:
+        shimrt_k_store_i64(p, dt, clamp_i(shimrt_k_f2i(v), INT32_MIN, INT32_MAX));
+        return;
+    case SHIMRT_INT64: {
+        int64_t x = shimrt_k_f2i(v);
+        memcpy(p, &x, 8);
+        return;
+    }
     default: return; /* not computable: callers check first */
     }
 }

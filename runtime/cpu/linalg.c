@@ -70,10 +70,16 @@ static const char *torch_name(int32_t dt) {
 /* How BLAS can take an n x k operand: 0 as is (row-major), 1 transposed, -1 neither. */
 static int blas_form(mat *a, int64_t n, int64_t k, int64_t *ld) {
     int64_t rs = n == 1 ? (k > 1 ? k : 1) : a->rs, cs = k == 1 ? 1 : a->cs;
-    if (cs == 1 && rs >= (k > 1 ? k : 1)) { *ld = rs; return 0; }
+    if (cs == 1 && rs >= (k > 1 ? k : 1)) {
+        *ld = rs;
+        return 0;
+    }
     rs = n == 1 ? 1 : a->rs;
     cs = k == 1 ? (n > 1 ? n : 1) : a->cs;
-    if (rs == 1 && cs >= (n > 1 ? n : 1)) { *ld = cs; return 1; }
+    if (rs == 1 && cs >= (n > 1 ? n : 1)) {
+        *ld = cs;
+        return 1;
+    }
     return -1;
 }
 
@@ -126,16 +132,15 @@ static AOTITorchError gemm(const char *op, int32_t dt, int64_t n, int64_t k, int
             }
         } else if (dt == SHIMRT_FLOAT32) {
             cblas_sgemm(CblasRowMajor, fa ? CblasTrans : CblasNoTrans,
-                        fb ? CblasTrans : CblasNoTrans, (int)n, (int)m, (int)k,
-                        (float)alpha, (const float *)(const void *)a.p, (int)lda,
-                        (const float *)(const void *)b.p, (int)ldb, (float)beta,
-                        (float *)(void *)c, (int)m);
+                        fb ? CblasTrans : CblasNoTrans, (int)n, (int)m, (int)k, (float)alpha,
+                        (const float *)(const void *)a.p, (int)lda,
+                        (const float *)(const void *)b.p, (int)ldb, (float)beta, (float *)(void *)c,
+                        (int)m);
         } else {
-            cblas_dgemm(CblasRowMajor, fa ? CblasTrans : CblasNoTrans,
-                        fb ? CblasTrans : CblasNoTrans, (int)n, (int)m, (int)k,
-                        alpha, (const double *)(const void *)a.p, (int)lda,
-                        (const double *)(const void *)b.p, (int)ldb, beta,
-                        (double *)(void *)c, (int)m);
+            cblas_dgemm(
+                CblasRowMajor, fa ? CblasTrans : CblasNoTrans, fb ? CblasTrans : CblasNoTrans,
+                (int)n, (int)m, (int)k, alpha, (const double *)(const void *)a.p, (int)lda,
+                (const double *)(const void *)b.p, (int)ldb, beta, (double *)(void *)c, (int)m);
         }
         free(ca);
         free(cb);
@@ -157,8 +162,9 @@ static AOTITorchError gemm(const char *op, int32_t dt, int64_t n, int64_t k, int
             } else {
                 uint64_t acc = 0;
                 for (int64_t p = 0; p < k; p++)
-                    acc += (uint64_t)shimrt_k_load_i64(a.p + (i * a.rs + p * a.cs) * (int64_t)es, dt) *
-                           (uint64_t)shimrt_k_load_i64(b.p + (p * b.rs + j * b.cs) * (int64_t)es, dt);
+                    acc +=
+                        (uint64_t)shimrt_k_load_i64(a.p + (i * a.rs + p * a.cs) * (int64_t)es, dt) *
+                        (uint64_t)shimrt_k_load_i64(b.p + (p * b.rs + j * b.cs) * (int64_t)es, dt);
                 uint64_t r = acc * (uint64_t)shimrt_k_f2i(alpha);
                 if (beta != 0)
                     r += (uint64_t)shimrt_k_f2i(beta) * (uint64_t)shimrt_k_load_i64(dst, dt);
@@ -189,11 +195,11 @@ static AOTITorchError mm_impl(const char *op, AtenTensorHandle self, AtenTensorH
                               AtenTensorHandle *ret0) {
     const char *n1 = bias ? "mat1" : "self", *n2 = "mat2";
     if (check_mats(op, self, n1, mat2, n2)) return AOTI_TORCH_FAILURE;
-    if (self->ndim != 2)
-        return shimrt_fail(op, "%s must be a matrix", bias ? "mat1" : "self");
+    if (self->ndim != 2) return shimrt_fail(op, "%s must be a matrix", bias ? "mat1" : "self");
     if (mat2->ndim != 2) return shimrt_fail(op, "mat2 must be a matrix");
     if (self->sizes[1] != mat2->sizes[0])
-        return shimrt_fail(op, "mat1 and mat2 shapes cannot be multiplied (%lldx%lld and %lldx%lld)",
+        return shimrt_fail(op,
+                           "mat1 and mat2 shapes cannot be multiplied (%lldx%lld and %lldx%lld)",
                            (long long)self->sizes[0], (long long)self->sizes[1],
                            (long long)mat2->sizes[0], (long long)mat2->sizes[1]);
     if (self->dtype != mat2->dtype)
@@ -242,14 +248,12 @@ static AOTITorchError mm_impl(const char *op, AtenTensorHandle self, AtenTensorH
     return AOTI_TORCH_SUCCESS;
 }
 
-AOTITorchError shimrt_cpu_mm(AtenTensorHandle self, AtenTensorHandle mat2,
-                             AtenTensorHandle *ret0) {
+AOTITorchError shimrt_cpu_mm(AtenTensorHandle self, AtenTensorHandle mat2, AtenTensorHandle *ret0) {
     return mm_impl("mm", self, mat2, NULL, 0.0, 1.0, ret0);
 }
 
-AOTITorchError shimrt_cpu_addmm(AtenTensorHandle self, AtenTensorHandle mat1,
-                                AtenTensorHandle mat2, double beta, double alpha,
-                                AtenTensorHandle *ret0) {
+AOTITorchError shimrt_cpu_addmm(AtenTensorHandle self, AtenTensorHandle mat1, AtenTensorHandle mat2,
+                                double beta, double alpha, AtenTensorHandle *ret0) {
     return mm_impl("addmm", mat1, mat2, self, beta, alpha, ret0);
 }
 
@@ -262,8 +266,8 @@ static const char *at_offset(const void *base, int64_t off) {
 /* Batched product over broadcast batch dims: a is [..., n, k], b is [..., k, m] (already
  * checked), out [batch..., n, m] contiguous. */
 static AOTITorchError batched(const char *op, const struct AtenTensorOpaque *a,
-                              const struct AtenTensorOpaque *b, int64_t nb,
-                              const int64_t *bshape, AtenTensorHandle out) {
+                              const struct AtenTensorOpaque *b, int64_t nb, const int64_t *bshape,
+                              AtenTensorHandle out) {
     int64_t n = a->sizes[a->ndim - 2], k = a->sizes[a->ndim - 1], m = b->sizes[b->ndim - 1];
     int64_t count = 1;
     for (int64_t i = 0; i < nb; i++) count *= bshape[i];
@@ -295,13 +299,14 @@ AOTITorchError shimrt_cpu_bmm(AtenTensorHandle self, AtenTensorHandle mat2,
     if (self->ndim != 3) return shimrt_fail(op, "batch1 must be a 3D tensor");
     if (mat2->ndim != 3) return shimrt_fail(op, "batch2 must be a 3D tensor");
     if (self->sizes[0] != mat2->sizes[0] || self->sizes[2] != mat2->sizes[1])
-        return shimrt_fail(op, "Expected size for first two dimensions of batch2 tensor to be: "
-                               "[%lld, %lld] but got: [%lld, %lld].",
+        return shimrt_fail(op,
+                           "Expected size for first two dimensions of batch2 tensor to be: "
+                           "[%lld, %lld] but got: [%lld, %lld].",
                            (long long)self->sizes[0], (long long)self->sizes[2],
                            (long long)mat2->sizes[0], (long long)mat2->sizes[1]);
     if (self->dtype != mat2->dtype)
-        return shimrt_fail(op, "expected scalar type %s but found %s",
-                           torch_name(self->dtype), torch_name(mat2->dtype));
+        return shimrt_fail(op, "expected scalar type %s but found %s", torch_name(self->dtype),
+                           torch_name(mat2->dtype));
     int32_t dt = self->dtype;
     if (bool_check(op, dt, self->sizes[1], self->sizes[2], mat2->sizes[2]))
         return AOTI_TORCH_FAILURE;
@@ -323,8 +328,10 @@ AOTITorchError shimrt_cpu_matmul(AtenTensorHandle self, AtenTensorHandle other,
     static const char op[] = "matmul";
     if (check_mats(op, self, "self", other, "other")) return AOTI_TORCH_FAILURE;
     if (self->ndim == 0 || other->ndim == 0)
-        return shimrt_fail(op, "both arguments to matmul need to be at least 1D, but they are "
-                               "%lldD and %lldD", (long long)self->ndim, (long long)other->ndim);
+        return shimrt_fail(op,
+                           "both arguments to matmul need to be at least 1D, but they are "
+                           "%lldD and %lldD",
+                           (long long)self->ndim, (long long)other->ndim);
     if (self->dtype != other->dtype)
         return shimrt_fail(op, "expected m1 and m2 to have the same dtype, but got: %s != %s",
                            shimrt_dtype_name(self->dtype), shimrt_dtype_name(other->dtype));
@@ -335,25 +342,31 @@ AOTITorchError shimrt_cpu_matmul(AtenTensorHandle self, AtenTensorHandle other,
         a.sizes = asz;
         a.strides = ast;
         a.ndim = 2;
-        a.sizes[0] = 1; a.sizes[1] = self->sizes[0];
-        a.strides[0] = self->sizes[0]; a.strides[1] = self->strides[0];
+        a.sizes[0] = 1;
+        a.sizes[1] = self->sizes[0];
+        a.strides[0] = self->sizes[0];
+        a.strides[1] = self->strides[0];
     }
     if (other->ndim == 1) {
         b.sizes = bsz;
         b.strides = bst;
         b.ndim = 2;
-        b.sizes[0] = other->sizes[0]; b.sizes[1] = 1;
-        b.strides[0] = other->strides[0]; b.strides[1] = 1;
+        b.sizes[0] = other->sizes[0];
+        b.sizes[1] = 1;
+        b.strides[0] = other->strides[0];
+        b.strides[1] = 1;
     }
     int64_t n = a.sizes[a.ndim - 2], k = a.sizes[a.ndim - 1];
     int64_t k2 = b.sizes[b.ndim - 2], m = b.sizes[b.ndim - 1];
     if (k != k2) {
         if (self->ndim == 1 && other->ndim == 1)
-            return shimrt_fail(op, "inconsistent tensor size, expected tensor [%lld] and src "
-                                   "[%lld] to have the same number of elements, but got %lld "
-                                   "and %lld elements respectively", (long long)k, (long long)k2,
-                               (long long)k, (long long)k2);
-        return shimrt_fail(op, "mat1 and mat2 shapes cannot be multiplied (%lldx%lld and %lldx%lld)",
+            return shimrt_fail(op,
+                               "inconsistent tensor size, expected tensor [%lld] and src "
+                               "[%lld] to have the same number of elements, but got %lld "
+                               "and %lld elements respectively",
+                               (long long)k, (long long)k2, (long long)k, (long long)k2);
+        return shimrt_fail(op,
+                           "mat1 and mat2 shapes cannot be multiplied (%lldx%lld and %lldx%lld)",
                            (long long)n, (long long)k, (long long)k2, (long long)m);
     }
     if (bool_check(op, self->dtype, n, k, m)) return AOTI_TORCH_FAILURE;

@@ -29,7 +29,7 @@ static AOTITorchError check_inputs(const char *op, AtenTensorHandle input, const
     char a[256], b[256];
     if (nn < 1)
         return shimrt_fail(op, "Expected normalized_shape to be at least 1-dimensional, i.e., "
-                           "containing at least one element, but got normalized_shape = []");
+                               "containing at least one element, but got normalized_shape = []");
     if (input->device_type != SHIMRT_DEV_CPU)
         return shimrt_fail(op, "expected a CPU tensor, got %s",
                            shimrt_device_type_name(input->device_type));
@@ -46,9 +46,10 @@ static AOTITorchError check_inputs(const char *op, AtenTensorHandle input, const
         if (!ok) {
             put_shape(a, sizeof a, t->sizes, t->ndim);
             put_shape(b, sizeof b, ns, nn);
-            return shimrt_fail(op, "Expected %s to be of same shape as normalized_shape, but "
-                               "got %s of shape %s and normalized_shape = %s", names[k],
-                               names[k], a, b);
+            return shimrt_fail(op,
+                               "Expected %s to be of same shape as normalized_shape, but "
+                               "got %s of shape %s and normalized_shape = %s",
+                               names[k], names[k], a, b);
         }
     }
     bool ok = input->ndim >= nn;
@@ -56,8 +57,10 @@ static AOTITorchError check_inputs(const char *op, AtenTensorHandle input, const
     if (!ok) {
         put_shape(a, sizeof a, ns, nn);
         put_shape(b, sizeof b, input->sizes, input->ndim);
-        return shimrt_fail(op, "Given normalized_shape=%s, expected input with shape [*, %s], "
-                           "but got input of size%s", a, a + 1, b);
+        return shimrt_fail(op,
+                           "Given normalized_shape=%s, expected input with shape [*, %s], "
+                           "but got input of size%s",
+                           a, a + 1, b);
     }
     return AOTI_TORCH_SUCCESS;
 }
@@ -115,25 +118,25 @@ static AOTITorchError layer_norm_rows(const char *op, AtenTensorHandle input, in
     return AOTI_TORCH_SUCCESS;
 }
 
-AOTITorchError shimrt_cpu_native_layer_norm(AtenTensorHandle input,
-                                            const int64_t *normalized_shape,
-                                            int64_t normalized_shape_len_,
-                                            AtenTensorHandle weight, AtenTensorHandle bias,
-                                            double eps, AtenTensorHandle *ret0,
-                                            AtenTensorHandle *ret1, AtenTensorHandle *ret2) {
+AOTITorchError shimrt_cpu_native_layer_norm(AtenTensorHandle input, const int64_t *normalized_shape,
+                                            int64_t normalized_shape_len_, AtenTensorHandle weight,
+                                            AtenTensorHandle bias, double eps,
+                                            AtenTensorHandle *ret0, AtenTensorHandle *ret1,
+                                            AtenTensorHandle *ret2) {
     static const char op[] = "native_layer_norm";
     int64_t nn = normalized_shape_len_;
     if (check_inputs(op, input, normalized_shape, nn, weight, bias)) return AOTI_TORCH_FAILURE;
     /* mean and rstd: input's leading sizes, then a 1 per normalized dim */
     int64_t stat[SHIMRT_MAX_DIMS];
-    for (int64_t d = 0; d < input->ndim; d++)
-        stat[d] = d < input->ndim - nn ? input->sizes[d] : 1;
-    AtenTensorHandle out = shimrt_tensor_empty(op, input->ndim, input->sizes, NULL, input->dtype,
-                                               SHIMRT_DEV_CPU, -1);
-    AtenTensorHandle mean = out ? shimrt_tensor_empty(op, input->ndim, stat, NULL, input->dtype,
-                                                      SHIMRT_DEV_CPU, -1) : NULL;
-    AtenTensorHandle rstd = mean ? shimrt_tensor_empty(op, input->ndim, stat, NULL, input->dtype,
-                                                       SHIMRT_DEV_CPU, -1) : NULL;
+    for (int64_t d = 0; d < input->ndim; d++) stat[d] = d < input->ndim - nn ? input->sizes[d] : 1;
+    AtenTensorHandle out =
+        shimrt_tensor_empty(op, input->ndim, input->sizes, NULL, input->dtype, SHIMRT_DEV_CPU, -1);
+    AtenTensorHandle mean =
+        out ? shimrt_tensor_empty(op, input->ndim, stat, NULL, input->dtype, SHIMRT_DEV_CPU, -1)
+            : NULL;
+    AtenTensorHandle rstd =
+        mean ? shimrt_tensor_empty(op, input->ndim, stat, NULL, input->dtype, SHIMRT_DEV_CPU, -1)
+             : NULL;
     if (!rstd || layer_norm_rows(op, input, nn, weight, bias, eps, out, mean, rstd)) {
         shimrt_tensor_free(out), shimrt_tensor_free(mean), shimrt_tensor_free(rstd);
         return AOTI_TORCH_FAILURE;
@@ -150,8 +153,8 @@ AOTITorchError shimrt_layer_norm(AtenTensorHandle input, const int64_t *normaliz
     (void)cudnn_enable; /* a CUDA-only hint */
     int64_t nn = normalized_shape_len_;
     if (check_inputs(op, input, normalized_shape, nn, weight, bias)) return AOTI_TORCH_FAILURE;
-    AtenTensorHandle out = shimrt_tensor_empty(op, input->ndim, input->sizes, NULL, input->dtype,
-                                               SHIMRT_DEV_CPU, -1);
+    AtenTensorHandle out =
+        shimrt_tensor_empty(op, input->ndim, input->sizes, NULL, input->dtype, SHIMRT_DEV_CPU, -1);
     if (!out || layer_norm_rows(op, input, nn, weight, bias, eps, out, NULL, NULL)) {
         shimrt_tensor_free(out);
         return AOTI_TORCH_FAILURE;

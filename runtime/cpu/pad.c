@@ -20,8 +20,7 @@ static AOTITorchError pad_index_mode(const char *op, int m, AtenTensorHandle sel
                                      AtenTensorHandle *ret0) {
     int64_t nd = self->ndim, k = pad_len / 2; /* k padded dims, the last ones */
     if (value && *value != 0)
-        return shimrt_fail(op, "Padding mode \"%s\" doesn't take in value argument",
-                           mode_names[m]);
+        return shimrt_fail(op, "Padding mode \"%s\" doesn't take in value argument", mode_names[m]);
     if (k < 1 || k > 3 || (nd != k + 1 && nd != k + 2))
         return shimrt_fail(op, "Padding size %lld is not supported for %lldD input tensor.",
                            (long long)pad_len, (long long)nd);
@@ -35,9 +34,10 @@ static AOTITorchError pad_index_mode(const char *op, int m, AtenTensorHandle sel
         for (int64_t d = nd == k + 2 ? 1 : 0; d < nd; d++) ok = ok && self->sizes[d] != 0;
         if (!ok) {
             char b[96];
-            return shimrt_fail(op, "Expected %lldD or %lldD (batch mode) tensor with possibly 0 "
-                                   "batch size and other non-zero dimensions for input, but "
-                                   "got: %s",
+            return shimrt_fail(op,
+                               "Expected %lldD or %lldD (batch mode) tensor with possibly 0 "
+                               "batch size and other non-zero dimensions for input, but "
+                               "got: %s",
                                (long long)(k + 1), (long long)(k + 2),
                                shimrt_k_fmt_shape(b, sizeof b, nd, self->sizes));
         }
@@ -49,9 +49,10 @@ static AOTITorchError pad_index_mode(const char *op, int m, AtenTensorHandle sel
         int64_t d = nd - 1 - i, l = pad[2 * i], r = pad[2 * i + 1], n = self->sizes[d];
         if (m == 1 && !(l < n && r < n)) {
             char b[96];
-            return shimrt_fail(op, "Argument #%lld: Padding size should be less than the "
-                                   "corresponding input dimension, but got: padding (%lld, %lld) "
-                                   "at dimension %lld of input %s",
+            return shimrt_fail(op,
+                               "Argument #%lld: Padding size should be less than the "
+                               "corresponding input dimension, but got: padding (%lld, %lld) "
+                               "at dimension %lld of input %s",
                                (long long)(4 + 2 * i), (long long)l, (long long)r, (long long)d,
                                shimrt_k_fmt_shape(b, sizeof b, nd, self->sizes));
         }
@@ -97,9 +98,12 @@ static AOTITorchError pad_index_mode(const char *op, int m, AtenTensorHandle sel
         int64_t istart = l < 0 ? -l : 0, ostart = l > 0 ? l : 0;
         for (int64_t j = 0; j < oshape[d]; j++) {
             int64_t x;
-            if (i >= k) x = j;
-            else if (m == 1) x = (j < l ? 2 * l - j : j < n + l ? j : 2 * (n + l - 1) - j) - ostart + istart;
-            else if (m == 2) x = (j < l ? l : j < n + l ? j : n + l - 1) - ostart + istart;
+            if (i >= k)
+                x = j;
+            else if (m == 1)
+                x = (j < l ? 2 * l - j : j < n + l ? j : 2 * (n + l - 1) - j) - ostart + istart;
+            else if (m == 2)
+                x = (j < l ? l : j < n + l ? j : n + l - 1) - ostart + istart;
             else { /* circular: PyTorch wraps around the kept (cropped) part of the dim */
                 int64_t r = i < k ? pad[2 * i + 1] : 0, c = n - istart - (r < 0 ? -r : 0);
                 x = c > 0 ? istart + ((j - ostart) % c + c) % c : -1;
@@ -130,7 +134,9 @@ static AOTITorchError pad_index_mode(const char *op, int m, AtenTensorHandle sel
         for (int64_t d = 0; d < nd - 1; d++) base += t[d][idx[d]] * ist[d] * es;
         int64_t sl = ist[nd - 1] * es;
         switch (es) {
-        case 1: for (int64_t j = 0; j < inner; j++) o[j] = base[tl[j] * sl]; break;
+        case 1:
+            for (int64_t j = 0; j < inner; j++) o[j] = base[tl[j] * sl];
+            break;
         case 2:
             for (int64_t j = 0; j < inner; j++) memcpy(o + 2 * j, base + tl[j] * sl, 2);
             break;
@@ -138,8 +144,7 @@ static AOTITorchError pad_index_mode(const char *op, int m, AtenTensorHandle sel
             for (int64_t j = 0; j < inner; j++) memcpy(o + 4 * j, base + tl[j] * sl, 4);
             break;
         default:
-            for (int64_t j = 0; j < inner; j++)
-                memcpy(o + es * j, base + tl[j] * sl, (size_t)es);
+            for (int64_t j = 0; j < inner; j++) memcpy(o + es * j, base + tl[j] * sl, (size_t)es);
         }
         o += inner * es;
         for (int64_t d = nd - 2; d >= 0; d--) {
@@ -166,9 +171,10 @@ AOTITorchError shimrt_cpu_pad(AtenTensorHandle self, const int64_t *pad, int64_t
     if (m < 0) return shimrt_fail(op, "Unrecognised padding mode %s", mode);
     if (pad_len_ % 2 != 0) return shimrt_fail(op, "Padding length must be divisible by 2");
     if (pad_len_ / 2 > self->ndim)
-        return shimrt_fail(op, "Padding length should be less than or equal to two times the "
-                               "input dimension but got padding length %lld and input of "
-                               "dimension %lld",
+        return shimrt_fail(op,
+                           "Padding length should be less than or equal to two times the "
+                           "input dimension but got padding length %lld and input of "
+                           "dimension %lld",
                            (long long)pad_len_, (long long)self->ndim);
     if (m != 0) return pad_index_mode(op, m, self, pad, pad_len_, value, ret0);
     int64_t nd = self->ndim;
@@ -186,9 +192,10 @@ AOTITorchError shimrt_cpu_pad(AtenTensorHandle self, const int64_t *pad, int64_t
             __builtin_add_overflow(sz, hi[d], &sz))
             return shimrt_fail(op, "the padded size of dimension %lld overflows", (long long)d);
         if (sz < 0)
-            return shimrt_fail(op, "The input size %lld, plus negative padding %lld and %lld "
-                                   "resulted in a negative output size, which is invalid. Check "
-                                   "dimension %lld of your input.",
+            return shimrt_fail(op,
+                               "The input size %lld, plus negative padding %lld and %lld "
+                               "resulted in a negative output size, which is invalid. Check "
+                               "dimension %lld of your input.",
                                (long long)self->sizes[d], (long long)lo[d], (long long)hi[d],
                                (long long)d);
         oshape[d] = sz;

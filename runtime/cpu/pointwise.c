@@ -52,14 +52,14 @@ static bool integral_value(double v) { return isfinite(v) && v == floor(v) && fa
 
 /* What a call hands the driver. */
 typedef struct {
-    const char *op;           /* "add.Tensor", for messages */
+    const char *op; /* "add.Tensor", for messages */
     int row;
-    int nin;                  /* tensor inputs */
+    int nin; /* tensor inputs */
     const struct AtenTensorOpaque *in[3];
-    bool has_scalar;          /* binary: b is `scalar` (a Python number) */
+    bool has_scalar; /* binary: b is `scalar` (a Python number) */
     double scalar;
-    int32_t compute;          /* -1: PyTorch's result type of the inputs */
-    bool cond_first;          /* where: in[0] is the bool condition */
+    int32_t compute; /* -1: PyTorch's result type of the inputs */
+    bool cond_first; /* where: in[0] is the bool condition */
     sh_kargs k;
 } pw_call;
 
@@ -128,9 +128,9 @@ static AOTITorchError pw_run(pw_call *c, AtenTensorHandle *ret0) {
     return AOTI_TORCH_SUCCESS;
 }
 
-#define CALL1(OPNAME, ROW, SELF) \
+#define CALL1(OPNAME, ROW, SELF)                                                                   \
     pw_call c = {.op = OPNAME, .row = ROW, .nin = 1, .in = {SELF}, .compute = -1}
-#define CALL2(OPNAME, ROW, SELF, OTHER) \
+#define CALL2(OPNAME, ROW, SELF, OTHER)                                                            \
     pw_call c = {.op = OPNAME, .row = ROW, .nin = 2, .in = {SELF, OTHER}, .compute = -1}
 
 static AOTITorchError bool_sub_error(const char *op) {
@@ -164,13 +164,13 @@ static AOTITorchError add_sub(const char *op, bool sub, AtenTensorHandle self,
     return pw_run(&c, ret0);
 }
 
-AOTITorchError shimrt_cpu_add_tensor(AtenTensorHandle self, AtenTensorHandle other,
-                                     double alpha, AtenTensorHandle *ret0) {
+AOTITorchError shimrt_cpu_add_tensor(AtenTensorHandle self, AtenTensorHandle other, double alpha,
+                                     AtenTensorHandle *ret0) {
     return add_sub("add.Tensor", false, self, other, alpha, ret0);
 }
 
-AOTITorchError shimrt_cpu_sub_tensor(AtenTensorHandle self, AtenTensorHandle other,
-                                     double alpha, AtenTensorHandle *ret0) {
+AOTITorchError shimrt_cpu_sub_tensor(AtenTensorHandle self, AtenTensorHandle other, double alpha,
+                                     AtenTensorHandle *ret0) {
     return add_sub("sub.Tensor", true, self, other, alpha, ret0);
 }
 
@@ -222,17 +222,18 @@ AOTITorchError shimrt_cpu_neg(AtenTensorHandle self, AtenTensorHandle *ret0) {
     return unary_nobool("neg", OP_neg, self,
                         "Negation, the `-` operator, on a bool tensor is not supported. If "
                         "you are trying to invert a mask, use the `~` or `logical_not()` "
-                        "operator instead.", ret0);
+                        "operator instead.",
+                        ret0);
 }
 
 AOTITorchError shimrt_cpu_relu(AtenTensorHandle self, AtenTensorHandle *ret0) {
     return unary_nobool("relu", OP_relu, self, "Boolean inputs not supported for relu", ret0);
 }
 
-#define PLAIN_UNARY(NAME)                                                                   \
-    AOTITorchError shimrt_cpu_##NAME(AtenTensorHandle self, AtenTensorHandle *ret0) {       \
-        CALL1(#NAME, OP_##NAME, self);                                                      \
-        return pw_run(&c, ret0);                                                            \
+#define PLAIN_UNARY(NAME)                                                                          \
+    AOTITorchError shimrt_cpu_##NAME(AtenTensorHandle self, AtenTensorHandle *ret0) {              \
+        CALL1(#NAME, OP_##NAME, self);                                                             \
+        return pw_run(&c, ret0);                                                                   \
     }
 PLAIN_UNARY(exp)
 PLAIN_UNARY(abs)
@@ -284,11 +285,15 @@ AOTITorchError shimrt_cpu_clamp(AtenTensorHandle self, double *min, double *max,
         /* PyTorch: a bound beyond the far end is an error, one beyond the near end is
          * no bound at all */
         if (min && *min > hi[rt])
-            return shimrt_fail(op, "Clamp min value %g is outside the representable range of "
-                                   "%s", *min, torch_type_name(rt));
+            return shimrt_fail(op,
+                               "Clamp min value %g is outside the representable range of "
+                               "%s",
+                               *min, torch_type_name(rt));
         if (max && *max < lo[rt])
-            return shimrt_fail(op, "Clamp max value %g is outside the representable range of "
-                                   "%s", *max, torch_type_name(rt));
+            return shimrt_fail(op,
+                               "Clamp max value %g is outside the representable range of "
+                               "%s",
+                               *max, torch_type_name(rt));
         if (min && *min < lo[rt]) c.k.p0 = lo[rt];
         if (max && *max > hi[rt]) c.k.p1 = hi[rt];
         if (!min) c.k.p0 = lo[rt];
@@ -333,7 +338,8 @@ AOTITorchError shimrt_cpu_floor_divide(AtenTensorHandle self, AtenTensorHandle o
         zero_scan z = {other->dtype, false};
         sh_plan p;
         AtenTensorHandle o = (AtenTensorHandle)other; /* read only: the scan writes nothing */
-        if (sh_plan_build(&p, op, &o, other->dtype, 1, (const struct AtenTensorOpaque *const *)&other))
+        if (sh_plan_build(&p, op, &o, other->dtype, 1,
+                          (const struct AtenTensorOpaque *const *)&other))
             return AOTI_TORCH_FAILURE;
         sh_walk_serial(&p, scan_zero, &z);
         if (z.zero) return shimrt_fail(op, "ZeroDivisionError");
@@ -368,32 +374,30 @@ AOTITorchError shimrt_cpu_bitwise_or_tensor(AtenTensorHandle self, AtenTensorHan
     return integral_only(&c, "bitwise_or_cpu", false, ret0);
 }
 
-AOTITorchError shimrt_cpu_bitwise_left_shift_tensor(AtenTensorHandle self,
-                                                    AtenTensorHandle other,
+AOTITorchError shimrt_cpu_bitwise_left_shift_tensor(AtenTensorHandle self, AtenTensorHandle other,
                                                     AtenTensorHandle *ret0) {
     CALL2("bitwise_left_shift.Tensor", OP_bitwise_left_shift, self, other);
     return integral_only(&c, "lshift_cpu", true, ret0);
 }
 
-AOTITorchError shimrt_cpu_bitwise_right_shift_tensor(AtenTensorHandle self,
-                                                     AtenTensorHandle other,
+AOTITorchError shimrt_cpu_bitwise_right_shift_tensor(AtenTensorHandle self, AtenTensorHandle other,
                                                      AtenTensorHandle *ret0) {
     CALL2("bitwise_right_shift.Tensor", OP_bitwise_right_shift, self, other);
     return integral_only(&c, "rshift_cpu", true, ret0);
 }
 
-#define COMPARE(NAME)                                                                       \
-    AOTITorchError shimrt_cpu_##NAME##_tensor(AtenTensorHandle self, AtenTensorHandle other, \
-                                              AtenTensorHandle *ret0) {                     \
-        CALL2(#NAME ".Tensor", OP_##NAME, self, other);                                     \
-        return pw_run(&c, ret0);                                                            \
-    }                                                                                       \
-    AOTITorchError shimrt_cpu_##NAME##_scalar(AtenTensorHandle self, double other,          \
-                                              AtenTensorHandle *ret0) {                     \
-        CALL1(#NAME ".Scalar", OP_##NAME, self);                                            \
-        c.has_scalar = true;                                                                \
-        c.scalar = other;                                                                   \
-        return pw_run(&c, ret0);                                                            \
+#define COMPARE(NAME)                                                                              \
+    AOTITorchError shimrt_cpu_##NAME##_tensor(AtenTensorHandle self, AtenTensorHandle other,       \
+                                              AtenTensorHandle *ret0) {                            \
+        CALL2(#NAME ".Tensor", OP_##NAME, self, other);                                            \
+        return pw_run(&c, ret0);                                                                   \
+    }                                                                                              \
+    AOTITorchError shimrt_cpu_##NAME##_scalar(AtenTensorHandle self, double other,                 \
+                                              AtenTensorHandle *ret0) {                            \
+        CALL1(#NAME ".Scalar", OP_##NAME, self);                                                   \
+        c.has_scalar = true;                                                                       \
+        c.scalar = other;                                                                          \
+        return pw_run(&c, ret0);                                                                   \
     }
 COMPARE(eq)
 COMPARE(ne)
@@ -405,15 +409,21 @@ COMPARE(ge)
 AOTITorchError shimrt_cpu_where_self(AtenTensorHandle condition, AtenTensorHandle self,
                                      AtenTensorHandle other, AtenTensorHandle *ret0) {
     static const char op[] = "where.self";
-    pw_call c = {.op = op, .row = OP_where, .nin = 3, .in = {condition, self, other},
-                 .compute = -1, .cond_first = true};
+    pw_call c = {.op = op,
+                 .row = OP_where,
+                 .nin = 3,
+                 .in = {condition, self, other},
+                 .compute = -1,
+                 .cond_first = true};
     if (shimrt_k_check_cpu(op, condition, "condition")) return AOTI_TORCH_FAILURE;
     if (condition->dtype != SHIMRT_BOOL) {
         const char *n = shimrt_dtype_name(condition->dtype);
-        return shimrt_fail(op, "where expected condition to be a boolean tensor, but got a "
-                               "tensor with dtype %s", torch_type_name(condition->dtype)[0] == '?'
-                                                           ? (n ? n : "?")
-                                                           : torch_type_name(condition->dtype));
+        return shimrt_fail(op,
+                           "where expected condition to be a boolean tensor, but got a "
+                           "tensor with dtype %s",
+                           torch_type_name(condition->dtype)[0] == '?'
+                               ? (n ? n : "?")
+                               : torch_type_name(condition->dtype));
     }
     return pw_run(&c, ret0);
 }

@@ -29,7 +29,11 @@ static AOTITorchError reduced_dims(const char *op, const struct AtenTensorOpaque
 }
 
 typedef enum { R_SUM, R_MAX } redop;
-typedef struct { redop op; int32_t idt, odt; bool flt; } red_ctx;
+typedef struct {
+    redop op;
+    int32_t idt, odt;
+    bool flt;
+} red_ctx;
 
 /* Operand 0: accumulator (double or int64), operand 1: the input. */
 static void red_loop(char **data, const int64_t *st, int64_t n, void *vctx) {
@@ -65,7 +69,10 @@ static void red_loop(char **data, const int64_t *st, int64_t n, void *vctx) {
     }
 }
 
-typedef struct { int32_t odt; bool flt; } store_ctx;
+typedef struct {
+    int32_t odt;
+    bool flt;
+} store_ctx;
 
 static void store_loop(char **data, const int64_t *st, int64_t n, void *vctx) {
     const store_ctx *c = vctx;
@@ -100,7 +107,7 @@ typedef struct {
     int32_t tdt, odt;
     size_t ses, tes, oes;
     int64_t outer, len, inner, blocks, parts;
-    double div;   /* mean: divide the double results by this (1: none) */
+    double div;    /* mean: divide the double results by this (1: none) */
     char *partial; /* parts > 1: outer * parts T values */
 } red_job;
 
@@ -129,8 +136,8 @@ static void red_parts_range(int64_t begin, int64_t end, void *vj) {
         int64_t o = u / j->parts, p = u % j->parts, plen = (j->len + j->parts - 1) / j->parts;
         int64_t s0 = p * plen, n = j->len - s0 < plen ? j->len - s0 : plen;
         if (n < 0) n = 0;
-        j->k->rows(j->partial + (size_t)u * j->tes, j->in + (size_t)(o * j->len + s0) * j->ses,
-                   1, n);
+        j->k->rows(j->partial + (size_t)u * j->tes, j->in + (size_t)(o * j->len + s0) * j->ses, 1,
+                   n);
     }
 }
 
@@ -190,9 +197,12 @@ static bool red_layout_of(const struct AtenTensorOpaque *self, const bool *mask,
     bool identity = true;
     for (int64_t i = 0; i < np; i++) {
         int64_t sz = self->sizes[perm[i]];
-        if (first < 0 || i < first) L->outer *= sz;
-        else if (i > last) L->inner *= sz;
-        else L->len *= sz;
+        if (first < 0 || i < first)
+            L->outer *= sz;
+        else if (i > last)
+            L->inner *= sz;
+        else
+            L->len *= sz;
         if (i > 0 && perm[i] < perm[i - 1]) identity = false;
     }
     if (first < 0) { /* only size-1 dims reduced: every element is its own row */
@@ -232,8 +242,8 @@ static bool engine_reduce(const char *op, int red, bool wide, AtenTensorHandle s
     j.outer = L.outer;
     j.len = L.len;
     j.inner = L.inner;
-    AtenTensorHandle out = shimrt_k_empty_like_dev(op, self, L.on, L.oshape,
-                                                   L.ostr_used ? L.ostr : NULL, odt);
+    AtenTensorHandle out =
+        shimrt_k_empty_like_dev(op, self, L.on, L.oshape, L.ostr_used ? L.ostr : NULL, odt);
     if (!out) {
         *err = AOTI_TORCH_FAILURE;
         return true;
@@ -267,24 +277,27 @@ static bool engine_reduce(const char *op, int red, bool wide, AtenTensorHandle s
     } else if (j.inner == 1) {
         int64_t grain = RGRAIN / j.len;
         if (grain < 1) grain = 1;
-        if (numel < RGRAIN || j.outer <= grain) red_rows_range(0, j.outer, &j);
-        else torch_parallel_for(0, j.outer, grain, red_rows_range, &j);
+        if (numel < RGRAIN || j.outer <= grain)
+            red_rows_range(0, j.outer, &j);
+        else
+            torch_parallel_for(0, j.outer, grain, red_rows_range, &j);
     } else {
         j.blocks = (j.inner + RBLOCK - 1) / RBLOCK;
         int64_t tasks = j.outer * j.blocks;
         int64_t per = j.len * (j.inner < RBLOCK ? j.inner : RBLOCK);
         int64_t grain = RGRAIN / per;
         if (grain < 1) grain = 1;
-        if (numel < RGRAIN || tasks <= grain) red_cols_range(0, tasks, &j);
-        else torch_parallel_for(0, tasks, grain, red_cols_range, &j);
+        if (numel < RGRAIN || tasks <= grain)
+            red_cols_range(0, tasks, &j);
+        else
+            torch_parallel_for(0, tasks, grain, red_cols_range, &j);
     }
     *ret0 = out;
     return true;
 }
 
-static AOTITorchError reduce(const char *op, redop kind, AtenTensorHandle self,
-                             const int64_t *dims, int64_t dims_len, bool keepdim, int32_t odt,
-                             AtenTensorHandle *ret0) {
+static AOTITorchError reduce(const char *op, redop kind, AtenTensorHandle self, const int64_t *dims,
+                             int64_t dims_len, bool keepdim, int32_t odt, AtenTensorHandle *ret0) {
     bool mask[SHIMRT_MAX_DIMS];
     if (reduced_dims(op, self, dims, dims_len, mask)) return AOTI_TORCH_FAILURE;
     AOTITorchError ferr;
@@ -298,8 +311,8 @@ static AOTITorchError reduce(const char *op, redop kind, AtenTensorHandle self,
         bool flt_in = shimrt_k_is_floating(self->dtype);
         bool ok = kind == R_MAX ? odt == self->dtype
                                 : (flt_in ? odt == self->dtype : odt == SHIMRT_INT64);
-        if (ok && engine_reduce(op, kind == R_MAX ? RED_amax : RED_sum, kind == R_SUM, self,
-                                mask, keepdim, odt, 1.0, ret0, &ferr))
+        if (ok && engine_reduce(op, kind == R_MAX ? RED_amax : RED_sum, kind == R_SUM, self, mask,
+                                keepdim, odt, 1.0, ret0, &ferr))
             return ferr;
     }
     if (kind == R_MAX)
@@ -389,8 +402,9 @@ AOTITorchError shimrt_cpu_mean_dim(AtenTensorHandle self, const int64_t *dim, in
     int32_t odt = dtype ? *dtype : self->dtype;
     if (!shimrt_k_is_floating(odt)) {
         const char *n = shimrt_dtype_name(odt);
-        return shimrt_fail(op, "mean(): could not infer output dtype. %s dtype must be either "
-                               "a floating point or complex dtype. Got: %s",
+        return shimrt_fail(op,
+                           "mean(): could not infer output dtype. %s dtype must be either "
+                           "a floating point or complex dtype. Got: %s",
                            dtype ? "Optional" : "Input", n ? n : "?");
     }
     bool mask[SHIMRT_MAX_DIMS];
@@ -400,8 +414,7 @@ AOTITorchError shimrt_cpu_mean_dim(AtenTensorHandle self, const int64_t *dim, in
         if (mask[d]) count *= self->sizes[d];
     AOTITorchError ferr;
     if (odt == self->dtype &&
-        engine_reduce(op, RED_sum, true, self, mask, keepdim != 0, odt, (double)count, ret0,
-                      &ferr))
+        engine_reduce(op, RED_sum, true, self, mask, keepdim != 0, odt, (double)count, ret0, &ferr))
         return ferr;
     AtenTensorHandle s = NULL;
     if (reduce(op, R_SUM, self, dim, dim_len_, keepdim != 0, SHIMRT_FLOAT64, &s))
@@ -422,7 +435,11 @@ AOTITorchError shimrt_cpu_mean_dim(AtenTensorHandle self, const int64_t *dim, in
 }
 
 /* all/any: the result is bool, uint8 for uint8 input (PyTorch's rule) */
-typedef struct { bool any; bool hit; int32_t dt; } allany_ctx;
+typedef struct {
+    bool any;
+    bool hit;
+    int32_t dt;
+} allany_ctx;
 
 static void allany_chunk(char **ptr, const int64_t *st, int64_t n, void *vctx) {
     allany_ctx *c = vctx;
@@ -460,13 +477,14 @@ AOTITorchError shimrt_cpu_any(AtenTensorHandle self, AtenTensorHandle *ret0) {
 }
 
 AOTITorchError shimrt_cpu_sum_intlist_out(AtenTensorHandle out, AtenTensorHandle self,
-                                          const int64_t *dim, int64_t dim_len_,
-                                          int32_t keepdim, int32_t *dtype) {
+                                          const int64_t *dim, int64_t dim_len_, int32_t keepdim,
+                                          int32_t *dtype) {
     static const char op[] = "sum.IntList_out";
     if (shimrt_k_check_cpu(op, out, "out")) return AOTI_TORCH_FAILURE;
     if (dtype && *dtype != out->dtype)
-        return shimrt_fail(op, "Expected the dtype for input and out to match, but got %s "
-                               "for input's dtype and %s for out's dtype.",
+        return shimrt_fail(op,
+                           "Expected the dtype for input and out to match, but got %s "
+                           "for input's dtype and %s for out's dtype.",
                            shimrt_dtype_name(*dtype), shimrt_dtype_name(out->dtype));
     int32_t odt = out->dtype;
     AtenTensorHandle s = NULL;
@@ -477,8 +495,9 @@ AOTITorchError shimrt_cpu_sum_intlist_out(AtenTensorHandle out, AtenTensorHandle
     AOTITorchError err;
     if (!same) {
         char b1[96], b2[96];
-        err = shimrt_fail(op, "out has shape %s but the result has shape %s (resizing an out "
-                              "argument is not supported)",
+        err = shimrt_fail(op,
+                          "out has shape %s but the result has shape %s (resizing an out "
+                          "argument is not supported)",
                           shimrt_k_fmt_shape(b1, sizeof b1, out->ndim, out->sizes),
                           shimrt_k_fmt_shape(b2, sizeof b2, s->ndim, s->sizes));
     } else {
@@ -502,13 +521,19 @@ static int64_t line_argmax(const scan_line *l) {
         double bv = shimrt_k_load_f64(l->in, l->dt);
         for (int64_t i = 1; i < l->len && !isnan(bv); i++) {
             double v = shimrt_k_load_f64(l->in + i * l->stride, l->dt);
-            if (isnan(v) || v > bv) { bv = v; best = i; }
+            if (isnan(v) || v > bv) {
+                bv = v;
+                best = i;
+            }
         }
     } else {
         int64_t bv = shimrt_k_load_i64(l->in, l->dt);
         for (int64_t i = 1; i < l->len; i++) {
             int64_t v = shimrt_k_load_i64(l->in + i * l->stride, l->dt);
-            if (v > bv) { bv = v; best = i; }
+            if (v > bv) {
+                bv = v;
+                best = i;
+            }
         }
     }
     return best;
@@ -520,7 +545,11 @@ static void argmax_along(AtenTensorHandle self, int64_t d, char *values, int64_t
     int64_t nd = self->ndim, osz[SHIMRT_MAX_DIMS], ost[SHIMRT_MAX_DIMS], on = 0;
     size_t es = shimrt_dtype_size(self->dtype);
     for (int64_t k = 0; k < nd; k++)
-        if (k != d) { osz[on] = self->sizes[k]; ost[on] = self->strides[k]; on++; }
+        if (k != d) {
+            osz[on] = self->sizes[k];
+            ost[on] = self->strides[k];
+            on++;
+        }
     int64_t count = 1;
     for (int64_t k = 0; k < on; k++) count *= osz[k];
     scan_line l = {NULL, self->dtype, nd ? self->sizes[d] : 1,
@@ -568,29 +597,41 @@ static void arg_cols_range(int64_t begin, int64_t end, void *vj) {
         j->k->cols(j->idx + o * j->inner + c0, v,
                    j->in + (size_t)(o * j->len * j->inner + c0) * j->ses, j->len, nc, j->inner);
         if (j->vals)
-            sh_cast_run(j->vals + (size_t)(o * j->inner + c0) * j->ses, j->sdt, (int64_t)j->ses,
-                        v, j->cdt, (int64_t)shimrt_dtype_size(j->cdt), nc);
+            sh_cast_run(j->vals + (size_t)(o * j->inner + c0) * j->ses, j->sdt, (int64_t)j->ses, v,
+                        j->cdt, (int64_t)shimrt_dtype_size(j->cdt), nc);
     }
 }
 
 static void argmax_run(const struct AtenTensorOpaque *self, const red_layout *L, char *values,
                        int64_t *indices) {
-    arg_job j = {sh_argmax_kernel(self->dtype), shimrt_data(self), values, indices, self->dtype,
-                 sh_ct_dtype(sh_ct_index(self->dtype)), shimrt_dtype_size(self->dtype),
-                 L->outer, L->len, L->inner, 1};
+    arg_job j = {sh_argmax_kernel(self->dtype),
+                 shimrt_data(self),
+                 values,
+                 indices,
+                 self->dtype,
+                 sh_ct_dtype(sh_ct_index(self->dtype)),
+                 shimrt_dtype_size(self->dtype),
+                 L->outer,
+                 L->len,
+                 L->inner,
+                 1};
     int64_t numel = shimrt_numel(self);
     if (j.inner == 1) {
         int64_t grain = RGRAIN / j.len;
         if (grain < 1) grain = 1;
-        if (numel < RGRAIN || j.outer <= grain) arg_rows_range(0, j.outer, &j);
-        else torch_parallel_for(0, j.outer, grain, arg_rows_range, &j);
+        if (numel < RGRAIN || j.outer <= grain)
+            arg_rows_range(0, j.outer, &j);
+        else
+            torch_parallel_for(0, j.outer, grain, arg_rows_range, &j);
     } else {
         j.blocks = (j.inner + RBLOCK - 1) / RBLOCK;
         int64_t tasks = j.outer * j.blocks;
         int64_t grain = RGRAIN / (j.len * (j.inner < RBLOCK ? j.inner : RBLOCK));
         if (grain < 1) grain = 1;
-        if (numel < RGRAIN || tasks <= grain) arg_cols_range(0, tasks, &j);
-        else torch_parallel_for(0, tasks, grain, arg_cols_range, &j);
+        if (numel < RGRAIN || tasks <= grain)
+            arg_cols_range(0, tasks, &j);
+        else
+            torch_parallel_for(0, tasks, grain, arg_cols_range, &j);
     }
 }
 
@@ -598,19 +639,17 @@ static void argmax_run(const struct AtenTensorOpaque *self, const red_layout *L,
  * red_layout_of says; *ret_v is skipped when NULL. Returns false when the path does not
  * apply (nothing allocated). */
 static bool engine_argmax(const char *op, AtenTensorHandle self, int64_t d, bool keepdim,
-                          AtenTensorHandle *ret_v, AtenTensorHandle *ret_i,
-                          AOTITorchError *err) {
+                          AtenTensorHandle *ret_v, AtenTensorHandle *ret_i, AOTITorchError *err) {
     bool mask[SHIMRT_MAX_DIMS] = {false};
     red_layout L;
     mask[d] = true;
     if (!sh_argmax_kernel(self->dtype) || !red_layout_of(self, mask, keepdim, &L)) return false;
     const int64_t *ostr = L.ostr_used ? L.ostr : NULL;
-    AtenTensorHandle v = ret_v ? shimrt_k_empty_like_dev(op, self, L.on, L.oshape, ostr,
-                                                         self->dtype)
-                               : NULL;
-    AtenTensorHandle ix = (v || !ret_v) ? shimrt_k_empty_like_dev(op, self, L.on, L.oshape, ostr,
-                                                                  SHIMRT_INT64)
-                                        : NULL;
+    AtenTensorHandle v =
+        ret_v ? shimrt_k_empty_like_dev(op, self, L.on, L.oshape, ostr, self->dtype) : NULL;
+    AtenTensorHandle ix =
+        (v || !ret_v) ? shimrt_k_empty_like_dev(op, self, L.on, L.oshape, ostr, SHIMRT_INT64)
+                      : NULL;
     if (!ix) {
         shimrt_tensor_free(v);
         *err = AOTI_TORCH_FAILURE;
@@ -634,12 +673,13 @@ AOTITorchError shimrt_cpu_max_dim(AtenTensorHandle self, int64_t dim, int32_t ke
         return shimrt_fail(op, "max(): Expected reduction dim %lld to have non-zero size.",
                            (long long)d);
     AOTITorchError ferr;
-    if (self->ndim > 0 && engine_argmax(op, self, d, keepdim != 0, ret0, ret1, &ferr))
-        return ferr;
+    if (self->ndim > 0 && engine_argmax(op, self, d, keepdim != 0, ret0, ret1, &ferr)) return ferr;
     int64_t osz[SHIMRT_MAX_DIMS], on = 0;
     for (int64_t k = 0; k < self->ndim; k++)
-        if (k != d) osz[on++] = self->sizes[k];
-        else if (keepdim) osz[on++] = 1;
+        if (k != d)
+            osz[on++] = self->sizes[k];
+        else if (keepdim)
+            osz[on++] = 1;
     AtenTensorHandle v = shimrt_k_empty_like_dev(op, self, on, osz, NULL, self->dtype);
     AtenTensorHandle ix = v ? shimrt_k_empty_like_dev(op, self, on, osz, NULL, SHIMRT_INT64) : NULL;
     if (!ix) {
@@ -665,9 +705,9 @@ AOTITorchError shimrt_cpu_argmax(AtenTensorHandle self, int64_t *dim, int32_t ke
                                    "input.numel() == 0.");
         /* over the flattened tensor */
         bool own = !shimrt_is_contiguous(self); /* else read self in place */
-        AtenTensorHandle flat = own ? shimrt_k_empty_like_dev(op, self, self->ndim, self->sizes,
-                                                              NULL, self->dtype)
-                                    : self;
+        AtenTensorHandle flat =
+            own ? shimrt_k_empty_like_dev(op, self, self->ndim, self->sizes, NULL, self->dtype)
+                : self;
         if (!flat) return AOTI_TORCH_FAILURE;
         if (own && shimrt_k_copy(op, flat, self)) {
             shimrt_tensor_free(flat);
@@ -698,12 +738,13 @@ AOTITorchError shimrt_cpu_argmax(AtenTensorHandle self, int64_t *dim, int32_t ke
         return shimrt_fail(op, "argmax(): Expected reduction dim %lld to have non-zero size.",
                            (long long)d);
     AOTITorchError ferr;
-    if (self->ndim > 0 && engine_argmax(op, self, d, keepdim != 0, NULL, ret0, &ferr))
-        return ferr;
+    if (self->ndim > 0 && engine_argmax(op, self, d, keepdim != 0, NULL, ret0, &ferr)) return ferr;
     int64_t osz[SHIMRT_MAX_DIMS], on = 0;
     for (int64_t k = 0; k < self->ndim; k++)
-        if (k != d) osz[on++] = self->sizes[k];
-        else if (keepdim) osz[on++] = 1;
+        if (k != d)
+            osz[on++] = self->sizes[k];
+        else if (keepdim)
+            osz[on++] = 1;
     AtenTensorHandle ix = shimrt_k_empty_like_dev(op, self, on, osz, NULL, SHIMRT_INT64);
     if (!ix) return AOTI_TORCH_FAILURE;
     argmax_along(self, d, NULL, shimrt_data(ix));
@@ -742,8 +783,8 @@ static void sm_range(int64_t begin, int64_t end, void *vj) {
     if (buf != stackbuf) free(buf);
 }
 
-static AOTITorchError softmax_impl(const char *op, bool logsm, AtenTensorHandle self,
-                                   int64_t dim, int32_t *dtype, AtenTensorHandle *ret0) {
+static AOTITorchError softmax_impl(const char *op, bool logsm, AtenTensorHandle self, int64_t dim,
+                                   int32_t *dtype, AtenTensorHandle *ret0) {
     if (shimrt_k_check_cpu(op, self, "self") || shimrt_k_check_dtype(op, self, "self"))
         return AOTI_TORCH_FAILURE;
     int64_t d;
@@ -752,7 +793,7 @@ static AOTITorchError softmax_impl(const char *op, bool logsm, AtenTensorHandle 
     if (!shimrt_k_is_floating(odt)) {
         const char *k = logsm ? "log_softmax_lastdim_kernel_impl" : "softmax_lastdim_kernel_impl";
         static const char *const names[] = {"Byte", "Char", "Short", "Int", "Long"};
-        const char *n = odt == SHIMRT_BOOL ? "Bool"
+        const char *n = odt == SHIMRT_BOOL                           ? "Bool"
                         : odt >= SHIMRT_UINT8 && odt <= SHIMRT_INT64 ? names[odt - SHIMRT_UINT8]
                                                                      : "?";
         return shimrt_fail(op, "\"%s\" not implemented for '%s'", k, n);
@@ -773,15 +814,24 @@ static AOTITorchError softmax_impl(const char *op, bool logsm, AtenTensorHandle 
         shimrt_tensor_free(tmp);
         return AOTI_TORCH_FAILURE;
     }
-    sm_job j = {logsm, shimrt_data(in), shimrt_data(out), in->dtype, odt,
-                shimrt_dtype_size(in->dtype), shimrt_dtype_size(odt),
-                self->ndim ? self->sizes[d] : 1, 1, false};
+    sm_job j = {logsm,
+                shimrt_data(in),
+                shimrt_data(out),
+                in->dtype,
+                odt,
+                shimrt_dtype_size(in->dtype),
+                shimrt_dtype_size(odt),
+                self->ndim ? self->sizes[d] : 1,
+                1,
+                false};
     for (int64_t k = d + 1; k < self->ndim; k++) j.inner *= self->sizes[k];
     int64_t lines = j.len > 0 ? shimrt_numel(self) / j.len : 0;
     int64_t grain = RGRAIN / (j.len > 0 ? j.len : 1);
     if (grain < 1) grain = 1;
-    if (lines <= grain) sm_range(0, lines, &j);
-    else torch_parallel_for(0, lines, grain, sm_range, &j);
+    if (lines <= grain)
+        sm_range(0, lines, &j);
+    else
+        torch_parallel_for(0, lines, grain, sm_range, &j);
     shimrt_tensor_free(tmp);
     if (j.oom) {
         shimrt_tensor_free(out);

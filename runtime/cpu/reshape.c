@@ -31,8 +31,8 @@ static AOTITorchError reshape_to(const char *op, AtenTensorHandle self, int64_t 
     return err;
 }
 
-AOTITorchError shimrt_cpu_reshape(AtenTensorHandle self, const int64_t *shape,
-                                  int64_t shape_len_, AtenTensorHandle *ret0) {
+AOTITorchError shimrt_cpu_reshape(AtenTensorHandle self, const int64_t *shape, int64_t shape_len_,
+                                  AtenTensorHandle *ret0) {
     static const char op[] = "reshape";
     int64_t sh[SHIMRT_MAX_DIMS];
     if (shimrt_k_check_defined(op, self, "self") ||
@@ -56,9 +56,9 @@ AOTITorchError shimrt_cpu_flatten_using_ints(AtenTensorHandle self, int64_t star
         return reshape_to(op, self, 1, &one, ret0);
     }
     if (s == e)
-        return give(shimrt_k_alias(op, self, self->ndim, self->sizes, self->strides,
-                                   self->storage_offset),
-                    ret0);
+        return give(
+            shimrt_k_alias(op, self, self->ndim, self->sizes, self->strides, self->storage_offset),
+            ret0);
     int64_t shape[SHIMRT_MAX_DIMS], n = 0, prod = 1;
     for (int64_t d = 0; d < self->ndim; d++) {
         if (d < s || d > e) {
@@ -70,4 +70,3 @@ AOTITorchError shimrt_cpu_flatten_using_ints(AtenTensorHandle self, int64_t star
     }
     return reshape_to(op, self, n, shape, ret0);
 }
-

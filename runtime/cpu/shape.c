@@ -14,8 +14,8 @@
 
 /* ---- tensor options (dtype, layout, device, pin_memory) ---- */
 static AOTITorchError options(const char *op, int32_t *dtype, int32_t *layout, int32_t *device,
-                              int32_t device_index, int32_t default_dtype,
-                              int32_t default_device, int32_t *out_dtype, int32_t *out_device) {
+                              int32_t device_index, int32_t default_dtype, int32_t default_device,
+                              int32_t *out_dtype, int32_t *out_device) {
     if (layout && *layout != SHIMRT_LAYOUT_STRIDED)
         return shimrt_fail(op, "layout code %d is not supported (only strided)", (int)*layout);
     *out_dtype = dtype ? *dtype : default_dtype;
@@ -45,8 +45,7 @@ static AOTITorchError fill(const char *op, AtenTensorHandle t, long double v) {
     if (check_fits(op, v, t->dtype)) return AOTI_TORCH_FAILURE;
     if (t->device_type == SHIMRT_DEV_META || shimrt_numel(t) == 0) return AOTI_TORCH_SUCCESS;
     if (!shimrt_idx_numeric(t->dtype))
-        return shimrt_fail(op, "filling a %s tensor is not supported",
-                           shimrt_dtype_name(t->dtype));
+        return shimrt_fail(op, "filling a %s tensor is not supported", shimrt_dtype_name(t->dtype));
     int64_t idx[SHIMRT_MAX_DIMS] = {0};
     do shimrt_idx_store(shimrt_idx_at(t, idx), t->dtype, v);
     while (shimrt_idx_next(t->ndim, t->sizes, idx));
@@ -63,8 +62,7 @@ static AOTITorchError check_size(const char *op, const int64_t *size, int64_t n)
 }
 
 static AOTITorchError new_filled(const char *op, int64_t n, const int64_t *size, int32_t dt,
-                                 int32_t dev, bool do_fill, long double v,
-                                 AtenTensorHandle *ret0) {
+                                 int32_t dev, bool do_fill, long double v, AtenTensorHandle *ret0) {
     if (check_size(op, size, n)) return AOTI_TORCH_FAILURE;
     AtenTensorHandle t = shimrt_tensor_empty(op, n, size, NULL, dt, dev, -1);
     if (!t) return AOTI_TORCH_FAILURE;
@@ -77,12 +75,12 @@ static AOTITorchError new_filled(const char *op, int64_t n, const int64_t *size,
 }
 
 AOTITorchError shimrt_full(const int64_t *size, int64_t size_len_, double fill_value,
-                           int32_t *dtype, int32_t *layout, int32_t *device,
-                           int32_t device_index_, int32_t *pin_memory, AtenTensorHandle *ret0) {
+                           int32_t *dtype, int32_t *layout, int32_t *device, int32_t device_index_,
+                           int32_t *pin_memory, AtenTensorHandle *ret0) {
     (void)pin_memory;
     int32_t dt = 0, dev = 0;
-    if (options("full", dtype, layout, device, device_index_, SHIMRT_FLOAT32, SHIMRT_DEV_CPU,
-                &dt, &dev))
+    if (options("full", dtype, layout, device, device_index_, SHIMRT_FLOAT32, SHIMRT_DEV_CPU, &dt,
+                &dev))
         return AOTI_TORCH_FAILURE;
     return new_filled("full", size_len_, size, dt, dev, true, fill_value, ret0);
 }
@@ -95,9 +93,9 @@ AOTITorchError shimrt_full_out(AtenTensorHandle out, const int64_t *size, int64_
     return fill("full.out", out, fill_value);
 }
 
-static AOTITorchError like(const char *op, AtenTensorHandle self, int32_t *dtype,
-                           int32_t *layout, int32_t *device, int32_t device_index_,
-                           bool do_fill, long double v, AtenTensorHandle *ret0) {
+static AOTITorchError like(const char *op, AtenTensorHandle self, int32_t *dtype, int32_t *layout,
+                           int32_t *device, int32_t device_index_, bool do_fill, long double v,
+                           AtenTensorHandle *ret0) {
     int32_t dt = 0, dev = 0;
     if (options(op, dtype, layout, device, device_index_, self->dtype, self->device_type, &dt,
                 &dev))
@@ -134,8 +132,10 @@ AOTITorchError shimrt_cpu_empty_memory_format(const int64_t *size, int64_t size_
     (void)pin_memory;
     int32_t dt = 0, dev = 0;
     if (memory_format && *memory_format != 0 && *memory_format != 3)
-        return shimrt_fail("empty.memory_format", "only the contiguous (or preserve) memory "
-                           "format is supported, got code %d", (int)*memory_format);
+        return shimrt_fail("empty.memory_format",
+                           "only the contiguous (or preserve) memory "
+                           "format is supported, got code %d",
+                           (int)*memory_format);
     if (options("empty.memory_format", dtype, layout, device, device_index_, SHIMRT_FLOAT32,
                 SHIMRT_DEV_CPU, &dt, &dev))
         return AOTI_TORCH_FAILURE;
@@ -145,17 +145,18 @@ AOTITorchError shimrt_cpu_empty_memory_format(const int64_t *size, int64_t size_
 /* ---- arange ---- */
 static bool integral(double v) { return isfinite(v) && floor(v) == v; }
 
-static AOTITorchError arange(const char *op, double start, double end, double step,
-                             int32_t *dtype, int32_t *layout, int32_t *device,
-                             int32_t device_index_, AtenTensorHandle *ret0) {
+static AOTITorchError arange(const char *op, double start, double end, double step, int32_t *dtype,
+                             int32_t *layout, int32_t *device, int32_t device_index_,
+                             AtenTensorHandle *ret0) {
     /* Scalars arrive as doubles: integral values without a dtype give int64 (PyTorch's
      * inference for Python ints), anything else float32. */
-    int32_t def = integral(start) && integral(end) && integral(step) ? SHIMRT_INT64
-                                                                     : SHIMRT_FLOAT32;
+    int32_t def =
+        integral(start) && integral(end) && integral(step) ? SHIMRT_INT64 : SHIMRT_FLOAT32;
     int32_t dt = 0, dev = 0;
     if (options(op, dtype, layout, device, device_index_, def, SHIMRT_DEV_CPU, &dt, &dev))
         return AOTI_TORCH_FAILURE;
-    if (!isfinite(start) || !isfinite(end)) return shimrt_fail(op, "unsupported range: %g -> %g", start, end);
+    if (!isfinite(start) || !isfinite(end))
+        return shimrt_fail(op, "unsupported range: %g -> %g", start, end);
     if (step == 0 || !isfinite(step)) return shimrt_fail(op, "step must be nonzero");
     if ((step > 0 && end < start) || (step < 0 && end > start))
         return shimrt_fail(op, "upper bound and larger bound inconsistent with step sign");
@@ -215,9 +216,10 @@ AOTITorchError shimrt_view_dtype(AtenTensorHandle self, int32_t dtype, AtenTenso
     int64_t offset = self->storage_offset;
     if (from != to) {
         if (n == 0 || self->strides[n - 1] != 1)
-            return shimrt_fail(op, "self.stride(-1) must be 1 to view %s as %s (different "
-                               "element sizes)", shimrt_dtype_name(self->dtype),
-                               shimrt_dtype_name(dtype));
+            return shimrt_fail(op,
+                               "self.stride(-1) must be 1 to view %s as %s (different "
+                               "element sizes)",
+                               shimrt_dtype_name(self->dtype), shimrt_dtype_name(dtype));
         if (from > to) {
             int64_t r = (int64_t)(from / to);
             sizes[n - 1] *= r;
@@ -226,8 +228,10 @@ AOTITorchError shimrt_view_dtype(AtenTensorHandle self, int32_t dtype, AtenTenso
         } else {
             int64_t r = (int64_t)(to / from);
             if (sizes[n - 1] % r || offset % r)
-                return shimrt_fail(op, "self.size(-1) must be divisible by %lld to view %s as "
-                                   "%s", (long long)r, shimrt_dtype_name(self->dtype),
+                return shimrt_fail(op,
+                                   "self.size(-1) must be divisible by %lld to view %s as "
+                                   "%s",
+                                   (long long)r, shimrt_dtype_name(self->dtype),
                                    shimrt_dtype_name(dtype));
             for (int64_t d = 0; d < n - 1; d++) {
                 if (strides[d] % r)
@@ -254,15 +258,15 @@ static AOTITorchError cpu_only(const char *op, AtenTensorHandle t) {
     return AOTI_TORCH_SUCCESS;
 }
 
-AOTITorchError shimrt_cpu_index_select(AtenTensorHandle self, int64_t dim,
-                                       AtenTensorHandle index, AtenTensorHandle *ret0) {
+AOTITorchError shimrt_cpu_index_select(AtenTensorHandle self, int64_t dim, AtenTensorHandle index,
+                                       AtenTensorHandle *ret0) {
     static const char op[] = "index_select";
     if (cpu_only(op, self) || shimrt_idx_wrap_dim(op, &dim, self->ndim)) return AOTI_TORCH_FAILURE;
     int64_t sizes[SHIMRT_MAX_DIMS];
     memcpy(sizes, self->sizes, (size_t)self->ndim * sizeof *sizes);
     if (self->ndim) sizes[dim] = shimrt_numel(index);
-    AtenTensorHandle t = shimrt_tensor_empty(op, self->ndim, sizes, NULL, self->dtype,
-                                             SHIMRT_DEV_CPU, -1);
+    AtenTensorHandle t =
+        shimrt_tensor_empty(op, self->ndim, sizes, NULL, self->dtype, SHIMRT_DEV_CPU, -1);
     if (!t) return AOTI_TORCH_FAILURE;
     if (shimrt_idx_index_select(op, self, dim, index, t)) {
         shimrt_tensor_free(t);
@@ -272,8 +276,8 @@ AOTITorchError shimrt_cpu_index_select(AtenTensorHandle self, int64_t dim,
     return AOTI_TORCH_SUCCESS;
 }
 
-AOTITorchError shimrt_cpu_index_select_out(AtenTensorHandle out, AtenTensorHandle self,
-                                           int64_t dim, AtenTensorHandle index) {
+AOTITorchError shimrt_cpu_index_select_out(AtenTensorHandle out, AtenTensorHandle self, int64_t dim,
+                                           AtenTensorHandle index) {
     return shimrt_idx_index_select("index_select.out", self, dim, index, out);
 }
 
@@ -282,8 +286,8 @@ AOTITorchError shimrt_cpu_gather(AtenTensorHandle self, int64_t dim, AtenTensorH
     static const char op[] = "gather";
     (void)sparse_grad;
     if (cpu_only(op, self)) return AOTI_TORCH_FAILURE;
-    AtenTensorHandle t = shimrt_tensor_empty(op, index->ndim, index->sizes, NULL, self->dtype,
-                                             SHIMRT_DEV_CPU, -1);
+    AtenTensorHandle t =
+        shimrt_tensor_empty(op, index->ndim, index->sizes, NULL, self->dtype, SHIMRT_DEV_CPU, -1);
     if (!t) return AOTI_TORCH_FAILURE;
     if (shimrt_idx_gather(op, self, dim, index, t)) {
         shimrt_tensor_free(t);
@@ -303,8 +307,8 @@ AOTITorchError shimrt_cpu_scatter_src(AtenTensorHandle self, int64_t dim, AtenTe
                                       AtenTensorHandle src, AtenTensorHandle *ret0) {
     static const char op[] = "scatter.src";
     if (cpu_only(op, self)) return AOTI_TORCH_FAILURE;
-    AtenTensorHandle t = shimrt_tensor_empty(op, self->ndim, self->sizes, NULL, self->dtype,
-                                             SHIMRT_DEV_CPU, -1);
+    AtenTensorHandle t =
+        shimrt_tensor_empty(op, self->ndim, self->sizes, NULL, self->dtype, SHIMRT_DEV_CPU, -1);
     if (!t) return AOTI_TORCH_FAILURE;
     if (shimrt_idx_scatter(op, t, self, dim, index, src)) {
         shimrt_tensor_free(t);
@@ -314,9 +318,8 @@ AOTITorchError shimrt_cpu_scatter_src(AtenTensorHandle self, int64_t dim, AtenTe
     return AOTI_TORCH_SUCCESS;
 }
 
-AOTITorchError shimrt_cpu_scatter_src_out(AtenTensorHandle out, AtenTensorHandle self,
-                                          int64_t dim, AtenTensorHandle index,
-                                          AtenTensorHandle src) {
+AOTITorchError shimrt_cpu_scatter_src_out(AtenTensorHandle out, AtenTensorHandle self, int64_t dim,
+                                          AtenTensorHandle index, AtenTensorHandle src) {
     return shimrt_idx_scatter("scatter.src_out", out, self, dim, index, src);
 }
 
@@ -334,8 +337,8 @@ static AOTITorchError scatter_reduce_new(const char *op, AtenTensorHandle self, 
                                          const char *reduce, bool include_self,
                                          AtenTensorHandle *ret0) {
     if (!reduce || cpu_only(op, self)) return AOTI_TORCH_FAILURE;
-    AtenTensorHandle t = shimrt_tensor_empty(op, self->ndim, self->sizes, NULL, self->dtype,
-                                             SHIMRT_DEV_CPU, -1);
+    AtenTensorHandle t =
+        shimrt_tensor_empty(op, self->ndim, self->sizes, NULL, self->dtype, SHIMRT_DEV_CPU, -1);
     if (!t) return AOTI_TORCH_FAILURE;
     if (shimrt_idx_scatter_reduce(op, t, self, dim, index, src, reduce, include_self)) {
         shimrt_tensor_free(t);
@@ -345,9 +348,9 @@ static AOTITorchError scatter_reduce_new(const char *op, AtenTensorHandle self, 
     return AOTI_TORCH_SUCCESS;
 }
 
-AOTITorchError shimrt_cpu_scatter_reduce(AtenTensorHandle self, int64_t dim,
-                                         AtenTensorHandle index, AtenTensorHandle src,
-                                         const char *reduce, AtenTensorHandle *ret0) {
+AOTITorchError shimrt_cpu_scatter_reduce(AtenTensorHandle self, int64_t dim, AtenTensorHandle index,
+                                         AtenTensorHandle src, const char *reduce,
+                                         AtenTensorHandle *ret0) {
     static const char op[] = "scatter.reduce";
     return scatter_reduce_new(op, self, dim, index, src, legacy_reduce(op, reduce), true, ret0);
 }
@@ -373,19 +376,22 @@ AOTITorchError shimrt_cpu_scatter_reduce_two_out(AtenTensorHandle out, AtenTenso
                                                  int64_t dim, AtenTensorHandle index,
                                                  AtenTensorHandle src, const char *reduce,
                                                  int32_t include_self) {
-    return shimrt_idx_scatter_reduce("scatter_reduce.two_out", out, self, dim, index, src,
-                                     reduce, include_self != 0);
+    return shimrt_idx_scatter_reduce("scatter_reduce.two_out", out, self, dim, index, src, reduce,
+                                     include_self != 0);
 }
 
 /* ---- cat, stack ---- */
 /* Shape of cat(tensors, dim) (PyTorch skips legacy 1-d empty tensors), and its dtype. */
-static AOTITorchError cat_shape(const char *op, const AtenTensorHandle *ts, int64_t n,
-                                int64_t *dim, int64_t *ndim, int64_t *sizes, int32_t *dtype) {
+static AOTITorchError cat_shape(const char *op, const AtenTensorHandle *ts, int64_t n, int64_t *dim,
+                                int64_t *ndim, int64_t *sizes, int32_t *dtype) {
     if (n <= 0) return shimrt_fail(op, "expected a non-empty list of Tensors");
     const struct AtenTensorOpaque *ref = NULL;
     for (int64_t k = 0; k < n; k++) {
         if (cpu_only(op, ts[k])) return AOTI_TORCH_FAILURE;
-        if (!(ts[k]->ndim == 1 && ts[k]->sizes[0] == 0)) { ref = ts[k]; break; }
+        if (!(ts[k]->ndim == 1 && ts[k]->sizes[0] == 0)) {
+            ref = ts[k];
+            break;
+        }
     }
     *dtype = ts[0]->dtype;
     for (int64_t k = 1; k < n; k++)
@@ -398,7 +404,8 @@ static AOTITorchError cat_shape(const char *op, const AtenTensorHandle *ts, int6
         *dim = 0;
         return AOTI_TORCH_SUCCESS;
     }
-    if (ref->ndim == 0) return shimrt_fail(op, "zero-dimensional tensor (at position 0) cannot be concatenated");
+    if (ref->ndim == 0)
+        return shimrt_fail(op, "zero-dimensional tensor (at position 0) cannot be concatenated");
     if (shimrt_idx_wrap_dim(op, dim, ref->ndim)) return AOTI_TORCH_FAILURE;
     *ndim = ref->ndim;
     memcpy(sizes, ref->sizes, (size_t)ref->ndim * sizeof *sizes);
@@ -407,23 +414,26 @@ static AOTITorchError cat_shape(const char *op, const AtenTensorHandle *ts, int6
         const struct AtenTensorOpaque *t = ts[k];
         if (t->ndim == 1 && t->sizes[0] == 0) continue;
         if (t->ndim != ref->ndim)
-            return shimrt_fail(op, "Tensors must have same number of dimensions: got %lld and "
-                               "%lld", (long long)ref->ndim, (long long)t->ndim);
+            return shimrt_fail(op,
+                               "Tensors must have same number of dimensions: got %lld and "
+                               "%lld",
+                               (long long)ref->ndim, (long long)t->ndim);
         for (int64_t d = 0; d < t->ndim; d++)
             if (d != *dim && t->sizes[d] != ref->sizes[d])
-                return shimrt_fail(op, "Sizes of tensors must match except in dimension %lld. "
+                return shimrt_fail(op,
+                                   "Sizes of tensors must match except in dimension %lld. "
                                    "Expected size %lld but got size %lld for tensor number "
-                                   "%lld in the list.", (long long)*dim,
-                                   (long long)ref->sizes[d], (long long)t->sizes[d],
-                                   (long long)k);
+                                   "%lld in the list.",
+                                   (long long)*dim, (long long)ref->sizes[d],
+                                   (long long)t->sizes[d], (long long)k);
         sizes[*dim] += t->sizes[*dim];
     }
     return AOTI_TORCH_SUCCESS;
 }
 
 /* Copies each input into its slice of out (a narrow view, then the runtime's copy). */
-static AOTITorchError cat_into(const char *op, const AtenTensorHandle *ts, int64_t n,
-                               int64_t dim, AtenTensorHandle out) {
+static AOTITorchError cat_into(const char *op, const AtenTensorHandle *ts, int64_t n, int64_t dim,
+                               AtenTensorHandle out) {
     int64_t at = 0;
     for (int64_t k = 0; k < n; k++) {
         AtenTensorHandle t = ts[k];
@@ -481,9 +491,12 @@ AOTITorchError shimrt_stack(const AtenTensorHandle *tensors, int64_t tensors_len
     if (shimrt_idx_wrap_dim(op, &dim, ref->ndim + 1)) return AOTI_TORCH_FAILURE;
     for (int64_t k = 1; k < tensors_len_; k++) {
         const struct AtenTensorOpaque *t = tensors[k];
-        if (t->ndim != ref->ndim || memcmp(t->sizes, ref->sizes, (size_t)t->ndim * sizeof *t->sizes))
-            return shimrt_fail(op, "stack expects each tensor to be equal size, but tensor %lld "
-                               "differs from tensor 0", (long long)k);
+        if (t->ndim != ref->ndim ||
+            memcmp(t->sizes, ref->sizes, (size_t)t->ndim * sizeof *t->sizes))
+            return shimrt_fail(op,
+                               "stack expects each tensor to be equal size, but tensor %lld "
+                               "differs from tensor 0",
+                               (long long)k);
     }
     /* unsqueeze each input at dim, then cat */
     AtenTensorHandle *views = calloc((size_t)tensors_len_, sizeof *views);
@@ -502,9 +515,8 @@ AOTITorchError shimrt_stack(const AtenTensorHandle *tensors, int64_t tensors_len
                 s++;
             }
         }
-        views[k] = shimrt_tensor_new(op, t->storage, t->ndim + 1, sizes, strides,
-                                     t->storage_offset, t->dtype, t->device_type,
-                                     t->device_index, t->layout);
+        views[k] = shimrt_tensor_new(op, t->storage, t->ndim + 1, sizes, strides, t->storage_offset,
+                                     t->dtype, t->device_type, t->device_index, t->layout);
         if (!views[k]) rc = AOTI_TORCH_FAILURE;
     }
     if (!rc) rc = shimrt_cpu_cat(views, tensors_len_, dim, ret0);
@@ -522,7 +534,8 @@ AOTITorchError shimrt_embedding(AtenTensorHandle weight, AtenTensorHandle indice
     if (cpu_only(op, weight)) return AOTI_TORCH_FAILURE;
     if (weight->ndim != 2) return shimrt_fail(op, "'weight' must be 2-D");
     if (indices->dtype != SHIMRT_INT64 && indices->dtype != SHIMRT_INT32)
-        return shimrt_fail(op, "Expected tensor for argument #1 'indices' to have one of the "
+        return shimrt_fail(op,
+                           "Expected tensor for argument #1 'indices' to have one of the "
                            "following scalar types: Long, Int; but got %s instead",
                            shimrt_dtype_name(indices->dtype));
     if (indices->ndim + 1 > SHIMRT_MAX_DIMS) return shimrt_fail(op, "too many dimensions");
@@ -538,20 +551,20 @@ AOTITorchError shimrt_embedding(AtenTensorHandle weight, AtenTensorHandle indice
         }
     }
     AtenTensorHandle src = flat ? flat : indices;
-    AtenTensorHandle view1d = shimrt_tensor_new(op, src->storage, 1, flat_sizes, flat_strides,
-                                                src->storage_offset, src->dtype,
-                                                src->device_type, src->device_index, src->layout);
-    AOTITorchError rc = view1d ? shimrt_cpu_index_select(weight, 0, view1d, &rows)
-                               : AOTI_TORCH_FAILURE;
+    AtenTensorHandle view1d =
+        shimrt_tensor_new(op, src->storage, 1, flat_sizes, flat_strides, src->storage_offset,
+                          src->dtype, src->device_type, src->device_index, src->layout);
+    AOTITorchError rc =
+        view1d ? shimrt_cpu_index_select(weight, 0, view1d, &rows) : AOTI_TORCH_FAILURE;
     shimrt_tensor_free(view1d);
     shimrt_tensor_free(flat);
     if (rc) return rc;
     int64_t sizes[SHIMRT_MAX_DIMS];
     memcpy(sizes, indices->sizes, (size_t)indices->ndim * sizeof *sizes);
     sizes[indices->ndim] = weight->sizes[1];
-    AtenTensorHandle t = shimrt_tensor_new(op, rows->storage, indices->ndim + 1, sizes, NULL, 0,
-                                           rows->dtype, rows->device_type, rows->device_index,
-                                           rows->layout);
+    AtenTensorHandle t =
+        shimrt_tensor_new(op, rows->storage, indices->ndim + 1, sizes, NULL, 0, rows->dtype,
+                          rows->device_type, rows->device_index, rows->layout);
     shimrt_tensor_free(rows);
     if (!t) return AOTI_TORCH_FAILURE;
     *ret0 = t;
@@ -564,8 +577,10 @@ AOTITorchError shimrt_foreach_mul_list(const AtenTensorHandle *self, int64_t sel
                                        AtenTensorHandle **ret0, int64_t *ret0_len_) {
     static const char op[] = "_foreach_mul.List";
     if (self_len_ != other_len_)
-        return shimrt_fail(op, "Tensor lists must have the same number of tensors, got %lld "
-                           "and %lld", (long long)self_len_, (long long)other_len_);
+        return shimrt_fail(op,
+                           "Tensor lists must have the same number of tensors, got %lld "
+                           "and %lld",
+                           (long long)self_len_, (long long)other_len_);
     AtenTensorHandle *out = calloc(self_len_ > 0 ? (size_t)self_len_ : 1, sizeof *out);
     if (!out) return shimrt_fail(op, "out of memory");
     for (int64_t k = 0; k < self_len_; k++) {
@@ -585,19 +600,23 @@ AOTITorchError shimrt_foreach_mul__list(const AtenTensorHandle *self, int64_t se
                                         const AtenTensorHandle *other, int64_t other_len_) {
     static const char op[] = "_foreach_mul_.List";
     if (self_len_ != other_len_)
-        return shimrt_fail(op, "Tensor lists must have the same number of tensors, got %lld "
-                           "and %lld", (long long)self_len_, (long long)other_len_);
+        return shimrt_fail(op,
+                           "Tensor lists must have the same number of tensors, got %lld "
+                           "and %lld",
+                           (long long)self_len_, (long long)other_len_);
     for (int64_t k = 0; k < self_len_; k++) {
         AtenTensorHandle a = self[k], b = other[k];
         if (cpu_only(op, a) || cpu_only(op, b)) return AOTI_TORCH_FAILURE;
         if (!shimrt_idx_numeric(a->dtype) || !shimrt_idx_numeric(b->dtype))
             return shimrt_fail(op, "dtype %s is not supported", shimrt_dtype_name(a->dtype));
-        if (a->ndim < b->ndim) return shimrt_fail(op, "other[%lld] does not broadcast to self[%lld]", (long long)k, (long long)k);
+        if (a->ndim < b->ndim)
+            return shimrt_fail(op, "other[%lld] does not broadcast to self[%lld]", (long long)k,
+                               (long long)k);
         for (int64_t d = 0; d < b->ndim; d++) {
             int64_t bs = b->sizes[d], as = a->sizes[a->ndim - b->ndim + d];
             if (bs != 1 && bs != as)
-                return shimrt_fail(op, "other[%lld] does not broadcast to self[%lld]",
-                                   (long long)k, (long long)k);
+                return shimrt_fail(op, "other[%lld] does not broadcast to self[%lld]", (long long)k,
+                                   (long long)k);
         }
     }
     for (int64_t k = 0; k < self_len_; k++) {
@@ -608,8 +627,8 @@ AOTITorchError shimrt_foreach_mul__list(const AtenTensorHandle *self, int64_t se
             for (int64_t d = 0; d < b->ndim; d++)
                 bidx[d] = b->sizes[d] == 1 ? 0 : idx[a->ndim - b->ndim + d];
             char *pa = shimrt_idx_at(a, idx);
-            long double v = shimrt_idx_load(pa, a->dtype) *
-                            shimrt_idx_load(shimrt_idx_at(b, bidx), b->dtype);
+            long double v =
+                shimrt_idx_load(pa, a->dtype) * shimrt_idx_load(shimrt_idx_at(b, bidx), b->dtype);
             shimrt_idx_store(pa, a->dtype, v);
         } while (shimrt_idx_next(a->ndim, a->sizes, idx));
     }
@@ -618,9 +637,9 @@ AOTITorchError shimrt_foreach_mul__list(const AtenTensorHandle *self, int64_t se
 
 /* ---- to.dtype_layout ---- */
 AOTITorchError shimrt_to_dtype_layout(AtenTensorHandle self, int32_t *dtype, int32_t *layout,
-                                      int32_t *device, int32_t device_index_,
-                                      int32_t *pin_memory, int32_t non_blocking, int32_t copy,
-                                      int32_t *memory_format, AtenTensorHandle *ret0) {
+                                      int32_t *device, int32_t device_index_, int32_t *pin_memory,
+                                      int32_t non_blocking, int32_t copy, int32_t *memory_format,
+                                      AtenTensorHandle *ret0) {
     static const char op[] = "to.dtype_layout";
     (void)pin_memory, (void)non_blocking, (void)memory_format;
     int32_t dt = 0, dev = 0;
@@ -642,7 +661,10 @@ AOTITorchError shimrt_to_dtype_layout(AtenTensorHandle self, int32_t *dtype, int
 }
 
 /* ---- sort (always stable: equal keys keep their order; NaN sorts as the largest) ---- */
-typedef struct { long double v; int64_t i; } sort_item;
+typedef struct {
+    long double v;
+    int64_t i;
+} sort_item;
 
 static bool item_before(const sort_item *a, const sort_item *b, bool desc) {
     bool an = isnan(a->v), bn = isnan(b->v);
@@ -667,8 +689,8 @@ static AOTITorchError sort_impl(const char *op, AtenTensorHandle self, int64_t d
     if (cpu_only(op, self) || shimrt_idx_wrap_dim(op, &dim, self->ndim)) return AOTI_TORCH_FAILURE;
     if (!shimrt_idx_numeric(self->dtype))
         return shimrt_fail(op, "dtype %s is not supported", shimrt_dtype_name(self->dtype));
-    AtenTensorHandle vals = shimrt_tensor_empty(op, self->ndim, self->sizes, NULL, self->dtype,
-                                                SHIMRT_DEV_CPU, -1);
+    AtenTensorHandle vals =
+        shimrt_tensor_empty(op, self->ndim, self->sizes, NULL, self->dtype, SHIMRT_DEV_CPU, -1);
     AtenTensorHandle idxs = vals ? shimrt_tensor_empty(op, self->ndim, self->sizes, NULL,
                                                        SHIMRT_INT64, SHIMRT_DEV_CPU, -1)
                                  : NULL;

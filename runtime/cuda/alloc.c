@@ -47,8 +47,10 @@ static void unlink_block(block *b) {
 static void release_cached(const shimrt_cuda_api *cu) {
     for (block *b = free_list, *n; b; b = n) {
         n = b->next_free;
-        if (b->host) cu->cuMemFreeHost(b->ptr);
-        else cu->cuMemFree((CUdeviceptr)(uintptr_t)b->ptr);
+        if (b->host)
+            cu->cuMemFreeHost(b->ptr);
+        else
+            cu->cuMemFree((CUdeviceptr)(uintptr_t)b->ptr);
         bytes_cached -= b->size;
         unlink_block(b);
         free(b);
@@ -127,8 +129,10 @@ static AOTITorchError give(const char *func, void *ptr, bool host) {
     block *b = find(ptr);
     if (!b || b->host != host || !b->used) {
         pthread_mutex_unlock(&lock);
-        return shimrt_fail(func, "pointer %p was not allocated by the %s caching allocator "
-                                 "(or was freed already)", ptr, host ? "pinned host" : "CUDA");
+        return shimrt_fail(func,
+                           "pointer %p was not allocated by the %s caching allocator "
+                           "(or was freed already)",
+                           ptr, host ? "pinned host" : "CUDA");
     }
     b->used = false;
     b->next_free = free_list;
@@ -183,7 +187,9 @@ AOTI_TORCH_EXPORT AOTITorchError shimrt_cuda_host_alloc(uint64_t nbytes, void **
     return take(__func__, (size_t)nbytes, -1, NULL, true, ret_ptr);
 }
 
-AOTI_TORCH_EXPORT AOTITorchError shimrt_cuda_host_free(void *ptr) { return give(__func__, ptr, true); }
+AOTI_TORCH_EXPORT AOTITorchError shimrt_cuda_host_free(void *ptr) {
+    return give(__func__, ptr, true);
+}
 
 AOTI_TORCH_EXPORT AOTITorchError shimrt_cuda_empty_cache(void) {
     const shimrt_cuda_api *cu = shimrt_cuda_driver(__func__);

@@ -61,7 +61,8 @@ AOTITorchError shimrt_cuda_amax(AtenTensorHandle self, const int64_t *dim, int64
     return shimrt_cuda_reduce("amax", self, dim, dim_len_, keepdim != 0, ret0);
 }
 
-AOTITorchError shimrt_cuda_copy_(AtenTensorHandle self, AtenTensorHandle src, int32_t non_blocking) {
+AOTITorchError shimrt_cuda_copy_(AtenTensorHandle self, AtenTensorHandle src,
+                                 int32_t non_blocking) {
     (void)non_blocking; /* copies are ordered on the current stream; D2H ones synchronize */
     return shimrt_cuda_do_copy(self, src);
 }
@@ -94,7 +95,8 @@ AOTITorchError shimrt_cuda_clone(AtenTensorHandle self, int32_t *memory_format,
                                  AtenTensorHandle *ret0) {
     int32_t mf = memory_format ? *memory_format : MF_PRESERVE;
     if (mf != MF_PRESERVE && mf != MF_CONTIGUOUS)
-        return shimrt_fail("clone", "memory format %d is not implemented for CUDA tensors", (int)mf);
+        return shimrt_fail("clone", "memory format %d is not implemented for CUDA tensors",
+                           (int)mf);
     if (!shimrt_tensor_valid(self)) return shimrt_fail("clone", "argument 'self' is not a tensor");
     return copy_as("clone", self, mf == MF_PRESERVE, self->dtype, ret0);
 }
@@ -108,8 +110,8 @@ AOTITorchError shimrt_cuda_contiguous(AtenTensorHandle self, int32_t memory_form
         return shimrt_fail(op, "memory format %d is not implemented for CUDA tensors",
                            (int)memory_format);
     if (shimrt_is_contiguous(self)) {
-        AtenTensorHandle t = shimrt_k_alias(op, self, self->ndim, self->sizes, self->strides,
-                                            self->storage_offset);
+        AtenTensorHandle t =
+            shimrt_k_alias(op, self, self->ndim, self->sizes, self->strides, self->storage_offset);
         if (!t) return AOTI_TORCH_FAILURE;
         *ret0 = t;
         return AOTI_TORCH_SUCCESS;
@@ -128,8 +130,8 @@ AOTITorchError shimrt_cuda_to_dtype(AtenTensorHandle self, int32_t dtype, int32_
     if (mf != MF_PRESERVE && mf != MF_CONTIGUOUS)
         return shimrt_fail(op, "memory format %d is not implemented for CUDA tensors", (int)mf);
     if (dtype == self->dtype && !copy && (mf == MF_PRESERVE || shimrt_is_contiguous(self))) {
-        AtenTensorHandle t = shimrt_k_alias(op, self, self->ndim, self->sizes, self->strides,
-                                            self->storage_offset);
+        AtenTensorHandle t =
+            shimrt_k_alias(op, self, self->ndim, self->sizes, self->strides, self->storage_offset);
         if (!t) return AOTI_TORCH_FAILURE;
         *ret0 = t;
         return AOTI_TORCH_SUCCESS;
@@ -142,11 +144,14 @@ AOTITorchError shimrt_cuda_new_zeros(AtenTensorHandle self, const int64_t *size,
                                      int32_t device_index_, int32_t *pin_memory,
                                      AtenTensorHandle *ret0) {
     AtenTensorHandle t = NULL;
-    if (shimrt_new_empty(self, size, size_len_, dtype, layout, device, device_index_, pin_memory, &t))
+    if (shimrt_new_empty(self, size, size_len_, dtype, layout, device, device_index_, pin_memory,
+                         &t))
         return AOTI_TORCH_FAILURE;
     AOTITorchError rc = AOTI_TORCH_SUCCESS;
-    if (t->device_type == SHIMRT_DEV_CUDA) rc = shimrt_cuda_do_fill(t, 0.0);
-    else if (t->device_type == SHIMRT_DEV_CPU) shimrt_k_fill(t, 0.0);
+    if (t->device_type == SHIMRT_DEV_CUDA)
+        rc = shimrt_cuda_do_fill(t, 0.0);
+    else if (t->device_type == SHIMRT_DEV_CPU)
+        shimrt_k_fill(t, 0.0);
     if (rc) {
         shimrt_tensor_free(t);
         return AOTI_TORCH_FAILURE;
@@ -175,12 +180,15 @@ AOTITorchError shimrt_cuda_flatten_using_ints(AtenTensorHandle self, int64_t sta
     if (shimrt_k_check_defined(op, self, "self")) return AOTI_TORCH_FAILURE;
     if (self->ndim == 0) return shimrt_cuda_reshape(self, (int64_t[]){1}, 1, ret0);
     int64_t s, e;
-    if (shimrt_k_wrap_dim(op, start_dim, self->ndim, &s) || shimrt_k_wrap_dim(op, end_dim, self->ndim, &e))
+    if (shimrt_k_wrap_dim(op, start_dim, self->ndim, &s) ||
+        shimrt_k_wrap_dim(op, end_dim, self->ndim, &e))
         return AOTI_TORCH_FAILURE;
-    if (s > e) return shimrt_fail(op, "flatten() has invalid args: start_dim cannot come after end_dim");
+    if (s > e)
+        return shimrt_fail(op, "flatten() has invalid args: start_dim cannot come after end_dim");
     int64_t shape[SHIMRT_MAX_DIMS], n = 0, prod = 1;
     for (int64_t d = 0; d < self->ndim; d++) {
-        if (d < s || d > e) shape[n++] = self->sizes[d];
+        if (d < s || d > e)
+            shape[n++] = self->sizes[d];
         else {
             prod *= self->sizes[d];
             if (d == e) shape[n++] = prod;
@@ -239,9 +247,9 @@ AOTITorchError shimrt_cuda_pad(AtenTensorHandle self, const int64_t *pad, int64_
 
 /* ---- the element-wise and reduction ops of ops.def's rows (the same PyTorch checks as the
  * CPU kernels of runtime/cpu/pointwise.c, then one launch of the row's CUDA kernel) ---- */
-#define CUDA_UNARY(NAME)                                                                   \
-    AOTITorchError shimrt_cuda_##NAME(AtenTensorHandle self, AtenTensorHandle *ret0) {     \
-        return shimrt_cuda_unary(#NAME, self, ret0);                                       \
+#define CUDA_UNARY(NAME)                                                                           \
+    AOTITorchError shimrt_cuda_##NAME(AtenTensorHandle self, AtenTensorHandle *ret0) {             \
+        return shimrt_cuda_unary(#NAME, self, ret0);                                               \
     }
 CUDA_UNARY(abs)
 CUDA_UNARY(sqrt)
@@ -252,9 +260,10 @@ CUDA_UNARY(log)
 
 /* PyTorch's type names in "not implemented" messages */
 static const char *type_name(int32_t dt) {
-    static const char *const n[] = {"Byte", "Char", "Short", "Int", "Long", "Half", "Float",
-                                    "Double", "ComplexHalf", "ComplexFloat", "ComplexDouble",
-                                    "Bool", "QInt8", "QUInt8", "QInt32", "BFloat16"};
+    static const char *const n[] = {"Byte",        "Char",         "Short",         "Int",
+                                    "Long",        "Half",         "Float",         "Double",
+                                    "ComplexHalf", "ComplexFloat", "ComplexDouble", "Bool",
+                                    "QInt8",       "QUInt8",       "QInt32",        "BFloat16"};
     return dt >= 0 && dt < (int32_t)(sizeof n / sizeof n[0]) ? n[dt] : "?";
 }
 
@@ -304,8 +313,8 @@ AOTITorchError shimrt_cuda_floor_divide(AtenTensorHandle self, AtenTensorHandle 
 }
 
 /* bitwise ops: integral and bool only; shifts refuse bool */
-static AOTITorchError integral_only(const char *op, const char *row, const char *kname,
-                                    bool nobool, AtenTensorHandle self, AtenTensorHandle other,
+static AOTITorchError integral_only(const char *op, const char *row, const char *kname, bool nobool,
+                                    AtenTensorHandle self, AtenTensorHandle other,
                                     AtenTensorHandle *ret0) {
     if (!shimrt_tensor_valid(self) || !shimrt_tensor_valid(other))
         return shimrt_fail(op, "argument 'self' or 'other' is not a tensor");
@@ -313,8 +322,8 @@ static AOTITorchError integral_only(const char *op, const char *row, const char 
     int32_t rt = result_type(2, t, 0, NULL);
     if (shimrt_k_is_floating(rt) || (nobool && rt == SHIMRT_BOOL))
         return shimrt_fail(op, "\"%s\" not implemented for '%s'", kname, type_name(rt));
-    shimrt_cuda_pw c = {.op = op, .row = row, .kind = SHK_BINARY, .in = {self, other},
-                        .alpha = 1, .compute = rt};
+    shimrt_cuda_pw c = {
+        .op = op, .row = row, .kind = SHK_BINARY, .in = {self, other}, .alpha = 1, .compute = rt};
     return shimrt_cuda_pointwise(&c, ret0);
 }
 
@@ -325,29 +334,28 @@ AOTITorchError shimrt_cuda_bitwise_and_tensor(AtenTensorHandle self, AtenTensorH
 }
 AOTITorchError shimrt_cuda_bitwise_or_tensor(AtenTensorHandle self, AtenTensorHandle other,
                                              AtenTensorHandle *ret0) {
-    return integral_only("bitwise_or.Tensor", "bitwise_or", "bitwise_or_cuda", false, self,
-                         other, ret0);
+    return integral_only("bitwise_or.Tensor", "bitwise_or", "bitwise_or_cuda", false, self, other,
+                         ret0);
 }
 AOTITorchError shimrt_cuda_bitwise_left_shift_tensor(AtenTensorHandle self, AtenTensorHandle other,
                                                      AtenTensorHandle *ret0) {
     return integral_only("bitwise_left_shift.Tensor", "bitwise_left_shift", "lshift_cuda", true,
                          self, other, ret0);
 }
-AOTITorchError shimrt_cuda_bitwise_right_shift_tensor(AtenTensorHandle self,
-                                                      AtenTensorHandle other,
+AOTITorchError shimrt_cuda_bitwise_right_shift_tensor(AtenTensorHandle self, AtenTensorHandle other,
                                                       AtenTensorHandle *ret0) {
-    return integral_only("bitwise_right_shift.Tensor", "bitwise_right_shift", "rshift_cuda",
-                         true, self, other, ret0);
+    return integral_only("bitwise_right_shift.Tensor", "bitwise_right_shift", "rshift_cuda", true,
+                         self, other, ret0);
 }
 
-#define CUDA_COMPARE(NAME)                                                                 \
-    AOTITorchError shimrt_cuda_##NAME##_tensor(AtenTensorHandle self, AtenTensorHandle other, \
-                                               AtenTensorHandle *ret0) {                   \
-        return shimrt_cuda_binary(#NAME, self, other, 1.0, ret0);                          \
-    }                                                                                      \
-    AOTITorchError shimrt_cuda_##NAME##_scalar(AtenTensorHandle self, double other,        \
-                                               AtenTensorHandle *ret0) {                   \
-        return shimrt_cuda_binary_scalar(#NAME, self, other, 1.0, ret0);                   \
+#define CUDA_COMPARE(NAME)                                                                         \
+    AOTITorchError shimrt_cuda_##NAME##_tensor(AtenTensorHandle self, AtenTensorHandle other,      \
+                                               AtenTensorHandle *ret0) {                           \
+        return shimrt_cuda_binary(#NAME, self, other, 1.0, ret0);                                  \
+    }                                                                                              \
+    AOTITorchError shimrt_cuda_##NAME##_scalar(AtenTensorHandle self, double other,                \
+                                               AtenTensorHandle *ret0) {                           \
+        return shimrt_cuda_binary_scalar(#NAME, self, other, 1.0, ret0);                           \
     }
 CUDA_COMPARE(eq)
 CUDA_COMPARE(ne)
@@ -358,8 +366,12 @@ CUDA_COMPARE(ge)
 
 AOTITorchError shimrt_cuda_where_self(AtenTensorHandle condition, AtenTensorHandle self,
                                       AtenTensorHandle other, AtenTensorHandle *ret0) {
-    shimrt_cuda_pw c = {.op = "where.self", .row = "where", .kind = SHK_TERNARY,
-                        .in = {condition, self, other}, .alpha = 1, .compute = -1};
+    shimrt_cuda_pw c = {.op = "where.self",
+                        .row = "where",
+                        .kind = SHK_TERNARY,
+                        .in = {condition, self, other},
+                        .alpha = 1,
+                        .compute = -1};
     return shimrt_cuda_pointwise(&c, ret0);
 }
 
@@ -371,8 +383,13 @@ AOTITorchError shimrt_cuda_pow_tensor_scalar(AtenTensorHandle self, double expon
     int32_t rt = result_type(1, t, 1, &exponent);
     if (!shimrt_k_is_floating(rt) && exponent < 0)
         return shimrt_fail(op, "Integers to negative integer powers are not allowed.");
-    shimrt_cuda_pw c = {.op = op, .row = "pow", .kind = SHK_UNARY, .in = {self}, .alpha = 1,
-                        .p0 = exponent, .compute = rt};
+    shimrt_cuda_pw c = {.op = op,
+                        .row = "pow",
+                        .kind = SHK_UNARY,
+                        .in = {self},
+                        .alpha = 1,
+                        .p0 = exponent,
+                        .compute = rt};
     return shimrt_cuda_pointwise(&c, ret0);
 }
 
@@ -389,8 +406,14 @@ AOTITorchError shimrt_cuda_clamp(AtenTensorHandle self, double *min, double *max
     const struct AtenTensorOpaque *t[1] = {self};
     int32_t rt = result_type(1, t, ns, sc);
     if (rt == SHIMRT_BOOL) return shimrt_fail(op, "\"clamp_cuda\" not implemented for 'Bool'");
-    shimrt_cuda_pw c = {.op = op, .row = "clamp", .kind = SHK_UNARY, .in = {self}, .alpha = 1,
-                        .p0 = min ? *min : -INFINITY, .p1 = max ? *max : INFINITY, .compute = rt};
+    shimrt_cuda_pw c = {.op = op,
+                        .row = "clamp",
+                        .kind = SHK_UNARY,
+                        .in = {self},
+                        .alpha = 1,
+                        .p0 = min ? *min : -INFINITY,
+                        .p1 = max ? *max : INFINITY,
+                        .compute = rt};
     if (shimrt_k_is_integral(rt)) { /* as the CPU kernel: bounds must fit the integer type */
         static const double lo[] = {0, INT8_MIN, INT16_MIN, INT32_MIN, (double)INT64_MIN};
         static const double hi[] = {UINT8_MAX, INT8_MAX, INT16_MAX, INT32_MAX, (double)INT64_MAX};

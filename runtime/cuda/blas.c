@@ -17,8 +17,8 @@
 /* One operand of a (batched) product: where its matrices are and how cuBLAS reads them. */
 typedef struct {
     const char *data;
-    int op;             /* SH_CUBLAS_OP_N / _T in the swapped call */
-    long long ld, bst;  /* leading dimension, elements between batch matrices */
+    int op;               /* SH_CUBLAS_OP_N / _T in the swapped call */
+    long long ld, bst;    /* leading dimension, elements between batch matrices */
     AtenTensorHandle own; /* a dense copy made for it (freed by the caller) */
 } gemm_operand;
 
@@ -36,12 +36,23 @@ static const char *torch_name(int32_t dt) {
 
 static AOTITorchError gemm_types(const char *op, int32_t dt, int *ctype, int *compute) {
     switch (dt) {
-    case SHIMRT_FLOAT32: *ctype = SH_CUDA_R_32F; *compute = SH_CUBLAS_COMPUTE_32F; break;
-    case SHIMRT_FLOAT64: *ctype = SH_CUDA_R_64F; *compute = SH_CUBLAS_COMPUTE_64F; break;
-    case SHIMRT_FLOAT16: *ctype = SH_CUDA_R_16F; *compute = SH_CUBLAS_COMPUTE_32F; break;
-    case SHIMRT_BFLOAT16: *ctype = SH_CUDA_R_16BF; *compute = SH_CUBLAS_COMPUTE_32F; break;
-    default:
-        return shimrt_fail(op, "\"addmm_cuda\" not implemented for '%s'", torch_name(dt));
+    case SHIMRT_FLOAT32:
+        *ctype = SH_CUDA_R_32F;
+        *compute = SH_CUBLAS_COMPUTE_32F;
+        break;
+    case SHIMRT_FLOAT64:
+        *ctype = SH_CUDA_R_64F;
+        *compute = SH_CUBLAS_COMPUTE_64F;
+        break;
+    case SHIMRT_FLOAT16:
+        *ctype = SH_CUDA_R_16F;
+        *compute = SH_CUBLAS_COMPUTE_32F;
+        break;
+    case SHIMRT_BFLOAT16:
+        *ctype = SH_CUDA_R_16BF;
+        *compute = SH_CUBLAS_COMPUTE_32F;
+        break;
+    default: return shimrt_fail(op, "\"addmm_cuda\" not implemented for '%s'", torch_name(dt));
     }
     return AOTI_TORCH_SUCCESS;
 }
@@ -132,8 +143,8 @@ static AOTITorchError gemm(const char *op, AtenTensorHandle a, AtenTensorHandle 
     shimrt_tensor_free(ga.own);
     shimrt_tensor_free(gb.own);
     if (st != 0)
-        return shimrt_fail(op, "%s failed with cuBLAS status %d", batch == 1 ? "cublasGemmEx"
-                                                                          : "cublasGemmStridedBatchedEx", st);
+        return shimrt_fail(op, "%s failed with cuBLAS status %d",
+                           batch == 1 ? "cublasGemmEx" : "cublasGemmStridedBatchedEx", st);
     return AOTI_TORCH_SUCCESS;
 }
 
@@ -167,14 +178,16 @@ static AOTITorchError finish(AOTITorchError rc, AtenTensorHandle out, AtenTensor
     return AOTI_TORCH_SUCCESS;
 }
 
-AOTITorchError shimrt_cuda_mm(AtenTensorHandle self, AtenTensorHandle mat2, AtenTensorHandle *ret0) {
+AOTITorchError shimrt_cuda_mm(AtenTensorHandle self, AtenTensorHandle mat2,
+                              AtenTensorHandle *ret0) {
     static const char op[] = "mm";
     SHIMRT_CHECK_ARG(ret0);
     if (check_pair(op, self, "self", mat2, "mat2")) return AOTI_TORCH_FAILURE;
     if (self->ndim != 2) return shimrt_fail(op, "self must be a matrix");
     if (mat2->ndim != 2) return shimrt_fail(op, "mat2 must be a matrix");
     if (self->sizes[1] != mat2->sizes[0])
-        return shimrt_fail(op, "mat1 and mat2 shapes cannot be multiplied (%lldx%lld and %lldx%lld)",
+        return shimrt_fail(op,
+                           "mat1 and mat2 shapes cannot be multiplied (%lldx%lld and %lldx%lld)",
                            (long long)self->sizes[0], (long long)self->sizes[1],
                            (long long)mat2->sizes[0], (long long)mat2->sizes[1]);
     int64_t shape[2] = {self->sizes[0], mat2->sizes[1]};
@@ -183,15 +196,17 @@ AOTITorchError shimrt_cuda_mm(AtenTensorHandle self, AtenTensorHandle mat2, Aten
     return finish(gemm(op, self, mat2, 0, NULL, out, 1.0, 0.0), out, ret0);
 }
 
-AOTITorchError shimrt_cuda_bmm(AtenTensorHandle self, AtenTensorHandle mat2, AtenTensorHandle *ret0) {
+AOTITorchError shimrt_cuda_bmm(AtenTensorHandle self, AtenTensorHandle mat2,
+                               AtenTensorHandle *ret0) {
     static const char op[] = "bmm";
     SHIMRT_CHECK_ARG(ret0);
     if (check_pair(op, self, "self", mat2, "mat2")) return AOTI_TORCH_FAILURE;
     if (self->ndim != 3) return shimrt_fail(op, "batch1 must be a 3D tensor");
     if (mat2->ndim != 3) return shimrt_fail(op, "batch2 must be a 3D tensor");
     if (mat2->sizes[0] != self->sizes[0] || mat2->sizes[1] != self->sizes[2])
-        return shimrt_fail(op, "Expected size for first two dimensions of batch2 tensor to be: "
-                               "[%lld, %lld] but got: [%lld, %lld].",
+        return shimrt_fail(op,
+                           "Expected size for first two dimensions of batch2 tensor to be: "
+                           "[%lld, %lld] but got: [%lld, %lld].",
                            (long long)self->sizes[0], (long long)self->sizes[2],
                            (long long)mat2->sizes[0], (long long)mat2->sizes[1]);
     int64_t shape[3] = {self->sizes[0], self->sizes[1], mat2->sizes[2]};
@@ -210,7 +225,8 @@ AOTITorchError shimrt_cuda_addmm(AtenTensorHandle self, AtenTensorHandle mat1,
     if (mat1->ndim != 2) return shimrt_fail(op, "mat1 must be a matrix");
     if (mat2->ndim != 2) return shimrt_fail(op, "mat2 must be a matrix");
     if (mat1->sizes[1] != mat2->sizes[0])
-        return shimrt_fail(op, "mat1 and mat2 shapes cannot be multiplied (%lldx%lld and %lldx%lld)",
+        return shimrt_fail(op,
+                           "mat1 and mat2 shapes cannot be multiplied (%lldx%lld and %lldx%lld)",
                            (long long)mat1->sizes[0], (long long)mat1->sizes[1],
                            (long long)mat2->sizes[0], (long long)mat2->sizes[1]);
     if (self->dtype != mat1->dtype)
@@ -244,8 +260,10 @@ AOTITorchError shimrt_cuda_matmul(AtenTensorHandle self, AtenTensorHandle other,
     if (shimrt_k_check_defined(op, self, "self") || shimrt_k_check_defined(op, other, "other"))
         return AOTI_TORCH_FAILURE;
     if (self->ndim == 0 || other->ndim == 0)
-        return shimrt_fail(op, "both arguments to matmul need to be at least 1D, but they are "
-                               "%lldD and %lldD", (long long)self->ndim, (long long)other->ndim);
+        return shimrt_fail(op,
+                           "both arguments to matmul need to be at least 1D, but they are "
+                           "%lldD and %lldD",
+                           (long long)self->ndim, (long long)other->ndim);
     if (check_pair(op, self, "self", other, "other")) return AOTI_TORCH_FAILURE;
     /* views with the 1-D operands made 2-D: [1, k] and [k, 1] */
     AtenTensorHandle va = NULL, vb = NULL;
@@ -267,11 +285,13 @@ static AOTITorchError matmul2(const char *op, AtenTensorHandle self, AtenTensorH
     int64_t k2 = b.sizes[b.ndim - 2], n = b.sizes[b.ndim - 1];
     if (k != k2) {
         if (self->ndim == 1 && other->ndim == 1)
-            return shimrt_fail(op, "inconsistent tensor size, expected tensor [%lld] and src "
-                                   "[%lld] to have the same number of elements, but got %lld "
-                                   "and %lld elements respectively", (long long)k, (long long)k2,
-                               (long long)k, (long long)k2);
-        return shimrt_fail(op, "mat1 and mat2 shapes cannot be multiplied (%lldx%lld and %lldx%lld)",
+            return shimrt_fail(op,
+                               "inconsistent tensor size, expected tensor [%lld] and src "
+                               "[%lld] to have the same number of elements, but got %lld "
+                               "and %lld elements respectively",
+                               (long long)k, (long long)k2, (long long)k, (long long)k2);
+        return shimrt_fail(op,
+                           "mat1 and mat2 shapes cannot be multiplied (%lldx%lld and %lldx%lld)",
                            (long long)m, (long long)k, (long long)k2, (long long)n);
     }
     int64_t bshape[SHIMRT_MAX_DIMS], nb = 0;

@@ -15,7 +15,7 @@
 #include "shimrt/cuda.h"
 
 /* ---- driver API types (cuda.h) ---- */
-typedef int CUresult;               /* CUDA_SUCCESS = 0 */
+typedef int CUresult; /* CUDA_SUCCESS = 0 */
 typedef int CUdevice;
 typedef struct CUctx_st *CUcontext;
 typedef struct CUstream_st *CUstream;
@@ -35,7 +35,7 @@ enum {
 
 /* The driver entry points the backend uses (all from libcuda.so.1). */
 typedef struct shimrt_cuda_api {
-    int driver_version;              /* cuDriverGetVersion: 12040 = 12.4 */
+    int driver_version; /* cuDriverGetVersion: 12040 = 12.4 */
     int device_count;
     CUresult (*cuInit)(unsigned);
     CUresult (*cuDriverGetVersion)(int *);
@@ -76,11 +76,11 @@ typedef struct shimrt_cuda_api {
 } shimrt_cuda_api;
 
 /* ---- NVRTC (nvrtc.h) ---- */
-typedef int nvrtcResult;            /* NVRTC_SUCCESS = 0 */
+typedef int nvrtcResult; /* NVRTC_SUCCESS = 0 */
 typedef struct _nvrtcProgram *nvrtcProgram;
 typedef struct shimrt_nvrtc_api {
-    int major, minor;                /* nvrtcVersion */
-    char soname[64];                 /* the library that was opened */
+    int major, minor; /* nvrtcVersion */
+    char soname[64];  /* the library that was opened */
     nvrtcResult (*nvrtcVersion)(int *, int *);
     const char *(*nvrtcGetErrorString)(nvrtcResult);
     nvrtcResult (*nvrtcCreateProgram)(nvrtcProgram *, const char *, const char *, int,
@@ -109,11 +109,10 @@ typedef struct shimrt_cublas_api {
     int (*cublasGemmEx)(void *, int, int, int, int, int, const void *, const void *, int, int,
                         const void *, int, int, const void *, void *, int, int, int, int);
     /* the same with a batch: strides between the batch's matrices, then batchCount */
-    int (*cublasGemmStridedBatchedEx)(void *, int, int, int, int, int, const void *,
-                                      const void *, int, int, long long, const void *, int, int,
-                                      long long, const void *, void *, int, int, long long, int,
-                                      int, int);
-    void *lt_handle;                 /* libcublasLt.so, opened beside cuBLAS (may be NULL) */
+    int (*cublasGemmStridedBatchedEx)(void *, int, int, int, int, int, const void *, const void *,
+                                      int, int, long long, const void *, int, int, long long,
+                                      const void *, void *, int, int, long long, int, int, int);
+    void *lt_handle; /* libcublasLt.so, opened beside cuBLAS (may be NULL) */
 } shimrt_cublas_api;
 
 /* cuBLAS's enum values (cublas_api.h, library_types.h) */

@@ -16,9 +16,9 @@
 static pthread_mutex_t ctx_lock = PTHREAD_MUTEX_INITIALIZER;
 static CUcontext primary[MAX_DEVICES];
 
-static _Thread_local int32_t tls_device;                  /* current CUDA device */
-static _Thread_local CUcontext tls_ctx;                   /* context current on the thread */
-static _Thread_local CUstream tls_stream[MAX_DEVICES];    /* current stream per device */
+static _Thread_local int32_t tls_device;               /* current CUDA device */
+static _Thread_local CUcontext tls_ctx;                /* context current on the thread */
+static _Thread_local CUstream tls_stream[MAX_DEVICES]; /* current stream per device */
 
 static AOTITorchError check_index(const char *func, const shimrt_cuda_api *cu, int32_t idx) {
     if (idx < 0 || idx >= cu->device_count || idx >= MAX_DEVICES)
@@ -311,18 +311,29 @@ AOTITorchError shimrt_cuda_blas_handle(const char *func, int32_t dev, void **ret
 /* ---- torch_c10_cuda_check_msg ---- */
 /* cudaError_t names (driver_types.h), used when libcudart cannot be opened. */
 static const char *cuda_error_name(int32_t err) {
-    static const struct { int32_t code; const char *text; } names[] = {
-        {1, "invalid argument"}, {2, "out of memory"}, {3, "initialization error"},
-        {4, "driver shutting down"}, {9, "invalid configuration argument"},
-        {13, "invalid device symbol"}, {35, "CUDA driver version is insufficient for CUDA runtime version"},
-        {98, "invalid device function"}, {100, "no CUDA-capable device is detected"},
-        {101, "invalid device ordinal"}, {200, "device kernel image is invalid"},
-        {209, "no kernel image is available for execution on the device"},
-        {400, "invalid resource handle"}, {600, "device not ready"},
-        {700, "an illegal memory access was encountered"},
-        {701, "too many resources requested for launch"}, {702, "the launch timed out and was terminated"},
-        {710, "device-side assert triggered"}, {719, "unspecified launch failure"},
-        {999, "unknown error"}};
+    static const struct {
+        int32_t code;
+        const char *text;
+    } names[] = {{1, "invalid argument"},
+                 {2, "out of memory"},
+                 {3, "initialization error"},
+                 {4, "driver shutting down"},
+                 {9, "invalid configuration argument"},
+                 {13, "invalid device symbol"},
+                 {35, "CUDA driver version is insufficient for CUDA runtime version"},
+                 {98, "invalid device function"},
+                 {100, "no CUDA-capable device is detected"},
+                 {101, "invalid device ordinal"},
+                 {200, "device kernel image is invalid"},
+                 {209, "no kernel image is available for execution on the device"},
+                 {400, "invalid resource handle"},
+                 {600, "device not ready"},
+                 {700, "an illegal memory access was encountered"},
+                 {701, "too many resources requested for launch"},
+                 {702, "the launch timed out and was terminated"},
+                 {710, "device-side assert triggered"},
+                 {719, "unspecified launch failure"},
+                 {999, "unknown error"}};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (names[i].code == err) return names[i].text;
     return NULL;

@@ -57,9 +57,13 @@ static uint64_t fnv(uint64_t h, const void *p, size_t n) {
     for (size_t i = 0; i < n; i++) h = (h ^ b[i]) * UINT64_C(0x100000001b3);
     return h;
 }
-static uint64_t checksum(const void *p, size_t n) { return fnv(UINT64_C(0xcbf29ce484222325), p, n); }
+static uint64_t checksum(const void *p, size_t n) {
+    return fnv(UINT64_C(0xcbf29ce484222325), p, n);
+}
 
-typedef struct { uint64_t h[2]; } key128;
+typedef struct {
+    uint64_t h[2];
+} key128;
 
 static key128 make_key(const char *source, const char *const *opts, int nopts, int nv_major,
                        int nv_minor, int arch) {
@@ -91,8 +95,7 @@ static int nvrtc_arch_for(const shimrt_nvrtc_api *nv, int arch, bool *cubin) {
     return best ? best : arch; /* PTX for the newest virtual arch not above the GPU's */
 }
 
-static int base_options(char archopt[48], const char *opts[8], int arch, bool cubin,
-                        bool verbose) {
+static int base_options(char archopt[48], const char *opts[8], int arch, bool cubin, bool verbose) {
     snprintf(archopt, 48, "--gpu-architecture=%s_%d", cubin ? "sm" : "compute", arch);
     int n = 0;
     opts[n++] = archopt;
@@ -139,15 +142,16 @@ static AOTITorchError compile(const char *func, const shimrt_nvrtc_api *nv, cons
     }
     *image = buf;
     *size = sz;
-    if (log) *log = text;
-    else free(text);
+    if (log)
+        *log = text;
+    else
+        free(text);
     return AOTI_TORCH_SUCCESS;
 }
 
-AOTITorchError shimrt_jit_compile_uncached(const char *func, const char *source,
-                                           const char *name, int arch, bool verbose,
-                                           void **image, size_t *size, bool *is_cubin,
-                                           char **log) {
+AOTITorchError shimrt_jit_compile_uncached(const char *func, const char *source, const char *name,
+                                           int arch, bool verbose, void **image, size_t *size,
+                                           bool *is_cubin, char **log) {
     const shimrt_nvrtc_api *nv = shimrt_nvrtc(func);
     if (!nv) return AOTI_TORCH_FAILURE;
     bool cubin;
@@ -166,10 +170,14 @@ AOTI_TORCH_EXPORT const char *shimrt_jit_cache_dir(void) {
     const char *off = getenv("SHIMRT_CACHE_DISABLE");
     if (off && *off && strcmp(off, "0") != 0) return NULL;
     const char *d = getenv("SHIMRT_CACHE_DIR");
-    if (d && *d) snprintf(dir_buf, sizeof dir_buf, "%s", d);
-    else if ((d = getenv("XDG_CACHE_HOME")) && *d) snprintf(dir_buf, sizeof dir_buf, "%s/shimrt/jit", d);
-    else if ((d = getenv("HOME")) && *d) snprintf(dir_buf, sizeof dir_buf, "%s/.cache/shimrt/jit", d);
-    else return NULL;
+    if (d && *d)
+        snprintf(dir_buf, sizeof dir_buf, "%s", d);
+    else if ((d = getenv("XDG_CACHE_HOME")) && *d)
+        snprintf(dir_buf, sizeof dir_buf, "%s/shimrt/jit", d);
+    else if ((d = getenv("HOME")) && *d)
+        snprintf(dir_buf, sizeof dir_buf, "%s/.cache/shimrt/jit", d);
+    else
+        return NULL;
     return dir_buf;
 }
 
@@ -195,8 +203,9 @@ typedef struct {
 static char *path_for(const char *dir, key128 k) {
     size_t n = strlen(dir) + 64;
     char *p = malloc(n);
-    if (p) snprintf(p, n, "%s/%016llx%016llx" SUFFIX, dir, (unsigned long long)k.h[0],
-                    (unsigned long long)k.h[1]);
+    if (p)
+        snprintf(p, n, "%s/%016llx%016llx" SUFFIX, dir, (unsigned long long)k.h[0],
+                 (unsigned long long)k.h[1]);
     return p;
 }
 
@@ -237,7 +246,12 @@ static uint64_t max_bytes(void) {
     return UINT64_C(512) << 20;
 }
 
-typedef struct { char *name; time_t t; long nsec; uint64_t size; } entry;
+typedef struct {
+    char *name;
+    time_t t;
+    long nsec;
+    uint64_t size;
+} entry;
 
 static int by_age(const void *a, const void *b) {
     const entry *x = a, *y = b;
@@ -296,8 +310,8 @@ static void evict(const char *dir) {
     free(es);
 }
 
-static void disk_write(const char *dir, const char *path, key128 k, const void *image,
-                       size_t size, bool cubin) {
+static void disk_write(const char *dir, const char *path, key128 k, const void *image, size_t size,
+                       bool cubin) {
     mkdirs(dir);
     char tmp[4400];
     static _Atomic unsigned seq;

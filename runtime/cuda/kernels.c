@@ -25,7 +25,8 @@ typedef struct {
 #define SH_UNARY(name, cls, expr) {#name, SHK_UNARY, cls, #expr, NULL, NULL},
 #define SH_BINARY(name, cls, expr) {#name, SHK_BINARY, cls, #expr, NULL, NULL},
 #define SH_TERNARY(name, cls, expr) {#name, SHK_TERNARY, cls, #expr, NULL, NULL},
-#define SH_REDUCE(name, cls, init, combine, merge) {#name, SHK_REDUCE, cls, #init, #combine, #merge},
+#define SH_REDUCE(name, cls, init, combine, merge)                                                 \
+    {#name, SHK_REDUCE, cls, #init, #combine, #merge},
 static const row rows[] = {
 #include "../ops/ops.def"
 };
@@ -66,8 +67,12 @@ const char *shimrt_cuda_dtype_tag(int32_t dtype) {
 /* The output dtype of a row for an input dtype, or -1 when the row rejects it. */
 static int32_t out_dtype(const row *r, const dtype_info *in) {
     switch (r->cls) {
-    case SH_NUMERIC: if (in->cat == 0) return -1; break;
-    case SH_INTEGRAL: if (in->cat == 2) return -1; break;
+    case SH_NUMERIC:
+        if (in->cat == 0) return -1;
+        break;
+    case SH_INTEGRAL:
+        if (in->cat == 2) return -1;
+        break;
     case SH_FLOAT: return in->cat == 2 ? in->code : SHIMRT_FLOAT32;
     case SH_COMPARE: return SHIMRT_BOOL;
     default: break;
@@ -97,8 +102,8 @@ static bool build(size_t want, shimrt_cuda_kdesc *out, size_t *count, const char
                 k.op = rows[ri].name;
                 k.in_dtype = dtypes[di].code;
                 k.out_dtype = o;
-                snprintf(k.name, sizeof k.name, "sh_%s_%s_%s_%s", k.op, dtypes[di].tag,
-                         dt(o)->tag, l == SHL_CONTIG ? "contig" : "strided");
+                snprintf(k.name, sizeof k.name, "sh_%s_%s_%s_%s", k.op, dtypes[di].tag, dt(o)->tag,
+                         l == SHL_CONTIG ? "contig" : "strided");
                 if ((out && n == want) || (find && !strcmp(find, k.name))) {
                     if (out) *out = k;
                     return true;
@@ -148,152 +153,243 @@ bool shimrt_cuda_kernel_find(const char *name, shimrt_cuda_kdesc *out) {
 static const char prelude[] =
     "/* shimrt CUDA prelude */\n"
     "#ifndef SH_PRELUDE\n#define SH_PRELUDE\n"
-    "#define SH_MAXD " SH_XSTR(SH_MAXD) "\n"
-    "#ifndef SH_PARAMS_DEFINED\n#define SH_PARAMS_DEFINED\n"
-    SH_XSTR(SH_PARAMS_STRUCT) "\n#endif\n"
-    "#ifdef __CUDACC__\n"
-    "#define SH_KERNEL extern \"C\" __global__ void\n"
-    "#define SH_DEV __device__ __forceinline__\n"
-    "#define SH_ALIGN(n) alignas(n)\n"
-    "#define SH_SHARED(T, name, n) __shared__ T name[n]\n"
-    "#define SH_BOOL bool\n"
-    "#define sh_sync() __syncthreads()\n"
-    "#define SH_UNROLL _Pragma(\"unroll\")\n"
-    "#define SH_MATH1(name, f32, f64) SH_DEV float name(float x) { return f32(x); } \\\n"
-    "  SH_DEV double name(double x) { return f64(x); }\n"
-    "SH_MATH1(sh_exp, expf, exp) SH_MATH1(sh_log, logf, log) SH_MATH1(sh_sqrt, sqrtf, sqrt)\n"
-    "SH_MATH1(sh_rsqrt, rsqrtf, rsqrt) SH_MATH1(sh_tanh, tanhf, tanh)\n"
-    "SH_MATH1(sh_floor, floorf, floor)\n"
-    "SH_DEV float sh_sigmoid(float x) { return 1.0f / (1.0f + expf(-x)); }\n"
-    "SH_DEV double sh_sigmoid(double x) { return 1.0 / (1.0 + exp(-x)); }\n"
-    "template <typename T> __device__ T sh_lowest_of();\n"
-    "template <> __device__ __forceinline__ bool sh_lowest_of<bool>() { return false; }\n"
-    "template <> __device__ __forceinline__ unsigned char sh_lowest_of<unsigned char>() { return 0; }\n"
-    "template <> __device__ __forceinline__ signed char sh_lowest_of<signed char>() { return -128; }\n"
-    "template <> __device__ __forceinline__ short sh_lowest_of<short>() { return -32768; }\n"
-    "template <> __device__ __forceinline__ int sh_lowest_of<int>() { return -2147483647 - 1; }\n"
-    "template <> __device__ __forceinline__ long long sh_lowest_of<long long>() { return -9223372036854775807LL - 1; }\n"
-    "template <> __device__ __forceinline__ float sh_lowest_of<float>() { return __int_as_float(0xff800000); }\n"
-    "template <> __device__ __forceinline__ double sh_lowest_of<double>() { return __longlong_as_double(0xfff0000000000000ULL); }\n"
-    "#define sh_lowest(T) sh_lowest_of<T>()\n"
-    "template <typename T> __device__ T sh_highest_of();\n"
-    "template <> __device__ __forceinline__ bool sh_highest_of<bool>() { return true; }\n"
-    "template <> __device__ __forceinline__ unsigned char sh_highest_of<unsigned char>() { return 255; }\n"
-    "template <> __device__ __forceinline__ signed char sh_highest_of<signed char>() { return 127; }\n"
-    "template <> __device__ __forceinline__ short sh_highest_of<short>() { return 32767; }\n"
-    "template <> __device__ __forceinline__ int sh_highest_of<int>() { return 2147483647; }\n"
-    "template <> __device__ __forceinline__ long long sh_highest_of<long long>() { return 9223372036854775807LL; }\n"
-    "template <> __device__ __forceinline__ float sh_highest_of<float>() { return __int_as_float(0x7f800000); }\n"
-    "template <> __device__ __forceinline__ double sh_highest_of<double>() { return __longlong_as_double(0x7ff0000000000000ULL); }\n"
-    "#define sh_highest(T) sh_highest_of<T>()\n"
-    "#define SH_SHFL(T, W) SH_DEV T sh_shfl_down(T v, int o) { return (T)__shfl_down_sync(0xffffffffu, (W)v, o); }\n"
-    "SH_SHFL(bool, int) SH_SHFL(unsigned char, int) SH_SHFL(signed char, int) SH_SHFL(short, int)\n"
-    "SH_SHFL(int, int) SH_SHFL(long long, long long) SH_SHFL(float, float) SH_SHFL(double, double)\n"
-    "SH_DEV float sh_h2f(unsigned short h) { float f; asm(\"cvt.f32.f16 %0, %1;\" : \"=f\"(f) : \"h\"(h)); return f; }\n"
-    "SH_DEV unsigned short sh_f2h(float f) { unsigned short h; asm(\"cvt.rn.f16.f32 %0, %1;\" : \"=h\"(h) : \"f\"(f)); return h; }\n"
-    "SH_DEV unsigned sh_f2u(float f) { return __float_as_uint(f); }\n"
-    "SH_DEV float sh_u2f(unsigned u) { return __uint_as_float(u); }\n"
-    "#define SH_TID ((long long)threadIdx.x)\n"
-    "#define SH_BID ((long long)blockIdx.x)\n"
-    "#define SH_BDIM ((long long)blockDim.x)\n"
-    "#define SH_GDIM ((long long)gridDim.x)\n"
-    "#else\n"
-    "/* host emulation: tests/cuda/sh_emu.h defines sh_emu_* and the index variables */\n"
-    "#define SH_KERNEL void\n"
-    "#define SH_DEV static inline\n"
-    "#define SH_ALIGN(n) _Alignas(n)\n"
-    "#define SH_SHARED(T, name, n) T *name = (T *)sh_emu_shared(sizeof(T) * (n))\n"
-    "#define SH_BOOL _Bool\n"
-    "#define sh_sync() sh_emu_sync()\n"
-    "#define SH_UNROLL\n"
-    "#define sh_exp(x) _Generic((x), float: expf, default: exp)(x)\n"
-    "#define sh_log(x) _Generic((x), float: logf, default: log)(x)\n"
-    "#define sh_sqrt(x) _Generic((x), float: sqrtf, default: sqrt)(x)\n"
-    "#define sh_rsqrt(x) _Generic((x), float: sh_emu_rsqrtf, default: sh_emu_rsqrt)(x)\n"
-    "#define sh_tanh(x) _Generic((x), float: tanhf, default: tanh)(x)\n"
-    "#define sh_floor(x) _Generic((x), float: floorf, default: floor)(x)\n"
-    "#define sh_sigmoid(x) _Generic((x), float: sh_emu_sigmoidf, default: sh_emu_sigmoid)(x)\n"
-    "#define sh_pow(x, y) _Generic((x), float: sh_powf_, double: sh_powd_, default: sh_powi_)((x), (y))\n"
-    "#define sh_fma(x, y, z) _Generic((z), float: fmaf, double: fma, default: sh_fmai_)((x), (y), (z))\n"
-    "#define sh_floordiv(a, b) _Generic((a), float: sh_floordivf_, double: sh_floordivd_, default: sh_floordivi_)((a), (b))\n"
-    "#define sh_highest(T) _Generic((T)0, float: (T)INFINITY, double: (T)INFINITY, _Bool: (T)1, \\\n"
-    "  unsigned char: (T)UCHAR_MAX, signed char: (T)SCHAR_MAX, short: (T)SHRT_MAX, int: (T)INT_MAX, \\\n"
-    "  long long: (T)LLONG_MAX, default: (T)0)\n"
-    "#define sh_lowest(T) _Generic((T)0, float: (T)-INFINITY, double: (T)-INFINITY, \\\n"
-    "  signed char: (T)SCHAR_MIN, short: (T)SHRT_MIN, int: (T)INT_MIN, long long: (T)LLONG_MIN, \\\n"
-    "  default: (T)0)\n"
-    "#define sh_shfl_down(v, o) ({ __typeof__(v) sh_v_ = (v); sh_emu_shfl_down(&sh_v_, sizeof sh_v_, (o)); sh_v_; })\n"
-    "#define sh_h2f(h) sh_emu_h2f(h)\n"
-    "#define sh_f2h(f) sh_emu_f2h(f)\n"
-    "#define sh_f2u(f) sh_emu_f2u(f)\n"
-    "#define sh_u2f(u) sh_emu_u2f(u)\n"
-    "#define SH_TID ((long long)sh_emu_ids.tid)\n"
-    "#define SH_BID ((long long)sh_emu_ids.bid)\n"
-    "#define SH_BDIM ((long long)sh_emu_ids.bdim)\n"
-    "#define SH_GDIM ((long long)sh_emu_ids.gdim)\n"
-    "#endif\n"
-    "/* type-generic in both languages */\n"
-    "#define sh_isnan(x) ((x) != (x))\n"
-    "#define sh_abs(x) ((x) < 0 ? -(x) : (x))\n"
-    "#define sh_min(a, b) (sh_isnan(a) ? (a) : (b) < (a) ? (b) : (a))\n"
-    "#define sh_max(a, b) (sh_isnan(a) ? (a) : (b) > (a) ? (b) : (a))\n"
-    /* PyTorch's shifts: out of range gives 0 (or the sign fill); a shifted as unsigned */
-    "#define sh_shl(a, b) ((long long)(b) < 0 || (long long)(b) >= (long long)sizeof(a) * 8 ? 0 : \\\n"
-    "  (unsigned long long)(a) << (long long)(b))\n"
-    "#define sh_shr(a, b) ((long long)(b) < 0 || (long long)(b) >= (long long)sizeof(a) * 8 ? ((long long)(a) < 0 ? -1 : 0) : \\\n"
-    "  (a) >> (long long)(b))\n"
-    /* wrapping integer a*b+c, power by squaring, floor division: as runtime/ops/ops_math.h */
-    "SH_DEV long long sh_fmai_(long long x, long long y, long long z) {\n"
-    "  return (long long)((unsigned long long)x * (unsigned long long)y + (unsigned long long)z); }\n"
-    "SH_DEV long long sh_powi_(long long b, long long e) {\n"
-    "  if (e < 0) return b == 1 ? 1 : b == -1 ? ((e & 1) ? -1 : 1) : 0;\n"
-    "  unsigned long long r = 1, x = (unsigned long long)b;\n"
-    "  while (e) { if (e & 1) r *= x; x *= x; e >>= 1; }\n"
-    "  return (long long)r; }\n"
-    "SH_DEV float sh_powf_(float b, float e) {\n"
-    "  return e == 2.0f ? b * b : e == 3.0f ? b * b * b : e == 0.5f ? sqrtf(b) : powf(b, e); }\n"
-    "SH_DEV double sh_powd_(double b, double e) {\n"
-    "  return e == 2.0 ? b * b : e == 3.0 ? b * b * b : e == 0.5 ? sqrt(b) : pow(b, e); }\n"
-    "#define SH_FLOORDIV_F(NAME, T, FMOD, FLOOR, COPYSIGN) SH_DEV T NAME(T a, T b) { \\\n"
-    "  if (b == 0) return a / b; \\\n"
-    "  T mod = FMOD(a, b); T div = (a - mod) / b; \\\n"
-    "  if (mod != 0 && (b < 0) != (mod < 0)) div -= 1; \\\n"
-    "  T fd; if (div != 0) { fd = FLOOR(div); if (div - fd > (T)0.5) fd += 1; } \\\n"
-    "  else { fd = COPYSIGN((T)0, a / b); } return fd; }\n"
-    "SH_FLOORDIV_F(sh_floordivf_, float, fmodf, floorf, copysignf)\n"
-    "SH_FLOORDIV_F(sh_floordivd_, double, fmod, floor, copysign)\n"
-    "SH_DEV long long sh_floordivi_(long long a, long long b) {\n"
-    "  if (b == -1) return (long long)(0ull - (unsigned long long)a);\n"
-    "  if (b == 0) return 0;\n"
-    "  long long q = a / b, r = a % b;\n"
-    "  return (r != 0 && ((r < 0) != (b < 0))) ? q - 1 : q; }\n"
-    "#ifdef __CUDACC__\n"
-    "SH_DEV float sh_pow(float x, float y) { return sh_powf_(x, y); }\n"
-    "SH_DEV double sh_pow(double x, double y) { return sh_powd_(x, y); }\n"
-    "template <typename T> SH_DEV T sh_pow(T x, T y) { return (T)sh_powi_((long long)x, (long long)y); }\n"
-    "SH_DEV float sh_fma(float x, float y, float z) { return fmaf(x, y, z); }\n"
-    "SH_DEV double sh_fma(double x, double y, double z) { return fma(x, y, z); }\n"
-    "template <typename A, typename B, typename C> SH_DEV C sh_fma(A x, B y, C z) { return (C)sh_fmai_((long long)x, (long long)y, (long long)z); }\n"
-    "SH_DEV float sh_floordiv(float a, float b) { return sh_floordivf_(a, b); }\n"
-    "SH_DEV double sh_floordiv(double a, double b) { return sh_floordivd_(a, b); }\n"
-    "template <typename T> SH_DEV T sh_floordiv(T a, T b) { return (T)sh_floordivi_((long long)a, (long long)b); }\n"
-    "#endif\n"
-    "SH_DEV float sh_bf2f(unsigned short b) { return sh_u2f((unsigned)b << 16); }\n"
-    "SH_DEV unsigned short sh_f2bf(float f) {\n"
-    "  unsigned u = sh_f2u(f);\n"
-    "  if ((u & 0x7fffffffu) > 0x7f800000u) return (unsigned short)((u >> 16) | 0x40u);\n"
-    "  return (unsigned short)((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);\n"
-    "}\n"
-    /* the element offset of flat index j in operand k (strided class) */
-    "#define SH_OFFSETS4(p, j, o0, o1, o2, o3) do { long long r_ = (j); o0 = o1 = o2 = o3 = 0; \\\n"
-    "  for (int d_ = (p).ndim - 1; d_ >= 0; d_--) { long long c_ = r_ % (p).sizes[d_]; \\\n"
-    "    r_ /= (p).sizes[d_]; o0 += c_ * (p).st[0][d_]; o1 += c_ * (p).st[1][d_]; \\\n"
-    "    o2 += c_ * (p).st[2][d_]; o3 += c_ * (p).st[3][d_]; } } while (0)\n"
-    "#define SH_OFFSETS(p, j, o0, o1, o2) do { long long r_ = (j); o0 = o1 = o2 = 0; \\\n"
-    "  for (int d_ = (p).ndim - 1; d_ >= 0; d_--) { long long c_ = r_ % (p).sizes[d_]; \\\n"
-    "    r_ /= (p).sizes[d_]; o0 += c_ * (p).st[0][d_]; o1 += c_ * (p).st[1][d_]; \\\n"
-    "    o2 += c_ * (p).st[2][d_]; } } while (0)\n"
-    "#endif\n";
+    "#define SH_MAXD " SH_XSTR(
+        SH_MAXD) "\n"
+                 "#ifndef SH_PARAMS_DEFINED\n#define SH_PARAMS_DEFINED\n" SH_XSTR(
+                     SH_PARAMS_STRUCT) "\n#endif\n"
+                                       "#ifdef __CUDACC__\n"
+                                       "#define SH_KERNEL extern \"C\" __global__ void\n"
+                                       "#define SH_DEV __device__ __forceinline__\n"
+                                       "#define SH_ALIGN(n) alignas(n)\n"
+                                       "#define SH_SHARED(T, name, n) __shared__ T name[n]\n"
+                                       "#define SH_BOOL bool\n"
+                                       "#define sh_sync() __syncthreads()\n"
+                                       "#define SH_UNROLL _Pragma(\"unroll\")\n"
+                                       "#define SH_MATH1(name, f32, f64) SH_DEV float name(float "
+                                       "x) { return f32(x); } \\\n"
+                                       "  SH_DEV double name(double x) { return f64(x); }\n"
+                                       "SH_MATH1(sh_exp, expf, exp) SH_MATH1(sh_log, logf, log) "
+                                       "SH_MATH1(sh_sqrt, sqrtf, sqrt)\n"
+                                       "SH_MATH1(sh_rsqrt, rsqrtf, rsqrt) SH_MATH1(sh_tanh, tanhf, "
+                                       "tanh)\n"
+                                       "SH_MATH1(sh_floor, floorf, floor)\n"
+                                       "SH_DEV float sh_sigmoid(float x) { return 1.0f / (1.0f + "
+                                       "expf(-x)); }\n"
+                                       "SH_DEV double sh_sigmoid(double x) { return 1.0 / (1.0 + "
+                                       "exp(-x)); }\n"
+                                       "template <typename T> __device__ T sh_lowest_of();\n"
+                                       "template <> __device__ __forceinline__ bool "
+                                       "sh_lowest_of<bool>() { return false; }\n"
+                                       "template <> __device__ __forceinline__ unsigned char "
+                                       "sh_lowest_of<unsigned char>() { return 0; }\n"
+                                       "template <> __device__ __forceinline__ signed char "
+                                       "sh_lowest_of<signed char>() { return -128; }\n"
+                                       "template <> __device__ __forceinline__ short "
+                                       "sh_lowest_of<short>() { return -32768; }\n"
+                                       "template <> __device__ __forceinline__ int "
+                                       "sh_lowest_of<int>() { return -2147483647 - 1; }\n"
+                                       "template <> __device__ __forceinline__ long long "
+                                       "sh_lowest_of<long long>() { return -9223372036854775807LL "
+                                       "- 1; }\n"
+                                       "template <> __device__ __forceinline__ float "
+                                       "sh_lowest_of<float>() { return __int_as_float(0xff800000); "
+                                       "}\n"
+                                       "template <> __device__ __forceinline__ double "
+                                       "sh_lowest_of<double>() { return "
+                                       "__longlong_as_double(0xfff0000000000000ULL); }\n"
+                                       "#define sh_lowest(T) sh_lowest_of<T>()\n"
+                                       "template <typename T> __device__ T sh_highest_of();\n"
+                                       "template <> __device__ __forceinline__ bool "
+                                       "sh_highest_of<bool>() { return true; }\n"
+                                       "template <> __device__ __forceinline__ unsigned char "
+                                       "sh_highest_of<unsigned char>() { return 255; }\n"
+                                       "template <> __device__ __forceinline__ signed char "
+                                       "sh_highest_of<signed char>() { return 127; }\n"
+                                       "template <> __device__ __forceinline__ short "
+                                       "sh_highest_of<short>() { return 32767; }\n"
+                                       "template <> __device__ __forceinline__ int "
+                                       "sh_highest_of<int>() { return 2147483647; }\n"
+                                       "template <> __device__ __forceinline__ long long "
+                                       "sh_highest_of<long long>() { return 9223372036854775807LL; "
+                                       "}\n"
+                                       "template <> __device__ __forceinline__ float "
+                                       "sh_highest_of<float>() { return "
+                                       "__int_as_float(0x7f800000); }\n"
+                                       "template <> __device__ __forceinline__ double "
+                                       "sh_highest_of<double>() { return "
+                                       "__longlong_as_double(0x7ff0000000000000ULL); }\n"
+                                       "#define sh_highest(T) sh_highest_of<T>()\n"
+                                       "#define SH_SHFL(T, W) SH_DEV T sh_shfl_down(T v, int o) { "
+                                       "return (T)__shfl_down_sync(0xffffffffu, (W)v, o); }\n"
+                                       "SH_SHFL(bool, int) SH_SHFL(unsigned char, int) "
+                                       "SH_SHFL(signed char, int) SH_SHFL(short, int)\n"
+                                       "SH_SHFL(int, int) SH_SHFL(long long, long long) "
+                                       "SH_SHFL(float, float) SH_SHFL(double, double)\n"
+                                       "SH_DEV float sh_h2f(unsigned short h) { float f; "
+                                       "asm(\"cvt.f32.f16 %0, %1;\" : \"=f\"(f) : \"h\"(h)); "
+                                       "return f; }\n"
+                                       "SH_DEV unsigned short sh_f2h(float f) { unsigned short h; "
+                                       "asm(\"cvt.rn.f16.f32 %0, %1;\" : \"=h\"(h) : \"f\"(f)); "
+                                       "return h; }\n"
+                                       "SH_DEV unsigned sh_f2u(float f) { return "
+                                       "__float_as_uint(f); }\n"
+                                       "SH_DEV float sh_u2f(unsigned u) { return "
+                                       "__uint_as_float(u); }\n"
+                                       "#define SH_TID ((long long)threadIdx.x)\n"
+                                       "#define SH_BID ((long long)blockIdx.x)\n"
+                                       "#define SH_BDIM ((long long)blockDim.x)\n"
+                                       "#define SH_GDIM ((long long)gridDim.x)\n"
+                                       "#else\n"
+                                       "/* host emulation: tests/cuda/sh_emu.h defines sh_emu_* "
+                                       "and the index variables */\n"
+                                       "#define SH_KERNEL void\n"
+                                       "#define SH_DEV static inline\n"
+                                       "#define SH_ALIGN(n) _Alignas(n)\n"
+                                       "#define SH_SHARED(T, name, n) T *name = (T "
+                                       "*)sh_emu_shared(sizeof(T) * (n))\n"
+                                       "#define SH_BOOL _Bool\n"
+                                       "#define sh_sync() sh_emu_sync()\n"
+                                       "#define SH_UNROLL\n"
+                                       "#define sh_exp(x) _Generic((x), float: expf, default: "
+                                       "exp)(x)\n"
+                                       "#define sh_log(x) _Generic((x), float: logf, default: "
+                                       "log)(x)\n"
+                                       "#define sh_sqrt(x) _Generic((x), float: sqrtf, default: "
+                                       "sqrt)(x)\n"
+                                       "#define sh_rsqrt(x) _Generic((x), float: sh_emu_rsqrtf, "
+                                       "default: sh_emu_rsqrt)(x)\n"
+                                       "#define sh_tanh(x) _Generic((x), float: tanhf, default: "
+                                       "tanh)(x)\n"
+                                       "#define sh_floor(x) _Generic((x), float: floorf, default: "
+                                       "floor)(x)\n"
+                                       "#define sh_sigmoid(x) _Generic((x), float: "
+                                       "sh_emu_sigmoidf, default: sh_emu_sigmoid)(x)\n"
+                                       "#define sh_pow(x, y) _Generic((x), float: sh_powf_, "
+                                       "double: sh_powd_, default: sh_powi_)((x), (y))\n"
+                                       "#define sh_fma(x, y, z) _Generic((z), float: fmaf, double: "
+                                       "fma, default: sh_fmai_)((x), (y), (z))\n"
+                                       "#define sh_floordiv(a, b) _Generic((a), float: "
+                                       "sh_floordivf_, double: sh_floordivd_, default: "
+                                       "sh_floordivi_)((a), (b))\n"
+                                       "#define sh_highest(T) _Generic((T)0, float: (T)INFINITY, "
+                                       "double: (T)INFINITY, _Bool: (T)1, \\\n"
+                                       "  unsigned char: (T)UCHAR_MAX, signed char: (T)SCHAR_MAX, "
+                                       "short: (T)SHRT_MAX, int: (T)INT_MAX, \\\n"
+                                       "  long long: (T)LLONG_MAX, default: (T)0)\n"
+                                       "#define sh_lowest(T) _Generic((T)0, float: (T)-INFINITY, "
+                                       "double: (T)-INFINITY, \\\n"
+                                       "  signed char: (T)SCHAR_MIN, short: (T)SHRT_MIN, int: "
+                                       "(T)INT_MIN, long long: (T)LLONG_MIN, \\\n"
+                                       "  default: (T)0)\n"
+                                       "#define sh_shfl_down(v, o) ({ __typeof__(v) sh_v_ = (v); "
+                                       "sh_emu_shfl_down(&sh_v_, sizeof sh_v_, (o)); sh_v_; })\n"
+                                       "#define sh_h2f(h) sh_emu_h2f(h)\n"
+                                       "#define sh_f2h(f) sh_emu_f2h(f)\n"
+                                       "#define sh_f2u(f) sh_emu_f2u(f)\n"
+                                       "#define sh_u2f(u) sh_emu_u2f(u)\n"
+                                       "#define SH_TID ((long long)sh_emu_ids.tid)\n"
+                                       "#define SH_BID ((long long)sh_emu_ids.bid)\n"
+                                       "#define SH_BDIM ((long long)sh_emu_ids.bdim)\n"
+                                       "#define SH_GDIM ((long long)sh_emu_ids.gdim)\n"
+                                       "#endif\n"
+                                       "/* type-generic in both languages */\n"
+                                       "#define sh_isnan(x) ((x) != (x))\n"
+                                       "#define sh_abs(x) ((x) < 0 ? -(x) : (x))\n"
+                                       "#define sh_min(a, b) (sh_isnan(a) ? (a) : (b) < (a) ? (b) "
+                                       ": (a))\n"
+                                       "#define sh_max(a, b) (sh_isnan(a) ? (a) : (b) > (a) ? (b) "
+                                       ": (a))\n"
+                                       /* PyTorch's shifts: out of range gives 0 (or the sign fill); a shifted as unsigned */
+                                       "#define sh_shl(a, b) ((long long)(b) < 0 || (long long)(b) "
+                                       ">= (long long)sizeof(a) * 8 ? 0 : \\\n"
+                                       "  (unsigned long long)(a) << (long long)(b))\n"
+                                       "#define sh_shr(a, b) ((long long)(b) < 0 || (long long)(b) "
+                                       ">= (long long)sizeof(a) * 8 ? ((long long)(a) < 0 ? -1 : "
+                                       "0) : \\\n"
+                                       "  (a) >> (long long)(b))\n"
+                                       /* wrapping integer a*b+c, power by squaring, floor division: as runtime/ops/ops_math.h */
+                                       "SH_DEV long long sh_fmai_(long long x, long long y, long "
+                                       "long z) {\n"
+                                       "  return (long long)((unsigned long long)x * (unsigned "
+                                       "long long)y + (unsigned long long)z); }\n"
+                                       "SH_DEV long long sh_powi_(long long b, long long e) {\n"
+                                       "  if (e < 0) return b == 1 ? 1 : b == -1 ? ((e & 1) ? -1 : "
+                                       "1) : 0;\n"
+                                       "  unsigned long long r = 1, x = (unsigned long long)b;\n"
+                                       "  while (e) { if (e & 1) r *= x; x *= x; e >>= 1; }\n"
+                                       "  return (long long)r; }\n"
+                                       "SH_DEV float sh_powf_(float b, float e) {\n"
+                                       "  return e == 2.0f ? b * b : e == 3.0f ? b * b * b : e == "
+                                       "0.5f ? sqrtf(b) : powf(b, e); }\n"
+                                       "SH_DEV double sh_powd_(double b, double e) {\n"
+                                       "  return e == 2.0 ? b * b : e == 3.0 ? b * b * b : e == "
+                                       "0.5 ? sqrt(b) : pow(b, e); }\n"
+                                       "#define SH_FLOORDIV_F(NAME, T, FMOD, FLOOR, COPYSIGN) "
+                                       "SH_DEV T NAME(T a, T b) { \\\n"
+                                       "  if (b == 0) return a / b; \\\n"
+                                       "  T mod = FMOD(a, b); T div = (a - mod) / b; \\\n"
+                                       "  if (mod != 0 && (b < 0) != (mod < 0)) div -= 1; \\\n"
+                                       "  T fd; if (div != 0) { fd = FLOOR(div); if (div - fd > "
+                                       "(T)0.5) fd += 1; } \\\n"
+                                       "  else { fd = COPYSIGN((T)0, a / b); } return fd; }\n"
+                                       "SH_FLOORDIV_F(sh_floordivf_, float, fmodf, floorf, "
+                                       "copysignf)\n"
+                                       "SH_FLOORDIV_F(sh_floordivd_, double, fmod, floor, "
+                                       "copysign)\n"
+                                       "SH_DEV long long sh_floordivi_(long long a, long long b) "
+                                       "{\n"
+                                       "  if (b == -1) return (long long)(0ull - (unsigned long "
+                                       "long)a);\n"
+                                       "  if (b == 0) return 0;\n"
+                                       "  long long q = a / b, r = a % b;\n"
+                                       "  return (r != 0 && ((r < 0) != (b < 0))) ? q - 1 : q; }\n"
+                                       "#ifdef __CUDACC__\n"
+                                       "SH_DEV float sh_pow(float x, float y) { return sh_powf_(x, "
+                                       "y); }\n"
+                                       "SH_DEV double sh_pow(double x, double y) { return "
+                                       "sh_powd_(x, y); }\n"
+                                       "template <typename T> SH_DEV T sh_pow(T x, T y) { return "
+                                       "(T)sh_powi_((long long)x, (long long)y); }\n"
+                                       "SH_DEV float sh_fma(float x, float y, float z) { return "
+                                       "fmaf(x, y, z); }\n"
+                                       "SH_DEV double sh_fma(double x, double y, double z) { "
+                                       "return fma(x, y, z); }\n"
+                                       "template <typename A, typename B, typename C> SH_DEV C "
+                                       "sh_fma(A x, B y, C z) { return (C)sh_fmai_((long long)x, "
+                                       "(long long)y, (long long)z); }\n"
+                                       "SH_DEV float sh_floordiv(float a, float b) { return "
+                                       "sh_floordivf_(a, b); }\n"
+                                       "SH_DEV double sh_floordiv(double a, double b) { return "
+                                       "sh_floordivd_(a, b); }\n"
+                                       "template <typename T> SH_DEV T sh_floordiv(T a, T b) { "
+                                       "return (T)sh_floordivi_((long long)a, (long long)b); }\n"
+                                       "#endif\n"
+                                       "SH_DEV float sh_bf2f(unsigned short b) { return "
+                                       "sh_u2f((unsigned)b << 16); }\n"
+                                       "SH_DEV unsigned short sh_f2bf(float f) {\n"
+                                       "  unsigned u = sh_f2u(f);\n"
+                                       "  if ((u & 0x7fffffffu) > 0x7f800000u) return (unsigned "
+                                       "short)((u >> 16) | 0x40u);\n"
+                                       "  return (unsigned short)((u + 0x7fffu + ((u >> 16) & 1u)) "
+                                       ">> 16);\n"
+                                       "}\n"
+                                       /* the element offset of flat index j in operand k (strided class) */
+                                       "#define SH_OFFSETS4(p, j, o0, o1, o2, o3) do { long long "
+                                       "r_ = (j); o0 = o1 = o2 = o3 = 0; \\\n"
+                                       "  for (int d_ = (p).ndim - 1; d_ >= 0; d_--) { long long "
+                                       "c_ = r_ % (p).sizes[d_]; \\\n"
+                                       "    r_ /= (p).sizes[d_]; o0 += c_ * (p).st[0][d_]; o1 += "
+                                       "c_ * (p).st[1][d_]; \\\n"
+                                       "    o2 += c_ * (p).st[2][d_]; o3 += c_ * (p).st[3][d_]; } "
+                                       "} while (0)\n"
+                                       "#define SH_OFFSETS(p, j, o0, o1, o2) do { long long r_ = "
+                                       "(j); o0 = o1 = o2 = 0; \\\n"
+                                       "  for (int d_ = (p).ndim - 1; d_ >= 0; d_--) { long long "
+                                       "c_ = r_ % (p).sizes[d_]; \\\n"
+                                       "    r_ /= (p).sizes[d_]; o0 += c_ * (p).st[0][d_]; o1 += "
+                                       "c_ * (p).st[1][d_]; \\\n"
+                                       "    o2 += c_ * (p).st[2][d_]; } } while (0)\n"
+                                       "#endif\n";
 
 const char *shimrt_cuda_prelude(void) { return prelude; }
 
@@ -321,17 +417,22 @@ static void elementwise(FILE *f, const shimrt_cuda_kdesc *k, const row *r, unsig
     bool bin = k->kind == SHK_BINARY;
     fprintf(f, "SH_KERNEL %s(sh_params p) {\n", k->name);
     fputs("  const S *in0 = (const S *)p.in0; O *out = (O *)p.out;\n", f);
-    if (bin) fputs("  const S *in1 = (const S *)p.in1; T alpha = (T)p.alpha; (void)alpha;\n", f);
-    else fputs("  T p0 = (T)p.p0, p1 = (T)p.p1; (void)p0; (void)p1;\n", f);
+    if (bin)
+        fputs("  const S *in1 = (const S *)p.in1; T alpha = (T)p.alpha; (void)alpha;\n", f);
+    else
+        fputs("  T p0 = (T)p.p0, p1 = (T)p.p1; (void)p0; (void)p1;\n", f);
     fputs("  long long n = p.n, i0 = SH_BID * SH_BDIM + SH_TID, step = SH_GDIM * SH_BDIM;\n", f);
-    const char *calc = bin ? "T a = SH_LD(A_); T b = p.b_scalar ? (T)p.bval : SH_LD(B_);"
-                           : "T x = SH_LD(A_);";
+    const char *calc =
+        bin ? "T a = SH_LD(A_); T b = p.b_scalar ? (T)p.bval : SH_LD(B_);" : "T x = SH_LD(A_);";
     if (k->layout == SHL_CONTIG) {
         fprintf(f, "  long long nv = p.vec_ok ? n / %u : 0;\n", vec);
-        fprintf(f, "  for (long long v = i0; v < nv; v += step) {\n"
-                   "    %s_vi va = ((const %s_vi *)in0)[v];\n", k->name, k->name);
-        if (bin) fprintf(f, "    %s_vi vb; if (!p.b_scalar) vb = ((const %s_vi *)in1)[v];\n",
-                         k->name, k->name);
+        fprintf(f,
+                "  for (long long v = i0; v < nv; v += step) {\n"
+                "    %s_vi va = ((const %s_vi *)in0)[v];\n",
+                k->name, k->name);
+        if (bin)
+            fprintf(f, "    %s_vi vb; if (!p.b_scalar) vb = ((const %s_vi *)in1)[v];\n", k->name,
+                    k->name);
         fprintf(f, "    %s_vo vr;\n    SH_UNROLL for (int e = 0; e < %u; e++) {\n", k->name, vec);
         fputs("#define A_ va.v[e]\n#define B_ vb.v[e]\n", f);
         fprintf(f, "      %s\n      vr.v[e] = SH_ST(%s);\n", calc, r->expr);
@@ -343,7 +444,8 @@ static void elementwise(FILE *f, const shimrt_cuda_kdesc *k, const row *r, unsig
         fputs("#undef A_\n#undef B_\n  }\n}\n", f);
     } else {
         fputs("  for (long long j = i0; j < n; j += step) {\n"
-              "    long long o0, o1, o2; SH_OFFSETS(p, j, o0, o1, o2); (void)o2;\n", f);
+              "    long long o0, o1, o2; SH_OFFSETS(p, j, o0, o1, o2); (void)o2;\n",
+              f);
         fputs("#define A_ in0[o1]\n#define B_ in1[o2]\n", f);
         fprintf(f, "    %s\n    out[o0] = SH_ST(%s);\n", calc, r->expr);
         fputs("#undef A_\n#undef B_\n  }\n}\n", f);
@@ -355,15 +457,18 @@ static void elementwise(FILE *f, const shimrt_cuda_kdesc *k, const row *r, unsig
 static void ternary(FILE *f, const shimrt_cuda_kdesc *k, const row *r) {
     fprintf(f, "SH_KERNEL %s(sh_params p) {\n", k->name);
     fputs("  const unsigned char *in0 = (const unsigned char *)p.in0; O *out = (O *)p.out;\n"
-          "  const S *in1 = (const S *)p.in1, *in2 = (const S *)p.in2;\n", f);
+          "  const S *in1 = (const S *)p.in1, *in2 = (const S *)p.in2;\n",
+          f);
     fputs("  long long n = p.n, i0 = SH_BID * SH_BDIM + SH_TID, step = SH_GDIM * SH_BDIM;\n", f);
     fputs("  for (long long j = i0; j < n; j += step) {\n", f);
     if (k->layout == SHL_CONTIG)
         fputs("    long long o0 = j, o1 = j, o2 = j, o3 = j;\n", f);
     else
         fputs("    long long o0, o1, o2, o3; SH_OFFSETS4(p, j, o0, o1, o2, o3);\n", f);
-    fprintf(f, "    SH_BOOL c = in0[o1] != 0; T a = SH_LD(in1[o2]); T b = SH_LD(in2[o3]);\n"
-               "    out[o0] = SH_ST(%s);\n  }\n}\n", r->expr);
+    fprintf(f,
+            "    SH_BOOL c = in0[o1] != 0; T a = SH_LD(in1[o2]); T b = SH_LD(in2[o3]);\n"
+            "    out[o0] = SH_ST(%s);\n  }\n}\n",
+            r->expr);
 }
 
 static void reduction(FILE *f, const shimrt_cuda_kdesc *k, const row *r) {
@@ -372,7 +477,8 @@ static void reduction(FILE *f, const shimrt_cuda_kdesc *k, const row *r) {
     fprintf(f, "  SH_SHARED(T, part, 32);\n");
     fputs("  long long lane = SH_TID & 31, warp = SH_TID >> 5, nwarps = SH_BDIM >> 5;\n", f);
     fputs("  for (long long o = SH_BID; o < p.n; o += SH_GDIM) {\n"
-          "    long long oo, io, unused_; SH_OFFSETS(p, o, oo, io, unused_); (void)unused_;\n", f);
+          "    long long oo, io, unused_; SH_OFFSETS(p, o, oo, io, unused_); (void)unused_;\n",
+          f);
     fprintf(f, "    T acc = %s;\n", r->expr);
     fputs("    for (long long q = SH_TID; q < p.rn; q += SH_BDIM) {\n", f);
     if (k->layout == SHL_CONTIG) {
@@ -380,7 +486,8 @@ static void reduction(FILE *f, const shimrt_cuda_kdesc *k, const row *r) {
     } else {
         fputs("      long long off = io, r_ = q;\n"
               "      for (int d = p.rndim - 1; d >= 0; d--) { off += (r_ % p.rsizes[d]) * p.rst[d];"
-              " r_ /= p.rsizes[d]; }\n", f);
+              " r_ /= p.rsizes[d]; }\n",
+              f);
     }
     fprintf(f, "      T x = SH_LD(in0[off]);\n      acc = %s;\n    }\n", r->combine);
     fprintf(f, "    for (int s = 16; s > 0; s >>= 1) { T x = sh_shfl_down(acc, s); acc = %s; }\n",
@@ -396,26 +503,33 @@ static void copy_kernel(FILE *f, const shimrt_cuda_kdesc *k, const dtype_info *o
     fprintf(f, "SH_KERNEL %s(sh_params p) {\n  O *out = (O *)p.out;\n", k->name);
     fputs("  long long n = p.n, i0 = SH_BID * SH_BDIM + SH_TID, step = SH_GDIM * SH_BDIM;\n", f);
     fputs("  for (long long j = i0; j < n; j += step) {\n", f);
-    if (k->layout == SHL_CONTIG) fputs("    long long o0 = j, o1 = j;\n", f);
-    else fputs("    long long o0, o1, o2; SH_OFFSETS(p, j, o0, o1, o2); (void)o2;\n", f);
+    if (k->layout == SHL_CONTIG)
+        fputs("    long long o0 = j, o1 = j;\n", f);
+    else
+        fputs("    long long o0, o1, o2; SH_OFFSETS(p, j, o0, o1, o2); (void)o2;\n", f);
     if (k->kind == SHK_FILL) {
         fputs("    (void)o1;\n    double v = p.alpha;\n", f);
     } else {
         fputs("    double v = 0; long long w = 0; int isf = 1;\n    switch (p.src_dtype) {\n", f);
         for (size_t i = 0; i < NDT; i++) {
             const dtype_info *s = &dtypes[i];
-            const char *conv = s->code == SHIMRT_FLOAT16 ? "sh_h2f" : s->code == SHIMRT_BFLOAT16 ? "sh_bf2f" : "";
+            const char *conv = s->code == SHIMRT_FLOAT16    ? "sh_h2f"
+                               : s->code == SHIMRT_BFLOAT16 ? "sh_bf2f"
+                                                            : "";
             if (s->cat == 2)
                 fprintf(f, "    case %d: v = (double)%s(((const %s *)p.in0)[o1]); break;\n",
                         (int)s->code, conv, s->storage);
             else
-                fprintf(f, "    case %d: w = (long long)((const %s *)p.in0)[o1]%s; isf = 0; break;\n",
+                fprintf(f,
+                        "    case %d: w = (long long)((const %s *)p.in0)[o1]%s; isf = 0; break;\n",
                         (int)s->code, s->storage, s->code == SHIMRT_BOOL ? " != 0" : "");
         }
         fputs("    default: break;\n    }\n", f);
         fputs("    if (!isf) {\n", f);
-        if (o->cat == 2 || o->code == SHIMRT_BOOL) fputs("      v = (double)w;\n", f);
-        else fputs("      out[o0] = (O)w; continue;\n", f);
+        if (o->cat == 2 || o->code == SHIMRT_BOOL)
+            fputs("      v = (double)w;\n", f);
+        else
+            fputs("      out[o0] = (O)w; continue;\n", f);
         fputs("    }\n", f);
     }
     switch (o->cat) {
@@ -424,18 +538,24 @@ static void copy_kernel(FILE *f, const shimrt_cuda_kdesc *k, const dtype_info *o
         /* PyTorch's CPU conversion (runtime/cpu/kernels.h): truncation through int64 for
          * uint8 and int64, through int32 for int8/16/32, the minimum when out of range (NaN
          * included), then the integer wraps */
-        if (k->kind == SHK_FILL) fputs("    out[o0] = (O)(long long)v;\n", f);
+        if (k->kind == SHK_FILL)
+            fputs("    out[o0] = (O)(long long)v;\n", f);
         else if (o->code == SHIMRT_UINT8 || o->code == SHIMRT_INT64)
             fputs("    out[o0] = (O)(v >= -9223372036854775808.0 && v < 9223372036854775808.0 ? "
-                  "(long long)v : (-9223372036854775807LL - 1));\n", f);
+                  "(long long)v : (-9223372036854775807LL - 1));\n",
+                  f);
         else
             fputs("    out[o0] = (O)(v > -2147483649.0 && v < 2147483648.0 ? (int)v : "
-                  "(-2147483647 - 1));\n", f);
+                  "(-2147483647 - 1));\n",
+                  f);
         break;
     default:
-        if (o->code == SHIMRT_FLOAT16) fputs("    out[o0] = sh_f2h((float)v);\n", f);
-        else if (o->code == SHIMRT_BFLOAT16) fputs("    out[o0] = sh_f2bf((float)v);\n", f);
-        else fputs("    out[o0] = (O)v;\n", f);
+        if (o->code == SHIMRT_FLOAT16)
+            fputs("    out[o0] = sh_f2h((float)v);\n", f);
+        else if (o->code == SHIMRT_BFLOAT16)
+            fputs("    out[o0] = sh_f2bf((float)v);\n", f);
+        else
+            fputs("    out[o0] = (O)v;\n", f);
     }
     fputs("  }\n}\n", f);
 }

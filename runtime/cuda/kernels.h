@@ -12,18 +12,18 @@
  * GPU and in the host grid emulator). Strides are in elements. Defined once here; the
  * NVRTC prelude gets the same text by stringification. */
 #define SH_MAXD 16
-#define SH_PARAMS_STRUCT                                                                   \
-    typedef struct sh_params {                                                             \
-        char *out;                                                                         \
-        const char *in0, *in1, *in2;                                                       \
-        long long n;                                                                       \
-        int ndim, vec_ok, b_scalar, src_dtype;                                             \
-        long long sizes[SH_MAXD];                                                          \
-        long long st[4][SH_MAXD];                                                          \
-        double alpha, p0, p1, bval;                                                        \
-        long long rn;                                                                      \
-        int rndim, pad_;                                                                   \
-        long long rsizes[SH_MAXD], rst[SH_MAXD];                                           \
+#define SH_PARAMS_STRUCT                                                                           \
+    typedef struct sh_params {                                                                     \
+        char *out;                                                                                 \
+        const char *in0, *in1, *in2;                                                               \
+        long long n;                                                                               \
+        int ndim, vec_ok, b_scalar, src_dtype;                                                     \
+        long long sizes[SH_MAXD];                                                                  \
+        long long st[4][SH_MAXD];                                                                  \
+        double alpha, p0, p1, bval;                                                                \
+        long long rn;                                                                              \
+        int rndim, pad_;                                                                           \
+        long long rsizes[SH_MAXD], rst[SH_MAXD];                                                   \
     } sh_params;
 SH_PARAMS_STRUCT
 #define SH_PARAMS_DEFINED
@@ -34,9 +34,9 @@ enum { SHK_UNARY, SHK_BINARY, SHK_TERNARY, SHK_REDUCE, SHK_COPY, SHK_FILL };
 enum { SHL_CONTIG, SHL_STRIDED };
 
 typedef struct shimrt_cuda_kdesc {
-    char name[96];   /* the kernel's entry point, also its catalogue name */
+    char name[96]; /* the kernel's entry point, also its catalogue name */
     int kind, layout;
-    const char *op;  /* ops.def row name ("add"), "copy" or "fill" */
+    const char *op;              /* ops.def row name ("add"), "copy" or "fill" */
     int32_t in_dtype, out_dtype; /* dtype codes (copy: in_dtype -1, chosen at launch) */
 } shimrt_cuda_kdesc;
 
@@ -74,10 +74,9 @@ AOTITorchError shimrt_jit_get(const char *func, const shimrt_cuda_kdesc *k, int 
 /* Compiles source with NVRTC for sm_<arch> with the runtime's options, bypassing every
  * cache; with verbose, ptxas reports registers and spills in *log. *image and *log are new
  * malloc'd buffers (free()). */
-AOTITorchError shimrt_jit_compile_uncached(const char *func, const char *source,
-                                           const char *name, int arch, bool verbose,
-                                           void **image, size_t *size, bool *is_cubin,
-                                           char **log);
+AOTITorchError shimrt_jit_compile_uncached(const char *func, const char *source, const char *name,
+                                           int arch, bool verbose, void **image, size_t *size,
+                                           bool *is_cubin, char **log);
 /* The disk file that holds kernel k for arch (a new string, free()); NULL if the cache is
  * disabled. */
 char *shimrt_jit_cache_path(const shimrt_cuda_kdesc *k, int arch);

@@ -20,8 +20,10 @@ static void *open_first(const char *env, const char *const *names, char *opened,
     const char *override = getenv(env);
     if (override && *override) {
         void *h = dlopen(override, RTLD_NOW | RTLD_LOCAL);
-        if (h) snprintf(opened, n, "%s", override);
-        else snprintf(why, whyn, "%s=%s could not be loaded: %s", env, override, dlerror());
+        if (h)
+            snprintf(opened, n, "%s", override);
+        else
+            snprintf(why, whyn, "%s=%s could not be loaded: %s", env, override, dlerror());
         return h;
     }
     size_t used = 0;
@@ -67,30 +69,77 @@ static load_state cu_state = {PTHREAD_ONCE_INIT, false, ""};
 #define CU_SLOT(f) (void **)&cu.f
 static void load_driver(void) {
     static const char *const libs[] = {"libcuda.so.1", "libcuda.so", NULL};
-    static const char *const names[] = {
-        "cuInit", "cuDriverGetVersion", "cuDeviceGetCount", "cuDeviceGet",
-        "cuDeviceGetAttribute", "cuDeviceGetName", "cuDevicePrimaryCtxRetain",
-        "cuCtxSetCurrent", "cuCtxSynchronize", "cuCtxGetStreamPriorityRange",
-        "cuMemAlloc_v2|cuMemAlloc", "cuMemFree_v2|cuMemFree", "cuMemAllocHost_v2|cuMemAllocHost",
-        "cuMemFreeHost", "cuMemcpyAsync", "cuMemsetD8Async", "cuMemGetInfo_v2|cuMemGetInfo",
-        "cuPointerGetAttribute", "cuStreamCreateWithPriority", "cuStreamDestroy_v2|cuStreamDestroy",
-        "cuStreamSynchronize", "cuStreamQuery", "cuStreamWaitEvent", "cuEventCreate",
-        "cuEventDestroy_v2|cuEventDestroy", "cuEventRecord", "cuEventSynchronize", "cuEventQuery",
-        "cuEventElapsedTime_v2|cuEventElapsedTime", "cuModuleLoadData", "cuModuleUnload",
-        "cuModuleGetFunction", "cuLaunchKernel", "cuGetErrorName", "cuGetErrorString", NULL};
-    void **slots[] = {
-        CU_SLOT(cuInit), CU_SLOT(cuDriverGetVersion), CU_SLOT(cuDeviceGetCount),
-        CU_SLOT(cuDeviceGet), CU_SLOT(cuDeviceGetAttribute), CU_SLOT(cuDeviceGetName),
-        CU_SLOT(cuDevicePrimaryCtxRetain), CU_SLOT(cuCtxSetCurrent), CU_SLOT(cuCtxSynchronize),
-        CU_SLOT(cuCtxGetStreamPriorityRange), CU_SLOT(cuMemAlloc), CU_SLOT(cuMemFree),
-        CU_SLOT(cuMemAllocHost), CU_SLOT(cuMemFreeHost), CU_SLOT(cuMemcpyAsync),
-        CU_SLOT(cuMemsetD8Async), CU_SLOT(cuMemGetInfo), CU_SLOT(cuPointerGetAttribute),
-        CU_SLOT(cuStreamCreateWithPriority), CU_SLOT(cuStreamDestroy),
-        CU_SLOT(cuStreamSynchronize), CU_SLOT(cuStreamQuery), CU_SLOT(cuStreamWaitEvent),
-        CU_SLOT(cuEventCreate), CU_SLOT(cuEventDestroy), CU_SLOT(cuEventRecord),
-        CU_SLOT(cuEventSynchronize), CU_SLOT(cuEventQuery), CU_SLOT(cuEventElapsedTime),
-        CU_SLOT(cuModuleLoadData), CU_SLOT(cuModuleUnload), CU_SLOT(cuModuleGetFunction),
-        CU_SLOT(cuLaunchKernel), CU_SLOT(cuGetErrorName), CU_SLOT(cuGetErrorString)};
+    static const char *const names[] = {"cuInit",
+                                        "cuDriverGetVersion",
+                                        "cuDeviceGetCount",
+                                        "cuDeviceGet",
+                                        "cuDeviceGetAttribute",
+                                        "cuDeviceGetName",
+                                        "cuDevicePrimaryCtxRetain",
+                                        "cuCtxSetCurrent",
+                                        "cuCtxSynchronize",
+                                        "cuCtxGetStreamPriorityRange",
+                                        "cuMemAlloc_v2|cuMemAlloc",
+                                        "cuMemFree_v2|cuMemFree",
+                                        "cuMemAllocHost_v2|cuMemAllocHost",
+                                        "cuMemFreeHost",
+                                        "cuMemcpyAsync",
+                                        "cuMemsetD8Async",
+                                        "cuMemGetInfo_v2|cuMemGetInfo",
+                                        "cuPointerGetAttribute",
+                                        "cuStreamCreateWithPriority",
+                                        "cuStreamDestroy_v2|cuStreamDestroy",
+                                        "cuStreamSynchronize",
+                                        "cuStreamQuery",
+                                        "cuStreamWaitEvent",
+                                        "cuEventCreate",
+                                        "cuEventDestroy_v2|cuEventDestroy",
+                                        "cuEventRecord",
+                                        "cuEventSynchronize",
+                                        "cuEventQuery",
+                                        "cuEventElapsedTime_v2|cuEventElapsedTime",
+                                        "cuModuleLoadData",
+                                        "cuModuleUnload",
+                                        "cuModuleGetFunction",
+                                        "cuLaunchKernel",
+                                        "cuGetErrorName",
+                                        "cuGetErrorString",
+                                        NULL};
+    void **slots[] = {CU_SLOT(cuInit),
+                      CU_SLOT(cuDriverGetVersion),
+                      CU_SLOT(cuDeviceGetCount),
+                      CU_SLOT(cuDeviceGet),
+                      CU_SLOT(cuDeviceGetAttribute),
+                      CU_SLOT(cuDeviceGetName),
+                      CU_SLOT(cuDevicePrimaryCtxRetain),
+                      CU_SLOT(cuCtxSetCurrent),
+                      CU_SLOT(cuCtxSynchronize),
+                      CU_SLOT(cuCtxGetStreamPriorityRange),
+                      CU_SLOT(cuMemAlloc),
+                      CU_SLOT(cuMemFree),
+                      CU_SLOT(cuMemAllocHost),
+                      CU_SLOT(cuMemFreeHost),
+                      CU_SLOT(cuMemcpyAsync),
+                      CU_SLOT(cuMemsetD8Async),
+                      CU_SLOT(cuMemGetInfo),
+                      CU_SLOT(cuPointerGetAttribute),
+                      CU_SLOT(cuStreamCreateWithPriority),
+                      CU_SLOT(cuStreamDestroy),
+                      CU_SLOT(cuStreamSynchronize),
+                      CU_SLOT(cuStreamQuery),
+                      CU_SLOT(cuStreamWaitEvent),
+                      CU_SLOT(cuEventCreate),
+                      CU_SLOT(cuEventDestroy),
+                      CU_SLOT(cuEventRecord),
+                      CU_SLOT(cuEventSynchronize),
+                      CU_SLOT(cuEventQuery),
+                      CU_SLOT(cuEventElapsedTime),
+                      CU_SLOT(cuModuleLoadData),
+                      CU_SLOT(cuModuleUnload),
+                      CU_SLOT(cuModuleGetFunction),
+                      CU_SLOT(cuLaunchKernel),
+                      CU_SLOT(cuGetErrorName),
+                      CU_SLOT(cuGetErrorString)};
     _Static_assert(sizeof slots / sizeof slots[0] == sizeof names / sizeof names[0] - 1,
                    "one slot per driver symbol");
     char opened[256], why[400];
@@ -154,17 +203,27 @@ static load_state nv_state = {PTHREAD_ONCE_INIT, false, ""};
 #define NV_SLOT(f) (void **)&nv.f
 static void load_nvrtc(void) {
     static const char *const libs[] = {"libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so", NULL};
-    static const char *const names[] = {
-        "nvrtcVersion", "nvrtcGetErrorString", "nvrtcCreateProgram", "nvrtcDestroyProgram",
-        "nvrtcCompileProgram", "nvrtcGetProgramLogSize", "nvrtcGetProgramLog",
-        "nvrtcGetCUBINSize", "nvrtcGetCUBIN", "nvrtcGetPTXSize", "nvrtcGetPTX",
-        "nvrtcGetNumSupportedArchs", "nvrtcGetSupportedArchs", NULL};
-    void **slots[] = {NV_SLOT(nvrtcVersion), NV_SLOT(nvrtcGetErrorString),
-                      NV_SLOT(nvrtcCreateProgram), NV_SLOT(nvrtcDestroyProgram),
-                      NV_SLOT(nvrtcCompileProgram), NV_SLOT(nvrtcGetProgramLogSize),
-                      NV_SLOT(nvrtcGetProgramLog), NV_SLOT(nvrtcGetCUBINSize),
-                      NV_SLOT(nvrtcGetCUBIN), NV_SLOT(nvrtcGetPTXSize), NV_SLOT(nvrtcGetPTX),
-                      NV_SLOT(nvrtcGetNumSupportedArchs), NV_SLOT(nvrtcGetSupportedArchs)};
+    static const char *const names[] = {"nvrtcVersion",
+                                        "nvrtcGetErrorString",
+                                        "nvrtcCreateProgram",
+                                        "nvrtcDestroyProgram",
+                                        "nvrtcCompileProgram",
+                                        "nvrtcGetProgramLogSize",
+                                        "nvrtcGetProgramLog",
+                                        "nvrtcGetCUBINSize",
+                                        "nvrtcGetCUBIN",
+                                        "nvrtcGetPTXSize",
+                                        "nvrtcGetPTX",
+                                        "nvrtcGetNumSupportedArchs",
+                                        "nvrtcGetSupportedArchs",
+                                        NULL};
+    void **slots[] = {NV_SLOT(nvrtcVersion),          NV_SLOT(nvrtcGetErrorString),
+                      NV_SLOT(nvrtcCreateProgram),    NV_SLOT(nvrtcDestroyProgram),
+                      NV_SLOT(nvrtcCompileProgram),   NV_SLOT(nvrtcGetProgramLogSize),
+                      NV_SLOT(nvrtcGetProgramLog),    NV_SLOT(nvrtcGetCUBINSize),
+                      NV_SLOT(nvrtcGetCUBIN),         NV_SLOT(nvrtcGetPTXSize),
+                      NV_SLOT(nvrtcGetPTX),           NV_SLOT(nvrtcGetNumSupportedArchs),
+                      NV_SLOT(nvrtcGetSupportedArchs)};
     _Static_assert(sizeof slots / sizeof slots[0] == sizeof names / sizeof names[0] - 1,
                    "one slot per NVRTC symbol");
     char why[400];
@@ -204,9 +263,13 @@ static load_state bl_state = {PTHREAD_ONCE_INIT, false, ""};
 static void load_cublas(void) {
     static const char *const libs[] = {"libcublas.so.13", "libcublas.so.12", "libcublas.so", NULL};
     static const char *const lt_libs[] = {"libcublasLt.so.13", "libcublasLt.so.12", NULL};
-    static const char *const names[] = {"cublasCreate_v2", "cublasDestroy_v2",
-                                        "cublasSetStream_v2", "cublasGetVersion_v2",
-                                        "cublasGemmEx", "cublasGemmStridedBatchedEx", NULL};
+    static const char *const names[] = {"cublasCreate_v2",
+                                        "cublasDestroy_v2",
+                                        "cublasSetStream_v2",
+                                        "cublasGetVersion_v2",
+                                        "cublasGemmEx",
+                                        "cublasGemmStridedBatchedEx",
+                                        NULL};
     char why[400], lt_name[64];
     void *lib = open_first("SHIMRT_LIBCUBLAS", libs, bl.soname, sizeof bl.soname, why, sizeof why);
     if (!lib) {
@@ -225,8 +288,8 @@ static void load_cublas(void) {
     memcpy(&bl.cublasGetVersion, &tmp[3], sizeof tmp[3]);
     memcpy(&bl.cublasGemmEx, &tmp[4], sizeof tmp[4]);
     memcpy(&bl.cublasGemmStridedBatchedEx, &tmp[5], sizeof tmp[5]);
-    bl.lt_handle = open_first("SHIMRT_LIBCUBLASLT", lt_libs, lt_name, sizeof lt_name, why,
-                              sizeof why);
+    bl.lt_handle =
+        open_first("SHIMRT_LIBCUBLASLT", lt_libs, lt_name, sizeof lt_name, why, sizeof why);
     bl_state.ok = true;
 }
 

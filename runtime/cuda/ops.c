@@ -25,8 +25,12 @@ static AOTITorchError arch_of(const char *op, int32_t dev, int *arch) {
         CUdevice d;
         int major = 0, minor = 0, sms = 1;
         CUresult r = cu->cuDeviceGet(&d, dev);
-        if (!r) r = cu->cuDeviceGetAttribute(&major, SH_CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, d);
-        if (!r) r = cu->cuDeviceGetAttribute(&minor, SH_CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, d);
+        if (!r)
+            r = cu->cuDeviceGetAttribute(&major, SH_CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR,
+                                         d);
+        if (!r)
+            r = cu->cuDeviceGetAttribute(&minor, SH_CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR,
+                                         d);
         if (!r) r = cu->cuDeviceGetAttribute(&sms, SH_CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, d);
         if (r) return shimrt_cu_fail(op, "cuDeviceGetAttribute", r);
         dev_sms[dev] = sms > 0 ? sms : 1;
@@ -37,7 +41,12 @@ static AOTITorchError arch_of(const char *op, int32_t dev, int *arch) {
 }
 
 /* Loaded functions, by (image, device). */
-typedef struct loaded { const shimrt_jit_image *img; int32_t dev; CUfunction fn; struct loaded *next; } loaded;
+typedef struct loaded {
+    const shimrt_jit_image *img;
+    int32_t dev;
+    CUfunction fn;
+    struct loaded *next;
+} loaded;
 static loaded *loaded_list;
 static pthread_mutex_t load_lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -86,20 +95,21 @@ static AOTITorchError launch(const char *op, const shimrt_cuda_kdesc *k, int32_t
     unsigned grid = (unsigned)(want < cap ? want : cap);
     void *args[] = {p};
     const shimrt_cuda_api *cu = shimrt_cuda_driver(op);
-    CUresult r = cu->cuLaunchKernel(fn, grid, 1, 1, BLOCK, 1, 1, 0,
-                                    shimrt_cuda_current_stream(dev), args, NULL);
+    CUresult r = cu->cuLaunchKernel(fn, grid, 1, 1, BLOCK, 1, 1, 0, shimrt_cuda_current_stream(dev),
+                                    args, NULL);
     return r ? shimrt_cu_fail(op, "cuLaunchKernel", r) : AOTI_TORCH_SUCCESS;
 }
 
-static AOTITorchError check_cuda(const char *op, const struct AtenTensorOpaque *t,
-                                 const char *arg, int32_t dev) {
+static AOTITorchError check_cuda(const char *op, const struct AtenTensorOpaque *t, const char *arg,
+                                 int32_t dev) {
     if (shimrt_k_check_defined(op, t, arg)) return AOTI_TORCH_FAILURE;
     if (t->device_type != SHIMRT_DEV_CUDA)
         return shimrt_fail(op, "Expected all tensors to be on the same device, but '%s' is on %s",
                            arg, shimrt_device_type_name(t->device_type));
     if (dev >= 0 && t->device_index != dev)
-        return shimrt_fail(op, "Expected all tensors to be on the same device, but found at "
-                               "least two devices, cuda:%d and cuda:%d",
+        return shimrt_fail(op,
+                           "Expected all tensors to be on the same device, but found at "
+                           "least two devices, cuda:%d and cuda:%d",
                            (int)dev, (int)t->device_index);
     if (!shimrt_k_dtype_ok(t->dtype))
         return shimrt_fail(op, "'%s' has dtype %s, which CUDA kernels do not compute on", arg,
@@ -125,10 +135,10 @@ static AOTITorchError device_copy(const char *op, struct AtenTensorOpaque *dst,
                                   const struct AtenTensorOpaque *src) {
     int64_t n = shimrt_numel(dst);
     if (n == 0) return AOTI_TORCH_SUCCESS;
-    bool contig = shimrt_is_contiguous(dst) && shimrt_is_contiguous(src) &&
-                  shimrt_numel(src) == n;
+    bool contig = shimrt_is_contiguous(dst) && shimrt_is_contiguous(src) && shimrt_numel(src) == n;
     shimrt_cuda_kdesc k;
-    if (!shimrt_cuda_kernel_for(SHK_COPY, "copy", dst->dtype, contig ? SHL_CONTIG : SHL_STRIDED, &k))
+    if (!shimrt_cuda_kernel_for(SHK_COPY, "copy", dst->dtype, contig ? SHL_CONTIG : SHL_STRIDED,
+                                &k))
         return shimrt_fail(op, "no CUDA copy kernel to %s", shimrt_dtype_name(dst->dtype));
     sh_params p;
     memset(&p, 0, sizeof p);
@@ -145,8 +155,8 @@ static AOTITorchError device_copy(const char *op, struct AtenTensorOpaque *dst,
 
 /* A new contiguous CUDA tensor holding t converted to dtype (a new reference). */
 static AtenTensorHandle converted(const char *op, const struct AtenTensorOpaque *t, int32_t dtype) {
-    AtenTensorHandle c = shimrt_tensor_empty(op, t->ndim, t->sizes, NULL, dtype,
-                                             SHIMRT_DEV_CUDA, t->device_index);
+    AtenTensorHandle c =
+        shimrt_tensor_empty(op, t->ndim, t->sizes, NULL, dtype, SHIMRT_DEV_CUDA, t->device_index);
     if (c && device_copy(op, c, t)) {
         shimrt_tensor_free(c);
         return NULL;
@@ -168,8 +178,10 @@ AOTITorchError shimrt_cuda_pointwise(const shimrt_cuda_pw *c, AtenTensorHandle *
     for (int i = 1; i < nin; i++)
         if (check_cuda(op, c->in[i], names[ter][i], dev)) return AOTI_TORCH_FAILURE;
     if (ter && c->in[0]->dtype != SHIMRT_BOOL)
-        return shimrt_fail(op, "where expected condition to be a boolean tensor, but got a "
-                               "tensor with dtype %s", shimrt_dtype_name(c->in[0]->dtype));
+        return shimrt_fail(op,
+                           "where expected condition to be a boolean tensor, but got a "
+                           "tensor with dtype %s",
+                           shimrt_dtype_name(c->in[0]->dtype));
     int32_t ct = c->compute;
     if (ct < 0) {
         shimrt_k_result_type rt;
@@ -199,7 +211,8 @@ AOTITorchError shimrt_cuda_pointwise(const shimrt_cuda_pw *c, AtenTensorHandle *
     }
     shimrt_cuda_kdesc k;
     if (!shimrt_cuda_kernel_for(c->kind, c->row, ct, contig ? SHL_CONTIG : SHL_STRIDED, &k)) {
-        shimrt_fail(op, "\"%s\" is not implemented for '%s' on CUDA", c->row, shimrt_dtype_name(ct));
+        shimrt_fail(op, "\"%s\" is not implemented for '%s' on CUDA", c->row,
+                    shimrt_dtype_name(ct));
         goto done;
     }
     out = shimrt_tensor_empty(op, nd, shape, NULL, k.out_dtype, SHIMRT_DEV_CUDA, dev);
@@ -246,15 +259,20 @@ AOTITorchError shimrt_cuda_binary(const char *row, AtenTensorHandle self, AtenTe
                                     "or `logical_not()` operator instead.");
     }
     if (!other) return shimrt_fail(row, "argument 'other' is NULL");
-    shimrt_cuda_pw c = {.row = row, .kind = SHK_BINARY, .in = {self, other}, .alpha = alpha,
-                        .compute = -1};
+    shimrt_cuda_pw c = {
+        .row = row, .kind = SHK_BINARY, .in = {self, other}, .alpha = alpha, .compute = -1};
     return shimrt_cuda_pointwise(&c, ret);
 }
 
 AOTITorchError shimrt_cuda_binary_scalar(const char *row, AtenTensorHandle self, double other,
                                          double alpha, AtenTensorHandle *ret) {
-    shimrt_cuda_pw c = {.row = row, .kind = SHK_BINARY, .in = {self}, .scalar = true,
-                        .bval = other, .alpha = alpha, .compute = -1};
+    shimrt_cuda_pw c = {.row = row,
+                        .kind = SHK_BINARY,
+                        .in = {self},
+                        .scalar = true,
+                        .bval = other,
+                        .alpha = alpha,
+                        .compute = -1};
     return shimrt_cuda_pointwise(&c, ret);
 }
 
@@ -265,7 +283,8 @@ AOTITorchError shimrt_cuda_reduce(const char *row, AtenTensorHandle self, const 
     SHIMRT_CHECK_ARG(ret);
     if (check_cuda(op, self, "self", -1)) return AOTI_TORCH_FAILURE;
     bool red[SH_MAXD] = {false};
-    if (ndims == 0) for (int64_t d = 0; d < self->ndim; d++) red[d] = true;
+    if (ndims == 0)
+        for (int64_t d = 0; d < self->ndim; d++) red[d] = true;
     for (int64_t i = 0; i < ndims; i++) {
         int64_t w;
         if (shimrt_k_wrap_dim(op, dims[i], self->ndim, &w)) return AOTI_TORCH_FAILURE;
@@ -274,8 +293,10 @@ AOTITorchError shimrt_cuda_reduce(const char *row, AtenTensorHandle self, const 
     shimrt_cuda_kdesc k;
     bool inner = shimrt_is_contiguous(self);
     for (int64_t d = 0, seen = 0; d < self->ndim; d++) { /* reduced dims must be trailing */
-        if (red[d]) seen = 1;
-        else if (seen) inner = false;
+        if (red[d])
+            seen = 1;
+        else if (seen)
+            inner = false;
     }
     if (!shimrt_cuda_kernel_for(SHK_REDUCE, row, self->dtype, inner ? SHL_CONTIG : SHL_STRIDED, &k))
         return shimrt_fail(op, "\"%s\" is not implemented for '%s' on CUDA", row,
@@ -296,8 +317,8 @@ AOTITorchError shimrt_cuda_reduce(const char *row, AtenTensorHandle self, const 
     }
     if (p.rn == 0 && strcmp(row, "sum"))
         return shimrt_fail(op, "Expected reduction dim to be specified for input.numel() == 0.");
-    AtenTensorHandle out = shimrt_tensor_empty(op, ond, oshape, NULL, k.out_dtype,
-                                               SHIMRT_DEV_CUDA, self->device_index);
+    AtenTensorHandle out = shimrt_tensor_empty(op, ond, oshape, NULL, k.out_dtype, SHIMRT_DEV_CUDA,
+                                               self->device_index);
     if (!out) return AOTI_TORCH_FAILURE;
     p.out = shimrt_data(out);
     p.in0 = shimrt_data(self);
@@ -354,16 +375,18 @@ AOTITorchError shimrt_cuda_do_copy(AtenTensorHandle self, AtenTensorHandle src) 
     /* across devices: stage through contiguous buffers of self's dtype */
     if (self->device_type == SHIMRT_DEV_CUDA && src->device_type == SHIMRT_DEV_CPU) {
         if (check_cuda(op, self, "self", -1)) return AOTI_TORCH_FAILURE;
-        AtenTensorHandle h = shimrt_tensor_empty(op, self->ndim, self->sizes, NULL, self->dtype,
-                                                 SHIMRT_DEV_CPU, 0);
+        AtenTensorHandle h =
+            shimrt_tensor_empty(op, self->ndim, self->sizes, NULL, self->dtype, SHIMRT_DEV_CPU, 0);
         AtenTensorHandle d = h ? shimrt_tensor_empty(op, self->ndim, self->sizes, NULL, self->dtype,
-                                                     SHIMRT_DEV_CUDA, self->device_index) : NULL;
-        AOTITorchError rc = !d || shimrt_k_copy(op, h, src) ||
-                            shimrt_cuda_use_device(op, self->device_index, NULL) ||
-                            shimrt_cuda_memcpy(shimrt_data(d), shimrt_data(h),
-                                               (uint64_t)shimrt_numel(h) * shimrt_dtype_size(h->dtype),
-                                               shimrt_cuda_current_stream(self->device_index), true) ||
-                            device_copy(op, self, d);
+                                                     SHIMRT_DEV_CUDA, self->device_index)
+                               : NULL;
+        AOTITorchError rc =
+            !d || shimrt_k_copy(op, h, src) ||
+            shimrt_cuda_use_device(op, self->device_index, NULL) ||
+            shimrt_cuda_memcpy(shimrt_data(d), shimrt_data(h),
+                               (uint64_t)shimrt_numel(h) * shimrt_dtype_size(h->dtype),
+                               shimrt_cuda_current_stream(self->device_index), true) ||
+            device_copy(op, self, d);
         shimrt_tensor_free(h);
         shimrt_tensor_free(d);
         return rc;
@@ -371,13 +394,15 @@ AOTITorchError shimrt_cuda_do_copy(AtenTensorHandle self, AtenTensorHandle src) 
     if (self->device_type == SHIMRT_DEV_CPU && src->device_type == SHIMRT_DEV_CUDA) {
         if (check_cuda(op, src, "src", -1)) return AOTI_TORCH_FAILURE;
         AtenTensorHandle d = converted(op, src, src->dtype);
-        AtenTensorHandle h = d ? shimrt_tensor_empty(op, src->ndim, src->sizes, NULL, src->dtype,
-                                                     SHIMRT_DEV_CPU, 0) : NULL;
-        AOTITorchError rc = !h || shimrt_cuda_use_device(op, src->device_index, NULL) ||
-                            shimrt_cuda_memcpy(shimrt_data(h), shimrt_data(d),
-                                               (uint64_t)shimrt_numel(h) * shimrt_dtype_size(h->dtype),
-                                               shimrt_cuda_current_stream(src->device_index), true) ||
-                            shimrt_k_copy(op, self, h);
+        AtenTensorHandle h =
+            d ? shimrt_tensor_empty(op, src->ndim, src->sizes, NULL, src->dtype, SHIMRT_DEV_CPU, 0)
+              : NULL;
+        AOTITorchError rc =
+            !h || shimrt_cuda_use_device(op, src->device_index, NULL) ||
+            shimrt_cuda_memcpy(shimrt_data(h), shimrt_data(d),
+                               (uint64_t)shimrt_numel(h) * shimrt_dtype_size(h->dtype),
+                               shimrt_cuda_current_stream(src->device_index), true) ||
+            shimrt_k_copy(op, self, h);
         shimrt_tensor_free(h);
         shimrt_tensor_free(d);
         return rc;
@@ -386,14 +411,17 @@ AOTITorchError shimrt_cuda_do_copy(AtenTensorHandle self, AtenTensorHandle src) 
         /* two GPUs: src converted on its device, then a peer copy (unified addressing) */
         AtenTensorHandle s = converted(op, src, self->dtype);
         AtenTensorHandle d = s ? shimrt_tensor_empty(op, self->ndim, self->sizes, NULL, self->dtype,
-                                                     SHIMRT_DEV_CUDA, self->device_index) : NULL;
-        AOTITorchError rc = !d || shimrt_numel(s) != shimrt_numel(d)
-                                ? (d ? shimrt_fail(op, "copy_ between GPUs needs equal shapes") : AOTI_TORCH_FAILURE)
-                                : shimrt_cuda_use_device(op, src->device_index, NULL) ||
-                                  shimrt_cuda_memcpy(shimrt_data(d), shimrt_data(s),
-                                                     (uint64_t)shimrt_numel(d) * shimrt_dtype_size(d->dtype),
-                                                     shimrt_cuda_current_stream(src->device_index), true) ||
-                                  device_copy(op, self, d);
+                                                     SHIMRT_DEV_CUDA, self->device_index)
+                               : NULL;
+        AOTITorchError rc =
+            !d || shimrt_numel(s) != shimrt_numel(d)
+                ? (d ? shimrt_fail(op, "copy_ between GPUs needs equal shapes")
+                     : AOTI_TORCH_FAILURE)
+                : shimrt_cuda_use_device(op, src->device_index, NULL) ||
+                      shimrt_cuda_memcpy(shimrt_data(d), shimrt_data(s),
+                                         (uint64_t)shimrt_numel(d) * shimrt_dtype_size(d->dtype),
+                                         shimrt_cuda_current_stream(src->device_index), true) ||
+                      device_copy(op, self, d);
         shimrt_tensor_free(s);
         shimrt_tensor_free(d);
         return rc;

@@ -17,19 +17,21 @@ void shimrt_k_channels_last_strides(int64_t ndim, const int64_t *sizes, int64_t 
 }
 
 AOTITorchError shimrt_k_format_strides(const char *op, const struct AtenTensorOpaque *self,
-                                     int32_t fmt, int64_t *strides, bool *use_strides) {
+                                       int32_t fmt, int64_t *strides, bool *use_strides) {
     *use_strides = true;
     switch (fmt) {
-    case SHIMRT_MEMORY_FORMAT_PRESERVE: shimrt_k_preserve_strides(self, strides); return AOTI_TORCH_SUCCESS;
+    case SHIMRT_MEMORY_FORMAT_PRESERVE:
+        shimrt_k_preserve_strides(self, strides);
+        return AOTI_TORCH_SUCCESS;
     case SHIMRT_MEMORY_FORMAT_CONTIGUOUS: *use_strides = false; return AOTI_TORCH_SUCCESS;
     case SHIMRT_MEMORY_FORMAT_CHANNELS_LAST:
     case SHIMRT_MEMORY_FORMAT_CHANNELS_LAST_3D: {
         int64_t want = fmt == SHIMRT_MEMORY_FORMAT_CHANNELS_LAST ? 4 : 5;
         if (self->ndim != want)
-            return shimrt_fail(op, "required rank %lld tensor to use %s format, got rank %lld",
-                               (long long)want,
-                               fmt == SHIMRT_MEMORY_FORMAT_CHANNELS_LAST ? "channels_last" : "channels_last_3d",
-                               (long long)self->ndim);
+            return shimrt_fail(
+                op, "required rank %lld tensor to use %s format, got rank %lld", (long long)want,
+                fmt == SHIMRT_MEMORY_FORMAT_CHANNELS_LAST ? "channels_last" : "channels_last_3d",
+                (long long)self->ndim);
         shimrt_k_channels_last_strides(self->ndim, self->sizes, strides);
         return AOTI_TORCH_SUCCESS;
     }
@@ -47,11 +49,10 @@ static AOTITorchError resolve_options(const char *op, const struct AtenTensorOpa
     if (shimrt_check_dtype(op, *out_dtype)) return AOTI_TORCH_FAILURE;
     if (layout && *layout != SHIMRT_LAYOUT_STRIDED)
         return shimrt_fail(op, "layout code %d is not supported (only strided, 0)", (int)*layout);
-    if (pin_memory && *pin_memory)
-        return shimrt_fail(op, "pin_memory=True is not supported");
+    if (pin_memory && *pin_memory) return shimrt_fail(op, "pin_memory=True is not supported");
     if (device) {
         *out_dev = *device;
-        *out_idx = device_index_ >= 0 ? device_index_
+        *out_idx = device_index_ >= 0             ? device_index_
                    : *device == self->device_type ? self->device_index
                                                   : 0;
     } else {
@@ -72,7 +73,9 @@ AOTITorchError shimrt_empty_like(AtenTensorHandle self, int32_t *dtype, int32_t 
     if (resolve_options(op, self, dtype, layout, device, device_index_, pin_memory, &dt, &dev,
                         &idx))
         return AOTI_TORCH_FAILURE;
-    if (shimrt_k_format_strides(op, self, memory_format ? *memory_format : SHIMRT_MEMORY_FORMAT_PRESERVE, strides, &use))
+    if (shimrt_k_format_strides(op, self,
+                                memory_format ? *memory_format : SHIMRT_MEMORY_FORMAT_PRESERVE,
+                                strides, &use))
         return AOTI_TORCH_FAILURE;
     AtenTensorHandle t =
         shimrt_tensor_empty(op, self->ndim, self->sizes, use ? strides : NULL, dt, dev, idx);
@@ -82,19 +85,20 @@ AOTITorchError shimrt_empty_like(AtenTensorHandle self, int32_t *dtype, int32_t 
 }
 
 AOTITorchError shimrt_k_new_tensor(const char *op, AtenTensorHandle self, const int64_t *size,
-                                 int64_t size_len_, int32_t *dtype, int32_t *layout,
-                                 int32_t *device, int32_t device_index_, int32_t *pin_memory,
-                                 AtenTensorHandle *out) {
+                                   int64_t size_len_, int32_t *dtype, int32_t *layout,
+                                   int32_t *device, int32_t device_index_, int32_t *pin_memory,
+                                   AtenTensorHandle *out) {
     int32_t dt, dev, idx;
     if (shimrt_k_check_defined(op, self, "self")) return AOTI_TORCH_FAILURE;
     if (size_len_ > SHIMRT_MAX_DIMS)
-        return shimrt_fail(op, "%lld dimensions are too many (at most %d)",
-                           (long long)size_len_, SHIMRT_MAX_DIMS);
+        return shimrt_fail(op, "%lld dimensions are too many (at most %d)", (long long)size_len_,
+                           SHIMRT_MAX_DIMS);
     for (int64_t i = 0; i < size_len_; i++)
         if (size[i] < 0) {
             char b[256];
             return shimrt_fail(op, "Trying to create tensor with negative dimension %lld: %s",
-                               (long long)size[i], shimrt_k_fmt_shape(b, sizeof b, size_len_, size));
+                               (long long)size[i],
+                               shimrt_k_fmt_shape(b, sizeof b, size_len_, size));
         }
     if (resolve_options(op, self, dtype, layout, device, device_index_, pin_memory, &dt, &dev,
                         &idx))
@@ -109,6 +113,6 @@ AOTITorchError shimrt_new_empty(AtenTensorHandle self, const int64_t *size, int6
                                 int32_t *dtype, int32_t *layout, int32_t *device,
                                 int32_t device_index_, int32_t *pin_memory,
                                 AtenTensorHandle *ret0) {
-    return shimrt_k_new_tensor("new_empty", self, size, size_len_, dtype, layout, device, device_index_,
-                      pin_memory, ret0);
+    return shimrt_k_new_tensor("new_empty", self, size, size_len_, dtype, layout, device,
+                               device_index_, pin_memory, ret0);
 }

@@ -14,8 +14,8 @@ bool shimrt_k_is_floating(int32_t dt) {
 }
 
 bool shimrt_k_is_integral(int32_t dt) {
-    return dt == SHIMRT_UINT8 || dt == SHIMRT_INT8 || dt == SHIMRT_INT16 ||
-           dt == SHIMRT_INT32 || dt == SHIMRT_INT64;
+    return dt == SHIMRT_UINT8 || dt == SHIMRT_INT8 || dt == SHIMRT_INT16 || dt == SHIMRT_INT32 ||
+           dt == SHIMRT_INT64;
 }
 
 bool shimrt_k_dtype_ok(int32_t dt) {
@@ -140,10 +140,15 @@ bool shimrt_k_numel(int64_t ndim, const int64_t *sizes, int64_t *out) {
     int64_t n = 1;
     bool zero = false, over = false;
     for (int64_t d = 0; d < ndim; d++) {
-        if (sizes[d] == 0) zero = true;
-        else if (!over && __builtin_mul_overflow(n, sizes[d], &n)) over = true;
+        if (sizes[d] == 0)
+            zero = true;
+        else if (!over && __builtin_mul_overflow(n, sizes[d], &n))
+            over = true;
     }
-    if (zero) { *out = 0; return true; }
+    if (zero) {
+        *out = 0;
+        return true;
+    }
     if (over) return false;
     *out = n;
     return true;
@@ -187,10 +192,9 @@ AtenTensorHandle shimrt_k_alias(const char *op, const struct AtenTensorOpaque *t
 }
 
 AtenTensorHandle shimrt_k_empty_like_dev(const char *op, const struct AtenTensorOpaque *t,
-                                         int64_t ndim, const int64_t *sizes,
-                                         const int64_t *strides, int32_t dtype) {
-    return shimrt_tensor_empty(op, ndim, sizes, strides, dtype, t->device_type,
-                               t->device_index);
+                                         int64_t ndim, const int64_t *sizes, const int64_t *strides,
+                                         int32_t dtype) {
+    return shimrt_tensor_empty(op, ndim, sizes, strides, dtype, t->device_type, t->device_index);
 }
 
 /* Dims of t sorted by stride, innermost first (stable: ties keep the later dim inner). */
@@ -245,7 +249,10 @@ bool shimrt_k_internal_overlap(const struct AtenTensorOpaque *t) {
 static void span(const struct AtenTensorOpaque *t, uintptr_t *lo, uintptr_t *hi) {
     uintptr_t base = (uintptr_t)shimrt_data(t);
     int64_t n = shimrt_numel(t);
-    if (n == 0 || base == 0) { *lo = *hi = 0; return; }
+    if (n == 0 || base == 0) {
+        *lo = *hi = 0;
+        return;
+    }
     int64_t last = 0; /* offset in elements of the farthest element (strides are >= 0) */
     for (int64_t d = 0; d < t->ndim; d++) last += (t->sizes[d] - 1) * t->strides[d];
     size_t es = shimrt_dtype_size(t->dtype);

@@ -26,7 +26,9 @@ int32_t shimrt_k_promote(int32_t a, int32_t b);
 /* PyTorch's result_type: tensors with dims outrank zero-dim tensors, which outrank wrapped
  * numbers (Python scalars), except that a higher category (bool < integral < floating)
  * always wins. Start with shimrt_k_rt_init, add operands, read with shimrt_k_rt_result. */
-typedef struct { int32_t dim, zero, wrapped; } shimrt_k_result_type;
+typedef struct {
+    int32_t dim, zero, wrapped;
+} shimrt_k_result_type;
 void shimrt_k_rt_init(shimrt_k_result_type *s);
 void shimrt_k_rt_add_tensor(shimrt_k_result_type *s, const struct AtenTensorOpaque *t);
 /* A Scalar argument: integral values count as int64 numbers, others as float32 (the
@@ -65,8 +67,8 @@ AtenTensorHandle shimrt_k_alias(const char *op, const struct AtenTensorOpaque *t
                                 int64_t storage_offset);
 /* A new tensor with fresh storage on t's device (strides NULL: contiguous). */
 AtenTensorHandle shimrt_k_empty_like_dev(const char *op, const struct AtenTensorOpaque *t,
-                                         int64_t ndim, const int64_t *sizes,
-                                         const int64_t *strides, int32_t dtype);
+                                         int64_t ndim, const int64_t *sizes, const int64_t *strides,
+                                         int32_t dtype);
 /* True when t's strides cover its elements densely without overlap (any order). */
 bool shimrt_k_dense(const struct AtenTensorOpaque *t);
 /* Dense strides with t's layout order (for preserve_format): t's own strides when dense,
@@ -79,8 +81,8 @@ bool shimrt_k_may_overlap(const struct AtenTensorOpaque *a, const struct AtenTen
 
 /* ---- views and new tensors (runtime/generic/views.c, alloc.c) ---------------------- */
 /* Resolves a requested shape (one entry may be -1) against numel into out. */
-AOTITorchError shimrt_k_infer_size(const char *op, const int64_t *shape, int64_t n,
-                                   int64_t numel, int64_t *out);
+AOTITorchError shimrt_k_infer_size(const char *op, const int64_t *shape, int64_t n, int64_t numel,
+                                   int64_t *out);
 /* Strides that let t be viewed with shape ns[0..nn) into out; false when no view exists. */
 bool shimrt_k_view_strides(const struct AtenTensorOpaque *t, int64_t nn, const int64_t *ns,
                            int64_t *out);

@@ -14,7 +14,7 @@ static AOTITorchError give(AtenTensorHandle t, AtenTensorHandle *ret0) {
 }
 
 AOTITorchError shimrt_k_infer_size(const char *op, const int64_t *shape, int64_t n, int64_t numel,
-                                 int64_t *out) {
+                                   int64_t *out) {
     char b[256];
     if (n > SHIMRT_MAX_DIMS)
         return shimrt_fail(op, "%lld dimensions are too many (at most %d)", (long long)n,
@@ -56,7 +56,7 @@ static uint64_t umul(int64_t a, int64_t b) { return (uint64_t)a * (uint64_t)b; }
 /* Old dims are taken as runs ("chunks") of dims that are contiguous with one another; each
  * chunk must map onto a run of new dims with the same element count. */
 bool shimrt_k_view_strides(const struct AtenTensorOpaque *t, int64_t nn, const int64_t *ns,
-                         int64_t *out) {
+                           int64_t *out) {
     int64_t numel = shimrt_numel(t);
     if (numel == 0) {
         bool same = nn == t->ndim;
@@ -67,13 +67,13 @@ bool shimrt_k_view_strides(const struct AtenTensorOpaque *t, int64_t nn, const i
             shimrt_contiguous_strides(nn, ns, out);
         return true;
     }
-    int64_t nd = nn - 1;                      /* next new dim to assign, from the right */
+    int64_t nd = nn - 1; /* next new dim to assign, from the right */
     int64_t base = t->ndim ? t->strides[t->ndim - 1] : 1; /* stride of the chunk's last dim */
     int64_t chunk = 1, got = 1;
     for (int64_t od = t->ndim - 1; od >= 0; od--) {
         chunk *= t->sizes[od];
-        bool chunk_ends = od == 0 || (t->sizes[od - 1] != 1 &&
-                                      (uint64_t)t->strides[od - 1] != umul(chunk, base));
+        bool chunk_ends =
+            od == 0 || (t->sizes[od - 1] != 1 && (uint64_t)t->strides[od - 1] != umul(chunk, base));
         if (!chunk_ends) continue;
         while (nd >= 0 && (got < chunk || ns[nd] == 1)) {
             out[nd] = (int64_t)umul(got, base);
@@ -143,7 +143,8 @@ AOTITorchError shimrt_permute(AtenTensorHandle self, const int64_t *dims, int64_
     for (int64_t i = 0; i < dims_len_; i++) {
         int64_t d;
         if (shimrt_k_wrap_dim(op, dims[i], self->ndim, &d)) return AOTI_TORCH_FAILURE;
-        if (seen[d]) return shimrt_fail(op, "duplicate dims are not allowed (dim %lld)", (long long)d);
+        if (seen[d])
+            return shimrt_fail(op, "duplicate dims are not allowed (dim %lld)", (long long)d);
         seen[d] = true;
         sizes[i] = self->sizes[d];
         strides[i] = self->strides[d];
@@ -161,8 +162,9 @@ AOTITorchError shimrt_narrow(AtenTensorHandle self, int64_t dim, int64_t start, 
     if (length < 0) return shimrt_fail(op, "narrow(): length must be non-negative.");
     int64_t size = self->sizes[d];
     if (start < -size || start > size)
-        return shimrt_fail(op, "start out of range (expected to be in range of [%lld, %lld], but got %lld)",
-                           (long long)-size, (long long)size, (long long)start);
+        return shimrt_fail(
+            op, "start out of range (expected to be in range of [%lld, %lld], but got %lld)",
+            (long long)-size, (long long)size, (long long)start);
     if (start < 0) start += size;
     if (start > size - length)
         return shimrt_fail(op, "start (%lld) + length (%lld) exceeds dimension size (%lld).",
@@ -185,9 +187,10 @@ AOTITorchError shimrt_select_int(AtenTensorHandle self, int64_t dim, int64_t ind
     int64_t size = self->sizes[d];
     if (index < -size || index >= size) {
         char b[256];
-        return shimrt_fail(op, "select(): index %lld out of range for tensor of size %s at dimension %lld",
-                           (long long)index, shimrt_k_fmt_shape(b, sizeof b, self->ndim, self->sizes),
-                           (long long)dim);
+        return shimrt_fail(
+            op, "select(): index %lld out of range for tensor of size %s at dimension %lld",
+            (long long)index, shimrt_k_fmt_shape(b, sizeof b, self->ndim, self->sizes),
+            (long long)dim);
     }
     if (index < 0) index += size;
     int64_t sizes[SHIMRT_MAX_DIMS], strides[SHIMRT_MAX_DIMS], n = 0;
@@ -218,8 +221,7 @@ AOTITorchError shimrt_squeeze_dim(AtenTensorHandle self, int64_t dim, AtenTensor
 AOTITorchError shimrt_unsqueeze(AtenTensorHandle self, int64_t dim, AtenTensorHandle *ret0) {
     static const char op[] = "unsqueeze";
     int64_t d;
-    if (shimrt_k_check_defined(op, self, "self") ||
-        shimrt_k_wrap_dim(op, dim, self->ndim + 1, &d))
+    if (shimrt_k_check_defined(op, self, "self") || shimrt_k_wrap_dim(op, dim, self->ndim + 1, &d))
         return AOTI_TORCH_FAILURE;
     if (self->ndim + 1 > SHIMRT_MAX_DIMS)
         return shimrt_fail(op, "the result would have more than %d dimensions", SHIMRT_MAX_DIMS);

@@ -38,7 +38,10 @@ static inline double sh_sigmoid_(double v) { return 1.0 / (1.0 + exp(-v)); }
 static inline int64_t sh_absi_(int64_t v) { return v < 0 ? (int64_t)(0u - (uint64_t)v) : v; }
 static inline int sh_isnanf_(float v) { return isnan(v); }
 static inline int sh_isnand_(double v) { return isnan(v); }
-static inline int sh_isnani_(int64_t v) { (void)v; return 0; }
+static inline int sh_isnani_(int64_t v) {
+    (void)v;
+    return 0;
+}
 
 /* integer power by squaring (wrapping); a negative exponent was refused by the caller
  * except for bases 1 and -1, whose powers are exact (PyTorch's rule) */
@@ -61,20 +64,20 @@ static inline double sh_powd_(double b, double e) {
 }
 
 /* PyTorch's div_floor for floating types (c10/util/generic_math.h semantics) */
-#define SH_FLOORDIV_F(NAME, T, FMOD, FLOOR, COPYSIGN)                                        \
-    static inline T NAME(T a, T b) {                                                         \
-        if (b == 0) return a / b;                                                            \
-        T mod = FMOD(a, b);                                                                  \
-        T div = (a - mod) / b;                                                               \
-        if (mod != 0 && (b < 0) != (mod < 0)) div -= 1;                                      \
-        T fd;                                                                                \
-        if (div != 0) {                                                                      \
-            fd = FLOOR(div);                                                                 \
-            if (div - fd > (T)0.5) fd += 1;                                                  \
-        } else {                                                                             \
-            fd = COPYSIGN((T)0, a / b);                                                      \
-        }                                                                                    \
-        return fd;                                                                           \
+#define SH_FLOORDIV_F(NAME, T, FMOD, FLOOR, COPYSIGN)                                              \
+    static inline T NAME(T a, T b) {                                                               \
+        if (b == 0) return a / b;                                                                  \
+        T mod = FMOD(a, b);                                                                        \
+        T div = (a - mod) / b;                                                                     \
+        if (mod != 0 && (b < 0) != (mod < 0)) div -= 1;                                            \
+        T fd;                                                                                      \
+        if (div != 0) {                                                                            \
+            fd = FLOOR(div);                                                                       \
+            if (div - fd > (T)0.5) fd += 1;                                                        \
+        } else {                                                                                   \
+            fd = COPYSIGN((T)0, a / b);                                                            \
+        }                                                                                          \
+        return fd;                                                                                 \
     }
 SH_FLOORDIV_F(sh_floordivf_, float, fmodf, floorf, copysignf)
 SH_FLOORDIV_F(sh_floordivd_, double, fmod, floor, copysign)
@@ -86,7 +89,7 @@ static inline int64_t sh_floordivi_(int64_t a, int64_t b) {
     return (r != 0 && ((r < 0) != (b < 0))) ? q - 1 : q;
 }
 
-#define SH_GEN_F(v, F, D, I) _Generic((v), float: F, double: D, default: I)
+#define SH_GEN_F(v, F, D, I) _Generic((v), float : F, double : D, default : I)
 
 #define sh_exp(v) SH_GEN_F((v), expf, exp, exp)(v)
 #define sh_log(v) SH_GEN_F((v), logf, log, log)(v)
@@ -107,17 +110,29 @@ static inline int64_t sh_fmai_(int64_t x, int64_t y, int64_t z) {
     return (int64_t)((uint64_t)x * (uint64_t)y + (uint64_t)z);
 }
 #define SH_BITS_(a) ((int64_t)sizeof(a) * 8)
-#define sh_shl(a, b)                                                                          \
-    ((b) < 0 || (int64_t)(b) >= SH_BITS_(a) ? 0                                               \
-                                            : (unsigned long long)(a) << (int64_t)(b))
-#define sh_shr(a, b)                                                                          \
+#define sh_shl(a, b)                                                                               \
+    ((b) < 0 || (int64_t)(b) >= SH_BITS_(a) ? 0 : (unsigned long long)(a) << (int64_t)(b))
+#define sh_shr(a, b)                                                                               \
     ((b) < 0 || (int64_t)(b) >= SH_BITS_(a) ? ((a) < 0 ? -1 : 0) : (a) >> (int64_t)(b))
 
-#define sh_lowest(T)                                                                         \
-    _Generic((T)0, float: -INFINITY, double: -INFINITY, bool: false, uint8_t: 0,             \
-             int8_t: INT8_MIN, int16_t: INT16_MIN, int32_t: INT32_MIN, int64_t: INT64_MIN)
-#define sh_highest(T)                                                                        \
-    _Generic((T)0, float: INFINITY, double: INFINITY, bool: true, uint8_t: UINT8_MAX,        \
-             int8_t: INT8_MAX, int16_t: INT16_MAX, int32_t: INT32_MAX, int64_t: INT64_MAX)
+#define sh_lowest(T)                                                                               \
+    _Generic((T)0, float                                                                           \
+             : -INFINITY, double                                                                   \
+             : -INFINITY, bool                                                                     \
+             : false, uint8_t : 0, int8_t                                                          \
+             : INT8_MIN, int16_t                                                                   \
+             : INT16_MIN, int32_t                                                                  \
+             : INT32_MIN, int64_t                                                                  \
+             : INT64_MIN)
+#define sh_highest(T)                                                                              \
+    _Generic((T)0, float                                                                           \
+             : INFINITY, double                                                                    \
+             : INFINITY, bool                                                                      \
+             : true, uint8_t                                                                       \
+             : UINT8_MAX, int8_t                                                                   \
+             : INT8_MAX, int16_t                                                                   \
+             : INT16_MAX, int32_t                                                                  \
+             : INT32_MAX, int64_t                                                                  \
+             : INT64_MAX)
 
 #endif

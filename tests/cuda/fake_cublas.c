@@ -110,8 +110,10 @@ static int one(int ta, int tb, int m, int n, int k, double alpha, const void *A,
         for (int i = 0; i < m; i++) {
             double acc = 0;
             for (int p = 0; p < k; p++) {
-                double a = ta ? ld(A, at, p + (long long)i * lda) : ld(A, at, i + (long long)p * lda);
-                double b = tb ? ld(B, bt, j + (long long)p * ldb) : ld(B, bt, p + (long long)j * ldb);
+                double a =
+                    ta ? ld(A, at, p + (long long)i * lda) : ld(A, at, i + (long long)p * lda);
+                double b =
+                    tb ? ld(B, bt, j + (long long)p * ldb) : ld(B, bt, p + (long long)j * ldb);
                 acc += a * b;
             }
             long long ci = i + (long long)j * ldc;
@@ -145,13 +147,13 @@ EXPORT int cublasGemmStridedBatchedEx(void *h, int ta, int tb, int m, int n, int
     (void)h;
     (void)algo;
     fake_cublas_calls++;
-    fake_cublas_last = (fake_gemm_call){1, ta, tb, m, n, k, lda, ldb, ldc, at, compute, batch,
-                                        sa, sb, sc};
+    fake_cublas_last =
+        (fake_gemm_call){1, ta, tb, m, n, k, lda, ldb, ldc, at, compute, batch, sa, sb, sc};
     for (int b = 0; b < batch; b++) {
         int rc = one(ta, tb, m, n, k, scalar(alpha, compute),
                      (const char *)A + (size_t)(b * sa) * tsize(at), at, lda,
-                     (const char *)B + (size_t)(b * sb) * tsize(bt), bt, ldb,
-                     scalar(beta, compute), (char *)C + (size_t)(b * sc) * tsize(ct), ct, ldc);
+                     (const char *)B + (size_t)(b * sb) * tsize(bt), bt, ldb, scalar(beta, compute),
+                     (char *)C + (size_t)(b * sc) * tsize(ct), ct, ldc);
         if (rc) return rc;
     }
     return 0;

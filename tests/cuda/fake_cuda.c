@@ -22,19 +22,49 @@ EXPORT int fake_cuda_current_device(void) {
 }
 EXPORT void fake_cuda_set_budget(size_t bytes) { budget = bytes; }
 
-EXPORT CUresult cuInit(unsigned f) { (void)f; return 0; }
-EXPORT CUresult cuDriverGetVersion(int *v) { *v = 12040; return 0; }
-EXPORT CUresult cuDeviceGetCount(int *n) { *n = 2; return 0; }
-EXPORT CUresult cuDeviceGet(int *d, int i) { *d = i; return i < 0 || i > 1 ? 101 : 0; }
-EXPORT CUresult cuDeviceGetAttribute(int *v, int a, int d) { (void)d; *v = a == 75 ? 8 : a == 76 ? 0 : 4; return 0; }
-EXPORT CUresult cuDeviceGetName(char *s, int n, int d) { (void)d; strncpy(s, "fake", (size_t)n); return 0; }
-EXPORT CUresult cuDevicePrimaryCtxRetain(void **c, int d) { *c = &ctx_ids[d]; return 0; }
-EXPORT CUresult cuCtxSetCurrent(void *c) { current_ctx = c; return 0; }
+EXPORT CUresult cuInit(unsigned f) {
+    (void)f;
+    return 0;
+}
+EXPORT CUresult cuDriverGetVersion(int *v) {
+    *v = 12040;
+    return 0;
+}
+EXPORT CUresult cuDeviceGetCount(int *n) {
+    *n = 2;
+    return 0;
+}
+EXPORT CUresult cuDeviceGet(int *d, int i) {
+    *d = i;
+    return i < 0 || i > 1 ? 101 : 0;
+}
+EXPORT CUresult cuDeviceGetAttribute(int *v, int a, int d) {
+    (void)d;
+    *v = a == 75 ? 8 : a == 76 ? 0 : 4;
+    return 0;
+}
+EXPORT CUresult cuDeviceGetName(char *s, int n, int d) {
+    (void)d;
+    strncpy(s, "fake", (size_t)n);
+    return 0;
+}
+EXPORT CUresult cuDevicePrimaryCtxRetain(void **c, int d) {
+    *c = &ctx_ids[d];
+    return 0;
+}
+EXPORT CUresult cuCtxSetCurrent(void *c) {
+    current_ctx = c;
+    return 0;
+}
 EXPORT CUresult cuCtxSynchronize(void) { return 0; }
-EXPORT CUresult cuCtxGetStreamPriorityRange(int *least, int *greatest) { *least = 0; *greatest = -5; return 0; }
+EXPORT CUresult cuCtxGetStreamPriorityRange(int *least, int *greatest) {
+    *least = 0;
+    *greatest = -5;
+    return 0;
+}
 static CUresult mem_alloc(void **p, size_t n) {
-    if (!current_ctx) return 201; /* CUDA_ERROR_INVALID_CONTEXT */
-    if (used + n > budget) return 2;  /* CUDA_ERROR_OUT_OF_MEMORY */
+    if (!current_ctx) return 201;    /* CUDA_ERROR_INVALID_CONTEXT */
+    if (used + n > budget) return 2; /* CUDA_ERROR_OUT_OF_MEMORY */
     size_t *b = malloc(n + 16);
     if (!b) return 2;
     b[0] = n;
@@ -69,8 +99,17 @@ EXPORT CUresult cuMemsetD8Async(CUdeviceptr d, unsigned char v, size_t n, void *
     memset((void *)(size_t)d, v, n);
     return 0;
 }
-EXPORT CUresult cuMemGetInfo_v2(size_t *f, size_t *t) { *f = 1u << 30; *t = 1u << 30; return 0; }
-EXPORT CUresult cuPointerGetAttribute(void *v, int a, CUdeviceptr p) { (void)a; (void)p; *(int *)v = 0; return 0; }
+EXPORT CUresult cuMemGetInfo_v2(size_t *f, size_t *t) {
+    *f = 1u << 30;
+    *t = 1u << 30;
+    return 0;
+}
+EXPORT CUresult cuPointerGetAttribute(void *v, int a, CUdeviceptr p) {
+    (void)a;
+    (void)p;
+    *(int *)v = 0;
+    return 0;
+}
 EXPORT CUresult cuStreamCreateWithPriority(void **s, unsigned f, int prio) {
     (void)f;
     int *x = malloc(sizeof *x);
@@ -80,10 +119,25 @@ EXPORT CUresult cuStreamCreateWithPriority(void **s, unsigned f, int prio) {
     *s = x;
     return 0;
 }
-EXPORT CUresult cuStreamDestroy_v2(void *s) { free(s); live_streams--; return 0; }
-EXPORT CUresult cuStreamSynchronize(void *s) { (void)s; return 0; }
-EXPORT CUresult cuStreamQuery(void *s) { (void)s; return 0; }
-EXPORT CUresult cuStreamWaitEvent(void *s, void *e, unsigned f) { (void)s; (void)e; (void)f; return 0; }
+EXPORT CUresult cuStreamDestroy_v2(void *s) {
+    free(s);
+    live_streams--;
+    return 0;
+}
+EXPORT CUresult cuStreamSynchronize(void *s) {
+    (void)s;
+    return 0;
+}
+EXPORT CUresult cuStreamQuery(void *s) {
+    (void)s;
+    return 0;
+}
+EXPORT CUresult cuStreamWaitEvent(void *s, void *e, unsigned f) {
+    (void)s;
+    (void)e;
+    (void)f;
+    return 0;
+}
 EXPORT CUresult cuEventCreate(void **e, unsigned f) {
     (void)f;
     double *t = calloc(1, sizeof *t);
@@ -92,10 +146,24 @@ EXPORT CUresult cuEventCreate(void **e, unsigned f) {
     *e = t;
     return 0;
 }
-EXPORT CUresult cuEventDestroy_v2(void *e) { free(e); live_events--; return 0; }
-EXPORT CUresult cuEventRecord(void *e, void *s) { (void)s; *(double *)e += 1.5; return 0; }
-EXPORT CUresult cuEventSynchronize(void *e) { (void)e; return 0; }
-EXPORT CUresult cuEventQuery(void *e) { (void)e; return 0; }
+EXPORT CUresult cuEventDestroy_v2(void *e) {
+    free(e);
+    live_events--;
+    return 0;
+}
+EXPORT CUresult cuEventRecord(void *e, void *s) {
+    (void)s;
+    *(double *)e += 1.5;
+    return 0;
+}
+EXPORT CUresult cuEventSynchronize(void *e) {
+    (void)e;
+    return 0;
+}
+EXPORT CUresult cuEventQuery(void *e) {
+    (void)e;
+    return 0;
+}
 EXPORT CUresult cuEventElapsedTime_v2(float *ms, void *a, void *b) {
     *ms = (float)(*(double *)b - *(double *)a);
     return 0;
@@ -107,8 +175,14 @@ EXPORT CUresult cuEventElapsedTime_v2(float *ms, void *a, void *b) {
 #include "sh_emu.h"
 static long launches;
 EXPORT long fake_cuda_launches(void) { return launches; }
-EXPORT CUresult cuModuleLoadData(void **m, const void *img) { *m = (void *)img; return img ? 0 : 200; }
-EXPORT CUresult cuModuleUnload(void *m) { (void)m; return 0; }
+EXPORT CUresult cuModuleLoadData(void **m, const void *img) {
+    *m = (void *)img;
+    return img ? 0 : 200;
+}
+EXPORT CUresult cuModuleUnload(void *m) {
+    (void)m;
+    return 0;
+}
 EXPORT CUresult cuModuleGetFunction(void **f, void *m, const char *n) {
     (void)m;
     for (size_t i = 0; i < sh_emu_kernel_count; i++)
@@ -119,25 +193,57 @@ EXPORT CUresult cuModuleGetFunction(void **f, void *m, const char *n) {
     return 500; /* CUDA_ERROR_NOT_FOUND */
 }
 EXPORT CUresult cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
-                               unsigned by, unsigned bz, unsigned shm, void *s, void **p, void **x) {
-    (void)gy; (void)gz; (void)by; (void)bz; (void)shm; (void)s; (void)x;
+                               unsigned by, unsigned bz, unsigned shm, void *s, void **p,
+                               void **x) {
+    (void)gy;
+    (void)gz;
+    (void)by;
+    (void)bz;
+    (void)shm;
+    (void)s;
+    (void)x;
     if (!current_ctx) return 201;
     const sh_emu_entry *e = f;
     launches++;
-    return sh_emu_launch(e->fn, gx < 2 ? gx : 2, bx < 64 ? bx : 64, (const sh_params *)p[0]) ? 1 : 0;
+    return sh_emu_launch(e->fn, gx < 2 ? gx : 2, bx < 64 ? bx : 64, (const sh_params *)p[0]) ? 1
+                                                                                             : 0;
 }
 #else
-EXPORT CUresult cuModuleLoadData(void **m, const void *img) { (void)m; (void)img; return 801; }
-EXPORT CUresult cuModuleUnload(void *m) { (void)m; return 0; }
-EXPORT CUresult cuModuleGetFunction(void **f, void *m, const char *n) { (void)f; (void)m; (void)n; return 801; }
+EXPORT CUresult cuModuleLoadData(void **m, const void *img) {
+    (void)m;
+    (void)img;
+    return 801;
+}
+EXPORT CUresult cuModuleUnload(void *m) {
+    (void)m;
+    return 0;
+}
+EXPORT CUresult cuModuleGetFunction(void **f, void *m, const char *n) {
+    (void)f;
+    (void)m;
+    (void)n;
+    return 801;
+}
 EXPORT CUresult cuLaunchKernel(void *f, unsigned a, unsigned b, unsigned c, unsigned d, unsigned e,
                                unsigned g, unsigned h, void *s, void **p, void **x) {
-    (void)f; (void)a; (void)b; (void)c; (void)d; (void)e; (void)g; (void)h; (void)s; (void)p; (void)x;
+    (void)f;
+    (void)a;
+    (void)b;
+    (void)c;
+    (void)d;
+    (void)e;
+    (void)g;
+    (void)h;
+    (void)s;
+    (void)p;
+    (void)x;
     return 801;
 }
 #endif
 EXPORT CUresult cuGetErrorName(CUresult r, const char **s) {
-    *s = r == 2 ? "CUDA_ERROR_OUT_OF_MEMORY" : r == 801 ? "CUDA_ERROR_NOT_SUPPORTED" : "CUDA_ERROR_UNKNOWN";
+    *s = r == 2     ? "CUDA_ERROR_OUT_OF_MEMORY"
+         : r == 801 ? "CUDA_ERROR_NOT_SUPPORTED"
+                    : "CUDA_ERROR_UNKNOWN";
     return 0;
 }
 EXPORT CUresult cuGetErrorString(CUresult r, const char **s) {

@@ -6,7 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-
 #define SHARED_BYTES (48 * 1024)
 #define MAX_BLOCK 256
 
@@ -20,7 +19,10 @@ typedef struct {
     unsigned bid, bdim, gdim;
 } block_ctx;
 
-typedef struct { block_ctx *b; unsigned tid; } thread_arg;
+typedef struct {
+    block_ctx *b;
+    unsigned tid;
+} thread_arg;
 
 _Thread_local sh_emu_ids_t sh_emu_ids;
 static _Thread_local block_ctx *tls_block;
@@ -39,7 +41,8 @@ void sh_emu_shfl_down(void *value, size_t size, int delta) {
     unsigned lane = sh_emu_ids.tid & 31, warp = sh_emu_ids.tid >> 5;
     memcpy(tls_block->xbuf[warp][lane], value, size);
     pthread_barrier_wait(&tls_block->warp_bar[warp]);
-    if (lane + (unsigned)delta < 32) memcpy(value, tls_block->xbuf[warp][lane + (unsigned)delta], size);
+    if (lane + (unsigned)delta < 32)
+        memcpy(value, tls_block->xbuf[warp][lane + (unsigned)delta], size);
     pthread_barrier_wait(&tls_block->warp_bar[warp]);
 }
 

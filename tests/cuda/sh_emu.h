@@ -13,7 +13,9 @@
 
 #include "../../runtime/cuda/kernels.h"
 
-typedef struct { unsigned tid, bid, bdim, gdim; } sh_emu_ids_t;
+typedef struct {
+    unsigned tid, bid, bdim, gdim;
+} sh_emu_ids_t;
 extern _Thread_local sh_emu_ids_t sh_emu_ids;
 
 void *sh_emu_shared(size_t nbytes);
@@ -33,7 +35,10 @@ typedef void (*sh_emu_kernel)(sh_params);
 int sh_emu_launch(sh_emu_kernel kernel, unsigned grid, unsigned block, const sh_params *p);
 
 /* The kernels compiled from the catalogue (tests/cuda/emu_gen writes them). */
-typedef struct { const char *name; sh_emu_kernel fn; } sh_emu_entry;
+typedef struct {
+    const char *name;
+    sh_emu_kernel fn;
+} sh_emu_entry;
 extern const sh_emu_entry sh_emu_kernels[];
 extern const size_t sh_emu_kernel_count;
 #endif

@@ -143,8 +143,7 @@ Test(cuda_fake, out_of_memory_releases_the_cache_and_retries) {
 Test(cuda_fake, cuda_tensors_and_copies) {
     int64_t sizes[] = {4, 8};
     AtenTensorHandle t = NULL;
-    OK(empty_contig(2, sizes, aoti_torch_dtype_float32(),
-                                aoti_torch_device_type_cuda(), 1, &t));
+    OK(empty_contig(2, sizes, aoti_torch_dtype_float32(), aoti_torch_device_type_cuda(), 1, &t));
     int32_t idx = -1, type = -1;
     OK(aoti_torch_get_device_index(t, &idx));
     OK(aoti_torch_get_device_type(t, &type));
@@ -160,8 +159,8 @@ Test(cuda_fake, cuda_tensors_and_copies) {
     OK(shimrt_cuda_memcpy(dev, pinned, sizeof host, NULL, false)); /* H2D */
     void *dev2 = NULL;
     OK(aoti_torch_cuda_caching_allocator_raw_alloc(sizeof host, &dev2));
-    OK(shimrt_cuda_memcpy(dev2, dev, sizeof host, NULL, false));   /* D2D */
-    OK(shimrt_cuda_memcpy(back, dev2, sizeof host, NULL, true));   /* D2H */
+    OK(shimrt_cuda_memcpy(dev2, dev, sizeof host, NULL, false)); /* D2D */
+    OK(shimrt_cuda_memcpy(back, dev2, sizeof host, NULL, true)); /* D2H */
     cr_assert_arr_eq(back, host, sizeof host);
     void *e0 = NULL, *e1 = NULL;
     float ms = -1;

@@ -25,15 +25,13 @@ TestSuite(cuda_nodriver, .init = no_driver);
 Test(cuda_nodriver, creating_a_cuda_tensor_fails_clearly_without_leaks) {
     int64_t sizes[] = {2, 3};
     AtenTensorHandle t = NULL;
-    FAILS(empty_contig(2, sizes, aoti_torch_dtype_float32(),
-                                   aoti_torch_device_type_cuda(), 0, &t),
+    FAILS(empty_contig(2, sizes, aoti_torch_dtype_float32(), aoti_torch_device_type_cuda(), 0, &t),
           "aoti_torch_empty_strided", "CUDA is not available");
     HAS("driver library could not be loaded");
     HAS("/nonexistent/libcuda.so.1");
     cr_assert_null(t);
     /* the reason is kept: a second attempt says the same */
-    FAILS(empty_contig(2, sizes, aoti_torch_dtype_float32(),
-                                   aoti_torch_device_type_cuda(), 1, &t),
+    FAILS(empty_contig(2, sizes, aoti_torch_dtype_float32(), aoti_torch_device_type_cuda(), 1, &t),
           "aoti_torch_empty_strided", "CUDA is not available");
     no_leaks();
 }
@@ -47,8 +45,8 @@ Test(cuda_nodriver, every_cuda_function_fails_cleanly) {
     cr_assert_null(g);
     FAILS(aoti_torch_cuda_guard_set_index((CUDAGuardHandle)&p, 0),
           "aoti_torch_cuda_guard_set_index", "not a CUDA guard handle");
-    FAILS(aoti_torch_create_cuda_stream_guard(NULL, 0, &sg),
-          "aoti_torch_create_cuda_stream_guard", "CUDA is not available");
+    FAILS(aoti_torch_create_cuda_stream_guard(NULL, 0, &sg), "aoti_torch_create_cuda_stream_guard",
+          "CUDA is not available");
     OK(aoti_torch_delete_cuda_guard(NULL));
     OK(aoti_torch_delete_cuda_stream_guard(NULL));
     FAILS(aoti_torch_get_current_cuda_stream(0, &p), "aoti_torch_get_current_cuda_stream",
@@ -71,8 +69,7 @@ Test(cuda_nodriver, every_cuda_function_fails_cleanly) {
     FAILS(shimrt_cuda_device_count(&n), "shimrt_cuda_device_count", "CUDA is not available");
     cr_assert_eq(n, 7);
     FAILS(shimrt_cuda_host_alloc(16, &p), "shimrt_cuda_host_alloc", "CUDA is not available");
-    FAILS(shimrt_cuda_memcpy(&x, &n, 4, NULL, true), "shimrt_cuda_memcpy",
-          "CUDA is not available");
+    FAILS(shimrt_cuda_memcpy(&x, &n, 4, NULL, true), "shimrt_cuda_memcpy", "CUDA is not available");
     FAILS(shimrt_cuda_event_new(true, &p), "shimrt_cuda_event_new", "CUDA is not available");
     FAILS(shimrt_cuda_empty_cache(), "shimrt_cuda_empty_cache", "CUDA is not available");
     FAILS(aoti_torch_get_current_cuda_stream(0, NULL), "aoti_torch_get_current_cuda_stream",

@@ -37,7 +37,7 @@ static long *blas_calls; /* the fake cuBLAS's counter (NULL on a real GPU) */
 static struct {
     int batched, transa, transb, m, n, k, lda, ldb, ldc, atype, compute, batch;
     long long stride_a, stride_b, stride_c;
-} *blas_last;
+} * blas_last;
 static bool real_gpu;
 
 static long no_count(void) { return 1; }
@@ -83,9 +83,11 @@ static void setup(void) {
 
 static void need_nvrtc(void) {
 #if defined(__SANITIZE_ADDRESS__)
-    cr_skip_test("NVRTC is not run under AddressSanitizer (its own allocations); the plain pass runs this");
+    cr_skip_test(
+        "NVRTC is not run under AddressSanitizer (its own allocations); the plain pass runs this");
 #endif
-    if (!shimrt_nvrtc("test")) cr_skip_test("NVRTC is not installed: %s", torch_exception_get_what());
+    if (!shimrt_nvrtc("test"))
+        cr_skip_test("NVRTC is not installed: %s", torch_exception_get_what());
 }
 
 TestSuite(cuda_ops, .init = setup);
@@ -101,8 +103,10 @@ static AtenTensorHandle cpu_rand(int32_t dt, int64_t nd, const int64_t *sizes) {
     OK(empty_contig(nd, sizes, dt, aoti_torch_device_type_cpu(), 0, &t));
     for (int64_t i = 0; i < shimrt_numel(t); i++) {
         char *p = (char *)shimrt_data(t) + i * (int64_t)shimrt_dtype_size(dt);
-        if (shimrt_k_is_floating(dt)) shimrt_k_store_f64(p, dt, urand() * 4 - 2);
-        else shimrt_k_store_i64(p, dt, (int64_t)(urand() * 19) - 9);
+        if (shimrt_k_is_floating(dt))
+            shimrt_k_store_f64(p, dt, urand() * 4 - 2);
+        else
+            shimrt_k_store_i64(p, dt, (int64_t)(urand() * 19) - 9);
     }
     return t;
 }
@@ -110,16 +114,14 @@ static AtenTensorHandle cpu_rand(int32_t dt, int64_t nd, const int64_t *sizes) {
 /* A CUDA copy of a CPU tensor (H2D through copy_), on device dev. */
 static AtenTensorHandle to_cuda(AtenTensorHandle c, int32_t dev) {
     AtenTensorHandle g = NULL;
-    OK(empty_contig(c->ndim, c->sizes, c->dtype, aoti_torch_device_type_cuda(),
-                                dev, &g));
+    OK(empty_contig(c->ndim, c->sizes, c->dtype, aoti_torch_device_type_cuda(), dev, &g));
     OK(shimrt_cuda_do_copy(g, c));
     return g;
 }
 
 static AtenTensorHandle to_cpu(AtenTensorHandle g) {
     AtenTensorHandle c = NULL;
-    OK(empty_contig(g->ndim, g->sizes, g->dtype, aoti_torch_device_type_cpu(),
-                                0, &c));
+    OK(empty_contig(g->ndim, g->sizes, g->dtype, aoti_torch_device_type_cpu(), 0, &c));
     OK(shimrt_cuda_do_copy(c, g));
     return c;
 }
@@ -129,14 +131,17 @@ static void same(const char *what, AtenTensorHandle want, AtenTensorHandle got_c
     AtenTensorHandle got = to_cpu(got_cuda);
     cr_assert_eq(got->dtype, want->dtype, "%s: dtype %d vs CPU %d", what, got->dtype, want->dtype);
     cr_assert_eq(got->ndim, want->ndim, "%s", what);
-    for (int64_t d = 0; d < want->ndim; d++) cr_assert_eq(got->sizes[d], want->sizes[d], "%s", what);
+    for (int64_t d = 0; d < want->ndim; d++)
+        cr_assert_eq(got->sizes[d], want->sizes[d], "%s", what);
     AtenTensorHandle wc = NULL;
     OK(aoti_torch_cpu_contiguous(want, 0, &wc));
     for (int64_t i = 0; i < shimrt_numel(got); i++) {
         size_t es = shimrt_dtype_size(got->dtype);
         double a = shimrt_k_load_f64((char *)shimrt_data(wc) + i * (int64_t)es, got->dtype);
         double b = shimrt_k_load_f64((char *)shimrt_data(got) + i * (int64_t)es, got->dtype);
-        double tol = got->dtype == SHIMRT_FLOAT16 ? 2e-3 : got->dtype == SHIMRT_BFLOAT16 ? 1.6e-2 : 1e-5;
+        double tol = got->dtype == SHIMRT_FLOAT16    ? 2e-3
+                     : got->dtype == SHIMRT_BFLOAT16 ? 1.6e-2
+                                                     : 1e-5;
         cr_assert((isnan(a) && isnan(b)) || a == b || fabs(a - b) <= tol * fmax(1, fabs(a)),
                   "%s: element %lld: CUDA %.9g, CPU %.9g", what, (long long)i, b, a);
     }
@@ -167,7 +172,8 @@ static int64_t arity_of(const char *row, const char *ovl) {
 static int call_row(const char *backend, const shimrt_cuda_kdesc *k, AtenTensorHandle a,
                     AtenTensorHandle b, AtenTensorHandle c, AtenTensorHandle *out) {
     if (k->kind == SHK_TERNARY) {
-        AOTITorchError (*f)(AtenTensorHandle, AtenTensorHandle, AtenTensorHandle, AtenTensorHandle *);
+        AOTITorchError (*f)(AtenTensorHandle, AtenTensorHandle, AtenTensorHandle,
+                            AtenTensorHandle *);
         if (!(*(void **)&f = shim(backend, k->op, "self"))) return -1;
         return f(c, a, b, out);
     }
@@ -239,7 +245,8 @@ Test(cuda_ops, every_elementwise_row_matches_cpu, .timeout = 300) {
                               "%s: the CPU op refuses the inputs, the CUDA op does not", what);
             } else {
                 int crc = call_row("cuda", &k, ga, gb, gc, &got);
-                cr_assert_eq(crc, 0, "%s: %s", what, crc < 0 ? "no CUDA shim" : torch_exception_get_what());
+                cr_assert_eq(crc, 0, "%s: %s", what,
+                             crc < 0 ? "no CUDA shim" : torch_exception_get_what());
                 same(what, want, got);
                 compared++;
             }
@@ -256,7 +263,8 @@ Test(cuda_ops, every_elementwise_row_matches_cpu, .timeout = 300) {
 Test(cuda_ops, add_scalar_and_reductions_match_cpu, .timeout = 300) {
     need_nvrtc();
     int64_t s[3] = {3, 4, 5};
-    AtenTensorHandle a = cpu_rand(SHIMRT_FLOAT32, 3, s), ga = to_cuda(a, 0), want = NULL, got = NULL;
+    AtenTensorHandle a = cpu_rand(SHIMRT_FLOAT32, 3, s), ga = to_cuda(a, 0), want = NULL,
+                     got = NULL;
     OK(aoti_torch_cpu_add_Scalar(a, 1.5, 2.0, &want));
     OK(shimrt_cuda_binary_scalar("add", ga, 1.5, 2.0, &got));
     same("add.Scalar", want, got);
@@ -299,8 +307,7 @@ Test(cuda_ops, copies_fill_and_errors, .timeout = 300) {
     int32_t ndev = 0;
     OK(shimrt_cuda_device_count(&ndev));
     int32_t other_dev = ndev > 1 ? 1 : 0;
-    OK(empty_contig(2, s, SHIMRT_FLOAT64, aoti_torch_device_type_cuda(),
-                                other_dev, &g1));
+    OK(empty_contig(2, s, SHIMRT_FLOAT64, aoti_torch_device_type_cuda(), other_dev, &g1));
     OK(shimrt_cuda_do_copy(g1, g));
     same("copy_ D2D", want, g1);
     /* fill_ on a strided view of the CUDA tensor */
@@ -509,8 +516,10 @@ Test(cuda_ops, gemm_through_cublas_matches_cpu, .timeout = 300) {
     AtenTensorHandle ia = cpu_rand(SHIMRT_INT64, 2, m_k), ib = cpu_rand(SHIMRT_INT64, 2, k_n);
     AtenTensorHandle gia = to_cuda(ia, 0), gib = to_cuda(ib, 0);
     FAILS(aoti_torch_cuda_mm(gia, gib, &got), "mm", "\"addmm_cuda\" not implemented for 'Long'");
-    FAILS(aoti_torch_cuda_mm(g1, g1, &got), "mm", "mat1 and mat2 shapes cannot be multiplied (5x7 and 5x7)");
+    FAILS(aoti_torch_cuda_mm(g1, g1, &got), "mm",
+          "mat1 and mat2 shapes cannot be multiplied (5x7 and 5x7)");
     AtenTensorHandle all[] = {a, b, ga, gb, m1, m2, bias, g1, g2, gbias, ia, ib, gia, gib};
-    for (size_t j = 0; j < sizeof all / sizeof *all; j++) OK(aoti_torch_delete_tensor_object(all[j]));
+    for (size_t j = 0; j < sizeof all / sizeof *all; j++)
+        OK(aoti_torch_delete_tensor_object(all[j]));
     no_leaks();
 }

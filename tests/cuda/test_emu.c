@@ -14,9 +14,9 @@
 #include "c_shim_cpu.h"
 #include "sh_emu.h"
 
-static const int32_t all_dtypes[] = {SHIMRT_BOOL, SHIMRT_UINT8, SHIMRT_INT8, SHIMRT_INT16,
-                                     SHIMRT_INT32, SHIMRT_INT64, SHIMRT_FLOAT16,
-                                     SHIMRT_BFLOAT16, SHIMRT_FLOAT32, SHIMRT_FLOAT64};
+static const int32_t all_dtypes[] = {SHIMRT_BOOL,    SHIMRT_UINT8,  SHIMRT_INT8,    SHIMRT_INT16,
+                                     SHIMRT_INT32,   SHIMRT_INT64,  SHIMRT_FLOAT16, SHIMRT_BFLOAT16,
+                                     SHIMRT_FLOAT32, SHIMRT_FLOAT64};
 
 static unsigned long long rng = 0x9E3779B97F4A7C15ull;
 static double urand(void) {
@@ -35,10 +35,14 @@ static AtenTensorHandle rand_tensor(int32_t dtype, int64_t ndim, const int64_t *
     char *base = t->storage->data;
     for (int64_t i = 0; i < span; i++) {
         char *p = base + i * es;
-        if (shimrt_k_is_floating(dtype)) shimrt_k_store_f64(p, dtype, urand() * 6.0 - 3.0);
-        else if (dtype == SHIMRT_BOOL) shimrt_k_store_i64(p, dtype, urand() < 0.5);
-        else if (dtype == SHIMRT_UINT8) shimrt_k_store_i64(p, dtype, (int64_t)(urand() * 40));
-        else shimrt_k_store_i64(p, dtype, (int64_t)(urand() * 41) - 20);
+        if (shimrt_k_is_floating(dtype))
+            shimrt_k_store_f64(p, dtype, urand() * 6.0 - 3.0);
+        else if (dtype == SHIMRT_BOOL)
+            shimrt_k_store_i64(p, dtype, urand() < 0.5);
+        else if (dtype == SHIMRT_UINT8)
+            shimrt_k_store_i64(p, dtype, (int64_t)(urand() * 40));
+        else
+            shimrt_k_store_i64(p, dtype, (int64_t)(urand() * 41) - 20);
     }
     return t;
 }
@@ -68,24 +72,27 @@ static double tol(int32_t dt) {
 }
 
 /* Compares the emulator's output (data `got`, element strides `gst`) with the CPU tensor. */
-static void compare(const char *kname, AtenTensorHandle want, const char *got,
-                    const int64_t *gst) {
+static void compare(const char *kname, AtenTensorHandle want, const char *got, const int64_t *gst) {
     cr_assert_eq(want->ndim <= 2, true);
-    int64_t s0 = want->ndim == 2 ? want->sizes[0] : 1, s1 = want->ndim >= 1 ? want->sizes[want->ndim - 1] : 1;
+    int64_t s0 = want->ndim == 2 ? want->sizes[0] : 1,
+            s1 = want->ndim >= 1 ? want->sizes[want->ndim - 1] : 1;
     size_t es = shimrt_dtype_size(want->dtype);
     const char *w = shimrt_data(want);
     for (int64_t i = 0; i < s0; i++)
         for (int64_t j = 0; j < s1; j++) {
-            int64_t wo = want->ndim == 2 ? i * want->strides[0] + j * want->strides[1]
-                                         : want->ndim == 1 ? j * want->strides[0] : 0;
-            int64_t go = want->ndim == 2 ? i * gst[0] + j * gst[1] : want->ndim == 1 ? j * gst[0] : 0;
+            int64_t wo = want->ndim == 2   ? i * want->strides[0] + j * want->strides[1]
+                         : want->ndim == 1 ? j * want->strides[0]
+                                           : 0;
+            int64_t go = want->ndim == 2   ? i * gst[0] + j * gst[1]
+                         : want->ndim == 1 ? j * gst[0]
+                                           : 0;
             double a = shimrt_k_load_f64(w + wo * (int64_t)es, want->dtype);
             double b = shimrt_k_load_f64(got + go * (int64_t)es, want->dtype);
             if (isnan(a) && isnan(b)) continue;
             double t = tol(want->dtype);
             bool ok = t == 0 ? a == b : (a == b || fabs(a - b) <= t * fmax(1.0, fabs(a)));
-            cr_assert(ok, "%s: element [%lld,%lld]: emulated %.17g, CPU %.17g", kname,
-                      (long long)i, (long long)j, b, a);
+            cr_assert(ok, "%s: element [%lld,%lld]: emulated %.17g, CPU %.17g", kname, (long long)i,
+                      (long long)j, b, a);
         }
 }
 
@@ -128,8 +135,8 @@ static void run_elementwise(const shimrt_cuda_kdesc *k) {
          ter = k->kind == SHK_TERNARY;
     int64_t shape[2] = {strided ? 5 : 3, strided ? 7 : 37}, tstr[2] = {1, 5}, bshape[2] = {1, 7};
     AtenTensorHandle a = rand_tensor(k->in_dtype, 2, shape, strided ? tstr : NULL);
-    AtenTensorHandle b = bin || ter ? rand_tensor(k->in_dtype, 2, strided ? bshape : shape, NULL)
-                                    : NULL;
+    AtenTensorHandle b =
+        bin || ter ? rand_tensor(k->in_dtype, 2, strided ? bshape : shape, NULL) : NULL;
     AtenTensorHandle c = ter ? rand_tensor(SHIMRT_BOOL, 2, shape, NULL) : NULL;
     AtenTensorHandle want = NULL;
     double alpha = 1, p0 = 0, p1 = 0;
@@ -229,7 +236,8 @@ static void run_reduce(const shimrt_cuda_kdesc *k) {
         *(void **)&f = cpu_shim("aoti_torch_cpu_%s", k->op);
         OK(f(a, &want));
     } else {
-        AOTITorchError (*f)(AtenTensorHandle, const int64_t *, int64_t, int32_t, AtenTensorHandle *);
+        AOTITorchError (*f)(AtenTensorHandle, const int64_t *, int64_t, int32_t,
+                            AtenTensorHandle *);
         *(void **)&f = cpu_shim("aoti_torch_cpu_%s", k->op);
         OK(f(a, &dim, 1, 0, &want));
     }
@@ -333,5 +341,6 @@ Test(emulator, shuffles_and_shared_memory) {
     p.rst[0] = 1;
     cr_assert_eq(sh_emu_launch(emu_fn(k.name), 1, 256, &p), 0);
     cr_assert_eq(out, want);
-    cr_assert_eq(sh_emu_launch(emu_fn(k.name), 1, 48, &p), -1, "block size must be a multiple of 32");
+    cr_assert_eq(sh_emu_launch(emu_fn(k.name), 1, 48, &p), -1,
+                 "block size must be a multiple of 32");
 }

@@ -182,10 +182,8 @@ static const sample samples[] = {
     {"bernoulli.float_out(Tensor self, float p=0.5, *, Generator? generator=None, "
      "Tensor(a!) out) -> Tensor(a!)",
      "bernoulli_float_out", true, false},
-    {"set.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)",
-     "set_out", false, false},
-    {"zero(Tensor self) -> Tensor",
-     "zero", false, false},
+    {"set.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", "set_out", false, false},
+    {"zero(Tensor self) -> Tensor", "zero", false, false},
     {"resize(Tensor self, SymInt[] size, *, MemoryFormat? memory_format=None) -> Tensor",
      "resize_symint", false, false},
     {"_amp_update_scale(Tensor self, Tensor growth_tracker, Tensor found_inf, "
@@ -208,8 +206,8 @@ static const sample samples[] = {
      "SymInt input_size, int mode, SymInt hidden_size, SymInt proj_size, int num_layers, "
      "bool batch_first, bool bidirectional, *, Tensor(a!) out) -> Tensor(a!)",
      "_cudnn_rnn_flatten_weight_out_symint", false, false},
-    {"bernoulli.Tensor(Tensor self, Tensor p, *, Generator? generator=None) -> Tensor",
-     "bernoulli", true, false},
+    {"bernoulli.Tensor(Tensor self, Tensor p, *, Generator? generator=None) -> Tensor", "bernoulli",
+     true, false},
 };
 
 Test(derive, real_counts) {
@@ -313,26 +311,30 @@ Test(derive, inplace_list_without_returns) {
                            "  autogen: _fe, _fe.out\n"),
                  0);
     cr_assert_eq(n_derived(), 2);
-    assert_derived(0, "_fe.out(Tensor[] self, Tensor(b!) flag, Scalar s, *, Tensor(a!)[] out) -> ()",
+    assert_derived(0,
+                   "_fe.out(Tensor[] self, Tensor(b!) flag, Scalar s, *, Tensor(a!)[] out) -> ()",
                    "_fe_out");
-    assert_derived(1, "_fe(Tensor[] self, Tensor flag, Scalar s) -> (Tensor[] self_out, Tensor flag_out)",
-                   "_fe");
+    assert_derived(
+        1, "_fe(Tensor[] self, Tensor flag, Scalar s) -> (Tensor[] self_out, Tensor flag_out)",
+        "_fe");
 }
 
 Test(derive, functional_to_out) {
     /* annotation letters skip the used `a` and follow the return index; a mixed return
      * list keeps only its non-tensor returns; SymInt gives `_symint` */
-    cr_assert_eq(load_yaml("- func: bar(Tensor(a) self, Tensor x, SymInt k=2) -> (Tensor r, int n, Tensor[] l)\n"
-                           "  dispatch:\n"
-                           "    CPU: bar\n"
-                           "  autogen: bar.out\n"
-                           "- func: baz(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, "
-                           "Device? device=None, bool? pin_memory=None, bool flag=False) -> Tensor\n"
-                           "  dispatch:\n"
-                           "    CompositeExplicitAutograd: baz\n"
-                           "  tags: view_copy\n"
-                           "  autogen: baz.out\n"),
-                 0);
+    cr_assert_eq(
+        load_yaml(
+            "- func: bar(Tensor(a) self, Tensor x, SymInt k=2) -> (Tensor r, int n, Tensor[] l)\n"
+            "  dispatch:\n"
+            "    CPU: bar\n"
+            "  autogen: bar.out\n"
+            "- func: baz(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, "
+            "Device? device=None, bool? pin_memory=None, bool flag=False) -> Tensor\n"
+            "  dispatch:\n"
+            "    CompositeExplicitAutograd: baz\n"
+            "  tags: view_copy\n"
+            "  autogen: baz.out\n"),
+        0);
     cr_assert_eq(n_derived(), 2);
     assert_derived(0,
                    "bar.out(Tensor self, Tensor x, SymInt k=2, *, Tensor(b!) out0, "
@@ -345,11 +347,13 @@ Test(derive, functional_to_out) {
 }
 
 Test(derive, mutable_to_out_and_functional) {
-    cr_assert_eq(load_yaml("- func: qux(Tensor self, Tensor(a!) buf, float f=1.0) -> (Tensor ra, Tensor rb)\n"
-                           "  dispatch:\n"
-                           "    CPU: qux\n"
-                           "  autogen: qux_functional, qux.out\n"),
-                 0);
+    cr_assert_eq(
+        load_yaml(
+            "- func: qux(Tensor self, Tensor(a!) buf, float f=1.0) -> (Tensor ra, Tensor rb)\n"
+            "  dispatch:\n"
+            "    CPU: qux\n"
+            "  autogen: qux_functional, qux.out\n"),
+        0);
     cr_assert_eq(n_derived(), 2);
     assert_derived(0,
                    "qux.out(Tensor self, Tensor(a!) buf, float f=1.0, *, Tensor(b!) out0, "
@@ -426,7 +430,8 @@ Test(derive, bernoulli_p_groups_with_float_default) {
                            "    CPU: b\n"),
                  0);
     cr_assert_eq(n_derived(), 1);
-    assert_derived(0, "bernoulli.float_out(Tensor self, float p=0.5, *, Tensor(a!) out) -> Tensor(a!)",
+    assert_derived(0,
+                   "bernoulli.float_out(Tensor self, float p=0.5, *, Tensor(a!) out) -> Tensor(a!)",
                    "bernoulli_float_out");
 }
 

@@ -80,8 +80,8 @@ static void teardown(void) {
 }
 
 static const char *dtext(void) { return D.text ? D.text : ""; }
-#define expect_diag(sub)                                                                   \
-    cr_expect(strstr(dtext(), (sub)) != NULL, "expected diagnostic containing\n  %s\ngot:\n%s", \
+#define expect_diag(sub)                                                                           \
+    cr_expect(strstr(dtext(), (sub)) != NULL, "expected diagnostic containing\n  %s\ngot:\n%s",    \
               (sub), dtext())
 
 static int load(const char *role, const char *yaml) {
@@ -176,10 +176,11 @@ Test(emit, json_escaping) {
 
 /* ---- the parameter table ----------------------------------------------------------------- */
 Test(emit, params_every_row_of_the_table) {
-    cr_expect_str_eq(params_of("f(Tensor a, Tensor? b, Tensor[] c, Tensor?[] d) -> Tensor", NULL, 0),
-                     "AtenTensorHandle a, AtenTensorHandle* b, const AtenTensorHandle* c, "
-                     "int64_t c_len_, const AtenTensorHandle** d, int64_t d_len_, "
-                     "AtenTensorHandle* ret0");
+    cr_expect_str_eq(
+        params_of("f(Tensor a, Tensor? b, Tensor[] c, Tensor?[] d) -> Tensor", NULL, 0),
+        "AtenTensorHandle a, AtenTensorHandle* b, const AtenTensorHandle* c, "
+        "int64_t c_len_, const AtenTensorHandle** d, int64_t d_len_, "
+        "AtenTensorHandle* ret0");
     cr_expect_str_eq(params_of("f(int a, SymInt? b, int[2] c, SymInt[]? d) -> ()", NULL, 0),
                      "int64_t a, int64_t* b, const int64_t* c, int64_t c_len_, "
                      "const int64_t** d, int64_t d_len_");
@@ -192,7 +193,8 @@ Test(emit, params_every_row_of_the_table) {
     cr_expect_str_eq(params_of("f(Scalar a, Scalar? b, Scalar[] c) -> ()", NULL, 0),
                      "double a, double* b, const double* c, int64_t c_len_");
     cr_expect_str_eq(params_of("f(ScalarType a, Layout? b, MemoryFormat c, DeviceIndex d, "
-                               "ScalarType[] e) -> ()", NULL, 0),
+                               "ScalarType[] e) -> ()",
+                               NULL, 0),
                      "int32_t a, int32_t* b, int32_t c, int32_t d, const int32_t* e, "
                      "int64_t e_len_");
     cr_expect_str_eq(params_of("f(Device a, Device? b, Generator c, Generator? d) -> ()", NULL, 0),
@@ -202,7 +204,8 @@ Test(emit, params_every_row_of_the_table) {
 
 Test(emit, params_returns) {
     cr_expect_str_eq(params_of("f(Tensor a) -> (Tensor, int, float, Scalar, bool, ScalarType, "
-                               "str, Generator, SymInt, Layout)", NULL, 0),
+                               "str, Generator, SymInt, Layout)",
+                               NULL, 0),
                      "AtenTensorHandle a, AtenTensorHandle* ret0, int64_t* ret1, double* ret2, "
                      "double* ret3, int32_t* ret4, int32_t* ret5, const char** ret6, "
                      "AtenGeneratorHandle* ret7, int64_t* ret8, int32_t* ret9");
@@ -216,16 +219,19 @@ Test(emit, params_returns) {
 }
 
 Test(emit, params_out_inplace_and_tensor_options) {
-    cr_expect_str_eq(params_of("mm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!)",
-                               NULL, 0),
-                     "AtenTensorHandle out, AtenTensorHandle self, AtenTensorHandle mat2");
+    cr_expect_str_eq(
+        params_of("mm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!)", NULL, 0),
+        "AtenTensorHandle out, AtenTensorHandle self, AtenTensorHandle mat2");
     cr_expect_str_eq(params_of("f.out(Tensor self, *, Tensor(a!) values, Tensor(b!) indices) -> "
-                               "(Tensor(a!) values, Tensor(b!) indices)", NULL, 0),
+                               "(Tensor(a!) values, Tensor(b!) indices)",
+                               NULL, 0),
                      "AtenTensorHandle values, AtenTensorHandle indices, AtenTensorHandle self");
-    cr_expect_str_eq(params_of("fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)", NULL, 0),
-                     "AtenTensorHandle self, double value");
+    cr_expect_str_eq(
+        params_of("fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)", NULL, 0),
+        "AtenTensorHandle self, double value");
     cr_expect_str_eq(params_of("r(int n, *, ScalarType? dtype=None, Layout? layout=None, Device? "
-                               "device=None, bool? pin_memory=None) -> Tensor", NULL, 0),
+                               "device=None, bool? pin_memory=None) -> Tensor",
+                               NULL, 0),
                      "int64_t n, int32_t* dtype, int32_t* layout, int32_t* device, "
                      "int32_t device_index_, int32_t* pin_memory, AtenTensorHandle* ret0");
     cr_expect_str_eq(params_of("g() -> ()", NULL, 0), "");
@@ -235,8 +241,9 @@ Test(emit, params_omit_the_arguments_of_later_versions) {
     const char *omit[] = {"b", "out"};
     cr_expect_str_eq(params_of("f(Tensor a, int b=0, int c=1) -> Tensor", omit, 1),
                      "AtenTensorHandle a, int64_t c, AtenTensorHandle* ret0");
-    cr_expect_str_eq(params_of("f.out(Tensor a, int b=0, *, Tensor(a!) out) -> Tensor(a!)", omit, 1),
-                     "AtenTensorHandle out, AtenTensorHandle a");
+    cr_expect_str_eq(
+        params_of("f.out(Tensor a, int b=0, *, Tensor(a!) out) -> Tensor(a!)", omit, 1),
+        "AtenTensorHandle out, AtenTensorHandle a");
 }
 
 Test(emit, params_without_a_c_form) {
@@ -266,39 +273,39 @@ Test(emit, params_without_a_c_form) {
 Test(emit, c_names) {
     cr_expect_str_eq(sg_shim_c_name(A, "cpu", parse("add.Tensor(Tensor a) -> Tensor"), 1),
                      "aoti_torch_cpu_add_Tensor");
-    cr_expect_str_eq(sg_shim_c_name(A, "cuda", parse("fill_.Scalar(Tensor(a!) a) -> Tensor(a!)"), 1),
-                     "aoti_torch_cuda_fill__Scalar");
+    cr_expect_str_eq(
+        sg_shim_c_name(A, "cuda", parse("fill_.Scalar(Tensor(a!) a) -> Tensor(a!)"), 1),
+        "aoti_torch_cuda_fill__Scalar");
     cr_expect_str_eq(sg_shim_c_name(A, "aten", parse("resize_(Tensor(a!) a) -> Tensor(a!)"), 3),
                      "aoti_torch_aten_resize__v3");
 }
 
 /* ---- kernel choice ------------------------------------------------------------------------- */
-static const char *kNative =
-    "- func: own(Tensor self) -> Tensor\n"
-    "  dispatch:\n"
-    "    CPU,CUDA: own_kernel\n"
-    "    NestedTensorCPU: nested\n"
-    "    CompositeExplicitAutograd: own_cea\n"
-    "- func: del(Tensor self) -> Tensor\n"
-    "  structured_delegate: del.out\n"
-    "- func: del.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)\n"
-    "  structured: True\n"
-    "  dispatch:\n"
-    "    MPS: del_out_mps\n"
-    "- func: uf.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)\n"
-    "  structured: True\n"
-    "  ufunc_inner_loop:\n"
-    "    Generic: uf (AllAndComplex)\n"
-    "- func: uf(Tensor self) -> Tensor\n"
-    "  structured_delegate: uf.out\n"
-    "- func: order(Tensor self) -> Tensor\n"
-    "  dispatch:\n"
-    "    CompositeImplicitAutograd: order_cia\n"
-    "    CompositeExplicitAutogradNonFunctional: order_ceanf\n"
-    "- func: plain(Tensor self) -> Tensor\n"
-    "- func: nested_only(Tensor self) -> Tensor\n"
-    "  dispatch:\n"
-    "    NestedTensorCPU: nested_only\n";
+static const char *kNative = "- func: own(Tensor self) -> Tensor\n"
+                             "  dispatch:\n"
+                             "    CPU,CUDA: own_kernel\n"
+                             "    NestedTensorCPU: nested\n"
+                             "    CompositeExplicitAutograd: own_cea\n"
+                             "- func: del(Tensor self) -> Tensor\n"
+                             "  structured_delegate: del.out\n"
+                             "- func: del.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)\n"
+                             "  structured: True\n"
+                             "  dispatch:\n"
+                             "    MPS: del_out_mps\n"
+                             "- func: uf.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)\n"
+                             "  structured: True\n"
+                             "  ufunc_inner_loop:\n"
+                             "    Generic: uf (AllAndComplex)\n"
+                             "- func: uf(Tensor self) -> Tensor\n"
+                             "  structured_delegate: uf.out\n"
+                             "- func: order(Tensor self) -> Tensor\n"
+                             "  dispatch:\n"
+                             "    CompositeImplicitAutograd: order_cia\n"
+                             "    CompositeExplicitAutogradNonFunctional: order_ceanf\n"
+                             "- func: plain(Tensor self) -> Tensor\n"
+                             "- func: nested_only(Tensor self) -> Tensor\n"
+                             "  dispatch:\n"
+                             "    NestedTensorCPU: nested_only\n";
 
 static void pick(const char *name, const char *overload, const char *key, const char *want_key,
                  const char *want_kernel) {
@@ -318,17 +325,17 @@ static void pick(const char *name, const char *overload, const char *key, const 
 Test(emit, kernel_choice_follows_the_rules) {
     cr_assert_eq(load("native_functions", kNative), 0, "%s", dtext());
     cr_assert_eq(sg_finalize(ctx), 0, "%s", dtext());
-    pick("own", "", "CPU", "CPU", "own_kernel");        /* own entry; CPU,CUDA without spaces */
+    pick("own", "", "CPU", "CPU", "own_kernel"); /* own entry; CPU,CUDA without spaces */
     pick("own", "", "CUDA", "CUDA", "own_kernel");
     pick("own", "", "MPS", "CompositeExplicitAutograd", "own_cea");
-    pick("del", "", "MPS", "MPS", "del_out_mps");       /* the delegate's device entry */
-    pick("del", "", "CPU", NULL, NULL);                 /* delegates never fall back */
-    pick("uf", "", "CPU", "CPU", NULL);                 /* ufunc_inner_loop: CPU and CUDA */
+    pick("del", "", "MPS", "MPS", "del_out_mps"); /* the delegate's device entry */
+    pick("del", "", "CPU", NULL, NULL);           /* delegates never fall back */
+    pick("uf", "", "CPU", "CPU", NULL);           /* ufunc_inner_loop: CPU and CUDA */
     pick("uf", "", "CUDA", "CUDA", NULL);
     pick("uf", "", "XPU", NULL, NULL);
     pick("order", "", "CPU", "CompositeExplicitAutogradNonFunctional", "order_ceanf");
     pick("plain", "", "XPU", "CompositeImplicitAutograd", "plain");
-    pick("nested_only", "", "CPU", NULL, NULL);         /* NestedTensor keys never count */
+    pick("nested_only", "", "CPU", NULL, NULL); /* NestedTensor keys never count */
     const sg_model *m = sg_context_model_mut(ctx);
     cr_expect_str_eq(sg_backend_dispatch_key(m, "mps"), "MPS");
     cr_expect_str_eq(sg_backend_dispatch_key(m, "cuda"), "CUDA");
@@ -381,16 +388,15 @@ Test(emit, abi_scan_malformed) {
 }
 
 /* ---- sg_generate: error paths write nothing ---------------------------------------------- */
-static const char *kOps =
-    "- func: a(Tensor self, int n=0, float x=1.0) -> Tensor\n"
-    "  dispatch:\n"
-    "    CompositeExplicitAutograd: a\n"
-    "- func: b_c(Tensor self) -> Tensor\n"
-    "  dispatch:\n"
-    "    CPU, CUDA, MPS: b_c\n"
-    "- func: b.c(Tensor self) -> Tensor\n"
-    "  dispatch:\n"
-    "    CPU: b_c_overload\n";
+static const char *kOps = "- func: a(Tensor self, int n=0, float x=1.0) -> Tensor\n"
+                          "  dispatch:\n"
+                          "    CompositeExplicitAutograd: a\n"
+                          "- func: b_c(Tensor self) -> Tensor\n"
+                          "  dispatch:\n"
+                          "    CPU, CUDA, MPS: b_c\n"
+                          "- func: b.c(Tensor self) -> Tensor\n"
+                          "  dispatch:\n"
+                          "    CPU: b_c_overload\n";
 
 static int gen(const char *shim_ops, sg_options *o) {
     cr_assert_eq(load("native_functions", kOps), 0, "%s", dtext());
@@ -409,10 +415,12 @@ Test(emit, generate_writes_headers_and_manifest) {
     cr_expect_eq(count_entries(o.out_dir), 14);
     char *text = NULL;
     size_t len;
-    cr_assert_eq(sg_fs_read(sg_arena_printf(A, "%s/shim_manifest.json", o.out_dir), &text, &len), 0);
+    cr_assert_eq(sg_fs_read(sg_arena_printf(A, "%s/shim_manifest.json", o.out_dir), &text, &len),
+                 0);
     cr_expect(strstr(text, "\"name\": \"aoti_torch_aten_a\""), "%s", text);
     cr_expect(strstr(text, "\"kernel\": {\"dispatch_key\": \"CompositeExplicitAutograd\", "
-                           "\"name\": \"a\"}"), "%s", text);
+                           "\"name\": \"a\"}"),
+              "%s", text);
     cr_expect(strstr(text, "{\"name\": \"n\", \"type\": \"int64_t\"}"), "%s", text);
     free(text);
 }
@@ -440,7 +448,9 @@ Test(emit, generate_backend_names_fold_case_and_repeat) {
 Test(emit, generate_bad_versions) {
     sg_options o = {0};
     cr_expect_eq(gen("fallback_ops:\n"
-                     "  aten.a.default: {versions: {v2: [nope], v3: [self, n, n]}}\n", &o), -1);
+                     "  aten.a.default: {versions: {v2: [nope], v3: [self, n, n]}}\n",
+                     &o),
+                 -1);
     expect_diag("aten.a.default: v2 adds 'nope', which is not an argument of the op");
     expect_diag("aten.a.default: v3 adds 'self', which has no default");
     expect_diag("aten.a.default: v3 adds 'n', which an earlier version already names");
@@ -507,8 +517,9 @@ Test(emit, commit_failure_removes_temporaries) {
     char *ok = sg_arena_printf(A, "%s/ok", tmpdir), *ro = sg_arena_printf(A, "%s/ro", tmpdir);
     cr_assert_eq(mkdir(ok, 0777), 0);
     cr_assert_eq(mkdir(ro, 0555), 0);
-    sg_out_file f[2] = {{.path = sg_arena_printf(A, "%s/a.h", ok), .data = "a", .len = 1, .changed = true},
-                        {.path = sg_arena_printf(A, "%s/b.h", ro), .data = "b", .len = 1, .changed = true}};
+    sg_out_file f[2] = {
+        {.path = sg_arena_printf(A, "%s/a.h", ok), .data = "a", .len = 1, .changed = true},
+        {.path = sg_arena_printf(A, "%s/b.h", ro), .data = "b", .len = 1, .changed = true}};
     cr_expect_eq(sg_fs_commit(ctx, f, 2), -1);
     cr_expect_eq(count_entries(ok), 0);
     chmod(ro, 0777);
@@ -524,8 +535,8 @@ Test(emit, qualified_kernel_is_an_error_in_default_mode) {
     cr_assert_eq(load("shim_ops", "fallback_ops:\n  aten.q.default: {}\n"), 0, "%s", dtext());
     cr_assert_eq(sg_finalize(ctx), 0, "%s", dtext());
     const char *const backends[] = {"cpu"};
-    sg_options o = {.backends = backends, .n_backends = 1,
-                    .out_dir = sg_arena_printf(A, "%s/out", tmpdir)};
+    sg_options o = {
+        .backends = backends, .n_backends = 1, .out_dir = sg_arena_printf(A, "%s/out", tmpdir)};
     cr_expect_eq(sg_generate(ctx, &o), -1);
     expect_diag("native_functions:3:5: error: aten.q.default: kernel 'at::native::q_cpu' for "
                 "dispatch key CPU is not a C identifier");
@@ -540,7 +551,9 @@ Test(emit, qualified_kernel_is_accepted_in_compat_mode) {
     cr_assert_eq(load("shim_ops", "fallback_ops:\n  aten.q.default: {}\n"), 0, "%s", dtext());
     cr_assert_eq(sg_finalize(ctx), 0, "%s", dtext());
     const char *const backends[] = {"cpu"};
-    sg_options o = {.backends = backends, .n_backends = 1, .compat_torchgen = true,
+    sg_options o = {.backends = backends,
+                    .n_backends = 1,
+                    .compat_torchgen = true,
                     .out_dir = sg_arena_printf(A, "%s/out", tmpdir)};
     cr_expect_eq(sg_generate(ctx, &o), 0, "%s", dtext());
     char *text = NULL;
@@ -578,7 +591,8 @@ Test(emit, a_backend_without_the_kernel_leaves_the_op_to_the_backend_fallback) {
     cr_assert_eq(gen("fallback_ops:\n  aten.b.c: {}\n", &o), 0, "%s", dtext());
     char *text = NULL;
     size_t len;
-    cr_assert_eq(sg_fs_read(sg_arena_printf(A, "%s/shim_manifest.json", o.out_dir), &text, &len), 0);
+    cr_assert_eq(sg_fs_read(sg_arena_printf(A, "%s/shim_manifest.json", o.out_dir), &text, &len),
+                 0);
     cr_expect(strstr(text, "\"backend_fallback\": {\n    \"cuda\": [\"aten.b.c\"]\n  }"), "%s",
               text);
     free(text);
@@ -593,7 +607,8 @@ Test(emit, a_backend_without_the_kernel_leaves_the_op_to_the_backend_fallback) {
 Test(emit, compat_drops_with_a_warning) {
     sg_options o = {.compat_torchgen = true};
     cr_expect_eq(gen("fallback_ops:\n  aten.b.c: {}\n", &o), 0, "%s", dtext());
-    expect_diag("warning: aten.b.c: no C shim for backend cuda: no kernel for backend cuda (dropped)");
+    expect_diag(
+        "warning: aten.b.c: no C shim for backend cuda: no kernel for backend cuda (dropped)");
     char *text = NULL;
     size_t len;
     cr_assert_eq(sg_fs_read(sg_arena_printf(A, "%s/c_shim_cuda.h", o.out_dir), &text, &len), 0);
@@ -620,8 +635,8 @@ Test(emit, template_set_sections) {
     cr_expect_eq(sg_tpl_set_count(s), 3);
     cr_expect_null(sg_tpl_set_get(s, "comment"));
     sg_buf b = {0};
-    cr_expect_eq(sg_tpl_render(sg_tpl_set_get(s, "one"), &b, (const sg_slot[]){{"x", "X", 0}}, 1,
-                               NULL), 0);
+    cr_expect_eq(
+        sg_tpl_render(sg_tpl_set_get(s, "one"), &b, (const sg_slot[]){{"x", "X", 0}}, 1, NULL), 0);
     cr_expect_str_eq(b.data, "line X"); /* the last newline is not part of a section */
     sg_buf_free(&b);
     cr_expect_eq(sg_tpl_render(sg_tpl_set_get(s, "two"), &b, NULL, 0, NULL), 0);
@@ -649,9 +664,9 @@ Test(emit, arg_kinds_and_kernel_types) {
     const sg_schema *s = parse("f(Tensor a, Tensor? b, Tensor[] c, Tensor?[] d, int[1]? e, "
                                "float[]? g, Device? h, int i, Scalar j, bool[3] k, str? l, "
                                "Dimname m) -> Tensor");
-    const char *kinds[] = {"tensor", "opt_tensor", "tensor_list", "opt_tensor_list",
-                           "opt_int_list", "opt_float_list", "opt_device", "int", "scalar",
-                           "bool_list", "opt_str"};
+    const char *kinds[] = {"tensor",       "opt_tensor",     "tensor_list", "opt_tensor_list",
+                           "opt_int_list", "opt_float_list", "opt_device",  "int",
+                           "scalar",       "bool_list",      "opt_str"};
     for (int i = 0; i < 11; i++) cr_expect_str_eq(sg_arg_kind(s->args[i].type), kinds[i]);
     cr_expect_null(sg_arg_kind(s->args[11].type));
     cr_expect_str_eq(sg_ret_kind(s->rets[0].type), "tensor");
@@ -675,8 +690,10 @@ Test(emit, arg_kinds_and_kernel_types) {
 }
 
 Test(emit, c_names_with_a_namespace) {
-    cr_expect_str_eq(sg_shim_c_name(A, "cpu", parse("myops::add_scalar(Tensor input, float scalar) -> Tensor"), 1),
-                     "aoti_torch_cpu_myops_add_scalar");
+    cr_expect_str_eq(
+        sg_shim_c_name(A, "cpu", parse("myops::add_scalar(Tensor input, float scalar) -> Tensor"),
+                       1),
+        "aoti_torch_cpu_myops_add_scalar");
     cr_expect_str_eq(sg_shim_c_name(A, "aten", parse("myops::f.out(Tensor a) -> Tensor"), 2),
                      "aoti_torch_aten_myops_f_out_v2");
     cr_expect_str_eq(sg_shim_c_name(A, "cpu", parse("aten::abs(Tensor a) -> Tensor"), 1),
@@ -692,7 +709,8 @@ static const char *kGolden =
     "- func: copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)\n"
     "  dispatch:\n"
     "    CPU: shimrt_cpu_copy_\n"
-    "- func: sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor\n"
+    "- func: sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? "
+    "dtype=None) -> Tensor\n"
     "  dispatch:\n"
     "    CPU: shimrt_cpu_sum_dim_intlist\n"
     "  tags: core\n"
@@ -712,13 +730,13 @@ static const char *kTags = "- tag: core\n  desc: c\n- tag: pointwise\n  desc: p\
 static char *out_text(const sg_options *o, const char *file) {
     char *text = NULL;
     size_t len;
-    cr_assert_eq(sg_fs_read(sg_arena_printf(A, "%s/%s", o->out_dir, file), &text, &len), 0,
-                 "no %s", file);
+    cr_assert_eq(sg_fs_read(sg_arena_printf(A, "%s/%s", o->out_dir, file), &text, &len), 0, "no %s",
+                 file);
     char *copy = sg_arena_strdup(A, text);
     free(text);
     return copy;
 }
-#define expect_in(text, sub) \
+#define expect_in(text, sub)                                                                       \
     cr_expect(strstr((text), (sub)) != NULL, "expected\n%s\nin\n%s", (sub), (text))
 
 static void gen_golden(sg_options *o) {
@@ -733,12 +751,14 @@ static void gen_golden(sg_options *o) {
 Test(emit, bodies_have_the_golden_shape) {
     sg_options o = {0};
     gen_golden(&o); /* no --backends: `backends: [cpu]` of shim_ops.yaml */
-    cr_expect_eq(count_entries(o.out_dir), 9, "c_shim_{cpu,aten}.{h,c}, c_boxed_cpu.{h,c}, "
-                                               "2 kernel headers, manifest");
+    cr_expect_eq(count_entries(o.out_dir), 9,
+                 "c_shim_{cpu,aten}.{h,c}, c_boxed_cpu.{h,c}, "
+                 "2 kernel headers, manifest");
     const char *k = out_text(&o, "cpu_kernels.h");
     expect_in(k, "#include \"compositeexplicitautograd_kernels.h\"\n");
-    expect_in(k, "AOTITorchError shimrt_cpu_sum_dim_intlist(AtenTensorHandle self, const int64_t* "
-                 "dim, int64_t dim_len_, int32_t keepdim, int32_t* dtype, AtenTensorHandle* ret0);");
+    expect_in(k,
+              "AOTITorchError shimrt_cpu_sum_dim_intlist(AtenTensorHandle self, const int64_t* "
+              "dim, int64_t dim_len_, int32_t keepdim, int32_t* dtype, AtenTensorHandle* ret0);");
     expect_in(k, "AOTITorchError shimrt_cpu_copy_(AtenTensorHandle self, AtenTensorHandle src, "
                  "int32_t non_blocking);");
     const char *ce = out_text(&o, "compositeexplicitautograd_kernels.h");
@@ -751,13 +771,15 @@ Test(emit, bodies_have_the_golden_shape) {
     const char *c = out_text(&o, "c_shim_cpu.c");
     expect_in(c, "#include <shimrt/shim_support.h>\n\n#include \"c_shim_cpu.h\"\n"
                  "#include \"compositeexplicitautograd_kernels.h\"\n#include \"cpu_kernels.h\"\n");
-    expect_in(c, "/* aten.add.Tensor: add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor\n"
-                 " * kernel: shimrt_cpu_add_tensor (CPU) */\n"
-                 "AOTITorchError aoti_torch_cpu_add_Tensor(AtenTensorHandle self, AtenTensorHandle "
-                 "other, double alpha, AtenTensorHandle* ret0) {\n"
-                 "    SHIMRT_ARG_TENSOR(self);\n    SHIMRT_ARG_TENSOR(other);\n"
-                 "    SHIMRT_ARG_RET(ret0);\n"
-                 "    return shimrt_cpu_add_tensor(self, other, alpha, ret0);\n}\n");
+    expect_in(
+        c,
+        "/* aten.add.Tensor: add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor\n"
+        " * kernel: shimrt_cpu_add_tensor (CPU) */\n"
+        "AOTITorchError aoti_torch_cpu_add_Tensor(AtenTensorHandle self, AtenTensorHandle "
+        "other, double alpha, AtenTensorHandle* ret0) {\n"
+        "    SHIMRT_ARG_TENSOR(self);\n    SHIMRT_ARG_TENSOR(other);\n"
+        "    SHIMRT_ARG_RET(ret0);\n"
+        "    return shimrt_cpu_add_tensor(self, other, alpha, ret0);\n}\n");
     expect_in(c, "    SHIMRT_ARG_OPT_LIST(dim);\n    SHIMRT_ARG_RET(ret0);\n"
                  "    return shimrt_cpu_sum_dim_intlist(self, SHIMRT_OPT_LIST(dim), "
                  "SHIMRT_OPT_LIST_LEN(dim), keepdim, dtype, ret0);\n");
@@ -766,49 +788,59 @@ Test(emit, bodies_have_the_golden_shape) {
                  "    SHIMRT_ARG_RET(ret0);\n    return myops_add_scalar(input, scalar, ret0);\n}");
 
     const char *a = out_text(&o, "c_shim_aten.c");
-    expect_in(a, "AOTITorchError aoti_torch_aten_copy_(AtenTensorHandle self, AtenTensorHandle src, "
-                 "int32_t non_blocking) {\n    static shimrt_op_cache op_;\n"
-                 "    StableIValue stack_[3];\n    shimrt_pack pack_;\n"
-                 "    shimrt_pack_begin(&pack_, __func__, stack_, 3);\n"
-                 "    shimrt_pack_tensor(&pack_, \"self\", self);\n"
-                 "    shimrt_pack_tensor(&pack_, \"src\", src);\n"
-                 "    shimrt_pack_bool(&pack_, non_blocking);\n"
-                 "    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, \"aten::copy_\", \"\"));\n"
-                 "    shimrt_pop_discard(SHIMRT_KIND_TENSOR, stack_[0]);\n"
-                 "    return AOTI_TORCH_SUCCESS;\n}");
-    expect_in(a, "    SHIMRT_ARG_RET(ret0);\n    shimrt_pack_begin(&pack_, __func__, stack_, 4);\n");
-    expect_in(a, "    shimrt_pack_opt_int_list(&pack_, \"dim\", dim, dim_len_);\n"
-                 "    shimrt_pack_bool(&pack_, keepdim);\n    shimrt_pack_opt_code(&pack_, dtype);\n"
-                 "    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, \"aten::sum\", \"dim_IntList\"));\n"
-                 "    *ret0 = siv_to_tensor(stack_[0]);\n");
+    expect_in(a,
+              "AOTITorchError aoti_torch_aten_copy_(AtenTensorHandle self, AtenTensorHandle src, "
+              "int32_t non_blocking) {\n    static shimrt_op_cache op_;\n"
+              "    StableIValue stack_[3];\n    shimrt_pack pack_;\n"
+              "    shimrt_pack_begin(&pack_, __func__, stack_, 3);\n"
+              "    shimrt_pack_tensor(&pack_, \"self\", self);\n"
+              "    shimrt_pack_tensor(&pack_, \"src\", src);\n"
+              "    shimrt_pack_bool(&pack_, non_blocking);\n"
+              "    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, \"aten::copy_\", \"\"));\n"
+              "    shimrt_pop_discard(SHIMRT_KIND_TENSOR, stack_[0]);\n"
+              "    return AOTI_TORCH_SUCCESS;\n}");
+    expect_in(a,
+              "    SHIMRT_ARG_RET(ret0);\n    shimrt_pack_begin(&pack_, __func__, stack_, 4);\n");
+    expect_in(a,
+              "    shimrt_pack_opt_int_list(&pack_, \"dim\", dim, dim_len_);\n"
+              "    shimrt_pack_bool(&pack_, keepdim);\n    shimrt_pack_opt_code(&pack_, dtype);\n"
+              "    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, \"aten::sum\", \"dim_IntList\"));\n"
+              "    *ret0 = siv_to_tensor(stack_[0]);\n");
 
     const char *b = out_text(&o, "c_boxed_cpu.c");
-    expect_in(b, "void boxed_cpu_copy_(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {\n"
-                 "    static const unsigned char arg_kinds_[3] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_NONE};\n"
-                 "    shimrt_box box_;\n"
-                 "    if (shimrt_box_begin(&box_, \"copy_\", stack_, num_args_, 3, num_outputs_, 1, "
-                 "arg_kinds_) != AOTI_TORCH_SUCCESS) return;\n"
-                 "    AtenTensorHandle self = shimrt_box_tensor(&box_, 0);\n"
-                 "    AtenTensorHandle src = shimrt_box_tensor(&box_, 1);\n"
-                 "    int32_t non_blocking = shimrt_box_bool(&box_, 2);\n"
-                 "    shimrt_box_keep(&box_, 0);\n"
-                 "    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_copy_(self, src, non_blocking));\n"
-                 "    shimrt_box_release_args(&box_);\n"
-                 "    shimrt_box_push_alias(&box_, 0, 0);\n    shimrt_box_finish(&box_);\n}");
-    expect_in(b, "    static const unsigned char arg_kinds_[4] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_OPT_INT_LIST, SHIMRT_KIND_NONE, SHIMRT_KIND_OPT_CODE};\n");
-    expect_in(b, "    const int64_t* dim_v_ = NULL;\n    int64_t dim_len_ = 0;\n"
-                 "    const int64_t** dim = shimrt_box_opt_int_list(&box_, 1, &dim_v_, &dim_len_);\n");
+    expect_in(
+        b,
+        "void boxed_cpu_copy_(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {\n"
+        "    static const unsigned char arg_kinds_[3] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, "
+        "SHIMRT_KIND_NONE};\n"
+        "    shimrt_box box_;\n"
+        "    if (shimrt_box_begin(&box_, \"copy_\", stack_, num_args_, 3, num_outputs_, 1, "
+        "arg_kinds_) != AOTI_TORCH_SUCCESS) return;\n"
+        "    AtenTensorHandle self = shimrt_box_tensor(&box_, 0);\n"
+        "    AtenTensorHandle src = shimrt_box_tensor(&box_, 1);\n"
+        "    int32_t non_blocking = shimrt_box_bool(&box_, 2);\n"
+        "    shimrt_box_keep(&box_, 0);\n"
+        "    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_copy_(self, src, non_blocking));\n"
+        "    shimrt_box_release_args(&box_);\n"
+        "    shimrt_box_push_alias(&box_, 0, 0);\n    shimrt_box_finish(&box_);\n}");
+    expect_in(b, "    static const unsigned char arg_kinds_[4] = {SHIMRT_KIND_TENSOR, "
+                 "SHIMRT_KIND_OPT_INT_LIST, SHIMRT_KIND_NONE, SHIMRT_KIND_OPT_CODE};\n");
+    expect_in(b,
+              "    const int64_t* dim_v_ = NULL;\n    int64_t dim_len_ = 0;\n"
+              "    const int64_t** dim = shimrt_box_opt_int_list(&box_, 1, &dim_v_, &dim_len_);\n");
     expect_in(b, "    double alpha = shimrt_box_scalar(&box_, 2);\n");
     /* Registration: one function per namespace, schemas without the namespace, tags. */
     expect_in(b, "static const shimrt_def_entry defs_aten[4] = {\n"
                  "    {\"add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor\", "
                  "SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},\n"
-                 "    {\"copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)\", 0},\n");
+                 "    {\"copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> "
+                 "Tensor(a!)\", 0},\n");
     expect_in(b, "static const shimrt_impl_entry impls_aten_cpu[4] = {\n"
                  "    {\"add.Tensor\", boxed_cpu_add_Tensor},\n");
-    expect_in(b, "AOTITorchError shimgen_register_aten_cpu(TorchLibraryHandle* ret_def, "
-                 "TorchLibraryHandle* ret_impl) {\n    return shimrt_register_ops(\"aten\", \"CPU\", "
-                 "__FILE__, __LINE__, defs_aten, 4, impls_aten_cpu, 4, ret_def, ret_impl);\n}");
+    expect_in(b,
+              "AOTITorchError shimgen_register_aten_cpu(TorchLibraryHandle* ret_def, "
+              "TorchLibraryHandle* ret_impl) {\n    return shimrt_register_ops(\"aten\", \"CPU\", "
+              "__FILE__, __LINE__, defs_aten, 4, impls_aten_cpu, 4, ret_def, ret_impl);\n}");
     expect_in(b, "    {\"add_scalar(Tensor input, float scalar) -> Tensor\", 0},\n");
     expect_in(b, "    {\"add_scalar\", boxed_cpu_myops_add_scalar},\n");
     expect_in(b, "shimrt_register_ops(\"myops\", \"CPU\", __FILE__, __LINE__, defs_myops, 1, "
@@ -816,7 +848,9 @@ Test(emit, bodies_have_the_golden_shape) {
     const char *bh = out_text(&o, "c_boxed_cpu.h");
     expect_in(bh, "AOTI_TORCH_EXPORT AOTITorchError shimgen_register_myops_cpu(TorchLibraryHandle* "
                   "ret_def, TorchLibraryHandle* ret_impl);");
-    expect_in(bh, "void boxed_cpu_view(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);");
+    expect_in(
+        bh,
+        "void boxed_cpu_view(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);");
     const char *m = out_text(&o, "shim_manifest.json");
     expect_in(m, "\"name\": \"shimgen_register_myops_cpu\", \"namespace\": \"myops\"");
     expect_in(m, "\"c_boxed_cpu.c\"");
@@ -866,8 +900,8 @@ Test(emit, versions_call_the_highest_with_defaults) {
     cr_assert_eq(load("native_functions", ops), 0, "%s", dtext());
     cr_assert_eq(load("shim_ops", "backends: [cpu]\nfallback_ops:\n  aten.n.default: "
                                   "{versions: {v2: [bias, eps], v3: [st, mode, flag, dims, fmt]}}\n"
-                                  "aten_ops:\n  aten.n.default: {versions: {v2: [bias]}}\n"), 0,
-                 "%s", dtext());
+                                  "aten_ops:\n  aten.n.default: {versions: {v2: [bias]}}\n"),
+                 0, "%s", dtext());
     cr_assert_eq(sg_finalize(ctx), 0, "%s", dtext());
     sg_options o = {.out_dir = sg_arena_printf(A, "%s/out", tmpdir)};
     cr_assert_eq(sg_generate(ctx, &o), 0, "%s", dtext());
@@ -893,9 +927,11 @@ Test(emit, bodies_without_a_form_fail_at_run_time_with_a_warning) {
         "- func: masked(Tensor self, bool[3] mask, int[]? o=None, DeviceIndex? di=None) -> Tensor\n"
         "  dispatch:\n    CPU: masked_cpu\n";
     cr_assert_eq(load("native_functions", ops), 0, "%s", dtext());
-    cr_assert_eq(load("shim_ops", "backends: [cpu]\nfallback_ops:\n  aten.blend.default: {}\n"
-                                  "  aten.blend.out: {}\n  aten.masked.default: {versions: {v2: [o]}}\n"
-                                  "aten_ops:\n  aten.masked.default: {}\n"), 0, "%s", dtext());
+    cr_assert_eq(load("shim_ops",
+                      "backends: [cpu]\nfallback_ops:\n  aten.blend.default: {}\n"
+                      "  aten.blend.out: {}\n  aten.masked.default: {versions: {v2: [o]}}\n"
+                      "aten_ops:\n  aten.masked.default: {}\n"),
+                 0, "%s", dtext());
     cr_assert_eq(sg_finalize(ctx), 0, "%s", dtext());
     sg_options o = {.out_dir = sg_arena_printf(A, "%s/out", tmpdir)};
     cr_assert_eq(sg_generate(ctx, &o), 0, "%s", dtext());
@@ -905,13 +941,15 @@ Test(emit, bodies_without_a_form_fail_at_run_time_with_a_warning) {
     /* bool[3] and DeviceIndex? now have forms: no warning about masked */
     cr_expect_null(strstr(dtext(), "aten.masked"), "%s", dtext());
     const char *c = out_text(&o, "c_shim_cpu.c");
-    expect_in(c, "AOTITorchError aoti_torch_cpu_blend(AtenTensorHandle self, double w, "
-                 "AtenTensorHandle* ret0) {\n    (void)self;\n    (void)w;\n    (void)ret0;\n"
-                 "    return shimrt_set_error(__func__, \"its CPU kernel blend_out_cpu is declared");
+    expect_in(c,
+              "AOTITorchError aoti_torch_cpu_blend(AtenTensorHandle self, double w, "
+              "AtenTensorHandle* ret0) {\n    (void)self;\n    (void)w;\n    (void)ret0;\n"
+              "    return shimrt_set_error(__func__, \"its CPU kernel blend_out_cpu is declared");
     /* `int[]? o=None` has a C default: v1 calls v2 with NULL, 0. */
     expect_in(c, "    return aoti_torch_cpu_masked_v2(self, mask, mask_len_, NULL, 0, di, ret0);");
     const char *k = out_text(&o, "cpu_kernels.h");
-    expect_in(k, "AOTITorchError blend_out_cpu(AtenTensorHandle out, AtenTensorHandle self, double w);");
+    expect_in(
+        k, "AOTITorchError blend_out_cpu(AtenTensorHandle out, AtenTensorHandle self, double w);");
     const char *at = out_text(&o, "c_shim_aten.c");
     expect_in(at, "    shimrt_pack_bool_list(&pack_, \"mask\", mask, mask_len_);\n"
                   "    shimrt_pack_opt_int_list(&pack_, \"o\", o, o_len_);\n"
@@ -920,7 +958,8 @@ Test(emit, bodies_without_a_form_fail_at_run_time_with_a_warning) {
     const char *b = out_text(&o, "c_boxed_cpu.c");
     expect_in(b, "    int32_t* di = shimrt_box_opt_device_index(&box_, 3, &di_v_);\n");
     expect_in(b, "    {\"masked\", boxed_cpu_masked_v2},");
-    expect_in(b, "\"masked(Tensor self, bool[3] mask, int[]? o=None, DeviceIndex? di=None) -> Tensor\"");
+    expect_in(
+        b, "\"masked(Tensor self, bool[3] mask, int[]? o=None, DeviceIndex? di=None) -> Tensor\"");
     /* -q: the same output, no warnings */
     free(D.text);
     memset(&D, 0, sizeof D);
@@ -940,7 +979,8 @@ Test(emit, bodies_without_a_form_fail_at_run_time_with_a_warning) {
  * kind that returns. */
 Test(emit, every_kind_has_every_form) {
     char err[256];
-    const sg_tpl_set *t = sg_tpl_set_load(A, sg_tpl_find_dir(A, NULL), "bodies.in", err, sizeof err);
+    const sg_tpl_set *t =
+        sg_tpl_set_load(A, sg_tpl_find_dir(A, NULL), "bodies.in", err, sizeof err);
     cr_assert(t, "%s", err);
     int n_rets = 0;
     for (int k = 1; k < SG_K_COUNT_; k++) {
@@ -954,7 +994,8 @@ Test(emit, every_kind_has_every_form) {
             cr_expect(sg_tpl_set_get(t, sec) != NULL, "no section %s", sec);
         }
         bool returns = sg_kind_schema_types((sg_kind)k, true, types, sizeof types) > 0;
-        cr_expect_eq(returns, ki->ret_type != NULL, "kind %s: returns and ret_type disagree", ki->name);
+        cr_expect_eq(returns, ki->ret_type != NULL, "kind %s: returns and ret_type disagree",
+                     ki->name);
         if (!returns) continue;
         n_rets++;
         for (int f = 0; f < 3; f++) {
@@ -970,14 +1011,16 @@ Test(emit, every_kind_has_every_form) {
 /* The kinds table of templates/README.md is gen/kinds.c's table, rendered. */
 static void kinds_markdown(sg_buf *b) {
     sg_buf_puts(b, "| kind | argument types | return types | shim parameter | kernel parameter | "
-                   "StableIValue | owns | runtime code |\n| --- | --- | --- | --- | --- | --- | --- | --- |\n");
+                   "StableIValue | owns | runtime code |\n| --- | --- | --- | --- | --- | --- | "
+                   "--- | --- |\n");
     for (int k = 1; k < SG_K_COUNT_; k++) {
         const sg_kind_info *ki = sg_kind_get((sg_kind)k);
         char at[128], rt[128];
         sg_kind_schema_types((sg_kind)k, false, at, sizeof at);
         sg_kind_schema_types((sg_kind)k, true, rt, sizeof rt);
-        const char *extra = ki->shape == SG_SHAPE_LIST ? ", `int64_t x_len_`"
-                          : ki->shape == SG_SHAPE_DEVICE ? ", `int32_t x_index_`" : "";
+        const char *extra = ki->shape == SG_SHAPE_LIST     ? ", `int64_t x_len_`"
+                            : ki->shape == SG_SHAPE_DEVICE ? ", `int32_t x_index_`"
+                                                           : "";
         const char *ret = *rt ? sg_arena_printf(A, "%s (`%s retN`)", rt, ki->ret_type) : "-";
         sg_buf_printf(b, "| `%s` | %s | %s | `%s x`%s | `%s` | %s | %s | %d |\n", ki->name, at, ret,
                       ki->c_type, extra, ki->kernel_type, ki->siv, ki->owns ? "yes" : "no",
@@ -1001,21 +1044,26 @@ Test(emit, kinds_table_is_documented) {
             fclose(f);
         }
     }
-    cr_expect(found, "templates/README.md does not hold gen/kinds.c's table; it is:\n%s", want.data);
+    cr_expect(found, "templates/README.md does not hold gen/kinds.c's table; it is:\n%s",
+              want.data);
     free(readme);
     sg_buf_free(&want);
 }
 
 Test(emit, default_without_a_c_form_gives_a_failing_version) {
-    const char *ops = "- func: g(Tensor self, int[]? o=[1]) -> Tensor\n  dispatch:\n    CPU: g_cpu\n";
+    const char *ops =
+        "- func: g(Tensor self, int[]? o=[1]) -> Tensor\n  dispatch:\n    CPU: g_cpu\n";
     cr_assert_eq(load("native_functions", ops), 0, "%s", dtext());
-    cr_assert_eq(load("shim_ops", "backends: [cpu]\nfallback_ops:\n  aten.g.default: {versions: {v2: [o]}}\n"), 0);
+    cr_assert_eq(load("shim_ops",
+                      "backends: [cpu]\nfallback_ops:\n  aten.g.default: {versions: {v2: [o]}}\n"),
+                 0);
     cr_assert_eq(sg_finalize(ctx), 0, "%s", dtext());
     sg_options o = {.out_dir = sg_arena_printf(A, "%s/out", tmpdir)};
     cr_assert_eq(sg_generate(ctx, &o), 0, "%s", dtext());
-    expect_diag("aten.g.default: aoti_torch_cpu_g: v1: the default '[1]' of argument 'o' has no C form");
-    expect_in(out_text(&o, "c_shim_cpu.c"),
-              "    return shimrt_set_error(__func__, \"v1: the default '[1]' of argument 'o' has no C form\");");
+    expect_diag(
+        "aten.g.default: aoti_torch_cpu_g: v1: the default '[1]' of argument 'o' has no C form");
+    expect_in(out_text(&o, "c_shim_cpu.c"), "    return shimrt_set_error(__func__, \"v1: the "
+                                            "default '[1]' of argument 'o' has no C form\");");
 }
 
 Test(emit, bodies_template_set_missing_a_section) {
@@ -1050,13 +1098,14 @@ Test(emit, shim_ops_all) {
                     "- func: g.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)\n"
                     "  dispatch:\n    CPU: g_out\n  autogen: g\n";
     const char *b = "- func: h(Tensor self) -> Tensor\n  dispatch:\n    CPU: h_cpu\n";
-    cr_assert_eq(sg_load_buffer(ctx, "native_functions", "a/native_functions.yaml", a, strlen(a)), 0,
-                 "%s", dtext());
-    cr_assert_eq(sg_load_buffer(ctx, "native_functions", "b/native_functions.yaml", b, strlen(b)), 0,
-                 "%s", dtext());
+    cr_assert_eq(sg_load_buffer(ctx, "native_functions", "a/native_functions.yaml", a, strlen(a)),
+                 0, "%s", dtext());
+    cr_assert_eq(sg_load_buffer(ctx, "native_functions", "b/native_functions.yaml", b, strlen(b)),
+                 0, "%s", dtext());
     const char *ops = "fallback_ops: all\naten_ops:\n  aten.f.default: {since: \"2.12\"}\n";
     const char *ops_a = "aten_ops: all\n";
-    cr_assert_eq(sg_load_buffer(ctx, "shim_ops", "a/shim_ops.yaml", ops, strlen(ops)), 0, "%s", dtext());
+    cr_assert_eq(sg_load_buffer(ctx, "shim_ops", "a/shim_ops.yaml", ops, strlen(ops)), 0, "%s",
+                 dtext());
     cr_assert_eq(sg_load_buffer(ctx, "shim_ops", "a/x/shim_ops.yaml", ops_a, strlen(ops_a)), 0,
                  "%s", dtext());
     cr_assert_eq(sg_finalize(ctx), 0, "%s", dtext());
@@ -1077,7 +1126,8 @@ Test(emit, shim_ops_all) {
 Test(emit, shim_ops_all_only_all) {
     const char *ops = "fallback_ops: every\n";
     cr_expect_neq(load("shim_ops", ops), 0);
-    expect_diag("shim_ops:1:15: error: 'fallback_ops' must be a mapping of op keys or 'all', not a string");
+    expect_diag(
+        "shim_ops:1:15: error: 'fallback_ops' must be a mapping of op keys or 'all', not a string");
 }
 
 /* gen/kinds.c and the runtime's list of kind codes (shimrt/codes.h) agree: every kind that
@@ -1085,8 +1135,11 @@ Test(emit, shim_ops_all_only_all) {
  * code like is of the same kind; a kind that owns nothing is SHIMRT_KIND_NONE. */
 Test(emit, kind_codes_match_the_runtime) {
 #define ROW_(N, name, code, type) {#N, #name, code, type},
-    static const struct { const char *upper, *name; int code; const char *type; } rt[] = {
-        SHIMRT_KINDS(ROW_)};
+    static const struct {
+        const char *upper, *name;
+        int code;
+        const char *type;
+    } rt[] = {SHIMRT_KINDS(ROW_)};
 #undef ROW_
     int owning = 0;
     for (int k = 1; k < SG_K_COUNT_; k++) {

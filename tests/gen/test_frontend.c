@@ -21,9 +21,8 @@ static void collect(void *user, sg_diag_level level, sg_loc loc, const char *mes
     diags *d = user;
     static const char *const lv[] = {"error", "warning", "note"};
     char line[4096];
-    int n = loc.line ? snprintf(line, sizeof line, "%s:%u:%u: %s: %s\n",
-                                loc.file ? loc.file : "-", (unsigned)loc.line,
-                                (unsigned)loc.col, lv[level], message)
+    int n = loc.line ? snprintf(line, sizeof line, "%s:%u:%u: %s: %s\n", loc.file ? loc.file : "-",
+                                (unsigned)loc.line, (unsigned)loc.col, lv[level], message)
                      : snprintf(line, sizeof line, "%s: %s: %s\n", loc.file ? loc.file : "-",
                                 lv[level], message);
     if (n < 0) return;
@@ -56,8 +55,8 @@ static int load(const char *role, const char *name, const char *yaml) {
     return sg_load_buffer(ctx, role, name, yaml, strlen(yaml));
 }
 
-#define expect_diag(sub)                                                                   \
-    cr_expect(strstr(dtext(), (sub)) != NULL, "expected diagnostic containing\n  %s\ngot:\n%s", \
+#define expect_diag(sub)                                                                           \
+    cr_expect(strstr(dtext(), (sub)) != NULL, "expected diagnostic containing\n  %s\ngot:\n%s",    \
               (sub), dtext())
 
 static const sg_native_function *fn_at(size_t i) {
@@ -131,28 +130,27 @@ Test(frontend, print_schemas_gives_back_every_func_string_in_order) {
 /* ---- loader values and locations ------------------------------------------------------------- */
 
 Test(frontend, native_function_keys_values_and_locations) {
-    const char *y =
-        "# comment\n"
-        "- func: abs(Tensor self) -> Tensor\n"
-        "  variants: function, method\n"
-        "  dispatch:\n"
-        "    CPU, CUDA: abs_out\n"
-        "    SparseCPU,SparseCUDA: abs_sparse\n"
-        "  tags: [core, pointwise]\n"
-        "  structured_delegate: abs.out\n"
-        "  autogen: abs.out, _abs_functional\n"
-        "  device_check: NoCheck\n"
-        "  device_guard: False\n"
-        "  manual_cpp_binding: True\n"
-        "  python_module: nn\n"
-        "  my_unknown_key: [1, 2]\n"
-        "\n"
-        "- func: abs.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)\n"
-        "  structured: True\n"
-        "  structured_inherits: TensorIteratorBase\n"
-        "  tags: pointwise\n"
-        "  ufunc_inner_loop:\n"
-        "    Generic: abs (AllAndComplex)\n";
+    const char *y = "# comment\n"
+                    "- func: abs(Tensor self) -> Tensor\n"
+                    "  variants: function, method\n"
+                    "  dispatch:\n"
+                    "    CPU, CUDA: abs_out\n"
+                    "    SparseCPU,SparseCUDA: abs_sparse\n"
+                    "  tags: [core, pointwise]\n"
+                    "  structured_delegate: abs.out\n"
+                    "  autogen: abs.out, _abs_functional\n"
+                    "  device_check: NoCheck\n"
+                    "  device_guard: False\n"
+                    "  manual_cpp_binding: True\n"
+                    "  python_module: nn\n"
+                    "  my_unknown_key: [1, 2]\n"
+                    "\n"
+                    "- func: abs.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)\n"
+                    "  structured: True\n"
+                    "  structured_inherits: TensorIteratorBase\n"
+                    "  tags: pointwise\n"
+                    "  ufunc_inner_loop:\n"
+                    "    Generic: abs (AllAndComplex)\n";
     cr_assert_eq(load("native_functions", "nf.yaml", y), 0, "%s", dtext());
     const sg_model *m = sg_context_model_mut(ctx);
     cr_assert_eq(m->n_funcs, 2);
@@ -227,9 +225,9 @@ Test(frontend, native_function_keys_values_and_locations) {
 }
 
 Test(frontend, tags_and_shim_ops_loaders) {
-    cr_assert_eq(load("tags", "tags.yaml",
-                      "- tag: core\n  desc: |\n    core ops\n- tag: pointwise\n"),
-                 0, "%s", dtext());
+    cr_assert_eq(
+        load("tags", "tags.yaml", "- tag: core\n  desc: |\n    core ops\n- tag: pointwise\n"), 0,
+        "%s", dtext());
     cr_assert_eq(load("shim_ops", "ops.yaml",
                       "fallback_ops:\n"
                       "  aten.abs.default: {}\n"
@@ -321,12 +319,14 @@ Test(frontend, top_level_shapes) {
     load("native_functions", "map.yaml", "func: a(Tensor self) -> Tensor\n");
     expect_diag("map.yaml:1:1: error: expected a list of native function entries");
     load("native_functions", "empty.yaml", "");
-    expect_diag("empty.yaml:1:1: error: expected a list of native function entries ('- func: ...'), found an empty document");
+    expect_diag("empty.yaml:1:1: error: expected a list of native function entries ('- func: "
+                "...'), found an empty document");
     load("tags", "t.yaml", "tag: x\n");
     expect_diag("t.yaml:1:1: error: expected a list of tags");
     load("shim_ops", "s.yaml", "- aten.abs.default\n");
     expect_diag("s.yaml:1:1: error: expected a mapping with 'fallback_ops'");
-    load("shim_ops", "s2.yaml", "fallbak_ops: {}\naten_ops:\n  abs.default: {}\n  aten.a.b: {since: 2.x}\n");
+    load("shim_ops", "s2.yaml",
+         "fallbak_ops: {}\naten_ops:\n  abs.default: {}\n  aten.a.b: {since: 2.x}\n");
     expect_diag("s2.yaml:1:1: error: unknown section 'fallbak_ops'");
     expect_diag("s2.yaml:3:3: error: bad op key 'abs.default'");
     expect_diag("s2.yaml:4:21: error: bad since '2.x'");
@@ -349,7 +349,8 @@ Test(frontend, yaml_syntax_errors_have_locations) {
     static const char nul[] = "- func: a() -> ()\n- fu\0nc: b\n";
     sg_load_buffer(ctx, "native_functions", "nul.yaml", nul, sizeof nul - 1);
     expect_diag("nul.yaml:2:5: error: control characters are not allowed");
-    static const char bin[] = "\x7f" "ELF\x02\x01\xff\xfe";
+    static const char bin[] = "\x7f"
+                              "ELF\x02\x01\xff\xfe";
     sg_load_buffer(ctx, "native_functions", "bin.yaml", bin, sizeof bin - 1);
     expect_diag("bin.yaml:1:");
 }
@@ -431,7 +432,8 @@ Test(frontend, duplicate_op_names_both_places) {
                       "- func: b(Tensor self) -> Tensor\n- func: a(Tensor x) -> Tensor\n"),
                  0);
     cr_expect_eq(sg_finalize(ctx), -1);
-    expect_diag("two.yaml:2:9: error: duplicate op 'aten.a.default' (first defined at one.yaml:1:9)");
+    expect_diag(
+        "two.yaml:2:9: error: duplicate op 'aten.a.default' (first defined at one.yaml:1:9)");
     expect_diag("one.yaml:1:9: note: 'aten.a.default' first defined here");
 }
 
@@ -475,7 +477,8 @@ Test(frontend, bad_since_and_versions) {
     expect_diag("ops.yaml:3:27: error: bad since '2.12.1'");
     expect_diag("ops.yaml:4:31: error: bad version 'v1'");
     expect_diag("ops.yaml:5:35: error: 'v2' must be a list of strings");
-    expect_diag("ops.yaml:7:3: error: op 'aten.e.default' appears twice in 'fallback_ops' (first at ops.yaml:6:3)");
+    expect_diag("ops.yaml:7:3: error: op 'aten.e.default' appears twice in 'fallback_ops' (first "
+                "at ops.yaml:6:3)");
 }
 
 /* ---- directories ---------------------------------------------------------------------------- */

@@ -100,8 +100,7 @@ Test(list, null_out_pointers) {
 
 Test(list, huge_reserve_fails) {
     StableListHandle l = NULL;
-    FAILS(torch_new_list_reserve_size(SIZE_MAX, &l), "torch_new_list_reserve_size",
-          "too large");
+    FAILS(torch_new_list_reserve_size(SIZE_MAX, &l), "torch_new_list_reserve_size", "too large");
     cr_assert_null(l);
     no_leaks();
 }
@@ -304,8 +303,7 @@ Test(scalar, bad_handles) {
     FAILS(torch_new_scalar_int(1, NULL), "torch_new_scalar_int", "NULL");
     FAILS(torch_new_scalar_double(1, NULL), "torch_new_scalar_double", "NULL");
     FAILS(torch_new_scalar_bool(1, NULL), "torch_new_scalar_bool", "NULL");
-    FAILS(torch_new_scalar_complex_double(1, 1, NULL), "torch_new_scalar_complex_double",
-          "NULL");
+    FAILS(torch_new_scalar_complex_double(1, 1, NULL), "torch_new_scalar_complex_double", "NULL");
     FAILS(torch_scalar_is_int(NULL, &r), "torch_scalar_is_int", "NULL");
     FAILS(torch_scalar_is_double(NULL, &r), "torch_scalar_is_double", "NULL");
     FAILS(torch_scalar_is_bool(NULL, &r), "torch_scalar_is_bool", "NULL");
@@ -313,8 +311,7 @@ Test(scalar, bad_handles) {
     FAILS(torch_scalar_to_int(NULL, &iv), "torch_scalar_to_int", "NULL");
     FAILS(torch_scalar_to_double(NULL, &dv), "torch_scalar_to_double", "NULL");
     FAILS(torch_scalar_to_bool(NULL, &r), "torch_scalar_to_bool", "NULL");
-    FAILS(torch_scalar_to_complex_double(NULL, &dv, &im), "torch_scalar_to_complex_double",
-          "NULL");
+    FAILS(torch_scalar_to_complex_double(NULL, &dv, &im), "torch_scalar_to_complex_double", "NULL");
     OK(torch_delete_scalar(NULL));
     FAILS(torch_scalar_is_int((ScalarHandle)(void *)fake_object, &r), "torch_scalar_is_int",
           "not a handle");
@@ -322,8 +319,7 @@ Test(scalar, bad_handles) {
     OK(torch_new_scalar_int(3, &s));
     FAILS(torch_scalar_is_int(s, NULL), "torch_scalar_is_int", "NULL");
     FAILS(torch_scalar_to_int(s, NULL), "torch_scalar_to_int", "NULL");
-    FAILS(torch_scalar_to_complex_double(s, &dv, NULL), "torch_scalar_to_complex_double",
-          "NULL");
+    FAILS(torch_scalar_to_complex_double(s, &dv, NULL), "torch_scalar_to_complex_double", "NULL");
     OK(torch_delete_scalar(s));
     FAILS(torch_scalar_to_int(s, &iv), "torch_scalar_to_int", "freed");
     FAILS(torch_delete_scalar(s), "torch_delete_scalar", "freed");

@@ -16,15 +16,15 @@
 #include "cpu_kernels.h"
 #include "shimrt/shimrt.h"
 
-#define OK(call)                                                                           \
+#define OK(call)                                                                                   \
     cr_assert_eq((call), AOTI_TORCH_SUCCESS, "%s failed: %s", #call, torch_exception_get_what())
 /* The kernel call fails, names the op and mentions `needle`. */
-#define FAILS(call, opname, needle)                                                         \
-    do {                                                                                    \
-        cr_assert_eq((call), AOTI_TORCH_FAILURE, "%s should fail", #call);                  \
-        const char *w_ = torch_exception_get_what();                                        \
-        cr_assert(strstr(w_, opname) != NULL, "message '%s' does not name %s", w_, opname); \
-        cr_assert(strstr(w_, needle) != NULL, "message '%s' lacks '%s'", w_, needle);       \
+#define FAILS(call, opname, needle)                                                                \
+    do {                                                                                           \
+        cr_assert_eq((call), AOTI_TORCH_FAILURE, "%s should fail", #call);                         \
+        const char *w_ = torch_exception_get_what();                                               \
+        cr_assert(strstr(w_, opname) != NULL, "message '%s' does not name %s", w_, opname);        \
+        cr_assert(strstr(w_, needle) != NULL, "message '%s' lacks '%s'", w_, needle);              \
     } while (0)
 
 #define F32 aoti_torch_dtype_float32()
@@ -100,15 +100,24 @@ static double read_at(AtenTensorHandle t, const int64_t *idx) {
 static void write_at(AtenTensorHandle t, const int64_t *idx, double v) {
     void *p = elem_ptr(t, idx);
     int32_t dt = dtype_of(t);
-    if (dt == F32) *(float *)p = (float)v;
-    else if (dt == F64) *(double *)p = v;
-    else if (dt == I64) *(int64_t *)p = (int64_t)v;
-    else if (dt == I32) *(int32_t *)p = (int32_t)v;
-    else if (dt == I16) *(int16_t *)p = (int16_t)v;
-    else if (dt == I8) *(int8_t *)p = (int8_t)v;
-    else if (dt == U8) *(uint8_t *)p = (uint8_t)v;
-    else if (dt == BOOL) *(uint8_t *)p = v != 0;
-    else cr_assert_fail("unexpected dtype %d", dt);
+    if (dt == F32)
+        *(float *)p = (float)v;
+    else if (dt == F64)
+        *(double *)p = v;
+    else if (dt == I64)
+        *(int64_t *)p = (int64_t)v;
+    else if (dt == I32)
+        *(int32_t *)p = (int32_t)v;
+    else if (dt == I16)
+        *(int16_t *)p = (int16_t)v;
+    else if (dt == I8)
+        *(int8_t *)p = (int8_t)v;
+    else if (dt == U8)
+        *(uint8_t *)p = (uint8_t)v;
+    else if (dt == BOOL)
+        *(uint8_t *)p = v != 0;
+    else
+        cr_assert_fail("unexpected dtype %d", dt);
 }
 
 /* Row-major odometer step; false after the last index. */
@@ -295,8 +304,8 @@ Test(binary, broadcasting) {
         AtenTensorHandle e = make(I64, la, 3, s234, 5);
         check_binop(ADD, a, b, 1.0, F32);
         check_binop(MUL, b, a, 1.0, F32);
-        check_binop(SUB, c, d, 1.5, F64);  /* [3,1] - [1,4] -> [3,4] */
-        check_binop(ADD, e, a, 1.0, F32);  /* [2,3,4] int64 + [3,4] float32 */
+        check_binop(SUB, c, d, 1.5, F64); /* [3,1] - [1,4] -> [3,4] */
+        check_binop(ADD, e, a, 1.0, F32); /* [2,3,4] int64 + [3,4] float32 */
         check_binop(MUL, e, c, 1.0, F64);
         del(a), del(b), del(c), del(d), del(e);
     }
@@ -314,14 +323,14 @@ Test(binary, type_promotion) {
     AtenTensorHandle i32 = make(I32, CONTIG, 2, s, 3), u8 = make(U8, CONTIG, 2, s, 4);
     AtenTensorHandle i8 = make(I8, CONTIG, 2, s, 5), b1 = make(BOOL, SLICED, 2, s, 1);
     AtenTensorHandle b2 = make(BOOL, COLMAJOR, 2, s, 2), f64 = make(F64, CONTIG, 2, s, 6);
-    check_binop(ADD, i64, f32, 1.0, F32);  /* int64 + float32 -> float32 */
+    check_binop(ADD, i64, f32, 1.0, F32); /* int64 + float32 -> float32 */
     check_binop(ADD, i32, i64, 2.0, I64);
-    check_binop(MUL, u8, i8, 1.0, I16);    /* uint8 * int8 -> int16 */
-    check_binop(ADD, b1, b2, 1.0, BOOL);   /* bool + bool stays bool (logical or) */
+    check_binop(MUL, u8, i8, 1.0, I16);  /* uint8 * int8 -> int16 */
+    check_binop(ADD, b1, b2, 1.0, BOOL); /* bool + bool stays bool (logical or) */
     check_binop(MUL, b1, b2, 1.0, BOOL);
     check_binop(ADD, b1, i32, 1.0, I32);
     check_binop(MUL, f32, f64, 1.0, F64);
-    check_binop(DIV, i64, i32, 1.0, F32);  /* true division of integers */
+    check_binop(DIV, i64, i32, 1.0, F32); /* true division of integers */
     check_binop(DIV, b1, b2, 1.0, F32);
     /* zero-dim tensors rank below dimensioned ones within a category... */
     AtenTensorHandle z64 = make(F64, CONTIG, 0, NULL, 7), zi = make(I64, CONTIG, 0, NULL, 8);
@@ -373,7 +382,8 @@ Test(binary, errors) {
     FAILS(shimrt_cpu_add_tensor(i, i, 1.5, &r), "add.Tensor", "alpha");
     FAILS(shimrt_cpu_sub_tensor(bl, a, 1.0, &r), "sub.Tensor", "bool");
     FAILS(shimrt_cpu_add_scalar(i, 1.0, 0.5, &r), "add.Scalar", "alpha");
-    OK(aoti_torch_empty_strided(2, s23, shimrt_test_strides(2, s23), aoti_torch_dtype_complex64(), CPU, 0, &cplx));
+    OK(aoti_torch_empty_strided(2, s23, shimrt_test_strides(2, s23), aoti_torch_dtype_complex64(),
+                                CPU, 0, &cplx));
     FAILS(shimrt_cpu_add_tensor(a, cplx, 1.0, &r), "add.Tensor", "complex64");
     FAILS(shimrt_cpu_neg(cplx, &r), "neg", "not supported");
     cr_assert_null(r);
@@ -415,8 +425,10 @@ Test(add_scalar, dtypes_and_promotion) {
 static void check_unary(const char *name, AtenTensorHandle a) {
     AtenTensorHandle r = NULL;
     int32_t dt = dtype_of(a), want_dt = dt;
-    if (!strcmp(name, "neg")) OK(shimrt_cpu_neg(a, &r));
-    else if (!strcmp(name, "relu")) OK(shimrt_cpu_relu(a, &r));
+    if (!strcmp(name, "neg"))
+        OK(shimrt_cpu_neg(a, &r));
+    else if (!strcmp(name, "relu"))
+        OK(shimrt_cpu_relu(a, &r));
     else {
         OK(shimrt_cpu_exp(a, &r));
         if (!is_float(dt)) want_dt = F32;
@@ -491,9 +503,12 @@ static void check_reduce(int kind, AtenTensorHandle a, const int64_t *dims, int6
             int64_t o = 0;
             for (int64_t d = 0; d < nd; d++) o = o * kshape[d] + (red[d] ? 0 : idx[d]);
             double x = as_dtype(read_at(a, idx), want_dt);
-            if (kind == 0) acc[o] += x;
-            else if (isnan(x) || isnan(acc[o])) acc[o] = NAN;
-            else if (x > acc[o]) acc[o] = x;
+            if (kind == 0)
+                acc[o] += x;
+            else if (isnan(x) || isnan(acc[o]))
+                acc[o] = NAN;
+            else if (x > acc[o])
+                acc[o] = x;
         } while (next_index(nd, sz, idx));
     double *vr = values(r);
     for (int64_t i = 0; i < kn; i++)
@@ -573,8 +588,7 @@ Test(reduce, errors) {
           "Dimension out of range");
     FAILS(shimrt_cpu_sum_dim_intlist(a, dup, 2, false, NULL, &r), "sum.dim_IntList",
           "multiple times");
-    FAILS(shimrt_cpu_sum_dim_intlist(a, NULL, 0, false, &cplx, &r), "sum.dim_IntList",
-          "complex64");
+    FAILS(shimrt_cpu_sum_dim_intlist(a, NULL, 0, false, &cplx, &r), "sum.dim_IntList", "complex64");
     FAILS(shimrt_cpu_amax(a, bad, 1, false, &r), "amax", "Dimension out of range");
     FAILS(shimrt_cpu_amax(a, dup, 2, true, &r), "amax", "multiple times");
     cr_assert_null(r);
@@ -890,14 +904,16 @@ Test(alloc, fill_and_zero_touch_only_the_view) {
     int32_t dts[] = {F32, F64, I64, I32, BOOL, U8};
     for (size_t k = 0; k < sizeof dts / sizeof *dts; k++) {
         AtenTensorHandle base = NULL, v = NULL;
-        OK(aoti_torch_empty_strided(1, &total, shimrt_test_strides(1, &total), dts[k], CPU, 0, &base));
+        OK(aoti_torch_empty_strided(1, &total, shimrt_test_strides(1, &total), dts[k], CPU, 0,
+                                    &base));
         for (int64_t i = 0; i < total; i++) write_at(base, (int64_t[]){i}, 1);
         OK(aoti_torch__reinterpret_tensor(base, 2, s, st, 3, &v));
         double fillv = dts[k] == BOOL ? 1 : dts[k] == U8 ? 200 : -7;
         OK(shimrt_cpu_fill__scalar(v, fillv));
         for (int64_t i = 0; i < total; i++) {
             bool in = i >= 3 && (i - 3) % 2 == 0 && (i - 3) / 8 < 3 && ((i - 3) % 8) / 2 < 4;
-            cr_assert_eq(read_at(base, (int64_t[]){i}), in ? fillv : 1.0, "elem %lld", (long long)i);
+            cr_assert_eq(read_at(base, (int64_t[]){i}), in ? fillv : 1.0, "elem %lld",
+                         (long long)i);
         }
         OK(shimrt_cpu_zero_(v));
         for (int64_t i = 0; i < total; i++) {
@@ -953,8 +969,7 @@ Test(alloc, copy_broadcast_and_convert) {
     OK(aoti_torch__reinterpret_tensor(buf, 1, s9, st1, 0, &lo));
     OK(aoti_torch__reinterpret_tensor(buf, 1, s9, st1, 1, &hi));
     OK(shimrt_cpu_copy_(hi, lo, 0));
-    for (int64_t k = 0; k < 10; k++)
-        cr_assert_eq(((int64_t *)data_of(buf))[k], k == 0 ? 0 : k - 1);
+    for (int64_t k = 0; k < 10; k++) cr_assert_eq(((int64_t *)data_of(buf))[k], k == 0 ? 0 : k - 1);
     /* errors */
     int64_t s3[] = {3}, zst[] = {0, 1};
     AtenTensorHandle m = make(F32, CONTIG, 2, s, 0), v3 = make(F32, CONTIG, 1, s3, 0);
@@ -1101,7 +1116,8 @@ Test(pad, constant_pads_and_crops) {
 Test(common, meta_tensors_and_undefined) {
     int64_t s[] = {2, 3};
     AtenTensorHandle m = NULL, r = NULL, u = NULL, c = make(F32, CONTIG, 2, s, 0);
-    OK(aoti_torch_empty_strided(2, s, shimrt_test_strides(2, s), F32, aoti_torch_device_type_meta(), 0, &m));
+    OK(aoti_torch_empty_strided(2, s, shimrt_test_strides(2, s), F32, aoti_torch_device_type_meta(),
+                                0, &m));
     FAILS(shimrt_cpu_add_tensor(m, c, 1.0, &r), "add.Tensor", "CPU");
     FAILS(shimrt_cpu_exp(m, &r), "exp", "CPU");
     FAILS(shimrt_cpu_copy_(c, m, 0), "copy_", "src");

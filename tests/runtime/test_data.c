@@ -90,7 +90,10 @@ Test(copy, complex_and_real) {
     int64_t n[] = {2};
     AtenTensorHandle c = make(10, 1, n), f = make(6, 1, n), c64 = make(9, 1, n);
     double *pc = data(c);
-    pc[0] = 1.5; pc[1] = -2.0; pc[2] = 3.0; pc[3] = 4.0;
+    pc[0] = 1.5;
+    pc[1] = -2.0;
+    pc[2] = 3.0;
+    pc[3] = 4.0;
     OK(aoti_torch_copy_(f, c, 0));
     float *pf = data(f);
     cr_assert(pf[0] == 1.5f && pf[1] == 3.0f, "complex to real keeps the real part");
@@ -121,7 +124,8 @@ Test(copy, strided_transposed_and_broadcast) {
     int64_t s2[] = {2};
     AtenTensorHandle row = make(3, 1, s2);
     int32_t *pr = data(row);
-    pr[0] = 7; pr[1] = 9;
+    pr[0] = 7;
+    pr[1] = 9;
     OK(aoti_torch_tensor_copy_(row, dst));
     for (int i = 0; i < 6; i++) cr_assert_eq(pd[i], i % 2 ? 9 : 7);
     /* a 0-dim source fills everything */
@@ -160,7 +164,8 @@ Test(copy, errors) {
     int64_t n[] = {2};
     AtenTensorHandle a = make(6, 1, n), f8 = make(23, 1, n), m, dead = make(6, 1, n);
     OK(aoti_torch_delete_tensor_object(dead));
-    OK(aoti_torch_empty_strided(1, n, shimrt_test_strides(1, n), 6, aoti_torch_device_type_meta(), 0, &m));
+    OK(aoti_torch_empty_strided(1, n, shimrt_test_strides(1, n), 6, aoti_torch_device_type_meta(),
+                                0, &m));
     FAILS(aoti_torch_copy_(NULL, a, 0), "aoti_torch_copy_", "'self' is NULL");
     FAILS(aoti_torch_copy_(a, dead, 0), "aoti_torch_copy_", "freed");
     FAILS(aoti_torch_tensor_copy_(NULL, a), "aoti_torch_tensor_copy_", "'src' is NULL");
@@ -224,10 +229,8 @@ Test(clone, preserve_strides_keeps_gaps) {
     cr_assert_eq(snumel, 7);
     int32_t *pc = data(c);
     cr_assert(pc[0] == 1 && pc[3] == 4 && pc[6] == 7);
-    FAILS(aoti_torch_clone_preserve_strides(NULL, &c), "aoti_torch_clone_preserve_strides",
-          "NULL");
-    FAILS(aoti_torch_clone_preserve_strides(v, NULL), "aoti_torch_clone_preserve_strides",
-          "ret");
+    FAILS(aoti_torch_clone_preserve_strides(NULL, &c), "aoti_torch_clone_preserve_strides", "NULL");
+    FAILS(aoti_torch_clone_preserve_strides(v, NULL), "aoti_torch_clone_preserve_strides", "ret");
     AtenTensorHandle all[] = {a, v, c};
     for (size_t i = 0; i < 3; i++) OK(aoti_torch_delete_tensor_object(all[i]));
 }
@@ -307,7 +310,8 @@ Test(item, errors) {
     int64_t z[] = {0};
     e = make(6, 1, z);
     FAILS(aoti_torch_item_float32(e, &f), "aoti_torch_item_float32", "0 elements");
-    OK(aoti_torch_empty_strided(0, NULL, shimrt_test_strides(0, NULL), 6, aoti_torch_device_type_meta(), 0, &m));
+    OK(aoti_torch_empty_strided(0, NULL, shimrt_test_strides(0, NULL), 6,
+                                aoti_torch_device_type_meta(), 0, &m));
     FAILS(aoti_torch_item_float32(m, &f), "aoti_torch_item_float32", "CPU");
     f8 = make(24, 0, NULL);
     FAILS(aoti_torch_item_float32(f8, &f), "aoti_torch_item_float32",
@@ -317,22 +321,22 @@ Test(item, errors) {
     FAILS(aoti_torch_item_float32(t, &f), "aoti_torch_item_float32", "freed");
 }
 
-#define CHECK_SCALAR(fn, ctype, value, code)                                \
-    do {                                                                    \
-        AtenTensorHandle t_;                                                \
-        OK(fn(value, &t_));                                                 \
-        int32_t dt_;                                                        \
-        int64_t dim_;                                                       \
-        OK(aoti_torch_get_dtype(t_, &dt_));                                 \
-        cr_assert_eq(dt_, code, #fn " dtype");                             \
-        OK(aoti_torch_get_dim(t_, &dim_));                                  \
-        cr_assert_eq(dim_, 0);                                              \
-        ctype got_;                                                         \
-        memcpy(&got_, data(t_), sizeof got_);                               \
-        ctype want_ = value;                                                \
-        cr_assert(!memcmp(&got_, &want_, sizeof got_), #fn " value");       \
-        OK(aoti_torch_delete_tensor_object(t_));                            \
-        FAILS(fn(value, NULL), #fn, "ret_new_tensor");                      \
+#define CHECK_SCALAR(fn, ctype, value, code)                                                       \
+    do {                                                                                           \
+        AtenTensorHandle t_;                                                                       \
+        OK(fn(value, &t_));                                                                        \
+        int32_t dt_;                                                                               \
+        int64_t dim_;                                                                              \
+        OK(aoti_torch_get_dtype(t_, &dt_));                                                        \
+        cr_assert_eq(dt_, code, #fn " dtype");                                                     \
+        OK(aoti_torch_get_dim(t_, &dim_));                                                         \
+        cr_assert_eq(dim_, 0);                                                                     \
+        ctype got_;                                                                                \
+        memcpy(&got_, data(t_), sizeof got_);                                                      \
+        ctype want_ = value;                                                                       \
+        cr_assert(!memcmp(&got_, &want_, sizeof got_), #fn " value");                              \
+        OK(aoti_torch_delete_tensor_object(t_));                                                   \
+        FAILS(fn(value, NULL), #fn, "ret_new_tensor");                                             \
     } while (0)
 
 Test(scalar_to_tensor, every_function) {

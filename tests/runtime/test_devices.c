@@ -6,10 +6,13 @@
 #include "shimrt_test.h"
 
 Test(parse_device, valid_strings) {
-    struct { const char *s; uint32_t type; int32_t index; } rows[] = {
-        {"cpu", 0, -1}, {"cpu:0", 0, 0}, {"cuda", 1, -1}, {"cuda:0", 1, 0},
-        {"cuda:12", 1, 12}, {"meta", 14, -1}, {"xpu:1", 12, 1}, {"mps", 13, -1},
-        {"privateuseone:3", 20, 3}};
+    struct {
+        const char *s;
+        uint32_t type;
+        int32_t index;
+    } rows[] = {{"cpu", 0, -1},   {"cpu:0", 0, 0},    {"cuda", 1, -1},
+                {"cuda:0", 1, 0}, {"cuda:12", 1, 12}, {"meta", 14, -1},
+                {"xpu:1", 12, 1}, {"mps", 13, -1},    {"privateuseone:3", 20, 3}};
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
         uint32_t type = 99;
         int32_t index = 99;
@@ -60,7 +63,8 @@ static void pf_body(int64_t b, int64_t e, void *vctx) {
     torch_get_thread_idx(&idx);
     torch_get_num_threads(&nt);
     uint32_t m = atomic_load(&c->max_idx);
-    while (idx > m && !atomic_compare_exchange_weak(&c->max_idx, &m, idx)) {}
+    while (idx > m && !atomic_compare_exchange_weak(&c->max_idx, &m, idx)) {
+    }
     if (idx >= nt) atomic_store(&c->too_small, 2);
     if (e - b < c->grain && e != c->end) atomic_store(&c->too_small, 1);
 }
@@ -152,8 +156,7 @@ Test(device_guard, cpu_guard_sets_and_restores) {
     FAILS(aoti_torch_delete_device_guard((DeviceGuardHandle)garbage),
           "aoti_torch_delete_device_guard", "not a device guard");
     OK(aoti_torch_delete_device_guard(g));
-    FAILS(aoti_torch_get_current_device_index(NULL), "aoti_torch_get_current_device_index",
-          "NULL");
+    FAILS(aoti_torch_get_current_device_index(NULL), "aoti_torch_get_current_device_index", "NULL");
 }
 
 Test(streams, cpu_default_stream) {

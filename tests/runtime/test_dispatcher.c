@@ -14,18 +14,19 @@
 static AtenTensorHandle tensor_on(int32_t device_type) {
     int64_t sizes[1] = {2};
     AtenTensorHandle t = NULL;
-    OK(aoti_torch_empty_strided(1, sizes, shimrt_test_strides(1, sizes), aoti_torch_dtype_float32(), device_type, 0, &t));
+    OK(aoti_torch_empty_strided(1, sizes, shimrt_test_strides(1, sizes), aoti_torch_dtype_float32(),
+                                device_type, 0, &t));
     return t;
 }
 
 /* Kernels that report which one ran: they release their tensor argument and return an
  * int naming themselves. */
-#define WHO_KERNEL(name, code)                                                        \
-    static void name(StableIValue *stack, uint64_t num_args, uint64_t num_outputs) { \
-        cr_assert_eq(num_args, 1);                                                    \
-        cr_assert_eq(num_outputs, 1);                                                 \
-        aoti_torch_delete_tensor_object(siv_to_tensor(stack[0]));                     \
-        stack[0] = siv_from_int(code);                                                \
+#define WHO_KERNEL(name, code)                                                                     \
+    static void name(StableIValue *stack, uint64_t num_args, uint64_t num_outputs) {               \
+        cr_assert_eq(num_args, 1);                                                                 \
+        cr_assert_eq(num_outputs, 1);                                                              \
+        aoti_torch_delete_tensor_object(siv_to_tensor(stack[0]));                                  \
+        stack[0] = siv_from_int(code);                                                             \
     }
 WHO_KERNEL(k_cpu, 1)
 WHO_KERNEL(k_meta, 2)
@@ -109,8 +110,8 @@ Test(dispatch, backend_from_tensor_devices) {
     OK(aoti_torch_delete_library_object(meta));
     /* Meta's kernel is gone and there is no composite: an error naming op, overload, key */
     StableIValue stack[1] = {siv_from_tensor(tensor_on(aoti_torch_device_type_meta()))};
-    FAILS(torch_call_dispatcher("t::who", "", stack, TORCH_ABI_VERSION),
-          "torch_call_dispatcher", "no kernel for dispatch key Meta");
+    FAILS(torch_call_dispatcher("t::who", "", stack, TORCH_ABI_VERSION), "torch_call_dispatcher",
+          "no kernel for dispatch key Meta");
     HAS("t::who");
     HAS("(default)");
     HAS("registered: [CPU]");
@@ -190,11 +191,12 @@ Test(dispatch, no_tensor_arguments) {
     TorchLibraryHandle cpu = impl_lib("t", "CPU");
     OK(aoti_torch_library_impl(cpu, "twice", k_const));
     StableIValue stack[1] = {siv_from_int(21)};
-    FAILS(torch_call_dispatcher("t::twice", "", stack, TORCH_ABI_VERSION),
-          "torch_call_dispatcher", "no tensor arguments");
+    FAILS(torch_call_dispatcher("t::twice", "", stack, TORCH_ABI_VERSION), "torch_call_dispatcher",
+          "no tensor arguments");
     HAS("t::twice");
     HAS("Undefined");
-    cr_assert_eq(stack[0], 0, "as PyTorch, a failed call has taken (and released) the "
+    cr_assert_eq(stack[0], 0,
+                 "as PyTorch, a failed call has taken (and released) the "
                  "arguments of a found op");
     /* an impl from the DEF library is catch-all: CompositeImplicitAutograd */
     OK(aoti_torch_library_impl(d, "twice", k_const));
@@ -253,8 +255,8 @@ Test(dispatch, optional_and_list_arguments) {
     static uint64_t fake[4];
     stack[0] = siv_none();
     stack[1] = (StableIValue)(uintptr_t)fake;
-    FAILS(torch_call_dispatcher("t::lists", "", stack, TORCH_ABI_VERSION),
-          "torch_call_dispatcher", "list handle");
+    FAILS(torch_call_dispatcher("t::lists", "", stack, TORCH_ABI_VERSION), "torch_call_dispatcher",
+          "list handle");
     HAS("'b'");
     OK(aoti_torch_delete_library_object(cpu));
     OK(aoti_torch_delete_library_object(meta));
@@ -313,8 +315,8 @@ Test(dispatch, null_stack) {
     TorchLibraryHandle d = def_lib("t");
     OK(aoti_torch_library_def(d, "twice(int x) -> int"));
     OK(aoti_torch_library_impl(d, "twice", k_const));
-    FAILS(torch_call_dispatcher("t::twice", "", NULL, TORCH_ABI_VERSION),
-          "torch_call_dispatcher", "'stack' is NULL");
+    FAILS(torch_call_dispatcher("t::twice", "", NULL, TORCH_ABI_VERSION), "torch_call_dispatcher",
+          "'stack' is NULL");
     OK(aoti_torch_delete_library_object(d));
     no_leaks();
 }
@@ -326,8 +328,7 @@ Test(library, bad_schema) {
           "bad schema");
     HAS("f(Tensor x -> Tensor");
     HAS("offset");
-    FAILS(aoti_torch_library_def(d, "f(Blob x) -> Tensor"), "aoti_torch_library_def",
-          "bad schema");
+    FAILS(aoti_torch_library_def(d, "f(Blob x) -> Tensor"), "aoti_torch_library_def", "bad schema");
     FAILS(torch_library_def_with_tags(d, "f(", NULL, 0), "torch_library_def_with_tags",
           "bad schema");
     FAILS(aoti_torch_library_def(d, "g(Any x) -> Tensor"), "aoti_torch_library_def",
@@ -372,16 +373,15 @@ Test(library, def_in_impl_library_and_bad_keys) {
           "IMPL library");
     OK(aoti_torch_delete_library_object(i));
     TorchLibraryHandle l = NULL;
-    FAILS(aoti_torch_library_init_impl("t", "Bogus", "x.c", 1, &l),
-          "aoti_torch_library_init_impl", "dispatch key 'Bogus'");
-    FAILS(aoti_torch_library_init_impl("t", NULL, "x.c", 1, &l),
-          "aoti_torch_library_init_impl", "NULL");
-    FAILS(aoti_torch_library_init_impl(NULL, "CPU", "x.c", 1, &l),
-          "aoti_torch_library_init_impl", "NULL");
+    FAILS(aoti_torch_library_init_impl("t", "Bogus", "x.c", 1, &l), "aoti_torch_library_init_impl",
+          "dispatch key 'Bogus'");
+    FAILS(aoti_torch_library_init_impl("t", NULL, "x.c", 1, &l), "aoti_torch_library_init_impl",
+          "NULL");
+    FAILS(aoti_torch_library_init_impl(NULL, "CPU", "x.c", 1, &l), "aoti_torch_library_init_impl",
+          "NULL");
     FAILS(aoti_torch_library_init_def("bad ns", "x.c", 1, &l), "aoti_torch_library_init_def",
           "not an identifier");
-    FAILS(aoti_torch_library_init_def("t", "x.c", 1, NULL), "aoti_torch_library_init_def",
-          "NULL");
+    FAILS(aoti_torch_library_init_def("t", "x.c", 1, NULL), "aoti_torch_library_init_def", "NULL");
     FAILS(aoti_torch_library_init_fragment("", "x.c", 1, &l), "aoti_torch_library_init_fragment",
           "not an identifier");
     no_leaks();
@@ -396,14 +396,11 @@ Test(library, impl_errors) {
           "already has a kernel for dispatch key CPU");
     FAILS(aoti_torch_library_impl(cpu, "u::who", k_cpu), "aoti_torch_library_impl",
           "another namespace");
-    FAILS(aoti_torch_library_impl(cpu, "who.", k_cpu), "aoti_torch_library_impl",
-          "name.overload");
-    FAILS(aoti_torch_library_impl(cpu, "wh o", k_cpu), "aoti_torch_library_impl",
-          "name.overload");
+    FAILS(aoti_torch_library_impl(cpu, "who.", k_cpu), "aoti_torch_library_impl", "name.overload");
+    FAILS(aoti_torch_library_impl(cpu, "wh o", k_cpu), "aoti_torch_library_impl", "name.overload");
     FAILS(aoti_torch_library_impl(cpu, NULL, k_cpu), "aoti_torch_library_impl", "NULL");
     FAILS(aoti_torch_library_impl(cpu, "who", NULL), "aoti_torch_library_impl", "NULL");
-    FAILS(torch_library_impl(NULL, "who", k_cpu, TORCH_ABI_VERSION), "torch_library_impl",
-          "NULL");
+    FAILS(torch_library_impl(NULL, "who", k_cpu, TORCH_ABI_VERSION), "torch_library_impl", "NULL");
     OK(aoti_torch_delete_library_object(cpu));
     OK(aoti_torch_delete_library_object(d));
     no_leaks();
@@ -431,8 +428,7 @@ Test(library, bad_library_handles) {
     FAILS(aoti_torch_library_def(f, "f() -> ()"), "aoti_torch_library_def", "not a handle");
     FAILS(aoti_torch_library_impl(f, "f", k_cpu), "aoti_torch_library_impl", "not a handle");
     OK(aoti_torch_delete_library_object(NULL)); /* x_free(NULL) is a no-op */
-    FAILS(aoti_torch_delete_library_object(f), "aoti_torch_delete_library_object",
-          "not a handle");
+    FAILS(aoti_torch_delete_library_object(f), "aoti_torch_delete_library_object", "not a handle");
     TorchLibraryHandle d = def_lib("t");
     OK(aoti_torch_delete_library_object(d));
     FAILS(aoti_torch_library_def(d, "f() -> ()"), "aoti_torch_library_def", "freed");
@@ -454,14 +450,24 @@ Test(library, python_module) {
 
 /* ---- tags ---- */
 Test(tags, codes_distinct_and_recorded) {
-    int32_t (*getters[])(void) = {
-        torch_tag_core, torch_tag_cudagraph_unsafe, torch_tag_data_dependent_output,
-        torch_tag_dynamic_output_shape, torch_tag_flexible_layout, torch_tag_generated,
-        torch_tag_inplace_view, torch_tag_maybe_aliasing_or_mutating,
-        torch_tag_needs_contiguous_strides, torch_tag_needs_exact_strides,
-        torch_tag_needs_fixed_stride_order, torch_tag_nondeterministic_bitwise,
-        torch_tag_nondeterministic_seeded, torch_tag_out_variant, torch_tag_pointwise,
-        torch_tag_pt2_compliant_tag, torch_tag_reduction, torch_tag_view_copy};
+    int32_t (*getters[])(void) = {torch_tag_core,
+                                  torch_tag_cudagraph_unsafe,
+                                  torch_tag_data_dependent_output,
+                                  torch_tag_dynamic_output_shape,
+                                  torch_tag_flexible_layout,
+                                  torch_tag_generated,
+                                  torch_tag_inplace_view,
+                                  torch_tag_maybe_aliasing_or_mutating,
+                                  torch_tag_needs_contiguous_strides,
+                                  torch_tag_needs_exact_strides,
+                                  torch_tag_needs_fixed_stride_order,
+                                  torch_tag_nondeterministic_bitwise,
+                                  torch_tag_nondeterministic_seeded,
+                                  torch_tag_out_variant,
+                                  torch_tag_pointwise,
+                                  torch_tag_pt2_compliant_tag,
+                                  torch_tag_reduction,
+                                  torch_tag_view_copy};
     size_t n = sizeof getters / sizeof getters[0];
     for (size_t i = 0; i < n; i++) {
         for (size_t j = i + 1; j < n; j++) cr_assert_neq(getters[i](), getters[j]());

@@ -73,8 +73,9 @@ static void *caller(void *arg) {
             bad("call race::add by handle");
         }
         AtenTensorHandle t = NULL;
-        if (aoti_torch_empty_strided(1, sizes, shimrt_test_strides(1, sizes), aoti_torch_dtype_float32(),
-                                     aoti_torch_device_type_cpu(), 0, &t)) {
+        if (aoti_torch_empty_strided(1, sizes, shimrt_test_strides(1, sizes),
+                                     aoti_torch_dtype_float32(), aoti_torch_device_type_cpu(), 0,
+                                     &t)) {
             bad("empty_strided");
             continue;
         }

@@ -149,21 +149,26 @@ Test(dlpack, export_errors_and_dtypes) {
     FAILS(shimrt_to_dlpack(NULL, NULL), "shimrt_to_dlpack", "NULL");
     int64_t s[] = {2};
     AtenTensorHandle f8, meta, ok;
-    OK(aoti_torch_empty_strided(1, s, shimrt_test_strides(1, s), aoti_torch_dtype_float8_e5m2(), 0, 0, &f8));
+    OK(aoti_torch_empty_strided(1, s, shimrt_test_strides(1, s), aoti_torch_dtype_float8_e5m2(), 0,
+                                0, &f8));
     DLManagedTensorVersioned *m;
     FAILS(shimrt_to_dlpack(f8, &m), "shimrt_to_dlpack", "float8_e5m2 has no DLPack code");
-    OK(aoti_torch_empty_strided(1, s, shimrt_test_strides(1, s), 6, aoti_torch_device_type_meta(), 0, &meta));
+    OK(aoti_torch_empty_strided(1, s, shimrt_test_strides(1, s), 6, aoti_torch_device_type_meta(),
+                                0, &meta));
     FAILS(shimrt_to_dlpack(meta, &m), "shimrt_to_dlpack", "meta");
     FAILS(shimrt_to_dlpack(meta, NULL), "shimrt_to_dlpack", "'ret' is NULL");
-    struct { int32_t dtype; uint8_t code, bits; } rows[] = {
-        {0, kDLUInt, 8}, {1, kDLInt, 8}, {2, kDLInt, 16}, {3, kDLInt, 32}, {4, kDLInt, 64},
-        {5, kDLFloat, 16}, {6, kDLFloat, 32}, {7, kDLFloat, 64}, {9, kDLComplex, 64},
-        {10, kDLComplex, 128}, {11, kDLBool, 8}, {15, kDLBfloat, 16}, {27, kDLUInt, 16},
-        {28, kDLUInt, 32}, {29, kDLUInt, 64}};
+    struct {
+        int32_t dtype;
+        uint8_t code, bits;
+    } rows[] = {{0, kDLUInt, 8},     {1, kDLInt, 8},        {2, kDLInt, 16},   {3, kDLInt, 32},
+                {4, kDLInt, 64},     {5, kDLFloat, 16},     {6, kDLFloat, 32}, {7, kDLFloat, 64},
+                {9, kDLComplex, 64}, {10, kDLComplex, 128}, {11, kDLBool, 8},  {15, kDLBfloat, 16},
+                {27, kDLUInt, 16},   {28, kDLUInt, 32},     {29, kDLUInt, 64}};
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
         OK(aoti_torch_empty_strided(1, s, shimrt_test_strides(1, s), rows[i].dtype, 0, 0, &ok));
         OK(shimrt_to_dlpack(ok, &m));
-        cr_assert(m->dl_tensor.dtype.code == rows[i].code && m->dl_tensor.dtype.bits == rows[i].bits,
+        cr_assert(m->dl_tensor.dtype.code == rows[i].code &&
+                      m->dl_tensor.dtype.bits == rows[i].bits,
                   "dtype %d", rows[i].dtype);
         AtenTensorHandle back;
         OK(shimrt_from_dlpack(m, &back));

@@ -28,7 +28,7 @@
 #include "c_shim_cpu.h"
 #include "shimrt/shimrt.h"
 
-#define OK(call) \
+#define OK(call)                                                                                   \
     cr_assert_eq((call), AOTI_TORCH_SUCCESS, "%s failed: %s", #call, torch_exception_get_what())
 
 #define F32 aoti_torch_dtype_float32()
@@ -55,7 +55,7 @@ static inline void e2e_begin(void) {
 }
 
 static inline void e2e_no_live_objects(void) {
-    static const char *const kinds[] = {"tensor", "storage", "list", "string",
+    static const char *const kinds[] = {"tensor", "storage", "list",   "string",
                                         "scalar", "cell",    "complex"};
     for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
         int64_t n = -1;
@@ -84,11 +84,12 @@ static inline void e2e_fails(int p, AOTITorchError err, const char *key, const c
     char shim[160];
     snprintf(shim, sizeof shim, "aoti_torch_%s_%s", p == ATEN ? "aten" : "cpu", cname);
     if (p == ATEN)
-        cr_assert(strncmp(m, shim, strlen(shim)) == 0, "[%s] %s: message '%s' does not start with %s",
-                  path_name[p], what, m, shim);
+        cr_assert(strncmp(m, shim, strlen(shim)) == 0,
+                  "[%s] %s: message '%s' does not start with %s", path_name[p], what, m, shim);
     else if (p == DIRECT)
-        cr_assert(strstr(m, key) || strstr(m, shim), "[%s] %s: message '%s' names neither %s nor %s",
-                  path_name[p], what, m, key, shim);
+        cr_assert(strstr(m, key) || strstr(m, shim),
+                  "[%s] %s: message '%s' names neither %s nor %s", path_name[p], what, m, key,
+                  shim);
     else {
         /* the dispatcher names the op "aten::<name>" and its overload */
         char name[128];
@@ -161,12 +162,18 @@ static inline double get(T t, const int64_t *idx) {
 static inline void set(T t, const int64_t *idx, double v) {
     char *p = elem_addr(t, idx);
     int32_t dt = dtype_of(t);
-    if (dt == F32) *(float *)p = (float)v;
-    else if (dt == F64) *(double *)p = v;
-    else if (dt == I64) *(int64_t *)p = (int64_t)v;
-    else if (dt == I32) *(int32_t *)p = (int32_t)v;
-    else if (dt == BOOL) *(unsigned char *)p = v != 0;
-    else cr_assert_fail("dtype %d not handled by the test", dt);
+    if (dt == F32)
+        *(float *)p = (float)v;
+    else if (dt == F64)
+        *(double *)p = v;
+    else if (dt == I64)
+        *(int64_t *)p = (int64_t)v;
+    else if (dt == I32)
+        *(int32_t *)p = (int32_t)v;
+    else if (dt == BOOL)
+        *(unsigned char *)p = v != 0;
+    else
+        cr_assert_fail("dtype %d not handled by the test", dt);
 }
 /* Row-major odometer; false after the last index. */
 static inline bool step(int64_t nd, const int64_t *s, int64_t *idx) {
@@ -181,7 +188,8 @@ static inline double *vals(T t) {
     int64_t n = numel_of(t), nd = ndim_of(t), idx[MAXD] = {0}, i = 0;
     double *v = calloc((size_t)n + 1, sizeof *v);
     cr_assert_not_null(v);
-    if (n > 0) do v[i++] = get(t, idx);
+    if (n > 0) do
+            v[i++] = get(t, idx);
         while (step(nd, sizes_of(t), idx));
     return v;
 }
@@ -319,8 +327,10 @@ static inline void put_tensor(stk *s, T t) {
  * work; the shims take a double). */
 static inline StableIValue sv_scalar(double x) {
     ScalarHandle h = NULL;
-    if (x == trunc(x) && fabs(x) < 9e15) OK(torch_new_scalar_int((int64_t)x, &h));
-    else OK(torch_new_scalar_double(x, &h));
+    if (x == trunc(x) && fabs(x) < 9e15)
+        OK(torch_new_scalar_int((int64_t)x, &h));
+    else
+        OK(torch_new_scalar_double(x, &h));
     return siv_from_scalar(h);
 }
 static inline StableIValue sv_int_list(const int64_t *x, int64_t n) {
@@ -378,10 +388,10 @@ static inline AOTITorchError run(stk *s, const char *op, const char *ov, enum re
 }
 
 /* ---- the 30 ops, routed by path (arguments in the direct shim's C form) ------------- */
-#define ROUTE(p, cname, ...)                                              \
-    do {                                                                  \
-        if ((p) == DIRECT) return aoti_torch_cpu_##cname(__VA_ARGS__);    \
-        if ((p) == ATEN) return aoti_torch_aten_##cname(__VA_ARGS__);     \
+#define ROUTE(p, cname, ...)                                                                       \
+    do {                                                                                           \
+        if ((p) == DIRECT) return aoti_torch_cpu_##cname(__VA_ARGS__);                             \
+        if ((p) == ATEN) return aoti_torch_aten_##cname(__VA_ARGS__);                              \
     } while (0)
 
 static inline AOTITorchError e2e_empty_like(int p, T self, int32_t *dtype, int32_t *layout,
@@ -478,8 +488,8 @@ static inline AOTITorchError e2e_permute(int p, T self, const int64_t *dims, int
 }
 /* transpose.int, narrow, select.int, squeeze.dim, unsqueeze, flatten.using_ints:
  * (Tensor self, int...) -> Tensor */
-static inline AOTITorchError e2e_int_op(const char *name, const char *ov, T self, int n,
-                                        int64_t a, int64_t b, int64_t c, T *r) {
+static inline AOTITorchError e2e_int_op(const char *name, const char *ov, T self, int n, int64_t a,
+                                        int64_t b, int64_t c, T *r) {
     stk s = {0};
     put_tensor(&s, (self));
     int64_t x[3] = {a, b, c};
@@ -511,8 +521,8 @@ static inline AOTITorchError e2e_flatten(int p, T self, int64_t start, int64_t e
     ROUTE(p, flatten_using_ints, self, start, end, r);
     return e2e_int_op("aten::flatten", "using_ints", self, 2, start, end, 0, r);
 }
-static inline AOTITorchError e2e_pad(int p, T self, const int64_t *pad, int64_t n,
-                                     const char *mode, double *value, T *r) {
+static inline AOTITorchError e2e_pad(int p, T self, const int64_t *pad, int64_t n, const char *mode,
+                                     double *value, T *r) {
     ROUTE(p, pad, self, pad, n, mode, value, r);
     stk s = {0};
     put_tensor(&s, (self));
@@ -529,10 +539,16 @@ static inline AOTITorchError e2e_binop(int p, bop op, T a, T b, double alpha, T 
     if (p == DIRECT || p == ATEN) {
         bool d = p == DIRECT;
         switch (op) {
-        case ADD: return d ? aoti_torch_cpu_add_Tensor(a, b, alpha, r) : aoti_torch_aten_add_Tensor(a, b, alpha, r);
-        case SUB: return d ? aoti_torch_cpu_sub_Tensor(a, b, alpha, r) : aoti_torch_aten_sub_Tensor(a, b, alpha, r);
-        case MUL: return d ? aoti_torch_cpu_mul_Tensor(a, b, r) : aoti_torch_aten_mul_Tensor(a, b, r);
-        default: return d ? aoti_torch_cpu_div_Tensor(a, b, r) : aoti_torch_aten_div_Tensor(a, b, r);
+        case ADD:
+            return d ? aoti_torch_cpu_add_Tensor(a, b, alpha, r)
+                     : aoti_torch_aten_add_Tensor(a, b, alpha, r);
+        case SUB:
+            return d ? aoti_torch_cpu_sub_Tensor(a, b, alpha, r)
+                     : aoti_torch_aten_sub_Tensor(a, b, alpha, r);
+        case MUL:
+            return d ? aoti_torch_cpu_mul_Tensor(a, b, r) : aoti_torch_aten_mul_Tensor(a, b, r);
+        default:
+            return d ? aoti_torch_cpu_div_Tensor(a, b, r) : aoti_torch_aten_div_Tensor(a, b, r);
         }
     }
     static const char *const names[] = {"aten::add", "aten::sub", "aten::mul", "aten::div"};
@@ -553,8 +569,14 @@ static inline AOTITorchError e2e_add_scalar(int p, T self, double other, double 
 typedef enum { NEG, RELU, EXP } uop;
 static const char *const uop_key[] = {"neg", "relu", "exp"};
 static inline AOTITorchError e2e_unary(int p, uop op, T self, T *r) {
-    if (p == DIRECT) return op == NEG ? aoti_torch_cpu_neg(self, r) : op == RELU ? aoti_torch_cpu_relu(self, r) : aoti_torch_cpu_exp(self, r);
-    if (p == ATEN) return op == NEG ? aoti_torch_aten_neg(self, r) : op == RELU ? aoti_torch_aten_relu(self, r) : aoti_torch_aten_exp(self, r);
+    if (p == DIRECT)
+        return op == NEG    ? aoti_torch_cpu_neg(self, r)
+               : op == RELU ? aoti_torch_cpu_relu(self, r)
+                            : aoti_torch_cpu_exp(self, r);
+    if (p == ATEN)
+        return op == NEG    ? aoti_torch_aten_neg(self, r)
+               : op == RELU ? aoti_torch_aten_relu(self, r)
+                            : aoti_torch_aten_exp(self, r);
     static const char *const names[] = {"aten::neg", "aten::relu", "aten::exp"};
     stk s = {0};
     put_tensor(&s, (self));

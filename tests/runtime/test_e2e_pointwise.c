@@ -20,8 +20,8 @@ static void check_bop(int p, bop op, T a, T b, double alpha, int32_t want_dt, co
     AOTITorchError e = e2e_binop(p, op, a, b, alpha, &r);
     cr_assert_eq(e, AOTI_TORCH_SUCCESS, "[%s] %s %s: %s", path_name[p], bop_key[op], ctx,
                  torch_exception_get_what());
-    cr_assert_eq(dtype_of(r), want_dt, "[%s] %s %s: dtype %d, want %d", path_name[p],
-                 bop_key[op], ctx, dtype_of(r), want_dt);
+    cr_assert_eq(dtype_of(r), want_dt, "[%s] %s %s: dtype %d, want %d", path_name[p], bop_key[op],
+                 ctx, dtype_of(r), want_dt);
     int64_t na = ndim_of(a), nb = ndim_of(b), n = na > nb ? na : nb, shape[MAXD] = {0};
     int64_t *sa = sizes_of(a), *sb = sizes_of(b);
     for (int64_t d = 0; d < n; d++) {
@@ -94,7 +94,8 @@ Test(e2e_binary, bad_inputs) {
     int64_t s23[] = {2, 3}, s4[] = {4};
     T a = make(F32, CONTIG, 2, s23, 1), b = make(F32, TRANSPOSED, 1, s4, 2);
     T i = make(I64, SLICED, 2, s23, 1), bl = make(BOOL, CONTIG, 2, s23, 1), c = NULL;
-    OK(aoti_torch_empty_strided(2, s23, shimrt_test_strides(2, s23), aoti_torch_dtype_complex64(), CPU, 0, &c));
+    OK(aoti_torch_empty_strided(2, s23, shimrt_test_strides(2, s23), aoti_torch_dtype_complex64(),
+                                CPU, 0, &c));
     for (int p = 0; p < NPATHS; p++)
         for (int op = 0; op < 4; op++) {
             T r = NULL;
@@ -202,12 +203,14 @@ Test(e2e_unary, neg_relu_exp) {
                 del(a);
             }
     T a = make(F32, CONTIG, 3, s, 0), r = NULL, c = NULL;
-    OK(aoti_torch_empty_strided(3, s, shimrt_test_strides(3, s), aoti_torch_dtype_complex128(), CPU, 0, &c));
+    OK(aoti_torch_empty_strided(3, s, shimrt_test_strides(3, s), aoti_torch_dtype_complex128(), CPU,
+                                0, &c));
     for (int p = 0; p < NPATHS; p++)
         for (int op = 0; op < 3; op++) {
             FAILS(p, e2e_unary(p, op, NULL, &r), uop_key[op], uop_key[op], NULL_SELF(p));
             FAILS(p, e2e_unary(p, op, c, &r), uop_key[op], uop_key[op], "complex128");
-            if (p != DISPATCH) FAILS(p, e2e_unary(p, op, a, NULL), uop_key[op], uop_key[op], "ret0");
+            if (p != DISPATCH)
+                FAILS(p, e2e_unary(p, op, a, NULL), uop_key[op], uop_key[op], "ret0");
             cr_assert_null(r);
         }
     del(a), del(c);
@@ -237,7 +240,8 @@ Test(e2e_fill_zero, touch_only_the_view) {
             for (int v = 0; v < 3; v++) {
                 int32_t dt = dts[k];
                 T base = NULL;
-                OK(aoti_torch_empty_strided(1, &total, shimrt_test_strides(1, &total), dt, CPU, 0, &base));
+                OK(aoti_torch_empty_strided(1, &total, shimrt_test_strides(1, &total), dt, CPU, 0,
+                                            &base));
                 double sentinel = dt == BOOL ? 0 : 11;
                 for (int64_t i = 0; i < total; i++) set(base, (int64_t[]){i}, sentinel);
                 T t = view_of(base, v, mark);
@@ -321,8 +325,9 @@ Test(e2e_copy, layouts_dtypes_broadcast) {
                     OK(e2e_copy_(p, dst, src, 0));
                     double *vs = vals(src), *vd = vals(dst);
                     for (int i = 0; i < 12; i++)
-                        cr_assert_eq(vd[i], cast(vs[i], dts[a]), "[%s] copy_ %zu<-%zu layout %s [%d]",
-                                     path_name[p], a, b, lay_name[l], i);
+                        cr_assert_eq(vd[i], cast(vs[i], dts[a]),
+                                     "[%s] copy_ %zu<-%zu layout %s [%d]", path_name[p], a, b,
+                                     lay_name[l], i);
                     free(vs), free(vd);
                     OK(e2e_copy_(p, dst, row, 1)); /* [4] broadcast over [3, 4] */
                     vs = vals(row), vd = vals(dst);
@@ -336,7 +341,8 @@ Test(e2e_copy, layouts_dtypes_broadcast) {
                     del(dst), del(src), del(row), del(col);
                 }
     int64_t s3[] = {3};
-    T m = make(F32, CONTIG, 2, s, 0), v3 = make(F32, CONTIG, 1, s3, 0), ex = make_bcast(F32, 2, s, 0, 1);
+    T m = make(F32, CONTIG, 2, s, 0), v3 = make(F32, CONTIG, 1, s3, 0),
+      ex = make_bcast(F32, 2, s, 0, 1);
     for (int p = 0; p < NPATHS; p++) {
         FAILS(p, e2e_copy_(p, m, v3, 0), "copy_", "copy_", "broadcast");
         FAILS(p, e2e_copy_(p, ex, m, 0), "copy_", "copy_", "single memory location");
@@ -361,10 +367,13 @@ Test(e2e_clone_contiguous, values_strides_storage) {
                 OK(e2e_clone(p, a, NULL, &r)); /* preserve */
                 cr_assert(!same_storage(a, r), "[%s] clone shares storage", path_name[p]);
                 cr_assert_eq(dtype_of(r), dts[k]);
-                if (l == TRANSPOSED) cr_assert_eq(strides_of(r)[0], 1, "clone keeps the layout");
-                else cr_assert(is_contig(r));
+                if (l == TRANSPOSED)
+                    cr_assert_eq(strides_of(r)[0], 1, "clone keeps the layout");
+                else
+                    cr_assert(is_contig(r));
                 vr = vals(r);
-                for (int i = 0; i < 12; i++) cr_assert_eq(vr[i], va[i], "[%s] clone [%d]", path_name[p], i);
+                for (int i = 0; i < 12; i++)
+                    cr_assert_eq(vr[i], va[i], "[%s] clone [%d]", path_name[p], i);
                 free(vr), del(r);
                 OK(e2e_clone(p, a, &cf, &r));
                 cr_assert(is_contig(r));
@@ -392,8 +401,8 @@ Test(e2e_clone_contiguous, values_strides_storage) {
         for (int i = 0; i < 24; i++) cr_assert_eq(vr[i], vn[i]);
         free(vn), free(vr), del(r);
         r = NULL;
-        FAILS(p, e2e_contiguous(p, n4, aoti_torch_memory_format_preserve_format(), &r), "contiguous",
-              "contiguous", "preserve");
+        FAILS(p, e2e_contiguous(p, n4, aoti_torch_memory_format_preserve_format(), &r),
+              "contiguous", "contiguous", "preserve");
         FAILS(p, e2e_contiguous(p, n4, bad, &r), "contiguous", "contiguous", "memory format");
         FAILS(p, e2e_clone(p, n4, &bad, &r), "clone", "clone", "memory format");
         FAILS(p, e2e_clone(p, NULL, NULL, &r), "clone", "clone", NULL_SELF(p));
@@ -413,7 +422,8 @@ Test(e2e_to, conversions_alias_and_copy) {
     for (int p = 0; p < NPATHS; p++)
         for (size_t a = 0; a < 4; a++)
             for (int l = 0; l <= NLAYS; l++) {
-                T x = l == NLAYS ? make_bcast(dts[a], 2, s, 0, 2) : make(dts[a], l, 2, s, 2), r = NULL;
+                T x = l == NLAYS ? make_bcast(dts[a], 2, s, 0, 2) : make(dts[a], l, 2, s, 2),
+                  r = NULL;
                 double *vx = vals(x);
                 for (size_t b = 0; b < 4; b++) {
                     OK(e2e_to(p, x, dts[b], 0, 0, NULL, &r));
@@ -436,7 +446,8 @@ Test(e2e_to, conversions_alias_and_copy) {
     for (int p = 0; p < NPATHS; p++) {
         FAILS(p, e2e_to(p, x, 99, 0, 0, NULL, &r), "to.dtype", "to_dtype", "99");
         FAILS(p, e2e_to(p, NULL, F64, 0, 0, NULL, &r), "to.dtype", "to_dtype", NULL_SELF(p));
-        if (p != DISPATCH) FAILS(p, e2e_to(p, x, F64, 0, 0, NULL, NULL), "to.dtype", "to_dtype", "ret0");
+        if (p != DISPATCH)
+            FAILS(p, e2e_to(p, x, F64, 0, 0, NULL, NULL), "to.dtype", "to_dtype", "ret0");
         cr_assert_null(r);
     }
     del(x);

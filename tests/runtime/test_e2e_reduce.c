@@ -7,8 +7,8 @@
 static void check_reduce(int p, int kind, T a, T r, const int64_t *dims, int64_t n, bool keep,
                          int32_t want_dt) {
     const char *op = kind ? "amax" : "sum.dim_IntList";
-    cr_assert_eq(dtype_of(r), want_dt, "[%s] %s: dtype %d, want %d", path_name[p], op,
-                 dtype_of(r), want_dt);
+    cr_assert_eq(dtype_of(r), want_dt, "[%s] %s: dtype %d, want %d", path_name[p], op, dtype_of(r),
+                 want_dt);
     int64_t nd = ndim_of(a), *sz = sizes_of(a);
     bool red[MAXD];
     for (int64_t d = 0; d < nd; d++) red[d] = dims == NULL || n == 0;
@@ -26,9 +26,12 @@ static void check_reduce(int p, int kind, T a, T r, const int64_t *dims, int64_t
         int64_t o = 0;
         for (int64_t d = 0; d < nd; d++) o = o * kshape[d] + (red[d] ? 0 : idx[d]);
         double x = cast(get(a, idx), want_dt);
-        if (!kind) acc[o] += x;
-        else if (isnan(x) || isnan(acc[o])) acc[o] = NAN;
-        else if (x > acc[o]) acc[o] = x;
+        if (!kind)
+            acc[o] += x;
+        else if (isnan(x) || isnan(acc[o]))
+            acc[o] = NAN;
+        else if (x > acc[o])
+            acc[o] = x;
     } while (step(nd, sz, idx));
     double *vr = vals(r);
     for (int64_t i = 0; i < kn; i++) close_to(vr[i], cast(acc[i], want_dt), want_dt, op, i);
@@ -40,14 +43,18 @@ Test(e2e_reduce, sum_dims_keepdim_dtype) {
     int64_t s[] = {2, 3, 4};
     int64_t d0[] = {0}, d12[] = {1, 2}, dm1[] = {-1}, d20[] = {2, 0};
     const int64_t *none = NULL;
-    struct { const int64_t *dims; int64_t n; bool present; } cases[] = {
-        {NULL, 0, false}, {NULL, 0, true}, {d0, 1, true}, {d12, 2, true}, {dm1, 1, true},
-        {d20, 2, true}};
+    struct {
+        const int64_t *dims;
+        int64_t n;
+        bool present;
+    } cases[] = {{NULL, 0, false}, {NULL, 0, true}, {d0, 1, true},
+                 {d12, 2, true},   {dm1, 1, true},  {d20, 2, true}};
     int32_t dts[] = {F32, F64, I64, BOOL};
     for (int p = 0; p < NPATHS; p++)
         for (size_t k = 0; k < 4; k++)
             for (int l = 0; l <= NLAYS; l++) {
-                T a = l == NLAYS ? make_bcast(dts[k], 3, s, 1, (int)k) : make(dts[k], l, 3, s, (int)k);
+                T a = l == NLAYS ? make_bcast(dts[k], 3, s, 1, (int)k)
+                                 : make(dts[k], l, 3, s, (int)k);
                 int32_t want = is_fp(dts[k]) ? dts[k] : I64;
                 for (size_t c = 0; c < sizeof cases / sizeof *cases; c++)
                     for (int keep = 0; keep < 2; keep++) {
@@ -80,8 +87,10 @@ Test(e2e_reduce, sum_dims_keepdim_dtype) {
         FAILS(p, e2e_sum(p, NULL, NULL, 0, 0, NULL, &r), "sum.dim_IntList", "sum_dim_IntList",
               NULL_SELF(p));
         if (p != DISPATCH) {
-            FAILS(p, e2e_sum(p, a, &none, 2, 0, NULL, &r), "sum.dim_IntList", "sum_dim_IntList", "dim");
-            FAILS(p, e2e_sum(p, a, NULL, 0, 0, NULL, NULL), "sum.dim_IntList", "sum_dim_IntList", "ret0");
+            FAILS(p, e2e_sum(p, a, &none, 2, 0, NULL, &r), "sum.dim_IntList", "sum_dim_IntList",
+                  "dim");
+            FAILS(p, e2e_sum(p, a, NULL, 0, 0, NULL, NULL), "sum.dim_IntList", "sum_dim_IntList",
+                  "ret0");
         }
         cr_assert_null(r);
     }
@@ -93,12 +102,16 @@ Test(e2e_reduce, amax_dims_keepdim_nan) {
     e2e_begin();
     int64_t s[] = {2, 3, 4};
     int64_t d0[] = {0}, d12[] = {1, 2}, dm1[] = {-1};
-    struct { const int64_t *dims; int64_t n; } cases[] = {{NULL, 0}, {d0, 1}, {d12, 2}, {dm1, 1}};
+    struct {
+        const int64_t *dims;
+        int64_t n;
+    } cases[] = {{NULL, 0}, {d0, 1}, {d12, 2}, {dm1, 1}};
     int32_t dts[] = {F32, F64, I64, BOOL};
     for (int p = 0; p < NPATHS; p++)
         for (size_t k = 0; k < 4; k++)
             for (int l = 0; l <= NLAYS; l++) {
-                T a = l == NLAYS ? make_bcast(dts[k], 3, s, 2, (int)k) : make(dts[k], l, 3, s, (int)k);
+                T a = l == NLAYS ? make_bcast(dts[k], 3, s, 2, (int)k)
+                                 : make(dts[k], l, 3, s, (int)k);
                 for (size_t c = 0; c < 4; c++)
                     for (int keep = 0; keep < 2; keep++) {
                         T r = NULL;
@@ -140,7 +153,8 @@ Test(e2e_mm, layouts_dtypes_and_errors) {
         for (size_t k = 0; k < 3; k++)
             for (int la = 0; la <= NLAYS; la++)
                 for (int lb = 0; lb < NLAYS; lb++) {
-                    T a = la == NLAYS ? make_bcast(dts[k], 2, sa, 0, 1) : make(dts[k], la, 2, sa, 1);
+                    T a =
+                        la == NLAYS ? make_bcast(dts[k], 2, sa, 0, 1) : make(dts[k], la, 2, sa, 1);
                     T b = make(dts[k], lb, 2, sb, 2), r = NULL;
                     OK(e2e_mm(p, a, b, &r));
                     shape_is(r, 2, want, "mm");
@@ -166,7 +180,8 @@ Test(e2e_mm, layouts_dtypes_and_errors) {
         for (int i = 0; i < 12; i++) cr_assert_eq(v[i], 0.0);
         free(v), del(r);
     }
-    T a = make(F32, CONTIG, 2, sa, 1), a64 = make(F64, CONTIG, 2, sb, 1), v = make(F32, CONTIG, 1, sa, 1);
+    T a = make(F32, CONTIG, 2, sa, 1), a64 = make(F64, CONTIG, 2, sb, 1),
+      v = make(F32, CONTIG, 1, sa, 1);
     T bl = make(BOOL, CONTIG, 2, sa, 1), bl2 = make(BOOL, CONTIG, 2, sb, 1), r = NULL;
     for (int p = 0; p < NPATHS; p++) {
         FAILS(p, e2e_mm(p, a, a, &r), "mm", "mm", "cannot be multiplied (3x5 and 3x5)");

@@ -12,8 +12,8 @@ typedef void (*index_map)(const int64_t *ridx, int64_t *aidx, const int64_t *arg
 static void check_map(int p, const char *op, T a, T r, bool alias, index_map map,
                       const int64_t *arg) {
     cr_assert_eq(dtype_of(r), dtype_of(a), "[%s] %s: dtype", path_name[p], op);
-    cr_assert_eq(same_storage(a, r), alias, "[%s] %s: shares storage %d, want %d", path_name[p],
-                 op, same_storage(a, r), alias);
+    cr_assert_eq(same_storage(a, r), alias, "[%s] %s: shares storage %d, want %d", path_name[p], op,
+                 same_storage(a, r), alias);
     int64_t nd = ndim_of(r), *s = sizes_of(r), idx[MAXD] = {0}, src[MAXD] = {0};
     if (numel_of(r) == 0) return;
     do {
@@ -121,7 +121,8 @@ Test(e2e_view, view_reshape_flatten) {
         FAILS(p, e2e_reshape(p, a, two_infer, 2, &r), "reshape", "reshape", "only one dimension");
         FAILS(p, e2e_view(p, a, neg, 2, &r), "view", "view", "invalid shape dimension -2");
         FAILS(p, e2e_view(p, NULL, bad, 2, &r), "view", "view", NULL_SELF(p));
-        FAILS(p, e2e_flatten(p, a, 2, 1, &r), "flatten.using_ints", "flatten_using_ints", "start_dim");
+        FAILS(p, e2e_flatten(p, a, 2, 1, &r), "flatten.using_ints", "flatten_using_ints",
+              "start_dim");
         FAILS(p, e2e_flatten(p, a, 0, 3, &r), "flatten.using_ints", "flatten_using_ints",
               "Dimension out of range");
         if (p != DISPATCH) {
@@ -149,7 +150,8 @@ Test(e2e_view, transpose_permute) {
     for (int p = 0; p < NPATHS; p++)
         for (size_t k = 0; k < 4; k++)
             for (int l = 0; l <= NLAYS; l++) {
-                T a = l == NLAYS ? make_bcast(dts[k], 3, s, 1, (int)k) : make(dts[k], l, 3, s, (int)k);
+                T a = l == NLAYS ? make_bcast(dts[k], 3, s, 1, (int)k)
+                                 : make(dts[k], l, 3, s, (int)k);
                 T r = NULL;
                 for (int q = 0; q < 4; q++) {
                     OK(e2e_permute(p, a, given[q], 3, &r));
@@ -170,8 +172,10 @@ Test(e2e_view, transpose_permute) {
     T a = make(F32, SLICED, 3, s, 0), r = NULL;
     int64_t dup[] = {0, 1, 1}, shortp[] = {1, 0}, oob[] = {0, 1, 3};
     for (int p = 0; p < NPATHS; p++) {
-        FAILS(p, e2e_transpose(p, a, 0, 3, &r), "transpose.int", "transpose_int", "Dimension out of range");
-        FAILS(p, e2e_transpose(p, a, -4, 0, &r), "transpose.int", "transpose_int", "Dimension out of range");
+        FAILS(p, e2e_transpose(p, a, 0, 3, &r), "transpose.int", "transpose_int",
+              "Dimension out of range");
+        FAILS(p, e2e_transpose(p, a, -4, 0, &r), "transpose.int", "transpose_int",
+              "Dimension out of range");
         FAILS(p, e2e_transpose(p, NULL, 0, 1, &r), "transpose.int", "transpose_int", NULL_SELF(p));
         FAILS(p, e2e_permute(p, a, dup, 3, &r), "permute", "permute", "duplicate dims");
         FAILS(p, e2e_permute(p, a, shortp, 2, &r), "permute", "permute", "len(dims) = 2");
@@ -200,11 +204,15 @@ Test(e2e_view, narrow_select) {
     for (int p = 0; p < NPATHS; p++)
         for (size_t k = 0; k < 4; k++)
             for (int l = 0; l <= NLAYS; l++) {
-                T a = l == NLAYS ? make_bcast(dts[k], 3, s, 2, (int)k) : make(dts[k], l, 3, s, (int)k);
+                T a = l == NLAYS ? make_bcast(dts[k], 3, s, 2, (int)k)
+                                 : make(dts[k], l, 3, s, (int)k);
                 T r = NULL;
                 /* {dim passed, start passed, length, dim, start} */
-                int64_t cases[][5] = {{1, 1, 2, 1, 1}, {-1, 0, 4, 2, 0}, {2, -3, 2, 2, 1},
-                                      {0, 1, 1, 0, 1}, {2, 4, 0, 2, 4}};
+                int64_t cases[][5] = {{1, 1, 2, 1, 1},
+                                      {-1, 0, 4, 2, 0},
+                                      {2, -3, 2, 2, 1},
+                                      {0, 1, 1, 0, 1},
+                                      {2, 4, 0, 2, 4}};
                 for (int c = 0; c < 5; c++) {
                     OK(e2e_narrow(p, a, cases[c][0], cases[c][1], cases[c][2], &r));
                     int64_t want[3] = {s[0], s[1], s[2]};
@@ -235,7 +243,8 @@ Test(e2e_view, narrow_select) {
         FAILS(p, e2e_select(p, a, 0, -3, &r), "select.int", "select_int", "out of range");
         FAILS(p, e2e_select(p, a, -4, 0, &r), "select.int", "select_int", "Dimension out of range");
         FAILS(p, e2e_select(p, z, 0, 0, &r), "select.int", "select_int", "0-dim");
-        if (p != DISPATCH) FAILS(p, e2e_select(p, a, 0, 0, NULL), "select.int", "select_int", "ret0");
+        if (p != DISPATCH)
+            FAILS(p, e2e_select(p, a, 0, 0, NULL), "select.int", "select_int", "ret0");
         cr_assert_null(r);
     }
     del(a), del(z);
@@ -263,7 +272,8 @@ Test(e2e_view, squeeze_unsqueeze) {
     for (int p = 0; p < NPATHS; p++)
         for (size_t k = 0; k < 4; k++)
             for (int l = 0; l <= NLAYS; l++) {
-                T a = l == NLAYS ? make_bcast(dts[k], 3, s, 2, (int)k) : make(dts[k], l, 3, s, (int)k);
+                T a = l == NLAYS ? make_bcast(dts[k], 3, s, 2, (int)k)
+                                 : make(dts[k], l, 3, s, (int)k);
                 T r = NULL;
                 int64_t w23[] = {2, 3};
                 OK(e2e_squeeze(p, a, 1, &r));
@@ -362,7 +372,8 @@ Test(e2e_pad, constant) {
         FAILS(p, e2e_pad(p, a, odd, 3, "constant", NULL, &r), "pad", "pad", "divisible by 2");
         FAILS(p, e2e_pad(p, a, toolong, 8, "constant", NULL, &r), "pad", "pad", "Padding length");
         FAILS(p, e2e_pad(p, a, tooneg, 2, "constant", NULL, &r), "pad", "pad", "negative");
-        FAILS(p, e2e_pad(p, a, toobig, 2, "reflect", NULL, &r), "pad", "pad", "should be less than");
+        FAILS(p, e2e_pad(p, a, toobig, 2, "reflect", NULL, &r), "pad", "pad",
+              "should be less than");
         FAILS(p, e2e_pad(p, a, p1, 2, "bogus", NULL, &r), "pad", "pad", "bogus");
         FAILS(p, e2e_pad(p, NULL, p1, 2, "constant", NULL, &r), "pad", "pad", NULL_SELF(p));
         if (p != DISPATCH) {
@@ -380,7 +391,8 @@ Test(e2e_alloc, empty_like) {
     e2e_begin();
     int64_t s[] = {3, 4};
     int32_t dts[] = {F32, F64, I64, BOOL};
-    int32_t cf = aoti_torch_memory_format_contiguous_format(), strided = aoti_torch_layout_strided();
+    int32_t cf = aoti_torch_memory_format_contiguous_format(),
+            strided = aoti_torch_layout_strided();
     int32_t cpu = CPU, no = 0;
     for (int p = 0; p < NPATHS; p++)
         for (size_t k = 0; k < 4; k++)
@@ -465,11 +477,13 @@ Test(e2e_alloc, new_empty_new_zeros) {
     int32_t bad_dt = 99;
     for (int p = 0; p < NPATHS; p++) {
         FAILS(p, e2e_new_empty(p, a, negs, 2, NULL, &r), "new_empty", "new_empty", "negative");
-        FAILS(p, e2e_new_zeros(p, a, negs, 2, NULL, NULL, &r), "new_zeros", "new_zeros", "negative");
+        FAILS(p, e2e_new_zeros(p, a, negs, 2, NULL, NULL, &r), "new_zeros", "new_zeros",
+              "negative");
         FAILS(p, e2e_new_zeros(p, a, ns, 3, &bad_dt, NULL, &r), "new_zeros", "new_zeros", "99");
         FAILS(p, e2e_new_empty(p, NULL, ns, 3, NULL, &r), "new_empty", "new_empty", NULL_SELF(p));
         if (p != DISPATCH) {
-            FAILS(p, e2e_new_zeros(p, a, NULL, 3, NULL, NULL, &r), "new_zeros", "new_zeros", "size");
+            FAILS(p, e2e_new_zeros(p, a, NULL, 3, NULL, NULL, &r), "new_zeros", "new_zeros",
+                  "size");
             FAILS(p, e2e_new_empty(p, a, ns, 3, NULL, NULL), "new_empty", "new_empty", "ret0");
         }
         cr_assert_null(r);

@@ -77,8 +77,8 @@ Test(encode, codes) {
     cr_assert_eq(siv_from_scalar_type(dt), 15u);
     cr_assert_eq(siv_to_scalar_type(siv_from_scalar_type(dt)), dt);
     cr_assert_eq(siv_to_layout(siv_from_layout(aoti_torch_layout_sparse_csr())), 2);
-    cr_assert_eq(siv_to_memory_format(siv_from_memory_format(
-                     aoti_torch_memory_format_channels_last())), 2);
+    cr_assert_eq(
+        siv_to_memory_format(siv_from_memory_format(aoti_torch_memory_format_channels_last())), 2);
     cr_assert_eq(siv_to_qscheme(siv_from_qscheme(SHIMRT_QSCHEME_PER_CHANNEL_SYMMETRIC)), 3);
     cr_assert_eq(siv_from_qscheme(SHIMRT_QSCHEME_PER_TENSOR_AFFINE), 0u);
     for (int32_t c = 0; c < 64; c++) {

@@ -17,8 +17,9 @@
 static AtenTensorHandle tensor1(float v) {
     int64_t size = 1;
     AtenTensorHandle t = NULL;
-    cr_assert_eq(aoti_torch_empty_strided(1, &size, shimrt_test_strides(1, &size), aoti_torch_dtype_float32(),
-                                          aoti_torch_device_type_cpu(), 0, &t),
+    cr_assert_eq(aoti_torch_empty_strided(1, &size, shimrt_test_strides(1, &size),
+                                          aoti_torch_dtype_float32(), aoti_torch_device_type_cpu(),
+                                          0, &t),
                  AOTI_TORCH_SUCCESS);
     float *d = NULL;
     aoti_torch_get_data_ptr(t, (void **)&d);
@@ -123,11 +124,11 @@ Test(shim_support, optional_tensor_list_array) {
  * The "shim" it calls checks every converted value and returns: whether s is "hello",
  * sum(l) + sum(sc) + a,
  * a new tensor holding t's value plus the number of present tensors in tl, and d's index. */
-static AOTITorchError shim_mix(AtenTensorHandle *t, const int64_t *l, int64_t l_len_,
-                               const char *s, const double *sc, int64_t sc_len_,
-                               const AtenTensorHandle **tl, int64_t tl_len_, int32_t d,
-                               int32_t d_index_, int64_t *o, double a, const char **ret0,
-                               double *ret1, AtenTensorHandle *ret2, int64_t *ret3) {
+static AOTITorchError shim_mix(AtenTensorHandle *t, const int64_t *l, int64_t l_len_, const char *s,
+                               const double *sc, int64_t sc_len_, const AtenTensorHandle **tl,
+                               int64_t tl_len_, int32_t d, int32_t d_index_, int64_t *o, double a,
+                               const char **ret0, double *ret1, AtenTensorHandle *ret2,
+                               int64_t *ret3) {
     SHIMRT_ARG_OPT_TENSOR(t);
     SHIMRT_ARG_LIST(l);
     SHIMRT_ARG_LIST(sc);
@@ -147,9 +148,9 @@ static AOTITorchError shim_mix(AtenTensorHandle *t, const int64_t *l, int64_t l_
 
 static void boxed_mix(StableIValue *stack, uint64_t num_args, uint64_t num_outputs) {
     static const unsigned char arg_kinds[8] = {
-        SHIMRT_KIND_OPT_TENSOR, SHIMRT_KIND_INT_LIST,        SHIMRT_KIND_STR,
+        SHIMRT_KIND_OPT_TENSOR,  SHIMRT_KIND_INT_LIST,        SHIMRT_KIND_STR,
         SHIMRT_KIND_SCALAR_LIST, SHIMRT_KIND_OPT_TENSOR_LIST, SHIMRT_KIND_NONE,
-        SHIMRT_KIND_OPT_INT,    SHIMRT_KIND_SCALAR};
+        SHIMRT_KIND_OPT_INT,     SHIMRT_KIND_SCALAR};
     shimrt_box b;
     if (shimrt_box_begin(&b, "mix", stack, num_args, 8, num_outputs, 4, arg_kinds) !=
         AOTI_TORCH_SUCCESS)
@@ -231,8 +232,8 @@ static void mix_stack(StableIValue st[8], AtenTensorHandle t, StableIValue a) {
 
 Test(shim_support, boxed_wrapper_every_form_through_the_dispatcher) {
     TorchLibraryHandle def = NULL, impl = NULL;
-    cr_assert_eq(shimrt_register_ops("shimtest", "CPU", __FILE__, __LINE__, mix_defs, 1,
-                                     mix_impls, 1, &def, &impl),
+    cr_assert_eq(shimrt_register_ops("shimtest", "CPU", __FILE__, __LINE__, mix_defs, 1, mix_impls,
+                                     1, &def, &impl),
                  AOTI_TORCH_SUCCESS, "%s", MSG());
     AtenTensorHandle t = tensor1(5.f);
     StableIValue st[8];
@@ -282,8 +283,8 @@ Test(shim_support, boxed_wrapper_every_form_through_the_dispatcher) {
 
 /* ---- packing, as a dispatcher-routed shim does ----------------------------------------- */
 static AOTITorchError routed_mix(const AtenTensorHandle *t, const int64_t *l, int64_t l_len_,
-                                 const char *s, const AtenTensorHandle *const *tl,
-                                 int64_t tl_len_, int64_t *ret3, double *ret1) {
+                                 const char *s, const AtenTensorHandle *const *tl, int64_t tl_len_,
+                                 int64_t *ret3, double *ret1) {
     static shimrt_op_cache op;
     StableIValue stack[8];
     shimrt_pack p;
@@ -308,8 +309,8 @@ static AOTITorchError routed_mix(const AtenTensorHandle *t, const int64_t *l, in
 
 Test(shim_support, pack_and_call_through_cached_op) {
     TorchLibraryHandle def = NULL, impl = NULL;
-    cr_assert_eq(shimrt_register_ops("shimtest", "CPU", __FILE__, __LINE__, mix_defs, 1,
-                                     mix_impls, 1, &def, &impl),
+    cr_assert_eq(shimrt_register_ops("shimtest", "CPU", __FILE__, __LINE__, mix_defs, 1, mix_impls,
+                                     1, &def, &impl),
                  AOTI_TORCH_SUCCESS, "%s", MSG());
     AtenTensorHandle t = tensor1(1.f), none = NULL;
     int64_t l[3] = {1, 2, 3};
@@ -348,23 +349,19 @@ Test(shim_support, registration_all_or_nothing) {
     };
     static const shimrt_impl_entry impls[1] = {{"good", noop_kernel}};
     TorchLibraryHandle def = (TorchLibraryHandle)1, impl = (TorchLibraryHandle)1;
-    cr_assert_eq(shimrt_register_ops("regtest", "CPU", "f.c", 1, defs, 2, impls, 1, &def,
-                                     &impl),
+    cr_assert_eq(shimrt_register_ops("regtest", "CPU", "f.c", 1, defs, 2, impls, 1, &def, &impl),
                  AOTI_TORCH_FAILURE);
-    cr_assert(strstr(MSG(), "shimrt_register_ops: namespace regtest: defining 'bad("), "%s",
-              MSG());
+    cr_assert(strstr(MSG(), "shimrt_register_ops: namespace regtest: defining 'bad("), "%s", MSG());
     cr_assert_eq(def, (TorchLibraryHandle)1); /* untouched */
     ShimrtOpHandle op = NULL;
     cr_assert_eq(shimrt_op_find("regtest::good", "", &op), AOTI_TORCH_FAILURE);
     /* the good one alone registers, its unknown tag bit skipped; a second kernel for the
      * same key fails and leaves the first in place */
     def = impl = NULL;
-    cr_assert_eq(shimrt_register_ops("regtest", "CPU", "f.c", 2, defs, 1, impls, 1, &def,
-                                     &impl),
+    cr_assert_eq(shimrt_register_ops("regtest", "CPU", "f.c", 2, defs, 1, impls, 1, &def, &impl),
                  AOTI_TORCH_SUCCESS, "%s", MSG());
     TorchLibraryHandle impl2 = NULL;
-    cr_assert_eq(shimrt_register_ops("regtest", "CPU", "f.c", 3, NULL, 0, impls, 1, NULL,
-                                     &impl2),
+    cr_assert_eq(shimrt_register_ops("regtest", "CPU", "f.c", 3, NULL, 0, impls, 1, NULL, &impl2),
                  AOTI_TORCH_FAILURE);
     cr_assert(strstr(MSG(), "registering CPU kernel 'good'"), "%s", MSG());
     cr_assert_eq(shimrt_op_find("regtest::good", "", &op), AOTI_TORCH_SUCCESS);
@@ -390,8 +387,8 @@ Test(shim_support, tensor_list_return_push_and_pop) {
     cr_assert_eq(n, 2);
     AtenTensorHandle *got = NULL;
     int64_t len = -1;
-    cr_assert_eq(shimrt_pop_tensor_list("pop", stack[0], &got, &len), AOTI_TORCH_SUCCESS,
-                 "%s", MSG());
+    cr_assert_eq(shimrt_pop_tensor_list("pop", stack[0], &got, &len), AOTI_TORCH_SUCCESS, "%s",
+                 MSG());
     cr_assert_eq(len, 2);
     cr_expect_float_eq(value1(got[0]), 1.5f, 0);
     cr_expect_float_eq(value1(got[1]), -2.0f, 0);

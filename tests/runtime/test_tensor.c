@@ -49,10 +49,12 @@ Test(codes, dtype_device_layout_memory_format_codes) {
 }
 
 Test(codes, element_sizes_and_abi_version) {
-    struct { int32_t code; size_t size; } rows[] = {
-        {0, 1}, {1, 1}, {2, 2}, {3, 4}, {4, 8}, {5, 2}, {6, 4}, {7, 8}, {8, 4}, {9, 8},
-        {10, 16}, {11, 1}, {15, 2}, {23, 1}, {24, 1}, {25, 1}, {26, 1}, {27, 2}, {28, 4},
-        {29, 8}, {44, 1}, {45, 1}};
+    struct {
+        int32_t code;
+        size_t size;
+    } rows[] = {{0, 1},  {1, 1},  {2, 2},   {3, 4},  {4, 8},  {5, 2},  {6, 4},  {7, 8},
+                {8, 4},  {9, 8},  {10, 16}, {11, 1}, {15, 2}, {23, 1}, {24, 1}, {25, 1},
+                {26, 1}, {27, 2}, {28, 4},  {29, 8}, {44, 1}, {45, 1}};
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
         cr_assert_eq(aoti_torch_dtype_element_size(rows[i].code), rows[i].size, "dtype %d",
                      rows[i].code);
@@ -144,17 +146,20 @@ Test(empty_strided, explicit_strides_size_storage) {
 Test(empty_strided, zero_dim_empty_and_many_dims) {
     AtenTensorHandle s, e, big;
     int64_t numel, dim;
-    OK(aoti_torch_empty_strided(0, NULL, shimrt_test_strides(0, NULL), aoti_torch_dtype_float64(), 0, 0, &s));
+    OK(aoti_torch_empty_strided(0, NULL, shimrt_test_strides(0, NULL), aoti_torch_dtype_float64(),
+                                0, 0, &s));
     OK(aoti_torch_get_numel(s, &numel));
     cr_assert_eq(numel, 1);
     OK(aoti_torch_get_dim(s, &dim));
     cr_assert_eq(dim, 0);
     int64_t esz[] = {4, 0, 3};
-    OK(aoti_torch_empty_strided(3, esz, shimrt_test_strides(3, esz), aoti_torch_dtype_float32(), 0, 0, &e));
+    OK(aoti_torch_empty_strided(3, esz, shimrt_test_strides(3, esz), aoti_torch_dtype_float32(), 0,
+                                0, &e));
     OK(aoti_torch_get_numel(e, &numel));
     cr_assert_eq(numel, 0);
     int64_t bsz[10] = {1, 2, 1, 2, 1, 2, 1, 2, 1, 3}; /* beyond the inline dims */
-    OK(aoti_torch_empty_strided(10, bsz, shimrt_test_strides(10, bsz), aoti_torch_dtype_int8(), 0, 0, &big));
+    OK(aoti_torch_empty_strided(10, bsz, shimrt_test_strides(10, bsz), aoti_torch_dtype_int8(), 0,
+                                0, &big));
     int64_t *st;
     OK(aoti_torch_get_strides(big, &st));
     cr_assert_eq(st[9], 1);
@@ -184,36 +189,36 @@ Test(empty_strided, meta_device_has_no_memory) {
 Test(empty_strided, errors) {
     int64_t sizes[] = {2, 3}, neg[] = {2, -1}, nstr[] = {-1, 1};
     AtenTensorHandle t = NULL;
-    FAILS(aoti_torch_empty_strided(2, sizes, shimrt_test_strides(2, sizes), 6, 0, 0, NULL), "aoti_torch_empty_strided",
-          "ret_new_tensor");
-    FAILS(aoti_torch_empty_strided(2, sizes, shimrt_test_strides(2, sizes), 12, 0, 0, &t), "aoti_torch_empty_strided",
-          "unknown dtype code 12");
-    FAILS(aoti_torch_empty_strided(2, sizes, shimrt_test_strides(2, sizes), 99, 0, 0, &t), "aoti_torch_empty_strided",
-          "unknown dtype code 99");
-    FAILS(aoti_torch_empty_strided(2, neg, shimrt_test_strides(2, neg), 6, 0, 0, &t), "aoti_torch_empty_strided",
-          "negative");
+    FAILS(aoti_torch_empty_strided(2, sizes, shimrt_test_strides(2, sizes), 6, 0, 0, NULL),
+          "aoti_torch_empty_strided", "ret_new_tensor");
+    FAILS(aoti_torch_empty_strided(2, sizes, shimrt_test_strides(2, sizes), 12, 0, 0, &t),
+          "aoti_torch_empty_strided", "unknown dtype code 12");
+    FAILS(aoti_torch_empty_strided(2, sizes, shimrt_test_strides(2, sizes), 99, 0, 0, &t),
+          "aoti_torch_empty_strided", "unknown dtype code 99");
+    FAILS(aoti_torch_empty_strided(2, neg, shimrt_test_strides(2, neg), 6, 0, 0, &t),
+          "aoti_torch_empty_strided", "negative");
     FAILS(aoti_torch_empty_strided(2, sizes, nstr, 6, 0, 0, &t), "aoti_torch_empty_strided",
           "stride -1");
-    FAILS(aoti_torch_empty_strided(-1, sizes, shimrt_test_strides(-1, sizes), 6, 0, 0, &t), "aoti_torch_empty_strided",
-          "ndim -1");
-    FAILS(aoti_torch_empty_strided(65, sizes, shimrt_test_strides(65, sizes), 6, 0, 0, &t), "aoti_torch_empty_strided",
-          "ndim 65");
-    FAILS(aoti_torch_empty_strided(2, NULL, shimrt_test_strides(2, NULL), 6, 0, 0, &t), "aoti_torch_empty_strided",
-          "sizes_ptr");
-    FAILS(aoti_torch_empty_strided(2, sizes, shimrt_test_strides(2, sizes), 6, 1, 0, &t), "aoti_torch_empty_strided",
-          "CUDA is not available");
-    FAILS(aoti_torch_empty_strided(2, sizes, shimrt_test_strides(2, sizes), 6, 77, 0, &t), "aoti_torch_empty_strided",
-          "unknown device type");
-    FAILS(aoti_torch_empty_strided(2, sizes, shimrt_test_strides(2, sizes), 6, 12, 0, &t), "aoti_torch_empty_strided",
-          "xpu is not available");
-    FAILS(aoti_torch_empty_strided(2, sizes, shimrt_test_strides(2, sizes), 6, 0, 3, &t), "aoti_torch_empty_strided",
-          "index");
+    FAILS(aoti_torch_empty_strided(-1, sizes, shimrt_test_strides(-1, sizes), 6, 0, 0, &t),
+          "aoti_torch_empty_strided", "ndim -1");
+    FAILS(aoti_torch_empty_strided(65, sizes, shimrt_test_strides(65, sizes), 6, 0, 0, &t),
+          "aoti_torch_empty_strided", "ndim 65");
+    FAILS(aoti_torch_empty_strided(2, NULL, shimrt_test_strides(2, NULL), 6, 0, 0, &t),
+          "aoti_torch_empty_strided", "sizes_ptr");
+    FAILS(aoti_torch_empty_strided(2, sizes, shimrt_test_strides(2, sizes), 6, 1, 0, &t),
+          "aoti_torch_empty_strided", "CUDA is not available");
+    FAILS(aoti_torch_empty_strided(2, sizes, shimrt_test_strides(2, sizes), 6, 77, 0, &t),
+          "aoti_torch_empty_strided", "unknown device type");
+    FAILS(aoti_torch_empty_strided(2, sizes, shimrt_test_strides(2, sizes), 6, 12, 0, &t),
+          "aoti_torch_empty_strided", "xpu is not available");
+    FAILS(aoti_torch_empty_strided(2, sizes, shimrt_test_strides(2, sizes), 6, 0, 3, &t),
+          "aoti_torch_empty_strided", "index");
     int64_t huge[] = {INT64_MAX / 2, 4};
-    FAILS(aoti_torch_empty_strided(2, huge, shimrt_test_strides(2, huge), 6, 0, 0, &t), "aoti_torch_empty_strided",
-          "overflow");
+    FAILS(aoti_torch_empty_strided(2, huge, shimrt_test_strides(2, huge), 6, 0, 0, &t),
+          "aoti_torch_empty_strided", "overflow");
     int64_t big[] = {INT64_C(1) << 40, INT64_C(1) << 20}; /* 2^60 floats: no memory */
-    FAILS(aoti_torch_empty_strided(2, big, shimrt_test_strides(2, big), 6, 0, 0, &t), "aoti_torch_empty_strided",
-          "too large");
+    FAILS(aoti_torch_empty_strided(2, big, shimrt_test_strides(2, big), 6, 0, 0, &t),
+          "aoti_torch_empty_strided", "too large");
     /* PyTorch's rule: strides are required for ndim > 0 (libtorch would crash) */
     FAILS(aoti_torch_empty_strided(2, sizes, NULL, 6, 0, 0, &t), "aoti_torch_empty_strided",
           "strides_ptr");
@@ -231,8 +236,8 @@ Test(handles, null_freed_and_garbage_handles_are_rejected) {
     long long garbage[32] = {0};
     FAILS(aoti_torch_get_numel((AtenTensorHandle)garbage, &v), "aoti_torch_get_numel",
           "not a tensor handle");
-    FAILS(aoti_torch_get_numel((AtenTensorHandle)(uintptr_t)0xdeadbeef, &v),
-          "aoti_torch_get_numel", "not a tensor handle");
+    FAILS(aoti_torch_get_numel((AtenTensorHandle)(uintptr_t)0xdeadbeef, &v), "aoti_torch_get_numel",
+          "not a tensor handle");
     void *heap = calloc(1, 256);
     FAILS(aoti_torch_get_sizes((AtenTensorHandle)heap, NULL), "aoti_torch_get_sizes",
           "not a tensor handle");
@@ -249,8 +254,8 @@ Test(handles, every_getter_checks_its_handle_and_out_pointer) {
     bool b;
     void *p;
     const void *cp;
-#define BOTH(fn, out)                                   \
-    FAILS(fn(dead, out), #fn, "freed");                 \
+#define BOTH(fn, out)                                                                              \
+    FAILS(fn(dead, out), #fn, "freed");                                                            \
     FAILS(fn(t, NULL), #fn, "is NULL")
     BOTH(aoti_torch_get_data_ptr, &p);
     BOTH(aoti_torch_get_mutable_data_ptr, &p);
@@ -442,12 +447,12 @@ Test(views, reinterpret_adds_offset_and_checks_bounds) {
           "storage has 64 bytes");
     FAILS(aoti_torch__reinterpret_tensor(t, 1, ws, wst, -1, &w), "aoti_torch__reinterpret_tensor",
           "negative");
-    FAILS(aoti_torch__reinterpret_tensor(NULL, 1, ws, wst, 0, &w),
-          "aoti_torch__reinterpret_tensor", "'self' is NULL");
+    FAILS(aoti_torch__reinterpret_tensor(NULL, 1, ws, wst, 0, &w), "aoti_torch__reinterpret_tensor",
+          "'self' is NULL");
     FAILS(aoti_torch__reinterpret_tensor(t, 1, ws, NULL, 0, &w), "aoti_torch__reinterpret_tensor",
           "strides_ptr");
-    FAILS(aoti_torch__reinterpret_tensor(t, 1, ws, wst, 0, NULL),
-          "aoti_torch__reinterpret_tensor", "ret_new_tensor");
+    FAILS(aoti_torch__reinterpret_tensor(t, 1, ws, wst, 0, NULL), "aoti_torch__reinterpret_tensor",
+          "ret_new_tensor");
     OK(aoti_torch_delete_tensor_object(e));
     OK(aoti_torch_delete_tensor_object(v));
     OK(aoti_torch_delete_tensor_object(t));
@@ -501,6 +506,5 @@ Test(uninitialized, undefined_until_assigned) {
     cr_assert_eq(pt, pu, "assign makes an alias");
     OK(aoti_torch_delete_tensor_object(t));
     OK(aoti_torch_delete_tensor_object(u));
-    FAILS(aoti_torch_new_uninitialized_tensor(NULL), "aoti_torch_new_uninitialized_tensor",
-          "NULL");
+    FAILS(aoti_torch_new_uninitialized_tensor(NULL), "aoti_torch_new_uninitialized_tensor", "NULL");
 }

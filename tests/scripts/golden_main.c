@@ -20,13 +20,13 @@
 #include "c_shim_cpu.h"
 
 static int failures;
-#define CHECK(cond)                                                                   \
-    do {                                                                              \
-        if (!(cond)) {                                                                \
-            fprintf(stderr, "golden: %s:%d: check failed: %s (last error: %s)\n",     \
-                    __FILE__, __LINE__, #cond, torch_exception_get_what());          \
-            failures++;                                                               \
-        }                                                                             \
+#define CHECK(cond)                                                                                \
+    do {                                                                                           \
+        if (!(cond)) {                                                                             \
+            fprintf(stderr, "golden: %s:%d: check failed: %s (last error: %s)\n", __FILE__,        \
+                    __LINE__, #cond, torch_exception_get_what());                                  \
+            failures++;                                                                            \
+        }                                                                                          \
     } while (0)
 #define CHECK_MSG(frag) CHECK(strstr(torch_exception_get_what(), (frag)) != NULL)
 
@@ -175,8 +175,7 @@ static void test_copy(AtenTensorHandle src) {
     aoti_torch_zero_(dst);
     /* through the dispatcher: the return is an alias of self (same data) */
     StableIValue stack[3] = {ref(dst), ref(src), siv_from_bool(false)};
-    CHECK(torch_call_dispatcher("aten::copy_", "", stack, TORCH_ABI_VERSION) ==
-          AOTI_TORCH_SUCCESS);
+    CHECK(torch_call_dispatcher("aten::copy_", "", stack, TORCH_ABI_VERSION) == AOTI_TORCH_SUCCESS);
     AtenTensorHandle out = siv_to_tensor(stack[0]);
     void *p1 = NULL, *p2 = NULL;
     aoti_torch_get_data_ptr(out, &p1);

@@ -12,13 +12,13 @@
 #include <shimrt/shimrt.h>
 
 static int failures;
-#define CHECK(cond)                                                                   \
-    do {                                                                              \
-        if (!(cond)) {                                                                \
-            fprintf(stderr, "myops: %s:%d: check failed: %s (last error: %s)\n",      \
-                    __FILE__, __LINE__, #cond, torch_exception_get_what());          \
-            failures++;                                                               \
-        }                                                                             \
+#define CHECK(cond)                                                                                \
+    do {                                                                                           \
+        if (!(cond)) {                                                                             \
+            fprintf(stderr, "myops: %s:%d: check failed: %s (last error: %s)\n", __FILE__,         \
+                    __LINE__, #cond, torch_exception_get_what());                                  \
+            failures++;                                                                            \
+        }                                                                                          \
     } while (0)
 #define CHECK_MSG(frag) CHECK(strstr(torch_exception_get_what(), (frag)) != NULL)
 
@@ -54,7 +54,8 @@ static void check_result(AtenTensorHandle in, AtenTensorHandle out, double s) {
     aoti_torch_get_dtype(out, &dt);
     CHECK(dim == 2 && sz[0] == 3 && sz[1] == 4 && dt == aoti_torch_dtype_float32());
     for (int64_t i = 0; i < 3; i++)
-        for (int64_t j = 0; j < 4; j++) CHECK(fabsf(at(out, i, j) - (at(in, i, j) + (float)s)) < 1e-6f);
+        for (int64_t j = 0; j < 4; j++)
+            CHECK(fabsf(at(out, i, j) - (at(in, i, j) + (float)s)) < 1e-6f);
 }
 
 static AtenTensorHandle call(AtenTensorHandle in, double s, AOTITorchError *rc,
@@ -140,6 +141,7 @@ int main(int argc, char **argv) {
         fprintf(stderr, "myops: %d check(s) failed\n", failures);
         return 1;
     }
-    printf("myops: libmyops.so loaded, registered and called through the dispatcher and its shim\n");
+    printf(
+        "myops: libmyops.so loaded, registered and called through the dispatcher and its shim\n");
     return 0;
 }

@@ -14,14 +14,14 @@
 #include "shimgen.h"
 
 static int failures;
-#define CHECK(c, ...)                                                                      \
-    do {                                                                                   \
-        if (!(c)) {                                                                        \
-            failures++;                                                                    \
-            printf("FAIL %s:%d: ", __FILE__, __LINE__);                                    \
-            printf(__VA_ARGS__);                                                           \
-            printf("\n");                                                                  \
-        }                                                                                  \
+#define CHECK(c, ...)                                                                              \
+    do {                                                                                           \
+        if (!(c)) {                                                                                \
+            failures++;                                                                            \
+            printf("FAIL %s:%d: ", __FILE__, __LINE__);                                            \
+            printf(__VA_ARGS__);                                                                   \
+            printf("\n");                                                                          \
+        }                                                                                          \
     } while (0)
 
 typedef struct text {
@@ -122,8 +122,8 @@ static void test_policy(void) {
     CHECK(l != NULL, "SHIMGEN_THREADS=2 must force the thread on");
     /* Work that is dropped (the parse failed): -1, nothing added, nothing reported. */
     static const char src[] = "- func: a(Tensor self) -> Tensor\n- func: b(\n";
-    const sg_ynode *root = sg_yaml_parse_items(ctx, "drop", src, sizeof src - 1, NULL,
-                                               sg_nf_loader_item, l);
+    const sg_ynode *root =
+        sg_yaml_parse_items(ctx, "drop", src, sizeof src - 1, NULL, sg_nf_loader_item, l);
     CHECK(root != NULL, "the drop input parses");
     CHECK(sg_nf_loader_finish(ctx, l, NULL) == -1, "a dropped load returns -1");
     CHECK(sg_context_model_mut(ctx)->n_funcs == 0 && sg_error_count(ctx) == 0,
@@ -148,7 +148,9 @@ int main(int argc, char **argv) {
         add(&many, &len, "- func: ok%d(Tensor self) -> Tensor\n", i);
         switch (i % 5) {
         case 0: add(&many, &len, "- func: bad%d(Tensor self, Tensor self) -> Tensor\n", i); break;
-        case 1: add(&many, &len, "- func: v%d(Tensor self) -> Tensor\n  variants: nope\n", i); break;
+        case 1:
+            add(&many, &len, "- func: v%d(Tensor self) -> Tensor\n  variants: nope\n", i);
+            break;
         case 2: add(&many, &len, "- dispatch: {CPU: k%d}\n", i); break;
         case 3: add(&many, &len, "- not an entry %d\n", i); break;
         default: add(&many, &len, "- func: s%d(Tensor self) -> Tensor\n  structured: maybe\n", i);
@@ -170,11 +172,17 @@ int main(int argc, char **argv) {
 
     /* Other roots and empty inputs take the same path. */
     static const char *const small[] = {
-        "", "# only a comment\n", "a: b\n", "just text\n", "[]\n", "- 1\n- [2]\n- {a: b}\n",
+        "",
+        "# only a comment\n",
+        "a: b\n",
+        "just text\n",
+        "[]\n",
+        "- 1\n- [2]\n- {a: b}\n",
         "- func: a(Tensor self) -> Tensor\n- func: a(Tensor self) -> Tensor\n",
         "- func: a(Tensor self) -> Tensor\n---\n- func: b() -> ()\n",
     };
-    for (size_t i = 0; i < sizeof small / sizeof *small; i++) free(same_both_ways("small", small[i]));
+    for (size_t i = 0; i < sizeof small / sizeof *small; i++)
+        free(same_both_ways("small", small[i]));
     free(many);
 
     for (int i = 1; i < argc; i++) free(same_both_ways(argv[i], NULL));

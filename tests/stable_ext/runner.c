@@ -42,8 +42,8 @@ static void print_tensor(AtenTensorHandle t) {
     /* read through a contiguous float64 copy (the runtime's conversions) */
     AtenTensorHandle c = NULL;
     int64_t n1[1] = {numel}, s1[1] = {1};
-    aoti_torch_empty_strided(1, n1, s1, aoti_torch_dtype_float64(), aoti_torch_device_type_cpu(),
-                             0, &c);
+    aoti_torch_empty_strided(1, n1, s1, aoti_torch_dtype_float64(), aoti_torch_device_type_cpu(), 0,
+                             &c);
     AtenTensorHandle cv = NULL;
     int64_t st[64];
     for (int64_t d = dim - 1, acc = 1; d >= 0; d--) st[d] = acc, acc *= sizes[d];
@@ -51,9 +51,10 @@ static void print_tensor(AtenTensorHandle t) {
     aoti_torch_copy_(cv, t, 0);
     double *v;
     aoti_torch_get_data_ptr(c, (void **)&v);
-    printf("tensor %s [", dt == aoti_torch_dtype_float32() ? "float32"
+    printf("tensor %s [", dt == aoti_torch_dtype_float32()   ? "float32"
                           : dt == aoti_torch_dtype_float64() ? "float64"
-                          : dt == aoti_torch_dtype_int64() ? "int64" : "other");
+                          : dt == aoti_torch_dtype_int64()   ? "int64"
+                                                             : "other");
     for (int64_t d = 0; d < dim; d++) printf(d ? ",%lld" : "%lld", (long long)sizes[d]);
     printf("]");
     for (int64_t i = 0; i < numel; i++) printf(" %.9g", v[i]);
@@ -71,7 +72,8 @@ static void run(const char *name, StableIValue *stack, int nrets) {
         const char *msg = torch_exception_get_what();
         printf("error %s\n", strstr(msg, "need more than 100") ? "need more than 100 elements"
                              : strstr(msg, "out of range") || strstr(msg, "out of bounds")
-                                 ? "index out of range" : msg);
+                                 ? "index out of range"
+                                 : msg);
         return;
     }
     for (int k = 0; k < nrets; k++) {

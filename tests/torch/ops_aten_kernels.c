@@ -39,8 +39,8 @@ AOTITorchError sgt_via_echo_str(const char *a, const char **b, const char **ret0
 }
 
 AOTITorchError sgt_via_sum_tensors(const AtenTensorHandle *xs, int64_t xs_len_,
-                                   const AtenTensorHandle *ys, int64_t ys_len_,
-                                   AtenTensorHandle z, AtenTensorHandle *ret0) {
+                                   const AtenTensorHandle *ys, int64_t ys_len_, AtenTensorHandle z,
+                                   AtenTensorHandle *ret0) {
     enum { MAX = 16 };
     const AtenTensorHandle *items[MAX];
     if (ys_len_ > MAX) return shimrt_set_error(__func__, "at most %d ys", MAX);

@@ -41,4 +41,3 @@ AOTITorchError sgt_generator_device(AtenGeneratorHandle g, AtenGeneratorHandle *
 AOTITorchError sgt_same_generator(AtenGeneratorHandle g, AtenGeneratorHandle *ret0) {
     return torch_new_generator_handle(g, ret0);
 }
-

@@ -89,8 +89,8 @@ AOTITorchError sgt_echo_codes(int32_t a, int32_t *b, int32_t c, int32_t *d, cons
     return vec(out, n, ret0);
 }
 
-AOTITorchError sgt_echo_device(int32_t a, int32_t a_index_, int32_t *b, int32_t b_index_,
-                               int32_t c, int32_t *d, AtenTensorHandle *ret0) {
+AOTITorchError sgt_echo_device(int32_t a, int32_t a_index_, int32_t *b, int32_t b_index_, int32_t c,
+                               int32_t *d, AtenTensorHandle *ret0) {
     double out[64];
     int64_t n = 0;
     PUT(a);
@@ -123,8 +123,10 @@ static AOTITorchError add_into(float *acc, int64_t numel, AtenTensorHandle t) {
         aoti_torch_is_contiguous(t, &contiguous))
         return AOTI_TORCH_FAILURE;
     if (m != numel || dtype != aoti_torch_dtype_float32() || !contiguous)
-        return shimrt_set_error("sgt_sum_tensors", "every tensor must be contiguous float32 "
-                                "with %lld elements", (long long)numel);
+        return shimrt_set_error("sgt_sum_tensors",
+                                "every tensor must be contiguous float32 "
+                                "with %lld elements",
+                                (long long)numel);
     if (numel > 0 && aoti_torch_get_data_ptr(t, (void **)&p)) return AOTI_TORCH_FAILURE;
     for (int64_t i = 0; i < numel; i++) acc[i] += p[i];
     return AOTI_TORCH_SUCCESS;
@@ -158,8 +160,7 @@ AOTITorchError sgt_sum_tensors(const AtenTensorHandle *xs, int64_t xs_len_,
     return AOTI_TORCH_SUCCESS;
 }
 
-static AOTITorchError scaled_copy(AtenTensorHandle x, double f, double add,
-                                  AtenTensorHandle *ret) {
+static AOTITorchError scaled_copy(AtenTensorHandle x, double f, double add, AtenTensorHandle *ret) {
     AtenTensorHandle out = NULL;
     if (aoti_torch_clone(x, &out)) return AOTI_TORCH_FAILURE;
     int32_t dtype = 0;

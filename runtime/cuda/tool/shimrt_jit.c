@@ -25,7 +25,8 @@ static int usage(void) {
           "       shimrt-jit warm --arch sm_80[,sm_90...] [--cache DIR] [--only SUBSTR]\n"
           "       shimrt-jit spills --arch sm_80[,sm_90...]\n"
           "       shimrt-jit stats [--cache DIR]\n"
-          "       shimrt-jit clear [--cache DIR]\n", stderr);
+          "       shimrt-jit clear [--cache DIR]\n",
+          stderr);
     return 2;
 }
 
@@ -115,7 +116,10 @@ static int spills(const char *archs) {
     int list[16], na;
     if (parse_archs(archs, list, &na)) return 2;
     size_t n = shimrt_cuda_kernel_count();
-    job_set j = {.archs = list, .n = n, .total = n * (size_t)na, .run = spill_job,
+    job_set j = {.archs = list,
+                 .n = n,
+                 .total = n * (size_t)na,
+                 .run = spill_job,
                  .out = PTHREAD_MUTEX_INITIALIZER};
     run_jobs(&j);
     if (atomic_load(&j.failed)) return 1;
@@ -166,8 +170,12 @@ static int warm(const char *archs, const char *only) {
         n += !only || strstr(k.name, only);
     }
     double t0 = now_ms();
-    job_set j = {.archs = list, .n = total, .total = total * (size_t)na, .run = warm_job,
-                 .out = PTHREAD_MUTEX_INITIALIZER, .only = only};
+    job_set j = {.archs = list,
+                 .n = total,
+                 .total = total * (size_t)na,
+                 .run = warm_job,
+                 .out = PTHREAD_MUTEX_INITIALIZER,
+                 .only = only};
     run_jobs(&j);
     size_t failed = atomic_load(&j.failed);
     if (atomic_load(&j.stop)) return 1;
@@ -186,10 +194,14 @@ int main(int argc, char **argv) {
     if (argc < 2) return usage();
     const char *cmd = argv[1], *archs = NULL, *only = NULL;
     for (int i = 2; i < argc; i++) {
-        if (!strcmp(argv[i], "--cache") && i + 1 < argc) setenv("SHIMRT_CACHE_DIR", argv[++i], 1);
-        else if (!strcmp(argv[i], "--arch") && i + 1 < argc) archs = argv[++i];
-        else if (!strcmp(argv[i], "--only") && i + 1 < argc) only = argv[++i];
-        else return usage();
+        if (!strcmp(argv[i], "--cache") && i + 1 < argc)
+            setenv("SHIMRT_CACHE_DIR", argv[++i], 1);
+        else if (!strcmp(argv[i], "--arch") && i + 1 < argc)
+            archs = argv[++i];
+        else if (!strcmp(argv[i], "--only") && i + 1 < argc)
+            only = argv[++i];
+        else
+            return usage();
     }
     if (!strcmp(cmd, "list")) {
         size_t n = shimrt_cuda_kernel_count();

@@ -29,18 +29,17 @@ extern "C" {
 /* ---- lists ------------------------------------------------------------------------ */
 /* Returns a new, empty list with room for `size` items (its length is 0). Free with
  * torch_delete_list. */
-AOTI_TORCH_EXPORT AOTITorchError torch_new_list_reserve_size(size_t size,
-                                                             StableListHandle *ret);
+AOTI_TORCH_EXPORT AOTITorchError torch_new_list_reserve_size(size_t size, StableListHandle *ret);
 /* The number of items. Borrows list_handle. */
 AOTI_TORCH_EXPORT AOTITorchError torch_list_size(StableListHandle list_handle, size_t *size);
 /* Copies item `index` into *element (a bitwise copy: the item stays owned by the list).
  * Fails when index >= size. */
-AOTI_TORCH_EXPORT AOTITorchError torch_list_get_item(StableListHandle list_handle,
-                                                     size_t index, StableIValue *element);
+AOTI_TORCH_EXPORT AOTITorchError torch_list_get_item(StableListHandle list_handle, size_t index,
+                                                     StableIValue *element);
 /* Overwrites item `index` (index < size) with element; the previous item is not freed
  * (the caller took it out first, or it owned nothing). */
-AOTI_TORCH_EXPORT AOTITorchError torch_list_set_item(StableListHandle list_handle,
-                                                     size_t index, StableIValue element);
+AOTI_TORCH_EXPORT AOTITorchError torch_list_set_item(StableListHandle list_handle, size_t index,
+                                                     StableIValue element);
 /* Appends element (the list takes it), growing the list as needed. */
 AOTI_TORCH_EXPORT AOTITorchError torch_list_push_back(StableListHandle list_handle,
                                                       StableIValue element);
@@ -84,8 +83,7 @@ AOTI_TORCH_EXPORT AOTITorchError torch_new_scalar_complex_double(double real, do
 AOTI_TORCH_EXPORT AOTITorchError torch_scalar_is_int(ScalarHandle handle, bool *ret);
 AOTI_TORCH_EXPORT AOTITorchError torch_scalar_is_double(ScalarHandle handle, bool *ret);
 AOTI_TORCH_EXPORT AOTITorchError torch_scalar_is_bool(ScalarHandle handle, bool *ret);
-AOTI_TORCH_EXPORT AOTITorchError torch_scalar_is_complex_double(ScalarHandle handle,
-                                                                bool *ret);
+AOTI_TORCH_EXPORT AOTITorchError torch_scalar_is_complex_double(ScalarHandle handle, bool *ret);
 /* Conversions, as c10::Scalar's: int/double/bool convert among themselves (a double to
  * int truncates toward zero and fails when out of int64 range; anything to bool is
  * "!= 0"); a complex converts to the others only when its imaginary part is 0; every
@@ -94,8 +92,7 @@ AOTI_TORCH_EXPORT AOTITorchError torch_scalar_to_int(ScalarHandle handle, int64_
 AOTI_TORCH_EXPORT AOTITorchError torch_scalar_to_double(ScalarHandle handle, double *ret);
 AOTI_TORCH_EXPORT AOTITorchError torch_scalar_to_bool(ScalarHandle handle, bool *ret);
 AOTI_TORCH_EXPORT AOTITorchError torch_scalar_to_complex_double(ScalarHandle handle,
-                                                                double *ret_real,
-                                                                double *ret_imag);
+                                                                double *ret_real, double *ret_imag);
 /* Frees a scalar. NULL is a no-op success. */
 AOTI_TORCH_EXPORT AOTITorchError torch_delete_scalar(ScalarHandle handle);
 #endif /* 2.14 */
@@ -107,8 +104,7 @@ typedef struct ShimrtComplex {
     double real, imag;
 } ShimrtComplex;
 /* Returns a new cell holding (real, imag); free with shimrt_delete_complex. */
-AOTI_TORCH_EXPORT AOTITorchError shimrt_new_complex(double real, double imag,
-                                                    ShimrtComplex **ret);
+AOTI_TORCH_EXPORT AOTITorchError shimrt_new_complex(double real, double imag, ShimrtComplex **ret);
 /* Frees a cell from shimrt_new_complex. NULL is a no-op success. */
 AOTI_TORCH_EXPORT AOTITorchError shimrt_delete_complex(ShimrtComplex *cell);
 

@@ -53,15 +53,13 @@ AOTI_TORCH_EXPORT AOTITorchError aoti_torch_get_current_cuda_stream(int32_t devi
 #if TORCH_FEATURE_VERSION >= TORCH_VERSION_2_10_0
 /* Sets the calling thread's current stream on device_index (borrowed: the caller keeps it
  * alive while it is current). */
-AOTI_TORCH_EXPORT AOTITorchError torch_set_current_cuda_stream(void *stream,
-                                                               int32_t device_index);
+AOTI_TORCH_EXPORT AOTITorchError torch_set_current_cuda_stream(void *stream, int32_t device_index);
 /* A stream of the runtime's pool (round robin over 32 per device and priority, created on
  * first use, owned by the runtime: never destroy it). */
 AOTI_TORCH_EXPORT AOTITorchError torch_get_cuda_stream_from_pool(bool isHighPriority,
                                                                  int32_t device_index,
                                                                  void **ret_stream);
-AOTI_TORCH_EXPORT AOTITorchError torch_cuda_stream_synchronize(void *stream,
-                                                               int32_t device_index);
+AOTI_TORCH_EXPORT AOTITorchError torch_cuda_stream_synchronize(void *stream, int32_t device_index);
 /* cuBLAS handle of the calling thread for the current device, bound to its current
  * stream. Owned by the runtime. */
 AOTI_TORCH_EXPORT AOTITorchError torch_get_current_cuda_blas_handle(void **ret_handle);
@@ -110,12 +108,12 @@ AOTI_TORCH_EXPORT AOTITorchError shimrt_cuda_event_elapsed_ms(void *start, void 
 
 /* ---- the JIT (NVRTC) and its cache ---- */
 typedef struct shimrt_jit_stats {
-    uint64_t memory_hits;   /* lookups answered by the in-process table */
-    uint64_t disk_hits;     /* images read from the disk cache */
-    uint64_t misses;        /* images compiled by NVRTC */
-    uint64_t corrupt;       /* disk files rejected (bad checksum, truncated, wrong key) */
-    uint64_t evictions;     /* disk files removed by the size bound */
-    double compile_ms;      /* total NVRTC time of the misses */
+    uint64_t memory_hits; /* lookups answered by the in-process table */
+    uint64_t disk_hits;   /* images read from the disk cache */
+    uint64_t misses;      /* images compiled by NVRTC */
+    uint64_t corrupt;     /* disk files rejected (bad checksum, truncated, wrong key) */
+    uint64_t evictions;   /* disk files removed by the size bound */
+    double compile_ms;    /* total NVRTC time of the misses */
 } shimrt_jit_stats;
 /* The process's counters since start (or the last reset). */
 AOTI_TORCH_EXPORT AOTITorchError shimrt_jit_get_stats(shimrt_jit_stats *ret_stats);

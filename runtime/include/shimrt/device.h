@@ -29,9 +29,8 @@ AOTI_TORCH_EXPORT AOTITorchError torch_parse_device_string(const char *device_st
  * and calls made while another thread's parallel_for runs, run serially in the caller.
  * Returns when every chunk is done. ctx is borrowed. */
 typedef void (*ParallelFunc)(int64_t begin, int64_t end, void *ctx);
-AOTI_TORCH_EXPORT AOTITorchError torch_parallel_for(int64_t begin, int64_t end,
-                                                    int64_t grain_size, ParallelFunc func,
-                                                    void *ctx);
+AOTI_TORCH_EXPORT AOTITorchError torch_parallel_for(int64_t begin, int64_t end, int64_t grain_size,
+                                                    ParallelFunc func, void *ctx);
 /* The calling thread's index in the running parallel region (0 outside any). */
 AOTI_TORCH_EXPORT AOTITorchError torch_get_thread_idx(uint32_t *out_thread_idx);
 /* The pool's thread count. */
@@ -56,8 +55,7 @@ AOTI_TORCH_EXPORT AOTITorchError aoti_torch_get_current_device_index(int32_t *re
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_get_current_stream(int32_t device_index,
                                                                StreamHandle *ret_stream);
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_delete_stream(StreamHandle stream);
-AOTI_TORCH_EXPORT AOTITorchError aoti_torch_stream_id(StreamHandle stream,
-                                                      int64_t *ret_stream_id);
+AOTI_TORCH_EXPORT AOTITorchError aoti_torch_stream_id(StreamHandle stream, int64_t *ret_stream_id);
 #if TORCH_FEATURE_VERSION >= TORCH_VERSION_2_13_0
 /* The backend's native stream (NULL for the CPU stream). Borrowed. */
 AOTI_TORCH_EXPORT AOTITorchError torch_stream_native_handle(StreamHandle stream,
@@ -68,13 +66,11 @@ AOTI_TORCH_EXPORT AOTITorchError torch_stream_native_handle(StreamHandle stream,
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_get_current_cuda_stream(int32_t device_index,
                                                                     void **ret_stream);
 #if TORCH_FEATURE_VERSION >= TORCH_VERSION_2_10_0
-AOTI_TORCH_EXPORT AOTITorchError torch_set_current_cuda_stream(void *stream,
-                                                               int32_t device_index);
+AOTI_TORCH_EXPORT AOTITorchError torch_set_current_cuda_stream(void *stream, int32_t device_index);
 AOTI_TORCH_EXPORT AOTITorchError torch_get_cuda_stream_from_pool(bool isHighPriority,
                                                                  int32_t device_index,
                                                                  void **ret_stream);
-AOTI_TORCH_EXPORT AOTITorchError torch_cuda_stream_synchronize(void *stream,
-                                                               int32_t device_index);
+AOTI_TORCH_EXPORT AOTITorchError torch_cuda_stream_synchronize(void *stream, int32_t device_index);
 #endif
 
 /* ---- generators ---- */
@@ -101,8 +97,7 @@ AOTI_TORCH_EXPORT AOTITorchError shimrt_generator_set_seed(AtenGeneratorHandle g
 /* shimrt extension: reserves `increment` draws; returns the offset before the increment
  * (Philox-style counter; atomic, so handles sharing the state never reuse draws). */
 AOTI_TORCH_EXPORT AOTITorchError shimrt_generator_reserve(AtenGeneratorHandle generator,
-                                                          uint64_t increment,
-                                                          uint64_t *ret_offset);
+                                                          uint64_t increment, uint64_t *ret_offset);
 
 #ifdef __cplusplus
 }

@@ -34,8 +34,7 @@ extern "C" {
 #endif
 
 /* A boxed kernel (see the stack conventions above). */
-typedef void (*ShimrtBoxedKernel)(StableIValue *stack, uint64_t num_args,
-                                  uint64_t num_outputs);
+typedef void (*ShimrtBoxedKernel)(StableIValue *stack, uint64_t num_args, uint64_t num_outputs);
 
 /* ---- libraries --------------------------------------------------------------------- */
 /* Each returns a new library; free with aoti_torch_delete_library_object, which also
@@ -43,9 +42,9 @@ typedef void (*ShimrtBoxedKernel)(StableIValue *stack, uint64_t num_args,
  * init_def: the one library that may define ops of namespace ns (a second one fails
  * while the first lives). init_fragment: may define more ops of ns. init_impl: registers
  * kernels for ops of ns under dispatch key k (one of the keys above). */
-AOTI_TORCH_EXPORT AOTITorchError aoti_torch_library_init_impl(const char *ns, const char *k,
-                                                              const char *file, uint32_t line,
-                                                              TorchLibraryHandle *ret_new_torch_lib);
+AOTI_TORCH_EXPORT AOTITorchError
+aoti_torch_library_init_impl(const char *ns, const char *k, const char *file, uint32_t line,
+                             TorchLibraryHandle *ret_new_torch_lib);
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_library_init_def(const char *ns, const char *file,
                                                              uint32_t line,
                                                              TorchLibraryHandle *ret_new_torch_lib);
@@ -59,8 +58,7 @@ AOTI_TORCH_EXPORT AOTITorchError aoti_torch_library_def(TorchLibraryHandle self,
 /* Registers fn for op `name` ("name" or "name.overload", optionally "ns::"-prefixed) under
  * the library's key. The op may be defined later. Fails when that op already has a
  * kernel for the key. */
-AOTI_TORCH_EXPORT AOTITorchError aoti_torch_library_impl(TorchLibraryHandle self,
-                                                         const char *name,
+AOTI_TORCH_EXPORT AOTITorchError aoti_torch_library_impl(TorchLibraryHandle self, const char *name,
                                                          void (*fn)(StableIValue *, uint64_t,
                                                                     uint64_t));
 /* Removes the library's defs and impls and frees it. NULL is a no-op success. */
@@ -80,14 +78,12 @@ AOTI_TORCH_EXPORT AOTITorchError aoti_torch_call_dispatcher_v2(const char *opNam
                                                                uint64_t extension_build_version);
 
 #if TORCH_FEATURE_VERSION >= TORCH_VERSION_2_10_0
-AOTI_TORCH_EXPORT AOTITorchError torch_call_dispatcher(const char *opName,
-                                                       const char *overloadName,
+AOTI_TORCH_EXPORT AOTITorchError torch_call_dispatcher(const char *opName, const char *overloadName,
                                                        StableIValue *stack,
                                                        uint64_t extension_build_version);
 /* aoti_torch_library_impl with the extension's build version (accepted, not needed). */
 AOTI_TORCH_EXPORT AOTITorchError torch_library_impl(TorchLibraryHandle self, const char *name,
-                                                    void (*fn)(StableIValue *, uint64_t,
-                                                               uint64_t),
+                                                    void (*fn)(StableIValue *, uint64_t, uint64_t),
                                                     uint64_t extension_build_version);
 #endif
 
@@ -115,8 +111,7 @@ AOTI_TORCH_EXPORT int32_t torch_tag_view_copy(void);
  * when num_tags is 0). An unknown code fails. */
 AOTI_TORCH_EXPORT AOTITorchError torch_library_def_with_tags(TorchLibraryHandle self,
                                                              const char *schema,
-                                                             const int32_t *tags,
-                                                             int32_t num_tags);
+                                                             const int32_t *tags, int32_t num_tags);
 #endif
 
 #if TORCH_FEATURE_VERSION >= TORCH_VERSION_2_13_0

@@ -19,9 +19,21 @@ extern "C" {
 #define DLPACK_MINOR_VERSION 0
 
 typedef enum {
-    kDLCPU = 1, kDLCUDA = 2, kDLCUDAHost = 3, kDLOpenCL = 4, kDLVulkan = 7, kDLMetal = 8,
-    kDLVPI = 9, kDLROCM = 10, kDLROCMHost = 11, kDLExtDev = 12, kDLCUDAManaged = 13,
-    kDLOneAPI = 14, kDLWebGPU = 15, kDLHexagon = 16, kDLMAIA = 17
+    kDLCPU = 1,
+    kDLCUDA = 2,
+    kDLCUDAHost = 3,
+    kDLOpenCL = 4,
+    kDLVulkan = 7,
+    kDLMetal = 8,
+    kDLVPI = 9,
+    kDLROCM = 10,
+    kDLROCMHost = 11,
+    kDLExtDev = 12,
+    kDLCUDAManaged = 13,
+    kDLOneAPI = 14,
+    kDLWebGPU = 15,
+    kDLHexagon = 16,
+    kDLMAIA = 17
 } DLDeviceType;
 
 typedef struct {
@@ -30,8 +42,13 @@ typedef struct {
 } DLDevice;
 
 typedef enum {
-    kDLInt = 0U, kDLUInt = 1U, kDLFloat = 2U, kDLOpaqueHandle = 3U, kDLBfloat = 4U,
-    kDLComplex = 5U, kDLBool = 6U
+    kDLInt = 0U,
+    kDLUInt = 1U,
+    kDLFloat = 2U,
+    kDLOpaqueHandle = 3U,
+    kDLBfloat = 4U,
+    kDLComplex = 5U,
+    kDLBool = 6U
 } DLDataTypeCode;
 
 typedef struct {

@@ -58,10 +58,10 @@ AOTI_TORCH_EXPORT AOTITorchError shimrt_set_error(const char *func, const char *
 
 /* Evaluates expr (an AOTITorchError) and returns it from the enclosing function when it
  * is not AOTI_TORCH_SUCCESS. */
-#define SHIMRT_TRY(expr)                                                      \
-    do {                                                                      \
-        AOTITorchError shimrt_try_err_ = (expr);                              \
-        if (shimrt_try_err_ != AOTI_TORCH_SUCCESS) return shimrt_try_err_;    \
+#define SHIMRT_TRY(expr)                                                                           \
+    do {                                                                                           \
+        AOTITorchError shimrt_try_err_ = (expr);                                                   \
+        if (shimrt_try_err_ != AOTI_TORCH_SUCCESS) return shimrt_try_err_;                         \
     } while (0)
 
 /* ==== 1. Shim bodies ================================================================ */
@@ -82,8 +82,7 @@ AOTI_TORCH_EXPORT AOTITorchError shimrt_check_opt_list(const char *func, const c
                                                        const void *const *x, int64_t len);
 /* `Tensor[] x`: a list whose every item is a live tensor handle ("argument 'x' item 2: ..."). */
 AOTI_TORCH_EXPORT AOTITorchError shimrt_check_tensor_list(const char *func, const char *name,
-                                                          const AtenTensorHandle *x,
-                                                          int64_t len);
+                                                          const AtenTensorHandle *x, int64_t len);
 /* A return out-pointer (retN) must not be NULL. */
 AOTI_TORCH_EXPORT AOTITorchError shimrt_check_ret(const char *func, const char *name,
                                                   const void *ret);
@@ -119,18 +118,16 @@ AOTI_TORCH_EXPORT void shimrt_tensor_array_free(shimrt_tensor_array *a);
  * from the enclosing function on failure. A list argument `x` comes with `x_len_`. */
 #define SHIMRT_ARG_TENSOR(x) SHIMRT_TRY(shimrt_check_tensor(__func__, #x, (x)))
 #define SHIMRT_ARG_OPT_TENSOR(x) SHIMRT_TRY(shimrt_check_opt_tensor(__func__, #x, (x)))
-#define SHIMRT_ARG_TENSOR_LIST(x) \
-    SHIMRT_TRY(shimrt_check_tensor_list(__func__, #x, (x), x##_len_))
+#define SHIMRT_ARG_TENSOR_LIST(x) SHIMRT_TRY(shimrt_check_tensor_list(__func__, #x, (x), x##_len_))
 #define SHIMRT_ARG_LIST(x) SHIMRT_TRY(shimrt_check_list(__func__, #x, (x), x##_len_))
-#define SHIMRT_ARG_OPT_LIST(x) \
+#define SHIMRT_ARG_OPT_LIST(x)                                                                     \
     SHIMRT_TRY(shimrt_check_opt_list(__func__, #x, (const void *const *)(x), x##_len_))
 #define SHIMRT_ARG_RET(r) SHIMRT_TRY(shimrt_check_ret(__func__, #r, (const void *)(r)))
 
 /* Conversions from the shim form to the kernel form (docs/kernels.md), C only. */
 /* `T[]? x` -> `const T *` (NULL for None; never NULL for a present list). */
-#define SHIMRT_OPT_LIST(x)                                                    \
-    ((x) == NULL ? NULL                                                       \
-                 : (*(x) != NULL ? (const void *)*(x) : shimrt_empty_list_()))
+#define SHIMRT_OPT_LIST(x)                                                                         \
+    ((x) == NULL ? NULL : (*(x) != NULL ? (const void *)*(x) : shimrt_empty_list_()))
 /* Its length: 0 for None. */
 #define SHIMRT_OPT_LIST_LEN(x) ((x) == NULL ? (int64_t)0 : x##_len_)
 /* `Tensor? x` -> AtenTensorHandle (NULL for None). */
@@ -163,16 +160,16 @@ AOTI_TORCH_EXPORT void shimrt_tensor_array_free(shimrt_tensor_array *a);
 typedef struct shimrt_box {
     StableIValue *stack;
     uint64_t num_args, num_outputs;
-    const char *op;               /* "add.Tensor": for messages */
+    const char *op;                 /* "add.Tensor": for messages */
     const unsigned char *arg_kinds; /* SHIMRT_KIND_* of each argument (codes.h); NULL: none owns */
-    AOTITorchError err;           /* the first failure, or AOTI_TORCH_SUCCESS */
-    uint64_t keep;                /* bit i: argument i moves to an output */
+    AOTITorchError err;             /* the first failure, or AOTI_TORCH_SUCCESS */
+    uint64_t keep;                  /* bit i: argument i moves to an output */
     StableIValue kept[SHIMRT_BOX_MAX_ARGS]; /* the values of kept arguments */
-    unsigned char released;       /* shimrt_box_release_args ran */
+    unsigned char released;                 /* shimrt_box_release_args ran */
     unsigned n_temps;
-    void *temps[SHIMRT_BOX_MAX_ARGS];        /* temporary arrays (freed by release) */
+    void *temps[SHIMRT_BOX_MAX_ARGS];          /* temporary arrays (freed by release) */
     unsigned char pushed[SHIMRT_BOX_MAX_ARGS]; /* kind of output j once pushed (0: none) */
-    char msg[SHIMRT_BOX_MSG_MAX]; /* the first failure's message */
+    char msg[SHIMRT_BOX_MSG_MAX];              /* the first failure's message */
 } shimrt_box;
 
 /* Starts a wrapper: checks that the dispatcher passed the counts the schema has
@@ -192,12 +189,12 @@ AOTI_TORCH_EXPORT AOTITorchError shimrt_box_begin(shimrt_box *b, const char *op,
  * one wins. Returns err. */
 AOTI_TORCH_EXPORT AOTITorchError shimrt_box_fail(shimrt_box *b, AOTITorchError err);
 /* Runs the call (an AOTITorchError expression) only when nothing failed so far. */
-#define SHIMRT_BOX_CALL(b, call)                                                  \
-    do {                                                                          \
-        if ((b)->err == AOTI_TORCH_SUCCESS) {                                     \
-            AOTITorchError shimrt_box_err_ = (call);                              \
-            if (shimrt_box_err_ != AOTI_TORCH_SUCCESS) shimrt_box_fail((b), shimrt_box_err_); \
-        }                                                                         \
+#define SHIMRT_BOX_CALL(b, call)                                                                   \
+    do {                                                                                           \
+        if ((b)->err == AOTI_TORCH_SUCCESS) {                                                      \
+            AOTITorchError shimrt_box_err_ = (call);                                               \
+            if (shimrt_box_err_ != AOTI_TORCH_SUCCESS) shimrt_box_fail((b), shimrt_box_err_);      \
+        }                                                                                          \
     } while (0)
 
 /* ---- unpack: argument i of the stack, in the shim's C form -------------------------- */
@@ -244,13 +241,11 @@ AOTI_TORCH_EXPORT int32_t *shimrt_box_opt_code(shimrt_box *b, uint64_t i, int32_
 AOTI_TORCH_EXPORT int32_t *shimrt_box_opt_device(shimrt_box *b, uint64_t i, int32_t *storage,
                                                  int32_t *index);
 AOTI_TORCH_EXPORT double *shimrt_box_opt_scalar(shimrt_box *b, uint64_t i, double *storage);
-AOTI_TORCH_EXPORT const char **shimrt_box_opt_str(shimrt_box *b, uint64_t i,
-                                                  const char **storage);
+AOTI_TORCH_EXPORT const char **shimrt_box_opt_str(shimrt_box *b, uint64_t i, const char **storage);
 AOTI_TORCH_EXPORT AtenGeneratorHandle *shimrt_box_opt_generator(shimrt_box *b, uint64_t i,
                                                                 AtenGeneratorHandle *storage);
 /* DeviceIndex? (int32_t *x, its index; the stack holds an int). */
-AOTI_TORCH_EXPORT int32_t *shimrt_box_opt_device_index(shimrt_box *b, uint64_t i,
-                                                       int32_t *storage);
+AOTI_TORCH_EXPORT int32_t *shimrt_box_opt_device_index(shimrt_box *b, uint64_t i, int32_t *storage);
 
 /* Lists `T[]`: a temporary C array of the items (freed by shimrt_box_release_args; may
  * be NULL when *len is 0) and its length in *len. A bad list or item fails the box. */
@@ -264,16 +259,13 @@ AOTI_TORCH_EXPORT const int32_t *shimrt_box_code_list(shimrt_box *b, uint64_t i,
 AOTI_TORCH_EXPORT const AtenTensorHandle *shimrt_box_tensor_list(shimrt_box *b, uint64_t i,
                                                                  int64_t *len);
 /* Tensor?[]: the shim's `const AtenTensorHandle **` form (NULL items for None). */
-AOTI_TORCH_EXPORT const AtenTensorHandle **shimrt_box_opt_tensor_list(shimrt_box *b,
-                                                                      uint64_t i,
+AOTI_TORCH_EXPORT const AtenTensorHandle **shimrt_box_opt_tensor_list(shimrt_box *b, uint64_t i,
                                                                       int64_t *len);
 /* Optional lists `T[]?`: NULL for None (and *len = 0), else `storage` holding the array. */
 AOTI_TORCH_EXPORT const int64_t **shimrt_box_opt_int_list(shimrt_box *b, uint64_t i,
-                                                          const int64_t **storage,
-                                                          int64_t *len);
+                                                          const int64_t **storage, int64_t *len);
 AOTI_TORCH_EXPORT const double **shimrt_box_opt_float_list(shimrt_box *b, uint64_t i,
-                                                           const double **storage,
-                                                           int64_t *len);
+                                                           const double **storage, int64_t *len);
 /* Argument i's reference moves to an output (a return that aliases it); it is then not
  * released unless the wrapper fails. Call before shimrt_box_release_args. */
 AOTI_TORCH_EXPORT void shimrt_box_keep(shimrt_box *b, uint64_t i);
@@ -300,8 +292,7 @@ AOTI_TORCH_EXPORT void shimrt_box_push_code(shimrt_box *b, uint64_t j, int32_t v
 AOTI_TORCH_EXPORT void shimrt_box_push_scalar(shimrt_box *b, uint64_t j, double v);
 /* str: a new StringHandle copying s (borrowed; NULL fails the box). */
 AOTI_TORCH_EXPORT void shimrt_box_push_str(shimrt_box *b, uint64_t j, const char *s);
-AOTI_TORCH_EXPORT void shimrt_box_push_generator(shimrt_box *b, uint64_t j,
-                                                 AtenGeneratorHandle g);
+AOTI_TORCH_EXPORT void shimrt_box_push_generator(shimrt_box *b, uint64_t j, AtenGeneratorHandle g);
 /* Ends the wrapper. On success does nothing more; after a failure releases the pushed
  * outputs, zeroes stack[0 .. max(num_args, num_outputs)) and calls shimrt_kernel_fail
  * with the first failure's message. */
@@ -329,10 +320,10 @@ typedef struct shimrt_op_cache {
 
 #define SHIMRT_PACK_MAX_ARGS SHIMRT_BOX_MAX_ARGS
 typedef struct shimrt_pack {
-    const char *func;   /* the shim's name, for messages */
+    const char *func; /* the shim's name, for messages */
     StableIValue *stack;
-    uint64_t cap, n;    /* stack capacity; values packed so far */
-    AOTITorchError err; /* the first failure */
+    uint64_t cap, n;                           /* stack capacity; values packed so far */
+    AOTITorchError err;                        /* the first failure */
     unsigned char kinds[SHIMRT_PACK_MAX_ARGS]; /* how to release slot k */
 } shimrt_pack;
 
@@ -356,25 +347,23 @@ AOTI_TORCH_EXPORT void shimrt_pack_opt_code(shimrt_pack *p, const int32_t *x);
 /* DeviceIndex? (a DeviceIndex itself packs as an int: shimrt_pack_int). */
 AOTI_TORCH_EXPORT void shimrt_pack_opt_device_index(shimrt_pack *p, const int32_t *x);
 AOTI_TORCH_EXPORT void shimrt_pack_device(shimrt_pack *p, int32_t type, int32_t index);
-AOTI_TORCH_EXPORT void shimrt_pack_opt_device(shimrt_pack *p, const int32_t *type,
-                                              int32_t index);
+AOTI_TORCH_EXPORT void shimrt_pack_opt_device(shimrt_pack *p, const int32_t *type, int32_t index);
 /* Scalar: a new ScalarHandle holding the double. */
 AOTI_TORCH_EXPORT void shimrt_pack_scalar(shimrt_pack *p, double x);
 AOTI_TORCH_EXPORT void shimrt_pack_opt_scalar(shimrt_pack *p, const double *x);
 AOTI_TORCH_EXPORT void shimrt_pack_str(shimrt_pack *p, const char *name, const char *x);
-AOTI_TORCH_EXPORT void shimrt_pack_opt_str(shimrt_pack *p, const char *name,
-                                           const char *const *x);
+AOTI_TORCH_EXPORT void shimrt_pack_opt_str(shimrt_pack *p, const char *name, const char *const *x);
 AOTI_TORCH_EXPORT void shimrt_pack_int_list(shimrt_pack *p, const char *name, const int64_t *x,
                                             int64_t len);
 AOTI_TORCH_EXPORT void shimrt_pack_opt_int_list(shimrt_pack *p, const char *name,
                                                 const int64_t *const *x, int64_t len);
-AOTI_TORCH_EXPORT void shimrt_pack_float_list(shimrt_pack *p, const char *name,
-                                              const double *x, int64_t len);
+AOTI_TORCH_EXPORT void shimrt_pack_float_list(shimrt_pack *p, const char *name, const double *x,
+                                              int64_t len);
 AOTI_TORCH_EXPORT void shimrt_pack_opt_float_list(shimrt_pack *p, const char *name,
                                                   const double *const *x, int64_t len);
 /* Scalar[]: a list of new ScalarHandles, one per double. */
-AOTI_TORCH_EXPORT void shimrt_pack_scalar_list(shimrt_pack *p, const char *name,
-                                               const double *x, int64_t len);
+AOTI_TORCH_EXPORT void shimrt_pack_scalar_list(shimrt_pack *p, const char *name, const double *x,
+                                               int64_t len);
 /* bool[N] (int32_t items, nonzero is true) and ScalarType[] (codes). */
 AOTI_TORCH_EXPORT void shimrt_pack_bool_list(shimrt_pack *p, const char *name, const int32_t *x,
                                              int64_t len);
@@ -390,8 +379,7 @@ AOTI_TORCH_EXPORT void shimrt_pack_tensor_list(shimrt_pack *p, const char *name,
                                                const AtenTensorHandle *x, int64_t len);
 /* Tensor?[] (const AtenTensorHandle **x: NULL items are None). */
 AOTI_TORCH_EXPORT void shimrt_pack_opt_tensor_list(shimrt_pack *p, const char *name,
-                                                   const AtenTensorHandle *const *x,
-                                                   int64_t len);
+                                                   const AtenTensorHandle *const *x, int64_t len);
 
 /* Looks the op up once (cached in *cache; thread-safe) and calls it with the stack, as
  * torch_call_dispatcher does. Returns AOTI_TORCH_SUCCESS with the returns on the stack,
@@ -402,15 +390,13 @@ AOTI_TORCH_EXPORT AOTITorchError shimrt_pack_call(shimrt_pack *p, shimrt_op_cach
 
 /* Returns from a dispatcher-routed shim: the stack's value j, now the caller's.
  * Scalar returns: the value as a double (the handle is freed). */
-AOTI_TORCH_EXPORT AOTITorchError shimrt_pop_scalar(const char *func, StableIValue v,
-                                                   double *ret);
+AOTI_TORCH_EXPORT AOTITorchError shimrt_pop_scalar(const char *func, StableIValue v, double *ret);
 /* str returns: consumes the StringHandle v (deleted, success or not) and stores in *ret a
  * runtime-owned, interned copy of its text: valid until the process ends, the same text
  * always gives the same pointer, and the caller frees nothing (like the borrowed string a
  * kernel returns through a direct shim). Fails on a bad handle or out of memory (*ret
  * untouched). */
-AOTI_TORCH_EXPORT AOTITorchError shimrt_pop_str(const char *func, StableIValue v,
-                                                const char **ret);
+AOTI_TORCH_EXPORT AOTITorchError shimrt_pop_str(const char *func, StableIValue v, const char **ret);
 /* Tensor[] returns: consumes the StableListHandle v (deleted, success or not) and stores in
  * *ret a new array (allocated with malloc; the caller frees it with free()) of its *len
  * tensors, each a new reference the caller owns (free with aoti_torch_delete_tensor_object).
@@ -427,7 +413,7 @@ typedef struct shimrt_def_entry {
     uint64_t tags;      /* SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE): codes.h; 0: none */
 } shimrt_def_entry;
 typedef struct shimrt_impl_entry {
-    const char *name;   /* "add.Tensor" */
+    const char *name; /* "add.Tensor" */
     ShimrtBoxedKernel fn;
 } shimrt_impl_entry;
 
@@ -440,10 +426,12 @@ typedef struct shimrt_impl_entry {
  * the definitions and kernels). file/line name the registering source in diagnostics.
  * On failure nothing stays registered, the out-pointers are untouched, and the message
  * names the schema or op that failed. */
-AOTI_TORCH_EXPORT AOTITorchError shimrt_register_ops(
-    const char *ns, const char *key, const char *file, uint32_t line,
-    const shimrt_def_entry *defs, size_t n_defs, const shimrt_impl_entry *impls,
-    size_t n_impls, TorchLibraryHandle *ret_def, TorchLibraryHandle *ret_impl);
+AOTI_TORCH_EXPORT AOTITorchError shimrt_register_ops(const char *ns, const char *key,
+                                                     const char *file, uint32_t line,
+                                                     const shimrt_def_entry *defs, size_t n_defs,
+                                                     const shimrt_impl_entry *impls, size_t n_impls,
+                                                     TorchLibraryHandle *ret_def,
+                                                     TorchLibraryHandle *ret_impl);
 
 #ifdef __cplusplus
 }

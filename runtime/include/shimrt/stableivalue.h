@@ -173,8 +173,10 @@ static inline AOTITorchError siv_new_optional(StableIValue value, StableIValue *
     AOTITorchError e = torch_new_stable_ivalue(&cell);
     if (e != AOTI_TORCH_SUCCESS) return e;
     *cell = value;
-    if (out) *out = siv_from_ptr_(cell);
-    else torch_delete_stable_ivalue(cell);
+    if (out)
+        *out = siv_from_ptr_(cell);
+    else
+        torch_delete_stable_ivalue(cell);
     return AOTI_TORCH_SUCCESS;
 }
 /* Unwraps and frees the cell: returns false for None, else stores the value (now the

@@ -22,10 +22,18 @@
 
 /* C spellings of c10::Half, c10::BFloat16, c10::complex<float>, c10::complex<double>
  * (same size, alignment and layout). */
-typedef struct { uint16_t x; } shimrt_half;
-typedef struct { uint16_t x; } shimrt_bfloat16;
-typedef struct { float real, imag; } shimrt_complex64;
-typedef struct { double real, imag; } shimrt_complex128;
+typedef struct {
+    uint16_t x;
+} shimrt_half;
+typedef struct {
+    uint16_t x;
+} shimrt_bfloat16;
+typedef struct {
+    float real, imag;
+} shimrt_complex64;
+typedef struct {
+    double real, imag;
+} shimrt_complex128;
 
 /* The parameter types of the item/scalar functions below. C++ forbids two extern "C"
  * declarations of one function with different parameter types, so a C++ file that can
@@ -122,9 +130,10 @@ AOTI_TORCH_EXPORT uint64_t aoti_torch_abi_version(void);
 
 /* A new tensor with fresh storage large enough for the given strides (contents
  * uninitialised). Returns a new reference in *ret_new_tensor. */
-AOTI_TORCH_EXPORT AOTITorchError aoti_torch_empty_strided(
-    int64_t ndim, const int64_t *sizes_ptr, const int64_t *strides_ptr, int32_t dtype,
-    int32_t device_type, int32_t device_index, AtenTensorHandle *ret_new_tensor);
+AOTI_TORCH_EXPORT AOTITorchError aoti_torch_empty_strided(int64_t ndim, const int64_t *sizes_ptr,
+                                                          const int64_t *strides_ptr, int32_t dtype,
+                                                          int32_t device_type, int32_t device_index,
+                                                          AtenTensorHandle *ret_new_tensor);
 
 /* Wraps caller memory without copying: element 0 is at data + storage_offset elements.
  * The runtime never frees `data`; the caller keeps it alive while any handle uses it.
@@ -159,9 +168,11 @@ AOTI_TORCH_EXPORT AOTITorchError aoti_torch_new_tensor_handle(AtenTensorHandle o
 
 /* A view of self's storage with new sizes/strides/offset (in elements, absolute);
  * the view must lie inside the storage. Returns a new reference. */
-AOTI_TORCH_EXPORT AOTITorchError aoti_torch__reinterpret_tensor(
-    AtenTensorHandle self, int64_t ndim, const int64_t *sizes_ptr, const int64_t *strides_ptr,
-    int64_t storage_offset, AtenTensorHandle *ret_new_tensor);
+AOTI_TORCH_EXPORT AOTITorchError aoti_torch__reinterpret_tensor(AtenTensorHandle self, int64_t ndim,
+                                                                const int64_t *sizes_ptr,
+                                                                const int64_t *strides_ptr,
+                                                                int64_t storage_offset,
+                                                                AtenTensorHandle *ret_new_tensor);
 
 /* A view with self's dim count and storage offset and the given sizes/strides (both
  * borrowed, self's ndim entries each). Returns a new reference in *ret. */
@@ -199,11 +210,9 @@ AOTI_TORCH_EXPORT AOTITorchError aoti_torch_get_storage_size(AtenTensorHandle te
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_get_storage_numel(AtenTensorHandle tensor,
                                                               int64_t *ret_numel);
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_get_dim(AtenTensorHandle tensor, int64_t *ret_dim);
-AOTI_TORCH_EXPORT AOTITorchError aoti_torch_get_numel(AtenTensorHandle tensor,
-                                                      int64_t *ret_numel);
+AOTI_TORCH_EXPORT AOTITorchError aoti_torch_get_numel(AtenTensorHandle tensor, int64_t *ret_numel);
 /* The sizes/strides arrays (ndim entries), borrowed from the handle. */
-AOTI_TORCH_EXPORT AOTITorchError aoti_torch_get_sizes(AtenTensorHandle tensor,
-                                                      int64_t **ret_sizes);
+AOTI_TORCH_EXPORT AOTITorchError aoti_torch_get_sizes(AtenTensorHandle tensor, int64_t **ret_sizes);
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_get_strides(AtenTensorHandle tensor,
                                                         int64_t **ret_strides);
 /* One size/stride; d may be negative (counted from the end), |d| must be in range. */
@@ -211,8 +220,7 @@ AOTI_TORCH_EXPORT AOTITorchError aoti_torch_get_size(AtenTensorHandle tensor, in
                                                      int64_t *ret_size);
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_get_stride(AtenTensorHandle tensor, int64_t d,
                                                        int64_t *ret_stride);
-AOTI_TORCH_EXPORT AOTITorchError aoti_torch_get_dtype(AtenTensorHandle tensor,
-                                                      int32_t *ret_dtype);
+AOTI_TORCH_EXPORT AOTITorchError aoti_torch_get_dtype(AtenTensorHandle tensor, int32_t *ret_dtype);
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_get_device_type(AtenTensorHandle tensor,
                                                             int32_t *ret_device_type);
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_get_device_index(AtenTensorHandle tensor,
@@ -261,8 +269,7 @@ AOTI_TORCH_EXPORT AOTITorchError aoti_torch_item_float16(AtenTensorHandle tensor
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_item_float32(AtenTensorHandle tensor, float *ret_value);
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_item_float64(AtenTensorHandle tensor,
                                                          double *ret_value);
-AOTI_TORCH_EXPORT AOTITorchError aoti_torch_item_uint8(AtenTensorHandle tensor,
-                                                       uint8_t *ret_value);
+AOTI_TORCH_EXPORT AOTITorchError aoti_torch_item_uint8(AtenTensorHandle tensor, uint8_t *ret_value);
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_item_uint16(AtenTensorHandle tensor,
                                                         uint16_t *ret_value);
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_item_uint32(AtenTensorHandle tensor,
@@ -270,12 +277,9 @@ AOTI_TORCH_EXPORT AOTITorchError aoti_torch_item_uint32(AtenTensorHandle tensor,
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_item_uint64(AtenTensorHandle tensor,
                                                         uint64_t *ret_value);
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_item_int8(AtenTensorHandle tensor, int8_t *ret_value);
-AOTI_TORCH_EXPORT AOTITorchError aoti_torch_item_int16(AtenTensorHandle tensor,
-                                                       int16_t *ret_value);
-AOTI_TORCH_EXPORT AOTITorchError aoti_torch_item_int32(AtenTensorHandle tensor,
-                                                       int32_t *ret_value);
-AOTI_TORCH_EXPORT AOTITorchError aoti_torch_item_int64(AtenTensorHandle tensor,
-                                                       int64_t *ret_value);
+AOTI_TORCH_EXPORT AOTITorchError aoti_torch_item_int16(AtenTensorHandle tensor, int16_t *ret_value);
+AOTI_TORCH_EXPORT AOTITorchError aoti_torch_item_int32(AtenTensorHandle tensor, int32_t *ret_value);
+AOTI_TORCH_EXPORT AOTITorchError aoti_torch_item_int64(AtenTensorHandle tensor, int64_t *ret_value);
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_item_bool(AtenTensorHandle tensor, bool *ret_value);
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_item_bfloat16(AtenTensorHandle tensor,
                                                           shimrt_item_bfloat16 *ret_value);
@@ -283,28 +287,28 @@ AOTI_TORCH_EXPORT AOTITorchError aoti_torch_item_complex64(AtenTensorHandle tens
                                                            shimrt_item_complex64 *ret_value);
 
 /* A new 0-dim CPU tensor holding value. Returns a new reference in *ret_new_tensor. */
-AOTI_TORCH_EXPORT AOTITorchError aoti_torch_scalar_to_tensor_float32(
-    float value, AtenTensorHandle *ret_new_tensor);
-AOTI_TORCH_EXPORT AOTITorchError aoti_torch_scalar_to_tensor_float64(
-    double value, AtenTensorHandle *ret_new_tensor);
-AOTI_TORCH_EXPORT AOTITorchError aoti_torch_scalar_to_tensor_uint8(
-    uint8_t value, AtenTensorHandle *ret_new_tensor);
-AOTI_TORCH_EXPORT AOTITorchError aoti_torch_scalar_to_tensor_uint16(
-    uint16_t value, AtenTensorHandle *ret_new_tensor);
-AOTI_TORCH_EXPORT AOTITorchError aoti_torch_scalar_to_tensor_uint32(
-    uint32_t value, AtenTensorHandle *ret_new_tensor);
-AOTI_TORCH_EXPORT AOTITorchError aoti_torch_scalar_to_tensor_uint64(
-    uint64_t value, AtenTensorHandle *ret_new_tensor);
-AOTI_TORCH_EXPORT AOTITorchError aoti_torch_scalar_to_tensor_int8(
-    int8_t value, AtenTensorHandle *ret_new_tensor);
-AOTI_TORCH_EXPORT AOTITorchError aoti_torch_scalar_to_tensor_int16(
-    int16_t value, AtenTensorHandle *ret_new_tensor);
-AOTI_TORCH_EXPORT AOTITorchError aoti_torch_scalar_to_tensor_int32(
-    int32_t value, AtenTensorHandle *ret_new_tensor);
-AOTI_TORCH_EXPORT AOTITorchError aoti_torch_scalar_to_tensor_int64(
-    int64_t value, AtenTensorHandle *ret_new_tensor);
-AOTI_TORCH_EXPORT AOTITorchError aoti_torch_scalar_to_tensor_bool(
-    bool value, AtenTensorHandle *ret_new_tensor);
+AOTI_TORCH_EXPORT AOTITorchError
+aoti_torch_scalar_to_tensor_float32(float value, AtenTensorHandle *ret_new_tensor);
+AOTI_TORCH_EXPORT AOTITorchError
+aoti_torch_scalar_to_tensor_float64(double value, AtenTensorHandle *ret_new_tensor);
+AOTI_TORCH_EXPORT AOTITorchError
+aoti_torch_scalar_to_tensor_uint8(uint8_t value, AtenTensorHandle *ret_new_tensor);
+AOTI_TORCH_EXPORT AOTITorchError
+aoti_torch_scalar_to_tensor_uint16(uint16_t value, AtenTensorHandle *ret_new_tensor);
+AOTI_TORCH_EXPORT AOTITorchError
+aoti_torch_scalar_to_tensor_uint32(uint32_t value, AtenTensorHandle *ret_new_tensor);
+AOTI_TORCH_EXPORT AOTITorchError
+aoti_torch_scalar_to_tensor_uint64(uint64_t value, AtenTensorHandle *ret_new_tensor);
+AOTI_TORCH_EXPORT AOTITorchError aoti_torch_scalar_to_tensor_int8(int8_t value,
+                                                                  AtenTensorHandle *ret_new_tensor);
+AOTI_TORCH_EXPORT AOTITorchError
+aoti_torch_scalar_to_tensor_int16(int16_t value, AtenTensorHandle *ret_new_tensor);
+AOTI_TORCH_EXPORT AOTITorchError
+aoti_torch_scalar_to_tensor_int32(int32_t value, AtenTensorHandle *ret_new_tensor);
+AOTI_TORCH_EXPORT AOTITorchError
+aoti_torch_scalar_to_tensor_int64(int64_t value, AtenTensorHandle *ret_new_tensor);
+AOTI_TORCH_EXPORT AOTITorchError aoti_torch_scalar_to_tensor_bool(bool value,
+                                                                  AtenTensorHandle *ret_new_tensor);
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_scalar_to_tensor_complex64(
     shimrt_item_complex64 value, AtenTensorHandle *ret_new_tensor);
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_scalar_to_tensor_complex128(

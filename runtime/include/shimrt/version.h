@@ -15,17 +15,14 @@
 #define TORCH_VERSION_MINOR 15
 #define TORCH_VERSION_PATCH 0
 #define TORCH_VERSION_ABI_TAG 0
-#define TORCH_VERSION \
-  "2.15.0"
+#define TORCH_VERSION "2.15.0"
 
-#define TORCH_ABI_VERSION ( \
-  ((0ULL + TORCH_VERSION_MAJOR) << 56) | \
-  ((0ULL + TORCH_VERSION_MINOR) << 48) | \
-  ((0ULL + TORCH_VERSION_PATCH) << 40) | \
-  ((0ULL + TORCH_VERSION_ABI_TAG) << 0))
+#define TORCH_ABI_VERSION                                                                          \
+    (((0ULL + TORCH_VERSION_MAJOR) << 56) | ((0ULL + TORCH_VERSION_MINOR) << 48) |                 \
+     ((0ULL + TORCH_VERSION_PATCH) << 40) | ((0ULL + TORCH_VERSION_ABI_TAG) << 0))
 
 /* The packed form of release X.Y.Z (ours; PyTorch has no such macro). */
-#define TORCH_VERSION_PACK(x, y, z) \
+#define TORCH_VERSION_PACK(x, y, z)                                                                \
     (((0ULL + (x)) << 56) | ((0ULL + (y)) << 48) | ((0ULL + (z)) << 40))
 
 /* One macro per release these headers know; generated headers define any other they use. */
