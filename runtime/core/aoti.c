@@ -56,48 +56,8 @@ static double element(AtenTensorHandle t, int64_t linear) {
         off += (linear % sz) * t->strides[d];
         linear /= sz;
     }
-    const char *p = (const char *)shimrt_data(t) + off * (int64_t)shimrt_dtype_size(t->dtype);
-    switch (t->dtype) {
-    case SHIMRT_FLOAT32: {
-        float v;
-        memcpy(&v, p, 4);
-        return v;
-    }
-    case SHIMRT_FLOAT64: {
-        double v;
-        memcpy(&v, p, 8);
-        return v;
-    }
-    case SHIMRT_FLOAT16: {
-        uint16_t v;
-        memcpy(&v, p, 2);
-        return shimrt_half_to_float(v);
-    }
-    case SHIMRT_BFLOAT16: {
-        uint16_t v;
-        memcpy(&v, p, 2);
-        return shimrt_bf16_to_float(v);
-    }
-    case SHIMRT_UINT8: return *(const uint8_t *)p;
-    case SHIMRT_INT8: return *(const int8_t *)p;
-    case SHIMRT_BOOL: return *(const uint8_t *)p != 0;
-    case SHIMRT_INT16: {
-        int16_t v;
-        memcpy(&v, p, 2);
-        return v;
-    }
-    case SHIMRT_INT32: {
-        int32_t v;
-        memcpy(&v, p, 4);
-        return v;
-    }
-    case SHIMRT_INT64: {
-        int64_t v;
-        memcpy(&v, p, 8);
-        return (double)v;
-    }
-    default: return NAN;
-    }
+    return shimrt_k_load_f64(
+        (const char *)shimrt_data(t) + off * (int64_t)shimrt_dtype_size(t->dtype), t->dtype);
 }
 
 static bool is_real_floating(int32_t dt) {

@@ -221,3 +221,67 @@ AOTI_TORCH_EXPORT size_t aoti_torch_dtype_element_size(int32_t dtype) {
 }
 
 AOTI_TORCH_EXPORT uint64_t aoti_torch_abi_version(void) { return TORCH_ABI_VERSION; }
+
+/* ---- element values in host memory (the kernels' shimrt_k_load_*, internal.h) ---- */
+
+static bool shimrt_dtype_is_floating(int32_t dt) {
+    return dt == SHIMRT_FLOAT16 || dt == SHIMRT_BFLOAT16 || dt == SHIMRT_FLOAT32 ||
+           dt == SHIMRT_FLOAT64;
+}
+
+int64_t shimrt_k_f2i(double v) {
+    if (isnan(v)) return 0;
+    if (v >= 9223372036854775807.0) return INT64_MAX;
+    if (v <= -9223372036854775808.0) return INT64_MIN;
+    return (int64_t)v;
+}
+
+double shimrt_k_load_f64(const char *p, int32_t dt) {
+    switch (dt) {
+    case SHIMRT_FLOAT32: {
+        float v;
+        memcpy(&v, p, 4);
+        return v;
+    }
+    case SHIMRT_FLOAT64: {
+        double v;
+        memcpy(&v, p, 8);
+        return v;
+    }
+    case SHIMRT_FLOAT16: {
+        uint16_t v;
+        memcpy(&v, p, 2);
+        return shimrt_half_to_float(v);
+    }
+    case SHIMRT_BFLOAT16: {
+        uint16_t v;
+        memcpy(&v, p, 2);
+        return shimrt_bf16_to_float(v);
+    }
+    default: return (double)shimrt_k_load_i64(p, dt);
+    }
+}
+
+int64_t shimrt_k_load_i64(const char *p, int32_t dt) {
+    switch (dt) {
+    case SHIMRT_BOOL: return *(const uint8_t *)p != 0;
+    case SHIMRT_UINT8: return *(const uint8_t *)p;
+    case SHIMRT_INT8: return *(const int8_t *)p;
+    case SHIMRT_INT16: {
+        int16_t v;
+        memcpy(&v, p, 2);
+        return v;
+    }
+    case SHIMRT_INT32: {
+        int32_t v;
+        memcpy(&v, p, 4);
+        return v;
+    }
+    case SHIMRT_INT64: {
+        int64_t v;
+        memcpy(&v, p, 8);
+        return v;
+    }
+    default: return shimrt_dtype_is_floating(dt) ? shimrt_k_f2i(shimrt_k_load_f64(p, dt)) : 0;
+    }
+}

@@ -81,6 +81,14 @@ uint16_t shimrt_float_to_half(float f);
 float shimrt_bf16_to_float(uint16_t b);
 uint16_t shimrt_float_to_bf16(float f);
 
+/* An element of dtype at p (host memory) read through a wide type (dtype.c): float to
+ * integer saturates to int64's range (NaN gives 0); a dtype that is neither integral, bool
+ * nor floating reads as 0. */
+double shimrt_k_load_f64(const char *p, int32_t dtype);
+int64_t shimrt_k_load_i64(const char *p, int32_t dtype);
+/* Saturating double -> int64 (NaN gives 0). */
+int64_t shimrt_k_f2i(double v);
+
 /* ---- storage (storage.c) ----------------------------------------------------------- */
 typedef struct shimrt_storage {
     _Atomic int64_t refcount;

@@ -33,46 +33,9 @@ bool shimrt_idx_numeric(int32_t dt) {
 }
 
 long double shimrt_idx_load(const char *p, int32_t dt) {
-    switch (dt) {
-    case SHIMRT_UINT8: return *(const uint8_t *)p;
-    case SHIMRT_INT8: return *(const int8_t *)p;
-    case SHIMRT_BOOL: return *(const uint8_t *)p != 0;
-    case SHIMRT_INT16: {
-        int16_t v;
-        memcpy(&v, p, 2);
-        return v;
-    }
-    case SHIMRT_INT32: {
-        int32_t v;
-        memcpy(&v, p, 4);
-        return v;
-    }
-    case SHIMRT_INT64: {
-        int64_t v;
-        memcpy(&v, p, 8);
-        return v;
-    }
-    case SHIMRT_FLOAT16: {
-        uint16_t v;
-        memcpy(&v, p, 2);
-        return shimrt_half_to_float(v);
-    }
-    case SHIMRT_BFLOAT16: {
-        uint16_t v;
-        memcpy(&v, p, 2);
-        return shimrt_bf16_to_float(v);
-    }
-    case SHIMRT_FLOAT32: {
-        float v;
-        memcpy(&v, p, 4);
-        return v;
-    }
-    default: {
-        double v;
-        memcpy(&v, p, 8);
-        return v;
-    }
-    }
+    /* integers through int64 (exact), floating values through double (exact) */
+    return is_floatish(dt) ? (long double)shimrt_k_load_f64(p, dt)
+                           : (long double)shimrt_k_load_i64(p, dt);
 }
 
 /* Integer targets saturate (NaN gives 0): a cast of an out-of-range value is undefined. */

@@ -92,64 +92,7 @@ void shimrt_k_iter_run(shimrt_k_iter *it, shimrt_k_loop_fn fn, void *ctx) {
 
 /* ---- element access ------------------------------------------------------------ */
 
-int64_t shimrt_k_f2i(double v) {
-    if (isnan(v)) return 0;
-    if (v >= 9223372036854775807.0) return INT64_MAX;
-    if (v <= -9223372036854775808.0) return INT64_MIN;
-    return (int64_t)v;
-}
-
 static int64_t clamp_i(int64_t v, int64_t lo, int64_t hi) { return v < lo ? lo : v > hi ? hi : v; }
-
-double shimrt_k_load_f64(const char *p, int32_t dt) {
-    switch (dt) {
-    case SHIMRT_FLOAT32: {
-        float v;
-        memcpy(&v, p, 4);
-        return v;
-    }
-    case SHIMRT_FLOAT64: {
-        double v;
-        memcpy(&v, p, 8);
-        return v;
-    }
-    case SHIMRT_FLOAT16: {
-        uint16_t v;
-        memcpy(&v, p, 2);
-        return shimrt_half_to_float(v);
-    }
-    case SHIMRT_BFLOAT16: {
-        uint16_t v;
-        memcpy(&v, p, 2);
-        return shimrt_bf16_to_float(v);
-    }
-    default: return (double)shimrt_k_load_i64(p, dt);
-    }
-}
-
-int64_t shimrt_k_load_i64(const char *p, int32_t dt) {
-    switch (dt) {
-    case SHIMRT_BOOL: return *(const uint8_t *)p != 0;
-    case SHIMRT_UINT8: return *(const uint8_t *)p;
-    case SHIMRT_INT8: return *(const int8_t *)p;
-    case SHIMRT_INT16: {
-        int16_t v;
-        memcpy(&v, p, 2);
-        return v;
-    }
-    case SHIMRT_INT32: {
-        int32_t v;
-        memcpy(&v, p, 4);
-        return v;
-    }
-    case SHIMRT_INT64: {
-        int64_t v;
-        memcpy(&v, p, 8);
-        return v;
-    }
-    default: return shimrt_k_is_floating(dt) ? shimrt_k_f2i(shimrt_k_load_f64(p, dt)) : 0;
-    }
-}
 
 void shimrt_k_store_i64(char *p, int32_t dt, int64_t v) {
     switch (dt) {

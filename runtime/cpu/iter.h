@@ -44,16 +44,11 @@ void shimrt_k_iter_add_tensor(shimrt_k_iter *it, const struct AtenTensorOpaque *
 /* Coalesces dimensions, then calls fn over every element (nothing for 0 elements). */
 void shimrt_k_iter_run(shimrt_k_iter *it, shimrt_k_loop_fn fn, void *ctx);
 
-/* ---- element access ------------------------------------------------------------ */
-
-/* Element access through a wide type. Float to integer conversion saturates to the
- * target's range (NaN gives 0); any nonzero value stores as true in bool. */
-double shimrt_k_load_f64(const char *p, int32_t dtype);
-int64_t shimrt_k_load_i64(const char *p, int32_t dtype);
+/* ---- element access (loads: shimrt_k_load_f64/_i64 in core/internal.h) ------------ */
+/* Stores through a wide type: float to integer saturates to the target's range (NaN gives
+ * 0), integer to a narrower integer wraps; any nonzero value stores as true in bool. */
 void shimrt_k_store_f64(char *p, int32_t dtype, double v);
 void shimrt_k_store_i64(char *p, int32_t dtype, int64_t v);
-/* Saturating double -> int64 (NaN gives 0). */
-int64_t shimrt_k_f2i(double v);
 
 /* Copies src into dst (src broadcast to dst's shape, dtypes converted), both on the CPU
  * with computable dtypes or the same dtype. Handles overlapping src/dst via a temporary. */
