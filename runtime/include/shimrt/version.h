@@ -15,11 +15,17 @@
 #define TORCH_VERSION_MINOR 15
 #define TORCH_VERSION_PATCH 0
 #define TORCH_VERSION_ABI_TAG 0
-#define TORCH_VERSION "2.15.0"
+/* PyTorch's own text, token for token: a redefinition must match it exactly */
+/* clang-format off */
+#define TORCH_VERSION \
+  "2.15.0"
 
-#define TORCH_ABI_VERSION                                                                          \
-    (((0ULL + TORCH_VERSION_MAJOR) << 56) | ((0ULL + TORCH_VERSION_MINOR) << 48) |                 \
-     ((0ULL + TORCH_VERSION_PATCH) << 40) | ((0ULL + TORCH_VERSION_ABI_TAG) << 0))
+#define TORCH_ABI_VERSION ( \
+  ((0ULL + TORCH_VERSION_MAJOR) << 56) | \
+  ((0ULL + TORCH_VERSION_MINOR) << 48) | \
+  ((0ULL + TORCH_VERSION_PATCH) << 40) | \
+  ((0ULL + TORCH_VERSION_ABI_TAG) << 0))
+/* clang-format on */
 
 /* The packed form of release X.Y.Z (ours; PyTorch has no such macro). */
 #define TORCH_VERSION_PACK(x, y, z)                                                                \
