@@ -130,14 +130,20 @@ AOTI_TORCH_EXPORT AOTITorchError torch_list_push_back(StableListHandle list_hand
     return AOTI_TORCH_SUCCESS;
 }
 
+/* Frees *buffer (obj's own memory), then obj's slot of pool; one fewer live object. */
+static AOTITorchError release(shimrt_pool *pool, void *obj, void **buffer, _Atomic int64_t *live) {
+    free(*buffer);
+    *buffer = NULL;
+    shimrt_pool_free(pool, obj);
+    SHIMRT_LIVE_ADD(*live, -1);
+    return AOTI_TORCH_SUCCESS;
+}
+
 AOTI_TORCH_EXPORT AOTITorchError torch_delete_list(StableListHandle list_handle) {
     if (list_handle == NULL) return AOTI_TORCH_SUCCESS;
     SHIMRT_CHECK_HANDLE(shimrt_list_pool, list_handle, SHIMRT_LIST_MAGIC, "list");
-    free(list_handle->items);
-    list_handle->items = NULL;
-    shimrt_pool_free(&shimrt_list_pool, list_handle);
-    SHIMRT_LIVE_ADD(shimrt_live_lists, -1);
-    return AOTI_TORCH_SUCCESS;
+    return release(&shimrt_list_pool, list_handle, (void **)&list_handle->items,
+                   &shimrt_live_lists);
 }
 
 /* ---- strings ------------------------------------------------------------------------- */
@@ -170,11 +176,7 @@ AOTI_TORCH_EXPORT AOTITorchError torch_new_string_handle(const char *data, size_
 AOTI_TORCH_EXPORT AOTITorchError torch_delete_string(StringHandle handle) {
     if (handle == NULL) return AOTI_TORCH_SUCCESS;
     SHIMRT_CHECK_HANDLE(shimrt_string_pool, handle, SHIMRT_STRING_MAGIC, "string");
-    free(handle->data);
-    handle->data = NULL;
-    shimrt_pool_free(&shimrt_string_pool, handle);
-    SHIMRT_LIVE_ADD(shimrt_live_strings, -1);
-    return AOTI_TORCH_SUCCESS;
+    return release(&shimrt_string_pool, handle, (void **)&handle->data, &shimrt_live_strings);
 }
 
 AOTI_TORCH_EXPORT AOTITorchError torch_string_length(StringHandle handle, size_t *length) {

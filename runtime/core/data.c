@@ -14,93 +14,35 @@ typedef struct {
     double re, im;
 } value;
 
+/* LOAD_AS: n values of type T at p (1, or 2 for complex); v.f = conv(first), v.im = second. */
+#define LOAD_AS(T, n, k, f, conv)                                                                  \
+    {                                                                                              \
+        T x_[2] = {0, 0};                                                                          \
+        memcpy(x_, p, (n) * sizeof x_[0]);                                                         \
+        v.kind = k;                                                                                \
+        v.f = conv(x_[0]);                                                                         \
+        v.im = (double)x_[1];                                                                      \
+        break;                                                                                     \
+    }
+
 static value load(const void *p, int32_t dtype) {
     value v = {V_INT, 0, 0, 0, 0};
     switch (dtype) {
-    case SHIMRT_UINT8:
-        v.kind = V_UINT;
-        v.u = *(const uint8_t *)p;
-        break;
-    case SHIMRT_UINT16: {
-        uint16_t x;
-        memcpy(&x, p, 2);
-        v.kind = V_UINT;
-        v.u = x;
-        break;
-    }
-    case SHIMRT_UINT32: {
-        uint32_t x;
-        memcpy(&x, p, 4);
-        v.kind = V_UINT;
-        v.u = x;
-        break;
-    }
-    case SHIMRT_UINT64: {
-        uint64_t x;
-        memcpy(&x, p, 8);
-        v.kind = V_UINT;
-        v.u = x;
-        break;
-    }
-    case SHIMRT_INT8: v.i = *(const int8_t *)p; break;
-    case SHIMRT_INT16: {
-        int16_t x;
-        memcpy(&x, p, 2);
-        v.i = x;
-        break;
-    }
-    case SHIMRT_INT32: {
-        int32_t x;
-        memcpy(&x, p, 4);
-        v.i = x;
-        break;
-    }
-    case SHIMRT_INT64: memcpy(&v.i, p, 8); break;
-    case SHIMRT_BOOL:
-        v.kind = V_BOOL;
-        v.i = *(const uint8_t *)p != 0;
-        break;
-    case SHIMRT_FLOAT16: {
-        uint16_t x;
-        memcpy(&x, p, 2);
-        v.kind = V_FLOAT;
-        v.re = shimrt_half_to_float(x);
-        break;
-    }
-    case SHIMRT_BFLOAT16: {
-        uint16_t x;
-        memcpy(&x, p, 2);
-        v.kind = V_FLOAT;
-        v.re = shimrt_bf16_to_float(x);
-        break;
-    }
-    case SHIMRT_FLOAT32: {
-        float x;
-        memcpy(&x, p, 4);
-        v.kind = V_FLOAT;
-        v.re = x;
-        break;
-    }
-    case SHIMRT_FLOAT64:
-        v.kind = V_FLOAT;
-        memcpy(&v.re, p, 8);
-        break;
-    case SHIMRT_COMPLEX64: {
-        float x[2];
-        memcpy(x, p, 8);
-        v.kind = V_COMPLEX;
-        v.re = x[0];
-        v.im = x[1];
-        break;
-    }
-    case SHIMRT_COMPLEX128: {
-        double x[2];
-        memcpy(x, p, 16);
-        v.kind = V_COMPLEX;
-        v.re = x[0];
-        v.im = x[1];
-        break;
-    }
+    case SHIMRT_UINT8: LOAD_AS(uint8_t, 1, V_UINT, u, )
+    case SHIMRT_UINT16: LOAD_AS(uint16_t, 1, V_UINT, u, )
+    case SHIMRT_UINT32: LOAD_AS(uint32_t, 1, V_UINT, u, )
+    case SHIMRT_UINT64: LOAD_AS(uint64_t, 1, V_UINT, u, )
+    case SHIMRT_INT8: LOAD_AS(int8_t, 1, V_INT, i, )
+    case SHIMRT_INT16: LOAD_AS(int16_t, 1, V_INT, i, )
+    case SHIMRT_INT32: LOAD_AS(int32_t, 1, V_INT, i, )
+    case SHIMRT_INT64: LOAD_AS(int64_t, 1, V_INT, i, )
+    case SHIMRT_BOOL: LOAD_AS(uint8_t, 1, V_BOOL, i, 0 !=)
+    case SHIMRT_FLOAT16: LOAD_AS(uint16_t, 1, V_FLOAT, re, shimrt_half_to_float)
+    case SHIMRT_BFLOAT16: LOAD_AS(uint16_t, 1, V_FLOAT, re, shimrt_bf16_to_float)
+    case SHIMRT_FLOAT32: LOAD_AS(float, 1, V_FLOAT, re, )
+    case SHIMRT_FLOAT64: LOAD_AS(double, 1, V_FLOAT, re, )
+    case SHIMRT_COMPLEX64: LOAD_AS(float, 2, V_COMPLEX, re, )
+    case SHIMRT_COMPLEX128: LOAD_AS(double, 2, V_COMPLEX, re, )
     default: break;
     }
     return v;
@@ -138,92 +80,41 @@ static uint64_t as_unsigned(value v, uint64_t hi) {
     return v.kind == V_UINT ? v.u : (uint64_t)v.i;
 }
 
+/* STORE_AS: the values (of type T: one, or two for complex) written to the element at p. */
+#define STORE_AS(T, ...)                                                                           \
+    {                                                                                              \
+        T x_[] = {__VA_ARGS__};                                                                    \
+        memcpy(p, x_, sizeof x_);                                                                  \
+        break;                                                                                     \
+    }
+
+static bool as_bool(value v) {
+    switch (v.kind) {
+    case V_FLOAT: return v.re != 0;
+    case V_COMPLEX: return v.re != 0 || v.im != 0;
+    case V_UINT: return v.u != 0;
+    default: return v.i != 0;
+    }
+}
+
 static void store(void *p, int32_t dtype, value v) {
+    double im = v.kind == V_COMPLEX ? v.im : 0.0;
     switch (dtype) {
-    case SHIMRT_UINT8: {
-        uint8_t x = (uint8_t)as_unsigned(v, UINT8_MAX);
-        memcpy(p, &x, 1);
-        break;
-    }
-    case SHIMRT_UINT16: {
-        uint16_t x = (uint16_t)as_unsigned(v, UINT16_MAX);
-        memcpy(p, &x, 2);
-        break;
-    }
-    case SHIMRT_UINT32: {
-        uint32_t x = (uint32_t)as_unsigned(v, UINT32_MAX);
-        memcpy(p, &x, 4);
-        break;
-    }
-    case SHIMRT_UINT64: {
-        uint64_t x = as_unsigned(v, UINT64_MAX);
-        memcpy(p, &x, 8);
-        break;
-    }
-    case SHIMRT_INT8: {
-        int8_t x = (int8_t)as_signed(v, INT8_MIN, INT8_MAX);
-        memcpy(p, &x, 1);
-        break;
-    }
-    case SHIMRT_INT16: {
-        int16_t x = (int16_t)as_signed(v, INT16_MIN, INT16_MAX);
-        memcpy(p, &x, 2);
-        break;
-    }
-    case SHIMRT_INT32: {
-        int32_t x = (int32_t)as_signed(v, INT32_MIN, INT32_MAX);
-        memcpy(p, &x, 4);
-        break;
-    }
-    case SHIMRT_INT64: {
-        int64_t x = as_signed(v, INT64_MIN, INT64_MAX);
-        memcpy(p, &x, 8);
-        break;
-    }
-    case SHIMRT_BOOL: {
-        bool b;
-        if (v.kind == V_FLOAT)
-            b = v.re != 0;
-        else if (v.kind == V_COMPLEX)
-            b = v.re != 0 || v.im != 0;
-        else if (v.kind == V_UINT)
-            b = v.u != 0;
-        else
-            b = v.i != 0;
-        uint8_t x = b;
-        memcpy(p, &x, 1);
-        break;
-    }
-    case SHIMRT_FLOAT16: {
-        uint16_t x = shimrt_float_to_half((float)as_double(v));
-        memcpy(p, &x, 2);
-        break;
-    }
-    case SHIMRT_BFLOAT16: {
-        uint16_t x = shimrt_float_to_bf16((float)as_double(v));
-        memcpy(p, &x, 2);
-        break;
-    }
-    case SHIMRT_FLOAT32: {
-        float x = (float)as_double(v);
-        memcpy(p, &x, 4);
-        break;
-    }
-    case SHIMRT_FLOAT64: {
-        double x = as_double(v);
-        memcpy(p, &x, 8);
-        break;
-    }
-    case SHIMRT_COMPLEX64: {
-        float x[2] = {(float)as_double(v), v.kind == V_COMPLEX ? (float)v.im : 0.0f};
-        memcpy(p, x, 8);
-        break;
-    }
-    case SHIMRT_COMPLEX128: {
-        double x[2] = {as_double(v), v.kind == V_COMPLEX ? v.im : 0.0};
-        memcpy(p, x, 16);
-        break;
-    }
+    case SHIMRT_UINT8: STORE_AS(uint8_t, (uint8_t)as_unsigned(v, UINT8_MAX))
+    case SHIMRT_UINT16: STORE_AS(uint16_t, (uint16_t)as_unsigned(v, UINT16_MAX))
+    case SHIMRT_UINT32: STORE_AS(uint32_t, (uint32_t)as_unsigned(v, UINT32_MAX))
+    case SHIMRT_UINT64: STORE_AS(uint64_t, as_unsigned(v, UINT64_MAX))
+    case SHIMRT_INT8: STORE_AS(int8_t, (int8_t)as_signed(v, INT8_MIN, INT8_MAX))
+    case SHIMRT_INT16: STORE_AS(int16_t, (int16_t)as_signed(v, INT16_MIN, INT16_MAX))
+    case SHIMRT_INT32: STORE_AS(int32_t, (int32_t)as_signed(v, INT32_MIN, INT32_MAX))
+    case SHIMRT_INT64: STORE_AS(int64_t, as_signed(v, INT64_MIN, INT64_MAX))
+    case SHIMRT_BOOL: STORE_AS(uint8_t, as_bool(v))
+    case SHIMRT_FLOAT16: STORE_AS(uint16_t, shimrt_float_to_half((float)as_double(v)))
+    case SHIMRT_BFLOAT16: STORE_AS(uint16_t, shimrt_float_to_bf16((float)as_double(v)))
+    case SHIMRT_FLOAT32: STORE_AS(float, (float)as_double(v))
+    case SHIMRT_FLOAT64: STORE_AS(double, as_double(v))
+    case SHIMRT_COMPLEX64: STORE_AS(float, (float)as_double(v), (float)im)
+    case SHIMRT_COMPLEX128: STORE_AS(double, as_double(v), im)
     default: break;
     }
 }
@@ -415,12 +306,7 @@ static AOTITorchError clone_with(const char *func, AtenTensorHandle self, const 
     AtenTensorHandle t = shimrt_tensor_empty(func, self->ndim, self->sizes, strides, self->dtype,
                                              self->device_type, self->device_index);
     if (!t) return AOTI_TORCH_FAILURE;
-    if (shimrt_copy(func, t, self)) {
-        shimrt_tensor_free(t);
-        return AOTI_TORCH_FAILURE;
-    }
-    *ret = t;
-    return AOTI_TORCH_SUCCESS;
+    return shimrt_k_hand_out(shimrt_copy(func, t, self), t, ret);
 }
 
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_clone(AtenTensorHandle self, AtenTensorHandle *ret) {

@@ -34,30 +34,46 @@ size_t shimrt_dtype_size(int32_t dtype) {
 
 const char *shimrt_dtype_name(int32_t dtype) {
     switch (dtype) {
-    case SHIMRT_UINT8: return "uint8";
-    case SHIMRT_INT8: return "int8";
-    case SHIMRT_INT16: return "int16";
-    case SHIMRT_INT32: return "int32";
-    case SHIMRT_INT64: return "int64";
-    case SHIMRT_FLOAT16: return "float16";
-    case SHIMRT_FLOAT32: return "float32";
-    case SHIMRT_FLOAT64: return "float64";
-    case SHIMRT_COMPLEX32: return "complex32";
-    case SHIMRT_COMPLEX64: return "complex64";
-    case SHIMRT_COMPLEX128: return "complex128";
-    case SHIMRT_BOOL: return "bool";
-    case SHIMRT_BFLOAT16: return "bfloat16";
-    case SHIMRT_FLOAT8_E5M2: return "float8_e5m2";
-    case SHIMRT_FLOAT8_E4M3FN: return "float8_e4m3fn";
-    case SHIMRT_FLOAT8_E5M2FNUZ: return "float8_e5m2fnuz";
-    case SHIMRT_FLOAT8_E4M3FNUZ: return "float8_e4m3fnuz";
-    case SHIMRT_UINT16: return "uint16";
-    case SHIMRT_UINT32: return "uint32";
-    case SHIMRT_UINT64: return "uint64";
-    case SHIMRT_FLOAT8_E8M0FNU: return "float8_e8m0fnu";
-    case SHIMRT_FLOAT4_E2M1FN_X2: return "float4_e2m1fn_x2";
+#define X(NAME, name, code)                                                                        \
+    case SHIMRT_##NAME: return #name;
+        SHIMRT_DTYPES(X)
+#undef X
     default: return NULL;
     }
+}
+
+/* PyTorch's ScalarType names, as its messages print them ("not implemented for 'Float'"). */
+const char *shimrt_dtype_torch_name(int32_t dtype) {
+    static const struct {
+        int32_t code;
+        const char *name;
+    } names[] = {
+        {SHIMRT_UINT8, "Byte"},
+        {SHIMRT_INT8, "Char"},
+        {SHIMRT_INT16, "Short"},
+        {SHIMRT_INT32, "Int"},
+        {SHIMRT_INT64, "Long"},
+        {SHIMRT_FLOAT16, "Half"},
+        {SHIMRT_FLOAT32, "Float"},
+        {SHIMRT_FLOAT64, "Double"},
+        {SHIMRT_COMPLEX32, "ComplexHalf"},
+        {SHIMRT_COMPLEX64, "ComplexFloat"},
+        {SHIMRT_COMPLEX128, "ComplexDouble"},
+        {SHIMRT_BOOL, "Bool"},
+        {SHIMRT_BFLOAT16, "BFloat16"},
+        {SHIMRT_FLOAT8_E5M2, "Float8_e5m2"},
+        {SHIMRT_FLOAT8_E4M3FN, "Float8_e4m3fn"},
+        {SHIMRT_FLOAT8_E5M2FNUZ, "Float8_e5m2fnuz"},
+        {SHIMRT_FLOAT8_E4M3FNUZ, "Float8_e4m3fnuz"},
+        {SHIMRT_UINT16, "UInt16"},
+        {SHIMRT_UINT32, "UInt32"},
+        {SHIMRT_UINT64, "UInt64"},
+        {SHIMRT_FLOAT8_E8M0FNU, "Float8_e8m0fnu"},
+        {SHIMRT_FLOAT4_E2M1FN_X2, "Float4_e2m1fn_x2"},
+    };
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (names[i].code == dtype) return names[i].name;
+    return "?";
 }
 
 bool shimrt_dtype_is_computable(int32_t dtype) {
@@ -236,28 +252,20 @@ int64_t shimrt_k_f2i(double v) {
     return (int64_t)v;
 }
 
+/* RETURN_AS: the value of type T at p, returned as conv(value). */
+#define RETURN_AS(T, conv)                                                                         \
+    {                                                                                              \
+        T v_;                                                                                      \
+        memcpy(&v_, p, sizeof v_);                                                                 \
+        return conv(v_);                                                                           \
+    }
+
 double shimrt_k_load_f64(const char *p, int32_t dt) {
     switch (dt) {
-    case SHIMRT_FLOAT32: {
-        float v;
-        memcpy(&v, p, 4);
-        return v;
-    }
-    case SHIMRT_FLOAT64: {
-        double v;
-        memcpy(&v, p, 8);
-        return v;
-    }
-    case SHIMRT_FLOAT16: {
-        uint16_t v;
-        memcpy(&v, p, 2);
-        return shimrt_half_to_float(v);
-    }
-    case SHIMRT_BFLOAT16: {
-        uint16_t v;
-        memcpy(&v, p, 2);
-        return shimrt_bf16_to_float(v);
-    }
+    case SHIMRT_FLOAT32: RETURN_AS(float, )
+    case SHIMRT_FLOAT64: RETURN_AS(double, )
+    case SHIMRT_FLOAT16: RETURN_AS(uint16_t, shimrt_half_to_float)
+    case SHIMRT_BFLOAT16: RETURN_AS(uint16_t, shimrt_bf16_to_float)
     default: return (double)shimrt_k_load_i64(p, dt);
     }
 }
@@ -267,21 +275,9 @@ int64_t shimrt_k_load_i64(const char *p, int32_t dt) {
     case SHIMRT_BOOL: return *(const uint8_t *)p != 0;
     case SHIMRT_UINT8: return *(const uint8_t *)p;
     case SHIMRT_INT8: return *(const int8_t *)p;
-    case SHIMRT_INT16: {
-        int16_t v;
-        memcpy(&v, p, 2);
-        return v;
-    }
-    case SHIMRT_INT32: {
-        int32_t v;
-        memcpy(&v, p, 4);
-        return v;
-    }
-    case SHIMRT_INT64: {
-        int64_t v;
-        memcpy(&v, p, 8);
-        return v;
-    }
+    case SHIMRT_INT16: RETURN_AS(int16_t, )
+    case SHIMRT_INT32: RETURN_AS(int32_t, )
+    case SHIMRT_INT64: RETURN_AS(int64_t, )
     default: return shimrt_dtype_is_floating(dt) ? shimrt_k_f2i(shimrt_k_load_f64(p, dt)) : 0;
     }
 }

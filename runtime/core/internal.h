@@ -69,6 +69,8 @@ bool shimrt_pool_contains(const shimrt_pool *pool, const void *p);
 size_t shimrt_dtype_size(int32_t dtype);
 /* The dtype's name ("float32"), or NULL for an unknown code. */
 const char *shimrt_dtype_name(int32_t dtype);
+/* PyTorch's ScalarType name ("Float", "Long", ...; "?" for an unknown code). */
+const char *shimrt_dtype_torch_name(int32_t dtype);
 /* True for the dtypes the CPU conversion kernels read and write (ints, uints, float16,
  * bfloat16, float32, float64, bool, complex64, complex128). */
 bool shimrt_dtype_is_computable(int32_t dtype);
@@ -169,6 +171,9 @@ AtenTensorHandle shimrt_tensor_empty(const char *func, int64_t ndim, const int64
                                      const int64_t *strides, int32_t dtype, int32_t device_type,
                                      int32_t device_index);
 void shimrt_tensor_free(AtenTensorHandle t); /* NULL or invalid: no-op */
+/* A kernel's last step: on success (rc 0) out goes to *ret0 (the caller's new reference);
+ * on failure out is freed (NULL is fine). Returns rc as AOTI_TORCH_SUCCESS or _FAILURE. */
+AOTITorchError shimrt_k_hand_out(AOTITorchError rc, AtenTensorHandle out, AtenTensorHandle *ret0);
 
 /* Product of sizes (1 for a 0-dim tensor). */
 int64_t shimrt_numel(const struct AtenTensorOpaque *t);

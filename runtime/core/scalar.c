@@ -4,7 +4,8 @@
 
 shimrt_pool shimrt_scalar_pool = SHIMRT_POOL_INIT(struct ScalarOpaque);
 
-/* A new live scalar slot with the tag set, or NULL with the message set. */
+/* A new live scalar slot with the tag set, already in *ret (the caller sets its value), or
+ * NULL with the message set. */
 static ScalarHandle scalar_new(const char *func, int32_t tag, ScalarHandle *ret) {
     if (ret == NULL) {
         shimrt_fail(func, "argument 'ret' is NULL");
@@ -18,6 +19,7 @@ static ScalarHandle scalar_new(const char *func, int32_t tag, ScalarHandle *ret)
     s->magic = SHIMRT_SCALAR_MAGIC;
     s->tag = tag;
     SHIMRT_LIVE_ADD(shimrt_live_scalars, 1);
+    *ret = s;
     return s;
 }
 
@@ -25,7 +27,6 @@ AOTI_TORCH_EXPORT AOTITorchError torch_new_scalar_int(int64_t value, ScalarHandl
     ScalarHandle s = scalar_new(__func__, SHIMRT_SCALAR_INT, ret);
     if (!s) return AOTI_TORCH_FAILURE;
     s->v.i = value;
-    *ret = s;
     return AOTI_TORCH_SUCCESS;
 }
 
@@ -33,7 +34,6 @@ AOTI_TORCH_EXPORT AOTITorchError torch_new_scalar_double(double value, ScalarHan
     ScalarHandle s = scalar_new(__func__, SHIMRT_SCALAR_DOUBLE, ret);
     if (!s) return AOTI_TORCH_FAILURE;
     s->v.d = value;
-    *ret = s;
     return AOTI_TORCH_SUCCESS;
 }
 
@@ -41,7 +41,6 @@ AOTI_TORCH_EXPORT AOTITorchError torch_new_scalar_bool(bool value, ScalarHandle 
     ScalarHandle s = scalar_new(__func__, SHIMRT_SCALAR_BOOL, ret);
     if (!s) return AOTI_TORCH_FAILURE;
     s->v.b = value;
-    *ret = s;
     return AOTI_TORCH_SUCCESS;
 }
 
@@ -51,7 +50,6 @@ AOTI_TORCH_EXPORT AOTITorchError torch_new_scalar_complex_double(double real, do
     if (!s) return AOTI_TORCH_FAILURE;
     s->v.c.re = real;
     s->v.c.im = imag;
-    *ret = s;
     return AOTI_TORCH_SUCCESS;
 }
 
@@ -67,9 +65,18 @@ SCALAR_IS(torch_scalar_is_double, SHIMRT_SCALAR_DOUBLE)
 SCALAR_IS(torch_scalar_is_bool, SHIMRT_SCALAR_BOOL)
 SCALAR_IS(torch_scalar_is_complex_double, SHIMRT_SCALAR_COMPLEX)
 
+/* A scalar's real value: as a double, and as an integer when it is one (bool or int). */
+typedef struct {
+    double d;
+    int64_t i;
+    bool is_int;
+} real_value;
+
 /* The real value of a non-complex scalar, or of a complex one with imag == 0. */
-static AOTITorchError scalar_real(const char *func, ScalarHandle s, const char *to, double *d,
-                                  int64_t *i, bool *is_int) {
+static AOTITorchError scalar_real(const char *func, ScalarHandle s, const char *to, real_value *r) {
+    double *d = &r->d;
+    int64_t *i = &r->i;
+    bool *is_int = &r->is_int;
     *is_int = false;
     switch (s->tag) {
     case SHIMRT_SCALAR_BOOL:
@@ -99,41 +106,35 @@ static AOTITorchError scalar_real(const char *func, ScalarHandle s, const char *
 AOTI_TORCH_EXPORT AOTITorchError torch_scalar_to_int(ScalarHandle handle, int64_t *ret) {
     SHIMRT_CHECK_HANDLE(shimrt_scalar_pool, handle, SHIMRT_SCALAR_MAGIC, "scalar");
     SHIMRT_CHECK_ARG(ret);
-    double d;
-    int64_t i;
-    bool is_int;
-    if (scalar_real(__func__, handle, "int", &d, &i, &is_int)) return AOTI_TORCH_FAILURE;
-    if (is_int) {
-        *ret = i;
+    real_value r;
+    if (scalar_real(__func__, handle, "int", &r)) return AOTI_TORCH_FAILURE;
+    if (r.is_int) {
+        *ret = r.i;
         return AOTI_TORCH_SUCCESS;
     }
     /* -2^63 <= trunc(d) < 2^63 */
-    if (!(d > -9223372036854775809.0 && d < 9223372036854775808.0)) {
-        return shimrt_fail(__func__, "value %g cannot be converted to int64 without overflow", d);
+    if (!(r.d > -9223372036854775809.0 && r.d < 9223372036854775808.0)) {
+        return shimrt_fail(__func__, "value %g cannot be converted to int64 without overflow", r.d);
     }
-    *ret = (int64_t)d;
+    *ret = (int64_t)r.d;
     return AOTI_TORCH_SUCCESS;
 }
 
 AOTI_TORCH_EXPORT AOTITorchError torch_scalar_to_double(ScalarHandle handle, double *ret) {
     SHIMRT_CHECK_HANDLE(shimrt_scalar_pool, handle, SHIMRT_SCALAR_MAGIC, "scalar");
     SHIMRT_CHECK_ARG(ret);
-    double d;
-    int64_t i;
-    bool is_int;
-    if (scalar_real(__func__, handle, "double", &d, &i, &is_int)) return AOTI_TORCH_FAILURE;
-    *ret = d;
+    real_value r;
+    if (scalar_real(__func__, handle, "double", &r)) return AOTI_TORCH_FAILURE;
+    *ret = r.d;
     return AOTI_TORCH_SUCCESS;
 }
 
 AOTI_TORCH_EXPORT AOTITorchError torch_scalar_to_bool(ScalarHandle handle, bool *ret) {
     SHIMRT_CHECK_HANDLE(shimrt_scalar_pool, handle, SHIMRT_SCALAR_MAGIC, "scalar");
     SHIMRT_CHECK_ARG(ret);
-    double d;
-    int64_t i;
-    bool is_int;
-    if (scalar_real(__func__, handle, "bool", &d, &i, &is_int)) return AOTI_TORCH_FAILURE;
-    *ret = is_int ? i != 0 : d != 0.0;
+    real_value r;
+    if (scalar_real(__func__, handle, "bool", &r)) return AOTI_TORCH_FAILURE;
+    *ret = r.is_int ? r.i != 0 : r.d != 0.0;
     return AOTI_TORCH_SUCCESS;
 }
 
@@ -148,11 +149,9 @@ AOTI_TORCH_EXPORT AOTITorchError torch_scalar_to_complex_double(ScalarHandle han
         *ret_imag = handle->v.c.im;
         return AOTI_TORCH_SUCCESS;
     }
-    double d;
-    int64_t i;
-    bool is_int;
-    if (scalar_real(__func__, handle, "complex", &d, &i, &is_int)) return AOTI_TORCH_FAILURE;
-    *ret_real = d;
+    real_value r;
+    if (scalar_real(__func__, handle, "complex", &r)) return AOTI_TORCH_FAILURE;
+    *ret_real = r.d;
     *ret_imag = 0.0;
     return AOTI_TORCH_SUCCESS;
 }

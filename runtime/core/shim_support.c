@@ -214,23 +214,29 @@ static void *box_temp(shimrt_box *b, size_t n, size_t size) {
     return p;
 }
 
+/* False, failing the box, when rc (a C shim call's result) is an error; false at once
+ * when the box has failed already. */
+static bool box_ok(shimrt_box *b, AOTITorchError rc) {
+    if (rc != AOTI_TORCH_SUCCESS) shimrt_box_fail(b, AOTI_TORCH_FAILURE);
+    return rc == AOTI_TORCH_SUCCESS;
+}
+
+static AOTITorchError box_scalar_value(StableIValue v, double *d) {
+    return torch_scalar_to_double(siv_to_scalar(v), d);
+}
+static AOTITorchError box_str_value(StableIValue v, const char **s) {
+    return torch_string_c_str(siv_to_string(v), s);
+}
+
 AOTI_TORCH_EXPORT double shimrt_box_scalar(shimrt_box *b, uint64_t i) {
     double d = 0;
-    if (b->err != AOTI_TORCH_SUCCESS) return 0;
-    if (torch_scalar_to_double(siv_to_scalar(b->stack[i]), &d) != AOTI_TORCH_SUCCESS) {
-        shimrt_box_fail(b, AOTI_TORCH_FAILURE);
-        return 0;
-    }
+    if (b->err != AOTI_TORCH_SUCCESS || !box_ok(b, box_scalar_value(b->stack[i], &d))) return 0;
     return d;
 }
 
 AOTI_TORCH_EXPORT const char *shimrt_box_str(shimrt_box *b, uint64_t i) {
     const char *s = NULL;
-    if (b->err != AOTI_TORCH_SUCCESS) return "";
-    if (torch_string_c_str(siv_to_string(b->stack[i]), &s) != AOTI_TORCH_SUCCESS) {
-        shimrt_box_fail(b, AOTI_TORCH_FAILURE);
-        return "";
-    }
+    if (b->err != AOTI_TORCH_SUCCESS || !box_ok(b, box_str_value(b->stack[i], &s))) return "";
     return s;
 }
 
@@ -242,37 +248,33 @@ static bool box_opt(const shimrt_box *b, uint64_t i, StableIValue *value) {
     return true;
 }
 
-AOTI_TORCH_EXPORT AtenTensorHandle *shimrt_box_opt_tensor(shimrt_box *b, uint64_t i,
-                                                          AtenTensorHandle *storage) {
-    StableIValue v;
-    if (!box_opt(b, i, &v)) return NULL;
-    *storage = siv_to_tensor(v);
-    return storage;
-}
-AOTI_TORCH_EXPORT int64_t *shimrt_box_opt_int(shimrt_box *b, uint64_t i, int64_t *storage) {
-    StableIValue v;
-    if (!box_opt(b, i, &v)) return NULL;
-    *storage = siv_to_int(v);
-    return storage;
-}
-AOTI_TORCH_EXPORT double *shimrt_box_opt_float(shimrt_box *b, uint64_t i, double *storage) {
-    StableIValue v;
-    if (!box_opt(b, i, &v)) return NULL;
-    *storage = siv_to_double(v);
-    return storage;
-}
-AOTI_TORCH_EXPORT int32_t *shimrt_box_opt_bool(shimrt_box *b, uint64_t i, int32_t *storage) {
-    StableIValue v;
-    if (!box_opt(b, i, &v)) return NULL;
-    *storage = siv_to_bool(v) ? 1 : 0;
-    return storage;
-}
-AOTI_TORCH_EXPORT int32_t *shimrt_box_opt_code(shimrt_box *b, uint64_t i, int32_t *storage) {
-    StableIValue v;
-    if (!box_opt(b, i, &v)) return NULL;
-    *storage = siv_to_code_(v);
-    return storage;
-}
+/* shimrt_box_opt_<name>: NULL for None, else storage holding conv(the value). */
+#define BOX_OPT(name, T, conv)                                                                     \
+    AOTI_TORCH_EXPORT T *shimrt_box_opt_##name(shimrt_box *b, uint64_t i, T *storage) {            \
+        StableIValue v;                                                                            \
+        if (!box_opt(b, i, &v)) return NULL;                                                       \
+        *storage = conv(v);                                                                        \
+        return storage;                                                                            \
+    }
+/* ... and for values read through a C shim call that may fail (and fail the box). */
+#define BOX_OPT_CALL(name, T, call)                                                                \
+    AOTI_TORCH_EXPORT T *shimrt_box_opt_##name(shimrt_box *b, uint64_t i, T *storage) {            \
+        StableIValue v;                                                                            \
+        if (!box_opt(b, i, &v) || b->err != AOTI_TORCH_SUCCESS) return NULL;                       \
+        return box_ok(b, call(v, storage)) ? storage : NULL;                                       \
+    }
+static int32_t siv_to_bool01(StableIValue v) { return siv_to_bool(v) ? 1 : 0; }
+static int32_t siv_to_index32(StableIValue v) { return (int32_t)siv_to_int(v); }
+BOX_OPT(tensor, AtenTensorHandle, siv_to_tensor)
+BOX_OPT(int, int64_t, siv_to_int)
+BOX_OPT(float, double, siv_to_double)
+BOX_OPT(bool, int32_t, siv_to_bool01)
+BOX_OPT(code, int32_t, siv_to_code_)
+BOX_OPT(generator, AtenGeneratorHandle, siv_to_generator)
+BOX_OPT(device_index, int32_t, siv_to_index32)
+BOX_OPT_CALL(scalar, double, box_scalar_value)
+BOX_OPT_CALL(str, const char *, box_str_value)
+
 AOTI_TORCH_EXPORT int32_t *shimrt_box_opt_device(shimrt_box *b, uint64_t i, int32_t *storage,
                                                  int32_t *index) {
     StableIValue v;
@@ -280,41 +282,6 @@ AOTI_TORCH_EXPORT int32_t *shimrt_box_opt_device(shimrt_box *b, uint64_t i, int3
     if (!box_opt(b, i, &v)) return NULL;
     *storage = siv_to_device_type(v);
     *index = siv_to_device_index(v);
-    return storage;
-}
-AOTI_TORCH_EXPORT double *shimrt_box_opt_scalar(shimrt_box *b, uint64_t i, double *storage) {
-    StableIValue v;
-    if (!box_opt(b, i, &v)) return NULL;
-    if (b->err != AOTI_TORCH_SUCCESS) return NULL;
-    if (torch_scalar_to_double(siv_to_scalar(v), storage) != AOTI_TORCH_SUCCESS) {
-        shimrt_box_fail(b, AOTI_TORCH_FAILURE);
-        return NULL;
-    }
-    return storage;
-}
-AOTI_TORCH_EXPORT const char **shimrt_box_opt_str(shimrt_box *b, uint64_t i, const char **storage) {
-    StableIValue v;
-    if (!box_opt(b, i, &v)) return NULL;
-    if (b->err != AOTI_TORCH_SUCCESS) return NULL;
-    if (torch_string_c_str(siv_to_string(v), storage) != AOTI_TORCH_SUCCESS) {
-        shimrt_box_fail(b, AOTI_TORCH_FAILURE);
-        return NULL;
-    }
-    return storage;
-}
-AOTI_TORCH_EXPORT AtenGeneratorHandle *shimrt_box_opt_generator(shimrt_box *b, uint64_t i,
-                                                                AtenGeneratorHandle *storage) {
-    StableIValue v;
-    if (!box_opt(b, i, &v)) return NULL;
-    *storage = siv_to_generator(v);
-    return storage;
-}
-
-AOTI_TORCH_EXPORT int32_t *shimrt_box_opt_device_index(shimrt_box *b, uint64_t i,
-                                                       int32_t *storage) {
-    StableIValue v;
-    if (!box_opt(b, i, &v)) return NULL;
-    *storage = (int32_t)siv_to_int(v);
     return storage;
 }
 

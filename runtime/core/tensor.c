@@ -453,22 +453,34 @@ static AOTITorchError wrap_dim(const char *func, AtenTensorHandle t, int64_t d, 
     return AOTI_TORCH_SUCCESS;
 }
 
+/* arr[d] (arr: t's sizes or strides) for a possibly negative dim d. */
+static AOTITorchError dim_entry(const char *func, AtenTensorHandle t, const int64_t *arr, int64_t d,
+                                int64_t *ret) {
+    int64_t i = 0;
+    if (wrap_dim(func, t, d, &i)) return AOTI_TORCH_FAILURE;
+    *ret = arr[i];
+    return AOTI_TORCH_SUCCESS;
+}
+
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_get_size(AtenTensorHandle tensor, int64_t d,
                                                      int64_t *ret_size) {
-    int64_t i = 0;
     SHIMRT_CHECK_DEFINED(tensor);
     SHIMRT_CHECK_ARG(ret_size);
-    if (wrap_dim(__func__, tensor, d, &i)) return AOTI_TORCH_FAILURE;
-    *ret_size = tensor->sizes[i];
-    return AOTI_TORCH_SUCCESS;
+    return dim_entry(__func__, tensor, tensor->sizes, d, ret_size);
 }
 
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_get_stride(AtenTensorHandle tensor, int64_t d,
                                                        int64_t *ret_stride) {
-    int64_t i = 0;
     SHIMRT_CHECK_DEFINED(tensor);
     SHIMRT_CHECK_ARG(ret_stride);
-    if (wrap_dim(__func__, tensor, d, &i)) return AOTI_TORCH_FAILURE;
-    *ret_stride = tensor->strides[i];
+    return dim_entry(__func__, tensor, tensor->strides, d, ret_stride);
+}
+
+AOTITorchError shimrt_k_hand_out(AOTITorchError rc, AtenTensorHandle out, AtenTensorHandle *ret0) {
+    if (rc != AOTI_TORCH_SUCCESS) {
+        shimrt_tensor_free(out);
+        return AOTI_TORCH_FAILURE;
+    }
+    *ret0 = out;
     return AOTI_TORCH_SUCCESS;
 }

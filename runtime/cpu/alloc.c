@@ -129,12 +129,7 @@ static AOTITorchError copy_as(const char *op, AtenTensorHandle self, int32_t fmt
     AtenTensorHandle t =
         shimrt_k_empty_like_dev(op, self, self->ndim, self->sizes, use ? strides : NULL, dt);
     if (!t) return AOTI_TORCH_FAILURE;
-    if (shimrt_k_copy(op, t, self)) {
-        shimrt_tensor_free(t);
-        return AOTI_TORCH_FAILURE;
-    }
-    *out = t;
-    return AOTI_TORCH_SUCCESS;
+    return shimrt_k_hand_out(shimrt_k_copy(op, t, self), t, out);
 }
 
 AOTITorchError shimrt_cpu_clone(AtenTensorHandle self, int32_t *memory_format,

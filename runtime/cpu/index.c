@@ -17,19 +17,8 @@ static bool is_floatish(int32_t dt) {
 
 /* ---- element access ---- */
 bool shimrt_idx_numeric(int32_t dt) {
-    switch (dt) {
-    case SHIMRT_UINT8:
-    case SHIMRT_INT8:
-    case SHIMRT_INT16:
-    case SHIMRT_INT32:
-    case SHIMRT_INT64:
-    case SHIMRT_FLOAT16:
-    case SHIMRT_BFLOAT16:
-    case SHIMRT_FLOAT32:
-    case SHIMRT_FLOAT64:
-    case SHIMRT_BOOL: return true;
-    default: return false;
-    }
+    return shimrt_dtype_is_computable(dt) && dt != SHIMRT_UINT16 && dt != SHIMRT_UINT32 &&
+           dt != SHIMRT_UINT64 && dt != SHIMRT_COMPLEX64 && dt != SHIMRT_COMPLEX128;
 }
 
 long double shimrt_idx_load(const char *p, int32_t dt) {

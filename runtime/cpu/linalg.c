@@ -51,22 +51,6 @@ typedef struct {
     int64_t rs, cs;
 } mat;
 
-static const char *torch_name(int32_t dt) {
-    switch (dt) {
-    case SHIMRT_BOOL: return "Bool";
-    case SHIMRT_UINT8: return "Byte";
-    case SHIMRT_INT8: return "Char";
-    case SHIMRT_INT16: return "Short";
-    case SHIMRT_INT32: return "Int";
-    case SHIMRT_INT64: return "Long";
-    case SHIMRT_FLOAT16: return "Half";
-    case SHIMRT_BFLOAT16: return "BFloat16";
-    case SHIMRT_FLOAT32: return "Float";
-    case SHIMRT_FLOAT64: return "Double";
-    default: return "?";
-    }
-}
-
 /* How BLAS can take an n x k operand: 0 as is (row-major), 1 transposed, -1 neither. */
 static int blas_form(mat *a, int64_t n, int64_t k, int64_t *ld) {
     int64_t rs = n == 1 ? (k > 1 ? k : 1) : a->rs, cs = k == 1 ? 1 : a->cs;
@@ -83,6 +67,22 @@ static int blas_form(mat *a, int64_t n, int64_t k, int64_t *ld) {
     return -1;
 }
 
+/* Copies a (rows x cols) into a new row-major buffer *buf that BLAS can take as is. */
+static bool dense_copy(mat *a, int64_t rows, int64_t cols, size_t es, char **buf, int *form,
+                       int64_t *ld) {
+    char *d = malloc((size_t)(rows * cols) * es + 1);
+    if (!d) return true;
+    for (int64_t i = 0; i < rows; i++)
+        for (int64_t j = 0; j < cols; j++)
+            memcpy(d + (size_t)(i * cols + j) * es, a->p + (size_t)(i * a->rs + j * a->cs) * es,
+                   es);
+    *a = (mat){d, cols, 1};
+    *buf = d;
+    *form = 0;
+    *ld = cols > 1 ? cols : 1;
+    return false;
+}
+
 /* c (n x m, contiguous) = alpha * a(n x k) @ b(k x m) + beta * c; beta == 0 ignores c. */
 static AOTITorchError gemm(const char *op, int32_t dt, int64_t n, int64_t k, int64_t m, mat a,
                            mat b, char *c, double alpha, double beta) {
@@ -93,32 +93,10 @@ static AOTITorchError gemm(const char *op, int32_t dt, int64_t n, int64_t k, int
         int64_t lda, ldb;
         int fa = blas_form(&a, n, k, &lda), fb = blas_form(&b, k, m, &ldb);
         char *ca = NULL, *cb = NULL;
-        if (fa < 0 || fb < 0) { /* copy the operand that BLAS cannot take */
-            if (fa < 0) {
-                ca = malloc((size_t)(n * k) * es + 1);
-                if (!ca) return shimrt_fail(op, "out of memory");
-                for (int64_t i = 0; i < n; i++)
-                    for (int64_t j = 0; j < k; j++)
-                        memcpy(ca + (size_t)(i * k + j) * es,
-                               a.p + (size_t)(i * a.rs + j * a.cs) * es, es);
-                a = (mat){ca, k, 1};
-                fa = 0;
-                lda = k > 1 ? k : 1;
-            }
-            if (fb < 0) {
-                cb = malloc((size_t)(k * m) * es + 1);
-                if (!cb) {
-                    free(ca);
-                    return shimrt_fail(op, "out of memory");
-                }
-                for (int64_t i = 0; i < k; i++)
-                    for (int64_t j = 0; j < m; j++)
-                        memcpy(cb + (size_t)(i * m + j) * es,
-                               b.p + (size_t)(i * b.rs + j * b.cs) * es, es);
-                b = (mat){cb, m, 1};
-                fb = 0;
-                ldb = m > 1 ? m : 1;
-            }
+        if ((fa < 0 && dense_copy(&a, n, k, es, &ca, &fa, &lda)) ||
+            (fb < 0 && dense_copy(&b, k, m, es, &cb, &fb, &ldb))) {
+            free(ca);
+            return shimrt_fail(op, "out of memory");
         }
         if (k == 0) { /* BLAS would scale c by beta; PyTorch ignores c when beta is 0 */
             for (int64_t i = 0; i < n * m; i++) {
@@ -186,7 +164,8 @@ static AOTITorchError check_mats(const char *op, AtenTensorHandle a, const char 
 /* Bool products exist in PyTorch only when they are empty. */
 static AOTITorchError bool_check(const char *op, int32_t dt, int64_t n, int64_t k, int64_t m) {
     if (dt == SHIMRT_BOOL && n > 0 && k > 0 && m > 0)
-        return shimrt_fail(op, "\"addmm_impl_cpu_\" not implemented for '%s'", torch_name(dt));
+        return shimrt_fail(op, "\"addmm_impl_cpu_\" not implemented for '%s'",
+                           shimrt_dtype_torch_name(dt));
     return AOTI_TORCH_SUCCESS;
 }
 
@@ -195,13 +174,8 @@ static AOTITorchError mm_impl(const char *op, AtenTensorHandle self, AtenTensorH
                               AtenTensorHandle *ret0) {
     const char *n1 = bias ? "mat1" : "self", *n2 = "mat2";
     if (check_mats(op, self, n1, mat2, n2)) return AOTI_TORCH_FAILURE;
-    if (self->ndim != 2) return shimrt_fail(op, "%s must be a matrix", bias ? "mat1" : "self");
-    if (mat2->ndim != 2) return shimrt_fail(op, "mat2 must be a matrix");
-    if (self->sizes[1] != mat2->sizes[0])
-        return shimrt_fail(op,
-                           "mat1 and mat2 shapes cannot be multiplied (%lldx%lld and %lldx%lld)",
-                           (long long)self->sizes[0], (long long)self->sizes[1],
-                           (long long)mat2->sizes[0], (long long)mat2->sizes[1]);
+    int64_t shape[2];
+    if (shimrt_k_mm_shape(op, self, n1, mat2, shape)) return AOTI_TORCH_FAILURE;
     if (self->dtype != mat2->dtype)
         return shimrt_fail(op, "expected m1 and m2 to have the same dtype, but got: %s != %s",
                            shimrt_dtype_name(self->dtype), shimrt_dtype_name(mat2->dtype));
@@ -221,7 +195,6 @@ static AOTITorchError mm_impl(const char *op, AtenTensorHandle self, AtenTensorH
     if (bool_check(op, dt, n, k, m)) return AOTI_TORCH_FAILURE;
     if (bias && dt == SHIMRT_BOOL && k == 0 && n > 0 && m > 0) /* PyTorch scales by beta */
         return shimrt_fail(op, "result type Long can't be cast to the desired output type Bool");
-    int64_t shape[2] = {n, m};
     AtenTensorHandle out = shimrt_k_empty_like_dev(op, self, 2, shape, NULL, dt);
     if (!out) return AOTI_TORCH_FAILURE;
     if (bias && beta != 0) {
@@ -240,12 +213,9 @@ static AOTITorchError mm_impl(const char *op, AtenTensorHandle self, AtenTensorH
     }
     mat a = {shimrt_data(self), self->strides[0], self->strides[1]};
     mat b = {shimrt_data(mat2), mat2->strides[0], mat2->strides[1]};
-    if (gemm(op, dt, n, k, m, a, b, shimrt_data(out), bias ? alpha : 1.0, bias ? beta : 0.0)) {
-        shimrt_tensor_free(out);
-        return AOTI_TORCH_FAILURE;
-    }
-    *ret0 = out;
-    return AOTI_TORCH_SUCCESS;
+    return shimrt_k_hand_out(
+        gemm(op, dt, n, k, m, a, b, shimrt_data(out), bias ? alpha : 1.0, bias ? beta : 0.0), out,
+        ret0);
 }
 
 AOTITorchError shimrt_cpu_mm(AtenTensorHandle self, AtenTensorHandle mat2, AtenTensorHandle *ret0) {
@@ -296,29 +266,18 @@ AOTITorchError shimrt_cpu_bmm(AtenTensorHandle self, AtenTensorHandle mat2,
                               AtenTensorHandle *ret0) {
     static const char op[] = "bmm";
     if (check_mats(op, self, "self", mat2, "mat2")) return AOTI_TORCH_FAILURE;
-    if (self->ndim != 3) return shimrt_fail(op, "batch1 must be a 3D tensor");
-    if (mat2->ndim != 3) return shimrt_fail(op, "batch2 must be a 3D tensor");
-    if (self->sizes[0] != mat2->sizes[0] || self->sizes[2] != mat2->sizes[1])
-        return shimrt_fail(op,
-                           "Expected size for first two dimensions of batch2 tensor to be: "
-                           "[%lld, %lld] but got: [%lld, %lld].",
-                           (long long)self->sizes[0], (long long)self->sizes[2],
-                           (long long)mat2->sizes[0], (long long)mat2->sizes[1]);
+    int64_t shape[3];
+    if (shimrt_k_bmm_shape(op, self, mat2, shape)) return AOTI_TORCH_FAILURE;
     if (self->dtype != mat2->dtype)
-        return shimrt_fail(op, "expected scalar type %s but found %s", torch_name(self->dtype),
-                           torch_name(mat2->dtype));
+        return shimrt_fail(op, "expected scalar type %s but found %s",
+                           shimrt_dtype_torch_name(self->dtype),
+                           shimrt_dtype_torch_name(mat2->dtype));
     int32_t dt = self->dtype;
     if (bool_check(op, dt, self->sizes[1], self->sizes[2], mat2->sizes[2]))
         return AOTI_TORCH_FAILURE;
-    int64_t shape[3] = {self->sizes[0], self->sizes[1], mat2->sizes[2]};
     AtenTensorHandle out = shimrt_k_empty_like_dev(op, self, 3, shape, NULL, dt);
     if (!out) return AOTI_TORCH_FAILURE;
-    if (batched(op, self, mat2, 1, shape, out)) {
-        shimrt_tensor_free(out);
-        return AOTI_TORCH_FAILURE;
-    }
-    *ret0 = out;
-    return AOTI_TORCH_SUCCESS;
+    return shimrt_k_hand_out(batched(op, self, mat2, 1, shape, out), out, ret0);
 }
 
 /* matmul: 1-D operands get a dim of size 1 (removed from the result), batch dims
@@ -356,36 +315,12 @@ AOTITorchError shimrt_cpu_matmul(AtenTensorHandle self, AtenTensorHandle other,
         b.strides[0] = other->strides[0];
         b.strides[1] = 1;
     }
-    int64_t n = a.sizes[a.ndim - 2], k = a.sizes[a.ndim - 1];
-    int64_t k2 = b.sizes[b.ndim - 2], m = b.sizes[b.ndim - 1];
-    if (k != k2) {
-        if (self->ndim == 1 && other->ndim == 1)
-            return shimrt_fail(op,
-                               "inconsistent tensor size, expected tensor [%lld] and src "
-                               "[%lld] to have the same number of elements, but got %lld "
-                               "and %lld elements respectively",
-                               (long long)k, (long long)k2, (long long)k, (long long)k2);
-        return shimrt_fail(op,
-                           "mat1 and mat2 shapes cannot be multiplied (%lldx%lld and %lldx%lld)",
-                           (long long)n, (long long)k, (long long)k2, (long long)m);
-    }
-    if (bool_check(op, self->dtype, n, k, m)) return AOTI_TORCH_FAILURE;
-    int64_t bshape[SHIMRT_MAX_DIMS], nb = 0;
-    if (shimrt_k_broadcast(op, a.ndim - 2, a.sizes, b.ndim - 2, b.sizes, bshape, &nb))
+    int64_t full[SHIMRT_MAX_DIMS], rshape[SHIMRT_MAX_DIMS], nb = 0, rn = 0;
+    if (shimrt_k_matmul_shape(op, self, other, &a, &b, full, &nb, rshape, &rn))
         return AOTI_TORCH_FAILURE;
-    int64_t full[SHIMRT_MAX_DIMS], rshape[SHIMRT_MAX_DIMS], rn = 0;
-    memcpy(full, bshape, (size_t)nb * sizeof *full);
-    full[nb] = n;
-    full[nb + 1] = m;
-    for (int64_t i = 0; i < nb; i++) rshape[rn++] = bshape[i];
-    if (self->ndim > 1) rshape[rn++] = n;
-    if (other->ndim > 1) rshape[rn++] = m;
+    if (bool_check(op, self->dtype, full[nb], a.sizes[a.ndim - 1], full[nb + 1]))
+        return AOTI_TORCH_FAILURE;
     AtenTensorHandle out = shimrt_k_empty_like_dev(op, self, rn, rshape, NULL, self->dtype);
     if (!out) return AOTI_TORCH_FAILURE;
-    if (batched(op, &a, &b, nb, full, out)) {
-        shimrt_tensor_free(out);
-        return AOTI_TORCH_FAILURE;
-    }
-    *ret0 = out;
-    return AOTI_TORCH_SUCCESS;
+    return shimrt_k_hand_out(batched(op, &a, &b, nb, full, out), out, ret0);
 }

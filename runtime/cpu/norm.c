@@ -155,10 +155,6 @@ AOTITorchError shimrt_layer_norm(AtenTensorHandle input, const int64_t *normaliz
     if (check_inputs(op, input, normalized_shape, nn, weight, bias)) return AOTI_TORCH_FAILURE;
     AtenTensorHandle out =
         shimrt_tensor_empty(op, input->ndim, input->sizes, NULL, input->dtype, SHIMRT_DEV_CPU, -1);
-    if (!out || layer_norm_rows(op, input, nn, weight, bias, eps, out, NULL, NULL)) {
-        shimrt_tensor_free(out);
-        return AOTI_TORCH_FAILURE;
-    }
-    *ret0 = out;
-    return AOTI_TORCH_SUCCESS;
+    return shimrt_k_hand_out(
+        !out || layer_norm_rows(op, input, nn, weight, bias, eps, out, NULL, NULL), out, ret0);
 }

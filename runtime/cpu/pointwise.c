@@ -63,23 +63,6 @@ typedef struct {
     sh_kargs k;
 } pw_call;
 
-/* PyTorch's type names in "not implemented" messages: Float, Bool, ... */
-static const char *torch_type_name(int32_t dt) {
-    switch (dt) {
-    case SHIMRT_BOOL: return "Bool";
-    case SHIMRT_UINT8: return "Byte";
-    case SHIMRT_INT8: return "Char";
-    case SHIMRT_INT16: return "Short";
-    case SHIMRT_INT32: return "Int";
-    case SHIMRT_INT64: return "Long";
-    case SHIMRT_FLOAT16: return "Half";
-    case SHIMRT_BFLOAT16: return "BFloat16";
-    case SHIMRT_FLOAT32: return "Float";
-    case SHIMRT_FLOAT64: return "Double";
-    default: return "?";
-    }
-}
-
 static AOTITorchError pw_run(pw_call *c, AtenTensorHandle *ret0) {
     const sh_row *r = &rows[c->row];
     const sh_kernel *tab = row_tables()[c->row];
@@ -111,7 +94,7 @@ static AOTITorchError pw_run(pw_call *c, AtenTensorHandle *ret0) {
     if (!fn) {
         char kname[64];
         snprintf(kname, sizeof kname, "%s_cpu", r->name);
-        const char *n = torch_type_name(rt);
+        const char *n = shimrt_dtype_torch_name(rt);
         return shimrt_fail(c->op, "\"%s\" not implemented for '%s'", kname, n);
     }
     sh_plan p;
@@ -288,12 +271,12 @@ AOTITorchError shimrt_cpu_clamp(AtenTensorHandle self, double *min, double *max,
             return shimrt_fail(op,
                                "Clamp min value %g is outside the representable range of "
                                "%s",
-                               *min, torch_type_name(rt));
+                               *min, shimrt_dtype_torch_name(rt));
         if (max && *max < lo[rt])
             return shimrt_fail(op,
                                "Clamp max value %g is outside the representable range of "
                                "%s",
-                               *max, torch_type_name(rt));
+                               *max, shimrt_dtype_torch_name(rt));
         if (min && *min < lo[rt]) c.k.p0 = lo[rt];
         if (max && *max > hi[rt]) c.k.p1 = hi[rt];
         if (!min) c.k.p0 = lo[rt];
@@ -358,7 +341,8 @@ static AOTITorchError integral_only(pw_call *c, const char *kname, bool nobool,
     for (int i = 0; i < c->nin; i++) shimrt_k_rt_add_tensor(&s, c->in[i]);
     int32_t rt = shimrt_k_rt_result(&s);
     if (shimrt_k_is_floating(rt) || (nobool && rt == SHIMRT_BOOL))
-        return shimrt_fail(c->op, "\"%s\" not implemented for '%s'", kname, torch_type_name(rt));
+        return shimrt_fail(c->op, "\"%s\" not implemented for '%s'", kname,
+                           shimrt_dtype_torch_name(rt));
     return pw_run(c, ret0);
 }
 
@@ -416,14 +400,10 @@ AOTITorchError shimrt_cpu_where_self(AtenTensorHandle condition, AtenTensorHandl
                  .compute = -1,
                  .cond_first = true};
     if (shimrt_k_check_cpu(op, condition, "condition")) return AOTI_TORCH_FAILURE;
-    if (condition->dtype != SHIMRT_BOOL) {
-        const char *n = shimrt_dtype_name(condition->dtype);
+    if (condition->dtype != SHIMRT_BOOL)
         return shimrt_fail(op,
                            "where expected condition to be a boolean tensor, but got a "
                            "tensor with dtype %s",
-                           torch_type_name(condition->dtype)[0] == '?'
-                               ? (n ? n : "?")
-                               : torch_type_name(condition->dtype));
-    }
+                           shimrt_dtype_torch_name(condition->dtype));
     return pw_run(&c, ret0);
 }

@@ -426,12 +426,7 @@ AOTITorchError shimrt_cpu_mean_dim(AtenTensorHandle self, const int64_t *dim, in
     AtenTensorHandle out = shimrt_k_empty_like_dev(op, self, s->ndim, s->sizes, NULL, odt);
     AOTITorchError err = out ? shimrt_k_copy(op, out, s) : AOTI_TORCH_FAILURE;
     shimrt_tensor_free(s);
-    if (err) {
-        shimrt_tensor_free(out);
-        return AOTI_TORCH_FAILURE;
-    }
-    *ret0 = out;
-    return AOTI_TORCH_SUCCESS;
+    return shimrt_k_hand_out(err, out, ret0);
 }
 
 /* all/any: the result is bool, uint8 for uint8 input (PyTorch's rule) */
@@ -674,12 +669,8 @@ AOTITorchError shimrt_cpu_max_dim(AtenTensorHandle self, int64_t dim, int32_t ke
                            (long long)d);
     AOTITorchError ferr;
     if (self->ndim > 0 && engine_argmax(op, self, d, keepdim != 0, ret0, ret1, &ferr)) return ferr;
-    int64_t osz[SHIMRT_MAX_DIMS], on = 0;
-    for (int64_t k = 0; k < self->ndim; k++)
-        if (k != d)
-            osz[on++] = self->sizes[k];
-        else if (keepdim)
-            osz[on++] = 1;
+    int64_t osz[SHIMRT_MAX_DIMS];
+    int64_t on = shimrt_k_reduced_shape(self->ndim, self->sizes, d, keepdim != 0, osz);
     AtenTensorHandle v = shimrt_k_empty_like_dev(op, self, on, osz, NULL, self->dtype);
     AtenTensorHandle ix = v ? shimrt_k_empty_like_dev(op, self, on, osz, NULL, SHIMRT_INT64) : NULL;
     if (!ix) {
@@ -739,12 +730,8 @@ AOTITorchError shimrt_cpu_argmax(AtenTensorHandle self, int64_t *dim, int32_t ke
                            (long long)d);
     AOTITorchError ferr;
     if (self->ndim > 0 && engine_argmax(op, self, d, keepdim != 0, NULL, ret0, &ferr)) return ferr;
-    int64_t osz[SHIMRT_MAX_DIMS], on = 0;
-    for (int64_t k = 0; k < self->ndim; k++)
-        if (k != d)
-            osz[on++] = self->sizes[k];
-        else if (keepdim)
-            osz[on++] = 1;
+    int64_t osz[SHIMRT_MAX_DIMS];
+    int64_t on = shimrt_k_reduced_shape(self->ndim, self->sizes, d, keepdim != 0, osz);
     AtenTensorHandle ix = shimrt_k_empty_like_dev(op, self, on, osz, NULL, SHIMRT_INT64);
     if (!ix) return AOTI_TORCH_FAILURE;
     argmax_along(self, d, NULL, shimrt_data(ix));

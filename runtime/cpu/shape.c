@@ -66,12 +66,7 @@ static AOTITorchError new_filled(const char *op, int64_t n, const int64_t *size,
     if (check_size(op, size, n)) return AOTI_TORCH_FAILURE;
     AtenTensorHandle t = shimrt_tensor_empty(op, n, size, NULL, dt, dev, -1);
     if (!t) return AOTI_TORCH_FAILURE;
-    if (do_fill && fill(op, t, v)) {
-        shimrt_tensor_free(t);
-        return AOTI_TORCH_FAILURE;
-    }
-    *ret0 = t;
-    return AOTI_TORCH_SUCCESS;
+    return shimrt_k_hand_out(do_fill && fill(op, t, v), t, ret0);
 }
 
 AOTITorchError shimrt_full(const int64_t *size, int64_t size_len_, double fill_value,
@@ -268,12 +263,7 @@ AOTITorchError shimrt_cpu_index_select(AtenTensorHandle self, int64_t dim, AtenT
     AtenTensorHandle t =
         shimrt_tensor_empty(op, self->ndim, sizes, NULL, self->dtype, SHIMRT_DEV_CPU, -1);
     if (!t) return AOTI_TORCH_FAILURE;
-    if (shimrt_idx_index_select(op, self, dim, index, t)) {
-        shimrt_tensor_free(t);
-        return AOTI_TORCH_FAILURE;
-    }
-    *ret0 = t;
-    return AOTI_TORCH_SUCCESS;
+    return shimrt_k_hand_out(shimrt_idx_index_select(op, self, dim, index, t), t, ret0);
 }
 
 AOTITorchError shimrt_cpu_index_select_out(AtenTensorHandle out, AtenTensorHandle self, int64_t dim,
@@ -289,12 +279,7 @@ AOTITorchError shimrt_cpu_gather(AtenTensorHandle self, int64_t dim, AtenTensorH
     AtenTensorHandle t =
         shimrt_tensor_empty(op, index->ndim, index->sizes, NULL, self->dtype, SHIMRT_DEV_CPU, -1);
     if (!t) return AOTI_TORCH_FAILURE;
-    if (shimrt_idx_gather(op, self, dim, index, t)) {
-        shimrt_tensor_free(t);
-        return AOTI_TORCH_FAILURE;
-    }
-    *ret0 = t;
-    return AOTI_TORCH_SUCCESS;
+    return shimrt_k_hand_out(shimrt_idx_gather(op, self, dim, index, t), t, ret0);
 }
 
 AOTITorchError shimrt_cpu_gather_out(AtenTensorHandle out, AtenTensorHandle self, int64_t dim,
@@ -310,12 +295,7 @@ AOTITorchError shimrt_cpu_scatter_src(AtenTensorHandle self, int64_t dim, AtenTe
     AtenTensorHandle t =
         shimrt_tensor_empty(op, self->ndim, self->sizes, NULL, self->dtype, SHIMRT_DEV_CPU, -1);
     if (!t) return AOTI_TORCH_FAILURE;
-    if (shimrt_idx_scatter(op, t, self, dim, index, src)) {
-        shimrt_tensor_free(t);
-        return AOTI_TORCH_FAILURE;
-    }
-    *ret0 = t;
-    return AOTI_TORCH_SUCCESS;
+    return shimrt_k_hand_out(shimrt_idx_scatter(op, t, self, dim, index, src), t, ret0);
 }
 
 AOTITorchError shimrt_cpu_scatter_src_out(AtenTensorHandle out, AtenTensorHandle self, int64_t dim,
@@ -340,12 +320,8 @@ static AOTITorchError scatter_reduce_new(const char *op, AtenTensorHandle self, 
     AtenTensorHandle t =
         shimrt_tensor_empty(op, self->ndim, self->sizes, NULL, self->dtype, SHIMRT_DEV_CPU, -1);
     if (!t) return AOTI_TORCH_FAILURE;
-    if (shimrt_idx_scatter_reduce(op, t, self, dim, index, src, reduce, include_self)) {
-        shimrt_tensor_free(t);
-        return AOTI_TORCH_FAILURE;
-    }
-    *ret0 = t;
-    return AOTI_TORCH_SUCCESS;
+    return shimrt_k_hand_out(
+        shimrt_idx_scatter_reduce(op, t, self, dim, index, src, reduce, include_self), t, ret0);
 }
 
 AOTITorchError shimrt_cpu_scatter_reduce(AtenTensorHandle self, int64_t dim, AtenTensorHandle index,
@@ -463,12 +439,7 @@ AOTITorchError shimrt_cpu_cat(const AtenTensorHandle *tensors, int64_t tensors_l
     if (cat_shape(op, tensors, tensors_len_, &dim, &ndim, sizes, &dt)) return AOTI_TORCH_FAILURE;
     AtenTensorHandle t = shimrt_tensor_empty(op, ndim, sizes, NULL, dt, SHIMRT_DEV_CPU, -1);
     if (!t) return AOTI_TORCH_FAILURE;
-    if (cat_into(op, tensors, tensors_len_, dim, t)) {
-        shimrt_tensor_free(t);
-        return AOTI_TORCH_FAILURE;
-    }
-    *ret0 = t;
-    return AOTI_TORCH_SUCCESS;
+    return shimrt_k_hand_out(cat_into(op, tensors, tensors_len_, dim, t), t, ret0);
 }
 
 AOTITorchError shimrt_cpu_cat_out(AtenTensorHandle out, const AtenTensorHandle *tensors,
@@ -652,12 +623,7 @@ AOTITorchError shimrt_to_dtype_layout(AtenTensorHandle self, int32_t *dtype, int
         return shimrt_fail(op, "only CPU to CPU conversions are supported");
     AtenTensorHandle t = shimrt_tensor_empty(op, self->ndim, self->sizes, NULL, dt, dev, -1);
     if (!t) return AOTI_TORCH_FAILURE;
-    if (shimrt_numel(t) && shimrt_copy(op, t, self)) {
-        shimrt_tensor_free(t);
-        return AOTI_TORCH_FAILURE;
-    }
-    *ret0 = t;
-    return AOTI_TORCH_SUCCESS;
+    return shimrt_k_hand_out(shimrt_numel(t) && shimrt_copy(op, t, self), t, ret0);
 }
 
 /* ---- sort (always stable: equal keys keep their order; NaN sorts as the largest) ---- */

@@ -83,12 +83,7 @@ static AOTITorchError copy_as(const char *op, AtenTensorHandle self, bool preser
     AtenTensorHandle t = shimrt_tensor_empty(op, self->ndim, self->sizes, preserve ? strides : NULL,
                                              dt, self->device_type, self->device_index);
     if (!t) return AOTI_TORCH_FAILURE;
-    if (shimrt_cuda_do_copy(t, self)) {
-        shimrt_tensor_free(t);
-        return AOTI_TORCH_FAILURE;
-    }
-    *ret = t;
-    return AOTI_TORCH_SUCCESS;
+    return shimrt_k_hand_out(shimrt_cuda_do_copy(t, self), t, ret);
 }
 
 AOTITorchError shimrt_cuda_clone(AtenTensorHandle self, int32_t *memory_format,
@@ -152,12 +147,7 @@ AOTITorchError shimrt_cuda_new_zeros(AtenTensorHandle self, const int64_t *size,
         rc = shimrt_cuda_do_fill(t, 0.0);
     else if (t->device_type == SHIMRT_DEV_CPU)
         shimrt_k_fill(t, 0.0);
-    if (rc) {
-        shimrt_tensor_free(t);
-        return AOTI_TORCH_FAILURE;
-    }
-    *ret0 = t;
-    return AOTI_TORCH_SUCCESS;
+    return shimrt_k_hand_out(rc, t, ret0);
 }
 
 AOTITorchError shimrt_cuda_reshape(AtenTensorHandle self, const int64_t *shape, int64_t shape_len_,
@@ -235,12 +225,7 @@ AOTITorchError shimrt_cuda_pad(AtenTensorHandle self, const int64_t *pad, int64_
     }
     if (!rc) rc = shimrt_cuda_do_copy(view, self);
     shimrt_tensor_free(view);
-    if (rc) {
-        shimrt_tensor_free(out);
-        return AOTI_TORCH_FAILURE;
-    }
-    *ret0 = out;
-    return AOTI_TORCH_SUCCESS;
+    return shimrt_k_hand_out(rc, out, ret0);
 }
 
 /* mm, bmm, addmm, matmul: blas.c (cuBLAS) */

@@ -22,18 +22,6 @@ typedef struct {
     AtenTensorHandle own; /* a dense copy made for it (freed by the caller) */
 } gemm_operand;
 
-static const char *torch_name(int32_t dt) {
-    switch (dt) {
-    case SHIMRT_BOOL: return "Bool";
-    case SHIMRT_UINT8: return "Byte";
-    case SHIMRT_INT8: return "Char";
-    case SHIMRT_INT16: return "Short";
-    case SHIMRT_INT32: return "Int";
-    case SHIMRT_INT64: return "Long";
-    default: return shimrt_dtype_name(dt);
-    }
-}
-
 static AOTITorchError gemm_types(const char *op, int32_t dt, int *ctype, int *compute) {
     switch (dt) {
     case SHIMRT_FLOAT32:
@@ -52,7 +40,9 @@ static AOTITorchError gemm_types(const char *op, int32_t dt, int *ctype, int *co
         *ctype = SH_CUDA_R_16BF;
         *compute = SH_CUBLAS_COMPUTE_32F;
         break;
-    default: return shimrt_fail(op, "\"addmm_cuda\" not implemented for '%s'", torch_name(dt));
+    default:
+        return shimrt_fail(op, "\"addmm_cuda\" not implemented for '%s'",
+                           shimrt_dtype_torch_name(dt));
     }
     return AOTI_TORCH_SUCCESS;
 }
@@ -169,31 +159,16 @@ static AtenTensorHandle new_out(const char *op, AtenTensorHandle like, int64_t n
                                like->device_index);
 }
 
-static AOTITorchError finish(AOTITorchError rc, AtenTensorHandle out, AtenTensorHandle *ret0) {
-    if (rc) {
-        shimrt_tensor_free(out);
-        return AOTI_TORCH_FAILURE;
-    }
-    *ret0 = out;
-    return AOTI_TORCH_SUCCESS;
-}
-
 AOTITorchError shimrt_cuda_mm(AtenTensorHandle self, AtenTensorHandle mat2,
                               AtenTensorHandle *ret0) {
     static const char op[] = "mm";
     SHIMRT_CHECK_ARG(ret0);
     if (check_pair(op, self, "self", mat2, "mat2")) return AOTI_TORCH_FAILURE;
-    if (self->ndim != 2) return shimrt_fail(op, "self must be a matrix");
-    if (mat2->ndim != 2) return shimrt_fail(op, "mat2 must be a matrix");
-    if (self->sizes[1] != mat2->sizes[0])
-        return shimrt_fail(op,
-                           "mat1 and mat2 shapes cannot be multiplied (%lldx%lld and %lldx%lld)",
-                           (long long)self->sizes[0], (long long)self->sizes[1],
-                           (long long)mat2->sizes[0], (long long)mat2->sizes[1]);
-    int64_t shape[2] = {self->sizes[0], mat2->sizes[1]};
+    int64_t shape[2];
+    if (shimrt_k_mm_shape(op, self, "self", mat2, shape)) return AOTI_TORCH_FAILURE;
     AtenTensorHandle out = new_out(op, self, 2, shape);
     if (!out) return AOTI_TORCH_FAILURE;
-    return finish(gemm(op, self, mat2, 0, NULL, out, 1.0, 0.0), out, ret0);
+    return shimrt_k_hand_out(gemm(op, self, mat2, 0, NULL, out, 1.0, 0.0), out, ret0);
 }
 
 AOTITorchError shimrt_cuda_bmm(AtenTensorHandle self, AtenTensorHandle mat2,
@@ -201,18 +176,11 @@ AOTITorchError shimrt_cuda_bmm(AtenTensorHandle self, AtenTensorHandle mat2,
     static const char op[] = "bmm";
     SHIMRT_CHECK_ARG(ret0);
     if (check_pair(op, self, "self", mat2, "mat2")) return AOTI_TORCH_FAILURE;
-    if (self->ndim != 3) return shimrt_fail(op, "batch1 must be a 3D tensor");
-    if (mat2->ndim != 3) return shimrt_fail(op, "batch2 must be a 3D tensor");
-    if (mat2->sizes[0] != self->sizes[0] || mat2->sizes[1] != self->sizes[2])
-        return shimrt_fail(op,
-                           "Expected size for first two dimensions of batch2 tensor to be: "
-                           "[%lld, %lld] but got: [%lld, %lld].",
-                           (long long)self->sizes[0], (long long)self->sizes[2],
-                           (long long)mat2->sizes[0], (long long)mat2->sizes[1]);
-    int64_t shape[3] = {self->sizes[0], self->sizes[1], mat2->sizes[2]};
+    int64_t shape[3];
+    if (shimrt_k_bmm_shape(op, self, mat2, shape)) return AOTI_TORCH_FAILURE;
     AtenTensorHandle out = new_out(op, self, 3, shape);
     if (!out) return AOTI_TORCH_FAILURE;
-    return finish(gemm(op, self, mat2, 1, shape, out, 1.0, 0.0), out, ret0);
+    return shimrt_k_hand_out(gemm(op, self, mat2, 1, shape, out, 1.0, 0.0), out, ret0);
 }
 
 AOTITorchError shimrt_cuda_addmm(AtenTensorHandle self, AtenTensorHandle mat1,
@@ -222,17 +190,11 @@ AOTITorchError shimrt_cuda_addmm(AtenTensorHandle self, AtenTensorHandle mat1,
     SHIMRT_CHECK_ARG(ret0);
     if (check_pair(op, mat1, "mat1", mat2, "mat2") || shimrt_k_check_defined(op, self, "self"))
         return AOTI_TORCH_FAILURE;
-    if (mat1->ndim != 2) return shimrt_fail(op, "mat1 must be a matrix");
-    if (mat2->ndim != 2) return shimrt_fail(op, "mat2 must be a matrix");
-    if (mat1->sizes[1] != mat2->sizes[0])
-        return shimrt_fail(op,
-                           "mat1 and mat2 shapes cannot be multiplied (%lldx%lld and %lldx%lld)",
-                           (long long)mat1->sizes[0], (long long)mat1->sizes[1],
-                           (long long)mat2->sizes[0], (long long)mat2->sizes[1]);
+    int64_t shape[2], bs[SHIMRT_MAX_DIMS], bn;
+    if (shimrt_k_mm_shape(op, mat1, "mat1", mat2, shape)) return AOTI_TORCH_FAILURE;
     if (self->dtype != mat1->dtype)
         return shimrt_fail(op, "self and mat2 must have the same dtype, but got %s and %s",
                            shimrt_dtype_name(self->dtype), shimrt_dtype_name(mat2->dtype));
-    int64_t shape[2] = {mat1->sizes[0], mat2->sizes[1]}, bs[SHIMRT_MAX_DIMS], bn;
     if (self->ndim > 2 || shimrt_k_broadcast(op, self->ndim, self->sizes, 2, shape, bs, &bn) ||
         bs[0] != shape[0] || bs[1] != shape[1])
         return shimrt_fail(op, "self of shape [%lld...] cannot be broadcast to [%lld, %lld]",
@@ -245,7 +207,7 @@ AOTITorchError shimrt_cuda_addmm(AtenTensorHandle self, AtenTensorHandle mat1,
         out = shimrt_cuda_dense(op, self, 2, shape, self->dtype);
     }
     if (!out) return AOTI_TORCH_FAILURE;
-    return finish(gemm(op, mat1, mat2, 0, NULL, out, alpha, beta), out, ret0);
+    return shimrt_k_hand_out(gemm(op, mat1, mat2, 0, NULL, out, alpha, beta), out, ret0);
 }
 
 static AOTITorchError matmul2(const char *op, AtenTensorHandle self, AtenTensorHandle other,
@@ -281,39 +243,19 @@ AOTITorchError shimrt_cuda_matmul(AtenTensorHandle self, AtenTensorHandle other,
 static AOTITorchError matmul2(const char *op, AtenTensorHandle self, AtenTensorHandle other,
                               AtenTensorHandle pa, AtenTensorHandle pb, AtenTensorHandle *ret0) {
     const struct AtenTensorOpaque a = *pa, b = *pb;
-    int64_t m = a.sizes[a.ndim - 2], k = a.sizes[a.ndim - 1];
-    int64_t k2 = b.sizes[b.ndim - 2], n = b.sizes[b.ndim - 1];
-    if (k != k2) {
-        if (self->ndim == 1 && other->ndim == 1)
-            return shimrt_fail(op,
-                               "inconsistent tensor size, expected tensor [%lld] and src "
-                               "[%lld] to have the same number of elements, but got %lld "
-                               "and %lld elements respectively",
-                               (long long)k, (long long)k2, (long long)k, (long long)k2);
-        return shimrt_fail(op,
-                           "mat1 and mat2 shapes cannot be multiplied (%lldx%lld and %lldx%lld)",
-                           (long long)m, (long long)k, (long long)k2, (long long)n);
-    }
-    int64_t bshape[SHIMRT_MAX_DIMS], nb = 0;
-    if (shimrt_k_broadcast(op, a.ndim - 2, a.sizes, b.ndim - 2, b.sizes, bshape, &nb))
+    int64_t full[SHIMRT_MAX_DIMS], rshape[SHIMRT_MAX_DIMS], nb = 0, rn = 0;
+    if (shimrt_k_matmul_shape(op, self, other, &a, &b, full, &nb, rshape, &rn))
         return AOTI_TORCH_FAILURE;
-    int64_t full[SHIMRT_MAX_DIMS], rshape[SHIMRT_MAX_DIMS], rn = 0;
-    memcpy(full, bshape, (size_t)nb * sizeof *full);
-    full[nb] = m;
-    full[nb + 1] = n;
-    for (int64_t i = 0; i < nb; i++) rshape[rn++] = bshape[i];
-    if (self->ndim > 1) rshape[rn++] = m;
-    if (other->ndim > 1) rshape[rn++] = n;
     AtenTensorHandle out = new_out(op, self, nb + 2, full);
     if (!out) return AOTI_TORCH_FAILURE;
     /* an operand with fewer batch dims than the product is broadcast by a dense copy
      * (operand() passes only x's own single batch dim through) */
-    AOTITorchError rc = gemm(op, pa, pb, nb, bshape, out, 1.0, 0.0);
+    AOTITorchError rc = gemm(op, pa, pb, nb, full, out, 1.0, 0.0);
     if (!rc && rn != nb + 2) { /* drop the dims of the 1-D operands */
         AtenTensorHandle v = NULL;
         rc = shimrt_view(out, rshape, rn, &v);
         shimrt_tensor_free(out);
         out = v;
     }
-    return finish(rc, out, ret0);
+    return shimrt_k_hand_out(rc, out, ret0);
 }

@@ -335,12 +335,7 @@ AOTITorchError shimrt_cuda_reduce(const char *row, AtenTensorHandle self, const 
         p.ndim = (int)kd;
     }
     p.n = shimrt_numel(out);
-    if (launch(op, &k, self->device_index, &p)) {
-        shimrt_tensor_free(out);
-        return AOTI_TORCH_FAILURE;
-    }
-    *ret = out;
-    return AOTI_TORCH_SUCCESS;
+    return shimrt_k_hand_out(launch(op, &k, self->device_index, &p), out, ret);
 }
 
 /* self.fill_(value) for a CUDA tensor. */

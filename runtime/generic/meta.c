@@ -267,3 +267,73 @@ bool shimrt_k_may_overlap(const struct AtenTensorOpaque *a, const struct AtenTen
     if (alo == ahi || blo == bhi) return false;
     return alo < bhi && blo < ahi;
 }
+
+int64_t shimrt_k_reduced_shape(int64_t ndim, const int64_t *sizes, int64_t d, bool keepdim,
+                               int64_t *out) {
+    int64_t on = 0;
+    for (int64_t k = 0; k < ndim; k++)
+        if (k != d)
+            out[on++] = sizes[k];
+        else if (keepdim)
+            out[on++] = 1;
+    return on;
+}
+
+AOTITorchError shimrt_k_mm_shape(const char *op, const struct AtenTensorOpaque *a, const char *an,
+                                 const struct AtenTensorOpaque *b, int64_t shape[2]) {
+    if (a->ndim != 2) return shimrt_fail(op, "%s must be a matrix", an);
+    if (b->ndim != 2) return shimrt_fail(op, "mat2 must be a matrix");
+    if (a->sizes[1] != b->sizes[0])
+        return shimrt_fail(op,
+                           "mat1 and mat2 shapes cannot be multiplied (%lldx%lld and %lldx%lld)",
+                           (long long)a->sizes[0], (long long)a->sizes[1], (long long)b->sizes[0],
+                           (long long)b->sizes[1]);
+    shape[0] = a->sizes[0];
+    shape[1] = b->sizes[1];
+    return AOTI_TORCH_SUCCESS;
+}
+
+AOTITorchError shimrt_k_bmm_shape(const char *op, const struct AtenTensorOpaque *a,
+                                  const struct AtenTensorOpaque *b, int64_t shape[3]) {
+    if (a->ndim != 3) return shimrt_fail(op, "batch1 must be a 3D tensor");
+    if (b->ndim != 3) return shimrt_fail(op, "batch2 must be a 3D tensor");
+    if (a->sizes[0] != b->sizes[0] || a->sizes[2] != b->sizes[1])
+        return shimrt_fail(op,
+                           "Expected size for first two dimensions of batch2 tensor to be: "
+                           "[%lld, %lld] but got: [%lld, %lld].",
+                           (long long)a->sizes[0], (long long)a->sizes[2], (long long)b->sizes[0],
+                           (long long)b->sizes[1]);
+    shape[0] = a->sizes[0];
+    shape[1] = a->sizes[1];
+    shape[2] = b->sizes[2];
+    return AOTI_TORCH_SUCCESS;
+}
+
+AOTITorchError shimrt_k_matmul_shape(const char *op, const struct AtenTensorOpaque *self,
+                                     const struct AtenTensorOpaque *other,
+                                     const struct AtenTensorOpaque *a,
+                                     const struct AtenTensorOpaque *b, int64_t *full, int64_t *nb,
+                                     int64_t *rshape, int64_t *rn) {
+    int64_t n = a->sizes[a->ndim - 2], k = a->sizes[a->ndim - 1];
+    int64_t k2 = b->sizes[b->ndim - 2], m = b->sizes[b->ndim - 1];
+    if (k != k2) {
+        if (self->ndim == 1 && other->ndim == 1)
+            return shimrt_fail(op,
+                               "inconsistent tensor size, expected tensor [%lld] and src "
+                               "[%lld] to have the same number of elements, but got %lld "
+                               "and %lld elements respectively",
+                               (long long)k, (long long)k2, (long long)k, (long long)k2);
+        return shimrt_fail(op,
+                           "mat1 and mat2 shapes cannot be multiplied (%lldx%lld and %lldx%lld)",
+                           (long long)n, (long long)k, (long long)k2, (long long)m);
+    }
+    if (shimrt_k_broadcast(op, a->ndim - 2, a->sizes, b->ndim - 2, b->sizes, full, nb))
+        return AOTI_TORCH_FAILURE;
+    *rn = 0;
+    for (int64_t i = 0; i < *nb; i++) rshape[(*rn)++] = full[i];
+    if (self->ndim > 1) rshape[(*rn)++] = n;
+    if (other->ndim > 1) rshape[(*rn)++] = m;
+    full[*nb] = n;
+    full[*nb + 1] = m;
+    return AOTI_TORCH_SUCCESS;
+}

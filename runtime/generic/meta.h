@@ -48,6 +48,26 @@ AOTITorchError shimrt_k_broadcast(const char *op, int64_t na, const int64_t *a, 
 AOTITorchError shimrt_k_wrap_dim(const char *op, int64_t dim, int64_t ndim, int64_t *out);
 /* Product of sizes; false when it overflows int64. */
 bool shimrt_k_numel(int64_t ndim, const int64_t *sizes, int64_t *out);
+/* The result shape of keeping every dim of sizes[0..ndim) but dim d, which is dropped, or
+ * kept with size 1 when keepdim (a reduction's output); returns the output's ndim. */
+int64_t shimrt_k_reduced_shape(int64_t ndim, const int64_t *sizes, int64_t d, bool keepdim,
+                               int64_t *out);
+/* mm's shape checks, with PyTorch's messages (an: the first operand's name, "self" or
+ * "mat1"): a and b are matrices that can be multiplied; shape gets [n, m]. */
+AOTITorchError shimrt_k_mm_shape(const char *op, const struct AtenTensorOpaque *a, const char *an,
+                                 const struct AtenTensorOpaque *b, int64_t shape[2]);
+/* bmm's: two 3-D tensors with the same batch whose matrices can be multiplied; shape gets
+ * [batch, n, m]. */
+AOTITorchError shimrt_k_bmm_shape(const char *op, const struct AtenTensorOpaque *a,
+                                  const struct AtenTensorOpaque *b, int64_t shape[3]);
+/* matmul's: a and b are self and other with a 1-D operand made 2-D ([1, k] and [k, 1]);
+ * full gets [batch..., n, m] (*nb batch dims, broadcast), rshape the result's shape (*rn
+ * dims: without the dims that 1-D operands gained). */
+AOTITorchError shimrt_k_matmul_shape(const char *op, const struct AtenTensorOpaque *self,
+                                     const struct AtenTensorOpaque *other,
+                                     const struct AtenTensorOpaque *a,
+                                     const struct AtenTensorOpaque *b, int64_t *full, int64_t *nb,
+                                     int64_t *rshape, int64_t *rn);
 
 /* ---- tensors ------------------------------------------------------------------------ */
 /* Fails when t is an undefined tensor (aoti_torch_new_uninitialized_tensor). */

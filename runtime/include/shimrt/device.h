@@ -62,16 +62,7 @@ AOTI_TORCH_EXPORT AOTITorchError torch_stream_native_handle(StreamHandle stream,
                                                             void **ret_native_handle);
 #endif
 
-/* ---- CUDA (PyTorch declares these under USE_CUDA; here always, failing) ---- */
-AOTI_TORCH_EXPORT AOTITorchError aoti_torch_get_current_cuda_stream(int32_t device_index,
-                                                                    void **ret_stream);
-#if TORCH_FEATURE_VERSION >= TORCH_VERSION_2_10_0
-AOTI_TORCH_EXPORT AOTITorchError torch_set_current_cuda_stream(void *stream, int32_t device_index);
-AOTI_TORCH_EXPORT AOTITorchError torch_get_cuda_stream_from_pool(bool isHighPriority,
-                                                                 int32_t device_index,
-                                                                 void **ret_stream);
-AOTI_TORCH_EXPORT AOTITorchError torch_cuda_stream_synchronize(void *stream, int32_t device_index);
-#endif
+/* CUDA streams and the rest of PyTorch's CUDA functions: shimrt/cuda.h. */
 
 /* ---- generators ---- */
 #if TORCH_FEATURE_VERSION >= TORCH_VERSION_2_13_0

@@ -88,32 +88,28 @@ static inline AOTITorchError siv_new_complex(double real, double imag, StableIVa
     return e;
 }
 
+/* siv_from_<name> / siv_to_<name> for a value of type T kept bitwise in the low bytes
+ * (the rest 0). */
+#define SHIMRT_SIV_BITWISE_(name, T)                                                               \
+    static inline StableIValue siv_from_##name(T x) {                                              \
+        StableIValue v = 0;                                                                        \
+        memcpy(&v, &x, sizeof x);                                                                  \
+        return v;                                                                                  \
+    }                                                                                              \
+    static inline T siv_to_##name(StableIValue v) {                                                \
+        T x;                                                                                       \
+        memcpy(&x, &v, sizeof x);                                                                  \
+        return x;                                                                                  \
+    }
+
 /* ---- plain values ---------------------------------------------------------------- */
 /* int / SymInt / DeviceIndex: int64_t, bitwise. SymInt holds a concrete value (the
  * runtime has no symbolic shapes). */
-static inline StableIValue siv_from_int(int64_t i) {
-    StableIValue v = 0;
-    memcpy(&v, &i, sizeof i);
-    return v;
-}
-static inline int64_t siv_to_int(StableIValue v) {
-    int64_t i;
-    memcpy(&i, &v, sizeof i);
-    return i;
-}
+SHIMRT_SIV_BITWISE_(int, int64_t)
 static inline StableIValue siv_from_symint(int64_t i) { return siv_from_int(i); }
 static inline int64_t siv_to_symint(StableIValue v) { return siv_to_int(v); }
 /* float / SymFloat: double, bitwise. */
-static inline StableIValue siv_from_double(double d) {
-    StableIValue v = 0;
-    memcpy(&v, &d, sizeof d);
-    return v;
-}
-static inline double siv_to_double(StableIValue v) {
-    double d;
-    memcpy(&d, &v, sizeof d);
-    return d;
-}
+SHIMRT_SIV_BITWISE_(double, double)
 static inline StableIValue siv_from_symfloat(double d) { return siv_from_double(d); }
 static inline double siv_to_symfloat(StableIValue v) { return siv_to_double(v); }
 /* bool / SymBool: the bool, bitwise (its byte first, the rest 0). */
@@ -130,16 +126,7 @@ static inline bool siv_to_bool(StableIValue v) {
 static inline StableIValue siv_from_symbool(bool b) { return siv_from_bool(b); }
 static inline bool siv_to_symbool(StableIValue v) { return siv_to_bool(v); }
 /* ScalarType, Layout, MemoryFormat, QScheme: the int32_t code, bitwise. */
-static inline StableIValue siv_from_code_(int32_t c) {
-    StableIValue v = 0;
-    memcpy(&v, &c, sizeof c);
-    return v;
-}
-static inline int32_t siv_to_code_(StableIValue v) {
-    int32_t c;
-    memcpy(&c, &v, sizeof c);
-    return c;
-}
+SHIMRT_SIV_BITWISE_(code_, int32_t)
 static inline StableIValue siv_from_scalar_type(int32_t dtype) { return siv_from_code_(dtype); }
 static inline int32_t siv_to_scalar_type(StableIValue v) { return siv_to_code_(v); }
 static inline StableIValue siv_from_layout(int32_t layout) { return siv_from_code_(layout); }

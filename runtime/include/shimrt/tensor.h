@@ -263,56 +263,43 @@ AOTI_TORCH_EXPORT AOTITorchError aoti_torch_clone_preserve_strides(AtenTensorHan
 /* Sets every element of self to zero. */
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_zero_(AtenTensorHandle self);
 
-/* The single element of a one-element tensor, converted to the requested type. */
-AOTI_TORCH_EXPORT AOTITorchError aoti_torch_item_float16(AtenTensorHandle tensor,
-                                                         shimrt_item_half *ret_value);
-AOTI_TORCH_EXPORT AOTITorchError aoti_torch_item_float32(AtenTensorHandle tensor, float *ret_value);
-AOTI_TORCH_EXPORT AOTITorchError aoti_torch_item_float64(AtenTensorHandle tensor,
-                                                         double *ret_value);
-AOTI_TORCH_EXPORT AOTITorchError aoti_torch_item_uint8(AtenTensorHandle tensor, uint8_t *ret_value);
-AOTI_TORCH_EXPORT AOTITorchError aoti_torch_item_uint16(AtenTensorHandle tensor,
-                                                        uint16_t *ret_value);
-AOTI_TORCH_EXPORT AOTITorchError aoti_torch_item_uint32(AtenTensorHandle tensor,
-                                                        uint32_t *ret_value);
-AOTI_TORCH_EXPORT AOTITorchError aoti_torch_item_uint64(AtenTensorHandle tensor,
-                                                        uint64_t *ret_value);
-AOTI_TORCH_EXPORT AOTITorchError aoti_torch_item_int8(AtenTensorHandle tensor, int8_t *ret_value);
-AOTI_TORCH_EXPORT AOTITorchError aoti_torch_item_int16(AtenTensorHandle tensor, int16_t *ret_value);
-AOTI_TORCH_EXPORT AOTITorchError aoti_torch_item_int32(AtenTensorHandle tensor, int32_t *ret_value);
-AOTI_TORCH_EXPORT AOTITorchError aoti_torch_item_int64(AtenTensorHandle tensor, int64_t *ret_value);
-AOTI_TORCH_EXPORT AOTITorchError aoti_torch_item_bool(AtenTensorHandle tensor, bool *ret_value);
-AOTI_TORCH_EXPORT AOTITorchError aoti_torch_item_bfloat16(AtenTensorHandle tensor,
-                                                          shimrt_item_bfloat16 *ret_value);
-AOTI_TORCH_EXPORT AOTITorchError aoti_torch_item_complex64(AtenTensorHandle tensor,
-                                                           shimrt_item_complex64 *ret_value);
+/* aoti_torch_item_<name>(tensor, T *ret_value): the single element of a one-element tensor,
+ * converted to T. Declared for each (name, T) below. */
+#define SHIMRT_DECLARE_ITEM_(name, T)                                                              \
+    AOTI_TORCH_EXPORT AOTITorchError aoti_torch_item_##name(AtenTensorHandle tensor, T *ret_value);
+SHIMRT_DECLARE_ITEM_(float16, shimrt_item_half)
+SHIMRT_DECLARE_ITEM_(float32, float)
+SHIMRT_DECLARE_ITEM_(float64, double)
+SHIMRT_DECLARE_ITEM_(uint8, uint8_t)
+SHIMRT_DECLARE_ITEM_(uint16, uint16_t)
+SHIMRT_DECLARE_ITEM_(uint32, uint32_t)
+SHIMRT_DECLARE_ITEM_(uint64, uint64_t)
+SHIMRT_DECLARE_ITEM_(int8, int8_t)
+SHIMRT_DECLARE_ITEM_(int16, int16_t)
+SHIMRT_DECLARE_ITEM_(int32, int32_t)
+SHIMRT_DECLARE_ITEM_(int64, int64_t)
+SHIMRT_DECLARE_ITEM_(bool, bool)
+SHIMRT_DECLARE_ITEM_(bfloat16, shimrt_item_bfloat16)
+SHIMRT_DECLARE_ITEM_(complex64, shimrt_item_complex64)
 
-/* A new 0-dim CPU tensor holding value. Returns a new reference in *ret_new_tensor. */
-AOTI_TORCH_EXPORT AOTITorchError
-aoti_torch_scalar_to_tensor_float32(float value, AtenTensorHandle *ret_new_tensor);
-AOTI_TORCH_EXPORT AOTITorchError
-aoti_torch_scalar_to_tensor_float64(double value, AtenTensorHandle *ret_new_tensor);
-AOTI_TORCH_EXPORT AOTITorchError
-aoti_torch_scalar_to_tensor_uint8(uint8_t value, AtenTensorHandle *ret_new_tensor);
-AOTI_TORCH_EXPORT AOTITorchError
-aoti_torch_scalar_to_tensor_uint16(uint16_t value, AtenTensorHandle *ret_new_tensor);
-AOTI_TORCH_EXPORT AOTITorchError
-aoti_torch_scalar_to_tensor_uint32(uint32_t value, AtenTensorHandle *ret_new_tensor);
-AOTI_TORCH_EXPORT AOTITorchError
-aoti_torch_scalar_to_tensor_uint64(uint64_t value, AtenTensorHandle *ret_new_tensor);
-AOTI_TORCH_EXPORT AOTITorchError aoti_torch_scalar_to_tensor_int8(int8_t value,
-                                                                  AtenTensorHandle *ret_new_tensor);
-AOTI_TORCH_EXPORT AOTITorchError
-aoti_torch_scalar_to_tensor_int16(int16_t value, AtenTensorHandle *ret_new_tensor);
-AOTI_TORCH_EXPORT AOTITorchError
-aoti_torch_scalar_to_tensor_int32(int32_t value, AtenTensorHandle *ret_new_tensor);
-AOTI_TORCH_EXPORT AOTITorchError
-aoti_torch_scalar_to_tensor_int64(int64_t value, AtenTensorHandle *ret_new_tensor);
-AOTI_TORCH_EXPORT AOTITorchError aoti_torch_scalar_to_tensor_bool(bool value,
-                                                                  AtenTensorHandle *ret_new_tensor);
-AOTI_TORCH_EXPORT AOTITorchError aoti_torch_scalar_to_tensor_complex64(
-    shimrt_item_complex64 value, AtenTensorHandle *ret_new_tensor);
-AOTI_TORCH_EXPORT AOTITorchError aoti_torch_scalar_to_tensor_complex128(
-    shimrt_item_complex128 value, AtenTensorHandle *ret_new_tensor);
+/* aoti_torch_scalar_to_tensor_<name>(T value, AtenTensorHandle *ret_new_tensor): a new 0-dim
+ * CPU tensor holding value. Returns a new reference in *ret_new_tensor. */
+#define SHIMRT_DECLARE_SCALAR_TO_TENSOR_(name, T)                                                  \
+    AOTI_TORCH_EXPORT AOTITorchError aoti_torch_scalar_to_tensor_##name(                           \
+        T value, AtenTensorHandle *ret_new_tensor);
+SHIMRT_DECLARE_SCALAR_TO_TENSOR_(float32, float)
+SHIMRT_DECLARE_SCALAR_TO_TENSOR_(float64, double)
+SHIMRT_DECLARE_SCALAR_TO_TENSOR_(uint8, uint8_t)
+SHIMRT_DECLARE_SCALAR_TO_TENSOR_(uint16, uint16_t)
+SHIMRT_DECLARE_SCALAR_TO_TENSOR_(uint32, uint32_t)
+SHIMRT_DECLARE_SCALAR_TO_TENSOR_(uint64, uint64_t)
+SHIMRT_DECLARE_SCALAR_TO_TENSOR_(int8, int8_t)
+SHIMRT_DECLARE_SCALAR_TO_TENSOR_(int16, int16_t)
+SHIMRT_DECLARE_SCALAR_TO_TENSOR_(int32, int32_t)
+SHIMRT_DECLARE_SCALAR_TO_TENSOR_(int64, int64_t)
+SHIMRT_DECLARE_SCALAR_TO_TENSOR_(bool, bool)
+SHIMRT_DECLARE_SCALAR_TO_TENSOR_(complex64, shimrt_item_complex64)
+SHIMRT_DECLARE_SCALAR_TO_TENSOR_(complex128, shimrt_item_complex128)
 
 #ifdef __cplusplus
 }
