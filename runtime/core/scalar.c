@@ -23,26 +23,16 @@ static ScalarHandle scalar_new(const char *func, int32_t tag, ScalarHandle *ret)
     return s;
 }
 
-AOTI_TORCH_EXPORT AOTITorchError torch_new_scalar_int(int64_t value, ScalarHandle *ret) {
-    ScalarHandle s = scalar_new(__func__, SHIMRT_SCALAR_INT, ret);
-    if (!s) return AOTI_TORCH_FAILURE;
-    s->v.i = value;
-    return AOTI_TORCH_SUCCESS;
-}
-
-AOTI_TORCH_EXPORT AOTITorchError torch_new_scalar_double(double value, ScalarHandle *ret) {
-    ScalarHandle s = scalar_new(__func__, SHIMRT_SCALAR_DOUBLE, ret);
-    if (!s) return AOTI_TORCH_FAILURE;
-    s->v.d = value;
-    return AOTI_TORCH_SUCCESS;
-}
-
-AOTI_TORCH_EXPORT AOTITorchError torch_new_scalar_bool(bool value, ScalarHandle *ret) {
-    ScalarHandle s = scalar_new(__func__, SHIMRT_SCALAR_BOOL, ret);
-    if (!s) return AOTI_TORCH_FAILURE;
-    s->v.b = value;
-    return AOTI_TORCH_SUCCESS;
-}
+/* torch_new_scalar_<name>: a new scalar of tag holding value in field. */
+#define NEW_SCALAR(name, T, tag, field)                                                            \
+    AOTI_TORCH_EXPORT AOTITorchError torch_new_scalar_##name(T value, ScalarHandle *ret) {         \
+        ScalarHandle s = scalar_new(__func__, tag, ret);                                           \
+        if (s) s->v.field = value;                                                                 \
+        return s ? AOTI_TORCH_SUCCESS : AOTI_TORCH_FAILURE;                                        \
+    }
+NEW_SCALAR(int, int64_t, SHIMRT_SCALAR_INT, i)
+NEW_SCALAR(double, double, SHIMRT_SCALAR_DOUBLE, d)
+NEW_SCALAR(bool, bool, SHIMRT_SCALAR_BOOL, b)
 
 AOTI_TORCH_EXPORT AOTITorchError torch_new_scalar_complex_double(double real, double imag,
                                                                  ScalarHandle *ret) {
@@ -120,23 +110,18 @@ AOTI_TORCH_EXPORT AOTITorchError torch_scalar_to_int(ScalarHandle handle, int64_
     return AOTI_TORCH_SUCCESS;
 }
 
-AOTI_TORCH_EXPORT AOTITorchError torch_scalar_to_double(ScalarHandle handle, double *ret) {
-    SHIMRT_CHECK_HANDLE(shimrt_scalar_pool, handle, SHIMRT_SCALAR_MAGIC, "scalar");
-    SHIMRT_CHECK_ARG(ret);
-    real_value r;
-    if (scalar_real(__func__, handle, "double", &r)) return AOTI_TORCH_FAILURE;
-    *ret = r.d;
-    return AOTI_TORCH_SUCCESS;
-}
-
-AOTI_TORCH_EXPORT AOTITorchError torch_scalar_to_bool(ScalarHandle handle, bool *ret) {
-    SHIMRT_CHECK_HANDLE(shimrt_scalar_pool, handle, SHIMRT_SCALAR_MAGIC, "scalar");
-    SHIMRT_CHECK_ARG(ret);
-    real_value r;
-    if (scalar_real(__func__, handle, "bool", &r)) return AOTI_TORCH_FAILURE;
-    *ret = r.is_int ? r.i != 0 : r.d != 0.0;
-    return AOTI_TORCH_SUCCESS;
-}
+/* torch_scalar_to_<name>: the real value r converted by expr. */
+#define SCALAR_TO(name, T, expr)                                                                   \
+    AOTI_TORCH_EXPORT AOTITorchError torch_scalar_to_##name(ScalarHandle handle, T *ret) {         \
+        SHIMRT_CHECK_HANDLE(shimrt_scalar_pool, handle, SHIMRT_SCALAR_MAGIC, "scalar");            \
+        SHIMRT_CHECK_ARG(ret);                                                                     \
+        real_value r;                                                                              \
+        if (scalar_real(__func__, handle, #name, &r)) return AOTI_TORCH_FAILURE;                   \
+        *ret = (expr);                                                                             \
+        return AOTI_TORCH_SUCCESS;                                                                 \
+    }
+SCALAR_TO(double, double, r.d)
+SCALAR_TO(bool, bool, r.is_int ? r.i != 0 : r.d != 0.0)
 
 AOTI_TORCH_EXPORT AOTITorchError torch_scalar_to_complex_double(ScalarHandle handle,
                                                                 double *ret_real,

@@ -656,57 +656,37 @@ AOTI_TORCH_EXPORT void shimrt_pack_opt_tensor(shimrt_pack *p, const char *name,
     AtenTensorHandle h = pack_new_ref(p, name, *x);
     pack_put_opt(p, siv_from_tensor(h), PK_TENSOR, PK_OPT_TENSOR);
 }
-AOTI_TORCH_EXPORT void shimrt_pack_int(shimrt_pack *p, int64_t x) {
-    pack_put(p, siv_from_int(x), PK_PLAIN);
-}
-AOTI_TORCH_EXPORT void shimrt_pack_opt_int(shimrt_pack *p, const int64_t *x) {
-    if (x == NULL)
-        pack_put(p, 0, PK_OPT_PLAIN);
+/* An optional: None when absent, else v (made only when present) in a new cell. */
+static void pack_opt(shimrt_pack *p, bool present, StableIValue v, unsigned char kind,
+                     unsigned char opt_kind) {
+    if (!present)
+        pack_put(p, 0, opt_kind);
     else
-        pack_put_opt(p, siv_from_int(*x), PK_PLAIN, PK_OPT_PLAIN);
+        pack_put_opt(p, v, kind, opt_kind);
 }
-AOTI_TORCH_EXPORT void shimrt_pack_float(shimrt_pack *p, double x) {
-    pack_put(p, siv_from_double(x), PK_PLAIN);
-}
-AOTI_TORCH_EXPORT void shimrt_pack_opt_float(shimrt_pack *p, const double *x) {
-    if (x == NULL)
-        pack_put(p, 0, PK_OPT_PLAIN);
-    else
-        pack_put_opt(p, siv_from_double(*x), PK_PLAIN, PK_OPT_PLAIN);
-}
-AOTI_TORCH_EXPORT void shimrt_pack_bool(shimrt_pack *p, int32_t x) {
-    pack_put(p, siv_from_bool(x != 0), PK_PLAIN);
-}
-AOTI_TORCH_EXPORT void shimrt_pack_opt_bool(shimrt_pack *p, const int32_t *x) {
-    if (x == NULL)
-        pack_put(p, 0, PK_OPT_PLAIN);
-    else
-        pack_put_opt(p, siv_from_bool(*x != 0), PK_PLAIN, PK_OPT_PLAIN);
-}
-AOTI_TORCH_EXPORT void shimrt_pack_code(shimrt_pack *p, int32_t x) {
-    pack_put(p, siv_from_code_(x), PK_PLAIN);
-}
-AOTI_TORCH_EXPORT void shimrt_pack_opt_code(shimrt_pack *p, const int32_t *x) {
-    if (x == NULL)
-        pack_put(p, 0, PK_OPT_PLAIN);
-    else
-        pack_put_opt(p, siv_from_code_(*x), PK_PLAIN, PK_OPT_PLAIN);
-}
+
+static StableIValue siv_from_bool01(int32_t x) { return siv_from_bool(x != 0); }
+/* shimrt_pack_<name> and shimrt_pack_opt_<name> for a plain value made by conv(x). */
+#define PACK_PLAIN(name, T, conv)                                                                  \
+    AOTI_TORCH_EXPORT void shimrt_pack_##name(shimrt_pack *p, T x) {                               \
+        pack_put(p, conv(x), PK_PLAIN);                                                            \
+    }                                                                                              \
+    AOTI_TORCH_EXPORT void shimrt_pack_opt_##name(shimrt_pack *p, const T *x) {                    \
+        pack_opt(p, x != NULL, x ? conv(*x) : 0, PK_PLAIN, PK_OPT_PLAIN);                          \
+    }
+PACK_PLAIN(int, int64_t, siv_from_int)
+PACK_PLAIN(float, double, siv_from_double)
+PACK_PLAIN(bool, int32_t, siv_from_bool01)
+PACK_PLAIN(code, int32_t, siv_from_code_)
 AOTI_TORCH_EXPORT void shimrt_pack_device(shimrt_pack *p, int32_t type, int32_t index) {
     pack_put(p, siv_from_device(type, index), PK_PLAIN);
 }
 AOTI_TORCH_EXPORT void shimrt_pack_opt_device(shimrt_pack *p, const int32_t *type, int32_t index) {
-    if (type == NULL)
-        pack_put(p, 0, PK_OPT_PLAIN);
-    else
-        pack_put_opt(p, siv_from_device(*type, index), PK_PLAIN, PK_OPT_PLAIN);
+    pack_opt(p, type != NULL, type ? siv_from_device(*type, index) : 0, PK_PLAIN, PK_OPT_PLAIN);
 }
 
 AOTI_TORCH_EXPORT void shimrt_pack_opt_device_index(shimrt_pack *p, const int32_t *x) {
-    if (x == NULL)
-        pack_put(p, 0, PK_OPT_PLAIN);
-    else
-        pack_put_opt(p, siv_from_int(*x), PK_PLAIN, PK_OPT_PLAIN);
+    pack_opt(p, x != NULL, x ? siv_from_int(*x) : 0, PK_PLAIN, PK_OPT_PLAIN);
 }
 
 static StableIValue pack_new_scalar(shimrt_pack *p, double x) {
@@ -722,10 +702,7 @@ AOTI_TORCH_EXPORT void shimrt_pack_scalar(shimrt_pack *p, double x) {
     pack_put(p, pack_new_scalar(p, x), PK_SCALAR);
 }
 AOTI_TORCH_EXPORT void shimrt_pack_opt_scalar(shimrt_pack *p, const double *x) {
-    if (x == NULL)
-        pack_put(p, 0, PK_OPT_SCALAR);
-    else
-        pack_put_opt(p, pack_new_scalar(p, *x), PK_SCALAR, PK_OPT_SCALAR);
+    pack_opt(p, x != NULL, x ? pack_new_scalar(p, *x) : 0, PK_SCALAR, PK_OPT_SCALAR);
 }
 
 static StableIValue pack_new_str(shimrt_pack *p, const char *name, const char *x) {
@@ -745,10 +722,7 @@ AOTI_TORCH_EXPORT void shimrt_pack_str(shimrt_pack *p, const char *name, const c
     pack_put(p, pack_new_str(p, name, x), PK_STR);
 }
 AOTI_TORCH_EXPORT void shimrt_pack_opt_str(shimrt_pack *p, const char *name, const char *const *x) {
-    if (x == NULL)
-        pack_put(p, 0, PK_OPT_STR);
-    else
-        pack_put_opt(p, pack_new_str(p, name, *x), PK_STR, PK_OPT_STR);
+    pack_opt(p, x != NULL, x ? pack_new_str(p, name, *x) : 0, PK_STR, PK_OPT_STR);
 }
 
 /* A new list of len items made by item(k); kind is how to release it. */
@@ -802,41 +776,26 @@ fail:
     p->err = AOTI_TORCH_FAILURE;
     return 0;
 }
-AOTI_TORCH_EXPORT void shimrt_pack_int_list(shimrt_pack *p, const char *name, const int64_t *x,
-                                            int64_t len) {
-    pack_put(p, pack_new_list(p, name, x, len, EL_INT), PK_LIST_PLAIN);
-}
-AOTI_TORCH_EXPORT void shimrt_pack_opt_int_list(shimrt_pack *p, const char *name,
-                                                const int64_t *const *x, int64_t len) {
-    if (x == NULL)
-        pack_put(p, 0, PK_OPT_LIST_PLAIN);
-    else
-        pack_put_opt(p, pack_new_list(p, name, *x, len, EL_INT), PK_LIST_PLAIN, PK_OPT_LIST_PLAIN);
-}
-AOTI_TORCH_EXPORT void shimrt_pack_float_list(shimrt_pack *p, const char *name, const double *x,
-                                              int64_t len) {
-    pack_put(p, pack_new_list(p, name, x, len, EL_FLOAT), PK_LIST_PLAIN);
-}
-AOTI_TORCH_EXPORT void shimrt_pack_opt_float_list(shimrt_pack *p, const char *name,
-                                                  const double *const *x, int64_t len) {
-    if (x == NULL)
-        pack_put(p, 0, PK_OPT_LIST_PLAIN);
-    else
-        pack_put_opt(p, pack_new_list(p, name, *x, len, EL_FLOAT), PK_LIST_PLAIN,
-                     PK_OPT_LIST_PLAIN);
-}
-AOTI_TORCH_EXPORT void shimrt_pack_scalar_list(shimrt_pack *p, const char *name, const double *x,
-                                               int64_t len) {
-    pack_put(p, pack_new_list(p, name, x, len, EL_SCALAR), PK_SCALAR_LIST);
-}
-AOTI_TORCH_EXPORT void shimrt_pack_bool_list(shimrt_pack *p, const char *name, const int32_t *x,
-                                             int64_t len) {
-    pack_put(p, pack_new_list(p, name, x, len, EL_BOOL), PK_LIST_PLAIN);
-}
-AOTI_TORCH_EXPORT void shimrt_pack_code_list(shimrt_pack *p, const char *name, const int32_t *x,
-                                             int64_t len) {
-    pack_put(p, pack_new_list(p, name, x, len, EL_CODE), PK_LIST_PLAIN);
-}
+/* shimrt_pack_<name>_list: a new list of len values of type T, items made as el says. */
+#define PACK_LIST(name, T, el, kind)                                                               \
+    AOTI_TORCH_EXPORT void shimrt_pack_##name##_list(shimrt_pack *p, const char *name_,            \
+                                                     const T *x, int64_t len) {                    \
+        pack_put(p, pack_new_list(p, name_, x, len, el), kind);                                    \
+    }
+PACK_LIST(int, int64_t, EL_INT, PK_LIST_PLAIN)
+/* shimrt_pack_opt_<name>_list: the same, or None when x is NULL. */
+#define PACK_OPT_LIST(name, T, el)                                                                 \
+    AOTI_TORCH_EXPORT void shimrt_pack_opt_##name##_list(shimrt_pack *p, const char *name_,        \
+                                                         const T *const *x, int64_t len) {         \
+        pack_opt(p, x != NULL, x ? pack_new_list(p, name_, *x, len, el) : 0, PK_LIST_PLAIN,        \
+                 PK_OPT_LIST_PLAIN);                                                               \
+    }
+PACK_OPT_LIST(int, int64_t, EL_INT)
+PACK_LIST(float, double, EL_FLOAT, PK_LIST_PLAIN)
+PACK_OPT_LIST(float, double, EL_FLOAT)
+PACK_LIST(scalar, double, EL_SCALAR, PK_SCALAR_LIST)
+PACK_LIST(bool, int32_t, EL_BOOL, PK_LIST_PLAIN)
+PACK_LIST(code, int32_t, EL_CODE, PK_LIST_PLAIN)
 
 static StableIValue pack_new_generator(shimrt_pack *p, const char *name, AtenGeneratorHandle x) {
     AtenGeneratorHandle g = NULL;

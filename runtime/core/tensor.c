@@ -311,10 +311,8 @@ AOTI_TORCH_EXPORT AOTITorchError aoti_torch_new_tensor_handle(AtenTensorHandle o
                                                               AtenTensorHandle *new_handle) {
     SHIMRT_CHECK_TENSOR(orig_handle);
     SHIMRT_CHECK_ARG(new_handle);
-    AtenTensorHandle t = alias_of(__func__, orig_handle);
-    if (!t) return AOTI_TORCH_FAILURE;
-    *new_handle = t;
-    return AOTI_TORCH_SUCCESS;
+    *new_handle = alias_of(__func__, orig_handle);
+    return *new_handle ? AOTI_TORCH_SUCCESS : AOTI_TORCH_FAILURE;
 }
 
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch__reinterpret_tensor(AtenTensorHandle self, int64_t ndim,
@@ -403,10 +401,8 @@ AOTI_TORCH_EXPORT AOTITorchError aoti_torch_assign_tensors_out(AtenTensorHandle 
                                                                AtenTensorHandle *ret_dst) {
     SHIMRT_CHECK_TENSOR(src);
     SHIMRT_CHECK_ARG(ret_dst);
-    AtenTensorHandle t = alias_of(__func__, src);
-    if (!t) return AOTI_TORCH_FAILURE;
-    *ret_dst = t;
-    return AOTI_TORCH_SUCCESS;
+    *ret_dst = alias_of(__func__, src);
+    return *ret_dst ? AOTI_TORCH_SUCCESS : AOTI_TORCH_FAILURE;
 }
 
 /* ---- getters ---- */

@@ -383,12 +383,7 @@ AOTITorchError shimrt_cpu_bitwise_right_shift_tensor(AtenTensorHandle self, Aten
         c.scalar = other;                                                                          \
         return pw_run(&c, ret0);                                                                   \
     }
-COMPARE(eq)
-COMPARE(ne)
-COMPARE(lt)
-COMPARE(le)
-COMPARE(gt)
-COMPARE(ge)
+SHIMRT_COMPARISONS(COMPARE)
 
 AOTITorchError shimrt_cpu_where_self(AtenTensorHandle condition, AtenTensorHandle self,
                                      AtenTensorHandle other, AtenTensorHandle *ret0) {

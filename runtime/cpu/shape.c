@@ -542,16 +542,18 @@ AOTITorchError shimrt_embedding(AtenTensorHandle weight, AtenTensorHandle indice
     return AOTI_TORCH_SUCCESS;
 }
 
+static AOTITorchError same_lengths(const char *op, int64_t a, int64_t b) {
+    if (a == b) return AOTI_TORCH_SUCCESS;
+    return shimrt_fail(op, "Tensor lists must have the same number of tensors, got %lld and %lld",
+                       (long long)a, (long long)b);
+}
+
 /* PyTorch's slow path: one mul.Tensor per pair (its broadcasting and type promotion). */
 AOTITorchError shimrt_foreach_mul_list(const AtenTensorHandle *self, int64_t self_len_,
                                        const AtenTensorHandle *other, int64_t other_len_,
                                        AtenTensorHandle **ret0, int64_t *ret0_len_) {
     static const char op[] = "_foreach_mul.List";
-    if (self_len_ != other_len_)
-        return shimrt_fail(op,
-                           "Tensor lists must have the same number of tensors, got %lld "
-                           "and %lld",
-                           (long long)self_len_, (long long)other_len_);
+    if (same_lengths(op, self_len_, other_len_)) return AOTI_TORCH_FAILURE;
     AtenTensorHandle *out = calloc(self_len_ > 0 ? (size_t)self_len_ : 1, sizeof *out);
     if (!out) return shimrt_fail(op, "out of memory");
     for (int64_t k = 0; k < self_len_; k++) {
@@ -570,11 +572,7 @@ AOTITorchError shimrt_foreach_mul_list(const AtenTensorHandle *self, int64_t sel
 AOTITorchError shimrt_foreach_mul__list(const AtenTensorHandle *self, int64_t self_len_,
                                         const AtenTensorHandle *other, int64_t other_len_) {
     static const char op[] = "_foreach_mul_.List";
-    if (self_len_ != other_len_)
-        return shimrt_fail(op,
-                           "Tensor lists must have the same number of tensors, got %lld "
-                           "and %lld",
-                           (long long)self_len_, (long long)other_len_);
+    if (same_lengths(op, self_len_, other_len_)) return AOTI_TORCH_FAILURE;
     for (int64_t k = 0; k < self_len_; k++) {
         AtenTensorHandle a = self[k], b = other[k];
         if (cpu_only(op, a) || cpu_only(op, b)) return AOTI_TORCH_FAILURE;

@@ -342,12 +342,7 @@ AOTITorchError shimrt_cuda_bitwise_right_shift_tensor(AtenTensorHandle self, Ate
                                                AtenTensorHandle *ret0) {                           \
         return shimrt_cuda_binary_scalar(#NAME, self, other, 1.0, ret0);                           \
     }
-CUDA_COMPARE(eq)
-CUDA_COMPARE(ne)
-CUDA_COMPARE(lt)
-CUDA_COMPARE(le)
-CUDA_COMPARE(gt)
-CUDA_COMPARE(ge)
+SHIMRT_COMPARISONS(CUDA_COMPARE)
 
 AOTITorchError shimrt_cuda_where_self(AtenTensorHandle condition, AtenTensorHandle self,
                                       AtenTensorHandle other, AtenTensorHandle *ret0) {

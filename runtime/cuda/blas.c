@@ -159,28 +159,30 @@ static AtenTensorHandle new_out(const char *op, AtenTensorHandle like, int64_t n
                                like->device_index);
 }
 
+/* mm (batch false) and bmm (batch true): checks, a new output, one GEMM call. */
+static AOTITorchError product(const char *op, AtenTensorHandle self, AtenTensorHandle mat2,
+                              bool batch, AtenTensorHandle *ret0) {
+    int64_t shape[3];
+    if (check_pair(op, self, "self", mat2, "mat2") ||
+        (batch ? shimrt_k_bmm_shape(op, self, mat2, shape)
+               : shimrt_k_mm_shape(op, self, "self", mat2, shape)))
+        return AOTI_TORCH_FAILURE;
+    AtenTensorHandle out = new_out(op, self, batch ? 3 : 2, shape);
+    if (!out) return AOTI_TORCH_FAILURE;
+    return shimrt_k_hand_out(gemm(op, self, mat2, batch, batch ? shape : NULL, out, 1.0, 0.0), out,
+                             ret0);
+}
+
 AOTITorchError shimrt_cuda_mm(AtenTensorHandle self, AtenTensorHandle mat2,
                               AtenTensorHandle *ret0) {
-    static const char op[] = "mm";
     SHIMRT_CHECK_ARG(ret0);
-    if (check_pair(op, self, "self", mat2, "mat2")) return AOTI_TORCH_FAILURE;
-    int64_t shape[2];
-    if (shimrt_k_mm_shape(op, self, "self", mat2, shape)) return AOTI_TORCH_FAILURE;
-    AtenTensorHandle out = new_out(op, self, 2, shape);
-    if (!out) return AOTI_TORCH_FAILURE;
-    return shimrt_k_hand_out(gemm(op, self, mat2, 0, NULL, out, 1.0, 0.0), out, ret0);
+    return product("mm", self, mat2, false, ret0);
 }
 
 AOTITorchError shimrt_cuda_bmm(AtenTensorHandle self, AtenTensorHandle mat2,
                                AtenTensorHandle *ret0) {
-    static const char op[] = "bmm";
     SHIMRT_CHECK_ARG(ret0);
-    if (check_pair(op, self, "self", mat2, "mat2")) return AOTI_TORCH_FAILURE;
-    int64_t shape[3];
-    if (shimrt_k_bmm_shape(op, self, mat2, shape)) return AOTI_TORCH_FAILURE;
-    AtenTensorHandle out = new_out(op, self, 3, shape);
-    if (!out) return AOTI_TORCH_FAILURE;
-    return shimrt_k_hand_out(gemm(op, self, mat2, 1, shape, out, 1.0, 0.0), out, ret0);
+    return product("bmm", self, mat2, true, ret0);
 }
 
 AOTITorchError shimrt_cuda_addmm(AtenTensorHandle self, AtenTensorHandle mat1,

@@ -36,6 +36,9 @@ void shimrt_k_rt_add_tensor(shimrt_k_result_type *s, const struct AtenTensorOpaq
 void shimrt_k_rt_add_scalar(shimrt_k_result_type *s, double v);
 int32_t shimrt_k_rt_result(const shimrt_k_result_type *s);
 
+/* The comparison ops (eq/ne/lt/le/gt/ge, .Tensor and .Scalar): X(name) each. */
+#define SHIMRT_COMPARISONS(X) X(eq) X(ne) X(lt) X(le) X(gt) X(ge)
+
 /* ---- shapes ------------------------------------------------------------------------ */
 /* Writes "[2, 3]" (truncated with "...") into buf and returns buf. */
 const char *shimrt_k_fmt_shape(char *buf, size_t n, int64_t ndim, const int64_t *sizes);

@@ -39,47 +39,31 @@ static inline void *siv_to_ptr_(StableIValue v) {
     return p;
 }
 
+/* siv_from_<name> / siv_to_<name> for a handle (pointer) type T, kept bitwise. */
+#define SHIMRT_SIV_HANDLE_(name, T)                                                                \
+    static inline StableIValue siv_from_##name(T x) { return siv_from_ptr_(x); }                   \
+    static inline T siv_to_##name(StableIValue v) { return (T)siv_to_ptr_(v); }
+
 /* Tensor: the AtenTensorHandle, bitwise. */
-static inline StableIValue siv_from_tensor(AtenTensorHandle t) { return siv_from_ptr_(t); }
-static inline AtenTensorHandle siv_to_tensor(StableIValue v) {
-    return (AtenTensorHandle)siv_to_ptr_(v);
-}
+SHIMRT_SIV_HANDLE_(tensor, AtenTensorHandle)
 /* str: the StringHandle, bitwise. */
-static inline StableIValue siv_from_string(StringHandle s) { return siv_from_ptr_(s); }
-static inline StringHandle siv_to_string(StableIValue v) { return (StringHandle)siv_to_ptr_(v); }
+SHIMRT_SIV_HANDLE_(string, StringHandle)
 /* T[]: the StableListHandle, bitwise; items are StableIValues of T. */
-static inline StableIValue siv_from_list(StableListHandle l) { return siv_from_ptr_(l); }
-static inline StableListHandle siv_to_list(StableIValue v) {
-    return (StableListHandle)siv_to_ptr_(v);
-}
+SHIMRT_SIV_HANDLE_(list, StableListHandle)
 /* Scalar: the ScalarHandle (PyTorch 2.14), bitwise. */
-static inline StableIValue siv_from_scalar(ScalarHandle s) { return siv_from_ptr_(s); }
-static inline ScalarHandle siv_to_scalar(StableIValue v) { return (ScalarHandle)siv_to_ptr_(v); }
+SHIMRT_SIV_HANDLE_(scalar, ScalarHandle)
 /* Stream (ours): the StreamHandle, bitwise; freed with aoti_torch_delete_stream. */
-static inline StableIValue siv_from_stream(StreamHandle s) { return siv_from_ptr_(s); }
-static inline StreamHandle siv_to_stream(StableIValue v) { return (StreamHandle)siv_to_ptr_(v); }
+SHIMRT_SIV_HANDLE_(stream, StreamHandle)
 /* Generator (ours): the AtenGeneratorHandle, bitwise; freed with torch_delete_generator. */
-static inline StableIValue siv_from_generator(AtenGeneratorHandle g) { return siv_from_ptr_(g); }
-static inline AtenGeneratorHandle siv_to_generator(StableIValue v) {
-    return (AtenGeneratorHandle)siv_to_ptr_(v);
-}
+SHIMRT_SIV_HANDLE_(generator, AtenGeneratorHandle)
 /* Storage (ours): an AtenTensorHandle whose storage is the value (its sizes, strides,
  * offset and dtype carry no meaning); freed with aoti_torch_delete_tensor_object. */
-static inline StableIValue siv_from_storage(AtenTensorHandle t) { return siv_from_ptr_(t); }
-static inline AtenTensorHandle siv_to_storage(StableIValue v) {
-    return (AtenTensorHandle)siv_to_ptr_(v);
-}
+SHIMRT_SIV_HANDLE_(storage, AtenTensorHandle)
 /* Tuples (ours): a StableListHandle with one item per element, in order, each in its own
  * element type's encoding. */
-static inline StableIValue siv_from_tuple(StableListHandle l) { return siv_from_ptr_(l); }
-static inline StableListHandle siv_to_tuple(StableIValue v) {
-    return (StableListHandle)siv_to_ptr_(v);
-}
+SHIMRT_SIV_HANDLE_(tuple, StableListHandle)
 /* complex (ours): a pointer to a heap ShimrtComplex (shimrt_new_complex). */
-static inline StableIValue siv_from_complex(ShimrtComplex *c) { return siv_from_ptr_(c); }
-static inline ShimrtComplex *siv_to_complex(StableIValue v) {
-    return (ShimrtComplex *)siv_to_ptr_(v);
-}
+SHIMRT_SIV_HANDLE_(complex, ShimrtComplex *)
 /* Allocates the cell; *out receives the encoding. */
 static inline AOTITorchError siv_new_complex(double real, double imag, StableIValue *out) {
     ShimrtComplex *c = NULL;
