@@ -126,11 +126,9 @@ AOTI_TORCH_EXPORT AOTITorchError aoti_torch_empty_strided_pinned(
                            "pinned memory is host memory: device_type must be "
                            "cpu (0), got %d",
                            (int)device_type);
-    AtenTensorHandle t = shimrt_tensor_empty(__func__, ndim, sizes_ptr, strides_ptr, dtype,
-                                             device_type, device_index);
-    if (!t) return AOTI_TORCH_FAILURE;
-    *ret_new_tensor = t;
-    return AOTI_TORCH_SUCCESS;
+    return shimrt_k_give(shimrt_tensor_empty(__func__, ndim, sizes_ptr, strides_ptr, dtype,
+                                             device_type, device_index),
+                         ret_new_tensor);
 }
 
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch__alloc_from_pool(AtenTensorHandle self,
@@ -148,13 +146,11 @@ AOTI_TORCH_EXPORT AOTITorchError aoti_torch__alloc_from_pool(AtenTensorHandle se
                            "offset_bytes %lld is negative or not a multiple of the "
                            "%zu-byte element",
                            (long long)offset_bytes, elsize);
-    AtenTensorHandle t =
-        shimrt_tensor_new(__func__, self->storage, ndim, sizes_ptr, strides_ptr,
-                          (base + offset_bytes) / (int64_t)elsize, dtype, self->device_type,
-                          self->device_index, SHIMRT_LAYOUT_STRIDED);
-    if (!t) return AOTI_TORCH_FAILURE;
-    *ret_new_tensor = t;
-    return AOTI_TORCH_SUCCESS;
+    return shimrt_k_give(shimrt_tensor_new(__func__, self->storage, ndim, sizes_ptr, strides_ptr,
+                                           (base + offset_bytes) / (int64_t)elsize, dtype,
+                                           self->device_type, self->device_index,
+                                           SHIMRT_LAYOUT_STRIDED),
+                         ret_new_tensor);
 }
 
 /* ---- _mm_plus_mm ---- */
@@ -219,11 +215,18 @@ AOTI_TORCH_EXPORT AOTITorchError aoti_torch_str_to_ivalue(const char *val,
     return AOTI_TORCH_SUCCESS;
 }
 
+/* Before a free: fails unless *magic is want (a live object), else clears it. */
+static AOTITorchError retire(const char *func, uint64_t *magic, uint64_t want, const char *arg,
+                             const char *what) {
+    if (*magic != want) return shimrt_fail(func, "argument '%s' is not a live %s", arg, what);
+    *magic = 0;
+    return AOTI_TORCH_SUCCESS;
+}
+
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_delete_c10_value_object(C10IValueHandle handle) {
     if (!handle) return AOTI_TORCH_SUCCESS;
-    if (handle->magic != IVALUE_MAGIC)
-        return shimrt_fail(__func__, "argument 'handle' is not a live C10IValue");
-    handle->magic = 0;
+    if (retire(__func__, &handle->magic, IVALUE_MAGIC, "handle", "C10IValue"))
+        return AOTI_TORCH_FAILURE;
     free(handle->s);
     for (int64_t k = 0; k < handle->len; k++) free(handle->list[k]);
     free(handle->list);
@@ -297,9 +300,8 @@ AOTI_TORCH_EXPORT AOTITorchError aoti_record_function_start(const char *name,
 
 AOTI_TORCH_EXPORT AOTITorchError aoti_record_function_end(AtenRecordFunctionHandle guard) {
     if (!guard) return AOTI_TORCH_SUCCESS;
-    if (guard->magic != RECORD_MAGIC)
-        return shimrt_fail(__func__, "argument 'guard' is not a live record-function guard");
-    guard->magic = 0;
+    if (retire(__func__, &guard->magic, RECORD_MAGIC, "guard", "record-function guard"))
+        return AOTI_TORCH_FAILURE;
     free(guard);
     return AOTI_TORCH_SUCCESS;
 }

@@ -77,13 +77,18 @@ static AOTITorchError check_cpu_index(const char *func, int32_t device_index) {
                        (int)device_index);
 }
 
+/* A new slot of pool for an object of the CPU device device_index, its first field (the
+ * uint64_t magic) set; NULL with the message set when the index is not the CPU's or memory
+ * runs out. */
+static void *cpu_slot(const char *func, shimrt_pool *pool, int32_t device_index, uint64_t magic) {
+    return check_cpu_index(func, device_index) ? NULL : shimrt_pool_new(func, pool, magic);
+}
+
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_create_device_guard(int32_t device_index,
                                                                 DeviceGuardHandle *ret_guard) {
     SHIMRT_CHECK_ARG(ret_guard);
-    if (check_cpu_index(__func__, device_index)) return AOTI_TORCH_FAILURE;
-    DeviceGuardHandle g = shimrt_pool_alloc(&guard_pool);
-    if (!g) return shimrt_fail(__func__, "out of memory");
-    g->magic = GUARD_MAGIC;
+    DeviceGuardHandle g = cpu_slot(__func__, &guard_pool, device_index, GUARD_MAGIC);
+    if (!g) return AOTI_TORCH_FAILURE;
     g->prev_index = tls_current_index;
     tls_current_index = device_index < 0 ? 0 : device_index;
     *ret_guard = g;
@@ -134,10 +139,8 @@ static AOTITorchError check_stream(const char *func, StreamHandle s) {
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_get_current_stream(int32_t device_index,
                                                                StreamHandle *ret_stream) {
     SHIMRT_CHECK_ARG(ret_stream);
-    if (check_cpu_index(__func__, device_index)) return AOTI_TORCH_FAILURE;
-    StreamHandle s = shimrt_pool_alloc(&stream_pool);
-    if (!s) return shimrt_fail(__func__, "out of memory");
-    s->magic = STREAM_MAGIC;
+    StreamHandle s = cpu_slot(__func__, &stream_pool, device_index, STREAM_MAGIC);
+    if (!s) return AOTI_TORCH_FAILURE;
     s->device_type = SHIMRT_DEV_CPU;
     s->device_index = 0;
     s->id = 0;

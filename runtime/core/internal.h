@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "shimrt/shimrt.h"
 
@@ -58,6 +59,9 @@ typedef struct shimrt_pool {
 void *shimrt_pool_alloc(shimrt_pool *pool);
 /* Poisons the slot's first 8 bytes with SHIMRT_MAGIC_FREED and queues it for reuse. */
 void shimrt_pool_free(shimrt_pool *pool, void *slot);
+/* A new slot of pool for an object whose first field is its uint64_t magic, set to magic;
+ * NULL with func's "out of memory" message set when memory runs out. */
+void *shimrt_pool_new(const char *func, shimrt_pool *pool, uint64_t magic);
 /* True when p is the start of a slot of this pool (live or freed). Never reads *p. */
 bool shimrt_pool_contains(const shimrt_pool *pool, const void *p);
 
@@ -69,6 +73,12 @@ bool shimrt_pool_contains(const shimrt_pool *pool, const void *p);
 size_t shimrt_dtype_size(int32_t dtype);
 /* The dtype's name ("float32"), or NULL for an unknown code. */
 const char *shimrt_dtype_name(int32_t dtype);
+/* Writes x converted to T at p (p need not be aligned for T). */
+#define SHIMRT_STORE(p, T, x)                                                                      \
+    do {                                                                                           \
+        T shimrt_store_ = (T)(x);                                                                  \
+        memcpy((p), &shimrt_store_, sizeof shimrt_store_);                                         \
+    } while (0)
 /* PyTorch's ScalarType name ("Float", "Long", ...; "?" for an unknown code). */
 const char *shimrt_dtype_torch_name(int32_t dtype);
 /* True for the dtypes the CPU conversion kernels read and write (ints, uints, float16,
@@ -174,6 +184,8 @@ void shimrt_tensor_free(AtenTensorHandle t); /* NULL or invalid: no-op */
 /* A kernel's last step: on success (rc 0) out goes to *ret0 (the caller's new reference);
  * on failure out is freed (NULL is fine). Returns rc as AOTI_TORCH_SUCCESS or _FAILURE. */
 AOTITorchError shimrt_k_hand_out(AOTITorchError rc, AtenTensorHandle out, AtenTensorHandle *ret0);
+/* t (a new tensor, or NULL after a failure that set the message) to *ret0. */
+AOTITorchError shimrt_k_give(AtenTensorHandle t, AtenTensorHandle *ret0);
 
 /* Product of sizes (1 for a 0-dim tensor). */
 int64_t shimrt_numel(const struct AtenTensorOpaque *t);

@@ -43,38 +43,21 @@ static AOTITorchError release_base(const char *func, sg_base_type b, StableIValu
         return aoti_torch_delete_tensor_object((AtenTensorHandle)p);
     case SG_BT_STR:
     case SG_BT_DIMNAME:
-        if (!p) return AOTI_TORCH_SUCCESS;
-        if (torch_delete_string((StringHandle)p)) {
-            return rewrap(func, "str");
-        }
-        return AOTI_TORCH_SUCCESS;
+        return torch_delete_string((StringHandle)p) ? rewrap(func, "str") : AOTI_TORCH_SUCCESS;
     case SG_BT_SCALAR:
-        if (!p) return AOTI_TORCH_SUCCESS;
-        if (torch_delete_scalar((ScalarHandle)p)) {
-            return rewrap(func, "Scalar");
-        }
-        return AOTI_TORCH_SUCCESS;
+        return torch_delete_scalar((ScalarHandle)p) ? rewrap(func, "Scalar") : AOTI_TORCH_SUCCESS;
     case SG_BT_GENERATOR:
-        if (!p) return AOTI_TORCH_SUCCESS;
-        if (torch_delete_generator((AtenGeneratorHandle)p)) {
-            return rewrap(func, "Generator");
-        }
-        return AOTI_TORCH_SUCCESS;
+        return torch_delete_generator((AtenGeneratorHandle)p) ? rewrap(func, "Generator")
+                                                              : AOTI_TORCH_SUCCESS;
     case SG_BT_STREAM:
-        if (!p) return AOTI_TORCH_SUCCESS;
-        if (aoti_torch_delete_stream((StreamHandle)p)) {
-            return rewrap(func, "Stream");
-        }
-        return AOTI_TORCH_SUCCESS;
+        return aoti_torch_delete_stream((StreamHandle)p) ? rewrap(func, "Stream")
+                                                         : AOTI_TORCH_SUCCESS;
     case SG_BT_COMPLEX:
         if (p) shimrt_delete_complex((ShimrtComplex *)p);
         return AOTI_TORCH_SUCCESS;
     case SG_BT_DIM_VECTOR: /* a list of ints */
-        if (!p) return AOTI_TORCH_SUCCESS;
-        if (torch_delete_list((StableListHandle)p)) {
-            return rewrap(func, "DimVector");
-        }
-        return AOTI_TORCH_SUCCESS;
+        return torch_delete_list((StableListHandle)p) ? rewrap(func, "DimVector")
+                                                      : AOTI_TORCH_SUCCESS;
     case SG_BT_ANY:
     case SG_BT_GRAPH_MODULE:
     case SG_BT_CONST_QUANTIZER_PTR:

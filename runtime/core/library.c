@@ -144,23 +144,19 @@ static bool push_impl(TorchLibraryHandle lib, shimrt_op *op, int key) {
 
 /* Checks a parsed schema's types; on failure names the argument. */
 static AOTITorchError check_types(const char *func, const sg_schema *s, const char *text) {
-    for (int i = 0; i < s->n_args; i++) {
+    int n = s->n_args + s->n_rets;
+    for (int i = 0; i < n; i++) {
+        bool ret = i >= s->n_args;
+        const sg_type *type = ret ? s->rets[i - s->n_args].type : s->args[i].type;
         const char *why = NULL;
-        if (!shimrt_type_encodable(s->args[i].type, &why)) {
-            return shimrt_fail(func,
-                               "schema '%s': argument '%s' has type %s, which has no "
-                               "StableIValue encoding",
-                               text, s->args[i].name, why);
-        }
-    }
-    for (int i = 0; i < s->n_rets; i++) {
-        const char *why = NULL;
-        if (!shimrt_type_encodable(s->rets[i].type, &why)) {
-            return shimrt_fail(func,
-                               "schema '%s': return %d has type %s, which has no "
-                               "StableIValue encoding",
-                               text, i, why);
-        }
+        if (shimrt_type_encodable(type, &why)) continue;
+        char what[160];
+        if (ret)
+            snprintf(what, sizeof what, "return %d", i - s->n_args);
+        else
+            snprintf(what, sizeof what, "argument '%s'", s->args[i].name);
+        return shimrt_fail(func, "schema '%s': %s has type %s, which has no StableIValue encoding",
+                           text, what, why);
     }
     return AOTI_TORCH_SUCCESS;
 }

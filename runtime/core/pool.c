@@ -78,3 +78,13 @@ bool shimrt_pool_contains(const shimrt_pool *pool, const void *p) {
     }
     return false;
 }
+
+void *shimrt_pool_new(const char *func, shimrt_pool *pool, uint64_t magic) {
+    void *p = shimrt_pool_alloc(pool);
+    if (!p) {
+        shimrt_fail(func, "out of memory");
+        return NULL;
+    }
+    memcpy(p, &magic, sizeof magic);
+    return p;
+}

@@ -238,11 +238,9 @@ AOTI_TORCH_EXPORT AOTITorchError aoti_torch_empty_strided(int64_t ndim, const in
                            "argument 'strides_ptr' is NULL for a %lld-dim tensor "
                            "(PyTorch requires the strides: pass the contiguous ones)",
                            (long long)ndim);
-    AtenTensorHandle t = shimrt_tensor_empty(__func__, ndim, sizes_ptr, strides_ptr, dtype,
-                                             device_type, device_index);
-    if (!t) return AOTI_TORCH_FAILURE;
-    *ret_new_tensor = t;
-    return AOTI_TORCH_SUCCESS;
+    return shimrt_k_give(shimrt_tensor_empty(__func__, ndim, sizes_ptr, strides_ptr, dtype,
+                                             device_type, device_index),
+                         ret_new_tensor);
 }
 
 static AOTITorchError from_blob(const char *func, void *data, int64_t ndim, const int64_t *sizes,
@@ -326,12 +324,10 @@ AOTI_TORCH_EXPORT AOTITorchError aoti_torch__reinterpret_tensor(AtenTensorHandle
     int64_t offset;
     if (__builtin_add_overflow(self->storage_offset, storage_offset, &offset))
         return shimrt_fail(__func__, "storage offset overflows int64");
-    AtenTensorHandle t =
-        shimrt_tensor_new(__func__, self->storage, ndim, sizes_ptr, strides_ptr, offset,
-                          self->dtype, self->device_type, self->device_index, self->layout);
-    if (!t) return AOTI_TORCH_FAILURE;
-    *ret_new_tensor = t;
-    return AOTI_TORCH_SUCCESS;
+    return shimrt_k_give(shimrt_tensor_new(__func__, self->storage, ndim, sizes_ptr, strides_ptr,
+                                           offset, self->dtype, self->device_type,
+                                           self->device_index, self->layout),
+                         ret_new_tensor);
 }
 
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_as_strided(AtenTensorHandle self,
@@ -344,12 +340,10 @@ AOTI_TORCH_EXPORT AOTITorchError aoti_torch_as_strided(AtenTensorHandle self,
         SHIMRT_CHECK_ARG(sizes_ptr);
         SHIMRT_CHECK_ARG(strides_ptr);
     }
-    AtenTensorHandle t = shimrt_tensor_new(__func__, self->storage, self->ndim, sizes_ptr,
+    return shimrt_k_give(shimrt_tensor_new(__func__, self->storage, self->ndim, sizes_ptr,
                                            strides_ptr, self->storage_offset, self->dtype,
-                                           self->device_type, self->device_index, self->layout);
-    if (!t) return AOTI_TORCH_FAILURE;
-    *ret = t;
-    return AOTI_TORCH_SUCCESS;
+                                           self->device_type, self->device_index, self->layout),
+                         ret);
 }
 
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_new_uninitialized_tensor(AtenTensorHandle *ret) {
@@ -478,5 +472,11 @@ AOTITorchError shimrt_k_hand_out(AOTITorchError rc, AtenTensorHandle out, AtenTe
         return AOTI_TORCH_FAILURE;
     }
     *ret0 = out;
+    return AOTI_TORCH_SUCCESS;
+}
+
+AOTITorchError shimrt_k_give(AtenTensorHandle t, AtenTensorHandle *ret0) {
+    if (!t) return AOTI_TORCH_FAILURE;
+    *ret0 = t;
     return AOTI_TORCH_SUCCESS;
 }

@@ -41,41 +41,13 @@ void shimrt_idx_store(char *p, int32_t dt, long double x) {
     case SHIMRT_UINT8: *(uint8_t *)p = (uint8_t)(int64_t)x; break;
     case SHIMRT_INT8: *(int8_t *)p = (int8_t)(int64_t)x; break;
     case SHIMRT_BOOL: *(uint8_t *)p = x != 0; break;
-    case SHIMRT_INT16: {
-        int16_t v = (int16_t)(int64_t)x;
-        memcpy(p, &v, 2);
-        break;
-    }
-    case SHIMRT_INT32: {
-        int32_t v = (int32_t)(int64_t)x;
-        memcpy(p, &v, 4);
-        break;
-    }
-    case SHIMRT_INT64: {
-        int64_t v = (int64_t)x;
-        memcpy(p, &v, 8);
-        break;
-    }
-    case SHIMRT_FLOAT16: {
-        uint16_t v = shimrt_float_to_half((float)x);
-        memcpy(p, &v, 2);
-        break;
-    }
-    case SHIMRT_BFLOAT16: {
-        uint16_t v = shimrt_float_to_bf16((float)x);
-        memcpy(p, &v, 2);
-        break;
-    }
-    case SHIMRT_FLOAT32: {
-        float v = (float)x;
-        memcpy(p, &v, 4);
-        break;
-    }
-    default: {
-        double v = (double)x;
-        memcpy(p, &v, 8);
-        break;
-    }
+    case SHIMRT_INT16: SHIMRT_STORE(p, int16_t, (int16_t)(int64_t)x); break;
+    case SHIMRT_INT32: SHIMRT_STORE(p, int32_t, (int32_t)(int64_t)x); break;
+    case SHIMRT_INT64: SHIMRT_STORE(p, int64_t, (int64_t)x); break;
+    case SHIMRT_FLOAT16: SHIMRT_STORE(p, uint16_t, shimrt_float_to_half((float)x)); break;
+    case SHIMRT_BFLOAT16: SHIMRT_STORE(p, uint16_t, shimrt_float_to_bf16((float)x)); break;
+    case SHIMRT_FLOAT32: SHIMRT_STORE(p, float, (float)x); break;
+    default: SHIMRT_STORE(p, double, x); break;
     }
 }
 

@@ -100,16 +100,8 @@ void shimrt_k_store_i64(char *p, int32_t dt, int64_t v) {
     /* integer to narrower integer wraps, as a C++ static_cast does */
     case SHIMRT_UINT8: *(uint8_t *)p = (uint8_t)(uint64_t)v; return;
     case SHIMRT_INT8: *(int8_t *)p = (int8_t)(uint8_t)(uint64_t)v; return;
-    case SHIMRT_INT16: {
-        int16_t x = (int16_t)(uint16_t)(uint64_t)v;
-        memcpy(p, &x, 2);
-        return;
-    }
-    case SHIMRT_INT32: {
-        int32_t x = (int32_t)(uint32_t)(uint64_t)v;
-        memcpy(p, &x, 4);
-        return;
-    }
+    case SHIMRT_INT16: SHIMRT_STORE(p, int16_t, (int16_t)(uint16_t)(uint64_t)v); return;
+    case SHIMRT_INT32: SHIMRT_STORE(p, int32_t, (int32_t)(uint32_t)(uint64_t)v); return;
     case SHIMRT_INT64: memcpy(p, &v, 8); return;
     default:
         if (shimrt_k_is_floating(dt)) shimrt_k_store_f64(p, dt, (double)v);
@@ -119,22 +111,10 @@ void shimrt_k_store_i64(char *p, int32_t dt, int64_t v) {
 
 void shimrt_k_store_f64(char *p, int32_t dt, double v) {
     switch (dt) {
-    case SHIMRT_FLOAT32: {
-        float x = (float)v;
-        memcpy(p, &x, 4);
-        return;
-    }
+    case SHIMRT_FLOAT32: SHIMRT_STORE(p, float, (float)v); return;
     case SHIMRT_FLOAT64: memcpy(p, &v, 8); return;
-    case SHIMRT_FLOAT16: {
-        uint16_t x = shimrt_float_to_half((float)v);
-        memcpy(p, &x, 2);
-        return;
-    }
-    case SHIMRT_BFLOAT16: {
-        uint16_t x = shimrt_float_to_bf16((float)v);
-        memcpy(p, &x, 2);
-        return;
-    }
+    case SHIMRT_FLOAT16: SHIMRT_STORE(p, uint16_t, shimrt_float_to_half((float)v)); return;
+    case SHIMRT_BFLOAT16: SHIMRT_STORE(p, uint16_t, shimrt_float_to_bf16((float)v)); return;
     case SHIMRT_BOOL: *(uint8_t *)p = v != 0; return;
     case SHIMRT_UINT8: *(uint8_t *)p = (uint8_t)clamp_i(shimrt_k_f2i(v), 0, 255); return;
     case SHIMRT_INT8:
@@ -146,11 +126,7 @@ void shimrt_k_store_f64(char *p, int32_t dt, double v) {
     case SHIMRT_INT32:
         shimrt_k_store_i64(p, dt, clamp_i(shimrt_k_f2i(v), INT32_MIN, INT32_MAX));
         return;
-    case SHIMRT_INT64: {
-        int64_t x = shimrt_k_f2i(v);
-        memcpy(p, &x, 8);
-        return;
-    }
+    case SHIMRT_INT64: SHIMRT_STORE(p, int64_t, shimrt_k_f2i(v)); return;
     default: return; /* not computable: callers check first */
     }
 }

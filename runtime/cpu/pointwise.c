@@ -75,11 +75,10 @@ static AOTITorchError pw_run(pw_call *c, AtenTensorHandle *ret0) {
     }
     int32_t rt = c->compute;
     if (rt < 0) {
-        shimrt_k_result_type s;
-        shimrt_k_rt_init(&s);
-        for (int i = c->cond_first ? 1 : 0; i < c->nin; i++) shimrt_k_rt_add_tensor(&s, c->in[i]);
-        if (c->has_scalar) shimrt_k_rt_add_scalar(&s, c->scalar);
-        rt = shimrt_k_rt_result(&s);
+        int skip = c->cond_first ? 1 : 0;
+        rt = shimrt_k_result_type_of(c->nin - skip,
+                                     (const struct AtenTensorOpaque *const *)c->in + skip,
+                                     c->has_scalar, &c->scalar);
     }
     int32_t odt = rt;
     switch (r->cls) {
@@ -124,11 +123,8 @@ static AOTITorchError bool_sub_error(const char *op) {
 
 /* add/sub alpha rules (PyTorch's alpha_check) */
 static AOTITorchError alpha_check(const char *op, pw_call *c, double alpha) {
-    shimrt_k_result_type s;
-    shimrt_k_rt_init(&s);
-    for (int i = 0; i < c->nin; i++) shimrt_k_rt_add_tensor(&s, c->in[i]);
-    if (c->has_scalar) shimrt_k_rt_add_scalar(&s, c->scalar);
-    int32_t rt = shimrt_k_rt_result(&s);
+    int32_t rt = shimrt_k_result_type_of(c->nin, (const struct AtenTensorOpaque *const *)c->in,
+                                         c->has_scalar, &c->scalar);
     if (!shimrt_k_is_floating(rt) && !integral_value(alpha))
         return shimrt_fail(op, "For integral input tensors, argument alpha must not be a "
                                "floating point number.");
@@ -232,11 +228,8 @@ AOTITorchError shimrt_cpu_pow_tensor_scalar(AtenTensorHandle self, double expone
     CALL1(op, OP_pow, self);
     if (shimrt_k_check_cpu(op, self, "self") || shimrt_k_check_dtype(op, self, "self"))
         return AOTI_TORCH_FAILURE;
-    shimrt_k_result_type s;
-    shimrt_k_rt_init(&s);
-    shimrt_k_rt_add_tensor(&s, self);
-    shimrt_k_rt_add_scalar(&s, exponent);
-    int32_t rt = shimrt_k_rt_result(&s);
+    int32_t rt =
+        shimrt_k_result_type_of(1, (const struct AtenTensorOpaque *const *)&self, 1, &exponent);
     if (!shimrt_k_is_floating(rt) && exponent < 0)
         return shimrt_fail(op, "Integers to negative integer powers are not allowed.");
     c.compute = rt;
@@ -252,12 +245,12 @@ AOTITorchError shimrt_cpu_clamp(AtenTensorHandle self, double *min, double *max,
     if (!min && !max)
         return shimrt_fail(op, "torch.clamp: At least one of 'min' or 'max' must not be None");
     CALL1(op, OP_clamp, self);
-    shimrt_k_result_type s;
-    shimrt_k_rt_init(&s);
-    shimrt_k_rt_add_tensor(&s, self);
-    if (min) shimrt_k_rt_add_scalar(&s, *min);
-    if (max) shimrt_k_rt_add_scalar(&s, *max);
-    int32_t rt = shimrt_k_rt_result(&s);
+    double bounds[2];
+    int nb = 0;
+    if (min) bounds[nb++] = *min;
+    if (max) bounds[nb++] = *max;
+    int32_t rt =
+        shimrt_k_result_type_of(1, (const struct AtenTensorOpaque *const *)&self, nb, bounds);
     if (rt == SHIMRT_BOOL) return shimrt_fail(op, "\"clamp_cpu\" not implemented for 'Bool'");
     c.compute = rt;
     c.k.p0 = min ? *min : -INFINITY;
@@ -307,11 +300,8 @@ AOTITorchError shimrt_cpu_floor_divide(AtenTensorHandle self, AtenTensorHandle o
     if (shimrt_k_check_cpu(op, self, "self") || shimrt_k_check_cpu(op, other, "other") ||
         shimrt_k_check_dtype(op, self, "self") || shimrt_k_check_dtype(op, other, "other"))
         return AOTI_TORCH_FAILURE;
-    shimrt_k_result_type s;
-    shimrt_k_rt_init(&s);
-    shimrt_k_rt_add_tensor(&s, self);
-    shimrt_k_rt_add_tensor(&s, other);
-    int32_t rt = shimrt_k_rt_result(&s);
+    const struct AtenTensorOpaque *const pair[2] = {self, other};
+    int32_t rt = shimrt_k_result_type_of(2, pair, 0, NULL);
     if (rt == SHIMRT_BOOL) return shimrt_fail(op, "\"div_floor_cpu\" not implemented for 'Bool'");
     int64_t bshape[SHIMRT_MAX_DIMS], bn, bnumel = 0;
     if (shimrt_k_broadcast(op, self->ndim, self->sizes, other->ndim, other->sizes, bshape, &bn))
@@ -336,40 +326,26 @@ static AOTITorchError integral_only(pw_call *c, const char *kname, bool nobool,
         if (shimrt_k_check_cpu(c->op, c->in[i], i ? "other" : "self") ||
             shimrt_k_check_dtype(c->op, c->in[i], i ? "other" : "self"))
             return AOTI_TORCH_FAILURE;
-    shimrt_k_result_type s;
-    shimrt_k_rt_init(&s);
-    for (int i = 0; i < c->nin; i++) shimrt_k_rt_add_tensor(&s, c->in[i]);
-    int32_t rt = shimrt_k_rt_result(&s);
+    int32_t rt =
+        shimrt_k_result_type_of(c->nin, (const struct AtenTensorOpaque *const *)c->in, 0, NULL);
     if (shimrt_k_is_floating(rt) || (nobool && rt == SHIMRT_BOOL))
         return shimrt_fail(c->op, "\"%s\" not implemented for '%s'", kname,
                            shimrt_dtype_torch_name(rt));
     return pw_run(c, ret0);
 }
 
-AOTITorchError shimrt_cpu_bitwise_and_tensor(AtenTensorHandle self, AtenTensorHandle other,
-                                             AtenTensorHandle *ret0) {
-    CALL2("bitwise_and.Tensor", OP_bitwise_and, self, other);
-    return integral_only(&c, "bitwise_and_cpu", false, ret0);
-}
-
-AOTITorchError shimrt_cpu_bitwise_or_tensor(AtenTensorHandle self, AtenTensorHandle other,
-                                            AtenTensorHandle *ret0) {
-    CALL2("bitwise_or.Tensor", OP_bitwise_or, self, other);
-    return integral_only(&c, "bitwise_or_cpu", false, ret0);
-}
-
-AOTITorchError shimrt_cpu_bitwise_left_shift_tensor(AtenTensorHandle self, AtenTensorHandle other,
-                                                    AtenTensorHandle *ret0) {
-    CALL2("bitwise_left_shift.Tensor", OP_bitwise_left_shift, self, other);
-    return integral_only(&c, "lshift_cpu", true, ret0);
-}
-
-AOTITorchError shimrt_cpu_bitwise_right_shift_tensor(AtenTensorHandle self, AtenTensorHandle other,
-                                                     AtenTensorHandle *ret0) {
-    CALL2("bitwise_right_shift.Tensor", OP_bitwise_right_shift, self, other);
-    return integral_only(&c, "rshift_cpu", true, ret0);
-}
-
+/* shimrt_cpu_<name>_tensor for the integral-only ops (kname: PyTorch's kernel name in its
+ * message; shift: a shift, whose counts PyTorch also checks). */
+#define INTEGRAL_OP(name, kname, shift)                                                            \
+    AOTITorchError shimrt_cpu_##name##_tensor(AtenTensorHandle self, AtenTensorHandle other,       \
+                                              AtenTensorHandle *ret0) {                            \
+        CALL2(#name ".Tensor", OP_##name, self, other);                                            \
+        return integral_only(&c, kname, shift, ret0);                                              \
+    }
+INTEGRAL_OP(bitwise_and, "bitwise_and_cpu", false)
+INTEGRAL_OP(bitwise_or, "bitwise_or_cpu", false)
+INTEGRAL_OP(bitwise_left_shift, "lshift_cpu", true)
+INTEGRAL_OP(bitwise_right_shift, "rshift_cpu", true)
 #define COMPARE(NAME)                                                                              \
     AOTITorchError shimrt_cpu_##NAME##_tensor(AtenTensorHandle self, AtenTensorHandle other,       \
                                               AtenTensorHandle *ret0) {                            \

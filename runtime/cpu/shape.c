@@ -238,11 +238,9 @@ AOTITorchError shimrt_view_dtype(AtenTensorHandle self, int32_t dtype, AtenTenso
             offset /= r;
         }
     }
-    AtenTensorHandle t = shimrt_tensor_new(op, self->storage, n, sizes, strides, offset, dtype,
-                                           self->device_type, self->device_index, self->layout);
-    if (!t) return AOTI_TORCH_FAILURE;
-    *ret0 = t;
-    return AOTI_TORCH_SUCCESS;
+    return shimrt_k_give(shimrt_tensor_new(op, self->storage, n, sizes, strides, offset, dtype,
+                                           self->device_type, self->device_index, self->layout),
+                         ret0);
 }
 
 /* ---- indexing ---- */

@@ -105,11 +105,9 @@ AOTITorchError shimrt_cuda_contiguous(AtenTensorHandle self, int32_t memory_form
         return shimrt_fail(op, "memory format %d is not implemented for CUDA tensors",
                            (int)memory_format);
     if (shimrt_is_contiguous(self)) {
-        AtenTensorHandle t =
-            shimrt_k_alias(op, self, self->ndim, self->sizes, self->strides, self->storage_offset);
-        if (!t) return AOTI_TORCH_FAILURE;
-        *ret0 = t;
-        return AOTI_TORCH_SUCCESS;
+        return shimrt_k_give(
+            shimrt_k_alias(op, self, self->ndim, self->sizes, self->strides, self->storage_offset),
+            ret0);
     }
     return copy_as(op, self, false, self->dtype, ret0);
 }
@@ -125,11 +123,9 @@ AOTITorchError shimrt_cuda_to_dtype(AtenTensorHandle self, int32_t dtype, int32_
     if (mf != MF_PRESERVE && mf != MF_CONTIGUOUS)
         return shimrt_fail(op, "memory format %d is not implemented for CUDA tensors", (int)mf);
     if (dtype == self->dtype && !copy && (mf == MF_PRESERVE || shimrt_is_contiguous(self))) {
-        AtenTensorHandle t =
-            shimrt_k_alias(op, self, self->ndim, self->sizes, self->strides, self->storage_offset);
-        if (!t) return AOTI_TORCH_FAILURE;
-        *ret0 = t;
-        return AOTI_TORCH_SUCCESS;
+        return shimrt_k_give(
+            shimrt_k_alias(op, self, self->ndim, self->sizes, self->strides, self->storage_offset),
+            ret0);
     }
     return copy_as(op, self, mf == MF_PRESERVE, dtype, ret0);
 }
@@ -252,15 +248,6 @@ static const char *type_name(int32_t dt) {
     return dt >= 0 && dt < (int32_t)(sizeof n / sizeof n[0]) ? n[dt] : "?";
 }
 
-static int32_t result_type(int n, const struct AtenTensorOpaque *const *t, int ns,
-                           const double *scalars) {
-    shimrt_k_result_type s;
-    shimrt_k_rt_init(&s);
-    for (int i = 0; i < n; i++) shimrt_k_rt_add_tensor(&s, t[i]);
-    for (int i = 0; i < ns; i++) shimrt_k_rt_add_scalar(&s, scalars[i]);
-    return shimrt_k_rt_result(&s);
-}
-
 static bool integral_value(double v) { return isfinite(v) && v == floor(v) && fabs(v) < 9.2e18; }
 
 /* add/sub: alpha must be integral for integral inputs (PyTorch's alpha_check) */
@@ -269,7 +256,7 @@ static AOTITorchError add_sub(const char *op, const char *row, AtenTensorHandle 
     if (!shimrt_tensor_valid(self) || !shimrt_tensor_valid(other))
         return shimrt_fail(op, "argument 'self' or 'other' is not a tensor");
     const struct AtenTensorOpaque *t[2] = {self, other};
-    if (!shimrt_k_is_floating(result_type(2, t, 0, NULL)) && !integral_value(alpha))
+    if (!shimrt_k_is_floating(shimrt_k_result_type_of(2, t, 0, NULL)) && !integral_value(alpha))
         return shimrt_fail(op, "For integral input tensors, argument alpha must not be a "
                                "floating point number.");
     return shimrt_cuda_binary(row, self, other, alpha, ret0);
@@ -289,7 +276,7 @@ AOTITorchError shimrt_cuda_floor_divide(AtenTensorHandle self, AtenTensorHandle 
                                         AtenTensorHandle *ret0) {
     if (shimrt_tensor_valid(self) && shimrt_tensor_valid(other)) {
         const struct AtenTensorOpaque *t[2] = {self, other};
-        if (result_type(2, t, 0, NULL) == SHIMRT_BOOL)
+        if (shimrt_k_result_type_of(2, t, 0, NULL) == SHIMRT_BOOL)
             return shimrt_fail("floor_divide", "\"div_floor_cuda\" not implemented for 'Bool'");
     }
     /* an integer division by zero gives 0 on the device (no error can come back from a
@@ -304,7 +291,7 @@ static AOTITorchError integral_only(const char *op, const char *row, const char 
     if (!shimrt_tensor_valid(self) || !shimrt_tensor_valid(other))
         return shimrt_fail(op, "argument 'self' or 'other' is not a tensor");
     const struct AtenTensorOpaque *t[2] = {self, other};
-    int32_t rt = result_type(2, t, 0, NULL);
+    int32_t rt = shimrt_k_result_type_of(2, t, 0, NULL);
     if (shimrt_k_is_floating(rt) || (nobool && rt == SHIMRT_BOOL))
         return shimrt_fail(op, "\"%s\" not implemented for '%s'", kname, type_name(rt));
     shimrt_cuda_pw c = {
@@ -360,7 +347,7 @@ AOTITorchError shimrt_cuda_pow_tensor_scalar(AtenTensorHandle self, double expon
     static const char op[] = "pow.Tensor_Scalar";
     if (shimrt_k_check_defined(op, self, "self")) return AOTI_TORCH_FAILURE;
     const struct AtenTensorOpaque *t[1] = {self};
-    int32_t rt = result_type(1, t, 1, &exponent);
+    int32_t rt = shimrt_k_result_type_of(1, t, 1, &exponent);
     if (!shimrt_k_is_floating(rt) && exponent < 0)
         return shimrt_fail(op, "Integers to negative integer powers are not allowed.");
     shimrt_cuda_pw c = {.op = op,
@@ -384,7 +371,7 @@ AOTITorchError shimrt_cuda_clamp(AtenTensorHandle self, double *min, double *max
     if (min) sc[ns++] = *min;
     if (max) sc[ns++] = *max;
     const struct AtenTensorOpaque *t[1] = {self};
-    int32_t rt = result_type(1, t, ns, sc);
+    int32_t rt = shimrt_k_result_type_of(1, t, ns, sc);
     if (rt == SHIMRT_BOOL) return shimrt_fail(op, "\"clamp_cuda\" not implemented for 'Bool'");
     shimrt_cuda_pw c = {.op = op,
                         .row = "clamp",

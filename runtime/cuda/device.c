@@ -96,14 +96,19 @@ static AOTITorchError check_handle(const char *func, const shimrt_pool *pool, co
     return AOTI_TORCH_SUCCESS;
 }
 
+/* A new guard slot (magic set) after making device_index current (*idx: its index). */
+static void *guard_slot(const char *func, shimrt_pool *pool, uint64_t magic, int32_t device_index,
+                        int32_t *idx) {
+    if (shimrt_cuda_use_device(func, device_index, idx)) return NULL;
+    return shimrt_pool_new(func, pool, magic);
+}
+
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_create_cuda_guard(int32_t device_index,
                                                               CUDAGuardHandle *ret_guard) {
     SHIMRT_CHECK_ARG(ret_guard);
     int32_t prev = tls_device, idx;
-    if (shimrt_cuda_use_device(__func__, device_index, &idx)) return AOTI_TORCH_FAILURE;
-    CUDAGuardHandle g = shimrt_pool_alloc(&guard_pool);
-    if (!g) return shimrt_fail(__func__, "out of memory");
-    g->magic = CUDA_GUARD_MAGIC;
+    CUDAGuardHandle g = guard_slot(__func__, &guard_pool, CUDA_GUARD_MAGIC, device_index, &idx);
+    if (!g) return AOTI_TORCH_FAILURE;
     g->prev_device = prev;
     tls_device = idx;
     *ret_guard = g;
@@ -133,10 +138,9 @@ AOTI_TORCH_EXPORT AOTITorchError aoti_torch_create_cuda_stream_guard(
     void *stream, int32_t device_index, CUDAStreamGuardHandle *ret_guard) {
     SHIMRT_CHECK_ARG(ret_guard);
     int32_t prev = tls_device, idx;
-    if (shimrt_cuda_use_device(__func__, device_index, &idx)) return AOTI_TORCH_FAILURE;
-    CUDAStreamGuardHandle g = shimrt_pool_alloc(&sguard_pool);
-    if (!g) return shimrt_fail(__func__, "out of memory");
-    g->magic = STREAM_GUARD_MAGIC;
+    CUDAStreamGuardHandle g =
+        guard_slot(__func__, &sguard_pool, STREAM_GUARD_MAGIC, device_index, &idx);
+    if (!g) return AOTI_TORCH_FAILURE;
     g->prev_device = prev;
     g->device = idx;
     g->prev_stream = tls_stream[idx];
@@ -221,36 +225,33 @@ AOTI_TORCH_EXPORT AOTITorchError shimrt_cuda_event_new(bool timing, void **ret_e
     return AOTI_TORCH_SUCCESS;
 }
 
+/* Returns the result of the driver call cu->fn(...): success, or a failure naming fn. */
+#define CU_RETURN(fn, ...)                                                                         \
+    do {                                                                                           \
+        const shimrt_cuda_api *cu_ = shimrt_cuda_driver(__func__);                                 \
+        if (!cu_) return AOTI_TORCH_FAILURE;                                                       \
+        CUresult r_ = cu_->fn(__VA_ARGS__);                                                        \
+        return r_ ? shimrt_cu_fail(__func__, #fn, r_) : AOTI_TORCH_SUCCESS;                        \
+    } while (0)
+
 AOTI_TORCH_EXPORT AOTITorchError shimrt_cuda_event_delete(void *event) {
     if (!event) return AOTI_TORCH_SUCCESS;
-    const shimrt_cuda_api *cu = shimrt_cuda_driver(__func__);
-    if (!cu) return AOTI_TORCH_FAILURE;
-    CUresult r = cu->cuEventDestroy((CUevent)event);
-    return r ? shimrt_cu_fail(__func__, "cuEventDestroy", r) : AOTI_TORCH_SUCCESS;
+    CU_RETURN(cuEventDestroy, (CUevent)event);
 }
 
 AOTI_TORCH_EXPORT AOTITorchError shimrt_cuda_event_record(void *event, void *stream) {
     SHIMRT_CHECK_ARG(event);
-    const shimrt_cuda_api *cu = shimrt_cuda_driver(__func__);
-    if (!cu) return AOTI_TORCH_FAILURE;
-    CUresult r = cu->cuEventRecord((CUevent)event, (CUstream)stream);
-    return r ? shimrt_cu_fail(__func__, "cuEventRecord", r) : AOTI_TORCH_SUCCESS;
+    CU_RETURN(cuEventRecord, (CUevent)event, (CUstream)stream);
 }
 
 AOTI_TORCH_EXPORT AOTITorchError shimrt_cuda_event_synchronize(void *event) {
     SHIMRT_CHECK_ARG(event);
-    const shimrt_cuda_api *cu = shimrt_cuda_driver(__func__);
-    if (!cu) return AOTI_TORCH_FAILURE;
-    CUresult r = cu->cuEventSynchronize((CUevent)event);
-    return r ? shimrt_cu_fail(__func__, "cuEventSynchronize", r) : AOTI_TORCH_SUCCESS;
+    CU_RETURN(cuEventSynchronize, (CUevent)event);
 }
 
 AOTI_TORCH_EXPORT AOTITorchError shimrt_cuda_stream_wait_event(void *stream, void *event) {
     SHIMRT_CHECK_ARG(event);
-    const shimrt_cuda_api *cu = shimrt_cuda_driver(__func__);
-    if (!cu) return AOTI_TORCH_FAILURE;
-    CUresult r = cu->cuStreamWaitEvent((CUstream)stream, (CUevent)event, 0);
-    return r ? shimrt_cu_fail(__func__, "cuStreamWaitEvent", r) : AOTI_TORCH_SUCCESS;
+    CU_RETURN(cuStreamWaitEvent, (CUstream)stream, (CUevent)event, 0);
 }
 
 AOTI_TORCH_EXPORT AOTITorchError shimrt_cuda_event_elapsed_ms(void *start, void *end,
@@ -258,10 +259,7 @@ AOTI_TORCH_EXPORT AOTITorchError shimrt_cuda_event_elapsed_ms(void *start, void 
     SHIMRT_CHECK_ARG(start);
     SHIMRT_CHECK_ARG(end);
     SHIMRT_CHECK_ARG(ret_ms);
-    const shimrt_cuda_api *cu = shimrt_cuda_driver(__func__);
-    if (!cu) return AOTI_TORCH_FAILURE;
-    CUresult r = cu->cuEventElapsedTime(ret_ms, (CUevent)start, (CUevent)end);
-    return r ? shimrt_cu_fail(__func__, "cuEventElapsedTime", r) : AOTI_TORCH_SUCCESS;
+    CU_RETURN(cuEventElapsedTime, ret_ms, (CUevent)start, (CUevent)end);
 }
 
 /* ---- copies ---- */

@@ -66,6 +66,14 @@ static bool resolve(void *lib, const char *const *names, void **slots, char *why
 static shimrt_cuda_api cu;
 static load_state cu_state = {PTHREAD_ONCE_INIT, false, ""};
 
+/* Loads a library once (load fills state); false, with the reason as func's message, when
+ * it is not available. */
+static bool loaded(const char *func, load_state *state, void (*load)(void)) {
+    pthread_once(&state->once, load);
+    if (!state->ok) shimrt_fail(func, "CUDA is not available: %s", state->why);
+    return state->ok;
+}
+
 #define CU_SLOT(f) (void **)&cu.f
 static void load_driver(void) {
     static const char *const libs[] = {"libcuda.so.1", "libcuda.so", NULL};
@@ -180,12 +188,7 @@ static void load_driver(void) {
 }
 
 const shimrt_cuda_api *shimrt_cuda_driver(const char *func) {
-    pthread_once(&cu_state.once, load_driver);
-    if (!cu_state.ok) {
-        shimrt_fail(func, "CUDA is not available: %s", cu_state.why);
-        return NULL;
-    }
-    return &cu;
+    return loaded(func, &cu_state, load_driver) ? &cu : NULL;
 }
 
 AOTITorchError shimrt_cu_fail(const char *func, const char *call, CUresult r) {
@@ -248,12 +251,7 @@ static void load_nvrtc(void) {
 }
 
 const shimrt_nvrtc_api *shimrt_nvrtc(const char *func) {
-    pthread_once(&nv_state.once, load_nvrtc);
-    if (!nv_state.ok) {
-        shimrt_fail(func, "CUDA is not available: %s", nv_state.why);
-        return NULL;
-    }
-    return &nv;
+    return loaded(func, &nv_state, load_nvrtc) ? &nv : NULL;
 }
 
 /* ---- cuBLAS ---- */
@@ -294,10 +292,5 @@ static void load_cublas(void) {
 }
 
 const shimrt_cublas_api *shimrt_cublas(const char *func) {
-    pthread_once(&bl_state.once, load_cublas);
-    if (!bl_state.ok) {
-        shimrt_fail(func, "CUDA is not available: %s", bl_state.why);
-        return NULL;
-    }
-    return &bl;
+    return loaded(func, &bl_state, load_cublas) ? &bl : NULL;
 }

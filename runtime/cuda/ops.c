@@ -184,11 +184,10 @@ AOTITorchError shimrt_cuda_pointwise(const shimrt_cuda_pw *c, AtenTensorHandle *
                            shimrt_dtype_name(c->in[0]->dtype));
     int32_t ct = c->compute;
     if (ct < 0) {
-        shimrt_k_result_type rt;
-        shimrt_k_rt_init(&rt);
-        for (int i = ter ? 1 : 0; i < nin; i++) shimrt_k_rt_add_tensor(&rt, c->in[i]);
-        if (c->scalar) shimrt_k_rt_add_scalar(&rt, c->bval);
-        ct = shimrt_k_rt_result(&rt);
+        int skip = ter ? 1 : 0;
+        ct = shimrt_k_result_type_of(nin - skip,
+                                     (const struct AtenTensorOpaque *const *)c->in + skip,
+                                     c->scalar ? 1 : 0, &c->bval);
     }
     int64_t shape[SHIMRT_MAX_DIMS], nd = c->in[0]->ndim;
     memcpy(shape, c->in[0]->sizes, sizeof(int64_t) * (size_t)nd);
@@ -357,6 +356,18 @@ AOTITorchError shimrt_cuda_do_fill(AtenTensorHandle self, double value) {
 }
 
 /* self.copy_(src) where either is a CUDA tensor (the other CUDA or CPU). */
+/* Copies dense src's bytes into dense dst (same shape and dtype, one of them on CUDA device
+ * device_index), synchronously on that device's current stream. */
+static AOTITorchError transfer(const char *op, AtenTensorHandle dst, AtenTensorHandle src,
+                               int32_t device_index) {
+    if (shimrt_cuda_use_device(op, device_index, NULL) ||
+        shimrt_cuda_memcpy(shimrt_data(dst), shimrt_data(src),
+                           (uint64_t)shimrt_numel(src) * shimrt_dtype_size(src->dtype),
+                           shimrt_cuda_current_stream(device_index), true))
+        return AOTI_TORCH_FAILURE;
+    return AOTI_TORCH_SUCCESS;
+}
+
 AOTITorchError shimrt_cuda_do_copy(AtenTensorHandle self, AtenTensorHandle src) {
     static const char op[] = "copy_";
     if (shimrt_k_check_defined(op, self, "self") || shimrt_k_check_defined(op, src, "src"))
@@ -375,13 +386,8 @@ AOTITorchError shimrt_cuda_do_copy(AtenTensorHandle self, AtenTensorHandle src) 
         AtenTensorHandle d = h ? shimrt_tensor_empty(op, self->ndim, self->sizes, NULL, self->dtype,
                                                      SHIMRT_DEV_CUDA, self->device_index)
                                : NULL;
-        AOTITorchError rc =
-            !d || shimrt_k_copy(op, h, src) ||
-            shimrt_cuda_use_device(op, self->device_index, NULL) ||
-            shimrt_cuda_memcpy(shimrt_data(d), shimrt_data(h),
-                               (uint64_t)shimrt_numel(h) * shimrt_dtype_size(h->dtype),
-                               shimrt_cuda_current_stream(self->device_index), true) ||
-            device_copy(op, self, d);
+        AOTITorchError rc = !d || shimrt_k_copy(op, h, src) ||
+                            transfer(op, d, h, self->device_index) || device_copy(op, self, d);
         shimrt_tensor_free(h);
         shimrt_tensor_free(d);
         return rc;
@@ -393,11 +399,7 @@ AOTITorchError shimrt_cuda_do_copy(AtenTensorHandle self, AtenTensorHandle src) 
             d ? shimrt_tensor_empty(op, src->ndim, src->sizes, NULL, src->dtype, SHIMRT_DEV_CPU, 0)
               : NULL;
         AOTITorchError rc =
-            !h || shimrt_cuda_use_device(op, src->device_index, NULL) ||
-            shimrt_cuda_memcpy(shimrt_data(h), shimrt_data(d),
-                               (uint64_t)shimrt_numel(h) * shimrt_dtype_size(h->dtype),
-                               shimrt_cuda_current_stream(src->device_index), true) ||
-            shimrt_k_copy(op, self, h);
+            !h || transfer(op, h, d, src->device_index) || shimrt_k_copy(op, self, h);
         shimrt_tensor_free(h);
         shimrt_tensor_free(d);
         return rc;
@@ -408,15 +410,10 @@ AOTITorchError shimrt_cuda_do_copy(AtenTensorHandle self, AtenTensorHandle src) 
         AtenTensorHandle d = s ? shimrt_tensor_empty(op, self->ndim, self->sizes, NULL, self->dtype,
                                                      SHIMRT_DEV_CUDA, self->device_index)
                                : NULL;
-        AOTITorchError rc =
-            !d || shimrt_numel(s) != shimrt_numel(d)
-                ? (d ? shimrt_fail(op, "copy_ between GPUs needs equal shapes")
-                     : AOTI_TORCH_FAILURE)
-                : shimrt_cuda_use_device(op, src->device_index, NULL) ||
-                      shimrt_cuda_memcpy(shimrt_data(d), shimrt_data(s),
-                                         (uint64_t)shimrt_numel(d) * shimrt_dtype_size(d->dtype),
-                                         shimrt_cuda_current_stream(src->device_index), true) ||
-                      device_copy(op, self, d);
+        AOTITorchError rc = !d || shimrt_numel(s) != shimrt_numel(d)
+                                ? (d ? shimrt_fail(op, "copy_ between GPUs needs equal shapes")
+                                     : AOTI_TORCH_FAILURE)
+                                : transfer(op, d, s, src->device_index) || device_copy(op, self, d);
         shimrt_tensor_free(s);
         shimrt_tensor_free(d);
         return rc;

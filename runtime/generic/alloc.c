@@ -77,11 +77,8 @@ AOTITorchError shimrt_empty_like(AtenTensorHandle self, int32_t *dtype, int32_t 
                                 memory_format ? *memory_format : SHIMRT_MEMORY_FORMAT_PRESERVE,
                                 strides, &use))
         return AOTI_TORCH_FAILURE;
-    AtenTensorHandle t =
-        shimrt_tensor_empty(op, self->ndim, self->sizes, use ? strides : NULL, dt, dev, idx);
-    if (!t) return AOTI_TORCH_FAILURE;
-    *ret0 = t;
-    return AOTI_TORCH_SUCCESS;
+    return shimrt_k_give(
+        shimrt_tensor_empty(op, self->ndim, self->sizes, use ? strides : NULL, dt, dev, idx), ret0);
 }
 
 AOTITorchError shimrt_k_new_tensor(const char *op, AtenTensorHandle self, const int64_t *size,
@@ -103,10 +100,7 @@ AOTITorchError shimrt_k_new_tensor(const char *op, AtenTensorHandle self, const 
     if (resolve_options(op, self, dtype, layout, device, device_index_, pin_memory, &dt, &dev,
                         &idx))
         return AOTI_TORCH_FAILURE;
-    AtenTensorHandle t = shimrt_tensor_empty(op, size_len_, size, NULL, dt, dev, idx);
-    if (!t) return AOTI_TORCH_FAILURE;
-    *out = t;
-    return AOTI_TORCH_SUCCESS;
+    return shimrt_k_give(shimrt_tensor_empty(op, size_len_, size, NULL, dt, dev, idx), out);
 }
 
 AOTITorchError shimrt_new_empty(AtenTensorHandle self, const int64_t *size, int64_t size_len_,

@@ -337,3 +337,13 @@ AOTITorchError shimrt_k_matmul_shape(const char *op, const struct AtenTensorOpaq
     full[*nb + 1] = m;
     return AOTI_TORCH_SUCCESS;
 }
+
+int32_t shimrt_k_result_type_of(int n, const struct AtenTensorOpaque *const *t, int ns,
+                                const double *scalars) {
+    shimrt_k_result_type s;
+    shimrt_k_rt_init(&s);
+    for (int i = 0; i < n; i++)
+        if (t[i]) shimrt_k_rt_add_tensor(&s, t[i]);
+    for (int i = 0; i < ns; i++) shimrt_k_rt_add_scalar(&s, scalars[i]);
+    return shimrt_k_rt_result(&s);
+}

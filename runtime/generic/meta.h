@@ -35,6 +35,9 @@ void shimrt_k_rt_add_tensor(shimrt_k_result_type *s, const struct AtenTensorOpaq
  * default dtype), as PyTorch treats Python ints and floats (the C ABI passes doubles). */
 void shimrt_k_rt_add_scalar(shimrt_k_result_type *s, double v);
 int32_t shimrt_k_rt_result(const shimrt_k_result_type *s);
+/* The result type of tensors t[0..n) (NULL entries skipped) and scalars[0..ns). */
+int32_t shimrt_k_result_type_of(int n, const struct AtenTensorOpaque *const *t, int ns,
+                                const double *scalars);
 
 /* The comparison ops (eq/ne/lt/le/gt/ge, .Tensor and .Scalar): X(name) each. */
 #define SHIMRT_COMPARISONS(X) X(eq) X(ne) X(lt) X(le) X(gt) X(ge)

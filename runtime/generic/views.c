@@ -7,12 +7,6 @@
 #include "compositeexplicitautograd_kernels.h"
 #include "meta.h"
 
-static AOTITorchError give(AtenTensorHandle t, AtenTensorHandle *ret0) {
-    if (!t) return AOTI_TORCH_FAILURE;
-    *ret0 = t;
-    return AOTI_TORCH_SUCCESS;
-}
-
 AOTITorchError shimrt_k_infer_size(const char *op, const int64_t *shape, int64_t n, int64_t numel,
                                    int64_t *out) {
     char b[256];
@@ -106,7 +100,8 @@ AOTITorchError shimrt_view(AtenTensorHandle self, const int64_t *size, int64_t s
         return shimrt_fail(op, "view size is not compatible with input tensor's size and stride "
                                "(at least one dimension spans across two contiguous subspaces). "
                                "Use .reshape(...) instead.");
-    return give(shimrt_k_alias(op, self, size_len_, shape, strides, self->storage_offset), ret0);
+    return shimrt_k_give(shimrt_k_alias(op, self, size_len_, shape, strides, self->storage_offset),
+                         ret0);
 }
 
 AOTITorchError shimrt_transpose_int(AtenTensorHandle self, int64_t dim0, int64_t dim1,
@@ -125,7 +120,8 @@ AOTITorchError shimrt_transpose_int(AtenTensorHandle self, int64_t dim0, int64_t
         strides[a] = self->strides[b];
         strides[b] = self->strides[a];
     }
-    return give(shimrt_k_alias(op, self, self->ndim, sizes, strides, self->storage_offset), ret0);
+    return shimrt_k_give(shimrt_k_alias(op, self, self->ndim, sizes, strides, self->storage_offset),
+                         ret0);
 }
 
 AOTITorchError shimrt_permute(AtenTensorHandle self, const int64_t *dims, int64_t dims_len_,
@@ -149,16 +145,23 @@ AOTITorchError shimrt_permute(AtenTensorHandle self, const int64_t *dims, int64_
         sizes[i] = self->sizes[d];
         strides[i] = self->strides[d];
     }
-    return give(shimrt_k_alias(op, self, self->ndim, sizes, strides, self->storage_offset), ret0);
+    return shimrt_k_give(shimrt_k_alias(op, self, self->ndim, sizes, strides, self->storage_offset),
+                         ret0);
+}
+
+/* narrow's and select's dim check: self defined, not 0-dim, dim wrapped into *d. */
+static AOTITorchError dim_of(const char *op, const char *name, AtenTensorHandle self, int64_t dim,
+                             int64_t *d) {
+    if (shimrt_k_check_defined(op, self, "self")) return AOTI_TORCH_FAILURE;
+    if (self->ndim == 0) return shimrt_fail(op, "%s() cannot be applied to a 0-dim tensor.", name);
+    return shimrt_k_wrap_dim(op, dim, self->ndim, d);
 }
 
 AOTITorchError shimrt_narrow(AtenTensorHandle self, int64_t dim, int64_t start, int64_t length,
                              AtenTensorHandle *ret0) {
     static const char op[] = "narrow";
     int64_t d;
-    if (shimrt_k_check_defined(op, self, "self")) return AOTI_TORCH_FAILURE;
-    if (self->ndim == 0) return shimrt_fail(op, "narrow() cannot be applied to a 0-dim tensor.");
-    if (shimrt_k_wrap_dim(op, dim, self->ndim, &d)) return AOTI_TORCH_FAILURE;
+    if (dim_of(op, "narrow", self, dim, &d)) return AOTI_TORCH_FAILURE;
     if (length < 0) return shimrt_fail(op, "narrow(): length must be non-negative.");
     int64_t size = self->sizes[d];
     if (start < -size || start > size)
@@ -172,18 +175,16 @@ AOTITorchError shimrt_narrow(AtenTensorHandle self, int64_t dim, int64_t start, 
     int64_t sizes[SHIMRT_MAX_DIMS];
     memcpy(sizes, self->sizes, (size_t)self->ndim * sizeof *sizes);
     sizes[d] = length;
-    return give(shimrt_k_alias(op, self, self->ndim, sizes, self->strides,
-                               self->storage_offset + start * self->strides[d]),
-                ret0);
+    return shimrt_k_give(shimrt_k_alias(op, self, self->ndim, sizes, self->strides,
+                                        self->storage_offset + start * self->strides[d]),
+                         ret0);
 }
 
 AOTITorchError shimrt_select_int(AtenTensorHandle self, int64_t dim, int64_t index,
                                  AtenTensorHandle *ret0) {
     static const char op[] = "select.int";
     int64_t d;
-    if (shimrt_k_check_defined(op, self, "self")) return AOTI_TORCH_FAILURE;
-    if (self->ndim == 0) return shimrt_fail(op, "select() cannot be applied to a 0-dim tensor.");
-    if (shimrt_k_wrap_dim(op, dim, self->ndim, &d)) return AOTI_TORCH_FAILURE;
+    if (dim_of(op, "select", self, dim, &d)) return AOTI_TORCH_FAILURE;
     int64_t size = self->sizes[d];
     if (index < -size || index >= size) {
         char b[256];
@@ -199,9 +200,9 @@ AOTITorchError shimrt_select_int(AtenTensorHandle self, int64_t dim, int64_t ind
         sizes[n] = self->sizes[i];
         strides[n++] = self->strides[i];
     }
-    return give(shimrt_k_alias(op, self, n, sizes, strides,
-                               self->storage_offset + index * self->strides[d]),
-                ret0);
+    return shimrt_k_give(shimrt_k_alias(op, self, n, sizes, strides,
+                                        self->storage_offset + index * self->strides[d]),
+                         ret0);
 }
 
 AOTITorchError shimrt_squeeze_dim(AtenTensorHandle self, int64_t dim, AtenTensorHandle *ret0) {
@@ -215,7 +216,7 @@ AOTITorchError shimrt_squeeze_dim(AtenTensorHandle self, int64_t dim, AtenTensor
         sizes[n] = self->sizes[i];
         strides[n++] = self->strides[i];
     }
-    return give(shimrt_k_alias(op, self, n, sizes, strides, self->storage_offset), ret0);
+    return shimrt_k_give(shimrt_k_alias(op, self, n, sizes, strides, self->storage_offset), ret0);
 }
 
 AOTITorchError shimrt_unsqueeze(AtenTensorHandle self, int64_t dim, AtenTensorHandle *ret0) {
@@ -236,5 +237,5 @@ AOTITorchError shimrt_unsqueeze(AtenTensorHandle self, int64_t dim, AtenTensorHa
             strides[n++] = self->strides[i];
         }
     }
-    return give(shimrt_k_alias(op, self, n, sizes, strides, self->storage_offset), ret0);
+    return shimrt_k_give(shimrt_k_alias(op, self, n, sizes, strides, self->storage_offset), ret0);
 }
