@@ -193,6 +193,22 @@ void boxed_cuda_arange_start_step(StableIValue* stack_, uint64_t num_args_, uint
     shimrt_box_finish(&box_);
 }
 
+/* aten.argmax.default: argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor */
+void boxed_cuda_argmax(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[3] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_OPT_INT, SHIMRT_KIND_NONE};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "argmax", stack_, num_args_, 3, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
+    int64_t dim_v_ = 0;
+    int64_t* dim = shimrt_box_opt_int(&box_, 1, &dim_v_);
+    int32_t keepdim = shimrt_box_bool(&box_, 2);
+    AtenTensorHandle ret0 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cuda_argmax(self, dim, keepdim, &ret0));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_finish(&box_);
+}
+
 /* aten.bitwise_and.Tensor: bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor */
 void boxed_cuda_bitwise_and_Tensor(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
     static const unsigned char arg_kinds_[2] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR};
@@ -364,6 +380,31 @@ void boxed_cuda_embedding(StableIValue* stack_, uint64_t num_args_, uint64_t num
     int32_t sparse = shimrt_box_bool(&box_, 4);
     AtenTensorHandle ret0 = NULL;
     SHIMRT_BOX_CALL(&box_, aoti_torch_cuda_embedding(weight, indices, padding_idx, scale_grad_by_freq, sparse, &ret0));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_finish(&box_);
+}
+
+/* aten.empty.memory_format: empty.memory_format(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor */
+void boxed_cuda_empty_memory_format(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[6] = {SHIMRT_KIND_INT_LIST, SHIMRT_KIND_OPT_CODE, SHIMRT_KIND_OPT_CODE, SHIMRT_KIND_OPT_DEVICE, SHIMRT_KIND_OPT_BOOL, SHIMRT_KIND_OPT_CODE};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "empty.memory_format", stack_, num_args_, 6, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    int64_t size_len_ = 0;
+    const int64_t* size = shimrt_box_int_list(&box_, 0, &size_len_);
+    int32_t dtype_v_ = 0;
+    int32_t* dtype = shimrt_box_opt_code(&box_, 1, &dtype_v_);
+    int32_t layout_v_ = 0;
+    int32_t* layout = shimrt_box_opt_code(&box_, 2, &layout_v_);
+    int32_t device_v_ = 0;
+    int32_t device_index_ = -1;
+    int32_t* device = shimrt_box_opt_device(&box_, 3, &device_v_, &device_index_);
+    int32_t pin_memory_v_ = 0;
+    int32_t* pin_memory = shimrt_box_opt_bool(&box_, 4, &pin_memory_v_);
+    int32_t memory_format_v_ = 0;
+    int32_t* memory_format = shimrt_box_opt_code(&box_, 5, &memory_format_v_);
+    AtenTensorHandle ret0 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cuda_empty_memory_format(size, size_len_, dtype, layout, device, device_index_, pin_memory, memory_format, &ret0));
     shimrt_box_release_args(&box_);
     shimrt_box_push_tensor(&box_, 0, ret0);
     shimrt_box_finish(&box_);
@@ -689,6 +730,22 @@ void boxed_cuda_log(StableIValue* stack_, uint64_t num_args_, uint64_t num_outpu
     shimrt_box_finish(&box_);
 }
 
+/* aten.log_softmax.int: log_softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor */
+void boxed_cuda_log_softmax_int(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[3] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_NONE, SHIMRT_KIND_OPT_CODE};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "log_softmax.int", stack_, num_args_, 3, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
+    int64_t dim = shimrt_box_int(&box_, 1);
+    int32_t dtype_v_ = 0;
+    int32_t* dtype = shimrt_box_opt_code(&box_, 2, &dtype_v_);
+    AtenTensorHandle ret0 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cuda_log_softmax_int(self, dim, dtype, &ret0));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_finish(&box_);
+}
+
 /* aten.lt.Scalar: lt.Scalar(Tensor self, Scalar other) -> Tensor */
 void boxed_cuda_lt_Scalar(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
     static const unsigned char arg_kinds_[2] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_SCALAR};
@@ -726,6 +783,42 @@ void boxed_cuda_matmul(StableIValue* stack_, uint64_t num_args_, uint64_t num_ou
     AtenTensorHandle other = shimrt_box_tensor(&box_, 1);
     AtenTensorHandle ret0 = NULL;
     SHIMRT_BOX_CALL(&box_, aoti_torch_cuda_matmul(self, other, &ret0));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_finish(&box_);
+}
+
+/* aten.max.dim: max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices) */
+void boxed_cuda_max_dim(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[3] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_NONE, SHIMRT_KIND_NONE};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "max.dim", stack_, num_args_, 3, num_outputs_, 2, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
+    int64_t dim = shimrt_box_int(&box_, 1);
+    int32_t keepdim = shimrt_box_bool(&box_, 2);
+    AtenTensorHandle ret0 = NULL;
+    AtenTensorHandle ret1 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cuda_max_dim(self, dim, keepdim, &ret0, &ret1));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_push_tensor(&box_, 1, ret1);
+    shimrt_box_finish(&box_);
+}
+
+/* aten.mean.dim: mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor */
+void boxed_cuda_mean_dim(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[4] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_OPT_INT_LIST, SHIMRT_KIND_NONE, SHIMRT_KIND_OPT_CODE};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "mean.dim", stack_, num_args_, 4, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
+    const int64_t* dim_v_ = NULL;
+    int64_t dim_len_ = 0;
+    const int64_t** dim = shimrt_box_opt_int_list(&box_, 1, &dim_v_, &dim_len_);
+    int32_t keepdim = shimrt_box_bool(&box_, 2);
+    int32_t dtype_v_ = 0;
+    int32_t* dtype = shimrt_box_opt_code(&box_, 3, &dtype_v_);
+    AtenTensorHandle ret0 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cuda_mean_dim(self, dim, dim_len_, keepdim, dtype, &ret0));
     shimrt_box_release_args(&box_);
     shimrt_box_push_tensor(&box_, 0, ret0);
     shimrt_box_finish(&box_);
@@ -999,6 +1092,22 @@ void boxed_cuda_sigmoid(StableIValue* stack_, uint64_t num_args_, uint64_t num_o
     AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
     AtenTensorHandle ret0 = NULL;
     SHIMRT_BOX_CALL(&box_, aoti_torch_cuda_sigmoid(self, &ret0));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_finish(&box_);
+}
+
+/* aten.softmax.int: softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor */
+void boxed_cuda_softmax_int(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[3] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_NONE, SHIMRT_KIND_OPT_CODE};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "softmax.int", stack_, num_args_, 3, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
+    int64_t dim = shimrt_box_int(&box_, 1);
+    int32_t dtype_v_ = 0;
+    int32_t* dtype = shimrt_box_opt_code(&box_, 2, &dtype_v_);
+    AtenTensorHandle ret0 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cuda_softmax_int(self, dim, dtype, &ret0));
     shimrt_box_release_args(&box_);
     shimrt_box_push_tensor(&box_, 0, ret0);
     shimrt_box_finish(&box_);
@@ -1368,7 +1477,7 @@ static const shimrt_def_entry defs_aten[101] = {
 };
 
 /* Every boxed kernel of namespace aten for the cuda backend. */
-static const shimrt_impl_entry impls_aten_cuda[79] = {
+static const shimrt_impl_entry impls_aten_cuda[85] = {
     {"_foreach_mul.List", boxed_cuda__foreach_mul_List},
     {"_foreach_mul_.List", boxed_cuda__foreach_mul__List},
     {"abs", boxed_cuda_abs},
@@ -1380,6 +1489,7 @@ static const shimrt_impl_entry impls_aten_cuda[79] = {
     {"any", boxed_cuda_any},
     {"arange", boxed_cuda_arange},
     {"arange.start_step", boxed_cuda_arange_start_step},
+    {"argmax", boxed_cuda_argmax},
     {"bitwise_and.Tensor", boxed_cuda_bitwise_and_Tensor},
     {"bitwise_left_shift.Tensor", boxed_cuda_bitwise_left_shift_Tensor},
     {"bitwise_or.Tensor", boxed_cuda_bitwise_or_Tensor},
@@ -1392,6 +1502,7 @@ static const shimrt_impl_entry impls_aten_cuda[79] = {
     {"div.Tensor", boxed_cuda_div_Tensor},
     {"divide.Tensor", boxed_cuda_divide_Tensor},
     {"embedding", boxed_cuda_embedding},
+    {"empty.memory_format", boxed_cuda_empty_memory_format},
     {"empty_like", boxed_cuda_empty_like},
     {"eq.Scalar", boxed_cuda_eq_Scalar},
     {"eq.Tensor", boxed_cuda_eq_Tensor},
@@ -1412,9 +1523,12 @@ static const shimrt_impl_entry impls_aten_cuda[79] = {
     {"le.Scalar", boxed_cuda_le_Scalar},
     {"le.Tensor", boxed_cuda_le_Tensor},
     {"log", boxed_cuda_log},
+    {"log_softmax.int", boxed_cuda_log_softmax_int},
     {"lt.Scalar", boxed_cuda_lt_Scalar},
     {"lt.Tensor", boxed_cuda_lt_Tensor},
     {"matmul", boxed_cuda_matmul},
+    {"max.dim", boxed_cuda_max_dim},
+    {"mean.dim", boxed_cuda_mean_dim},
     {"mm", boxed_cuda_mm},
     {"mul.Tensor", boxed_cuda_mul_Tensor},
     {"narrow", boxed_cuda_narrow},
@@ -1432,6 +1546,7 @@ static const shimrt_impl_entry impls_aten_cuda[79] = {
     {"rsqrt", boxed_cuda_rsqrt},
     {"select.int", boxed_cuda_select_int},
     {"sigmoid", boxed_cuda_sigmoid},
+    {"softmax.int", boxed_cuda_softmax_int},
     {"sqrt", boxed_cuda_sqrt},
     {"squeeze.dim", boxed_cuda_squeeze_dim},
     {"stack", boxed_cuda_stack},
@@ -1451,5 +1566,5 @@ static const shimrt_impl_entry impls_aten_cuda[79] = {
 };
 
 AOTITorchError shimgen_register_aten_cuda(TorchLibraryHandle* ret_def, TorchLibraryHandle* ret_impl) {
-    return shimrt_register_ops("aten", "CUDA", __FILE__, __LINE__, defs_aten, 101, impls_aten_cuda, 79, ret_def, ret_impl);
+    return shimrt_register_ops("aten", "CUDA", __FILE__, __LINE__, defs_aten, 101, impls_aten_cuda, 85, ret_def, ret_impl);
 }

@@ -29,6 +29,7 @@ void boxed_cuda_amax(StableIValue* stack_, uint64_t num_args_, uint64_t num_outp
 void boxed_cuda_any(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cuda_arange(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cuda_arange_start_step(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
+void boxed_cuda_argmax(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cuda_bitwise_and_Tensor(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cuda_bitwise_left_shift_Tensor(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cuda_bitwise_or_Tensor(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
@@ -41,6 +42,7 @@ void boxed_cuda_copy_(StableIValue* stack_, uint64_t num_args_, uint64_t num_out
 void boxed_cuda_div_Tensor(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cuda_divide_Tensor(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cuda_embedding(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
+void boxed_cuda_empty_memory_format(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cuda_empty_like(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cuda_eq_Scalar(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cuda_eq_Tensor(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
@@ -61,9 +63,12 @@ void boxed_cuda_layer_norm(StableIValue* stack_, uint64_t num_args_, uint64_t nu
 void boxed_cuda_le_Scalar(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cuda_le_Tensor(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cuda_log(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
+void boxed_cuda_log_softmax_int(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cuda_lt_Scalar(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cuda_lt_Tensor(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cuda_matmul(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
+void boxed_cuda_max_dim(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
+void boxed_cuda_mean_dim(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cuda_mm(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cuda_mul_Tensor(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cuda_narrow(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
@@ -81,6 +86,7 @@ void boxed_cuda_reshape(StableIValue* stack_, uint64_t num_args_, uint64_t num_o
 void boxed_cuda_rsqrt(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cuda_select_int(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cuda_sigmoid(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
+void boxed_cuda_softmax_int(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cuda_sqrt(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cuda_squeeze_dim(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cuda_stack(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);

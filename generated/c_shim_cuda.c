@@ -108,6 +108,14 @@ AOTITorchError aoti_torch_cuda_arange_start_step(double start, double end, doubl
     return shimrt_arange_start_step(start, end, step, dtype, layout, device, device_index_, pin_memory, ret0);
 }
 
+/* aten.argmax.default: argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor
+ * kernel: shimrt_cuda_argmax (CUDA) */
+AOTITorchError aoti_torch_cuda_argmax(AtenTensorHandle self, int64_t* dim, int32_t keepdim, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cuda_argmax(self, dim, keepdim, ret0);
+}
+
 /* aten.bitwise_and.Tensor: bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor
  * kernel: shimrt_cuda_bitwise_and_tensor (CUDA) */
 AOTITorchError aoti_torch_cuda_bitwise_and_Tensor(AtenTensorHandle self, AtenTensorHandle other, AtenTensorHandle* ret0) {
@@ -210,6 +218,14 @@ AOTITorchError aoti_torch_cuda_embedding(AtenTensorHandle weight, AtenTensorHand
     SHIMRT_ARG_TENSOR(indices);
     SHIMRT_ARG_RET(ret0);
     return shimrt_embedding(weight, indices, padding_idx, scale_grad_by_freq, sparse, ret0);
+}
+
+/* aten.empty.memory_format: empty.memory_format(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
+ * kernel: shimrt_cuda_empty_memory_format (CUDA) */
+AOTITorchError aoti_torch_cuda_empty_memory_format(const int64_t* size, int64_t size_len_, int32_t* dtype, int32_t* layout, int32_t* device, int32_t device_index_, int32_t* pin_memory, int32_t* memory_format, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_LIST(size);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cuda_empty_memory_format(size, size_len_, dtype, layout, device, device_index_, pin_memory, memory_format, ret0);
 }
 
 /* aten.empty_like.default: empty_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
@@ -379,6 +395,14 @@ AOTITorchError aoti_torch_cuda_log(AtenTensorHandle self, AtenTensorHandle* ret0
     return shimrt_cuda_log(self, ret0);
 }
 
+/* aten.log_softmax.int: log_softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor
+ * kernel: shimrt_cuda_log_softmax_int (CUDA) */
+AOTITorchError aoti_torch_cuda_log_softmax_int(AtenTensorHandle self, int64_t dim, int32_t* dtype, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cuda_log_softmax_int(self, dim, dtype, ret0);
+}
+
 /* aten.lt.Scalar: lt.Scalar(Tensor self, Scalar other) -> Tensor
  * kernel: shimrt_cuda_lt_scalar (CUDA) */
 AOTITorchError aoti_torch_cuda_lt_Scalar(AtenTensorHandle self, double other, AtenTensorHandle* ret0) {
@@ -403,6 +427,24 @@ AOTITorchError aoti_torch_cuda_matmul(AtenTensorHandle self, AtenTensorHandle ot
     SHIMRT_ARG_TENSOR(other);
     SHIMRT_ARG_RET(ret0);
     return shimrt_cuda_matmul(self, other, ret0);
+}
+
+/* aten.max.dim: max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
+ * kernel: shimrt_cuda_max_dim (CUDA) */
+AOTITorchError aoti_torch_cuda_max_dim(AtenTensorHandle self, int64_t dim, int32_t keepdim, AtenTensorHandle* ret0, AtenTensorHandle* ret1) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_RET(ret0);
+    SHIMRT_ARG_RET(ret1);
+    return shimrt_cuda_max_dim(self, dim, keepdim, ret0, ret1);
+}
+
+/* aten.mean.dim: mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
+ * kernel: shimrt_cuda_mean_dim (CUDA) */
+AOTITorchError aoti_torch_cuda_mean_dim(AtenTensorHandle self, const int64_t** dim, int64_t dim_len_, int32_t keepdim, int32_t* dtype, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_OPT_LIST(dim);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cuda_mean_dim(self, SHIMRT_OPT_LIST(dim), SHIMRT_OPT_LIST_LEN(dim), keepdim, dtype, ret0);
 }
 
 /* aten.mm.default: mm(Tensor self, Tensor mat2) -> Tensor
@@ -547,6 +589,14 @@ AOTITorchError aoti_torch_cuda_sigmoid(AtenTensorHandle self, AtenTensorHandle* 
     SHIMRT_ARG_TENSOR(self);
     SHIMRT_ARG_RET(ret0);
     return shimrt_cuda_sigmoid(self, ret0);
+}
+
+/* aten.softmax.int: softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor
+ * kernel: shimrt_cuda_softmax_int (CUDA) */
+AOTITorchError aoti_torch_cuda_softmax_int(AtenTensorHandle self, int64_t dim, int32_t* dtype, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cuda_softmax_int(self, dim, dtype, ret0);
 }
 
 /* aten.sqrt.default: sqrt(Tensor self) -> Tensor

@@ -36,6 +36,8 @@ AOTITorchError shimrt_cuda_all(AtenTensorHandle self, AtenTensorHandle* ret0);
 AOTITorchError shimrt_cuda_amax(AtenTensorHandle self, const int64_t* dim, int64_t dim_len_, int32_t keepdim, AtenTensorHandle* ret0);
 /* aten.any.default: any(Tensor self) -> Tensor (CUDA) */
 AOTITorchError shimrt_cuda_any(AtenTensorHandle self, AtenTensorHandle* ret0);
+/* aten.argmax.default: argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor (CUDA) */
+AOTITorchError shimrt_cuda_argmax(AtenTensorHandle self, int64_t* dim, int32_t keepdim, AtenTensorHandle* ret0);
 /* aten.bitwise_and.Tensor: bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor (CUDA) */
 AOTITorchError shimrt_cuda_bitwise_and_tensor(AtenTensorHandle self, AtenTensorHandle other, AtenTensorHandle* ret0);
 /* aten.bitwise_left_shift.Tensor: bitwise_left_shift.Tensor(Tensor self, Tensor other) -> Tensor (CUDA) */
@@ -58,6 +60,8 @@ AOTITorchError shimrt_cuda_copy_(AtenTensorHandle self, AtenTensorHandle src, in
 AOTITorchError shimrt_cuda_div_tensor(AtenTensorHandle self, AtenTensorHandle other, AtenTensorHandle* ret0);
 /* aten.divide.Tensor: divide.Tensor(Tensor self, Tensor other) -> Tensor (CUDA) */
 AOTITorchError shimrt_cuda_divide_tensor(AtenTensorHandle self, AtenTensorHandle other, AtenTensorHandle* ret0);
+/* aten.empty.memory_format: empty.memory_format(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor (CUDA) */
+AOTITorchError shimrt_cuda_empty_memory_format(const int64_t* size, int64_t size_len_, int32_t* dtype, int32_t* layout, int32_t* device, int32_t device_index_, int32_t* pin_memory, int32_t* memory_format, AtenTensorHandle* ret0);
 /* aten.eq.Scalar: eq.Scalar(Tensor self, Scalar other) -> Tensor (CUDA) */
 AOTITorchError shimrt_cuda_eq_scalar(AtenTensorHandle self, double other, AtenTensorHandle* ret0);
 /* aten.eq.Tensor: eq.Tensor(Tensor self, Tensor other) -> Tensor (CUDA) */
@@ -84,12 +88,18 @@ AOTITorchError shimrt_cuda_le_scalar(AtenTensorHandle self, double other, AtenTe
 AOTITorchError shimrt_cuda_le_tensor(AtenTensorHandle self, AtenTensorHandle other, AtenTensorHandle* ret0);
 /* aten.log.default: log(Tensor self) -> Tensor (CUDA) */
 AOTITorchError shimrt_cuda_log(AtenTensorHandle self, AtenTensorHandle* ret0);
+/* aten.log_softmax.int: log_softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor (CUDA) */
+AOTITorchError shimrt_cuda_log_softmax_int(AtenTensorHandle self, int64_t dim, int32_t* dtype, AtenTensorHandle* ret0);
 /* aten.lt.Scalar: lt.Scalar(Tensor self, Scalar other) -> Tensor (CUDA) */
 AOTITorchError shimrt_cuda_lt_scalar(AtenTensorHandle self, double other, AtenTensorHandle* ret0);
 /* aten.lt.Tensor: lt.Tensor(Tensor self, Tensor other) -> Tensor (CUDA) */
 AOTITorchError shimrt_cuda_lt_tensor(AtenTensorHandle self, AtenTensorHandle other, AtenTensorHandle* ret0);
 /* aten.matmul.default: matmul(Tensor self, Tensor other) -> Tensor (CUDA) */
 AOTITorchError shimrt_cuda_matmul(AtenTensorHandle self, AtenTensorHandle other, AtenTensorHandle* ret0);
+/* aten.max.dim: max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices) (CUDA) */
+AOTITorchError shimrt_cuda_max_dim(AtenTensorHandle self, int64_t dim, int32_t keepdim, AtenTensorHandle* ret0, AtenTensorHandle* ret1);
+/* aten.mean.dim: mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor (CUDA) */
+AOTITorchError shimrt_cuda_mean_dim(AtenTensorHandle self, const int64_t* dim, int64_t dim_len_, int32_t keepdim, int32_t* dtype, AtenTensorHandle* ret0);
 /* aten.mm.default: mm(Tensor self, Tensor mat2) -> Tensor (CUDA) */
 AOTITorchError shimrt_cuda_mm(AtenTensorHandle self, AtenTensorHandle mat2, AtenTensorHandle* ret0);
 /* aten.mul.Tensor: mul.Tensor(Tensor self, Tensor other) -> Tensor (CUDA) */
@@ -114,6 +124,8 @@ AOTITorchError shimrt_cuda_reshape(AtenTensorHandle self, const int64_t* shape, 
 AOTITorchError shimrt_cuda_rsqrt(AtenTensorHandle self, AtenTensorHandle* ret0);
 /* aten.sigmoid.default: sigmoid(Tensor self) -> Tensor (CUDA) */
 AOTITorchError shimrt_cuda_sigmoid(AtenTensorHandle self, AtenTensorHandle* ret0);
+/* aten.softmax.int: softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor (CUDA) */
+AOTITorchError shimrt_cuda_softmax_int(AtenTensorHandle self, int64_t dim, int32_t* dtype, AtenTensorHandle* ret0);
 /* aten.sqrt.default: sqrt(Tensor self) -> Tensor (CUDA) */
 AOTITorchError shimrt_cuda_sqrt(AtenTensorHandle self, AtenTensorHandle* ret0);
 /* aten.sub.Tensor: sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor (CUDA) */

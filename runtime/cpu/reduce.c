@@ -399,14 +399,8 @@ AOTITorchError shimrt_cpu_mean_dim(AtenTensorHandle self, const int64_t *dim, in
     static const char op[] = "mean.dim";
     if (shimrt_k_check_cpu(op, self, "self") || shimrt_k_check_dtype(op, self, "self"))
         return AOTI_TORCH_FAILURE;
-    int32_t odt = dtype ? *dtype : self->dtype;
-    if (!shimrt_k_is_floating(odt)) {
-        const char *n = shimrt_dtype_name(odt);
-        return shimrt_fail(op,
-                           "mean(): could not infer output dtype. %s dtype must be either "
-                           "a floating point or complex dtype. Got: %s",
-                           dtype ? "Optional" : "Input", n ? n : "?");
-    }
+    int32_t odt;
+    if (shimrt_k_mean_dtype(op, self->dtype, dtype, &odt)) return AOTI_TORCH_FAILURE;
     bool mask[SHIMRT_MAX_DIMS];
     if (reduced_dims(op, self, dim, dim_len_, mask)) return AOTI_TORCH_FAILURE;
     int64_t count = 1;
@@ -663,10 +657,7 @@ AOTITorchError shimrt_cpu_max_dim(AtenTensorHandle self, int64_t dim, int32_t ke
     if (shimrt_k_check_cpu(op, self, "self") || shimrt_k_check_dtype(op, self, "self"))
         return AOTI_TORCH_FAILURE;
     int64_t d;
-    if (shimrt_k_wrap_dim(op, dim, self->ndim, &d)) return AOTI_TORCH_FAILURE;
-    if (self->ndim > 0 && self->sizes[d] == 0)
-        return shimrt_fail(op, "max(): Expected reduction dim %lld to have non-zero size.",
-                           (long long)d);
+    if (shimrt_k_reduce_dim_nonempty(op, "max", self, dim, &d)) return AOTI_TORCH_FAILURE;
     AOTITorchError ferr;
     if (self->ndim > 0 && engine_argmax(op, self, d, keepdim != 0, ret0, ret1, &ferr)) return ferr;
     int64_t osz[SHIMRT_MAX_DIMS];
@@ -724,10 +715,7 @@ AOTITorchError shimrt_cpu_argmax(AtenTensorHandle self, int64_t *dim, int32_t ke
         return out ? AOTI_TORCH_SUCCESS : AOTI_TORCH_FAILURE;
     }
     int64_t d;
-    if (shimrt_k_wrap_dim(op, *dim, self->ndim, &d)) return AOTI_TORCH_FAILURE;
-    if (self->ndim > 0 && self->sizes[d] == 0)
-        return shimrt_fail(op, "argmax(): Expected reduction dim %lld to have non-zero size.",
-                           (long long)d);
+    if (shimrt_k_reduce_dim_nonempty(op, "argmax", self, *dim, &d)) return AOTI_TORCH_FAILURE;
     AOTITorchError ferr;
     if (self->ndim > 0 && engine_argmax(op, self, d, keepdim != 0, NULL, ret0, &ferr)) return ferr;
     int64_t osz[SHIMRT_MAX_DIMS];
@@ -776,15 +764,11 @@ static AOTITorchError softmax_impl(const char *op, bool logsm, AtenTensorHandle 
         return AOTI_TORCH_FAILURE;
     int64_t d;
     if (shimrt_k_wrap_dim(op, dim, self->ndim, &d)) return AOTI_TORCH_FAILURE;
-    int32_t odt = dtype ? *dtype : self->dtype;
-    if (!shimrt_k_is_floating(odt)) {
-        const char *k = logsm ? "log_softmax_lastdim_kernel_impl" : "softmax_lastdim_kernel_impl";
-        static const char *const names[] = {"Byte", "Char", "Short", "Int", "Long"};
-        const char *n = odt == SHIMRT_BOOL                           ? "Bool"
-                        : odt >= SHIMRT_UINT8 && odt <= SHIMRT_INT64 ? names[odt - SHIMRT_UINT8]
-                                                                     : "?";
-        return shimrt_fail(op, "\"%s\" not implemented for '%s'", k, n);
-    }
+    int32_t odt;
+    if (shimrt_k_softmax_dtype(
+            op, logsm ? "log_softmax_lastdim_kernel_impl" : "softmax_lastdim_kernel_impl",
+            self->dtype, dtype, &odt))
+        return AOTI_TORCH_FAILURE;
     /* a contiguous input (copied when not), then per line: converted to double, computed
      * (sh_softmax_line), converted to the result dtype; lines split over the thread pool */
     AtenTensorHandle in = self, tmp = NULL;

@@ -403,3 +403,107 @@ AOTITorchError shimrt_cuda_all(AtenTensorHandle self, AtenTensorHandle *ret0) {
 AOTITorchError shimrt_cuda_any(AtenTensorHandle self, AtenTensorHandle *ret0) {
     return shimrt_cuda_reduce("any", self, NULL, 0, false, ret0);
 }
+
+/* empty.memory_format on CUDA: a plain allocation from the caching allocator on the named
+ * device (the current one when no index is given), no kernel. */
+AOTITorchError shimrt_cuda_empty_memory_format(const int64_t *size, int64_t size_len_,
+                                               int32_t *dtype, int32_t *layout, int32_t *device,
+                                               int32_t device_index_, int32_t *pin_memory,
+                                               int32_t *memory_format, AtenTensorHandle *ret0) {
+    static const char op[] = "empty.memory_format";
+    SHIMRT_CHECK_ARG(ret0);
+    if (pin_memory && *pin_memory) return shimrt_fail(op, "Only dense CPU tensors can be pinned");
+    if (layout && *layout != SHIMRT_LAYOUT_STRIDED)
+        return shimrt_fail(op, "layout code %d is not supported (only strided)", (int)*layout);
+    if (device && *device != SHIMRT_DEV_CUDA)
+        return shimrt_fail(op, "the CUDA kernel got device %s", shimrt_device_type_name(*device));
+    if (size_len_ < 0 || size_len_ > SHIMRT_MAX_DIMS || (size_len_ && !size))
+        return shimrt_fail(op, "bad size length %lld", (long long)size_len_);
+    for (int64_t d = 0; d < size_len_; d++)
+        if (size[d] < 0)
+            return shimrt_fail(op, "Trying to create tensor with negative dimension %lld",
+                               (long long)size[d]);
+    int32_t mf = memory_format ? *memory_format : SHIMRT_MEMORY_FORMAT_CONTIGUOUS;
+    int64_t strides[SHIMRT_MAX_DIMS];
+    bool cl =
+        mf == SHIMRT_MEMORY_FORMAT_CHANNELS_LAST || mf == SHIMRT_MEMORY_FORMAT_CHANNELS_LAST_3D;
+    if (cl) {
+        int64_t rank = mf == SHIMRT_MEMORY_FORMAT_CHANNELS_LAST ? 4 : 5;
+        if (size_len_ != rank)
+            return shimrt_fail(op, "required rank %lld tensor to use %s format", (long long)rank,
+                               rank == 4 ? "channels_last" : "channels_last_3d");
+        shimrt_k_channels_last_strides(size_len_, size, strides);
+    } else if (mf != SHIMRT_MEMORY_FORMAT_CONTIGUOUS && mf != SHIMRT_MEMORY_FORMAT_PRESERVE) {
+        return shimrt_fail(op, "unknown memory format code %d", (int)mf);
+    }
+    int32_t idx = device ? device_index_ : -1; /* -1: the thread's current device */
+    if (shimrt_cuda_use_device(op, idx, &idx)) return AOTI_TORCH_FAILURE;
+    return shimrt_k_give(shimrt_tensor_empty(op, size_len_, size, cl ? strides : NULL,
+                                             dtype ? *dtype : SHIMRT_FLOAT32, SHIMRT_DEV_CUDA, idx),
+                         ret0);
+}
+
+AOTITorchError shimrt_cuda_mean_dim(AtenTensorHandle self, const int64_t *dim, int64_t dim_len_,
+                                    int32_t keepdim, int32_t *dtype, AtenTensorHandle *ret0) {
+    static const char op[] = "mean.dim";
+    SHIMRT_CHECK_ARG(ret0);
+    int32_t odt;
+    if (shimrt_k_check_defined(op, self, "self") ||
+        shimrt_k_mean_dtype(op, self->dtype, dtype, &odt))
+        return AOTI_TORCH_FAILURE;
+    int64_t nd = dim ? dim_len_ : 0;
+    if (odt == self->dtype) return shimrt_cuda_mean(op, self, dim, nd, keepdim != 0, ret0);
+    AtenTensorHandle c = shimrt_cuda_dense(op, self, 0, NULL, odt); /* PyTorch: self.to(dtype) */
+    if (!c) return AOTI_TORCH_FAILURE;
+    AOTITorchError rc = shimrt_cuda_mean(op, c, dim, nd, keepdim != 0, ret0);
+    shimrt_tensor_free(c);
+    return rc;
+}
+
+AOTITorchError shimrt_cuda_max_dim(AtenTensorHandle self, int64_t dim, int32_t keepdim,
+                                   AtenTensorHandle *ret0, AtenTensorHandle *ret1) {
+    static const char op[] = "max.dim";
+    SHIMRT_CHECK_ARG(ret0);
+    int64_t d;
+    if (shimrt_k_check_defined(op, self, "self") ||
+        shimrt_k_reduce_dim_nonempty(op, "max", self, dim, &d))
+        return AOTI_TORCH_FAILURE;
+    return shimrt_cuda_argmax_run(op, self, &d, keepdim != 0, ret0, ret1);
+}
+
+AOTITorchError shimrt_cuda_argmax(AtenTensorHandle self, int64_t *dim, int32_t keepdim,
+                                  AtenTensorHandle *ret0) {
+    static const char op[] = "argmax";
+    if (shimrt_k_check_defined(op, self, "self")) return AOTI_TORCH_FAILURE;
+    if (self->dtype == SHIMRT_BOOL)
+        return shimrt_fail(op, "\"argmax_cuda\" not implemented for 'Bool'");
+    int64_t d;
+    if (!dim) {
+        if (shimrt_numel(self) == 0)
+            return shimrt_fail(op, "argmax(): Expected reduction dim to be specified for "
+                                   "input.numel() == 0.");
+        return shimrt_cuda_argmax_run(op, self, NULL, keepdim != 0, NULL, ret0);
+    }
+    if (shimrt_k_reduce_dim_nonempty(op, "argmax", self, *dim, &d)) return AOTI_TORCH_FAILURE;
+    return shimrt_cuda_argmax_run(op, self, &d, keepdim != 0, NULL, ret0);
+}
+
+/* PyTorch's CUDA softmax kernels are "host_softmax" (both softmax and log_softmax) */
+static AOTITorchError softmax(const char *op, bool logsm, AtenTensorHandle self, int64_t dim,
+                              int32_t *dtype, AtenTensorHandle *ret0) {
+    int32_t odt;
+    if (shimrt_k_check_defined(op, self, "self") ||
+        shimrt_k_softmax_dtype(op, "host_softmax", self->dtype, dtype, &odt))
+        return AOTI_TORCH_FAILURE;
+    return shimrt_cuda_softmax_run(op, logsm, self, dim, odt, ret0);
+}
+
+AOTITorchError shimrt_cuda_softmax_int(AtenTensorHandle self, int64_t dim, int32_t *dtype,
+                                       AtenTensorHandle *ret0) {
+    return softmax("softmax.int", false, self, dim, dtype, ret0);
+}
+
+AOTITorchError shimrt_cuda_log_softmax_int(AtenTensorHandle self, int64_t dim, int32_t *dtype,
+                                           AtenTensorHandle *ret0) {
+    return softmax("log_softmax.int", true, self, dim, dtype, ret0);
+}

@@ -171,6 +171,19 @@ AOTITorchError shimrt_cuda_binary_scalar(const char *row, AtenTensorHandle self,
                                          double alpha, AtenTensorHandle *ret);
 AOTITorchError shimrt_cuda_reduce(const char *row, AtenTensorHandle self, const int64_t *dims,
                                   int64_t ndims, bool keepdim, AtenTensorHandle *ret);
+/* mean over dims (NULL/0: all) of a floating CUDA tensor: the sum kernel, divided by the
+ * count in the compute type before the store. */
+AOTITorchError shimrt_cuda_mean(const char *op, AtenTensorHandle self, const int64_t *dims,
+                                int64_t ndims, bool keepdim, AtenTensorHandle *ret);
+/* argmax over *dim (NULL: the flattened tensor) into *ret_i (int64), and the maxima into
+ * *ret_v when ret_v is not NULL (max.dim); new references. */
+AOTITorchError shimrt_cuda_argmax_run(const char *op, AtenTensorHandle self, const int64_t *dim,
+                                      bool keepdim, AtenTensorHandle *ret_v,
+                                      AtenTensorHandle *ret_i);
+/* softmax (log_softmax when logsm) along dim, self converted to odt (floating) first; a new
+ * contiguous tensor. */
+AOTITorchError shimrt_cuda_softmax_run(const char *op, bool logsm, AtenTensorHandle self,
+                                       int64_t dim, int32_t odt, AtenTensorHandle *ret);
 AOTITorchError shimrt_cuda_do_fill(AtenTensorHandle self, double value);
 /* A new contiguous CUDA tensor with t's values (t broadcast to shape when shape is not
  * NULL), converted to dtype. */

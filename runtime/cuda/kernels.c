@@ -128,6 +128,27 @@ static bool build(size_t want, shimrt_cuda_kdesc *out, size_t *count, const char
                 }
                 n++;
             }
+    /* argmax over every dtype (argmax, max.dim); softmax and log_softmax over the floating
+     * dtypes (strided only: any layout, the line walked with its stride) */
+    static const char *const extra[] = {"argmax", "softmax", "log_softmax"};
+    for (size_t e = 0; e < sizeof extra / sizeof extra[0]; e++)
+        for (size_t di = 0; di < NDT; di++)
+            for (int l = SHL_CONTIG; l <= SHL_STRIDED; l++) {
+                if (e > 0 && (dtypes[di].cat != 2 || l == SHL_CONTIG)) continue;
+                memset(&k, 0, sizeof k);
+                k.kind = e == 0 ? SHK_ARGMAX : SHK_SOFTMAX;
+                k.layout = l;
+                k.op = extra[e];
+                k.in_dtype = dtypes[di].code;
+                k.out_dtype = e == 0 ? SHIMRT_INT64 : dtypes[di].code;
+                snprintf(k.name, sizeof k.name, "sh_%s_%s_%s", k.op, dtypes[di].tag,
+                         l == SHL_CONTIG ? "contig" : "strided");
+                if ((out && n == want) || (find && !strcmp(find, k.name))) {
+                    if (out) *out = k;
+                    return true;
+                }
+                n++;
+            }
     if (count) *count = n;
     return false;
 }
@@ -471,7 +492,8 @@ static void ternary(FILE *f, const shimrt_cuda_kdesc *k, const row *r) {
             r->expr);
 }
 
-static void reduction(FILE *f, const shimrt_cuda_kdesc *k, const row *r) {
+/* A reduction; a floating one divides its result by p.bval when p.b_scalar (mean). */
+static void reduction(FILE *f, const shimrt_cuda_kdesc *k, const row *r, bool flt) {
     fprintf(f, "SH_KERNEL %s(sh_params p) {\n", k->name);
     fputs("  const S *in0 = (const S *)p.in0; O *out = (O *)p.out;\n", f);
     fprintf(f, "  SH_SHARED(T, part, 32);\n");
@@ -496,7 +518,104 @@ static void reduction(FILE *f, const shimrt_cuda_kdesc *k, const row *r) {
     fprintf(f, "    if (warp == 0) {\n      acc = lane < nwarps ? part[lane] : %s;\n", r->expr);
     fprintf(f, "      for (int s = 16; s > 0; s >>= 1) { T x = sh_shfl_down(acc, s); acc = %s; }\n",
             r->merge);
+    if (flt) fputs("      if (p.b_scalar) acc = acc / (T)p.bval;\n", f);
     fputs("      if (lane == 0) out[oo] = SH_ST(acc);\n    }\n    sh_sync();\n  }\n}\n", f);
+}
+
+/* The block-wide merge of every thread's `acc` (type T) with MERGE (over acc and x): warp
+ * shuffles, then one partial per warp through shared memory `part`; warp 0's lane 0 ends
+ * with the result. */
+static void block_merge(FILE *f, const char *merge, const char *idle) {
+    fprintf(f, "    for (int s = 16; s > 0; s >>= 1) { T x = sh_shfl_down(acc, s); acc = %s; }\n",
+            merge);
+    fputs("    if (lane == 0) part[warp] = acc;\n    sh_sync();\n", f);
+    fprintf(f, "    if (warp == 0) {\n      acc = lane < nwarps ? part[lane] : %s;\n", idle);
+    fprintf(f, "      for (int s = 16; s > 0; s >>= 1) { T x = sh_shfl_down(acc, s); acc = %s; }\n",
+            merge);
+    fputs("      if (lane == 0) part[0] = acc;\n    }\n    sh_sync();\n"
+          "    acc = part[0];\n    sh_sync();\n",
+          f);
+}
+
+/* The offset of reduced element q from io: contiguous trailing dims, or any strides. */
+static void reduced_offset(FILE *f, const shimrt_cuda_kdesc *k) {
+    if (k->layout == SHL_CONTIG) {
+        fputs("      long long off = io + q;\n", f);
+    } else {
+        fputs("      long long off = io, r_ = q;\n"
+              "      for (int d = p.rndim - 1; d >= 0; d--) { off += (r_ % p.rsizes[d]) * p.rst[d];"
+              " r_ /= p.rsizes[d]; }\n",
+              f);
+    }
+}
+
+/* argmax: each thread keeps (value, index) of its slice's first maximum; pairs merge
+ * through shuffles and shared memory. A NaN beats any number (the first NaN wins), equal
+ * values keep the lower index; index -1 marks an empty partner. */
+static void argmax_kernel(FILE *f, const shimrt_cuda_kdesc *k) {
+    fputs("#define SH_TAKE(v, i, b, bi) ((bi) < 0 || ((i) >= 0 && (sh_isnan(v) ? "
+          "(!sh_isnan(b) || (i) < (bi)) : (!sh_isnan(b) && ((v) > (b) || ((v) == (b) && "
+          "(i) < (bi)))))))\n",
+          f);
+    fprintf(f, "SH_KERNEL %s(sh_params p) {\n", k->name);
+    fputs("  const S *in0 = (const S *)p.in0; long long *out = (long long *)p.out;\n"
+          "  S *vals = (S *)p.in1;\n",
+          f);
+    fputs("  SH_SHARED(T, part, 32);\n  SH_SHARED(long long, pidx, 32);\n", f);
+    fputs("  long long lane = SH_TID & 31, warp = SH_TID >> 5, nwarps = SH_BDIM >> 5;\n", f);
+    fputs("  for (long long o = SH_BID; o < p.n; o += SH_GDIM) {\n"
+          "    long long oo, io, unused_; SH_OFFSETS(p, o, oo, io, unused_); (void)unused_;\n"
+          "    T best = (T)0; long long bi = -1;\n"
+          "    for (long long q = SH_TID; q < p.rn; q += SH_BDIM) {\n",
+          f);
+    reduced_offset(f, k);
+    fputs("      T x = SH_LD(in0[off]);\n"
+          "      if (SH_TAKE(x, q, best, bi)) { best = x; bi = q; }\n    }\n",
+          f);
+    const char *shfl = "for (int s = 16; s > 0; s >>= 1) {\n"
+                       "      T xv = sh_shfl_down(best, s); long long xi = sh_shfl_down(bi, s);\n"
+                       "      if (SH_TAKE(xv, xi, best, bi)) { best = xv; bi = xi; }\n    }\n";
+    fprintf(f, "    %s", shfl);
+    fputs("    if (lane == 0) { part[warp] = best; pidx[warp] = bi; }\n    sh_sync();\n"
+          "    if (warp == 0) {\n"
+          "      best = part[lane < nwarps ? lane : 0]; bi = lane < nwarps ? pidx[lane] : -1;\n",
+          f);
+    fprintf(f, "    %s", shfl);
+    fputs("      if (lane == 0) { out[oo] = bi; if (vals) vals[oo] = SH_ST(best); }\n"
+          "    }\n    sh_sync();\n  }\n}\n#undef SH_TAKE\n",
+          f);
+}
+
+/* softmax / log_softmax along one dim: one block per line (the line's start from the kept
+ * dims' strides); the line's max and sum of exp(x - max) merged over the block, then every
+ * output written. T is float for float16/bfloat16/float32, double for float64. */
+static void softmax_kernel(FILE *f, const shimrt_cuda_kdesc *k) {
+    bool logsm = !strcmp(k->op, "log_softmax");
+    fprintf(f, "SH_KERNEL %s(sh_params p) {\n", k->name);
+    fputs("  const S *in0 = (const S *)p.in0; O *out = (O *)p.out;\n"
+          "  long long len = p.rsizes[0], ist = p.rst[0], ost = p.rst[1];\n",
+          f);
+    fputs("  SH_SHARED(T, part, 32);\n", f);
+    fputs("  long long lane = SH_TID & 31, warp = SH_TID >> 5, nwarps = SH_BDIM >> 5;\n", f);
+    fputs("  for (long long o = SH_BID; o < p.n; o += SH_GDIM) {\n"
+          "    long long oo, io, unused_; SH_OFFSETS(p, o, oo, io, unused_); (void)unused_;\n"
+          "    T acc = sh_lowest(T);\n"
+          "    for (long long q = SH_TID; q < len; q += SH_BDIM) {\n"
+          "      T x = SH_LD(in0[io + q * ist]); acc = (x > acc || sh_isnan(x)) ? x : acc;\n"
+          "    }\n",
+          f);
+    block_merge(f, "(x > acc || sh_isnan(x)) ? x : acc", "sh_lowest(T)");
+    fputs("    T mx = acc;\n    acc = (T)0;\n"
+          "    for (long long q = SH_TID; q < len; q += SH_BDIM) "
+          "acc = acc + sh_exp(SH_LD(in0[io + q * ist]) - mx);\n",
+          f);
+    block_merge(f, "acc + x", "(T)0");
+    if (logsm) fputs("    T lse = sh_log(acc);\n", f);
+    fputs("    for (long long q = SH_TID; q < len; q += SH_BDIM) {\n"
+          "      T x = SH_LD(in0[io + q * ist]) - mx;\n",
+          f);
+    fprintf(f, "      out[oo + q * ost] = SH_ST(%s);\n    }\n  }\n}\n",
+            logsm ? "x - lse" : "sh_exp(x) / acc");
 }
 
 static void copy_kernel(FILE *f, const shimrt_cuda_kdesc *k, const dtype_info *o) {
@@ -575,6 +694,18 @@ char *shimrt_cuda_kernel_body(const shimrt_cuda_kdesc *k) {
         fprintf(f, "#define O %s\n", o->storage);
         copy_kernel(f, k, o);
         fputs("#undef O\n", f);
+    } else if ((k->kind == SHK_ARGMAX || k->kind == SHK_SOFTMAX) && o && in) {
+        /* T: the input's compute type; values (argmax) and outputs (softmax) are stored in
+         * the input's dtype */
+        fprintf(f, "#define T %s\n#define S %s\n#define O %s\n", in->compute, in->storage,
+                in->storage);
+        ld_macro(f, "SH_LD", in);
+        st_macro(f, in);
+        if (k->kind == SHK_ARGMAX)
+            argmax_kernel(f, k);
+        else
+            softmax_kernel(f, k);
+        fputs("#undef T\n#undef S\n#undef O\n#undef SH_LD\n#undef SH_ST\n", f);
     } else if (r && o && in) {
         /* T: reductions and most rows compute in the output's type; comparisons (bool out)
          * and float-class rows over integers compute in the input's / float's type */
@@ -593,7 +724,7 @@ char *shimrt_cuda_kernel_body(const shimrt_cuda_kdesc *k) {
                     k->name);
             elementwise(f, k, r, vec);
         } else {
-            reduction(f, k, r);
+            reduction(f, k, r, o->cat == 2);
         }
         fputs("#undef T\n#undef S\n#undef O\n#undef SH_LD\n#undef SH_ST\n", f);
     }
@@ -621,7 +752,8 @@ bool shimrt_cuda_kernel_for(int kind, const char *op, int32_t in_dtype, int layo
         shimrt_cuda_kdesc k;
         build(i, &k, NULL, NULL);
         if (k.kind == kind && k.layout == layout && !strcmp(k.op, op) &&
-            (k.in_dtype == in_dtype || (kind >= SHK_COPY && k.out_dtype == in_dtype))) {
+            (k.in_dtype == in_dtype ||
+             ((kind == SHK_COPY || kind == SHK_FILL) && k.out_dtype == in_dtype))) {
             if (out) *out = k;
             return true;
         }

@@ -29,8 +29,22 @@ SH_PARAMS_STRUCT
 #define SH_PARAMS_DEFINED
 
 /* Kernel kinds: the row kinds of ops.def (a ternary row reads a bool condition in0 and
- * operands in1, in2), then copies and fills. */
-enum { SHK_UNARY, SHK_BINARY, SHK_TERNARY, SHK_REDUCE, SHK_COPY, SHK_FILL };
+ * operands in1, in2), then copies and fills, then the kernels that are not rows of ops.def:
+ * argmax (one block per output: the index of the first maximum, NaN propagating, into out
+ * as int64, and its value into in1 when in1 is not NULL: max.dim) and softmax /
+ * log_softmax (one block per line along the dim: max, sum of exp, then the outputs; the
+ * line's length and input stride in rsizes[0]/rst[0], the output's stride along it in
+ * rst[1]). */
+enum {
+    SHK_UNARY,
+    SHK_BINARY,
+    SHK_TERNARY,
+    SHK_REDUCE,
+    SHK_COPY,
+    SHK_FILL,
+    SHK_ARGMAX,
+    SHK_SOFTMAX
+};
 enum { SHL_CONTIG, SHL_STRIDED };
 
 typedef struct shimrt_cuda_kdesc {

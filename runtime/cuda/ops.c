@@ -83,15 +83,16 @@ static AOTITorchError function_of(const char *op, const shimrt_cuda_kdesc *k, in
 }
 
 /* Launches k over p on device dev's current stream; blocks: one per output for
- * reductions, else enough for the elements (grid-stride loops cover the rest). */
+ * reductions (argmax, softmax lines), else enough for the elements (grid-stride loops cover the rest). */
 static AOTITorchError launch(const char *op, const shimrt_cuda_kdesc *k, int32_t dev,
                              sh_params *p) {
     if (p->n == 0) return AOTI_TORCH_SUCCESS;
     CUfunction fn = NULL;
     if (shimrt_cuda_use_device(op, dev, NULL) || function_of(op, k, dev, &fn))
         return AOTI_TORCH_FAILURE;
-    long long want = k->kind == SHK_REDUCE ? p->n : (p->n + BLOCK - 1) / BLOCK;
-    long long cap = k->kind == SHK_REDUCE ? 65535 : (long long)dev_sms[dev] * 16;
+    bool per_out = k->kind == SHK_REDUCE || k->kind == SHK_ARGMAX || k->kind == SHK_SOFTMAX;
+    long long want = per_out ? p->n : (p->n + BLOCK - 1) / BLOCK;
+    long long cap = per_out ? 65535 : (long long)dev_sms[dev] * 16;
     unsigned grid = (unsigned)(want < cap ? want : cap);
     void *args[] = {p};
     const shimrt_cuda_api *cu = shimrt_cuda_driver(op);
@@ -275,21 +276,30 @@ AOTITorchError shimrt_cuda_binary_scalar(const char *row, AtenTensorHandle self,
     return shimrt_cuda_pointwise(&c, ret);
 }
 
-/* Reduction of row over dims (NULL/0 dims: all) into a new tensor. */
-AOTITorchError shimrt_cuda_reduce(const char *row, AtenTensorHandle self, const int64_t *dims,
-                                  int64_t ndims, bool keepdim, AtenTensorHandle *ret) {
-    const char *op = row;
-    SHIMRT_CHECK_ARG(ret);
-    if (check_cuda(op, self, "self", -1)) return AOTI_TORCH_FAILURE;
-    bool red[SH_MAXD] = {false};
-    if (ndims == 0)
-        for (int64_t d = 0; d < self->ndim; d++) red[d] = true;
+/* Marks in red the dims of self that dims[0..ndims) name (none: every dim), wrapped, with
+ * PyTorch's messages for a dim out of range or named twice. */
+static AOTITorchError reduced_dims(const char *op, const struct AtenTensorOpaque *self,
+                                   const int64_t *dims, int64_t ndims, bool *red) {
+    for (int64_t d = 0; d < SH_MAXD; d++) red[d] = ndims == 0 && d < self->ndim;
     for (int64_t i = 0; i < ndims; i++) {
         int64_t w;
         if (shimrt_k_wrap_dim(op, dims[i], self->ndim, &w)) return AOTI_TORCH_FAILURE;
-        if (self->ndim) red[w] = true;
+        if (!self->ndim) continue;
+        if (red[w])
+            return shimrt_fail(op, "dim %lld appears multiple times in the list of dims",
+                               (long long)w);
+        red[w] = true;
     }
-    shimrt_cuda_kdesc k;
+    return AOTI_TORCH_SUCCESS;
+}
+
+/* The launch layout of a reduction of self over the dims marked in red: kept dims (sizes,
+ * the output's contiguous strides st[0], self's strides st[1]), reduced dims (rsizes, rst,
+ * rn, in self's order, so the flat reduced index is row-major) and the output's shape
+ * (*ond dims: kept dims, and size-1 dims for reduced ones when keepdim). Returns whether
+ * the reduced dims are the trailing dims of a contiguous self (the contig kernels). */
+static bool plan_reduce(const struct AtenTensorOpaque *self, const bool *red, bool keepdim,
+                        sh_params *p, int64_t *oshape, int64_t *ond) {
     bool inner = shimrt_is_contiguous(self);
     for (int64_t d = 0, seen = 0; d < self->ndim; d++) { /* reduced dims must be trailing */
         if (red[d])
@@ -297,44 +307,159 @@ AOTITorchError shimrt_cuda_reduce(const char *row, AtenTensorHandle self, const 
         else if (seen)
             inner = false;
     }
-    if (!shimrt_cuda_kernel_for(SHK_REDUCE, row, self->dtype, inner ? SHL_CONTIG : SHL_STRIDED, &k))
-        return shimrt_fail(op, "\"%s\" is not implemented for '%s' on CUDA", row,
-                           shimrt_dtype_name(self->dtype));
-    int64_t oshape[SHIMRT_MAX_DIMS], ond = 0;
-    sh_params p;
-    memset(&p, 0, sizeof p);
-    p.rn = 1;
+    memset(p, 0, sizeof *p);
+    p->rn = 1;
+    *ond = 0;
     for (int64_t d = 0; d < self->ndim; d++) {
         if (red[d]) {
-            p.rsizes[p.rndim] = self->sizes[d];
-            p.rst[p.rndim++] = self->strides[d];
-            p.rn *= self->sizes[d];
-            if (keepdim) oshape[ond++] = 1;
+            p->rsizes[p->rndim] = self->sizes[d];
+            p->rst[p->rndim++] = self->strides[d];
+            p->rn *= self->sizes[d];
+            if (keepdim) oshape[(*ond)++] = 1;
         } else {
-            oshape[ond++] = self->sizes[d];
+            oshape[(*ond)++] = self->sizes[d];
         }
     }
-    if (p.rn == 0 && strcmp(row, "sum"))
-        return shimrt_fail(op, "Expected reduction dim to be specified for input.numel() == 0.");
-    AtenTensorHandle out = shimrt_tensor_empty(op, ond, oshape, NULL, k.out_dtype, SHIMRT_DEV_CUDA,
-                                               self->device_index);
-    if (!out) return AOTI_TORCH_FAILURE;
-    p.out = shimrt_data(out);
-    p.in0 = shimrt_data(self);
     int64_t ostride = 1;
     for (int64_t d = self->ndim - 1; d >= 0; d--) /* kept dims, outermost first */
         if (!red[d]) ostride *= self->sizes[d];
     for (int64_t d = 0, kd = 0; d < self->ndim; d++) {
         if (red[d]) continue;
         ostride /= self->sizes[d] ? self->sizes[d] : 1;
-        p.sizes[kd] = self->sizes[d];
-        p.st[0][kd] = ostride;
-        p.st[1][kd] = self->strides[d];
+        p->sizes[kd] = self->sizes[d];
+        p->st[0][kd] = ostride;
+        p->st[1][kd] = self->strides[d];
         kd++;
-        p.ndim = (int)kd;
+        p->ndim = (int)kd;
     }
+    p->in0 = shimrt_data(self);
+    return inner;
+}
+
+/* Reduction of row over dims (NULL/0 dims: all) into a new tensor; mean divides the
+ * result by the number of reduced elements (a floating row: sum). */
+static AOTITorchError reduce(const char *op, const char *row, AtenTensorHandle self,
+                             const int64_t *dims, int64_t ndims, bool keepdim, bool mean,
+                             AtenTensorHandle *ret) {
+    SHIMRT_CHECK_ARG(ret);
+    if (check_cuda(op, self, "self", -1)) return AOTI_TORCH_FAILURE;
+    bool red[SH_MAXD];
+    if (reduced_dims(op, self, dims, ndims, red)) return AOTI_TORCH_FAILURE;
+    sh_params p;
+    int64_t oshape[SHIMRT_MAX_DIMS], ond = 0;
+    bool inner = plan_reduce(self, red, keepdim, &p, oshape, &ond);
+    shimrt_cuda_kdesc k;
+    if (!shimrt_cuda_kernel_for(SHK_REDUCE, row, self->dtype, inner ? SHL_CONTIG : SHL_STRIDED, &k))
+        return shimrt_fail(op, "\"%s\" is not implemented for '%s' on CUDA", row,
+                           shimrt_dtype_name(self->dtype));
+    if (p.rn == 0 && strcmp(row, "sum"))
+        return shimrt_fail(op, "Expected reduction dim to be specified for input.numel() == 0.");
+    AtenTensorHandle out = shimrt_tensor_empty(op, ond, oshape, NULL, k.out_dtype, SHIMRT_DEV_CUDA,
+                                               self->device_index);
+    if (!out) return AOTI_TORCH_FAILURE;
+    p.out = shimrt_data(out);
+    p.b_scalar = mean;
+    p.bval = (double)p.rn; /* 0: 0 / 0 gives NaN, as PyTorch's mean of nothing */
     p.n = shimrt_numel(out);
     return shimrt_k_hand_out(launch(op, &k, self->device_index, &p), out, ret);
+}
+
+AOTITorchError shimrt_cuda_reduce(const char *row, AtenTensorHandle self, const int64_t *dims,
+                                  int64_t ndims, bool keepdim, AtenTensorHandle *ret) {
+    return reduce(row, row, self, dims, ndims, keepdim, false, ret);
+}
+
+AOTITorchError shimrt_cuda_mean(const char *op, AtenTensorHandle self, const int64_t *dims,
+                                int64_t ndims, bool keepdim, AtenTensorHandle *ret) {
+    if (shimrt_tensor_valid(self) && !shimrt_k_is_floating(self->dtype))
+        return shimrt_fail(op, "mean of a %s tensor: a floating dtype is needed",
+                           shimrt_dtype_name(self->dtype));
+    return reduce(op, "sum", self, dims, ndims, keepdim, true, ret);
+}
+
+AOTITorchError shimrt_cuda_argmax_run(const char *op, AtenTensorHandle self, const int64_t *dim,
+                                      bool keepdim, AtenTensorHandle *ret_v,
+                                      AtenTensorHandle *ret_i) {
+    SHIMRT_CHECK_ARG(ret_i);
+    if (check_cuda(op, self, "self", -1)) return AOTI_TORCH_FAILURE;
+    bool red[SH_MAXD];
+    if (reduced_dims(op, self, dim, dim ? 1 : 0, red)) return AOTI_TORCH_FAILURE;
+    sh_params p;
+    int64_t oshape[SHIMRT_MAX_DIMS], ond = 0;
+    bool inner = plan_reduce(self, red, keepdim, &p, oshape, &ond);
+    shimrt_cuda_kdesc k;
+    if (!shimrt_cuda_kernel_for(SHK_ARGMAX, "argmax", self->dtype, inner ? SHL_CONTIG : SHL_STRIDED,
+                                &k))
+        return shimrt_fail(op, "argmax is not implemented for '%s' on CUDA",
+                           shimrt_dtype_name(self->dtype));
+    if (p.rn == 0)
+        return shimrt_fail(op, "Expected reduction dim to be specified for input.numel() == 0.");
+    int32_t dev = self->device_index;
+    AtenTensorHandle v = NULL, ix = NULL;
+    if (ret_v &&
+        !(v = shimrt_tensor_empty(op, ond, oshape, NULL, self->dtype, SHIMRT_DEV_CUDA, dev)))
+        return AOTI_TORCH_FAILURE;
+    ix = shimrt_tensor_empty(op, ond, oshape, NULL, SHIMRT_INT64, SHIMRT_DEV_CUDA, dev);
+    AOTITorchError rc = AOTI_TORCH_FAILURE;
+    if (ix) {
+        p.out = shimrt_data(ix);
+        p.in1 = v ? shimrt_data(v) : NULL;
+        p.n = shimrt_numel(ix);
+        rc = launch(op, &k, dev, &p);
+    }
+    if (rc) {
+        shimrt_tensor_free(v);
+        shimrt_tensor_free(ix);
+        return AOTI_TORCH_FAILURE;
+    }
+    if (ret_v) *ret_v = v;
+    *ret_i = ix;
+    return AOTI_TORCH_SUCCESS;
+}
+
+AOTITorchError shimrt_cuda_softmax_run(const char *op, bool logsm, AtenTensorHandle self,
+                                       int64_t dim, int32_t odt, AtenTensorHandle *ret) {
+    SHIMRT_CHECK_ARG(ret);
+    if (check_cuda(op, self, "self", -1)) return AOTI_TORCH_FAILURE;
+    int64_t d;
+    if (shimrt_k_wrap_dim(op, dim, self->ndim, &d)) return AOTI_TORCH_FAILURE;
+    shimrt_cuda_kdesc k;
+    if (!shimrt_cuda_kernel_for(SHK_SOFTMAX, logsm ? "log_softmax" : "softmax", odt, SHL_STRIDED,
+                                &k))
+        return shimrt_fail(op, "softmax is not implemented for '%s' on CUDA",
+                           shimrt_dtype_name(odt));
+    /* the input converted to the result dtype first (PyTorch's dtype argument) */
+    AtenTensorHandle in = self, conv = NULL;
+    if (self->dtype != odt && !(in = conv = converted(op, self, odt))) return AOTI_TORCH_FAILURE;
+    AtenTensorHandle out = shimrt_tensor_empty(op, self->ndim, self->sizes, NULL, odt,
+                                               SHIMRT_DEV_CUDA, self->device_index);
+    AOTITorchError rc = AOTI_TORCH_FAILURE;
+    if (out) {
+        sh_params p;
+        memset(&p, 0, sizeof p);
+        p.out = shimrt_data(out);
+        p.in0 = shimrt_data(in);
+        p.n = 1;
+        p.rsizes[0] = 1;
+        p.rndim = 1;
+        for (int64_t j = 0; j < self->ndim; j++) {
+            if (j == d) {
+                p.rsizes[0] = self->sizes[j];
+                p.rst[0] = in->strides[j];
+                p.rst[1] = out->strides[j];
+                continue;
+            }
+            p.sizes[p.ndim] = self->sizes[j];
+            p.st[0][p.ndim] = out->strides[j];
+            p.st[1][p.ndim++] = in->strides[j];
+            p.n *= self->sizes[j];
+        }
+        p.rn = p.rsizes[0];
+        if (p.rn == 0) p.n = 0; /* an empty line: nothing to write */
+        rc = launch(op, &k, self->device_index, &p);
+    }
+    shimrt_tensor_free(conv);
+    return shimrt_k_hand_out(rc, out, ret);
 }
 
 /* self.fill_(value) for a CUDA tensor. */

@@ -279,6 +279,35 @@ int64_t shimrt_k_reduced_shape(int64_t ndim, const int64_t *sizes, int64_t d, bo
     return on;
 }
 
+AOTITorchError shimrt_k_mean_dtype(const char *op, int32_t self_dtype, const int32_t *dtype,
+                                   int32_t *out) {
+    *out = dtype ? *dtype : self_dtype;
+    if (shimrt_k_is_floating(*out)) return AOTI_TORCH_SUCCESS;
+    const char *n = shimrt_dtype_name(*out);
+    return shimrt_fail(op,
+                       "mean(): could not infer output dtype. %s dtype must be either "
+                       "a floating point or complex dtype. Got: %s",
+                       dtype ? "Optional" : "Input", n ? n : "?");
+}
+
+AOTITorchError shimrt_k_softmax_dtype(const char *op, const char *kernel, int32_t self_dtype,
+                                      const int32_t *dtype, int32_t *out) {
+    *out = dtype ? *dtype : self_dtype;
+    if (shimrt_k_is_floating(*out)) return AOTI_TORCH_SUCCESS;
+    return shimrt_fail(op, "\"%s\" not implemented for '%s'", kernel,
+                       shimrt_dtype_torch_name(*out));
+}
+
+AOTITorchError shimrt_k_reduce_dim_nonempty(const char *op, const char *fn,
+                                            const struct AtenTensorOpaque *self, int64_t dim,
+                                            int64_t *out) {
+    if (shimrt_k_wrap_dim(op, dim, self->ndim, out)) return AOTI_TORCH_FAILURE;
+    if (self->ndim > 0 && self->sizes[*out] == 0)
+        return shimrt_fail(op, "%s(): Expected reduction dim %lld to have non-zero size.", fn,
+                           (long long)*out);
+    return AOTI_TORCH_SUCCESS;
+}
+
 AOTITorchError shimrt_k_mm_shape(const char *op, const struct AtenTensorOpaque *a, const char *an,
                                  const struct AtenTensorOpaque *b, int64_t shape[2]) {
     if (a->ndim != 2) return shimrt_fail(op, "%s must be a matrix", an);

@@ -58,6 +58,20 @@ bool shimrt_k_numel(int64_t ndim, const int64_t *sizes, int64_t *out);
  * kept with size 1 when keepdim (a reduction's output); returns the output's ndim. */
 int64_t shimrt_k_reduced_shape(int64_t ndim, const int64_t *sizes, int64_t d, bool keepdim,
                                int64_t *out);
+/* mean's result dtype into *out: *dtype when given, else self_dtype; fails with PyTorch's
+ * message unless it is floating. */
+AOTITorchError shimrt_k_mean_dtype(const char *op, int32_t self_dtype, const int32_t *dtype,
+                                   int32_t *out);
+/* softmax's and log_softmax's: the same rule; `kernel` is the backend's kernel name in
+ * PyTorch's "not implemented" message. */
+AOTITorchError shimrt_k_softmax_dtype(const char *op, const char *kernel, int32_t self_dtype,
+                                      const int32_t *dtype, int32_t *out);
+/* Wraps dim for a reduction over one dim (max.dim, argmax) into *out; fails when that dim
+ * is empty, naming `fn` as PyTorch does ("max(): Expected reduction dim 1 to have non-zero
+ * size."). */
+AOTITorchError shimrt_k_reduce_dim_nonempty(const char *op, const char *fn,
+                                            const struct AtenTensorOpaque *self, int64_t dim,
+                                            int64_t *out);
 /* mm's shape checks, with PyTorch's messages (an: the first operand's name, "self" or
  * "mat1"): a and b are matrices that can be multiplied; shape gets [n, m]. */
 AOTITorchError shimrt_k_mm_shape(const char *op, const struct AtenTensorOpaque *a, const char *an,

@@ -377,25 +377,24 @@ Test(cuda_ops, ops_without_a_cuda_kernel_run_through_the_cpu_fallback, .timeout 
     int64_t s[2] = {5, 9};
     AtenTensorHandle a = cpu_rand(SHIMRT_FLOAT32, 2, s), ga = to_cuda(a, 0);
     AtenTensorHandle want = NULL, got = NULL, want1 = NULL, got1 = NULL;
-    /* two returns (max.dim: values and indices) */
-    OK(aoti_torch_aten_max_dim(ga, 1, 0, &got, &got1));
-    OK(aoti_torch_aten_max_dim(a, 1, 0, &want, &want1));
-    same("max.dim values", want, got);
-    same("max.dim indices", want1, got1);
+    /* two returns (sort: values and indices), through the boxed dispatcher */
+    AtenTensorHandle ga1 = NULL, a1 = NULL, ga2 = NULL; /* the dispatcher takes the handles */
+    OK(aoti_torch_new_tensor_handle(ga, &ga1));
+    OK(aoti_torch_new_tensor_handle(a, &a1));
+    OK(aoti_torch_new_tensor_handle(ga, &ga2));
+    StableIValue st[3] = {(StableIValue)(uintptr_t)ga1, (StableIValue)1, 0};
+    OK(torch_call_dispatcher("aten::sort", "", st, 0));
+    got = (AtenTensorHandle)(uintptr_t)st[0];
+    got1 = (AtenTensorHandle)(uintptr_t)st[1];
+    StableIValue sc[3] = {(StableIValue)(uintptr_t)a1, (StableIValue)1, 0};
+    OK(torch_call_dispatcher("aten::sort", "", sc, 0));
+    want = (AtenTensorHandle)(uintptr_t)sc[0];
+    want1 = (AtenTensorHandle)(uintptr_t)sc[1];
+    same("sort values", want, got);
+    same("sort indices", want1, got1);
     AtenTensorHandle r[] = {want, got, want1, got1};
     for (size_t j = 0; j < 4; j++) OK(aoti_torch_delete_tensor_object(r[j]));
-    /* optional int list and dtype (mean.dim), softmax */
     const int64_t d0[1] = {0}, *pd = d0;
-    OK(aoti_torch_aten_mean_dim(ga, &pd, 1, 1, NULL, &got));
-    OK(aoti_torch_aten_mean_dim(a, &pd, 1, 1, NULL, &want));
-    same("mean.dim", want, got);
-    OK(aoti_torch_delete_tensor_object(want));
-    OK(aoti_torch_delete_tensor_object(got));
-    OK(aoti_torch_aten_softmax_int(ga, 1, NULL, &got));
-    OK(aoti_torch_aten_softmax_int(a, 1, NULL, &want));
-    same("softmax.int", want, got);
-    OK(aoti_torch_delete_tensor_object(want));
-    OK(aoti_torch_delete_tensor_object(got));
     /* a mutated Tensor(a!) argument: the host result is written back into the CUDA tensor */
     int64_t so[1] = {9};
     AtenTensorHandle out = cpu_rand(SHIMRT_FLOAT32, 1, so), gout = to_cuda(out, 0);
@@ -422,7 +421,8 @@ Test(cuda_ops, ops_without_a_cuda_kernel_run_through_the_cpu_fallback, .timeout 
     OK(aoti_torch_delete_tensor_object(half));
     OK(aoti_torch_delete_tensor_object(got));
     /* the CPU kernel's error comes back with the op, the key and "CPU fallback"; nothing leaks */
-    FAILS(aoti_torch_aten_max_dim(ga, 7, 0, &got, &got1), "", "(key CUDA, CPU fallback)");
+    StableIValue bad[3] = {(StableIValue)(uintptr_t)ga2, (StableIValue)7, 0};
+    FAILS(torch_call_dispatcher("aten::sort", "", bad, 0), "", "(key CUDA, CPU fallback)");
     AtenTensorHandle all[] = {a, ga, out, gout};
     for (size_t j = 0; j < 4; j++) OK(aoti_torch_delete_tensor_object(all[j]));
     no_leaks();
@@ -521,5 +521,254 @@ Test(cuda_ops, gemm_through_cublas_matches_cpu, .timeout = 300) {
     AtenTensorHandle all[] = {a, b, ga, gb, m1, m2, bias, g1, g2, gbias, ia, ib, gia, gib};
     for (size_t j = 0; j < sizeof all / sizeof *all; j++)
         OK(aoti_torch_delete_tensor_object(all[j]));
+    no_leaks();
+}
+
+/* A transposed (non-contiguous) CUDA view of a CUDA copy of the CPU tensor c's transpose:
+ * the view holds c's values with c's shape, strides reversed. *cpu_t gets the same view of
+ * c on the CPU side (both new references). */
+static AtenTensorHandle strided_pair(AtenTensorHandle c, AtenTensorHandle *cpu_t) {
+    AtenTensorHandle t = NULL, tc = NULL, g = NULL, gv = NULL;
+    int64_t last = c->ndim - 1;
+    OK(aoti_torch_aten_transpose_int(c, 0, last, &t));
+    OK(aoti_torch_cpu_contiguous(t, 0, &tc)); /* the values transposed, dense */
+    g = to_cuda(tc, 0);
+    OK(aoti_torch_aten_transpose_int(g, 0, last, &gv)); /* back to c's shape, strided */
+    cr_assert(!shimrt_is_contiguous(gv));
+    *cpu_t = c;
+    OK(aoti_torch_delete_tensor_object(t));
+    OK(aoti_torch_delete_tensor_object(tc));
+    OK(aoti_torch_delete_tensor_object(g));
+    return gv;
+}
+
+static void set_f64(AtenTensorHandle t, int64_t i, double v) {
+    shimrt_k_store_f64((char *)shimrt_data(t) + i * (int64_t)shimrt_dtype_size(t->dtype), t->dtype,
+                       v);
+}
+
+/* Both backends refuse: the CPU op through its C shim, the CUDA one through its own, each
+ * message holding PyTorch's text `what`. */
+#define BOTH_FAIL(cpu_call, cuda_call, what)                                                       \
+    do {                                                                                           \
+        cr_assert_eq((cpu_call), AOTI_TORCH_FAILURE, "%s should fail", #cpu_call);                 \
+        cr_assert(strstr(torch_exception_get_what(), what), "CPU: '%s' lacks '%s'",                \
+                  torch_exception_get_what(), what);                                               \
+        cr_assert_eq((cuda_call), AOTI_TORCH_FAILURE, "%s should fail", #cuda_call);               \
+        cr_assert(strstr(torch_exception_get_what(), what), "CUDA: '%s' lacks '%s'",               \
+                  torch_exception_get_what(), what);                                               \
+    } while (0)
+
+/* mean.dim, max.dim, argmax, softmax.int, log_softmax.int: their CUDA kernels (no CPU
+ * fallback) against the CPU kernels on random inputs of several dtypes and odd sizes,
+ * contiguous and transposed, every dim (negative ones too), keepdim, a planted NaN and
+ * ties (max/argmax exact: the first NaN, else the first maximum), empty dims, and PyTorch's
+ * errors from both. */
+Test(cuda_ops, mean_max_argmax_softmax_match_cpu, .timeout = 300) {
+    need_nvrtc();
+    long before = launches();
+    static const int32_t dts[] = {SHIMRT_FLOAT32,  SHIMRT_FLOAT64, SHIMRT_FLOAT16,
+                                  SHIMRT_BFLOAT16, SHIMRT_INT32,   SHIMRT_BOOL};
+    int64_t s[3] = {3, 21, 5};
+    char what[96];
+    for (size_t di = 0; di < sizeof dts / sizeof dts[0]; di++) {
+        int32_t dt = dts[di];
+        bool flt = shimrt_k_is_floating(dt);
+        AtenTensorHandle c0 = cpu_rand(dt == SHIMRT_BOOL ? SHIMRT_INT32 : dt, 3, s), c = NULL;
+        if (dt == SHIMRT_BOOL) {
+            OK(aoti_torch_cpu_gt_Scalar(c0, 0, &c));
+            OK(aoti_torch_delete_tensor_object(c0));
+        } else {
+            c = c0;
+        }
+        if (flt) { /* a NaN in one line, a tie at the top of another */
+            set_f64(c, 7, NAN);
+            set_f64(c, 40, 9);
+            set_f64(c, 50, 9);
+        }
+        for (int layout = 0; layout < 2; layout++) {
+            AtenTensorHandle cc = c, g = layout ? strided_pair(c, &cc) : to_cuda(c, 0);
+            static const int64_t dims[3] = {-3, 1, 2}; /* every dim, a negative one */
+            for (int di2 = 0; di2 < 3; di2++) {
+                int64_t dim = dims[di2];
+                int keep = di2 == 1;
+                {
+                    AtenTensorHandle wv = NULL, wi = NULL, gv = NULL, gi = NULL;
+                    snprintf(what, sizeof what, "max.dim %s dim %lld keepdim %d %s",
+                             shimrt_dtype_name(dt), (long long)dim, keep,
+                             layout ? "strided" : "contiguous");
+                    OK(aoti_torch_cpu_max_dim(cc, dim, keep, &wv, &wi));
+                    OK(aoti_torch_cuda_max_dim(g, dim, keep, &gv, &gi));
+                    same(what, wv, gv);
+                    same(what, wi, gi);
+                    AtenTensorHandle r[] = {wv, wi, gv, gi};
+                    for (size_t j = 0; j < 4; j++) OK(aoti_torch_delete_tensor_object(r[j]));
+                    if (dt == SHIMRT_BOOL) continue;
+                    snprintf(what, sizeof what, "argmax %s dim %lld keepdim %d %s",
+                             shimrt_dtype_name(dt), (long long)dim, keep,
+                             layout ? "strided" : "contiguous");
+                    OK(aoti_torch_cpu_argmax(cc, &dim, keep, &wi));
+                    OK(aoti_torch_cuda_argmax(g, &dim, keep, &gi));
+                    same(what, wi, gi);
+                    OK(aoti_torch_delete_tensor_object(wi));
+                    OK(aoti_torch_delete_tensor_object(gi));
+                    if (dim >= 0) { /* over the flattened tensor */
+                        OK(aoti_torch_cpu_argmax(cc, NULL, keep, &wi));
+                        OK(aoti_torch_cuda_argmax(g, NULL, keep, &gi));
+                        same("argmax (flattened)", wi, gi);
+                        OK(aoti_torch_delete_tensor_object(wi));
+                        OK(aoti_torch_delete_tensor_object(gi));
+                    }
+                }
+            }
+            /* mean: floating dtypes, and integers with a dtype */
+            int32_t f32 = SHIMRT_FLOAT32;
+            const int64_t one[1] = {-1}, two[2] = {0, 2}, *lists[3] = {one, two, NULL};
+            int64_t lens[3] = {1, 2, 0};
+            for (int li = 0; li < 3; li++) {
+                int keep = li == 1;
+                if (dt == SHIMRT_BOOL) break;
+                {
+                    AtenTensorHandle w = NULL, gm = NULL;
+                    int32_t *odt = flt ? NULL : &f32;
+                    const int64_t *pd = lists[li];
+                    snprintf(what, sizeof what, "mean.dim %s list %d keepdim %d %s",
+                             shimrt_dtype_name(dt), li, keep, layout ? "strided" : "contiguous");
+                    OK(aoti_torch_cpu_mean_dim(cc, pd ? &pd : NULL, lens[li], keep, odt, &w));
+                    OK(aoti_torch_cuda_mean_dim(g, pd ? &pd : NULL, lens[li], keep, odt, &gm));
+                    same(what, w, gm);
+                    OK(aoti_torch_delete_tensor_object(w));
+                    OK(aoti_torch_delete_tensor_object(gm));
+                }
+            }
+            /* softmax, log_softmax: floating dtypes; integers and float32 with a dtype */
+            for (int64_t dim = -1; dim < 1; dim++)
+                for (int logsm = 0; logsm < 2; logsm++) {
+                    if (dt == SHIMRT_BOOL) break;
+                    AOTITorchError (*cf)(AtenTensorHandle, int64_t, int32_t *, AtenTensorHandle *) =
+                        logsm ? aoti_torch_cpu_log_softmax_int : aoti_torch_cpu_softmax_int;
+                    AOTITorchError (*gf)(AtenTensorHandle, int64_t, int32_t *, AtenTensorHandle *) =
+                        logsm ? aoti_torch_cuda_log_softmax_int : aoti_torch_cuda_softmax_int;
+                    int32_t f64 = SHIMRT_FLOAT64, *odt = flt && dt != SHIMRT_FLOAT32 ? NULL : &f64;
+                    AtenTensorHandle w = NULL, gm = NULL;
+                    snprintf(what, sizeof what, "%s %s dim %lld %s",
+                             logsm ? "log_softmax" : "softmax", shimrt_dtype_name(dt),
+                             (long long)dim, layout ? "strided" : "contiguous");
+                    OK(cf(cc, dim, odt, &w));
+                    OK(gf(g, dim, odt, &gm));
+                    same(what, w, gm);
+                    OK(aoti_torch_delete_tensor_object(w));
+                    OK(aoti_torch_delete_tensor_object(gm));
+                }
+            OK(aoti_torch_delete_tensor_object(g));
+        }
+        OK(aoti_torch_delete_tensor_object(c));
+    }
+    /* empty dims: mean over an empty dim is NaN; max/argmax/softmax of nothing */
+    int64_t se[3] = {3, 0, 5};
+    AtenTensorHandle e = cpu_rand(SHIMRT_FLOAT32, 3, se), ge = to_cuda(e, 0), w = NULL, gw = NULL,
+                     w1 = NULL, g1 = NULL;
+    const int64_t d1[1] = {1}, *pd1 = d1;
+    OK(aoti_torch_cpu_mean_dim(e, &pd1, 1, 0, NULL, &w));
+    OK(aoti_torch_cuda_mean_dim(ge, &pd1, 1, 0, NULL, &gw));
+    same("mean over an empty dim", w, gw);
+    OK(aoti_torch_delete_tensor_object(w));
+    OK(aoti_torch_delete_tensor_object(gw));
+    OK(aoti_torch_cpu_max_dim(e, 2, 1, &w, &w1));
+    OK(aoti_torch_cuda_max_dim(ge, 2, 1, &gw, &g1));
+    same("max.dim over a non-empty dim of an empty tensor", w, gw);
+    same("max.dim indices, empty", w1, g1);
+    AtenTensorHandle r[] = {w, gw, w1, g1};
+    for (size_t j = 0; j < 4; j++) OK(aoti_torch_delete_tensor_object(r[j]));
+    OK(aoti_torch_cpu_softmax_int(e, 1, NULL, &w));
+    OK(aoti_torch_cuda_softmax_int(ge, 1, NULL, &gw));
+    same("softmax of an empty tensor", w, gw);
+    OK(aoti_torch_delete_tensor_object(w));
+    OK(aoti_torch_delete_tensor_object(gw));
+    /* PyTorch's errors, from both backends */
+    int64_t big = 3, neg = -4;
+    BOTH_FAIL(aoti_torch_cpu_max_dim(e, 1, 0, &w, &w1), aoti_torch_cuda_max_dim(ge, 1, 0, &gw, &g1),
+              "max(): Expected reduction dim 1 to have non-zero size.");
+    int64_t one = 1;
+    BOTH_FAIL(aoti_torch_cpu_argmax(e, &one, 0, &w), aoti_torch_cuda_argmax(ge, &one, 0, &gw),
+              "argmax(): Expected reduction dim 1 to have non-zero size.");
+    BOTH_FAIL(aoti_torch_cpu_argmax(e, NULL, 0, &w), aoti_torch_cuda_argmax(ge, NULL, 0, &gw),
+              "Expected reduction dim to be specified for input.numel() == 0.");
+    BOTH_FAIL(aoti_torch_cpu_max_dim(e, big, 0, &w, &w1),
+              aoti_torch_cuda_max_dim(ge, big, 0, &gw, &g1), "Dimension out of range");
+    BOTH_FAIL(aoti_torch_cpu_softmax_int(e, neg, NULL, &w),
+              aoti_torch_cuda_softmax_int(ge, neg, NULL, &gw), "Dimension out of range");
+    const int64_t twice[2] = {0, -3}, *pt = twice;
+    BOTH_FAIL(aoti_torch_cpu_mean_dim(e, &pt, 2, 0, NULL, &w),
+              aoti_torch_cuda_mean_dim(ge, &pt, 2, 0, NULL, &gw),
+              "dim 0 appears multiple times in the list of dims");
+    AtenTensorHandle i = cpu_rand(SHIMRT_INT64, 3, s), gi = to_cuda(i, 0), b = NULL, gb = NULL;
+    BOTH_FAIL(aoti_torch_cpu_mean_dim(i, &pd1, 1, 0, NULL, &w),
+              aoti_torch_cuda_mean_dim(gi, &pd1, 1, 0, NULL, &gw),
+              "mean(): could not infer output dtype. Input dtype must be either a floating point "
+              "or complex dtype. Got: ");
+    BOTH_FAIL(aoti_torch_cpu_softmax_int(i, 0, NULL, &w),
+              aoti_torch_cuda_softmax_int(gi, 0, NULL, &gw), "not implemented for 'Long'");
+    FAILS(aoti_torch_cuda_log_softmax_int(gi, 0, NULL, &gw), "log_softmax.int",
+          "\"host_softmax\" not implemented for 'Long'");
+    OK(aoti_torch_cpu_gt_Scalar(i, 0, &b));
+    gb = to_cuda(b, 0);
+    BOTH_FAIL(aoti_torch_cpu_argmax(b, NULL, 0, &w), aoti_torch_cuda_argmax(gb, NULL, 0, &gw),
+              "not implemented for 'Bool'");
+    FAILS(aoti_torch_cuda_argmax(gb, NULL, 0, &gw), "argmax", "\"argmax_cuda\" not implemented");
+    AtenTensorHandle all[] = {e, ge, i, gi, b, gb};
+    for (size_t j = 0; j < 6; j++) OK(aoti_torch_delete_tensor_object(all[j]));
+    cr_assert(launches() > before, "the kernels ran on the (fake) device");
+    no_leaks();
+}
+
+/* empty.memory_format on CUDA: a device allocation (no kernel, no fallback copy), on the
+ * device asked for, with PyTorch's strides for each memory format and the CPU's errors. */
+Test(cuda_ops, empty_memory_format_allocates_on_the_device, .timeout = 120) {
+    int32_t ndev = 0;
+    if (shimrt_cuda_device_count(&ndev) || ndev < 1) cr_skip_test("no CUDA device");
+    int64_t s[4] = {2, 3, 4, 5};
+    int32_t cuda = aoti_torch_device_type_cuda(), f16 = SHIMRT_FLOAT16;
+    AtenTensorHandle t = NULL, c = NULL;
+    long before = launches();
+    OK(aoti_torch_cuda_empty_memory_format(s, 4, &f16, NULL, &cuda, ndev - 1, NULL, NULL, &t));
+    cr_assert_eq(launches(), before, "no kernel ran");
+    cr_assert_eq(t->device_type, cuda);
+    cr_assert_eq(t->device_index, ndev - 1);
+    cr_assert_eq(t->dtype, SHIMRT_FLOAT16);
+    OK(empty_contig(4, s, SHIMRT_FLOAT16, aoti_torch_device_type_cpu(), 0, &c));
+    for (int d = 0; d < 4; d++) {
+        cr_assert_eq(t->sizes[d], s[d]);
+        cr_assert_eq(t->strides[d], c->strides[d], "contiguous strides");
+    }
+    OK(aoti_torch_delete_tensor_object(t));
+    /* channels_last: C innermost (PyTorch's NHWC order), no device given: the current one */
+    int32_t cl = SHIMRT_MEMORY_FORMAT_CHANNELS_LAST;
+    OK(aoti_torch_cuda_empty_memory_format(s, 4, NULL, NULL, NULL, -1, NULL, &cl, &t));
+    cr_assert_eq(t->dtype, SHIMRT_FLOAT32);
+    cr_assert_eq(t->strides[1], 1);
+    cr_assert_eq(t->strides[3], s[1]);
+    cr_assert_eq(t->strides[2], s[1] * s[3]);
+    cr_assert_eq(t->strides[0], s[1] * s[2] * s[3]);
+    OK(aoti_torch_delete_tensor_object(t));
+    /* zero-size and 0-dim tensors */
+    int64_t z[2] = {0, 7};
+    OK(aoti_torch_cuda_empty_memory_format(z, 2, NULL, NULL, &cuda, 0, NULL, NULL, &t));
+    cr_assert_eq(t->sizes[0], 0);
+    OK(aoti_torch_delete_tensor_object(t));
+    OK(aoti_torch_cuda_empty_memory_format(NULL, 0, NULL, NULL, &cuda, 0, NULL, NULL, &t));
+    cr_assert_eq(t->ndim, 0);
+    OK(aoti_torch_delete_tensor_object(t));
+    /* errors: as the CPU kernel says them */
+    int64_t bad[2] = {2, -1};
+    int32_t cpu = aoti_torch_device_type_cpu();
+    BOTH_FAIL(aoti_torch_cpu_empty_memory_format(bad, 2, NULL, NULL, &cpu, 0, NULL, NULL, &t),
+              aoti_torch_cuda_empty_memory_format(bad, 2, NULL, NULL, &cuda, 0, NULL, NULL, &t),
+              "Trying to create tensor with negative dimension -1");
+    FAILS(aoti_torch_cuda_empty_memory_format(z, 2, NULL, NULL, NULL, -1, NULL, &cl, &t),
+          "empty.memory_format", "required rank 4 tensor to use channels_last format");
+    FAILS(aoti_torch_cuda_empty_memory_format(z, 2, NULL, NULL, &cuda, 99, NULL, NULL, &t),
+          "empty.memory_format", "out of range");
+    OK(aoti_torch_delete_tensor_object(c));
     no_leaks();
 }

@@ -304,6 +304,92 @@ static void run_copy_fill(const shimrt_cuda_kdesc *k) {
     }
 }
 
+/* argmax kernels against the CPU's max.dim (values and indices) and argmax: a [5, 70]
+ * input reduced over dim 1 (contig) or, transposed ([70, 5] strides (1, 70)), over dim 0
+ * (strided); a NaN and ties planted so the first NaN / first maximum must win. */
+static void run_argmax(const shimrt_cuda_kdesc *k) {
+    bool strided = k->layout == SHL_STRIDED;
+    int64_t shape[2] = {5, 70}, tshape[2] = {70, 5}, tstr[2] = {1, 70};
+    AtenTensorHandle a =
+        rand_tensor(k->in_dtype, 2, strided ? tshape : shape, strided ? tstr : NULL);
+    int64_t dim = strided ? 0 : 1, len = 70;
+    size_t es = shimrt_dtype_size(k->in_dtype);
+    char *base = shimrt_data(a);
+    int64_t lst = strided ? a->strides[0] : a->strides[1],
+            ost = strided ? a->strides[1] : a->strides[0];
+    if (shimrt_k_is_floating(k->in_dtype)) { /* line 1: two NaNs; line 2: a tie at the top */
+        shimrt_k_store_f64(base + (ost * 1 + lst * 9) * (int64_t)es, k->in_dtype, NAN);
+        shimrt_k_store_f64(base + (ost * 1 + lst * 40) * (int64_t)es, k->in_dtype, NAN);
+        shimrt_k_store_f64(base + (ost * 2 + lst * 3) * (int64_t)es, k->in_dtype, 100);
+        shimrt_k_store_f64(base + (ost * 2 + lst * 66) * (int64_t)es, k->in_dtype, 100);
+    }
+    AtenTensorHandle wv = NULL, wi = NULL;
+    OK(aoti_torch_cpu_max_dim(a, dim, 0, &wv, &wi));
+    char vals[5 * 8];
+    long long idx[5];
+    sh_params p;
+    memset(&p, 0, sizeof p);
+    p.out = (char *)idx;
+    p.in0 = base;
+    p.in1 = vals;
+    p.n = 5;
+    p.ndim = 1;
+    p.sizes[0] = 5;
+    p.st[0][0] = 1;
+    p.st[1][0] = ost;
+    p.rn = len;
+    p.rndim = 1;
+    p.rsizes[0] = len;
+    p.rst[0] = lst;
+    cr_assert_eq(sh_emu_launch(emu_fn(k->name), 2, 64, &p), 0);
+    int64_t so[1] = {1};
+    compare(k->name, wv, vals, so);
+    compare(k->name, wi, (const char *)idx, so);
+    if (k->in_dtype != SHIMRT_BOOL) { /* argmax refuses bool */
+        AtenTensorHandle wa = NULL;
+        OK(aoti_torch_cpu_argmax(a, &dim, 0, &wa));
+        p.in1 = NULL; /* indices only */
+        cr_assert_eq(sh_emu_launch(emu_fn(k->name), 3, 32, &p), 0);
+        compare(k->name, wa, (const char *)idx, so);
+        OK(aoti_torch_delete_tensor_object(wa));
+    }
+    AtenTensorHandle all[] = {a, wv, wi};
+    for (size_t j = 0; j < 3; j++) OK(aoti_torch_delete_tensor_object(all[j]));
+}
+
+/* softmax / log_softmax kernels against the CPU ops: a [6, 45] input (strides (1, 6):
+ * non-contiguous) along dim 1 and along dim 0. */
+static void run_softmax(const shimrt_cuda_kdesc *k) {
+    bool logsm = !strcmp(k->op, "log_softmax");
+    int64_t shape[2] = {6, 45}, tstr[2] = {1, 6};
+    AtenTensorHandle a = rand_tensor(k->in_dtype, 2, shape, tstr);
+    AOTITorchError (*f)(AtenTensorHandle, int64_t, int32_t *, AtenTensorHandle *) =
+        logsm ? aoti_torch_cpu_log_softmax_int : aoti_torch_cpu_softmax_int;
+    for (int64_t dim = 0; dim < 2; dim++) {
+        AtenTensorHandle want = NULL;
+        OK(f(a, dim, NULL, &want));
+        char out[6 * 45 * 8];
+        int64_t ost[2] = {45, 1}; /* the result: contiguous */
+        sh_params p;
+        memset(&p, 0, sizeof p);
+        p.out = out;
+        p.in0 = shimrt_data(a);
+        p.n = shape[1 - dim];
+        p.ndim = 1;
+        p.sizes[0] = shape[1 - dim];
+        p.st[0][0] = ost[1 - dim];
+        p.st[1][0] = a->strides[1 - dim];
+        p.rndim = 1;
+        p.rn = p.rsizes[0] = shape[dim];
+        p.rst[0] = a->strides[dim];
+        p.rst[1] = ost[dim];
+        cr_assert_eq(sh_emu_launch(emu_fn(k->name), 4, 64, &p), 0);
+        compare(k->name, want, out, ost);
+        OK(aoti_torch_delete_tensor_object(want));
+    }
+    OK(aoti_torch_delete_tensor_object(a));
+}
+
 Test(emulator, every_kernel_matches_the_cpu_kernels, .timeout = 600) {
     size_t n = shimrt_cuda_kernel_count();
     cr_assert_eq(n, sh_emu_kernel_count, "the emulated catalogue is stale");
@@ -316,6 +402,8 @@ Test(emulator, every_kernel_matches_the_cpu_kernels, .timeout = 600) {
         case SHK_BINARY:
         case SHK_TERNARY: run_elementwise(&k); break;
         case SHK_REDUCE: run_reduce(&k); break;
+        case SHK_ARGMAX: run_argmax(&k); break;
+        case SHK_SOFTMAX: run_softmax(&k); break;
         default: run_copy_fill(&k); break;
         }
     }
