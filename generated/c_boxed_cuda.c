@@ -639,6 +639,21 @@ void boxed_cuda_gt_Tensor(StableIValue* stack_, uint64_t num_args_, uint64_t num
     shimrt_box_finish(&box_);
 }
 
+/* aten.index_select.default: index_select(Tensor self, int dim, Tensor index) -> Tensor */
+void boxed_cuda_index_select(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[3] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_NONE, SHIMRT_KIND_TENSOR};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "index_select", stack_, num_args_, 3, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
+    int64_t dim = shimrt_box_int(&box_, 1);
+    AtenTensorHandle index = shimrt_box_tensor(&box_, 2);
+    AtenTensorHandle ret0 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cuda_index_select(self, dim, index, &ret0));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_finish(&box_);
+}
+
 /* aten.is_leaf.default: is_leaf(Tensor self) -> bool */
 void boxed_cuda_is_leaf(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
     static const unsigned char arg_kinds_[1] = {SHIMRT_KIND_TENSOR};
@@ -1477,7 +1492,7 @@ static const shimrt_def_entry defs_aten[101] = {
 };
 
 /* Every boxed kernel of namespace aten for the cuda backend. */
-static const shimrt_impl_entry impls_aten_cuda[85] = {
+static const shimrt_impl_entry impls_aten_cuda[86] = {
     {"_foreach_mul.List", boxed_cuda__foreach_mul_List},
     {"_foreach_mul_.List", boxed_cuda__foreach_mul__List},
     {"abs", boxed_cuda_abs},
@@ -1517,6 +1532,7 @@ static const shimrt_impl_entry impls_aten_cuda[85] = {
     {"ge.Tensor", boxed_cuda_ge_Tensor},
     {"gt.Scalar", boxed_cuda_gt_Scalar},
     {"gt.Tensor", boxed_cuda_gt_Tensor},
+    {"index_select", boxed_cuda_index_select},
     {"is_leaf", boxed_cuda_is_leaf},
     {"is_pinned", boxed_cuda_is_pinned},
     {"layer_norm", boxed_cuda_layer_norm},
@@ -1566,5 +1582,5 @@ static const shimrt_impl_entry impls_aten_cuda[85] = {
 };
 
 AOTITorchError shimgen_register_aten_cuda(TorchLibraryHandle* ret_def, TorchLibraryHandle* ret_impl) {
-    return shimrt_register_ops("aten", "CUDA", __FILE__, __LINE__, defs_aten, 101, impls_aten_cuda, 85, ret_def, ret_impl);
+    return shimrt_register_ops("aten", "CUDA", __FILE__, __LINE__, defs_aten, 101, impls_aten_cuda, 86, ret_def, ret_impl);
 }

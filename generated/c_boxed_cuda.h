@@ -57,6 +57,7 @@ void boxed_cuda_ge_Scalar(StableIValue* stack_, uint64_t num_args_, uint64_t num
 void boxed_cuda_ge_Tensor(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cuda_gt_Scalar(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cuda_gt_Tensor(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
+void boxed_cuda_index_select(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cuda_is_leaf(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cuda_is_pinned(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cuda_layer_norm(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);

@@ -343,6 +343,15 @@ AOTITorchError aoti_torch_cuda_gt_Tensor(AtenTensorHandle self, AtenTensorHandle
     return shimrt_cuda_gt_tensor(self, other, ret0);
 }
 
+/* aten.index_select.default: index_select(Tensor self, int dim, Tensor index) -> Tensor
+ * kernel: shimrt_cuda_index_select (CUDA) */
+AOTITorchError aoti_torch_cuda_index_select(AtenTensorHandle self, int64_t dim, AtenTensorHandle index, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_TENSOR(index);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cuda_index_select(self, dim, index, ret0);
+}
+
 /* aten.is_leaf.default: is_leaf(Tensor self) -> bool
  * kernel: shimrt_is_leaf (CompositeExplicitAutograd) */
 AOTITorchError aoti_torch_cuda_is_leaf(AtenTensorHandle self, int32_t* ret0) {

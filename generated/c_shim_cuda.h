@@ -135,6 +135,9 @@ AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cuda_gt_Scalar(AtenTensorHandle self
 /* aten.gt.Tensor: gt.Tensor(Tensor self, Tensor other) -> Tensor */
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cuda_gt_Tensor(AtenTensorHandle self, AtenTensorHandle other, AtenTensorHandle* ret0);
 
+/* aten.index_select.default: index_select(Tensor self, int dim, Tensor index) -> Tensor */
+AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cuda_index_select(AtenTensorHandle self, int64_t dim, AtenTensorHandle index, AtenTensorHandle* ret0);
+
 /* aten.is_leaf.default: is_leaf(Tensor self) -> bool */
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cuda_is_leaf(AtenTensorHandle self, int32_t* ret0);
 

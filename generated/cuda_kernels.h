@@ -82,6 +82,8 @@ AOTITorchError shimrt_cuda_ge_tensor(AtenTensorHandle self, AtenTensorHandle oth
 AOTITorchError shimrt_cuda_gt_scalar(AtenTensorHandle self, double other, AtenTensorHandle* ret0);
 /* aten.gt.Tensor: gt.Tensor(Tensor self, Tensor other) -> Tensor (CUDA) */
 AOTITorchError shimrt_cuda_gt_tensor(AtenTensorHandle self, AtenTensorHandle other, AtenTensorHandle* ret0);
+/* aten.index_select.default: index_select(Tensor self, int dim, Tensor index) -> Tensor (CUDA) */
+AOTITorchError shimrt_cuda_index_select(AtenTensorHandle self, int64_t dim, AtenTensorHandle index, AtenTensorHandle* ret0);
 /* aten.le.Scalar: le.Scalar(Tensor self, Scalar other) -> Tensor (CUDA) */
 AOTITorchError shimrt_cuda_le_scalar(AtenTensorHandle self, double other, AtenTensorHandle* ret0);
 /* aten.le.Tensor: le.Tensor(Tensor self, Tensor other) -> Tensor (CUDA) */

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "../core/internal.h"
+#include "../generic/meta.h"
 #include "index.h"
 
 static bool is_floatish(int32_t dt) {
@@ -331,16 +332,8 @@ AOTITorchError shimrt_idx_index_select(const char *op, AtenTensorHandle self, in
     if (check_live(op, out, "out") || check_live(op, self, "self") ||
         check_live(op, index, "index"))
         return AOTI_TORCH_FAILURE;
-    if (shimrt_idx_wrap_dim(op, &dim, self->ndim)) return AOTI_TORCH_FAILURE;
-    if (index->dtype != SHIMRT_INT64 && index->dtype != SHIMRT_INT32)
-        return shimrt_fail(op, "index_select(): Expected dtype int32 or int64 for index");
-    if (index->ndim > 1) return shimrt_fail(op, "index_select(): Index is supposed to be a vector");
+    if (shimrt_k_index_select_check(op, self, dim, index, &dim)) return AOTI_TORCH_FAILURE;
     int64_t k = shimrt_numel(index), limit = self->ndim ? self->sizes[dim] : 1;
-    if (self->ndim == 0 && k != 1)
-        return shimrt_fail(op,
-                           "index_select(): Index to scalar can have only 1 value, got %lld "
-                           "value(s)",
-                           (long long)k);
     if (out->dtype != self->dtype || out->ndim != self->ndim)
         return shimrt_fail(op, "out must have self's dtype and dim count");
     for (int64_t d = 0; d < self->ndim; d++)
@@ -350,10 +343,8 @@ AOTITorchError shimrt_idx_index_select(const char *op, AtenTensorHandle self, in
     int64_t zero[1] = {0};
     for (int64_t j = 0; j < k; j++) {
         int64_t jj[1] = {j};
-        int64_t v = index_value(index, index->ndim ? jj : zero);
-        if (v < -limit || v >= limit)
-            return shimrt_fail(op, "index out of range in self (index %lld, size %lld)",
-                               (long long)v, (long long)limit);
+        if (shimrt_k_index_in_range(op, index_value(index, index->ndim ? jj : zero), limit))
+            return AOTI_TORCH_FAILURE;
     }
     if (shimrt_numel(out) == 0) return AOTI_TORCH_SUCCESS;
     int64_t idx[SHIMRT_MAX_DIMS] = {0}, sidx[SHIMRT_MAX_DIMS];

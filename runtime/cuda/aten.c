@@ -507,3 +507,13 @@ AOTITorchError shimrt_cuda_log_softmax_int(AtenTensorHandle self, int64_t dim, i
                                            AtenTensorHandle *ret0) {
     return softmax("log_softmax.int", true, self, dim, dtype, ret0);
 }
+
+AOTITorchError shimrt_cuda_index_select(AtenTensorHandle self, int64_t dim, AtenTensorHandle index,
+                                        AtenTensorHandle *ret0) {
+    static const char op[] = "index_select";
+    int64_t d;
+    if (shimrt_k_check_defined(op, self, "self") || shimrt_k_check_defined(op, index, "index") ||
+        shimrt_k_index_select_check(op, self, dim, index, &d))
+        return AOTI_TORCH_FAILURE;
+    return shimrt_cuda_index_select_run(op, self, d, index, ret0);
+}

@@ -184,6 +184,10 @@ AOTITorchError shimrt_cuda_argmax_run(const char *op, AtenTensorHandle self, con
  * contiguous tensor. */
 AOTITorchError shimrt_cuda_softmax_run(const char *op, bool logsm, AtenTensorHandle self,
                                        int64_t dim, int32_t odt, AtenTensorHandle *ret);
+/* index_select of a CUDA self along dim d (wrapped, checked) with a CUDA int32/int64 index
+ * vector (its values checked on the host); a new contiguous tensor. */
+AOTITorchError shimrt_cuda_index_select_run(const char *op, AtenTensorHandle self, int64_t d,
+                                            AtenTensorHandle index, AtenTensorHandle *ret);
 AOTITorchError shimrt_cuda_do_fill(AtenTensorHandle self, double value);
 /* A new contiguous CUDA tensor with t's values (t broadcast to shape when shape is not
  * NULL), converted to dtype. */

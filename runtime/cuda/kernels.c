@@ -149,6 +149,25 @@ static bool build(size_t want, shimrt_cuda_kdesc *out, size_t *count, const char
                 }
                 n++;
             }
+    /* index kernels: element size x index dtype (the element dtype names the size) */
+    static const int32_t esz[] = {SHIMRT_UINT8, SHIMRT_INT16, SHIMRT_INT32, SHIMRT_INT64};
+    static const int32_t ity[] = {SHIMRT_INT32, SHIMRT_INT64};
+    for (size_t e = 0; e < 4; e++)
+        for (size_t t = 0; t < 2; t++) {
+            memset(&k, 0, sizeof k);
+            k.kind = SHK_INDEX;
+            k.layout = SHL_STRIDED;
+            k.op = "index";
+            k.in_dtype = ity[t];
+            k.out_dtype = esz[e];
+            snprintf(k.name, sizeof k.name, "sh_index_e%u_%s_strided", dt(esz[e])->size,
+                     dt(ity[t])->tag);
+            if ((out && n == want) || (find && !strcmp(find, k.name))) {
+                if (out) *out = k;
+                return true;
+            }
+            n++;
+        }
     if (count) *count = n;
     return false;
 }
@@ -694,6 +713,17 @@ char *shimrt_cuda_kernel_body(const shimrt_cuda_kdesc *k) {
         fprintf(f, "#define O %s\n", o->storage);
         copy_kernel(f, k, o);
         fputs("#undef O\n", f);
+    } else if (k->kind == SHK_INDEX && o && in) {
+        fprintf(f, "#define E %s\n#define I %s\n", o->storage, in->storage);
+        fprintf(f, "SH_KERNEL %s(sh_params p) {\n", k->name);
+        fputs("  const E *in0 = (const E *)p.in0; E *out = (E *)p.out;\n"
+              "  const I *ix = (const I *)p.in1;\n"
+              "  long long n = p.n, i0 = SH_BID * SH_BDIM + SH_TID, step = SH_GDIM * SH_BDIM;\n"
+              "  for (long long j = i0; j < n; j += step) {\n"
+              "    long long o0, o1, o2; SH_OFFSETS(p, j, o0, o1, o2);\n"
+              "    long long v = (long long)ix[o2]; if (v < 0) v += p.rsizes[0];\n"
+              "    out[o0] = in0[o1 + v * p.rst[0]];\n  }\n}\n#undef E\n#undef I\n",
+              f);
     } else if ((k->kind == SHK_ARGMAX || k->kind == SHK_SOFTMAX) && o && in) {
         /* T: the input's compute type; values (argmax) and outputs (softmax) are stored in
          * the input's dtype */

@@ -34,7 +34,8 @@ SH_PARAMS_STRUCT
  * as int64, and its value into in1 when in1 is not NULL: max.dim) and softmax /
  * log_softmax (one block per line along the dim: max, sum of exp, then the outputs; the
  * line's length and input stride in rsizes[0]/rst[0], the output's stride along it in
- * rst[1]). */
+ * rst[1]), then index kernels (index_select: out = in0 at the index read from in1 (int32 or
+ * int64), wrapped by rsizes[0] and stepped by rst[0]; elements copied by size, 1/2/4/8 bytes). */
 enum {
     SHK_UNARY,
     SHK_BINARY,
@@ -43,7 +44,8 @@ enum {
     SHK_COPY,
     SHK_FILL,
     SHK_ARGMAX,
-    SHK_SOFTMAX
+    SHK_SOFTMAX,
+    SHK_INDEX
 };
 enum { SHL_CONTIG, SHL_STRIDED };
 

@@ -5,6 +5,7 @@
  * the copy kernel. Images come from the JIT (shimrt_jit_get) for the device's
  * architecture; modules are loaded once per (image, device). */
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -567,4 +568,48 @@ AtenTensorHandle shimrt_cuda_dense(const char *op, AtenTensorHandle t, int64_t n
         return NULL;
     }
     return c;
+}
+
+AOTITorchError shimrt_cuda_index_select_run(const char *op, AtenTensorHandle self, int64_t d,
+                                            AtenTensorHandle index, AtenTensorHandle *ret) {
+    SHIMRT_CHECK_ARG(ret);
+    if (check_cuda(op, self, "self", -1) || check_cuda(op, index, "index", self->device_index))
+        return AOTI_TORCH_FAILURE;
+    /* the index values checked on the host (PyTorch's message, not a device assert) */
+    int64_t k = shimrt_numel(index), limit = self->ndim ? self->sizes[d] : 1;
+    AtenTensorHandle h =
+        shimrt_tensor_empty(op, index->ndim, index->sizes, NULL, SHIMRT_INT64, SHIMRT_DEV_CPU, 0);
+    if (!h) return AOTI_TORCH_FAILURE;
+    AOTITorchError rc = shimrt_cuda_do_copy(h, index);
+    for (int64_t j = 0; !rc && j < k; j++)
+        rc = shimrt_k_index_in_range(op, ((const int64_t *)shimrt_data(h))[j], limit);
+    shimrt_tensor_free(h);
+    if (rc) return AOTI_TORCH_FAILURE;
+    char name[96];
+    snprintf(name, sizeof name, "sh_index_e%zu_%s_strided", shimrt_dtype_size(self->dtype),
+             shimrt_cuda_dtype_tag(index->dtype));
+    shimrt_cuda_kdesc kd;
+    if (!shimrt_cuda_kernel_find(name, &kd))
+        return shimrt_fail(op, "no CUDA index kernel %s", name);
+    int64_t shape[SHIMRT_MAX_DIMS];
+    for (int64_t j = 0; j < self->ndim; j++) shape[j] = j == d ? k : self->sizes[j];
+    AtenTensorHandle out = shimrt_tensor_empty(op, self->ndim, shape, NULL, self->dtype,
+                                               SHIMRT_DEV_CUDA, self->device_index);
+    if (!out) return AOTI_TORCH_FAILURE;
+    sh_params p;
+    memset(&p, 0, sizeof p);
+    p.out = shimrt_data(out);
+    p.in0 = shimrt_data(self);
+    p.in1 = shimrt_data(index);
+    p.n = shimrt_numel(out);
+    p.ndim = (int)self->ndim;
+    for (int64_t j = 0; j < self->ndim; j++) {
+        p.sizes[j] = shape[j];
+        p.st[0][j] = out->strides[j];
+        p.st[1][j] = j == d ? 0 : self->strides[j];
+        p.st[2][j] = j == d && index->ndim ? index->strides[0] : 0;
+    }
+    p.rsizes[0] = limit;
+    p.rst[0] = self->ndim ? self->strides[d] : 0;
+    return shimrt_k_hand_out(launch(op, &kd, self->device_index, &p), out, ret);
 }

@@ -308,6 +308,30 @@ AOTITorchError shimrt_k_reduce_dim_nonempty(const char *op, const char *fn,
     return AOTI_TORCH_SUCCESS;
 }
 
+AOTITorchError shimrt_k_index_select_check(const char *op, const struct AtenTensorOpaque *self,
+                                           int64_t dim, const struct AtenTensorOpaque *index,
+                                           int64_t *out) {
+    if (shimrt_k_wrap_dim(op, dim, self->ndim, out)) return AOTI_TORCH_FAILURE;
+    if (index->dtype != SHIMRT_INT64 && index->dtype != SHIMRT_INT32)
+        return shimrt_fail(op, "index_select(): Expected dtype int32 or int64 for index");
+    if (index->ndim > 1) return shimrt_fail(op, "index_select(): Index is supposed to be a vector");
+    int64_t k = 1;
+    for (int64_t d = 0; d < index->ndim; d++) k *= index->sizes[d];
+    if (self->ndim == 0 && k != 1)
+        return shimrt_fail(op,
+                           "index_select(): Index to scalar can have only 1 value, got %lld "
+                           "value(s)",
+                           (long long)k);
+    return AOTI_TORCH_SUCCESS;
+}
+
+AOTITorchError shimrt_k_index_in_range(const char *op, int64_t v, int64_t limit) {
+    if (v < -limit || v >= limit)
+        return shimrt_fail(op, "index out of range in self (index %lld, size %lld)", (long long)v,
+                           (long long)limit);
+    return AOTI_TORCH_SUCCESS;
+}
+
 AOTITorchError shimrt_k_mm_shape(const char *op, const struct AtenTensorOpaque *a, const char *an,
                                  const struct AtenTensorOpaque *b, int64_t shape[2]) {
     if (a->ndim != 2) return shimrt_fail(op, "%s must be a matrix", an);

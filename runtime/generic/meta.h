@@ -72,6 +72,13 @@ AOTITorchError shimrt_k_softmax_dtype(const char *op, const char *kernel, int32_
 AOTITorchError shimrt_k_reduce_dim_nonempty(const char *op, const char *fn,
                                             const struct AtenTensorOpaque *self, int64_t dim,
                                             int64_t *out);
+/* index_select's argument checks with PyTorch's messages: dim wrapped into *out, index an
+ * int32/int64 vector (a 0-dim self takes exactly one index). */
+AOTITorchError shimrt_k_index_select_check(const char *op, const struct AtenTensorOpaque *self,
+                                           int64_t dim, const struct AtenTensorOpaque *index,
+                                           int64_t *out);
+/* Fails unless the index value v is in [-limit, limit). */
+AOTITorchError shimrt_k_index_in_range(const char *op, int64_t v, int64_t limit);
 /* mm's shape checks, with PyTorch's messages (an: the first operand's name, "self" or
  * "mat1"): a and b are matrices that can be multiplied; shape gets [n, m]. */
 AOTITorchError shimrt_k_mm_shape(const char *op, const struct AtenTensorOpaque *a, const char *an,

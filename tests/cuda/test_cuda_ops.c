@@ -772,3 +772,96 @@ Test(cuda_ops, empty_memory_format_allocates_on_the_device, .timeout = 120) {
     OK(aoti_torch_delete_tensor_object(c));
     no_leaks();
 }
+
+/* index_select's CUDA kernel against the CPU kernel: element sizes 1, 2, 4, 8, int32 and
+ * int64 indices (negative ones, a strided index vector), contiguous and transposed self,
+ * both dims (a negative one), an empty index, a 0-dim self, and PyTorch's errors. */
+Test(cuda_ops, index_select_matches_cpu, .timeout = 300) {
+    need_nvrtc();
+    long before = launches();
+    static const int32_t dts[] = {SHIMRT_FLOAT32, SHIMRT_FLOAT16, SHIMRT_INT64, SHIMRT_BOOL};
+    int64_t s[2] = {5, 7};
+    char what[96];
+    for (size_t di = 0; di < sizeof dts / sizeof dts[0]; di++) {
+        AtenTensorHandle c0 = cpu_rand(dts[di] == SHIMRT_BOOL ? SHIMRT_INT32 : dts[di], 2, s),
+                         c = c0;
+        if (dts[di] == SHIMRT_BOOL) {
+            OK(aoti_torch_cpu_gt_Scalar(c0, 0, &c));
+            OK(aoti_torch_delete_tensor_object(c0));
+        }
+        for (int layout = 0; layout < 2; layout++) {
+            AtenTensorHandle cc = c, g = layout ? strided_pair(c, &cc) : to_cuda(c, 0);
+            for (int it = 0; it < 2; it++)
+                for (int64_t dim = -1; dim < 1; dim++) {
+                    int64_t len = s[dim < 0 ? 1 : 0], isz[1] = {6}, ist[1] = {2};
+                    AtenTensorHandle ix = NULL, gx = NULL, gxv = NULL, w = NULL, gw = NULL;
+                    int32_t idt = it ? SHIMRT_INT64 : SHIMRT_INT32;
+                    int64_t full[1] = {12};
+                    OK(empty_contig(1, full, idt, aoti_torch_device_type_cpu(), 0, &ix));
+                    for (int64_t j = 0; j < 12; j++)
+                        shimrt_k_store_i64((char *)shimrt_data(ix) +
+                                               j * (int64_t)shimrt_dtype_size(idt),
+                                           idt, (int64_t)(urand() * 2 * len) - len);
+                    gx = to_cuda(ix, 0);
+                    AtenTensorHandle ixv = NULL; /* every other element: stride 2 */
+                    OK(aoti_torch__reinterpret_tensor(ix, 1, isz, ist, 0, &ixv));
+                    OK(aoti_torch__reinterpret_tensor(gx, 1, isz, ist, 0, &gxv));
+                    snprintf(what, sizeof what, "index_select %s dim %lld index %s %s",
+                             shimrt_dtype_name(dts[di]), (long long)dim, shimrt_dtype_name(idt),
+                             layout ? "strided" : "contiguous");
+                    OK(aoti_torch_cpu_index_select(cc, dim, ixv, &w));
+                    OK(aoti_torch_cuda_index_select(g, dim, gxv, &gw));
+                    same(what, w, gw);
+                    AtenTensorHandle r[] = {ix, gx, ixv, gxv, w, gw};
+                    for (size_t j = 0; j < 6; j++) OK(aoti_torch_delete_tensor_object(r[j]));
+                }
+            OK(aoti_torch_delete_tensor_object(g));
+        }
+        OK(aoti_torch_delete_tensor_object(c));
+    }
+    /* an empty index; a 0-dim self through the dispatcher */
+    AtenTensorHandle a = cpu_rand(SHIMRT_FLOAT32, 2, s), ga = to_cuda(a, 0), w = NULL, gw = NULL;
+    int64_t zero[1] = {0}, one[1] = {1};
+    AtenTensorHandle e = NULL, ge = NULL, sc = NULL, gsc = NULL, i1 = NULL, gi1 = NULL;
+    OK(empty_contig(1, zero, SHIMRT_INT64, aoti_torch_device_type_cpu(), 0, &e));
+    ge = to_cuda(e, 0);
+    OK(aoti_torch_cpu_index_select(a, 1, e, &w));
+    OK(aoti_torch_cuda_index_select(ga, 1, ge, &gw));
+    same("index_select, empty index", w, gw);
+    OK(aoti_torch_delete_tensor_object(w));
+    OK(aoti_torch_delete_tensor_object(gw));
+    sc = cpu_rand(SHIMRT_FLOAT64, 0, NULL);
+    gsc = to_cuda(sc, 0);
+    i1 = cpu_rand(SHIMRT_INT64, 1, one);
+    shimrt_k_store_i64(shimrt_data(i1), SHIMRT_INT64, -1);
+    gi1 = to_cuda(i1, 0);
+    OK(aoti_torch_cpu_index_select(sc, 0, i1, &w));
+    AtenTensorHandle gsc1 = NULL, gi11 = NULL; /* the boxed dispatcher takes the handles */
+    OK(aoti_torch_new_tensor_handle(gsc, &gsc1));
+    OK(aoti_torch_new_tensor_handle(gi1, &gi11));
+    StableIValue st[3] = {(StableIValue)(uintptr_t)gsc1, 0, (StableIValue)(uintptr_t)gi11};
+    OK(torch_call_dispatcher("aten::index_select", "", st, 0));
+    gw = (AtenTensorHandle)(uintptr_t)st[0];
+    same("index_select of a 0-dim tensor", w, gw);
+    OK(aoti_torch_delete_tensor_object(w));
+    OK(aoti_torch_delete_tensor_object(gw));
+    /* errors from both backends */
+    shimrt_k_store_i64(shimrt_data(i1), SHIMRT_INT64, 7);
+    AtenTensorHandle gbad = to_cuda(i1, 0), f = cpu_rand(SHIMRT_FLOAT32, 1, one),
+                     gf = to_cuda(f, 0);
+    BOTH_FAIL(aoti_torch_cpu_index_select(a, 1, i1, &w),
+              aoti_torch_cuda_index_select(ga, 1, gbad, &gw),
+              "index out of range in self (index 7, size 7)");
+    BOTH_FAIL(aoti_torch_cpu_index_select(a, 0, f, &w),
+              aoti_torch_cuda_index_select(ga, 0, gf, &gw),
+              "index_select(): Expected dtype int32 or int64 for index");
+    BOTH_FAIL(aoti_torch_cpu_index_select(a, 0, a, &w),
+              aoti_torch_cuda_index_select(ga, 0, ga, &gw), "Expected dtype int32 or int64");
+    BOTH_FAIL(aoti_torch_cpu_index_select(a, 2, i1, &w),
+              aoti_torch_cuda_index_select(ga, 2, gbad, &gw), "Dimension out of range");
+    AtenTensorHandle all[] = {a, ga, e, ge, sc, gsc, i1, gi1, gbad, f, gf};
+    for (size_t j = 0; j < sizeof all / sizeof *all; j++)
+        OK(aoti_torch_delete_tensor_object(all[j]));
+    cr_assert(launches() > before, "the kernels ran on the (fake) device");
+    no_leaks();
+}

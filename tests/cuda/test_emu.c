@@ -390,6 +390,44 @@ static void run_softmax(const shimrt_cuda_kdesc *k) {
     OK(aoti_torch_delete_tensor_object(a));
 }
 
+/* index kernels against the CPU's index_select: a [6, 9] input (strides (1, 6)) of a dtype
+ * of the kernel's element size, a strided index vector with negative values, both dims. */
+static void run_index(const shimrt_cuda_kdesc *k) {
+    int64_t shape[2] = {6, 9}, tstr[2] = {1, 6}, isz[1] = {7}, ist[1] = {2};
+    AtenTensorHandle a = rand_tensor(k->out_dtype, 2, shape, tstr), ix = NULL;
+    OK(aoti_torch_empty_strided(1, isz, ist, k->in_dtype, aoti_torch_device_type_cpu(), 0, &ix));
+    for (int64_t dim = 0; dim < 2; dim++) {
+        for (int64_t j = 0; j < 7; j++) /* in [-size, size) */
+            shimrt_k_store_i64((char *)shimrt_data(ix) +
+                                   j * 2 * (int64_t)shimrt_dtype_size(ix->dtype),
+                               ix->dtype, (int64_t)(urand() * 2 * shape[dim]) - shape[dim]);
+        AtenTensorHandle want = NULL;
+        OK(aoti_torch_cpu_index_select(a, dim, ix, &want));
+        char out[9 * 9 * 8];
+        int64_t ost[2] = {want->sizes[1], 1};
+        sh_params p;
+        memset(&p, 0, sizeof p);
+        p.out = out;
+        p.in0 = shimrt_data(a);
+        p.in1 = shimrt_data(ix);
+        p.n = want->sizes[0] * want->sizes[1];
+        p.ndim = 2;
+        for (int d = 0; d < 2; d++) {
+            p.sizes[d] = want->sizes[d];
+            p.st[0][d] = ost[d];
+            p.st[1][d] = d == dim ? 0 : a->strides[d];
+            p.st[2][d] = d == dim ? ix->strides[0] : 0;
+        }
+        p.rsizes[0] = shape[dim];
+        p.rst[0] = a->strides[dim];
+        cr_assert_eq(sh_emu_launch(emu_fn(k->name), 2, 32, &p), 0);
+        compare(k->name, want, out, ost);
+        OK(aoti_torch_delete_tensor_object(want));
+    }
+    OK(aoti_torch_delete_tensor_object(a));
+    OK(aoti_torch_delete_tensor_object(ix));
+}
+
 Test(emulator, every_kernel_matches_the_cpu_kernels, .timeout = 600) {
     size_t n = shimrt_cuda_kernel_count();
     cr_assert_eq(n, sh_emu_kernel_count, "the emulated catalogue is stale");
@@ -404,6 +442,7 @@ Test(emulator, every_kernel_matches_the_cpu_kernels, .timeout = 600) {
         case SHK_REDUCE: run_reduce(&k); break;
         case SHK_ARGMAX: run_argmax(&k); break;
         case SHK_SOFTMAX: run_softmax(&k); break;
+        case SHK_INDEX: run_index(&k); break;
         default: run_copy_fill(&k); break;
         }
     }
