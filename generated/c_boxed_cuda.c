@@ -583,6 +583,22 @@ void boxed_cuda_full_like(StableIValue* stack_, uint64_t num_args_, uint64_t num
     shimrt_box_finish(&box_);
 }
 
+/* aten.gather.default: gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor */
+void boxed_cuda_gather(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[4] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_NONE, SHIMRT_KIND_TENSOR, SHIMRT_KIND_NONE};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "gather", stack_, num_args_, 4, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
+    int64_t dim = shimrt_box_int(&box_, 1);
+    AtenTensorHandle index = shimrt_box_tensor(&box_, 2);
+    int32_t sparse_grad = shimrt_box_bool(&box_, 3);
+    AtenTensorHandle ret0 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cuda_gather(self, dim, index, sparse_grad, &ret0));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_finish(&box_);
+}
+
 /* aten.ge.Scalar: ge.Scalar(Tensor self, Scalar other) -> Tensor */
 void boxed_cuda_ge_Scalar(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
     static const unsigned char arg_kinds_[2] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_SCALAR};
@@ -1492,7 +1508,7 @@ static const shimrt_def_entry defs_aten[101] = {
 };
 
 /* Every boxed kernel of namespace aten for the cuda backend. */
-static const shimrt_impl_entry impls_aten_cuda[86] = {
+static const shimrt_impl_entry impls_aten_cuda[87] = {
     {"_foreach_mul.List", boxed_cuda__foreach_mul_List},
     {"_foreach_mul_.List", boxed_cuda__foreach_mul__List},
     {"abs", boxed_cuda_abs},
@@ -1528,6 +1544,7 @@ static const shimrt_impl_entry impls_aten_cuda[86] = {
     {"full", boxed_cuda_full},
     {"full.out", boxed_cuda_full_out},
     {"full_like", boxed_cuda_full_like},
+    {"gather", boxed_cuda_gather},
     {"ge.Scalar", boxed_cuda_ge_Scalar},
     {"ge.Tensor", boxed_cuda_ge_Tensor},
     {"gt.Scalar", boxed_cuda_gt_Scalar},
@@ -1582,5 +1599,5 @@ static const shimrt_impl_entry impls_aten_cuda[86] = {
 };
 
 AOTITorchError shimgen_register_aten_cuda(TorchLibraryHandle* ret_def, TorchLibraryHandle* ret_impl) {
-    return shimrt_register_ops("aten", "CUDA", __FILE__, __LINE__, defs_aten, 101, impls_aten_cuda, 86, ret_def, ret_impl);
+    return shimrt_register_ops("aten", "CUDA", __FILE__, __LINE__, defs_aten, 101, impls_aten_cuda, 87, ret_def, ret_impl);
 }

@@ -53,6 +53,7 @@ void boxed_cuda_floor_divide(StableIValue* stack_, uint64_t num_args_, uint64_t 
 void boxed_cuda_full(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cuda_full_out(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cuda_full_like(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
+void boxed_cuda_gather(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cuda_ge_Scalar(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cuda_ge_Tensor(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cuda_gt_Scalar(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);

@@ -309,6 +309,15 @@ AOTITorchError aoti_torch_cuda_full_like(AtenTensorHandle self, double fill_valu
     return shimrt_full_like(self, fill_value, dtype, layout, device, device_index_, pin_memory, memory_format, ret0);
 }
 
+/* aten.gather.default: gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor
+ * kernel: shimrt_cuda_gather (CUDA) */
+AOTITorchError aoti_torch_cuda_gather(AtenTensorHandle self, int64_t dim, AtenTensorHandle index, int32_t sparse_grad, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_TENSOR(index);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cuda_gather(self, dim, index, sparse_grad, ret0);
+}
+
 /* aten.ge.Scalar: ge.Scalar(Tensor self, Scalar other) -> Tensor
  * kernel: shimrt_cuda_ge_scalar (CUDA) */
 AOTITorchError aoti_torch_cuda_ge_Scalar(AtenTensorHandle self, double other, AtenTensorHandle* ret0) {

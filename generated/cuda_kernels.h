@@ -74,6 +74,8 @@ AOTITorchError shimrt_cuda_fill__scalar(AtenTensorHandle self, double value);
 AOTITorchError shimrt_cuda_flatten_using_ints(AtenTensorHandle self, int64_t start_dim, int64_t end_dim, AtenTensorHandle* ret0);
 /* aten.floor_divide.default: floor_divide(Tensor self, Tensor other) -> Tensor (CUDA) */
 AOTITorchError shimrt_cuda_floor_divide(AtenTensorHandle self, AtenTensorHandle other, AtenTensorHandle* ret0);
+/* aten.gather.default: gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor (CUDA) */
+AOTITorchError shimrt_cuda_gather(AtenTensorHandle self, int64_t dim, AtenTensorHandle index, int32_t sparse_grad, AtenTensorHandle* ret0);
 /* aten.ge.Scalar: ge.Scalar(Tensor self, Scalar other) -> Tensor (CUDA) */
 AOTITorchError shimrt_cuda_ge_scalar(AtenTensorHandle self, double other, AtenTensorHandle* ret0);
 /* aten.ge.Tensor: ge.Tensor(Tensor self, Tensor other) -> Tensor (CUDA) */

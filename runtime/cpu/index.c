@@ -112,25 +112,7 @@ static bool same_shape(AtenTensorHandle a, AtenTensorHandle b) {
  * (except along dim, for scatter), int64 index. */
 static AOTITorchError check_scatter_args(const char *op, AtenTensorHandle self, int64_t dim,
                                          AtenTensorHandle index, AtenTensorHandle src) {
-    if (index->dtype != SHIMRT_INT64)
-        return shimrt_fail(op, "Expected dtype int64 for index, got %s",
-                           shimrt_dtype_name(index->dtype));
-    int64_t sn = self->ndim ? self->ndim : 1, in = index->ndim ? index->ndim : 1;
-    if (shimrt_numel(index) == 0) return AOTI_TORCH_SUCCESS;
-    if (in != sn)
-        return shimrt_fail(op, "Index tensor must have the same number of dimensions as self "
-                               "tensor");
-    for (int64_t d = 0; d < index->ndim; d++) {
-        if (d != dim && index->sizes[d] > self->sizes[d])
-            return shimrt_fail(op,
-                               "Size does not match at dimension %lld expected index "
-                               "to be no larger than self apart from dimension %lld",
-                               (long long)d, (long long)dim);
-        if (src && src->ndim == index->ndim && index->sizes[d] > src->sizes[d])
-            return shimrt_fail(op, "Expected index to be no larger than src at dimension %lld",
-                               (long long)d);
-    }
-    return AOTI_TORCH_SUCCESS;
+    return shimrt_k_scatter_index_check(op, self, dim, index, src);
 }
 
 /* out <- self unless they are the same tensor; out must have self's shape and dtype. */
@@ -151,11 +133,7 @@ static AOTITorchError walk_index(const char *op, AtenTensorHandle index, AtenTen
     int64_t limit = out->ndim ? out->sizes[dim] : 1;
     do {
         int64_t v = index_value(index, pos);
-        if (v < -limit || v >= limit)
-            return shimrt_fail(op,
-                               "index %lld is out of bounds for dimension %lld with size "
-                               "%lld",
-                               (long long)v, (long long)dim, (long long)limit);
+        if (shimrt_k_index_in_bounds(op, v, dim, limit)) return AOTI_TORCH_FAILURE;
         if (v < 0) v += limit;
         memcpy(tgt, pos, (size_t)index->ndim * sizeof *pos);
         if (out->ndim) tgt[dim] = v;

@@ -517,3 +517,15 @@ AOTITorchError shimrt_cuda_index_select(AtenTensorHandle self, int64_t dim, Aten
         return AOTI_TORCH_FAILURE;
     return shimrt_cuda_index_select_run(op, self, d, index, ret0);
 }
+
+AOTITorchError shimrt_cuda_gather(AtenTensorHandle self, int64_t dim, AtenTensorHandle index,
+                                  int32_t sparse_grad, AtenTensorHandle *ret0) {
+    static const char op[] = "gather";
+    (void)sparse_grad;
+    int64_t d;
+    if (shimrt_k_check_defined(op, self, "self") || shimrt_k_check_defined(op, index, "index") ||
+        shimrt_k_wrap_dim(op, dim, self->ndim, &d) ||
+        shimrt_k_scatter_index_check(op, self, d, index, NULL))
+        return AOTI_TORCH_FAILURE;
+    return shimrt_cuda_gather_run(op, self, d, index, ret0);
+}

@@ -188,6 +188,10 @@ AOTITorchError shimrt_cuda_softmax_run(const char *op, bool logsm, AtenTensorHan
  * vector (its values checked on the host); a new contiguous tensor. */
 AOTITorchError shimrt_cuda_index_select_run(const char *op, AtenTensorHandle self, int64_t d,
                                             AtenTensorHandle index, AtenTensorHandle *ret);
+/* gather of a CUDA self along dim d (wrapped, checked) with a CUDA int64 index (its values
+ * checked on the host); a new contiguous tensor of index's shape. */
+AOTITorchError shimrt_cuda_gather_run(const char *op, AtenTensorHandle self, int64_t d,
+                                      AtenTensorHandle index, AtenTensorHandle *ret);
 AOTITorchError shimrt_cuda_do_fill(AtenTensorHandle self, double value);
 /* A new contiguous CUDA tensor with t's values (t broadcast to shape when shape is not
  * NULL), converted to dtype. */

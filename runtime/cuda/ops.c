@@ -570,6 +570,63 @@ AtenTensorHandle shimrt_cuda_dense(const char *op, AtenTensorHandle t, int64_t n
     return c;
 }
 
+/* Launches the index kernel for self's element size and index's dtype over p. */
+static AOTITorchError index_launch(const char *op, const struct AtenTensorOpaque *self,
+                                   const struct AtenTensorOpaque *index, sh_params *p) {
+    char name[96];
+    snprintf(name, sizeof name, "sh_index_e%zu_%s_strided", shimrt_dtype_size(self->dtype),
+             shimrt_cuda_dtype_tag(index->dtype));
+    shimrt_cuda_kdesc kd;
+    if (!shimrt_cuda_kernel_find(name, &kd))
+        return shimrt_fail(op, "no CUDA index kernel %s", name);
+    return launch(op, &kd, self->device_index, p);
+}
+
+/* The index's values on the host as int64 (a new CPU tensor), for their range checks. */
+static AtenTensorHandle host_index(const char *op, AtenTensorHandle index) {
+    AtenTensorHandle h =
+        shimrt_tensor_empty(op, index->ndim, index->sizes, NULL, SHIMRT_INT64, SHIMRT_DEV_CPU, 0);
+    if (h && shimrt_cuda_do_copy(h, index)) {
+        shimrt_tensor_free(h);
+        return NULL;
+    }
+    return h;
+}
+
+AOTITorchError shimrt_cuda_gather_run(const char *op, AtenTensorHandle self, int64_t d,
+                                      AtenTensorHandle index, AtenTensorHandle *ret) {
+    SHIMRT_CHECK_ARG(ret);
+    if (check_cuda(op, self, "self", -1) || check_cuda(op, index, "index", self->device_index))
+        return AOTI_TORCH_FAILURE;
+    int64_t n = shimrt_numel(index), limit = self->ndim ? self->sizes[d] : 1;
+    AtenTensorHandle h = host_index(op, index);
+    if (!h) return AOTI_TORCH_FAILURE;
+    AOTITorchError rc = AOTI_TORCH_SUCCESS;
+    for (int64_t j = 0; !rc && j < n; j++)
+        rc = shimrt_k_index_in_bounds(op, ((const int64_t *)shimrt_data(h))[j], d, limit);
+    shimrt_tensor_free(h);
+    if (rc) return AOTI_TORCH_FAILURE;
+    AtenTensorHandle out = shimrt_tensor_empty(op, index->ndim, index->sizes, NULL, self->dtype,
+                                               SHIMRT_DEV_CUDA, self->device_index);
+    if (!out) return AOTI_TORCH_FAILURE;
+    sh_params p;
+    memset(&p, 0, sizeof p);
+    p.out = shimrt_data(out);
+    p.in0 = shimrt_data(self);
+    p.in1 = shimrt_data(index);
+    p.n = n;
+    p.ndim = (int)index->ndim;
+    for (int64_t j = 0; j < index->ndim; j++) {
+        p.sizes[j] = index->sizes[j];
+        p.st[0][j] = out->strides[j];
+        p.st[1][j] = j == d || !self->ndim ? 0 : self->strides[j];
+        p.st[2][j] = index->strides[j];
+    }
+    p.rsizes[0] = limit;
+    p.rst[0] = self->ndim ? self->strides[d] : 0;
+    return shimrt_k_hand_out(index_launch(op, self, index, &p), out, ret);
+}
+
 AOTITorchError shimrt_cuda_index_select_run(const char *op, AtenTensorHandle self, int64_t d,
                                             AtenTensorHandle index, AtenTensorHandle *ret) {
     SHIMRT_CHECK_ARG(ret);
@@ -577,20 +634,13 @@ AOTITorchError shimrt_cuda_index_select_run(const char *op, AtenTensorHandle sel
         return AOTI_TORCH_FAILURE;
     /* the index values checked on the host (PyTorch's message, not a device assert) */
     int64_t k = shimrt_numel(index), limit = self->ndim ? self->sizes[d] : 1;
-    AtenTensorHandle h =
-        shimrt_tensor_empty(op, index->ndim, index->sizes, NULL, SHIMRT_INT64, SHIMRT_DEV_CPU, 0);
+    AtenTensorHandle h = host_index(op, index);
     if (!h) return AOTI_TORCH_FAILURE;
-    AOTITorchError rc = shimrt_cuda_do_copy(h, index);
+    AOTITorchError rc = AOTI_TORCH_SUCCESS;
     for (int64_t j = 0; !rc && j < k; j++)
         rc = shimrt_k_index_in_range(op, ((const int64_t *)shimrt_data(h))[j], limit);
     shimrt_tensor_free(h);
     if (rc) return AOTI_TORCH_FAILURE;
-    char name[96];
-    snprintf(name, sizeof name, "sh_index_e%zu_%s_strided", shimrt_dtype_size(self->dtype),
-             shimrt_cuda_dtype_tag(index->dtype));
-    shimrt_cuda_kdesc kd;
-    if (!shimrt_cuda_kernel_find(name, &kd))
-        return shimrt_fail(op, "no CUDA index kernel %s", name);
     int64_t shape[SHIMRT_MAX_DIMS];
     for (int64_t j = 0; j < self->ndim; j++) shape[j] = j == d ? k : self->sizes[j];
     AtenTensorHandle out = shimrt_tensor_empty(op, self->ndim, shape, NULL, self->dtype,
@@ -611,5 +661,5 @@ AOTITorchError shimrt_cuda_index_select_run(const char *op, AtenTensorHandle sel
     }
     p.rsizes[0] = limit;
     p.rst[0] = self->ndim ? self->strides[d] : 0;
-    return shimrt_k_hand_out(launch(op, &kd, self->device_index, &p), out, ret);
+    return shimrt_k_hand_out(index_launch(op, self, index, &p), out, ret);
 }

@@ -332,6 +332,38 @@ AOTITorchError shimrt_k_index_in_range(const char *op, int64_t v, int64_t limit)
     return AOTI_TORCH_SUCCESS;
 }
 
+AOTITorchError shimrt_k_scatter_index_check(const char *op, const struct AtenTensorOpaque *self,
+                                            int64_t dim, const struct AtenTensorOpaque *index,
+                                            const struct AtenTensorOpaque *src) {
+    if (index->dtype != SHIMRT_INT64)
+        return shimrt_fail(op, "Expected dtype int64 for index, got %s",
+                           shimrt_dtype_name(index->dtype));
+    int64_t sn = self->ndim ? self->ndim : 1, in = index->ndim ? index->ndim : 1, n = 1;
+    for (int64_t d = 0; d < index->ndim; d++) n *= index->sizes[d];
+    if (n == 0) return AOTI_TORCH_SUCCESS;
+    if (in != sn)
+        return shimrt_fail(op, "Index tensor must have the same number of dimensions as self "
+                               "tensor");
+    for (int64_t d = 0; d < index->ndim; d++) {
+        if (d != dim && self->ndim && index->sizes[d] > self->sizes[d])
+            return shimrt_fail(op,
+                               "Size does not match at dimension %lld expected index "
+                               "to be no larger than self apart from dimension %lld",
+                               (long long)d, (long long)dim);
+        if (src && src->ndim == index->ndim && index->sizes[d] > src->sizes[d])
+            return shimrt_fail(op, "Expected index to be no larger than src at dimension %lld",
+                               (long long)d);
+    }
+    return AOTI_TORCH_SUCCESS;
+}
+
+AOTITorchError shimrt_k_index_in_bounds(const char *op, int64_t v, int64_t dim, int64_t limit) {
+    if (v < -limit || v >= limit)
+        return shimrt_fail(op, "index %lld is out of bounds for dimension %lld with size %lld",
+                           (long long)v, (long long)dim, (long long)limit);
+    return AOTI_TORCH_SUCCESS;
+}
+
 AOTITorchError shimrt_k_mm_shape(const char *op, const struct AtenTensorOpaque *a, const char *an,
                                  const struct AtenTensorOpaque *b, int64_t shape[2]) {
     if (a->ndim != 2) return shimrt_fail(op, "%s must be a matrix", an);

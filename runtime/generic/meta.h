@@ -79,6 +79,15 @@ AOTITorchError shimrt_k_index_select_check(const char *op, const struct AtenTens
                                            int64_t *out);
 /* Fails unless the index value v is in [-limit, limit). */
 AOTITorchError shimrt_k_index_in_range(const char *op, int64_t v, int64_t limit);
+/* scatter's and gather's index checks with PyTorch's messages: an int64 index with self's
+ * dim count (an empty index passes), no larger than self except along dim (for scatter),
+ * nor than src (src may be NULL). dim is already wrapped. */
+AOTITorchError shimrt_k_scatter_index_check(const char *op, const struct AtenTensorOpaque *self,
+                                            int64_t dim, const struct AtenTensorOpaque *index,
+                                            const struct AtenTensorOpaque *src);
+/* Fails unless the index value v is in [-limit, limit) ("index 5 is out of bounds for
+ * dimension 1 with size 4"). */
+AOTITorchError shimrt_k_index_in_bounds(const char *op, int64_t v, int64_t dim, int64_t limit);
 /* mm's shape checks, with PyTorch's messages (an: the first operand's name, "self" or
  * "mat1"): a and b are matrices that can be multiplied; shape gets [n, m]. */
 AOTITorchError shimrt_k_mm_shape(const char *op, const struct AtenTensorOpaque *a, const char *an,

@@ -865,3 +865,88 @@ Test(cuda_ops, index_select_matches_cpu, .timeout = 300) {
     cr_assert(launches() > before, "the kernels ran on the (fake) device");
     no_leaks();
 }
+
+/* A CPU int64 tensor of the given shape with random values in [-len, len). */
+static AtenTensorHandle rand_index(int64_t nd, const int64_t *sizes, int64_t len) {
+    AtenTensorHandle t = NULL;
+    OK(empty_contig(nd, sizes, SHIMRT_INT64, aoti_torch_device_type_cpu(), 0, &t));
+    for (int64_t j = 0; j < shimrt_numel(t); j++)
+        ((int64_t *)shimrt_data(t))[j] = (int64_t)(urand() * 2 * len) - len;
+    return t;
+}
+
+/* gather's CUDA kernel against the CPU kernel: element sizes 1, 2, 4, 8, an index larger
+ * than self along dim and smaller elsewhere, negative indices, transposed self and index,
+ * both dims (a negative one), an empty index, a 0-dim self, and PyTorch's errors. */
+Test(cuda_ops, gather_matches_cpu, .timeout = 300) {
+    need_nvrtc();
+    static const int32_t dts[] = {SHIMRT_FLOAT32, SHIMRT_BFLOAT16, SHIMRT_INT64, SHIMRT_UINT8};
+    int64_t s[2] = {5, 7};
+    char what[96];
+    for (size_t di = 0; di < sizeof dts / sizeof dts[0]; di++) {
+        AtenTensorHandle c = cpu_rand(dts[di], 2, s);
+        for (int layout = 0; layout < 2; layout++) {
+            AtenTensorHandle cc = c, g = layout ? strided_pair(c, &cc) : to_cuda(c, 0);
+            for (int64_t dim = -1; dim < 1; dim++) {
+                int64_t isz[2] = {dim == 0 ? 8 : 3, dim == 0 ? 4 : 9};
+                AtenTensorHandle ix = rand_index(2, isz, s[dim < 0 ? 1 : 0]), gix = NULL;
+                AtenTensorHandle w = NULL, gw = NULL;
+                if (layout) { /* a transposed index too */
+                    AtenTensorHandle ignored = NULL;
+                    gix = strided_pair(ix, &ignored);
+                } else {
+                    gix = to_cuda(ix, 0);
+                }
+                snprintf(what, sizeof what, "gather %s dim %lld %s", shimrt_dtype_name(dts[di]),
+                         (long long)dim, layout ? "strided" : "contiguous");
+                OK(aoti_torch_cpu_gather(cc, dim, ix, 0, &w));
+                OK(aoti_torch_cuda_gather(g, dim, gix, 0, &gw));
+                same(what, w, gw);
+                AtenTensorHandle r[] = {ix, gix, w, gw};
+                for (size_t j = 0; j < 4; j++) OK(aoti_torch_delete_tensor_object(r[j]));
+            }
+            OK(aoti_torch_delete_tensor_object(g));
+        }
+        OK(aoti_torch_delete_tensor_object(c));
+    }
+    /* an empty index, a 0-dim self */
+    AtenTensorHandle a = cpu_rand(SHIMRT_FLOAT32, 2, s), ga = to_cuda(a, 0), w = NULL, gw = NULL;
+    int64_t ez[2] = {0, 3};
+    AtenTensorHandle e = rand_index(2, ez, 1), ge = to_cuda(e, 0);
+    OK(aoti_torch_cpu_gather(a, 1, e, 0, &w));
+    OK(aoti_torch_cuda_gather(ga, 1, ge, 0, &gw));
+    same("gather, empty index", w, gw);
+    OK(aoti_torch_delete_tensor_object(w));
+    OK(aoti_torch_delete_tensor_object(gw));
+    AtenTensorHandle sc = cpu_rand(SHIMRT_FLOAT64, 0, NULL), gsc = to_cuda(sc, 0);
+    AtenTensorHandle i0 = rand_index(0, NULL, 1), gi0 = to_cuda(i0, 0);
+    OK(aoti_torch_cpu_gather(sc, 0, i0, 0, &w));
+    OK(aoti_torch_cuda_gather(gsc, -1, gi0, 0, &gw));
+    same("gather of a 0-dim tensor", w, gw);
+    OK(aoti_torch_delete_tensor_object(w));
+    OK(aoti_torch_delete_tensor_object(gw));
+    /* errors from both backends */
+    int64_t one[2] = {1, 1}, three[1] = {3}, big[2] = {6, 1};
+    AtenTensorHandle bad = rand_index(2, one, 1), gbad = NULL;
+    ((int64_t *)shimrt_data(bad))[0] = 7;
+    gbad = to_cuda(bad, 0);
+    BOTH_FAIL(aoti_torch_cpu_gather(a, 1, bad, 0, &w), aoti_torch_cuda_gather(ga, 1, gbad, 0, &gw),
+              "index 7 is out of bounds for dimension 1 with size 7");
+    AtenTensorHandle i32 = cpu_rand(SHIMRT_INT32, 2, one), gi32 = to_cuda(i32, 0);
+    BOTH_FAIL(aoti_torch_cpu_gather(a, 1, i32, 0, &w), aoti_torch_cuda_gather(ga, 1, gi32, 0, &gw),
+              "Expected dtype int64 for index");
+    AtenTensorHandle i1 = rand_index(1, three, 1), gi1 = to_cuda(i1, 0);
+    BOTH_FAIL(aoti_torch_cpu_gather(a, 1, i1, 0, &w), aoti_torch_cuda_gather(ga, 1, gi1, 0, &gw),
+              "Index tensor must have the same number of dimensions as self tensor");
+    AtenTensorHandle ib = rand_index(2, big, 1), gib = to_cuda(ib, 0);
+    BOTH_FAIL(aoti_torch_cpu_gather(a, 1, ib, 0, &w), aoti_torch_cuda_gather(ga, 1, gib, 0, &gw),
+              "Size does not match at dimension 0 expected index to be no larger than self "
+              "apart from dimension 1");
+    BOTH_FAIL(aoti_torch_cpu_gather(a, -3, ib, 0, &w), aoti_torch_cuda_gather(ga, -3, gib, 0, &gw),
+              "Dimension out of range");
+    AtenTensorHandle all[] = {a,   ga,   e,   ge,   sc, gsc, i0, gi0,
+                              bad, gbad, i32, gi32, i1, gi1, ib, gib};
+    for (size_t j = 0; j < sizeof all / sizeof *all; j++)
+        OK(aoti_torch_delete_tensor_object(all[j]));
+    no_leaks();
+}

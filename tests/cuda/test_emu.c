@@ -390,7 +390,7 @@ static void run_softmax(const shimrt_cuda_kdesc *k) {
     OK(aoti_torch_delete_tensor_object(a));
 }
 
-/* index kernels against the CPU's index_select: a [6, 9] input (strides (1, 6)) of a dtype
+/* index kernels against the CPU's index_select (and gather for int64 indices): a [6, 9] input (strides (1, 6)) of a dtype
  * of the kernel's element size, a strided index vector with negative values, both dims. */
 static void run_index(const shimrt_cuda_kdesc *k) {
     int64_t shape[2] = {6, 9}, tstr[2] = {1, 6}, isz[1] = {7}, ist[1] = {2};
@@ -423,6 +423,36 @@ static void run_index(const shimrt_cuda_kdesc *k) {
         cr_assert_eq(sh_emu_launch(emu_fn(k->name), 2, 32, &p), 0);
         compare(k->name, want, out, ost);
         OK(aoti_torch_delete_tensor_object(want));
+    }
+    if (k->in_dtype == SHIMRT_INT64) { /* gather: a [4, 3] index (strides (1, 4)) on dim 1 */
+        int64_t gsz[2] = {4, 3}, gst[2] = {1, 4};
+        AtenTensorHandle gi = NULL, want = NULL;
+        OK(aoti_torch_empty_strided(2, gsz, gst, SHIMRT_INT64, aoti_torch_device_type_cpu(), 0,
+                                    &gi));
+        for (int64_t j = 0; j < 12; j++)
+            ((int64_t *)shimrt_data(gi))[j] = (int64_t)(urand() * 18) - 9;
+        OK(aoti_torch_cpu_gather(a, 1, gi, 0, &want));
+        char out[12 * 8];
+        int64_t ost[2] = {3, 1};
+        sh_params p;
+        memset(&p, 0, sizeof p);
+        p.out = out;
+        p.in0 = shimrt_data(a);
+        p.in1 = shimrt_data(gi);
+        p.n = 12;
+        p.ndim = 2;
+        for (int d = 0; d < 2; d++) {
+            p.sizes[d] = gsz[d];
+            p.st[0][d] = ost[d];
+            p.st[1][d] = d == 1 ? 0 : a->strides[d];
+            p.st[2][d] = gi->strides[d];
+        }
+        p.rsizes[0] = shape[1];
+        p.rst[0] = a->strides[1];
+        cr_assert_eq(sh_emu_launch(emu_fn(k->name), 1, 32, &p), 0);
+        compare(k->name, want, out, ost);
+        OK(aoti_torch_delete_tensor_object(want));
+        OK(aoti_torch_delete_tensor_object(gi));
     }
     OK(aoti_torch_delete_tensor_object(a));
     OK(aoti_torch_delete_tensor_object(ix));
