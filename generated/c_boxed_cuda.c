@@ -279,6 +279,37 @@ void boxed_cuda_bmm(StableIValue* stack_, uint64_t num_args_, uint64_t num_outpu
     shimrt_box_finish(&box_);
 }
 
+/* aten.cat.default: cat(Tensor[] tensors, int dim=0) -> Tensor */
+void boxed_cuda_cat(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[2] = {SHIMRT_KIND_TENSOR_LIST, SHIMRT_KIND_NONE};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "cat", stack_, num_args_, 2, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    int64_t tensors_len_ = 0;
+    const AtenTensorHandle* tensors = shimrt_box_tensor_list(&box_, 0, &tensors_len_);
+    int64_t dim = shimrt_box_int(&box_, 1);
+    AtenTensorHandle ret0 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cuda_cat(tensors, tensors_len_, dim, &ret0));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_finish(&box_);
+}
+
+/* aten.cat.out: cat.out(Tensor[] tensors, int dim=0, *, Tensor(a!) out) -> Tensor(a!) */
+void boxed_cuda_cat_out(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[3] = {SHIMRT_KIND_TENSOR_LIST, SHIMRT_KIND_NONE, SHIMRT_KIND_TENSOR};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "cat.out", stack_, num_args_, 3, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    int64_t tensors_len_ = 0;
+    const AtenTensorHandle* tensors = shimrt_box_tensor_list(&box_, 0, &tensors_len_);
+    int64_t dim = shimrt_box_int(&box_, 1);
+    AtenTensorHandle out = shimrt_box_tensor(&box_, 2);
+    shimrt_box_keep(&box_, 2);
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cuda_cat_out(out, tensors, tensors_len_, dim));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_alias(&box_, 0, 2);
+    shimrt_box_finish(&box_);
+}
+
 /* aten.clamp.default: clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor */
 void boxed_cuda_clamp(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
     static const unsigned char arg_kinds_[3] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_OPT_SCALAR, SHIMRT_KIND_OPT_SCALAR};
@@ -1508,7 +1539,7 @@ static const shimrt_def_entry defs_aten[101] = {
 };
 
 /* Every boxed kernel of namespace aten for the cuda backend. */
-static const shimrt_impl_entry impls_aten_cuda[87] = {
+static const shimrt_impl_entry impls_aten_cuda[89] = {
     {"_foreach_mul.List", boxed_cuda__foreach_mul_List},
     {"_foreach_mul_.List", boxed_cuda__foreach_mul__List},
     {"abs", boxed_cuda_abs},
@@ -1526,6 +1557,8 @@ static const shimrt_impl_entry impls_aten_cuda[87] = {
     {"bitwise_or.Tensor", boxed_cuda_bitwise_or_Tensor},
     {"bitwise_right_shift.Tensor", boxed_cuda_bitwise_right_shift_Tensor},
     {"bmm", boxed_cuda_bmm},
+    {"cat", boxed_cuda_cat},
+    {"cat.out", boxed_cuda_cat_out},
     {"clamp", boxed_cuda_clamp},
     {"clone", boxed_cuda_clone},
     {"contiguous", boxed_cuda_contiguous},
@@ -1599,5 +1632,5 @@ static const shimrt_impl_entry impls_aten_cuda[87] = {
 };
 
 AOTITorchError shimgen_register_aten_cuda(TorchLibraryHandle* ret_def, TorchLibraryHandle* ret_impl) {
-    return shimrt_register_ops("aten", "CUDA", __FILE__, __LINE__, defs_aten, 101, impls_aten_cuda, 87, ret_def, ret_impl);
+    return shimrt_register_ops("aten", "CUDA", __FILE__, __LINE__, defs_aten, 101, impls_aten_cuda, 89, ret_def, ret_impl);
 }

@@ -35,6 +35,8 @@ void boxed_cuda_bitwise_left_shift_Tensor(StableIValue* stack_, uint64_t num_arg
 void boxed_cuda_bitwise_or_Tensor(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cuda_bitwise_right_shift_Tensor(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cuda_bmm(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
+void boxed_cuda_cat(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
+void boxed_cuda_cat_out(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cuda_clamp(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cuda_clone(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cuda_contiguous(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);

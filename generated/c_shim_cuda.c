@@ -161,6 +161,22 @@ AOTITorchError aoti_torch_cuda_bmm(AtenTensorHandle self, AtenTensorHandle mat2,
     return shimrt_cuda_bmm(self, mat2, ret0);
 }
 
+/* aten.cat.default: cat(Tensor[] tensors, int dim=0) -> Tensor
+ * kernel: shimrt_cuda_cat (CUDA) */
+AOTITorchError aoti_torch_cuda_cat(const AtenTensorHandle* tensors, int64_t tensors_len_, int64_t dim, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR_LIST(tensors);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cuda_cat(tensors, tensors_len_, dim, ret0);
+}
+
+/* aten.cat.out: cat.out(Tensor[] tensors, int dim=0, *, Tensor(a!) out) -> Tensor(a!)
+ * kernel: shimrt_cuda_cat_out (CUDA) */
+AOTITorchError aoti_torch_cuda_cat_out(AtenTensorHandle out, const AtenTensorHandle* tensors, int64_t tensors_len_, int64_t dim) {
+    SHIMRT_ARG_TENSOR(out);
+    SHIMRT_ARG_TENSOR_LIST(tensors);
+    return shimrt_cuda_cat_out(out, tensors, tensors_len_, dim);
+}
+
 /* aten.clamp.default: clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor
  * kernel: shimrt_cuda_clamp (CUDA) */
 AOTITorchError aoti_torch_cuda_clamp(AtenTensorHandle self, double* min, double* max, AtenTensorHandle* ret0) {

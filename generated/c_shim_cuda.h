@@ -69,6 +69,12 @@ AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cuda_bitwise_right_shift_Tensor(Aten
 /* aten.bmm.default: bmm(Tensor self, Tensor mat2) -> Tensor */
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cuda_bmm(AtenTensorHandle self, AtenTensorHandle mat2, AtenTensorHandle* ret0);
 
+/* aten.cat.default: cat(Tensor[] tensors, int dim=0) -> Tensor */
+AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cuda_cat(const AtenTensorHandle* tensors, int64_t tensors_len_, int64_t dim, AtenTensorHandle* ret0);
+
+/* aten.cat.out: cat.out(Tensor[] tensors, int dim=0, *, Tensor(a!) out) -> Tensor(a!) */
+AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cuda_cat_out(AtenTensorHandle out, const AtenTensorHandle* tensors, int64_t tensors_len_, int64_t dim);
+
 /* aten.clamp.default: clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor */
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cuda_clamp(AtenTensorHandle self, double* min, double* max, AtenTensorHandle* ret0);
 

@@ -48,6 +48,10 @@ AOTITorchError shimrt_cuda_bitwise_or_tensor(AtenTensorHandle self, AtenTensorHa
 AOTITorchError shimrt_cuda_bitwise_right_shift_tensor(AtenTensorHandle self, AtenTensorHandle other, AtenTensorHandle* ret0);
 /* aten.bmm.default: bmm(Tensor self, Tensor mat2) -> Tensor (CUDA) */
 AOTITorchError shimrt_cuda_bmm(AtenTensorHandle self, AtenTensorHandle mat2, AtenTensorHandle* ret0);
+/* aten.cat.default: cat(Tensor[] tensors, int dim=0) -> Tensor (CUDA) */
+AOTITorchError shimrt_cuda_cat(const AtenTensorHandle* tensors, int64_t tensors_len_, int64_t dim, AtenTensorHandle* ret0);
+/* aten.cat.out: cat.out(Tensor[] tensors, int dim=0, *, Tensor(a!) out) -> Tensor(a!) (CUDA) */
+AOTITorchError shimrt_cuda_cat_out(AtenTensorHandle out, const AtenTensorHandle* tensors, int64_t tensors_len_, int64_t dim);
 /* aten.clamp.default: clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor (CUDA) */
 AOTITorchError shimrt_cuda_clamp(AtenTensorHandle self, double* min, double* max, AtenTensorHandle* ret0);
 /* aten.clone.default: clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor (CUDA) */

@@ -529,3 +529,53 @@ AOTITorchError shimrt_cuda_gather(AtenTensorHandle self, int64_t dim, AtenTensor
         return AOTI_TORCH_FAILURE;
     return shimrt_cuda_gather_run(op, self, d, index, ret0);
 }
+
+/* cat on CUDA: the shared checks, then each input copied into its slice of a new CUDA tensor
+ * by the device copy kernel. */
+static AOTITorchError cuda_inputs(const char *op, const AtenTensorHandle *ts, int64_t n) {
+    for (int64_t k = 0; k < n; k++) {
+        if (shimrt_k_check_defined(op, ts[k], "tensors")) return AOTI_TORCH_FAILURE;
+        if (ts[k]->device_type != SHIMRT_DEV_CUDA || ts[k]->device_index != ts[0]->device_index)
+            return shimrt_fail(
+                op,
+                "Expected all tensors to be on the same device, but found at "
+                "least two devices, %s:%d and %s:%d",
+                shimrt_device_type_name(ts[0]->device_type), (int)ts[0]->device_index,
+                shimrt_device_type_name(ts[k]->device_type), (int)ts[k]->device_index);
+    }
+    return AOTI_TORCH_SUCCESS;
+}
+
+AOTITorchError shimrt_cuda_cat(const AtenTensorHandle *tensors, int64_t tensors_len_, int64_t dim,
+                               AtenTensorHandle *ret0) {
+    static const char op[] = "cat";
+    SHIMRT_CHECK_ARG(ret0);
+    int64_t ndim, sizes[SHIMRT_MAX_DIMS];
+    int32_t dt;
+    if (tensors_len_ > 0 && (!tensors || cuda_inputs(op, tensors, tensors_len_)))
+        return AOTI_TORCH_FAILURE;
+    if (shimrt_k_cat_shape(op, tensors, tensors_len_, &dim, &ndim, sizes, &dt))
+        return AOTI_TORCH_FAILURE;
+    AtenTensorHandle t =
+        shimrt_tensor_empty(op, ndim, sizes, NULL, dt, SHIMRT_DEV_CUDA, tensors[0]->device_index);
+    if (!t) return AOTI_TORCH_FAILURE;
+    return shimrt_k_hand_out(shimrt_k_cat_into(op, tensors, tensors_len_, dim, t), t, ret0);
+}
+
+AOTITorchError shimrt_cuda_cat_out(AtenTensorHandle out, const AtenTensorHandle *tensors,
+                                   int64_t tensors_len_, int64_t dim) {
+    static const char op[] = "cat.out";
+    int64_t ndim, sizes[SHIMRT_MAX_DIMS];
+    int32_t dt;
+    if (shimrt_k_check_defined(op, out, "out")) return AOTI_TORCH_FAILURE;
+    if (tensors_len_ > 0 && (!tensors || cuda_inputs(op, tensors, tensors_len_)))
+        return AOTI_TORCH_FAILURE;
+    if (shimrt_k_cat_shape(op, tensors, tensors_len_, &dim, &ndim, sizes, &dt))
+        return AOTI_TORCH_FAILURE;
+    if (out->device_type != SHIMRT_DEV_CUDA || out->device_index != tensors[0]->device_index)
+        return shimrt_fail(op, "out must be on the inputs' device (cuda:%d)",
+                           (int)tensors[0]->device_index);
+    if (out->ndim != ndim || memcmp(out->sizes, sizes, (size_t)ndim * sizeof *sizes))
+        return shimrt_fail(op, "out must have the result's size (no resizing here)");
+    return shimrt_k_cat_into(op, tensors, tensors_len_, dim, out);
+}

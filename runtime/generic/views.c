@@ -239,3 +239,75 @@ AOTITorchError shimrt_unsqueeze(AtenTensorHandle self, int64_t dim, AtenTensorHa
     }
     return shimrt_k_give(shimrt_k_alias(op, self, n, sizes, strides, self->storage_offset), ret0);
 }
+
+AOTITorchError shimrt_k_cat_shape(const char *op, const AtenTensorHandle *ts, int64_t n,
+                                  int64_t *dim, int64_t *ndim, int64_t *sizes, int32_t *dtype) {
+    if (n <= 0) return shimrt_fail(op, "expected a non-empty list of Tensors");
+    const struct AtenTensorOpaque *ref = NULL;
+    for (int64_t k = 0; k < n; k++) {
+        if (!(ts[k]->ndim == 1 && ts[k]->sizes[0] == 0)) {
+            ref = ts[k];
+            break;
+        }
+    }
+    *dtype = ts[0]->dtype;
+    for (int64_t k = 1; k < n; k++)
+        if (ts[k]->dtype != *dtype)
+            return shimrt_fail(op, "tensors of different dtypes (%s and %s) are not supported",
+                               shimrt_dtype_name(*dtype), shimrt_dtype_name(ts[k]->dtype));
+    if (!ref) { /* all legacy-empty */
+        *ndim = 1;
+        sizes[0] = 0;
+        *dim = 0;
+        return AOTI_TORCH_SUCCESS;
+    }
+    if (ref->ndim == 0)
+        return shimrt_fail(op, "zero-dimensional tensor (at position 0) cannot be concatenated");
+    if (shimrt_k_wrap_dim(op, *dim, ref->ndim, dim)) return AOTI_TORCH_FAILURE;
+    *ndim = ref->ndim;
+    memcpy(sizes, ref->sizes, (size_t)ref->ndim * sizeof *sizes);
+    sizes[*dim] = 0;
+    for (int64_t k = 0; k < n; k++) {
+        const struct AtenTensorOpaque *t = ts[k];
+        if (t->ndim == 1 && t->sizes[0] == 0) continue;
+        if (t->ndim != ref->ndim)
+            return shimrt_fail(op,
+                               "Tensors must have same number of dimensions: got %lld and "
+                               "%lld",
+                               (long long)ref->ndim, (long long)t->ndim);
+        for (int64_t d = 0; d < t->ndim; d++)
+            if (d != *dim && t->sizes[d] != ref->sizes[d])
+                return shimrt_fail(op,
+                                   "Sizes of tensors must match except in dimension %lld. "
+                                   "Expected size %lld but got size %lld for tensor number "
+                                   "%lld in the list.",
+                                   (long long)*dim, (long long)ref->sizes[d],
+                                   (long long)t->sizes[d], (long long)k);
+        sizes[*dim] += t->sizes[*dim];
+    }
+    return AOTI_TORCH_SUCCESS;
+}
+
+AOTITorchError shimrt_k_cat_into(const char *op, const AtenTensorHandle *ts, int64_t n, int64_t dim,
+                                 AtenTensorHandle out) {
+    int64_t at = 0;
+    for (int64_t k = 0; k < n; k++) {
+        AtenTensorHandle t = ts[k];
+        if (t->ndim == 1 && t->sizes[0] == 0 && out->ndim != 1) continue;
+        int64_t len = t->ndim ? t->sizes[dim] : 1;
+        int64_t sizes[SHIMRT_MAX_DIMS];
+        memcpy(sizes, out->sizes, (size_t)out->ndim * sizeof *sizes);
+        sizes[dim] = len;
+        AtenTensorHandle slice =
+            shimrt_tensor_new(op, out->storage, out->ndim, sizes, out->strides,
+                              out->storage_offset + at * out->strides[dim], out->dtype,
+                              out->device_type, out->device_index, out->layout);
+        if (!slice) return AOTI_TORCH_FAILURE;
+        AOTITorchError rc =
+            shimrt_numel(slice) ? shimrt_backend_copy(op, slice, t) : AOTI_TORCH_SUCCESS;
+        shimrt_tensor_free(slice);
+        if (rc) return rc;
+        at += len;
+    }
+    return AOTI_TORCH_SUCCESS;
+}

@@ -403,7 +403,7 @@ Test(cuda_ops, ops_without_a_cuda_kernel_run_through_the_cpu_fallback, .timeout 
     OK(aoti_torch_aten_sum_IntList_out(out, a, &pd, 1, 0, NULL));
     cr_assert_eq(shimrt_data(gout), before, "the out tensor keeps its device memory");
     same("sum.IntList_out", out, gout);
-    /* a Tensor[] argument (cat) through the boxed dispatcher */
+    /* a Tensor[] argument through the boxed dispatcher (cat: now its CUDA kernel) */
     StableListHandle l = NULL;
     OK(torch_new_list_reserve_size(2, &l));
     AtenTensorHandle g2 = to_cuda(a, 0), g3 = to_cuda(a, 0);
@@ -948,5 +948,67 @@ Test(cuda_ops, gather_matches_cpu, .timeout = 300) {
                               bad, gbad, i32, gi32, i1, gi1, ib, gib};
     for (size_t j = 0; j < sizeof all / sizeof *all; j++)
         OK(aoti_torch_delete_tensor_object(all[j]));
+    no_leaks();
+}
+
+/* cat and cat.out on CUDA against the CPU kernel: several dtypes, inputs of different
+ * lengths along dim (a transposed one, an empty one, a legacy empty 1-D one), a negative
+ * dim, and PyTorch's errors from both backends. */
+Test(cuda_ops, cat_matches_cpu, .timeout = 300) {
+    need_nvrtc();
+    static const int32_t dts[] = {SHIMRT_FLOAT32, SHIMRT_FLOAT16, SHIMRT_INT64};
+    int64_t s0[2] = {4, 3}, s1[2] = {4, 5}, s2[2] = {4, 0}, le[1] = {0};
+    char what[64];
+    for (size_t di = 0; di < sizeof dts / sizeof dts[0]; di++) {
+        AtenTensorHandle c[4] = {cpu_rand(dts[di], 2, s0), cpu_rand(dts[di], 2, s1),
+                                 cpu_rand(dts[di], 2, s2), cpu_rand(dts[di], 1, le)};
+        AtenTensorHandle g[4], ignored = NULL;
+        g[0] = to_cuda(c[0], 0);
+        g[1] = strided_pair(c[1], &ignored);
+        g[2] = to_cuda(c[2], 0);
+        g[3] = to_cuda(c[3], 0);
+        for (int64_t dim = -1; dim < 2; dim += 2) {
+            AtenTensorHandle w = NULL, gw = NULL;
+            snprintf(what, sizeof what, "cat %s dim %lld", shimrt_dtype_name(dts[di]),
+                     (long long)dim);
+            OK(aoti_torch_cpu_cat(c, 4, dim, &w));
+            OK(aoti_torch_cuda_cat(g, 4, dim, &gw));
+            same(what, w, gw);
+            /* cat.out into a CUDA tensor of the result's size */
+            AtenTensorHandle go = NULL;
+            OK(empty_contig(w->ndim, w->sizes, dts[di], aoti_torch_device_type_cuda(), 0, &go));
+            OK(aoti_torch_cuda_cat_out(go, g, 4, dim));
+            same("cat.out", w, go);
+            AtenTensorHandle r[] = {w, gw, go};
+            for (size_t j = 0; j < 3; j++) OK(aoti_torch_delete_tensor_object(r[j]));
+        }
+        for (int k = 0; k < 4; k++) {
+            OK(aoti_torch_delete_tensor_object(c[k]));
+            OK(aoti_torch_delete_tensor_object(g[k]));
+        }
+    }
+    /* errors from both backends */
+    int64_t s3[2] = {3, 3};
+    AtenTensorHandle a = cpu_rand(SHIMRT_FLOAT32, 2, s0), b = cpu_rand(SHIMRT_FLOAT32, 2, s3);
+    AtenTensorHandle i = cpu_rand(SHIMRT_INT64, 2, s0), z = cpu_rand(SHIMRT_FLOAT32, 0, NULL);
+    AtenTensorHandle ga = to_cuda(a, 0), gb = to_cuda(b, 0), gi = to_cuda(i, 0), gz = to_cuda(z, 0);
+    AtenTensorHandle w = NULL, gw = NULL;
+    AtenTensorHandle ab[2] = {a, b}, gab[2] = {ga, gb}, ai[2] = {a, i}, gai[2] = {ga, gi};
+    AtenTensorHandle zz[2] = {z, z}, gzz[2] = {gz, gz}, mixed[2] = {ga, a};
+    BOTH_FAIL(aoti_torch_cpu_cat(ab, 2, 1, &w), aoti_torch_cuda_cat(gab, 2, 1, &gw),
+              "Sizes of tensors must match except in dimension 1. Expected size 4 but got size 3 "
+              "for tensor number 1 in the list.");
+    BOTH_FAIL(aoti_torch_cpu_cat(ai, 2, 0, &w), aoti_torch_cuda_cat(gai, 2, 0, &gw),
+              "tensors of different dtypes");
+    BOTH_FAIL(aoti_torch_cpu_cat(zz, 2, 0, &w), aoti_torch_cuda_cat(gzz, 2, 0, &gw),
+              "zero-dimensional tensor (at position 0) cannot be concatenated");
+    BOTH_FAIL(aoti_torch_cpu_cat(ab, 0, 0, &w), aoti_torch_cuda_cat(gab, 0, 0, &gw),
+              "expected a non-empty list of Tensors");
+    BOTH_FAIL(aoti_torch_cpu_cat(ab, 2, 2, &w), aoti_torch_cuda_cat(gab, 2, 2, &gw),
+              "Dimension out of range");
+    FAILS(aoti_torch_cuda_cat(mixed, 2, 0, &gw), "cat",
+          "Expected all tensors to be on the same device");
+    AtenTensorHandle all[] = {a, b, i, z, ga, gb, gi, gz};
+    for (size_t j = 0; j < 8; j++) OK(aoti_torch_delete_tensor_object(all[j]));
     no_leaks();
 }
