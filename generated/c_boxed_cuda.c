@@ -630,6 +630,23 @@ void boxed_cuda_gather(StableIValue* stack_, uint64_t num_args_, uint64_t num_ou
     shimrt_box_finish(&box_);
 }
 
+/* aten.gather.out: gather.out(Tensor self, int dim, Tensor index, *, bool sparse_grad=False, Tensor(a!) out) -> Tensor(a!) */
+void boxed_cuda_gather_out(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[5] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_NONE, SHIMRT_KIND_TENSOR, SHIMRT_KIND_NONE, SHIMRT_KIND_TENSOR};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "gather.out", stack_, num_args_, 5, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
+    int64_t dim = shimrt_box_int(&box_, 1);
+    AtenTensorHandle index = shimrt_box_tensor(&box_, 2);
+    int32_t sparse_grad = shimrt_box_bool(&box_, 3);
+    AtenTensorHandle out = shimrt_box_tensor(&box_, 4);
+    shimrt_box_keep(&box_, 4);
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cuda_gather_out(out, self, dim, index, sparse_grad));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_alias(&box_, 0, 4);
+    shimrt_box_finish(&box_);
+}
+
 /* aten.ge.Scalar: ge.Scalar(Tensor self, Scalar other) -> Tensor */
 void boxed_cuda_ge_Scalar(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
     static const unsigned char arg_kinds_[2] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_SCALAR};
@@ -698,6 +715,22 @@ void boxed_cuda_index_select(StableIValue* stack_, uint64_t num_args_, uint64_t 
     SHIMRT_BOX_CALL(&box_, aoti_torch_cuda_index_select(self, dim, index, &ret0));
     shimrt_box_release_args(&box_);
     shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_finish(&box_);
+}
+
+/* aten.index_select.out: index_select.out(Tensor self, int dim, Tensor index, *, Tensor(a!) out) -> Tensor(a!) */
+void boxed_cuda_index_select_out(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[4] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_NONE, SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "index_select.out", stack_, num_args_, 4, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
+    int64_t dim = shimrt_box_int(&box_, 1);
+    AtenTensorHandle index = shimrt_box_tensor(&box_, 2);
+    AtenTensorHandle out = shimrt_box_tensor(&box_, 3);
+    shimrt_box_keep(&box_, 3);
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cuda_index_select_out(out, self, dim, index));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_alias(&box_, 0, 3);
     shimrt_box_finish(&box_);
 }
 
@@ -1539,7 +1572,7 @@ static const shimrt_def_entry defs_aten[101] = {
 };
 
 /* Every boxed kernel of namespace aten for the cuda backend. */
-static const shimrt_impl_entry impls_aten_cuda[89] = {
+static const shimrt_impl_entry impls_aten_cuda[91] = {
     {"_foreach_mul.List", boxed_cuda__foreach_mul_List},
     {"_foreach_mul_.List", boxed_cuda__foreach_mul__List},
     {"abs", boxed_cuda_abs},
@@ -1578,11 +1611,13 @@ static const shimrt_impl_entry impls_aten_cuda[89] = {
     {"full.out", boxed_cuda_full_out},
     {"full_like", boxed_cuda_full_like},
     {"gather", boxed_cuda_gather},
+    {"gather.out", boxed_cuda_gather_out},
     {"ge.Scalar", boxed_cuda_ge_Scalar},
     {"ge.Tensor", boxed_cuda_ge_Tensor},
     {"gt.Scalar", boxed_cuda_gt_Scalar},
     {"gt.Tensor", boxed_cuda_gt_Tensor},
     {"index_select", boxed_cuda_index_select},
+    {"index_select.out", boxed_cuda_index_select_out},
     {"is_leaf", boxed_cuda_is_leaf},
     {"is_pinned", boxed_cuda_is_pinned},
     {"layer_norm", boxed_cuda_layer_norm},
@@ -1632,5 +1667,5 @@ static const shimrt_impl_entry impls_aten_cuda[89] = {
 };
 
 AOTITorchError shimgen_register_aten_cuda(TorchLibraryHandle* ret_def, TorchLibraryHandle* ret_impl) {
-    return shimrt_register_ops("aten", "CUDA", __FILE__, __LINE__, defs_aten, 101, impls_aten_cuda, 89, ret_def, ret_impl);
+    return shimrt_register_ops("aten", "CUDA", __FILE__, __LINE__, defs_aten, 101, impls_aten_cuda, 91, ret_def, ret_impl);
 }

@@ -56,11 +56,13 @@ void boxed_cuda_full(StableIValue* stack_, uint64_t num_args_, uint64_t num_outp
 void boxed_cuda_full_out(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cuda_full_like(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cuda_gather(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
+void boxed_cuda_gather_out(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cuda_ge_Scalar(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cuda_ge_Tensor(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cuda_gt_Scalar(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cuda_gt_Tensor(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cuda_index_select(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
+void boxed_cuda_index_select_out(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cuda_is_leaf(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cuda_is_pinned(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cuda_layer_norm(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);

@@ -334,6 +334,15 @@ AOTITorchError aoti_torch_cuda_gather(AtenTensorHandle self, int64_t dim, AtenTe
     return shimrt_cuda_gather(self, dim, index, sparse_grad, ret0);
 }
 
+/* aten.gather.out: gather.out(Tensor self, int dim, Tensor index, *, bool sparse_grad=False, Tensor(a!) out) -> Tensor(a!)
+ * kernel: shimrt_cuda_gather_out (CUDA) */
+AOTITorchError aoti_torch_cuda_gather_out(AtenTensorHandle out, AtenTensorHandle self, int64_t dim, AtenTensorHandle index, int32_t sparse_grad) {
+    SHIMRT_ARG_TENSOR(out);
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_TENSOR(index);
+    return shimrt_cuda_gather_out(out, self, dim, index, sparse_grad);
+}
+
 /* aten.ge.Scalar: ge.Scalar(Tensor self, Scalar other) -> Tensor
  * kernel: shimrt_cuda_ge_scalar (CUDA) */
 AOTITorchError aoti_torch_cuda_ge_Scalar(AtenTensorHandle self, double other, AtenTensorHandle* ret0) {
@@ -375,6 +384,15 @@ AOTITorchError aoti_torch_cuda_index_select(AtenTensorHandle self, int64_t dim, 
     SHIMRT_ARG_TENSOR(index);
     SHIMRT_ARG_RET(ret0);
     return shimrt_cuda_index_select(self, dim, index, ret0);
+}
+
+/* aten.index_select.out: index_select.out(Tensor self, int dim, Tensor index, *, Tensor(a!) out) -> Tensor(a!)
+ * kernel: shimrt_cuda_index_select_out (CUDA) */
+AOTITorchError aoti_torch_cuda_index_select_out(AtenTensorHandle out, AtenTensorHandle self, int64_t dim, AtenTensorHandle index) {
+    SHIMRT_ARG_TENSOR(out);
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_TENSOR(index);
+    return shimrt_cuda_index_select_out(out, self, dim, index);
 }
 
 /* aten.is_leaf.default: is_leaf(Tensor self) -> bool

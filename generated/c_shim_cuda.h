@@ -132,6 +132,9 @@ AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cuda_full_like(AtenTensorHandle self
 /* aten.gather.default: gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor */
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cuda_gather(AtenTensorHandle self, int64_t dim, AtenTensorHandle index, int32_t sparse_grad, AtenTensorHandle* ret0);
 
+/* aten.gather.out: gather.out(Tensor self, int dim, Tensor index, *, bool sparse_grad=False, Tensor(a!) out) -> Tensor(a!) */
+AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cuda_gather_out(AtenTensorHandle out, AtenTensorHandle self, int64_t dim, AtenTensorHandle index, int32_t sparse_grad);
+
 /* aten.ge.Scalar: ge.Scalar(Tensor self, Scalar other) -> Tensor */
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cuda_ge_Scalar(AtenTensorHandle self, double other, AtenTensorHandle* ret0);
 
@@ -146,6 +149,9 @@ AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cuda_gt_Tensor(AtenTensorHandle self
 
 /* aten.index_select.default: index_select(Tensor self, int dim, Tensor index) -> Tensor */
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cuda_index_select(AtenTensorHandle self, int64_t dim, AtenTensorHandle index, AtenTensorHandle* ret0);
+
+/* aten.index_select.out: index_select.out(Tensor self, int dim, Tensor index, *, Tensor(a!) out) -> Tensor(a!) */
+AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cuda_index_select_out(AtenTensorHandle out, AtenTensorHandle self, int64_t dim, AtenTensorHandle index);
 
 /* aten.is_leaf.default: is_leaf(Tensor self) -> bool */
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cuda_is_leaf(AtenTensorHandle self, int32_t* ret0);

@@ -80,6 +80,8 @@ AOTITorchError shimrt_cuda_flatten_using_ints(AtenTensorHandle self, int64_t sta
 AOTITorchError shimrt_cuda_floor_divide(AtenTensorHandle self, AtenTensorHandle other, AtenTensorHandle* ret0);
 /* aten.gather.default: gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor (CUDA) */
 AOTITorchError shimrt_cuda_gather(AtenTensorHandle self, int64_t dim, AtenTensorHandle index, int32_t sparse_grad, AtenTensorHandle* ret0);
+/* aten.gather.out: gather.out(Tensor self, int dim, Tensor index, *, bool sparse_grad=False, Tensor(a!) out) -> Tensor(a!) (CUDA) */
+AOTITorchError shimrt_cuda_gather_out(AtenTensorHandle out, AtenTensorHandle self, int64_t dim, AtenTensorHandle index, int32_t sparse_grad);
 /* aten.ge.Scalar: ge.Scalar(Tensor self, Scalar other) -> Tensor (CUDA) */
 AOTITorchError shimrt_cuda_ge_scalar(AtenTensorHandle self, double other, AtenTensorHandle* ret0);
 /* aten.ge.Tensor: ge.Tensor(Tensor self, Tensor other) -> Tensor (CUDA) */
@@ -90,6 +92,8 @@ AOTITorchError shimrt_cuda_gt_scalar(AtenTensorHandle self, double other, AtenTe
 AOTITorchError shimrt_cuda_gt_tensor(AtenTensorHandle self, AtenTensorHandle other, AtenTensorHandle* ret0);
 /* aten.index_select.default: index_select(Tensor self, int dim, Tensor index) -> Tensor (CUDA) */
 AOTITorchError shimrt_cuda_index_select(AtenTensorHandle self, int64_t dim, AtenTensorHandle index, AtenTensorHandle* ret0);
+/* aten.index_select.out: index_select.out(Tensor self, int dim, Tensor index, *, Tensor(a!) out) -> Tensor(a!) (CUDA) */
+AOTITorchError shimrt_cuda_index_select_out(AtenTensorHandle out, AtenTensorHandle self, int64_t dim, AtenTensorHandle index);
 /* aten.le.Scalar: le.Scalar(Tensor self, Scalar other) -> Tensor (CUDA) */
 AOTITorchError shimrt_cuda_le_scalar(AtenTensorHandle self, double other, AtenTensorHandle* ret0);
 /* aten.le.Tensor: le.Tensor(Tensor self, Tensor other) -> Tensor (CUDA) */

@@ -515,7 +515,7 @@ AOTITorchError shimrt_cuda_index_select(AtenTensorHandle self, int64_t dim, Aten
     if (shimrt_k_check_defined(op, self, "self") || shimrt_k_check_defined(op, index, "index") ||
         shimrt_k_index_select_check(op, self, dim, index, &d))
         return AOTI_TORCH_FAILURE;
-    return shimrt_cuda_index_select_run(op, self, d, index, ret0);
+    return shimrt_cuda_index_select_run(op, self, d, index, NULL, ret0);
 }
 
 AOTITorchError shimrt_cuda_gather(AtenTensorHandle self, int64_t dim, AtenTensorHandle index,
@@ -527,7 +527,7 @@ AOTITorchError shimrt_cuda_gather(AtenTensorHandle self, int64_t dim, AtenTensor
         shimrt_k_wrap_dim(op, dim, self->ndim, &d) ||
         shimrt_k_scatter_index_check(op, self, d, index, NULL))
         return AOTI_TORCH_FAILURE;
-    return shimrt_cuda_gather_run(op, self, d, index, ret0);
+    return shimrt_cuda_gather_run(op, self, d, index, NULL, ret0);
 }
 
 /* cat on CUDA: the shared checks, then each input copied into its slice of a new CUDA tensor
@@ -578,4 +578,27 @@ AOTITorchError shimrt_cuda_cat_out(AtenTensorHandle out, const AtenTensorHandle 
     if (out->ndim != ndim || memcmp(out->sizes, sizes, (size_t)ndim * sizeof *sizes))
         return shimrt_fail(op, "out must have the result's size (no resizing here)");
     return shimrt_k_cat_into(op, tensors, tensors_len_, dim, out);
+}
+
+AOTITorchError shimrt_cuda_index_select_out(AtenTensorHandle out, AtenTensorHandle self,
+                                            int64_t dim, AtenTensorHandle index) {
+    static const char op[] = "index_select.out";
+    int64_t d;
+    if (shimrt_k_check_defined(op, out, "out") || shimrt_k_check_defined(op, self, "self") ||
+        shimrt_k_check_defined(op, index, "index") ||
+        shimrt_k_index_select_check(op, self, dim, index, &d))
+        return AOTI_TORCH_FAILURE;
+    return shimrt_cuda_index_select_run(op, self, d, index, out, NULL);
+}
+
+AOTITorchError shimrt_cuda_gather_out(AtenTensorHandle out, AtenTensorHandle self, int64_t dim,
+                                      AtenTensorHandle index, int32_t sparse_grad) {
+    static const char op[] = "gather.out";
+    (void)sparse_grad;
+    int64_t d;
+    if (shimrt_k_check_defined(op, out, "out") || shimrt_k_check_defined(op, self, "self") ||
+        shimrt_k_check_defined(op, index, "index") || shimrt_k_wrap_dim(op, dim, self->ndim, &d) ||
+        shimrt_k_scatter_index_check(op, self, d, index, NULL))
+        return AOTI_TORCH_FAILURE;
+    return shimrt_cuda_gather_run(op, self, d, index, out, NULL);
 }

@@ -185,13 +185,17 @@ AOTITorchError shimrt_cuda_argmax_run(const char *op, AtenTensorHandle self, con
 AOTITorchError shimrt_cuda_softmax_run(const char *op, bool logsm, AtenTensorHandle self,
                                        int64_t dim, int32_t odt, AtenTensorHandle *ret);
 /* index_select of a CUDA self along dim d (wrapped, checked) with a CUDA int32/int64 index
- * vector (its values checked on the host); a new contiguous tensor. */
+ * vector (its values checked on the host) into `into` (index_select.out) or, into NULL, a
+ * new contiguous tensor in *ret. */
 AOTITorchError shimrt_cuda_index_select_run(const char *op, AtenTensorHandle self, int64_t d,
-                                            AtenTensorHandle index, AtenTensorHandle *ret);
+                                            AtenTensorHandle index, AtenTensorHandle into,
+                                            AtenTensorHandle *ret);
 /* gather of a CUDA self along dim d (wrapped, checked) with a CUDA int64 index (its values
- * checked on the host); a new contiguous tensor of index's shape. */
+ * checked on the host) into `into` (gather.out: the result's shape and dtype) or, into
+ * NULL, a new contiguous tensor of index's shape in *ret. */
 AOTITorchError shimrt_cuda_gather_run(const char *op, AtenTensorHandle self, int64_t d,
-                                      AtenTensorHandle index, AtenTensorHandle *ret);
+                                      AtenTensorHandle index, AtenTensorHandle into,
+                                      AtenTensorHandle *ret);
 AOTITorchError shimrt_cuda_do_fill(AtenTensorHandle self, double value);
 /* A new contiguous CUDA tensor with t's values (t broadcast to shape when shape is not
  * NULL), converted to dtype. */

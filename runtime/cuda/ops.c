@@ -593,10 +593,25 @@ static AtenTensorHandle host_index(const char *op, AtenTensorHandle index) {
     return h;
 }
 
+/* into (gather.out, index_select.out): a CUDA tensor of the result's dtype and shape on
+ * self's device, with the CPU kernels' messages otherwise. */
+static AOTITorchError check_into(const char *op, const struct AtenTensorOpaque *self,
+                                 const struct AtenTensorOpaque *into, int64_t nd,
+                                 const int64_t *shape, const char *what) {
+    if (check_cuda(op, into, "out", self->device_index)) return AOTI_TORCH_FAILURE;
+    bool ok = into->dtype == self->dtype && into->ndim == nd;
+    for (int64_t j = 0; ok && j < nd; j++) ok = into->sizes[j] == shape[j];
+    return ok ? AOTI_TORCH_SUCCESS : shimrt_fail(op, "%s", what);
+}
+
 AOTITorchError shimrt_cuda_gather_run(const char *op, AtenTensorHandle self, int64_t d,
-                                      AtenTensorHandle index, AtenTensorHandle *ret) {
-    SHIMRT_CHECK_ARG(ret);
+                                      AtenTensorHandle index, AtenTensorHandle into,
+                                      AtenTensorHandle *ret) {
+    if (!into) SHIMRT_CHECK_ARG(ret);
     if (check_cuda(op, self, "self", -1) || check_cuda(op, index, "index", self->device_index))
+        return AOTI_TORCH_FAILURE;
+    if (into && check_into(op, self, into, index->ndim, index->sizes,
+                           "out must have index's shape and self's dtype"))
         return AOTI_TORCH_FAILURE;
     int64_t n = shimrt_numel(index), limit = self->ndim ? self->sizes[d] : 1;
     AtenTensorHandle h = host_index(op, index);
@@ -606,8 +621,10 @@ AOTITorchError shimrt_cuda_gather_run(const char *op, AtenTensorHandle self, int
         rc = shimrt_k_index_in_bounds(op, ((const int64_t *)shimrt_data(h))[j], d, limit);
     shimrt_tensor_free(h);
     if (rc) return AOTI_TORCH_FAILURE;
-    AtenTensorHandle out = shimrt_tensor_empty(op, index->ndim, index->sizes, NULL, self->dtype,
-                                               SHIMRT_DEV_CUDA, self->device_index);
+    AtenTensorHandle out =
+        into ? into
+             : shimrt_tensor_empty(op, index->ndim, index->sizes, NULL, self->dtype,
+                                   SHIMRT_DEV_CUDA, self->device_index);
     if (!out) return AOTI_TORCH_FAILURE;
     sh_params p;
     memset(&p, 0, sizeof p);
@@ -624,16 +641,25 @@ AOTITorchError shimrt_cuda_gather_run(const char *op, AtenTensorHandle self, int
     }
     p.rsizes[0] = limit;
     p.rst[0] = self->ndim ? self->strides[d] : 0;
-    return shimrt_k_hand_out(index_launch(op, self, index, &p), out, ret);
+    AOTITorchError rc2 = index_launch(op, self, index, &p);
+    return into ? rc2 : shimrt_k_hand_out(rc2, out, ret);
 }
 
 AOTITorchError shimrt_cuda_index_select_run(const char *op, AtenTensorHandle self, int64_t d,
-                                            AtenTensorHandle index, AtenTensorHandle *ret) {
-    SHIMRT_CHECK_ARG(ret);
+                                            AtenTensorHandle index, AtenTensorHandle into,
+                                            AtenTensorHandle *ret) {
+    if (!into) SHIMRT_CHECK_ARG(ret);
     if (check_cuda(op, self, "self", -1) || check_cuda(op, index, "index", self->device_index))
         return AOTI_TORCH_FAILURE;
-    /* the index values checked on the host (PyTorch's message, not a device assert) */
     int64_t k = shimrt_numel(index), limit = self->ndim ? self->sizes[d] : 1;
+    int64_t shape[SHIMRT_MAX_DIMS];
+    for (int64_t j = 0; j < self->ndim; j++) shape[j] = j == d ? k : self->sizes[j];
+    if (into && check_into(op, self, into, self->ndim, shape,
+                           into->dtype != self->dtype || into->ndim != self->ndim
+                               ? "out must have self's dtype and dim count"
+                               : "out has the wrong shape"))
+        return AOTI_TORCH_FAILURE;
+    /* the index values checked on the host (PyTorch's message, not a device assert) */
     AtenTensorHandle h = host_index(op, index);
     if (!h) return AOTI_TORCH_FAILURE;
     AOTITorchError rc = AOTI_TORCH_SUCCESS;
@@ -641,10 +667,9 @@ AOTITorchError shimrt_cuda_index_select_run(const char *op, AtenTensorHandle sel
         rc = shimrt_k_index_in_range(op, ((const int64_t *)shimrt_data(h))[j], limit);
     shimrt_tensor_free(h);
     if (rc) return AOTI_TORCH_FAILURE;
-    int64_t shape[SHIMRT_MAX_DIMS];
-    for (int64_t j = 0; j < self->ndim; j++) shape[j] = j == d ? k : self->sizes[j];
-    AtenTensorHandle out = shimrt_tensor_empty(op, self->ndim, shape, NULL, self->dtype,
-                                               SHIMRT_DEV_CUDA, self->device_index);
+    AtenTensorHandle out = into ? into
+                                : shimrt_tensor_empty(op, self->ndim, shape, NULL, self->dtype,
+                                                      SHIMRT_DEV_CUDA, self->device_index);
     if (!out) return AOTI_TORCH_FAILURE;
     sh_params p;
     memset(&p, 0, sizeof p);
@@ -661,5 +686,6 @@ AOTITorchError shimrt_cuda_index_select_run(const char *op, AtenTensorHandle sel
     }
     p.rsizes[0] = limit;
     p.rst[0] = self->ndim ? self->strides[d] : 0;
-    return shimrt_k_hand_out(index_launch(op, self, index, &p), out, ret);
+    AOTITorchError rc2 = index_launch(op, self, index, &p);
+    return into ? rc2 : shimrt_k_hand_out(rc2, out, ret);
 }

@@ -773,6 +773,19 @@ Test(cuda_ops, empty_memory_format_allocates_on_the_device, .timeout = 120) {
     no_leaks();
 }
 
+/* A new CUDA tensor of t's shape and dtype with column-major strides (a non-contiguous out). */
+static AtenTensorHandle cuda_out_colmajor(AtenTensorHandle t) {
+    int64_t st[16], acc = 1;
+    for (int64_t d = 0; d < t->ndim; d++) {
+        st[d] = acc;
+        acc *= t->sizes[d] > 1 ? t->sizes[d] : 1;
+    }
+    AtenTensorHandle o = NULL;
+    OK(aoti_torch_empty_strided(t->ndim, t->sizes, t->ndim ? st : NULL, t->dtype,
+                                aoti_torch_device_type_cuda(), 0, &o));
+    return o;
+}
+
 /* index_select's CUDA kernel against the CPU kernel: element sizes 1, 2, 4, 8, int32 and
  * int64 indices (negative ones, a strided index vector), contiguous and transposed self,
  * both dims (a negative one), an empty index, a 0-dim self, and PyTorch's errors. */
@@ -812,6 +825,10 @@ Test(cuda_ops, index_select_matches_cpu, .timeout = 300) {
                     OK(aoti_torch_cpu_index_select(cc, dim, ixv, &w));
                     OK(aoti_torch_cuda_index_select(g, dim, gxv, &gw));
                     same(what, w, gw);
+                    AtenTensorHandle go = cuda_out_colmajor(w); /* index_select.out */
+                    OK(aoti_torch_cuda_index_select_out(go, g, dim, gxv));
+                    same(what, w, go);
+                    OK(aoti_torch_delete_tensor_object(go));
                     AtenTensorHandle r[] = {ix, gx, ixv, gxv, w, gw};
                     for (size_t j = 0; j < 6; j++) OK(aoti_torch_delete_tensor_object(r[j]));
                 }
@@ -859,6 +876,18 @@ Test(cuda_ops, index_select_matches_cpu, .timeout = 300) {
               aoti_torch_cuda_index_select(ga, 0, ga, &gw), "Expected dtype int32 or int64");
     BOTH_FAIL(aoti_torch_cpu_index_select(a, 2, i1, &w),
               aoti_torch_cuda_index_select(ga, 2, gbad, &gw), "Dimension out of range");
+    shimrt_k_store_i64(shimrt_data(i1), SHIMRT_INT64, 2);
+    AtenTensorHandle gi2 = to_cuda(i1, 0), wrong = NULL;
+    OK(empty_contig(2, s, SHIMRT_FLOAT32, aoti_torch_device_type_cpu(), 0, &wrong));
+    AtenTensorHandle gwrong = to_cuda(wrong, 0);
+    BOTH_FAIL(aoti_torch_cpu_index_select_out(wrong, a, 1, i1),
+              aoti_torch_cuda_index_select_out(gwrong, ga, 1, gi2), "out has the wrong shape");
+    BOTH_FAIL(aoti_torch_cpu_index_select_out(a, sc, 0, i1),
+              aoti_torch_cuda_index_select_out(ga, gsc, 0, gi2),
+              "out must have self's dtype and dim count");
+    OK(aoti_torch_delete_tensor_object(gi2));
+    OK(aoti_torch_delete_tensor_object(wrong));
+    OK(aoti_torch_delete_tensor_object(gwrong));
     AtenTensorHandle all[] = {a, ga, e, ge, sc, gsc, i1, gi1, gbad, f, gf};
     for (size_t j = 0; j < sizeof all / sizeof *all; j++)
         OK(aoti_torch_delete_tensor_object(all[j]));
@@ -902,6 +931,10 @@ Test(cuda_ops, gather_matches_cpu, .timeout = 300) {
                 OK(aoti_torch_cpu_gather(cc, dim, ix, 0, &w));
                 OK(aoti_torch_cuda_gather(g, dim, gix, 0, &gw));
                 same(what, w, gw);
+                AtenTensorHandle go = cuda_out_colmajor(w); /* gather.out */
+                OK(aoti_torch_cuda_gather_out(go, g, dim, gix, 0));
+                same(what, w, go);
+                OK(aoti_torch_delete_tensor_object(go));
                 AtenTensorHandle r[] = {ix, gix, w, gw};
                 for (size_t j = 0; j < 4; j++) OK(aoti_torch_delete_tensor_object(r[j]));
             }
@@ -944,6 +977,12 @@ Test(cuda_ops, gather_matches_cpu, .timeout = 300) {
               "apart from dimension 1");
     BOTH_FAIL(aoti_torch_cpu_gather(a, -3, ib, 0, &w), aoti_torch_cuda_gather(ga, -3, gib, 0, &gw),
               "Dimension out of range");
+    ((int64_t *)shimrt_data(bad))[0] = 2;
+    AtenTensorHandle gok = to_cuda(bad, 0);
+    BOTH_FAIL(aoti_torch_cpu_gather_out(a, a, 1, bad, 0),
+              aoti_torch_cuda_gather_out(ga, ga, 1, gok, 0),
+              "out must have index's shape and self's dtype");
+    OK(aoti_torch_delete_tensor_object(gok));
     AtenTensorHandle all[] = {a,   ga,   e,   ge,   sc, gsc, i0, gi0,
                               bad, gbad, i32, gi32, i1, gi1, ib, gib};
     for (size_t j = 0; j < sizeof all / sizeof *all; j++)
