@@ -386,6 +386,23 @@ AOTITorchError shimrt_cpu_cat_out(AtenTensorHandle out, const AtenTensorHandle *
     return shimrt_k_cat_into(op, tensors, tensors_len_, dim, out);
 }
 
+/* stack's cat on its inputs' device (stack is CompositeExplicitAutograd: any device): the
+ * CPU kernel, else the device-neutral checks and slice copies of runtime/generic/. */
+static AOTITorchError cat_any(const char *op, const AtenTensorHandle *ts, int64_t n, int64_t dim,
+                              AtenTensorHandle *ret0) {
+    if (ts[0]->device_type == SHIMRT_DEV_CPU) return shimrt_cpu_cat(ts, n, dim, ret0);
+    for (int64_t k = 1; k < n; k++)
+        if (ts[k]->device_type != ts[0]->device_type || ts[k]->device_index != ts[0]->device_index)
+            return shimrt_fail(op, "Expected all tensors to be on the same device");
+    int64_t ndim, sizes[SHIMRT_MAX_DIMS];
+    int32_t dt;
+    if (shimrt_k_cat_shape(op, ts, n, &dim, &ndim, sizes, &dt)) return AOTI_TORCH_FAILURE;
+    AtenTensorHandle t =
+        shimrt_tensor_empty(op, ndim, sizes, NULL, dt, ts[0]->device_type, ts[0]->device_index);
+    if (!t) return AOTI_TORCH_FAILURE;
+    return shimrt_k_hand_out(shimrt_k_cat_into(op, ts, n, dim, t), t, ret0);
+}
+
 AOTITorchError shimrt_stack(const AtenTensorHandle *tensors, int64_t tensors_len_, int64_t dim,
                             AtenTensorHandle *ret0) {
     static const char op[] = "stack";
@@ -423,7 +440,7 @@ AOTITorchError shimrt_stack(const AtenTensorHandle *tensors, int64_t tensors_len
                                      t->dtype, t->device_type, t->device_index, t->layout);
         if (!views[k]) rc = AOTI_TORCH_FAILURE;
     }
-    if (!rc) rc = shimrt_cpu_cat(views, tensors_len_, dim, ret0);
+    if (!rc) rc = cat_any(op, views, tensors_len_, dim, ret0);
     for (int64_t k = 0; k < tensors_len_; k++) shimrt_tensor_free(views[k]);
     free(views);
     return rc;

@@ -18,6 +18,7 @@
 #include "../../runtime/cuda/cuda_internal.h"
 #include "../../runtime/cuda/kernels.h"
 #include "c_shim_aten.h"
+#include "compositeexplicitautograd_kernels.h"
 #include "c_shim_cpu.h"
 #include "c_shim_cuda.h"
 
@@ -1026,6 +1027,19 @@ Test(cuda_ops, cat_matches_cpu, .timeout = 300) {
             OK(aoti_torch_delete_tensor_object(g[k]));
         }
     }
+    /* stack (CompositeExplicitAutograd) of CUDA tensors: on the device, as on the CPU */
+    AtenTensorHandle p0 = cpu_rand(SHIMRT_FLOAT32, 2, s0), p1 = cpu_rand(SHIMRT_FLOAT32, 2, s0);
+    AtenTensorHandle pc[2] = {p0, p1}, pg[2] = {to_cuda(p0, 0), to_cuda(p1, 0)}, sw = NULL,
+                     sg = NULL;
+    for (int64_t dim = -1; dim < 2; dim += 2) {
+        OK(shimrt_stack(pc, 2, dim, &sw));
+        OK(shimrt_stack(pg, 2, dim, &sg));
+        same("stack", sw, sg);
+        OK(aoti_torch_delete_tensor_object(sw));
+        OK(aoti_torch_delete_tensor_object(sg));
+    }
+    AtenTensorHandle st[] = {p0, p1, pg[0], pg[1]};
+    for (size_t j = 0; j < 4; j++) OK(aoti_torch_delete_tensor_object(st[j]));
     /* errors from both backends */
     int64_t s3[2] = {3, 3};
     AtenTensorHandle a = cpu_rand(SHIMRT_FLOAT32, 2, s0), b = cpu_rand(SHIMRT_FLOAT32, 2, s3);
