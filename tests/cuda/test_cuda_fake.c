@@ -8,7 +8,10 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "../../runtime/core/internal.h"
 #include "../runtime/shimrt_test.h"
+#include "c_shim_cpu.h"
+#include "c_shim_cuda.h"
 
 /* aoti_torch_empty_strided with the contiguous strides (PyTorch requires strides). */
 static AOTITorchError empty_contig(int64_t nd, const int64_t *sizes, int32_t dtype, int32_t dev,
@@ -182,4 +185,54 @@ Test(cuda_fake, cuda_tensors_and_copies) {
     no_leaks();
     OK(shimrt_cuda_empty_cache());
     cr_assert_eq(live_allocs(), 0);
+}
+
+/* empty.memory_format on CUDA: a device allocation (no kernel, no fallback copy: the fake driver without the emulator suffices), on the
+ * device asked for, with PyTorch's strides for each memory format and the CPU's errors. */
+Test(cuda_fake, empty_memory_format_allocates_on_the_device) {
+    int32_t ndev = 0;
+    if (shimrt_cuda_device_count(&ndev) || ndev < 1) cr_skip_test("no CUDA device");
+    int64_t s[4] = {2, 3, 4, 5};
+    int32_t cuda = aoti_torch_device_type_cuda(), f16 = SHIMRT_FLOAT16;
+    AtenTensorHandle t = NULL, c = NULL;
+    OK(aoti_torch_cuda_empty_memory_format(s, 4, &f16, NULL, &cuda, ndev - 1, NULL, NULL, &t));
+    cr_assert_eq(t->device_type, cuda);
+    cr_assert_eq(t->device_index, ndev - 1);
+    cr_assert_eq(t->dtype, SHIMRT_FLOAT16);
+    OK(empty_contig(4, s, SHIMRT_FLOAT16, aoti_torch_device_type_cpu(), 0, &c));
+    for (int d = 0; d < 4; d++) {
+        cr_assert_eq(t->sizes[d], s[d]);
+        cr_assert_eq(t->strides[d], c->strides[d], "contiguous strides");
+    }
+    OK(aoti_torch_delete_tensor_object(t));
+    /* channels_last: C innermost (PyTorch's NHWC order), no device given: the current one */
+    int32_t cl = SHIMRT_MEMORY_FORMAT_CHANNELS_LAST;
+    OK(aoti_torch_cuda_empty_memory_format(s, 4, NULL, NULL, NULL, -1, NULL, &cl, &t));
+    cr_assert_eq(t->dtype, SHIMRT_FLOAT32);
+    cr_assert_eq(t->strides[1], 1);
+    cr_assert_eq(t->strides[3], s[1]);
+    cr_assert_eq(t->strides[2], s[1] * s[3]);
+    cr_assert_eq(t->strides[0], s[1] * s[2] * s[3]);
+    OK(aoti_torch_delete_tensor_object(t));
+    /* zero-size and 0-dim tensors */
+    int64_t z[2] = {0, 7};
+    OK(aoti_torch_cuda_empty_memory_format(z, 2, NULL, NULL, &cuda, 0, NULL, NULL, &t));
+    cr_assert_eq(t->sizes[0], 0);
+    OK(aoti_torch_delete_tensor_object(t));
+    OK(aoti_torch_cuda_empty_memory_format(NULL, 0, NULL, NULL, &cuda, 0, NULL, NULL, &t));
+    cr_assert_eq(t->ndim, 0);
+    OK(aoti_torch_delete_tensor_object(t));
+    /* errors: as the CPU kernel says them */
+    int64_t bad[2] = {2, -1};
+    int32_t cpu = aoti_torch_device_type_cpu();
+    FAILS(aoti_torch_cpu_empty_memory_format(bad, 2, NULL, NULL, &cpu, 0, NULL, NULL, &t),
+          "empty.memory_format", "Trying to create tensor with negative dimension -1");
+    FAILS(aoti_torch_cuda_empty_memory_format(bad, 2, NULL, NULL, &cuda, 0, NULL, NULL, &t),
+          "empty.memory_format", "Trying to create tensor with negative dimension -1");
+    FAILS(aoti_torch_cuda_empty_memory_format(z, 2, NULL, NULL, NULL, -1, NULL, &cl, &t),
+          "empty.memory_format", "required rank 4 tensor to use channels_last format");
+    FAILS(aoti_torch_cuda_empty_memory_format(z, 2, NULL, NULL, &cuda, 99, NULL, NULL, &t),
+          "empty.memory_format", "out of range");
+    OK(aoti_torch_delete_tensor_object(c));
+    no_leaks();
 }
