@@ -812,12 +812,4 @@ static AOTITorchError softmax_impl(const char *op, bool logsm, AtenTensorHandle 
     return AOTI_TORCH_SUCCESS;
 }
 
-AOTITorchError shimrt_cpu_softmax_int(AtenTensorHandle self, int64_t dim, int32_t *dtype,
-                                      AtenTensorHandle *ret0) {
-    return softmax_impl("softmax.int", false, self, dim, dtype, ret0);
-}
-
-AOTITorchError shimrt_cpu_log_softmax_int(AtenTensorHandle self, int64_t dim, int32_t *dtype,
-                                          AtenTensorHandle *ret0) {
-    return softmax_impl("log_softmax.int", true, self, dim, dtype, ret0);
-}
+SHIMRT_SOFTMAX_KERNELS(shimrt_cpu, softmax_impl)

@@ -358,32 +358,23 @@ AOTITorchError shimrt_cpu_scatter_reduce_two_out(AtenTensorHandle out, AtenTenso
 /* ---- cat, stack ---- */
 /* Shape of cat(tensors, dim) (PyTorch skips legacy 1-d empty tensors), and its dtype. */
 /* cat's checks and shape (generic/meta.c) after every input is checked to be on the CPU */
-static AOTITorchError cat_shape(const char *op, const AtenTensorHandle *ts, int64_t n, int64_t *dim,
-                                int64_t *ndim, int64_t *sizes, int32_t *dtype) {
+static AOTITorchError cpu_inputs(const char *op, const AtenTensorHandle *ts, int64_t n) {
     for (int64_t k = 0; k < n; k++)
         if (cpu_only(op, ts[k])) return AOTI_TORCH_FAILURE;
-    return shimrt_k_cat_shape(op, ts, n, dim, ndim, sizes, dtype);
+    return AOTI_TORCH_SUCCESS;
 }
 AOTITorchError shimrt_cpu_cat(const AtenTensorHandle *tensors, int64_t tensors_len_, int64_t dim,
                               AtenTensorHandle *ret0) {
     static const char op[] = "cat";
-    int64_t ndim, sizes[SHIMRT_MAX_DIMS];
-    int32_t dt;
-    if (cat_shape(op, tensors, tensors_len_, &dim, &ndim, sizes, &dt)) return AOTI_TORCH_FAILURE;
-    AtenTensorHandle t = shimrt_tensor_empty(op, ndim, sizes, NULL, dt, SHIMRT_DEV_CPU, -1);
-    if (!t) return AOTI_TORCH_FAILURE;
-    return shimrt_k_hand_out(shimrt_k_cat_into(op, tensors, tensors_len_, dim, t), t, ret0);
+    if (cpu_inputs(op, tensors, tensors_len_)) return AOTI_TORCH_FAILURE;
+    return shimrt_k_cat_new(op, tensors, tensors_len_, dim, SHIMRT_DEV_CPU, ret0);
 }
 
 AOTITorchError shimrt_cpu_cat_out(AtenTensorHandle out, const AtenTensorHandle *tensors,
                                   int64_t tensors_len_, int64_t dim) {
     static const char op[] = "cat.out";
-    int64_t ndim, sizes[SHIMRT_MAX_DIMS];
-    int32_t dt;
-    if (cat_shape(op, tensors, tensors_len_, &dim, &ndim, sizes, &dt)) return AOTI_TORCH_FAILURE;
-    if (out->ndim != ndim || memcmp(out->sizes, sizes, (size_t)ndim * sizeof *sizes))
-        return shimrt_fail(op, "out must have the result's size (no resizing here)");
-    return shimrt_k_cat_into(op, tensors, tensors_len_, dim, out);
+    if (cpu_inputs(op, tensors, tensors_len_)) return AOTI_TORCH_FAILURE;
+    return shimrt_k_cat_out(op, tensors, tensors_len_, dim, out);
 }
 
 /* stack's cat on its inputs' device (stack is CompositeExplicitAutograd: any device): the

@@ -498,15 +498,7 @@ static AOTITorchError softmax(const char *op, bool logsm, AtenTensorHandle self,
     return shimrt_cuda_softmax_run(op, logsm, self, dim, odt, ret0);
 }
 
-AOTITorchError shimrt_cuda_softmax_int(AtenTensorHandle self, int64_t dim, int32_t *dtype,
-                                       AtenTensorHandle *ret0) {
-    return softmax("softmax.int", false, self, dim, dtype, ret0);
-}
-
-AOTITorchError shimrt_cuda_log_softmax_int(AtenTensorHandle self, int64_t dim, int32_t *dtype,
-                                           AtenTensorHandle *ret0) {
-    return softmax("log_softmax.int", true, self, dim, dtype, ret0);
-}
+SHIMRT_SOFTMAX_KERNELS(shimrt_cuda, softmax)
 
 AOTITorchError shimrt_cuda_index_select(AtenTensorHandle self, int64_t dim, AtenTensorHandle index,
                                         AtenTensorHandle *ret0) {
@@ -550,34 +542,22 @@ AOTITorchError shimrt_cuda_cat(const AtenTensorHandle *tensors, int64_t tensors_
                                AtenTensorHandle *ret0) {
     static const char op[] = "cat";
     SHIMRT_CHECK_ARG(ret0);
-    int64_t ndim, sizes[SHIMRT_MAX_DIMS];
-    int32_t dt;
     if (tensors_len_ > 0 && (!tensors || cuda_inputs(op, tensors, tensors_len_)))
         return AOTI_TORCH_FAILURE;
-    if (shimrt_k_cat_shape(op, tensors, tensors_len_, &dim, &ndim, sizes, &dt))
-        return AOTI_TORCH_FAILURE;
-    AtenTensorHandle t =
-        shimrt_tensor_empty(op, ndim, sizes, NULL, dt, SHIMRT_DEV_CUDA, tensors[0]->device_index);
-    if (!t) return AOTI_TORCH_FAILURE;
-    return shimrt_k_hand_out(shimrt_k_cat_into(op, tensors, tensors_len_, dim, t), t, ret0);
+    return shimrt_k_cat_new(op, tensors, tensors_len_, dim, SHIMRT_DEV_CUDA, ret0);
 }
 
 AOTITorchError shimrt_cuda_cat_out(AtenTensorHandle out, const AtenTensorHandle *tensors,
                                    int64_t tensors_len_, int64_t dim) {
     static const char op[] = "cat.out";
-    int64_t ndim, sizes[SHIMRT_MAX_DIMS];
-    int32_t dt;
     if (shimrt_k_check_defined(op, out, "out")) return AOTI_TORCH_FAILURE;
     if (tensors_len_ > 0 && (!tensors || cuda_inputs(op, tensors, tensors_len_)))
         return AOTI_TORCH_FAILURE;
-    if (shimrt_k_cat_shape(op, tensors, tensors_len_, &dim, &ndim, sizes, &dt))
-        return AOTI_TORCH_FAILURE;
-    if (out->device_type != SHIMRT_DEV_CUDA || out->device_index != tensors[0]->device_index)
+    if (tensors_len_ > 0 &&
+        (out->device_type != SHIMRT_DEV_CUDA || out->device_index != tensors[0]->device_index))
         return shimrt_fail(op, "out must be on the inputs' device (cuda:%d)",
                            (int)tensors[0]->device_index);
-    if (out->ndim != ndim || memcmp(out->sizes, sizes, (size_t)ndim * sizeof *sizes))
-        return shimrt_fail(op, "out must have the result's size (no resizing here)");
-    return shimrt_k_cat_into(op, tensors, tensors_len_, dim, out);
+    return shimrt_k_cat_out(op, tensors, tensors_len_, dim, out);
 }
 
 AOTITorchError shimrt_cuda_index_select_out(AtenTensorHandle out, AtenTensorHandle self,

@@ -8,6 +8,7 @@
  * step merge the block's partials with the row's merge. Copies (dtype conversion, any
  * strides) and fills are kernels too. The text uses only the prelude's macros, so the same
  * source compiles with NVRTC and, under tests/cuda/sh_emu.h, as C on the host. */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -88,45 +89,61 @@ static int32_t out_dtype(const row *r, const dtype_info *in) {
 }
 
 /* ---- the catalogue: rows x dtypes x layouts, then copies and fills ---- */
-static bool build(size_t want, shimrt_cuda_kdesc *out, size_t *count, const char *find) {
-    size_t n = 0;
+/* A walk over the catalogue in its fixed order, stopping at entry `want` (into *out) or at
+ * the entry named `find`; n counts the entries seen. */
+typedef struct {
+    size_t want, n;
+    shimrt_cuda_kdesc *out;
+    const char *find;
+} walk;
+
+static const char *layout_tag(int l) { return l == SHL_CONTIG ? "contig" : "strided"; }
+
+/* Offers one entry (its name printed from fmt); true when the walk stops at it. */
+#if defined(__GNUC__)
+__attribute__((format(printf, 7, 8)))
+#endif
+static bool
+offer(walk *w, int kind, int layout, const char *op, int32_t in_dtype, int32_t odt, const char *fmt,
+      ...) {
     shimrt_cuda_kdesc k;
+    memset(&k, 0, sizeof k);
+    k.kind = kind;
+    k.layout = layout;
+    k.op = op;
+    k.in_dtype = in_dtype;
+    k.out_dtype = odt;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(k.name, sizeof k.name, fmt, ap);
+    va_end(ap);
+    if ((w->out && w->n == w->want) || (w->find && !strcmp(w->find, k.name))) {
+        if (w->out) *w->out = k;
+        return true;
+    }
+    w->n++;
+    return false;
+}
+
+static bool build(size_t want, shimrt_cuda_kdesc *out, size_t *count, const char *find) {
+    walk w = {want, 0, out, find};
     for (size_t ri = 0; ri < NROWS; ri++)
         for (size_t di = 0; di < NDT; di++) {
             int32_t o = out_dtype(&rows[ri], &dtypes[di]);
             if (o < 0) continue;
-            for (int l = SHL_CONTIG; l <= SHL_STRIDED; l++, n++) {
-                memset(&k, 0, sizeof k);
-                k.kind = rows[ri].kind;
-                k.layout = l;
-                k.op = rows[ri].name;
-                k.in_dtype = dtypes[di].code;
-                k.out_dtype = o;
-                snprintf(k.name, sizeof k.name, "sh_%s_%s_%s_%s", k.op, dtypes[di].tag, dt(o)->tag,
-                         l == SHL_CONTIG ? "contig" : "strided");
-                if ((out && n == want) || (find && !strcmp(find, k.name))) {
-                    if (out) *out = k;
+            for (int l = SHL_CONTIG; l <= SHL_STRIDED; l++)
+                if (offer(&w, rows[ri].kind, l, rows[ri].name, dtypes[di].code, o, "sh_%s_%s_%s_%s",
+                          rows[ri].name, dtypes[di].tag, dt(o)->tag, layout_tag(l)))
                     return true;
-                }
-            }
         }
     for (size_t di = 0; di < NDT; di++)
         for (int kind = SHK_COPY; kind <= SHK_FILL; kind++)
             for (int l = SHL_CONTIG; l <= SHL_STRIDED; l++) {
                 if (kind == SHK_FILL && l == SHL_CONTIG) continue;
-                memset(&k, 0, sizeof k);
-                k.kind = kind;
-                k.layout = l;
-                k.op = kind == SHK_COPY ? "copy" : "fill";
-                k.in_dtype = -1;
-                k.out_dtype = dtypes[di].code;
-                snprintf(k.name, sizeof k.name, "sh_%s_to_%s_%s", k.op, dtypes[di].tag,
-                         l == SHL_CONTIG ? "contig" : "strided");
-                if ((out && n == want) || (find && !strcmp(find, k.name))) {
-                    if (out) *out = k;
+                const char *op = kind == SHK_COPY ? "copy" : "fill";
+                if (offer(&w, kind, l, op, -1, dtypes[di].code, "sh_%s_to_%s_%s", op,
+                          dtypes[di].tag, layout_tag(l)))
                     return true;
-                }
-                n++;
             }
     /* argmax over every dtype (argmax, max.dim); softmax and log_softmax over the floating
      * dtypes (strided only: any layout, the line walked with its stride) */
@@ -135,40 +152,20 @@ static bool build(size_t want, shimrt_cuda_kdesc *out, size_t *count, const char
         for (size_t di = 0; di < NDT; di++)
             for (int l = SHL_CONTIG; l <= SHL_STRIDED; l++) {
                 if (e > 0 && (dtypes[di].cat != 2 || l == SHL_CONTIG)) continue;
-                memset(&k, 0, sizeof k);
-                k.kind = e == 0 ? SHK_ARGMAX : SHK_SOFTMAX;
-                k.layout = l;
-                k.op = extra[e];
-                k.in_dtype = dtypes[di].code;
-                k.out_dtype = e == 0 ? SHIMRT_INT64 : dtypes[di].code;
-                snprintf(k.name, sizeof k.name, "sh_%s_%s_%s", k.op, dtypes[di].tag,
-                         l == SHL_CONTIG ? "contig" : "strided");
-                if ((out && n == want) || (find && !strcmp(find, k.name))) {
-                    if (out) *out = k;
+                if (offer(&w, e == 0 ? SHK_ARGMAX : SHK_SOFTMAX, l, extra[e], dtypes[di].code,
+                          e == 0 ? SHIMRT_INT64 : dtypes[di].code, "sh_%s_%s_%s", extra[e],
+                          dtypes[di].tag, layout_tag(l)))
                     return true;
-                }
-                n++;
             }
     /* index kernels: element size x index dtype (the element dtype names the size) */
     static const int32_t esz[] = {SHIMRT_UINT8, SHIMRT_INT16, SHIMRT_INT32, SHIMRT_INT64};
     static const int32_t ity[] = {SHIMRT_INT32, SHIMRT_INT64};
     for (size_t e = 0; e < 4; e++)
-        for (size_t t = 0; t < 2; t++) {
-            memset(&k, 0, sizeof k);
-            k.kind = SHK_INDEX;
-            k.layout = SHL_STRIDED;
-            k.op = "index";
-            k.in_dtype = ity[t];
-            k.out_dtype = esz[e];
-            snprintf(k.name, sizeof k.name, "sh_index_e%u_%s_strided", dt(esz[e])->size,
-                     dt(ity[t])->tag);
-            if ((out && n == want) || (find && !strcmp(find, k.name))) {
-                if (out) *out = k;
+        for (size_t t = 0; t < 2; t++)
+            if (offer(&w, SHK_INDEX, SHL_STRIDED, "index", ity[t], esz[e],
+                      "sh_index_e%u_%s_strided", dt(esz[e])->size, dt(ity[t])->tag))
                 return true;
-            }
-            n++;
-        }
-    if (count) *count = n;
+    if (count) *count = w.n;
     return false;
 }
 
@@ -511,6 +508,18 @@ static void ternary(FILE *f, const shimrt_cuda_kdesc *k, const row *r) {
             r->expr);
 }
 
+/* The offset of reduced element q from io: contiguous trailing dims, or any strides. */
+static void reduced_offset(FILE *f, const shimrt_cuda_kdesc *k) {
+    if (k->layout == SHL_CONTIG) {
+        fputs("      long long off = io + q;\n", f);
+    } else {
+        fputs("      long long off = io, r_ = q;\n"
+              "      for (int d = p.rndim - 1; d >= 0; d--) { off += (r_ % p.rsizes[d]) * p.rst[d];"
+              " r_ /= p.rsizes[d]; }\n",
+              f);
+    }
+}
+
 /* A reduction; a floating one divides its result by p.bval when p.b_scalar (mean). */
 static void reduction(FILE *f, const shimrt_cuda_kdesc *k, const row *r, bool flt) {
     fprintf(f, "SH_KERNEL %s(sh_params p) {\n", k->name);
@@ -522,14 +531,7 @@ static void reduction(FILE *f, const shimrt_cuda_kdesc *k, const row *r, bool fl
           f);
     fprintf(f, "    T acc = %s;\n", r->expr);
     fputs("    for (long long q = SH_TID; q < p.rn; q += SH_BDIM) {\n", f);
-    if (k->layout == SHL_CONTIG) {
-        fputs("      long long off = io + q;\n", f);
-    } else {
-        fputs("      long long off = io, r_ = q;\n"
-              "      for (int d = p.rndim - 1; d >= 0; d--) { off += (r_ % p.rsizes[d]) * p.rst[d];"
-              " r_ /= p.rsizes[d]; }\n",
-              f);
-    }
+    reduced_offset(f, k);
     fprintf(f, "      T x = SH_LD(in0[off]);\n      acc = %s;\n    }\n", r->combine);
     fprintf(f, "    for (int s = 16; s > 0; s >>= 1) { T x = sh_shfl_down(acc, s); acc = %s; }\n",
             r->merge);
@@ -554,18 +556,6 @@ static void block_merge(FILE *f, const char *merge, const char *idle) {
     fputs("      if (lane == 0) part[0] = acc;\n    }\n    sh_sync();\n"
           "    acc = part[0];\n    sh_sync();\n",
           f);
-}
-
-/* The offset of reduced element q from io: contiguous trailing dims, or any strides. */
-static void reduced_offset(FILE *f, const shimrt_cuda_kdesc *k) {
-    if (k->layout == SHL_CONTIG) {
-        fputs("      long long off = io + q;\n", f);
-    } else {
-        fputs("      long long off = io, r_ = q;\n"
-              "      for (int d = p.rndim - 1; d >= 0; d--) { off += (r_ % p.rsizes[d]) * p.rst[d];"
-              " r_ /= p.rsizes[d]; }\n",
-              f);
-    }
 }
 
 /* argmax: each thread keeps (value, index) of its slice's first maximum; pairs merge

@@ -604,35 +604,60 @@ static AOTITorchError check_into(const char *op, const struct AtenTensorOpaque *
     return ok ? AOTI_TORCH_SUCCESS : shimrt_fail(op, "%s", what);
 }
 
+/* gather's and index_select's arguments: CUDA self and index on one device, and a return
+ * pointer unless the result goes into `into`. */
+static AOTITorchError index_args(const char *op, AtenTensorHandle self, AtenTensorHandle index,
+                                 AtenTensorHandle into, AtenTensorHandle *ret) {
+    if (!into && !ret) return shimrt_fail(op, "argument 'ret0' is NULL");
+    if (check_cuda(op, self, "self", -1) || check_cuda(op, index, "index", self->device_index))
+        return AOTI_TORCH_FAILURE;
+    return AOTI_TORCH_SUCCESS;
+}
+
+/* The index values checked on the host, with PyTorch's messages rather than a device assert
+ * (gather_dim >= 0: gather's bounds along that dim, else index_select's range), then the
+ * output: into, or a new CUDA tensor of shape[0..nd) with self's dtype. NULL on failure. */
+static AtenTensorHandle checked_out(const char *op, AtenTensorHandle self, AtenTensorHandle index,
+                                    AtenTensorHandle into, int64_t gather_dim, int64_t limit,
+                                    int64_t nd, const int64_t *shape) {
+    AtenTensorHandle h = host_index(op, index);
+    if (!h) return NULL;
+    const int64_t *v = (const int64_t *)shimrt_data(h);
+    AOTITorchError rc = AOTI_TORCH_SUCCESS;
+    for (int64_t j = 0, n = shimrt_numel(index); !rc && j < n; j++)
+        rc = gather_dim >= 0 ? shimrt_k_index_in_bounds(op, v[j], gather_dim, limit)
+                             : shimrt_k_index_in_range(op, v[j], limit);
+    shimrt_tensor_free(h);
+    if (rc) return NULL;
+    if (into) return into;
+    return shimrt_tensor_empty(op, nd, shape, NULL, self->dtype, SHIMRT_DEV_CUDA,
+                               self->device_index);
+}
+
+/* The index kernels' parameters common to gather and index_select: the three buffers, n
+ * elements over ndim dims (strides and sizes are the caller's). */
+static void index_params(sh_params *p, AtenTensorHandle out, AtenTensorHandle self,
+                         AtenTensorHandle index, int64_t n, int64_t ndim) {
+    memset(p, 0, sizeof *p);
+    p->out = shimrt_data(out);
+    p->in0 = shimrt_data(self);
+    p->in1 = shimrt_data(index);
+    p->n = n;
+    p->ndim = (int)ndim;
+}
+
 AOTITorchError shimrt_cuda_gather_run(const char *op, AtenTensorHandle self, int64_t d,
                                       AtenTensorHandle index, AtenTensorHandle into,
                                       AtenTensorHandle *ret) {
-    if (!into) SHIMRT_CHECK_ARG(ret);
-    if (check_cuda(op, self, "self", -1) || check_cuda(op, index, "index", self->device_index))
-        return AOTI_TORCH_FAILURE;
+    if (index_args(op, self, index, into, ret)) return AOTI_TORCH_FAILURE;
     if (into && check_into(op, self, into, index->ndim, index->sizes,
                            "out must have index's shape and self's dtype"))
         return AOTI_TORCH_FAILURE;
     int64_t n = shimrt_numel(index), limit = self->ndim ? self->sizes[d] : 1;
-    AtenTensorHandle h = host_index(op, index);
-    if (!h) return AOTI_TORCH_FAILURE;
-    AOTITorchError rc = AOTI_TORCH_SUCCESS;
-    for (int64_t j = 0; !rc && j < n; j++)
-        rc = shimrt_k_index_in_bounds(op, ((const int64_t *)shimrt_data(h))[j], d, limit);
-    shimrt_tensor_free(h);
-    if (rc) return AOTI_TORCH_FAILURE;
-    AtenTensorHandle out =
-        into ? into
-             : shimrt_tensor_empty(op, index->ndim, index->sizes, NULL, self->dtype,
-                                   SHIMRT_DEV_CUDA, self->device_index);
+    AtenTensorHandle out = checked_out(op, self, index, into, d, limit, index->ndim, index->sizes);
     if (!out) return AOTI_TORCH_FAILURE;
     sh_params p;
-    memset(&p, 0, sizeof p);
-    p.out = shimrt_data(out);
-    p.in0 = shimrt_data(self);
-    p.in1 = shimrt_data(index);
-    p.n = n;
-    p.ndim = (int)index->ndim;
+    index_params(&p, out, self, index, n, index->ndim);
     for (int64_t j = 0; j < index->ndim; j++) {
         p.sizes[j] = index->sizes[j];
         p.st[0][j] = out->strides[j];
@@ -648,9 +673,7 @@ AOTITorchError shimrt_cuda_gather_run(const char *op, AtenTensorHandle self, int
 AOTITorchError shimrt_cuda_index_select_run(const char *op, AtenTensorHandle self, int64_t d,
                                             AtenTensorHandle index, AtenTensorHandle into,
                                             AtenTensorHandle *ret) {
-    if (!into) SHIMRT_CHECK_ARG(ret);
-    if (check_cuda(op, self, "self", -1) || check_cuda(op, index, "index", self->device_index))
-        return AOTI_TORCH_FAILURE;
+    if (index_args(op, self, index, into, ret)) return AOTI_TORCH_FAILURE;
     int64_t k = shimrt_numel(index), limit = self->ndim ? self->sizes[d] : 1;
     int64_t shape[SHIMRT_MAX_DIMS];
     for (int64_t j = 0; j < self->ndim; j++) shape[j] = j == d ? k : self->sizes[j];
@@ -659,25 +682,10 @@ AOTITorchError shimrt_cuda_index_select_run(const char *op, AtenTensorHandle sel
                                ? "out must have self's dtype and dim count"
                                : "out has the wrong shape"))
         return AOTI_TORCH_FAILURE;
-    /* the index values checked on the host (PyTorch's message, not a device assert) */
-    AtenTensorHandle h = host_index(op, index);
-    if (!h) return AOTI_TORCH_FAILURE;
-    AOTITorchError rc = AOTI_TORCH_SUCCESS;
-    for (int64_t j = 0; !rc && j < k; j++)
-        rc = shimrt_k_index_in_range(op, ((const int64_t *)shimrt_data(h))[j], limit);
-    shimrt_tensor_free(h);
-    if (rc) return AOTI_TORCH_FAILURE;
-    AtenTensorHandle out = into ? into
-                                : shimrt_tensor_empty(op, self->ndim, shape, NULL, self->dtype,
-                                                      SHIMRT_DEV_CUDA, self->device_index);
+    AtenTensorHandle out = checked_out(op, self, index, into, -1, limit, self->ndim, shape);
     if (!out) return AOTI_TORCH_FAILURE;
     sh_params p;
-    memset(&p, 0, sizeof p);
-    p.out = shimrt_data(out);
-    p.in0 = shimrt_data(self);
-    p.in1 = shimrt_data(index);
-    p.n = shimrt_numel(out);
-    p.ndim = (int)self->ndim;
+    index_params(&p, out, self, index, shimrt_numel(out), self->ndim);
     for (int64_t j = 0; j < self->ndim; j++) {
         p.sizes[j] = shape[j];
         p.st[0][j] = out->strides[j];

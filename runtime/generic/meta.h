@@ -39,6 +39,18 @@ int32_t shimrt_k_rt_result(const shimrt_k_result_type *s);
 int32_t shimrt_k_result_type_of(int n, const struct AtenTensorOpaque *const *t, int ns,
                                 const double *scalars);
 
+/* <prefix>_softmax_int and <prefix>_log_softmax_int, the kernels of softmax.int and
+ * log_softmax.int, both through impl(op, log, self, dim, dtype, ret0). */
+#define SHIMRT_SOFTMAX_KERNELS(prefix, impl)                                                       \
+    AOTITorchError prefix##_softmax_int(AtenTensorHandle self, int64_t dim, int32_t *dtype,        \
+                                        AtenTensorHandle *ret0) {                                  \
+        return impl("softmax.int", false, self, dim, dtype, ret0);                                 \
+    }                                                                                              \
+    AOTITorchError prefix##_log_softmax_int(AtenTensorHandle self, int64_t dim, int32_t *dtype,    \
+                                            AtenTensorHandle *ret0) {                              \
+        return impl("log_softmax.int", true, self, dim, dtype, ret0);                              \
+    }
+
 /* The comparison ops (eq/ne/lt/le/gt/ge, .Tensor and .Scalar): X(name) each. */
 #define SHIMRT_COMPARISONS(X) X(eq) X(ne) X(lt) X(le) X(gt) X(ge)
 
@@ -164,5 +176,12 @@ AOTITorchError shimrt_k_cat_shape(const char *op, const AtenTensorHandle *ts, in
  * the copy of out's device: CPU or CUDA). */
 AOTITorchError shimrt_k_cat_into(const char *op, const AtenTensorHandle *ts, int64_t n, int64_t dim,
                                  AtenTensorHandle out);
+/* cat into a new tensor on device (device_type, index of the first input's device when
+ * that is CUDA): the shape checks, the result, the slice copies. */
+AOTITorchError shimrt_k_cat_new(const char *op, const AtenTensorHandle *ts, int64_t n, int64_t dim,
+                                int32_t device_type, AtenTensorHandle *ret0);
+/* cat into out, which must already have the result's size (no resizing). */
+AOTITorchError shimrt_k_cat_out(const char *op, const AtenTensorHandle *ts, int64_t n, int64_t dim,
+                                AtenTensorHandle out);
 
 #endif

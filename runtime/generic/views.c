@@ -311,3 +311,25 @@ AOTITorchError shimrt_k_cat_into(const char *op, const AtenTensorHandle *ts, int
     }
     return AOTI_TORCH_SUCCESS;
 }
+
+AOTITorchError shimrt_k_cat_new(const char *op, const AtenTensorHandle *ts, int64_t n, int64_t dim,
+                                int32_t device_type, AtenTensorHandle *ret0) {
+    int64_t ndim, sizes[SHIMRT_MAX_DIMS];
+    int32_t dt;
+    if (shimrt_k_cat_shape(op, ts, n, &dim, &ndim, sizes, &dt)) return AOTI_TORCH_FAILURE;
+    /* cat_shape refuses an empty list: ts[0] exists here */
+    int32_t index = device_type == SHIMRT_DEV_CUDA ? ts[0]->device_index : -1;
+    AtenTensorHandle t = shimrt_tensor_empty(op, ndim, sizes, NULL, dt, device_type, index);
+    if (!t) return AOTI_TORCH_FAILURE;
+    return shimrt_k_hand_out(shimrt_k_cat_into(op, ts, n, dim, t), t, ret0);
+}
+
+AOTITorchError shimrt_k_cat_out(const char *op, const AtenTensorHandle *ts, int64_t n, int64_t dim,
+                                AtenTensorHandle out) {
+    int64_t ndim, sizes[SHIMRT_MAX_DIMS];
+    int32_t dt;
+    if (shimrt_k_cat_shape(op, ts, n, &dim, &ndim, sizes, &dt)) return AOTI_TORCH_FAILURE;
+    if (out->ndim != ndim || memcmp(out->sizes, sizes, (size_t)ndim * sizeof *sizes))
+        return shimrt_fail(op, "out must have the result's size (no resizing here)");
+    return shimrt_k_cat_into(op, ts, n, dim, out);
+}
