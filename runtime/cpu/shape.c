@@ -125,17 +125,17 @@ AOTITorchError shimrt_cpu_empty_memory_format(const int64_t *size, int64_t size_
                                               int32_t *dtype, int32_t *layout, int32_t *device,
                                               int32_t device_index_, int32_t *pin_memory,
                                               int32_t *memory_format, AtenTensorHandle *ret0) {
+    static const char op[] = "empty.memory_format";
     (void)pin_memory;
     int32_t dt = 0, dev = 0;
-    if (memory_format && *memory_format != 0 && *memory_format != 3)
-        return shimrt_fail("empty.memory_format",
-                           "only the contiguous (or preserve) memory "
-                           "format is supported, got code %d",
-                           (int)*memory_format);
-    if (options("empty.memory_format", dtype, layout, device, device_index_, SHIMRT_FLOAT32,
-                SHIMRT_DEV_CPU, &dt, &dev))
+    int64_t strides[SHIMRT_MAX_DIMS];
+    bool use = false;
+    if (options(op, dtype, layout, device, device_index_, SHIMRT_FLOAT32, SHIMRT_DEV_CPU, &dt,
+                &dev) ||
+        shimrt_k_empty_strides(op, size_len_, size, memory_format, strides, &use))
         return AOTI_TORCH_FAILURE;
-    return new_filled("empty.memory_format", size_len_, size, dt, dev, false, 0, ret0);
+    return shimrt_k_give(
+        shimrt_tensor_empty(op, size_len_, size, use ? strides : NULL, dt, dev, -1), ret0);
 }
 
 /* ---- arange ---- */

@@ -417,25 +417,10 @@ AOTITorchError shimrt_cuda_empty_memory_format(const int64_t *size, int64_t size
         return shimrt_fail(op, "layout code %d is not supported (only strided)", (int)*layout);
     if (device && *device != SHIMRT_DEV_CUDA)
         return shimrt_fail(op, "the CUDA kernel got device %s", shimrt_device_type_name(*device));
-    if (size_len_ < 0 || size_len_ > SHIMRT_MAX_DIMS || (size_len_ && !size))
-        return shimrt_fail(op, "bad size length %lld", (long long)size_len_);
-    for (int64_t d = 0; d < size_len_; d++)
-        if (size[d] < 0)
-            return shimrt_fail(op, "Trying to create tensor with negative dimension %lld",
-                               (long long)size[d]);
-    int32_t mf = memory_format ? *memory_format : SHIMRT_MEMORY_FORMAT_CONTIGUOUS;
     int64_t strides[SHIMRT_MAX_DIMS];
-    bool cl =
-        mf == SHIMRT_MEMORY_FORMAT_CHANNELS_LAST || mf == SHIMRT_MEMORY_FORMAT_CHANNELS_LAST_3D;
-    if (cl) {
-        int64_t rank = mf == SHIMRT_MEMORY_FORMAT_CHANNELS_LAST ? 4 : 5;
-        if (size_len_ != rank)
-            return shimrt_fail(op, "required rank %lld tensor to use %s format", (long long)rank,
-                               rank == 4 ? "channels_last" : "channels_last_3d");
-        shimrt_k_channels_last_strides(size_len_, size, strides);
-    } else if (mf != SHIMRT_MEMORY_FORMAT_CONTIGUOUS && mf != SHIMRT_MEMORY_FORMAT_PRESERVE) {
-        return shimrt_fail(op, "unknown memory format code %d", (int)mf);
-    }
+    bool cl = false;
+    if (shimrt_k_empty_strides(op, size_len_, size, memory_format, strides, &cl))
+        return AOTI_TORCH_FAILURE;
     int32_t idx = device ? device_index_ : -1; /* -1: the thread's current device */
     if (shimrt_cuda_use_device(op, idx, &idx)) return AOTI_TORCH_FAILURE;
     return shimrt_k_give(shimrt_tensor_empty(op, size_len_, size, cl ? strides : NULL,

@@ -16,6 +16,35 @@ void shimrt_k_channels_last_strides(int64_t ndim, const int64_t *sizes, int64_t 
     strides[0] = s;
 }
 
+AOTITorchError shimrt_k_empty_strides(const char *op, int64_t n, const int64_t *size,
+                                      const int32_t *memory_format, int64_t *strides,
+                                      bool *use_strides) {
+    *use_strides = false;
+    if (n < 0 || n > SHIMRT_MAX_DIMS || (n > 0 && !size))
+        return shimrt_fail(op, "bad size length %lld", (long long)n);
+    for (int64_t d = 0; d < n; d++)
+        if (size[d] < 0)
+            return shimrt_fail(op, "Trying to create tensor with negative dimension %lld",
+                               (long long)size[d]);
+    int32_t mf = memory_format ? *memory_format : SHIMRT_MEMORY_FORMAT_CONTIGUOUS;
+    switch (mf) {
+    case SHIMRT_MEMORY_FORMAT_CONTIGUOUS: return AOTI_TORCH_SUCCESS;
+    case SHIMRT_MEMORY_FORMAT_PRESERVE:
+        return shimrt_fail(op, "unsupported memory format Preserve");
+    case SHIMRT_MEMORY_FORMAT_CHANNELS_LAST:
+    case SHIMRT_MEMORY_FORMAT_CHANNELS_LAST_3D: {
+        bool cl2 = mf == SHIMRT_MEMORY_FORMAT_CHANNELS_LAST;
+        if (n != (cl2 ? 4 : 5))
+            return shimrt_fail(op, "required rank %d tensor to use %s format", cl2 ? 4 : 5,
+                               cl2 ? "channels_last" : "channels_last_3d");
+        shimrt_k_channels_last_strides(n, size, strides);
+        *use_strides = true;
+        return AOTI_TORCH_SUCCESS;
+    }
+    default: return shimrt_fail(op, "unknown memory format code %d", (int)mf);
+    }
+}
+
 AOTITorchError shimrt_k_format_strides(const char *op, const struct AtenTensorOpaque *self,
                                        int32_t fmt, int64_t *strides, bool *use_strides) {
     *use_strides = true;

@@ -156,6 +156,12 @@ bool shimrt_k_view_strides(const struct AtenTensorOpaque *t, int64_t nn, const i
                            int64_t *out);
 /* Channels-last strides of sizes (rank 4: NHWC order; rank 5: NDHWC). */
 void shimrt_k_channels_last_strides(int64_t ndim, const int64_t *sizes, int64_t *strides);
+/* empty.memory_format's shape checks and strides, with PyTorch's messages: sizes
+ * non-negative; memory_format NULL or contiguous (*use_strides false: contiguous),
+ * channels_last(_3d) on rank 4 (5); preserve is refused, as PyTorch's empty refuses it. */
+AOTITorchError shimrt_k_empty_strides(const char *op, int64_t n, const int64_t *size,
+                                      const int32_t *memory_format, int64_t *strides,
+                                      bool *use_strides);
 /* The strides a new tensor like self gets for memory format fmt (SHIMRT_MEMORY_FORMAT_*).
  * *use_strides is false for plain contiguous strides. */
 AOTITorchError shimrt_k_format_strides(const char *op, const struct AtenTensorOpaque *self,

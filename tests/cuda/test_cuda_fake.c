@@ -231,6 +231,9 @@ Test(cuda_fake, empty_memory_format_allocates_on_the_device) {
           "empty.memory_format", "Trying to create tensor with negative dimension -1");
     FAILS(aoti_torch_cuda_empty_memory_format(z, 2, NULL, NULL, NULL, -1, NULL, &cl, &t),
           "empty.memory_format", "required rank 4 tensor to use channels_last format");
+    int32_t pf = aoti_torch_memory_format_preserve_format();
+    FAILS(aoti_torch_cuda_empty_memory_format(s, 4, NULL, NULL, NULL, -1, NULL, &pf, &t),
+          "empty.memory_format", "unsupported memory format Preserve");
     FAILS(aoti_torch_cuda_empty_memory_format(z, 2, NULL, NULL, &cuda, 99, NULL, NULL, &t),
           "empty.memory_format", "out of range");
     OK(aoti_torch_delete_tensor_object(c));

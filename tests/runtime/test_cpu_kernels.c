@@ -1134,3 +1134,54 @@ Test(common, meta_tensors_and_undefined) {
     del(m), del(c), del(u);
     no_live_objects();
 }
+
+/* empty.memory_format: contiguous, channels_last (rank 4) and channels_last_3d (rank 5)
+ * strides, as PyTorch lays them out (channels innermost, then the spatial dims from the
+ * last, then the batch); preserve and wrong ranks refused with PyTorch's messages. */
+Test(cpu_kernels, empty_memory_format) {
+    int64_t s4[] = {2, 3, 4, 5}, s5[] = {2, 3, 4, 5, 6};
+    int32_t cf = aoti_torch_memory_format_contiguous_format(),
+            cl = aoti_torch_memory_format_channels_last(),
+            cl3 = aoti_torch_memory_format_channels_last_3d(),
+            pf = aoti_torch_memory_format_preserve_format();
+    struct {
+        int64_t n;
+        const int64_t *size;
+        int32_t *mf;
+    } ok[] = {{4, s4, NULL}, {4, s4, &cf}, {4, s4, &cl}, {5, s5, &cl3}, {5, s5, &cf}};
+    for (size_t c = 0; c < sizeof ok / sizeof ok[0]; c++) {
+        AtenTensorHandle t = NULL;
+        OK(shimrt_cpu_empty_memory_format(ok[c].size, ok[c].n, NULL, NULL, NULL, -1, NULL, ok[c].mf,
+                                          &t));
+        int64_t want[MAXD], acc = 1;
+        if (ok[c].mf == &cl || ok[c].mf == &cl3) {
+            want[1] = 1;
+            acc = ok[c].size[1];
+            for (int64_t d = ok[c].n - 1; d >= 2; d--) {
+                want[d] = acc;
+                acc *= ok[c].size[d];
+            }
+            want[0] = acc;
+        } else {
+            for (int64_t d = ok[c].n - 1; d >= 0; d--) {
+                want[d] = acc;
+                acc *= ok[c].size[d];
+            }
+        }
+        int64_t *st = NULL;
+        OK(aoti_torch_get_strides(t, &st));
+        cr_assert_eq(dim(t), ok[c].n);
+        for (int64_t d = 0; d < ok[c].n; d++)
+            cr_assert_eq(st[d], want[d], "case %zu dim %lld: stride %lld, want %lld", c,
+                         (long long)d, (long long)st[d], (long long)want[d]);
+        OK(aoti_torch_delete_tensor_object(t));
+    }
+    AtenTensorHandle t = NULL;
+    FAILS(shimrt_cpu_empty_memory_format(s4, 4, NULL, NULL, NULL, -1, NULL, &pf, &t),
+          "empty.memory_format", "unsupported memory format Preserve");
+    FAILS(shimrt_cpu_empty_memory_format(s5, 5, NULL, NULL, NULL, -1, NULL, &cl, &t),
+          "empty.memory_format", "required rank 4 tensor to use channels_last format");
+    FAILS(shimrt_cpu_empty_memory_format(s4, 4, NULL, NULL, NULL, -1, NULL, &cl3, &t),
+          "empty.memory_format", "required rank 5 tensor to use channels_last_3d format");
+    cr_assert_null(t);
+}
