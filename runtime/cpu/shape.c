@@ -84,7 +84,9 @@ AOTITorchError shimrt_full(const int64_t *size, int64_t size_len_, double fill_v
 AOTITorchError shimrt_full_out(AtenTensorHandle out, const int64_t *size, int64_t size_len_,
                                double fill_value) {
     if (check_size("full.out", size, size_len_)) return AOTI_TORCH_FAILURE;
-    if (out->ndim != size_len_ || memcmp(out->sizes, size, (size_t)size_len_ * sizeof *size))
+    /* an empty size list may come as NULL: no memcmp on it */
+    if (out->ndim != size_len_ ||
+        (size_len_ > 0 && memcmp(out->sizes, size, (size_t)size_len_ * sizeof *size)))
         return shimrt_fail("full.out", "out must have the requested size (no resizing here)");
     return fill("full.out", out, fill_value);
 }

@@ -1185,3 +1185,24 @@ Test(cpu_kernels, empty_memory_format) {
           "empty.memory_format", "required rank 5 tensor to use channels_last_3d format");
     cr_assert_null(t);
 }
+
+/* full.out: a 0-dim out with the empty size list, which the boxed path passes as NULL (the
+ * dispatcher fuzzer found a memcmp on it); a size that differs from out's is refused. */
+Test(cpu_kernels, full_out_sizes) {
+    AtenTensorHandle z = NULL, m = NULL;
+    OK(aoti_torch_empty_strided(0, NULL, NULL, F64, CPU, 0, &z));
+    OK(shimrt_full_out(z, NULL, 0, 2.5));
+    void *p = NULL;
+    OK(aoti_torch_get_data_ptr(z, &p));
+    cr_assert_eq(*(double *)p, 2.5);
+    int64_t s[] = {2, 3}, st[] = {3, 1}, other[] = {3, 2};
+    OK(aoti_torch_empty_strided(2, s, st, F32, CPU, 0, &m));
+    OK(shimrt_full_out(m, s, 2, -1.0));
+    OK(aoti_torch_get_data_ptr(m, &p));
+    for (int k = 0; k < 6; k++) cr_assert_eq(((float *)p)[k], -1.0f);
+    FAILS(shimrt_full_out(m, other, 2, 0.0), "full.out", "size");
+    FAILS(shimrt_full_out(m, NULL, 0, 0.0), "full.out", "size");
+    FAILS(shimrt_full_out(z, s, 2, 0.0), "full.out", "size");
+    OK(aoti_torch_delete_tensor_object(z));
+    OK(aoti_torch_delete_tensor_object(m));
+}
