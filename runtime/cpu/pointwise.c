@@ -76,9 +76,7 @@ static AOTITorchError pw_run(pw_call *c, AtenTensorHandle *ret0) {
     int32_t rt = c->compute;
     if (rt < 0) {
         int skip = c->cond_first ? 1 : 0;
-        rt = shimrt_k_result_type_of(c->nin - skip,
-                                     (const struct AtenTensorOpaque *const *)c->in + skip,
-                                     c->has_scalar, &c->scalar);
+        rt = shimrt_k_result_type_of(c->nin - skip, c->in + skip, c->has_scalar, &c->scalar);
     }
     int32_t odt = rt;
     switch (r->cls) {
@@ -123,8 +121,7 @@ static AOTITorchError bool_sub_error(const char *op) {
 
 /* add/sub alpha rules (PyTorch's alpha_check) */
 static AOTITorchError alpha_check(const char *op, pw_call *c, double alpha) {
-    int32_t rt = shimrt_k_result_type_of(c->nin, (const struct AtenTensorOpaque *const *)c->in,
-                                         c->has_scalar, &c->scalar);
+    int32_t rt = shimrt_k_result_type_of(c->nin, c->in, c->has_scalar, &c->scalar);
     if (!shimrt_k_is_floating(rt) && !integral_value(alpha))
         return shimrt_fail(op, "For integral input tensors, argument alpha must not be a "
                                "floating point number.");
@@ -326,8 +323,7 @@ static AOTITorchError integral_only(pw_call *c, const char *kname, bool nobool,
         if (shimrt_k_check_cpu(c->op, c->in[i], i ? "other" : "self") ||
             shimrt_k_check_dtype(c->op, c->in[i], i ? "other" : "self"))
             return AOTI_TORCH_FAILURE;
-    int32_t rt =
-        shimrt_k_result_type_of(c->nin, (const struct AtenTensorOpaque *const *)c->in, 0, NULL);
+    int32_t rt = shimrt_k_result_type_of(c->nin, c->in, 0, NULL);
     if (shimrt_k_is_floating(rt) || (nobool && rt == SHIMRT_BOOL))
         return shimrt_fail(c->op, "\"%s\" not implemented for '%s'", kname,
                            shimrt_dtype_torch_name(rt));

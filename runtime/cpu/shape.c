@@ -53,18 +53,9 @@ static AOTITorchError fill(const char *op, AtenTensorHandle t, long double v) {
     return AOTI_TORCH_SUCCESS;
 }
 
-static AOTITorchError check_size(const char *op, const int64_t *size, int64_t n) {
-    if (n < 0 || n > SHIMRT_MAX_DIMS) return shimrt_fail(op, "bad size length %lld", (long long)n);
-    for (int64_t d = 0; d < n; d++)
-        if (size[d] < 0)
-            return shimrt_fail(op, "Trying to create tensor with negative dimension %lld",
-                               (long long)size[d]);
-    return AOTI_TORCH_SUCCESS;
-}
-
 static AOTITorchError new_filled(const char *op, int64_t n, const int64_t *size, int32_t dt,
                                  int32_t dev, bool do_fill, long double v, AtenTensorHandle *ret0) {
-    if (check_size(op, size, n)) return AOTI_TORCH_FAILURE;
+    if (shimrt_k_check_size(op, size, n)) return AOTI_TORCH_FAILURE;
     AtenTensorHandle t = shimrt_tensor_empty(op, n, size, NULL, dt, dev, -1);
     if (!t) return AOTI_TORCH_FAILURE;
     return shimrt_k_hand_out(do_fill && fill(op, t, v), t, ret0);
@@ -83,7 +74,7 @@ AOTITorchError shimrt_full(const int64_t *size, int64_t size_len_, double fill_v
 
 AOTITorchError shimrt_full_out(AtenTensorHandle out, const int64_t *size, int64_t size_len_,
                                double fill_value) {
-    if (check_size("full.out", size, size_len_)) return AOTI_TORCH_FAILURE;
+    if (shimrt_k_check_size("full.out", size, size_len_)) return AOTI_TORCH_FAILURE;
     /* an empty size list may come as NULL: no memcmp on it */
     if (out->ndim != size_len_ ||
         (size_len_ > 0 && memcmp(out->sizes, size, (size_t)size_len_ * sizeof *size)))

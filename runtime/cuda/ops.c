@@ -187,9 +187,7 @@ AOTITorchError shimrt_cuda_pointwise(const shimrt_cuda_pw *c, AtenTensorHandle *
     int32_t ct = c->compute;
     if (ct < 0) {
         int skip = ter ? 1 : 0;
-        ct = shimrt_k_result_type_of(nin - skip,
-                                     (const struct AtenTensorOpaque *const *)c->in + skip,
-                                     c->scalar ? 1 : 0, &c->bval);
+        ct = shimrt_k_result_type_of(nin - skip, c->in + skip, c->scalar ? 1 : 0, &c->bval);
     }
     int64_t shape[SHIMRT_MAX_DIMS], nd = c->in[0]->ndim;
     memcpy(shape, c->in[0]->sizes, sizeof(int64_t) * (size_t)nd);

@@ -16,16 +16,21 @@ void shimrt_k_channels_last_strides(int64_t ndim, const int64_t *sizes, int64_t 
     strides[0] = s;
 }
 
-AOTITorchError shimrt_k_empty_strides(const char *op, int64_t n, const int64_t *size,
-                                      const int32_t *memory_format, int64_t *strides,
-                                      bool *use_strides) {
-    *use_strides = false;
+AOTITorchError shimrt_k_check_size(const char *op, const int64_t *size, int64_t n) {
     if (n < 0 || n > SHIMRT_MAX_DIMS || (n > 0 && !size))
         return shimrt_fail(op, "bad size length %lld", (long long)n);
     for (int64_t d = 0; d < n; d++)
         if (size[d] < 0)
             return shimrt_fail(op, "Trying to create tensor with negative dimension %lld",
                                (long long)size[d]);
+    return AOTI_TORCH_SUCCESS;
+}
+
+AOTITorchError shimrt_k_empty_strides(const char *op, int64_t n, const int64_t *size,
+                                      const int32_t *memory_format, int64_t *strides,
+                                      bool *use_strides) {
+    *use_strides = false;
+    if (shimrt_k_check_size(op, size, n)) return AOTI_TORCH_FAILURE;
     int32_t mf = memory_format ? *memory_format : SHIMRT_MEMORY_FORMAT_CONTIGUOUS;
     switch (mf) {
     case SHIMRT_MEMORY_FORMAT_CONTIGUOUS: return AOTI_TORCH_SUCCESS;

@@ -427,8 +427,7 @@ int32_t shimrt_k_result_type_of(int n, const struct AtenTensorOpaque *const *t, 
                                 const double *scalars) {
     shimrt_k_result_type s;
     shimrt_k_rt_init(&s);
-    for (int i = 0; i < n; i++)
-        if (t[i]) shimrt_k_rt_add_tensor(&s, t[i]);
+    for (int i = 0; i < n; i++) shimrt_k_rt_add_tensor(&s, t[i]);
     for (int i = 0; i < ns; i++) shimrt_k_rt_add_scalar(&s, scalars[i]);
     return shimrt_k_rt_result(&s);
 }

@@ -35,7 +35,7 @@ void shimrt_k_rt_add_tensor(shimrt_k_result_type *s, const struct AtenTensorOpaq
  * default dtype), as PyTorch treats Python ints and floats (the C ABI passes doubles). */
 void shimrt_k_rt_add_scalar(shimrt_k_result_type *s, double v);
 int32_t shimrt_k_rt_result(const shimrt_k_result_type *s);
-/* The result type of tensors t[0..n) (NULL entries skipped) and scalars[0..ns). */
+/* The result type of tensors t[0..n) and scalars[0..ns). */
 int32_t shimrt_k_result_type_of(int n, const struct AtenTensorOpaque *const *t, int ns,
                                 const double *scalars);
 
@@ -156,6 +156,9 @@ bool shimrt_k_view_strides(const struct AtenTensorOpaque *t, int64_t nn, const i
                            int64_t *out);
 /* Channels-last strides of sizes (rank 4: NHWC order; rank 5: NDHWC). */
 void shimrt_k_channels_last_strides(int64_t ndim, const int64_t *sizes, int64_t *strides);
+/* A factory's size list, with PyTorch's message: at most SHIMRT_MAX_DIMS sizes, none
+ * negative (size may be NULL when n is 0). */
+AOTITorchError shimrt_k_check_size(const char *op, const int64_t *size, int64_t n);
 /* empty.memory_format's shape checks and strides, with PyTorch's messages: sizes
  * non-negative; memory_format NULL or contiguous (*use_strides false: contiguous),
  * channels_last(_3d) on rank 4 (5); preserve is refused, as PyTorch's empty refuses it. */
