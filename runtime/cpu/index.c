@@ -108,13 +108,6 @@ static bool same_shape(AtenTensorHandle a, AtenTensorHandle b) {
     return true;
 }
 
-/* Checks scatter/gather's index against self (and src): same ndim, index sizes no larger
- * (except along dim, for scatter), int64 index. */
-static AOTITorchError check_scatter_args(const char *op, AtenTensorHandle self, int64_t dim,
-                                         AtenTensorHandle index, AtenTensorHandle src) {
-    return shimrt_k_scatter_index_check(op, self, dim, index, src);
-}
-
 /* out <- self unless they are the same tensor; out must have self's shape and dtype. */
 static AOTITorchError prepare_out(const char *op, AtenTensorHandle out, AtenTensorHandle self) {
     if (!same_shape(out, self) || out->dtype != self->dtype)
@@ -161,7 +154,8 @@ AOTITorchError shimrt_idx_scatter(const char *op, AtenTensorHandle out, AtenTens
     if (shimrt_idx_wrap_dim(op, &dim, self->ndim)) return AOTI_TORCH_FAILURE;
     if (src->dtype != self->dtype)
         return shimrt_fail(op, "Expected self.dtype to be equal to src.dtype");
-    if (check_scatter_args(op, self, dim, index, src) || prepare_out(op, out, self))
+    if (shimrt_k_scatter_index_check(op, self, dim, index, src, false) ||
+        prepare_out(op, out, self))
         return AOTI_TORCH_FAILURE;
     copy_ctx c = {out, src, shimrt_dtype_size(out->dtype)};
     return walk_index(op, index, out, dim, scatter_copy, &c);
@@ -238,7 +232,8 @@ AOTITorchError shimrt_idx_scatter_reduce(const char *op, AtenTensorHandle out,
         return shimrt_fail(op, "Expected self.dtype to be equal to src.dtype");
     if (!shimrt_idx_numeric(self->dtype))
         return shimrt_fail(op, "dtype %s is not supported", shimrt_dtype_name(self->dtype));
-    if (check_scatter_args(op, self, dim, index, src) || prepare_out(op, out, self))
+    if (shimrt_k_scatter_index_check(op, self, dim, index, src, false) ||
+        prepare_out(op, out, self))
         return AOTI_TORCH_FAILURE;
     int64_t n = shimrt_numel(out);
     size_t cells = n ? (size_t)n : 1;
@@ -300,7 +295,7 @@ AOTITorchError shimrt_idx_gather(const char *op, AtenTensorHandle self, int64_t 
     if (shimrt_idx_wrap_dim(op, &dim, self->ndim)) return AOTI_TORCH_FAILURE;
     if (!same_shape(out, index) || out->dtype != self->dtype)
         return shimrt_fail(op, "out must have index's shape and self's dtype");
-    if (check_scatter_args(op, self, dim, index, NULL)) return AOTI_TORCH_FAILURE;
+    if (shimrt_k_scatter_index_check(op, self, dim, index, NULL, true)) return AOTI_TORCH_FAILURE;
     gather_ctx c = {out, self, shimrt_dtype_size(self->dtype)};
     return walk_index(op, index, self, dim, gather_step, &c);
 }

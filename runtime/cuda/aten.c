@@ -502,7 +502,7 @@ AOTITorchError shimrt_cuda_gather(AtenTensorHandle self, int64_t dim, AtenTensor
     int64_t d;
     if (shimrt_k_check_defined(op, self, "self") || shimrt_k_check_defined(op, index, "index") ||
         shimrt_k_wrap_dim(op, dim, self->ndim, &d) ||
-        shimrt_k_scatter_index_check(op, self, d, index, NULL))
+        shimrt_k_scatter_index_check(op, self, d, index, NULL, true))
         return AOTI_TORCH_FAILURE;
     return shimrt_cuda_gather_run(op, self, d, index, NULL, ret0);
 }
@@ -563,7 +563,7 @@ AOTITorchError shimrt_cuda_gather_out(AtenTensorHandle out, AtenTensorHandle sel
     int64_t d;
     if (shimrt_k_check_defined(op, out, "out") || shimrt_k_check_defined(op, self, "self") ||
         shimrt_k_check_defined(op, index, "index") || shimrt_k_wrap_dim(op, dim, self->ndim, &d) ||
-        shimrt_k_scatter_index_check(op, self, d, index, NULL))
+        shimrt_k_scatter_index_check(op, self, d, index, NULL, true))
         return AOTI_TORCH_FAILURE;
     return shimrt_cuda_gather_run(op, self, d, index, out, NULL);
 }

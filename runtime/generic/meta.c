@@ -334,25 +334,43 @@ AOTITorchError shimrt_k_index_in_range(const char *op, int64_t v, int64_t limit)
 
 AOTITorchError shimrt_k_scatter_index_check(const char *op, const struct AtenTensorOpaque *self,
                                             int64_t dim, const struct AtenTensorOpaque *index,
-                                            const struct AtenTensorOpaque *src) {
+                                            const struct AtenTensorOpaque *src, bool gather) {
     if (index->dtype != SHIMRT_INT64)
         return shimrt_fail(op, "Expected dtype int64 for index, got %s",
                            shimrt_dtype_name(index->dtype));
+    /* PyTorch treats a 0-d tensor as one of size [1] here (ensure_nonempty_dim/_size) */
     int64_t sn = self->ndim ? self->ndim : 1, in = index->ndim ? index->ndim : 1, n = 1;
     for (int64_t d = 0; d < index->ndim; d++) n *= index->sizes[d];
     if (n == 0) return AOTI_TORCH_SUCCESS;
     if (in != sn)
-        return shimrt_fail(op, "Index tensor must have the same number of dimensions as self "
+        return shimrt_fail(op, "Index tensor must have the same number of dimensions as %s tensor",
+                           gather ? "input" : "self");
+    if (src && (src->ndim ? src->ndim : 1) != in)
+        return shimrt_fail(op, "Index tensor must have the same number of dimensions as src "
                                "tensor");
-    for (int64_t d = 0; d < index->ndim; d++) {
-        if (d != dim && self->ndim && index->sizes[d] > self->sizes[d])
+    for (int64_t d = 0; d < in; d++) {
+        int64_t isz = index->ndim ? index->sizes[d] : 1;
+        bool over_self = d != dim && isz > (self->ndim ? self->sizes[d] : 1);
+        bool over_src = src && isz > (src->ndim ? src->sizes[d] : 1);
+        if (!over_self && !over_src) continue;
+        char is[256], ss[256], rs[256];
+        shimrt_k_fmt_shape(is, sizeof is, index->ndim, index->sizes);
+        shimrt_k_fmt_shape(ss, sizeof ss, self->ndim, self->sizes);
+        if (gather)
             return shimrt_fail(op,
-                               "Size does not match at dimension %lld expected index "
-                               "to be no larger than self apart from dimension %lld",
-                               (long long)d, (long long)dim);
-        if (src && src->ndim == index->ndim && index->sizes[d] > src->sizes[d])
-            return shimrt_fail(op, "Expected index to be no larger than src at dimension %lld",
-                               (long long)d);
+                               "Size does not match at dimension %lld expected index %s to be "
+                               "no larger than self %s apart from dimension %lld",
+                               (long long)d, is, ss, (long long)dim);
+        if (!src)
+            return shimrt_fail(op,
+                               "Expected index %s to be no larger than self %s apart from "
+                               "dimension %lld",
+                               is, ss, (long long)dim);
+        shimrt_k_fmt_shape(rs, sizeof rs, src->ndim, src->sizes);
+        return shimrt_fail(op,
+                           "Expected index %s to be no larger than self %s apart from dimension "
+                           "%lld and to be no larger size than src %s",
+                           is, ss, (long long)dim, rs);
     }
     return AOTI_TORCH_SUCCESS;
 }

@@ -91,12 +91,13 @@ AOTITorchError shimrt_k_index_select_check(const char *op, const struct AtenTens
                                            int64_t *out);
 /* Fails unless the index value v is in [-limit, limit). */
 AOTITorchError shimrt_k_index_in_range(const char *op, int64_t v, int64_t limit);
-/* scatter's and gather's index checks with PyTorch's messages: an int64 index with self's
- * dim count (an empty index passes), no larger than self except along dim (for scatter),
- * nor than src (src may be NULL). dim is already wrapped. */
+/* scatter's and gather's index checks with PyTorch's messages (gather selects gather's
+ * wording): an int64 index with self's dim count (an empty index passes), no larger than
+ * self except along dim, and, when src is not NULL, src's dim count and no larger than src
+ * along every dim. 0-d tensors count as size [1], as in PyTorch. dim is already wrapped. */
 AOTITorchError shimrt_k_scatter_index_check(const char *op, const struct AtenTensorOpaque *self,
                                             int64_t dim, const struct AtenTensorOpaque *index,
-                                            const struct AtenTensorOpaque *src);
+                                            const struct AtenTensorOpaque *src, bool gather);
 /* Fails unless the index value v is in [-limit, limit) ("index 5 is out of bounds for
  * dimension 1 with size 4"). */
 AOTITorchError shimrt_k_index_in_bounds(const char *op, int64_t v, int64_t dim, int64_t limit);

@@ -920,11 +920,11 @@ Test(cuda_ops, gather_matches_cpu, .timeout = 300) {
               "Expected dtype int64 for index");
     AtenTensorHandle i1 = rand_index(1, three, 1), gi1 = to_cuda(i1, 0);
     BOTH_FAIL(aoti_torch_cpu_gather(a, 1, i1, 0, &w), aoti_torch_cuda_gather(ga, 1, gi1, 0, &gw),
-              "Index tensor must have the same number of dimensions as self tensor");
+              "Index tensor must have the same number of dimensions as input tensor");
     AtenTensorHandle ib = rand_index(2, big, 1), gib = to_cuda(ib, 0);
     BOTH_FAIL(aoti_torch_cpu_gather(a, 1, ib, 0, &w), aoti_torch_cuda_gather(ga, 1, gib, 0, &gw),
-              "Size does not match at dimension 0 expected index to be no larger than self "
-              "apart from dimension 1");
+              "Size does not match at dimension 0 expected index [6, 1] to be no larger than "
+              "self [5, 7] apart from dimension 1");
     BOTH_FAIL(aoti_torch_cpu_gather(a, -3, ib, 0, &w), aoti_torch_cuda_gather(ga, -3, gib, 0, &gw),
               "Dimension out of range");
     ((int64_t *)shimrt_data(bad))[0] = 2;

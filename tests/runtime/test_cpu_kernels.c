@@ -1206,3 +1206,62 @@ Test(cpu_kernels, full_out_sizes) {
     OK(aoti_torch_delete_tensor_object(z));
     OK(aoti_torch_delete_tensor_object(m));
 }
+
+/* scatter's and gather's index/src shape checks, with PyTorch 2.15's messages. The dispatcher
+ * fuzzer found scatter copying from the NULL data of an empty src: an index larger than src
+ * (or with another dim count) must be refused before any element moves, 0-d tensors counting
+ * as size [1]. A valid scatter still writes. */
+Test(cpu_kernels, scatter_gather_shape_checks) {
+    AtenTensorHandle self = NULL, idx = NULL, idx0 = NULL, empty = NULL, src12 = NULL, src3 = NULL,
+                     r = NULL;
+    int64_t s[] = {2, 7}, st[] = {7, 1}, i[] = {1, 1}, e[] = {0}, s12[] = {1, 2}, ist[] = {1, 1};
+    int64_t s3[] = {1, 1, 1}, st3[] = {1, 1, 1};
+    OK(aoti_torch_empty_strided(2, s, st, F32, CPU, 0, &self));
+    OK(aoti_torch_empty_strided(2, i, ist, I64, CPU, 0, &idx));
+    OK(aoti_torch_empty_strided(0, NULL, NULL, I64, CPU, 0, &idx0));
+    OK(aoti_torch_empty_strided(1, e, ist, F32, CPU, 0, &empty));
+    OK(aoti_torch_empty_strided(2, s12, (int64_t[]){2, 1}, F32, CPU, 0, &src12));
+    OK(aoti_torch_empty_strided(3, s3, st3, F32, CPU, 0, &src3));
+    OK(aoti_torch_zero_(self));
+    void *p = NULL;
+    OK(aoti_torch_get_data_ptr(idx, &p));
+    *(int64_t *)p = 3;
+    OK(aoti_torch_get_data_ptr(idx0, &p));
+    *(int64_t *)p = 0;
+    OK(aoti_torch_get_data_ptr(src12, &p));
+    ((float *)p)[0] = 4.5f;
+    FAILS(shimrt_cpu_scatter_src(self, 1, idx, empty, &r), "scatter",
+          "Index tensor must have the same number of dimensions as src tensor");
+    FAILS(shimrt_cpu_scatter_src(self, 1, idx, src3, &r), "scatter",
+          "Index tensor must have the same number of dimensions as src tensor");
+    /* a 0-d index against a [0] src: size 1 > 0 */
+    FAILS(shimrt_cpu_scatter_reduce_two(empty, 0, idx0, empty, "sum", 1, &r), "scatter_reduce",
+          "Expected index [] to be no larger than self [0] apart from dimension 0 and to be no "
+          "larger size than src [0]");
+    AtenTensorHandle src10 = NULL;
+    int64_t s10[] = {1, 0};
+    OK(aoti_torch_empty_strided(2, s10, ist, F32, CPU, 0, &src10));
+    FAILS(shimrt_cpu_scatter_reduce(self, 1, idx, src10, "add", &r), "scatter",
+          "Expected index [1, 1] to be no larger than self [2, 7] apart from dimension 1 and to "
+          "be no larger size than src [1, 0]");
+    AtenTensorHandle idx3 = NULL;
+    OK(aoti_torch_empty_strided(3, s3, st3, I64, CPU, 0, &idx3));
+    OK(aoti_torch_zero_(idx3));
+    FAILS(shimrt_cpu_gather(self, 1, idx3, 0, &r), "gather",
+          "Index tensor must have the same number of dimensions as input tensor");
+    AtenTensorHandle big = NULL;
+    int64_t b[] = {6, 1};
+    OK(aoti_torch_empty_strided(2, b, ist, I64, CPU, 0, &big));
+    OK(aoti_torch_zero_(big));
+    FAILS(shimrt_cpu_gather(self, 1, big, 0, &r), "gather",
+          "Size does not match at dimension 0 expected index [6, 1] to be no larger than self "
+          "[2, 7] apart from dimension 1");
+    cr_assert_null(r);
+    /* the valid case writes src[0][0] at [0][3] */
+    OK(shimrt_cpu_scatter_src(self, 1, idx, src12, &r));
+    OK(aoti_torch_get_data_ptr(r, &p));
+    for (int k = 0; k < 14; k++) cr_assert_eq(((float *)p)[k], k == 3 ? 4.5f : 0.0f);
+    AtenTensorHandle all[] = {self, idx, idx0, empty, src12, src3, src10, big, idx3, r};
+    for (size_t k = 0; k < sizeof all / sizeof *all; k++)
+        OK(aoti_torch_delete_tensor_object(all[k]));
+}
