@@ -184,8 +184,9 @@ typedef struct sg_emit_sink {
 } sg_emit_sink;
 
 /* Emits, for the planned headers (the aten one has dispatch_key NULL): <key>_kernels.h per
- * dispatch key of the chosen kernels, c_shim_<backend>.c, c_shim_aten.c, and
- * c_boxed_<backend>.{h,c} with one registration function per namespace and backend
+ * dispatch key of the chosen kernels, c_shim_<backend>.c, c_shim_aten.c,
+ * c_boxed_<backend>.{h,c} with one registration function per namespace and backend, and,
+ * when derived out variants are selected, derived_kernels.c with their kernels
  * (gen/emit_bodies.c). banner_inputs: the rendered input lines of the banner. Returns the
  * number of errors reported (0 on success). */
 int sg_emit_bodies(sg_context *ctx, const sg_model *m, sg_arena *a, const char *tpl_dir,

@@ -335,6 +335,7 @@ int sg_emit_bodies(sg_context *ctx, const sg_model *m, sg_arena *a, const char *
         return 1;
     }
     bd_emit_kernel_headers(&B, uses, n_uses);
+    bd_emit_derived(&B, uses, n_uses);
     for (int h = 0; h < n_headers; h++) {
         if (headers[h].dispatch_key) {
             bd_emit_shim_c(&B, &headers[h], uses, n_uses);

@@ -6,6 +6,7 @@
  *   gen/emit_shims.c    c_shim_<backend>.c: check and convert, call the kernel
  *   gen/emit_aten.c     c_shim_aten.c: pack a stack, call through a cached op handle
  *   gen/emit_boxed.c    c_boxed_<backend>.{h,c}: boxed kernels and registration
+ *   gen/emit_derived.c  derived_kernels.c: the kernels of derived (`autogen`) out variants
  * and the helpers below (gen/emit_bodies.c): section rendering, the texts of a shim's
  * parameters, bodies that only fail, and lower versions calling the highest one. */
 #ifndef SHIMGEN_EMIT_BODIES_H
@@ -89,5 +90,7 @@ void bd_emit_shim_c(bodies *B, const sg_emit_header *h, const kernel_use *u, int
 void bd_emit_aten_c(bodies *B, const sg_emit_header *h);                               /* aten */
 def_op *bd_plan_defs(bodies *B, int *n_out); /* every op once, key order (emit_boxed.c) */
 void bd_emit_boxed(bodies *B, const sg_emit_header *h, const def_op *defs, int n_defs);
+/* derived_kernels.c: the kernels of derived out variants (gen/emit_derived.c) */
+void bd_emit_derived(bodies *B, const kernel_use *u, int n);
 
 #endif

@@ -987,6 +987,33 @@ void boxed_cpu_native_layer_norm(StableIValue* stack_, uint64_t num_args_, uint6
     shimrt_box_finish(&box_);
 }
 
+/* aten.native_layer_norm.out: native_layer_norm.out(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2) -> (Tensor(a!), Tensor(b!), Tensor(c!)) */
+void boxed_cpu_native_layer_norm_out(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[8] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_INT_LIST, SHIMRT_KIND_OPT_TENSOR, SHIMRT_KIND_OPT_TENSOR, SHIMRT_KIND_NONE, SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "native_layer_norm.out", stack_, num_args_, 8, num_outputs_, 3, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle input = shimrt_box_tensor(&box_, 0);
+    int64_t normalized_shape_len_ = 0;
+    const int64_t* normalized_shape = shimrt_box_int_list(&box_, 1, &normalized_shape_len_);
+    AtenTensorHandle weight_v_ = NULL;
+    AtenTensorHandle* weight = shimrt_box_opt_tensor(&box_, 2, &weight_v_);
+    AtenTensorHandle bias_v_ = NULL;
+    AtenTensorHandle* bias = shimrt_box_opt_tensor(&box_, 3, &bias_v_);
+    double eps = shimrt_box_float(&box_, 4);
+    AtenTensorHandle out0 = shimrt_box_tensor(&box_, 5);
+    AtenTensorHandle out1 = shimrt_box_tensor(&box_, 6);
+    AtenTensorHandle out2 = shimrt_box_tensor(&box_, 7);
+    shimrt_box_keep(&box_, 5);
+    shimrt_box_keep(&box_, 6);
+    shimrt_box_keep(&box_, 7);
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_native_layer_norm_out(out0, out1, out2, input, normalized_shape, normalized_shape_len_, weight, bias, eps));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_alias(&box_, 0, 5);
+    shimrt_box_push_alias(&box_, 1, 6);
+    shimrt_box_push_alias(&box_, 2, 7);
+    shimrt_box_finish(&box_);
+}
+
 /* aten.ne.Scalar: ne.Scalar(Tensor self, Scalar other) -> Tensor */
 void boxed_cpu_ne_Scalar(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
     static const unsigned char arg_kinds_[2] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_SCALAR};
@@ -1652,7 +1679,7 @@ void boxed_cpu_zeros_like(StableIValue* stack_, uint64_t num_args_, uint64_t num
 }
 
 /* Every schema of namespace aten, in op-key order, with its tags. */
-static const shimrt_def_entry defs_aten[101] = {
+static const shimrt_def_entry defs_aten[102] = {
     {"_foreach_mul.List(Tensor[] self, Tensor[] other) -> Tensor[]", 0},
     {"_foreach_mul_.List(Tensor(a!)[] self, Tensor[] other) -> ()", 0},
     {"abs(Tensor self) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
@@ -1714,6 +1741,7 @@ static const shimrt_def_entry defs_aten[101] = {
     {"mul.Tensor(Tensor self, Tensor other) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
     {"narrow(Tensor(a) self, int dim, SymInt start, SymInt length) -> Tensor(a)", 0},
     {"native_layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps) -> (Tensor, Tensor, Tensor)", SHIMRT_TAG_BIT(CORE)},
+    {"native_layer_norm.out(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2) -> (Tensor(a!), Tensor(b!), Tensor(c!))", SHIMRT_TAG_BIT(GENERATED)},
     {"ne.Scalar(Tensor self, Scalar other) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
     {"ne.Tensor(Tensor self, Tensor other) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
     {"neg(Tensor self) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
@@ -1757,7 +1785,7 @@ static const shimrt_def_entry defs_aten[101] = {
 };
 
 /* Every boxed kernel of namespace aten for the cpu backend. */
-static const shimrt_impl_entry impls_aten_cpu[101] = {
+static const shimrt_impl_entry impls_aten_cpu[102] = {
     {"_foreach_mul.List", boxed_cpu__foreach_mul_List},
     {"_foreach_mul_.List", boxed_cpu__foreach_mul__List},
     {"abs", boxed_cpu_abs},
@@ -1819,6 +1847,7 @@ static const shimrt_impl_entry impls_aten_cpu[101] = {
     {"mul.Tensor", boxed_cpu_mul_Tensor},
     {"narrow", boxed_cpu_narrow},
     {"native_layer_norm", boxed_cpu_native_layer_norm},
+    {"native_layer_norm.out", boxed_cpu_native_layer_norm_out},
     {"ne.Scalar", boxed_cpu_ne_Scalar},
     {"ne.Tensor", boxed_cpu_ne_Tensor},
     {"neg", boxed_cpu_neg},
@@ -1862,5 +1891,5 @@ static const shimrt_impl_entry impls_aten_cpu[101] = {
 };
 
 AOTITorchError shimgen_register_aten_cpu(TorchLibraryHandle* ret_def, TorchLibraryHandle* ret_impl) {
-    return shimrt_register_ops("aten", "CPU", __FILE__, __LINE__, defs_aten, 101, impls_aten_cpu, 101, ret_def, ret_impl);
+    return shimrt_register_ops("aten", "CPU", __FILE__, __LINE__, defs_aten, 102, impls_aten_cpu, 102, ret_def, ret_impl);
 }

@@ -78,6 +78,7 @@ void boxed_cuda_mean_dim(StableIValue* stack_, uint64_t num_args_, uint64_t num_
 void boxed_cuda_mm(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cuda_mul_Tensor(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cuda_narrow(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
+void boxed_cuda_native_layer_norm_out(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cuda_ne_Scalar(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cuda_ne_Tensor(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cuda_neg(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);

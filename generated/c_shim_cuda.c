@@ -525,6 +525,19 @@ AOTITorchError aoti_torch_cuda_narrow(AtenTensorHandle self, int64_t dim, int64_
     return shimrt_narrow(self, dim, start, length, ret0);
 }
 
+/* aten.native_layer_norm.out: native_layer_norm.out(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2) -> (Tensor(a!), Tensor(b!), Tensor(c!))
+ * kernel: native_layer_norm_out_symint (CompositeExplicitAutograd) */
+AOTITorchError aoti_torch_cuda_native_layer_norm_out(AtenTensorHandle out0, AtenTensorHandle out1, AtenTensorHandle out2, AtenTensorHandle input, const int64_t* normalized_shape, int64_t normalized_shape_len_, AtenTensorHandle* weight, AtenTensorHandle* bias, double eps) {
+    SHIMRT_ARG_TENSOR(out0);
+    SHIMRT_ARG_TENSOR(out1);
+    SHIMRT_ARG_TENSOR(out2);
+    SHIMRT_ARG_TENSOR(input);
+    SHIMRT_ARG_LIST(normalized_shape);
+    SHIMRT_ARG_OPT_TENSOR(weight);
+    SHIMRT_ARG_OPT_TENSOR(bias);
+    return native_layer_norm_out_symint(out0, out1, out2, input, normalized_shape, normalized_shape_len_, SHIMRT_OPT_TENSOR(weight), SHIMRT_OPT_TENSOR(bias), eps);
+}
+
 /* aten.ne.Scalar: ne.Scalar(Tensor self, Scalar other) -> Tensor
  * kernel: shimrt_cuda_ne_scalar (CUDA) */
 AOTITorchError aoti_torch_cuda_ne_Scalar(AtenTensorHandle self, double other, AtenTensorHandle* ret0) {

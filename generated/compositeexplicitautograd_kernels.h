@@ -42,6 +42,8 @@ AOTITorchError shimrt_is_leaf(AtenTensorHandle self, int32_t* ret0);
 AOTITorchError shimrt_is_pinned(AtenTensorHandle self, int32_t* device, int32_t device_index_, int32_t* ret0);
 /* aten.narrow.default: narrow(Tensor(a) self, int dim, SymInt start, SymInt length) -> Tensor(a) (CompositeExplicitAutograd) */
 AOTITorchError shimrt_narrow(AtenTensorHandle self, int64_t dim, int64_t start, int64_t length, AtenTensorHandle* ret0);
+/* aten.native_layer_norm.out: native_layer_norm.out(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2) -> (Tensor(a!), Tensor(b!), Tensor(c!)) (CompositeExplicitAutograd) */
+AOTITorchError native_layer_norm_out_symint(AtenTensorHandle out0, AtenTensorHandle out1, AtenTensorHandle out2, AtenTensorHandle input, const int64_t* normalized_shape, int64_t normalized_shape_len_, AtenTensorHandle weight, AtenTensorHandle bias, double eps);
 /* aten.new_empty.default: new_empty(Tensor self, SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor (CompositeExplicitAutograd) */
 AOTITorchError shimrt_new_empty(AtenTensorHandle self, const int64_t* size, int64_t size_len_, int32_t* dtype, int32_t* layout, int32_t* device, int32_t device_index_, int32_t* pin_memory, AtenTensorHandle* ret0);
 /* aten.ones_like.default: ones_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor (CompositeExplicitAutograd) */

@@ -1,7 +1,7 @@
 """tests/dropin/oracle.py: dropin's own ops and AOTInductor extern kernels, through
 libshimrt and through PyTorch 2.15 on the same random inputs.
 
-Covered: layer_norm, native_layer_norm (aoti_torch_cpu_* shims), scatter.reduce(_out),
+Covered: layer_norm, native_layer_norm(.out) (aoti_torch_cpu_* shims), scatter.reduce(_out),
 scatter_reduce.two(_out), and the extern kernels aoti_torch_scatter_out,
 aoti_torch_scatter_reduce_out, aoti_torch_index_put_out and aoti_torch__mm_plus_mm_out
 (PyTorch: the same functions called in libtorch_cpu.so through ctypes, or the aten op
@@ -57,6 +57,8 @@ S, I64, I32, D, STR = H, C.c_int64, C.c_int32, C.c_double, C.c_char_p
 layer_norm = fn("aoti_torch_cpu_layer_norm", H, P(I64), I64, P(H), P(H), D, I32, P(H))
 native_layer_norm = fn("aoti_torch_cpu_native_layer_norm", H, P(I64), I64, P(H), P(H), D,
                        P(H), P(H), P(H))
+native_layer_norm_out = fn("aoti_torch_cpu_native_layer_norm_out", H, H, H, H, P(I64), I64, P(H),
+                           P(H), D)
 scatter_reduce = fn("aoti_torch_cpu_scatter_reduce", H, I64, H, H, STR, P(H))
 scatter_reduce_out = fn("aoti_torch_cpu_scatter_reduce_out", H, H, I64, H, H, STR)
 scatter_reduce_two = fn("aoti_torch_cpu_scatter_reduce_two", H, I64, H, H, STR, I32, P(H))
@@ -241,6 +243,29 @@ for dt in [torch.float32, torch.float64, torch.bfloat16, torch.float16, torch.in
                     case("native_" + lbl, ours_nln,
                          lambda x=x, ns=ns, w=w, b=b, eps=eps:
                          list(torch.ops.aten.native_layer_norm(x, ns, w, b, eps)), loose=True)
+
+                    # the derived out variant (generated/derived_kernels.c): outs of the
+                    # functional results' shapes and dtypes (libshimrt does not resize outs)
+                    try:
+                        like = [torch.zeros_like(r) for r in
+                                torch.ops.aten.native_layer_norm(x, ns, w, b, eps)]
+                    except Exception:
+                        like = [torch.zeros(0, dtype=dt)] * 3
+
+                    def ours_nlo(rt, x=x, ns=ns, w=w, b=b, eps=eps, like=like):
+                        wp = C.byref(rt.t(w)) if w is not None else None
+                        bp = C.byref(rt.t(b)) if b is not None else None
+                        o = [rt.t(t.clone()) for t in like]
+                        return ok(native_layer_norm_out(o[0], o[1], o[2], rt.t(x), i64s(ns),
+                                                        len(ns), wp, bp, eps), *o)
+
+                    def ref_nlo(x=x, ns=ns, w=w, b=b, eps=eps, like=like):
+                        o = [t.clone() for t in like]
+                        torch.ops.aten.native_layer_norm.out(x, ns, w, b, eps, out0=o[0],
+                                                             out1=o[1], out2=o[2])
+                        return o
+
+                    case("native_layer_norm.out " + lbl, ours_nlo, ref_nlo, loose=True)
 
 
 # ---- scatter.reduce, scatter_reduce.two and the extern kernels ---------------------------

@@ -1159,3 +1159,34 @@ Test(emit, kind_codes_match_the_runtime) {
     }
     cr_expect_eq(owning + 1, SHIMRT_NUM_KINDS);
 }
+
+/* Derived (`autogen`) out variants get a generated kernel in derived_kernels.c, as torchgen
+ * generates them: the functional op through the dispatcher (its arguments packed in the
+ * kernel's C form: a Tensor? kernel argument is a handle, packed by address), then
+ * shimrt_autogen_out. One derived from an in-place function gets none, with a warning. */
+Test(emit, derived_out_kernels) {
+    const char *nf = "- func: f(Tensor self, Tensor? w, int k=2) -> (Tensor, Tensor)\n"
+                     "  dispatch:\n    CPU: f_cpu\n  autogen: f.out\n"
+                     "- func: g_(Tensor(a!) self) -> Tensor(a!)\n"
+                     "  dispatch:\n    CPU: g_cpu_\n  autogen: g.out, g\n";
+    cr_assert_eq(load("native_functions", nf), 0, "%s", dtext());
+    cr_assert_eq(load("shim_ops", "fallback_ops:\n  aten.f.out: {}\n  aten.g.out: {}\n"), 0, "%s",
+                 dtext());
+    cr_assert_eq(sg_finalize(ctx), 0, "%s", dtext());
+    sg_options o = {0};
+    o.out_dir = sg_arena_printf(A, "%s/out", tmpdir);
+    cr_assert_eq(sg_generate(ctx, &o), 0, "%s", dtext());
+    char *text = NULL;
+    size_t len;
+    cr_assert_eq(sg_fs_read(sg_arena_printf(A, "%s/derived_kernels.c", o.out_dir), &text, &len), 0);
+    cr_expect(strstr(text, "#include \"compositeexplicitautograd_kernels.h\""), "%s", text);
+    cr_expect(strstr(text, "AOTITorchError f_out(AtenTensorHandle out0, AtenTensorHandle out1, "
+                           "AtenTensorHandle self, AtenTensorHandle w, int64_t k) {"),
+              "%s", text);
+    cr_expect(strstr(text, "shimrt_pack_opt_tensor(&pack_, \"w\", w ? &w : NULL);"), "%s", text);
+    cr_expect(strstr(text, "shimrt_pack_call(&pack_, &op_, \"aten::f\", \"\")"), "%s", text);
+    cr_expect(strstr(text, "return shimrt_autogen_out(__func__, stack_, outs_, 2);"), "%s", text);
+    cr_expect(strstr(text, "g_out") == NULL, "%s", text);
+    expect_diag("aten.g.out: g_out: only out variants derived from a functional function");
+    free(text);
+}

@@ -1265,3 +1265,34 @@ Test(cpu_kernels, scatter_gather_shape_checks) {
     for (size_t k = 0; k < sizeof all / sizeof *all; k++)
         OK(aoti_torch_delete_tensor_object(all[k]));
 }
+
+/* native_layer_norm.out, the derived out variant shimgen generates (derived_kernels.c):
+ * the functional op's three results copied into the outs, bit for bit; an out of another
+ * shape is refused (libshimrt does not resize out arguments). */
+Test(cpu_kernels, native_layer_norm_out_is_the_functional_copied) {
+    int64_t s[] = {2, 3}, st[] = {3, 1}, ns[] = {3}, s1[] = {2, 1}, st1[] = {1, 1};
+    AtenTensorHandle x = NULL, r[3] = {NULL, NULL, NULL}, o[3] = {NULL, NULL, NULL}, bad = NULL;
+    OK(aoti_torch_empty_strided(2, s, st, F32, CPU, 0, &x));
+    void *p = NULL;
+    OK(aoti_torch_get_data_ptr(x, &p));
+    for (int k = 0; k < 6; k++) ((float *)p)[k] = (float)(k * k) * 0.37f - 1.0f;
+    OK(shimrt_cpu_native_layer_norm(x, ns, 1, NULL, NULL, 1e-5, &r[0], &r[1], &r[2]));
+    OK(aoti_torch_empty_strided(2, s, st, F32, CPU, 0, &o[0]));
+    OK(aoti_torch_empty_strided(2, s1, st1, F32, CPU, 0, &o[1]));
+    OK(aoti_torch_empty_strided(2, s1, st1, F32, CPU, 0, &o[2]));
+    for (int k = 0; k < 3; k++) OK(aoti_torch_zero_(o[k]));
+    OK(native_layer_norm_out_symint(o[0], o[1], o[2], x, ns, 1, NULL, NULL, 1e-5));
+    for (int k = 0; k < 3; k++) {
+        void *a = NULL, *b = NULL;
+        OK(aoti_torch_get_data_ptr(o[k], &a));
+        OK(aoti_torch_get_data_ptr(r[k], &b));
+        cr_assert(memcmp(a, b, (size_t)(k ? 2 : 6) * sizeof(float)) == 0, "result %d differs", k);
+    }
+    OK(aoti_torch_empty_strided(2, s, st, F32, CPU, 0, &bad));
+    FAILS(native_layer_norm_out_symint(o[0], bad, o[2], x, ns, 1, NULL, NULL, 1e-5),
+          "native_layer_norm_out",
+          "out argument 1 has shape [2, 3] but the result has shape [2, 1]");
+    AtenTensorHandle all[] = {x, r[0], r[1], r[2], o[0], o[1], o[2], bad};
+    for (size_t k = 0; k < sizeof all / sizeof *all; k++)
+        OK(aoti_torch_delete_tensor_object(all[k]));
+}

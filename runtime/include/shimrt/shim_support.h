@@ -388,6 +388,14 @@ AOTI_TORCH_EXPORT void shimrt_pack_opt_tensor_list(shimrt_pack *p, const char *n
 AOTI_TORCH_EXPORT AOTITorchError shimrt_pack_call(shimrt_pack *p, shimrt_op_cache *cache,
                                                   const char *op_name, const char *overload);
 
+/* The end of a derived (`autogen`) out kernel (generated/derived_kernels.c), after its
+ * functional op has returned n tensors on stack[0 .. n): copies result j into outs[j]
+ * (borrowed; it must have the result's shape: libshimrt does not resize out arguments, and
+ * its dtype may differ, as with aoti_torch_copy_) and releases every result, success or not.
+ * Returns the first failure, with the thread's message naming func. */
+AOTI_TORCH_EXPORT AOTITorchError shimrt_autogen_out(const char *func, StableIValue *stack,
+                                                    const AtenTensorHandle *outs, int n);
+
 /* Returns from a dispatcher-routed shim: the stack's value j, now the caller's.
  * Scalar returns: the value as a double (the handle is freed). */
 AOTI_TORCH_EXPORT AOTITorchError shimrt_pop_scalar(const char *func, StableIValue v, double *ret);
