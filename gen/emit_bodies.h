@@ -79,6 +79,7 @@ void bd_version_body(bodies *B, sg_buf *out, const sg_emit_shim *s, const sg_emi
  * and the uses whose prototype conflicts; arena array, NULL on out-of-memory. */
 kernel_use *bd_plan_kernels(bodies *B, int *n_out);
 bool bd_in_list(const char *const *v, int n, const char *s);
+void bd_sort_names(const char **v, int n); /* in strcmp order (n is small) */
 void bd_emit_kernel_headers(bodies *B, const kernel_use *u, int n);
 const kernel_use *bd_find_use(const kernel_use *u, int n, const sg_emit_shim *s);
 /* The kernel headers a device header's shims need, in name order (arena array). */

@@ -113,13 +113,7 @@ void bd_emit_derived(bodies *B, const kernel_use *u, int n) {
         sg_buf_free(&all);
         return;
     }
-    for (int a = 0; a < n_files; a++) /* name order */
-        for (int b = a + 1; b < n_files; b++)
-            if (strcmp(files[b], files[a]) < 0) {
-                const char *t = files[a];
-                files[a] = files[b];
-                files[b] = t;
-            }
+    bd_sort_names(files, n_files);
     for (int f = 0; f < n_files; f++) {
         sg_buf_puts(&incs, bd_join_sep(&incs));
         bd_put(B, &incs, "include", SLOTS({"file", files[f], 0}));

@@ -94,6 +94,16 @@ kernel_use *bd_plan_kernels(bodies *B, int *n_out) {
     return u;
 }
 
+void bd_sort_names(const char **v, int n) {
+    for (int a = 0; a < n; a++)
+        for (int b = a + 1; b < n; b++)
+            if (strcmp(v[b], v[a]) < 0) {
+                const char *t = v[a];
+                v[a] = v[b];
+                v[b] = t;
+            }
+}
+
 bool bd_in_list(const char *const *v, int n, const char *s) {
     for (int i = 0; i < n; i++)
         if (strcmp(v[i], s) == 0) return true;
@@ -114,13 +124,7 @@ void bd_emit_kernel_headers(bodies *B, const kernel_use *u, int n) {
         const char *f = key_file(B, B->headers[h].dispatch_key);
         if (!bd_in_list(files, n_files, f)) files[n_files++] = f;
     }
-    for (int a = 0; a < n_files; a++) /* name order */
-        for (int b = a + 1; b < n_files; b++)
-            if (strcmp(files[b], files[a]) < 0) {
-                const char *t = files[a];
-                files[a] = files[b];
-                files[b] = t;
-            }
+    bd_sort_names(files, n_files);
     for (int f = 0; f < n_files; f++) {
         const char *file = files[f];
         sg_buf decls = {0}, incs = {0}, out = {0};
@@ -178,13 +182,7 @@ const char **bd_used_files(bodies *B, const sg_emit_header *h, const kernel_use 
         const kernel_use *k = bd_find_use(u, n_u, &h->shims[i]);
         if (k && !k->conflict && !bd_in_list(v, n, k->file)) v[n++] = k->file;
     }
-    for (int a = 0; a < n; a++)
-        for (int b = a + 1; b < n; b++)
-            if (strcmp(v[b], v[a]) < 0) {
-                const char *t = v[a];
-                v[a] = v[b];
-                v[b] = t;
-            }
+    bd_sort_names(v, n);
     *n_out = n;
     return v;
 }
