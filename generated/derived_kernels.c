@@ -6,9 +6,9 @@
  *   schemas/shim_ops.yaml
  * Do not edit: change the inputs and run shimgen again.
  * As torchgen's generated out kernels, each calls its functional op through the dispatcher
- * (so it serves every backend that op has a kernel for), then copies each result into its
- * out argument, which must already have the result's shape (libshimrt does not resize out
- * arguments), and releases the results. Arguments are borrowed, as by every kernel.
+ * (so it serves every backend that op has a kernel for), then resizes each out argument to
+ * its result's shape as PyTorch does, copies the result into it and releases the results.
+ * Arguments are borrowed, as by every kernel.
  */
 #include <shimrt/shim_support.h>
 

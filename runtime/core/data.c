@@ -254,19 +254,20 @@ AOTI_TORCH_EXPORT AOTITorchError aoti_torch_copy_(AtenTensorHandle self, AtenTen
     (void)non_blocking;
     SHIMRT_CHECK_DEFINED(self);
     SHIMRT_CHECK_DEFINED(src);
-    return shimrt_copy(__func__, self, src);
+    return shimrt_backend_copy(__func__, self, src); /* CUDA on either side: the CUDA copy */
 }
 
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_tensor_copy_(AtenTensorHandle src,
                                                          AtenTensorHandle dst) {
     SHIMRT_CHECK_DEFINED(src);
     SHIMRT_CHECK_DEFINED(dst);
-    return shimrt_copy(__func__, dst, src);
+    return shimrt_backend_copy(__func__, dst, src);
 }
 
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_zero_(AtenTensorHandle self) {
     SHIMRT_CHECK_DEFINED(self);
     if (self->device_type == SHIMRT_DEV_META) return AOTI_TORCH_SUCCESS;
+    if (self->device_type == SHIMRT_DEV_CUDA) return shimrt_cuda_do_fill(self, 0.0);
     walk w;
     make_walk(__func__, &w, self, NULL);
     conv_ctx c = {self->dtype, self->dtype, shimrt_dtype_size(self->dtype)};
@@ -306,7 +307,7 @@ static AOTITorchError clone_with(const char *func, AtenTensorHandle self, const 
     AtenTensorHandle t = shimrt_tensor_empty(func, self->ndim, self->sizes, strides, self->dtype,
                                              self->device_type, self->device_index);
     if (!t) return AOTI_TORCH_FAILURE;
-    return shimrt_k_hand_out(shimrt_copy(func, t, self), t, ret);
+    return shimrt_k_hand_out(shimrt_backend_copy(func, t, self), t, ret);
 }
 
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_clone(AtenTensorHandle self, AtenTensorHandle *ret) {
@@ -332,6 +333,14 @@ static AOTITorchError item(const char *func, AtenTensorHandle t, int32_t dtype, 
     if (n != 1)
         return shimrt_fail(func, "a tensor with %lld elements cannot be converted to a scalar",
                            (long long)n);
+    if (t->device_type == SHIMRT_DEV_CUDA) { /* PyTorch's item(): copied to the host */
+        AtenTensorHandle h =
+            shimrt_tensor_empty(func, t->ndim, t->sizes, NULL, t->dtype, SHIMRT_DEV_CPU, -1);
+        AOTITorchError rc = h ? shimrt_backend_copy(func, h, t) : AOTI_TORCH_FAILURE;
+        if (!rc) rc = item(func, h, dtype, out);
+        shimrt_tensor_free(h);
+        return rc;
+    }
     if (t->device_type != SHIMRT_DEV_CPU)
         return shimrt_fail(func, "item needs a CPU tensor (device %s)",
                            shimrt_device_type_name(t->device_type));

@@ -172,6 +172,17 @@ const char *shimrt_tensor_invalid_reason(AtenTensorHandle t, const char *argname
  * with no elements on a device without memory, e.g. meta). Validates ndim, sizes,
  * strides (NULL strides: contiguous), dtype, device and layout, and that the viewed
  * range fits the storage. Returns NULL with the thread's message set. */
+/* Grows s to at least nbytes (never shrinks), keeping its bytes: the data moves to a new
+ * block, which every tensor on s then sees (as PyTorch's storage resize). Fails for storage
+ * the runtime did not allocate (from_blob) with "Trying to resize storage that is not
+ * resizable". */
+AOTITorchError shimrt_storage_grow(const char *func, shimrt_storage *s, size_t nbytes);
+/* PyTorch's at::native::resize_output for an out argument: nothing when out already has
+ * sizes[0 .. ndim); else (with a warning, once per process, when out had elements) out
+ * takes those sizes with contiguous strides, its storage grown as needed. Fails (out
+ * unchanged) when out is undefined, its storage cannot grow, or out of memory. */
+AOTITorchError shimrt_resize_output(const char *func, AtenTensorHandle out, int64_t ndim,
+                                    const int64_t *sizes);
 AtenTensorHandle shimrt_tensor_new(const char *func, shimrt_storage *s, int64_t ndim,
                                    const int64_t *sizes, const int64_t *strides,
                                    int64_t storage_offset, int32_t dtype, int32_t device_type,
@@ -215,6 +226,8 @@ void shimrt_cuda_storage_free(void *data, void *ctx);
 /* dst <- src for tensors of the same shape on any devices (CPU, CUDA), converting dtypes.
  * The dispatcher's backend fallback copies through it. Returns a code with the message set. */
 AOTITorchError shimrt_backend_copy(const char *func, AtenTensorHandle dst, AtenTensorHandle src);
+/* self.fill_(value) for a CUDA tensor (any strides), on its device's current stream. */
+AOTITorchError shimrt_cuda_do_fill(AtenTensorHandle self, double value);
 
 /* ---- the dispatcher's backend fallback (dispatcher.c) -------------------------------- */
 /* Turns the CPU fallback on or off for a backend key (SHIMRT_KEY_*, not CPU): an op with

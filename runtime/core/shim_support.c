@@ -915,30 +915,14 @@ AOTI_TORCH_EXPORT AOTITorchError shimrt_pack_call(shimrt_pack *p, shimrt_op_cach
     return AOTI_TORCH_SUCCESS;
 }
 
-/* "[2, 3]" into buf (truncated to fit). */
-static const char *shape_text(char *buf, size_t cap, AtenTensorHandle t) {
-    size_t used = (size_t)snprintf(buf, cap, "[");
-    for (int64_t d = 0; d < t->ndim && used < cap; d++)
-        used += (size_t)snprintf(buf + used, cap - used, "%s%lld", d ? ", " : "",
-                                 (long long)t->sizes[d]);
-    if (used < cap) snprintf(buf + used, cap - used, "]");
-    return buf;
-}
-
 AOTI_TORCH_EXPORT AOTITorchError shimrt_autogen_out(const char *func, StableIValue *stack,
                                                     const AtenTensorHandle *outs, int n) {
     AOTITorchError err = AOTI_TORCH_SUCCESS;
     for (int j = 0; j < n; j++) {
         AtenTensorHandle r = siv_to_tensor(stack[j]), o = outs[j];
         if (err == AOTI_TORCH_SUCCESS && shimrt_tensor_valid(r) && shimrt_tensor_valid(o)) {
-            bool same = o->ndim == r->ndim;
-            for (int64_t d = 0; same && d < r->ndim; d++) same = o->sizes[d] == r->sizes[d];
-            if (!same) {
-                char a[160], b[160];
-                err = shimrt_fail(func,
-                                  "out argument %d has shape %s but the result has shape %s "
-                                  "(libshimrt does not resize out arguments)",
-                                  j, shape_text(a, sizeof a, o), shape_text(b, sizeof b, r));
+            if (shimrt_resize_output(func, o, r->ndim, r->sizes)) {
+                err = AOTI_TORCH_FAILURE;
             } else if (aoti_torch_copy_(o, r, 0) != AOTI_TORCH_SUCCESS) {
                 char why[512];
                 snprintf(why, sizeof why, "%s", torch_exception_get_what());

@@ -126,3 +126,40 @@ void shimrt_storage_release(shimrt_storage *s) {
     atomic_fetch_sub_explicit(&shimrt_live_storages, 1, memory_order_relaxed);
     free(s);
 }
+
+AOTITorchError shimrt_storage_grow(const char *func, shimrt_storage *s, size_t nbytes) {
+    if (nbytes <= s->nbytes) return AOTI_TORCH_SUCCESS;
+    const allocator *a = allocator_for(s->device_type);
+    if (s->device_type == SHIMRT_DEV_META) {
+        s->nbytes = nbytes; /* no data */
+        return AOTI_TORCH_SUCCESS;
+    }
+    /* only memory the runtime allocated itself can move (PyTorch: a storage from_blob is
+     * not resizable either) */
+    if (!a || s->deleter != a->free || s->deleter_ctx)
+        return shimrt_fail(func, "Trying to resize storage that is not resizable");
+    shimrt_storage *n = shimrt_storage_new(func, nbytes, s->device_type, s->device_index);
+    if (!n) return AOTI_TORCH_FAILURE;
+    AOTITorchError err = AOTI_TORCH_SUCCESS;
+    if (s->nbytes) { /* the old bytes, through the copy every device has */
+        int64_t old = (int64_t)s->nbytes, one = 1;
+        AtenTensorHandle from = shimrt_tensor_new(func, s, 1, &old, &one, 0, SHIMRT_UINT8,
+                                                  s->device_type, s->device_index,
+                                                  SHIMRT_LAYOUT_STRIDED),
+                         to = shimrt_tensor_new(func, n, 1, &old, &one, 0, SHIMRT_UINT8,
+                                                n->device_type, n->device_index,
+                                                SHIMRT_LAYOUT_STRIDED);
+        err = from && to ? aoti_torch_copy_(to, from, 0) : AOTI_TORCH_FAILURE;
+        shimrt_tensor_free(from);
+        shimrt_tensor_free(to);
+    }
+    if (err == AOTI_TORCH_SUCCESS) { /* s takes the new block; n leaves with the old one */
+        void *d = s->data;
+        s->data = n->data;
+        n->data = d;
+        n->nbytes = s->nbytes;
+        s->nbytes = nbytes;
+    }
+    shimrt_storage_release(n);
+    return err;
+}

@@ -198,6 +198,47 @@ AtenTensorHandle shimrt_tensor_empty(const char *func, int64_t ndim, const int64
     return t;
 }
 
+AOTITorchError shimrt_resize_output(const char *func, AtenTensorHandle out, int64_t ndim,
+                                    const int64_t *sizes) {
+    if (!out->defined) return shimrt_fail(func, "out is an undefined tensor");
+    if (out->ndim == ndim &&
+        (ndim == 0 || !memcmp(out->sizes, sizes, (size_t)ndim * sizeof *sizes)))
+        return AOTI_TORCH_SUCCESS;
+    int64_t sz[SHIMRT_MAX_DIMS], st[SHIMRT_MAX_DIMS], extent;
+    if (ndim > SHIMRT_MAX_DIMS)
+        return shimrt_fail(func, "%lld dimensions is too many (at most %d)", (long long)ndim,
+                           SHIMRT_MAX_DIMS);
+    if (ndim) memcpy(sz, sizes, (size_t)ndim * sizeof *sz);
+    shimrt_contiguous_strides(ndim, sz, st);
+    if (check_geometry(func, ndim, sz, st, out->storage_offset, &extent)) return AOTI_TORCH_FAILURE;
+    size_t nbytes;
+    if (__builtin_mul_overflow((size_t)extent, shimrt_dtype_size(out->dtype), &nbytes))
+        return shimrt_fail(func, "the storage size overflows");
+    if (shimrt_numel(out) != 0) {
+        static atomic_flag warned = ATOMIC_FLAG_INIT;
+        if (!atomic_flag_test_and_set(&warned))
+            aoti_torch_warn(func, __FILE__, __LINE__,
+                            "An output with one or more elements was resized since it had a shape "
+                            "that does not match the required output shape. This behavior is "
+                            "deprecated in PyTorch: reuse an out tensor by resizing it to zero "
+                            "elements first (warned once per process)");
+    }
+    if (shimrt_storage_grow(func, out->storage, nbytes)) return AOTI_TORCH_FAILURE;
+    if (ndim > SHIMRT_INLINE_DIMS || out->ndim > SHIMRT_INLINE_DIMS) {
+        struct AtenTensorOpaque tmp = {0}; /* the new dims first: out is unchanged on failure */
+        if (!set_dims(&tmp, ndim)) return shimrt_fail(func, "out of memory");
+        if (out->sizes != out->inline_sizes) free(out->sizes);
+        out->sizes = tmp.sizes == tmp.inline_sizes ? out->inline_sizes : tmp.sizes;
+        out->strides = tmp.sizes == tmp.inline_sizes ? out->inline_strides : tmp.strides;
+    }
+    out->ndim = ndim;
+    if (ndim) {
+        memcpy(out->sizes, sz, (size_t)ndim * sizeof *sz);
+        memcpy(out->strides, st, (size_t)ndim * sizeof *st);
+    }
+    return AOTI_TORCH_SUCCESS;
+}
+
 void shimrt_tensor_free(AtenTensorHandle t) {
     if (!shimrt_tensor_valid(t)) return;
     t->magic = SHIMRT_MAGIC_FREED;

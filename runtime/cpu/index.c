@@ -101,18 +101,14 @@ static AOTITorchError check_live(const char *op, AtenTensorHandle t, const char 
     return AOTI_TORCH_SUCCESS;
 }
 
-static bool same_shape(AtenTensorHandle a, AtenTensorHandle b) {
-    if (a->ndim != b->ndim) return false;
-    for (int64_t d = 0; d < a->ndim; d++)
-        if (a->sizes[d] != b->sizes[d]) return false;
-    return true;
-}
-
-/* out <- self unless they are the same tensor; out must have self's shape and dtype. */
+/* out <- self unless they are the same tensor; out must have self's dtype and takes its
+ * shape (resized as PyTorch resizes out arguments). */
 static AOTITorchError prepare_out(const char *op, AtenTensorHandle out, AtenTensorHandle self) {
-    if (!same_shape(out, self) || out->dtype != self->dtype)
-        return shimrt_fail(op, "out must have self's shape and dtype");
+    if (out->dtype != self->dtype)
+        return shimrt_fail(op, "Expected out tensor to have dtype %s, but got %s instead",
+                           shimrt_dtype_name(self->dtype), shimrt_dtype_name(out->dtype));
     if (out == self) return AOTI_TORCH_SUCCESS;
+    if (shimrt_resize_output(op, out, self->ndim, self->sizes)) return AOTI_TORCH_FAILURE;
     return shimrt_copy(op, out, self);
 }
 
@@ -293,9 +289,13 @@ AOTITorchError shimrt_idx_gather(const char *op, AtenTensorHandle self, int64_t 
         check_live(op, index, "index"))
         return AOTI_TORCH_FAILURE;
     if (shimrt_idx_wrap_dim(op, &dim, self->ndim)) return AOTI_TORCH_FAILURE;
-    if (!same_shape(out, index) || out->dtype != self->dtype)
-        return shimrt_fail(op, "out must have index's shape and self's dtype");
-    if (shimrt_k_scatter_index_check(op, self, dim, index, NULL, true)) return AOTI_TORCH_FAILURE;
+    if (out->dtype != self->dtype)
+        return shimrt_fail(op, "Expected out tensor to have dtype %s, but got %s instead",
+                           shimrt_dtype_name(self->dtype), shimrt_dtype_name(out->dtype));
+    if (shimrt_k_scatter_index_check(op, self, dim, index, NULL, true) ||
+        shimrt_k_out_no_overlap(op, out, self, index) ||
+        shimrt_resize_output(op, out, index->ndim, index->sizes))
+        return AOTI_TORCH_FAILURE;
     gather_ctx c = {out, self, shimrt_dtype_size(self->dtype)};
     return walk_index(op, index, self, dim, gather_step, &c);
 }
@@ -307,11 +307,8 @@ AOTITorchError shimrt_idx_index_select(const char *op, AtenTensorHandle self, in
         return AOTI_TORCH_FAILURE;
     if (shimrt_k_index_select_check(op, self, dim, index, &dim)) return AOTI_TORCH_FAILURE;
     int64_t k = shimrt_numel(index), limit = self->ndim ? self->sizes[dim] : 1;
-    if (out->dtype != self->dtype || out->ndim != self->ndim)
-        return shimrt_fail(op, "out must have self's dtype and dim count");
-    for (int64_t d = 0; d < self->ndim; d++)
-        if (out->sizes[d] != (d == dim ? k : self->sizes[d]))
-            return shimrt_fail(op, "out has the wrong shape");
+    if (out->dtype != self->dtype)
+        return shimrt_fail(op, "index_select(): self and result must have the same scalar type");
     size_t elsize = shimrt_dtype_size(self->dtype);
     int64_t zero[1] = {0};
     for (int64_t j = 0; j < k; j++) {
@@ -319,6 +316,11 @@ AOTITorchError shimrt_idx_index_select(const char *op, AtenTensorHandle self, in
         if (shimrt_k_index_in_range(op, index_value(index, index->ndim ? jj : zero), limit))
             return AOTI_TORCH_FAILURE;
     }
+    int64_t shape[SHIMRT_MAX_DIMS];
+    for (int64_t d = 0; d < self->ndim; d++) shape[d] = d == dim ? k : self->sizes[d];
+    if (shimrt_k_out_no_overlap(op, out, self, index) ||
+        shimrt_resize_output(op, out, self->ndim, shape))
+        return AOTI_TORCH_FAILURE;
     if (shimrt_numel(out) == 0) return AOTI_TORCH_SUCCESS;
     int64_t idx[SHIMRT_MAX_DIMS] = {0}, sidx[SHIMRT_MAX_DIMS];
     do {

@@ -479,19 +479,8 @@ AOTITorchError shimrt_cpu_sum_intlist_out(AtenTensorHandle out, AtenTensorHandle
     AtenTensorHandle s = NULL;
     if (shimrt_cpu_sum_dim_intlist(self, dim, dim_len_, keepdim, &odt, &s))
         return AOTI_TORCH_FAILURE;
-    bool same = s->ndim == out->ndim;
-    for (int64_t d = 0; same && d < s->ndim; d++) same = s->sizes[d] == out->sizes[d];
-    AOTITorchError err;
-    if (!same) {
-        char b1[96], b2[96];
-        err = shimrt_fail(op,
-                          "out has shape %s but the result has shape %s (resizing an out "
-                          "argument is not supported)",
-                          shimrt_k_fmt_shape(b1, sizeof b1, out->ndim, out->sizes),
-                          shimrt_k_fmt_shape(b2, sizeof b2, s->ndim, s->sizes));
-    } else {
-        err = shimrt_k_copy(op, out, s);
-    }
+    AOTITorchError err = shimrt_resize_output(op, out, s->ndim, s->sizes);
+    if (!err) err = shimrt_k_copy(op, out, s);
     shimrt_tensor_free(s);
     return err;
 }

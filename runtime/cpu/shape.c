@@ -74,11 +74,10 @@ AOTITorchError shimrt_full(const int64_t *size, int64_t size_len_, double fill_v
 
 AOTITorchError shimrt_full_out(AtenTensorHandle out, const int64_t *size, int64_t size_len_,
                                double fill_value) {
-    if (shimrt_k_check_size("full.out", size, size_len_)) return AOTI_TORCH_FAILURE;
-    /* an empty size list may come as NULL: no memcmp on it */
-    if (out->ndim != size_len_ ||
-        (size_len_ > 0 && memcmp(out->sizes, size, (size_t)size_len_ * sizeof *size)))
-        return shimrt_fail("full.out", "out must have the requested size (no resizing here)");
+    /* an empty size list may come as NULL */
+    if (shimrt_k_check_size("full.out", size, size_len_) ||
+        shimrt_resize_output("full.out", out, size_len_, size))
+        return AOTI_TORCH_FAILURE;
     return fill("full.out", out, fill_value);
 }
 

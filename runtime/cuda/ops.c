@@ -591,15 +591,16 @@ static AtenTensorHandle host_index(const char *op, AtenTensorHandle index) {
     return h;
 }
 
-/* into (gather.out, index_select.out): a CUDA tensor of the result's dtype and shape on
- * self's device, with the CPU kernels' messages otherwise. */
+/* into (gather.out, index_select.out): a CUDA tensor of self's dtype on self's device, with
+ * the CPU kernels' messages otherwise (checked_out resizes it to the result's shape). */
 static AOTITorchError check_into(const char *op, const struct AtenTensorOpaque *self,
-                                 const struct AtenTensorOpaque *into, int64_t nd,
-                                 const int64_t *shape, const char *what) {
+                                 const struct AtenTensorOpaque *into, bool gather) {
     if (check_cuda(op, into, "out", self->device_index)) return AOTI_TORCH_FAILURE;
-    bool ok = into->dtype == self->dtype && into->ndim == nd;
-    for (int64_t j = 0; ok && j < nd; j++) ok = into->sizes[j] == shape[j];
-    return ok ? AOTI_TORCH_SUCCESS : shimrt_fail(op, "%s", what);
+    if (into->dtype == self->dtype) return AOTI_TORCH_SUCCESS;
+    if (!gather)
+        return shimrt_fail(op, "index_select(): self and result must have the same scalar type");
+    return shimrt_fail(op, "Expected out tensor to have dtype %s, but got %s instead",
+                       shimrt_dtype_name(self->dtype), shimrt_dtype_name(into->dtype));
 }
 
 /* gather's and index_select's arguments: CUDA self and index on one device, and a return
@@ -627,7 +628,11 @@ static AtenTensorHandle checked_out(const char *op, AtenTensorHandle self, AtenT
                              : shimrt_k_index_in_range(op, v[j], limit);
     shimrt_tensor_free(h);
     if (rc) return NULL;
-    if (into) return into;
+    if (into)
+        return shimrt_k_out_no_overlap(op, into, self, index) ||
+                       shimrt_resize_output(op, into, nd, shape)
+                   ? NULL
+                   : into;
     return shimrt_tensor_empty(op, nd, shape, NULL, self->dtype, SHIMRT_DEV_CUDA,
                                self->device_index);
 }
@@ -648,9 +653,7 @@ AOTITorchError shimrt_cuda_gather_run(const char *op, AtenTensorHandle self, int
                                       AtenTensorHandle index, AtenTensorHandle into,
                                       AtenTensorHandle *ret) {
     if (index_args(op, self, index, into, ret)) return AOTI_TORCH_FAILURE;
-    if (into && check_into(op, self, into, index->ndim, index->sizes,
-                           "out must have index's shape and self's dtype"))
-        return AOTI_TORCH_FAILURE;
+    if (into && check_into(op, self, into, true)) return AOTI_TORCH_FAILURE;
     int64_t n = shimrt_numel(index), limit = self->ndim ? self->sizes[d] : 1;
     AtenTensorHandle out = checked_out(op, self, index, into, d, limit, index->ndim, index->sizes);
     if (!out) return AOTI_TORCH_FAILURE;
@@ -675,11 +678,7 @@ AOTITorchError shimrt_cuda_index_select_run(const char *op, AtenTensorHandle sel
     int64_t k = shimrt_numel(index), limit = self->ndim ? self->sizes[d] : 1;
     int64_t shape[SHIMRT_MAX_DIMS];
     for (int64_t j = 0; j < self->ndim; j++) shape[j] = j == d ? k : self->sizes[j];
-    if (into && check_into(op, self, into, self->ndim, shape,
-                           into->dtype != self->dtype || into->ndim != self->ndim
-                               ? "out must have self's dtype and dim count"
-                               : "out has the wrong shape"))
-        return AOTI_TORCH_FAILURE;
+    if (into && check_into(op, self, into, false)) return AOTI_TORCH_FAILURE;
     AtenTensorHandle out = checked_out(op, self, index, into, -1, limit, self->ndim, shape);
     if (!out) return AOTI_TORCH_FAILURE;
     sh_params p;

@@ -449,3 +449,17 @@ int32_t shimrt_k_result_type_of(int n, const struct AtenTensorOpaque *const *t, 
     for (int i = 0; i < ns; i++) shimrt_k_rt_add_scalar(&s, scalars[i]);
     return shimrt_k_rt_result(&s);
 }
+
+AOTITorchError shimrt_k_out_no_overlap(const char *op, const struct AtenTensorOpaque *out,
+                                       const struct AtenTensorOpaque *self,
+                                       const struct AtenTensorOpaque *index) {
+    if (shimrt_k_internal_overlap(out))
+        return shimrt_fail(op, "unsupported operation: more than one element of the written-to "
+                               "tensor refers to a single memory location. Please clone() the "
+                               "tensor before performing the operation.");
+    if (shimrt_k_may_overlap(out, self) || shimrt_k_may_overlap(out, index))
+        return shimrt_fail(op, "unsupported operation: some elements of the input tensor and "
+                               "the written-to tensor refer to a single memory location. Please "
+                               "clone() the tensor before performing the operation.");
+    return AOTI_TORCH_SUCCESS;
+}

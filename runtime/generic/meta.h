@@ -147,6 +147,11 @@ void shimrt_k_preserve_strides(const struct AtenTensorOpaque *t, int64_t *stride
 bool shimrt_k_internal_overlap(const struct AtenTensorOpaque *t);
 /* True when the memory ranges spanned by a and b intersect. */
 bool shimrt_k_may_overlap(const struct AtenTensorOpaque *a, const struct AtenTensorOpaque *b);
+/* An out argument that gather/index_select write while reading self and index: fails, with
+ * PyTorch's messages, when out has internal overlap or shares memory with either. */
+AOTITorchError shimrt_k_out_no_overlap(const char *op, const struct AtenTensorOpaque *out,
+                                       const struct AtenTensorOpaque *self,
+                                       const struct AtenTensorOpaque *index);
 
 /* ---- views and new tensors (runtime/generic/views.c, alloc.c) ---------------------- */
 /* Resolves a requested shape (one entry may be -1) against numel into out. */

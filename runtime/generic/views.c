@@ -329,7 +329,6 @@ AOTITorchError shimrt_k_cat_out(const char *op, const AtenTensorHandle *ts, int6
     int64_t ndim, sizes[SHIMRT_MAX_DIMS];
     int32_t dt;
     if (shimrt_k_cat_shape(op, ts, n, &dim, &ndim, sizes, &dt)) return AOTI_TORCH_FAILURE;
-    if (out->ndim != ndim || memcmp(out->sizes, sizes, (size_t)ndim * sizeof *sizes))
-        return shimrt_fail(op, "out must have the result's size (no resizing here)");
+    if (shimrt_resize_output(op, out, ndim, sizes)) return AOTI_TORCH_FAILURE;
     return shimrt_k_cat_into(op, ts, n, dim, out);
 }

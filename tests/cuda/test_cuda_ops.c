@@ -311,6 +311,29 @@ Test(cuda_ops, copies_fill_and_errors, .timeout = 300) {
     OK(empty_contig(2, s, SHIMRT_FLOAT64, aoti_torch_device_type_cuda(), other_dev, &g1));
     OK(shimrt_cuda_do_copy(g1, g));
     same("copy_ D2D", want, g1);
+    /* the public aoti_torch_copy_ (torch::stable's Tensor::copy_) takes the same paths */
+    OK(aoti_torch_zero_(want));
+    OK(aoti_torch_copy_(want, g1, 0));
+    same("aoti_torch_copy_ D2H", want, g);
+    OK(aoti_torch_copy_(g1, a, 0));
+    OK(aoti_torch_cpu_copy_(want, a, 0));
+    same("aoti_torch_copy_ H2D", want, g1);
+    OK(aoti_torch_copy_(g, want, 0));
+    /* clone, zero_ and item of a CUDA tensor (core API): device work, never a host access */
+    AtenTensorHandle gc = NULL;
+    OK(aoti_torch_clone(g, &gc));
+    cr_assert_eq(gc->device_type, aoti_torch_device_type_cuda());
+    same("aoti_torch_clone of a CUDA tensor", want, gc);
+    double got = -1; /* item of the 0-dim view of element [0][0] */
+    AtenTensorHandle g00 = NULL;
+    OK(aoti_torch__reinterpret_tensor(gc, 0, NULL, NULL, 0, &g00));
+    OK(aoti_torch_item_float64(g00, &got));
+    cr_assert_eq(got, ((double *)shimrt_data(want))[0], "item %g", got);
+    OK(aoti_torch_zero_(gc));
+    OK(aoti_torch_zero_(want));
+    same("aoti_torch_zero_ of a CUDA tensor", want, gc);
+    OK(aoti_torch_delete_tensor_object(g00));
+    OK(aoti_torch_delete_tensor_object(gc));
     /* fill_ on a strided view of the CUDA tensor */
     OK(shimrt_cuda_do_fill(g, -3.25));
     OK(aoti_torch_cpu_fill__Scalar(want, -3.25));
@@ -830,11 +853,24 @@ Test(cuda_ops, index_select_matches_cpu, .timeout = 300) {
     AtenTensorHandle gi2 = to_cuda(i1, 0), wrong = NULL;
     OK(empty_contig(2, s, SHIMRT_FLOAT32, aoti_torch_device_type_cpu(), 0, &wrong));
     AtenTensorHandle gwrong = to_cuda(wrong, 0);
-    BOTH_FAIL(aoti_torch_cpu_index_select_out(wrong, a, 1, i1),
-              aoti_torch_cuda_index_select_out(gwrong, ga, 1, gi2), "out has the wrong shape");
+    /* an out of another shape is resized on both backends, as PyTorch resizes outs */
+    OK(aoti_torch_cpu_index_select_out(wrong, a, 1, i1));
+    OK(aoti_torch_cuda_index_select_out(gwrong, ga, 1, gi2));
+    cr_assert(gwrong->ndim == 2 && gwrong->sizes[1] == i1->sizes[0]);
+    same("index_select.out into a resized out", wrong, gwrong);
+    /* one that must grow: its storage moves to a larger device block, old bytes copied */
+    int64_t one1[1] = {1};
+    AtenTensorHandle small = NULL, gsmall = NULL;
+    OK(empty_contig(1, one1, SHIMRT_FLOAT32, aoti_torch_device_type_cpu(), 0, &small));
+    gsmall = to_cuda(small, 0);
+    OK(aoti_torch_cuda_index_select_out(gsmall, ga, 1, gi2));
+    cr_assert(gsmall->storage->nbytes >= 5 * sizeof(float));
+    same("index_select.out into a grown out", wrong, gsmall);
+    OK(aoti_torch_delete_tensor_object(small));
+    OK(aoti_torch_delete_tensor_object(gsmall));
     BOTH_FAIL(aoti_torch_cpu_index_select_out(a, sc, 0, i1),
               aoti_torch_cuda_index_select_out(ga, gsc, 0, gi2),
-              "out must have self's dtype and dim count");
+              "index_select(): self and result must have the same scalar type");
     OK(aoti_torch_delete_tensor_object(gi2));
     OK(aoti_torch_delete_tensor_object(wrong));
     OK(aoti_torch_delete_tensor_object(gwrong));
@@ -931,7 +967,8 @@ Test(cuda_ops, gather_matches_cpu, .timeout = 300) {
     AtenTensorHandle gok = to_cuda(bad, 0);
     BOTH_FAIL(aoti_torch_cpu_gather_out(a, a, 1, bad, 0),
               aoti_torch_cuda_gather_out(ga, ga, 1, gok, 0),
-              "out must have index's shape and self's dtype");
+              "some elements of the input tensor and the written-to tensor refer to a single "
+              "memory location");
     OK(aoti_torch_delete_tensor_object(gok));
     AtenTensorHandle all[] = {a,   ga,   e,   ge,   sc, gsc, i0, gi0,
                               bad, gbad, i32, gi32, i1, gi1, ib, gib};

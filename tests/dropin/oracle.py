@@ -245,7 +245,7 @@ for dt in [torch.float32, torch.float64, torch.bfloat16, torch.float16, torch.in
                          list(torch.ops.aten.native_layer_norm(x, ns, w, b, eps)), loose=True)
 
                     # the derived out variant (generated/derived_kernels.c): outs of the
-                    # functional results' shapes and dtypes (libshimrt does not resize outs)
+                    # functional results' shapes and dtypes, and empty outs that both resize
                     try:
                         like = [torch.zeros_like(r) for r in
                                 torch.ops.aten.native_layer_norm(x, ns, w, b, eps)]
@@ -266,6 +266,10 @@ for dt in [torch.float32, torch.float64, torch.bfloat16, torch.float16, torch.in
                         return o
 
                     case("native_layer_norm.out " + lbl, ours_nlo, ref_nlo, loose=True)
+                    empty = [torch.empty(0, dtype=t.dtype) for t in like]
+                    case("native_layer_norm.out(resized) " + lbl,
+                         lambda rt, f=ours_nlo, e=empty: f(rt, like=e),
+                         lambda f=ref_nlo, e=empty: f(like=e), loose=True)
 
 
 # ---- scatter.reduce, scatter_reduce.two and the extern kernels ---------------------------
@@ -302,6 +306,15 @@ for dt in NUMERIC:
                          lambda x=x, idx=idx, src=src, red=red: [
                              torch.scatter(x, dim, idx, src, reduce=red,
                                            out=torch.zeros_like(x))], loose)
+                    # an empty out: resized to self's shape on both sides
+                    case(f"scatter.reduce_out(resized) {red} {tag}",
+                         lambda rt, x=x, idx=idx, src=src, red=red: (
+                             lambda o: ok(scatter_reduce_out(o, rt.t(x), dim, rt.t(idx),
+                                                             rt.t(src), red.encode()), o))(
+                             rt.t(torch.empty(0, dtype=x.dtype))),
+                         lambda x=x, idx=idx, src=src, red=red: [
+                             torch.scatter(x, dim, idx, src, reduce=red,
+                                           out=torch.empty(0, dtype=x.dtype))], loose)
                 for red in ("sum", "prod", "mean", "amax", "amin", "max", "min", "avg"):
                     for inc in (True, False):
                         tr = f"scatter_reduce.two {red} include_self={inc} {tag}"

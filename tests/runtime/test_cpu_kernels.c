@@ -1187,7 +1187,9 @@ Test(cpu_kernels, empty_memory_format) {
 }
 
 /* full.out: a 0-dim out with the empty size list, which the boxed path passes as NULL (the
- * dispatcher fuzzer found a memcmp on it); a size that differs from out's is refused. */
+ * dispatcher fuzzer found a memcmp on it); an out of another size is resized as PyTorch
+ * resizes out arguments (contiguous, its storage grown when it must), unless its storage is
+ * not the runtime's (from_blob). */
 Test(cpu_kernels, full_out_sizes) {
     AtenTensorHandle z = NULL, m = NULL;
     OK(aoti_torch_empty_strided(0, NULL, NULL, F64, CPU, 0, &z));
@@ -1200,11 +1202,42 @@ Test(cpu_kernels, full_out_sizes) {
     OK(shimrt_full_out(m, s, 2, -1.0));
     OK(aoti_torch_get_data_ptr(m, &p));
     for (int k = 0; k < 6; k++) cr_assert_eq(((float *)p)[k], -1.0f);
-    FAILS(shimrt_full_out(m, other, 2, 0.0), "full.out", "size");
-    FAILS(shimrt_full_out(m, NULL, 0, 0.0), "full.out", "size");
-    FAILS(shimrt_full_out(z, s, 2, 0.0), "full.out", "size");
-    OK(aoti_torch_delete_tensor_object(z));
-    OK(aoti_torch_delete_tensor_object(m));
+    OK(shimrt_full_out(m, other, 2, 4.0)); /* same element count: the storage stays */
+    OK(aoti_torch_get_data_ptr(m, &p));
+    cr_assert_eq(dim(m), 2);
+    cr_assert(sizes_of(m)[0] == 3 && sizes_of(m)[1] == 2 && strides_of(m)[0] == 2 &&
+              strides_of(m)[1] == 1);
+    for (int k = 0; k < 6; k++) cr_assert_eq(((float *)p)[k], 4.0f);
+    OK(shimrt_full_out(m, NULL, 0, 7.0)); /* to 0-dim */
+    cr_assert_eq(dim(m), 0);
+    OK(aoti_torch_get_data_ptr(m, &p));
+    cr_assert_eq(*(float *)p, 7.0f);
+    /* growing the storage moves it: a view of z, sharing it, sees the new block */
+    AtenTensorHandle v = NULL;
+    int64_t one[] = {1}, st1[] = {1};
+    OK(aoti_torch__reinterpret_tensor(z, 1, one, st1, 0, &v));
+    OK(shimrt_full_out(z, s, 2, 1.5));
+    int64_t nbytes = 0;
+    OK(aoti_torch_get_storage_size(z, &nbytes));
+    cr_assert_eq(nbytes, 6 * (int64_t)sizeof(double));
+    OK(aoti_torch_get_data_ptr(z, &p));
+    for (int k = 0; k < 6; k++) cr_assert_eq(((double *)p)[k], 1.5);
+    void *pv = NULL;
+    OK(aoti_torch_get_data_ptr(v, &pv));
+    cr_assert_eq(pv, p);
+    /* memory the runtime does not own cannot move */
+    double blob[2] = {0, 0};
+    AtenTensorHandle b = NULL;
+    int64_t two[] = {2};
+    OK(aoti_torch_create_tensor_from_blob(blob, 1, two, st1, 0, F64, CPU, 0, &b));
+    FAILS(shimrt_full_out(b, s, 2, 0.0), "full.out",
+          "Trying to resize storage that is not "
+          "resizable");
+    cr_assert_eq(dim(b), 1);
+    OK(shimrt_full_out(b, two, 1, 3.0));
+    cr_assert(blob[0] == 3.0 && blob[1] == 3.0);
+    AtenTensorHandle all[] = {z, m, v, b};
+    for (size_t k = 0; k < 4; k++) OK(aoti_torch_delete_tensor_object(all[k]));
 }
 
 /* scatter's and gather's index/src shape checks, with PyTorch 2.15's messages. The dispatcher
@@ -1267,8 +1300,8 @@ Test(cpu_kernels, scatter_gather_shape_checks) {
 }
 
 /* native_layer_norm.out, the derived out variant shimgen generates (derived_kernels.c):
- * the functional op's three results copied into the outs, bit for bit; an out of another
- * shape is refused (libshimrt does not resize out arguments). */
+ * the functional op's three results copied into the outs, bit for bit, an out of another
+ * shape resized first. */
 Test(cpu_kernels, native_layer_norm_out_is_the_functional_copied) {
     int64_t s[] = {2, 3}, st[] = {3, 1}, ns[] = {3}, s1[] = {2, 1}, st1[] = {1, 1};
     AtenTensorHandle x = NULL, r[3] = {NULL, NULL, NULL}, o[3] = {NULL, NULL, NULL}, bad = NULL;
@@ -1289,9 +1322,12 @@ Test(cpu_kernels, native_layer_norm_out_is_the_functional_copied) {
         cr_assert(memcmp(a, b, (size_t)(k ? 2 : 6) * sizeof(float)) == 0, "result %d differs", k);
     }
     OK(aoti_torch_empty_strided(2, s, st, F32, CPU, 0, &bad));
-    FAILS(native_layer_norm_out_symint(o[0], bad, o[2], x, ns, 1, NULL, NULL, 1e-5),
-          "native_layer_norm_out",
-          "out argument 1 has shape [2, 3] but the result has shape [2, 1]");
+    OK(native_layer_norm_out_symint(o[0], bad, o[2], x, ns, 1, NULL, NULL, 1e-5));
+    cr_assert(sizes_of(bad)[0] == 2 && sizes_of(bad)[1] == 1 && strides_of(bad)[0] == 1);
+    void *a = NULL, *b = NULL;
+    OK(aoti_torch_get_data_ptr(bad, &a));
+    OK(aoti_torch_get_data_ptr(r[1], &b));
+    cr_assert(memcmp(a, b, 2 * sizeof(float)) == 0);
     AtenTensorHandle all[] = {x, r[0], r[1], r[2], o[0], o[1], o[2], bad};
     for (size_t k = 0; k < sizeof all / sizeof *all; k++)
         OK(aoti_torch_delete_tensor_object(all[k]));

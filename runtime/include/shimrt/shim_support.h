@@ -389,9 +389,9 @@ AOTI_TORCH_EXPORT AOTITorchError shimrt_pack_call(shimrt_pack *p, shimrt_op_cach
                                                   const char *op_name, const char *overload);
 
 /* The end of a derived (`autogen`) out kernel (generated/derived_kernels.c), after its
- * functional op has returned n tensors on stack[0 .. n): copies result j into outs[j]
- * (borrowed; it must have the result's shape: libshimrt does not resize out arguments, and
- * its dtype may differ, as with aoti_torch_copy_) and releases every result, success or not.
+ * functional op has returned n tensors on stack[0 .. n): resizes outs[j] (borrowed) to
+ * result j's shape as PyTorch resizes out arguments, copies the result into it (its dtype
+ * may differ, as with aoti_torch_copy_) and releases every result, success or not.
  * Returns the first failure, with the thread's message naming func. */
 AOTI_TORCH_EXPORT AOTITorchError shimrt_autogen_out(const char *func, StableIValue *stack,
                                                     const AtenTensorHandle *outs, int n);
