@@ -452,6 +452,65 @@ Test(cuda_ops, ops_without_a_cuda_kernel_run_through_the_cpu_fallback, .timeout 
     no_leaks();
 }
 
+/* The fallback for an op of the user's own library with only a CPU kernel: a Tensor[]
+ * argument (each CUDA item staged on the host) and a mutated Tensor(a!) argument (written
+ * back into the same device memory, and returned as the CUDA tensor itself). This keeps
+ * both paths tested whichever aten ops have CUDA kernels. */
+static void k_acc(StableIValue *stack, uint64_t num_args, uint64_t num_outputs) {
+    cr_assert_eq(num_args, 2);
+    cr_assert_eq(num_outputs, 1);
+    AtenTensorHandle out = siv_to_tensor(stack[0]);
+    StableListHandle xs = (StableListHandle)(uintptr_t)stack[1];
+    cr_assert_eq(out->device_type, aoti_torch_device_type_cpu(), "the kernel sees host tensors");
+    size_t n = 0;
+    OK(torch_list_size(xs, &n));
+    float *o = shimrt_data(out);
+    for (size_t k = 0; k < n; k++) {
+        StableIValue v = 0;
+        OK(torch_list_get_item(xs, k, &v));
+        AtenTensorHandle x = siv_to_tensor(v);
+        cr_assert_eq(x->device_type, aoti_torch_device_type_cpu());
+        for (int64_t j = 0; j < shimrt_numel(out); j++) o[j] += ((const float *)shimrt_data(x))[j];
+        OK(aoti_torch_delete_tensor_object(x)); /* the kernel owns its arguments */
+    }
+    OK(torch_delete_list(xs));
+    stack[0] = siv_from_tensor(out); /* returns its mutated argument */
+}
+
+Test(cuda_ops, user_op_with_tensor_list_and_mutation_through_the_cpu_fallback, .timeout = 300) {
+    need_nvrtc();
+    TorchLibraryHandle d = NULL, i = NULL;
+    OK(aoti_torch_library_init_def("fbtest", __FILE__, __LINE__, &d));
+    OK(aoti_torch_library_def(d, "acc(Tensor(a!) out, Tensor[] xs) -> Tensor(a!)"));
+    OK(aoti_torch_library_init_impl("fbtest", "CPU", __FILE__, __LINE__, &i));
+    OK(aoti_torch_library_impl(i, "acc", k_acc));
+    int64_t s[2] = {3, 5};
+    AtenTensorHandle o = cpu_rand(SHIMRT_FLOAT32, 2, s), x = cpu_rand(SHIMRT_FLOAT32, 2, s),
+                     y = cpu_rand(SHIMRT_FLOAT32, 2, s);
+    AtenTensorHandle go = to_cuda(o, 0), gx = to_cuda(x, 0), gy = to_cuda(y, 0), go1 = NULL;
+    void *before = shimrt_data(go);
+    StableListHandle l = NULL;
+    OK(torch_new_list_reserve_size(2, &l));
+    OK(torch_list_push_back(l, siv_from_tensor(gx))); /* the dispatcher takes every argument */
+    OK(torch_list_push_back(l, siv_from_tensor(gy)));
+    OK(aoti_torch_new_tensor_handle(go, &go1));
+    StableIValue st[2] = {siv_from_tensor(go1), (StableIValue)(uintptr_t)l};
+    OK(torch_call_dispatcher("fbtest::acc", "", st, TORCH_ABI_VERSION));
+    AtenTensorHandle r = siv_to_tensor(st[0]);
+    cr_assert_eq(r->device_type, aoti_torch_device_type_cuda());
+    cr_assert_eq(shimrt_data(r), before, "the result is the out tensor's own device memory");
+    cr_assert_eq(shimrt_data(go), before);
+    float *po = shimrt_data(o);
+    for (int64_t j = 0; j < 15; j++)
+        po[j] += ((float *)shimrt_data(x))[j] + ((float *)shimrt_data(y))[j];
+    same("fbtest::acc through the fallback", o, go);
+    AtenTensorHandle all[] = {r, o, x, y, go};
+    for (size_t j = 0; j < 5; j++) OK(aoti_torch_delete_tensor_object(all[j]));
+    OK(aoti_torch_delete_library_object(i));
+    OK(aoti_torch_delete_library_object(d));
+    no_leaks();
+}
+
 /* GEMM through cuBLAS (the fake cuBLAS computing on the host, or the real one on a GPU),
  * compared with the CPU kernels (OpenBLAS). */
 static void gemm_case(const char *what, int32_t dt, int64_t na, const int64_t *sa, int64_t nb,
