@@ -98,6 +98,13 @@ AOTITorchError shimrt_k_index_in_range(const char *op, int64_t v, int64_t limit)
 AOTITorchError shimrt_k_scatter_index_check(const char *op, const struct AtenTensorOpaque *self,
                                             int64_t dim, const struct AtenTensorOpaque *index,
                                             const struct AtenTensorOpaque *src, bool gather);
+/* native_layer_norm's checks (PyTorch's _check_layer_norm_inputs and messages): a
+ * non-empty normalized_shape, a floating input on device_type whose trailing sizes are
+ * normalized_shape, weight and bias (when not NULL) of exactly normalized_shape there. */
+AOTITorchError shimrt_k_layer_norm_check(const char *op, const struct AtenTensorOpaque *input,
+                                         const int64_t *ns, int64_t nn,
+                                         const struct AtenTensorOpaque *weight,
+                                         const struct AtenTensorOpaque *bias, int32_t device_type);
 /* Fails unless the index value v is in [-limit, limit) ("index 5 is out of bounds for
  * dimension 1 with size 4"). */
 AOTITorchError shimrt_k_index_in_bounds(const char *op, int64_t v, int64_t dim, int64_t limit);
