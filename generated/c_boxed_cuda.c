@@ -963,6 +963,30 @@ void boxed_cuda_narrow(StableIValue* stack_, uint64_t num_args_, uint64_t num_ou
     shimrt_box_finish(&box_);
 }
 
+/* aten.native_layer_norm.default: native_layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps) -> (Tensor, Tensor, Tensor) */
+void boxed_cuda_native_layer_norm(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[5] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_INT_LIST, SHIMRT_KIND_OPT_TENSOR, SHIMRT_KIND_OPT_TENSOR, SHIMRT_KIND_NONE};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "native_layer_norm", stack_, num_args_, 5, num_outputs_, 3, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle input = shimrt_box_tensor(&box_, 0);
+    int64_t normalized_shape_len_ = 0;
+    const int64_t* normalized_shape = shimrt_box_int_list(&box_, 1, &normalized_shape_len_);
+    AtenTensorHandle weight_v_ = NULL;
+    AtenTensorHandle* weight = shimrt_box_opt_tensor(&box_, 2, &weight_v_);
+    AtenTensorHandle bias_v_ = NULL;
+    AtenTensorHandle* bias = shimrt_box_opt_tensor(&box_, 3, &bias_v_);
+    double eps = shimrt_box_float(&box_, 4);
+    AtenTensorHandle ret0 = NULL;
+    AtenTensorHandle ret1 = NULL;
+    AtenTensorHandle ret2 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cuda_native_layer_norm(input, normalized_shape, normalized_shape_len_, weight, bias, eps, &ret0, &ret1, &ret2));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_push_tensor(&box_, 1, ret1);
+    shimrt_box_push_tensor(&box_, 2, ret2);
+    shimrt_box_finish(&box_);
+}
+
 /* aten.native_layer_norm.out: native_layer_norm.out(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2) -> (Tensor(a!), Tensor(b!), Tensor(c!)) */
 void boxed_cuda_native_layer_norm_out(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
     static const unsigned char arg_kinds_[8] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_INT_LIST, SHIMRT_KIND_OPT_TENSOR, SHIMRT_KIND_OPT_TENSOR, SHIMRT_KIND_NONE, SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR};
@@ -1191,6 +1215,111 @@ void boxed_cuda_rsqrt(StableIValue* stack_, uint64_t num_args_, uint64_t num_out
     shimrt_box_finish(&box_);
 }
 
+/* aten.scatter.reduce: scatter.reduce(Tensor self, int dim, Tensor index, Tensor src, *, str reduce) -> Tensor */
+void boxed_cuda_scatter_reduce(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[5] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_NONE, SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_STR};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "scatter.reduce", stack_, num_args_, 5, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
+    int64_t dim = shimrt_box_int(&box_, 1);
+    AtenTensorHandle index = shimrt_box_tensor(&box_, 2);
+    AtenTensorHandle src = shimrt_box_tensor(&box_, 3);
+    const char* reduce = shimrt_box_str(&box_, 4);
+    AtenTensorHandle ret0 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cuda_scatter_reduce(self, dim, index, src, reduce, &ret0));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_finish(&box_);
+}
+
+/* aten.scatter.reduce_out: scatter.reduce_out(Tensor self, int dim, Tensor index, Tensor src, *, str reduce, Tensor(a!) out) -> Tensor(a!) */
+void boxed_cuda_scatter_reduce_out(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[6] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_NONE, SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_STR, SHIMRT_KIND_TENSOR};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "scatter.reduce_out", stack_, num_args_, 6, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
+    int64_t dim = shimrt_box_int(&box_, 1);
+    AtenTensorHandle index = shimrt_box_tensor(&box_, 2);
+    AtenTensorHandle src = shimrt_box_tensor(&box_, 3);
+    const char* reduce = shimrt_box_str(&box_, 4);
+    AtenTensorHandle out = shimrt_box_tensor(&box_, 5);
+    shimrt_box_keep(&box_, 5);
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cuda_scatter_reduce_out(out, self, dim, index, src, reduce));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_alias(&box_, 0, 5);
+    shimrt_box_finish(&box_);
+}
+
+/* aten.scatter.src: scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor */
+void boxed_cuda_scatter_src(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[4] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_NONE, SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "scatter.src", stack_, num_args_, 4, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
+    int64_t dim = shimrt_box_int(&box_, 1);
+    AtenTensorHandle index = shimrt_box_tensor(&box_, 2);
+    AtenTensorHandle src = shimrt_box_tensor(&box_, 3);
+    AtenTensorHandle ret0 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cuda_scatter_src(self, dim, index, src, &ret0));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_finish(&box_);
+}
+
+/* aten.scatter.src_out: scatter.src_out(Tensor self, int dim, Tensor index, Tensor src, *, Tensor(a!) out) -> Tensor(a!) */
+void boxed_cuda_scatter_src_out(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[5] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_NONE, SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "scatter.src_out", stack_, num_args_, 5, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
+    int64_t dim = shimrt_box_int(&box_, 1);
+    AtenTensorHandle index = shimrt_box_tensor(&box_, 2);
+    AtenTensorHandle src = shimrt_box_tensor(&box_, 3);
+    AtenTensorHandle out = shimrt_box_tensor(&box_, 4);
+    shimrt_box_keep(&box_, 4);
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cuda_scatter_src_out(out, self, dim, index, src));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_alias(&box_, 0, 4);
+    shimrt_box_finish(&box_);
+}
+
+/* aten.scatter_reduce.two: scatter_reduce.two(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> Tensor */
+void boxed_cuda_scatter_reduce_two(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[6] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_NONE, SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_STR, SHIMRT_KIND_NONE};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "scatter_reduce.two", stack_, num_args_, 6, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
+    int64_t dim = shimrt_box_int(&box_, 1);
+    AtenTensorHandle index = shimrt_box_tensor(&box_, 2);
+    AtenTensorHandle src = shimrt_box_tensor(&box_, 3);
+    const char* reduce = shimrt_box_str(&box_, 4);
+    int32_t include_self = shimrt_box_bool(&box_, 5);
+    AtenTensorHandle ret0 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cuda_scatter_reduce_two(self, dim, index, src, reduce, include_self, &ret0));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_finish(&box_);
+}
+
+/* aten.scatter_reduce.two_out: scatter_reduce.two_out(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True, Tensor(a!) out) -> Tensor(a!) */
+void boxed_cuda_scatter_reduce_two_out(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[7] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_NONE, SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_STR, SHIMRT_KIND_NONE, SHIMRT_KIND_TENSOR};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "scatter_reduce.two_out", stack_, num_args_, 7, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
+    int64_t dim = shimrt_box_int(&box_, 1);
+    AtenTensorHandle index = shimrt_box_tensor(&box_, 2);
+    AtenTensorHandle src = shimrt_box_tensor(&box_, 3);
+    const char* reduce = shimrt_box_str(&box_, 4);
+    int32_t include_self = shimrt_box_bool(&box_, 5);
+    AtenTensorHandle out = shimrt_box_tensor(&box_, 6);
+    shimrt_box_keep(&box_, 6);
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cuda_scatter_reduce_two_out(out, self, dim, index, src, reduce, include_self));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_alias(&box_, 0, 6);
+    shimrt_box_finish(&box_);
+}
+
 /* aten.select.int: select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a) */
 void boxed_cuda_select_int(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
     static const unsigned char arg_kinds_[3] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_NONE, SHIMRT_KIND_NONE};
@@ -1304,6 +1433,26 @@ void boxed_cuda_subtract_Tensor(StableIValue* stack_, uint64_t num_args_, uint64
     SHIMRT_BOX_CALL(&box_, aoti_torch_cuda_subtract_Tensor(self, other, alpha, &ret0));
     shimrt_box_release_args(&box_);
     shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_finish(&box_);
+}
+
+/* aten.sum.IntList_out: sum.IntList_out(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!) */
+void boxed_cuda_sum_IntList_out(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[5] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_OPT_INT_LIST, SHIMRT_KIND_NONE, SHIMRT_KIND_OPT_CODE, SHIMRT_KIND_TENSOR};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "sum.IntList_out", stack_, num_args_, 5, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
+    const int64_t* dim_v_ = NULL;
+    int64_t dim_len_ = 0;
+    const int64_t** dim = shimrt_box_opt_int_list(&box_, 1, &dim_v_, &dim_len_);
+    int32_t keepdim = shimrt_box_bool(&box_, 2);
+    int32_t dtype_v_ = 0;
+    int32_t* dtype = shimrt_box_opt_code(&box_, 3, &dtype_v_);
+    AtenTensorHandle out = shimrt_box_tensor(&box_, 4);
+    shimrt_box_keep(&box_, 4);
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cuda_sum_IntList_out(out, self, dim, dim_len_, keepdim, dtype));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_alias(&box_, 0, 4);
     shimrt_box_finish(&box_);
 }
 
@@ -1600,7 +1749,7 @@ static const shimrt_def_entry defs_aten[102] = {
 };
 
 /* Every boxed kernel of namespace aten for the cuda backend. */
-static const shimrt_impl_entry impls_aten_cuda[92] = {
+static const shimrt_impl_entry impls_aten_cuda[100] = {
     {"_foreach_mul.List", boxed_cuda__foreach_mul_List},
     {"_foreach_mul_.List", boxed_cuda__foreach_mul__List},
     {"abs", boxed_cuda_abs},
@@ -1661,6 +1810,7 @@ static const shimrt_impl_entry impls_aten_cuda[92] = {
     {"mm", boxed_cuda_mm},
     {"mul.Tensor", boxed_cuda_mul_Tensor},
     {"narrow", boxed_cuda_narrow},
+    {"native_layer_norm", boxed_cuda_native_layer_norm},
     {"native_layer_norm.out", boxed_cuda_native_layer_norm_out},
     {"ne.Scalar", boxed_cuda_ne_Scalar},
     {"ne.Tensor", boxed_cuda_ne_Tensor},
@@ -1674,6 +1824,12 @@ static const shimrt_impl_entry impls_aten_cuda[92] = {
     {"relu", boxed_cuda_relu},
     {"reshape", boxed_cuda_reshape},
     {"rsqrt", boxed_cuda_rsqrt},
+    {"scatter.reduce", boxed_cuda_scatter_reduce},
+    {"scatter.reduce_out", boxed_cuda_scatter_reduce_out},
+    {"scatter.src", boxed_cuda_scatter_src},
+    {"scatter.src_out", boxed_cuda_scatter_src_out},
+    {"scatter_reduce.two", boxed_cuda_scatter_reduce_two},
+    {"scatter_reduce.two_out", boxed_cuda_scatter_reduce_two_out},
     {"select.int", boxed_cuda_select_int},
     {"sigmoid", boxed_cuda_sigmoid},
     {"softmax.int", boxed_cuda_softmax_int},
@@ -1682,6 +1838,7 @@ static const shimrt_impl_entry impls_aten_cuda[92] = {
     {"stack", boxed_cuda_stack},
     {"sub.Tensor", boxed_cuda_sub_Tensor},
     {"subtract.Tensor", boxed_cuda_subtract_Tensor},
+    {"sum.IntList_out", boxed_cuda_sum_IntList_out},
     {"sum.dim_IntList", boxed_cuda_sum_dim_IntList},
     {"tanh", boxed_cuda_tanh},
     {"to.dtype", boxed_cuda_to_dtype},
@@ -1696,5 +1853,5 @@ static const shimrt_impl_entry impls_aten_cuda[92] = {
 };
 
 AOTITorchError shimgen_register_aten_cuda(TorchLibraryHandle* ret_def, TorchLibraryHandle* ret_impl) {
-    return shimrt_register_ops("aten", "CUDA", __FILE__, __LINE__, defs_aten, 102, impls_aten_cuda, 92, ret_def, ret_impl);
+    return shimrt_register_ops("aten", "CUDA", __FILE__, __LINE__, defs_aten, 102, impls_aten_cuda, 100, ret_def, ret_impl);
 }

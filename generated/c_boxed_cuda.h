@@ -78,6 +78,7 @@ void boxed_cuda_mean_dim(StableIValue* stack_, uint64_t num_args_, uint64_t num_
 void boxed_cuda_mm(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cuda_mul_Tensor(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cuda_narrow(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
+void boxed_cuda_native_layer_norm(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cuda_native_layer_norm_out(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cuda_ne_Scalar(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cuda_ne_Tensor(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
@@ -91,6 +92,12 @@ void boxed_cuda_pow_Tensor_Scalar(StableIValue* stack_, uint64_t num_args_, uint
 void boxed_cuda_relu(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cuda_reshape(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cuda_rsqrt(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
+void boxed_cuda_scatter_reduce(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
+void boxed_cuda_scatter_reduce_out(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
+void boxed_cuda_scatter_src(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
+void boxed_cuda_scatter_src_out(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
+void boxed_cuda_scatter_reduce_two(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
+void boxed_cuda_scatter_reduce_two_out(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cuda_select_int(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cuda_sigmoid(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cuda_softmax_int(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
@@ -99,6 +106,7 @@ void boxed_cuda_squeeze_dim(StableIValue* stack_, uint64_t num_args_, uint64_t n
 void boxed_cuda_stack(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cuda_sub_Tensor(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cuda_subtract_Tensor(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
+void boxed_cuda_sum_IntList_out(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cuda_sum_dim_IntList(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cuda_tanh(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cuda_to_dtype(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);

@@ -525,6 +525,19 @@ AOTITorchError aoti_torch_cuda_narrow(AtenTensorHandle self, int64_t dim, int64_
     return shimrt_narrow(self, dim, start, length, ret0);
 }
 
+/* aten.native_layer_norm.default: native_layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps) -> (Tensor, Tensor, Tensor)
+ * kernel: shimrt_cuda_native_layer_norm (CUDA) */
+AOTITorchError aoti_torch_cuda_native_layer_norm(AtenTensorHandle input, const int64_t* normalized_shape, int64_t normalized_shape_len_, AtenTensorHandle* weight, AtenTensorHandle* bias, double eps, AtenTensorHandle* ret0, AtenTensorHandle* ret1, AtenTensorHandle* ret2) {
+    SHIMRT_ARG_TENSOR(input);
+    SHIMRT_ARG_LIST(normalized_shape);
+    SHIMRT_ARG_OPT_TENSOR(weight);
+    SHIMRT_ARG_OPT_TENSOR(bias);
+    SHIMRT_ARG_RET(ret0);
+    SHIMRT_ARG_RET(ret1);
+    SHIMRT_ARG_RET(ret2);
+    return shimrt_cuda_native_layer_norm(input, normalized_shape, normalized_shape_len_, SHIMRT_OPT_TENSOR(weight), SHIMRT_OPT_TENSOR(bias), eps, ret0, ret1, ret2);
+}
+
 /* aten.native_layer_norm.out: native_layer_norm.out(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2) -> (Tensor(a!), Tensor(b!), Tensor(c!))
  * kernel: native_layer_norm_out_symint (CompositeExplicitAutograd) */
 AOTITorchError aoti_torch_cuda_native_layer_norm_out(AtenTensorHandle out0, AtenTensorHandle out1, AtenTensorHandle out2, AtenTensorHandle input, const int64_t* normalized_shape, int64_t normalized_shape_len_, AtenTensorHandle* weight, AtenTensorHandle* bias, double eps) {
@@ -640,6 +653,66 @@ AOTITorchError aoti_torch_cuda_rsqrt(AtenTensorHandle self, AtenTensorHandle* re
     return shimrt_cuda_rsqrt(self, ret0);
 }
 
+/* aten.scatter.reduce: scatter.reduce(Tensor self, int dim, Tensor index, Tensor src, *, str reduce) -> Tensor
+ * kernel: shimrt_cuda_scatter_reduce (CUDA) */
+AOTITorchError aoti_torch_cuda_scatter_reduce(AtenTensorHandle self, int64_t dim, AtenTensorHandle index, AtenTensorHandle src, const char* reduce, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_TENSOR(index);
+    SHIMRT_ARG_TENSOR(src);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cuda_scatter_reduce(self, dim, index, src, reduce, ret0);
+}
+
+/* aten.scatter.reduce_out: scatter.reduce_out(Tensor self, int dim, Tensor index, Tensor src, *, str reduce, Tensor(a!) out) -> Tensor(a!)
+ * kernel: shimrt_cuda_scatter_reduce_out (CUDA) */
+AOTITorchError aoti_torch_cuda_scatter_reduce_out(AtenTensorHandle out, AtenTensorHandle self, int64_t dim, AtenTensorHandle index, AtenTensorHandle src, const char* reduce) {
+    SHIMRT_ARG_TENSOR(out);
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_TENSOR(index);
+    SHIMRT_ARG_TENSOR(src);
+    return shimrt_cuda_scatter_reduce_out(out, self, dim, index, src, reduce);
+}
+
+/* aten.scatter.src: scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor
+ * kernel: shimrt_cuda_scatter_src (CUDA) */
+AOTITorchError aoti_torch_cuda_scatter_src(AtenTensorHandle self, int64_t dim, AtenTensorHandle index, AtenTensorHandle src, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_TENSOR(index);
+    SHIMRT_ARG_TENSOR(src);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cuda_scatter_src(self, dim, index, src, ret0);
+}
+
+/* aten.scatter.src_out: scatter.src_out(Tensor self, int dim, Tensor index, Tensor src, *, Tensor(a!) out) -> Tensor(a!)
+ * kernel: shimrt_cuda_scatter_src_out (CUDA) */
+AOTITorchError aoti_torch_cuda_scatter_src_out(AtenTensorHandle out, AtenTensorHandle self, int64_t dim, AtenTensorHandle index, AtenTensorHandle src) {
+    SHIMRT_ARG_TENSOR(out);
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_TENSOR(index);
+    SHIMRT_ARG_TENSOR(src);
+    return shimrt_cuda_scatter_src_out(out, self, dim, index, src);
+}
+
+/* aten.scatter_reduce.two: scatter_reduce.two(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> Tensor
+ * kernel: shimrt_cuda_scatter_reduce_two (CUDA) */
+AOTITorchError aoti_torch_cuda_scatter_reduce_two(AtenTensorHandle self, int64_t dim, AtenTensorHandle index, AtenTensorHandle src, const char* reduce, int32_t include_self, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_TENSOR(index);
+    SHIMRT_ARG_TENSOR(src);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cuda_scatter_reduce_two(self, dim, index, src, reduce, include_self, ret0);
+}
+
+/* aten.scatter_reduce.two_out: scatter_reduce.two_out(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True, Tensor(a!) out) -> Tensor(a!)
+ * kernel: shimrt_cuda_scatter_reduce_two_out (CUDA) */
+AOTITorchError aoti_torch_cuda_scatter_reduce_two_out(AtenTensorHandle out, AtenTensorHandle self, int64_t dim, AtenTensorHandle index, AtenTensorHandle src, const char* reduce, int32_t include_self) {
+    SHIMRT_ARG_TENSOR(out);
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_TENSOR(index);
+    SHIMRT_ARG_TENSOR(src);
+    return shimrt_cuda_scatter_reduce_two_out(out, self, dim, index, src, reduce, include_self);
+}
+
 /* aten.select.int: select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)
  * kernel: shimrt_select_int (CompositeExplicitAutograd) */
 AOTITorchError aoti_torch_cuda_select_int(AtenTensorHandle self, int64_t dim, int64_t index, AtenTensorHandle* ret0) {
@@ -704,6 +777,15 @@ AOTITorchError aoti_torch_cuda_subtract_Tensor(AtenTensorHandle self, AtenTensor
     SHIMRT_ARG_TENSOR(other);
     SHIMRT_ARG_RET(ret0);
     return shimrt_cuda_subtract_tensor(self, other, alpha, ret0);
+}
+
+/* aten.sum.IntList_out: sum.IntList_out(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)
+ * kernel: shimrt_cuda_sum_intlist_out (CUDA) */
+AOTITorchError aoti_torch_cuda_sum_IntList_out(AtenTensorHandle out, AtenTensorHandle self, const int64_t** dim, int64_t dim_len_, int32_t keepdim, int32_t* dtype) {
+    SHIMRT_ARG_TENSOR(out);
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_OPT_LIST(dim);
+    return shimrt_cuda_sum_intlist_out(out, self, SHIMRT_OPT_LIST(dim), SHIMRT_OPT_LIST_LEN(dim), keepdim, dtype);
 }
 
 /* aten.sum.dim_IntList: sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor

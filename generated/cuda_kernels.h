@@ -116,6 +116,8 @@ AOTITorchError shimrt_cuda_mean_dim(AtenTensorHandle self, const int64_t* dim, i
 AOTITorchError shimrt_cuda_mm(AtenTensorHandle self, AtenTensorHandle mat2, AtenTensorHandle* ret0);
 /* aten.mul.Tensor: mul.Tensor(Tensor self, Tensor other) -> Tensor (CUDA) */
 AOTITorchError shimrt_cuda_mul_tensor(AtenTensorHandle self, AtenTensorHandle other, AtenTensorHandle* ret0);
+/* aten.native_layer_norm.default: native_layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps) -> (Tensor, Tensor, Tensor) (CUDA) */
+AOTITorchError shimrt_cuda_native_layer_norm(AtenTensorHandle input, const int64_t* normalized_shape, int64_t normalized_shape_len_, AtenTensorHandle weight, AtenTensorHandle bias, double eps, AtenTensorHandle* ret0, AtenTensorHandle* ret1, AtenTensorHandle* ret2);
 /* aten.ne.Scalar: ne.Scalar(Tensor self, Scalar other) -> Tensor (CUDA) */
 AOTITorchError shimrt_cuda_ne_scalar(AtenTensorHandle self, double other, AtenTensorHandle* ret0);
 /* aten.ne.Tensor: ne.Tensor(Tensor self, Tensor other) -> Tensor (CUDA) */
@@ -134,6 +136,18 @@ AOTITorchError shimrt_cuda_relu(AtenTensorHandle self, AtenTensorHandle* ret0);
 AOTITorchError shimrt_cuda_reshape(AtenTensorHandle self, const int64_t* shape, int64_t shape_len_, AtenTensorHandle* ret0);
 /* aten.rsqrt.default: rsqrt(Tensor self) -> Tensor (CUDA) */
 AOTITorchError shimrt_cuda_rsqrt(AtenTensorHandle self, AtenTensorHandle* ret0);
+/* aten.scatter.reduce: scatter.reduce(Tensor self, int dim, Tensor index, Tensor src, *, str reduce) -> Tensor (CUDA) */
+AOTITorchError shimrt_cuda_scatter_reduce(AtenTensorHandle self, int64_t dim, AtenTensorHandle index, AtenTensorHandle src, const char* reduce, AtenTensorHandle* ret0);
+/* aten.scatter.reduce_out: scatter.reduce_out(Tensor self, int dim, Tensor index, Tensor src, *, str reduce, Tensor(a!) out) -> Tensor(a!) (CUDA) */
+AOTITorchError shimrt_cuda_scatter_reduce_out(AtenTensorHandle out, AtenTensorHandle self, int64_t dim, AtenTensorHandle index, AtenTensorHandle src, const char* reduce);
+/* aten.scatter.src: scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor (CUDA) */
+AOTITorchError shimrt_cuda_scatter_src(AtenTensorHandle self, int64_t dim, AtenTensorHandle index, AtenTensorHandle src, AtenTensorHandle* ret0);
+/* aten.scatter.src_out: scatter.src_out(Tensor self, int dim, Tensor index, Tensor src, *, Tensor(a!) out) -> Tensor(a!) (CUDA) */
+AOTITorchError shimrt_cuda_scatter_src_out(AtenTensorHandle out, AtenTensorHandle self, int64_t dim, AtenTensorHandle index, AtenTensorHandle src);
+/* aten.scatter_reduce.two: scatter_reduce.two(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> Tensor (CUDA) */
+AOTITorchError shimrt_cuda_scatter_reduce_two(AtenTensorHandle self, int64_t dim, AtenTensorHandle index, AtenTensorHandle src, const char* reduce, int32_t include_self, AtenTensorHandle* ret0);
+/* aten.scatter_reduce.two_out: scatter_reduce.two_out(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True, Tensor(a!) out) -> Tensor(a!) (CUDA) */
+AOTITorchError shimrt_cuda_scatter_reduce_two_out(AtenTensorHandle out, AtenTensorHandle self, int64_t dim, AtenTensorHandle index, AtenTensorHandle src, const char* reduce, int32_t include_self);
 /* aten.sigmoid.default: sigmoid(Tensor self) -> Tensor (CUDA) */
 AOTITorchError shimrt_cuda_sigmoid(AtenTensorHandle self, AtenTensorHandle* ret0);
 /* aten.softmax.int: softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor (CUDA) */
@@ -144,6 +158,8 @@ AOTITorchError shimrt_cuda_sqrt(AtenTensorHandle self, AtenTensorHandle* ret0);
 AOTITorchError shimrt_cuda_sub_tensor(AtenTensorHandle self, AtenTensorHandle other, double alpha, AtenTensorHandle* ret0);
 /* aten.subtract.Tensor: subtract.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor (CUDA) */
 AOTITorchError shimrt_cuda_subtract_tensor(AtenTensorHandle self, AtenTensorHandle other, double alpha, AtenTensorHandle* ret0);
+/* aten.sum.IntList_out: sum.IntList_out(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!) (CUDA) */
+AOTITorchError shimrt_cuda_sum_intlist_out(AtenTensorHandle out, AtenTensorHandle self, const int64_t* dim, int64_t dim_len_, int32_t keepdim, int32_t* dtype);
 /* aten.sum.dim_IntList: sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor (CUDA) */
 AOTITorchError shimrt_cuda_sum_dim_intlist(AtenTensorHandle self, const int64_t* dim, int64_t dim_len_, int32_t keepdim, int32_t* dtype, AtenTensorHandle* ret0);
 /* aten.tanh.default: tanh(Tensor self) -> Tensor (CUDA) */

@@ -101,12 +101,15 @@ static AOTITorchError check_live(const char *op, AtenTensorHandle t, const char 
     return AOTI_TORCH_SUCCESS;
 }
 
-/* out <- self unless they are the same tensor; out must have self's dtype and takes its
- * shape (resized as PyTorch resizes out arguments). */
-static AOTITorchError prepare_out(const char *op, AtenTensorHandle out, AtenTensorHandle self) {
+/* out <- self unless they are the same tensor; out must have self's dtype, must not overlap
+ * index or src (PyTorch's scatter checks) and takes self's shape (resized as PyTorch resizes
+ * out arguments). */
+static AOTITorchError prepare_out(const char *op, AtenTensorHandle out, AtenTensorHandle self,
+                                  AtenTensorHandle index, AtenTensorHandle src) {
     if (out->dtype != self->dtype)
         return shimrt_fail(op, "Expected out tensor to have dtype %s, but got %s instead",
                            shimrt_dtype_name(self->dtype), shimrt_dtype_name(out->dtype));
+    if (shimrt_k_out_no_overlap(op, out, src, index)) return AOTI_TORCH_FAILURE;
     if (out == self) return AOTI_TORCH_SUCCESS;
     if (shimrt_resize_output(op, out, self->ndim, self->sizes)) return AOTI_TORCH_FAILURE;
     return shimrt_copy(op, out, self);
@@ -151,7 +154,7 @@ AOTITorchError shimrt_idx_scatter(const char *op, AtenTensorHandle out, AtenTens
     if (src->dtype != self->dtype)
         return shimrt_fail(op, "Expected self.dtype to be equal to src.dtype");
     if (shimrt_k_scatter_index_check(op, self, dim, index, src, false) ||
-        prepare_out(op, out, self))
+        prepare_out(op, out, self, index, src))
         return AOTI_TORCH_FAILURE;
     copy_ctx c = {out, src, shimrt_dtype_size(out->dtype)};
     return walk_index(op, index, out, dim, scatter_copy, &c);
@@ -229,7 +232,7 @@ AOTITorchError shimrt_idx_scatter_reduce(const char *op, AtenTensorHandle out,
     if (!shimrt_idx_numeric(self->dtype))
         return shimrt_fail(op, "dtype %s is not supported", shimrt_dtype_name(self->dtype));
     if (shimrt_k_scatter_index_check(op, self, dim, index, src, false) ||
-        prepare_out(op, out, self))
+        prepare_out(op, out, self, index, src))
         return AOTI_TORCH_FAILURE;
     int64_t n = shimrt_numel(out);
     size_t cells = n ? (size_t)n : 1;
@@ -380,7 +383,7 @@ AOTITorchError shimrt_idx_index_put(const char *op, AtenTensorHandle out, AtenTe
     for (uint32_t j = k; j < num_indices; j++)
         if (indices[j])
             return shimrt_fail(op, "an undefined index before a defined one is not supported");
-    if (prepare_out(op, out, self)) return AOTI_TORCH_FAILURE;
+    if (prepare_out(op, out, self, values, values)) return AOTI_TORCH_FAILURE;
     /* The written region: bshape followed by self's dims after the k indexed ones. */
     int64_t rnd = bnd + self->ndim - k, rshape[SHIMRT_MAX_DIMS];
     if (rnd > SHIMRT_MAX_DIMS) return shimrt_fail(op, "too many dimensions");

@@ -6,64 +6,10 @@
 #include <string.h>
 
 #include "../core/internal.h"
+#include "../generic/meta.h"
 #include "compositeimplicitautograd_kernels.h"
 #include "cpu_kernels.h"
 #include "index.h"
-
-static bool norm_dtype(int32_t dt) {
-    return dt == SHIMRT_FLOAT16 || dt == SHIMRT_BFLOAT16 || dt == SHIMRT_FLOAT32 ||
-           dt == SHIMRT_FLOAT64;
-}
-
-static void put_shape(char *buf, size_t cap, const int64_t *s, int64_t n) {
-    size_t k = (size_t)snprintf(buf, cap, "[");
-    for (int64_t d = 0; d < n && k < cap; d++)
-        k += (size_t)snprintf(buf + k, cap - k, d ? ", %lld" : "%lld", (long long)s[d]);
-    if (k < cap) snprintf(buf + k, cap - k, "]");
-}
-
-/* PyTorch's _check_layer_norm_inputs: normalized_shape is a suffix of input's shape, and
- * weight / bias (when given) have exactly normalized_shape. */
-static AOTITorchError check_inputs(const char *op, AtenTensorHandle input, const int64_t *ns,
-                                   int64_t nn, AtenTensorHandle weight, AtenTensorHandle bias) {
-    char a[256], b[256];
-    if (nn < 1)
-        return shimrt_fail(op, "Expected normalized_shape to be at least 1-dimensional, i.e., "
-                               "containing at least one element, but got normalized_shape = []");
-    if (input->device_type != SHIMRT_DEV_CPU)
-        return shimrt_fail(op, "expected a CPU tensor, got %s",
-                           shimrt_device_type_name(input->device_type));
-    if (!norm_dtype(input->dtype))
-        return shimrt_fail(op, "\"LayerNormKernelImpl\" not implemented for '%s'",
-                           shimrt_dtype_name(input->dtype));
-    AtenTensorHandle wb[2] = {weight, bias};
-    static const char *const names[2] = {"weight", "bias"};
-    for (int k = 0; k < 2; k++) {
-        AtenTensorHandle t = wb[k];
-        if (!t) continue;
-        bool ok = t->ndim == nn && t->device_type == SHIMRT_DEV_CPU;
-        for (int64_t d = 0; ok && d < nn; d++) ok = t->sizes[d] == ns[d];
-        if (!ok) {
-            put_shape(a, sizeof a, t->sizes, t->ndim);
-            put_shape(b, sizeof b, ns, nn);
-            return shimrt_fail(op,
-                               "Expected %s to be of same shape as normalized_shape, but "
-                               "got %s of shape %s and normalized_shape = %s",
-                               names[k], names[k], a, b);
-        }
-    }
-    bool ok = input->ndim >= nn;
-    for (int64_t d = 0; ok && d < nn; d++) ok = input->sizes[input->ndim - nn + d] == ns[d];
-    if (!ok) {
-        put_shape(a, sizeof a, ns, nn);
-        put_shape(b, sizeof b, input->sizes, input->ndim);
-        return shimrt_fail(op,
-                           "Given normalized_shape=%s, expected input with shape [*, %s], "
-                           "but got input of size%s",
-                           a, a + 1, b);
-    }
-    return AOTI_TORCH_SUCCESS;
-}
 
 /* out = (x - mean) * rstd * weight + bias per row of N = prod(normalized_shape) elements;
  * mean and rstd (when not NULL) get one value per row. All three are contiguous. */
@@ -125,7 +71,8 @@ AOTITorchError shimrt_cpu_native_layer_norm(AtenTensorHandle input, const int64_
                                             AtenTensorHandle *ret2) {
     static const char op[] = "native_layer_norm";
     int64_t nn = normalized_shape_len_;
-    if (check_inputs(op, input, normalized_shape, nn, weight, bias)) return AOTI_TORCH_FAILURE;
+    if (shimrt_k_layer_norm_check(op, input, normalized_shape, nn, weight, bias, SHIMRT_DEV_CPU))
+        return AOTI_TORCH_FAILURE;
     /* mean and rstd: input's leading sizes, then a 1 per normalized dim */
     int64_t stat[SHIMRT_MAX_DIMS];
     for (int64_t d = 0; d < input->ndim; d++) stat[d] = d < input->ndim - nn ? input->sizes[d] : 1;
@@ -152,7 +99,8 @@ AOTITorchError shimrt_layer_norm(AtenTensorHandle input, const int64_t *normaliz
     static const char op[] = "layer_norm";
     (void)cudnn_enable; /* a CUDA-only hint */
     int64_t nn = normalized_shape_len_;
-    if (check_inputs(op, input, normalized_shape, nn, weight, bias)) return AOTI_TORCH_FAILURE;
+    if (shimrt_k_layer_norm_check(op, input, normalized_shape, nn, weight, bias, SHIMRT_DEV_CPU))
+        return AOTI_TORCH_FAILURE;
     AtenTensorHandle out =
         shimrt_tensor_empty(op, input->ndim, input->sizes, NULL, input->dtype, SHIMRT_DEV_CPU, -1);
     return shimrt_k_hand_out(

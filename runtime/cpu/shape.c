@@ -294,15 +294,6 @@ AOTITorchError shimrt_cpu_scatter_src_out(AtenTensorHandle out, AtenTensorHandle
     return shimrt_idx_scatter("scatter.src_out", out, self, dim, index, src);
 }
 
-/* scatter.reduce: the legacy reductions "add" and "multiply" (scatter_reduce's "sum" and
- * "prod" with include_self). */
-static const char *legacy_reduce(const char *op, const char *reduce) {
-    if (reduce && !strcmp(reduce, "add")) return "sum";
-    if (reduce && !strcmp(reduce, "multiply")) return "prod";
-    shimrt_fail(op, "reduce argument must be either add or multiply.");
-    return NULL;
-}
-
 static AOTITorchError scatter_reduce_new(const char *op, AtenTensorHandle self, int64_t dim,
                                          AtenTensorHandle index, AtenTensorHandle src,
                                          const char *reduce, bool include_self,
@@ -319,14 +310,15 @@ AOTITorchError shimrt_cpu_scatter_reduce(AtenTensorHandle self, int64_t dim, Ate
                                          AtenTensorHandle src, const char *reduce,
                                          AtenTensorHandle *ret0) {
     static const char op[] = "scatter.reduce";
-    return scatter_reduce_new(op, self, dim, index, src, legacy_reduce(op, reduce), true, ret0);
+    return scatter_reduce_new(op, self, dim, index, src, shimrt_k_legacy_reduce(op, reduce), true,
+                              ret0);
 }
 
 AOTITorchError shimrt_cpu_scatter_reduce_out(AtenTensorHandle out, AtenTensorHandle self,
                                              int64_t dim, AtenTensorHandle index,
                                              AtenTensorHandle src, const char *reduce) {
     static const char op[] = "scatter.reduce_out";
-    const char *r = legacy_reduce(op, reduce);
+    const char *r = shimrt_k_legacy_reduce(op, reduce);
     if (!r) return AOTI_TORCH_FAILURE;
     return shimrt_idx_scatter_reduce(op, out, self, dim, index, src, r, true);
 }

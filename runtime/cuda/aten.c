@@ -47,13 +47,45 @@ AOTITorchError shimrt_cuda_sum_dim_intlist(AtenTensorHandle self, const int64_t 
                                            int64_t dim_len_, int32_t keepdim, int32_t *dtype,
                                            AtenTensorHandle *ret0) {
     SHIMRT_CHECK_ARG(ret0);
-    if (!dtype || !shimrt_tensor_valid(self) || self->dtype == *dtype)
+    if (!dtype || !shimrt_tensor_valid(self))
         return shimrt_cuda_reduce("sum", self, dim, dim ? dim_len_ : 0, keepdim != 0, ret0);
-    AtenTensorHandle c = NULL;
-    if (shimrt_cuda_to_dtype(self, *dtype, 0, 0, NULL, &c)) return AOTI_TORCH_FAILURE;
-    AOTITorchError rc = shimrt_cuda_reduce("sum", c, dim, dim ? dim_len_ : 0, keepdim != 0, ret0);
+    /* PyTorch: self.to(dtype) summed, the result in dtype (the sum row gives int64 for
+     * integers: converted back, as the sum wraps the same way) */
+    AtenTensorHandle c = NULL, r = NULL;
+    if (self->dtype != *dtype && shimrt_cuda_to_dtype(self, *dtype, 0, 0, NULL, &c))
+        return AOTI_TORCH_FAILURE;
+    AOTITorchError rc =
+        shimrt_cuda_reduce("sum", c ? c : self, dim, dim ? dim_len_ : 0, keepdim != 0, &r);
     shimrt_tensor_free(c);
+    if (rc) return rc;
+    if (r->dtype == *dtype) return shimrt_k_give(r, ret0);
+    rc = shimrt_cuda_to_dtype(r, *dtype, 0, 0, NULL, ret0);
+    shimrt_tensor_free(r);
     return rc;
+}
+
+/* sum.IntList_out: the sum kernel into a new tensor of out's dtype, then copied into out
+ * (any strides) on the device; out's checks as the CPU kernel's. */
+AOTITorchError shimrt_cuda_sum_intlist_out(AtenTensorHandle out, AtenTensorHandle self,
+                                           const int64_t *dim, int64_t dim_len_, int32_t keepdim,
+                                           int32_t *dtype) {
+    static const char op[] = "sum.IntList_out";
+    if (shimrt_k_check_defined(op, out, "out") || shimrt_k_check_defined(op, self, "self") ||
+        shimrt_cuda_check_tensor(op, out, "out", self->device_index))
+        return AOTI_TORCH_FAILURE;
+    if (dtype && *dtype != out->dtype)
+        return shimrt_fail(op,
+                           "Expected the dtype for input and out to match, but got %s "
+                           "for input's dtype and %s for out's dtype.",
+                           shimrt_dtype_name(*dtype), shimrt_dtype_name(out->dtype));
+    int32_t odt = out->dtype;
+    AtenTensorHandle s = NULL;
+    if (shimrt_cuda_sum_dim_intlist(self, dim, dim_len_, keepdim, &odt, &s))
+        return AOTI_TORCH_FAILURE;
+    AOTITorchError err = shimrt_resize_output(op, out, s->ndim, s->sizes);
+    if (!err) err = shimrt_cuda_do_copy(out, s);
+    shimrt_tensor_free(s);
+    return err;
 }
 
 AOTITorchError shimrt_cuda_amax(AtenTensorHandle self, const int64_t *dim, int64_t dim_len_,
@@ -566,4 +598,78 @@ AOTITorchError shimrt_cuda_gather_out(AtenTensorHandle out, AtenTensorHandle sel
         shimrt_k_scatter_index_check(op, self, d, index, NULL, true))
         return AOTI_TORCH_FAILURE;
     return shimrt_cuda_gather_run(op, self, d, index, out, NULL);
+}
+
+/* scatter.src, scatter.reduce, scatter_reduce.two and their .out variants: the CPU
+ * kernels' checks and messages (runtime/cpu/index.c, shape.c), then the scatter kernel
+ * (ops.c) into a new contiguous tensor or into out. */
+static AOTITorchError scatter_new(const char *op, AtenTensorHandle self, int64_t dim,
+                                  AtenTensorHandle index, AtenTensorHandle src, const char *reduce,
+                                  bool include_self, AtenTensorHandle *ret0) {
+    SHIMRT_CHECK_ARG(ret0);
+    if (shimrt_cuda_check_tensor(op, self, "self", -1)) return AOTI_TORCH_FAILURE;
+    AtenTensorHandle t = shimrt_tensor_empty(op, self->ndim, self->sizes, NULL, self->dtype,
+                                             SHIMRT_DEV_CUDA, self->device_index);
+    if (!t) return AOTI_TORCH_FAILURE;
+    return shimrt_k_hand_out(
+        shimrt_cuda_scatter_run(op, t, self, dim, index, src, reduce, include_self), t, ret0);
+}
+
+AOTITorchError shimrt_cuda_scatter_src(AtenTensorHandle self, int64_t dim, AtenTensorHandle index,
+                                       AtenTensorHandle src, AtenTensorHandle *ret0) {
+    return scatter_new("scatter.src", self, dim, index, src, NULL, false, ret0);
+}
+
+AOTITorchError shimrt_cuda_scatter_src_out(AtenTensorHandle out, AtenTensorHandle self, int64_t dim,
+                                           AtenTensorHandle index, AtenTensorHandle src) {
+    return shimrt_cuda_scatter_run("scatter.src_out", out, self, dim, index, src, NULL, false);
+}
+
+AOTITorchError shimrt_cuda_scatter_reduce(AtenTensorHandle self, int64_t dim,
+                                          AtenTensorHandle index, AtenTensorHandle src,
+                                          const char *reduce, AtenTensorHandle *ret0) {
+    static const char op[] = "scatter.reduce";
+    const char *r = shimrt_k_legacy_reduce(op, reduce);
+    if (!r) return AOTI_TORCH_FAILURE;
+    return scatter_new(op, self, dim, index, src, r, true, ret0);
+}
+
+AOTITorchError shimrt_cuda_scatter_reduce_out(AtenTensorHandle out, AtenTensorHandle self,
+                                              int64_t dim, AtenTensorHandle index,
+                                              AtenTensorHandle src, const char *reduce) {
+    static const char op[] = "scatter.reduce_out";
+    const char *r = shimrt_k_legacy_reduce(op, reduce);
+    if (!r) return AOTI_TORCH_FAILURE;
+    return shimrt_cuda_scatter_run(op, out, self, dim, index, src, r, true);
+}
+
+AOTITorchError shimrt_cuda_scatter_reduce_two(AtenTensorHandle self, int64_t dim,
+                                              AtenTensorHandle index, AtenTensorHandle src,
+                                              const char *reduce, int32_t include_self,
+                                              AtenTensorHandle *ret0) {
+    static const char op[] = "scatter_reduce.two";
+    if (!reduce) return shimrt_fail(op, "argument 'reduce' is NULL");
+    return scatter_new(op, self, dim, index, src, reduce, include_self != 0, ret0);
+}
+
+AOTITorchError shimrt_cuda_scatter_reduce_two_out(AtenTensorHandle out, AtenTensorHandle self,
+                                                  int64_t dim, AtenTensorHandle index,
+                                                  AtenTensorHandle src, const char *reduce,
+                                                  int32_t include_self) {
+    static const char op[] = "scatter_reduce.two_out";
+    if (!reduce) return shimrt_fail(op, "argument 'reduce' is NULL");
+    return shimrt_cuda_scatter_run(op, out, self, dim, index, src, reduce, include_self != 0);
+}
+
+AOTITorchError shimrt_cuda_native_layer_norm(AtenTensorHandle input,
+                                             const int64_t *normalized_shape,
+                                             int64_t normalized_shape_len_, AtenTensorHandle weight,
+                                             AtenTensorHandle bias, double eps,
+                                             AtenTensorHandle *ret0, AtenTensorHandle *ret1,
+                                             AtenTensorHandle *ret2) {
+    static const char op[] = "native_layer_norm";
+    int64_t nn = normalized_shape_len_;
+    if (shimrt_k_layer_norm_check(op, input, normalized_shape, nn, weight, bias, SHIMRT_DEV_CUDA))
+        return AOTI_TORCH_FAILURE;
+    return shimrt_cuda_layer_norm_run(op, input, nn, weight, bias, eps, ret0, ret1, ret2);
 }

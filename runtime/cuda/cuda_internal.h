@@ -196,7 +196,25 @@ AOTITorchError shimrt_cuda_index_select_run(const char *op, AtenTensorHandle sel
 AOTITorchError shimrt_cuda_gather_run(const char *op, AtenTensorHandle self, int64_t d,
                                       AtenTensorHandle index, AtenTensorHandle into,
                                       AtenTensorHandle *ret);
+/* scatter (reduce NULL: scatter.src's copy) or scatter_reduce (reduce: "sum", "prod",
+ * "mean", "amax", "amin", or "max"/"min") of CUDA src into CUDA out along dim, with the
+ * CPU kernels' checks and messages; out gets self's values first unless it is self. The
+ * index values are checked on the host, nothing is written when one is out of bounds. */
+AOTITorchError shimrt_cuda_scatter_run(const char *op, AtenTensorHandle out, AtenTensorHandle self,
+                                       int64_t dim, AtenTensorHandle index, AtenTensorHandle src,
+                                       const char *reduce, bool include_self);
+/* native_layer_norm of a checked CUDA input over its last nn dims (weight, bias: NULL or
+ * CUDA tensors of those sizes): out (contiguous), mean and rstd (views of one buffer, the
+ * input's dtype), three new references. */
+AOTITorchError shimrt_cuda_layer_norm_run(const char *op, AtenTensorHandle input, int64_t nn,
+                                          AtenTensorHandle weight, AtenTensorHandle bias,
+                                          double eps, AtenTensorHandle *ret0,
+                                          AtenTensorHandle *ret1, AtenTensorHandle *ret2);
 AOTITorchError shimrt_cuda_do_fill(AtenTensorHandle self, double value);
+/* t is a defined CUDA tensor (on device dev when dev >= 0) of a dtype the kernels compute
+ * on, with at most SH_MAXD dims; else a message naming arg. */
+AOTITorchError shimrt_cuda_check_tensor(const char *op, const struct AtenTensorOpaque *t,
+                                        const char *arg, int32_t dev);
 /* A new contiguous CUDA tensor with t's values (t broadcast to shape when shape is not
  * NULL), converted to dtype. */
 AtenTensorHandle shimrt_cuda_dense(const char *op, AtenTensorHandle t, int64_t nd,

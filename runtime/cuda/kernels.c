@@ -165,6 +165,17 @@ static bool build(size_t want, shimrt_cuda_kdesc *out, size_t *count, const char
             if (offer(&w, SHK_INDEX, SHL_STRIDED, "index", ity[t], esz[e],
                       "sh_index_e%u_%s_strided", dt(esz[e])->size, dt(ity[t])->tag))
                 return true;
+    /* scatter (every dtype, int64 index: scatter.src and the scatter reductions) and layer
+     * norm (floating dtypes, contiguous rows) */
+    for (size_t di = 0; di < NDT; di++)
+        if (offer(&w, SHK_SCATTER, SHL_STRIDED, "scatter", SHIMRT_INT64, dtypes[di].code,
+                  "sh_scatter_%s_strided", dtypes[di].tag))
+            return true;
+    for (size_t di = 0; di < NDT; di++)
+        if (dtypes[di].cat == 2 &&
+            offer(&w, SHK_LAYERNORM, SHL_CONTIG, "layer_norm", dtypes[di].code, dtypes[di].code,
+                  "sh_layer_norm_%s_contig", dtypes[di].tag))
+            return true;
     if (count) *count = w.n;
     return false;
 }
@@ -627,6 +638,89 @@ static void softmax_kernel(FILE *f, const shimrt_cuda_kdesc *k) {
             logsm ? "x - lse" : "sh_exp(x) / acc");
 }
 
+/* scatter / scatter_reduce: one thread per line of the index along the dim (the index
+ * positions that differ only there), walking it in order, so the threads write disjoint
+ * elements of out (its other coordinates are the index's) and the result is the CPU
+ * kernel's row-major walk: the last write wins for a copy, each element accumulates in the
+ * same order. Accumulators (T: double, or int64 for integers and bool) and counts live in
+ * the scratch in2, out's size along the dim per line. */
+static void scatter_kernel(FILE *f, const shimrt_cuda_kdesc *k, const dtype_info *d) {
+    if (d->cat == 2)
+        fputs("#define SH_ADD(a, b) ((a) + (b))\n#define SH_MUL(a, b) ((a) * (b))\n"
+              "#define SH_MEAN(a, c) ((a) / (T)(c))\n",
+              f);
+    else /* integers wrap; mean floors (PyTorch's integer mean) */
+        fputs("#define SH_ADD(a, b) ((T)((unsigned long long)(a) + (unsigned long long)(b)))\n"
+              "#define SH_MUL(a, b) ((T)((unsigned long long)(a) * (unsigned long long)(b)))\n"
+              "#define SH_MEAN(a, c) ((T)sh_floordivi_((a), (c)))\n",
+              f);
+    fprintf(f, "SH_KERNEL %s(sh_params p) {\n", k->name);
+    fputs(
+        "  const S *src = (const S *)p.in0; O *out = (O *)p.out;\n"
+        "  const long long *ix = (const long long *)p.in1;\n"
+        "  T *acc = (T *)p.in2; long long *cnt = (long long *)(p.in2 + p.rn * 8);\n"
+        "  long long len = p.rsizes[0], lim = p.rsizes[1], mode = p.b_scalar;\n"
+        "  long long n = p.n, i0 = SH_BID * SH_BDIM + SH_TID, step = SH_GDIM * SH_BDIM;\n"
+        "  for (long long j = i0; j < n; j += step) {\n"
+        "    long long oo, so, io; SH_OFFSETS(p, j, oo, so, io);\n"
+        "    if (mode == 0) {\n"
+        "      for (long long q = 0; q < len; q++) {\n"
+        "        long long v = ix[io + q * p.rst[2]]; if (v < 0) v += lim;\n"
+        "        out[oo + v * p.rst[0]] = src[so + q * p.rst[1]];\n"
+        "      }\n      continue;\n    }\n"
+        "    T *a = acc + j * lim; long long *c = cnt + j * lim;\n"
+        "    for (long long q = 0; q < lim; q++) {\n"
+        "      c[q] = p.vec_ok ? 1 : 0; a[q] = p.vec_ok ? SH_LD(out[oo + q * p.rst[0]]) : (T)0;\n"
+        "    }\n"
+        "    for (long long q = 0; q < len; q++) {\n"
+        "      long long v = ix[io + q * p.rst[2]]; if (v < 0) v += lim;\n"
+        "      T x = SH_LD(src[so + q * p.rst[1]]);\n"
+        "      if (c[v] == 0) a[v] = x;\n"
+        "      else if (mode == 1 || mode == 3) a[v] = SH_ADD(a[v], x);\n"
+        "      else if (mode == 2) a[v] = SH_MUL(a[v], x);\n"
+        "      else if (mode == 4) { if (sh_isnan(x) || x > a[v]) a[v] = x; }\n"
+        "      else if (sh_isnan(x) || x < a[v]) a[v] = x;\n"
+        "      c[v]++;\n    }\n"
+        "    for (long long q = 0; q < lim; q++)\n"
+        "      if (c[q]) out[oo + q * p.rst[0]] = SH_ST(mode == 3 ? SH_MEAN(a[q], c[q]) : a[q]);\n"
+        "  }\n}\n#undef SH_ADD\n#undef SH_MUL\n#undef SH_MEAN\n",
+        f);
+}
+
+/* native_layer_norm: one block per row of N contiguous elements; the mean, then the mean
+ * of squared deviations (two passes, as the CPU kernel), each merged over the block, then
+ * the outputs (x - mean) * rstd * weight + bias. T: float for float16/bfloat16/float32,
+ * double for float64; mean and rstd stored in the input's dtype (an empty row: mean 0,
+ * rstd NaN, as the CPU kernel). */
+static void layer_norm_kernel(FILE *f, const shimrt_cuda_kdesc *k) {
+    fprintf(f, "SH_KERNEL %s(sh_params p) {\n", k->name);
+    fputs("  const S *in0 = (const S *)p.in0; O *out = (O *)p.out;\n"
+          "  const T *wb = (const T *)p.in1; O *stats = (O *)p.in2;\n"
+          "  long long N = p.rn;\n",
+          f);
+    fputs("  SH_SHARED(T, part, 32);\n", f);
+    fputs("  long long lane = SH_TID & 31, warp = SH_TID >> 5, nwarps = SH_BDIM >> 5;\n", f);
+    fputs("  for (long long o = SH_BID; o < p.n; o += SH_GDIM) {\n"
+          "    const S *xs = in0 + o * N;\n"
+          "    T acc = (T)0;\n"
+          "    for (long long q = SH_TID; q < N; q += SH_BDIM) acc = acc + SH_LD(xs[q]);\n",
+          f);
+    block_merge(f, "acc + x", "(T)0");
+    fputs("    T mu = N ? acc / (T)N : (T)0;\n    acc = (T)0;\n"
+          "    for (long long q = SH_TID; q < N; q += SH_BDIM) {\n"
+          "      T d = SH_LD(xs[q]) - mu; acc = acc + d * d;\n    }\n",
+          f);
+    block_merge(f, "acc + x", "(T)0");
+    fputs("    T r = (T)1 / sh_sqrt(acc / (T)N + (T)p.alpha); /* N == 0: NaN */\n"
+          "    for (long long q = SH_TID; q < N; q += SH_BDIM) {\n"
+          "      T y = (SH_LD(xs[q]) - mu) * r;\n"
+          "      if (wb) y = y * wb[q] + wb[N + q];\n"
+          "      out[o * N + q] = SH_ST(y);\n    }\n"
+          "    if (SH_TID == 0) { stats[o] = SH_ST(mu); stats[p.n + o] = SH_ST(r); }\n"
+          "  }\n}\n",
+          f);
+}
+
 static void copy_kernel(FILE *f, const shimrt_cuda_kdesc *k, const dtype_info *o) {
     fprintf(f, "SH_KERNEL %s(sh_params p) {\n  O *out = (O *)p.out;\n", k->name);
     fputs("  long long n = p.n, i0 = SH_BID * SH_BDIM + SH_TID, step = SH_GDIM * SH_BDIM;\n", f);
@@ -714,6 +808,21 @@ char *shimrt_cuda_kernel_body(const shimrt_cuda_kdesc *k) {
               "    long long v = (long long)ix[o2]; if (v < 0) v += p.rsizes[0];\n"
               "    out[o0] = in0[o1 + v * p.rst[0]];\n  }\n}\n#undef E\n#undef I\n",
               f);
+    } else if (k->kind == SHK_SCATTER && o) {
+        /* T: the accumulator type (double for floating dtypes, int64 otherwise) */
+        fprintf(f, "#define T %s\n#define S %s\n#define O %s\n",
+                o->cat == 2 ? "double" : "long long", o->storage, o->storage);
+        ld_macro(f, "SH_LD", o);
+        st_macro(f, o);
+        scatter_kernel(f, k, o);
+        fputs("#undef T\n#undef S\n#undef O\n#undef SH_LD\n#undef SH_ST\n", f);
+    } else if (k->kind == SHK_LAYERNORM && o) {
+        fprintf(f, "#define T %s\n#define S %s\n#define O %s\n", o->compute, o->storage,
+                o->storage);
+        ld_macro(f, "SH_LD", o);
+        st_macro(f, o);
+        layer_norm_kernel(f, k);
+        fputs("#undef T\n#undef S\n#undef O\n#undef SH_LD\n#undef SH_ST\n", f);
     } else if ((k->kind == SHK_ARGMAX || k->kind == SHK_SOFTMAX) && o && in) {
         /* T: the input's compute type; values (argmax) and outputs (softmax) are stored in
          * the input's dtype */

@@ -35,7 +35,15 @@ SH_PARAMS_STRUCT
  * log_softmax (one block per line along the dim: max, sum of exp, then the outputs; the
  * line's length and input stride in rsizes[0]/rst[0], the output's stride along it in
  * rst[1]), then index kernels (index_select: out = in0 at the index read from in1 (int32 or
- * int64), wrapped by rsizes[0] and stepped by rst[0]; elements copied by size, 1/2/4/8 bytes). */
+ * int64), wrapped by rsizes[0] and stepped by rst[0]; elements copied by size, 1/2/4/8 bytes),
+ * then scatter kernels (one thread per line of the int64 index in1 along the dim: sizes,
+ * st[0..2] = out, src (in0), index over the other dims; rsizes[0] the line's length,
+ * rsizes[1] out's size along the dim; rst[0..2] the three strides along it; b_scalar the
+ * mode, SHS_*; vec_ok include_self; in2 a scratch of 2 * rn 8-byte cells: accumulators
+ * (double, or int64 for integers and bool) then counts, rsizes[1] per line), then layer
+ * norm (one block per row of rn contiguous elements of in0, n rows; in1 NULL or weight then
+ * bias, N each, in the compute type; in2 receives mean (n values) then rstd (n values) in
+ * the input's dtype; alpha = eps). */
 enum {
     SHK_UNARY,
     SHK_BINARY,
@@ -45,8 +53,12 @@ enum {
     SHK_FILL,
     SHK_ARGMAX,
     SHK_SOFTMAX,
-    SHK_INDEX
+    SHK_INDEX,
+    SHK_SCATTER,
+    SHK_LAYERNORM
 };
+/* scatter modes (p.b_scalar): a plain copy (scatter.src), then scatter_reduce's reductions */
+enum { SHS_COPY, SHS_SUM, SHS_PROD, SHS_MEAN, SHS_AMAX, SHS_AMIN };
 enum { SHL_CONTIG, SHL_STRIDED };
 
 typedef struct shimrt_cuda_kdesc {

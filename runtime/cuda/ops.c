@@ -91,7 +91,8 @@ static AOTITorchError launch(const char *op, const shimrt_cuda_kdesc *k, int32_t
     CUfunction fn = NULL;
     if (shimrt_cuda_use_device(op, dev, NULL) || function_of(op, k, dev, &fn))
         return AOTI_TORCH_FAILURE;
-    bool per_out = k->kind == SHK_REDUCE || k->kind == SHK_ARGMAX || k->kind == SHK_SOFTMAX;
+    bool per_out = k->kind == SHK_REDUCE || k->kind == SHK_ARGMAX || k->kind == SHK_SOFTMAX ||
+                   k->kind == SHK_LAYERNORM;
     long long want = per_out ? p->n : (p->n + BLOCK - 1) / BLOCK;
     long long cap = per_out ? 65535 : (long long)dev_sms[dev] * 16;
     unsigned grid = (unsigned)(want < cap ? want : cap);
@@ -120,6 +121,11 @@ static AOTITorchError check_cuda(const char *op, const struct AtenTensorOpaque *
         return shimrt_fail(op, "'%s' has %lld dims; CUDA kernels take at most %d", arg,
                            (long long)t->ndim, SH_MAXD);
     return AOTI_TORCH_SUCCESS;
+}
+
+AOTITorchError shimrt_cuda_check_tensor(const char *op, const struct AtenTensorOpaque *t,
+                                        const char *arg, int32_t dev) {
+    return check_cuda(op, t, arg, dev);
 }
 
 static bool aligned16(const void *p) { return ((uintptr_t)p & 15u) == 0; }
@@ -693,4 +699,168 @@ AOTITorchError shimrt_cuda_index_select_run(const char *op, AtenTensorHandle sel
     p.rst[0] = self->ndim ? self->strides[d] : 0;
     AOTITorchError rc2 = index_launch(op, self, index, &p);
     return into ? rc2 : shimrt_k_hand_out(rc2, out, ret);
+}
+
+/* ---- scatter, scatter_reduce ---- */
+
+/* scatter_reduce's reduce names (the CPU kernel's, runtime/cpu/index.c: "max"/"min" are
+ * aliases) as a scatter kernel mode. */
+static AOTITorchError scatter_mode(const char *op, const char *reduce, int *mode) {
+    static const struct {
+        const char *name;
+        int mode;
+    } names[] = {{"sum", SHS_SUM},  {"prod", SHS_PROD}, {"mean", SHS_MEAN}, {"amax", SHS_AMAX},
+                 {"max", SHS_AMAX}, {"amin", SHS_AMIN}, {"min", SHS_AMIN}};
+    if (!reduce) return shimrt_fail(op, "argument 'reduce' is NULL");
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (!strcmp(reduce, names[i].name)) {
+            *mode = names[i].mode;
+            return AOTI_TORCH_SUCCESS;
+        }
+    return shimrt_fail(op, "reduce argument must be either sum, prod, mean, amax or amin, got %s",
+                       reduce);
+}
+
+AOTITorchError shimrt_cuda_scatter_run(const char *op, AtenTensorHandle out, AtenTensorHandle self,
+                                       int64_t dim, AtenTensorHandle index, AtenTensorHandle src,
+                                       const char *reduce, bool include_self) {
+    int mode = SHS_COPY;
+    if (check_cuda(op, self, "self", -1) || check_cuda(op, out, "out", self->device_index) ||
+        check_cuda(op, index, "index", self->device_index) ||
+        check_cuda(op, src, "src", self->device_index) ||
+        (reduce && scatter_mode(op, reduce, &mode)))
+        return AOTI_TORCH_FAILURE;
+    int64_t d;
+    if (shimrt_k_wrap_dim(op, dim, self->ndim, &d)) return AOTI_TORCH_FAILURE;
+    if (src->dtype != self->dtype)
+        return shimrt_fail(op, "Expected self.dtype to be equal to src.dtype");
+    if (shimrt_k_scatter_index_check(op, self, d, index, src, false)) return AOTI_TORCH_FAILURE;
+    if (out->dtype != self->dtype)
+        return shimrt_fail(op, "Expected out tensor to have dtype %s, but got %s instead",
+                           shimrt_dtype_name(self->dtype), shimrt_dtype_name(out->dtype));
+    /* the index values on the host first, in the CPU kernel's order: PyTorch's message for
+     * the first one out of bounds, nothing written; then out takes self's shape (resized as
+     * PyTorch resizes outs) and values */
+    int64_t lim = self->ndim ? self->sizes[d] : 1, ni = shimrt_numel(index);
+    AtenTensorHandle h = host_index(op, index);
+    if (!h) return AOTI_TORCH_FAILURE;
+    AOTITorchError rc = AOTI_TORCH_SUCCESS;
+    for (int64_t j = 0; !rc && j < ni; j++)
+        rc = shimrt_k_index_in_bounds(op, ((const int64_t *)shimrt_data(h))[j], d, lim);
+    shimrt_tensor_free(h);
+    if (rc || shimrt_k_out_no_overlap(op, out, src, index) ||
+        (out != self &&
+         (shimrt_resize_output(op, out, self->ndim, self->sizes) || device_copy(op, out, self))))
+        return AOTI_TORCH_FAILURE;
+    if (ni == 0) return AOTI_TORCH_SUCCESS;
+    char name[96];
+    snprintf(name, sizeof name, "sh_scatter_%s_strided", shimrt_cuda_dtype_tag(self->dtype));
+    shimrt_cuda_kdesc k;
+    if (!shimrt_cuda_kernel_find(name, &k)) return shimrt_fail(op, "no CUDA kernel %s", name);
+    /* one thread per line of the index along d: the other dims walked, d's size set to 1 */
+    sh_params p;
+    memset(&p, 0, sizeof p);
+    p.out = shimrt_data(out);
+    p.in0 = shimrt_data(src);
+    p.in1 = shimrt_data(index);
+    p.ndim = (int)index->ndim;
+    p.n = 1;
+    for (int64_t j = 0; j < index->ndim; j++) {
+        p.sizes[j] = j == d ? 1 : index->sizes[j];
+        p.n *= p.sizes[j];
+        p.st[0][j] = j == d || j >= out->ndim ? 0 : out->strides[j];
+        p.st[1][j] = j == d || j >= src->ndim ? 0 : src->strides[j];
+        p.st[2][j] = j == d ? 0 : index->strides[j];
+    }
+    p.rsizes[0] = index->ndim ? index->sizes[d] : 1;
+    p.rsizes[1] = lim;
+    p.rst[0] = out->ndim ? out->strides[d] : 0;
+    p.rst[1] = src->ndim ? src->strides[d] : 0;
+    p.rst[2] = index->ndim ? index->strides[d] : 0;
+    p.b_scalar = mode;
+    p.vec_ok = include_self;
+    AtenTensorHandle scratch = NULL;
+    if (mode != SHS_COPY) { /* accumulators, then counts: lim cells per line each */
+        p.rn = p.n * lim;
+        int64_t cells = 2 * p.rn;
+        scratch = shimrt_tensor_empty(op, 1, &cells, NULL, SHIMRT_INT64, SHIMRT_DEV_CUDA,
+                                      self->device_index);
+        if (!scratch) return AOTI_TORCH_FAILURE;
+        p.in2 = shimrt_data(scratch);
+    }
+    rc = launch(op, &k, self->device_index, &p);
+    shimrt_tensor_free(scratch); /* back to the cache, ordered on the same stream */
+    return rc;
+}
+
+/* ---- native_layer_norm ---- */
+
+AOTITorchError shimrt_cuda_layer_norm_run(const char *op, AtenTensorHandle input, int64_t nn,
+                                          AtenTensorHandle weight, AtenTensorHandle bias,
+                                          double eps, AtenTensorHandle *ret0,
+                                          AtenTensorHandle *ret1, AtenTensorHandle *ret2) {
+    SHIMRT_CHECK_ARG(ret0);
+    SHIMRT_CHECK_ARG(ret1);
+    SHIMRT_CHECK_ARG(ret2);
+    int32_t dev = input->device_index, dt = input->dtype;
+    if (check_cuda(op, input, "input", -1) || (weight && check_cuda(op, weight, "weight", dev)) ||
+        (bias && check_cuda(op, bias, "bias", dev)))
+        return AOTI_TORCH_FAILURE;
+    shimrt_cuda_kdesc k;
+    if (!shimrt_cuda_kernel_for(SHK_LAYERNORM, "layer_norm", dt, SHL_CONTIG, &k))
+        return shimrt_fail(op, "\"LayerNormKernelImpl\" not implemented for '%s'",
+                           shimrt_dtype_torch_name(dt));
+    int64_t axis = input->ndim - nn, M = 1, N = 1;
+    for (int64_t j = 0; j < axis; j++) M *= input->sizes[j];
+    for (int64_t j = axis; j < input->ndim; j++) N *= input->sizes[j];
+    /* mean and rstd: input's leading sizes, then a 1 per normalized dim; both views of one
+     * buffer of 2 * M values (mean, then rstd) */
+    int64_t stat[SHIMRT_MAX_DIMS], sst[SHIMRT_MAX_DIMS], two_m = 2 * M, acc = 1;
+    for (int64_t j = input->ndim - 1; j >= 0; j--) {
+        stat[j] = j < axis ? input->sizes[j] : 1;
+        sst[j] = acc;
+        acc *= stat[j] > 1 ? stat[j] : 1;
+    }
+    int32_t ct = dt == SHIMRT_FLOAT64 ? SHIMRT_FLOAT64 : SHIMRT_FLOAT32; /* the compute type */
+    AtenTensorHandle x = input, xc = NULL, wb = NULL, out = NULL, stats = NULL, mean = NULL,
+                     rstd = NULL;
+    AOTITorchError rc = AOTI_TORCH_FAILURE;
+    if (!shimrt_is_contiguous(input) && !(x = xc = converted(op, input, dt))) goto done;
+    if (weight || bias) { /* weight then bias, N each, in the compute type */
+        int64_t wsz[SHIMRT_MAX_DIMS + 1];
+        wsz[0] = 2;
+        for (int64_t j = 0; j < nn; j++) wsz[j + 1] = input->sizes[axis + j];
+        if (!(wb = shimrt_tensor_empty(op, nn + 1, wsz, NULL, ct, SHIMRT_DEV_CUDA, dev))) goto done;
+        AtenTensorHandle src[2] = {weight, bias};
+        for (int h = 0; h < 2; h++) {
+            AtenTensorHandle v = shimrt_k_alias(op, wb, nn, wsz + 1, wb->strides + 1, h * N);
+            AOTITorchError r2 = !v       ? AOTI_TORCH_FAILURE
+                                : src[h] ? device_copy(op, v, src[h])
+                                         : shimrt_cuda_do_fill(v, h ? 0.0 : 1.0);
+            shimrt_tensor_free(v);
+            if (r2) goto done;
+        }
+    }
+    out = shimrt_tensor_empty(op, input->ndim, input->sizes, NULL, dt, SHIMRT_DEV_CUDA, dev);
+    stats = out ? shimrt_tensor_empty(op, 1, &two_m, NULL, dt, SHIMRT_DEV_CUDA, dev) : NULL;
+    mean = stats ? shimrt_k_alias(op, stats, input->ndim, stat, sst, 0) : NULL;
+    rstd = mean ? shimrt_k_alias(op, stats, input->ndim, stat, sst, M) : NULL;
+    if (!rstd) goto done;
+    sh_params p;
+    memset(&p, 0, sizeof p);
+    p.out = shimrt_data(out);
+    p.in0 = shimrt_data(x);
+    p.in1 = wb ? shimrt_data(wb) : NULL;
+    p.in2 = shimrt_data(stats);
+    p.n = M;
+    p.rn = N;
+    p.alpha = eps;
+    if (launch(op, &k, dev, &p)) goto done;
+    *ret0 = out, *ret1 = mean, *ret2 = rstd;
+    out = mean = rstd = NULL;
+    rc = AOTI_TORCH_SUCCESS;
+done:
+    shimrt_tensor_free(xc), shimrt_tensor_free(wb), shimrt_tensor_free(stats);
+    shimrt_tensor_free(out), shimrt_tensor_free(mean), shimrt_tensor_free(rstd);
+    return rc;
 }

@@ -375,6 +375,13 @@ AOTITorchError shimrt_k_scatter_index_check(const char *op, const struct AtenTen
     return AOTI_TORCH_SUCCESS;
 }
 
+const char *shimrt_k_legacy_reduce(const char *op, const char *reduce) {
+    if (reduce && !strcmp(reduce, "add")) return "sum";
+    if (reduce && !strcmp(reduce, "multiply")) return "prod";
+    shimrt_fail(op, "reduce argument must be either add or multiply.");
+    return NULL;
+}
+
 AOTITorchError shimrt_k_index_in_bounds(const char *op, int64_t v, int64_t dim, int64_t limit) {
     if (v < -limit || v >= limit)
         return shimrt_fail(op, "index %lld is out of bounds for dimension %lld with size %lld",
@@ -461,5 +468,55 @@ AOTITorchError shimrt_k_out_no_overlap(const char *op, const struct AtenTensorOp
         return shimrt_fail(op, "unsupported operation: some elements of the input tensor and "
                                "the written-to tensor refer to a single memory location. Please "
                                "clone() the tensor before performing the operation.");
+    return AOTI_TORCH_SUCCESS;
+}
+
+static bool norm_dtype(int32_t dt) {
+    return dt == SHIMRT_FLOAT16 || dt == SHIMRT_BFLOAT16 || dt == SHIMRT_FLOAT32 ||
+           dt == SHIMRT_FLOAT64;
+}
+
+AOTITorchError shimrt_k_layer_norm_check(const char *op, const struct AtenTensorOpaque *input,
+                                         const int64_t *ns, int64_t nn,
+                                         const struct AtenTensorOpaque *weight,
+                                         const struct AtenTensorOpaque *bias, int32_t device_type) {
+    char a[256], b[256];
+    if (nn < 1)
+        return shimrt_fail(op, "Expected normalized_shape to be at least 1-dimensional, i.e., "
+                               "containing at least one element, but got normalized_shape = []");
+    if (shimrt_k_check_defined(op, input, "input")) return AOTI_TORCH_FAILURE;
+    if (input->device_type != device_type)
+        return shimrt_fail(op, "expected a %s tensor, got %s",
+                           device_type == SHIMRT_DEV_CPU ? "CPU" : "CUDA",
+                           shimrt_device_type_name(input->device_type));
+    if (!norm_dtype(input->dtype))
+        return shimrt_fail(op, "\"LayerNormKernelImpl\" not implemented for '%s'",
+                           shimrt_dtype_torch_name(input->dtype));
+    const struct AtenTensorOpaque *wb[2] = {weight, bias};
+    static const char *const names[2] = {"weight", "bias"};
+    for (int k = 0; k < 2; k++) {
+        const struct AtenTensorOpaque *t = wb[k];
+        if (!t) continue;
+        if (shimrt_k_check_defined(op, t, names[k])) return AOTI_TORCH_FAILURE;
+        bool ok = t->ndim == nn && t->device_type == device_type;
+        for (int64_t d = 0; ok && d < nn; d++) ok = t->sizes[d] == ns[d];
+        if (!ok)
+            return shimrt_fail(op,
+                               "Expected %s to be of same shape as normalized_shape, but "
+                               "got %s of shape %s and normalized_shape = %s",
+                               names[k], names[k],
+                               shimrt_k_fmt_shape(a, sizeof a, t->ndim, t->sizes),
+                               shimrt_k_fmt_shape(b, sizeof b, nn, ns));
+    }
+    bool ok = input->ndim >= nn;
+    for (int64_t d = 0; ok && d < nn; d++) ok = input->sizes[input->ndim - nn + d] == ns[d];
+    if (!ok) {
+        shimrt_k_fmt_shape(a, sizeof a, nn, ns);
+        shimrt_k_fmt_shape(b, sizeof b, input->ndim, input->sizes);
+        return shimrt_fail(op,
+                           "Given normalized_shape=%s, expected input with shape [*, %s, "
+                           "but got input of size%s",
+                           a, a + 1, b);
+    }
     return AOTI_TORCH_SUCCESS;
 }

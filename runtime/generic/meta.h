@@ -98,6 +98,16 @@ AOTITorchError shimrt_k_index_in_range(const char *op, int64_t v, int64_t limit)
 AOTITorchError shimrt_k_scatter_index_check(const char *op, const struct AtenTensorOpaque *self,
                                             int64_t dim, const struct AtenTensorOpaque *index,
                                             const struct AtenTensorOpaque *src, bool gather);
+/* native_layer_norm's checks (PyTorch's _check_layer_norm_inputs and messages): a
+ * non-empty normalized_shape, a floating input on device_type whose trailing sizes are
+ * normalized_shape, weight and bias (when not NULL) of exactly normalized_shape there. */
+AOTITorchError shimrt_k_layer_norm_check(const char *op, const struct AtenTensorOpaque *input,
+                                         const int64_t *ns, int64_t nn,
+                                         const struct AtenTensorOpaque *weight,
+                                         const struct AtenTensorOpaque *bias, int32_t device_type);
+/* scatter.reduce's legacy reduce names: "add" and "multiply" are scatter_reduce's "sum" and
+ * "prod" (with include_self); NULL, with PyTorch's message set, for any other. */
+const char *shimrt_k_legacy_reduce(const char *op, const char *reduce);
 /* Fails unless the index value v is in [-limit, limit) ("index 5 is out of bounds for
  * dimension 1 with size 4"). */
 AOTITorchError shimrt_k_index_in_bounds(const char *op, int64_t v, int64_t dim, int64_t limit);
@@ -147,8 +157,9 @@ void shimrt_k_preserve_strides(const struct AtenTensorOpaque *t, int64_t *stride
 bool shimrt_k_internal_overlap(const struct AtenTensorOpaque *t);
 /* True when the memory ranges spanned by a and b intersect. */
 bool shimrt_k_may_overlap(const struct AtenTensorOpaque *a, const struct AtenTensorOpaque *b);
-/* An out argument that gather/index_select write while reading self and index: fails, with
- * PyTorch's messages, when out has internal overlap or shares memory with either. */
+/* An out argument written while two inputs are read (gather, index_select: self and index;
+ * scatter: src and index): fails, with PyTorch's messages, when out has internal overlap or
+ * shares memory with either input. */
 AOTITorchError shimrt_k_out_no_overlap(const char *op, const struct AtenTensorOpaque *out,
                                        const struct AtenTensorOpaque *self,
                                        const struct AtenTensorOpaque *index);

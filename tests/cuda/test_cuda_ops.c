@@ -419,7 +419,9 @@ Test(cuda_ops, ops_without_a_cuda_kernel_run_through_the_cpu_fallback, .timeout 
     AtenTensorHandle r[] = {want, got, want1, got1};
     for (size_t j = 0; j < 4; j++) OK(aoti_torch_delete_tensor_object(r[j]));
     const int64_t d0[1] = {0}, *pd = d0;
-    /* a mutated Tensor(a!) argument: the host result is written back into the CUDA tensor */
+    /* a mutated Tensor(a!) argument: sum.IntList_out, which now has a CUDA kernel, keeps the
+     * out tensor's device memory (no op with an out argument is left in the fallback, so
+     * the fallback's write-back path is no longer exercised here) */
     int64_t so[1] = {9};
     AtenTensorHandle out = cpu_rand(SHIMRT_FLOAT32, 1, so), gout = to_cuda(out, 0);
     void *before = shimrt_data(gout);
@@ -1108,5 +1110,314 @@ Test(cuda_ops, cat_matches_cpu, .timeout = 300) {
           "Expected all tensors to be on the same device");
     AtenTensorHandle all[] = {a, b, i, z, ga, gb, gi, gz};
     for (size_t j = 0; j < 8; j++) OK(aoti_torch_delete_tensor_object(all[j]));
+    no_leaks();
+}
+
+/* sum.IntList_out on CUDA against the CPU kernel: several dtypes, contiguous and transposed
+ * self, dim lists (negative dims, none), keepdim, a column-major out, an explicit dtype,
+ * and PyTorch's errors from both backends. */
+Test(cuda_ops, sum_intlist_out_matches_cpu, .timeout = 300) {
+    need_nvrtc();
+    static const int32_t dts[] = {SHIMRT_FLOAT32, SHIMRT_FLOAT64, SHIMRT_FLOAT16,
+                                  SHIMRT_INT32,   SHIMRT_INT64,   SHIMRT_BOOL};
+    static const int64_t dl[4][2] = {{0, 0}, {-1, 0}, {0, 2}, {1, -3}};
+    static const int64_t dn[4] = {1, 1, 2, 2};
+    int64_t s[3] = {5, 7, 3};
+    char what[128];
+    for (size_t di = 0; di < sizeof dts / sizeof dts[0]; di++) {
+        AtenTensorHandle c = cpu_rand(dts[di], 3, s);
+        for (int layout = 0; layout < 2; layout++) {
+            AtenTensorHandle cc = c, g = layout ? strided_pair(c, &cc) : to_cuda(c, 0);
+            for (int li = -1; li < 4; li++)
+                for (int keep = 0; keep < 2; keep++) {
+                    const int64_t *pd = li >= 0 ? dl[li] : NULL;
+                    int64_t nd = li >= 0 ? dn[li] : 0;
+                    AtenTensorHandle w = NULL, co = NULL, go = NULL;
+                    OK(aoti_torch_cpu_sum_dim_IntList(cc, li >= 0 ? &pd : NULL, nd, keep, NULL,
+                                                      &w));
+                    OK(empty_contig(w->ndim, w->sizes, w->dtype, aoti_torch_device_type_cpu(), 0,
+                                    &co));
+                    go = cuda_out_colmajor(w);
+                    snprintf(what, sizeof what, "sum.IntList_out %s dims %d keepdim %d %s",
+                             shimrt_dtype_name(dts[di]), li, keep,
+                             layout ? "strided" : "contiguous");
+                    OK(aoti_torch_cpu_sum_IntList_out(co, cc, li >= 0 ? &pd : NULL, nd, keep,
+                                                      NULL));
+                    OK(aoti_torch_cuda_sum_IntList_out(go, g, li >= 0 ? &pd : NULL, nd, keep,
+                                                       NULL));
+                    same(what, co, go);
+                    AtenTensorHandle r[] = {w, co, go};
+                    for (size_t j = 0; j < 3; j++) OK(aoti_torch_delete_tensor_object(r[j]));
+                }
+            OK(aoti_torch_delete_tensor_object(g));
+        }
+        OK(aoti_torch_delete_tensor_object(c));
+    }
+    /* sum.dim_IntList with dtype int32 of an int32 self stays int32 (the sum row gives int64) */
+    int64_t i2[2] = {5, 7};
+    int32_t i32 = SHIMRT_INT32;
+    const int64_t d1[1] = {1}, *pd1 = d1;
+    AtenTensorHandle ci = cpu_rand(SHIMRT_INT32, 2, i2), gi = to_cuda(ci, 0), wi = NULL, gwi = NULL;
+    OK(aoti_torch_cpu_sum_dim_IntList(ci, &pd1, 1, 0, &i32, &wi));
+    OK(aoti_torch_cuda_sum_dim_IntList(gi, &pd1, 1, 0, &i32, &gwi));
+    same("sum.dim_IntList dtype int32", wi, gwi);
+    AtenTensorHandle ri[] = {ci, gi, wi, gwi};
+    for (size_t j = 0; j < 4; j++) OK(aoti_torch_delete_tensor_object(ri[j]));
+    /* an explicit dtype (float64 out of a float32 self), then errors from both backends */
+    AtenTensorHandle a = cpu_rand(SHIMRT_FLOAT32, 3, s), ga = to_cuda(a, 0);
+    int64_t os[2] = {7, 3}, bad[2] = {7, 4};
+    const int64_t d0[1] = {0}, *pd = d0;
+    int32_t f64 = SHIMRT_FLOAT64, f32 = SHIMRT_FLOAT32;
+    AtenTensorHandle co = NULL, go = NULL, cb = NULL, gb = NULL;
+    OK(empty_contig(2, os, SHIMRT_FLOAT64, aoti_torch_device_type_cpu(), 0, &co));
+    OK(empty_contig(2, os, SHIMRT_FLOAT64, aoti_torch_device_type_cuda(), 0, &go));
+    OK(aoti_torch_cpu_sum_IntList_out(co, a, &pd, 1, 0, &f64));
+    OK(aoti_torch_cuda_sum_IntList_out(go, ga, &pd, 1, 0, &f64));
+    same("sum.IntList_out to float64", co, go);
+    BOTH_FAIL(aoti_torch_cpu_sum_IntList_out(co, a, &pd, 1, 0, &f32),
+              aoti_torch_cuda_sum_IntList_out(go, ga, &pd, 1, 0, &f32),
+              "Expected the dtype for input and out to match, but got float32 for input's dtype "
+              "and float64 for out's dtype.");
+    OK(empty_contig(2, bad, SHIMRT_FLOAT32, aoti_torch_device_type_cpu(), 0, &cb));
+    OK(empty_contig(2, bad, SHIMRT_FLOAT32, aoti_torch_device_type_cuda(), 0, &gb));
+    /* an out of another shape is resized on both backends, as PyTorch resizes outs */
+    OK(aoti_torch_cpu_sum_IntList_out(cb, a, &pd, 1, 0, NULL));
+    OK(aoti_torch_cuda_sum_IntList_out(gb, ga, &pd, 1, 0, NULL));
+    cr_assert(gb->ndim == 2 && gb->sizes[0] == 7 && gb->sizes[1] == 3);
+    same("sum.IntList_out into a resized out", cb, gb);
+    FAILS(aoti_torch_cuda_sum_IntList_out(cb, ga, &pd, 1, 0, NULL), "", "");
+    AtenTensorHandle all[] = {a, ga, co, go, cb, gb};
+    for (size_t j = 0; j < sizeof all / sizeof *all; j++)
+        OK(aoti_torch_delete_tensor_object(all[j]));
+    no_leaks();
+}
+
+/* One scatter op on both backends (kind 0 scatter.src, 1 scatter.reduce with its legacy
+ * name, 2 scatter_reduce.two), then its .out variant into a column-major CUDA out. Where
+ * the CPU kernel refuses the inputs, the CUDA kernel must refuse them too. */
+static void scatter_both(const char *what, int kind, const char *reduce, int include_self,
+                         AtenTensorHandle cs, AtenTensorHandle ci, AtenTensorHandle csrc,
+                         AtenTensorHandle gs, AtenTensorHandle gi, AtenTensorHandle gsrc,
+                         int64_t dim) {
+    AtenTensorHandle w = NULL, g = NULL;
+    AOTITorchError rc = kind == 0   ? aoti_torch_cpu_scatter_src(cs, dim, ci, csrc, &w)
+                        : kind == 1 ? aoti_torch_cpu_scatter_reduce(cs, dim, ci, csrc, reduce, &w)
+                                    : aoti_torch_cpu_scatter_reduce_two(cs, dim, ci, csrc, reduce,
+                                                                        include_self, &w);
+    AOTITorchError grc = kind == 0   ? aoti_torch_cuda_scatter_src(gs, dim, gi, gsrc, &g)
+                         : kind == 1 ? aoti_torch_cuda_scatter_reduce(gs, dim, gi, gsrc, reduce, &g)
+                                     : aoti_torch_cuda_scatter_reduce_two(gs, dim, gi, gsrc, reduce,
+                                                                          include_self, &g);
+    cr_assert_eq(grc, rc, "%s: CUDA %d, CPU %d (%s)", what, grc, rc, torch_exception_get_what());
+    if (rc) return;
+    same(what, w, g);
+    AtenTensorHandle go = cuda_out_colmajor(w);
+    OK(kind == 0 ? aoti_torch_cuda_scatter_src_out(go, gs, dim, gi, gsrc)
+       : kind == 1
+           ? aoti_torch_cuda_scatter_reduce_out(go, gs, dim, gi, gsrc, reduce)
+           : aoti_torch_cuda_scatter_reduce_two_out(go, gs, dim, gi, gsrc, reduce, include_self));
+    same(what, w, go);
+    AtenTensorHandle r[] = {w, g, go};
+    for (size_t j = 0; j < 3; j++) OK(aoti_torch_delete_tensor_object(r[j]));
+}
+
+/* scatter.src, scatter.reduce, scatter_reduce.two and their .out variants on CUDA against
+ * the CPU kernels: several dtypes, an index longer than self along dim (repeated targets:
+ * the last write wins, reductions accumulate in order) and shorter elsewhere, negative
+ * indices, every reduction with and without include_self, a planted NaN (amax/amin
+ * propagate it), contiguous and transposed self, src and index, both dims (a negative
+ * one), an empty index, 0-dim tensors, and PyTorch's errors from both backends. */
+Test(cuda_ops, scatter_matches_cpu, .timeout = 600) {
+    need_nvrtc();
+    long before = launches();
+    static const int32_t dts[] = {SHIMRT_FLOAT32,  SHIMRT_FLOAT64, SHIMRT_FLOAT16,
+                                  SHIMRT_BFLOAT16, SHIMRT_INT64,   SHIMRT_INT32,
+                                  SHIMRT_INT8,     SHIMRT_UINT8,   SHIMRT_BOOL};
+    static const char *const reds[] = {"sum", "prod", "mean", "amax", "amin"};
+    int64_t s[2] = {5, 7}, ss[2] = {8, 10};
+    char what[128];
+    for (size_t di = 0; di < sizeof dts / sizeof dts[0]; di++) {
+        AtenTensorHandle c = cpu_rand(dts[di], 2, s), src = cpu_rand(dts[di], 2, ss);
+        if (shimrt_k_is_floating(dts[di])) {
+            set_f64(c, 3, NAN);
+            set_f64(src, 12, NAN);
+        }
+        for (int layout = 0; layout < 2; layout++) {
+            AtenTensorHandle cc = c, csrc = src, ignored = NULL;
+            AtenTensorHandle g = layout ? strided_pair(c, &cc) : to_cuda(c, 0);
+            AtenTensorHandle gsrc = layout ? strided_pair(src, &csrc) : to_cuda(src, 0);
+            for (int64_t dim = -1; dim < 1; dim++) {
+                int64_t isz[2] = {dim == 0 ? 8 : 3, dim == 0 ? 4 : 9};
+                AtenTensorHandle ix = rand_index(2, isz, s[dim < 0 ? 1 : 0]);
+                AtenTensorHandle gix = layout ? strided_pair(ix, &ignored) : to_cuda(ix, 0);
+                snprintf(what, sizeof what, "scatter.src %s dim %lld %s",
+                         shimrt_dtype_name(dts[di]), (long long)dim,
+                         layout ? "strided" : "contiguous");
+                scatter_both(what, 0, NULL, 1, cc, ix, csrc, g, gix, gsrc, dim);
+                static const char *const legacy[] = {"add", "multiply"};
+                for (int l = 0; l < 2; l++) {
+                    snprintf(what, sizeof what, "scatter.reduce %s %s dim %lld %s", legacy[l],
+                             shimrt_dtype_name(dts[di]), (long long)dim,
+                             layout ? "strided" : "contiguous");
+                    scatter_both(what, 1, legacy[l], 1, cc, ix, csrc, g, gix, gsrc, dim);
+                }
+                /* every reduction on five dtypes (the emulator is slow) */
+                bool all_reds = dts[di] == SHIMRT_FLOAT32 || dts[di] == SHIMRT_FLOAT64 ||
+                                dts[di] == SHIMRT_FLOAT16 || dts[di] == SHIMRT_INT32 ||
+                                dts[di] == SHIMRT_BOOL;
+                for (size_t r = 0; all_reds && r < sizeof reds / sizeof reds[0]; r++)
+                    for (int inc = 0; inc < 2; inc++) {
+                        snprintf(what, sizeof what,
+                                 "scatter_reduce.two %s include_self %d %s dim %lld %s", reds[r],
+                                 inc, shimrt_dtype_name(dts[di]), (long long)dim,
+                                 layout ? "strided" : "contiguous");
+                        scatter_both(what, 2, reds[r], inc, cc, ix, csrc, g, gix, gsrc, dim);
+                    }
+                OK(aoti_torch_delete_tensor_object(ix));
+                OK(aoti_torch_delete_tensor_object(gix));
+            }
+            OK(aoti_torch_delete_tensor_object(g));
+            OK(aoti_torch_delete_tensor_object(gsrc));
+        }
+        OK(aoti_torch_delete_tensor_object(c));
+        OK(aoti_torch_delete_tensor_object(src));
+    }
+    /* an empty index; 0-dim self, index and src */
+    AtenTensorHandle a = cpu_rand(SHIMRT_FLOAT32, 2, s), ga = to_cuda(a, 0);
+    AtenTensorHandle b = cpu_rand(SHIMRT_FLOAT32, 2, ss), gb = to_cuda(b, 0);
+    int64_t ez[2] = {0, 3};
+    AtenTensorHandle e = rand_index(2, ez, 1), ge = to_cuda(e, 0);
+    scatter_both("scatter.src, empty index", 0, NULL, 1, a, e, b, ga, ge, gb, 1);
+    scatter_both("scatter_reduce.two, empty index", 2, "mean", 0, a, e, b, ga, ge, gb, 1);
+    AtenTensorHandle sc = cpu_rand(SHIMRT_FLOAT64, 0, NULL), gsc = to_cuda(sc, 0);
+    AtenTensorHandle sv = cpu_rand(SHIMRT_FLOAT64, 0, NULL), gsv = to_cuda(sv, 0);
+    AtenTensorHandle i0 = rand_index(0, NULL, 1), gi0 = to_cuda(i0, 0);
+    scatter_both("scatter.src of 0-dim tensors", 0, NULL, 1, sc, i0, sv, gsc, gi0, gsv, -1);
+    scatter_both("scatter_reduce.two of 0-dim tensors", 2, "prod", 1, sc, i0, sv, gsc, gi0, gsv, 0);
+    /* errors from both backends */
+    AtenTensorHandle w = NULL, gw = NULL;
+    int64_t one[2] = {1, 1}, three[2] = {3, 3}, big[2] = {6, 11};
+    AtenTensorHandle bad = rand_index(2, one, 1), gbad = NULL;
+    ((int64_t *)shimrt_data(bad))[0] = 7;
+    gbad = to_cuda(bad, 0);
+    BOTH_FAIL(aoti_torch_cpu_scatter_src(a, 1, bad, b, &w),
+              aoti_torch_cuda_scatter_src(ga, 1, gbad, gb, &gw),
+              "index 7 is out of bounds for dimension 1 with size 7");
+    BOTH_FAIL(aoti_torch_cpu_scatter_reduce_two(a, -1, bad, b, "amax", 1, &w),
+              aoti_torch_cuda_scatter_reduce_two(ga, -1, gbad, gb, "amax", 1, &gw),
+              "index 7 is out of bounds for dimension 1 with size 7");
+    AtenTensorHandle i32 = cpu_rand(SHIMRT_INT32, 2, one), gi32 = to_cuda(i32, 0);
+    BOTH_FAIL(aoti_torch_cpu_scatter_src(a, 1, i32, b, &w),
+              aoti_torch_cuda_scatter_src(ga, 1, gi32, gb, &gw), "Expected dtype int64 for index");
+    AtenTensorHandle d64 = cpu_rand(SHIMRT_FLOAT64, 2, ss), gd64 = to_cuda(d64, 0);
+    AtenTensorHandle ok = rand_index(2, three, 5), gok = to_cuda(ok, 0);
+    BOTH_FAIL(aoti_torch_cpu_scatter_src(a, 1, ok, d64, &w),
+              aoti_torch_cuda_scatter_src(ga, 1, gok, gd64, &gw),
+              "Expected self.dtype to be equal to src.dtype");
+    BOTH_FAIL(aoti_torch_cpu_scatter_reduce_two(a, 1, ok, b, "median", 1, &w),
+              aoti_torch_cuda_scatter_reduce_two(ga, 1, gok, gb, "median", 1, &gw),
+              "reduce argument must be either sum, prod, mean, amax or amin, got median");
+    BOTH_FAIL(aoti_torch_cpu_scatter_reduce(a, 1, ok, b, "sum", &w),
+              aoti_torch_cuda_scatter_reduce(ga, 1, gok, gb, "sum", &gw),
+              "reduce argument must be either add or multiply.");
+    AtenTensorHandle ib = rand_index(2, big, 1), gib = to_cuda(ib, 0);
+    BOTH_FAIL(aoti_torch_cpu_scatter_src(a, 1, ib, b, &w),
+              aoti_torch_cuda_scatter_src(ga, 1, gib, gb, &gw),
+              "Expected index [6, 11] to be no larger than self [5, 7] apart from dimension 1 "
+              "and to be no larger size than src [8, 10]");
+    BOTH_FAIL(aoti_torch_cpu_scatter_src(a, 2, ok, b, &w),
+              aoti_torch_cuda_scatter_src(ga, 2, gok, gb, &gw), "Dimension out of range");
+    BOTH_FAIL(aoti_torch_cpu_scatter_src_out(b, a, 1, ok, b),
+              aoti_torch_cuda_scatter_src_out(gb, ga, 1, gok, gb),
+              "some elements of the input tensor and the written-to tensor refer to a single "
+              "memory location");
+    AtenTensorHandle all[] = {a,   ga,  b,    gb,  e,    ge,  sc,   gsc, sv,  gsv, i0,
+                              gi0, bad, gbad, i32, gi32, d64, gd64, ok,  gok, ib,  gib};
+    for (size_t j = 0; j < sizeof all / sizeof *all; j++)
+        OK(aoti_torch_delete_tensor_object(all[j]));
+    cr_assert(launches() > before, "the kernels ran on the (fake) device");
+    no_leaks();
+}
+
+/* native_layer_norm on CUDA against the CPU kernel: the floating dtypes, contiguous and
+ * transposed input, one and two normalized dims, no weight, weight only, weight and bias,
+ * empty rows and empty normalized dims, and PyTorch's errors from both backends. */
+Test(cuda_ops, native_layer_norm_matches_cpu, .timeout = 300) {
+    need_nvrtc();
+    static const int32_t dts[] = {SHIMRT_FLOAT32, SHIMRT_FLOAT64, SHIMRT_FLOAT16, SHIMRT_BFLOAT16};
+    int64_t s[3] = {4, 6, 37};
+    char what[128];
+    for (size_t di = 0; di < sizeof dts / sizeof dts[0]; di++) {
+        AtenTensorHandle c = cpu_rand(dts[di], 3, s);
+        for (int layout = 0; layout < 2; layout++) {
+            AtenTensorHandle cc = c, g = layout ? strided_pair(c, &cc) : to_cuda(c, 0);
+            for (int64_t nn = 1; nn <= 2; nn++) {
+                const int64_t *ns = s + 3 - nn;
+                AtenTensorHandle cw = cpu_rand(dts[di], nn, ns), cb = cpu_rand(dts[di], nn, ns);
+                AtenTensorHandle gw = to_cuda(cw, 0), gb = to_cuda(cb, 0);
+                for (int wm = 0; wm < 3; wm++) {
+                    AtenTensorHandle w[3] = {0}, gr[3] = {0};
+                    OK(aoti_torch_cpu_native_layer_norm(cc, ns, nn, wm ? &cw : NULL,
+                                                        wm > 1 ? &cb : NULL, 1e-5, &w[0], &w[1],
+                                                        &w[2]));
+                    OK(aoti_torch_cuda_native_layer_norm(g, ns, nn, wm ? &gw : NULL,
+                                                         wm > 1 ? &gb : NULL, 1e-5, &gr[0], &gr[1],
+                                                         &gr[2]));
+                    for (int k = 0; k < 3; k++) {
+                        snprintf(what, sizeof what, "native_layer_norm %s %s nn %lld w %d ret %d",
+                                 shimrt_dtype_name(dts[di]), layout ? "strided" : "contiguous",
+                                 (long long)nn, wm, k);
+                        same(what, w[k], gr[k]);
+                        OK(aoti_torch_delete_tensor_object(w[k]));
+                        OK(aoti_torch_delete_tensor_object(gr[k]));
+                    }
+                }
+                AtenTensorHandle r[] = {cw, cb, gw, gb};
+                for (size_t j = 0; j < 4; j++) OK(aoti_torch_delete_tensor_object(r[j]));
+            }
+            OK(aoti_torch_delete_tensor_object(g));
+        }
+        OK(aoti_torch_delete_tensor_object(c));
+    }
+    /* empty rows, an empty normalized dim (mean 0, rstd NaN) */
+    static const int64_t shapes[2][2] = {{0, 5}, {3, 0}};
+    for (int k = 0; k < 2; k++) {
+        AtenTensorHandle c = cpu_rand(SHIMRT_FLOAT32, 2, shapes[k]), g = to_cuda(c, 0);
+        AtenTensorHandle w[3] = {0}, gr[3] = {0};
+        OK(aoti_torch_cpu_native_layer_norm(c, shapes[k] + 1, 1, NULL, NULL, 1e-5, &w[0], &w[1],
+                                            &w[2]));
+        OK(aoti_torch_cuda_native_layer_norm(g, shapes[k] + 1, 1, NULL, NULL, 1e-5, &gr[0], &gr[1],
+                                             &gr[2]));
+        for (int j = 0; j < 3; j++) {
+            same("native_layer_norm, empty", w[j], gr[j]);
+            OK(aoti_torch_delete_tensor_object(w[j]));
+            OK(aoti_torch_delete_tensor_object(gr[j]));
+        }
+        OK(aoti_torch_delete_tensor_object(c));
+        OK(aoti_torch_delete_tensor_object(g));
+    }
+    /* errors from both backends */
+    AtenTensorHandle a = cpu_rand(SHIMRT_FLOAT32, 3, s), ga = to_cuda(a, 0);
+    AtenTensorHandle ia = cpu_rand(SHIMRT_INT64, 3, s), gia = to_cuda(ia, 0);
+    int64_t wrong[1] = {6}, ws[1] = {5};
+    AtenTensorHandle cw = cpu_rand(SHIMRT_FLOAT32, 1, ws), gw = to_cuda(cw, 0);
+    AtenTensorHandle r0 = NULL, r1 = NULL, r2 = NULL;
+    BOTH_FAIL(aoti_torch_cpu_native_layer_norm(a, s, 0, NULL, NULL, 1e-5, &r0, &r1, &r2),
+              aoti_torch_cuda_native_layer_norm(ga, s, 0, NULL, NULL, 1e-5, &r0, &r1, &r2),
+              "Expected normalized_shape to be at least 1-dimensional");
+    BOTH_FAIL(aoti_torch_cpu_native_layer_norm(a, wrong, 1, NULL, NULL, 1e-5, &r0, &r1, &r2),
+              aoti_torch_cuda_native_layer_norm(ga, wrong, 1, NULL, NULL, 1e-5, &r0, &r1, &r2),
+              "Given normalized_shape=[6], expected input with shape [*, 6], but got input of "
+              "size[4, 6, 37]");
+    BOTH_FAIL(aoti_torch_cpu_native_layer_norm(a, s + 2, 1, &cw, NULL, 1e-5, &r0, &r1, &r2),
+              aoti_torch_cuda_native_layer_norm(ga, s + 2, 1, &gw, NULL, 1e-5, &r0, &r1, &r2),
+              "Expected weight to be of same shape as normalized_shape, but got weight of shape "
+              "[5] and normalized_shape = [37]");
+    BOTH_FAIL(aoti_torch_cpu_native_layer_norm(ia, s + 2, 1, NULL, NULL, 1e-5, &r0, &r1, &r2),
+              aoti_torch_cuda_native_layer_norm(gia, s + 2, 1, NULL, NULL, 1e-5, &r0, &r1, &r2),
+              "\"LayerNormKernelImpl\" not implemented for 'Long'");
+    AtenTensorHandle all[] = {a, ga, ia, gia, cw, gw};
+    for (size_t j = 0; j < sizeof all / sizeof *all; j++)
+        OK(aoti_torch_delete_tensor_object(all[j]));
     no_leaks();
 }

@@ -458,6 +458,102 @@ static void run_index(const shimrt_cuda_kdesc *k) {
     OK(aoti_torch_delete_tensor_object(ix));
 }
 
+/* scatter: one thread per line of a [4, 9] index along dim 0 (values in [-6, 6), so
+ * targets repeat) into a contiguous out holding a transposed [6, 9] self, from a [5, 9]
+ * src: the copy and every reduction, with and without include_self, against scatter.src
+ * and scatter_reduce.two on the CPU. */
+static void run_scatter(const shimrt_cuda_kdesc *k) {
+    static const char *const names[] = {NULL, "sum", "prod", "mean", "amax", "amin"};
+    int32_t dt = k->out_dtype;
+    int64_t shape[2] = {6, 9}, tstr[2] = {1, 6}, ssz[2] = {5, 9}, isz[2] = {4, 9}, ist[2] = {9, 1};
+    AtenTensorHandle a = rand_tensor(dt, 2, shape, tstr), src = rand_tensor(dt, 2, ssz, NULL);
+    AtenTensorHandle ix = NULL;
+    OK(aoti_torch_empty_strided(2, isz, ist, SHIMRT_INT64, aoti_torch_device_type_cpu(), 0, &ix));
+    for (int64_t j = 0; j < 36; j++) ((int64_t *)shimrt_data(ix))[j] = (int64_t)(urand() * 12) - 6;
+    size_t es = shimrt_dtype_size(dt);
+    for (int m = SHS_COPY; m <= SHS_AMIN; m++)
+        for (int inc = 0; inc < (m == SHS_COPY ? 1 : 2); inc++) {
+            AtenTensorHandle want = NULL;
+            if (m == SHS_COPY)
+                OK(aoti_torch_cpu_scatter_src(a, 0, ix, src, &want));
+            else
+                OK(aoti_torch_cpu_scatter_reduce_two(a, 0, ix, src, names[m], inc, &want));
+            char out[6 * 9 * 8];
+            long long scratch[2 * 9 * 6];
+            int64_t ost[2] = {9, 1};
+            for (int64_t i = 0; i < 6; i++) /* out starts as self */
+                for (int64_t j = 0; j < 9; j++)
+                    memcpy(out + (i * 9 + j) * (int64_t)es,
+                           (const char *)shimrt_data(a) +
+                               (i * a->strides[0] + j * a->strides[1]) * (int64_t)es,
+                           es);
+            sh_params p;
+            memset(&p, 0, sizeof p);
+            p.out = out;
+            p.in0 = shimrt_data(src);
+            p.in1 = shimrt_data(ix);
+            p.in2 = (const char *)scratch;
+            p.ndim = 2;
+            p.n = 9;
+            p.sizes[0] = 1;
+            p.sizes[1] = 9;
+            p.st[0][1] = ost[1];
+            p.st[1][1] = src->strides[1];
+            p.st[2][1] = ix->strides[1];
+            p.rsizes[0] = 4;
+            p.rsizes[1] = 6;
+            p.rst[0] = ost[0];
+            p.rst[1] = src->strides[0];
+            p.rst[2] = ix->strides[0];
+            p.b_scalar = m;
+            p.vec_ok = inc;
+            p.rn = 9 * 6;
+            cr_assert_eq(sh_emu_launch(emu_fn(k->name), 1, 32, &p), 0);
+            compare(k->name, want, out, ost);
+            OK(aoti_torch_delete_tensor_object(want));
+        }
+    OK(aoti_torch_delete_tensor_object(a));
+    OK(aoti_torch_delete_tensor_object(src));
+    OK(aoti_torch_delete_tensor_object(ix));
+}
+
+/* layer norm: 5 rows of 37 over two 64-thread blocks (the merge crosses warps, the blocks
+ * stride over the rows), with weight and bias, against native_layer_norm on the CPU: the
+ * output, mean and rstd. */
+static void run_layer_norm(const shimrt_cuda_kdesc *k) {
+    int32_t dt = k->in_dtype;
+    int64_t shape[2] = {5, 37}, ns[1] = {37};
+    AtenTensorHandle x = rand_tensor(dt, 2, shape, NULL), w = rand_tensor(dt, 1, ns, NULL),
+                     b = rand_tensor(dt, 1, ns, NULL), r[3] = {0};
+    OK(aoti_torch_cpu_native_layer_norm(x, ns, 1, &w, &b, 1e-5, &r[0], &r[1], &r[2]));
+    double wbd[74];
+    float wbf[74];
+    for (int64_t j = 0; j < 74; j++) { /* weight then bias in the compute type */
+        AtenTensorHandle t = j < 37 ? w : b;
+        double v = shimrt_k_load_f64(
+            (const char *)shimrt_data(t) + (j % 37) * (int64_t)shimrt_dtype_size(dt), dt);
+        wbd[j] = v;
+        wbf[j] = (float)v;
+    }
+    char out[5 * 37 * 8], stats[2 * 5 * 8];
+    sh_params p;
+    memset(&p, 0, sizeof p);
+    p.out = out;
+    p.in0 = shimrt_data(x);
+    p.in1 = dt == SHIMRT_FLOAT64 ? (const char *)wbd : (const char *)wbf;
+    p.in2 = stats;
+    p.n = 5;
+    p.rn = 37;
+    p.alpha = 1e-5;
+    cr_assert_eq(sh_emu_launch(emu_fn(k->name), 2, 64, &p), 0);
+    int64_t ost[2] = {37, 1}, sst[2] = {1, 0};
+    compare(k->name, r[0], out, ost);
+    compare(k->name, r[1], stats, sst);
+    compare(k->name, r[2], stats + 5 * shimrt_dtype_size(dt), sst);
+    AtenTensorHandle all[] = {x, w, b, r[0], r[1], r[2]};
+    for (size_t j = 0; j < 6; j++) OK(aoti_torch_delete_tensor_object(all[j]));
+}
+
 Test(emulator, every_kernel_matches_the_cpu_kernels, .timeout = 600) {
     size_t n = shimrt_cuda_kernel_count();
     cr_assert_eq(n, sh_emu_kernel_count, "the emulated catalogue is stale");
@@ -473,6 +569,8 @@ Test(emulator, every_kernel_matches_the_cpu_kernels, .timeout = 600) {
         case SHK_ARGMAX: run_argmax(&k); break;
         case SHK_SOFTMAX: run_softmax(&k); break;
         case SHK_INDEX: run_index(&k); break;
+        case SHK_SCATTER: run_scatter(&k); break;
+        case SHK_LAYERNORM: run_layer_norm(&k); break;
         default: run_copy_fill(&k); break;
         }
     }

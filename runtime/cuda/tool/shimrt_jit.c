@@ -4,8 +4,10 @@
  *                                           compiles every kernel for every arch into the disk
  *                                           cache (NVRTC only: no GPU needed); --only:
  *                                           the kernels whose name contains SUBSTR
- *   shimrt-jit spills --arch sm_80[,...]     compiles every kernel without the cache, with
- *                                           ptxas -v, and fails when ptxas reports a spill
+ *   shimrt-jit spills --arch sm_80[,...] [--only SUBSTR]
+ *                                           compiles every kernel (or those --only names)
+ *                                           without the cache, with ptxas -v, and fails
+ *                                           when ptxas reports a spill
  *   shimrt-jit stats [--cache DIR]          files and bytes in the disk cache
  *   shimrt-jit clear [--cache DIR]          removes the cache files
  * warm and spills compile on SHIMRT_JIT_THREADS threads (default 2).
@@ -23,7 +25,7 @@
 static int usage(void) {
     fputs("usage: shimrt-jit list\n"
           "       shimrt-jit warm --arch sm_80[,sm_90...] [--cache DIR] [--only SUBSTR]\n"
-          "       shimrt-jit spills --arch sm_80[,sm_90...]\n"
+          "       shimrt-jit spills --arch sm_80[,sm_90...] [--only SUBSTR]\n"
           "       shimrt-jit stats [--cache DIR]\n"
           "       shimrt-jit clear [--cache DIR]\n",
           stderr);
@@ -112,15 +114,21 @@ static void spill_job(job_set *j, int arch, const shimrt_cuda_kdesc *k) {
     free(src);
 }
 
-static int spills(const char *archs) {
+static int spills(const char *archs, const char *only) {
     int list[16], na;
     if (parse_archs(archs, list, &na)) return 2;
-    size_t n = shimrt_cuda_kernel_count();
+    size_t total = shimrt_cuda_kernel_count(), n = 0;
+    for (size_t i = 0; i < total; i++) {
+        shimrt_cuda_kdesc k;
+        shimrt_cuda_kernel_at(i, &k);
+        n += !only || strstr(k.name, only);
+    }
     job_set j = {.archs = list,
-                 .n = n,
-                 .total = n * (size_t)na,
+                 .n = total,
+                 .total = total * (size_t)na,
                  .run = spill_job,
-                 .out = PTHREAD_MUTEX_INITIALIZER};
+                 .out = PTHREAD_MUTEX_INITIALIZER,
+                 .only = only};
     run_jobs(&j);
     if (atomic_load(&j.failed)) return 1;
     size_t bad = atomic_load(&j.bad), infos = atomic_load(&j.infos);
@@ -213,7 +221,7 @@ int main(int argc, char **argv) {
         return 0;
     }
     if (!strcmp(cmd, "warm")) return archs ? warm(archs, only) : usage();
-    if (!strcmp(cmd, "spills")) return archs ? spills(archs) : usage();
+    if (!strcmp(cmd, "spills")) return archs ? spills(archs, only) : usage();
     const char *dir = shimrt_jit_cache_dir();
     if (!dir) {
         fputs("shimrt-jit: the disk cache is disabled (SHIMRT_CACHE_DISABLE) or has no folder\n",
