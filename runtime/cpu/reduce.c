@@ -470,19 +470,8 @@ AOTITorchError shimrt_cpu_sum_intlist_out(AtenTensorHandle out, AtenTensorHandle
                                           int32_t *dtype) {
     static const char op[] = "sum.IntList_out";
     if (shimrt_k_check_cpu(op, out, "out")) return AOTI_TORCH_FAILURE;
-    if (dtype && *dtype != out->dtype)
-        return shimrt_fail(op,
-                           "Expected the dtype for input and out to match, but got %s "
-                           "for input's dtype and %s for out's dtype.",
-                           shimrt_dtype_name(*dtype), shimrt_dtype_name(out->dtype));
-    int32_t odt = out->dtype;
-    AtenTensorHandle s = NULL;
-    if (shimrt_cpu_sum_dim_intlist(self, dim, dim_len_, keepdim, &odt, &s))
-        return AOTI_TORCH_FAILURE;
-    AOTITorchError err = shimrt_resize_output(op, out, s->ndim, s->sizes);
-    if (!err) err = shimrt_k_copy(op, out, s);
-    shimrt_tensor_free(s);
-    return err;
+    return shimrt_k_sum_out(op, out, self, dim, dim_len_, keepdim, dtype,
+                            shimrt_cpu_sum_dim_intlist);
 }
 
 /* ---- max.dim, argmax: first index of the largest value, NaN counting as the largest -- */

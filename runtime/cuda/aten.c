@@ -64,8 +64,8 @@ AOTITorchError shimrt_cuda_sum_dim_intlist(AtenTensorHandle self, const int64_t 
     return rc;
 }
 
-/* sum.IntList_out: the sum kernel into a new tensor of out's dtype, then copied into out
- * (any strides) on the device; out's checks as the CPU kernel's. */
+/* sum.IntList_out: the CUDA sum into out (shimrt_k_sum_out) once out is a CUDA tensor on
+ * self's device. */
 AOTITorchError shimrt_cuda_sum_intlist_out(AtenTensorHandle out, AtenTensorHandle self,
                                            const int64_t *dim, int64_t dim_len_, int32_t keepdim,
                                            int32_t *dtype) {
@@ -73,19 +73,8 @@ AOTITorchError shimrt_cuda_sum_intlist_out(AtenTensorHandle out, AtenTensorHandl
     if (shimrt_k_check_defined(op, out, "out") || shimrt_k_check_defined(op, self, "self") ||
         shimrt_cuda_check_tensor(op, out, "out", self->device_index))
         return AOTI_TORCH_FAILURE;
-    if (dtype && *dtype != out->dtype)
-        return shimrt_fail(op,
-                           "Expected the dtype for input and out to match, but got %s "
-                           "for input's dtype and %s for out's dtype.",
-                           shimrt_dtype_name(*dtype), shimrt_dtype_name(out->dtype));
-    int32_t odt = out->dtype;
-    AtenTensorHandle s = NULL;
-    if (shimrt_cuda_sum_dim_intlist(self, dim, dim_len_, keepdim, &odt, &s))
-        return AOTI_TORCH_FAILURE;
-    AOTITorchError err = shimrt_resize_output(op, out, s->ndim, s->sizes);
-    if (!err) err = shimrt_cuda_do_copy(out, s);
-    shimrt_tensor_free(s);
-    return err;
+    return shimrt_k_sum_out(op, out, self, dim, dim_len_, keepdim, dtype,
+                            shimrt_cuda_sum_dim_intlist);
 }
 
 AOTITorchError shimrt_cuda_amax(AtenTensorHandle self, const int64_t *dim, int64_t dim_len_,

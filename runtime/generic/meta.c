@@ -375,6 +375,25 @@ AOTITorchError shimrt_k_scatter_index_check(const char *op, const struct AtenTen
     return AOTI_TORCH_SUCCESS;
 }
 
+AOTITorchError
+shimrt_k_sum_out(const char *op, AtenTensorHandle out, AtenTensorHandle self, const int64_t *dim,
+                 int64_t dim_len, int32_t keepdim, int32_t *dtype,
+                 AOTITorchError (*sum)(AtenTensorHandle self, const int64_t *dim, int64_t dim_len,
+                                       int32_t keepdim, int32_t *dtype, AtenTensorHandle *ret)) {
+    if (dtype && *dtype != out->dtype)
+        return shimrt_fail(op,
+                           "Expected the dtype for input and out to match, but got %s "
+                           "for input's dtype and %s for out's dtype.",
+                           shimrt_dtype_name(*dtype), shimrt_dtype_name(out->dtype));
+    int32_t odt = out->dtype;
+    AtenTensorHandle s = NULL;
+    if (sum(self, dim, dim_len, keepdim, &odt, &s)) return AOTI_TORCH_FAILURE;
+    AOTITorchError err = shimrt_resize_output(op, out, s->ndim, s->sizes);
+    if (!err) err = shimrt_backend_copy(op, out, s);
+    shimrt_tensor_free(s);
+    return err;
+}
+
 const char *shimrt_k_legacy_reduce(const char *op, const char *reduce) {
     if (reduce && !strcmp(reduce, "add")) return "sum";
     if (reduce && !strcmp(reduce, "multiply")) return "prod";

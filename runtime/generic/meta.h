@@ -105,6 +105,15 @@ AOTITorchError shimrt_k_layer_norm_check(const char *op, const struct AtenTensor
                                          const int64_t *ns, int64_t nn,
                                          const struct AtenTensorOpaque *weight,
                                          const struct AtenTensorOpaque *bias, int32_t device_type);
+/* sum.IntList_out on any device, once out is checked to be on self's: out's dtype must be
+ * the dtype argument's (when given); sum (the device's sum.dim_IntList kernel) computes in
+ * out's dtype into a new tensor, out is resized to its shape as PyTorch resizes outs and
+ * takes its values (any strides). */
+AOTITorchError
+shimrt_k_sum_out(const char *op, AtenTensorHandle out, AtenTensorHandle self, const int64_t *dim,
+                 int64_t dim_len, int32_t keepdim, int32_t *dtype,
+                 AOTITorchError (*sum)(AtenTensorHandle self, const int64_t *dim, int64_t dim_len,
+                                       int32_t keepdim, int32_t *dtype, AtenTensorHandle *ret));
 /* scatter.reduce's legacy reduce names: "add" and "multiply" are scatter_reduce's "sum" and
  * "prod" (with include_self); NULL, with PyTorch's message set, for any other. */
 const char *shimrt_k_legacy_reduce(const char *op, const char *reduce);
