@@ -20,21 +20,33 @@ log="${TMPDIR:-/tmp}/shimrt-vg.$$"
 status=0
 found=0
 
+# The suites run NJOBS at a time (one per core): each is single-threaded under valgrind.
+# --jobs=1: one Criterion worker at a time; each test still runs in its own (traced)
+# process, whose exit status Criterion does not pass on: any valgrind report (-q prints
+# only errors and leaks, as "==PID== ...") fails the suite.
+NJOBS=$(nproc 2>/dev/null || echo 2)
+suites=""
 for t in "$BUILD"/tests/runtime/test_*; do
     [ -x "$t" ] || continue
     found=$((found + 1))
-    # --jobs=1: one worker at a time; each test still runs in its own (traced) process,
-    # whose exit status Criterion does not pass on: any valgrind report (-q prints only
-    # errors and leaks, as "==PID== ...") fails the suite.
-    $VG "$t" --jobs=1 >"$log" 2>&1
-    rc=$?
-    if [ "$rc" -eq 0 ] && ! grep -q '^==[0-9]*==' "$log"; then
+    suites="$suites $t"
+done
+if [ "$found" -gt 0 ]; then
+    # shellcheck disable=SC2086
+    printf '%s\n' $suites | xargs -P "$NJOBS" -I{} sh -c \
+        "$VG {} --jobs=1 >\"$log.\$(basename {})\" 2>&1; echo \$? >\"$log.\$(basename {}).rc\""
+fi
+for t in $suites; do
+    b=$(basename "$t")
+    rc=$(cat "$log.$b.rc" 2>/dev/null || echo 1)
+    if [ "$rc" -eq 0 ] && ! grep -q '^==[0-9]*==' "$log.$b"; then
         echo "ok: valgrind clean: $t"
     else
         echo "FAIL: valgrind on $t:"
-        grep -E '==[0-9]+==|Assertion|FAIL|Crash' "$log" | sed -n '1,40p'
+        grep -E '==[0-9]+==|Assertion|FAIL|Crash' "$log.$b" | sed -n '1,40p'
         status=1
     fi
+    rm -f "$log.$b" "$log.$b.rc"
 done
 if [ "$found" -eq 0 ]; then
     echo "FAIL: no runtime suites in $BUILD/tests/runtime (build them first: make test-unit)"
