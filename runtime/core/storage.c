@@ -85,7 +85,7 @@ shimrt_storage *shimrt_storage_new(const char *func, size_t nbytes, int32_t devi
     }
     if (nbytes && !s->data && device_type == SHIMRT_DEV_CPU) {
         free(s);
-        shimrt_fail(func, "out of memory allocating %zu bytes", nbytes);
+        shimrt_fail(func, "not enough memory: you tried to allocate %zu bytes", nbytes);
         return NULL;
     }
     atomic_init(&s->refcount, 1);
