@@ -26,7 +26,7 @@ $(BUILD)/tests/cuda/libfakecuda.so: tests/cuda/fake_cuda.c
 	@mkdir -p $(dir $@)
 	$(CC) -std=gnu11 -Wall -Wextra -Werror -O1 -g -fPIC -shared $(SANFLAGS) -o $@ $<
 # The same with the grid emulator inside: kernels "run" on the fake GPU (test_cuda_ops).
-$(BUILD)/tests/cuda/libfakecuda_emu.so: tests/cuda/fake_cuda.c tests/cuda/sh_emu.c $(BUILD)/tests/cuda/emu_kernels.c
+$(BUILD)/tests/cuda/libfakecuda_emu.so: tests/cuda/fake_cuda.c tests/cuda/sh_emu.c tests/cuda/sh_emu.h $(BUILD)/tests/cuda/emu_kernels.c
 	$(CC) -DFAKE_EMU -Iruntime/include -Itests/cuda -std=gnu11 -Wall -Wextra -Werror -Wno-type-limits -fwrapv -O1 -g -fPIC -shared $(SANFLAGS) -o $@ $(filter %.c,$^) -lpthread -lm
 # A fake cuBLAS computing on the host (the fake driver's device memory is host memory).
 $(BUILD)/tests/cuda/libfakecublas.so: tests/cuda/fake_cublas.c

@@ -8,6 +8,7 @@
  * step merge the block's partials with the row's merge. Copies (dtype conversion, any
  * strides) and fills are kernels too. The text uses only the prelude's macros, so the same
  * source compiles with NVRTC and, under tests/cuda/sh_emu.h, as C on the host. */
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -95,6 +96,7 @@ typedef struct {
     size_t want, n;
     shimrt_cuda_kdesc *out;
     const char *find;
+    shimrt_cuda_kdesc *all; /* when set: every entry is stored at its index */
 } walk;
 
 static const char *layout_tag(int l) { return l == SHL_CONTIG ? "contig" : "strided"; }
@@ -121,12 +123,14 @@ offer(walk *w, int kind, int layout, const char *op, int32_t in_dtype, int32_t o
         if (w->out) *w->out = k;
         return true;
     }
+    if (w->all) w->all[w->n] = k;
     w->n++;
     return false;
 }
 
-static bool build(size_t want, shimrt_cuda_kdesc *out, size_t *count, const char *find) {
-    walk w = {want, 0, out, find};
+static bool build(size_t want, shimrt_cuda_kdesc *out, size_t *count, const char *find,
+                  shimrt_cuda_kdesc *all) {
+    walk w = {want, 0, out, find, all};
     for (size_t ri = 0; ri < NROWS; ri++)
         for (size_t di = 0; di < NDT; di++) {
             int32_t o = out_dtype(&rows[ri], &dtypes[di]);
@@ -180,17 +184,78 @@ static bool build(size_t want, shimrt_cuda_kdesc *out, size_t *count, const char
     return false;
 }
 
-size_t shimrt_cuda_kernel_count(void) {
+/* The catalogue, walked once per process: a launch finds its kernel by binary search on
+ * the name instead of printing every name of the walk (674 snprintf calls per lookup). If
+ * the table cannot be allocated, every call walks the catalogue again. */
+static struct {
+    pthread_once_t once;
+    shimrt_cuda_kdesc *all;
+    const shimrt_cuda_kdesc **by_name;
+    size_t n;
+} cat = {PTHREAD_ONCE_INIT, NULL, NULL, 0};
+
+static int by_name_cmp(const void *a, const void *b) {
+    return strcmp((*(const shimrt_cuda_kdesc *const *)a)->name,
+                  (*(const shimrt_cuda_kdesc *const *)b)->name);
+}
+
+static void cat_init(void) {
     size_t n = 0;
-    build(0, NULL, &n, NULL);
+    build(0, NULL, &n, NULL, NULL);
+    shimrt_cuda_kdesc *all = malloc((n ? n : 1) * sizeof *all);
+    const shimrt_cuda_kdesc **by = malloc((n ? n : 1) * sizeof *by);
+    if (!all || !by) {
+        free(all);
+        free(by);
+        return;
+    }
+    build(0, NULL, NULL, NULL, all);
+    for (size_t i = 0; i < n; i++) by[i] = &all[i];
+    qsort(by, n, sizeof *by, by_name_cmp);
+    cat.all = all;
+    cat.by_name = by;
+    cat.n = n;
+}
+
+static bool cat_ready(void) {
+    pthread_once(&cat.once, cat_init);
+    return cat.all != NULL;
+}
+
+size_t shimrt_cuda_kernel_count(void) {
+    if (cat_ready()) return cat.n;
+    size_t n = 0;
+    build(0, NULL, &n, NULL, NULL);
     return n;
 }
 
-bool shimrt_cuda_kernel_at(size_t i, shimrt_cuda_kdesc *out) { return build(i, out, NULL, NULL); }
+bool shimrt_cuda_kernel_at(size_t i, shimrt_cuda_kdesc *out) {
+    if (!cat_ready()) return build(i, out, NULL, NULL, NULL);
+    if (i >= cat.n) return false;
+    if (out) *out = cat.all[i];
+    return true;
+}
 
 bool shimrt_cuda_kernel_find(const char *name, shimrt_cuda_kdesc *out) {
+    if (!name) return false;
+    if (cat_ready()) {
+        size_t lo = 0, hi = cat.n;
+        while (lo < hi) {
+            size_t mid = lo + (hi - lo) / 2;
+            int c = strcmp(name, cat.by_name[mid]->name);
+            if (c == 0) {
+                if (out) *out = *cat.by_name[mid];
+                return true;
+            }
+            if (c < 0)
+                hi = mid;
+            else
+                lo = mid + 1;
+        }
+        return false;
+    }
     shimrt_cuda_kdesc tmp;
-    if (!name || !build((size_t)-1, &tmp, NULL, name)) return false;
+    if (!build((size_t)-1, &tmp, NULL, name, NULL)) return false;
     if (out) *out = tmp;
     return true;
 }
@@ -879,7 +944,7 @@ bool shimrt_cuda_kernel_for(int kind, const char *op, int32_t in_dtype, int layo
     size_t n = shimrt_cuda_kernel_count();
     for (size_t i = 0; i < n; i++) {
         shimrt_cuda_kdesc k;
-        build(i, &k, NULL, NULL);
+        if (!shimrt_cuda_kernel_at(i, &k)) break;
         if (k.kind == kind && k.layout == layout && !strcmp(k.op, op) &&
             (k.in_dtype == in_dtype ||
              ((kind == SHK_COPY || kind == SHK_FILL) && k.out_dtype == in_dtype))) {

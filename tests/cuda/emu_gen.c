@@ -3,6 +3,7 @@
  * grid emulator. Usage: emu_gen OUT.c */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "../../runtime/cuda/kernels.h"
 
@@ -27,7 +28,12 @@ int main(int argc, char **argv) {
     for (size_t i = 0; i < n; i++) {
         shimrt_cuda_kdesc k;
         shimrt_cuda_kernel_at(i, &k);
-        fprintf(f, "  {\"%s\", %s},\n", k.name, k.name);
+        char *body = shimrt_cuda_kernel_body(&k);
+        if (!body) return 1;
+        int threads =
+            strstr(body, "sh_sync") || strstr(body, "SH_SHARED") || strstr(body, "sh_shfl");
+        free(body);
+        fprintf(f, "  {\"%s\", %s, %d},\n", k.name, k.name, threads);
     }
     fprintf(f, "};\nconst size_t sh_emu_kernel_count = %zu;\n", n);
     return fclose(f) == 0 ? 0 : 1;

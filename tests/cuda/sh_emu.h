@@ -2,7 +2,8 @@
  * the CPU. Each CUDA thread of a block is a POSIX thread; __syncthreads is a barrier of
  * the block; __shared__ memory is one buffer per block handed out in declaration order;
  * a warp shuffle goes through a per-warp exchange buffer between two barriers of the warp's
- * 32 threads. Blocks run one after another. Block sizes are multiples of 32 (<= 256). The
+ * 32 threads. A kernel that uses none of these runs its threads one after another on the
+ * caller's thread instead (sh_emu_entry.threads). Blocks run one after another. Block sizes are multiples of 32 (<= 256). The
  * kernels are compiled as C (gnu11) after this header and the prelude of
  * runtime/cuda/kernels.c. */
 #ifndef SH_EMU_H
@@ -38,6 +39,10 @@ int sh_emu_launch(sh_emu_kernel kernel, unsigned grid, unsigned block, const sh_
 typedef struct {
     const char *name;
     sh_emu_kernel fn;
+    /* 1 when the source uses block barriers, shared memory or warp shuffles: its threads
+     * run as POSIX threads; 0: one after another on the caller's thread (a valid schedule
+     * for threads that never wait for each other, and far cheaper than thread creation) */
+    int threads;
 } sh_emu_entry;
 extern const sh_emu_entry sh_emu_kernels[];
 extern const size_t sh_emu_kernel_count;
