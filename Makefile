@@ -51,7 +51,9 @@ $(BUILD)/obj/%.o: $(BUILD)/src/%.c | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS_COMMON) $(CPPFLAGS) $(CFLAGS_COMMON) $(CFLAGS) -c $< -o $@
 
-# Filled by the component files.
+# Filled by the component files. CHECK_BUILD: what the steps of `check` run, built first
+# with one job per core; CHECK_STEPS: the steps, run one after another.
+CHECK_BUILD :=
 CHECK_STEPS :=
 BENCH_STEPS :=
 FUZZ_STEPS  :=
@@ -67,7 +69,14 @@ include examples/examples.mk
 
 .PHONY: all check bench fuzz install uninstall clean demo
 all: $(ALL_TARGETS)
-check: $(CHECK_STEPS)
+# `make check`: the packages, then every build it needs in parallel (CHECK_JOBS jobs, one per
+# core unless -j is given), then each step alone (a step uses the cores as it sees fit, and
+# its output stays in one piece), then one summary line.
+CHECK_JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+check:
+	@$(MAKE) --no-print-directory $(DEPS_STAMP)
+	@$(MAKE) --no-print-directory $(if $(filter -j%,$(MAKEFLAGS)),,-j$(CHECK_JOBS)) $(CHECK_BUILD)
+	@for s in $(CHECK_STEPS); do $(MAKE) --no-print-directory $$s || exit 1; done
 	@$(MAKE) --no-print-directory test-summary
 bench: $(BENCH_STEPS)
 fuzz: $(FUZZ_STEPS)

@@ -49,7 +49,11 @@ $(BUILD)/obj/tests/cuda/emu_kernels.o: $(BUILD)/tests/cuda/emu_kernels.c tests/c
 $(BUILD)/tests/cuda/test_emu: $(BUILD)/obj/tests/cuda/test_emu.o $(BUILD)/obj/tests/cuda/sh_emu.o $(BUILD)/obj/tests/cuda/emu_kernels.o $(LIBSHIMRT_A)
 	$(CC) $(LDFLAGS_COMMON) $(LDFLAGS) -rdynamic -o $@ $^ -lcriterion $(RT_LDLIBS)
 
-.PHONY: test-unit test-scripts test-asan
+.PHONY: test-unit test-scripts test-asan test-build test-build-asan
+# Everything the two passes run (built in parallel by `check` before any test starts).
+test-build: $(ALL_TARGETS) $(GEN_TESTS) $(RT_TESTS)
+test-build-asan:
+	@$(MAKE) --no-print-directory SAN=1 BUILD=$(BUILD)/asan test-build
 # Each suite's and script's output is kept in $(BUILD)/results/ for the summary of `check`.
 test-unit: $(GEN_TESTS) $(RT_TESTS)
 	@mkdir -p $(BUILD)/results; rm -f $(BUILD)/results/*.suite
@@ -75,6 +79,7 @@ test-summary:
 test-asan:
 	@$(MAKE) --no-print-directory SAN=1 BUILD=$(BUILD)/asan test-unit test-scripts
 
+CHECK_BUILD += test-build test-build-asan
 CHECK_STEPS += test-unit test-scripts test-asan
 
 # `make check-torch-compat`: --target=torch output in the oldest PyTorch it supports (2.10),

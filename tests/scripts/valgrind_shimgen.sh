@@ -2,7 +2,8 @@
 # tests/scripts/valgrind_shimgen.sh: no leak and no memory error in a full run of
 # `shimgen --print-schemas=all` over PyTorch's data, over malformed inputs, in a
 # default-mode generation of schemas/, and in every generator Criterion suite
-# ($BUILD/tests/gen/*).
+# ($BUILD/tests/gen/*). The runs go NJOBS at a time (one per core: each is single-threaded
+# under valgrind); their reports come out in a fixed order.
 # Skipped (exit 77) under SAN=1 (AddressSanitizer and valgrind do not mix).
 set -u
 if [ "${SAN:-}" = 1 ]; then
@@ -15,55 +16,54 @@ if ! command -v valgrind >/dev/null 2>&1; then
 fi
 SHIMGEN=${SHIMGEN:-build/shimgen}
 SHARED=${SHARED:-../shared}
-VG="valgrind -q --leak-check=full --show-leak-kinds=all --errors-for-leak-kinds=all --error-exitcode=99"
-status=0
-$VG "$SHIMGEN" --print-schemas=all "$SHARED/pytorch" >/dev/null 2>"${TMPDIR:-/tmp}/shimgen-vg.$$"
-rc=$?
-if [ "$rc" -ne 0 ]; then
-    echo "FAIL: valgrind on --print-schemas=all $SHARED/pytorch (exit $rc; 99 = valgrind error):"
-    sed -n '1,40p' "${TMPDIR:-/tmp}/shimgen-vg.$$"
-    status=1
-else
-    echo "ok: valgrind clean on --print-schemas=all $SHARED/pytorch"
-fi
-# error paths free everything too
-$VG "$SHIMGEN" --print-schemas=all tests/bad/dir_duplicate_op tests/bad/unknown_type.yaml \
-    tests/bad/tab_indent.yaml >/dev/null 2>"${TMPDIR:-/tmp}/shimgen-vg.$$"
-rc=$?
-if [ "$rc" -ne 1 ]; then
-    echo "FAIL: valgrind on malformed inputs (exit $rc, expected 1):"
-    sed -n '1,40p' "${TMPDIR:-/tmp}/shimgen-vg.$$"
-    status=1
-else
-    echo "ok: valgrind clean on malformed inputs"
-fi
-# a default-mode run writing every output
-out=$(mktemp -d)
-$VG "$SHIMGEN" schemas/ -o "$out" >/dev/null 2>"${TMPDIR:-/tmp}/shimgen-vg.$$"
-rc=$?
-if [ "$rc" -ne 0 ]; then
-    echo "FAIL: valgrind on shimgen schemas/ -o DIR (exit $rc):"
-    sed -n '1,40p' "${TMPDIR:-/tmp}/shimgen-vg.$$"
-    status=1
-else
-    echo "ok: valgrind clean on shimgen schemas/ -o DIR"
-fi
-rm -rf "$out"
-# the generator suites: Criterion runs each test in a traced child whose exit status it
-# does not pass on, so any valgrind report ("==PID== ...") fails the suite.
 BUILD=${BUILD:-build}
+NJOBS=$(nproc 2>/dev/null || echo 2)
+VG="valgrind -q --leak-check=full --show-leak-kinds=all --errors-for-leak-kinds=all --error-exitcode=99"
+# The generator suites: Criterion runs each test in a traced child whose exit status it
+# does not pass on, so any valgrind report ("==PID== ...") fails the suite.
+VGT="valgrind -q --leak-check=full --error-exitcode=99 --trace-children=yes"
+tmp=$(mktemp -d)
+out=$(mktemp -d)
+trap 'rm -rf "$tmp" "$out"' EXIT
+
+# job NAME EXPECTED-EXIT COMMAND...: one file per run (its command, then its exit status
+# into NAME.rc and its output into NAME.log)
+n=0
+job() {
+    n=$((n + 1))
+    f="$tmp/$(printf '%02d' $n).job"
+    name=$1 want=$2
+    shift 2
+    {
+        printf '%s\n' "$name" >"$f.name"
+        printf '%s\n' "$want" >"$f.want"
+        printf '%s >"%s.log" 2>&1; echo $? >"%s.rc"\n' "$*" "$f" "$f"
+    } >"$f"
+}
+job "--print-schemas=all $SHARED/pytorch" 0 \
+    "$VG $SHIMGEN --print-schemas=all $SHARED/pytorch"
+# error paths free everything too
+job "malformed inputs" 1 "$VG $SHIMGEN --print-schemas=all tests/bad/dir_duplicate_op \
+    tests/bad/unknown_type.yaml tests/bad/tab_indent.yaml"
+# a default-mode run writing every output
+job "shimgen schemas/ -o DIR" 0 "$VG $SHIMGEN schemas/ -o $out"
 found=0
 for t in "$BUILD"/tests/gen/test_*; do
     [ -x "$t" ] || continue
     found=$((found + 1))
-    valgrind -q --leak-check=full --error-exitcode=99 --trace-children=yes "$t" --jobs=1 \
-        >"${TMPDIR:-/tmp}/shimgen-vg.$$" 2>&1
-    rc=$?
-    if [ "$rc" -eq 0 ] && ! grep -q '^==[0-9]*==' "${TMPDIR:-/tmp}/shimgen-vg.$$"; then
-        echo "ok: valgrind clean: $t"
+    job "$t" 0 "$VGT $t --jobs=1"
+done
+ls "$tmp"/*.job | xargs -P "$NJOBS" -n 1 sh
+
+status=0
+for f in "$tmp"/*.job; do
+    name=$(cat "$f.name") want=$(cat "$f.want")
+    rc=$(cat "$f.rc" 2>/dev/null || echo none)
+    if [ "$rc" = "$want" ] && ! grep -q '^==[0-9]*==' "$f.log"; then
+        echo "ok: valgrind clean: $name"
     else
-        echo "FAIL: valgrind on $t:"
-        grep -E '==[0-9]+==|Assertion|FAIL|Crash' "${TMPDIR:-/tmp}/shimgen-vg.$$" | sed -n '1,40p'
+        echo "FAIL: valgrind on $name (exit $rc, expected $want; 99 = valgrind error):"
+        grep -E '==[0-9]+==|Assertion|FAIL|Crash|error' "$f.log" | sed -n '1,40p'
         status=1
     fi
 done
@@ -71,5 +71,4 @@ if [ "$found" -eq 0 ]; then
     echo "FAIL: no generator suites in $BUILD/tests/gen (build them first: make test-unit)"
     status=1
 fi
-rm -f "${TMPDIR:-/tmp}/shimgen-vg.$$"
 exit $status
