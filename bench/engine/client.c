@@ -10,7 +10,10 @@
  * Output: one line per case, "<case> <best ns per call>" (best of RUNS timed runs), and
  * "memcpy <bytes> <best ns>" rows for the bandwidth floor. Short on purpose: each case
  * runs about 0.1 s at most. Threads: the caller sets SHIMRT_NUM_THREADS and
- * OMP_NUM_THREADS / MKL_NUM_THREADS (libtorch's intra-op pool reads them). */
+ * OMP_NUM_THREADS / MKL_NUM_THREADS (libtorch's intra-op pool reads them). The `cuda` group
+ * (asked for by name only) runs the same calls on CUDA tensors of device 0, each timed run
+ * ended by a device-to-host copy that waits for the stream; without a GPU it prints no row
+ * and says why on stderr. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,6 +43,8 @@ int32_t aoti_torch_dtype_float32(void);
 int32_t aoti_torch_dtype_float64(void);
 int32_t aoti_torch_dtype_float16(void);
 int32_t aoti_torch_device_type_cpu(void);
+int32_t aoti_torch_device_type_cuda(void);
+AOTITorchError aoti_torch_copy_(AtenTensorHandle self, AtenTensorHandle src, int32_t non_blocking);
 
 #define ABI_2_15 ((2ULL << 56) | (15ULL << 48))
 #define RUNS 5
@@ -74,6 +79,32 @@ static AtenTensorHandle tensor(int64_t ndim, const int64_t *sizes, int32_t dtype
             ((double *)p)[i] = (double)((i * 7919) % 4000) / 1000.0 - 2.0;
     }
     return t;
+}
+
+/* The same tensor on CUDA device 0 (NULL when there is none: the message on stderr). */
+static AtenTensorHandle to_cuda(AtenTensorHandle cpu, int64_t ndim, const int64_t *sizes,
+                                int32_t dtype) {
+    int64_t strides[4], s = 1;
+    for (int64_t d = ndim - 1; d >= 0; d--) {
+        strides[d] = s;
+        s *= sizes[d];
+    }
+    AtenTensorHandle t;
+    if (aoti_torch_empty_strided(ndim, sizes, strides, dtype, aoti_torch_device_type_cuda(), 0,
+                                 &t)) {
+        fprintf(stderr, "client: no CUDA device: %.300s\n", torch_exception_get_what());
+        return NULL;
+    }
+    if (aoti_torch_copy_(t, cpu, 0)) die("copy_ to CUDA");
+    return t;
+}
+
+/* Timing CUDA work: launches are asynchronous, so a timed run ends with a copy of one
+ * element from the device to the host, which waits for everything before it on the
+ * stream (g_probe: a CUDA tensor, g_host: a CPU one of the same shape). */
+static AtenTensorHandle g_probe, g_host;
+static void sync_device(void) {
+    if (g_probe && aoti_torch_copy_(g_host, g_probe, 0)) die("copy_ to host");
 }
 
 static StableIValue T(AtenTensorHandle t) { /* a new owning reference for a stack */
@@ -175,16 +206,20 @@ static void one(opk k, AtenTensorHandle a, AtenTensorHandle b, int64_t dim) {
 
 static double best(opk k, AtenTensorHandle a, AtenTensorHandle b, int64_t dim, double work_ns) {
     one(k, a, b, dim); /* warm-up: first-touch pages, thread start, lazy registration */
+    sync_device();     /* (and on CUDA: the JIT compile or load of the kernel) */
     double t0 = now();
     one(k, a, b, dim);
+    sync_device();
     double first = now() - t0;
     long iters = first > 0 ? (long)(work_ns / first) : 1;
     if (iters < 1) iters = 1;
     if (iters > 100000) iters = 100000;
     double bestv = 1e300;
     for (int r = 0; r < RUNS; r++) {
+        sync_device();
         t0 = now();
         for (long i = 0; i < iters; i++) one(k, a, b, dim);
+        sync_device();
         double per = (now() - t0) / (double)iters;
         if (per < bestv) bestv = per;
     }
@@ -193,7 +228,7 @@ static double best(opk k, AtenTensorHandle a, AtenTensorHandle b, int64_t dim, d
 
 int main(int argc, char **argv) {
     const char *only =
-        argc > 1 ? argv[1] : NULL; /* run one group: overhead, pw, clone, red, gemm, memcpy */
+        argc > 1 ? argv[1] : NULL; /* one group: overhead, pw, clone, red, gemm, memcpy, cuda */
     int32_t f32 = aoti_torch_dtype_float32();
     double budget = 2e7; /* ns per timed run */
 #define WANT(g) (!only || strcmp(only, g) == 0)
@@ -247,6 +282,37 @@ int main(int argc, char **argv) {
                 aoti_torch_delete_tensor_object(b);
             }
         }
+    }
+    if (only && strcmp(only, "cuda") == 0) { /* not in the default run: needs a GPU */
+        int64_t one1[1] = {1}, n16 = INT64_C(1) << 24, sq[2] = {4096, 4096}, mm[2] = {2048, 2048};
+        AtenTensorHandle h1 = tensor(1, one1, f32), h16 = tensor(1, &n16, f32),
+                         hsq = tensor(2, sq, f32), hmm = tensor(2, mm, f32);
+        AtenTensorHandle d1 = to_cuda(h1, 1, one1, f32);
+        if (d1) {
+            AtenTensorHandle d16 = to_cuda(h16, 1, &n16, f32), d16b = to_cuda(h16, 1, &n16, f32),
+                             dsq = to_cuda(hsq, 2, sq, f32), dmm = to_cuda(hmm, 2, mm, f32);
+            if (!d16 || !d16b || !dsq || !dmm) die("CUDA tensors");
+            g_probe = d1;
+            g_host = h1;
+            printf("cuda_overhead_mul_1 %.1f\n", best(MUL, d1, d1, 0, budget));
+            printf("cuda_mul_16M %.1f\n", best(MUL, d16, d16b, 0, budget));
+            printf("cuda_exp_16M %.1f\n", best(EXP, d16, NULL, 0, budget));
+            printf("cuda_to_f16_16M %.1f\n", best(TO, d16, NULL, 0, budget));
+            printf("cuda_clone_transposed_4096 %.1f\n", best(CLONE_T, dsq, NULL, 0, budget));
+            printf("cuda_sum_dim0_4096 %.1f\n", best(SUM, dsq, NULL, 0, budget));
+            printf("cuda_sum_dim1_4096 %.1f\n", best(SUM, dsq, NULL, 1, budget));
+            printf("cuda_mm_2048 %.1f\n", best(MM, dmm, dmm, 0, budget));
+            g_probe = g_host = NULL;
+            aoti_torch_delete_tensor_object(d1);
+            aoti_torch_delete_tensor_object(d16);
+            aoti_torch_delete_tensor_object(d16b);
+            aoti_torch_delete_tensor_object(dsq);
+            aoti_torch_delete_tensor_object(dmm);
+        }
+        aoti_torch_delete_tensor_object(h1);
+        aoti_torch_delete_tensor_object(h16);
+        aoti_torch_delete_tensor_object(hsq);
+        aoti_torch_delete_tensor_object(hmm);
     }
     if (WANT("memcpy")) {
         size_t n = (size_t)1 << 26; /* 16M floats */

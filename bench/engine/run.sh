@@ -18,7 +18,8 @@ $CC -O2 -std=c11 -D_POSIX_C_SOURCE=200809L -o "$out/client_shimrt" bench/engine/
   "$BUILD/libshimrt.a" $RT_LDLIBS
 $CC -O2 -std=c11 -D_POSIX_C_SOURCE=200809L -o "$out/client_torch" bench/engine/client.c \
   -L"$TORCH/lib" -Wl,-rpath,"$TORCH/lib" -Wl,--no-as-needed -ltorch -ltorch_cpu -lc10
-groups=${ENGINE_BENCH_GROUPS:-overhead pw clone red gemm memcpy}
+# cuda: the same calls on CUDA tensors of device 0 (rows only on a machine with a GPU)
+groups=${ENGINE_BENCH_GROUPS:-overhead pw clone red gemm memcpy cuda}
 echo "engine: libshimrt vs libtorch 2.15, same C client through torch_call_dispatcher"
 echo "        (ns per call, best of 5; ratio = ours / PyTorch's)"
 # ENGINE_BENCH_ROUNDS (default 1): run both clients this many times, alternating, and keep
@@ -33,10 +34,15 @@ for th in $threads; do
     : >"$out/s.txt"; : >"$out/t.txt"
     r=0
     while [ $r -lt "$rounds" ]; do
-      SHIMRT_NUM_THREADS=$th "$out/client_shimrt" "$g" >>"$out/s.txt"
-      OMP_NUM_THREADS=$th MKL_NUM_THREADS=$th "$out/client_torch" "$g" >>"$out/t.txt"
+      SHIMRT_NUM_THREADS=$th "$out/client_shimrt" "$g" >>"$out/s.txt" 2>"$out/s.err"
+      OMP_NUM_THREADS=$th MKL_NUM_THREADS=$th "$out/client_torch" "$g" >>"$out/t.txt" \
+        2>"$out/t.err"
       r=$((r + 1))
     done
+    if [ ! -s "$out/s.txt" ] || [ ! -s "$out/t.txt" ]; then
+      echo "$g: skipped: $(cat "$out/s.err" "$out/t.err" | head -1 | cut -c1-160)"
+      continue
+    fi
     best "$out/s.txt" >"$out/s1.txt"
     best "$out/t.txt" >"$out/t1.txt"
     join "$out/s1.txt" "$out/t1.txt" | awk '
