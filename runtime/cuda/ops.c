@@ -864,3 +864,75 @@ done:
     shimrt_tensor_free(out), shimrt_tensor_free(mean), shimrt_tensor_free(rstd);
     return rc;
 }
+
+/* ---- sort, sort.stable ---- */
+
+AOTITorchError shimrt_cuda_sort_run(const char *op, AtenTensorHandle self, int64_t d, bool desc,
+                                    AtenTensorHandle *ret0, AtenTensorHandle *ret1) {
+    SHIMRT_CHECK_ARG(ret0);
+    SHIMRT_CHECK_ARG(ret1);
+    if (check_cuda(op, self, "self", -1)) return AOTI_TORCH_FAILURE;
+    int32_t dev = self->device_index;
+    int64_t n = shimrt_numel(self), len = self->ndim ? self->sizes[d] : 1;
+    if (n > INT64_MAX / 32) return shimrt_fail(op, "too many elements (%lld)", (long long)n);
+    shimrt_cuda_kdesc kk, km, kw;
+    char name[96];
+    snprintf(name, sizeof name, "sh_sort_keys_%s_strided", shimrt_cuda_dtype_tag(self->dtype));
+    if (!shimrt_cuda_kernel_find(name, &kk) ||
+        !shimrt_cuda_kernel_find("sh_sort_merge_i64_contig", &km))
+        return shimrt_fail(op, "no CUDA kernel %s", name);
+    snprintf(name, sizeof name, "sh_sort_write_e%u_strided",
+             (unsigned)shimrt_dtype_size(self->dtype));
+    if (!shimrt_cuda_kernel_find(name, &kw)) return shimrt_fail(op, "no CUDA kernel %s", name);
+    AtenTensorHandle vals =
+        shimrt_tensor_empty(op, self->ndim, self->sizes, NULL, self->dtype, SHIMRT_DEV_CUDA, dev);
+    AtenTensorHandle idxs = vals ? shimrt_tensor_empty(op, self->ndim, self->sizes, NULL,
+                                                       SHIMRT_INT64, SHIMRT_DEV_CUDA, dev)
+                                 : NULL;
+    AtenTensorHandle scratch = NULL;
+    AOTITorchError rc = AOTI_TORCH_FAILURE;
+    if (!idxs) goto done;
+    if (n > 0) {
+        /* two buffers of n (key, position) pairs: keys first, then positions */
+        int64_t cells = 4 * n;
+        scratch = shimrt_tensor_empty(op, 1, &cells, NULL, SHIMRT_INT64, SHIMRT_DEV_CUDA, dev);
+        if (!scratch) goto done;
+        char *buf[2] = {shimrt_data(scratch), (char *)shimrt_data(scratch) + 16 * n};
+        /* every operand walked with the sort dim last: flat index = line * len + position */
+        sh_params p;
+        memset(&p, 0, sizeof p);
+        p.ndim = (int)self->ndim;
+        for (int64_t j = 0, q = 0; j < self->ndim; j++, q++) {
+            int64_t s = j == self->ndim - 1 ? d : j + (j >= d); /* d moved last */
+            p.sizes[q] = self->sizes[s];
+            p.st[0][q] = vals->strides[s];
+            p.st[1][q] = self->strides[s];
+        }
+        p.n = n;
+        p.rn = len;
+        p.rst[0] = self->ndim ? self->strides[d] : 0;
+        p.b_scalar = desc;
+        p.out = buf[0];
+        p.in0 = shimrt_data(self);
+        if (launch(op, &kk, dev, &p)) goto done;
+        int cur = 0;
+        for (int64_t w = 1; w < len; w *= 2, cur ^= 1) {
+            sh_params m = p;
+            m.in0 = buf[cur];
+            m.out = buf[cur ^ 1];
+            m.rsizes[0] = w;
+            if (launch(op, &km, dev, &m)) goto done;
+        }
+        p.out = shimrt_data(vals);
+        p.in1 = buf[cur] + 8 * n;
+        p.in2 = shimrt_data(idxs);
+        if (launch(op, &kw, dev, &p)) goto done;
+    }
+    *ret0 = vals, *ret1 = idxs;
+    vals = idxs = NULL;
+    rc = AOTI_TORCH_SUCCESS;
+done:
+    shimrt_tensor_free(scratch); /* back to the cache, ordered on the same stream */
+    shimrt_tensor_free(vals), shimrt_tensor_free(idxs);
+    return rc;
+}
