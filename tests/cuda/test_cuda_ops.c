@@ -1568,8 +1568,9 @@ static void sort_both_fail(AtenTensorHandle c, AtenTensorHandle g, int64_t dim, 
  * bit for bit: every dtype, many ties (stability decides the indices), planted NaN, -0.0,
  * 0.0 and infinities, lengths 0, 1, 2, 3, 7, 64, 1000 and 5000 (powers of two and not),
  * ascending and descending, sort and sort.stable (stable NULL/true/false), contiguous and
- * transposed self, every dim of a 3-d tensor (negative ones too), 0-dim and empty tensors,
- * the dispatcher's route, and out-of-range dims refused with identical messages. */
+ * transposed self, every dim of a 3-d tensor (negative ones too), a view with a storage
+ * offset and a stride-0 dim, lines of length 1, 0-dim and empty tensors, the dispatcher's
+ * route, and out-of-range dims refused with identical messages. */
 Test(cuda_ops, sort_matches_cpu, .timeout = 600) {
     need_nvrtc();
     long before = launches();
@@ -1628,6 +1629,22 @@ Test(cuda_ops, sort_matches_cpu, .timeout = 600) {
     AtenTensorHandle lc = tie_rand(SHIMRT_FLOAT32, 2, sl), lcc = lc, lg = strided_pair(lc, &lcc);
     sort_both("float32 [300, 3] transposed dim 0", lcc, lg, 0, 1, 0);
     sort_both("float32 [300, 3] transposed dim 1", lcc, lg, 1, 0, 2);
+    /* views: a storage offset and a stride-0 (expanded) dim, along every dim, and a line
+     * of length 1 */
+    int64_t sv[1] = {40}, vsz[3] = {3, 5, 4}, vst[3] = {0, 1, 5}, one[2] = {6, 1};
+    AtenTensorHandle vb = tie_rand(SHIMRT_FLOAT16, 1, sv), gvb = to_cuda(vb, 0), v = NULL,
+                     gv0 = NULL;
+    OK(aoti_torch__reinterpret_tensor(vb, 3, vsz, vst, 7, &v));
+    OK(aoti_torch__reinterpret_tensor(gvb, 3, vsz, vst, 7, &gv0));
+    for (int64_t dim = 0; dim < 3; dim++) {
+        snprintf(what, sizeof what, "float16 view (offset 7, strides 0/1/5) dim %lld",
+                 (long long)dim);
+        sort_both(what, v, gv0, dim, (int)(dim & 1), (int)dim);
+    }
+    AtenTensorHandle oc = tie_rand(SHIMRT_INT8, 2, one), og = to_cuda(oc, 0);
+    sort_both("int8 [6, 1] dim 1", oc, og, 1, 1, 3);
+    AtenTensorHandle views[] = {vb, gvb, v, gv0, oc, og};
+    for (size_t j = 0; j < 6; j++) OK(aoti_torch_delete_tensor_object(views[j]));
     /* 0-dim and empty tensors */
     AtenTensorHandle z = tie_rand(SHIMRT_FLOAT64, 0, NULL), gz = to_cuda(z, 0);
     sort_both("0-dim dim 0", z, gz, 0, 0, 0);
