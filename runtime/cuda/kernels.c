@@ -747,27 +747,60 @@ static void layer_norm_kernel(FILE *f, const shimrt_cuda_kdesc *k) {
  * the right run's equal keys, a right run's after the left run's: stability). Fully
  * parallel, no atomics, deterministic. The writer copies each value from its source
  * position (its bits, as the CPU's memcpy). */
+/* The keys kernel also sorts tiles: one block per tile of T = p.rsizes[2] (<= 256)
+ * consecutive elements of a line (p.n tiles; p.rsizes[1] the element count), the threads
+ * striding over the tile's elements: their keys, then log2(T) merge passes in shared
+ * memory, then the sorted tile to the buffer; the global passes start at runs of T. */
 static void sort_keys_kernel(FILE *f, const shimrt_cuda_kdesc *k, const dtype_info *d) {
     fprintf(f, "SH_KERNEL %s(sh_params p) {\n", k->name);
-    fputs("  const S *in0 = (const S *)p.in0; unsigned long long *key = (unsigned long long "
-          "*)p.out;\n"
-          "  long long *pos = (long long *)(p.out + p.n * 8), len = p.rn;\n"
-          "  long long n = p.n, i0 = SH_BID * SH_BDIM + SH_TID, step = SH_GDIM * SH_BDIM;\n"
-          "  for (long long j = i0; j < n; j += step) {\n"
-          "    long long o0, o1, o2; SH_OFFSETS(p, j, o0, o1, o2); (void)o0; (void)o2;\n"
-          "    unsigned long long u;\n",
-          f);
+    fputs(
+        "  const S *in0 = (const S *)p.in0; unsigned long long *key = (unsigned long long "
+        "*)p.out;\n"
+        "  long long n = p.rsizes[1], len = p.rn, tl = p.rsizes[2], tiles = (len + tl - 1) / tl;\n"
+        "  long long *pos = (long long *)(p.out + n * 8);\n"
+        "  SH_SHARED(unsigned long long, sk, 512);\n"
+        "  SH_SHARED(long long, sp, 512);\n"
+        "  for (long long t = SH_BID; t < p.n; t += SH_GDIM) {\n"
+        "    long long line = t / tiles, t0 = (t % tiles) * tl, base = line * len + t0;\n"
+        "    long long m = len - t0 < tl ? len - t0 : tl;\n"
+        "    for (long long i = SH_TID; i < m; i += SH_BDIM) {\n"
+        "      long long o0, o1, o2; SH_OFFSETS(p, base + i, o0, o1, o2); (void)o0; (void)o2;\n"
+        "      unsigned long long u;\n",
+        f);
     if (d->cat == 2)
-        fputs("    double x = (double)SH_LD(in0[o1]);\n"
-              "    if (x != x) u = ~0ULL;\n"
-              "    else {\n      if (x == 0) x = 0; /* -0.0 ties with 0.0 */\n"
-              "      u = sh_d2u(x);\n"
-              "      u = (u >> 63) ? ~u : u | 0x8000000000000000ULL;\n    }\n",
+        fputs("      double x = (double)SH_LD(in0[o1]);\n"
+              "      if (x != x) u = ~0ULL;\n"
+              "      else {\n        if (x == 0) x = 0; /* -0.0 ties with 0.0 */\n"
+              "        u = sh_d2u(x);\n"
+              "        u = (u >> 63) ? ~u : u | 0x8000000000000000ULL;\n      }\n",
               f);
     else
-        fputs("    u = (unsigned long long)(long long)SH_LD(in0[o1]) ^ 0x8000000000000000ULL;\n",
+        fputs("      u = (unsigned long long)(long long)SH_LD(in0[o1]) ^ 0x8000000000000000ULL;\n",
               f);
-    fputs("    key[j] = p.b_scalar ? ~u : u;\n    pos[j] = j % len;\n  }\n}\n", f);
+    fputs("      sk[i] = p.b_scalar ? ~u : u; sp[i] = t0 + i;\n    }\n"
+          "    sh_sync();\n"
+          "    int cur = 0;\n"
+          "    for (long long w = 1; w < m; w *= 2, cur ^= 1) {\n"
+          "      const unsigned long long *ck = sk + cur * 256; const long long *cp = sp + cur * "
+          "256;\n"
+          "      for (long long i = SH_TID; i < m; i += SH_BDIM) {\n"
+          "        long long start = i - i % w, lo, hi;\n"
+          "        unsigned long long u = ck[i];\n"
+          "        int left = (start / w) % 2 == 0;\n"
+          "        if (left) { lo = start + w; hi = start + 2 * w; } else { lo = start - w; hi = "
+          "start; }\n"
+          "        if (lo > m) lo = m;\n        if (hi > m) hi = m;\n"
+          "        long long a = lo, b = hi;\n"
+          "        while (a < b) {\n"
+          "          long long c = a + (b - a) / 2; unsigned long long v = ck[c];\n"
+          "          if (v < u || (!left && v == u)) a = c + 1; else b = c;\n        }\n"
+          "        long long at = (left ? start : lo) + (i - start) + (a - lo);\n"
+          "        sk[(cur ^ 1) * 256 + at] = u; sp[(cur ^ 1) * 256 + at] = cp[i];\n      }\n"
+          "      sh_sync();\n    }\n"
+          "    for (long long i = SH_TID; i < m; i += SH_BDIM) {\n"
+          "      key[base + i] = sk[cur * 256 + i]; pos[base + i] = sp[cur * 256 + i];\n    }\n"
+          "    sh_sync();\n  }\n}\n",
+          f);
 }
 
 static void sort_merge_kernel(FILE *f, const shimrt_cuda_kdesc *k) {

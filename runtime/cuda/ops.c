@@ -85,22 +85,27 @@ static AOTITorchError function_of(const char *op, const shimrt_cuda_kdesc *k, in
 
 /* Launches k over p on device dev's current stream; blocks: one per output for
  * reductions (argmax, softmax lines), else enough for the elements (grid-stride loops cover the rest). */
-static AOTITorchError launch(const char *op, const shimrt_cuda_kdesc *k, int32_t dev,
-                             sh_params *p) {
+static AOTITorchError launch_block(const char *op, const shimrt_cuda_kdesc *k, int32_t dev,
+                                   sh_params *p, unsigned block) {
     if (p->n == 0) return AOTI_TORCH_SUCCESS;
     CUfunction fn = NULL;
     if (shimrt_cuda_use_device(op, dev, NULL) || function_of(op, k, dev, &fn))
         return AOTI_TORCH_FAILURE;
     bool per_out = k->kind == SHK_REDUCE || k->kind == SHK_ARGMAX || k->kind == SHK_SOFTMAX ||
-                   k->kind == SHK_LAYERNORM;
-    long long want = per_out ? p->n : (p->n + BLOCK - 1) / BLOCK;
+                   k->kind == SHK_LAYERNORM || (k->kind == SHK_SORT && !strcmp(k->op, "sort_keys"));
+    long long want = per_out ? p->n : (p->n + block - 1) / block;
     long long cap = per_out ? 65535 : (long long)dev_sms[dev] * 16;
     unsigned grid = (unsigned)(want < cap ? want : cap);
     void *args[] = {p};
     const shimrt_cuda_api *cu = shimrt_cuda_driver(op);
-    CUresult r = cu->cuLaunchKernel(fn, grid, 1, 1, BLOCK, 1, 1, 0, shimrt_cuda_current_stream(dev),
+    CUresult r = cu->cuLaunchKernel(fn, grid, 1, 1, block, 1, 1, 0, shimrt_cuda_current_stream(dev),
                                     args, NULL);
     return r ? shimrt_cu_fail(op, "cuLaunchKernel", r) : AOTI_TORCH_SUCCESS;
+}
+
+static AOTITorchError launch(const char *op, const shimrt_cuda_kdesc *k, int32_t dev,
+                             sh_params *p) {
+    return launch_block(op, k, dev, p, BLOCK);
 }
 
 static AOTITorchError check_cuda(const char *op, const struct AtenTensorOpaque *t, const char *arg,
@@ -914,9 +919,18 @@ AOTITorchError shimrt_cuda_sort_run(const char *op, AtenTensorHandle self, int64
         p.b_scalar = desc;
         p.out = buf[0];
         p.in0 = shimrt_data(self);
-        if (launch(op, &kk, dev, &p)) goto done;
+        /* the keys kernel: one block per tile of `tile` elements of a line (the line's
+         * length rounded up to a power of two, 32 to BLOCK), sorted in shared memory, a
+         * thread per element; the merge passes then start at runs of `tile` */
+        unsigned tile = 32;
+        while (tile < BLOCK && tile < len) tile *= 2;
+        sh_params kp = p;
+        kp.n = n / len * ((len + tile - 1) / tile);
+        kp.rsizes[1] = n;
+        kp.rsizes[2] = tile;
+        if (launch_block(op, &kk, dev, &kp, tile)) goto done;
         int cur = 0;
-        for (int64_t w = 1; w < len; w *= 2, cur ^= 1) {
+        for (int64_t w = tile; w < len; w *= 2, cur ^= 1) {
             sh_params m = p;
             m.in0 = buf[cur];
             m.out = buf[cur ^ 1];

@@ -554,9 +554,10 @@ static void run_layer_norm(const shimrt_cuda_kdesc *k) {
     for (size_t j = 0; j < 6; j++) OK(aoti_torch_delete_tensor_object(all[j]));
 }
 
-/* sort: the three sort kernels in a row (order keys, merge passes, writer) over a
- * transposed [5, 37] tensor (values with many ties, NaN, -0.0 and 0.0 planted) along dim 1
- * (37: runs of unequal length) ascending and along dim 0 descending, two 64-thread blocks,
+/* sort: the three sort kernels in a row (order keys with tiles of 32 sorted in shared
+ * memory, merge passes, writer) over a transposed [5, 37] tensor (values with many ties,
+ * NaN, -0.0 and 0.0 planted) along dim 1 (37: a tile of 32 and one of 5, merged) ascending
+ * and along dim 0 descending, two blocks,
  * against sort on the CPU bit for bit. Each sort entry runs the chain on its dtype (keys),
  * on float32 (merge), or on the dtype of its element size (writer). */
 static void run_sort(const shimrt_cuda_kdesc *k) {
@@ -603,9 +604,13 @@ static void run_sort(const shimrt_cuda_kdesc *k) {
         p.b_scalar = desc;
         p.out = (char *)buf[0];
         p.in0 = shimrt_data(a);
-        cr_assert_eq(sh_emu_launch(keys, 2, 64, &p), 0);
+        sh_params kp = p; /* tiles of 32 (two per line of 37), two blocks striding */
+        kp.n = n / len * ((len + 31) / 32);
+        kp.rsizes[1] = n;
+        kp.rsizes[2] = 32;
+        cr_assert_eq(sh_emu_launch(keys, 2, 32, &kp), 0);
         int cur = 0;
-        for (long long w = 1; w < len; w *= 2, cur ^= 1) {
+        for (long long w = 32; w < len; w *= 2, cur ^= 1) {
             sh_params m = p;
             m.in0 = (const char *)buf[cur];
             m.out = (char *)buf[cur ^ 1];
