@@ -1364,6 +1364,42 @@ void boxed_cuda_softmax_int(StableIValue* stack_, uint64_t num_args_, uint64_t n
     shimrt_box_finish(&box_);
 }
 
+/* aten.sort.default: sort(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices) */
+void boxed_cuda_sort(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[3] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_NONE, SHIMRT_KIND_NONE};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "sort", stack_, num_args_, 3, num_outputs_, 2, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
+    int64_t dim = shimrt_box_int(&box_, 1);
+    int32_t descending = shimrt_box_bool(&box_, 2);
+    AtenTensorHandle ret0 = NULL;
+    AtenTensorHandle ret1 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cuda_sort(self, dim, descending, &ret0, &ret1));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_push_tensor(&box_, 1, ret1);
+    shimrt_box_finish(&box_);
+}
+
+/* aten.sort.stable: sort.stable(Tensor self, *, bool? stable, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices) */
+void boxed_cuda_sort_stable(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[4] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_OPT_BOOL, SHIMRT_KIND_NONE, SHIMRT_KIND_NONE};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "sort.stable", stack_, num_args_, 4, num_outputs_, 2, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
+    int32_t stable_v_ = 0;
+    int32_t* stable = shimrt_box_opt_bool(&box_, 1, &stable_v_);
+    int64_t dim = shimrt_box_int(&box_, 2);
+    int32_t descending = shimrt_box_bool(&box_, 3);
+    AtenTensorHandle ret0 = NULL;
+    AtenTensorHandle ret1 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cuda_sort_stable(self, stable, dim, descending, &ret0, &ret1));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_push_tensor(&box_, 1, ret1);
+    shimrt_box_finish(&box_);
+}
+
 /* aten.sqrt.default: sqrt(Tensor self) -> Tensor */
 void boxed_cuda_sqrt(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
     static const unsigned char arg_kinds_[1] = {SHIMRT_KIND_TENSOR};
@@ -1749,7 +1785,7 @@ static const shimrt_def_entry defs_aten[102] = {
 };
 
 /* Every boxed kernel of namespace aten for the cuda backend. */
-static const shimrt_impl_entry impls_aten_cuda[100] = {
+static const shimrt_impl_entry impls_aten_cuda[102] = {
     {"_foreach_mul.List", boxed_cuda__foreach_mul_List},
     {"_foreach_mul_.List", boxed_cuda__foreach_mul__List},
     {"abs", boxed_cuda_abs},
@@ -1833,6 +1869,8 @@ static const shimrt_impl_entry impls_aten_cuda[100] = {
     {"select.int", boxed_cuda_select_int},
     {"sigmoid", boxed_cuda_sigmoid},
     {"softmax.int", boxed_cuda_softmax_int},
+    {"sort", boxed_cuda_sort},
+    {"sort.stable", boxed_cuda_sort_stable},
     {"sqrt", boxed_cuda_sqrt},
     {"squeeze.dim", boxed_cuda_squeeze_dim},
     {"stack", boxed_cuda_stack},
@@ -1853,5 +1891,5 @@ static const shimrt_impl_entry impls_aten_cuda[100] = {
 };
 
 AOTITorchError shimgen_register_aten_cuda(TorchLibraryHandle* ret_def, TorchLibraryHandle* ret_impl) {
-    return shimrt_register_ops("aten", "CUDA", __FILE__, __LINE__, defs_aten, 102, impls_aten_cuda, 100, ret_def, ret_impl);
+    return shimrt_register_ops("aten", "CUDA", __FILE__, __LINE__, defs_aten, 102, impls_aten_cuda, 102, ret_def, ret_impl);
 }

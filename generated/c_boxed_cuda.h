@@ -101,6 +101,8 @@ void boxed_cuda_scatter_reduce_two_out(StableIValue* stack_, uint64_t num_args_,
 void boxed_cuda_select_int(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cuda_sigmoid(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cuda_softmax_int(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
+void boxed_cuda_sort(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
+void boxed_cuda_sort_stable(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cuda_sqrt(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cuda_squeeze_dim(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cuda_stack(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);

@@ -737,6 +737,24 @@ AOTITorchError aoti_torch_cuda_softmax_int(AtenTensorHandle self, int64_t dim, i
     return shimrt_cuda_softmax_int(self, dim, dtype, ret0);
 }
 
+/* aten.sort.default: sort(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)
+ * kernel: shimrt_cuda_sort (CUDA) */
+AOTITorchError aoti_torch_cuda_sort(AtenTensorHandle self, int64_t dim, int32_t descending, AtenTensorHandle* ret0, AtenTensorHandle* ret1) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_RET(ret0);
+    SHIMRT_ARG_RET(ret1);
+    return shimrt_cuda_sort(self, dim, descending, ret0, ret1);
+}
+
+/* aten.sort.stable: sort.stable(Tensor self, *, bool? stable, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)
+ * kernel: shimrt_cuda_sort_stable (CUDA) */
+AOTITorchError aoti_torch_cuda_sort_stable(AtenTensorHandle self, int32_t* stable, int64_t dim, int32_t descending, AtenTensorHandle* ret0, AtenTensorHandle* ret1) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_RET(ret0);
+    SHIMRT_ARG_RET(ret1);
+    return shimrt_cuda_sort_stable(self, stable, dim, descending, ret0, ret1);
+}
+
 /* aten.sqrt.default: sqrt(Tensor self) -> Tensor
  * kernel: shimrt_cuda_sqrt (CUDA) */
 AOTITorchError aoti_torch_cuda_sqrt(AtenTensorHandle self, AtenTensorHandle* ret0) {

@@ -575,9 +575,7 @@ static void merge_sort(sort_item *x, sort_item *tmp, int64_t n, bool desc) {
 
 static AOTITorchError sort_impl(const char *op, AtenTensorHandle self, int64_t dim, bool desc,
                                 AtenTensorHandle *ret0, AtenTensorHandle *ret1) {
-    if (cpu_only(op, self) || shimrt_idx_wrap_dim(op, &dim, self->ndim)) return AOTI_TORCH_FAILURE;
-    if (!shimrt_idx_numeric(self->dtype))
-        return shimrt_fail(op, "dtype %s is not supported", shimrt_dtype_name(self->dtype));
+    if (shimrt_k_sort_check(op, self, dim, SHIMRT_DEV_CPU, &dim)) return AOTI_TORCH_FAILURE;
     AtenTensorHandle vals =
         shimrt_tensor_empty(op, self->ndim, self->sizes, NULL, self->dtype, SHIMRT_DEV_CPU, -1);
     AtenTensorHandle idxs = vals ? shimrt_tensor_empty(op, self->ndim, self->sizes, NULL,

@@ -662,3 +662,23 @@ AOTITorchError shimrt_cuda_native_layer_norm(AtenTensorHandle input,
         return AOTI_TORCH_FAILURE;
     return shimrt_cuda_layer_norm_run(op, input, nn, weight, bias, eps, ret0, ret1, ret2);
 }
+
+/* sort and sort.stable: the CPU kernel's checks and messages (generic/meta.c), then the
+ * sort kernels (ops.c); every sort is stable, as on the CPU. */
+AOTITorchError shimrt_cuda_sort(AtenTensorHandle self, int64_t dim, int32_t descending,
+                                AtenTensorHandle *ret0, AtenTensorHandle *ret1) {
+    static const char op[] = "sort";
+    int64_t d;
+    if (shimrt_k_sort_check(op, self, dim, SHIMRT_DEV_CUDA, &d)) return AOTI_TORCH_FAILURE;
+    return shimrt_cuda_sort_run(op, self, d, descending != 0, ret0, ret1);
+}
+
+AOTITorchError shimrt_cuda_sort_stable(AtenTensorHandle self, int32_t *stable, int64_t dim,
+                                       int32_t descending, AtenTensorHandle *ret0,
+                                       AtenTensorHandle *ret1) {
+    static const char op[] = "sort.stable";
+    (void)stable; /* every sort here is stable */
+    int64_t d;
+    if (shimrt_k_sort_check(op, self, dim, SHIMRT_DEV_CUDA, &d)) return AOTI_TORCH_FAILURE;
+    return shimrt_cuda_sort_run(op, self, d, descending != 0, ret0, ret1);
+}

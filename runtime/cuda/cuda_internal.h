@@ -210,6 +210,11 @@ AOTITorchError shimrt_cuda_layer_norm_run(const char *op, AtenTensorHandle input
                                           AtenTensorHandle weight, AtenTensorHandle bias,
                                           double eps, AtenTensorHandle *ret0,
                                           AtenTensorHandle *ret1, AtenTensorHandle *ret2);
+/* sort of a checked CUDA self along the wrapped dim d (always stable; NaN the largest;
+ * -0.0 and 0.0 tie): values and int64 indices, two new contiguous CUDA tensors, equal to
+ * the CPU kernel's bit for bit. */
+AOTITorchError shimrt_cuda_sort_run(const char *op, AtenTensorHandle self, int64_t d, bool desc,
+                                    AtenTensorHandle *ret0, AtenTensorHandle *ret1);
 AOTITorchError shimrt_cuda_do_fill(AtenTensorHandle self, double value);
 /* t is a defined CUDA tensor (on device dev when dev >= 0) of a dtype the kernels compute
  * on, with at most SH_MAXD dims; else a message naming arg. */

@@ -180,6 +180,19 @@ static bool build(size_t want, shimrt_cuda_kdesc *out, size_t *count, const char
             offer(&w, SHK_LAYERNORM, SHL_CONTIG, "layer_norm", dtypes[di].code, dtypes[di].code,
                   "sh_layer_norm_%s_contig", dtypes[di].tag))
             return true;
+    /* sort: the order keys of every dtype, one merge pass (dtype-free), the result writers
+     * (element size) */
+    for (size_t di = 0; di < NDT; di++)
+        if (offer(&w, SHK_SORT, SHL_STRIDED, "sort_keys", dtypes[di].code, SHIMRT_INT64,
+                  "sh_sort_keys_%s_strided", dtypes[di].tag))
+            return true;
+    if (offer(&w, SHK_SORT, SHL_CONTIG, "sort_merge", SHIMRT_INT64, SHIMRT_INT64,
+              "sh_sort_merge_i64_contig"))
+        return true;
+    for (size_t e = 0; e < 4; e++)
+        if (offer(&w, SHK_SORT, SHL_STRIDED, "sort_write", SHIMRT_INT64, esz[e],
+                  "sh_sort_write_e%u_strided", dt(esz[e])->size))
+            return true;
     if (count) *count = w.n;
     return false;
 }
@@ -348,6 +361,8 @@ static const char prelude[] =
                                        "__float_as_uint(f); }\n"
                                        "SH_DEV float sh_u2f(unsigned u) { return "
                                        "__uint_as_float(u); }\n"
+                                       "SH_DEV unsigned long long sh_d2u(double d) { return "
+                                       "(unsigned long long)__double_as_longlong(d); }\n"
                                        "#define SH_TID ((long long)threadIdx.x)\n"
                                        "#define SH_BID ((long long)blockIdx.x)\n"
                                        "#define SH_BDIM ((long long)blockDim.x)\n"
@@ -400,6 +415,7 @@ static const char prelude[] =
                                        "#define sh_f2h(f) sh_emu_f2h(f)\n"
                                        "#define sh_f2u(f) sh_emu_f2u(f)\n"
                                        "#define sh_u2f(u) sh_emu_u2f(u)\n"
+                                       "#define sh_d2u(d) sh_emu_d2u(d)\n"
                                        "#define SH_TID ((long long)sh_emu_ids.tid)\n"
                                        "#define SH_BID ((long long)sh_emu_ids.bid)\n"
                                        "#define SH_BDIM ((long long)sh_emu_ids.bdim)\n"
@@ -786,6 +802,97 @@ static void layer_norm_kernel(FILE *f, const shimrt_cuda_kdesc *k) {
           f);
 }
 
+/* sort (always stable, as the CPU kernel, runtime/cpu/shape.c): the elements become
+ * unsigned 64-bit keys whose order is the sort's order (integers offset by 2^63; floating
+ * values through double: -0.0 as 0.0, the sign-magnitude bits turned into an unsigned order,
+ * every NaN one key above +inf; descending complements the key, so NaN comes first and ties
+ * stay ties), each with its position along its line. Then log2(len) merge passes, each
+ * element of a run finding its place by a binary search in the sibling run: its rank in its
+ * own run plus the sibling's elements ordered before it (a left run's element goes before
+ * the right run's equal keys, a right run's after the left run's: stability). Fully
+ * parallel, no atomics, deterministic. The writer copies each value from its source
+ * position (its bits, as the CPU's memcpy). */
+/* The keys kernel also sorts tiles: one block per tile of T = p.rsizes[2] (<= 256)
+ * consecutive elements of a line (p.n tiles; p.rsizes[1] the element count), the threads
+ * striding over the tile's elements: their keys, then log2(T) merge passes in shared
+ * memory, then the sorted tile to the buffer; the global passes start at runs of T. */
+static void sort_keys_kernel(FILE *f, const shimrt_cuda_kdesc *k, const dtype_info *d) {
+    fprintf(f, "SH_KERNEL %s(sh_params p) {\n", k->name);
+    fputs(
+        "  const S *in0 = (const S *)p.in0; unsigned long long *key = (unsigned long long "
+        "*)p.out;\n"
+        "  long long n = p.rsizes[1], len = p.rn, tl = p.rsizes[2], tiles = (len + tl - 1) / tl;\n"
+        "  long long *pos = (long long *)(p.out + n * 8);\n"
+        "  SH_SHARED(unsigned long long, sk, 512);\n"
+        "  SH_SHARED(long long, sp, 512);\n"
+        "  for (long long t = SH_BID; t < p.n; t += SH_GDIM) {\n"
+        "    long long line = t / tiles, t0 = (t % tiles) * tl, base = line * len + t0;\n"
+        "    long long m = len - t0 < tl ? len - t0 : tl;\n"
+        "    for (long long i = SH_TID; i < m; i += SH_BDIM) {\n"
+        "      long long o0, o1, o2; SH_OFFSETS(p, base + i, o0, o1, o2); (void)o0; (void)o2;\n"
+        "      unsigned long long u;\n",
+        f);
+    if (d->cat == 2)
+        fputs("      double x = (double)SH_LD(in0[o1]);\n"
+              "      if (x != x) u = ~0ULL;\n"
+              "      else {\n        if (x == 0) x = 0; /* -0.0 ties with 0.0 */\n"
+              "        u = sh_d2u(x);\n"
+              "        u = (u >> 63) ? ~u : u | 0x8000000000000000ULL;\n      }\n",
+              f);
+    else
+        fputs("      u = (unsigned long long)(long long)SH_LD(in0[o1]) ^ 0x8000000000000000ULL;\n",
+              f);
+    fputs("      sk[i] = p.b_scalar ? ~u : u; sp[i] = t0 + i;\n    }\n"
+          "    sh_sync();\n"
+          "    int cur = 0;\n"
+          "    for (long long w = 1; w < m; w *= 2, cur ^= 1) {\n"
+          "      const unsigned long long *ck = sk + cur * 256; const long long *cp = sp + cur * "
+          "256;\n"
+          "      for (long long i = SH_TID; i < m; i += SH_BDIM) {\n"
+          "        long long start = i - i % w, lo, hi;\n"
+          "        unsigned long long u = ck[i];\n"
+          "        int left = (start / w) % 2 == 0;\n"
+          "        if (left) { lo = start + w; hi = start + 2 * w; } else { lo = start - w; hi = "
+          "start; }\n"
+          "        if (lo > m) lo = m;\n        if (hi > m) hi = m;\n"
+          "        long long a = lo, b = hi;\n"
+          "        while (a < b) {\n"
+          "          long long c = a + (b - a) / 2; unsigned long long v = ck[c];\n"
+          "          if (v < u || (!left && v == u)) a = c + 1; else b = c;\n        }\n"
+          "        long long at = (left ? start : lo) + (i - start) + (a - lo);\n"
+          "        sk[(cur ^ 1) * 256 + at] = u; sp[(cur ^ 1) * 256 + at] = cp[i];\n      }\n"
+          "      sh_sync();\n    }\n"
+          "    for (long long i = SH_TID; i < m; i += SH_BDIM) {\n"
+          "      key[base + i] = sk[cur * 256 + i]; pos[base + i] = sp[cur * 256 + i];\n    }\n"
+          "    sh_sync();\n  }\n}\n",
+          f);
+}
+
+static void sort_merge_kernel(FILE *f, const shimrt_cuda_kdesc *k) {
+    fprintf(f, "SH_KERNEL %s(sh_params p) {\n", k->name);
+    fputs("  const unsigned long long *key = (const unsigned long long *)p.in0;\n"
+          "  const long long *pos = (const long long *)(p.in0 + p.n * 8);\n"
+          "  unsigned long long *okey = (unsigned long long *)p.out;\n"
+          "  long long *opos = (long long *)(p.out + p.n * 8);\n"
+          "  long long len = p.rn, w = p.rsizes[0];\n"
+          "  long long n = p.n, i0 = SH_BID * SH_BDIM + SH_TID, step = SH_GDIM * SH_BDIM;\n"
+          "  for (long long j = i0; j < n; j += step) {\n"
+          "    long long i = j % len, row = j - i, start = i - i % w, lo, hi, at;\n"
+          "    unsigned long long u = key[j];\n"
+          "    int left = (start / w) % 2 == 0;\n"
+          "    if (left) { lo = start + w; hi = start + 2 * w; } else { lo = start - w; hi = "
+          "start; }\n"
+          "    if (lo > len) lo = len;\n    if (hi > len) hi = len;\n"
+          "    /* the sibling's elements before u: keys < u (left run) or <= u (right run) */\n"
+          "    long long a = lo, b = hi;\n"
+          "    while (a < b) {\n"
+          "      long long m = a + (b - a) / 2; unsigned long long v = key[row + m];\n"
+          "      if (v < u || (!left && v == u)) a = m + 1; else b = m;\n    }\n"
+          "    at = (left ? start : lo) + (i - start) + (a - lo);\n"
+          "    okey[row + at] = u; opos[row + at] = pos[j];\n  }\n}\n",
+          f);
+}
+
 static void copy_kernel(FILE *f, const shimrt_cuda_kdesc *k, const dtype_info *o) {
     fprintf(f, "SH_KERNEL %s(sh_params p) {\n  O *out = (O *)p.out;\n", k->name);
     fputs("  long long n = p.n, i0 = SH_BID * SH_BDIM + SH_TID, step = SH_GDIM * SH_BDIM;\n", f);
@@ -881,6 +988,25 @@ char *shimrt_cuda_kernel_body(const shimrt_cuda_kdesc *k) {
         st_macro(f, o);
         scatter_kernel(f, k, o);
         fputs("#undef T\n#undef S\n#undef O\n#undef SH_LD\n#undef SH_ST\n", f);
+    } else if (k->kind == SHK_SORT && !strcmp(k->op, "sort_keys") && in) {
+        fprintf(f, "#define T %s\n#define S %s\n", in->compute, in->storage);
+        ld_macro(f, "SH_LD", in);
+        sort_keys_kernel(f, k, in);
+        fputs("#undef T\n#undef S\n#undef SH_LD\n", f);
+    } else if (k->kind == SHK_SORT && !strcmp(k->op, "sort_merge")) {
+        sort_merge_kernel(f, k);
+    } else if (k->kind == SHK_SORT && o) { /* sort_write */
+        fprintf(f, "#define E %s\n", o->storage);
+        fprintf(f, "SH_KERNEL %s(sh_params p) {\n", k->name);
+        fputs("  const E *in0 = (const E *)p.in0; E *out = (E *)p.out;\n"
+              "  const long long *ix = (const long long *)p.in1;\n"
+              "  long long *oix = (long long *)p.in2, len = p.rn;\n"
+              "  long long n = p.n, i0 = SH_BID * SH_BDIM + SH_TID, step = SH_GDIM * SH_BDIM;\n"
+              "  for (long long j = i0; j < n; j += step) {\n"
+              "    long long o0, o1, o2; SH_OFFSETS(p, j, o0, o1, o2); (void)o2;\n"
+              "    long long q = ix[j];\n"
+              "    out[o0] = in0[o1 + (q - j % len) * p.rst[0]]; oix[o0] = q;\n  }\n}\n#undef E\n",
+              f);
     } else if (k->kind == SHK_LAYERNORM && o) {
         fprintf(f, "#define T %s\n#define S %s\n#define O %s\n", o->compute, o->storage,
                 o->storage);

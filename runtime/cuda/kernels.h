@@ -43,7 +43,16 @@ SH_PARAMS_STRUCT
  * (double, or int64 for integers and bool) then counts, rsizes[1] per line), then layer
  * norm (one block per row of rn contiguous elements of in0, n rows; in1 NULL or weight then
  * bias, N each, in the compute type; in2 receives mean (n values) then rstd (n values) in
- * the input's dtype; alpha = eps). */
+ * the input's dtype; alpha = eps), then sort kernels (sort_keys: one block per tile of
+ * rsizes[2] (<= 256) elements of a line of in0, n tiles, rsizes[1] elements in all, walked
+ * with the sort dim last (sizes, st[1]; rn the line's length): each element's 64-bit order
+ * key (unsigned: its order is the sort's, NaN the largest, -0.0 == 0.0, complemented when
+ * b_scalar (descending)) and its position along the line, the tile merge-sorted in shared
+ * memory, keys to out[j] and positions to out[rsizes[1] + j]; sort_merge: one pass of a merge sort over n / rn lines of such (key,
+ * position) pairs, in0 -> out, merging runs of rsizes[0] elements pairwise; sort_write:
+ * values out (st[0]) = in0 (st[1]) at the sorted positions in1 (n int64, one line after
+ * another), the positions themselves into the int64 tensor in2 (st[0] too); rst[0] in0's
+ * stride along the line; elements copied by size, 1/2/4/8 bytes). */
 enum {
     SHK_UNARY,
     SHK_BINARY,
@@ -55,7 +64,8 @@ enum {
     SHK_SOFTMAX,
     SHK_INDEX,
     SHK_SCATTER,
-    SHK_LAYERNORM
+    SHK_LAYERNORM,
+    SHK_SORT
 };
 /* scatter modes (p.b_scalar): a plain copy (scatter.src), then scatter_reduce's reductions */
 enum { SHS_COPY, SHS_SUM, SHS_PROD, SHS_MEAN, SHS_AMAX, SHS_AMIN };

@@ -85,22 +85,27 @@ static AOTITorchError function_of(const char *op, const shimrt_cuda_kdesc *k, in
 
 /* Launches k over p on device dev's current stream; blocks: one per output for
  * reductions (argmax, softmax lines), else enough for the elements (grid-stride loops cover the rest). */
-static AOTITorchError launch(const char *op, const shimrt_cuda_kdesc *k, int32_t dev,
-                             sh_params *p) {
+static AOTITorchError launch_block(const char *op, const shimrt_cuda_kdesc *k, int32_t dev,
+                                   sh_params *p, unsigned block) {
     if (p->n == 0) return AOTI_TORCH_SUCCESS;
     CUfunction fn = NULL;
     if (shimrt_cuda_use_device(op, dev, NULL) || function_of(op, k, dev, &fn))
         return AOTI_TORCH_FAILURE;
     bool per_out = k->kind == SHK_REDUCE || k->kind == SHK_ARGMAX || k->kind == SHK_SOFTMAX ||
-                   k->kind == SHK_LAYERNORM;
-    long long want = per_out ? p->n : (p->n + BLOCK - 1) / BLOCK;
+                   k->kind == SHK_LAYERNORM || (k->kind == SHK_SORT && !strcmp(k->op, "sort_keys"));
+    long long want = per_out ? p->n : (p->n + block - 1) / block;
     long long cap = per_out ? 65535 : (long long)dev_sms[dev] * 16;
     unsigned grid = (unsigned)(want < cap ? want : cap);
     void *args[] = {p};
     const shimrt_cuda_api *cu = shimrt_cuda_driver(op);
-    CUresult r = cu->cuLaunchKernel(fn, grid, 1, 1, BLOCK, 1, 1, 0, shimrt_cuda_current_stream(dev),
+    CUresult r = cu->cuLaunchKernel(fn, grid, 1, 1, block, 1, 1, 0, shimrt_cuda_current_stream(dev),
                                     args, NULL);
     return r ? shimrt_cu_fail(op, "cuLaunchKernel", r) : AOTI_TORCH_SUCCESS;
+}
+
+static AOTITorchError launch(const char *op, const shimrt_cuda_kdesc *k, int32_t dev,
+                             sh_params *p) {
+    return launch_block(op, k, dev, p, BLOCK);
 }
 
 static AOTITorchError check_cuda(const char *op, const struct AtenTensorOpaque *t, const char *arg,
@@ -862,5 +867,86 @@ AOTITorchError shimrt_cuda_layer_norm_run(const char *op, AtenTensorHandle input
 done:
     shimrt_tensor_free(xc), shimrt_tensor_free(wb), shimrt_tensor_free(stats);
     shimrt_tensor_free(out), shimrt_tensor_free(mean), shimrt_tensor_free(rstd);
+    return rc;
+}
+
+/* ---- sort, sort.stable ---- */
+
+AOTITorchError shimrt_cuda_sort_run(const char *op, AtenTensorHandle self, int64_t d, bool desc,
+                                    AtenTensorHandle *ret0, AtenTensorHandle *ret1) {
+    SHIMRT_CHECK_ARG(ret0);
+    SHIMRT_CHECK_ARG(ret1);
+    if (check_cuda(op, self, "self", -1)) return AOTI_TORCH_FAILURE;
+    int32_t dev = self->device_index;
+    int64_t n = shimrt_numel(self), len = self->ndim ? self->sizes[d] : 1;
+    if (n > INT64_MAX / 32) return shimrt_fail(op, "too many elements (%lld)", (long long)n);
+    shimrt_cuda_kdesc kk, km, kw;
+    char name[96];
+    snprintf(name, sizeof name, "sh_sort_keys_%s_strided", shimrt_cuda_dtype_tag(self->dtype));
+    if (!shimrt_cuda_kernel_find(name, &kk) ||
+        !shimrt_cuda_kernel_find("sh_sort_merge_i64_contig", &km))
+        return shimrt_fail(op, "no CUDA kernel %s", name);
+    snprintf(name, sizeof name, "sh_sort_write_e%u_strided",
+             (unsigned)shimrt_dtype_size(self->dtype));
+    if (!shimrt_cuda_kernel_find(name, &kw)) return shimrt_fail(op, "no CUDA kernel %s", name);
+    AtenTensorHandle vals =
+        shimrt_tensor_empty(op, self->ndim, self->sizes, NULL, self->dtype, SHIMRT_DEV_CUDA, dev);
+    AtenTensorHandle idxs = vals ? shimrt_tensor_empty(op, self->ndim, self->sizes, NULL,
+                                                       SHIMRT_INT64, SHIMRT_DEV_CUDA, dev)
+                                 : NULL;
+    AtenTensorHandle scratch = NULL;
+    AOTITorchError rc = AOTI_TORCH_FAILURE;
+    if (!idxs) goto done;
+    if (n > 0) {
+        /* two buffers of n (key, position) pairs: keys first, then positions */
+        int64_t cells = 4 * n;
+        scratch = shimrt_tensor_empty(op, 1, &cells, NULL, SHIMRT_INT64, SHIMRT_DEV_CUDA, dev);
+        if (!scratch) goto done;
+        char *buf[2] = {shimrt_data(scratch), (char *)shimrt_data(scratch) + 16 * n};
+        /* every operand walked with the sort dim last: flat index = line * len + position */
+        sh_params p;
+        memset(&p, 0, sizeof p);
+        p.ndim = (int)self->ndim;
+        for (int64_t j = 0, q = 0; j < self->ndim; j++, q++) {
+            int64_t s = j == self->ndim - 1 ? d : j + (j >= d); /* d moved last */
+            p.sizes[q] = self->sizes[s];
+            p.st[0][q] = vals->strides[s];
+            p.st[1][q] = self->strides[s];
+        }
+        p.n = n;
+        p.rn = len;
+        p.rst[0] = self->ndim ? self->strides[d] : 0;
+        p.b_scalar = desc;
+        p.out = buf[0];
+        p.in0 = shimrt_data(self);
+        /* the keys kernel: one block per tile of `tile` elements of a line (the line's
+         * length rounded up to a power of two, 32 to BLOCK), sorted in shared memory, a
+         * thread per element; the merge passes then start at runs of `tile` */
+        unsigned tile = 32;
+        while (tile < BLOCK && tile < len) tile *= 2;
+        sh_params kp = p;
+        kp.n = n / len * ((len + tile - 1) / tile);
+        kp.rsizes[1] = n;
+        kp.rsizes[2] = tile;
+        if (launch_block(op, &kk, dev, &kp, tile)) goto done;
+        int cur = 0;
+        for (int64_t w = tile; w < len; w *= 2, cur ^= 1) {
+            sh_params m = p;
+            m.in0 = buf[cur];
+            m.out = buf[cur ^ 1];
+            m.rsizes[0] = w;
+            if (launch(op, &km, dev, &m)) goto done;
+        }
+        p.out = shimrt_data(vals);
+        p.in1 = buf[cur] + 8 * n;
+        p.in2 = shimrt_data(idxs);
+        if (launch(op, &kw, dev, &p)) goto done;
+    }
+    *ret0 = vals, *ret1 = idxs;
+    vals = idxs = NULL;
+    rc = AOTI_TORCH_SUCCESS;
+done:
+    shimrt_tensor_free(scratch); /* back to the cache, ordered on the same stream */
+    shimrt_tensor_free(vals), shimrt_tensor_free(idxs);
     return rc;
 }

@@ -495,6 +495,19 @@ static bool norm_dtype(int32_t dt) {
            dt == SHIMRT_FLOAT64;
 }
 
+AOTITorchError shimrt_k_sort_check(const char *op, const struct AtenTensorOpaque *self, int64_t dim,
+                                   int32_t device_type, int64_t *out) {
+    if (shimrt_k_check_defined(op, self, "self")) return AOTI_TORCH_FAILURE;
+    if (self->device_type != device_type)
+        return shimrt_fail(op, "expected a %s tensor, got %s",
+                           device_type == SHIMRT_DEV_CPU ? "CPU" : "CUDA",
+                           shimrt_device_type_name(self->device_type));
+    if (shimrt_k_wrap_dim(op, dim, self->ndim, out)) return AOTI_TORCH_FAILURE;
+    if (!shimrt_k_dtype_ok(self->dtype))
+        return shimrt_fail(op, "dtype %s is not supported", shimrt_dtype_name(self->dtype));
+    return AOTI_TORCH_SUCCESS;
+}
+
 AOTITorchError shimrt_k_layer_norm_check(const char *op, const struct AtenTensorOpaque *input,
                                          const int64_t *ns, int64_t nn,
                                          const struct AtenTensorOpaque *weight,

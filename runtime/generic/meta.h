@@ -215,6 +215,11 @@ AOTITorchError shimrt_k_cat_into(const char *op, const AtenTensorHandle *ts, int
  * that is CUDA): the shape checks, the result, the slice copies. */
 AOTITorchError shimrt_k_cat_new(const char *op, const AtenTensorHandle *ts, int64_t n, int64_t dim,
                                 int32_t device_type, AtenTensorHandle *ret0);
+/* sort's and sort.stable's checks, shared by the CPU and CUDA kernels: self defined and on
+ * device_type, of a dtype the sort takes (bool, the integers, float16, bfloat16, float32,
+ * float64); dim wrapped into *out (a 0-dim tensor takes -1 and 0). */
+AOTITorchError shimrt_k_sort_check(const char *op, const struct AtenTensorOpaque *self, int64_t dim,
+                                   int32_t device_type, int64_t *out);
 /* cat into out, which must already have the result's size (no resizing). */
 AOTITorchError shimrt_k_cat_out(const char *op, const AtenTensorHandle *ts, int64_t n, int64_t dim,
                                 AtenTensorHandle out);

@@ -82,6 +82,11 @@ float sh_emu_u2f(unsigned u) {
     memcpy(&f, &u, sizeof f);
     return f;
 }
+unsigned long long sh_emu_d2u(double d) {
+    unsigned long long u;
+    memcpy(&u, &d, sizeof u);
+    return u;
+}
 float sh_emu_rsqrtf(float x) { return 1.0f / sqrtf(x); }
 double sh_emu_rsqrt(double x) { return 1.0 / sqrt(x); }
 float sh_emu_sigmoidf(float x) { return 1.0f / (1.0f + expf(-x)); }

@@ -26,6 +26,7 @@ float sh_emu_h2f(unsigned short h);
 unsigned short sh_emu_f2h(float f);
 unsigned sh_emu_f2u(float f);
 float sh_emu_u2f(unsigned u);
+unsigned long long sh_emu_d2u(double d);
 float sh_emu_rsqrtf(float x);
 double sh_emu_rsqrt(double x);
 float sh_emu_sigmoidf(float x);

@@ -396,28 +396,76 @@ Test(cuda_ops, schema_shims_route_cuda_tensors_to_cuda_kernels, .timeout = 600) 
     no_leaks();
 }
 
-/* The dispatcher's CPU fallback for the CUDA key (manifest "backend_fallback"): ops with no
- * CUDA kernel take CUDA tensors, run on the CPU kernel, and give CUDA results. */
+/* The dispatcher's CPU fallback for the CUDA key: an op with no CUDA kernel takes CUDA
+ * tensors, runs on the CPU kernel and gives CUDA results. No op of schemas/ uses it any more
+ * (the manifest's "backend_fallback" is empty), so an op of the user's own library with only
+ * a CPU kernel and two tensor returns keeps the multi-return path tested: lo and hi, the
+ * element-wise minimum and maximum of two float32 tensors, new host tensors the fallback
+ * copies to the device. A size mismatch fails in the kernel (shimrt_kernel_fail). */
+static void k_minmax(StableIValue *stack, uint64_t num_args, uint64_t num_outputs) {
+    cr_assert_eq(num_args, 2);
+    cr_assert_eq(num_outputs, 2);
+    AtenTensorHandle a = siv_to_tensor(stack[0]), b = siv_to_tensor(stack[1]);
+    cr_assert_eq(a->device_type, aoti_torch_device_type_cpu(), "the kernel sees host tensors");
+    cr_assert_eq(b->device_type, aoti_torch_device_type_cpu());
+    int64_t n = shimrt_numel(a);
+    int64_t nb = shimrt_numel(b);
+    if (n != nb) {
+        OK(aoti_torch_delete_tensor_object(a)); /* the kernel owns its arguments */
+        OK(aoti_torch_delete_tensor_object(b));
+        stack[0] = stack[1] = 0;
+        shimrt_kernel_fail("minmax: %lld elements vs %lld", (long long)n, (long long)nb);
+        return;
+    }
+    AtenTensorHandle lo = NULL, hi = NULL, ac = NULL, bc = NULL;
+    OK(aoti_torch_cpu_contiguous(a, 0, &ac));
+    OK(aoti_torch_cpu_contiguous(b, 0, &bc));
+    OK(empty_contig(a->ndim, a->sizes, SHIMRT_FLOAT32, aoti_torch_device_type_cpu(), 0, &lo));
+    OK(empty_contig(a->ndim, a->sizes, SHIMRT_FLOAT32, aoti_torch_device_type_cpu(), 0, &hi));
+    const float *pa = shimrt_data(ac), *pb = shimrt_data(bc);
+    float *pl = shimrt_data(lo), *ph = shimrt_data(hi);
+    for (int64_t j = 0; j < n; j++) {
+        pl[j] = pa[j] < pb[j] ? pa[j] : pb[j];
+        ph[j] = pa[j] < pb[j] ? pb[j] : pa[j];
+    }
+    AtenTensorHandle own[] = {a, b, ac, bc};
+    for (size_t j = 0; j < 4; j++) OK(aoti_torch_delete_tensor_object(own[j]));
+    stack[0] = siv_from_tensor(lo);
+    stack[1] = siv_from_tensor(hi);
+}
+
 Test(cuda_ops, ops_without_a_cuda_kernel_run_through_the_cpu_fallback, .timeout = 600) {
     need_nvrtc();
+    TorchLibraryHandle ld = NULL, li = NULL;
+    OK(aoti_torch_library_init_def("fbtest2", __FILE__, __LINE__, &ld));
+    OK(aoti_torch_library_def(ld, "minmax(Tensor a, Tensor b) -> (Tensor lo, Tensor hi)"));
+    OK(aoti_torch_library_init_impl("fbtest2", "CPU", __FILE__, __LINE__, &li));
+    OK(aoti_torch_library_impl(li, "minmax", k_minmax));
     int64_t s[2] = {5, 9};
     AtenTensorHandle a = cpu_rand(SHIMRT_FLOAT32, 2, s), ga = to_cuda(a, 0);
+    AtenTensorHandle b = cpu_rand(SHIMRT_FLOAT32, 2, s), gb = to_cuda(b, 0);
     AtenTensorHandle want = NULL, got = NULL, want1 = NULL, got1 = NULL;
-    /* two returns (sort: values and indices), through the boxed dispatcher */
-    AtenTensorHandle ga1 = NULL, a1 = NULL, ga2 = NULL; /* the dispatcher takes the handles */
+    /* two returns, through the boxed dispatcher (it takes the argument handles) */
+    AtenTensorHandle ga1 = NULL, gb1 = NULL;
     OK(aoti_torch_new_tensor_handle(ga, &ga1));
-    OK(aoti_torch_new_tensor_handle(a, &a1));
-    OK(aoti_torch_new_tensor_handle(ga, &ga2));
-    StableIValue st[3] = {(StableIValue)(uintptr_t)ga1, (StableIValue)1, 0};
-    OK(torch_call_dispatcher("aten::sort", "", st, 0));
-    got = (AtenTensorHandle)(uintptr_t)st[0];
-    got1 = (AtenTensorHandle)(uintptr_t)st[1];
-    StableIValue sc[3] = {(StableIValue)(uintptr_t)a1, (StableIValue)1, 0};
-    OK(torch_call_dispatcher("aten::sort", "", sc, 0));
-    want = (AtenTensorHandle)(uintptr_t)sc[0];
-    want1 = (AtenTensorHandle)(uintptr_t)sc[1];
-    same("sort values", want, got);
-    same("sort indices", want1, got1);
+    OK(aoti_torch_new_tensor_handle(gb, &gb1));
+    StableIValue st[2] = {siv_from_tensor(ga1), siv_from_tensor(gb1)};
+    OK(torch_call_dispatcher("fbtest2::minmax", "", st, TORCH_ABI_VERSION));
+    got = siv_to_tensor(st[0]);
+    got1 = siv_to_tensor(st[1]);
+    cr_assert_eq(got->device_index, 0);
+    cr_assert_eq(got1->device_index, 0);
+    OK(aoti_torch_clone(a, &want));
+    OK(aoti_torch_clone(b, &want1));
+    float *wl = shimrt_data(want), *wh = shimrt_data(want1);
+    for (int64_t j = 0; j < 45; j++)
+        if (wh[j] < wl[j]) {
+            float t = wl[j];
+            wl[j] = wh[j];
+            wh[j] = t;
+        }
+    same("fbtest2::minmax lo through the fallback", want, got);
+    same("fbtest2::minmax hi through the fallback", want1, got1);
     AtenTensorHandle r[] = {want, got, want1, got1};
     for (size_t j = 0; j < 4; j++) OK(aoti_torch_delete_tensor_object(r[j]));
     const int64_t d0[1] = {0}, *pd = d0;
@@ -449,10 +497,16 @@ Test(cuda_ops, ops_without_a_cuda_kernel_run_through_the_cpu_fallback, .timeout 
     OK(aoti_torch_delete_tensor_object(half));
     OK(aoti_torch_delete_tensor_object(got));
     /* the CPU kernel's error comes back with the op, the key and "CPU fallback"; nothing leaks */
-    StableIValue bad[3] = {(StableIValue)(uintptr_t)ga2, (StableIValue)7, 0};
-    FAILS(torch_call_dispatcher("aten::sort", "", bad, 0), "", "(key CUDA, CPU fallback)");
-    AtenTensorHandle all[] = {a, ga, out, gout};
-    for (size_t j = 0; j < 4; j++) OK(aoti_torch_delete_tensor_object(all[j]));
+    int64_t s3[1] = {3};
+    AtenTensorHandle c = cpu_rand(SHIMRT_FLOAT32, 1, s3), gc = to_cuda(c, 0);
+    OK(aoti_torch_new_tensor_handle(ga, &ga1));
+    StableIValue bad[2] = {siv_from_tensor(ga1), siv_from_tensor(gc)};
+    FAILS(torch_call_dispatcher("fbtest2::minmax", "", bad, TORCH_ABI_VERSION), "",
+          "(key CUDA, CPU fallback): kernel failed: minmax: 45 elements vs 3");
+    AtenTensorHandle all[] = {a, ga, b, gb, c, out, gout};
+    for (size_t j = 0; j < 7; j++) OK(aoti_torch_delete_tensor_object(all[j]));
+    OK(aoti_torch_delete_library_object(li));
+    OK(aoti_torch_delete_library_object(ld));
     no_leaks();
 }
 
@@ -1421,5 +1475,215 @@ Test(cuda_ops, native_layer_norm_matches_cpu, .timeout = 600) {
     AtenTensorHandle all[] = {a, ga, ia, gia, cw, gw};
     for (size_t j = 0; j < sizeof all / sizeof *all; j++)
         OK(aoti_torch_delete_tensor_object(all[j]));
+    no_leaks();
+}
+
+/* ---- sort, sort.stable ---- */
+
+/* got_cuda holds want's bits exactly: sort copies values and computes integer indices, so
+ * nothing is rounded (-0.0 and NaN payloads included); same shape, dtype and strides. */
+static void same_bits(const char *what, AtenTensorHandle want, AtenTensorHandle got_cuda) {
+    cr_assert_eq(got_cuda->device_type, aoti_torch_device_type_cuda(), "%s", what);
+    cr_assert_eq(got_cuda->dtype, want->dtype, "%s: dtype %d vs CPU %d", what, got_cuda->dtype,
+                 want->dtype);
+    cr_assert_eq(got_cuda->ndim, want->ndim, "%s", what);
+    for (int64_t d = 0; d < want->ndim; d++) {
+        cr_assert_eq(got_cuda->sizes[d], want->sizes[d], "%s: size %lld", what, (long long)d);
+        cr_assert_eq(got_cuda->strides[d], want->strides[d], "%s: stride %lld", what, (long long)d);
+    }
+    cr_assert(shimrt_is_contiguous(want), "%s", what);
+    AtenTensorHandle got = to_cpu(got_cuda);
+    size_t es = shimrt_dtype_size(want->dtype);
+    for (int64_t i = 0; i < shimrt_numel(want); i++) {
+        const char *a = (const char *)shimrt_data(want) + i * (int64_t)es;
+        const char *b = (const char *)shimrt_data(got) + i * (int64_t)es;
+        cr_assert(!memcmp(a, b, es), "%s: element %lld: CUDA %.9g, CPU %.9g", what, (long long)i,
+                  shimrt_k_load_f64(b, want->dtype), shimrt_k_load_f64(a, want->dtype));
+    }
+    OK(aoti_torch_delete_tensor_object(got));
+}
+
+/* Random values from a small range, so keys tie often: integers in [-3, 3] (bool 0/1, uint8
+ * wrapping), floating multiples of 0.5 in [-1.5, 1.5] with NaN, -0.0, 0.0, inf and -inf
+ * planted. */
+static AtenTensorHandle tie_rand(int32_t dt, int64_t nd, const int64_t *sizes) {
+    AtenTensorHandle t = NULL;
+    OK(empty_contig(nd, sizes, dt, aoti_torch_device_type_cpu(), 0, &t));
+    for (int64_t i = 0; i < shimrt_numel(t); i++) {
+        char *p = (char *)shimrt_data(t) + i * (int64_t)shimrt_dtype_size(dt);
+        double r = urand(), v = ((int)(urand() * 7) - 3) * 0.5;
+        if (!shimrt_k_is_floating(dt))
+            shimrt_k_store_i64(p, dt, (int64_t)(urand() * 7) - 3);
+        else
+            shimrt_k_store_f64(p, dt,
+                               r < 0.06   ? NAN
+                               : r < 0.14 ? -0.0
+                               : r < 0.22 ? 0.0
+                               : r < 0.25 ? INFINITY
+                               : r < 0.28 ? -INFINITY
+                                          : v);
+    }
+    return t;
+}
+
+/* sort (variant 0) or sort.stable (1: stable NULL, 2: true, 3: false) on both backends,
+ * values and indices compared bit for bit. */
+static void sort_both(const char *what, AtenTensorHandle c, AtenTensorHandle g, int64_t dim,
+                      int desc, int variant) {
+    AtenTensorHandle wv = NULL, wi = NULL, gv = NULL, gi = NULL;
+    int32_t flag = variant == 2, *sp = variant == 1 ? NULL : &flag;
+    if (variant == 0) {
+        OK(aoti_torch_cpu_sort(c, dim, desc, &wv, &wi));
+        OK(aoti_torch_cuda_sort(g, dim, desc, &gv, &gi));
+    } else {
+        OK(aoti_torch_cpu_sort_stable(c, sp, dim, desc, &wv, &wi));
+        OK(aoti_torch_cuda_sort_stable(g, sp, dim, desc, &gv, &gi));
+    }
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s: values", what);
+    same_bits(buf, wv, gv);
+    snprintf(buf, sizeof buf, "%s: indices", what);
+    same_bits(buf, wi, gi);
+    AtenTensorHandle r[] = {wv, wi, gv, gi};
+    for (size_t j = 0; j < 4; j++) OK(aoti_torch_delete_tensor_object(r[j]));
+}
+
+/* Both backends refuse with the very same message. */
+static void sort_both_fail(AtenTensorHandle c, AtenTensorHandle g, int64_t dim, const char *what) {
+    AtenTensorHandle v = NULL, i = NULL;
+    char cpu[512];
+    cr_assert_eq(aoti_torch_cpu_sort(c, dim, 0, &v, &i), AOTI_TORCH_FAILURE);
+    snprintf(cpu, sizeof cpu, "%s", torch_exception_get_what());
+    cr_assert(strstr(cpu, what), "CPU: '%s' lacks '%s'", cpu, what);
+    cr_assert_eq(aoti_torch_cuda_sort(g, dim, 0, &v, &i), AOTI_TORCH_FAILURE);
+    cr_assert_str_eq(torch_exception_get_what(), cpu);
+    int32_t st = 1;
+    cr_assert_eq(aoti_torch_cpu_sort_stable(c, &st, dim, 1, &v, &i), AOTI_TORCH_FAILURE);
+    snprintf(cpu, sizeof cpu, "%s", torch_exception_get_what());
+    cr_assert_eq(aoti_torch_cuda_sort_stable(g, &st, dim, 1, &v, &i), AOTI_TORCH_FAILURE);
+    cr_assert_str_eq(torch_exception_get_what(), cpu);
+}
+
+/* sort and sort.stable on CUDA (sort keys, merge passes, writer) against the CPU kernel,
+ * bit for bit: every dtype, many ties (stability decides the indices), planted NaN, -0.0,
+ * 0.0 and infinities, lengths 0, 1, 2, 3, 7, 64, 1000 and 5000 (powers of two and not),
+ * ascending and descending, sort and sort.stable (stable NULL/true/false), contiguous and
+ * transposed self, every dim of a 3-d tensor (negative ones too), a view with a storage
+ * offset and a stride-0 dim, lines of length 1, 0-dim and empty tensors, the dispatcher's
+ * route, and out-of-range dims refused with identical messages. */
+Test(cuda_ops, sort_matches_cpu, .timeout = 600) {
+    need_nvrtc();
+    long before = launches();
+    static const int32_t dts[] = {SHIMRT_FLOAT32, SHIMRT_FLOAT64, SHIMRT_FLOAT16, SHIMRT_BFLOAT16,
+                                  SHIMRT_INT64,   SHIMRT_INT32,   SHIMRT_INT16,   SHIMRT_INT8,
+                                  SHIMRT_UINT8,   SHIMRT_BOOL};
+    static const int64_t lens[] = {0, 1, 2, 3, 7, 64, 1000, 5000};
+    char what[160];
+    int variant = 0;
+    for (size_t di = 0; di < sizeof dts / sizeof dts[0]; di++) {
+        int32_t dt = dts[di];
+        const char *dn = shimrt_dtype_name(dt);
+        for (size_t li = 0; li < sizeof lens / sizeof lens[0]; li++) {
+            int64_t len = lens[li];
+            /* the long rows on a few dtypes (the emulator is slow): 5000 ascending for
+             * float32, descending for int64 */
+            if (len == 5000 && dt != SHIMRT_FLOAT32 && dt != SHIMRT_INT64) continue;
+            if (len == 1000 && dt != SHIMRT_FLOAT32 && dt != SHIMRT_FLOAT16 && dt != SHIMRT_INT64 &&
+                dt != SHIMRT_BOOL)
+                continue;
+            AtenTensorHandle c = tie_rand(dt, 1, &len), g = to_cuda(c, 0);
+            for (int desc = 0; desc < 2; desc++, variant = (variant + 1) % 4) {
+                if (len == 5000 && desc != (dt == SHIMRT_INT64)) continue;
+                snprintf(what, sizeof what, "%s len %lld %s variant %d", dn, (long long)len,
+                         desc ? "descending" : "ascending", variant);
+                sort_both(what, c, g, desc ? 0 : -1, desc, variant);
+            }
+            OK(aoti_torch_delete_tensor_object(c));
+            OK(aoti_torch_delete_tensor_object(g));
+        }
+        /* every dim of a 3-d tensor (four dtypes; dims 0 and -1 for the others: the
+         * emulator is slow), contiguous and transposed (dims 0 and 2 swapped), ascending
+         * and descending in turn */
+        int64_t s3[3] = {9, 4, 6};
+        AtenTensorHandle c = tie_rand(dt, 3, s3);
+        bool every =
+            dt == SHIMRT_FLOAT32 || dt == SHIMRT_FLOAT64 || dt == SHIMRT_INT64 || dt == SHIMRT_BOOL;
+        for (int layout = 0; layout < 2; layout++) {
+            AtenTensorHandle cc = c, g = layout ? strided_pair(c, &cc) : to_cuda(c, 0);
+            for (int64_t dim = -3; dim < 3; dim++)
+                for (int desc = (int)((dim + 3 + layout) & 1); desc < 2;
+                     desc += 2, variant = (variant + 1) % 4) {
+                    if (!every && dim != 0 && dim != -1) continue;
+                    snprintf(what, sizeof what, "%s [9, 4, 6] %s dim %lld %s variant %d", dn,
+                             layout ? "transposed" : "contiguous", (long long)dim,
+                             desc ? "descending" : "ascending", variant);
+                    sort_both(what, cc, g, dim, desc, variant);
+                }
+            OK(aoti_torch_delete_tensor_object(g));
+        }
+        OK(aoti_torch_delete_tensor_object(c));
+    }
+    /* a long transposed line: [300, 3] sorted along dim 0 (stride 1 after the transpose) and
+     * dim 1 (stride 300) */
+    int64_t sl[2] = {300, 3};
+    AtenTensorHandle lc = tie_rand(SHIMRT_FLOAT32, 2, sl), lcc = lc, lg = strided_pair(lc, &lcc);
+    sort_both("float32 [300, 3] transposed dim 0", lcc, lg, 0, 1, 0);
+    sort_both("float32 [300, 3] transposed dim 1", lcc, lg, 1, 0, 2);
+    /* views: a storage offset and a stride-0 (expanded) dim, along every dim, and a line
+     * of length 1 */
+    int64_t sv[1] = {40}, vsz[3] = {3, 5, 4}, vst[3] = {0, 1, 5}, one[2] = {6, 1};
+    AtenTensorHandle vb = tie_rand(SHIMRT_FLOAT16, 1, sv), gvb = to_cuda(vb, 0), v = NULL,
+                     gv0 = NULL;
+    OK(aoti_torch__reinterpret_tensor(vb, 3, vsz, vst, 7, &v));
+    OK(aoti_torch__reinterpret_tensor(gvb, 3, vsz, vst, 7, &gv0));
+    for (int64_t dim = 0; dim < 3; dim++) {
+        snprintf(what, sizeof what, "float16 view (offset 7, strides 0/1/5) dim %lld",
+                 (long long)dim);
+        sort_both(what, v, gv0, dim, (int)(dim & 1), (int)dim);
+    }
+    AtenTensorHandle oc = tie_rand(SHIMRT_INT8, 2, one), og = to_cuda(oc, 0);
+    sort_both("int8 [6, 1] dim 1", oc, og, 1, 1, 3);
+    AtenTensorHandle views[] = {vb, gvb, v, gv0, oc, og};
+    for (size_t j = 0; j < 6; j++) OK(aoti_torch_delete_tensor_object(views[j]));
+    /* 0-dim and empty tensors */
+    AtenTensorHandle z = tie_rand(SHIMRT_FLOAT64, 0, NULL), gz = to_cuda(z, 0);
+    sort_both("0-dim dim 0", z, gz, 0, 0, 0);
+    sort_both("0-dim dim -1", z, gz, -1, 1, 1);
+    static const int64_t empties[3][2] = {{0, 5}, {3, 0}, {0, 0}};
+    for (int e = 0; e < 3; e++) {
+        AtenTensorHandle ec = tie_rand(SHIMRT_INT32, 2, empties[e]), eg = to_cuda(ec, 0);
+        for (int64_t dim = -2; dim < 2; dim++) {
+            snprintf(what, sizeof what, "empty [%lld, %lld] dim %lld", (long long)empties[e][0],
+                     (long long)empties[e][1], (long long)dim);
+            sort_both(what, ec, eg, dim, (int)(dim & 1), (int)(dim + 2));
+        }
+        OK(aoti_torch_delete_tensor_object(ec));
+        OK(aoti_torch_delete_tensor_object(eg));
+    }
+    /* the boxed dispatcher routes CUDA tensors to the CUDA kernel (no CPU fallback) */
+    int64_t sd[2] = {5, 9};
+    AtenTensorHandle a = tie_rand(SHIMRT_FLOAT32, 2, sd), ga = to_cuda(a, 0), ga1 = NULL;
+    OK(aoti_torch_new_tensor_handle(ga, &ga1));
+    long mid = launches();
+    StableIValue st[3] = {siv_from_tensor(ga1), (StableIValue)1, 1};
+    OK(torch_call_dispatcher("aten::sort", "", st, 0));
+    cr_assert(launches() > mid, "aten::sort ran the CUDA kernels");
+    AtenTensorHandle gv = siv_to_tensor(st[0]), gi = siv_to_tensor(st[1]), wv = NULL, wi = NULL;
+    OK(aoti_torch_cpu_sort(a, 1, 1, &wv, &wi));
+    same_bits("aten::sort through the dispatcher: values", wv, gv);
+    same_bits("aten::sort through the dispatcher: indices", wi, gi);
+    /* out-of-range dims: the same message from both backends */
+    int64_t s3[3] = {9, 4, 6};
+    AtenTensorHandle c3 = tie_rand(SHIMRT_INT16, 3, s3), g3 = to_cuda(c3, 0);
+    sort_both_fail(c3, g3, 3,
+                   "Dimension out of range (expected to be in range of [-3, 2], but got 3)");
+    sort_both_fail(c3, g3, -4,
+                   "Dimension out of range (expected to be in range of [-3, 2], but got -4)");
+    sort_both_fail(z, gz, 1,
+                   "Dimension out of range (expected to be in range of [-1, 0], but got 1)");
+    AtenTensorHandle all[] = {lc, lg, z, gz, a, ga, gv, gi, wv, wi, c3, g3};
+    for (size_t j = 0; j < sizeof all / sizeof *all; j++)
+        OK(aoti_torch_delete_tensor_object(all[j]));
+    cr_assert(launches() > before, "the kernels ran on the (fake) device");
     no_leaks();
 }

@@ -554,6 +554,88 @@ static void run_layer_norm(const shimrt_cuda_kdesc *k) {
     for (size_t j = 0; j < 6; j++) OK(aoti_torch_delete_tensor_object(all[j]));
 }
 
+/* sort: the three sort kernels in a row (order keys with tiles of 32 sorted in shared
+ * memory, merge passes, writer) over a transposed [5, 37] tensor (values with many ties,
+ * NaN, -0.0 and 0.0 planted) along dim 1 (37: a tile of 32 and one of 5, merged) ascending
+ * and along dim 0 descending, two blocks,
+ * against sort on the CPU bit for bit. Each sort entry runs the chain on its dtype (keys),
+ * on float32 (merge), or on the dtype of its element size (writer). */
+static void run_sort(const shimrt_cuda_kdesc *k) {
+    int32_t dt = !strcmp(k->op, "sort_keys")    ? k->in_dtype
+                 : !strcmp(k->op, "sort_merge") ? SHIMRT_FLOAT32
+                                                : k->out_dtype;
+    size_t es = shimrt_dtype_size(dt);
+    char name[96];
+    snprintf(name, sizeof name, "sh_sort_keys_%s_strided", shimrt_cuda_dtype_tag(dt));
+    sh_emu_kernel keys = emu_fn(name), merge = emu_fn("sh_sort_merge_i64_contig");
+    snprintf(name, sizeof name, "sh_sort_write_e%zu_strided", es);
+    sh_emu_kernel write = emu_fn(name);
+    cr_assert(keys && merge && write, "%s: the sort kernels", k->name);
+    int64_t shape[2] = {5, 37}, tstr[2] = {1, 5};
+    AtenTensorHandle a = rand_tensor(dt, 2, shape, tstr);
+    for (int64_t j = 0; j < 5 * 37; j++) { /* ties: few distinct values */
+        char *e = (char *)shimrt_data(a) + j * (int64_t)es;
+        double r = urand();
+        if (shimrt_k_is_floating(dt))
+            shimrt_k_store_f64(e, dt, r < 0.1 ? NAN : r < 0.2 ? -0.0 : (int)(r * 5) * 0.5 - 1);
+        else
+            shimrt_k_store_i64(e, dt, (int64_t)(r * 4) - 1);
+    }
+    for (int dim = 1; dim >= 0; dim--) {
+        int desc = dim == 0, od = 1 - dim; /* the other dim */
+        AtenTensorHandle wv = NULL, wi = NULL;
+        OK(aoti_torch_cpu_sort(a, dim, desc, &wv, &wi));
+        int64_t n = 5 * 37, len = shape[dim];
+        unsigned long long buf[2][2 * 5 * 37];
+        char vals[5 * 37 * 8];
+        long long idx[5 * 37];
+        sh_params p;
+        memset(&p, 0, sizeof p);
+        p.ndim = 2; /* the sort dim last; out contiguous [5, 37] */
+        p.sizes[0] = shape[od];
+        p.sizes[1] = len;
+        p.st[0][0] = od == 0 ? 37 : 1;
+        p.st[0][1] = dim == 0 ? 37 : 1;
+        p.st[1][0] = a->strides[od];
+        p.st[1][1] = a->strides[dim];
+        p.n = n;
+        p.rn = len;
+        p.rst[0] = a->strides[dim];
+        p.b_scalar = desc;
+        p.out = (char *)buf[0];
+        p.in0 = shimrt_data(a);
+        sh_params kp = p; /* tiles of 32 (two per line of 37), two blocks striding */
+        kp.n = n / len * ((len + 31) / 32);
+        kp.rsizes[1] = n;
+        kp.rsizes[2] = 32;
+        cr_assert_eq(sh_emu_launch(keys, 2, 32, &kp), 0);
+        int cur = 0;
+        for (long long w = 32; w < len; w *= 2, cur ^= 1) {
+            sh_params m = p;
+            m.in0 = (const char *)buf[cur];
+            m.out = (char *)buf[cur ^ 1];
+            m.rsizes[0] = w;
+            cr_assert_eq(sh_emu_launch(merge, 2, 64, &m), 0);
+        }
+        p.out = vals;
+        p.in1 = (const char *)(buf[cur] + n);
+        p.in2 = (const char *)idx;
+        cr_assert_eq(sh_emu_launch(write, 2, 64, &p), 0);
+        for (int64_t j = 0; j < n; j++) {
+            cr_assert(!memcmp(vals + j * (int64_t)es,
+                              (const char *)shimrt_data(wv) + j * (int64_t)es, es),
+                      "%s (%s dim %d): value %lld differs", k->name, shimrt_dtype_name(dt), dim,
+                      (long long)j);
+            cr_assert_eq(idx[j], ((const int64_t *)shimrt_data(wi))[j],
+                         "%s (%s dim %d): index %lld", k->name, shimrt_dtype_name(dt), dim,
+                         (long long)j);
+        }
+        OK(aoti_torch_delete_tensor_object(wv));
+        OK(aoti_torch_delete_tensor_object(wi));
+    }
+    OK(aoti_torch_delete_tensor_object(a));
+}
+
 Test(emulator, every_kernel_matches_the_cpu_kernels, .timeout = 600) {
     size_t n = shimrt_cuda_kernel_count();
     cr_assert_eq(n, sh_emu_kernel_count, "the emulated catalogue is stale");
@@ -571,6 +653,7 @@ Test(emulator, every_kernel_matches_the_cpu_kernels, .timeout = 600) {
         case SHK_INDEX: run_index(&k); break;
         case SHK_SCATTER: run_scatter(&k); break;
         case SHK_LAYERNORM: run_layer_norm(&k); break;
+        case SHK_SORT: run_sort(&k); break;
         default: run_copy_fill(&k); break;
         }
     }
