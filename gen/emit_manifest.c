@@ -84,11 +84,16 @@ void em_render_manifest(emitter *e) {
             sg_buf_free(&kernel);
         }
     }
-    /* "backend_fallback": per backend, the listed ops it has no kernel for */
+    /* "backend_fallback": per backend, the listed ops it has no kernel for: every backend
+     * beside a listed cpu one has its entry, an empty list when it runs every op itself */
+    bool has_cpu = false;
+    for (int hi = 0; hi < e->n_headers; hi++)
+        has_cpu |= e->headers[hi].dispatch_key && !strcmp(e->headers[hi].dispatch_key, "CPU");
     sg_buf fb = {0};
     for (int hi = 0; hi < e->n_headers; hi++) {
         const header *h = &e->headers[hi];
-        if (!h->n_fallback_ops) continue;
+        bool device = has_cpu && h->dispatch_key && strcmp(h->dispatch_key, "CPU") != 0;
+        if (!h->n_fallback_ops && !device) continue;
         if (fb.len) sg_buf_put(&fb, ",\n", 2);
         sg_buf_puts(&fb, "    ");
         render_json_string(e, &fb, h->backend);

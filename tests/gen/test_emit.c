@@ -422,6 +422,8 @@ Test(emit, generate_writes_headers_and_manifest) {
                            "\"name\": \"a\"}"),
               "%s", text);
     cr_expect(strstr(text, "{\"name\": \"n\", \"type\": \"int64_t\"}"), "%s", text);
+    /* cuda runs a.default itself (a composite): its fallback list is there, and empty */
+    cr_expect(strstr(text, "\"backend_fallback\": {\n    \"cuda\": []\n  }"), "%s", text);
     free(text);
 }
 

@@ -2,10 +2,12 @@
 # docs/cuda.md lists the ops that run on CUDA through the dispatcher's CPU fallback: the
 # list must be exactly generated/shim_manifest.json's "backend_fallback" for cuda (the
 # manifest comes from schemas/; this keeps the documentation from going stale). An empty
-# list (no "cuda" entry, or "cuda": []) is documented as "none.".
+# list ("cuda": []) is documented as "none.".
 set -eu
 grep -q '^ *"backend_fallback": {' generated/shim_manifest.json ||
   { echo "FAIL: no \"backend_fallback\" object in generated/shim_manifest.json"; exit 1; }
+grep -q '^ *"cuda": \[' generated/shim_manifest.json ||
+  { echo "FAIL: no \"cuda\" list under \"backend_fallback\" in generated/shim_manifest.json"; exit 1; }
 m=$(sed -n 's/^ *"cuda": \[\(.*\)\],*$/\1/p' generated/shim_manifest.json | tr -d '" ' |
     tr ',' '\n' | sed 's/^aten\.//' | sed '/^$/d' | sort)
 line=$(sed -n '/^The ops that run through the fallback today/{n;p;}' docs/cuda.md)
