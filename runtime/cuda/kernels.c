@@ -771,12 +771,13 @@ static void scatter_kernel(FILE *f, const shimrt_cuda_kdesc *k, const dtype_info
 /* native_layer_norm: one block per row of N contiguous elements; the mean, then the mean
  * of squared deviations (two passes, as the CPU kernel), each merged over the block, then
  * the outputs (x - mean) * rstd * weight + bias. T: float for float16/bfloat16/float32,
- * double for float64; mean and rstd stored in the input's dtype (an empty row: mean 0,
- * rstd NaN, as the CPU kernel). */
+ * double for float64; mean and rstd stored as T, PyTorch's CUDA accumulate type (its CPU
+ * kernel stores them in the input's dtype); an empty row: mean 0, rstd NaN, as the CPU
+ * kernel. */
 static void layer_norm_kernel(FILE *f, const shimrt_cuda_kdesc *k) {
     fprintf(f, "SH_KERNEL %s(sh_params p) {\n", k->name);
     fputs("  const S *in0 = (const S *)p.in0; O *out = (O *)p.out;\n"
-          "  const T *wb = (const T *)p.in1; O *stats = (O *)p.in2;\n"
+          "  const T *wb = (const T *)p.in1; T *stats = (T *)p.in2;\n"
           "  long long N = p.rn;\n",
           f);
     fputs("  SH_SHARED(T, part, 32);\n", f);
@@ -797,7 +798,7 @@ static void layer_norm_kernel(FILE *f, const shimrt_cuda_kdesc *k) {
           "      T y = (SH_LD(xs[q]) - mu) * r;\n"
           "      if (wb) y = y * wb[q] + wb[N + q];\n"
           "      out[o * N + q] = SH_ST(y);\n    }\n"
-          "    if (SH_TID == 0) { stats[o] = SH_ST(mu); stats[p.n + o] = SH_ST(r); }\n"
+          "    if (SH_TID == 0) { stats[o] = mu; stats[p.n + o] = r; }\n"
           "  }\n}\n",
           f);
 }

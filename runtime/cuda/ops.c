@@ -819,7 +819,8 @@ AOTITorchError shimrt_cuda_layer_norm_run(const char *op, AtenTensorHandle input
     for (int64_t j = 0; j < axis; j++) M *= input->sizes[j];
     for (int64_t j = axis; j < input->ndim; j++) N *= input->sizes[j];
     /* mean and rstd: input's leading sizes, then a 1 per normalized dim; both views of one
-     * buffer of 2 * M values (mean, then rstd) */
+     * buffer of 2 * M values (mean, then rstd) in the compute type: PyTorch's CUDA kernel
+     * gives them its accumulate type (float for float16 and bfloat16) */
     int64_t stat[SHIMRT_MAX_DIMS], sst[SHIMRT_MAX_DIMS], two_m = 2 * M, acc = 1;
     for (int64_t j = input->ndim - 1; j >= 0; j--) {
         stat[j] = j < axis ? input->sizes[j] : 1;
@@ -847,7 +848,7 @@ AOTITorchError shimrt_cuda_layer_norm_run(const char *op, AtenTensorHandle input
         }
     }
     out = shimrt_tensor_empty(op, input->ndim, input->sizes, NULL, dt, SHIMRT_DEV_CUDA, dev);
-    stats = out ? shimrt_tensor_empty(op, 1, &two_m, NULL, dt, SHIMRT_DEV_CUDA, dev) : NULL;
+    stats = out ? shimrt_tensor_empty(op, 1, &two_m, NULL, ct, SHIMRT_DEV_CUDA, dev) : NULL;
     mean = stats ? shimrt_k_alias(op, stats, input->ndim, stat, sst, 0) : NULL;
     rstd = mean ? shimrt_k_alias(op, stats, input->ndim, stat, sst, M) : NULL;
     if (!rstd) goto done;
