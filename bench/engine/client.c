@@ -60,12 +60,18 @@ static void die(const char *what) {
     exit(1);
 }
 
-static AtenTensorHandle tensor(int64_t ndim, const int64_t *sizes, int32_t dtype) {
-    int64_t strides[4], s = 1;
+/* Row-major strides of sizes into strides; returns the element count. */
+static int64_t contiguous(int64_t ndim, const int64_t *sizes, int64_t *strides) {
+    int64_t s = 1;
     for (int64_t d = ndim - 1; d >= 0; d--) {
         strides[d] = s;
         s *= sizes[d];
     }
+    return s;
+}
+
+static AtenTensorHandle tensor(int64_t ndim, const int64_t *sizes, int32_t dtype) {
+    int64_t strides[4], s = contiguous(ndim, sizes, strides);
     AtenTensorHandle t;
     if (aoti_torch_empty_strided(ndim, sizes, strides, dtype, aoti_torch_device_type_cpu(), 0, &t))
         die("empty_strided");
@@ -84,11 +90,8 @@ static AtenTensorHandle tensor(int64_t ndim, const int64_t *sizes, int32_t dtype
 /* The same tensor on CUDA device 0 (NULL when there is none: the message on stderr). */
 static AtenTensorHandle to_cuda(AtenTensorHandle cpu, int64_t ndim, const int64_t *sizes,
                                 int32_t dtype) {
-    int64_t strides[4], s = 1;
-    for (int64_t d = ndim - 1; d >= 0; d--) {
-        strides[d] = s;
-        s *= sizes[d];
-    }
+    int64_t strides[4];
+    contiguous(ndim, sizes, strides);
     AtenTensorHandle t;
     if (aoti_torch_empty_strided(ndim, sizes, strides, dtype, aoti_torch_device_type_cuda(), 0,
                                  &t)) {

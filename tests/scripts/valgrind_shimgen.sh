@@ -41,17 +41,17 @@ job() {
     } >"$f"
 }
 job "--print-schemas=all $SHARED/pytorch" 0 \
-    "$VG $SHIMGEN --print-schemas=all $SHARED/pytorch"
+    "$VG \"$SHIMGEN\" --print-schemas=all \"$SHARED/pytorch\""
 # error paths free everything too
-job "malformed inputs" 1 "$VG $SHIMGEN --print-schemas=all tests/bad/dir_duplicate_op \
+job "malformed inputs" 1 "$VG \"$SHIMGEN\" --print-schemas=all tests/bad/dir_duplicate_op \
     tests/bad/unknown_type.yaml tests/bad/tab_indent.yaml"
 # a default-mode run writing every output
-job "shimgen schemas/ -o DIR" 0 "$VG $SHIMGEN schemas/ -o $out"
+job "shimgen schemas/ -o DIR" 0 "$VG \"$SHIMGEN\" schemas/ -o \"$out\""
 found=0
 for t in "$BUILD"/tests/gen/test_*; do
     [ -x "$t" ] || continue
     found=$((found + 1))
-    job "$t" 0 "$VGT $t --jobs=1"
+    job "$t" 0 "$VGT \"$t\" --jobs=1"
 done
 ls "$tmp"/*.job | xargs -P "$NJOBS" -n 1 sh
 
