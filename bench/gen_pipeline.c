@@ -2,7 +2,7 @@
  * input, derive, plan and render c_shim_{cpu,cuda,mps,xpu,aten}.h in compatibility mode,
  * compare with the files on disk) beside a bare libyaml event scan of the same inputs.
  * Prints one table row: the best of N runs of each, and their ratio (target: within 2x).
- * Data: $SHIMGEN_SHARED/pytorch (default ../shared/pytorch). */
+ * Data: $SHIMGEN_SHARED/pytorch (`make bench` sets it: the torch wheel's, .ci/pytorch-data). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,7 +66,7 @@ static int pipeline(const char *dir, const char *out, double *front, double *emi
 int main(void) {
     const char *shared = getenv("SHIMGEN_SHARED");
     char dir[4096], files[3][4200];
-    snprintf(dir, sizeof dir, "%s/pytorch", shared && *shared ? shared : "../shared");
+    snprintf(dir, sizeof dir, "%s/pytorch", shared && *shared ? shared : ".");
     static const char *const names[] = {"native_functions.yaml", "tags.yaml", "shim_ops.yaml"};
     for (int i = 0; i < 3; i++) snprintf(files[i], sizeof files[i], "%s/%s", dir, names[i]);
     if (access(files[0], R_OK) != 0) {

@@ -9,7 +9,8 @@
 # $(FUZZ_DIR)/corpus-*, findings to $(FUZZ_DIR)/artifacts/.
 FUZZ_SECONDS ?= 60
 FUZZ_DIR     := $(BUILD)/fuzz
-FUZZ_NATIVE  := $(SHARED)/pytorch/native_functions.yaml
+# Seed file: PyTorch's (SHARED, see the Makefile), else the project's own schemas.
+FUZZ_NATIVE  := $(firstword $(wildcard $(SHARED)/pytorch/native_functions.yaml) schemas/native_functions.yaml)
 FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
 FUZZ_CFLAGS  := -std=c11 -Wall -Wextra -O1 -g $(FUZZ_SAN) -fsanitize=fuzzer-no-link -MMD -MP
 FUZZ_CPPFLAGS := -D_DEFAULT_SOURCE -D_POSIX_C_SOURCE=200809L -Igen -Iruntime/include -I$(FUZZ_DIR)/src/gen

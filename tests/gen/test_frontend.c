@@ -67,7 +67,8 @@ static const sg_native_function *fn_at(size_t i) {
 
 static const char *shared_dir(void) {
     const char *s = getenv("SHIMGEN_SHARED");
-    return s && *s ? s : "../shared";
+    if (!s || !*s) cr_skip_test("SHIMGEN_SHARED not set: no PyTorch data (.ci/pytorch-data)");
+    return s;
 }
 
 static char *read_all(const char *path, size_t *len) {
@@ -121,7 +122,7 @@ Test(frontend, print_schemas_gives_back_every_func_string_in_order) {
         }
         p = eol ? eol + 1 : NULL;
     }
-    cr_expect_eq(n_expected, 2654);
+    cr_expect_eq(n_expected, 2590); /* torch 2.15.0's file */
     cr_expect_eq(*o, '\0', "extra output after the last schema");
     free(out);
     free(yaml);

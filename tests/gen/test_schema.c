@@ -72,8 +72,9 @@ typedef struct func_line {
 
 static func_line *load_funcs(char **data, int *n) {
     const char *shared = getenv("SHIMGEN_SHARED");
+    if (!shared || !*shared) cr_skip_test("SHIMGEN_SHARED not set: no PyTorch data (.ci/pytorch-data)");
     char path[4096];
-    snprintf(path, sizeof path, "%s/pytorch/native_functions.yaml", shared ? shared : "../shared");
+    snprintf(path, sizeof path, "%s/pytorch/native_functions.yaml", shared);
     size_t len = 0;
     *data = read_file(path, &len);
     cr_assert_not_null(*data, "cannot read %s", path);
@@ -103,7 +104,7 @@ Test(schema, native_functions_round_trip) {
     char *data;
     int n;
     func_line *funcs = load_funcs(&data, &n);
-    cr_assert_eq(n, 2654, "found %d func: lines", n);
+    cr_assert_eq(n, 2590, "found %d func: lines (torch 2.15.0's file has 2,590)", n);
     char out[8192];
     for (int i = 0; i < n; i++) {
         sg_schema_error err;

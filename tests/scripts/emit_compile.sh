@@ -8,7 +8,7 @@
 #     lines compatibility mode writes).
 set -eu
 SHIMGEN=${SHIMGEN:-build/shimgen}
-SHARED=${SHARED:-../shared}
+if [ -z "${SHARED:-}" ]; then rc=0; SHARED=$(sh .ci/pytorch-data) || rc=$?; [ "$rc" -eq 0 ] || exit "$rc"; fi
 CC=${CC:-cc}
 CXX=${CXX:-c++}
 PT="$SHARED/pytorch"

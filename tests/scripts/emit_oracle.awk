@@ -50,6 +50,13 @@ file == 2 && /^[a-z_]+:/ { flush(); section = $1; next }
 file == 2 && section == "fallback_ops:" && /^  aten\./ {
     op = $1; sub(/:$/, "", op)
     listed[op] = 1
+    # A later version of the op (`v2: {new_args: ...}`) is a shim of its own, named _v2.
+    rest = $0
+    while (match(rest, /[{ ,]v[0-9]+:/)) {
+        v = substr(rest, RSTART + 1, RLENGTH - 2)
+        versions[op] = versions[op] " " v
+        rest = substr(rest, RSTART + RLENGTH)
+    }
 }
 function own(op, key) {
     if ((op, key) in disp) return 1
@@ -67,6 +74,9 @@ END {
         else if ((op, "CompositeImplicitAutograd") in disp || nodisp[op]) ok = 1
         if (!ok) continue
         split(op, p, ".")
-        print "aoti_torch_" BACKEND "_" p[2] (p[3] == "default" ? "" : "_" p[3])
+        name = "aoti_torch_" BACKEND "_" p[2] (p[3] == "default" ? "" : "_" p[3])
+        print name
+        n = split(versions[op], vs, " ")
+        for (i = 1; i <= n; i++) print name "_" vs[i]
     }
 }

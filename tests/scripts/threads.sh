@@ -12,7 +12,7 @@
 set -u
 SHIMGEN=${SHIMGEN:-build/shimgen}
 BUILD=${BUILD:-build}
-SHARED=${SHARED:-../shared}
+if [ -z "${SHARED:-}" ]; then rc=0; SHARED=$(sh .ci/pytorch-data) || rc=$?; [ "$rc" -eq 0 ] || exit "$rc"; fi
 CC=${CC:-cc}
 SAN=${SAN:-}
 LIB="$BUILD/libshimgen.a"

@@ -12,7 +12,7 @@ if [ "${SAN:-}" = 1 ]; then
 fi
 SHIMGEN=${SHIMGEN:-build/shimgen}
 BUILD=${BUILD:-build}
-SHARED=${SHARED:-../shared}
+if [ -z "${SHARED:-}" ]; then rc=0; SHARED=$(sh .ci/pytorch-data) || rc=$?; [ "$rc" -eq 0 ] || exit "$rc"; fi
 out="$BUILD/tsan-shimgen"
 mkdir -p "$out"
 TCC=${TSAN_CC:-}

@@ -15,7 +15,7 @@ if ! command -v valgrind >/dev/null 2>&1; then
     exit 1
 fi
 SHIMGEN=${SHIMGEN:-build/shimgen}
-SHARED=${SHARED:-../shared}
+if [ -z "${SHARED:-}" ]; then rc=0; SHARED=$(sh .ci/pytorch-data) || rc=$?; [ "$rc" -eq 0 ] || exit "$rc"; fi
 BUILD=${BUILD:-build}
 NJOBS=$(nproc 2>/dev/null || echo 2)
 VG="valgrind -q --leak-check=full --show-leak-kinds=all --errors-for-leak-kinds=all --error-exitcode=99"
