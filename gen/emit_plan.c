@@ -147,6 +147,16 @@ static bool plan_shim(emitter *e, header *h, shim *s) {
         return false;
     }
     if (!check_versions(e, op, fn->func)) return false;
+    /* torchgen gives a list return (Tensor[]: _foreach_*, _amp_foreach_*) no C form and drops
+     * the op; the array out-pointer is our extension, so compat mode drops it as well. */
+    for (int i = 0; e->o->compat_torchgen && i < fn->func->n_rets; i++)
+        if (fn->func->rets[i].type && fn->func->rets[i].type->kind != SG_TY_BASE &&
+            fn->func->out_start >= fn->func->n_args && !fn->func->inplace) {
+            no_shim(e, s, h, -1,
+                    sg_arena_printf(e->a, "return %d has type '%s', which torchgen gives no C form",
+                                    i, sg_text_type(e->a, fn->func->rets[i].type)));
+            return false;
+        }
     s->n_decls = op->n_versions + 1;
     s->decls = sg_arena_alloc(e->a, sizeof *s->decls * (size_t)s->n_decls);
     if (!s->decls) return false;
