@@ -447,6 +447,7 @@ typedef struct parser {
     sg_lexer lx;
     sg_token tok; /* the current token */
     sg_schema_error *err;
+    bool loose;              /* torch.library's parser: whitespace between any tokens */
     char *strs, *strs_end;   /* arena space for the names this schema copies (tok_dup) */
     unsigned bi, bn;         /* the tokens after tok: buf[bi..bn) */
     sg_token buf[SG_TOKBUF]; /* last: not cleared by sg_schema_parse */
@@ -463,6 +464,13 @@ static void refill(parser *p) {
     memmove(p->buf, p->buf + p->bi, keep * sizeof *p->buf);
     p->bi = 0;
     p->bn = keep + (unsigned)sg_lexer_fill(&p->lx, p->buf + keep, SG_TOKBUF - keep);
+    if (!p->loose) return;
+    /* PyTorch's schema parser (the TorchScript lexer) skips whitespace between tokens, so
+     * the library grammar never sees a space token; what it accepts prints canonically. */
+    unsigned w = keep;
+    for (unsigned r = keep; r < p->bn; r++)
+        if (p->buf[r].kind != SG_TOK_SPACE) p->buf[w++] = p->buf[r];
+    p->bn = w;
 }
 
 /* The next token becomes the current one. */
@@ -528,8 +536,9 @@ static bool expect(parser *p, sg_tok_kind k, const char *what) {
     return true;
 }
 
-/* Exactly one ' ': the canonical form is spacing-sensitive. */
+/* Exactly one ' ': the canonical form is spacing-sensitive (none needed when loose). */
 static bool expect_space(parser *p, const char *what) {
+    if (p->loose) return true;
     if (p->tok.kind == SG_TOK_SPACE && (p->tok.len != 1 || p->tok.text[0] != ' '))
         return fail(p, tok_off(p), "expected a single space %s", what);
     if (p->tok.kind != SG_TOK_SPACE) {
@@ -676,7 +685,7 @@ static bool parse_annotation(parser *p, const sg_annotation **out) {
         a->is_write = true;
         advance(p);
     }
-    if (p->tok.kind == SG_TOK_SPACE) {
+    if (p->tok.kind == (p->loose ? SG_TOK_ARROW : SG_TOK_SPACE)) {
         if (!expect_space(p, "before '->' in an annotation") ||
             !expect(p, SG_TOK_ARROW, "'->' in an annotation") ||
             !expect_space(p, "after '->' in an annotation"))
@@ -890,6 +899,33 @@ static bool is_literal(const sg_token *t) {
            t->kind == SG_TOK_IDENT;
 }
 
+/* The text of a list default without the whitespace the loose grammar let through
+ * ("[1, 2]" -> "[1,2]", the canonical form); quoted elements are kept as written. */
+static char *squeeze(sg_arena *a, const char *s, size_t n) {
+    char *out = sg_arena_alloc(a, n + 1);
+    if (!out) return NULL;
+    size_t k = 0;
+    char quote = 0;
+    for (size_t i = 0; i < n; i++) {
+        char c = s[i];
+        if (quote) {
+            if (c == '\\' && i + 1 < n) {
+                out[k++] = c;
+                c = s[++i];
+            } else if (c == quote) {
+                quote = 0;
+            }
+        } else if (c == '\'' || c == '"') {
+            quote = c;
+        } else if (c == ' ' || c == '\t' || c == '\r' || c == '\n') {
+            continue;
+        }
+        out[k++] = c;
+    }
+    out[k] = '\0';
+    return out;
+}
+
 /* After '='. */
 static bool parse_default(parser *p, sg_arg *a) {
     const char *start = p->tok.text;
@@ -913,7 +949,7 @@ static bool parse_default(parser *p, sg_arg *a) {
         advance(p);
         if (!fits) return bad_default(p, t, off, start, n);
         a->default_kind = SG_DEF_LIST;
-        a->default_text = sg_arena_strndup(p->arena, start, n);
+        a->default_text = p->loose ? squeeze(p->arena, start, n) : sg_arena_strndup(p->arena, start, n);
         return a->default_text || oom(p);
     }
     if (!is_literal(&p->tok)) return unexpected(p, "a default value after '='");
@@ -959,7 +995,12 @@ static bool parse_args(parser *p, sg_schema *s) {
     uint32_t star_off = 0;
     if (p->tok.kind != SG_TOK_RPAREN) {
         for (;;) {
-            if (p->tok.kind == SG_TOK_STAR) {
+            if (p->tok.kind == SG_TOK_STAR && p->loose) {
+                /* PyTorch's parser: every argument after a '*' is keyword-only; a second
+                 * '*' or one at the end changes nothing. */
+                if (star_at < 0) star_at = v.n;
+                advance(p);
+            } else if (p->tok.kind == SG_TOK_STAR) {
                 if (star_at >= 0)
                     return fail(p, tok_off(p), "the keyword-only marker '*' may appear only once");
                 star_at = v.n;
@@ -992,7 +1033,7 @@ static bool parse_args(parser *p, sg_schema *s) {
             if (!expect(p, SG_TOK_COMMA, "',' or ')' after an argument") ||
                 !expect_space(p, "after ','"))
                 return false;
-            if (p->tok.kind == SG_TOK_RPAREN && star_at == v.n)
+            if (p->tok.kind == SG_TOK_RPAREN && star_at == v.n && !p->loose)
                 return fail(p, star_off, "'*' must be followed by an argument");
         }
     }
@@ -1011,8 +1052,8 @@ static bool parse_return(parser *p, vec *v) {
     sg_return r;
     memset(&r, 0, sizeof r);
     if (!parse_type(p, &r.type, &r.annotation, "a return type")) return false;
-    if (p->tok.kind == SG_TOK_SPACE) {
-        if (p->tok.len != 1 || p->tok.text[0] != ' ')
+    if (p->tok.kind == (p->loose ? SG_TOK_IDENT : SG_TOK_SPACE)) {
+        if (!p->loose && (p->tok.len != 1 || p->tok.text[0] != ' '))
             return fail(p, tok_off(p), "unexpected whitespace after a return type");
         if (!expect_space(p, "between a return's type and its name")) return false;
         if (p->tok.kind != SG_TOK_IDENT) return unexpected(p, "a return name");
@@ -1042,7 +1083,7 @@ static bool parse_returns(parser *p, sg_schema *s) {
                     !expect_space(p, "after ','"))
                     return false;
             }
-            if (v.n == 1) return fail(p, lp, "a single return is written without parentheses");
+            if (v.n == 1 && !p->loose) return fail(p, lp, "a single return is written without parentheses");
         }
         advance(p); /* ')' */
     } else if (!parse_return(p, &v)) {
@@ -1062,6 +1103,7 @@ const sg_schema *sg_schema_parse(sg_arena *arena, const char *text, size_t len,
     p.arena = arena;
     p.text = text;
     p.err = err;
+    p.loose = tls_library_rules;
     if (err) {
         err->offset = 0;
         err->message[0] = '\0';

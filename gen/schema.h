@@ -156,7 +156,11 @@ const sg_schema *sg_schema_parse(sg_arena *arena, const char *text, size_t len,
  * instead of torchgen's: operator names may end in "_out", a dunder or "_functional"
  * name need not follow torchgen's conventions, keyword-only inputs may follow out
  * arguments, TensorOptions may repeat, an in-place operator may have out arguments.
- * The grammar, types and annotations are the same. */
+ * The types and annotations are the same; the text need not be canonical, as PyTorch's
+ * own schema parser (torch/csrc/jit/frontend/function_schema_parser.cpp) takes it:
+ * whitespace (or none) between any two tokens (`f(Tensor a,Tensor b)->Tensor`), a
+ * single return in parentheses, a '*' repeated or last. What it returns prints in the
+ * canonical form (sg_schema_print). */
 const sg_schema *sg_schema_parse_library(sg_arena *arena, const char *text, size_t len,
                                          sg_schema_error *err);
 
