@@ -987,7 +987,57 @@ static bool parse_default(parser *p, sg_arg *a) {
     return true;
 }
 
+/* The argument names seen so far, for the duplicate check: a linear scan while there are
+ * few, then an open-addressing hash table of argument indices (so a schema with a
+ * million arguments is checked in linear time, not quadratic). */
+typedef struct name_set {
+    int *slots; /* index + 1; 0: empty */
+    size_t cap; /* a power of two, 0 while scanning */
+    int n;      /* arguments in the table */
+} name_set;
+
+static uint64_t name_hash(const char *s, size_t n) {
+    uint64_t h = 1469598103934665603u;
+    for (size_t i = 0; i < n; i++) h = (h ^ (unsigned char)s[i]) * 1099511628211u;
+    return h;
+}
+
+static bool same_name(const char *name, const sg_token *t) {
+    return strncmp(name, t->text, t->len) == 0 && name[t->len] == '\0';
+}
+
+/* Index of an earlier argument named as the current token, -1 when none, -2 out of memory.
+ * args[0..n) are the arguments so far, all of them in the table when it exists. */
+static int find_name(parser *p, name_set *ns, const sg_arg *args, int n) {
+    if (n < 16) {
+        for (int i = 0; i < n; i++)
+            if (same_name(args[i].name, &p->tok)) return i;
+        return -1;
+    }
+    if ((size_t)n * 2 >= ns->cap) { /* (re)build at twice the size */
+        size_t cap = ns->cap ? ns->cap * 2 : 64;
+        while ((size_t)n * 2 >= cap) cap *= 2;
+        int *slots = sg_arena_alloc(p->arena, cap * sizeof *slots);
+        if (!slots) return -2;
+        memset(slots, 0, cap * sizeof *slots);
+        ns->slots = slots;
+        ns->cap = cap;
+        ns->n = 0;
+    }
+    for (; ns->n < n; ns->n++) {
+        const char *nm = args[ns->n].name;
+        size_t i = name_hash(nm, strlen(nm)) & (ns->cap - 1);
+        while (ns->slots[i]) i = (i + 1) & (ns->cap - 1);
+        ns->slots[i] = ns->n + 1;
+    }
+    for (size_t i = name_hash(p->tok.text, p->tok.len) & (ns->cap - 1); ns->slots[i];
+         i = (i + 1) & (ns->cap - 1))
+        if (same_name(args[ns->slots[i] - 1].name, &p->tok)) return ns->slots[i] - 1;
+    return -1;
+}
+
 static bool parse_args(parser *p, sg_schema *s) {
+    name_set names = {NULL, 0, 0};
     sg_arg local[32];
     vec v;
     vec_init(&v, local, 32, sizeof local[0]);
@@ -1017,10 +1067,10 @@ static bool parse_args(parser *p, sg_schema *s) {
                     return false;
                 if (p->tok.kind != SG_TOK_IDENT) return unexpected(p, "an argument name");
                 const sg_arg *prev = v.data;
-                for (int i = 0; i < v.n; i++)
-                    if (prev[i].name[0] == p->tok.text[0] && strlen(prev[i].name) == p->tok.len &&
-                        memcmp(prev[i].name, p->tok.text, p->tok.len) == 0)
-                        return fail(p, tok_off(p), "duplicate argument name '%s'", prev[i].name);
+                int dup = find_name(p, &names, prev, v.n);
+                if (dup == -2) return oom(p);
+                if (dup >= 0)
+                    return fail(p, tok_off(p), "duplicate argument name '%s'", prev[dup].name);
                 if (!(a.name = tok_dup(p))) return oom(p);
                 advance(p);
                 if (p->tok.kind == SG_TOK_EQUALS) {
