@@ -1,10 +1,12 @@
 /* gen/emit_out.c: what becomes of the rendered files (see emit.h, "Output"): --check
  * (what would change, with a short diff), --abi-check (the declarations against older
  * headers), writing (through gen/emit_fs.c) and the Make-style depfile. */
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "emit.h"
 
@@ -100,9 +102,86 @@ static int compare_decl(sg_context *ctx, const sg_abi_decl *o, const sg_abi_decl
     return breaks;
 }
 
+static int cmp_str(const void *x, const void *y) {
+    return strcmp(*(const char *const *)x, *(const char *const *)y);
+}
+
+/* The headers in old_dir that this run does not generate (a backend dropped from
+ * --backends, say), sorted; NULL on error (reported). */
+static char **old_only_headers(sg_context *ctx, sg_arena *a, const sg_out_file *files, int n_files,
+                               const char *old_dir, int *n_out) {
+    *n_out = 0;
+    DIR *d = opendir(old_dir);
+    if (!d) {
+        sg_diag(ctx, SG_DIAG_ERROR, (sg_loc){old_dir, 0, 0}, "cannot read the directory: %s",
+                strerror(errno));
+        return NULL;
+    }
+    char **names = NULL;
+    int n = 0, cap = 0;
+    struct dirent *ent;
+    while ((ent = readdir(d)) != NULL) {
+        size_t fl = strlen(ent->d_name);
+        if (fl < 3 || strcmp(ent->d_name + fl - 2, ".h") != 0) continue;
+        bool generated = false;
+        for (int i = 0; i < n_files && !generated; i++)
+            generated = strcmp(strrchr(files[i].path, '/') + 1, ent->d_name) == 0;
+        if (generated) continue;
+        if (n == cap) {
+            cap = cap ? cap * 2 : 16;
+            char **nn = sg_arena_alloc(a, sizeof *nn * (size_t)cap);
+            if (!nn) break;
+            if (n) memcpy(nn, names, sizeof *nn * (size_t)n);
+            names = nn;
+        }
+        if (!(names[n] = sg_arena_strndup(a, ent->d_name, fl))) break;
+        n++;
+    }
+    closedir(d);
+    if (n) qsort(names, (size_t)n, sizeof *names, cmp_str);
+    *n_out = n;
+    return names ? names : (char **)a; /* non-NULL when empty */
+}
+
 int sg_out_abi_check(sg_context *ctx, sg_arena *a, const sg_out_file *files, int n_files,
                      const char *old_dir, int verbosity) {
     int breaks = 0, added = 0;
+    /* The baseline must be there: a missing or mistyped directory is not "no change". */
+    struct stat st;
+    if (stat(old_dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+        sg_diag(ctx, SG_DIAG_ERROR, (sg_loc){old_dir, 0, 0},
+                "--abi-check needs the directory of the older headers: %s",
+                stat(old_dir, &st) != 0 ? strerror(errno) : "not a directory");
+        return -1;
+    }
+    int n_old_only = 0;
+    char **old_only = old_only_headers(ctx, a, files, n_files, old_dir, &n_old_only);
+    if (!old_only) return -1;
+    /* Every function of a header that is no longer generated was removed. */
+    for (int i = 0; i < n_old_only; i++) {
+        const char *old_path = sg_arena_printf(a, "%s/%s", old_dir, old_only[i]);
+        char *text = NULL, err[256];
+        size_t len = 0;
+        sg_abi_decl *od = NULL;
+        if (!old_path || sg_fs_read(old_path, &text, &len) != 0) {
+            sg_diag(ctx, SG_DIAG_ERROR, (sg_loc){old_path ? old_path : old_dir, 0, 0},
+                    "cannot read: %s", strerror(errno));
+            return -1;
+        }
+        int on = sg_abi_scan(a, old_path, text, len, &od, err, sizeof err);
+        free(text);
+        if (on < 0) {
+            sg_diag(ctx, SG_DIAG_ERROR, (sg_loc){old_path, 0, 0}, "%s", err);
+            return -1;
+        }
+        for (int k = 0; k < on; k++) {
+            sg_diag(ctx, SG_DIAG_ERROR, od[k].loc, "%s: function was removed", od[k].name);
+            breaks++;
+        }
+        if (on > 0)
+            sg_diag(ctx, SG_DIAG_NOTE, (sg_loc){old_path, 0, 0},
+                    "%s is not generated now (a backend left out of --backends?)", old_only[i]);
+    }
     for (int i = 0; i < n_files; i++) {
         const char *file = strrchr(files[i].path, '/') + 1;
         size_t fl = strlen(file);
