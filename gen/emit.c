@@ -98,7 +98,7 @@ static const char *render_banner(emitter *e) {
     for (size_t i = 0; i < e->m->n_inputs; i++) {
         if (i) sg_buf_putc(&inputs, '\n');
         em_render(e, T_BANNER_INPUT, &inputs,
-                  SLOTS({"path", sg_text_comment_safe(e->a, e->m->inputs[i].path), 0}));
+                  SLOTS({"path", sg_text_comment_safe(e->a, e->m->inputs[i].recorded), 0}));
     }
     if (!inputs.len || inputs.oom) {
         sg_buf_free(&inputs);
