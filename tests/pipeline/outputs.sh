@@ -58,3 +58,9 @@ echo "ok: when only the depfile cannot be written, OUT_DIR is unchanged"
 [ $rc = 1 ] && grep -q "afile: error: the output directory (-o) exists and is not a directory" "$T/err" ||
   { cat "$T/err" >&2; fail "-o FILE: exit $rc"; }
 echo "ok: -o naming a file says so"
+
+# Every file of the committed output ends with a newline (clang's -Wnewline-eof).
+for f in generated/*; do
+  [ "$(tail -c 1 "$f" | od -An -c | tr -d ' ')" = '\n' ] || fail "$f does not end with a newline"
+done
+echo "ok: every file of generated/ ends with a newline"
