@@ -408,13 +408,25 @@ static const char *derive(sg_schema *s, sg_arg *args, int *bad) {
 const sg_schema *sg_schema_make(sg_arena *arena, const char *ns, const char *name,
                                 const char *overload, const sg_arg *args, int n_args,
                                 int n_positional, const sg_return *rets, int n_rets) {
+    return sg_schema_make_why(arena, ns, name, overload, args, n_args, n_positional, rets, n_rets,
+                              NULL);
+}
+
+const sg_schema *sg_schema_make_why(sg_arena *arena, const char *ns, const char *name,
+                                    const char *overload, const sg_arg *args, int n_args,
+                                    int n_positional, const sg_return *rets, int n_rets,
+                                    const char **why) {
+    if (why) *why = NULL;
     if (!arena || !name || n_args < 0 || n_rets < 0 || n_positional < 0 || n_positional > n_args ||
         (n_args > 0 && !args) || (n_rets > 0 && !rets))
         return NULL;
     for (int i = 0; i < n_args; i++) {
         if (!args[i].name || !args[i].type) return NULL;
         for (int j = 0; j < i; j++)
-            if (strcmp(args[i].name, args[j].name) == 0) return NULL;
+            if (strcmp(args[i].name, args[j].name) == 0) {
+                if (why) *why = "two of its arguments would have the same name";
+                return NULL;
+            }
     }
     for (int i = 0; i < n_rets; i++)
         if (!rets[i].type) return NULL;
@@ -433,8 +445,10 @@ const sg_schema *sg_schema_make(sg_arena *arena, const char *ns, const char *nam
     s->rets = r;
     s->n_rets = n_rets;
     int bad = 0;
-    if (analyze_name(arena, s) || derive(s, a, &bad)) return NULL;
-    return s;
+    const char *msg = analyze_name(arena, s);
+    if (!msg) msg = derive(s, a, &bad);
+    if (msg && why) *why = msg;
+    return msg ? NULL : s;
 }
 
 /* ---------------------------------------------------------------- parser */

@@ -189,6 +189,12 @@ bool sg_arg_is_mutable(const sg_arg *a);       /* annotation with `!` */
 const sg_schema *sg_schema_make(sg_arena *arena, const char *ns, const char *name,
                                 const char *overload, const sg_arg *args, int n_args,
                                 int n_positional, const sg_return *rets, int n_rets);
+/* The same; when the parts make no valid schema (not when memory runs out), *why says why
+ * (static text). */
+const sg_schema *sg_schema_make_why(sg_arena *arena, const char *ns, const char *name,
+                                    const char *overload, const sg_arg *args, int n_args,
+                                    int n_positional, const sg_return *rets, int n_rets,
+                                    const char **why);
 
 /* Lexer tokens (gen/schema_lex.re). Exposed for the parser and the fuzzer. */
 typedef enum sg_tok_kind {
