@@ -328,7 +328,8 @@ static char *recorded_path(sg_arena *a, const char *path) {
     size_t d = d_end;
     while (d > 0 && path[d - 1] != '/') d--; /* path[d..d_end) is the directory's name */
     size_t dl = d_end - d;
-    bool named = dl > 0 && !(dl == 1 && path[d] == '.') && !(dl == 2 && !strncmp(path + d, "..", 2));
+    bool named =
+        dl > 0 && !(dl == 1 && path[d] == '.') && !(dl == 2 && !strncmp(path + d, "..", 2));
     if (named) return sg_arena_printf(a, "%.*s/%.*s", (int)dl, path + d, (int)(n - f), path + f);
     char *dir = f > 0 ? sg_arena_strndup(a, path, f) : sg_arena_strdup(a, ".");
     char *real = dir ? realpath(dir, NULL) : NULL;

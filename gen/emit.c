@@ -254,8 +254,8 @@ static int generate(emitter *e) {
         if (o->stamp) targets[0] = o->stamp;
         memset(&all[k], 0, sizeof all[k]);
         all[k].path = o->depfile;
-        all[k].data = sg_out_depfile_text(e->a, targets, o->stamp ? 1 : e->n_files, deps, n,
-                                          &all[k].len);
+        all[k].data =
+            sg_out_depfile_text(e->a, targets, o->stamp ? 1 : e->n_files, deps, n, &all[k].len);
         if (!all[k++].data) return -1;
     }
     if (o->stamp) {

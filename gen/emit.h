@@ -121,6 +121,8 @@ const char *sg_backend_dispatch_key(const sg_model *m, const char *backend);
 /* The kernel a device backend runs for fn (docs/shim-rules.md, "Which ops"). Returns true and
  * fills *key (the dispatch key it was found under) and *kernel; false when there is none.
  * Results are borrowed from the model, or arena strings. */
+/* Whether s is a name the C standard library declares (gen/c_names.c). */
+bool sg_is_c_library_name(const char *s);
 bool sg_pick_kernel(sg_arena *a, const sg_native_function *fn, const char *dispatch_key,
                     const char **key, const char **kernel);
 
@@ -237,8 +239,8 @@ void sg_fs_release(sg_out_file *files, int n);
 /* --check: prints each file that would change ("would change" / "would be created"; a
  * short diff when verbosity > 0) and each stale one ("would be removed"). Returns 0
  * (none), 1 (some) or -1 after reporting. */
-int sg_out_check(sg_context *ctx, sg_out_file *files, int n, const char *const *stale,
-                 int n_stale, int verbosity);
+int sg_out_check(sg_context *ctx, sg_out_file *files, int n, const char *const *stale, int n_stale,
+                 int verbosity);
 /* --abi-check: compares the declarations of the headers among files with those of the
  * same names in old_dir: a removed function, parameter or changed type or order is an
  * error, an added function a note; every function of a header of old_dir that is not
@@ -249,16 +251,16 @@ int sg_out_abi_check(sg_context *ctx, sg_arena *a, const sg_out_file *files, int
  * (and that manifest itself) which exist and are not among files. Only a manifest proves
  * that shimgen wrote a file; without one nothing is stale. *stale: full paths (arena).
  * Returns 0 or -1 after reporting. */
-int sg_out_stale(sg_context *ctx, sg_arena *a, const char *out_dir, const sg_out_file *files,
-                 int n, const char ***stale, int *n_stale);
+int sg_out_stale(sg_context *ctx, sg_arena *a, const char *out_dir, const sg_out_file *files, int n,
+                 const char ***stale, int *n_stale);
 /* Removes the `<file>.tmp.<pid>.<n>` temporaries beside each of paths left by a process
  * that no longer runs (killed between writing and renaming). */
 void sg_out_clean_temps(sg_arena *a, const char *const *paths, int n);
 /* Writes the changed files (and those marked `always`) through sg_fs_compare and
  * sg_fs_commit, all or none; then removes the stale ones. With verbosity > 0 a note per
  * file, "written", "unchanged" or "removed". Returns 0 or -1 after reporting. */
-int sg_out_write(sg_context *ctx, sg_out_file *files, int n, const char *const *stale,
-                 int n_stale, int verbosity);
+int sg_out_write(sg_context *ctx, sg_out_file *files, int n, const char *const *stale, int n_stale,
+                 int verbosity);
 /* The text of a Make-style depfile: every target depends on every one of deps (in that
  * order), and an empty rule per dep. In arena memory; NULL on out-of-memory. */
 const char *sg_out_depfile_text(sg_arena *a, const char *const *targets, int n_targets,

@@ -39,8 +39,8 @@ static void print_diff(const sg_out_file *f) {
     }
 }
 
-int sg_out_check(sg_context *ctx, sg_out_file *files, int n, const char *const *stale,
-                 int n_stale, int verbosity) {
+int sg_out_check(sg_context *ctx, sg_out_file *files, int n, const char *const *stale, int n_stale,
+                 int verbosity) {
     if (sg_fs_compare(ctx, files, n) != 0) return -1;
     int changed = 0;
     for (int i = 0; i < n; i++) {
@@ -293,8 +293,8 @@ static bool produced(const sg_out_file *files, int n, const char *path) {
     return false;
 }
 
-int sg_out_stale(sg_context *ctx, sg_arena *a, const char *out_dir, const sg_out_file *files,
-                 int n, const char ***stale, int *n_stale) {
+int sg_out_stale(sg_context *ctx, sg_arena *a, const char *out_dir, const sg_out_file *files, int n,
+                 const char ***stale, int *n_stale) {
     *stale = NULL;
     *n_stale = 0;
     const char *manifest = sg_arena_printf(a, "%s/shim_manifest.json", out_dir);
@@ -374,7 +374,8 @@ static void clean_temps_in(const char *dir, const char *const *paths, int n) {
         const char *q = t + 5;
         long pid = 0;
         bool ok = *q >= '0' && *q <= '9';
-        for (; ok && *q >= '0' && *q <= '9'; q++) pid = pid < 100000000 ? pid * 10 + (*q - '0') : pid;
+        for (; ok && *q >= '0' && *q <= '9'; q++)
+            pid = pid < 100000000 ? pid * 10 + (*q - '0') : pid;
         ok = ok && *q++ == '.' && *q >= '0' && *q <= '9';
         while (ok && *q >= '0' && *q <= '9') q++;
         if (!ok || *q || pid <= 0 || pid == (long)getpid()) continue;
@@ -402,7 +403,9 @@ static void clean_temps_in(const char *dir, const char *const *paths, int n) {
 void sg_out_clean_temps(sg_arena *a, const char *const *paths, int n) {
     for (int i = 0; i < n; i++) {
         const char *sl = strrchr(paths[i], '/');
-        const char *dir = !sl ? "." : sl == paths[i] ? "/" : sg_arena_strndup(a, paths[i], (size_t)(sl - paths[i]));
+        const char *dir = !sl              ? "."
+                          : sl == paths[i] ? "/"
+                                           : sg_arena_strndup(a, paths[i], (size_t)(sl - paths[i]));
         if (!dir) return;
         bool seen = false; /* each directory once */
         for (int j = 0; j < i && !seen; j++) {
@@ -415,8 +418,8 @@ void sg_out_clean_temps(sg_arena *a, const char *const *paths, int n) {
     }
 }
 
-int sg_out_write(sg_context *ctx, sg_out_file *files, int n, const char *const *stale,
-                 int n_stale, int verbosity) {
+int sg_out_write(sg_context *ctx, sg_out_file *files, int n, const char *const *stale, int n_stale,
+                 int verbosity) {
     if (sg_fs_compare(ctx, files, n) != 0) return -1;
     for (int i = 0; i < n; i++)
         if (files[i].always) files[i].changed = true;

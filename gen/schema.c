@@ -963,7 +963,8 @@ static bool parse_default(parser *p, sg_arg *a) {
         advance(p);
         if (!fits) return bad_default(p, t, off, start, n);
         a->default_kind = SG_DEF_LIST;
-        a->default_text = p->loose ? squeeze(p->arena, start, n) : sg_arena_strndup(p->arena, start, n);
+        a->default_text =
+            p->loose ? squeeze(p->arena, start, n) : sg_arena_strndup(p->arena, start, n);
         return a->default_text || oom(p);
     }
     if (!is_literal(&p->tok)) return unexpected(p, "a default value after '='");
@@ -980,6 +981,9 @@ static bool parse_default(parser *p, sg_arg *a) {
     case SG_TOK_FLOAT:
         a->default_kind = SG_DEF_FLOAT;
         a->default_value.f = parse_double(v.text, v.len);
+        /* PyTorch's parser (c10::stod) refuses it too; C has no literal for it */
+        if (a->default_value.f - a->default_value.f != 0)
+            return fail(p, off, "float default out of the range of double");
         break;
     case SG_TOK_STRING:
         a->default_kind = SG_DEF_STRING;
@@ -1147,7 +1151,8 @@ static bool parse_returns(parser *p, sg_schema *s) {
                     !expect_space(p, "after ','"))
                     return false;
             }
-            if (v.n == 1 && !p->loose) return fail(p, lp, "a single return is written without parentheses");
+            if (v.n == 1 && !p->loose)
+                return fail(p, lp, "a single return is written without parentheses");
         }
         advance(p); /* ')' */
     } else if (!parse_return(p, &v)) {

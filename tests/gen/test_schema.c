@@ -831,14 +831,14 @@ Test(schema, library_whitespace_canonicalized) {
          "f.ov(Tensor(a!) self, *, int[2] k=[1,2], float x=-1.5, str s=' a b ') -> Tensor(a!)"},
         {"f(Tensor(a -> *) x, Tensor(b!)[] y, *) -> (Tensor r, int n)",
          "f(Tensor(a -> *) x, Tensor(b!)[] y) -> (Tensor r, int n)"},
-        {"f(Tensor x, *, int a=1, *, int b=2) -> Tensor", "f(Tensor x, *, int a=1, int b=2) -> Tensor"},
+        {"f(Tensor x, *, int a=1, *, int b=2) -> Tensor",
+         "f(Tensor x, *, int a=1, int b=2) -> Tensor"},
         {"f(Tensor x,\n  int a=1\t) -> ()", "f(Tensor x, int a=1) -> ()"},
         {"f(int? a=None,bool b=True)->Tensor[]", "f(int? a=None, bool b=True) -> Tensor[]"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         sg_schema_error err;
-        const sg_schema *s =
-            sg_schema_parse_library(arena, cases[i][0], strlen(cases[i][0]), &err);
+        const sg_schema *s = sg_schema_parse_library(arena, cases[i][0], strlen(cases[i][0]), &err);
         cr_assert_not_null(s, "%s: %s at %u", cases[i][0], err.message, err.offset);
         char out[512];
         sg_schema_print(s, out, sizeof out);
@@ -849,7 +849,7 @@ Test(schema, library_whitespace_canonicalized) {
         cr_assert_str_eq(out, cases[i][1]);
         /* the generator's inputs stay canonical-only, as torchgen's */
         if (strcmp(cases[i][0], cases[i][1]) != 0)
-            cr_assert_null(sg_schema_parse(arena, cases[i][0], strlen(cases[i][0]), &err),
-                           "%s", cases[i][0]);
+            cr_assert_null(sg_schema_parse(arena, cases[i][0], strlen(cases[i][0]), &err), "%s",
+                           cases[i][0]);
     }
 }
