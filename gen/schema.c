@@ -967,6 +967,20 @@ static bool parse_default(parser *p, sg_arg *a) {
             p->loose ? squeeze(p->arena, start, n) : sg_arena_strndup(p->arena, start, n);
         return a->default_text || oom(p);
     }
+    if (p->loose && p->tok.kind == SG_TOK_ERROR && p->tok.len == 1 && p->tok.text[0] == '-' &&
+        (peek(p, 0)->kind == SG_TOK_INT || peek(p, 0)->kind == SG_TOK_FLOAT) &&
+        peek(p, 0)->text[0] != '-') {
+        /* `int a=- 1`: PyTorch's lexer reads the sign as its own token */
+        sg_token num = *peek(p, 0);
+        char *joined = sg_arena_alloc(p->arena, (size_t)num.len + 2);
+        if (!joined) return oom(p);
+        joined[0] = '-';
+        memcpy(joined + 1, num.text, num.len);
+        joined[num.len + 1] = '\0';
+        advance(p);
+        p->tok.text = joined;
+        p->tok.len = num.len + 1;
+    }
     if (!is_literal(&p->tok)) return unexpected(p, "a default value after '='");
     sg_token v = p->tok;
     if (!literal_fits(t, &v)) return bad_default(p, t, off, start, v.len);

@@ -835,6 +835,8 @@ Test(schema, library_whitespace_canonicalized) {
          "f(Tensor x, *, int a=1, int b=2) -> Tensor"},
         {"f(Tensor x,\n  int a=1\t) -> ()", "f(Tensor x, int a=1) -> ()"},
         {"f(int? a=None,bool b=True)->Tensor[]", "f(int? a=None, bool b=True) -> Tensor[]"},
+        {"f(Tensor x, int a=- 1, float b = - 2.5) -> Tensor",
+         "f(Tensor x, int a=-1, float b=-2.5) -> Tensor"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         sg_schema_error err;
