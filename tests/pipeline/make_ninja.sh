@@ -16,6 +16,8 @@ cd "$T/p" || exit 1
 # Make's and ninja's file times: a touch must be seen as newer than the last run.
 tick() { sleep 1; }
 
+# The inner make is its own build: not a sub-make of `make check` (its flags, jobserver).
+unset MAKEFLAGS MFLAGS MAKELEVEL MAKEOVERRIDES 2> /dev/null || true
 if command -v make > /dev/null 2>&1; then
   cat > Makefile <<MK
 all: use.txt
