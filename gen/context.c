@@ -314,6 +314,35 @@ static bool role_ok(const char *role) {
                     strcmp(role, "shim_ops") == 0);
 }
 
+/* "<directory name>/<file name>" of path: the name of the directory that holds the file,
+ * taken from the text when it names one ("./schemas//x.yaml", "/abs/schemas/x.yaml":
+ * "schemas/x.yaml"), else from realpath ("x.yaml", "../x.yaml", "./x.yaml": the actual
+ * directory's name). So outputs do not depend on how, or from where, an input was named. */
+static char *recorded_path(sg_arena *a, const char *path) {
+    size_t n = strlen(path);
+    while (n > 1 && path[n - 1] == '/') n--;
+    size_t f = n;
+    while (f > 0 && path[f - 1] != '/') f--; /* path[f..n) is the file name */
+    size_t d_end = f;
+    while (d_end > 0 && path[d_end - 1] == '/') d_end--;
+    size_t d = d_end;
+    while (d > 0 && path[d - 1] != '/') d--; /* path[d..d_end) is the directory's name */
+    size_t dl = d_end - d;
+    bool named =
+        dl > 0 && !(dl == 1 && path[d] == '.') && !(dl == 2 && !strncmp(path + d, "..", 2));
+    if (named) return sg_arena_printf(a, "%.*s/%.*s", (int)dl, path + d, (int)(n - f), path + f);
+    char *dir = f > 0 ? sg_arena_strndup(a, path, f) : sg_arena_strdup(a, ".");
+    char *real = dir ? realpath(dir, NULL) : NULL;
+    char *r = NULL;
+    if (real) {
+        const char *base = strrchr(real, '/');
+        base = base && base[1] ? base + 1 : real;
+        r = sg_arena_printf(a, "%s/%.*s", base, (int)(n - f), path + f);
+        free(real);
+    }
+    return r ? r : sg_arena_strndup(a, path + f, n - f);
+}
+
 static int record_input(sg_context *ctx, const char *path, const char *role) {
     sg_model *m = &ctx->model;
     sg_input_file *in = sg_arena_alloc(ctx->arena, (m->n_inputs + 1) * sizeof *in);
@@ -323,6 +352,11 @@ static int record_input(sg_context *ctx, const char *path, const char *role) {
     }
     if (m->n_inputs) memcpy(in, m->inputs, m->n_inputs * sizeof *in);
     in[m->n_inputs].path = sg_arena_strdup(ctx->arena, path);
+    in[m->n_inputs].recorded = recorded_path(ctx->arena, path);
+    if (!in[m->n_inputs].path || !in[m->n_inputs].recorded) {
+        oom(ctx);
+        return -1;
+    }
     in[m->n_inputs].role = role;
     m->inputs = in;
     m->n_inputs++;

@@ -638,8 +638,10 @@ static int out_args_from_returns(sg_arena *a, const sg_schema *s, sg_arg *args, 
 
 /* The out variant of base (kind k). Returns 0 with *out set, 1 when none can be made, -1 on
  * out-of-memory. */
+/* Returns 0 (made), 1 (no out variant for this kind), 2 (the parts make no valid schema:
+ * *why says why), -1 out of memory. */
 static int make_out_schema(sg_arena *a, const sg_schema *s, const fn_info *fi,
-                           const sg_schema **out) {
+                           const sg_schema **out, const char **why) {
     int cap_args = s->n_args + s->n_rets + 1;
     int cap_rets = s->n_rets + 1;
     sg_arg *args = calloc((size_t)cap_args, sizeof *args);
@@ -711,8 +713,8 @@ static int make_out_schema(sg_arena *a, const sg_schema *s, const fn_info *fi,
         rc = -1;
         goto done;
     }
-    *out = sg_schema_make(a, s->ns, name, ov, args, n_args, n_pos, rets, n_rets);
-    if (!*out) rc = -1;
+    *out = sg_schema_make_why(a, s->ns, name, ov, args, n_args, n_pos, rets, n_rets, why);
+    if (!*out) rc = *why ? 2 : -1;
 done:
     free(args);
     free(rets);
@@ -721,7 +723,8 @@ done:
 
 /* The functional variant of base: its signature with return names, renamed. */
 static int make_functional_schema(sg_arena *a, const sg_schema *s, const fn_info *fi,
-                                  const sg_schema **out) {
+                                  const sg_schema **out, const char **why) {
+    *why = NULL;
     sig g;
     if (sig_build(a, s, fi, true, &g) != 0) return -1;
     const char *name = op_base_name(a, s, false, fi->kind == SG_KIND_MUTABLE);
@@ -729,15 +732,25 @@ static int make_functional_schema(sg_arena *a, const sg_schema *s, const fn_info
     if (!name) {
         rc = -1;
     } else {
-        *out = sg_schema_make(a, s->ns, name, s->overload, g.args, g.n_args, g.n_positional, g.rets,
-                              g.n_rets);
-        if (!*out) rc = -1;
+        *out = sg_schema_make_why(a, s->ns, name, s->overload, g.args, g.n_args, g.n_positional,
+                                  g.rets, g.n_rets, why);
+        if (!*out) rc = *why ? 2 : -1;
     }
     sig_free(&g);
     return rc;
 }
 
 /* ---- The pass ----------------------------------------------------------------------------- */
+
+/* An autogen that asks for a variant whose schema cannot exist (the out variant of
+ * `abc__`, whose base name `abc_` reads as in-place): an error at the autogen item. */
+static void not_derivable(sg_context *ctx, const sg_native_function *bf, const char *what,
+                          const char *why) {
+    sg_loc loc = bf->n_autogen > 0 && bf->autogen_locs ? bf->autogen_locs[0] : bf->func_loc;
+    if (!loc.file) loc = bf->loc;
+    sg_diag(ctx, SG_DIAG_ERROR, loc, "cannot derive the %s variant of '%s': %s", what,
+            bf->func_text ? bf->func_text : bf->func->name, why);
+}
 
 typedef struct derived_rec {
     sg_native_function *fn;
@@ -904,8 +917,13 @@ int sg_derive_functions(sg_context *ctx) {
         bool got_out = false;
         if (!has_o && valid && needs_out) {
             const sg_schema *os = NULL;
-            int r = make_out_schema(arena, bs, bi, &os);
+            const char *why = NULL;
+            int r = make_out_schema(arena, bs, bi, &os, &why);
             if (r < 0) goto oom;
+            if (r == 2) {
+                not_derivable(ctx, bf, "out", why);
+                continue;
+            }
             if (r == 0) {
                 sg_native_function *nf = new_derived(ctx, bf, os, true, symint);
                 if (!nf) goto oom;
@@ -920,7 +938,13 @@ int sg_derive_functions(sg_context *ctx) {
         }
         if (!has_f && (has_o || got_out)) {
             const sg_schema *fs = NULL;
-            if (make_functional_schema(arena, bs, bi, &fs) != 0) goto oom;
+            const char *why = NULL;
+            int r = make_functional_schema(arena, bs, bi, &fs, &why);
+            if (r == 2) {
+                not_derivable(ctx, bf, "functional", why);
+                continue;
+            }
+            if (r != 0) goto oom;
             sg_native_function *nf = new_derived(ctx, bf, fs, false, symint);
             if (!nf) goto oom;
             der[n_der].fn = nf;

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "emit_gen.h"
 
@@ -98,7 +99,7 @@ static const char *render_banner(emitter *e) {
     for (size_t i = 0; i < e->m->n_inputs; i++) {
         if (i) sg_buf_putc(&inputs, '\n');
         em_render(e, T_BANNER_INPUT, &inputs,
-                  SLOTS({"path", sg_text_comment_safe(e->a, e->m->inputs[i].path), 0}));
+                  SLOTS({"path", sg_text_comment_safe(e->a, e->m->inputs[i].recorded), 0}));
     }
     if (!inputs.len || inputs.oom) {
         sg_buf_free(&inputs);
@@ -221,20 +222,57 @@ static int generate(emitter *e) {
     /* 3. Output (gen/emit_out.c). */
     if (o->abi_check_dir)
         return sg_out_abi_check(e->ctx, e->a, e->files, e->n_files, o->abi_check_dir, o->verbosity);
-    if (o->check) return sg_out_check(e->ctx, e->files, e->n_files, o->verbosity);
-    if (sg_out_write(e->ctx, e->files, e->n_files, o->verbosity) != 0) return -1;
+    struct stat st;
+    if (stat(e->out_dir, &st) == 0 && !S_ISDIR(st.st_mode)) {
+        sg_diag(e->ctx, SG_DIAG_ERROR, (sg_loc){e->out_dir, 0, 0},
+                "the output directory (-o) exists and is not a directory");
+        return -1;
+    }
+    const char **stale = NULL;
+    int n_stale = 0;
+    if (sg_out_stale(e->ctx, e->a, e->out_dir, e->files, e->n_files, &stale, &n_stale) != 0)
+        return -1;
+    if (o->check) return sg_out_check(e->ctx, e->files, e->n_files, stale, n_stale, o->verbosity);
+    /* The outputs, the depfile and the stamp are written together: all or none. */
+    int n_all = e->n_files + (o->depfile != NULL) + (o->stamp != NULL);
+    sg_out_file *all = sg_arena_alloc(e->a, sizeof *all * (size_t)n_all);
+    const char **paths = sg_arena_alloc(e->a, sizeof *paths * (size_t)(n_all + n_stale));
+    if (!all || !paths) return -1;
+    memcpy(all, e->files, sizeof *all * (size_t)e->n_files);
+    int k = e->n_files;
     if (o->depfile) {
-        /* Every output depends on every input, every template and every template set. */
+        /* Every output (or the stamp) depends on every input, template and template set. */
         int cap = (int)e->m->n_inputs + T_COUNT_ + e->n_extra_deps, n = 0;
         const char **deps = sg_arena_alloc(e->a, sizeof *deps * (size_t)(cap ? cap : 1));
-        if (!deps) return -1;
+        const char **targets = sg_arena_alloc(e->a, sizeof *targets * (size_t)(k ? k : 1));
+        if (!deps || !targets) return -1;
         for (size_t i = 0; i < e->m->n_inputs; i++) deps[n++] = e->m->inputs[i].path;
         for (int i = 0; i < T_COUNT_; i++)
             if (e->t[i] && sg_tpl_path(e->t[i])) deps[n++] = sg_tpl_path(e->t[i]);
         for (int i = 0; i < e->n_extra_deps; i++) deps[n++] = e->extra_deps[i];
-        if (sg_out_depfile(e->ctx, o->depfile, e->files, e->n_files, deps, n) != 0) return -1;
+        for (int i = 0; i < e->n_files; i++) targets[i] = e->files[i].path;
+        if (o->stamp) targets[0] = o->stamp;
+        memset(&all[k], 0, sizeof all[k]);
+        all[k].path = o->depfile;
+        all[k].data =
+            sg_out_depfile_text(e->a, targets, o->stamp ? 1 : e->n_files, deps, n, &all[k].len);
+        if (!all[k++].data) return -1;
     }
-    return 0;
+    if (o->stamp) {
+        static const char kStamp[] =
+            "shimgen: this file is rewritten by every successful run (--stamp)\n";
+        memset(&all[k], 0, sizeof all[k]);
+        all[k].path = o->stamp;
+        all[k].data = kStamp;
+        all[k].len = sizeof kStamp - 1;
+        all[k++].always = true;
+    }
+    for (int i = 0; i < n_all; i++) paths[i] = all[i].path;
+    for (int i = 0; i < n_stale; i++) paths[n_all + i] = stale[i];
+    sg_out_clean_temps(e->a, paths, n_all + n_stale);
+    int rc = sg_out_write(e->ctx, all, n_all, stale, n_stale, o->verbosity);
+    sg_fs_release(all, n_all);
+    return rc;
 }
 
 int sg_generate(sg_context *ctx, const sg_options *opts) {

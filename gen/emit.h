@@ -121,6 +121,8 @@ const char *sg_backend_dispatch_key(const sg_model *m, const char *backend);
 /* The kernel a device backend runs for fn (docs/shim-rules.md, "Which ops"). Returns true and
  * fills *key (the dispatch key it was found under) and *kernel; false when there is none.
  * Results are borrowed from the model, or arena strings. */
+/* Whether s is a name the C standard library declares (gen/c_names.c). */
+bool sg_is_c_library_name(const char *s);
 bool sg_pick_kernel(sg_arena *a, const sg_native_function *fn, const char *dispatch_key,
                     const char **key, const char **kernel);
 
@@ -221,6 +223,7 @@ typedef struct sg_out_file {
     bool changed;    /* set by sg_fs_compare: differs from what is on disk */
     const char *old; /* sg_fs_compare: the content on disk (malloc'd) or NULL */
     size_t old_len;
+    bool always; /* sg_out_write: written even when unchanged (the --stamp file) */
 } sg_out_file;
 
 /* Fills changed/old for each file. Returns 0, or -1 after reporting a read error. */
@@ -234,20 +237,34 @@ void sg_fs_release(sg_out_file *files, int n);
 
 /* ---- Output (gen/emit_out.c): what becomes of the rendered files -------------------- */
 /* --check: prints each file that would change ("would change" / "would be created"; a
- * short diff when verbosity > 0). Returns 0 (none), 1 (some) or -1 after reporting. */
-int sg_out_check(sg_context *ctx, sg_out_file *files, int n, int verbosity);
+ * short diff when verbosity > 0) and each stale one ("would be removed"). Returns 0
+ * (none), 1 (some) or -1 after reporting. */
+int sg_out_check(sg_context *ctx, sg_out_file *files, int n, const char *const *stale, int n_stale,
+                 int verbosity);
 /* --abi-check: compares the declarations of the headers among files with those of the
  * same names in old_dir: a removed function, parameter or changed type or order is an
- * error, an added function a note. Returns 0, 1 (incompatible) or -1 after reporting. */
+ * error, an added function a note; every function of a header of old_dir that is not
+ * among files was removed. Returns 0, 1 (incompatible) or -1 after reporting. */
 int sg_out_abi_check(sg_context *ctx, sg_arena *a, const sg_out_file *files, int n_files,
                      const char *old_dir, int verbosity);
-/* Writes the changed files (sg_fs_compare + sg_fs_commit); with verbosity > 0 a note per
- * file, "written" or "unchanged". Returns 0 or -1 after reporting. */
-int sg_out_write(sg_context *ctx, sg_out_file *files, int n, int verbosity);
-/* Writes a Make-style depfile at path: every file depends on every one of deps (in that
- * order), and an empty rule per dep. Returns 0 or -1. */
-int sg_out_depfile(sg_context *ctx, const char *path, const sg_out_file *files, int n_files,
-                   const char *const *deps, int n_deps);
+/* The stale files of out_dir: those the shim_manifest.json that shimgen wrote there lists
+ * (and that manifest itself) which exist and are not among files. Only a manifest proves
+ * that shimgen wrote a file; without one nothing is stale. *stale: full paths (arena).
+ * Returns 0 or -1 after reporting. */
+int sg_out_stale(sg_context *ctx, sg_arena *a, const char *out_dir, const sg_out_file *files, int n,
+                 const char ***stale, int *n_stale);
+/* Removes the `<file>.tmp.<pid>.<n>` temporaries beside each of paths left by a process
+ * that no longer runs (killed between writing and renaming). */
+void sg_out_clean_temps(sg_arena *a, const char *const *paths, int n);
+/* Writes the changed files (and those marked `always`) through sg_fs_compare and
+ * sg_fs_commit, all or none; then removes the stale ones. With verbosity > 0 a note per
+ * file, "written", "unchanged" or "removed". Returns 0 or -1 after reporting. */
+int sg_out_write(sg_context *ctx, sg_out_file *files, int n, const char *const *stale, int n_stale,
+                 int verbosity);
+/* The text of a Make-style depfile: every target depends on every one of deps (in that
+ * order), and an empty rule per dep. In arena memory; NULL on out-of-memory. */
+const char *sg_out_depfile_text(sg_arena *a, const char *const *targets, int n_targets,
+                                const char *const *deps, int n_deps, size_t *len);
 
 /* ---- Declarations read back from a header (gen/emit_abi.c) ---------------------------- */
 typedef struct sg_abi_param {

@@ -11,6 +11,7 @@
  * is left out of the registration (the op stays defined).
  */
 #include <ctype.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -168,6 +169,22 @@ static const char *default_text(bodies *B, bool opt, const char *family, const c
                   SLOTS({"value", value, 0}));
 }
 
+/* The C text of an int64 value: decimal (the schema's own text may have leading zeros,
+ * which C reads as octal), and INT64_MIN as an expression (its literal would be unsigned). */
+static const char *c_int(bodies *B, int64_t v) {
+    if (v == INT64_MIN) return "-9223372036854775807 - 1";
+    return sg_arena_printf(B->a, "%lld", (long long)v);
+}
+
+/* The same from the text of a list item; NULL when it is out of the range of int64. */
+static const char *c_int_text(bodies *B, const char *t) {
+    errno = 0;
+    char *end = NULL;
+    long long v = strtoll(t, &end, 10);
+    if (errno == ERANGE || !end || *end) return NULL;
+    return c_int(B, (int64_t)v);
+}
+
 /* The C text of an int list default: default_int_list of its items, NULL when empty. */
 static const char *int_list_text(bodies *B, const char *const *items, int n) {
     if (n == 0) return bd_str(B, "default_none", NULL, 0);
@@ -202,17 +219,19 @@ static bool c_default(bodies *B, const sg_arg *arg, const char **val, const char
     case SG_DEF_INT:
     case SG_DEF_FLOAT: {
         bool is_float = arg->default_kind == SG_DEF_FLOAT;
+        const char *it = is_float ? t : c_int(B, arg->default_value.i);
+        if (!it) return false;
         if (strcmp(base, "int") == 0 && !is_float) {
-            *val = default_text(B, opt, "int", t);
+            *val = default_text(B, opt, "int", it);
         } else if (strcmp(base, "float") == 0 || strcmp(base, "scalar") == 0) {
-            *val = default_text(B, opt, "float", t);
+            *val = default_text(B, opt, "float", it);
         } else if (strcmp(base, "int_list") == 0 && !opt && !is_float &&
                    arg->type->kind == SG_TY_LIST && arg->type->size > 0) {
             /* `int[2] stride=1`: the value repeated to the list's size */
             int n = arg->type->size;
             const char **items = sg_arena_alloc(B->a, sizeof *items * (size_t)n);
             if (!items) return false;
-            for (int i = 0; i < n; i++) items[i] = t;
+            for (int i = 0; i < n; i++) items[i] = it;
             *val = int_list_text(B, items, n);
             *extra = bd_int(B, n);
         } else {
@@ -239,7 +258,8 @@ static bool c_default(bodies *B, const sg_arg *arg, const char **val, const char
             if (*q == '-') q++;
             if (!isdigit((unsigned char)*q)) return false;
             while (isdigit((unsigned char)*q)) q++;
-            items[n++] = sg_arena_strndup(B->a, p, (size_t)(q - p));
+            const char *item = sg_arena_strndup(B->a, p, (size_t)(q - p));
+            if (!item || !(items[n++] = c_int_text(B, item))) return false;
             p = q;
         }
         *val = int_list_text(B, items, n);

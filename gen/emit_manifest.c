@@ -39,7 +39,7 @@ void em_render_manifest(emitter *e) {
     }
     const char **inputs = names, **headers = names + e->m->n_inputs,
                **files = headers + e->n_headers;
-    for (size_t i = 0; i < e->m->n_inputs; i++) inputs[i] = e->m->inputs[i].path;
+    for (size_t i = 0; i < e->m->n_inputs; i++) inputs[i] = e->m->inputs[i].recorded;
     for (int i = 0; i < e->n_headers; i++) headers[i] = e->headers[i].file;
     for (int i = 0; i < e->n_files; i++) files[i] = e->files[i].path;
     for (int hi = 0; hi < e->n_headers; hi++) {

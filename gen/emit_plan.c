@@ -28,6 +28,63 @@ static const char *kCKeywords[] = {
     "void",         "volatile",      "wchar_t",     "while",     "xor",       "xor_eq",
 };
 
+/* Names the generated C code declares or uses beside the arguments (the templates: the
+ * locals of the bodies, the runtime's types and macros, the suffixes of the parameters
+ * that go with an argument); an argument of such a name would not compile. The prefixes
+ * are the runtime's and PyTorch's C namespaces. tests/pipeline/compile_edge.sh checks that
+ * every name of the templates that ends in '_' is here. */
+static bool is_generated_name(const char *s) {
+    static const char *const exact[] = {
+        "AOTITorchError",
+        "AtenGeneratorHandle",
+        "AtenTensorHandle",
+        "INT64_C",
+        "NULL",
+        "StableIValue",
+        "StableListHandle",
+        "TorchLibraryHandle",
+        "arg_kinds_",
+        "array_",
+        "box_",
+        "check_",
+        "err_",
+        "false",
+        "int16_t",
+        "int32_t",
+        "int64_t",
+        "int8_t",
+        "num_args_",
+        "num_outputs_",
+        "op_",
+        "outs_",
+        "pack_",
+        "pop_",
+        "push_",
+        "ret_",
+        "siv_to_code_",
+        "size_t",
+        "stack_",
+        "true",
+        "uint16_t",
+        "uint32_t",
+        "uint64_t",
+        "uint8_t",
+    };
+    static const char *const prefix[] = {"aoti_torch_", "shimrt_", "siv_",   "shimgen_", "torch_",
+                                         "AOTI_",       "SHIMRT_", "TORCH_", "__"};
+    static const char *const suffix[] = {"_len_", "_index_", "_arr_", "_v_"};
+    size_t n = strlen(s);
+    for (size_t i = 0; i < sizeof exact / sizeof *exact; i++)
+        if (strcmp(exact[i], s) == 0) return true;
+    for (size_t i = 0; i < sizeof prefix / sizeof *prefix; i++)
+        if (strncmp(prefix[i], s, strlen(prefix[i])) == 0) return true;
+    for (size_t i = 0; i < sizeof suffix / sizeof *suffix; i++) {
+        size_t k = strlen(suffix[i]);
+        if (n > k && strcmp(s + n - k, suffix[i]) == 0) return true;
+    }
+    return false;
+}
+
 static bool is_keyword(const char *s) {
     for (size_t i = 0; i < sizeof kCKeywords / sizeof *kCKeywords; i++)
         if (strcmp(kCKeywords[i], s) == 0) return true;
@@ -146,7 +203,31 @@ static bool plan_shim(emitter *e, header *h, shim *s) {
         e->errors++;
         return false;
     }
+    if (h->dispatch_key && !e->o->compat_torchgen &&
+        (is_keyword(s->kernel) || sg_is_c_library_name(s->kernel))) {
+        /* Declared in <key>_kernels.h, such a name does not compile (a keyword) or clashes
+         * with the C library's own (`exp`, `abs`, `free`: reserved, and compiler built-ins). */
+        sg_diag(e->ctx, SG_DIAG_ERROR, kernel_loc(fn, s->kernel_key, s->kernel, op->loc),
+                "%s: kernel '%s' for dispatch key %s is %s; name the kernel function otherwise "
+                "(e.g. %s_kernel)",
+                op->key, s->kernel, s->kernel_key,
+                is_keyword(s->kernel) ? "a C or C++ keyword"
+                                      : "the name of a C standard library function",
+                s->kernel);
+        e->errors++;
+        return false;
+    }
     if (!check_versions(e, op, fn->func)) return false;
+    /* torchgen gives a list return (Tensor[]: _foreach_*, _amp_foreach_*) no C form and drops
+     * the op; the array out-pointer is our extension, so compat mode drops it as well. */
+    for (int i = 0; e->o->compat_torchgen && i < fn->func->n_rets; i++)
+        if (fn->func->rets[i].type && fn->func->rets[i].type->kind != SG_TY_BASE &&
+            fn->func->out_start >= fn->func->n_args && !fn->func->inplace) {
+            no_shim(e, s, h, -1,
+                    sg_arena_printf(e->a, "return %d has type '%s', which torchgen gives no C form",
+                                    i, sg_text_type(e->a, fn->func->rets[i].type)));
+            return false;
+        }
     s->n_decls = op->n_versions + 1;
     s->decls = sg_arena_alloc(e->a, sizeof *s->decls * (size_t)s->n_decls);
     if (!s->decls) return false;
@@ -175,13 +256,28 @@ static bool plan_shim(emitter *e, header *h, shim *s) {
             return false;
         }
         if (!e->o->compat_torchgen)
-            for (int i = 0; i < dc->n_params; i++)
-                if (dc->params[i].role == SG_CP_ARG && is_keyword(dc->params[i].name)) {
-                    no_shim(e, s, h, dc->params[i].index,
-                            sg_arena_printf(e->a, "argument '%s' is a C or C++ keyword",
-                                            dc->params[i].name));
+            for (int i = 0; i < dc->n_params; i++) {
+                const sg_cparam *p = &dc->params[i];
+                const char *bad_name = NULL;
+                if (p->role == SG_CP_ARG && is_keyword(p->name))
+                    bad_name = "is a C or C++ keyword";
+                else if (p->role == SG_CP_ARG && is_generated_name(p->name))
+                    bad_name = "is a name the generated C code uses itself";
+                for (int j = 0; j < dc->n_params && !bad_name; j++)
+                    if (j != i && strcmp(dc->params[j].name, p->name) == 0 &&
+                        (p->role == SG_CP_ARG && dc->params[j].role != SG_CP_ARG))
+                        bad_name = sg_arena_printf(
+                            e->a, "is also the name of the C parameter %s",
+                            dc->params[j].role == SG_CP_RET
+                                ? sg_arena_printf(e->a, "of return %d", dc->params[j].index)
+                                : sg_arena_printf(e->a, "that goes with argument '%s'",
+                                                  fn->func->args[dc->params[j].index].name));
+                if (bad_name) {
+                    no_shim(e, s, h, p->index,
+                            sg_arena_printf(e->a, "argument '%s' %s", p->name, bad_name));
                     return false;
                 }
+            }
     }
     return true;
 }

@@ -27,6 +27,8 @@ static const char usage_text[] =
     "  --check                write nothing; exit 1 and list every file that would change\n"
     "  --abi-check DIR        compare the declarations with the headers in DIR\n"
     "  --depfile FILE         write a Make-style dependency file\n"
+    "  --stamp FILE           rewrite FILE on every successful run; with --depfile, FILE is\n"
+    "                         the depfile's one target (for make; docs/cli.md)\n"
     "  --templates DIR        read the emitters' templates from DIR (default: installed ones)\n"
     "  --print-schemas        print every schema written in the input, canonical form, and exit\n"
     "  --print-schemas=all    the same, followed by the derived (autogen) functions\n"
@@ -172,6 +174,11 @@ int main(int argc, char **argv) {
                 rc = usage_error("%s needs a file name", a);
             else
                 opts.depfile = v;
+        } else if ((v = opt_value(argc, argv, &i, NULL, "--stamp", &m)), m) {
+            if (!v || !*v)
+                rc = usage_error("%s needs a file name", a);
+            else
+                opts.stamp = v;
         } else if ((v = opt_value(argc, argv, &i, NULL, "--backends", &m)), m) {
             if (!v || !*v) {
                 rc = usage_error("%s needs a comma-separated list", a);

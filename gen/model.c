@@ -356,12 +356,13 @@ static void parse_func(loader *L, sg_native_function *f, const sg_ynode *v) {
      * cache (sg_finalize checks only the functions that have no func_node). */
     char small[4096];
     size_t n = sg_schema_print(s, small, sizeof small);
-    if (n != v->scalar_len || memcmp(small, v->scalar, n) != 0) {
-        const char *printed = n < sizeof small ? small : sg_schema_to_string(L->arena, s);
-        if (!printed) {
-            err(L, v->loc, "out of memory%s%s", "", "");
-            return;
-        }
+    /* A longer text did not fit: print it again into the arena before comparing. */
+    const char *printed = n < sizeof small ? small : sg_schema_to_string(L->arena, s);
+    if (!printed) {
+        err(L, v->loc, "out of memory%s%s", "", "");
+        return;
+    }
+    if (n != v->scalar_len || memcmp(printed, v->scalar, n) != 0) {
         size_t k = 0;
         while (printed[k] && printed[k] == v->scalar[k]) k++;
         err(L, sg_ynode_loc_at(v, k), "schema is not in canonical form; it prints as '%s'%s",

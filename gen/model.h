@@ -118,8 +118,10 @@ typedef struct sg_shim_op {
 
 /* ---- Everything loaded ------------------------------------------------------------- */
 typedef struct sg_input_file {
-    const char *path;
-    const char *role; /* "native_functions", "tags", "shim_ops" */
+    const char *path;     /* as given (diagnostics, the depfile) */
+    const char *recorded; /* as the outputs record it: "<directory name>/<file name>", the
+                             same however the path is spelled (docs/cli.md) */
+    const char *role;     /* "native_functions", "tags", "shim_ops" */
 } sg_input_file;
 
 typedef struct sg_model {

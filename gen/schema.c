@@ -408,13 +408,25 @@ static const char *derive(sg_schema *s, sg_arg *args, int *bad) {
 const sg_schema *sg_schema_make(sg_arena *arena, const char *ns, const char *name,
                                 const char *overload, const sg_arg *args, int n_args,
                                 int n_positional, const sg_return *rets, int n_rets) {
+    return sg_schema_make_why(arena, ns, name, overload, args, n_args, n_positional, rets, n_rets,
+                              NULL);
+}
+
+const sg_schema *sg_schema_make_why(sg_arena *arena, const char *ns, const char *name,
+                                    const char *overload, const sg_arg *args, int n_args,
+                                    int n_positional, const sg_return *rets, int n_rets,
+                                    const char **why) {
+    if (why) *why = NULL;
     if (!arena || !name || n_args < 0 || n_rets < 0 || n_positional < 0 || n_positional > n_args ||
         (n_args > 0 && !args) || (n_rets > 0 && !rets))
         return NULL;
     for (int i = 0; i < n_args; i++) {
         if (!args[i].name || !args[i].type) return NULL;
         for (int j = 0; j < i; j++)
-            if (strcmp(args[i].name, args[j].name) == 0) return NULL;
+            if (strcmp(args[i].name, args[j].name) == 0) {
+                if (why) *why = "two of its arguments would have the same name";
+                return NULL;
+            }
     }
     for (int i = 0; i < n_rets; i++)
         if (!rets[i].type) return NULL;
@@ -433,8 +445,10 @@ const sg_schema *sg_schema_make(sg_arena *arena, const char *ns, const char *nam
     s->rets = r;
     s->n_rets = n_rets;
     int bad = 0;
-    if (analyze_name(arena, s) || derive(s, a, &bad)) return NULL;
-    return s;
+    const char *msg = analyze_name(arena, s);
+    if (!msg) msg = derive(s, a, &bad);
+    if (msg && why) *why = msg;
+    return msg ? NULL : s;
 }
 
 /* ---------------------------------------------------------------- parser */
@@ -447,6 +461,7 @@ typedef struct parser {
     sg_lexer lx;
     sg_token tok; /* the current token */
     sg_schema_error *err;
+    bool loose;              /* torch.library's parser: whitespace between any tokens */
     char *strs, *strs_end;   /* arena space for the names this schema copies (tok_dup) */
     unsigned bi, bn;         /* the tokens after tok: buf[bi..bn) */
     sg_token buf[SG_TOKBUF]; /* last: not cleared by sg_schema_parse */
@@ -463,6 +478,13 @@ static void refill(parser *p) {
     memmove(p->buf, p->buf + p->bi, keep * sizeof *p->buf);
     p->bi = 0;
     p->bn = keep + (unsigned)sg_lexer_fill(&p->lx, p->buf + keep, SG_TOKBUF - keep);
+    if (!p->loose) return;
+    /* PyTorch's schema parser (the TorchScript lexer) skips whitespace between tokens, so
+     * the library grammar never sees a space token; what it accepts prints canonically. */
+    unsigned w = keep;
+    for (unsigned r = keep; r < p->bn; r++)
+        if (p->buf[r].kind != SG_TOK_SPACE) p->buf[w++] = p->buf[r];
+    p->bn = w;
 }
 
 /* The next token becomes the current one. */
@@ -528,8 +550,9 @@ static bool expect(parser *p, sg_tok_kind k, const char *what) {
     return true;
 }
 
-/* Exactly one ' ': the canonical form is spacing-sensitive. */
+/* Exactly one ' ': the canonical form is spacing-sensitive (none needed when loose). */
 static bool expect_space(parser *p, const char *what) {
+    if (p->loose) return true;
     if (p->tok.kind == SG_TOK_SPACE && (p->tok.len != 1 || p->tok.text[0] != ' '))
         return fail(p, tok_off(p), "expected a single space %s", what);
     if (p->tok.kind != SG_TOK_SPACE) {
@@ -676,7 +699,7 @@ static bool parse_annotation(parser *p, const sg_annotation **out) {
         a->is_write = true;
         advance(p);
     }
-    if (p->tok.kind == SG_TOK_SPACE) {
+    if (p->tok.kind == (p->loose ? SG_TOK_ARROW : SG_TOK_SPACE)) {
         if (!expect_space(p, "before '->' in an annotation") ||
             !expect(p, SG_TOK_ARROW, "'->' in an annotation") ||
             !expect_space(p, "after '->' in an annotation"))
@@ -890,6 +913,33 @@ static bool is_literal(const sg_token *t) {
            t->kind == SG_TOK_IDENT;
 }
 
+/* The text of a list default without the whitespace the loose grammar let through
+ * ("[1, 2]" -> "[1,2]", the canonical form); quoted elements are kept as written. */
+static char *squeeze(sg_arena *a, const char *s, size_t n) {
+    char *out = sg_arena_alloc(a, n + 1);
+    if (!out) return NULL;
+    size_t k = 0;
+    char quote = 0;
+    for (size_t i = 0; i < n; i++) {
+        char c = s[i];
+        if (quote) {
+            if (c == '\\' && i + 1 < n) {
+                out[k++] = c;
+                c = s[++i];
+            } else if (c == quote) {
+                quote = 0;
+            }
+        } else if (c == '\'' || c == '"') {
+            quote = c;
+        } else if (c == ' ' || c == '\t' || c == '\r' || c == '\n') {
+            continue;
+        }
+        out[k++] = c;
+    }
+    out[k] = '\0';
+    return out;
+}
+
 /* After '='. */
 static bool parse_default(parser *p, sg_arg *a) {
     const char *start = p->tok.text;
@@ -913,8 +963,23 @@ static bool parse_default(parser *p, sg_arg *a) {
         advance(p);
         if (!fits) return bad_default(p, t, off, start, n);
         a->default_kind = SG_DEF_LIST;
-        a->default_text = sg_arena_strndup(p->arena, start, n);
+        a->default_text =
+            p->loose ? squeeze(p->arena, start, n) : sg_arena_strndup(p->arena, start, n);
         return a->default_text || oom(p);
+    }
+    if (p->loose && p->tok.kind == SG_TOK_ERROR && p->tok.len == 1 && p->tok.text[0] == '-' &&
+        (peek(p, 0)->kind == SG_TOK_INT || peek(p, 0)->kind == SG_TOK_FLOAT) &&
+        peek(p, 0)->text[0] != '-') {
+        /* `int a=- 1`: PyTorch's lexer reads the sign as its own token */
+        sg_token num = *peek(p, 0);
+        char *joined = sg_arena_alloc(p->arena, (size_t)num.len + 2);
+        if (!joined) return oom(p);
+        joined[0] = '-';
+        memcpy(joined + 1, num.text, num.len);
+        joined[num.len + 1] = '\0';
+        advance(p);
+        p->tok.text = joined;
+        p->tok.len = num.len + 1;
     }
     if (!is_literal(&p->tok)) return unexpected(p, "a default value after '='");
     sg_token v = p->tok;
@@ -930,6 +995,9 @@ static bool parse_default(parser *p, sg_arg *a) {
     case SG_TOK_FLOAT:
         a->default_kind = SG_DEF_FLOAT;
         a->default_value.f = parse_double(v.text, v.len);
+        /* PyTorch's parser (c10::stod) refuses it too; C has no literal for it */
+        if (a->default_value.f - a->default_value.f != 0)
+            return fail(p, off, "float default out of the range of double");
         break;
     case SG_TOK_STRING:
         a->default_kind = SG_DEF_STRING;
@@ -951,7 +1019,57 @@ static bool parse_default(parser *p, sg_arg *a) {
     return true;
 }
 
+/* The argument names seen so far, for the duplicate check: a linear scan while there are
+ * few, then an open-addressing hash table of argument indices (so a schema with a
+ * million arguments is checked in linear time, not quadratic). */
+typedef struct name_set {
+    int *slots; /* index + 1; 0: empty */
+    size_t cap; /* a power of two, 0 while scanning */
+    int n;      /* arguments in the table */
+} name_set;
+
+static uint64_t name_hash(const char *s, size_t n) {
+    uint64_t h = 1469598103934665603u;
+    for (size_t i = 0; i < n; i++) h = (h ^ (unsigned char)s[i]) * 1099511628211u;
+    return h;
+}
+
+static bool same_name(const char *name, const sg_token *t) {
+    return strncmp(name, t->text, t->len) == 0 && name[t->len] == '\0';
+}
+
+/* Index of an earlier argument named as the current token, -1 when none, -2 out of memory.
+ * args[0..n) are the arguments so far, all of them in the table when it exists. */
+static int find_name(parser *p, name_set *ns, const sg_arg *args, int n) {
+    if (n < 16) {
+        for (int i = 0; i < n; i++)
+            if (same_name(args[i].name, &p->tok)) return i;
+        return -1;
+    }
+    if ((size_t)n * 2 >= ns->cap) { /* (re)build at twice the size */
+        size_t cap = ns->cap ? ns->cap * 2 : 64;
+        while ((size_t)n * 2 >= cap) cap *= 2;
+        int *slots = sg_arena_alloc(p->arena, cap * sizeof *slots);
+        if (!slots) return -2;
+        memset(slots, 0, cap * sizeof *slots);
+        ns->slots = slots;
+        ns->cap = cap;
+        ns->n = 0;
+    }
+    for (; ns->n < n; ns->n++) {
+        const char *nm = args[ns->n].name;
+        size_t i = name_hash(nm, strlen(nm)) & (ns->cap - 1);
+        while (ns->slots[i]) i = (i + 1) & (ns->cap - 1);
+        ns->slots[i] = ns->n + 1;
+    }
+    for (size_t i = name_hash(p->tok.text, p->tok.len) & (ns->cap - 1); ns->slots[i];
+         i = (i + 1) & (ns->cap - 1))
+        if (same_name(args[ns->slots[i] - 1].name, &p->tok)) return ns->slots[i] - 1;
+    return -1;
+}
+
 static bool parse_args(parser *p, sg_schema *s) {
+    name_set names = {NULL, 0, 0};
     sg_arg local[32];
     vec v;
     vec_init(&v, local, 32, sizeof local[0]);
@@ -959,7 +1077,12 @@ static bool parse_args(parser *p, sg_schema *s) {
     uint32_t star_off = 0;
     if (p->tok.kind != SG_TOK_RPAREN) {
         for (;;) {
-            if (p->tok.kind == SG_TOK_STAR) {
+            if (p->tok.kind == SG_TOK_STAR && p->loose) {
+                /* PyTorch's parser: every argument after a '*' is keyword-only; a second
+                 * '*' or one at the end changes nothing. */
+                if (star_at < 0) star_at = v.n;
+                advance(p);
+            } else if (p->tok.kind == SG_TOK_STAR) {
                 if (star_at >= 0)
                     return fail(p, tok_off(p), "the keyword-only marker '*' may appear only once");
                 star_at = v.n;
@@ -976,10 +1099,10 @@ static bool parse_args(parser *p, sg_schema *s) {
                     return false;
                 if (p->tok.kind != SG_TOK_IDENT) return unexpected(p, "an argument name");
                 const sg_arg *prev = v.data;
-                for (int i = 0; i < v.n; i++)
-                    if (prev[i].name[0] == p->tok.text[0] && strlen(prev[i].name) == p->tok.len &&
-                        memcmp(prev[i].name, p->tok.text, p->tok.len) == 0)
-                        return fail(p, tok_off(p), "duplicate argument name '%s'", prev[i].name);
+                int dup = find_name(p, &names, prev, v.n);
+                if (dup == -2) return oom(p);
+                if (dup >= 0)
+                    return fail(p, tok_off(p), "duplicate argument name '%s'", prev[dup].name);
                 if (!(a.name = tok_dup(p))) return oom(p);
                 advance(p);
                 if (p->tok.kind == SG_TOK_EQUALS) {
@@ -992,7 +1115,7 @@ static bool parse_args(parser *p, sg_schema *s) {
             if (!expect(p, SG_TOK_COMMA, "',' or ')' after an argument") ||
                 !expect_space(p, "after ','"))
                 return false;
-            if (p->tok.kind == SG_TOK_RPAREN && star_at == v.n)
+            if (p->tok.kind == SG_TOK_RPAREN && star_at == v.n && !p->loose)
                 return fail(p, star_off, "'*' must be followed by an argument");
         }
     }
@@ -1011,8 +1134,8 @@ static bool parse_return(parser *p, vec *v) {
     sg_return r;
     memset(&r, 0, sizeof r);
     if (!parse_type(p, &r.type, &r.annotation, "a return type")) return false;
-    if (p->tok.kind == SG_TOK_SPACE) {
-        if (p->tok.len != 1 || p->tok.text[0] != ' ')
+    if (p->tok.kind == (p->loose ? SG_TOK_IDENT : SG_TOK_SPACE)) {
+        if (!p->loose && (p->tok.len != 1 || p->tok.text[0] != ' '))
             return fail(p, tok_off(p), "unexpected whitespace after a return type");
         if (!expect_space(p, "between a return's type and its name")) return false;
         if (p->tok.kind != SG_TOK_IDENT) return unexpected(p, "a return name");
@@ -1042,7 +1165,8 @@ static bool parse_returns(parser *p, sg_schema *s) {
                     !expect_space(p, "after ','"))
                     return false;
             }
-            if (v.n == 1) return fail(p, lp, "a single return is written without parentheses");
+            if (v.n == 1 && !p->loose)
+                return fail(p, lp, "a single return is written without parentheses");
         }
         advance(p); /* ')' */
     } else if (!parse_return(p, &v)) {
@@ -1062,6 +1186,7 @@ const sg_schema *sg_schema_parse(sg_arena *arena, const char *text, size_t len,
     p.arena = arena;
     p.text = text;
     p.err = err;
+    p.loose = tls_library_rules;
     if (err) {
         err->offset = 0;
         err->message[0] = '\0';

@@ -156,7 +156,11 @@ const sg_schema *sg_schema_parse(sg_arena *arena, const char *text, size_t len,
  * instead of torchgen's: operator names may end in "_out", a dunder or "_functional"
  * name need not follow torchgen's conventions, keyword-only inputs may follow out
  * arguments, TensorOptions may repeat, an in-place operator may have out arguments.
- * The grammar, types and annotations are the same. */
+ * The types and annotations are the same; the text need not be canonical, as PyTorch's
+ * own schema parser (torch/csrc/jit/frontend/function_schema_parser.cpp) takes it:
+ * whitespace (or none) between any two tokens (`f(Tensor a,Tensor b)->Tensor`), a
+ * single return in parentheses, a '*' repeated or last. What it returns prints in the
+ * canonical form (sg_schema_print). */
 const sg_schema *sg_schema_parse_library(sg_arena *arena, const char *text, size_t len,
                                          sg_schema_error *err);
 
@@ -185,6 +189,12 @@ bool sg_arg_is_mutable(const sg_arg *a);       /* annotation with `!` */
 const sg_schema *sg_schema_make(sg_arena *arena, const char *ns, const char *name,
                                 const char *overload, const sg_arg *args, int n_args,
                                 int n_positional, const sg_return *rets, int n_rets);
+/* The same; when the parts make no valid schema (not when memory runs out), *why says why
+ * (static text). */
+const sg_schema *sg_schema_make_why(sg_arena *arena, const char *ns, const char *name,
+                                    const char *overload, const sg_arg *args, int n_args,
+                                    int n_positional, const sg_return *rets, int n_rets,
+                                    const char **why);
 
 /* Lexer tokens (gen/schema_lex.re). Exposed for the parser and the fuzzer. */
 typedef enum sg_tok_kind {

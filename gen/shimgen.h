@@ -68,6 +68,8 @@ typedef struct sg_options {
     bool check;                /* --check: write nothing, report differences */
     const char *abi_check_dir; /* --abi-check DIR, or NULL */
     const char *depfile;       /* --depfile FILE, or NULL */
+    const char *stamp;         /* --stamp FILE, or NULL: rewritten by every successful run;
+                                  the depfile's one target when given */
     int verbosity;             /* -1 quiet, 0 normal, 1 verbose */
     const char *templates_dir; /* --templates DIR, or NULL: $SHIMGEN_TEMPLATES, else
                                          found next to the executable (gen/emit.h) */

@@ -11,6 +11,8 @@ RT_TESTS     := $(patsubst tests/%.c,$(BUILD)/tests/%,$(sort $(wildcard tests/ru
 # tests/cuda/test_*.c: the CUDA backend's Criterion suites (linked like the runtime's).
 RT_TESTS     += $(patsubst tests/%.c,$(BUILD)/tests/%,$(sort $(wildcard tests/cuda/test_*.c)))
 TEST_SCRIPTS := $(sort $(wildcard tests/scripts/*.sh)) $(sort $(wildcard tests/torch/*.sh))
+# tests/pipeline/*.sh: shimgen inside build pipelines (make, ninja, kills, stale outputs).
+TEST_SCRIPTS += $(sort $(wildcard tests/pipeline/*.sh))
 
 $(BUILD)/tests/gen/%: $(BUILD)/obj/tests/gen/%.o $(LIBSHIMGEN)
 	@mkdir -p $(dir $@)

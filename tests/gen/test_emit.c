@@ -508,7 +508,7 @@ Test(emit, generate_unwritable_output_leaves_nothing) {
     write_file(file, "x");
     sg_options o = {.out_dir = file};
     cr_expect_eq(gen("fallback_ops:\n  aten.a.default: {}\n", &o), -1);
-    expect_diag("cannot create directory");
+    expect_diag("the output directory (-o) exists and is not a directory");
     cr_expect_eq(count_entries(tmpdir), 1);
 }
 

@@ -815,3 +815,44 @@ Test(schema, identifier_lengths) {
     cr_expect_eq(sg_word_len("-"), 0);
     cr_expect_eq(sg_word_len(NULL), 0);
 }
+
+/* torch.library's rules take what PyTorch's own schema parser takes (issue 17: torchaudio
+ * writes `forced_align(Tensor log_probs,Tensor targets,...)`); the texts on the left are
+ * accepted by torch._C.parse_schema in PyTorch 2.15, and each prints as the canonical text
+ * on the right, which the strict (torchgen) grammar accepts and prints back unchanged. */
+Test(schema, library_whitespace_canonicalized) {
+    static const char *const cases[][2] = {
+        {"torchaudio::forced_align(Tensor log_probs,Tensor targets,Tensor input_lengths,"
+         "Tensor target_lengths,int blank) -> (Tensor, Tensor)",
+         "torchaudio::forced_align(Tensor log_probs, Tensor targets, Tensor input_lengths, "
+         "Tensor target_lengths, int blank) -> (Tensor, Tensor)"},
+        {"f(Tensor a,Tensor b)->Tensor", "f(Tensor a, Tensor b) -> Tensor"},
+        {"  f . ov ( Tensor ( a ! ) self , * , int [ 2 ] k = [ 1 , 2 ] , float x=-1.5 , "
+         "str s = ' a b ' ) -> ( Tensor ( a ! ) ) ",
+         "f.ov(Tensor(a!) self, *, int[2] k=[1,2], float x=-1.5, str s=' a b ') -> Tensor(a!)"},
+        {"f(Tensor(a -> *) x, Tensor(b!)[] y, *) -> (Tensor r, int n)",
+         "f(Tensor(a -> *) x, Tensor(b!)[] y) -> (Tensor r, int n)"},
+        {"f(Tensor x, *, int a=1, *, int b=2) -> Tensor",
+         "f(Tensor x, *, int a=1, int b=2) -> Tensor"},
+        {"f(Tensor x,\n  int a=1\t) -> ()", "f(Tensor x, int a=1) -> ()"},
+        {"f(int? a=None,bool b=True)->Tensor[]", "f(int? a=None, bool b=True) -> Tensor[]"},
+        {"f(Tensor x, int a=- 1, float b = - 2.5) -> Tensor",
+         "f(Tensor x, int a=-1, float b=-2.5) -> Tensor"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        sg_schema_error err;
+        const sg_schema *s = sg_schema_parse_library(arena, cases[i][0], strlen(cases[i][0]), &err);
+        cr_assert_not_null(s, "%s: %s at %u", cases[i][0], err.message, err.offset);
+        char out[512];
+        sg_schema_print(s, out, sizeof out);
+        cr_assert_str_eq(out, cases[i][1]);
+        const sg_schema *c = sg_schema_parse(arena, cases[i][1], strlen(cases[i][1]), &err);
+        cr_assert_not_null(c, "%s: %s", cases[i][1], err.message);
+        sg_schema_print(c, out, sizeof out);
+        cr_assert_str_eq(out, cases[i][1]);
+        /* the generator's inputs stay canonical-only, as torchgen's */
+        if (strcmp(cases[i][0], cases[i][1]) != 0)
+            cr_assert_null(sg_schema_parse(arena, cases[i][0], strlen(cases[i][0]), &err), "%s",
+                           cases[i][0]);
+    }
+}

@@ -73,4 +73,19 @@ mkdir "$T/broken"; printf 'AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_shift
 set +e; "$SHIMGEN" --backends cpu --abi-check "$T/broken" "$FX" > /dev/null 2> "$T/br.err"; rc=$?; set -e
 [ $rc = 1 ] || fail "broken header: exit $rc"
 grep -q "unterminated declaration" "$T/br.err" || { cat "$T/br.err" >&2; fail "broken header: no message"; }
+# The baseline must exist (issue 22): a missing directory or a file is an error, not a pass.
+for base in "$T/no_such_dir" "$T/broken/c_shim_cpu.h"; do
+  set +e; "$SHIMGEN" --backends cpu --abi-check "$base" "$FX" > /dev/null 2> "$T/nd.err"; rc=$?; set -e
+  [ $rc = 1 ] || { cat "$T/nd.err" >&2; fail "--abi-check $base: exit $rc, expected 1"; }
+  grep -q -- "$base: error: --abi-check needs the directory of the older headers" "$T/nd.err" ||
+    { cat "$T/nd.err" >&2; fail "--abi-check $base: no message"; }
+done
+echo "  missing baseline directory or a file: error, exit 1"
+# Dropping a backend against a cpu+cuda baseline removes every function of its header.
+"$SHIMGEN" -q --backends cpu,cuda "$T/newbackend" -o "$T/released2" || fail "cpu+cuda baseline run"
+set +e; "$SHIMGEN" --backends cpu --abi-check "$T/released2" "$T/newbackend" > /dev/null 2> "$T/drop.err"; rc=$?; set -e
+[ $rc = 1 ] || { cat "$T/drop.err" >&2; fail "dropped backend: exit $rc, expected 1"; }
+grep -q "released2/c_shim_cuda.h:[0-9]*:1: error: aoti_torch_cuda_shift: function was removed" "$T/drop.err" ||
+  { cat "$T/drop.err" >&2; fail "dropped backend: no message"; }
+echo "  backend dropped from --backends: error, exit 1"
 echo "emit_abi: ok"

@@ -58,8 +58,14 @@ if [ -f "$PT/native_functions.yaml" ]; then
   } > "$T/pt/shim_ops.yaml"
   n=$(grep -c '^  aten\.' "$T/pt/shim_ops.yaml")
   [ "$n" -gt 50 ] || fail "only $n ops in the restricted list"
+  # PyTorch's kernel names are C++ functions; those named as C library functions (abs,
+  # rand) are refused by the default mode, whose kernels are C: renamed in this copy.
+  "$SHIMGEN" -q --backends cpu,cuda,mps,xpu "$T/pt" -o "$T/default" 2> "$T/libc" || true
+  for k in $(sed -n "s/.*kernel '\([A-Za-z0-9_]*\)' for dispatch key [A-Za-z]* is the name of a C standard library function.*/\1/p" "$T/libc" | sort -u); do
+    sed -i "s/^\(    [A-Za-z, ]*: \)$k\$/\1${k}_kernel/" "$T/pt/native_functions.yaml"
+  done
   "$SHIMGEN" -q --backends cpu,cuda,mps,xpu "$T/pt" -o "$T/default" || fail "shimgen default mode on the restricted list"
-  # PyTorch's kernel names are C++ functions (abs, ...): its <key>_kernels.h are not C.
+  # PyTorch's other kernel names are C++ functions: its <key>_kernels.h are not C.
   compile_all "$T/default" 'c_*.h'
   [ -f "$T/default/c_boxed_cpu.h" ] && [ -f "$T/default/c_shim_cpu.c" ] || fail "default mode wrote no bodies"
   for b in cpu cuda mps xpu aten; do
