@@ -116,3 +116,4 @@ check-fuzz: $(FUZZ_DIR)/fuzz_schema $(FUZZ_DIR)/fuzz_yaml $(FUZZ_DIR)/fuzz_dispa
 FUZZ_STEPS  += check-fuzz
 CHECK_BUILD += fuzz-build $(FUZZ_DIR)/seeds-schema.stamp $(FUZZ_DIR)/seeds-yaml.stamp
 CHECK_STEPS += check-fuzz
+include fuzz/diff/diff.mk
