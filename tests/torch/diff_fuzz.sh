@@ -8,7 +8,7 @@
 # always fails.
 #   plain pass: DIFF_SEEDS (default "1 2") x DIFF_CALLS (default 1500) through both, and
 #               DIFF_VG_CALLS (default 150) of libshimrt's side under valgrind
-#   SAN=1:      libshimrt's side only, DIFF_SAN_CALLS (default 400) calls under ASan/UBSan
+#   SAN=1:      libshimrt's side only, DIFF_SAN_CALLS (default 3000) calls under ASan/UBSan
 #               (every shim, also those PyTorch lacks; no comparison: libtorch is not loaded)
 # DIFF_KEEP=DIR keeps the records and reports there (make fuzz-diff).
 set -eu
@@ -25,7 +25,7 @@ if [ -n "${DIFF_KEEP:-}" ]; then T=$DIFF_KEEP; mkdir -p "$T"; else
   T=$(mktemp -d); trap 'rm -rf "$T"' EXIT; fi
 
 if [ "$SAN" = 1 ]; then
-  n=${DIFF_SAN_CALLS:-400}
+  n=${DIFF_SAN_CALLS:-3000}
   "$CLIENT" run "$M" 1 "$n" "$T/san.txt" 2>"$T/san.err" || fail "diff_shimrt run (ASan)"
   if grep -q ' crash$' "$T/san.txt" || grep -q -E 'ERROR: (Address|Leak)Sanitizer|runtime error:' "$T/san.err"; then
     grep -A1 ' crash$' "$T/san.txt" >&2 || true
