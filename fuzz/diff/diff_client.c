@@ -66,8 +66,10 @@ static const char *json_str(const char *p, char *buf, size_t cap) {
         char c = *p++;
         if (c == '\\' && *p) {
             c = *p++;
-            if (c == 'n') c = '\n';
-            else if (c == 't') c = '\t';
+            if (c == 'n')
+                c = '\n';
+            else if (c == 't')
+                c = '\t';
         }
         if (n + 1 < cap) buf[n++] = c;
     }
@@ -180,17 +182,41 @@ static int64_t rn(int64_t n) { return n > 0 ? (int64_t)(rnd() % (uint64_t)n) : 0
 static bool chance(int pct) { return rn(100) < pct; }
 
 /* The dtypes drawn (c10::ScalarType codes; the same in both libraries). */
-enum { DT_U8 = 0, DT_I8, DT_I16, DT_I32, DT_I64, DT_F16, DT_F32, DT_F64, DT_C32, DT_C64, DT_C128,
-       DT_BOOL, DT_BF16 = 15, DT_U16 = 27, DT_U32 = 28, DT_U64 = 29 };
-static const int32_t k_dtypes[] = {DT_F32, DT_F32, DT_F32, DT_F64, DT_I64, DT_I64, DT_I32,
-                                   DT_F16, DT_BF16, DT_I16, DT_I8, DT_U8, DT_BOOL, DT_C64,
-                                   DT_C128, DT_U16, DT_U32, DT_U64};
+enum {
+    DT_U8 = 0,
+    DT_I8,
+    DT_I16,
+    DT_I32,
+    DT_I64,
+    DT_F16,
+    DT_F32,
+    DT_F64,
+    DT_C32,
+    DT_C64,
+    DT_C128,
+    DT_BOOL,
+    DT_BF16 = 15,
+    DT_U16 = 27,
+    DT_U32 = 28,
+    DT_U64 = 29
+};
+static const int32_t k_dtypes[] = {DT_F32,  DT_F32, DT_F32,  DT_F64, DT_I64, DT_I64,
+                                   DT_I32,  DT_F16, DT_BF16, DT_I16, DT_I8,  DT_U8,
+                                   DT_BOOL, DT_C64, DT_C128, DT_U16, DT_U32, DT_U64};
 static int32_t draw_dtype(void) { return k_dtypes[rn(sizeof k_dtypes / sizeof k_dtypes[0])]; }
 static int elsize(int32_t dt) {
     switch (dt) {
-    case DT_U8: case DT_I8: case DT_BOOL: return 1;
-    case DT_I16: case DT_F16: case DT_BF16: case DT_U16: return 2;
-    case DT_I32: case DT_F32: case DT_U32: case DT_C32: return 4;
+    case DT_U8:
+    case DT_I8:
+    case DT_BOOL: return 1;
+    case DT_I16:
+    case DT_F16:
+    case DT_BF16:
+    case DT_U16: return 2;
+    case DT_I32:
+    case DT_F32:
+    case DT_U32:
+    case DT_C32: return 4;
     case DT_C128: return 16;
     default: return 8;
     }
@@ -243,16 +269,46 @@ static void fill(void *p, int64_t n, int32_t dt, bool small_ints) {
         float f = (float)d;
         switch (dt) {
         case DT_BOOL: b[0] = (unsigned char)rn(2); break;
-        case DT_U8: case DT_I8: b[0] = (unsigned char)v; break;
-        case DT_I16: case DT_U16: { int16_t x = (int16_t)v; memcpy(b, &x, 2); break; }
-        case DT_I32: case DT_U32: { int32_t x = (int32_t)v; memcpy(b, &x, 4); break; }
-        case DT_I64: case DT_U64: memcpy(b, &v, 8); break;
+        case DT_U8:
+        case DT_I8: b[0] = (unsigned char)v; break;
+        case DT_I16:
+        case DT_U16: {
+            int16_t x = (int16_t)v;
+            memcpy(b, &x, 2);
+            break;
+        }
+        case DT_I32:
+        case DT_U32: {
+            int32_t x = (int32_t)v;
+            memcpy(b, &x, 4);
+            break;
+        }
+        case DT_I64:
+        case DT_U64: memcpy(b, &v, 8); break;
         case DT_F32: memcpy(b, &f, 4); break;
         case DT_F64: memcpy(b, &d, 8); break;
-        case DT_F16: { uint16_t h = f32_to_f16_bits(f); memcpy(b, &h, 2); break; }
-        case DT_BF16: { uint32_t u; memcpy(&u, &f, 4); uint16_t h = (uint16_t)(u >> 16); memcpy(b, &h, 2); break; }
-        case DT_C64: { float c[2] = {f, (float)draw_double()}; memcpy(b, c, 8); break; }
-        case DT_C128: { double c[2] = {d, draw_double()}; memcpy(b, c, 16); break; }
+        case DT_F16: {
+            uint16_t h = f32_to_f16_bits(f);
+            memcpy(b, &h, 2);
+            break;
+        }
+        case DT_BF16: {
+            uint32_t u;
+            memcpy(&u, &f, 4);
+            uint16_t h = (uint16_t)(u >> 16);
+            memcpy(b, &h, 2);
+            break;
+        }
+        case DT_C64: {
+            float c[2] = {f, (float)draw_double()};
+            memcpy(b, c, 8);
+            break;
+        }
+        case DT_C128: {
+            double c[2] = {d, draw_double()};
+            memcpy(b, c, 16);
+            break;
+        }
         default: memset(b, 0, (size_t)es);
         }
     }
@@ -353,7 +409,7 @@ static AtenTensorHandle make_tensor(const shape_t *sh, int32_t dt, bool small) {
 
 /* ---------------------------------------------------------------- recording */
 
-static FILE *g_rec; /* the current call's block (a memory stream) */
+static FILE *g_rec;   /* the current call's block (a memory stream) */
 static bool g_uninit; /* recording the results of an op that leaves them uninitialized */
 
 /* Where a tensor's data lies: "bK+off" inside input buffer K, "new" elsewhere, "-" empty. */
@@ -386,7 +442,8 @@ static void record_tensor(const char *label, AtenTensorHandle t) {
     }
     int64_t numel = 1;
     fprintf(g_rec, "T %s %d [", label, dt);
-    for (int64_t d = 0; d < nd; d++) fprintf(g_rec, "%s%" PRId64, d ? "," : "", sz[d]), numel *= sz[d];
+    for (int64_t d = 0; d < nd; d++)
+        fprintf(g_rec, "%s%" PRId64, d ? "," : "", sz[d]), numel *= sz[d];
     fprintf(g_rec, "] [");
     for (int64_t d = 0; d < nd; d++) fprintf(g_rec, "%s%" PRId64, d ? "," : "", st[d]);
     char w[64];
@@ -418,10 +475,10 @@ static void record_tensor(const char *label, AtenTensorHandle t) {
 /* ---------------------------------------------------------------- argument values */
 
 typedef struct {
-    bool present;               /* false: None (optionals) */
-    AtenTensorHandle t[8];      /* Tensor, Tensor?, Tensor[] */
+    bool present;          /* false: None (optionals) */
+    AtenTensorHandle t[8]; /* Tensor, Tensor?, Tensor[] */
     int nt;
-    int64_t iv[8];              /* int, int[], SymInt[], bool, codes */
+    int64_t iv[8]; /* int, int[], SymInt[], bool, codes */
     int ni;
     double d;
     int32_t dev_type, dev_index;
@@ -438,10 +495,12 @@ static shape_t tensor_shape(const entry *e, const sg_arg *a, const shape_t *base
     if (mm && !chance(10)) {
         int64_t n = 1 + rn(3), kk = 1 + rn(3), m = 1 + rn(3), b = 1 + rn(2);
         bool batched = name_is(e, "bmm") || (name_is(e, "matmul") && chance(40));
-        if (name_is(e, "addmm") && k == 0) sh.nd = 2, sh.sz[0] = chance(50) ? n : 1, sh.sz[1] = m;
+        if (name_is(e, "addmm") && k == 0)
+            sh.nd = 2, sh.sz[0] = chance(50) ? n : 1, sh.sz[1] = m;
         else if ((k == 0 && !name_is(e, "addmm")) || (k == 1 && name_is(e, "addmm")))
             sh.nd = 2, sh.sz[0] = n, sh.sz[1] = kk;
-        else sh.nd = 2, sh.sz[0] = kk, sh.sz[1] = m;
+        else
+            sh.nd = 2, sh.sz[0] = kk, sh.sz[1] = m;
         if (batched) {
             memmove(sh.sz + 1, sh.sz, 2 * sizeof sh.sz[0]);
             sh.sz[0] = b, sh.nd = 3;
@@ -549,7 +608,8 @@ static void draw_arg(const entry *e, const sg_arg *a, const sg_type *t, argval *
         if (*tensor_k > 0 && chance(50)) dt = -1; /* the first tensor's dtype, set below */
         if (index) {
             dt = chance(90) ? DT_I64 : DT_I32;
-            if (name_is(e, "index_select")) sh.nd = (int)rn(2), sh.sz[0] = rn(4);
+            if (name_is(e, "index_select"))
+                sh.nd = (int)rn(2), sh.sz[0] = rn(4);
             else if (!name_is(e, "embedding"))
                 for (int d = 0; d < sh.nd; d++) sh.sz[d] = sh.sz[d] ? rn(sh.sz[d] + 1) : 0;
         }
@@ -574,13 +634,13 @@ static void draw_arg(const entry *e, const sg_arg *a, const sg_type *t, argval *
             v->iv[0] = chance(8) ? rn(5) + nd : rn(2 * nd + 1) - nd;
         else if (!strcmp(n, "index") || !strcmp(n, "start") || !strcmp(n, "length"))
             v->iv[0] = rn(6) - 2;
-        else if (!strcmp(n, "padding_idx")) v->iv[0] = chance(50) ? -1 : rn(4);
-        else v->iv[0] = chance(80) ? rn(5) - 1 : draw_int_value();
+        else if (!strcmp(n, "padding_idx"))
+            v->iv[0] = chance(50) ? -1 : rn(4);
+        else
+            v->iv[0] = chance(80) ? rn(5) - 1 : draw_int_value();
         v->ni = 1;
         return;
-    case SG_BT_FLOAT:
-        v->d = !strcmp(n, "eps") && chance(70) ? 1e-5 : draw_double();
-        return;
+    case SG_BT_FLOAT: v->d = !strcmp(n, "eps") && chance(70) ? 1e-5 : draw_double(); return;
     case SG_BT_SCALAR:
         v->d = chance(60) ? (double)(rn(7) - 2) : draw_double();
         if (chance(20)) v->d += 0.5;
@@ -590,7 +650,10 @@ static void draw_arg(const entry *e, const sg_arg *a, const sg_type *t, argval *
         if (!strcmp(n, "non_blocking")) v->iv[0] = 0;
         v->ni = 1;
         return;
-    case SG_BT_SCALAR_TYPE: v->iv[0] = draw_dtype(); v->ni = 1; return;
+    case SG_BT_SCALAR_TYPE:
+        v->iv[0] = draw_dtype();
+        v->ni = 1;
+        return;
     case SG_BT_LAYOUT: /* strided only: PyTorch makes sparse tensors, out of our scope */
         v->iv[0] = aoti_torch_layout_strided();
         v->ni = 1;
@@ -609,7 +672,8 @@ static void draw_arg(const entry *e, const sg_arg *a, const sg_type *t, argval *
         v->dev_index = chance(90) ? (chance(50) ? -1 : 0) : 1;
         return;
     case SG_BT_STR: {
-        static const char *reduce[] = {"sum", "prod", "mean", "amax", "amin", "add", "multiply", "max"};
+        static const char *reduce[] = {"sum",  "prod", "mean",     "amax",
+                                       "amin", "add",  "multiply", "max"};
         static const char *mode[] = {"constant", "reflect", "replicate", "circular", "zeros"};
         v->str = !strcmp(n, "mode") ? mode[rn(5)] : reduce[rn(8)];
         return;
@@ -660,16 +724,23 @@ static int call_shim(const entry *e, argval *vals) {
         const char *pt = e->ptype[i], *pn = e->pname[i];
         types[i] = &ffi_type_pointer;
         sl[i].i64 = 0;
-        if (!strcmp(pt, "double")) types[i] = &ffi_type_double;
-        else if (!strcmp(pt, "int64_t")) types[i] = &ffi_type_sint64;
-        else if (!strcmp(pt, "int32_t")) types[i] = &ffi_type_sint32;
+        if (!strcmp(pt, "double"))
+            types[i] = &ffi_type_double;
+        else if (!strcmp(pt, "int64_t"))
+            types[i] = &ffi_type_sint64;
+        else if (!strcmp(pt, "int32_t"))
+            types[i] = &ffi_type_sint32;
         ptrs[i] = &sl[i];
         if (!strncmp(pn, "ret", 3) && pn[3] >= '0' && pn[3] <= '9') {
             int r = pn[3] - '0';
-            if (strstr(pn, "_len_")) sl[i].p = &ret_len[r];
-            else if (!strcmp(pt, "AtenTensorHandle*")) sl[i].p = &ret_t[r];
-            else if (!strcmp(pt, "AtenTensorHandle**")) sl[i].p = &ret_list[r];
-            else sl[i].p = &ret_b[r];
+            if (strstr(pn, "_len_"))
+                sl[i].p = &ret_len[r];
+            else if (!strcmp(pt, "AtenTensorHandle*"))
+                sl[i].p = &ret_t[r];
+            else if (!strcmp(pt, "AtenTensorHandle**"))
+                sl[i].p = &ret_list[r];
+            else
+                sl[i].p = &ret_b[r];
             continue;
         }
         int ai, is_len;
@@ -758,22 +829,31 @@ static StableIValue to_siv(const sg_type *t, const argval *v, int *ti) {
         aoti_torch_new_tensor_handle(v->t[(*ti)++], &h);
         return (StableIValue)(uintptr_t)h;
     }
-    case SG_BT_FLOAT: { StableIValue s = 0; memcpy(&s, &v->d, 8); return s; }
+    case SG_BT_FLOAT: {
+        StableIValue s = 0;
+        memcpy(&s, &v->d, 8);
+        return s;
+    }
     case SG_BT_BOOL: return (StableIValue)(v->iv[0] != 0);
-    case SG_BT_SCALAR_TYPE: case SG_BT_LAYOUT: case SG_BT_MEMORY_FORMAT: {
+    case SG_BT_SCALAR_TYPE:
+    case SG_BT_LAYOUT:
+    case SG_BT_MEMORY_FORMAT: {
         int32_t c = (int32_t)v->iv[0];
         StableIValue s = 0;
         memcpy(&s, &c, 4);
         return s;
     }
-    case SG_BT_DEVICE:
-        return ((StableIValue)(uint32_t)v->dev_type << 32) | (uint32_t)v->dev_index;
+    case SG_BT_DEVICE: return ((StableIValue)(uint32_t)v->dev_type << 32) | (uint32_t)v->dev_index;
     case SG_BT_STR: {
         StringHandle h = NULL;
         torch_new_string_handle(v->str, strlen(v->str), &h);
         return (StableIValue)(uintptr_t)h;
     }
-    default: { StableIValue s = 0; memcpy(&s, &v->iv[0], 8); return s; }
+    default: {
+        StableIValue s = 0;
+        memcpy(&s, &v->iv[0], 8);
+        return s;
+    }
     }
 }
 
@@ -838,7 +918,8 @@ static void one_call(uint64_t seed, int64_t k, FILE *out) {
     g_rng = seed * 0x100000001b3ULL ^ (uint64_t)k * 0x9e3779b97f4a7c15ULL;
     rnd();
     const entry *e = &g_e[rn(g_ne)];
-    if (getenv("DIFF_TRACE")) fprintf(stderr, "diff_client: call %" PRId64 ": %c %s\n", k, e->path, e->op);
+    if (getenv("DIFF_TRACE"))
+        fprintf(stderr, "diff_client: call %" PRId64 ": %c %s\n", k, e->path, e->op);
     char *buf = NULL;
     size_t len = 0;
     g_rec = open_memstream(&buf, &len);
@@ -855,7 +936,8 @@ static void one_call(uint64_t seed, int64_t k, FILE *out) {
         draw_arg(e, &e->s->args[i], e->s->args[i].type, &vals[i], &base, &first, &tk);
         if (g_nin == 1 && tk == 1) { /* later dims follow the first tensor */
             int64_t nd = 0, *sz = NULL;
-            if (!aoti_torch_get_dim(g_in[0].view, &nd) && !aoti_torch_get_sizes(g_in[0].view, &sz)) {
+            if (!aoti_torch_get_dim(g_in[0].view, &nd) &&
+                !aoti_torch_get_sizes(g_in[0].view, &sz)) {
                 first.nd = (int)nd;
                 for (int d = 0; d < nd && d < 5; d++) first.sz[d] = sz[d];
             }
@@ -863,9 +945,12 @@ static void one_call(uint64_t seed, int64_t k, FILE *out) {
     }
     int rc;
     g_uninit = !strncmp(e->s->name, "empty", 5) || !strcmp(e->s->name, "new_empty");
-    if (g_setup_failed) rc = -1;
-    else if (e->path == 'd') rc = call_dispatcher(e, vals);
-    else rc = call_shim(e, vals);
+    if (g_setup_failed)
+        rc = -1;
+    else if (e->path == 'd')
+        rc = call_dispatcher(e, vals);
+    else
+        rc = call_shim(e, vals);
     /* After a failure an out= may have been resized (new, unset storage) before the check
      * that failed, in PyTorch too: inputs are then compared without their values. */
     g_uninit = rc == 1;
@@ -941,7 +1026,7 @@ static int run(const char *manifest, uint64_t seed, int64_t count, const char *o
 /* ---------------------------------------------------------------- compare */
 
 typedef struct {
-    char *hdr;   /* "C k path op status" */
+    char *hdr; /* "C k path op status" */
     char **lines;
     int n;
 } block;
@@ -1009,7 +1094,8 @@ static bool isnan_bits(uint64_t b, int kind) {
     case 16: return (b & 0x7c00) == 0x7c00 && (b & 0x3ff);
     case 17: return (b & 0x7f80) == 0x7f80 && (b & 0x7f); /* bf16 */
     case 32: return (b & 0x7f800000) == 0x7f800000 && (b & 0x7fffff);
-    default: return (b & 0x7ff0000000000000ULL) == 0x7ff0000000000000ULL && (b & 0xfffffffffffffULL);
+    default:
+        return (b & 0x7ff0000000000000ULL) == 0x7ff0000000000000ULL && (b & 0xfffffffffffffULL);
     }
 }
 /* Elementwise data compare: floats within 1 ulp and NaN == NaN, the rest exact. */
@@ -1095,8 +1181,9 @@ static const char *differ(const block *o, const block *t, char *detail, size_t c
         if (!strcmp(so, "setup") || !strcmp(stt, "setup")) return "setup";
         const block *fb = !strcmp(so, "fail") ? o : t;
         for (int j = 0; j < fb->n; j++)
-            if (fb->lines[j][0] == 'M') snprintf(detail, cap, "%s: %s", fb == o ? "ours" : "torch", fb->lines[j] + 2);
-        if (!strcmp(so, "fail")) return "status-refused"; /* PyTorch succeeds */
+            if (fb->lines[j][0] == 'M')
+                snprintf(detail, cap, "%s: %s", fb == o ? "ours" : "torch", fb->lines[j] + 2);
+        if (!strcmp(so, "fail")) return "status-refused";   /* PyTorch succeeds */
         if (!strcmp(stt, "fail")) return "status-accepted"; /* PyTorch fails */
         return "status";
     }
@@ -1139,8 +1226,9 @@ static const char *differ(const block *o, const block *t, char *detail, size_t c
             char shape[64];
             field(ol, 3, shape, sizeof shape);
             snprintf(detail, cap, "%s %s dtype %d element %" PRId64 ": ours %.*s torch %.*s", lab,
-                     shape, dt, bad, hx, da && strlen(da + 1) >= (size_t)((bad + 1) * hx) ? da + 1 + bad * hx : "",
-                     hx, db && strlen(db + 1) >= (size_t)((bad + 1) * hx) ? db + 1 + bad * hx : "");
+                     shape, dt, bad, hx,
+                     da && strlen(da + 1) >= (size_t)((bad + 1) * hx) ? da + 1 + bad * hx : "", hx,
+                     db && strlen(db + 1) >= (size_t)((bad + 1) * hx) ? db + 1 + bad * hx : "");
             if (has_stride0(o)) return input ? "input-values-stride0" : "values-stride0";
             return input ? "input-values" : "values";
         }
@@ -1173,7 +1261,8 @@ static int compare(const char *ours, const char *torch, const char *allowpath) {
             allow *x = &al[na];
             memset(x, 0, sizeof *x);
             int used = 0;
-            if (sscanf(line, "%127s %3s %31s %15s %n", x->op, x->path, x->cls, x->status, &used) < 4)
+            if (sscanf(line, "%127s %3s %31s %15s %n", x->op, x->path, x->cls, x->status, &used) <
+                4)
                 continue;
             const char *r = line + used;
             snprintf(x->detail, sizeof x->detail, "*");
@@ -1192,7 +1281,12 @@ static int compare(const char *ours, const char *torch, const char *allowpath) {
         fclose(f);
     }
     int64_t calls = 0, ok = 0, missing = 0, nodisp = 0, diffs = 0, unexplained = 0;
-    struct { char cls[32]; char op[128]; char path; int64_t n; } cnt[512];
+    struct {
+        char cls[32];
+        char op[128];
+        char path;
+        int64_t n;
+    } cnt[512];
     int ncnt = 0;
     int shown = 0;
     for (int64_t k = 0; k < nt && k < no; k++) {
@@ -1200,15 +1294,25 @@ static int compare(const char *ours, const char *torch, const char *allowpath) {
         calls++;
         char st[16];
         field(t[k].hdr, 4, st, sizeof st);
-        if (!strcmp(st, "missing")) { missing++; continue; }
+        if (!strcmp(st, "missing")) {
+            missing++;
+            continue;
+        }
         field(o[k].hdr, 4, st, sizeof st);
-        if (!strcmp(st, "nodispatch")) { nodisp++; continue; }
+        if (!strcmp(st, "nodispatch")) {
+            nodisp++;
+            continue;
+        }
         char detail[1024], op[128], path[4];
         const char *cls = differ(&o[k], &t[k], detail, sizeof detail);
-        if (!cls) { ok++; continue; }
+        if (!cls) {
+            ok++;
+            continue;
+        }
         diffs++;
         field(o[k].hdr, 3, op, sizeof op), field(o[k].hdr, 2, path, sizeof path);
-        if (!strcmp(cls, "crash") || !strcmp(cls, "torch-crash")) field(t[k].hdr, 3, op, sizeof op), field(t[k].hdr, 2, path, sizeof path);
+        if (!strcmp(cls, "crash") || !strcmp(cls, "torch-crash"))
+            field(t[k].hdr, 3, op, sizeof op), field(t[k].hdr, 2, path, sizeof path);
         int c;
         for (c = 0; c < ncnt; c++)
             if (!strcmp(cnt[c].cls, cls) && !strcmp(cnt[c].op, op) && cnt[c].path == path[0]) break;
@@ -1234,13 +1338,14 @@ static int compare(const char *ours, const char *torch, const char *allowpath) {
            " not on the allow-list), %" PRId64 " torch lacks the shim, %" PRId64
            " not dispatchable (Scalar argument)\n",
            calls, ok, diffs, unexplained, missing, nodisp);
-    printf("differences by class and op (path c: aoti_torch_cpu_*, a: aoti_torch_aten_*, d: dispatcher):\n");
+    printf("differences by class and op (path c: aoti_torch_cpu_*, a: aoti_torch_aten_*, d: "
+           "dispatcher):\n");
     for (int c = 0; c < ncnt; c++)
         printf("  %-18s %c %-32s %" PRId64 "\n", cnt[c].cls, cnt[c].path, cnt[c].op, cnt[c].n);
     printf("allow-list hits:\n");
     for (int a = 0; a < na; a++)
-        printf("  %6" PRId64 "  %-22s %s %-18s %-9s \"%s\" %s\n", al[a].hits, al[a].op,
-               al[a].path, al[a].cls, al[a].status, al[a].detail, al[a].reason);
+        printf("  %6" PRId64 "  %-22s %s %-18s %-9s \"%s\" %s\n", al[a].hits, al[a].op, al[a].path,
+               al[a].cls, al[a].status, al[a].detail, al[a].reason);
     if (calls == 0) {
         printf("no call compared\n");
         return 1;
@@ -1271,13 +1376,13 @@ int main(int argc, char **argv) {
         load_manifest(argv[2]);
         for (int i = 0; i < g_ne; i++)
             printf("%c %s %s %s\n", g_e[i].path, g_e[i].op, g_e[i].fn[0] ? g_e[i].fn : "-",
-                   g_e[i].path != 'd' ? (dlsym(RTLD_DEFAULT, g_e[i].fn) ? "present" : "missing")
-                   : g_e[i].dispatchable ? "dispatchable" : "nodispatch");
+                   g_e[i].path != 'd'    ? (dlsym(RTLD_DEFAULT, g_e[i].fn) ? "present" : "missing")
+                   : g_e[i].dispatchable ? "dispatchable"
+                                         : "nodispatch");
         return 0;
     }
-    fprintf(stderr,
-            "usage: diff_client run MANIFEST SEED COUNT OUT [ONLY]\n"
-            "       diff_client compare OURS TORCH ALLOWLIST\n"
-            "       diff_client list MANIFEST\n");
+    fprintf(stderr, "usage: diff_client run MANIFEST SEED COUNT OUT [ONLY]\n"
+                    "       diff_client compare OURS TORCH ALLOWLIST\n"
+                    "       diff_client list MANIFEST\n");
     return 2;
 }
