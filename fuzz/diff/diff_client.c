@@ -1151,21 +1151,30 @@ static bool strides_degenerate(const char *line, const char *sa, const char *sb)
     return true;
 }
 
-/* Whether an input of the call has a stride-0 dim (an expanded view). */
-static bool has_stride0(const block *b) {
+/* What is odd in the layouts of the call's inputs: 1 when one has a stride-0 dim (an
+ * expanded view), 2 when one has a size-1 dim whose stride is not the contiguous one (PyTorch
+ * ignores such strides), 0 otherwise. */
+static int odd_layout(const block *b) {
+    int odd = 0;
     for (int j = 0; j < b->n; j++) {
         if (b->lines[j][0] != 'T' || b->lines[j][2] != 'i') continue;
         char sz[256], st[256];
         field(b->lines[j], 3, sz, sizeof sz), field(b->lines[j], 4, st, sizeof st);
+        int64_t size[16], stride[16];
+        int n = 0;
         const char *p = sz + 1, *q = st + 1;
-        while (*p && *p != ']' && *q && *q != ']') {
-            long long a = strtoll(p, (char **)&p, 10), c = strtoll(q, (char **)&q, 10);
-            if (c == 0 && a >= 1) return true;
+        while (*p && *p != ']' && *q && *q != ']' && n < 16) {
+            size[n] = strtoll(p, (char **)&p, 10), stride[n] = strtoll(q, (char **)&q, 10);
+            n++;
             if (*p == ',') p++;
             if (*q == ',') q++;
         }
+        for (int d = 0; d < n; d++)
+            if (stride[d] == 0 && size[d] >= 1) return 1;
+        for (int d = 0; d < n; d++)
+            if (size[d] == 1 && d + 1 < n && stride[d] != stride[d + 1] * size[d + 1]) odd = 2;
     }
-    return false;
+    return odd;
 }
 
 /* The first difference of two blocks, as a class name; NULL when they agree. */
@@ -1229,7 +1238,9 @@ static const char *differ(const block *o, const block *t, char *detail, size_t c
                      shape, dt, bad, hx,
                      da && strlen(da + 1) >= (size_t)((bad + 1) * hx) ? da + 1 + bad * hx : "", hx,
                      db && strlen(db + 1) >= (size_t)((bad + 1) * hx) ? db + 1 + bad * hx : "");
-            if (has_stride0(o)) return input ? "input-values-stride0" : "values-stride0";
+            int odd = odd_layout(o);
+            if (odd == 1) return input ? "input-values-stride0" : "values-stride0";
+            if (odd == 2) return input ? "input-values-size1" : "values-size1";
             return input ? "input-values" : "values";
         }
     }

@@ -7,7 +7,7 @@
 # difference fails unless fuzz/diff/allowlist.txt names its class, op and path; a crash
 # always fails.
 #   plain pass: DIFF_SEEDS (default "1 2") x DIFF_CALLS (default 1500) through both, and
-#               DIFF_VG_CALLS (default 150) of libshimrt's side under valgrind
+#               DIFF_VG_CALLS (default 1000) of libshimrt's side under valgrind
 #   SAN=1:      libshimrt's side only, DIFF_SAN_CALLS (default 3000) calls under ASan/UBSan
 #               (every shim, also those PyTorch lacks; no comparison: libtorch is not loaded)
 # DIFF_KEEP=DIR keeps the records and reports there (make fuzz-diff).
@@ -76,12 +76,12 @@ done
 [ "$st" -eq 0 ] || fail "differences not on $AL (records in ${DIFF_KEEP:-a temporary directory})"
 
 # libshimrt's side under valgrind (every shim and op: no filter), a few calls.
-if command -v valgrind >/dev/null 2>&1 && [ "${DIFF_VG_CALLS:-150}" -gt 0 ]; then
+if command -v valgrind >/dev/null 2>&1 && [ "${DIFF_VG_CALLS:-1000}" -gt 0 ]; then
   valgrind -q --error-exitcode=99 --leak-check=full \
-    --errors-for-leak-kinds=definite --log-file="$T/vg.%p" \
-    "$CLIENT" run "$M" 3 "${DIFF_VG_CALLS:-150}" "$T/vg.txt" 2>/dev/null || {
-    cat "$T"/vg.* | head -60; fail "valgrind"; }
-  if grep -q ' crash$' "$T/vg.txt" || cat "$T"/vg.* | grep -q .; then
-    cat "$T"/vg.* | head -60; fail "valgrind reports errors"; fi
-  echo "diff_fuzz: ${DIFF_VG_CALLS:-150} calls of libshimrt's side under valgrind: clean"
+    --errors-for-leak-kinds=definite --log-file="$T/valgrind.%p" \
+    "$CLIENT" run "$M" 3 "${DIFF_VG_CALLS:-1000}" "$T/vg.txt" 2>/dev/null || {
+    cat "$T"/valgrind.* | head -60; fail "valgrind"; }
+  if grep -q ' crash$' "$T/vg.txt" || cat "$T"/valgrind.* | grep -q .; then
+    cat "$T"/valgrind.* | head -60; fail "valgrind reports errors"; fi
+  echo "diff_fuzz: ${DIFF_VG_CALLS:-1000} calls of libshimrt's side under valgrind: clean"
 fi
