@@ -3,6 +3,7 @@
 #   fuzz/schema.dict    its dictionary (type names, annotations, defaults)
 #   fuzz/fuzz_yaml.c    the YAML loader through gen/shimgen.h (load, finalize, free)
 #   fuzz/fuzz_dispatch.c random stacks through torch_call_dispatcher for every registered op
+#   fuzz/diff/          the differential fuzzer against libtorch (`make fuzz-diff`, docs/difffuzz.md)
 # Fuzz builds compile the gen/ sources again with clang into $(FUZZ_DIR) (never the gcc
 # objects). Seeds come from PyTorch's native_functions.yaml: one file per `func:` string
 # for the schema harness, chunks of whole entries for the YAML harness. New inputs go to
