@@ -3,6 +3,7 @@
 #   fuzz/schema.dict    its dictionary (type names, annotations, defaults)
 #   fuzz/fuzz_yaml.c    the YAML loader through gen/shimgen.h (load, finalize, free)
 #   fuzz/fuzz_dispatch.c random stacks through torch_call_dispatcher for every registered op
+#   fuzz/diff/          the differential fuzzer against libtorch (`make fuzz-diff`, docs/difffuzz.md)
 # Fuzz builds compile the gen/ sources again with clang into $(FUZZ_DIR) (never the gcc
 # objects). Seeds come from PyTorch's native_functions.yaml: one file per `func:` string
 # for the schema harness, chunks of whole entries for the YAML harness. New inputs go to
@@ -117,3 +118,4 @@ check-fuzz: $(FUZZ_DIR)/fuzz_schema $(FUZZ_DIR)/fuzz_yaml $(FUZZ_DIR)/fuzz_dispa
 FUZZ_STEPS  += check-fuzz
 CHECK_BUILD += fuzz-build $(FUZZ_DIR)/seeds-schema.stamp $(FUZZ_DIR)/seeds-yaml.stamp
 CHECK_STEPS += check-fuzz
+include fuzz/diff/diff.mk
