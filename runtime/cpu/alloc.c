@@ -165,9 +165,7 @@ AOTITorchError shimrt_cpu_contiguous(AtenTensorHandle self, int32_t memory_forma
         memory_format > SHIMRT_MEMORY_FORMAT_CHANNELS_LAST_3D)
         return shimrt_fail(op, "unknown memory format code %d", (int)memory_format);
     if (is_format(self, memory_format)) {
-        return shimrt_k_give(
-            shimrt_k_alias(op, self, self->ndim, self->sizes, self->strides, self->storage_offset),
-            ret0);
+        return shimrt_k_give(shimrt_tensor_share(op, self), ret0); /* PyTorch returns self */
     }
     return copy_as(op, self, memory_format, self->dtype, ret0);
 }
@@ -183,9 +181,7 @@ AOTITorchError shimrt_cpu_to_dtype(AtenTensorHandle self, int32_t dtype, int32_t
         return shimrt_fail(op, "unknown memory format code %d", (int)fmt);
     if (dtype == self->dtype && !copy &&
         (fmt == SHIMRT_MEMORY_FORMAT_PRESERVE || is_format(self, fmt))) {
-        return shimrt_k_give(
-            shimrt_k_alias(op, self, self->ndim, self->sizes, self->strides, self->storage_offset),
-            ret0);
+        return shimrt_k_give(shimrt_tensor_share(op, self), ret0); /* PyTorch returns self */
     }
     return copy_as(op, self, fmt, dtype, ret0);
 }
