@@ -56,9 +56,9 @@ static void register_builtins(void) {
     if (init_rc == AOTI_TORCH_SUCCESS) /* the CUDA kernels (runtime/cuda/aten.c) */
         init_rc = shimgen_register_aten_cuda(NULL, &aten_cuda_impl);
     if (init_rc == AOTI_TORCH_SUCCESS)
-        init_rc = shimrt_register_ops("aten", "Meta", __FILE__, __LINE__, NULL, 0, meta_impls,
-                                      sizeof meta_impls / sizeof meta_impls[0], NULL,
-                                      &aten_meta_impl);
+        init_rc =
+            shimrt_register_ops("aten", "Meta", __FILE__, __LINE__, NULL, 0, meta_impls,
+                                sizeof meta_impls / sizeof meta_impls[0], NULL, &aten_meta_impl);
     /* ops without a CUDA kernel run on the CPU kernels (manifest "backend_fallback") */
     if (init_rc == AOTI_TORCH_SUCCESS)
         shimrt_dispatch_set_cpu_fallback(SHIMRT_DISPATCH_KEY_CUDA, true);

@@ -145,23 +145,23 @@ void shimrt_storage_release(shimrt_storage *s); /* NULL: no-op */
  * tensor's metadata while another thread reads it is a race; making and freeing handles
  * of one tensor from many threads is safe. */
 typedef struct shimrt_tensor_impl {
-    _Atomic int64_t nhandles;     /* its handles; the last one's free frees the tensor */
-    atomic_flag lock;             /* guards the ring of handles and metadata changes */
+    _Atomic int64_t nhandles;      /* its handles; the last one's free frees the tensor */
+    atomic_flag lock;              /* guards the ring of handles and metadata changes */
     struct AtenTensorOpaque *ring; /* one of its handles; the others via next/prev */
-    int64_t cap;                  /* room for dims in sizes/strides */
-    int64_t *sizes, *strides;     /* inline_* or one heap block of 2*cap */
+    int64_t cap;                   /* room for dims in sizes/strides */
+    int64_t *sizes, *strides;      /* inline_* or one heap block of 2*cap */
     int64_t inline_sizes[SHIMRT_INLINE_DIMS], inline_strides[SHIMRT_INLINE_DIMS];
 } shimrt_tensor_impl;
 
 struct AtenTensorOpaque {
-    uint64_t magic;            /* SHIMRT_TENSOR_MAGIC while live, SHIMRT_MAGIC_FREED after */
-    shimrt_tensor_impl *impl;  /* the tensor; NULL for an undefined one */
+    uint64_t magic;           /* SHIMRT_TENSOR_MAGIC while live, SHIMRT_MAGIC_FREED after */
+    shimrt_tensor_impl *impl; /* the tensor; NULL for an undefined one */
     struct AtenTensorOpaque *next, *prev; /* the tensor's other handles (a ring) */
     /* the tensor's metadata, the same in each of its handles: */
-    shimrt_storage *storage;   /* the tensor's one reference (NULL when undefined) */
+    shimrt_storage *storage; /* the tensor's one reference (NULL when undefined) */
     int64_t ndim;
-    int64_t *sizes, *strides;  /* the tensor's arrays */
-    int64_t storage_offset;    /* in elements */
+    int64_t *sizes, *strides; /* the tensor's arrays */
+    int64_t storage_offset;   /* in elements */
     int32_t dtype, device_type, device_index, layout;
     bool defined;       /* false: from aoti_torch_new_uninitialized_tensor */
     bool requires_grad; /* torch_set_requires_grad; no autograd runs on it */

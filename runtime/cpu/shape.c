@@ -543,9 +543,8 @@ AOTITorchError shimrt_to_dtype_layout(AtenTensorHandle self, int32_t *dtype, int
     if (dt == self->dtype && dev == self->device_type && !copy)
         return aoti_torch_new_tensor_handle(self, ret0); /* PyTorch returns self */
     if (dev == SHIMRT_DEV_META) /* PyTorch's Meta kernel: the layout of empty_like */
-        return shimrt_meta_copy_as(op, self,
-                                   memory_format ? *memory_format : SHIMRT_MEMORY_FORMAT_PRESERVE,
-                                   dt, ret0);
+        return shimrt_meta_copy_as(
+            op, self, memory_format ? *memory_format : SHIMRT_MEMORY_FORMAT_PRESERVE, dt, ret0);
     if (self->device_type == SHIMRT_DEV_META)
         return shimrt_fail(op, "Cannot copy out of meta tensor; no data!");
     if (dev != SHIMRT_DEV_CPU || self->device_type != SHIMRT_DEV_CPU)

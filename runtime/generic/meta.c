@@ -185,8 +185,8 @@ AOTITorchError shimrt_k_check_cpu_or_meta(const char *op, const struct AtenTenso
     return shimrt_k_check_cpu(op, t, argname);
 }
 
-AOTITorchError shimrt_meta_copy_as(const char *op, const struct AtenTensorOpaque *self,
-                                   int32_t fmt, int32_t dt, AtenTensorHandle *ret0) {
+AOTITorchError shimrt_meta_copy_as(const char *op, const struct AtenTensorOpaque *self, int32_t fmt,
+                                   int32_t dt, AtenTensorHandle *ret0) {
     int64_t strides[SHIMRT_MAX_DIMS];
     bool use;
     if (shimrt_check_dtype(op, dt) || shimrt_k_format_strides(op, self, fmt, strides, &use))

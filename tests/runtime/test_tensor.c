@@ -554,19 +554,23 @@ Test(meta, factory_and_copy_ops_make_meta_tensors) {
     const int32_t f32 = aoti_torch_dtype_float32(), f64 = aoti_torch_dtype_float64(),
                   meta = aoti_torch_device_type_meta();
     const StableIValue dev = ((StableIValue)(uint32_t)meta << 32) | 0xffffffffu;
-    int64_t s23[2] = {2, 3}, st23[2] = {3, 1}, s32[2] = {3, 2}, st32[2] = {2, 1},
-            tst[2] = {1, 3}, s1234[4] = {1, 2, 3, 4}, cl[4] = {24, 1, 8, 2};
+    int64_t s23[2] = {2, 3}, st23[2] = {3, 1}, s32[2] = {3, 2}, st32[2] = {2, 1}, tst[2] = {1, 3},
+            s1234[4] = {1, 2, 3, 4}, cl[4] = {24, 1, 8, 2};
     /* empty.memory_format, also channels_last */
     StableListHandle l = NULL;
     OK(torch_new_list_reserve_size(2, &l));
     OK(torch_list_push_back(l, 2));
     OK(torch_list_push_back(l, 3));
-    StableIValue e[6] = {(StableIValue)(uintptr_t)l, meta_cell((StableIValue)f64), 0,
-                         meta_cell(dev), 0, 0};
+    StableIValue e[6] = {
+        (StableIValue)(uintptr_t)l, meta_cell((StableIValue)f64), 0, meta_cell(dev), 0, 0};
     expect_meta(meta_call("aten::empty", "memory_format", e), f64, 2, s23, st23);
     OK(torch_new_list_reserve_size(4, &l));
     for (int i = 0; i < 4; i++) OK(torch_list_push_back(l, (StableIValue)s1234[i]));
-    StableIValue e2[6] = {(StableIValue)(uintptr_t)l, 0, 0, meta_cell(dev), 0,
+    StableIValue e2[6] = {(StableIValue)(uintptr_t)l,
+                          0,
+                          0,
+                          meta_cell(dev),
+                          0,
                           meta_cell((StableIValue)aoti_torch_memory_format_channels_last())};
     expect_meta(meta_call("aten::empty", "memory_format", e2), f32, 4, s1234, cl);
     /* a meta tensor and its transpose */
@@ -597,9 +601,14 @@ Test(meta, factory_and_copy_ops_make_meta_tensors) {
     StableIValue tc[8] = {meta_handle(cpu), 0, 0, meta_cell(dev), 0, 0, 0, 0};
     expect_meta(meta_call("aten::to", "dtype_layout", tc), f32, 2, s23, st23);
     /* and back: a meta tensor has no data to copy */
-    StableIValue back[8] = {meta_handle(m), 0, 0,
+    StableIValue back[8] = {meta_handle(m),
+                            0,
+                            0,
                             meta_cell((StableIValue)(uint32_t)aoti_torch_device_type_cpu() << 32),
-                            0, 0, 0, 0};
+                            0,
+                            0,
+                            0,
+                            0};
     FAILS(torch_call_dispatcher("aten::to", "dtype_layout", back, TORCH_ABI_VERSION),
           "torch_call_dispatcher", "Cannot copy out of meta tensor");
     OK(aoti_torch_delete_tensor_object(cpu));

@@ -28,8 +28,9 @@ static void show(const char *tag, AtenTensorHandle t) {
     int32_t dt = -1, dev = -1;
     if (!ok(aoti_torch_get_dim(t, &nd), tag) || !ok(aoti_torch_get_sizes(t, &sz), tag) ||
         !ok(aoti_torch_get_strides(t, &st), tag) ||
-        !ok(aoti_torch_get_storage_offset(t, &off), tag) || !ok(aoti_torch_get_dtype(t, &dt), tag) ||
-        !ok(aoti_torch_get_device_type(t, &dev), tag) || !ok(aoti_torch_get_numel(t, &n), tag))
+        !ok(aoti_torch_get_storage_offset(t, &off), tag) ||
+        !ok(aoti_torch_get_dtype(t, &dt), tag) || !ok(aoti_torch_get_device_type(t, &dev), tag) ||
+        !ok(aoti_torch_get_numel(t, &n), tag))
         return;
     printf("  %s: dtype %d device %d sizes [", tag, (int)dt, (int)dev);
     for (int64_t i = 0; i < nd; i++) printf("%s%lld", i ? "," : "", (long long)sz[i]);
@@ -223,7 +224,8 @@ static void returns_self(void) {
     AtenTensorHandle x;
     x = iota(2, s23);
     {
-        StableIValue st[2] = {from_tensor(x), (StableIValue)aoti_torch_memory_format_contiguous_format()};
+        StableIValue st[2] = {from_tensor(x),
+                              (StableIValue)aoti_torch_memory_format_contiguous_format()};
         self_or_view("aten::contiguous", "", st, 2, x);
     }
     del(x);
@@ -300,8 +302,8 @@ static void meta(void) {
     show_meta("m", m);
     printf("empty.memory_format([2,3], dtype=float64, device=meta)\n");
     {
-        StableIValue st[6] = {int_list(2, s23), some((StableIValue)f64), 0, some(meta_device()),
-                              0, 0};
+        StableIValue st[6] = {
+            int_list(2, s23), some((StableIValue)f64), 0, some(meta_device()), 0, 0};
         if (ok(torch_call_dispatcher("aten::empty", "memory_format", st, TORCH_ABI_VERSION),
                "empty")) {
             show_meta("result", ret_tensor(st[0]));
@@ -311,8 +313,9 @@ static void meta(void) {
     printf("empty.memory_format([1,2,3,4], device=meta, channels_last)\n");
     {
         int64_t s1234[4] = {1, 2, 3, 4};
-        StableIValue st[6] = {int_list(4, s1234), 0, 0, some(meta_device()), 0,
-                              some((StableIValue)aoti_torch_memory_format_channels_last())};
+        StableIValue st[6] = {
+            int_list(4, s1234),  0, 0,
+            some(meta_device()), 0, some((StableIValue)aoti_torch_memory_format_channels_last())};
         if (ok(torch_call_dispatcher("aten::empty", "memory_format", st, TORCH_ABI_VERSION),
                "empty")) {
             show_meta("result", ret_tensor(st[0]));
@@ -351,8 +354,7 @@ static void meta(void) {
     AtenTensorHandle mt = NULL;
     {
         StableIValue st[3] = {from_tensor(m), 0, 1};
-        if (ok(torch_call_dispatcher("aten::transpose", "int", st, TORCH_ABI_VERSION),
-               "transpose"))
+        if (ok(torch_call_dispatcher("aten::transpose", "int", st, TORCH_ABI_VERSION), "transpose"))
             mt = ret_tensor(st[0]);
     }
     printf("clone(m) and clone(m.t())\n");
@@ -379,8 +381,8 @@ static void meta(void) {
         }
     }
     {
-        StableIValue st[8] = {from_tensor(m), some((StableIValue)aoti_torch_dtype_float32()),
-                              0, 0, 0, 0, 0, 0};
+        StableIValue st[8] = {
+            from_tensor(m), some((StableIValue)aoti_torch_dtype_float32()), 0, 0, 0, 0, 0, 0};
         if (ok(torch_call_dispatcher("aten::to", "dtype_layout", st, TORCH_ABI_VERSION), "to")) {
             AtenTensorHandle t = ret_tensor(st[0]);
             show_meta("result", t);
@@ -423,10 +425,16 @@ static void meta(void) {
     }
     printf("to(m, device=cpu): no data to copy\n");
     {
-        StableIValue st[8] = {from_tensor(m), 0, 0,
+        StableIValue st[8] = {from_tensor(m),
+                              0,
+                              0,
                               some((StableIValue)(uint32_t)aoti_torch_device_type_cpu() << 32),
-                              0, 0, 0, 0};
-        AOTITorchError rc = torch_call_dispatcher("aten::to", "dtype_layout", st, TORCH_ABI_VERSION);
+                              0,
+                              0,
+                              0,
+                              0};
+        AOTITorchError rc =
+            torch_call_dispatcher("aten::to", "dtype_layout", st, TORCH_ABI_VERSION);
         printf("  %s\n", rc == AOTI_TORCH_SUCCESS ? "done" : "refused");
         if (rc == AOTI_TORCH_SUCCESS) del(ret_tensor(st[0]));
     }
