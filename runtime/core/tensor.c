@@ -193,8 +193,10 @@ static void handle_leave(AtenTensorHandle h) {
         impl_lock(m);
         h->prev->next = h->next;
         h->next->prev = h->prev;
-        last = atomic_fetch_sub_explicit(&m->nhandles, 1, memory_order_acq_rel) == 1;
         impl_unlock(m);
+        /* after the unlock: a handle that sees the count at 1 (and frees the tensor without
+         * the lock) must find this one done with it */
+        last = atomic_fetch_sub_explicit(&m->nhandles, 1, memory_order_acq_rel) == 1;
     }
     if (!last) return;
     shimrt_storage_release(h->storage);
