@@ -313,6 +313,8 @@ AtenTensorHandle shimrt_tensor_empty(const char *func, int64_t ndim, const int64
 
 AOTITorchError shimrt_resize_output(const char *func, AtenTensorHandle out, int64_t ndim,
                                     const int64_t *sizes) {
+    /* a live handle: the change goes round its tensor's ring of handles */
+    if (!shimrt_tensor_valid(out)) return shimrt_fail(func, "out is not a live tensor handle");
     if (!out->defined) return shimrt_fail(func, "out is an undefined tensor");
     if (out->ndim == ndim &&
         (ndim == 0 || !memcmp(out->sizes, sizes, (size_t)ndim * sizeof *sizes)))
