@@ -30,7 +30,7 @@ AOTI_TORCH_EXPORT AOTITorchError torch_set_requires_grad(AtenTensorHandle tensor
                            "only Tensors of floating point and complex dtype can "
                            "require gradients (got %s)",
                            shimrt_dtype_name(dt));
-    tensor->requires_grad = requires_grad;
+    shimrt_tensor_set_requires_grad(tensor, requires_grad);
     return AOTI_TORCH_SUCCESS;
 }
 

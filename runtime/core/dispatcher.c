@@ -467,7 +467,10 @@ static AOTITorchError cpu_fallback(const char *func, shimrt_op *op, const shimrt
     }
     /* mutated arguments: the host result back into the device tensor */
     for (size_t i = 0; !rc && i < st.n; i++)
-        if (st.v[i].host) rc = shimrt_backend_copy(func, st.v[i].orig, st.v[i].host);
+        if (st.v[i].host) /* the kernel may have resized it (an out argument) */
+            rc =
+                shimrt_resize_output(func, st.v[i].orig, st.v[i].host->ndim, st.v[i].host->sizes) ||
+                shimrt_backend_copy(func, st.v[i].orig, st.v[i].host);
     for (uint32_t r = 0; !rc && r < d->n_rets; r++) {
         const sg_return *ret = &d->schema->rets[r];
         const sg_type *t = ret->type;

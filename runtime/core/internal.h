@@ -132,16 +132,39 @@ void shimrt_storage_release(shimrt_storage *s); /* NULL: no-op */
 #define SHIMRT_INLINE_DIMS 6
 #define SHIMRT_MAX_DIMS 64
 
+/* A tensor and its handles, as PyTorch's TensorImpl and at::Tensor: every handle of a
+ * tensor (aoti_torch_new_tensor_handle, a StableIValue, a kernel's return of self) names
+ * the one shimrt_tensor_impl, so a resize through any handle is seen through all; the
+ * tensor lives while any handle does. Views are new tensors over the same storage.
+ *
+ * Each handle carries a mirror of the tensor's metadata (storage, ndim, sizes, strides,
+ * offset, dtype, device, layout, requires_grad) so that kernels read t->ndim directly;
+ * sizes and strides point to the tensor's own arrays. Only tensor.c changes metadata, and
+ * it writes every handle of the tensor at once (shimrt_resize_output,
+ * shimrt_tensor_set_requires_grad), under the tensor's lock. As in PyTorch, changing a
+ * tensor's metadata while another thread reads it is a race; making and freeing handles
+ * of one tensor from many threads is safe. */
+typedef struct shimrt_tensor_impl {
+    _Atomic int64_t nhandles;      /* its handles; the last one's free frees the tensor */
+    atomic_flag lock;              /* guards the ring of handles and metadata changes */
+    struct AtenTensorOpaque *ring; /* one of its handles; the others via next/prev */
+    int64_t cap;                   /* room for dims in sizes/strides */
+    int64_t *sizes, *strides;      /* inline_* or one heap block of 2*cap */
+    int64_t inline_sizes[SHIMRT_INLINE_DIMS], inline_strides[SHIMRT_INLINE_DIMS];
+} shimrt_tensor_impl;
+
 struct AtenTensorOpaque {
-    uint64_t magic;          /* SHIMRT_TENSOR_MAGIC while live, SHIMRT_MAGIC_FREED after */
-    shimrt_storage *storage; /* one reference held by this handle */
+    uint64_t magic;           /* SHIMRT_TENSOR_MAGIC while live, SHIMRT_MAGIC_FREED after */
+    shimrt_tensor_impl *impl; /* the tensor; NULL for an undefined one */
+    struct AtenTensorOpaque *next, *prev; /* the tensor's other handles (a ring) */
+    /* the tensor's metadata, the same in each of its handles: */
+    shimrt_storage *storage; /* the tensor's one reference (NULL when undefined) */
     int64_t ndim;
-    int64_t *sizes, *strides; /* point to inline_* or to one heap block of 2*ndim */
+    int64_t *sizes, *strides; /* the tensor's arrays */
     int64_t storage_offset;   /* in elements */
     int32_t dtype, device_type, device_index, layout;
     bool defined;       /* false: from aoti_torch_new_uninitialized_tensor */
     bool requires_grad; /* torch_set_requires_grad; no autograd runs on it */
-    int64_t inline_sizes[SHIMRT_INLINE_DIMS], inline_strides[SHIMRT_INLINE_DIMS];
 };
 
 extern shimrt_pool shimrt_tensor_pool;
@@ -168,10 +191,6 @@ bool shimrt_tensor_valid(AtenTensorHandle t);
 /* A message for an invalid handle: "argument 'self' is NULL", "... was freed", ... */
 const char *shimrt_tensor_invalid_reason(AtenTensorHandle t, const char *argname);
 
-/* Builds a new handle over s (takes one new reference on s; s may be NULL for a tensor
- * with no elements on a device without memory, e.g. meta). Validates ndim, sizes,
- * strides (NULL strides: contiguous), dtype, device and layout, and that the viewed
- * range fits the storage. Returns NULL with the thread's message set. */
 /* Grows s to at least nbytes (never shrinks), keeping its bytes: the data moves to a new
  * block, which every tensor on s then sees (as PyTorch's storage resize). Fails for storage
  * the runtime did not allocate (from_blob) with "Trying to resize storage that is not
@@ -179,10 +198,14 @@ const char *shimrt_tensor_invalid_reason(AtenTensorHandle t, const char *argname
 AOTITorchError shimrt_storage_grow(const char *func, shimrt_storage *s, size_t nbytes);
 /* PyTorch's at::native::resize_output for an out argument: nothing when out already has
  * sizes[0 .. ndim); else (with a warning, once per process, when out had elements) out
- * takes those sizes with contiguous strides, its storage grown as needed. Fails (out
- * unchanged) when out is undefined, its storage cannot grow, or out of memory. */
+ * takes those sizes with contiguous strides, its storage grown as needed; every handle
+ * of out's tensor sees the change. Fails (out unchanged) when out is undefined, its
+ * storage cannot grow, or out of memory. */
 AOTITorchError shimrt_resize_output(const char *func, AtenTensorHandle out, int64_t ndim,
                                     const int64_t *sizes);
+/* A new tensor (with its first handle) over s, which it takes one new reference on.
+ * Validates ndim, sizes, strides (NULL strides: contiguous), dtype, device and layout, and
+ * that the viewed range fits the storage. Returns NULL with the thread's message set. */
 AtenTensorHandle shimrt_tensor_new(const char *func, shimrt_storage *s, int64_t ndim,
                                    const int64_t *sizes, const int64_t *strides,
                                    int64_t storage_offset, int32_t dtype, int32_t device_type,
@@ -191,7 +214,13 @@ AtenTensorHandle shimrt_tensor_new(const char *func, shimrt_storage *s, int64_t 
 AtenTensorHandle shimrt_tensor_empty(const char *func, int64_t ndim, const int64_t *sizes,
                                      const int64_t *strides, int32_t dtype, int32_t device_type,
                                      int32_t device_index);
-void shimrt_tensor_free(AtenTensorHandle t); /* NULL or invalid: no-op */
+/* Frees the handle t; the tensor goes with its last handle. NULL or invalid: no-op. */
+void shimrt_tensor_free(AtenTensorHandle t);
+/* A new handle of t's tensor (PyTorch: a second at::Tensor of the same TensorImpl; what
+ * a kernel returns when PyTorch returns self). NULL with the message set. */
+AtenTensorHandle shimrt_tensor_share(const char *func, AtenTensorHandle t);
+/* Sets requires_grad of t's tensor (seen through every handle). */
+void shimrt_tensor_set_requires_grad(AtenTensorHandle t, bool requires_grad);
 /* A kernel's last step: on success (rc 0) out goes to *ret0 (the caller's new reference);
  * on failure out is freed (NULL is fine). Returns rc as AOTI_TORCH_SUCCESS or _FAILURE. */
 AOTITorchError shimrt_k_hand_out(AOTITorchError rc, AtenTensorHandle out, AtenTensorHandle *ret0);

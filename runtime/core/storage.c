@@ -106,6 +106,8 @@ shimrt_storage *shimrt_storage_wrap(const char *func, void *data, size_t nbytes,
         return NULL;
     }
     atomic_init(&s->refcount, 1);
+    /* counted as shimrt_storage_new's are: every storage is uncounted by the last release */
+    atomic_fetch_add_explicit(&shimrt_live_storages, 1, memory_order_relaxed);
     s->data = data;
     s->nbytes = nbytes;
     s->device_type = device_type;

@@ -110,24 +110,98 @@ static AOTITorchError check_geometry(const char *func, int64_t ndim, const int64
     return AOTI_TORCH_SUCCESS;
 }
 
-static bool set_dims(struct AtenTensorOpaque *t, int64_t ndim) {
-    if (t->sizes && t->sizes != t->inline_sizes) free(t->sizes);
-    t->ndim = ndim;
-    if (ndim <= SHIMRT_INLINE_DIMS) {
-        t->sizes = t->inline_sizes;
-        t->strides = t->inline_strides;
-        return true;
+/* ---- tensors and their handles ---------------------------------------------------- */
+
+static void impl_lock(shimrt_tensor_impl *m) {
+    while (atomic_flag_test_and_set_explicit(&m->lock, memory_order_acquire)) {
     }
-    int64_t *heap = malloc(2 * (size_t)ndim * sizeof *heap);
-    if (!heap) {
-        t->sizes = t->inline_sizes;
-        t->strides = t->inline_strides;
-        t->ndim = 0;
-        return false;
+}
+static void impl_unlock(shimrt_tensor_impl *m) {
+    atomic_flag_clear_explicit(&m->lock, memory_order_release);
+}
+
+/* The sizes/strides of an undefined tensor's handles (ndim 0: never read). */
+static int64_t no_dims[2];
+
+/* Room for ndim dims in m's arrays: the inline ones, or one heap block (*block, which the
+ * caller installs with install_dims, or frees). Never changes m. False: out of memory. */
+static bool dims_block(const shimrt_tensor_impl *m, int64_t ndim, int64_t **block) {
+    *block = NULL;
+    if (ndim <= m->cap) return true;
+    *block = malloc(2 * (size_t)ndim * sizeof **block);
+    return *block != NULL;
+}
+/* Makes block (from dims_block; NULL: keep the current arrays) m's arrays of capacity ndim. */
+static void install_dims(shimrt_tensor_impl *m, int64_t *block, int64_t ndim) {
+    if (!block) return;
+    if (m->sizes != m->inline_sizes) free(m->sizes);
+    m->sizes = block;
+    m->strides = block + ndim;
+    m->cap = ndim;
+}
+
+/* Copies the metadata of handle from into handle to. */
+static void mirror(AtenTensorHandle to, const struct AtenTensorOpaque *from) {
+    to->impl = from->impl;
+    to->storage = from->storage;
+    to->ndim = from->ndim;
+    to->sizes = from->sizes;
+    to->strides = from->strides;
+    to->storage_offset = from->storage_offset;
+    to->dtype = from->dtype;
+    to->device_type = from->device_type;
+    to->device_index = from->device_index;
+    to->layout = from->layout;
+    to->defined = from->defined;
+    to->requires_grad = from->requires_grad;
+}
+
+/* Makes the fresh slot h (magic not yet set) a handle of src's tensor. */
+static void handle_join(AtenTensorHandle h, AtenTensorHandle src) {
+    shimrt_tensor_impl *m = src->impl;
+    if (!m) { /* an undefined tensor: every handle of it stands alone */
+        h->impl = NULL;
+        h->storage = NULL;
+        h->ndim = 0;
+        h->sizes = h->strides = no_dims;
+        h->storage_offset = 0;
+        h->dtype = h->device_type = h->device_index = h->layout = 0;
+        h->defined = h->requires_grad = false;
+        h->next = h->prev = h;
+        return;
     }
-    t->sizes = heap;
-    t->strides = heap + ndim;
-    return true;
+    impl_lock(m);
+    mirror(h, src);
+    h->next = src->next;
+    h->prev = src;
+    src->next->prev = h;
+    src->next = h;
+    atomic_fetch_add_explicit(&m->nhandles, 1, memory_order_relaxed);
+    impl_unlock(m);
+}
+
+/* Takes the handle h off its tensor (h's fields are left as they were); when h was the
+ * last handle, the tensor goes: its storage reference, its dims, the impl. */
+static void handle_leave(AtenTensorHandle h) {
+    shimrt_tensor_impl *m = h->impl;
+    if (!m) return;
+    bool last;
+    /* one handle: nobody else can reach the tensor, no lock needed */
+    if (atomic_load_explicit(&m->nhandles, memory_order_acquire) == 1) {
+        last = true;
+    } else {
+        impl_lock(m);
+        h->prev->next = h->next;
+        h->next->prev = h->prev;
+        impl_unlock(m);
+        /* after the unlock: a handle that sees the count at 1 (and frees the tensor without
+         * the lock) must find this one done with it */
+        last = atomic_fetch_sub_explicit(&m->nhandles, 1, memory_order_acq_rel) == 1;
+    }
+    if (!last) return;
+    shimrt_storage_release(h->storage);
+    if (m->sizes != m->inline_sizes) free(m->sizes);
+    free(m);
 }
 
 AtenTensorHandle shimrt_tensor_new(const char *func, shimrt_storage *s, int64_t ndim,
@@ -151,20 +225,36 @@ AtenTensorHandle shimrt_tensor_new(const char *func, shimrt_storage *s, int64_t 
                     (long long)extent, elsize, s->nbytes);
         return NULL;
     }
-    AtenTensorHandle t = tensor_slot_alloc();
-    if (!t || !set_dims(t, ndim)) {
-        if (t) tensor_slot_free(t);
+    shimrt_tensor_impl *m = calloc(1, sizeof *m);
+    int64_t *block = NULL;
+    if (m) {
+        m->sizes = m->inline_sizes;
+        m->strides = m->inline_strides;
+        m->cap = SHIMRT_INLINE_DIMS;
+    }
+    AtenTensorHandle t = m && dims_block(m, ndim, &block) ? tensor_slot_alloc() : NULL;
+    if (!t) {
+        free(block);
+        free(m);
         shimrt_fail(func, "out of memory");
         return NULL;
     }
-    if (ndim) memcpy(t->sizes, sizes, (size_t)ndim * sizeof *sizes);
+    install_dims(m, block, ndim);
+    atomic_flag_clear(&m->lock);
+    atomic_init(&m->nhandles, 1);
+    if (ndim) memcpy(m->sizes, sizes, (size_t)ndim * sizeof *sizes);
     if (strides) {
-        if (ndim) memcpy(t->strides, strides, (size_t)ndim * sizeof *strides);
+        if (ndim) memcpy(m->strides, strides, (size_t)ndim * sizeof *strides);
     } else {
-        shimrt_contiguous_strides(ndim, sizes, t->strides);
+        shimrt_contiguous_strides(ndim, sizes, m->strides);
     }
     shimrt_storage_retain(s);
+    t->impl = m;
+    t->next = t->prev = t;
     t->storage = s;
+    t->ndim = ndim;
+    t->sizes = m->sizes;
+    t->strides = m->strides;
     t->storage_offset = storage_offset;
     t->dtype = dtype;
     t->device_type = device_type;
@@ -176,6 +266,29 @@ AtenTensorHandle shimrt_tensor_new(const char *func, shimrt_storage *s, int64_t 
     t->defined = true;
     t->magic = SHIMRT_TENSOR_MAGIC;
     return t;
+}
+
+AtenTensorHandle shimrt_tensor_share(const char *func, AtenTensorHandle t) {
+    AtenTensorHandle h = tensor_slot_alloc();
+    if (!h) {
+        shimrt_fail(func, "out of memory");
+        return NULL;
+    }
+    handle_join(h, t);
+    h->magic = SHIMRT_TENSOR_MAGIC;
+    return h;
+}
+
+void shimrt_tensor_set_requires_grad(AtenTensorHandle t, bool requires_grad) {
+    shimrt_tensor_impl *m = t->impl;
+    if (!m) return;
+    impl_lock(m);
+    AtenTensorHandle h = t;
+    do {
+        h->requires_grad = requires_grad;
+        h = h->next;
+    } while (h != t);
+    impl_unlock(m);
 }
 
 AtenTensorHandle shimrt_tensor_empty(const char *func, int64_t ndim, const int64_t *sizes,
@@ -200,6 +313,8 @@ AtenTensorHandle shimrt_tensor_empty(const char *func, int64_t ndim, const int64
 
 AOTITorchError shimrt_resize_output(const char *func, AtenTensorHandle out, int64_t ndim,
                                     const int64_t *sizes) {
+    /* a live handle: the change goes round its tensor's ring of handles */
+    if (!shimrt_tensor_valid(out)) return shimrt_fail(func, "out is not a live tensor handle");
     if (!out->defined) return shimrt_fail(func, "out is an undefined tensor");
     if (out->ndim == ndim &&
         (ndim == 0 || !memcmp(out->sizes, sizes, (size_t)ndim * sizeof *sizes)))
@@ -223,44 +338,36 @@ AOTITorchError shimrt_resize_output(const char *func, AtenTensorHandle out, int6
                             "deprecated in PyTorch: reuse an out tensor by resizing it to zero "
                             "elements first (warned once per process)");
     }
-    if (shimrt_storage_grow(func, out->storage, nbytes)) return AOTI_TORCH_FAILURE;
-    if (ndim > SHIMRT_INLINE_DIMS || out->ndim > SHIMRT_INLINE_DIMS) {
-        struct AtenTensorOpaque tmp = {0}; /* the new dims first: out is unchanged on failure */
-        if (!set_dims(&tmp, ndim)) return shimrt_fail(func, "out of memory");
-        if (out->sizes != out->inline_sizes) free(out->sizes);
-        out->sizes = tmp.sizes == tmp.inline_sizes ? out->inline_sizes : tmp.sizes;
-        out->strides = tmp.sizes == tmp.inline_sizes ? out->inline_strides : tmp.strides;
+    shimrt_tensor_impl *m = out->impl;
+    int64_t *block;
+    if (!dims_block(m, ndim, &block)) return shimrt_fail(func, "out of memory");
+    if (shimrt_storage_grow(func, out->storage, nbytes)) {
+        free(block);
+        return AOTI_TORCH_FAILURE;
     }
-    out->ndim = ndim;
+    /* the new geometry into the tensor, then into each of its handles */
+    impl_lock(m);
+    install_dims(m, block, ndim);
     if (ndim) {
-        memcpy(out->sizes, sz, (size_t)ndim * sizeof *sz);
-        memcpy(out->strides, st, (size_t)ndim * sizeof *st);
+        memcpy(m->sizes, sz, (size_t)ndim * sizeof *sz);
+        memcpy(m->strides, st, (size_t)ndim * sizeof *st);
     }
+    AtenTensorHandle h = out;
+    do {
+        h->ndim = ndim;
+        h->sizes = m->sizes;
+        h->strides = m->strides;
+        h = h->next;
+    } while (h != out);
+    impl_unlock(m);
     return AOTI_TORCH_SUCCESS;
 }
 
 void shimrt_tensor_free(AtenTensorHandle t) {
     if (!shimrt_tensor_valid(t)) return;
     t->magic = SHIMRT_MAGIC_FREED;
-    shimrt_storage_release(t->storage);
-    if (t->sizes && t->sizes != t->inline_sizes) free(t->sizes);
+    handle_leave(t);
     tensor_slot_free(t);
-}
-
-/* A new handle with t's metadata and a reference to its storage. */
-static AtenTensorHandle alias_of(const char *func, AtenTensorHandle t) {
-    if (!t->defined) {
-        AtenTensorHandle u = tensor_slot_alloc();
-        if (!u) {
-            shimrt_fail(func, "out of memory");
-            return NULL;
-        }
-        set_dims(u, 0);
-        u->magic = SHIMRT_TENSOR_MAGIC;
-        return u;
-    }
-    return shimrt_tensor_new(func, t->storage, t->ndim, t->sizes, t->strides, t->storage_offset,
-                             t->dtype, t->device_type, t->device_index, t->layout);
 }
 
 /* ---- creation ---- */
@@ -350,7 +457,7 @@ AOTI_TORCH_EXPORT AOTITorchError aoti_torch_new_tensor_handle(AtenTensorHandle o
                                                               AtenTensorHandle *new_handle) {
     SHIMRT_CHECK_TENSOR(orig_handle);
     SHIMRT_CHECK_ARG(new_handle);
-    *new_handle = alias_of(__func__, orig_handle);
+    *new_handle = shimrt_tensor_share(__func__, orig_handle);
     return *new_handle ? AOTI_TORCH_SUCCESS : AOTI_TORCH_FAILURE;
 }
 
@@ -389,12 +496,8 @@ AOTI_TORCH_EXPORT AOTITorchError aoti_torch_as_strided(AtenTensorHandle self,
 
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_new_uninitialized_tensor(AtenTensorHandle *ret) {
     SHIMRT_CHECK_ARG(ret);
-    AtenTensorHandle t = tensor_slot_alloc();
-    if (!t) return shimrt_fail(__func__, "out of memory");
-    set_dims(t, 0);
-    t->magic = SHIMRT_TENSOR_MAGIC;
-    *ret = t;
-    return AOTI_TORCH_SUCCESS;
+    static const struct AtenTensorOpaque undefined = {.impl = NULL};
+    return shimrt_k_give(shimrt_tensor_share(__func__, (AtenTensorHandle)&undefined), ret);
 }
 
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_delete_tensor_object(AtenTensorHandle tensor) {
@@ -404,31 +507,15 @@ AOTI_TORCH_EXPORT AOTITorchError aoti_torch_delete_tensor_object(AtenTensorHandl
     return AOTI_TORCH_SUCCESS;
 }
 
+/* PyTorch: *dst = *src, so dst names src's tensor from now on (dst's old tensor is left
+ * to its other handles, or freed). */
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_assign_tensors(AtenTensorHandle src,
                                                            AtenTensorHandle dst) {
     SHIMRT_CHECK_TENSOR(src);
     SHIMRT_CHECK_TENSOR(dst);
-    if (src == dst) return AOTI_TORCH_SUCCESS;
-    shimrt_storage *old = dst->storage;
-    if (!set_dims(dst, src->ndim)) {
-        dst->storage = NULL;
-        dst->defined = false;
-        shimrt_storage_release(old);
-        return shimrt_fail(__func__, "out of memory");
-    }
-    if (src->ndim) {
-        memcpy(dst->sizes, src->sizes, (size_t)src->ndim * sizeof *src->sizes);
-        memcpy(dst->strides, src->strides, (size_t)src->ndim * sizeof *src->strides);
-    }
-    shimrt_storage_retain(src->storage);
-    dst->storage = src->storage;
-    shimrt_storage_release(old);
-    dst->storage_offset = src->storage_offset;
-    dst->dtype = src->dtype;
-    dst->device_type = src->device_type;
-    dst->device_index = src->device_index;
-    dst->layout = src->layout;
-    dst->defined = src->defined;
+    if (src == dst || (src->impl && src->impl == dst->impl)) return AOTI_TORCH_SUCCESS;
+    handle_leave(dst);
+    handle_join(dst, src);
     return AOTI_TORCH_SUCCESS;
 }
 
@@ -436,7 +523,7 @@ AOTI_TORCH_EXPORT AOTITorchError aoti_torch_assign_tensors_out(AtenTensorHandle 
                                                                AtenTensorHandle *ret_dst) {
     SHIMRT_CHECK_TENSOR(src);
     SHIMRT_CHECK_ARG(ret_dst);
-    *ret_dst = alias_of(__func__, src);
+    *ret_dst = shimrt_tensor_share(__func__, src);
     return *ret_dst ? AOTI_TORCH_SUCCESS : AOTI_TORCH_FAILURE;
 }
 

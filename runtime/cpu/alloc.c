@@ -122,6 +122,7 @@ static AOTITorchError copy_as(const char *op, AtenTensorHandle self, int32_t fmt
                               AtenTensorHandle *out) {
     int64_t strides[SHIMRT_MAX_DIMS];
     bool use;
+    if (self->device_type == SHIMRT_DEV_META) return shimrt_meta_copy_as(op, self, fmt, dt, out);
     if (shimrt_k_format_strides(op, self, fmt, strides, &use)) return AOTI_TORCH_FAILURE;
     if (dt != self->dtype && (!shimrt_k_dtype_ok(dt) || !shimrt_k_dtype_ok(self->dtype)))
         return shimrt_fail(op, "cannot convert %s to %s", shimrt_dtype_name(self->dtype),
@@ -135,7 +136,7 @@ static AOTITorchError copy_as(const char *op, AtenTensorHandle self, int32_t fmt
 AOTITorchError shimrt_cpu_clone(AtenTensorHandle self, int32_t *memory_format,
                                 AtenTensorHandle *ret0) {
     static const char op[] = "clone";
-    if (shimrt_k_check_cpu(op, self, "self")) return AOTI_TORCH_FAILURE;
+    if (shimrt_k_check_cpu_or_meta(op, self, "self")) return AOTI_TORCH_FAILURE;
     return copy_as(op, self, memory_format ? *memory_format : SHIMRT_MEMORY_FORMAT_PRESERVE,
                    self->dtype, ret0);
 }
@@ -158,16 +159,14 @@ static bool is_format(const struct AtenTensorOpaque *self, int32_t fmt) {
 AOTITorchError shimrt_cpu_contiguous(AtenTensorHandle self, int32_t memory_format,
                                      AtenTensorHandle *ret0) {
     static const char op[] = "contiguous";
-    if (shimrt_k_check_cpu(op, self, "self")) return AOTI_TORCH_FAILURE;
+    if (shimrt_k_check_cpu_or_meta(op, self, "self")) return AOTI_TORCH_FAILURE;
     if (memory_format == SHIMRT_MEMORY_FORMAT_PRESERVE)
         return shimrt_fail(op, "preserve memory format is unsupported by the contiguous operator");
     if (memory_format < SHIMRT_MEMORY_FORMAT_CONTIGUOUS ||
         memory_format > SHIMRT_MEMORY_FORMAT_CHANNELS_LAST_3D)
         return shimrt_fail(op, "unknown memory format code %d", (int)memory_format);
     if (is_format(self, memory_format)) {
-        return shimrt_k_give(
-            shimrt_k_alias(op, self, self->ndim, self->sizes, self->strides, self->storage_offset),
-            ret0);
+        return shimrt_k_give(shimrt_tensor_share(op, self), ret0); /* PyTorch returns self */
     }
     return copy_as(op, self, memory_format, self->dtype, ret0);
 }
@@ -176,16 +175,14 @@ AOTITorchError shimrt_cpu_to_dtype(AtenTensorHandle self, int32_t dtype, int32_t
                                    int32_t copy, int32_t *memory_format, AtenTensorHandle *ret0) {
     static const char op[] = "to.dtype";
     (void)non_blocking;
-    if (shimrt_k_check_cpu(op, self, "self") || shimrt_check_dtype(op, dtype))
+    if (shimrt_k_check_cpu_or_meta(op, self, "self") || shimrt_check_dtype(op, dtype))
         return AOTI_TORCH_FAILURE;
     int32_t fmt = memory_format ? *memory_format : SHIMRT_MEMORY_FORMAT_PRESERVE;
     if (fmt < SHIMRT_MEMORY_FORMAT_CONTIGUOUS || fmt > SHIMRT_MEMORY_FORMAT_CHANNELS_LAST_3D)
         return shimrt_fail(op, "unknown memory format code %d", (int)fmt);
     if (dtype == self->dtype && !copy &&
         (fmt == SHIMRT_MEMORY_FORMAT_PRESERVE || is_format(self, fmt))) {
-        return shimrt_k_give(
-            shimrt_k_alias(op, self, self->ndim, self->sizes, self->strides, self->storage_offset),
-            ret0);
+        return shimrt_k_give(shimrt_tensor_share(op, self), ret0); /* PyTorch returns self */
     }
     return copy_as(op, self, fmt, dtype, ret0);
 }

@@ -55,10 +55,7 @@ AOTITorchError shimrt_cpu_flatten_using_ints(AtenTensorHandle self, int64_t star
         int64_t one = 1;
         return reshape_to(op, self, 1, &one, ret0);
     }
-    if (s == e)
-        return give(
-            shimrt_k_alias(op, self, self->ndim, self->sizes, self->strides, self->storage_offset),
-            ret0);
+    if (s == e) return give(shimrt_tensor_share(op, self), ret0); /* PyTorch returns self */
     int64_t shape[SHIMRT_MAX_DIMS], n = 0, prod = 1;
     for (int64_t d = 0; d < self->ndim; d++) {
         if (d < s || d > e) {

@@ -535,13 +535,18 @@ AOTITorchError shimrt_to_dtype_layout(AtenTensorHandle self, int32_t *dtype, int
                                       int32_t non_blocking, int32_t copy, int32_t *memory_format,
                                       AtenTensorHandle *ret0) {
     static const char op[] = "to.dtype_layout";
-    (void)pin_memory, (void)non_blocking, (void)memory_format;
+    (void)pin_memory, (void)non_blocking;
     int32_t dt = 0, dev = 0;
     if (options(op, dtype, layout, device, device_index_, self->dtype, self->device_type, &dt,
                 &dev))
         return AOTI_TORCH_FAILURE;
     if (dt == self->dtype && dev == self->device_type && !copy)
         return aoti_torch_new_tensor_handle(self, ret0); /* PyTorch returns self */
+    if (dev == SHIMRT_DEV_META) /* PyTorch's Meta kernel: the layout of empty_like */
+        return shimrt_meta_copy_as(
+            op, self, memory_format ? *memory_format : SHIMRT_MEMORY_FORMAT_PRESERVE, dt, ret0);
+    if (self->device_type == SHIMRT_DEV_META)
+        return shimrt_fail(op, "Cannot copy out of meta tensor; no data!");
     if (dev != SHIMRT_DEV_CPU || self->device_type != SHIMRT_DEV_CPU)
         return shimrt_fail(op, "only CPU to CPU conversions are supported");
     AtenTensorHandle t = shimrt_tensor_empty(op, self->ndim, self->sizes, NULL, dt, dev, -1);

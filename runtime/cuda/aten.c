@@ -126,9 +126,7 @@ AOTITorchError shimrt_cuda_contiguous(AtenTensorHandle self, int32_t memory_form
         return shimrt_fail(op, "memory format %d is not implemented for CUDA tensors",
                            (int)memory_format);
     if (shimrt_is_contiguous(self)) {
-        return shimrt_k_give(
-            shimrt_k_alias(op, self, self->ndim, self->sizes, self->strides, self->storage_offset),
-            ret0);
+        return shimrt_k_give(shimrt_tensor_share(op, self), ret0); /* PyTorch returns self */
     }
     return copy_as(op, self, false, self->dtype, ret0);
 }
@@ -144,9 +142,7 @@ AOTITorchError shimrt_cuda_to_dtype(AtenTensorHandle self, int32_t dtype, int32_
     if (mf != MF_PRESERVE && mf != MF_CONTIGUOUS)
         return shimrt_fail(op, "memory format %d is not implemented for CUDA tensors", (int)mf);
     if (dtype == self->dtype && !copy && (mf == MF_PRESERVE || shimrt_is_contiguous(self))) {
-        return shimrt_k_give(
-            shimrt_k_alias(op, self, self->ndim, self->sizes, self->strides, self->storage_offset),
-            ret0);
+        return shimrt_k_give(shimrt_tensor_share(op, self), ret0); /* PyTorch returns self */
     }
     return copy_as(op, self, mf == MF_PRESERVE, dtype, ret0);
 }

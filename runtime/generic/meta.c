@@ -175,6 +175,27 @@ AOTITorchError shimrt_k_check_cpu(const char *op, const struct AtenTensorOpaque 
     return AOTI_TORCH_SUCCESS;
 }
 
+AOTITorchError shimrt_k_check_cpu_or_meta(const char *op, const struct AtenTensorOpaque *t,
+                                          const char *argname) {
+    if (t->defined && t->device_type == SHIMRT_DEV_META) {
+        if (t->layout != SHIMRT_LAYOUT_STRIDED)
+            return shimrt_fail(op, "expected a strided tensor for '%s'", argname);
+        return AOTI_TORCH_SUCCESS;
+    }
+    return shimrt_k_check_cpu(op, t, argname);
+}
+
+AOTITorchError shimrt_meta_copy_as(const char *op, const struct AtenTensorOpaque *self, int32_t fmt,
+                                   int32_t dt, AtenTensorHandle *ret0) {
+    int64_t strides[SHIMRT_MAX_DIMS];
+    bool use;
+    if (shimrt_check_dtype(op, dt) || shimrt_k_format_strides(op, self, fmt, strides, &use))
+        return AOTI_TORCH_FAILURE;
+    return shimrt_k_give(shimrt_tensor_empty(op, self->ndim, self->sizes, use ? strides : NULL, dt,
+                                             SHIMRT_DEV_META, -1),
+                         ret0);
+}
+
 AOTITorchError shimrt_k_check_dtype(const char *op, const struct AtenTensorOpaque *t,
                                     const char *argname) {
     if (!shimrt_k_dtype_ok(t->dtype)) {

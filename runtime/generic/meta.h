@@ -145,6 +145,15 @@ AOTITorchError shimrt_k_check_defined(const char *op, const struct AtenTensorOpa
  * the message). */
 AOTITorchError shimrt_k_check_cpu(const char *op, const struct AtenTensorOpaque *t,
                                   const char *argname);
+/* As shimrt_k_check_cpu, and a meta tensor passes too (the CPU kernels of the copy ops
+ * hand meta tensors to shimrt_meta_copy_as). */
+AOTITorchError shimrt_k_check_cpu_or_meta(const char *op, const struct AtenTensorOpaque *t,
+                                          const char *argname);
+/* The Meta kernel of the copy ops (clone, to, contiguous), as PyTorch's: a new meta tensor
+ * with self's sizes, dtype dt and the strides memory format fmt gives (preserve: self's
+ * layout, as empty_like), no data. self may be on any device (to(device=meta)). */
+AOTITorchError shimrt_meta_copy_as(const char *op, const struct AtenTensorOpaque *self, int32_t fmt,
+                                   int32_t dt, AtenTensorHandle *ret0);
 /* Fails unless t's dtype is computable (shimrt_k_dtype_ok). */
 AOTITorchError shimrt_k_check_dtype(const char *op, const struct AtenTensorOpaque *t,
                                     const char *argname);

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 
 #include "contig.h"
+#include "c_shim_aten.h"
 #include "shimrt_test.h"
 
 Test(codes, dtype_device_layout_memory_format_codes) {
@@ -507,4 +508,111 @@ Test(uninitialized, undefined_until_assigned) {
     OK(aoti_torch_delete_tensor_object(t));
     OK(aoti_torch_delete_tensor_object(u));
     FAILS(aoti_torch_new_uninitialized_tensor(NULL), "aoti_torch_new_uninitialized_tensor", "NULL");
+}
+
+/* Meta tensors (PyTorch's stable API works on them): the factory and copy ops give meta
+ * tensors with PyTorch's sizes, strides and dtype and no data. The expected layouts are
+ * PyTorch 2.15's (tests/torch/handles_oracle.sh makes the same calls on libtorch). */
+static AtenTensorHandle meta_call(const char *op, const char *overload, StableIValue *st) {
+    OK(torch_call_dispatcher(op, overload, st, TORCH_ABI_VERSION));
+    return (AtenTensorHandle)(uintptr_t)st[0];
+}
+static void expect_meta(AtenTensorHandle t, int32_t dtype, int64_t ndim, const int64_t *sizes,
+                        const int64_t *strides) {
+    int32_t dev = -1, dt = -1;
+    int64_t nd = -1, *sz, *st;
+    void *p = (void *)1;
+    OK(aoti_torch_get_device_type(t, &dev));
+    OK(aoti_torch_get_dtype(t, &dt));
+    OK(aoti_torch_get_dim(t, &nd));
+    OK(aoti_torch_get_sizes(t, &sz));
+    OK(aoti_torch_get_strides(t, &st));
+    OK(aoti_torch_get_data_ptr(t, &p));
+    cr_assert_eq(dev, aoti_torch_device_type_meta());
+    cr_assert_eq(dt, dtype);
+    cr_assert_eq(nd, ndim);
+    cr_assert_null(p, "a meta tensor has no data");
+    for (int64_t d = 0; d < ndim; d++) {
+        cr_assert_eq(sz[d], sizes[d]);
+        cr_assert_eq(st[d], strides[d], "stride %lld", (long long)d);
+    }
+    OK(aoti_torch_delete_tensor_object(t));
+}
+static StableIValue meta_cell(StableIValue v) {
+    StableIValue *c = NULL;
+    OK(torch_new_stable_ivalue(&c));
+    *c = v;
+    return (StableIValue)(uintptr_t)c;
+}
+static StableIValue meta_handle(AtenTensorHandle t) {
+    AtenTensorHandle h = NULL;
+    OK(aoti_torch_new_tensor_handle(t, &h));
+    return (StableIValue)(uintptr_t)h;
+}
+
+Test(meta, factory_and_copy_ops_make_meta_tensors) {
+    const int32_t f32 = aoti_torch_dtype_float32(), f64 = aoti_torch_dtype_float64(),
+                  meta = aoti_torch_device_type_meta();
+    const StableIValue dev = ((StableIValue)(uint32_t)meta << 32) | 0xffffffffu;
+    int64_t s23[2] = {2, 3}, st23[2] = {3, 1}, s32[2] = {3, 2}, st32[2] = {2, 1}, tst[2] = {1, 3},
+            s1234[4] = {1, 2, 3, 4}, cl[4] = {24, 1, 8, 2};
+    /* empty.memory_format, also channels_last */
+    StableListHandle l = NULL;
+    OK(torch_new_list_reserve_size(2, &l));
+    OK(torch_list_push_back(l, 2));
+    OK(torch_list_push_back(l, 3));
+    StableIValue e[6] = {
+        (StableIValue)(uintptr_t)l, meta_cell((StableIValue)f64), 0, meta_cell(dev), 0, 0};
+    expect_meta(meta_call("aten::empty", "memory_format", e), f64, 2, s23, st23);
+    OK(torch_new_list_reserve_size(4, &l));
+    for (int i = 0; i < 4; i++) OK(torch_list_push_back(l, (StableIValue)s1234[i]));
+    StableIValue e2[6] = {(StableIValue)(uintptr_t)l,
+                          0,
+                          0,
+                          meta_cell(dev),
+                          0,
+                          meta_cell((StableIValue)aoti_torch_memory_format_channels_last())};
+    expect_meta(meta_call("aten::empty", "memory_format", e2), f32, 4, s1234, cl);
+    /* a meta tensor and its transpose */
+    AtenTensorHandle m = NULL, mt = NULL, r = NULL;
+    OK(aoti_torch_empty_strided(2, s23, st23, f32, meta, 0, &m));
+    OK(aoti_torch_as_strided(m, s32, tst, &mt));
+    /* clone and to keep the layout (preserve_format), contiguous makes it contiguous */
+    StableIValue c[2] = {meta_handle(mt), 0};
+    expect_meta(meta_call("aten::clone", "", c), f32, 2, s32, tst);
+    StableIValue t[8] = {meta_handle(mt), meta_cell((StableIValue)f64), 0, 0, 0, 0, 0, 0};
+    expect_meta(meta_call("aten::to", "dtype_layout", t), f64, 2, s32, tst);
+    StableIValue t2[5] = {meta_handle(mt), (StableIValue)f64, 0, 0, 0};
+    expect_meta(meta_call("aten::to", "dtype", t2), f64, 2, s32, tst);
+    StableIValue k[2] = {meta_handle(mt), 0};
+    expect_meta(meta_call("aten::contiguous", "", k), f32, 2, s32, st32);
+    /* full and new_empty (the stable API's aoti_torch_aten_full / _new_empty) */
+    int64_t four = 4, one = 1;
+    int32_t i32 = aoti_torch_dtype_int32(), dm = meta;
+    OK(aoti_torch_aten_full(s23, 2, 1.5, NULL, NULL, &dm, -1, NULL, &r));
+    expect_meta(r, f32, 2, s23, st23);
+    OK(aoti_torch_aten_full(&four, 1, 2.0, &i32, NULL, &dm, -1, NULL, &r));
+    expect_meta(r, i32, 1, &four, &one);
+    int32_t f64v = f64;
+    OK(aoti_torch_aten_new_empty(m, &four, 1, &f64v, NULL, NULL, 0, NULL, &r));
+    expect_meta(r, f64, 1, &four, &one);
+    /* to(cpu tensor, device=meta) */
+    AtenTensorHandle cpu = make_f32(2, s23);
+    StableIValue tc[8] = {meta_handle(cpu), 0, 0, meta_cell(dev), 0, 0, 0, 0};
+    expect_meta(meta_call("aten::to", "dtype_layout", tc), f32, 2, s23, st23);
+    /* and back: a meta tensor has no data to copy */
+    StableIValue back[8] = {meta_handle(m),
+                            0,
+                            0,
+                            meta_cell((StableIValue)(uint32_t)aoti_torch_device_type_cpu() << 32),
+                            0,
+                            0,
+                            0,
+                            0};
+    FAILS(torch_call_dispatcher("aten::to", "dtype_layout", back, TORCH_ABI_VERSION),
+          "torch_call_dispatcher", "Cannot copy out of meta tensor");
+    OK(aoti_torch_delete_tensor_object(cpu));
+    OK(aoti_torch_delete_tensor_object(mt));
+    OK(aoti_torch_delete_tensor_object(m));
+    no_leaks();
 }

@@ -1,10 +1,14 @@
 /* shimrt/tensor.h: tensors and their storage, as in PyTorch's stable C shim
  * (torch/csrc/inductor/aoti_torch/c/shim.h and torch/csrc/stable/c/shim.h).
  *
- * A tensor handle (AtenTensorHandle) owns one reference to a reference-counted storage and
- * its own metadata: sizes, strides, storage offset (in elements), dtype, device, layout.
- * Views (as_strided, _reinterpret_tensor, new_tensor_handle) are new handles sharing the
- * storage; the memory is freed when the last handle over it is deleted.
+ * A tensor handle (AtenTensorHandle) names a tensor, as PyTorch's at::Tensor names a
+ * TensorImpl: the tensor holds the metadata (sizes, strides, storage offset in elements,
+ * dtype, device, layout) and one reference to a reference-counted storage. Many handles
+ * may name one tensor (new_tensor_handle, assign_tensors_out, the tensors a dispatcher call
+ * takes and returns): a change of the tensor's shape through one (an out= resized by an
+ * op) is seen through all, and the tensor lives until its last handle is deleted. Views
+ * (as_strided, _reinterpret_tensor) are new tensors sharing the storage; the memory is
+ * freed when the last tensor over it goes.
  * Every handle a function returns through a `ret*` pointer is a new reference: free it
  * with aoti_torch_delete_tensor_object. Every AtenTensorHandle argument is borrowed.
  * Every pointer a getter returns is borrowed from the handle and valid while it lives.
@@ -162,7 +166,8 @@ AOTI_TORCH_EXPORT AOTITorchError torch_from_blob(
     int64_t opaque_metadata_size, void (*deleter)(void *data, void *ctx), void *deleter_ctx);
 #endif
 
-/* A new handle for the same tensor: same metadata, shared storage (a new reference). */
+/* A second handle of orig_handle's tensor (PyTorch: a new at::Tensor of the same
+ * TensorImpl): a new reference; deleting either leaves the other valid. */
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_new_tensor_handle(AtenTensorHandle orig_handle,
                                                               AtenTensorHandle *new_handle);
 
@@ -185,8 +190,8 @@ AOTI_TORCH_EXPORT AOTITorchError aoti_torch_as_strided(AtenTensorHandle self,
  * fail) until aoti_torch_assign_tensors fills it. Returns a new reference. */
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_new_uninitialized_tensor(AtenTensorHandle *ret);
 
-/* Frees the handle and drops its storage reference. NULL is a no-op success; a freed or
- * foreign handle fails with a message. */
+/* Frees the handle; the tensor (and its storage reference) goes with its last handle. NULL
+ * is a no-op success; a freed or foreign handle fails with a message. */
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_delete_tensor_object(AtenTensorHandle tensor);
 
 /* ---- metadata (all results borrowed or by value) -------------------------------------- */
@@ -247,11 +252,12 @@ AOTI_TORCH_EXPORT AOTITorchError aoti_torch_copy_(AtenTensorHandle self, AtenTen
 /* Copies src into dst (note the order: source first). */
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_tensor_copy_(AtenTensorHandle src,
                                                          AtenTensorHandle dst);
-/* Makes dst an alias of src (dst's metadata and storage become src's); both handles stay
- * owned by the caller and are deleted separately. */
+/* Makes dst name src's tensor (PyTorch's *dst = *src): dst leaves its old tensor (freed
+ * when dst was its last handle). Both handles stay owned by the caller and are deleted
+ * separately. */
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_assign_tensors(AtenTensorHandle src,
                                                            AtenTensorHandle dst);
-/* A new handle aliasing src (a new reference in *ret_dst). */
+/* A new handle of src's tensor (a new reference in *ret_dst). */
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_assign_tensors_out(AtenTensorHandle src,
                                                                AtenTensorHandle *ret_dst);
 /* A copy in fresh storage: self's strides when they are dense and non-overlapping, else
