@@ -93,6 +93,12 @@ static AOTITorchError take(const char *func, size_t nbytes, int32_t device, CUst
         return shimrt_fail(func, "out of memory");
     }
     CUresult r;
+    shimrt_cuda_ctx_guard g;
+    if (shimrt_cuda_enter(func, host ? -1 : device, &g, NULL)) {
+        pthread_mutex_unlock(&lock);
+        free(b);
+        return AOTI_TORCH_FAILURE;
+    }
     for (int attempt = 0;; attempt++) {
         if (host) {
             r = cu->cuMemAllocHost(&b->ptr, size);
@@ -104,6 +110,7 @@ static AOTITorchError take(const char *func, size_t nbytes, int32_t device, CUst
         if (r == 0 || attempt == 1 || !free_list) break;
         release_cached(cu); /* out of memory (or another failure): retry once with less held */
     }
+    shimrt_cuda_leave(&g);
     if (r != 0) {
         pthread_mutex_unlock(&lock);
         free(b);
@@ -154,7 +161,7 @@ AOTITorchError shimrt_cuda_free(const char *func, void *ptr) { return give(func,
 AOTITorchError shimrt_cuda_storage_alloc(const char *func, size_t nbytes, int32_t device_index,
                                          void **out) {
     int32_t idx;
-    if (shimrt_cuda_use_device(func, device_index, &idx)) return AOTI_TORCH_FAILURE;
+    if (shimrt_cuda_resolve_device(func, device_index, &idx)) return AOTI_TORCH_FAILURE;
     return take(func, nbytes, idx, shimrt_cuda_current_stream(idx), false, out);
 }
 
@@ -167,7 +174,7 @@ AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cuda_caching_allocator_raw_alloc(uin
                                                                              void **ret_ptr) {
     SHIMRT_CHECK_ARG(ret_ptr);
     int32_t idx;
-    if (shimrt_cuda_use_device(__func__, -1, &idx)) return AOTI_TORCH_FAILURE;
+    if (shimrt_cuda_resolve_device(__func__, -1, &idx)) return AOTI_TORCH_FAILURE;
     if (nbytes > SHIMRT_MAX_ALLOC_BYTES)
         return shimrt_fail(__func__, "allocation of %llu bytes is too large",
                            (unsigned long long)nbytes);
@@ -180,7 +187,7 @@ AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cuda_caching_allocator_raw_delete(vo
 
 AOTI_TORCH_EXPORT AOTITorchError shimrt_cuda_host_alloc(uint64_t nbytes, void **ret_ptr) {
     SHIMRT_CHECK_ARG(ret_ptr);
-    if (shimrt_cuda_use_device(__func__, -1, NULL)) return AOTI_TORCH_FAILURE;
+    if (shimrt_cuda_resolve_device(__func__, -1, NULL)) return AOTI_TORCH_FAILURE;
     if (nbytes > SHIMRT_MAX_ALLOC_BYTES)
         return shimrt_fail(__func__, "allocation of %llu bytes is too large",
                            (unsigned long long)nbytes);

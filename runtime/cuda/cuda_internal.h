@@ -29,7 +29,9 @@ enum {
     SH_CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR = 76,
     SH_CU_STREAM_NON_BLOCKING = 1,
     SH_CU_EVENT_DISABLE_TIMING = 2,
+    SH_CU_POINTER_ATTRIBUTE_MEMORY_TYPE = 2,
     SH_CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL = 9,
+    SH_CU_MEMORYTYPE_DEVICE = 2,
     SH_CUDA_ERROR_NOT_READY = 600,
 };
 
@@ -45,6 +47,8 @@ typedef struct shimrt_cuda_api {
     CUresult (*cuDeviceGetName)(char *, int, CUdevice);
     CUresult (*cuDevicePrimaryCtxRetain)(CUcontext *, CUdevice);
     CUresult (*cuCtxSetCurrent)(CUcontext);
+    CUresult (*cuCtxGetCurrent)(CUcontext *);
+    CUresult (*cuCtxGetDevice)(CUdevice *);
     CUresult (*cuCtxSynchronize)(void);
     CUresult (*cuCtxGetStreamPriorityRange)(int *, int *);
     CUresult (*cuMemAlloc)(CUdeviceptr *, size_t);
@@ -136,9 +140,29 @@ const shimrt_cublas_api *shimrt_cublas(const char *func);
 
 /* Formats a driver error: "cuMemAlloc failed: CUDA_ERROR_OUT_OF_MEMORY (out of memory)". */
 AOTITorchError shimrt_cu_fail(const char *func, const char *call, CUresult r);
-/* Checks device_index (-1: the current device) against the devices present; makes the
- * device's primary context current on this thread; *out = the resolved index. */
+/* The current device is cudart's: the device whose primary context is current on the
+ * thread (whoever made it current), else the last one a guard set (0 at first). */
+/* Checks device_index (-1: the current device) against the devices present; *out = the
+ * resolved index. Changes nothing. */
+AOTITorchError shimrt_cuda_resolve_device(const char *func, int32_t device_index, int32_t *out);
+/* Sets the current device (guards): resolves device_index and makes its primary context
+ * current on this thread; *out = the resolved index. */
 AOTITorchError shimrt_cuda_use_device(const char *func, int32_t device_index, int32_t *out);
+/* An operation's device scope (PyTorch's OptionalCUDAGuard around an op): enter makes the
+ * device's primary context current for driver calls that act on "the current context"
+ * (allocation, module loads, launches, the legacy stream) and leave puts back whatever
+ * context the caller had, so an op never leaves the caller's current device changed. */
+typedef struct {
+    const shimrt_cuda_api *cu; /* NULL: nothing to restore */
+    CUcontext prev;
+} shimrt_cuda_ctx_guard;
+AOTITorchError shimrt_cuda_enter(const char *func, int32_t device_index, shimrt_cuda_ctx_guard *g,
+                                 int32_t *out);
+void shimrt_cuda_leave(shimrt_cuda_ctx_guard *g);
+/* Copies nbytes on device dev's current stream (dev's context current for the call, so the
+ * copy is ordered after the kernels queued there), then waits for it when sync. */
+AOTITorchError shimrt_cuda_copy_on(const char *func, int32_t dev, void *dst, const void *src,
+                                   uint64_t nbytes, bool sync);
 /* The calling thread's current stream on a device (NULL = the legacy default stream). */
 CUstream shimrt_cuda_current_stream(int32_t device_index);
 

@@ -14,10 +14,12 @@
 #define POOL_STREAMS 32
 
 static pthread_mutex_t ctx_lock = PTHREAD_MUTEX_INITIALIZER;
-static CUcontext primary[MAX_DEVICES];
+static CUcontext primary[MAX_DEVICES]; /* written once under ctx_lock, read atomically */
 
-static _Thread_local int32_t tls_device;               /* current CUDA device */
-static _Thread_local CUcontext tls_ctx;                /* context current on the thread */
+/* The thread's current device when the driver's current context is none of the primary
+ * contexts (no context yet, or another library's own context): cudart's default, device 0,
+ * until a guard or set-device changes it. */
+static _Thread_local int32_t tls_device;
 static _Thread_local CUstream tls_stream[MAX_DEVICES]; /* current stream per device */
 
 static AOTITorchError check_index(const char *func, const shimrt_cuda_api *cu, int32_t idx) {
@@ -27,29 +29,88 @@ static AOTITorchError check_index(const char *func, const shimrt_cuda_api *cu, i
     return AOTI_TORCH_SUCCESS;
 }
 
-AOTITorchError shimrt_cuda_use_device(const char *func, int32_t device_index, int32_t *out) {
-    const shimrt_cuda_api *cu = shimrt_cuda_driver(func);
-    if (!cu) return AOTI_TORCH_FAILURE;
-    int32_t idx = device_index < 0 ? tls_device : device_index;
-    if (check_index(func, cu, idx)) return AOTI_TORCH_FAILURE;
-    pthread_mutex_lock(&ctx_lock);
-    CUcontext c = primary[idx];
+/* The current device, as cudart defines it: the device of the context current on the
+ * thread (whoever made it current: a guard, the application's cudaSetDevice, another
+ * library), else tls_device. Asked of the driver every time, never cached: a cached
+ * context goes stale as soon as anyone else calls cuCtxSetCurrent. */
+static int32_t current_device(const shimrt_cuda_api *cu) {
+    CUcontext c = NULL;
+    CUdevice d = -1;
+    if (cu->cuCtxGetCurrent(&c) == 0 && c && cu->cuCtxGetDevice(&d) == 0 && d >= 0 &&
+        d < cu->device_count && d < MAX_DEVICES)
+        return d;
+    return tls_device;
+}
+
+/* Device idx's primary context (retained on first use). */
+static AOTITorchError primary_ctx(const char *func, const shimrt_cuda_api *cu, int32_t idx,
+                                  CUcontext *out) {
+    CUcontext c = __atomic_load_n(&primary[idx], __ATOMIC_ACQUIRE);
+    if (c) {
+        *out = c;
+        return AOTI_TORCH_SUCCESS;
+    }
     CUresult r = 0;
+    pthread_mutex_lock(&ctx_lock);
+    c = primary[idx];
     if (!c) {
         CUdevice dev;
         r = cu->cuDeviceGet(&dev, idx);
         if (r == 0) r = cu->cuDevicePrimaryCtxRetain(&c, dev);
-        if (r == 0) primary[idx] = c;
+        if (r == 0) __atomic_store_n(&primary[idx], c, __ATOMIC_RELEASE);
     }
     pthread_mutex_unlock(&ctx_lock);
     if (r != 0) return shimrt_cu_fail(func, "cuDevicePrimaryCtxRetain", r);
-    if (tls_ctx != c) {
-        r = cu->cuCtxSetCurrent(c);
+    *out = c;
+    return AOTI_TORCH_SUCCESS;
+}
+
+AOTITorchError shimrt_cuda_resolve_device(const char *func, int32_t device_index, int32_t *out) {
+    const shimrt_cuda_api *cu = shimrt_cuda_driver(func);
+    if (!cu) return AOTI_TORCH_FAILURE;
+    int32_t idx = device_index < 0 ? current_device(cu) : device_index;
+    if (check_index(func, cu, idx)) return AOTI_TORCH_FAILURE;
+    if (out) *out = idx;
+    return AOTI_TORCH_SUCCESS;
+}
+
+AOTITorchError shimrt_cuda_use_device(const char *func, int32_t device_index, int32_t *out) {
+    const shimrt_cuda_api *cu = shimrt_cuda_driver(func);
+    int32_t idx;
+    CUcontext c, now = NULL;
+    if (shimrt_cuda_resolve_device(func, device_index, &idx) || primary_ctx(func, cu, idx, &c))
+        return AOTI_TORCH_FAILURE;
+    if (cu->cuCtxGetCurrent(&now) != 0 || now != c) {
+        CUresult r = cu->cuCtxSetCurrent(c);
         if (r != 0) return shimrt_cu_fail(func, "cuCtxSetCurrent", r);
-        tls_ctx = c;
+    }
+    tls_device = idx;
+    if (out) *out = idx;
+    return AOTI_TORCH_SUCCESS;
+}
+
+AOTITorchError shimrt_cuda_enter(const char *func, int32_t device_index, shimrt_cuda_ctx_guard *g,
+                                 int32_t *out) {
+    g->cu = NULL;
+    const shimrt_cuda_api *cu = shimrt_cuda_driver(func);
+    int32_t idx;
+    CUcontext c, now = NULL;
+    if (shimrt_cuda_resolve_device(func, device_index, &idx) || primary_ctx(func, cu, idx, &c))
+        return AOTI_TORCH_FAILURE;
+    CUresult r = cu->cuCtxGetCurrent(&now);
+    if (r != 0) return shimrt_cu_fail(func, "cuCtxGetCurrent", r);
+    if (now != c) {
+        if ((r = cu->cuCtxSetCurrent(c)) != 0) return shimrt_cu_fail(func, "cuCtxSetCurrent", r);
+        g->cu = cu;
+        g->prev = now;
     }
     if (out) *out = idx;
     return AOTI_TORCH_SUCCESS;
+}
+
+void shimrt_cuda_leave(shimrt_cuda_ctx_guard *g) {
+    if (g->cu) (void)g->cu->cuCtxSetCurrent(g->prev);
+    g->cu = NULL;
 }
 
 CUstream shimrt_cuda_current_stream(int32_t device_index) {
@@ -57,9 +118,7 @@ CUstream shimrt_cuda_current_stream(int32_t device_index) {
 }
 
 AOTITorchError shimrt_cuda_check_device(const char *func, int32_t device_index) {
-    const shimrt_cuda_api *cu = shimrt_cuda_driver(func);
-    if (!cu) return AOTI_TORCH_FAILURE;
-    return check_index(func, cu, device_index < 0 ? tls_device : device_index);
+    return shimrt_cuda_resolve_device(func, device_index, NULL);
 }
 
 AOTI_TORCH_EXPORT AOTITorchError shimrt_cuda_device_count(int32_t *ret_count) {
@@ -106,11 +165,11 @@ static void *guard_slot(const char *func, shimrt_pool *pool, uint64_t magic, int
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_create_cuda_guard(int32_t device_index,
                                                               CUDAGuardHandle *ret_guard) {
     SHIMRT_CHECK_ARG(ret_guard);
-    int32_t prev = tls_device, idx;
+    int32_t prev = 0, idx;
+    if (shimrt_cuda_resolve_device(__func__, -1, &prev)) return AOTI_TORCH_FAILURE;
     CUDAGuardHandle g = guard_slot(__func__, &guard_pool, CUDA_GUARD_MAGIC, device_index, &idx);
     if (!g) return AOTI_TORCH_FAILURE;
     g->prev_device = prev;
-    tls_device = idx;
     *ret_guard = g;
     return AOTI_TORCH_SUCCESS;
 }
@@ -119,32 +178,29 @@ AOTI_TORCH_EXPORT AOTITorchError aoti_torch_delete_cuda_guard(CUDAGuardHandle gu
     if (!guard) return AOTI_TORCH_SUCCESS;
     if (check_handle(__func__, &guard_pool, guard, CUDA_GUARD_MAGIC, "CUDA guard"))
         return AOTI_TORCH_FAILURE;
-    tls_device = guard->prev_device;
+    int32_t prev = guard->prev_device;
     shimrt_pool_free(&guard_pool, guard);
-    return shimrt_cuda_use_device(__func__, tls_device, NULL);
+    return shimrt_cuda_use_device(__func__, prev, NULL);
 }
 
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cuda_guard_set_index(CUDAGuardHandle guard,
                                                                  int32_t device_index) {
     if (check_handle(__func__, &guard_pool, guard, CUDA_GUARD_MAGIC, "CUDA guard"))
         return AOTI_TORCH_FAILURE;
-    int32_t idx;
-    if (shimrt_cuda_use_device(__func__, device_index, &idx)) return AOTI_TORCH_FAILURE;
-    tls_device = idx;
-    return AOTI_TORCH_SUCCESS;
+    return shimrt_cuda_use_device(__func__, device_index, NULL);
 }
 
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_create_cuda_stream_guard(
     void *stream, int32_t device_index, CUDAStreamGuardHandle *ret_guard) {
     SHIMRT_CHECK_ARG(ret_guard);
-    int32_t prev = tls_device, idx;
+    int32_t prev = 0, idx;
+    if (shimrt_cuda_resolve_device(__func__, -1, &prev)) return AOTI_TORCH_FAILURE;
     CUDAStreamGuardHandle g =
         guard_slot(__func__, &sguard_pool, STREAM_GUARD_MAGIC, device_index, &idx);
     if (!g) return AOTI_TORCH_FAILURE;
     g->prev_device = prev;
     g->device = idx;
     g->prev_stream = tls_stream[idx];
-    tls_device = idx;
     tls_stream[idx] = (CUstream)stream;
     *ret_guard = g;
     return AOTI_TORCH_SUCCESS;
@@ -155,9 +211,9 @@ AOTI_TORCH_EXPORT AOTITorchError aoti_torch_delete_cuda_stream_guard(CUDAStreamG
     if (check_handle(__func__, &sguard_pool, guard, STREAM_GUARD_MAGIC, "CUDA stream guard"))
         return AOTI_TORCH_FAILURE;
     tls_stream[guard->device] = guard->prev_stream;
-    tls_device = guard->prev_device;
+    int32_t prev = guard->prev_device;
     shimrt_pool_free(&sguard_pool, guard);
-    return shimrt_cuda_use_device(__func__, tls_device, NULL);
+    return shimrt_cuda_use_device(__func__, prev, NULL);
 }
 
 /* ---- streams ---- */
@@ -165,14 +221,14 @@ AOTI_TORCH_EXPORT AOTITorchError aoti_torch_get_current_cuda_stream(int32_t devi
                                                                     void **ret_stream) {
     SHIMRT_CHECK_ARG(ret_stream);
     int32_t idx;
-    if (shimrt_cuda_use_device(__func__, device_index, &idx)) return AOTI_TORCH_FAILURE;
+    if (shimrt_cuda_resolve_device(__func__, device_index, &idx)) return AOTI_TORCH_FAILURE;
     *ret_stream = tls_stream[idx];
     return AOTI_TORCH_SUCCESS;
 }
 
 AOTI_TORCH_EXPORT AOTITorchError torch_set_current_cuda_stream(void *stream, int32_t device_index) {
-    int32_t idx;
-    if (shimrt_cuda_use_device(__func__, device_index, &idx)) return AOTI_TORCH_FAILURE;
+    int32_t idx; /* PyTorch's setCurrentCUDAStream: the current device does not change */
+    if (shimrt_cuda_resolve_device(__func__, device_index, &idx)) return AOTI_TORCH_FAILURE;
     tls_stream[idx] = (CUstream)stream;
     return AOTI_TORCH_SUCCESS;
 }
@@ -188,7 +244,8 @@ AOTI_TORCH_EXPORT AOTITorchError torch_get_cuda_stream_from_pool(bool isHighPrio
                                                                  void **ret_stream) {
     SHIMRT_CHECK_ARG(ret_stream);
     int32_t idx;
-    if (shimrt_cuda_use_device(__func__, device_index, &idx)) return AOTI_TORCH_FAILURE;
+    shimrt_cuda_ctx_guard g;
+    if (shimrt_cuda_enter(__func__, device_index, &g, &idx)) return AOTI_TORCH_FAILURE;
     const shimrt_cuda_api *cu = shimrt_cuda_driver(__func__);
     int hp = isHighPriority ? 1 : 0, least = 0, greatest = 0;
     pthread_mutex_lock(&spool.lock);
@@ -201,15 +258,18 @@ AOTI_TORCH_EXPORT AOTITorchError torch_get_cuda_stream_from_pool(bool isHighPrio
     }
     CUstream s = spool.s[idx][hp][k];
     pthread_mutex_unlock(&spool.lock);
+    shimrt_cuda_leave(&g);
     if (r != 0) return shimrt_cu_fail(__func__, "cuStreamCreateWithPriority", r);
     *ret_stream = s;
     return AOTI_TORCH_SUCCESS;
 }
 
 AOTI_TORCH_EXPORT AOTITorchError torch_cuda_stream_synchronize(void *stream, int32_t device_index) {
-    if (shimrt_cuda_use_device(__func__, device_index, NULL)) return AOTI_TORCH_FAILURE;
+    shimrt_cuda_ctx_guard g;
+    if (shimrt_cuda_enter(__func__, device_index, &g, NULL)) return AOTI_TORCH_FAILURE;
     const shimrt_cuda_api *cu = shimrt_cuda_driver(__func__);
     CUresult r = cu->cuStreamSynchronize((CUstream)stream);
+    shimrt_cuda_leave(&g);
     return r ? shimrt_cu_fail(__func__, "cuStreamSynchronize", r) : AOTI_TORCH_SUCCESS;
 }
 
@@ -263,21 +323,61 @@ AOTI_TORCH_EXPORT AOTITorchError shimrt_cuda_event_elapsed_ms(void *start, void 
 }
 
 /* ---- copies ---- */
+AOTITorchError shimrt_cuda_copy_on(const char *func, int32_t dev, void *dst, const void *src,
+                                   uint64_t nbytes, bool sync) {
+    if (nbytes == 0) return AOTI_TORCH_SUCCESS;
+    shimrt_cuda_ctx_guard g;
+    if (shimrt_cuda_enter(func, dev, &g, &dev)) return AOTI_TORCH_FAILURE;
+    const shimrt_cuda_api *cu = shimrt_cuda_driver(func);
+    CUstream s = tls_stream[dev];
+    CUresult r = cu->cuMemcpyAsync((CUdeviceptr)(uintptr_t)dst, (CUdeviceptr)(uintptr_t)src,
+                                   (size_t)nbytes, s);
+    const char *call = "cuMemcpyAsync";
+    if (!r && sync) {
+        r = cu->cuStreamSynchronize(s);
+        call = "cuStreamSynchronize";
+    }
+    shimrt_cuda_leave(&g);
+    return r ? shimrt_cu_fail(func, call, r) : AOTI_TORCH_SUCCESS;
+}
+
+/* The device of a device pointer (unified addressing), or -1 for host memory. */
+static int32_t device_of(const shimrt_cuda_api *cu, const void *p) {
+    int ordinal = -1;
+    unsigned type = 0; /* CU_POINTER_ATTRIBUTE_MEMORY_TYPE: 2 device, 1 host */
+    if (cu->cuPointerGetAttribute(&type, SH_CU_POINTER_ATTRIBUTE_MEMORY_TYPE,
+                                  (CUdeviceptr)(uintptr_t)p) != 0 ||
+        type != SH_CU_MEMORYTYPE_DEVICE)
+        return -1;
+    if (cu->cuPointerGetAttribute(&ordinal, SH_CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL,
+                                  (CUdeviceptr)(uintptr_t)p) != 0)
+        return -1;
+    return ordinal;
+}
+
 AOTI_TORCH_EXPORT AOTITorchError shimrt_cuda_memcpy(void *dst, const void *src, uint64_t nbytes,
                                                     void *stream, bool sync) {
     if (nbytes == 0) return AOTI_TORCH_SUCCESS;
     SHIMRT_CHECK_ARG(dst);
     SHIMRT_CHECK_ARG(src);
-    int32_t idx;
-    if (shimrt_cuda_use_device(__func__, -1, &idx)) return AOTI_TORCH_FAILURE;
     const shimrt_cuda_api *cu = shimrt_cuda_driver(__func__);
-    CUstream s = stream ? (CUstream)stream : tls_stream[idx];
+    if (!cu) return AOTI_TORCH_FAILURE;
+    /* the device that owns the memory (dst's, else src's; else the current device), so the
+     * copy is ordered after the work queued on that device's current stream */
+    int32_t dev = device_of(cu, dst);
+    if (dev < 0) dev = device_of(cu, src);
+    if (!stream) return shimrt_cuda_copy_on(__func__, dev, dst, src, nbytes, sync);
+    shimrt_cuda_ctx_guard g;
+    if (shimrt_cuda_enter(__func__, dev, &g, &dev)) return AOTI_TORCH_FAILURE;
     CUresult r = cu->cuMemcpyAsync((CUdeviceptr)(uintptr_t)dst, (CUdeviceptr)(uintptr_t)src,
-                                   (size_t)nbytes, s);
-    if (r) return shimrt_cu_fail(__func__, "cuMemcpyAsync", r);
-    if (sync && (r = cu->cuStreamSynchronize(s)) != 0)
-        return shimrt_cu_fail(__func__, "cuStreamSynchronize", r);
-    return AOTI_TORCH_SUCCESS;
+                                   (size_t)nbytes, (CUstream)stream);
+    const char *call = "cuMemcpyAsync";
+    if (!r && sync) {
+        r = cu->cuStreamSynchronize((CUstream)stream);
+        call = "cuStreamSynchronize";
+    }
+    shimrt_cuda_leave(&g);
+    return r ? shimrt_cu_fail(__func__, call, r) : AOTI_TORCH_SUCCESS;
 }
 
 /* ---- cuBLAS ---- */

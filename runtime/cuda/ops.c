@@ -89,8 +89,12 @@ static AOTITorchError launch_block(const char *op, const shimrt_cuda_kdesc *k, i
                                    sh_params *p, unsigned block) {
     if (p->n == 0) return AOTI_TORCH_SUCCESS;
     CUfunction fn = NULL;
-    if (shimrt_cuda_use_device(op, dev, NULL) || function_of(op, k, dev, &fn))
+    shimrt_cuda_ctx_guard g; /* dev's context for the load and the launch, then the caller's */
+    if (shimrt_cuda_enter(op, dev, &g, NULL)) return AOTI_TORCH_FAILURE;
+    if (function_of(op, k, dev, &fn)) {
+        shimrt_cuda_leave(&g);
         return AOTI_TORCH_FAILURE;
+    }
     bool per_out = k->kind == SHK_REDUCE || k->kind == SHK_ARGMAX || k->kind == SHK_SOFTMAX ||
                    k->kind == SHK_LAYERNORM || (k->kind == SHK_SORT && !strcmp(k->op, "sort_keys"));
     long long want = per_out ? p->n : (p->n + block - 1) / block;
@@ -100,6 +104,7 @@ static AOTITorchError launch_block(const char *op, const shimrt_cuda_kdesc *k, i
     const shimrt_cuda_api *cu = shimrt_cuda_driver(op);
     CUresult r = cu->cuLaunchKernel(fn, grid, 1, 1, block, 1, 1, 0, shimrt_cuda_current_stream(dev),
                                     args, NULL);
+    shimrt_cuda_leave(&g);
     return r ? shimrt_cu_fail(op, "cuLaunchKernel", r) : AOTI_TORCH_SUCCESS;
 }
 
@@ -490,17 +495,13 @@ AOTITorchError shimrt_cuda_do_fill(AtenTensorHandle self, double value) {
     return launch(op, &k, self->device_index, &p);
 }
 
-/* self.copy_(src) where either is a CUDA tensor (the other CUDA or CPU). */
 /* Copies dense src's bytes into dense dst (same shape and dtype, one of them on CUDA device
- * device_index), synchronously on that device's current stream. */
+ * device_index), synchronously on that device's current stream: the tensor's device, not
+ * the thread's current one, so the copy is ordered after the kernels that wrote it. */
 static AOTITorchError transfer(const char *op, AtenTensorHandle dst, AtenTensorHandle src,
                                int32_t device_index) {
-    if (shimrt_cuda_use_device(op, device_index, NULL) ||
-        shimrt_cuda_memcpy(shimrt_data(dst), shimrt_data(src),
-                           (uint64_t)shimrt_numel(src) * shimrt_dtype_size(src->dtype),
-                           shimrt_cuda_current_stream(device_index), true))
-        return AOTI_TORCH_FAILURE;
-    return AOTI_TORCH_SUCCESS;
+    return shimrt_cuda_copy_on(op, device_index, shimrt_data(dst), shimrt_data(src),
+                               (uint64_t)shimrt_numel(src) * shimrt_dtype_size(src->dtype), true);
 }
 
 AOTITorchError shimrt_cuda_do_copy(AtenTensorHandle self, AtenTensorHandle src) {

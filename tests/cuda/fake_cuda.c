@@ -3,6 +3,7 @@
  * events) runs on machines without a GPU: two devices whose "device memory" is host memory.
  * Module loading and kernel launches fail (CUDA_ERROR_NOT_SUPPORTED). The fake_cuda_*
  * functions let the tests look inside. */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,12 +15,36 @@ static long live_allocs, live_streams, live_events;
 static size_t budget = (size_t)-1, used;
 static int ctx_ids[2];
 static __thread void *current_ctx;
+static int driver_version = 12040;
+
+/* A stream remembers the context it was created in: a kernel launched into a stream of
+ * another context fails (CUDA_ERROR_INVALID_HANDLE), as on the real driver. */
+typedef struct {
+    int prio;
+    void *ctx;
+} fake_stream;
+
+static int dev_of_ctx(const void *c) {
+    return c == &ctx_ids[1] ? 1 : c == &ctx_ids[0] ? 0 : -1;
+}
+/* The last copy: the device whose context was current and the stream it was queued on
+ * (NULL: that context's legacy stream), so a test can check a copy's ordering. */
+static __thread int last_copy_dev = -2;
+static __thread void *last_copy_stream;
+static __thread long ctx_switches;
+EXPORT void fake_cuda_last_copy(int *dev, void **stream) {
+    *dev = last_copy_dev;
+    *stream = last_copy_stream;
+}
+EXPORT long fake_cuda_ctx_switches(void) { return ctx_switches; }
+EXPORT void fake_cuda_set_driver_version(int v) { driver_version = v; }
+/* What the application (or another library) does with cudaSetDevice: the driver's current
+ * context changes behind the runtime's back. */
+EXPORT void fake_cuda_app_set_device(int d) { current_ctx = d < 0 ? NULL : &ctx_ids[d]; }
 
 EXPORT long fake_cuda_live_allocs(void) { return live_allocs; }
 EXPORT long fake_cuda_live_streams(void) { return live_streams; }
-EXPORT int fake_cuda_current_device(void) {
-    return current_ctx == &ctx_ids[1] ? 1 : current_ctx == &ctx_ids[0] ? 0 : -1;
-}
+EXPORT int fake_cuda_current_device(void) { return dev_of_ctx(current_ctx); }
 EXPORT void fake_cuda_set_budget(size_t bytes) { budget = bytes; }
 
 EXPORT CUresult cuInit(unsigned f) {
@@ -27,7 +52,7 @@ EXPORT CUresult cuInit(unsigned f) {
     return 0;
 }
 EXPORT CUresult cuDriverGetVersion(int *v) {
-    *v = 12040;
+    *v = driver_version;
     return 0;
 }
 EXPORT CUresult cuDeviceGetCount(int *n) {
@@ -53,7 +78,17 @@ EXPORT CUresult cuDevicePrimaryCtxRetain(void **c, int d) {
     return 0;
 }
 EXPORT CUresult cuCtxSetCurrent(void *c) {
+    if (c != current_ctx) ctx_switches++;
     current_ctx = c;
+    return 0;
+}
+EXPORT CUresult cuCtxGetCurrent(void **c) {
+    *c = current_ctx;
+    return 0;
+}
+EXPORT CUresult cuCtxGetDevice(int *d) {
+    if (!current_ctx) return 201;
+    *d = dev_of_ctx(current_ctx);
     return 0;
 }
 EXPORT CUresult cuCtxSynchronize(void) { return 0; }
@@ -62,35 +97,74 @@ EXPORT CUresult cuCtxGetStreamPriorityRange(int *least, int *greatest) {
     *greatest = -5;
     return 0;
 }
-static CUresult mem_alloc(void **p, size_t n) {
-    if (!current_ctx) return 201;    /* CUDA_ERROR_INVALID_CONTEXT */
-    if (used + n > budget) return 2; /* CUDA_ERROR_OUT_OF_MEMORY */
-    size_t *b = malloc(n + 16);
-    if (!b) return 2;
-    b[0] = n;
+/* Every allocation is listed (for cuPointerGetAttribute): its device and kind. */
+typedef struct fake_mem {
+    char *p;
+    size_t n;
+    int dev, host;
+    struct fake_mem *next;
+} fake_mem;
+static fake_mem *mems;
+static pthread_mutex_t mem_lock = PTHREAD_MUTEX_INITIALIZER;
+static CUresult mem_alloc(void **p, size_t n, int host) {
+    if (!current_ctx) return 201; /* CUDA_ERROR_INVALID_CONTEXT */
+    pthread_mutex_lock(&mem_lock);
+    fake_mem *m = used + n > budget ? NULL : malloc(sizeof *m);
+    char *b = m ? malloc(n + 16) : NULL;
+    if (!b) {
+        free(m);
+        pthread_mutex_unlock(&mem_lock);
+        return 2; /* CUDA_ERROR_OUT_OF_MEMORY */
+    }
+    *m = (fake_mem){b + 16, n, dev_of_ctx(current_ctx), host, mems};
+    mems = m;
     used += n;
     live_allocs++;
-    *p = (char *)b + 16;
+    *p = b + 16;
+    pthread_mutex_unlock(&mem_lock);
     return 0;
 }
 static CUresult mem_free(void *p) {
-    size_t *b = (size_t *)((char *)p - 16);
-    used -= b[0];
-    live_allocs--;
-    free(b);
-    return 0;
+    pthread_mutex_lock(&mem_lock);
+    for (fake_mem **pp = &mems; *pp; pp = &(*pp)->next)
+        if ((*pp)->p == p) {
+            fake_mem *m = *pp;
+            *pp = m->next;
+            used -= m->n;
+            live_allocs--;
+            free(m->p - 16);
+            free(m);
+            pthread_mutex_unlock(&mem_lock);
+            return 0;
+        }
+    pthread_mutex_unlock(&mem_lock);
+    return 1; /* CUDA_ERROR_INVALID_VALUE */
+}
+/* The allocation holding p (copied out under the lock): 0 when there is none. */
+static int mem_of(const void *p, fake_mem *out) {
+    int found = 0;
+    pthread_mutex_lock(&mem_lock);
+    for (const fake_mem *m = mems; m && !found; m = m->next)
+        if ((const char *)p >= m->p && (const char *)p < m->p + (m->n ? m->n : 1)) {
+            *out = *m;
+            found = 1;
+        }
+    pthread_mutex_unlock(&mem_lock);
+    return found;
 }
 EXPORT CUresult cuMemAlloc_v2(CUdeviceptr *d, size_t n) {
     void *p;
-    CUresult r = mem_alloc(&p, n);
+    CUresult r = mem_alloc(&p, n, 0);
     if (!r) *d = (CUdeviceptr)(size_t)p;
     return r;
 }
 EXPORT CUresult cuMemFree_v2(CUdeviceptr d) { return mem_free((void *)(size_t)d); }
-EXPORT CUresult cuMemAllocHost_v2(void **p, size_t n) { return mem_alloc(p, n); }
+EXPORT CUresult cuMemAllocHost_v2(void **p, size_t n) { return mem_alloc(p, n, 1); }
 EXPORT CUresult cuMemFreeHost(void *p) { return mem_free(p); }
 EXPORT CUresult cuMemcpyAsync(CUdeviceptr d, CUdeviceptr s, size_t n, void *st) {
-    (void)st;
+    if (!current_ctx) return 201;
+    last_copy_dev = dev_of_ctx(current_ctx);
+    last_copy_stream = st;
     memmove((void *)(size_t)d, (const void *)(size_t)s, n);
     return 0;
 }
@@ -105,16 +179,23 @@ EXPORT CUresult cuMemGetInfo_v2(size_t *f, size_t *t) {
     return 0;
 }
 EXPORT CUresult cuPointerGetAttribute(void *v, int a, CUdeviceptr p) {
-    (void)a;
-    (void)p;
-    *(int *)v = 0;
+    fake_mem m;
+    if (!mem_of((const void *)(size_t)p, &m)) return 1; /* CUDA_ERROR_INVALID_VALUE */
+    if (a == 2) /* CU_POINTER_ATTRIBUTE_MEMORY_TYPE */
+        *(unsigned *)v = m.host ? 1u : 2u;
+    else if (a == 9) /* CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL */
+        *(int *)v = m.dev;
+    else
+        return 1;
     return 0;
 }
 EXPORT CUresult cuStreamCreateWithPriority(void **s, unsigned f, int prio) {
     (void)f;
-    int *x = malloc(sizeof *x);
+    if (!current_ctx) return 201;
+    fake_stream *x = malloc(sizeof *x);
     if (!x) return 2;
-    *x = prio;
+    x->prio = prio;
+    x->ctx = current_ctx;
     live_streams++;
     *s = x;
     return 0;
@@ -203,6 +284,7 @@ EXPORT CUresult cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, u
     (void)s;
     (void)x;
     if (!current_ctx) return 201;
+    if (s && ((fake_stream *)s)->ctx != current_ctx) return 400; /* CUDA_ERROR_INVALID_HANDLE */
     const sh_emu_entry *e = f;
     launches++;
     return sh_emu_launch(e->fn, gx < 2 ? gx : 2, bx < 64 ? bx : 64, (const sh_params *)p[0]) ? 1
@@ -243,6 +325,8 @@ EXPORT CUresult cuLaunchKernel(void *f, unsigned a, unsigned b, unsigned c, unsi
 EXPORT CUresult cuGetErrorName(CUresult r, const char **s) {
     *s = r == 2     ? "CUDA_ERROR_OUT_OF_MEMORY"
          : r == 801 ? "CUDA_ERROR_NOT_SUPPORTED"
+         : r == 400 ? "CUDA_ERROR_INVALID_HANDLE"
+         : r == 201 ? "CUDA_ERROR_INVALID_CONTEXT"
                     : "CUDA_ERROR_UNKNOWN";
     return 0;
 }

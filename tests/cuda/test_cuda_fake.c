@@ -28,6 +28,9 @@ static void *fake;
 static long (*live_allocs)(void), (*live_streams)(void);
 static int (*cur_dev)(void);
 static void (*set_budget)(size_t);
+static void (*last_copy)(int *, void **);
+static void (*app_set_device)(int);
+static int (*pointer_attr)(void *, int, unsigned long long);
 
 static void use_fake(void) {
     char exe[PATH_MAX], lib[PATH_MAX + 32];
@@ -43,6 +46,9 @@ static void use_fake(void) {
     *(void **)&live_streams = dlsym(fake, "fake_cuda_live_streams");
     *(void **)&cur_dev = dlsym(fake, "fake_cuda_current_device");
     *(void **)&set_budget = dlsym(fake, "fake_cuda_set_budget");
+    *(void **)&last_copy = dlsym(fake, "fake_cuda_last_copy");
+    *(void **)&app_set_device = dlsym(fake, "fake_cuda_app_set_device");
+    *(void **)&pointer_attr = dlsym(fake, "cuPointerGetAttribute");
 }
 
 TestSuite(cuda_fake, .init = use_fake);
@@ -237,5 +243,86 @@ Test(cuda_fake, empty_memory_format_allocates_on_the_device) {
     FAILS(aoti_torch_cuda_empty_memory_format(z, 2, NULL, NULL, &cuda, 99, NULL, NULL, &t),
           "empty.memory_format", "out of range");
     OK(aoti_torch_delete_tensor_object(c));
+    no_leaks();
+}
+
+/* The device the fake driver allocated p on. */
+static int device_of(const void *p) {
+    int d = -1;
+    cr_assert_eq(pointer_attr(&d, 9, (unsigned long long)(uintptr_t)p), 0);
+    return d;
+}
+
+/* Issue 21, item 7: the runtime asks the driver which context is current instead of
+ * trusting a per-thread cache (the application or another library may have called
+ * cudaSetDevice/cuCtxSetCurrent since), and an operation on another device puts the
+ * caller's context back. */
+Test(cuda_fake, contexts_follow_the_driver_and_ops_restore_them) {
+    CUDAGuardHandle g = NULL;
+    OK(aoti_torch_create_cuda_guard(1, &g));
+    cr_assert_eq(cur_dev(), 1);
+    app_set_device(0); /* the application's cudaSetDevice(0) */
+    void *s = NULL, *cur = (void *)1;
+    OK(torch_get_cuda_stream_from_pool(false, 1, &s));
+    cr_assert_eq(cur_dev(), 0, "taking a stream of device 1 leaves device 0 current");
+    OK(torch_set_current_cuda_stream(s, 1));
+    cr_assert_eq(cur_dev(), 0, "setting device 1's stream does not change the current device");
+    OK(aoti_torch_get_current_cuda_stream(-1, &cur));
+    cr_assert_null(cur, "the current device is the application's (0), whose stream is the default");
+    /* a cuda:1 tensor: its memory comes from device 1 although device 0 is current and the
+     * runtime last made device 1 current itself */
+    int64_t sizes[] = {256};
+    AtenTensorHandle t = NULL;
+    OK(empty_contig(1, sizes, aoti_torch_dtype_float32(), aoti_torch_device_type_cuda(), 1, &t));
+    cr_assert_eq(device_of(t->storage->data), 1, "cuda:1 memory is allocated on device 1");
+    cr_assert_eq(cur_dev(), 0, "the allocation put the caller's device back");
+    void *p = NULL;
+    OK(aoti_torch_cuda_caching_allocator_raw_alloc(4096, &p));
+    cr_assert_eq(device_of(p), 0, "raw_alloc serves the current device: the application's");
+    OK(aoti_torch_cuda_caching_allocator_raw_delete(p));
+    /* a stream guard on device 1 makes it current; its deletion restores device 0 */
+    CUDAStreamGuardHandle sg = NULL;
+    OK(aoti_torch_create_cuda_stream_guard(NULL, 1, &sg));
+    cr_assert_eq(cur_dev(), 1);
+    OK(aoti_torch_delete_cuda_stream_guard(sg));
+    cr_assert_eq(cur_dev(), 0);
+    OK(torch_set_current_cuda_stream(NULL, 1));
+    OK(aoti_torch_delete_tensor_object(t));
+    OK(aoti_torch_delete_cuda_guard(g)); /* back to the device current at its creation: 0 */
+    cr_assert_eq(cur_dev(), 0);
+    OK(shimrt_cuda_empty_cache());
+    no_leaks();
+}
+
+/* Issue 21, item 1: a copy of device memory runs on the memory's device and that device's
+ * current stream (where the kernels that wrote it were queued), whatever the thread's
+ * current device, and leaves the current device as it was. */
+Test(cuda_fake, copies_run_on_the_memory_device_and_its_current_stream) {
+    CUDAGuardHandle g = NULL;
+    OK(aoti_torch_create_cuda_guard(0, &g));
+    void *s1 = NULL, *d1 = NULL, *stream = (void *)1;
+    int dev = -1;
+    OK(torch_get_cuda_stream_from_pool(false, 1, &s1));
+    OK(torch_set_current_cuda_stream(s1, 1));
+    int64_t sizes[] = {64};
+    AtenTensorHandle t = NULL;
+    OK(empty_contig(1, sizes, aoti_torch_dtype_float32(), aoti_torch_device_type_cuda(), 1, &t));
+    d1 = t->storage->data;
+    float host[64], back[64];
+    for (int i = 0; i < 64; i++) host[i] = (float)i;
+    OK(shimrt_cuda_memcpy(d1, host, sizeof host, NULL, false));
+    last_copy(&dev, &stream);
+    cr_assert_eq(dev, 1, "H2D into cuda:1 memory runs in device 1's context");
+    cr_assert_eq(stream, s1, "... on device 1's current stream");
+    OK(shimrt_cuda_memcpy(back, d1, sizeof back, NULL, true));
+    last_copy(&dev, &stream);
+    cr_assert_eq(dev, 1, "D2H from cuda:1 memory runs in device 1's context");
+    cr_assert_eq(stream, s1);
+    cr_assert_arr_eq(back, host, sizeof host);
+    cr_assert_eq(cur_dev(), 0, "the copies left device 0 current");
+    OK(torch_set_current_cuda_stream(NULL, 1));
+    OK(aoti_torch_delete_tensor_object(t));
+    OK(aoti_torch_delete_cuda_guard(g));
+    OK(shimrt_cuda_empty_cache());
     no_leaks();
 }

@@ -40,6 +40,8 @@ static struct {
     long long stride_a, stride_b, stride_c;
 } * blas_last;
 static bool real_gpu;
+static void (*last_copy)(int *, void **); /* the fake driver's (NULL on a real GPU) */
+static int (*fake_cur_dev)(void);
 
 static long no_count(void) { return 1; }
 
@@ -74,6 +76,8 @@ static void setup(void) {
     void *h = dlopen(buf, RTLD_NOW);
     cr_assert_not_null(h, "%s", dlerror());
     *(void **)&launches = dlsym(h, "fake_cuda_launches");
+    *(void **)&last_copy = dlsym(h, "fake_cuda_last_copy");
+    *(void **)&fake_cur_dev = dlsym(h, "fake_cuda_current_device");
     snprintf(buf, sizeof buf, "%s/libfakecublas.so", exe);
     setenv("SHIMRT_LIBCUBLAS", buf, 1);
     void *b = dlopen(buf, RTLD_NOW);
@@ -1699,4 +1703,55 @@ Test(cuda_ops, sort_matches_cpu, .timeout = 600) {
         OK(aoti_torch_delete_tensor_object(all[j]));
     cr_assert(launches() > before, "the kernels ran on the (fake) device");
     no_leaks();
+}
+
+/* Issue 21, items 1 and 7: with device 0 current and a pool stream current on device 1,
+ * kernels on cuda:1 tensors launch on device 1's stream (the fake refuses a launch into a
+ * stream of another context), the D2H copy of their result is queued on that same stream
+ * (so it is ordered after them) with device 1's context current, index_select's index check
+ * reads the index the same way, and nothing leaves device 1 current. */
+Test(cuda_ops, cuda1_copies_follow_the_kernels_on_its_stream, .timeout = 600) {
+    need_nvrtc();
+    int32_t ndev = 0;
+    OK(shimrt_cuda_device_count(&ndev));
+    if (ndev < 2) cr_skip_test("one CUDA device");
+    CUDAGuardHandle g = NULL;
+    OK(aoti_torch_create_cuda_guard(0, &g));
+    void *s1 = NULL, *stream = NULL;
+    int dev = -1;
+    OK(torch_get_cuda_stream_from_pool(false, 1, &s1));
+    OK(torch_set_current_cuda_stream(s1, 1));
+    int64_t sz[2] = {3, 40};
+    AtenTensorHandle c = cpu_rand(SHIMRT_FLOAT32, 2, sz), g1 = to_cuda(c, 1), y = NULL, w = NULL;
+    OK(aoti_torch_cuda_mul_Tensor(g1, g1, &y));
+    OK(aoti_torch_cpu_mul_Tensor(c, c, &w));
+    if (fake_cur_dev) cr_assert_eq(fake_cur_dev(), 0, "the launch put device 0 back");
+    AtenTensorHandle h = to_cpu(y);
+    if (last_copy) {
+        last_copy(&dev, &stream);
+        cr_assert_eq(dev, 1, "the D2H copy of a cuda:1 tensor runs in device 1's context");
+        cr_assert_eq(stream, s1, "... on device 1's current stream, after the kernel");
+        cr_assert_eq(fake_cur_dev(), 0);
+    }
+    same("mul on cuda:1", w, y);
+    /* index_select's index check copies the index to the host: also on device 1's stream */
+    int64_t isz[1] = {2};
+    AtenTensorHandle ix = NULL, gix = NULL, r = NULL, rc = NULL;
+    OK(empty_contig(1, isz, SHIMRT_INT64, aoti_torch_device_type_cpu(), 0, &ix));
+    ((int64_t *)shimrt_data(ix))[0] = 2;
+    ((int64_t *)shimrt_data(ix))[1] = 0;
+    gix = to_cuda(ix, 1);
+    OK(aoti_torch_cuda_index_select(g1, 0, gix, &r));
+    OK(aoti_torch_cpu_index_select(c, 0, ix, &rc));
+    if (last_copy) {
+        last_copy(&dev, &stream);
+        cr_assert_eq(dev, 1);
+        cr_assert_eq(stream, s1);
+        cr_assert_eq(fake_cur_dev(), 0);
+    }
+    same("index_select on cuda:1", rc, r);
+    AtenTensorHandle all[] = {c, g1, y, w, h, ix, gix, r, rc};
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) OK(aoti_torch_delete_tensor_object(all[i]));
+    OK(torch_set_current_cuda_stream(NULL, 1));
+    OK(aoti_torch_delete_cuda_guard(g));
 }
