@@ -108,6 +108,7 @@ typedef struct shimrt_cublas_api {
     int (*cublasDestroy)(void *);
     int (*cublasSetStream)(void *, CUstream);
     int (*cublasGetVersion)(void *, int *);
+    int (*cublasSetWorkspace)(void *, void *, size_t); /* NULL when the library lacks it */
     /* cublasGemmEx(handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb,
      * beta, C, Ctype, ldc, computeType, algo): column-major, alpha/beta host pointers */
     int (*cublasGemmEx)(void *, int, int, int, int, int, const void *, const void *, int, int,
@@ -248,7 +249,9 @@ AOTITorchError shimrt_cuda_check_tensor(const char *op, const struct AtenTensorO
  * NULL), converted to dtype. */
 AtenTensorHandle shimrt_cuda_dense(const char *op, AtenTensorHandle t, int64_t nd,
                                    const int64_t *shape, int32_t dtype);
-/* The cuBLAS handle of device dev, bound to the calling thread's current stream there. */
+/* The calling thread's own cuBLAS handle of device dev (-1: the current one), bound to the
+ * thread's current stream there with that (handle, stream)'s workspace. dev's context must
+ * be current for the calls that use it. */
 AOTITorchError shimrt_cuda_blas_handle(const char *func, int32_t dev, void **out);
 AOTITorchError shimrt_cuda_do_copy(AtenTensorHandle self, AtenTensorHandle src);
 

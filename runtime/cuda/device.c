@@ -380,28 +380,131 @@ AOTI_TORCH_EXPORT AOTITorchError shimrt_cuda_memcpy(void *dst, const void *src, 
     return r ? shimrt_cu_fail(__func__, call, r) : AOTI_TORCH_SUCCESS;
 }
 
-/* ---- cuBLAS ---- */
+/* ---- cuBLAS ----
+ * As PyTorch's handle pool: a cuBLAS handle is used by one thread at a time. Each thread
+ * takes one handle per device from the device's pool on first use (a new one when the pool
+ * is empty) and gives it back when the thread exits, so a later thread reuses it; only the
+ * owner calls cublasSetStream on it, so binding the caller's stream and running the GEMM
+ * cannot interleave with another thread. Each (handle, stream) pair gets its own workspace
+ * from the caching allocator (allocated for that stream, so its reuse is stream-ordered),
+ * set after every cublasSetStream (which resets it to cuBLAS's default). Size: PyTorch's
+ * CUBLAS_WORKSPACE_CONFIG (":SIZE_KIB:COUNT" pairs), default ":4096:8" on sm90 and newer,
+ * ":4096:2:16:8" before. */
+typedef struct blas_ws {
+    void *handle;
+    CUstream stream;
+    void *ptr;
+    struct blas_ws *next;
+} blas_ws;
 static pthread_mutex_t blas_lock = PTHREAD_MUTEX_INITIALIZER;
-static void *blas_handles[MAX_DEVICES]; /* one per device, bound to the caller's stream */
+static void **blas_pool[MAX_DEVICES]; /* free handles per device */
+static size_t blas_pool_n[MAX_DEVICES], blas_pool_cap[MAX_DEVICES];
+static blas_ws *blas_workspaces;
+static pthread_key_t blas_key;
+static pthread_once_t blas_key_once = PTHREAD_ONCE_INIT;
+static _Thread_local void *tls_blas[MAX_DEVICES]; /* this thread's handle per device */
+static _Thread_local bool tls_blas_registered;
+
+/* Thread exit: the thread's handles go back to their devices' pools. */
+static void blas_thread_exit(void *unused) {
+    (void)unused;
+    pthread_mutex_lock(&blas_lock);
+    for (int d = 0; d < MAX_DEVICES; d++) {
+        if (!tls_blas[d]) continue;
+        if (blas_pool_n[d] == blas_pool_cap[d]) {
+            size_t cap = blas_pool_cap[d] ? 2 * blas_pool_cap[d] : 8;
+            void **p = realloc(blas_pool[d], cap * sizeof *p);
+            if (!p) continue; /* the handle is dropped (leaked), never shared */
+            blas_pool[d] = p;
+            blas_pool_cap[d] = cap;
+        }
+        blas_pool[d][blas_pool_n[d]++] = tls_blas[d];
+        tls_blas[d] = NULL;
+    }
+    pthread_mutex_unlock(&blas_lock);
+}
+static void blas_make_key(void) {
+    if (pthread_key_create(&blas_key, blas_thread_exit) != 0) blas_key = (pthread_key_t)-1;
+}
+
+static size_t blas_workspace_bytes(int32_t dev) {
+    const char *cfg = getenv("CUBLAS_WORKSPACE_CONFIG");
+    size_t total = 0;
+    if (cfg && *cfg == ':') { /* ":SIZE:COUNT[:SIZE:COUNT...]", sizes in KiB */
+        const char *p = cfg;
+        while (*p == ':') {
+            char *e;
+            unsigned long long kib = strtoull(p + 1, &e, 10);
+            if (*e != ':') break;
+            unsigned long long count = strtoull(e + 1, &e, 10);
+            if (kib > (1ull << 22) || count > 1024) break;
+            total += (size_t)(kib * 1024 * count);
+            p = e;
+        }
+        return total;
+    }
+    int arch = 0;
+    const shimrt_cuda_api *cu = shimrt_cuda_driver("cublas");
+    CUdevice d;
+    if (cu && cu->cuDeviceGet(&d, dev) == 0 &&
+        cu->cuDeviceGetAttribute(&arch, SH_CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, d) != 0)
+        arch = 0;
+    return arch >= 9 ? (size_t)4096 * 1024 * 8 : (size_t)4096 * 1024 * 2 + 16 * 1024 * 8;
+}
 
 AOTI_TORCH_EXPORT AOTITorchError torch_get_current_cuda_blas_handle(void **ret_handle) {
     SHIMRT_CHECK_ARG(ret_handle);
-    return shimrt_cuda_blas_handle(__func__, -1, ret_handle);
+    int32_t idx;
+    /* PyTorch's getCurrentCUDABlasHandle: the current device (its context made current) */
+    if (shimrt_cuda_use_device(__func__, -1, &idx)) return AOTI_TORCH_FAILURE;
+    return shimrt_cuda_blas_handle(__func__, idx, ret_handle);
 }
 
 AOTITorchError shimrt_cuda_blas_handle(const char *func, int32_t dev, void **ret_handle) {
     int32_t idx;
-    if (shimrt_cuda_use_device(func, dev, &idx)) return AOTI_TORCH_FAILURE;
+    if (shimrt_cuda_resolve_device(func, dev, &idx)) return AOTI_TORCH_FAILURE;
     const shimrt_cublas_api *bl = shimrt_cublas(func);
     if (!bl) return AOTI_TORCH_FAILURE;
-    pthread_mutex_lock(&blas_lock);
+    void *h = tls_blas[idx];
     int st = 0;
-    if (!blas_handles[idx]) st = bl->cublasCreate(&blas_handles[idx]);
-    void *h = blas_handles[idx];
-    pthread_mutex_unlock(&blas_lock);
-    if (st != 0) return shimrt_fail(func, "cublasCreate failed with status %d", st);
-    if ((st = bl->cublasSetStream(h, tls_stream[idx])) != 0)
+    if (!h) {
+        pthread_once(&blas_key_once, blas_make_key);
+        pthread_mutex_lock(&blas_lock);
+        if (blas_pool_n[idx]) h = blas_pool[idx][--blas_pool_n[idx]];
+        pthread_mutex_unlock(&blas_lock);
+        if (!h && (st = bl->cublasCreate(&h)) != 0)
+            return shimrt_fail(func, "cublasCreate failed with status %d", st);
+        tls_blas[idx] = h;
+        if (!tls_blas_registered && blas_key != (pthread_key_t)-1) {
+            (void)pthread_setspecific(blas_key, (void *)1); /* runs blas_thread_exit */
+            tls_blas_registered = true;
+        }
+    }
+    CUstream s = tls_stream[idx];
+    if ((st = bl->cublasSetStream(h, s)) != 0)
         return shimrt_fail(func, "cublasSetStream failed with status %d", st);
+    if (bl->cublasSetWorkspace) {
+        pthread_mutex_lock(&blas_lock);
+        blas_ws *w = blas_workspaces;
+        while (w && (w->handle != h || w->stream != s)) w = w->next;
+        pthread_mutex_unlock(&blas_lock);
+        size_t bytes = blas_workspace_bytes(idx);
+        if (!w && bytes) {
+            void *ptr = NULL;
+            if (shimrt_cuda_alloc(func, bytes, idx, s, &ptr)) return AOTI_TORCH_FAILURE;
+            if (!(w = malloc(sizeof *w))) {
+                (void)shimrt_cuda_free(func, ptr);
+                return shimrt_fail(func, "out of memory");
+            }
+            *w = (blas_ws){h, s, ptr, NULL};
+            pthread_mutex_lock(&blas_lock); /* only this thread adds entries for h */
+            w->next = blas_workspaces;
+            blas_workspaces = w;
+            pthread_mutex_unlock(&blas_lock);
+        }
+        if (w && (st = bl->cublasSetWorkspace(h, w->ptr, bytes)) != 0)
+            return shimrt_fail(func, "cublasSetWorkspace failed with status %d", st);
+    }
     *ret_handle = h;
     return AOTI_TORCH_SUCCESS;
 }

@@ -290,6 +290,9 @@ static void load_cublas(void) {
     memcpy(&bl.cublasGetVersion, &tmp[3], sizeof tmp[3]);
     memcpy(&bl.cublasGemmEx, &tmp[4], sizeof tmp[4]);
     memcpy(&bl.cublasGemmStridedBatchedEx, &tmp[5], sizeof tmp[5]);
+    void *ws = dlsym(lib, "cublasSetWorkspace_v2"); /* cuBLAS 11.2 and newer */
+    if (!ws) ws = dlsym(lib, "cublasSetWorkspace");
+    memcpy(&bl.cublasSetWorkspace, &ws, sizeof ws);
     bl.lt_handle =
         open_first("SHIMRT_LIBCUBLASLT", lt_libs, lt_name, sizeof lt_name, why, sizeof why);
     bl_state.ok = true;

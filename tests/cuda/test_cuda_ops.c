@@ -9,6 +9,7 @@
 #include <dlfcn.h>
 #include <limits.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -41,6 +42,12 @@ static struct {
 } * blas_last;
 static bool real_gpu;
 static void (*last_copy)(int *, void **); /* the fake driver's (NULL on a real GPU) */
+typedef struct {
+    void *handle, *stream, *ws;
+    unsigned long thread;
+} blas_use;
+static long *blas_races, *blas_nuses; /* the fake cuBLAS's handle log */
+static blas_use *blas_uses;
 static int (*fake_cur_dev)(void);
 
 static long no_count(void) { return 1; }
@@ -84,6 +91,9 @@ static void setup(void) {
     cr_assert_not_null(b, "%s", dlerror());
     blas_calls = dlsym(b, "fake_cublas_calls");
     *(void **)&blas_last = dlsym(b, "fake_cublas_last");
+    blas_races = dlsym(b, "fake_cublas_races");
+    blas_nuses = dlsym(b, "fake_cublas_nuses");
+    blas_uses = dlsym(b, "fake_cublas_uses");
 }
 
 static void need_nvrtc(void) {
@@ -1754,4 +1764,97 @@ Test(cuda_ops, cuda1_copies_follow_the_kernels_on_its_stream, .timeout = 600) {
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) OK(aoti_torch_delete_tensor_object(all[i]));
     OK(torch_set_current_cuda_stream(NULL, 1));
     OK(aoti_torch_delete_cuda_guard(g));
+}
+
+/* Issue 21, item 2: GEMMs from several threads, each on its own stream of device (thread
+ * % 2): every call finds its handle bound to the calling thread's stream for its whole
+ * duration (the fake holds the handle 0.2 ms per call and counts a concurrent use or a
+ * stream changed under it), no two live threads share a handle, and each (handle, stream)
+ * has its own workspace. */
+enum { BLAS_THREADS = 4, BLAS_ITERS = 6 };
+typedef struct {
+    int dev;
+    void *stream;
+    AtenTensorHandle a, b, want;
+    int failures;
+    unsigned long self;
+} blas_job;
+static pthread_barrier_t blas_bar;
+
+static void *blas_thread(void *arg) {
+    blas_job *j = arg;
+    j->self = (unsigned long)pthread_self();
+    if (torch_set_current_cuda_stream(j->stream, j->dev)) j->failures++;
+    for (int i = 0; i < BLAS_ITERS; i++) {
+        AtenTensorHandle c = NULL;
+        if (aoti_torch_cuda_mm(j->a, j->b, &c)) {
+            j->failures++;
+            continue;
+        }
+        AtenTensorHandle h = NULL;
+        int64_t st[2] = {c->sizes[1], 1};
+        if (aoti_torch_empty_strided(2, c->sizes, st, c->dtype, aoti_torch_device_type_cpu(), 0,
+                                     &h) ||
+            shimrt_cuda_do_copy(h, c))
+            j->failures++;
+        else
+            for (int64_t k = 0; k < shimrt_numel(h); k++)
+                if (fabsf(((float *)shimrt_data(h))[k] - ((float *)shimrt_data(j->want))[k]) >
+                    1e-4f)
+                    j->failures++;
+        aoti_torch_delete_tensor_object(h);
+        aoti_torch_delete_tensor_object(c);
+    }
+    pthread_barrier_wait(&blas_bar); /* every thread alive until all are done */
+    return NULL;
+}
+
+Test(cuda_ops, gemm_threads_get_their_own_handle_and_stream, .timeout = 600) {
+    need_nvrtc();
+    if (!blas_uses) cr_skip_test("the real cuBLAS keeps no log");
+    int32_t ndev = 0;
+    OK(shimrt_cuda_device_count(&ndev));
+    int64_t sa[2] = {8, 12}, sb[2] = {12, 5};
+    blas_job jobs[BLAS_THREADS];
+    pthread_t th[BLAS_THREADS];
+    long base = *blas_nuses;
+    for (int t = 0; t < BLAS_THREADS; t++) {
+        blas_job *j = &jobs[t];
+        memset(j, 0, sizeof *j);
+        j->dev = t % (ndev < 2 ? 1 : 2);
+        OK(torch_get_cuda_stream_from_pool(false, j->dev, &j->stream));
+        AtenTensorHandle ca = cpu_rand(SHIMRT_FLOAT32, 2, sa), cb = cpu_rand(SHIMRT_FLOAT32, 2, sb);
+        OK(aoti_torch_cpu_mm(ca, cb, &j->want));
+        j->a = to_cuda(ca, j->dev);
+        j->b = to_cuda(cb, j->dev);
+        OK(aoti_torch_delete_tensor_object(ca));
+        OK(aoti_torch_delete_tensor_object(cb));
+    }
+    pthread_barrier_init(&blas_bar, NULL, BLAS_THREADS);
+    for (int t = 0; t < BLAS_THREADS; t++)
+        cr_assert_eq(pthread_create(&th[t], NULL, blas_thread, &jobs[t]), 0);
+    for (int t = 0; t < BLAS_THREADS; t++) pthread_join(th[t], NULL);
+    pthread_barrier_destroy(&blas_bar);
+    for (int t = 0; t < BLAS_THREADS; t++) cr_assert_eq(jobs[t].failures, 0, "thread %d", t);
+    cr_assert_eq(*blas_races, 0, "a handle was used by two threads at once or rebound mid-call");
+    cr_assert_eq(*blas_nuses - base, BLAS_THREADS * BLAS_ITERS);
+    for (long u = base; u < *blas_nuses; u++) {
+        const blas_use *x = &blas_uses[u];
+        int t = 0;
+        while (t < BLAS_THREADS && jobs[t].self != x->thread) t++;
+        cr_assert(t < BLAS_THREADS);
+        cr_assert_eq(x->stream, jobs[t].stream, "use %ld: the handle is bound to its thread's stream", u);
+        cr_assert_not_null(x->ws, "a workspace of the caching allocator is set");
+        for (long v = base; v < *blas_nuses; v++) {
+            const blas_use *y = &blas_uses[v];
+            if (y->thread != x->thread) cr_assert_neq(y->handle, x->handle, "threads share a handle");
+            if (y->handle == x->handle && y->stream != x->stream)
+                cr_assert_neq(y->ws, x->ws, "one workspace for two streams");
+        }
+    }
+    for (int t = 0; t < BLAS_THREADS; t++) {
+        OK(aoti_torch_delete_tensor_object(jobs[t].a));
+        OK(aoti_torch_delete_tensor_object(jobs[t].b));
+        OK(aoti_torch_delete_tensor_object(jobs[t].want));
+    }
 }
