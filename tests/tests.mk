@@ -34,7 +34,11 @@ $(BUILD)/tests/cuda/libfakecublas.so: tests/cuda/fake_cublas.c
 	$(CC) -std=gnu11 -Wall -Wextra -Werror -O1 -g -fPIC -shared $(SANFLAGS) -o $@ $< -lm
 $(BUILD)/tests/cuda/test_cuda_ops: $(BUILD)/obj/tests/cuda/test_cuda_ops.o $(LIBSHIMRT_A) $(BUILD)/tests/cuda/libfakecuda_emu.so $(BUILD)/tests/cuda/libfakecublas.so
 	$(CC) $(LDFLAGS_COMMON) $(LDFLAGS) -rdynamic -o $@ $(filter %.o %.a,$^) -lcriterion $(RT_LDLIBS)
-$(BUILD)/tests/cuda/test_cuda_fake: $(BUILD)/obj/tests/cuda/test_cuda_fake.o $(LIBSHIMRT_A) $(BUILD)/tests/cuda/libfakecuda.so
+# Fake NVRTCs 12 and 13 (tests/cuda/fake_nvrtc.c) for the loader's choice by driver version.
+$(BUILD)/tests/cuda/nvrtc/libnvrtc.so.%: tests/cuda/fake_nvrtc.c
+	@mkdir -p $(dir $@)
+	$(CC) -DFAKE_NVRTC_MAJOR=$* -std=gnu11 -Wall -Wextra -Werror -O1 -fPIC -shared $(SANFLAGS) -o $@ $<
+$(BUILD)/tests/cuda/test_cuda_fake: $(BUILD)/obj/tests/cuda/test_cuda_fake.o $(LIBSHIMRT_A) $(BUILD)/tests/cuda/libfakecuda.so $(BUILD)/tests/cuda/nvrtc/libnvrtc.so.12 $(BUILD)/tests/cuda/nvrtc/libnvrtc.so.13
 	$(CC) $(LDFLAGS_COMMON) $(LDFLAGS) -o $@ $(filter %.o %.a,$^) -lcriterion $(RT_LDLIBS)
 # The grid emulator's suite: every CUDA kernel source, compiled as C (gnu11: statement
 # expressions for the emulated shuffles) by emu_gen from the catalogue, run on the CPU.

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "../../runtime/core/internal.h"
+#include "../../runtime/cuda/cuda_internal.h"
 #include "../runtime/shimrt_test.h"
 #include "c_shim_cpu.h"
 #include "c_shim_cuda.h"
@@ -31,6 +31,8 @@ static void (*set_budget)(size_t);
 static void (*last_copy)(int *, void **);
 static void (*app_set_device)(int);
 static int (*pointer_attr)(void *, int, unsigned long long);
+static void (*set_driver_version)(int);
+static char fake_dir[PATH_MAX];
 
 static void use_fake(void) {
     char exe[PATH_MAX], lib[PATH_MAX + 32];
@@ -49,6 +51,8 @@ static void use_fake(void) {
     *(void **)&last_copy = dlsym(fake, "fake_cuda_last_copy");
     *(void **)&app_set_device = dlsym(fake, "fake_cuda_app_set_device");
     *(void **)&pointer_attr = dlsym(fake, "cuPointerGetAttribute");
+    *(void **)&set_driver_version = dlsym(fake, "fake_cuda_set_driver_version");
+    snprintf(fake_dir, sizeof fake_dir, "%s", exe);
 }
 
 TestSuite(cuda_fake, .init = use_fake);
@@ -325,4 +329,38 @@ Test(cuda_fake, copies_run_on_the_memory_device_and_its_current_stream) {
     OK(aoti_torch_delete_cuda_guard(g));
     OK(shimrt_cuda_empty_cache());
     no_leaks();
+}
+
+/* Issue 21, item 8: the loader takes the newest NVRTC whose major version the driver
+ * supports (fake NVRTCs 12 and 13 in build/tests/cuda/nvrtc, fake driver versions), and
+ * refuses an NVRTC forced newer than the driver. Each test is its own process: the driver
+ * and NVRTC load once there. */
+static void nvrtc_dir(void) {
+    char d[PATH_MAX + 16];
+    snprintf(d, sizeof d, "%s/nvrtc", fake_dir);
+    setenv("SHIMRT_NVRTC_DIR", d, 1);
+    unsetenv("SHIMRT_LIBNVRTC");
+}
+Test(cuda_fake, nvrtc_for_a_cuda12_driver_is_nvrtc12) {
+    nvrtc_dir();
+    set_driver_version(12040);
+    const shimrt_nvrtc_api *nv = shimrt_nvrtc("test");
+    cr_assert_not_null(nv, "%s", torch_exception_get_what());
+    cr_assert_eq(nv->major, 12, "a 12.4 driver refuses NVRTC 13's PTX: NVRTC 12 is chosen");
+}
+Test(cuda_fake, nvrtc_for_a_cuda13_driver_is_nvrtc13) {
+    nvrtc_dir();
+    set_driver_version(13000);
+    const shimrt_nvrtc_api *nv = shimrt_nvrtc("test");
+    cr_assert_not_null(nv, "%s", torch_exception_get_what());
+    cr_assert_eq(nv->major, 13);
+}
+Test(cuda_fake, nvrtc_newer_than_the_driver_is_refused) {
+    char lib[PATH_MAX + 32];
+    snprintf(lib, sizeof lib, "%s/nvrtc/libnvrtc.so.13", fake_dir);
+    setenv("SHIMRT_LIBNVRTC", lib, 1);
+    set_driver_version(12020);
+    cr_assert_null(shimrt_nvrtc("test"));
+    cr_assert(strstr(torch_exception_get_what(), "is NVRTC 13.0, newer than the driver (CUDA 12.2)"),
+              "%s", torch_exception_get_what());
 }
