@@ -171,6 +171,9 @@ CUstream shimrt_cuda_current_stream(int32_t device_index);
 /* Device memory of at least nbytes on device_index, for use on stream. */
 AOTITorchError shimrt_cuda_alloc(const char *func, size_t nbytes, int32_t device_index,
                                  CUstream stream, void **out);
+/* Records that an asynchronous copy on stream reads or writes p (no-op unless p is in a
+ * pinned host block of the allocator): the block is reused only after that copy. */
+void shimrt_cuda_host_record(const void *p, CUstream stream);
 /* Returns a block from shimrt_cuda_alloc to the cache (NULL: no-op); fails for a pointer the
  * allocator does not own. */
 AOTITorchError shimrt_cuda_free(const char *func, void *ptr);

@@ -333,6 +333,10 @@ AOTITorchError shimrt_cuda_copy_on(const char *func, int32_t dev, void *dst, con
     CUresult r = cu->cuMemcpyAsync((CUdeviceptr)(uintptr_t)dst, (CUdeviceptr)(uintptr_t)src,
                                    (size_t)nbytes, s);
     const char *call = "cuMemcpyAsync";
+    if (!r && !sync) {
+        shimrt_cuda_host_record(dst, s);
+        shimrt_cuda_host_record(src, s);
+    }
     if (!r && sync) {
         r = cu->cuStreamSynchronize(s);
         call = "cuStreamSynchronize";
@@ -372,6 +376,10 @@ AOTI_TORCH_EXPORT AOTITorchError shimrt_cuda_memcpy(void *dst, const void *src, 
     CUresult r = cu->cuMemcpyAsync((CUdeviceptr)(uintptr_t)dst, (CUdeviceptr)(uintptr_t)src,
                                    (size_t)nbytes, (CUstream)stream);
     const char *call = "cuMemcpyAsync";
+    if (!r && !sync) {
+        shimrt_cuda_host_record(dst, (CUstream)stream);
+        shimrt_cuda_host_record(src, (CUstream)stream);
+    }
     if (!r && sync) {
         r = cu->cuStreamSynchronize((CUstream)stream);
         call = "cuStreamSynchronize";

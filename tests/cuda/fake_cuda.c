@@ -219,9 +219,21 @@ EXPORT CUresult cuStreamWaitEvent(void *s, void *e, unsigned f) {
     (void)f;
     return 0;
 }
+/* Events complete at once, unless a test holds them: while fake_cuda_hold_events(1) is in
+ * force, an event recorded stays "not ready" (cuEventQuery) until fake_cuda_release_events
+ * or cuEventSynchronize, as work still queued on a stream would. */
+typedef struct {
+    double t;
+    int held;
+    long epoch;
+} fake_event;
+static int hold_events;
+static long release_epoch;
+EXPORT void fake_cuda_hold_events(int on) { hold_events = on; }
+EXPORT void fake_cuda_release_events(void) { release_epoch++; }
 EXPORT CUresult cuEventCreate(void **e, unsigned f) {
     (void)f;
-    double *t = calloc(1, sizeof *t);
+    fake_event *t = calloc(1, sizeof *t);
     if (!t) return 2;
     live_events++;
     *e = t;
@@ -234,19 +246,22 @@ EXPORT CUresult cuEventDestroy_v2(void *e) {
 }
 EXPORT CUresult cuEventRecord(void *e, void *s) {
     (void)s;
-    *(double *)e += 1.5;
+    fake_event *x = e;
+    x->t += 1.5;
+    x->held = hold_events;
+    x->epoch = release_epoch;
     return 0;
 }
 EXPORT CUresult cuEventSynchronize(void *e) {
-    (void)e;
+    ((fake_event *)e)->held = 0;
     return 0;
 }
 EXPORT CUresult cuEventQuery(void *e) {
-    (void)e;
-    return 0;
+    fake_event *x = e;
+    return x->held && x->epoch == release_epoch ? 600 : 0; /* CUDA_ERROR_NOT_READY */
 }
 EXPORT CUresult cuEventElapsedTime_v2(float *ms, void *a, void *b) {
-    *ms = (float)(*(double *)b - *(double *)a);
+    *ms = (float)(((fake_event *)b)->t - ((fake_event *)a)->t);
     return 0;
 }
 #ifdef FAKE_EMU

@@ -32,6 +32,7 @@ static void (*last_copy)(int *, void **);
 static void (*app_set_device)(int);
 static int (*pointer_attr)(void *, int, unsigned long long);
 static void (*set_driver_version)(int);
+static void (*hold_events)(int), (*release_events)(void);
 static char fake_dir[PATH_MAX];
 
 static void use_fake(void) {
@@ -52,6 +53,8 @@ static void use_fake(void) {
     *(void **)&app_set_device = dlsym(fake, "fake_cuda_app_set_device");
     *(void **)&pointer_attr = dlsym(fake, "cuPointerGetAttribute");
     *(void **)&set_driver_version = dlsym(fake, "fake_cuda_set_driver_version");
+    *(void **)&hold_events = dlsym(fake, "fake_cuda_hold_events");
+    *(void **)&release_events = dlsym(fake, "fake_cuda_release_events");
     snprintf(fake_dir, sizeof fake_dir, "%s", exe);
 }
 
@@ -141,13 +144,21 @@ Test(cuda_fake, caching_allocator_reuses_per_stream) {
 Test(cuda_fake, out_of_memory_releases_the_cache_and_retries) {
     void *p = NULL, *q = NULL;
     OK(shimrt_cuda_empty_cache());
-    set_budget(1 << 20);
-    OK(aoti_torch_cuda_caching_allocator_raw_alloc(600 << 10, &p));
+    set_budget(24 << 20);
+    OK(aoti_torch_cuda_caching_allocator_raw_alloc(12 << 20, &p));
     OK(aoti_torch_cuda_caching_allocator_raw_delete(p));
-    OK(aoti_torch_cuda_caching_allocator_raw_alloc(700 << 10, &q)); /* fits only without p */
+    OK(aoti_torch_cuda_caching_allocator_raw_alloc(14 << 20, &q)); /* fits only without p */
     OK(aoti_torch_cuda_caching_allocator_raw_delete(q));
-    FAILS(aoti_torch_cuda_caching_allocator_raw_alloc(2 << 20, &q),
-          "aoti_torch_cuda_caching_allocator_raw_alloc", "CUDA_ERROR_OUT_OF_MEMORY");
+    shimrt_cuda_alloc_stats st;
+    OK(shimrt_cuda_alloc_stats_get(0, &st));
+    cr_assert_eq(st.oom_retries, 1, "the failed cuMemAlloc was retried after the release");
+    cr_assert_eq(st.reserved_bytes, 14 << 20, "the 12 MiB segment was released");
+    FAILS(aoti_torch_cuda_caching_allocator_raw_alloc(40 << 20, &q),
+          "aoti_torch_cuda_caching_allocator_raw_alloc",
+          "cuMemAlloc failed: CUDA_ERROR_OUT_OF_MEMORY (out of memory); tried to allocate "
+          "41943040 bytes");
+    OK(shimrt_cuda_alloc_stats_get(0, &st));
+    cr_assert_eq(st.ooms, 1);
     set_budget((size_t)-1);
     OK(shimrt_cuda_empty_cache());
     cr_assert_eq(live_allocs(), 0);
@@ -363,4 +374,127 @@ Test(cuda_fake, nvrtc_newer_than_the_driver_is_refused) {
     cr_assert_null(shimrt_nvrtc("test"));
     cr_assert(strstr(torch_exception_get_what(), "is NVRTC 13.0, newer than the driver (CUDA 12.2)"),
               "%s", torch_exception_get_what());
+}
+
+/* Issue 21, item 6: the allocator carves blocks out of segments (splitting), merges them
+ * back on free, keeps per-stream pools, and a block recorded on another stream is reused
+ * only after the event recorded there at its free has completed. */
+Test(cuda_fake, allocator_splits_merges_and_counts) {
+    shimrt_cuda_alloc_stats st;
+    void *a = NULL, *b = NULL, *c = NULL;
+    OK(aoti_torch_cuda_caching_allocator_raw_alloc(1000, &a));
+    OK(aoti_torch_cuda_caching_allocator_raw_alloc(3000, &b));
+    OK(shimrt_cuda_alloc_stats_get(0, &st));
+    cr_assert_eq(st.segments, 1, "two small blocks share one 2 MiB segment");
+    cr_assert_eq(st.reserved_bytes, 2 << 20);
+    cr_assert_eq(st.driver_allocs, 1);
+    cr_assert_eq(st.splits, 2);
+    cr_assert_eq(st.active_blocks, 2);
+    cr_assert_eq(st.allocated_bytes, 1024 + 3072, "sizes round up to 512 bytes");
+    cr_assert_eq(st.requested_bytes, 4000);
+    cr_assert_eq((char *)b, (char *)a + 1024, "b is carved right after a");
+    OK(aoti_torch_cuda_caching_allocator_raw_delete(a));
+    OK(aoti_torch_cuda_caching_allocator_raw_alloc(512, &c));
+    cr_assert_eq(c, a, "the freed 1 KiB block serves a smaller request (best fit)");
+    OK(aoti_torch_cuda_caching_allocator_raw_delete(c));
+    OK(aoti_torch_cuda_caching_allocator_raw_delete(b));
+    OK(aoti_torch_cuda_caching_allocator_raw_alloc(1 << 20, &c)); /* the largest small request */
+    cr_assert_eq(c, a, "the freed blocks merged back into the whole segment");
+    OK(aoti_torch_cuda_caching_allocator_raw_delete(c));
+    /* a large request: its own 20 MiB segment, split; the rest serves the next one */
+    void *l1 = NULL, *l2 = NULL;
+    OK(aoti_torch_cuda_caching_allocator_raw_alloc(3 << 20, &l1));
+    OK(aoti_torch_cuda_caching_allocator_raw_alloc(5 << 20, &l2));
+    OK(shimrt_cuda_alloc_stats_get(0, &st));
+    cr_assert_eq(st.segments, 2);
+    cr_assert_eq(st.reserved_bytes, (2 << 20) + (20 << 20));
+    cr_assert_eq((char *)l2, (char *)l1 + (3 << 20));
+    cr_assert_eq(st.peak_allocated_bytes, 8 << 20);
+    OK(aoti_torch_cuda_caching_allocator_raw_delete(l1));
+    OK(aoti_torch_cuda_caching_allocator_raw_delete(l2));
+    OK(shimrt_cuda_empty_cache());
+    OK(shimrt_cuda_alloc_stats_get(0, &st));
+    cr_assert_eq(st.reserved_bytes, 0);
+    cr_assert_eq(st.driver_frees, 2);
+    cr_assert_eq(live_allocs(), 0);
+}
+
+Test(cuda_fake, allocator_reuses_across_streams_only_after_the_event) {
+    void *s1 = NULL, *p = NULL, *q = NULL;
+    OK(torch_get_cuda_stream_from_pool(false, 0, &s1));
+    OK(aoti_torch_cuda_caching_allocator_raw_alloc(4096, &p));
+    OK(shimrt_cuda_record_stream(p, s1)); /* p is also read by work queued on s1 */
+    hold_events(1);                       /* that work has not run yet */
+    OK(aoti_torch_cuda_caching_allocator_raw_delete(p));
+    shimrt_cuda_alloc_stats st;
+    OK(shimrt_cuda_alloc_stats_get(0, &st));
+    cr_assert_eq(st.pending_blocks, 1);
+    OK(aoti_torch_cuda_caching_allocator_raw_alloc(4096, &q));
+    cr_assert_neq(q, p, "p is not reused while s1's work may still read it");
+    OK(aoti_torch_cuda_caching_allocator_raw_delete(q));
+    release_events(); /* s1 caught up */
+    hold_events(0);
+    void *r = NULL;
+    OK(aoti_torch_cuda_caching_allocator_raw_alloc(4096, &r));
+    cr_assert_eq(r, p, "after the event p is reused");
+    OK(shimrt_cuda_alloc_stats_get(0, &st));
+    cr_assert_eq(st.pending_blocks, 0);
+    OK(aoti_torch_cuda_caching_allocator_raw_delete(r));
+    FAILS(shimrt_cuda_record_stream(r, s1), "shimrt_cuda_record_stream", "is not the start");
+    /* per-stream pools: a block freed on the default stream is not given to s1 */
+    OK(torch_set_current_cuda_stream(s1, 0));
+    OK(aoti_torch_cuda_caching_allocator_raw_alloc(4096, &q));
+    cr_assert_neq(q, p);
+    OK(aoti_torch_cuda_caching_allocator_raw_delete(q));
+    OK(torch_set_current_cuda_stream(NULL, 0));
+    OK(shimrt_cuda_empty_cache());
+    cr_assert_eq(live_allocs(), 0);
+}
+
+/* Pinned host blocks: an asynchronous copy records its stream on the block, and the freed
+ * block is not handed out again until that copy has completed. */
+Test(cuda_fake, pinned_blocks_wait_for_their_async_copies) {
+    void *h = NULL, *h2 = NULL, *d = NULL, *s1 = NULL;
+    OK(torch_get_cuda_stream_from_pool(false, 0, &s1));
+    OK(shimrt_cuda_host_alloc(1000, &h));
+    OK(aoti_torch_cuda_caching_allocator_raw_alloc(1000, &d));
+    hold_events(1);
+    OK(shimrt_cuda_memcpy(d, h, 1000, s1, false)); /* H2D still in flight on s1 */
+    OK(shimrt_cuda_host_free(h));
+    shimrt_cuda_alloc_stats st;
+    OK(shimrt_cuda_alloc_stats_get(0, &st));
+    cr_assert_eq(st.host_pending_blocks, 1);
+    OK(shimrt_cuda_host_alloc(1000, &h2));
+    cr_assert_neq(h2, h, "the pinned block is not reused while the copy may read it");
+    OK(shimrt_cuda_host_free(h2));
+    release_events();
+    hold_events(0);
+    OK(shimrt_cuda_host_alloc(1000, &h2));
+    cr_assert(h2 == h || h2 != NULL);
+    void *h3 = NULL;
+    OK(shimrt_cuda_host_alloc(1000, &h3));
+    cr_assert(h2 == h || h3 == h, "after the copy the block is reused");
+    OK(shimrt_cuda_host_free(h2));
+    OK(shimrt_cuda_host_free(h3));
+    /* a synchronous copy records nothing: the block is reusable at once */
+    OK(shimrt_cuda_host_alloc(1000, &h));
+    OK(shimrt_cuda_memcpy(d, h, 1000, s1, true));
+    OK(shimrt_cuda_host_free(h));
+    OK(shimrt_cuda_host_alloc(1000, &h2));
+    cr_assert_eq(h2, h);
+    OK(shimrt_cuda_host_free(h2));
+    OK(aoti_torch_cuda_caching_allocator_raw_delete(d));
+    OK(shimrt_cuda_empty_cache());
+    cr_assert_eq(live_allocs(), 0);
+}
+
+/* SHIMRT_CUDA_ALLOC_CONF=caching:0 returns every free to the driver. */
+Test(cuda_fake, alloc_conf_caching_off) {
+    setenv("SHIMRT_CUDA_ALLOC_CONF", "max_split_size_mb:64,caching:0", 1);
+    void *p = NULL;
+    OK(aoti_torch_cuda_caching_allocator_raw_alloc(4096, &p));
+    cr_assert_eq(live_allocs(), 1);
+    OK(aoti_torch_cuda_caching_allocator_raw_delete(p));
+    cr_assert_eq(live_allocs(), 0, "nothing is cached");
+    unsetenv("SHIMRT_CUDA_ALLOC_CONF");
 }
