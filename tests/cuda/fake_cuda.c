@@ -15,7 +15,7 @@ static long live_allocs, live_streams, live_events;
 static size_t budget = (size_t)-1, used;
 static int ctx_ids[2];
 static __thread void *current_ctx;
-static int driver_version = 12040;
+static int driver_version = 13000; /* CUDA 13.0: runs the installed NVRTC 13's code */
 
 /* A stream remembers the context it was created in: a kernel launched into a stream of
  * another context fails (CUDA_ERROR_INVALID_HANDLE), as on the real driver. */
