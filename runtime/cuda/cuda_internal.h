@@ -167,6 +167,14 @@ AOTITorchError shimrt_cuda_copy_on(const char *func, int32_t dev, void *dst, con
 /* The calling thread's current stream on a device (NULL = the legacy default stream). */
 CUstream shimrt_cuda_current_stream(int32_t device_index);
 
+/* Device dev's error flag (int64 x 4 in pinned, device-mapped memory) that index kernels
+ * set on an index out of range: {code (1: index_select's range, 2: bounds along a dim),
+ * value, dim, size}. */
+AOTITorchError shimrt_cuda_error_flag(const char *func, int32_t dev, long long **out);
+/* Reads and clears device dev's error flag after a synchronizing call; a failure with
+ * PyTorch's message when a kernel set it. */
+AOTITorchError shimrt_cuda_check_async(const char *func, int32_t dev);
+
 /* ---- the caching device allocator (alloc.c) ---- */
 /* Device memory of at least nbytes on device_index, for use on stream. */
 AOTITorchError shimrt_cuda_alloc(const char *func, size_t nbytes, int32_t device_index,

@@ -266,11 +266,13 @@ AOTI_TORCH_EXPORT AOTITorchError torch_get_cuda_stream_from_pool(bool isHighPrio
 
 AOTI_TORCH_EXPORT AOTITorchError torch_cuda_stream_synchronize(void *stream, int32_t device_index) {
     shimrt_cuda_ctx_guard g;
-    if (shimrt_cuda_enter(__func__, device_index, &g, NULL)) return AOTI_TORCH_FAILURE;
+    int32_t idx;
+    if (shimrt_cuda_enter(__func__, device_index, &g, &idx)) return AOTI_TORCH_FAILURE;
     const shimrt_cuda_api *cu = shimrt_cuda_driver(__func__);
     CUresult r = cu->cuStreamSynchronize((CUstream)stream);
     shimrt_cuda_leave(&g);
-    return r ? shimrt_cu_fail(__func__, "cuStreamSynchronize", r) : AOTI_TORCH_SUCCESS;
+    if (r) return shimrt_cu_fail(__func__, "cuStreamSynchronize", r);
+    return shimrt_cuda_check_async(__func__, idx);
 }
 
 /* ---- events ---- */
@@ -322,6 +324,60 @@ AOTI_TORCH_EXPORT AOTITorchError shimrt_cuda_event_elapsed_ms(void *start, void 
     CU_RETURN(cuEventElapsedTime, ret_ms, (CUevent)start, (CUevent)end);
 }
 
+/* ---- device-side errors ----
+ * Each device has a flag of four int64 in pinned host memory (mapped into the device's
+ * address space under unified addressing), which the index kernels set with an atomic
+ * compare-and-swap when they meet an index out of range: {code, value, dim, size}, the
+ * first error wins. Nothing waits for it: the next synchronizing call on the device
+ * (a copy to the host, a stream synchronize) reads it, clears it and fails with PyTorch's
+ * message, as PyTorch reports a device-side assert at a later API call. */
+static long long *err_flags[MAX_DEVICES];
+
+AOTITorchError shimrt_cuda_error_flag(const char *func, int32_t dev, long long **out) {
+    if (dev < 0 || dev >= MAX_DEVICES) return shimrt_fail(func, "bad CUDA device %d", (int)dev);
+    long long *f = __atomic_load_n(&err_flags[dev], __ATOMIC_ACQUIRE);
+    if (!f) {
+        const shimrt_cuda_api *cu = shimrt_cuda_driver(func);
+        shimrt_cuda_ctx_guard g;
+        if (!cu || shimrt_cuda_enter(func, dev, &g, NULL)) return AOTI_TORCH_FAILURE;
+        pthread_mutex_lock(&ctx_lock);
+        CUresult r = 0;
+        if (!(f = err_flags[dev])) {
+            void *p = NULL;
+            r = cu->cuMemAllocHost(&p, 4 * sizeof(long long));
+            if (!r) {
+                memset(p, 0, 4 * sizeof(long long));
+                f = p;
+                __atomic_store_n(&err_flags[dev], f, __ATOMIC_RELEASE);
+            }
+        }
+        pthread_mutex_unlock(&ctx_lock);
+        shimrt_cuda_leave(&g);
+        if (r) return shimrt_cu_fail(func, "cuMemAllocHost", r);
+    }
+    *out = f;
+    return AOTI_TORCH_SUCCESS;
+}
+
+AOTITorchError shimrt_cuda_check_async(const char *func, int32_t dev) {
+    if (dev < 0 || dev >= MAX_DEVICES) return AOTI_TORCH_SUCCESS;
+    long long *f = __atomic_load_n(&err_flags[dev], __ATOMIC_ACQUIRE);
+    if (!f) return AOTI_TORCH_SUCCESS;
+    long long code = __atomic_exchange_n(&f[0], 0, __ATOMIC_ACQ_REL);
+    if (!code) return AOTI_TORCH_SUCCESS;
+    long long v = f[1], dim = f[2], lim = f[3];
+    char what[160];
+    if (code == 1)
+        snprintf(what, sizeof what, "index out of range in self (index %lld, size %lld)", v, lim);
+    else
+        snprintf(what, sizeof what, "index %lld is out of bounds for dimension %lld with size %lld",
+                 v, dim, lim);
+    return shimrt_fail(func,
+                       "CUDA error: device-side assert triggered: %s (found by a kernel queued "
+                       "earlier on cuda:%d; reported at this synchronizing call)",
+                       what, (int)dev);
+}
+
 /* ---- copies ---- */
 AOTITorchError shimrt_cuda_copy_on(const char *func, int32_t dev, void *dst, const void *src,
                                    uint64_t nbytes, bool sync) {
@@ -342,7 +398,8 @@ AOTITorchError shimrt_cuda_copy_on(const char *func, int32_t dev, void *dst, con
         call = "cuStreamSynchronize";
     }
     shimrt_cuda_leave(&g);
-    return r ? shimrt_cu_fail(func, call, r) : AOTI_TORCH_SUCCESS;
+    if (r) return shimrt_cu_fail(func, call, r);
+    return sync ? shimrt_cuda_check_async(func, dev) : AOTI_TORCH_SUCCESS;
 }
 
 /* The device of a device pointer (unified addressing), or -1 for host memory. */
@@ -385,7 +442,8 @@ AOTI_TORCH_EXPORT AOTITorchError shimrt_cuda_memcpy(void *dst, const void *src, 
         call = "cuStreamSynchronize";
     }
     shimrt_cuda_leave(&g);
-    return r ? shimrt_cu_fail(__func__, call, r) : AOTI_TORCH_SUCCESS;
+    if (r) return shimrt_cu_fail(__func__, call, r);
+    return sync ? shimrt_cuda_check_async(__func__, dev) : AOTI_TORCH_SUCCESS;
 }
 
 /* ---- cuBLAS ----

@@ -37,6 +37,10 @@ EXPORT void fake_cuda_last_copy(int *dev, void **stream) {
     *stream = last_copy_stream;
 }
 EXPORT long fake_cuda_ctx_switches(void) { return ctx_switches; }
+/* Host round trips: copies and stream synchronizations issued (any thread). */
+static long copies, syncs;
+EXPORT long fake_cuda_copies(void) { return __atomic_load_n(&copies, __ATOMIC_RELAXED); }
+EXPORT long fake_cuda_syncs(void) { return __atomic_load_n(&syncs, __ATOMIC_RELAXED); }
 EXPORT void fake_cuda_set_driver_version(int v) { driver_version = v; }
 /* What the application (or another library) does with cudaSetDevice: the driver's current
  * context changes behind the runtime's back. */
@@ -163,6 +167,7 @@ EXPORT CUresult cuMemAllocHost_v2(void **p, size_t n) { return mem_alloc(p, n, 1
 EXPORT CUresult cuMemFreeHost(void *p) { return mem_free(p); }
 EXPORT CUresult cuMemcpyAsync(CUdeviceptr d, CUdeviceptr s, size_t n, void *st) {
     if (!current_ctx) return 201;
+    __atomic_fetch_add(&copies, 1, __ATOMIC_RELAXED);
     last_copy_dev = dev_of_ctx(current_ctx);
     last_copy_stream = st;
     memmove((void *)(size_t)d, (const void *)(size_t)s, n);
@@ -207,6 +212,7 @@ EXPORT CUresult cuStreamDestroy_v2(void *s) {
 }
 EXPORT CUresult cuStreamSynchronize(void *s) {
     (void)s;
+    __atomic_fetch_add(&syncs, 1, __ATOMIC_RELAXED);
     return 0;
 }
 EXPORT CUresult cuStreamQuery(void *s) {

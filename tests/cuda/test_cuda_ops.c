@@ -49,6 +49,7 @@ typedef struct {
 static long *blas_races, *blas_nuses; /* the fake cuBLAS's handle log */
 static blas_use *blas_uses;
 static int (*fake_cur_dev)(void);
+static long (*fake_copies)(void), (*fake_syncs)(void);
 
 static long no_count(void) { return 1; }
 
@@ -85,6 +86,8 @@ static void setup(void) {
     *(void **)&launches = dlsym(h, "fake_cuda_launches");
     *(void **)&last_copy = dlsym(h, "fake_cuda_last_copy");
     *(void **)&fake_cur_dev = dlsym(h, "fake_cuda_current_device");
+    *(void **)&fake_copies = dlsym(h, "fake_cuda_copies");
+    *(void **)&fake_syncs = dlsym(h, "fake_cuda_syncs");
     snprintf(buf, sizeof buf, "%s/libfakecublas.so", exe);
     setenv("SHIMRT_LIBCUBLAS", buf, 1);
     void *b = dlopen(buf, RTLD_NOW);
@@ -714,6 +717,31 @@ static void set_f64(AtenTensorHandle t, int64_t i, double v) {
                   torch_exception_get_what(), what);                                               \
     } while (0)
 
+/* An index out of range (issue 21, item 5): the CPU op fails at once; the CUDA op neither
+ * copies anything nor synchronizes (the fake driver counts both), its kernel sets the
+ * device's error flag, and the next synchronizing call fails with the CPU's message (as
+ * PyTorch reports a device-side assert later); the flag is cleared after. *ret is freed. */
+#define DEVICE_FAIL(cpu_call, cuda_call, ret, what)                                                \
+    do {                                                                                           \
+        cr_assert_eq((cpu_call), AOTI_TORCH_FAILURE, "%s should fail", #cpu_call);                 \
+        cr_assert(strstr(torch_exception_get_what(), what), "CPU: '%s' lacks '%s'",                \
+                  torch_exception_get_what(), what);                                               \
+        long c0_ = fake_copies ? fake_copies() : 0, s0_ = fake_syncs ? fake_syncs() : 0;           \
+        OK(cuda_call);                                                                             \
+        if (fake_copies) {                                                                         \
+            cr_assert_eq(fake_copies(), c0_, "%s copied to or from the host", #cuda_call);         \
+            cr_assert_eq(fake_syncs(), s0_, "%s synchronized", #cuda_call);                        \
+        }                                                                                          \
+        cr_assert_eq(torch_cuda_stream_synchronize(NULL, 0), AOTI_TORCH_FAILURE,                   \
+                     "the sync after %s should report the bad index", #cuda_call);                 \
+        cr_assert(strstr(torch_exception_get_what(), what), "CUDA: '%s' lacks '%s'",               \
+                  torch_exception_get_what(), what);                                               \
+        cr_assert(strstr(torch_exception_get_what(), "device-side assert triggered"));             \
+        OK(torch_cuda_stream_synchronize(NULL, 0));                                                \
+        if (ret) OK(aoti_torch_delete_tensor_object(ret));                                         \
+        ret = NULL;                                                                                \
+    } while (0)
+
 /* mean.dim, max.dim, argmax, softmax.int, log_softmax.int: their CUDA kernels (no CPU
  * fallback) against the CPU kernels on random inputs of several dtypes and odd sizes,
  * contiguous and transposed, every dim (negative ones too), keepdim, a planted NaN and
@@ -970,9 +998,10 @@ Test(cuda_ops, index_select_matches_cpu, .timeout = 600) {
     shimrt_k_store_i64(shimrt_data(i1), SHIMRT_INT64, 7);
     AtenTensorHandle gbad = to_cuda(i1, 0), f = cpu_rand(SHIMRT_FLOAT32, 1, one),
                      gf = to_cuda(f, 0);
-    BOTH_FAIL(aoti_torch_cpu_index_select(a, 1, i1, &w),
-              aoti_torch_cuda_index_select(ga, 1, gbad, &gw),
-              "index out of range in self (index 7, size 7)");
+    gw = NULL;
+    DEVICE_FAIL(aoti_torch_cpu_index_select(a, 1, i1, &w),
+                aoti_torch_cuda_index_select(ga, 1, gbad, &gw), gw,
+                "index out of range in self (index 7, size 7)");
     BOTH_FAIL(aoti_torch_cpu_index_select(a, 0, f, &w),
               aoti_torch_cuda_index_select(ga, 0, gf, &gw),
               "index_select(): Expected dtype int32 or int64 for index");
@@ -1080,8 +1109,9 @@ Test(cuda_ops, gather_matches_cpu, .timeout = 600) {
     AtenTensorHandle bad = rand_index(2, one, 1), gbad = NULL;
     ((int64_t *)shimrt_data(bad))[0] = 7;
     gbad = to_cuda(bad, 0);
-    BOTH_FAIL(aoti_torch_cpu_gather(a, 1, bad, 0, &w), aoti_torch_cuda_gather(ga, 1, gbad, 0, &gw),
-              "index 7 is out of bounds for dimension 1 with size 7");
+    gw = NULL;
+    DEVICE_FAIL(aoti_torch_cpu_gather(a, 1, bad, 0, &w), aoti_torch_cuda_gather(ga, 1, gbad, 0, &gw),
+                gw, "index 7 is out of bounds for dimension 1 with size 7");
     AtenTensorHandle i32 = cpu_rand(SHIMRT_INT32, 2, one), gi32 = to_cuda(i32, 0);
     BOTH_FAIL(aoti_torch_cpu_gather(a, 1, i32, 0, &w), aoti_torch_cuda_gather(ga, 1, gi32, 0, &gw),
               "Expected dtype int64 for index");
@@ -1370,12 +1400,12 @@ Test(cuda_ops, scatter_matches_cpu, .timeout = 600) {
     AtenTensorHandle bad = rand_index(2, one, 1), gbad = NULL;
     ((int64_t *)shimrt_data(bad))[0] = 7;
     gbad = to_cuda(bad, 0);
-    BOTH_FAIL(aoti_torch_cpu_scatter_src(a, 1, bad, b, &w),
-              aoti_torch_cuda_scatter_src(ga, 1, gbad, gb, &gw),
-              "index 7 is out of bounds for dimension 1 with size 7");
-    BOTH_FAIL(aoti_torch_cpu_scatter_reduce_two(a, -1, bad, b, "amax", 1, &w),
-              aoti_torch_cuda_scatter_reduce_two(ga, -1, gbad, gb, "amax", 1, &gw),
-              "index 7 is out of bounds for dimension 1 with size 7");
+    DEVICE_FAIL(aoti_torch_cpu_scatter_src(a, 1, bad, b, &w),
+                aoti_torch_cuda_scatter_src(ga, 1, gbad, gb, &gw), gw,
+                "index 7 is out of bounds for dimension 1 with size 7");
+    DEVICE_FAIL(aoti_torch_cpu_scatter_reduce_two(a, -1, bad, b, "amax", 1, &w),
+                aoti_torch_cuda_scatter_reduce_two(ga, -1, gbad, gb, "amax", 1, &gw), gw,
+                "index 7 is out of bounds for dimension 1 with size 7");
     AtenTensorHandle i32 = cpu_rand(SHIMRT_INT32, 2, one), gi32 = to_cuda(i32, 0);
     BOTH_FAIL(aoti_torch_cpu_scatter_src(a, 1, i32, b, &w),
               aoti_torch_cuda_scatter_src(ga, 1, gi32, gb, &gw), "Expected dtype int64 for index");
