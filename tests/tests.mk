@@ -95,3 +95,10 @@ check-torch-compat: $(SHIMGEN)
 	@rc=0; SHIMGEN=$(SHIMGEN) CC="$(CC)" sh tests/torch_compat/torch_2_10.sh || rc=$$?; \
 	  case $$rc in 0) echo "check-torch-compat: passed";; \
 	    77) echo "check-torch-compat: skipped";; *) exit 1;; esac
+
+# `make check-gpu`: the CUDA op suite on a real GPU and the CUDA bench (one shot, about 9
+# minutes on one H100/H200; tests/scripts/cuda_check_gpu.sh says what it runs). Exits 77
+# with the reason when the machine has no GPU. Not part of `make check`.
+.PHONY: check-gpu
+check-gpu: $(BUILD)/tests/cuda/test_cuda_ops $(BUILD)/bench/rt_cuda_jit $(SHIMRT_JIT)
+	@SHIMRT_CHECK_GPU=1 BUILD=$(BUILD) sh tests/scripts/cuda_check_gpu.sh
