@@ -31,11 +31,11 @@
 
 #define MAX_DEV 64
 #define ROUND 512u
-#define SMALL_REQ ((size_t)1 << 20)  /* requests up to 1 MiB: the small pool */
-#define SMALL_SEG ((size_t)2 << 20)  /* its segments */
-#define MID_REQ ((size_t)10 << 20)   /* large requests below 10 MiB ... */
-#define MID_SEG ((size_t)20 << 20)   /* ... share 20 MiB segments */
-#define SEG_ROUND ((size_t)2 << 20)  /* larger ones: their size rounded to 2 MiB */
+#define SMALL_REQ ((size_t)1 << 20) /* requests up to 1 MiB: the small pool */
+#define SMALL_SEG ((size_t)2 << 20) /* its segments */
+#define MID_REQ ((size_t)10 << 20)  /* large requests below 10 MiB ... */
+#define MID_SEG ((size_t)20 << 20)  /* ... share 20 MiB segments */
+#define SEG_ROUND ((size_t)2 << 20) /* larger ones: their size rounded to 2 MiB */
 #define NBINS 256
 #define MAX_USES 8
 
@@ -46,11 +46,11 @@ typedef struct block {
     size_t req; /* bytes asked for (allocated blocks) */
     int32_t device;
     bool small, allocated;
-    int events_left;               /* events to complete before reuse */
-    spool *pool;                   /* the stream pool it belongs to */
-    struct block *prev, *next;     /* neighbours in the segment, address order */
-    struct block *bprev, *bnext;   /* bin list (free blocks) */
-    CUstream uses[MAX_USES];       /* other streams it was used on (record_stream) */
+    int events_left;             /* events to complete before reuse */
+    spool *pool;                 /* the stream pool it belongs to */
+    struct block *prev, *next;   /* neighbours in the segment, address order */
+    struct block *bprev, *bnext; /* bin list (free blocks) */
+    CUstream uses[MAX_USES];     /* other streams it was used on (record_stream) */
     int nuses;
 } block;
 
@@ -544,8 +544,8 @@ typedef struct hblock {
 } hblock;
 #define HBINS 64
 static pthread_mutex_t host_lock = PTHREAD_MUTEX_INITIALIZER;
-static hblock *host_bins[HBINS];   /* free, no event outstanding */
-static hblock *host_pending;       /* free, events outstanding */
+static hblock *host_bins[HBINS]; /* free, no event outstanding */
+static hblock *host_pending;     /* free, events outstanding */
 static uint64_t host_allocated, host_reserved, host_pending_n;
 
 static int hbin(size_t size) { return 63 - __builtin_clzll((unsigned long long)size); }
@@ -662,8 +662,9 @@ AOTI_TORCH_EXPORT AOTITorchError shimrt_cuda_host_free(void *ptr) {
 void shimrt_cuda_host_record(const void *p, CUstream stream) {
     const shimrt_cuda_api *cu = shimrt_cuda_driver("shimrt_cuda_host_record");
     unsigned type = 0;
-    if (!cu || cu->cuPointerGetAttribute(&type, SH_CU_POINTER_ATTRIBUTE_MEMORY_TYPE,
-                                         (CUdeviceptr)(uintptr_t)p) != 0 ||
+    if (!cu ||
+        cu->cuPointerGetAttribute(&type, SH_CU_POINTER_ATTRIBUTE_MEMORY_TYPE,
+                                  (CUdeviceptr)(uintptr_t)p) != 0 ||
         type != 1) /* CU_MEMORYTYPE_HOST: pinned */
         return;
     hblock *b = map_get(p, true);

@@ -24,9 +24,7 @@ typedef struct {
     void *ctx;
 } fake_stream;
 
-static int dev_of_ctx(const void *c) {
-    return c == &ctx_ids[1] ? 1 : c == &ctx_ids[0] ? 0 : -1;
-}
+static int dev_of_ctx(const void *c) { return c == &ctx_ids[1] ? 1 : c == &ctx_ids[0] ? 0 : -1; }
 /* The last copy: the device whose context was current and the stream it was queued on
  * (NULL: that context's legacy stream), so a test can check a copy's ordering. */
 static __thread int last_copy_dev = -2;
@@ -186,7 +184,7 @@ EXPORT CUresult cuMemGetInfo_v2(size_t *f, size_t *t) {
 EXPORT CUresult cuPointerGetAttribute(void *v, int a, CUdeviceptr p) {
     fake_mem m;
     if (!mem_of((const void *)(size_t)p, &m)) return 1; /* CUDA_ERROR_INVALID_VALUE */
-    if (a == 2) /* CU_POINTER_ATTRIBUTE_MEMORY_TYPE */
+    if (a == 2)                                         /* CU_POINTER_ATTRIBUTE_MEMORY_TYPE */
         *(unsigned *)v = m.host ? 1u : 2u;
     else if (a == 9) /* CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL */
         *(int *)v = m.dev;

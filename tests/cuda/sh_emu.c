@@ -22,7 +22,6 @@ typedef struct {
     unsigned bid, bdim, gdim;
 } block_ctx;
 
-
 _Thread_local sh_emu_ids_t sh_emu_ids;
 static _Thread_local block_ctx *tls_block;
 static _Thread_local size_t tls_shared_used;

@@ -372,8 +372,9 @@ Test(cuda_fake, nvrtc_newer_than_the_driver_is_refused) {
     setenv("SHIMRT_LIBNVRTC", lib, 1);
     set_driver_version(12020);
     cr_assert_null(shimrt_nvrtc("test"));
-    cr_assert(strstr(torch_exception_get_what(), "is NVRTC 13.0, newer than the driver (CUDA 12.2)"),
-              "%s", torch_exception_get_what());
+    cr_assert(
+        strstr(torch_exception_get_what(), "is NVRTC 13.0, newer than the driver (CUDA 12.2)"),
+        "%s", torch_exception_get_what());
 }
 
 /* Issue 21, item 6: the allocator carves blocks out of segments (splitting), merges them

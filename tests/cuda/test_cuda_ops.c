@@ -1110,8 +1110,9 @@ Test(cuda_ops, gather_matches_cpu, .timeout = 600) {
     ((int64_t *)shimrt_data(bad))[0] = 7;
     gbad = to_cuda(bad, 0);
     gw = NULL;
-    DEVICE_FAIL(aoti_torch_cpu_gather(a, 1, bad, 0, &w), aoti_torch_cuda_gather(ga, 1, gbad, 0, &gw),
-                gw, "index 7 is out of bounds for dimension 1 with size 7");
+    DEVICE_FAIL(aoti_torch_cpu_gather(a, 1, bad, 0, &w),
+                aoti_torch_cuda_gather(ga, 1, gbad, 0, &gw), gw,
+                "index 7 is out of bounds for dimension 1 with size 7");
     AtenTensorHandle i32 = cpu_rand(SHIMRT_INT32, 2, one), gi32 = to_cuda(i32, 0);
     BOTH_FAIL(aoti_torch_cpu_gather(a, 1, i32, 0, &w), aoti_torch_cuda_gather(ga, 1, gi32, 0, &gw),
               "Expected dtype int64 for index");
@@ -1791,7 +1792,8 @@ Test(cuda_ops, cuda1_copies_follow_the_kernels_on_its_stream, .timeout = 600) {
     }
     same("index_select on cuda:1", rc, r);
     AtenTensorHandle all[] = {c, g1, y, w, h, ix, gix, r, rc};
-    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) OK(aoti_torch_delete_tensor_object(all[i]));
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+        OK(aoti_torch_delete_tensor_object(all[i]));
     OK(torch_set_current_cuda_stream(NULL, 1));
     OK(aoti_torch_delete_cuda_guard(g));
 }
@@ -1873,11 +1875,13 @@ Test(cuda_ops, gemm_threads_get_their_own_handle_and_stream, .timeout = 600) {
         int t = 0;
         while (t < BLAS_THREADS && jobs[t].self != x->thread) t++;
         cr_assert(t < BLAS_THREADS);
-        cr_assert_eq(x->stream, jobs[t].stream, "use %ld: the handle is bound to its thread's stream", u);
+        cr_assert_eq(x->stream, jobs[t].stream,
+                     "use %ld: the handle is bound to its thread's stream", u);
         cr_assert_not_null(x->ws, "a workspace of the caching allocator is set");
         for (long v = base; v < *blas_nuses; v++) {
             const blas_use *y = &blas_uses[v];
-            if (y->thread != x->thread) cr_assert_neq(y->handle, x->handle, "threads share a handle");
+            if (y->thread != x->thread)
+                cr_assert_neq(y->handle, x->handle, "threads share a handle");
             if (y->handle == x->handle && y->stream != x->stream)
                 cr_assert_neq(y->ws, x->ws, "one workspace for two streams");
         }

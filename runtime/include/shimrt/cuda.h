@@ -93,17 +93,17 @@ AOTI_TORCH_EXPORT AOTITorchError shimrt_cuda_memory_stats(uint64_t *ret_allocate
 /* The caching allocator's counters for one device (-1: the current one), and the pinned
  * host pool's (shared by all devices). Filled by shimrt_cuda_alloc_stats_get. */
 typedef struct shimrt_cuda_alloc_stats {
-    uint64_t allocated_bytes;      /* in blocks handed out (rounded to 512 bytes) */
-    uint64_t requested_bytes;      /* asked for by those blocks' callers */
-    uint64_t reserved_bytes;       /* in segments held from the driver */
-    uint64_t peak_allocated_bytes; /* the most allocated_bytes since the process started */
-    uint64_t active_blocks;        /* blocks handed out */
-    uint64_t segments;             /* driver allocations held */
-    uint64_t pending_blocks;       /* freed blocks waiting for events of other streams */
+    uint64_t allocated_bytes;             /* in blocks handed out (rounded to 512 bytes) */
+    uint64_t requested_bytes;             /* asked for by those blocks' callers */
+    uint64_t reserved_bytes;              /* in segments held from the driver */
+    uint64_t peak_allocated_bytes;        /* the most allocated_bytes since the process started */
+    uint64_t active_blocks;               /* blocks handed out */
+    uint64_t segments;                    /* driver allocations held */
+    uint64_t pending_blocks;              /* freed blocks waiting for events of other streams */
     uint64_t driver_allocs, driver_frees; /* cuMemAlloc / cuMemFree calls */
-    uint64_t splits;               /* blocks split off a larger free block */
-    uint64_t oom_retries;          /* allocations retried after releasing cached segments */
-    uint64_t ooms;                 /* allocations that failed even so */
+    uint64_t splits;                      /* blocks split off a larger free block */
+    uint64_t oom_retries;                 /* allocations retried after releasing cached segments */
+    uint64_t ooms;                        /* allocations that failed even so */
     uint64_t host_allocated_bytes, host_reserved_bytes, host_pending_blocks;
 } shimrt_cuda_alloc_stats;
 AOTI_TORCH_EXPORT AOTITorchError shimrt_cuda_alloc_stats_get(int32_t device_index,
