@@ -36,7 +36,11 @@ $(BUILD)/tests/cuda/libfakecublas.so: tests/cuda/fake_cublas.c
 	$(CC) -std=gnu11 -Wall -Wextra -Werror -O1 -g -fPIC -shared $(SANFLAGS) -o $@ $< -lm
 $(BUILD)/tests/cuda/test_cuda_ops: $(BUILD)/obj/tests/cuda/test_cuda_ops.o $(LIBSHIMRT_A) $(BUILD)/tests/cuda/libfakecuda_emu.so $(BUILD)/tests/cuda/libfakecublas.so
 	$(CC) $(LDFLAGS_COMMON) $(LDFLAGS) -rdynamic -o $@ $(filter %.o %.a,$^) -lcriterion $(RT_LDLIBS)
-$(BUILD)/tests/cuda/test_cuda_fake: $(BUILD)/obj/tests/cuda/test_cuda_fake.o $(LIBSHIMRT_A) $(BUILD)/tests/cuda/libfakecuda.so
+# Fake NVRTCs 12 and 13 (tests/cuda/fake_nvrtc.c) for the loader's choice by driver version.
+$(BUILD)/tests/cuda/nvrtc/libnvrtc.so.%: tests/cuda/fake_nvrtc.c
+	@mkdir -p $(dir $@)
+	$(CC) -DFAKE_NVRTC_MAJOR=$* -std=gnu11 -Wall -Wextra -Werror -O1 -fPIC -shared $(SANFLAGS) -o $@ $<
+$(BUILD)/tests/cuda/test_cuda_fake: $(BUILD)/obj/tests/cuda/test_cuda_fake.o $(LIBSHIMRT_A) $(BUILD)/tests/cuda/libfakecuda.so $(BUILD)/tests/cuda/nvrtc/libnvrtc.so.12 $(BUILD)/tests/cuda/nvrtc/libnvrtc.so.13
 	$(CC) $(LDFLAGS_COMMON) $(LDFLAGS) -o $@ $(filter %.o %.a,$^) -lcriterion $(RT_LDLIBS)
 # The grid emulator's suite: every CUDA kernel source, compiled as C (gnu11: statement
 # expressions for the emulated shuffles) by emu_gen from the catalogue, run on the CPU.
@@ -93,3 +97,10 @@ check-torch-compat: $(SHIMGEN)
 	@rc=0; SHIMGEN=$(SHIMGEN) CC="$(CC)" sh tests/torch_compat/torch_2_10.sh || rc=$$?; \
 	  case $$rc in 0) echo "check-torch-compat: passed";; \
 	    77) echo "check-torch-compat: skipped";; *) exit 1;; esac
+
+# `make check-gpu`: the CUDA op suite on a real GPU and the CUDA bench (one shot, about 9
+# minutes on one H100/H200; tests/scripts/cuda_check_gpu.sh says what it runs). Exits 77
+# with the reason when the machine has no GPU. Not part of `make check`.
+.PHONY: check-gpu
+check-gpu: $(BUILD)/tests/cuda/test_cuda_ops $(BUILD)/bench/rt_cuda_jit $(SHIMRT_JIT)
+	@SHIMRT_CHECK_GPU=1 BUILD=$(BUILD) sh tests/scripts/cuda_check_gpu.sh

@@ -439,7 +439,7 @@ AOTITorchError shimrt_cuda_empty_memory_format(const int64_t *size, int64_t size
     if (shimrt_k_empty_strides(op, size_len_, size, memory_format, strides, &cl))
         return AOTI_TORCH_FAILURE;
     int32_t idx = device ? device_index_ : -1; /* -1: the thread's current device */
-    if (shimrt_cuda_use_device(op, idx, &idx)) return AOTI_TORCH_FAILURE;
+    if (shimrt_cuda_resolve_device(op, idx, &idx)) return AOTI_TORCH_FAILURE;
     return shimrt_k_give(shimrt_tensor_empty(op, size_len_, size, cl ? strides : NULL,
                                              dtype ? *dtype : SHIMRT_FLOAT32, SHIMRT_DEV_CUDA, idx),
                          ret0);

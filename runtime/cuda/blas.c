@@ -108,12 +108,23 @@ static AOTITorchError gemm(const char *op, AtenTensorHandle a, AtenTensorHandle 
     if (gemm_types(op, out->dtype, &ctype, &compute)) return AOTI_TORCH_FAILURE;
     const shimrt_cublas_api *bl = shimrt_cublas(op);
     if (!bl) return AOTI_TORCH_FAILURE;
-    void *h = NULL;
-    if (shimrt_cuda_blas_handle(op, out->device_index, &h)) return AOTI_TORCH_FAILURE;
     gemm_operand ga, gb;
     if (operand(op, a, m, k, nb, full_batch, batch, &ga)) return AOTI_TORCH_FAILURE;
     if (operand(op, b, k, n, nb, full_batch, batch, &gb)) {
         shimrt_tensor_free(ga.own);
+        return AOTI_TORCH_FAILURE;
+    }
+    void *h = NULL;
+    shimrt_cuda_ctx_guard g; /* out's device current for the handle and the GEMM */
+    if (shimrt_cuda_enter(op, out->device_index, &g, NULL)) {
+        shimrt_tensor_free(ga.own);
+        shimrt_tensor_free(gb.own);
+        return AOTI_TORCH_FAILURE;
+    }
+    if (shimrt_cuda_blas_handle(op, out->device_index, &h)) {
+        shimrt_cuda_leave(&g);
+        shimrt_tensor_free(ga.own);
+        shimrt_tensor_free(gb.own);
         return AOTI_TORCH_FAILURE;
     }
     float af = (float)alpha, bf = (float)beta;
@@ -130,6 +141,7 @@ static AOTITorchError gemm(const char *op, AtenTensorHandle a, AtenTensorHandle 
                                             ctype, (int)gb.ld, gb.bst, ga.data, ctype, (int)ga.ld,
                                             ga.bst, pb, shimrt_data(out), ctype, (int)n, m * n,
                                             (int)batch, compute, SH_CUBLAS_GEMM_DEFAULT);
+    shimrt_cuda_leave(&g);
     shimrt_tensor_free(ga.own);
     shimrt_tensor_free(gb.own);
     if (st != 0)

@@ -29,7 +29,9 @@ enum {
     SH_CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR = 76,
     SH_CU_STREAM_NON_BLOCKING = 1,
     SH_CU_EVENT_DISABLE_TIMING = 2,
+    SH_CU_POINTER_ATTRIBUTE_MEMORY_TYPE = 2,
     SH_CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL = 9,
+    SH_CU_MEMORYTYPE_DEVICE = 2,
     SH_CUDA_ERROR_NOT_READY = 600,
 };
 
@@ -45,6 +47,8 @@ typedef struct shimrt_cuda_api {
     CUresult (*cuDeviceGetName)(char *, int, CUdevice);
     CUresult (*cuDevicePrimaryCtxRetain)(CUcontext *, CUdevice);
     CUresult (*cuCtxSetCurrent)(CUcontext);
+    CUresult (*cuCtxGetCurrent)(CUcontext *);
+    CUresult (*cuCtxGetDevice)(CUdevice *);
     CUresult (*cuCtxSynchronize)(void);
     CUresult (*cuCtxGetStreamPriorityRange)(int *, int *);
     CUresult (*cuMemAlloc)(CUdeviceptr *, size_t);
@@ -104,6 +108,7 @@ typedef struct shimrt_cublas_api {
     int (*cublasDestroy)(void *);
     int (*cublasSetStream)(void *, CUstream);
     int (*cublasGetVersion)(void *, int *);
+    int (*cublasSetWorkspace)(void *, void *, size_t); /* NULL when the library lacks it */
     /* cublasGemmEx(handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb,
      * beta, C, Ctype, ldc, computeType, algo): column-major, alpha/beta host pointers */
     int (*cublasGemmEx)(void *, int, int, int, int, int, const void *, const void *, int, int,
@@ -136,16 +141,47 @@ const shimrt_cublas_api *shimrt_cublas(const char *func);
 
 /* Formats a driver error: "cuMemAlloc failed: CUDA_ERROR_OUT_OF_MEMORY (out of memory)". */
 AOTITorchError shimrt_cu_fail(const char *func, const char *call, CUresult r);
-/* Checks device_index (-1: the current device) against the devices present; makes the
- * device's primary context current on this thread; *out = the resolved index. */
+/* The current device is cudart's: the device whose primary context is current on the
+ * thread (whoever made it current), else the last one a guard set (0 at first). */
+/* Checks device_index (-1: the current device) against the devices present; *out = the
+ * resolved index. Changes nothing. */
+AOTITorchError shimrt_cuda_resolve_device(const char *func, int32_t device_index, int32_t *out);
+/* Sets the current device (guards): resolves device_index and makes its primary context
+ * current on this thread; *out = the resolved index. */
 AOTITorchError shimrt_cuda_use_device(const char *func, int32_t device_index, int32_t *out);
+/* An operation's device scope (PyTorch's OptionalCUDAGuard around an op): enter makes the
+ * device's primary context current for driver calls that act on "the current context"
+ * (allocation, module loads, launches, the legacy stream) and leave puts back whatever
+ * context the caller had, so an op never leaves the caller's current device changed. */
+typedef struct {
+    const shimrt_cuda_api *cu; /* NULL: nothing to restore */
+    CUcontext prev;
+} shimrt_cuda_ctx_guard;
+AOTITorchError shimrt_cuda_enter(const char *func, int32_t device_index, shimrt_cuda_ctx_guard *g,
+                                 int32_t *out);
+void shimrt_cuda_leave(shimrt_cuda_ctx_guard *g);
+/* Copies nbytes on device dev's current stream (dev's context current for the call, so the
+ * copy is ordered after the kernels queued there), then waits for it when sync. */
+AOTITorchError shimrt_cuda_copy_on(const char *func, int32_t dev, void *dst, const void *src,
+                                   uint64_t nbytes, bool sync);
 /* The calling thread's current stream on a device (NULL = the legacy default stream). */
 CUstream shimrt_cuda_current_stream(int32_t device_index);
+
+/* Device dev's error flag (int64 x 4 in pinned, device-mapped memory) that index kernels
+ * set on an index out of range: {code (1: index_select's range, 2: bounds along a dim),
+ * value, dim, size}. */
+AOTITorchError shimrt_cuda_error_flag(const char *func, int32_t dev, long long **out);
+/* Reads and clears device dev's error flag after a synchronizing call; a failure with
+ * PyTorch's message when a kernel set it. */
+AOTITorchError shimrt_cuda_check_async(const char *func, int32_t dev);
 
 /* ---- the caching device allocator (alloc.c) ---- */
 /* Device memory of at least nbytes on device_index, for use on stream. */
 AOTITorchError shimrt_cuda_alloc(const char *func, size_t nbytes, int32_t device_index,
                                  CUstream stream, void **out);
+/* Records that an asynchronous copy on stream reads or writes p (no-op unless p is in a
+ * pinned host block of the allocator): the block is reused only after that copy. */
+void shimrt_cuda_host_record(const void *p, CUstream stream);
 /* Returns a block from shimrt_cuda_alloc to the cache (NULL: no-op); fails for a pointer the
  * allocator does not own. */
 AOTITorchError shimrt_cuda_free(const char *func, void *ptr);
@@ -224,7 +260,9 @@ AOTITorchError shimrt_cuda_check_tensor(const char *op, const struct AtenTensorO
  * NULL), converted to dtype. */
 AtenTensorHandle shimrt_cuda_dense(const char *op, AtenTensorHandle t, int64_t nd,
                                    const int64_t *shape, int32_t dtype);
-/* The cuBLAS handle of device dev, bound to the calling thread's current stream there. */
+/* The calling thread's own cuBLAS handle of device dev (-1: the current one), bound to the
+ * thread's current stream there with that (handle, stream)'s workspace. dev's context must
+ * be current for the calls that use it. */
 AOTITorchError shimrt_cuda_blas_handle(const char *func, int32_t dev, void **out);
 AOTITorchError shimrt_cuda_do_copy(AtenTensorHandle self, AtenTensorHandle src);
 

@@ -24,6 +24,7 @@
         long long rn;                                                                              \
         int rndim, pad_;                                                                           \
         long long rsizes[SH_MAXD], rst[SH_MAXD];                                                   \
+        long long *err; /* index kernels: the device's error flag (docs/cuda.md) */                \
     } sh_params;
 SH_PARAMS_STRUCT
 #define SH_PARAMS_DEFINED

@@ -85,6 +85,8 @@ static void load_driver(void) {
                                         "cuDeviceGetName",
                                         "cuDevicePrimaryCtxRetain",
                                         "cuCtxSetCurrent",
+                                        "cuCtxGetCurrent",
+                                        "cuCtxGetDevice",
                                         "cuCtxSynchronize",
                                         "cuCtxGetStreamPriorityRange",
                                         "cuMemAlloc_v2|cuMemAlloc",
@@ -121,6 +123,8 @@ static void load_driver(void) {
                       CU_SLOT(cuDeviceGetName),
                       CU_SLOT(cuDevicePrimaryCtxRetain),
                       CU_SLOT(cuCtxSetCurrent),
+                      CU_SLOT(cuCtxGetCurrent),
+                      CU_SLOT(cuCtxGetDevice),
                       CU_SLOT(cuCtxSynchronize),
                       CU_SLOT(cuCtxGetStreamPriorityRange),
                       CU_SLOT(cuMemAlloc),
@@ -204,8 +208,18 @@ static shimrt_nvrtc_api nv;
 static load_state nv_state = {PTHREAD_ONCE_INIT, false, ""};
 
 #define NV_SLOT(f) (void **)&nv.f
+/* The newest NVRTC major version this runtime knows; libnvrtc.so.<major> is tried from it
+ * down to SHIMRT_NVRTC_MIN_MAJOR. */
+#define NVRTC_NEWEST_MAJOR 13
+
+/* The driver's CUDA major version (12 for 12.4), or 0 when no driver loads: NVRTC is then
+ * not constrained (compiling ahead of time, shimrt-jit). Asks without leaving a message. */
+static int driver_major(void) {
+    pthread_once(&cu_state.once, load_driver);
+    return cu_state.ok ? cu.driver_version / 1000 : 0;
+}
+
 static void load_nvrtc(void) {
-    static const char *const libs[] = {"libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so", NULL};
     static const char *const names[] = {"nvrtcVersion",
                                         "nvrtcGetErrorString",
                                         "nvrtcCreateProgram",
@@ -229,6 +243,26 @@ static void load_nvrtc(void) {
                       NV_SLOT(nvrtcGetSupportedArchs)};
     _Static_assert(sizeof slots / sizeof slots[0] == sizeof names / sizeof names[0] - 1,
                    "one slot per NVRTC symbol");
+    /* The newest NVRTC whose major version the driver supports: a driver of CUDA 12.x
+     * refuses the PTX of NVRTC 13 (CUDA_ERROR_UNSUPPORTED_PTX_VERSION). Candidates:
+     * libnvrtc.so.<major> from the newest down (in SHIMRT_NVRTC_DIR when set, e.g. a pip
+     * wheel's nvidia/cuda_nvrtc/lib), then libnvrtc.so. */
+    int dmaj = driver_major();
+    const char *dir = getenv("SHIMRT_NVRTC_DIR");
+    char paths[NVRTC_NEWEST_MAJOR - SHIMRT_NVRTC_MIN_MAJOR + 2][512];
+    const char *libs[NVRTC_NEWEST_MAJOR - SHIMRT_NVRTC_MIN_MAJOR + 3];
+    size_t nl = 0;
+    for (int m = NVRTC_NEWEST_MAJOR; m >= SHIMRT_NVRTC_MIN_MAJOR; m--) {
+        if (dmaj && m > dmaj) continue;
+        snprintf(paths[nl], sizeof paths[nl], "%s%slibnvrtc.so.%d", dir && *dir ? dir : "",
+                 dir && *dir ? "/" : "", m);
+        libs[nl] = paths[nl];
+        nl++;
+    }
+    snprintf(paths[nl], sizeof paths[nl], "%s%slibnvrtc.so", dir && *dir ? dir : "",
+             dir && *dir ? "/" : "");
+    libs[nl] = paths[nl];
+    libs[++nl] = NULL;
     char why[400];
     void *lib = open_first("SHIMRT_LIBNVRTC", libs, nv.soname, sizeof nv.soname, why, sizeof why);
     if (!lib) {
@@ -245,6 +279,13 @@ static void load_nvrtc(void) {
     if (nv.nvrtcVersion(&nv.major, &nv.minor) != 0 || nv.major < SHIMRT_NVRTC_MIN_MAJOR) {
         snprintf(nv_state.why, sizeof nv_state.why, "%s is NVRTC %d.%d; %d.0 or newer is needed",
                  nv.soname, nv.major, nv.minor, SHIMRT_NVRTC_MIN_MAJOR);
+        return;
+    }
+    if (dmaj && nv.major > dmaj) {
+        snprintf(nv_state.why, sizeof nv_state.why,
+                 "%s is NVRTC %d.%d, newer than the driver (CUDA %d.%d), which would refuse its "
+                 "code; install NVRTC %d (libnvrtc.so.%d) or a newer driver",
+                 nv.soname, nv.major, nv.minor, dmaj, cu.driver_version % 1000 / 10, dmaj, dmaj);
         return;
     }
     nv_state.ok = true;
@@ -286,6 +327,9 @@ static void load_cublas(void) {
     memcpy(&bl.cublasGetVersion, &tmp[3], sizeof tmp[3]);
     memcpy(&bl.cublasGemmEx, &tmp[4], sizeof tmp[4]);
     memcpy(&bl.cublasGemmStridedBatchedEx, &tmp[5], sizeof tmp[5]);
+    void *ws = dlsym(lib, "cublasSetWorkspace_v2"); /* cuBLAS 11.2 and newer */
+    if (!ws) ws = dlsym(lib, "cublasSetWorkspace");
+    memcpy(&bl.cublasSetWorkspace, &ws, sizeof ws);
     bl.lt_handle =
         open_first("SHIMRT_LIBCUBLASLT", lt_libs, lt_name, sizeof lt_name, why, sizeof why);
     bl_state.ok = true;

@@ -89,8 +89,12 @@ static AOTITorchError launch_block(const char *op, const shimrt_cuda_kdesc *k, i
                                    sh_params *p, unsigned block) {
     if (p->n == 0) return AOTI_TORCH_SUCCESS;
     CUfunction fn = NULL;
-    if (shimrt_cuda_use_device(op, dev, NULL) || function_of(op, k, dev, &fn))
+    shimrt_cuda_ctx_guard g; /* dev's context for the load and the launch, then the caller's */
+    if (shimrt_cuda_enter(op, dev, &g, NULL)) return AOTI_TORCH_FAILURE;
+    if (function_of(op, k, dev, &fn)) {
+        shimrt_cuda_leave(&g);
         return AOTI_TORCH_FAILURE;
+    }
     bool per_out = k->kind == SHK_REDUCE || k->kind == SHK_ARGMAX || k->kind == SHK_SOFTMAX ||
                    k->kind == SHK_LAYERNORM || (k->kind == SHK_SORT && !strcmp(k->op, "sort_keys"));
     long long want = per_out ? p->n : (p->n + block - 1) / block;
@@ -100,6 +104,7 @@ static AOTITorchError launch_block(const char *op, const shimrt_cuda_kdesc *k, i
     const shimrt_cuda_api *cu = shimrt_cuda_driver(op);
     CUresult r = cu->cuLaunchKernel(fn, grid, 1, 1, block, 1, 1, 0, shimrt_cuda_current_stream(dev),
                                     args, NULL);
+    shimrt_cuda_leave(&g);
     return r ? shimrt_cu_fail(op, "cuLaunchKernel", r) : AOTI_TORCH_SUCCESS;
 }
 
@@ -490,17 +495,13 @@ AOTITorchError shimrt_cuda_do_fill(AtenTensorHandle self, double value) {
     return launch(op, &k, self->device_index, &p);
 }
 
-/* self.copy_(src) where either is a CUDA tensor (the other CUDA or CPU). */
 /* Copies dense src's bytes into dense dst (same shape and dtype, one of them on CUDA device
- * device_index), synchronously on that device's current stream. */
+ * device_index), synchronously on that device's current stream: the tensor's device, not
+ * the thread's current one, so the copy is ordered after the kernels that wrote it. */
 static AOTITorchError transfer(const char *op, AtenTensorHandle dst, AtenTensorHandle src,
                                int32_t device_index) {
-    if (shimrt_cuda_use_device(op, device_index, NULL) ||
-        shimrt_cuda_memcpy(shimrt_data(dst), shimrt_data(src),
-                           (uint64_t)shimrt_numel(src) * shimrt_dtype_size(src->dtype),
-                           shimrt_cuda_current_stream(device_index), true))
-        return AOTI_TORCH_FAILURE;
-    return AOTI_TORCH_SUCCESS;
+    return shimrt_cuda_copy_on(op, device_index, shimrt_data(dst), shimrt_data(src),
+                               (uint64_t)shimrt_numel(src) * shimrt_dtype_size(src->dtype), true);
 }
 
 AOTITorchError shimrt_cuda_do_copy(AtenTensorHandle self, AtenTensorHandle src) {
@@ -591,17 +592,6 @@ static AOTITorchError index_launch(const char *op, const struct AtenTensorOpaque
     return launch(op, &kd, self->device_index, p);
 }
 
-/* The index's values on the host as int64 (a new CPU tensor), for their range checks. */
-static AtenTensorHandle host_index(const char *op, AtenTensorHandle index) {
-    AtenTensorHandle h =
-        shimrt_tensor_empty(op, index->ndim, index->sizes, NULL, SHIMRT_INT64, SHIMRT_DEV_CPU, 0);
-    if (h && shimrt_cuda_do_copy(h, index)) {
-        shimrt_tensor_free(h);
-        return NULL;
-    }
-    return h;
-}
-
 /* into (gather.out, index_select.out): a CUDA tensor of self's dtype on self's device, with
  * the CPU kernels' messages otherwise (checked_out resizes it to the result's shape). */
 static AOTITorchError check_into(const char *op, const struct AtenTensorOpaque *self,
@@ -624,21 +614,12 @@ static AOTITorchError index_args(const char *op, AtenTensorHandle self, AtenTens
     return AOTI_TORCH_SUCCESS;
 }
 
-/* The index values checked on the host, with PyTorch's messages rather than a device assert
- * (gather_dim >= 0: gather's bounds along that dim, else index_select's range), then the
- * output: into, or a new CUDA tensor of shape[0..nd) with self's dtype. NULL on failure. */
+/* The output: into (resized to shape), or a new CUDA tensor of shape[0..nd) with self's
+ * dtype. NULL on failure. The index values are checked by the kernel itself (a value out of
+ * range sets the device's error flag, reported by the next synchronizing call with
+ * PyTorch's message), so the op neither copies the index to the host nor synchronizes. */
 static AtenTensorHandle checked_out(const char *op, AtenTensorHandle self, AtenTensorHandle index,
-                                    AtenTensorHandle into, int64_t gather_dim, int64_t limit,
-                                    int64_t nd, const int64_t *shape) {
-    AtenTensorHandle h = host_index(op, index);
-    if (!h) return NULL;
-    const int64_t *v = (const int64_t *)shimrt_data(h);
-    AOTITorchError rc = AOTI_TORCH_SUCCESS;
-    for (int64_t j = 0, n = shimrt_numel(index); !rc && j < n; j++)
-        rc = gather_dim >= 0 ? shimrt_k_index_in_bounds(op, v[j], gather_dim, limit)
-                             : shimrt_k_index_in_range(op, v[j], limit);
-    shimrt_tensor_free(h);
-    if (rc) return NULL;
+                                    AtenTensorHandle into, int64_t nd, const int64_t *shape) {
     if (into)
         return shimrt_k_out_no_overlap(op, into, self, index) ||
                        shimrt_resize_output(op, into, nd, shape)
@@ -666,10 +647,15 @@ AOTITorchError shimrt_cuda_gather_run(const char *op, AtenTensorHandle self, int
     if (index_args(op, self, index, into, ret)) return AOTI_TORCH_FAILURE;
     if (into && check_into(op, self, into, true)) return AOTI_TORCH_FAILURE;
     int64_t n = shimrt_numel(index), limit = self->ndim ? self->sizes[d] : 1;
-    AtenTensorHandle out = checked_out(op, self, index, into, d, limit, index->ndim, index->sizes);
+    long long *err = NULL;
+    if (shimrt_cuda_error_flag(op, self->device_index, &err)) return AOTI_TORCH_FAILURE;
+    AtenTensorHandle out = checked_out(op, self, index, into, index->ndim, index->sizes);
     if (!out) return AOTI_TORCH_FAILURE;
     sh_params p;
     index_params(&p, out, self, index, n, index->ndim);
+    p.err = err;
+    p.b_scalar = 1; /* gather's message: "index v is out of bounds for dimension d ..." */
+    p.rsizes[1] = d;
     for (int64_t j = 0; j < index->ndim; j++) {
         p.sizes[j] = index->sizes[j];
         p.st[0][j] = out->strides[j];
@@ -690,10 +676,13 @@ AOTITorchError shimrt_cuda_index_select_run(const char *op, AtenTensorHandle sel
     int64_t shape[SHIMRT_MAX_DIMS];
     for (int64_t j = 0; j < self->ndim; j++) shape[j] = j == d ? k : self->sizes[j];
     if (into && check_into(op, self, into, false)) return AOTI_TORCH_FAILURE;
-    AtenTensorHandle out = checked_out(op, self, index, into, -1, limit, self->ndim, shape);
+    long long *err = NULL;
+    if (shimrt_cuda_error_flag(op, self->device_index, &err)) return AOTI_TORCH_FAILURE;
+    AtenTensorHandle out = checked_out(op, self, index, into, self->ndim, shape);
     if (!out) return AOTI_TORCH_FAILURE;
     sh_params p;
     index_params(&p, out, self, index, shimrt_numel(out), self->ndim);
+    p.err = err;
     for (int64_t j = 0; j < self->ndim; j++) {
         p.sizes[j] = shape[j];
         p.st[0][j] = out->strides[j];
@@ -743,17 +732,13 @@ AOTITorchError shimrt_cuda_scatter_run(const char *op, AtenTensorHandle out, Ate
     if (out->dtype != self->dtype)
         return shimrt_fail(op, "Expected out tensor to have dtype %s, but got %s instead",
                            shimrt_dtype_name(self->dtype), shimrt_dtype_name(out->dtype));
-    /* the index values on the host first, in the CPU kernel's order: PyTorch's message for
-     * the first one out of bounds, nothing written; then out takes self's shape (resized as
-     * PyTorch resizes outs) and values */
+    /* out takes self's shape (resized as PyTorch resizes outs) and values; the index values
+     * are checked by the kernel (a value out of bounds is skipped and sets the device's
+     * error flag, reported by the next synchronizing call): no copy to the host, no sync */
     int64_t lim = self->ndim ? self->sizes[d] : 1, ni = shimrt_numel(index);
-    AtenTensorHandle h = host_index(op, index);
-    if (!h) return AOTI_TORCH_FAILURE;
-    AOTITorchError rc = AOTI_TORCH_SUCCESS;
-    for (int64_t j = 0; !rc && j < ni; j++)
-        rc = shimrt_k_index_in_bounds(op, ((const int64_t *)shimrt_data(h))[j], d, lim);
-    shimrt_tensor_free(h);
-    if (rc || shimrt_k_out_no_overlap(op, out, src, index) ||
+    long long *err = NULL;
+    if (shimrt_cuda_error_flag(op, self->device_index, &err) ||
+        shimrt_k_out_no_overlap(op, out, src, index) ||
         (out != self &&
          (shimrt_resize_output(op, out, self->ndim, self->sizes) || device_copy(op, out, self))))
         return AOTI_TORCH_FAILURE;
@@ -784,6 +769,8 @@ AOTITorchError shimrt_cuda_scatter_run(const char *op, AtenTensorHandle out, Ate
     p.rst[2] = index->ndim ? index->strides[d] : 0;
     p.b_scalar = mode;
     p.vec_ok = include_self;
+    p.err = err;
+    p.rsizes[2] = d;
     AtenTensorHandle scratch = NULL;
     if (mode != SHS_COPY) { /* accumulators, then counts: lim cells per line each */
         p.rn = p.n * lim;
@@ -793,7 +780,7 @@ AOTITorchError shimrt_cuda_scatter_run(const char *op, AtenTensorHandle out, Ate
         if (!scratch) return AOTI_TORCH_FAILURE;
         p.in2 = shimrt_data(scratch);
     }
-    rc = launch(op, &k, self->device_index, &p);
+    AOTITorchError rc = launch(op, &k, self->device_index, &p);
     shimrt_tensor_free(scratch); /* back to the cache, ordered on the same stream */
     return rc;
 }

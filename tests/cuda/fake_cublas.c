@@ -3,9 +3,17 @@
  * and cublasGemmStridedBatchedEx compute on the host, column-major, exactly as cuBLAS
  * documents them (op N/T, leading dimensions, batch strides, alpha and beta, beta == 0
  * ignores C), for float32/float64/float16/bfloat16 data. Each call is recorded
- * (fake_cublas_calls, fake_cublas_last) so a test can check the argument mapping. */
+ * (fake_cublas_calls, fake_cublas_last) so a test can check the argument mapping.
+ *
+ * Handles are real objects with the state cuBLAS keeps per handle (stream, workspace):
+ * cublasSetStream resets the workspace (as cuBLAS documents). Each GEMM is logged with its
+ * handle, the handle's stream and workspace and the calling thread, and it holds the handle
+ * for a moment: a second call on the handle meanwhile, or the handle's stream changed
+ * under it (another thread's cublasSetStream), counts in fake_cublas_races. */
 #include <math.h>
+#include <pthread.h>
 #include <stdint.h>
+#include <time.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -19,21 +27,74 @@ typedef struct {
 EXPORT long fake_cublas_calls;
 EXPORT fake_gemm_call fake_cublas_last;
 
-static int handles;
+typedef struct {
+    void *stream, *ws;
+    size_t ws_bytes;
+    int busy;
+} fake_handle;
+typedef struct {
+    void *handle, *stream, *ws;
+    unsigned long thread;
+} fake_use;
+#define MAX_USES 4096
+EXPORT long fake_cublas_handles, fake_cublas_races, fake_cublas_nuses;
+EXPORT fake_use fake_cublas_uses[MAX_USES];
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+
 EXPORT int cublasCreate_v2(void **h) {
-    *h = &handles;
-    handles++;
+    fake_handle *x = calloc(1, sizeof *x);
+    if (!x) return 3; /* CUBLAS_STATUS_ALLOC_FAILED */
+    pthread_mutex_lock(&lock);
+    fake_cublas_handles++;
+    pthread_mutex_unlock(&lock);
+    *h = x;
     return 0;
 }
 EXPORT int cublasDestroy_v2(void *h) {
-    (void)h;
-    handles--;
+    pthread_mutex_lock(&lock);
+    fake_cublas_handles--;
+    pthread_mutex_unlock(&lock);
+    free(h);
     return 0;
 }
 EXPORT int cublasSetStream_v2(void *h, void *s) {
-    (void)h;
-    (void)s;
+    fake_handle *x = h;
+    pthread_mutex_lock(&lock);
+    x->stream = s;
+    x->ws = NULL; /* back to cuBLAS's own workspace pool */
+    x->ws_bytes = 0;
+    pthread_mutex_unlock(&lock);
     return 0;
+}
+EXPORT int cublasSetWorkspace_v2(void *h, void *ws, size_t bytes) {
+    fake_handle *x = h;
+    pthread_mutex_lock(&lock);
+    x->ws = ws;
+    x->ws_bytes = bytes;
+    pthread_mutex_unlock(&lock);
+    return 0;
+}
+
+/* A GEMM's hold on its handle: logs the use, then checks nobody touched the handle. */
+static void *begin_use(void *h) {
+    fake_handle *x = h;
+    pthread_mutex_lock(&lock);
+    if (x->busy) fake_cublas_races++;
+    x->busy = 1;
+    void *s = x->stream;
+    if (fake_cublas_nuses < MAX_USES)
+        fake_cublas_uses[fake_cublas_nuses++] =
+            (fake_use){h, s, x->ws, (unsigned long)pthread_self()};
+    pthread_mutex_unlock(&lock);
+    nanosleep(&(struct timespec){0, 200000}, NULL); /* a kernel's duration: 0.2 ms */
+    return s;
+}
+static void end_use(void *h, void *s) {
+    fake_handle *x = h;
+    pthread_mutex_lock(&lock);
+    if (x->stream != s) fake_cublas_races++;
+    x->busy = 0;
+    pthread_mutex_unlock(&lock);
 }
 EXPORT int cublasGetVersion_v2(void *h, int *v) {
     (void)h;
@@ -129,12 +190,16 @@ static double scalar(const void *p, int compute) {
 EXPORT int cublasGemmEx(void *h, int ta, int tb, int m, int n, int k, const void *alpha,
                         const void *A, int at, int lda, const void *B, int bt, int ldb,
                         const void *beta, void *C, int ct, int ldc, int compute, int algo) {
-    (void)h;
     (void)algo;
+    void *s = begin_use(h);
+    pthread_mutex_lock(&lock);
     fake_cublas_calls++;
     fake_cublas_last = (fake_gemm_call){0, ta, tb, m, n, k, lda, ldb, ldc, at, compute, 1, 0, 0, 0};
-    return one(ta, tb, m, n, k, scalar(alpha, compute), A, at, lda, B, bt, ldb,
-               scalar(beta, compute), C, ct, ldc);
+    pthread_mutex_unlock(&lock);
+    int rc = one(ta, tb, m, n, k, scalar(alpha, compute), A, at, lda, B, bt, ldb,
+                 scalar(beta, compute), C, ct, ldc);
+    end_use(h, s);
+    return rc;
 }
 
 static size_t tsize(int t) { return t == 0 ? 4 : t == 1 ? 8 : 2; }
@@ -144,17 +209,23 @@ EXPORT int cublasGemmStridedBatchedEx(void *h, int ta, int tb, int m, int n, int
                                       long long sa, const void *B, int bt, int ldb, long long sb,
                                       const void *beta, void *C, int ct, int ldc, long long sc,
                                       int batch, int compute, int algo) {
-    (void)h;
     (void)algo;
+    void *s = begin_use(h);
+    pthread_mutex_lock(&lock);
     fake_cublas_calls++;
     fake_cublas_last =
         (fake_gemm_call){1, ta, tb, m, n, k, lda, ldb, ldc, at, compute, batch, sa, sb, sc};
+    pthread_mutex_unlock(&lock);
     for (int b = 0; b < batch; b++) {
         int rc = one(ta, tb, m, n, k, scalar(alpha, compute),
                      (const char *)A + (size_t)(b * sa) * tsize(at), at, lda,
                      (const char *)B + (size_t)(b * sb) * tsize(bt), bt, ldb, scalar(beta, compute),
                      (char *)C + (size_t)(b * sc) * tsize(ct), ct, ldc);
-        if (rc) return rc;
+        if (rc) {
+            end_use(h, s);
+            return rc;
+        }
     }
+    end_use(h, s);
     return 0;
 }

@@ -3,6 +3,7 @@
  * events) runs on machines without a GPU: two devices whose "device memory" is host memory.
  * Module loading and kernel launches fail (CUDA_ERROR_NOT_SUPPORTED). The fake_cuda_*
  * functions let the tests look inside. */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,12 +15,38 @@ static long live_allocs, live_streams, live_events;
 static size_t budget = (size_t)-1, used;
 static int ctx_ids[2];
 static __thread void *current_ctx;
+static int driver_version = 13000; /* CUDA 13.0: runs the installed NVRTC 13's code */
+
+/* A stream remembers the context it was created in: a kernel launched into a stream of
+ * another context fails (CUDA_ERROR_INVALID_HANDLE), as on the real driver. */
+typedef struct {
+    int prio;
+    void *ctx;
+} fake_stream;
+
+static int dev_of_ctx(const void *c) { return c == &ctx_ids[1] ? 1 : c == &ctx_ids[0] ? 0 : -1; }
+/* The last copy: the device whose context was current and the stream it was queued on
+ * (NULL: that context's legacy stream), so a test can check a copy's ordering. */
+static __thread int last_copy_dev = -2;
+static __thread void *last_copy_stream;
+static __thread long ctx_switches;
+EXPORT void fake_cuda_last_copy(int *dev, void **stream) {
+    *dev = last_copy_dev;
+    *stream = last_copy_stream;
+}
+EXPORT long fake_cuda_ctx_switches(void) { return ctx_switches; }
+/* Host round trips: copies and stream synchronizations issued (any thread). */
+static long copies, syncs;
+EXPORT long fake_cuda_copies(void) { return __atomic_load_n(&copies, __ATOMIC_RELAXED); }
+EXPORT long fake_cuda_syncs(void) { return __atomic_load_n(&syncs, __ATOMIC_RELAXED); }
+EXPORT void fake_cuda_set_driver_version(int v) { driver_version = v; }
+/* What the application (or another library) does with cudaSetDevice: the driver's current
+ * context changes behind the runtime's back. */
+EXPORT void fake_cuda_app_set_device(int d) { current_ctx = d < 0 ? NULL : &ctx_ids[d]; }
 
 EXPORT long fake_cuda_live_allocs(void) { return live_allocs; }
 EXPORT long fake_cuda_live_streams(void) { return live_streams; }
-EXPORT int fake_cuda_current_device(void) {
-    return current_ctx == &ctx_ids[1] ? 1 : current_ctx == &ctx_ids[0] ? 0 : -1;
-}
+EXPORT int fake_cuda_current_device(void) { return dev_of_ctx(current_ctx); }
 EXPORT void fake_cuda_set_budget(size_t bytes) { budget = bytes; }
 
 EXPORT CUresult cuInit(unsigned f) {
@@ -27,7 +54,7 @@ EXPORT CUresult cuInit(unsigned f) {
     return 0;
 }
 EXPORT CUresult cuDriverGetVersion(int *v) {
-    *v = 12040;
+    *v = driver_version;
     return 0;
 }
 EXPORT CUresult cuDeviceGetCount(int *n) {
@@ -53,7 +80,17 @@ EXPORT CUresult cuDevicePrimaryCtxRetain(void **c, int d) {
     return 0;
 }
 EXPORT CUresult cuCtxSetCurrent(void *c) {
+    if (c != current_ctx) ctx_switches++;
     current_ctx = c;
+    return 0;
+}
+EXPORT CUresult cuCtxGetCurrent(void **c) {
+    *c = current_ctx;
+    return 0;
+}
+EXPORT CUresult cuCtxGetDevice(int *d) {
+    if (!current_ctx) return 201;
+    *d = dev_of_ctx(current_ctx);
     return 0;
 }
 EXPORT CUresult cuCtxSynchronize(void) { return 0; }
@@ -62,35 +99,75 @@ EXPORT CUresult cuCtxGetStreamPriorityRange(int *least, int *greatest) {
     *greatest = -5;
     return 0;
 }
-static CUresult mem_alloc(void **p, size_t n) {
-    if (!current_ctx) return 201;    /* CUDA_ERROR_INVALID_CONTEXT */
-    if (used + n > budget) return 2; /* CUDA_ERROR_OUT_OF_MEMORY */
-    size_t *b = malloc(n + 16);
-    if (!b) return 2;
-    b[0] = n;
+/* Every allocation is listed (for cuPointerGetAttribute): its device and kind. */
+typedef struct fake_mem {
+    char *p;
+    size_t n;
+    int dev, host;
+    struct fake_mem *next;
+} fake_mem;
+static fake_mem *mems;
+static pthread_mutex_t mem_lock = PTHREAD_MUTEX_INITIALIZER;
+static CUresult mem_alloc(void **p, size_t n, int host) {
+    if (!current_ctx) return 201; /* CUDA_ERROR_INVALID_CONTEXT */
+    pthread_mutex_lock(&mem_lock);
+    fake_mem *m = used + n > budget ? NULL : malloc(sizeof *m);
+    char *b = m ? malloc(n + 16) : NULL;
+    if (!b) {
+        free(m);
+        pthread_mutex_unlock(&mem_lock);
+        return 2; /* CUDA_ERROR_OUT_OF_MEMORY */
+    }
+    *m = (fake_mem){b + 16, n, dev_of_ctx(current_ctx), host, mems};
+    mems = m;
     used += n;
     live_allocs++;
-    *p = (char *)b + 16;
+    *p = b + 16;
+    pthread_mutex_unlock(&mem_lock);
     return 0;
 }
 static CUresult mem_free(void *p) {
-    size_t *b = (size_t *)((char *)p - 16);
-    used -= b[0];
-    live_allocs--;
-    free(b);
-    return 0;
+    pthread_mutex_lock(&mem_lock);
+    for (fake_mem **pp = &mems; *pp; pp = &(*pp)->next)
+        if ((*pp)->p == p) {
+            fake_mem *m = *pp;
+            *pp = m->next;
+            used -= m->n;
+            live_allocs--;
+            free(m->p - 16);
+            free(m);
+            pthread_mutex_unlock(&mem_lock);
+            return 0;
+        }
+    pthread_mutex_unlock(&mem_lock);
+    return 1; /* CUDA_ERROR_INVALID_VALUE */
+}
+/* The allocation holding p (copied out under the lock): 0 when there is none. */
+static int mem_of(const void *p, fake_mem *out) {
+    int found = 0;
+    pthread_mutex_lock(&mem_lock);
+    for (const fake_mem *m = mems; m && !found; m = m->next)
+        if ((const char *)p >= m->p && (const char *)p < m->p + (m->n ? m->n : 1)) {
+            *out = *m;
+            found = 1;
+        }
+    pthread_mutex_unlock(&mem_lock);
+    return found;
 }
 EXPORT CUresult cuMemAlloc_v2(CUdeviceptr *d, size_t n) {
     void *p;
-    CUresult r = mem_alloc(&p, n);
+    CUresult r = mem_alloc(&p, n, 0);
     if (!r) *d = (CUdeviceptr)(size_t)p;
     return r;
 }
 EXPORT CUresult cuMemFree_v2(CUdeviceptr d) { return mem_free((void *)(size_t)d); }
-EXPORT CUresult cuMemAllocHost_v2(void **p, size_t n) { return mem_alloc(p, n); }
+EXPORT CUresult cuMemAllocHost_v2(void **p, size_t n) { return mem_alloc(p, n, 1); }
 EXPORT CUresult cuMemFreeHost(void *p) { return mem_free(p); }
 EXPORT CUresult cuMemcpyAsync(CUdeviceptr d, CUdeviceptr s, size_t n, void *st) {
-    (void)st;
+    if (!current_ctx) return 201;
+    __atomic_fetch_add(&copies, 1, __ATOMIC_RELAXED);
+    last_copy_dev = dev_of_ctx(current_ctx);
+    last_copy_stream = st;
     memmove((void *)(size_t)d, (const void *)(size_t)s, n);
     return 0;
 }
@@ -105,16 +182,23 @@ EXPORT CUresult cuMemGetInfo_v2(size_t *f, size_t *t) {
     return 0;
 }
 EXPORT CUresult cuPointerGetAttribute(void *v, int a, CUdeviceptr p) {
-    (void)a;
-    (void)p;
-    *(int *)v = 0;
+    fake_mem m;
+    if (!mem_of((const void *)(size_t)p, &m)) return 1; /* CUDA_ERROR_INVALID_VALUE */
+    if (a == 2)                                         /* CU_POINTER_ATTRIBUTE_MEMORY_TYPE */
+        *(unsigned *)v = m.host ? 1u : 2u;
+    else if (a == 9) /* CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL */
+        *(int *)v = m.dev;
+    else
+        return 1;
     return 0;
 }
 EXPORT CUresult cuStreamCreateWithPriority(void **s, unsigned f, int prio) {
     (void)f;
-    int *x = malloc(sizeof *x);
+    if (!current_ctx) return 201;
+    fake_stream *x = malloc(sizeof *x);
     if (!x) return 2;
-    *x = prio;
+    x->prio = prio;
+    x->ctx = current_ctx;
     live_streams++;
     *s = x;
     return 0;
@@ -126,6 +210,7 @@ EXPORT CUresult cuStreamDestroy_v2(void *s) {
 }
 EXPORT CUresult cuStreamSynchronize(void *s) {
     (void)s;
+    __atomic_fetch_add(&syncs, 1, __ATOMIC_RELAXED);
     return 0;
 }
 EXPORT CUresult cuStreamQuery(void *s) {
@@ -138,9 +223,21 @@ EXPORT CUresult cuStreamWaitEvent(void *s, void *e, unsigned f) {
     (void)f;
     return 0;
 }
+/* Events complete at once, unless a test holds them: while fake_cuda_hold_events(1) is in
+ * force, an event recorded stays "not ready" (cuEventQuery) until fake_cuda_release_events
+ * or cuEventSynchronize, as work still queued on a stream would. */
+typedef struct {
+    double t;
+    int held;
+    long epoch;
+} fake_event;
+static int hold_events;
+static long release_epoch;
+EXPORT void fake_cuda_hold_events(int on) { hold_events = on; }
+EXPORT void fake_cuda_release_events(void) { release_epoch++; }
 EXPORT CUresult cuEventCreate(void **e, unsigned f) {
     (void)f;
-    double *t = calloc(1, sizeof *t);
+    fake_event *t = calloc(1, sizeof *t);
     if (!t) return 2;
     live_events++;
     *e = t;
@@ -153,19 +250,22 @@ EXPORT CUresult cuEventDestroy_v2(void *e) {
 }
 EXPORT CUresult cuEventRecord(void *e, void *s) {
     (void)s;
-    *(double *)e += 1.5;
+    fake_event *x = e;
+    x->t += 1.5;
+    x->held = hold_events;
+    x->epoch = release_epoch;
     return 0;
 }
 EXPORT CUresult cuEventSynchronize(void *e) {
-    (void)e;
+    ((fake_event *)e)->held = 0;
     return 0;
 }
 EXPORT CUresult cuEventQuery(void *e) {
-    (void)e;
-    return 0;
+    fake_event *x = e;
+    return x->held && x->epoch == release_epoch ? 600 : 0; /* CUDA_ERROR_NOT_READY */
 }
 EXPORT CUresult cuEventElapsedTime_v2(float *ms, void *a, void *b) {
-    *ms = (float)(*(double *)b - *(double *)a);
+    *ms = (float)(((fake_event *)b)->t - ((fake_event *)a)->t);
     return 0;
 }
 #ifdef FAKE_EMU
@@ -174,7 +274,14 @@ EXPORT CUresult cuEventElapsedTime_v2(float *ms, void *a, void *b) {
  * blocks of 64 threads: the kernels' grid-stride loops cover every element). */
 #include "sh_emu.h"
 static long launches;
+static unsigned emu_grid_cap = 2, emu_block_cap = 64;
 EXPORT long fake_cuda_launches(void) { return launches; }
+__attribute__((constructor)) static void read_emu_cap(void) {
+    const char *c = getenv("SHIMRT_EMU_GRID_CAP");
+    if (c && *c) emu_grid_cap = (unsigned)strtoul(c, NULL, 10);
+    c = getenv("SHIMRT_EMU_BLOCK_CAP");
+    if (c && *c) emu_block_cap = (unsigned)strtoul(c, NULL, 10) / 32 * 32;
+}
 EXPORT CUresult cuModuleLoadData(void **m, const void *img) {
     *m = (void *)img;
     return img ? 0 : 200;
@@ -203,10 +310,20 @@ EXPORT CUresult cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, u
     (void)s;
     (void)x;
     if (!current_ctx) return 201;
+    if (s && ((fake_stream *)s)->ctx != current_ctx) return 400; /* CUDA_ERROR_INVALID_HANDLE */
     const sh_emu_entry *e = f;
     launches++;
-    return sh_emu_launch(e->fn, gx < 2 ? gx : 2, bx < 64 ? bx : 64, (const sh_params *)p[0]) ? 1
-                                                                                             : 0;
+    /* A kernel whose threads run one after another gets the launch's own shape: the whole
+     * grid and the block size asked for (256 threads, 8 warps, from ops.c). A kernel run on
+     * POSIX threads (barriers, shared memory, shuffles) gets at most 2 blocks of 64 threads
+     * (its grid-stride loops cover every output): at 256 threads a block the emulated
+     * barriers made test_cuda_ops 2.5 times slower. SHIMRT_EMU_GRID_CAP and
+     * SHIMRT_EMU_BLOCK_CAP change the caps (0: none, the full launch shape). */
+    unsigned grid = gx;
+    unsigned block = bx;
+    if (e->threads && emu_grid_cap && grid > emu_grid_cap) grid = emu_grid_cap;
+    if (e->threads && emu_block_cap && block > emu_block_cap) block = emu_block_cap;
+    return sh_emu_launch(e->fn, grid, block, (const sh_params *)p[0]) ? 1 : 0;
 }
 #else
 EXPORT CUresult cuModuleLoadData(void **m, const void *img) {
@@ -243,6 +360,8 @@ EXPORT CUresult cuLaunchKernel(void *f, unsigned a, unsigned b, unsigned c, unsi
 EXPORT CUresult cuGetErrorName(CUresult r, const char **s) {
     *s = r == 2     ? "CUDA_ERROR_OUT_OF_MEMORY"
          : r == 801 ? "CUDA_ERROR_NOT_SUPPORTED"
+         : r == 400 ? "CUDA_ERROR_INVALID_HANDLE"
+         : r == 201 ? "CUDA_ERROR_INVALID_CONTEXT"
                     : "CUDA_ERROR_UNKNOWN";
     return 0;
 }

@@ -2,13 +2,15 @@
 #include "sh_emu.h"
 
 #include <pthread.h>
+#include <semaphore.h>
+#include <unistd.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define SHARED_BYTES (48 * 1024)
-#define MAX_BLOCK 256
+#define MAX_BLOCK 1024
 
 typedef struct {
     pthread_barrier_t block_bar;
@@ -19,11 +21,6 @@ typedef struct {
     const sh_params *p;
     unsigned bid, bdim, gdim;
 } block_ctx;
-
-typedef struct {
-    block_ctx *b;
-    unsigned tid;
-} thread_arg;
 
 _Thread_local sh_emu_ids_t sh_emu_ids;
 static _Thread_local block_ctx *tls_block;
@@ -92,16 +89,58 @@ double sh_emu_rsqrt(double x) { return 1.0 / sqrt(x); }
 float sh_emu_sigmoidf(float x) { return 1.0f / (1.0f + expf(-x)); }
 double sh_emu_sigmoid(double x) { return 1.0 / (1.0 + exp(-x)); }
 
-static void *thread_main(void *varg) {
-    thread_arg *a = varg;
-    tls_block = a->b;
+static void run_thread(block_ctx *b, unsigned tid) {
+    tls_block = b;
     tls_shared_used = 0;
-    sh_emu_ids.tid = a->tid;
-    sh_emu_ids.bid = a->b->bid;
-    sh_emu_ids.bdim = a->b->bdim;
-    sh_emu_ids.gdim = a->b->gdim;
-    a->b->kernel(*a->b->p);
+    sh_emu_ids.tid = tid;
+    sh_emu_ids.bid = b->bid;
+    sh_emu_ids.bdim = b->bdim;
+    sh_emu_ids.gdim = b->gdim;
+    b->kernel(*b->p);
+}
+
+/* A pool of worker threads, one per CUDA thread of the largest block seen, created once per
+ * process and reused by every block of every launch (creating 256 threads per block cost
+ * most of the emulator's time). Worker i waits on its own semaphore; a block posts the
+ * first bdim of them and waits until the last one is done. One threaded launch at a time. */
+static pthread_mutex_t launch_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct {
+    pid_t pid; /* the process that created the workers (a fork has none) */
+    unsigned n;
+    sem_t go[MAX_BLOCK];
+    sem_t done;
+    unsigned left;
+    block_ctx *b;
+} pool;
+
+static void *worker_main(void *varg) {
+    unsigned tid = (unsigned)(uintptr_t)varg;
+    for (;;) {
+        while (sem_wait(&pool.go[tid]) != 0) continue;
+        run_thread(pool.b, tid);
+        if (__atomic_sub_fetch(&pool.left, 1, __ATOMIC_ACQ_REL) == 0) sem_post(&pool.done);
+    }
     return NULL;
+}
+
+/* Enough workers for a block of n threads (launch_lock held). */
+static int pool_grow(unsigned n) {
+    if (pool.pid != getpid()) {
+        pool.pid = getpid();
+        pool.n = 0;
+        if (sem_init(&pool.done, 0, 0) != 0) return -1;
+    }
+    for (; pool.n < n; pool.n++) {
+        pthread_t t;
+        pthread_attr_t at;
+        if (sem_init(&pool.go[pool.n], 0, 0) != 0 || pthread_attr_init(&at) != 0) return -1;
+        pthread_attr_setstacksize(&at, 256 * 1024);
+        int rc = pthread_create(&t, &at, worker_main, (void *)(uintptr_t)pool.n);
+        pthread_attr_destroy(&at);
+        if (rc != 0) return -1;
+        pthread_detach(t);
+    }
+    return 0;
 }
 
 static int needs_threads(sh_emu_kernel kernel) {
@@ -123,9 +162,8 @@ int sh_emu_launch(sh_emu_kernel kernel, unsigned grid, unsigned block, const sh_
     }
     block_ctx *b = calloc(1, sizeof *b);
     if (!b) return -1;
-    pthread_t th[MAX_BLOCK];
-    thread_arg args[MAX_BLOCK];
-    int rc = 0;
+    pthread_mutex_lock(&launch_lock);
+    int rc = pool_grow(block);
     for (unsigned bid = 0; bid < grid && rc == 0; bid++) {
         memset(b->shared, 0xA5, sizeof b->shared); /* uninitialised shared memory is garbage */
         pthread_barrier_init(&b->block_bar, NULL, block);
@@ -135,17 +173,14 @@ int sh_emu_launch(sh_emu_kernel kernel, unsigned grid, unsigned block, const sh_
         b->bid = bid;
         b->bdim = block;
         b->gdim = grid;
-        unsigned started = 0;
-        for (unsigned t = 0; t < block; t++) {
-            args[t].b = b;
-            args[t].tid = t;
-            if (pthread_create(&th[t], NULL, thread_main, &args[t]) != 0) abort();
-            started++;
-        }
-        for (unsigned t = 0; t < started; t++) pthread_join(th[t], NULL);
+        pool.b = b;
+        __atomic_store_n(&pool.left, block, __ATOMIC_RELEASE);
+        for (unsigned t = 0; t < block; t++) sem_post(&pool.go[t]);
+        while (sem_wait(&pool.done) != 0) continue;
         pthread_barrier_destroy(&b->block_bar);
         for (unsigned w = 0; w < block / 32; w++) pthread_barrier_destroy(&b->warp_bar[w]);
     }
+    pthread_mutex_unlock(&launch_lock);
     free(b);
     return rc;
 }

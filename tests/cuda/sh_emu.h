@@ -1,9 +1,10 @@
 /* tests/cuda/sh_emu.h: a small CUDA grid emulator, so the generated kernel sources run on
- * the CPU. Each CUDA thread of a block is a POSIX thread; __syncthreads is a barrier of
+ * the CPU. Each CUDA thread of a block runs on a POSIX thread (a pool of workers created
+ * once per process and reused by every block, one launch at a time); __syncthreads is a barrier of
  * the block; __shared__ memory is one buffer per block handed out in declaration order;
  * a warp shuffle goes through a per-warp exchange buffer between two barriers of the warp's
  * 32 threads. A kernel that uses none of these runs its threads one after another on the
- * caller's thread instead (sh_emu_entry.threads). Blocks run one after another. Block sizes are multiples of 32 (<= 256). The
+ * caller's thread instead (sh_emu_entry.threads). Blocks run one after another. Block sizes are multiples of 32 (<= 1024). The
  * kernels are compiled as C (gnu11) after this header and the prelude of
  * runtime/cuda/kernels.c. */
 #ifndef SH_EMU_H

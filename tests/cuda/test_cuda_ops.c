@@ -9,6 +9,7 @@
 #include <dlfcn.h>
 #include <limits.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -40,6 +41,15 @@ static struct {
     long long stride_a, stride_b, stride_c;
 } * blas_last;
 static bool real_gpu;
+static void (*last_copy)(int *, void **); /* the fake driver's (NULL on a real GPU) */
+typedef struct {
+    void *handle, *stream, *ws;
+    unsigned long thread;
+} blas_use;
+static long *blas_races, *blas_nuses; /* the fake cuBLAS's handle log */
+static blas_use *blas_uses;
+static int (*fake_cur_dev)(void);
+static long (*fake_copies)(void), (*fake_syncs)(void);
 
 static long no_count(void) { return 1; }
 
@@ -74,12 +84,19 @@ static void setup(void) {
     void *h = dlopen(buf, RTLD_NOW);
     cr_assert_not_null(h, "%s", dlerror());
     *(void **)&launches = dlsym(h, "fake_cuda_launches");
+    *(void **)&last_copy = dlsym(h, "fake_cuda_last_copy");
+    *(void **)&fake_cur_dev = dlsym(h, "fake_cuda_current_device");
+    *(void **)&fake_copies = dlsym(h, "fake_cuda_copies");
+    *(void **)&fake_syncs = dlsym(h, "fake_cuda_syncs");
     snprintf(buf, sizeof buf, "%s/libfakecublas.so", exe);
     setenv("SHIMRT_LIBCUBLAS", buf, 1);
     void *b = dlopen(buf, RTLD_NOW);
     cr_assert_not_null(b, "%s", dlerror());
     blas_calls = dlsym(b, "fake_cublas_calls");
     *(void **)&blas_last = dlsym(b, "fake_cublas_last");
+    blas_races = dlsym(b, "fake_cublas_races");
+    blas_nuses = dlsym(b, "fake_cublas_nuses");
+    blas_uses = dlsym(b, "fake_cublas_uses");
 }
 
 static void need_nvrtc(void) {
@@ -700,6 +717,31 @@ static void set_f64(AtenTensorHandle t, int64_t i, double v) {
                   torch_exception_get_what(), what);                                               \
     } while (0)
 
+/* An index out of range (issue 21, item 5): the CPU op fails at once; the CUDA op neither
+ * copies anything nor synchronizes (the fake driver counts both), its kernel sets the
+ * device's error flag, and the next synchronizing call fails with the CPU's message (as
+ * PyTorch reports a device-side assert later); the flag is cleared after. *ret is freed. */
+#define DEVICE_FAIL(cpu_call, cuda_call, ret, what)                                                \
+    do {                                                                                           \
+        cr_assert_eq((cpu_call), AOTI_TORCH_FAILURE, "%s should fail", #cpu_call);                 \
+        cr_assert(strstr(torch_exception_get_what(), what), "CPU: '%s' lacks '%s'",                \
+                  torch_exception_get_what(), what);                                               \
+        long c0_ = fake_copies ? fake_copies() : 0, s0_ = fake_syncs ? fake_syncs() : 0;           \
+        OK(cuda_call);                                                                             \
+        if (fake_copies) {                                                                         \
+            cr_assert_eq(fake_copies(), c0_, "%s copied to or from the host", #cuda_call);         \
+            cr_assert_eq(fake_syncs(), s0_, "%s synchronized", #cuda_call);                        \
+        }                                                                                          \
+        cr_assert_eq(torch_cuda_stream_synchronize(NULL, 0), AOTI_TORCH_FAILURE,                   \
+                     "the sync after %s should report the bad index", #cuda_call);                 \
+        cr_assert(strstr(torch_exception_get_what(), what), "CUDA: '%s' lacks '%s'",               \
+                  torch_exception_get_what(), what);                                               \
+        cr_assert(strstr(torch_exception_get_what(), "device-side assert triggered"));             \
+        OK(torch_cuda_stream_synchronize(NULL, 0));                                                \
+        if (ret) OK(aoti_torch_delete_tensor_object(ret));                                         \
+        ret = NULL;                                                                                \
+    } while (0)
+
 /* mean.dim, max.dim, argmax, softmax.int, log_softmax.int: their CUDA kernels (no CPU
  * fallback) against the CPU kernels on random inputs of several dtypes and odd sizes,
  * contiguous and transposed, every dim (negative ones too), keepdim, a planted NaN and
@@ -956,9 +998,10 @@ Test(cuda_ops, index_select_matches_cpu, .timeout = 600) {
     shimrt_k_store_i64(shimrt_data(i1), SHIMRT_INT64, 7);
     AtenTensorHandle gbad = to_cuda(i1, 0), f = cpu_rand(SHIMRT_FLOAT32, 1, one),
                      gf = to_cuda(f, 0);
-    BOTH_FAIL(aoti_torch_cpu_index_select(a, 1, i1, &w),
-              aoti_torch_cuda_index_select(ga, 1, gbad, &gw),
-              "index out of range in self (index 7, size 7)");
+    gw = NULL;
+    DEVICE_FAIL(aoti_torch_cpu_index_select(a, 1, i1, &w),
+                aoti_torch_cuda_index_select(ga, 1, gbad, &gw), gw,
+                "index out of range in self (index 7, size 7)");
     BOTH_FAIL(aoti_torch_cpu_index_select(a, 0, f, &w),
               aoti_torch_cuda_index_select(ga, 0, gf, &gw),
               "index_select(): Expected dtype int32 or int64 for index");
@@ -1066,8 +1109,10 @@ Test(cuda_ops, gather_matches_cpu, .timeout = 600) {
     AtenTensorHandle bad = rand_index(2, one, 1), gbad = NULL;
     ((int64_t *)shimrt_data(bad))[0] = 7;
     gbad = to_cuda(bad, 0);
-    BOTH_FAIL(aoti_torch_cpu_gather(a, 1, bad, 0, &w), aoti_torch_cuda_gather(ga, 1, gbad, 0, &gw),
-              "index 7 is out of bounds for dimension 1 with size 7");
+    gw = NULL;
+    DEVICE_FAIL(aoti_torch_cpu_gather(a, 1, bad, 0, &w),
+                aoti_torch_cuda_gather(ga, 1, gbad, 0, &gw), gw,
+                "index 7 is out of bounds for dimension 1 with size 7");
     AtenTensorHandle i32 = cpu_rand(SHIMRT_INT32, 2, one), gi32 = to_cuda(i32, 0);
     BOTH_FAIL(aoti_torch_cpu_gather(a, 1, i32, 0, &w), aoti_torch_cuda_gather(ga, 1, gi32, 0, &gw),
               "Expected dtype int64 for index");
@@ -1356,12 +1401,12 @@ Test(cuda_ops, scatter_matches_cpu, .timeout = 600) {
     AtenTensorHandle bad = rand_index(2, one, 1), gbad = NULL;
     ((int64_t *)shimrt_data(bad))[0] = 7;
     gbad = to_cuda(bad, 0);
-    BOTH_FAIL(aoti_torch_cpu_scatter_src(a, 1, bad, b, &w),
-              aoti_torch_cuda_scatter_src(ga, 1, gbad, gb, &gw),
-              "index 7 is out of bounds for dimension 1 with size 7");
-    BOTH_FAIL(aoti_torch_cpu_scatter_reduce_two(a, -1, bad, b, "amax", 1, &w),
-              aoti_torch_cuda_scatter_reduce_two(ga, -1, gbad, gb, "amax", 1, &gw),
-              "index 7 is out of bounds for dimension 1 with size 7");
+    DEVICE_FAIL(aoti_torch_cpu_scatter_src(a, 1, bad, b, &w),
+                aoti_torch_cuda_scatter_src(ga, 1, gbad, gb, &gw), gw,
+                "index 7 is out of bounds for dimension 1 with size 7");
+    DEVICE_FAIL(aoti_torch_cpu_scatter_reduce_two(a, -1, bad, b, "amax", 1, &w),
+                aoti_torch_cuda_scatter_reduce_two(ga, -1, gbad, gb, "amax", 1, &gw), gw,
+                "index 7 is out of bounds for dimension 1 with size 7");
     AtenTensorHandle i32 = cpu_rand(SHIMRT_INT32, 2, one), gi32 = to_cuda(i32, 0);
     BOTH_FAIL(aoti_torch_cpu_scatter_src(a, 1, i32, b, &w),
               aoti_torch_cuda_scatter_src(ga, 1, gi32, gb, &gw), "Expected dtype int64 for index");
@@ -1699,4 +1744,151 @@ Test(cuda_ops, sort_matches_cpu, .timeout = 600) {
         OK(aoti_torch_delete_tensor_object(all[j]));
     cr_assert(launches() > before, "the kernels ran on the (fake) device");
     no_leaks();
+}
+
+/* Issue 21, items 1 and 7: with device 0 current and a pool stream current on device 1,
+ * kernels on cuda:1 tensors launch on device 1's stream (the fake refuses a launch into a
+ * stream of another context), the D2H copy of their result is queued on that same stream
+ * (so it is ordered after them) with device 1's context current, index_select's index check
+ * reads the index the same way, and nothing leaves device 1 current. */
+Test(cuda_ops, cuda1_copies_follow_the_kernels_on_its_stream, .timeout = 600) {
+    need_nvrtc();
+    int32_t ndev = 0;
+    OK(shimrt_cuda_device_count(&ndev));
+    if (ndev < 2) cr_skip_test("one CUDA device");
+    CUDAGuardHandle g = NULL;
+    OK(aoti_torch_create_cuda_guard(0, &g));
+    void *s1 = NULL, *stream = NULL;
+    int dev = -1;
+    OK(torch_get_cuda_stream_from_pool(false, 1, &s1));
+    OK(torch_set_current_cuda_stream(s1, 1));
+    int64_t sz[2] = {3, 40};
+    AtenTensorHandle c = cpu_rand(SHIMRT_FLOAT32, 2, sz), g1 = to_cuda(c, 1), y = NULL, w = NULL;
+    OK(aoti_torch_cuda_mul_Tensor(g1, g1, &y));
+    OK(aoti_torch_cpu_mul_Tensor(c, c, &w));
+    if (fake_cur_dev) cr_assert_eq(fake_cur_dev(), 0, "the launch put device 0 back");
+    AtenTensorHandle h = to_cpu(y);
+    if (last_copy) {
+        last_copy(&dev, &stream);
+        cr_assert_eq(dev, 1, "the D2H copy of a cuda:1 tensor runs in device 1's context");
+        cr_assert_eq(stream, s1, "... on device 1's current stream, after the kernel");
+        cr_assert_eq(fake_cur_dev(), 0);
+    }
+    same("mul on cuda:1", w, y);
+    /* index_select's index check copies the index to the host: also on device 1's stream */
+    int64_t isz[1] = {2};
+    AtenTensorHandle ix = NULL, gix = NULL, r = NULL, rc = NULL;
+    OK(empty_contig(1, isz, SHIMRT_INT64, aoti_torch_device_type_cpu(), 0, &ix));
+    ((int64_t *)shimrt_data(ix))[0] = 2;
+    ((int64_t *)shimrt_data(ix))[1] = 0;
+    gix = to_cuda(ix, 1);
+    OK(aoti_torch_cuda_index_select(g1, 0, gix, &r));
+    OK(aoti_torch_cpu_index_select(c, 0, ix, &rc));
+    if (last_copy) {
+        last_copy(&dev, &stream);
+        cr_assert_eq(dev, 1);
+        cr_assert_eq(stream, s1);
+        cr_assert_eq(fake_cur_dev(), 0);
+    }
+    same("index_select on cuda:1", rc, r);
+    AtenTensorHandle all[] = {c, g1, y, w, h, ix, gix, r, rc};
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+        OK(aoti_torch_delete_tensor_object(all[i]));
+    OK(torch_set_current_cuda_stream(NULL, 1));
+    OK(aoti_torch_delete_cuda_guard(g));
+}
+
+/* Issue 21, item 2: GEMMs from several threads, each on its own stream of device (thread
+ * % 2): every call finds its handle bound to the calling thread's stream for its whole
+ * duration (the fake holds the handle 0.2 ms per call and counts a concurrent use or a
+ * stream changed under it), no two live threads share a handle, and each (handle, stream)
+ * has its own workspace. */
+enum { BLAS_THREADS = 4, BLAS_ITERS = 6 };
+typedef struct {
+    int dev;
+    void *stream;
+    AtenTensorHandle a, b, want;
+    int failures;
+    unsigned long self;
+} blas_job;
+static pthread_barrier_t blas_bar;
+
+static void *blas_thread(void *arg) {
+    blas_job *j = arg;
+    j->self = (unsigned long)pthread_self();
+    if (torch_set_current_cuda_stream(j->stream, j->dev)) j->failures++;
+    for (int i = 0; i < BLAS_ITERS; i++) {
+        AtenTensorHandle c = NULL;
+        if (aoti_torch_cuda_mm(j->a, j->b, &c)) {
+            j->failures++;
+            continue;
+        }
+        AtenTensorHandle h = NULL;
+        int64_t st[2] = {c->sizes[1], 1};
+        if (aoti_torch_empty_strided(2, c->sizes, st, c->dtype, aoti_torch_device_type_cpu(), 0,
+                                     &h) ||
+            shimrt_cuda_do_copy(h, c))
+            j->failures++;
+        else
+            for (int64_t k = 0; k < shimrt_numel(h); k++)
+                if (fabsf(((float *)shimrt_data(h))[k] - ((float *)shimrt_data(j->want))[k]) >
+                    1e-4f)
+                    j->failures++;
+        aoti_torch_delete_tensor_object(h);
+        aoti_torch_delete_tensor_object(c);
+    }
+    pthread_barrier_wait(&blas_bar); /* every thread alive until all are done */
+    return NULL;
+}
+
+Test(cuda_ops, gemm_threads_get_their_own_handle_and_stream, .timeout = 600) {
+    need_nvrtc();
+    if (!blas_uses) cr_skip_test("the real cuBLAS keeps no log");
+    int32_t ndev = 0;
+    OK(shimrt_cuda_device_count(&ndev));
+    int64_t sa[2] = {8, 12}, sb[2] = {12, 5};
+    blas_job jobs[BLAS_THREADS];
+    pthread_t th[BLAS_THREADS];
+    long base = *blas_nuses;
+    for (int t = 0; t < BLAS_THREADS; t++) {
+        blas_job *j = &jobs[t];
+        memset(j, 0, sizeof *j);
+        j->dev = t % (ndev < 2 ? 1 : 2);
+        OK(torch_get_cuda_stream_from_pool(false, j->dev, &j->stream));
+        AtenTensorHandle ca = cpu_rand(SHIMRT_FLOAT32, 2, sa), cb = cpu_rand(SHIMRT_FLOAT32, 2, sb);
+        OK(aoti_torch_cpu_mm(ca, cb, &j->want));
+        j->a = to_cuda(ca, j->dev);
+        j->b = to_cuda(cb, j->dev);
+        OK(aoti_torch_delete_tensor_object(ca));
+        OK(aoti_torch_delete_tensor_object(cb));
+    }
+    pthread_barrier_init(&blas_bar, NULL, BLAS_THREADS);
+    for (int t = 0; t < BLAS_THREADS; t++)
+        cr_assert_eq(pthread_create(&th[t], NULL, blas_thread, &jobs[t]), 0);
+    for (int t = 0; t < BLAS_THREADS; t++) pthread_join(th[t], NULL);
+    pthread_barrier_destroy(&blas_bar);
+    for (int t = 0; t < BLAS_THREADS; t++) cr_assert_eq(jobs[t].failures, 0, "thread %d", t);
+    cr_assert_eq(*blas_races, 0, "a handle was used by two threads at once or rebound mid-call");
+    cr_assert_eq(*blas_nuses - base, BLAS_THREADS * BLAS_ITERS);
+    for (long u = base; u < *blas_nuses; u++) {
+        const blas_use *x = &blas_uses[u];
+        int t = 0;
+        while (t < BLAS_THREADS && jobs[t].self != x->thread) t++;
+        cr_assert(t < BLAS_THREADS);
+        cr_assert_eq(x->stream, jobs[t].stream,
+                     "use %ld: the handle is bound to its thread's stream", u);
+        cr_assert_not_null(x->ws, "a workspace of the caching allocator is set");
+        for (long v = base; v < *blas_nuses; v++) {
+            const blas_use *y = &blas_uses[v];
+            if (y->thread != x->thread)
+                cr_assert_neq(y->handle, x->handle, "threads share a handle");
+            if (y->handle == x->handle && y->stream != x->stream)
+                cr_assert_neq(y->ws, x->ws, "one workspace for two streams");
+        }
+    }
+    for (int t = 0; t < BLAS_THREADS; t++) {
+        OK(aoti_torch_delete_tensor_object(jobs[t].a));
+        OK(aoti_torch_delete_tensor_object(jobs[t].b));
+        OK(aoti_torch_delete_tensor_object(jobs[t].want));
+    }
 }

@@ -90,7 +90,31 @@ AOTI_TORCH_EXPORT AOTITorchError shimrt_cuda_empty_cache(void);
 /* Bytes held by live blocks and by cached free blocks, over every device. */
 AOTI_TORCH_EXPORT AOTITorchError shimrt_cuda_memory_stats(uint64_t *ret_allocated,
                                                           uint64_t *ret_cached);
-/* Page-locked host memory (cached like device memory); free with shimrt_cuda_host_free. */
+/* The caching allocator's counters for one device (-1: the current one), and the pinned
+ * host pool's (shared by all devices). Filled by shimrt_cuda_alloc_stats_get. */
+typedef struct shimrt_cuda_alloc_stats {
+    uint64_t allocated_bytes;             /* in blocks handed out (rounded to 512 bytes) */
+    uint64_t requested_bytes;             /* asked for by those blocks' callers */
+    uint64_t reserved_bytes;              /* in segments held from the driver */
+    uint64_t peak_allocated_bytes;        /* the most allocated_bytes since the process started */
+    uint64_t active_blocks;               /* blocks handed out */
+    uint64_t segments;                    /* driver allocations held */
+    uint64_t pending_blocks;              /* freed blocks waiting for events of other streams */
+    uint64_t driver_allocs, driver_frees; /* cuMemAlloc / cuMemFree calls */
+    uint64_t splits;                      /* blocks split off a larger free block */
+    uint64_t oom_retries;                 /* allocations retried after releasing cached segments */
+    uint64_t ooms;                        /* allocations that failed even so */
+    uint64_t host_allocated_bytes, host_reserved_bytes, host_pending_blocks;
+} shimrt_cuda_alloc_stats;
+AOTI_TORCH_EXPORT AOTITorchError shimrt_cuda_alloc_stats_get(int32_t device_index,
+                                                             shimrt_cuda_alloc_stats *ret_stats);
+/* PyTorch's Tensor.record_stream for a block of the caching allocator (ptr: the pointer
+ * raw_alloc or a CUDA tensor's storage returned): the block is also used on stream, so
+ * when it is freed it is reused only after the work queued on stream by then has run. */
+AOTI_TORCH_EXPORT AOTITorchError shimrt_cuda_record_stream(void *ptr, void *stream);
+/* Page-locked host memory (cached like device memory); free with shimrt_cuda_host_free.
+ * An asynchronous shimrt_cuda_memcpy from or to a block records its stream: after the free
+ * the block is reused only once that copy has completed. */
 AOTI_TORCH_EXPORT AOTITorchError shimrt_cuda_host_alloc(uint64_t nbytes, void **ret_ptr);
 AOTI_TORCH_EXPORT AOTITorchError shimrt_cuda_host_free(void *ptr);
 /* Copies nbytes between any two of host, pinned and device memory (unified addressing) on
