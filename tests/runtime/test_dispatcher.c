@@ -693,3 +693,94 @@ Test(dispatch, library_rules_not_torchgen_rules) {
     OK(aoti_torch_delete_library_object(d));
     no_leaks();
 }
+
+/* ---- who owns the arguments after a failed call (docs/runtime-api.md, "Ownership") ---- */
+static int64_t live(const char *kind) {
+    int64_t n = -1;
+    OK(shimrt_live_objects(kind, &n));
+    return n;
+}
+
+/* Fails after releasing both of its arguments, as a kernel must. */
+static void k_boom(StableIValue *stack, uint64_t num_args, uint64_t num_outputs) {
+    (void)num_outputs;
+    (void)num_args;
+    aoti_torch_delete_tensor_object(siv_to_tensor(stack[0]));
+    shimrt_siv_release("int?", stack[1]);
+    shimrt_kernel_fail("boom");
+}
+
+Test(ownership, every_failure_class) {
+    TorchLibraryHandle d = def_lib("own");
+    OK(aoti_torch_library_def(d, "one(Tensor x, int? n) -> int"));
+    OK(aoti_torch_library_def(d, "boom(Tensor x, int? n) -> int"));
+    TorchLibraryHandle cpu = impl_lib("own", "CPU");
+    OK(aoti_torch_library_impl(cpu, "boom", k_boom));
+    AtenTensorHandle t = tensor_on(0);
+    StableIValue *cell = NULL;
+    OK(torch_new_stable_ivalue(&cell));
+    *cell = siv_from_int(2);
+    StableIValue stack[2] = {siv_from_tensor(t), (StableIValue)(uintptr_t)cell};
+    /* 1. unknown op, unknown overload: no op was found, nothing was taken; the stack is as
+     * the caller left it and the caller still owns (and here frees) its arguments */
+    FAILS(torch_call_dispatcher("own::nope", "", stack, TORCH_ABI_VERSION),
+          "torch_call_dispatcher", "unknown op");
+    FAILS(torch_call_dispatcher("own::one", "nope", stack, TORCH_ABI_VERSION),
+          "torch_call_dispatcher", "no overload");
+    cr_assert(stack[0] == siv_from_tensor(t) && stack[1] == (StableIValue)(uintptr_t)cell);
+    cr_assert_eq(live("tensor"), 1);
+    cr_assert_eq(live("cell"), 1);
+    /* 2. no kernel: the op was found, so the dispatcher took every argument and released
+     * it; the slots are cleared */
+    FAILS(torch_call_dispatcher("own::one", "", stack, TORCH_ABI_VERSION),
+          "torch_call_dispatcher", "no kernel for dispatch key CPU");
+    cr_assert(stack[0] == 0 && stack[1] == 0);
+    cr_assert_eq(live("tensor"), 0);
+    cr_assert_eq(live("cell"), 0);
+    /* a caller that deleted them anyway is refused, not crashed */
+    FAILS(aoti_torch_delete_tensor_object(t), "aoti_torch_delete_tensor_object", "freed");
+    FAILS(torch_delete_stable_ivalue(cell), "torch_delete_stable_ivalue", "freed");
+    /* 3. a bad argument (a freed tensor) beside a good one: the good one is released too */
+    OK(torch_new_stable_ivalue(&cell));
+    stack[0] = siv_from_tensor(t); /* freed above */
+    stack[1] = (StableIValue)(uintptr_t)cell;
+    FAILS(torch_call_dispatcher("own::boom", "", stack, TORCH_ABI_VERSION),
+          "torch_call_dispatcher", "position 0");
+    cr_assert(stack[0] == 0 && stack[1] == 0);
+    cr_assert_eq(live("cell"), 0);
+    /* ... and a bad cell beside a good tensor */
+    t = tensor_on(0);
+    uint64_t local = 0;
+    stack[0] = siv_from_tensor(t);
+    stack[1] = (StableIValue)(uintptr_t)&local;
+    FAILS(torch_call_dispatcher("own::boom", "", stack, TORCH_ABI_VERSION),
+          "torch_call_dispatcher", "not a live StableIValue cell");
+    cr_assert_eq(live("tensor"), 0);
+    /* 4. the kernel fails: it released what it took (the kernel's contract), pushed
+     * nothing; nothing is left to the caller */
+    t = tensor_on(0);
+    OK(torch_new_stable_ivalue(&cell));
+    stack[0] = siv_from_tensor(t);
+    stack[1] = (StableIValue)(uintptr_t)cell;
+    FAILS(torch_call_dispatcher("own::boom", "", stack, TORCH_ABI_VERSION),
+          "torch_call_dispatcher", "kernel failed");
+    cr_assert_eq(live("tensor"), 0);
+    cr_assert_eq(live("cell"), 0);
+    /* the same through an op handle */
+    ShimrtOpHandle op = NULL;
+    OK(shimrt_op_find("own::one", "", &op));
+    t = tensor_on(0);
+    stack[0] = siv_from_tensor(t);
+    stack[1] = 0;
+    FAILS(shimrt_op_call(op, stack, TORCH_ABI_VERSION), "shimrt_op_call", "no kernel");
+    cr_assert_eq(live("tensor"), 0);
+    /* 5. the op's def is gone (its library deleted): like an unknown op, nothing taken */
+    OK(aoti_torch_delete_library_object(cpu));
+    OK(aoti_torch_delete_library_object(d));
+    t = tensor_on(0);
+    stack[0] = siv_from_tensor(t);
+    FAILS(shimrt_op_call(op, stack, TORCH_ABI_VERSION), "shimrt_op_call", "not defined");
+    cr_assert_eq(stack[0], siv_from_tensor(t));
+    OK(aoti_torch_delete_tensor_object(t));
+    no_leaks();
+}

@@ -15,10 +15,9 @@
  * takes ownership of what comes back; a boxed kernel
  *     void fn(StableIValue *stack, uint64_t num_args, uint64_t num_outputs)
  * steals its arguments and pushes new references. The stack must have room for
- * max(number of arguments, number of returns) values. When a call fails before a
- * kernel ran (unknown op, no kernel, bad tensor argument), the stack is untouched and
- * the caller still owns its arguments; a kernel that fails (shimrt_kernel_fail) has
- * released its arguments and pushed nothing.
+ * max(number of arguments, number of returns) values. Who owns the arguments after a
+ * failed call (PyTorch's rule: the dispatcher takes them once it found the op; the caller
+ * keeps them only when the op is unknown or undefined): docs/runtime-api.md, "Ownership".
  *
  * Thread safety: registration and deletion take a mutex; calls take no lock. Op handles
  * stay valid for the life of the process. */
