@@ -316,8 +316,7 @@ static const char *check_value(const sg_type *t, StableIValue v, bool adopt, int
         if (!v) return NULL;
         StableIValue *cell = (StableIValue *)(uintptr_t)v;
         const char *why = shimrt_cell_problem(cell);
-        if (why && !(adopt && strcmp(why, "was freed") != 0 && shimrt_cell_adopt(cell)))
-            return why;
+        if (why && !(adopt && strcmp(why, "was freed") != 0 && shimrt_cell_adopt(cell))) return why;
         return check_value(t->elem, *cell, adopt, depth + 1);
     }
     case SG_TY_LIST: {

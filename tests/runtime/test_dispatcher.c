@@ -723,8 +723,8 @@ Test(ownership, every_failure_class) {
     StableIValue stack[2] = {siv_from_tensor(t), (StableIValue)(uintptr_t)cell};
     /* 1. unknown op, unknown overload: no op was found, nothing was taken; the stack is as
      * the caller left it and the caller still owns (and here frees) its arguments */
-    FAILS(torch_call_dispatcher("own::nope", "", stack, TORCH_ABI_VERSION),
-          "torch_call_dispatcher", "unknown op");
+    FAILS(torch_call_dispatcher("own::nope", "", stack, TORCH_ABI_VERSION), "torch_call_dispatcher",
+          "unknown op");
     FAILS(torch_call_dispatcher("own::one", "nope", stack, TORCH_ABI_VERSION),
           "torch_call_dispatcher", "no overload");
     cr_assert(stack[0] == siv_from_tensor(t) && stack[1] == (StableIValue)(uintptr_t)cell);
@@ -732,8 +732,8 @@ Test(ownership, every_failure_class) {
     cr_assert_eq(live("cell"), 1);
     /* 2. no kernel: the op was found, so the dispatcher took every argument and released
      * it; the slots are cleared */
-    FAILS(torch_call_dispatcher("own::one", "", stack, TORCH_ABI_VERSION),
-          "torch_call_dispatcher", "no kernel for dispatch key CPU");
+    FAILS(torch_call_dispatcher("own::one", "", stack, TORCH_ABI_VERSION), "torch_call_dispatcher",
+          "no kernel for dispatch key CPU");
     cr_assert(stack[0] == 0 && stack[1] == 0);
     cr_assert_eq(live("tensor"), 0);
     cr_assert_eq(live("cell"), 0);
@@ -744,8 +744,8 @@ Test(ownership, every_failure_class) {
     OK(torch_new_stable_ivalue(&cell));
     stack[0] = siv_from_tensor(t); /* freed above */
     stack[1] = (StableIValue)(uintptr_t)cell;
-    FAILS(torch_call_dispatcher("own::boom", "", stack, TORCH_ABI_VERSION),
-          "torch_call_dispatcher", "position 0");
+    FAILS(torch_call_dispatcher("own::boom", "", stack, TORCH_ABI_VERSION), "torch_call_dispatcher",
+          "position 0");
     cr_assert(stack[0] == 0 && stack[1] == 0);
     cr_assert_eq(live("cell"), 0);
     /* ... and a bad cell beside a good tensor */
@@ -753,8 +753,8 @@ Test(ownership, every_failure_class) {
     uint64_t local = 0;
     stack[0] = siv_from_tensor(t);
     stack[1] = (StableIValue)(uintptr_t)&local;
-    FAILS(torch_call_dispatcher("own::boom", "", stack, TORCH_ABI_VERSION),
-          "torch_call_dispatcher", "not a live StableIValue cell");
+    FAILS(torch_call_dispatcher("own::boom", "", stack, TORCH_ABI_VERSION), "torch_call_dispatcher",
+          "not a live StableIValue cell");
     cr_assert_eq(live("tensor"), 0);
     /* 4. the kernel fails: it released what it took (the kernel's contract), pushed
      * nothing; nothing is left to the caller */
@@ -762,8 +762,8 @@ Test(ownership, every_failure_class) {
     OK(torch_new_stable_ivalue(&cell));
     stack[0] = siv_from_tensor(t);
     stack[1] = (StableIValue)(uintptr_t)cell;
-    FAILS(torch_call_dispatcher("own::boom", "", stack, TORCH_ABI_VERSION),
-          "torch_call_dispatcher", "kernel failed");
+    FAILS(torch_call_dispatcher("own::boom", "", stack, TORCH_ABI_VERSION), "torch_call_dispatcher",
+          "kernel failed");
     cr_assert_eq(live("tensor"), 0);
     cr_assert_eq(live("cell"), 0);
     /* the same through an op handle */

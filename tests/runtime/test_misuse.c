@@ -249,12 +249,11 @@ Test(misuse, bad_handles_inside_a_list_argument) {
 Test(misuse, bad_op_handles) {
     uint64_t local[4] = {0};
     StableIValue stack[1] = {0};
-    FAILS(shimrt_op_call((ShimrtOpHandle)(void *)local, stack, TORCH_ABI_VERSION),
-          "shimrt_op_call", "op handle");
+    FAILS(shimrt_op_call((ShimrtOpHandle)(void *)local, stack, TORCH_ABI_VERSION), "shimrt_op_call",
+          "op handle");
     FAILS(shimrt_op_call(NULL, stack, TORCH_ABI_VERSION), "shimrt_op_call", "NULL");
     const char *text = NULL;
-    FAILS(shimrt_op_schema((ShimrtOpHandle)(void *)local, &text), "shimrt_op_schema",
-          "op handle");
+    FAILS(shimrt_op_schema((ShimrtOpHandle)(void *)local, &text), "shimrt_op_schema", "op handle");
 }
 
 Test(misuse, siv_release_of_bad_values) {

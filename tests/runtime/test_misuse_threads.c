@@ -100,8 +100,7 @@ static void *owner(void *arg) {
         /* unknown op: nothing taken, the caller frees its argument */
         AtenTensorHandle t = new_tensor(v);
         StableIValue stack[1] = {siv_from_tensor(t)};
-        if (torch_call_dispatcher("mt::absent", "", stack, TORCH_ABI_VERSION) ==
-            AOTI_TORCH_SUCCESS)
+        if (torch_call_dispatcher("mt::absent", "", stack, TORCH_ABI_VERSION) == AOTI_TORCH_SUCCESS)
             bad("unknown op accepted");
         if (stack[0] != siv_from_tensor(t)) bad("unknown op changed the stack");
         if (aoti_torch_delete_tensor_object(t) != AOTI_TORCH_SUCCESS) bad("caller's free");
@@ -144,8 +143,7 @@ static long run_ownership(void) {
     int64_t before = 0, after = 0;
     shimrt_live_objects("tensor", &before);
     pthread_t th[N_THREADS];
-    for (uintptr_t i = 0; i < N_THREADS; i++)
-        pthread_create(&th[i], NULL, owner, (void *)(i + 1));
+    for (uintptr_t i = 0; i < N_THREADS; i++) pthread_create(&th[i], NULL, owner, (void *)(i + 1));
     for (int i = 0; i < N_THREADS; i++) pthread_join(th[i], NULL);
     shimrt_live_objects("tensor", &after);
     if (after != before) {
