@@ -110,4 +110,8 @@ const char *shimrt_tag_name(int32_t tag);
  * them. */
 bool shimrt_dispatch_took_args(void);
 
+/* The latest deferred registration message of op_name with overload (library.c), or NULL.
+ * The text lives as long as the process. */
+const char *shimrt_deferred_error_for(const char *op_name, const char *overload);
+
 #endif

@@ -644,6 +644,11 @@ static AOTITorchError call_by_name(const char *func, const char *opName, const c
         if (op && atomic_load_explicit(&op->def, memory_order_acquire)) {
             return op_call(func, op, stack, version);
         }
+        const char *failed = shimrt_deferred_error_for(opName, ovl);
+        if (failed) {
+            return shimrt_fail(func, "op %s (overload '%s') failed to register: %s", opName, ovl,
+                               failed);
+        }
         if (ovls[0]) {
             return shimrt_fail(func, "op %s has no overload '%s' (defined overloads: %s)", opName,
                                ovl, ovls);

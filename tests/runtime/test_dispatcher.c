@@ -34,6 +34,12 @@ WHO_KERNEL(k_cea, 3)
 WHO_KERNEL(k_cia, 4)
 WHO_KERNEL(k_ceanf, 5)
 
+/* These suites check each registration error where it happens: strict mode, set before
+ * Criterion forks the tests (the `deferred` suite turns it off again). */
+__attribute__((constructor)) static void strict_registration(void) {
+    shimrt_registration_set_strict(true);
+}
+
 static TorchLibraryHandle def_lib(const char *ns) {
     TorchLibraryHandle lib = NULL;
     OK(aoti_torch_library_init_def(ns, __FILE__, __LINE__, &lib));
@@ -782,5 +788,50 @@ Test(ownership, every_failure_class) {
     FAILS(shimrt_op_call(op, stack, TORCH_ABI_VERSION), "shimrt_op_call", "not defined");
     cr_assert_eq(stack[0], siv_from_tensor(t));
     OK(aoti_torch_delete_tensor_object(t));
+    no_leaks();
+}
+
+/* ---- deferred registration errors (issue 17: a failure never aborts a load) ---- */
+Test(deferred, failures_are_kept_and_reported_by_calls) {
+    shimrt_registration_set_strict(false);
+    TorchLibraryHandle d = def_lib("dfr");
+    /* a schema the parser refuses, an impl for a key that already has one */
+    OK(aoti_torch_library_def(d, "bad(Tensor x -> Tensor"));
+    OK(aoti_torch_library_def(d, "good(int x) -> int"));
+    OK(aoti_torch_library_impl(d, "good", k_const)); /* CompositeImplicitAutograd */
+    OK(torch_library_impl(d, "good", k_const, TORCH_ABI_VERSION));
+    const char *msg = NULL;
+    OK(shimrt_registration_error("dfr::bad", 0, &msg));
+    cr_assert(msg && strstr(msg, "aoti_torch_library_def"), "kept: %s", msg ? msg : "(none)");
+    OK(shimrt_registration_error("dfr::good", 0, &msg));
+    cr_assert(msg && strstr(msg, "already has a kernel"), "kept: %s", msg ? msg : "(none)");
+    OK(shimrt_registration_error("dfr::good", 1, &msg));
+    cr_assert_null(msg);
+    /* a call of the op that failed to register says why */
+    StableIValue stack[1] = {0};
+    FAILS(torch_call_dispatcher("dfr::bad", "", stack, TORCH_ABI_VERSION), "torch_call_dispatcher",
+          "failed to register");
+    HAS("aoti_torch_library_def");
+    /* the good op works */
+    stack[0] = siv_from_int(4);
+    OK(torch_call_dispatcher("dfr::good", "", stack, TORCH_ABI_VERSION));
+    cr_assert_eq(siv_to_int(stack[0]), 8);
+    /* a failed init (a second DEF library of the namespace): NULL, kept; def and impl on
+     * the NULL library (what PyTorch's header does next) do not fail */
+    TorchLibraryHandle again = (TorchLibraryHandle)(uintptr_t)1;
+    cr_assert_eq(aoti_torch_library_init_def("dfr", __FILE__, __LINE__, &again),
+                 AOTI_TORCH_FAILURE);
+    cr_assert_null(again);
+    OK(shimrt_registration_error("dfr", 0, &msg));
+    cr_assert(msg && strstr(msg, "only one DEF library"), "kept: %s", msg ? msg : "(none)");
+    OK(aoti_torch_library_def(again, "other(int x) -> int"));
+    OK(aoti_torch_library_impl(again, "other", k_const));
+    FAILS(torch_call_dispatcher("dfr::other", "", stack, TORCH_ABI_VERSION),
+          "torch_call_dispatcher", "failed to register");
+    OK(aoti_torch_delete_library_object(again));
+    /* strict again: the same failures fail */
+    shimrt_registration_set_strict(true);
+    FAILS(aoti_torch_library_def(d, "bad2(Tensor x -> Tensor"), "aoti_torch_library_def", "");
+    OK(aoti_torch_delete_library_object(d));
     no_leaks();
 }

@@ -24,6 +24,7 @@
 #ifndef SHIMRT_DISPATCHER_H
 #define SHIMRT_DISPATCHER_H
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "types.h"
@@ -60,6 +61,20 @@ AOTI_TORCH_EXPORT AOTITorchError aoti_torch_library_def(TorchLibraryHandle self,
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_library_impl(TorchLibraryHandle self, const char *name,
                                                          void (*fn)(StableIValue *, uint64_t,
                                                                     uint64_t));
+/* Registration failures are deferred by default: aoti_torch_library_def,
+ * torch_library_def_with_tags, aoti_torch_library_impl and torch_library_impl then
+ * return success; the message is printed on stderr and kept (shimrt_registration_error),
+ * and a call of that op by name fails with it. A failed init_* returns failure, leaves
+ * *ret_new_torch_lib NULL and keeps its message too. Why: PyTorch's stable headers register
+ * from static initializers and throw when a def or impl fails, and an exception out of a
+ * static initializer terminates the process that loads the extension. Strict mode
+ * (shimrt_registration_set_strict(true), for the whole process) makes def and impl fail. */
+AOTI_TORCH_EXPORT void shimrt_registration_set_strict(bool strict);
+/* The index-th deferred registration message for `name` ("ns::name" or
+ * "ns::name.overload" as registered; a failed init: its namespace; NULL: any), or
+ * *ret_message = NULL when there is none. Borrowed: valid for the life of the process. */
+AOTI_TORCH_EXPORT AOTITorchError shimrt_registration_error(const char *name, size_t index,
+                                                           const char **ret_message);
 /* Removes the library's defs and impls and frees it. NULL is a no-op success. */
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_delete_library_object(TorchLibraryHandle tlh);
 
