@@ -1,6 +1,7 @@
 /* runtime/core/containers.c: lists, strings, heap StableIValue cells and complex cells
  * (shimrt/containers.h). Lists and strings live in handle pools so a NULL, freed or
  * foreign handle is reported instead of dereferenced. */
+#define _GNU_SOURCE /* pthread_getattr_np */
 #include <pthread.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -305,6 +306,34 @@ const char *shimrt_cell_problem(const StableIValue *cell) {
     }
 }
 
+/* Whether p can be an extension's `new StableIValue`: aligned, above the first 64 KiB,
+ * below the top of the user address space, and not on the calling thread's stack. Never
+ * reads *p. (Heap garbage passes: it cannot be told from a foreign cell without reading.) */
+static _Thread_local uintptr_t tls_stack_lo, tls_stack_hi;
+
+static bool on_my_stack(uintptr_t a) {
+    if (!tls_stack_hi) {
+        pthread_attr_t attr;
+        void *base = NULL;
+        size_t size = 0;
+        if (pthread_getattr_np(pthread_self(), &attr) == 0) {
+            if (pthread_attr_getstack(&attr, &base, &size) == 0) {
+                tls_stack_lo = (uintptr_t)base;
+                tls_stack_hi = (uintptr_t)base + size;
+            }
+            pthread_attr_destroy(&attr);
+        }
+        if (!tls_stack_hi) tls_stack_hi = 1; /* unknown: nothing is on it */
+    }
+    return a >= tls_stack_lo && a < tls_stack_hi;
+}
+
+static bool cell_plausible(const void *p) {
+    uintptr_t a = (uintptr_t)p;
+    return a % sizeof(StableIValue) == 0 && a >= 65536 && (uint64_t)a < (UINT64_C(1) << 56) &&
+           !on_my_stack(a);
+}
+
 bool shimrt_cell_adopt(StableIValue *cell) {
     if (!cell) return false;
     uintptr_t a = (uintptr_t)cell;
@@ -313,7 +342,7 @@ bool shimrt_cell_adopt(StableIValue *cell) {
     cell_entry *e = cell_find(sh, a);
     bool ok = true;
     if (!e) {
-        ok = cell_put(sh, a, CELL_LIVE);
+        ok = cell_plausible(cell) && cell_put(sh, a, CELL_LIVE);
         if (ok) SHIMRT_LIVE_ADD(shimrt_live_cells, 1);
     } else if (e->state != CELL_LIVE) {
         ok = false; /* a freed cell of ours: never adopted back */

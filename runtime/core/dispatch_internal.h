@@ -63,11 +63,6 @@ struct ShimrtOp {
     uint64_t hash;
     _Atomic(const shimrt_opdef *) def;
     _Atomic(ShimrtBoxedKernel) kernels[SHIMRT_KEY_COUNT];
-    /* The extension build version each kernel was registered with (0: unversioned,
-     * aoti_torch_library_impl); written before its kernel slot is published. A kernel
-     * built for PyTorch < 2.13 returns optional cells made with `new`, which the dispatcher
-     * adopts into the cell registry (containers.c). */
-    _Atomic uint64_t kernel_version[SHIMRT_KEY_COUNT];
     /* writers only (under the lock): */
     TorchLibraryHandle kernel_owner[SHIMRT_KEY_COUNT];
 };

@@ -145,10 +145,7 @@ shimrt_op *shimrt_op_get_or_create(const char *name, const char *overload) {
     op->overload = ov;
     op->hash = h;
     atomic_init(&op->def, NULL);
-    for (int k = 0; k < SHIMRT_KEY_COUNT; k++) {
-        atomic_init(&op->kernels[k], NULL);
-        atomic_init(&op->kernel_version[k], 0);
-    }
+    for (int k = 0; k < SHIMRT_KEY_COUNT; k++) atomic_init(&op->kernels[k], NULL);
     table_put(t, op);
     return op;
 }
@@ -303,27 +300,26 @@ static int backend_select(const shimrt_opdef *d, const StableIValue *stack) {
 }
 
 /* ---- optional cells and complex cells on the stack ----------------------------------- */
-/* Extensions built with PyTorch's headers before 2.13 make optional cells with `new`. */
-#define CELL_REGISTRY_VERSION (((uint64_t)2 << 56) | ((uint64_t)13 << 48))
-
 /* NULL when every optional cell and complex cell inside v (of type t) is live, else why
- * not. adopt: a cell the registry does not know is an old extension's `new` cell, recorded
- * as live (a cell of ours that was freed is still refused). */
-static const char *check_value(const sg_type *t, StableIValue v, bool adopt, int depth) {
+ * not. A cell the registry does not know may be an extension's `new StableIValue` (headers
+ * targeting PyTorch < 2.13; they pass the same extension_build_version as newer ones, so
+ * the caller cannot be told apart): it is adopted as live when it can be a heap pointer. A
+ * freed cell of ours, a stack address or a wild value is refused. */
+static const char *check_value(const sg_type *t, StableIValue v, int depth) {
     if (depth > 16) return NULL;
     switch (t->kind) {
     case SG_TY_OPTIONAL: {
         if (!v) return NULL;
         StableIValue *cell = (StableIValue *)(uintptr_t)v;
         const char *why = shimrt_cell_problem(cell);
-        if (why && !(adopt && strcmp(why, "was freed") != 0 && shimrt_cell_adopt(cell))) return why;
-        return check_value(t->elem, *cell, adopt, depth + 1);
+        if (why && !(strcmp(why, "was freed") != 0 && shimrt_cell_adopt(cell))) return why;
+        return check_value(t->elem, *cell, depth + 1);
     }
     case SG_TY_LIST: {
         StableListHandle l = (StableListHandle)(uintptr_t)v;
         if (!shimrt_list_valid(l)) return NULL; /* reported by whoever reads the list */
         for (size_t i = 0; i < l->size; i++) {
-            const char *why = check_value(t->elem, l->items[i], adopt, depth + 1);
+            const char *why = check_value(t->elem, l->items[i], depth + 1);
             if (why) return why;
         }
         return NULL;
@@ -336,11 +332,11 @@ static const char *check_value(const sg_type *t, StableIValue v, bool adopt, int
 }
 
 static AOTITorchError check_cells(const char *func, const shimrt_op *op, const shimrt_opdef *d,
-                                  const StableIValue *stack, bool adopt) {
+                                  const StableIValue *stack) {
     for (uint32_t i = 0; i < d->n_args; i++) {
         const sg_type *t = d->schema->args[i].type;
         if (t->kind == SG_TY_BASE && t->base != SG_BT_COMPLEX) continue;
-        const char *why = check_value(t, stack[i], adopt, 0);
+        const char *why = check_value(t, stack[i], 0);
         if (why) {
             return shimrt_fail(func, "op %s overload %s: argument %u ('%s'): a cell %s", op->name,
                                ovl_text(op), i, d->schema->args[i].name, why);
@@ -349,11 +345,12 @@ static AOTITorchError check_cells(const char *func, const shimrt_op *op, const s
     return AOTI_TORCH_SUCCESS;
 }
 
-/* After a kernel built for PyTorch < 2.13 returned: its optional cells came from `new`. */
+/* After a kernel returned: optional cells it made with `new` (see check_value) become
+ * known, so the caller may free them with torch_delete_stable_ivalue. */
 static void adopt_return_cells(const shimrt_opdef *d, StableIValue *stack) {
     for (uint32_t r = 0; r < d->n_rets; r++) {
         const sg_type *t = d->schema->rets[r].type;
-        if (t->kind != SG_TY_BASE) (void)check_value(t, stack[r], true, 0);
+        if (t->kind != SG_TY_BASE) (void)check_value(t, stack[r], 0);
     }
 }
 
@@ -553,8 +550,7 @@ static AOTITorchError cpu_fallback(const char *func, shimrt_op *op, const shimrt
     return AOTI_TORCH_SUCCESS;
 }
 
-static AOTITorchError op_call(const char *func, shimrt_op *op, StableIValue *stack,
-                              uint64_t caller_version) {
+static AOTITorchError op_call(const char *func, shimrt_op *op, StableIValue *stack) {
     tls_took_args = false;
     const shimrt_opdef *d = atomic_load_explicit(&op->def, memory_order_acquire);
     if (!d) {
@@ -569,7 +565,7 @@ static AOTITorchError op_call(const char *func, shimrt_op *op, StableIValue *sta
     }
     tls_took_args = true;
     /* Cells first: everything below may read them. */
-    if (check_cells(func, op, d, stack, caller_version < CELL_REGISTRY_VERSION)) {
+    if (check_cells(func, op, d, stack)) {
         release_args(d, stack);
         return AOTI_TORCH_FAILURE;
     }
@@ -618,14 +614,12 @@ static AOTITorchError op_call(const char *func, shimrt_op *op, StableIValue *sta
                            op->name, ovl_text(op), shimrt_key_name(key), shimrt_key_name(used),
                            tls_kernel_msg);
     }
-    if (atomic_load_explicit(&op->kernel_version[used], memory_order_relaxed) <
-        CELL_REGISTRY_VERSION)
-        adopt_return_cells(d, stack);
+    adopt_return_cells(d, stack);
     return AOTI_TORCH_SUCCESS;
 }
 
 static AOTITorchError call_by_name(const char *func, const char *opName, const char *overloadName,
-                                   StableIValue *stack, uint64_t version) {
+                                   StableIValue *stack) {
     tls_took_args = false;
     if (!opName) return shimrt_fail(func, "argument 'opName' is NULL");
     /* Every call, not only a failed lookup: another thread may be registering the built-in
@@ -642,7 +636,7 @@ static AOTITorchError call_by_name(const char *func, const char *opName, const c
         list_overloads(opName, ovl, ovls, sizeof ovls);
         op = shimrt_op_lookup(opName, ovl); /* it may have been defined meanwhile */
         if (op && atomic_load_explicit(&op->def, memory_order_acquire)) {
-            return op_call(func, op, stack, version);
+            return op_call(func, op, stack);
         }
         const char *failed = shimrt_deferred_error_for(opName, ovl);
         if (failed) {
@@ -653,30 +647,32 @@ static AOTITorchError call_by_name(const char *func, const char *opName, const c
             return shimrt_fail(func, "op %s has no overload '%s' (defined overloads: %s)", opName,
                                ovl, ovls);
         }
-        if (op) return op_call(func, op, stack, version); /* the "not defined" message */
+        if (op) return op_call(func, op, stack); /* the "not defined" message */
         return shimrt_fail(func, "unknown op %s (overload '%s'): no such op is defined", opName,
                            ovl);
     }
-    return op_call(func, op, stack, version);
+    return op_call(func, op, stack);
 }
 
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_call_dispatcher(const char *opName,
                                                             const char *overloadName,
                                                             StableIValue *stack) {
-    return call_by_name(__func__, opName, overloadName, stack, 0); /* pre-2.10 headers */
+    return call_by_name(__func__, opName, overloadName, stack);
 }
 
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_call_dispatcher_v2(const char *opName,
                                                                const char *overloadName,
                                                                StableIValue *stack,
                                                                uint64_t extension_build_version) {
-    return call_by_name(__func__, opName, overloadName, stack, extension_build_version);
+    (void)extension_build_version;
+    return call_by_name(__func__, opName, overloadName, stack);
 }
 
 AOTI_TORCH_EXPORT AOTITorchError torch_call_dispatcher(const char *opName, const char *overloadName,
                                                        StableIValue *stack,
                                                        uint64_t extension_build_version) {
-    return call_by_name(__func__, opName, overloadName, stack, extension_build_version);
+    (void)extension_build_version;
+    return call_by_name(__func__, opName, overloadName, stack);
 }
 
 /* ---- op handles ---------------------------------------------------------------------------- */
@@ -720,7 +716,8 @@ AOTI_TORCH_EXPORT AOTITorchError shimrt_op_call(ShimrtOpHandle op, StableIValue 
     tls_took_args = false;
     const char *why = op_problem(op);
     if (why) return shimrt_fail(__func__, "op handle 'op' %s", why);
-    return op_call(__func__, op, stack, extension_build_version);
+    (void)extension_build_version;
+    return op_call(__func__, op, stack);
 }
 
 #define CHECK_OP(op)                                                                               \

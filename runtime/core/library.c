@@ -451,7 +451,7 @@ static AOTITorchError split_name(const char *func, TorchLibraryHandle lib, const
 }
 
 static AOTITorchError lib_impl(const char *func, TorchLibraryHandle self, const char *name,
-                               ShimrtBoxedKernel fn, uint64_t version) {
+                               ShimrtBoxedKernel fn) {
     SHIMRT_CHECK_HANDLE_IN(func, shimrt_library_pool, self, SHIMRT_LIBRARY_MAGIC, "library");
     if (!name) return shimrt_fail(func, "argument 'name' is NULL");
     if (!fn) return shimrt_fail(func, "argument 'fn' (the kernel for '%s') is NULL", name);
@@ -481,7 +481,6 @@ static AOTITorchError lib_impl(const char *func, TorchLibraryHandle self, const 
         goto out;
     }
     op->kernel_owner[key] = self;
-    atomic_store_explicit(&op->kernel_version[key], version, memory_order_relaxed);
     atomic_store_explicit(&op->kernels[key], fn, memory_order_release);
 out:
     pthread_mutex_unlock(&shimrt_dispatch_lock);
@@ -491,13 +490,14 @@ out:
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_library_impl(TorchLibraryHandle self, const char *name,
                                                          void (*fn)(StableIValue *, uint64_t,
                                                                     uint64_t)) {
-    return defer(lib_impl(__func__, self, name, fn, 0), self, name);
+    return defer(lib_impl(__func__, self, name, fn), self, name);
 }
 
 AOTI_TORCH_EXPORT AOTITorchError torch_library_impl(TorchLibraryHandle self, const char *name,
                                                     void (*fn)(StableIValue *, uint64_t, uint64_t),
                                                     uint64_t extension_build_version) {
-    return defer(lib_impl(__func__, self, name, fn, extension_build_version), self, name);
+    (void)extension_build_version;
+    return defer(lib_impl(__func__, self, name, fn), self, name);
 }
 
 AOTI_TORCH_EXPORT AOTITorchError torch_library_set_python_module(TorchLibraryHandle self,
