@@ -306,8 +306,9 @@ const char *shimrt_cell_problem(const StableIValue *cell) {
     }
 }
 
-/* Whether p can be an extension's `new StableIValue`: aligned, above the first 64 KiB,
- * below the top of the user address space, and not on the calling thread's stack. Never
+/* Whether p can be an extension's `new StableIValue`: aligned, above the first 1 MiB,
+ * below the top of the user address space, not on the calling thread's stack and not
+ * inside a handle of the runtime's (a tensor handle passed as a cell, ...). Never
  * reads *p. (Heap garbage passes: it cannot be told from a foreign cell without reading.) */
 static _Thread_local uintptr_t tls_stack_lo, tls_stack_hi;
 
@@ -330,8 +331,8 @@ static bool on_my_stack(uintptr_t a) {
 
 static bool cell_plausible(const void *p) {
     uintptr_t a = (uintptr_t)p;
-    return a % sizeof(StableIValue) == 0 && a >= 65536 && (uint64_t)a < (UINT64_C(1) << 56) &&
-           !on_my_stack(a);
+    return a % sizeof(StableIValue) == 0 && a >= ((uintptr_t)1 << 20) &&
+           (uint64_t)a < (UINT64_C(1) << 56) && !on_my_stack(a) && !shimrt_in_any_pool(p);
 }
 
 bool shimrt_cell_adopt(StableIValue *cell) {

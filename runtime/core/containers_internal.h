@@ -60,8 +60,8 @@ const char *shimrt_cell_problem(const StableIValue *cell);
 /* Records cell, an extension's `new StableIValue` (headers targeting PyTorch < 2.13 make
  * cells so, and pass the same extension_build_version as newer ones), as a live cell. True
  * when it is live now; false for a cell of ours already freed, a pointer that cannot be a
- * heap cell (misaligned, in the first 64 KiB, beyond user space, on the calling thread's
- * stack), or on OOM. */
+ * heap cell (misaligned, in the first 1 MiB, beyond user space, on the calling thread's
+ * stack, inside a runtime handle), or on OOM. */
 bool shimrt_cell_adopt(StableIValue *cell);
 /* NULL when c is a live complex cell (shimrt_new_complex), else why not. Never reads
  * outside the complex pool. */

@@ -216,6 +216,21 @@ Test(misuse, bad_cells_on_a_dispatch_stack) {
         FAILS(torch_call_dispatcher("misdisp::f", "", stack, TORCH_ABI_VERSION),
               "torch_call_dispatcher", "argument 0 ('x'): a cell is not a live StableIValue cell");
     }
+    /* another handle passed as a cell: a tensor, a list */
+    AtenTensorHandle t = NULL;
+    int64_t sz[1] = {2};
+    OK(aoti_torch_empty_strided(1, sz, sz, aoti_torch_dtype_float32(), aoti_torch_device_type_cpu(),
+                                0, &t));
+    stack[0] = siv_from_tensor(t);
+    FAILS(torch_call_dispatcher("misdisp::f", "", stack, TORCH_ABI_VERSION),
+          "torch_call_dispatcher", "not a live StableIValue cell");
+    OK(aoti_torch_delete_tensor_object(t)); /* left alone by the dispatcher */
+    StableListHandle l = NULL;
+    OK(torch_new_list_reserve_size(1, &l));
+    stack[0] = siv_from_list(l);
+    FAILS(torch_call_dispatcher("misdisp::f", "", stack, TORCH_ABI_VERSION),
+          "torch_call_dispatcher", "not a live StableIValue cell");
+    OK(torch_delete_list(l));
     /* (Heap memory of the caller's cannot be told from an extension's `new StableIValue`,
      * which headers targeting PyTorch < 2.13 pass: docs/stableivalue.md.) */
     /* a complex argument that is not a complex cell */
