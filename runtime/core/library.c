@@ -32,7 +32,7 @@ static bool valid_ns(const char *ns) {
 
 static AOTITorchError lib_new_(const char *func, int kind, const char *ns, const char *k,
                                const char *file, uint32_t line, TorchLibraryHandle *ret);
-static void record_failure(TorchLibraryHandle lib, const char *what);
+static void record_failure(TorchLibraryHandle lib, const char *what, bool print);
 
 /* A failed init leaves *ret NULL (PyTorch's header ignores the result and goes on to def
  * and impl on the handle, which then fail, deferred) and records its message too. */
@@ -43,7 +43,7 @@ static AOTITorchError lib_new(const char *func, int kind, const char *ns, const 
     if (rc != AOTI_TORCH_SUCCESS && !atomic_load(&g_strict)) {
         char saved[1024];
         snprintf(saved, sizeof saved, "%s", torch_exception_get_what());
-        record_failure(NULL, ns);
+        record_failure(NULL, ns, false); /* the caller has the result */
         shimrt_set_error_text(saved);
     }
     return rc;
@@ -335,7 +335,7 @@ static char *deferred_name(TorchLibraryHandle lib, const char *what) {
 }
 
 /* Records the thread's message as a registration failure of `what` (never fails). */
-static void record_failure(TorchLibraryHandle lib, const char *what) {
+static void record_failure(TorchLibraryHandle lib, const char *what, bool print) {
     char *name = deferred_name(lib, what);
     char *msg = strdup(torch_exception_get_what());
     pthread_mutex_lock(&shimrt_dispatch_lock);
@@ -352,8 +352,9 @@ static void record_failure(TorchLibraryHandle lib, const char *what) {
         name = msg = NULL;
     }
     pthread_mutex_unlock(&shimrt_dispatch_lock);
-    fprintf(stderr, "shimrt: registration failed (deferred: a call of the op reports it): %s\n",
-            torch_exception_get_what());
+    if (print)
+        fprintf(stderr, "shimrt: registration failed (deferred: a call of the op reports it): %s\n",
+                torch_exception_get_what());
     free(name);
     free(msg);
 }
@@ -361,7 +362,7 @@ static void record_failure(TorchLibraryHandle lib, const char *what) {
 /* The result of a def or impl: success after recording a failure, unless strict. */
 static AOTITorchError defer(AOTITorchError rc, TorchLibraryHandle lib, const char *what) {
     if (rc == AOTI_TORCH_SUCCESS || atomic_load(&g_strict)) return rc;
-    record_failure(lib, what);
+    record_failure(lib, what, true);
     return AOTI_TORCH_SUCCESS;
 }
 
