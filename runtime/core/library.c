@@ -14,6 +14,11 @@ static const char *const kind_names[] = {"DEF", "IMPL", "FRAGMENT"};
 /* Strict registration (shimrt_registration_set_strict); see "deferred registration
  * errors" below. */
 static atomic_bool g_strict;
+/* Strict for the calling thread while > 0 (shimrt_registration_strict_enter). */
+static _Thread_local int tls_strict;
+
+void shimrt_registration_strict_enter(void) { tls_strict++; }
+void shimrt_registration_strict_leave(void) { tls_strict--; }
 
 /* The live DEF library of each namespace (under the lock). */
 static TorchLibraryHandle *g_def_libs;
@@ -40,7 +45,7 @@ static AOTITorchError lib_new(const char *func, int kind, const char *ns, const 
                               const char *file, uint32_t line, TorchLibraryHandle *ret) {
     if (ret) *ret = NULL;
     AOTITorchError rc = lib_new_(func, kind, ns, k, file, line, ret);
-    if (rc != AOTI_TORCH_SUCCESS && !atomic_load(&g_strict)) {
+    if (rc != AOTI_TORCH_SUCCESS && !atomic_load(&g_strict) && !tls_strict) {
         char saved[1024];
         snprintf(saved, sizeof saved, "%s", torch_exception_get_what());
         record_failure(NULL, ns, false); /* the caller has the result */
@@ -361,7 +366,7 @@ static void record_failure(TorchLibraryHandle lib, const char *what, bool print)
 
 /* The result of a def or impl: success after recording a failure, unless strict. */
 static AOTITorchError defer(AOTITorchError rc, TorchLibraryHandle lib, const char *what) {
-    if (rc == AOTI_TORCH_SUCCESS || atomic_load(&g_strict)) return rc;
+    if (rc == AOTI_TORCH_SUCCESS || atomic_load(&g_strict) || tls_strict) return rc;
     record_failure(lib, what, true);
     return AOTI_TORCH_SUCCESS;
 }
