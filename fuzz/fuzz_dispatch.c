@@ -7,9 +7,12 @@
  * left 0). Every call must return normally: success, or AOTI_TORCH_FAILURE with a
  * non-empty message; sanitizers catch memory errors and leaks.
  *
- * Not generated: garbage or dangling *optional cell* pointers. A `T?` value is a pointer
- * to a cell that the runtime must read (PyTorch does the same); no C runtime can tell a
- * freed or random cell pointer from a live one, so that misuse is outside the contract. */
+ * Optional cells (`T?`) are misused too (docs/stableivalue.md): a cell freed just before
+ * the call, a stack address, another handle (a tensor, a list) passed as a cell, and wild
+ * values (small, misaligned, beyond user space); each must be refused with a message and
+ * the call's other arguments released (docs/runtime-api.md, "Ownership"). Not generated:
+ * heap memory of the caller's as a cell, which the runtime cannot tell from an extension's
+ * `new StableIValue` (headers targeting PyTorch < 2.13) without reading it. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -150,6 +153,31 @@ static StableIValue value(fz_in *in, int depth) {
     }
 }
 
+/* A misused optional cell for choice how (0..7), or 0 for a good cell (how >= 5). */
+static StableIValue bad_cell(fz_in *in, uint8_t how, StableIValue *local) {
+    switch (how) {
+    case 0: { /* freed just now: quarantined, reported as freed */
+        StableIValue *cell = NULL;
+        if (torch_new_stable_ivalue(&cell)) return 0;
+        torch_delete_stable_ivalue(cell);
+        return siv_from_ptr_(cell);
+    }
+    case 1: return siv_from_ptr_(local);              /* a stack address */
+    case 2: return siv_from_tensor(fresh_tensor(in)); /* another handle as a cell */
+    case 3: return fresh_list(in, 1);
+    case 4: { /* wild: small, misaligned or beyond user space */
+        uint64_t g = 0;
+        for (int k = 0; k < 8; k++) g = (g << 8) | take(in);
+        switch (take(in) % 3) {
+        case 0: return g & 0xfffff;
+        case 1: return g | 1;
+        default: return g | (UINT64_C(1) << 63);
+        }
+    }
+    default: return 0;
+    }
+}
+
 static const char *manifest_path(void) {
     const char *p = getenv("SHIMGEN_MANIFEST");
     return p && *p ? p : "generated/shim_manifest.json";
@@ -224,13 +252,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     const sg_schema *s = op->schema;
     int n = s->n_args > s->n_rets ? s->n_args : s->n_rets;
     StableIValue stack[64] = {0};
+    StableIValue local_cells[64] = {0}; /* stack addresses, passed as cells */
     if (n > 64) return 0;
     int filled = take(&in) % 8 == 0 ? take(&in) % (s->n_args + 1) : s->n_args; /* too few */
     g_nt = g_ns = g_nstr = g_nl = 0;
     g_large_used = 0;
     for (int i = 0; i < filled; i++) {
         if (s->args[i].type->kind == SG_TY_OPTIONAL) {
-            if (take(&in) % 3 == 0) continue; /* None */
+            uint8_t how = take(&in) % 12;
+            if (how < 4) continue; /* None */
+            stack[i] = bad_cell(&in, how - 4, &local_cells[i]);
+            if (stack[i]) continue;
             StableIValue *cell = NULL;
             if (torch_new_stable_ivalue(&cell)) continue;
             *cell = value(&in, 0);

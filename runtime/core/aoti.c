@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "containers_internal.h"
 #include "internal.h"
 #include "c_shim_aten.h"
 
@@ -183,12 +184,14 @@ struct C10IValueOpaque {
     AtenTensorHandle t;
 };
 
+/* Pooled, so a freed, foreign or stack pointer is refused without being read (pool.c). */
+static shimrt_pool iv_pool = SHIMRT_POOL_INIT(struct C10IValueOpaque);
+
 static AOTITorchError iv_new(const char *func, int kind, C10IValueHandle *ret,
                              struct C10IValueOpaque **out) {
     if (!ret) return shimrt_fail(func, "argument 'ivalue' is NULL");
-    struct C10IValueOpaque *v = calloc(1, sizeof *v);
-    if (!v) return shimrt_fail(func, "out of memory");
-    v->magic = IVALUE_MAGIC;
+    struct C10IValueOpaque *v = shimrt_pool_new(func, &iv_pool, IVALUE_MAGIC);
+    if (!v) return AOTI_TORCH_FAILURE;
     v->kind = kind;
     *out = v;
     return AOTI_TORCH_SUCCESS;
@@ -208,30 +211,30 @@ AOTI_TORCH_EXPORT AOTITorchError aoti_torch_str_to_ivalue(const char *val,
     struct C10IValueOpaque *v = NULL;
     if (iv_new(__func__, IV_STR, ivalue, &v)) return AOTI_TORCH_FAILURE;
     if (!(v->s = strdup(val))) {
-        free(v);
+        shimrt_pool_free(&iv_pool, v);
         return shimrt_fail(__func__, "out of memory");
     }
     *ivalue = v;
     return AOTI_TORCH_SUCCESS;
 }
 
-/* Before a free: fails unless *magic is want (a live object), else clears it. */
-static AOTITorchError retire(const char *func, uint64_t *magic, uint64_t want, const char *arg,
-                             const char *what) {
-    if (*magic != want) return shimrt_fail(func, "argument '%s' is not a live %s", arg, what);
-    *magic = 0;
+/* Before a free: fails unless p is a live object of pool with that magic. */
+static AOTITorchError retire(const char *func, shimrt_pool *pool, const void *p, uint64_t want,
+                             const char *arg, const char *what) {
+    const char *why = shimrt_handle_problem(pool, p, want);
+    if (why) return shimrt_fail(func, "%s handle '%s' %s", what, arg, why);
     return AOTI_TORCH_SUCCESS;
 }
 
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_delete_c10_value_object(C10IValueHandle handle) {
     if (!handle) return AOTI_TORCH_SUCCESS;
-    if (retire(__func__, &handle->magic, IVALUE_MAGIC, "handle", "C10IValue"))
+    if (retire(__func__, &iv_pool, handle, IVALUE_MAGIC, "handle", "C10IValue"))
         return AOTI_TORCH_FAILURE;
     free(handle->s);
     for (int64_t k = 0; k < handle->len; k++) free(handle->list[k]);
     free(handle->list);
     shimrt_tensor_free(handle->t);
-    free(handle);
+    shimrt_pool_free(&iv_pool, handle);
     return AOTI_TORCH_SUCCESS;
 }
 
@@ -245,7 +248,7 @@ AOTI_TORCH_EXPORT AOTITorchError aoti_torch_strlist_to_ivalue(const char **val, 
     if (iv_new(__func__, IV_STRLIST, ivalue, &v)) return AOTI_TORCH_FAILURE;
     v->list = calloc(len ? (size_t)len : 1, sizeof *v->list);
     if (!v->list) {
-        free(v);
+        shimrt_pool_free(&iv_pool, v);
         return shimrt_fail(__func__, "out of memory");
     }
     for (int64_t k = 0; k < len; k++) {
@@ -280,6 +283,7 @@ struct AtenRecordFunctionOpaque {
     uint64_t magic;
 };
 #define RECORD_MAGIC UINT64_C(0x5348525245434644)
+static shimrt_pool record_pool = SHIMRT_POOL_INIT(struct AtenRecordFunctionOpaque);
 
 AOTI_TORCH_EXPORT AOTITorchError aoti_record_function_start(const char *name,
                                                             IValueMapHandle kwargs,
@@ -291,18 +295,17 @@ AOTI_TORCH_EXPORT AOTITorchError aoti_record_function_start(const char *name,
     (void)inputs;
     (void)n_inputs;
     SHIMRT_CHECK_ARG(guard);
-    struct AtenRecordFunctionOpaque *g = malloc(sizeof *g);
-    if (!g) return shimrt_fail(__func__, "out of memory");
-    g->magic = RECORD_MAGIC;
+    struct AtenRecordFunctionOpaque *g = shimrt_pool_new(__func__, &record_pool, RECORD_MAGIC);
+    if (!g) return AOTI_TORCH_FAILURE;
     *guard = g;
     return AOTI_TORCH_SUCCESS;
 }
 
 AOTI_TORCH_EXPORT AOTITorchError aoti_record_function_end(AtenRecordFunctionHandle guard) {
     if (!guard) return AOTI_TORCH_SUCCESS;
-    if (retire(__func__, &guard->magic, RECORD_MAGIC, "guard", "record-function guard"))
+    if (retire(__func__, &record_pool, guard, RECORD_MAGIC, "guard", "record-function guard"))
         return AOTI_TORCH_FAILURE;
-    free(guard);
+    shimrt_pool_free(&record_pool, guard);
     return AOTI_TORCH_SUCCESS;
 }
 

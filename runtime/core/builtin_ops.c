@@ -3,9 +3,11 @@
  *
  * Registration is lazy rather than a load-time constructor so that it also happens with the
  * static library (an unreferenced constructor object is never linked in). It is triggered
- * by every library creation and by every failed op lookup; the libraries it creates live as
+ * by every library creation, op lookup and call by name (pthread_once: a thread
+ * that comes while another registers waits for the whole registration); the libraries it creates live as
  * long as the process. */
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
 
@@ -67,9 +69,20 @@ static void register_builtins(void) {
     registering = false;
 }
 
+/* Set (release) once register_builtins has returned: the fast path of every later call. */
+static atomic_bool done;
+
 AOTITorchError shimrt_builtin_ops_ensure(void) {
+    if (atomic_load_explicit(&done, memory_order_acquire)) {
+        if (init_rc != AOTI_TORCH_SUCCESS)
+            return shimrt_fail(__func__, "registering the built-in aten ops failed: %s",
+                               init_error);
+        return AOTI_TORCH_SUCCESS;
+    }
     if (registering) return AOTI_TORCH_SUCCESS;
+    /* pthread_once: every other thread waits here until the registration is complete. */
     pthread_once(&once, register_builtins);
+    atomic_store_explicit(&done, true, memory_order_release);
     if (init_rc != AOTI_TORCH_SUCCESS)
         return shimrt_fail(__func__, "registering the built-in aten ops failed: %s", init_error);
     return AOTI_TORCH_SUCCESS;

@@ -54,6 +54,18 @@ extern shimrt_pool shimrt_scalar_pool;
  * "was freed", ...). Never reads memory outside the pool's slabs. */
 const char *shimrt_handle_problem(const shimrt_pool *pool, const void *h, uint64_t magic);
 bool shimrt_list_valid(StableListHandle l);
+/* NULL when cell is a live StableIValue cell (torch_new_stable_ivalue, or adopted), else
+ * why not. Never reads *cell. */
+const char *shimrt_cell_problem(const StableIValue *cell);
+/* Records cell, an extension's `new StableIValue` (headers targeting PyTorch < 2.13 make
+ * cells so, and pass the same extension_build_version as newer ones), as a live cell. True
+ * when it is live now; false for a cell of ours already freed, a pointer that cannot be a
+ * heap cell (misaligned, in the first 1 MiB, beyond user space, on the calling thread's
+ * stack, inside a runtime handle), or on OOM. */
+bool shimrt_cell_adopt(StableIValue *cell);
+/* NULL when c is a live complex cell (shimrt_new_complex), else why not. Never reads
+ * outside the complex pool. */
+const char *shimrt_complex_problem(const ShimrtComplex *c);
 /* Fails from the enclosing function when h is not a live handle of the pool; the message
  * names func. */
 #define SHIMRT_CHECK_HANDLE_IN(func, pool, h, magic, kind)                                         \

@@ -4,6 +4,7 @@
 
 #include "internal.h"
 #include "../cpu/engine.h"
+#include "../generic/meta.h"
 
 /* One element in a dtype-independent form. */
 typedef enum { V_INT, V_UINT, V_FLOAT, V_COMPLEX, V_BOOL } vkind;
@@ -254,6 +255,10 @@ AOTI_TORCH_EXPORT AOTITorchError aoti_torch_copy_(AtenTensorHandle self, AtenTen
     (void)non_blocking;
     SHIMRT_CHECK_DEFINED(self);
     SHIMRT_CHECK_DEFINED(src);
+    if (shimrt_k_internal_overlap(self)) /* PyTorch's copy_: assert_no_internal_overlap */
+        return shimrt_fail(__func__, "unsupported operation: more than one element of the "
+                                     "written-to tensor refers to a single memory location. "
+                                     "Please clone() the tensor before performing the operation.");
     return shimrt_backend_copy(__func__, self, src); /* CUDA on either side: the CUDA copy */
 }
 

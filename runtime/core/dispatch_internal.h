@@ -105,4 +105,12 @@ const char *shimrt_tag_name(int32_t tag);
  * them. */
 bool shimrt_dispatch_took_args(void);
 
+/* The latest deferred registration message of op_name with overload (library.c), or NULL.
+ * The text lives as long as the process. */
+const char *shimrt_deferred_error_for(const char *op_name, const char *overload);
+/* Between enter and leave, the calling thread's registrations fail instead of being
+ * deferred (shimrt_register_ops: all or nothing, with an error code). */
+void shimrt_registration_strict_enter(void);
+void shimrt_registration_strict_leave(void);
+
 #endif

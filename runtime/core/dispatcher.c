@@ -299,6 +299,61 @@ static int backend_select(const shimrt_opdef *d, const StableIValue *stack) {
     return -1;
 }
 
+/* ---- optional cells and complex cells on the stack ----------------------------------- */
+/* NULL when every optional cell and complex cell inside v (of type t) is live, else why
+ * not. A cell the registry does not know may be an extension's `new StableIValue` (headers
+ * targeting PyTorch < 2.13; they pass the same extension_build_version as newer ones, so
+ * the caller cannot be told apart): it is adopted as live when it can be a heap pointer. A
+ * freed cell of ours, a stack address or a wild value is refused. */
+static const char *check_value(const sg_type *t, StableIValue v, int depth) {
+    if (depth > 16) return NULL;
+    switch (t->kind) {
+    case SG_TY_OPTIONAL: {
+        if (!v) return NULL;
+        StableIValue *cell = (StableIValue *)(uintptr_t)v;
+        const char *why = shimrt_cell_problem(cell);
+        if (why && !(strcmp(why, "was freed") != 0 && shimrt_cell_adopt(cell))) return why;
+        return check_value(t->elem, *cell, depth + 1);
+    }
+    case SG_TY_LIST: {
+        StableListHandle l = (StableListHandle)(uintptr_t)v;
+        if (!shimrt_list_valid(l)) return NULL; /* reported by whoever reads the list */
+        for (size_t i = 0; i < l->size; i++) {
+            const char *why = check_value(t->elem, l->items[i], depth + 1);
+            if (why) return why;
+        }
+        return NULL;
+    }
+    default:
+        if (t->base == SG_BT_COMPLEX && v)
+            return shimrt_complex_problem((const ShimrtComplex *)(uintptr_t)v);
+        return NULL;
+    }
+}
+
+static AOTITorchError check_cells(const char *func, const shimrt_op *op, const shimrt_opdef *d,
+                                  const StableIValue *stack) {
+    for (uint32_t i = 0; i < d->n_args; i++) {
+        const sg_type *t = d->schema->args[i].type;
+        if (t->kind == SG_TY_BASE && t->base != SG_BT_COMPLEX) continue;
+        const char *why = check_value(t, stack[i], 0);
+        if (why) {
+            return shimrt_fail(func, "op %s overload %s: argument %u ('%s'): a cell %s", op->name,
+                               ovl_text(op), i, d->schema->args[i].name, why);
+        }
+    }
+    return AOTI_TORCH_SUCCESS;
+}
+
+/* After a kernel returned: optional cells it made with `new` (see check_value) become
+ * known, so the caller may free them with torch_delete_stable_ivalue. */
+static void adopt_return_cells(const shimrt_opdef *d, StableIValue *stack) {
+    for (uint32_t r = 0; r < d->n_rets; r++) {
+        const sg_type *t = d->schema->rets[r].type;
+        if (t->kind != SG_TY_BASE) (void)check_value(t, stack[r], 0);
+    }
+}
+
 /* Whether the last dispatch call of this thread took ownership of its arguments (the op
  * was found and defined): see shimrt_dispatch_took_args. */
 static _Thread_local bool tls_took_args;
@@ -512,6 +567,11 @@ static AOTITorchError op_call(const char *func, shimrt_op *op, StableIValue *sta
                            ovl_text(op));
     }
     tls_took_args = true;
+    /* Cells first: everything below may read them. */
+    if (check_cells(func, op, d, stack)) {
+        release_args(d, stack);
+        return AOTI_TORCH_FAILURE;
+    }
     int key = -1;
     if (d->n_tensor_args && compute_key(func, op, d, stack, &key)) {
         release_args(d, stack);
@@ -557,6 +617,7 @@ static AOTITorchError op_call(const char *func, shimrt_op *op, StableIValue *sta
                            op->name, ovl_text(op), shimrt_key_name(key), shimrt_key_name(used),
                            tls_kernel_msg);
     }
+    adopt_return_cells(d, stack);
     return AOTI_TORCH_SUCCESS;
 }
 
@@ -564,11 +625,13 @@ static AOTITorchError call_by_name(const char *func, const char *opName, const c
                                    StableIValue *stack) {
     tls_took_args = false;
     if (!opName) return shimrt_fail(func, "argument 'opName' is NULL");
+    /* Every call, not only a failed lookup: another thread may be registering the built-in
+     * ops right now, with their defs published and their kernels not yet; this waits until
+     * it is done (after that, one acquire load). */
+    if (shimrt_builtin_ops_ensure() != AOTI_TORCH_SUCCESS) return AOTI_TORCH_FAILURE;
     const char *ovl = overloadName ? overloadName : "";
     shimrt_op *op = shimrt_op_lookup(opName, ovl);
     if (!op || !atomic_load_explicit(&op->def, memory_order_acquire)) {
-        /* The first lookup of a process may come before the built-in ops are registered. */
-        if (shimrt_builtin_ops_ensure() != AOTI_TORCH_SUCCESS) return AOTI_TORCH_FAILURE;
         if (!strstr(opName, "::")) {
             return shimrt_fail(func, "op name '%s' must be qualified as 'namespace::name'", opName);
         }
@@ -577,6 +640,11 @@ static AOTITorchError call_by_name(const char *func, const char *opName, const c
         op = shimrt_op_lookup(opName, ovl); /* it may have been defined meanwhile */
         if (op && atomic_load_explicit(&op->def, memory_order_acquire)) {
             return op_call(func, op, stack);
+        }
+        const char *failed = shimrt_deferred_error_for(opName, ovl);
+        if (failed) {
+            return shimrt_fail(func, "op %s (overload '%s') failed to register: %s", opName, ovl,
+                               failed);
         }
         if (ovls[0]) {
             return shimrt_fail(func, "op %s has no overload '%s' (defined overloads: %s)", opName,
@@ -623,11 +691,11 @@ AOTI_TORCH_EXPORT AOTITorchError shimrt_op_find(const char *opName, const char *
                                                 ShimrtOpHandle *ret) {
     SHIMRT_CHECK_ARG(opName);
     SHIMRT_CHECK_ARG(ret);
+    /* Before the lookup: see call_by_name. */
+    if (shimrt_builtin_ops_ensure() != AOTI_TORCH_SUCCESS) return AOTI_TORCH_FAILURE;
     const char *ovl = overloadName ? overloadName : "";
     shimrt_op *op = shimrt_op_lookup(opName, ovl);
     if (!op || !atomic_load_explicit(&op->def, memory_order_acquire)) {
-        /* The first lookup of a process may come before the built-in ops are registered. */
-        if (shimrt_builtin_ops_ensure() != AOTI_TORCH_SUCCESS) return AOTI_TORCH_FAILURE;
         char ovls[300];
         list_overloads(opName, ovl, ovls, sizeof ovls);
         op = shimrt_op_lookup(opName, ovl); /* it may have been defined meanwhile */
@@ -648,10 +716,10 @@ AOTI_TORCH_EXPORT AOTITorchError shimrt_op_find(const char *opName, const char *
 
 AOTI_TORCH_EXPORT AOTITorchError shimrt_op_call(ShimrtOpHandle op, StableIValue *stack,
                                                 uint64_t extension_build_version) {
-    (void)extension_build_version;
     tls_took_args = false;
     const char *why = op_problem(op);
     if (why) return shimrt_fail(__func__, "op handle 'op' %s", why);
+    (void)extension_build_version;
     return op_call(__func__, op, stack);
 }
 

@@ -64,6 +64,8 @@ void shimrt_pool_free(shimrt_pool *pool, void *slot);
 void *shimrt_pool_new(const char *func, shimrt_pool *pool, uint64_t magic);
 /* True when p is the start of a slot of this pool (live or freed). Never reads *p. */
 bool shimrt_pool_contains(const shimrt_pool *pool, const void *p);
+/* True when p lies anywhere inside a slab of any pool (a handle or inside one). */
+bool shimrt_in_any_pool(const void *p);
 
 /* ---- dtypes (dtype.c) ------------------------------------------------------------- */
 /* The dtype, device type, layout and memory-format codes: shimrt/codes.h (shared with gen/). */

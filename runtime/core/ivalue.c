@@ -53,8 +53,8 @@ static AOTITorchError release_base(const char *func, sg_base_type b, StableIValu
         return aoti_torch_delete_stream((StreamHandle)p) ? rewrap(func, "Stream")
                                                          : AOTI_TORCH_SUCCESS;
     case SG_BT_COMPLEX:
-        if (p) shimrt_delete_complex((ShimrtComplex *)p);
-        return AOTI_TORCH_SUCCESS;
+        return shimrt_delete_complex((ShimrtComplex *)p) ? rewrap(func, "complex")
+                                                         : AOTI_TORCH_SUCCESS;
     case SG_BT_DIM_VECTOR: /* a list of ints */
         return torch_delete_list((StableListHandle)p) ? rewrap(func, "DimVector")
                                                       : AOTI_TORCH_SUCCESS;
@@ -75,6 +75,8 @@ AOTITorchError shimrt_siv_release_type(const char *func, const sg_type *t, Stabl
     case SG_TY_OPTIONAL: {
         if (v == 0) return AOTI_TORCH_SUCCESS;
         StableIValue *cell = (StableIValue *)(uintptr_t)v;
+        const char *why = shimrt_cell_problem(cell);
+        if (why) return shimrt_fail(func, "an optional value: cell %s", why);
         AOTITorchError rc = shimrt_siv_release_type(func, t->elem, *cell);
         torch_delete_stable_ivalue(cell);
         return rc;

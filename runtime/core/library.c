@@ -11,6 +11,15 @@ shimrt_pool shimrt_library_pool = SHIMRT_POOL_INIT(struct TorchLibraryOpaque);
 
 static const char *const kind_names[] = {"DEF", "IMPL", "FRAGMENT"};
 
+/* Strict registration (shimrt_registration_set_strict); see "deferred registration
+ * errors" below. */
+static atomic_bool g_strict;
+/* Strict for the calling thread while > 0 (shimrt_registration_strict_enter). */
+static _Thread_local int tls_strict;
+
+void shimrt_registration_strict_enter(void) { tls_strict++; }
+void shimrt_registration_strict_leave(void) { tls_strict--; }
+
 /* The live DEF library of each namespace (under the lock). */
 static TorchLibraryHandle *g_def_libs;
 static size_t g_n_def_libs, g_cap_def_libs;
@@ -26,8 +35,27 @@ static bool valid_ns(const char *ns) {
     return true;
 }
 
+static AOTITorchError lib_new_(const char *func, int kind, const char *ns, const char *k,
+                               const char *file, uint32_t line, TorchLibraryHandle *ret);
+static void record_failure(TorchLibraryHandle lib, const char *what, bool print);
+
+/* A failed init leaves *ret NULL (PyTorch's header ignores the result and goes on to def
+ * and impl on the handle, which then fail, deferred) and records its message too. */
 static AOTITorchError lib_new(const char *func, int kind, const char *ns, const char *k,
                               const char *file, uint32_t line, TorchLibraryHandle *ret) {
+    if (ret) *ret = NULL;
+    AOTITorchError rc = lib_new_(func, kind, ns, k, file, line, ret);
+    if (rc != AOTI_TORCH_SUCCESS && !atomic_load(&g_strict) && !tls_strict) {
+        char saved[1024];
+        snprintf(saved, sizeof saved, "%s", torch_exception_get_what());
+        record_failure(NULL, ns, false); /* the caller has the result */
+        shimrt_set_error_text(saved);
+    }
+    return rc;
+}
+
+static AOTITorchError lib_new_(const char *func, int kind, const char *ns, const char *k,
+                               const char *file, uint32_t line, TorchLibraryHandle *ret) {
     /* Built-in aten ops go first, so a library of the user's meets them as PyTorch's would. */
     if (shimrt_builtin_ops_ensure() != AOTI_TORCH_SUCCESS) return AOTI_TORCH_FAILURE;
     if (!ret) return shimrt_fail(func, "argument 'ret_new_torch_lib' is NULL");
@@ -277,16 +305,117 @@ out:
     return rc;
 }
 
+/* ---- deferred registration errors ----------------------------------------------------- *
+ * PyTorch's stable headers register from static initializers and throw when a def or impl
+ * fails (STABLE_TORCH_ERROR_CODE_CHECK); an exception out of a static initializer during
+ * dlopen terminates the process. So by default a failed def or impl returns success: the
+ * message is kept (shimrt_registration_error), printed on stderr, and a call of that op by
+ * name fails with it. shimrt_registration_set_strict(true) makes them fail instead. */
+typedef struct deferred {
+    char *name; /* "ns::name" or "ns::name.overload" (as registered); "" when unknown */
+    char *msg;
+} deferred;
+static deferred *g_deferred; /* under the lock; kept for the life of the process */
+static size_t g_n_deferred, g_cap_deferred;
+
+AOTI_TORCH_EXPORT void shimrt_registration_set_strict(bool strict) {
+    atomic_store(&g_strict, strict);
+}
+
+/* What failed: "ns::" + the schema's text before '(' (or the impl's name). */
+static char *deferred_name(TorchLibraryHandle lib, const char *what) {
+    if (!what) return strdup("");
+    size_t n = strcspn(what, "( \t\n");
+    const char *ns = NULL;
+    if (!shimrt_handle_problem(&shimrt_library_pool, lib, SHIMRT_LIBRARY_MAGIC)) ns = lib->ns;
+    bool qualified = memchr(what, ':', n) != NULL;
+    size_t cap = n + (ns && !qualified ? strlen(ns) + 3 : 1);
+    char *out = malloc(cap);
+    if (!out) return NULL;
+    if (ns && !qualified)
+        snprintf(out, cap, "%s::%.*s", ns, (int)n, what);
+    else
+        snprintf(out, cap, "%.*s", (int)n, what);
+    return out;
+}
+
+/* Records the thread's message as a registration failure of `what` (never fails). */
+static void record_failure(TorchLibraryHandle lib, const char *what, bool print) {
+    char *name = deferred_name(lib, what);
+    char *msg = strdup(torch_exception_get_what());
+    pthread_mutex_lock(&shimrt_dispatch_lock);
+    if (name && msg && g_n_deferred == g_cap_deferred) {
+        size_t cap = g_cap_deferred ? g_cap_deferred * 2 : 8;
+        deferred *v = realloc(g_deferred, cap * sizeof *v);
+        if (v) {
+            g_deferred = v;
+            g_cap_deferred = cap;
+        }
+    }
+    if (name && msg && g_n_deferred < g_cap_deferred) {
+        g_deferred[g_n_deferred++] = (deferred){name, msg};
+        name = msg = NULL;
+    }
+    pthread_mutex_unlock(&shimrt_dispatch_lock);
+    if (print)
+        fprintf(stderr, "shimrt: registration failed (deferred: a call of the op reports it): %s\n",
+                torch_exception_get_what());
+    free(name);
+    free(msg);
+}
+
+/* The result of a def or impl: success after recording a failure, unless strict. */
+static AOTITorchError defer(AOTITorchError rc, TorchLibraryHandle lib, const char *what) {
+    if (rc == AOTI_TORCH_SUCCESS || atomic_load(&g_strict) || tls_strict) return rc;
+    record_failure(lib, what, true);
+    return AOTI_TORCH_SUCCESS;
+}
+
+AOTI_TORCH_EXPORT AOTITorchError shimrt_registration_error(const char *name, size_t index,
+                                                           const char **ret_message) {
+    SHIMRT_CHECK_ARG(ret_message);
+    *ret_message = NULL;
+    pthread_mutex_lock(&shimrt_dispatch_lock);
+    size_t seen = 0;
+    for (size_t i = 0; i < g_n_deferred; i++) {
+        if (name && strcmp(g_deferred[i].name, name) != 0) continue;
+        if (seen++ == index) {
+            *ret_message = g_deferred[i].msg;
+            break;
+        }
+    }
+    pthread_mutex_unlock(&shimrt_dispatch_lock);
+    return AOTI_TORCH_SUCCESS;
+}
+
+const char *shimrt_deferred_error_for(const char *op_name, const char *overload) {
+    const char *found = NULL;
+    /* A def on a bad library handle (a failed init) has no namespace: matched by name. */
+    const char *sep = strstr(op_name, "::");
+    const char *bare = sep ? sep + 2 : op_name;
+    pthread_mutex_lock(&shimrt_dispatch_lock);
+    for (size_t i = g_n_deferred; i-- > 0 && !found;) {
+        const char *d = g_deferred[i].name;
+        const char *want = strstr(d, "::") ? op_name : bare;
+        size_t n = strlen(want);
+        if (strncmp(d, want, n) != 0) continue;
+        if (d[n] == '\0' ? !overload[0] : (d[n] == '.' && strcmp(d + n + 1, overload) == 0))
+            found = g_deferred[i].msg;
+    }
+    pthread_mutex_unlock(&shimrt_dispatch_lock);
+    return found;
+}
+
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_library_def(TorchLibraryHandle self,
                                                         const char *schema) {
-    return lib_def(__func__, self, schema, NULL, 0);
+    return defer(lib_def(__func__, self, schema, NULL, 0), self, schema);
 }
 
 AOTI_TORCH_EXPORT AOTITorchError torch_library_def_with_tags(TorchLibraryHandle self,
                                                              const char *schema,
                                                              const int32_t *tags,
                                                              int32_t num_tags) {
-    return lib_def(__func__, self, schema, tags, num_tags);
+    return defer(lib_def(__func__, self, schema, tags, num_tags), self, schema);
 }
 
 /* Splits "[ns::]name[.overload]" into the qualified name and the overload. */
@@ -367,14 +496,14 @@ out:
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_library_impl(TorchLibraryHandle self, const char *name,
                                                          void (*fn)(StableIValue *, uint64_t,
                                                                     uint64_t)) {
-    return lib_impl(__func__, self, name, fn);
+    return defer(lib_impl(__func__, self, name, fn), self, name);
 }
 
 AOTI_TORCH_EXPORT AOTITorchError torch_library_impl(TorchLibraryHandle self, const char *name,
                                                     void (*fn)(StableIValue *, uint64_t, uint64_t),
                                                     uint64_t extension_build_version) {
     (void)extension_build_version;
-    return lib_impl(__func__, self, name, fn);
+    return defer(lib_impl(__func__, self, name, fn), self, name);
 }
 
 AOTI_TORCH_EXPORT AOTITorchError torch_library_set_python_module(TorchLibraryHandle self,

@@ -13,9 +13,21 @@ static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
  * handle keeps reading as freed for a while. */
 #define POOL_REUSE_AFTER 64
 
+/* Every pool that has a slab (append-only, readers lock-free): shimrt_in_any_pool. */
+#define MAX_POOLS 64
+static shimrt_pool *_Atomic g_pools[MAX_POOLS];
+static _Atomic int g_npools;
+
 static bool add_slab(shimrt_pool *pool) {
     int n = atomic_load_explicit(&pool->nslabs, memory_order_relaxed);
     if (n >= SHIMRT_POOL_MAX_SLABS) return false;
+    if (n == 0) {
+        int k = atomic_load_explicit(&g_npools, memory_order_relaxed);
+        if (k < MAX_POOLS) {
+            atomic_store_explicit(&g_pools[k], pool, memory_order_relaxed);
+            atomic_store_explicit(&g_npools, k + 1, memory_order_release);
+        }
+    }
     size_t slots = (size_t)64 << (n < 20 ? n : 20);
     size_t bytes = slots * pool->slot_size;
     char *mem = calloc(1, bytes);
@@ -87,4 +99,19 @@ void *shimrt_pool_new(const char *func, shimrt_pool *pool, uint64_t magic) {
     }
     memcpy(p, &magic, sizeof magic);
     return p;
+}
+
+bool shimrt_in_any_pool(const void *p) {
+    uintptr_t a = (uintptr_t)p;
+    int np = atomic_load_explicit(&g_npools, memory_order_acquire);
+    for (int k = 0; k < np; k++) {
+        shimrt_pool *pool = atomic_load_explicit(&g_pools[k], memory_order_relaxed);
+        int n = atomic_load_explicit(&pool->nslabs, memory_order_acquire);
+        for (int i = 0; i < n; i++) {
+            uintptr_t base =
+                (uintptr_t)atomic_load_explicit(&pool->slab_base[i], memory_order_relaxed);
+            if (a >= base && a < base + pool->slab_bytes[i]) return true;
+        }
+    }
+    return false;
 }

@@ -1043,12 +1043,10 @@ static AOTITorchError define_one(TorchLibraryHandle lib, const shimrt_def_entry 
 }
 _Static_assert(SHIMRT_NUM_TAGS <= 64, "shimrt_def_entry.tags holds one bit per tag");
 
-AOTI_TORCH_EXPORT AOTITorchError shimrt_register_ops(const char *ns, const char *key,
-                                                     const char *file, uint32_t line,
-                                                     const shimrt_def_entry *defs, size_t n_defs,
-                                                     const shimrt_impl_entry *impls, size_t n_impls,
-                                                     TorchLibraryHandle *ret_def,
-                                                     TorchLibraryHandle *ret_impl) {
+static AOTITorchError register_ops(const char *ns, const char *key, const char *file, uint32_t line,
+                                   const shimrt_def_entry *defs, size_t n_defs,
+                                   const shimrt_impl_entry *impls, size_t n_impls,
+                                   TorchLibraryHandle *ret_def, TorchLibraryHandle *ret_impl) {
     static const char fn[] = "shimrt_register_ops";
     TorchLibraryHandle def = NULL, impl = NULL;
     char why[512];
@@ -1085,4 +1083,18 @@ fail_plain:
     snprintf(why, sizeof why, "%s", torch_exception_get_what());
     if (def != NULL) aoti_torch_delete_library_object(def);
     return shimrt_fail(fn, "namespace %s, key %s: %s", ns, key, why);
+}
+
+/* All or nothing with an error code: its registrations are never deferred (library.c). */
+AOTI_TORCH_EXPORT AOTITorchError shimrt_register_ops(const char *ns, const char *key,
+                                                     const char *file, uint32_t line,
+                                                     const shimrt_def_entry *defs, size_t n_defs,
+                                                     const shimrt_impl_entry *impls, size_t n_impls,
+                                                     TorchLibraryHandle *ret_def,
+                                                     TorchLibraryHandle *ret_impl) {
+    shimrt_registration_strict_enter();
+    AOTITorchError rc =
+        register_ops(ns, key, file, line, defs, n_defs, impls, n_impls, ret_def, ret_impl);
+    shimrt_registration_strict_leave();
+    return rc;
 }

@@ -34,6 +34,12 @@ WHO_KERNEL(k_cea, 3)
 WHO_KERNEL(k_cia, 4)
 WHO_KERNEL(k_ceanf, 5)
 
+/* These suites check each registration error where it happens: strict mode, set before
+ * Criterion forks the tests (the `deferred` suite turns it off again). */
+__attribute__((constructor)) static void strict_registration(void) {
+    shimrt_registration_set_strict(true);
+}
+
 static TorchLibraryHandle def_lib(const char *ns) {
     TorchLibraryHandle lib = NULL;
     OK(aoti_torch_library_init_def(ns, __FILE__, __LINE__, &lib));
@@ -690,6 +696,142 @@ Test(dispatch, library_rules_not_torchgen_rules) {
     FAILS(aoti_torch_library_def(d, "broken(Tensor a -> Tensor"), "aoti_torch_library_def",
           "broken");
     OK(aoti_torch_delete_library_object(cpu));
+    OK(aoti_torch_delete_library_object(d));
+    no_leaks();
+}
+
+/* ---- who owns the arguments after a failed call (docs/runtime-api.md, "Ownership") ---- */
+static int64_t live(const char *kind) {
+    int64_t n = -1;
+    OK(shimrt_live_objects(kind, &n));
+    return n;
+}
+
+/* Fails after releasing both of its arguments, as a kernel must. */
+static void k_boom(StableIValue *stack, uint64_t num_args, uint64_t num_outputs) {
+    (void)num_outputs;
+    (void)num_args;
+    aoti_torch_delete_tensor_object(siv_to_tensor(stack[0]));
+    shimrt_siv_release("int?", stack[1]);
+    shimrt_kernel_fail("boom");
+}
+
+Test(ownership, every_failure_class) {
+    TorchLibraryHandle d = def_lib("own");
+    OK(aoti_torch_library_def(d, "one(Tensor x, int? n) -> int"));
+    OK(aoti_torch_library_def(d, "boom(Tensor x, int? n) -> int"));
+    TorchLibraryHandle cpu = impl_lib("own", "CPU");
+    OK(aoti_torch_library_impl(cpu, "boom", k_boom));
+    AtenTensorHandle t = tensor_on(0);
+    StableIValue *cell = NULL;
+    OK(torch_new_stable_ivalue(&cell));
+    *cell = siv_from_int(2);
+    StableIValue stack[2] = {siv_from_tensor(t), (StableIValue)(uintptr_t)cell};
+    /* 1. unknown op, unknown overload: no op was found, nothing was taken; the stack is as
+     * the caller left it and the caller still owns (and here frees) its arguments */
+    FAILS(torch_call_dispatcher("own::nope", "", stack, TORCH_ABI_VERSION), "torch_call_dispatcher",
+          "unknown op");
+    FAILS(torch_call_dispatcher("own::one", "nope", stack, TORCH_ABI_VERSION),
+          "torch_call_dispatcher", "no overload");
+    cr_assert(stack[0] == siv_from_tensor(t) && stack[1] == (StableIValue)(uintptr_t)cell);
+    cr_assert_eq(live("tensor"), 1);
+    cr_assert_eq(live("cell"), 1);
+    /* 2. no kernel: the op was found, so the dispatcher took every argument and released
+     * it; the slots are cleared */
+    FAILS(torch_call_dispatcher("own::one", "", stack, TORCH_ABI_VERSION), "torch_call_dispatcher",
+          "no kernel for dispatch key CPU");
+    cr_assert(stack[0] == 0 && stack[1] == 0);
+    cr_assert_eq(live("tensor"), 0);
+    cr_assert_eq(live("cell"), 0);
+    /* a caller that deleted them anyway is refused, not crashed */
+    FAILS(aoti_torch_delete_tensor_object(t), "aoti_torch_delete_tensor_object", "freed");
+    FAILS(torch_delete_stable_ivalue(cell), "torch_delete_stable_ivalue", "freed");
+    /* 3. a bad argument (a freed tensor) beside a good one: the good one is released too */
+    OK(torch_new_stable_ivalue(&cell));
+    stack[0] = siv_from_tensor(t); /* freed above */
+    stack[1] = (StableIValue)(uintptr_t)cell;
+    FAILS(torch_call_dispatcher("own::boom", "", stack, TORCH_ABI_VERSION), "torch_call_dispatcher",
+          "position 0");
+    cr_assert(stack[0] == 0 && stack[1] == 0);
+    cr_assert_eq(live("cell"), 0);
+    /* ... and a bad cell beside a good tensor */
+    t = tensor_on(0);
+    uint64_t local = 0;
+    stack[0] = siv_from_tensor(t);
+    stack[1] = (StableIValue)(uintptr_t)&local;
+    FAILS(torch_call_dispatcher("own::boom", "", stack, TORCH_ABI_VERSION), "torch_call_dispatcher",
+          "not a live StableIValue cell");
+    cr_assert_eq(live("tensor"), 0);
+    /* 4. the kernel fails: it released what it took (the kernel's contract), pushed
+     * nothing; nothing is left to the caller */
+    t = tensor_on(0);
+    OK(torch_new_stable_ivalue(&cell));
+    stack[0] = siv_from_tensor(t);
+    stack[1] = (StableIValue)(uintptr_t)cell;
+    FAILS(torch_call_dispatcher("own::boom", "", stack, TORCH_ABI_VERSION), "torch_call_dispatcher",
+          "kernel failed");
+    cr_assert_eq(live("tensor"), 0);
+    cr_assert_eq(live("cell"), 0);
+    /* the same through an op handle */
+    ShimrtOpHandle op = NULL;
+    OK(shimrt_op_find("own::one", "", &op));
+    t = tensor_on(0);
+    stack[0] = siv_from_tensor(t);
+    stack[1] = 0;
+    FAILS(shimrt_op_call(op, stack, TORCH_ABI_VERSION), "shimrt_op_call", "no kernel");
+    cr_assert_eq(live("tensor"), 0);
+    /* 5. the op's def is gone (its library deleted): like an unknown op, nothing taken */
+    OK(aoti_torch_delete_library_object(cpu));
+    OK(aoti_torch_delete_library_object(d));
+    t = tensor_on(0);
+    stack[0] = siv_from_tensor(t);
+    FAILS(shimrt_op_call(op, stack, TORCH_ABI_VERSION), "shimrt_op_call", "not defined");
+    cr_assert_eq(stack[0], siv_from_tensor(t));
+    OK(aoti_torch_delete_tensor_object(t));
+    no_leaks();
+}
+
+/* ---- deferred registration errors (issue 17: a failure never aborts a load) ---- */
+Test(deferred, failures_are_kept_and_reported_by_calls) {
+    shimrt_registration_set_strict(false);
+    TorchLibraryHandle d = def_lib("dfr");
+    /* a schema the parser refuses, an impl for a key that already has one */
+    OK(aoti_torch_library_def(d, "bad(Tensor x -> Tensor"));
+    OK(aoti_torch_library_def(d, "good(int x) -> int"));
+    OK(aoti_torch_library_impl(d, "good", k_const)); /* CompositeImplicitAutograd */
+    OK(torch_library_impl(d, "good", k_const, TORCH_ABI_VERSION));
+    const char *msg = NULL;
+    OK(shimrt_registration_error("dfr::bad", 0, &msg));
+    cr_assert(msg && strstr(msg, "aoti_torch_library_def"), "kept: %s", msg ? msg : "(none)");
+    OK(shimrt_registration_error("dfr::good", 0, &msg));
+    cr_assert(msg && strstr(msg, "already has a kernel"), "kept: %s", msg ? msg : "(none)");
+    OK(shimrt_registration_error("dfr::good", 1, &msg));
+    cr_assert_null(msg);
+    /* a call of the op that failed to register says why */
+    StableIValue stack[1] = {0};
+    FAILS(torch_call_dispatcher("dfr::bad", "", stack, TORCH_ABI_VERSION), "torch_call_dispatcher",
+          "failed to register");
+    HAS("aoti_torch_library_def");
+    /* the good op works */
+    stack[0] = siv_from_int(4);
+    OK(torch_call_dispatcher("dfr::good", "", stack, TORCH_ABI_VERSION));
+    cr_assert_eq(siv_to_int(stack[0]), 8);
+    /* a failed init (a second DEF library of the namespace): NULL, kept; def and impl on
+     * the NULL library (what PyTorch's header does next) do not fail */
+    TorchLibraryHandle again = (TorchLibraryHandle)(uintptr_t)1;
+    cr_assert_eq(aoti_torch_library_init_def("dfr", __FILE__, __LINE__, &again),
+                 AOTI_TORCH_FAILURE);
+    cr_assert_null(again);
+    OK(shimrt_registration_error("dfr", 0, &msg));
+    cr_assert(msg && strstr(msg, "only one DEF library"), "kept: %s", msg ? msg : "(none)");
+    OK(aoti_torch_library_def(again, "other(int x) -> int"));
+    OK(aoti_torch_library_impl(again, "other", k_const));
+    FAILS(torch_call_dispatcher("dfr::other", "", stack, TORCH_ABI_VERSION),
+          "torch_call_dispatcher", "failed to register");
+    OK(aoti_torch_delete_library_object(again));
+    /* strict again: the same failures fail */
+    shimrt_registration_set_strict(true);
+    FAILS(aoti_torch_library_def(d, "bad2(Tensor x -> Tensor"), "aoti_torch_library_def", "");
     OK(aoti_torch_delete_library_object(d));
     no_leaks();
 }

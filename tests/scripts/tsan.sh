@@ -1,7 +1,9 @@
 #!/bin/sh
 # tests/scripts/tsan.sh: ThreadSanitizer finds no race while four threads call the
 # dispatcher (by name and through op handles) and a fifth registers, then deletes, a
-# fragment library (tests/runtime/test_dispatcher_threads.c, built with -DSHIMRT_TSAN_MAIN).
+# fragment library (tests/runtime/test_dispatcher_threads.c), and while 8 threads make their
+# first calls at once and fail calls of every class (tests/runtime/test_misuse_threads.c),
+# each built with -DSHIMRT_TSAN_MAIN.
 # The runtime and the schema grammar are rebuilt with -fsanitize=thread into $BUILD/tsan/.
 # Skipped (exit 77) under SAN=1 (ThreadSanitizer does not mix with AddressSanitizer).
 set -u
@@ -33,27 +35,31 @@ if ! $TCXX -std=c++17 -O1 -g -fsanitize=thread -fno-omit-frame-pointer -fPIC \
     sed -n '1,30p' "$out/build.log"
     exit 1
 fi
+status=0
+# The dispatcher threads test, and the misuse threads test (first calls at once in fresh
+# processes, ownership after failed calls with reused handle slots).
+for prog in dispatcher_threads misuse_threads; do
 # shellcheck disable=SC2046
 if ! $TCC -std=c11 -Wall -Wextra -O1 -g -fsanitize=thread -fno-omit-frame-pointer \
     -D_DEFAULT_SOURCE -D_POSIX_C_SOURCE=200809L -DSHIMRT_TSAN_MAIN \
     -Igen -Iruntime/include -Igenerated \
-    tests/runtime/test_dispatcher_threads.c \
+    "tests/runtime/test_$prog.c" \
     $(ls runtime/core/*.c runtime/generic/*.c runtime/cpu/*.c runtime/cuda/*.c generated/*.c 2>/dev/null) gen/arena.c gen/schema.c "$out/schema_lex.c" \
-    "$out/cxx_boundary.o" -o "$out/dispatcher_threads" -lopenblas -lmvec -lpthread -ldl -lm -lstdc++ >>"$out/build.log" 2>&1; then
-    echo "FAIL: building the ThreadSanitizer test with $TCC:"
+    "$out/cxx_boundary.o" -o "$out/$prog" -lopenblas -lmvec -lpthread -ldl -lm -lstdc++ >>"$out/build.log" 2>&1; then
+    echo "FAIL: building the ThreadSanitizer test $prog with $TCC:"
     sed -n '1,30p' "$out/build.log"
     exit 1
 fi
-status=0
 for run in 1 2 3; do
     if TSAN_OPTIONS="halt_on_error=1 exitcode=66 second_deadlock_stack=1" \
-        "$out/dispatcher_threads" >"$out/run.log" 2>&1; then
-        echo "ok: run $run: no data race ($(tail -n 1 "$out/run.log"))"
+        "$out/$prog" >"$out/run.log" 2>&1; then
+        echo "ok: $prog run $run: no data race ($(tail -n 1 "$out/run.log"))"
     else
-        echo "FAIL: run $run of the ThreadSanitizer test:"
+        echo "FAIL: run $run of the ThreadSanitizer test $prog:"
         sed -n '1,60p' "$out/run.log"
         status=1
         break
     fi
+done
 done
 exit $status

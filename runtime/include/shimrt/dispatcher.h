@@ -15,16 +15,16 @@
  * takes ownership of what comes back; a boxed kernel
  *     void fn(StableIValue *stack, uint64_t num_args, uint64_t num_outputs)
  * steals its arguments and pushes new references. The stack must have room for
- * max(number of arguments, number of returns) values. When a call fails before a
- * kernel ran (unknown op, no kernel, bad tensor argument), the stack is untouched and
- * the caller still owns its arguments; a kernel that fails (shimrt_kernel_fail) has
- * released its arguments and pushed nothing.
+ * max(number of arguments, number of returns) values. Who owns the arguments after a
+ * failed call (PyTorch's rule: the dispatcher takes them once it found the op; the caller
+ * keeps them only when the op is unknown or undefined): docs/runtime-api.md, "Ownership".
  *
  * Thread safety: registration and deletion take a mutex; calls take no lock. Op handles
  * stay valid for the life of the process. */
 #ifndef SHIMRT_DISPATCHER_H
 #define SHIMRT_DISPATCHER_H
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "types.h"
@@ -61,6 +61,20 @@ AOTI_TORCH_EXPORT AOTITorchError aoti_torch_library_def(TorchLibraryHandle self,
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_library_impl(TorchLibraryHandle self, const char *name,
                                                          void (*fn)(StableIValue *, uint64_t,
                                                                     uint64_t));
+/* Registration failures are deferred by default: aoti_torch_library_def,
+ * torch_library_def_with_tags, aoti_torch_library_impl and torch_library_impl then
+ * return success; the message is printed on stderr and kept (shimrt_registration_error),
+ * and a call of that op by name fails with it. A failed init_* returns failure, leaves
+ * *ret_new_torch_lib NULL and keeps its message too. Why: PyTorch's stable headers register
+ * from static initializers and throw when a def or impl fails, and an exception out of a
+ * static initializer terminates the process that loads the extension. Strict mode
+ * (shimrt_registration_set_strict(true), for the whole process) makes def and impl fail. */
+AOTI_TORCH_EXPORT void shimrt_registration_set_strict(bool strict);
+/* The index-th deferred registration message for `name` ("ns::name" or
+ * "ns::name.overload" as registered; a failed init: its namespace; NULL: any), or
+ * *ret_message = NULL when there is none. Borrowed: valid for the life of the process. */
+AOTI_TORCH_EXPORT AOTITorchError shimrt_registration_error(const char *name, size_t index,
+                                                           const char **ret_message);
 /* Removes the library's defs and impls and frees it. NULL is a no-op success. */
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_delete_library_object(TorchLibraryHandle tlh);
 
