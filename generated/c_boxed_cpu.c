@@ -474,6 +474,32 @@ void boxed_cpu_contiguous(StableIValue* stack_, uint64_t num_args_, uint64_t num
     shimrt_box_finish(&box_);
 }
 
+/* aten.convolution.default: convolution(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups) -> Tensor */
+void boxed_cpu_convolution(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[9] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_OPT_TENSOR, SHIMRT_KIND_INT_LIST, SHIMRT_KIND_INT_LIST, SHIMRT_KIND_INT_LIST, SHIMRT_KIND_NONE, SHIMRT_KIND_INT_LIST, SHIMRT_KIND_NONE};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "convolution", stack_, num_args_, 9, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle input = shimrt_box_tensor(&box_, 0);
+    AtenTensorHandle weight = shimrt_box_tensor(&box_, 1);
+    AtenTensorHandle bias_v_ = NULL;
+    AtenTensorHandle* bias = shimrt_box_opt_tensor(&box_, 2, &bias_v_);
+    int64_t stride_len_ = 0;
+    const int64_t* stride = shimrt_box_int_list(&box_, 3, &stride_len_);
+    int64_t padding_len_ = 0;
+    const int64_t* padding = shimrt_box_int_list(&box_, 4, &padding_len_);
+    int64_t dilation_len_ = 0;
+    const int64_t* dilation = shimrt_box_int_list(&box_, 5, &dilation_len_);
+    int32_t transposed = shimrt_box_bool(&box_, 6);
+    int64_t output_padding_len_ = 0;
+    const int64_t* output_padding = shimrt_box_int_list(&box_, 7, &output_padding_len_);
+    int64_t groups = shimrt_box_int(&box_, 8);
+    AtenTensorHandle ret0 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_convolution(input, weight, bias, stride, stride_len_, padding, padding_len_, dilation, dilation_len_, transposed, output_padding, output_padding_len_, groups, &ret0));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_finish(&box_);
+}
+
 /* aten.copy_.default: copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!) */
 void boxed_cpu_copy_(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
     static const unsigned char arg_kinds_[3] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_NONE};
@@ -1812,7 +1838,7 @@ void boxed_cpu_zeros_like(StableIValue* stack_, uint64_t num_args_, uint64_t num
 }
 
 /* Every schema of namespace aten, in op-key order, with its tags. */
-static const shimrt_def_entry defs_aten[110] = {
+static const shimrt_def_entry defs_aten[111] = {
     {"_addmm_activation(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1, bool use_gelu=False) -> Tensor", 0},
     {"_foreach_mul.List(Tensor[] self, Tensor[] other) -> Tensor[]", 0},
     {"_foreach_mul_.List(Tensor(a!)[] self, Tensor[] other) -> ()", 0},
@@ -1842,6 +1868,7 @@ static const shimrt_def_entry defs_aten[110] = {
     {"clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
     {"clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
     {"contiguous(Tensor(a) self, *, MemoryFormat memory_format=contiguous_format) -> Tensor(a)", 0},
+    {"convolution(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups) -> Tensor", SHIMRT_TAG_BIT(CORE)},
     {"copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)", 0},
     {"div.Tensor(Tensor self, Tensor other) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
     {"divide.Tensor(Tensor self, Tensor other) -> Tensor", 0},
@@ -1926,7 +1953,7 @@ static const shimrt_def_entry defs_aten[110] = {
 };
 
 /* Every boxed kernel of namespace aten for the cpu backend. */
-static const shimrt_impl_entry impls_aten_cpu[110] = {
+static const shimrt_impl_entry impls_aten_cpu[111] = {
     {"_addmm_activation", boxed_cpu__addmm_activation},
     {"_foreach_mul.List", boxed_cpu__foreach_mul_List},
     {"_foreach_mul_.List", boxed_cpu__foreach_mul__List},
@@ -1956,6 +1983,7 @@ static const shimrt_impl_entry impls_aten_cpu[110] = {
     {"clamp", boxed_cpu_clamp},
     {"clone", boxed_cpu_clone},
     {"contiguous", boxed_cpu_contiguous},
+    {"convolution", boxed_cpu_convolution},
     {"copy_", boxed_cpu_copy_},
     {"div.Tensor", boxed_cpu_div_Tensor},
     {"divide.Tensor", boxed_cpu_divide_Tensor},
@@ -2040,5 +2068,5 @@ static const shimrt_impl_entry impls_aten_cpu[110] = {
 };
 
 AOTITorchError shimgen_register_aten_cpu(TorchLibraryHandle* ret_def, TorchLibraryHandle* ret_impl) {
-    return shimrt_register_ops("aten", "CPU", __FILE__, __LINE__, defs_aten, 110, impls_aten_cpu, 110, ret_def, ret_impl);
+    return shimrt_register_ops("aten", "CPU", __FILE__, __LINE__, defs_aten, 111, impls_aten_cpu, 111, ret_def, ret_impl);
 }

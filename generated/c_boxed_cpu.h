@@ -47,6 +47,7 @@ void boxed_cpu_cat_out(StableIValue* stack_, uint64_t num_args_, uint64_t num_ou
 void boxed_cpu_clamp(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_clone(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_contiguous(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
+void boxed_cpu_convolution(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_copy_(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_div_Tensor(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_divide_Tensor(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);

@@ -269,6 +269,20 @@ AOTITorchError aoti_torch_cpu_contiguous(AtenTensorHandle self, int32_t memory_f
     return shimrt_cpu_contiguous(self, memory_format, ret0);
 }
 
+/* aten.convolution.default: convolution(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups) -> Tensor
+ * kernel: shimrt_cpu_convolution (CPU) */
+AOTITorchError aoti_torch_cpu_convolution(AtenTensorHandle input, AtenTensorHandle weight, AtenTensorHandle* bias, const int64_t* stride, int64_t stride_len_, const int64_t* padding, int64_t padding_len_, const int64_t* dilation, int64_t dilation_len_, int32_t transposed, const int64_t* output_padding, int64_t output_padding_len_, int64_t groups, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(input);
+    SHIMRT_ARG_TENSOR(weight);
+    SHIMRT_ARG_OPT_TENSOR(bias);
+    SHIMRT_ARG_LIST(stride);
+    SHIMRT_ARG_LIST(padding);
+    SHIMRT_ARG_LIST(dilation);
+    SHIMRT_ARG_LIST(output_padding);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu_convolution(input, weight, SHIMRT_OPT_TENSOR(bias), stride, stride_len_, padding, padding_len_, dilation, dilation_len_, transposed, output_padding, output_padding_len_, groups, ret0);
+}
+
 /* aten.copy_.default: copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)
  * kernel: shimrt_cpu_copy_ (CPU) */
 AOTITorchError aoti_torch_cpu_copy_(AtenTensorHandle self, AtenTensorHandle src, int32_t non_blocking) {

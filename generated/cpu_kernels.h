@@ -72,6 +72,8 @@ AOTITorchError shimrt_cpu_clamp(AtenTensorHandle self, double* min, double* max,
 AOTITorchError shimrt_cpu_clone(AtenTensorHandle self, int32_t* memory_format, AtenTensorHandle* ret0);
 /* aten.contiguous.default: contiguous(Tensor(a) self, *, MemoryFormat memory_format=contiguous_format) -> Tensor(a) (CPU) */
 AOTITorchError shimrt_cpu_contiguous(AtenTensorHandle self, int32_t memory_format, AtenTensorHandle* ret0);
+/* aten.convolution.default: convolution(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups) -> Tensor (CPU) */
+AOTITorchError shimrt_cpu_convolution(AtenTensorHandle input, AtenTensorHandle weight, AtenTensorHandle bias, const int64_t* stride, int64_t stride_len_, const int64_t* padding, int64_t padding_len_, const int64_t* dilation, int64_t dilation_len_, int32_t transposed, const int64_t* output_padding, int64_t output_padding_len_, int64_t groups, AtenTensorHandle* ret0);
 /* aten.copy_.default: copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!) (CPU) */
 AOTITorchError shimrt_cpu_copy_(AtenTensorHandle self, AtenTensorHandle src, int32_t non_blocking);
 /* aten.div.Tensor: div.Tensor(Tensor self, Tensor other) -> Tensor (CPU) */

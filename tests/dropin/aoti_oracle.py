@@ -184,7 +184,7 @@ def call(name, args):
             elif isinstance(a.v, T):
                 h = to_rt(a.v.t)
                 hs.append(h)
-                cargs.append(C.pointer(H(h)))
+                cargs.append(C.pointer(h))
             else:
                 cargs.append(C.pointer(CTYPE[t]._type_(a.v)))
         elif isinstance(a, list) and t == "const AtenTensorHandle**":
@@ -195,7 +195,7 @@ def call(name, args):
                 else:
                     h = to_rt(x)
                     hs.append(h)
-                    arr.append(C.pointer(H(h)))
+                    arr.append(C.pointer(h))
             cargs.append((P(H) * max(len(arr), 1))(*arr))
             cargs.append(len(a))
             i += 1
@@ -229,9 +229,10 @@ def compare(ours, ref, loose):
     if list(ours.shape) != list(ref.shape):
         return f"shape {list(ours.shape)} != {list(ref.shape)}"
     if ref.dtype in TOL:
-        rtol, atol = (LOOSE if loose else TOL)[ref.dtype]
         if isinstance(loose, tuple):
             rtol, atol = loose
+        else:
+            rtol, atol = (LOOSE if loose else TOL)[ref.dtype]
         try:
             torch.testing.assert_close(ours, ref, rtol=rtol, atol=atol, equal_nan=True,
                                        check_stride=False)
@@ -399,7 +400,75 @@ def mm_family():
          lambda: A._int_mm.out(a, b, out=torch.zeros(4, 4, dtype=torch.int32)))
 
 
-FAMILIES = [mm_family]
+def conv_family():
+    # (input shape, weight shape, stride, padding, dilation, transposed, output_padding, groups)
+    cases = [
+        ([2, 3, 9], [4, 3, 3], [1], [0], [1], 0, [0], 1),
+        ([1, 4, 10], [6, 2, 3], [2], [1], [2], 0, [0], 2),
+        ([2, 3, 7, 8], [5, 3, 3, 3], [1, 1], [1, 1], [1, 1], 0, [0, 0], 1),
+        ([2, 3, 7, 8], [5, 3, 3, 3], [2], [1], [1], 0, [0], 1),
+        ([1, 4, 9, 7], [8, 1, 3, 3], [1, 2], [1, 0], [2, 1], 0, [0, 0], 4),
+        ([2, 6, 8, 8], [6, 1, 3, 3], [1], [1], [1], 0, [0], 6),
+        ([1, 8, 5, 5], [16, 8, 1, 1], [1], [0], [1], 0, [0], 1),
+        ([2, 3, 15, 15], [4, 3, 7, 7], [2], [3], [1], 0, [0], 1),
+        ([1, 2, 5, 6, 4], [3, 2, 3, 3, 2], [1], [1], [1], 0, [0], 1),
+        ([1, 4, 4, 5, 6], [4, 2, 2, 3, 3], [2, 1, 1], [0, 1, 1], [1], 0, [0], 2),
+        ([2, 4, 5], [4, 3, 3], [2], [1], [1], 1, [1], 1),
+        ([1, 4, 5, 5], [4, 2, 3, 3], [2], [1], [1], 1, [1], 1),
+        ([1, 4, 5, 6], [4, 1, 3, 2], [2, 3], [1, 0], [1, 2], 1, [1, 0], 2),
+        ([1, 3, 3, 4, 4], [3, 2, 2, 2, 2], [2], [0], [1], 1, [0], 1),
+        ([0, 3, 5, 5], [4, 3, 3, 3], [1], [0], [1], 0, [0], 1),
+        ([2, 3, 1, 1], [4, 3, 1, 1], [1], [0], [1], 0, [0], 1),
+    ]
+    bad = [
+        ([2, 3, 7, 8], [5, 4, 3, 3], [1], [0], [1], 0, [0], 1),   # channels
+        ([2, 3, 2, 2], [5, 3, 3, 3], [1], [0], [1], 0, [0], 1),   # kernel too big
+        ([3, 7, 8], [5, 3, 3, 3], [1], [0], [1], 0, [0], 1),      # unbatched
+        ([2, 3, 7, 8], [5, 3, 3, 3], [0], [0], [1], 0, [0], 1),   # stride 0
+        ([2, 3, 7, 8], [5, 3, 3, 3], [1, 1, 1], [0], [1], 0, [0], 1),  # list length
+        ([2, 4, 7, 8], [6, 2, 3, 3], [1], [0], [1], 0, [0], 3),   # groups
+        ([1, 4, 5, 5], [4, 2, 3, 3], [2], [1], [1], 1, [2], 1),   # output_padding
+    ]
+    for dt in [torch.float32, torch.float64, torch.bfloat16, torch.float16, torch.int64,
+               torch.int32, torch.bool]:
+        for k, (xs, ws, st, pd, dl, tr, op, g) in enumerate(cases + bad):
+            x0, w0 = rand(xs, dt, -2, 2), rand(ws, dt, -1, 1)
+            oc = ws[1] * g if tr else ws[0]
+            for bias in (None, rand([oc], dt)):
+                lays = [("contig", x0, w0)]
+                if len(xs) == 4 and k < len(cases):
+                    lays.append(("channels_last", x0.contiguous(memory_format=torch.channels_last), w0))
+                    lays.append(("cl_weight", x0, w0.contiguous(memory_format=torch.channels_last)))
+                if len(xs) == 5 and k < len(cases):
+                    lays.append(("cl3d", x0.contiguous(memory_format=torch.channels_last_3d), w0))
+                if k < len(cases):
+                    lays.append(("sliced", next(t for n, t in layouts(x0) if n == "sliced"), w0))
+                for lay, x, w in lays:
+                    def ref(x=x, w=w, bias=bias, st=st, pd=pd, dl=dl, tr=tr, op=op, g=g):
+                        r = A.convolution(x, w, bias, st, pd, dl, bool(tr), op, g)
+                        return [r]
+                    case(f"{dt} #{k} x{xs} w{ws} s{st} p{pd} d{dl} t{tr} op{op} g{g} "
+                         f"bias={bias is not None} {lay}", "aoti_torch_cpu_convolution",
+                         [T(x), T(w), Opt(None if bias is None else T(bias)), st, pd, dl, tr, op,
+                          g, Ret()], ref,
+                         loose={torch.float32: (1e-4, 1e-4), torch.float64: (1e-9, 1e-9),
+                                torch.bfloat16: (3e-2, 3e-2), torch.float16: (4e-3, 4e-3)}.get(dt, True))
+                    if dt == torch.float32 and lay != "sliced" and len(xs) == 4:
+                        # the 2-d result's layout follows PyTorch's (channels-last or contiguous)
+                        res, hs = call("aoti_torch_cpu_convolution",
+                                       [T(x), T(w), Opt(None if bias is None else T(bias)), st, pd,
+                                        dl, tr, op, g, Ret()])
+                        if not isinstance(res, int):
+                            got, want = from_rt(res[0]), ref()[0]
+                            if got.numel() > 1 and got.stride() != want.stride():
+                                failures.append(f"convolution #{k} {lay}: strides {got.stride()}"
+                                                f" != {want.stride()}")
+                        for h in hs:
+                            if h:
+                                delete(h)
+
+
+FAMILIES = [mm_family, conv_family]
 for fam in FAMILIES:
     fam()
 
