@@ -515,6 +515,70 @@ void boxed_cpu_copy_(StableIValue* stack_, uint64_t num_args_, uint64_t num_outp
     shimrt_box_finish(&box_);
 }
 
+/* aten.cummax.default: cummax(Tensor self, int dim) -> (Tensor values, Tensor indices) */
+void boxed_cpu_cummax(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[2] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_NONE};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "cummax", stack_, num_args_, 2, num_outputs_, 2, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
+    int64_t dim = shimrt_box_int(&box_, 1);
+    AtenTensorHandle ret0 = NULL;
+    AtenTensorHandle ret1 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_cummax(self, dim, &ret0, &ret1));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_push_tensor(&box_, 1, ret1);
+    shimrt_box_finish(&box_);
+}
+
+/* aten.cummin.default: cummin(Tensor self, int dim) -> (Tensor values, Tensor indices) */
+void boxed_cpu_cummin(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[2] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_NONE};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "cummin", stack_, num_args_, 2, num_outputs_, 2, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
+    int64_t dim = shimrt_box_int(&box_, 1);
+    AtenTensorHandle ret0 = NULL;
+    AtenTensorHandle ret1 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_cummin(self, dim, &ret0, &ret1));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_push_tensor(&box_, 1, ret1);
+    shimrt_box_finish(&box_);
+}
+
+/* aten.cumprod.default: cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor */
+void boxed_cpu_cumprod(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[3] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_NONE, SHIMRT_KIND_OPT_CODE};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "cumprod", stack_, num_args_, 3, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
+    int64_t dim = shimrt_box_int(&box_, 1);
+    int32_t dtype_v_ = 0;
+    int32_t* dtype = shimrt_box_opt_code(&box_, 2, &dtype_v_);
+    AtenTensorHandle ret0 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_cumprod(self, dim, dtype, &ret0));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_finish(&box_);
+}
+
+/* aten.cumsum.default: cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor */
+void boxed_cpu_cumsum(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[3] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_NONE, SHIMRT_KIND_OPT_CODE};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "cumsum", stack_, num_args_, 3, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
+    int64_t dim = shimrt_box_int(&box_, 1);
+    int32_t dtype_v_ = 0;
+    int32_t* dtype = shimrt_box_opt_code(&box_, 2, &dtype_v_);
+    AtenTensorHandle ret0 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_cumsum(self, dim, dtype, &ret0));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_finish(&box_);
+}
+
 /* aten.div.Tensor: div.Tensor(Tensor self, Tensor other) -> Tensor */
 void boxed_cpu_div_Tensor(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
     static const unsigned char arg_kinds_[2] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR};
@@ -907,6 +971,24 @@ void boxed_cpu_is_pinned(StableIValue* stack_, uint64_t num_args_, uint64_t num_
     shimrt_box_finish(&box_);
 }
 
+/* aten.kthvalue.default: kthvalue(Tensor self, SymInt k, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices) */
+void boxed_cpu_kthvalue(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[4] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_NONE, SHIMRT_KIND_NONE, SHIMRT_KIND_NONE};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "kthvalue", stack_, num_args_, 4, num_outputs_, 2, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
+    int64_t k = shimrt_box_int(&box_, 1);
+    int64_t dim = shimrt_box_int(&box_, 2);
+    int32_t keepdim = shimrt_box_bool(&box_, 3);
+    AtenTensorHandle ret0 = NULL;
+    AtenTensorHandle ret1 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_kthvalue(self, k, dim, keepdim, &ret0, &ret1));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_push_tensor(&box_, 1, ret1);
+    shimrt_box_finish(&box_);
+}
+
 /* aten.layer_norm.default: layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05, bool cudnn_enable=True) -> Tensor */
 void boxed_cpu_layer_norm(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
     static const unsigned char arg_kinds_[6] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_INT_LIST, SHIMRT_KIND_OPT_TENSOR, SHIMRT_KIND_OPT_TENSOR, SHIMRT_KIND_NONE, SHIMRT_KIND_NONE};
@@ -985,6 +1067,20 @@ void boxed_cpu_log_softmax_int(StableIValue* stack_, uint64_t num_args_, uint64_
     shimrt_box_finish(&box_);
 }
 
+/* aten.logcumsumexp.default: logcumsumexp(Tensor self, int dim) -> Tensor */
+void boxed_cpu_logcumsumexp(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[2] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_NONE};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "logcumsumexp", stack_, num_args_, 2, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
+    int64_t dim = shimrt_box_int(&box_, 1);
+    AtenTensorHandle ret0 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_logcumsumexp(self, dim, &ret0));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_finish(&box_);
+}
+
 /* aten.lt.Scalar: lt.Scalar(Tensor self, Scalar other) -> Tensor */
 void boxed_cpu_lt_Scalar(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
     static const unsigned char arg_kinds_[2] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_SCALAR};
@@ -1058,6 +1154,19 @@ void boxed_cpu_mean_dim(StableIValue* stack_, uint64_t num_args_, uint64_t num_o
     int32_t* dtype = shimrt_box_opt_code(&box_, 3, &dtype_v_);
     AtenTensorHandle ret0 = NULL;
     SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_mean_dim(self, dim, dim_len_, keepdim, dtype, &ret0));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_finish(&box_);
+}
+
+/* aten.median.default: median(Tensor self) -> Tensor */
+void boxed_cpu_median(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[1] = {SHIMRT_KIND_TENSOR};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "median", stack_, num_args_, 1, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
+    AtenTensorHandle ret0 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_median(self, &ret0));
     shimrt_box_release_args(&box_);
     shimrt_box_push_tensor(&box_, 0, ret0);
     shimrt_box_finish(&box_);
@@ -1727,6 +1836,25 @@ void boxed_cpu_to_dtype_layout(StableIValue* stack_, uint64_t num_args_, uint64_
     shimrt_box_finish(&box_);
 }
 
+/* aten.topk.default: topk(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices) */
+void boxed_cpu_topk(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[5] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_NONE, SHIMRT_KIND_NONE, SHIMRT_KIND_NONE, SHIMRT_KIND_NONE};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "topk", stack_, num_args_, 5, num_outputs_, 2, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
+    int64_t k = shimrt_box_int(&box_, 1);
+    int64_t dim = shimrt_box_int(&box_, 2);
+    int32_t largest = shimrt_box_bool(&box_, 3);
+    int32_t sorted = shimrt_box_bool(&box_, 4);
+    AtenTensorHandle ret0 = NULL;
+    AtenTensorHandle ret1 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_topk(self, k, dim, largest, sorted, &ret0, &ret1));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_push_tensor(&box_, 1, ret1);
+    shimrt_box_finish(&box_);
+}
+
 /* aten.transpose.int: transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a) */
 void boxed_cpu_transpose_int(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
     static const unsigned char arg_kinds_[3] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_NONE, SHIMRT_KIND_NONE};
@@ -1838,7 +1966,7 @@ void boxed_cpu_zeros_like(StableIValue* stack_, uint64_t num_args_, uint64_t num
 }
 
 /* Every schema of namespace aten, in op-key order, with its tags. */
-static const shimrt_def_entry defs_aten[111] = {
+static const shimrt_def_entry defs_aten[119] = {
     {"_addmm_activation(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1, bool use_gelu=False) -> Tensor", 0},
     {"_foreach_mul.List(Tensor[] self, Tensor[] other) -> Tensor[]", 0},
     {"_foreach_mul_.List(Tensor(a!)[] self, Tensor[] other) -> ()", 0},
@@ -1870,6 +1998,10 @@ static const shimrt_def_entry defs_aten[111] = {
     {"contiguous(Tensor(a) self, *, MemoryFormat memory_format=contiguous_format) -> Tensor(a)", 0},
     {"convolution(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups) -> Tensor", SHIMRT_TAG_BIT(CORE)},
     {"copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)", 0},
+    {"cummax(Tensor self, int dim) -> (Tensor values, Tensor indices)", 0},
+    {"cummin(Tensor self, int dim) -> (Tensor values, Tensor indices)", 0},
+    {"cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor", 0},
+    {"cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor", SHIMRT_TAG_BIT(CORE)},
     {"div.Tensor(Tensor self, Tensor other) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
     {"divide.Tensor(Tensor self, Tensor other) -> Tensor", 0},
     {"embedding(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor", SHIMRT_TAG_BIT(CORE)},
@@ -1894,16 +2026,19 @@ static const shimrt_def_entry defs_aten[111] = {
     {"index_select.out(Tensor self, int dim, Tensor index, *, Tensor(a!) out) -> Tensor(a!)", 0},
     {"is_leaf(Tensor self) -> bool", 0},
     {"is_pinned(Tensor self, Device? device=None) -> bool", 0},
+    {"kthvalue(Tensor self, SymInt k, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)", 0},
     {"layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05, bool cudnn_enable=True) -> Tensor", 0},
     {"le.Scalar(Tensor self, Scalar other) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
     {"le.Tensor(Tensor self, Tensor other) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
     {"log(Tensor self) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
     {"log_softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor", 0},
+    {"logcumsumexp(Tensor self, int dim) -> Tensor", 0},
     {"lt.Scalar(Tensor self, Scalar other) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
     {"lt.Tensor(Tensor self, Tensor other) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
     {"matmul(Tensor self, Tensor other) -> Tensor", 0},
     {"max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)", SHIMRT_TAG_BIT(CORE)},
     {"mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor", SHIMRT_TAG_BIT(CORE)},
+    {"median(Tensor self) -> Tensor", 0},
     {"mm(Tensor self, Tensor mat2) -> Tensor", SHIMRT_TAG_BIT(CORE)},
     {"mm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!)", 0},
     {"mul.Tensor(Tensor self, Tensor other) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
@@ -1943,6 +2078,7 @@ static const shimrt_def_entry defs_aten[111] = {
     {"tanh(Tensor self) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
     {"to.dtype(Tensor(a) self, ScalarType dtype, bool non_blocking=False, bool copy=False, MemoryFormat? memory_format=None) -> Tensor(a)", 0},
     {"to.dtype_layout(Tensor(a) self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool non_blocking=False, bool copy=False, MemoryFormat? memory_format=None) -> Tensor(a)", 0},
+    {"topk(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices)", SHIMRT_TAG_BIT(CORE)},
     {"transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)", 0},
     {"unsqueeze(Tensor(a) self, int dim) -> Tensor(a)", SHIMRT_TAG_BIT(CORE)},
     {"view(Tensor(a) self, SymInt[] size) -> Tensor(a)", SHIMRT_TAG_BIT(CORE)},
@@ -1953,7 +2089,7 @@ static const shimrt_def_entry defs_aten[111] = {
 };
 
 /* Every boxed kernel of namespace aten for the cpu backend. */
-static const shimrt_impl_entry impls_aten_cpu[111] = {
+static const shimrt_impl_entry impls_aten_cpu[119] = {
     {"_addmm_activation", boxed_cpu__addmm_activation},
     {"_foreach_mul.List", boxed_cpu__foreach_mul_List},
     {"_foreach_mul_.List", boxed_cpu__foreach_mul__List},
@@ -1985,6 +2121,10 @@ static const shimrt_impl_entry impls_aten_cpu[111] = {
     {"contiguous", boxed_cpu_contiguous},
     {"convolution", boxed_cpu_convolution},
     {"copy_", boxed_cpu_copy_},
+    {"cummax", boxed_cpu_cummax},
+    {"cummin", boxed_cpu_cummin},
+    {"cumprod", boxed_cpu_cumprod},
+    {"cumsum", boxed_cpu_cumsum},
     {"div.Tensor", boxed_cpu_div_Tensor},
     {"divide.Tensor", boxed_cpu_divide_Tensor},
     {"embedding", boxed_cpu_embedding},
@@ -2009,16 +2149,19 @@ static const shimrt_impl_entry impls_aten_cpu[111] = {
     {"index_select.out", boxed_cpu_index_select_out},
     {"is_leaf", boxed_cpu_is_leaf},
     {"is_pinned", boxed_cpu_is_pinned},
+    {"kthvalue", boxed_cpu_kthvalue},
     {"layer_norm", boxed_cpu_layer_norm},
     {"le.Scalar", boxed_cpu_le_Scalar},
     {"le.Tensor", boxed_cpu_le_Tensor},
     {"log", boxed_cpu_log},
     {"log_softmax.int", boxed_cpu_log_softmax_int},
+    {"logcumsumexp", boxed_cpu_logcumsumexp},
     {"lt.Scalar", boxed_cpu_lt_Scalar},
     {"lt.Tensor", boxed_cpu_lt_Tensor},
     {"matmul", boxed_cpu_matmul},
     {"max.dim", boxed_cpu_max_dim},
     {"mean.dim", boxed_cpu_mean_dim},
+    {"median", boxed_cpu_median},
     {"mm", boxed_cpu_mm},
     {"mm.out", boxed_cpu_mm_out},
     {"mul.Tensor", boxed_cpu_mul_Tensor},
@@ -2058,6 +2201,7 @@ static const shimrt_impl_entry impls_aten_cpu[111] = {
     {"tanh", boxed_cpu_tanh},
     {"to.dtype", boxed_cpu_to_dtype},
     {"to.dtype_layout", boxed_cpu_to_dtype_layout},
+    {"topk", boxed_cpu_topk},
     {"transpose.int", boxed_cpu_transpose_int},
     {"unsqueeze", boxed_cpu_unsqueeze},
     {"view", boxed_cpu_view},
@@ -2068,5 +2212,5 @@ static const shimrt_impl_entry impls_aten_cpu[111] = {
 };
 
 AOTITorchError shimgen_register_aten_cpu(TorchLibraryHandle* ret_def, TorchLibraryHandle* ret_impl) {
-    return shimrt_register_ops("aten", "CPU", __FILE__, __LINE__, defs_aten, 111, impls_aten_cpu, 111, ret_def, ret_impl);
+    return shimrt_register_ops("aten", "CPU", __FILE__, __LINE__, defs_aten, 119, impls_aten_cpu, 119, ret_def, ret_impl);
 }

@@ -291,6 +291,40 @@ AOTITorchError aoti_torch_cpu_copy_(AtenTensorHandle self, AtenTensorHandle src,
     return shimrt_cpu_copy_(self, src, non_blocking);
 }
 
+/* aten.cummax.default: cummax(Tensor self, int dim) -> (Tensor values, Tensor indices)
+ * kernel: shimrt_cpu_cummax (CPU) */
+AOTITorchError aoti_torch_cpu_cummax(AtenTensorHandle self, int64_t dim, AtenTensorHandle* ret0, AtenTensorHandle* ret1) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_RET(ret0);
+    SHIMRT_ARG_RET(ret1);
+    return shimrt_cpu_cummax(self, dim, ret0, ret1);
+}
+
+/* aten.cummin.default: cummin(Tensor self, int dim) -> (Tensor values, Tensor indices)
+ * kernel: shimrt_cpu_cummin (CPU) */
+AOTITorchError aoti_torch_cpu_cummin(AtenTensorHandle self, int64_t dim, AtenTensorHandle* ret0, AtenTensorHandle* ret1) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_RET(ret0);
+    SHIMRT_ARG_RET(ret1);
+    return shimrt_cpu_cummin(self, dim, ret0, ret1);
+}
+
+/* aten.cumprod.default: cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor
+ * kernel: shimrt_cpu_cumprod (CPU) */
+AOTITorchError aoti_torch_cpu_cumprod(AtenTensorHandle self, int64_t dim, int32_t* dtype, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu_cumprod(self, dim, dtype, ret0);
+}
+
+/* aten.cumsum.default: cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor
+ * kernel: shimrt_cpu_cumsum (CPU) */
+AOTITorchError aoti_torch_cpu_cumsum(AtenTensorHandle self, int64_t dim, int32_t* dtype, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu_cumsum(self, dim, dtype, ret0);
+}
+
 /* aten.div.Tensor: div.Tensor(Tensor self, Tensor other) -> Tensor
  * kernel: shimrt_cpu_div_tensor (CPU) */
 AOTITorchError aoti_torch_cpu_div_Tensor(AtenTensorHandle self, AtenTensorHandle other, AtenTensorHandle* ret0) {
@@ -493,6 +527,15 @@ AOTITorchError aoti_torch_cpu_is_pinned(AtenTensorHandle self, int32_t* device, 
     return shimrt_is_pinned(self, device, device_index_, ret0);
 }
 
+/* aten.kthvalue.default: kthvalue(Tensor self, SymInt k, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)
+ * kernel: shimrt_cpu_kthvalue (CPU) */
+AOTITorchError aoti_torch_cpu_kthvalue(AtenTensorHandle self, int64_t k, int64_t dim, int32_t keepdim, AtenTensorHandle* ret0, AtenTensorHandle* ret1) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_RET(ret0);
+    SHIMRT_ARG_RET(ret1);
+    return shimrt_cpu_kthvalue(self, k, dim, keepdim, ret0, ret1);
+}
+
 /* aten.layer_norm.default: layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05, bool cudnn_enable=True) -> Tensor
  * kernel: shimrt_layer_norm (CompositeImplicitAutograd) */
 AOTITorchError aoti_torch_cpu_layer_norm(AtenTensorHandle input, const int64_t* normalized_shape, int64_t normalized_shape_len_, AtenTensorHandle* weight, AtenTensorHandle* bias, double eps, int32_t cudnn_enable, AtenTensorHandle* ret0) {
@@ -537,6 +580,14 @@ AOTITorchError aoti_torch_cpu_log_softmax_int(AtenTensorHandle self, int64_t dim
     return shimrt_cpu_log_softmax_int(self, dim, dtype, ret0);
 }
 
+/* aten.logcumsumexp.default: logcumsumexp(Tensor self, int dim) -> Tensor
+ * kernel: shimrt_cpu_logcumsumexp (CPU) */
+AOTITorchError aoti_torch_cpu_logcumsumexp(AtenTensorHandle self, int64_t dim, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu_logcumsumexp(self, dim, ret0);
+}
+
 /* aten.lt.Scalar: lt.Scalar(Tensor self, Scalar other) -> Tensor
  * kernel: shimrt_cpu_lt_scalar (CPU) */
 AOTITorchError aoti_torch_cpu_lt_Scalar(AtenTensorHandle self, double other, AtenTensorHandle* ret0) {
@@ -579,6 +630,14 @@ AOTITorchError aoti_torch_cpu_mean_dim(AtenTensorHandle self, const int64_t** di
     SHIMRT_ARG_OPT_LIST(dim);
     SHIMRT_ARG_RET(ret0);
     return shimrt_cpu_mean_dim(self, SHIMRT_OPT_LIST(dim), SHIMRT_OPT_LIST_LEN(dim), keepdim, dtype, ret0);
+}
+
+/* aten.median.default: median(Tensor self) -> Tensor
+ * kernel: shimrt_cpu_median (CPU) */
+AOTITorchError aoti_torch_cpu_median(AtenTensorHandle self, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu_median(self, ret0);
 }
 
 /* aten.mm.default: mm(Tensor self, Tensor mat2) -> Tensor
@@ -928,6 +987,15 @@ AOTITorchError aoti_torch_cpu_to_dtype_layout(AtenTensorHandle self, int32_t* dt
     SHIMRT_ARG_TENSOR(self);
     SHIMRT_ARG_RET(ret0);
     return shimrt_to_dtype_layout(self, dtype, layout, device, device_index_, pin_memory, non_blocking, copy, memory_format, ret0);
+}
+
+/* aten.topk.default: topk(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices)
+ * kernel: shimrt_cpu_topk (CPU) */
+AOTITorchError aoti_torch_cpu_topk(AtenTensorHandle self, int64_t k, int64_t dim, int32_t largest, int32_t sorted, AtenTensorHandle* ret0, AtenTensorHandle* ret1) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_RET(ret0);
+    SHIMRT_ARG_RET(ret1);
+    return shimrt_cpu_topk(self, k, dim, largest, sorted, ret0, ret1);
 }
 
 /* aten.transpose.int: transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)

@@ -76,6 +76,14 @@ AOTITorchError shimrt_cpu_contiguous(AtenTensorHandle self, int32_t memory_forma
 AOTITorchError shimrt_cpu_convolution(AtenTensorHandle input, AtenTensorHandle weight, AtenTensorHandle bias, const int64_t* stride, int64_t stride_len_, const int64_t* padding, int64_t padding_len_, const int64_t* dilation, int64_t dilation_len_, int32_t transposed, const int64_t* output_padding, int64_t output_padding_len_, int64_t groups, AtenTensorHandle* ret0);
 /* aten.copy_.default: copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!) (CPU) */
 AOTITorchError shimrt_cpu_copy_(AtenTensorHandle self, AtenTensorHandle src, int32_t non_blocking);
+/* aten.cummax.default: cummax(Tensor self, int dim) -> (Tensor values, Tensor indices) (CPU) */
+AOTITorchError shimrt_cpu_cummax(AtenTensorHandle self, int64_t dim, AtenTensorHandle* ret0, AtenTensorHandle* ret1);
+/* aten.cummin.default: cummin(Tensor self, int dim) -> (Tensor values, Tensor indices) (CPU) */
+AOTITorchError shimrt_cpu_cummin(AtenTensorHandle self, int64_t dim, AtenTensorHandle* ret0, AtenTensorHandle* ret1);
+/* aten.cumprod.default: cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor (CPU) */
+AOTITorchError shimrt_cpu_cumprod(AtenTensorHandle self, int64_t dim, int32_t* dtype, AtenTensorHandle* ret0);
+/* aten.cumsum.default: cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor (CPU) */
+AOTITorchError shimrt_cpu_cumsum(AtenTensorHandle self, int64_t dim, int32_t* dtype, AtenTensorHandle* ret0);
 /* aten.div.Tensor: div.Tensor(Tensor self, Tensor other) -> Tensor (CPU) */
 AOTITorchError shimrt_cpu_div_tensor(AtenTensorHandle self, AtenTensorHandle other, AtenTensorHandle* ret0);
 /* aten.divide.Tensor: divide.Tensor(Tensor self, Tensor other) -> Tensor (CPU) */
@@ -110,6 +118,8 @@ AOTITorchError shimrt_cpu_gt_tensor(AtenTensorHandle self, AtenTensorHandle othe
 AOTITorchError shimrt_cpu_index_select(AtenTensorHandle self, int64_t dim, AtenTensorHandle index, AtenTensorHandle* ret0);
 /* aten.index_select.out: index_select.out(Tensor self, int dim, Tensor index, *, Tensor(a!) out) -> Tensor(a!) (CPU) */
 AOTITorchError shimrt_cpu_index_select_out(AtenTensorHandle out, AtenTensorHandle self, int64_t dim, AtenTensorHandle index);
+/* aten.kthvalue.default: kthvalue(Tensor self, SymInt k, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices) (CPU) */
+AOTITorchError shimrt_cpu_kthvalue(AtenTensorHandle self, int64_t k, int64_t dim, int32_t keepdim, AtenTensorHandle* ret0, AtenTensorHandle* ret1);
 /* aten.le.Scalar: le.Scalar(Tensor self, Scalar other) -> Tensor (CPU) */
 AOTITorchError shimrt_cpu_le_scalar(AtenTensorHandle self, double other, AtenTensorHandle* ret0);
 /* aten.le.Tensor: le.Tensor(Tensor self, Tensor other) -> Tensor (CPU) */
@@ -118,6 +128,8 @@ AOTITorchError shimrt_cpu_le_tensor(AtenTensorHandle self, AtenTensorHandle othe
 AOTITorchError shimrt_cpu_log(AtenTensorHandle self, AtenTensorHandle* ret0);
 /* aten.log_softmax.int: log_softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor (CPU) */
 AOTITorchError shimrt_cpu_log_softmax_int(AtenTensorHandle self, int64_t dim, int32_t* dtype, AtenTensorHandle* ret0);
+/* aten.logcumsumexp.default: logcumsumexp(Tensor self, int dim) -> Tensor (CPU) */
+AOTITorchError shimrt_cpu_logcumsumexp(AtenTensorHandle self, int64_t dim, AtenTensorHandle* ret0);
 /* aten.lt.Scalar: lt.Scalar(Tensor self, Scalar other) -> Tensor (CPU) */
 AOTITorchError shimrt_cpu_lt_scalar(AtenTensorHandle self, double other, AtenTensorHandle* ret0);
 /* aten.lt.Tensor: lt.Tensor(Tensor self, Tensor other) -> Tensor (CPU) */
@@ -128,6 +140,8 @@ AOTITorchError shimrt_cpu_matmul(AtenTensorHandle self, AtenTensorHandle other, 
 AOTITorchError shimrt_cpu_max_dim(AtenTensorHandle self, int64_t dim, int32_t keepdim, AtenTensorHandle* ret0, AtenTensorHandle* ret1);
 /* aten.mean.dim: mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor (CPU) */
 AOTITorchError shimrt_cpu_mean_dim(AtenTensorHandle self, const int64_t* dim, int64_t dim_len_, int32_t keepdim, int32_t* dtype, AtenTensorHandle* ret0);
+/* aten.median.default: median(Tensor self) -> Tensor (CPU) */
+AOTITorchError shimrt_cpu_median(AtenTensorHandle self, AtenTensorHandle* ret0);
 /* aten.mm.default: mm(Tensor self, Tensor mat2) -> Tensor (CPU) */
 AOTITorchError shimrt_cpu_mm(AtenTensorHandle self, AtenTensorHandle mat2, AtenTensorHandle* ret0);
 /* aten.mm.out: mm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!) (CPU) */
@@ -188,6 +202,8 @@ AOTITorchError shimrt_cpu_sum_dim_intlist(AtenTensorHandle self, const int64_t* 
 AOTITorchError shimrt_cpu_tanh(AtenTensorHandle self, AtenTensorHandle* ret0);
 /* aten.to.dtype: to.dtype(Tensor(a) self, ScalarType dtype, bool non_blocking=False, bool copy=False, MemoryFormat? memory_format=None) -> Tensor(a) (CPU) */
 AOTITorchError shimrt_cpu_to_dtype(AtenTensorHandle self, int32_t dtype, int32_t non_blocking, int32_t copy, int32_t* memory_format, AtenTensorHandle* ret0);
+/* aten.topk.default: topk(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices) (CPU) */
+AOTITorchError shimrt_cpu_topk(AtenTensorHandle self, int64_t k, int64_t dim, int32_t largest, int32_t sorted, AtenTensorHandle* ret0, AtenTensorHandle* ret1);
 /* aten.where.self: where.self(Tensor condition, Tensor self, Tensor other) -> Tensor (CPU) */
 AOTITorchError shimrt_cpu_where_self(AtenTensorHandle condition, AtenTensorHandle self, AtenTensorHandle other, AtenTensorHandle* ret0);
 /* aten.zero_.default: zero_(Tensor(a!) self) -> Tensor(a!) (CPU) */

@@ -468,7 +468,81 @@ def conv_family():
                                 delete(h)
 
 
-FAMILIES = [mm_family, conv_family]
+def distinct(shape, dt):
+    """Values without ties (a permutation), in dt's exact range."""
+    n = 1
+    for x in shape:
+        n *= x
+    v = torch.randperm(max(n, 1))[:n].reshape(shape)
+    if dt == torch.bool:
+        return v % 2 == 0
+    if dt in (torch.uint8, torch.int8):
+        v = v % 100
+    return (v - n // 3).to(dt) if dt != torch.uint8 else v.to(dt)
+
+
+def line_family():
+    shapes = [([5, 7], 1), ([5, 7], 0), ([3, 4, 6], -2), ([9], 0), ([], 0), ([4, 0], 1),
+              ([0, 3], 0), ([2, 3, 1], 2)]
+    for dt in [torch.float32, torch.float64, torch.bfloat16, torch.float16, torch.int64,
+               torch.int32, torch.int8, torch.uint8, torch.bool]:
+        for shape, dim in shapes:
+            base = distinct(shape, dt) if dt != torch.bool else rand(shape, dt)
+            for lay, x in layouts(base):
+                tag = f"{dt} {shape} dim={dim} {lay}"
+                n = x.shape[dim] if x.dim() else 1
+                for k in sorted({0, 1, n // 2, n, n + 1}):
+                    for largest in (1, 0):
+                        if not shape and k == 0:  # PyTorch leaves that result unwritten
+                            continue
+                        # bool has ties: compare values only
+                        case(f"{tag} k={k} largest={largest}", "aoti_torch_cpu_topk",
+                             [T(x), k, dim, largest, 1, Ret(), Ret()],
+                             lambda x=x, k=k, largest=largest: A.topk(x, k, dim, bool(largest)),
+                             check=(lambda r: r == 0) if dt == torch.bool else None)
+                    if dt != torch.bool:
+                        for keep in (0, 1):
+                            case(f"{tag} k={k} keepdim={keep}", "aoti_torch_cpu_kthvalue",
+                                 [T(x), k, dim, keep, Ret(), Ret()],
+                                 lambda x=x, k=k, keep=keep: A.kthvalue(x, k, dim, bool(keep)))
+                case(tag, "aoti_torch_cpu_median", [T(x), Ret()], lambda x=x: A.median(x))
+                for odt in (None, torch.float64, torch.int64, torch.float16):
+                    code = None if odt is None else DT[odt]
+                    for name, ref in (("cumsum", A.cumsum), ("cumprod", A.cumprod)):
+                        xx = x if name == "cumsum" or dt == torch.bool else (
+                            rand(x.shape, dt, -2, 2) if x.numel() else x)
+                        case(f"{tag} dtype={odt}", f"aoti_torch_cpu_{name}",
+                             [T(xx), dim, Opt(code), Ret()],
+                             lambda xx=xx, ref=ref, odt=odt: ref(xx, dim, dtype=odt), loose=True)
+                y = rand(x.shape, dt, -3, 3)  # ties on purpose
+                for name, ref in (("cummax", A.cummax), ("cummin", A.cummin)):
+                    case(tag, f"aoti_torch_cpu_{name}", [T(y), dim, Ret(), Ret()],
+                         lambda y=y, ref=ref: ref(y, dim))
+                case(tag, "aoti_torch_cpu_logcumsumexp", [T(x), dim, Ret()],
+                     lambda x=x: A.logcumsumexp(x, dim), loose=True)
+        # bad dims
+        x = rand([3, 4], dt)
+        case(f"{dt} dim 2", "aoti_torch_cpu_topk", [T(x), 1, 2, 1, 1, Ret(), Ret()],
+             lambda x=x: A.topk(x, 1, 2))
+        case(f"{dt} dim -3", "aoti_torch_cpu_cumsum", [T(x), -3, Opt(None), Ret()],
+             lambda x=x: A.cumsum(x, -3))
+        case(f"{dt} k=0", "aoti_torch_cpu_kthvalue", [T(x), 0, 1, 0, Ret(), Ret()],
+             lambda x=x: A.kthvalue(x, 0, 1))
+    # NaN: ordered above every number
+    x = torch.tensor([[1.0, float("nan"), 3.0, -1.0], [float("nan"), 2.0, float("nan"), 0.0]])
+    for largest in (1, 0):
+        case(f"nan largest={largest}", "aoti_torch_cpu_topk", [T(x), 2, 1, largest, 1, Ret(), Ret()],
+             lambda largest=largest: A.topk(x, 2, 1, bool(largest)))
+    case("nan", "aoti_torch_cpu_median", [T(x), Ret()], lambda: A.median(x))
+    case("nan k=3", "aoti_torch_cpu_kthvalue", [T(x[:1]), 3, 1, 0, Ret(), Ret()],
+         lambda: A.kthvalue(x[:1], 3, 1))
+    for name, ref in (("cummax", A.cummax), ("cummin", A.cummin)):
+        case("nan", f"aoti_torch_cpu_{name}", [T(x), 1, Ret(), Ret()], lambda ref=ref: ref(x, 1))
+    inf = torch.tensor([float("-inf"), float("-inf"), 1.0, float("inf"), 2.0])
+    case("inf", "aoti_torch_cpu_logcumsumexp", [T(inf), 0, Ret()], lambda: A.logcumsumexp(inf, 0))
+
+
+FAMILIES = [mm_family, conv_family, line_family]
 for fam in FAMILIES:
     fam()
 
