@@ -78,6 +78,29 @@ void boxed_cpu__int_mm_out(StableIValue* stack_, uint64_t num_args_, uint64_t nu
     shimrt_box_finish(&box_);
 }
 
+/* aten._scaled_dot_product_flash_attention_for_cpu.default: _scaled_dot_product_flash_attention_for_cpu(Tensor query, Tensor key, Tensor value, float dropout_p=0.0, bool is_causal=False, *, Tensor? attn_mask=None, float? scale=None) -> (Tensor output, Tensor logsumexp) */
+void boxed_cpu__scaled_dot_product_flash_attention_for_cpu(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[7] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_NONE, SHIMRT_KIND_NONE, SHIMRT_KIND_OPT_TENSOR, SHIMRT_KIND_OPT_FLOAT};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "_scaled_dot_product_flash_attention_for_cpu", stack_, num_args_, 7, num_outputs_, 2, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle query = shimrt_box_tensor(&box_, 0);
+    AtenTensorHandle key = shimrt_box_tensor(&box_, 1);
+    AtenTensorHandle value = shimrt_box_tensor(&box_, 2);
+    double dropout_p = shimrt_box_float(&box_, 3);
+    int32_t is_causal = shimrt_box_bool(&box_, 4);
+    AtenTensorHandle attn_mask_v_ = NULL;
+    AtenTensorHandle* attn_mask = shimrt_box_opt_tensor(&box_, 5, &attn_mask_v_);
+    double scale_v_ = 0;
+    double* scale = shimrt_box_opt_float(&box_, 6, &scale_v_);
+    AtenTensorHandle ret0 = NULL;
+    AtenTensorHandle ret1 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu__scaled_dot_product_flash_attention_for_cpu(query, key, value, dropout_p, is_causal, attn_mask, scale, &ret0, &ret1));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_push_tensor(&box_, 1, ret1);
+    shimrt_box_finish(&box_);
+}
+
 /* aten.abs.default: abs(Tensor self) -> Tensor */
 void boxed_cpu_abs(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
     static const unsigned char arg_kinds_[1] = {SHIMRT_KIND_TENSOR};
@@ -1966,11 +1989,12 @@ void boxed_cpu_zeros_like(StableIValue* stack_, uint64_t num_args_, uint64_t num
 }
 
 /* Every schema of namespace aten, in op-key order, with its tags. */
-static const shimrt_def_entry defs_aten[119] = {
+static const shimrt_def_entry defs_aten[120] = {
     {"_addmm_activation(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1, bool use_gelu=False) -> Tensor", 0},
     {"_foreach_mul.List(Tensor[] self, Tensor[] other) -> Tensor[]", 0},
     {"_foreach_mul_.List(Tensor(a!)[] self, Tensor[] other) -> ()", 0},
     {"_int_mm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!)", 0},
+    {"_scaled_dot_product_flash_attention_for_cpu(Tensor query, Tensor key, Tensor value, float dropout_p=0.0, bool is_causal=False, *, Tensor? attn_mask=None, float? scale=None) -> (Tensor output, Tensor logsumexp)", SHIMRT_TAG_BIT(NONDETERMINISTIC_SEEDED)},
     {"abs(Tensor self) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
     {"add.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
     {"add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
@@ -2089,11 +2113,12 @@ static const shimrt_def_entry defs_aten[119] = {
 };
 
 /* Every boxed kernel of namespace aten for the cpu backend. */
-static const shimrt_impl_entry impls_aten_cpu[119] = {
+static const shimrt_impl_entry impls_aten_cpu[120] = {
     {"_addmm_activation", boxed_cpu__addmm_activation},
     {"_foreach_mul.List", boxed_cpu__foreach_mul_List},
     {"_foreach_mul_.List", boxed_cpu__foreach_mul__List},
     {"_int_mm.out", boxed_cpu__int_mm_out},
+    {"_scaled_dot_product_flash_attention_for_cpu", boxed_cpu__scaled_dot_product_flash_attention_for_cpu},
     {"abs", boxed_cpu_abs},
     {"add.Scalar", boxed_cpu_add_Scalar},
     {"add.Tensor", boxed_cpu_add_Tensor},
@@ -2212,5 +2237,5 @@ static const shimrt_impl_entry impls_aten_cpu[119] = {
 };
 
 AOTITorchError shimgen_register_aten_cpu(TorchLibraryHandle* ret_def, TorchLibraryHandle* ret_impl) {
-    return shimrt_register_ops("aten", "CPU", __FILE__, __LINE__, defs_aten, 119, impls_aten_cpu, 119, ret_def, ret_impl);
+    return shimrt_register_ops("aten", "CPU", __FILE__, __LINE__, defs_aten, 120, impls_aten_cpu, 120, ret_def, ret_impl);
 }

@@ -53,6 +53,18 @@ AOTITorchError aoti_torch_cpu__int_mm_out(AtenTensorHandle out, AtenTensorHandle
     return shimrt_cpu__int_mm_out(out, self, mat2);
 }
 
+/* aten._scaled_dot_product_flash_attention_for_cpu.default: _scaled_dot_product_flash_attention_for_cpu(Tensor query, Tensor key, Tensor value, float dropout_p=0.0, bool is_causal=False, *, Tensor? attn_mask=None, float? scale=None) -> (Tensor output, Tensor logsumexp)
+ * kernel: shimrt_cpu__scaled_dot_product_flash_attention_for_cpu (CPU) */
+AOTITorchError aoti_torch_cpu__scaled_dot_product_flash_attention_for_cpu(AtenTensorHandle query, AtenTensorHandle key, AtenTensorHandle value, double dropout_p, int32_t is_causal, AtenTensorHandle* attn_mask, double* scale, AtenTensorHandle* ret0, AtenTensorHandle* ret1) {
+    SHIMRT_ARG_TENSOR(query);
+    SHIMRT_ARG_TENSOR(key);
+    SHIMRT_ARG_TENSOR(value);
+    SHIMRT_ARG_OPT_TENSOR(attn_mask);
+    SHIMRT_ARG_RET(ret0);
+    SHIMRT_ARG_RET(ret1);
+    return shimrt_cpu__scaled_dot_product_flash_attention_for_cpu(query, key, value, dropout_p, is_causal, SHIMRT_OPT_TENSOR(attn_mask), scale, ret0, ret1);
+}
+
 /* aten.abs.default: abs(Tensor self) -> Tensor
  * kernel: shimrt_cpu_abs (CPU) */
 AOTITorchError aoti_torch_cpu_abs(AtenTensorHandle self, AtenTensorHandle* ret0) {

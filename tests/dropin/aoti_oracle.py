@@ -542,7 +542,55 @@ def line_family():
     case("inf", "aoti_torch_cpu_logcumsumexp", [T(inf), 0, Ret()], lambda: A.logcumsumexp(inf, 0))
 
 
-FAMILIES = [mm_family, conv_family, line_family]
+def sdpa_family():
+    name = "aoti_torch_cpu__scaled_dot_product_flash_attention_for_cpu"
+    tol = {torch.float32: (1e-4, 1e-4), torch.float64: (1e-9, 1e-9),
+           torch.bfloat16: (3e-2, 3e-2), torch.float16: (4e-3, 4e-3)}
+    for dt in [torch.float32, torch.float64, torch.bfloat16, torch.float16]:
+        for (b, hq, hk, l, s, e) in [(2, 3, 3, 5, 6, 4), (1, 4, 2, 7, 7, 8), (1, 1, 1, 1, 1, 1),
+                                     (2, 2, 2, 6, 3, 5), (1, 2, 2, 3, 9, 16)]:
+            # (empty batches or sequences: PyTorch 2.15's kernel dies of SIGFPE on them)
+            q0, k0, v0 = rand([b, hq, l, e], dt, -2, 2), rand([b, hk, s, e], dt, -2, 2), \
+                rand([b, hk, s, e], dt, -2, 2)
+            masks = [None, rand([l, s], dt, -1, 1), rand([b, 1, l, s], dt, -1, 1)]
+            if l and s:
+                mm = torch.zeros(l, s, dtype=dt)
+                mm[0] = float("-inf")  # a fully masked row
+                masks.append(mm)
+            for lay, q in layouts(q0):
+                # a (B, L, H, E) buffer viewed as (B, H, L, E), as models make them
+                kt = k0.transpose(1, 2).contiguous().transpose(1, 2)
+                for causal in (0, 1):
+                    for mi, mask in enumerate(masks):
+                        for sc in (None, 0.3):
+                            case(f"{dt} b{b} h{hq}/{hk} l{l} s{s} e{e} q {lay} causal={causal} "
+                                 f"mask#{mi} scale={sc}", name,
+                                 [T(q), T(kt), T(v0), 0.0, causal,
+                                  Opt(None if mask is None else T(mask)), Opt(sc), Ret(), Ret()],
+                                 # PyTorch's kernel reads q as if its last dim were dense
+                                 # (its front end makes it so; a transposed q gives garbage
+                                 # there): the reference gets a dense copy
+                                 lambda q=q, kt=kt, v0=v0, causal=causal, mask=mask, sc=sc:
+                                 A._scaled_dot_product_flash_attention_for_cpu(
+                                     q.contiguous(), kt, v0, 0.0, bool(causal), attn_mask=mask,
+                                     scale=sc),
+                                 loose=tol[dt])
+        q, k = rand([1, 2, 3, 4], dt), rand([1, 2, 5, 4], dt)
+        case(f"{dt} dropout", name, [T(q), T(k), T(k), 0.5, 0, Opt(None), Opt(None), Ret(), Ret()],
+             lambda: A._scaled_dot_product_flash_attention_for_cpu(q, k, k, 0.5))
+        case(f"{dt} bool mask", name, [T(q), T(k), T(k), 0.0, 0, Opt(T(torch.ones(3, 5) > 0)),
+                                       Opt(None), Ret(), Ret()],
+             lambda: A._scaled_dot_product_flash_attention_for_cpu(
+                 q, k, k, attn_mask=torch.ones(3, 5) > 0))
+        case(f"{dt} 3-d", name, [T(q[0]), T(k[0]), T(k[0]), 0.0, 0, Opt(None), Opt(None), Ret(),
+                                 Ret()],
+             lambda: A._scaled_dot_product_flash_attention_for_cpu(q[0], k[0], k[0]))
+        case(f"{dt} head size", name, [T(q), T(k[..., :3]), T(k[..., :3]), 0.0, 0, Opt(None),
+                                       Opt(None), Ret(), Ret()],
+             lambda: A._scaled_dot_product_flash_attention_for_cpu(q, k[..., :3], k[..., :3]))
+
+
+FAMILIES = [mm_family, conv_family, line_family, sdpa_family]
 for fam in FAMILIES:
     fam()
 
