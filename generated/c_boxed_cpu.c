@@ -14,6 +14,21 @@
 #include "c_boxed_cpu.h"
 #include "c_shim_cpu.h"
 
+/* aten._adaptive_avg_pool2d.default: _adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor */
+void boxed_cpu__adaptive_avg_pool2d(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[2] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_INT_LIST};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "_adaptive_avg_pool2d", stack_, num_args_, 2, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
+    int64_t output_size_len_ = 0;
+    const int64_t* output_size = shimrt_box_int_list(&box_, 1, &output_size_len_);
+    AtenTensorHandle ret0 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu__adaptive_avg_pool2d(self, output_size, output_size_len_, &ret0));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_finish(&box_);
+}
+
 /* aten._addmm_activation.default: _addmm_activation(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1, bool use_gelu=False) -> Tensor */
 void boxed_cpu__addmm_activation(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
     static const unsigned char arg_kinds_[6] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_SCALAR, SHIMRT_KIND_SCALAR, SHIMRT_KIND_NONE};
@@ -312,6 +327,29 @@ void boxed_cpu_argmax(StableIValue* stack_, uint64_t num_args_, uint64_t num_out
     int32_t keepdim = shimrt_box_bool(&box_, 2);
     AtenTensorHandle ret0 = NULL;
     SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_argmax(self, dim, keepdim, &ret0));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_finish(&box_);
+}
+
+/* aten.avg_pool2d.default: avg_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor */
+void boxed_cpu_avg_pool2d(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[7] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_INT_LIST, SHIMRT_KIND_INT_LIST, SHIMRT_KIND_INT_LIST, SHIMRT_KIND_NONE, SHIMRT_KIND_NONE, SHIMRT_KIND_OPT_INT};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "avg_pool2d", stack_, num_args_, 7, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
+    int64_t kernel_size_len_ = 0;
+    const int64_t* kernel_size = shimrt_box_int_list(&box_, 1, &kernel_size_len_);
+    int64_t stride_len_ = 0;
+    const int64_t* stride = shimrt_box_int_list(&box_, 2, &stride_len_);
+    int64_t padding_len_ = 0;
+    const int64_t* padding = shimrt_box_int_list(&box_, 3, &padding_len_);
+    int32_t ceil_mode = shimrt_box_bool(&box_, 4);
+    int32_t count_include_pad = shimrt_box_bool(&box_, 5);
+    int64_t divisor_override_v_ = 0;
+    int64_t* divisor_override = shimrt_box_opt_int(&box_, 6, &divisor_override_v_);
+    AtenTensorHandle ret0 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_avg_pool2d(self, kernel_size, kernel_size_len_, stride, stride_len_, padding, padding_len_, ceil_mode, count_include_pad, divisor_override, &ret0));
     shimrt_box_release_args(&box_);
     shimrt_box_push_tensor(&box_, 0, ret0);
     shimrt_box_finish(&box_);
@@ -1163,6 +1201,30 @@ void boxed_cpu_max_dim(StableIValue* stack_, uint64_t num_args_, uint64_t num_ou
     shimrt_box_finish(&box_);
 }
 
+/* aten.max_pool2d_with_indices.default: max_pool2d_with_indices(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor) */
+void boxed_cpu_max_pool2d_with_indices(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[6] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_INT_LIST, SHIMRT_KIND_INT_LIST, SHIMRT_KIND_INT_LIST, SHIMRT_KIND_INT_LIST, SHIMRT_KIND_NONE};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "max_pool2d_with_indices", stack_, num_args_, 6, num_outputs_, 2, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
+    int64_t kernel_size_len_ = 0;
+    const int64_t* kernel_size = shimrt_box_int_list(&box_, 1, &kernel_size_len_);
+    int64_t stride_len_ = 0;
+    const int64_t* stride = shimrt_box_int_list(&box_, 2, &stride_len_);
+    int64_t padding_len_ = 0;
+    const int64_t* padding = shimrt_box_int_list(&box_, 3, &padding_len_);
+    int64_t dilation_len_ = 0;
+    const int64_t* dilation = shimrt_box_int_list(&box_, 4, &dilation_len_);
+    int32_t ceil_mode = shimrt_box_bool(&box_, 5);
+    AtenTensorHandle ret0 = NULL;
+    AtenTensorHandle ret1 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_max_pool2d_with_indices(self, kernel_size, kernel_size_len_, stride, stride_len_, padding, padding_len_, dilation, dilation_len_, ceil_mode, &ret0, &ret1));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_push_tensor(&box_, 1, ret1);
+    shimrt_box_finish(&box_);
+}
+
 /* aten.mean.dim: mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor */
 void boxed_cpu_mean_dim(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
     static const unsigned char arg_kinds_[4] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_OPT_INT_LIST, SHIMRT_KIND_NONE, SHIMRT_KIND_OPT_CODE};
@@ -1989,7 +2051,8 @@ void boxed_cpu_zeros_like(StableIValue* stack_, uint64_t num_args_, uint64_t num
 }
 
 /* Every schema of namespace aten, in op-key order, with its tags. */
-static const shimrt_def_entry defs_aten[120] = {
+static const shimrt_def_entry defs_aten[123] = {
+    {"_adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor", SHIMRT_TAG_BIT(CORE)},
     {"_addmm_activation(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1, bool use_gelu=False) -> Tensor", 0},
     {"_foreach_mul.List(Tensor[] self, Tensor[] other) -> Tensor[]", 0},
     {"_foreach_mul_.List(Tensor(a!)[] self, Tensor[] other) -> ()", 0},
@@ -2008,6 +2071,7 @@ static const shimrt_def_entry defs_aten[120] = {
     {"arange(Scalar end, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", 0},
     {"arange.start_step(Scalar start, Scalar end, Scalar step=1, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", SHIMRT_TAG_BIT(CORE)},
     {"argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor", SHIMRT_TAG_BIT(CORE)},
+    {"avg_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor", SHIMRT_TAG_BIT(CORE)},
     {"baddbmm.out(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)", 0},
     {"bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
     {"bitwise_left_shift.Tensor(Tensor self, Tensor other) -> Tensor", SHIMRT_TAG_BIT(POINTWISE)},
@@ -2061,6 +2125,7 @@ static const shimrt_def_entry defs_aten[120] = {
     {"lt.Tensor(Tensor self, Tensor other) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
     {"matmul(Tensor self, Tensor other) -> Tensor", 0},
     {"max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)", SHIMRT_TAG_BIT(CORE)},
+    {"max_pool2d_with_indices(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)", SHIMRT_TAG_BIT(CORE)},
     {"mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor", SHIMRT_TAG_BIT(CORE)},
     {"median(Tensor self) -> Tensor", 0},
     {"mm(Tensor self, Tensor mat2) -> Tensor", SHIMRT_TAG_BIT(CORE)},
@@ -2113,7 +2178,8 @@ static const shimrt_def_entry defs_aten[120] = {
 };
 
 /* Every boxed kernel of namespace aten for the cpu backend. */
-static const shimrt_impl_entry impls_aten_cpu[120] = {
+static const shimrt_impl_entry impls_aten_cpu[123] = {
+    {"_adaptive_avg_pool2d", boxed_cpu__adaptive_avg_pool2d},
     {"_addmm_activation", boxed_cpu__addmm_activation},
     {"_foreach_mul.List", boxed_cpu__foreach_mul_List},
     {"_foreach_mul_.List", boxed_cpu__foreach_mul__List},
@@ -2132,6 +2198,7 @@ static const shimrt_impl_entry impls_aten_cpu[120] = {
     {"arange", boxed_cpu_arange},
     {"arange.start_step", boxed_cpu_arange_start_step},
     {"argmax", boxed_cpu_argmax},
+    {"avg_pool2d", boxed_cpu_avg_pool2d},
     {"baddbmm.out", boxed_cpu_baddbmm_out},
     {"bitwise_and.Tensor", boxed_cpu_bitwise_and_Tensor},
     {"bitwise_left_shift.Tensor", boxed_cpu_bitwise_left_shift_Tensor},
@@ -2185,6 +2252,7 @@ static const shimrt_impl_entry impls_aten_cpu[120] = {
     {"lt.Tensor", boxed_cpu_lt_Tensor},
     {"matmul", boxed_cpu_matmul},
     {"max.dim", boxed_cpu_max_dim},
+    {"max_pool2d_with_indices", boxed_cpu_max_pool2d_with_indices},
     {"mean.dim", boxed_cpu_mean_dim},
     {"median", boxed_cpu_median},
     {"mm", boxed_cpu_mm},
@@ -2237,5 +2305,5 @@ static const shimrt_impl_entry impls_aten_cpu[120] = {
 };
 
 AOTITorchError shimgen_register_aten_cpu(TorchLibraryHandle* ret_def, TorchLibraryHandle* ret_impl) {
-    return shimrt_register_ops("aten", "CPU", __FILE__, __LINE__, defs_aten, 120, impls_aten_cpu, 120, ret_def, ret_impl);
+    return shimrt_register_ops("aten", "CPU", __FILE__, __LINE__, defs_aten, 123, impls_aten_cpu, 123, ret_def, ret_impl);
 }

@@ -18,6 +18,7 @@ extern "C" {
 
 /* Boxed kernels (stack conventions of docs/runtime-api.md): each steals its arguments,
  * calls the cpu shim and pushes new references. */
+void boxed_cpu__adaptive_avg_pool2d(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu__addmm_activation(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu__foreach_mul_List(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu__foreach_mul__List(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
@@ -36,6 +37,7 @@ void boxed_cpu_any(StableIValue* stack_, uint64_t num_args_, uint64_t num_output
 void boxed_cpu_arange(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_arange_start_step(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_argmax(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
+void boxed_cpu_avg_pool2d(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_baddbmm_out(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_bitwise_and_Tensor(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_bitwise_left_shift_Tensor(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
@@ -89,6 +91,7 @@ void boxed_cpu_lt_Scalar(StableIValue* stack_, uint64_t num_args_, uint64_t num_
 void boxed_cpu_lt_Tensor(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_matmul(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_max_dim(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
+void boxed_cpu_max_pool2d_with_indices(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_mean_dim(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_median(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_mm(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);

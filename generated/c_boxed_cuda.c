@@ -1679,7 +1679,8 @@ void boxed_cuda_zeros_like(StableIValue* stack_, uint64_t num_args_, uint64_t nu
 }
 
 /* Every schema of namespace aten, in op-key order, with its tags. */
-static const shimrt_def_entry defs_aten[120] = {
+static const shimrt_def_entry defs_aten[123] = {
+    {"_adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor", SHIMRT_TAG_BIT(CORE)},
     {"_addmm_activation(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1, bool use_gelu=False) -> Tensor", 0},
     {"_foreach_mul.List(Tensor[] self, Tensor[] other) -> Tensor[]", 0},
     {"_foreach_mul_.List(Tensor(a!)[] self, Tensor[] other) -> ()", 0},
@@ -1698,6 +1699,7 @@ static const shimrt_def_entry defs_aten[120] = {
     {"arange(Scalar end, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", 0},
     {"arange.start_step(Scalar start, Scalar end, Scalar step=1, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", SHIMRT_TAG_BIT(CORE)},
     {"argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor", SHIMRT_TAG_BIT(CORE)},
+    {"avg_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor", SHIMRT_TAG_BIT(CORE)},
     {"baddbmm.out(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)", 0},
     {"bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
     {"bitwise_left_shift.Tensor(Tensor self, Tensor other) -> Tensor", SHIMRT_TAG_BIT(POINTWISE)},
@@ -1751,6 +1753,7 @@ static const shimrt_def_entry defs_aten[120] = {
     {"lt.Tensor(Tensor self, Tensor other) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
     {"matmul(Tensor self, Tensor other) -> Tensor", 0},
     {"max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)", SHIMRT_TAG_BIT(CORE)},
+    {"max_pool2d_with_indices(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)", SHIMRT_TAG_BIT(CORE)},
     {"mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor", SHIMRT_TAG_BIT(CORE)},
     {"median(Tensor self) -> Tensor", 0},
     {"mm(Tensor self, Tensor mat2) -> Tensor", SHIMRT_TAG_BIT(CORE)},
@@ -1909,5 +1912,5 @@ static const shimrt_impl_entry impls_aten_cuda[102] = {
 };
 
 AOTITorchError shimgen_register_aten_cuda(TorchLibraryHandle* ret_def, TorchLibraryHandle* ret_impl) {
-    return shimrt_register_ops("aten", "CUDA", __FILE__, __LINE__, defs_aten, 120, impls_aten_cuda, 102, ret_def, ret_impl);
+    return shimrt_register_ops("aten", "CUDA", __FILE__, __LINE__, defs_aten, 123, impls_aten_cuda, 102, ret_def, ret_impl);
 }

@@ -16,6 +16,15 @@
 #include "compositeimplicitautograd_kernels.h"
 #include "cpu_kernels.h"
 
+/* aten._adaptive_avg_pool2d.default: _adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor
+ * kernel: shimrt_cpu__adaptive_avg_pool2d (CPU) */
+AOTITorchError aoti_torch_cpu__adaptive_avg_pool2d(AtenTensorHandle self, const int64_t* output_size, int64_t output_size_len_, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_LIST(output_size);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu__adaptive_avg_pool2d(self, output_size, output_size_len_, ret0);
+}
+
 /* aten._addmm_activation.default: _addmm_activation(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1, bool use_gelu=False) -> Tensor
  * kernel: shimrt_cpu__addmm_activation (CPU) */
 AOTITorchError aoti_torch_cpu__addmm_activation(AtenTensorHandle self, AtenTensorHandle mat1, AtenTensorHandle mat2, double beta, double alpha, int32_t use_gelu, AtenTensorHandle* ret0) {
@@ -175,6 +184,17 @@ AOTITorchError aoti_torch_cpu_argmax(AtenTensorHandle self, int64_t* dim, int32_
     SHIMRT_ARG_TENSOR(self);
     SHIMRT_ARG_RET(ret0);
     return shimrt_cpu_argmax(self, dim, keepdim, ret0);
+}
+
+/* aten.avg_pool2d.default: avg_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor
+ * kernel: shimrt_cpu_avg_pool2d (CPU) */
+AOTITorchError aoti_torch_cpu_avg_pool2d(AtenTensorHandle self, const int64_t* kernel_size, int64_t kernel_size_len_, const int64_t* stride, int64_t stride_len_, const int64_t* padding, int64_t padding_len_, int32_t ceil_mode, int32_t count_include_pad, int64_t* divisor_override, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_LIST(kernel_size);
+    SHIMRT_ARG_LIST(stride);
+    SHIMRT_ARG_LIST(padding);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu_avg_pool2d(self, kernel_size, kernel_size_len_, stride, stride_len_, padding, padding_len_, ceil_mode, count_include_pad, divisor_override, ret0);
 }
 
 /* aten.baddbmm.out: baddbmm.out(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)
@@ -633,6 +653,19 @@ AOTITorchError aoti_torch_cpu_max_dim(AtenTensorHandle self, int64_t dim, int32_
     SHIMRT_ARG_RET(ret0);
     SHIMRT_ARG_RET(ret1);
     return shimrt_cpu_max_dim(self, dim, keepdim, ret0, ret1);
+}
+
+/* aten.max_pool2d_with_indices.default: max_pool2d_with_indices(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)
+ * kernel: shimrt_cpu_max_pool2d_with_indices (CPU) */
+AOTITorchError aoti_torch_cpu_max_pool2d_with_indices(AtenTensorHandle self, const int64_t* kernel_size, int64_t kernel_size_len_, const int64_t* stride, int64_t stride_len_, const int64_t* padding, int64_t padding_len_, const int64_t* dilation, int64_t dilation_len_, int32_t ceil_mode, AtenTensorHandle* ret0, AtenTensorHandle* ret1) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_LIST(kernel_size);
+    SHIMRT_ARG_LIST(stride);
+    SHIMRT_ARG_LIST(padding);
+    SHIMRT_ARG_LIST(dilation);
+    SHIMRT_ARG_RET(ret0);
+    SHIMRT_ARG_RET(ret1);
+    return shimrt_cpu_max_pool2d_with_indices(self, kernel_size, kernel_size_len_, stride, stride_len_, padding, padding_len_, dilation, dilation_len_, ceil_mode, ret0, ret1);
 }
 
 /* aten.mean.dim: mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor

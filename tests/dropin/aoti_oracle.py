@@ -590,7 +590,49 @@ def sdpa_family():
              lambda: A._scaled_dot_product_flash_attention_for_cpu(q, k[..., :3], k[..., :3]))
 
 
-FAMILIES = [mm_family, conv_family, line_family, sdpa_family]
+def pool_family():
+    for dt in [torch.float32, torch.float64, torch.bfloat16, torch.float16, torch.int64,
+               torch.bool]:
+        for shape in ([2, 3, 7, 8], [3, 6, 5], [1, 2, 1, 1], [0, 2, 4, 4], [2, 0, 4, 4],
+                      [4, 4]):
+            base = rand(shape, dt, -5, 5)
+            lays = list(layouts(base))
+            if len(shape) == 4:
+                lays.append(("channels_last", base.contiguous(memory_format=torch.channels_last)))
+            for lay, x in lays:
+                tag = f"{dt} {shape} {lay}"
+                for (k, st, pd, dl, ceil) in [([2], [], [0], [1], 0), ([3, 2], [2, 1], [1, 0],
+                                               [1], 1), ([3], [2], [1], [2, 1], 0),
+                                              ([2, 3], [3], [1], [1], 1), ([1], [1], [0], [1], 0),
+                                              ([3], [1], [2], [1], 0), ([9], [1], [0], [1], 0)]:
+                    case(f"{tag} k{k} s{st} p{pd} d{dl} ceil={ceil}",
+                         "aoti_torch_cpu_max_pool2d_with_indices",
+                         [T(x), k, st, pd, dl, ceil, Ret(), Ret()],
+                         lambda x=x, k=k, st=st, pd=pd, dl=dl, ceil=ceil:
+                         A.max_pool2d_with_indices(x, k, st, pd, dl, bool(ceil)))
+                    for inc in (1, 0):
+                        for div in (None, 3):
+                            case(f"{tag} k{k} s{st} p{pd} ceil={ceil} include_pad={inc} "
+                                 f"divisor={div}", "aoti_torch_cpu_avg_pool2d",
+                                 [T(x), k, st, pd, ceil, inc, Opt(div), Ret()],
+                                 lambda x=x, k=k, st=st, pd=pd, ceil=ceil, inc=inc, div=div:
+                                 A.avg_pool2d(x, k, st, pd, bool(ceil), bool(inc), div),
+                                 loose=True)
+                for osz in ([1, 1], [3, 4], [7, 8], [5, 3], [0, 2], [10, 11], [2]):
+                    case(f"{tag} out{osz}", "aoti_torch_cpu__adaptive_avg_pool2d",
+                         [T(x), osz, Ret()],
+                         lambda x=x, osz=osz: A._adaptive_avg_pool2d(x, osz), loose=True)
+    x = torch.tensor([[[1.0, float("nan"), 3.0], [float("-inf"), float("-inf"), 2.0]]])
+    case("nan", "aoti_torch_cpu_max_pool2d_with_indices", [T(x), [2], [1], [0], [1], 0, Ret(),
+                                                           Ret()],
+         lambda: A.max_pool2d_with_indices(x, [2], [1]))
+    y = torch.full([1, 3, 3], float("-inf"))
+    case("-inf", "aoti_torch_cpu_max_pool2d_with_indices", [T(y), [2], [1], [1], [1], 0, Ret(),
+                                                            Ret()],
+         lambda: A.max_pool2d_with_indices(y, [2], [1], [1]))
+
+
+FAMILIES = [mm_family, conv_family, line_family, sdpa_family, pool_family]
 for fam in FAMILIES:
     fam()
 
