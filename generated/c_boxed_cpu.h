@@ -22,6 +22,7 @@ void boxed_cpu__adaptive_avg_pool2d(StableIValue* stack_, uint64_t num_args_, ui
 void boxed_cpu__addmm_activation(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu__foreach_mul_List(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu__foreach_mul__List(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
+void boxed_cpu__fused_rms_norm(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu__int_mm_out(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu__scaled_dot_product_flash_attention_for_cpu(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_abs(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
@@ -45,6 +46,7 @@ void boxed_cpu_bitwise_or_Tensor(StableIValue* stack_, uint64_t num_args_, uint6
 void boxed_cpu_bitwise_right_shift_Tensor(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_bmm(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_bmm_out(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
+void boxed_cpu_bucketize_Tensor(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_cat(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_cat_out(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_clamp(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
@@ -72,10 +74,13 @@ void boxed_cpu_full_out(StableIValue* stack_, uint64_t num_args_, uint64_t num_o
 void boxed_cpu_full_like(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_gather(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_gather_out(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
+void boxed_cpu_gcd(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_ge_Scalar(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_ge_Tensor(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_gt_Scalar(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_gt_Tensor(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
+void boxed_cpu_hann_window(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
+void boxed_cpu_histc(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_index_select(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_index_select_out(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_is_leaf(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
@@ -89,6 +94,7 @@ void boxed_cpu_log_softmax_int(StableIValue* stack_, uint64_t num_args_, uint64_
 void boxed_cpu_logcumsumexp(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_lt_Scalar(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_lt_Tensor(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
+void boxed_cpu_masked_select(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_matmul(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_max_dim(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_max_pool2d_with_indices(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
@@ -96,6 +102,7 @@ void boxed_cpu_mean_dim(StableIValue* stack_, uint64_t num_args_, uint64_t num_o
 void boxed_cpu_median(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_mm(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_mm_out(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
+void boxed_cpu_mul_Scalar(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_mul_Tensor(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_narrow(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_native_layer_norm(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
@@ -105,11 +112,14 @@ void boxed_cpu_ne_Tensor(StableIValue* stack_, uint64_t num_args_, uint64_t num_
 void boxed_cpu_neg(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_new_empty(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_new_zeros(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
+void boxed_cpu_nonzero(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
+void boxed_cpu_nonzero_static(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_ones_like(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_pad(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_permute(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_pow_Tensor_Scalar(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_relu(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
+void boxed_cpu_repeat_interleave_Tensor(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_reshape(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_rsqrt(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_scatter_reduce(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
@@ -118,8 +128,11 @@ void boxed_cpu_scatter_src(StableIValue* stack_, uint64_t num_args_, uint64_t nu
 void boxed_cpu_scatter_src_out(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_scatter_reduce_two(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_scatter_reduce_two_out(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
+void boxed_cpu_searchsorted_Scalar(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
+void boxed_cpu_searchsorted_Tensor(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_select_int(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_sigmoid(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
+void boxed_cpu_slice_Tensor(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_softmax_int(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_sort(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_sort_stable(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
