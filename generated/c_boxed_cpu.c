@@ -1061,6 +1061,38 @@ void boxed_cpu_histc(StableIValue* stack_, uint64_t num_args_, uint64_t num_outp
     shimrt_box_finish(&box_);
 }
 
+/* aten.index.Tensor: index.Tensor(Tensor self, Tensor?[] indices) -> Tensor */
+void boxed_cpu_index_Tensor(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[2] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_OPT_TENSOR_LIST};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "index.Tensor", stack_, num_args_, 2, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
+    int64_t indices_len_ = 0;
+    const AtenTensorHandle** indices = shimrt_box_opt_tensor_list(&box_, 1, &indices_len_);
+    AtenTensorHandle ret0 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_index_Tensor(self, indices, indices_len_, &ret0));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_finish(&box_);
+}
+
+/* aten.index_put.default: index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor */
+void boxed_cpu_index_put(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[4] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_OPT_TENSOR_LIST, SHIMRT_KIND_TENSOR, SHIMRT_KIND_NONE};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "index_put", stack_, num_args_, 4, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
+    int64_t indices_len_ = 0;
+    const AtenTensorHandle** indices = shimrt_box_opt_tensor_list(&box_, 1, &indices_len_);
+    AtenTensorHandle values = shimrt_box_tensor(&box_, 2);
+    int32_t accumulate = shimrt_box_bool(&box_, 3);
+    AtenTensorHandle ret0 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_index_put(self, indices, indices_len_, values, accumulate, &ret0));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_finish(&box_);
+}
+
 /* aten.index_select.default: index_select(Tensor self, int dim, Tensor index) -> Tensor */
 void boxed_cpu_index_select(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
     static const unsigned char arg_kinds_[3] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_NONE, SHIMRT_KIND_TENSOR};
@@ -2270,7 +2302,7 @@ void boxed_cpu_zeros_like(StableIValue* stack_, uint64_t num_args_, uint64_t num
 }
 
 /* Every schema of namespace aten, in op-key order, with its tags. */
-static const shimrt_def_entry defs_aten[136] = {
+static const shimrt_def_entry defs_aten[138] = {
     {"_adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor", SHIMRT_TAG_BIT(CORE)},
     {"_addmm_activation(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1, bool use_gelu=False) -> Tensor", 0},
     {"_foreach_mul.List(Tensor[] self, Tensor[] other) -> Tensor[]", 0},
@@ -2334,6 +2366,8 @@ static const shimrt_def_entry defs_aten[136] = {
     {"gt.Tensor(Tensor self, Tensor other) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
     {"hann_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", 0},
     {"histc(Tensor self, int bins=100, Scalar min=0, Scalar max=0) -> Tensor", 0},
+    {"index.Tensor(Tensor self, Tensor?[] indices) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(DYNAMIC_OUTPUT_SHAPE)},
+    {"index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor", SHIMRT_TAG_BIT(CORE)},
     {"index_select(Tensor self, int dim, Tensor index) -> Tensor", SHIMRT_TAG_BIT(CORE)},
     {"index_select.out(Tensor self, int dim, Tensor index, *, Tensor(a!) out) -> Tensor(a!)", 0},
     {"is_leaf(Tensor self) -> bool", 0},
@@ -2410,7 +2444,7 @@ static const shimrt_def_entry defs_aten[136] = {
 };
 
 /* Every boxed kernel of namespace aten for the cpu backend. */
-static const shimrt_impl_entry impls_aten_cpu[136] = {
+static const shimrt_impl_entry impls_aten_cpu[138] = {
     {"_adaptive_avg_pool2d", boxed_cpu__adaptive_avg_pool2d},
     {"_addmm_activation", boxed_cpu__addmm_activation},
     {"_foreach_mul.List", boxed_cpu__foreach_mul_List},
@@ -2474,6 +2508,8 @@ static const shimrt_impl_entry impls_aten_cpu[136] = {
     {"gt.Tensor", boxed_cpu_gt_Tensor},
     {"hann_window", boxed_cpu_hann_window},
     {"histc", boxed_cpu_histc},
+    {"index.Tensor", boxed_cpu_index_Tensor},
+    {"index_put", boxed_cpu_index_put},
     {"index_select", boxed_cpu_index_select},
     {"index_select.out", boxed_cpu_index_select_out},
     {"is_leaf", boxed_cpu_is_leaf},
@@ -2550,5 +2586,5 @@ static const shimrt_impl_entry impls_aten_cpu[136] = {
 };
 
 AOTITorchError shimgen_register_aten_cpu(TorchLibraryHandle* ret_def, TorchLibraryHandle* ret_impl) {
-    return shimrt_register_ops("aten", "CPU", __FILE__, __LINE__, defs_aten, 136, impls_aten_cpu, 136, ret_def, ret_impl);
+    return shimrt_register_ops("aten", "CPU", __FILE__, __LINE__, defs_aten, 138, impls_aten_cpu, 138, ret_def, ret_impl);
 }

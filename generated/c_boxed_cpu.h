@@ -81,6 +81,8 @@ void boxed_cpu_gt_Scalar(StableIValue* stack_, uint64_t num_args_, uint64_t num_
 void boxed_cpu_gt_Tensor(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_hann_window(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_histc(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
+void boxed_cpu_index_Tensor(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
+void boxed_cpu_index_put(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_index_select(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_index_select_out(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_is_leaf(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);

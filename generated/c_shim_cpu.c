@@ -569,6 +569,33 @@ AOTITorchError aoti_torch_cpu_histc(AtenTensorHandle self, int64_t bins, double 
     return shimrt_cpu_histc(self, bins, min, max, ret0);
 }
 
+/* aten.index.Tensor: index.Tensor(Tensor self, Tensor?[] indices) -> Tensor
+ * kernel: shimrt_cpu_index_tensor (CPU) */
+AOTITorchError aoti_torch_cpu_index_Tensor(AtenTensorHandle self, const AtenTensorHandle** indices, int64_t indices_len_, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_RET(ret0);
+    shimrt_tensor_array indices_arr_ = {NULL, {NULL}};
+    AOTITorchError err_ = AOTI_TORCH_SUCCESS;
+    if (err_ == AOTI_TORCH_SUCCESS) err_ = shimrt_opt_tensor_list(__func__, "indices", indices, indices_len_, &indices_arr_);
+    if (err_ == AOTI_TORCH_SUCCESS) err_ = shimrt_cpu_index_tensor(self, indices_arr_.items, indices_len_, ret0);
+    shimrt_tensor_array_free(&indices_arr_);
+    return err_;
+}
+
+/* aten.index_put.default: index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor
+ * kernel: shimrt_cpu_index_put (CPU) */
+AOTITorchError aoti_torch_cpu_index_put(AtenTensorHandle self, const AtenTensorHandle** indices, int64_t indices_len_, AtenTensorHandle values, int32_t accumulate, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_TENSOR(values);
+    SHIMRT_ARG_RET(ret0);
+    shimrt_tensor_array indices_arr_ = {NULL, {NULL}};
+    AOTITorchError err_ = AOTI_TORCH_SUCCESS;
+    if (err_ == AOTI_TORCH_SUCCESS) err_ = shimrt_opt_tensor_list(__func__, "indices", indices, indices_len_, &indices_arr_);
+    if (err_ == AOTI_TORCH_SUCCESS) err_ = shimrt_cpu_index_put(self, indices_arr_.items, indices_len_, values, accumulate, ret0);
+    shimrt_tensor_array_free(&indices_arr_);
+    return err_;
+}
+
 /* aten.index_select.default: index_select(Tensor self, int dim, Tensor index) -> Tensor
  * kernel: shimrt_cpu_index_select (CPU) */
 AOTITorchError aoti_torch_cpu_index_select(AtenTensorHandle self, int64_t dim, AtenTensorHandle index, AtenTensorHandle* ret0) {

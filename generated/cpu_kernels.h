@@ -130,6 +130,10 @@ AOTITorchError shimrt_cpu_gt_tensor(AtenTensorHandle self, AtenTensorHandle othe
 AOTITorchError shimrt_cpu_hann_window(int64_t window_length, int32_t* dtype, int32_t* layout, int32_t* device, int32_t device_index_, int32_t* pin_memory, AtenTensorHandle* ret0);
 /* aten.histc.default: histc(Tensor self, int bins=100, Scalar min=0, Scalar max=0) -> Tensor (CPU) */
 AOTITorchError shimrt_cpu_histc(AtenTensorHandle self, int64_t bins, double min, double max, AtenTensorHandle* ret0);
+/* aten.index.Tensor: index.Tensor(Tensor self, Tensor?[] indices) -> Tensor (CPU) */
+AOTITorchError shimrt_cpu_index_tensor(AtenTensorHandle self, const AtenTensorHandle* indices, int64_t indices_len_, AtenTensorHandle* ret0);
+/* aten.index_put.default: index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor (CPU) */
+AOTITorchError shimrt_cpu_index_put(AtenTensorHandle self, const AtenTensorHandle* indices, int64_t indices_len_, AtenTensorHandle values, int32_t accumulate, AtenTensorHandle* ret0);
 /* aten.index_select.default: index_select(Tensor self, int dim, Tensor index) -> Tensor (CPU) */
 AOTITorchError shimrt_cpu_index_select(AtenTensorHandle self, int64_t dim, AtenTensorHandle index, AtenTensorHandle* ret0);
 /* aten.index_select.out: index_select.out(Tensor self, int dim, Tensor index, *, Tensor(a!) out) -> Tensor(a!) (CPU) */

@@ -727,7 +727,52 @@ def misc_family():
             case(f"{da} {db}", "aoti_torch_cpu_gcd", [T(a), T(b), Ret()], lambda a=a, b=b: A.gcd(a, b))
 
 
-FAMILIES = [mm_family, conv_family, line_family, sdpa_family, pool_family, misc_family]
+def index_family():
+    L = lambda *v: torch.tensor(v, dtype=torch.int64)  # noqa: E731
+    for dt in NUMERIC + [torch.bool]:
+        base = rand([4, 5, 6], dt)
+        for lay, x in layouts(base):
+            for k, idx in enumerate([
+                    [L(0, 3, -1)],
+                    [None, L(1, 4)],
+                    [L(0, 1), L(2, 3)],
+                    [L(0, 1), None, L(2, 3)],          # not adjacent: B first
+                    [None, L([1, 2], [3, 0]), L(5)],   # broadcast [2, 2] x [1]
+                    [rand([4], torch.bool)],
+                    [None, rand([5, 6], torch.bool)],
+                    [L(0).to(torch.int32), None, L(1, 2).to(torch.int32)],
+                    [L(4)],                            # out of range
+                    [L(0), L(1), L(2), L(3)],          # too many
+                    [L(0, 1), L(0, 1, 2)],             # cannot broadcast
+                    [rand([3], torch.bool)],           # mask shape
+                    [torch.tensor([0.5])],             # float index
+            ]):
+                tag = f"{dt} {lay} indices#{k}"
+                case(tag, "aoti_torch_cpu_index_Tensor", [T(x), idx, Ret()],
+                     lambda x=x, idx=idx: A.index.Tensor(x, idx))
+                try:
+                    rshape = list(A.index.Tensor(base, idx).shape)
+                except Exception:
+                    rshape = [1]
+                uniq = k not in (4,)  # (#4 writes some positions twice)
+                for vshape in (rshape, rshape[-1:], []):
+                    v = rand(vshape, dt)
+                    for acc in ((0, 1) if dt != torch.bool else (0,)):
+                        if not acc and not uniq:
+                            continue
+                        case(f"{tag} values {vshape} accumulate={acc}", "aoti_torch_cpu_index_put",
+                             [T(x), idx, T(v), acc, Ret()],
+                             lambda x=x, idx=idx, v=v, acc=acc: A.index_put(x, idx, v, bool(acc)),
+                             loose=True)
+        case(f"{dt} values dtype", "aoti_torch_cpu_index_put",
+             [T(base), [L(0)], T(rand([5, 6], torch.float64 if dt != torch.float64 else
+                                      torch.float32)), 0, Ret()],
+             lambda: A.index_put(base, [L(0)], rand([5, 6], torch.float64 if dt != torch.float64
+                                                  else torch.float32)))
+
+
+FAMILIES = [mm_family, conv_family, line_family, sdpa_family, pool_family, misc_family,
+            index_family]
 for fam in FAMILIES:
     fam()
 
