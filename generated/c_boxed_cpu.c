@@ -47,6 +47,62 @@ void boxed_cpu__addmm_activation(StableIValue* stack_, uint64_t num_args_, uint6
     shimrt_box_finish(&box_);
 }
 
+/* aten._embedding_bag.default: _embedding_bag(Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq=False, int mode=0, bool sparse=False, Tensor? per_sample_weights=None, bool include_last_offset=False, int padding_idx=-1) -> (Tensor, Tensor, Tensor, Tensor) */
+void boxed_cpu__embedding_bag(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[9] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_NONE, SHIMRT_KIND_NONE, SHIMRT_KIND_NONE, SHIMRT_KIND_OPT_TENSOR, SHIMRT_KIND_NONE, SHIMRT_KIND_NONE};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "_embedding_bag", stack_, num_args_, 9, num_outputs_, 4, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle weight = shimrt_box_tensor(&box_, 0);
+    AtenTensorHandle indices = shimrt_box_tensor(&box_, 1);
+    AtenTensorHandle offsets = shimrt_box_tensor(&box_, 2);
+    int32_t scale_grad_by_freq = shimrt_box_bool(&box_, 3);
+    int64_t mode = shimrt_box_int(&box_, 4);
+    int32_t sparse = shimrt_box_bool(&box_, 5);
+    AtenTensorHandle per_sample_weights_v_ = NULL;
+    AtenTensorHandle* per_sample_weights = shimrt_box_opt_tensor(&box_, 6, &per_sample_weights_v_);
+    int32_t include_last_offset = shimrt_box_bool(&box_, 7);
+    int64_t padding_idx = shimrt_box_int(&box_, 8);
+    AtenTensorHandle ret0 = NULL;
+    AtenTensorHandle ret1 = NULL;
+    AtenTensorHandle ret2 = NULL;
+    AtenTensorHandle ret3 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu__embedding_bag(weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset, padding_idx, &ret0, &ret1, &ret2, &ret3));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_push_tensor(&box_, 1, ret1);
+    shimrt_box_push_tensor(&box_, 2, ret2);
+    shimrt_box_push_tensor(&box_, 3, ret3);
+    shimrt_box_finish(&box_);
+}
+
+/* aten._embedding_bag_forward_only.default: _embedding_bag_forward_only(Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq=False, int mode=0, bool sparse=False, Tensor? per_sample_weights=None, bool include_last_offset=False, int padding_idx=-1) -> (Tensor, Tensor, Tensor, Tensor) */
+void boxed_cpu__embedding_bag_forward_only(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[9] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_NONE, SHIMRT_KIND_NONE, SHIMRT_KIND_NONE, SHIMRT_KIND_OPT_TENSOR, SHIMRT_KIND_NONE, SHIMRT_KIND_NONE};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "_embedding_bag_forward_only", stack_, num_args_, 9, num_outputs_, 4, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle weight = shimrt_box_tensor(&box_, 0);
+    AtenTensorHandle indices = shimrt_box_tensor(&box_, 1);
+    AtenTensorHandle offsets = shimrt_box_tensor(&box_, 2);
+    int32_t scale_grad_by_freq = shimrt_box_bool(&box_, 3);
+    int64_t mode = shimrt_box_int(&box_, 4);
+    int32_t sparse = shimrt_box_bool(&box_, 5);
+    AtenTensorHandle per_sample_weights_v_ = NULL;
+    AtenTensorHandle* per_sample_weights = shimrt_box_opt_tensor(&box_, 6, &per_sample_weights_v_);
+    int32_t include_last_offset = shimrt_box_bool(&box_, 7);
+    int64_t padding_idx = shimrt_box_int(&box_, 8);
+    AtenTensorHandle ret0 = NULL;
+    AtenTensorHandle ret1 = NULL;
+    AtenTensorHandle ret2 = NULL;
+    AtenTensorHandle ret3 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu__embedding_bag_forward_only(weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset, padding_idx, &ret0, &ret1, &ret2, &ret3));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_push_tensor(&box_, 1, ret1);
+    shimrt_box_push_tensor(&box_, 2, ret2);
+    shimrt_box_push_tensor(&box_, 3, ret3);
+    shimrt_box_finish(&box_);
+}
+
 /* aten._foreach_mul.List: _foreach_mul.List(Tensor[] self, Tensor[] other) -> Tensor[] */
 void boxed_cpu__foreach_mul_List(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
     static const unsigned char arg_kinds_[2] = {SHIMRT_KIND_TENSOR_LIST, SHIMRT_KIND_TENSOR_LIST};
@@ -2302,9 +2358,11 @@ void boxed_cpu_zeros_like(StableIValue* stack_, uint64_t num_args_, uint64_t num
 }
 
 /* Every schema of namespace aten, in op-key order, with its tags. */
-static const shimrt_def_entry defs_aten[138] = {
+static const shimrt_def_entry defs_aten[140] = {
     {"_adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor", SHIMRT_TAG_BIT(CORE)},
     {"_addmm_activation(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1, bool use_gelu=False) -> Tensor", 0},
+    {"_embedding_bag(Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq=False, int mode=0, bool sparse=False, Tensor? per_sample_weights=None, bool include_last_offset=False, int padding_idx=-1) -> (Tensor, Tensor, Tensor, Tensor)", SHIMRT_TAG_BIT(CORE)},
+    {"_embedding_bag_forward_only(Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq=False, int mode=0, bool sparse=False, Tensor? per_sample_weights=None, bool include_last_offset=False, int padding_idx=-1) -> (Tensor, Tensor, Tensor, Tensor)", 0},
     {"_foreach_mul.List(Tensor[] self, Tensor[] other) -> Tensor[]", 0},
     {"_foreach_mul_.List(Tensor(a!)[] self, Tensor[] other) -> ()", 0},
     {"_fused_rms_norm(Tensor input, int[] normalized_shape, Tensor? weight, float? eps) -> (Tensor, Tensor)", 0},
@@ -2444,9 +2502,11 @@ static const shimrt_def_entry defs_aten[138] = {
 };
 
 /* Every boxed kernel of namespace aten for the cpu backend. */
-static const shimrt_impl_entry impls_aten_cpu[138] = {
+static const shimrt_impl_entry impls_aten_cpu[140] = {
     {"_adaptive_avg_pool2d", boxed_cpu__adaptive_avg_pool2d},
     {"_addmm_activation", boxed_cpu__addmm_activation},
+    {"_embedding_bag", boxed_cpu__embedding_bag},
+    {"_embedding_bag_forward_only", boxed_cpu__embedding_bag_forward_only},
     {"_foreach_mul.List", boxed_cpu__foreach_mul_List},
     {"_foreach_mul_.List", boxed_cpu__foreach_mul__List},
     {"_fused_rms_norm", boxed_cpu__fused_rms_norm},
@@ -2586,5 +2646,5 @@ static const shimrt_impl_entry impls_aten_cpu[138] = {
 };
 
 AOTITorchError shimgen_register_aten_cpu(TorchLibraryHandle* ret_def, TorchLibraryHandle* ret_impl) {
-    return shimrt_register_ops("aten", "CPU", __FILE__, __LINE__, defs_aten, 138, impls_aten_cpu, 138, ret_def, ret_impl);
+    return shimrt_register_ops("aten", "CPU", __FILE__, __LINE__, defs_aten, 140, impls_aten_cpu, 140, ret_def, ret_impl);
 }

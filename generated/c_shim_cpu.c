@@ -35,6 +35,34 @@ AOTITorchError aoti_torch_cpu__addmm_activation(AtenTensorHandle self, AtenTenso
     return shimrt_cpu__addmm_activation(self, mat1, mat2, beta, alpha, use_gelu, ret0);
 }
 
+/* aten._embedding_bag.default: _embedding_bag(Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq=False, int mode=0, bool sparse=False, Tensor? per_sample_weights=None, bool include_last_offset=False, int padding_idx=-1) -> (Tensor, Tensor, Tensor, Tensor)
+ * kernel: shimrt_cpu__embedding_bag (CPU) */
+AOTITorchError aoti_torch_cpu__embedding_bag(AtenTensorHandle weight, AtenTensorHandle indices, AtenTensorHandle offsets, int32_t scale_grad_by_freq, int64_t mode, int32_t sparse, AtenTensorHandle* per_sample_weights, int32_t include_last_offset, int64_t padding_idx, AtenTensorHandle* ret0, AtenTensorHandle* ret1, AtenTensorHandle* ret2, AtenTensorHandle* ret3) {
+    SHIMRT_ARG_TENSOR(weight);
+    SHIMRT_ARG_TENSOR(indices);
+    SHIMRT_ARG_TENSOR(offsets);
+    SHIMRT_ARG_OPT_TENSOR(per_sample_weights);
+    SHIMRT_ARG_RET(ret0);
+    SHIMRT_ARG_RET(ret1);
+    SHIMRT_ARG_RET(ret2);
+    SHIMRT_ARG_RET(ret3);
+    return shimrt_cpu__embedding_bag(weight, indices, offsets, scale_grad_by_freq, mode, sparse, SHIMRT_OPT_TENSOR(per_sample_weights), include_last_offset, padding_idx, ret0, ret1, ret2, ret3);
+}
+
+/* aten._embedding_bag_forward_only.default: _embedding_bag_forward_only(Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq=False, int mode=0, bool sparse=False, Tensor? per_sample_weights=None, bool include_last_offset=False, int padding_idx=-1) -> (Tensor, Tensor, Tensor, Tensor)
+ * kernel: shimrt_cpu__embedding_bag_forward_only (CPU) */
+AOTITorchError aoti_torch_cpu__embedding_bag_forward_only(AtenTensorHandle weight, AtenTensorHandle indices, AtenTensorHandle offsets, int32_t scale_grad_by_freq, int64_t mode, int32_t sparse, AtenTensorHandle* per_sample_weights, int32_t include_last_offset, int64_t padding_idx, AtenTensorHandle* ret0, AtenTensorHandle* ret1, AtenTensorHandle* ret2, AtenTensorHandle* ret3) {
+    SHIMRT_ARG_TENSOR(weight);
+    SHIMRT_ARG_TENSOR(indices);
+    SHIMRT_ARG_TENSOR(offsets);
+    SHIMRT_ARG_OPT_TENSOR(per_sample_weights);
+    SHIMRT_ARG_RET(ret0);
+    SHIMRT_ARG_RET(ret1);
+    SHIMRT_ARG_RET(ret2);
+    SHIMRT_ARG_RET(ret3);
+    return shimrt_cpu__embedding_bag_forward_only(weight, indices, offsets, scale_grad_by_freq, mode, sparse, SHIMRT_OPT_TENSOR(per_sample_weights), include_last_offset, padding_idx, ret0, ret1, ret2, ret3);
+}
+
 /* aten._foreach_mul.List: _foreach_mul.List(Tensor[] self, Tensor[] other) -> Tensor[]
  * kernel: shimrt_foreach_mul_list (CompositeExplicitAutograd) */
 AOTITorchError aoti_torch_cpu__foreach_mul_List(const AtenTensorHandle* self, int64_t self_len_, const AtenTensorHandle* other, int64_t other_len_, AtenTensorHandle** ret0, int64_t* ret0_len_) {

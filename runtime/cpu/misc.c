@@ -538,3 +538,156 @@ AOTITorchError shimrt_cpu_gcd(AtenTensorHandle self, AtenTensorHandle other,
     shimrt_tensor_free(b);
     return shimrt_k_give(r, ret0);
 }
+
+/* ---- _embedding_bag, _embedding_bag_forward_only ---------------------------------------------- */
+/* mode 0 sum, 1 mean, 2 max over bags [offsets[b], offsets[b + 1]) of weight's rows (the last
+ * bag runs to the end of indices; with include_last_offset the last offset ends it); rows equal to
+ * padding_idx are skipped. The auxiliary results as PyTorch's CPU kernel makes them:
+ * offset2bag (empty for sum), bag_size (zeros for sum) and max_indices (bag_size, or for max
+ * the row each maximum came from). */
+static AOTITorchError embedding_bag(const char *op, AtenTensorHandle weight,
+                                    AtenTensorHandle indices, AtenTensorHandle offsets,
+                                    int64_t mode, AtenTensorHandle per_sample_weights,
+                                    int32_t include_last_offset, int64_t padding_idx,
+                                    AtenTensorHandle *ret0, AtenTensorHandle *ret1,
+                                    AtenTensorHandle *ret2, AtenTensorHandle *ret3) {
+    if (shimrt_k_check_cpu(op, weight, "weight") || shimrt_k_check_cpu(op, indices, "indices") ||
+        shimrt_k_check_cpu(op, offsets, "offsets") ||
+        (per_sample_weights && shimrt_k_check_cpu(op, per_sample_weights, "per_sample_weights")))
+        return AOTI_TORCH_FAILURE;
+    if (indices->dtype != SHIMRT_INT64 && indices->dtype != SHIMRT_INT32)
+        return shimrt_fail(op, "Expected tensor for argument #1 'indices' to have one of the "
+                               "following scalar types: Long, Int");
+    if (offsets->dtype != SHIMRT_INT64 && offsets->dtype != SHIMRT_INT32)
+        return shimrt_fail(op, "Expected tensor for argument #1 'offsets' to have one of the "
+                               "following scalar types: Long, Int");
+    if (weight->ndim != 2) return shimrt_fail(op, "weight has to be a 2D Tensor");
+    if (indices->ndim != 1) return shimrt_fail(op, "input has to be a 1D or 2D Tensor");
+    if (offsets->ndim != 1) return shimrt_fail(op, "offsets has to be a 1D Tensor");
+    if (mode < 0 || mode > 2) return shimrt_fail(op, "mode has to be one of sum, mean or max");
+    if (!shimrt_k_is_floating(weight->dtype))
+        return shimrt_fail(op, "\"embedding_bag_cpu\" not implemented for '%s'",
+                           shimrt_dtype_torch_name(weight->dtype));
+    if (per_sample_weights && mode != 0)
+        return shimrt_fail(op,
+                           "embedding_bag: per_sample_weights was not None. "
+                           "per_sample_weights is only supported for mode='sum' (got "
+                           "mode='%s'). Please open a feature request on GitHub.",
+                           mode == 1 ? "mean" : "max");
+    int64_t N = indices->sizes[0], nb = offsets->sizes[0] - (include_last_offset ? 1 : 0);
+    if (nb < 0) nb = 0;
+    int64_t R = weight->sizes[0], D = weight->sizes[1];
+    if (per_sample_weights && (per_sample_weights->ndim != 1 || per_sample_weights->sizes[0] != N ||
+                               per_sample_weights->dtype != weight->dtype))
+        return shimrt_fail(op, "expected per_sample_weights to be 1-D, of the same size as "
+                               "indices and of weight's dtype");
+    if (padding_idx < -1 || padding_idx >= R)
+        padding_idx = padding_idx < 0 ? padding_idx + R : padding_idx;
+    int64_t n1 = N, no = offsets->sizes[0], wsz[2] = {R, D};
+    AtenTensorHandle ix = dense_as(op, indices, 1, &n1, SHIMRT_INT64);
+    AtenTensorHandle of = ix ? dense_as(op, offsets, 1, &no, SHIMRT_INT64) : NULL;
+    AtenTensorHandle w = of ? dense_as(op, weight, 2, wsz, SHIMRT_FLOAT64) : NULL;
+    AtenTensorHandle ps =
+        w && per_sample_weights ? dense_as(op, per_sample_weights, 1, &n1, SHIMRT_FLOAT64) : NULL;
+    int64_t osz[2] = {nb, D}, o2b_n = mode == 0 ? 0 : N;
+    AtenTensorHandle out = w ? shimrt_k_new(op, 2, osz, weight->dtype) : NULL;
+    AtenTensorHandle o2b = out ? shimrt_k_new(op, 1, &o2b_n, SHIMRT_INT64) : NULL;
+    AtenTensorHandle bsz = o2b ? shimrt_k_new(op, 1, &nb, SHIMRT_INT64) : NULL;
+    AtenTensorHandle mxi = bsz ? shimrt_k_new(op, mode == 2 ? 2 : 1, osz, SHIMRT_INT64) : NULL;
+    /* (the auxiliary results serve the backward only; results in indices' dtype below) */
+    AOTITorchError err =
+        !mxi || (per_sample_weights && !ps) ? AOTI_TORCH_FAILURE : AOTI_TORCH_SUCCESS;
+    const int64_t *iv = ix ? shimrt_data(ix) : NULL, *ov = of ? shimrt_data(of) : NULL;
+    for (int64_t i = 0; !err && i < N; i++)
+        if (iv[i] < 0 || iv[i] >= R)
+            err = shimrt_fail(op, "Index %lld is out of bounds: %lld, range 0 to %lld",
+                              (long long)i, (long long)iv[i], (long long)R);
+    if (!err && no > 0 && ov[0] != 0)
+        err = shimrt_fail(op,
+                          "offsets[0] has to be 0, i.e., the first sequence in the mini-batch "
+                          "has to start from position 0. However, got %lld",
+                          (long long)ov[0]);
+    for (int64_t b = 0; !err && b < no; b++)
+        if (ov[b] < 0 || ov[b] > N || (b > 0 && ov[b] < ov[b - 1]))
+            err = shimrt_fail(op, "offsets must be non-decreasing and within the indices");
+    if (!err) {
+        const double *wv = shimrt_data(w), *pv = ps ? shimrt_data(ps) : NULL;
+        int64_t *o2bv = shimrt_data(o2b), *bs = shimrt_data(bsz), *mi = shimrt_data(mxi);
+        double *acc = malloc(sizeof *acc * (size_t)(D ? D : 1));
+        size_t es = shimrt_dtype_size(weight->dtype);
+        if (!acc) err = shimrt_fail(op, "out of memory");
+        for (int64_t b = 0; !err && b < nb; b++) {
+            int64_t s = ov[b], e = b + 1 < no ? ov[b + 1] : N;
+            int64_t cnt = 0;
+            for (int64_t j = 0; j < D; j++) {
+                acc[j] = 0;
+                if (mode == 2) mi[b * D + j] = -1;
+            }
+            for (int64_t i = s; i < e; i++) {
+                if (mode != 0) o2bv[i] = b;
+                if (iv[i] == padding_idx) continue;
+                cnt++;
+                for (int64_t j = 0; j < D; j++) {
+                    double x = wv[iv[i] * D + j];
+                    if (mode == 2) {
+                        if (cnt == 1 || x > acc[j]) {
+                            acc[j] = x;
+                            mi[b * D + j] = iv[i];
+                        }
+                    } else {
+                        acc[j] += pv ? x * pv[i] : x;
+                    }
+                }
+            }
+            bs[b] = mode == 0 ? 0 : cnt;
+            if (mode == 1) mi[b] = cnt;
+            if (mode == 0) mi[b] = 0;
+            for (int64_t j = 0; j < D; j++)
+                shimrt_k_store_f64((char *)shimrt_data(out) + (size_t)(b * D + j) * es,
+                                   weight->dtype,
+                                   mode == 1 ? (cnt ? acc[j] / (double)cnt : 0.0) : acc[j]);
+        }
+        free(acc);
+    }
+    shimrt_tensor_free(ix);
+    shimrt_tensor_free(of);
+    shimrt_tensor_free(w);
+    shimrt_tensor_free(ps);
+    if (err) {
+        shimrt_tensor_free(out);
+        shimrt_tensor_free(o2b);
+        shimrt_tensor_free(bsz);
+        shimrt_tensor_free(mxi);
+        return AOTI_TORCH_FAILURE;
+    }
+    *ret0 = out;
+    *ret1 = o2b;
+    *ret2 = bsz;
+    *ret3 = mxi;
+    return AOTI_TORCH_SUCCESS;
+}
+
+AOTITorchError shimrt_cpu__embedding_bag(AtenTensorHandle weight, AtenTensorHandle indices,
+                                         AtenTensorHandle offsets, int32_t scale_grad_by_freq,
+                                         int64_t mode, int32_t sparse,
+                                         AtenTensorHandle per_sample_weights,
+                                         int32_t include_last_offset, int64_t padding_idx,
+                                         AtenTensorHandle *ret0, AtenTensorHandle *ret1,
+                                         AtenTensorHandle *ret2, AtenTensorHandle *ret3) {
+    (void)scale_grad_by_freq; /* gradients only */
+    (void)sparse;
+    return embedding_bag("_embedding_bag", weight, indices, offsets, mode, per_sample_weights,
+                         include_last_offset, padding_idx, ret0, ret1, ret2, ret3);
+}
+
+AOTITorchError shimrt_cpu__embedding_bag_forward_only(
+    AtenTensorHandle weight, AtenTensorHandle indices, AtenTensorHandle offsets,
+    int32_t scale_grad_by_freq, int64_t mode, int32_t sparse, AtenTensorHandle per_sample_weights,
+    int32_t include_last_offset, int64_t padding_idx, AtenTensorHandle *ret0,
+    AtenTensorHandle *ret1, AtenTensorHandle *ret2, AtenTensorHandle *ret3) {
+    (void)scale_grad_by_freq;
+    (void)sparse;
+    return embedding_bag("_embedding_bag_forward_only", weight, indices, offsets, mode,
+                         per_sample_weights, include_last_offset, padding_idx, ret0, ret1, ret2,
+                         ret3);
+}

@@ -771,8 +771,41 @@ def index_family():
                                                   else torch.float32)))
 
 
+def bag_family():
+    for name in ("aoti_torch_cpu__embedding_bag", "aoti_torch_cpu__embedding_bag_forward_only"):
+        ref_op = A._embedding_bag if name.endswith("_bag") else A._embedding_bag_forward_only
+        for dt in FLOATS + [torch.int64]:
+            w = rand([10, 3], dt)
+            for idt in (torch.int64, torch.int32):
+                i = torch.tensor([1, 2, 4, 5, 4, 3, 2, 9, 0], dtype=idt)
+                # (offsets not starting at 0 or decreasing: PyTorch 2.15 reads out of bounds)
+                for offs in ([0, 4], [0, 4, 4, 9], [0], [0, 9]):
+                    for mode in (0, 1, 2):
+                        for last in (0, 1):
+                            # include_last_offset: offsets end with len(indices), as documented
+                            o = torch.tensor(offs + [9] if last else offs, dtype=idt)
+                            for pad in (-1, 2):
+                                for psw in ((None, rand([9], dt)) if mode == 0 else (None,)):
+                                    case(f"{dt} {idt} offsets={offs} mode={mode} last={last} "
+                                         f"pad={pad} psw={psw is not None}", name,
+                                         [T(w), T(i), T(o), 0, mode, 0,
+                                          Opt(None if psw is None else T(psw)), last, pad,
+                                          Ret(), Ret(), Ret(), Ret()],
+                                         lambda w=w, i=i, o=o, mode=mode, last=last, pad=pad,
+                                         psw=psw, ref_op=ref_op: ref_op(
+                                             w, i, o, False, mode, False, psw, bool(last), pad),
+                                         loose=True, check=lambda k: k == 0)
+    # (results 1-3, offset2bag / bag_size / max_indices, serve only the backward: compared
+    # for the bag output only)
+            bad = torch.tensor([1, 12])
+            case(f"{dt} index out of range", name,
+                 [T(w), T(bad), T(torch.tensor([0])), 0, 0, 0, Opt(None), 0, -1, Ret(), Ret(),
+                  Ret(), Ret()],
+                 lambda w=w, bad=bad, ref_op=ref_op: ref_op(w, bad, torch.tensor([0])))
+
+
 FAMILIES = [mm_family, conv_family, line_family, sdpa_family, pool_family, misc_family,
-            index_family]
+            index_family, bag_family]
 for fam in FAMILIES:
     fam()
 
