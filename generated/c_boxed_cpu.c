@@ -1746,6 +1746,20 @@ void boxed_cpu_permute(StableIValue* stack_, uint64_t num_args_, uint64_t num_ou
     shimrt_box_finish(&box_);
 }
 
+/* aten.pow.Scalar: pow.Scalar(Scalar self, Tensor exponent) -> Tensor */
+void boxed_cpu_pow_Scalar(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[2] = {SHIMRT_KIND_SCALAR, SHIMRT_KIND_TENSOR};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "pow.Scalar", stack_, num_args_, 2, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    double self = shimrt_box_scalar(&box_, 0);
+    AtenTensorHandle exponent = shimrt_box_tensor(&box_, 1);
+    AtenTensorHandle ret0 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_pow_Scalar(self, exponent, &ret0));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_finish(&box_);
+}
+
 /* aten.pow.Tensor_Scalar: pow.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor */
 void boxed_cpu_pow_Tensor_Scalar(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
     static const unsigned char arg_kinds_[2] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_SCALAR};
@@ -1755,6 +1769,20 @@ void boxed_cpu_pow_Tensor_Scalar(StableIValue* stack_, uint64_t num_args_, uint6
     double exponent = shimrt_box_scalar(&box_, 1);
     AtenTensorHandle ret0 = NULL;
     SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_pow_Tensor_Scalar(self, exponent, &ret0));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_finish(&box_);
+}
+
+/* aten.pow.Tensor_Tensor: pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor */
+void boxed_cpu_pow_Tensor_Tensor(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[2] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "pow.Tensor_Tensor", stack_, num_args_, 2, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
+    AtenTensorHandle exponent = shimrt_box_tensor(&box_, 1);
+    AtenTensorHandle ret0 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_pow_Tensor_Tensor(self, exponent, &ret0));
     shimrt_box_release_args(&box_);
     shimrt_box_push_tensor(&box_, 0, ret0);
     shimrt_box_finish(&box_);
@@ -2358,7 +2386,7 @@ void boxed_cpu_zeros_like(StableIValue* stack_, uint64_t num_args_, uint64_t num
 }
 
 /* Every schema of namespace aten, in op-key order, with its tags. */
-static const shimrt_def_entry defs_aten[140] = {
+static const shimrt_def_entry defs_aten[142] = {
     {"_adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor", SHIMRT_TAG_BIT(CORE)},
     {"_addmm_activation(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1, bool use_gelu=False) -> Tensor", 0},
     {"_embedding_bag(Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq=False, int mode=0, bool sparse=False, Tensor? per_sample_weights=None, bool include_last_offset=False, int padding_idx=-1) -> (Tensor, Tensor, Tensor, Tensor)", SHIMRT_TAG_BIT(CORE)},
@@ -2462,7 +2490,9 @@ static const shimrt_def_entry defs_aten[140] = {
     {"ones_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor", 0},
     {"pad(Tensor self, SymInt[] pad, str mode=\"constant\", float? value=None) -> Tensor", 0},
     {"permute(Tensor(a) self, int[] dims) -> Tensor(a)", SHIMRT_TAG_BIT(CORE)},
+    {"pow.Scalar(Scalar self, Tensor exponent) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
     {"pow.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
+    {"pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
     {"relu(Tensor self) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
     {"repeat_interleave.Tensor(Tensor repeats, *, SymInt? output_size=None) -> Tensor", SHIMRT_TAG_BIT(DYNAMIC_OUTPUT_SHAPE)},
     {"reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a)", 0},
@@ -2502,7 +2532,7 @@ static const shimrt_def_entry defs_aten[140] = {
 };
 
 /* Every boxed kernel of namespace aten for the cpu backend. */
-static const shimrt_impl_entry impls_aten_cpu[140] = {
+static const shimrt_impl_entry impls_aten_cpu[142] = {
     {"_adaptive_avg_pool2d", boxed_cpu__adaptive_avg_pool2d},
     {"_addmm_activation", boxed_cpu__addmm_activation},
     {"_embedding_bag", boxed_cpu__embedding_bag},
@@ -2606,7 +2636,9 @@ static const shimrt_impl_entry impls_aten_cpu[140] = {
     {"ones_like", boxed_cpu_ones_like},
     {"pad", boxed_cpu_pad},
     {"permute", boxed_cpu_permute},
+    {"pow.Scalar", boxed_cpu_pow_Scalar},
     {"pow.Tensor_Scalar", boxed_cpu_pow_Tensor_Scalar},
+    {"pow.Tensor_Tensor", boxed_cpu_pow_Tensor_Tensor},
     {"relu", boxed_cpu_relu},
     {"repeat_interleave.Tensor", boxed_cpu_repeat_interleave_Tensor},
     {"reshape", boxed_cpu_reshape},
@@ -2646,5 +2678,5 @@ static const shimrt_impl_entry impls_aten_cpu[140] = {
 };
 
 AOTITorchError shimgen_register_aten_cpu(TorchLibraryHandle* ret_def, TorchLibraryHandle* ret_impl) {
-    return shimrt_register_ops("aten", "CPU", __FILE__, __LINE__, defs_aten, 140, impls_aten_cpu, 140, ret_def, ret_impl);
+    return shimrt_register_ops("aten", "CPU", __FILE__, __LINE__, defs_aten, 142, impls_aten_cpu, 142, ret_def, ret_impl);
 }

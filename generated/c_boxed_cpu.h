@@ -121,7 +121,9 @@ void boxed_cpu_nonzero_static(StableIValue* stack_, uint64_t num_args_, uint64_t
 void boxed_cpu_ones_like(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_pad(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_permute(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
+void boxed_cpu_pow_Scalar(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_pow_Tensor_Scalar(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
+void boxed_cpu_pow_Tensor_Tensor(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_relu(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_repeat_interleave_Tensor(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_reshape(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);

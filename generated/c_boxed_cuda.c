@@ -1698,7 +1698,7 @@ void boxed_cuda_zeros_like(StableIValue* stack_, uint64_t num_args_, uint64_t nu
 }
 
 /* Every schema of namespace aten, in op-key order, with its tags. */
-static const shimrt_def_entry defs_aten[140] = {
+static const shimrt_def_entry defs_aten[142] = {
     {"_adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor", SHIMRT_TAG_BIT(CORE)},
     {"_addmm_activation(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1, bool use_gelu=False) -> Tensor", 0},
     {"_embedding_bag(Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq=False, int mode=0, bool sparse=False, Tensor? per_sample_weights=None, bool include_last_offset=False, int padding_idx=-1) -> (Tensor, Tensor, Tensor, Tensor)", SHIMRT_TAG_BIT(CORE)},
@@ -1802,7 +1802,9 @@ static const shimrt_def_entry defs_aten[140] = {
     {"ones_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor", 0},
     {"pad(Tensor self, SymInt[] pad, str mode=\"constant\", float? value=None) -> Tensor", 0},
     {"permute(Tensor(a) self, int[] dims) -> Tensor(a)", SHIMRT_TAG_BIT(CORE)},
+    {"pow.Scalar(Scalar self, Tensor exponent) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
     {"pow.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
+    {"pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
     {"relu(Tensor self) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
     {"repeat_interleave.Tensor(Tensor repeats, *, SymInt? output_size=None) -> Tensor", SHIMRT_TAG_BIT(DYNAMIC_OUTPUT_SHAPE)},
     {"reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a)", 0},
@@ -1949,5 +1951,5 @@ static const shimrt_impl_entry impls_aten_cuda[103] = {
 };
 
 AOTITorchError shimgen_register_aten_cuda(TorchLibraryHandle* ret_def, TorchLibraryHandle* ret_impl) {
-    return shimrt_register_ops("aten", "CUDA", __FILE__, __LINE__, defs_aten, 140, impls_aten_cuda, 103, ret_def, ret_impl);
+    return shimrt_register_ops("aten", "CUDA", __FILE__, __LINE__, defs_aten, 142, impls_aten_cuda, 103, ret_def, ret_impl);
 }

@@ -947,12 +947,29 @@ AOTITorchError aoti_torch_cpu_permute(AtenTensorHandle self, const int64_t* dims
     return shimrt_permute(self, dims, dims_len_, ret0);
 }
 
+/* aten.pow.Scalar: pow.Scalar(Scalar self, Tensor exponent) -> Tensor
+ * kernel: shimrt_cpu_pow_scalar (CPU) */
+AOTITorchError aoti_torch_cpu_pow_Scalar(double self, AtenTensorHandle exponent, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(exponent);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu_pow_scalar(self, exponent, ret0);
+}
+
 /* aten.pow.Tensor_Scalar: pow.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor
  * kernel: shimrt_cpu_pow_tensor_scalar (CPU) */
 AOTITorchError aoti_torch_cpu_pow_Tensor_Scalar(AtenTensorHandle self, double exponent, AtenTensorHandle* ret0) {
     SHIMRT_ARG_TENSOR(self);
     SHIMRT_ARG_RET(ret0);
     return shimrt_cpu_pow_tensor_scalar(self, exponent, ret0);
+}
+
+/* aten.pow.Tensor_Tensor: pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor
+ * kernel: shimrt_cpu_pow_tensor_tensor (CPU) */
+AOTITorchError aoti_torch_cpu_pow_Tensor_Tensor(AtenTensorHandle self, AtenTensorHandle exponent, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_TENSOR(exponent);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu_pow_tensor_tensor(self, exponent, ret0);
 }
 
 /* aten.relu.default: relu(Tensor self) -> Tensor

@@ -327,8 +327,14 @@ AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_pad(AtenTensorHandle self, const
 /* aten.permute.default: permute(Tensor(a) self, int[] dims) -> Tensor(a) */
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_permute(AtenTensorHandle self, const int64_t* dims, int64_t dims_len_, AtenTensorHandle* ret0);
 
+/* aten.pow.Scalar: pow.Scalar(Scalar self, Tensor exponent) -> Tensor */
+AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_pow_Scalar(double self, AtenTensorHandle exponent, AtenTensorHandle* ret0);
+
 /* aten.pow.Tensor_Scalar: pow.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor */
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_pow_Tensor_Scalar(AtenTensorHandle self, double exponent, AtenTensorHandle* ret0);
+
+/* aten.pow.Tensor_Tensor: pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor */
+AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_pow_Tensor_Tensor(AtenTensorHandle self, AtenTensorHandle exponent, AtenTensorHandle* ret0);
 
 /* aten.relu.default: relu(Tensor self) -> Tensor */
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_relu(AtenTensorHandle self, AtenTensorHandle* ret0);

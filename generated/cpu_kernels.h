@@ -194,8 +194,12 @@ AOTITorchError shimrt_cpu_nonzero(AtenTensorHandle self, AtenTensorHandle* ret0)
 AOTITorchError shimrt_cpu_nonzero_static(AtenTensorHandle self, int64_t size, int64_t fill_value, AtenTensorHandle* ret0);
 /* aten.pad.default: pad(Tensor self, SymInt[] pad, str mode="constant", float? value=None) -> Tensor (CPU) */
 AOTITorchError shimrt_cpu_pad(AtenTensorHandle self, const int64_t* pad, int64_t pad_len_, const char* mode, double* value, AtenTensorHandle* ret0);
+/* aten.pow.Scalar: pow.Scalar(Scalar self, Tensor exponent) -> Tensor (CPU) */
+AOTITorchError shimrt_cpu_pow_scalar(double self, AtenTensorHandle exponent, AtenTensorHandle* ret0);
 /* aten.pow.Tensor_Scalar: pow.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor (CPU) */
 AOTITorchError shimrt_cpu_pow_tensor_scalar(AtenTensorHandle self, double exponent, AtenTensorHandle* ret0);
+/* aten.pow.Tensor_Tensor: pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor (CPU) */
+AOTITorchError shimrt_cpu_pow_tensor_tensor(AtenTensorHandle self, AtenTensorHandle exponent, AtenTensorHandle* ret0);
 /* aten.relu.default: relu(Tensor self) -> Tensor (CPU) */
 AOTITorchError shimrt_cpu_relu(AtenTensorHandle self, AtenTensorHandle* ret0);
 /* aten.repeat_interleave.Tensor: repeat_interleave.Tensor(Tensor repeats, *, SymInt? output_size=None) -> Tensor (CPU) */

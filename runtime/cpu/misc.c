@@ -691,3 +691,81 @@ AOTITorchError shimrt_cpu__embedding_bag_forward_only(
                          per_sample_weights, include_last_offset, padding_idx, ret0, ret1, ret2,
                          ret3);
 }
+
+/* ---- pow.Tensor_Tensor, pow.Scalar -------------------------------------------------------- */
+/* PyTorch's integer power: exact by squaring; a negative exponent gives 1 for base 1, +-1 for
+ * base -1, 0 otherwise (wrapping int64 arithmetic, stored in the result type). */
+static int64_t ipow(int64_t b, int64_t e) {
+    if (e < 0) return b == 1 ? 1 : (b == -1 ? ((e & 1) ? -1 : 1) : 0);
+    uint64_t r = 1, x = (uint64_t)b;
+    while (e) {
+        if (e & 1) r *= x;
+        x *= x;
+        e >>= 1;
+    }
+    return (int64_t)r;
+}
+
+/* result = a ** b elementwise, a and b dense and of the result's shape, in dtype rt. */
+static void pow_fill(AtenTensorHandle r, const char *a, const char *b) {
+    int32_t rt = r->dtype;
+    size_t es = shimrt_dtype_size(rt);
+    char *d = shimrt_data(r);
+    for (int64_t i = 0, n = shimrt_numel(r); i < n; i++) {
+        const char *x = a + (size_t)i * es, *y = b + (size_t)i * es;
+        if (rt == SHIMRT_FLOAT64)
+            shimrt_k_store_f64(d + (size_t)i * es, rt,
+                               pow(shimrt_k_load_f64(x, rt), shimrt_k_load_f64(y, rt)));
+        else if (shimrt_k_is_floating(rt))
+            shimrt_k_store_f64(
+                d + (size_t)i * es, rt,
+                (double)powf((float)shimrt_k_load_f64(x, rt), (float)shimrt_k_load_f64(y, rt)));
+        else
+            shimrt_k_store_i64(d + (size_t)i * es, rt,
+                               ipow(shimrt_k_load_i64(x, rt), shimrt_k_load_i64(y, rt)));
+    }
+}
+
+static AOTITorchError pow_common(const char *op, AtenTensorHandle self, AtenTensorHandle exponent,
+                                 int32_t rt, AtenTensorHandle *ret0) {
+    if (rt == SHIMRT_BOOL) return shimrt_fail(op, "\"pow\" not implemented for 'Bool'");
+    int64_t shape[SHIMRT_MAX_DIMS], nd;
+    if (shimrt_k_broadcast(op, self->ndim, self->sizes, exponent->ndim, exponent->sizes, shape,
+                           &nd))
+        return AOTI_TORCH_FAILURE;
+    AtenTensorHandle a = dense_as(op, self, nd, shape, rt);
+    AtenTensorHandle b = a ? dense_as(op, exponent, nd, shape, rt) : NULL;
+    AtenTensorHandle r = b ? shimrt_k_new(op, nd, shape, rt) : NULL;
+    AOTITorchError err = r ? AOTI_TORCH_SUCCESS : AOTI_TORCH_FAILURE;
+    /* (integer tensors to negative tensor powers follow ipow, as PyTorch's) */
+    if (!err) pow_fill(r, shimrt_data(a), shimrt_data(b));
+    shimrt_tensor_free(a);
+    shimrt_tensor_free(b);
+    return shimrt_k_hand_out(err, r, ret0);
+}
+
+AOTITorchError shimrt_cpu_pow_tensor_tensor(AtenTensorHandle self, AtenTensorHandle exponent,
+                                            AtenTensorHandle *ret0) {
+    static const char op[] = "pow.Tensor_Tensor";
+    if (shimrt_k_check_cpu(op, self, "self") || shimrt_k_check_cpu(op, exponent, "exponent") ||
+        shimrt_k_check_dtype(op, self, "self") || shimrt_k_check_dtype(op, exponent, "exponent"))
+        return AOTI_TORCH_FAILURE;
+    const struct AtenTensorOpaque *ts[2] = {self, exponent};
+    return pow_common(op, self, exponent, shimrt_k_result_type_of(2, ts, 0, NULL), ret0);
+}
+
+AOTITorchError shimrt_cpu_pow_scalar(double self, AtenTensorHandle exponent,
+                                     AtenTensorHandle *ret0) {
+    static const char op[] = "pow.Scalar";
+    if (shimrt_k_check_cpu(op, exponent, "exponent") ||
+        shimrt_k_check_dtype(op, exponent, "exponent"))
+        return AOTI_TORCH_FAILURE;
+    /* the shim's Scalar is a double: a floating scalar (float32 for integral exponents) */
+    int32_t rt = shimrt_k_is_floating(exponent->dtype) ? exponent->dtype : SHIMRT_FLOAT32;
+    AtenTensorHandle base = shimrt_k_new(op, 0, NULL, rt);
+    if (!base) return AOTI_TORCH_FAILURE;
+    shimrt_k_fill(base, self);
+    AOTITorchError err = pow_common(op, base, exponent, rt, ret0);
+    shimrt_tensor_free(base);
+    return err;
+}

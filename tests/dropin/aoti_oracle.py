@@ -804,8 +804,29 @@ def bag_family():
                  lambda w=w, bad=bad, ref_op=ref_op: ref_op(w, bad, torch.tensor([0])))
 
 
+def pow_family():
+    for da in NUMERIC + [torch.bool]:
+        for db in (da, torch.int64, torch.float32, torch.float64):
+            for sa, sb in (([3, 4], [3, 4]), ([3, 4], [4]), ([2, 1], []), ([0, 2], [2])):
+                a = rand(sa, da, -3, 3)
+                b = rand(sb, db, 0, 3) if db not in FLOATS else rand(sb, db, -2, 2)
+                if da in FLOATS:
+                    a = a.abs() + 0.5 if da != torch.bool else a
+                case(f"{da} {sa} ** {db} {sb}", "aoti_torch_cpu_pow_Tensor_Tensor",
+                     [T(a), T(b), Ret()], lambda a=a, b=b: A.pow.Tensor_Tensor(a, b), loose=True)
+        neg = rand([4], da, -3, -1) if da not in (torch.uint8, torch.bool) else rand([4], da)
+        nb = rand([4], da, -2, 2)
+        case(f"{da} negative exponent", "aoti_torch_cpu_pow_Tensor_Tensor",
+             [T(nb), T(neg), Ret()],
+             lambda nb=nb, neg=neg: A.pow.Tensor_Tensor(nb, neg), loose=True)
+        for base in (2.0, 0.5, -1.5, 0.0):
+            e = rand([3, 2], da, 0, 3)
+            case(f"{base} ** {da}", "aoti_torch_cpu_pow_Scalar", [base, T(e), Ret()],
+                 lambda base=base, e=e: A.pow.Scalar(base, e), loose=True)
+
+
 FAMILIES = [mm_family, conv_family, line_family, sdpa_family, pool_family, misc_family,
-            index_family, bag_family]
+            index_family, bag_family, pow_family]
 for fam in FAMILIES:
     fam()
 
