@@ -1477,6 +1477,23 @@ void boxed_cpu_mm_out(StableIValue* stack_, uint64_t num_args_, uint64_t num_out
     shimrt_box_finish(&box_);
 }
 
+/* aten.mode.default: mode(Tensor self, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices) */
+void boxed_cpu_mode(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[3] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_NONE, SHIMRT_KIND_NONE};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "mode", stack_, num_args_, 3, num_outputs_, 2, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
+    int64_t dim = shimrt_box_int(&box_, 1);
+    int32_t keepdim = shimrt_box_bool(&box_, 2);
+    AtenTensorHandle ret0 = NULL;
+    AtenTensorHandle ret1 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_mode(self, dim, keepdim, &ret0, &ret1));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_push_tensor(&box_, 1, ret1);
+    shimrt_box_finish(&box_);
+}
+
 /* aten.mul.Scalar: mul.Scalar(Tensor self, Scalar other) -> Tensor */
 void boxed_cpu_mul_Scalar(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
     static const unsigned char arg_kinds_[2] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_SCALAR};
@@ -1500,6 +1517,19 @@ void boxed_cpu_mul_Tensor(StableIValue* stack_, uint64_t num_args_, uint64_t num
     AtenTensorHandle other = shimrt_box_tensor(&box_, 1);
     AtenTensorHandle ret0 = NULL;
     SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_mul_Tensor(self, other, &ret0));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_finish(&box_);
+}
+
+/* aten.nanmedian.default: nanmedian(Tensor self) -> Tensor */
+void boxed_cpu_nanmedian(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[1] = {SHIMRT_KIND_TENSOR};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "nanmedian", stack_, num_args_, 1, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
+    AtenTensorHandle ret0 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_nanmedian(self, &ret0));
     shimrt_box_release_args(&box_);
     shimrt_box_push_tensor(&box_, 0, ret0);
     shimrt_box_finish(&box_);
@@ -2386,7 +2416,7 @@ void boxed_cpu_zeros_like(StableIValue* stack_, uint64_t num_args_, uint64_t num
 }
 
 /* Every schema of namespace aten, in op-key order, with its tags. */
-static const shimrt_def_entry defs_aten[142] = {
+static const shimrt_def_entry defs_aten[144] = {
     {"_adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor", SHIMRT_TAG_BIT(CORE)},
     {"_addmm_activation(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1, bool use_gelu=False) -> Tensor", 0},
     {"_embedding_bag(Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq=False, int mode=0, bool sparse=False, Tensor? per_sample_weights=None, bool include_last_offset=False, int padding_idx=-1) -> (Tensor, Tensor, Tensor, Tensor)", SHIMRT_TAG_BIT(CORE)},
@@ -2475,8 +2505,10 @@ static const shimrt_def_entry defs_aten[142] = {
     {"median(Tensor self) -> Tensor", 0},
     {"mm(Tensor self, Tensor mat2) -> Tensor", SHIMRT_TAG_BIT(CORE)},
     {"mm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!)", 0},
+    {"mode(Tensor self, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)", 0},
     {"mul.Scalar(Tensor self, Scalar other) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
     {"mul.Tensor(Tensor self, Tensor other) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
+    {"nanmedian(Tensor self) -> Tensor", 0},
     {"narrow(Tensor(a) self, int dim, SymInt start, SymInt length) -> Tensor(a)", 0},
     {"native_layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps) -> (Tensor, Tensor, Tensor)", SHIMRT_TAG_BIT(CORE)},
     {"native_layer_norm.out(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2) -> (Tensor(a!), Tensor(b!), Tensor(c!))", SHIMRT_TAG_BIT(GENERATED)},
@@ -2532,7 +2564,7 @@ static const shimrt_def_entry defs_aten[142] = {
 };
 
 /* Every boxed kernel of namespace aten for the cpu backend. */
-static const shimrt_impl_entry impls_aten_cpu[142] = {
+static const shimrt_impl_entry impls_aten_cpu[144] = {
     {"_adaptive_avg_pool2d", boxed_cpu__adaptive_avg_pool2d},
     {"_addmm_activation", boxed_cpu__addmm_activation},
     {"_embedding_bag", boxed_cpu__embedding_bag},
@@ -2621,8 +2653,10 @@ static const shimrt_impl_entry impls_aten_cpu[142] = {
     {"median", boxed_cpu_median},
     {"mm", boxed_cpu_mm},
     {"mm.out", boxed_cpu_mm_out},
+    {"mode", boxed_cpu_mode},
     {"mul.Scalar", boxed_cpu_mul_Scalar},
     {"mul.Tensor", boxed_cpu_mul_Tensor},
+    {"nanmedian", boxed_cpu_nanmedian},
     {"narrow", boxed_cpu_narrow},
     {"native_layer_norm", boxed_cpu_native_layer_norm},
     {"native_layer_norm.out", boxed_cpu_native_layer_norm_out},
@@ -2678,5 +2712,5 @@ static const shimrt_impl_entry impls_aten_cpu[142] = {
 };
 
 AOTITorchError shimgen_register_aten_cpu(TorchLibraryHandle* ret_def, TorchLibraryHandle* ret_impl) {
-    return shimrt_register_ops("aten", "CPU", __FILE__, __LINE__, defs_aten, 142, impls_aten_cpu, 142, ret_def, ret_impl);
+    return shimrt_register_ops("aten", "CPU", __FILE__, __LINE__, defs_aten, 144, impls_aten_cpu, 144, ret_def, ret_impl);
 }

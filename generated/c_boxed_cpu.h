@@ -106,8 +106,10 @@ void boxed_cpu_mean_dim(StableIValue* stack_, uint64_t num_args_, uint64_t num_o
 void boxed_cpu_median(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_mm(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_mm_out(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
+void boxed_cpu_mode(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_mul_Scalar(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_mul_Tensor(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
+void boxed_cpu_nanmedian(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_narrow(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_native_layer_norm(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_native_layer_norm_out(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);

@@ -811,6 +811,15 @@ AOTITorchError aoti_torch_cpu_mm_out(AtenTensorHandle out, AtenTensorHandle self
     return shimrt_cpu_mm_out(out, self, mat2);
 }
 
+/* aten.mode.default: mode(Tensor self, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)
+ * kernel: shimrt_cpu_mode (CPU) */
+AOTITorchError aoti_torch_cpu_mode(AtenTensorHandle self, int64_t dim, int32_t keepdim, AtenTensorHandle* ret0, AtenTensorHandle* ret1) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_RET(ret0);
+    SHIMRT_ARG_RET(ret1);
+    return shimrt_cpu_mode(self, dim, keepdim, ret0, ret1);
+}
+
 /* aten.mul.Scalar: mul.Scalar(Tensor self, Scalar other) -> Tensor
  * kernel: shimrt_cpu_mul_scalar (CPU) */
 AOTITorchError aoti_torch_cpu_mul_Scalar(AtenTensorHandle self, double other, AtenTensorHandle* ret0) {
@@ -826,6 +835,14 @@ AOTITorchError aoti_torch_cpu_mul_Tensor(AtenTensorHandle self, AtenTensorHandle
     SHIMRT_ARG_TENSOR(other);
     SHIMRT_ARG_RET(ret0);
     return shimrt_cpu_mul_tensor(self, other, ret0);
+}
+
+/* aten.nanmedian.default: nanmedian(Tensor self) -> Tensor
+ * kernel: shimrt_cpu_nanmedian (CPU) */
+AOTITorchError aoti_torch_cpu_nanmedian(AtenTensorHandle self, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu_nanmedian(self, ret0);
 }
 
 /* aten.narrow.default: narrow(Tensor(a) self, int dim, SymInt start, SymInt length) -> Tensor(a)

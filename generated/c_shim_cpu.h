@@ -282,11 +282,17 @@ AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_mm(AtenTensorHandle self, AtenTe
 /* aten.mm.out: mm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!) */
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_mm_out(AtenTensorHandle out, AtenTensorHandle self, AtenTensorHandle mat2);
 
+/* aten.mode.default: mode(Tensor self, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices) */
+AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_mode(AtenTensorHandle self, int64_t dim, int32_t keepdim, AtenTensorHandle* ret0, AtenTensorHandle* ret1);
+
 /* aten.mul.Scalar: mul.Scalar(Tensor self, Scalar other) -> Tensor */
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_mul_Scalar(AtenTensorHandle self, double other, AtenTensorHandle* ret0);
 
 /* aten.mul.Tensor: mul.Tensor(Tensor self, Tensor other) -> Tensor */
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_mul_Tensor(AtenTensorHandle self, AtenTensorHandle other, AtenTensorHandle* ret0);
+
+/* aten.nanmedian.default: nanmedian(Tensor self) -> Tensor */
+AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_nanmedian(AtenTensorHandle self, AtenTensorHandle* ret0);
 
 /* aten.narrow.default: narrow(Tensor(a) self, int dim, SymInt start, SymInt length) -> Tensor(a) */
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_narrow(AtenTensorHandle self, int64_t dim, int64_t start, int64_t length, AtenTensorHandle* ret0);

@@ -174,10 +174,14 @@ AOTITorchError shimrt_cpu_median(AtenTensorHandle self, AtenTensorHandle* ret0);
 AOTITorchError shimrt_cpu_mm(AtenTensorHandle self, AtenTensorHandle mat2, AtenTensorHandle* ret0);
 /* aten.mm.out: mm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!) (CPU) */
 AOTITorchError shimrt_cpu_mm_out(AtenTensorHandle out, AtenTensorHandle self, AtenTensorHandle mat2);
+/* aten.mode.default: mode(Tensor self, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices) (CPU) */
+AOTITorchError shimrt_cpu_mode(AtenTensorHandle self, int64_t dim, int32_t keepdim, AtenTensorHandle* ret0, AtenTensorHandle* ret1);
 /* aten.mul.Scalar: mul.Scalar(Tensor self, Scalar other) -> Tensor (CPU) */
 AOTITorchError shimrt_cpu_mul_scalar(AtenTensorHandle self, double other, AtenTensorHandle* ret0);
 /* aten.mul.Tensor: mul.Tensor(Tensor self, Tensor other) -> Tensor (CPU) */
 AOTITorchError shimrt_cpu_mul_tensor(AtenTensorHandle self, AtenTensorHandle other, AtenTensorHandle* ret0);
+/* aten.nanmedian.default: nanmedian(Tensor self) -> Tensor (CPU) */
+AOTITorchError shimrt_cpu_nanmedian(AtenTensorHandle self, AtenTensorHandle* ret0);
 /* aten.native_layer_norm.default: native_layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps) -> (Tensor, Tensor, Tensor) (CPU) */
 AOTITorchError shimrt_cpu_native_layer_norm(AtenTensorHandle input, const int64_t* normalized_shape, int64_t normalized_shape_len_, AtenTensorHandle weight, AtenTensorHandle bias, double eps, AtenTensorHandle* ret0, AtenTensorHandle* ret1, AtenTensorHandle* ret2);
 /* aten.ne.Scalar: ne.Scalar(Tensor self, Scalar other) -> Tensor (CPU) */

@@ -509,6 +509,11 @@ def line_family():
                                  [T(x), k, dim, keep, Ret(), Ret()],
                                  lambda x=x, k=k, keep=keep: A.kthvalue(x, k, dim, bool(keep)))
                 case(tag, "aoti_torch_cpu_median", [T(x), Ret()], lambda x=x: A.median(x))
+                case(tag, "aoti_torch_cpu_nanmedian", [T(x), Ret()], lambda x=x: A.nanmedian(x))
+                y = rand(x.shape, dt, -2, 2)  # ties: the smallest most frequent value
+                for keep in (0, 1):
+                    case(f"{tag} keepdim={keep}", "aoti_torch_cpu_mode", [T(y), dim, keep, Ret(), Ret()],
+                         lambda y=y, keep=keep: A.mode(y, dim, bool(keep)))
                 for odt in (None, torch.float64, torch.int64, torch.float16):
                     code = None if odt is None else DT[odt]
                     for name, ref in (("cumsum", A.cumsum), ("cumprod", A.cumprod)):
@@ -537,6 +542,9 @@ def line_family():
         case(f"nan largest={largest}", "aoti_torch_cpu_topk", [T(x), 2, 1, largest, 1, Ret(), Ret()],
              lambda largest=largest: A.topk(x, 2, 1, bool(largest)))
     case("nan", "aoti_torch_cpu_median", [T(x), Ret()], lambda: A.median(x))
+    case("nan", "aoti_torch_cpu_nanmedian", [T(x), Ret()], lambda: A.nanmedian(x))
+    allnan = torch.full([3], float("nan"))
+    case("all nan", "aoti_torch_cpu_nanmedian", [T(allnan), Ret()], lambda: A.nanmedian(allnan))
     case("nan k=3", "aoti_torch_cpu_kthvalue", [T(x[:1]), 3, 1, 0, Ret(), Ret()],
          lambda: A.kthvalue(x[:1], 3, 1))
     for name, ref in (("cummax", A.cummax), ("cummin", A.cummin)):
