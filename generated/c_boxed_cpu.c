@@ -206,6 +206,23 @@ void boxed_cpu_abs(StableIValue* stack_, uint64_t num_args_, uint64_t num_output
     shimrt_box_finish(&box_);
 }
 
+/* aten.adaptive_max_pool2d.default: adaptive_max_pool2d(Tensor self, int[2] output_size) -> (Tensor, Tensor) */
+void boxed_cpu_adaptive_max_pool2d(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[2] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_INT_LIST};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "adaptive_max_pool2d", stack_, num_args_, 2, num_outputs_, 2, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
+    int64_t output_size_len_ = 0;
+    const int64_t* output_size = shimrt_box_int_list(&box_, 1, &output_size_len_);
+    AtenTensorHandle ret0 = NULL;
+    AtenTensorHandle ret1 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_adaptive_max_pool2d(self, output_size, output_size_len_, &ret0, &ret1));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_push_tensor(&box_, 1, ret1);
+    shimrt_box_finish(&box_);
+}
+
 /* aten.add.Scalar: add.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor */
 void boxed_cpu_add_Scalar(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
     static const unsigned char arg_kinds_[3] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_SCALAR, SHIMRT_KIND_SCALAR};
@@ -1347,6 +1364,21 @@ void boxed_cpu_lt_Tensor(StableIValue* stack_, uint64_t num_args_, uint64_t num_
     shimrt_box_finish(&box_);
 }
 
+/* aten.masked_scatter.default: masked_scatter(Tensor self, Tensor mask, Tensor source) -> Tensor */
+void boxed_cpu_masked_scatter(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[3] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "masked_scatter", stack_, num_args_, 3, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
+    AtenTensorHandle mask = shimrt_box_tensor(&box_, 1);
+    AtenTensorHandle source = shimrt_box_tensor(&box_, 2);
+    AtenTensorHandle ret0 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_masked_scatter(self, mask, source, &ret0));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_finish(&box_);
+}
+
 /* aten.masked_select.default: masked_select(Tensor self, Tensor mask) -> Tensor */
 void boxed_cpu_masked_select(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
     static const unsigned char arg_kinds_[2] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR};
@@ -2416,7 +2448,7 @@ void boxed_cpu_zeros_like(StableIValue* stack_, uint64_t num_args_, uint64_t num
 }
 
 /* Every schema of namespace aten, in op-key order, with its tags. */
-static const shimrt_def_entry defs_aten[144] = {
+static const shimrt_def_entry defs_aten[146] = {
     {"_adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor", SHIMRT_TAG_BIT(CORE)},
     {"_addmm_activation(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1, bool use_gelu=False) -> Tensor", 0},
     {"_embedding_bag(Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq=False, int mode=0, bool sparse=False, Tensor? per_sample_weights=None, bool include_last_offset=False, int padding_idx=-1) -> (Tensor, Tensor, Tensor, Tensor)", SHIMRT_TAG_BIT(CORE)},
@@ -2427,6 +2459,7 @@ static const shimrt_def_entry defs_aten[144] = {
     {"_int_mm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!)", 0},
     {"_scaled_dot_product_flash_attention_for_cpu(Tensor query, Tensor key, Tensor value, float dropout_p=0.0, bool is_causal=False, *, Tensor? attn_mask=None, float? scale=None) -> (Tensor output, Tensor logsumexp)", SHIMRT_TAG_BIT(NONDETERMINISTIC_SEEDED)},
     {"abs(Tensor self) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
+    {"adaptive_max_pool2d(Tensor self, int[2] output_size) -> (Tensor, Tensor)", 0},
     {"add.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
     {"add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
     {"addbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor", 0},
@@ -2497,6 +2530,7 @@ static const shimrt_def_entry defs_aten[144] = {
     {"logcumsumexp(Tensor self, int dim) -> Tensor", 0},
     {"lt.Scalar(Tensor self, Scalar other) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
     {"lt.Tensor(Tensor self, Tensor other) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
+    {"masked_scatter(Tensor self, Tensor mask, Tensor source) -> Tensor", SHIMRT_TAG_BIT(CORE)},
     {"masked_select(Tensor self, Tensor mask) -> Tensor", SHIMRT_TAG_BIT(DYNAMIC_OUTPUT_SHAPE)},
     {"matmul(Tensor self, Tensor other) -> Tensor", 0},
     {"max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)", SHIMRT_TAG_BIT(CORE)},
@@ -2564,7 +2598,7 @@ static const shimrt_def_entry defs_aten[144] = {
 };
 
 /* Every boxed kernel of namespace aten for the cpu backend. */
-static const shimrt_impl_entry impls_aten_cpu[144] = {
+static const shimrt_impl_entry impls_aten_cpu[146] = {
     {"_adaptive_avg_pool2d", boxed_cpu__adaptive_avg_pool2d},
     {"_addmm_activation", boxed_cpu__addmm_activation},
     {"_embedding_bag", boxed_cpu__embedding_bag},
@@ -2575,6 +2609,7 @@ static const shimrt_impl_entry impls_aten_cpu[144] = {
     {"_int_mm.out", boxed_cpu__int_mm_out},
     {"_scaled_dot_product_flash_attention_for_cpu", boxed_cpu__scaled_dot_product_flash_attention_for_cpu},
     {"abs", boxed_cpu_abs},
+    {"adaptive_max_pool2d", boxed_cpu_adaptive_max_pool2d},
     {"add.Scalar", boxed_cpu_add_Scalar},
     {"add.Tensor", boxed_cpu_add_Tensor},
     {"addbmm", boxed_cpu_addbmm},
@@ -2645,6 +2680,7 @@ static const shimrt_impl_entry impls_aten_cpu[144] = {
     {"logcumsumexp", boxed_cpu_logcumsumexp},
     {"lt.Scalar", boxed_cpu_lt_Scalar},
     {"lt.Tensor", boxed_cpu_lt_Tensor},
+    {"masked_scatter", boxed_cpu_masked_scatter},
     {"masked_select", boxed_cpu_masked_select},
     {"matmul", boxed_cpu_matmul},
     {"max.dim", boxed_cpu_max_dim},
@@ -2712,5 +2748,5 @@ static const shimrt_impl_entry impls_aten_cpu[144] = {
 };
 
 AOTITorchError shimgen_register_aten_cpu(TorchLibraryHandle* ret_def, TorchLibraryHandle* ret_impl) {
-    return shimrt_register_ops("aten", "CPU", __FILE__, __LINE__, defs_aten, 144, impls_aten_cpu, 144, ret_def, ret_impl);
+    return shimrt_register_ops("aten", "CPU", __FILE__, __LINE__, defs_aten, 146, impls_aten_cpu, 146, ret_def, ret_impl);
 }

@@ -28,6 +28,7 @@ void boxed_cpu__fused_rms_norm(StableIValue* stack_, uint64_t num_args_, uint64_
 void boxed_cpu__int_mm_out(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu__scaled_dot_product_flash_attention_for_cpu(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_abs(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
+void boxed_cpu_adaptive_max_pool2d(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_add_Scalar(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_add_Tensor(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_addbmm(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
@@ -98,6 +99,7 @@ void boxed_cpu_log_softmax_int(StableIValue* stack_, uint64_t num_args_, uint64_
 void boxed_cpu_logcumsumexp(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_lt_Scalar(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_lt_Tensor(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
+void boxed_cpu_masked_scatter(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_masked_select(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_matmul(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_max_dim(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);

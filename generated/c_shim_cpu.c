@@ -121,6 +121,16 @@ AOTITorchError aoti_torch_cpu_abs(AtenTensorHandle self, AtenTensorHandle* ret0)
     return shimrt_cpu_abs(self, ret0);
 }
 
+/* aten.adaptive_max_pool2d.default: adaptive_max_pool2d(Tensor self, int[2] output_size) -> (Tensor, Tensor)
+ * kernel: shimrt_cpu_adaptive_max_pool2d (CPU) */
+AOTITorchError aoti_torch_cpu_adaptive_max_pool2d(AtenTensorHandle self, const int64_t* output_size, int64_t output_size_len_, AtenTensorHandle* ret0, AtenTensorHandle* ret1) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_LIST(output_size);
+    SHIMRT_ARG_RET(ret0);
+    SHIMRT_ARG_RET(ret1);
+    return shimrt_cpu_adaptive_max_pool2d(self, output_size, output_size_len_, ret0, ret1);
+}
+
 /* aten.add.Scalar: add.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor
  * kernel: shimrt_cpu_add_scalar (CPU) */
 AOTITorchError aoti_torch_cpu_add_Scalar(AtenTensorHandle self, double other, double alpha, AtenTensorHandle* ret0) {
@@ -734,6 +744,16 @@ AOTITorchError aoti_torch_cpu_lt_Tensor(AtenTensorHandle self, AtenTensorHandle 
     SHIMRT_ARG_TENSOR(other);
     SHIMRT_ARG_RET(ret0);
     return shimrt_cpu_lt_tensor(self, other, ret0);
+}
+
+/* aten.masked_scatter.default: masked_scatter(Tensor self, Tensor mask, Tensor source) -> Tensor
+ * kernel: shimrt_cpu_masked_scatter (CPU) */
+AOTITorchError aoti_torch_cpu_masked_scatter(AtenTensorHandle self, AtenTensorHandle mask, AtenTensorHandle source, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_TENSOR(mask);
+    SHIMRT_ARG_TENSOR(source);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu_masked_scatter(self, mask, source, ret0);
 }
 
 /* aten.masked_select.default: masked_select(Tensor self, Tensor mask) -> Tensor

@@ -48,6 +48,9 @@ AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu__scaled_dot_product_flash_attent
 /* aten.abs.default: abs(Tensor self) -> Tensor */
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_abs(AtenTensorHandle self, AtenTensorHandle* ret0);
 
+/* aten.adaptive_max_pool2d.default: adaptive_max_pool2d(Tensor self, int[2] output_size) -> (Tensor, Tensor) */
+AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_adaptive_max_pool2d(AtenTensorHandle self, const int64_t* output_size, int64_t output_size_len_, AtenTensorHandle* ret0, AtenTensorHandle* ret1);
+
 /* aten.add.Scalar: add.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor */
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_add_Scalar(AtenTensorHandle self, double other, double alpha, AtenTensorHandle* ret0);
 
@@ -257,6 +260,9 @@ AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_lt_Scalar(AtenTensorHandle self,
 
 /* aten.lt.Tensor: lt.Tensor(Tensor self, Tensor other) -> Tensor */
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_lt_Tensor(AtenTensorHandle self, AtenTensorHandle other, AtenTensorHandle* ret0);
+
+/* aten.masked_scatter.default: masked_scatter(Tensor self, Tensor mask, Tensor source) -> Tensor */
+AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_masked_scatter(AtenTensorHandle self, AtenTensorHandle mask, AtenTensorHandle source, AtenTensorHandle* ret0);
 
 /* aten.masked_select.default: masked_select(Tensor self, Tensor mask) -> Tensor */
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_masked_select(AtenTensorHandle self, AtenTensorHandle mask, AtenTensorHandle* ret0);

@@ -38,6 +38,8 @@ AOTITorchError shimrt_cpu__int_mm_out(AtenTensorHandle out, AtenTensorHandle sel
 AOTITorchError shimrt_cpu__scaled_dot_product_flash_attention_for_cpu(AtenTensorHandle query, AtenTensorHandle key, AtenTensorHandle value, double dropout_p, int32_t is_causal, AtenTensorHandle attn_mask, double* scale, AtenTensorHandle* ret0, AtenTensorHandle* ret1);
 /* aten.abs.default: abs(Tensor self) -> Tensor (CPU) */
 AOTITorchError shimrt_cpu_abs(AtenTensorHandle self, AtenTensorHandle* ret0);
+/* aten.adaptive_max_pool2d.default: adaptive_max_pool2d(Tensor self, int[2] output_size) -> (Tensor, Tensor) (CPU) */
+AOTITorchError shimrt_cpu_adaptive_max_pool2d(AtenTensorHandle self, const int64_t* output_size, int64_t output_size_len_, AtenTensorHandle* ret0, AtenTensorHandle* ret1);
 /* aten.add.Scalar: add.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor (CPU) */
 AOTITorchError shimrt_cpu_add_scalar(AtenTensorHandle self, double other, double alpha, AtenTensorHandle* ret0);
 /* aten.add.Tensor: add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor (CPU) */
@@ -158,6 +160,8 @@ AOTITorchError shimrt_cpu_logcumsumexp(AtenTensorHandle self, int64_t dim, AtenT
 AOTITorchError shimrt_cpu_lt_scalar(AtenTensorHandle self, double other, AtenTensorHandle* ret0);
 /* aten.lt.Tensor: lt.Tensor(Tensor self, Tensor other) -> Tensor (CPU) */
 AOTITorchError shimrt_cpu_lt_tensor(AtenTensorHandle self, AtenTensorHandle other, AtenTensorHandle* ret0);
+/* aten.masked_scatter.default: masked_scatter(Tensor self, Tensor mask, Tensor source) -> Tensor (CPU) */
+AOTITorchError shimrt_cpu_masked_scatter(AtenTensorHandle self, AtenTensorHandle mask, AtenTensorHandle source, AtenTensorHandle* ret0);
 /* aten.masked_select.default: masked_select(Tensor self, Tensor mask) -> Tensor (CPU) */
 AOTITorchError shimrt_cpu_masked_select(AtenTensorHandle self, AtenTensorHandle mask, AtenTensorHandle* ret0);
 /* aten.matmul.default: matmul(Tensor self, Tensor other) -> Tensor (CPU) */

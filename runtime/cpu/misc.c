@@ -769,3 +769,49 @@ AOTITorchError shimrt_cpu_pow_scalar(double self, AtenTensorHandle exponent,
     shimrt_tensor_free(base);
     return err;
 }
+
+/* ---- masked_scatter ---------------------------------------------------------------------------- */
+AOTITorchError shimrt_cpu_masked_scatter(AtenTensorHandle self, AtenTensorHandle mask,
+                                         AtenTensorHandle source, AtenTensorHandle *ret0) {
+    static const char op[] = "masked_scatter";
+    if (shimrt_k_check_cpu(op, self, "self") || shimrt_k_check_cpu(op, mask, "mask") ||
+        shimrt_k_check_cpu(op, source, "source") || shimrt_k_check_dtype(op, self, "self"))
+        return AOTI_TORCH_FAILURE;
+    if (mask->dtype != SHIMRT_BOOL)
+        return shimrt_fail(op,
+                           "masked_scatter_ only supports boolean masks, but got mask with "
+                           "dtype %s",
+                           shimrt_dtype_torch_name(mask->dtype));
+    if (source->dtype != self->dtype)
+        return shimrt_fail(op,
+                           "masked_scatter: expected self and source to have same dtypes but "
+                           "got %s and %s",
+                           shimrt_dtype_torch_name(self->dtype),
+                           shimrt_dtype_torch_name(source->dtype));
+    int64_t shape[SHIMRT_MAX_DIMS], nd, ns = shimrt_numel(source);
+    if (shimrt_k_broadcast(op, self->ndim, self->sizes, mask->ndim, mask->sizes, shape, &nd))
+        return AOTI_TORCH_FAILURE;
+    AtenTensorHandle r = dense_as(op, self, nd, shape, self->dtype);
+    AtenTensorHandle m = r ? dense_as(op, mask, nd, shape, SHIMRT_BOOL) : NULL;
+    AtenTensorHandle s =
+        m ? dense_as(op, source, source->ndim, source->sizes, source->dtype) : NULL;
+    AOTITorchError err = s ? AOTI_TORCH_SUCCESS : AOTI_TORCH_FAILURE;
+    if (!err) {
+        const bool *mp = shimrt_data(m);
+        size_t es = shimrt_dtype_size(self->dtype);
+        int64_t n = shimrt_numel(r), k = 0;
+        for (int64_t i = 0; i < n; i++) k += mp[i] != 0;
+        if (k > ns)
+            err = shimrt_fail(op,
+                              "masked_scatter: expected source to have at least %lld "
+                              "elements, got %lld",
+                              (long long)k, (long long)ns);
+        for (int64_t i = 0, j = 0; !err && i < n; i++)
+            if (mp[i])
+                memcpy((char *)shimrt_data(r) + (size_t)i * es,
+                       (const char *)shimrt_data(s) + (size_t)(j++) * es, es);
+    }
+    shimrt_tensor_free(m);
+    shimrt_tensor_free(s);
+    return shimrt_k_hand_out(err, r, ret0);
+}

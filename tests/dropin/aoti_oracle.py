@@ -633,6 +633,9 @@ def pool_family():
                     case(f"{tag} out{osz}", "aoti_torch_cpu__adaptive_avg_pool2d",
                          [T(x), osz, Ret()],
                          lambda x=x, osz=osz: A._adaptive_avg_pool2d(x, osz), loose=True)
+                    case(f"{tag} out{osz}", "aoti_torch_cpu_adaptive_max_pool2d",
+                         [T(x), osz, Ret(), Ret()],
+                         lambda x=x, osz=osz: A.adaptive_max_pool2d(x, osz))
     x = torch.tensor([[[1.0, float("nan"), 3.0], [float("-inf"), float("-inf"), 2.0]]])
     case("nan", "aoti_torch_cpu_max_pool2d_with_indices", [T(x), [2], [1], [0], [1], 0, Ret(),
                                                            Ret()],
@@ -663,6 +666,11 @@ def misc_family():
                     m = rand(mshape, torch.bool)
                     case(f"{tag} mask {mshape}", "aoti_torch_cpu_masked_select",
                          [T(x), T(m), Ret()], lambda x=x, m=m: A.masked_select(x, m))
+                    for srcn in (30, 1):
+                        src = rand([srcn], dt)
+                        case(f"{tag} mask {mshape} source {srcn}", "aoti_torch_cpu_masked_scatter",
+                             [T(x), T(m), T(src), Ret()],
+                             lambda x=x, m=m, src=src: A.masked_scatter(x, m, src))
                 if x.dim():
                     for dim, st, en, step in ((0, None, None, 1), (-1, 1, None, 2), (0, -2, 10, 1),
                                               (0, 5, 2, 1), (-1, -100, -1, 3), (0, 0, 1, 0)):
