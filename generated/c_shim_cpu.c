@@ -35,6 +35,15 @@ AOTITorchError aoti_torch_cpu__addmm_activation(AtenTensorHandle self, AtenTenso
     return shimrt_cpu__addmm_activation(self, mat1, mat2, beta, alpha, use_gelu, ret0);
 }
 
+/* aten._cdist_forward.default: _cdist_forward(Tensor x1, Tensor x2, float p, int? compute_mode) -> Tensor
+ * kernel: shimrt_cpu__cdist_forward (CPU) */
+AOTITorchError aoti_torch_cpu__cdist_forward(AtenTensorHandle x1, AtenTensorHandle x2, double p, int64_t* compute_mode, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(x1);
+    SHIMRT_ARG_TENSOR(x2);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu__cdist_forward(x1, x2, p, compute_mode, ret0);
+}
+
 /* aten._embedding_bag.default: _embedding_bag(Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq=False, int mode=0, bool sparse=False, Tensor? per_sample_weights=None, bool include_last_offset=False, int padding_idx=-1) -> (Tensor, Tensor, Tensor, Tensor)
  * kernel: shimrt_cpu__embedding_bag (CPU) */
 AOTITorchError aoti_torch_cpu__embedding_bag(AtenTensorHandle weight, AtenTensorHandle indices, AtenTensorHandle offsets, int32_t scale_grad_by_freq, int64_t mode, int32_t sparse, AtenTensorHandle* per_sample_weights, int32_t include_last_offset, int64_t padding_idx, AtenTensorHandle* ret0, AtenTensorHandle* ret1, AtenTensorHandle* ret2, AtenTensorHandle* ret3) {
@@ -111,6 +120,16 @@ AOTITorchError aoti_torch_cpu__scaled_dot_product_flash_attention_for_cpu(AtenTe
     SHIMRT_ARG_RET(ret0);
     SHIMRT_ARG_RET(ret1);
     return shimrt_cpu__scaled_dot_product_flash_attention_for_cpu(query, key, value, dropout_p, is_causal, SHIMRT_OPT_TENSOR(attn_mask), scale, ret0, ret1);
+}
+
+/* aten._weight_int8pack_mm.default: _weight_int8pack_mm(Tensor self, Tensor mat2, Tensor scales) -> Tensor
+ * kernel: shimrt_cpu__weight_int8pack_mm (CPU) */
+AOTITorchError aoti_torch_cpu__weight_int8pack_mm(AtenTensorHandle self, AtenTensorHandle mat2, AtenTensorHandle scales, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_TENSOR(mat2);
+    SHIMRT_ARG_TENSOR(scales);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu__weight_int8pack_mm(self, mat2, scales, ret0);
 }
 
 /* aten.abs.default: abs(Tensor self) -> Tensor

@@ -815,3 +815,72 @@ AOTITorchError shimrt_cpu_masked_scatter(AtenTensorHandle self, AtenTensorHandle
     shimrt_tensor_free(s);
     return shimrt_k_hand_out(err, r, ret0);
 }
+
+/* ---- _cdist_forward ---------------------------------------------------------------------------- */
+/* x1 [..., P, M], x2 [..., R, M] (batch dims broadcast) -> [..., P, R] p-norm distances in
+ * double: p = 0 counts differing coordinates, p = inf takes the largest difference. */
+AOTITorchError shimrt_cpu__cdist_forward(AtenTensorHandle x1, AtenTensorHandle x2, double p,
+                                         int64_t *compute_mode, AtenTensorHandle *ret0) {
+    static const char op[] = "cdist";
+    if (shimrt_k_check_cpu(op, x1, "x1") || shimrt_k_check_cpu(op, x2, "x2"))
+        return AOTI_TORCH_FAILURE;
+    if (x1->ndim < 2 || x2->ndim < 2)
+        return shimrt_fail(op, "cdist only supports at least 2D tensors, X1 got: %lldD",
+                           (long long)x1->ndim);
+    if (!shimrt_k_is_floating(x1->dtype))
+        return shimrt_fail(op, "cdist only supports floating-point dtypes, X1 got: %s",
+                           shimrt_dtype_torch_name(x1->dtype));
+    if (x2->dtype != x1->dtype) return shimrt_fail(op, "X1 and X2 must have the same dtype");
+    if (x1->sizes[x1->ndim - 1] != x2->sizes[x2->ndim - 1])
+        return shimrt_fail(op, "X1 and X2 must have the same number of columns. X1: %lld X2: %lld",
+                           (long long)x1->sizes[x1->ndim - 1], (long long)x2->sizes[x2->ndim - 1]);
+    if (p < 0) return shimrt_fail(op, "cdist only supports non-negative p values");
+    if (compute_mode && (*compute_mode < 0 || *compute_mode > 2))
+        return shimrt_fail(op, "possible modes: None, 1, 2, but was: %lld",
+                           (long long)*compute_mode);
+    int64_t bshape[SHIMRT_MAX_DIMS], bn;
+    if (shimrt_k_broadcast(op, x1->ndim - 2, x1->sizes, x2->ndim - 2, x2->sizes, bshape, &bn))
+        return AOTI_TORCH_FAILURE;
+    int64_t P = x1->sizes[x1->ndim - 2], R = x2->sizes[x2->ndim - 2], M = x1->sizes[x1->ndim - 1];
+    int64_t s1[SHIMRT_MAX_DIMS], s2[SHIMRT_MAX_DIMS], so[SHIMRT_MAX_DIMS], nb = 1;
+    for (int64_t i = 0; i < bn; i++) {
+        s1[i] = s2[i] = so[i] = bshape[i];
+        nb *= bshape[i];
+    }
+    s1[bn] = P;
+    s1[bn + 1] = M;
+    s2[bn] = R;
+    s2[bn + 1] = M;
+    so[bn] = P;
+    so[bn + 1] = R;
+    if (nb * P * R > 0 && x1->dtype != SHIMRT_FLOAT32 && x1->dtype != SHIMRT_FLOAT64)
+        return shimrt_fail(op, "\"cdist\" not implemented for '%s'",
+                           shimrt_dtype_torch_name(x1->dtype));
+    AtenTensorHandle a = dense_as(op, x1, bn + 2, s1, SHIMRT_FLOAT64);
+    AtenTensorHandle b = a ? dense_as(op, x2, bn + 2, s2, SHIMRT_FLOAT64) : NULL;
+    AtenTensorHandle r = b ? shimrt_k_new(op, bn + 2, so, x1->dtype) : NULL;
+    if (r) {
+        const double *ap = shimrt_data(a), *bp = shimrt_data(b);
+        size_t es = shimrt_dtype_size(x1->dtype);
+        for (int64_t q = 0; q < nb; q++)
+            for (int64_t i = 0; i < P; i++)
+                for (int64_t j = 0; j < R; j++) {
+                    double acc = 0;
+                    for (int64_t t = 0; t < M; t++) {
+                        double d = fabs(ap[(q * P + i) * M + t] - bp[(q * R + j) * M + t]);
+                        if (p == 0)
+                            acc += d != 0;
+                        else if (isinf(p))
+                            acc = d > acc ? d : acc;
+                        else
+                            acc += p == 1 ? d : (p == 2 ? d * d : pow(d, p));
+                    }
+                    if (p != 0 && !isinf(p) && p != 1) acc = p == 2 ? sqrt(acc) : pow(acc, 1.0 / p);
+                    shimrt_k_store_f64((char *)shimrt_data(r) + (size_t)((q * P + i) * R + j) * es,
+                                       x1->dtype, acc);
+                }
+    }
+    shimrt_tensor_free(a);
+    shimrt_tensor_free(b);
+    return shimrt_k_give(r, ret0);
+}

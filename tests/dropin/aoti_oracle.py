@@ -841,8 +841,38 @@ def pow_family():
                  lambda base=base, e=e: A.pow.Scalar(base, e), loose=True)
 
 
+def quant_dist_family():
+    for dt in (torch.float32, torch.bfloat16, torch.float16, torch.float64):
+        # (PyTorch 2.15's bfloat16/float16 int8pack kernel dies of SIGSEGV on these shapes:
+        # only float32 and the refused float64 are compared)
+        for (m, k, n) in ((3, 8, 5), (1, 16, 1), (7, 32, 9), (0, 8, 4)):
+            if dt in (torch.bfloat16, torch.float16):
+                continue
+            a, b = rand([m, k], dt), rand([n, k], torch.int8, -128, 127)
+            sc = rand([n], dt, 0, 1)
+            for lay, x in layouts(a):
+                case(f"{dt} {m}x{k}x{n} {lay}", "aoti_torch_cpu__weight_int8pack_mm",
+                     [T(x), T(b), T(sc), Ret()],
+                     lambda x=x, b=b, sc=sc: A._weight_int8pack_mm(x, b, sc),
+                     loose={torch.float32: (1e-4, 1e-3), torch.float64: (1e-6, 1e-6),
+                            torch.bfloat16: (3e-2, 3e-1), torch.float16: (4e-3, 1e-1)}[dt])
+        case(f"{dt} int32 weight", "aoti_torch_cpu__weight_int8pack_mm",
+             [T(rand([2, 4], dt)), T(rand([3, 4], torch.int32)), T(rand([3], dt)), Ret()],
+             lambda: A._weight_int8pack_mm(rand([2, 4], dt), rand([3, 4], torch.int32),
+                                           rand([3], dt)))
+        for s1, s2 in (([5, 3], [4, 3]), ([2, 5, 3], [2, 4, 3]), ([2, 1, 5, 3], [3, 4, 3]),
+                       ([0, 3], [4, 3]), ([5, 3], [4, 2])):
+            x1, x2 = rand(s1, dt), rand(s2, dt)
+            for p in (2.0, 1.0, 0.0, 3.0, float("inf")):
+                for cm in (None, 2):
+                    case(f"{dt} {s1} {s2} p={p} mode={cm}", "aoti_torch_cpu__cdist_forward",
+                         [T(x1), T(x2), p, Opt(cm), Ret()],
+                         lambda x1=x1, x2=x2, p=p, cm=cm: A._cdist_forward(x1, x2, p, cm),
+                         loose=True)
+
+
 FAMILIES = [mm_family, conv_family, line_family, sdpa_family, pool_family, misc_family,
-            index_family, bag_family, pow_family]
+            index_family, bag_family, pow_family, quant_dist_family]
 for fam in FAMILIES:
     fam()
 
