@@ -1101,6 +1101,15 @@ AOTITorchError aoti_torch_cpu_scatter_src_out(AtenTensorHandle out, AtenTensorHa
     return shimrt_cpu_scatter_src_out(out, self, dim, index, src);
 }
 
+/* aten.scatter.value_out: scatter.value_out(Tensor self, int dim, Tensor index, Scalar value, *, Tensor(a!) out) -> Tensor(a!)
+ * kernel: shimrt_cpu_scatter_value_out (CPU) */
+AOTITorchError aoti_torch_cpu_scatter_value_out(AtenTensorHandle out, AtenTensorHandle self, int64_t dim, AtenTensorHandle index, double value) {
+    SHIMRT_ARG_TENSOR(out);
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_TENSOR(index);
+    return shimrt_cpu_scatter_value_out(out, self, dim, index, value);
+}
+
 /* aten.scatter_reduce.two: scatter_reduce.two(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> Tensor
  * kernel: shimrt_cpu_scatter_reduce_two (CPU) */
 AOTITorchError aoti_torch_cpu_scatter_reduce_two(AtenTensorHandle self, int64_t dim, AtenTensorHandle index, AtenTensorHandle src, const char* reduce, int32_t include_self, AtenTensorHandle* ret0) {

@@ -884,3 +884,33 @@ AOTITorchError shimrt_cpu__cdist_forward(AtenTensorHandle x1, AtenTensorHandle x
     shimrt_tensor_free(b);
     return shimrt_k_give(r, ret0);
 }
+
+/* ---- scatter.value_out -------------------------------------------------------------------------- */
+/* scatter.src_out with a source of index's shape holding value in self's dtype. */
+AOTITorchError shimrt_cpu_scatter_value_out(AtenTensorHandle out, AtenTensorHandle self,
+                                            int64_t dim, AtenTensorHandle index, double value) {
+    static const char op[] = "scatter.value_out";
+    if (shimrt_k_check_cpu(op, self, "self") || shimrt_k_check_cpu(op, index, "index") ||
+        shimrt_k_check_dtype(op, self, "self"))
+        return AOTI_TORCH_FAILURE;
+    static const struct {
+        int32_t dt;
+        double lo, hi;
+        const char *name;
+    } lim[] = {{SHIMRT_UINT8, 0, 255, "uint8_t"},
+               {SHIMRT_INT8, -128, 127, "int8_t"},
+               {SHIMRT_INT16, -32768, 32767, "int16_t"},
+               {SHIMRT_INT32, -2147483648.0, 2147483647.0, "int"},
+               {SHIMRT_INT64, -9223372036854775808.0, 9223372036854775807.0, "int64_t"}};
+    for (size_t i = 0; i < sizeof lim / sizeof *lim; i++) /* PyTorch's checked conversion */
+        if (lim[i].dt == self->dtype && shimrt_numel(index) > 0 &&
+            !(value >= lim[i].lo && value <= lim[i].hi))
+            return shimrt_fail(op, "value cannot be converted to type %s without overflow",
+                               lim[i].name);
+    AtenTensorHandle src = shimrt_k_new(op, index->ndim, index->sizes, self->dtype);
+    if (!src) return AOTI_TORCH_FAILURE;
+    shimrt_k_fill(src, value);
+    AOTITorchError err = shimrt_cpu_scatter_src_out(out, self, dim, index, src);
+    shimrt_tensor_free(src);
+    return err;
+}

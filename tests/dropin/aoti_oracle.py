@@ -871,8 +871,28 @@ def quant_dist_family():
                          loose=True)
 
 
+def scatter_value_family():
+    for dt in NUMERIC + [torch.bool]:
+        for shape, dim, ishape in (([5, 4], 0, [3, 4]), ([5, 4], 1, [5, 2]), ([6], 0, [9]),
+                                   ([4, 3], 0, [0, 3])):
+            x = rand(shape, dt)
+            idx = torch.randint(0, shape[dim], ishape)
+            for v in (2.0, -1.5, 0.0):
+                for okind in ("like", "empty"):
+                    o = torch.zeros_like(x) if okind == "like" else torch.empty(0, dtype=dt)
+                    case(f"{dt} {shape} dim={dim} value={v} out {okind}",
+                         "aoti_torch_cpu_scatter_value_out", [T(o, True), T(x), dim, T(idx), v],
+                         lambda o=o, x=x, dim=dim, idx=idx, v=v:
+                         A.scatter.value_out(x, dim, idx, v, out=o.clone()))
+        bad = torch.tensor([[7]])
+        case(f"{dt} index out of range", "aoti_torch_cpu_scatter_value_out",
+             [T(torch.zeros(5, 4, dtype=dt), True), T(rand([5, 4], dt)), 0, T(bad), 1.0],
+             lambda: A.scatter.value_out(rand([5, 4], dt), 0, bad, 1.0,
+                                         out=torch.zeros(5, 4, dtype=dt)))
+
+
 FAMILIES = [mm_family, conv_family, line_family, sdpa_family, pool_family, misc_family,
-            index_family, bag_family, pow_family, quant_dist_family]
+            index_family, bag_family, pow_family, quant_dist_family, scatter_value_family]
 for fam in FAMILIES:
     fam()
 
