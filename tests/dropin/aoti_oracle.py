@@ -21,7 +21,9 @@ import warnings
 
 import torch
 
-LIB = C.CDLL(os.path.abspath(sys.argv[1]), mode=os.RTLD_LOCAL | getattr(os, "RTLD_DEEPBIND", 0))
+# (AOTI_ORACLE_NO_DEEPBIND=1: for a sanitizer build, whose runtime refuses RTLD_DEEPBIND)
+LIB = C.CDLL(os.path.abspath(sys.argv[1]), mode=os.RTLD_LOCAL | (
+    0 if os.environ.get("AOTI_ORACLE_NO_DEEPBIND") else getattr(os, "RTLD_DEEPBIND", 0)))
 HEADER = sys.argv[2]
 SEED = int(sys.argv[3]) if len(sys.argv) > 3 else 1234
 ONLY = sys.argv[4] if len(sys.argv) > 4 else ""
