@@ -16,6 +16,62 @@
 #include "compositeimplicitautograd_kernels.h"
 #include "cpu_kernels.h"
 
+/* aten._adaptive_avg_pool2d.default: _adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor
+ * kernel: shimrt_cpu__adaptive_avg_pool2d (CPU) */
+AOTITorchError aoti_torch_cpu__adaptive_avg_pool2d(AtenTensorHandle self, const int64_t* output_size, int64_t output_size_len_, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_LIST(output_size);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu__adaptive_avg_pool2d(self, output_size, output_size_len_, ret0);
+}
+
+/* aten._addmm_activation.default: _addmm_activation(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1, bool use_gelu=False) -> Tensor
+ * kernel: shimrt_cpu__addmm_activation (CPU) */
+AOTITorchError aoti_torch_cpu__addmm_activation(AtenTensorHandle self, AtenTensorHandle mat1, AtenTensorHandle mat2, double beta, double alpha, int32_t use_gelu, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_TENSOR(mat1);
+    SHIMRT_ARG_TENSOR(mat2);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu__addmm_activation(self, mat1, mat2, beta, alpha, use_gelu, ret0);
+}
+
+/* aten._cdist_forward.default: _cdist_forward(Tensor x1, Tensor x2, float p, int? compute_mode) -> Tensor
+ * kernel: shimrt_cpu__cdist_forward (CPU) */
+AOTITorchError aoti_torch_cpu__cdist_forward(AtenTensorHandle x1, AtenTensorHandle x2, double p, int64_t* compute_mode, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(x1);
+    SHIMRT_ARG_TENSOR(x2);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu__cdist_forward(x1, x2, p, compute_mode, ret0);
+}
+
+/* aten._embedding_bag.default: _embedding_bag(Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq=False, int mode=0, bool sparse=False, Tensor? per_sample_weights=None, bool include_last_offset=False, int padding_idx=-1) -> (Tensor, Tensor, Tensor, Tensor)
+ * kernel: shimrt_cpu__embedding_bag (CPU) */
+AOTITorchError aoti_torch_cpu__embedding_bag(AtenTensorHandle weight, AtenTensorHandle indices, AtenTensorHandle offsets, int32_t scale_grad_by_freq, int64_t mode, int32_t sparse, AtenTensorHandle* per_sample_weights, int32_t include_last_offset, int64_t padding_idx, AtenTensorHandle* ret0, AtenTensorHandle* ret1, AtenTensorHandle* ret2, AtenTensorHandle* ret3) {
+    SHIMRT_ARG_TENSOR(weight);
+    SHIMRT_ARG_TENSOR(indices);
+    SHIMRT_ARG_TENSOR(offsets);
+    SHIMRT_ARG_OPT_TENSOR(per_sample_weights);
+    SHIMRT_ARG_RET(ret0);
+    SHIMRT_ARG_RET(ret1);
+    SHIMRT_ARG_RET(ret2);
+    SHIMRT_ARG_RET(ret3);
+    return shimrt_cpu__embedding_bag(weight, indices, offsets, scale_grad_by_freq, mode, sparse, SHIMRT_OPT_TENSOR(per_sample_weights), include_last_offset, padding_idx, ret0, ret1, ret2, ret3);
+}
+
+/* aten._embedding_bag_forward_only.default: _embedding_bag_forward_only(Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq=False, int mode=0, bool sparse=False, Tensor? per_sample_weights=None, bool include_last_offset=False, int padding_idx=-1) -> (Tensor, Tensor, Tensor, Tensor)
+ * kernel: shimrt_cpu__embedding_bag_forward_only (CPU) */
+AOTITorchError aoti_torch_cpu__embedding_bag_forward_only(AtenTensorHandle weight, AtenTensorHandle indices, AtenTensorHandle offsets, int32_t scale_grad_by_freq, int64_t mode, int32_t sparse, AtenTensorHandle* per_sample_weights, int32_t include_last_offset, int64_t padding_idx, AtenTensorHandle* ret0, AtenTensorHandle* ret1, AtenTensorHandle* ret2, AtenTensorHandle* ret3) {
+    SHIMRT_ARG_TENSOR(weight);
+    SHIMRT_ARG_TENSOR(indices);
+    SHIMRT_ARG_TENSOR(offsets);
+    SHIMRT_ARG_OPT_TENSOR(per_sample_weights);
+    SHIMRT_ARG_RET(ret0);
+    SHIMRT_ARG_RET(ret1);
+    SHIMRT_ARG_RET(ret2);
+    SHIMRT_ARG_RET(ret3);
+    return shimrt_cpu__embedding_bag_forward_only(weight, indices, offsets, scale_grad_by_freq, mode, sparse, SHIMRT_OPT_TENSOR(per_sample_weights), include_last_offset, padding_idx, ret0, ret1, ret2, ret3);
+}
+
 /* aten._foreach_mul.List: _foreach_mul.List(Tensor[] self, Tensor[] other) -> Tensor[]
  * kernel: shimrt_foreach_mul_list (CompositeExplicitAutograd) */
 AOTITorchError aoti_torch_cpu__foreach_mul_List(const AtenTensorHandle* self, int64_t self_len_, const AtenTensorHandle* other, int64_t other_len_, AtenTensorHandle** ret0, int64_t* ret0_len_) {
@@ -34,12 +90,64 @@ AOTITorchError aoti_torch_cpu__foreach_mul__List(const AtenTensorHandle* self, i
     return shimrt_foreach_mul__list(self, self_len_, other, other_len_);
 }
 
+/* aten._fused_rms_norm.default: _fused_rms_norm(Tensor input, int[] normalized_shape, Tensor? weight, float? eps) -> (Tensor, Tensor)
+ * kernel: shimrt_cpu__fused_rms_norm (CPU) */
+AOTITorchError aoti_torch_cpu__fused_rms_norm(AtenTensorHandle input, const int64_t* normalized_shape, int64_t normalized_shape_len_, AtenTensorHandle* weight, double* eps, AtenTensorHandle* ret0, AtenTensorHandle* ret1) {
+    SHIMRT_ARG_TENSOR(input);
+    SHIMRT_ARG_LIST(normalized_shape);
+    SHIMRT_ARG_OPT_TENSOR(weight);
+    SHIMRT_ARG_RET(ret0);
+    SHIMRT_ARG_RET(ret1);
+    return shimrt_cpu__fused_rms_norm(input, normalized_shape, normalized_shape_len_, SHIMRT_OPT_TENSOR(weight), eps, ret0, ret1);
+}
+
+/* aten._int_mm.out: _int_mm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!)
+ * kernel: shimrt_cpu__int_mm_out (CPU) */
+AOTITorchError aoti_torch_cpu__int_mm_out(AtenTensorHandle out, AtenTensorHandle self, AtenTensorHandle mat2) {
+    SHIMRT_ARG_TENSOR(out);
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_TENSOR(mat2);
+    return shimrt_cpu__int_mm_out(out, self, mat2);
+}
+
+/* aten._scaled_dot_product_flash_attention_for_cpu.default: _scaled_dot_product_flash_attention_for_cpu(Tensor query, Tensor key, Tensor value, float dropout_p=0.0, bool is_causal=False, *, Tensor? attn_mask=None, float? scale=None) -> (Tensor output, Tensor logsumexp)
+ * kernel: shimrt_cpu__scaled_dot_product_flash_attention_for_cpu (CPU) */
+AOTITorchError aoti_torch_cpu__scaled_dot_product_flash_attention_for_cpu(AtenTensorHandle query, AtenTensorHandle key, AtenTensorHandle value, double dropout_p, int32_t is_causal, AtenTensorHandle* attn_mask, double* scale, AtenTensorHandle* ret0, AtenTensorHandle* ret1) {
+    SHIMRT_ARG_TENSOR(query);
+    SHIMRT_ARG_TENSOR(key);
+    SHIMRT_ARG_TENSOR(value);
+    SHIMRT_ARG_OPT_TENSOR(attn_mask);
+    SHIMRT_ARG_RET(ret0);
+    SHIMRT_ARG_RET(ret1);
+    return shimrt_cpu__scaled_dot_product_flash_attention_for_cpu(query, key, value, dropout_p, is_causal, SHIMRT_OPT_TENSOR(attn_mask), scale, ret0, ret1);
+}
+
+/* aten._weight_int8pack_mm.default: _weight_int8pack_mm(Tensor self, Tensor mat2, Tensor scales) -> Tensor
+ * kernel: shimrt_cpu__weight_int8pack_mm (CPU) */
+AOTITorchError aoti_torch_cpu__weight_int8pack_mm(AtenTensorHandle self, AtenTensorHandle mat2, AtenTensorHandle scales, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_TENSOR(mat2);
+    SHIMRT_ARG_TENSOR(scales);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu__weight_int8pack_mm(self, mat2, scales, ret0);
+}
+
 /* aten.abs.default: abs(Tensor self) -> Tensor
  * kernel: shimrt_cpu_abs (CPU) */
 AOTITorchError aoti_torch_cpu_abs(AtenTensorHandle self, AtenTensorHandle* ret0) {
     SHIMRT_ARG_TENSOR(self);
     SHIMRT_ARG_RET(ret0);
     return shimrt_cpu_abs(self, ret0);
+}
+
+/* aten.adaptive_max_pool2d.default: adaptive_max_pool2d(Tensor self, int[2] output_size) -> (Tensor, Tensor)
+ * kernel: shimrt_cpu_adaptive_max_pool2d (CPU) */
+AOTITorchError aoti_torch_cpu_adaptive_max_pool2d(AtenTensorHandle self, const int64_t* output_size, int64_t output_size_len_, AtenTensorHandle* ret0, AtenTensorHandle* ret1) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_LIST(output_size);
+    SHIMRT_ARG_RET(ret0);
+    SHIMRT_ARG_RET(ret1);
+    return shimrt_cpu_adaptive_max_pool2d(self, output_size, output_size_len_, ret0, ret1);
 }
 
 /* aten.add.Scalar: add.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor
@@ -59,6 +167,16 @@ AOTITorchError aoti_torch_cpu_add_Tensor(AtenTensorHandle self, AtenTensorHandle
     return shimrt_cpu_add_tensor(self, other, alpha, ret0);
 }
 
+/* aten.addbmm.default: addbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
+ * kernel: shimrt_cpu_addbmm (CPU) */
+AOTITorchError aoti_torch_cpu_addbmm(AtenTensorHandle self, AtenTensorHandle batch1, AtenTensorHandle batch2, double beta, double alpha, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_TENSOR(batch1);
+    SHIMRT_ARG_TENSOR(batch2);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu_addbmm(self, batch1, batch2, beta, alpha, ret0);
+}
+
 /* aten.addmm.default: addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
  * kernel: shimrt_cpu_addmm (CPU) */
 AOTITorchError aoti_torch_cpu_addmm(AtenTensorHandle self, AtenTensorHandle mat1, AtenTensorHandle mat2, double beta, double alpha, AtenTensorHandle* ret0) {
@@ -67,6 +185,26 @@ AOTITorchError aoti_torch_cpu_addmm(AtenTensorHandle self, AtenTensorHandle mat1
     SHIMRT_ARG_TENSOR(mat2);
     SHIMRT_ARG_RET(ret0);
     return shimrt_cpu_addmm(self, mat1, mat2, beta, alpha, ret0);
+}
+
+/* aten.addmm.out: addmm.out(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)
+ * kernel: shimrt_cpu_addmm_out (CPU) */
+AOTITorchError aoti_torch_cpu_addmm_out(AtenTensorHandle out, AtenTensorHandle self, AtenTensorHandle mat1, AtenTensorHandle mat2, double beta, double alpha) {
+    SHIMRT_ARG_TENSOR(out);
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_TENSOR(mat1);
+    SHIMRT_ARG_TENSOR(mat2);
+    return shimrt_cpu_addmm_out(out, self, mat1, mat2, beta, alpha);
+}
+
+/* aten.addmv.default: addmv(Tensor self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1) -> Tensor
+ * kernel: shimrt_cpu_addmv (CPU) */
+AOTITorchError aoti_torch_cpu_addmv(AtenTensorHandle self, AtenTensorHandle mat, AtenTensorHandle vec, double beta, double alpha, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_TENSOR(mat);
+    SHIMRT_ARG_TENSOR(vec);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu_addmv(self, mat, vec, beta, alpha, ret0);
 }
 
 /* aten.all.default: all(Tensor self) -> Tensor
@@ -116,6 +254,27 @@ AOTITorchError aoti_torch_cpu_argmax(AtenTensorHandle self, int64_t* dim, int32_
     return shimrt_cpu_argmax(self, dim, keepdim, ret0);
 }
 
+/* aten.avg_pool2d.default: avg_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor
+ * kernel: shimrt_cpu_avg_pool2d (CPU) */
+AOTITorchError aoti_torch_cpu_avg_pool2d(AtenTensorHandle self, const int64_t* kernel_size, int64_t kernel_size_len_, const int64_t* stride, int64_t stride_len_, const int64_t* padding, int64_t padding_len_, int32_t ceil_mode, int32_t count_include_pad, int64_t* divisor_override, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_LIST(kernel_size);
+    SHIMRT_ARG_LIST(stride);
+    SHIMRT_ARG_LIST(padding);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu_avg_pool2d(self, kernel_size, kernel_size_len_, stride, stride_len_, padding, padding_len_, ceil_mode, count_include_pad, divisor_override, ret0);
+}
+
+/* aten.baddbmm.out: baddbmm.out(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)
+ * kernel: shimrt_cpu_baddbmm_out (CPU) */
+AOTITorchError aoti_torch_cpu_baddbmm_out(AtenTensorHandle out, AtenTensorHandle self, AtenTensorHandle batch1, AtenTensorHandle batch2, double beta, double alpha) {
+    SHIMRT_ARG_TENSOR(out);
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_TENSOR(batch1);
+    SHIMRT_ARG_TENSOR(batch2);
+    return shimrt_cpu_baddbmm_out(out, self, batch1, batch2, beta, alpha);
+}
+
 /* aten.bitwise_and.Tensor: bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor
  * kernel: shimrt_cpu_bitwise_and_tensor (CPU) */
 AOTITorchError aoti_torch_cpu_bitwise_and_Tensor(AtenTensorHandle self, AtenTensorHandle other, AtenTensorHandle* ret0) {
@@ -161,6 +320,24 @@ AOTITorchError aoti_torch_cpu_bmm(AtenTensorHandle self, AtenTensorHandle mat2, 
     return shimrt_cpu_bmm(self, mat2, ret0);
 }
 
+/* aten.bmm.out: bmm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!)
+ * kernel: shimrt_cpu_bmm_out (CPU) */
+AOTITorchError aoti_torch_cpu_bmm_out(AtenTensorHandle out, AtenTensorHandle self, AtenTensorHandle mat2) {
+    SHIMRT_ARG_TENSOR(out);
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_TENSOR(mat2);
+    return shimrt_cpu_bmm_out(out, self, mat2);
+}
+
+/* aten.bucketize.Tensor: bucketize.Tensor(Tensor self, Tensor boundaries, *, bool out_int32=False, bool right=False) -> Tensor
+ * kernel: shimrt_cpu_bucketize_tensor (CPU) */
+AOTITorchError aoti_torch_cpu_bucketize_Tensor(AtenTensorHandle self, AtenTensorHandle boundaries, int32_t out_int32, int32_t right, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_TENSOR(boundaries);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu_bucketize_tensor(self, boundaries, out_int32, right, ret0);
+}
+
 /* aten.cat.default: cat(Tensor[] tensors, int dim=0) -> Tensor
  * kernel: shimrt_cpu_cat (CPU) */
 AOTITorchError aoti_torch_cpu_cat(const AtenTensorHandle* tensors, int64_t tensors_len_, int64_t dim, AtenTensorHandle* ret0) {
@@ -201,12 +378,60 @@ AOTITorchError aoti_torch_cpu_contiguous(AtenTensorHandle self, int32_t memory_f
     return shimrt_cpu_contiguous(self, memory_format, ret0);
 }
 
+/* aten.convolution.default: convolution(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups) -> Tensor
+ * kernel: shimrt_cpu_convolution (CPU) */
+AOTITorchError aoti_torch_cpu_convolution(AtenTensorHandle input, AtenTensorHandle weight, AtenTensorHandle* bias, const int64_t* stride, int64_t stride_len_, const int64_t* padding, int64_t padding_len_, const int64_t* dilation, int64_t dilation_len_, int32_t transposed, const int64_t* output_padding, int64_t output_padding_len_, int64_t groups, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(input);
+    SHIMRT_ARG_TENSOR(weight);
+    SHIMRT_ARG_OPT_TENSOR(bias);
+    SHIMRT_ARG_LIST(stride);
+    SHIMRT_ARG_LIST(padding);
+    SHIMRT_ARG_LIST(dilation);
+    SHIMRT_ARG_LIST(output_padding);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu_convolution(input, weight, SHIMRT_OPT_TENSOR(bias), stride, stride_len_, padding, padding_len_, dilation, dilation_len_, transposed, output_padding, output_padding_len_, groups, ret0);
+}
+
 /* aten.copy_.default: copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)
  * kernel: shimrt_cpu_copy_ (CPU) */
 AOTITorchError aoti_torch_cpu_copy_(AtenTensorHandle self, AtenTensorHandle src, int32_t non_blocking) {
     SHIMRT_ARG_TENSOR(self);
     SHIMRT_ARG_TENSOR(src);
     return shimrt_cpu_copy_(self, src, non_blocking);
+}
+
+/* aten.cummax.default: cummax(Tensor self, int dim) -> (Tensor values, Tensor indices)
+ * kernel: shimrt_cpu_cummax (CPU) */
+AOTITorchError aoti_torch_cpu_cummax(AtenTensorHandle self, int64_t dim, AtenTensorHandle* ret0, AtenTensorHandle* ret1) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_RET(ret0);
+    SHIMRT_ARG_RET(ret1);
+    return shimrt_cpu_cummax(self, dim, ret0, ret1);
+}
+
+/* aten.cummin.default: cummin(Tensor self, int dim) -> (Tensor values, Tensor indices)
+ * kernel: shimrt_cpu_cummin (CPU) */
+AOTITorchError aoti_torch_cpu_cummin(AtenTensorHandle self, int64_t dim, AtenTensorHandle* ret0, AtenTensorHandle* ret1) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_RET(ret0);
+    SHIMRT_ARG_RET(ret1);
+    return shimrt_cpu_cummin(self, dim, ret0, ret1);
+}
+
+/* aten.cumprod.default: cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor
+ * kernel: shimrt_cpu_cumprod (CPU) */
+AOTITorchError aoti_torch_cpu_cumprod(AtenTensorHandle self, int64_t dim, int32_t* dtype, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu_cumprod(self, dim, dtype, ret0);
+}
+
+/* aten.cumsum.default: cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor
+ * kernel: shimrt_cpu_cumsum (CPU) */
+AOTITorchError aoti_torch_cpu_cumsum(AtenTensorHandle self, int64_t dim, int32_t* dtype, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu_cumsum(self, dim, dtype, ret0);
 }
 
 /* aten.div.Tensor: div.Tensor(Tensor self, Tensor other) -> Tensor
@@ -343,6 +568,15 @@ AOTITorchError aoti_torch_cpu_gather_out(AtenTensorHandle out, AtenTensorHandle 
     return shimrt_cpu_gather_out(out, self, dim, index, sparse_grad);
 }
 
+/* aten.gcd.default: gcd(Tensor self, Tensor other) -> Tensor
+ * kernel: shimrt_cpu_gcd (CPU) */
+AOTITorchError aoti_torch_cpu_gcd(AtenTensorHandle self, AtenTensorHandle other, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_TENSOR(other);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu_gcd(self, other, ret0);
+}
+
 /* aten.ge.Scalar: ge.Scalar(Tensor self, Scalar other) -> Tensor
  * kernel: shimrt_cpu_ge_scalar (CPU) */
 AOTITorchError aoti_torch_cpu_ge_Scalar(AtenTensorHandle self, double other, AtenTensorHandle* ret0) {
@@ -377,6 +611,48 @@ AOTITorchError aoti_torch_cpu_gt_Tensor(AtenTensorHandle self, AtenTensorHandle 
     return shimrt_cpu_gt_tensor(self, other, ret0);
 }
 
+/* aten.hann_window.default: hann_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+ * kernel: shimrt_cpu_hann_window (CPU) */
+AOTITorchError aoti_torch_cpu_hann_window(int64_t window_length, int32_t* dtype, int32_t* layout, int32_t* device, int32_t device_index_, int32_t* pin_memory, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu_hann_window(window_length, dtype, layout, device, device_index_, pin_memory, ret0);
+}
+
+/* aten.histc.default: histc(Tensor self, int bins=100, Scalar min=0, Scalar max=0) -> Tensor
+ * kernel: shimrt_cpu_histc (CPU) */
+AOTITorchError aoti_torch_cpu_histc(AtenTensorHandle self, int64_t bins, double min, double max, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu_histc(self, bins, min, max, ret0);
+}
+
+/* aten.index.Tensor: index.Tensor(Tensor self, Tensor?[] indices) -> Tensor
+ * kernel: shimrt_cpu_index_tensor (CPU) */
+AOTITorchError aoti_torch_cpu_index_Tensor(AtenTensorHandle self, const AtenTensorHandle** indices, int64_t indices_len_, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_RET(ret0);
+    shimrt_tensor_array indices_arr_ = {NULL, {NULL}};
+    AOTITorchError err_ = AOTI_TORCH_SUCCESS;
+    if (err_ == AOTI_TORCH_SUCCESS) err_ = shimrt_opt_tensor_list(__func__, "indices", indices, indices_len_, &indices_arr_);
+    if (err_ == AOTI_TORCH_SUCCESS) err_ = shimrt_cpu_index_tensor(self, indices_arr_.items, indices_len_, ret0);
+    shimrt_tensor_array_free(&indices_arr_);
+    return err_;
+}
+
+/* aten.index_put.default: index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor
+ * kernel: shimrt_cpu_index_put (CPU) */
+AOTITorchError aoti_torch_cpu_index_put(AtenTensorHandle self, const AtenTensorHandle** indices, int64_t indices_len_, AtenTensorHandle values, int32_t accumulate, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_TENSOR(values);
+    SHIMRT_ARG_RET(ret0);
+    shimrt_tensor_array indices_arr_ = {NULL, {NULL}};
+    AOTITorchError err_ = AOTI_TORCH_SUCCESS;
+    if (err_ == AOTI_TORCH_SUCCESS) err_ = shimrt_opt_tensor_list(__func__, "indices", indices, indices_len_, &indices_arr_);
+    if (err_ == AOTI_TORCH_SUCCESS) err_ = shimrt_cpu_index_put(self, indices_arr_.items, indices_len_, values, accumulate, ret0);
+    shimrt_tensor_array_free(&indices_arr_);
+    return err_;
+}
+
 /* aten.index_select.default: index_select(Tensor self, int dim, Tensor index) -> Tensor
  * kernel: shimrt_cpu_index_select (CPU) */
 AOTITorchError aoti_torch_cpu_index_select(AtenTensorHandle self, int64_t dim, AtenTensorHandle index, AtenTensorHandle* ret0) {
@@ -409,6 +685,15 @@ AOTITorchError aoti_torch_cpu_is_pinned(AtenTensorHandle self, int32_t* device, 
     SHIMRT_ARG_TENSOR(self);
     SHIMRT_ARG_RET(ret0);
     return shimrt_is_pinned(self, device, device_index_, ret0);
+}
+
+/* aten.kthvalue.default: kthvalue(Tensor self, SymInt k, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)
+ * kernel: shimrt_cpu_kthvalue (CPU) */
+AOTITorchError aoti_torch_cpu_kthvalue(AtenTensorHandle self, int64_t k, int64_t dim, int32_t keepdim, AtenTensorHandle* ret0, AtenTensorHandle* ret1) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_RET(ret0);
+    SHIMRT_ARG_RET(ret1);
+    return shimrt_cpu_kthvalue(self, k, dim, keepdim, ret0, ret1);
 }
 
 /* aten.layer_norm.default: layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05, bool cudnn_enable=True) -> Tensor
@@ -455,6 +740,14 @@ AOTITorchError aoti_torch_cpu_log_softmax_int(AtenTensorHandle self, int64_t dim
     return shimrt_cpu_log_softmax_int(self, dim, dtype, ret0);
 }
 
+/* aten.logcumsumexp.default: logcumsumexp(Tensor self, int dim) -> Tensor
+ * kernel: shimrt_cpu_logcumsumexp (CPU) */
+AOTITorchError aoti_torch_cpu_logcumsumexp(AtenTensorHandle self, int64_t dim, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu_logcumsumexp(self, dim, ret0);
+}
+
 /* aten.lt.Scalar: lt.Scalar(Tensor self, Scalar other) -> Tensor
  * kernel: shimrt_cpu_lt_scalar (CPU) */
 AOTITorchError aoti_torch_cpu_lt_Scalar(AtenTensorHandle self, double other, AtenTensorHandle* ret0) {
@@ -470,6 +763,25 @@ AOTITorchError aoti_torch_cpu_lt_Tensor(AtenTensorHandle self, AtenTensorHandle 
     SHIMRT_ARG_TENSOR(other);
     SHIMRT_ARG_RET(ret0);
     return shimrt_cpu_lt_tensor(self, other, ret0);
+}
+
+/* aten.masked_scatter.default: masked_scatter(Tensor self, Tensor mask, Tensor source) -> Tensor
+ * kernel: shimrt_cpu_masked_scatter (CPU) */
+AOTITorchError aoti_torch_cpu_masked_scatter(AtenTensorHandle self, AtenTensorHandle mask, AtenTensorHandle source, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_TENSOR(mask);
+    SHIMRT_ARG_TENSOR(source);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu_masked_scatter(self, mask, source, ret0);
+}
+
+/* aten.masked_select.default: masked_select(Tensor self, Tensor mask) -> Tensor
+ * kernel: shimrt_cpu_masked_select (CPU) */
+AOTITorchError aoti_torch_cpu_masked_select(AtenTensorHandle self, AtenTensorHandle mask, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_TENSOR(mask);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu_masked_select(self, mask, ret0);
 }
 
 /* aten.matmul.default: matmul(Tensor self, Tensor other) -> Tensor
@@ -490,6 +802,19 @@ AOTITorchError aoti_torch_cpu_max_dim(AtenTensorHandle self, int64_t dim, int32_
     return shimrt_cpu_max_dim(self, dim, keepdim, ret0, ret1);
 }
 
+/* aten.max_pool2d_with_indices.default: max_pool2d_with_indices(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)
+ * kernel: shimrt_cpu_max_pool2d_with_indices (CPU) */
+AOTITorchError aoti_torch_cpu_max_pool2d_with_indices(AtenTensorHandle self, const int64_t* kernel_size, int64_t kernel_size_len_, const int64_t* stride, int64_t stride_len_, const int64_t* padding, int64_t padding_len_, const int64_t* dilation, int64_t dilation_len_, int32_t ceil_mode, AtenTensorHandle* ret0, AtenTensorHandle* ret1) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_LIST(kernel_size);
+    SHIMRT_ARG_LIST(stride);
+    SHIMRT_ARG_LIST(padding);
+    SHIMRT_ARG_LIST(dilation);
+    SHIMRT_ARG_RET(ret0);
+    SHIMRT_ARG_RET(ret1);
+    return shimrt_cpu_max_pool2d_with_indices(self, kernel_size, kernel_size_len_, stride, stride_len_, padding, padding_len_, dilation, dilation_len_, ceil_mode, ret0, ret1);
+}
+
 /* aten.mean.dim: mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
  * kernel: shimrt_cpu_mean_dim (CPU) */
 AOTITorchError aoti_torch_cpu_mean_dim(AtenTensorHandle self, const int64_t** dim, int64_t dim_len_, int32_t keepdim, int32_t* dtype, AtenTensorHandle* ret0) {
@@ -497,6 +822,14 @@ AOTITorchError aoti_torch_cpu_mean_dim(AtenTensorHandle self, const int64_t** di
     SHIMRT_ARG_OPT_LIST(dim);
     SHIMRT_ARG_RET(ret0);
     return shimrt_cpu_mean_dim(self, SHIMRT_OPT_LIST(dim), SHIMRT_OPT_LIST_LEN(dim), keepdim, dtype, ret0);
+}
+
+/* aten.median.default: median(Tensor self) -> Tensor
+ * kernel: shimrt_cpu_median (CPU) */
+AOTITorchError aoti_torch_cpu_median(AtenTensorHandle self, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu_median(self, ret0);
 }
 
 /* aten.mm.default: mm(Tensor self, Tensor mat2) -> Tensor
@@ -508,6 +841,32 @@ AOTITorchError aoti_torch_cpu_mm(AtenTensorHandle self, AtenTensorHandle mat2, A
     return shimrt_cpu_mm(self, mat2, ret0);
 }
 
+/* aten.mm.out: mm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!)
+ * kernel: shimrt_cpu_mm_out (CPU) */
+AOTITorchError aoti_torch_cpu_mm_out(AtenTensorHandle out, AtenTensorHandle self, AtenTensorHandle mat2) {
+    SHIMRT_ARG_TENSOR(out);
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_TENSOR(mat2);
+    return shimrt_cpu_mm_out(out, self, mat2);
+}
+
+/* aten.mode.default: mode(Tensor self, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)
+ * kernel: shimrt_cpu_mode (CPU) */
+AOTITorchError aoti_torch_cpu_mode(AtenTensorHandle self, int64_t dim, int32_t keepdim, AtenTensorHandle* ret0, AtenTensorHandle* ret1) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_RET(ret0);
+    SHIMRT_ARG_RET(ret1);
+    return shimrt_cpu_mode(self, dim, keepdim, ret0, ret1);
+}
+
+/* aten.mul.Scalar: mul.Scalar(Tensor self, Scalar other) -> Tensor
+ * kernel: shimrt_cpu_mul_scalar (CPU) */
+AOTITorchError aoti_torch_cpu_mul_Scalar(AtenTensorHandle self, double other, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu_mul_scalar(self, other, ret0);
+}
+
 /* aten.mul.Tensor: mul.Tensor(Tensor self, Tensor other) -> Tensor
  * kernel: shimrt_cpu_mul_tensor (CPU) */
 AOTITorchError aoti_torch_cpu_mul_Tensor(AtenTensorHandle self, AtenTensorHandle other, AtenTensorHandle* ret0) {
@@ -515,6 +874,14 @@ AOTITorchError aoti_torch_cpu_mul_Tensor(AtenTensorHandle self, AtenTensorHandle
     SHIMRT_ARG_TENSOR(other);
     SHIMRT_ARG_RET(ret0);
     return shimrt_cpu_mul_tensor(self, other, ret0);
+}
+
+/* aten.nanmedian.default: nanmedian(Tensor self) -> Tensor
+ * kernel: shimrt_cpu_nanmedian (CPU) */
+AOTITorchError aoti_torch_cpu_nanmedian(AtenTensorHandle self, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu_nanmedian(self, ret0);
 }
 
 /* aten.narrow.default: narrow(Tensor(a) self, int dim, SymInt start, SymInt length) -> Tensor(a)
@@ -594,6 +961,22 @@ AOTITorchError aoti_torch_cpu_new_zeros(AtenTensorHandle self, const int64_t* si
     return shimrt_cpu_new_zeros(self, size, size_len_, dtype, layout, device, device_index_, pin_memory, ret0);
 }
 
+/* aten.nonzero.default: nonzero(Tensor self) -> Tensor
+ * kernel: shimrt_cpu_nonzero (CPU) */
+AOTITorchError aoti_torch_cpu_nonzero(AtenTensorHandle self, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu_nonzero(self, ret0);
+}
+
+/* aten.nonzero_static.default: nonzero_static(Tensor self, *, SymInt size, int fill_value=-1) -> Tensor
+ * kernel: shimrt_cpu_nonzero_static (CPU) */
+AOTITorchError aoti_torch_cpu_nonzero_static(AtenTensorHandle self, int64_t size, int64_t fill_value, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu_nonzero_static(self, size, fill_value, ret0);
+}
+
 /* aten.ones_like.default: ones_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
  * kernel: shimrt_ones_like (CompositeExplicitAutograd) */
 AOTITorchError aoti_torch_cpu_ones_like(AtenTensorHandle self, int32_t* dtype, int32_t* layout, int32_t* device, int32_t device_index_, int32_t* pin_memory, int32_t* memory_format, AtenTensorHandle* ret0) {
@@ -620,6 +1003,14 @@ AOTITorchError aoti_torch_cpu_permute(AtenTensorHandle self, const int64_t* dims
     return shimrt_permute(self, dims, dims_len_, ret0);
 }
 
+/* aten.pow.Scalar: pow.Scalar(Scalar self, Tensor exponent) -> Tensor
+ * kernel: shimrt_cpu_pow_scalar (CPU) */
+AOTITorchError aoti_torch_cpu_pow_Scalar(double self, AtenTensorHandle exponent, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(exponent);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu_pow_scalar(self, exponent, ret0);
+}
+
 /* aten.pow.Tensor_Scalar: pow.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor
  * kernel: shimrt_cpu_pow_tensor_scalar (CPU) */
 AOTITorchError aoti_torch_cpu_pow_Tensor_Scalar(AtenTensorHandle self, double exponent, AtenTensorHandle* ret0) {
@@ -628,12 +1019,29 @@ AOTITorchError aoti_torch_cpu_pow_Tensor_Scalar(AtenTensorHandle self, double ex
     return shimrt_cpu_pow_tensor_scalar(self, exponent, ret0);
 }
 
+/* aten.pow.Tensor_Tensor: pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor
+ * kernel: shimrt_cpu_pow_tensor_tensor (CPU) */
+AOTITorchError aoti_torch_cpu_pow_Tensor_Tensor(AtenTensorHandle self, AtenTensorHandle exponent, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_TENSOR(exponent);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu_pow_tensor_tensor(self, exponent, ret0);
+}
+
 /* aten.relu.default: relu(Tensor self) -> Tensor
  * kernel: shimrt_cpu_relu (CPU) */
 AOTITorchError aoti_torch_cpu_relu(AtenTensorHandle self, AtenTensorHandle* ret0) {
     SHIMRT_ARG_TENSOR(self);
     SHIMRT_ARG_RET(ret0);
     return shimrt_cpu_relu(self, ret0);
+}
+
+/* aten.repeat_interleave.Tensor: repeat_interleave.Tensor(Tensor repeats, *, SymInt? output_size=None) -> Tensor
+ * kernel: shimrt_cpu_repeat_interleave_tensor (CPU) */
+AOTITorchError aoti_torch_cpu_repeat_interleave_Tensor(AtenTensorHandle repeats, int64_t* output_size, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(repeats);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu_repeat_interleave_tensor(repeats, output_size, ret0);
 }
 
 /* aten.reshape.default: reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a)
@@ -693,6 +1101,15 @@ AOTITorchError aoti_torch_cpu_scatter_src_out(AtenTensorHandle out, AtenTensorHa
     return shimrt_cpu_scatter_src_out(out, self, dim, index, src);
 }
 
+/* aten.scatter.value_out: scatter.value_out(Tensor self, int dim, Tensor index, Scalar value, *, Tensor(a!) out) -> Tensor(a!)
+ * kernel: shimrt_cpu_scatter_value_out (CPU) */
+AOTITorchError aoti_torch_cpu_scatter_value_out(AtenTensorHandle out, AtenTensorHandle self, int64_t dim, AtenTensorHandle index, double value) {
+    SHIMRT_ARG_TENSOR(out);
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_TENSOR(index);
+    return shimrt_cpu_scatter_value_out(out, self, dim, index, value);
+}
+
 /* aten.scatter_reduce.two: scatter_reduce.two(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> Tensor
  * kernel: shimrt_cpu_scatter_reduce_two (CPU) */
 AOTITorchError aoti_torch_cpu_scatter_reduce_two(AtenTensorHandle self, int64_t dim, AtenTensorHandle index, AtenTensorHandle src, const char* reduce, int32_t include_self, AtenTensorHandle* ret0) {
@@ -713,6 +1130,25 @@ AOTITorchError aoti_torch_cpu_scatter_reduce_two_out(AtenTensorHandle out, AtenT
     return shimrt_cpu_scatter_reduce_two_out(out, self, dim, index, src, reduce, include_self);
 }
 
+/* aten.searchsorted.Scalar: searchsorted.Scalar(Tensor sorted_sequence, Scalar self, *, bool out_int32=False, bool right=False, str? side=None, Tensor? sorter=None) -> Tensor
+ * kernel: shimrt_cpu_searchsorted_scalar (CPU) */
+AOTITorchError aoti_torch_cpu_searchsorted_Scalar(AtenTensorHandle sorted_sequence, double self, int32_t out_int32, int32_t right, const char** side, AtenTensorHandle* sorter, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(sorted_sequence);
+    SHIMRT_ARG_OPT_TENSOR(sorter);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu_searchsorted_scalar(sorted_sequence, self, out_int32, right, side, SHIMRT_OPT_TENSOR(sorter), ret0);
+}
+
+/* aten.searchsorted.Tensor: searchsorted.Tensor(Tensor sorted_sequence, Tensor self, *, bool out_int32=False, bool right=False, str? side=None, Tensor? sorter=None) -> Tensor
+ * kernel: shimrt_cpu_searchsorted_tensor (CPU) */
+AOTITorchError aoti_torch_cpu_searchsorted_Tensor(AtenTensorHandle sorted_sequence, AtenTensorHandle self, int32_t out_int32, int32_t right, const char** side, AtenTensorHandle* sorter, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(sorted_sequence);
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_OPT_TENSOR(sorter);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu_searchsorted_tensor(sorted_sequence, self, out_int32, right, side, SHIMRT_OPT_TENSOR(sorter), ret0);
+}
+
 /* aten.select.int: select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)
  * kernel: shimrt_select_int (CompositeExplicitAutograd) */
 AOTITorchError aoti_torch_cpu_select_int(AtenTensorHandle self, int64_t dim, int64_t index, AtenTensorHandle* ret0) {
@@ -727,6 +1163,14 @@ AOTITorchError aoti_torch_cpu_sigmoid(AtenTensorHandle self, AtenTensorHandle* r
     SHIMRT_ARG_TENSOR(self);
     SHIMRT_ARG_RET(ret0);
     return shimrt_cpu_sigmoid(self, ret0);
+}
+
+/* aten.slice.Tensor: slice.Tensor(Tensor(a) self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor(a)
+ * kernel: shimrt_slice_tensor (CompositeExplicitAutograd) */
+AOTITorchError aoti_torch_cpu_slice_Tensor(AtenTensorHandle self, int64_t dim, int64_t* start, int64_t* end, int64_t step, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_slice_tensor(self, dim, start, end, step, ret0);
 }
 
 /* aten.softmax.int: softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor
@@ -837,6 +1281,15 @@ AOTITorchError aoti_torch_cpu_to_dtype_layout(AtenTensorHandle self, int32_t* dt
     SHIMRT_ARG_TENSOR(self);
     SHIMRT_ARG_RET(ret0);
     return shimrt_to_dtype_layout(self, dtype, layout, device, device_index_, pin_memory, non_blocking, copy, memory_format, ret0);
+}
+
+/* aten.topk.default: topk(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices)
+ * kernel: shimrt_cpu_topk (CPU) */
+AOTITorchError aoti_torch_cpu_topk(AtenTensorHandle self, int64_t k, int64_t dim, int32_t largest, int32_t sorted, AtenTensorHandle* ret0, AtenTensorHandle* ret1) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_RET(ret0);
+    SHIMRT_ARG_RET(ret1);
+    return shimrt_cpu_topk(self, k, dim, largest, sorted, ret0, ret1);
 }
 
 /* aten.transpose.int: transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)
