@@ -22,42 +22,6 @@ static void operand_strides(const struct AtenTensorOpaque *t, int nd, const int6
     }
 }
 
-/* TensorIterator's reorder_dimensions: perm[0] is the dim that moves fastest. Inputs
- * decide by their strides in order (broadcast dims are ambiguous), ties by size. */
-static void layout_perm(int nd, const int64_t *shape, int nin, int64_t st[][SHIMRT_MAX_DIMS],
-                        int *perm) {
-    for (int i = 0; i < nd; i++) perm[i] = nd - 1 - i;
-    for (int i = 1; i < nd; i++) {
-        int dim1 = i;
-        for (int dim0 = i - 1; dim0 >= 0; dim0--) {
-            int a = perm[dim0], b = perm[dim1], cmp = 0;
-            for (int k = 0; k < nin; k++) {
-                int64_t s0 = st[k][a], s1 = st[k][b];
-                if (s0 == 0 || s1 == 0) continue;
-                if (s0 < s1) {
-                    cmp = -1;
-                    break;
-                }
-                if (s0 > s1) {
-                    cmp = 1;
-                    break;
-                }
-                if (shape[a] > shape[b]) {
-                    cmp = 1;
-                    break;
-                }
-            }
-            if (cmp > 0) {
-                perm[dim0] = b;
-                perm[dim1] = a;
-                dim1 = dim0;
-            } else if (cmp < 0) {
-                break;
-            }
-        }
-    }
-}
-
 int sh_ct_index(int32_t dt) {
     switch (dt) {
     case SHIMRT_BOOL: return SH_B;
@@ -82,7 +46,7 @@ int32_t sh_ct_dtype(int ct) {
 
 AOTITorchError sh_plan_build(sh_plan *p, const char *op, AtenTensorHandle *out, int32_t odt,
                              int nin, const struct AtenTensorOpaque *const *ins) {
-    int64_t shape[SHIMRT_MAX_DIMS], nd = 0;
+    int64_t shape[SHIMRT_MAX_DIMS] = {0}, nd = 0;
     if (*out) {
         nd = (*out)->ndim;
         memcpy(shape, (*out)->sizes, (size_t)nd * sizeof *shape);
@@ -106,8 +70,8 @@ AOTITorchError sh_plan_build(sh_plan *p, const char *op, AtenTensorHandle *out, 
     p->nops = 1 + nin;
     int64_t(*st)[SHIMRT_MAX_DIMS] = p->stride; /* filled in original dim order first */
     for (int k = 0; k < nin; k++) operand_strides(ins[k], (int)nd, shape, st[1 + k]);
-    int perm[SHIMRT_MAX_DIMS];
-    layout_perm((int)nd, shape, nin, st + 1, perm);
+    int perm[SHIMRT_MAX_DIMS]; /* TensorIterator's reorder_dimensions over the inputs */
+    shimrt_k_layout_perm((int)nd, shape, nin, (const int64_t(*)[SHIMRT_MAX_DIMS])(st + 1), perm);
     if (!*out) {
         int64_t ostr[SHIMRT_MAX_DIMS], s = 1;
         for (int i = 0; i < nd; i++) { /* TensorIterator's compatible strides */
@@ -140,7 +104,9 @@ AOTITorchError sh_plan_build(sh_plan *p, const char *op, AtenTensorHandle *out, 
         p->data[1 + k] = shimrt_data(ins[k]);
         p->dtype[1 + k] = ins[k]->dtype;
     }
-    /* permute (innermost first) and coalesce */
+    /* permute (innermost first) and coalesce: size-1 dims drop out, and dim i joins the
+     * last kept dim n-1 when every operand steps over it by (stride, extent) of that kept
+     * dim as it stands so far (p->shape/p->stride, the coalesced arrays, not pst) */
     int64_t pshape[SHIMRT_MAX_DIMS], pst[SH_MAX_OPS][SHIMRT_MAX_DIMS];
     for (int i = 0; i < nd; i++) {
         pshape[i] = shape[perm[i]];
@@ -154,7 +120,7 @@ AOTITorchError sh_plan_build(sh_plan *p, const char *op, AtenTensorHandle *out, 
         if (n > 0) {
             bool merge = true;
             for (int k = 0; k < p->nops; k++)
-                if (pst[k][i] != pst[k][n - 1] * p->shape[n - 1]) merge = false;
+                if (pst[k][i] != p->stride[k][n - 1] * p->shape[n - 1]) merge = false;
             if (merge) {
                 p->shape[n - 1] *= pshape[i];
                 continue;

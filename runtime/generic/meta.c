@@ -197,11 +197,41 @@ AtenTensorHandle shimrt_k_empty_like_dev(const char *op, const struct AtenTensor
     return shimrt_tensor_empty(op, ndim, sizes, strides, dtype, t->device_type, t->device_index);
 }
 
-/* Dims of t sorted by stride, innermost first (stable: ties keep the later dim inner). */
-static void stride_order(const struct AtenTensorOpaque *t, int64_t *perm) {
-    int64_t n = t->ndim;
-    for (int64_t i = 0; i < n; i++) perm[i] = n - 1 - i;
-    for (int64_t i = 1; i < n; i++) { /* insertion sort: stable */
+void shimrt_k_layout_perm(int nd, const int64_t *shape, int nops,
+                          const int64_t (*st)[SHIMRT_MAX_DIMS], int *perm) {
+    for (int i = 0; i < nd; i++) perm[i] = nd - 1 - i;
+    for (int i = 1; i < nd; i++) { /* insertion sort; ambiguous pairs stay where they are */
+        int dim1 = i;
+        for (int dim0 = i - 1; dim0 >= 0; dim0--) {
+            int a = perm[dim0], b = perm[dim1], cmp = 0;
+            for (int k = 0; k < nops; k++) {
+                int64_t s0 = st[k][a], s1 = st[k][b];
+                if (s0 == 0 || s1 == 0) continue; /* broadcast: this operand cannot tell */
+                if (s0 != s1) {
+                    cmp = s0 < s1 ? -1 : 1;
+                    break;
+                }
+                if (shape[a] > shape[b]) { /* equal strides: the smaller dim goes inner */
+                    cmp = 1;
+                    break;
+                }
+            }
+            if (cmp > 0) {
+                perm[dim0] = b;
+                perm[dim1] = a;
+                dim1 = dim0;
+            } else if (cmp < 0) {
+                break;
+            }
+        }
+    }
+}
+
+bool shimrt_k_dense(const struct AtenTensorOpaque *t) {
+    int64_t n = t->ndim, perm[SHIMRT_MAX_DIMS], m = 0;
+    for (int64_t d = 0; d < n; d++) /* dims of size < 2 do not count */
+        if (t->sizes[d] >= 2) perm[m++] = d;
+    for (int64_t i = 1; i < m; i++) { /* by stride */
         int64_t p = perm[i], j = i;
         while (j > 0 && t->strides[perm[j - 1]] > t->strides[p]) {
             perm[j] = perm[j - 1];
@@ -209,17 +239,10 @@ static void stride_order(const struct AtenTensorOpaque *t, int64_t *perm) {
         }
         perm[j] = p;
     }
-}
-
-bool shimrt_k_dense(const struct AtenTensorOpaque *t) {
-    int64_t perm[SHIMRT_MAX_DIMS];
-    stride_order(t, perm);
     int64_t expect = 1;
-    for (int64_t i = 0; i < t->ndim; i++) {
-        int64_t d = perm[i];
-        if (t->sizes[d] == 1) continue;
-        if (t->strides[d] != expect) return false;
-        expect *= t->sizes[d];
+    for (int64_t i = 0; i < m; i++) {
+        if (t->strides[perm[i]] != expect) return false;
+        expect *= t->sizes[perm[i]];
     }
     return true;
 }
@@ -229,13 +252,15 @@ void shimrt_k_preserve_strides(const struct AtenTensorOpaque *t, int64_t *stride
         for (int64_t d = 0; d < t->ndim; d++) strides[d] = t->strides[d];
         return;
     }
-    int64_t perm[SHIMRT_MAX_DIMS];
-    stride_order(t, perm);
+    int64_t st[1][SHIMRT_MAX_DIMS];
+    int perm[SHIMRT_MAX_DIMS];
+    for (int64_t d = 0; d < t->ndim; d++) st[0][d] = t->strides[d];
+    shimrt_k_layout_perm((int)t->ndim, t->sizes, 1, (const int64_t(*)[SHIMRT_MAX_DIMS])st, perm);
     int64_t s = 1;
     for (int64_t i = 0; i < t->ndim; i++) {
         int64_t d = perm[i];
         strides[d] = s;
-        s *= t->sizes[d] > 1 ? t->sizes[d] : 1;
+        if (t->sizes[d] > 1) s *= t->sizes[d];
     }
 }
 

@@ -157,10 +157,20 @@ AtenTensorHandle shimrt_k_alias(const char *op, const struct AtenTensorOpaque *t
 AtenTensorHandle shimrt_k_empty_like_dev(const char *op, const struct AtenTensorOpaque *t,
                                          int64_t ndim, const int64_t *sizes, const int64_t *strides,
                                          int32_t dtype);
-/* True when t's strides cover its elements densely without overlap (any order). */
+/* PyTorch's output layout order, the one rule behind TensorIterator's outputs and
+ * empty_like(preserve_format) (infer_dense_strides): perm[0] is the dim that moves fastest.
+ * An insertion sort of the dims, last dim first, by the strides of nops operands in turn
+ * (any unit): a stride 0 is ambiguous (that operand is skipped), the smaller stride goes
+ * inner, equal strides put the smaller dim inner; pairs no operand orders keep their
+ * row-major order. */
+void shimrt_k_layout_perm(int nd, const int64_t *shape, int nops,
+                          const int64_t (*st)[SHIMRT_MAX_DIMS], int *perm);
+/* PyTorch's is_non_overlapping_and_dense: the dims of size >= 2, sorted by stride, step
+ * densely (any order); dims of size 0 or 1 never count. */
 bool shimrt_k_dense(const struct AtenTensorOpaque *t);
-/* Dense strides with t's layout order (for preserve_format): t's own strides when dense,
- * else dense strides ordered by t's strides (ties keep the row-major order). */
+/* Strides of empty_like(t, preserve_format): t's own strides when dense, else
+ * infer_dense_strides (dense strides in shimrt_k_layout_perm's order of t's strides; a
+ * size-0 or size-1 dim does not multiply the next stride). */
 void shimrt_k_preserve_strides(const struct AtenTensorOpaque *t, int64_t *strides);
 /* True when two elements of t may share memory (a stride 0 over a dim of size > 1). */
 bool shimrt_k_internal_overlap(const struct AtenTensorOpaque *t);

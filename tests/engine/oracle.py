@@ -553,6 +553,36 @@ for mode in ["constant", "reflect", "replicate", "circular", "bogus"]:
                                                     # suggested memory format) is not matched
                                                     check_strides=mode != "constant"))
 
+# ---- cat / stack: inputs of different layouts (size-1 dims next to broadcast and
+# transposed ones, the coalescing cases of the copy planner), dims negative and positive --
+fstack = fn("aoti_torch_cpu_stack", P(H), C.c_int64, C.c_int64, P(H))
+fcat = fn("aoti_torch_cpu_cat", P(H), C.c_int64, C.c_int64, P(H))
+
+
+def list_call(f, hs, *rest):
+    arr = (H * max(len(hs), 1))(*hs)
+    return lambda o: f(arr, len(hs), *rest, C.byref(o[0]))
+
+
+for shape in [[3, 4], [4, 3], [2, 5], [1, 4], [4, 1], [3, 1, 2]]:
+    a = rand(shape[::-1], torch.float32).transpose(0, -1)
+    b = rand(shape, torch.float32)
+    for d in range(-len(shape) - 1, len(shape) + 1):
+        with_handles([a, b], lambda h: run(f"stack [t, contig] {shape} dim={d}", list_call(fstack, h, d),
+                                           lambda: torch.stack([a, b], d)))
+    for d in range(-len(shape), len(shape)):
+        with_handles([a, b], lambda h: run(f"cat [t, contig] {shape} dim={d}", list_call(fcat, h, d),
+                                           lambda: torch.cat([a, b], d)))
+
+# a stride-0 dim followed by a size-1 dim (the planner once merged them and read element 0)
+for shape, strides in [([2, 2, 1], [2, 0, 1]), ([2, 1, 3, 1], [3, 1, 0, 1]), ([3, 1, 2], [1, 5, 0])]:
+    base = rand([16], torch.float32)
+    x = base.as_strided(shape, strides)
+    with_handles([x], lambda h: run(f"neg stride-0 then size-1 {shape} {strides}",
+                                    lambda o: fn('aoti_torch_cpu_neg', H, P(H))(h[0], C.byref(o[0])), lambda: torch.neg(x)))
+    with_handles([x], lambda h: run(f"clone stride-0 then size-1 {shape} {strides}",
+                                    lambda o: fclone(h[0], None, C.byref(o[0])), lambda: x.clone()))
+
 for line in failures:
     print("MISMATCH", line)
 print(f"oracle: {counts['cases']} cases, {counts['cases'] - len(failures)} agree "
