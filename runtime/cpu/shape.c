@@ -11,6 +11,7 @@
 #include "../generic/meta.h"
 #include "compositeexplicitautograd_kernels.h"
 #include "cpu_kernels.h"
+#include "engine.h"
 #include "index.h"
 
 /* ---- tensor options (dtype, layout, device, pin_memory) ---- */
@@ -498,33 +499,12 @@ AOTITorchError shimrt_foreach_mul__list(const AtenTensorHandle *self, int64_t se
                                         const AtenTensorHandle *other, int64_t other_len_) {
     static const char op[] = "_foreach_mul_.List";
     if (same_lengths(op, self_len_, other_len_)) return AOTI_TORCH_FAILURE;
+    /* PyTorch's CPU path: self[k].mul_(other[k]) in turn (the engine's in-place mul: its
+     * result type, cast check, broadcast check and integer wrap-around) */
     for (int64_t k = 0; k < self_len_; k++) {
-        AtenTensorHandle a = self[k], b = other[k];
-        if (cpu_only(op, a) || cpu_only(op, b)) return AOTI_TORCH_FAILURE;
-        if (!shimrt_idx_numeric(a->dtype) || !shimrt_idx_numeric(b->dtype))
-            return shimrt_fail(op, "dtype %s is not supported", shimrt_dtype_name(a->dtype));
-        if (a->ndim < b->ndim)
-            return shimrt_fail(op, "other[%lld] does not broadcast to self[%lld]", (long long)k,
-                               (long long)k);
-        for (int64_t d = 0; d < b->ndim; d++) {
-            int64_t bs = b->sizes[d], as = a->sizes[a->ndim - b->ndim + d];
-            if (bs != 1 && bs != as)
-                return shimrt_fail(op, "other[%lld] does not broadcast to self[%lld]", (long long)k,
-                                   (long long)k);
-        }
-    }
-    for (int64_t k = 0; k < self_len_; k++) {
-        AtenTensorHandle a = self[k], b = other[k];
-        if (shimrt_numel(a) == 0) continue;
-        int64_t idx[SHIMRT_MAX_DIMS] = {0}, bidx[SHIMRT_MAX_DIMS];
-        do {
-            for (int64_t d = 0; d < b->ndim; d++)
-                bidx[d] = b->sizes[d] == 1 ? 0 : idx[a->ndim - b->ndim + d];
-            char *pa = shimrt_idx_at(a, idx);
-            long double v =
-                shimrt_idx_load(pa, a->dtype) * shimrt_idx_load(shimrt_idx_at(b, bidx), b->dtype);
-            shimrt_idx_store(pa, a->dtype, v);
-        } while (shimrt_idx_next(a->ndim, a->sizes, idx));
+        if (cpu_only(op, self[k]) || cpu_only(op, other[k]) ||
+            sh_mul_inplace(op, self[k], other[k]))
+            return AOTI_TORCH_FAILURE;
     }
     return AOTI_TORCH_SUCCESS;
 }

@@ -227,6 +227,15 @@ void shimrt_k_layout_perm(int nd, const int64_t *shape, int nops,
     }
 }
 
+bool shimrt_k_can_cast(int32_t from, int32_t to) {
+    bool fc = from == SHIMRT_COMPLEX32 || from == SHIMRT_COMPLEX64 || from == SHIMRT_COMPLEX128;
+    bool tc = to == SHIMRT_COMPLEX32 || to == SHIMRT_COMPLEX64 || to == SHIMRT_COMPLEX128;
+    if (fc && !tc) return false;
+    bool ff = fc || shimrt_k_is_floating(from), tf = tc || shimrt_k_is_floating(to);
+    if (ff && !tf) return false;
+    return from == SHIMRT_BOOL || to != SHIMRT_BOOL;
+}
+
 bool shimrt_k_dense(const struct AtenTensorOpaque *t) {
     int64_t n = t->ndim, perm[SHIMRT_MAX_DIMS], m = 0;
     for (int64_t d = 0; d < n; d++) /* dims of size < 2 do not count */

@@ -23,6 +23,10 @@ bool shimrt_k_is_integral(int32_t dtype); /* uint8, int8..int64 (not bool) */
 /* PyTorch's promote_types over the computable dtypes; -1 if either is not computable. */
 int32_t shimrt_k_promote(int32_t a, int32_t b);
 
+/* c10::canCast: complex to non-complex, floating to integral and non-bool to bool are
+ * refused (the out= and in-place check "result type X can't be cast to ..."). */
+bool shimrt_k_can_cast(int32_t from, int32_t to);
+
 /* PyTorch's result_type: tensors with dims outrank zero-dim tensors, which outrank wrapped
  * numbers (Python scalars), except that a higher category (bool < integral < floating)
  * always wins. Start with shimrt_k_rt_init, add operands, read with shimrt_k_rt_result. */

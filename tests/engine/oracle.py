@@ -583,6 +583,55 @@ for shape, strides in [([2, 2, 1], [2, 0, 1]), ([2, 1, 3, 1], [3, 1, 0, 1]), ([3
     with_handles([x], lambda h: run(f"clone stride-0 then size-1 {shape} {strides}",
                                     lambda o: fclone(h[0], None, C.byref(o[0])), lambda: x.clone()))
 
+# ---- integer overflow wraps (two's complement in the accumulating dtype), never saturates:
+# scatter_reduce (sum/prod/mean accumulate in self's dtype), _foreach_mul_ (in place, in the
+# result type, cast-checked), sum(dtype=) of a wider or floating input
+fsr = fn("aoti_torch_cpu_scatter_reduce_two", H, C.c_int64, H, H, C.c_char_p, C.c_int32, P(H))
+for dt, red, incl in itertools.product([torch.int64, torch.int32, torch.int16, torch.uint8, torch.int8, torch.float32],
+                                       ["sum", "prod", "mean", "amax"], [1, 0]):
+    big = {torch.int64: 2**40, torch.int32: 2**20, torch.int16: 300, torch.uint8: 100, torch.int8: 50}.get(dt, 1e20)
+    x = torch.tensor([big, 3, 7, 100]).to(dt)
+    src = torch.tensor([big, big - 1, big + 1, 5, 9]).to(dt)
+    idx = torch.tensor([0, 0, 0, 1, 2])
+    with_handles([x, idx, src], lambda h: run(f"scatter_reduce overflow {dt} {red} include_self={incl}",
+                                              lambda o: fsr(h[0], 0, h[1], h[2], red.encode(), incl, C.byref(o[0])),
+                                              lambda: x.scatter_reduce(0, idx, src, red, include_self=bool(incl))))
+ffm = fn("aoti_torch_cpu__foreach_mul__List", P(H), C.c_int64, P(H), C.c_int64)
+for da, db in [(torch.int64, torch.int64), (torch.int32, torch.int64), (torch.uint8, torch.int8),
+               (torch.int64, torch.float32), (torch.bool, torch.int32), (torch.float32, torch.int64),
+               (torch.int16, torch.bool)]:
+    a = rand([2, 3], da) * (2**40 if da == torch.int64 else 1) if da != torch.bool else rand([2, 3], da)
+    b = (rand([3], db) * 2**35) if db in (torch.int64, torch.float32) else rand([3], db)
+    label = f"_foreach_mul_ {da}/{db}"
+    counts["cases"] += 1
+    ha, hb = to_rt(a), to_rt(b)
+    rc = ffm((H * 1)(ha), 1, (H * 1)(hb), 1)
+    try:
+        ref = a.clone()
+        torch._foreach_mul_([ref], [b])
+        rerr = None
+    except Exception as e:
+        rerr = e
+    if (rc != 0) != (rerr is not None):
+        failures.append(f"{label}: error mismatch (ours rc={rc}, torch: {rerr})")
+    elif rc == 0:
+        msg = compare(label, from_rt(ha), ref)
+        if msg:
+            failures.append(f"{label}: {msg}")
+    delete(ha)
+    delete(hb)
+fsd = fn("aoti_torch_cpu_sum_dim_IntList", H, P(P(C.c_int64)), C.c_int64, C.c_int32, P(C.c_int32), P(H))
+for sdt, ddt in itertools.product([torch.int64, torch.int32, torch.uint8, torch.float32, torch.float64],
+                                  [torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64]):
+    x = (torch.tensor([2**62, 2**62, 2**62, 100, 200, 250]) if sdt == torch.int64 else
+         torch.tensor([250.5, 250, 100, 3, -7, 70000]) if sdt in FLOATS else torch.tensor([250, 250, 100, 3])).to(sdt)
+    arr = i64s([0])
+    pp = C.pointer(arr)
+    dref = C.c_int32(DT[ddt])
+    with_handles([x], lambda h: run(f"sum overflow {sdt} dtype={ddt}",
+                                    lambda o: fsd(h[0], C.cast(C.pointer(pp), P(P(C.c_int64))), 1, 0, C.byref(dref), C.byref(o[0])),
+                                    lambda: torch.sum(x, [0], dtype=ddt)))
+
 for line in failures:
     print("MISMATCH", line)
 print(f"oracle: {counts['cases']} cases, {counts['cases'] - len(failures)} agree "
