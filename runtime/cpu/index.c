@@ -144,7 +144,6 @@ static AOTITorchError walk_index(const char *op, AtenTensorHandle index, AtenTen
     do {
         int64_t v = index_value(index, pos);
         if (shimrt_k_index_in_bounds(op, v, dim, limit)) return AOTI_TORCH_FAILURE;
-        if (v < 0) v += limit;
         memcpy(tgt, pos, (size_t)index->ndim * sizeof *pos);
         if (out->ndim) tgt[dim] = v;
         AOTITorchError rc = fn(pos, tgt, ctx);
@@ -348,11 +347,7 @@ AOTITorchError shimrt_idx_index_select(const char *op, AtenTensorHandle self, in
         memcpy(sidx, idx, (size_t)out->ndim * sizeof *idx);
         if (out->ndim) {
             int64_t jj[1] = {idx[dim]};
-            int64_t v = index_value(index, index->ndim ? jj : zero);
-            sidx[dim] = v < 0 ? v + limit : v;
-        } else {
-            int64_t v = index_value(index, zero);
-            (void)v;
+            sidx[dim] = index_value(index, index->ndim ? jj : zero);
         }
         memcpy(shimrt_idx_at(out, idx), shimrt_idx_at(self, sidx), elsize);
     } while (shimrt_idx_next(out->ndim, out->sizes, idx));

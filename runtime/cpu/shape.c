@@ -433,8 +433,9 @@ AOTITorchError shimrt_embedding(AtenTensorHandle weight, AtenTensorHandle indice
     if (indices->dtype != SHIMRT_INT64 && indices->dtype != SHIMRT_INT32)
         return shimrt_fail(op,
                            "Expected tensor for argument #1 'indices' to have one of the "
-                           "following scalar types: Long, Int; but got %s instead",
-                           shimrt_dtype_name(indices->dtype));
+                           "following scalar types: Long, Int; but got torch.%sTensor instead "
+                           "(while checking arguments for embedding)",
+                           shimrt_dtype_torch_name(indices->dtype));
     if (indices->ndim + 1 > SHIMRT_MAX_DIMS) return shimrt_fail(op, "too many dimensions");
     /* weight.index_select(0, indices.reshape(-1)).view(indices.sizes() + [embedding_dim]) */
     int64_t n = shimrt_numel(indices), flat_sizes[1] = {n}, flat_strides[1] = {1};

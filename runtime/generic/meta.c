@@ -360,18 +360,22 @@ AOTITorchError shimrt_k_index_select_check(const char *op, const struct AtenTens
 }
 
 AOTITorchError shimrt_k_index_in_range(const char *op, int64_t v, int64_t limit) {
-    if (v < -limit || v >= limit)
-        return shimrt_fail(op, "index out of range in self (index %lld, size %lld)", (long long)v,
-                           (long long)limit);
+    if (v < 0 || v >= limit) return shimrt_fail(op, "index out of range in self");
     return AOTI_TORCH_SUCCESS;
 }
 
 AOTITorchError shimrt_k_scatter_index_check(const char *op, const struct AtenTensorOpaque *self,
                                             int64_t dim, const struct AtenTensorOpaque *index,
                                             const struct AtenTensorOpaque *src, bool gather) {
-    if (index->dtype != SHIMRT_INT64)
+    /* PyTorch takes int32 and int64 indices; the CUDA kernels here read int64 only */
+    bool cpu = index->device_type == SHIMRT_DEV_CPU;
+    if (index->dtype != SHIMRT_INT64 && !(cpu && index->dtype == SHIMRT_INT32)) {
+        if (cpu)
+            return shimrt_fail(op, "%s(): Expected dtype int32/int64 for index",
+                               gather ? "gather" : "scatter");
         return shimrt_fail(op, "Expected dtype int64 for index, got %s",
                            shimrt_dtype_name(index->dtype));
+    }
     /* PyTorch treats a 0-d tensor as one of size [1] here (ensure_nonempty_dim/_size) */
     int64_t sn = self->ndim ? self->ndim : 1, in = index->ndim ? index->ndim : 1, n = 1;
     for (int64_t d = 0; d < index->ndim; d++) n *= index->sizes[d];
@@ -436,7 +440,7 @@ const char *shimrt_k_legacy_reduce(const char *op, const char *reduce) {
 }
 
 AOTITorchError shimrt_k_index_in_bounds(const char *op, int64_t v, int64_t dim, int64_t limit) {
-    if (v < -limit || v >= limit)
+    if (v < 0 || v >= limit) /* negative indices are refused, as PyTorch's CPU kernels do */
         return shimrt_fail(op, "index %lld is out of bounds for dimension %lld with size %lld",
                            (long long)v, (long long)dim, (long long)limit);
     return AOTI_TORCH_SUCCESS;

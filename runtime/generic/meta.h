@@ -93,7 +93,8 @@ AOTITorchError shimrt_k_reduce_dim_nonempty(const char *op, const char *fn,
 AOTITorchError shimrt_k_index_select_check(const char *op, const struct AtenTensorOpaque *self,
                                            int64_t dim, const struct AtenTensorOpaque *index,
                                            int64_t *out);
-/* Fails unless the index value v is in [-limit, limit). */
+/* Fails unless the index value v is in [0, limit) ("index out of range in self", as
+ * index_select and embedding say; negative indices are refused as PyTorch's kernels do). */
 AOTITorchError shimrt_k_index_in_range(const char *op, int64_t v, int64_t limit);
 /* scatter's and gather's index checks with PyTorch's messages (gather selects gather's
  * wording): an int64 index with self's dim count (an empty index passes), no larger than
@@ -121,8 +122,8 @@ shimrt_k_sum_out(const char *op, AtenTensorHandle out, AtenTensorHandle self, co
 /* scatter.reduce's legacy reduce names: "add" and "multiply" are scatter_reduce's "sum" and
  * "prod" (with include_self); NULL, with PyTorch's message set, for any other. */
 const char *shimrt_k_legacy_reduce(const char *op, const char *reduce);
-/* Fails unless the index value v is in [-limit, limit) ("index 5 is out of bounds for
- * dimension 1 with size 4"). */
+/* Fails unless the index value v is in [0, limit) ("index -1 is out of bounds for
+ * dimension 1 with size 4": gather, scatter*). */
 AOTITorchError shimrt_k_index_in_bounds(const char *op, int64_t v, int64_t dim, int64_t limit);
 /* mm's shape checks, with PyTorch's messages (an: the first operand's name, "self" or
  * "mat1"): a and b are matrices that can be multiplied; shape gets [n, m]. */

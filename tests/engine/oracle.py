@@ -632,6 +632,36 @@ for sdt, ddt in itertools.product([torch.int64, torch.int32, torch.uint8, torch.
                                     lambda o: fsd(h[0], C.cast(C.pointer(pp), P(P(C.c_int64))), 1, 0, C.byref(dref), C.byref(o[0])),
                                     lambda: torch.sum(x, [0], dtype=ddt)))
 
+# ---- index checks: negative and too-large indices refused with PyTorch's message, int32
+# indices accepted where PyTorch accepts them, other index dtypes refused (message compared)
+xi = rand([2, 3], torch.float32)
+srci = rand([1, 3], torch.float32)
+fgat = fn("aoti_torch_cpu_gather", H, C.c_int64, H, C.c_int32, P(H))
+fsc = fn("aoti_torch_cpu_scatter_src", H, C.c_int64, H, H, P(H))
+fisel = fn("aoti_torch_cpu_index_select", H, C.c_int64, H, P(H))
+femb = fn("aoti_torch_cpu_embedding", H, H, C.c_int64, C.c_int32, C.c_int32, P(H))
+ICASES = [("gather", lambda h, o: fgat(h[0], 0, h[1], 0, o), lambda i: torch.gather(xi, 0, i), [1, 3]),
+          ("scatter.src", lambda h, o: fsc(h[0], 0, h[1], h[2], o), lambda i: xi.scatter(0, i, srci), [1, 3]),
+          ("scatter_reduce.two", lambda h, o: fsr(h[0], 0, h[1], h[2], b"sum", 1, o),
+           lambda i: xi.scatter_reduce(0, i, srci, "sum"), [1, 3]),
+          ("index_select", lambda h, o: fisel(h[0], 0, h[1], o), lambda i: torch.index_select(xi, 0, i), [2]),
+          ("embedding", lambda h, o: femb(h[0], h[1], -1, 0, 0, o), lambda i: torch.nn.functional.embedding(i, xi), [2])]
+for (name, ours, ref, ishape), dt, v in itertools.product(ICASES, [torch.int64, torch.int32, torch.int16], [-1, 2, 0, -3]):
+    ix = torch.full(ishape, v, dtype=dt)
+    label = f"{name} index {dt} {v}"
+
+    def call(h, o, ours=ours):
+        rc = ours(h, C.byref(o[0]))
+        if rc != 0:  # the message after "op: " must be PyTorch's first line
+            msg = LIB.torch_exception_get_what().decode().split(": ", 1)[-1]
+            try:
+                ref(ix)
+            except Exception as e:
+                if msg != str(e).splitlines()[0]:
+                    failures.append(f"{label}: message {msg!r} != {str(e).splitlines()[0]!r}")
+        return rc
+    with_handles([xi, ix, srci], lambda h: run(label, lambda o: call(h, o), lambda: ref(ix)))
+
 for line in failures:
     print("MISMATCH", line)
 print(f"oracle: {counts['cases']} cases, {counts['cases'] - len(failures)} agree "
