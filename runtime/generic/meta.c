@@ -368,14 +368,12 @@ AOTITorchError shimrt_k_scatter_index_check(const char *op, const struct AtenTen
                                             int64_t dim, const struct AtenTensorOpaque *index,
                                             const struct AtenTensorOpaque *src, bool gather) {
     /* PyTorch takes int32 and int64 indices; the CUDA kernels here read int64 only */
-    bool cpu = index->device_type == SHIMRT_DEV_CPU;
-    if (index->dtype != SHIMRT_INT64 && !(cpu && index->dtype == SHIMRT_INT32)) {
-        if (cpu)
-            return shimrt_fail(op, "%s(): Expected dtype int32/int64 for index",
-                               gather ? "gather" : "scatter");
-        return shimrt_fail(op, "Expected dtype int64 for index, got %s",
-                           shimrt_dtype_name(index->dtype));
-    }
+    if (index->dtype != SHIMRT_INT64 && index->dtype != SHIMRT_INT32)
+        return shimrt_fail(op, "%s(): Expected dtype int32/int64 for index",
+                           gather ? "gather" : "scatter");
+    if (index->dtype == SHIMRT_INT32 && index->device_type != SHIMRT_DEV_CPU)
+        return shimrt_fail(op, "Expected dtype int64 for index, got int32 (the CUDA kernels "
+                               "read int64 indices only)");
     /* PyTorch treats a 0-d tensor as one of size [1] here (ensure_nonempty_dim/_size) */
     int64_t sn = self->ndim ? self->ndim : 1, in = index->ndim ? index->ndim : 1, n = 1;
     for (int64_t d = 0; d < index->ndim; d++) n *= index->sizes[d];

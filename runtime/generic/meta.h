@@ -217,9 +217,9 @@ AOTITorchError shimrt_k_new_tensor(const char *op, AtenTensorHandle self, const 
                                    int32_t *device, int32_t device_index_, int32_t *pin_memory,
                                    AtenTensorHandle *out);
 
-/* cat's checks with PyTorch's messages (a non-empty list, one dtype, equal dim counts and
- * sizes but along dim; legacy empty 1-D tensors skipped) and its result: *dim wrapped, the
- * shape in *ndim/sizes, the dtype in *dtype (views.c). */
+/* cat's checks with PyTorch's messages (a non-empty list, equal dim counts and sizes but
+ * along dim; legacy empty 1-D tensors skipped) and its result: *dim wrapped, the shape in
+ * *ndim/sizes, the dtype in *dtype: PyTorch's result_type of every input (views.c). */
 AOTITorchError shimrt_k_cat_shape(const char *op, const AtenTensorHandle *ts, int64_t n,
                                   int64_t *dim, int64_t *ndim, int64_t *sizes, int32_t *dtype);
 /* Copies each of ts[0..n) into its slice of out along dim (a view over out's storage, then

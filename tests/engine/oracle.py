@@ -662,6 +662,35 @@ for (name, ours, ref, ishape), dt, v in itertools.product(ICASES, [torch.int64, 
         return rc
     with_handles([xi, ix, srci], lambda h: run(label, lambda o: call(h, o), lambda: ref(ix)))
 
+# ---- cat / stack promote their inputs (PyTorch's result_type); cat.out casts where allowed
+fcato = fn("aoti_torch_cpu_cat_out", H, P(H), C.c_int64, C.c_int64)
+for da, db in [(torch.float32, torch.int64), (torch.int64, torch.bool), (torch.uint8, torch.int8),
+               (torch.float16, torch.bfloat16), (torch.int32, torch.float64), (torch.bool, torch.bool)]:
+    a, b = rand([2, 3], da), rand([4, 3], db)
+    with_handles([a, b], lambda h: run(f"cat {da}+{db}", list_call(fcat, h, 0), lambda: torch.cat([a, b])))
+    b2 = rand([2, 3], db)
+    with_handles([a, b2], lambda h: run(f"stack {da}+{db}", list_call(fstack, h, 1), lambda: torch.stack([a, b2], 1)))
+    e = torch.empty(0, dtype=torch.float64)
+    with_handles([e, b], lambda h: run(f"cat legacy-empty float64+{db}", list_call(fcat, h, 0), lambda: torch.cat([e, b])))
+    for odt in [torch.float64, torch.int64, torch.bool, torch.float16]:
+        label = f"cat.out {da}+{db} -> {odt}"
+        counts["cases"] += 1
+        hs, ho = [to_rt(a), to_rt(b)], to_rt(torch.empty(0, dtype=odt))
+        rc = fcato(ho, (H * 2)(*hs), 2, 0)
+        try:
+            ref = torch.cat([a, b], out=torch.empty(0, dtype=odt))
+            rerr = None
+        except Exception as ex:
+            rerr = ex
+        if (rc != 0) != (rerr is not None):
+            failures.append(f"{label}: error mismatch (ours rc={rc}, torch: {rerr})")
+        elif rc == 0:
+            msg = compare(label, from_rt(ho), ref)
+            if msg:
+                failures.append(f"{label}: {msg}")
+        for x in hs + [ho]:
+            delete(x)
+
 for line in failures:
     print("MISMATCH", line)
 print(f"oracle: {counts['cases']} cases, {counts['cases'] - len(failures)} agree "
