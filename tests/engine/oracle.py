@@ -691,6 +691,20 @@ for da, db in [(torch.float32, torch.int64), (torch.int64, torch.bool), (torch.u
         for x in hs + [ho]:
             delete(x)
 
+# ---- torch_tag_<name>() codes are the values of PyTorch's at::Tag (its generated header)
+import re  # noqa: E402
+hdr = os.path.join(os.path.dirname(torch.__file__), "include", "torch", "headeronly", "core", "enum_tag.h")
+tags = re.search(r"enum class Tag \{([^}]*)\}", open(hdr).read()).group(1)
+for code, name in enumerate(t.strip() for t in tags.split(",") if t.strip()):
+    counts["cases"] += 1
+    getter = getattr(LIB, f"torch_tag_{name}", None)
+    if getter is None:
+        failures.append(f"torch_tag_{name}: missing")
+        continue
+    getter.restype = C.c_int32
+    if getter() != code:
+        failures.append(f"torch_tag_{name}() = {getter()}, PyTorch's at::Tag::{name} = {code}")
+
 for line in failures:
     print("MISMATCH", line)
 print(f"oracle: {counts['cases']} cases, {counts['cases'] - len(failures)} agree "
