@@ -140,10 +140,11 @@ AOTITorchError shimrt_cpu_clone(AtenTensorHandle self, int32_t *memory_format,
                    self->dtype, ret0);
 }
 
-/* True when self is laid out as memory format fmt (contiguous or channels-last), size-1
- * dims ignored. */
+/* True when self is laid out as memory format fmt (contiguous or channels-last; preserve:
+ * contiguous), size-1 dims ignored. */
 static bool is_format(const struct AtenTensorOpaque *self, int32_t fmt) {
-    if (fmt == SHIMRT_MEMORY_FORMAT_CONTIGUOUS) return shimrt_is_contiguous(self);
+    if (fmt == SHIMRT_MEMORY_FORMAT_CONTIGUOUS || fmt == SHIMRT_MEMORY_FORMAT_PRESERVE)
+        return shimrt_is_contiguous(self); /* TensorImpl::is_contiguous(preserve): default */
     int64_t want = fmt == SHIMRT_MEMORY_FORMAT_CHANNELS_LAST      ? 4
                    : fmt == SHIMRT_MEMORY_FORMAT_CHANNELS_LAST_3D ? 5
                                                                   : -1;
@@ -159,16 +160,18 @@ AOTITorchError shimrt_cpu_contiguous(AtenTensorHandle self, int32_t memory_forma
                                      AtenTensorHandle *ret0) {
     static const char op[] = "contiguous";
     if (shimrt_k_check_cpu(op, self, "self")) return AOTI_TORCH_FAILURE;
-    if (memory_format == SHIMRT_MEMORY_FORMAT_PRESERVE)
-        return shimrt_fail(op, "preserve memory format is unsupported by the contiguous operator");
     if (memory_format < SHIMRT_MEMORY_FORMAT_CONTIGUOUS ||
         memory_format > SHIMRT_MEMORY_FORMAT_CHANNELS_LAST_3D)
         return shimrt_fail(op, "unknown memory format code %d", (int)memory_format);
+    /* PyTorch's Tensor::contiguous: self when already contiguous in that format (preserve
+     * checks the default contiguity), else the op, which refuses preserve */
     if (is_format(self, memory_format)) {
         return shimrt_k_give(
             shimrt_k_alias(op, self, self->ndim, self->sizes, self->strides, self->storage_offset),
             ret0);
     }
+    if (memory_format == SHIMRT_MEMORY_FORMAT_PRESERVE)
+        return shimrt_fail(op, "preserve memory format is unsupported by the contiguous operator");
     return copy_as(op, self, memory_format, self->dtype, ret0);
 }
 

@@ -541,9 +541,49 @@ static void copy_plan(const sh_plan *p) {
     walk_chunked(p, copy_chunk, &c, SH_LONG_CHUNK);
 }
 
+/* copies with a complex64/complex128 side (PyTorch's: a real value becomes (v, 0), a
+ * complex one converted to a real dtype keeps its real part) */
+static bool is_cplx(int32_t dt) { return dt == SHIMRT_COMPLEX64 || dt == SHIMRT_COMPLEX128; }
+
+static void cplx_chunk(char **ptr, const int64_t *st, int64_t n, void *vctx) {
+    const copy_ctx *c = vctx;
+    for (int64_t i = 0; i < n; i++) {
+        const char *s = ptr[1] + i * st[1];
+        char *d = ptr[0] + i * st[0];
+        double re, im = 0;
+        if (c->sdt == SHIMRT_COMPLEX64) {
+            float v[2];
+            memcpy(v, s, sizeof v);
+            re = v[0], im = v[1];
+        } else if (c->sdt == SHIMRT_COMPLEX128) {
+            double v[2];
+            memcpy(v, s, sizeof v);
+            re = v[0], im = v[1];
+        } else if (c->sdt == SHIMRT_FLOAT32 || c->sdt == SHIMRT_FLOAT64 ||
+                   c->sdt == SHIMRT_FLOAT16 || c->sdt == SHIMRT_BFLOAT16) {
+            re = shimrt_k_load_f64(s, c->sdt);
+        } else { /* integers and bool: through int64 to the destination's float type */
+            int64_t v = shimrt_k_load_i64(s, c->sdt);
+            re = c->ddt == SHIMRT_COMPLEX64 ? (double)(float)v : (double)v;
+        }
+        if (c->ddt == SHIMRT_COMPLEX64) {
+            float v[2] = {(float)re, (float)im};
+            memcpy(d, v, sizeof v);
+        } else if (c->ddt == SHIMRT_COMPLEX128) {
+            double v[2] = {re, im};
+            memcpy(d, v, sizeof v);
+        } else {
+            sh_cast_run(d, c->ddt, 0, (const char *)&re, SHIMRT_FLOAT64, 0, 1);
+        }
+    }
+}
+
 AOTITorchError sh_copy(const char *op, struct AtenTensorOpaque *dst,
                        const struct AtenTensorOpaque *src) {
-    if (st_index(dst->dtype) < 0 || st_index(src->dtype) < 0) {
+    bool cplx = dst->dtype != src->dtype && (is_cplx(dst->dtype) || is_cplx(src->dtype)) &&
+                (is_cplx(dst->dtype) || st_index(dst->dtype) >= 0) &&
+                (is_cplx(src->dtype) || st_index(src->dtype) >= 0);
+    if (!cplx && (st_index(dst->dtype) < 0 || st_index(src->dtype) < 0)) {
         if (dst->dtype != src->dtype) {
             const char *a = shimrt_dtype_name(src->dtype), *b = shimrt_dtype_name(dst->dtype);
             return shimrt_fail(op, "cannot convert %s to %s", a ? a : "?", b ? b : "?");
@@ -571,7 +611,10 @@ AOTITorchError sh_copy(const char *op, struct AtenTensorOpaque *dst,
     sh_plan p;
     AtenTensorHandle d = dst;
     AOTITorchError err = sh_plan_build(&p, op, &d, dst->dtype, 1, &src);
-    if (!err) {
+    if (!err && cplx) {
+        copy_ctx c = {dst->dtype, src->dtype};
+        walk_chunked(&p, cplx_chunk, &c, SH_CHUNK);
+    } else if (!err) {
         if (st_index(dst->dtype) < 0) { /* same non-computable dtype: bytes */
             p.dtype[0] = p.dtype[1] = SHIMRT_INT8;
             size_t es = shimrt_dtype_size(dst->dtype);

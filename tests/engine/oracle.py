@@ -705,6 +705,40 @@ for code, name in enumerate(t.strip() for t in tags.split(",") if t.strip()):
     if getter() != code:
         failures.append(f"torch_tag_{name}() = {getter()}, PyTorch's at::Tag::{name} = {code}")
 
+# ---- copy_ between real and complex dtypes (PyTorch's: (v, 0) one way, the real part back)
+import warnings  # noqa: E402
+DT.update({torch.complex64: 9, torch.complex128: 10})
+RDT.update({9: torch.complex64, 10: torch.complex128})
+fcopy = fn("aoti_torch_copy_", H, H, C.c_int32)
+for sdt, ddt in itertools.product([torch.float32, torch.float64, torch.int64, torch.bool, torch.float16,
+                                   torch.complex64, torch.complex128],
+                                  [torch.complex64, torch.complex128, torch.float32, torch.int32, torch.float64]):
+    if sdt == ddt:
+        continue
+    src = torch.randn(3, 4, dtype=sdt) * 100 if sdt.is_complex else rand([3, 4], sdt, low=-300, high=300)
+    dst = torch.zeros(4, 3, dtype=ddt).t()
+    label = f"copy_ {sdt}->{ddt}"
+    counts["cases"] += 1
+    hs, hd = to_rt(src), to_rt(dst)
+    rc = fcopy(hd, hs, 0)
+    ref = dst.clone()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ref.copy_(src)
+    if rc != 0:
+        failures.append(f"{label}: libshimrt failed ({LIB.torch_exception_get_what().decode()})")
+    elif not torch.equal(from_rt(hd), ref):
+        failures.append(f"{label}: values differ")
+    delete(hs)
+    delete(hd)
+
+# ---- contiguous(preserve_format): self when contiguous, else PyTorch's error
+fcontig = fn("aoti_torch_cpu_contiguous", H, C.c_int32, P(H))
+for lay, x in [("contig", rand([2, 3], torch.float32)), ("transposed", rand([3, 2], torch.float32).t()),
+               ("channels_last", rand([2, 3, 4, 5], torch.float32).to(memory_format=torch.channels_last))]:
+    with_handles([x], lambda h: run(f"contiguous(preserve) {lay}", lambda o: fcontig(h[0], 1, C.byref(o[0])),
+                                    lambda: x.contiguous(memory_format=torch.preserve_format)))
+
 for line in failures:
     print("MISMATCH", line)
 print(f"oracle: {counts['cases']} cases, {counts['cases'] - len(failures)} agree "
