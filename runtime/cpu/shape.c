@@ -26,25 +26,9 @@ static AOTITorchError options(const char *op, int32_t *dtype, int32_t *layout, i
     return shimrt_check_device(op, *out_device, device ? device_index : -1);
 }
 
-/* PyTorch's check for a fill value: an integer dtype must hold it exactly in range. */
-static AOTITorchError check_fits(const char *op, long double v, int32_t dt) {
-    long double lo, hi;
-    switch (dt) {
-    case SHIMRT_UINT8: lo = 0, hi = 255; break;
-    case SHIMRT_INT8: lo = -128, hi = 127; break;
-    case SHIMRT_INT16: lo = -32768, hi = 32767; break;
-    case SHIMRT_INT32: lo = -2147483648.0L, hi = 2147483647.0L; break;
-    case SHIMRT_INT64: lo = -9223372036854775808.0L, hi = 9223372036854775807.0L; break;
-    default: return AOTI_TORCH_SUCCESS;
-    }
-    if (!(v >= lo && v <= hi))
-        return shimrt_fail(op, "value cannot be converted to type %s without overflow",
-                           shimrt_dtype_name(dt));
-    return AOTI_TORCH_SUCCESS;
-}
-
 static AOTITorchError fill(const char *op, AtenTensorHandle t, long double v) {
-    if (check_fits(op, v, t->dtype)) return AOTI_TORCH_FAILURE;
+    if (shimrt_k_scalar_fits(op, (double)v, t->dtype, shimrt_numel(t) == 1))
+        return AOTI_TORCH_FAILURE;
     if (t->device_type == SHIMRT_DEV_META || shimrt_numel(t) == 0) return AOTI_TORCH_SUCCESS;
     if (!shimrt_idx_numeric(t->dtype))
         return shimrt_fail(op, "filling a %s tensor is not supported", shimrt_dtype_name(t->dtype));

@@ -23,6 +23,11 @@ bool shimrt_k_is_integral(int32_t dtype); /* uint8, int8..int64 (not bool) */
 /* PyTorch's promote_types over the computable dtypes; -1 if either is not computable. */
 int32_t shimrt_k_promote(int32_t a, int32_t b);
 
+/* PyTorch's overflow check of a fill value (fill_, full, *_like): "value cannot be converted
+ * to type uint8_t without overflow". Integral v counts as a Python int (negatives wrap into
+ * unsigned types down to -max), other values as a float (c10::overflows); one_element: the
+ * tensor has one element (PyTorch's unchecked path for float16/bfloat16 then). */
+AOTITorchError shimrt_k_scalar_fits(const char *op, double v, int32_t dtype, bool one_element);
 /* c10::canCast: complex to non-complex, floating to integral and non-bool to bool are
  * refused (the out= and in-place check "result type X can't be cast to ..."). */
 bool shimrt_k_can_cast(int32_t from, int32_t to);

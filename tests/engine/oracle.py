@@ -15,6 +15,7 @@ summary; exit 1 on any mismatch.
 """
 import ctypes as C
 import itertools
+import math
 import os
 import random
 import sys
@@ -307,14 +308,15 @@ for dt in ALL:
                                         lambda: x.clone()))
 
 f = fn("aoti_torch_cpu_fill__Scalar", H, C.c_double)
-for dt, v in itertools.product(ALL, [1.0, -1.0, 2.5, 300.0, 1e40]):
-    x = rand([3, 4], dt)
-    label = f"fill_ {dt} {v}"
+for dt, v, shape in itertools.product(ALL, [1.0, -1.0, 2.5, 300.0, 1e40, -0.5, 65520.0, 255.9, float("nan")],
+                                      [[3, 4], [1]]):
+    x = rand(shape, dt)
+    label = f"fill_ {dt} {v} {shape}"
     counts["cases"] += 1
     h = to_rt(x)
     rc = f(h, v)
     try:
-        ref = x.clone().fill_(int(v) if v == int(v) and abs(v) < 1e18 else v)
+        ref = x.clone().fill_(int(v) if math.isfinite(v) and v == int(v) and abs(v) < 1e18 else v)
         rerr = None
     except Exception as e:
         rerr = e
@@ -738,6 +740,21 @@ for lay, x in [("contig", rand([2, 3], torch.float32)), ("transposed", rand([3, 
                ("channels_last", rand([2, 3, 4, 5], torch.float32).to(memory_format=torch.channels_last))]:
     with_handles([x], lambda h: run(f"contiguous(preserve) {lay}", lambda o: fcontig(h[0], 1, C.byref(o[0])),
                                     lambda: x.contiguous(memory_format=torch.preserve_format)))
+
+# ---- fill_ / full overflow checks (PyTorch's "value cannot be converted to type ... without
+# overflow"), integral values passed as Python ints, others as floats; one- and two-element
+FVALS = [255.9, 256.0, -0.5, -1.0, -1, -255, -256, 300, 127.9, 128, -128.9, -129.0, 2147483647.5,
+         2147483648.0, 9.3e18, 65519.5, 65520.0, 70000, 3.4028235e38, 3.40282357e38, 1e40, -1e40,
+         float("nan"), float("inf"), 3.39e38]
+ffull = fn("aoti_torch_cpu_full", P(C.c_int64), C.c_int64, C.c_double, P(C.c_int32), P(C.c_int32),
+           P(C.c_int32), C.c_int32, P(C.c_int32), P(H))
+for dt, v, n in itertools.product([d for d in ALL if d != torch.bool], FVALS, [2, 1]):
+    tv = int(v) if math.isfinite(v) and v == int(v) and abs(v) < 1e18 else v  # integral: a Python int
+    sz = i64s([n])
+    dcode = C.c_int32(DT[dt])
+    label = f"full [{n}] {dt} {v}"
+    run(label, lambda o: ffull(sz, 1, float(v), C.byref(dcode), None, None, -1, None, C.byref(o[0])),
+        lambda: torch.full([n], tv, dtype=dt))
 
 for line in failures:
     print("MISMATCH", line)
