@@ -9,7 +9,9 @@ RT_CXX_SRCS  := runtime/core/cxx_boundary.cc
 RT_OBJS      := $(RT_SRCS:%.c=$(BUILD)/obj/%.o) $(RT_CXX_SRCS:%.cc=$(BUILD)/obj/%.o) $(SCHEMA_OBJS)
 LIBSHIMRT_A  := $(BUILD)/libshimrt.a
 LIBSHIMRT_SO := $(BUILD)/libshimrt.so
-RT_LDLIBS    := -lopenblas -lmvec $(LDLIBS_COMMON) -lstdc++
+# -lsleefgnuabi: SLEEF's 1-ulp vector exp/log/tanh under the vector-ABI names gcc calls
+# (_ZGVdN8v_expf, ...), PyTorch's own math library (libsleef-dev); see docs/engine.md
+RT_LDLIBS    := -lopenblas -lsleefgnuabi $(LDLIBS_COMMON) -lstdc++
 CXX          ?= g++
 CXXFLAGS_RT  := -std=c++17 -Wall -Wextra -Werror $(OPT) $(SANFLAGS) -fPIC -fvisibility=hidden -MMD -MP
 
@@ -89,7 +91,8 @@ UNINSTALL_STEPS += uninstall-shimrt
 # floating expressions are never contracted behind the definition's back (sh_fma is explicit).
 # -O3: gcc 12 vectorizes loops of unknown trip count only beyond -O2's very-cheap cost
 # model; -fno-math-errno lets sqrt inline; -fopenmp-simd + SHIMRT_LIBMVEC: exp/log/tanh
-# through glibc's libmvec (check with -fopt-info-vec).
+# through the vector-ABI functions, which SLEEF's gnuabi library provides (RT_LDLIBS; check
+# with -fopt-info-vec).
 # kern_{base,v3,v4}.c are the same kernels built three times; pointwise.c picks one by
 # __builtin_cpu_supports at run time (SHIMRT_ISA=base or v3 forces a lower one).
 ENGINE_OBJS := $(addprefix $(BUILD)/obj/runtime/cpu/,pointwise.o reduce.o engine.o kern_base.o kern_v3.o kern_v4.o)
