@@ -756,6 +756,23 @@ for dt, v, n in itertools.product([d for d in ALL if d != torch.bool], FVALS, [2
     run(label, lambda o: ffull(sz, 1, float(v), C.byref(dcode), None, None, -1, None, C.byref(o[0])),
         lambda: torch.full([n], tv, dtype=dt))
 
+# ---- transcendental float32 results within 1 ulp of PyTorch's (SLEEF on both sides)
+for name, lo, hi in [("exp", -85, 85), ("log", 0, 1e4), ("tanh", -20, 20), ("sigmoid", -20, 20)]:
+    fu = fn(f"aoti_torch_cpu_{name}", H, P(H))
+    x = torch.rand(65537, dtype=torch.float64).mul(hi - lo).add(lo).float()
+    counts["cases"] += 1
+    h, o = to_rt(x), H()
+    if fu(h, C.byref(o)) != 0:
+        failures.append(f"{name} 1-ulp: libshimrt failed")
+    else:
+        ours, ref = from_rt(o), getattr(torch, name)(x)
+        step = torch.nextafter(ref.abs(), torch.tensor(float("inf"))) - ref.abs()
+        worst = float(((ours.double() - ref.double()).abs() / step.double()).max())
+        if worst > 1.0:
+            failures.append(f"{name} 1-ulp: {worst:.2f} ulp from PyTorch's result")
+        delete(o)
+    delete(h)
+
 for line in failures:
     print("MISMATCH", line)
 print(f"oracle: {counts['cases']} cases, {counts['cases'] - len(failures)} agree "
