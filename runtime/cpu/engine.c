@@ -44,6 +44,12 @@ int32_t sh_ct_dtype(int ct) {
     return map[ct];
 }
 
+static AOTITorchError partial_overlap_error(const char *op) {
+    return shimrt_fail(op, "unsupported operation: some elements of the input tensor and the "
+                           "written-to tensor refer to a single memory location. Please clone() "
+                           "the tensor before performing the operation.");
+}
+
 AOTITorchError sh_plan_build(sh_plan *p, const char *op, AtenTensorHandle *out, int32_t odt,
                              int nin, const struct AtenTensorOpaque *const *ins) {
     int64_t shape[SHIMRT_MAX_DIMS] = {0}, nd = 0;
@@ -67,6 +73,10 @@ AOTITorchError sh_plan_build(sh_plan *p, const char *op, AtenTensorHandle *out, 
         nd = tn;
         memcpy(shape, tmp, (size_t)nd * sizeof *shape);
     }
+    /* TensorIterator's memory-overlap checks of a given output against itself and its
+     * inputs */
+    for (int k = 0; *out && k < nin; k++)
+        if (shimrt_k_partial_overlap(*out, ins[k])) return partial_overlap_error(op);
     p->nops = 1 + nin;
     int64_t(*st)[SHIMRT_MAX_DIMS] = p->stride; /* filled in original dim order first */
     for (int k = 0; k < nin; k++) operand_strides(ins[k], (int)nd, shape, st[1 + k]);
@@ -590,6 +600,7 @@ AOTITorchError sh_copy(const char *op, struct AtenTensorOpaque *dst,
         }
     }
     if (shimrt_numel(dst) == 0) return AOTI_TORCH_SUCCESS;
+    if (shimrt_k_partial_overlap(dst, src)) return partial_overlap_error(op);
     AtenTensorHandle tmp = NULL;
     if (shimrt_k_may_overlap(dst, src)) {
         bool same = shimrt_data(dst) == shimrt_data(src) && dst->dtype == src->dtype &&

@@ -49,7 +49,7 @@ static AOTITorchError new_filled(const char *op, int64_t n, const int64_t *size,
 AOTITorchError shimrt_full(const int64_t *size, int64_t size_len_, double fill_value,
                            int32_t *dtype, int32_t *layout, int32_t *device, int32_t device_index_,
                            int32_t *pin_memory, AtenTensorHandle *ret0) {
-    (void)pin_memory;
+    if (shimrt_k_check_pin("full", pin_memory)) return AOTI_TORCH_FAILURE;
     int32_t dt = 0, dev = 0;
     if (options("full", dtype, layout, device, device_index_, SHIMRT_FLOAT32, SHIMRT_DEV_CPU, &dt,
                 &dev))
@@ -66,36 +66,48 @@ AOTITorchError shimrt_full_out(AtenTensorHandle out, const int64_t *size, int64_
     return fill("full.out", out, fill_value);
 }
 
+/* full_like / zeros_like / ones_like: empty_like's layout (memory_format, preserve by
+ * default: shimrt_k_format_strides) filled with v */
 static AOTITorchError like(const char *op, AtenTensorHandle self, int32_t *dtype, int32_t *layout,
-                           int32_t *device, int32_t device_index_, bool do_fill, long double v,
+                           int32_t *device, int32_t device_index_, int32_t *pin_memory,
+                           int32_t *memory_format, bool do_fill, long double v,
                            AtenTensorHandle *ret0) {
     int32_t dt = 0, dev = 0;
-    if (options(op, dtype, layout, device, device_index_, self->dtype, self->device_type, &dt,
-                &dev))
+    int64_t strides[SHIMRT_MAX_DIMS];
+    bool use = false;
+    if (shimrt_k_check_pin(op, pin_memory) ||
+        options(op, dtype, layout, device, device_index_, self->dtype, self->device_type, &dt,
+                &dev) ||
+        shimrt_k_format_strides(op, self,
+                                memory_format ? *memory_format : SHIMRT_MEMORY_FORMAT_PRESERVE,
+                                strides, &use))
         return AOTI_TORCH_FAILURE;
-    return new_filled(op, self->ndim, self->sizes, dt, dev, do_fill, v, ret0);
+    AtenTensorHandle t =
+        shimrt_tensor_empty(op, self->ndim, self->sizes, use ? strides : NULL, dt, dev, -1);
+    if (!t) return AOTI_TORCH_FAILURE;
+    return shimrt_k_hand_out(do_fill && fill(op, t, v), t, ret0);
 }
 
 AOTITorchError shimrt_full_like(AtenTensorHandle self, double fill_value, int32_t *dtype,
                                 int32_t *layout, int32_t *device, int32_t device_index_,
                                 int32_t *pin_memory, int32_t *memory_format,
                                 AtenTensorHandle *ret0) {
-    (void)pin_memory, (void)memory_format;
-    return like("full_like", self, dtype, layout, device, device_index_, true, fill_value, ret0);
+    return like("full_like", self, dtype, layout, device, device_index_, pin_memory, memory_format,
+                true, fill_value, ret0);
 }
 
 AOTITorchError shimrt_zeros_like(AtenTensorHandle self, int32_t *dtype, int32_t *layout,
                                  int32_t *device, int32_t device_index_, int32_t *pin_memory,
                                  int32_t *memory_format, AtenTensorHandle *ret0) {
-    (void)pin_memory, (void)memory_format;
-    return like("zeros_like", self, dtype, layout, device, device_index_, true, 0, ret0);
+    return like("zeros_like", self, dtype, layout, device, device_index_, pin_memory, memory_format,
+                true, 0, ret0);
 }
 
 AOTITorchError shimrt_ones_like(AtenTensorHandle self, int32_t *dtype, int32_t *layout,
                                 int32_t *device, int32_t device_index_, int32_t *pin_memory,
                                 int32_t *memory_format, AtenTensorHandle *ret0) {
-    (void)pin_memory, (void)memory_format;
-    return like("ones_like", self, dtype, layout, device, device_index_, true, 1, ret0);
+    return like("ones_like", self, dtype, layout, device, device_index_, pin_memory, memory_format,
+                true, 1, ret0);
 }
 
 AOTITorchError shimrt_cpu_empty_memory_format(const int64_t *size, int64_t size_len_,
@@ -103,7 +115,7 @@ AOTITorchError shimrt_cpu_empty_memory_format(const int64_t *size, int64_t size_
                                               int32_t device_index_, int32_t *pin_memory,
                                               int32_t *memory_format, AtenTensorHandle *ret0) {
     static const char op[] = "empty.memory_format";
-    (void)pin_memory;
+    if (shimrt_k_check_pin(op, pin_memory)) return AOTI_TORCH_FAILURE;
     int32_t dt = 0, dev = 0;
     int64_t strides[SHIMRT_MAX_DIMS];
     bool use = false;
@@ -152,14 +164,14 @@ static AOTITorchError arange(const char *op, double start, double end, double st
 
 AOTITorchError shimrt_arange(double end, int32_t *dtype, int32_t *layout, int32_t *device,
                              int32_t device_index_, int32_t *pin_memory, AtenTensorHandle *ret0) {
-    (void)pin_memory;
+    if (shimrt_k_check_pin("arange", pin_memory)) return AOTI_TORCH_FAILURE;
     return arange("arange", 0, end, 1, dtype, layout, device, device_index_, ret0);
 }
 
 AOTITorchError shimrt_arange_start_step(double start, double end, double step, int32_t *dtype,
                                         int32_t *layout, int32_t *device, int32_t device_index_,
                                         int32_t *pin_memory, AtenTensorHandle *ret0) {
-    (void)pin_memory;
+    if (shimrt_k_check_pin("arange.start_step", pin_memory)) return AOTI_TORCH_FAILURE;
     return arange("arange.start_step", start, end, step, dtype, layout, device, device_index_,
                   ret0);
 }

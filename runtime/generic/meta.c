@@ -236,7 +236,9 @@ AOTITorchError shimrt_k_scalar_fits(const char *op, double v, int32_t dt, bool o
     case SHIMRT_INT8: name = "int8_t", lo = -128, hi = 127; break;
     case SHIMRT_INT16: name = "int16_t", lo = -32768, hi = 32767; break;
     case SHIMRT_INT32: name = "int", lo = -2147483648.0, hi = 2147483647.0; break;
-    case SHIMRT_INT64: name = "int64_t", lo = -9223372036854775808.0, hi = 9223372036854775808.0; break;
+    case SHIMRT_INT64:
+        name = "int64_t", lo = -9223372036854775808.0, hi = 9223372036854775808.0;
+        break;
     case SHIMRT_FLOAT16: name = "c10::Half", lo = -65504.0, hi = 65504.0; break;
     case SHIMRT_BFLOAT16:
         name = "c10::BFloat16", lo = -3.3895313892515355e38, hi = 3.3895313892515355e38;
@@ -254,13 +256,36 @@ AOTITorchError shimrt_k_scalar_fits(const char *op, double v, int32_t dt, bool o
         bad = v > hi || v < (lo == 0 ? -hi : lo); /* unsigned: negatives wrap up to -max */
     else if (integral)
         bad = v < lo || v > hi;
-    else if (!shimrt_k_is_floating(dt)) /* c10::overflows: NaN and inf never fit */
+    else if (!shimrt_k_is_floating(dt))              /* c10::overflows: NaN and inf never fit */
         bad = !isfinite(v) || v >= hi + 1 || v < lo; /* measured on PyTorch 2.15 */
-    else if (dt == SHIMRT_FLOAT16) /* measured: 65519 passes, 65519.5 does not */
+    else if (dt == SHIMRT_FLOAT16)                   /* measured: 65519 passes, 65519.5 does not */
         bad = isfinite(v) && fabs(v) > 65519.0;
     else
         bad = isfinite(v) && (v < lo || v > hi);
     if (bad) return shimrt_fail(op, "value cannot be converted to type %s without overflow", name);
+    return AOTI_TORCH_SUCCESS;
+}
+
+bool shimrt_k_partial_overlap(const struct AtenTensorOpaque *a, const struct AtenTensorOpaque *b) {
+    int64_t na = shimrt_numel(a), nb = shimrt_numel(b);
+    if (a == b || na == 0 || nb == 0) return false;
+    if (!shimrt_k_dense(a) || !shimrt_k_dense(b)) return false; /* "too hard": not checked */
+    if (!a->storage || a->storage != b->storage) return false;
+    uintptr_t ab = (uintptr_t)shimrt_data(a), bb = (uintptr_t)shimrt_data(b);
+    uintptr_t ae = ab + (uintptr_t)na * shimrt_dtype_size(a->dtype);
+    uintptr_t be = bb + (uintptr_t)nb * shimrt_dtype_size(b->dtype);
+    if (ab == bb && ae == be) { /* full overlap unless the strides differ */
+        if (a->ndim != b->ndim) return true;
+        for (int64_t d = 0; d < a->ndim; d++)
+            if (a->strides[d] != b->strides[d]) return true;
+        return false;
+    }
+    return ab < be && bb < ae;
+}
+
+AOTITorchError shimrt_k_check_pin(const char *op, const int32_t *pin_memory) {
+    if (pin_memory && *pin_memory) /* PyTorch needs an accelerator; pinned memory is not ours */
+        return shimrt_fail(op, "pin_memory=True is not supported");
     return AOTI_TORCH_SUCCESS;
 }
 

@@ -28,6 +28,12 @@ int32_t shimrt_k_promote(int32_t a, int32_t b);
  * unsigned types down to -max), other values as a float (c10::overflows); one_element: the
  * tensor has one element (PyTorch's unchecked path for float16/bfloat16 then). */
 AOTITorchError shimrt_k_scalar_fits(const char *op, double v, int32_t dtype, bool one_element);
+/* PyTorch's get_overlap_status(a, b) == Partial: both dense, same storage, their byte
+ * ranges intersect without being the same elements in the same order. */
+bool shimrt_k_partial_overlap(const struct AtenTensorOpaque *a, const struct AtenTensorOpaque *b);
+/* Fails for pin_memory=True (PyTorch refuses it without an accelerator; libshimrt has no
+ * pinned allocator); NULL or false passes. */
+AOTITorchError shimrt_k_check_pin(const char *op, const int32_t *pin_memory);
 /* c10::canCast: complex to non-complex, floating to integral and non-bool to bool are
  * refused (the out= and in-place check "result type X can't be cast to ..."). */
 bool shimrt_k_can_cast(int32_t from, int32_t to);

@@ -339,7 +339,8 @@ AOTITorchError shimrt_k_cat_out(const char *op, const AtenTensorHandle *ts, int6
     int32_t dt;
     if (shimrt_k_cat_shape(op, ts, n, &dim, &ndim, sizes, &dt)) return AOTI_TORCH_FAILURE;
     if (dt != out->dtype && !shimrt_k_can_cast(dt, out->dtype))
-        return shimrt_fail(op, "torch.cat(): input types can't be cast to the desired output type %s",
+        return shimrt_fail(op,
+                           "torch.cat(): input types can't be cast to the desired output type %s",
                            shimrt_dtype_torch_name(out->dtype));
     if (shimrt_resize_output(op, out, ndim, sizes)) return AOTI_TORCH_FAILURE;
     return shimrt_k_cat_into(op, ts, n, dim, out);

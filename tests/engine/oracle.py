@@ -773,6 +773,83 @@ for name, lo, hi in [("exp", -85, 85), ("log", 0, 1e4), ("tanh", -20, 20), ("sig
         delete(o)
     delete(h)
 
+# ---- item-10 checks: pin_memory without an accelerator, mixed layer_norm dtypes and its out
+# dtypes, copy_ with partial overlap; *_like layouts (preserve_format on non-dense inputs)
+pin = C.c_int32(1)
+sz2 = i64s([2])
+run("full pin_memory=True", lambda o: ffull(sz2, 1, 1.0, None, None, None, -1, C.byref(pin), C.byref(o[0])),
+    lambda: torch.full([2], 1.0, pin_memory=True))
+fzl = fn("aoti_torch_cpu_zeros_like", H, P(C.c_int32), P(C.c_int32), P(C.c_int32), C.c_int32, P(C.c_int32),
+         P(C.c_int32), P(H))
+for lay, x in [("transposed", rand([4, 3], torch.float32).t()), ("expanded", rand([3, 1], torch.float32).expand(3, 4)),
+               ("sliced", rand([3, 8], torch.float32)[:, ::2]), ("stride0-size1", rand([16], torch.float32).as_strided([2, 2, 1], [2, 0, 1])),
+               ("channels_last", rand([2, 3, 4, 5], torch.float32).to(memory_format=torch.channels_last))]:
+    for mf in [None, 0, 1, 2]:
+        mfp = C.byref(C.c_int32(mf)) if mf is not None else None
+        tmf = {None: torch.preserve_format, 0: torch.contiguous_format, 1: torch.preserve_format, 2: torch.channels_last}[mf]
+        with_handles([x], lambda h: run(f"zeros_like {lay} memory_format={mf}",
+                                        lambda o: fzl(h[0], None, None, None, -1, None, mfp, C.byref(o[0])),
+                                        lambda: torch.zeros_like(x, memory_format=tmf)))
+        with_handles([x], lambda h: run(f"clone {lay} memory_format={mf}",
+                                        lambda o: fclone(h[0], mfp, C.byref(o[0])),
+                                        lambda: x.clone(memory_format=tmf)))
+fln = fn("aoti_torch_cpu_native_layer_norm", H, P(C.c_int64), C.c_int64, P(H), P(H), C.c_double, P(H), P(H), P(H))
+for xd, wd, bd in [(torch.float32, torch.float64, torch.float32), (torch.float64, torch.float32, None),
+                   (torch.bfloat16, torch.float32, torch.float32), (torch.float16, torch.float32, None),
+                   (torch.bfloat16, None, None), (torch.float32, torch.float32, torch.float32)]:
+    x = rand([2, 3], xd)
+    w = rand([3], wd) if wd else None
+    b = rand([3], bd) if bd else None
+    ts = [x] + [t for t in (w, b) if t is not None]
+
+    def call(h, o, w=w, b=b):
+        hw = H(h[1].value) if w is not None else None
+        hb = H(h[-1].value) if b is not None else None
+        return fln(h[0], i64s([3]), 1, C.byref(hw) if hw else None, C.byref(hb) if hb else None, 1e-5,
+                   C.byref(o[0]), C.byref(o[1]), C.byref(o[2]))
+    with_handles(ts, lambda h: run(f"native_layer_norm {xd}/{wd}/{bd}", lambda o: call(h, o),
+                                   lambda: tuple(torch.native_layer_norm(x, [3], w, b, 1e-5)), loose=True, nret=3))
+flno = fn("aoti_torch_cpu_native_layer_norm_out", H, H, H, H, P(C.c_int64), C.c_int64, P(H), P(H), C.c_double)
+for d0, d1 in [(torch.float32, torch.float32), (torch.float64, torch.float32), (torch.float32, torch.int64)]:
+    x = rand([2, 3], torch.float32)
+    outs = [torch.empty(0, dtype=d0), torch.empty(0, dtype=d1), torch.empty(0, dtype=torch.float32)]
+    label = f"native_layer_norm.out {d0}/{d1}"
+    counts["cases"] += 1
+    hs = [to_rt(t) for t in outs + [x]]
+    rc = flno(hs[0], hs[1], hs[2], hs[3], i64s([3]), 1, None, None, 1e-5)
+    try:
+        torch.ops.aten.native_layer_norm.out(x, [3], None, None, 1e-5, out0=outs[0], out1=outs[1], out2=outs[2])
+        rerr = None
+    except Exception as e:
+        rerr = str(e).splitlines()[0]
+    ours = LIB.torch_exception_get_what().decode().split(": ", 1)[-1] if rc else None
+    if (rc != 0) != (rerr is not None) or (rc and ours != rerr):
+        failures.append(f"{label}: ours {ours!r}, PyTorch {rerr!r}")
+    for h in hs:
+        delete(h)
+ra = fn("aoti_torch__reinterpret_tensor", H, C.c_int64, P(C.c_int64), P(C.c_int64), C.c_int64, P(H))
+for (da, oa), (db, ob) in [((5, 1), (5, 0)), ((5, 0), (5, 1)), ((5, 0), (5, 0)), ((3, 0), (3, 5)), ((5, 2), (5, 0))]:
+    base = torch.arange(12.)
+    label = f"copy_ overlap dst[{oa}:{oa + da}] src[{ob}:{ob + db}]"
+    counts["cases"] += 1
+    hb = to_rt(base)
+    a, b = H(), H()
+    ra(hb, 1, i64s([da]), i64s([1]), oa, C.byref(a))
+    ra(hb, 1, i64s([db]), i64s([1]), ob, C.byref(b))
+    rc = fcopy(a, b, 0)
+    try:
+        ref = base.clone()
+        ref[oa:oa + da].copy_(ref[ob:ob + db])
+        rerr = None
+    except Exception as e:
+        rerr = e
+    if (rc != 0) != (rerr is not None):
+        failures.append(f"{label}: error mismatch (ours rc={rc}, torch: {rerr})")
+    elif rc == 0 and not torch.equal(from_rt(hb), ref):
+        failures.append(f"{label}: values differ")
+    for h in (a, b, hb):
+        delete(h)
+
 for line in failures:
     print("MISMATCH", line)
 print(f"oracle: {counts['cases']} cases, {counts['cases'] - len(failures)} agree "
