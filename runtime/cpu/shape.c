@@ -553,9 +553,12 @@ static void merge_sort(sort_item *x, sort_item *tmp, int64_t n, bool desc) {
 static AOTITorchError sort_impl(const char *op, AtenTensorHandle self, int64_t dim, bool desc,
                                 AtenTensorHandle *ret0, AtenTensorHandle *ret1) {
     if (shimrt_k_sort_check(op, self, dim, SHIMRT_DEV_CPU, &dim)) return AOTI_TORCH_FAILURE;
+    /* PyTorch's sort meta: self's strides when dense, else infer_dense_strides */
+    int64_t st[SHIMRT_MAX_DIMS];
+    shimrt_k_preserve_strides(self, st);
     AtenTensorHandle vals =
-        shimrt_tensor_empty(op, self->ndim, self->sizes, NULL, self->dtype, SHIMRT_DEV_CPU, -1);
-    AtenTensorHandle idxs = vals ? shimrt_tensor_empty(op, self->ndim, self->sizes, NULL,
+        shimrt_tensor_empty(op, self->ndim, self->sizes, st, self->dtype, SHIMRT_DEV_CPU, -1);
+    AtenTensorHandle idxs = vals ? shimrt_tensor_empty(op, self->ndim, self->sizes, st,
                                                        SHIMRT_INT64, SHIMRT_DEV_CPU, -1)
                                  : NULL;
     int64_t len = self->ndim ? self->sizes[dim] : 1;

@@ -850,6 +850,37 @@ for (da, oa), (db, ob) in [((5, 1), (5, 0)), ((5, 0), (5, 1)), ((5, 0), (5, 0)),
     for h in (a, b, hb):
         delete(h)
 
+# ---- output strides (PyTorch's layout rule: TensorIterator / empty_like(preserve) / sort's
+# meta), compared even for empty and one-element results
+fsort = fn("aoti_torch_cpu_sort", H, C.c_int64, C.c_int32, P(H), P(H))
+LAYS = {"transposed": rand([4, 3], torch.float32).t(), "expanded": rand([3, 1], torch.float32).expand(3, 4),
+        "sliced": rand([3, 8], torch.float32)[:, ::2], "empty-t": rand([3, 0], torch.float32).t(),
+        "empty-t2": rand([0, 3], torch.float32).t(), "size1-t": rand([1, 4], torch.float32).t(),
+        "size1-3d": rand([4, 1, 3], torch.float32).transpose(0, 2)}
+for lay, x in LAYS.items():
+    y = rand(list(x.shape), torch.float32)
+    checks = [("sort", lambda o, h: fsort(h[0], -1, 0, C.byref(o[0]), C.byref(o[1])), lambda: tuple(torch.sort(x, -1)), 2),
+              ("to float64", lambda o, h: fto(h[0], DT[torch.float64], 0, 0, None, C.byref(o[0])), lambda: x.to(torch.float64), 1),
+              ("neg", lambda o, h: fn("aoti_torch_cpu_neg", H, P(H))(h[0], C.byref(o[0])), lambda: -x, 1),
+              ("mul", lambda o, h: fmul(h[0], h[1], C.byref(o[0])), lambda: x * y, 1),
+              ("clone", lambda o, h: fclone(h[0], None, C.byref(o[0])), lambda: x.clone(), 1)]
+    for name, ours, ref, nret in checks:
+        label = f"strides {name} {lay}"
+        counts["cases"] += 1
+        hs = [to_rt(x), to_rt(y)]
+        outs = [H() for _ in range(nret)]
+        if ours(outs, hs) != 0:
+            failures.append(f"{label}: libshimrt failed")
+        else:
+            refs = ref() if nret > 1 else (ref(),)
+            for o, r in zip(outs, refs):
+                got = from_rt(o)
+                if got.stride() != r.stride():
+                    failures.append(f"{label}: strides {got.stride()} != {r.stride()}")
+                delete(o)
+        for h in hs:
+            delete(h)
+
 for line in failures:
     print("MISMATCH", line)
 print(f"oracle: {counts['cases']} cases, {counts['cases'] - len(failures)} agree "
