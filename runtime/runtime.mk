@@ -9,7 +9,9 @@ RT_CXX_SRCS  := runtime/core/cxx_boundary.cc
 RT_OBJS      := $(RT_SRCS:%.c=$(BUILD)/obj/%.o) $(RT_CXX_SRCS:%.cc=$(BUILD)/obj/%.o) $(SCHEMA_OBJS)
 LIBSHIMRT_A  := $(BUILD)/libshimrt.a
 LIBSHIMRT_SO := $(BUILD)/libshimrt.so
-RT_LDLIBS    := -lopenblas -ldnnl -lgomp -lmvec $(LDLIBS_COMMON) -lstdc++
+# -lsleefgnuabi: SLEEF's 1-ulp vector exp/log/tanh under the vector-ABI names gcc calls
+# (_ZGVdN8v_expf, ...), PyTorch's own math library (libsleef-dev); see docs/engine.md
+RT_LDLIBS    := -lopenblas -ldnnl -lgomp -lsleefgnuabi $(LDLIBS_COMMON) -lstdc++
 CXX          ?= g++
 CXXFLAGS_RT  := -std=c++17 -Wall -Wextra -Werror $(OPT) $(SANFLAGS) -fPIC -fvisibility=hidden -MMD -MP
 
@@ -30,7 +32,13 @@ SHIMRT_JIT := $(BUILD)/shimrt-jit
 $(SHIMRT_JIT): $(BUILD)/obj/runtime/cuda/tool/shimrt_jit.o $(LIBSHIMRT_A)
 	$(CC) $(LDFLAGS_COMMON) $(LDFLAGS) -o $@ $^ $(RT_LDLIBS)
 
-ALL_TARGETS += $(LIBSHIMRT_A) $(LIBSHIMRT_SO) $(SHIMRT_JIT)
+ALL_TARGETS += $(LIBSHIMRT_A) $(LIBSHIMRT_SO) $(SHIMRT_JIT) $(BUILD)/rt_ldlibs
+# What a program linking libshimrt.a statically needs after it, written once for the scripts
+# that link test programs when make does not pass RT_LDLIBS to them: one list, here.
+$(BUILD)/rt_ldlibs: FORCE
+	@mkdir -p $(dir $@); echo '$(RT_LDLIBS)' | cmp -s - $@ || echo '$(RT_LDLIBS)' > $@
+.PHONY: FORCE
+FORCE:
 
 # ---- install: libshimrt.so (+ soname links), libshimrt.a, the headers (ours and the
 # compatibility headers at PyTorch's paths) and shimrt.pc for pkg-config.
@@ -89,7 +97,8 @@ UNINSTALL_STEPS += uninstall-shimrt
 # floating expressions are never contracted behind the definition's back (sh_fma is explicit).
 # -O3: gcc 12 vectorizes loops of unknown trip count only beyond -O2's very-cheap cost
 # model; -fno-math-errno lets sqrt inline; -fopenmp-simd + SHIMRT_LIBMVEC: exp/log/tanh
-# through glibc's libmvec (check with -fopt-info-vec).
+# through the vector-ABI functions, which SLEEF's gnuabi library provides (RT_LDLIBS; check
+# with -fopt-info-vec).
 # kern_{base,v3,v4}.c are the same kernels built three times; pointwise.c picks one by
 # __builtin_cpu_supports at run time (SHIMRT_ISA=base or v3 forces a lower one).
 ENGINE_OBJS := $(addprefix $(BUILD)/obj/runtime/cpu/,pointwise.o reduce.o engine.o kern_base.o kern_v3.o kern_v4.o)

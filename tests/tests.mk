@@ -69,7 +69,7 @@ test-unit: $(GEN_TESTS) $(RT_TESTS)
 test-scripts: $(ALL_TARGETS) $(GEN_TESTS) $(RT_TESTS)
 	@mkdir -p $(BUILD)/results; rm -f $(BUILD)/results/*.script $(BUILD)/results/*.skip
 	@for s in $(TEST_SCRIPTS); do echo "== $$s"; rc=0; \
-	  SHIMGEN=$(SHIMGEN) BUILD=$(BUILD) SHARED=$(SHARED) CC="$(CC)" SAN="$(SAN)" sh $$s || rc=$$?; \
+	  SHIMGEN=$(SHIMGEN) BUILD=$(BUILD) SHARED=$(SHARED) CC="$(CC)" SAN="$(SAN)" RT_LDLIBS="$(RT_LDLIBS)" sh $$s || rc=$$?; \
 	  r=$(BUILD)/results/$$(basename $$s .sh); \
 	  case $$rc in 0) echo "$$s" >$$r.script;; 77) echo "$$s" >$$r.skip;; *) exit 1;; esac; done
 # One closing line over both passes: Criterion tests plus script checks.

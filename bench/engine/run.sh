@@ -6,7 +6,8 @@
 # bandwidth of the 16M-element bandwidth-bound ops against memcpy.
 # Exit 77 (skipped) when PyTorch is not available (SHIMGEN_TORCH=skip).
 set -eu
-: "${BUILD:=build}" "${CC:=cc}" "${RT_LDLIBS:=-lopenblas -ldnnl -lgomp -lmvec -lpthread -ldl -lm -lstdc++}"
+: "${RT_LDLIBS:=$(cat "${BUILD:-build}/rt_ldlibs")}" # libshimrt.a's own libraries (runtime/runtime.mk)
+: "${BUILD:=build}" "${CC:=cc}"
 rc=0
 PY=$(.ci/torch-env) || rc=$?
 [ $rc -eq 77 ] && { echo "engine bench: skipped (no PyTorch)"; exit 0; }

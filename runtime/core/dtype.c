@@ -42,6 +42,27 @@ const char *shimrt_dtype_name(int32_t dtype) {
     }
 }
 
+/* caffe2::TypeMeta names, as messages that print a dtype object show them ("Expected out
+ * tensor to have dtype float, but got long int instead"); NULL for others. */
+const char *shimrt_dtype_meta_name(int32_t dtype) {
+    switch (dtype) {
+    case SHIMRT_UINT8: return "unsigned char";
+    case SHIMRT_INT8: return "signed char";
+    case SHIMRT_INT16: return "short int";
+    case SHIMRT_INT32: return "int";
+    case SHIMRT_INT64: return "long int";
+    case SHIMRT_FLOAT16: return "c10::Half";
+    case SHIMRT_BFLOAT16: return "c10::BFloat16";
+    case SHIMRT_FLOAT32: return "float";
+    case SHIMRT_FLOAT64: return "double";
+    case SHIMRT_BOOL: return "bool";
+    case SHIMRT_COMPLEX32: return "c10::complex<c10::Half>";
+    case SHIMRT_COMPLEX64: return "c10::complex<float>";
+    case SHIMRT_COMPLEX128: return "c10::complex<double>";
+    default: return shimrt_dtype_name(dtype);
+    }
+}
+
 /* PyTorch's ScalarType names, as its messages print them ("not implemented for 'Float'"). */
 const char *shimrt_dtype_torch_name(int32_t dtype) {
     static const struct {

@@ -44,7 +44,9 @@ AOTI_TORCH_EXPORT AOTITorchError shimrt_generator_new(int32_t device_type, int32
     if (!st) return shimrt_fail(__func__, "out of memory");
     atomic_init(&st->refcount, 0);
     st->device_type = device_type;
-    st->device_index = device_index < 0 ? 0 : device_index;
+    /* PyTorch's: a CPU generator's device is plain `cpu` (index -1, whatever was asked);
+     * others take the current device (0 here) for -1 */
+    st->device_index = device_type == SHIMRT_DEV_CPU ? -1 : device_index < 0 ? 0 : device_index;
     atomic_init(&st->seed, seed);
     atomic_init(&st->offset, 0);
     AtenGeneratorHandle g = wrap_state(st);

@@ -83,6 +83,7 @@ const char *shimrt_dtype_name(int32_t dtype);
     } while (0)
 /* PyTorch's ScalarType name ("Float", "Long", ...; "?" for an unknown code). */
 const char *shimrt_dtype_torch_name(int32_t dtype);
+const char *shimrt_dtype_meta_name(int32_t dtype); /* "long int": caffe2::TypeMeta's */
 /* True for the dtypes the CPU conversion kernels read and write (ints, uints, float16,
  * bfloat16, float32, float64, bool, complex64, complex128). */
 bool shimrt_dtype_is_computable(int32_t dtype);

@@ -923,6 +923,10 @@ AOTI_TORCH_EXPORT AOTITorchError shimrt_autogen_out(const char *func, StableIVal
         if (err == AOTI_TORCH_SUCCESS && shimrt_tensor_valid(r) && shimrt_tensor_valid(o)) {
             if (shimrt_resize_output(func, o, r->ndim, r->sizes)) {
                 err = AOTI_TORCH_FAILURE;
+            } else if (o->dtype != r->dtype) { /* torchgen's copy_arg */
+                err =
+                    shimrt_fail(func, "Expected out tensor to have dtype %s, but got %s instead",
+                                shimrt_dtype_meta_name(r->dtype), shimrt_dtype_meta_name(o->dtype));
             } else if (aoti_torch_copy_(o, r, 0) != AOTI_TORCH_SUCCESS) {
                 char why[512];
                 snprintf(why, sizeof why, "%s", torch_exception_get_what());

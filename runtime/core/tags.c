@@ -1,5 +1,6 @@
-/* runtime/core/tags.c: the torch_tag_*() codes (PyTorch 2.12), from the one list of
- * shimrt/codes.h. The numbers are ours: the getters keep them out of the ABI. */
+/* runtime/core/tags.c: the torch_tag_*() codes, from the one list of shimrt/codes.h: the
+ * values of PyTorch 2.15's at::Tag enum (a code a client got from libtorch means the same
+ * tag here). */
 #include "dispatch_internal.h"
 
 #define TAG_NAME_(N, name, code) [code] = #name,

@@ -106,8 +106,8 @@ __attribute__((destructor)) static void pool_shutdown(void) {
 AOTI_TORCH_EXPORT AOTITorchError torch_parallel_for(int64_t begin, int64_t end, int64_t grain_size,
                                                     ParallelFunc func, void *ctx) {
     SHIMRT_CHECK_ARG(func);
-    if (grain_size < 0)
-        return shimrt_fail(__func__, "grain_size %lld is negative", (long long)grain_size);
+    /* a grain below 1 (negative included) is 1, as at::parallel_for treats it in release
+     * builds: any range of more than one element may be split */
     if (end <= begin) return AOTI_TORCH_SUCCESS;
     uint32_t n = shimrt_num_threads();
     uint64_t range = (uint64_t)end - (uint64_t)begin;

@@ -27,61 +27,10 @@ AOTITorchError shimrt_cpu_new_zeros(AtenTensorHandle self, const int64_t *size, 
     return AOTI_TORCH_SUCCESS;
 }
 
-/* PyTorch's checked conversion of a Scalar to a dtype: integers reject values outside their
- * range (unsigned ones accept negatives that wrap), floats reject finite values beyond
- * their largest. */
-static AOTITorchError check_scalar_fits(const char *op, double v, int32_t dt) {
-    double lo, hi;
-    switch (dt) {
-    case SHIMRT_BOOL:
-    case SHIMRT_FLOAT64: return AOTI_TORCH_SUCCESS;
-    case SHIMRT_UINT8:
-        lo = -255.0;
-        hi = 255.0;
-        break;
-    case SHIMRT_INT8:
-        lo = -128.0;
-        hi = 127.0;
-        break;
-    case SHIMRT_INT16:
-        lo = -32768.0;
-        hi = 32767.0;
-        break;
-    case SHIMRT_INT32:
-        lo = -2147483648.0;
-        hi = 2147483647.0;
-        break;
-    case SHIMRT_INT64:
-        lo = -9223372036854775808.0;
-        hi = 9223372036854775807.0;
-        break;
-    case SHIMRT_FLOAT32:
-        lo = -FLT_MAX;
-        hi = FLT_MAX;
-        break;
-    case SHIMRT_FLOAT16:
-        lo = -65504.0;
-        hi = 65504.0;
-        break;
-    case SHIMRT_BFLOAT16:
-        lo = -3.3895313892515355e38;
-        hi = 3.3895313892515355e38;
-        break;
-    default: return AOTI_TORCH_SUCCESS;
-    }
-    bool fl = shimrt_k_is_floating(dt);
-    bool bad = fl ? (isfinite(v) && (v < lo || v > hi)) : (isnan(v) || v < lo || v > hi);
-    if (dt == SHIMRT_INT64 && v >= 9223372036854775807.0) bad = true; /* 2^63 itself */
-    if (bad)
-        return shimrt_fail(op, "value %g cannot be converted to type %s without overflow", v,
-                           shimrt_dtype_name(dt));
-    return AOTI_TORCH_SUCCESS;
-}
-
 AOTITorchError shimrt_cpu_fill__scalar(AtenTensorHandle self, double value) {
     static const char op[] = "fill_.Scalar";
     if (shimrt_k_check_cpu(op, self, "self") || shimrt_k_check_dtype(op, self, "self") ||
-        check_scalar_fits(op, value, self->dtype))
+        shimrt_k_scalar_fits(op, value, self->dtype, shimrt_numel(self) == 1))
         return AOTI_TORCH_FAILURE;
     shimrt_k_fill(self, value);
     return AOTI_TORCH_SUCCESS;
@@ -141,10 +90,11 @@ AOTITorchError shimrt_cpu_clone(AtenTensorHandle self, int32_t *memory_format,
                    self->dtype, ret0);
 }
 
-/* True when self is laid out as memory format fmt (contiguous or channels-last), size-1
- * dims ignored. */
+/* True when self is laid out as memory format fmt (contiguous or channels-last; preserve:
+ * contiguous), size-1 dims ignored. */
 static bool is_format(const struct AtenTensorOpaque *self, int32_t fmt) {
-    if (fmt == SHIMRT_MEMORY_FORMAT_CONTIGUOUS) return shimrt_is_contiguous(self);
+    if (fmt == SHIMRT_MEMORY_FORMAT_CONTIGUOUS || fmt == SHIMRT_MEMORY_FORMAT_PRESERVE)
+        return shimrt_is_contiguous(self); /* TensorImpl::is_contiguous(preserve): default */
     int64_t want = fmt == SHIMRT_MEMORY_FORMAT_CHANNELS_LAST      ? 4
                    : fmt == SHIMRT_MEMORY_FORMAT_CHANNELS_LAST_3D ? 5
                                                                   : -1;
@@ -160,14 +110,16 @@ AOTITorchError shimrt_cpu_contiguous(AtenTensorHandle self, int32_t memory_forma
                                      AtenTensorHandle *ret0) {
     static const char op[] = "contiguous";
     if (shimrt_k_check_cpu_or_meta(op, self, "self")) return AOTI_TORCH_FAILURE;
-    if (memory_format == SHIMRT_MEMORY_FORMAT_PRESERVE)
-        return shimrt_fail(op, "preserve memory format is unsupported by the contiguous operator");
     if (memory_format < SHIMRT_MEMORY_FORMAT_CONTIGUOUS ||
         memory_format > SHIMRT_MEMORY_FORMAT_CHANNELS_LAST_3D)
         return shimrt_fail(op, "unknown memory format code %d", (int)memory_format);
+    /* PyTorch's Tensor::contiguous: self when already contiguous in that format (preserve
+     * checks the default contiguity), else the op, which refuses preserve */
     if (is_format(self, memory_format)) {
         return shimrt_k_give(shimrt_tensor_share(op, self), ret0); /* PyTorch returns self */
     }
+    if (memory_format == SHIMRT_MEMORY_FORMAT_PRESERVE)
+        return shimrt_fail(op, "preserve memory format is unsupported by the contiguous operator");
     return copy_as(op, self, memory_format, self->dtype, ret0);
 }
 

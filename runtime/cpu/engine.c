@@ -22,42 +22,6 @@ static void operand_strides(const struct AtenTensorOpaque *t, int nd, const int6
     }
 }
 
-/* TensorIterator's reorder_dimensions: perm[0] is the dim that moves fastest. Inputs
- * decide by their strides in order (broadcast dims are ambiguous), ties by size. */
-static void layout_perm(int nd, const int64_t *shape, int nin, int64_t st[][SHIMRT_MAX_DIMS],
-                        int *perm) {
-    for (int i = 0; i < nd; i++) perm[i] = nd - 1 - i;
-    for (int i = 1; i < nd; i++) {
-        int dim1 = i;
-        for (int dim0 = i - 1; dim0 >= 0; dim0--) {
-            int a = perm[dim0], b = perm[dim1], cmp = 0;
-            for (int k = 0; k < nin; k++) {
-                int64_t s0 = st[k][a], s1 = st[k][b];
-                if (s0 == 0 || s1 == 0) continue;
-                if (s0 < s1) {
-                    cmp = -1;
-                    break;
-                }
-                if (s0 > s1) {
-                    cmp = 1;
-                    break;
-                }
-                if (shape[a] > shape[b]) {
-                    cmp = 1;
-                    break;
-                }
-            }
-            if (cmp > 0) {
-                perm[dim0] = b;
-                perm[dim1] = a;
-                dim1 = dim0;
-            } else if (cmp < 0) {
-                break;
-            }
-        }
-    }
-}
-
 int sh_ct_index(int32_t dt) {
     switch (dt) {
     case SHIMRT_BOOL: return SH_B;
@@ -80,9 +44,15 @@ int32_t sh_ct_dtype(int ct) {
     return map[ct];
 }
 
+static AOTITorchError partial_overlap_error(const char *op) {
+    return shimrt_fail(op, "unsupported operation: some elements of the input tensor and the "
+                           "written-to tensor refer to a single memory location. Please clone() "
+                           "the tensor before performing the operation.");
+}
+
 AOTITorchError sh_plan_build(sh_plan *p, const char *op, AtenTensorHandle *out, int32_t odt,
                              int nin, const struct AtenTensorOpaque *const *ins) {
-    int64_t shape[SHIMRT_MAX_DIMS], nd = 0;
+    int64_t shape[SHIMRT_MAX_DIMS] = {0}, nd = 0;
     if (*out) {
         nd = (*out)->ndim;
         memcpy(shape, (*out)->sizes, (size_t)nd * sizeof *shape);
@@ -103,11 +73,15 @@ AOTITorchError sh_plan_build(sh_plan *p, const char *op, AtenTensorHandle *out, 
         nd = tn;
         memcpy(shape, tmp, (size_t)nd * sizeof *shape);
     }
+    /* TensorIterator's memory-overlap checks of a given output against itself and its
+     * inputs */
+    for (int k = 0; *out && k < nin; k++)
+        if (shimrt_k_partial_overlap(*out, ins[k])) return partial_overlap_error(op);
     p->nops = 1 + nin;
     int64_t(*st)[SHIMRT_MAX_DIMS] = p->stride; /* filled in original dim order first */
     for (int k = 0; k < nin; k++) operand_strides(ins[k], (int)nd, shape, st[1 + k]);
-    int perm[SHIMRT_MAX_DIMS];
-    layout_perm((int)nd, shape, nin, st + 1, perm);
+    int perm[SHIMRT_MAX_DIMS]; /* TensorIterator's reorder_dimensions over the inputs */
+    shimrt_k_layout_perm((int)nd, shape, nin, (const int64_t(*)[SHIMRT_MAX_DIMS])(st + 1), perm);
     if (!*out) {
         int64_t ostr[SHIMRT_MAX_DIMS], s = 1;
         for (int i = 0; i < nd; i++) { /* TensorIterator's compatible strides */
@@ -140,7 +114,9 @@ AOTITorchError sh_plan_build(sh_plan *p, const char *op, AtenTensorHandle *out, 
         p->data[1 + k] = shimrt_data(ins[k]);
         p->dtype[1 + k] = ins[k]->dtype;
     }
-    /* permute (innermost first) and coalesce */
+    /* permute (innermost first) and coalesce: size-1 dims drop out, and dim i joins the
+     * last kept dim n-1 when every operand steps over it by (stride, extent) of that kept
+     * dim as it stands so far (p->shape/p->stride, the coalesced arrays, not pst) */
     int64_t pshape[SHIMRT_MAX_DIMS], pst[SH_MAX_OPS][SHIMRT_MAX_DIMS];
     for (int i = 0; i < nd; i++) {
         pshape[i] = shape[perm[i]];
@@ -154,7 +130,7 @@ AOTITorchError sh_plan_build(sh_plan *p, const char *op, AtenTensorHandle *out, 
         if (n > 0) {
             bool merge = true;
             for (int k = 0; k < p->nops; k++)
-                if (pst[k][i] != pst[k][n - 1] * p->shape[n - 1]) merge = false;
+                if (pst[k][i] != p->stride[k][n - 1] * p->shape[n - 1]) merge = false;
             if (merge) {
                 p->shape[n - 1] *= pshape[i];
                 continue;
@@ -575,15 +551,56 @@ static void copy_plan(const sh_plan *p) {
     walk_chunked(p, copy_chunk, &c, SH_LONG_CHUNK);
 }
 
+/* copies with a complex64/complex128 side (PyTorch's: a real value becomes (v, 0), a
+ * complex one converted to a real dtype keeps its real part) */
+static bool is_cplx(int32_t dt) { return dt == SHIMRT_COMPLEX64 || dt == SHIMRT_COMPLEX128; }
+
+static void cplx_chunk(char **ptr, const int64_t *st, int64_t n, void *vctx) {
+    const copy_ctx *c = vctx;
+    for (int64_t i = 0; i < n; i++) {
+        const char *s = ptr[1] + i * st[1];
+        char *d = ptr[0] + i * st[0];
+        double re, im = 0;
+        if (c->sdt == SHIMRT_COMPLEX64) {
+            float v[2];
+            memcpy(v, s, sizeof v);
+            re = v[0], im = v[1];
+        } else if (c->sdt == SHIMRT_COMPLEX128) {
+            double v[2];
+            memcpy(v, s, sizeof v);
+            re = v[0], im = v[1];
+        } else if (c->sdt == SHIMRT_FLOAT32 || c->sdt == SHIMRT_FLOAT64 ||
+                   c->sdt == SHIMRT_FLOAT16 || c->sdt == SHIMRT_BFLOAT16) {
+            re = shimrt_k_load_f64(s, c->sdt);
+        } else { /* integers and bool: through int64 to the destination's float type */
+            int64_t v = shimrt_k_load_i64(s, c->sdt);
+            re = c->ddt == SHIMRT_COMPLEX64 ? (double)(float)v : (double)v;
+        }
+        if (c->ddt == SHIMRT_COMPLEX64) {
+            float v[2] = {(float)re, (float)im};
+            memcpy(d, v, sizeof v);
+        } else if (c->ddt == SHIMRT_COMPLEX128) {
+            double v[2] = {re, im};
+            memcpy(d, v, sizeof v);
+        } else {
+            sh_cast_run(d, c->ddt, 0, (const char *)&re, SHIMRT_FLOAT64, 0, 1);
+        }
+    }
+}
+
 AOTITorchError sh_copy(const char *op, struct AtenTensorOpaque *dst,
                        const struct AtenTensorOpaque *src) {
-    if (st_index(dst->dtype) < 0 || st_index(src->dtype) < 0) {
+    bool cplx = dst->dtype != src->dtype && (is_cplx(dst->dtype) || is_cplx(src->dtype)) &&
+                (is_cplx(dst->dtype) || st_index(dst->dtype) >= 0) &&
+                (is_cplx(src->dtype) || st_index(src->dtype) >= 0);
+    if (!cplx && (st_index(dst->dtype) < 0 || st_index(src->dtype) < 0)) {
         if (dst->dtype != src->dtype) {
             const char *a = shimrt_dtype_name(src->dtype), *b = shimrt_dtype_name(dst->dtype);
             return shimrt_fail(op, "cannot convert %s to %s", a ? a : "?", b ? b : "?");
         }
     }
     if (shimrt_numel(dst) == 0) return AOTI_TORCH_SUCCESS;
+    if (shimrt_k_partial_overlap(dst, src)) return partial_overlap_error(op);
     AtenTensorHandle tmp = NULL;
     if (shimrt_k_may_overlap(dst, src)) {
         bool same = shimrt_data(dst) == shimrt_data(src) && dst->dtype == src->dtype &&
@@ -605,7 +622,10 @@ AOTITorchError sh_copy(const char *op, struct AtenTensorOpaque *dst,
     sh_plan p;
     AtenTensorHandle d = dst;
     AOTITorchError err = sh_plan_build(&p, op, &d, dst->dtype, 1, &src);
-    if (!err) {
+    if (!err && cplx) {
+        copy_ctx c = {dst->dtype, src->dtype};
+        walk_chunked(&p, cplx_chunk, &c, SH_CHUNK);
+    } else if (!err) {
         if (st_index(dst->dtype) < 0) { /* same non-computable dtype: bytes */
             p.dtype[0] = p.dtype[1] = SHIMRT_INT8;
             size_t es = shimrt_dtype_size(dst->dtype);

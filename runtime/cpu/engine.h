@@ -143,4 +143,8 @@ AOTITorchError sh_copy(const char *op, struct AtenTensorOpaque *dst,
  * that is not computable is filled with zero bytes; callers pass v == 0 only then). */
 void sh_fill(struct AtenTensorOpaque *t, double v);
 
+/* self *= other (mul_.Tensor): other broadcasts to self's shape, computed in the result
+ * type, which must cast to self's dtype (PyTorch's checks and messages); op names errors. */
+AOTITorchError sh_mul_inplace(const char *op, AtenTensorHandle self, AtenTensorHandle other);
+
 #endif

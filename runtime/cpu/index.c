@@ -10,6 +10,7 @@
 #include "../core/internal.h"
 #include "../generic/meta.h"
 #include "index.h"
+#include "iter.h"
 
 static bool is_floatish(int32_t dt) {
     return dt == SHIMRT_FLOAT16 || dt == SHIMRT_BFLOAT16 || dt == SHIMRT_FLOAT32 ||
@@ -26,6 +27,23 @@ long double shimrt_idx_load(const char *p, int32_t dt) {
     /* integers through int64 (exact), floating values through double (exact) */
     return is_floatish(dt) ? (long double)shimrt_k_load_f64(p, dt)
                            : (long double)shimrt_k_load_i64(p, dt);
+}
+
+/* v wrapped to integer dtype dt's width (PyTorch accumulates in dt itself) */
+static long double wrap_to(int32_t dt, int64_t v) {
+    _Alignas(8) char buf[8];
+    shimrt_k_store_i64(buf, dt, v);
+    return (long double)shimrt_k_load_i64(buf, dt);
+}
+
+long double shimrt_idx_add(int32_t dt, long double a, long double b) {
+    if (is_floatish(dt) || dt == SHIMRT_BOOL) return a + b;
+    return wrap_to(dt, (int64_t)((uint64_t)(int64_t)a + (uint64_t)(int64_t)b));
+}
+
+long double shimrt_idx_mul(int32_t dt, long double a, long double b) {
+    if (is_floatish(dt) || dt == SHIMRT_BOOL) return a * b;
+    return wrap_to(dt, (int64_t)((uint64_t)(int64_t)a * (uint64_t)(int64_t)b));
 }
 
 /* Integer targets saturate (NaN gives 0): a cast of an out-of-range value is undefined. */
@@ -126,7 +144,6 @@ static AOTITorchError walk_index(const char *op, AtenTensorHandle index, AtenTen
     do {
         int64_t v = index_value(index, pos);
         if (shimrt_k_index_in_bounds(op, v, dim, limit)) return AOTI_TORCH_FAILURE;
-        if (v < 0) v += limit;
         memcpy(tgt, pos, (size_t)index->ndim * sizeof *pos);
         if (out->ndim) tgt[dim] = v;
         AOTITorchError rc = fn(pos, tgt, ctx);
@@ -189,8 +206,8 @@ static AOTITorchError reduce_step(const int64_t *pos, const int64_t *tgt, void *
     }
     switch (c->reduce) {
     case R_SUM:
-    case R_MEAN: c->acc[l] += v; break;
-    case R_PROD: c->acc[l] *= v; break;
+    case R_MEAN: c->acc[l] = shimrt_idx_add(c->out->dtype, c->acc[l], v); break;
+    case R_PROD: c->acc[l] = shimrt_idx_mul(c->out->dtype, c->acc[l], v); break;
     case R_AMAX:
         if (isnan(v) || v > c->acc[l]) c->acc[l] = v;
         break;
@@ -330,11 +347,7 @@ AOTITorchError shimrt_idx_index_select(const char *op, AtenTensorHandle self, in
         memcpy(sidx, idx, (size_t)out->ndim * sizeof *idx);
         if (out->ndim) {
             int64_t jj[1] = {idx[dim]};
-            int64_t v = index_value(index, index->ndim ? jj : zero);
-            sidx[dim] = v < 0 ? v + limit : v;
-        } else {
-            int64_t v = index_value(index, zero);
-            (void)v;
+            sidx[dim] = index_value(index, index->ndim ? jj : zero);
         }
         memcpy(shimrt_idx_at(out, idx), shimrt_idx_at(self, sidx), elsize);
     } while (shimrt_idx_next(out->ndim, out->sizes, idx));
@@ -426,7 +439,8 @@ AOTITorchError shimrt_idx_index_put(const char *op, AtenTensorHandle out, AtenTe
         const char *src = shimrt_idx_at(values, vidx);
         if (accumulate)
             shimrt_idx_store(dst, out->dtype,
-                             shimrt_idx_load(dst, out->dtype) + shimrt_idx_load(src, out->dtype));
+                             shimrt_idx_add(out->dtype, shimrt_idx_load(dst, out->dtype),
+                                            shimrt_idx_load(src, out->dtype)));
         else
             memcpy(dst, src, elsize);
     } while (shimrt_idx_next(rnd, rshape, r));

@@ -14,6 +14,11 @@
 bool shimrt_idx_numeric(int32_t dtype);
 long double shimrt_idx_load(const char *p, int32_t dtype);
 void shimrt_idx_store(char *p, int32_t dtype, long double x);
+/* a + b and a * b as PyTorch computes them in dtype dt: integer dtypes in 64-bit two's
+ * complement wrapped to dt's width (PyTorch accumulates in dt: a uint8 sum wraps at 256), floating and
+ * bool exactly in long double (the store rounds). Operands are values of dt. */
+long double shimrt_idx_add(int32_t dt, long double a, long double b);
+long double shimrt_idx_mul(int32_t dt, long double a, long double b);
 /* Address of the element of t at multi-index idx (t->ndim entries). */
 char *shimrt_idx_at(AtenTensorHandle t, const int64_t *idx);
 /* Advances a row-major multi-index over sizes; false after the last one. */

@@ -92,8 +92,6 @@ void shimrt_k_iter_run(shimrt_k_iter *it, shimrt_k_loop_fn fn, void *ctx) {
 
 /* ---- element access ------------------------------------------------------------ */
 
-static int64_t clamp_i(int64_t v, int64_t lo, int64_t hi) { return v < lo ? lo : v > hi ? hi : v; }
-
 void shimrt_k_store_i64(char *p, int32_t dt, int64_t v) {
     switch (dt) {
     case SHIMRT_BOOL: *(uint8_t *)p = v != 0; return;
@@ -110,25 +108,8 @@ void shimrt_k_store_i64(char *p, int32_t dt, int64_t v) {
 }
 
 void shimrt_k_store_f64(char *p, int32_t dt, double v) {
-    switch (dt) {
-    case SHIMRT_FLOAT32: SHIMRT_STORE(p, float, (float)v); return;
-    case SHIMRT_FLOAT64: memcpy(p, &v, 8); return;
-    case SHIMRT_FLOAT16: SHIMRT_STORE(p, uint16_t, shimrt_float_to_half((float)v)); return;
-    case SHIMRT_BFLOAT16: SHIMRT_STORE(p, uint16_t, shimrt_float_to_bf16((float)v)); return;
-    case SHIMRT_BOOL: *(uint8_t *)p = v != 0; return;
-    case SHIMRT_UINT8: *(uint8_t *)p = (uint8_t)clamp_i(shimrt_k_f2i(v), 0, 255); return;
-    case SHIMRT_INT8:
-        shimrt_k_store_i64(p, dt, clamp_i(shimrt_k_f2i(v), INT8_MIN, INT8_MAX));
-        return;
-    case SHIMRT_INT16:
-        shimrt_k_store_i64(p, dt, clamp_i(shimrt_k_f2i(v), INT16_MIN, INT16_MAX));
-        return;
-    case SHIMRT_INT32:
-        shimrt_k_store_i64(p, dt, clamp_i(shimrt_k_f2i(v), INT32_MIN, INT32_MAX));
-        return;
-    case SHIMRT_INT64: SHIMRT_STORE(p, int64_t, shimrt_k_f2i(v)); return;
-    default: return; /* not computable: callers check first */
-    }
+    /* the engine's conversion from float64 (the cast tables `to` uses: PyTorch's) */
+    sh_cast_run(p, dt, 0, (const char *)&v, SHIMRT_FLOAT64, 0, 1);
 }
 
 /* copies and fills are the engine's (one set of dtype semantics) */

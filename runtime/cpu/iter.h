@@ -45,8 +45,9 @@ void shimrt_k_iter_add_tensor(shimrt_k_iter *it, const struct AtenTensorOpaque *
 void shimrt_k_iter_run(shimrt_k_iter *it, shimrt_k_loop_fn fn, void *ctx);
 
 /* ---- element access (loads: shimrt_k_load_f64/_i64 in core/internal.h) ------------ */
-/* Stores through a wide type: float to integer saturates to the target's range (NaN gives
- * 0), integer to a narrower integer wraps; any nonzero value stores as true in bool. */
+/* Stores through a wide type: float64 to dtype converts as `to` does (the engine's cast
+ * tables, PyTorch's conversions), integer to a narrower integer wraps; any nonzero value
+ * stores as true in bool. A dtype that is not computable is left unwritten. */
 void shimrt_k_store_f64(char *p, int32_t dtype, double v);
 void shimrt_k_store_i64(char *p, int32_t dtype, int64_t v);
 

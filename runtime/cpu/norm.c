@@ -43,6 +43,7 @@ static AOTITorchError layer_norm_rows(const char *op, AtenTensorHandle input, in
     }
     char *po = shimrt_data(out);
     char *pm = mean ? shimrt_data(mean) : NULL, *pr = rstd ? shimrt_data(rstd) : NULL;
+    size_t ses = mean ? shimrt_dtype_size(mean->dtype) : 0; /* mean and rstd: one dtype */
     memset(idx, 0, sizeof idx);
     for (int64_t i = 0; i < M; i++) {
         long double s = 0, var = 0;
@@ -57,10 +58,26 @@ static AOTITorchError layer_norm_rows(const char *op, AtenTensorHandle input, in
         long double r = 1.0L / sqrtl(var + (long double)eps);
         for (int64_t j = 0; j < N; j++)
             shimrt_idx_store(po + (size_t)(i * N + j) * es, dt, (row[j] - mu) * r * w[j] + bb[j]);
-        if (pm) shimrt_idx_store(pm + (size_t)i * es, dt, mu);
-        if (pr) shimrt_idx_store(pr + (size_t)i * es, dt, N ? r : NAN);
+        if (pm) shimrt_idx_store(pm + (size_t)i * ses, mean->dtype, mu);
+        if (pr) shimrt_idx_store(pr + (size_t)i * ses, rstd->dtype, N ? r : NAN);
     }
     free(row), free(w), free(bb);
+    return AOTI_TORCH_SUCCESS;
+}
+
+/* PyTorch's CPU mixed-dtype rule: parameters (the first defined one decides) of another
+ * dtype than the input must be float32 and the input float16/bfloat16; mean and rstd then
+ * come in float32. *stat_dt: the dtype of mean and rstd. */
+static AOTITorchError mixed_check(const char *op, AtenTensorHandle input, AtenTensorHandle weight,
+                                  AtenTensorHandle bias, int32_t *stat_dt) {
+    *stat_dt = input->dtype;
+    AtenTensorHandle first = weight ? weight : bias;
+    if (!first || first->dtype == input->dtype) return AOTI_TORCH_SUCCESS;
+    if ((weight && weight->dtype != SHIMRT_FLOAT32) || (bias && bias->dtype != SHIMRT_FLOAT32))
+        return shimrt_fail(op, "mixed dtype (CPU): expect parameter to have scalar type of Float");
+    if (input->dtype != SHIMRT_BFLOAT16 && input->dtype != SHIMRT_FLOAT16)
+        return shimrt_fail(op, "mixed dtype (CPU): all inputs must share same datatype.");
+    *stat_dt = SHIMRT_FLOAT32;
     return AOTI_TORCH_SUCCESS;
 }
 
@@ -71,7 +88,9 @@ AOTITorchError shimrt_cpu_native_layer_norm(AtenTensorHandle input, const int64_
                                             AtenTensorHandle *ret2) {
     static const char op[] = "native_layer_norm";
     int64_t nn = normalized_shape_len_;
-    if (shimrt_k_layer_norm_check(op, input, normalized_shape, nn, weight, bias, SHIMRT_DEV_CPU))
+    int32_t sdt;
+    if (shimrt_k_layer_norm_check(op, input, normalized_shape, nn, weight, bias, SHIMRT_DEV_CPU) ||
+        mixed_check(op, input, weight, bias, &sdt))
         return AOTI_TORCH_FAILURE;
     /* mean and rstd: input's leading sizes, then a 1 per normalized dim */
     int64_t stat[SHIMRT_MAX_DIMS];
@@ -79,11 +98,9 @@ AOTITorchError shimrt_cpu_native_layer_norm(AtenTensorHandle input, const int64_
     AtenTensorHandle out =
         shimrt_tensor_empty(op, input->ndim, input->sizes, NULL, input->dtype, SHIMRT_DEV_CPU, -1);
     AtenTensorHandle mean =
-        out ? shimrt_tensor_empty(op, input->ndim, stat, NULL, input->dtype, SHIMRT_DEV_CPU, -1)
-            : NULL;
+        out ? shimrt_tensor_empty(op, input->ndim, stat, NULL, sdt, SHIMRT_DEV_CPU, -1) : NULL;
     AtenTensorHandle rstd =
-        mean ? shimrt_tensor_empty(op, input->ndim, stat, NULL, input->dtype, SHIMRT_DEV_CPU, -1)
-             : NULL;
+        mean ? shimrt_tensor_empty(op, input->ndim, stat, NULL, sdt, SHIMRT_DEV_CPU, -1) : NULL;
     if (!rstd || layer_norm_rows(op, input, nn, weight, bias, eps, out, mean, rstd)) {
         shimrt_tensor_free(out), shimrt_tensor_free(mean), shimrt_tensor_free(rstd);
         return AOTI_TORCH_FAILURE;
@@ -99,7 +116,9 @@ AOTITorchError shimrt_layer_norm(AtenTensorHandle input, const int64_t *normaliz
     static const char op[] = "layer_norm";
     (void)cudnn_enable; /* a CUDA-only hint */
     int64_t nn = normalized_shape_len_;
-    if (shimrt_k_layer_norm_check(op, input, normalized_shape, nn, weight, bias, SHIMRT_DEV_CPU))
+    int32_t sdt;
+    if (shimrt_k_layer_norm_check(op, input, normalized_shape, nn, weight, bias, SHIMRT_DEV_CPU) ||
+        mixed_check(op, input, weight, bias, &sdt))
         return AOTI_TORCH_FAILURE;
     AtenTensorHandle out =
         shimrt_tensor_empty(op, input->ndim, input->sizes, NULL, input->dtype, SHIMRT_DEV_CPU, -1);

@@ -61,6 +61,7 @@ typedef struct {
     int32_t compute; /* -1: PyTorch's result type of the inputs */
     bool cond_first; /* where: in[0] is the bool condition */
     sh_kargs k;
+    AtenTensorHandle out; /* in place / out=: written (result type must cast to it); else NULL */
 } pw_call;
 
 static AOTITorchError pw_run(pw_call *c, AtenTensorHandle *ret0) {
@@ -94,9 +95,13 @@ static AOTITorchError pw_run(pw_call *c, AtenTensorHandle *ret0) {
         const char *n = shimrt_dtype_torch_name(rt);
         return shimrt_fail(c->op, "\"%s\" not implemented for '%s'", kname, n);
     }
+    if (c->out && !shimrt_k_can_cast(odt, c->out->dtype))
+        return shimrt_fail(c->op, "result type %s can't be cast to the desired output type %s",
+                           shimrt_dtype_torch_name(odt), shimrt_dtype_torch_name(c->out->dtype));
     sh_plan p;
-    AtenTensorHandle out = NULL;
-    if (sh_plan_build(&p, c->op, &out, odt, c->nin, c->in)) return AOTI_TORCH_FAILURE;
+    AtenTensorHandle out = c->out;
+    if (sh_plan_build(&p, c->op, &out, c->out ? c->out->dtype : odt, c->nin, c->in))
+        return AOTI_TORCH_FAILURE;
     if (c->has_scalar) {
         _Alignas(8) char sv[8];
         sh_cast_run(sv, sh_ct_dtype(ct), 0, (const char *)&c->scalar, SHIMRT_FLOAT64, 0, 1);
@@ -104,7 +109,7 @@ static AOTITorchError pw_run(pw_call *c, AtenTensorHandle *ret0) {
     } else {
         sh_exec(&p, rt, r->cls == SH_COMPARE, c->cond_first, fn, &c->k, NULL);
     }
-    *ret0 = out;
+    if (ret0) *ret0 = out;
     return AOTI_TORCH_SUCCESS;
 }
 
@@ -171,6 +176,12 @@ AOTITorchError shimrt_cpu_mul_tensor(AtenTensorHandle self, AtenTensorHandle oth
                                      AtenTensorHandle *ret0) {
     CALL2("mul.Tensor", OP_mul, self, other);
     return pw_run(&c, ret0);
+}
+
+AOTITorchError sh_mul_inplace(const char *op, AtenTensorHandle self, AtenTensorHandle other) {
+    CALL2(op, OP_mul, self, other);
+    c.out = self;
+    return pw_run(&c, NULL);
 }
 
 AOTITorchError shimrt_cpu_div_tensor(AtenTensorHandle self, AtenTensorHandle other,

@@ -11,6 +11,7 @@
 #include "../generic/meta.h"
 #include "compositeexplicitautograd_kernels.h"
 #include "cpu_kernels.h"
+#include "engine.h"
 #include "index.h"
 
 /* ---- tensor options (dtype, layout, device, pin_memory) ---- */
@@ -25,25 +26,9 @@ static AOTITorchError options(const char *op, int32_t *dtype, int32_t *layout, i
     return shimrt_check_device(op, *out_device, device ? device_index : -1);
 }
 
-/* PyTorch's check for a fill value: an integer dtype must hold it exactly in range. */
-static AOTITorchError check_fits(const char *op, long double v, int32_t dt) {
-    long double lo, hi;
-    switch (dt) {
-    case SHIMRT_UINT8: lo = 0, hi = 255; break;
-    case SHIMRT_INT8: lo = -128, hi = 127; break;
-    case SHIMRT_INT16: lo = -32768, hi = 32767; break;
-    case SHIMRT_INT32: lo = -2147483648.0L, hi = 2147483647.0L; break;
-    case SHIMRT_INT64: lo = -9223372036854775808.0L, hi = 9223372036854775807.0L; break;
-    default: return AOTI_TORCH_SUCCESS;
-    }
-    if (!(v >= lo && v <= hi))
-        return shimrt_fail(op, "value cannot be converted to type %s without overflow",
-                           shimrt_dtype_name(dt));
-    return AOTI_TORCH_SUCCESS;
-}
-
 static AOTITorchError fill(const char *op, AtenTensorHandle t, long double v) {
-    if (check_fits(op, v, t->dtype)) return AOTI_TORCH_FAILURE;
+    if (shimrt_k_scalar_fits(op, (double)v, t->dtype, shimrt_numel(t) == 1))
+        return AOTI_TORCH_FAILURE;
     if (t->device_type == SHIMRT_DEV_META || shimrt_numel(t) == 0) return AOTI_TORCH_SUCCESS;
     if (!shimrt_idx_numeric(t->dtype))
         return shimrt_fail(op, "filling a %s tensor is not supported", shimrt_dtype_name(t->dtype));
@@ -64,7 +49,7 @@ static AOTITorchError new_filled(const char *op, int64_t n, const int64_t *size,
 AOTITorchError shimrt_full(const int64_t *size, int64_t size_len_, double fill_value,
                            int32_t *dtype, int32_t *layout, int32_t *device, int32_t device_index_,
                            int32_t *pin_memory, AtenTensorHandle *ret0) {
-    (void)pin_memory;
+    if (shimrt_k_check_pin("full", pin_memory)) return AOTI_TORCH_FAILURE;
     int32_t dt = 0, dev = 0;
     if (options("full", dtype, layout, device, device_index_, SHIMRT_FLOAT32, SHIMRT_DEV_CPU, &dt,
                 &dev))
@@ -81,36 +66,48 @@ AOTITorchError shimrt_full_out(AtenTensorHandle out, const int64_t *size, int64_
     return fill("full.out", out, fill_value);
 }
 
+/* full_like / zeros_like / ones_like: empty_like's layout (memory_format, preserve by
+ * default: shimrt_k_format_strides) filled with v */
 static AOTITorchError like(const char *op, AtenTensorHandle self, int32_t *dtype, int32_t *layout,
-                           int32_t *device, int32_t device_index_, bool do_fill, long double v,
+                           int32_t *device, int32_t device_index_, int32_t *pin_memory,
+                           int32_t *memory_format, bool do_fill, long double v,
                            AtenTensorHandle *ret0) {
     int32_t dt = 0, dev = 0;
-    if (options(op, dtype, layout, device, device_index_, self->dtype, self->device_type, &dt,
-                &dev))
+    int64_t strides[SHIMRT_MAX_DIMS];
+    bool use = false;
+    if (shimrt_k_check_pin(op, pin_memory) ||
+        options(op, dtype, layout, device, device_index_, self->dtype, self->device_type, &dt,
+                &dev) ||
+        shimrt_k_format_strides(op, self,
+                                memory_format ? *memory_format : SHIMRT_MEMORY_FORMAT_PRESERVE,
+                                strides, &use))
         return AOTI_TORCH_FAILURE;
-    return new_filled(op, self->ndim, self->sizes, dt, dev, do_fill, v, ret0);
+    AtenTensorHandle t =
+        shimrt_tensor_empty(op, self->ndim, self->sizes, use ? strides : NULL, dt, dev, -1);
+    if (!t) return AOTI_TORCH_FAILURE;
+    return shimrt_k_hand_out(do_fill && fill(op, t, v), t, ret0);
 }
 
 AOTITorchError shimrt_full_like(AtenTensorHandle self, double fill_value, int32_t *dtype,
                                 int32_t *layout, int32_t *device, int32_t device_index_,
                                 int32_t *pin_memory, int32_t *memory_format,
                                 AtenTensorHandle *ret0) {
-    (void)pin_memory, (void)memory_format;
-    return like("full_like", self, dtype, layout, device, device_index_, true, fill_value, ret0);
+    return like("full_like", self, dtype, layout, device, device_index_, pin_memory, memory_format,
+                true, fill_value, ret0);
 }
 
 AOTITorchError shimrt_zeros_like(AtenTensorHandle self, int32_t *dtype, int32_t *layout,
                                  int32_t *device, int32_t device_index_, int32_t *pin_memory,
                                  int32_t *memory_format, AtenTensorHandle *ret0) {
-    (void)pin_memory, (void)memory_format;
-    return like("zeros_like", self, dtype, layout, device, device_index_, true, 0, ret0);
+    return like("zeros_like", self, dtype, layout, device, device_index_, pin_memory, memory_format,
+                true, 0, ret0);
 }
 
 AOTITorchError shimrt_ones_like(AtenTensorHandle self, int32_t *dtype, int32_t *layout,
                                 int32_t *device, int32_t device_index_, int32_t *pin_memory,
                                 int32_t *memory_format, AtenTensorHandle *ret0) {
-    (void)pin_memory, (void)memory_format;
-    return like("ones_like", self, dtype, layout, device, device_index_, true, 1, ret0);
+    return like("ones_like", self, dtype, layout, device, device_index_, pin_memory, memory_format,
+                true, 1, ret0);
 }
 
 AOTITorchError shimrt_cpu_empty_memory_format(const int64_t *size, int64_t size_len_,
@@ -118,7 +115,7 @@ AOTITorchError shimrt_cpu_empty_memory_format(const int64_t *size, int64_t size_
                                               int32_t device_index_, int32_t *pin_memory,
                                               int32_t *memory_format, AtenTensorHandle *ret0) {
     static const char op[] = "empty.memory_format";
-    (void)pin_memory;
+    if (shimrt_k_check_pin(op, pin_memory)) return AOTI_TORCH_FAILURE;
     int32_t dt = 0, dev = 0;
     int64_t strides[SHIMRT_MAX_DIMS];
     bool use = false;
@@ -167,14 +164,14 @@ static AOTITorchError arange(const char *op, double start, double end, double st
 
 AOTITorchError shimrt_arange(double end, int32_t *dtype, int32_t *layout, int32_t *device,
                              int32_t device_index_, int32_t *pin_memory, AtenTensorHandle *ret0) {
-    (void)pin_memory;
+    if (shimrt_k_check_pin("arange", pin_memory)) return AOTI_TORCH_FAILURE;
     return arange("arange", 0, end, 1, dtype, layout, device, device_index_, ret0);
 }
 
 AOTITorchError shimrt_arange_start_step(double start, double end, double step, int32_t *dtype,
                                         int32_t *layout, int32_t *device, int32_t device_index_,
                                         int32_t *pin_memory, AtenTensorHandle *ret0) {
-    (void)pin_memory;
+    if (shimrt_k_check_pin("arange.start_step", pin_memory)) return AOTI_TORCH_FAILURE;
     return arange("arange.start_step", start, end, step, dtype, layout, device, device_index_,
                   ret0);
 }
@@ -432,8 +429,9 @@ AOTITorchError shimrt_embedding(AtenTensorHandle weight, AtenTensorHandle indice
     if (indices->dtype != SHIMRT_INT64 && indices->dtype != SHIMRT_INT32)
         return shimrt_fail(op,
                            "Expected tensor for argument #1 'indices' to have one of the "
-                           "following scalar types: Long, Int; but got %s instead",
-                           shimrt_dtype_name(indices->dtype));
+                           "following scalar types: Long, Int; but got torch.%sTensor instead "
+                           "(while checking arguments for embedding)",
+                           shimrt_dtype_torch_name(indices->dtype));
     if (indices->ndim + 1 > SHIMRT_MAX_DIMS) return shimrt_fail(op, "too many dimensions");
     /* weight.index_select(0, indices.reshape(-1)).view(indices.sizes() + [embedding_dim]) */
     int64_t n = shimrt_numel(indices), flat_sizes[1] = {n}, flat_strides[1] = {1};
@@ -498,33 +496,12 @@ AOTITorchError shimrt_foreach_mul__list(const AtenTensorHandle *self, int64_t se
                                         const AtenTensorHandle *other, int64_t other_len_) {
     static const char op[] = "_foreach_mul_.List";
     if (same_lengths(op, self_len_, other_len_)) return AOTI_TORCH_FAILURE;
+    /* PyTorch's CPU path: self[k].mul_(other[k]) in turn (the engine's in-place mul: its
+     * result type, cast check, broadcast check and integer wrap-around) */
     for (int64_t k = 0; k < self_len_; k++) {
-        AtenTensorHandle a = self[k], b = other[k];
-        if (cpu_only(op, a) || cpu_only(op, b)) return AOTI_TORCH_FAILURE;
-        if (!shimrt_idx_numeric(a->dtype) || !shimrt_idx_numeric(b->dtype))
-            return shimrt_fail(op, "dtype %s is not supported", shimrt_dtype_name(a->dtype));
-        if (a->ndim < b->ndim)
-            return shimrt_fail(op, "other[%lld] does not broadcast to self[%lld]", (long long)k,
-                               (long long)k);
-        for (int64_t d = 0; d < b->ndim; d++) {
-            int64_t bs = b->sizes[d], as = a->sizes[a->ndim - b->ndim + d];
-            if (bs != 1 && bs != as)
-                return shimrt_fail(op, "other[%lld] does not broadcast to self[%lld]", (long long)k,
-                                   (long long)k);
-        }
-    }
-    for (int64_t k = 0; k < self_len_; k++) {
-        AtenTensorHandle a = self[k], b = other[k];
-        if (shimrt_numel(a) == 0) continue;
-        int64_t idx[SHIMRT_MAX_DIMS] = {0}, bidx[SHIMRT_MAX_DIMS];
-        do {
-            for (int64_t d = 0; d < b->ndim; d++)
-                bidx[d] = b->sizes[d] == 1 ? 0 : idx[a->ndim - b->ndim + d];
-            char *pa = shimrt_idx_at(a, idx);
-            long double v =
-                shimrt_idx_load(pa, a->dtype) * shimrt_idx_load(shimrt_idx_at(b, bidx), b->dtype);
-            shimrt_idx_store(pa, a->dtype, v);
-        } while (shimrt_idx_next(a->ndim, a->sizes, idx));
+        if (cpu_only(op, self[k]) || cpu_only(op, other[k]) ||
+            sh_mul_inplace(op, self[k], other[k]))
+            return AOTI_TORCH_FAILURE;
     }
     return AOTI_TORCH_SUCCESS;
 }
@@ -581,9 +558,12 @@ static void merge_sort(sort_item *x, sort_item *tmp, int64_t n, bool desc) {
 static AOTITorchError sort_impl(const char *op, AtenTensorHandle self, int64_t dim, bool desc,
                                 AtenTensorHandle *ret0, AtenTensorHandle *ret1) {
     if (shimrt_k_sort_check(op, self, dim, SHIMRT_DEV_CPU, &dim)) return AOTI_TORCH_FAILURE;
+    /* PyTorch's sort meta: self's strides when dense, else infer_dense_strides */
+    int64_t st[SHIMRT_MAX_DIMS];
+    shimrt_k_preserve_strides(self, st);
     AtenTensorHandle vals =
-        shimrt_tensor_empty(op, self->ndim, self->sizes, NULL, self->dtype, SHIMRT_DEV_CPU, -1);
-    AtenTensorHandle idxs = vals ? shimrt_tensor_empty(op, self->ndim, self->sizes, NULL,
+        shimrt_tensor_empty(op, self->ndim, self->sizes, st, self->dtype, SHIMRT_DEV_CPU, -1);
+    AtenTensorHandle idxs = vals ? shimrt_tensor_empty(op, self->ndim, self->sizes, st,
                                                        SHIMRT_INT64, SHIMRT_DEV_CPU, -1)
                                  : NULL;
     int64_t len = self->ndim ? self->sizes[dim] : 1;

@@ -62,10 +62,9 @@ AOTITorchError shimrt_k_format_strides(const char *op, const struct AtenTensorOp
     case SHIMRT_MEMORY_FORMAT_CHANNELS_LAST_3D: {
         int64_t want = fmt == SHIMRT_MEMORY_FORMAT_CHANNELS_LAST ? 4 : 5;
         if (self->ndim != want)
-            return shimrt_fail(
-                op, "required rank %lld tensor to use %s format, got rank %lld", (long long)want,
-                fmt == SHIMRT_MEMORY_FORMAT_CHANNELS_LAST ? "channels_last" : "channels_last_3d",
-                (long long)self->ndim);
+            return shimrt_fail(op, "required rank %lld tensor to use %s format", (long long)want,
+                               fmt == SHIMRT_MEMORY_FORMAT_CHANNELS_LAST ? "channels_last"
+                                                                         : "channels_last_3d");
         shimrt_k_channels_last_strides(self->ndim, self->sizes, strides);
         return AOTI_TORCH_SUCCESS;
     }
@@ -83,7 +82,7 @@ static AOTITorchError resolve_options(const char *op, const struct AtenTensorOpa
     if (shimrt_check_dtype(op, *out_dtype)) return AOTI_TORCH_FAILURE;
     if (layout && *layout != SHIMRT_LAYOUT_STRIDED)
         return shimrt_fail(op, "layout code %d is not supported (only strided, 0)", (int)*layout);
-    if (pin_memory && *pin_memory) return shimrt_fail(op, "pin_memory=True is not supported");
+    if (shimrt_k_check_pin(op, pin_memory)) return AOTI_TORCH_FAILURE;
     if (device) {
         *out_dev = *device;
         *out_idx = device_index_ >= 0             ? device_index_

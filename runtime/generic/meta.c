@@ -1,6 +1,7 @@
 /* runtime/generic/meta.c: device-neutral kernel helpers (see meta.h). */
 #include "meta.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -218,11 +219,111 @@ AtenTensorHandle shimrt_k_empty_like_dev(const char *op, const struct AtenTensor
     return shimrt_tensor_empty(op, ndim, sizes, strides, dtype, t->device_type, t->device_index);
 }
 
-/* Dims of t sorted by stride, innermost first (stable: ties keep the later dim inner). */
-static void stride_order(const struct AtenTensorOpaque *t, int64_t *perm) {
-    int64_t n = t->ndim;
-    for (int64_t i = 0; i < n; i++) perm[i] = n - 1 - i;
-    for (int64_t i = 1; i < n; i++) { /* insertion sort: stable */
+void shimrt_k_layout_perm(int nd, const int64_t *shape, int nops,
+                          const int64_t (*st)[SHIMRT_MAX_DIMS], int *perm) {
+    for (int i = 0; i < nd; i++) perm[i] = nd - 1 - i;
+    for (int i = 1; i < nd; i++) { /* insertion sort; ambiguous pairs stay where they are */
+        int dim1 = i;
+        for (int dim0 = i - 1; dim0 >= 0; dim0--) {
+            int a = perm[dim0], b = perm[dim1], cmp = 0;
+            for (int k = 0; k < nops; k++) {
+                int64_t s0 = st[k][a], s1 = st[k][b];
+                if (s0 == 0 || s1 == 0) continue; /* broadcast: this operand cannot tell */
+                if (s0 != s1) {
+                    cmp = s0 < s1 ? -1 : 1;
+                    break;
+                }
+                if (shape[a] > shape[b]) { /* equal strides: the smaller dim goes inner */
+                    cmp = 1;
+                    break;
+                }
+            }
+            if (cmp > 0) {
+                perm[dim0] = b;
+                perm[dim1] = a;
+                dim1 = dim0;
+            } else if (cmp < 0) {
+                break;
+            }
+        }
+    }
+}
+
+AOTITorchError shimrt_k_scalar_fits(const char *op, double v, int32_t dt, bool one_element) {
+    const char *name;
+    double lo, hi; /* the type's range */
+    switch (dt) {
+    case SHIMRT_UINT8: name = "uint8_t", lo = 0, hi = 255; break;
+    case SHIMRT_INT8: name = "int8_t", lo = -128, hi = 127; break;
+    case SHIMRT_INT16: name = "int16_t", lo = -32768, hi = 32767; break;
+    case SHIMRT_INT32: name = "int", lo = -2147483648.0, hi = 2147483647.0; break;
+    case SHIMRT_INT64:
+        name = "int64_t", lo = -9223372036854775808.0, hi = 9223372036854775808.0;
+        break;
+    case SHIMRT_FLOAT16: name = "c10::Half", lo = -65504.0, hi = 65504.0; break;
+    case SHIMRT_BFLOAT16:
+        name = "c10::BFloat16", lo = -3.3895313892515355e38, hi = 3.3895313892515355e38;
+        break;
+    case SHIMRT_FLOAT32: name = "float", lo = -FLT_MAX, hi = FLT_MAX; break;
+    default: return AOTI_TORCH_SUCCESS; /* bool, float64, complex: anything converts */
+    }
+    bool half = dt == SHIMRT_FLOAT16 || dt == SHIMRT_BFLOAT16, bad;
+    /* PyTorch fills a one-element tensor through scalar_fill, which converts to the half
+     * types unchecked */
+    if (half && one_element) return AOTI_TORCH_SUCCESS;
+    /* an integral value is a Python int (the C ABI passes doubles; see rt_add_scalar) */
+    bool integral = isfinite(v) && v == floor(v) && fabs(v) < 9.2e18;
+    if (integral && !shimrt_k_is_floating(dt))
+        bad = v > hi || v < (lo == 0 ? -hi : lo); /* unsigned: negatives wrap up to -max */
+    else if (integral)
+        bad = v < lo || v > hi;
+    else if (!shimrt_k_is_floating(dt))              /* c10::overflows: NaN and inf never fit */
+        bad = !isfinite(v) || v >= hi + 1 || v < lo; /* measured on PyTorch 2.15 */
+    else if (dt == SHIMRT_FLOAT16)                   /* measured: 65519 passes, 65519.5 does not */
+        bad = isfinite(v) && fabs(v) > 65519.0;
+    else
+        bad = isfinite(v) && (v < lo || v > hi);
+    if (bad) return shimrt_fail(op, "value cannot be converted to type %s without overflow", name);
+    return AOTI_TORCH_SUCCESS;
+}
+
+bool shimrt_k_partial_overlap(const struct AtenTensorOpaque *a, const struct AtenTensorOpaque *b) {
+    int64_t na = shimrt_numel(a), nb = shimrt_numel(b);
+    if (a == b || na == 0 || nb == 0) return false;
+    if (!shimrt_k_dense(a) || !shimrt_k_dense(b)) return false; /* "too hard": not checked */
+    if (!a->storage || a->storage != b->storage) return false;
+    uintptr_t ab = (uintptr_t)shimrt_data(a), bb = (uintptr_t)shimrt_data(b);
+    uintptr_t ae = ab + (uintptr_t)na * shimrt_dtype_size(a->dtype);
+    uintptr_t be = bb + (uintptr_t)nb * shimrt_dtype_size(b->dtype);
+    if (ab == bb && ae == be) { /* full overlap unless the strides differ */
+        if (a->ndim != b->ndim) return true;
+        for (int64_t d = 0; d < a->ndim; d++)
+            if (a->strides[d] != b->strides[d]) return true;
+        return false;
+    }
+    return ab < be && bb < ae;
+}
+
+AOTITorchError shimrt_k_check_pin(const char *op, const int32_t *pin_memory) {
+    if (pin_memory && *pin_memory) /* PyTorch needs an accelerator; pinned memory is not ours */
+        return shimrt_fail(op, "pin_memory=True is not supported");
+    return AOTI_TORCH_SUCCESS;
+}
+
+bool shimrt_k_can_cast(int32_t from, int32_t to) {
+    bool fc = from == SHIMRT_COMPLEX32 || from == SHIMRT_COMPLEX64 || from == SHIMRT_COMPLEX128;
+    bool tc = to == SHIMRT_COMPLEX32 || to == SHIMRT_COMPLEX64 || to == SHIMRT_COMPLEX128;
+    if (fc && !tc) return false;
+    bool ff = fc || shimrt_k_is_floating(from), tf = tc || shimrt_k_is_floating(to);
+    if (ff && !tf) return false;
+    return from == SHIMRT_BOOL || to != SHIMRT_BOOL;
+}
+
+bool shimrt_k_dense(const struct AtenTensorOpaque *t) {
+    int64_t n = t->ndim, perm[SHIMRT_MAX_DIMS], m = 0;
+    for (int64_t d = 0; d < n; d++) /* dims of size < 2 do not count */
+        if (t->sizes[d] >= 2) perm[m++] = d;
+    for (int64_t i = 1; i < m; i++) { /* by stride */
         int64_t p = perm[i], j = i;
         while (j > 0 && t->strides[perm[j - 1]] > t->strides[p]) {
             perm[j] = perm[j - 1];
@@ -230,17 +331,10 @@ static void stride_order(const struct AtenTensorOpaque *t, int64_t *perm) {
         }
         perm[j] = p;
     }
-}
-
-bool shimrt_k_dense(const struct AtenTensorOpaque *t) {
-    int64_t perm[SHIMRT_MAX_DIMS];
-    stride_order(t, perm);
     int64_t expect = 1;
-    for (int64_t i = 0; i < t->ndim; i++) {
-        int64_t d = perm[i];
-        if (t->sizes[d] == 1) continue;
-        if (t->strides[d] != expect) return false;
-        expect *= t->sizes[d];
+    for (int64_t i = 0; i < m; i++) {
+        if (t->strides[perm[i]] != expect) return false;
+        expect *= t->sizes[perm[i]];
     }
     return true;
 }
@@ -250,13 +344,15 @@ void shimrt_k_preserve_strides(const struct AtenTensorOpaque *t, int64_t *stride
         for (int64_t d = 0; d < t->ndim; d++) strides[d] = t->strides[d];
         return;
     }
-    int64_t perm[SHIMRT_MAX_DIMS];
-    stride_order(t, perm);
+    int64_t st[1][SHIMRT_MAX_DIMS];
+    int perm[SHIMRT_MAX_DIMS];
+    for (int64_t d = 0; d < t->ndim; d++) st[0][d] = t->strides[d];
+    shimrt_k_layout_perm((int)t->ndim, t->sizes, 1, (const int64_t(*)[SHIMRT_MAX_DIMS])st, perm);
     int64_t s = 1;
     for (int64_t i = 0; i < t->ndim; i++) {
         int64_t d = perm[i];
         strides[d] = s;
-        s *= t->sizes[d] > 1 ? t->sizes[d] : 1;
+        if (t->sizes[d] > 1) s *= t->sizes[d];
     }
 }
 
@@ -347,18 +443,20 @@ AOTITorchError shimrt_k_index_select_check(const char *op, const struct AtenTens
 }
 
 AOTITorchError shimrt_k_index_in_range(const char *op, int64_t v, int64_t limit) {
-    if (v < -limit || v >= limit)
-        return shimrt_fail(op, "index out of range in self (index %lld, size %lld)", (long long)v,
-                           (long long)limit);
+    if (v < 0 || v >= limit) return shimrt_fail(op, "index out of range in self");
     return AOTI_TORCH_SUCCESS;
 }
 
 AOTITorchError shimrt_k_scatter_index_check(const char *op, const struct AtenTensorOpaque *self,
                                             int64_t dim, const struct AtenTensorOpaque *index,
                                             const struct AtenTensorOpaque *src, bool gather) {
-    if (index->dtype != SHIMRT_INT64)
-        return shimrt_fail(op, "Expected dtype int64 for index, got %s",
-                           shimrt_dtype_name(index->dtype));
+    /* PyTorch takes int32 and int64 indices; the CUDA kernels here read int64 only */
+    if (index->dtype != SHIMRT_INT64 && index->dtype != SHIMRT_INT32)
+        return shimrt_fail(op, "%s(): Expected dtype int32/int64 for index",
+                           gather ? "gather" : "scatter");
+    if (index->dtype == SHIMRT_INT32 && index->device_type != SHIMRT_DEV_CPU)
+        return shimrt_fail(op, "Expected dtype int64 for index, got int32 (the CUDA kernels "
+                               "read int64 indices only)");
     /* PyTorch treats a 0-d tensor as one of size [1] here (ensure_nonempty_dim/_size) */
     int64_t sn = self->ndim ? self->ndim : 1, in = index->ndim ? index->ndim : 1, n = 1;
     for (int64_t d = 0; d < index->ndim; d++) n *= index->sizes[d];
@@ -423,7 +521,7 @@ const char *shimrt_k_legacy_reduce(const char *op, const char *reduce) {
 }
 
 AOTITorchError shimrt_k_index_in_bounds(const char *op, int64_t v, int64_t dim, int64_t limit) {
-    if (v < -limit || v >= limit)
+    if (v < 0 || v >= limit) /* negative indices are refused, as PyTorch's CPU kernels do */
         return shimrt_fail(op, "index %lld is out of bounds for dimension %lld with size %lld",
                            (long long)v, (long long)dim, (long long)limit);
     return AOTI_TORCH_SUCCESS;

@@ -23,6 +23,21 @@ bool shimrt_k_is_integral(int32_t dtype); /* uint8, int8..int64 (not bool) */
 /* PyTorch's promote_types over the computable dtypes; -1 if either is not computable. */
 int32_t shimrt_k_promote(int32_t a, int32_t b);
 
+/* PyTorch's overflow check of a fill value (fill_, full, *_like): "value cannot be converted
+ * to type uint8_t without overflow". Integral v counts as a Python int (negatives wrap into
+ * unsigned types down to -max), other values as a float (c10::overflows); one_element: the
+ * tensor has one element (PyTorch's unchecked path for float16/bfloat16 then). */
+AOTITorchError shimrt_k_scalar_fits(const char *op, double v, int32_t dtype, bool one_element);
+/* PyTorch's get_overlap_status(a, b) == Partial: both dense, same storage, their byte
+ * ranges intersect without being the same elements in the same order. */
+bool shimrt_k_partial_overlap(const struct AtenTensorOpaque *a, const struct AtenTensorOpaque *b);
+/* Fails for pin_memory=True (PyTorch refuses it without an accelerator; libshimrt has no
+ * pinned allocator); NULL or false passes. */
+AOTITorchError shimrt_k_check_pin(const char *op, const int32_t *pin_memory);
+/* c10::canCast: complex to non-complex, floating to integral and non-bool to bool are
+ * refused (the out= and in-place check "result type X can't be cast to ..."). */
+bool shimrt_k_can_cast(int32_t from, int32_t to);
+
 /* PyTorch's result_type: tensors with dims outrank zero-dim tensors, which outrank wrapped
  * numbers (Python scalars), except that a higher category (bool < integral < floating)
  * always wins. Start with shimrt_k_rt_init, add operands, read with shimrt_k_rt_result. */
@@ -89,7 +104,8 @@ AOTITorchError shimrt_k_reduce_dim_nonempty(const char *op, const char *fn,
 AOTITorchError shimrt_k_index_select_check(const char *op, const struct AtenTensorOpaque *self,
                                            int64_t dim, const struct AtenTensorOpaque *index,
                                            int64_t *out);
-/* Fails unless the index value v is in [-limit, limit). */
+/* Fails unless the index value v is in [0, limit) ("index out of range in self", as
+ * index_select and embedding say; negative indices are refused as PyTorch's kernels do). */
 AOTITorchError shimrt_k_index_in_range(const char *op, int64_t v, int64_t limit);
 /* scatter's and gather's index checks with PyTorch's messages (gather selects gather's
  * wording): an int64 index with self's dim count (an empty index passes), no larger than
@@ -117,8 +133,8 @@ shimrt_k_sum_out(const char *op, AtenTensorHandle out, AtenTensorHandle self, co
 /* scatter.reduce's legacy reduce names: "add" and "multiply" are scatter_reduce's "sum" and
  * "prod" (with include_self); NULL, with PyTorch's message set, for any other. */
 const char *shimrt_k_legacy_reduce(const char *op, const char *reduce);
-/* Fails unless the index value v is in [-limit, limit) ("index 5 is out of bounds for
- * dimension 1 with size 4"). */
+/* Fails unless the index value v is in [0, limit) ("index -1 is out of bounds for
+ * dimension 1 with size 4": gather, scatter*). */
 AOTITorchError shimrt_k_index_in_bounds(const char *op, int64_t v, int64_t dim, int64_t limit);
 /* mm's shape checks, with PyTorch's messages (an: the first operand's name, "self" or
  * "mat1"): a and b are matrices that can be multiplied; shape gets [n, m]. */
@@ -166,10 +182,20 @@ AtenTensorHandle shimrt_k_alias(const char *op, const struct AtenTensorOpaque *t
 AtenTensorHandle shimrt_k_empty_like_dev(const char *op, const struct AtenTensorOpaque *t,
                                          int64_t ndim, const int64_t *sizes, const int64_t *strides,
                                          int32_t dtype);
-/* True when t's strides cover its elements densely without overlap (any order). */
+/* PyTorch's output layout order, the one rule behind TensorIterator's outputs and
+ * empty_like(preserve_format) (infer_dense_strides): perm[0] is the dim that moves fastest.
+ * An insertion sort of the dims, last dim first, by the strides of nops operands in turn
+ * (any unit): a stride 0 is ambiguous (that operand is skipped), the smaller stride goes
+ * inner, equal strides put the smaller dim inner; pairs no operand orders keep their
+ * row-major order. */
+void shimrt_k_layout_perm(int nd, const int64_t *shape, int nops,
+                          const int64_t (*st)[SHIMRT_MAX_DIMS], int *perm);
+/* PyTorch's is_non_overlapping_and_dense: the dims of size >= 2, sorted by stride, step
+ * densely (any order); dims of size 0 or 1 never count. */
 bool shimrt_k_dense(const struct AtenTensorOpaque *t);
-/* Dense strides with t's layout order (for preserve_format): t's own strides when dense,
- * else dense strides ordered by t's strides (ties keep the row-major order). */
+/* Strides of empty_like(t, preserve_format): t's own strides when dense, else
+ * infer_dense_strides (dense strides in shimrt_k_layout_perm's order of t's strides; a
+ * size-0 or size-1 dim does not multiply the next stride). */
 void shimrt_k_preserve_strides(const struct AtenTensorOpaque *t, int64_t *strides);
 /* True when two elements of t may share memory (a stride 0 over a dim of size > 1). */
 bool shimrt_k_internal_overlap(const struct AtenTensorOpaque *t);
@@ -211,9 +237,9 @@ AOTITorchError shimrt_k_new_tensor(const char *op, AtenTensorHandle self, const 
                                    int32_t *device, int32_t device_index_, int32_t *pin_memory,
                                    AtenTensorHandle *out);
 
-/* cat's checks with PyTorch's messages (a non-empty list, one dtype, equal dim counts and
- * sizes but along dim; legacy empty 1-D tensors skipped) and its result: *dim wrapped, the
- * shape in *ndim/sizes, the dtype in *dtype (views.c). */
+/* cat's checks with PyTorch's messages (a non-empty list, equal dim counts and sizes but
+ * along dim; legacy empty 1-D tensors skipped) and its result: *dim wrapped, the shape in
+ * *ndim/sizes, the dtype in *dtype: PyTorch's result_type of every input (views.c). */
 AOTITorchError shimrt_k_cat_shape(const char *op, const AtenTensorHandle *ts, int64_t n,
                                   int64_t *dim, int64_t *ndim, int64_t *sizes, int32_t *dtype);
 /* Copies each of ts[0..n) into its slice of out along dim (a view over out's storage, then

@@ -250,11 +250,20 @@ AOTITorchError shimrt_k_cat_shape(const char *op, const AtenTensorHandle *ts, in
             break;
         }
     }
-    *dtype = ts[0]->dtype;
-    for (int64_t k = 1; k < n; k++)
-        if (ts[k]->dtype != *dtype)
-            return shimrt_fail(op, "tensors of different dtypes (%s and %s) are not supported",
-                               shimrt_dtype_name(*dtype), shimrt_dtype_name(ts[k]->dtype));
+    /* PyTorch's result_type over every input (legacy empty ones included); dtypes the
+     * promotion table does not cover must all be the same */
+    shimrt_k_result_type rt;
+    shimrt_k_rt_init(&rt);
+    bool same = true, promotable = true;
+    for (int64_t k = 0; k < n; k++) {
+        shimrt_k_rt_add_tensor(&rt, ts[k]);
+        same = same && ts[k]->dtype == ts[0]->dtype;
+        promotable = promotable && shimrt_k_promote(ts[k]->dtype, ts[k]->dtype) >= 0;
+    }
+    *dtype = same ? ts[0]->dtype : promotable ? shimrt_k_rt_result(&rt) : -1;
+    if (*dtype < 0)
+        return shimrt_fail(op, "tensors of different dtypes (%s and %s) are not supported",
+                           shimrt_dtype_name(ts[0]->dtype), shimrt_dtype_name(ts[n - 1]->dtype));
     if (!ref) { /* all legacy-empty */
         *ndim = 1;
         sizes[0] = 0;
@@ -329,6 +338,10 @@ AOTITorchError shimrt_k_cat_out(const char *op, const AtenTensorHandle *ts, int6
     int64_t ndim, sizes[SHIMRT_MAX_DIMS];
     int32_t dt;
     if (shimrt_k_cat_shape(op, ts, n, &dim, &ndim, sizes, &dt)) return AOTI_TORCH_FAILURE;
+    if (dt != out->dtype && !shimrt_k_can_cast(dt, out->dtype))
+        return shimrt_fail(op,
+                           "torch.cat(): input types can't be cast to the desired output type %s",
+                           shimrt_dtype_torch_name(out->dtype));
     if (shimrt_resize_output(op, out, ndim, sizes)) return AOTI_TORCH_FAILURE;
     return shimrt_k_cat_into(op, ts, n, dim, out);
 }

@@ -391,16 +391,17 @@ static void run_softmax(const shimrt_cuda_kdesc *k) {
 }
 
 /* index kernels against the CPU's index_select (and gather for int64 indices): a [6, 9] input (strides (1, 6)) of a dtype
- * of the kernel's element size, a strided index vector with negative values, both dims. */
+ * of the kernel's element size, a strided index vector, both dims (indices in [0, size):
+ * PyTorch, and the CPU here, refuse negative ones). */
 static void run_index(const shimrt_cuda_kdesc *k) {
     int64_t shape[2] = {6, 9}, tstr[2] = {1, 6}, isz[1] = {7}, ist[1] = {2};
     AtenTensorHandle a = rand_tensor(k->out_dtype, 2, shape, tstr), ix = NULL;
     OK(aoti_torch_empty_strided(1, isz, ist, k->in_dtype, aoti_torch_device_type_cpu(), 0, &ix));
     for (int64_t dim = 0; dim < 2; dim++) {
-        for (int64_t j = 0; j < 7; j++) /* in [-size, size) */
+        for (int64_t j = 0; j < 7; j++) /* in [0, size) */
             shimrt_k_store_i64((char *)shimrt_data(ix) +
                                    j * 2 * (int64_t)shimrt_dtype_size(ix->dtype),
-                               ix->dtype, (int64_t)(urand() * 2 * shape[dim]) - shape[dim]);
+                               ix->dtype, (int64_t)(urand() * shape[dim]));
         AtenTensorHandle want = NULL;
         OK(aoti_torch_cpu_index_select(a, dim, ix, &want));
         char out[9 * 9 * 8];
@@ -430,7 +431,8 @@ static void run_index(const shimrt_cuda_kdesc *k) {
         OK(aoti_torch_empty_strided(2, gsz, gst, SHIMRT_INT64, aoti_torch_device_type_cpu(), 0,
                                     &gi));
         for (int64_t j = 0; j < 12; j++)
-            ((int64_t *)shimrt_data(gi))[j] = (int64_t)(urand() * 18) - 9;
+            ((int64_t *)shimrt_data(gi))[j] =
+                (int64_t)(urand() * 9); /* [0, 9): PyTorch refuses < 0 */
         OK(aoti_torch_cpu_gather(a, 1, gi, 0, &want));
         char out[12 * 8];
         int64_t ost[2] = {3, 1};
@@ -469,7 +471,8 @@ static void run_scatter(const shimrt_cuda_kdesc *k) {
     AtenTensorHandle a = rand_tensor(dt, 2, shape, tstr), src = rand_tensor(dt, 2, ssz, NULL);
     AtenTensorHandle ix = NULL;
     OK(aoti_torch_empty_strided(2, isz, ist, SHIMRT_INT64, aoti_torch_device_type_cpu(), 0, &ix));
-    for (int64_t j = 0; j < 36; j++) ((int64_t *)shimrt_data(ix))[j] = (int64_t)(urand() * 12) - 6;
+    for (int64_t j = 0; j < 36; j++)
+        ((int64_t *)shimrt_data(ix))[j] = (int64_t)(urand() * 6); /* [0, 6) */
     size_t es = shimrt_dtype_size(dt);
     for (int m = SHS_COPY; m <= SHS_AMIN; m++)
         for (int inc = 0; inc < (m == SHS_COPY ? 1 : 2); inc++) {
@@ -597,6 +600,15 @@ static void run_sort(const shimrt_cuda_kdesc *k) {
         int desc = dim == 0, od = 1 - dim; /* the other dim */
         AtenTensorHandle wv = NULL, wi = NULL;
         OK(aoti_torch_cpu_sort(a, dim, desc, &wv, &wi));
+        { /* the CPU keeps a's layout (PyTorch's sort meta): compare in row-major order */
+            int32_t cf = aoti_torch_memory_format_contiguous_format();
+            AtenTensorHandle c0 = NULL, c1 = NULL;
+            OK(aoti_torch_cpu_clone(wv, &cf, &c0));
+            OK(aoti_torch_cpu_clone(wi, &cf, &c1));
+            OK(aoti_torch_delete_tensor_object(wv));
+            OK(aoti_torch_delete_tensor_object(wi));
+            wv = c0, wi = c1;
+        }
         int64_t n = 5 * 37, len = shape[dim];
         unsigned long long buf[2][2 * 5 * 37];
         char vals[5 * 37 * 8];

@@ -15,6 +15,7 @@ summary; exit 1 on any mismatch.
 """
 import ctypes as C
 import itertools
+import math
 import os
 import random
 import sys
@@ -307,14 +308,15 @@ for dt in ALL:
                                         lambda: x.clone()))
 
 f = fn("aoti_torch_cpu_fill__Scalar", H, C.c_double)
-for dt, v in itertools.product(ALL, [1.0, -1.0, 2.5, 300.0, 1e40]):
-    x = rand([3, 4], dt)
-    label = f"fill_ {dt} {v}"
+for dt, v, shape in itertools.product(ALL, [1.0, -1.0, 2.5, 300.0, 1e40, -0.5, 65520.0, 255.9, float("nan")],
+                                      [[3, 4], [1]]):
+    x = rand(shape, dt)
+    label = f"fill_ {dt} {v} {shape}"
     counts["cases"] += 1
     h = to_rt(x)
     rc = f(h, v)
     try:
-        ref = x.clone().fill_(int(v) if v == int(v) and abs(v) < 1e18 else v)
+        ref = x.clone().fill_(int(v) if math.isfinite(v) and v == int(v) and abs(v) < 1e18 else v)
         rerr = None
     except Exception as e:
         rerr = e
@@ -552,6 +554,332 @@ for mode in ["constant", "reflect", "replicate", "circular", "bogus"]:
                                                     # constant mode's result layout (PyTorch's
                                                     # suggested memory format) is not matched
                                                     check_strides=mode != "constant"))
+
+# ---- cat / stack: inputs of different layouts (size-1 dims next to broadcast and
+# transposed ones, the coalescing cases of the copy planner), dims negative and positive --
+fstack = fn("aoti_torch_cpu_stack", P(H), C.c_int64, C.c_int64, P(H))
+fcat = fn("aoti_torch_cpu_cat", P(H), C.c_int64, C.c_int64, P(H))
+
+
+def list_call(f, hs, *rest):
+    arr = (H * max(len(hs), 1))(*hs)
+    return lambda o: f(arr, len(hs), *rest, C.byref(o[0]))
+
+
+for shape in [[3, 4], [4, 3], [2, 5], [1, 4], [4, 1], [3, 1, 2]]:
+    a = rand(shape[::-1], torch.float32).transpose(0, -1)
+    b = rand(shape, torch.float32)
+    for d in range(-len(shape) - 1, len(shape) + 1):
+        with_handles([a, b], lambda h: run(f"stack [t, contig] {shape} dim={d}", list_call(fstack, h, d),
+                                           lambda: torch.stack([a, b], d)))
+    for d in range(-len(shape), len(shape)):
+        with_handles([a, b], lambda h: run(f"cat [t, contig] {shape} dim={d}", list_call(fcat, h, d),
+                                           lambda: torch.cat([a, b], d)))
+
+# a stride-0 dim followed by a size-1 dim (the planner once merged them and read element 0)
+for shape, strides in [([2, 2, 1], [2, 0, 1]), ([2, 1, 3, 1], [3, 1, 0, 1]), ([3, 1, 2], [1, 5, 0])]:
+    base = rand([16], torch.float32)
+    x = base.as_strided(shape, strides)
+    with_handles([x], lambda h: run(f"neg stride-0 then size-1 {shape} {strides}",
+                                    lambda o: fn('aoti_torch_cpu_neg', H, P(H))(h[0], C.byref(o[0])), lambda: torch.neg(x)))
+    with_handles([x], lambda h: run(f"clone stride-0 then size-1 {shape} {strides}",
+                                    lambda o: fclone(h[0], None, C.byref(o[0])), lambda: x.clone()))
+
+# ---- integer overflow wraps (two's complement in the accumulating dtype), never saturates:
+# scatter_reduce (sum/prod/mean accumulate in self's dtype), _foreach_mul_ (in place, in the
+# result type, cast-checked), sum(dtype=) of a wider or floating input
+fsr = fn("aoti_torch_cpu_scatter_reduce_two", H, C.c_int64, H, H, C.c_char_p, C.c_int32, P(H))
+for dt, red, incl in itertools.product([torch.int64, torch.int32, torch.int16, torch.uint8, torch.int8, torch.float32],
+                                       ["sum", "prod", "mean", "amax"], [1, 0]):
+    big = {torch.int64: 2**40, torch.int32: 2**20, torch.int16: 300, torch.uint8: 100, torch.int8: 50}.get(dt, 1e20)
+    x = torch.tensor([big, 3, 7, 100]).to(dt)
+    src = torch.tensor([big, big - 1, big + 1, 5, 9]).to(dt)
+    idx = torch.tensor([0, 0, 0, 1, 2])
+    with_handles([x, idx, src], lambda h: run(f"scatter_reduce overflow {dt} {red} include_self={incl}",
+                                              lambda o: fsr(h[0], 0, h[1], h[2], red.encode(), incl, C.byref(o[0])),
+                                              lambda: x.scatter_reduce(0, idx, src, red, include_self=bool(incl))))
+ffm = fn("aoti_torch_cpu__foreach_mul__List", P(H), C.c_int64, P(H), C.c_int64)
+for da, db in [(torch.int64, torch.int64), (torch.int32, torch.int64), (torch.uint8, torch.int8),
+               (torch.int64, torch.float32), (torch.bool, torch.int32), (torch.float32, torch.int64),
+               (torch.int16, torch.bool)]:
+    a = rand([2, 3], da) * (2**40 if da == torch.int64 else 1) if da != torch.bool else rand([2, 3], da)
+    b = (rand([3], db) * 2**35) if db in (torch.int64, torch.float32) else rand([3], db)
+    label = f"_foreach_mul_ {da}/{db}"
+    counts["cases"] += 1
+    ha, hb = to_rt(a), to_rt(b)
+    rc = ffm((H * 1)(ha), 1, (H * 1)(hb), 1)
+    try:
+        ref = a.clone()
+        torch._foreach_mul_([ref], [b])
+        rerr = None
+    except Exception as e:
+        rerr = e
+    if (rc != 0) != (rerr is not None):
+        failures.append(f"{label}: error mismatch (ours rc={rc}, torch: {rerr})")
+    elif rc == 0:
+        msg = compare(label, from_rt(ha), ref)
+        if msg:
+            failures.append(f"{label}: {msg}")
+    delete(ha)
+    delete(hb)
+fsd = fn("aoti_torch_cpu_sum_dim_IntList", H, P(P(C.c_int64)), C.c_int64, C.c_int32, P(C.c_int32), P(H))
+for sdt, ddt in itertools.product([torch.int64, torch.int32, torch.uint8, torch.float32, torch.float64],
+                                  [torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64]):
+    x = (torch.tensor([2**62, 2**62, 2**62, 100, 200, 250]) if sdt == torch.int64 else
+         torch.tensor([250.5, 250, 100, 3, -7, 70000]) if sdt in FLOATS else torch.tensor([250, 250, 100, 3])).to(sdt)
+    arr = i64s([0])
+    pp = C.pointer(arr)
+    dref = C.c_int32(DT[ddt])
+    with_handles([x], lambda h: run(f"sum overflow {sdt} dtype={ddt}",
+                                    lambda o: fsd(h[0], C.cast(C.pointer(pp), P(P(C.c_int64))), 1, 0, C.byref(dref), C.byref(o[0])),
+                                    lambda: torch.sum(x, [0], dtype=ddt)))
+
+# ---- index checks: negative and too-large indices refused with PyTorch's message, int32
+# indices accepted where PyTorch accepts them, other index dtypes refused (message compared)
+xi = rand([2, 3], torch.float32)
+srci = rand([1, 3], torch.float32)
+fgat = fn("aoti_torch_cpu_gather", H, C.c_int64, H, C.c_int32, P(H))
+fsc = fn("aoti_torch_cpu_scatter_src", H, C.c_int64, H, H, P(H))
+fisel = fn("aoti_torch_cpu_index_select", H, C.c_int64, H, P(H))
+femb = fn("aoti_torch_cpu_embedding", H, H, C.c_int64, C.c_int32, C.c_int32, P(H))
+ICASES = [("gather", lambda h, o: fgat(h[0], 0, h[1], 0, o), lambda i: torch.gather(xi, 0, i), [1, 3]),
+          ("scatter.src", lambda h, o: fsc(h[0], 0, h[1], h[2], o), lambda i: xi.scatter(0, i, srci), [1, 3]),
+          ("scatter_reduce.two", lambda h, o: fsr(h[0], 0, h[1], h[2], b"sum", 1, o),
+           lambda i: xi.scatter_reduce(0, i, srci, "sum"), [1, 3]),
+          ("index_select", lambda h, o: fisel(h[0], 0, h[1], o), lambda i: torch.index_select(xi, 0, i), [2]),
+          ("embedding", lambda h, o: femb(h[0], h[1], -1, 0, 0, o), lambda i: torch.nn.functional.embedding(i, xi), [2])]
+for (name, ours, ref, ishape), dt, v in itertools.product(ICASES, [torch.int64, torch.int32, torch.int16], [-1, 2, 0, -3]):
+    ix = torch.full(ishape, v, dtype=dt)
+    label = f"{name} index {dt} {v}"
+
+    def call(h, o, ours=ours):
+        rc = ours(h, C.byref(o[0]))
+        if rc != 0:  # the message after "op: " must be PyTorch's first line
+            msg = LIB.torch_exception_get_what().decode().split(": ", 1)[-1]
+            try:
+                ref(ix)
+            except Exception as e:
+                if msg != str(e).splitlines()[0]:
+                    failures.append(f"{label}: message {msg!r} != {str(e).splitlines()[0]!r}")
+        return rc
+    with_handles([xi, ix, srci], lambda h: run(label, lambda o: call(h, o), lambda: ref(ix)))
+
+# ---- cat / stack promote their inputs (PyTorch's result_type); cat.out casts where allowed
+fcato = fn("aoti_torch_cpu_cat_out", H, P(H), C.c_int64, C.c_int64)
+for da, db in [(torch.float32, torch.int64), (torch.int64, torch.bool), (torch.uint8, torch.int8),
+               (torch.float16, torch.bfloat16), (torch.int32, torch.float64), (torch.bool, torch.bool)]:
+    a, b = rand([2, 3], da), rand([4, 3], db)
+    with_handles([a, b], lambda h: run(f"cat {da}+{db}", list_call(fcat, h, 0), lambda: torch.cat([a, b])))
+    b2 = rand([2, 3], db)
+    with_handles([a, b2], lambda h: run(f"stack {da}+{db}", list_call(fstack, h, 1), lambda: torch.stack([a, b2], 1)))
+    e = torch.empty(0, dtype=torch.float64)
+    with_handles([e, b], lambda h: run(f"cat legacy-empty float64+{db}", list_call(fcat, h, 0), lambda: torch.cat([e, b])))
+    for odt in [torch.float64, torch.int64, torch.bool, torch.float16]:
+        label = f"cat.out {da}+{db} -> {odt}"
+        counts["cases"] += 1
+        hs, ho = [to_rt(a), to_rt(b)], to_rt(torch.empty(0, dtype=odt))
+        rc = fcato(ho, (H * 2)(*hs), 2, 0)
+        try:
+            ref = torch.cat([a, b], out=torch.empty(0, dtype=odt))
+            rerr = None
+        except Exception as ex:
+            rerr = ex
+        if (rc != 0) != (rerr is not None):
+            failures.append(f"{label}: error mismatch (ours rc={rc}, torch: {rerr})")
+        elif rc == 0:
+            msg = compare(label, from_rt(ho), ref)
+            if msg:
+                failures.append(f"{label}: {msg}")
+        for x in hs + [ho]:
+            delete(x)
+
+# ---- torch_tag_<name>() codes are the values of PyTorch's at::Tag (its generated header)
+import re  # noqa: E402
+hdr = os.path.join(os.path.dirname(torch.__file__), "include", "torch", "headeronly", "core", "enum_tag.h")
+tags = re.search(r"enum class Tag \{([^}]*)\}", open(hdr).read()).group(1)
+for code, name in enumerate(t.strip() for t in tags.split(",") if t.strip()):
+    counts["cases"] += 1
+    getter = getattr(LIB, f"torch_tag_{name}", None)
+    if getter is None:
+        failures.append(f"torch_tag_{name}: missing")
+        continue
+    getter.restype = C.c_int32
+    if getter() != code:
+        failures.append(f"torch_tag_{name}() = {getter()}, PyTorch's at::Tag::{name} = {code}")
+
+# ---- copy_ between real and complex dtypes (PyTorch's: (v, 0) one way, the real part back)
+import warnings  # noqa: E402
+DT.update({torch.complex64: 9, torch.complex128: 10})
+RDT.update({9: torch.complex64, 10: torch.complex128})
+fcopy = fn("aoti_torch_copy_", H, H, C.c_int32)
+for sdt, ddt in itertools.product([torch.float32, torch.float64, torch.int64, torch.bool, torch.float16,
+                                   torch.complex64, torch.complex128],
+                                  [torch.complex64, torch.complex128, torch.float32, torch.int32, torch.float64]):
+    if sdt == ddt:
+        continue
+    src = torch.randn(3, 4, dtype=sdt) * 100 if sdt.is_complex else rand([3, 4], sdt, low=-300, high=300)
+    dst = torch.zeros(4, 3, dtype=ddt).t()
+    label = f"copy_ {sdt}->{ddt}"
+    counts["cases"] += 1
+    hs, hd = to_rt(src), to_rt(dst)
+    rc = fcopy(hd, hs, 0)
+    ref = dst.clone()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ref.copy_(src)
+    if rc != 0:
+        failures.append(f"{label}: libshimrt failed ({LIB.torch_exception_get_what().decode()})")
+    elif not torch.equal(from_rt(hd), ref):
+        failures.append(f"{label}: values differ")
+    delete(hs)
+    delete(hd)
+
+# ---- contiguous(preserve_format): self when contiguous, else PyTorch's error
+fcontig = fn("aoti_torch_cpu_contiguous", H, C.c_int32, P(H))
+for lay, x in [("contig", rand([2, 3], torch.float32)), ("transposed", rand([3, 2], torch.float32).t()),
+               ("channels_last", rand([2, 3, 4, 5], torch.float32).to(memory_format=torch.channels_last))]:
+    with_handles([x], lambda h: run(f"contiguous(preserve) {lay}", lambda o: fcontig(h[0], 1, C.byref(o[0])),
+                                    lambda: x.contiguous(memory_format=torch.preserve_format)))
+
+# ---- fill_ / full overflow checks (PyTorch's "value cannot be converted to type ... without
+# overflow"), integral values passed as Python ints, others as floats; one- and two-element
+FVALS = [255.9, 256.0, -0.5, -1.0, -1, -255, -256, 300, 127.9, 128, -128.9, -129.0, 2147483647.5,
+         2147483648.0, 9.3e18, 65519.5, 65520.0, 70000, 3.4028235e38, 3.40282357e38, 1e40, -1e40,
+         float("nan"), float("inf"), 3.39e38]
+ffull = fn("aoti_torch_cpu_full", P(C.c_int64), C.c_int64, C.c_double, P(C.c_int32), P(C.c_int32),
+           P(C.c_int32), C.c_int32, P(C.c_int32), P(H))
+for dt, v, n in itertools.product([d for d in ALL if d != torch.bool], FVALS, [2, 1]):
+    tv = int(v) if math.isfinite(v) and v == int(v) and abs(v) < 1e18 else v  # integral: a Python int
+    sz = i64s([n])
+    dcode = C.c_int32(DT[dt])
+    label = f"full [{n}] {dt} {v}"
+    run(label, lambda o: ffull(sz, 1, float(v), C.byref(dcode), None, None, -1, None, C.byref(o[0])),
+        lambda: torch.full([n], tv, dtype=dt))
+
+# ---- transcendental float32 results within 1 ulp of PyTorch's (SLEEF on both sides)
+for name, lo, hi in [("exp", -85, 85), ("log", 0, 1e4), ("tanh", -20, 20), ("sigmoid", -20, 20)]:
+    fu = fn(f"aoti_torch_cpu_{name}", H, P(H))
+    x = torch.rand(65537, dtype=torch.float64).mul(hi - lo).add(lo).float()
+    counts["cases"] += 1
+    h, o = to_rt(x), H()
+    if fu(h, C.byref(o)) != 0:
+        failures.append(f"{name} 1-ulp: libshimrt failed")
+    else:
+        ours, ref = from_rt(o), getattr(torch, name)(x)
+        step = torch.nextafter(ref.abs(), torch.tensor(float("inf"))) - ref.abs()
+        worst = float(((ours.double() - ref.double()).abs() / step.double()).max())
+        if worst > 1.0:
+            failures.append(f"{name} 1-ulp: {worst:.2f} ulp from PyTorch's result")
+        delete(o)
+    delete(h)
+
+# ---- item-10 checks: pin_memory without an accelerator, mixed layer_norm dtypes and its out
+# dtypes, copy_ with partial overlap; *_like layouts (preserve_format on non-dense inputs)
+pin = C.c_int32(1)
+sz2 = i64s([2])
+run("full pin_memory=True", lambda o: ffull(sz2, 1, 1.0, None, None, None, -1, C.byref(pin), C.byref(o[0])),
+    lambda: torch.full([2], 1.0, pin_memory=True))
+fzl = fn("aoti_torch_cpu_zeros_like", H, P(C.c_int32), P(C.c_int32), P(C.c_int32), C.c_int32, P(C.c_int32),
+         P(C.c_int32), P(H))
+for lay, x in [("transposed", rand([4, 3], torch.float32).t()), ("expanded", rand([3, 1], torch.float32).expand(3, 4)),
+               ("sliced", rand([3, 8], torch.float32)[:, ::2]), ("stride0-size1", rand([16], torch.float32).as_strided([2, 2, 1], [2, 0, 1])),
+               ("channels_last", rand([2, 3, 4, 5], torch.float32).to(memory_format=torch.channels_last))]:
+    for mf in [None, 0, 1, 2]:
+        mfp = C.byref(C.c_int32(mf)) if mf is not None else None
+        tmf = {None: torch.preserve_format, 0: torch.contiguous_format, 1: torch.preserve_format, 2: torch.channels_last}[mf]
+        with_handles([x], lambda h: run(f"zeros_like {lay} memory_format={mf}",
+                                        lambda o: fzl(h[0], None, None, None, -1, None, mfp, C.byref(o[0])),
+                                        lambda: torch.zeros_like(x, memory_format=tmf)))
+        with_handles([x], lambda h: run(f"clone {lay} memory_format={mf}",
+                                        lambda o: fclone(h[0], mfp, C.byref(o[0])),
+                                        lambda: x.clone(memory_format=tmf)))
+fln = fn("aoti_torch_cpu_native_layer_norm", H, P(C.c_int64), C.c_int64, P(H), P(H), C.c_double, P(H), P(H), P(H))
+for xd, wd, bd in [(torch.float32, torch.float64, torch.float32), (torch.float64, torch.float32, None),
+                   (torch.bfloat16, torch.float32, torch.float32), (torch.float16, torch.float32, None),
+                   (torch.bfloat16, None, None), (torch.float32, torch.float32, torch.float32)]:
+    x = rand([2, 3], xd)
+    w = rand([3], wd) if wd else None
+    b = rand([3], bd) if bd else None
+    ts = [x] + [t for t in (w, b) if t is not None]
+
+    def call(h, o, w=w, b=b):
+        hw = H(h[1].value) if w is not None else None
+        hb = H(h[-1].value) if b is not None else None
+        return fln(h[0], i64s([3]), 1, C.byref(hw) if hw else None, C.byref(hb) if hb else None, 1e-5,
+                   C.byref(o[0]), C.byref(o[1]), C.byref(o[2]))
+    with_handles(ts, lambda h: run(f"native_layer_norm {xd}/{wd}/{bd}", lambda o: call(h, o),
+                                   lambda: tuple(torch.native_layer_norm(x, [3], w, b, 1e-5)), loose=True, nret=3))
+flno = fn("aoti_torch_cpu_native_layer_norm_out", H, H, H, H, P(C.c_int64), C.c_int64, P(H), P(H), C.c_double)
+for d0, d1 in [(torch.float32, torch.float32), (torch.float64, torch.float32), (torch.float32, torch.int64)]:
+    x = rand([2, 3], torch.float32)
+    outs = [torch.empty(0, dtype=d0), torch.empty(0, dtype=d1), torch.empty(0, dtype=torch.float32)]
+    label = f"native_layer_norm.out {d0}/{d1}"
+    counts["cases"] += 1
+    hs = [to_rt(t) for t in outs + [x]]
+    rc = flno(hs[0], hs[1], hs[2], hs[3], i64s([3]), 1, None, None, 1e-5)
+    try:
+        torch.ops.aten.native_layer_norm.out(x, [3], None, None, 1e-5, out0=outs[0], out1=outs[1], out2=outs[2])
+        rerr = None
+    except Exception as e:
+        rerr = str(e).splitlines()[0]
+    ours = LIB.torch_exception_get_what().decode().split(": ", 1)[-1] if rc else None
+    if (rc != 0) != (rerr is not None) or (rc and ours != rerr):
+        failures.append(f"{label}: ours {ours!r}, PyTorch {rerr!r}")
+    for h in hs:
+        delete(h)
+ra = fn("aoti_torch__reinterpret_tensor", H, C.c_int64, P(C.c_int64), P(C.c_int64), C.c_int64, P(H))
+for (da, oa), (db, ob) in [((5, 1), (5, 0)), ((5, 0), (5, 1)), ((5, 0), (5, 0)), ((3, 0), (3, 5)), ((5, 2), (5, 0))]:
+    base = torch.arange(12.)
+    label = f"copy_ overlap dst[{oa}:{oa + da}] src[{ob}:{ob + db}]"
+    counts["cases"] += 1
+    hb = to_rt(base)
+    a, b = H(), H()
+    ra(hb, 1, i64s([da]), i64s([1]), oa, C.byref(a))
+    ra(hb, 1, i64s([db]), i64s([1]), ob, C.byref(b))
+    rc = fcopy(a, b, 0)
+    try:
+        ref = base.clone()
+        ref[oa:oa + da].copy_(ref[ob:ob + db])
+        rerr = None
+    except Exception as e:
+        rerr = e
+    if (rc != 0) != (rerr is not None):
+        failures.append(f"{label}: error mismatch (ours rc={rc}, torch: {rerr})")
+    elif rc == 0 and not torch.equal(from_rt(hb), ref):
+        failures.append(f"{label}: values differ")
+    for h in (a, b, hb):
+        delete(h)
+
+# ---- output strides (PyTorch's layout rule: TensorIterator / empty_like(preserve) / sort's
+# meta), compared even for empty and one-element results
+fsort = fn("aoti_torch_cpu_sort", H, C.c_int64, C.c_int32, P(H), P(H))
+LAYS = {"transposed": rand([4, 3], torch.float32).t(), "expanded": rand([3, 1], torch.float32).expand(3, 4),
+        "sliced": rand([3, 8], torch.float32)[:, ::2], "empty-t": rand([3, 0], torch.float32).t(),
+        "empty-t2": rand([0, 3], torch.float32).t(), "size1-t": rand([1, 4], torch.float32).t(),
+        "size1-3d": rand([4, 1, 3], torch.float32).transpose(0, 2)}
+for lay, x in LAYS.items():
+    y = rand(list(x.shape), torch.float32)
+    checks = [("sort", lambda o, h: fsort(h[0], -1, 0, C.byref(o[0]), C.byref(o[1])), lambda: tuple(torch.sort(x, -1)), 2),
+              ("to float64", lambda o, h: fto(h[0], DT[torch.float64], 0, 0, None, C.byref(o[0])), lambda: x.to(torch.float64), 1),
+              ("neg", lambda o, h: fn("aoti_torch_cpu_neg", H, P(H))(h[0], C.byref(o[0])), lambda: -x, 1),
+              ("mul", lambda o, h: fmul(h[0], h[1], C.byref(o[0])), lambda: x * y, 1),
+              ("clone", lambda o, h: fclone(h[0], None, C.byref(o[0])), lambda: x.clone(), 1)]
+    for name, ours, ref, nret in checks:
+        label = f"strides {name} {lay}"
+        counts["cases"] += 1
+        hs = [to_rt(x), to_rt(y)]
+        outs = [H() for _ in range(nret)]
+        if ours(outs, hs) != 0:
+            failures.append(f"{label}: libshimrt failed")
+        else:
+            refs = ref() if nret > 1 else (ref(),)
+            for o, r in zip(outs, refs):
+                got = from_rt(o)
+                if got.stride() != r.stride():
+                    failures.append(f"{label}: strides {got.stride()} != {r.stride()}")
+                delete(o)
+        for h in hs:
+            delete(h)
 
 for line in failures:
     print("MISMATCH", line)

@@ -3,6 +3,7 @@
 # include paths and names, compiles unchanged against runtime/include and libshimrt.a,
 # runs, and prints what PyTorch's semantics give (values worked out by hand below).
 set -u
+: "${RT_LDLIBS:=$(cat "${BUILD:-build}/rt_ldlibs")}" # libshimrt.a's own libraries (runtime/runtime.mk)
 BUILD=${BUILD:-build}
 CC=${CC:-cc}
 out="$BUILD/compat"
@@ -21,7 +22,7 @@ if [ "${SAN:-}" = 1 ]; then
 fi
 # shellcheck disable=SC2086
 if ! $CC -std=c11 -Wall -Wextra -Werror -O1 -g $SANFLAGS -Iruntime/include \
-    tests/compat/compat_main.c "$BUILD/libshimrt.a" -lopenblas -ldnnl -lgomp -lmvec -lpthread -ldl -lm -lstdc++ \
+    tests/compat/compat_main.c "$BUILD/libshimrt.a" $RT_LDLIBS \
     -o "$out/compat_main" 2>"$out/compile.log"; then
     echo "FAIL: tests/compat/compat_main.c does not compile against runtime/include:"
     sed -n '1,30p' "$out/compile.log"

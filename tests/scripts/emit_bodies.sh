@@ -14,6 +14,7 @@
 #      tensor or storage left alive at the end.
 # Env (tests/tests.mk): SHIMGEN, BUILD, CC, SAN.
 set -eu
+: "${RT_LDLIBS:=$(cat "${BUILD:-build}/rt_ldlibs")}" # libshimrt.a's own libraries (runtime/runtime.mk)
 SHIMGEN=${SHIMGEN:-build/shimgen}
 BUILD=${BUILD:-build}
 CC=${CC:-cc}
@@ -68,7 +69,7 @@ done
 # shellcheck disable=SC2086
 $CC -std=c11 $FLAGS -g $SANFLAGS -I"$T/s" -c tests/scripts/golden_main.c -o "$T/main.o"
 # shellcheck disable=SC2086
-$CC $SANFLAGS -o "$T/golden" "$T/main.o" $OBJS -Wl,--allow-multiple-definition "$LIB" -lopenblas -ldnnl -lgomp -lmvec -lpthread -ldl -lm -lstdc++
+$CC $SANFLAGS -o "$T/golden" "$T/main.o" $OBJS -Wl,--allow-multiple-definition "$LIB" $RT_LDLIBS
 "$T/golden" > "$T/out" 2>&1 || { cat "$T/out" >&2; fail "the golden driver on the generated code"; }
 echo "  $(cat "$T/out")"
 
@@ -279,7 +280,7 @@ for f in "$T/n/c_shim_cpu.c" "$T/n/c_shim_aten.c" "$T/n/c_boxed_cpu.c" "$T/nsx_k
   OBJS="$OBJS $o"
 done
 # shellcheck disable=SC2086
-$CC $SANFLAGS -o "$T/nsx" $OBJS "$LIB" -lopenblas -ldnnl -lgomp -lmvec -lpthread -ldl -lm -lstdc++
+$CC $SANFLAGS -o "$T/nsx" $OBJS "$LIB" $RT_LDLIBS
 "$T/nsx" > "$T/out" 2>&1 || { cat "$T/out" >&2; fail "the namespace example"; }
 echo "  $(cat "$T/out")"
 echo "emit_bodies: ok"

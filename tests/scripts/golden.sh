@@ -5,6 +5,7 @@
 # to end (tests/scripts/golden_main.c) against libshimrt.a.
 # Env (tests/tests.mk): BUILD, CC, SAN. Exit 0 means pass.
 set -eu
+: "${RT_LDLIBS:=$(cat "${BUILD:-build}/rt_ldlibs")}" # libshimrt.a's own libraries (runtime/runtime.mk)
 BUILD=${BUILD:-build}
 CC=${CC:-cc}
 SAN=${SAN:-}
@@ -31,5 +32,5 @@ $CC $FLAGS $INC -Iexamples/golden -c tests/scripts/golden_main.c -o "$tmp/main.o
 # same functions, the golden ones still win (first definition).
 # shellcheck disable=SC2086
 $CC $SANFLAGS -o "$tmp/golden" "$tmp/main.o" "$tmp/c_shim_cpu.o" "$tmp/c_shim_aten.o" \
-  "$tmp/c_boxed_cpu.o" -Wl,--allow-multiple-definition "$LIB" -lopenblas -ldnnl -lgomp -lmvec -lpthread -ldl -lm -lstdc++
+  "$tmp/c_boxed_cpu.o" -Wl,--allow-multiple-definition "$LIB" $RT_LDLIBS
 "$tmp/golden"

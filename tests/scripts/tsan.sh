@@ -7,6 +7,7 @@
 # The runtime and the schema grammar are rebuilt with -fsanitize=thread into $BUILD/tsan/.
 # Skipped (exit 77) under SAN=1 (ThreadSanitizer does not mix with AddressSanitizer).
 set -u
+: "${RT_LDLIBS:=$(cat "${BUILD:-build}/rt_ldlibs")}" # libshimrt.a's own libraries (runtime/runtime.mk)
 if [ "${SAN:-}" = 1 ]; then
     echo "tsan: skipped under SAN=1"
     exit 77
@@ -45,7 +46,7 @@ if ! $TCC -std=c11 -Wall -Wextra -O1 -g -fsanitize=thread -fno-omit-frame-pointe
     -Igen -Iruntime/include -Igenerated \
     "tests/runtime/test_$prog.c" \
     $(ls runtime/core/*.c runtime/generic/*.c runtime/cpu/*.c runtime/cuda/*.c generated/*.c 2>/dev/null) gen/arena.c gen/schema.c "$out/schema_lex.c" \
-    "$out/cxx_boundary.o" -o "$out/$prog" -lopenblas -ldnnl -lgomp -lmvec -lpthread -ldl -lm -lstdc++ >>"$out/build.log" 2>&1; then
+    "$out/cxx_boundary.o" -o "$out/$prog" $RT_LDLIBS >>"$out/build.log" 2>&1; then
     echo "FAIL: building the ThreadSanitizer test $prog with $TCC:"
     sed -n '1,30p' "$out/build.log"
     exit 1

@@ -5,6 +5,7 @@
 # stack conventions hand around is freed exactly once). Skipped (exit 77) under SAN=1 (ASan and
 # valgrind do not mix).
 set -u
+: "${RT_LDLIBS:=$(cat "${BUILD:-build}/rt_ldlibs")}" # libshimrt.a's own libraries (runtime/runtime.mk)
 if [ "${SAN:-}" = 1 ]; then
     echo "valgrind_runtime: skipped under SAN=1"
     exit 77
@@ -55,7 +56,7 @@ fi
 
 mkdir -p "$BUILD/compat"
 if $CC -std=c11 -Wall -Wextra -Werror -O1 -g -Iruntime/include tests/compat/compat_main.c \
-    "$BUILD/libshimrt.a" -lopenblas -ldnnl -lgomp -lmvec -lpthread -ldl -lm -lstdc++ -o "$BUILD/compat/compat_main_vg" 2>"$log"; then
+    "$BUILD/libshimrt.a" $RT_LDLIBS -o "$BUILD/compat/compat_main_vg" 2>"$log"; then
     $VG "$BUILD/compat/compat_main_vg" >/dev/null 2>"$log"
     rc=$?
     if [ "$rc" -eq 0 ] && ! grep -q '^==[0-9]*==' "$log"; then

@@ -78,20 +78,22 @@
     X(CompositeImplicitAutogradNestedTensor) X(CompositeExplicitAutograd)                 \
     X(CompositeExplicitAutogradNonFunctional) X(FuncTorchBatchedDecomposition)
 
-/* tags: the torch_tag_<name>() codes (ours: the getters keep them out of the ABI). */
+/* tags: the torch_tag_<name>() codes, PyTorch 2.15's at::Tag enum values (enum_tag.h:
+ * the tags of tags.yaml in alphabetical order). */
 #define SHIMRT_TAGS(X)                                                                    \
     X(CORE, core, 0) X(CUDAGRAPH_UNSAFE, cudagraph_unsafe, 1)                             \
     X(DATA_DEPENDENT_OUTPUT, data_dependent_output, 2)                                    \
     X(DYNAMIC_OUTPUT_SHAPE, dynamic_output_shape, 3) X(FLEXIBLE_LAYOUT, flexible_layout, 4) \
-    X(GENERATED, generated, 5) X(INPLACE_VIEW, inplace_view, 6)                           \
-    X(MAYBE_ALIASING_OR_MUTATING, maybe_aliasing_or_mutating, 7)                          \
-    X(NEEDS_CONTIGUOUS_STRIDES, needs_contiguous_strides, 8)                              \
-    X(NEEDS_EXACT_STRIDES, needs_exact_strides, 9)                                        \
-    X(NEEDS_FIXED_STRIDE_ORDER, needs_fixed_stride_order, 10)                             \
-    X(NONDETERMINISTIC_BITWISE, nondeterministic_bitwise, 11)                             \
-    X(NONDETERMINISTIC_SEEDED, nondeterministic_seeded, 12) X(OUT_VARIANT, out_variant, 13) \
-    X(POINTWISE, pointwise, 14) X(PT2_COMPLIANT_TAG, pt2_compliant_tag, 15)               \
-    X(REDUCTION, reduction, 16) X(VIEW_COPY, view_copy, 17)
+    X(GENERATED, generated, 5) X(INPLACE, inplace, 6) X(INPLACE_VIEW, inplace_view, 7)    \
+    X(MAYBE_ALIASING_OR_MUTATING, maybe_aliasing_or_mutating, 8)                          \
+    X(NEEDS_CONTIGUOUS_STRIDES, needs_contiguous_strides, 9)                              \
+    X(NEEDS_EXACT_STRIDES, needs_exact_strides, 10)                                       \
+    X(NEEDS_FIXED_STRIDE_ORDER, needs_fixed_stride_order, 11)                             \
+    X(NONDETERMINISTIC_BITWISE, nondeterministic_bitwise, 12)                             \
+    X(NONDETERMINISTIC_SEEDED, nondeterministic_seeded, 13) X(OUT, out, 14)               \
+    X(OUT_VARIANT, out_variant, 15) X(POINTWISE, pointwise, 16)                           \
+    X(PT2_COMPLIANT_TAG, pt2_compliant_tag, 17) X(REDUCTION, reduction, 18)               \
+    X(VIEW_COPY, view_copy, 19)
 
 /* Argument kinds of the generated boxed kernels: what a stack value of an argument owns,
  * and so how it is released. X(NAME, name, code, schema type): the names are the kinds of
