@@ -14,6 +14,24 @@
 #include "c_boxed_cpu.h"
 #include "c_shim_cpu.h"
 
+/* aten._addmm_activation.default: _addmm_activation(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1, bool use_gelu=False) -> Tensor */
+void boxed_cpu__addmm_activation(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[6] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_SCALAR, SHIMRT_KIND_SCALAR, SHIMRT_KIND_NONE};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "_addmm_activation", stack_, num_args_, 6, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
+    AtenTensorHandle mat1 = shimrt_box_tensor(&box_, 1);
+    AtenTensorHandle mat2 = shimrt_box_tensor(&box_, 2);
+    double beta = shimrt_box_scalar(&box_, 3);
+    double alpha = shimrt_box_scalar(&box_, 4);
+    int32_t use_gelu = shimrt_box_bool(&box_, 5);
+    AtenTensorHandle ret0 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu__addmm_activation(self, mat1, mat2, beta, alpha, use_gelu, &ret0));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_finish(&box_);
+}
+
 /* aten._foreach_mul.List: _foreach_mul.List(Tensor[] self, Tensor[] other) -> Tensor[] */
 void boxed_cpu__foreach_mul_List(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
     static const unsigned char arg_kinds_[2] = {SHIMRT_KIND_TENSOR_LIST, SHIMRT_KIND_TENSOR_LIST};
@@ -42,6 +60,21 @@ void boxed_cpu__foreach_mul__List(StableIValue* stack_, uint64_t num_args_, uint
     const AtenTensorHandle* other = shimrt_box_tensor_list(&box_, 1, &other_len_);
     SHIMRT_BOX_CALL(&box_, aoti_torch_cpu__foreach_mul__List(self, self_len_, other, other_len_));
     shimrt_box_release_args(&box_);
+    shimrt_box_finish(&box_);
+}
+
+/* aten._int_mm.out: _int_mm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!) */
+void boxed_cpu__int_mm_out(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[3] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "_int_mm.out", stack_, num_args_, 3, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
+    AtenTensorHandle mat2 = shimrt_box_tensor(&box_, 1);
+    AtenTensorHandle out = shimrt_box_tensor(&box_, 2);
+    shimrt_box_keep(&box_, 2);
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu__int_mm_out(out, self, mat2));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_alias(&box_, 0, 2);
     shimrt_box_finish(&box_);
 }
 
@@ -88,6 +121,23 @@ void boxed_cpu_add_Tensor(StableIValue* stack_, uint64_t num_args_, uint64_t num
     shimrt_box_finish(&box_);
 }
 
+/* aten.addbmm.default: addbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor */
+void boxed_cpu_addbmm(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[5] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_SCALAR, SHIMRT_KIND_SCALAR};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "addbmm", stack_, num_args_, 5, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
+    AtenTensorHandle batch1 = shimrt_box_tensor(&box_, 1);
+    AtenTensorHandle batch2 = shimrt_box_tensor(&box_, 2);
+    double beta = shimrt_box_scalar(&box_, 3);
+    double alpha = shimrt_box_scalar(&box_, 4);
+    AtenTensorHandle ret0 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_addbmm(self, batch1, batch2, beta, alpha, &ret0));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_finish(&box_);
+}
+
 /* aten.addmm.default: addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor */
 void boxed_cpu_addmm(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
     static const unsigned char arg_kinds_[5] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_SCALAR, SHIMRT_KIND_SCALAR};
@@ -100,6 +150,41 @@ void boxed_cpu_addmm(StableIValue* stack_, uint64_t num_args_, uint64_t num_outp
     double alpha = shimrt_box_scalar(&box_, 4);
     AtenTensorHandle ret0 = NULL;
     SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_addmm(self, mat1, mat2, beta, alpha, &ret0));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_finish(&box_);
+}
+
+/* aten.addmm.out: addmm.out(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!) */
+void boxed_cpu_addmm_out(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[6] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_SCALAR, SHIMRT_KIND_SCALAR, SHIMRT_KIND_TENSOR};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "addmm.out", stack_, num_args_, 6, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
+    AtenTensorHandle mat1 = shimrt_box_tensor(&box_, 1);
+    AtenTensorHandle mat2 = shimrt_box_tensor(&box_, 2);
+    double beta = shimrt_box_scalar(&box_, 3);
+    double alpha = shimrt_box_scalar(&box_, 4);
+    AtenTensorHandle out = shimrt_box_tensor(&box_, 5);
+    shimrt_box_keep(&box_, 5);
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_addmm_out(out, self, mat1, mat2, beta, alpha));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_alias(&box_, 0, 5);
+    shimrt_box_finish(&box_);
+}
+
+/* aten.addmv.default: addmv(Tensor self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1) -> Tensor */
+void boxed_cpu_addmv(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[5] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_SCALAR, SHIMRT_KIND_SCALAR};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "addmv", stack_, num_args_, 5, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
+    AtenTensorHandle mat = shimrt_box_tensor(&box_, 1);
+    AtenTensorHandle vec = shimrt_box_tensor(&box_, 2);
+    double beta = shimrt_box_scalar(&box_, 3);
+    double alpha = shimrt_box_scalar(&box_, 4);
+    AtenTensorHandle ret0 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_addmv(self, mat, vec, beta, alpha, &ret0));
     shimrt_box_release_args(&box_);
     shimrt_box_push_tensor(&box_, 0, ret0);
     shimrt_box_finish(&box_);
@@ -209,6 +294,24 @@ void boxed_cpu_argmax(StableIValue* stack_, uint64_t num_args_, uint64_t num_out
     shimrt_box_finish(&box_);
 }
 
+/* aten.baddbmm.out: baddbmm.out(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!) */
+void boxed_cpu_baddbmm_out(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[6] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_SCALAR, SHIMRT_KIND_SCALAR, SHIMRT_KIND_TENSOR};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "baddbmm.out", stack_, num_args_, 6, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
+    AtenTensorHandle batch1 = shimrt_box_tensor(&box_, 1);
+    AtenTensorHandle batch2 = shimrt_box_tensor(&box_, 2);
+    double beta = shimrt_box_scalar(&box_, 3);
+    double alpha = shimrt_box_scalar(&box_, 4);
+    AtenTensorHandle out = shimrt_box_tensor(&box_, 5);
+    shimrt_box_keep(&box_, 5);
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_baddbmm_out(out, self, batch1, batch2, beta, alpha));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_alias(&box_, 0, 5);
+    shimrt_box_finish(&box_);
+}
+
 /* aten.bitwise_and.Tensor: bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor */
 void boxed_cpu_bitwise_and_Tensor(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
     static const unsigned char arg_kinds_[2] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR};
@@ -276,6 +379,21 @@ void boxed_cpu_bmm(StableIValue* stack_, uint64_t num_args_, uint64_t num_output
     SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_bmm(self, mat2, &ret0));
     shimrt_box_release_args(&box_);
     shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_finish(&box_);
+}
+
+/* aten.bmm.out: bmm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!) */
+void boxed_cpu_bmm_out(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[3] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "bmm.out", stack_, num_args_, 3, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
+    AtenTensorHandle mat2 = shimrt_box_tensor(&box_, 1);
+    AtenTensorHandle out = shimrt_box_tensor(&box_, 2);
+    shimrt_box_keep(&box_, 2);
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_bmm_out(out, self, mat2));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_alias(&box_, 0, 2);
     shimrt_box_finish(&box_);
 }
 
@@ -930,6 +1048,21 @@ void boxed_cpu_mm(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs
     SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_mm(self, mat2, &ret0));
     shimrt_box_release_args(&box_);
     shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_finish(&box_);
+}
+
+/* aten.mm.out: mm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!) */
+void boxed_cpu_mm_out(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[3] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "mm.out", stack_, num_args_, 3, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
+    AtenTensorHandle mat2 = shimrt_box_tensor(&box_, 1);
+    AtenTensorHandle out = shimrt_box_tensor(&box_, 2);
+    shimrt_box_keep(&box_, 2);
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_mm_out(out, self, mat2));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_alias(&box_, 0, 2);
     shimrt_box_finish(&box_);
 }
 
@@ -1679,24 +1812,31 @@ void boxed_cpu_zeros_like(StableIValue* stack_, uint64_t num_args_, uint64_t num
 }
 
 /* Every schema of namespace aten, in op-key order, with its tags. */
-static const shimrt_def_entry defs_aten[102] = {
+static const shimrt_def_entry defs_aten[110] = {
+    {"_addmm_activation(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1, bool use_gelu=False) -> Tensor", 0},
     {"_foreach_mul.List(Tensor[] self, Tensor[] other) -> Tensor[]", 0},
     {"_foreach_mul_.List(Tensor(a!)[] self, Tensor[] other) -> ()", 0},
+    {"_int_mm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!)", 0},
     {"abs(Tensor self) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
     {"add.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
     {"add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
+    {"addbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor", 0},
     {"addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor", SHIMRT_TAG_BIT(CORE)},
+    {"addmm.out(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)", 0},
+    {"addmv(Tensor self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1) -> Tensor", 0},
     {"all(Tensor self) -> Tensor", 0},
     {"amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor", SHIMRT_TAG_BIT(CORE)},
     {"any(Tensor self) -> Tensor", SHIMRT_TAG_BIT(CORE)},
     {"arange(Scalar end, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", 0},
     {"arange.start_step(Scalar start, Scalar end, Scalar step=1, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", SHIMRT_TAG_BIT(CORE)},
     {"argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor", SHIMRT_TAG_BIT(CORE)},
+    {"baddbmm.out(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)", 0},
     {"bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
     {"bitwise_left_shift.Tensor(Tensor self, Tensor other) -> Tensor", SHIMRT_TAG_BIT(POINTWISE)},
     {"bitwise_or.Tensor(Tensor self, Tensor other) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
     {"bitwise_right_shift.Tensor(Tensor self, Tensor other) -> Tensor", SHIMRT_TAG_BIT(POINTWISE)},
     {"bmm(Tensor self, Tensor mat2) -> Tensor", SHIMRT_TAG_BIT(CORE)},
+    {"bmm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!)", 0},
     {"cat(Tensor[] tensors, int dim=0) -> Tensor", SHIMRT_TAG_BIT(CORE)},
     {"cat.out(Tensor[] tensors, int dim=0, *, Tensor(a!) out) -> Tensor(a!)", 0},
     {"clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
@@ -1738,6 +1878,7 @@ static const shimrt_def_entry defs_aten[102] = {
     {"max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)", SHIMRT_TAG_BIT(CORE)},
     {"mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor", SHIMRT_TAG_BIT(CORE)},
     {"mm(Tensor self, Tensor mat2) -> Tensor", SHIMRT_TAG_BIT(CORE)},
+    {"mm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!)", 0},
     {"mul.Tensor(Tensor self, Tensor other) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
     {"narrow(Tensor(a) self, int dim, SymInt start, SymInt length) -> Tensor(a)", 0},
     {"native_layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps) -> (Tensor, Tensor, Tensor)", SHIMRT_TAG_BIT(CORE)},
@@ -1785,24 +1926,31 @@ static const shimrt_def_entry defs_aten[102] = {
 };
 
 /* Every boxed kernel of namespace aten for the cpu backend. */
-static const shimrt_impl_entry impls_aten_cpu[102] = {
+static const shimrt_impl_entry impls_aten_cpu[110] = {
+    {"_addmm_activation", boxed_cpu__addmm_activation},
     {"_foreach_mul.List", boxed_cpu__foreach_mul_List},
     {"_foreach_mul_.List", boxed_cpu__foreach_mul__List},
+    {"_int_mm.out", boxed_cpu__int_mm_out},
     {"abs", boxed_cpu_abs},
     {"add.Scalar", boxed_cpu_add_Scalar},
     {"add.Tensor", boxed_cpu_add_Tensor},
+    {"addbmm", boxed_cpu_addbmm},
     {"addmm", boxed_cpu_addmm},
+    {"addmm.out", boxed_cpu_addmm_out},
+    {"addmv", boxed_cpu_addmv},
     {"all", boxed_cpu_all},
     {"amax", boxed_cpu_amax},
     {"any", boxed_cpu_any},
     {"arange", boxed_cpu_arange},
     {"arange.start_step", boxed_cpu_arange_start_step},
     {"argmax", boxed_cpu_argmax},
+    {"baddbmm.out", boxed_cpu_baddbmm_out},
     {"bitwise_and.Tensor", boxed_cpu_bitwise_and_Tensor},
     {"bitwise_left_shift.Tensor", boxed_cpu_bitwise_left_shift_Tensor},
     {"bitwise_or.Tensor", boxed_cpu_bitwise_or_Tensor},
     {"bitwise_right_shift.Tensor", boxed_cpu_bitwise_right_shift_Tensor},
     {"bmm", boxed_cpu_bmm},
+    {"bmm.out", boxed_cpu_bmm_out},
     {"cat", boxed_cpu_cat},
     {"cat.out", boxed_cpu_cat_out},
     {"clamp", boxed_cpu_clamp},
@@ -1844,6 +1992,7 @@ static const shimrt_impl_entry impls_aten_cpu[102] = {
     {"max.dim", boxed_cpu_max_dim},
     {"mean.dim", boxed_cpu_mean_dim},
     {"mm", boxed_cpu_mm},
+    {"mm.out", boxed_cpu_mm_out},
     {"mul.Tensor", boxed_cpu_mul_Tensor},
     {"narrow", boxed_cpu_narrow},
     {"native_layer_norm", boxed_cpu_native_layer_norm},
@@ -1891,5 +2040,5 @@ static const shimrt_impl_entry impls_aten_cpu[102] = {
 };
 
 AOTITorchError shimgen_register_aten_cpu(TorchLibraryHandle* ret_def, TorchLibraryHandle* ret_impl) {
-    return shimrt_register_ops("aten", "CPU", __FILE__, __LINE__, defs_aten, 102, impls_aten_cpu, 102, ret_def, ret_impl);
+    return shimrt_register_ops("aten", "CPU", __FILE__, __LINE__, defs_aten, 110, impls_aten_cpu, 110, ret_def, ret_impl);
 }

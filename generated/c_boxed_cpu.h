@@ -18,23 +18,30 @@ extern "C" {
 
 /* Boxed kernels (stack conventions of docs/runtime-api.md): each steals its arguments,
  * calls the cpu shim and pushes new references. */
+void boxed_cpu__addmm_activation(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu__foreach_mul_List(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu__foreach_mul__List(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
+void boxed_cpu__int_mm_out(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_abs(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_add_Scalar(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_add_Tensor(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
+void boxed_cpu_addbmm(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_addmm(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
+void boxed_cpu_addmm_out(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
+void boxed_cpu_addmv(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_all(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_amax(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_any(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_arange(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_arange_start_step(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_argmax(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
+void boxed_cpu_baddbmm_out(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_bitwise_and_Tensor(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_bitwise_left_shift_Tensor(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_bitwise_or_Tensor(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_bitwise_right_shift_Tensor(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_bmm(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
+void boxed_cpu_bmm_out(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_cat(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_cat_out(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_clamp(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
@@ -76,6 +83,7 @@ void boxed_cpu_matmul(StableIValue* stack_, uint64_t num_args_, uint64_t num_out
 void boxed_cpu_max_dim(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_mean_dim(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_mm(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
+void boxed_cpu_mm_out(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_mul_Tensor(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_narrow(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_native_layer_norm(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);

@@ -16,6 +16,16 @@
 #include "compositeimplicitautograd_kernels.h"
 #include "cpu_kernels.h"
 
+/* aten._addmm_activation.default: _addmm_activation(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1, bool use_gelu=False) -> Tensor
+ * kernel: shimrt_cpu__addmm_activation (CPU) */
+AOTITorchError aoti_torch_cpu__addmm_activation(AtenTensorHandle self, AtenTensorHandle mat1, AtenTensorHandle mat2, double beta, double alpha, int32_t use_gelu, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_TENSOR(mat1);
+    SHIMRT_ARG_TENSOR(mat2);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu__addmm_activation(self, mat1, mat2, beta, alpha, use_gelu, ret0);
+}
+
 /* aten._foreach_mul.List: _foreach_mul.List(Tensor[] self, Tensor[] other) -> Tensor[]
  * kernel: shimrt_foreach_mul_list (CompositeExplicitAutograd) */
 AOTITorchError aoti_torch_cpu__foreach_mul_List(const AtenTensorHandle* self, int64_t self_len_, const AtenTensorHandle* other, int64_t other_len_, AtenTensorHandle** ret0, int64_t* ret0_len_) {
@@ -32,6 +42,15 @@ AOTITorchError aoti_torch_cpu__foreach_mul__List(const AtenTensorHandle* self, i
     SHIMRT_ARG_TENSOR_LIST(self);
     SHIMRT_ARG_TENSOR_LIST(other);
     return shimrt_foreach_mul__list(self, self_len_, other, other_len_);
+}
+
+/* aten._int_mm.out: _int_mm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!)
+ * kernel: shimrt_cpu__int_mm_out (CPU) */
+AOTITorchError aoti_torch_cpu__int_mm_out(AtenTensorHandle out, AtenTensorHandle self, AtenTensorHandle mat2) {
+    SHIMRT_ARG_TENSOR(out);
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_TENSOR(mat2);
+    return shimrt_cpu__int_mm_out(out, self, mat2);
 }
 
 /* aten.abs.default: abs(Tensor self) -> Tensor
@@ -59,6 +78,16 @@ AOTITorchError aoti_torch_cpu_add_Tensor(AtenTensorHandle self, AtenTensorHandle
     return shimrt_cpu_add_tensor(self, other, alpha, ret0);
 }
 
+/* aten.addbmm.default: addbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
+ * kernel: shimrt_cpu_addbmm (CPU) */
+AOTITorchError aoti_torch_cpu_addbmm(AtenTensorHandle self, AtenTensorHandle batch1, AtenTensorHandle batch2, double beta, double alpha, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_TENSOR(batch1);
+    SHIMRT_ARG_TENSOR(batch2);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu_addbmm(self, batch1, batch2, beta, alpha, ret0);
+}
+
 /* aten.addmm.default: addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
  * kernel: shimrt_cpu_addmm (CPU) */
 AOTITorchError aoti_torch_cpu_addmm(AtenTensorHandle self, AtenTensorHandle mat1, AtenTensorHandle mat2, double beta, double alpha, AtenTensorHandle* ret0) {
@@ -67,6 +96,26 @@ AOTITorchError aoti_torch_cpu_addmm(AtenTensorHandle self, AtenTensorHandle mat1
     SHIMRT_ARG_TENSOR(mat2);
     SHIMRT_ARG_RET(ret0);
     return shimrt_cpu_addmm(self, mat1, mat2, beta, alpha, ret0);
+}
+
+/* aten.addmm.out: addmm.out(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)
+ * kernel: shimrt_cpu_addmm_out (CPU) */
+AOTITorchError aoti_torch_cpu_addmm_out(AtenTensorHandle out, AtenTensorHandle self, AtenTensorHandle mat1, AtenTensorHandle mat2, double beta, double alpha) {
+    SHIMRT_ARG_TENSOR(out);
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_TENSOR(mat1);
+    SHIMRT_ARG_TENSOR(mat2);
+    return shimrt_cpu_addmm_out(out, self, mat1, mat2, beta, alpha);
+}
+
+/* aten.addmv.default: addmv(Tensor self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1) -> Tensor
+ * kernel: shimrt_cpu_addmv (CPU) */
+AOTITorchError aoti_torch_cpu_addmv(AtenTensorHandle self, AtenTensorHandle mat, AtenTensorHandle vec, double beta, double alpha, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_TENSOR(mat);
+    SHIMRT_ARG_TENSOR(vec);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu_addmv(self, mat, vec, beta, alpha, ret0);
 }
 
 /* aten.all.default: all(Tensor self) -> Tensor
@@ -116,6 +165,16 @@ AOTITorchError aoti_torch_cpu_argmax(AtenTensorHandle self, int64_t* dim, int32_
     return shimrt_cpu_argmax(self, dim, keepdim, ret0);
 }
 
+/* aten.baddbmm.out: baddbmm.out(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)
+ * kernel: shimrt_cpu_baddbmm_out (CPU) */
+AOTITorchError aoti_torch_cpu_baddbmm_out(AtenTensorHandle out, AtenTensorHandle self, AtenTensorHandle batch1, AtenTensorHandle batch2, double beta, double alpha) {
+    SHIMRT_ARG_TENSOR(out);
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_TENSOR(batch1);
+    SHIMRT_ARG_TENSOR(batch2);
+    return shimrt_cpu_baddbmm_out(out, self, batch1, batch2, beta, alpha);
+}
+
 /* aten.bitwise_and.Tensor: bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor
  * kernel: shimrt_cpu_bitwise_and_tensor (CPU) */
 AOTITorchError aoti_torch_cpu_bitwise_and_Tensor(AtenTensorHandle self, AtenTensorHandle other, AtenTensorHandle* ret0) {
@@ -159,6 +218,15 @@ AOTITorchError aoti_torch_cpu_bmm(AtenTensorHandle self, AtenTensorHandle mat2, 
     SHIMRT_ARG_TENSOR(mat2);
     SHIMRT_ARG_RET(ret0);
     return shimrt_cpu_bmm(self, mat2, ret0);
+}
+
+/* aten.bmm.out: bmm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!)
+ * kernel: shimrt_cpu_bmm_out (CPU) */
+AOTITorchError aoti_torch_cpu_bmm_out(AtenTensorHandle out, AtenTensorHandle self, AtenTensorHandle mat2) {
+    SHIMRT_ARG_TENSOR(out);
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_TENSOR(mat2);
+    return shimrt_cpu_bmm_out(out, self, mat2);
 }
 
 /* aten.cat.default: cat(Tensor[] tensors, int dim=0) -> Tensor
@@ -506,6 +574,15 @@ AOTITorchError aoti_torch_cpu_mm(AtenTensorHandle self, AtenTensorHandle mat2, A
     SHIMRT_ARG_TENSOR(mat2);
     SHIMRT_ARG_RET(ret0);
     return shimrt_cpu_mm(self, mat2, ret0);
+}
+
+/* aten.mm.out: mm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!)
+ * kernel: shimrt_cpu_mm_out (CPU) */
+AOTITorchError aoti_torch_cpu_mm_out(AtenTensorHandle out, AtenTensorHandle self, AtenTensorHandle mat2) {
+    SHIMRT_ARG_TENSOR(out);
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_TENSOR(mat2);
+    return shimrt_cpu_mm_out(out, self, mat2);
 }
 
 /* aten.mul.Tensor: mul.Tensor(Tensor self, Tensor other) -> Tensor

@@ -324,3 +324,10 @@ AOTITorchError shimrt_cpu_matmul(AtenTensorHandle self, AtenTensorHandle other,
     if (!out) return AOTI_TORCH_FAILURE;
     return shimrt_k_hand_out(batched(op, &a, &b, nb, full, out), out, ret0);
 }
+
+/* gemm for the issue-19 kernels (runtime/cpu/aoti_ops.h). */
+AOTITorchError shimrt_k_gemm(const char *op, int32_t dt, int64_t n, int64_t k, int64_t m,
+                             const void *a, int64_t ars, int64_t acs, const void *b, int64_t brs,
+                             int64_t bcs, void *c, double alpha, double beta) {
+    return gemm(op, dt, n, k, m, (mat){a, ars, acs}, (mat){b, brs, bcs}, c, alpha, beta);
+}

