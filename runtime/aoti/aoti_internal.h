@@ -15,6 +15,7 @@ typedef struct {
     int libtorch;   /* needs libtorch / libc10 (compiled with link_libtorch) */
     int cuda;       /* needs CUDA libraries or CUDA shim functions */
     size_t missing; /* aoti_torch_* / torch_* functions not found in the process */
+    int external_weights; /* the .so holds no weights: they come from a *_weights.blob */
 } AotiSoReport;
 
 /* Checks the .so at path before it is loaded: ELF class, byte order and machine of this

@@ -2,6 +2,7 @@
  * loaded, so a package that cannot run here is refused with the reasons named (a
  * dlopen failure would name one symbol at best, and a lazily bound one would crash
  * later). Only 64-bit little-endian ELF for this host's machine is accepted. */
+#define _GNU_SOURCE /* memmem */
 #include <dlfcn.h>
 #include <elf.h>
 #include <fcntl.h>
@@ -186,6 +187,10 @@ int aoti_check_so(const char *path, const char *shown_name, AotiSoReport *report
     close(fd);
     if (m == MAP_FAILED) return aoti_fail("cannot map %s", shown_name);
     int rc = check_mapped(m, (size_t)st.st_size, shown_name, report);
+    /* Compiled with -DUSE_MMAP_EXTERNAL (package_constants_on_disk_format="binary_blob"):
+     * only then does AOTInductor's model_base.h put this message in the .so. */
+    static const char marker[] = "Use AOTInductorModelUpdateConstantsBlob to initialize";
+    report->external_weights = memmem(m, (size_t)st.st_size, marker, sizeof marker - 1) != NULL;
     munmap(m, (size_t)st.st_size);
     return rc;
 }

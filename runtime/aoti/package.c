@@ -51,8 +51,6 @@ typedef AotiRtError (*RunFn)(AotiContainerHandle, AtenTensorHandle *, size_t, At
                              size_t, void *, void *);
 typedef AotiRtError (*CountFn)(AotiContainerHandle, size_t *);
 typedef AotiRtError (*BlobFn)(AotiContainerHandle, const uint8_t *);
-typedef AotiRtError (*BlobSizeFn)(AotiContainerHandle, uint64_t *);
-typedef AotiRtError (*DidLoadFn)(AotiContainerHandle, bool *);
 typedef AotiRtError (*LastErrorFn)(const char **);
 typedef void (*OmpSetFn)(int);
 
@@ -289,6 +287,15 @@ static int open_package(ShimrtPackage *p, const char *path, const char *model_na
     snprintf(shown, sizeof shown, "%s: model '%s'", path, model_name);
     AotiSoReport report;
     if ((rc = aoti_check_so(p->so_path, shown, &report))) goto out;
+    if (report.external_weights && !p->blob) {
+        rc = pickled_weights
+                 ? aoti_fail("%s: the weights are stored as Python pickles "
+                             "(package_constants_on_disk_format=\"pickle_weights\"), which only "
+                             "PyTorch can read: compile with \"binary_blob\" or weights in the .so", shown)
+                 : aoti_fail("%s: the constants are missing: the .so was compiled to take its "
+                             "weights from outside and the package has no *_weights.blob", shown);
+        goto out;
+    }
     dlerror();
     p->so = dlopen(p->so_path, RTLD_NOW | RTLD_LOCAL);
     if (!p->so) {
@@ -318,13 +325,6 @@ static int open_package(ShimrtPackage *p, const char *path, const char *model_na
         goto out;
     }
     /* Weights outside the .so: a binary blob the container reads in place. */
-    DidLoadFn did_load = (DidLoadFn)sym(p, "AOTInductorModelContainerDidCallLoadConstants", false);
-    BlobSizeFn blob_size = (BlobSizeFn)sym(p, "AOTInductorModelContainerGetConstantsBlobSize", false);
-    bool loaded = true;
-    uint64_t need = 0;
-    if (did_load && did_load(p->container, &loaded) != 0) loaded = true;
-    /* (asked only then: a .so with weights inside fails this call, printing why) */
-    if (!p->blob && !loaded && blob_size && blob_size(p->container, &need) != 0) need = 1;
     if (p->blob) {
         BlobFn from_blob = (BlobFn)sym(p, "AOTInductorModelUpdateConstantsFromBlob", true);
         if (!from_blob) {
@@ -335,15 +335,6 @@ static int open_package(ShimrtPackage *p, const char *path, const char *model_na
             rc = rt_fail(p, e, "AOTInductorModelUpdateConstantsFromBlob");
             goto out;
         }
-    } else if (!loaded && need > 0) {
-        rc = pickled_weights
-                 ? aoti_fail("%s: the weights are stored as Python pickles "
-                             "(package_constants_on_disk_format=\"pickle_weights\"), which only "
-                             "PyTorch can read: compile with \"binary_blob\" or weights in the .so", shown)
-                 : aoti_fail("%s: the .so holds no weights (%llu bytes of constants) and the package "
-                             "has no *_weights.blob: the constants are missing", shown,
-                             (unsigned long long)need);
-        goto out;
     }
 out:
     zip_discard(z);

@@ -10,13 +10,14 @@ Cache: ${SHIMGEN_ZOO_CACHE:-${XDG_CACHE_HOME:-~/.cache}/shimgen}/zoo-<hash>, the
 this file and torch.__version__; reused when its .complete stamp is there, made under flock
 otherwise. Per model NAME: NAME/model.pt2 (link_libtorch=False: needs only the C shim, what
 libshimrt runs), NAME/in<i>.npy, NAME/out<i>.npy (eager, outputs flattened in pytree order),
-NAME/meta.json (tolerances, compile seconds). --default also makes NAME/default.pt2, the same
+NAME/meta.json (tolerances, compile seconds). mlp_blob keeps its weights outside the .so. --default also makes NAME/default.pt2, the same
 program compiled PyTorch's default way (linked to libtorch), for bench/aoti_bench.sh.
 """
 import fcntl
 import hashlib
 import json
 import os
+import platform
 import shutil
 import sys
 import time
@@ -192,9 +193,13 @@ def g(seed):
 
 
 # name -> (constructor, inputs maker, rtol, atol)
-# mlp_blob: the MLP with its weights outside the .so (a binary blob in the package).
+# mlp_blob: the MLP with its weights outside the .so (a binary blob in the package),
+# compiled for x86-64-v2 rather than -march=native: the model valgrind runs (valgrind
+# knows no AVX-512).
 BLOB = {"aot_inductor.package_constants_in_so": False,
         "aot_inductor.package_constants_on_disk_format": "binary_blob"}
+if platform.machine() == "x86_64":
+    BLOB["cpp.march"] = "x86-64-v2"
 ZOO = {
     "mlp": (MLP, lambda: (torch.randn(4, 64, generator=g(1)),), 1e-5, 1e-5),
     "mlp_blob": (MLP, lambda: (torch.randn(3, 64, generator=g(14)),), 1e-5, 1e-5),
