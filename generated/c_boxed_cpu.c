@@ -14,6 +14,21 @@
 #include "c_boxed_cpu.h"
 #include "c_shim_cpu.h"
 
+/* aten._adaptive_avg_pool2d.default: _adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor */
+void boxed_cpu__adaptive_avg_pool2d(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[2] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_INT_LIST};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "_adaptive_avg_pool2d", stack_, num_args_, 2, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
+    int64_t output_size_len_ = 0;
+    const int64_t* output_size = shimrt_box_int_list(&box_, 1, &output_size_len_);
+    AtenTensorHandle ret0 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu__adaptive_avg_pool2d(self, output_size, output_size_len_, &ret0));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_finish(&box_);
+}
+
 /* aten._addmm_activation.default: _addmm_activation(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1, bool use_gelu=False) -> Tensor */
 void boxed_cpu__addmm_activation(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
     static const unsigned char arg_kinds_[6] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_SCALAR, SHIMRT_KIND_SCALAR, SHIMRT_KIND_NONE};
@@ -75,6 +90,29 @@ void boxed_cpu__int_mm_out(StableIValue* stack_, uint64_t num_args_, uint64_t nu
     SHIMRT_BOX_CALL(&box_, aoti_torch_cpu__int_mm_out(out, self, mat2));
     shimrt_box_release_args(&box_);
     shimrt_box_push_alias(&box_, 0, 2);
+    shimrt_box_finish(&box_);
+}
+
+/* aten._scaled_dot_product_flash_attention_for_cpu.default: _scaled_dot_product_flash_attention_for_cpu(Tensor query, Tensor key, Tensor value, float dropout_p=0.0, bool is_causal=False, *, Tensor? attn_mask=None, float? scale=None) -> (Tensor output, Tensor logsumexp) */
+void boxed_cpu__scaled_dot_product_flash_attention_for_cpu(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[7] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_NONE, SHIMRT_KIND_NONE, SHIMRT_KIND_OPT_TENSOR, SHIMRT_KIND_OPT_FLOAT};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "_scaled_dot_product_flash_attention_for_cpu", stack_, num_args_, 7, num_outputs_, 2, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle query = shimrt_box_tensor(&box_, 0);
+    AtenTensorHandle key = shimrt_box_tensor(&box_, 1);
+    AtenTensorHandle value = shimrt_box_tensor(&box_, 2);
+    double dropout_p = shimrt_box_float(&box_, 3);
+    int32_t is_causal = shimrt_box_bool(&box_, 4);
+    AtenTensorHandle attn_mask_v_ = NULL;
+    AtenTensorHandle* attn_mask = shimrt_box_opt_tensor(&box_, 5, &attn_mask_v_);
+    double scale_v_ = 0;
+    double* scale = shimrt_box_opt_float(&box_, 6, &scale_v_);
+    AtenTensorHandle ret0 = NULL;
+    AtenTensorHandle ret1 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu__scaled_dot_product_flash_attention_for_cpu(query, key, value, dropout_p, is_causal, attn_mask, scale, &ret0, &ret1));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_push_tensor(&box_, 1, ret1);
     shimrt_box_finish(&box_);
 }
 
@@ -294,6 +332,29 @@ void boxed_cpu_argmax(StableIValue* stack_, uint64_t num_args_, uint64_t num_out
     shimrt_box_finish(&box_);
 }
 
+/* aten.avg_pool2d.default: avg_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor */
+void boxed_cpu_avg_pool2d(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[7] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_INT_LIST, SHIMRT_KIND_INT_LIST, SHIMRT_KIND_INT_LIST, SHIMRT_KIND_NONE, SHIMRT_KIND_NONE, SHIMRT_KIND_OPT_INT};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "avg_pool2d", stack_, num_args_, 7, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
+    int64_t kernel_size_len_ = 0;
+    const int64_t* kernel_size = shimrt_box_int_list(&box_, 1, &kernel_size_len_);
+    int64_t stride_len_ = 0;
+    const int64_t* stride = shimrt_box_int_list(&box_, 2, &stride_len_);
+    int64_t padding_len_ = 0;
+    const int64_t* padding = shimrt_box_int_list(&box_, 3, &padding_len_);
+    int32_t ceil_mode = shimrt_box_bool(&box_, 4);
+    int32_t count_include_pad = shimrt_box_bool(&box_, 5);
+    int64_t divisor_override_v_ = 0;
+    int64_t* divisor_override = shimrt_box_opt_int(&box_, 6, &divisor_override_v_);
+    AtenTensorHandle ret0 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_avg_pool2d(self, kernel_size, kernel_size_len_, stride, stride_len_, padding, padding_len_, ceil_mode, count_include_pad, divisor_override, &ret0));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_finish(&box_);
+}
+
 /* aten.baddbmm.out: baddbmm.out(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!) */
 void boxed_cpu_baddbmm_out(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
     static const unsigned char arg_kinds_[6] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_SCALAR, SHIMRT_KIND_SCALAR, SHIMRT_KIND_TENSOR};
@@ -474,6 +535,32 @@ void boxed_cpu_contiguous(StableIValue* stack_, uint64_t num_args_, uint64_t num
     shimrt_box_finish(&box_);
 }
 
+/* aten.convolution.default: convolution(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups) -> Tensor */
+void boxed_cpu_convolution(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[9] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_OPT_TENSOR, SHIMRT_KIND_INT_LIST, SHIMRT_KIND_INT_LIST, SHIMRT_KIND_INT_LIST, SHIMRT_KIND_NONE, SHIMRT_KIND_INT_LIST, SHIMRT_KIND_NONE};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "convolution", stack_, num_args_, 9, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle input = shimrt_box_tensor(&box_, 0);
+    AtenTensorHandle weight = shimrt_box_tensor(&box_, 1);
+    AtenTensorHandle bias_v_ = NULL;
+    AtenTensorHandle* bias = shimrt_box_opt_tensor(&box_, 2, &bias_v_);
+    int64_t stride_len_ = 0;
+    const int64_t* stride = shimrt_box_int_list(&box_, 3, &stride_len_);
+    int64_t padding_len_ = 0;
+    const int64_t* padding = shimrt_box_int_list(&box_, 4, &padding_len_);
+    int64_t dilation_len_ = 0;
+    const int64_t* dilation = shimrt_box_int_list(&box_, 5, &dilation_len_);
+    int32_t transposed = shimrt_box_bool(&box_, 6);
+    int64_t output_padding_len_ = 0;
+    const int64_t* output_padding = shimrt_box_int_list(&box_, 7, &output_padding_len_);
+    int64_t groups = shimrt_box_int(&box_, 8);
+    AtenTensorHandle ret0 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_convolution(input, weight, bias, stride, stride_len_, padding, padding_len_, dilation, dilation_len_, transposed, output_padding, output_padding_len_, groups, &ret0));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_finish(&box_);
+}
+
 /* aten.copy_.default: copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!) */
 void boxed_cpu_copy_(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
     static const unsigned char arg_kinds_[3] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_NONE};
@@ -486,6 +573,70 @@ void boxed_cpu_copy_(StableIValue* stack_, uint64_t num_args_, uint64_t num_outp
     SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_copy_(self, src, non_blocking));
     shimrt_box_release_args(&box_);
     shimrt_box_push_alias(&box_, 0, 0);
+    shimrt_box_finish(&box_);
+}
+
+/* aten.cummax.default: cummax(Tensor self, int dim) -> (Tensor values, Tensor indices) */
+void boxed_cpu_cummax(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[2] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_NONE};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "cummax", stack_, num_args_, 2, num_outputs_, 2, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
+    int64_t dim = shimrt_box_int(&box_, 1);
+    AtenTensorHandle ret0 = NULL;
+    AtenTensorHandle ret1 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_cummax(self, dim, &ret0, &ret1));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_push_tensor(&box_, 1, ret1);
+    shimrt_box_finish(&box_);
+}
+
+/* aten.cummin.default: cummin(Tensor self, int dim) -> (Tensor values, Tensor indices) */
+void boxed_cpu_cummin(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[2] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_NONE};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "cummin", stack_, num_args_, 2, num_outputs_, 2, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
+    int64_t dim = shimrt_box_int(&box_, 1);
+    AtenTensorHandle ret0 = NULL;
+    AtenTensorHandle ret1 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_cummin(self, dim, &ret0, &ret1));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_push_tensor(&box_, 1, ret1);
+    shimrt_box_finish(&box_);
+}
+
+/* aten.cumprod.default: cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor */
+void boxed_cpu_cumprod(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[3] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_NONE, SHIMRT_KIND_OPT_CODE};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "cumprod", stack_, num_args_, 3, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
+    int64_t dim = shimrt_box_int(&box_, 1);
+    int32_t dtype_v_ = 0;
+    int32_t* dtype = shimrt_box_opt_code(&box_, 2, &dtype_v_);
+    AtenTensorHandle ret0 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_cumprod(self, dim, dtype, &ret0));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_finish(&box_);
+}
+
+/* aten.cumsum.default: cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor */
+void boxed_cpu_cumsum(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[3] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_NONE, SHIMRT_KIND_OPT_CODE};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "cumsum", stack_, num_args_, 3, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
+    int64_t dim = shimrt_box_int(&box_, 1);
+    int32_t dtype_v_ = 0;
+    int32_t* dtype = shimrt_box_opt_code(&box_, 2, &dtype_v_);
+    AtenTensorHandle ret0 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_cumsum(self, dim, dtype, &ret0));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
     shimrt_box_finish(&box_);
 }
 
@@ -881,6 +1032,24 @@ void boxed_cpu_is_pinned(StableIValue* stack_, uint64_t num_args_, uint64_t num_
     shimrt_box_finish(&box_);
 }
 
+/* aten.kthvalue.default: kthvalue(Tensor self, SymInt k, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices) */
+void boxed_cpu_kthvalue(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[4] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_NONE, SHIMRT_KIND_NONE, SHIMRT_KIND_NONE};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "kthvalue", stack_, num_args_, 4, num_outputs_, 2, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
+    int64_t k = shimrt_box_int(&box_, 1);
+    int64_t dim = shimrt_box_int(&box_, 2);
+    int32_t keepdim = shimrt_box_bool(&box_, 3);
+    AtenTensorHandle ret0 = NULL;
+    AtenTensorHandle ret1 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_kthvalue(self, k, dim, keepdim, &ret0, &ret1));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_push_tensor(&box_, 1, ret1);
+    shimrt_box_finish(&box_);
+}
+
 /* aten.layer_norm.default: layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05, bool cudnn_enable=True) -> Tensor */
 void boxed_cpu_layer_norm(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
     static const unsigned char arg_kinds_[6] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_INT_LIST, SHIMRT_KIND_OPT_TENSOR, SHIMRT_KIND_OPT_TENSOR, SHIMRT_KIND_NONE, SHIMRT_KIND_NONE};
@@ -959,6 +1128,20 @@ void boxed_cpu_log_softmax_int(StableIValue* stack_, uint64_t num_args_, uint64_
     shimrt_box_finish(&box_);
 }
 
+/* aten.logcumsumexp.default: logcumsumexp(Tensor self, int dim) -> Tensor */
+void boxed_cpu_logcumsumexp(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[2] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_NONE};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "logcumsumexp", stack_, num_args_, 2, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
+    int64_t dim = shimrt_box_int(&box_, 1);
+    AtenTensorHandle ret0 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_logcumsumexp(self, dim, &ret0));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_finish(&box_);
+}
+
 /* aten.lt.Scalar: lt.Scalar(Tensor self, Scalar other) -> Tensor */
 void boxed_cpu_lt_Scalar(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
     static const unsigned char arg_kinds_[2] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_SCALAR};
@@ -1018,6 +1201,30 @@ void boxed_cpu_max_dim(StableIValue* stack_, uint64_t num_args_, uint64_t num_ou
     shimrt_box_finish(&box_);
 }
 
+/* aten.max_pool2d_with_indices.default: max_pool2d_with_indices(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor) */
+void boxed_cpu_max_pool2d_with_indices(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[6] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_INT_LIST, SHIMRT_KIND_INT_LIST, SHIMRT_KIND_INT_LIST, SHIMRT_KIND_INT_LIST, SHIMRT_KIND_NONE};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "max_pool2d_with_indices", stack_, num_args_, 6, num_outputs_, 2, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
+    int64_t kernel_size_len_ = 0;
+    const int64_t* kernel_size = shimrt_box_int_list(&box_, 1, &kernel_size_len_);
+    int64_t stride_len_ = 0;
+    const int64_t* stride = shimrt_box_int_list(&box_, 2, &stride_len_);
+    int64_t padding_len_ = 0;
+    const int64_t* padding = shimrt_box_int_list(&box_, 3, &padding_len_);
+    int64_t dilation_len_ = 0;
+    const int64_t* dilation = shimrt_box_int_list(&box_, 4, &dilation_len_);
+    int32_t ceil_mode = shimrt_box_bool(&box_, 5);
+    AtenTensorHandle ret0 = NULL;
+    AtenTensorHandle ret1 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_max_pool2d_with_indices(self, kernel_size, kernel_size_len_, stride, stride_len_, padding, padding_len_, dilation, dilation_len_, ceil_mode, &ret0, &ret1));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_push_tensor(&box_, 1, ret1);
+    shimrt_box_finish(&box_);
+}
+
 /* aten.mean.dim: mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor */
 void boxed_cpu_mean_dim(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
     static const unsigned char arg_kinds_[4] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_OPT_INT_LIST, SHIMRT_KIND_NONE, SHIMRT_KIND_OPT_CODE};
@@ -1032,6 +1239,19 @@ void boxed_cpu_mean_dim(StableIValue* stack_, uint64_t num_args_, uint64_t num_o
     int32_t* dtype = shimrt_box_opt_code(&box_, 3, &dtype_v_);
     AtenTensorHandle ret0 = NULL;
     SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_mean_dim(self, dim, dim_len_, keepdim, dtype, &ret0));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_finish(&box_);
+}
+
+/* aten.median.default: median(Tensor self) -> Tensor */
+void boxed_cpu_median(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[1] = {SHIMRT_KIND_TENSOR};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "median", stack_, num_args_, 1, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
+    AtenTensorHandle ret0 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_median(self, &ret0));
     shimrt_box_release_args(&box_);
     shimrt_box_push_tensor(&box_, 0, ret0);
     shimrt_box_finish(&box_);
@@ -1701,6 +1921,25 @@ void boxed_cpu_to_dtype_layout(StableIValue* stack_, uint64_t num_args_, uint64_
     shimrt_box_finish(&box_);
 }
 
+/* aten.topk.default: topk(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices) */
+void boxed_cpu_topk(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[5] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_NONE, SHIMRT_KIND_NONE, SHIMRT_KIND_NONE, SHIMRT_KIND_NONE};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "topk", stack_, num_args_, 5, num_outputs_, 2, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
+    int64_t k = shimrt_box_int(&box_, 1);
+    int64_t dim = shimrt_box_int(&box_, 2);
+    int32_t largest = shimrt_box_bool(&box_, 3);
+    int32_t sorted = shimrt_box_bool(&box_, 4);
+    AtenTensorHandle ret0 = NULL;
+    AtenTensorHandle ret1 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_topk(self, k, dim, largest, sorted, &ret0, &ret1));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_push_tensor(&box_, 1, ret1);
+    shimrt_box_finish(&box_);
+}
+
 /* aten.transpose.int: transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a) */
 void boxed_cpu_transpose_int(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
     static const unsigned char arg_kinds_[3] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_NONE, SHIMRT_KIND_NONE};
@@ -1812,11 +2051,13 @@ void boxed_cpu_zeros_like(StableIValue* stack_, uint64_t num_args_, uint64_t num
 }
 
 /* Every schema of namespace aten, in op-key order, with its tags. */
-static const shimrt_def_entry defs_aten[110] = {
+static const shimrt_def_entry defs_aten[123] = {
+    {"_adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor", SHIMRT_TAG_BIT(CORE)},
     {"_addmm_activation(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1, bool use_gelu=False) -> Tensor", 0},
     {"_foreach_mul.List(Tensor[] self, Tensor[] other) -> Tensor[]", 0},
     {"_foreach_mul_.List(Tensor(a!)[] self, Tensor[] other) -> ()", 0},
     {"_int_mm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!)", 0},
+    {"_scaled_dot_product_flash_attention_for_cpu(Tensor query, Tensor key, Tensor value, float dropout_p=0.0, bool is_causal=False, *, Tensor? attn_mask=None, float? scale=None) -> (Tensor output, Tensor logsumexp)", SHIMRT_TAG_BIT(NONDETERMINISTIC_SEEDED)},
     {"abs(Tensor self) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
     {"add.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
     {"add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
@@ -1830,6 +2071,7 @@ static const shimrt_def_entry defs_aten[110] = {
     {"arange(Scalar end, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", 0},
     {"arange.start_step(Scalar start, Scalar end, Scalar step=1, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", SHIMRT_TAG_BIT(CORE)},
     {"argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor", SHIMRT_TAG_BIT(CORE)},
+    {"avg_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor", SHIMRT_TAG_BIT(CORE)},
     {"baddbmm.out(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)", 0},
     {"bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
     {"bitwise_left_shift.Tensor(Tensor self, Tensor other) -> Tensor", SHIMRT_TAG_BIT(POINTWISE)},
@@ -1842,7 +2084,12 @@ static const shimrt_def_entry defs_aten[110] = {
     {"clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
     {"clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
     {"contiguous(Tensor(a) self, *, MemoryFormat memory_format=contiguous_format) -> Tensor(a)", 0},
+    {"convolution(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups) -> Tensor", SHIMRT_TAG_BIT(CORE)},
     {"copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)", 0},
+    {"cummax(Tensor self, int dim) -> (Tensor values, Tensor indices)", 0},
+    {"cummin(Tensor self, int dim) -> (Tensor values, Tensor indices)", 0},
+    {"cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor", 0},
+    {"cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor", SHIMRT_TAG_BIT(CORE)},
     {"div.Tensor(Tensor self, Tensor other) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
     {"divide.Tensor(Tensor self, Tensor other) -> Tensor", 0},
     {"embedding(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor", SHIMRT_TAG_BIT(CORE)},
@@ -1867,16 +2114,20 @@ static const shimrt_def_entry defs_aten[110] = {
     {"index_select.out(Tensor self, int dim, Tensor index, *, Tensor(a!) out) -> Tensor(a!)", 0},
     {"is_leaf(Tensor self) -> bool", 0},
     {"is_pinned(Tensor self, Device? device=None) -> bool", 0},
+    {"kthvalue(Tensor self, SymInt k, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)", 0},
     {"layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05, bool cudnn_enable=True) -> Tensor", 0},
     {"le.Scalar(Tensor self, Scalar other) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
     {"le.Tensor(Tensor self, Tensor other) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
     {"log(Tensor self) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
     {"log_softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor", 0},
+    {"logcumsumexp(Tensor self, int dim) -> Tensor", 0},
     {"lt.Scalar(Tensor self, Scalar other) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
     {"lt.Tensor(Tensor self, Tensor other) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
     {"matmul(Tensor self, Tensor other) -> Tensor", 0},
     {"max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)", SHIMRT_TAG_BIT(CORE)},
+    {"max_pool2d_with_indices(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)", SHIMRT_TAG_BIT(CORE)},
     {"mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor", SHIMRT_TAG_BIT(CORE)},
+    {"median(Tensor self) -> Tensor", 0},
     {"mm(Tensor self, Tensor mat2) -> Tensor", SHIMRT_TAG_BIT(CORE)},
     {"mm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!)", 0},
     {"mul.Tensor(Tensor self, Tensor other) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
@@ -1916,6 +2167,7 @@ static const shimrt_def_entry defs_aten[110] = {
     {"tanh(Tensor self) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
     {"to.dtype(Tensor(a) self, ScalarType dtype, bool non_blocking=False, bool copy=False, MemoryFormat? memory_format=None) -> Tensor(a)", 0},
     {"to.dtype_layout(Tensor(a) self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool non_blocking=False, bool copy=False, MemoryFormat? memory_format=None) -> Tensor(a)", 0},
+    {"topk(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices)", SHIMRT_TAG_BIT(CORE)},
     {"transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)", 0},
     {"unsqueeze(Tensor(a) self, int dim) -> Tensor(a)", SHIMRT_TAG_BIT(CORE)},
     {"view(Tensor(a) self, SymInt[] size) -> Tensor(a)", SHIMRT_TAG_BIT(CORE)},
@@ -1926,11 +2178,13 @@ static const shimrt_def_entry defs_aten[110] = {
 };
 
 /* Every boxed kernel of namespace aten for the cpu backend. */
-static const shimrt_impl_entry impls_aten_cpu[110] = {
+static const shimrt_impl_entry impls_aten_cpu[123] = {
+    {"_adaptive_avg_pool2d", boxed_cpu__adaptive_avg_pool2d},
     {"_addmm_activation", boxed_cpu__addmm_activation},
     {"_foreach_mul.List", boxed_cpu__foreach_mul_List},
     {"_foreach_mul_.List", boxed_cpu__foreach_mul__List},
     {"_int_mm.out", boxed_cpu__int_mm_out},
+    {"_scaled_dot_product_flash_attention_for_cpu", boxed_cpu__scaled_dot_product_flash_attention_for_cpu},
     {"abs", boxed_cpu_abs},
     {"add.Scalar", boxed_cpu_add_Scalar},
     {"add.Tensor", boxed_cpu_add_Tensor},
@@ -1944,6 +2198,7 @@ static const shimrt_impl_entry impls_aten_cpu[110] = {
     {"arange", boxed_cpu_arange},
     {"arange.start_step", boxed_cpu_arange_start_step},
     {"argmax", boxed_cpu_argmax},
+    {"avg_pool2d", boxed_cpu_avg_pool2d},
     {"baddbmm.out", boxed_cpu_baddbmm_out},
     {"bitwise_and.Tensor", boxed_cpu_bitwise_and_Tensor},
     {"bitwise_left_shift.Tensor", boxed_cpu_bitwise_left_shift_Tensor},
@@ -1956,7 +2211,12 @@ static const shimrt_impl_entry impls_aten_cpu[110] = {
     {"clamp", boxed_cpu_clamp},
     {"clone", boxed_cpu_clone},
     {"contiguous", boxed_cpu_contiguous},
+    {"convolution", boxed_cpu_convolution},
     {"copy_", boxed_cpu_copy_},
+    {"cummax", boxed_cpu_cummax},
+    {"cummin", boxed_cpu_cummin},
+    {"cumprod", boxed_cpu_cumprod},
+    {"cumsum", boxed_cpu_cumsum},
     {"div.Tensor", boxed_cpu_div_Tensor},
     {"divide.Tensor", boxed_cpu_divide_Tensor},
     {"embedding", boxed_cpu_embedding},
@@ -1981,16 +2241,20 @@ static const shimrt_impl_entry impls_aten_cpu[110] = {
     {"index_select.out", boxed_cpu_index_select_out},
     {"is_leaf", boxed_cpu_is_leaf},
     {"is_pinned", boxed_cpu_is_pinned},
+    {"kthvalue", boxed_cpu_kthvalue},
     {"layer_norm", boxed_cpu_layer_norm},
     {"le.Scalar", boxed_cpu_le_Scalar},
     {"le.Tensor", boxed_cpu_le_Tensor},
     {"log", boxed_cpu_log},
     {"log_softmax.int", boxed_cpu_log_softmax_int},
+    {"logcumsumexp", boxed_cpu_logcumsumexp},
     {"lt.Scalar", boxed_cpu_lt_Scalar},
     {"lt.Tensor", boxed_cpu_lt_Tensor},
     {"matmul", boxed_cpu_matmul},
     {"max.dim", boxed_cpu_max_dim},
+    {"max_pool2d_with_indices", boxed_cpu_max_pool2d_with_indices},
     {"mean.dim", boxed_cpu_mean_dim},
+    {"median", boxed_cpu_median},
     {"mm", boxed_cpu_mm},
     {"mm.out", boxed_cpu_mm_out},
     {"mul.Tensor", boxed_cpu_mul_Tensor},
@@ -2030,6 +2294,7 @@ static const shimrt_impl_entry impls_aten_cpu[110] = {
     {"tanh", boxed_cpu_tanh},
     {"to.dtype", boxed_cpu_to_dtype},
     {"to.dtype_layout", boxed_cpu_to_dtype_layout},
+    {"topk", boxed_cpu_topk},
     {"transpose.int", boxed_cpu_transpose_int},
     {"unsqueeze", boxed_cpu_unsqueeze},
     {"view", boxed_cpu_view},
@@ -2040,5 +2305,5 @@ static const shimrt_impl_entry impls_aten_cpu[110] = {
 };
 
 AOTITorchError shimgen_register_aten_cpu(TorchLibraryHandle* ret_def, TorchLibraryHandle* ret_impl) {
-    return shimrt_register_ops("aten", "CPU", __FILE__, __LINE__, defs_aten, 110, impls_aten_cpu, 110, ret_def, ret_impl);
+    return shimrt_register_ops("aten", "CPU", __FILE__, __LINE__, defs_aten, 123, impls_aten_cpu, 123, ret_def, ret_impl);
 }

@@ -18,10 +18,12 @@ extern "C" {
 
 /* Boxed kernels (stack conventions of docs/runtime-api.md): each steals its arguments,
  * calls the cpu shim and pushes new references. */
+void boxed_cpu__adaptive_avg_pool2d(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu__addmm_activation(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu__foreach_mul_List(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu__foreach_mul__List(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu__int_mm_out(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
+void boxed_cpu__scaled_dot_product_flash_attention_for_cpu(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_abs(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_add_Scalar(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_add_Tensor(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
@@ -35,6 +37,7 @@ void boxed_cpu_any(StableIValue* stack_, uint64_t num_args_, uint64_t num_output
 void boxed_cpu_arange(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_arange_start_step(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_argmax(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
+void boxed_cpu_avg_pool2d(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_baddbmm_out(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_bitwise_and_Tensor(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_bitwise_left_shift_Tensor(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
@@ -47,7 +50,12 @@ void boxed_cpu_cat_out(StableIValue* stack_, uint64_t num_args_, uint64_t num_ou
 void boxed_cpu_clamp(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_clone(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_contiguous(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
+void boxed_cpu_convolution(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_copy_(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
+void boxed_cpu_cummax(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
+void boxed_cpu_cummin(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
+void boxed_cpu_cumprod(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
+void boxed_cpu_cumsum(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_div_Tensor(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_divide_Tensor(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_embedding(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
@@ -72,16 +80,20 @@ void boxed_cpu_index_select(StableIValue* stack_, uint64_t num_args_, uint64_t n
 void boxed_cpu_index_select_out(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_is_leaf(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_is_pinned(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
+void boxed_cpu_kthvalue(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_layer_norm(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_le_Scalar(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_le_Tensor(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_log(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_log_softmax_int(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
+void boxed_cpu_logcumsumexp(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_lt_Scalar(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_lt_Tensor(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_matmul(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_max_dim(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
+void boxed_cpu_max_pool2d_with_indices(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_mean_dim(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
+void boxed_cpu_median(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_mm(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_mm_out(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_mul_Tensor(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
@@ -121,6 +133,7 @@ void boxed_cpu_sum_dim_IntList(StableIValue* stack_, uint64_t num_args_, uint64_
 void boxed_cpu_tanh(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_to_dtype(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_to_dtype_layout(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
+void boxed_cpu_topk(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_transpose_int(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_unsqueeze(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_view(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);

@@ -1679,11 +1679,13 @@ void boxed_cuda_zeros_like(StableIValue* stack_, uint64_t num_args_, uint64_t nu
 }
 
 /* Every schema of namespace aten, in op-key order, with its tags. */
-static const shimrt_def_entry defs_aten[110] = {
+static const shimrt_def_entry defs_aten[123] = {
+    {"_adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor", SHIMRT_TAG_BIT(CORE)},
     {"_addmm_activation(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1, bool use_gelu=False) -> Tensor", 0},
     {"_foreach_mul.List(Tensor[] self, Tensor[] other) -> Tensor[]", 0},
     {"_foreach_mul_.List(Tensor(a!)[] self, Tensor[] other) -> ()", 0},
     {"_int_mm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!)", 0},
+    {"_scaled_dot_product_flash_attention_for_cpu(Tensor query, Tensor key, Tensor value, float dropout_p=0.0, bool is_causal=False, *, Tensor? attn_mask=None, float? scale=None) -> (Tensor output, Tensor logsumexp)", SHIMRT_TAG_BIT(NONDETERMINISTIC_SEEDED)},
     {"abs(Tensor self) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
     {"add.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
     {"add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
@@ -1697,6 +1699,7 @@ static const shimrt_def_entry defs_aten[110] = {
     {"arange(Scalar end, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", 0},
     {"arange.start_step(Scalar start, Scalar end, Scalar step=1, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", SHIMRT_TAG_BIT(CORE)},
     {"argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor", SHIMRT_TAG_BIT(CORE)},
+    {"avg_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor", SHIMRT_TAG_BIT(CORE)},
     {"baddbmm.out(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)", 0},
     {"bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
     {"bitwise_left_shift.Tensor(Tensor self, Tensor other) -> Tensor", SHIMRT_TAG_BIT(POINTWISE)},
@@ -1709,7 +1712,12 @@ static const shimrt_def_entry defs_aten[110] = {
     {"clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
     {"clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
     {"contiguous(Tensor(a) self, *, MemoryFormat memory_format=contiguous_format) -> Tensor(a)", 0},
+    {"convolution(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups) -> Tensor", SHIMRT_TAG_BIT(CORE)},
     {"copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)", 0},
+    {"cummax(Tensor self, int dim) -> (Tensor values, Tensor indices)", 0},
+    {"cummin(Tensor self, int dim) -> (Tensor values, Tensor indices)", 0},
+    {"cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor", 0},
+    {"cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor", SHIMRT_TAG_BIT(CORE)},
     {"div.Tensor(Tensor self, Tensor other) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
     {"divide.Tensor(Tensor self, Tensor other) -> Tensor", 0},
     {"embedding(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor", SHIMRT_TAG_BIT(CORE)},
@@ -1734,16 +1742,20 @@ static const shimrt_def_entry defs_aten[110] = {
     {"index_select.out(Tensor self, int dim, Tensor index, *, Tensor(a!) out) -> Tensor(a!)", 0},
     {"is_leaf(Tensor self) -> bool", 0},
     {"is_pinned(Tensor self, Device? device=None) -> bool", 0},
+    {"kthvalue(Tensor self, SymInt k, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)", 0},
     {"layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05, bool cudnn_enable=True) -> Tensor", 0},
     {"le.Scalar(Tensor self, Scalar other) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
     {"le.Tensor(Tensor self, Tensor other) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
     {"log(Tensor self) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
     {"log_softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor", 0},
+    {"logcumsumexp(Tensor self, int dim) -> Tensor", 0},
     {"lt.Scalar(Tensor self, Scalar other) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
     {"lt.Tensor(Tensor self, Tensor other) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
     {"matmul(Tensor self, Tensor other) -> Tensor", 0},
     {"max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)", SHIMRT_TAG_BIT(CORE)},
+    {"max_pool2d_with_indices(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)", SHIMRT_TAG_BIT(CORE)},
     {"mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor", SHIMRT_TAG_BIT(CORE)},
+    {"median(Tensor self) -> Tensor", 0},
     {"mm(Tensor self, Tensor mat2) -> Tensor", SHIMRT_TAG_BIT(CORE)},
     {"mm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!)", 0},
     {"mul.Tensor(Tensor self, Tensor other) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
@@ -1783,6 +1795,7 @@ static const shimrt_def_entry defs_aten[110] = {
     {"tanh(Tensor self) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
     {"to.dtype(Tensor(a) self, ScalarType dtype, bool non_blocking=False, bool copy=False, MemoryFormat? memory_format=None) -> Tensor(a)", 0},
     {"to.dtype_layout(Tensor(a) self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool non_blocking=False, bool copy=False, MemoryFormat? memory_format=None) -> Tensor(a)", 0},
+    {"topk(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices)", SHIMRT_TAG_BIT(CORE)},
     {"transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)", 0},
     {"unsqueeze(Tensor(a) self, int dim) -> Tensor(a)", SHIMRT_TAG_BIT(CORE)},
     {"view(Tensor(a) self, SymInt[] size) -> Tensor(a)", SHIMRT_TAG_BIT(CORE)},
@@ -1899,5 +1912,5 @@ static const shimrt_impl_entry impls_aten_cuda[102] = {
 };
 
 AOTITorchError shimgen_register_aten_cuda(TorchLibraryHandle* ret_def, TorchLibraryHandle* ret_impl) {
-    return shimrt_register_ops("aten", "CUDA", __FILE__, __LINE__, defs_aten, 110, impls_aten_cuda, 102, ret_def, ret_impl);
+    return shimrt_register_ops("aten", "CUDA", __FILE__, __LINE__, defs_aten, 123, impls_aten_cuda, 102, ret_def, ret_impl);
 }

@@ -16,6 +16,15 @@
 #include "compositeimplicitautograd_kernels.h"
 #include "cpu_kernels.h"
 
+/* aten._adaptive_avg_pool2d.default: _adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor
+ * kernel: shimrt_cpu__adaptive_avg_pool2d (CPU) */
+AOTITorchError aoti_torch_cpu__adaptive_avg_pool2d(AtenTensorHandle self, const int64_t* output_size, int64_t output_size_len_, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_LIST(output_size);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu__adaptive_avg_pool2d(self, output_size, output_size_len_, ret0);
+}
+
 /* aten._addmm_activation.default: _addmm_activation(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1, bool use_gelu=False) -> Tensor
  * kernel: shimrt_cpu__addmm_activation (CPU) */
 AOTITorchError aoti_torch_cpu__addmm_activation(AtenTensorHandle self, AtenTensorHandle mat1, AtenTensorHandle mat2, double beta, double alpha, int32_t use_gelu, AtenTensorHandle* ret0) {
@@ -51,6 +60,18 @@ AOTITorchError aoti_torch_cpu__int_mm_out(AtenTensorHandle out, AtenTensorHandle
     SHIMRT_ARG_TENSOR(self);
     SHIMRT_ARG_TENSOR(mat2);
     return shimrt_cpu__int_mm_out(out, self, mat2);
+}
+
+/* aten._scaled_dot_product_flash_attention_for_cpu.default: _scaled_dot_product_flash_attention_for_cpu(Tensor query, Tensor key, Tensor value, float dropout_p=0.0, bool is_causal=False, *, Tensor? attn_mask=None, float? scale=None) -> (Tensor output, Tensor logsumexp)
+ * kernel: shimrt_cpu__scaled_dot_product_flash_attention_for_cpu (CPU) */
+AOTITorchError aoti_torch_cpu__scaled_dot_product_flash_attention_for_cpu(AtenTensorHandle query, AtenTensorHandle key, AtenTensorHandle value, double dropout_p, int32_t is_causal, AtenTensorHandle* attn_mask, double* scale, AtenTensorHandle* ret0, AtenTensorHandle* ret1) {
+    SHIMRT_ARG_TENSOR(query);
+    SHIMRT_ARG_TENSOR(key);
+    SHIMRT_ARG_TENSOR(value);
+    SHIMRT_ARG_OPT_TENSOR(attn_mask);
+    SHIMRT_ARG_RET(ret0);
+    SHIMRT_ARG_RET(ret1);
+    return shimrt_cpu__scaled_dot_product_flash_attention_for_cpu(query, key, value, dropout_p, is_causal, SHIMRT_OPT_TENSOR(attn_mask), scale, ret0, ret1);
 }
 
 /* aten.abs.default: abs(Tensor self) -> Tensor
@@ -165,6 +186,17 @@ AOTITorchError aoti_torch_cpu_argmax(AtenTensorHandle self, int64_t* dim, int32_
     return shimrt_cpu_argmax(self, dim, keepdim, ret0);
 }
 
+/* aten.avg_pool2d.default: avg_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor
+ * kernel: shimrt_cpu_avg_pool2d (CPU) */
+AOTITorchError aoti_torch_cpu_avg_pool2d(AtenTensorHandle self, const int64_t* kernel_size, int64_t kernel_size_len_, const int64_t* stride, int64_t stride_len_, const int64_t* padding, int64_t padding_len_, int32_t ceil_mode, int32_t count_include_pad, int64_t* divisor_override, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_LIST(kernel_size);
+    SHIMRT_ARG_LIST(stride);
+    SHIMRT_ARG_LIST(padding);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu_avg_pool2d(self, kernel_size, kernel_size_len_, stride, stride_len_, padding, padding_len_, ceil_mode, count_include_pad, divisor_override, ret0);
+}
+
 /* aten.baddbmm.out: baddbmm.out(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)
  * kernel: shimrt_cpu_baddbmm_out (CPU) */
 AOTITorchError aoti_torch_cpu_baddbmm_out(AtenTensorHandle out, AtenTensorHandle self, AtenTensorHandle batch1, AtenTensorHandle batch2, double beta, double alpha) {
@@ -269,12 +301,60 @@ AOTITorchError aoti_torch_cpu_contiguous(AtenTensorHandle self, int32_t memory_f
     return shimrt_cpu_contiguous(self, memory_format, ret0);
 }
 
+/* aten.convolution.default: convolution(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups) -> Tensor
+ * kernel: shimrt_cpu_convolution (CPU) */
+AOTITorchError aoti_torch_cpu_convolution(AtenTensorHandle input, AtenTensorHandle weight, AtenTensorHandle* bias, const int64_t* stride, int64_t stride_len_, const int64_t* padding, int64_t padding_len_, const int64_t* dilation, int64_t dilation_len_, int32_t transposed, const int64_t* output_padding, int64_t output_padding_len_, int64_t groups, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(input);
+    SHIMRT_ARG_TENSOR(weight);
+    SHIMRT_ARG_OPT_TENSOR(bias);
+    SHIMRT_ARG_LIST(stride);
+    SHIMRT_ARG_LIST(padding);
+    SHIMRT_ARG_LIST(dilation);
+    SHIMRT_ARG_LIST(output_padding);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu_convolution(input, weight, SHIMRT_OPT_TENSOR(bias), stride, stride_len_, padding, padding_len_, dilation, dilation_len_, transposed, output_padding, output_padding_len_, groups, ret0);
+}
+
 /* aten.copy_.default: copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)
  * kernel: shimrt_cpu_copy_ (CPU) */
 AOTITorchError aoti_torch_cpu_copy_(AtenTensorHandle self, AtenTensorHandle src, int32_t non_blocking) {
     SHIMRT_ARG_TENSOR(self);
     SHIMRT_ARG_TENSOR(src);
     return shimrt_cpu_copy_(self, src, non_blocking);
+}
+
+/* aten.cummax.default: cummax(Tensor self, int dim) -> (Tensor values, Tensor indices)
+ * kernel: shimrt_cpu_cummax (CPU) */
+AOTITorchError aoti_torch_cpu_cummax(AtenTensorHandle self, int64_t dim, AtenTensorHandle* ret0, AtenTensorHandle* ret1) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_RET(ret0);
+    SHIMRT_ARG_RET(ret1);
+    return shimrt_cpu_cummax(self, dim, ret0, ret1);
+}
+
+/* aten.cummin.default: cummin(Tensor self, int dim) -> (Tensor values, Tensor indices)
+ * kernel: shimrt_cpu_cummin (CPU) */
+AOTITorchError aoti_torch_cpu_cummin(AtenTensorHandle self, int64_t dim, AtenTensorHandle* ret0, AtenTensorHandle* ret1) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_RET(ret0);
+    SHIMRT_ARG_RET(ret1);
+    return shimrt_cpu_cummin(self, dim, ret0, ret1);
+}
+
+/* aten.cumprod.default: cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor
+ * kernel: shimrt_cpu_cumprod (CPU) */
+AOTITorchError aoti_torch_cpu_cumprod(AtenTensorHandle self, int64_t dim, int32_t* dtype, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu_cumprod(self, dim, dtype, ret0);
+}
+
+/* aten.cumsum.default: cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor
+ * kernel: shimrt_cpu_cumsum (CPU) */
+AOTITorchError aoti_torch_cpu_cumsum(AtenTensorHandle self, int64_t dim, int32_t* dtype, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu_cumsum(self, dim, dtype, ret0);
 }
 
 /* aten.div.Tensor: div.Tensor(Tensor self, Tensor other) -> Tensor
@@ -479,6 +559,15 @@ AOTITorchError aoti_torch_cpu_is_pinned(AtenTensorHandle self, int32_t* device, 
     return shimrt_is_pinned(self, device, device_index_, ret0);
 }
 
+/* aten.kthvalue.default: kthvalue(Tensor self, SymInt k, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)
+ * kernel: shimrt_cpu_kthvalue (CPU) */
+AOTITorchError aoti_torch_cpu_kthvalue(AtenTensorHandle self, int64_t k, int64_t dim, int32_t keepdim, AtenTensorHandle* ret0, AtenTensorHandle* ret1) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_RET(ret0);
+    SHIMRT_ARG_RET(ret1);
+    return shimrt_cpu_kthvalue(self, k, dim, keepdim, ret0, ret1);
+}
+
 /* aten.layer_norm.default: layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05, bool cudnn_enable=True) -> Tensor
  * kernel: shimrt_layer_norm (CompositeImplicitAutograd) */
 AOTITorchError aoti_torch_cpu_layer_norm(AtenTensorHandle input, const int64_t* normalized_shape, int64_t normalized_shape_len_, AtenTensorHandle* weight, AtenTensorHandle* bias, double eps, int32_t cudnn_enable, AtenTensorHandle* ret0) {
@@ -523,6 +612,14 @@ AOTITorchError aoti_torch_cpu_log_softmax_int(AtenTensorHandle self, int64_t dim
     return shimrt_cpu_log_softmax_int(self, dim, dtype, ret0);
 }
 
+/* aten.logcumsumexp.default: logcumsumexp(Tensor self, int dim) -> Tensor
+ * kernel: shimrt_cpu_logcumsumexp (CPU) */
+AOTITorchError aoti_torch_cpu_logcumsumexp(AtenTensorHandle self, int64_t dim, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu_logcumsumexp(self, dim, ret0);
+}
+
 /* aten.lt.Scalar: lt.Scalar(Tensor self, Scalar other) -> Tensor
  * kernel: shimrt_cpu_lt_scalar (CPU) */
 AOTITorchError aoti_torch_cpu_lt_Scalar(AtenTensorHandle self, double other, AtenTensorHandle* ret0) {
@@ -558,6 +655,19 @@ AOTITorchError aoti_torch_cpu_max_dim(AtenTensorHandle self, int64_t dim, int32_
     return shimrt_cpu_max_dim(self, dim, keepdim, ret0, ret1);
 }
 
+/* aten.max_pool2d_with_indices.default: max_pool2d_with_indices(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)
+ * kernel: shimrt_cpu_max_pool2d_with_indices (CPU) */
+AOTITorchError aoti_torch_cpu_max_pool2d_with_indices(AtenTensorHandle self, const int64_t* kernel_size, int64_t kernel_size_len_, const int64_t* stride, int64_t stride_len_, const int64_t* padding, int64_t padding_len_, const int64_t* dilation, int64_t dilation_len_, int32_t ceil_mode, AtenTensorHandle* ret0, AtenTensorHandle* ret1) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_LIST(kernel_size);
+    SHIMRT_ARG_LIST(stride);
+    SHIMRT_ARG_LIST(padding);
+    SHIMRT_ARG_LIST(dilation);
+    SHIMRT_ARG_RET(ret0);
+    SHIMRT_ARG_RET(ret1);
+    return shimrt_cpu_max_pool2d_with_indices(self, kernel_size, kernel_size_len_, stride, stride_len_, padding, padding_len_, dilation, dilation_len_, ceil_mode, ret0, ret1);
+}
+
 /* aten.mean.dim: mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
  * kernel: shimrt_cpu_mean_dim (CPU) */
 AOTITorchError aoti_torch_cpu_mean_dim(AtenTensorHandle self, const int64_t** dim, int64_t dim_len_, int32_t keepdim, int32_t* dtype, AtenTensorHandle* ret0) {
@@ -565,6 +675,14 @@ AOTITorchError aoti_torch_cpu_mean_dim(AtenTensorHandle self, const int64_t** di
     SHIMRT_ARG_OPT_LIST(dim);
     SHIMRT_ARG_RET(ret0);
     return shimrt_cpu_mean_dim(self, SHIMRT_OPT_LIST(dim), SHIMRT_OPT_LIST_LEN(dim), keepdim, dtype, ret0);
+}
+
+/* aten.median.default: median(Tensor self) -> Tensor
+ * kernel: shimrt_cpu_median (CPU) */
+AOTITorchError aoti_torch_cpu_median(AtenTensorHandle self, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu_median(self, ret0);
 }
 
 /* aten.mm.default: mm(Tensor self, Tensor mat2) -> Tensor
@@ -914,6 +1032,15 @@ AOTITorchError aoti_torch_cpu_to_dtype_layout(AtenTensorHandle self, int32_t* dt
     SHIMRT_ARG_TENSOR(self);
     SHIMRT_ARG_RET(ret0);
     return shimrt_to_dtype_layout(self, dtype, layout, device, device_index_, pin_memory, non_blocking, copy, memory_format, ret0);
+}
+
+/* aten.topk.default: topk(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices)
+ * kernel: shimrt_cpu_topk (CPU) */
+AOTITorchError aoti_torch_cpu_topk(AtenTensorHandle self, int64_t k, int64_t dim, int32_t largest, int32_t sorted, AtenTensorHandle* ret0, AtenTensorHandle* ret1) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_RET(ret0);
+    SHIMRT_ARG_RET(ret1);
+    return shimrt_cpu_topk(self, k, dim, largest, sorted, ret0, ret1);
 }
 
 /* aten.transpose.int: transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)

@@ -18,6 +18,9 @@
 extern "C" {
 #endif
 
+/* aten._adaptive_avg_pool2d.default: _adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor */
+AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu__adaptive_avg_pool2d(AtenTensorHandle self, const int64_t* output_size, int64_t output_size_len_, AtenTensorHandle* ret0);
+
 /* aten._addmm_activation.default: _addmm_activation(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1, bool use_gelu=False) -> Tensor */
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu__addmm_activation(AtenTensorHandle self, AtenTensorHandle mat1, AtenTensorHandle mat2, double beta, double alpha, int32_t use_gelu, AtenTensorHandle* ret0);
 
@@ -29,6 +32,9 @@ AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu__foreach_mul__List(const AtenTen
 
 /* aten._int_mm.out: _int_mm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!) */
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu__int_mm_out(AtenTensorHandle out, AtenTensorHandle self, AtenTensorHandle mat2);
+
+/* aten._scaled_dot_product_flash_attention_for_cpu.default: _scaled_dot_product_flash_attention_for_cpu(Tensor query, Tensor key, Tensor value, float dropout_p=0.0, bool is_causal=False, *, Tensor? attn_mask=None, float? scale=None) -> (Tensor output, Tensor logsumexp) */
+AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu__scaled_dot_product_flash_attention_for_cpu(AtenTensorHandle query, AtenTensorHandle key, AtenTensorHandle value, double dropout_p, int32_t is_causal, AtenTensorHandle* attn_mask, double* scale, AtenTensorHandle* ret0, AtenTensorHandle* ret1);
 
 /* aten.abs.default: abs(Tensor self) -> Tensor */
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_abs(AtenTensorHandle self, AtenTensorHandle* ret0);
@@ -69,6 +75,9 @@ AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_arange_start_step(double start, 
 /* aten.argmax.default: argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor */
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_argmax(AtenTensorHandle self, int64_t* dim, int32_t keepdim, AtenTensorHandle* ret0);
 
+/* aten.avg_pool2d.default: avg_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor */
+AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_avg_pool2d(AtenTensorHandle self, const int64_t* kernel_size, int64_t kernel_size_len_, const int64_t* stride, int64_t stride_len_, const int64_t* padding, int64_t padding_len_, int32_t ceil_mode, int32_t count_include_pad, int64_t* divisor_override, AtenTensorHandle* ret0);
+
 /* aten.baddbmm.out: baddbmm.out(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!) */
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_baddbmm_out(AtenTensorHandle out, AtenTensorHandle self, AtenTensorHandle batch1, AtenTensorHandle batch2, double beta, double alpha);
 
@@ -105,8 +114,23 @@ AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_clone(AtenTensorHandle self, int
 /* aten.contiguous.default: contiguous(Tensor(a) self, *, MemoryFormat memory_format=contiguous_format) -> Tensor(a) */
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_contiguous(AtenTensorHandle self, int32_t memory_format, AtenTensorHandle* ret0);
 
+/* aten.convolution.default: convolution(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups) -> Tensor */
+AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_convolution(AtenTensorHandle input, AtenTensorHandle weight, AtenTensorHandle* bias, const int64_t* stride, int64_t stride_len_, const int64_t* padding, int64_t padding_len_, const int64_t* dilation, int64_t dilation_len_, int32_t transposed, const int64_t* output_padding, int64_t output_padding_len_, int64_t groups, AtenTensorHandle* ret0);
+
 /* aten.copy_.default: copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!) */
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_copy_(AtenTensorHandle self, AtenTensorHandle src, int32_t non_blocking);
+
+/* aten.cummax.default: cummax(Tensor self, int dim) -> (Tensor values, Tensor indices) */
+AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_cummax(AtenTensorHandle self, int64_t dim, AtenTensorHandle* ret0, AtenTensorHandle* ret1);
+
+/* aten.cummin.default: cummin(Tensor self, int dim) -> (Tensor values, Tensor indices) */
+AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_cummin(AtenTensorHandle self, int64_t dim, AtenTensorHandle* ret0, AtenTensorHandle* ret1);
+
+/* aten.cumprod.default: cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor */
+AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_cumprod(AtenTensorHandle self, int64_t dim, int32_t* dtype, AtenTensorHandle* ret0);
+
+/* aten.cumsum.default: cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor */
+AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_cumsum(AtenTensorHandle self, int64_t dim, int32_t* dtype, AtenTensorHandle* ret0);
 
 /* aten.div.Tensor: div.Tensor(Tensor self, Tensor other) -> Tensor */
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_div_Tensor(AtenTensorHandle self, AtenTensorHandle other, AtenTensorHandle* ret0);
@@ -180,6 +204,9 @@ AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_is_leaf(AtenTensorHandle self, i
 /* aten.is_pinned.default: is_pinned(Tensor self, Device? device=None) -> bool */
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_is_pinned(AtenTensorHandle self, int32_t* device, int32_t device_index_, int32_t* ret0);
 
+/* aten.kthvalue.default: kthvalue(Tensor self, SymInt k, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices) */
+AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_kthvalue(AtenTensorHandle self, int64_t k, int64_t dim, int32_t keepdim, AtenTensorHandle* ret0, AtenTensorHandle* ret1);
+
 /* aten.layer_norm.default: layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05, bool cudnn_enable=True) -> Tensor */
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_layer_norm(AtenTensorHandle input, const int64_t* normalized_shape, int64_t normalized_shape_len_, AtenTensorHandle* weight, AtenTensorHandle* bias, double eps, int32_t cudnn_enable, AtenTensorHandle* ret0);
 
@@ -195,6 +222,9 @@ AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_log(AtenTensorHandle self, AtenT
 /* aten.log_softmax.int: log_softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor */
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_log_softmax_int(AtenTensorHandle self, int64_t dim, int32_t* dtype, AtenTensorHandle* ret0);
 
+/* aten.logcumsumexp.default: logcumsumexp(Tensor self, int dim) -> Tensor */
+AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_logcumsumexp(AtenTensorHandle self, int64_t dim, AtenTensorHandle* ret0);
+
 /* aten.lt.Scalar: lt.Scalar(Tensor self, Scalar other) -> Tensor */
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_lt_Scalar(AtenTensorHandle self, double other, AtenTensorHandle* ret0);
 
@@ -207,8 +237,14 @@ AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_matmul(AtenTensorHandle self, At
 /* aten.max.dim: max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices) */
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_max_dim(AtenTensorHandle self, int64_t dim, int32_t keepdim, AtenTensorHandle* ret0, AtenTensorHandle* ret1);
 
+/* aten.max_pool2d_with_indices.default: max_pool2d_with_indices(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor) */
+AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_max_pool2d_with_indices(AtenTensorHandle self, const int64_t* kernel_size, int64_t kernel_size_len_, const int64_t* stride, int64_t stride_len_, const int64_t* padding, int64_t padding_len_, const int64_t* dilation, int64_t dilation_len_, int32_t ceil_mode, AtenTensorHandle* ret0, AtenTensorHandle* ret1);
+
 /* aten.mean.dim: mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor */
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_mean_dim(AtenTensorHandle self, const int64_t** dim, int64_t dim_len_, int32_t keepdim, int32_t* dtype, AtenTensorHandle* ret0);
+
+/* aten.median.default: median(Tensor self) -> Tensor */
+AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_median(AtenTensorHandle self, AtenTensorHandle* ret0);
 
 /* aten.mm.default: mm(Tensor self, Tensor mat2) -> Tensor */
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_mm(AtenTensorHandle self, AtenTensorHandle mat2, AtenTensorHandle* ret0);
@@ -326,6 +362,9 @@ AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_to_dtype(AtenTensorHandle self, 
 
 /* aten.to.dtype_layout: to.dtype_layout(Tensor(a) self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool non_blocking=False, bool copy=False, MemoryFormat? memory_format=None) -> Tensor(a) */
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_to_dtype_layout(AtenTensorHandle self, int32_t* dtype, int32_t* layout, int32_t* device, int32_t device_index_, int32_t* pin_memory, int32_t non_blocking, int32_t copy, int32_t* memory_format, AtenTensorHandle* ret0);
+
+/* aten.topk.default: topk(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices) */
+AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_topk(AtenTensorHandle self, int64_t k, int64_t dim, int32_t largest, int32_t sorted, AtenTensorHandle* ret0, AtenTensorHandle* ret1);
 
 /* aten.transpose.int: transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a) */
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_transpose_int(AtenTensorHandle self, int64_t dim0, int64_t dim1, AtenTensorHandle* ret0);

@@ -22,10 +22,14 @@
 extern "C" {
 #endif
 
+/* aten._adaptive_avg_pool2d.default: _adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor (CPU) */
+AOTITorchError shimrt_cpu__adaptive_avg_pool2d(AtenTensorHandle self, const int64_t* output_size, int64_t output_size_len_, AtenTensorHandle* ret0);
 /* aten._addmm_activation.default: _addmm_activation(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1, bool use_gelu=False) -> Tensor (CPU) */
 AOTITorchError shimrt_cpu__addmm_activation(AtenTensorHandle self, AtenTensorHandle mat1, AtenTensorHandle mat2, double beta, double alpha, int32_t use_gelu, AtenTensorHandle* ret0);
 /* aten._int_mm.out: _int_mm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!) (CPU) */
 AOTITorchError shimrt_cpu__int_mm_out(AtenTensorHandle out, AtenTensorHandle self, AtenTensorHandle mat2);
+/* aten._scaled_dot_product_flash_attention_for_cpu.default: _scaled_dot_product_flash_attention_for_cpu(Tensor query, Tensor key, Tensor value, float dropout_p=0.0, bool is_causal=False, *, Tensor? attn_mask=None, float? scale=None) -> (Tensor output, Tensor logsumexp) (CPU) */
+AOTITorchError shimrt_cpu__scaled_dot_product_flash_attention_for_cpu(AtenTensorHandle query, AtenTensorHandle key, AtenTensorHandle value, double dropout_p, int32_t is_causal, AtenTensorHandle attn_mask, double* scale, AtenTensorHandle* ret0, AtenTensorHandle* ret1);
 /* aten.abs.default: abs(Tensor self) -> Tensor (CPU) */
 AOTITorchError shimrt_cpu_abs(AtenTensorHandle self, AtenTensorHandle* ret0);
 /* aten.add.Scalar: add.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor (CPU) */
@@ -48,6 +52,8 @@ AOTITorchError shimrt_cpu_amax(AtenTensorHandle self, const int64_t* dim, int64_
 AOTITorchError shimrt_cpu_any(AtenTensorHandle self, AtenTensorHandle* ret0);
 /* aten.argmax.default: argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor (CPU) */
 AOTITorchError shimrt_cpu_argmax(AtenTensorHandle self, int64_t* dim, int32_t keepdim, AtenTensorHandle* ret0);
+/* aten.avg_pool2d.default: avg_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor (CPU) */
+AOTITorchError shimrt_cpu_avg_pool2d(AtenTensorHandle self, const int64_t* kernel_size, int64_t kernel_size_len_, const int64_t* stride, int64_t stride_len_, const int64_t* padding, int64_t padding_len_, int32_t ceil_mode, int32_t count_include_pad, int64_t* divisor_override, AtenTensorHandle* ret0);
 /* aten.baddbmm.out: baddbmm.out(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!) (CPU) */
 AOTITorchError shimrt_cpu_baddbmm_out(AtenTensorHandle out, AtenTensorHandle self, AtenTensorHandle batch1, AtenTensorHandle batch2, double beta, double alpha);
 /* aten.bitwise_and.Tensor: bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor (CPU) */
@@ -72,8 +78,18 @@ AOTITorchError shimrt_cpu_clamp(AtenTensorHandle self, double* min, double* max,
 AOTITorchError shimrt_cpu_clone(AtenTensorHandle self, int32_t* memory_format, AtenTensorHandle* ret0);
 /* aten.contiguous.default: contiguous(Tensor(a) self, *, MemoryFormat memory_format=contiguous_format) -> Tensor(a) (CPU) */
 AOTITorchError shimrt_cpu_contiguous(AtenTensorHandle self, int32_t memory_format, AtenTensorHandle* ret0);
+/* aten.convolution.default: convolution(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups) -> Tensor (CPU) */
+AOTITorchError shimrt_cpu_convolution(AtenTensorHandle input, AtenTensorHandle weight, AtenTensorHandle bias, const int64_t* stride, int64_t stride_len_, const int64_t* padding, int64_t padding_len_, const int64_t* dilation, int64_t dilation_len_, int32_t transposed, const int64_t* output_padding, int64_t output_padding_len_, int64_t groups, AtenTensorHandle* ret0);
 /* aten.copy_.default: copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!) (CPU) */
 AOTITorchError shimrt_cpu_copy_(AtenTensorHandle self, AtenTensorHandle src, int32_t non_blocking);
+/* aten.cummax.default: cummax(Tensor self, int dim) -> (Tensor values, Tensor indices) (CPU) */
+AOTITorchError shimrt_cpu_cummax(AtenTensorHandle self, int64_t dim, AtenTensorHandle* ret0, AtenTensorHandle* ret1);
+/* aten.cummin.default: cummin(Tensor self, int dim) -> (Tensor values, Tensor indices) (CPU) */
+AOTITorchError shimrt_cpu_cummin(AtenTensorHandle self, int64_t dim, AtenTensorHandle* ret0, AtenTensorHandle* ret1);
+/* aten.cumprod.default: cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor (CPU) */
+AOTITorchError shimrt_cpu_cumprod(AtenTensorHandle self, int64_t dim, int32_t* dtype, AtenTensorHandle* ret0);
+/* aten.cumsum.default: cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor (CPU) */
+AOTITorchError shimrt_cpu_cumsum(AtenTensorHandle self, int64_t dim, int32_t* dtype, AtenTensorHandle* ret0);
 /* aten.div.Tensor: div.Tensor(Tensor self, Tensor other) -> Tensor (CPU) */
 AOTITorchError shimrt_cpu_div_tensor(AtenTensorHandle self, AtenTensorHandle other, AtenTensorHandle* ret0);
 /* aten.divide.Tensor: divide.Tensor(Tensor self, Tensor other) -> Tensor (CPU) */
@@ -108,6 +124,8 @@ AOTITorchError shimrt_cpu_gt_tensor(AtenTensorHandle self, AtenTensorHandle othe
 AOTITorchError shimrt_cpu_index_select(AtenTensorHandle self, int64_t dim, AtenTensorHandle index, AtenTensorHandle* ret0);
 /* aten.index_select.out: index_select.out(Tensor self, int dim, Tensor index, *, Tensor(a!) out) -> Tensor(a!) (CPU) */
 AOTITorchError shimrt_cpu_index_select_out(AtenTensorHandle out, AtenTensorHandle self, int64_t dim, AtenTensorHandle index);
+/* aten.kthvalue.default: kthvalue(Tensor self, SymInt k, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices) (CPU) */
+AOTITorchError shimrt_cpu_kthvalue(AtenTensorHandle self, int64_t k, int64_t dim, int32_t keepdim, AtenTensorHandle* ret0, AtenTensorHandle* ret1);
 /* aten.le.Scalar: le.Scalar(Tensor self, Scalar other) -> Tensor (CPU) */
 AOTITorchError shimrt_cpu_le_scalar(AtenTensorHandle self, double other, AtenTensorHandle* ret0);
 /* aten.le.Tensor: le.Tensor(Tensor self, Tensor other) -> Tensor (CPU) */
@@ -116,6 +134,8 @@ AOTITorchError shimrt_cpu_le_tensor(AtenTensorHandle self, AtenTensorHandle othe
 AOTITorchError shimrt_cpu_log(AtenTensorHandle self, AtenTensorHandle* ret0);
 /* aten.log_softmax.int: log_softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor (CPU) */
 AOTITorchError shimrt_cpu_log_softmax_int(AtenTensorHandle self, int64_t dim, int32_t* dtype, AtenTensorHandle* ret0);
+/* aten.logcumsumexp.default: logcumsumexp(Tensor self, int dim) -> Tensor (CPU) */
+AOTITorchError shimrt_cpu_logcumsumexp(AtenTensorHandle self, int64_t dim, AtenTensorHandle* ret0);
 /* aten.lt.Scalar: lt.Scalar(Tensor self, Scalar other) -> Tensor (CPU) */
 AOTITorchError shimrt_cpu_lt_scalar(AtenTensorHandle self, double other, AtenTensorHandle* ret0);
 /* aten.lt.Tensor: lt.Tensor(Tensor self, Tensor other) -> Tensor (CPU) */
@@ -124,8 +144,12 @@ AOTITorchError shimrt_cpu_lt_tensor(AtenTensorHandle self, AtenTensorHandle othe
 AOTITorchError shimrt_cpu_matmul(AtenTensorHandle self, AtenTensorHandle other, AtenTensorHandle* ret0);
 /* aten.max.dim: max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices) (CPU) */
 AOTITorchError shimrt_cpu_max_dim(AtenTensorHandle self, int64_t dim, int32_t keepdim, AtenTensorHandle* ret0, AtenTensorHandle* ret1);
+/* aten.max_pool2d_with_indices.default: max_pool2d_with_indices(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor) (CPU) */
+AOTITorchError shimrt_cpu_max_pool2d_with_indices(AtenTensorHandle self, const int64_t* kernel_size, int64_t kernel_size_len_, const int64_t* stride, int64_t stride_len_, const int64_t* padding, int64_t padding_len_, const int64_t* dilation, int64_t dilation_len_, int32_t ceil_mode, AtenTensorHandle* ret0, AtenTensorHandle* ret1);
 /* aten.mean.dim: mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor (CPU) */
 AOTITorchError shimrt_cpu_mean_dim(AtenTensorHandle self, const int64_t* dim, int64_t dim_len_, int32_t keepdim, int32_t* dtype, AtenTensorHandle* ret0);
+/* aten.median.default: median(Tensor self) -> Tensor (CPU) */
+AOTITorchError shimrt_cpu_median(AtenTensorHandle self, AtenTensorHandle* ret0);
 /* aten.mm.default: mm(Tensor self, Tensor mat2) -> Tensor (CPU) */
 AOTITorchError shimrt_cpu_mm(AtenTensorHandle self, AtenTensorHandle mat2, AtenTensorHandle* ret0);
 /* aten.mm.out: mm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!) (CPU) */
@@ -186,6 +210,8 @@ AOTITorchError shimrt_cpu_sum_dim_intlist(AtenTensorHandle self, const int64_t* 
 AOTITorchError shimrt_cpu_tanh(AtenTensorHandle self, AtenTensorHandle* ret0);
 /* aten.to.dtype: to.dtype(Tensor(a) self, ScalarType dtype, bool non_blocking=False, bool copy=False, MemoryFormat? memory_format=None) -> Tensor(a) (CPU) */
 AOTITorchError shimrt_cpu_to_dtype(AtenTensorHandle self, int32_t dtype, int32_t non_blocking, int32_t copy, int32_t* memory_format, AtenTensorHandle* ret0);
+/* aten.topk.default: topk(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices) (CPU) */
+AOTITorchError shimrt_cpu_topk(AtenTensorHandle self, int64_t k, int64_t dim, int32_t largest, int32_t sorted, AtenTensorHandle* ret0, AtenTensorHandle* ret1);
 /* aten.where.self: where.self(Tensor condition, Tensor self, Tensor other) -> Tensor (CPU) */
 AOTITorchError shimrt_cpu_where_self(AtenTensorHandle condition, AtenTensorHandle self, AtenTensorHandle other, AtenTensorHandle* ret0);
 /* aten.zero_.default: zero_(Tensor(a!) self) -> Tensor(a!) (CPU) */

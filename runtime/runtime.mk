@@ -9,7 +9,7 @@ RT_CXX_SRCS  := runtime/core/cxx_boundary.cc
 RT_OBJS      := $(RT_SRCS:%.c=$(BUILD)/obj/%.o) $(RT_CXX_SRCS:%.cc=$(BUILD)/obj/%.o) $(SCHEMA_OBJS)
 LIBSHIMRT_A  := $(BUILD)/libshimrt.a
 LIBSHIMRT_SO := $(BUILD)/libshimrt.so
-RT_LDLIBS    := -lopenblas -lmvec $(LDLIBS_COMMON) -lstdc++
+RT_LDLIBS    := -lopenblas -ldnnl -lgomp -lmvec $(LDLIBS_COMMON) -lstdc++
 CXX          ?= g++
 CXXFLAGS_RT  := -std=c++17 -Wall -Wextra -Werror $(OPT) $(SANFLAGS) -fPIC -fvisibility=hidden -MMD -MP
 

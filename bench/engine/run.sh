@@ -6,7 +6,7 @@
 # bandwidth of the 16M-element bandwidth-bound ops against memcpy.
 # Exit 77 (skipped) when PyTorch is not available (SHIMGEN_TORCH=skip).
 set -eu
-: "${BUILD:=build}" "${CC:=cc}" "${RT_LDLIBS:=-lopenblas -lmvec -lpthread -ldl -lm -lstdc++}"
+: "${BUILD:=build}" "${CC:=cc}" "${RT_LDLIBS:=-lopenblas -ldnnl -lgomp -lmvec -lpthread -ldl -lm -lstdc++}"
 rc=0
 PY=$(.ci/torch-env) || rc=$?
 [ $rc -eq 77 ] && { echo "engine bench: skipped (no PyTorch)"; exit 0; }

@@ -25,4 +25,8 @@ AOTITorchError shimrt_k_into_out(const char *op, AtenTensorHandle out, AtenTenso
 /* A new contiguous CPU tensor (NULL with the message set). */
 AtenTensorHandle shimrt_k_new(const char *op, int64_t ndim, const int64_t *sizes, int32_t dtype);
 
+/* PyTorch's suggest_memory_format test for rank 4 / 5 (is_channels_last_strides_2d / _3d):
+ * t's strides order its dims as channels-last does (conv.c). */
+bool shimrt_k_strides_like_cl(const struct AtenTensorOpaque *t);
+
 #endif

@@ -21,7 +21,7 @@ if [ "${SAN:-}" = 1 ]; then
 fi
 # shellcheck disable=SC2086
 if ! $CC -std=c11 -Wall -Wextra -Werror -O1 -g $SANFLAGS -Iruntime/include \
-    tests/compat/compat_main.c "$BUILD/libshimrt.a" -lopenblas -lmvec -lpthread -ldl -lm -lstdc++ \
+    tests/compat/compat_main.c "$BUILD/libshimrt.a" -lopenblas -ldnnl -lgomp -lmvec -lpthread -ldl -lm -lstdc++ \
     -o "$out/compat_main" 2>"$out/compile.log"; then
     echo "FAIL: tests/compat/compat_main.c does not compile against runtime/include:"
     sed -n '1,30p' "$out/compile.log"

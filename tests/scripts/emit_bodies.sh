@@ -68,7 +68,7 @@ done
 # shellcheck disable=SC2086
 $CC -std=c11 $FLAGS -g $SANFLAGS -I"$T/s" -c tests/scripts/golden_main.c -o "$T/main.o"
 # shellcheck disable=SC2086
-$CC $SANFLAGS -o "$T/golden" "$T/main.o" $OBJS -Wl,--allow-multiple-definition "$LIB" -lopenblas -lmvec -lpthread -ldl -lm -lstdc++
+$CC $SANFLAGS -o "$T/golden" "$T/main.o" $OBJS -Wl,--allow-multiple-definition "$LIB" -lopenblas -ldnnl -lgomp -lmvec -lpthread -ldl -lm -lstdc++
 "$T/golden" > "$T/out" 2>&1 || { cat "$T/out" >&2; fail "the golden driver on the generated code"; }
 echo "  $(cat "$T/out")"
 
@@ -279,7 +279,7 @@ for f in "$T/n/c_shim_cpu.c" "$T/n/c_shim_aten.c" "$T/n/c_boxed_cpu.c" "$T/nsx_k
   OBJS="$OBJS $o"
 done
 # shellcheck disable=SC2086
-$CC $SANFLAGS -o "$T/nsx" $OBJS "$LIB" -lopenblas -lmvec -lpthread -ldl -lm -lstdc++
+$CC $SANFLAGS -o "$T/nsx" $OBJS "$LIB" -lopenblas -ldnnl -lgomp -lmvec -lpthread -ldl -lm -lstdc++
 "$T/nsx" > "$T/out" 2>&1 || { cat "$T/out" >&2; fail "the namespace example"; }
 echo "  $(cat "$T/out")"
 echo "emit_bodies: ok"

@@ -31,5 +31,5 @@ $CC $FLAGS $INC -Iexamples/golden -c tests/scripts/golden_main.c -o "$tmp/main.o
 # same functions, the golden ones still win (first definition).
 # shellcheck disable=SC2086
 $CC $SANFLAGS -o "$tmp/golden" "$tmp/main.o" "$tmp/c_shim_cpu.o" "$tmp/c_shim_aten.o" \
-  "$tmp/c_boxed_cpu.o" -Wl,--allow-multiple-definition "$LIB" -lopenblas -lmvec -lpthread -ldl -lm -lstdc++
+  "$tmp/c_boxed_cpu.o" -Wl,--allow-multiple-definition "$LIB" -lopenblas -ldnnl -lgomp -lmvec -lpthread -ldl -lm -lstdc++
 "$tmp/golden"

@@ -76,7 +76,7 @@ out=$(LD_LIBRARY_PATH="$root/lib" "$tmp/prog") || fail "program (shared) exited 
 [ "$out" = "installed shimrt works" ] || fail "program output '$out'"
 # shellcheck disable=SC2086
 $CC -std=c11 $sanflags $cflags "$tmp/prog.c" -o "$tmp/prog_static" "$root/lib/libshimrt.a" \
-  $(pkg-config --libs-only-other --static shimrt) -lopenblas -lmvec -lpthread -ldl -lm -lstdc++ \
+  $(pkg-config --libs-only-other --static shimrt) -lopenblas -ldnnl -lgomp -lmvec -lpthread -ldl -lm -lstdc++ \
   || fail "link against libshimrt.a"
 "$tmp/prog_static" >/dev/null || fail "program (static) exited $?"
 ldd "$tmp/prog_static" | grep -q libshimrt && fail "static program still needs libshimrt.so"

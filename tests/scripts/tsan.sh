@@ -39,7 +39,7 @@ if ! $TCC -std=c11 -Wall -Wextra -O1 -g -fsanitize=thread -fno-omit-frame-pointe
     -Igen -Iruntime/include -Igenerated \
     tests/runtime/test_dispatcher_threads.c \
     $(ls runtime/core/*.c runtime/generic/*.c runtime/cpu/*.c runtime/cuda/*.c generated/*.c 2>/dev/null) gen/arena.c gen/schema.c "$out/schema_lex.c" \
-    "$out/cxx_boundary.o" -o "$out/dispatcher_threads" -lopenblas -lmvec -lpthread -ldl -lm -lstdc++ >>"$out/build.log" 2>&1; then
+    "$out/cxx_boundary.o" -o "$out/dispatcher_threads" -lopenblas -ldnnl -lgomp -lmvec -lpthread -ldl -lm -lstdc++ >>"$out/build.log" 2>&1; then
     echo "FAIL: building the ThreadSanitizer test with $TCC:"
     sed -n '1,30p' "$out/build.log"
     exit 1

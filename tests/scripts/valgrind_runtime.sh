@@ -55,7 +55,7 @@ fi
 
 mkdir -p "$BUILD/compat"
 if $CC -std=c11 -Wall -Wextra -Werror -O1 -g -Iruntime/include tests/compat/compat_main.c \
-    "$BUILD/libshimrt.a" -lopenblas -lmvec -lpthread -ldl -lm -lstdc++ -o "$BUILD/compat/compat_main_vg" 2>"$log"; then
+    "$BUILD/libshimrt.a" -lopenblas -ldnnl -lgomp -lmvec -lpthread -ldl -lm -lstdc++ -o "$BUILD/compat/compat_main_vg" 2>"$log"; then
     $VG "$BUILD/compat/compat_main_vg" >/dev/null 2>"$log"
     rc=$?
     if [ "$rc" -eq 0 ] && ! grep -q '^==[0-9]*==' "$log"; then

@@ -1,0 +1,364 @@
+/* runtime/cpu/sortops.c: the line-wise functions of c_shim_cpu.h that AOTInductor CPU graphs
+ * call: topk, kthvalue, median, cumsum, cumprod, cummax, cummin, logcumsumexp.
+ *
+ * Each works on the lines of a dense copy of self along dim (outer x len x inner). Order
+ * statistics compare keys read as long double (exact for every int64 and every float), NaN
+ * ordered above everything as PyTorch's sort orders it; values are copied from self's own
+ * bytes, so they are exact. Scans accumulate as PyTorch's CPU kernels do (at::acc_type:
+ * double for float32/float64, float for the half types, int64 for integers) in the result
+ * dtype. Lines run in parallel on the runtime's pool. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "aoti_ops.h"
+#include "cpu_kernels.h"
+#include "shimrt/device.h"
+
+typedef struct {
+    AtenTensorHandle c; /* dense (contiguous) self, owned when own */
+    bool own;
+    int64_t d, outer, len, inner;
+    size_t es;
+    int32_t dt;
+} lines;
+
+static void lines_close(lines *L) {
+    if (L->own) shimrt_tensor_free(L->c);
+}
+
+/* self's lines along dim; src_dt: when >= 0, self converted to that dtype first. */
+static AOTITorchError lines_open(const char *op, AtenTensorHandle self, int64_t dim, int32_t src_dt,
+                                 lines *L) {
+    memset(L, 0, sizeof *L);
+    if (shimrt_k_check_cpu(op, self, "self") || shimrt_k_check_dtype(op, self, "self"))
+        return AOTI_TORCH_FAILURE;
+    int64_t nd = self->ndim ? self->ndim : 1;
+    if (shimrt_k_wrap_dim(op, dim, nd, &L->d)) return AOTI_TORCH_FAILURE;
+    L->dt = src_dt >= 0 ? src_dt : self->dtype;
+    L->es = shimrt_dtype_size(L->dt);
+    if (shimrt_is_contiguous(self) && L->dt == self->dtype) {
+        L->c = self;
+    } else {
+        L->c = shimrt_k_new(op, self->ndim, self->sizes, L->dt);
+        if (!L->c) return AOTI_TORCH_FAILURE;
+        L->own = true;
+        if (shimrt_k_copy(op, L->c, self)) {
+            lines_close(L);
+            return AOTI_TORCH_FAILURE;
+        }
+    }
+    L->outer = L->inner = 1;
+    L->len = self->ndim ? self->sizes[L->d] : 1;
+    for (int64_t i = 0; i < self->ndim; i++) {
+        if (i < L->d) L->outer *= self->sizes[i];
+        if (i > L->d) L->inner *= self->sizes[i];
+    }
+    return AOTI_TORCH_SUCCESS;
+}
+
+static inline const char *at(const lines *L, int64_t line, int64_t j) {
+    int64_t o = line / L->inner, i = line % L->inner;
+    return (const char *)shimrt_data(L->c) + (size_t)((o * L->len + j) * L->inner + i) * L->es;
+}
+
+static inline long double key(const char *p, int32_t dt) {
+    if (shimrt_k_is_floating(dt)) return (long double)shimrt_k_load_f64(p, dt);
+    return (long double)shimrt_k_load_i64(p, dt);
+}
+
+typedef struct {
+    long double k;
+    int64_t i;
+} kv;
+
+/* ascending, NaN last, ties by index (a stable order) */
+static int cmp_asc(const void *a, const void *b) {
+    const kv *x = a, *y = b;
+    bool nx = isnan(x->k), ny = isnan(y->k);
+    if (nx != ny) return nx ? 1 : -1;
+    if (!nx && x->k != y->k) return x->k < y->k ? -1 : 1;
+    return x->i < y->i ? -1 : x->i > y->i;
+}
+
+/* descending, NaN first, ties by index */
+static int cmp_desc(const void *a, const void *b) {
+    const kv *x = a, *y = b;
+    bool nx = isnan(x->k), ny = isnan(y->k);
+    if (nx != ny) return nx ? -1 : 1;
+    if (!nx && x->k != y->k) return x->k > y->k ? -1 : 1;
+    return x->i < y->i ? -1 : x->i > y->i;
+}
+
+/* The result shape: self's with dim's size replaced by n (keepdim) or removed. */
+static int64_t shape_with(const struct AtenTensorOpaque *self, int64_t d, int64_t n, bool keep,
+                          int64_t *out) {
+    int64_t r = 0;
+    for (int64_t i = 0; i < self->ndim; i++) {
+        if (i != d)
+            out[r++] = self->sizes[i];
+        else if (keep)
+            out[r++] = n;
+    }
+    return r;
+}
+
+/* ---- order statistics ------------------------------------------------------------------ */
+typedef struct {
+    const lines *L;
+    int64_t k;        /* topk: how many; kthvalue: the (0-based) rank */
+    bool desc, kth;   /* largest first; kthvalue (one result per line) */
+    char *vals;       /* [outer, k or 1, inner] */
+    int64_t *idx;     /* same shape */
+    volatile int oom; /* a worker could not allocate */
+} sel_ctx;
+
+static void sel_lines(int64_t b, int64_t e, void *vctx) {
+    sel_ctx *c = vctx;
+    const lines *L = c->L;
+    kv *buf = malloc(sizeof *buf * (size_t)(L->len ? L->len : 1));
+    if (!buf) {
+        c->oom = 1;
+        return;
+    }
+    int64_t nout = c->kth ? 1 : c->k;
+    for (int64_t line = b; line < e; line++) {
+        for (int64_t j = 0; j < L->len; j++) buf[j] = (kv){key(at(L, line, j), L->dt), j};
+        qsort(buf, (size_t)L->len, sizeof *buf, c->desc ? cmp_desc : cmp_asc);
+        int64_t o = line / L->inner, i = line % L->inner;
+        for (int64_t r = 0; r < nout; r++) {
+            int64_t src = buf[c->kth ? c->k : r].i;
+            int64_t pos = (o * nout + r) * L->inner + i;
+            memcpy(c->vals + (size_t)pos * L->es, at(L, line, src), L->es);
+            c->idx[pos] = src;
+        }
+    }
+    free(buf);
+}
+
+static AOTITorchError select_run(const char *op, lines *L, int64_t k, bool desc, bool kth,
+                                 AtenTensorHandle v, AtenTensorHandle ix) {
+    sel_ctx c = {L, k, desc, kth, shimrt_data(v), shimrt_data(ix), 0};
+    int64_t n = L->outer * L->inner;
+    if (n > 0 && (kth || k > 0)) torch_parallel_for(0, n, 1, sel_lines, &c);
+    if (c.oom) return shimrt_fail(op, "out of memory");
+    return AOTI_TORCH_SUCCESS;
+}
+
+AOTITorchError shimrt_cpu_topk(AtenTensorHandle self, int64_t k, int64_t dim, int32_t largest,
+                               int32_t sorted, AtenTensorHandle *ret0, AtenTensorHandle *ret1) {
+    static const char op[] = "topk";
+    (void)sorted; /* results always come sorted (PyTorch leaves the order unspecified then) */
+    lines L;
+    if (shimrt_k_check_cpu(op, self, "self")) return AOTI_TORCH_FAILURE;
+    if (self->dtype == SHIMRT_BOOL)
+        return shimrt_fail(op, "topk does not support bool dtypes on CPU");
+    if (lines_open(op, self, dim, -1, &L)) return AOTI_TORCH_FAILURE;
+    if (k < 0 || k > L.len) {
+        lines_close(&L);
+        return shimrt_fail(op, "selected index k out of range");
+    }
+    int64_t shape[SHIMRT_MAX_DIMS];
+    int64_t nd = shape_with(self, L.d, k, true, shape);
+    AtenTensorHandle v = shimrt_k_new(op, nd, shape, self->dtype);
+    AtenTensorHandle ix = v ? shimrt_k_new(op, nd, shape, SHIMRT_INT64) : NULL;
+    AOTITorchError err =
+        v && ix ? select_run(op, &L, k, largest != 0, false, v, ix) : AOTI_TORCH_FAILURE;
+    lines_close(&L);
+    if (err) {
+        shimrt_tensor_free(v);
+        shimrt_tensor_free(ix);
+        return err;
+    }
+    *ret0 = v;
+    *ret1 = ix;
+    return AOTI_TORCH_SUCCESS;
+}
+
+AOTITorchError shimrt_cpu_kthvalue(AtenTensorHandle self, int64_t k, int64_t dim, int32_t keepdim,
+                                   AtenTensorHandle *ret0, AtenTensorHandle *ret1) {
+    static const char op[] = "kthvalue";
+    lines L;
+    if (lines_open(op, self, dim, -1, &L)) return AOTI_TORCH_FAILURE;
+    if (k < 1 || k > L.len) {
+        lines_close(&L);
+        return shimrt_fail(op, "kthvalue(): selected number k out of range for dimension %lld",
+                           (long long)L.d);
+    }
+    int64_t shape[SHIMRT_MAX_DIMS];
+    int64_t nd = shape_with(self, L.d, 1, keepdim != 0, shape);
+    AtenTensorHandle v = shimrt_k_new(op, nd, shape, self->dtype);
+    AtenTensorHandle ix = v ? shimrt_k_new(op, nd, shape, SHIMRT_INT64) : NULL;
+    AOTITorchError err =
+        v && ix ? select_run(op, &L, k - 1, false, true, v, ix) : AOTI_TORCH_FAILURE;
+    lines_close(&L);
+    if (err) {
+        shimrt_tensor_free(v);
+        shimrt_tensor_free(ix);
+        return err;
+    }
+    *ret0 = v;
+    *ret1 = ix;
+    return AOTI_TORCH_SUCCESS;
+}
+
+/* median of every element: the lower median, NaN when any element is NaN. */
+AOTITorchError shimrt_cpu_median(AtenTensorHandle self, AtenTensorHandle *ret0) {
+    static const char op[] = "median";
+    if (shimrt_k_check_cpu(op, self, "self") || shimrt_k_check_dtype(op, self, "self"))
+        return AOTI_TORCH_FAILURE;
+    if (self->dtype == SHIMRT_BOOL && shimrt_numel(self) > 0)
+        return shimrt_fail(op, "\"median_cpu\" not implemented for 'Bool'");
+    int64_t n = shimrt_numel(self);
+    AtenTensorHandle flat = shimrt_k_new(op, self->ndim, self->sizes, self->dtype);
+    if (!flat) return AOTI_TORCH_FAILURE;
+    if (shimrt_k_copy(op, flat, self)) { /* dense, row-major: read as one line */
+        shimrt_tensor_free(flat);
+        return AOTI_TORCH_FAILURE;
+    }
+    AtenTensorHandle r = shimrt_k_new(op, 0, NULL, self->dtype);
+    if (!r) {
+        shimrt_tensor_free(flat);
+        return AOTI_TORCH_FAILURE;
+    }
+    if (n == 0) {
+        shimrt_k_fill(r, NAN);
+        shimrt_tensor_free(flat);
+        return shimrt_k_give(r, ret0);
+    }
+    lines L = {flat, false, 0, 1, n, 1, shimrt_dtype_size(self->dtype), self->dtype};
+    int64_t ix, rank = (n - 1) / 2;
+    for (int64_t j = 0; j < n && shimrt_k_is_floating(self->dtype); j++)
+        if (isnan(key(at(&L, 0, j), self->dtype))) rank = n - 1; /* NaN propagates */
+    sel_ctx c = {&L, rank, false, true, shimrt_data(r), &ix, 0};
+    sel_lines(0, 1, &c);
+    shimrt_tensor_free(flat);
+    if (c.oom) {
+        shimrt_tensor_free(r);
+        return shimrt_fail(op, "out of memory");
+    }
+    return shimrt_k_give(r, ret0);
+}
+
+/* ---- scans -------------------------------------------------------------------------------- */
+enum { SC_SUM, SC_PROD, SC_MAX, SC_MIN, SC_LSE };
+typedef struct {
+    const lines *L; /* in the result dtype */
+    int kind;
+    char *out;
+    int64_t *idx; /* cummax / cummin */
+} scan_ctx;
+
+static void scan_lines(int64_t b, int64_t e, void *vctx) {
+    scan_ctx *c = vctx;
+    const lines *L = c->L;
+    int32_t dt = L->dt;
+    bool flt = shimrt_k_is_floating(dt), half = dt == SHIMRT_FLOAT16 || dt == SHIMRT_BFLOAT16;
+    for (int64_t line = b; line < e; line++) {
+        int64_t o = line / L->inner, i = line % L->inner;
+        double fa = c->kind == SC_PROD ? 1.0 : (c->kind == SC_LSE ? -INFINITY : 0.0);
+        int64_t ia = c->kind == SC_PROD ? 1 : 0, best = 0;
+        for (int64_t j = 0; j < L->len; j++) {
+            const char *p = at(L, line, j);
+            int64_t pos = (o * L->len + j) * L->inner + i;
+            char *dst = c->out + (size_t)pos * L->es;
+            if (c->kind == SC_MAX || c->kind == SC_MIN) {
+                long double x = key(p, dt), cur = j ? key(at(L, line, best), dt) : 0;
+                /* PyTorch: take x when it is NaN, or when the running value is not NaN and
+                 * x >= it (max) / x <= it (min): ties move to the later index */
+                if (j == 0 || isnan(x) ||
+                    (!isnan(cur) && (c->kind == SC_MAX ? x >= cur : x <= cur)))
+                    best = j;
+                memcpy(dst, at(L, line, best), L->es);
+                c->idx[pos] = best;
+                continue;
+            }
+            if (flt) {
+                double x = shimrt_k_load_f64(p, dt);
+                if (c->kind == SC_SUM) {
+                    fa = half ? (double)((float)fa + (float)x) : fa + x;
+                } else if (c->kind == SC_PROD) {
+                    fa = half ? (double)((float)fa * (float)x) : fa * x;
+                } else { /* log(exp(fa) + exp(x)) */
+                    double m = fa > x ? fa : x, lo = fa > x ? x : fa;
+                    if (isnan(fa) || isnan(x))
+                        fa = NAN;
+                    else if (isinf(m) && m < 0)
+                        fa = -INFINITY;
+                    else if (isinf(m))
+                        fa = m;
+                    else
+                        fa = m + log1p(exp(lo - m));
+                    if (half) fa = (float)fa;
+                }
+                shimrt_k_store_f64(dst, dt, fa);
+            } else {
+                int64_t x = shimrt_k_load_i64(p, dt);
+                ia = c->kind == SC_SUM ? (int64_t)((uint64_t)ia + (uint64_t)x)
+                                       : (int64_t)((uint64_t)ia * (uint64_t)x);
+                shimrt_k_store_i64(dst, dt, ia);
+            }
+        }
+    }
+}
+
+/* cumsum / cumprod's result dtype: dtype when given, else int64 for bool and integers. */
+static int32_t scan_dtype(const struct AtenTensorOpaque *self, const int32_t *dtype) {
+    if (dtype) return *dtype;
+    return shimrt_k_is_floating(self->dtype) ? self->dtype : SHIMRT_INT64;
+}
+
+static AOTITorchError scan(const char *op, AtenTensorHandle self, int64_t dim, int32_t rdt,
+                           int kind, AtenTensorHandle *ret0, AtenTensorHandle *ret1) {
+    if (!shimrt_k_dtype_ok(rdt)) return shimrt_fail(op, "unsupported dtype");
+    lines L;
+    if (lines_open(op, self, dim, rdt, &L)) return AOTI_TORCH_FAILURE;
+    int64_t nd = self->ndim;
+    AtenTensorHandle r = shimrt_k_new(op, nd, self->sizes, rdt);
+    AtenTensorHandle ix = r && ret1 ? shimrt_k_new(op, nd, self->sizes, SHIMRT_INT64) : NULL;
+    if (!r || (ret1 && !ix)) {
+        lines_close(&L);
+        shimrt_tensor_free(r);
+        return AOTI_TORCH_FAILURE;
+    }
+    scan_ctx c = {&L, kind, shimrt_data(r), ix ? shimrt_data(ix) : NULL};
+    int64_t n = L.outer * L.inner;
+    if (n > 0 && L.len > 0) torch_parallel_for(0, n, 1, scan_lines, &c);
+    lines_close(&L);
+    *ret0 = r;
+    if (ret1) *ret1 = ix;
+    return AOTI_TORCH_SUCCESS;
+}
+
+AOTITorchError shimrt_cpu_cumsum(AtenTensorHandle self, int64_t dim, int32_t *dtype,
+                                 AtenTensorHandle *ret0) {
+    if (shimrt_k_check_cpu("cumsum", self, "self")) return AOTI_TORCH_FAILURE;
+    return scan("cumsum", self, dim, scan_dtype(self, dtype), SC_SUM, ret0, NULL);
+}
+
+AOTITorchError shimrt_cpu_cumprod(AtenTensorHandle self, int64_t dim, int32_t *dtype,
+                                  AtenTensorHandle *ret0) {
+    if (shimrt_k_check_cpu("cumprod", self, "self")) return AOTI_TORCH_FAILURE;
+    return scan("cumprod", self, dim, scan_dtype(self, dtype), SC_PROD, ret0, NULL);
+}
+
+AOTITorchError shimrt_cpu_cummax(AtenTensorHandle self, int64_t dim, AtenTensorHandle *ret0,
+                                 AtenTensorHandle *ret1) {
+    if (shimrt_k_check_cpu("cummax", self, "self")) return AOTI_TORCH_FAILURE;
+    return scan("cummax", self, dim, self->dtype, SC_MAX, ret0, ret1);
+}
+
+AOTITorchError shimrt_cpu_cummin(AtenTensorHandle self, int64_t dim, AtenTensorHandle *ret0,
+                                 AtenTensorHandle *ret1) {
+    if (shimrt_k_check_cpu("cummin", self, "self")) return AOTI_TORCH_FAILURE;
+    return scan("cummin", self, dim, self->dtype, SC_MIN, ret0, ret1);
+}
+
+AOTITorchError shimrt_cpu_logcumsumexp(AtenTensorHandle self, int64_t dim, AtenTensorHandle *ret0) {
+    static const char op[] = "logcumsumexp";
+    if (shimrt_k_check_cpu(op, self, "self")) return AOTI_TORCH_FAILURE;
+    if (!shimrt_k_is_floating(self->dtype))
+        return shimrt_fail(op, "\"logcumsumexp_out_cpu\" not implemented for '%s'",
+                           shimrt_dtype_torch_name(self->dtype));
+    return scan(op, self, dim, self->dtype, SC_LSE, ret0, NULL);
+}
