@@ -313,7 +313,9 @@ static int open_package(ShimrtPackage *p, const char *path, const char *model_na
         goto out;
     }
     p->last_error = (LastErrorFn)sym(p, "AOTInductorGetLastError", false);
-    p->omp_set_num_threads = (OmpSetFn)sym(p, "omp_set_num_threads", false);
+    /* OpenMP: libshimrt's (oneDNN's libgomp) in the global scope, else the .so's own. */
+    p->omp_set_num_threads = (OmpSetFn)dlsym(RTLD_DEFAULT, "omp_set_num_threads");
+    if (!p->omp_set_num_threads) p->omp_set_num_threads = (OmpSetFn)sym(p, "omp_set_num_threads", false);
     AotiRtError e = create(&p->container, 1, "cpu", p->dir);
     if (e != 0 || !p->container) {
         p->container = NULL;
