@@ -12,9 +12,9 @@ void aoti_fail_append(const char *fmt, ...) __attribute__((format(printf, 1, 2))
 
 /* What the ELF check of a model .so found (elf.c). */
 typedef struct {
-    int libtorch;   /* needs libtorch / libc10 (compiled with link_libtorch) */
-    int cuda;       /* needs CUDA libraries or CUDA shim functions */
-    size_t missing; /* aoti_torch_* / torch_* functions not found in the process */
+    int libtorch;         /* needs libtorch / libc10 (compiled with link_libtorch) */
+    int cuda;             /* needs CUDA libraries or CUDA shim functions */
+    size_t missing;       /* aoti_torch_* / torch_* functions not found in the process */
     int external_weights; /* the .so holds no weights: they come from a *_weights.blob */
 } AotiSoReport;
 

@@ -63,13 +63,16 @@ static int check_mapped(const uint8_t *m, size_t size, const char *name, AotiSoR
     const Elf64_Ehdr *eh = (const Elf64_Ehdr *)m;
     if (eh->e_ident[EI_CLASS] != ELFCLASS64 || eh->e_ident[EI_DATA] != ELFDATA2LSB)
         return aoti_fail("%s is a %s %s-endian ELF file; this host runs 64-bit little-endian "
-                         "%s code", name, eh->e_ident[EI_CLASS] == ELFCLASS32 ? "32-bit" : "64-bit",
+                         "%s code",
+                         name, eh->e_ident[EI_CLASS] == ELFCLASS32 ? "32-bit" : "64-bit",
                          eh->e_ident[EI_DATA] == ELFDATA2MSB ? "big" : "little", HOST_MACHINE_NAME);
     if (eh->e_machine != HOST_MACHINE)
         return aoti_fail("%s was compiled for %s (ELF machine %u); this host is %s: compile "
-                         "the package on (or for) this machine", name, machine_name(eh->e_machine),
-                         (unsigned)eh->e_machine, HOST_MACHINE_NAME);
-    if (eh->e_type != ET_DYN) return aoti_fail("%s is not a shared object (ELF type %u)", name, eh->e_type);
+                         "the package on (or for) this machine",
+                         name, machine_name(eh->e_machine), (unsigned)eh->e_machine,
+                         HOST_MACHINE_NAME);
+    if (eh->e_type != ET_DYN)
+        return aoti_fail("%s is not a shared object (ELF type %u)", name, eh->e_type);
     if (eh->e_shentsize != sizeof(Elf64_Shdr) || eh->e_shoff > size ||
         (uint64_t)eh->e_shnum * sizeof(Elf64_Shdr) > size - eh->e_shoff)
         return aoti_fail("%s: ELF section table is truncated or malformed", name);
@@ -97,14 +100,16 @@ static int check_mapped(const uint8_t *m, size_t size, const char *name, AotiSoR
         if (has_prefix(lib, "libtorch") || has_prefix(lib, "libc10")) {
             if (!r->libtorch)
                 aoti_fail_append("\n  it is linked to libtorch (%s): compile it with "
-                                 "inductor_configs={\"aot_inductor.link_libtorch\": False}", lib);
+                                 "inductor_configs={\"aot_inductor.link_libtorch\": False}",
+                                 lib);
             r->libtorch = 1;
             problems++;
         } else if (has_prefix(lib, "libcuda") || has_prefix(lib, "libcudart") ||
                    has_prefix(lib, "libnvrtc") || has_prefix(lib, "libcublas")) {
             if (!r->cuda)
                 aoti_fail_append("\n  it was compiled for CUDA (needs %s); libshimrt runs CPU "
-                                 "packages only: compile the model on the CPU", lib);
+                                 "packages only: compile the model on the CPU",
+                                 lib);
             r->cuda = 1;
             problems++;
         }
@@ -148,21 +153,23 @@ static int check_mapped(const uint8_t *m, size_t size, const char *name, AotiSoR
             len += k;
             r->missing++;
             problems++;
-        } else if (has_prefix(s, "_ZN3c10") || has_prefix(s, "_ZNK3c10") || has_prefix(s, "_ZN2at") ||
-                   has_prefix(s, "_ZNK2at") || has_prefix(s, "_ZN5torch") || has_prefix(s, "_ZNK5torch")) {
+        } else if (has_prefix(s, "_ZN3c10") || has_prefix(s, "_ZNK3c10") ||
+                   has_prefix(s, "_ZN2at") || has_prefix(s, "_ZNK2at") ||
+                   has_prefix(s, "_ZN5torch") || has_prefix(s, "_ZNK5torch")) {
             if (!first_cxx) first_cxx = s;
             libtorch_syms++;
         }
     }
     if (cuda_fn && !r->cuda) {
         aoti_fail_append("\n  it was compiled for CUDA (calls %s); libshimrt runs CPU packages "
-                         "only: compile the model on the CPU", cuda_fn);
+                         "only: compile the model on the CPU",
+                         cuda_fn);
         r->cuda = 1;
         problems++;
     }
     if (r->missing)
-        aoti_fail_append("\n  it calls %zu C shim function%s libshimrt does not export:%s", r->missing,
-                         r->missing == 1 ? "" : "s", missing);
+        aoti_fail_append("\n  it calls %zu C shim function%s libshimrt does not export:%s",
+                         r->missing, r->missing == 1 ? "" : "s", missing);
     free(missing);
     if (libtorch_syms) {
         aoti_fail_append("\n  it calls %zu libtorch C++ functions (first: %s): compile it with "

@@ -23,11 +23,11 @@ typedef struct {
 } NpyType;
 
 static const NpyType types[] = {
-    {"b1", aoti_torch_dtype_bool, 1},        {"i1", aoti_torch_dtype_int8, 1},
-    {"u1", aoti_torch_dtype_uint8, 1},       {"i2", aoti_torch_dtype_int16, 2},
-    {"i4", aoti_torch_dtype_int32, 4},       {"i8", aoti_torch_dtype_int64, 8},
-    {"f2", aoti_torch_dtype_float16, 2},     {"f4", aoti_torch_dtype_float32, 4},
-    {"f8", aoti_torch_dtype_float64, 8},     {"c8", aoti_torch_dtype_complex64, 8},
+    {"b1", aoti_torch_dtype_bool, 1},         {"i1", aoti_torch_dtype_int8, 1},
+    {"u1", aoti_torch_dtype_uint8, 1},        {"i2", aoti_torch_dtype_int16, 2},
+    {"i4", aoti_torch_dtype_int32, 4},        {"i8", aoti_torch_dtype_int64, 8},
+    {"f2", aoti_torch_dtype_float16, 2},      {"f4", aoti_torch_dtype_float32, 4},
+    {"f8", aoti_torch_dtype_float64, 8},      {"c8", aoti_torch_dtype_complex64, 8},
     {"c16", aoti_torch_dtype_complex128, 16},
 };
 
@@ -64,7 +64,8 @@ int shimrt_npy_load(const char *path, AtenTensorHandle *out) {
             aoti_fail("%s: truncated header", path);
             goto out;
         }
-        hlen = (uint32_t)pre[8] | (uint32_t)pre[9] << 8 | (uint32_t)pre[10] << 16 | (uint32_t)pre[11] << 24;
+        hlen = (uint32_t)pre[8] | (uint32_t)pre[9] << 8 | (uint32_t)pre[10] << 16 |
+               (uint32_t)pre[11] << 24;
     } else {
         aoti_fail("%s: unknown .npy format version %u.%u", path, pre[6], pre[7]);
         goto out;
@@ -87,9 +88,11 @@ int shimrt_npy_load(const char *path, AtenTensorHandle *out) {
         goto out;
     }
     const char *code = descr;
-    if (*code == '<' || *code == '|' || *code == '=') code++;
+    if (*code == '<' || *code == '|' || *code == '=')
+        code++;
     else if (*code == '>') {
-        aoti_fail("%s: big-endian data ('%s') is not supported; save it little-endian", path, descr);
+        aoti_fail("%s: big-endian data ('%s') is not supported; save it little-endian", path,
+                  descr);
         goto out;
     }
     const NpyType *t = NULL;
@@ -102,8 +105,10 @@ int shimrt_npy_load(const char *path, AtenTensorHandle *out) {
     /* fortran_order */
     const char *fo = find_key(header, "fortran_order");
     bool fortran;
-    if (fo && strncmp(fo, "False", 5) == 0) fortran = false;
-    else if (fo && strncmp(fo, "True", 4) == 0) fortran = true;
+    if (fo && strncmp(fo, "False", 5) == 0)
+        fortran = false;
+    else if (fo && strncmp(fo, "True", 4) == 0)
+        fortran = true;
     else {
         aoti_fail("%s: header has no 'fortran_order' True/False", path);
         goto out;
@@ -128,7 +133,8 @@ int shimrt_npy_load(const char *path, AtenTensorHandle *out) {
         errno = 0;
         char *end;
         unsigned long long v = strtoull(s, &end, 10);
-        if (errno || v > (unsigned long long)INT64_MAX || (v && numel > UINT64_MAX / 8 / v / t->size)) {
+        if (errno || v > (unsigned long long)INT64_MAX ||
+            (v && numel > UINT64_MAX / 8 / v / t->size)) {
             aoti_fail("%s: shape too large", path);
             goto out;
         }
@@ -136,7 +142,8 @@ int shimrt_npy_load(const char *path, AtenTensorHandle *out) {
         numel *= v;
         s = end;
         while (isspace((unsigned char)*s)) s++;
-        if (*s == ',') s++;
+        if (*s == ',')
+            s++;
         else if (*s != ')') {
             aoti_fail("%s: bad 'shape' in header", path);
             goto out;
@@ -148,8 +155,8 @@ int shimrt_npy_load(const char *path, AtenTensorHandle *out) {
     else
         for (int64_t i = ndim - 1; i >= 0; i--) strides[i] = st, st *= sizes[i] ? sizes[i] : 1;
     AtenTensorHandle h;
-    if (aoti_torch_empty_strided(ndim, sizes, strides, t->dtype(), aoti_torch_device_type_cpu(), 0, &h) !=
-        AOTI_TORCH_SUCCESS) {
+    if (aoti_torch_empty_strided(ndim, sizes, strides, t->dtype(), aoti_torch_device_type_cpu(), 0,
+                                 &h) != AOTI_TORCH_SUCCESS) {
         aoti_fail("%s: cannot make a tensor of its shape", path);
         goto out;
     }
@@ -189,7 +196,9 @@ int shimrt_npy_save(const char *path, AtenTensorHandle h) {
     uint64_t numel = 1;
     for (int64_t i = 0; i < ndim; i++) {
         n += snprintf(dict + n, sizeof dict - (size_t)n, "%lld%s", (long long)sizes[i],
-                      ndim == 1 ? "," : i + 1 < ndim ? ", " : "");
+                      ndim == 1      ? ","
+                      : i + 1 < ndim ? ", "
+                                     : "");
         numel *= (uint64_t)sizes[i];
     }
     n += snprintf(dict + n, sizeof dict - (size_t)n, "), }");
@@ -198,7 +207,8 @@ int shimrt_npy_save(const char *path, AtenTensorHandle h) {
     size_t hlen = total - 10;
     FILE *f = fopen(path, "wb");
     if (!f) return aoti_fail("%s: %s", path, strerror(errno));
-    uint8_t pre[10] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, (uint8_t)(hlen & 0xff), (uint8_t)(hlen >> 8)};
+    uint8_t pre[10] = {
+        0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, (uint8_t)(hlen & 0xff), (uint8_t)(hlen >> 8)};
     bool ok = fwrite(pre, 1, 10, f) == 10 && fwrite(dict, 1, (size_t)n, f) == (size_t)n;
     for (size_t i = (size_t)n; ok && i + 1 < hlen; i++) ok = fputc(' ', f) != EOF;
     ok = ok && fputc('\n', f) != EOF;

@@ -45,7 +45,8 @@ AOTI_TORCH_EXPORT const char *shimrt_package_last_error(void) { return err_buf; 
 /* ---- the .so's C interface (torch/csrc/inductor/aoti_runtime/interface.h) ------------ */
 typedef int32_t AotiRtError; /* AOTIRuntimeError: 0 success */
 typedef struct AotiContainer *AotiContainerHandle;
-typedef AotiRtError (*CreateWithDeviceFn)(AotiContainerHandle *, size_t, const char *, const char *);
+typedef AotiRtError (*CreateWithDeviceFn)(AotiContainerHandle *, size_t, const char *,
+                                          const char *);
 typedef AotiRtError (*DeleteFn)(AotiContainerHandle);
 typedef AotiRtError (*RunFn)(AotiContainerHandle, AtenTensorHandle *, size_t, AtenTensorHandle *,
                              size_t, void *, void *);
@@ -55,7 +56,7 @@ typedef AotiRtError (*LastErrorFn)(const char **);
 typedef void (*OmpSetFn)(int);
 
 struct ShimrtPackage {
-    char dir[2048];  /* the private folder the files were extracted to ("" if none) */
+    char dir[2048]; /* the private folder the files were extracted to ("" if none) */
     char so_path[4096];
     void *so;
     AotiContainerHandle container;
@@ -103,7 +104,8 @@ AOTI_TORCH_EXPORT int shimrt_package_set_num_threads(int n) {
     if ((int)have != n)
         return aoti_fail("shimrt_package_set_num_threads: libshimrt's thread pool already "
                          "started with %u threads; set the count before libshimrt's first "
-                         "parallel call (or SHIMRT_NUM_THREADS in the environment)", have);
+                         "parallel call (or SHIMRT_NUM_THREADS in the environment)",
+                         have);
     num_threads = n;
     return 0;
 }
@@ -127,7 +129,8 @@ static int read_entry(zip_t *z, zip_uint64_t idx, const char *name, int fd, uint
     if (!f) return aoti_fail("%s: cannot open the archive's entry: %s", name, zip_strerror(z));
     uint8_t *buf = NULL;
     if (fd < 0) {
-        if (st.size > SIZE_MAX - 64 || posix_memalign((void **)&buf, 64, st.size ? st.size : 1) != 0) {
+        if (st.size > SIZE_MAX - 64 ||
+            posix_memalign((void **)&buf, 64, st.size ? st.size : 1) != 0) {
             zip_fclose(f);
             return aoti_fail("%s: out of memory for %llu bytes", name, (unsigned long long)st.size);
         }
@@ -149,7 +152,8 @@ static int read_entry(zip_t *z, zip_uint64_t idx, const char *name, int fd, uint
                 ssize_t k = write(fd, chunk + w, (size_t)(n - w));
                 if (k < 0) {
                     zip_fclose(f);
-                    return aoti_fail("%s: cannot write the extracted file: %s", name, strerror(errno));
+                    return aoti_fail("%s: cannot write the extracted file: %s", name,
+                                     strerror(errno));
                 }
                 w += k;
             }
@@ -178,7 +182,8 @@ static void *sym(ShimrtPackage *p, const char *name, bool required) {
     dlerror();
     void *f = dlsym(p->so, name);
     if (!f && required)
-        aoti_fail("the model .so does not define %s: not an AOTInductor model of PyTorch 2.x", name);
+        aoti_fail("the model .so does not define %s: not an AOTInductor model of PyTorch 2.x",
+                  name);
     return f;
 }
 
@@ -195,7 +200,8 @@ static int open_package(ShimrtPackage *p, const char *path, const char *model_na
     if (!z) {
         zip_error_t e;
         zip_error_init_with_code(&e, zerr);
-        int rc = aoti_fail("%s: not a readable .pt2 package (zip): %s", path, zip_error_strerror(&e));
+        int rc =
+            aoti_fail("%s: not a readable .pt2 package (zip): %s", path, zip_error_strerror(&e));
         zip_error_fini(&e);
         return rc;
     }
@@ -211,7 +217,7 @@ static int open_package(ShimrtPackage *p, const char *path, const char *model_na
         if (!name) continue;
         const char *slash = strchr(name, '/');
         if (!slash) continue;
-        if (strstr(slash, "/data/aotinductor/")== slash) any_model = true;
+        if (strstr(slash, "/data/aotinductor/") == slash) any_model = true;
         if (strncmp(slash, "/data/weights/", 14) == 0) pickled_weights = true;
         if (strncmp(slash, folder, strlen(folder)) != 0) continue;
         const char *base = slash + strlen(folder);
@@ -227,8 +233,9 @@ static int open_package(ShimrtPackage *p, const char *path, const char *model_na
     }
     int rc = 0;
     if (so_idx < 0) {
-        rc = any_model ? aoti_fail("%s: the package has no model named '%s'", path, model_name)
-                       : aoti_fail("%s: not an AOTInductor package (no data/aotinductor/ folder)", path);
+        rc = any_model
+                 ? aoti_fail("%s: the package has no model named '%s'", path, model_name)
+                 : aoti_fail("%s: not an AOTInductor package (no data/aotinductor/ folder)", path);
         goto out;
     }
     if (n_so > 1) {
@@ -250,7 +257,8 @@ static int open_package(ShimrtPackage *p, const char *path, const char *model_na
                     char dev[32] = {0};
                     sscanf(q + 1, "%31[^\"]", dev);
                     rc = aoti_fail("%s: compiled for device '%s'; libshimrt runs CPU packages "
-                                   "only: export and compile the model on the CPU", path, dev);
+                                   "only: export and compile the model on the CPU",
+                                   path, dev);
                 }
                 meta = (uint8_t *)text;
             }
@@ -263,7 +271,8 @@ static int open_package(ShimrtPackage *p, const char *path, const char *model_na
     if (tmp && strlen(tmp) > 1900) tmp = NULL;
     snprintf(p->dir, sizeof p->dir, "%s/shimrt-aoti.XXXXXX", tmp && *tmp ? tmp : "/tmp");
     if (!mkdtemp(p->dir)) {
-        rc = aoti_fail("cannot make a folder under %s: %s", tmp && *tmp ? tmp : "/tmp", strerror(errno));
+        rc = aoti_fail("cannot make a folder under %s: %s", tmp && *tmp ? tmp : "/tmp",
+                       strerror(errno));
         p->dir[0] = '\0';
         goto out;
     }
@@ -274,7 +283,8 @@ static int open_package(ShimrtPackage *p, const char *path, const char *model_na
         p->so_path[0] = '\0';
         goto out;
     }
-    rc = read_entry(z, (zip_uint64_t)so_idx, zip_get_name(z, (zip_uint64_t)so_idx, 0), fd, NULL, NULL);
+    rc = read_entry(z, (zip_uint64_t)so_idx, zip_get_name(z, (zip_uint64_t)so_idx, 0), fd, NULL,
+                    NULL);
     if (close(fd) != 0 && !rc) rc = aoti_fail("cannot write %s: %s", p->so_path, strerror(errno));
     if (rc) goto out;
     if (blob_idx >= 0 &&
@@ -291,9 +301,11 @@ static int open_package(ShimrtPackage *p, const char *path, const char *model_na
         rc = pickled_weights
                  ? aoti_fail("%s: the weights are stored as Python pickles "
                              "(package_constants_on_disk_format=\"pickle_weights\"), which only "
-                             "PyTorch can read: compile with \"binary_blob\" or weights in the .so", shown)
+                             "PyTorch can read: compile with \"binary_blob\" or weights in the .so",
+                             shown)
                  : aoti_fail("%s: the constants are missing: the .so was compiled to take its "
-                             "weights from outside and the package has no *_weights.blob", shown);
+                             "weights from outside and the package has no *_weights.blob",
+                             shown);
         goto out;
     }
     dlerror();
@@ -303,7 +315,8 @@ static int open_package(ShimrtPackage *p, const char *path, const char *model_na
         rc = aoti_fail("%s: cannot load the model .so: %s", shown, e ? e : "unknown reason");
         goto out;
     }
-    CreateWithDeviceFn create = (CreateWithDeviceFn)sym(p, "AOTInductorModelContainerCreateWithDevice", true);
+    CreateWithDeviceFn create =
+        (CreateWithDeviceFn)sym(p, "AOTInductorModelContainerCreateWithDevice", true);
     p->del = (DeleteFn)sym(p, "AOTInductorModelContainerDelete", true);
     p->run = (RunFn)sym(p, "AOTInductorModelContainerRun", true);
     CountFn get_in = (CountFn)sym(p, "AOTInductorModelContainerGetNumInputs", true);
@@ -315,14 +328,16 @@ static int open_package(ShimrtPackage *p, const char *path, const char *model_na
     p->last_error = (LastErrorFn)sym(p, "AOTInductorGetLastError", false);
     /* OpenMP: libshimrt's (oneDNN's libgomp) in the global scope, else the .so's own. */
     p->omp_set_num_threads = (OmpSetFn)dlsym(RTLD_DEFAULT, "omp_set_num_threads");
-    if (!p->omp_set_num_threads) p->omp_set_num_threads = (OmpSetFn)sym(p, "omp_set_num_threads", false);
+    if (!p->omp_set_num_threads)
+        p->omp_set_num_threads = (OmpSetFn)sym(p, "omp_set_num_threads", false);
     AotiRtError e = create(&p->container, 1, "cpu", p->dir);
     if (e != 0 || !p->container) {
         p->container = NULL;
         rc = rt_fail(p, e, "AOTInductorModelContainerCreateWithDevice");
         goto out;
     }
-    if ((e = get_in(p->container, &p->num_inputs)) != 0 || (e = get_out(p->container, &p->num_outputs)) != 0) {
+    if ((e = get_in(p->container, &p->num_inputs)) != 0 ||
+        (e = get_out(p->container, &p->num_outputs)) != 0) {
         rc = rt_fail(p, e, "AOTInductorModelContainerGetNum{In,Out}puts");
         goto out;
     }
@@ -343,7 +358,8 @@ out:
     return rc;
 }
 
-AOTI_TORCH_EXPORT int shimrt_package_open(const char *path, const char *model_name, ShimrtPackage **out) {
+AOTI_TORCH_EXPORT int shimrt_package_open(const char *path, const char *model_name,
+                                          ShimrtPackage **out) {
     if (!out) return aoti_fail("shimrt_package_open: out is NULL");
     *out = NULL;
     if (!path) return aoti_fail("shimrt_package_open: path is NULL");
@@ -375,14 +391,20 @@ AOTI_TORCH_EXPORT void shimrt_package_free(ShimrtPackage *p) {
     free(p);
 }
 
-AOTI_TORCH_EXPORT size_t shimrt_package_num_inputs(const ShimrtPackage *p) { return p ? p->num_inputs : 0; }
-AOTI_TORCH_EXPORT size_t shimrt_package_num_outputs(const ShimrtPackage *p) { return p ? p->num_outputs : 0; }
+AOTI_TORCH_EXPORT size_t shimrt_package_num_inputs(const ShimrtPackage *p) {
+    return p ? p->num_inputs : 0;
+}
+AOTI_TORCH_EXPORT size_t shimrt_package_num_outputs(const ShimrtPackage *p) {
+    return p ? p->num_outputs : 0;
+}
 
-AOTI_TORCH_EXPORT int shimrt_package_run(ShimrtPackage *p, AtenTensorHandle *inputs, size_t num_inputs,
-                                         AtenTensorHandle *outputs, size_t num_outputs) {
+AOTI_TORCH_EXPORT int shimrt_package_run(ShimrtPackage *p, AtenTensorHandle *inputs,
+                                         size_t num_inputs, AtenTensorHandle *outputs,
+                                         size_t num_outputs) {
     if (!p || !p->container) return aoti_fail("shimrt_package_run: no package");
     if (num_inputs != p->num_inputs)
-        return aoti_fail("shimrt_package_run: the model takes %zu inputs, %zu given", p->num_inputs, num_inputs);
+        return aoti_fail("shimrt_package_run: the model takes %zu inputs, %zu given", p->num_inputs,
+                         num_inputs);
     if (num_outputs != p->num_outputs)
         return aoti_fail("shimrt_package_run: the model returns %zu outputs, room for %zu given",
                          p->num_outputs, num_outputs);

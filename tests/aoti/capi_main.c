@@ -22,13 +22,13 @@
 #define MAX_IO 64
 
 static int failures;
-#define CHECK(cond, ...)                                                                       \
-    do {                                                                                       \
-        if (!(cond)) {                                                                         \
-            printf("FAIL: " __VA_ARGS__);                                                      \
-            printf("\n");                                                                      \
-            failures++;                                                                        \
-        }                                                                                      \
+#define CHECK(cond, ...)                                                                           \
+    do {                                                                                           \
+        if (!(cond)) {                                                                             \
+            printf("FAIL: " __VA_ARGS__);                                                          \
+            printf("\n");                                                                          \
+            failures++;                                                                            \
+        }                                                                                          \
     } while (0)
 
 static double value_at(const uint8_t *p, int32_t dtype, int *is_int, int64_t *ival) {
@@ -53,7 +53,8 @@ static size_t elem_size(int32_t dtype) {
 }
 
 /* Compares got (any strides) with want (contiguous, from the .npy). */
-static void compare(size_t k, AtenTensorHandle got, AtenTensorHandle want, double rtol, double atol) {
+static void compare(size_t k, AtenTensorHandle got, AtenTensorHandle want, double rtol,
+                    double atol) {
     int32_t gd, wd;
     int64_t gn, wn, *gs, *ws, *gst, *wst;
     void *gp, *wp;
@@ -105,7 +106,8 @@ static void compare(size_t k, AtenTensorHandle got, AtenTensorHandle want, doubl
             idx[i] = 0;
         }
     }
-    CHECK(bad == 0, "output %zu: %lld of %lld values differ from eager's (worst |diff| %g, rtol %g, atol %g)",
+    CHECK(bad == 0,
+          "output %zu: %lld of %lld values differ from eager's (worst |diff| %g, rtol %g, atol %g)",
           k, (long long)bad, (long long)numel, worst, rtol, atol);
 }
 
@@ -127,7 +129,8 @@ int main(int argc, char **argv) {
               strstr(shimrt_package_last_error(), "no model named"),
           "open(unknown model name): %s", shimrt_package_last_error());
     CHECK(shimrt_package_run(NULL, NULL, 0, NULL, 0) != 0, "run(NULL) must fail");
-    CHECK(shimrt_package_num_inputs(NULL) == 0 && shimrt_package_num_outputs(NULL) == 0, "counts of NULL");
+    CHECK(shimrt_package_num_inputs(NULL) == 0 && shimrt_package_num_outputs(NULL) == 0,
+          "counts of NULL");
 
     ShimrtPackage *pkg = NULL;
     if (shimrt_package_open(path, NULL, &pkg) != 0) {
@@ -152,7 +155,8 @@ int main(int argc, char **argv) {
     CHECK(shimrt_package_run(pkg, in, ni + 1, out, no) != 0 &&
               strstr(shimrt_package_last_error(), "inputs"),
           "run with one input too many must fail");
-    CHECK(no == 0 || shimrt_package_run(pkg, in, ni, out, no - 1) != 0, "run with too few outputs must fail");
+    CHECK(no == 0 || shimrt_package_run(pkg, in, ni, out, no - 1) != 0,
+          "run with too few outputs must fail");
     for (int rep = 0; rep < 2; rep++) {
         if (shimrt_package_run(pkg, in, ni, out, no) != 0) {
             printf("FAIL: run %d: %s\n", rep, shimrt_package_last_error());
@@ -168,6 +172,8 @@ int main(int argc, char **argv) {
     for (size_t i = 0; i < ni; i++) aoti_torch_delete_tensor_object(in[i]);
     for (size_t i = 0; i < no; i++) aoti_torch_delete_tensor_object(want[i]);
     shimrt_package_free(pkg);
-    if (!failures) printf("ok: %zu inputs, %zu outputs match eager (rtol %g, atol %g), two runs\n", ni, no, rtol, atol);
+    if (!failures)
+        printf("ok: %zu inputs, %zu outputs match eager (rtol %g, atol %g), two runs\n", ni, no,
+               rtol, atol);
     return failures ? 1 : 0;
 }

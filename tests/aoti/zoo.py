@@ -281,7 +281,6 @@ def main():
         os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "shimgen")
     cache = os.path.join(base, f"zoo-{h}")
     os.makedirs(base, exist_ok=True)
-    torch.set_num_threads(1)
     with open(cache + ".lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         for name in names:

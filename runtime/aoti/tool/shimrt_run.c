@@ -97,12 +97,14 @@ int main(int argc, char **argv) {
         return 1;
     }
     if (n_in != want_in) {
-        fprintf(stderr, "shimrt-run: %s takes %zu inputs; %zu --input given\n", model, want_in, n_in);
+        fprintf(stderr, "shimrt-run: %s takes %zu inputs; %zu --input given\n", model, want_in,
+                n_in);
         rc = 2;
         goto out;
     }
     if (n_out > want_out) {
-        fprintf(stderr, "shimrt-run: %s returns %zu outputs; %zu --output given\n", model, want_out, n_out);
+        fprintf(stderr, "shimrt-run: %s returns %zu outputs; %zu --output given\n", model, want_out,
+                n_out);
         rc = 2;
         goto out;
     }
