@@ -19,3 +19,19 @@ $(SHIMRT_RUN): $(BUILD)/obj/runtime/aoti/tool/shimrt_run.o $(LIBSHIMRT_AOTI_A) $
 	$(CC) $(LDFLAGS_COMMON) $(LDFLAGS) -o $@ $(filter %.o %.a,$^) $(AOTI_LDLIBS)
 
 ALL_TARGETS += $(LIBSHIMRT_AOTI_A) $(LIBSHIMRT_AOTI_SO) $(SHIMRT_RUN)
+
+# install: beside libshimrt (its header shimrt/aoti_package.h is installed with libshimrt's).
+.PHONY: install-shimrt-aoti uninstall-shimrt-aoti
+install-shimrt-aoti: $(LIBSHIMRT_AOTI_A) $(LIBSHIMRT_AOTI_SO) $(SHIMRT_RUN)
+	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(PREFIX)/bin
+	install -m 755 $(SHIMRT_RUN) $(DESTDIR)$(PREFIX)/bin/shimrt-run
+	install -m 755 $(LIBSHIMRT_AOTI_SO) $(DESTDIR)$(LIBDIR)/libshimrt-aoti.so.$(SHIMRT_VERSION)
+	ln -sf libshimrt-aoti.so.$(SHIMRT_VERSION) $(DESTDIR)$(LIBDIR)/libshimrt-aoti.so.$(SHIMRT_SONAME_MAJOR)
+	ln -sf libshimrt-aoti.so.$(SHIMRT_SONAME_MAJOR) $(DESTDIR)$(LIBDIR)/libshimrt-aoti.so
+	install -m 644 $(LIBSHIMRT_AOTI_A) $(DESTDIR)$(LIBDIR)/libshimrt-aoti.a
+uninstall-shimrt-aoti:
+	rm -f $(DESTDIR)$(PREFIX)/bin/shimrt-run $(DESTDIR)$(LIBDIR)/libshimrt-aoti.so.$(SHIMRT_VERSION) \
+	  $(DESTDIR)$(LIBDIR)/libshimrt-aoti.so.$(SHIMRT_SONAME_MAJOR) $(DESTDIR)$(LIBDIR)/libshimrt-aoti.so \
+	  $(DESTDIR)$(LIBDIR)/libshimrt-aoti.a
+INSTALL_STEPS += install-shimrt-aoti
+UNINSTALL_STEPS += uninstall-shimrt-aoti
