@@ -2,11 +2,12 @@
 # packages) and the shimrt-run command. A library of its own on top of libshimrt.so, so
 # that libshimrt itself stays free of libzip (Debian's libzip-dev, in .ci/deps): only
 # programs that open packages link it. The model .so resolves its aoti_torch_* calls in
-# the global scope, hence libshimrt.so (not the .a) under both.
+# the global scope, hence libshimrt.so (not the .a) under both. rpath: build/ and an
+# installed bin/../lib.
 AOTI_OBJS         := $(patsubst %.c,$(BUILD)/obj/%.o,$(sort $(wildcard runtime/aoti/*.c)))
 LIBSHIMRT_AOTI_A  := $(BUILD)/libshimrt-aoti.a
 LIBSHIMRT_AOTI_SO := $(BUILD)/libshimrt-aoti.so
-AOTI_LDLIBS       := -L$(BUILD) -lshimrt -lzip -ldl -Wl,-rpath,'$$ORIGIN'
+AOTI_LDLIBS       := -L$(BUILD) -lshimrt -lzip -ldl -Wl,-rpath,'$$ORIGIN:$$ORIGIN/../lib'
 SHIMRT_RUN        := $(BUILD)/shimrt-run
 
 $(LIBSHIMRT_AOTI_A): $(AOTI_OBJS)
