@@ -5,6 +5,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -79,10 +80,11 @@ static int parse_count(const char *s) {
 }
 
 /* The one count: libshimrt's (SHIMRT_NUM_THREADS, else one per core), taking
- * OMP_NUM_THREADS when only that is set; OpenMP then gets the same through its
- * environment (read when libgomp loads) and omp_set_num_threads before each run. */
-static void decide_threads(void) {
-    if (num_threads) return;
+ * OMP_NUM_THREADS when only that is set. OpenMP gets it through omp_set_num_threads in
+ * the running thread before each run (OMP_NUM_THREADS too, for a libgomp loaded later). */
+static pthread_once_t threads_once = PTHREAD_ONCE_INIT;
+static void decide_threads_once(void) {
+    if (num_threads) return; /* set by shimrt_package_set_num_threads */
     if (!parse_count(getenv("SHIMRT_NUM_THREADS")) && parse_count(getenv("OMP_NUM_THREADS")))
         setenv("SHIMRT_NUM_THREADS", getenv("OMP_NUM_THREADS"), 1);
     uint32_t n = 1;
@@ -92,6 +94,7 @@ static void decide_threads(void) {
     snprintf(buf, sizeof buf, "%d", num_threads);
     setenv("OMP_NUM_THREADS", buf, 1);
 }
+static void decide_threads(void) { pthread_once(&threads_once, decide_threads_once); }
 
 AOTI_TORCH_EXPORT int shimrt_package_set_num_threads(int n) {
     if (n < 1) return aoti_fail("shimrt_package_set_num_threads: %d is not a thread count", n);

@@ -129,6 +129,9 @@ int main(int argc, char **argv) {
               strstr(shimrt_package_last_error(), "no model named"),
           "open(unknown model name): %s", shimrt_package_last_error());
     CHECK(shimrt_package_run(NULL, NULL, 0, NULL, 0) != 0, "run(NULL) must fail");
+    CHECK(shimrt_package_set_num_threads(0) != 0 &&
+              strstr(shimrt_package_last_error(), "not a thread count"),
+          "set_num_threads(0) must fail");
     CHECK(shimrt_package_num_inputs(NULL) == 0 && shimrt_package_num_outputs(NULL) == 0,
           "counts of NULL");
 
