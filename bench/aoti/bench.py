@@ -40,9 +40,9 @@ def shimrt_best(run, folder, nin, threads, runs):
     p = subprocess.run(args, capture_output=True, text=True, env=env)
     m = re.search(r"best ([0-9.]+) ms", p.stdout)
     if p.returncode != 0 or not m:
-        err = p.stderr.strip().splitlines()
+        err = [l for l in p.stderr.splitlines() if l.startswith("shimrt-run:")] or ["failed"]
         missing = re.search(r"does not export: (.*)", p.stderr)
-        return None, (f"missing {missing.group(1)}" if missing else (err[-1] if err else "failed"))
+        return None, (f"missing {missing.group(1)}" if missing else err[0][:120])
     return float(m.group(1)) * 1e3, None
 
 
