@@ -47,6 +47,62 @@ void boxed_cpu__addmm_activation(StableIValue* stack_, uint64_t num_args_, uint6
     shimrt_box_finish(&box_);
 }
 
+/* aten._embedding_bag.default: _embedding_bag(Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq=False, int mode=0, bool sparse=False, Tensor? per_sample_weights=None, bool include_last_offset=False, int padding_idx=-1) -> (Tensor, Tensor, Tensor, Tensor) */
+void boxed_cpu__embedding_bag(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[9] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_NONE, SHIMRT_KIND_NONE, SHIMRT_KIND_NONE, SHIMRT_KIND_OPT_TENSOR, SHIMRT_KIND_NONE, SHIMRT_KIND_NONE};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "_embedding_bag", stack_, num_args_, 9, num_outputs_, 4, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle weight = shimrt_box_tensor(&box_, 0);
+    AtenTensorHandle indices = shimrt_box_tensor(&box_, 1);
+    AtenTensorHandle offsets = shimrt_box_tensor(&box_, 2);
+    int32_t scale_grad_by_freq = shimrt_box_bool(&box_, 3);
+    int64_t mode = shimrt_box_int(&box_, 4);
+    int32_t sparse = shimrt_box_bool(&box_, 5);
+    AtenTensorHandle per_sample_weights_v_ = NULL;
+    AtenTensorHandle* per_sample_weights = shimrt_box_opt_tensor(&box_, 6, &per_sample_weights_v_);
+    int32_t include_last_offset = shimrt_box_bool(&box_, 7);
+    int64_t padding_idx = shimrt_box_int(&box_, 8);
+    AtenTensorHandle ret0 = NULL;
+    AtenTensorHandle ret1 = NULL;
+    AtenTensorHandle ret2 = NULL;
+    AtenTensorHandle ret3 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu__embedding_bag(weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset, padding_idx, &ret0, &ret1, &ret2, &ret3));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_push_tensor(&box_, 1, ret1);
+    shimrt_box_push_tensor(&box_, 2, ret2);
+    shimrt_box_push_tensor(&box_, 3, ret3);
+    shimrt_box_finish(&box_);
+}
+
+/* aten._embedding_bag_forward_only.default: _embedding_bag_forward_only(Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq=False, int mode=0, bool sparse=False, Tensor? per_sample_weights=None, bool include_last_offset=False, int padding_idx=-1) -> (Tensor, Tensor, Tensor, Tensor) */
+void boxed_cpu__embedding_bag_forward_only(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[9] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_NONE, SHIMRT_KIND_NONE, SHIMRT_KIND_NONE, SHIMRT_KIND_OPT_TENSOR, SHIMRT_KIND_NONE, SHIMRT_KIND_NONE};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "_embedding_bag_forward_only", stack_, num_args_, 9, num_outputs_, 4, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle weight = shimrt_box_tensor(&box_, 0);
+    AtenTensorHandle indices = shimrt_box_tensor(&box_, 1);
+    AtenTensorHandle offsets = shimrt_box_tensor(&box_, 2);
+    int32_t scale_grad_by_freq = shimrt_box_bool(&box_, 3);
+    int64_t mode = shimrt_box_int(&box_, 4);
+    int32_t sparse = shimrt_box_bool(&box_, 5);
+    AtenTensorHandle per_sample_weights_v_ = NULL;
+    AtenTensorHandle* per_sample_weights = shimrt_box_opt_tensor(&box_, 6, &per_sample_weights_v_);
+    int32_t include_last_offset = shimrt_box_bool(&box_, 7);
+    int64_t padding_idx = shimrt_box_int(&box_, 8);
+    AtenTensorHandle ret0 = NULL;
+    AtenTensorHandle ret1 = NULL;
+    AtenTensorHandle ret2 = NULL;
+    AtenTensorHandle ret3 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu__embedding_bag_forward_only(weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset, padding_idx, &ret0, &ret1, &ret2, &ret3));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_push_tensor(&box_, 1, ret1);
+    shimrt_box_push_tensor(&box_, 2, ret2);
+    shimrt_box_push_tensor(&box_, 3, ret3);
+    shimrt_box_finish(&box_);
+}
+
 /* aten._foreach_mul.List: _foreach_mul.List(Tensor[] self, Tensor[] other) -> Tensor[] */
 void boxed_cpu__foreach_mul_List(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
     static const unsigned char arg_kinds_[2] = {SHIMRT_KIND_TENSOR_LIST, SHIMRT_KIND_TENSOR_LIST};
@@ -75,6 +131,27 @@ void boxed_cpu__foreach_mul__List(StableIValue* stack_, uint64_t num_args_, uint
     const AtenTensorHandle* other = shimrt_box_tensor_list(&box_, 1, &other_len_);
     SHIMRT_BOX_CALL(&box_, aoti_torch_cpu__foreach_mul__List(self, self_len_, other, other_len_));
     shimrt_box_release_args(&box_);
+    shimrt_box_finish(&box_);
+}
+
+/* aten._fused_rms_norm.default: _fused_rms_norm(Tensor input, int[] normalized_shape, Tensor? weight, float? eps) -> (Tensor, Tensor) */
+void boxed_cpu__fused_rms_norm(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[4] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_INT_LIST, SHIMRT_KIND_OPT_TENSOR, SHIMRT_KIND_OPT_FLOAT};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "_fused_rms_norm", stack_, num_args_, 4, num_outputs_, 2, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle input = shimrt_box_tensor(&box_, 0);
+    int64_t normalized_shape_len_ = 0;
+    const int64_t* normalized_shape = shimrt_box_int_list(&box_, 1, &normalized_shape_len_);
+    AtenTensorHandle weight_v_ = NULL;
+    AtenTensorHandle* weight = shimrt_box_opt_tensor(&box_, 2, &weight_v_);
+    double eps_v_ = 0;
+    double* eps = shimrt_box_opt_float(&box_, 3, &eps_v_);
+    AtenTensorHandle ret0 = NULL;
+    AtenTensorHandle ret1 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu__fused_rms_norm(input, normalized_shape, normalized_shape_len_, weight, eps, &ret0, &ret1));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_push_tensor(&box_, 1, ret1);
     shimrt_box_finish(&box_);
 }
 
@@ -455,6 +532,22 @@ void boxed_cpu_bmm_out(StableIValue* stack_, uint64_t num_args_, uint64_t num_ou
     SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_bmm_out(out, self, mat2));
     shimrt_box_release_args(&box_);
     shimrt_box_push_alias(&box_, 0, 2);
+    shimrt_box_finish(&box_);
+}
+
+/* aten.bucketize.Tensor: bucketize.Tensor(Tensor self, Tensor boundaries, *, bool out_int32=False, bool right=False) -> Tensor */
+void boxed_cpu_bucketize_Tensor(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[4] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_NONE, SHIMRT_KIND_NONE};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "bucketize.Tensor", stack_, num_args_, 4, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
+    AtenTensorHandle boundaries = shimrt_box_tensor(&box_, 1);
+    int32_t out_int32 = shimrt_box_bool(&box_, 2);
+    int32_t right = shimrt_box_bool(&box_, 3);
+    AtenTensorHandle ret0 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_bucketize_Tensor(self, boundaries, out_int32, right, &ret0));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
     shimrt_box_finish(&box_);
 }
 
@@ -916,6 +1009,20 @@ void boxed_cpu_gather_out(StableIValue* stack_, uint64_t num_args_, uint64_t num
     shimrt_box_finish(&box_);
 }
 
+/* aten.gcd.default: gcd(Tensor self, Tensor other) -> Tensor */
+void boxed_cpu_gcd(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[2] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "gcd", stack_, num_args_, 2, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
+    AtenTensorHandle other = shimrt_box_tensor(&box_, 1);
+    AtenTensorHandle ret0 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_gcd(self, other, &ret0));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_finish(&box_);
+}
+
 /* aten.ge.Scalar: ge.Scalar(Tensor self, Scalar other) -> Tensor */
 void boxed_cpu_ge_Scalar(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
     static const unsigned char arg_kinds_[2] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_SCALAR};
@@ -967,6 +1074,76 @@ void boxed_cpu_gt_Tensor(StableIValue* stack_, uint64_t num_args_, uint64_t num_
     AtenTensorHandle other = shimrt_box_tensor(&box_, 1);
     AtenTensorHandle ret0 = NULL;
     SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_gt_Tensor(self, other, &ret0));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_finish(&box_);
+}
+
+/* aten.hann_window.default: hann_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor */
+void boxed_cpu_hann_window(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[5] = {SHIMRT_KIND_NONE, SHIMRT_KIND_OPT_CODE, SHIMRT_KIND_OPT_CODE, SHIMRT_KIND_OPT_DEVICE, SHIMRT_KIND_OPT_BOOL};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "hann_window", stack_, num_args_, 5, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    int64_t window_length = shimrt_box_int(&box_, 0);
+    int32_t dtype_v_ = 0;
+    int32_t* dtype = shimrt_box_opt_code(&box_, 1, &dtype_v_);
+    int32_t layout_v_ = 0;
+    int32_t* layout = shimrt_box_opt_code(&box_, 2, &layout_v_);
+    int32_t device_v_ = 0;
+    int32_t device_index_ = -1;
+    int32_t* device = shimrt_box_opt_device(&box_, 3, &device_v_, &device_index_);
+    int32_t pin_memory_v_ = 0;
+    int32_t* pin_memory = shimrt_box_opt_bool(&box_, 4, &pin_memory_v_);
+    AtenTensorHandle ret0 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_hann_window(window_length, dtype, layout, device, device_index_, pin_memory, &ret0));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_finish(&box_);
+}
+
+/* aten.histc.default: histc(Tensor self, int bins=100, Scalar min=0, Scalar max=0) -> Tensor */
+void boxed_cpu_histc(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[4] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_NONE, SHIMRT_KIND_SCALAR, SHIMRT_KIND_SCALAR};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "histc", stack_, num_args_, 4, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
+    int64_t bins = shimrt_box_int(&box_, 1);
+    double min = shimrt_box_scalar(&box_, 2);
+    double max = shimrt_box_scalar(&box_, 3);
+    AtenTensorHandle ret0 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_histc(self, bins, min, max, &ret0));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_finish(&box_);
+}
+
+/* aten.index.Tensor: index.Tensor(Tensor self, Tensor?[] indices) -> Tensor */
+void boxed_cpu_index_Tensor(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[2] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_OPT_TENSOR_LIST};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "index.Tensor", stack_, num_args_, 2, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
+    int64_t indices_len_ = 0;
+    const AtenTensorHandle** indices = shimrt_box_opt_tensor_list(&box_, 1, &indices_len_);
+    AtenTensorHandle ret0 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_index_Tensor(self, indices, indices_len_, &ret0));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_finish(&box_);
+}
+
+/* aten.index_put.default: index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor */
+void boxed_cpu_index_put(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[4] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_OPT_TENSOR_LIST, SHIMRT_KIND_TENSOR, SHIMRT_KIND_NONE};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "index_put", stack_, num_args_, 4, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
+    int64_t indices_len_ = 0;
+    const AtenTensorHandle** indices = shimrt_box_opt_tensor_list(&box_, 1, &indices_len_);
+    AtenTensorHandle values = shimrt_box_tensor(&box_, 2);
+    int32_t accumulate = shimrt_box_bool(&box_, 3);
+    AtenTensorHandle ret0 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_index_put(self, indices, indices_len_, values, accumulate, &ret0));
     shimrt_box_release_args(&box_);
     shimrt_box_push_tensor(&box_, 0, ret0);
     shimrt_box_finish(&box_);
@@ -1170,6 +1347,20 @@ void boxed_cpu_lt_Tensor(StableIValue* stack_, uint64_t num_args_, uint64_t num_
     shimrt_box_finish(&box_);
 }
 
+/* aten.masked_select.default: masked_select(Tensor self, Tensor mask) -> Tensor */
+void boxed_cpu_masked_select(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[2] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "masked_select", stack_, num_args_, 2, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
+    AtenTensorHandle mask = shimrt_box_tensor(&box_, 1);
+    AtenTensorHandle ret0 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_masked_select(self, mask, &ret0));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_finish(&box_);
+}
+
 /* aten.matmul.default: matmul(Tensor self, Tensor other) -> Tensor */
 void boxed_cpu_matmul(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
     static const unsigned char arg_kinds_[2] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR};
@@ -1283,6 +1474,20 @@ void boxed_cpu_mm_out(StableIValue* stack_, uint64_t num_args_, uint64_t num_out
     SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_mm_out(out, self, mat2));
     shimrt_box_release_args(&box_);
     shimrt_box_push_alias(&box_, 0, 2);
+    shimrt_box_finish(&box_);
+}
+
+/* aten.mul.Scalar: mul.Scalar(Tensor self, Scalar other) -> Tensor */
+void boxed_cpu_mul_Scalar(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[2] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_SCALAR};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "mul.Scalar", stack_, num_args_, 2, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
+    double other = shimrt_box_scalar(&box_, 1);
+    AtenTensorHandle ret0 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_mul_Scalar(self, other, &ret0));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
     shimrt_box_finish(&box_);
 }
 
@@ -1456,6 +1661,34 @@ void boxed_cpu_new_zeros(StableIValue* stack_, uint64_t num_args_, uint64_t num_
     shimrt_box_finish(&box_);
 }
 
+/* aten.nonzero.default: nonzero(Tensor self) -> Tensor */
+void boxed_cpu_nonzero(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[1] = {SHIMRT_KIND_TENSOR};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "nonzero", stack_, num_args_, 1, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
+    AtenTensorHandle ret0 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_nonzero(self, &ret0));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_finish(&box_);
+}
+
+/* aten.nonzero_static.default: nonzero_static(Tensor self, *, SymInt size, int fill_value=-1) -> Tensor */
+void boxed_cpu_nonzero_static(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[3] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_NONE, SHIMRT_KIND_NONE};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "nonzero_static", stack_, num_args_, 3, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
+    int64_t size = shimrt_box_int(&box_, 1);
+    int64_t fill_value = shimrt_box_int(&box_, 2);
+    AtenTensorHandle ret0 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_nonzero_static(self, size, fill_value, &ret0));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_finish(&box_);
+}
+
 /* aten.ones_like.default: ones_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor */
 void boxed_cpu_ones_like(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
     static const unsigned char arg_kinds_[6] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_OPT_CODE, SHIMRT_KIND_OPT_CODE, SHIMRT_KIND_OPT_DEVICE, SHIMRT_KIND_OPT_BOOL, SHIMRT_KIND_OPT_CODE};
@@ -1535,6 +1768,21 @@ void boxed_cpu_relu(StableIValue* stack_, uint64_t num_args_, uint64_t num_outpu
     AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
     AtenTensorHandle ret0 = NULL;
     SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_relu(self, &ret0));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_finish(&box_);
+}
+
+/* aten.repeat_interleave.Tensor: repeat_interleave.Tensor(Tensor repeats, *, SymInt? output_size=None) -> Tensor */
+void boxed_cpu_repeat_interleave_Tensor(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[2] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_OPT_INT};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "repeat_interleave.Tensor", stack_, num_args_, 2, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle repeats = shimrt_box_tensor(&box_, 0);
+    int64_t output_size_v_ = 0;
+    int64_t* output_size = shimrt_box_opt_int(&box_, 1, &output_size_v_);
+    AtenTensorHandle ret0 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_repeat_interleave_Tensor(repeats, output_size, &ret0));
     shimrt_box_release_args(&box_);
     shimrt_box_push_tensor(&box_, 0, ret0);
     shimrt_box_finish(&box_);
@@ -1673,6 +1921,46 @@ void boxed_cpu_scatter_reduce_two_out(StableIValue* stack_, uint64_t num_args_, 
     shimrt_box_finish(&box_);
 }
 
+/* aten.searchsorted.Scalar: searchsorted.Scalar(Tensor sorted_sequence, Scalar self, *, bool out_int32=False, bool right=False, str? side=None, Tensor? sorter=None) -> Tensor */
+void boxed_cpu_searchsorted_Scalar(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[6] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_SCALAR, SHIMRT_KIND_NONE, SHIMRT_KIND_NONE, SHIMRT_KIND_OPT_STR, SHIMRT_KIND_OPT_TENSOR};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "searchsorted.Scalar", stack_, num_args_, 6, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle sorted_sequence = shimrt_box_tensor(&box_, 0);
+    double self = shimrt_box_scalar(&box_, 1);
+    int32_t out_int32 = shimrt_box_bool(&box_, 2);
+    int32_t right = shimrt_box_bool(&box_, 3);
+    const char* side_v_ = NULL;
+    const char** side = shimrt_box_opt_str(&box_, 4, &side_v_);
+    AtenTensorHandle sorter_v_ = NULL;
+    AtenTensorHandle* sorter = shimrt_box_opt_tensor(&box_, 5, &sorter_v_);
+    AtenTensorHandle ret0 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_searchsorted_Scalar(sorted_sequence, self, out_int32, right, side, sorter, &ret0));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_finish(&box_);
+}
+
+/* aten.searchsorted.Tensor: searchsorted.Tensor(Tensor sorted_sequence, Tensor self, *, bool out_int32=False, bool right=False, str? side=None, Tensor? sorter=None) -> Tensor */
+void boxed_cpu_searchsorted_Tensor(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[6] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_NONE, SHIMRT_KIND_NONE, SHIMRT_KIND_OPT_STR, SHIMRT_KIND_OPT_TENSOR};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "searchsorted.Tensor", stack_, num_args_, 6, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle sorted_sequence = shimrt_box_tensor(&box_, 0);
+    AtenTensorHandle self = shimrt_box_tensor(&box_, 1);
+    int32_t out_int32 = shimrt_box_bool(&box_, 2);
+    int32_t right = shimrt_box_bool(&box_, 3);
+    const char* side_v_ = NULL;
+    const char** side = shimrt_box_opt_str(&box_, 4, &side_v_);
+    AtenTensorHandle sorter_v_ = NULL;
+    AtenTensorHandle* sorter = shimrt_box_opt_tensor(&box_, 5, &sorter_v_);
+    AtenTensorHandle ret0 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_searchsorted_Tensor(sorted_sequence, self, out_int32, right, side, sorter, &ret0));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_finish(&box_);
+}
+
 /* aten.select.int: select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a) */
 void boxed_cpu_select_int(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
     static const unsigned char arg_kinds_[3] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_NONE, SHIMRT_KIND_NONE};
@@ -1696,6 +1984,25 @@ void boxed_cpu_sigmoid(StableIValue* stack_, uint64_t num_args_, uint64_t num_ou
     AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
     AtenTensorHandle ret0 = NULL;
     SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_sigmoid(self, &ret0));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_finish(&box_);
+}
+
+/* aten.slice.Tensor: slice.Tensor(Tensor(a) self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor(a) */
+void boxed_cpu_slice_Tensor(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[5] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_NONE, SHIMRT_KIND_OPT_INT, SHIMRT_KIND_OPT_INT, SHIMRT_KIND_NONE};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "slice.Tensor", stack_, num_args_, 5, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
+    int64_t dim = shimrt_box_int(&box_, 1);
+    int64_t start_v_ = 0;
+    int64_t* start = shimrt_box_opt_int(&box_, 2, &start_v_);
+    int64_t end_v_ = 0;
+    int64_t* end = shimrt_box_opt_int(&box_, 3, &end_v_);
+    int64_t step = shimrt_box_int(&box_, 4);
+    AtenTensorHandle ret0 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_slice_Tensor(self, dim, start, end, step, &ret0));
     shimrt_box_release_args(&box_);
     shimrt_box_push_tensor(&box_, 0, ret0);
     shimrt_box_finish(&box_);
@@ -2051,11 +2358,14 @@ void boxed_cpu_zeros_like(StableIValue* stack_, uint64_t num_args_, uint64_t num
 }
 
 /* Every schema of namespace aten, in op-key order, with its tags. */
-static const shimrt_def_entry defs_aten[123] = {
+static const shimrt_def_entry defs_aten[140] = {
     {"_adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor", SHIMRT_TAG_BIT(CORE)},
     {"_addmm_activation(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1, bool use_gelu=False) -> Tensor", 0},
+    {"_embedding_bag(Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq=False, int mode=0, bool sparse=False, Tensor? per_sample_weights=None, bool include_last_offset=False, int padding_idx=-1) -> (Tensor, Tensor, Tensor, Tensor)", SHIMRT_TAG_BIT(CORE)},
+    {"_embedding_bag_forward_only(Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq=False, int mode=0, bool sparse=False, Tensor? per_sample_weights=None, bool include_last_offset=False, int padding_idx=-1) -> (Tensor, Tensor, Tensor, Tensor)", 0},
     {"_foreach_mul.List(Tensor[] self, Tensor[] other) -> Tensor[]", 0},
     {"_foreach_mul_.List(Tensor(a!)[] self, Tensor[] other) -> ()", 0},
+    {"_fused_rms_norm(Tensor input, int[] normalized_shape, Tensor? weight, float? eps) -> (Tensor, Tensor)", 0},
     {"_int_mm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!)", 0},
     {"_scaled_dot_product_flash_attention_for_cpu(Tensor query, Tensor key, Tensor value, float dropout_p=0.0, bool is_causal=False, *, Tensor? attn_mask=None, float? scale=None) -> (Tensor output, Tensor logsumexp)", SHIMRT_TAG_BIT(NONDETERMINISTIC_SEEDED)},
     {"abs(Tensor self) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
@@ -2079,6 +2389,7 @@ static const shimrt_def_entry defs_aten[123] = {
     {"bitwise_right_shift.Tensor(Tensor self, Tensor other) -> Tensor", SHIMRT_TAG_BIT(POINTWISE)},
     {"bmm(Tensor self, Tensor mat2) -> Tensor", SHIMRT_TAG_BIT(CORE)},
     {"bmm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!)", 0},
+    {"bucketize.Tensor(Tensor self, Tensor boundaries, *, bool out_int32=False, bool right=False) -> Tensor", 0},
     {"cat(Tensor[] tensors, int dim=0) -> Tensor", SHIMRT_TAG_BIT(CORE)},
     {"cat.out(Tensor[] tensors, int dim=0, *, Tensor(a!) out) -> Tensor(a!)", 0},
     {"clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
@@ -2106,10 +2417,15 @@ static const shimrt_def_entry defs_aten[123] = {
     {"full_like(Tensor self, Scalar fill_value, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor", SHIMRT_TAG_BIT(CORE)},
     {"gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor", SHIMRT_TAG_BIT(CORE)},
     {"gather.out(Tensor self, int dim, Tensor index, *, bool sparse_grad=False, Tensor(a!) out) -> Tensor(a!)", 0},
+    {"gcd(Tensor self, Tensor other) -> Tensor", SHIMRT_TAG_BIT(POINTWISE)},
     {"ge.Scalar(Tensor self, Scalar other) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
     {"ge.Tensor(Tensor self, Tensor other) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
     {"gt.Scalar(Tensor self, Scalar other) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
     {"gt.Tensor(Tensor self, Tensor other) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
+    {"hann_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", 0},
+    {"histc(Tensor self, int bins=100, Scalar min=0, Scalar max=0) -> Tensor", 0},
+    {"index.Tensor(Tensor self, Tensor?[] indices) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(DYNAMIC_OUTPUT_SHAPE)},
+    {"index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor", SHIMRT_TAG_BIT(CORE)},
     {"index_select(Tensor self, int dim, Tensor index) -> Tensor", SHIMRT_TAG_BIT(CORE)},
     {"index_select.out(Tensor self, int dim, Tensor index, *, Tensor(a!) out) -> Tensor(a!)", 0},
     {"is_leaf(Tensor self) -> bool", 0},
@@ -2123,6 +2439,7 @@ static const shimrt_def_entry defs_aten[123] = {
     {"logcumsumexp(Tensor self, int dim) -> Tensor", 0},
     {"lt.Scalar(Tensor self, Scalar other) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
     {"lt.Tensor(Tensor self, Tensor other) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
+    {"masked_select(Tensor self, Tensor mask) -> Tensor", SHIMRT_TAG_BIT(DYNAMIC_OUTPUT_SHAPE)},
     {"matmul(Tensor self, Tensor other) -> Tensor", 0},
     {"max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)", SHIMRT_TAG_BIT(CORE)},
     {"max_pool2d_with_indices(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)", SHIMRT_TAG_BIT(CORE)},
@@ -2130,6 +2447,7 @@ static const shimrt_def_entry defs_aten[123] = {
     {"median(Tensor self) -> Tensor", 0},
     {"mm(Tensor self, Tensor mat2) -> Tensor", SHIMRT_TAG_BIT(CORE)},
     {"mm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!)", 0},
+    {"mul.Scalar(Tensor self, Scalar other) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
     {"mul.Tensor(Tensor self, Tensor other) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
     {"narrow(Tensor(a) self, int dim, SymInt start, SymInt length) -> Tensor(a)", 0},
     {"native_layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps) -> (Tensor, Tensor, Tensor)", SHIMRT_TAG_BIT(CORE)},
@@ -2139,11 +2457,14 @@ static const shimrt_def_entry defs_aten[123] = {
     {"neg(Tensor self) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
     {"new_empty(Tensor self, SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", 0},
     {"new_zeros(Tensor self, SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", 0},
+    {"nonzero(Tensor self) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(DYNAMIC_OUTPUT_SHAPE)},
+    {"nonzero_static(Tensor self, *, SymInt size, int fill_value=-1) -> Tensor", 0},
     {"ones_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor", 0},
     {"pad(Tensor self, SymInt[] pad, str mode=\"constant\", float? value=None) -> Tensor", 0},
     {"permute(Tensor(a) self, int[] dims) -> Tensor(a)", SHIMRT_TAG_BIT(CORE)},
     {"pow.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
     {"relu(Tensor self) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
+    {"repeat_interleave.Tensor(Tensor repeats, *, SymInt? output_size=None) -> Tensor", SHIMRT_TAG_BIT(DYNAMIC_OUTPUT_SHAPE)},
     {"reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a)", 0},
     {"rsqrt(Tensor self) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
     {"scatter.reduce(Tensor self, int dim, Tensor index, Tensor src, *, str reduce) -> Tensor", 0},
@@ -2152,8 +2473,11 @@ static const shimrt_def_entry defs_aten[123] = {
     {"scatter.src_out(Tensor self, int dim, Tensor index, Tensor src, *, Tensor(a!) out) -> Tensor(a!)", 0},
     {"scatter_reduce.two(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> Tensor", SHIMRT_TAG_BIT(CORE)},
     {"scatter_reduce.two_out(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True, Tensor(a!) out) -> Tensor(a!)", 0},
+    {"searchsorted.Scalar(Tensor sorted_sequence, Scalar self, *, bool out_int32=False, bool right=False, str? side=None, Tensor? sorter=None) -> Tensor", 0},
+    {"searchsorted.Tensor(Tensor sorted_sequence, Tensor self, *, bool out_int32=False, bool right=False, str? side=None, Tensor? sorter=None) -> Tensor", 0},
     {"select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)", SHIMRT_TAG_BIT(CORE)},
     {"sigmoid(Tensor self) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
+    {"slice.Tensor(Tensor(a) self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor(a)", SHIMRT_TAG_BIT(CORE)},
     {"softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor", 0},
     {"sort(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)", SHIMRT_TAG_BIT(CORE)},
     {"sort.stable(Tensor self, *, bool? stable, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)", 0},
@@ -2178,11 +2502,14 @@ static const shimrt_def_entry defs_aten[123] = {
 };
 
 /* Every boxed kernel of namespace aten for the cpu backend. */
-static const shimrt_impl_entry impls_aten_cpu[123] = {
+static const shimrt_impl_entry impls_aten_cpu[140] = {
     {"_adaptive_avg_pool2d", boxed_cpu__adaptive_avg_pool2d},
     {"_addmm_activation", boxed_cpu__addmm_activation},
+    {"_embedding_bag", boxed_cpu__embedding_bag},
+    {"_embedding_bag_forward_only", boxed_cpu__embedding_bag_forward_only},
     {"_foreach_mul.List", boxed_cpu__foreach_mul_List},
     {"_foreach_mul_.List", boxed_cpu__foreach_mul__List},
+    {"_fused_rms_norm", boxed_cpu__fused_rms_norm},
     {"_int_mm.out", boxed_cpu__int_mm_out},
     {"_scaled_dot_product_flash_attention_for_cpu", boxed_cpu__scaled_dot_product_flash_attention_for_cpu},
     {"abs", boxed_cpu_abs},
@@ -2206,6 +2533,7 @@ static const shimrt_impl_entry impls_aten_cpu[123] = {
     {"bitwise_right_shift.Tensor", boxed_cpu_bitwise_right_shift_Tensor},
     {"bmm", boxed_cpu_bmm},
     {"bmm.out", boxed_cpu_bmm_out},
+    {"bucketize.Tensor", boxed_cpu_bucketize_Tensor},
     {"cat", boxed_cpu_cat},
     {"cat.out", boxed_cpu_cat_out},
     {"clamp", boxed_cpu_clamp},
@@ -2233,10 +2561,15 @@ static const shimrt_impl_entry impls_aten_cpu[123] = {
     {"full_like", boxed_cpu_full_like},
     {"gather", boxed_cpu_gather},
     {"gather.out", boxed_cpu_gather_out},
+    {"gcd", boxed_cpu_gcd},
     {"ge.Scalar", boxed_cpu_ge_Scalar},
     {"ge.Tensor", boxed_cpu_ge_Tensor},
     {"gt.Scalar", boxed_cpu_gt_Scalar},
     {"gt.Tensor", boxed_cpu_gt_Tensor},
+    {"hann_window", boxed_cpu_hann_window},
+    {"histc", boxed_cpu_histc},
+    {"index.Tensor", boxed_cpu_index_Tensor},
+    {"index_put", boxed_cpu_index_put},
     {"index_select", boxed_cpu_index_select},
     {"index_select.out", boxed_cpu_index_select_out},
     {"is_leaf", boxed_cpu_is_leaf},
@@ -2250,6 +2583,7 @@ static const shimrt_impl_entry impls_aten_cpu[123] = {
     {"logcumsumexp", boxed_cpu_logcumsumexp},
     {"lt.Scalar", boxed_cpu_lt_Scalar},
     {"lt.Tensor", boxed_cpu_lt_Tensor},
+    {"masked_select", boxed_cpu_masked_select},
     {"matmul", boxed_cpu_matmul},
     {"max.dim", boxed_cpu_max_dim},
     {"max_pool2d_with_indices", boxed_cpu_max_pool2d_with_indices},
@@ -2257,6 +2591,7 @@ static const shimrt_impl_entry impls_aten_cpu[123] = {
     {"median", boxed_cpu_median},
     {"mm", boxed_cpu_mm},
     {"mm.out", boxed_cpu_mm_out},
+    {"mul.Scalar", boxed_cpu_mul_Scalar},
     {"mul.Tensor", boxed_cpu_mul_Tensor},
     {"narrow", boxed_cpu_narrow},
     {"native_layer_norm", boxed_cpu_native_layer_norm},
@@ -2266,11 +2601,14 @@ static const shimrt_impl_entry impls_aten_cpu[123] = {
     {"neg", boxed_cpu_neg},
     {"new_empty", boxed_cpu_new_empty},
     {"new_zeros", boxed_cpu_new_zeros},
+    {"nonzero", boxed_cpu_nonzero},
+    {"nonzero_static", boxed_cpu_nonzero_static},
     {"ones_like", boxed_cpu_ones_like},
     {"pad", boxed_cpu_pad},
     {"permute", boxed_cpu_permute},
     {"pow.Tensor_Scalar", boxed_cpu_pow_Tensor_Scalar},
     {"relu", boxed_cpu_relu},
+    {"repeat_interleave.Tensor", boxed_cpu_repeat_interleave_Tensor},
     {"reshape", boxed_cpu_reshape},
     {"rsqrt", boxed_cpu_rsqrt},
     {"scatter.reduce", boxed_cpu_scatter_reduce},
@@ -2279,8 +2617,11 @@ static const shimrt_impl_entry impls_aten_cpu[123] = {
     {"scatter.src_out", boxed_cpu_scatter_src_out},
     {"scatter_reduce.two", boxed_cpu_scatter_reduce_two},
     {"scatter_reduce.two_out", boxed_cpu_scatter_reduce_two_out},
+    {"searchsorted.Scalar", boxed_cpu_searchsorted_Scalar},
+    {"searchsorted.Tensor", boxed_cpu_searchsorted_Tensor},
     {"select.int", boxed_cpu_select_int},
     {"sigmoid", boxed_cpu_sigmoid},
+    {"slice.Tensor", boxed_cpu_slice_Tensor},
     {"softmax.int", boxed_cpu_softmax_int},
     {"sort", boxed_cpu_sort},
     {"sort.stable", boxed_cpu_sort_stable},
@@ -2305,5 +2646,5 @@ static const shimrt_impl_entry impls_aten_cpu[123] = {
 };
 
 AOTITorchError shimgen_register_aten_cpu(TorchLibraryHandle* ret_def, TorchLibraryHandle* ret_impl) {
-    return shimrt_register_ops("aten", "CPU", __FILE__, __LINE__, defs_aten, 123, impls_aten_cpu, 123, ret_def, ret_impl);
+    return shimrt_register_ops("aten", "CPU", __FILE__, __LINE__, defs_aten, 140, impls_aten_cpu, 140, ret_def, ret_impl);
 }

@@ -1348,6 +1348,25 @@ void boxed_cuda_sigmoid(StableIValue* stack_, uint64_t num_args_, uint64_t num_o
     shimrt_box_finish(&box_);
 }
 
+/* aten.slice.Tensor: slice.Tensor(Tensor(a) self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor(a) */
+void boxed_cuda_slice_Tensor(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[5] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_NONE, SHIMRT_KIND_OPT_INT, SHIMRT_KIND_OPT_INT, SHIMRT_KIND_NONE};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "slice.Tensor", stack_, num_args_, 5, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
+    int64_t dim = shimrt_box_int(&box_, 1);
+    int64_t start_v_ = 0;
+    int64_t* start = shimrt_box_opt_int(&box_, 2, &start_v_);
+    int64_t end_v_ = 0;
+    int64_t* end = shimrt_box_opt_int(&box_, 3, &end_v_);
+    int64_t step = shimrt_box_int(&box_, 4);
+    AtenTensorHandle ret0 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cuda_slice_Tensor(self, dim, start, end, step, &ret0));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_finish(&box_);
+}
+
 /* aten.softmax.int: softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor */
 void boxed_cuda_softmax_int(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
     static const unsigned char arg_kinds_[3] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_NONE, SHIMRT_KIND_OPT_CODE};
@@ -1679,11 +1698,14 @@ void boxed_cuda_zeros_like(StableIValue* stack_, uint64_t num_args_, uint64_t nu
 }
 
 /* Every schema of namespace aten, in op-key order, with its tags. */
-static const shimrt_def_entry defs_aten[123] = {
+static const shimrt_def_entry defs_aten[140] = {
     {"_adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor", SHIMRT_TAG_BIT(CORE)},
     {"_addmm_activation(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1, bool use_gelu=False) -> Tensor", 0},
+    {"_embedding_bag(Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq=False, int mode=0, bool sparse=False, Tensor? per_sample_weights=None, bool include_last_offset=False, int padding_idx=-1) -> (Tensor, Tensor, Tensor, Tensor)", SHIMRT_TAG_BIT(CORE)},
+    {"_embedding_bag_forward_only(Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq=False, int mode=0, bool sparse=False, Tensor? per_sample_weights=None, bool include_last_offset=False, int padding_idx=-1) -> (Tensor, Tensor, Tensor, Tensor)", 0},
     {"_foreach_mul.List(Tensor[] self, Tensor[] other) -> Tensor[]", 0},
     {"_foreach_mul_.List(Tensor(a!)[] self, Tensor[] other) -> ()", 0},
+    {"_fused_rms_norm(Tensor input, int[] normalized_shape, Tensor? weight, float? eps) -> (Tensor, Tensor)", 0},
     {"_int_mm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!)", 0},
     {"_scaled_dot_product_flash_attention_for_cpu(Tensor query, Tensor key, Tensor value, float dropout_p=0.0, bool is_causal=False, *, Tensor? attn_mask=None, float? scale=None) -> (Tensor output, Tensor logsumexp)", SHIMRT_TAG_BIT(NONDETERMINISTIC_SEEDED)},
     {"abs(Tensor self) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
@@ -1707,6 +1729,7 @@ static const shimrt_def_entry defs_aten[123] = {
     {"bitwise_right_shift.Tensor(Tensor self, Tensor other) -> Tensor", SHIMRT_TAG_BIT(POINTWISE)},
     {"bmm(Tensor self, Tensor mat2) -> Tensor", SHIMRT_TAG_BIT(CORE)},
     {"bmm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!)", 0},
+    {"bucketize.Tensor(Tensor self, Tensor boundaries, *, bool out_int32=False, bool right=False) -> Tensor", 0},
     {"cat(Tensor[] tensors, int dim=0) -> Tensor", SHIMRT_TAG_BIT(CORE)},
     {"cat.out(Tensor[] tensors, int dim=0, *, Tensor(a!) out) -> Tensor(a!)", 0},
     {"clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
@@ -1734,10 +1757,15 @@ static const shimrt_def_entry defs_aten[123] = {
     {"full_like(Tensor self, Scalar fill_value, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor", SHIMRT_TAG_BIT(CORE)},
     {"gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor", SHIMRT_TAG_BIT(CORE)},
     {"gather.out(Tensor self, int dim, Tensor index, *, bool sparse_grad=False, Tensor(a!) out) -> Tensor(a!)", 0},
+    {"gcd(Tensor self, Tensor other) -> Tensor", SHIMRT_TAG_BIT(POINTWISE)},
     {"ge.Scalar(Tensor self, Scalar other) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
     {"ge.Tensor(Tensor self, Tensor other) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
     {"gt.Scalar(Tensor self, Scalar other) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
     {"gt.Tensor(Tensor self, Tensor other) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
+    {"hann_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", 0},
+    {"histc(Tensor self, int bins=100, Scalar min=0, Scalar max=0) -> Tensor", 0},
+    {"index.Tensor(Tensor self, Tensor?[] indices) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(DYNAMIC_OUTPUT_SHAPE)},
+    {"index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor", SHIMRT_TAG_BIT(CORE)},
     {"index_select(Tensor self, int dim, Tensor index) -> Tensor", SHIMRT_TAG_BIT(CORE)},
     {"index_select.out(Tensor self, int dim, Tensor index, *, Tensor(a!) out) -> Tensor(a!)", 0},
     {"is_leaf(Tensor self) -> bool", 0},
@@ -1751,6 +1779,7 @@ static const shimrt_def_entry defs_aten[123] = {
     {"logcumsumexp(Tensor self, int dim) -> Tensor", 0},
     {"lt.Scalar(Tensor self, Scalar other) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
     {"lt.Tensor(Tensor self, Tensor other) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
+    {"masked_select(Tensor self, Tensor mask) -> Tensor", SHIMRT_TAG_BIT(DYNAMIC_OUTPUT_SHAPE)},
     {"matmul(Tensor self, Tensor other) -> Tensor", 0},
     {"max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)", SHIMRT_TAG_BIT(CORE)},
     {"max_pool2d_with_indices(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)", SHIMRT_TAG_BIT(CORE)},
@@ -1758,6 +1787,7 @@ static const shimrt_def_entry defs_aten[123] = {
     {"median(Tensor self) -> Tensor", 0},
     {"mm(Tensor self, Tensor mat2) -> Tensor", SHIMRT_TAG_BIT(CORE)},
     {"mm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!)", 0},
+    {"mul.Scalar(Tensor self, Scalar other) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
     {"mul.Tensor(Tensor self, Tensor other) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
     {"narrow(Tensor(a) self, int dim, SymInt start, SymInt length) -> Tensor(a)", 0},
     {"native_layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps) -> (Tensor, Tensor, Tensor)", SHIMRT_TAG_BIT(CORE)},
@@ -1767,11 +1797,14 @@ static const shimrt_def_entry defs_aten[123] = {
     {"neg(Tensor self) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
     {"new_empty(Tensor self, SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", 0},
     {"new_zeros(Tensor self, SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", 0},
+    {"nonzero(Tensor self) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(DYNAMIC_OUTPUT_SHAPE)},
+    {"nonzero_static(Tensor self, *, SymInt size, int fill_value=-1) -> Tensor", 0},
     {"ones_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor", 0},
     {"pad(Tensor self, SymInt[] pad, str mode=\"constant\", float? value=None) -> Tensor", 0},
     {"permute(Tensor(a) self, int[] dims) -> Tensor(a)", SHIMRT_TAG_BIT(CORE)},
     {"pow.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
     {"relu(Tensor self) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
+    {"repeat_interleave.Tensor(Tensor repeats, *, SymInt? output_size=None) -> Tensor", SHIMRT_TAG_BIT(DYNAMIC_OUTPUT_SHAPE)},
     {"reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a)", 0},
     {"rsqrt(Tensor self) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
     {"scatter.reduce(Tensor self, int dim, Tensor index, Tensor src, *, str reduce) -> Tensor", 0},
@@ -1780,8 +1813,11 @@ static const shimrt_def_entry defs_aten[123] = {
     {"scatter.src_out(Tensor self, int dim, Tensor index, Tensor src, *, Tensor(a!) out) -> Tensor(a!)", 0},
     {"scatter_reduce.two(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> Tensor", SHIMRT_TAG_BIT(CORE)},
     {"scatter_reduce.two_out(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True, Tensor(a!) out) -> Tensor(a!)", 0},
+    {"searchsorted.Scalar(Tensor sorted_sequence, Scalar self, *, bool out_int32=False, bool right=False, str? side=None, Tensor? sorter=None) -> Tensor", 0},
+    {"searchsorted.Tensor(Tensor sorted_sequence, Tensor self, *, bool out_int32=False, bool right=False, str? side=None, Tensor? sorter=None) -> Tensor", 0},
     {"select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)", SHIMRT_TAG_BIT(CORE)},
     {"sigmoid(Tensor self) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
+    {"slice.Tensor(Tensor(a) self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor(a)", SHIMRT_TAG_BIT(CORE)},
     {"softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor", 0},
     {"sort(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)", SHIMRT_TAG_BIT(CORE)},
     {"sort.stable(Tensor self, *, bool? stable, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)", 0},
@@ -1806,7 +1842,7 @@ static const shimrt_def_entry defs_aten[123] = {
 };
 
 /* Every boxed kernel of namespace aten for the cuda backend. */
-static const shimrt_impl_entry impls_aten_cuda[102] = {
+static const shimrt_impl_entry impls_aten_cuda[103] = {
     {"_foreach_mul.List", boxed_cuda__foreach_mul_List},
     {"_foreach_mul_.List", boxed_cuda__foreach_mul__List},
     {"abs", boxed_cuda_abs},
@@ -1889,6 +1925,7 @@ static const shimrt_impl_entry impls_aten_cuda[102] = {
     {"scatter_reduce.two_out", boxed_cuda_scatter_reduce_two_out},
     {"select.int", boxed_cuda_select_int},
     {"sigmoid", boxed_cuda_sigmoid},
+    {"slice.Tensor", boxed_cuda_slice_Tensor},
     {"softmax.int", boxed_cuda_softmax_int},
     {"sort", boxed_cuda_sort},
     {"sort.stable", boxed_cuda_sort_stable},
@@ -1912,5 +1949,5 @@ static const shimrt_impl_entry impls_aten_cuda[102] = {
 };
 
 AOTITorchError shimgen_register_aten_cuda(TorchLibraryHandle* ret_def, TorchLibraryHandle* ret_impl) {
-    return shimrt_register_ops("aten", "CUDA", __FILE__, __LINE__, defs_aten, 123, impls_aten_cuda, 102, ret_def, ret_impl);
+    return shimrt_register_ops("aten", "CUDA", __FILE__, __LINE__, defs_aten, 140, impls_aten_cuda, 103, ret_def, ret_impl);
 }

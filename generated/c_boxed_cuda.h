@@ -100,6 +100,7 @@ void boxed_cuda_scatter_reduce_two(StableIValue* stack_, uint64_t num_args_, uin
 void boxed_cuda_scatter_reduce_two_out(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cuda_select_int(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cuda_sigmoid(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
+void boxed_cuda_slice_Tensor(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cuda_softmax_int(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cuda_sort(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cuda_sort_stable(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);

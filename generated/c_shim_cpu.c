@@ -35,6 +35,34 @@ AOTITorchError aoti_torch_cpu__addmm_activation(AtenTensorHandle self, AtenTenso
     return shimrt_cpu__addmm_activation(self, mat1, mat2, beta, alpha, use_gelu, ret0);
 }
 
+/* aten._embedding_bag.default: _embedding_bag(Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq=False, int mode=0, bool sparse=False, Tensor? per_sample_weights=None, bool include_last_offset=False, int padding_idx=-1) -> (Tensor, Tensor, Tensor, Tensor)
+ * kernel: shimrt_cpu__embedding_bag (CPU) */
+AOTITorchError aoti_torch_cpu__embedding_bag(AtenTensorHandle weight, AtenTensorHandle indices, AtenTensorHandle offsets, int32_t scale_grad_by_freq, int64_t mode, int32_t sparse, AtenTensorHandle* per_sample_weights, int32_t include_last_offset, int64_t padding_idx, AtenTensorHandle* ret0, AtenTensorHandle* ret1, AtenTensorHandle* ret2, AtenTensorHandle* ret3) {
+    SHIMRT_ARG_TENSOR(weight);
+    SHIMRT_ARG_TENSOR(indices);
+    SHIMRT_ARG_TENSOR(offsets);
+    SHIMRT_ARG_OPT_TENSOR(per_sample_weights);
+    SHIMRT_ARG_RET(ret0);
+    SHIMRT_ARG_RET(ret1);
+    SHIMRT_ARG_RET(ret2);
+    SHIMRT_ARG_RET(ret3);
+    return shimrt_cpu__embedding_bag(weight, indices, offsets, scale_grad_by_freq, mode, sparse, SHIMRT_OPT_TENSOR(per_sample_weights), include_last_offset, padding_idx, ret0, ret1, ret2, ret3);
+}
+
+/* aten._embedding_bag_forward_only.default: _embedding_bag_forward_only(Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq=False, int mode=0, bool sparse=False, Tensor? per_sample_weights=None, bool include_last_offset=False, int padding_idx=-1) -> (Tensor, Tensor, Tensor, Tensor)
+ * kernel: shimrt_cpu__embedding_bag_forward_only (CPU) */
+AOTITorchError aoti_torch_cpu__embedding_bag_forward_only(AtenTensorHandle weight, AtenTensorHandle indices, AtenTensorHandle offsets, int32_t scale_grad_by_freq, int64_t mode, int32_t sparse, AtenTensorHandle* per_sample_weights, int32_t include_last_offset, int64_t padding_idx, AtenTensorHandle* ret0, AtenTensorHandle* ret1, AtenTensorHandle* ret2, AtenTensorHandle* ret3) {
+    SHIMRT_ARG_TENSOR(weight);
+    SHIMRT_ARG_TENSOR(indices);
+    SHIMRT_ARG_TENSOR(offsets);
+    SHIMRT_ARG_OPT_TENSOR(per_sample_weights);
+    SHIMRT_ARG_RET(ret0);
+    SHIMRT_ARG_RET(ret1);
+    SHIMRT_ARG_RET(ret2);
+    SHIMRT_ARG_RET(ret3);
+    return shimrt_cpu__embedding_bag_forward_only(weight, indices, offsets, scale_grad_by_freq, mode, sparse, SHIMRT_OPT_TENSOR(per_sample_weights), include_last_offset, padding_idx, ret0, ret1, ret2, ret3);
+}
+
 /* aten._foreach_mul.List: _foreach_mul.List(Tensor[] self, Tensor[] other) -> Tensor[]
  * kernel: shimrt_foreach_mul_list (CompositeExplicitAutograd) */
 AOTITorchError aoti_torch_cpu__foreach_mul_List(const AtenTensorHandle* self, int64_t self_len_, const AtenTensorHandle* other, int64_t other_len_, AtenTensorHandle** ret0, int64_t* ret0_len_) {
@@ -51,6 +79,17 @@ AOTITorchError aoti_torch_cpu__foreach_mul__List(const AtenTensorHandle* self, i
     SHIMRT_ARG_TENSOR_LIST(self);
     SHIMRT_ARG_TENSOR_LIST(other);
     return shimrt_foreach_mul__list(self, self_len_, other, other_len_);
+}
+
+/* aten._fused_rms_norm.default: _fused_rms_norm(Tensor input, int[] normalized_shape, Tensor? weight, float? eps) -> (Tensor, Tensor)
+ * kernel: shimrt_cpu__fused_rms_norm (CPU) */
+AOTITorchError aoti_torch_cpu__fused_rms_norm(AtenTensorHandle input, const int64_t* normalized_shape, int64_t normalized_shape_len_, AtenTensorHandle* weight, double* eps, AtenTensorHandle* ret0, AtenTensorHandle* ret1) {
+    SHIMRT_ARG_TENSOR(input);
+    SHIMRT_ARG_LIST(normalized_shape);
+    SHIMRT_ARG_OPT_TENSOR(weight);
+    SHIMRT_ARG_RET(ret0);
+    SHIMRT_ARG_RET(ret1);
+    return shimrt_cpu__fused_rms_norm(input, normalized_shape, normalized_shape_len_, SHIMRT_OPT_TENSOR(weight), eps, ret0, ret1);
 }
 
 /* aten._int_mm.out: _int_mm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!)
@@ -259,6 +298,15 @@ AOTITorchError aoti_torch_cpu_bmm_out(AtenTensorHandle out, AtenTensorHandle sel
     SHIMRT_ARG_TENSOR(self);
     SHIMRT_ARG_TENSOR(mat2);
     return shimrt_cpu_bmm_out(out, self, mat2);
+}
+
+/* aten.bucketize.Tensor: bucketize.Tensor(Tensor self, Tensor boundaries, *, bool out_int32=False, bool right=False) -> Tensor
+ * kernel: shimrt_cpu_bucketize_tensor (CPU) */
+AOTITorchError aoti_torch_cpu_bucketize_Tensor(AtenTensorHandle self, AtenTensorHandle boundaries, int32_t out_int32, int32_t right, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_TENSOR(boundaries);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu_bucketize_tensor(self, boundaries, out_int32, right, ret0);
 }
 
 /* aten.cat.default: cat(Tensor[] tensors, int dim=0) -> Tensor
@@ -491,6 +539,15 @@ AOTITorchError aoti_torch_cpu_gather_out(AtenTensorHandle out, AtenTensorHandle 
     return shimrt_cpu_gather_out(out, self, dim, index, sparse_grad);
 }
 
+/* aten.gcd.default: gcd(Tensor self, Tensor other) -> Tensor
+ * kernel: shimrt_cpu_gcd (CPU) */
+AOTITorchError aoti_torch_cpu_gcd(AtenTensorHandle self, AtenTensorHandle other, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_TENSOR(other);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu_gcd(self, other, ret0);
+}
+
 /* aten.ge.Scalar: ge.Scalar(Tensor self, Scalar other) -> Tensor
  * kernel: shimrt_cpu_ge_scalar (CPU) */
 AOTITorchError aoti_torch_cpu_ge_Scalar(AtenTensorHandle self, double other, AtenTensorHandle* ret0) {
@@ -523,6 +580,48 @@ AOTITorchError aoti_torch_cpu_gt_Tensor(AtenTensorHandle self, AtenTensorHandle 
     SHIMRT_ARG_TENSOR(other);
     SHIMRT_ARG_RET(ret0);
     return shimrt_cpu_gt_tensor(self, other, ret0);
+}
+
+/* aten.hann_window.default: hann_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+ * kernel: shimrt_cpu_hann_window (CPU) */
+AOTITorchError aoti_torch_cpu_hann_window(int64_t window_length, int32_t* dtype, int32_t* layout, int32_t* device, int32_t device_index_, int32_t* pin_memory, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu_hann_window(window_length, dtype, layout, device, device_index_, pin_memory, ret0);
+}
+
+/* aten.histc.default: histc(Tensor self, int bins=100, Scalar min=0, Scalar max=0) -> Tensor
+ * kernel: shimrt_cpu_histc (CPU) */
+AOTITorchError aoti_torch_cpu_histc(AtenTensorHandle self, int64_t bins, double min, double max, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu_histc(self, bins, min, max, ret0);
+}
+
+/* aten.index.Tensor: index.Tensor(Tensor self, Tensor?[] indices) -> Tensor
+ * kernel: shimrt_cpu_index_tensor (CPU) */
+AOTITorchError aoti_torch_cpu_index_Tensor(AtenTensorHandle self, const AtenTensorHandle** indices, int64_t indices_len_, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_RET(ret0);
+    shimrt_tensor_array indices_arr_ = {NULL, {NULL}};
+    AOTITorchError err_ = AOTI_TORCH_SUCCESS;
+    if (err_ == AOTI_TORCH_SUCCESS) err_ = shimrt_opt_tensor_list(__func__, "indices", indices, indices_len_, &indices_arr_);
+    if (err_ == AOTI_TORCH_SUCCESS) err_ = shimrt_cpu_index_tensor(self, indices_arr_.items, indices_len_, ret0);
+    shimrt_tensor_array_free(&indices_arr_);
+    return err_;
+}
+
+/* aten.index_put.default: index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor
+ * kernel: shimrt_cpu_index_put (CPU) */
+AOTITorchError aoti_torch_cpu_index_put(AtenTensorHandle self, const AtenTensorHandle** indices, int64_t indices_len_, AtenTensorHandle values, int32_t accumulate, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_TENSOR(values);
+    SHIMRT_ARG_RET(ret0);
+    shimrt_tensor_array indices_arr_ = {NULL, {NULL}};
+    AOTITorchError err_ = AOTI_TORCH_SUCCESS;
+    if (err_ == AOTI_TORCH_SUCCESS) err_ = shimrt_opt_tensor_list(__func__, "indices", indices, indices_len_, &indices_arr_);
+    if (err_ == AOTI_TORCH_SUCCESS) err_ = shimrt_cpu_index_put(self, indices_arr_.items, indices_len_, values, accumulate, ret0);
+    shimrt_tensor_array_free(&indices_arr_);
+    return err_;
 }
 
 /* aten.index_select.default: index_select(Tensor self, int dim, Tensor index) -> Tensor
@@ -637,6 +736,15 @@ AOTITorchError aoti_torch_cpu_lt_Tensor(AtenTensorHandle self, AtenTensorHandle 
     return shimrt_cpu_lt_tensor(self, other, ret0);
 }
 
+/* aten.masked_select.default: masked_select(Tensor self, Tensor mask) -> Tensor
+ * kernel: shimrt_cpu_masked_select (CPU) */
+AOTITorchError aoti_torch_cpu_masked_select(AtenTensorHandle self, AtenTensorHandle mask, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_TENSOR(mask);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu_masked_select(self, mask, ret0);
+}
+
 /* aten.matmul.default: matmul(Tensor self, Tensor other) -> Tensor
  * kernel: shimrt_cpu_matmul (CPU) */
 AOTITorchError aoti_torch_cpu_matmul(AtenTensorHandle self, AtenTensorHandle other, AtenTensorHandle* ret0) {
@@ -701,6 +809,14 @@ AOTITorchError aoti_torch_cpu_mm_out(AtenTensorHandle out, AtenTensorHandle self
     SHIMRT_ARG_TENSOR(self);
     SHIMRT_ARG_TENSOR(mat2);
     return shimrt_cpu_mm_out(out, self, mat2);
+}
+
+/* aten.mul.Scalar: mul.Scalar(Tensor self, Scalar other) -> Tensor
+ * kernel: shimrt_cpu_mul_scalar (CPU) */
+AOTITorchError aoti_torch_cpu_mul_Scalar(AtenTensorHandle self, double other, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu_mul_scalar(self, other, ret0);
 }
 
 /* aten.mul.Tensor: mul.Tensor(Tensor self, Tensor other) -> Tensor
@@ -789,6 +905,22 @@ AOTITorchError aoti_torch_cpu_new_zeros(AtenTensorHandle self, const int64_t* si
     return shimrt_cpu_new_zeros(self, size, size_len_, dtype, layout, device, device_index_, pin_memory, ret0);
 }
 
+/* aten.nonzero.default: nonzero(Tensor self) -> Tensor
+ * kernel: shimrt_cpu_nonzero (CPU) */
+AOTITorchError aoti_torch_cpu_nonzero(AtenTensorHandle self, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu_nonzero(self, ret0);
+}
+
+/* aten.nonzero_static.default: nonzero_static(Tensor self, *, SymInt size, int fill_value=-1) -> Tensor
+ * kernel: shimrt_cpu_nonzero_static (CPU) */
+AOTITorchError aoti_torch_cpu_nonzero_static(AtenTensorHandle self, int64_t size, int64_t fill_value, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu_nonzero_static(self, size, fill_value, ret0);
+}
+
 /* aten.ones_like.default: ones_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
  * kernel: shimrt_ones_like (CompositeExplicitAutograd) */
 AOTITorchError aoti_torch_cpu_ones_like(AtenTensorHandle self, int32_t* dtype, int32_t* layout, int32_t* device, int32_t device_index_, int32_t* pin_memory, int32_t* memory_format, AtenTensorHandle* ret0) {
@@ -829,6 +961,14 @@ AOTITorchError aoti_torch_cpu_relu(AtenTensorHandle self, AtenTensorHandle* ret0
     SHIMRT_ARG_TENSOR(self);
     SHIMRT_ARG_RET(ret0);
     return shimrt_cpu_relu(self, ret0);
+}
+
+/* aten.repeat_interleave.Tensor: repeat_interleave.Tensor(Tensor repeats, *, SymInt? output_size=None) -> Tensor
+ * kernel: shimrt_cpu_repeat_interleave_tensor (CPU) */
+AOTITorchError aoti_torch_cpu_repeat_interleave_Tensor(AtenTensorHandle repeats, int64_t* output_size, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(repeats);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu_repeat_interleave_tensor(repeats, output_size, ret0);
 }
 
 /* aten.reshape.default: reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a)
@@ -908,6 +1048,25 @@ AOTITorchError aoti_torch_cpu_scatter_reduce_two_out(AtenTensorHandle out, AtenT
     return shimrt_cpu_scatter_reduce_two_out(out, self, dim, index, src, reduce, include_self);
 }
 
+/* aten.searchsorted.Scalar: searchsorted.Scalar(Tensor sorted_sequence, Scalar self, *, bool out_int32=False, bool right=False, str? side=None, Tensor? sorter=None) -> Tensor
+ * kernel: shimrt_cpu_searchsorted_scalar (CPU) */
+AOTITorchError aoti_torch_cpu_searchsorted_Scalar(AtenTensorHandle sorted_sequence, double self, int32_t out_int32, int32_t right, const char** side, AtenTensorHandle* sorter, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(sorted_sequence);
+    SHIMRT_ARG_OPT_TENSOR(sorter);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu_searchsorted_scalar(sorted_sequence, self, out_int32, right, side, SHIMRT_OPT_TENSOR(sorter), ret0);
+}
+
+/* aten.searchsorted.Tensor: searchsorted.Tensor(Tensor sorted_sequence, Tensor self, *, bool out_int32=False, bool right=False, str? side=None, Tensor? sorter=None) -> Tensor
+ * kernel: shimrt_cpu_searchsorted_tensor (CPU) */
+AOTITorchError aoti_torch_cpu_searchsorted_Tensor(AtenTensorHandle sorted_sequence, AtenTensorHandle self, int32_t out_int32, int32_t right, const char** side, AtenTensorHandle* sorter, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(sorted_sequence);
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_OPT_TENSOR(sorter);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu_searchsorted_tensor(sorted_sequence, self, out_int32, right, side, SHIMRT_OPT_TENSOR(sorter), ret0);
+}
+
 /* aten.select.int: select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)
  * kernel: shimrt_select_int (CompositeExplicitAutograd) */
 AOTITorchError aoti_torch_cpu_select_int(AtenTensorHandle self, int64_t dim, int64_t index, AtenTensorHandle* ret0) {
@@ -922,6 +1081,14 @@ AOTITorchError aoti_torch_cpu_sigmoid(AtenTensorHandle self, AtenTensorHandle* r
     SHIMRT_ARG_TENSOR(self);
     SHIMRT_ARG_RET(ret0);
     return shimrt_cpu_sigmoid(self, ret0);
+}
+
+/* aten.slice.Tensor: slice.Tensor(Tensor(a) self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor(a)
+ * kernel: shimrt_slice_tensor (CompositeExplicitAutograd) */
+AOTITorchError aoti_torch_cpu_slice_Tensor(AtenTensorHandle self, int64_t dim, int64_t* start, int64_t* end, int64_t step, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_slice_tensor(self, dim, start, end, step, ret0);
 }
 
 /* aten.softmax.int: softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor

@@ -24,11 +24,20 @@ AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu__adaptive_avg_pool2d(AtenTensorH
 /* aten._addmm_activation.default: _addmm_activation(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1, bool use_gelu=False) -> Tensor */
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu__addmm_activation(AtenTensorHandle self, AtenTensorHandle mat1, AtenTensorHandle mat2, double beta, double alpha, int32_t use_gelu, AtenTensorHandle* ret0);
 
+/* aten._embedding_bag.default: _embedding_bag(Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq=False, int mode=0, bool sparse=False, Tensor? per_sample_weights=None, bool include_last_offset=False, int padding_idx=-1) -> (Tensor, Tensor, Tensor, Tensor) */
+AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu__embedding_bag(AtenTensorHandle weight, AtenTensorHandle indices, AtenTensorHandle offsets, int32_t scale_grad_by_freq, int64_t mode, int32_t sparse, AtenTensorHandle* per_sample_weights, int32_t include_last_offset, int64_t padding_idx, AtenTensorHandle* ret0, AtenTensorHandle* ret1, AtenTensorHandle* ret2, AtenTensorHandle* ret3);
+
+/* aten._embedding_bag_forward_only.default: _embedding_bag_forward_only(Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq=False, int mode=0, bool sparse=False, Tensor? per_sample_weights=None, bool include_last_offset=False, int padding_idx=-1) -> (Tensor, Tensor, Tensor, Tensor) */
+AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu__embedding_bag_forward_only(AtenTensorHandle weight, AtenTensorHandle indices, AtenTensorHandle offsets, int32_t scale_grad_by_freq, int64_t mode, int32_t sparse, AtenTensorHandle* per_sample_weights, int32_t include_last_offset, int64_t padding_idx, AtenTensorHandle* ret0, AtenTensorHandle* ret1, AtenTensorHandle* ret2, AtenTensorHandle* ret3);
+
 /* aten._foreach_mul.List: _foreach_mul.List(Tensor[] self, Tensor[] other) -> Tensor[] */
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu__foreach_mul_List(const AtenTensorHandle* self, int64_t self_len_, const AtenTensorHandle* other, int64_t other_len_, AtenTensorHandle** ret0, int64_t* ret0_len_);
 
 /* aten._foreach_mul_.List: _foreach_mul_.List(Tensor(a!)[] self, Tensor[] other) -> () */
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu__foreach_mul__List(const AtenTensorHandle* self, int64_t self_len_, const AtenTensorHandle* other, int64_t other_len_);
+
+/* aten._fused_rms_norm.default: _fused_rms_norm(Tensor input, int[] normalized_shape, Tensor? weight, float? eps) -> (Tensor, Tensor) */
+AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu__fused_rms_norm(AtenTensorHandle input, const int64_t* normalized_shape, int64_t normalized_shape_len_, AtenTensorHandle* weight, double* eps, AtenTensorHandle* ret0, AtenTensorHandle* ret1);
 
 /* aten._int_mm.out: _int_mm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!) */
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu__int_mm_out(AtenTensorHandle out, AtenTensorHandle self, AtenTensorHandle mat2);
@@ -98,6 +107,9 @@ AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_bmm(AtenTensorHandle self, AtenT
 
 /* aten.bmm.out: bmm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!) */
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_bmm_out(AtenTensorHandle out, AtenTensorHandle self, AtenTensorHandle mat2);
+
+/* aten.bucketize.Tensor: bucketize.Tensor(Tensor self, Tensor boundaries, *, bool out_int32=False, bool right=False) -> Tensor */
+AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_bucketize_Tensor(AtenTensorHandle self, AtenTensorHandle boundaries, int32_t out_int32, int32_t right, AtenTensorHandle* ret0);
 
 /* aten.cat.default: cat(Tensor[] tensors, int dim=0) -> Tensor */
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_cat(const AtenTensorHandle* tensors, int64_t tensors_len_, int64_t dim, AtenTensorHandle* ret0);
@@ -180,6 +192,9 @@ AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_gather(AtenTensorHandle self, in
 /* aten.gather.out: gather.out(Tensor self, int dim, Tensor index, *, bool sparse_grad=False, Tensor(a!) out) -> Tensor(a!) */
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_gather_out(AtenTensorHandle out, AtenTensorHandle self, int64_t dim, AtenTensorHandle index, int32_t sparse_grad);
 
+/* aten.gcd.default: gcd(Tensor self, Tensor other) -> Tensor */
+AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_gcd(AtenTensorHandle self, AtenTensorHandle other, AtenTensorHandle* ret0);
+
 /* aten.ge.Scalar: ge.Scalar(Tensor self, Scalar other) -> Tensor */
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_ge_Scalar(AtenTensorHandle self, double other, AtenTensorHandle* ret0);
 
@@ -191,6 +206,18 @@ AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_gt_Scalar(AtenTensorHandle self,
 
 /* aten.gt.Tensor: gt.Tensor(Tensor self, Tensor other) -> Tensor */
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_gt_Tensor(AtenTensorHandle self, AtenTensorHandle other, AtenTensorHandle* ret0);
+
+/* aten.hann_window.default: hann_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor */
+AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_hann_window(int64_t window_length, int32_t* dtype, int32_t* layout, int32_t* device, int32_t device_index_, int32_t* pin_memory, AtenTensorHandle* ret0);
+
+/* aten.histc.default: histc(Tensor self, int bins=100, Scalar min=0, Scalar max=0) -> Tensor */
+AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_histc(AtenTensorHandle self, int64_t bins, double min, double max, AtenTensorHandle* ret0);
+
+/* aten.index.Tensor: index.Tensor(Tensor self, Tensor?[] indices) -> Tensor */
+AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_index_Tensor(AtenTensorHandle self, const AtenTensorHandle** indices, int64_t indices_len_, AtenTensorHandle* ret0);
+
+/* aten.index_put.default: index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor */
+AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_index_put(AtenTensorHandle self, const AtenTensorHandle** indices, int64_t indices_len_, AtenTensorHandle values, int32_t accumulate, AtenTensorHandle* ret0);
 
 /* aten.index_select.default: index_select(Tensor self, int dim, Tensor index) -> Tensor */
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_index_select(AtenTensorHandle self, int64_t dim, AtenTensorHandle index, AtenTensorHandle* ret0);
@@ -231,6 +258,9 @@ AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_lt_Scalar(AtenTensorHandle self,
 /* aten.lt.Tensor: lt.Tensor(Tensor self, Tensor other) -> Tensor */
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_lt_Tensor(AtenTensorHandle self, AtenTensorHandle other, AtenTensorHandle* ret0);
 
+/* aten.masked_select.default: masked_select(Tensor self, Tensor mask) -> Tensor */
+AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_masked_select(AtenTensorHandle self, AtenTensorHandle mask, AtenTensorHandle* ret0);
+
 /* aten.matmul.default: matmul(Tensor self, Tensor other) -> Tensor */
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_matmul(AtenTensorHandle self, AtenTensorHandle other, AtenTensorHandle* ret0);
 
@@ -251,6 +281,9 @@ AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_mm(AtenTensorHandle self, AtenTe
 
 /* aten.mm.out: mm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!) */
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_mm_out(AtenTensorHandle out, AtenTensorHandle self, AtenTensorHandle mat2);
+
+/* aten.mul.Scalar: mul.Scalar(Tensor self, Scalar other) -> Tensor */
+AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_mul_Scalar(AtenTensorHandle self, double other, AtenTensorHandle* ret0);
 
 /* aten.mul.Tensor: mul.Tensor(Tensor self, Tensor other) -> Tensor */
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_mul_Tensor(AtenTensorHandle self, AtenTensorHandle other, AtenTensorHandle* ret0);
@@ -279,6 +312,12 @@ AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_new_empty(AtenTensorHandle self,
 /* aten.new_zeros.default: new_zeros(Tensor self, SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor */
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_new_zeros(AtenTensorHandle self, const int64_t* size, int64_t size_len_, int32_t* dtype, int32_t* layout, int32_t* device, int32_t device_index_, int32_t* pin_memory, AtenTensorHandle* ret0);
 
+/* aten.nonzero.default: nonzero(Tensor self) -> Tensor */
+AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_nonzero(AtenTensorHandle self, AtenTensorHandle* ret0);
+
+/* aten.nonzero_static.default: nonzero_static(Tensor self, *, SymInt size, int fill_value=-1) -> Tensor */
+AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_nonzero_static(AtenTensorHandle self, int64_t size, int64_t fill_value, AtenTensorHandle* ret0);
+
 /* aten.ones_like.default: ones_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor */
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_ones_like(AtenTensorHandle self, int32_t* dtype, int32_t* layout, int32_t* device, int32_t device_index_, int32_t* pin_memory, int32_t* memory_format, AtenTensorHandle* ret0);
 
@@ -293,6 +332,9 @@ AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_pow_Tensor_Scalar(AtenTensorHand
 
 /* aten.relu.default: relu(Tensor self) -> Tensor */
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_relu(AtenTensorHandle self, AtenTensorHandle* ret0);
+
+/* aten.repeat_interleave.Tensor: repeat_interleave.Tensor(Tensor repeats, *, SymInt? output_size=None) -> Tensor */
+AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_repeat_interleave_Tensor(AtenTensorHandle repeats, int64_t* output_size, AtenTensorHandle* ret0);
 
 /* aten.reshape.default: reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a) */
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_reshape(AtenTensorHandle self, const int64_t* shape, int64_t shape_len_, AtenTensorHandle* ret0);
@@ -318,11 +360,20 @@ AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_scatter_reduce_two(AtenTensorHan
 /* aten.scatter_reduce.two_out: scatter_reduce.two_out(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True, Tensor(a!) out) -> Tensor(a!) */
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_scatter_reduce_two_out(AtenTensorHandle out, AtenTensorHandle self, int64_t dim, AtenTensorHandle index, AtenTensorHandle src, const char* reduce, int32_t include_self);
 
+/* aten.searchsorted.Scalar: searchsorted.Scalar(Tensor sorted_sequence, Scalar self, *, bool out_int32=False, bool right=False, str? side=None, Tensor? sorter=None) -> Tensor */
+AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_searchsorted_Scalar(AtenTensorHandle sorted_sequence, double self, int32_t out_int32, int32_t right, const char** side, AtenTensorHandle* sorter, AtenTensorHandle* ret0);
+
+/* aten.searchsorted.Tensor: searchsorted.Tensor(Tensor sorted_sequence, Tensor self, *, bool out_int32=False, bool right=False, str? side=None, Tensor? sorter=None) -> Tensor */
+AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_searchsorted_Tensor(AtenTensorHandle sorted_sequence, AtenTensorHandle self, int32_t out_int32, int32_t right, const char** side, AtenTensorHandle* sorter, AtenTensorHandle* ret0);
+
 /* aten.select.int: select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a) */
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_select_int(AtenTensorHandle self, int64_t dim, int64_t index, AtenTensorHandle* ret0);
 
 /* aten.sigmoid.default: sigmoid(Tensor self) -> Tensor */
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_sigmoid(AtenTensorHandle self, AtenTensorHandle* ret0);
+
+/* aten.slice.Tensor: slice.Tensor(Tensor(a) self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor(a) */
+AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_slice_Tensor(AtenTensorHandle self, int64_t dim, int64_t* start, int64_t* end, int64_t step, AtenTensorHandle* ret0);
 
 /* aten.softmax.int: softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor */
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_softmax_int(AtenTensorHandle self, int64_t dim, int32_t* dtype, AtenTensorHandle* ret0);

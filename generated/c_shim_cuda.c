@@ -729,6 +729,14 @@ AOTITorchError aoti_torch_cuda_sigmoid(AtenTensorHandle self, AtenTensorHandle* 
     return shimrt_cuda_sigmoid(self, ret0);
 }
 
+/* aten.slice.Tensor: slice.Tensor(Tensor(a) self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor(a)
+ * kernel: shimrt_slice_tensor (CompositeExplicitAutograd) */
+AOTITorchError aoti_torch_cuda_slice_Tensor(AtenTensorHandle self, int64_t dim, int64_t* start, int64_t* end, int64_t step, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_slice_tensor(self, dim, start, end, step, ret0);
+}
+
 /* aten.softmax.int: softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor
  * kernel: shimrt_cuda_softmax_int (CUDA) */
 AOTITorchError aoti_torch_cuda_softmax_int(AtenTensorHandle self, int64_t dim, int32_t* dtype, AtenTensorHandle* ret0) {

@@ -264,6 +264,9 @@ AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cuda_select_int(AtenTensorHandle sel
 /* aten.sigmoid.default: sigmoid(Tensor self) -> Tensor */
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cuda_sigmoid(AtenTensorHandle self, AtenTensorHandle* ret0);
 
+/* aten.slice.Tensor: slice.Tensor(Tensor(a) self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor(a) */
+AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cuda_slice_Tensor(AtenTensorHandle self, int64_t dim, int64_t* start, int64_t* end, int64_t step, AtenTensorHandle* ret0);
+
 /* aten.softmax.int: softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor */
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cuda_softmax_int(AtenTensorHandle self, int64_t dim, int32_t* dtype, AtenTensorHandle* ret0);
 

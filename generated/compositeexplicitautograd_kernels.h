@@ -52,6 +52,8 @@ AOTITorchError shimrt_ones_like(AtenTensorHandle self, int32_t* dtype, int32_t* 
 AOTITorchError shimrt_permute(AtenTensorHandle self, const int64_t* dims, int64_t dims_len_, AtenTensorHandle* ret0);
 /* aten.select.int: select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a) (CompositeExplicitAutograd) */
 AOTITorchError shimrt_select_int(AtenTensorHandle self, int64_t dim, int64_t index, AtenTensorHandle* ret0);
+/* aten.slice.Tensor: slice.Tensor(Tensor(a) self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor(a) (CompositeExplicitAutograd) */
+AOTITorchError shimrt_slice_tensor(AtenTensorHandle self, int64_t dim, int64_t* start, int64_t* end, int64_t step, AtenTensorHandle* ret0);
 /* aten.squeeze.dim: squeeze.dim(Tensor(a) self, int dim) -> Tensor(a) (CompositeExplicitAutograd) */
 AOTITorchError shimrt_squeeze_dim(AtenTensorHandle self, int64_t dim, AtenTensorHandle* ret0);
 /* aten.stack.default: stack(Tensor[] tensors, int dim=0) -> Tensor (CompositeExplicitAutograd) */

@@ -26,6 +26,12 @@ extern "C" {
 AOTITorchError shimrt_cpu__adaptive_avg_pool2d(AtenTensorHandle self, const int64_t* output_size, int64_t output_size_len_, AtenTensorHandle* ret0);
 /* aten._addmm_activation.default: _addmm_activation(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1, bool use_gelu=False) -> Tensor (CPU) */
 AOTITorchError shimrt_cpu__addmm_activation(AtenTensorHandle self, AtenTensorHandle mat1, AtenTensorHandle mat2, double beta, double alpha, int32_t use_gelu, AtenTensorHandle* ret0);
+/* aten._embedding_bag.default: _embedding_bag(Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq=False, int mode=0, bool sparse=False, Tensor? per_sample_weights=None, bool include_last_offset=False, int padding_idx=-1) -> (Tensor, Tensor, Tensor, Tensor) (CPU) */
+AOTITorchError shimrt_cpu__embedding_bag(AtenTensorHandle weight, AtenTensorHandle indices, AtenTensorHandle offsets, int32_t scale_grad_by_freq, int64_t mode, int32_t sparse, AtenTensorHandle per_sample_weights, int32_t include_last_offset, int64_t padding_idx, AtenTensorHandle* ret0, AtenTensorHandle* ret1, AtenTensorHandle* ret2, AtenTensorHandle* ret3);
+/* aten._embedding_bag_forward_only.default: _embedding_bag_forward_only(Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq=False, int mode=0, bool sparse=False, Tensor? per_sample_weights=None, bool include_last_offset=False, int padding_idx=-1) -> (Tensor, Tensor, Tensor, Tensor) (CPU) */
+AOTITorchError shimrt_cpu__embedding_bag_forward_only(AtenTensorHandle weight, AtenTensorHandle indices, AtenTensorHandle offsets, int32_t scale_grad_by_freq, int64_t mode, int32_t sparse, AtenTensorHandle per_sample_weights, int32_t include_last_offset, int64_t padding_idx, AtenTensorHandle* ret0, AtenTensorHandle* ret1, AtenTensorHandle* ret2, AtenTensorHandle* ret3);
+/* aten._fused_rms_norm.default: _fused_rms_norm(Tensor input, int[] normalized_shape, Tensor? weight, float? eps) -> (Tensor, Tensor) (CPU) */
+AOTITorchError shimrt_cpu__fused_rms_norm(AtenTensorHandle input, const int64_t* normalized_shape, int64_t normalized_shape_len_, AtenTensorHandle weight, double* eps, AtenTensorHandle* ret0, AtenTensorHandle* ret1);
 /* aten._int_mm.out: _int_mm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!) (CPU) */
 AOTITorchError shimrt_cpu__int_mm_out(AtenTensorHandle out, AtenTensorHandle self, AtenTensorHandle mat2);
 /* aten._scaled_dot_product_flash_attention_for_cpu.default: _scaled_dot_product_flash_attention_for_cpu(Tensor query, Tensor key, Tensor value, float dropout_p=0.0, bool is_causal=False, *, Tensor? attn_mask=None, float? scale=None) -> (Tensor output, Tensor logsumexp) (CPU) */
@@ -68,6 +74,8 @@ AOTITorchError shimrt_cpu_bitwise_right_shift_tensor(AtenTensorHandle self, Aten
 AOTITorchError shimrt_cpu_bmm(AtenTensorHandle self, AtenTensorHandle mat2, AtenTensorHandle* ret0);
 /* aten.bmm.out: bmm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!) (CPU) */
 AOTITorchError shimrt_cpu_bmm_out(AtenTensorHandle out, AtenTensorHandle self, AtenTensorHandle mat2);
+/* aten.bucketize.Tensor: bucketize.Tensor(Tensor self, Tensor boundaries, *, bool out_int32=False, bool right=False) -> Tensor (CPU) */
+AOTITorchError shimrt_cpu_bucketize_tensor(AtenTensorHandle self, AtenTensorHandle boundaries, int32_t out_int32, int32_t right, AtenTensorHandle* ret0);
 /* aten.cat.default: cat(Tensor[] tensors, int dim=0) -> Tensor (CPU) */
 AOTITorchError shimrt_cpu_cat(const AtenTensorHandle* tensors, int64_t tensors_len_, int64_t dim, AtenTensorHandle* ret0);
 /* aten.cat.out: cat.out(Tensor[] tensors, int dim=0, *, Tensor(a!) out) -> Tensor(a!) (CPU) */
@@ -112,6 +120,8 @@ AOTITorchError shimrt_cpu_floor_divide(AtenTensorHandle self, AtenTensorHandle o
 AOTITorchError shimrt_cpu_gather(AtenTensorHandle self, int64_t dim, AtenTensorHandle index, int32_t sparse_grad, AtenTensorHandle* ret0);
 /* aten.gather.out: gather.out(Tensor self, int dim, Tensor index, *, bool sparse_grad=False, Tensor(a!) out) -> Tensor(a!) (CPU) */
 AOTITorchError shimrt_cpu_gather_out(AtenTensorHandle out, AtenTensorHandle self, int64_t dim, AtenTensorHandle index, int32_t sparse_grad);
+/* aten.gcd.default: gcd(Tensor self, Tensor other) -> Tensor (CPU) */
+AOTITorchError shimrt_cpu_gcd(AtenTensorHandle self, AtenTensorHandle other, AtenTensorHandle* ret0);
 /* aten.ge.Scalar: ge.Scalar(Tensor self, Scalar other) -> Tensor (CPU) */
 AOTITorchError shimrt_cpu_ge_scalar(AtenTensorHandle self, double other, AtenTensorHandle* ret0);
 /* aten.ge.Tensor: ge.Tensor(Tensor self, Tensor other) -> Tensor (CPU) */
@@ -120,6 +130,14 @@ AOTITorchError shimrt_cpu_ge_tensor(AtenTensorHandle self, AtenTensorHandle othe
 AOTITorchError shimrt_cpu_gt_scalar(AtenTensorHandle self, double other, AtenTensorHandle* ret0);
 /* aten.gt.Tensor: gt.Tensor(Tensor self, Tensor other) -> Tensor (CPU) */
 AOTITorchError shimrt_cpu_gt_tensor(AtenTensorHandle self, AtenTensorHandle other, AtenTensorHandle* ret0);
+/* aten.hann_window.default: hann_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor (CPU) */
+AOTITorchError shimrt_cpu_hann_window(int64_t window_length, int32_t* dtype, int32_t* layout, int32_t* device, int32_t device_index_, int32_t* pin_memory, AtenTensorHandle* ret0);
+/* aten.histc.default: histc(Tensor self, int bins=100, Scalar min=0, Scalar max=0) -> Tensor (CPU) */
+AOTITorchError shimrt_cpu_histc(AtenTensorHandle self, int64_t bins, double min, double max, AtenTensorHandle* ret0);
+/* aten.index.Tensor: index.Tensor(Tensor self, Tensor?[] indices) -> Tensor (CPU) */
+AOTITorchError shimrt_cpu_index_tensor(AtenTensorHandle self, const AtenTensorHandle* indices, int64_t indices_len_, AtenTensorHandle* ret0);
+/* aten.index_put.default: index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor (CPU) */
+AOTITorchError shimrt_cpu_index_put(AtenTensorHandle self, const AtenTensorHandle* indices, int64_t indices_len_, AtenTensorHandle values, int32_t accumulate, AtenTensorHandle* ret0);
 /* aten.index_select.default: index_select(Tensor self, int dim, Tensor index) -> Tensor (CPU) */
 AOTITorchError shimrt_cpu_index_select(AtenTensorHandle self, int64_t dim, AtenTensorHandle index, AtenTensorHandle* ret0);
 /* aten.index_select.out: index_select.out(Tensor self, int dim, Tensor index, *, Tensor(a!) out) -> Tensor(a!) (CPU) */
@@ -140,6 +158,8 @@ AOTITorchError shimrt_cpu_logcumsumexp(AtenTensorHandle self, int64_t dim, AtenT
 AOTITorchError shimrt_cpu_lt_scalar(AtenTensorHandle self, double other, AtenTensorHandle* ret0);
 /* aten.lt.Tensor: lt.Tensor(Tensor self, Tensor other) -> Tensor (CPU) */
 AOTITorchError shimrt_cpu_lt_tensor(AtenTensorHandle self, AtenTensorHandle other, AtenTensorHandle* ret0);
+/* aten.masked_select.default: masked_select(Tensor self, Tensor mask) -> Tensor (CPU) */
+AOTITorchError shimrt_cpu_masked_select(AtenTensorHandle self, AtenTensorHandle mask, AtenTensorHandle* ret0);
 /* aten.matmul.default: matmul(Tensor self, Tensor other) -> Tensor (CPU) */
 AOTITorchError shimrt_cpu_matmul(AtenTensorHandle self, AtenTensorHandle other, AtenTensorHandle* ret0);
 /* aten.max.dim: max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices) (CPU) */
@@ -154,6 +174,8 @@ AOTITorchError shimrt_cpu_median(AtenTensorHandle self, AtenTensorHandle* ret0);
 AOTITorchError shimrt_cpu_mm(AtenTensorHandle self, AtenTensorHandle mat2, AtenTensorHandle* ret0);
 /* aten.mm.out: mm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!) (CPU) */
 AOTITorchError shimrt_cpu_mm_out(AtenTensorHandle out, AtenTensorHandle self, AtenTensorHandle mat2);
+/* aten.mul.Scalar: mul.Scalar(Tensor self, Scalar other) -> Tensor (CPU) */
+AOTITorchError shimrt_cpu_mul_scalar(AtenTensorHandle self, double other, AtenTensorHandle* ret0);
 /* aten.mul.Tensor: mul.Tensor(Tensor self, Tensor other) -> Tensor (CPU) */
 AOTITorchError shimrt_cpu_mul_tensor(AtenTensorHandle self, AtenTensorHandle other, AtenTensorHandle* ret0);
 /* aten.native_layer_norm.default: native_layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps) -> (Tensor, Tensor, Tensor) (CPU) */
@@ -166,12 +188,18 @@ AOTITorchError shimrt_cpu_ne_tensor(AtenTensorHandle self, AtenTensorHandle othe
 AOTITorchError shimrt_cpu_neg(AtenTensorHandle self, AtenTensorHandle* ret0);
 /* aten.new_zeros.default: new_zeros(Tensor self, SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor (CPU) */
 AOTITorchError shimrt_cpu_new_zeros(AtenTensorHandle self, const int64_t* size, int64_t size_len_, int32_t* dtype, int32_t* layout, int32_t* device, int32_t device_index_, int32_t* pin_memory, AtenTensorHandle* ret0);
+/* aten.nonzero.default: nonzero(Tensor self) -> Tensor (CPU) */
+AOTITorchError shimrt_cpu_nonzero(AtenTensorHandle self, AtenTensorHandle* ret0);
+/* aten.nonzero_static.default: nonzero_static(Tensor self, *, SymInt size, int fill_value=-1) -> Tensor (CPU) */
+AOTITorchError shimrt_cpu_nonzero_static(AtenTensorHandle self, int64_t size, int64_t fill_value, AtenTensorHandle* ret0);
 /* aten.pad.default: pad(Tensor self, SymInt[] pad, str mode="constant", float? value=None) -> Tensor (CPU) */
 AOTITorchError shimrt_cpu_pad(AtenTensorHandle self, const int64_t* pad, int64_t pad_len_, const char* mode, double* value, AtenTensorHandle* ret0);
 /* aten.pow.Tensor_Scalar: pow.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor (CPU) */
 AOTITorchError shimrt_cpu_pow_tensor_scalar(AtenTensorHandle self, double exponent, AtenTensorHandle* ret0);
 /* aten.relu.default: relu(Tensor self) -> Tensor (CPU) */
 AOTITorchError shimrt_cpu_relu(AtenTensorHandle self, AtenTensorHandle* ret0);
+/* aten.repeat_interleave.Tensor: repeat_interleave.Tensor(Tensor repeats, *, SymInt? output_size=None) -> Tensor (CPU) */
+AOTITorchError shimrt_cpu_repeat_interleave_tensor(AtenTensorHandle repeats, int64_t* output_size, AtenTensorHandle* ret0);
 /* aten.reshape.default: reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a) (CPU) */
 AOTITorchError shimrt_cpu_reshape(AtenTensorHandle self, const int64_t* shape, int64_t shape_len_, AtenTensorHandle* ret0);
 /* aten.rsqrt.default: rsqrt(Tensor self) -> Tensor (CPU) */
@@ -188,6 +216,10 @@ AOTITorchError shimrt_cpu_scatter_src_out(AtenTensorHandle out, AtenTensorHandle
 AOTITorchError shimrt_cpu_scatter_reduce_two(AtenTensorHandle self, int64_t dim, AtenTensorHandle index, AtenTensorHandle src, const char* reduce, int32_t include_self, AtenTensorHandle* ret0);
 /* aten.scatter_reduce.two_out: scatter_reduce.two_out(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True, Tensor(a!) out) -> Tensor(a!) (CPU) */
 AOTITorchError shimrt_cpu_scatter_reduce_two_out(AtenTensorHandle out, AtenTensorHandle self, int64_t dim, AtenTensorHandle index, AtenTensorHandle src, const char* reduce, int32_t include_self);
+/* aten.searchsorted.Scalar: searchsorted.Scalar(Tensor sorted_sequence, Scalar self, *, bool out_int32=False, bool right=False, str? side=None, Tensor? sorter=None) -> Tensor (CPU) */
+AOTITorchError shimrt_cpu_searchsorted_scalar(AtenTensorHandle sorted_sequence, double self, int32_t out_int32, int32_t right, const char** side, AtenTensorHandle sorter, AtenTensorHandle* ret0);
+/* aten.searchsorted.Tensor: searchsorted.Tensor(Tensor sorted_sequence, Tensor self, *, bool out_int32=False, bool right=False, str? side=None, Tensor? sorter=None) -> Tensor (CPU) */
+AOTITorchError shimrt_cpu_searchsorted_tensor(AtenTensorHandle sorted_sequence, AtenTensorHandle self, int32_t out_int32, int32_t right, const char** side, AtenTensorHandle sorter, AtenTensorHandle* ret0);
 /* aten.sigmoid.default: sigmoid(Tensor self) -> Tensor (CPU) */
 AOTITorchError shimrt_cpu_sigmoid(AtenTensorHandle self, AtenTensorHandle* ret0);
 /* aten.softmax.int: softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor (CPU) */

@@ -65,7 +65,8 @@ CTYPE = {"AtenTensorHandle": H, "AtenTensorHandle*": P(H), "const AtenTensorHand
          "const int64_t*": P(C.c_int64), "const int64_t**": P(P(C.c_int64)),
          "int32_t": C.c_int32, "int32_t*": P(C.c_int32), "const int32_t*": P(C.c_int32),
          "double": C.c_double, "double*": P(C.c_double), "const double*": P(C.c_double),
-         "const double**": P(P(C.c_double)), "const char*": C.c_char_p}
+         "const double**": P(P(C.c_double)), "const char*": C.c_char_p,
+         "const char**": P(C.c_char_p)}
 DECL = {}
 for m in re.finditer(r"AOTI_TORCH_EXPORT AOTITorchError (aoti_torch_cpu_\w+)\(([^)]*)\);",
                      open(HEADER).read()):
@@ -215,6 +216,8 @@ def call(name, args):
             i += 1
         elif isinstance(a, str):
             cargs.append(a.encode())
+        elif isinstance(a, C._Pointer):
+            cargs.append(a)
         else:
             cargs.append(a)
         i += 1
@@ -632,7 +635,177 @@ def pool_family():
          lambda: A.max_pool2d_with_indices(y, [2], [1], [1]))
 
 
-FAMILIES = [mm_family, conv_family, line_family, sdpa_family, pool_family]
+def misc_family():
+    ALL = NUMERIC + [torch.bool]
+    for dt in ALL:
+        for shape in ([3, 4], [5], [], [2, 0, 3], [2, 3, 4]):
+            base = rand(shape, dt, -3, 3)
+            for lay, x in layouts(base):
+                tag = f"{dt} {shape} {lay}"
+                for sc in (2.0, -0.5, 0.0, 3.0):
+                    case(f"{tag} {sc}", "aoti_torch_cpu_mul_Scalar", [T(x), sc, Ret()],
+                         lambda x=x, sc=sc: A.mul.Scalar(x, sc))
+                case(tag, "aoti_torch_cpu_nonzero", [T(x), Ret()], lambda x=x: A.nonzero(x))
+                for size, fill in ((0, -1), (2, -1), (30, 7)):
+                    case(f"{tag} size={size}", "aoti_torch_cpu_nonzero_static",
+                         [T(x), size, fill, Ret()],
+                         lambda x=x, size=size, fill=fill: A.nonzero_static(x, size=size,
+                                                                              fill_value=fill))
+                for mshape in (shape, shape[-1:], []):
+                    m = rand(mshape, torch.bool)
+                    case(f"{tag} mask {mshape}", "aoti_torch_cpu_masked_select",
+                         [T(x), T(m), Ret()], lambda x=x, m=m: A.masked_select(x, m))
+                if x.dim():
+                    for dim, st, en, step in ((0, None, None, 1), (-1, 1, None, 2), (0, -2, 10, 1),
+                                              (0, 5, 2, 1), (-1, -100, -1, 3), (0, 0, 1, 0)):
+                        case(f"{tag} dim={dim} {st}:{en}:{step}", "aoti_torch_cpu_slice_Tensor",
+                             [T(x), dim, Opt(st), Opt(en), step, Ret()],
+                             lambda x=x, dim=dim, st=st, en=en, step=step:
+                             A.slice.Tensor(x, dim, st, en, step))
+        case(f"{dt} mask dtype", "aoti_torch_cpu_masked_select",
+             [T(rand([3], dt)), T(rand([3], torch.uint8, 0, 1)), Ret()],
+             lambda: A.masked_select(rand([3], dt), rand([3], torch.uint8, 0, 1)))
+        for n in (0, 1, 2, 7, 16):
+            case(f"{dt} n={n}", "aoti_torch_cpu_hann_window",
+                 [n, Opt(DT[dt]), Opt(None), Opt(None), 0, Opt(None), Ret()],
+                 lambda n=n: A.hann_window(n, dtype=dt), loose=True)  # half types: 2 ulp
+        if dt != torch.bool:
+            seq = torch.sort(rand([9], dt, -6, 6)).values
+            for vals in (rand([4, 3], dt, -7, 7), rand([], dt, -7, 7), rand([0], dt)):
+                for right in (0, 1):
+                    for side in (None, "left", "right"):
+                        for oi in (0, 1):
+                            case(f"{dt} vals {list(vals.shape)} right={right} side={side} "
+                                 f"out_int32={oi}", "aoti_torch_cpu_searchsorted_Tensor",
+                                 [T(seq), T(vals), oi, right, Opt(None) if side is None else
+                                  C.pointer(C.c_char_p(side.encode())), Opt(None), Ret()],
+                                 lambda vals=vals, right=right, side=side, oi=oi: A.searchsorted(
+                                     seq, vals, out_int32=bool(oi), right=bool(right), side=side))
+                    case(f"{dt} vals {list(vals.shape)} right={right}", "aoti_torch_cpu_bucketize_Tensor",
+                         [T(vals), T(seq), 0, right, Ret()],
+                         lambda vals=vals, right=right: A.bucketize(vals, seq, right=bool(right)))
+            for v in (0.5, -10.0, 3.0):
+                case(f"{dt} scalar {v}", "aoti_torch_cpu_searchsorted_Scalar",
+                     [T(seq), v, 0, 0, Opt(None), Opt(None), Ret()],
+                     lambda v=v: A.searchsorted(seq, v))
+            seq2 = torch.sort(rand([3, 5], dt, -6, 6), dim=1).values
+            vals2 = rand([3, 4], dt, -7, 7)
+            case(f"{dt} 2-d", "aoti_torch_cpu_searchsorted_Tensor",
+                 [T(seq2), T(vals2), 0, 1, Opt(None), Opt(None), Ret()],
+                 lambda: A.searchsorted(seq2, vals2, right=True))
+            un = rand([9], dt, -6, 6)
+            srt = torch.argsort(un)
+            case(f"{dt} sorter", "aoti_torch_cpu_searchsorted_Tensor",
+                 [T(un), T(vals2), 0, 0, Opt(None), Opt(T(srt)), Ret()],
+                 lambda: A.searchsorted(un, vals2, sorter=srt))
+    for dt in FLOATS:
+        # (PyTorch 2.15 accepts a normalized_shape that is not input's trailing dims: untested)
+        for shape, ns in (([2, 3, 4], [4]), ([2, 3, 4], [3, 4]), ([5], [5]), ([0, 4], [4])):
+            x = rand(shape, dt)
+            for w in (None, rand(ns, dt)):
+                for eps in (None, 1e-3):
+                    case(f"{dt} {shape} {ns} w={w is not None} eps={eps}",
+                         "aoti_torch_cpu__fused_rms_norm",
+                         [T(x), ns, Opt(None if w is None else T(w)), Opt(eps), Ret(), Ret()],
+                         lambda x=x, w=w, eps=eps: A._fused_rms_norm(x, ns, w, eps), loose=True)
+        for bins, lo, hi in ((5, 0.0, 0.0), (10, -2.0, 2.0), (3, 1.0, 1.0), (4, 2.0, -2.0),
+                             (0, 0.0, 1.0)):
+            x = rand([6, 7], dt)
+            case(f"{dt} bins={bins} [{lo}, {hi}]", "aoti_torch_cpu_histc", [T(x), bins, lo, hi, Ret()],
+                 lambda x=x, bins=bins, lo=lo, hi=hi: A.histc(x, bins, lo, hi))
+    for dt in (torch.int64, torch.int32):
+        for r in (torch.tensor([1, 0, 3, 2]), torch.tensor([], dtype=torch.int64),
+                  torch.tensor([2, -1]), torch.tensor([[1, 2]])):
+            r = r.to(dt)
+            for osz in (None, int(r.clamp(min=0).sum()), 99):
+                case(f"{dt} {r.tolist()} output_size={osz}", "aoti_torch_cpu_repeat_interleave_Tensor",
+                     [T(r), Opt(osz), Ret()],
+                     lambda r=r, osz=osz: A.repeat_interleave.Tensor(r, output_size=osz))
+    for da in INTS + [torch.bool, torch.float32]:
+        for db in (torch.int64, torch.int8, da):
+            a, b = rand([4, 5], da, -30, 30), rand([5], db, -30, 30)
+            case(f"{da} {db}", "aoti_torch_cpu_gcd", [T(a), T(b), Ret()], lambda a=a, b=b: A.gcd(a, b))
+
+
+def index_family():
+    L = lambda *v: torch.tensor(v, dtype=torch.int64)  # noqa: E731
+    for dt in NUMERIC + [torch.bool]:
+        base = rand([4, 5, 6], dt)
+        for lay, x in layouts(base):
+            for k, idx in enumerate([
+                    [L(0, 3, -1)],
+                    [None, L(1, 4)],
+                    [L(0, 1), L(2, 3)],
+                    [L(0, 1), None, L(2, 3)],          # not adjacent: B first
+                    [None, L([1, 2], [3, 0]), L(5)],   # broadcast [2, 2] x [1]
+                    [rand([4], torch.bool)],
+                    [None, rand([5, 6], torch.bool)],
+                    [L(0).to(torch.int32), None, L(1, 2).to(torch.int32)],
+                    [L(4)],                            # out of range
+                    [L(0), L(1), L(2), L(3)],          # too many
+                    [L(0, 1), L(0, 1, 2)],             # cannot broadcast
+                    [rand([3], torch.bool)],           # mask shape
+                    [torch.tensor([0.5])],             # float index
+            ]):
+                tag = f"{dt} {lay} indices#{k}"
+                case(tag, "aoti_torch_cpu_index_Tensor", [T(x), idx, Ret()],
+                     lambda x=x, idx=idx: A.index.Tensor(x, idx))
+                try:
+                    rshape = list(A.index.Tensor(base, idx).shape)
+                except Exception:
+                    rshape = [1]
+                uniq = k not in (4,)  # (#4 writes some positions twice)
+                for vshape in (rshape, rshape[-1:], []):
+                    v = rand(vshape, dt)
+                    for acc in ((0, 1) if dt != torch.bool else (0,)):
+                        if not acc and not uniq:
+                            continue
+                        case(f"{tag} values {vshape} accumulate={acc}", "aoti_torch_cpu_index_put",
+                             [T(x), idx, T(v), acc, Ret()],
+                             lambda x=x, idx=idx, v=v, acc=acc: A.index_put(x, idx, v, bool(acc)),
+                             loose=True)
+        case(f"{dt} values dtype", "aoti_torch_cpu_index_put",
+             [T(base), [L(0)], T(rand([5, 6], torch.float64 if dt != torch.float64 else
+                                      torch.float32)), 0, Ret()],
+             lambda: A.index_put(base, [L(0)], rand([5, 6], torch.float64 if dt != torch.float64
+                                                  else torch.float32)))
+
+
+def bag_family():
+    for name in ("aoti_torch_cpu__embedding_bag", "aoti_torch_cpu__embedding_bag_forward_only"):
+        ref_op = A._embedding_bag if name.endswith("_bag") else A._embedding_bag_forward_only
+        for dt in FLOATS + [torch.int64]:
+            w = rand([10, 3], dt)
+            for idt in (torch.int64, torch.int32):
+                i = torch.tensor([1, 2, 4, 5, 4, 3, 2, 9, 0], dtype=idt)
+                # (offsets not starting at 0 or decreasing: PyTorch 2.15 reads out of bounds)
+                for offs in ([0, 4], [0, 4, 4, 9], [0], [0, 9]):
+                    for mode in (0, 1, 2):
+                        for last in (0, 1):
+                            # include_last_offset: offsets end with len(indices), as documented
+                            o = torch.tensor(offs + [9] if last else offs, dtype=idt)
+                            for pad in (-1, 2):
+                                for psw in ((None, rand([9], dt)) if mode == 0 else (None,)):
+                                    case(f"{dt} {idt} offsets={offs} mode={mode} last={last} "
+                                         f"pad={pad} psw={psw is not None}", name,
+                                         [T(w), T(i), T(o), 0, mode, 0,
+                                          Opt(None if psw is None else T(psw)), last, pad,
+                                          Ret(), Ret(), Ret(), Ret()],
+                                         lambda w=w, i=i, o=o, mode=mode, last=last, pad=pad,
+                                         psw=psw, ref_op=ref_op: ref_op(
+                                             w, i, o, False, mode, False, psw, bool(last), pad),
+                                         loose=True, check=lambda k: k == 0)
+    # (results 1-3, offset2bag / bag_size / max_indices, serve only the backward: compared
+    # for the bag output only)
+            bad = torch.tensor([1, 12])
+            case(f"{dt} index out of range", name,
+                 [T(w), T(bad), T(torch.tensor([0])), 0, 0, 0, Opt(None), 0, -1, Ret(), Ret(),
+                  Ret(), Ret()],
+                 lambda w=w, bad=bad, ref_op=ref_op: ref_op(w, bad, torch.tensor([0])))
+
+
+FAMILIES = [mm_family, conv_family, line_family, sdpa_family, pool_family, misc_family,
+            index_family, bag_family]
 for fam in FAMILIES:
     fam()
 

@@ -1,0 +1,693 @@
+/* runtime/cpu/misc.c: smaller c_shim_cpu.h functions that AOTInductor CPU graphs call:
+ * mul.Scalar, nonzero, nonzero_static, masked_select, slice.Tensor, hann_window,
+ * searchsorted.Tensor / .Scalar, bucketize.Tensor, _fused_rms_norm, repeat_interleave.Tensor,
+ * histc, gcd. Plain loops with PyTorch's rules (no library does these better); element
+ * values go through long double where only comparisons matter (exact for every int64 and
+ * double). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "aoti_ops.h"
+#include "compositeexplicitautograd_kernels.h"
+#include "cpu_kernels.h"
+#include "index.h"
+
+/* A dense copy of t in dtype dt with shape sizes (t broadcast to it): a new tensor. */
+static AtenTensorHandle dense_as(const char *op, AtenTensorHandle t, int64_t nd,
+                                 const int64_t *sizes, int32_t dt) {
+    AtenTensorHandle r = shimrt_k_new(op, nd, sizes, dt);
+    if (r && shimrt_k_copy(op, r, t)) {
+        shimrt_tensor_free(r);
+        return NULL;
+    }
+    return r;
+}
+
+/* ---- mul.Scalar ------------------------------------------------------------------------- */
+AOTITorchError shimrt_cpu_mul_scalar(AtenTensorHandle self, double other, AtenTensorHandle *ret0) {
+    static const char op[] = "mul.Scalar";
+    if (shimrt_k_check_cpu(op, self, "self") || shimrt_k_check_dtype(op, self, "self"))
+        return AOTI_TORCH_FAILURE;
+    /* the C shim's Scalar is a double: a floating scalar, so integral and bool tensors give
+     * the default dtype (float32), as PyTorch's shim gives */
+    int32_t rt = shimrt_k_is_floating(self->dtype) ? self->dtype : SHIMRT_FLOAT32;
+    int64_t st[SHIMRT_MAX_DIMS];
+    shimrt_k_preserve_strides(self, st);
+    AtenTensorHandle r =
+        shimrt_tensor_empty(op, self->ndim, self->sizes, st, rt, SHIMRT_DEV_CPU, 0);
+    if (!r) return AOTI_TORCH_FAILURE;
+    if (shimrt_k_copy(op, r, self)) {
+        shimrt_tensor_free(r);
+        return AOTI_TORCH_FAILURE;
+    }
+    int64_t n = shimrt_numel(r);
+    char *p = shimrt_data(r);
+    size_t es = shimrt_dtype_size(rt);
+    for (int64_t i = 0; i < n; i++) { /* dense: every element of the span, any order */
+        char *e = p + (size_t)i * es;
+        if (rt == SHIMRT_FLOAT64)
+            shimrt_k_store_f64(e, rt, shimrt_k_load_f64(e, rt) * other);
+        else if (shimrt_k_is_floating(rt)) /* opmath float: the scalar is not rounded */
+            shimrt_k_store_f64(e, rt, (double)((float)shimrt_k_load_f64(e, rt) * (float)other));
+        else if (rt == SHIMRT_BOOL)
+            shimrt_k_store_i64(e, rt, shimrt_k_load_i64(e, rt) && other != 0);
+        else
+            shimrt_k_store_i64(
+                e, rt,
+                (int64_t)((uint64_t)shimrt_k_load_i64(e, rt) * (uint64_t)shimrt_k_f2i(other)));
+    }
+    return shimrt_k_give(r, ret0);
+}
+
+/* ---- nonzero, nonzero_static, masked_select --------------------------------------------- */
+static AOTITorchError nonzero_impl(const char *op, AtenTensorHandle self, int64_t size,
+                                   int64_t fill, bool fixed, AtenTensorHandle *ret0) {
+    if (shimrt_k_check_cpu(op, self, "self") || shimrt_k_check_dtype(op, self, "self"))
+        return AOTI_TORCH_FAILURE;
+    if (fixed && size < 0)
+        return shimrt_fail(op, "nonzero_static: 'size' must be an non-negative integer");
+    int64_t nd = self->ndim, n = shimrt_numel(self), count = 0, idx[SHIMRT_MAX_DIMS] = {0};
+    int64_t *hits = malloc(sizeof *hits * (size_t)(n * (nd ? nd : 1) + 1));
+    if (!hits) return shimrt_fail(op, "out of memory");
+    if (n > 0) do {
+            if (shimrt_idx_load(shimrt_idx_at(self, idx), self->dtype) != 0) {
+                memcpy(hits + count * nd, idx, sizeof *idx * (size_t)nd);
+                count++;
+            }
+        } while (nd > 0 && shimrt_idx_next(nd, self->sizes, idx));
+    int64_t rows = fixed ? size : count, shape[2] = {rows, nd};
+    AtenTensorHandle r = shimrt_k_new(op, 2, shape, SHIMRT_INT64);
+    if (r) {
+        int64_t *d = shimrt_data(r);
+        for (int64_t i = 0; i < rows; i++)
+            for (int64_t j = 0; j < nd; j++) d[i * nd + j] = i < count ? hits[i * nd + j] : fill;
+    }
+    free(hits);
+    return shimrt_k_give(r, ret0);
+}
+
+AOTITorchError shimrt_cpu_nonzero(AtenTensorHandle self, AtenTensorHandle *ret0) {
+    return nonzero_impl("nonzero", self, 0, 0, false, ret0);
+}
+
+AOTITorchError shimrt_cpu_nonzero_static(AtenTensorHandle self, int64_t size, int64_t fill_value,
+                                         AtenTensorHandle *ret0) {
+    return nonzero_impl("nonzero_static", self, size, fill_value, true, ret0);
+}
+
+AOTITorchError shimrt_cpu_masked_select(AtenTensorHandle self, AtenTensorHandle mask,
+                                        AtenTensorHandle *ret0) {
+    static const char op[] = "masked_select";
+    if (shimrt_k_check_cpu(op, self, "self") || shimrt_k_check_cpu(op, mask, "mask") ||
+        shimrt_k_check_dtype(op, self, "self"))
+        return AOTI_TORCH_FAILURE;
+    if (mask->dtype != SHIMRT_BOOL)
+        return shimrt_fail(op, "masked_select: expected BoolTensor for mask");
+    int64_t shape[SHIMRT_MAX_DIMS], nd;
+    if (shimrt_k_broadcast(op, self->ndim, self->sizes, mask->ndim, mask->sizes, shape, &nd))
+        return AOTI_TORCH_FAILURE;
+    AtenTensorHandle s = dense_as(op, self, nd, shape, self->dtype);
+    AtenTensorHandle m = s ? dense_as(op, mask, nd, shape, SHIMRT_BOOL) : NULL;
+    if (!s || !m) {
+        shimrt_tensor_free(s);
+        return AOTI_TORCH_FAILURE;
+    }
+    int64_t n = shimrt_numel(s), count = 0;
+    const bool *mp = shimrt_data(m);
+    for (int64_t i = 0; i < n; i++) count += mp[i] != 0;
+    AtenTensorHandle r = shimrt_k_new(op, 1, &count, self->dtype);
+    if (r) {
+        size_t es = shimrt_dtype_size(self->dtype);
+        const char *sp = shimrt_data(s);
+        char *d = shimrt_data(r);
+        for (int64_t i = 0, k = 0; i < n; i++)
+            if (mp[i]) memcpy(d + (size_t)(k++) * es, sp + (size_t)i * es, es);
+    }
+    shimrt_tensor_free(s);
+    shimrt_tensor_free(m);
+    return shimrt_k_give(r, ret0);
+}
+
+/* ---- slice.Tensor (a view, any device) ---------------------------------------------------- */
+AOTITorchError shimrt_slice_tensor(AtenTensorHandle self, int64_t dim, int64_t *start, int64_t *end,
+                                   int64_t step, AtenTensorHandle *ret0) {
+    static const char op[] = "slice.Tensor";
+    if (shimrt_k_check_defined(op, self, "self")) return AOTI_TORCH_FAILURE;
+    if (self->ndim == 0) return shimrt_fail(op, "slice() cannot be applied to a 0-dim tensor.");
+    if (step <= 0) return shimrt_fail(op, "slice step must be positive");
+    int64_t d;
+    if (shimrt_k_wrap_dim(op, dim, self->ndim, &d)) return AOTI_TORCH_FAILURE;
+    int64_t n = self->sizes[d], s = start ? *start : 0, e = end ? *end : n;
+    if (s < 0) s += n;
+    if (e < 0) e += n;
+    s = s < 0 ? 0 : (s > n ? n : s);
+    e = e < s ? s : (e > n ? n : e);
+    int64_t sizes[SHIMRT_MAX_DIMS], strides[SHIMRT_MAX_DIMS];
+    memcpy(sizes, self->sizes, sizeof *sizes * (size_t)self->ndim);
+    memcpy(strides, self->strides, sizeof *strides * (size_t)self->ndim);
+    sizes[d] = (e - s + step - 1) / step;
+    strides[d] = self->strides[d] * step;
+    int64_t off = self->storage_offset + (sizes[d] > 0 || s < n ? s * self->strides[d] : 0);
+    return shimrt_k_give(shimrt_k_alias(op, self, self->ndim, sizes, strides, off), ret0);
+}
+
+/* ---- hann_window ---------------------------------------------------------------------------- */
+AOTITorchError shimrt_cpu_hann_window(int64_t window_length, int32_t *dtype, int32_t *layout,
+                                      int32_t *device, int32_t device_index_, int32_t *pin_memory,
+                                      AtenTensorHandle *ret0) {
+    static const char op[] = "hann_window";
+    (void)pin_memory;
+    (void)device_index_;
+    int32_t dt = dtype ? *dtype : SHIMRT_FLOAT32;
+    if (window_length < 0)
+        return shimrt_fail(op,
+                           "hann_window requires non-negative window_length, got "
+                           "window_length=%lld",
+                           (long long)window_length);
+    if (layout && *layout != SHIMRT_LAYOUT_STRIDED)
+        return shimrt_fail(op, "hann_window is not implemented for sparse types, got: %d",
+                           (int)*layout);
+    if (device && *device != SHIMRT_DEV_CPU)
+        return shimrt_fail(op, "hann_window: only CPU windows are made here");
+    if (!shimrt_k_is_floating(dt))
+        return shimrt_fail(op, "hann_window expects floating point dtypes, got: %s",
+                           shimrt_dtype_torch_name(dt));
+    AtenTensorHandle r = shimrt_k_new(op, 1, &window_length, dt);
+    if (!r) return AOTI_TORCH_FAILURE;
+    char *p = shimrt_data(r);
+    size_t es = shimrt_dtype_size(dt);
+    /* periodic: PyTorch's steps, each rounded to dt: arange * (2 pi / length), cos, * -0.5,
+     * + 0.5 (float32 arithmetic for float32 and the half types) */
+    double step = 2.0 * M_PI / (double)window_length;
+    for (int64_t i = 0; i < window_length; i++) {
+        char *e = p + (size_t)i * es;
+        if (window_length == 1) {
+            shimrt_k_store_f64(e, dt, 1.0);
+            continue;
+        }
+        if (dt == SHIMRT_FLOAT64) {
+            shimrt_k_store_f64(e, dt, cos((double)i * step) * -0.5 + 0.5);
+            continue;
+        }
+        shimrt_k_store_f64(e, dt, (double)((float)i * (float)step));
+        shimrt_k_store_f64(e, dt, (double)cosf((float)shimrt_k_load_f64(e, dt)));
+        shimrt_k_store_f64(e, dt, (double)((float)shimrt_k_load_f64(e, dt) * -0.5f));
+        shimrt_k_store_f64(e, dt, (double)((float)shimrt_k_load_f64(e, dt) + 0.5f));
+    }
+    return shimrt_k_give(r, ret0);
+}
+
+/* ---- searchsorted, bucketize ---------------------------------------------------------------- */
+static int64_t bound(const char *seq, int32_t sdt, int64_t sstride, const int64_t *sorter,
+                     int64_t sorter_stride, int64_t n, long double v, bool right) {
+    int64_t lo = 0, hi = n;
+    while (lo < hi) {
+        int64_t mid = lo + (hi - lo) / 2;
+        int64_t at = sorter ? sorter[mid * sorter_stride] : mid;
+        long double x = shimrt_idx_load(seq + (size_t)(at * sstride) * shimrt_dtype_size(sdt), sdt);
+        if (right ? !(x > v) : !(x >= v))
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* values: a tensor, or NULL with scalar. */
+static AOTITorchError searchsorted_impl(const char *op, AtenTensorHandle seq,
+                                        AtenTensorHandle values, double scalar, int32_t out_int32,
+                                        int32_t right, const char **side, AtenTensorHandle sorter,
+                                        AtenTensorHandle *ret0) {
+    if (shimrt_k_check_cpu(op, seq, "sorted_sequence") ||
+        shimrt_k_check_dtype(op, seq, "sorted_sequence") ||
+        (values &&
+         (shimrt_k_check_cpu(op, values, "self") || shimrt_k_check_dtype(op, values, "self"))) ||
+        (sorter && shimrt_k_check_cpu(op, sorter, "sorter")))
+        return AOTI_TORCH_FAILURE;
+    if (side && *side) {
+        if (strcmp(*side, "left") && strcmp(*side, "right"))
+            return shimrt_fail(op,
+                               "torch.searchsorted(): side can only be 'left' or 'right' but "
+                               "got %s",
+                               *side);
+        if (right && !strcmp(*side, "left"))
+            return shimrt_fail(op, "torch.searchsorted(): side and right can't be set to "
+                                   "opposites, got side of left while right was True");
+        right = !strcmp(*side, "right");
+    }
+    if (seq->ndim == 0)
+        return shimrt_fail(op, "torch.searchsorted(): boundaries tensor should have positive "
+                               "dimension, but got 0 dimension");
+    if (seq->dtype == SHIMRT_BOOL || (values && values->dtype == SHIMRT_BOOL))
+        return shimrt_fail(op, "torch.searchsorted(): bool tensors are not supported");
+    int64_t vnd = values ? values->ndim : 0;
+    if (seq->ndim > 1) {
+        bool ok = values && vnd == seq->ndim;
+        for (int64_t i = 0; ok && i < seq->ndim - 1; i++) ok = seq->sizes[i] == values->sizes[i];
+        if (!ok)
+            return shimrt_fail(op, "torch.searchsorted(): boundaries tensor should be 1 dimension "
+                                   "or the first N-1 dimensions of boundaries tensor and input "
+                                   "value tensor must match");
+    }
+    if (sorter) {
+        if (sorter->dtype != SHIMRT_INT64)
+            return shimrt_fail(op,
+                               "torch.searchsorted(): sorter must be a tensor of long dtype "
+                               "but got dtype %s",
+                               shimrt_dtype_torch_name(sorter->dtype));
+        bool same = sorter->ndim == seq->ndim;
+        for (int64_t i = 0; same && i < seq->ndim; i++) same = sorter->sizes[i] == seq->sizes[i];
+        if (!same)
+            return shimrt_fail(op, "torch.searchsorted(): boundary and sorter must have the same "
+                                   "size");
+    }
+    int64_t len = seq->sizes[seq->ndim - 1];
+    AtenTensorHandle sq = dense_as(op, seq, seq->ndim, seq->sizes, seq->dtype);
+    AtenTensorHandle so =
+        sq && sorter ? dense_as(op, sorter, seq->ndim, seq->sizes, SHIMRT_INT64) : NULL;
+    AtenTensorHandle vv =
+        sq && values ? dense_as(op, values, vnd, values->sizes, values->dtype) : NULL;
+    AtenTensorHandle r = sq ? shimrt_k_new(op, vnd, values ? values->sizes : NULL,
+                                           out_int32 ? SHIMRT_INT32 : SHIMRT_INT64)
+                            : NULL;
+    if (!sq || (sorter && !so) || (values && !vv) || !r) {
+        shimrt_tensor_free(sq);
+        shimrt_tensor_free(so);
+        shimrt_tensor_free(vv);
+        shimrt_tensor_free(r);
+        return AOTI_TORCH_FAILURE;
+    }
+    const int64_t *sorted_ix = so ? shimrt_data(so) : NULL;
+    for (int64_t i = 0; sorted_ix && i < shimrt_numel(so); i++)
+        if (sorted_ix[i] < 0 || sorted_ix[i] >= len) {
+            shimrt_tensor_free(sq);
+            shimrt_tensor_free(so);
+            shimrt_tensor_free(vv);
+            shimrt_tensor_free(r);
+            return shimrt_fail(op, "torch.searchsorted(): sorter index out of range");
+        }
+    int64_t n = values ? shimrt_numel(vv) : 1, vlast = vnd ? values->sizes[vnd - 1] : 1;
+    size_t ves = values ? shimrt_dtype_size(values->dtype) : 0;
+    for (int64_t i = 0; i < n; i++) {
+        long double v =
+            values ? shimrt_idx_load((const char *)shimrt_data(vv) + (size_t)i * ves, values->dtype)
+                   : (long double)scalar;
+        int64_t row = seq->ndim > 1 ? i / vlast : 0;
+        int64_t b = bound(
+            (const char *)shimrt_data(sq) + (size_t)(row * len) * shimrt_dtype_size(seq->dtype),
+            seq->dtype, 1, sorted_ix ? sorted_ix + row * len : NULL, 1, len, v, right != 0);
+        if (out_int32)
+            ((int32_t *)shimrt_data(r))[i] = (int32_t)b;
+        else
+            ((int64_t *)shimrt_data(r))[i] = b;
+    }
+    shimrt_tensor_free(sq);
+    shimrt_tensor_free(so);
+    shimrt_tensor_free(vv);
+    return shimrt_k_give(r, ret0);
+}
+
+AOTITorchError shimrt_cpu_searchsorted_tensor(AtenTensorHandle sorted_sequence,
+                                              AtenTensorHandle self, int32_t out_int32,
+                                              int32_t right, const char **side,
+                                              AtenTensorHandle sorter, AtenTensorHandle *ret0) {
+    return searchsorted_impl("searchsorted", sorted_sequence, self, 0, out_int32, right, side,
+                             sorter, ret0);
+}
+
+AOTITorchError shimrt_cpu_searchsorted_scalar(AtenTensorHandle sorted_sequence, double self,
+                                              int32_t out_int32, int32_t right, const char **side,
+                                              AtenTensorHandle sorter, AtenTensorHandle *ret0) {
+    if (shimrt_k_check_cpu("searchsorted", sorted_sequence, "sorted_sequence"))
+        return AOTI_TORCH_FAILURE;
+    if (sorted_sequence->ndim > 1)
+        return shimrt_fail("searchsorted",
+                           "torch.searchsorted(): input value can be a scalar "
+                           "only when boundaries tensor dimension is 1, but we "
+                           "got boundaries tensor dim(%lld)",
+                           (long long)sorted_sequence->ndim);
+    return searchsorted_impl("searchsorted", sorted_sequence, NULL, self, out_int32, right, side,
+                             sorter, ret0);
+}
+
+AOTITorchError shimrt_cpu_bucketize_tensor(AtenTensorHandle self, AtenTensorHandle boundaries,
+                                           int32_t out_int32, int32_t right,
+                                           AtenTensorHandle *ret0) {
+    if (shimrt_k_check_cpu("bucketize", boundaries, "boundaries")) return AOTI_TORCH_FAILURE;
+    if (boundaries->ndim != 1)
+        return shimrt_fail("bucketize", "boundaries tensor must be 1 dimension, but got dim(%lld)",
+                           (long long)boundaries->ndim);
+    return searchsorted_impl("bucketize", boundaries, self, 0, out_int32, right, NULL, NULL, ret0);
+}
+
+/* ---- _fused_rms_norm ------------------------------------------------------------------------ */
+AOTITorchError shimrt_cpu__fused_rms_norm(AtenTensorHandle input, const int64_t *normalized_shape,
+                                          int64_t normalized_shape_len_, AtenTensorHandle weight,
+                                          double *eps, AtenTensorHandle *ret0,
+                                          AtenTensorHandle *ret1) {
+    static const char op[] = "_fused_rms_norm";
+    if (shimrt_k_check_cpu(op, input, "input") ||
+        (weight && shimrt_k_check_cpu(op, weight, "weight")))
+        return AOTI_TORCH_FAILURE;
+    int32_t dt = input->dtype;
+    if (!shimrt_k_is_floating(dt))
+        return shimrt_fail(op, "\"rms_norm\" not implemented for '%s'",
+                           shimrt_dtype_torch_name(dt));
+    int64_t nn = normalized_shape_len_, nd = input->ndim;
+    if (nn < 1 || nn > nd)
+        return shimrt_fail(op, "Expected normalized_shape to be at least 1-dimensional and at "
+                               "most the input's dimensions");
+    for (int64_t i = 0; i < nn; i++)
+        if (input->sizes[nd - nn + i] != normalized_shape[i])
+            return shimrt_fail(op, "Given normalized_shape does not match the input's trailing "
+                                   "dimensions");
+    if (weight) {
+        bool ok = weight->ndim == nn;
+        for (int64_t i = 0; ok && i < nn; i++) ok = weight->sizes[i] == normalized_shape[i];
+        if (!ok) return shimrt_fail(op, "Expected weight to be of same shape as normalized_shape");
+    }
+    int32_t acc = dt == SHIMRT_FLOAT64 ? SHIMRT_FLOAT64 : SHIMRT_FLOAT32;
+    /* default eps: the machine epsilon of the compute type (float for the half types) */
+    double e = eps ? *eps : (dt == SHIMRT_FLOAT64 ? 2.220446049250313e-16 : 1.1920928955078125e-07);
+    int64_t inner = 1, rshape[SHIMRT_MAX_DIMS];
+    for (int64_t i = 0; i < nd; i++) {
+        rshape[i] = i < nd - nn ? input->sizes[i] : 1;
+        if (i >= nd - nn) inner *= input->sizes[i];
+    }
+    int64_t rows = inner ? shimrt_numel(input) / inner : 1;
+    for (int64_t i = 0; i < nd - nn && !inner; i++) rows *= input->sizes[i];
+    AtenTensorHandle x = dense_as(op, input, nd, input->sizes, SHIMRT_FLOAT64);
+    AtenTensorHandle w =
+        x && weight ? dense_as(op, weight, nn, normalized_shape, SHIMRT_FLOAT64) : NULL;
+    AtenTensorHandle out = x ? shimrt_k_new(op, nd, input->sizes, dt) : NULL;
+    AtenTensorHandle rstd = out ? shimrt_k_new(op, nd, rshape, acc) : NULL;
+    if (!x || (weight && !w) || !out || !rstd) {
+        shimrt_tensor_free(x);
+        shimrt_tensor_free(w);
+        shimrt_tensor_free(out);
+        shimrt_tensor_free(rstd);
+        return AOTI_TORCH_FAILURE;
+    }
+    const double *xp = shimrt_data(x), *wp = w ? shimrt_data(w) : NULL;
+    size_t es = shimrt_dtype_size(dt), ras = shimrt_dtype_size(acc);
+    for (int64_t r = 0; r < rows; r++) {
+        double ss = 0;
+        for (int64_t j = 0; j < inner; j++) ss += xp[r * inner + j] * xp[r * inner + j];
+        double rs = 1.0 / sqrt(ss / (double)(inner ? inner : 1) + e);
+        if (acc == SHIMRT_FLOAT32) rs = (float)rs;
+        shimrt_k_store_f64((char *)shimrt_data(rstd) + (size_t)r * ras, acc, rs);
+        for (int64_t j = 0; j < inner; j++)
+            shimrt_k_store_f64((char *)shimrt_data(out) + (size_t)(r * inner + j) * es, dt,
+                               xp[r * inner + j] * rs * (wp ? wp[j] : 1.0));
+    }
+    shimrt_tensor_free(x);
+    shimrt_tensor_free(w);
+    *ret0 = out;
+    *ret1 = rstd;
+    return AOTI_TORCH_SUCCESS;
+}
+
+/* ---- repeat_interleave.Tensor --------------------------------------------------------------- */
+AOTITorchError shimrt_cpu_repeat_interleave_tensor(AtenTensorHandle repeats, int64_t *output_size,
+                                                   AtenTensorHandle *ret0) {
+    static const char op[] = "repeat_interleave";
+    if (shimrt_k_check_cpu(op, repeats, "repeats")) return AOTI_TORCH_FAILURE;
+    if (repeats->ndim != 1)
+        return shimrt_fail(op, "repeat_interleave only accept 1D vector as repeat");
+    if (repeats->dtype != SHIMRT_INT64 && repeats->dtype != SHIMRT_INT32)
+        return shimrt_fail(op, "repeats has to be Long or Int tensor");
+    int64_t n = repeats->sizes[0], total = 0;
+    AtenTensorHandle rp = dense_as(op, repeats, 1, &n, SHIMRT_INT64);
+    if (!rp) return AOTI_TORCH_FAILURE;
+    const int64_t *v = shimrt_data(rp);
+    for (int64_t i = 0; i < n; i++) {
+        if (v[i] < 0) {
+            shimrt_tensor_free(rp);
+            return shimrt_fail(op, "repeats can not be negative");
+        }
+        total += v[i];
+    }
+    if (output_size && *output_size != total && n > 0) {
+        shimrt_tensor_free(rp);
+        return shimrt_fail(op, "allocated size does not match required size");
+    }
+    AtenTensorHandle r = shimrt_k_new(op, 1, &total, repeats->dtype);
+    if (r)
+        for (int64_t i = 0, k = 0; i < n; i++)
+            for (int64_t j = 0; j < v[i]; j++, k++)
+                shimrt_k_store_i64((char *)shimrt_data(r) + (size_t)k * shimrt_dtype_size(r->dtype),
+                                   r->dtype, i);
+    shimrt_tensor_free(rp);
+    return shimrt_k_give(r, ret0);
+}
+
+/* ---- histc ------------------------------------------------------------------------------------ */
+AOTITorchError shimrt_cpu_histc(AtenTensorHandle self, int64_t bins, double min, double max,
+                                AtenTensorHandle *ret0) {
+    static const char op[] = "histc";
+    if (shimrt_k_check_cpu(op, self, "self")) return AOTI_TORCH_FAILURE;
+    if (!shimrt_k_is_floating(self->dtype))
+        return shimrt_fail(op, "\"histogram_cpu\" not implemented for '%s'",
+                           shimrt_dtype_torch_name(self->dtype));
+    if (bins <= 0)
+        return shimrt_fail(op, "torch.histc(): bins must be > 0, but got %lld for dimension 0",
+                           (long long)bins);
+    int64_t n = shimrt_numel(self);
+    AtenTensorHandle x = dense_as(op, self, self->ndim, self->sizes, SHIMRT_FLOAT64);
+    if (!x) return AOTI_TORCH_FAILURE;
+    const double *xp = shimrt_data(x);
+    double lo = min, hi = max;
+    if (lo == hi && n > 0) {
+        lo = INFINITY;
+        hi = -INFINITY;
+        for (int64_t i = 0; i < n; i++)
+            if (!isnan(xp[i])) {
+                lo = xp[i] < lo ? xp[i] : lo;
+                hi = xp[i] > hi ? xp[i] : hi;
+            }
+    }
+    if (lo == hi) {
+        lo -= 1;
+        hi += 1;
+    }
+    if (lo > hi) {
+        shimrt_tensor_free(x);
+        return shimrt_fail(op, "torch.histc: max must be larger than min");
+    }
+    if (!isfinite(lo) || !isfinite(hi)) {
+        shimrt_tensor_free(x);
+        return shimrt_fail(op, "torch.histc: range of [%g, %g] is not finite", lo, hi);
+    }
+    /* the bounds in self's dtype, as PyTorch keeps them */
+    AtenTensorHandle r = shimrt_k_new(op, 1, &bins, self->dtype);
+    double *cnt = calloc((size_t)bins, sizeof *cnt);
+    if (!r || !cnt) {
+        shimrt_tensor_free(x);
+        shimrt_tensor_free(r);
+        free(cnt);
+        return r ? shimrt_fail(op, "out of memory") : AOTI_TORCH_FAILURE;
+    }
+    for (int64_t i = 0; i < n; i++) {
+        double v = xp[i];
+        if (!(v >= lo && v <= hi)) continue;
+        int64_t b = (int64_t)((v - lo) * (double)bins / (hi - lo));
+        if (b >= bins) b = bins - 1;
+        cnt[b] += 1;
+    }
+    size_t es = shimrt_dtype_size(self->dtype);
+    for (int64_t b = 0; b < bins; b++)
+        shimrt_k_store_f64((char *)shimrt_data(r) + (size_t)b * es, self->dtype, cnt[b]);
+    free(cnt);
+    shimrt_tensor_free(x);
+    return shimrt_k_give(r, ret0);
+}
+
+/* ---- gcd ---------------------------------------------------------------------------------------- */
+AOTITorchError shimrt_cpu_gcd(AtenTensorHandle self, AtenTensorHandle other,
+                              AtenTensorHandle *ret0) {
+    static const char op[] = "gcd";
+    if (shimrt_k_check_cpu(op, self, "self") || shimrt_k_check_cpu(op, other, "other") ||
+        shimrt_k_check_dtype(op, self, "self") || shimrt_k_check_dtype(op, other, "other"))
+        return AOTI_TORCH_FAILURE;
+    const struct AtenTensorOpaque *ts[2] = {self, other};
+    int32_t rt = shimrt_k_result_type_of(2, ts, 0, NULL);
+    if (!shimrt_k_is_integral(rt))
+        return shimrt_fail(op, "\"gcd_cpu\" not implemented for '%s'", shimrt_dtype_torch_name(rt));
+    int64_t shape[SHIMRT_MAX_DIMS], nd;
+    if (shimrt_k_broadcast(op, self->ndim, self->sizes, other->ndim, other->sizes, shape, &nd))
+        return AOTI_TORCH_FAILURE;
+    AtenTensorHandle a = dense_as(op, self, nd, shape, SHIMRT_INT64);
+    AtenTensorHandle b = a ? dense_as(op, other, nd, shape, SHIMRT_INT64) : NULL;
+    AtenTensorHandle r = b ? shimrt_k_new(op, nd, shape, rt) : NULL;
+    if (r) {
+        const int64_t *ap = shimrt_data(a), *bp = shimrt_data(b);
+        size_t es = shimrt_dtype_size(rt);
+        for (int64_t i = 0, n = shimrt_numel(r); i < n; i++) {
+            /* in the result type, as PyTorch's calc_gcd: Euclid, then the absolute value */
+            int64_t x = ap[i], y = bp[i];
+            while (y != 0) {
+                int64_t t = y == -1 ? 0 : x % y; /* INT64_MIN % -1 traps */
+                x = y;
+                y = t;
+            }
+            shimrt_k_store_i64((char *)shimrt_data(r) + (size_t)i * es, rt, x < 0 ? -x : x);
+        }
+    }
+    shimrt_tensor_free(a);
+    shimrt_tensor_free(b);
+    return shimrt_k_give(r, ret0);
+}
+
+/* ---- _embedding_bag, _embedding_bag_forward_only ---------------------------------------------- */
+/* mode 0 sum, 1 mean, 2 max over bags [offsets[b], offsets[b + 1]) of weight's rows (the last
+ * bag runs to the end of indices; with include_last_offset the last offset ends it); rows equal to
+ * padding_idx are skipped. The auxiliary results as PyTorch's CPU kernel makes them:
+ * offset2bag (empty for sum), bag_size (zeros for sum) and max_indices (bag_size, or for max
+ * the row each maximum came from). */
+static AOTITorchError embedding_bag(const char *op, AtenTensorHandle weight,
+                                    AtenTensorHandle indices, AtenTensorHandle offsets,
+                                    int64_t mode, AtenTensorHandle per_sample_weights,
+                                    int32_t include_last_offset, int64_t padding_idx,
+                                    AtenTensorHandle *ret0, AtenTensorHandle *ret1,
+                                    AtenTensorHandle *ret2, AtenTensorHandle *ret3) {
+    if (shimrt_k_check_cpu(op, weight, "weight") || shimrt_k_check_cpu(op, indices, "indices") ||
+        shimrt_k_check_cpu(op, offsets, "offsets") ||
+        (per_sample_weights && shimrt_k_check_cpu(op, per_sample_weights, "per_sample_weights")))
+        return AOTI_TORCH_FAILURE;
+    if (indices->dtype != SHIMRT_INT64 && indices->dtype != SHIMRT_INT32)
+        return shimrt_fail(op, "Expected tensor for argument #1 'indices' to have one of the "
+                               "following scalar types: Long, Int");
+    if (offsets->dtype != SHIMRT_INT64 && offsets->dtype != SHIMRT_INT32)
+        return shimrt_fail(op, "Expected tensor for argument #1 'offsets' to have one of the "
+                               "following scalar types: Long, Int");
+    if (weight->ndim != 2) return shimrt_fail(op, "weight has to be a 2D Tensor");
+    if (indices->ndim != 1) return shimrt_fail(op, "input has to be a 1D or 2D Tensor");
+    if (offsets->ndim != 1) return shimrt_fail(op, "offsets has to be a 1D Tensor");
+    if (mode < 0 || mode > 2) return shimrt_fail(op, "mode has to be one of sum, mean or max");
+    if (!shimrt_k_is_floating(weight->dtype))
+        return shimrt_fail(op, "\"embedding_bag_cpu\" not implemented for '%s'",
+                           shimrt_dtype_torch_name(weight->dtype));
+    if (per_sample_weights && mode != 0)
+        return shimrt_fail(op,
+                           "embedding_bag: per_sample_weights was not None. "
+                           "per_sample_weights is only supported for mode='sum' (got "
+                           "mode='%s'). Please open a feature request on GitHub.",
+                           mode == 1 ? "mean" : "max");
+    int64_t N = indices->sizes[0], nb = offsets->sizes[0] - (include_last_offset ? 1 : 0);
+    if (nb < 0) nb = 0;
+    int64_t R = weight->sizes[0], D = weight->sizes[1];
+    if (per_sample_weights && (per_sample_weights->ndim != 1 || per_sample_weights->sizes[0] != N ||
+                               per_sample_weights->dtype != weight->dtype))
+        return shimrt_fail(op, "expected per_sample_weights to be 1-D, of the same size as "
+                               "indices and of weight's dtype");
+    if (padding_idx < -1 || padding_idx >= R)
+        padding_idx = padding_idx < 0 ? padding_idx + R : padding_idx;
+    int64_t n1 = N, no = offsets->sizes[0], wsz[2] = {R, D};
+    AtenTensorHandle ix = dense_as(op, indices, 1, &n1, SHIMRT_INT64);
+    AtenTensorHandle of = ix ? dense_as(op, offsets, 1, &no, SHIMRT_INT64) : NULL;
+    AtenTensorHandle w = of ? dense_as(op, weight, 2, wsz, SHIMRT_FLOAT64) : NULL;
+    AtenTensorHandle ps =
+        w && per_sample_weights ? dense_as(op, per_sample_weights, 1, &n1, SHIMRT_FLOAT64) : NULL;
+    int64_t osz[2] = {nb, D}, o2b_n = mode == 0 ? 0 : N;
+    AtenTensorHandle out = w ? shimrt_k_new(op, 2, osz, weight->dtype) : NULL;
+    AtenTensorHandle o2b = out ? shimrt_k_new(op, 1, &o2b_n, SHIMRT_INT64) : NULL;
+    AtenTensorHandle bsz = o2b ? shimrt_k_new(op, 1, &nb, SHIMRT_INT64) : NULL;
+    AtenTensorHandle mxi = bsz ? shimrt_k_new(op, mode == 2 ? 2 : 1, osz, SHIMRT_INT64) : NULL;
+    /* (the auxiliary results serve the backward only; results in indices' dtype below) */
+    AOTITorchError err =
+        !mxi || (per_sample_weights && !ps) ? AOTI_TORCH_FAILURE : AOTI_TORCH_SUCCESS;
+    const int64_t *iv = ix ? shimrt_data(ix) : NULL, *ov = of ? shimrt_data(of) : NULL;
+    for (int64_t i = 0; !err && i < N; i++)
+        if (iv[i] < 0 || iv[i] >= R)
+            err = shimrt_fail(op, "Index %lld is out of bounds: %lld, range 0 to %lld",
+                              (long long)i, (long long)iv[i], (long long)R);
+    if (!err && no > 0 && ov[0] != 0)
+        err = shimrt_fail(op,
+                          "offsets[0] has to be 0, i.e., the first sequence in the mini-batch "
+                          "has to start from position 0. However, got %lld",
+                          (long long)ov[0]);
+    for (int64_t b = 0; !err && b < no; b++)
+        if (ov[b] < 0 || ov[b] > N || (b > 0 && ov[b] < ov[b - 1]))
+            err = shimrt_fail(op, "offsets must be non-decreasing and within the indices");
+    if (!err) {
+        const double *wv = shimrt_data(w), *pv = ps ? shimrt_data(ps) : NULL;
+        int64_t *o2bv = shimrt_data(o2b), *bs = shimrt_data(bsz), *mi = shimrt_data(mxi);
+        double *acc = malloc(sizeof *acc * (size_t)(D ? D : 1));
+        size_t es = shimrt_dtype_size(weight->dtype);
+        if (!acc) err = shimrt_fail(op, "out of memory");
+        for (int64_t b = 0; !err && b < nb; b++) {
+            int64_t s = ov[b], e = b + 1 < no ? ov[b + 1] : N;
+            int64_t cnt = 0;
+            for (int64_t j = 0; j < D; j++) {
+                acc[j] = 0;
+                if (mode == 2) mi[b * D + j] = -1;
+            }
+            for (int64_t i = s; i < e; i++) {
+                if (mode != 0) o2bv[i] = b;
+                if (iv[i] == padding_idx) continue;
+                cnt++;
+                for (int64_t j = 0; j < D; j++) {
+                    double x = wv[iv[i] * D + j];
+                    if (mode == 2) {
+                        if (cnt == 1 || x > acc[j]) {
+                            acc[j] = x;
+                            mi[b * D + j] = iv[i];
+                        }
+                    } else {
+                        acc[j] += pv ? x * pv[i] : x;
+                    }
+                }
+            }
+            bs[b] = mode == 0 ? 0 : cnt;
+            if (mode == 1) mi[b] = cnt;
+            if (mode == 0) mi[b] = 0;
+            for (int64_t j = 0; j < D; j++)
+                shimrt_k_store_f64((char *)shimrt_data(out) + (size_t)(b * D + j) * es,
+                                   weight->dtype,
+                                   mode == 1 ? (cnt ? acc[j] / (double)cnt : 0.0) : acc[j]);
+        }
+        free(acc);
+    }
+    shimrt_tensor_free(ix);
+    shimrt_tensor_free(of);
+    shimrt_tensor_free(w);
+    shimrt_tensor_free(ps);
+    if (err) {
+        shimrt_tensor_free(out);
+        shimrt_tensor_free(o2b);
+        shimrt_tensor_free(bsz);
+        shimrt_tensor_free(mxi);
+        return AOTI_TORCH_FAILURE;
+    }
+    *ret0 = out;
+    *ret1 = o2b;
+    *ret2 = bsz;
+    *ret3 = mxi;
+    return AOTI_TORCH_SUCCESS;
+}
+
+AOTITorchError shimrt_cpu__embedding_bag(AtenTensorHandle weight, AtenTensorHandle indices,
+                                         AtenTensorHandle offsets, int32_t scale_grad_by_freq,
+                                         int64_t mode, int32_t sparse,
+                                         AtenTensorHandle per_sample_weights,
+                                         int32_t include_last_offset, int64_t padding_idx,
+                                         AtenTensorHandle *ret0, AtenTensorHandle *ret1,
+                                         AtenTensorHandle *ret2, AtenTensorHandle *ret3) {
+    (void)scale_grad_by_freq; /* gradients only */
+    (void)sparse;
+    return embedding_bag("_embedding_bag", weight, indices, offsets, mode, per_sample_weights,
+                         include_last_offset, padding_idx, ret0, ret1, ret2, ret3);
+}
+
+AOTITorchError shimrt_cpu__embedding_bag_forward_only(
+    AtenTensorHandle weight, AtenTensorHandle indices, AtenTensorHandle offsets,
+    int32_t scale_grad_by_freq, int64_t mode, int32_t sparse, AtenTensorHandle per_sample_weights,
+    int32_t include_last_offset, int64_t padding_idx, AtenTensorHandle *ret0,
+    AtenTensorHandle *ret1, AtenTensorHandle *ret2, AtenTensorHandle *ret3) {
+    (void)scale_grad_by_freq;
+    (void)sparse;
+    return embedding_bag("_embedding_bag_forward_only", weight, indices, offsets, mode,
+                         per_sample_weights, include_last_offset, padding_idx, ret0, ret1, ret2,
+                         ret3);
+}
