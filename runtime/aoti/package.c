@@ -356,6 +356,9 @@ static int open_package(ShimrtPackage *p, const char *path, const char *model_na
             goto out;
         }
     }
+    /* Loaded and its weights read (a .so with weights appended maps itself during
+     * creation): the files are no longer needed, and a crash later leaves nothing behind. */
+    remove_dir(p);
 out:
     zip_discard(z);
     return rc;

@@ -35,9 +35,9 @@ typedef struct ShimrtPackage ShimrtPackage;
 
 /* Opens the .pt2 at path (borrowed). model_name selects the model inside the package
  * (NULL: "model", what aoti_compile_and_package writes). On success *out is a new
- * package the caller frees with shimrt_package_free; on failure *out is NULL. The
- * package's files are extracted to a private folder under $TMPDIR (else /tmp), removed
- * by shimrt_package_free. */
+ * package the caller frees with shimrt_package_free; on failure *out is NULL. The model
+ * .so is extracted to a private folder under $TMPDIR (else /tmp), removed as soon as the
+ * model is loaded (or the open fails). */
 AOTI_TORCH_EXPORT int shimrt_package_open(const char *path, const char *model_name,
                                           ShimrtPackage **out);
 /* Closes the container, unloads the .so, removes the extracted files. NULL: no-op. */
