@@ -149,11 +149,12 @@ int shimrt_npy_load(const char *path, AtenTensorHandle *out) {
             goto out;
         }
     }
-    int64_t st = 1;
-    if (fortran)
-        for (int64_t i = 0; i < ndim; i++) strides[i] = st, st *= sizes[i] ? sizes[i] : 1;
-    else
-        for (int64_t i = ndim - 1; i >= 0; i--) strides[i] = st, st *= sizes[i] ? sizes[i] : 1;
+    /* The tensor is C-contiguous either way (a compiled model expects the strides it was
+     * traced with); Fortran-order data is transposed into it. */
+    int64_t fstrides[MAX_DIMS];
+    int64_t st = 1, fst = 1;
+    for (int64_t i = ndim - 1; i >= 0; i--) strides[i] = st, st *= sizes[i] ? sizes[i] : 1;
+    for (int64_t i = 0; i < ndim; i++) fstrides[i] = fst, fst *= sizes[i] ? sizes[i] : 1;
     AtenTensorHandle h;
     if (aoti_torch_empty_strided(ndim, sizes, strides, t->dtype(), aoti_torch_device_type_cpu(), 0,
                                  &h) != AOTI_TORCH_SUCCESS) {
@@ -163,10 +164,26 @@ int shimrt_npy_load(const char *path, AtenTensorHandle *out) {
     void *data = NULL;
     aoti_torch_get_data_ptr(h, &data);
     size_t nbytes = (size_t)numel * t->size;
-    if (nbytes && fread(data, 1, nbytes, f) != nbytes) {
+    uint8_t *src = fortran && nbytes ? malloc(nbytes) : data;
+    if (nbytes && (!src || fread(src, 1, nbytes, f) != nbytes)) {
+        if (src != data) free(src);
         aoti_torch_delete_tensor_object(h);
         aoti_fail("%s: truncated data (expected %zu bytes)", path, nbytes);
         goto out;
+    }
+    if (src != data) {
+        int64_t idx[MAX_DIMS] = {0};
+        uint8_t *dst = data;
+        for (uint64_t k = 0; k < numel; k++) {
+            int64_t off = 0;
+            for (int64_t i = 0; i < ndim; i++) off += idx[i] * fstrides[i];
+            memcpy(dst + k * t->size, src + off * (int64_t)t->size, t->size);
+            for (int64_t i = ndim - 1; i >= 0; i--) {
+                if (++idx[i] < sizes[i]) break;
+                idx[i] = 0;
+            }
+        }
+        free(src);
     }
     *out = h;
     rc = 0;

@@ -1,5 +1,5 @@
 /* runtime/aoti/npy.h: NumPy .npy files to and from libshimrt CPU tensors (format 1.0 to
- * 3.0, little-endian, C or Fortran order; bool, int8-64, uint8, float16/32/64,
+ * 3.0, little-endian, C or Fortran order (read into a C-contiguous tensor); bool, int8-64, uint8, float16/32/64,
  * complex64/128). Part of libshimrt-aoti, not exported from its .so. */
 #ifndef SHIMRT_AOTI_NPY_H
 #define SHIMRT_AOTI_NPY_H

@@ -11,6 +11,9 @@ feeds to shimrt-run, each made from a good zoo package:
   cuda.pt2        mlp's metadata saying it was compiled for "cuda"
   no_model.pt2    a zip with no data/aotinductor/ folder
   wrong_shape.npy an int64 (4, 5) array (int64_index takes (3, 5))
+  fortran.npy     int64_index's first input in Fortran order (same values)
+  huge.npy        a header claiming shape (2**40, 2**40); short.npy: 10 of 4000 data bytes
+  big_endian.npy  '>f4' data
 """
 import os
 import sys
@@ -61,6 +64,17 @@ def main():
     with zipfile.ZipFile(os.path.join(out, "no_model.pt2"), "w") as z:
         z.writestr("model/archive_format", "pt2")
     np.save(os.path.join(out, "wrong_shape.npy"), np.zeros((4, 5), dtype=np.int64))
+    ids = np.load(os.path.join(zoo, "int64_index", "in0.npy"))
+    np.save(os.path.join(out, "fortran.npy"), np.asfortranarray(ids))
+    np.save(os.path.join(out, "big_endian.npy"), np.ones(4, dtype=">f4"))
+
+    def raw(name, header, data):
+        header = header + " " * (-(10 + len(header) + 1) % 64) + "\n"
+        with open(os.path.join(out, name), "wb") as f:
+            f.write(b"\x93NUMPY\x01\x00" + len(header).to_bytes(2, "little") + header.encode() + data)
+
+    raw("huge.npy", "{'descr': '<f4', 'fortran_order': False, 'shape': (1099511627776, 1099511627776), }", b"")
+    raw("short.npy", "{'descr': '<f4', 'fortran_order': False, 'shape': (1000,), }", b"\0" * 10)
 
 
 if __name__ == "__main__":

@@ -111,6 +111,19 @@ check_run 1 "unmatched dim value" "$ZOO/int64_index/model.pt2" --input "$tmp/bad
 check_run 2 "takes 2 inputs; 1 --input given" "$ZOO/int64_index/model.pt2" --input "$ZOO/int64_index/in0.npy"
 check_run 4 "not a .npy file" "$ZOO/int64_index/model.pt2" --input "$tmp/bad/x.npy" --input "$ZOO/int64_index/in1.npy"
 check_run 2 "usage" --bench
+I64="$ZOO/int64_index/model.pt2"
+check_run 4 "shape too large" "$I64" --input "$tmp/bad/huge.npy" --input "$ZOO/int64_index/in1.npy"
+check_run 4 "truncated data" "$I64" --input "$tmp/bad/short.npy" --input "$ZOO/int64_index/in1.npy"
+check_run 4 "big-endian" "$I64" --input "$tmp/bad/big_endian.npy" --input "$ZOO/int64_index/in1.npy"
+# a Fortran-order .npy input is read into a C-contiguous tensor: same outputs as eager's
+mkdir -p "$tmp/fortran"
+if "$RUN" "$I64" --input "$tmp/bad/fortran.npy" --input "$ZOO/int64_index/in1.npy" \
+    --output "$tmp/fortran/o0.npy" --output "$tmp/fortran/o1.npy" --output "$tmp/fortran/o2.npy" >"$tmp/bad.log" 2>&1; then
+    echo "int64_index_fortran_input $tmp/fortran $ZOO/int64_index 1e-5 1e-6 3" >"$tmp/compare_f"
+    "$PY" tests/aoti/compare.py "$tmp/compare_f" || status=1
+else
+    echo "FAIL: Fortran-order input:"; sed -n '1,8p' "$tmp/bad.log"; status=1
+fi
 
 # 3. valgrind: mlp_blob end to end (open, blob weights, run, bench, write, free)
 if [ "$SAN" != 1 ] && grep -q '^mlp_blob ' "$tmp/compare"; then
