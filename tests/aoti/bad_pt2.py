@@ -9,6 +9,7 @@ feeds to shimrt-run, each made from a good zoo package:
   no_blob.pt2     mlp_blob without its *_weights.blob (the constants are missing)
   unknown_fn.pt2  mlp's .so calling aoti_torch_get_numex (a renamed dynamic symbol)
   cuda.pt2        mlp's metadata saying it was compiled for "cuda"
+  cuda_so.pt2     mlp's .so needing libcudart.so (its DT_NEEDED libgcc_s.so.1 renamed)
   no_model.pt2    a zip with no data/aotinductor/ folder
   wrong_shape.npy an int64 (4, 5) array (int64_index takes (3, 5))
   fortran.npy     int64_index's first input in Fortran order (same values)
@@ -61,6 +62,12 @@ def main():
     rewrite(mlp, os.path.join(out, "cuda.pt2"),
             lambda name, data: data.replace(b'"AOTI_DEVICE_KEY": "cpu"', b'"AOTI_DEVICE_KEY": "cuda"')
             if name.endswith("wrapper_metadata.json") else data)
+    def cudart(d):
+        old, new = b"\0libgcc_s.so.1\0", b"\0libcudart.so\0\0"
+        assert old in d
+        return d.replace(old, new)
+
+    rewrite(mlp, os.path.join(out, "cuda_so.pt2"), so_patch(cudart))
     with zipfile.ZipFile(os.path.join(out, "no_model.pt2"), "w") as z:
         z.writestr("model/archive_format", "pt2")
     np.save(os.path.join(out, "wrong_shape.npy"), np.zeros((4, 5), dtype=np.int64))

@@ -4,10 +4,11 @@
 #      link_libtorch=False into a cache outside the tree, reused when present) run by
 #      $BUILD/shimrt-run, outputs compared with PyTorch eager's by torch.testing.assert_close
 #      (tests/aoti/compare.py), and through the C API (tests/aoti/capi_main.c: the same
-#      comparison in C, two runs, misuse answers). A model whose .so calls C shim functions
-#      libshimrt lacks fails, naming them;
-#   2. broken packages (tests/aoti/bad_pt2.py) and a link_libtorch package: the expected
-#      message and exit status, never a signal;
+#      comparison in C, two runs, misuse answers), alternately at 1 and 2 threads. A model
+#      whose .so calls C shim functions libshimrt lacks fails, naming them;
+#   2. broken packages (tests/aoti/bad_pt2.py), a link_libtorch package, wrong inputs and
+#      malformed .npy files: the expected message and exit status, never a signal; a
+#      Fortran-order input gives eager's outputs;
 #   3. one zoo model end to end under valgrind (plain pass; ASan covers the other).
 # Env (tests/tests.mk): BUILD, CC, SAN. Needs .ci/torch-env (77 when skipped).
 set -u
@@ -93,6 +94,7 @@ badso.pt2|3|ELF section table is truncated or malformed
 no_blob.pt2|3|the constants are missing
 unknown_fn.pt2|3|does not export: aoti_torch_get_numex
 cuda.pt2|3|compiled for device 'cuda'
+cuda_so.pt2|3|it was compiled for CUDA (needs libcudart.so)
 libtorch.pt2|3|it is linked to libtorch (libtorch
 LIST
 # wrong inputs: the model's own checks (AOTI_RUNTIME_CHECK_INPUTS) answer, no crash
