@@ -35,6 +35,15 @@ AOTITorchError aoti_torch_cpu__addmm_activation(AtenTensorHandle self, AtenTenso
     return shimrt_cpu__addmm_activation(self, mat1, mat2, beta, alpha, use_gelu, ret0);
 }
 
+/* aten._cdist_forward.default: _cdist_forward(Tensor x1, Tensor x2, float p, int? compute_mode) -> Tensor
+ * kernel: shimrt_cpu__cdist_forward (CPU) */
+AOTITorchError aoti_torch_cpu__cdist_forward(AtenTensorHandle x1, AtenTensorHandle x2, double p, int64_t* compute_mode, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(x1);
+    SHIMRT_ARG_TENSOR(x2);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu__cdist_forward(x1, x2, p, compute_mode, ret0);
+}
+
 /* aten._embedding_bag.default: _embedding_bag(Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq=False, int mode=0, bool sparse=False, Tensor? per_sample_weights=None, bool include_last_offset=False, int padding_idx=-1) -> (Tensor, Tensor, Tensor, Tensor)
  * kernel: shimrt_cpu__embedding_bag (CPU) */
 AOTITorchError aoti_torch_cpu__embedding_bag(AtenTensorHandle weight, AtenTensorHandle indices, AtenTensorHandle offsets, int32_t scale_grad_by_freq, int64_t mode, int32_t sparse, AtenTensorHandle* per_sample_weights, int32_t include_last_offset, int64_t padding_idx, AtenTensorHandle* ret0, AtenTensorHandle* ret1, AtenTensorHandle* ret2, AtenTensorHandle* ret3) {
@@ -113,12 +122,32 @@ AOTITorchError aoti_torch_cpu__scaled_dot_product_flash_attention_for_cpu(AtenTe
     return shimrt_cpu__scaled_dot_product_flash_attention_for_cpu(query, key, value, dropout_p, is_causal, SHIMRT_OPT_TENSOR(attn_mask), scale, ret0, ret1);
 }
 
+/* aten._weight_int8pack_mm.default: _weight_int8pack_mm(Tensor self, Tensor mat2, Tensor scales) -> Tensor
+ * kernel: shimrt_cpu__weight_int8pack_mm (CPU) */
+AOTITorchError aoti_torch_cpu__weight_int8pack_mm(AtenTensorHandle self, AtenTensorHandle mat2, AtenTensorHandle scales, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_TENSOR(mat2);
+    SHIMRT_ARG_TENSOR(scales);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu__weight_int8pack_mm(self, mat2, scales, ret0);
+}
+
 /* aten.abs.default: abs(Tensor self) -> Tensor
  * kernel: shimrt_cpu_abs (CPU) */
 AOTITorchError aoti_torch_cpu_abs(AtenTensorHandle self, AtenTensorHandle* ret0) {
     SHIMRT_ARG_TENSOR(self);
     SHIMRT_ARG_RET(ret0);
     return shimrt_cpu_abs(self, ret0);
+}
+
+/* aten.adaptive_max_pool2d.default: adaptive_max_pool2d(Tensor self, int[2] output_size) -> (Tensor, Tensor)
+ * kernel: shimrt_cpu_adaptive_max_pool2d (CPU) */
+AOTITorchError aoti_torch_cpu_adaptive_max_pool2d(AtenTensorHandle self, const int64_t* output_size, int64_t output_size_len_, AtenTensorHandle* ret0, AtenTensorHandle* ret1) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_LIST(output_size);
+    SHIMRT_ARG_RET(ret0);
+    SHIMRT_ARG_RET(ret1);
+    return shimrt_cpu_adaptive_max_pool2d(self, output_size, output_size_len_, ret0, ret1);
 }
 
 /* aten.add.Scalar: add.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor
@@ -736,6 +765,16 @@ AOTITorchError aoti_torch_cpu_lt_Tensor(AtenTensorHandle self, AtenTensorHandle 
     return shimrt_cpu_lt_tensor(self, other, ret0);
 }
 
+/* aten.masked_scatter.default: masked_scatter(Tensor self, Tensor mask, Tensor source) -> Tensor
+ * kernel: shimrt_cpu_masked_scatter (CPU) */
+AOTITorchError aoti_torch_cpu_masked_scatter(AtenTensorHandle self, AtenTensorHandle mask, AtenTensorHandle source, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_TENSOR(mask);
+    SHIMRT_ARG_TENSOR(source);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu_masked_scatter(self, mask, source, ret0);
+}
+
 /* aten.masked_select.default: masked_select(Tensor self, Tensor mask) -> Tensor
  * kernel: shimrt_cpu_masked_select (CPU) */
 AOTITorchError aoti_torch_cpu_masked_select(AtenTensorHandle self, AtenTensorHandle mask, AtenTensorHandle* ret0) {
@@ -811,6 +850,15 @@ AOTITorchError aoti_torch_cpu_mm_out(AtenTensorHandle out, AtenTensorHandle self
     return shimrt_cpu_mm_out(out, self, mat2);
 }
 
+/* aten.mode.default: mode(Tensor self, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)
+ * kernel: shimrt_cpu_mode (CPU) */
+AOTITorchError aoti_torch_cpu_mode(AtenTensorHandle self, int64_t dim, int32_t keepdim, AtenTensorHandle* ret0, AtenTensorHandle* ret1) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_RET(ret0);
+    SHIMRT_ARG_RET(ret1);
+    return shimrt_cpu_mode(self, dim, keepdim, ret0, ret1);
+}
+
 /* aten.mul.Scalar: mul.Scalar(Tensor self, Scalar other) -> Tensor
  * kernel: shimrt_cpu_mul_scalar (CPU) */
 AOTITorchError aoti_torch_cpu_mul_Scalar(AtenTensorHandle self, double other, AtenTensorHandle* ret0) {
@@ -826,6 +874,14 @@ AOTITorchError aoti_torch_cpu_mul_Tensor(AtenTensorHandle self, AtenTensorHandle
     SHIMRT_ARG_TENSOR(other);
     SHIMRT_ARG_RET(ret0);
     return shimrt_cpu_mul_tensor(self, other, ret0);
+}
+
+/* aten.nanmedian.default: nanmedian(Tensor self) -> Tensor
+ * kernel: shimrt_cpu_nanmedian (CPU) */
+AOTITorchError aoti_torch_cpu_nanmedian(AtenTensorHandle self, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu_nanmedian(self, ret0);
 }
 
 /* aten.narrow.default: narrow(Tensor(a) self, int dim, SymInt start, SymInt length) -> Tensor(a)
@@ -947,12 +1003,29 @@ AOTITorchError aoti_torch_cpu_permute(AtenTensorHandle self, const int64_t* dims
     return shimrt_permute(self, dims, dims_len_, ret0);
 }
 
+/* aten.pow.Scalar: pow.Scalar(Scalar self, Tensor exponent) -> Tensor
+ * kernel: shimrt_cpu_pow_scalar (CPU) */
+AOTITorchError aoti_torch_cpu_pow_Scalar(double self, AtenTensorHandle exponent, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(exponent);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu_pow_scalar(self, exponent, ret0);
+}
+
 /* aten.pow.Tensor_Scalar: pow.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor
  * kernel: shimrt_cpu_pow_tensor_scalar (CPU) */
 AOTITorchError aoti_torch_cpu_pow_Tensor_Scalar(AtenTensorHandle self, double exponent, AtenTensorHandle* ret0) {
     SHIMRT_ARG_TENSOR(self);
     SHIMRT_ARG_RET(ret0);
     return shimrt_cpu_pow_tensor_scalar(self, exponent, ret0);
+}
+
+/* aten.pow.Tensor_Tensor: pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor
+ * kernel: shimrt_cpu_pow_tensor_tensor (CPU) */
+AOTITorchError aoti_torch_cpu_pow_Tensor_Tensor(AtenTensorHandle self, AtenTensorHandle exponent, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_TENSOR(exponent);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu_pow_tensor_tensor(self, exponent, ret0);
 }
 
 /* aten.relu.default: relu(Tensor self) -> Tensor

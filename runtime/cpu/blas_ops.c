@@ -451,3 +451,58 @@ AOTITorchError shimrt_cpu__int_mm_out(AtenTensorHandle out, AtenTensorHandle sel
         }
     return shimrt_k_into_out(op, out, r);
 }
+
+/* _weight_int8pack_mm: self [m, k] (float32 / bfloat16 / float16) @ mat2 [n, k] (int8)^T, each
+ * column scaled by scales [n]; a float32 GEMM (OpenBLAS), rounded once to self's dtype. */
+AOTITorchError shimrt_cpu__weight_int8pack_mm(AtenTensorHandle self, AtenTensorHandle mat2,
+                                              AtenTensorHandle scales, AtenTensorHandle *ret0) {
+    static const char op[] = "_weight_int8pack_mm";
+    if (shimrt_k_check_cpu(op, self, "self") || shimrt_k_check_cpu(op, mat2, "mat2") ||
+        shimrt_k_check_cpu(op, scales, "scales"))
+        return AOTI_TORCH_FAILURE;
+    int32_t dt = self->dtype;
+    if (dt != SHIMRT_FLOAT32 && dt != SHIMRT_BFLOAT16 && dt != SHIMRT_FLOAT16)
+        return shimrt_fail(op, "_weight_int8pack_mm : expect A to be either 32-bit or 16-bit "
+                               "float tensor.");
+    if (self->ndim != 2) return shimrt_fail(op, "_weight_int8pack_mm : expect A to be 2D tensor.");
+    if (mat2->dtype != SHIMRT_INT8)
+        return shimrt_fail(op, "_weight_int8pack_mm : expect B to be int8 tensor.");
+    if (mat2->ndim != 2 || mat2->sizes[1] != self->sizes[1])
+        return shimrt_fail(op, "_weight_int8pack_mm : expect B.size(1) == A.size(1).");
+    int64_t m = self->sizes[0], k = self->sizes[1], n = mat2->sizes[0];
+    if (k > 1 && self->strides[1] != 1)
+        return shimrt_fail(op, "_weight_int8pack_mm_cpu : A must be contiguous on the last "
+                               "dimension.");
+    if (!shimrt_is_contiguous(mat2))
+        return shimrt_fail(op, "_weight_int8pack_mm_cpu : B must be contiguous.");
+    if (scales->ndim != 1 || scales->sizes[0] != n || scales->dtype != dt)
+        return shimrt_fail(op,
+                           "_weight_int8pack_mm : expect scales to be 1D tensor with size "
+                           "%lld and A's dtype.",
+                           (long long)n);
+    int64_t as[2] = {m, k}, bs[2] = {n, k}, rs[2] = {m, n};
+    AtenTensorHandle a = shimrt_k_new(op, 2, as, SHIMRT_FLOAT32);
+    AtenTensorHandle b = a ? shimrt_k_new(op, 2, bs, SHIMRT_FLOAT32) : NULL;
+    AtenTensorHandle s = b ? shimrt_k_new(op, 1, &n, SHIMRT_FLOAT32) : NULL;
+    AtenTensorHandle c = s ? shimrt_k_new(op, 2, rs, SHIMRT_FLOAT32) : NULL;
+    AtenTensorHandle r = c ? shimrt_k_new(op, 2, rs, dt) : NULL;
+    AOTITorchError err = !r || shimrt_k_copy(op, a, self) || shimrt_k_copy(op, b, mat2) ||
+                                 shimrt_k_copy(op, s, scales)
+                             ? AOTI_TORCH_FAILURE
+                             : AOTI_TORCH_SUCCESS;
+    if (!err && m > 0 && n > 0)
+        err = shimrt_k_gemm(op, SHIMRT_FLOAT32, m, k, n, shimrt_data(a), k, 1, shimrt_data(b), 1, k,
+                            shimrt_data(c), 1.0, 0.0);
+    if (!err) {
+        float *cp = shimrt_data(c);
+        const float *sp = shimrt_data(s);
+        for (int64_t i = 0; i < m; i++)
+            for (int64_t j = 0; j < n; j++) cp[i * n + j] *= sp[j];
+        err = shimrt_k_copy(op, r, c);
+    }
+    shimrt_tensor_free(a);
+    shimrt_tensor_free(b);
+    shimrt_tensor_free(s);
+    shimrt_tensor_free(c);
+    return shimrt_k_hand_out(err, r, ret0);
+}

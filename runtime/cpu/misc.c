@@ -691,3 +691,196 @@ AOTITorchError shimrt_cpu__embedding_bag_forward_only(
                          per_sample_weights, include_last_offset, padding_idx, ret0, ret1, ret2,
                          ret3);
 }
+
+/* ---- pow.Tensor_Tensor, pow.Scalar -------------------------------------------------------- */
+/* PyTorch's integer power: exact by squaring; a negative exponent gives 1 for base 1, +-1 for
+ * base -1, 0 otherwise (wrapping int64 arithmetic, stored in the result type). */
+static int64_t ipow(int64_t b, int64_t e) {
+    if (e < 0) return b == 1 ? 1 : (b == -1 ? ((e & 1) ? -1 : 1) : 0);
+    uint64_t r = 1, x = (uint64_t)b;
+    while (e) {
+        if (e & 1) r *= x;
+        x *= x;
+        e >>= 1;
+    }
+    return (int64_t)r;
+}
+
+/* result = a ** b elementwise, a and b dense and of the result's shape, in dtype rt. */
+static void pow_fill(AtenTensorHandle r, const char *a, const char *b) {
+    int32_t rt = r->dtype;
+    size_t es = shimrt_dtype_size(rt);
+    char *d = shimrt_data(r);
+    for (int64_t i = 0, n = shimrt_numel(r); i < n; i++) {
+        const char *x = a + (size_t)i * es, *y = b + (size_t)i * es;
+        if (rt == SHIMRT_FLOAT64)
+            shimrt_k_store_f64(d + (size_t)i * es, rt,
+                               pow(shimrt_k_load_f64(x, rt), shimrt_k_load_f64(y, rt)));
+        else if (shimrt_k_is_floating(rt))
+            shimrt_k_store_f64(
+                d + (size_t)i * es, rt,
+                (double)powf((float)shimrt_k_load_f64(x, rt), (float)shimrt_k_load_f64(y, rt)));
+        else
+            shimrt_k_store_i64(d + (size_t)i * es, rt,
+                               ipow(shimrt_k_load_i64(x, rt), shimrt_k_load_i64(y, rt)));
+    }
+}
+
+static AOTITorchError pow_common(const char *op, AtenTensorHandle self, AtenTensorHandle exponent,
+                                 int32_t rt, AtenTensorHandle *ret0) {
+    if (rt == SHIMRT_BOOL) return shimrt_fail(op, "\"pow\" not implemented for 'Bool'");
+    int64_t shape[SHIMRT_MAX_DIMS], nd;
+    if (shimrt_k_broadcast(op, self->ndim, self->sizes, exponent->ndim, exponent->sizes, shape,
+                           &nd))
+        return AOTI_TORCH_FAILURE;
+    AtenTensorHandle a = dense_as(op, self, nd, shape, rt);
+    AtenTensorHandle b = a ? dense_as(op, exponent, nd, shape, rt) : NULL;
+    AtenTensorHandle r = b ? shimrt_k_new(op, nd, shape, rt) : NULL;
+    AOTITorchError err = r ? AOTI_TORCH_SUCCESS : AOTI_TORCH_FAILURE;
+    /* (integer tensors to negative tensor powers follow ipow, as PyTorch's) */
+    if (!err) pow_fill(r, shimrt_data(a), shimrt_data(b));
+    shimrt_tensor_free(a);
+    shimrt_tensor_free(b);
+    return shimrt_k_hand_out(err, r, ret0);
+}
+
+AOTITorchError shimrt_cpu_pow_tensor_tensor(AtenTensorHandle self, AtenTensorHandle exponent,
+                                            AtenTensorHandle *ret0) {
+    static const char op[] = "pow.Tensor_Tensor";
+    if (shimrt_k_check_cpu(op, self, "self") || shimrt_k_check_cpu(op, exponent, "exponent") ||
+        shimrt_k_check_dtype(op, self, "self") || shimrt_k_check_dtype(op, exponent, "exponent"))
+        return AOTI_TORCH_FAILURE;
+    const struct AtenTensorOpaque *ts[2] = {self, exponent};
+    return pow_common(op, self, exponent, shimrt_k_result_type_of(2, ts, 0, NULL), ret0);
+}
+
+AOTITorchError shimrt_cpu_pow_scalar(double self, AtenTensorHandle exponent,
+                                     AtenTensorHandle *ret0) {
+    static const char op[] = "pow.Scalar";
+    if (shimrt_k_check_cpu(op, exponent, "exponent") ||
+        shimrt_k_check_dtype(op, exponent, "exponent"))
+        return AOTI_TORCH_FAILURE;
+    /* the shim's Scalar is a double: a floating scalar (float32 for integral exponents) */
+    int32_t rt = shimrt_k_is_floating(exponent->dtype) ? exponent->dtype : SHIMRT_FLOAT32;
+    AtenTensorHandle base = shimrt_k_new(op, 0, NULL, rt);
+    if (!base) return AOTI_TORCH_FAILURE;
+    shimrt_k_fill(base, self);
+    AOTITorchError err = pow_common(op, base, exponent, rt, ret0);
+    shimrt_tensor_free(base);
+    return err;
+}
+
+/* ---- masked_scatter ---------------------------------------------------------------------------- */
+AOTITorchError shimrt_cpu_masked_scatter(AtenTensorHandle self, AtenTensorHandle mask,
+                                         AtenTensorHandle source, AtenTensorHandle *ret0) {
+    static const char op[] = "masked_scatter";
+    if (shimrt_k_check_cpu(op, self, "self") || shimrt_k_check_cpu(op, mask, "mask") ||
+        shimrt_k_check_cpu(op, source, "source") || shimrt_k_check_dtype(op, self, "self"))
+        return AOTI_TORCH_FAILURE;
+    if (mask->dtype != SHIMRT_BOOL)
+        return shimrt_fail(op,
+                           "masked_scatter_ only supports boolean masks, but got mask with "
+                           "dtype %s",
+                           shimrt_dtype_torch_name(mask->dtype));
+    if (source->dtype != self->dtype)
+        return shimrt_fail(op,
+                           "masked_scatter: expected self and source to have same dtypes but "
+                           "got %s and %s",
+                           shimrt_dtype_torch_name(self->dtype),
+                           shimrt_dtype_torch_name(source->dtype));
+    int64_t shape[SHIMRT_MAX_DIMS], nd, ns = shimrt_numel(source);
+    if (shimrt_k_broadcast(op, self->ndim, self->sizes, mask->ndim, mask->sizes, shape, &nd))
+        return AOTI_TORCH_FAILURE;
+    AtenTensorHandle r = dense_as(op, self, nd, shape, self->dtype);
+    AtenTensorHandle m = r ? dense_as(op, mask, nd, shape, SHIMRT_BOOL) : NULL;
+    AtenTensorHandle s =
+        m ? dense_as(op, source, source->ndim, source->sizes, source->dtype) : NULL;
+    AOTITorchError err = s ? AOTI_TORCH_SUCCESS : AOTI_TORCH_FAILURE;
+    if (!err) {
+        const bool *mp = shimrt_data(m);
+        size_t es = shimrt_dtype_size(self->dtype);
+        int64_t n = shimrt_numel(r), k = 0;
+        for (int64_t i = 0; i < n; i++) k += mp[i] != 0;
+        if (k > ns)
+            err = shimrt_fail(op,
+                              "masked_scatter: expected source to have at least %lld "
+                              "elements, got %lld",
+                              (long long)k, (long long)ns);
+        for (int64_t i = 0, j = 0; !err && i < n; i++)
+            if (mp[i])
+                memcpy((char *)shimrt_data(r) + (size_t)i * es,
+                       (const char *)shimrt_data(s) + (size_t)(j++) * es, es);
+    }
+    shimrt_tensor_free(m);
+    shimrt_tensor_free(s);
+    return shimrt_k_hand_out(err, r, ret0);
+}
+
+/* ---- _cdist_forward ---------------------------------------------------------------------------- */
+/* x1 [..., P, M], x2 [..., R, M] (batch dims broadcast) -> [..., P, R] p-norm distances in
+ * double: p = 0 counts differing coordinates, p = inf takes the largest difference. */
+AOTITorchError shimrt_cpu__cdist_forward(AtenTensorHandle x1, AtenTensorHandle x2, double p,
+                                         int64_t *compute_mode, AtenTensorHandle *ret0) {
+    static const char op[] = "cdist";
+    if (shimrt_k_check_cpu(op, x1, "x1") || shimrt_k_check_cpu(op, x2, "x2"))
+        return AOTI_TORCH_FAILURE;
+    if (x1->ndim < 2 || x2->ndim < 2)
+        return shimrt_fail(op, "cdist only supports at least 2D tensors, X1 got: %lldD",
+                           (long long)x1->ndim);
+    if (!shimrt_k_is_floating(x1->dtype))
+        return shimrt_fail(op, "cdist only supports floating-point dtypes, X1 got: %s",
+                           shimrt_dtype_torch_name(x1->dtype));
+    if (x2->dtype != x1->dtype) return shimrt_fail(op, "X1 and X2 must have the same dtype");
+    if (x1->sizes[x1->ndim - 1] != x2->sizes[x2->ndim - 1])
+        return shimrt_fail(op, "X1 and X2 must have the same number of columns. X1: %lld X2: %lld",
+                           (long long)x1->sizes[x1->ndim - 1], (long long)x2->sizes[x2->ndim - 1]);
+    if (p < 0) return shimrt_fail(op, "cdist only supports non-negative p values");
+    if (compute_mode && (*compute_mode < 0 || *compute_mode > 2))
+        return shimrt_fail(op, "possible modes: None, 1, 2, but was: %lld",
+                           (long long)*compute_mode);
+    int64_t bshape[SHIMRT_MAX_DIMS], bn;
+    if (shimrt_k_broadcast(op, x1->ndim - 2, x1->sizes, x2->ndim - 2, x2->sizes, bshape, &bn))
+        return AOTI_TORCH_FAILURE;
+    int64_t P = x1->sizes[x1->ndim - 2], R = x2->sizes[x2->ndim - 2], M = x1->sizes[x1->ndim - 1];
+    int64_t s1[SHIMRT_MAX_DIMS], s2[SHIMRT_MAX_DIMS], so[SHIMRT_MAX_DIMS], nb = 1;
+    for (int64_t i = 0; i < bn; i++) {
+        s1[i] = s2[i] = so[i] = bshape[i];
+        nb *= bshape[i];
+    }
+    s1[bn] = P;
+    s1[bn + 1] = M;
+    s2[bn] = R;
+    s2[bn + 1] = M;
+    so[bn] = P;
+    so[bn + 1] = R;
+    if (nb * P * R > 0 && x1->dtype != SHIMRT_FLOAT32 && x1->dtype != SHIMRT_FLOAT64)
+        return shimrt_fail(op, "\"cdist\" not implemented for '%s'",
+                           shimrt_dtype_torch_name(x1->dtype));
+    AtenTensorHandle a = dense_as(op, x1, bn + 2, s1, SHIMRT_FLOAT64);
+    AtenTensorHandle b = a ? dense_as(op, x2, bn + 2, s2, SHIMRT_FLOAT64) : NULL;
+    AtenTensorHandle r = b ? shimrt_k_new(op, bn + 2, so, x1->dtype) : NULL;
+    if (r) {
+        const double *ap = shimrt_data(a), *bp = shimrt_data(b);
+        size_t es = shimrt_dtype_size(x1->dtype);
+        for (int64_t q = 0; q < nb; q++)
+            for (int64_t i = 0; i < P; i++)
+                for (int64_t j = 0; j < R; j++) {
+                    double acc = 0;
+                    for (int64_t t = 0; t < M; t++) {
+                        double d = fabs(ap[(q * P + i) * M + t] - bp[(q * R + j) * M + t]);
+                        if (p == 0)
+                            acc += d != 0;
+                        else if (isinf(p))
+                            acc = d > acc ? d : acc;
+                        else
+                            acc += p == 1 ? d : (p == 2 ? d * d : pow(d, p));
+                    }
+                    if (p != 0 && !isinf(p) && p != 1) acc = p == 2 ? sqrt(acc) : pow(acc, 1.0 / p);
+                    shimrt_k_store_f64((char *)shimrt_data(r) + (size_t)((q * P + i) * R + j) * es,
+                                       x1->dtype, acc);
+                }
+    }
+    shimrt_tensor_free(a);
+    shimrt_tensor_free(b);
+    return shimrt_k_give(r, ret0);
+}

@@ -346,3 +346,34 @@ AOTITorchError shimrt_cpu__adaptive_avg_pool2d(AtenTensorHandle self, const int6
     c.adaptive = true;
     return run(op, self, &c, ret0, NULL);
 }
+
+AOTITorchError shimrt_cpu_adaptive_max_pool2d(AtenTensorHandle self, const int64_t *output_size,
+                                              int64_t output_size_len_, AtenTensorHandle *ret0,
+                                              AtenTensorHandle *ret1) {
+    static const char op[] = "adaptive_max_pool2d";
+    if (output_size_len_ != 2)
+        return shimrt_fail(op,
+                           "adaptive_max_pool2d(): internal error: output_size.size() must be 2");
+    if (shimrt_k_check_cpu(op, self, "self") || shimrt_k_check_dtype(op, self, "self"))
+        return AOTI_TORCH_FAILURE;
+    bool ok = self->ndim == 3 || self->ndim == 4;
+    for (int64_t i = 1; ok && i < self->ndim; i++) ok = self->sizes[i] > 0;
+    if (!ok)
+        return shimrt_fail(op,
+                           "adaptive_max_pool2d(): Expected 3D or 4D tensor, but got a "
+                           "%lld-d tensor with a zero dimension",
+                           (long long)self->ndim);
+    if (output_size[0] < 0 || output_size[1] < 0)
+        return shimrt_fail(op, "adaptive_max_pool2d(): elements of output_size must be greater "
+                               "than or equal to 0");
+    if (!shimrt_k_is_floating(self->dtype))
+        return shimrt_fail(op, "\"adaptive_max_pool2d\" not implemented for '%s'",
+                           shimrt_dtype_torch_name(self->dtype));
+    pool_ctx c = {0};
+    c.OH = output_size[0];
+    c.OW = output_size[1];
+    c.dh = c.dw = 1;
+    c.kind = 0;
+    c.adaptive = true;
+    return run(op, self, &c, ret0, ret1);
+}

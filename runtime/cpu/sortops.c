@@ -362,3 +362,108 @@ AOTITorchError shimrt_cpu_logcumsumexp(AtenTensorHandle self, int64_t dim, AtenT
                            shimrt_dtype_torch_name(self->dtype));
     return scan(op, self, dim, self->dtype, SC_LSE, ret0, NULL);
 }
+
+/* nanmedian of every element: the lower median of the non-NaN values; NaN when there is
+ * none. */
+AOTITorchError shimrt_cpu_nanmedian(AtenTensorHandle self, AtenTensorHandle *ret0) {
+    static const char op[] = "nanmedian";
+    if (shimrt_k_check_cpu(op, self, "self") || shimrt_k_check_dtype(op, self, "self"))
+        return AOTI_TORCH_FAILURE;
+    if (self->dtype == SHIMRT_BOOL && shimrt_numel(self) > 0)
+        return shimrt_fail(op, "\"nanmedian_cpu\" not implemented for 'Bool'");
+    int64_t n = shimrt_numel(self);
+    AtenTensorHandle flat = shimrt_k_new(op, self->ndim, self->sizes, self->dtype);
+    if (!flat) return AOTI_TORCH_FAILURE;
+    AtenTensorHandle r =
+        shimrt_k_copy(op, flat, self) ? NULL : shimrt_k_new(op, 0, NULL, self->dtype);
+    if (!r) {
+        shimrt_tensor_free(flat);
+        return AOTI_TORCH_FAILURE;
+    }
+    lines L = {flat, false, 0, 1, n, 1, shimrt_dtype_size(self->dtype), self->dtype};
+    int64_t valid = 0, ix;
+    for (int64_t j = 0; j < n; j++) valid += !isnan(key(at(&L, 0, j), self->dtype));
+    if (valid == 0) {
+        shimrt_k_fill(r, NAN);
+        shimrt_tensor_free(flat);
+        return shimrt_k_give(r, ret0);
+    }
+    sel_ctx c = {&L, (valid - 1) / 2, false, true, shimrt_data(r), &ix, 0};
+    sel_lines(0, 1, &c);
+    shimrt_tensor_free(flat);
+    if (c.oom) {
+        shimrt_tensor_free(r);
+        return shimrt_fail(op, "out of memory");
+    }
+    return shimrt_k_give(r, ret0);
+}
+
+/* mode along dim: the most frequent value of each line (the smallest on ties) and the last
+ * position it holds, as PyTorch's CPU kernel. */
+typedef struct {
+    const lines *L;
+    char *vals;
+    int64_t *idx;
+    volatile int oom;
+} mode_ctx;
+
+static void mode_lines(int64_t b, int64_t e, void *vctx) {
+    mode_ctx *c = vctx;
+    const lines *L = c->L;
+    kv *buf = malloc(sizeof *buf * (size_t)(L->len ? L->len : 1));
+    if (!buf) {
+        c->oom = 1;
+        return;
+    }
+    for (int64_t line = b; line < e; line++) {
+        for (int64_t j = 0; j < L->len; j++) buf[j] = (kv){key(at(L, line, j), L->dt), j};
+        qsort(buf, (size_t)L->len, sizeof *buf, cmp_asc);
+        int64_t best = 0, bestn = 0;
+        for (int64_t s = 0; s < L->len;) {
+            int64_t t = s + 1;
+            while (t < L->len && buf[t].k == buf[s].k) t++;
+            if (t - s > bestn) {
+                bestn = t - s;
+                best = t - 1;
+            }
+            s = t;
+        }
+        int64_t src = L->len ? buf[best].i : 0;
+        memcpy(c->vals + (size_t)line * L->es, at(L, line, src), L->es);
+        c->idx[line] = src;
+    }
+    free(buf);
+}
+
+AOTITorchError shimrt_cpu_mode(AtenTensorHandle self, int64_t dim, int32_t keepdim,
+                               AtenTensorHandle *ret0, AtenTensorHandle *ret1) {
+    static const char op[] = "mode";
+    lines L;
+    if (lines_open(op, self, dim, -1, &L)) return AOTI_TORCH_FAILURE;
+    if (L.len == 0 && self->ndim > 0) {
+        lines_close(&L);
+        return shimrt_fail(op, "mode(): Expected reduction dim %lld to have non-zero size.",
+                           (long long)L.d);
+    }
+    int64_t shape[SHIMRT_MAX_DIMS];
+    int64_t nd = shape_with(self, L.d, 1, keepdim != 0, shape);
+    AtenTensorHandle v = shimrt_k_new(op, nd, shape, self->dtype);
+    AtenTensorHandle ix = v ? shimrt_k_new(op, nd, shape, SHIMRT_INT64) : NULL;
+    AOTITorchError err = v && ix ? AOTI_TORCH_SUCCESS : AOTI_TORCH_FAILURE;
+    if (!err) {
+        /* results are [outer, inner]: line = o * inner + i is also the result's position */
+        mode_ctx c = {&L, shimrt_data(v), shimrt_data(ix), 0};
+        int64_t n = L.outer * L.inner;
+        if (n > 0) torch_parallel_for(0, n, 1, mode_lines, &c);
+        if (c.oom) err = shimrt_fail(op, "out of memory");
+    }
+    lines_close(&L);
+    if (err) {
+        shimrt_tensor_free(v);
+        shimrt_tensor_free(ix);
+        return AOTI_TORCH_FAILURE;
+    }
+    *ret0 = v;
+    *ret1 = ix;
+    return AOTI_TORCH_SUCCESS;
+}

@@ -509,6 +509,11 @@ def line_family():
                                  [T(x), k, dim, keep, Ret(), Ret()],
                                  lambda x=x, k=k, keep=keep: A.kthvalue(x, k, dim, bool(keep)))
                 case(tag, "aoti_torch_cpu_median", [T(x), Ret()], lambda x=x: A.median(x))
+                case(tag, "aoti_torch_cpu_nanmedian", [T(x), Ret()], lambda x=x: A.nanmedian(x))
+                y = rand(x.shape, dt, -2, 2)  # ties: the smallest most frequent value
+                for keep in (0, 1):
+                    case(f"{tag} keepdim={keep}", "aoti_torch_cpu_mode", [T(y), dim, keep, Ret(), Ret()],
+                         lambda y=y, keep=keep: A.mode(y, dim, bool(keep)))
                 for odt in (None, torch.float64, torch.int64, torch.float16):
                     code = None if odt is None else DT[odt]
                     for name, ref in (("cumsum", A.cumsum), ("cumprod", A.cumprod)):
@@ -537,6 +542,9 @@ def line_family():
         case(f"nan largest={largest}", "aoti_torch_cpu_topk", [T(x), 2, 1, largest, 1, Ret(), Ret()],
              lambda largest=largest: A.topk(x, 2, 1, bool(largest)))
     case("nan", "aoti_torch_cpu_median", [T(x), Ret()], lambda: A.median(x))
+    case("nan", "aoti_torch_cpu_nanmedian", [T(x), Ret()], lambda: A.nanmedian(x))
+    allnan = torch.full([3], float("nan"))
+    case("all nan", "aoti_torch_cpu_nanmedian", [T(allnan), Ret()], lambda: A.nanmedian(allnan))
     case("nan k=3", "aoti_torch_cpu_kthvalue", [T(x[:1]), 3, 1, 0, Ret(), Ret()],
          lambda: A.kthvalue(x[:1], 3, 1))
     for name, ref in (("cummax", A.cummax), ("cummin", A.cummin)):
@@ -625,6 +633,9 @@ def pool_family():
                     case(f"{tag} out{osz}", "aoti_torch_cpu__adaptive_avg_pool2d",
                          [T(x), osz, Ret()],
                          lambda x=x, osz=osz: A._adaptive_avg_pool2d(x, osz), loose=True)
+                    case(f"{tag} out{osz}", "aoti_torch_cpu_adaptive_max_pool2d",
+                         [T(x), osz, Ret(), Ret()],
+                         lambda x=x, osz=osz: A.adaptive_max_pool2d(x, osz))
     x = torch.tensor([[[1.0, float("nan"), 3.0], [float("-inf"), float("-inf"), 2.0]]])
     case("nan", "aoti_torch_cpu_max_pool2d_with_indices", [T(x), [2], [1], [0], [1], 0, Ret(),
                                                            Ret()],
@@ -655,6 +666,11 @@ def misc_family():
                     m = rand(mshape, torch.bool)
                     case(f"{tag} mask {mshape}", "aoti_torch_cpu_masked_select",
                          [T(x), T(m), Ret()], lambda x=x, m=m: A.masked_select(x, m))
+                    for srcn in (30, 1):
+                        src = rand([srcn], dt)
+                        case(f"{tag} mask {mshape} source {srcn}", "aoti_torch_cpu_masked_scatter",
+                             [T(x), T(m), T(src), Ret()],
+                             lambda x=x, m=m, src=src: A.masked_scatter(x, m, src))
                 if x.dim():
                     for dim, st, en, step in ((0, None, None, 1), (-1, 1, None, 2), (0, -2, 10, 1),
                                               (0, 5, 2, 1), (-1, -100, -1, 3), (0, 0, 1, 0)):
@@ -804,8 +820,59 @@ def bag_family():
                  lambda w=w, bad=bad, ref_op=ref_op: ref_op(w, bad, torch.tensor([0])))
 
 
+def pow_family():
+    for da in NUMERIC + [torch.bool]:
+        for db in (da, torch.int64, torch.float32, torch.float64):
+            for sa, sb in (([3, 4], [3, 4]), ([3, 4], [4]), ([2, 1], []), ([0, 2], [2])):
+                a = rand(sa, da, -3, 3)
+                b = rand(sb, db, 0, 3) if db not in FLOATS else rand(sb, db, -2, 2)
+                if da in FLOATS:
+                    a = a.abs() + 0.5 if da != torch.bool else a
+                case(f"{da} {sa} ** {db} {sb}", "aoti_torch_cpu_pow_Tensor_Tensor",
+                     [T(a), T(b), Ret()], lambda a=a, b=b: A.pow.Tensor_Tensor(a, b), loose=True)
+        neg = rand([4], da, -3, -1) if da not in (torch.uint8, torch.bool) else rand([4], da)
+        nb = rand([4], da, -2, 2)
+        case(f"{da} negative exponent", "aoti_torch_cpu_pow_Tensor_Tensor",
+             [T(nb), T(neg), Ret()],
+             lambda nb=nb, neg=neg: A.pow.Tensor_Tensor(nb, neg), loose=True)
+        for base in (2.0, 0.5, -1.5, 0.0):
+            e = rand([3, 2], da, 0, 3)
+            case(f"{base} ** {da}", "aoti_torch_cpu_pow_Scalar", [base, T(e), Ret()],
+                 lambda base=base, e=e: A.pow.Scalar(base, e), loose=True)
+
+
+def quant_dist_family():
+    for dt in (torch.float32, torch.bfloat16, torch.float16, torch.float64):
+        # (PyTorch 2.15's bfloat16/float16 int8pack kernel dies of SIGSEGV on these shapes:
+        # only float32 and the refused float64 are compared)
+        for (m, k, n) in ((3, 8, 5), (1, 16, 1), (7, 32, 9), (0, 8, 4)):
+            if dt in (torch.bfloat16, torch.float16):
+                continue
+            a, b = rand([m, k], dt), rand([n, k], torch.int8, -128, 127)
+            sc = rand([n], dt, 0, 1)
+            for lay, x in layouts(a):
+                case(f"{dt} {m}x{k}x{n} {lay}", "aoti_torch_cpu__weight_int8pack_mm",
+                     [T(x), T(b), T(sc), Ret()],
+                     lambda x=x, b=b, sc=sc: A._weight_int8pack_mm(x, b, sc),
+                     loose={torch.float32: (1e-4, 1e-3), torch.float64: (1e-6, 1e-6),
+                            torch.bfloat16: (3e-2, 3e-1), torch.float16: (4e-3, 1e-1)}[dt])
+        case(f"{dt} int32 weight", "aoti_torch_cpu__weight_int8pack_mm",
+             [T(rand([2, 4], dt)), T(rand([3, 4], torch.int32)), T(rand([3], dt)), Ret()],
+             lambda: A._weight_int8pack_mm(rand([2, 4], dt), rand([3, 4], torch.int32),
+                                           rand([3], dt)))
+        for s1, s2 in (([5, 3], [4, 3]), ([2, 5, 3], [2, 4, 3]), ([2, 1, 5, 3], [3, 4, 3]),
+                       ([0, 3], [4, 3]), ([5, 3], [4, 2])):
+            x1, x2 = rand(s1, dt), rand(s2, dt)
+            for p in (2.0, 1.0, 0.0, 3.0, float("inf")):
+                for cm in (None, 2):
+                    case(f"{dt} {s1} {s2} p={p} mode={cm}", "aoti_torch_cpu__cdist_forward",
+                         [T(x1), T(x2), p, Opt(cm), Ret()],
+                         lambda x1=x1, x2=x2, p=p, cm=cm: A._cdist_forward(x1, x2, p, cm),
+                         loose=True)
+
+
 FAMILIES = [mm_family, conv_family, line_family, sdpa_family, pool_family, misc_family,
-            index_family, bag_family]
+            index_family, bag_family, pow_family, quant_dist_family]
 for fam in FAMILIES:
     fam()
 
