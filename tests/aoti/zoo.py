@@ -10,7 +10,8 @@ Cache: ${SHIMGEN_ZOO_CACHE:-${XDG_CACHE_HOME:-~/.cache}/shimgen}/zoo-<hash>, the
 this file and torch.__version__; reused when its .complete stamp is there, made under flock
 otherwise. Per model NAME: NAME/model.pt2 (link_libtorch=False: needs only the C shim, what
 libshimrt runs), NAME/in<i>.npy, NAME/out<i>.npy (eager, outputs flattened in pytree order),
-NAME/meta.json (tolerances, compile seconds). mlp_blob keeps its weights outside the .so. --default also makes NAME/default.pt2, the same
+NAME/meta.json (tolerances, compile seconds). mlp_blob keeps its weights outside the .so;
+dynamic_batch is exported with a dynamic batch dimension and run at another batch size. --default also makes NAME/default.pt2, the same
 program compiled PyTorch's default way (linked to libtorch), for bench/aoti_bench.sh.
 """
 import fcntl
@@ -213,6 +214,8 @@ ZOO = {
     "vit_block": (ViTBlock, lambda: (torch.randn(2, 3, 16, 16, generator=g(9)),), 1e-4, 1e-5),
     "lstm": (LSTMModel, lambda: (torch.randn(2, 5, 8, generator=g(10)),), 1e-4, 1e-5),
     "dw_separable": (DWSeparable, lambda: (torch.randn(2, 3, 32, 32, generator=g(11)),), 1e-4, 1e-5),
+    # exported with a dynamic batch dim from a batch of 3, run at a batch of 5
+    "dynamic_batch": (CNN, lambda: (torch.randn(5, 3, 16, 16, generator=g(15)),), 1e-4, 1e-5),
     "int64_index": (Int64Index, lambda: (torch.randint(0, 64, (3, 5), generator=g(12)),
                                          torch.randint(0, 5, (3, 5), generator=g(13))), 1e-5, 1e-6),
 }
@@ -247,7 +250,11 @@ def build(name, folder, default):
         for i, t in enumerate(ref):
             np.save(os.path.join(folder, f"out{i}.npy"), t.contiguous().numpy())
         meta["outputs"] = len(ref)
-        ep = torch.export.export(m, inputs)
+        if name == "dynamic_batch":
+            batch = torch.export.Dim("batch", min=2, max=64)
+            ep = torch.export.export(m, (torch.randn(3, 3, 16, 16),), dynamic_shapes=({0: batch},))
+        else:
+            ep = torch.export.export(m, inputs)
         t0 = time.time()
         configs = {"aot_inductor.link_libtorch": False}
         if name.endswith("_blob"):
