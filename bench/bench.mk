@@ -22,3 +22,9 @@ BENCH_STEPS += bench-run
 bench-engine: $(LIBSHIMRT_A)
 	@BUILD=$(BUILD) CC="$(CC)" RT_LDLIBS="$(RT_LDLIBS)" sh bench/engine/run.sh
 BENCH_STEPS += bench-engine
+
+# AOTInductor packages: shimrt-run vs PyTorch's own loader, per zoo model (bench/aoti/).
+.PHONY: bench-aoti
+bench-aoti: $(SHIMRT_RUN)
+	@BUILD=$(BUILD) sh bench/aoti/run.sh
+BENCH_STEPS += bench-aoti

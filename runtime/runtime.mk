@@ -111,3 +111,6 @@ $(BUILD)/obj/runtime/cpu/kern_v4.o: CFLAGS += -march=x86-64-v4 -mprefer-vector-w
 # GEMM goes to OpenBLAS (Debian's libopenblas-dev, pthreads build; .ci/deps installs it).
 OPENBLAS_CPPFLAGS := -I/usr/include/x86_64-linux-gnu/openblas-pthread
 $(BUILD)/obj/runtime/cpu/linalg.o: CPPFLAGS += $(OPENBLAS_CPPFLAGS)
+
+# libshimrt-aoti and shimrt-run (AOTInductor packages): runtime/aoti/aoti.mk.
+include runtime/aoti/aoti.mk
