@@ -9,9 +9,9 @@ RT_CXX_SRCS  := runtime/core/cxx_boundary.cc
 RT_OBJS      := $(RT_SRCS:%.c=$(BUILD)/obj/%.o) $(RT_CXX_SRCS:%.cc=$(BUILD)/obj/%.o) $(SCHEMA_OBJS)
 LIBSHIMRT_A  := $(BUILD)/libshimrt.a
 LIBSHIMRT_SO := $(BUILD)/libshimrt.so
-# -lsleefgnuabi: SLEEF's 1-ulp vector exp/log/tanh under the vector-ABI names gcc calls
-# (_ZGVdN8v_expf, ...), PyTorch's own math library (libsleef-dev); see docs/engine.md
-RT_LDLIBS    := -lopenblas -ldnnl -lgomp -lsleefgnuabi $(LDLIBS_COMMON) -lstdc++
+# -lsleef: SLEEF's 1-ulp exp/log/tanh, PyTorch's own math library (libsleef-dev), called
+# by its explicit names from runtime/cpu/vecmath.c; see docs/engine.md
+RT_LDLIBS    := -lopenblas -ldnnl -lgomp -lsleef $(LDLIBS_COMMON) -lstdc++
 CXX          ?= g++
 CXXFLAGS_RT  := -std=c++17 -Wall -Wextra -Werror $(OPT) $(SANFLAGS) -fPIC -fvisibility=hidden -MMD -MP
 
@@ -96,16 +96,16 @@ UNINSTALL_STEPS += uninstall-shimrt
 # The kernel engine: integer ops wrap in two's complement as PyTorch's do (-fwrapv), and
 # floating expressions are never contracted behind the definition's back (sh_fma is explicit).
 # -O3: gcc 12 vectorizes loops of unknown trip count only beyond -O2's very-cheap cost
-# model; -fno-math-errno lets sqrt inline; -fopenmp-simd + SHIMRT_LIBMVEC: exp/log/tanh
-# through the vector-ABI functions, which SLEEF's gnuabi library provides (RT_LDLIBS; check
-# with -fopt-info-vec).
+# model; -fno-math-errno lets sqrt inline; -fopenmp-simd + SHIMRT_VECMATH: exp/log/tanh
+# through the vector-ABI variants of runtime/cpu/vecmath.c's SLEEF functions (check with
+# -fopt-info-vec).
 # kern_{base,v3,v4}.c are the same kernels built three times; pointwise.c picks one by
 # __builtin_cpu_supports at run time (SHIMRT_ISA=base or v3 forces a lower one).
 ENGINE_OBJS := $(addprefix $(BUILD)/obj/runtime/cpu/,pointwise.o reduce.o engine.o kern_base.o kern_v3.o kern_v4.o)
 $(ENGINE_OBJS): CFLAGS += -O3 -fno-math-errno -fwrapv -ffp-contract=off
 KERN_OBJS := $(addprefix $(BUILD)/obj/runtime/cpu/,kern_base.o kern_v3.o kern_v4.o)
 $(KERN_OBJS): CFLAGS += -fopenmp-simd
-$(KERN_OBJS): CPPFLAGS += -DSHIMRT_LIBMVEC
+$(KERN_OBJS): CPPFLAGS += -DSHIMRT_VECMATH
 $(BUILD)/obj/runtime/cpu/kern_v3.o: CFLAGS += -march=x86-64-v3
 $(BUILD)/obj/runtime/cpu/kern_v4.o: CFLAGS += -march=x86-64-v4 -mprefer-vector-width=512
 # GEMM goes to OpenBLAS (Debian's libopenblas-dev, pthreads build; .ci/deps installs it).

@@ -73,8 +73,12 @@ AOTITorchError shimrt_cpu__scaled_dot_product_flash_attention_for_cpu(
     }
     bool f64 = dt == SHIMRT_FLOAT64;
     int32_t acc = f64 ? SHIMRT_FLOAT64 : SHIMRT_FLOAT32;
-    int64_t osz[4] = {B, Hq, L, E}, lsz[3] = {B, Hq, L}, lst[3] = {L * Hq, 1, Hq};
-    AtenTensorHandle out = shimrt_k_new(OP, 4, osz, dt);
+    /* PyTorch's layouts (a compiled model checks them): the output is empty_like(query)
+     * (query's strides when dense), logsumexp is made as [B, L, H] and returned as [B, H, L] */
+    int64_t osz[4] = {B, Hq, L, E}, ost[4];
+    shimrt_k_preserve_strides(query, ost);
+    int64_t lsz[3] = {B, Hq, L}, lst[3] = {L * Hq, 1, Hq};
+    AtenTensorHandle out = shimrt_tensor_empty(OP, 4, osz, ost, dt, SHIMRT_DEV_CPU, 0);
     AtenTensorHandle lse =
         out ? shimrt_tensor_empty(OP, 3, lsz, lst, acc, SHIMRT_DEV_CPU, 0) : NULL;
     AtenTensorHandle q = NULL, k = NULL, v = NULL, m = NULL, o = NULL;
@@ -85,7 +89,7 @@ AOTITorchError shimrt_cpu__scaled_dot_product_flash_attention_for_cpu(
     k = widen_to(key, acc);
     v = widen_to(value, acc);
     m = attn_mask ? widen_to(attn_mask, acc) : NULL;
-    o = widen_to(out, acc); /* out itself for float32 and float64 */
+    o = shimrt_k_new(OP, 4, osz, acc); /* dense [B, H, L, E] rows for the GEMMs, copied to out */
     sc = malloc(sizeof *sc * (size_t)(L * S > 0 ? L * S : 1));
     void *pbuf = malloc((f64 ? 8 : 4) * (size_t)(L * S > 0 ? L * S : 1));
     if (!q || !k || !v || (attn_mask && !m) || !o || !sc || !pbuf) {

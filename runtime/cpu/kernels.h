@@ -485,7 +485,7 @@ const sh_argmax_kern SH_KCAT(sh_argtabs_, SH_KSUFFIX)[10] = {SH_APAIRS(SH_AENT)}
 
 /* softmax / log_softmax of one contiguous line of doubles, in place (computed in double;
  * a NaN anywhere makes the line NaN, as max and exp propagate it). The max and the sum
- * keep 32 lanes; exp is libmvec's vector exp in the v3/v4 builds. */
+ * keep 32 lanes; exp is SLEEF's (vectorized in the v3/v4 builds, runtime/cpu/vecmath.c). */
 static void sm_line(double *x, int64_t n, int logsm) {
     enum { L = 32, CH = 256 };
     double a[L], t[CH];
@@ -497,9 +497,9 @@ static void sm_line(double *x, int64_t n, int logsm) {
     double m = a[0];
     for (int l = 1; l < L; l++) m = (a[l] > m || a[l] != a[l]) ? a[l] : m;
     for (int l = 0; l < L; l++) a[l] = 0;
-    for (i = 0; i < n; i += CH) { /* chunks: exp as a plain map (libmvec), then the sum */
+    for (i = 0; i < n; i += CH) { /* chunks: exp as a plain map, then the sum */
         int64_t c = n - i < CH ? n - i : CH;
-        for (int64_t k = 0; k < c; k++) t[k] = exp(x[i + k] - m);
+        for (int64_t k = 0; k < c; k++) t[k] = SH_EXPD(x[i + k] - m);
         int64_t k = 0;
         for (; k + L <= c; k += L)
             for (int l = 0; l < L; l++) a[l] += t[k + l];

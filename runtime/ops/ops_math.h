@@ -12,29 +12,42 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-/* Vector variants of the transcendental functions from glibc's libmvec (at most 4 ulp, as
- * documented by glibc; PyTorch's SLEEF kernels are within 1 ulp): declared SIMD-callable
- * so that gcc vectorizes the loops calling them (built with -fopenmp-simd, linked with
- * -lmvec). */
-#if defined(SHIMRT_LIBMVEC) && defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+/* exp, log and tanh: SLEEF's (runtime/cpu/vecmath.c, within 1 ulp as PyTorch's) in the
+ * engine's kernels, declared SIMD-callable so that gcc vectorizes the loops calling them
+ * (built with -fopenmp-simd and SHIMRT_VECMATH; `const` tells gcc the calls touch no
+ * memory, which the vectorizer needs); elsewhere the C library's. */
+#if defined(SHIMRT_VECMATH) && defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
 #pragma omp declare simd notinbranch
-float expf(float);
+__attribute__((const)) float shimrt_vm_expf(float);
 #pragma omp declare simd notinbranch
-double exp(double);
+__attribute__((const)) double shimrt_vm_exp(double);
 #pragma omp declare simd notinbranch
-float logf(float);
+__attribute__((const)) float shimrt_vm_logf(float);
 #pragma omp declare simd notinbranch
-double log(double);
+__attribute__((const)) double shimrt_vm_log(double);
 #pragma omp declare simd notinbranch
-float tanhf(float);
+__attribute__((const)) float shimrt_vm_tanhf(float);
 #pragma omp declare simd notinbranch
-double tanh(double);
+__attribute__((const)) double shimrt_vm_tanh(double);
+#define SH_EXPF shimrt_vm_expf
+#define SH_EXPD shimrt_vm_exp
+#define SH_LOGF shimrt_vm_logf
+#define SH_LOGD shimrt_vm_log
+#define SH_TANHF shimrt_vm_tanhf
+#define SH_TANHD shimrt_vm_tanh
+#else
+#define SH_EXPF expf
+#define SH_EXPD exp
+#define SH_LOGF logf
+#define SH_LOGD log
+#define SH_TANHF tanhf
+#define SH_TANHD tanh
 #endif
 
 static inline float sh_rsqrtf_(float v) { return 1.0f / sqrtf(v); }
 static inline double sh_rsqrt_(double v) { return 1.0 / sqrt(v); }
-static inline float sh_sigmoidf_(float v) { return 1.0f / (1.0f + expf(-v)); }
-static inline double sh_sigmoid_(double v) { return 1.0 / (1.0 + exp(-v)); }
+static inline float sh_sigmoidf_(float v) { return 1.0f / (1.0f + SH_EXPF(-v)); }
+static inline double sh_sigmoid_(double v) { return 1.0 / (1.0 + SH_EXPD(-v)); }
 static inline int64_t sh_absi_(int64_t v) { return v < 0 ? (int64_t)(0u - (uint64_t)v) : v; }
 static inline int sh_isnanf_(float v) { return isnan(v); }
 static inline int sh_isnand_(double v) { return isnan(v); }
@@ -91,11 +104,11 @@ static inline int64_t sh_floordivi_(int64_t a, int64_t b) {
 
 #define SH_GEN_F(v, F, D, I) _Generic((v), float : F, double : D, default : I)
 
-#define sh_exp(v) SH_GEN_F((v), expf, exp, exp)(v)
-#define sh_log(v) SH_GEN_F((v), logf, log, log)(v)
+#define sh_exp(v) SH_GEN_F((v), SH_EXPF, SH_EXPD, SH_EXPD)(v)
+#define sh_log(v) SH_GEN_F((v), SH_LOGF, SH_LOGD, SH_LOGD)(v)
 #define sh_sqrt(v) SH_GEN_F((v), sqrtf, sqrt, sqrt)(v)
 #define sh_rsqrt(v) SH_GEN_F((v), sh_rsqrtf_, sh_rsqrt_, sh_rsqrt_)(v)
-#define sh_tanh(v) SH_GEN_F((v), tanhf, tanh, tanh)(v)
+#define sh_tanh(v) SH_GEN_F((v), SH_TANHF, SH_TANHD, SH_TANHD)(v)
 #define sh_sigmoid(v) SH_GEN_F((v), sh_sigmoidf_, sh_sigmoid_, sh_sigmoid_)(v)
 #define sh_floor(v) SH_GEN_F((v), floorf, floor, floor)(v)
 #define sh_abs(v) SH_GEN_F((v), fabsf, fabs, sh_absi_)(v)
