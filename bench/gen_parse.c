@@ -74,7 +74,8 @@ static long full_load(const char *path, size_t *n_funcs, size_t *n_written) {
 int main(void) {
     const char *shared = getenv("SHIMGEN_SHARED");
     if (!shared || !*shared) {
-        printf("| gen_parse | skipped: SHIMGEN_SHARED not set (PyTorch's data, .ci/pytorch-data) |\n");
+        printf(
+            "| gen_parse | skipped: SHIMGEN_SHARED not set (PyTorch's data, .ci/pytorch-data) |\n");
         return 0;
     }
     char path[4096];

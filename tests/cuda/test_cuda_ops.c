@@ -1000,8 +1000,7 @@ Test(cuda_ops, index_select_matches_cpu, .timeout = 600) {
                      gf = to_cuda(f, 0);
     gw = NULL;
     DEVICE_FAIL(aoti_torch_cpu_index_select(a, 1, i1, &w),
-                aoti_torch_cuda_index_select(ga, 1, gbad, &gw), gw,
-                "index out of range in self");
+                aoti_torch_cuda_index_select(ga, 1, gbad, &gw), gw, "index out of range in self");
     BOTH_FAIL(aoti_torch_cpu_index_select(a, 0, f, &w),
               aoti_torch_cuda_index_select(ga, 0, gf, &gw),
               "index_select(): Expected dtype int32 or int64 for index");

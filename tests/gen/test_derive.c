@@ -114,7 +114,8 @@ static void dump_diags(void) {
 
 static int load_real(void) {
     const char *shared = getenv("SHIMGEN_SHARED");
-    if (!shared || !*shared) cr_skip_test("SHIMGEN_SHARED not set: no PyTorch data (.ci/pytorch-data)");
+    if (!shared || !*shared)
+        cr_skip_test("SHIMGEN_SHARED not set: no PyTorch data (.ci/pytorch-data)");
     char path[4096];
     snprintf(path, sizeof path, "%s/pytorch", shared);
     cr_assert_eq(sg_load_dir(ctx, path), 0, "cannot load %s", path);

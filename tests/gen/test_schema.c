@@ -72,7 +72,8 @@ typedef struct func_line {
 
 static func_line *load_funcs(char **data, int *n) {
     const char *shared = getenv("SHIMGEN_SHARED");
-    if (!shared || !*shared) cr_skip_test("SHIMGEN_SHARED not set: no PyTorch data (.ci/pytorch-data)");
+    if (!shared || !*shared)
+        cr_skip_test("SHIMGEN_SHARED not set: no PyTorch data (.ci/pytorch-data)");
     char path[4096];
     snprintf(path, sizeof path, "%s/pytorch/native_functions.yaml", shared);
     size_t len = 0;
