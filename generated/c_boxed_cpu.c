@@ -209,6 +209,38 @@ void boxed_cpu_argmax(StableIValue* stack_, uint64_t num_args_, uint64_t num_out
     shimrt_box_finish(&box_);
 }
 
+/* aten.bernoulli_.Tensor: bernoulli_.Tensor(Tensor(a!) self, Tensor p, *, Generator? generator=None) -> Tensor(a!) */
+void boxed_cpu_bernoulli__Tensor(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[3] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_OPT_GENERATOR};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "bernoulli_.Tensor", stack_, num_args_, 3, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
+    AtenTensorHandle p = shimrt_box_tensor(&box_, 1);
+    AtenGeneratorHandle generator_v_ = NULL;
+    AtenGeneratorHandle* generator = shimrt_box_opt_generator(&box_, 2, &generator_v_);
+    shimrt_box_keep(&box_, 0);
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_bernoulli__Tensor(self, p, generator));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_alias(&box_, 0, 0);
+    shimrt_box_finish(&box_);
+}
+
+/* aten.bernoulli_.float: bernoulli_.float(Tensor(a!) self, float p=0.5, *, Generator? generator=None) -> Tensor(a!) */
+void boxed_cpu_bernoulli__float(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[3] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_NONE, SHIMRT_KIND_OPT_GENERATOR};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "bernoulli_.float", stack_, num_args_, 3, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
+    double p = shimrt_box_float(&box_, 1);
+    AtenGeneratorHandle generator_v_ = NULL;
+    AtenGeneratorHandle* generator = shimrt_box_opt_generator(&box_, 2, &generator_v_);
+    shimrt_box_keep(&box_, 0);
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_bernoulli__float(self, p, generator));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_alias(&box_, 0, 0);
+    shimrt_box_finish(&box_);
+}
+
 /* aten.bitwise_and.Tensor: bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor */
 void boxed_cpu_bitwise_and_Tensor(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
     static const unsigned char arg_kinds_[2] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR};
@@ -503,6 +535,22 @@ void boxed_cpu_exp(StableIValue* stack_, uint64_t num_args_, uint64_t num_output
     SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_exp(self, &ret0));
     shimrt_box_release_args(&box_);
     shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_finish(&box_);
+}
+
+/* aten.exponential_.default: exponential_(Tensor(a!) self, float lambd=1, *, Generator? generator=None) -> Tensor(a!) */
+void boxed_cpu_exponential_(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[3] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_NONE, SHIMRT_KIND_OPT_GENERATOR};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "exponential_", stack_, num_args_, 3, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
+    double lambd = shimrt_box_float(&box_, 1);
+    AtenGeneratorHandle generator_v_ = NULL;
+    AtenGeneratorHandle* generator = shimrt_box_opt_generator(&box_, 2, &generator_v_);
+    shimrt_box_keep(&box_, 0);
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_exponential_(self, lambd, generator));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_alias(&box_, 0, 0);
     shimrt_box_finish(&box_);
 }
 
@@ -1103,6 +1151,23 @@ void boxed_cpu_new_zeros(StableIValue* stack_, uint64_t num_args_, uint64_t num_
     shimrt_box_finish(&box_);
 }
 
+/* aten.normal_.default: normal_(Tensor(a!) self, float mean=0, float std=1, *, Generator? generator=None) -> Tensor(a!) */
+void boxed_cpu_normal_(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[4] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_NONE, SHIMRT_KIND_NONE, SHIMRT_KIND_OPT_GENERATOR};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "normal_", stack_, num_args_, 4, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
+    double mean = shimrt_box_float(&box_, 1);
+    double std = shimrt_box_float(&box_, 2);
+    AtenGeneratorHandle generator_v_ = NULL;
+    AtenGeneratorHandle* generator = shimrt_box_opt_generator(&box_, 3, &generator_v_);
+    shimrt_box_keep(&box_, 0);
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_normal_(self, mean, std, generator));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_alias(&box_, 0, 0);
+    shimrt_box_finish(&box_);
+}
+
 /* aten.ones_like.default: ones_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor */
 void boxed_cpu_ones_like(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
     static const unsigned char arg_kinds_[6] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_OPT_CODE, SHIMRT_KIND_OPT_CODE, SHIMRT_KIND_OPT_DEVICE, SHIMRT_KIND_OPT_BOOL, SHIMRT_KIND_OPT_CODE};
@@ -1169,6 +1234,283 @@ void boxed_cpu_pow_Tensor_Scalar(StableIValue* stack_, uint64_t num_args_, uint6
     double exponent = shimrt_box_scalar(&box_, 1);
     AtenTensorHandle ret0 = NULL;
     SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_pow_Tensor_Scalar(self, exponent, &ret0));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_finish(&box_);
+}
+
+/* aten.rand.default: rand(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor */
+void boxed_cpu_rand(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[5] = {SHIMRT_KIND_INT_LIST, SHIMRT_KIND_OPT_CODE, SHIMRT_KIND_OPT_CODE, SHIMRT_KIND_OPT_DEVICE, SHIMRT_KIND_OPT_BOOL};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "rand", stack_, num_args_, 5, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    int64_t size_len_ = 0;
+    const int64_t* size = shimrt_box_int_list(&box_, 0, &size_len_);
+    int32_t dtype_v_ = 0;
+    int32_t* dtype = shimrt_box_opt_code(&box_, 1, &dtype_v_);
+    int32_t layout_v_ = 0;
+    int32_t* layout = shimrt_box_opt_code(&box_, 2, &layout_v_);
+    int32_t device_v_ = 0;
+    int32_t device_index_ = -1;
+    int32_t* device = shimrt_box_opt_device(&box_, 3, &device_v_, &device_index_);
+    int32_t pin_memory_v_ = 0;
+    int32_t* pin_memory = shimrt_box_opt_bool(&box_, 4, &pin_memory_v_);
+    AtenTensorHandle ret0 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_rand(size, size_len_, dtype, layout, device, device_index_, pin_memory, &ret0));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_finish(&box_);
+}
+
+/* aten.rand.generator: rand.generator(SymInt[] size, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor */
+void boxed_cpu_rand_generator(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[6] = {SHIMRT_KIND_INT_LIST, SHIMRT_KIND_OPT_GENERATOR, SHIMRT_KIND_OPT_CODE, SHIMRT_KIND_OPT_CODE, SHIMRT_KIND_OPT_DEVICE, SHIMRT_KIND_OPT_BOOL};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "rand.generator", stack_, num_args_, 6, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    int64_t size_len_ = 0;
+    const int64_t* size = shimrt_box_int_list(&box_, 0, &size_len_);
+    AtenGeneratorHandle generator_v_ = NULL;
+    AtenGeneratorHandle* generator = shimrt_box_opt_generator(&box_, 1, &generator_v_);
+    int32_t dtype_v_ = 0;
+    int32_t* dtype = shimrt_box_opt_code(&box_, 2, &dtype_v_);
+    int32_t layout_v_ = 0;
+    int32_t* layout = shimrt_box_opt_code(&box_, 3, &layout_v_);
+    int32_t device_v_ = 0;
+    int32_t device_index_ = -1;
+    int32_t* device = shimrt_box_opt_device(&box_, 4, &device_v_, &device_index_);
+    int32_t pin_memory_v_ = 0;
+    int32_t* pin_memory = shimrt_box_opt_bool(&box_, 5, &pin_memory_v_);
+    AtenTensorHandle ret0 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_rand_generator(size, size_len_, generator, dtype, layout, device, device_index_, pin_memory, &ret0));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_finish(&box_);
+}
+
+/* aten.randint.default: randint(SymInt high, SymInt[] size, *, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor */
+void boxed_cpu_randint(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[6] = {SHIMRT_KIND_NONE, SHIMRT_KIND_INT_LIST, SHIMRT_KIND_OPT_CODE, SHIMRT_KIND_OPT_CODE, SHIMRT_KIND_OPT_DEVICE, SHIMRT_KIND_OPT_BOOL};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "randint", stack_, num_args_, 6, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    int64_t high = shimrt_box_int(&box_, 0);
+    int64_t size_len_ = 0;
+    const int64_t* size = shimrt_box_int_list(&box_, 1, &size_len_);
+    int32_t dtype_v_ = 0;
+    int32_t* dtype = shimrt_box_opt_code(&box_, 2, &dtype_v_);
+    int32_t layout_v_ = 0;
+    int32_t* layout = shimrt_box_opt_code(&box_, 3, &layout_v_);
+    int32_t device_v_ = 0;
+    int32_t device_index_ = -1;
+    int32_t* device = shimrt_box_opt_device(&box_, 4, &device_v_, &device_index_);
+    int32_t pin_memory_v_ = 0;
+    int32_t* pin_memory = shimrt_box_opt_bool(&box_, 5, &pin_memory_v_);
+    AtenTensorHandle ret0 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_randint(high, size, size_len_, dtype, layout, device, device_index_, pin_memory, &ret0));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_finish(&box_);
+}
+
+/* aten.randint.generator: randint.generator(SymInt high, SymInt[] size, *, Generator? generator, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor */
+void boxed_cpu_randint_generator(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[7] = {SHIMRT_KIND_NONE, SHIMRT_KIND_INT_LIST, SHIMRT_KIND_OPT_GENERATOR, SHIMRT_KIND_OPT_CODE, SHIMRT_KIND_OPT_CODE, SHIMRT_KIND_OPT_DEVICE, SHIMRT_KIND_OPT_BOOL};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "randint.generator", stack_, num_args_, 7, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    int64_t high = shimrt_box_int(&box_, 0);
+    int64_t size_len_ = 0;
+    const int64_t* size = shimrt_box_int_list(&box_, 1, &size_len_);
+    AtenGeneratorHandle generator_v_ = NULL;
+    AtenGeneratorHandle* generator = shimrt_box_opt_generator(&box_, 2, &generator_v_);
+    int32_t dtype_v_ = 0;
+    int32_t* dtype = shimrt_box_opt_code(&box_, 3, &dtype_v_);
+    int32_t layout_v_ = 0;
+    int32_t* layout = shimrt_box_opt_code(&box_, 4, &layout_v_);
+    int32_t device_v_ = 0;
+    int32_t device_index_ = -1;
+    int32_t* device = shimrt_box_opt_device(&box_, 5, &device_v_, &device_index_);
+    int32_t pin_memory_v_ = 0;
+    int32_t* pin_memory = shimrt_box_opt_bool(&box_, 6, &pin_memory_v_);
+    AtenTensorHandle ret0 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_randint_generator(high, size, size_len_, generator, dtype, layout, device, device_index_, pin_memory, &ret0));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_finish(&box_);
+}
+
+/* aten.randint.low: randint.low(SymInt low, SymInt high, SymInt[] size, *, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor */
+void boxed_cpu_randint_low(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[7] = {SHIMRT_KIND_NONE, SHIMRT_KIND_NONE, SHIMRT_KIND_INT_LIST, SHIMRT_KIND_OPT_CODE, SHIMRT_KIND_OPT_CODE, SHIMRT_KIND_OPT_DEVICE, SHIMRT_KIND_OPT_BOOL};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "randint.low", stack_, num_args_, 7, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    int64_t low = shimrt_box_int(&box_, 0);
+    int64_t high = shimrt_box_int(&box_, 1);
+    int64_t size_len_ = 0;
+    const int64_t* size = shimrt_box_int_list(&box_, 2, &size_len_);
+    int32_t dtype_v_ = 0;
+    int32_t* dtype = shimrt_box_opt_code(&box_, 3, &dtype_v_);
+    int32_t layout_v_ = 0;
+    int32_t* layout = shimrt_box_opt_code(&box_, 4, &layout_v_);
+    int32_t device_v_ = 0;
+    int32_t device_index_ = -1;
+    int32_t* device = shimrt_box_opt_device(&box_, 5, &device_v_, &device_index_);
+    int32_t pin_memory_v_ = 0;
+    int32_t* pin_memory = shimrt_box_opt_bool(&box_, 6, &pin_memory_v_);
+    AtenTensorHandle ret0 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_randint_low(low, high, size, size_len_, dtype, layout, device, device_index_, pin_memory, &ret0));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_finish(&box_);
+}
+
+/* aten.randint.low_generator: randint.low_generator(SymInt low, SymInt high, SymInt[] size, *, Generator? generator, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor */
+void boxed_cpu_randint_low_generator(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[8] = {SHIMRT_KIND_NONE, SHIMRT_KIND_NONE, SHIMRT_KIND_INT_LIST, SHIMRT_KIND_OPT_GENERATOR, SHIMRT_KIND_OPT_CODE, SHIMRT_KIND_OPT_CODE, SHIMRT_KIND_OPT_DEVICE, SHIMRT_KIND_OPT_BOOL};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "randint.low_generator", stack_, num_args_, 8, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    int64_t low = shimrt_box_int(&box_, 0);
+    int64_t high = shimrt_box_int(&box_, 1);
+    int64_t size_len_ = 0;
+    const int64_t* size = shimrt_box_int_list(&box_, 2, &size_len_);
+    AtenGeneratorHandle generator_v_ = NULL;
+    AtenGeneratorHandle* generator = shimrt_box_opt_generator(&box_, 3, &generator_v_);
+    int32_t dtype_v_ = 0;
+    int32_t* dtype = shimrt_box_opt_code(&box_, 4, &dtype_v_);
+    int32_t layout_v_ = 0;
+    int32_t* layout = shimrt_box_opt_code(&box_, 5, &layout_v_);
+    int32_t device_v_ = 0;
+    int32_t device_index_ = -1;
+    int32_t* device = shimrt_box_opt_device(&box_, 6, &device_v_, &device_index_);
+    int32_t pin_memory_v_ = 0;
+    int32_t* pin_memory = shimrt_box_opt_bool(&box_, 7, &pin_memory_v_);
+    AtenTensorHandle ret0 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_randint_low_generator(low, high, size, size_len_, generator, dtype, layout, device, device_index_, pin_memory, &ret0));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_finish(&box_);
+}
+
+/* aten.randn.default: randn(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor */
+void boxed_cpu_randn(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[5] = {SHIMRT_KIND_INT_LIST, SHIMRT_KIND_OPT_CODE, SHIMRT_KIND_OPT_CODE, SHIMRT_KIND_OPT_DEVICE, SHIMRT_KIND_OPT_BOOL};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "randn", stack_, num_args_, 5, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    int64_t size_len_ = 0;
+    const int64_t* size = shimrt_box_int_list(&box_, 0, &size_len_);
+    int32_t dtype_v_ = 0;
+    int32_t* dtype = shimrt_box_opt_code(&box_, 1, &dtype_v_);
+    int32_t layout_v_ = 0;
+    int32_t* layout = shimrt_box_opt_code(&box_, 2, &layout_v_);
+    int32_t device_v_ = 0;
+    int32_t device_index_ = -1;
+    int32_t* device = shimrt_box_opt_device(&box_, 3, &device_v_, &device_index_);
+    int32_t pin_memory_v_ = 0;
+    int32_t* pin_memory = shimrt_box_opt_bool(&box_, 4, &pin_memory_v_);
+    AtenTensorHandle ret0 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_randn(size, size_len_, dtype, layout, device, device_index_, pin_memory, &ret0));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_finish(&box_);
+}
+
+/* aten.randn.generator: randn.generator(SymInt[] size, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor */
+void boxed_cpu_randn_generator(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[6] = {SHIMRT_KIND_INT_LIST, SHIMRT_KIND_OPT_GENERATOR, SHIMRT_KIND_OPT_CODE, SHIMRT_KIND_OPT_CODE, SHIMRT_KIND_OPT_DEVICE, SHIMRT_KIND_OPT_BOOL};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "randn.generator", stack_, num_args_, 6, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    int64_t size_len_ = 0;
+    const int64_t* size = shimrt_box_int_list(&box_, 0, &size_len_);
+    AtenGeneratorHandle generator_v_ = NULL;
+    AtenGeneratorHandle* generator = shimrt_box_opt_generator(&box_, 1, &generator_v_);
+    int32_t dtype_v_ = 0;
+    int32_t* dtype = shimrt_box_opt_code(&box_, 2, &dtype_v_);
+    int32_t layout_v_ = 0;
+    int32_t* layout = shimrt_box_opt_code(&box_, 3, &layout_v_);
+    int32_t device_v_ = 0;
+    int32_t device_index_ = -1;
+    int32_t* device = shimrt_box_opt_device(&box_, 4, &device_v_, &device_index_);
+    int32_t pin_memory_v_ = 0;
+    int32_t* pin_memory = shimrt_box_opt_bool(&box_, 5, &pin_memory_v_);
+    AtenTensorHandle ret0 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_randn_generator(size, size_len_, generator, dtype, layout, device, device_index_, pin_memory, &ret0));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_finish(&box_);
+}
+
+/* aten.random_.default: random_(Tensor(a!) self, *, Generator? generator=None) -> Tensor(a!) */
+void boxed_cpu_random_(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[2] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_OPT_GENERATOR};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "random_", stack_, num_args_, 2, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
+    AtenGeneratorHandle generator_v_ = NULL;
+    AtenGeneratorHandle* generator = shimrt_box_opt_generator(&box_, 1, &generator_v_);
+    shimrt_box_keep(&box_, 0);
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_random_(self, generator));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_alias(&box_, 0, 0);
+    shimrt_box_finish(&box_);
+}
+
+/* aten.random_.from: random_.from(Tensor(a!) self, int from, int? to, *, Generator? generator=None) -> Tensor(a!) */
+void boxed_cpu_random__from(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[4] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_NONE, SHIMRT_KIND_OPT_INT, SHIMRT_KIND_OPT_GENERATOR};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "random_.from", stack_, num_args_, 4, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
+    int64_t from = shimrt_box_int(&box_, 1);
+    int64_t to_v_ = 0;
+    int64_t* to = shimrt_box_opt_int(&box_, 2, &to_v_);
+    AtenGeneratorHandle generator_v_ = NULL;
+    AtenGeneratorHandle* generator = shimrt_box_opt_generator(&box_, 3, &generator_v_);
+    shimrt_box_keep(&box_, 0);
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_random__from(self, from, to, generator));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_alias(&box_, 0, 0);
+    shimrt_box_finish(&box_);
+}
+
+/* aten.randperm.default: randperm(SymInt n, *, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor */
+void boxed_cpu_randperm(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[5] = {SHIMRT_KIND_NONE, SHIMRT_KIND_OPT_CODE, SHIMRT_KIND_OPT_CODE, SHIMRT_KIND_OPT_DEVICE, SHIMRT_KIND_OPT_BOOL};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "randperm", stack_, num_args_, 5, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    int64_t n = shimrt_box_int(&box_, 0);
+    int32_t dtype_v_ = 0;
+    int32_t* dtype = shimrt_box_opt_code(&box_, 1, &dtype_v_);
+    int32_t layout_v_ = 0;
+    int32_t* layout = shimrt_box_opt_code(&box_, 2, &layout_v_);
+    int32_t device_v_ = 0;
+    int32_t device_index_ = -1;
+    int32_t* device = shimrt_box_opt_device(&box_, 3, &device_v_, &device_index_);
+    int32_t pin_memory_v_ = 0;
+    int32_t* pin_memory = shimrt_box_opt_bool(&box_, 4, &pin_memory_v_);
+    AtenTensorHandle ret0 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_randperm(n, dtype, layout, device, device_index_, pin_memory, &ret0));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_finish(&box_);
+}
+
+/* aten.randperm.generator: randperm.generator(SymInt n, *, Generator? generator, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor */
+void boxed_cpu_randperm_generator(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[6] = {SHIMRT_KIND_NONE, SHIMRT_KIND_OPT_GENERATOR, SHIMRT_KIND_OPT_CODE, SHIMRT_KIND_OPT_CODE, SHIMRT_KIND_OPT_DEVICE, SHIMRT_KIND_OPT_BOOL};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "randperm.generator", stack_, num_args_, 6, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    int64_t n = shimrt_box_int(&box_, 0);
+    AtenGeneratorHandle generator_v_ = NULL;
+    AtenGeneratorHandle* generator = shimrt_box_opt_generator(&box_, 1, &generator_v_);
+    int32_t dtype_v_ = 0;
+    int32_t* dtype = shimrt_box_opt_code(&box_, 2, &dtype_v_);
+    int32_t layout_v_ = 0;
+    int32_t* layout = shimrt_box_opt_code(&box_, 3, &layout_v_);
+    int32_t device_v_ = 0;
+    int32_t device_index_ = -1;
+    int32_t* device = shimrt_box_opt_device(&box_, 4, &device_v_, &device_index_);
+    int32_t pin_memory_v_ = 0;
+    int32_t* pin_memory = shimrt_box_opt_bool(&box_, 5, &pin_memory_v_);
+    AtenTensorHandle ret0 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_randperm_generator(n, generator, dtype, layout, device, device_index_, pin_memory, &ret0));
     shimrt_box_release_args(&box_);
     shimrt_box_push_tensor(&box_, 0, ret0);
     shimrt_box_finish(&box_);
@@ -1583,6 +1925,23 @@ void boxed_cpu_transpose_int(StableIValue* stack_, uint64_t num_args_, uint64_t 
     shimrt_box_finish(&box_);
 }
 
+/* aten.uniform_.default: uniform_(Tensor(a!) self, float from=0, float to=1, *, Generator? generator=None) -> Tensor(a!) */
+void boxed_cpu_uniform_(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[4] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_NONE, SHIMRT_KIND_NONE, SHIMRT_KIND_OPT_GENERATOR};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "uniform_", stack_, num_args_, 4, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
+    double from = shimrt_box_float(&box_, 1);
+    double to = shimrt_box_float(&box_, 2);
+    AtenGeneratorHandle generator_v_ = NULL;
+    AtenGeneratorHandle* generator = shimrt_box_opt_generator(&box_, 3, &generator_v_);
+    shimrt_box_keep(&box_, 0);
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_uniform_(self, from, to, generator));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_alias(&box_, 0, 0);
+    shimrt_box_finish(&box_);
+}
+
 /* aten.unsqueeze.default: unsqueeze(Tensor(a) self, int dim) -> Tensor(a) */
 void boxed_cpu_unsqueeze(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
     static const unsigned char arg_kinds_[2] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_NONE};
@@ -1679,7 +2038,7 @@ void boxed_cpu_zeros_like(StableIValue* stack_, uint64_t num_args_, uint64_t num
 }
 
 /* Every schema of namespace aten, in op-key order, with its tags. */
-static const shimrt_def_entry defs_aten[102] = {
+static const shimrt_def_entry defs_aten[119] = {
     {"_foreach_mul.List(Tensor[] self, Tensor[] other) -> Tensor[]", 0},
     {"_foreach_mul_.List(Tensor(a!)[] self, Tensor[] other) -> ()", 0},
     {"abs(Tensor self) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
@@ -1692,6 +2051,8 @@ static const shimrt_def_entry defs_aten[102] = {
     {"arange(Scalar end, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", 0},
     {"arange.start_step(Scalar start, Scalar end, Scalar step=1, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", SHIMRT_TAG_BIT(CORE)},
     {"argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor", SHIMRT_TAG_BIT(CORE)},
+    {"bernoulli_.Tensor(Tensor(a!) self, Tensor p, *, Generator? generator=None) -> Tensor(a!)", 0},
+    {"bernoulli_.float(Tensor(a!) self, float p=0.5, *, Generator? generator=None) -> Tensor(a!)", 0},
     {"bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
     {"bitwise_left_shift.Tensor(Tensor self, Tensor other) -> Tensor", SHIMRT_TAG_BIT(POINTWISE)},
     {"bitwise_or.Tensor(Tensor self, Tensor other) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
@@ -1711,6 +2072,7 @@ static const shimrt_def_entry defs_aten[102] = {
     {"eq.Scalar(Tensor self, Scalar other) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
     {"eq.Tensor(Tensor self, Tensor other) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
     {"exp(Tensor self) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
+    {"exponential_(Tensor(a!) self, float lambd=1, *, Generator? generator=None) -> Tensor(a!)", 0},
     {"fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)", 0},
     {"flatten.using_ints(Tensor(a) self, int start_dim=0, int end_dim=-1) -> Tensor(a)", 0},
     {"floor_divide(Tensor self, Tensor other) -> Tensor", 0},
@@ -1747,10 +2109,23 @@ static const shimrt_def_entry defs_aten[102] = {
     {"neg(Tensor self) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
     {"new_empty(Tensor self, SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", 0},
     {"new_zeros(Tensor self, SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", 0},
+    {"normal_(Tensor(a!) self, float mean=0, float std=1, *, Generator? generator=None) -> Tensor(a!)", 0},
     {"ones_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor", 0},
     {"pad(Tensor self, SymInt[] pad, str mode=\"constant\", float? value=None) -> Tensor", 0},
     {"permute(Tensor(a) self, int[] dims) -> Tensor(a)", SHIMRT_TAG_BIT(CORE)},
     {"pow.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
+    {"rand(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", 0},
+    {"rand.generator(SymInt[] size, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", 0},
+    {"randint(SymInt high, SymInt[] size, *, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", 0},
+    {"randint.generator(SymInt high, SymInt[] size, *, Generator? generator, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", 0},
+    {"randint.low(SymInt low, SymInt high, SymInt[] size, *, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", 0},
+    {"randint.low_generator(SymInt low, SymInt high, SymInt[] size, *, Generator? generator, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", 0},
+    {"randn(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", 0},
+    {"randn.generator(SymInt[] size, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", 0},
+    {"random_(Tensor(a!) self, *, Generator? generator=None) -> Tensor(a!)", 0},
+    {"random_.from(Tensor(a!) self, int from, int? to, *, Generator? generator=None) -> Tensor(a!)", 0},
+    {"randperm(SymInt n, *, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", 0},
+    {"randperm.generator(SymInt n, *, Generator? generator, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", 0},
     {"relu(Tensor self) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
     {"reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a)", 0},
     {"rsqrt(Tensor self) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
@@ -1776,6 +2151,7 @@ static const shimrt_def_entry defs_aten[102] = {
     {"to.dtype(Tensor(a) self, ScalarType dtype, bool non_blocking=False, bool copy=False, MemoryFormat? memory_format=None) -> Tensor(a)", 0},
     {"to.dtype_layout(Tensor(a) self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool non_blocking=False, bool copy=False, MemoryFormat? memory_format=None) -> Tensor(a)", 0},
     {"transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)", 0},
+    {"uniform_(Tensor(a!) self, float from=0, float to=1, *, Generator? generator=None) -> Tensor(a!)", 0},
     {"unsqueeze(Tensor(a) self, int dim) -> Tensor(a)", SHIMRT_TAG_BIT(CORE)},
     {"view(Tensor(a) self, SymInt[] size) -> Tensor(a)", SHIMRT_TAG_BIT(CORE)},
     {"view.dtype(Tensor(a) self, ScalarType dtype) -> Tensor(a)", 0},
@@ -1785,7 +2161,7 @@ static const shimrt_def_entry defs_aten[102] = {
 };
 
 /* Every boxed kernel of namespace aten for the cpu backend. */
-static const shimrt_impl_entry impls_aten_cpu[102] = {
+static const shimrt_impl_entry impls_aten_cpu[119] = {
     {"_foreach_mul.List", boxed_cpu__foreach_mul_List},
     {"_foreach_mul_.List", boxed_cpu__foreach_mul__List},
     {"abs", boxed_cpu_abs},
@@ -1798,6 +2174,8 @@ static const shimrt_impl_entry impls_aten_cpu[102] = {
     {"arange", boxed_cpu_arange},
     {"arange.start_step", boxed_cpu_arange_start_step},
     {"argmax", boxed_cpu_argmax},
+    {"bernoulli_.Tensor", boxed_cpu_bernoulli__Tensor},
+    {"bernoulli_.float", boxed_cpu_bernoulli__float},
     {"bitwise_and.Tensor", boxed_cpu_bitwise_and_Tensor},
     {"bitwise_left_shift.Tensor", boxed_cpu_bitwise_left_shift_Tensor},
     {"bitwise_or.Tensor", boxed_cpu_bitwise_or_Tensor},
@@ -1817,6 +2195,7 @@ static const shimrt_impl_entry impls_aten_cpu[102] = {
     {"eq.Scalar", boxed_cpu_eq_Scalar},
     {"eq.Tensor", boxed_cpu_eq_Tensor},
     {"exp", boxed_cpu_exp},
+    {"exponential_", boxed_cpu_exponential_},
     {"fill_.Scalar", boxed_cpu_fill__Scalar},
     {"flatten.using_ints", boxed_cpu_flatten_using_ints},
     {"floor_divide", boxed_cpu_floor_divide},
@@ -1853,10 +2232,23 @@ static const shimrt_impl_entry impls_aten_cpu[102] = {
     {"neg", boxed_cpu_neg},
     {"new_empty", boxed_cpu_new_empty},
     {"new_zeros", boxed_cpu_new_zeros},
+    {"normal_", boxed_cpu_normal_},
     {"ones_like", boxed_cpu_ones_like},
     {"pad", boxed_cpu_pad},
     {"permute", boxed_cpu_permute},
     {"pow.Tensor_Scalar", boxed_cpu_pow_Tensor_Scalar},
+    {"rand", boxed_cpu_rand},
+    {"rand.generator", boxed_cpu_rand_generator},
+    {"randint", boxed_cpu_randint},
+    {"randint.generator", boxed_cpu_randint_generator},
+    {"randint.low", boxed_cpu_randint_low},
+    {"randint.low_generator", boxed_cpu_randint_low_generator},
+    {"randn", boxed_cpu_randn},
+    {"randn.generator", boxed_cpu_randn_generator},
+    {"random_", boxed_cpu_random_},
+    {"random_.from", boxed_cpu_random__from},
+    {"randperm", boxed_cpu_randperm},
+    {"randperm.generator", boxed_cpu_randperm_generator},
     {"relu", boxed_cpu_relu},
     {"reshape", boxed_cpu_reshape},
     {"rsqrt", boxed_cpu_rsqrt},
@@ -1882,6 +2274,7 @@ static const shimrt_impl_entry impls_aten_cpu[102] = {
     {"to.dtype", boxed_cpu_to_dtype},
     {"to.dtype_layout", boxed_cpu_to_dtype_layout},
     {"transpose.int", boxed_cpu_transpose_int},
+    {"uniform_", boxed_cpu_uniform_},
     {"unsqueeze", boxed_cpu_unsqueeze},
     {"view", boxed_cpu_view},
     {"view.dtype", boxed_cpu_view_dtype},
@@ -1891,5 +2284,5 @@ static const shimrt_impl_entry impls_aten_cpu[102] = {
 };
 
 AOTITorchError shimgen_register_aten_cpu(TorchLibraryHandle* ret_def, TorchLibraryHandle* ret_impl) {
-    return shimrt_register_ops("aten", "CPU", __FILE__, __LINE__, defs_aten, 102, impls_aten_cpu, 102, ret_def, ret_impl);
+    return shimrt_register_ops("aten", "CPU", __FILE__, __LINE__, defs_aten, 119, impls_aten_cpu, 119, ret_def, ret_impl);
 }

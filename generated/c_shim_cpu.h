@@ -54,6 +54,12 @@ AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_arange_start_step(double start, 
 /* aten.argmax.default: argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor */
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_argmax(AtenTensorHandle self, int64_t* dim, int32_t keepdim, AtenTensorHandle* ret0);
 
+/* aten.bernoulli_.Tensor: bernoulli_.Tensor(Tensor(a!) self, Tensor p, *, Generator? generator=None) -> Tensor(a!) */
+AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_bernoulli__Tensor(AtenTensorHandle self, AtenTensorHandle p, AtenGeneratorHandle* generator);
+
+/* aten.bernoulli_.float: bernoulli_.float(Tensor(a!) self, float p=0.5, *, Generator? generator=None) -> Tensor(a!) */
+AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_bernoulli__float(AtenTensorHandle self, double p, AtenGeneratorHandle* generator);
+
 /* aten.bitwise_and.Tensor: bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor */
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_bitwise_and_Tensor(AtenTensorHandle self, AtenTensorHandle other, AtenTensorHandle* ret0);
 
@@ -110,6 +116,9 @@ AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_eq_Tensor(AtenTensorHandle self,
 
 /* aten.exp.default: exp(Tensor self) -> Tensor */
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_exp(AtenTensorHandle self, AtenTensorHandle* ret0);
+
+/* aten.exponential_.default: exponential_(Tensor(a!) self, float lambd=1, *, Generator? generator=None) -> Tensor(a!) */
+AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_exponential_(AtenTensorHandle self, double lambd, AtenGeneratorHandle* generator);
 
 /* aten.fill_.Scalar: fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!) */
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_fill__Scalar(AtenTensorHandle self, double value);
@@ -219,6 +228,9 @@ AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_new_empty(AtenTensorHandle self,
 /* aten.new_zeros.default: new_zeros(Tensor self, SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor */
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_new_zeros(AtenTensorHandle self, const int64_t* size, int64_t size_len_, int32_t* dtype, int32_t* layout, int32_t* device, int32_t device_index_, int32_t* pin_memory, AtenTensorHandle* ret0);
 
+/* aten.normal_.default: normal_(Tensor(a!) self, float mean=0, float std=1, *, Generator? generator=None) -> Tensor(a!) */
+AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_normal_(AtenTensorHandle self, double mean, double std, AtenGeneratorHandle* generator);
+
 /* aten.ones_like.default: ones_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor */
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_ones_like(AtenTensorHandle self, int32_t* dtype, int32_t* layout, int32_t* device, int32_t device_index_, int32_t* pin_memory, int32_t* memory_format, AtenTensorHandle* ret0);
 
@@ -230,6 +242,42 @@ AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_permute(AtenTensorHandle self, c
 
 /* aten.pow.Tensor_Scalar: pow.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor */
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_pow_Tensor_Scalar(AtenTensorHandle self, double exponent, AtenTensorHandle* ret0);
+
+/* aten.rand.default: rand(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor */
+AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_rand(const int64_t* size, int64_t size_len_, int32_t* dtype, int32_t* layout, int32_t* device, int32_t device_index_, int32_t* pin_memory, AtenTensorHandle* ret0);
+
+/* aten.rand.generator: rand.generator(SymInt[] size, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor */
+AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_rand_generator(const int64_t* size, int64_t size_len_, AtenGeneratorHandle* generator, int32_t* dtype, int32_t* layout, int32_t* device, int32_t device_index_, int32_t* pin_memory, AtenTensorHandle* ret0);
+
+/* aten.randint.default: randint(SymInt high, SymInt[] size, *, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor */
+AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_randint(int64_t high, const int64_t* size, int64_t size_len_, int32_t* dtype, int32_t* layout, int32_t* device, int32_t device_index_, int32_t* pin_memory, AtenTensorHandle* ret0);
+
+/* aten.randint.generator: randint.generator(SymInt high, SymInt[] size, *, Generator? generator, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor */
+AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_randint_generator(int64_t high, const int64_t* size, int64_t size_len_, AtenGeneratorHandle* generator, int32_t* dtype, int32_t* layout, int32_t* device, int32_t device_index_, int32_t* pin_memory, AtenTensorHandle* ret0);
+
+/* aten.randint.low: randint.low(SymInt low, SymInt high, SymInt[] size, *, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor */
+AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_randint_low(int64_t low, int64_t high, const int64_t* size, int64_t size_len_, int32_t* dtype, int32_t* layout, int32_t* device, int32_t device_index_, int32_t* pin_memory, AtenTensorHandle* ret0);
+
+/* aten.randint.low_generator: randint.low_generator(SymInt low, SymInt high, SymInt[] size, *, Generator? generator, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor */
+AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_randint_low_generator(int64_t low, int64_t high, const int64_t* size, int64_t size_len_, AtenGeneratorHandle* generator, int32_t* dtype, int32_t* layout, int32_t* device, int32_t device_index_, int32_t* pin_memory, AtenTensorHandle* ret0);
+
+/* aten.randn.default: randn(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor */
+AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_randn(const int64_t* size, int64_t size_len_, int32_t* dtype, int32_t* layout, int32_t* device, int32_t device_index_, int32_t* pin_memory, AtenTensorHandle* ret0);
+
+/* aten.randn.generator: randn.generator(SymInt[] size, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor */
+AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_randn_generator(const int64_t* size, int64_t size_len_, AtenGeneratorHandle* generator, int32_t* dtype, int32_t* layout, int32_t* device, int32_t device_index_, int32_t* pin_memory, AtenTensorHandle* ret0);
+
+/* aten.random_.default: random_(Tensor(a!) self, *, Generator? generator=None) -> Tensor(a!) */
+AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_random_(AtenTensorHandle self, AtenGeneratorHandle* generator);
+
+/* aten.random_.from: random_.from(Tensor(a!) self, int from, int? to, *, Generator? generator=None) -> Tensor(a!) */
+AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_random__from(AtenTensorHandle self, int64_t from, int64_t* to, AtenGeneratorHandle* generator);
+
+/* aten.randperm.default: randperm(SymInt n, *, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor */
+AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_randperm(int64_t n, int32_t* dtype, int32_t* layout, int32_t* device, int32_t device_index_, int32_t* pin_memory, AtenTensorHandle* ret0);
+
+/* aten.randperm.generator: randperm.generator(SymInt n, *, Generator? generator, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor */
+AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_randperm_generator(int64_t n, AtenGeneratorHandle* generator, int32_t* dtype, int32_t* layout, int32_t* device, int32_t device_index_, int32_t* pin_memory, AtenTensorHandle* ret0);
 
 /* aten.relu.default: relu(Tensor self) -> Tensor */
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_relu(AtenTensorHandle self, AtenTensorHandle* ret0);
@@ -305,6 +353,9 @@ AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_to_dtype_layout(AtenTensorHandle
 
 /* aten.transpose.int: transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a) */
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_transpose_int(AtenTensorHandle self, int64_t dim0, int64_t dim1, AtenTensorHandle* ret0);
+
+/* aten.uniform_.default: uniform_(Tensor(a!) self, float from=0, float to=1, *, Generator? generator=None) -> Tensor(a!) */
+AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_uniform_(AtenTensorHandle self, double from, double to, AtenGeneratorHandle* generator);
 
 /* aten.unsqueeze.default: unsqueeze(Tensor(a) self, int dim) -> Tensor(a) */
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_unsqueeze(AtenTensorHandle self, int64_t dim, AtenTensorHandle* ret0);

@@ -38,6 +38,10 @@ AOTITorchError shimrt_cpu_amax(AtenTensorHandle self, const int64_t* dim, int64_
 AOTITorchError shimrt_cpu_any(AtenTensorHandle self, AtenTensorHandle* ret0);
 /* aten.argmax.default: argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor (CPU) */
 AOTITorchError shimrt_cpu_argmax(AtenTensorHandle self, int64_t* dim, int32_t keepdim, AtenTensorHandle* ret0);
+/* aten.bernoulli_.Tensor: bernoulli_.Tensor(Tensor(a!) self, Tensor p, *, Generator? generator=None) -> Tensor(a!) (CPU) */
+AOTITorchError shimrt_cpu_bernoulli__tensor(AtenTensorHandle self, AtenTensorHandle p, AtenGeneratorHandle* generator);
+/* aten.bernoulli_.float: bernoulli_.float(Tensor(a!) self, float p=0.5, *, Generator? generator=None) -> Tensor(a!) (CPU) */
+AOTITorchError shimrt_cpu_bernoulli__float(AtenTensorHandle self, double p, AtenGeneratorHandle* generator);
 /* aten.bitwise_and.Tensor: bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor (CPU) */
 AOTITorchError shimrt_cpu_bitwise_and_tensor(AtenTensorHandle self, AtenTensorHandle other, AtenTensorHandle* ret0);
 /* aten.bitwise_left_shift.Tensor: bitwise_left_shift.Tensor(Tensor self, Tensor other) -> Tensor (CPU) */
@@ -72,6 +76,8 @@ AOTITorchError shimrt_cpu_eq_scalar(AtenTensorHandle self, double other, AtenTen
 AOTITorchError shimrt_cpu_eq_tensor(AtenTensorHandle self, AtenTensorHandle other, AtenTensorHandle* ret0);
 /* aten.exp.default: exp(Tensor self) -> Tensor (CPU) */
 AOTITorchError shimrt_cpu_exp(AtenTensorHandle self, AtenTensorHandle* ret0);
+/* aten.exponential_.default: exponential_(Tensor(a!) self, float lambd=1, *, Generator? generator=None) -> Tensor(a!) (CPU) */
+AOTITorchError shimrt_cpu_exponential_(AtenTensorHandle self, double lambd, AtenGeneratorHandle* generator);
 /* aten.fill_.Scalar: fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!) (CPU) */
 AOTITorchError shimrt_cpu_fill__scalar(AtenTensorHandle self, double value);
 /* aten.flatten.using_ints: flatten.using_ints(Tensor(a) self, int start_dim=0, int end_dim=-1) -> Tensor(a) (CPU) */
@@ -126,10 +132,36 @@ AOTITorchError shimrt_cpu_ne_tensor(AtenTensorHandle self, AtenTensorHandle othe
 AOTITorchError shimrt_cpu_neg(AtenTensorHandle self, AtenTensorHandle* ret0);
 /* aten.new_zeros.default: new_zeros(Tensor self, SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor (CPU) */
 AOTITorchError shimrt_cpu_new_zeros(AtenTensorHandle self, const int64_t* size, int64_t size_len_, int32_t* dtype, int32_t* layout, int32_t* device, int32_t device_index_, int32_t* pin_memory, AtenTensorHandle* ret0);
+/* aten.normal_.default: normal_(Tensor(a!) self, float mean=0, float std=1, *, Generator? generator=None) -> Tensor(a!) (CPU) */
+AOTITorchError shimrt_cpu_normal_(AtenTensorHandle self, double mean, double std, AtenGeneratorHandle* generator);
 /* aten.pad.default: pad(Tensor self, SymInt[] pad, str mode="constant", float? value=None) -> Tensor (CPU) */
 AOTITorchError shimrt_cpu_pad(AtenTensorHandle self, const int64_t* pad, int64_t pad_len_, const char* mode, double* value, AtenTensorHandle* ret0);
 /* aten.pow.Tensor_Scalar: pow.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor (CPU) */
 AOTITorchError shimrt_cpu_pow_tensor_scalar(AtenTensorHandle self, double exponent, AtenTensorHandle* ret0);
+/* aten.rand.default: rand(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor (CPU) */
+AOTITorchError shimrt_cpu_rand(const int64_t* size, int64_t size_len_, int32_t* dtype, int32_t* layout, int32_t* device, int32_t device_index_, int32_t* pin_memory, AtenTensorHandle* ret0);
+/* aten.rand.generator: rand.generator(SymInt[] size, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor (CPU) */
+AOTITorchError shimrt_cpu_rand_generator(const int64_t* size, int64_t size_len_, AtenGeneratorHandle* generator, int32_t* dtype, int32_t* layout, int32_t* device, int32_t device_index_, int32_t* pin_memory, AtenTensorHandle* ret0);
+/* aten.randint.default: randint(SymInt high, SymInt[] size, *, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor (CPU) */
+AOTITorchError shimrt_cpu_randint(int64_t high, const int64_t* size, int64_t size_len_, int32_t* dtype, int32_t* layout, int32_t* device, int32_t device_index_, int32_t* pin_memory, AtenTensorHandle* ret0);
+/* aten.randint.generator: randint.generator(SymInt high, SymInt[] size, *, Generator? generator, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor (CPU) */
+AOTITorchError shimrt_cpu_randint_generator(int64_t high, const int64_t* size, int64_t size_len_, AtenGeneratorHandle* generator, int32_t* dtype, int32_t* layout, int32_t* device, int32_t device_index_, int32_t* pin_memory, AtenTensorHandle* ret0);
+/* aten.randint.low: randint.low(SymInt low, SymInt high, SymInt[] size, *, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor (CPU) */
+AOTITorchError shimrt_cpu_randint_low(int64_t low, int64_t high, const int64_t* size, int64_t size_len_, int32_t* dtype, int32_t* layout, int32_t* device, int32_t device_index_, int32_t* pin_memory, AtenTensorHandle* ret0);
+/* aten.randint.low_generator: randint.low_generator(SymInt low, SymInt high, SymInt[] size, *, Generator? generator, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor (CPU) */
+AOTITorchError shimrt_cpu_randint_low_generator(int64_t low, int64_t high, const int64_t* size, int64_t size_len_, AtenGeneratorHandle* generator, int32_t* dtype, int32_t* layout, int32_t* device, int32_t device_index_, int32_t* pin_memory, AtenTensorHandle* ret0);
+/* aten.randn.default: randn(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor (CPU) */
+AOTITorchError shimrt_cpu_randn(const int64_t* size, int64_t size_len_, int32_t* dtype, int32_t* layout, int32_t* device, int32_t device_index_, int32_t* pin_memory, AtenTensorHandle* ret0);
+/* aten.randn.generator: randn.generator(SymInt[] size, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor (CPU) */
+AOTITorchError shimrt_cpu_randn_generator(const int64_t* size, int64_t size_len_, AtenGeneratorHandle* generator, int32_t* dtype, int32_t* layout, int32_t* device, int32_t device_index_, int32_t* pin_memory, AtenTensorHandle* ret0);
+/* aten.random_.default: random_(Tensor(a!) self, *, Generator? generator=None) -> Tensor(a!) (CPU) */
+AOTITorchError shimrt_cpu_random_(AtenTensorHandle self, AtenGeneratorHandle* generator);
+/* aten.random_.from: random_.from(Tensor(a!) self, int from, int? to, *, Generator? generator=None) -> Tensor(a!) (CPU) */
+AOTITorchError shimrt_cpu_random__from(AtenTensorHandle self, int64_t from, int64_t* to, AtenGeneratorHandle* generator);
+/* aten.randperm.default: randperm(SymInt n, *, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor (CPU) */
+AOTITorchError shimrt_cpu_randperm(int64_t n, int32_t* dtype, int32_t* layout, int32_t* device, int32_t device_index_, int32_t* pin_memory, AtenTensorHandle* ret0);
+/* aten.randperm.generator: randperm.generator(SymInt n, *, Generator? generator, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor (CPU) */
+AOTITorchError shimrt_cpu_randperm_generator(int64_t n, AtenGeneratorHandle* generator, int32_t* dtype, int32_t* layout, int32_t* device, int32_t device_index_, int32_t* pin_memory, AtenTensorHandle* ret0);
 /* aten.relu.default: relu(Tensor self) -> Tensor (CPU) */
 AOTITorchError shimrt_cpu_relu(AtenTensorHandle self, AtenTensorHandle* ret0);
 /* aten.reshape.default: reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a) (CPU) */
@@ -170,6 +202,8 @@ AOTITorchError shimrt_cpu_sum_dim_intlist(AtenTensorHandle self, const int64_t* 
 AOTITorchError shimrt_cpu_tanh(AtenTensorHandle self, AtenTensorHandle* ret0);
 /* aten.to.dtype: to.dtype(Tensor(a) self, ScalarType dtype, bool non_blocking=False, bool copy=False, MemoryFormat? memory_format=None) -> Tensor(a) (CPU) */
 AOTITorchError shimrt_cpu_to_dtype(AtenTensorHandle self, int32_t dtype, int32_t non_blocking, int32_t copy, int32_t* memory_format, AtenTensorHandle* ret0);
+/* aten.uniform_.default: uniform_(Tensor(a!) self, float from=0, float to=1, *, Generator? generator=None) -> Tensor(a!) (CPU) */
+AOTITorchError shimrt_cpu_uniform_(AtenTensorHandle self, double from, double to, AtenGeneratorHandle* generator);
 /* aten.where.self: where.self(Tensor condition, Tensor self, Tensor other) -> Tensor (CPU) */
 AOTITorchError shimrt_cpu_where_self(AtenTensorHandle condition, AtenTensorHandle self, AtenTensorHandle other, AtenTensorHandle* ret0);
 /* aten.zero_.default: zero_(Tensor(a!) self) -> Tensor(a!) (CPU) */

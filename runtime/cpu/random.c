@@ -1,0 +1,614 @@
+/* runtime/cpu/random.c: random ops on the CPU drawing from the generators' MT19937 stream
+ * (runtime/core/generator.c) with PyTorch's CPU transforms, so that after the same seed the
+ * values are PyTorch's (docs/random.md says which are bit-identical). Written from the
+ * description of ATen's DistributionsHelper.h / TransformationHelper.h / cpu kernels. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/rng_internal.h"
+#include "kernels.h"
+#include "iter.h"
+
+/* ---- element order: PyTorch's serial CPU loop walks a tensor in memory order (the
+ * dimensions sorted by decreasing stride); a contiguous tensor is walked linearly. ---- */
+
+typedef struct walk {
+    int64_t n, i;
+    int64_t nd, sizes[SHIMRT_MAX_DIMS], strides[SHIMRT_MAX_DIMS], idx[SHIMRT_MAX_DIMS];
+    int64_t strides2[SHIMRT_MAX_DIMS]; /* a second operand's strides (bernoulli_'s p) */
+    int64_t off, off2;
+    bool contig;
+} walk;
+
+/* strides2: NULL, or a second operand's strides over t's dims (then the walk tracks off2) */
+static void walk_init2(walk *w, const struct AtenTensorOpaque *t, const int64_t *strides2) {
+    w->n = shimrt_numel(t);
+    w->i = 0;
+    w->off = w->off2 = 0;
+    w->contig = !strides2 && shimrt_is_contiguous(t);
+    w->nd = 0;
+    if (w->contig) return;
+    int64_t perm[SHIMRT_MAX_DIMS], np = 0;
+    for (int64_t d = 0; d < t->ndim; d++)
+        if (t->sizes[d] != 1) perm[np++] = d;
+    /* stable insertion sort, decreasing stride (outermost first) */
+    for (int64_t a = 1; a < np; a++) {
+        int64_t v = perm[a], b = a;
+        while (b > 0 && t->strides[perm[b - 1]] < t->strides[v]) {
+            perm[b] = perm[b - 1];
+            b--;
+        }
+        perm[b] = v;
+    }
+    for (int64_t k = 0; k < np; k++) {
+        w->sizes[k] = t->sizes[perm[k]];
+        w->strides[k] = t->strides[perm[k]];
+        w->strides2[k] = strides2 ? strides2[perm[k]] : 0;
+        w->idx[k] = 0;
+    }
+    w->nd = np;
+}
+
+static void walk_init(walk *w, const struct AtenTensorOpaque *t) { walk_init2(w, t, NULL); }
+
+/* The element offset of the current element; then steps to the next. */
+static int64_t walk_next(walk *w) {
+    if (w->contig) return w->i++;
+    int64_t cur = w->off;
+    w->i++;
+    for (int64_t k = w->nd - 1; k >= 0; k--) {
+        w->off += w->strides[k];
+        w->off2 += w->strides2[k];
+        if (++w->idx[k] < w->sizes[k]) break;
+        w->off -= w->strides[k] * w->sizes[k];
+        w->off2 -= w->strides2[k] * w->sizes[k];
+        w->idx[k] = 0;
+    }
+    return cur;
+}
+
+static uint16_t to_bf16(float f) { /* round to nearest even; NaN: 0x7fc0 */
+    uint32_t x;
+    memcpy(&x, &f, sizeof x);
+    if ((x & 0x7fffffffu) > 0x7f800000u) return 0x7fc0;
+    x += 0x7fffu + ((x >> 16) & 1u);
+    return (uint16_t)(x >> 16);
+}
+static float from_bf16(uint16_t b) {
+    uint32_t x = (uint32_t)b << 16;
+    float f;
+    memcpy(&f, &x, sizeof f);
+    return f;
+}
+
+/* Stores v (already of the element type's precision for floats) into element p. */
+static void store_f(int32_t dt, char *p, double v) {
+    switch (dt) {
+    case SHIMRT_FLOAT64: *(double *)(void *)p = v; break;
+    case SHIMRT_FLOAT32: *(float *)(void *)p = (float)v; break;
+    case SHIMRT_FLOAT16: *(uint16_t *)(void *)p = shimrt_float_to_half((float)v); break;
+    case SHIMRT_BFLOAT16: *(uint16_t *)(void *)p = to_bf16((float)v); break;
+    default: break;
+    }
+}
+
+static void store_i(int32_t dt, char *p, int64_t v) {
+    switch (dt) {
+    case SHIMRT_BOOL: *(uint8_t *)p = v != 0; break;
+    case SHIMRT_UINT8: *(uint8_t *)p = (uint8_t)v; break;
+    case SHIMRT_INT8: *(int8_t *)p = (int8_t)v; break;
+    case SHIMRT_INT16: *(int16_t *)(void *)p = (int16_t)v; break;
+    case SHIMRT_INT32: *(int32_t *)(void *)p = (int32_t)v; break;
+    case SHIMRT_INT64: *(int64_t *)(void *)p = v; break;
+    default: store_f(dt, p, (double)v); break;
+    }
+}
+
+static bool is_float_dt(int32_t dt) {
+    return dt == SHIMRT_FLOAT64 || dt == SHIMRT_FLOAT32 || dt == SHIMRT_FLOAT16 ||
+           dt == SHIMRT_BFLOAT16;
+}
+
+/* ---- PyTorch's transforms ---- */
+
+/* mantissa digits of a floating dtype (std::numeric_limits<T>::digits) */
+static int digits_of(int32_t dt) {
+    switch (dt) {
+    case SHIMRT_FLOAT64: return 53;
+    case SHIMRT_FLOAT32: return 24;
+    case SHIMRT_FLOAT16: return 11;
+    default: return 8; /* bfloat16 */
+    }
+}
+
+/* uniform_real_distribution<double>(from, to) */
+static double uniform_f64(shimrt_mt19937 *mt, double from, double to) {
+    uint64_t v = shimrt_mt19937_u64(mt);
+    double x = (double)(v & ((UINT64_C(1) << 53) - 1)) * (1.0 / 9007199254740992.0);
+    return x * (to - from) + from;
+}
+
+/* uniform_real_distribution<T> for T float, half, bfloat16: 32-bit draw, float arithmetic
+ * (from and to already rounded to T) */
+static float uniform_f32(shimrt_mt19937 *mt, int digits, float from, float to) {
+    uint32_t v = shimrt_mt19937_u32(mt);
+    float x = (float)(v & ((UINT32_C(1) << digits) - 1)) * (1.0f / (float)(UINT32_C(1) << digits));
+    return x * (to - from) + from;
+}
+
+static float round_to(int32_t dt, double v) {
+    char b[8];
+    store_f(dt, b, v);
+    switch (dt) {
+    case SHIMRT_FLOAT16: return shimrt_half_to_float(*(uint16_t *)(void *)b);
+    case SHIMRT_BFLOAT16: return from_bf16(*(uint16_t *)(void *)b);
+    default: return (float)v;
+    }
+}
+
+/* normal_distribution<double>(mean, std): Box-Muller, the second value cached */
+static double normal_f64(shimrt_mt19937 *mt, double mean, double std) {
+    if (mt->has_normal_f64) {
+        mt->has_normal_f64 = false;
+        return mt->normal_f64 * std + mean;
+    }
+    double u1 = uniform_f64(mt, 0.0, 1.0);
+    double u2 = uniform_f64(mt, 0.0, 1.0);
+    double r = sqrt(-2.0 * log1p(-u2));
+    double theta = 2.0 * M_PI * u1;
+    mt->normal_f64 = r * sin(theta);
+    mt->has_normal_f64 = true;
+    return r * cos(theta) * std + mean;
+}
+
+/* ---- checks ---- */
+
+static shimrt_mt19937 *begin(const char *op, AtenTensorHandle self, AtenGeneratorHandle *gen,
+                             bool want_float) {
+    if (shimrt_k_check_cpu(op, self, "self") || shimrt_k_check_dtype(op, self, "self"))
+        return NULL;
+    if (want_float && !is_float_dt(self->dtype)) {
+        shimrt_fail(op, "\"%s_cpu\" not implemented for '%s'", op, shimrt_dtype_name(self->dtype));
+        return NULL;
+    }
+    if (shimrt_k_internal_overlap(self)) {
+        shimrt_fail(op, "unsupported operation: more than one element of the written-to tensor "
+                        "refers to a single memory location. Please clone() the tensor before "
+                        "performing the operation.");
+        return NULL;
+    }
+    return shimrt_rng_acquire(op, gen ? *gen : NULL);
+}
+#define END(gen) shimrt_rng_release((gen) ? *(gen) : NULL)
+
+/* ---- in-place kernels ---- */
+
+AOTITorchError shimrt_cpu_uniform_(AtenTensorHandle self, double from, double to,
+                                   AtenGeneratorHandle *generator) {
+    static const char op[] = "uniform";
+    if (!(from <= to))
+        return shimrt_fail(op, "uniform_ expects to return a [from, to) range, but found "
+                               "from=%g > to=%g",
+                           from, to);
+    shimrt_mt19937 *mt = begin(op, self, generator, true);
+    if (!mt) return AOTI_TORCH_FAILURE;
+    int32_t dt = self->dtype;
+    size_t es = shimrt_dtype_size(dt);
+    char *base = shimrt_data(self);
+    walk w;
+    walk_init(&w, self);
+    if (dt == SHIMRT_FLOAT64) {
+        for (int64_t i = 0; i < w.n; i++)
+            store_f(dt, base + walk_next(&w) * (int64_t)es, uniform_f64(mt, from, to));
+    } else {
+        float f = round_to(dt, from), t = round_to(dt, to);
+        int dg = digits_of(dt);
+        for (int64_t i = 0; i < w.n; i++)
+            store_f(dt, base + walk_next(&w) * (int64_t)es, uniform_f32(mt, dg, f, t));
+    }
+    END(generator);
+    return AOTI_TORCH_SUCCESS;
+}
+
+/* normal_fill_16 (scalar): the first 8 of data hold u1 draws, the last 8 u2 draws */
+static void fill16_f64(double *d, double mean, double std) {
+    for (int j = 0; j < 8; j++) {
+        double u1 = 1 - d[j], u2 = d[j + 8];
+        double radius = sqrt(-2 * log(u1));
+        double theta = 2.0 * M_PI * u2;
+        d[j] = radius * cos(theta) * std + mean;
+        d[j + 8] = radius * sin(theta) * std + mean;
+    }
+}
+
+static void fill16_f32(float *d, float mean, float std) {
+    for (int j = 0; j < 8; j++) {
+        float u1 = 1 - d[j], u2 = d[j + 8];
+        float radius = sqrtf(-2 * logf(u1));
+        double theta = 2.0 * M_PI * u2;
+        d[j] = (float)((double)radius * cos(theta) * std + mean);
+        d[j + 8] = (float)((double)radius * sin(theta) * std + mean);
+    }
+}
+
+AOTITorchError shimrt_cpu_normal_(AtenTensorHandle self, double mean, double std,
+                                  AtenGeneratorHandle *generator) {
+    static const char op[] = "normal";
+    if (!(std >= 0.0)) return shimrt_fail(op, "normal expects std >= 0.0, but found std %g", std);
+    shimrt_mt19937 *mt = begin(op, self, generator, true);
+    if (!mt) return AOTI_TORCH_FAILURE;
+    int32_t dt = self->dtype;
+    size_t es = shimrt_dtype_size(dt);
+    char *base = shimrt_data(self);
+    int64_t n = shimrt_numel(self);
+    if (n >= 16 && shimrt_is_contiguous(self) && dt == SHIMRT_FLOAT64) {
+        double *d = (double *)(void *)base;
+        for (int64_t i = 0; i < n; i++) d[i] = uniform_f64(mt, 0.0, 1.0);
+        for (int64_t i = 0; i + 16 <= n; i += 16) fill16_f64(d + i, mean, std);
+        if (n % 16) {
+            d += n - 16;
+            for (int i = 0; i < 16; i++) d[i] = uniform_f64(mt, 0.0, 1.0);
+            fill16_f64(d, mean, std);
+        }
+    } else if (n >= 16 && shimrt_is_contiguous(self) && dt == SHIMRT_FLOAT32) {
+        float *d = (float *)(void *)base;
+        for (int64_t i = 0; i < n; i++) d[i] = uniform_f32(mt, 24, 0.0f, 1.0f);
+        for (int64_t i = 0; i + 16 <= n; i += 16) fill16_f32(d + i, (float)mean, (float)std);
+        if (n % 16) {
+            d += n - 16;
+            for (int i = 0; i < 16; i++) d[i] = uniform_f32(mt, 24, 0.0f, 1.0f);
+            fill16_f32(d, (float)mean, (float)std);
+        }
+    } else if (n >= 16 && shimrt_is_contiguous(self)) { /* half, bfloat16: float arithmetic */
+        float *tmp = malloc((size_t)n * sizeof *tmp);
+        if (!tmp) {
+            END(generator);
+            return shimrt_fail(op, "out of memory");
+        }
+        int dg = digits_of(dt);
+        for (int64_t i = 0; i < n; i++) tmp[i] = uniform_f32(mt, dg, 0.0f, 1.0f);
+        /* PyTorch keeps the draws in the tensor (rounded to its type) between the passes */
+        for (int64_t i = 0; i < n; i++) tmp[i] = round_to(dt, tmp[i]);
+        float m = round_to(dt, mean), s = round_to(dt, std);
+        for (int64_t i = 0; i + 16 <= n; i += 16) fill16_f32(tmp + i, m, s);
+        for (int64_t i = 0; i < n; i++) store_f(dt, base + i * (int64_t)es, tmp[i]);
+        if (n % 16) {
+            float *d = tmp + n - 16;
+            for (int i = 0; i < 16; i++) d[i] = round_to(dt, uniform_f32(mt, dg, 0.0f, 1.0f));
+            fill16_f32(d, m, s);
+            for (int64_t i = n - 16; i < n; i++) store_f(dt, base + i * (int64_t)es, tmp[i]);
+        }
+        free(tmp);
+    } else {
+        walk w;
+        walk_init(&w, self);
+        for (int64_t i = 0; i < w.n; i++)
+            store_f(dt, base + walk_next(&w) * (int64_t)es, normal_f64(mt, mean, std));
+    }
+    END(generator);
+    return AOTI_TORCH_SUCCESS;
+}
+
+/* random_(from, to): [from, to); to NULL: [from, max of the dtype] (PyTorch's random_.from) */
+AOTITorchError shimrt_cpu_random__from(AtenTensorHandle self, int64_t from, int64_t *to,
+                                       AtenGeneratorHandle *generator) {
+    static const char op[] = "random_";
+    if (!to) return shimrt_fail(op, "random_ without an upper bound is not supported yet");
+    if (!(from < *to))
+        return shimrt_fail(op, "random_ expects 'from' to be less than 'to', but got from=%lld "
+                               ">= to=%lld",
+                           (long long)from, (long long)*to);
+    shimrt_mt19937 *mt = begin(op, self, generator, false);
+    if (!mt) return AOTI_TORCH_FAILURE;
+    int32_t dt = self->dtype;
+    uint64_t range = (uint64_t)*to - (uint64_t)from;
+    bool wide = range >= (UINT64_C(1) << 32) &&
+                (dt == SHIMRT_INT64 || dt == SHIMRT_FLOAT64 || dt == SHIMRT_FLOAT32 ||
+                 dt == SHIMRT_BFLOAT16);
+    size_t es = shimrt_dtype_size(dt);
+    char *base = shimrt_data(self);
+    walk w;
+    walk_init(&w, self);
+    for (int64_t i = 0; i < w.n; i++) {
+        uint64_t v = wide ? shimrt_mt19937_u64(mt) : shimrt_mt19937_u32(mt);
+        store_i(dt, base + walk_next(&w) * (int64_t)es, (int64_t)(v % range + (uint64_t)from));
+    }
+    END(generator);
+    return AOTI_TORCH_SUCCESS;
+}
+
+/* random_(): [0, 2^digits] for floating types, [0, max] for integers, {0, 1} for bool */
+AOTITorchError shimrt_cpu_random_(AtenTensorHandle self, AtenGeneratorHandle *generator) {
+    static const char op[] = "random_";
+    shimrt_mt19937 *mt = begin(op, self, generator, false);
+    if (!mt) return AOTI_TORCH_FAILURE;
+    int32_t dt = self->dtype;
+    size_t es = shimrt_dtype_size(dt);
+    char *base = shimrt_data(self);
+    uint64_t mod;
+    switch (dt) {
+    case SHIMRT_BOOL: mod = 2; break;
+    case SHIMRT_UINT8: mod = 256; break;
+    case SHIMRT_INT8: mod = 128; break;
+    case SHIMRT_INT16: mod = 32768; break;
+    case SHIMRT_INT32: mod = UINT64_C(2147483648); break;
+    case SHIMRT_INT64: mod = UINT64_C(9223372036854775808); break;
+    default: mod = (UINT64_C(1) << digits_of(dt)) + 1; break;
+    }
+    bool wide = dt == SHIMRT_INT64 || dt == SHIMRT_FLOAT64;
+    walk w;
+    walk_init(&w, self);
+    for (int64_t i = 0; i < w.n; i++) {
+        uint64_t v = wide ? shimrt_mt19937_u64(mt) : shimrt_mt19937_u32(mt);
+        store_i(dt, base + walk_next(&w) * (int64_t)es, (int64_t)(v % mod));
+    }
+    END(generator);
+    return AOTI_TORCH_SUCCESS;
+}
+
+static bool is_supported_bern(int32_t dt) {
+    return dt != SHIMRT_FLOAT16 && dt != SHIMRT_BFLOAT16 ? true : false;
+}
+
+/* bernoulli_(p): PyTorch's default CPU path (a double draw per element, value < p). PyTorch
+ * takes an MKL path on Intel CPUs instead (docs/random.md). */
+AOTITorchError shimrt_cpu_bernoulli__float(AtenTensorHandle self, double p,
+                                           AtenGeneratorHandle *generator) {
+    static const char op[] = "bernoulli_";
+    if (!(p >= 0.0 && p <= 1.0))
+        return shimrt_fail(op, "bernoulli_ expects p to be in [0, 1], but got p=%g", p);
+    shimrt_mt19937 *mt = begin(op, self, generator, false);
+    if (!mt) return AOTI_TORCH_FAILURE;
+    int32_t dt = self->dtype;
+    if (!is_supported_bern(dt)) {
+        END(generator);
+        return shimrt_fail(op, "\"bernoulli_scalar_cpu_\" not implemented for '%s'",
+                           shimrt_dtype_name(dt));
+    }
+    size_t es = shimrt_dtype_size(dt);
+    char *base = shimrt_data(self);
+    walk w;
+    walk_init(&w, self);
+    for (int64_t i = 0; i < w.n; i++)
+        store_i(dt, base + walk_next(&w) * (int64_t)es, uniform_f64(mt, 0.0, 1.0) < p);
+    END(generator);
+    return AOTI_TORCH_SUCCESS;
+}
+
+static double load_as_double(int32_t dt, const char *p) {
+    switch (dt) {
+    case SHIMRT_FLOAT64: return *(const double *)(const void *)p;
+    case SHIMRT_FLOAT32: return *(const float *)(const void *)p;
+    case SHIMRT_FLOAT16: return shimrt_half_to_float(*(const uint16_t *)(const void *)p);
+    case SHIMRT_BFLOAT16: return from_bf16(*(const uint16_t *)(const void *)p);
+    default: return NAN;
+    }
+}
+
+/* bernoulli_(Tensor p): p broadcast to self; a double draw per element when p is double,
+ * else a float draw compared with p as a float. */
+AOTITorchError shimrt_cpu_bernoulli__tensor(AtenTensorHandle self, AtenTensorHandle p,
+                                            AtenGeneratorHandle *generator) {
+    static const char op[] = "bernoulli_";
+    if (shimrt_k_check_cpu(op, p, "p")) return AOTI_TORCH_FAILURE;
+    int32_t pdt = p->dtype;
+    if (!(pdt == SHIMRT_FLOAT64 || pdt == SHIMRT_FLOAT32))
+        return shimrt_fail(op, "\"bernoulli_tensor_cpu_p_\" not implemented for '%s'",
+                           shimrt_dtype_name(pdt));
+    /* p's strides broadcast to self's shape */
+    if (p->ndim > self->ndim)
+        return shimrt_fail(op, "the shape of p cannot be broadcast to the shape of self");
+    int64_t pst[SHIMRT_MAX_DIMS];
+    for (int64_t d = 0; d < self->ndim; d++) {
+        int64_t pd = d - (self->ndim - p->ndim);
+        if (pd < 0) {
+            pst[d] = 0;
+        } else if (p->sizes[pd] == self->sizes[d]) {
+            pst[d] = p->sizes[pd] == 1 ? 0 : p->strides[pd];
+        } else if (p->sizes[pd] == 1) {
+            pst[d] = 0;
+        } else {
+            return shimrt_fail(op, "the shape of p cannot be broadcast to the shape of self");
+        }
+    }
+    shimrt_mt19937 *mt = begin(op, self, generator, false);
+    if (!mt) return AOTI_TORCH_FAILURE;
+    int32_t dt = self->dtype;
+    if (!is_supported_bern(dt)) {
+        END(generator);
+        return shimrt_fail(op, "\"bernoulli_tensor_cpu_self_\" not implemented for '%s'",
+                           shimrt_dtype_name(dt));
+    }
+    size_t es = shimrt_dtype_size(dt), pes = shimrt_dtype_size(pdt);
+    char *base = shimrt_data(self);
+    const char *pb = shimrt_data(p);
+    /* walk self in its order; p's offset follows the same index */
+    walk w;
+    walk_init2(&w, self, pst);
+    int64_t n = w.n;
+    for (int64_t i = 0; i < n; i++) {
+        int64_t poff = w.off2;
+        int64_t off = walk_next(&w);
+        double pv = load_as_double(pdt, pb + poff * (int64_t)pes);
+        bool r;
+        if (pdt == SHIMRT_FLOAT64) r = uniform_f64(mt, 0.0, 1.0) < pv;
+        else r = uniform_f32(mt, 24, 0.0f, 1.0f) < (float)pv;
+        store_i(dt, base + off * (int64_t)es, r);
+    }
+    END(generator);
+    return AOTI_TORCH_SUCCESS;
+}
+
+/* exponential_(lambd): -1/lambd * log(1 - u) with u a double draw */
+AOTITorchError shimrt_cpu_exponential_(AtenTensorHandle self, double lambd,
+                                       AtenGeneratorHandle *generator) {
+    static const char op[] = "exponential_";
+    if (!(lambd > 0.0))
+        return shimrt_fail(op, "exponential_ expects lambda > 0.0, but found lambda=%g", lambd);
+    shimrt_mt19937 *mt = begin(op, self, generator, true);
+    if (!mt) return AOTI_TORCH_FAILURE;
+    int32_t dt = self->dtype;
+    size_t es = shimrt_dtype_size(dt);
+    char *base = shimrt_data(self);
+    walk w;
+    walk_init(&w, self);
+    for (int64_t i = 0; i < w.n; i++) {
+        double u = uniform_f64(mt, 0.0, 1.0);
+        store_f(dt, base + walk_next(&w) * (int64_t)es, -1.0 / lambd * log(1.0 - u));
+    }
+    END(generator);
+    return AOTI_TORCH_SUCCESS;
+}
+
+/* ---- factories and functional forms ---- */
+
+static AOTITorchError new_tensor(const char *op, const int64_t *size, int64_t n, int32_t *dtype,
+                                 int32_t def, int32_t *device, int32_t device_index_,
+                                 AtenTensorHandle *out) {
+    if (shimrt_k_check_size(op, size, n)) return AOTI_TORCH_FAILURE;
+    int32_t dt = dtype ? *dtype : def;
+    if (device && *device != SHIMRT_DEV_CPU)
+        return shimrt_fail(op, "the CPU kernel cannot make a tensor on %s",
+                           shimrt_device_type_name(*device));
+    int64_t strides[SHIMRT_MAX_DIMS];
+    shimrt_contiguous_strides(n, size, strides);
+    (void)device_index_;
+    return aoti_torch_empty_strided(n, size, strides, dt, SHIMRT_DEV_CPU, 0, out);
+}
+
+static AOTITorchError finish(AOTITorchError rc, AtenTensorHandle t, AtenTensorHandle *ret0) {
+    if (rc) {
+        aoti_torch_delete_tensor_object(t);
+        return AOTI_TORCH_FAILURE;
+    }
+    *ret0 = t;
+    return AOTI_TORCH_SUCCESS;
+}
+
+AOTITorchError shimrt_cpu_rand_generator(const int64_t *size, int64_t size_len_,
+                                         AtenGeneratorHandle *generator, int32_t *dtype,
+                                         int32_t *layout, int32_t *device, int32_t device_index_,
+                                         int32_t *pin_memory, AtenTensorHandle *ret0) {
+    (void)layout, (void)pin_memory;
+    AtenTensorHandle t;
+    if (new_tensor("rand", size, size_len_, dtype, SHIMRT_FLOAT32, device, device_index_, &t))
+        return AOTI_TORCH_FAILURE;
+    return finish(shimrt_cpu_uniform_(t, 0.0, 1.0, generator), t, ret0);
+}
+
+AOTITorchError shimrt_cpu_rand(const int64_t *size, int64_t size_len_, int32_t *dtype,
+                               int32_t *layout, int32_t *device, int32_t device_index_,
+                               int32_t *pin_memory, AtenTensorHandle *ret0) {
+    return shimrt_cpu_rand_generator(size, size_len_, NULL, dtype, layout, device, device_index_,
+                                     pin_memory, ret0);
+}
+
+AOTITorchError shimrt_cpu_randn_generator(const int64_t *size, int64_t size_len_,
+                                          AtenGeneratorHandle *generator, int32_t *dtype,
+                                          int32_t *layout, int32_t *device, int32_t device_index_,
+                                          int32_t *pin_memory, AtenTensorHandle *ret0) {
+    (void)layout, (void)pin_memory;
+    AtenTensorHandle t;
+    if (new_tensor("randn", size, size_len_, dtype, SHIMRT_FLOAT32, device, device_index_, &t))
+        return AOTI_TORCH_FAILURE;
+    return finish(shimrt_cpu_normal_(t, 0.0, 1.0, generator), t, ret0);
+}
+
+AOTITorchError shimrt_cpu_randn(const int64_t *size, int64_t size_len_, int32_t *dtype,
+                                int32_t *layout, int32_t *device, int32_t device_index_,
+                                int32_t *pin_memory, AtenTensorHandle *ret0) {
+    return shimrt_cpu_randn_generator(size, size_len_, NULL, dtype, layout, device, device_index_,
+                                      pin_memory, ret0);
+}
+
+AOTITorchError shimrt_cpu_randint_low_generator(int64_t low, int64_t high, const int64_t *size,
+                                                int64_t size_len_, AtenGeneratorHandle *generator,
+                                                int32_t *dtype, int32_t *layout, int32_t *device,
+                                                int32_t device_index_, int32_t *pin_memory,
+                                                AtenTensorHandle *ret0) {
+    (void)layout, (void)pin_memory;
+    AtenTensorHandle t;
+    if (new_tensor("randint", size, size_len_, dtype, SHIMRT_INT64, device, device_index_, &t))
+        return AOTI_TORCH_FAILURE;
+    return finish(shimrt_cpu_random__from(t, low, &high, generator), t, ret0);
+}
+
+AOTITorchError shimrt_cpu_randint_low(int64_t low, int64_t high, const int64_t *size,
+                                      int64_t size_len_, int32_t *dtype, int32_t *layout,
+                                      int32_t *device, int32_t device_index_, int32_t *pin_memory,
+                                      AtenTensorHandle *ret0) {
+    return shimrt_cpu_randint_low_generator(low, high, size, size_len_, NULL, dtype, layout,
+                                            device, device_index_, pin_memory, ret0);
+}
+
+AOTITorchError shimrt_cpu_randint(int64_t high, const int64_t *size, int64_t size_len_,
+                                  int32_t *dtype, int32_t *layout, int32_t *device,
+                                  int32_t device_index_, int32_t *pin_memory,
+                                  AtenTensorHandle *ret0) {
+    return shimrt_cpu_randint_low_generator(0, high, size, size_len_, NULL, dtype, layout, device,
+                                            device_index_, pin_memory, ret0);
+}
+
+AOTITorchError shimrt_cpu_randint_generator(int64_t high, const int64_t *size, int64_t size_len_,
+                                            AtenGeneratorHandle *generator, int32_t *dtype,
+                                            int32_t *layout, int32_t *device,
+                                            int32_t device_index_, int32_t *pin_memory,
+                                            AtenTensorHandle *ret0) {
+    return shimrt_cpu_randint_low_generator(0, high, size, size_len_, generator, dtype, layout,
+                                            device, device_index_, pin_memory, ret0);
+}
+
+/* randperm: Fisher-Yates from the front, z = random() % (n - i) (PyTorch's path for
+ * n < 2^32 / 20; larger n is refused here). */
+AOTITorchError shimrt_cpu_randperm_generator(int64_t n, AtenGeneratorHandle *generator,
+                                             int32_t *dtype, int32_t *layout, int32_t *device,
+                                             int32_t device_index_, int32_t *pin_memory,
+                                             AtenTensorHandle *ret0) {
+    static const char op[] = "randperm";
+    (void)layout, (void)pin_memory;
+    if (n < 0) return shimrt_fail(op, "n must be non-negative, got %lld", (long long)n);
+    if (n >= (int64_t)(UINT32_MAX / 20))
+        return shimrt_fail(op, "n = %lld is beyond the supported range", (long long)n);
+    AtenTensorHandle t;
+    if (new_tensor(op, &n, 1, dtype, SHIMRT_INT64, device, device_index_, &t))
+        return AOTI_TORCH_FAILURE;
+    int32_t dt = t->dtype;
+    if (dt == SHIMRT_BOOL || (!is_float_dt(dt) && dt != SHIMRT_INT64 && dt != SHIMRT_INT32 &&
+                              dt != SHIMRT_INT16 && dt != SHIMRT_INT8 && dt != SHIMRT_UINT8)) {
+        aoti_torch_delete_tensor_object(t);
+        return shimrt_fail(op, "\"randperm_cpu\" not implemented for '%s'", shimrt_dtype_name(dt));
+    }
+    int64_t *perm = malloc((size_t)(n ? n : 1) * sizeof *perm);
+    if (!perm) {
+        aoti_torch_delete_tensor_object(t);
+        return shimrt_fail(op, "out of memory");
+    }
+    for (int64_t i = 0; i < n; i++) perm[i] = i;
+    shimrt_mt19937 *mt = shimrt_rng_acquire(op, generator ? *generator : NULL);
+    if (!mt) {
+        free(perm);
+        aoti_torch_delete_tensor_object(t);
+        return AOTI_TORCH_FAILURE;
+    }
+    for (int64_t i = 0; i < n - 1; i++) {
+        int64_t z = (int64_t)(shimrt_mt19937_u32(mt) % (uint64_t)(n - i));
+        int64_t s = perm[i];
+        perm[i] = perm[z + i];
+        perm[z + i] = s;
+    }
+    END(generator);
+    size_t es = shimrt_dtype_size(dt);
+    char *base = shimrt_data(t);
+    for (int64_t i = 0; i < n; i++) store_i(dt, base + i * (int64_t)es, perm[i]);
+    free(perm);
+    *ret0 = t;
+    return AOTI_TORCH_SUCCESS;
+}
+
+AOTITorchError shimrt_cpu_randperm(int64_t n, int32_t *dtype, int32_t *layout, int32_t *device,
+                                   int32_t device_index_, int32_t *pin_memory,
+                                   AtenTensorHandle *ret0) {
+    return shimrt_cpu_randperm_generator(n, NULL, dtype, layout, device, device_index_,
+                                         pin_memory, ret0);
+}
