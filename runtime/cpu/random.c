@@ -126,7 +126,7 @@ static int digits_of(int32_t dt) {
 static double uniform_f64(shimrt_mt19937 *mt, double from, double to) {
     uint64_t v = shimrt_mt19937_u64(mt);
     double x = (double)(v & ((UINT64_C(1) << 53) - 1)) * (1.0 / 9007199254740992.0);
-    return x * (to - from) + from;
+    return fma(x, to - from, from);
 }
 
 /* uniform_real_distribution<T> for T float, half, bfloat16: 32-bit draw, float arithmetic
@@ -134,7 +134,7 @@ static double uniform_f64(shimrt_mt19937 *mt, double from, double to) {
 static float uniform_f32(shimrt_mt19937 *mt, int digits, float from, float to) {
     uint32_t v = shimrt_mt19937_u32(mt);
     float x = (float)(v & ((UINT32_C(1) << digits) - 1)) * (1.0f / (float)(UINT32_C(1) << digits));
-    return x * (to - from) + from;
+    return fmaf(x, to - from, from);
 }
 
 static float round_to(int32_t dt, double v) {
@@ -202,10 +202,16 @@ AOTITorchError shimrt_cpu_uniform_(AtenTensorHandle self, double from, double to
         for (int64_t i = 0; i < w.n; i++)
             store_f(dt, base + walk_next(&w) * (int64_t)es, uniform_f64(mt, from, to));
     } else {
+        /* half and bfloat16 draw as float (24 bits) and round the result */
         float f = round_to(dt, from), t = round_to(dt, to);
-        int dg = digits_of(dt);
-        for (int64_t i = 0; i < w.n; i++)
-            store_f(dt, base + walk_next(&w) * (int64_t)es, uniform_f32(mt, dg, f, t));
+        int dg = 24;
+        bool reduced = dt == SHIMRT_FLOAT16 || dt == SHIMRT_BFLOAT16;
+        for (int64_t i = 0; i < w.n; i++) {
+            float v = uniform_f32(mt, dg, f, t);
+            /* a value that rounds up to `to` in half/bfloat16 becomes `from` ([from, to)) */
+            if (reduced && round_to(dt, v) >= t) v = f;
+            store_f(dt, base + walk_next(&w) * (int64_t)es, v);
+        }
     }
     END(generator);
     return AOTI_TORCH_SUCCESS;
@@ -455,7 +461,7 @@ AOTITorchError shimrt_cpu_exponential_(AtenTensorHandle self, double lambd,
     walk_init(&w, self);
     for (int64_t i = 0; i < w.n; i++) {
         double u = uniform_f64(mt, 0.0, 1.0);
-        store_f(dt, base + walk_next(&w) * (int64_t)es, -1.0 / lambd * log(1.0 - u));
+        store_f(dt, base + walk_next(&w) * (int64_t)es, -1.0 / lambd * log1p(-u));
     }
     END(generator);
     return AOTI_TORCH_SUCCESS;
