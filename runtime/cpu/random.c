@@ -228,13 +228,102 @@ static void fill16_f64(double *d, double mean, double std) {
     }
 }
 
-static void fill16_f32(float *d, float mean, float std) {
+/* PyTorch's float normal_ for 16 or more contiguous elements runs an AVX2 Box-Muller whose
+ * log, sin and cos are the Cephes single-precision polynomials (Pommier's avx_mathfun port),
+ * not libm. The scalar versions below evaluate the same polynomials in the same order, one
+ * float operation at a time, so that each lane's result is bit-identical. */
+#ifndef SHIMRT_RNG_FMA
+#define SHIMRT_RNG_FMA 1
+#endif
+#if SHIMRT_RNG_FMA
+#define MAD(a, b, c) fmaf((a), (b), (c))
+#else
+#define MAD(a, b, c) ((a) * (b) + (c))
+#endif
+
+static uint32_t fbits(float f) {
+    uint32_t u;
+    memcpy(&u, &f, sizeof u);
+    return u;
+}
+static float bitsf(uint32_t u) {
+    float f;
+    memcpy(&f, &u, sizeof f);
+    return f;
+}
+
+static float cephes_logf(float x) {
+    if (!(x > 0.0f)) return NAN;
+    if (x < 1.17549435e-38f) x = 1.17549435e-38f;
+    uint32_t b = fbits(x);
+    float e = (float)((int32_t)(b >> 23) - 127) + 1.0f;
+    x = bitsf((b & ~UINT32_C(0x7f800000)) | fbits(0.5f)); /* mantissa in [0.5, 1) */
+    bool low = x < 0.707106781186547524f; /* then x + x - 1 and e - 1 */
+    float tmp = low ? x : 0.0f;
+    x = x - 1.0f;
+    e = e - (low ? 1.0f : 0.0f);
+    x = x + tmp;
+    float z = x * x;
+    float y = 7.0376836292E-2f;
+    y = MAD(y, x, -1.1514610310E-1f);
+    y = MAD(y, x, 1.1676998740E-1f);
+    y = MAD(y, x, -1.2420140846E-1f);
+    y = MAD(y, x, 1.4249322787E-1f);
+    y = MAD(y, x, -1.6668057665E-1f);
+    y = MAD(y, x, 2.0000714765E-1f);
+    y = MAD(y, x, -2.4999993993E-1f);
+    y = MAD(y, x, 3.3333331174E-1f);
+    y = y * x;
+    y = MAD(y, z, e * -2.12194440e-4f);
+    y = MAD(-z, 0.5f, y);
+    x = x + y;
+    x = MAD(e, 0.693359375f, x);
+    return x;
+}
+
+static void cephes_sincosf(float x, float *s, float *c) {
+    uint32_t sign_sin = fbits(x) & UINT32_C(0x80000000);
+    x = fabsf(x);
+    float y = x * 1.27323954473516f; /* 4 / pi */
+    int32_t j = (int32_t)y;          /* truncation, as cvttps */
+    j = (j + 1) & ~1;
+    y = (float)j;
+    uint32_t swap_sin = ((uint32_t)j & 4u) << 29;
+    bool poly2 = (j & 2) == 0; /* the sine polynomial for sin */
+    uint32_t sign_cos = ((uint32_t)~(j - 2) & 4u) << 29;
+    sign_sin ^= swap_sin;
+    x = MAD(y, -0.78515625f, x);
+    x = MAD(y, -2.4187564849853515625e-4f, x);
+    x = MAD(y, -3.77489497744594108e-8f, x);
+    float z = x * x;
+    float yc = 2.443315711809948E-005f;
+    yc = MAD(yc, z, -1.388731625493765E-003f);
+    yc = MAD(yc, z, 4.166664568298827E-002f);
+    yc = yc * z;
+    yc = MAD(yc, z, -(z * 0.5f));
+    yc = yc + 1.0f;
+    float ys = -1.9515295891E-4f;
+    ys = MAD(ys, z, 8.3321608736E-3f);
+    ys = MAD(ys, z, -1.6666654611E-1f);
+    ys = ys * z;
+    ys = MAD(ys, x, x);
+    float sin2 = poly2 ? ys : 0.0f, sin1 = poly2 ? 0.0f : yc;
+    ys = ys - sin2;
+    yc = yc - sin1;
+    *s = bitsf(fbits(sin1 + sin2) ^ sign_sin);
+    *c = bitsf(fbits(yc + ys) ^ sign_cos);
+}
+
+/* one block of 16: PyTorch's AVX2 normal_fill_16 lane by lane */
+static void fill16_f32_avx(float *d, float mean, float std) {
+    const float two_pi = (float)(2.0 * M_PI);
     for (int j = 0; j < 8; j++) {
-        float u1 = 1 - d[j], u2 = d[j + 8];
-        float radius = sqrtf(-2 * logf(u1));
-        double theta = 2.0 * M_PI * u2;
-        d[j] = (float)((double)radius * cos(theta) * std + mean);
-        d[j + 8] = (float)((double)radius * sin(theta) * std + mean);
+        float u1 = 1.0f - d[j], u2 = d[j + 8];
+        float radius = sqrtf(-2.0f * cephes_logf(u1));
+        float st, ct;
+        cephes_sincosf(two_pi * u2, &st, &ct);
+        d[j] = fmaf(radius * ct, std, mean);
+        d[j + 8] = fmaf(radius * st, std, mean);
     }
 }
 
@@ -260,32 +349,28 @@ AOTITorchError shimrt_cpu_normal_(AtenTensorHandle self, double mean, double std
     } else if (n >= 16 && shimrt_is_contiguous(self) && dt == SHIMRT_FLOAT32) {
         float *d = (float *)(void *)base;
         for (int64_t i = 0; i < n; i++) d[i] = uniform_f32(mt, 24, 0.0f, 1.0f);
-        for (int64_t i = 0; i + 16 <= n; i += 16) fill16_f32(d + i, (float)mean, (float)std);
+        for (int64_t i = 0; i + 16 <= n; i += 16) fill16_f32_avx(d + i, (float)mean, (float)std);
         if (n % 16) {
             d += n - 16;
             for (int i = 0; i < 16; i++) d[i] = uniform_f32(mt, 24, 0.0f, 1.0f);
-            fill16_f32(d, (float)mean, (float)std);
+            fill16_f32_avx(d, (float)mean, (float)std);
         }
-    } else if (n >= 16 && shimrt_is_contiguous(self)) { /* half, bfloat16: float arithmetic */
-        float *tmp = malloc((size_t)n * sizeof *tmp);
-        if (!tmp) {
+    } else if (n >= 16 && shimrt_is_contiguous(self)) {
+        /* half, bfloat16: the float32 computation, rounded */
+        float *d = malloc((size_t)n * sizeof *d);
+        if (!d) {
             END(generator);
             return shimrt_fail(op, "out of memory");
         }
-        int dg = digits_of(dt);
-        for (int64_t i = 0; i < n; i++) tmp[i] = uniform_f32(mt, dg, 0.0f, 1.0f);
-        /* PyTorch keeps the draws in the tensor (rounded to its type) between the passes */
-        for (int64_t i = 0; i < n; i++) tmp[i] = round_to(dt, tmp[i]);
-        float m = round_to(dt, mean), s = round_to(dt, std);
-        for (int64_t i = 0; i + 16 <= n; i += 16) fill16_f32(tmp + i, m, s);
-        for (int64_t i = 0; i < n; i++) store_f(dt, base + i * (int64_t)es, tmp[i]);
+        for (int64_t i = 0; i < n; i++) d[i] = uniform_f32(mt, 24, 0.0f, 1.0f);
+        for (int64_t i = 0; i + 16 <= n; i += 16) fill16_f32_avx(d + i, (float)mean, (float)std);
         if (n % 16) {
-            float *d = tmp + n - 16;
-            for (int i = 0; i < 16; i++) d[i] = round_to(dt, uniform_f32(mt, dg, 0.0f, 1.0f));
-            fill16_f32(d, m, s);
-            for (int64_t i = n - 16; i < n; i++) store_f(dt, base + i * (int64_t)es, tmp[i]);
+            float *e = d + n - 16;
+            for (int i = 0; i < 16; i++) e[i] = uniform_f32(mt, 24, 0.0f, 1.0f);
+            fill16_f32_avx(e, (float)mean, (float)std);
         }
-        free(tmp);
+        for (int64_t i = 0; i < n; i++) store_f(dt, base + i * (int64_t)es, d[i]);
+        free(d);
     } else {
         walk w;
         walk_init(&w, self);
