@@ -232,14 +232,10 @@ static void fill16_f64(double *d, double mean, double std) {
  * log, sin and cos are the Cephes single-precision polynomials (Pommier's avx_mathfun port),
  * not libm. The scalar versions below evaluate the same polynomials in the same order, one
  * float operation at a time, so that each lane's result is bit-identical. */
-#ifndef SHIMRT_RNG_FMA
-#define SHIMRT_RNG_FMA 1
-#endif
-#if SHIMRT_RNG_FMA
+/* PyTorch's AVX2 build lets the compiler fuse each multiply with the add that uses it
+ * (the first multiply in statement order when both operands are products): MAD is that
+ * fused step. */
 #define MAD(a, b, c) fmaf((a), (b), (c))
-#else
-#define MAD(a, b, c) ((a) * (b) + (c))
-#endif
 
 static uint32_t fbits(float f) {
     uint32_t u;
@@ -362,8 +358,11 @@ AOTITorchError shimrt_cpu_normal_(AtenTensorHandle self, double mean, double std
             END(generator);
             return shimrt_fail(op, "out of memory");
         }
-        for (int64_t i = 0; i < n; i++) d[i] = uniform_f32(mt, 24, 0.0f, 1.0f);
-        for (int64_t i = 0; i + 16 <= n; i += 16) fill16_f32_avx(d + i, (float)mean, (float)std);
+        /* unlike float32, the draws are made block by block: 16, transform, 16, ... */
+        for (int64_t i = 0; i + 16 <= n; i += 16) {
+            for (int k = 0; k < 16; k++) d[i + k] = uniform_f32(mt, 24, 0.0f, 1.0f);
+            fill16_f32_avx(d + i, (float)mean, (float)std);
+        }
         if (n % 16) {
             float *e = d + n - 16;
             for (int i = 0; i < 16; i++) e[i] = uniform_f32(mt, 24, 0.0f, 1.0f);
