@@ -116,6 +116,22 @@ AOTITorchError aoti_torch_cpu_argmax(AtenTensorHandle self, int64_t* dim, int32_
     return shimrt_cpu_argmax(self, dim, keepdim, ret0);
 }
 
+/* aten.bernoulli.default: bernoulli(Tensor self, *, Generator? generator=None) -> Tensor
+ * kernel: shimrt_cpu_bernoulli (CPU) */
+AOTITorchError aoti_torch_cpu_bernoulli(AtenTensorHandle self, AtenGeneratorHandle* generator, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu_bernoulli(self, generator, ret0);
+}
+
+/* aten.bernoulli.p: bernoulli.p(Tensor self, float p, *, Generator? generator=None) -> Tensor
+ * kernel: shimrt_cpu_bernoulli_p (CPU) */
+AOTITorchError aoti_torch_cpu_bernoulli_p(AtenTensorHandle self, double p, AtenGeneratorHandle* generator, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu_bernoulli_p(self, p, generator, ret0);
+}
+
 /* aten.bernoulli_.Tensor: bernoulli_.Tensor(Tensor(a!) self, Tensor p, *, Generator? generator=None) -> Tensor(a!)
  * kernel: shimrt_cpu_bernoulli__tensor (CPU) */
 AOTITorchError aoti_torch_cpu_bernoulli__Tensor(AtenTensorHandle self, AtenTensorHandle p, AtenGeneratorHandle* generator) {
@@ -623,6 +639,14 @@ AOTITorchError aoti_torch_cpu_normal_(AtenTensorHandle self, double mean, double
     return shimrt_cpu_normal_(self, mean, std, generator);
 }
 
+/* aten.normal_functional.default: normal_functional(Tensor self, float mean=0, float std=1, *, Generator? generator=None) -> Tensor
+ * kernel: shimrt_cpu_normal_functional (CPU) */
+AOTITorchError aoti_torch_cpu_normal_functional(AtenTensorHandle self, double mean, double std, AtenGeneratorHandle* generator, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu_normal_functional(self, mean, std, generator, ret0);
+}
+
 /* aten.ones_like.default: ones_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
  * kernel: shimrt_ones_like (CompositeExplicitAutograd) */
 AOTITorchError aoti_torch_cpu_ones_like(AtenTensorHandle self, int32_t* dtype, int32_t* layout, int32_t* device, int32_t device_index_, int32_t* pin_memory, int32_t* memory_format, AtenTensorHandle* ret0) {
@@ -673,6 +697,22 @@ AOTITorchError aoti_torch_cpu_rand_generator(const int64_t* size, int64_t size_l
     return shimrt_cpu_rand_generator(size, size_len_, generator, dtype, layout, device, device_index_, pin_memory, ret0);
 }
 
+/* aten.rand_like.default: rand_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
+ * kernel: shimrt_cpu_rand_like (CPU) */
+AOTITorchError aoti_torch_cpu_rand_like(AtenTensorHandle self, int32_t* dtype, int32_t* layout, int32_t* device, int32_t device_index_, int32_t* pin_memory, int32_t* memory_format, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu_rand_like(self, dtype, layout, device, device_index_, pin_memory, memory_format, ret0);
+}
+
+/* aten.rand_like.generator: rand_like.generator(Tensor self, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
+ * kernel: shimrt_cpu_rand_like_generator (CPU) */
+AOTITorchError aoti_torch_cpu_rand_like_generator(AtenTensorHandle self, AtenGeneratorHandle* generator, int32_t* dtype, int32_t* layout, int32_t* device, int32_t device_index_, int32_t* pin_memory, int32_t* memory_format, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu_rand_like_generator(self, generator, dtype, layout, device, device_index_, pin_memory, memory_format, ret0);
+}
+
 /* aten.randint.default: randint(SymInt high, SymInt[] size, *, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
  * kernel: shimrt_cpu_randint (CPU) */
 AOTITorchError aoti_torch_cpu_randint(int64_t high, const int64_t* size, int64_t size_len_, int32_t* dtype, int32_t* layout, int32_t* device, int32_t device_index_, int32_t* pin_memory, AtenTensorHandle* ret0) {
@@ -705,6 +745,38 @@ AOTITorchError aoti_torch_cpu_randint_low_generator(int64_t low, int64_t high, c
     return shimrt_cpu_randint_low_generator(low, high, size, size_len_, generator, dtype, layout, device, device_index_, pin_memory, ret0);
 }
 
+/* aten.randint_like.default: randint_like(Tensor self, SymInt high, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
+ * kernel: shimrt_cpu_randint_like (CPU) */
+AOTITorchError aoti_torch_cpu_randint_like(AtenTensorHandle self, int64_t high, int32_t* dtype, int32_t* layout, int32_t* device, int32_t device_index_, int32_t* pin_memory, int32_t* memory_format, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu_randint_like(self, high, dtype, layout, device, device_index_, pin_memory, memory_format, ret0);
+}
+
+/* aten.randint_like.generator: randint_like.generator(Tensor self, SymInt high, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
+ * kernel: shimrt_cpu_randint_like_generator (CPU) */
+AOTITorchError aoti_torch_cpu_randint_like_generator(AtenTensorHandle self, int64_t high, AtenGeneratorHandle* generator, int32_t* dtype, int32_t* layout, int32_t* device, int32_t device_index_, int32_t* pin_memory, int32_t* memory_format, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu_randint_like_generator(self, high, generator, dtype, layout, device, device_index_, pin_memory, memory_format, ret0);
+}
+
+/* aten.randint_like.low_dtype: randint_like.low_dtype(Tensor self, SymInt low, SymInt high, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
+ * kernel: shimrt_cpu_randint_like_low_dtype (CPU) */
+AOTITorchError aoti_torch_cpu_randint_like_low_dtype(AtenTensorHandle self, int64_t low, int64_t high, int32_t* dtype, int32_t* layout, int32_t* device, int32_t device_index_, int32_t* pin_memory, int32_t* memory_format, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu_randint_like_low_dtype(self, low, high, dtype, layout, device, device_index_, pin_memory, memory_format, ret0);
+}
+
+/* aten.randint_like.low_generator_dtype: randint_like.low_generator_dtype(Tensor self, SymInt low, SymInt high, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
+ * kernel: shimrt_cpu_randint_like_low_generator_dtype (CPU) */
+AOTITorchError aoti_torch_cpu_randint_like_low_generator_dtype(AtenTensorHandle self, int64_t low, int64_t high, AtenGeneratorHandle* generator, int32_t* dtype, int32_t* layout, int32_t* device, int32_t device_index_, int32_t* pin_memory, int32_t* memory_format, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu_randint_like_low_generator_dtype(self, low, high, generator, dtype, layout, device, device_index_, pin_memory, memory_format, ret0);
+}
+
 /* aten.randn.default: randn(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
  * kernel: shimrt_cpu_randn (CPU) */
 AOTITorchError aoti_torch_cpu_randn(const int64_t* size, int64_t size_len_, int32_t* dtype, int32_t* layout, int32_t* device, int32_t device_index_, int32_t* pin_memory, AtenTensorHandle* ret0) {
@@ -719,6 +791,22 @@ AOTITorchError aoti_torch_cpu_randn_generator(const int64_t* size, int64_t size_
     SHIMRT_ARG_LIST(size);
     SHIMRT_ARG_RET(ret0);
     return shimrt_cpu_randn_generator(size, size_len_, generator, dtype, layout, device, device_index_, pin_memory, ret0);
+}
+
+/* aten.randn_like.default: randn_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
+ * kernel: shimrt_cpu_randn_like (CPU) */
+AOTITorchError aoti_torch_cpu_randn_like(AtenTensorHandle self, int32_t* dtype, int32_t* layout, int32_t* device, int32_t device_index_, int32_t* pin_memory, int32_t* memory_format, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu_randn_like(self, dtype, layout, device, device_index_, pin_memory, memory_format, ret0);
+}
+
+/* aten.randn_like.generator: randn_like.generator(Tensor self, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
+ * kernel: shimrt_cpu_randn_like_generator (CPU) */
+AOTITorchError aoti_torch_cpu_randn_like_generator(AtenTensorHandle self, AtenGeneratorHandle* generator, int32_t* dtype, int32_t* layout, int32_t* device, int32_t device_index_, int32_t* pin_memory, int32_t* memory_format, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu_randn_like_generator(self, generator, dtype, layout, device, device_index_, pin_memory, memory_format, ret0);
 }
 
 /* aten.random_.default: random_(Tensor(a!) self, *, Generator? generator=None) -> Tensor(a!)

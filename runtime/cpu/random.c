@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "../core/rng_internal.h"
+#include "compositeexplicitautograd_kernels.h"
 #include "kernels.h"
 #include "iter.h"
 
@@ -701,4 +702,117 @@ AOTITorchError shimrt_cpu_randperm(int64_t n, int32_t *dtype, int32_t *layout, i
                                    AtenTensorHandle *ret0) {
     return shimrt_cpu_randperm_generator(n, NULL, dtype, layout, device, device_index_,
                                          pin_memory, ret0);
+}
+
+/* ---- *_like and functional forms: a new tensor (empty_like), then the in-place op ---- */
+
+static AOTITorchError like(const char *op, AtenTensorHandle self, int32_t *dtype, int32_t *layout,
+                           int32_t *device, int32_t device_index_, int32_t *pin_memory,
+                           int32_t *memory_format, AtenTensorHandle *out) {
+    if (shimrt_k_check_cpu(op, self, "self")) return AOTI_TORCH_FAILURE;
+    if (device && *device != SHIMRT_DEV_CPU)
+        return shimrt_fail(op, "the CPU kernel cannot make a tensor on %s",
+                           shimrt_device_type_name(*device));
+    return shimrt_empty_like(self, dtype, layout, device, device_index_, pin_memory, memory_format,
+                             out);
+}
+
+AOTITorchError shimrt_cpu_rand_like_generator(AtenTensorHandle self, AtenGeneratorHandle *generator,
+                                              int32_t *dtype, int32_t *layout, int32_t *device,
+                                              int32_t device_index_, int32_t *pin_memory,
+                                              int32_t *memory_format, AtenTensorHandle *ret0) {
+    AtenTensorHandle t;
+    if (like("rand_like", self, dtype, layout, device, device_index_, pin_memory, memory_format,
+             &t))
+        return AOTI_TORCH_FAILURE;
+    return finish(shimrt_cpu_uniform_(t, 0.0, 1.0, generator), t, ret0);
+}
+
+AOTITorchError shimrt_cpu_rand_like(AtenTensorHandle self, int32_t *dtype, int32_t *layout,
+                                    int32_t *device, int32_t device_index_, int32_t *pin_memory,
+                                    int32_t *memory_format, AtenTensorHandle *ret0) {
+    return shimrt_cpu_rand_like_generator(self, NULL, dtype, layout, device, device_index_,
+                                          pin_memory, memory_format, ret0);
+}
+
+AOTITorchError shimrt_cpu_randn_like_generator(AtenTensorHandle self,
+                                               AtenGeneratorHandle *generator, int32_t *dtype,
+                                               int32_t *layout, int32_t *device,
+                                               int32_t device_index_, int32_t *pin_memory,
+                                               int32_t *memory_format, AtenTensorHandle *ret0) {
+    AtenTensorHandle t;
+    if (like("randn_like", self, dtype, layout, device, device_index_, pin_memory, memory_format,
+             &t))
+        return AOTI_TORCH_FAILURE;
+    return finish(shimrt_cpu_normal_(t, 0.0, 1.0, generator), t, ret0);
+}
+
+AOTITorchError shimrt_cpu_randn_like(AtenTensorHandle self, int32_t *dtype, int32_t *layout,
+                                     int32_t *device, int32_t device_index_, int32_t *pin_memory,
+                                     int32_t *memory_format, AtenTensorHandle *ret0) {
+    return shimrt_cpu_randn_like_generator(self, NULL, dtype, layout, device, device_index_,
+                                           pin_memory, memory_format, ret0);
+}
+
+AOTITorchError shimrt_cpu_randint_like_low_generator_dtype(
+    AtenTensorHandle self, int64_t low, int64_t high, AtenGeneratorHandle *generator,
+    int32_t *dtype, int32_t *layout, int32_t *device, int32_t device_index_, int32_t *pin_memory,
+    int32_t *memory_format, AtenTensorHandle *ret0) {
+    AtenTensorHandle t;
+    if (like("randint_like", self, dtype, layout, device, device_index_, pin_memory,
+             memory_format, &t))
+        return AOTI_TORCH_FAILURE;
+    return finish(shimrt_cpu_random__from(t, low, &high, generator), t, ret0);
+}
+
+AOTITorchError shimrt_cpu_randint_like_low_dtype(AtenTensorHandle self, int64_t low, int64_t high,
+                                                 int32_t *dtype, int32_t *layout, int32_t *device,
+                                                 int32_t device_index_, int32_t *pin_memory,
+                                                 int32_t *memory_format, AtenTensorHandle *ret0) {
+    return shimrt_cpu_randint_like_low_generator_dtype(self, low, high, NULL, dtype, layout,
+                                                       device, device_index_, pin_memory,
+                                                       memory_format, ret0);
+}
+
+AOTITorchError shimrt_cpu_randint_like_generator(AtenTensorHandle self, int64_t high,
+                                                 AtenGeneratorHandle *generator, int32_t *dtype,
+                                                 int32_t *layout, int32_t *device,
+                                                 int32_t device_index_, int32_t *pin_memory,
+                                                 int32_t *memory_format, AtenTensorHandle *ret0) {
+    return shimrt_cpu_randint_like_low_generator_dtype(self, 0, high, generator, dtype, layout,
+                                                       device, device_index_, pin_memory,
+                                                       memory_format, ret0);
+}
+
+AOTITorchError shimrt_cpu_randint_like(AtenTensorHandle self, int64_t high, int32_t *dtype,
+                                       int32_t *layout, int32_t *device, int32_t device_index_,
+                                       int32_t *pin_memory, int32_t *memory_format,
+                                       AtenTensorHandle *ret0) {
+    return shimrt_cpu_randint_like_low_generator_dtype(self, 0, high, NULL, dtype, layout, device,
+                                                       device_index_, pin_memory, memory_format,
+                                                       ret0);
+}
+
+AOTITorchError shimrt_cpu_normal_functional(AtenTensorHandle self, double mean, double std,
+                                            AtenGeneratorHandle *generator,
+                                            AtenTensorHandle *ret0) {
+    AtenTensorHandle t;
+    if (like("normal_functional", self, NULL, NULL, NULL, 0, NULL, NULL, &t))
+        return AOTI_TORCH_FAILURE;
+    return finish(shimrt_cpu_normal_(t, mean, std, generator), t, ret0);
+}
+
+/* bernoulli(self): self holds the probabilities */
+AOTITorchError shimrt_cpu_bernoulli(AtenTensorHandle self, AtenGeneratorHandle *generator,
+                                    AtenTensorHandle *ret0) {
+    AtenTensorHandle t;
+    if (like("bernoulli", self, NULL, NULL, NULL, 0, NULL, NULL, &t)) return AOTI_TORCH_FAILURE;
+    return finish(shimrt_cpu_bernoulli__tensor(t, self, generator), t, ret0);
+}
+
+AOTITorchError shimrt_cpu_bernoulli_p(AtenTensorHandle self, double p,
+                                      AtenGeneratorHandle *generator, AtenTensorHandle *ret0) {
+    AtenTensorHandle t;
+    if (like("bernoulli", self, NULL, NULL, NULL, 0, NULL, NULL, &t)) return AOTI_TORCH_FAILURE;
+    return finish(shimrt_cpu_bernoulli__float(t, p, generator), t, ret0);
 }

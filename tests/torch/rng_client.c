@@ -107,6 +107,56 @@ int main(void) {
         } else if (!strcmp(op, "expo")) {
             t = empty(n, dt);
             CK(aoti_torch_cpu_exponential_(t, a, NULL));
+        } else if (!strcmp(op, "rand_like") || !strcmp(op, "randn_like") ||
+                   !strcmp(op, "randint_like") || !strcmp(op, "normalF")) {
+            AtenTensorHandle x = empty(n, dt);
+            if (op[4] == '_')
+                CK(aoti_torch_cpu_rand_like(x, NULL, NULL, NULL, 0, NULL, NULL, &t));
+            else if (op[5] == '_')
+                CK(aoti_torch_cpu_randn_like(x, NULL, NULL, NULL, 0, NULL, NULL, &t));
+            else if (op[0] == 'n')
+                CK(aoti_torch_cpu_normal_functional(x, a, b, NULL, &t));
+            else
+                CK(aoti_torch_cpu_randint_like_low_dtype(x, (int64_t)a, (int64_t)b, NULL, NULL,
+                                                         NULL, 0, NULL, NULL, &t));
+            aoti_torch_delete_tensor_object(x);
+        } else if (!strcmp(op, "bernF")) { /* bernoulli(rand(n)) */
+            int32_t f32 = aoti_torch_dtype_float32();
+            AtenTensorHandle p;
+            CK(aoti_torch_cpu_rand(size, 1, &f32, NULL, NULL, 0, NULL, &p));
+            CK(aoti_torch_cpu_bernoulli(p, NULL, &t));
+            aoti_torch_delete_tensor_object(p);
+        } else if (!strcmp(op, "gen")) { /* a generator of its own: rand then randn */
+            AtenGeneratorHandle own;
+            CK(shimrt_generator_new(aoti_torch_device_type_cpu(), 0, seed, &own));
+            AtenTensorHandle u;
+            CK(aoti_torch_cpu_rand_generator(size, 1, &own, &dt, NULL, NULL, 0, NULL, &u));
+            emit(u, n);
+            aoti_torch_delete_tensor_object(u);
+            CK(aoti_torch_cpu_randn_generator(size, 1, &own, &dt, NULL, NULL, 0, NULL, &t));
+            CK(torch_delete_generator(own));
+        } else if (!strcmp(op, "state")) { /* randn(3) (caches a value), save, randn(n) twice */
+            int64_t three = 3;
+            AtenTensorHandle u;
+            CK(aoti_torch_cpu_randn(&three, 1, &dt, NULL, NULL, 0, NULL, &u));
+            aoti_torch_delete_tensor_object(u);
+            size_t len;
+            CK(shimrt_generator_get_state(g, NULL, 0, &len));
+            void *st = malloc(len);
+            if (!st) return 3;
+            CK(shimrt_generator_get_state(g, st, len, &len));
+            CK(aoti_torch_cpu_randn(size, 1, &dt, NULL, NULL, 0, NULL, &u));
+            CK(shimrt_generator_set_state(g, st, len));
+            free(st);
+            CK(aoti_torch_cpu_randn(size, 1, &dt, NULL, NULL, 0, NULL, &t));
+            void *pu, *pt;
+            CK(aoti_torch_get_data_ptr(u, &pu));
+            CK(aoti_torch_get_data_ptr(t, &pt));
+            if (memcmp(pu, pt, (size_t)n * aoti_torch_dtype_element_size(dt))) {
+                fprintf(stderr, "rng_client: restoring the state did not repeat the values\n");
+                return 1;
+            }
+            aoti_torch_delete_tensor_object(u);
         } else {
             fprintf(stderr, "rng_client: unknown op %s\n", op);
             return 2;

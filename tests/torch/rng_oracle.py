@@ -43,6 +43,22 @@ def torch_case(op, ds, n, seed, a, b):
         return [torch.empty(n, dtype=dt).bernoulli_(p)]
     if op == "expo":
         return [torch.empty(n, dtype=dt).exponential_(a)]
+    if op == "rand_like":
+        return [torch.rand_like(torch.empty(n, dtype=dt))]
+    if op == "randn_like":
+        return [torch.randn_like(torch.empty(n, dtype=dt))]
+    if op == "randint_like":
+        return [torch.randint_like(torch.empty(n, dtype=dt), int(a), int(b))]
+    if op == "normalF":
+        return [torch.ops.aten.normal_functional(torch.empty(n, dtype=dt), a, b)]
+    if op == "bernF":
+        return [torch.bernoulli(torch.rand(n))]
+    if op == "gen":
+        g = torch.Generator().manual_seed(seed)
+        return [torch.rand(n, dtype=dt, generator=g), torch.randn(n, dtype=dt, generator=g)]
+    if op == "state":
+        torch.randn(3, dtype=dt)
+        return [torch.randn(n, dtype=dt)]
     raise ValueError(op)
 
 
@@ -78,6 +94,14 @@ def cases():
                 yield ("uniform", ds, n, s, -2.5, 3.0)
                 yield ("normal", ds, n, s, 1.5, 0.25)
                 yield ("randn2", ds, n, s, 0, 0)
+            for ds in ("f32", "f64"):
+                yield ("rand_like", ds, n, s, 0, 0)
+                yield ("randn_like", ds, n, s, 0, 0)
+                yield ("normalF", ds, n, s, -1.0, 2.0)
+                yield ("gen", ds, n, s, 0, 0)
+                yield ("state", ds, n, s, 0, 0)
+            yield ("randint_like", "i64", n, s, 5, 17)
+            yield ("bernF", "f32", n, s, 0, 0)
             yield ("randnT", "f32", n, s, 0, 0)
             yield ("randnT", "f64", n, s, 0, 0)
             for ds in ("f32", "f64"):
