@@ -144,7 +144,8 @@ void shimrt_mt19937_seed(shimrt_mt19937 *mt, uint64_t seed) {
 static void mt_regenerate(shimrt_mt19937 *mt) {
     enum { M = 397 };
     for (int i = 0; i < SHIMRT_MT_N; i++) {
-        uint32_t y = (mt->state[i] & 0x80000000u) | (mt->state[(i + 1) % SHIMRT_MT_N] & 0x7fffffffu);
+        uint32_t y =
+            (mt->state[i] & 0x80000000u) | (mt->state[(i + 1) % SHIMRT_MT_N] & 0x7fffffffu);
         uint32_t v = mt->state[(i + M) % SHIMRT_MT_N] ^ (y >> 1);
         mt->state[i] = (y & 1u) ? v ^ 0x9908b0dfu : v;
     }

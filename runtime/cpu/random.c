@@ -167,8 +167,7 @@ static double normal_f64(shimrt_mt19937 *mt, double mean, double std) {
 
 static shimrt_mt19937 *begin(const char *op, AtenTensorHandle self, AtenGeneratorHandle *gen,
                              bool want_float) {
-    if (shimrt_k_check_cpu(op, self, "self") || shimrt_k_check_dtype(op, self, "self"))
-        return NULL;
+    if (shimrt_k_check_cpu(op, self, "self") || shimrt_k_check_dtype(op, self, "self")) return NULL;
     if (want_float && !is_float_dt(self->dtype)) {
         shimrt_fail(op, "\"%s_cpu\" not implemented for '%s'", op, shimrt_dtype_name(self->dtype));
         return NULL;
@@ -189,8 +188,9 @@ AOTITorchError shimrt_cpu_uniform_(AtenTensorHandle self, double from, double to
                                    AtenGeneratorHandle *generator) {
     static const char op[] = "uniform";
     if (!(from <= to))
-        return shimrt_fail(op, "uniform_ expects to return a [from, to) range, but found "
-                               "from=%g > to=%g",
+        return shimrt_fail(op,
+                           "uniform_ expects to return a [from, to) range, but found "
+                           "from=%g > to=%g",
                            from, to);
     shimrt_mt19937 *mt = begin(op, self, generator, true);
     if (!mt) return AOTI_TORCH_FAILURE;
@@ -255,7 +255,7 @@ static float cephes_logf(float x) {
     uint32_t b = fbits(x);
     float e = (float)((int32_t)(b >> 23) - 127) + 1.0f;
     x = bitsf((b & ~UINT32_C(0x7f800000)) | fbits(0.5f)); /* mantissa in [0.5, 1) */
-    bool low = x < 0.707106781186547524f; /* then x + x - 1 and e - 1 */
+    bool low = x < 0.707106781186547524f;                 /* then x + x - 1 and e - 1 */
     float tmp = low ? x : 0.0f;
     x = x - 1.0f;
     e = e - (low ? 1.0f : 0.0f);
@@ -287,7 +287,7 @@ static void cephes_sincosf(float x, float *s, float *c) {
     y = (float)j;
     uint32_t swap_sin = ((uint32_t)j & 4u) << 29;
     bool poly2 = (j & 2) == 0; /* the sine polynomial for sin */
-    uint32_t sign_cos = ((uint32_t)~(j - 2) & 4u) << 29;
+    uint32_t sign_cos = ((uint32_t) ~(j - 2) & 4u) << 29;
     sign_sin ^= swap_sin;
     x = MAD(y, -0.78515625f, x);
     x = MAD(y, -2.4187564849853515625e-4f, x);
@@ -387,16 +387,16 @@ AOTITorchError shimrt_cpu_random__from(AtenTensorHandle self, int64_t from, int6
     static const char op[] = "random_";
     if (!to) return shimrt_fail(op, "random_ without an upper bound is not supported yet");
     if (!(from < *to))
-        return shimrt_fail(op, "random_ expects 'from' to be less than 'to', but got from=%lld "
-                               ">= to=%lld",
+        return shimrt_fail(op,
+                           "random_ expects 'from' to be less than 'to', but got from=%lld "
+                           ">= to=%lld",
                            (long long)from, (long long)*to);
     shimrt_mt19937 *mt = begin(op, self, generator, false);
     if (!mt) return AOTI_TORCH_FAILURE;
     int32_t dt = self->dtype;
     uint64_t range = (uint64_t)*to - (uint64_t)from;
-    bool wide = range >= (UINT64_C(1) << 32) &&
-                (dt == SHIMRT_INT64 || dt == SHIMRT_FLOAT64 || dt == SHIMRT_FLOAT32 ||
-                 dt == SHIMRT_BFLOAT16);
+    bool wide = range >= (UINT64_C(1) << 32) && (dt == SHIMRT_INT64 || dt == SHIMRT_FLOAT64 ||
+                                                 dt == SHIMRT_FLOAT32 || dt == SHIMRT_BFLOAT16);
     size_t es = shimrt_dtype_size(dt);
     char *base = shimrt_data(self);
     walk w;
@@ -523,8 +523,10 @@ AOTITorchError shimrt_cpu_bernoulli__tensor(AtenTensorHandle self, AtenTensorHan
         int64_t off = walk_next(&w);
         double pv = load_as_double(pdt, pb + poff * (int64_t)pes);
         bool r;
-        if (pdt == SHIMRT_FLOAT64) r = uniform_f64(mt, 0.0, 1.0) < pv;
-        else r = uniform_f32(mt, 24, 0.0f, 1.0f) < (float)pv;
+        if (pdt == SHIMRT_FLOAT64)
+            r = uniform_f64(mt, 0.0, 1.0) < pv;
+        else
+            r = uniform_f32(mt, 24, 0.0f, 1.0f) < (float)pv;
         store_i(dt, base + off * (int64_t)es, r);
     }
     END(generator);
@@ -629,8 +631,8 @@ AOTITorchError shimrt_cpu_randint_low(int64_t low, int64_t high, const int64_t *
                                       int64_t size_len_, int32_t *dtype, int32_t *layout,
                                       int32_t *device, int32_t device_index_, int32_t *pin_memory,
                                       AtenTensorHandle *ret0) {
-    return shimrt_cpu_randint_low_generator(low, high, size, size_len_, NULL, dtype, layout,
-                                            device, device_index_, pin_memory, ret0);
+    return shimrt_cpu_randint_low_generator(low, high, size, size_len_, NULL, dtype, layout, device,
+                                            device_index_, pin_memory, ret0);
 }
 
 AOTITorchError shimrt_cpu_randint(int64_t high, const int64_t *size, int64_t size_len_,
@@ -643,9 +645,8 @@ AOTITorchError shimrt_cpu_randint(int64_t high, const int64_t *size, int64_t siz
 
 AOTITorchError shimrt_cpu_randint_generator(int64_t high, const int64_t *size, int64_t size_len_,
                                             AtenGeneratorHandle *generator, int32_t *dtype,
-                                            int32_t *layout, int32_t *device,
-                                            int32_t device_index_, int32_t *pin_memory,
-                                            AtenTensorHandle *ret0) {
+                                            int32_t *layout, int32_t *device, int32_t device_index_,
+                                            int32_t *pin_memory, AtenTensorHandle *ret0) {
     return shimrt_cpu_randint_low_generator(0, high, size, size_len_, generator, dtype, layout,
                                             device, device_index_, pin_memory, ret0);
 }
@@ -700,8 +701,8 @@ AOTITorchError shimrt_cpu_randperm_generator(int64_t n, AtenGeneratorHandle *gen
 AOTITorchError shimrt_cpu_randperm(int64_t n, int32_t *dtype, int32_t *layout, int32_t *device,
                                    int32_t device_index_, int32_t *pin_memory,
                                    AtenTensorHandle *ret0) {
-    return shimrt_cpu_randperm_generator(n, NULL, dtype, layout, device, device_index_,
-                                         pin_memory, ret0);
+    return shimrt_cpu_randperm_generator(n, NULL, dtype, layout, device, device_index_, pin_memory,
+                                         ret0);
 }
 
 /* ---- *_like and functional forms: a new tensor (empty_like), then the in-place op ---- */
@@ -759,8 +760,8 @@ AOTITorchError shimrt_cpu_randint_like_low_generator_dtype(
     int32_t *dtype, int32_t *layout, int32_t *device, int32_t device_index_, int32_t *pin_memory,
     int32_t *memory_format, AtenTensorHandle *ret0) {
     AtenTensorHandle t;
-    if (like("randint_like", self, dtype, layout, device, device_index_, pin_memory,
-             memory_format, &t))
+    if (like("randint_like", self, dtype, layout, device, device_index_, pin_memory, memory_format,
+             &t))
         return AOTI_TORCH_FAILURE;
     return finish(shimrt_cpu_random__from(t, low, &high, generator), t, ret0);
 }
@@ -769,9 +770,9 @@ AOTITorchError shimrt_cpu_randint_like_low_dtype(AtenTensorHandle self, int64_t 
                                                  int32_t *dtype, int32_t *layout, int32_t *device,
                                                  int32_t device_index_, int32_t *pin_memory,
                                                  int32_t *memory_format, AtenTensorHandle *ret0) {
-    return shimrt_cpu_randint_like_low_generator_dtype(self, low, high, NULL, dtype, layout,
-                                                       device, device_index_, pin_memory,
-                                                       memory_format, ret0);
+    return shimrt_cpu_randint_like_low_generator_dtype(self, low, high, NULL, dtype, layout, device,
+                                                       device_index_, pin_memory, memory_format,
+                                                       ret0);
 }
 
 AOTITorchError shimrt_cpu_randint_like_generator(AtenTensorHandle self, int64_t high,
@@ -788,9 +789,8 @@ AOTITorchError shimrt_cpu_randint_like(AtenTensorHandle self, int64_t high, int3
                                        int32_t *layout, int32_t *device, int32_t device_index_,
                                        int32_t *pin_memory, int32_t *memory_format,
                                        AtenTensorHandle *ret0) {
-    return shimrt_cpu_randint_like_low_generator_dtype(self, 0, high, NULL, dtype, layout, device,
-                                                       device_index_, pin_memory, memory_format,
-                                                       ret0);
+    return shimrt_cpu_randint_like_low_generator_dtype(
+        self, 0, high, NULL, dtype, layout, device, device_index_, pin_memory, memory_format, ret0);
 }
 
 AOTITorchError shimrt_cpu_normal_functional(AtenTensorHandle self, double mean, double std,

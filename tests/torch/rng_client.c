@@ -81,8 +81,8 @@ int main(void) {
             CK(aoti_torch_cpu_normal_(t, 0.0, 1.0, NULL));
             nelem = 4 * n;
         } else if (!strcmp(op, "randint")) {
-            CK(aoti_torch_cpu_randint_low((int64_t)a, (int64_t)b, size, 1, &dt, NULL, NULL, 0,
-                                          NULL, &t));
+            CK(aoti_torch_cpu_randint_low((int64_t)a, (int64_t)b, size, 1, &dt, NULL, NULL, 0, NULL,
+                                          &t));
         } else if (!strcmp(op, "randperm")) {
             CK(aoti_torch_cpu_randperm(n, &dt, NULL, NULL, 0, NULL, &t));
         } else if (!strcmp(op, "uniform")) {

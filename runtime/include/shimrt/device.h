@@ -97,8 +97,7 @@ AOTI_TORCH_EXPORT AOTITorchError shimrt_generator_default_cpu(AtenGeneratorHandl
  * *ret_len bytes; buf NULL asks only for the length), and restoring one such copy. The
  * bytes are shimrt's layout, not PyTorch's get_state() layout. */
 AOTI_TORCH_EXPORT AOTITorchError shimrt_generator_get_state(AtenGeneratorHandle generator,
-                                                            void *buf, size_t len,
-                                                            size_t *ret_len);
+                                                            void *buf, size_t len, size_t *ret_len);
 AOTI_TORCH_EXPORT AOTITorchError shimrt_generator_set_state(AtenGeneratorHandle generator,
                                                             const void *buf, size_t len);
 
