@@ -1042,6 +1042,24 @@ void boxed_cpu_narrow(StableIValue* stack_, uint64_t num_args_, uint64_t num_out
     shimrt_box_finish(&box_);
 }
 
+/* aten.native_dropout.default: native_dropout(Tensor input, float p, bool? train) -> (Tensor, Tensor) */
+void boxed_cpu_native_dropout(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[3] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_NONE, SHIMRT_KIND_OPT_BOOL};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "native_dropout", stack_, num_args_, 3, num_outputs_, 2, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle input = shimrt_box_tensor(&box_, 0);
+    double p = shimrt_box_float(&box_, 1);
+    int32_t train_v_ = 0;
+    int32_t* train = shimrt_box_opt_bool(&box_, 2, &train_v_);
+    AtenTensorHandle ret0 = NULL;
+    AtenTensorHandle ret1 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_native_dropout(input, p, train, &ret0, &ret1));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_push_tensor(&box_, 1, ret1);
+    shimrt_box_finish(&box_);
+}
+
 /* aten.native_layer_norm.default: native_layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps) -> (Tensor, Tensor, Tensor) */
 void boxed_cpu_native_layer_norm(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
     static const unsigned char arg_kinds_[5] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_INT_LIST, SHIMRT_KIND_OPT_TENSOR, SHIMRT_KIND_OPT_TENSOR, SHIMRT_KIND_NONE};
@@ -2292,7 +2310,7 @@ void boxed_cpu_zeros_like(StableIValue* stack_, uint64_t num_args_, uint64_t num
 }
 
 /* Every schema of namespace aten, in op-key order, with its tags. */
-static const shimrt_def_entry defs_aten[130] = {
+static const shimrt_def_entry defs_aten[131] = {
     {"_foreach_mul.List(Tensor[] self, Tensor[] other) -> Tensor[]", 0},
     {"_foreach_mul_.List(Tensor(a!)[] self, Tensor[] other) -> ()", 0},
     {"abs(Tensor self) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
@@ -2358,6 +2376,7 @@ static const shimrt_def_entry defs_aten[130] = {
     {"mm(Tensor self, Tensor mat2) -> Tensor", SHIMRT_TAG_BIT(CORE)},
     {"mul.Tensor(Tensor self, Tensor other) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
     {"narrow(Tensor(a) self, int dim, SymInt start, SymInt length) -> Tensor(a)", 0},
+    {"native_dropout(Tensor input, float p, bool? train) -> (Tensor, Tensor)", 0},
     {"native_layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps) -> (Tensor, Tensor, Tensor)", SHIMRT_TAG_BIT(CORE)},
     {"native_layer_norm.out(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2) -> (Tensor(a!), Tensor(b!), Tensor(c!))", SHIMRT_TAG_BIT(GENERATED)},
     {"ne.Scalar(Tensor self, Scalar other) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
@@ -2426,7 +2445,7 @@ static const shimrt_def_entry defs_aten[130] = {
 };
 
 /* Every boxed kernel of namespace aten for the cpu backend. */
-static const shimrt_impl_entry impls_aten_cpu[130] = {
+static const shimrt_impl_entry impls_aten_cpu[131] = {
     {"_foreach_mul.List", boxed_cpu__foreach_mul_List},
     {"_foreach_mul_.List", boxed_cpu__foreach_mul__List},
     {"abs", boxed_cpu_abs},
@@ -2492,6 +2511,7 @@ static const shimrt_impl_entry impls_aten_cpu[130] = {
     {"mm", boxed_cpu_mm},
     {"mul.Tensor", boxed_cpu_mul_Tensor},
     {"narrow", boxed_cpu_narrow},
+    {"native_dropout", boxed_cpu_native_dropout},
     {"native_layer_norm", boxed_cpu_native_layer_norm},
     {"native_layer_norm.out", boxed_cpu_native_layer_norm_out},
     {"ne.Scalar", boxed_cpu_ne_Scalar},
@@ -2560,5 +2580,5 @@ static const shimrt_impl_entry impls_aten_cpu[130] = {
 };
 
 AOTITorchError shimgen_register_aten_cpu(TorchLibraryHandle* ret_def, TorchLibraryHandle* ret_impl) {
-    return shimrt_register_ops("aten", "CPU", __FILE__, __LINE__, defs_aten, 130, impls_aten_cpu, 130, ret_def, ret_impl);
+    return shimrt_register_ops("aten", "CPU", __FILE__, __LINE__, defs_aten, 131, impls_aten_cpu, 131, ret_def, ret_impl);
 }

@@ -83,6 +83,7 @@ void boxed_cpu_mean_dim(StableIValue* stack_, uint64_t num_args_, uint64_t num_o
 void boxed_cpu_mm(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_mul_Tensor(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_narrow(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
+void boxed_cpu_native_dropout(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_native_layer_norm(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_native_layer_norm_out(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_ne_Scalar(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);

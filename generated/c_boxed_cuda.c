@@ -1679,7 +1679,7 @@ void boxed_cuda_zeros_like(StableIValue* stack_, uint64_t num_args_, uint64_t nu
 }
 
 /* Every schema of namespace aten, in op-key order, with its tags. */
-static const shimrt_def_entry defs_aten[130] = {
+static const shimrt_def_entry defs_aten[131] = {
     {"_foreach_mul.List(Tensor[] self, Tensor[] other) -> Tensor[]", 0},
     {"_foreach_mul_.List(Tensor(a!)[] self, Tensor[] other) -> ()", 0},
     {"abs(Tensor self) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
@@ -1745,6 +1745,7 @@ static const shimrt_def_entry defs_aten[130] = {
     {"mm(Tensor self, Tensor mat2) -> Tensor", SHIMRT_TAG_BIT(CORE)},
     {"mul.Tensor(Tensor self, Tensor other) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
     {"narrow(Tensor(a) self, int dim, SymInt start, SymInt length) -> Tensor(a)", 0},
+    {"native_dropout(Tensor input, float p, bool? train) -> (Tensor, Tensor)", 0},
     {"native_layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps) -> (Tensor, Tensor, Tensor)", SHIMRT_TAG_BIT(CORE)},
     {"native_layer_norm.out(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2) -> (Tensor(a!), Tensor(b!), Tensor(c!))", SHIMRT_TAG_BIT(GENERATED)},
     {"ne.Scalar(Tensor self, Scalar other) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
@@ -1919,5 +1920,5 @@ static const shimrt_impl_entry impls_aten_cuda[102] = {
 };
 
 AOTITorchError shimgen_register_aten_cuda(TorchLibraryHandle* ret_def, TorchLibraryHandle* ret_impl) {
-    return shimrt_register_ops("aten", "CUDA", __FILE__, __LINE__, defs_aten, 130, impls_aten_cuda, 102, ret_def, ret_impl);
+    return shimrt_register_ops("aten", "CUDA", __FILE__, __LINE__, defs_aten, 131, impls_aten_cuda, 102, ret_def, ret_impl);
 }

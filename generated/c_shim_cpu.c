@@ -563,6 +563,15 @@ AOTITorchError aoti_torch_cpu_narrow(AtenTensorHandle self, int64_t dim, int64_t
     return shimrt_narrow(self, dim, start, length, ret0);
 }
 
+/* aten.native_dropout.default: native_dropout(Tensor input, float p, bool? train) -> (Tensor, Tensor)
+ * kernel: shimrt_cpu_native_dropout (CPU) */
+AOTITorchError aoti_torch_cpu_native_dropout(AtenTensorHandle input, double p, int32_t* train, AtenTensorHandle* ret0, AtenTensorHandle* ret1) {
+    SHIMRT_ARG_TENSOR(input);
+    SHIMRT_ARG_RET(ret0);
+    SHIMRT_ARG_RET(ret1);
+    return shimrt_cpu_native_dropout(input, p, train, ret0, ret1);
+}
+
 /* aten.native_layer_norm.default: native_layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps) -> (Tensor, Tensor, Tensor)
  * kernel: shimrt_cpu_native_layer_norm (CPU) */
 AOTITorchError aoti_torch_cpu_native_layer_norm(AtenTensorHandle input, const int64_t* normalized_shape, int64_t normalized_shape_len_, AtenTensorHandle* weight, AtenTensorHandle* bias, double eps, AtenTensorHandle* ret0, AtenTensorHandle* ret1, AtenTensorHandle* ret2) {

@@ -126,6 +126,8 @@ AOTITorchError shimrt_cpu_mean_dim(AtenTensorHandle self, const int64_t* dim, in
 AOTITorchError shimrt_cpu_mm(AtenTensorHandle self, AtenTensorHandle mat2, AtenTensorHandle* ret0);
 /* aten.mul.Tensor: mul.Tensor(Tensor self, Tensor other) -> Tensor (CPU) */
 AOTITorchError shimrt_cpu_mul_tensor(AtenTensorHandle self, AtenTensorHandle other, AtenTensorHandle* ret0);
+/* aten.native_dropout.default: native_dropout(Tensor input, float p, bool? train) -> (Tensor, Tensor) (CPU) */
+AOTITorchError shimrt_cpu_native_dropout(AtenTensorHandle input, double p, int32_t* train, AtenTensorHandle* ret0, AtenTensorHandle* ret1);
 /* aten.native_layer_norm.default: native_layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps) -> (Tensor, Tensor, Tensor) (CPU) */
 AOTITorchError shimrt_cpu_native_layer_norm(AtenTensorHandle input, const int64_t* normalized_shape, int64_t normalized_shape_len_, AtenTensorHandle weight, AtenTensorHandle bias, double eps, AtenTensorHandle* ret0, AtenTensorHandle* ret1, AtenTensorHandle* ret2);
 /* aten.ne.Scalar: ne.Scalar(Tensor self, Scalar other) -> Tensor (CPU) */

@@ -816,3 +816,61 @@ AOTITorchError shimrt_cpu_bernoulli_p(AtenTensorHandle self, double p,
     if (like("bernoulli", self, NULL, NULL, NULL, 0, NULL, NULL, &t)) return AOTI_TORCH_FAILURE;
     return finish(shimrt_cpu_bernoulli__float(t, p, generator), t, ret0);
 }
+
+/* native_dropout(input, p, train): training (train NULL or true): mask = bernoulli_(1 - p)
+ * as bool, output = input * mask * (1 / (1 - p)) (0 when p is 1); else output a copy of
+ * input and mask all true. Both results contiguous. */
+AOTITorchError shimrt_cpu_native_dropout(AtenTensorHandle input, double p, int32_t *train,
+                                         AtenTensorHandle *ret0, AtenTensorHandle *ret1) {
+    static const char op[] = "native_dropout";
+    if (shimrt_k_check_cpu(op, input, "input") || shimrt_k_check_dtype(op, input, "input"))
+        return AOTI_TORCH_FAILURE;
+    int32_t dt = input->dtype;
+    if (!is_float_dt(dt))
+        return shimrt_fail(op, "result type Float can't be cast to the desired output type %s",
+                           shimrt_dtype_name(dt));
+    bool training = !train || *train;
+    if (training && !(p >= 0.0 && p <= 1.0))
+        return shimrt_fail(op, "dropout probability has to be between 0 and 1, but got %g", p);
+    int64_t strides[SHIMRT_MAX_DIMS];
+    shimrt_contiguous_strides(input->ndim, input->sizes, strides);
+    AtenTensorHandle out, mask;
+    if (aoti_torch_empty_strided(input->ndim, input->sizes, strides, dt, SHIMRT_DEV_CPU, 0, &out))
+        return AOTI_TORCH_FAILURE;
+    if (aoti_torch_empty_strided(input->ndim, input->sizes, strides, SHIMRT_BOOL, SHIMRT_DEV_CPU, 0,
+                                 &mask)) {
+        aoti_torch_delete_tensor_object(out);
+        return AOTI_TORCH_FAILURE;
+    }
+    double p1m = 1.0 - p, scale = p1m == 0.0 ? 0.0 : 1.0 / p1m;
+    shimrt_mt19937 *mt = training ? shimrt_rng_acquire(op, NULL) : NULL;
+    if (training && !mt) {
+        aoti_torch_delete_tensor_object(out);
+        aoti_torch_delete_tensor_object(mask);
+        return AOTI_TORCH_FAILURE;
+    }
+    size_t es = shimrt_dtype_size(dt);
+    char *ob = shimrt_data(out);
+    uint8_t *mb = shimrt_data(mask);
+    const char *ib = shimrt_data(input);
+    walk w;
+    walk_init2(&w, out, input->strides); /* out is contiguous: logical order */
+    for (int64_t i = 0; i < w.n; i++) {
+        int64_t ioff = w.off2, off = walk_next(&w);
+        uint8_t m = training ? uniform_f64(mt, 0.0, 1.0) < p1m : 1;
+        mb[off] = m;
+        double x = load_as_double(dt, ib + ioff * (int64_t)es);
+        if (!training) {
+            store_f(dt, ob + off * (int64_t)es, x);
+        } else if (dt == SHIMRT_FLOAT64) {
+            store_f(dt, ob + off * (int64_t)es, x * (double)m * scale);
+        } else { /* float math: (x * m) rounded to the type, times scale rounded to it */
+            float xm = round_to(dt, (float)x * (float)m);
+            store_f(dt, ob + off * (int64_t)es, xm * round_to(dt, scale));
+        }
+    }
+    if (training) shimrt_rng_release(NULL);
+    *ret0 = out;
+    *ret1 = mask;
+    return AOTI_TORCH_SUCCESS;
+}

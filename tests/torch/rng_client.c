@@ -157,6 +157,21 @@ int main(void) {
                 return 1;
             }
             aoti_torch_delete_tensor_object(u);
+        } else if (!strcmp(op, "dropout")) { /* native_dropout(1 + 0.25 * arange(n), a, train) */
+            int32_t f64 = aoti_torch_dtype_float64();
+            AtenTensorHandle x64 = empty(n, f64), x, m;
+            void *px;
+            CK(aoti_torch_get_data_ptr(x64, &px));
+            for (int64_t i = 0; i < n; i++) ((double *)px)[i] = 1.0 + 0.25 * (double)i;
+            x = empty(n, dt);
+            CK(aoti_torch_cpu_copy_(x, x64, 0));
+            int32_t train = b != 0;
+            CK(aoti_torch_cpu_native_dropout(x, a, &train, &t, &m));
+            emit(t, n);
+            aoti_torch_delete_tensor_object(t);
+            t = m;
+            aoti_torch_delete_tensor_object(x);
+            aoti_torch_delete_tensor_object(x64);
         } else {
             fprintf(stderr, "rng_client: unknown op %s\n", op);
             return 2;

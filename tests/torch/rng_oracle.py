@@ -59,6 +59,9 @@ def torch_case(op, ds, n, seed, a, b):
     if op == "state":
         torch.randn(3, dtype=dt)
         return [torch.randn(n, dtype=dt)]
+    if op == "dropout":
+        x = (1 + 0.25 * torch.arange(n, dtype=torch.float64)).to(dt)
+        return list(torch.ops.aten.native_dropout(x, a, bool(b)))
     raise ValueError(op)
 
 
@@ -78,7 +81,7 @@ SKIP_NORMAL_VEC = torch.backends.cpu.get_cpu_capability() not in ("AVX2", "AVX51
 
 
 def wanted(c):
-    if c[0] == "bern" and SKIP_BERN_SCALAR:
+    if c[0] in ("bern", "dropout") and SKIP_BERN_SCALAR:
         return False
     if c[0] in ("randn", "randn2", "normal") and c[1] != "f64" and c[2] >= 16 and SKIP_NORMAL_VEC:
         return False
@@ -102,6 +105,9 @@ def cases():
                 yield ("state", ds, n, s, 0, 0)
             yield ("randint_like", "i64", n, s, 5, 17)
             yield ("bernF", "f32", n, s, 0, 0)
+            for ds in ("f32", "f64", "f16", "bf16"):
+                yield ("dropout", ds, n, s, 0.3, 1)
+            yield ("dropout", "f32", n, s, 0.3, 0)
             yield ("randnT", "f32", n, s, 0, 0)
             yield ("randnT", "f64", n, s, 0, 0)
             for ds in ("f32", "f64"):
