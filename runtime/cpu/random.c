@@ -165,11 +165,12 @@ static double normal_f64(shimrt_mt19937 *mt, double mean, double std) {
 
 /* ---- checks ---- */
 
+/* kname: PyTorch's kernel name in its "not implemented for" message; NULL: any dtype */
 static shimrt_mt19937 *begin(const char *op, AtenTensorHandle self, AtenGeneratorHandle *gen,
-                             bool want_float) {
+                             const char *kname) {
     if (shimrt_k_check_cpu(op, self, "self") || shimrt_k_check_dtype(op, self, "self")) return NULL;
-    if (want_float && !is_float_dt(self->dtype)) {
-        shimrt_fail(op, "\"%s_cpu\" not implemented for '%s'", op, shimrt_dtype_name(self->dtype));
+    if (kname && !is_float_dt(self->dtype)) {
+        shimrt_fail(op, "\"%s\" not implemented for '%s'", kname, shimrt_dtype_name(self->dtype));
         return NULL;
     }
     if (shimrt_k_internal_overlap(self)) {
@@ -186,13 +187,13 @@ static shimrt_mt19937 *begin(const char *op, AtenTensorHandle self, AtenGenerato
 
 AOTITorchError shimrt_cpu_uniform_(AtenTensorHandle self, double from, double to,
                                    AtenGeneratorHandle *generator) {
-    static const char op[] = "uniform";
+    static const char op[] = "uniform_";
     if (!(from <= to))
         return shimrt_fail(op,
                            "uniform_ expects to return a [from, to) range, but found "
                            "from=%g > to=%g",
                            from, to);
-    shimrt_mt19937 *mt = begin(op, self, generator, true);
+    shimrt_mt19937 *mt = begin(op, self, generator, "check_uniform_bounds");
     if (!mt) return AOTI_TORCH_FAILURE;
     int32_t dt = self->dtype;
     size_t es = shimrt_dtype_size(dt);
@@ -326,9 +327,9 @@ static void fill16_f32_avx(float *d, float mean, float std) {
 
 AOTITorchError shimrt_cpu_normal_(AtenTensorHandle self, double mean, double std,
                                   AtenGeneratorHandle *generator) {
-    static const char op[] = "normal";
+    static const char op[] = "normal_";
     if (!(std >= 0.0)) return shimrt_fail(op, "normal expects std >= 0.0, but found std %g", std);
-    shimrt_mt19937 *mt = begin(op, self, generator, true);
+    shimrt_mt19937 *mt = begin(op, self, generator, "normal_kernel_cpu");
     if (!mt) return AOTI_TORCH_FAILURE;
     int32_t dt = self->dtype;
     size_t es = shimrt_dtype_size(dt);
@@ -391,7 +392,7 @@ AOTITorchError shimrt_cpu_random__from(AtenTensorHandle self, int64_t from, int6
                            "random_ expects 'from' to be less than 'to', but got from=%lld "
                            ">= to=%lld",
                            (long long)from, (long long)*to);
-    shimrt_mt19937 *mt = begin(op, self, generator, false);
+    shimrt_mt19937 *mt = begin(op, self, generator, NULL);
     if (!mt) return AOTI_TORCH_FAILURE;
     int32_t dt = self->dtype;
     uint64_t range = (uint64_t)*to - (uint64_t)from;
@@ -412,7 +413,7 @@ AOTITorchError shimrt_cpu_random__from(AtenTensorHandle self, int64_t from, int6
 /* random_(): [0, 2^digits] for floating types, [0, max] for integers, {0, 1} for bool */
 AOTITorchError shimrt_cpu_random_(AtenTensorHandle self, AtenGeneratorHandle *generator) {
     static const char op[] = "random_";
-    shimrt_mt19937 *mt = begin(op, self, generator, false);
+    shimrt_mt19937 *mt = begin(op, self, generator, NULL);
     if (!mt) return AOTI_TORCH_FAILURE;
     int32_t dt = self->dtype;
     size_t es = shimrt_dtype_size(dt);
@@ -449,7 +450,7 @@ AOTITorchError shimrt_cpu_bernoulli__float(AtenTensorHandle self, double p,
     static const char op[] = "bernoulli_";
     if (!(p >= 0.0 && p <= 1.0))
         return shimrt_fail(op, "bernoulli_ expects p to be in [0, 1], but got p=%g", p);
-    shimrt_mt19937 *mt = begin(op, self, generator, false);
+    shimrt_mt19937 *mt = begin(op, self, generator, NULL);
     if (!mt) return AOTI_TORCH_FAILURE;
     int32_t dt = self->dtype;
     if (!is_supported_bern(dt)) {
@@ -503,7 +504,7 @@ AOTITorchError shimrt_cpu_bernoulli__tensor(AtenTensorHandle self, AtenTensorHan
             return shimrt_fail(op, "the shape of p cannot be broadcast to the shape of self");
         }
     }
-    shimrt_mt19937 *mt = begin(op, self, generator, false);
+    shimrt_mt19937 *mt = begin(op, self, generator, NULL);
     if (!mt) return AOTI_TORCH_FAILURE;
     int32_t dt = self->dtype;
     if (!is_supported_bern(dt)) {
@@ -539,7 +540,7 @@ AOTITorchError shimrt_cpu_exponential_(AtenTensorHandle self, double lambd,
     static const char op[] = "exponential_";
     if (!(lambd > 0.0))
         return shimrt_fail(op, "exponential_ expects lambda > 0.0, but found lambda=%g", lambd);
-    shimrt_mt19937 *mt = begin(op, self, generator, true);
+    shimrt_mt19937 *mt = begin(op, self, generator, "exponential_cpu");
     if (!mt) return AOTI_TORCH_FAILURE;
     int32_t dt = self->dtype;
     size_t es = shimrt_dtype_size(dt);
