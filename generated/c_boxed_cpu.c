@@ -1742,6 +1742,22 @@ void boxed_cpu_random__from(StableIValue* stack_, uint64_t num_args_, uint64_t n
     shimrt_box_finish(&box_);
 }
 
+/* aten.random_.to: random_.to(Tensor(a!) self, int to, *, Generator? generator=None) -> Tensor(a!) */
+void boxed_cpu_random__to(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[3] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_NONE, SHIMRT_KIND_OPT_GENERATOR};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "random_.to", stack_, num_args_, 3, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
+    int64_t to = shimrt_box_int(&box_, 1);
+    AtenGeneratorHandle generator_v_ = NULL;
+    AtenGeneratorHandle* generator = shimrt_box_opt_generator(&box_, 2, &generator_v_);
+    shimrt_box_keep(&box_, 0);
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_random__to(self, to, generator));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_alias(&box_, 0, 0);
+    shimrt_box_finish(&box_);
+}
+
 /* aten.randperm.default: randperm(SymInt n, *, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor */
 void boxed_cpu_randperm(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
     static const unsigned char arg_kinds_[5] = {SHIMRT_KIND_NONE, SHIMRT_KIND_OPT_CODE, SHIMRT_KIND_OPT_CODE, SHIMRT_KIND_OPT_DEVICE, SHIMRT_KIND_OPT_BOOL};
@@ -2310,7 +2326,7 @@ void boxed_cpu_zeros_like(StableIValue* stack_, uint64_t num_args_, uint64_t num
 }
 
 /* Every schema of namespace aten, in op-key order, with its tags. */
-static const shimrt_def_entry defs_aten[131] = {
+static const shimrt_def_entry defs_aten[132] = {
     {"_foreach_mul.List(Tensor[] self, Tensor[] other) -> Tensor[]", 0},
     {"_foreach_mul_.List(Tensor(a!)[] self, Tensor[] other) -> ()", 0},
     {"abs(Tensor self) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
@@ -2408,6 +2424,7 @@ static const shimrt_def_entry defs_aten[131] = {
     {"randn_like.generator(Tensor self, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor", 0},
     {"random_(Tensor(a!) self, *, Generator? generator=None) -> Tensor(a!)", 0},
     {"random_.from(Tensor(a!) self, int from, int? to, *, Generator? generator=None) -> Tensor(a!)", 0},
+    {"random_.to(Tensor(a!) self, int to, *, Generator? generator=None) -> Tensor(a!)", 0},
     {"randperm(SymInt n, *, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", 0},
     {"randperm.generator(SymInt n, *, Generator? generator, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", 0},
     {"relu(Tensor self) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
@@ -2445,7 +2462,7 @@ static const shimrt_def_entry defs_aten[131] = {
 };
 
 /* Every boxed kernel of namespace aten for the cpu backend. */
-static const shimrt_impl_entry impls_aten_cpu[131] = {
+static const shimrt_impl_entry impls_aten_cpu[132] = {
     {"_foreach_mul.List", boxed_cpu__foreach_mul_List},
     {"_foreach_mul_.List", boxed_cpu__foreach_mul__List},
     {"abs", boxed_cpu_abs},
@@ -2543,6 +2560,7 @@ static const shimrt_impl_entry impls_aten_cpu[131] = {
     {"randn_like.generator", boxed_cpu_randn_like_generator},
     {"random_", boxed_cpu_random_},
     {"random_.from", boxed_cpu_random__from},
+    {"random_.to", boxed_cpu_random__to},
     {"randperm", boxed_cpu_randperm},
     {"randperm.generator", boxed_cpu_randperm_generator},
     {"relu", boxed_cpu_relu},
@@ -2580,5 +2598,5 @@ static const shimrt_impl_entry impls_aten_cpu[131] = {
 };
 
 AOTITorchError shimgen_register_aten_cpu(TorchLibraryHandle* ret_def, TorchLibraryHandle* ret_impl) {
-    return shimrt_register_ops("aten", "CPU", __FILE__, __LINE__, defs_aten, 131, impls_aten_cpu, 131, ret_def, ret_impl);
+    return shimrt_register_ops("aten", "CPU", __FILE__, __LINE__, defs_aten, 132, impls_aten_cpu, 132, ret_def, ret_impl);
 }

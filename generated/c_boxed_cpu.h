@@ -115,6 +115,7 @@ void boxed_cpu_randn_like(StableIValue* stack_, uint64_t num_args_, uint64_t num
 void boxed_cpu_randn_like_generator(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_random_(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_random__from(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
+void boxed_cpu_random__to(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_randperm(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_randperm_generator(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_relu(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);

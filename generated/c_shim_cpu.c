@@ -832,6 +832,13 @@ AOTITorchError aoti_torch_cpu_random__from(AtenTensorHandle self, int64_t from, 
     return shimrt_cpu_random__from(self, from, to, generator);
 }
 
+/* aten.random_.to: random_.to(Tensor(a!) self, int to, *, Generator? generator=None) -> Tensor(a!)
+ * kernel: shimrt_cpu_random__to (CPU) */
+AOTITorchError aoti_torch_cpu_random__to(AtenTensorHandle self, int64_t to, AtenGeneratorHandle* generator) {
+    SHIMRT_ARG_TENSOR(self);
+    return shimrt_cpu_random__to(self, to, generator);
+}
+
 /* aten.randperm.default: randperm(SymInt n, *, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
  * kernel: shimrt_cpu_randperm (CPU) */
 AOTITorchError aoti_torch_cpu_randperm(int64_t n, int32_t* dtype, int32_t* layout, int32_t* device, int32_t device_index_, int32_t* pin_memory, AtenTensorHandle* ret0) {

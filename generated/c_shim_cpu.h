@@ -309,6 +309,9 @@ AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_random_(AtenTensorHandle self, A
 /* aten.random_.from: random_.from(Tensor(a!) self, int from, int? to, *, Generator? generator=None) -> Tensor(a!) */
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_random__from(AtenTensorHandle self, int64_t from, int64_t* to, AtenGeneratorHandle* generator);
 
+/* aten.random_.to: random_.to(Tensor(a!) self, int to, *, Generator? generator=None) -> Tensor(a!) */
+AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_random__to(AtenTensorHandle self, int64_t to, AtenGeneratorHandle* generator);
+
 /* aten.randperm.default: randperm(SymInt n, *, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor */
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_randperm(int64_t n, int32_t* dtype, int32_t* layout, int32_t* device, int32_t device_index_, int32_t* pin_memory, AtenTensorHandle* ret0);
 

@@ -182,6 +182,8 @@ AOTITorchError shimrt_cpu_randn_like_generator(AtenTensorHandle self, AtenGenera
 AOTITorchError shimrt_cpu_random_(AtenTensorHandle self, AtenGeneratorHandle* generator);
 /* aten.random_.from: random_.from(Tensor(a!) self, int from, int? to, *, Generator? generator=None) -> Tensor(a!) (CPU) */
 AOTITorchError shimrt_cpu_random__from(AtenTensorHandle self, int64_t from, int64_t* to, AtenGeneratorHandle* generator);
+/* aten.random_.to: random_.to(Tensor(a!) self, int to, *, Generator? generator=None) -> Tensor(a!) (CPU) */
+AOTITorchError shimrt_cpu_random__to(AtenTensorHandle self, int64_t to, AtenGeneratorHandle* generator);
 /* aten.randperm.default: randperm(SymInt n, *, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor (CPU) */
 AOTITorchError shimrt_cpu_randperm(int64_t n, int32_t* dtype, int32_t* layout, int32_t* device, int32_t device_index_, int32_t* pin_memory, AtenTensorHandle* ret0);
 /* aten.randperm.generator: randperm.generator(SymInt n, *, Generator? generator, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor (CPU) */

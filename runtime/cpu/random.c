@@ -382,32 +382,92 @@ AOTITorchError shimrt_cpu_normal_(AtenTensorHandle self, double mean, double std
     return AOTI_TORCH_SUCCESS;
 }
 
-/* random_(from, to): [from, to); to NULL: [from, max of the dtype] (PyTorch's random_.from) */
+/* The largest value random_ may give a dtype: max for integers, 1 for bool, 2^digits for
+ * floating types. */
+static int64_t top_of(int32_t dt) {
+    switch (dt) {
+    case SHIMRT_BOOL: return 1;
+    case SHIMRT_UINT8: return 255;
+    case SHIMRT_INT8: return 127;
+    case SHIMRT_INT16: return 32767;
+    case SHIMRT_INT32: return INT32_MAX;
+    case SHIMRT_INT64: return INT64_MAX;
+    default: return (int64_t)1 << digits_of(dt);
+    }
+}
+static int64_t bottom_of(int32_t dt) {
+    switch (dt) {
+    case SHIMRT_BOOL:
+    case SHIMRT_UINT8: return 0;
+    case SHIMRT_INT8: return -128;
+    case SHIMRT_INT16: return -32768;
+    case SHIMRT_INT32: return INT32_MIN;
+    case SHIMRT_INT64: return INT64_MIN;
+    default: return -top_of(dt);
+    }
+}
+
+/* random_(from, to): [from, to); to NULL: [from, the dtype's top] (PyTorch's random_.from);
+ * from INT64_MIN without to: the whole 64-bit range. */
 AOTITorchError shimrt_cpu_random__from(AtenTensorHandle self, int64_t from, int64_t *to,
                                        AtenGeneratorHandle *generator) {
     static const char op[] = "random_";
-    if (!to) return shimrt_fail(op, "random_ without an upper bound is not supported yet");
-    if (!(from < *to))
-        return shimrt_fail(op,
-                           "random_ expects 'from' to be less than 'to', but got from=%lld "
-                           ">= to=%lld",
-                           (long long)from, (long long)*to);
+    if (shimrt_k_check_cpu(op, self, "self") || shimrt_k_check_dtype(op, self, "self"))
+        return AOTI_TORCH_FAILURE;
+    int32_t dt = self->dtype;
+    bool full = false;
+    uint64_t range = 0;
+    if (to) {
+        if (!(from < *to))
+            return shimrt_fail(op,
+                               "random_ expects 'from' to be less than 'to', but got "
+                               "from=%lld >= to=%lld",
+                               (long long)from, (long long)*to);
+        if (from < bottom_of(dt))
+            return shimrt_fail(op, "from is out of bounds for %s", shimrt_dtype_name(dt));
+        if (*to - 1 > top_of(dt))
+            return shimrt_fail(op, "to - 1 is out of bounds for %s", shimrt_dtype_name(dt));
+        range = (uint64_t)*to - (uint64_t)from;
+    } else if (from != INT64_MIN) {
+        int64_t to_inc = top_of(dt);
+        if (!(from < to_inc) && is_float_dt(dt))
+            return shimrt_fail(op,
+                               "random_ expects 'from' casted to dtype to be less than or "
+                               "equal to 'to_inc' casted to dtype, but got from=%lld > "
+                               "to_inc=%lld",
+                               (long long)from, (long long)to_inc);
+        if (from < bottom_of(dt) || from > to_inc)
+            return shimrt_fail(op, "from is out of bounds for %s", shimrt_dtype_name(dt));
+        range = (uint64_t)to_inc - (uint64_t)from + 1;
+    } else {
+        if (!(dt == SHIMRT_INT64 || dt == SHIMRT_FLOAT64 || dt == SHIMRT_FLOAT32 ||
+              dt == SHIMRT_BFLOAT16))
+            return shimrt_fail(op, "random_full_64_bits_range_kernel_cpu handles only int64, "
+                                   "double, float and bfloat16");
+        full = true;
+    }
     shimrt_mt19937 *mt = begin(op, self, generator, NULL);
     if (!mt) return AOTI_TORCH_FAILURE;
-    int32_t dt = self->dtype;
-    uint64_t range = (uint64_t)*to - (uint64_t)from;
-    bool wide = range >= (UINT64_C(1) << 32) && (dt == SHIMRT_INT64 || dt == SHIMRT_FLOAT64 ||
-                                                 dt == SHIMRT_FLOAT32 || dt == SHIMRT_BFLOAT16);
+    /* PyTorch 2.15 takes a 64-bit draw from a range of 2^28 on (measured against it: 2^28 - 1
+     * draws 32 bits, 2^28 draws 64, for int32 as for int64) */
+    bool wide = full || range >= (UINT64_C(1) << 28);
     size_t es = shimrt_dtype_size(dt);
     char *base = shimrt_data(self);
     walk w;
     walk_init(&w, self);
     for (int64_t i = 0; i < w.n; i++) {
         uint64_t v = wide ? shimrt_mt19937_u64(mt) : shimrt_mt19937_u32(mt);
-        store_i(dt, base + walk_next(&w) * (int64_t)es, (int64_t)(v % range + (uint64_t)from));
+        int64_t r = full ? (int64_t)v : (int64_t)(v % range + (uint64_t)from);
+        store_i(dt, base + walk_next(&w) * (int64_t)es, r);
     }
     END(generator);
     return AOTI_TORCH_SUCCESS;
+}
+
+/* random_(to): [0, to) */
+AOTITorchError shimrt_cpu_random__to(AtenTensorHandle self, int64_t to,
+                                     AtenGeneratorHandle *generator) {
+    return shimrt_cpu_random__from(self, 0, &to, generator);
 }
 
 /* random_(): [0, 2^digits] for floating types, [0, max] for integers, {0, 1} for bool */

@@ -94,6 +94,12 @@ int main(void) {
         } else if (!strcmp(op, "random")) {
             t = empty(n, dt);
             CK(aoti_torch_cpu_random_(t, NULL));
+        } else if (!strcmp(op, "rfrom")) { /* random_(a, None); a = -1: from INT64_MIN */
+            t = empty(n, dt);
+            CK(aoti_torch_cpu_random__from(t, a == -1 ? INT64_MIN : (int64_t)a, NULL, NULL));
+        } else if (!strcmp(op, "rto")) {
+            t = empty(n, dt);
+            CK(aoti_torch_cpu_random__to(t, (int64_t)a, NULL));
         } else if (!strcmp(op, "bern")) {
             t = empty(n, dt);
             CK(aoti_torch_cpu_bernoulli__float(t, a, NULL));

@@ -36,6 +36,10 @@ def torch_case(op, ds, n, seed, a, b):
         return [torch.empty(n, dtype=dt).normal_(a, b)]
     if op == "random":
         return [torch.empty(n, dtype=dt).random_()]
+    if op == "rfrom":
+        return [torch.empty(n, dtype=dt).random_(-2**63 if a == -1 else int(a), None)]
+    if op == "rto":
+        return [torch.empty(n, dtype=dt).random_(int(a))]
     if op == "bern":
         return [torch.empty(n, dtype=dt).bernoulli_(a)]
     if op == "bernT":
@@ -118,7 +122,15 @@ def cases():
                 if ds != "u8":
                     yield ("randperm", ds, n, s, 0, 0)
             yield ("randint", "i64", n, s, -2**40, 2**40)
+            for hi in (2**28 - 1, 2**28, 2**31 - 1):
+                yield ("randint", "i32", n, s, 0, hi)
+                yield ("randint", "i64", n, s, 0, hi)
             yield ("random", "b8", n, s, 0, 0)
+            for ds in ("i64", "i32", "u8", "f32", "f64", "bf16"):
+                yield ("rfrom", ds, n, s, 3, 0)
+                yield ("rto", ds, n, s, 77, 0)
+            for ds in ("i64", "f64", "f32"):
+                yield ("rfrom", ds, n, s, -1, 0)
             for ds in ("f32", "f64", "i64", "b8"):
                 yield ("bern", ds, n, s, 0.3, 0)
                 yield ("bernT", ds, n, s, 0, 0)
