@@ -103,8 +103,14 @@ int main(void) {
         } else if (!strcmp(op, "bern")) {
             t = empty(n, dt);
             CK(aoti_torch_cpu_bernoulli__float(t, a, NULL));
-        } else if (!strcmp(op, "bernT")) { /* p = rand(n) (float32), then bernoulli_(p) */
-            int32_t f32 = aoti_torch_dtype_float32();
+        } else if (!strcmp(op, "uniformT")) { /* a transposed (4, n) view */
+            int64_t sz[2] = {4, n}, st[2] = {1, 4};
+            CK(aoti_torch_empty_strided(2, sz, st, dt, aoti_torch_device_type_cpu(), 0, &t));
+            CK(aoti_torch_cpu_uniform_(t, a, b, NULL));
+            nelem = 4 * n;
+        } else if (!strcmp(op, "bernT") || !strcmp(op, "bernTd")) {
+            /* p = rand(n) (float32, or float64 for bernTd), then bernoulli_(p) */
+            int32_t f32 = op[5] ? aoti_torch_dtype_float64() : aoti_torch_dtype_float32();
             AtenTensorHandle p;
             CK(aoti_torch_cpu_rand(size, 1, &f32, NULL, NULL, 0, NULL, &p));
             t = empty(n, dt);

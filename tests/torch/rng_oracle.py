@@ -42,6 +42,13 @@ def torch_case(op, ds, n, seed, a, b):
         return [torch.empty(n, dtype=dt).random_(int(a))]
     if op == "bern":
         return [torch.empty(n, dtype=dt).bernoulli_(a)]
+    if op == "uniformT":
+        x = torch.empty(n, 4, dtype=dt)
+        x.t().uniform_(a, b)
+        return [x]
+    if op == "bernTd":
+        p = torch.rand(n, dtype=torch.float64)
+        return [torch.empty(n, dtype=dt).bernoulli_(p)]
     if op == "bernT":
         p = torch.rand(n)
         return [torch.empty(n, dtype=dt).bernoulli_(p)]
@@ -114,6 +121,8 @@ def cases():
             yield ("dropout", "f32", n, s, 0.3, 0)
             yield ("randnT", "f32", n, s, 0, 0)
             yield ("randnT", "f64", n, s, 0, 0)
+            yield ("uniformT", "f32", n, s, -1.0, 1.0)
+            yield ("uniformT", "f64", n, s, -1.0, 1.0)
             for ds in ("f32", "f64"):
                 yield ("expo", ds, n, s, 1.5, 0)
             for ds in ("i64", "i32", "u8", "f32", "f64"):
@@ -134,6 +143,7 @@ def cases():
             for ds in ("f32", "f64", "i64", "b8"):
                 yield ("bern", ds, n, s, 0.3, 0)
                 yield ("bernT", ds, n, s, 0, 0)
+                yield ("bernTd", ds, n, s, 0, 0)
 
 
 def main():
