@@ -10,7 +10,7 @@ DT = {"f32": torch.float32, "f64": torch.float64, "f16": torch.float16,
       "bf16": torch.bfloat16, "i64": torch.int64, "i32": torch.int32, "u8": torch.uint8,
       "b8": torch.bool}
 SEEDS = [0, 1, 42, 2**32 + 7, 123456789]
-SIZES = [1, 7, 15, 16, 17, 33, 100, 1000]
+SIZES = [0, 1, 7, 15, 16, 17, 33, 100, 1000]
 
 
 def torch_case(op, ds, n, seed, a, b):
