@@ -499,6 +499,69 @@ void boxed_cpu_baddbmm_out(StableIValue* stack_, uint64_t num_args_, uint64_t nu
     shimrt_box_finish(&box_);
 }
 
+/* aten.bernoulli.default: bernoulli(Tensor self, *, Generator? generator=None) -> Tensor */
+void boxed_cpu_bernoulli(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[2] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_OPT_GENERATOR};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "bernoulli", stack_, num_args_, 2, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
+    AtenGeneratorHandle generator_v_ = NULL;
+    AtenGeneratorHandle* generator = shimrt_box_opt_generator(&box_, 1, &generator_v_);
+    AtenTensorHandle ret0 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_bernoulli(self, generator, &ret0));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_finish(&box_);
+}
+
+/* aten.bernoulli.p: bernoulli.p(Tensor self, float p, *, Generator? generator=None) -> Tensor */
+void boxed_cpu_bernoulli_p(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[3] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_NONE, SHIMRT_KIND_OPT_GENERATOR};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "bernoulli.p", stack_, num_args_, 3, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
+    double p = shimrt_box_float(&box_, 1);
+    AtenGeneratorHandle generator_v_ = NULL;
+    AtenGeneratorHandle* generator = shimrt_box_opt_generator(&box_, 2, &generator_v_);
+    AtenTensorHandle ret0 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_bernoulli_p(self, p, generator, &ret0));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_finish(&box_);
+}
+
+/* aten.bernoulli_.Tensor: bernoulli_.Tensor(Tensor(a!) self, Tensor p, *, Generator? generator=None) -> Tensor(a!) */
+void boxed_cpu_bernoulli__Tensor(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[3] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_OPT_GENERATOR};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "bernoulli_.Tensor", stack_, num_args_, 3, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
+    AtenTensorHandle p = shimrt_box_tensor(&box_, 1);
+    AtenGeneratorHandle generator_v_ = NULL;
+    AtenGeneratorHandle* generator = shimrt_box_opt_generator(&box_, 2, &generator_v_);
+    shimrt_box_keep(&box_, 0);
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_bernoulli__Tensor(self, p, generator));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_alias(&box_, 0, 0);
+    shimrt_box_finish(&box_);
+}
+
+/* aten.bernoulli_.float: bernoulli_.float(Tensor(a!) self, float p=0.5, *, Generator? generator=None) -> Tensor(a!) */
+void boxed_cpu_bernoulli__float(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[3] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_NONE, SHIMRT_KIND_OPT_GENERATOR};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "bernoulli_.float", stack_, num_args_, 3, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
+    double p = shimrt_box_float(&box_, 1);
+    AtenGeneratorHandle generator_v_ = NULL;
+    AtenGeneratorHandle* generator = shimrt_box_opt_generator(&box_, 2, &generator_v_);
+    shimrt_box_keep(&box_, 0);
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_bernoulli__float(self, p, generator));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_alias(&box_, 0, 0);
+    shimrt_box_finish(&box_);
+}
+
 /* aten.bitwise_and.Tensor: bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor */
 void boxed_cpu_bitwise_and_Tensor(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
     static const unsigned char arg_kinds_[2] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR};
@@ -914,6 +977,22 @@ void boxed_cpu_exp(StableIValue* stack_, uint64_t num_args_, uint64_t num_output
     SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_exp(self, &ret0));
     shimrt_box_release_args(&box_);
     shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_finish(&box_);
+}
+
+/* aten.exponential_.default: exponential_(Tensor(a!) self, float lambd=1, *, Generator? generator=None) -> Tensor(a!) */
+void boxed_cpu_exponential_(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[3] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_NONE, SHIMRT_KIND_OPT_GENERATOR};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "exponential_", stack_, num_args_, 3, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
+    double lambd = shimrt_box_float(&box_, 1);
+    AtenGeneratorHandle generator_v_ = NULL;
+    AtenGeneratorHandle* generator = shimrt_box_opt_generator(&box_, 2, &generator_v_);
+    shimrt_box_keep(&box_, 0);
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_exponential_(self, lambd, generator));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_alias(&box_, 0, 0);
     shimrt_box_finish(&box_);
 }
 
@@ -1615,6 +1694,24 @@ void boxed_cpu_narrow(StableIValue* stack_, uint64_t num_args_, uint64_t num_out
     shimrt_box_finish(&box_);
 }
 
+/* aten.native_dropout.default: native_dropout(Tensor input, float p, bool? train) -> (Tensor, Tensor) */
+void boxed_cpu_native_dropout(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[3] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_NONE, SHIMRT_KIND_OPT_BOOL};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "native_dropout", stack_, num_args_, 3, num_outputs_, 2, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle input = shimrt_box_tensor(&box_, 0);
+    double p = shimrt_box_float(&box_, 1);
+    int32_t train_v_ = 0;
+    int32_t* train = shimrt_box_opt_bool(&box_, 2, &train_v_);
+    AtenTensorHandle ret0 = NULL;
+    AtenTensorHandle ret1 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_native_dropout(input, p, train, &ret0, &ret1));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_push_tensor(&box_, 1, ret1);
+    shimrt_box_finish(&box_);
+}
+
 /* aten.native_layer_norm.default: native_layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps) -> (Tensor, Tensor, Tensor) */
 void boxed_cpu_native_layer_norm(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
     static const unsigned char arg_kinds_[5] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_INT_LIST, SHIMRT_KIND_OPT_TENSOR, SHIMRT_KIND_OPT_TENSOR, SHIMRT_KIND_NONE};
@@ -1783,6 +1880,40 @@ void boxed_cpu_nonzero_static(StableIValue* stack_, uint64_t num_args_, uint64_t
     shimrt_box_finish(&box_);
 }
 
+/* aten.normal_.default: normal_(Tensor(a!) self, float mean=0, float std=1, *, Generator? generator=None) -> Tensor(a!) */
+void boxed_cpu_normal_(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[4] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_NONE, SHIMRT_KIND_NONE, SHIMRT_KIND_OPT_GENERATOR};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "normal_", stack_, num_args_, 4, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
+    double mean = shimrt_box_float(&box_, 1);
+    double std = shimrt_box_float(&box_, 2);
+    AtenGeneratorHandle generator_v_ = NULL;
+    AtenGeneratorHandle* generator = shimrt_box_opt_generator(&box_, 3, &generator_v_);
+    shimrt_box_keep(&box_, 0);
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_normal_(self, mean, std, generator));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_alias(&box_, 0, 0);
+    shimrt_box_finish(&box_);
+}
+
+/* aten.normal_functional.default: normal_functional(Tensor self, float mean=0, float std=1, *, Generator? generator=None) -> Tensor */
+void boxed_cpu_normal_functional(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[4] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_NONE, SHIMRT_KIND_NONE, SHIMRT_KIND_OPT_GENERATOR};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "normal_functional", stack_, num_args_, 4, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
+    double mean = shimrt_box_float(&box_, 1);
+    double std = shimrt_box_float(&box_, 2);
+    AtenGeneratorHandle generator_v_ = NULL;
+    AtenGeneratorHandle* generator = shimrt_box_opt_generator(&box_, 3, &generator_v_);
+    AtenTensorHandle ret0 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_normal_functional(self, mean, std, generator, &ret0));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_finish(&box_);
+}
+
 /* aten.ones_like.default: ones_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor */
 void boxed_cpu_ones_like(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
     static const unsigned char arg_kinds_[6] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_OPT_CODE, SHIMRT_KIND_OPT_CODE, SHIMRT_KIND_OPT_DEVICE, SHIMRT_KIND_OPT_BOOL, SHIMRT_KIND_OPT_CODE};
@@ -1877,6 +2008,505 @@ void boxed_cpu_pow_Tensor_Tensor(StableIValue* stack_, uint64_t num_args_, uint6
     AtenTensorHandle exponent = shimrt_box_tensor(&box_, 1);
     AtenTensorHandle ret0 = NULL;
     SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_pow_Tensor_Tensor(self, exponent, &ret0));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_finish(&box_);
+}
+
+/* aten.rand.default: rand(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor */
+void boxed_cpu_rand(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[5] = {SHIMRT_KIND_INT_LIST, SHIMRT_KIND_OPT_CODE, SHIMRT_KIND_OPT_CODE, SHIMRT_KIND_OPT_DEVICE, SHIMRT_KIND_OPT_BOOL};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "rand", stack_, num_args_, 5, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    int64_t size_len_ = 0;
+    const int64_t* size = shimrt_box_int_list(&box_, 0, &size_len_);
+    int32_t dtype_v_ = 0;
+    int32_t* dtype = shimrt_box_opt_code(&box_, 1, &dtype_v_);
+    int32_t layout_v_ = 0;
+    int32_t* layout = shimrt_box_opt_code(&box_, 2, &layout_v_);
+    int32_t device_v_ = 0;
+    int32_t device_index_ = -1;
+    int32_t* device = shimrt_box_opt_device(&box_, 3, &device_v_, &device_index_);
+    int32_t pin_memory_v_ = 0;
+    int32_t* pin_memory = shimrt_box_opt_bool(&box_, 4, &pin_memory_v_);
+    AtenTensorHandle ret0 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_rand(size, size_len_, dtype, layout, device, device_index_, pin_memory, &ret0));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_finish(&box_);
+}
+
+/* aten.rand.generator: rand.generator(SymInt[] size, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor */
+void boxed_cpu_rand_generator(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[6] = {SHIMRT_KIND_INT_LIST, SHIMRT_KIND_OPT_GENERATOR, SHIMRT_KIND_OPT_CODE, SHIMRT_KIND_OPT_CODE, SHIMRT_KIND_OPT_DEVICE, SHIMRT_KIND_OPT_BOOL};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "rand.generator", stack_, num_args_, 6, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    int64_t size_len_ = 0;
+    const int64_t* size = shimrt_box_int_list(&box_, 0, &size_len_);
+    AtenGeneratorHandle generator_v_ = NULL;
+    AtenGeneratorHandle* generator = shimrt_box_opt_generator(&box_, 1, &generator_v_);
+    int32_t dtype_v_ = 0;
+    int32_t* dtype = shimrt_box_opt_code(&box_, 2, &dtype_v_);
+    int32_t layout_v_ = 0;
+    int32_t* layout = shimrt_box_opt_code(&box_, 3, &layout_v_);
+    int32_t device_v_ = 0;
+    int32_t device_index_ = -1;
+    int32_t* device = shimrt_box_opt_device(&box_, 4, &device_v_, &device_index_);
+    int32_t pin_memory_v_ = 0;
+    int32_t* pin_memory = shimrt_box_opt_bool(&box_, 5, &pin_memory_v_);
+    AtenTensorHandle ret0 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_rand_generator(size, size_len_, generator, dtype, layout, device, device_index_, pin_memory, &ret0));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_finish(&box_);
+}
+
+/* aten.rand_like.default: rand_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor */
+void boxed_cpu_rand_like(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[6] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_OPT_CODE, SHIMRT_KIND_OPT_CODE, SHIMRT_KIND_OPT_DEVICE, SHIMRT_KIND_OPT_BOOL, SHIMRT_KIND_OPT_CODE};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "rand_like", stack_, num_args_, 6, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
+    int32_t dtype_v_ = 0;
+    int32_t* dtype = shimrt_box_opt_code(&box_, 1, &dtype_v_);
+    int32_t layout_v_ = 0;
+    int32_t* layout = shimrt_box_opt_code(&box_, 2, &layout_v_);
+    int32_t device_v_ = 0;
+    int32_t device_index_ = -1;
+    int32_t* device = shimrt_box_opt_device(&box_, 3, &device_v_, &device_index_);
+    int32_t pin_memory_v_ = 0;
+    int32_t* pin_memory = shimrt_box_opt_bool(&box_, 4, &pin_memory_v_);
+    int32_t memory_format_v_ = 0;
+    int32_t* memory_format = shimrt_box_opt_code(&box_, 5, &memory_format_v_);
+    AtenTensorHandle ret0 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_rand_like(self, dtype, layout, device, device_index_, pin_memory, memory_format, &ret0));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_finish(&box_);
+}
+
+/* aten.rand_like.generator: rand_like.generator(Tensor self, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor */
+void boxed_cpu_rand_like_generator(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[7] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_OPT_GENERATOR, SHIMRT_KIND_OPT_CODE, SHIMRT_KIND_OPT_CODE, SHIMRT_KIND_OPT_DEVICE, SHIMRT_KIND_OPT_BOOL, SHIMRT_KIND_OPT_CODE};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "rand_like.generator", stack_, num_args_, 7, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
+    AtenGeneratorHandle generator_v_ = NULL;
+    AtenGeneratorHandle* generator = shimrt_box_opt_generator(&box_, 1, &generator_v_);
+    int32_t dtype_v_ = 0;
+    int32_t* dtype = shimrt_box_opt_code(&box_, 2, &dtype_v_);
+    int32_t layout_v_ = 0;
+    int32_t* layout = shimrt_box_opt_code(&box_, 3, &layout_v_);
+    int32_t device_v_ = 0;
+    int32_t device_index_ = -1;
+    int32_t* device = shimrt_box_opt_device(&box_, 4, &device_v_, &device_index_);
+    int32_t pin_memory_v_ = 0;
+    int32_t* pin_memory = shimrt_box_opt_bool(&box_, 5, &pin_memory_v_);
+    int32_t memory_format_v_ = 0;
+    int32_t* memory_format = shimrt_box_opt_code(&box_, 6, &memory_format_v_);
+    AtenTensorHandle ret0 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_rand_like_generator(self, generator, dtype, layout, device, device_index_, pin_memory, memory_format, &ret0));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_finish(&box_);
+}
+
+/* aten.randint.default: randint(SymInt high, SymInt[] size, *, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor */
+void boxed_cpu_randint(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[6] = {SHIMRT_KIND_NONE, SHIMRT_KIND_INT_LIST, SHIMRT_KIND_OPT_CODE, SHIMRT_KIND_OPT_CODE, SHIMRT_KIND_OPT_DEVICE, SHIMRT_KIND_OPT_BOOL};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "randint", stack_, num_args_, 6, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    int64_t high = shimrt_box_int(&box_, 0);
+    int64_t size_len_ = 0;
+    const int64_t* size = shimrt_box_int_list(&box_, 1, &size_len_);
+    int32_t dtype_v_ = 0;
+    int32_t* dtype = shimrt_box_opt_code(&box_, 2, &dtype_v_);
+    int32_t layout_v_ = 0;
+    int32_t* layout = shimrt_box_opt_code(&box_, 3, &layout_v_);
+    int32_t device_v_ = 0;
+    int32_t device_index_ = -1;
+    int32_t* device = shimrt_box_opt_device(&box_, 4, &device_v_, &device_index_);
+    int32_t pin_memory_v_ = 0;
+    int32_t* pin_memory = shimrt_box_opt_bool(&box_, 5, &pin_memory_v_);
+    AtenTensorHandle ret0 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_randint(high, size, size_len_, dtype, layout, device, device_index_, pin_memory, &ret0));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_finish(&box_);
+}
+
+/* aten.randint.generator: randint.generator(SymInt high, SymInt[] size, *, Generator? generator, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor */
+void boxed_cpu_randint_generator(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[7] = {SHIMRT_KIND_NONE, SHIMRT_KIND_INT_LIST, SHIMRT_KIND_OPT_GENERATOR, SHIMRT_KIND_OPT_CODE, SHIMRT_KIND_OPT_CODE, SHIMRT_KIND_OPT_DEVICE, SHIMRT_KIND_OPT_BOOL};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "randint.generator", stack_, num_args_, 7, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    int64_t high = shimrt_box_int(&box_, 0);
+    int64_t size_len_ = 0;
+    const int64_t* size = shimrt_box_int_list(&box_, 1, &size_len_);
+    AtenGeneratorHandle generator_v_ = NULL;
+    AtenGeneratorHandle* generator = shimrt_box_opt_generator(&box_, 2, &generator_v_);
+    int32_t dtype_v_ = 0;
+    int32_t* dtype = shimrt_box_opt_code(&box_, 3, &dtype_v_);
+    int32_t layout_v_ = 0;
+    int32_t* layout = shimrt_box_opt_code(&box_, 4, &layout_v_);
+    int32_t device_v_ = 0;
+    int32_t device_index_ = -1;
+    int32_t* device = shimrt_box_opt_device(&box_, 5, &device_v_, &device_index_);
+    int32_t pin_memory_v_ = 0;
+    int32_t* pin_memory = shimrt_box_opt_bool(&box_, 6, &pin_memory_v_);
+    AtenTensorHandle ret0 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_randint_generator(high, size, size_len_, generator, dtype, layout, device, device_index_, pin_memory, &ret0));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_finish(&box_);
+}
+
+/* aten.randint.low: randint.low(SymInt low, SymInt high, SymInt[] size, *, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor */
+void boxed_cpu_randint_low(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[7] = {SHIMRT_KIND_NONE, SHIMRT_KIND_NONE, SHIMRT_KIND_INT_LIST, SHIMRT_KIND_OPT_CODE, SHIMRT_KIND_OPT_CODE, SHIMRT_KIND_OPT_DEVICE, SHIMRT_KIND_OPT_BOOL};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "randint.low", stack_, num_args_, 7, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    int64_t low = shimrt_box_int(&box_, 0);
+    int64_t high = shimrt_box_int(&box_, 1);
+    int64_t size_len_ = 0;
+    const int64_t* size = shimrt_box_int_list(&box_, 2, &size_len_);
+    int32_t dtype_v_ = 0;
+    int32_t* dtype = shimrt_box_opt_code(&box_, 3, &dtype_v_);
+    int32_t layout_v_ = 0;
+    int32_t* layout = shimrt_box_opt_code(&box_, 4, &layout_v_);
+    int32_t device_v_ = 0;
+    int32_t device_index_ = -1;
+    int32_t* device = shimrt_box_opt_device(&box_, 5, &device_v_, &device_index_);
+    int32_t pin_memory_v_ = 0;
+    int32_t* pin_memory = shimrt_box_opt_bool(&box_, 6, &pin_memory_v_);
+    AtenTensorHandle ret0 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_randint_low(low, high, size, size_len_, dtype, layout, device, device_index_, pin_memory, &ret0));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_finish(&box_);
+}
+
+/* aten.randint.low_generator: randint.low_generator(SymInt low, SymInt high, SymInt[] size, *, Generator? generator, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor */
+void boxed_cpu_randint_low_generator(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[8] = {SHIMRT_KIND_NONE, SHIMRT_KIND_NONE, SHIMRT_KIND_INT_LIST, SHIMRT_KIND_OPT_GENERATOR, SHIMRT_KIND_OPT_CODE, SHIMRT_KIND_OPT_CODE, SHIMRT_KIND_OPT_DEVICE, SHIMRT_KIND_OPT_BOOL};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "randint.low_generator", stack_, num_args_, 8, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    int64_t low = shimrt_box_int(&box_, 0);
+    int64_t high = shimrt_box_int(&box_, 1);
+    int64_t size_len_ = 0;
+    const int64_t* size = shimrt_box_int_list(&box_, 2, &size_len_);
+    AtenGeneratorHandle generator_v_ = NULL;
+    AtenGeneratorHandle* generator = shimrt_box_opt_generator(&box_, 3, &generator_v_);
+    int32_t dtype_v_ = 0;
+    int32_t* dtype = shimrt_box_opt_code(&box_, 4, &dtype_v_);
+    int32_t layout_v_ = 0;
+    int32_t* layout = shimrt_box_opt_code(&box_, 5, &layout_v_);
+    int32_t device_v_ = 0;
+    int32_t device_index_ = -1;
+    int32_t* device = shimrt_box_opt_device(&box_, 6, &device_v_, &device_index_);
+    int32_t pin_memory_v_ = 0;
+    int32_t* pin_memory = shimrt_box_opt_bool(&box_, 7, &pin_memory_v_);
+    AtenTensorHandle ret0 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_randint_low_generator(low, high, size, size_len_, generator, dtype, layout, device, device_index_, pin_memory, &ret0));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_finish(&box_);
+}
+
+/* aten.randint_like.default: randint_like(Tensor self, SymInt high, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor */
+void boxed_cpu_randint_like(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[7] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_NONE, SHIMRT_KIND_OPT_CODE, SHIMRT_KIND_OPT_CODE, SHIMRT_KIND_OPT_DEVICE, SHIMRT_KIND_OPT_BOOL, SHIMRT_KIND_OPT_CODE};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "randint_like", stack_, num_args_, 7, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
+    int64_t high = shimrt_box_int(&box_, 1);
+    int32_t dtype_v_ = 0;
+    int32_t* dtype = shimrt_box_opt_code(&box_, 2, &dtype_v_);
+    int32_t layout_v_ = 0;
+    int32_t* layout = shimrt_box_opt_code(&box_, 3, &layout_v_);
+    int32_t device_v_ = 0;
+    int32_t device_index_ = -1;
+    int32_t* device = shimrt_box_opt_device(&box_, 4, &device_v_, &device_index_);
+    int32_t pin_memory_v_ = 0;
+    int32_t* pin_memory = shimrt_box_opt_bool(&box_, 5, &pin_memory_v_);
+    int32_t memory_format_v_ = 0;
+    int32_t* memory_format = shimrt_box_opt_code(&box_, 6, &memory_format_v_);
+    AtenTensorHandle ret0 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_randint_like(self, high, dtype, layout, device, device_index_, pin_memory, memory_format, &ret0));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_finish(&box_);
+}
+
+/* aten.randint_like.generator: randint_like.generator(Tensor self, SymInt high, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor */
+void boxed_cpu_randint_like_generator(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[8] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_NONE, SHIMRT_KIND_OPT_GENERATOR, SHIMRT_KIND_OPT_CODE, SHIMRT_KIND_OPT_CODE, SHIMRT_KIND_OPT_DEVICE, SHIMRT_KIND_OPT_BOOL, SHIMRT_KIND_OPT_CODE};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "randint_like.generator", stack_, num_args_, 8, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
+    int64_t high = shimrt_box_int(&box_, 1);
+    AtenGeneratorHandle generator_v_ = NULL;
+    AtenGeneratorHandle* generator = shimrt_box_opt_generator(&box_, 2, &generator_v_);
+    int32_t dtype_v_ = 0;
+    int32_t* dtype = shimrt_box_opt_code(&box_, 3, &dtype_v_);
+    int32_t layout_v_ = 0;
+    int32_t* layout = shimrt_box_opt_code(&box_, 4, &layout_v_);
+    int32_t device_v_ = 0;
+    int32_t device_index_ = -1;
+    int32_t* device = shimrt_box_opt_device(&box_, 5, &device_v_, &device_index_);
+    int32_t pin_memory_v_ = 0;
+    int32_t* pin_memory = shimrt_box_opt_bool(&box_, 6, &pin_memory_v_);
+    int32_t memory_format_v_ = 0;
+    int32_t* memory_format = shimrt_box_opt_code(&box_, 7, &memory_format_v_);
+    AtenTensorHandle ret0 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_randint_like_generator(self, high, generator, dtype, layout, device, device_index_, pin_memory, memory_format, &ret0));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_finish(&box_);
+}
+
+/* aten.randint_like.low_dtype: randint_like.low_dtype(Tensor self, SymInt low, SymInt high, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor */
+void boxed_cpu_randint_like_low_dtype(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[8] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_NONE, SHIMRT_KIND_NONE, SHIMRT_KIND_OPT_CODE, SHIMRT_KIND_OPT_CODE, SHIMRT_KIND_OPT_DEVICE, SHIMRT_KIND_OPT_BOOL, SHIMRT_KIND_OPT_CODE};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "randint_like.low_dtype", stack_, num_args_, 8, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
+    int64_t low = shimrt_box_int(&box_, 1);
+    int64_t high = shimrt_box_int(&box_, 2);
+    int32_t dtype_v_ = 0;
+    int32_t* dtype = shimrt_box_opt_code(&box_, 3, &dtype_v_);
+    int32_t layout_v_ = 0;
+    int32_t* layout = shimrt_box_opt_code(&box_, 4, &layout_v_);
+    int32_t device_v_ = 0;
+    int32_t device_index_ = -1;
+    int32_t* device = shimrt_box_opt_device(&box_, 5, &device_v_, &device_index_);
+    int32_t pin_memory_v_ = 0;
+    int32_t* pin_memory = shimrt_box_opt_bool(&box_, 6, &pin_memory_v_);
+    int32_t memory_format_v_ = 0;
+    int32_t* memory_format = shimrt_box_opt_code(&box_, 7, &memory_format_v_);
+    AtenTensorHandle ret0 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_randint_like_low_dtype(self, low, high, dtype, layout, device, device_index_, pin_memory, memory_format, &ret0));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_finish(&box_);
+}
+
+/* aten.randint_like.low_generator_dtype: randint_like.low_generator_dtype(Tensor self, SymInt low, SymInt high, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor */
+void boxed_cpu_randint_like_low_generator_dtype(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[9] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_NONE, SHIMRT_KIND_NONE, SHIMRT_KIND_OPT_GENERATOR, SHIMRT_KIND_OPT_CODE, SHIMRT_KIND_OPT_CODE, SHIMRT_KIND_OPT_DEVICE, SHIMRT_KIND_OPT_BOOL, SHIMRT_KIND_OPT_CODE};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "randint_like.low_generator_dtype", stack_, num_args_, 9, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
+    int64_t low = shimrt_box_int(&box_, 1);
+    int64_t high = shimrt_box_int(&box_, 2);
+    AtenGeneratorHandle generator_v_ = NULL;
+    AtenGeneratorHandle* generator = shimrt_box_opt_generator(&box_, 3, &generator_v_);
+    int32_t dtype_v_ = 0;
+    int32_t* dtype = shimrt_box_opt_code(&box_, 4, &dtype_v_);
+    int32_t layout_v_ = 0;
+    int32_t* layout = shimrt_box_opt_code(&box_, 5, &layout_v_);
+    int32_t device_v_ = 0;
+    int32_t device_index_ = -1;
+    int32_t* device = shimrt_box_opt_device(&box_, 6, &device_v_, &device_index_);
+    int32_t pin_memory_v_ = 0;
+    int32_t* pin_memory = shimrt_box_opt_bool(&box_, 7, &pin_memory_v_);
+    int32_t memory_format_v_ = 0;
+    int32_t* memory_format = shimrt_box_opt_code(&box_, 8, &memory_format_v_);
+    AtenTensorHandle ret0 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_randint_like_low_generator_dtype(self, low, high, generator, dtype, layout, device, device_index_, pin_memory, memory_format, &ret0));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_finish(&box_);
+}
+
+/* aten.randn.default: randn(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor */
+void boxed_cpu_randn(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[5] = {SHIMRT_KIND_INT_LIST, SHIMRT_KIND_OPT_CODE, SHIMRT_KIND_OPT_CODE, SHIMRT_KIND_OPT_DEVICE, SHIMRT_KIND_OPT_BOOL};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "randn", stack_, num_args_, 5, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    int64_t size_len_ = 0;
+    const int64_t* size = shimrt_box_int_list(&box_, 0, &size_len_);
+    int32_t dtype_v_ = 0;
+    int32_t* dtype = shimrt_box_opt_code(&box_, 1, &dtype_v_);
+    int32_t layout_v_ = 0;
+    int32_t* layout = shimrt_box_opt_code(&box_, 2, &layout_v_);
+    int32_t device_v_ = 0;
+    int32_t device_index_ = -1;
+    int32_t* device = shimrt_box_opt_device(&box_, 3, &device_v_, &device_index_);
+    int32_t pin_memory_v_ = 0;
+    int32_t* pin_memory = shimrt_box_opt_bool(&box_, 4, &pin_memory_v_);
+    AtenTensorHandle ret0 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_randn(size, size_len_, dtype, layout, device, device_index_, pin_memory, &ret0));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_finish(&box_);
+}
+
+/* aten.randn.generator: randn.generator(SymInt[] size, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor */
+void boxed_cpu_randn_generator(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[6] = {SHIMRT_KIND_INT_LIST, SHIMRT_KIND_OPT_GENERATOR, SHIMRT_KIND_OPT_CODE, SHIMRT_KIND_OPT_CODE, SHIMRT_KIND_OPT_DEVICE, SHIMRT_KIND_OPT_BOOL};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "randn.generator", stack_, num_args_, 6, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    int64_t size_len_ = 0;
+    const int64_t* size = shimrt_box_int_list(&box_, 0, &size_len_);
+    AtenGeneratorHandle generator_v_ = NULL;
+    AtenGeneratorHandle* generator = shimrt_box_opt_generator(&box_, 1, &generator_v_);
+    int32_t dtype_v_ = 0;
+    int32_t* dtype = shimrt_box_opt_code(&box_, 2, &dtype_v_);
+    int32_t layout_v_ = 0;
+    int32_t* layout = shimrt_box_opt_code(&box_, 3, &layout_v_);
+    int32_t device_v_ = 0;
+    int32_t device_index_ = -1;
+    int32_t* device = shimrt_box_opt_device(&box_, 4, &device_v_, &device_index_);
+    int32_t pin_memory_v_ = 0;
+    int32_t* pin_memory = shimrt_box_opt_bool(&box_, 5, &pin_memory_v_);
+    AtenTensorHandle ret0 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_randn_generator(size, size_len_, generator, dtype, layout, device, device_index_, pin_memory, &ret0));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_finish(&box_);
+}
+
+/* aten.randn_like.default: randn_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor */
+void boxed_cpu_randn_like(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[6] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_OPT_CODE, SHIMRT_KIND_OPT_CODE, SHIMRT_KIND_OPT_DEVICE, SHIMRT_KIND_OPT_BOOL, SHIMRT_KIND_OPT_CODE};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "randn_like", stack_, num_args_, 6, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
+    int32_t dtype_v_ = 0;
+    int32_t* dtype = shimrt_box_opt_code(&box_, 1, &dtype_v_);
+    int32_t layout_v_ = 0;
+    int32_t* layout = shimrt_box_opt_code(&box_, 2, &layout_v_);
+    int32_t device_v_ = 0;
+    int32_t device_index_ = -1;
+    int32_t* device = shimrt_box_opt_device(&box_, 3, &device_v_, &device_index_);
+    int32_t pin_memory_v_ = 0;
+    int32_t* pin_memory = shimrt_box_opt_bool(&box_, 4, &pin_memory_v_);
+    int32_t memory_format_v_ = 0;
+    int32_t* memory_format = shimrt_box_opt_code(&box_, 5, &memory_format_v_);
+    AtenTensorHandle ret0 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_randn_like(self, dtype, layout, device, device_index_, pin_memory, memory_format, &ret0));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_finish(&box_);
+}
+
+/* aten.randn_like.generator: randn_like.generator(Tensor self, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor */
+void boxed_cpu_randn_like_generator(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[7] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_OPT_GENERATOR, SHIMRT_KIND_OPT_CODE, SHIMRT_KIND_OPT_CODE, SHIMRT_KIND_OPT_DEVICE, SHIMRT_KIND_OPT_BOOL, SHIMRT_KIND_OPT_CODE};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "randn_like.generator", stack_, num_args_, 7, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
+    AtenGeneratorHandle generator_v_ = NULL;
+    AtenGeneratorHandle* generator = shimrt_box_opt_generator(&box_, 1, &generator_v_);
+    int32_t dtype_v_ = 0;
+    int32_t* dtype = shimrt_box_opt_code(&box_, 2, &dtype_v_);
+    int32_t layout_v_ = 0;
+    int32_t* layout = shimrt_box_opt_code(&box_, 3, &layout_v_);
+    int32_t device_v_ = 0;
+    int32_t device_index_ = -1;
+    int32_t* device = shimrt_box_opt_device(&box_, 4, &device_v_, &device_index_);
+    int32_t pin_memory_v_ = 0;
+    int32_t* pin_memory = shimrt_box_opt_bool(&box_, 5, &pin_memory_v_);
+    int32_t memory_format_v_ = 0;
+    int32_t* memory_format = shimrt_box_opt_code(&box_, 6, &memory_format_v_);
+    AtenTensorHandle ret0 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_randn_like_generator(self, generator, dtype, layout, device, device_index_, pin_memory, memory_format, &ret0));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_finish(&box_);
+}
+
+/* aten.random_.default: random_(Tensor(a!) self, *, Generator? generator=None) -> Tensor(a!) */
+void boxed_cpu_random_(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[2] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_OPT_GENERATOR};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "random_", stack_, num_args_, 2, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
+    AtenGeneratorHandle generator_v_ = NULL;
+    AtenGeneratorHandle* generator = shimrt_box_opt_generator(&box_, 1, &generator_v_);
+    shimrt_box_keep(&box_, 0);
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_random_(self, generator));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_alias(&box_, 0, 0);
+    shimrt_box_finish(&box_);
+}
+
+/* aten.random_.from: random_.from(Tensor(a!) self, int from, int? to, *, Generator? generator=None) -> Tensor(a!) */
+void boxed_cpu_random__from(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[4] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_NONE, SHIMRT_KIND_OPT_INT, SHIMRT_KIND_OPT_GENERATOR};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "random_.from", stack_, num_args_, 4, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
+    int64_t from = shimrt_box_int(&box_, 1);
+    int64_t to_v_ = 0;
+    int64_t* to = shimrt_box_opt_int(&box_, 2, &to_v_);
+    AtenGeneratorHandle generator_v_ = NULL;
+    AtenGeneratorHandle* generator = shimrt_box_opt_generator(&box_, 3, &generator_v_);
+    shimrt_box_keep(&box_, 0);
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_random__from(self, from, to, generator));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_alias(&box_, 0, 0);
+    shimrt_box_finish(&box_);
+}
+
+/* aten.random_.to: random_.to(Tensor(a!) self, int to, *, Generator? generator=None) -> Tensor(a!) */
+void boxed_cpu_random__to(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[3] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_NONE, SHIMRT_KIND_OPT_GENERATOR};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "random_.to", stack_, num_args_, 3, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
+    int64_t to = shimrt_box_int(&box_, 1);
+    AtenGeneratorHandle generator_v_ = NULL;
+    AtenGeneratorHandle* generator = shimrt_box_opt_generator(&box_, 2, &generator_v_);
+    shimrt_box_keep(&box_, 0);
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_random__to(self, to, generator));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_alias(&box_, 0, 0);
+    shimrt_box_finish(&box_);
+}
+
+/* aten.randperm.default: randperm(SymInt n, *, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor */
+void boxed_cpu_randperm(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[5] = {SHIMRT_KIND_NONE, SHIMRT_KIND_OPT_CODE, SHIMRT_KIND_OPT_CODE, SHIMRT_KIND_OPT_DEVICE, SHIMRT_KIND_OPT_BOOL};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "randperm", stack_, num_args_, 5, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    int64_t n = shimrt_box_int(&box_, 0);
+    int32_t dtype_v_ = 0;
+    int32_t* dtype = shimrt_box_opt_code(&box_, 1, &dtype_v_);
+    int32_t layout_v_ = 0;
+    int32_t* layout = shimrt_box_opt_code(&box_, 2, &layout_v_);
+    int32_t device_v_ = 0;
+    int32_t device_index_ = -1;
+    int32_t* device = shimrt_box_opt_device(&box_, 3, &device_v_, &device_index_);
+    int32_t pin_memory_v_ = 0;
+    int32_t* pin_memory = shimrt_box_opt_bool(&box_, 4, &pin_memory_v_);
+    AtenTensorHandle ret0 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_randperm(n, dtype, layout, device, device_index_, pin_memory, &ret0));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_finish(&box_);
+}
+
+/* aten.randperm.generator: randperm.generator(SymInt n, *, Generator? generator, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor */
+void boxed_cpu_randperm_generator(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[6] = {SHIMRT_KIND_NONE, SHIMRT_KIND_OPT_GENERATOR, SHIMRT_KIND_OPT_CODE, SHIMRT_KIND_OPT_CODE, SHIMRT_KIND_OPT_DEVICE, SHIMRT_KIND_OPT_BOOL};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "randperm.generator", stack_, num_args_, 6, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    int64_t n = shimrt_box_int(&box_, 0);
+    AtenGeneratorHandle generator_v_ = NULL;
+    AtenGeneratorHandle* generator = shimrt_box_opt_generator(&box_, 1, &generator_v_);
+    int32_t dtype_v_ = 0;
+    int32_t* dtype = shimrt_box_opt_code(&box_, 2, &dtype_v_);
+    int32_t layout_v_ = 0;
+    int32_t* layout = shimrt_box_opt_code(&box_, 3, &layout_v_);
+    int32_t device_v_ = 0;
+    int32_t device_index_ = -1;
+    int32_t* device = shimrt_box_opt_device(&box_, 4, &device_v_, &device_index_);
+    int32_t pin_memory_v_ = 0;
+    int32_t* pin_memory = shimrt_box_opt_bool(&box_, 5, &pin_memory_v_);
+    AtenTensorHandle ret0 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_randperm_generator(n, generator, dtype, layout, device, device_index_, pin_memory, &ret0));
     shimrt_box_release_args(&box_);
     shimrt_box_push_tensor(&box_, 0, ret0);
     shimrt_box_finish(&box_);
@@ -2401,6 +3031,23 @@ void boxed_cpu_transpose_int(StableIValue* stack_, uint64_t num_args_, uint64_t 
     shimrt_box_finish(&box_);
 }
 
+/* aten.uniform_.default: uniform_(Tensor(a!) self, float from=0, float to=1, *, Generator? generator=None) -> Tensor(a!) */
+void boxed_cpu_uniform_(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[4] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_NONE, SHIMRT_KIND_NONE, SHIMRT_KIND_OPT_GENERATOR};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "uniform_", stack_, num_args_, 4, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
+    double from = shimrt_box_float(&box_, 1);
+    double to = shimrt_box_float(&box_, 2);
+    AtenGeneratorHandle generator_v_ = NULL;
+    AtenGeneratorHandle* generator = shimrt_box_opt_generator(&box_, 3, &generator_v_);
+    shimrt_box_keep(&box_, 0);
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_uniform_(self, from, to, generator));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_alias(&box_, 0, 0);
+    shimrt_box_finish(&box_);
+}
+
 /* aten.unsqueeze.default: unsqueeze(Tensor(a) self, int dim) -> Tensor(a) */
 void boxed_cpu_unsqueeze(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
     static const unsigned char arg_kinds_[2] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_NONE};
@@ -2497,7 +3144,7 @@ void boxed_cpu_zeros_like(StableIValue* stack_, uint64_t num_args_, uint64_t num
 }
 
 /* Every schema of namespace aten, in op-key order, with its tags. */
-static const shimrt_def_entry defs_aten[149] = {
+static const shimrt_def_entry defs_aten[179] = {
     {"_adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor", SHIMRT_TAG_BIT(CORE)},
     {"_addmm_activation(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1, bool use_gelu=False) -> Tensor", 0},
     {"_cdist_forward(Tensor x1, Tensor x2, float p, int? compute_mode) -> Tensor", SHIMRT_TAG_BIT(CORE)},
@@ -2525,6 +3172,10 @@ static const shimrt_def_entry defs_aten[149] = {
     {"argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor", SHIMRT_TAG_BIT(CORE)},
     {"avg_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor", SHIMRT_TAG_BIT(CORE)},
     {"baddbmm.out(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)", 0},
+    {"bernoulli(Tensor self, *, Generator? generator=None) -> Tensor", 0},
+    {"bernoulli.p(Tensor self, float p, *, Generator? generator=None) -> Tensor", 0},
+    {"bernoulli_.Tensor(Tensor(a!) self, Tensor p, *, Generator? generator=None) -> Tensor(a!)", 0},
+    {"bernoulli_.float(Tensor(a!) self, float p=0.5, *, Generator? generator=None) -> Tensor(a!)", 0},
     {"bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
     {"bitwise_left_shift.Tensor(Tensor self, Tensor other) -> Tensor", SHIMRT_TAG_BIT(POINTWISE)},
     {"bitwise_or.Tensor(Tensor self, Tensor other) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
@@ -2551,6 +3202,7 @@ static const shimrt_def_entry defs_aten[149] = {
     {"eq.Scalar(Tensor self, Scalar other) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
     {"eq.Tensor(Tensor self, Tensor other) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
     {"exp(Tensor self) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
+    {"exponential_(Tensor(a!) self, float lambd=1, *, Generator? generator=None) -> Tensor(a!)", 0},
     {"fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)", 0},
     {"flatten.using_ints(Tensor(a) self, int start_dim=0, int end_dim=-1) -> Tensor(a)", 0},
     {"floor_divide(Tensor self, Tensor other) -> Tensor", 0},
@@ -2595,6 +3247,7 @@ static const shimrt_def_entry defs_aten[149] = {
     {"mul.Tensor(Tensor self, Tensor other) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
     {"nanmedian(Tensor self) -> Tensor", 0},
     {"narrow(Tensor(a) self, int dim, SymInt start, SymInt length) -> Tensor(a)", 0},
+    {"native_dropout(Tensor input, float p, bool? train) -> (Tensor, Tensor)", 0},
     {"native_layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps) -> (Tensor, Tensor, Tensor)", SHIMRT_TAG_BIT(CORE)},
     {"native_layer_norm.out(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2) -> (Tensor(a!), Tensor(b!), Tensor(c!))", SHIMRT_TAG_BIT(GENERATED)},
     {"ne.Scalar(Tensor self, Scalar other) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
@@ -2604,12 +3257,35 @@ static const shimrt_def_entry defs_aten[149] = {
     {"new_zeros(Tensor self, SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", 0},
     {"nonzero(Tensor self) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(DYNAMIC_OUTPUT_SHAPE)},
     {"nonzero_static(Tensor self, *, SymInt size, int fill_value=-1) -> Tensor", 0},
+    {"normal_(Tensor(a!) self, float mean=0, float std=1, *, Generator? generator=None) -> Tensor(a!)", 0},
+    {"normal_functional(Tensor self, float mean=0, float std=1, *, Generator? generator=None) -> Tensor", 0},
     {"ones_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor", 0},
     {"pad(Tensor self, SymInt[] pad, str mode=\"constant\", float? value=None) -> Tensor", 0},
     {"permute(Tensor(a) self, int[] dims) -> Tensor(a)", SHIMRT_TAG_BIT(CORE)},
     {"pow.Scalar(Scalar self, Tensor exponent) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
     {"pow.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
     {"pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
+    {"rand(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", 0},
+    {"rand.generator(SymInt[] size, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", 0},
+    {"rand_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor", 0},
+    {"rand_like.generator(Tensor self, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor", 0},
+    {"randint(SymInt high, SymInt[] size, *, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", 0},
+    {"randint.generator(SymInt high, SymInt[] size, *, Generator? generator, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", 0},
+    {"randint.low(SymInt low, SymInt high, SymInt[] size, *, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", 0},
+    {"randint.low_generator(SymInt low, SymInt high, SymInt[] size, *, Generator? generator, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", 0},
+    {"randint_like(Tensor self, SymInt high, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor", 0},
+    {"randint_like.generator(Tensor self, SymInt high, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor", 0},
+    {"randint_like.low_dtype(Tensor self, SymInt low, SymInt high, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor", 0},
+    {"randint_like.low_generator_dtype(Tensor self, SymInt low, SymInt high, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor", 0},
+    {"randn(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", 0},
+    {"randn.generator(SymInt[] size, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", 0},
+    {"randn_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor", 0},
+    {"randn_like.generator(Tensor self, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor", 0},
+    {"random_(Tensor(a!) self, *, Generator? generator=None) -> Tensor(a!)", 0},
+    {"random_.from(Tensor(a!) self, int from, int? to, *, Generator? generator=None) -> Tensor(a!)", 0},
+    {"random_.to(Tensor(a!) self, int to, *, Generator? generator=None) -> Tensor(a!)", 0},
+    {"randperm(SymInt n, *, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", 0},
+    {"randperm.generator(SymInt n, *, Generator? generator, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", 0},
     {"relu(Tensor self) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
     {"repeat_interleave.Tensor(Tensor repeats, *, SymInt? output_size=None) -> Tensor", SHIMRT_TAG_BIT(DYNAMIC_OUTPUT_SHAPE)},
     {"reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a)", 0},
@@ -2641,6 +3317,7 @@ static const shimrt_def_entry defs_aten[149] = {
     {"to.dtype_layout(Tensor(a) self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool non_blocking=False, bool copy=False, MemoryFormat? memory_format=None) -> Tensor(a)", 0},
     {"topk(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices)", SHIMRT_TAG_BIT(CORE)},
     {"transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)", 0},
+    {"uniform_(Tensor(a!) self, float from=0, float to=1, *, Generator? generator=None) -> Tensor(a!)", 0},
     {"unsqueeze(Tensor(a) self, int dim) -> Tensor(a)", SHIMRT_TAG_BIT(CORE)},
     {"view(Tensor(a) self, SymInt[] size) -> Tensor(a)", SHIMRT_TAG_BIT(CORE)},
     {"view.dtype(Tensor(a) self, ScalarType dtype) -> Tensor(a)", 0},
@@ -2650,7 +3327,7 @@ static const shimrt_def_entry defs_aten[149] = {
 };
 
 /* Every boxed kernel of namespace aten for the cpu backend. */
-static const shimrt_impl_entry impls_aten_cpu[149] = {
+static const shimrt_impl_entry impls_aten_cpu[179] = {
     {"_adaptive_avg_pool2d", boxed_cpu__adaptive_avg_pool2d},
     {"_addmm_activation", boxed_cpu__addmm_activation},
     {"_cdist_forward", boxed_cpu__cdist_forward},
@@ -2678,6 +3355,10 @@ static const shimrt_impl_entry impls_aten_cpu[149] = {
     {"argmax", boxed_cpu_argmax},
     {"avg_pool2d", boxed_cpu_avg_pool2d},
     {"baddbmm.out", boxed_cpu_baddbmm_out},
+    {"bernoulli", boxed_cpu_bernoulli},
+    {"bernoulli.p", boxed_cpu_bernoulli_p},
+    {"bernoulli_.Tensor", boxed_cpu_bernoulli__Tensor},
+    {"bernoulli_.float", boxed_cpu_bernoulli__float},
     {"bitwise_and.Tensor", boxed_cpu_bitwise_and_Tensor},
     {"bitwise_left_shift.Tensor", boxed_cpu_bitwise_left_shift_Tensor},
     {"bitwise_or.Tensor", boxed_cpu_bitwise_or_Tensor},
@@ -2704,6 +3385,7 @@ static const shimrt_impl_entry impls_aten_cpu[149] = {
     {"eq.Scalar", boxed_cpu_eq_Scalar},
     {"eq.Tensor", boxed_cpu_eq_Tensor},
     {"exp", boxed_cpu_exp},
+    {"exponential_", boxed_cpu_exponential_},
     {"fill_.Scalar", boxed_cpu_fill__Scalar},
     {"flatten.using_ints", boxed_cpu_flatten_using_ints},
     {"floor_divide", boxed_cpu_floor_divide},
@@ -2748,6 +3430,7 @@ static const shimrt_impl_entry impls_aten_cpu[149] = {
     {"mul.Tensor", boxed_cpu_mul_Tensor},
     {"nanmedian", boxed_cpu_nanmedian},
     {"narrow", boxed_cpu_narrow},
+    {"native_dropout", boxed_cpu_native_dropout},
     {"native_layer_norm", boxed_cpu_native_layer_norm},
     {"native_layer_norm.out", boxed_cpu_native_layer_norm_out},
     {"ne.Scalar", boxed_cpu_ne_Scalar},
@@ -2757,12 +3440,35 @@ static const shimrt_impl_entry impls_aten_cpu[149] = {
     {"new_zeros", boxed_cpu_new_zeros},
     {"nonzero", boxed_cpu_nonzero},
     {"nonzero_static", boxed_cpu_nonzero_static},
+    {"normal_", boxed_cpu_normal_},
+    {"normal_functional", boxed_cpu_normal_functional},
     {"ones_like", boxed_cpu_ones_like},
     {"pad", boxed_cpu_pad},
     {"permute", boxed_cpu_permute},
     {"pow.Scalar", boxed_cpu_pow_Scalar},
     {"pow.Tensor_Scalar", boxed_cpu_pow_Tensor_Scalar},
     {"pow.Tensor_Tensor", boxed_cpu_pow_Tensor_Tensor},
+    {"rand", boxed_cpu_rand},
+    {"rand.generator", boxed_cpu_rand_generator},
+    {"rand_like", boxed_cpu_rand_like},
+    {"rand_like.generator", boxed_cpu_rand_like_generator},
+    {"randint", boxed_cpu_randint},
+    {"randint.generator", boxed_cpu_randint_generator},
+    {"randint.low", boxed_cpu_randint_low},
+    {"randint.low_generator", boxed_cpu_randint_low_generator},
+    {"randint_like", boxed_cpu_randint_like},
+    {"randint_like.generator", boxed_cpu_randint_like_generator},
+    {"randint_like.low_dtype", boxed_cpu_randint_like_low_dtype},
+    {"randint_like.low_generator_dtype", boxed_cpu_randint_like_low_generator_dtype},
+    {"randn", boxed_cpu_randn},
+    {"randn.generator", boxed_cpu_randn_generator},
+    {"randn_like", boxed_cpu_randn_like},
+    {"randn_like.generator", boxed_cpu_randn_like_generator},
+    {"random_", boxed_cpu_random_},
+    {"random_.from", boxed_cpu_random__from},
+    {"random_.to", boxed_cpu_random__to},
+    {"randperm", boxed_cpu_randperm},
+    {"randperm.generator", boxed_cpu_randperm_generator},
     {"relu", boxed_cpu_relu},
     {"repeat_interleave.Tensor", boxed_cpu_repeat_interleave_Tensor},
     {"reshape", boxed_cpu_reshape},
@@ -2794,6 +3500,7 @@ static const shimrt_impl_entry impls_aten_cpu[149] = {
     {"to.dtype_layout", boxed_cpu_to_dtype_layout},
     {"topk", boxed_cpu_topk},
     {"transpose.int", boxed_cpu_transpose_int},
+    {"uniform_", boxed_cpu_uniform_},
     {"unsqueeze", boxed_cpu_unsqueeze},
     {"view", boxed_cpu_view},
     {"view.dtype", boxed_cpu_view_dtype},
@@ -2803,5 +3510,5 @@ static const shimrt_impl_entry impls_aten_cpu[149] = {
 };
 
 AOTITorchError shimgen_register_aten_cpu(TorchLibraryHandle* ret_def, TorchLibraryHandle* ret_impl) {
-    return shimrt_register_ops("aten", "CPU", __FILE__, __LINE__, defs_aten, 149, impls_aten_cpu, 149, ret_def, ret_impl);
+    return shimrt_register_ops("aten", "CPU", __FILE__, __LINE__, defs_aten, 179, impls_aten_cpu, 179, ret_def, ret_impl);
 }

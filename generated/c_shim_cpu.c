@@ -275,6 +275,37 @@ AOTITorchError aoti_torch_cpu_baddbmm_out(AtenTensorHandle out, AtenTensorHandle
     return shimrt_cpu_baddbmm_out(out, self, batch1, batch2, beta, alpha);
 }
 
+/* aten.bernoulli.default: bernoulli(Tensor self, *, Generator? generator=None) -> Tensor
+ * kernel: shimrt_cpu_bernoulli (CPU) */
+AOTITorchError aoti_torch_cpu_bernoulli(AtenTensorHandle self, AtenGeneratorHandle* generator, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu_bernoulli(self, generator, ret0);
+}
+
+/* aten.bernoulli.p: bernoulli.p(Tensor self, float p, *, Generator? generator=None) -> Tensor
+ * kernel: shimrt_cpu_bernoulli_p (CPU) */
+AOTITorchError aoti_torch_cpu_bernoulli_p(AtenTensorHandle self, double p, AtenGeneratorHandle* generator, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu_bernoulli_p(self, p, generator, ret0);
+}
+
+/* aten.bernoulli_.Tensor: bernoulli_.Tensor(Tensor(a!) self, Tensor p, *, Generator? generator=None) -> Tensor(a!)
+ * kernel: shimrt_cpu_bernoulli__tensor (CPU) */
+AOTITorchError aoti_torch_cpu_bernoulli__Tensor(AtenTensorHandle self, AtenTensorHandle p, AtenGeneratorHandle* generator) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_TENSOR(p);
+    return shimrt_cpu_bernoulli__tensor(self, p, generator);
+}
+
+/* aten.bernoulli_.float: bernoulli_.float(Tensor(a!) self, float p=0.5, *, Generator? generator=None) -> Tensor(a!)
+ * kernel: shimrt_cpu_bernoulli__float (CPU) */
+AOTITorchError aoti_torch_cpu_bernoulli__float(AtenTensorHandle self, double p, AtenGeneratorHandle* generator) {
+    SHIMRT_ARG_TENSOR(self);
+    return shimrt_cpu_bernoulli__float(self, p, generator);
+}
+
 /* aten.bitwise_and.Tensor: bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor
  * kernel: shimrt_cpu_bitwise_and_tensor (CPU) */
 AOTITorchError aoti_torch_cpu_bitwise_and_Tensor(AtenTensorHandle self, AtenTensorHandle other, AtenTensorHandle* ret0) {
@@ -500,6 +531,13 @@ AOTITorchError aoti_torch_cpu_exp(AtenTensorHandle self, AtenTensorHandle* ret0)
     SHIMRT_ARG_TENSOR(self);
     SHIMRT_ARG_RET(ret0);
     return shimrt_cpu_exp(self, ret0);
+}
+
+/* aten.exponential_.default: exponential_(Tensor(a!) self, float lambd=1, *, Generator? generator=None) -> Tensor(a!)
+ * kernel: shimrt_cpu_exponential_ (CPU) */
+AOTITorchError aoti_torch_cpu_exponential_(AtenTensorHandle self, double lambd, AtenGeneratorHandle* generator) {
+    SHIMRT_ARG_TENSOR(self);
+    return shimrt_cpu_exponential_(self, lambd, generator);
 }
 
 /* aten.fill_.Scalar: fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)
@@ -892,6 +930,15 @@ AOTITorchError aoti_torch_cpu_narrow(AtenTensorHandle self, int64_t dim, int64_t
     return shimrt_narrow(self, dim, start, length, ret0);
 }
 
+/* aten.native_dropout.default: native_dropout(Tensor input, float p, bool? train) -> (Tensor, Tensor)
+ * kernel: shimrt_cpu_native_dropout (CPU) */
+AOTITorchError aoti_torch_cpu_native_dropout(AtenTensorHandle input, double p, int32_t* train, AtenTensorHandle* ret0, AtenTensorHandle* ret1) {
+    SHIMRT_ARG_TENSOR(input);
+    SHIMRT_ARG_RET(ret0);
+    SHIMRT_ARG_RET(ret1);
+    return shimrt_cpu_native_dropout(input, p, train, ret0, ret1);
+}
+
 /* aten.native_layer_norm.default: native_layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps) -> (Tensor, Tensor, Tensor)
  * kernel: shimrt_cpu_native_layer_norm (CPU) */
 AOTITorchError aoti_torch_cpu_native_layer_norm(AtenTensorHandle input, const int64_t* normalized_shape, int64_t normalized_shape_len_, AtenTensorHandle* weight, AtenTensorHandle* bias, double eps, AtenTensorHandle* ret0, AtenTensorHandle* ret1, AtenTensorHandle* ret2) {
@@ -977,6 +1024,21 @@ AOTITorchError aoti_torch_cpu_nonzero_static(AtenTensorHandle self, int64_t size
     return shimrt_cpu_nonzero_static(self, size, fill_value, ret0);
 }
 
+/* aten.normal_.default: normal_(Tensor(a!) self, float mean=0, float std=1, *, Generator? generator=None) -> Tensor(a!)
+ * kernel: shimrt_cpu_normal_ (CPU) */
+AOTITorchError aoti_torch_cpu_normal_(AtenTensorHandle self, double mean, double std, AtenGeneratorHandle* generator) {
+    SHIMRT_ARG_TENSOR(self);
+    return shimrt_cpu_normal_(self, mean, std, generator);
+}
+
+/* aten.normal_functional.default: normal_functional(Tensor self, float mean=0, float std=1, *, Generator? generator=None) -> Tensor
+ * kernel: shimrt_cpu_normal_functional (CPU) */
+AOTITorchError aoti_torch_cpu_normal_functional(AtenTensorHandle self, double mean, double std, AtenGeneratorHandle* generator, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu_normal_functional(self, mean, std, generator, ret0);
+}
+
 /* aten.ones_like.default: ones_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
  * kernel: shimrt_ones_like (CompositeExplicitAutograd) */
 AOTITorchError aoti_torch_cpu_ones_like(AtenTensorHandle self, int32_t* dtype, int32_t* layout, int32_t* device, int32_t device_index_, int32_t* pin_memory, int32_t* memory_format, AtenTensorHandle* ret0) {
@@ -1026,6 +1088,169 @@ AOTITorchError aoti_torch_cpu_pow_Tensor_Tensor(AtenTensorHandle self, AtenTenso
     SHIMRT_ARG_TENSOR(exponent);
     SHIMRT_ARG_RET(ret0);
     return shimrt_cpu_pow_tensor_tensor(self, exponent, ret0);
+}
+
+/* aten.rand.default: rand(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+ * kernel: shimrt_cpu_rand (CPU) */
+AOTITorchError aoti_torch_cpu_rand(const int64_t* size, int64_t size_len_, int32_t* dtype, int32_t* layout, int32_t* device, int32_t device_index_, int32_t* pin_memory, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_LIST(size);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu_rand(size, size_len_, dtype, layout, device, device_index_, pin_memory, ret0);
+}
+
+/* aten.rand.generator: rand.generator(SymInt[] size, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+ * kernel: shimrt_cpu_rand_generator (CPU) */
+AOTITorchError aoti_torch_cpu_rand_generator(const int64_t* size, int64_t size_len_, AtenGeneratorHandle* generator, int32_t* dtype, int32_t* layout, int32_t* device, int32_t device_index_, int32_t* pin_memory, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_LIST(size);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu_rand_generator(size, size_len_, generator, dtype, layout, device, device_index_, pin_memory, ret0);
+}
+
+/* aten.rand_like.default: rand_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
+ * kernel: shimrt_cpu_rand_like (CPU) */
+AOTITorchError aoti_torch_cpu_rand_like(AtenTensorHandle self, int32_t* dtype, int32_t* layout, int32_t* device, int32_t device_index_, int32_t* pin_memory, int32_t* memory_format, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu_rand_like(self, dtype, layout, device, device_index_, pin_memory, memory_format, ret0);
+}
+
+/* aten.rand_like.generator: rand_like.generator(Tensor self, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
+ * kernel: shimrt_cpu_rand_like_generator (CPU) */
+AOTITorchError aoti_torch_cpu_rand_like_generator(AtenTensorHandle self, AtenGeneratorHandle* generator, int32_t* dtype, int32_t* layout, int32_t* device, int32_t device_index_, int32_t* pin_memory, int32_t* memory_format, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu_rand_like_generator(self, generator, dtype, layout, device, device_index_, pin_memory, memory_format, ret0);
+}
+
+/* aten.randint.default: randint(SymInt high, SymInt[] size, *, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+ * kernel: shimrt_cpu_randint (CPU) */
+AOTITorchError aoti_torch_cpu_randint(int64_t high, const int64_t* size, int64_t size_len_, int32_t* dtype, int32_t* layout, int32_t* device, int32_t device_index_, int32_t* pin_memory, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_LIST(size);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu_randint(high, size, size_len_, dtype, layout, device, device_index_, pin_memory, ret0);
+}
+
+/* aten.randint.generator: randint.generator(SymInt high, SymInt[] size, *, Generator? generator, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+ * kernel: shimrt_cpu_randint_generator (CPU) */
+AOTITorchError aoti_torch_cpu_randint_generator(int64_t high, const int64_t* size, int64_t size_len_, AtenGeneratorHandle* generator, int32_t* dtype, int32_t* layout, int32_t* device, int32_t device_index_, int32_t* pin_memory, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_LIST(size);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu_randint_generator(high, size, size_len_, generator, dtype, layout, device, device_index_, pin_memory, ret0);
+}
+
+/* aten.randint.low: randint.low(SymInt low, SymInt high, SymInt[] size, *, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+ * kernel: shimrt_cpu_randint_low (CPU) */
+AOTITorchError aoti_torch_cpu_randint_low(int64_t low, int64_t high, const int64_t* size, int64_t size_len_, int32_t* dtype, int32_t* layout, int32_t* device, int32_t device_index_, int32_t* pin_memory, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_LIST(size);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu_randint_low(low, high, size, size_len_, dtype, layout, device, device_index_, pin_memory, ret0);
+}
+
+/* aten.randint.low_generator: randint.low_generator(SymInt low, SymInt high, SymInt[] size, *, Generator? generator, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+ * kernel: shimrt_cpu_randint_low_generator (CPU) */
+AOTITorchError aoti_torch_cpu_randint_low_generator(int64_t low, int64_t high, const int64_t* size, int64_t size_len_, AtenGeneratorHandle* generator, int32_t* dtype, int32_t* layout, int32_t* device, int32_t device_index_, int32_t* pin_memory, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_LIST(size);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu_randint_low_generator(low, high, size, size_len_, generator, dtype, layout, device, device_index_, pin_memory, ret0);
+}
+
+/* aten.randint_like.default: randint_like(Tensor self, SymInt high, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
+ * kernel: shimrt_cpu_randint_like (CPU) */
+AOTITorchError aoti_torch_cpu_randint_like(AtenTensorHandle self, int64_t high, int32_t* dtype, int32_t* layout, int32_t* device, int32_t device_index_, int32_t* pin_memory, int32_t* memory_format, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu_randint_like(self, high, dtype, layout, device, device_index_, pin_memory, memory_format, ret0);
+}
+
+/* aten.randint_like.generator: randint_like.generator(Tensor self, SymInt high, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
+ * kernel: shimrt_cpu_randint_like_generator (CPU) */
+AOTITorchError aoti_torch_cpu_randint_like_generator(AtenTensorHandle self, int64_t high, AtenGeneratorHandle* generator, int32_t* dtype, int32_t* layout, int32_t* device, int32_t device_index_, int32_t* pin_memory, int32_t* memory_format, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu_randint_like_generator(self, high, generator, dtype, layout, device, device_index_, pin_memory, memory_format, ret0);
+}
+
+/* aten.randint_like.low_dtype: randint_like.low_dtype(Tensor self, SymInt low, SymInt high, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
+ * kernel: shimrt_cpu_randint_like_low_dtype (CPU) */
+AOTITorchError aoti_torch_cpu_randint_like_low_dtype(AtenTensorHandle self, int64_t low, int64_t high, int32_t* dtype, int32_t* layout, int32_t* device, int32_t device_index_, int32_t* pin_memory, int32_t* memory_format, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu_randint_like_low_dtype(self, low, high, dtype, layout, device, device_index_, pin_memory, memory_format, ret0);
+}
+
+/* aten.randint_like.low_generator_dtype: randint_like.low_generator_dtype(Tensor self, SymInt low, SymInt high, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
+ * kernel: shimrt_cpu_randint_like_low_generator_dtype (CPU) */
+AOTITorchError aoti_torch_cpu_randint_like_low_generator_dtype(AtenTensorHandle self, int64_t low, int64_t high, AtenGeneratorHandle* generator, int32_t* dtype, int32_t* layout, int32_t* device, int32_t device_index_, int32_t* pin_memory, int32_t* memory_format, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu_randint_like_low_generator_dtype(self, low, high, generator, dtype, layout, device, device_index_, pin_memory, memory_format, ret0);
+}
+
+/* aten.randn.default: randn(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+ * kernel: shimrt_cpu_randn (CPU) */
+AOTITorchError aoti_torch_cpu_randn(const int64_t* size, int64_t size_len_, int32_t* dtype, int32_t* layout, int32_t* device, int32_t device_index_, int32_t* pin_memory, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_LIST(size);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu_randn(size, size_len_, dtype, layout, device, device_index_, pin_memory, ret0);
+}
+
+/* aten.randn.generator: randn.generator(SymInt[] size, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+ * kernel: shimrt_cpu_randn_generator (CPU) */
+AOTITorchError aoti_torch_cpu_randn_generator(const int64_t* size, int64_t size_len_, AtenGeneratorHandle* generator, int32_t* dtype, int32_t* layout, int32_t* device, int32_t device_index_, int32_t* pin_memory, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_LIST(size);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu_randn_generator(size, size_len_, generator, dtype, layout, device, device_index_, pin_memory, ret0);
+}
+
+/* aten.randn_like.default: randn_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
+ * kernel: shimrt_cpu_randn_like (CPU) */
+AOTITorchError aoti_torch_cpu_randn_like(AtenTensorHandle self, int32_t* dtype, int32_t* layout, int32_t* device, int32_t device_index_, int32_t* pin_memory, int32_t* memory_format, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu_randn_like(self, dtype, layout, device, device_index_, pin_memory, memory_format, ret0);
+}
+
+/* aten.randn_like.generator: randn_like.generator(Tensor self, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
+ * kernel: shimrt_cpu_randn_like_generator (CPU) */
+AOTITorchError aoti_torch_cpu_randn_like_generator(AtenTensorHandle self, AtenGeneratorHandle* generator, int32_t* dtype, int32_t* layout, int32_t* device, int32_t device_index_, int32_t* pin_memory, int32_t* memory_format, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu_randn_like_generator(self, generator, dtype, layout, device, device_index_, pin_memory, memory_format, ret0);
+}
+
+/* aten.random_.default: random_(Tensor(a!) self, *, Generator? generator=None) -> Tensor(a!)
+ * kernel: shimrt_cpu_random_ (CPU) */
+AOTITorchError aoti_torch_cpu_random_(AtenTensorHandle self, AtenGeneratorHandle* generator) {
+    SHIMRT_ARG_TENSOR(self);
+    return shimrt_cpu_random_(self, generator);
+}
+
+/* aten.random_.from: random_.from(Tensor(a!) self, int from, int? to, *, Generator? generator=None) -> Tensor(a!)
+ * kernel: shimrt_cpu_random__from (CPU) */
+AOTITorchError aoti_torch_cpu_random__from(AtenTensorHandle self, int64_t from, int64_t* to, AtenGeneratorHandle* generator) {
+    SHIMRT_ARG_TENSOR(self);
+    return shimrt_cpu_random__from(self, from, to, generator);
+}
+
+/* aten.random_.to: random_.to(Tensor(a!) self, int to, *, Generator? generator=None) -> Tensor(a!)
+ * kernel: shimrt_cpu_random__to (CPU) */
+AOTITorchError aoti_torch_cpu_random__to(AtenTensorHandle self, int64_t to, AtenGeneratorHandle* generator) {
+    SHIMRT_ARG_TENSOR(self);
+    return shimrt_cpu_random__to(self, to, generator);
+}
+
+/* aten.randperm.default: randperm(SymInt n, *, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+ * kernel: shimrt_cpu_randperm (CPU) */
+AOTITorchError aoti_torch_cpu_randperm(int64_t n, int32_t* dtype, int32_t* layout, int32_t* device, int32_t device_index_, int32_t* pin_memory, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu_randperm(n, dtype, layout, device, device_index_, pin_memory, ret0);
+}
+
+/* aten.randperm.generator: randperm.generator(SymInt n, *, Generator? generator, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+ * kernel: shimrt_cpu_randperm_generator (CPU) */
+AOTITorchError aoti_torch_cpu_randperm_generator(int64_t n, AtenGeneratorHandle* generator, int32_t* dtype, int32_t* layout, int32_t* device, int32_t device_index_, int32_t* pin_memory, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu_randperm_generator(n, generator, dtype, layout, device, device_index_, pin_memory, ret0);
 }
 
 /* aten.relu.default: relu(Tensor self) -> Tensor
@@ -1298,6 +1523,13 @@ AOTITorchError aoti_torch_cpu_transpose_int(AtenTensorHandle self, int64_t dim0,
     SHIMRT_ARG_TENSOR(self);
     SHIMRT_ARG_RET(ret0);
     return shimrt_transpose_int(self, dim0, dim1, ret0);
+}
+
+/* aten.uniform_.default: uniform_(Tensor(a!) self, float from=0, float to=1, *, Generator? generator=None) -> Tensor(a!)
+ * kernel: shimrt_cpu_uniform_ (CPU) */
+AOTITorchError aoti_torch_cpu_uniform_(AtenTensorHandle self, double from, double to, AtenGeneratorHandle* generator) {
+    SHIMRT_ARG_TENSOR(self);
+    return shimrt_cpu_uniform_(self, from, to, generator);
 }
 
 /* aten.unsqueeze.default: unsqueeze(Tensor(a) self, int dim) -> Tensor(a)

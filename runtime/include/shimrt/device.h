@@ -89,6 +89,17 @@ AOTI_TORCH_EXPORT AOTITorchError shimrt_generator_set_seed(AtenGeneratorHandle g
  * (Philox-style counter; atomic, so handles sharing the state never reuse draws). */
 AOTI_TORCH_EXPORT AOTITorchError shimrt_generator_reserve(AtenGeneratorHandle generator,
                                                           uint64_t increment, uint64_t *ret_offset);
+/* shimrt extension: the process's default CPU generator (PyTorch's default_generator: an
+ * MT19937 seeded 67280421310721 until shimrt_generator_set_seed reseeds it, which is
+ * torch.manual_seed). *ret is borrowed: never delete it. */
+AOTI_TORCH_EXPORT AOTITorchError shimrt_generator_default_cpu(AtenGeneratorHandle *ret);
+/* shimrt extension: a copy of the generator's CPU stream state (an opaque byte block of
+ * *ret_len bytes; buf NULL asks only for the length), and restoring one such copy. The
+ * bytes are shimrt's layout, not PyTorch's get_state() layout. */
+AOTI_TORCH_EXPORT AOTITorchError shimrt_generator_get_state(AtenGeneratorHandle generator,
+                                                            void *buf, size_t len, size_t *ret_len);
+AOTI_TORCH_EXPORT AOTITorchError shimrt_generator_set_state(AtenGeneratorHandle generator,
+                                                            const void *buf, size_t len);
 
 #ifdef __cplusplus
 }
