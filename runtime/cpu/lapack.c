@@ -91,6 +91,7 @@ static AOTITorchError batch_shape(const char *op, AtenTensorHandle a, AtenTensor
 AOTITorchError shimrt_cpu_cholesky_solve(AtenTensorHandle self, AtenTensorHandle input2,
                                          int32_t upper, AtenTensorHandle *ret0) {
     static const char op[] = "cholesky_solve";
+    shimrt_k_blas_init();
     if (shimrt_k_check_cpu(op, self, "self") || shimrt_k_check_cpu(op, input2, "input2"))
         return AOTI_TORCH_FAILURE;
     if (self->ndim < 2)
@@ -159,6 +160,7 @@ AOTITorchError shimrt_cpu_cholesky_solve(AtenTensorHandle self, AtenTensorHandle
 AOTITorchError shimrt_cpu_cholesky_inverse(AtenTensorHandle self, int32_t upper,
                                            AtenTensorHandle *ret0) {
     static const char op[] = "cholesky_inverse";
+    shimrt_k_blas_init();
     if (shimrt_k_check_cpu(op, self, "self")) return AOTI_TORCH_FAILURE;
     if (self->ndim < 2)
         return shimrt_fail(op,
@@ -211,6 +213,7 @@ AOTITorchError shimrt_cpu_triangular_solve(AtenTensorHandle self, AtenTensorHand
                                            int32_t transpose, int32_t unitriangular,
                                            AtenTensorHandle *ret0, AtenTensorHandle *ret1) {
     static const char op[] = "triangular_solve";
+    shimrt_k_blas_init();
     if (shimrt_k_check_cpu(op, self, "self") || shimrt_k_check_cpu(op, A, "A"))
         return AOTI_TORCH_FAILURE;
     if (self->ndim < 2)
@@ -282,6 +285,7 @@ AOTITorchError shimrt_cpu_triangular_solve(AtenTensorHandle self, AtenTensorHand
 AOTITorchError shimrt_cpu_geqrf(AtenTensorHandle self, AtenTensorHandle *ret0,
                                 AtenTensorHandle *ret1) {
     static const char op[] = "geqrf";
+    shimrt_k_blas_init();
     if (shimrt_k_check_cpu(op, self, "self")) return AOTI_TORCH_FAILURE;
     if (self->ndim < 2)
         return shimrt_fail(op, "torch.geqrf: input must have at least 2 dimensions.");
@@ -349,6 +353,7 @@ AOTITorchError shimrt_cpu_ormqr(AtenTensorHandle self, AtenTensorHandle input2,
                                 AtenTensorHandle input3, int32_t left, int32_t transpose,
                                 AtenTensorHandle *ret0) {
     static const char op[] = "ormqr";
+    shimrt_k_blas_init();
     AtenTensorHandle tau = input2, other = input3;
     if (shimrt_k_check_cpu(op, self, "self") || shimrt_k_check_cpu(op, tau, "input2") ||
         shimrt_k_check_cpu(op, other, "input3"))
