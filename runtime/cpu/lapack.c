@@ -6,7 +6,8 @@
  * matrices: sizes [..., m, n], strides [m * n, 1, m]; batch dimensions of the two operands of
  * cholesky_solve / triangular_solve broadcast. LAPACK is called once per matrix through its
  * Fortran interface (Debian's OpenBLAS has no lapacke.h; 32-bit INTEGERs, hidden string
- * lengths passed). Errors carry PyTorch 2.15's messages. */
+ * lengths passed). Errors carry PyTorch 2.15's messages after the op prefix ("torch.ormqr: ...",
+ * "cholesky_inverse: ..." as PyTorch words them). */
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -163,12 +164,11 @@ AOTITorchError shimrt_cpu_cholesky_inverse(AtenTensorHandle self, int32_t upper,
     shimrt_k_blas_init();
     if (shimrt_k_check_cpu(op, self, "self")) return AOTI_TORCH_FAILURE;
     if (self->ndim < 2)
-        return shimrt_fail(op,
-                           "cholesky_inverse: The input tensor A must have at least 2 dimensions.");
+        return shimrt_fail(op, "The input tensor A must have at least 2 dimensions.");
     int64_t nd = self->ndim, m = self->sizes[nd - 2], n = self->sizes[nd - 1];
     if (m != n)
         return shimrt_fail(op,
-                           "cholesky_inverse: A must be batches of square matrices, but they are "
+                           "A must be batches of square matrices, but they are "
                            "%lld by %lld matrices",
                            (long long)m, (long long)n);
     if (check_real(op, "cholesky_inverse_out_cpu", self->dtype) || check_int(op, nd, self->sizes))
@@ -191,7 +191,7 @@ AOTITorchError shimrt_cpu_cholesky_inverse(AtenTensorHandle self, int32_t upper,
             char batch[64] = "";
             if (nd > 2) snprintf(batch, sizeof batch, "(Batch element %lld): ", (long long)b);
             return shimrt_fail(op,
-                               "cholesky_inverse: %sThe diagonal element %d is zero, the inversion "
+                               "%sThe diagonal element %d is zero, the inversion "
                                "could not be completed because the input matrix is singular.",
                                batch, info);
         }
@@ -212,18 +212,18 @@ AOTITorchError shimrt_cpu_cholesky_inverse(AtenTensorHandle self, int32_t upper,
 AOTITorchError shimrt_cpu_triangular_solve(AtenTensorHandle self, AtenTensorHandle A, int32_t upper,
                                            int32_t transpose, int32_t unitriangular,
                                            AtenTensorHandle *ret0, AtenTensorHandle *ret1) {
-    static const char op[] = "triangular_solve";
+    static const char op[] = "torch.triangular_solve";
     shimrt_k_blas_init();
     if (shimrt_k_check_cpu(op, self, "self") || shimrt_k_check_cpu(op, A, "A"))
         return AOTI_TORCH_FAILURE;
     if (self->ndim < 2)
         return shimrt_fail(op,
-                           "torch.triangular_solve: Expected b to have at least 2 dimensions, but "
+                           "Expected b to have at least 2 dimensions, but "
                            "it has %lld dimensions instead",
                            (long long)self->ndim);
     if (A->ndim < 2)
         return shimrt_fail(op,
-                           "torch.triangular_solve: Expected A to have at least 2 dimensions, but "
+                           "Expected A to have at least 2 dimensions, but "
                            "it has %lld dimensions instead",
                            (long long)A->ndim);
     if (self->dtype != A->dtype)
@@ -284,11 +284,10 @@ AOTITorchError shimrt_cpu_triangular_solve(AtenTensorHandle self, AtenTensorHand
 /* ---- geqrf -------------------------------------------------------------------------------- */
 AOTITorchError shimrt_cpu_geqrf(AtenTensorHandle self, AtenTensorHandle *ret0,
                                 AtenTensorHandle *ret1) {
-    static const char op[] = "geqrf";
+    static const char op[] = "torch.geqrf";
     shimrt_k_blas_init();
     if (shimrt_k_check_cpu(op, self, "self")) return AOTI_TORCH_FAILURE;
-    if (self->ndim < 2)
-        return shimrt_fail(op, "torch.geqrf: input must have at least 2 dimensions.");
+    if (self->ndim < 2) return shimrt_fail(op, "input must have at least 2 dimensions.");
     if (check_real(op, "geqrf_cpu", self->dtype) || check_int(op, self->ndim, self->sizes))
         return AOTI_TORCH_FAILURE;
     int64_t nd = self->ndim, m = self->sizes[nd - 2], n = self->sizes[nd - 1], k = m < n ? m : n;
@@ -352,36 +351,34 @@ static void shape_str(char *buf, size_t cap, int64_t nd, const int64_t *s) {
 AOTITorchError shimrt_cpu_ormqr(AtenTensorHandle self, AtenTensorHandle input2,
                                 AtenTensorHandle input3, int32_t left, int32_t transpose,
                                 AtenTensorHandle *ret0) {
-    static const char op[] = "ormqr";
+    static const char op[] = "torch.ormqr";
     shimrt_k_blas_init();
     AtenTensorHandle tau = input2, other = input3;
     if (shimrt_k_check_cpu(op, self, "self") || shimrt_k_check_cpu(op, tau, "input2") ||
         shimrt_k_check_cpu(op, other, "input3"))
         return AOTI_TORCH_FAILURE;
-    if (self->ndim < 2)
-        return shimrt_fail(op, "torch.ormqr: input must have at least 2 dimensions.");
-    if (other->ndim < 2)
-        return shimrt_fail(op, "torch.ormqr: other must have at least 2 dimensions.");
+    if (self->ndim < 2) return shimrt_fail(op, "input must have at least 2 dimensions.");
+    if (other->ndim < 2) return shimrt_fail(op, "other must have at least 2 dimensions.");
     int64_t nd = self->ndim, cond = left ? -2 : -1;
     int64_t osz = other->sizes[other->ndim + cond], am = self->sizes[nd - 2],
             an = self->sizes[nd - 1], k = tau->ndim ? tau->sizes[tau->ndim - 1] : 1;
     if (k != (osz < an ? osz : an))
         return shimrt_fail(op,
-                           "torch.ormqr: tau.shape[-1] must be equal to min(other.shape[%lld], "
+                           "tau.shape[-1] must be equal to min(other.shape[%lld], "
                            "input.shape[-1])",
                            (long long)cond);
     if (osz != am)
-        return shimrt_fail(op, "torch.ormqr: other.shape[%lld] must be equal to input.shape[-2]",
+        return shimrt_fail(op, "other.shape[%lld] must be equal to input.shape[-2]",
                            (long long)cond);
     if (nd - tau->ndim != 1)
         return shimrt_fail(op,
-                           "torch.ormqr: Expected tau to have one dimension less than input, but "
+                           "Expected tau to have one dimension less than input, but "
                            "got tau.ndim equal to %lld and input.ndim is equal to %lld",
                            (long long)tau->ndim, (long long)nd);
     if (nd != other->ndim)
         return shimrt_fail(
             op,
-            "torch.ormqr: Expected other to have the same number of dimensions as "
+            "Expected other to have the same number of dimensions as "
             "input, but got other.ndim equal to %lld and input.ndim is equal to %lld",
             (long long)other->ndim, (long long)nd);
     char buf[256];
@@ -389,7 +386,7 @@ AOTITorchError shimrt_cpu_ormqr(AtenTensorHandle self, AtenTensorHandle input2,
         if (tau->sizes[i] != self->sizes[i]) {
             shape_str(buf, sizeof buf, nd - 2, tau->sizes);
             return shimrt_fail(op,
-                               "torch.ormqr: Expected batch dimensions of tau to be equal to "
+                               "Expected batch dimensions of tau to be equal to "
                                "input.shape[:-2], but got %s",
                                buf);
         }
@@ -397,19 +394,19 @@ AOTITorchError shimrt_cpu_ormqr(AtenTensorHandle self, AtenTensorHandle input2,
         if (other->sizes[i] != self->sizes[i]) {
             shape_str(buf, sizeof buf, nd - 2, other->sizes);
             return shimrt_fail(op,
-                               "torch.ormqr: Expected batch dimensions of other to be equal to "
+                               "Expected batch dimensions of other to be equal to "
                                "input.shape[:-2], but got %s",
                                buf);
         }
     if (tau->dtype != self->dtype)
         return shimrt_fail(op,
-                           "torch.ormqr: Expected input and tau to have the same dtype, but input "
+                           "Expected input and tau to have the same dtype, but input "
                            "has dtype%s and tau has dtype %s",
                            shimrt_dtype_torch_name(self->dtype),
                            shimrt_dtype_torch_name(tau->dtype));
     if (other->dtype != self->dtype)
         return shimrt_fail(op,
-                           "torch.ormqr: Expected input and other to have the same dtype, but "
+                           "Expected input and other to have the same dtype, but "
                            "input has dtype%s and other has dtype %s",
                            shimrt_dtype_torch_name(self->dtype),
                            shimrt_dtype_torch_name(other->dtype));
@@ -478,7 +475,7 @@ AOTITorchError shimrt_cpu_lu_unpack(AtenTensorHandle LU_data, AtenTensorHandle L
                                     int32_t unpack_data, int32_t unpack_pivots,
                                     AtenTensorHandle *ret0, AtenTensorHandle *ret1,
                                     AtenTensorHandle *ret2) {
-    static const char op[] = "lu_unpack";
+    static const char op[] = "torch.lu_unpack";
     AtenTensorHandle lu = LU_data, pv = LU_pivots;
     if (shimrt_k_check_cpu(op, lu, "LU_data") || shimrt_k_check_cpu(op, pv, "LU_pivots"))
         return AOTI_TORCH_FAILURE;
@@ -486,9 +483,8 @@ AOTITorchError shimrt_cpu_lu_unpack(AtenTensorHandle LU_data, AtenTensorHandle L
     int64_t nd = lu->ndim;
     if (nd < 2) {
         shape_str(buf, sizeof buf, nd, lu->sizes);
-        return shimrt_fail(
-            op, "torch.lu_unpack: Expected tensor with 2 or more dimensions. Got size: %s instead",
-            buf);
+        return shimrt_fail(op, "Expected tensor with 2 or more dimensions. Got size: %s instead",
+                           buf);
     }
     int64_t m = lu->sizes[nd - 2], n = lu->sizes[nd - 1], k = m < n ? m : n;
     int64_t ps[SHIMRT_MAX_DIMS];
@@ -506,7 +502,7 @@ AOTITorchError shimrt_cpu_lu_unpack(AtenTensorHandle LU_data, AtenTensorHandle L
     int64_t nb = batch_count(nd, lu->sizes);
     if (unpack_pivots && (pv->dtype != SHIMRT_INT32 || !shimrt_is_contiguous(pv)))
         return shimrt_fail(op,
-                           "torch.lu_unpack: LU_pivots is expected to be a contiguous tensor of "
+                           "LU_pivots is expected to be a contiguous tensor of "
                            "torch.int32 dtype.\nNote: this function is intended to be used with "
                            "the output produced by torch.linalg.lu_factor");
     const int32_t *piv = unpack_pivots ? shimrt_data(pv) : NULL;
