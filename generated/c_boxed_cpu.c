@@ -694,6 +694,35 @@ void boxed_cpu_cat_out(StableIValue* stack_, uint64_t num_args_, uint64_t num_ou
     shimrt_box_finish(&box_);
 }
 
+/* aten.cholesky_inverse.default: cholesky_inverse(Tensor self, bool upper=False) -> Tensor */
+void boxed_cpu_cholesky_inverse(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[2] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_NONE};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "cholesky_inverse", stack_, num_args_, 2, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
+    int32_t upper = shimrt_box_bool(&box_, 1);
+    AtenTensorHandle ret0 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_cholesky_inverse(self, upper, &ret0));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_finish(&box_);
+}
+
+/* aten.cholesky_solve.default: cholesky_solve(Tensor self, Tensor input2, bool upper=False) -> Tensor */
+void boxed_cpu_cholesky_solve(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[3] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_NONE};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "cholesky_solve", stack_, num_args_, 3, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
+    AtenTensorHandle input2 = shimrt_box_tensor(&box_, 1);
+    int32_t upper = shimrt_box_bool(&box_, 2);
+    AtenTensorHandle ret0 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_cholesky_solve(self, input2, upper, &ret0));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_finish(&box_);
+}
+
 /* aten.clamp.default: clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor */
 void boxed_cpu_clamp(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
     static const unsigned char arg_kinds_[3] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_OPT_SCALAR, SHIMRT_KIND_OPT_SCALAR};
@@ -1179,6 +1208,21 @@ void boxed_cpu_ge_Tensor(StableIValue* stack_, uint64_t num_args_, uint64_t num_
     shimrt_box_finish(&box_);
 }
 
+/* aten.geqrf.default: geqrf(Tensor self) -> (Tensor a, Tensor tau) */
+void boxed_cpu_geqrf(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[1] = {SHIMRT_KIND_TENSOR};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "geqrf", stack_, num_args_, 1, num_outputs_, 2, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
+    AtenTensorHandle ret0 = NULL;
+    AtenTensorHandle ret1 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_geqrf(self, &ret0, &ret1));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_push_tensor(&box_, 1, ret1);
+    shimrt_box_finish(&box_);
+}
+
 /* aten.gt.Scalar: gt.Scalar(Tensor self, Scalar other) -> Tensor */
 void boxed_cpu_gt_Scalar(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
     static const unsigned char arg_kinds_[2] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_SCALAR};
@@ -1472,6 +1516,26 @@ void boxed_cpu_lt_Tensor(StableIValue* stack_, uint64_t num_args_, uint64_t num_
     SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_lt_Tensor(self, other, &ret0));
     shimrt_box_release_args(&box_);
     shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_finish(&box_);
+}
+
+/* aten.lu_unpack.default: lu_unpack(Tensor LU_data, Tensor LU_pivots, bool unpack_data=True, bool unpack_pivots=True) -> (Tensor P, Tensor L, Tensor U) */
+void boxed_cpu_lu_unpack(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[4] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_NONE, SHIMRT_KIND_NONE};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "lu_unpack", stack_, num_args_, 4, num_outputs_, 3, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle LU_data = shimrt_box_tensor(&box_, 0);
+    AtenTensorHandle LU_pivots = shimrt_box_tensor(&box_, 1);
+    int32_t unpack_data = shimrt_box_bool(&box_, 2);
+    int32_t unpack_pivots = shimrt_box_bool(&box_, 3);
+    AtenTensorHandle ret0 = NULL;
+    AtenTensorHandle ret1 = NULL;
+    AtenTensorHandle ret2 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_lu_unpack(LU_data, LU_pivots, unpack_data, unpack_pivots, &ret0, &ret1, &ret2));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_push_tensor(&box_, 1, ret1);
+    shimrt_box_push_tensor(&box_, 2, ret2);
     shimrt_box_finish(&box_);
 }
 
@@ -1933,6 +1997,23 @@ void boxed_cpu_ones_like(StableIValue* stack_, uint64_t num_args_, uint64_t num_
     int32_t* memory_format = shimrt_box_opt_code(&box_, 5, &memory_format_v_);
     AtenTensorHandle ret0 = NULL;
     SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_ones_like(self, dtype, layout, device, device_index_, pin_memory, memory_format, &ret0));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_finish(&box_);
+}
+
+/* aten.ormqr.default: ormqr(Tensor self, Tensor input2, Tensor input3, bool left=True, bool transpose=False) -> Tensor */
+void boxed_cpu_ormqr(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[5] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_NONE, SHIMRT_KIND_NONE};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "ormqr", stack_, num_args_, 5, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
+    AtenTensorHandle input2 = shimrt_box_tensor(&box_, 1);
+    AtenTensorHandle input3 = shimrt_box_tensor(&box_, 2);
+    int32_t left = shimrt_box_bool(&box_, 3);
+    int32_t transpose = shimrt_box_bool(&box_, 4);
+    AtenTensorHandle ret0 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_ormqr(self, input2, input3, left, transpose, &ret0));
     shimrt_box_release_args(&box_);
     shimrt_box_push_tensor(&box_, 0, ret0);
     shimrt_box_finish(&box_);
@@ -3031,6 +3112,25 @@ void boxed_cpu_transpose_int(StableIValue* stack_, uint64_t num_args_, uint64_t 
     shimrt_box_finish(&box_);
 }
 
+/* aten.triangular_solve.default: triangular_solve(Tensor self, Tensor A, bool upper=True, bool transpose=False, bool unitriangular=False) -> (Tensor solution, Tensor cloned_coefficient) */
+void boxed_cpu_triangular_solve(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[5] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_NONE, SHIMRT_KIND_NONE, SHIMRT_KIND_NONE};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "triangular_solve", stack_, num_args_, 5, num_outputs_, 2, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
+    AtenTensorHandle A = shimrt_box_tensor(&box_, 1);
+    int32_t upper = shimrt_box_bool(&box_, 2);
+    int32_t transpose = shimrt_box_bool(&box_, 3);
+    int32_t unitriangular = shimrt_box_bool(&box_, 4);
+    AtenTensorHandle ret0 = NULL;
+    AtenTensorHandle ret1 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_triangular_solve(self, A, upper, transpose, unitriangular, &ret0, &ret1));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_push_tensor(&box_, 1, ret1);
+    shimrt_box_finish(&box_);
+}
+
 /* aten.uniform_.default: uniform_(Tensor(a!) self, float from=0, float to=1, *, Generator? generator=None) -> Tensor(a!) */
 void boxed_cpu_uniform_(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
     static const unsigned char arg_kinds_[4] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_NONE, SHIMRT_KIND_NONE, SHIMRT_KIND_OPT_GENERATOR};
@@ -3144,7 +3244,7 @@ void boxed_cpu_zeros_like(StableIValue* stack_, uint64_t num_args_, uint64_t num
 }
 
 /* Every schema of namespace aten, in op-key order, with its tags. */
-static const shimrt_def_entry defs_aten[179] = {
+static const shimrt_def_entry defs_aten[185] = {
     {"_adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor", SHIMRT_TAG_BIT(CORE)},
     {"_addmm_activation(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1, bool use_gelu=False) -> Tensor", 0},
     {"_cdist_forward(Tensor x1, Tensor x2, float p, int? compute_mode) -> Tensor", SHIMRT_TAG_BIT(CORE)},
@@ -3185,6 +3285,8 @@ static const shimrt_def_entry defs_aten[179] = {
     {"bucketize.Tensor(Tensor self, Tensor boundaries, *, bool out_int32=False, bool right=False) -> Tensor", 0},
     {"cat(Tensor[] tensors, int dim=0) -> Tensor", SHIMRT_TAG_BIT(CORE)},
     {"cat.out(Tensor[] tensors, int dim=0, *, Tensor(a!) out) -> Tensor(a!)", 0},
+    {"cholesky_inverse(Tensor self, bool upper=False) -> Tensor", 0},
+    {"cholesky_solve(Tensor self, Tensor input2, bool upper=False) -> Tensor", 0},
     {"clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
     {"clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
     {"contiguous(Tensor(a) self, *, MemoryFormat memory_format=contiguous_format) -> Tensor(a)", 0},
@@ -3214,6 +3316,7 @@ static const shimrt_def_entry defs_aten[179] = {
     {"gcd(Tensor self, Tensor other) -> Tensor", SHIMRT_TAG_BIT(POINTWISE)},
     {"ge.Scalar(Tensor self, Scalar other) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
     {"ge.Tensor(Tensor self, Tensor other) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
+    {"geqrf(Tensor self) -> (Tensor a, Tensor tau)", 0},
     {"gt.Scalar(Tensor self, Scalar other) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
     {"gt.Tensor(Tensor self, Tensor other) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
     {"hann_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", 0},
@@ -3233,6 +3336,7 @@ static const shimrt_def_entry defs_aten[179] = {
     {"logcumsumexp(Tensor self, int dim) -> Tensor", 0},
     {"lt.Scalar(Tensor self, Scalar other) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
     {"lt.Tensor(Tensor self, Tensor other) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
+    {"lu_unpack(Tensor LU_data, Tensor LU_pivots, bool unpack_data=True, bool unpack_pivots=True) -> (Tensor P, Tensor L, Tensor U)", 0},
     {"masked_scatter(Tensor self, Tensor mask, Tensor source) -> Tensor", SHIMRT_TAG_BIT(CORE)},
     {"masked_select(Tensor self, Tensor mask) -> Tensor", SHIMRT_TAG_BIT(DYNAMIC_OUTPUT_SHAPE)},
     {"matmul(Tensor self, Tensor other) -> Tensor", 0},
@@ -3260,6 +3364,7 @@ static const shimrt_def_entry defs_aten[179] = {
     {"normal_(Tensor(a!) self, float mean=0, float std=1, *, Generator? generator=None) -> Tensor(a!)", 0},
     {"normal_functional(Tensor self, float mean=0, float std=1, *, Generator? generator=None) -> Tensor", 0},
     {"ones_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor", 0},
+    {"ormqr(Tensor self, Tensor input2, Tensor input3, bool left=True, bool transpose=False) -> Tensor", 0},
     {"pad(Tensor self, SymInt[] pad, str mode=\"constant\", float? value=None) -> Tensor", 0},
     {"permute(Tensor(a) self, int[] dims) -> Tensor(a)", SHIMRT_TAG_BIT(CORE)},
     {"pow.Scalar(Scalar self, Tensor exponent) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
@@ -3317,6 +3422,7 @@ static const shimrt_def_entry defs_aten[179] = {
     {"to.dtype_layout(Tensor(a) self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool non_blocking=False, bool copy=False, MemoryFormat? memory_format=None) -> Tensor(a)", 0},
     {"topk(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices)", SHIMRT_TAG_BIT(CORE)},
     {"transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)", 0},
+    {"triangular_solve(Tensor self, Tensor A, bool upper=True, bool transpose=False, bool unitriangular=False) -> (Tensor solution, Tensor cloned_coefficient)", 0},
     {"uniform_(Tensor(a!) self, float from=0, float to=1, *, Generator? generator=None) -> Tensor(a!)", 0},
     {"unsqueeze(Tensor(a) self, int dim) -> Tensor(a)", SHIMRT_TAG_BIT(CORE)},
     {"view(Tensor(a) self, SymInt[] size) -> Tensor(a)", SHIMRT_TAG_BIT(CORE)},
@@ -3327,7 +3433,7 @@ static const shimrt_def_entry defs_aten[179] = {
 };
 
 /* Every boxed kernel of namespace aten for the cpu backend. */
-static const shimrt_impl_entry impls_aten_cpu[179] = {
+static const shimrt_impl_entry impls_aten_cpu[185] = {
     {"_adaptive_avg_pool2d", boxed_cpu__adaptive_avg_pool2d},
     {"_addmm_activation", boxed_cpu__addmm_activation},
     {"_cdist_forward", boxed_cpu__cdist_forward},
@@ -3368,6 +3474,8 @@ static const shimrt_impl_entry impls_aten_cpu[179] = {
     {"bucketize.Tensor", boxed_cpu_bucketize_Tensor},
     {"cat", boxed_cpu_cat},
     {"cat.out", boxed_cpu_cat_out},
+    {"cholesky_inverse", boxed_cpu_cholesky_inverse},
+    {"cholesky_solve", boxed_cpu_cholesky_solve},
     {"clamp", boxed_cpu_clamp},
     {"clone", boxed_cpu_clone},
     {"contiguous", boxed_cpu_contiguous},
@@ -3397,6 +3505,7 @@ static const shimrt_impl_entry impls_aten_cpu[179] = {
     {"gcd", boxed_cpu_gcd},
     {"ge.Scalar", boxed_cpu_ge_Scalar},
     {"ge.Tensor", boxed_cpu_ge_Tensor},
+    {"geqrf", boxed_cpu_geqrf},
     {"gt.Scalar", boxed_cpu_gt_Scalar},
     {"gt.Tensor", boxed_cpu_gt_Tensor},
     {"hann_window", boxed_cpu_hann_window},
@@ -3416,6 +3525,7 @@ static const shimrt_impl_entry impls_aten_cpu[179] = {
     {"logcumsumexp", boxed_cpu_logcumsumexp},
     {"lt.Scalar", boxed_cpu_lt_Scalar},
     {"lt.Tensor", boxed_cpu_lt_Tensor},
+    {"lu_unpack", boxed_cpu_lu_unpack},
     {"masked_scatter", boxed_cpu_masked_scatter},
     {"masked_select", boxed_cpu_masked_select},
     {"matmul", boxed_cpu_matmul},
@@ -3443,6 +3553,7 @@ static const shimrt_impl_entry impls_aten_cpu[179] = {
     {"normal_", boxed_cpu_normal_},
     {"normal_functional", boxed_cpu_normal_functional},
     {"ones_like", boxed_cpu_ones_like},
+    {"ormqr", boxed_cpu_ormqr},
     {"pad", boxed_cpu_pad},
     {"permute", boxed_cpu_permute},
     {"pow.Scalar", boxed_cpu_pow_Scalar},
@@ -3500,6 +3611,7 @@ static const shimrt_impl_entry impls_aten_cpu[179] = {
     {"to.dtype_layout", boxed_cpu_to_dtype_layout},
     {"topk", boxed_cpu_topk},
     {"transpose.int", boxed_cpu_transpose_int},
+    {"triangular_solve", boxed_cpu_triangular_solve},
     {"uniform_", boxed_cpu_uniform_},
     {"unsqueeze", boxed_cpu_unsqueeze},
     {"view", boxed_cpu_view},
@@ -3510,5 +3622,5 @@ static const shimrt_impl_entry impls_aten_cpu[179] = {
 };
 
 AOTITorchError shimgen_register_aten_cpu(TorchLibraryHandle* ret_def, TorchLibraryHandle* ret_impl) {
-    return shimrt_register_ops("aten", "CPU", __FILE__, __LINE__, defs_aten, 179, impls_aten_cpu, 179, ret_def, ret_impl);
+    return shimrt_register_ops("aten", "CPU", __FILE__, __LINE__, defs_aten, 185, impls_aten_cpu, 185, ret_def, ret_impl);
 }

@@ -58,6 +58,8 @@ void boxed_cpu_bmm_out(StableIValue* stack_, uint64_t num_args_, uint64_t num_ou
 void boxed_cpu_bucketize_Tensor(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_cat(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_cat_out(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
+void boxed_cpu_cholesky_inverse(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
+void boxed_cpu_cholesky_solve(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_clamp(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_clone(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_contiguous(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
@@ -87,6 +89,7 @@ void boxed_cpu_gather_out(StableIValue* stack_, uint64_t num_args_, uint64_t num
 void boxed_cpu_gcd(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_ge_Scalar(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_ge_Tensor(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
+void boxed_cpu_geqrf(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_gt_Scalar(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_gt_Tensor(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_hann_window(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
@@ -106,6 +109,7 @@ void boxed_cpu_log_softmax_int(StableIValue* stack_, uint64_t num_args_, uint64_
 void boxed_cpu_logcumsumexp(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_lt_Scalar(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_lt_Tensor(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
+void boxed_cpu_lu_unpack(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_masked_scatter(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_masked_select(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_matmul(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
@@ -133,6 +137,7 @@ void boxed_cpu_nonzero_static(StableIValue* stack_, uint64_t num_args_, uint64_t
 void boxed_cpu_normal_(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_normal_functional(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_ones_like(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
+void boxed_cpu_ormqr(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_pad(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_permute(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_pow_Scalar(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
@@ -190,6 +195,7 @@ void boxed_cpu_to_dtype(StableIValue* stack_, uint64_t num_args_, uint64_t num_o
 void boxed_cpu_to_dtype_layout(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_topk(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_transpose_int(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
+void boxed_cpu_triangular_solve(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_uniform_(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_unsqueeze(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_view(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);

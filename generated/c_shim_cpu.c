@@ -385,6 +385,23 @@ AOTITorchError aoti_torch_cpu_cat_out(AtenTensorHandle out, const AtenTensorHand
     return shimrt_cpu_cat_out(out, tensors, tensors_len_, dim);
 }
 
+/* aten.cholesky_inverse.default: cholesky_inverse(Tensor self, bool upper=False) -> Tensor
+ * kernel: shimrt_cpu_cholesky_inverse (CPU) */
+AOTITorchError aoti_torch_cpu_cholesky_inverse(AtenTensorHandle self, int32_t upper, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu_cholesky_inverse(self, upper, ret0);
+}
+
+/* aten.cholesky_solve.default: cholesky_solve(Tensor self, Tensor input2, bool upper=False) -> Tensor
+ * kernel: shimrt_cpu_cholesky_solve (CPU) */
+AOTITorchError aoti_torch_cpu_cholesky_solve(AtenTensorHandle self, AtenTensorHandle input2, int32_t upper, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_TENSOR(input2);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu_cholesky_solve(self, input2, upper, ret0);
+}
+
 /* aten.clamp.default: clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor
  * kernel: shimrt_cpu_clamp (CPU) */
 AOTITorchError aoti_torch_cpu_clamp(AtenTensorHandle self, double* min, double* max, AtenTensorHandle* ret0) {
@@ -632,6 +649,15 @@ AOTITorchError aoti_torch_cpu_ge_Tensor(AtenTensorHandle self, AtenTensorHandle 
     return shimrt_cpu_ge_tensor(self, other, ret0);
 }
 
+/* aten.geqrf.default: geqrf(Tensor self) -> (Tensor a, Tensor tau)
+ * kernel: shimrt_cpu_geqrf (CPU) */
+AOTITorchError aoti_torch_cpu_geqrf(AtenTensorHandle self, AtenTensorHandle* ret0, AtenTensorHandle* ret1) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_RET(ret0);
+    SHIMRT_ARG_RET(ret1);
+    return shimrt_cpu_geqrf(self, ret0, ret1);
+}
+
 /* aten.gt.Scalar: gt.Scalar(Tensor self, Scalar other) -> Tensor
  * kernel: shimrt_cpu_gt_scalar (CPU) */
 AOTITorchError aoti_torch_cpu_gt_Scalar(AtenTensorHandle self, double other, AtenTensorHandle* ret0) {
@@ -801,6 +827,17 @@ AOTITorchError aoti_torch_cpu_lt_Tensor(AtenTensorHandle self, AtenTensorHandle 
     SHIMRT_ARG_TENSOR(other);
     SHIMRT_ARG_RET(ret0);
     return shimrt_cpu_lt_tensor(self, other, ret0);
+}
+
+/* aten.lu_unpack.default: lu_unpack(Tensor LU_data, Tensor LU_pivots, bool unpack_data=True, bool unpack_pivots=True) -> (Tensor P, Tensor L, Tensor U)
+ * kernel: shimrt_cpu_lu_unpack (CPU) */
+AOTITorchError aoti_torch_cpu_lu_unpack(AtenTensorHandle LU_data, AtenTensorHandle LU_pivots, int32_t unpack_data, int32_t unpack_pivots, AtenTensorHandle* ret0, AtenTensorHandle* ret1, AtenTensorHandle* ret2) {
+    SHIMRT_ARG_TENSOR(LU_data);
+    SHIMRT_ARG_TENSOR(LU_pivots);
+    SHIMRT_ARG_RET(ret0);
+    SHIMRT_ARG_RET(ret1);
+    SHIMRT_ARG_RET(ret2);
+    return shimrt_cpu_lu_unpack(LU_data, LU_pivots, unpack_data, unpack_pivots, ret0, ret1, ret2);
 }
 
 /* aten.masked_scatter.default: masked_scatter(Tensor self, Tensor mask, Tensor source) -> Tensor
@@ -1045,6 +1082,16 @@ AOTITorchError aoti_torch_cpu_ones_like(AtenTensorHandle self, int32_t* dtype, i
     SHIMRT_ARG_TENSOR(self);
     SHIMRT_ARG_RET(ret0);
     return shimrt_ones_like(self, dtype, layout, device, device_index_, pin_memory, memory_format, ret0);
+}
+
+/* aten.ormqr.default: ormqr(Tensor self, Tensor input2, Tensor input3, bool left=True, bool transpose=False) -> Tensor
+ * kernel: shimrt_cpu_ormqr (CPU) */
+AOTITorchError aoti_torch_cpu_ormqr(AtenTensorHandle self, AtenTensorHandle input2, AtenTensorHandle input3, int32_t left, int32_t transpose, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_TENSOR(input2);
+    SHIMRT_ARG_TENSOR(input3);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu_ormqr(self, input2, input3, left, transpose, ret0);
 }
 
 /* aten.pad.default: pad(Tensor self, SymInt[] pad, str mode="constant", float? value=None) -> Tensor
@@ -1523,6 +1570,16 @@ AOTITorchError aoti_torch_cpu_transpose_int(AtenTensorHandle self, int64_t dim0,
     SHIMRT_ARG_TENSOR(self);
     SHIMRT_ARG_RET(ret0);
     return shimrt_transpose_int(self, dim0, dim1, ret0);
+}
+
+/* aten.triangular_solve.default: triangular_solve(Tensor self, Tensor A, bool upper=True, bool transpose=False, bool unitriangular=False) -> (Tensor solution, Tensor cloned_coefficient)
+ * kernel: shimrt_cpu_triangular_solve (CPU) */
+AOTITorchError aoti_torch_cpu_triangular_solve(AtenTensorHandle self, AtenTensorHandle A, int32_t upper, int32_t transpose, int32_t unitriangular, AtenTensorHandle* ret0, AtenTensorHandle* ret1) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_TENSOR(A);
+    SHIMRT_ARG_RET(ret0);
+    SHIMRT_ARG_RET(ret1);
+    return shimrt_cpu_triangular_solve(self, A, upper, transpose, unitriangular, ret0, ret1);
 }
 
 /* aten.uniform_.default: uniform_(Tensor(a!) self, float from=0, float to=1, *, Generator? generator=None) -> Tensor(a!)

@@ -94,6 +94,10 @@ AOTITorchError shimrt_cpu_bucketize_tensor(AtenTensorHandle self, AtenTensorHand
 AOTITorchError shimrt_cpu_cat(const AtenTensorHandle* tensors, int64_t tensors_len_, int64_t dim, AtenTensorHandle* ret0);
 /* aten.cat.out: cat.out(Tensor[] tensors, int dim=0, *, Tensor(a!) out) -> Tensor(a!) (CPU) */
 AOTITorchError shimrt_cpu_cat_out(AtenTensorHandle out, const AtenTensorHandle* tensors, int64_t tensors_len_, int64_t dim);
+/* aten.cholesky_inverse.default: cholesky_inverse(Tensor self, bool upper=False) -> Tensor (CPU) */
+AOTITorchError shimrt_cpu_cholesky_inverse(AtenTensorHandle self, int32_t upper, AtenTensorHandle* ret0);
+/* aten.cholesky_solve.default: cholesky_solve(Tensor self, Tensor input2, bool upper=False) -> Tensor (CPU) */
+AOTITorchError shimrt_cpu_cholesky_solve(AtenTensorHandle self, AtenTensorHandle input2, int32_t upper, AtenTensorHandle* ret0);
 /* aten.clamp.default: clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor (CPU) */
 AOTITorchError shimrt_cpu_clamp(AtenTensorHandle self, double* min, double* max, AtenTensorHandle* ret0);
 /* aten.clone.default: clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor (CPU) */
@@ -142,6 +146,8 @@ AOTITorchError shimrt_cpu_gcd(AtenTensorHandle self, AtenTensorHandle other, Ate
 AOTITorchError shimrt_cpu_ge_scalar(AtenTensorHandle self, double other, AtenTensorHandle* ret0);
 /* aten.ge.Tensor: ge.Tensor(Tensor self, Tensor other) -> Tensor (CPU) */
 AOTITorchError shimrt_cpu_ge_tensor(AtenTensorHandle self, AtenTensorHandle other, AtenTensorHandle* ret0);
+/* aten.geqrf.default: geqrf(Tensor self) -> (Tensor a, Tensor tau) (CPU) */
+AOTITorchError shimrt_cpu_geqrf(AtenTensorHandle self, AtenTensorHandle* ret0, AtenTensorHandle* ret1);
 /* aten.gt.Scalar: gt.Scalar(Tensor self, Scalar other) -> Tensor (CPU) */
 AOTITorchError shimrt_cpu_gt_scalar(AtenTensorHandle self, double other, AtenTensorHandle* ret0);
 /* aten.gt.Tensor: gt.Tensor(Tensor self, Tensor other) -> Tensor (CPU) */
@@ -174,6 +180,8 @@ AOTITorchError shimrt_cpu_logcumsumexp(AtenTensorHandle self, int64_t dim, AtenT
 AOTITorchError shimrt_cpu_lt_scalar(AtenTensorHandle self, double other, AtenTensorHandle* ret0);
 /* aten.lt.Tensor: lt.Tensor(Tensor self, Tensor other) -> Tensor (CPU) */
 AOTITorchError shimrt_cpu_lt_tensor(AtenTensorHandle self, AtenTensorHandle other, AtenTensorHandle* ret0);
+/* aten.lu_unpack.default: lu_unpack(Tensor LU_data, Tensor LU_pivots, bool unpack_data=True, bool unpack_pivots=True) -> (Tensor P, Tensor L, Tensor U) (CPU) */
+AOTITorchError shimrt_cpu_lu_unpack(AtenTensorHandle LU_data, AtenTensorHandle LU_pivots, int32_t unpack_data, int32_t unpack_pivots, AtenTensorHandle* ret0, AtenTensorHandle* ret1, AtenTensorHandle* ret2);
 /* aten.masked_scatter.default: masked_scatter(Tensor self, Tensor mask, Tensor source) -> Tensor (CPU) */
 AOTITorchError shimrt_cpu_masked_scatter(AtenTensorHandle self, AtenTensorHandle mask, AtenTensorHandle source, AtenTensorHandle* ret0);
 /* aten.masked_select.default: masked_select(Tensor self, Tensor mask) -> Tensor (CPU) */
@@ -220,6 +228,8 @@ AOTITorchError shimrt_cpu_nonzero_static(AtenTensorHandle self, int64_t size, in
 AOTITorchError shimrt_cpu_normal_(AtenTensorHandle self, double mean, double std, AtenGeneratorHandle* generator);
 /* aten.normal_functional.default: normal_functional(Tensor self, float mean=0, float std=1, *, Generator? generator=None) -> Tensor (CPU) */
 AOTITorchError shimrt_cpu_normal_functional(AtenTensorHandle self, double mean, double std, AtenGeneratorHandle* generator, AtenTensorHandle* ret0);
+/* aten.ormqr.default: ormqr(Tensor self, Tensor input2, Tensor input3, bool left=True, bool transpose=False) -> Tensor (CPU) */
+AOTITorchError shimrt_cpu_ormqr(AtenTensorHandle self, AtenTensorHandle input2, AtenTensorHandle input3, int32_t left, int32_t transpose, AtenTensorHandle* ret0);
 /* aten.pad.default: pad(Tensor self, SymInt[] pad, str mode="constant", float? value=None) -> Tensor (CPU) */
 AOTITorchError shimrt_cpu_pad(AtenTensorHandle self, const int64_t* pad, int64_t pad_len_, const char* mode, double* value, AtenTensorHandle* ret0);
 /* aten.pow.Scalar: pow.Scalar(Scalar self, Tensor exponent) -> Tensor (CPU) */
@@ -320,6 +330,8 @@ AOTITorchError shimrt_cpu_tanh(AtenTensorHandle self, AtenTensorHandle* ret0);
 AOTITorchError shimrt_cpu_to_dtype(AtenTensorHandle self, int32_t dtype, int32_t non_blocking, int32_t copy, int32_t* memory_format, AtenTensorHandle* ret0);
 /* aten.topk.default: topk(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices) (CPU) */
 AOTITorchError shimrt_cpu_topk(AtenTensorHandle self, int64_t k, int64_t dim, int32_t largest, int32_t sorted, AtenTensorHandle* ret0, AtenTensorHandle* ret1);
+/* aten.triangular_solve.default: triangular_solve(Tensor self, Tensor A, bool upper=True, bool transpose=False, bool unitriangular=False) -> (Tensor solution, Tensor cloned_coefficient) (CPU) */
+AOTITorchError shimrt_cpu_triangular_solve(AtenTensorHandle self, AtenTensorHandle A, int32_t upper, int32_t transpose, int32_t unitriangular, AtenTensorHandle* ret0, AtenTensorHandle* ret1);
 /* aten.uniform_.default: uniform_(Tensor(a!) self, float from=0, float to=1, *, Generator? generator=None) -> Tensor(a!) (CPU) */
 AOTITorchError shimrt_cpu_uniform_(AtenTensorHandle self, double from, double to, AtenGeneratorHandle* generator);
 /* aten.where.self: where.self(Tensor condition, Tensor self, Tensor other) -> Tensor (CPU) */

@@ -139,7 +139,24 @@ static void call(const char *op, const char *ov, StableIValue *stack, int nret) 
         aoti_torch_delete_tensor_object((AtenTensorHandle)(uintptr_t)stack[i]);
 }
 
-typedef enum { MUL, EXP, RELU, TO, CLONE_T, SUM, AMAX, MM, BMM } opk;
+typedef enum {
+    MUL,
+    EXP,
+    RELU,
+    TO,
+    CLONE_T,
+    SUM,
+    AMAX,
+    MM,
+    BMM,
+    GEQRF,
+    ORMQR,
+    TRSOLVE,
+    CHOLSOLVE,
+    CHOLINV
+} opk;
+
+static AtenTensorHandle g_tau; /* ormqr's tau (the linalg group) */
 
 /* One call of the case; the stack is rebuilt each time (its arguments are owned). */
 static void one(opk k, AtenTensorHandle a, AtenTensorHandle b, int64_t dim) {
@@ -204,6 +221,37 @@ static void one(opk k, AtenTensorHandle a, AtenTensorHandle b, int64_t dim) {
         s[1] = T(b);
         call("aten::bmm", "", s, 1);
         break;
+    case GEQRF: /* a: the matrix */
+        s[0] = T(a);
+        call("aten::geqrf", "", s, 2);
+        break;
+    case ORMQR: /* a: geqrf's reflectors, b: the matrix Q multiplies */
+        s[0] = T(a);
+        s[1] = T(g_tau);
+        s[2] = T(b);
+        s[3] = B(1);
+        s[4] = B(0);
+        call("aten::ormqr", "", s, 1);
+        break;
+    case TRSOLVE: /* a: upper triangular (geqrf's R), b: right-hand sides */
+        s[0] = T(b);
+        s[1] = T(a);
+        s[2] = B(1);
+        s[3] = B(0);
+        s[4] = B(0);
+        call("aten::triangular_solve", "", s, 2);
+        break;
+    case CHOLSOLVE: /* a: R, the Cholesky factor of R^T R */
+        s[0] = T(b);
+        s[1] = T(a);
+        s[2] = B(1);
+        call("aten::cholesky_solve", "", s, 1);
+        break;
+    case CHOLINV:
+        s[0] = T(a);
+        s[1] = B(1);
+        call("aten::cholesky_inverse", "", s, 1);
+        break;
     }
 }
 
@@ -231,7 +279,8 @@ static double best(opk k, AtenTensorHandle a, AtenTensorHandle b, int64_t dim, d
 
 int main(int argc, char **argv) {
     const char *only =
-        argc > 1 ? argv[1] : NULL; /* one group: overhead, pw, clone, red, gemm, memcpy, cuda */
+        argc > 1 ? argv[1]
+                 : NULL; /* one group: overhead, pw, clone, red, gemm, linalg, memcpy, cuda */
     int32_t f32 = aoti_torch_dtype_float32();
     double budget = 2e7; /* ns per timed run */
 #define WANT(g) (!only || strcmp(only, g) == 0)
@@ -284,6 +333,28 @@ int main(int argc, char **argv) {
                 aoti_torch_delete_tensor_object(a);
                 aoti_torch_delete_tensor_object(b);
             }
+        }
+    }
+    if (WANT("linalg")) { /* LAPACK through both libraries: float64, n x n, 64 right-hand sides */
+        int32_t f64 = aoti_torch_dtype_float64();
+        static const int64_t ns[] = {64, 256, 512};
+        for (int i = 0; i < 3; i++) {
+            int64_t sz[2] = {ns[i], ns[i]}, bz[2] = {ns[i], 64};
+            AtenTensorHandle m = tensor(2, sz, f64), b = tensor(2, bz, f64);
+            StableIValue s[2] = {T(m), 0};
+            if (torch_call_dispatcher("aten::geqrf", "", s, ABI_2_15)) die("geqrf");
+            AtenTensorHandle r = (AtenTensorHandle)(uintptr_t)s[0];
+            g_tau = (AtenTensorHandle)(uintptr_t)s[1];
+            long long n = (long long)ns[i];
+            printf("geqrf_%lld %.1f\n", n, best(GEQRF, m, NULL, 0, budget));
+            printf("ormqr_%lldx64 %.1f\n", n, best(ORMQR, r, b, 0, budget));
+            printf("triangular_solve_%lldx64 %.1f\n", n, best(TRSOLVE, r, b, 0, budget));
+            printf("cholesky_solve_%lldx64 %.1f\n", n, best(CHOLSOLVE, r, b, 0, budget));
+            printf("cholesky_inverse_%lld %.1f\n", n, best(CHOLINV, r, NULL, 0, budget));
+            aoti_torch_delete_tensor_object(g_tau);
+            aoti_torch_delete_tensor_object(r);
+            aoti_torch_delete_tensor_object(m);
+            aoti_torch_delete_tensor_object(b);
         }
     }
     if (only && strcmp(only, "cuda") == 0) { /* not in the default run: needs a GPU */

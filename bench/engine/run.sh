@@ -20,7 +20,7 @@ $CC -O2 -std=c11 -D_POSIX_C_SOURCE=200809L -o "$out/client_shimrt" bench/engine/
 $CC -O2 -std=c11 -D_POSIX_C_SOURCE=200809L -o "$out/client_torch" bench/engine/client.c \
   -L"$TORCH/lib" -Wl,-rpath,"$TORCH/lib" -Wl,--no-as-needed -ltorch -ltorch_cpu -lc10
 # cuda: the same calls on CUDA tensors of device 0 (rows only on a machine with a GPU)
-groups=${ENGINE_BENCH_GROUPS:-overhead pw clone red gemm memcpy cuda}
+groups=${ENGINE_BENCH_GROUPS:-overhead pw clone red gemm linalg memcpy cuda}
 echo "engine: libshimrt vs libtorch 2.15, same C client through torch_call_dispatcher"
 echo "        (ns per call, best of 5; ratio = ours / PyTorch's)"
 # ENGINE_BENCH_ROUNDS (default 1): run both clients this many times, alternating, and keep

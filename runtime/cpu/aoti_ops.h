@@ -17,6 +17,10 @@ AOTITorchError shimrt_k_gemm(const char *op, int32_t dt, int64_t n, int64_t k, i
                              const void *a, int64_t ars, int64_t acs, const void *b, int64_t brs,
                              int64_t bcs, void *c, double alpha, double beta);
 
+/* OpenBLAS's one-time setup (core type, thread count) that the first product runs; for
+ * callers of OpenBLAS's LAPACK (lapack.c). */
+void shimrt_k_blas_init(void);
+
 /* An out variant's last step: out must have r's dtype (PyTorch's message otherwise), is
  * resized to r's shape as PyTorch resizes outs, and takes r's values. r (a new tensor, or
  * NULL after a failure that set the message) is always freed. */

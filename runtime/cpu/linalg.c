@@ -83,6 +83,8 @@ static bool dense_copy(mat *a, int64_t rows, int64_t cols, size_t es, char **buf
     return false;
 }
 
+void shimrt_k_blas_init(void) { pthread_once(&blas_once, blas_setup); }
+
 /* c (n x m, contiguous) = alpha * a(n x k) @ b(k x m) + beta * c; beta == 0 ignores c. */
 static AOTITorchError gemm(const char *op, int32_t dt, int64_t n, int64_t k, int64_t m, mat a,
                            mat b, char *c, double alpha, double beta) {

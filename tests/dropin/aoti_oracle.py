@@ -893,8 +893,236 @@ def scatter_value_family():
                                          out=torch.zeros(5, 4, dtype=dt)))
 
 
+
+# ---- issue 20: linear algebra through LAPACK (runtime/cpu/lapack.c) --------------------------
+# Random well-conditioned inputs (SPD matrices X X^T + n I and their Cholesky factors,
+# triangular matrices with a diagonal of magnitude >= 1, QR of random matrices), batched,
+# broadcast, transposed and sliced, 0-size batches, bad shapes and dtypes. Tolerance: LAPACK's
+# blocking and summation order differ from PyTorch's MKL/OpenBLAS build, so values are
+# compared at rtol/atol 1e-4 (float32) and 1e-9 (float64); the matrices' condition numbers
+# are small (< 100), so these bound the true differences with a wide margin. Strides of
+# non-empty results must equal PyTorch's (batched column-major matrices).
+LA_TOL = {torch.float32: (1e-4, 1e-4), torch.float64: (1e-9, 1e-9)}
+
+
+def la_strides(label, name, args, ref):
+    """The strides of each non-empty result equal PyTorch's."""
+    if ONLY and ONLY not in name:
+        return
+    res, hs = call(name, args)
+    try:
+        if isinstance(res, int):
+            return
+        want = ref()
+        want = [want] if isinstance(want, torch.Tensor) else list(want)
+        for k, (h, w) in enumerate(zip(res, want)):
+            g = from_rt(h)
+            if w.numel() and g.stride() != w.stride():
+                failures.append(f"{name} {label}: result {k}: strides {g.stride()} != {w.stride()}")
+    finally:
+        for h in hs:
+            if h:
+                delete(h)
+
+
+def la_case(label, name, args, ref, dt):
+    case(label, name, args, ref, loose=LA_TOL.get(dt, True))
+    la_strides(label, name, args, ref)
+
+
+def spd(batch, n, dt):
+    x = torch.randn(list(batch) + [n, n], dtype=torch.float64)
+    return (x @ x.mT + n * torch.eye(n, dtype=torch.float64)).to(dt)
+
+
+def tri(batch, n, dt, upper):
+    x = torch.randn(list(batch) + [n, n], dtype=torch.float64) * 0.3
+    d = (torch.rand(list(batch) + [n], dtype=torch.float64) + 1) * torch.where(
+        torch.rand(list(batch) + [n]) > 0.5, 1.0, -1.0)
+    x = x.triu(1) if upper else x.tril(-1)
+    return (x + torch.diag_embed(d)).to(dt)
+
+
+def lapack_family():
+    for dt in (torch.float32, torch.float64):
+        for bs, bb, n, k in (([], [], 3, 2), ([2], [2], 4, 3), ([2, 1], [3], 5, 1),
+                             ([0], [0], 3, 2), ([], [2], 1, 1), ([3], [3], 6, 0)):
+            a = spd(bs, n, dt)
+            b = rand(bb + [n, k], dt)
+            for upper in (0, 1):
+                f = torch.linalg.cholesky(a.to(torch.float64), upper=bool(upper)).to(dt)
+                for lay, x in layouts(b):
+                    for flay, y in layouts(f):
+                        if lay != "contig" and flay != "contig":
+                            continue
+                        la_case(f"{dt} {bs} {bb} n={n} k={k} upper={upper} {lay}/{flay}",
+                                "aoti_torch_cpu_cholesky_solve", [T(x), T(y), upper, Ret()],
+                                lambda x=x, y=y, u=upper: A.cholesky_solve(x, y, bool(u)), dt)
+                for lay, y in layouts(f):
+                    la_case(f"{dt} {bs} n={n} upper={upper} {lay}",
+                            "aoti_torch_cpu_cholesky_inverse", [T(y), upper, Ret()],
+                            lambda y=y, u=upper: A.cholesky_inverse(y, bool(u)), dt)
+            for upper in (0, 1):
+                t = tri(bs, n, dt, bool(upper))
+                for tr in (0, 1):
+                    for unit in (0, 1):
+                        for lay, x in layouts(b):
+                            for alay, y in layouts(t):
+                                if lay != "contig" and alay != "contig":
+                                    continue
+                                la_case(f"{dt} {bs} {bb} n={n} k={k} upper={upper} tr={tr} "
+                                        f"unit={unit} {lay}/{alay}",
+                                        "aoti_torch_cpu_triangular_solve",
+                                        [T(x), T(y), upper, tr, unit, Ret(), Ret()],
+                                        lambda x=x, y=y, u=upper, tr=tr, un=unit:
+                                        A.triangular_solve(x, y, bool(u), bool(tr), bool(un)), dt)
+        for shape in ([5, 3], [3, 5], [2, 4, 4], [2, 1, 6, 2], [0, 3, 3], [3, 0], [1, 1]):
+            x = rand(shape, dt)
+            for lay, y in layouts(x):
+                la_case(f"{dt} {shape} {lay}", "aoti_torch_cpu_geqrf", [T(y), Ret(), Ret()],
+                        lambda y=y: A.geqrf(y), dt)
+        for shape, cshape, left in (([5, 3], [5, 2], 1), ([5, 3], [4, 5], 0), ([2, 4, 4], [2, 4, 3], 1),
+                                    ([2, 6, 2], [2, 3, 6], 0), ([5, 2], [5, 1], 1),
+                                    ([0, 4, 3], [0, 4, 2], 1), ([4, 3], [4, 0], 1)):
+            q, tau = torch.geqrf(rand(shape, torch.float64))
+            q, tau = q.to(dt), tau.to(dt)
+            c = rand(cshape, dt)
+            for tr in (0, 1):
+                for lay, y in layouts(c):
+                    for qlay, z in layouts(q):
+                        if lay != "contig" and qlay != "contig":
+                            continue
+                        la_case(f"{dt} {shape} {cshape} left={left} tr={tr} {lay}/{qlay}",
+                                "aoti_torch_cpu_ormqr", [T(z), T(tau), T(y), left, tr, Ret()],
+                                lambda z=z, tau=tau, y=y, l=left, tr=tr:
+                                A.ormqr(z, tau, y, bool(l), bool(tr)), dt)
+        for shape in ([4, 4], [5, 3], [3, 5], [2, 4, 3], [2, 2, 3, 3], [0, 3, 3], [3, 0], [1, 1]):
+            lu, piv = torch.linalg.lu_factor(rand(shape, torch.float64))
+            lu = lu.to(dt)
+            for ud in (0, 1):
+                for up in (0, 1):
+                    for lay, y in layouts(lu):
+                        la_case(f"{dt} {shape} data={ud} pivots={up} {lay}",
+                                "aoti_torch_cpu_lu_unpack", [T(y), T(piv), ud, up, Ret(), Ret(), Ret()],
+                                lambda y=y, piv=piv, ud=ud, up=up: A.lu_unpack(y, piv, bool(ud), bool(up)),
+                                dt)
+    # other dtypes: lu_unpack takes any (a plain copy); the LAPACK ops refuse them as PyTorch
+    for dt in (torch.float16, torch.bfloat16, torch.int32, torch.int64):
+        lu, piv = torch.linalg.lu_factor(rand([2, 3, 3], torch.float64))
+        la_case(f"{dt} lu_unpack", "aoti_torch_cpu_lu_unpack",
+                [T(lu.to(dt)), T(piv), 1, 1, Ret(), Ret(), Ret()],
+                lambda lu=lu, piv=piv, dt=dt: A.lu_unpack(lu.to(dt), piv), dt)
+        a, b = rand([3, 3], dt), rand([3, 2], dt)
+        case(f"{dt}", "aoti_torch_cpu_cholesky_solve", [T(b), T(a), 0, Ret()],
+             lambda a=a, b=b: A.cholesky_solve(b, a))
+        case(f"{dt}", "aoti_torch_cpu_cholesky_inverse", [T(a), 0, Ret()],
+             lambda a=a: A.cholesky_inverse(a))
+        case(f"{dt}", "aoti_torch_cpu_triangular_solve", [T(b), T(a), 1, 0, 0, Ret(), Ret()],
+             lambda a=a, b=b: A.triangular_solve(b, a))
+        case(f"{dt}", "aoti_torch_cpu_geqrf", [T(a), Ret(), Ret()], lambda a=a: A.geqrf(a))
+        case(f"{dt}", "aoti_torch_cpu_ormqr", [T(a), T(rand([3], dt)), T(b), 1, 0, Ret()],
+             lambda a=a, b=b: A.ormqr(a, rand([3], dt), b))
+    # bad inputs (both must fail) and singular ones (PyTorch: inf/nan, or an error for
+    # cholesky_inverse, batched or not)
+    r = lambda *s: rand(list(s), torch.float32)  # noqa: E731
+    lu3 = r(3, 3)
+    bad = [
+        ("cholesky_solve 1-d b", "aoti_torch_cpu_cholesky_solve", [T(r(3)), T(r(3, 3)), 0, Ret()],
+         lambda: A.cholesky_solve(r(3), r(3, 3))),
+        ("cholesky_solve 1-d A", "aoti_torch_cpu_cholesky_solve", [T(r(3, 2)), T(r(3)), 0, Ret()],
+         lambda: A.cholesky_solve(r(3, 2), r(3))),
+        ("cholesky_solve sizes", "aoti_torch_cpu_cholesky_solve",
+         [T(r(4, 2)), T(r(3, 3)), 0, Ret()], lambda: A.cholesky_solve(r(4, 2), r(3, 3))),
+        ("cholesky_solve non-square", "aoti_torch_cpu_cholesky_solve",
+         [T(r(3, 2)), T(r(3, 4)), 0, Ret()], lambda: A.cholesky_solve(r(3, 2), r(3, 4))),
+        ("cholesky_solve batch", "aoti_torch_cpu_cholesky_solve",
+         [T(r(2, 3, 2)), T(r(3, 3, 3)), 0, Ret()], lambda: A.cholesky_solve(r(2, 3, 2), r(3, 3, 3))),
+        ("cholesky_solve dtypes", "aoti_torch_cpu_cholesky_solve",
+         [T(r(3, 2)), T(r(3, 3).double()), 0, Ret()],
+         lambda: A.cholesky_solve(r(3, 2), r(3, 3).double())),
+        ("cholesky_solve singular", "aoti_torch_cpu_cholesky_solve",
+         [T(torch.ones(3, 2)), T(torch.zeros(3, 3)), 0, Ret()],
+         lambda: A.cholesky_solve(torch.ones(3, 2), torch.zeros(3, 3))),
+        ("cholesky_inverse singular", "aoti_torch_cpu_cholesky_inverse",
+         [T(torch.zeros(3, 3)), 0, Ret()], lambda: A.cholesky_inverse(torch.zeros(3, 3))),
+        ("cholesky_inverse batch singular", "aoti_torch_cpu_cholesky_inverse",
+         [T(torch.stack([torch.eye(3), torch.zeros(3, 3)])), 1, Ret()],
+         lambda: A.cholesky_inverse(torch.stack([torch.eye(3), torch.zeros(3, 3)]), True)),
+        ("cholesky_inverse 1-d", "aoti_torch_cpu_cholesky_inverse", [T(r(3)), 0, Ret()],
+         lambda: A.cholesky_inverse(r(3))),
+        ("cholesky_inverse non-square", "aoti_torch_cpu_cholesky_inverse", [T(r(3, 4)), 0, Ret()],
+         lambda: A.cholesky_inverse(r(3, 4))),
+        ("triangular_solve singular", "aoti_torch_cpu_triangular_solve",
+         [T(torch.ones(3, 2)), T(torch.zeros(3, 3)), 1, 0, 0, Ret(), Ret()],
+         lambda: A.triangular_solve(torch.ones(3, 2), torch.zeros(3, 3))),
+        ("triangular_solve singular unit", "aoti_torch_cpu_triangular_solve",
+         [T(torch.ones(3, 2)), T(torch.zeros(3, 3)), 0, 1, 1, Ret(), Ret()],
+         lambda: A.triangular_solve(torch.ones(3, 2), torch.zeros(3, 3), False, True, True)),
+        ("triangular_solve 1-d b", "aoti_torch_cpu_triangular_solve",
+         [T(r(3)), T(r(3, 3)), 1, 0, 0, Ret(), Ret()], lambda: A.triangular_solve(r(3), r(3, 3))),
+        ("triangular_solve 1-d A", "aoti_torch_cpu_triangular_solve",
+         [T(r(3, 2)), T(r(3)), 1, 0, 0, Ret(), Ret()], lambda: A.triangular_solve(r(3, 2), r(3))),
+        ("triangular_solve sizes", "aoti_torch_cpu_triangular_solve",
+         [T(r(4, 2)), T(r(3, 3)), 1, 0, 0, Ret(), Ret()],
+         lambda: A.triangular_solve(r(4, 2), r(3, 3))),
+        ("triangular_solve non-square", "aoti_torch_cpu_triangular_solve",
+         [T(r(3, 2)), T(r(3, 4)), 1, 0, 0, Ret(), Ret()],
+         lambda: A.triangular_solve(r(3, 2), r(3, 4))),
+        ("triangular_solve dtypes", "aoti_torch_cpu_triangular_solve",
+         [T(r(3, 2).double()), T(r(3, 3)), 1, 0, 0, Ret(), Ret()],
+         lambda: A.triangular_solve(r(3, 2).double(), r(3, 3))),
+        ("geqrf 1-d", "aoti_torch_cpu_geqrf", [T(r(3)), Ret(), Ret()], lambda: A.geqrf(r(3))),
+        ("ormqr 1-d input", "aoti_torch_cpu_ormqr", [T(r(5)), T(r(3)), T(r(5, 2)), 1, 0, Ret()],
+         lambda: A.ormqr(r(5), r(3), r(5, 2))),
+        ("ormqr 1-d other", "aoti_torch_cpu_ormqr", [T(r(5, 3)), T(r(3)), T(r(5)), 1, 0, Ret()],
+         lambda: A.ormqr(r(5, 3), r(3), r(5))),
+        ("ormqr tau size", "aoti_torch_cpu_ormqr", [T(r(5, 3)), T(r(2)), T(r(5, 2)), 1, 0, Ret()],
+         lambda: A.ormqr(r(5, 3), r(2), r(5, 2))),
+        ("ormqr other rows", "aoti_torch_cpu_ormqr", [T(r(5, 3)), T(r(3)), T(r(4, 2)), 1, 0, Ret()],
+         lambda: A.ormqr(r(5, 3), r(3), r(4, 2))),
+        ("ormqr other cols right", "aoti_torch_cpu_ormqr",
+         [T(r(5, 3)), T(r(3)), T(r(2, 4)), 0, 0, Ret()],
+         lambda: A.ormqr(r(5, 3), r(3), r(2, 4), False)),
+        ("ormqr tau ndim", "aoti_torch_cpu_ormqr", [T(r(5, 3)), T(r(1, 3)), T(r(5, 2)), 1, 0, Ret()],
+         lambda: A.ormqr(r(5, 3), r(1, 3), r(5, 2))),
+        ("ormqr other ndim", "aoti_torch_cpu_ormqr",
+         [T(r(2, 5, 3)), T(r(2, 3)), T(r(5, 2)), 1, 0, Ret()],
+         lambda: A.ormqr(r(2, 5, 3), r(2, 3), r(5, 2))),
+        ("ormqr tau batch", "aoti_torch_cpu_ormqr",
+         [T(r(2, 5, 3)), T(r(3, 3)), T(r(2, 5, 2)), 1, 0, Ret()],
+         lambda: A.ormqr(r(2, 5, 3), r(3, 3), r(2, 5, 2))),
+        ("ormqr other batch", "aoti_torch_cpu_ormqr",
+         [T(r(2, 5, 3)), T(r(2, 3)), T(r(3, 5, 2)), 1, 0, Ret()],
+         lambda: A.ormqr(r(2, 5, 3), r(2, 3), r(3, 5, 2))),
+        ("ormqr dtypes", "aoti_torch_cpu_ormqr",
+         [T(r(5, 3)), T(r(3).double()), T(r(5, 2)), 1, 0, Ret()],
+         lambda: A.ormqr(r(5, 3), r(3).double(), r(5, 2))),
+        ("lu_unpack 1-d", "aoti_torch_cpu_lu_unpack",
+         [T(r(3)), T(torch.ones(3, dtype=torch.int32)), 1, 1, Ret(), Ret(), Ret()],
+         lambda: A.lu_unpack(r(3), torch.ones(3, dtype=torch.int32))),
+        ("lu_unpack pivots shape", "aoti_torch_cpu_lu_unpack",
+         [T(r(2, 3, 3)), T(torch.ones(3, dtype=torch.int32)), 1, 1, Ret(), Ret(), Ret()],
+         lambda: A.lu_unpack(r(2, 3, 3), torch.ones(3, dtype=torch.int32))),
+        ("lu_unpack int64 pivots", "aoti_torch_cpu_lu_unpack",
+         [T(r(3, 3)), T(torch.ones(3, dtype=torch.int64)), 1, 1, Ret(), Ret(), Ret()],
+         lambda: A.lu_unpack(r(3, 3), torch.ones(3, dtype=torch.int64))),
+        ("lu_unpack pivots 0", "aoti_torch_cpu_lu_unpack",
+         [T(r(3, 3)), T(torch.zeros(3, dtype=torch.int32)), 1, 1, Ret(), Ret(), Ret()],
+         lambda: A.lu_unpack(r(3, 3), torch.zeros(3, dtype=torch.int32))),
+        ("lu_unpack pivots 7", "aoti_torch_cpu_lu_unpack",
+         [T(r(3, 3)), T(torch.full((3,), 7, dtype=torch.int32)), 1, 1, Ret(), Ret(), Ret()],
+         lambda: A.lu_unpack(r(3, 3), torch.full((3,), 7, dtype=torch.int32))),
+        ("lu_unpack bad pivots unused", "aoti_torch_cpu_lu_unpack",
+         [T(lu3), T(torch.zeros(3, dtype=torch.int32)), 1, 0, Ret(), Ret(), Ret()],
+         lambda: A.lu_unpack(lu3, torch.zeros(3, dtype=torch.int32), True, False)),
+    ]
+    for label, name, args, ref in bad:
+        case(label, name, args, ref)
+
+
 FAMILIES = [mm_family, conv_family, line_family, sdpa_family, pool_family, misc_family,
-            index_family, bag_family, pow_family, quant_dist_family, scatter_value_family]
+            index_family, bag_family, pow_family, quant_dist_family, scatter_value_family,
+            lapack_family]
 for fam in FAMILIES:
     fam()
 

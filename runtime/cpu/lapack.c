@@ -1,0 +1,583 @@
+/* runtime/cpu/lapack.c: linear algebra through OpenBLAS's LAPACK and BLAS (CPU):
+ * cholesky_solve (?potrs), cholesky_inverse (?potri), triangular_solve (?trsm), geqrf (?geqrf),
+ * ormqr (?ormqr) for float32/float64, and lu_unpack (any dtype, a plain loop).
+ *
+ * As PyTorch's CPU kernels, every matrix result is a new batch of column-major (Fortran)
+ * matrices: sizes [..., m, n], strides [m * n, 1, m]; batch dimensions of the two operands of
+ * cholesky_solve / triangular_solve broadcast. LAPACK is called once per matrix through its
+ * Fortran interface (Debian's OpenBLAS has no lapacke.h; 32-bit INTEGERs, hidden string
+ * lengths passed). Errors carry PyTorch 2.15's messages after the op prefix ("torch.ormqr: ...",
+ * "cholesky_inverse: ..." as PyTorch words them). */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "aoti_ops.h"
+#include "cpu_kernels.h"
+#include "iter.h"
+
+typedef int lp_int; /* Fortran INTEGER of libopenblas (LP64) */
+
+void spotrs_(const char *uplo, const lp_int *n, const lp_int *nrhs, const float *a,
+             const lp_int *lda, float *b, const lp_int *ldb, lp_int *info, size_t);
+void dpotrs_(const char *uplo, const lp_int *n, const lp_int *nrhs, const double *a,
+             const lp_int *lda, double *b, const lp_int *ldb, lp_int *info, size_t);
+void spotri_(const char *uplo, const lp_int *n, float *a, const lp_int *lda, lp_int *info, size_t);
+void dpotri_(const char *uplo, const lp_int *n, double *a, const lp_int *lda, lp_int *info, size_t);
+void strsm_(const char *side, const char *uplo, const char *transa, const char *diag,
+            const lp_int *m, const lp_int *n, const float *alpha, const float *a, const lp_int *lda,
+            float *b, const lp_int *ldb, size_t, size_t, size_t, size_t);
+void dtrsm_(const char *side, const char *uplo, const char *transa, const char *diag,
+            const lp_int *m, const lp_int *n, const double *alpha, const double *a,
+            const lp_int *lda, double *b, const lp_int *ldb, size_t, size_t, size_t, size_t);
+void sgeqrf_(const lp_int *m, const lp_int *n, float *a, const lp_int *lda, float *tau, float *work,
+             const lp_int *lwork, lp_int *info);
+void dgeqrf_(const lp_int *m, const lp_int *n, double *a, const lp_int *lda, double *tau,
+             double *work, const lp_int *lwork, lp_int *info);
+void sormqr_(const char *side, const char *trans, const lp_int *m, const lp_int *n, const lp_int *k,
+             const float *a, const lp_int *lda, const float *tau, float *c, const lp_int *ldc,
+             float *work, const lp_int *lwork, lp_int *info, size_t, size_t);
+void dormqr_(const char *side, const char *trans, const lp_int *m, const lp_int *n, const lp_int *k,
+             const double *a, const lp_int *lda, const double *tau, double *c, const lp_int *ldc,
+             double *work, const lp_int *lwork, lp_int *info, size_t, size_t);
+
+/* "<kernel>" not implemented for '<dtype>' unless dt is float32 or float64. */
+static AOTITorchError check_real(const char *op, const char *kernel, int32_t dt) {
+    if (dt == SHIMRT_FLOAT32 || dt == SHIMRT_FLOAT64) return AOTI_TORCH_SUCCESS;
+    return shimrt_fail(op, "\"%s\" not implemented for '%s'", kernel, shimrt_dtype_torch_name(dt));
+}
+
+/* Fails when a matrix dimension does not fit LAPACK's INTEGER. */
+static AOTITorchError check_int(const char *op, int64_t nd, const int64_t *sizes) {
+    for (int64_t i = 0; i < nd; i++)
+        if (sizes[i] > INT_MAX / 2)
+            return shimrt_fail(op, "size %lld is too large for LAPACK", (long long)sizes[i]);
+    return AOTI_TORCH_SUCCESS;
+}
+
+/* A new tensor of sizes [batch..., m, n] in dtype dt with column-major matrices, holding t
+ * broadcast to it; NULL with the message set. */
+static AtenTensorHandle fortran_copy(const char *op, AtenTensorHandle t, int64_t nd,
+                                     const int64_t *sizes, int32_t dt) {
+    int64_t st[SHIMRT_MAX_DIMS];
+    int64_t m = sizes[nd - 2], n = sizes[nd - 1], acc = m * n;
+    st[nd - 2] = 1;
+    st[nd - 1] = m > 1 ? m : 1;
+    for (int64_t i = nd - 3; i >= 0; i--) {
+        st[i] = acc > 1 ? acc : 1;
+        acc *= sizes[i];
+    }
+    AtenTensorHandle r = shimrt_tensor_empty(op, nd, sizes, st, dt, SHIMRT_DEV_CPU, 0);
+    if (r && t && shimrt_k_copy(op, r, t)) {
+        shimrt_tensor_free(r);
+        return NULL;
+    }
+    return r;
+}
+
+static int64_t batch_count(int64_t nd, const int64_t *sizes) {
+    int64_t b = 1;
+    for (int64_t i = 0; i < nd - 2; i++) b *= sizes[i];
+    return b;
+}
+
+/* The broadcast batch shape of a and b followed by (r, c); *nd its length. */
+static AOTITorchError batch_shape(const char *op, AtenTensorHandle a, AtenTensorHandle b,
+                                  int64_t *out, int64_t *nd) {
+    return shimrt_k_broadcast(op, a->ndim - 2, a->sizes, b->ndim - 2, b->sizes, out, nd);
+}
+
+/* ---- cholesky_solve ----------------------------------------------------------------------- */
+AOTITorchError shimrt_cpu_cholesky_solve(AtenTensorHandle self, AtenTensorHandle input2,
+                                         int32_t upper, AtenTensorHandle *ret0) {
+    static const char op[] = "cholesky_solve";
+    shimrt_k_blas_init();
+    if (shimrt_k_check_cpu(op, self, "self") || shimrt_k_check_cpu(op, input2, "input2"))
+        return AOTI_TORCH_FAILURE;
+    if (self->ndim < 2)
+        return shimrt_fail(op,
+                           "b should have at least 2 dimensions, but has %lld dimensions instead",
+                           (long long)self->ndim);
+    if (input2->ndim < 2)
+        return shimrt_fail(op,
+                           "u should have at least 2 dimensions, but has %lld dimensions instead",
+                           (long long)input2->ndim);
+    if (self->dtype != input2->dtype)
+        return shimrt_fail(op,
+                           "Expected b and A to have the same dtype, but found b of type %s and A "
+                           "of type %s instead.",
+                           shimrt_dtype_torch_name(self->dtype),
+                           shimrt_dtype_torch_name(input2->dtype));
+    int64_t an = input2->sizes[input2->ndim - 1], am = input2->sizes[input2->ndim - 2];
+    int64_t bn = self->sizes[self->ndim - 2], bk = self->sizes[self->ndim - 1];
+    if (am != an)
+        return shimrt_fail(
+            op, "A must be batches of square matrices, but they are %lld by %lld matrices",
+            (long long)am, (long long)an);
+    if (bn != an)
+        return shimrt_fail(op,
+                           "Incompatible matrix sizes for cholesky_solve: each A matrix is %lld by "
+                           "%lld but each b matrix is %lld by %lld",
+                           (long long)am, (long long)an, (long long)bn, (long long)bk);
+    int64_t bs[SHIMRT_MAX_DIMS], nd;
+    if (batch_shape(op, self, input2, bs, &nd) || check_real(op, "cholesky_solve_cpu", self->dtype))
+        return AOTI_TORCH_FAILURE;
+    if (nd + 2 > SHIMRT_MAX_DIMS) return shimrt_fail(op, "too many dimensions");
+    int64_t xs[SHIMRT_MAX_DIMS], ls[SHIMRT_MAX_DIMS];
+    memcpy(xs, bs, sizeof(int64_t) * (size_t)nd);
+    memcpy(ls, bs, sizeof(int64_t) * (size_t)nd);
+    xs[nd] = ls[nd] = ls[nd + 1] = an;
+    xs[nd + 1] = bk;
+    nd += 2;
+    if (check_int(op, nd, xs)) return AOTI_TORCH_FAILURE;
+    AtenTensorHandle x = fortran_copy(op, self, nd, xs, self->dtype);
+    AtenTensorHandle l = x ? fortran_copy(op, input2, nd, ls, self->dtype) : NULL;
+    if (!l) {
+        shimrt_tensor_free(x);
+        return AOTI_TORCH_FAILURE;
+    }
+    int64_t nb = batch_count(nd, xs);
+    lp_int n = (lp_int)an, k = (lp_int)bk, ld = n > 1 ? n : 1, info = 0;
+    const char uplo = upper ? 'U' : 'L';
+    if (n > 0 && k > 0)
+        for (int64_t b = 0; b < nb; b++) {
+            if (self->dtype == SHIMRT_FLOAT64)
+                dpotrs_(&uplo, &n, &k, (double *)shimrt_data(l) + b * an * an, &ld,
+                        (double *)shimrt_data(x) + b * an * bk, &ld, &info, 1);
+            else
+                spotrs_(&uplo, &n, &k, (float *)shimrt_data(l) + b * an * an, &ld,
+                        (float *)shimrt_data(x) + b * an * bk, &ld, &info, 1);
+        }
+    shimrt_tensor_free(l);
+    if (info < 0) {
+        shimrt_tensor_free(x);
+        return shimrt_fail(op, "LAPACK potrs: argument %d is invalid", -info);
+    }
+    return shimrt_k_give(x, ret0);
+}
+
+/* ---- cholesky_inverse --------------------------------------------------------------------- */
+AOTITorchError shimrt_cpu_cholesky_inverse(AtenTensorHandle self, int32_t upper,
+                                           AtenTensorHandle *ret0) {
+    static const char op[] = "cholesky_inverse";
+    shimrt_k_blas_init();
+    if (shimrt_k_check_cpu(op, self, "self")) return AOTI_TORCH_FAILURE;
+    if (self->ndim < 2)
+        return shimrt_fail(op, "The input tensor A must have at least 2 dimensions.");
+    int64_t nd = self->ndim, m = self->sizes[nd - 2], n = self->sizes[nd - 1];
+    if (m != n)
+        return shimrt_fail(op,
+                           "A must be batches of square matrices, but they are "
+                           "%lld by %lld matrices",
+                           (long long)m, (long long)n);
+    if (check_real(op, "cholesky_inverse_out_cpu", self->dtype) || check_int(op, nd, self->sizes))
+        return AOTI_TORCH_FAILURE;
+    AtenTensorHandle r = fortran_copy(op, self, nd, self->sizes, self->dtype);
+    if (!r) return AOTI_TORCH_FAILURE;
+    int64_t nb = batch_count(nd, self->sizes);
+    lp_int ln = (lp_int)n, ld = ln > 1 ? ln : 1, info = 0;
+    const char uplo = upper ? 'U' : 'L';
+    size_t es = shimrt_dtype_size(self->dtype);
+    for (int64_t b = 0; b < nb && n > 0; b++) {
+        char *p = (char *)shimrt_data(r) + (size_t)(b * n * n) * es;
+        if (self->dtype == SHIMRT_FLOAT64)
+            dpotri_(&uplo, &ln, (double *)p, &ld, &info, 1);
+        else
+            spotri_(&uplo, &ln, (float *)p, &ld, &info, 1);
+        if (info != 0) {
+            shimrt_tensor_free(r);
+            if (info < 0) return shimrt_fail(op, "LAPACK potri: argument %d is invalid", -info);
+            char batch[64] = "";
+            if (nd > 2) snprintf(batch, sizeof batch, "(Batch element %lld): ", (long long)b);
+            return shimrt_fail(op,
+                               "%sThe diagonal element %d is zero, the inversion "
+                               "could not be completed because the input matrix is singular.",
+                               batch, info);
+        }
+        /* potri wrote one triangle: mirror it (column-major element (i, j) at i + j * n) */
+        for (int64_t j = 0; j < n; j++)
+            for (int64_t i = j + 1; i < n; i++) {
+                int64_t lo = i + j * n, up = j + i * n;
+                if (upper)
+                    memcpy(p + (size_t)lo * es, p + (size_t)up * es, es);
+                else
+                    memcpy(p + (size_t)up * es, p + (size_t)lo * es, es);
+            }
+    }
+    return shimrt_k_give(r, ret0);
+}
+
+/* ---- triangular_solve --------------------------------------------------------------------- */
+AOTITorchError shimrt_cpu_triangular_solve(AtenTensorHandle self, AtenTensorHandle A, int32_t upper,
+                                           int32_t transpose, int32_t unitriangular,
+                                           AtenTensorHandle *ret0, AtenTensorHandle *ret1) {
+    static const char op[] = "torch.triangular_solve";
+    shimrt_k_blas_init();
+    if (shimrt_k_check_cpu(op, self, "self") || shimrt_k_check_cpu(op, A, "A"))
+        return AOTI_TORCH_FAILURE;
+    if (self->ndim < 2)
+        return shimrt_fail(op,
+                           "Expected b to have at least 2 dimensions, but "
+                           "it has %lld dimensions instead",
+                           (long long)self->ndim);
+    if (A->ndim < 2)
+        return shimrt_fail(op,
+                           "Expected A to have at least 2 dimensions, but "
+                           "it has %lld dimensions instead",
+                           (long long)A->ndim);
+    if (self->dtype != A->dtype)
+        return shimrt_fail(op,
+                           "Expected b and A to have the same dtype, but found b of type %s and A "
+                           "of type %s instead.",
+                           shimrt_dtype_torch_name(self->dtype), shimrt_dtype_torch_name(A->dtype));
+    int64_t an = A->sizes[A->ndim - 1], am = A->sizes[A->ndim - 2];
+    int64_t bn = self->sizes[self->ndim - 2], bk = self->sizes[self->ndim - 1];
+    if (am != an)
+        return shimrt_fail(
+            op, "A must be batches of square matrices, but they are %lld by %lld matrices",
+            (long long)am, (long long)an);
+    if (bn != an)
+        return shimrt_fail(op,
+                           "Incompatible matrix sizes for triangular_solve: each A matrix is %lld "
+                           "by %lld but each b matrix is %lld by %lld",
+                           (long long)am, (long long)an, (long long)bn, (long long)bk);
+    int64_t bs[SHIMRT_MAX_DIMS], nd;
+    if (batch_shape(op, self, A, bs, &nd) || check_real(op, "triangular_solve_cpu", self->dtype))
+        return AOTI_TORCH_FAILURE;
+    if (nd + 2 > SHIMRT_MAX_DIMS) return shimrt_fail(op, "too many dimensions");
+    int64_t xs[SHIMRT_MAX_DIMS], as[SHIMRT_MAX_DIMS];
+    memcpy(xs, bs, sizeof(int64_t) * (size_t)nd);
+    memcpy(as, bs, sizeof(int64_t) * (size_t)nd);
+    xs[nd] = as[nd] = as[nd + 1] = an;
+    xs[nd + 1] = bk;
+    nd += 2;
+    if (check_int(op, nd, xs)) return AOTI_TORCH_FAILURE;
+    AtenTensorHandle x = fortran_copy(op, self, nd, xs, self->dtype);
+    AtenTensorHandle a = x ? fortran_copy(op, A, nd, as, self->dtype) : NULL;
+    if (!a) {
+        shimrt_tensor_free(x);
+        return AOTI_TORCH_FAILURE;
+    }
+    int64_t nb = batch_count(nd, xs);
+    lp_int n = (lp_int)an, k = (lp_int)bk, ld = n > 1 ? n : 1;
+    const char side = 'L', uplo = upper ? 'U' : 'L', tr = transpose ? 'T' : 'N',
+               diag = unitriangular ? 'U' : 'N';
+    const double one = 1.0;
+    const float onef = 1.0f;
+    if (n > 0 && k > 0)
+        for (int64_t b = 0; b < nb; b++) {
+            if (self->dtype == SHIMRT_FLOAT64)
+                dtrsm_(&side, &uplo, &tr, &diag, &n, &k, &one,
+                       (double *)shimrt_data(a) + b * an * an, &ld,
+                       (double *)shimrt_data(x) + b * an * bk, &ld, 1, 1, 1, 1);
+            else
+                strsm_(&side, &uplo, &tr, &diag, &n, &k, &onef,
+                       (float *)shimrt_data(a) + b * an * an, &ld,
+                       (float *)shimrt_data(x) + b * an * bk, &ld, 1, 1, 1, 1);
+        }
+    *ret0 = x;
+    *ret1 = a;
+    return AOTI_TORCH_SUCCESS;
+}
+
+/* ---- geqrf -------------------------------------------------------------------------------- */
+AOTITorchError shimrt_cpu_geqrf(AtenTensorHandle self, AtenTensorHandle *ret0,
+                                AtenTensorHandle *ret1) {
+    static const char op[] = "torch.geqrf";
+    shimrt_k_blas_init();
+    if (shimrt_k_check_cpu(op, self, "self")) return AOTI_TORCH_FAILURE;
+    if (self->ndim < 2) return shimrt_fail(op, "input must have at least 2 dimensions.");
+    if (check_real(op, "geqrf_cpu", self->dtype) || check_int(op, self->ndim, self->sizes))
+        return AOTI_TORCH_FAILURE;
+    int64_t nd = self->ndim, m = self->sizes[nd - 2], n = self->sizes[nd - 1], k = m < n ? m : n;
+    int64_t ts[SHIMRT_MAX_DIMS];
+    memcpy(ts, self->sizes, sizeof(int64_t) * (size_t)(nd - 1));
+    ts[nd - 2] = k;
+    AtenTensorHandle a = fortran_copy(op, self, nd, self->sizes, self->dtype);
+    AtenTensorHandle tau = a ? shimrt_k_new(op, nd - 1, ts, self->dtype) : NULL;
+    if (!tau) {
+        shimrt_tensor_free(a);
+        return AOTI_TORCH_FAILURE;
+    }
+    int64_t nb = batch_count(nd, self->sizes);
+    size_t es = shimrt_dtype_size(self->dtype);
+    lp_int lm = (lp_int)m, ln = (lp_int)n, ld = lm > 1 ? lm : 1, info = 0, lwork = -1;
+    void *work = NULL;
+    if (nb > 0 && k > 0) {
+        double wq = 0;
+        float wqf = 0;
+        if (self->dtype == SHIMRT_FLOAT64)
+            dgeqrf_(&lm, &ln, NULL, &ld, NULL, &wq, &lwork, &info);
+        else {
+            sgeqrf_(&lm, &ln, NULL, &ld, NULL, &wqf, &lwork, &info);
+            wq = wqf;
+        }
+        lwork = wq > 1 ? (lp_int)wq : 1;
+        work = malloc((size_t)lwork * es);
+        if (!work) {
+            shimrt_tensor_free(a);
+            shimrt_tensor_free(tau);
+            return shimrt_fail(op, "out of memory for the LAPACK workspace");
+        }
+        for (int64_t b = 0; b < nb && info == 0; b++) {
+            char *ap = (char *)shimrt_data(a) + (size_t)(b * m * n) * es;
+            char *tp = (char *)shimrt_data(tau) + (size_t)(b * k) * es;
+            if (self->dtype == SHIMRT_FLOAT64)
+                dgeqrf_(&lm, &ln, (double *)ap, &ld, (double *)tp, work, &lwork, &info);
+            else
+                sgeqrf_(&lm, &ln, (float *)ap, &ld, (float *)tp, work, &lwork, &info);
+        }
+        free(work);
+    }
+    if (info != 0) {
+        shimrt_tensor_free(a);
+        shimrt_tensor_free(tau);
+        return shimrt_fail(op, "LAPACK geqrf: argument %d is invalid", -info);
+    }
+    *ret0 = a;
+    *ret1 = tau;
+    return AOTI_TORCH_SUCCESS;
+}
+
+/* ---- ormqr -------------------------------------------------------------------------------- */
+static void shape_str(char *buf, size_t cap, int64_t nd, const int64_t *s) {
+    size_t o = (size_t)snprintf(buf, cap, "[");
+    for (int64_t i = 0; i < nd && o < cap; i++)
+        o += (size_t)snprintf(buf + o, cap - o, "%s%lld", i ? ", " : "", (long long)s[i]);
+    if (o < cap) snprintf(buf + o, cap - o, "]");
+}
+
+AOTITorchError shimrt_cpu_ormqr(AtenTensorHandle self, AtenTensorHandle input2,
+                                AtenTensorHandle input3, int32_t left, int32_t transpose,
+                                AtenTensorHandle *ret0) {
+    static const char op[] = "torch.ormqr";
+    shimrt_k_blas_init();
+    AtenTensorHandle tau = input2, other = input3;
+    if (shimrt_k_check_cpu(op, self, "self") || shimrt_k_check_cpu(op, tau, "input2") ||
+        shimrt_k_check_cpu(op, other, "input3"))
+        return AOTI_TORCH_FAILURE;
+    if (self->ndim < 2) return shimrt_fail(op, "input must have at least 2 dimensions.");
+    if (other->ndim < 2) return shimrt_fail(op, "other must have at least 2 dimensions.");
+    int64_t nd = self->ndim, cond = left ? -2 : -1;
+    int64_t osz = other->sizes[other->ndim + cond], am = self->sizes[nd - 2],
+            an = self->sizes[nd - 1], k = tau->ndim ? tau->sizes[tau->ndim - 1] : 1;
+    if (k != (osz < an ? osz : an))
+        return shimrt_fail(op,
+                           "tau.shape[-1] must be equal to min(other.shape[%lld], "
+                           "input.shape[-1])",
+                           (long long)cond);
+    if (osz != am)
+        return shimrt_fail(op, "other.shape[%lld] must be equal to input.shape[-2]",
+                           (long long)cond);
+    if (nd - tau->ndim != 1)
+        return shimrt_fail(op,
+                           "Expected tau to have one dimension less than input, but "
+                           "got tau.ndim equal to %lld and input.ndim is equal to %lld",
+                           (long long)tau->ndim, (long long)nd);
+    if (nd != other->ndim)
+        return shimrt_fail(
+            op,
+            "Expected other to have the same number of dimensions as "
+            "input, but got other.ndim equal to %lld and input.ndim is equal to %lld",
+            (long long)other->ndim, (long long)nd);
+    char buf[256];
+    for (int64_t i = 0; i < nd - 2; i++)
+        if (tau->sizes[i] != self->sizes[i]) {
+            shape_str(buf, sizeof buf, nd - 2, tau->sizes);
+            return shimrt_fail(op,
+                               "Expected batch dimensions of tau to be equal to "
+                               "input.shape[:-2], but got %s",
+                               buf);
+        }
+    for (int64_t i = 0; i < nd - 2; i++)
+        if (other->sizes[i] != self->sizes[i]) {
+            shape_str(buf, sizeof buf, nd - 2, other->sizes);
+            return shimrt_fail(op,
+                               "Expected batch dimensions of other to be equal to "
+                               "input.shape[:-2], but got %s",
+                               buf);
+        }
+    if (tau->dtype != self->dtype)
+        return shimrt_fail(op,
+                           "Expected input and tau to have the same dtype, but input "
+                           "has dtype%s and tau has dtype %s",
+                           shimrt_dtype_torch_name(self->dtype),
+                           shimrt_dtype_torch_name(tau->dtype));
+    if (other->dtype != self->dtype)
+        return shimrt_fail(op,
+                           "Expected input and other to have the same dtype, but "
+                           "input has dtype%s and other has dtype %s",
+                           shimrt_dtype_torch_name(self->dtype),
+                           shimrt_dtype_torch_name(other->dtype));
+    if (check_real(op, "ormqr_cpu", self->dtype) || check_int(op, nd, self->sizes) ||
+        check_int(op, nd, other->sizes))
+        return AOTI_TORCH_FAILURE;
+    AtenTensorHandle c = fortran_copy(op, other, nd, other->sizes, self->dtype);
+    AtenTensorHandle a = c ? fortran_copy(op, self, nd, self->sizes, self->dtype) : NULL;
+    AtenTensorHandle t = a ? shimrt_k_new(op, tau->ndim, tau->sizes, self->dtype) : NULL;
+    if (t && shimrt_k_copy(op, t, tau)) {
+        shimrt_tensor_free(t);
+        t = NULL;
+    }
+    if (!t) {
+        shimrt_tensor_free(c);
+        shimrt_tensor_free(a);
+        return AOTI_TORCH_FAILURE;
+    }
+    int64_t cm = other->sizes[nd - 2], cn = other->sizes[nd - 1], nb = batch_count(nd, self->sizes);
+    size_t es = shimrt_dtype_size(self->dtype);
+    lp_int lm = (lp_int)cm, ln = (lp_int)cn, lk = (lp_int)k, lda = am > 1 ? (lp_int)am : 1,
+           ldc = lm > 1 ? lm : 1, info = 0, lwork = -1;
+    const char side = left ? 'L' : 'R', tr = transpose ? 'T' : 'N';
+    if (nb > 0 && cm > 0 && cn > 0 && k > 0) {
+        double wq = 0;
+        float wqf = 0;
+        if (self->dtype == SHIMRT_FLOAT64)
+            dormqr_(&side, &tr, &lm, &ln, &lk, shimrt_data(a), &lda, shimrt_data(t), shimrt_data(c),
+                    &ldc, &wq, &lwork, &info, 1, 1);
+        else {
+            sormqr_(&side, &tr, &lm, &ln, &lk, shimrt_data(a), &lda, shimrt_data(t), shimrt_data(c),
+                    &ldc, &wqf, &lwork, &info, 1, 1);
+            wq = wqf;
+        }
+        lwork = wq > 1 ? (lp_int)wq : 1;
+        void *work = info == 0 ? malloc((size_t)lwork * es) : NULL;
+        for (int64_t b = 0; work && b < nb && info == 0; b++) {
+            char *ap = (char *)shimrt_data(a) + (size_t)(b * am * an) * es;
+            char *tp = (char *)shimrt_data(t) + (size_t)(b * k) * es;
+            char *cp = (char *)shimrt_data(c) + (size_t)(b * cm * cn) * es;
+            if (self->dtype == SHIMRT_FLOAT64)
+                dormqr_(&side, &tr, &lm, &ln, &lk, (double *)ap, &lda, (double *)tp, (double *)cp,
+                        &ldc, work, &lwork, &info, 1, 1);
+            else
+                sormqr_(&side, &tr, &lm, &ln, &lk, (float *)ap, &lda, (float *)tp, (float *)cp,
+                        &ldc, work, &lwork, &info, 1, 1);
+        }
+        if (!work && info == 0) info = INT_MIN;
+        free(work);
+    }
+    shimrt_tensor_free(a);
+    shimrt_tensor_free(t);
+    if (info != 0) {
+        shimrt_tensor_free(c);
+        if (info == INT_MIN) return shimrt_fail(op, "out of memory for the LAPACK workspace");
+        return shimrt_fail(op, "LAPACK ormqr: argument %d is invalid", -info);
+    }
+    return shimrt_k_give(c, ret0);
+}
+
+/* ---- lu_unpack ---------------------------------------------------------------------------- */
+/* LU [..., m, n] and pivots [..., k] (int32, 1-based row swaps, k = min(m, n)) -> P [..., m, m]
+ * (A = P L U), L [..., m, k] (unit lower), U [..., k, n]; row-major results. unpack_data false:
+ * L and U are empty [0]; unpack_pivots false: P is. */
+AOTITorchError shimrt_cpu_lu_unpack(AtenTensorHandle LU_data, AtenTensorHandle LU_pivots,
+                                    int32_t unpack_data, int32_t unpack_pivots,
+                                    AtenTensorHandle *ret0, AtenTensorHandle *ret1,
+                                    AtenTensorHandle *ret2) {
+    static const char op[] = "torch.lu_unpack";
+    AtenTensorHandle lu = LU_data, pv = LU_pivots;
+    if (shimrt_k_check_cpu(op, lu, "LU_data") || shimrt_k_check_cpu(op, pv, "LU_pivots"))
+        return AOTI_TORCH_FAILURE;
+    char buf[256], buf2[256];
+    int64_t nd = lu->ndim;
+    if (nd < 2) {
+        shape_str(buf, sizeof buf, nd, lu->sizes);
+        return shimrt_fail(op, "Expected tensor with 2 or more dimensions. Got size: %s instead",
+                           buf);
+    }
+    int64_t m = lu->sizes[nd - 2], n = lu->sizes[nd - 1], k = m < n ? m : n;
+    int64_t ps[SHIMRT_MAX_DIMS];
+    memcpy(ps, lu->sizes, sizeof(int64_t) * (size_t)(nd - 2));
+    ps[nd - 2] = k;
+    bool same = pv->ndim == nd - 1;
+    for (int64_t i = 0; same && i < nd - 1; i++) same = pv->sizes[i] == ps[i];
+    if (!same) {
+        shape_str(buf, sizeof buf, nd - 1, ps);
+        shape_str(buf2, sizeof buf2, pv->ndim, pv->sizes);
+        return shimrt_fail(op, "Expected LU_pivots to have shape %s but got %s instead.", buf,
+                           buf2);
+    }
+    if (shimrt_k_check_dtype(op, lu, "LU_data")) return AOTI_TORCH_FAILURE;
+    int64_t nb = batch_count(nd, lu->sizes);
+    if (unpack_pivots && (pv->dtype != SHIMRT_INT32 || !shimrt_is_contiguous(pv)))
+        return shimrt_fail(op,
+                           "LU_pivots is expected to be a contiguous tensor of "
+                           "torch.int32 dtype.\nNote: this function is intended to be used with "
+                           "the output produced by torch.linalg.lu_factor");
+    const int32_t *piv = unpack_pivots ? shimrt_data(pv) : NULL;
+    for (int64_t i = 0; piv && i < nb * k; i++)
+        if (piv[i] < 1 || piv[i] > m)
+            return shimrt_fail(op, "pivots passed to lu_unpack must be between 1 and LU.size(-2) "
+                                   "inclusive.Did you properly pass the result of lu_factor?");
+    size_t es = shimrt_dtype_size(lu->dtype);
+    int64_t zero = 0, s[SHIMRT_MAX_DIMS];
+    AtenTensorHandle P = NULL, L = NULL, U = NULL, d = NULL;
+    memcpy(s, lu->sizes, sizeof(int64_t) * (size_t)nd);
+    if (unpack_pivots) {
+        s[nd - 1] = m;
+        P = shimrt_k_new(op, nd, s, lu->dtype);
+    } else
+        P = shimrt_k_new(op, 1, &zero, lu->dtype);
+    if (!P) goto fail;
+    if (unpack_data) {
+        s[nd - 2] = m;
+        s[nd - 1] = k;
+        L = shimrt_k_new(op, nd, s, lu->dtype);
+        s[nd - 2] = k;
+        s[nd - 1] = n;
+        U = L ? shimrt_k_new(op, nd, s, lu->dtype) : NULL;
+        d = U ? shimrt_k_new(op, nd, lu->sizes, lu->dtype) : NULL;
+        if (d && shimrt_k_copy(op, d, lu)) goto fail;
+    } else {
+        L = shimrt_k_new(op, 1, &zero, lu->dtype);
+        U = L ? shimrt_k_new(op, 1, &zero, lu->dtype) : NULL;
+    }
+    if (!U || (unpack_data && !d)) goto fail;
+    if (unpack_pivots && nb * m > 0) {
+        char *pp = shimrt_data(P);
+        memset(pp, 0, (size_t)(nb * m * m) * es);
+        int64_t *perm = malloc(sizeof(int64_t) * (size_t)m);
+        if (!perm) {
+            shimrt_fail(op, "out of memory");
+            goto fail;
+        }
+        for (int64_t b = 0; b < nb; b++) {
+            for (int64_t i = 0; i < m; i++) perm[i] = i;
+            for (int64_t i = 0; i < k; i++) {
+                int64_t j = piv[b * k + i] - 1, t = perm[i];
+                perm[i] = perm[j];
+                perm[j] = t;
+            }
+            for (int64_t i = 0; i < m; i++)
+                shimrt_k_store_f64(pp + (size_t)((b * m + perm[i]) * m + i) * es, lu->dtype, 1.0);
+        }
+        free(perm);
+    }
+    if (unpack_data && nb * m * n > 0) {
+        const char *dp = shimrt_data(d);
+        char *lp = shimrt_data(L), *up = shimrt_data(U);
+        memset(lp, 0, (size_t)(nb * m * k) * es);
+        memset(up, 0, (size_t)(nb * k * n) * es);
+        for (int64_t b = 0; b < nb; b++)
+            for (int64_t i = 0; i < m; i++)
+                for (int64_t j = 0; j < n; j++) {
+                    const char *src = dp + (size_t)((b * m + i) * n + j) * es;
+                    if (j < k && i > j) memcpy(lp + (size_t)((b * m + i) * k + j) * es, src, es);
+                    if (j < k && i == j)
+                        shimrt_k_store_f64(lp + (size_t)((b * m + i) * k + j) * es, lu->dtype, 1.0);
+                    if (i < k && j >= i) memcpy(up + (size_t)((b * k + i) * n + j) * es, src, es);
+                }
+    }
+    shimrt_tensor_free(d);
+    *ret0 = P;
+    *ret1 = L;
+    *ret2 = U;
+    return AOTI_TORCH_SUCCESS;
+fail:
+    shimrt_tensor_free(P);
+    shimrt_tensor_free(L);
+    shimrt_tensor_free(U);
+    shimrt_tensor_free(d);
+    return AOTI_TORCH_FAILURE;
+}
