@@ -108,6 +108,7 @@ void boxed_cpu_max_dim(StableIValue* stack_, uint64_t num_args_, uint64_t num_ou
 void boxed_cpu_max_pool2d_with_indices(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_mean_dim(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_median(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
+void boxed_cpu_mkldnn_rnn_layer(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_mm(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_mm_out(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_mode(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
