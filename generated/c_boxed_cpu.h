@@ -134,6 +134,8 @@ void boxed_cpu_pow_Tensor_Tensor(StableIValue* stack_, uint64_t num_args_, uint6
 void boxed_cpu_relu(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_repeat_interleave_Tensor(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_reshape(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
+void boxed_cpu_resize_(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
+void boxed_cpu_resize_as_(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_rsqrt(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_scatter_reduce(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_scatter_reduce_out(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);

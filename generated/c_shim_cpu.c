@@ -1071,6 +1071,22 @@ AOTITorchError aoti_torch_cpu_reshape(AtenTensorHandle self, const int64_t* shap
     return shimrt_cpu_reshape(self, shape, shape_len_, ret0);
 }
 
+/* aten.resize_.default: resize_(Tensor(a!) self, SymInt[] size, *, MemoryFormat? memory_format=None) -> Tensor(a!)
+ * kernel: shimrt_cpu_resize_ (CPU) */
+AOTITorchError aoti_torch_cpu_resize_(AtenTensorHandle self, const int64_t* size, int64_t size_len_, int32_t* memory_format) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_LIST(size);
+    return shimrt_cpu_resize_(self, size, size_len_, memory_format);
+}
+
+/* aten.resize_as_.default: resize_as_(Tensor(a!) self, Tensor the_template, *, MemoryFormat? memory_format=None) -> Tensor(a!)
+ * kernel: shimrt_cpu_resize_as_ (CPU) */
+AOTITorchError aoti_torch_cpu_resize_as_(AtenTensorHandle self, AtenTensorHandle the_template, int32_t* memory_format) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_TENSOR(the_template);
+    return shimrt_cpu_resize_as_(self, the_template, memory_format);
+}
+
 /* aten.rsqrt.default: rsqrt(Tensor self) -> Tensor
  * kernel: shimrt_cpu_rsqrt (CPU) */
 AOTITorchError aoti_torch_cpu_rsqrt(AtenTensorHandle self, AtenTensorHandle* ret0) {

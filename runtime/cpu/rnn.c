@@ -48,11 +48,11 @@ static float sigm(float x) { return 1.0f / (1.0f + expf(-x)); }
 
 AOTITorchError shimrt_cpu_mkldnn_rnn_layer(
     AtenTensorHandle input, AtenTensorHandle weight0, AtenTensorHandle weight1,
-    AtenTensorHandle weight2, AtenTensorHandle weight3, AtenTensorHandle hx_,
-    AtenTensorHandle cx_, int32_t reverse, const int64_t *batch_sizes, int64_t batch_sizes_len_,
-    int64_t mode, int64_t hidden_size, int64_t num_layers, int32_t has_biases,
-    int32_t bidirectional, int32_t batch_first, int32_t train, AtenTensorHandle *ret0,
-    AtenTensorHandle *ret1, AtenTensorHandle *ret2, AtenTensorHandle *ret3) {
+    AtenTensorHandle weight2, AtenTensorHandle weight3, AtenTensorHandle hx_, AtenTensorHandle cx_,
+    int32_t reverse, const int64_t *batch_sizes, int64_t batch_sizes_len_, int64_t mode,
+    int64_t hidden_size, int64_t num_layers, int32_t has_biases, int32_t bidirectional,
+    int32_t batch_first, int32_t train, AtenTensorHandle *ret0, AtenTensorHandle *ret1,
+    AtenTensorHandle *ret2, AtenTensorHandle *ret3) {
     (void)batch_sizes;
     (void)batch_sizes_len_;
     (void)num_layers;
@@ -76,8 +76,7 @@ AOTITorchError shimrt_cpu_mkldnn_rnn_layer(
     for (int i = 1; i < 7; i++)
         if ((has_biases || (i != 3 && i != 4)) && all[i]->dtype != dt)
             return shimrt_fail(OP, "%s has dtype %s but input has %s", names[i],
-                               shimrt_dtype_torch_name(all[i]->dtype),
-                               shimrt_dtype_torch_name(dt));
+                               shimrt_dtype_torch_name(all[i]->dtype), shimrt_dtype_torch_name(dt));
     if (input->ndim != 3)
         return shimrt_fail(OP, "input must be 3-d [seq_len, batch, input_size], got %lld-d",
                            (long long)input->ndim);
@@ -86,12 +85,14 @@ AOTITorchError shimrt_cpu_mkldnn_rnn_layer(
         return shimrt_fail(OP, "hidden_size must be positive, got %lld", (long long)H);
     int64_t G = 4 * H;
     if (weight0->ndim != 2 || weight0->sizes[0] != G || weight0->sizes[1] != I)
-        return shimrt_fail(OP, "weight0 (weight_ih) must be [%lld, %lld] (4 * hidden_size, "
-                               "input_size)",
+        return shimrt_fail(OP,
+                           "weight0 (weight_ih) must be [%lld, %lld] (4 * hidden_size, "
+                           "input_size)",
                            (long long)G, (long long)I);
     if (weight1->ndim != 2 || weight1->sizes[0] != G || weight1->sizes[1] != H)
-        return shimrt_fail(OP, "weight1 (weight_hh) must be [%lld, %lld] (4 * hidden_size, "
-                               "hidden_size)",
+        return shimrt_fail(OP,
+                           "weight1 (weight_hh) must be [%lld, %lld] (4 * hidden_size, "
+                           "hidden_size)",
                            (long long)G, (long long)H);
     if (has_biases)
         for (int i = 3; i < 5; i++)
@@ -142,8 +143,8 @@ AOTITorchError shimrt_cpu_mkldnn_rnn_layer(
     /* gx[t * N + n, :] = bias + x[t, n, :] @ weight_ih^T */
     for (size_t r = 0; r < TN; r++) memcpy(gx + r * (size_t)G, bias, sizeof *bias * (size_t)G);
     if (TN > 0 && I > 0 &&
-        shimrt_k_gemm(OP, SHIMRT_FLOAT32, (int64_t)TN, I, G, shimrt_data(x), I, 1,
-                      shimrt_data(wi), 1, I, gx, 1.0, 1.0))
+        shimrt_k_gemm(OP, SHIMRT_FLOAT32, (int64_t)TN, I, G, shimrt_data(x), I, 1, shimrt_data(wi),
+                      1, I, gx, 1.0, 1.0))
         goto done;
     const float *whp = shimrt_data(wh);
     char *od = shimrt_data(out);
@@ -151,8 +152,7 @@ AOTITorchError shimrt_cpu_mkldnn_rnn_layer(
     for (int64_t s = 0; s < T; s++) {
         int64_t t = reverse ? T - 1 - s : s;
         memcpy(g, gx + (size_t)t * (size_t)N * (size_t)G, sizeof *g * (size_t)N * (size_t)G);
-        if (shimrt_k_gemm(OP, SHIMRT_FLOAT32, N, H, G, h, H, 1, whp, 1, H, g, 1.0, 1.0))
-            goto done;
+        if (shimrt_k_gemm(OP, SHIMRT_FLOAT32, N, H, G, h, H, 1, whp, 1, H, g, 1.0, 1.0)) goto done;
         for (int64_t n = 0; n < N; n++) {
             const float *gr = g + n * G;
             for (int64_t j = 0; j < H; j++) {

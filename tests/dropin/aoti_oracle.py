@@ -980,9 +980,111 @@ def rnn_family():
              lambda a=a: ref(*a))
 
 
+MF = {None: None, "contiguous": 0, "preserve": 1, "channels_last": 2, "channels_last_3d": 3}
+TMF = {"contiguous": torch.contiguous_format, "preserve": torch.preserve_format,
+       "channels_last": torch.channels_last, "channels_last_3d": torch.channels_last_3d}
+new_handle = fn("aoti_torch_new_tensor_handle", H, P(H))
+
+
+def resize_case(label, name, args, ref, x):
+    """An in-place resize: self (args[0], x's values, dense from storage element 0) is
+    compared with ref() (the resized clone) in sizes, strides, dtype and the storage
+    elements both old and new geometry cover (the others are uninitialized in both).
+    A second handle of self, made before the call, must see the same geometry."""
+    if ONLY and ONLY not in name:
+        return
+    counts["cases"] += 1
+    ran.setdefault(name, [0, 0])[0] += 1
+    self_h = to_rt(x)
+    other = H()
+    assert new_handle(self_h, C.byref(other)) == 0
+    hs = [self_h, other]
+    try:
+        f = shim(name)
+        cargs = [self_h]
+        for a in args:
+            if isinstance(a, T):
+                h = to_rt(a.t)
+                hs.append(h)
+                cargs.append(h)
+            elif isinstance(a, Opt):
+                cargs.append(None if a.v is None else C.pointer(C.c_int32(a.v)))
+            else:
+                cargs.append(i64s(a))
+                cargs.append(len(a))
+        rc = f(*cargs)
+        why = LIB.torch_exception_get_what().decode(errors="replace") if rc else None
+        try:
+            want, werr = ref(), None
+        except Exception as e:
+            want, werr = None, (str(e).splitlines() or ["?"])[0]
+        if rc or want is None:
+            if rc and want is None:
+                counts["both_err"] += 1
+            else:
+                failures.append(f"{name} {label}: PyTorch {'fails: ' + werr if werr else 'succeeds'}"
+                                f", libshimrt {'fails: ' + why if why else 'succeeds'}")
+            return
+        ran[name][1] += 1
+        for which, h in (("self", self_h), ("second handle", other)):
+            got = from_rt(h)
+            if (list(got.shape), got.stride(), got.dtype) != (list(want.shape), want.stride(),
+                                                               want.dtype):
+                failures.append(f"{name} {label}: {which}: sizes {list(got.shape)} strides "
+                                f"{got.stride()} {got.dtype}, PyTorch {list(want.shape)} "
+                                f"{want.stride()} {want.dtype}")
+                return
+        k = min(x.numel(), want.numel())
+        g = from_rt(self_h).as_strided([k], [1])
+        w = want.as_strided([k], [1])
+        if not torch.equal(g, w):
+            failures.append(f"{name} {label}: kept values differ")
+    finally:
+        for h in hs:
+            if h:
+                delete(h)
+
+
+def resize_family():
+    for dt in (torch.float32, torch.int64, torch.bool, torch.bfloat16):
+        for shape in ([2, 3], [4, 5, 6], [0], [], [1, 3, 1, 2]):
+            x = rand(shape, dt)
+            for size in ([2, 3], [3], [5, 7], [2, 3, 4, 5], [2, 3, 4, 5, 6], [0, 3], [],
+                         [1, 1, 2, 1], [-1, 2], [3, 0, 2, 2]):
+                for mf in (None, "contiguous", "channels_last", "channels_last_3d",
+                           "preserve"):
+                    if mf and dt != torch.float32:
+                        continue
+                    kw = {} if mf is None else {"memory_format": TMF[mf]}
+                    resize_case(f"{dt} {shape} -> {size} {mf}", "aoti_torch_cpu_resize_",
+                                [size, Opt(MF[mf])],
+                                lambda x=x, size=size, kw=kw: x.clone().resize_(size, **kw), x)
+        # same sizes on a transposed tensor: unchanged without a format, restrided with one
+        xt = rand([3, 4], dt).t()
+        for mf in (None, "contiguous"):
+            kw = {} if mf is None else {"memory_format": TMF[mf]}
+            resize_case(f"{dt} transposed same sizes {mf}", "aoti_torch_cpu_resize_",
+                        [[4, 3], Opt(MF[mf])],
+                        lambda xt=xt, kw=kw: xt.clone(memory_format=torch.preserve_format)
+                        .resize_([4, 3], **kw), xt.clone(memory_format=torch.preserve_format))
+    for dt in (torch.float32, torch.int32):
+        x = rand([2, 3], dt)
+        for tshape, tfmt in (([2, 3], None), ([4, 5], None), ([2, 3, 4, 5], "channels_last"),
+                             ([2, 3, 4, 5], None), ([1, 2, 3, 4, 5], "channels_last_3d"),
+                             ([0, 4], None), ([], None), ([7], None)):
+            tpl = rand(tshape, torch.float64)
+            if tfmt:
+                tpl = tpl.contiguous(memory_format=TMF[tfmt])
+            for mf in (None, "contiguous", "preserve", "channels_last"):
+                kw = {} if mf is None else {"memory_format": TMF[mf]}
+                resize_case(f"{dt} [2, 3] as {tshape} {tfmt} {mf}", "aoti_torch_cpu_resize_as_",
+                            [T(tpl), Opt(MF[mf])],
+                            lambda x=x, tpl=tpl, kw=kw: x.clone().resize_as_(tpl, **kw), x)
+
+
 FAMILIES = [mm_family, conv_family, line_family, sdpa_family, pool_family, misc_family,
             index_family, bag_family, pow_family, quant_dist_family, scatter_value_family,
-            rnn_family]
+            rnn_family, resize_family]
 for fam in FAMILIES:
     fam()
 
