@@ -1655,6 +1655,41 @@ void boxed_cpu_median(StableIValue* stack_, uint64_t num_args_, uint64_t num_out
     shimrt_box_finish(&box_);
 }
 
+/* aten.mkldnn_rnn_layer.default: mkldnn_rnn_layer(Tensor input, Tensor weight0, Tensor weight1, Tensor weight2, Tensor weight3, Tensor hx_, Tensor cx_, bool reverse, int[] batch_sizes, int mode, int hidden_size, int num_layers, bool has_biases, bool bidirectional, bool batch_first, bool train) -> (Tensor, Tensor, Tensor, Tensor) */
+void boxed_cpu_mkldnn_rnn_layer(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[16] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_NONE, SHIMRT_KIND_INT_LIST, SHIMRT_KIND_NONE, SHIMRT_KIND_NONE, SHIMRT_KIND_NONE, SHIMRT_KIND_NONE, SHIMRT_KIND_NONE, SHIMRT_KIND_NONE, SHIMRT_KIND_NONE};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "mkldnn_rnn_layer", stack_, num_args_, 16, num_outputs_, 4, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle input = shimrt_box_tensor(&box_, 0);
+    AtenTensorHandle weight0 = shimrt_box_tensor(&box_, 1);
+    AtenTensorHandle weight1 = shimrt_box_tensor(&box_, 2);
+    AtenTensorHandle weight2 = shimrt_box_tensor(&box_, 3);
+    AtenTensorHandle weight3 = shimrt_box_tensor(&box_, 4);
+    AtenTensorHandle hx_ = shimrt_box_tensor(&box_, 5);
+    AtenTensorHandle cx_ = shimrt_box_tensor(&box_, 6);
+    int32_t reverse = shimrt_box_bool(&box_, 7);
+    int64_t batch_sizes_len_ = 0;
+    const int64_t* batch_sizes = shimrt_box_int_list(&box_, 8, &batch_sizes_len_);
+    int64_t mode = shimrt_box_int(&box_, 9);
+    int64_t hidden_size = shimrt_box_int(&box_, 10);
+    int64_t num_layers = shimrt_box_int(&box_, 11);
+    int32_t has_biases = shimrt_box_bool(&box_, 12);
+    int32_t bidirectional = shimrt_box_bool(&box_, 13);
+    int32_t batch_first = shimrt_box_bool(&box_, 14);
+    int32_t train = shimrt_box_bool(&box_, 15);
+    AtenTensorHandle ret0 = NULL;
+    AtenTensorHandle ret1 = NULL;
+    AtenTensorHandle ret2 = NULL;
+    AtenTensorHandle ret3 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_mkldnn_rnn_layer(input, weight0, weight1, weight2, weight3, hx_, cx_, reverse, batch_sizes, batch_sizes_len_, mode, hidden_size, num_layers, has_biases, bidirectional, batch_first, train, &ret0, &ret1, &ret2, &ret3));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_push_tensor(&box_, 1, ret1);
+    shimrt_box_push_tensor(&box_, 2, ret2);
+    shimrt_box_push_tensor(&box_, 3, ret3);
+    shimrt_box_finish(&box_);
+}
+
 /* aten.mm.default: mm(Tensor self, Tensor mat2) -> Tensor */
 void boxed_cpu_mm(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
     static const unsigned char arg_kinds_[2] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR};
@@ -2636,6 +2671,39 @@ void boxed_cpu_reshape(StableIValue* stack_, uint64_t num_args_, uint64_t num_ou
     shimrt_box_finish(&box_);
 }
 
+/* aten.resize_.default: resize_(Tensor(a!) self, SymInt[] size, *, MemoryFormat? memory_format=None) -> Tensor(a!) */
+void boxed_cpu_resize_(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[3] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_INT_LIST, SHIMRT_KIND_OPT_CODE};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "resize_", stack_, num_args_, 3, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
+    int64_t size_len_ = 0;
+    const int64_t* size = shimrt_box_int_list(&box_, 1, &size_len_);
+    int32_t memory_format_v_ = 0;
+    int32_t* memory_format = shimrt_box_opt_code(&box_, 2, &memory_format_v_);
+    shimrt_box_keep(&box_, 0);
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_resize_(self, size, size_len_, memory_format));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_alias(&box_, 0, 0);
+    shimrt_box_finish(&box_);
+}
+
+/* aten.resize_as_.default: resize_as_(Tensor(a!) self, Tensor the_template, *, MemoryFormat? memory_format=None) -> Tensor(a!) */
+void boxed_cpu_resize_as_(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[3] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_OPT_CODE};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "resize_as_", stack_, num_args_, 3, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
+    AtenTensorHandle the_template = shimrt_box_tensor(&box_, 1);
+    int32_t memory_format_v_ = 0;
+    int32_t* memory_format = shimrt_box_opt_code(&box_, 2, &memory_format_v_);
+    shimrt_box_keep(&box_, 0);
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_resize_as_(self, the_template, memory_format));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_alias(&box_, 0, 0);
+    shimrt_box_finish(&box_);
+}
+
 /* aten.rsqrt.default: rsqrt(Tensor self) -> Tensor */
 void boxed_cpu_rsqrt(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
     static const unsigned char arg_kinds_[1] = {SHIMRT_KIND_TENSOR};
@@ -3244,7 +3312,7 @@ void boxed_cpu_zeros_like(StableIValue* stack_, uint64_t num_args_, uint64_t num
 }
 
 /* Every schema of namespace aten, in op-key order, with its tags. */
-static const shimrt_def_entry defs_aten[185] = {
+static const shimrt_def_entry defs_aten[188] = {
     {"_adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor", SHIMRT_TAG_BIT(CORE)},
     {"_addmm_activation(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1, bool use_gelu=False) -> Tensor", 0},
     {"_cdist_forward(Tensor x1, Tensor x2, float p, int? compute_mode) -> Tensor", SHIMRT_TAG_BIT(CORE)},
@@ -3344,6 +3412,7 @@ static const shimrt_def_entry defs_aten[185] = {
     {"max_pool2d_with_indices(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)", SHIMRT_TAG_BIT(CORE)},
     {"mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor", SHIMRT_TAG_BIT(CORE)},
     {"median(Tensor self) -> Tensor", 0},
+    {"mkldnn_rnn_layer(Tensor input, Tensor weight0, Tensor weight1, Tensor weight2, Tensor weight3, Tensor hx_, Tensor cx_, bool reverse, int[] batch_sizes, int mode, int hidden_size, int num_layers, bool has_biases, bool bidirectional, bool batch_first, bool train) -> (Tensor, Tensor, Tensor, Tensor)", 0},
     {"mm(Tensor self, Tensor mat2) -> Tensor", SHIMRT_TAG_BIT(CORE)},
     {"mm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!)", 0},
     {"mode(Tensor self, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)", 0},
@@ -3394,6 +3463,8 @@ static const shimrt_def_entry defs_aten[185] = {
     {"relu(Tensor self) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
     {"repeat_interleave.Tensor(Tensor repeats, *, SymInt? output_size=None) -> Tensor", SHIMRT_TAG_BIT(DYNAMIC_OUTPUT_SHAPE)},
     {"reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a)", 0},
+    {"resize_(Tensor(a!) self, SymInt[] size, *, MemoryFormat? memory_format=None) -> Tensor(a!)", SHIMRT_TAG_BIT(CORE)},
+    {"resize_as_(Tensor(a!) self, Tensor the_template, *, MemoryFormat? memory_format=None) -> Tensor(a!)", 0},
     {"rsqrt(Tensor self) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
     {"scatter.reduce(Tensor self, int dim, Tensor index, Tensor src, *, str reduce) -> Tensor", 0},
     {"scatter.reduce_out(Tensor self, int dim, Tensor index, Tensor src, *, str reduce, Tensor(a!) out) -> Tensor(a!)", 0},
@@ -3433,7 +3504,7 @@ static const shimrt_def_entry defs_aten[185] = {
 };
 
 /* Every boxed kernel of namespace aten for the cpu backend. */
-static const shimrt_impl_entry impls_aten_cpu[185] = {
+static const shimrt_impl_entry impls_aten_cpu[188] = {
     {"_adaptive_avg_pool2d", boxed_cpu__adaptive_avg_pool2d},
     {"_addmm_activation", boxed_cpu__addmm_activation},
     {"_cdist_forward", boxed_cpu__cdist_forward},
@@ -3533,6 +3604,7 @@ static const shimrt_impl_entry impls_aten_cpu[185] = {
     {"max_pool2d_with_indices", boxed_cpu_max_pool2d_with_indices},
     {"mean.dim", boxed_cpu_mean_dim},
     {"median", boxed_cpu_median},
+    {"mkldnn_rnn_layer", boxed_cpu_mkldnn_rnn_layer},
     {"mm", boxed_cpu_mm},
     {"mm.out", boxed_cpu_mm_out},
     {"mode", boxed_cpu_mode},
@@ -3583,6 +3655,8 @@ static const shimrt_impl_entry impls_aten_cpu[185] = {
     {"relu", boxed_cpu_relu},
     {"repeat_interleave.Tensor", boxed_cpu_repeat_interleave_Tensor},
     {"reshape", boxed_cpu_reshape},
+    {"resize_", boxed_cpu_resize_},
+    {"resize_as_", boxed_cpu_resize_as_},
     {"rsqrt", boxed_cpu_rsqrt},
     {"scatter.reduce", boxed_cpu_scatter_reduce},
     {"scatter.reduce_out", boxed_cpu_scatter_reduce_out},
@@ -3622,5 +3696,5 @@ static const shimrt_impl_entry impls_aten_cpu[185] = {
 };
 
 AOTITorchError shimgen_register_aten_cpu(TorchLibraryHandle* ret_def, TorchLibraryHandle* ret_impl) {
-    return shimrt_register_ops("aten", "CPU", __FILE__, __LINE__, defs_aten, 185, impls_aten_cpu, 185, ret_def, ret_impl);
+    return shimrt_register_ops("aten", "CPU", __FILE__, __LINE__, defs_aten, 188, impls_aten_cpu, 188, ret_def, ret_impl);
 }

@@ -117,6 +117,7 @@ void boxed_cpu_max_dim(StableIValue* stack_, uint64_t num_args_, uint64_t num_ou
 void boxed_cpu_max_pool2d_with_indices(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_mean_dim(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_median(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
+void boxed_cpu_mkldnn_rnn_layer(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_mm(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_mm_out(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_mode(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
@@ -167,6 +168,8 @@ void boxed_cpu_randperm_generator(StableIValue* stack_, uint64_t num_args_, uint
 void boxed_cpu_relu(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_repeat_interleave_Tensor(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_reshape(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
+void boxed_cpu_resize_(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
+void boxed_cpu_resize_as_(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_rsqrt(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_scatter_reduce(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_scatter_reduce_out(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);

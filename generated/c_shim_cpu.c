@@ -907,6 +907,24 @@ AOTITorchError aoti_torch_cpu_median(AtenTensorHandle self, AtenTensorHandle* re
     return shimrt_cpu_median(self, ret0);
 }
 
+/* aten.mkldnn_rnn_layer.default: mkldnn_rnn_layer(Tensor input, Tensor weight0, Tensor weight1, Tensor weight2, Tensor weight3, Tensor hx_, Tensor cx_, bool reverse, int[] batch_sizes, int mode, int hidden_size, int num_layers, bool has_biases, bool bidirectional, bool batch_first, bool train) -> (Tensor, Tensor, Tensor, Tensor)
+ * kernel: shimrt_cpu_mkldnn_rnn_layer (CPU) */
+AOTITorchError aoti_torch_cpu_mkldnn_rnn_layer(AtenTensorHandle input, AtenTensorHandle weight0, AtenTensorHandle weight1, AtenTensorHandle weight2, AtenTensorHandle weight3, AtenTensorHandle hx_, AtenTensorHandle cx_, int32_t reverse, const int64_t* batch_sizes, int64_t batch_sizes_len_, int64_t mode, int64_t hidden_size, int64_t num_layers, int32_t has_biases, int32_t bidirectional, int32_t batch_first, int32_t train, AtenTensorHandle* ret0, AtenTensorHandle* ret1, AtenTensorHandle* ret2, AtenTensorHandle* ret3) {
+    SHIMRT_ARG_TENSOR(input);
+    SHIMRT_ARG_TENSOR(weight0);
+    SHIMRT_ARG_TENSOR(weight1);
+    SHIMRT_ARG_TENSOR(weight2);
+    SHIMRT_ARG_TENSOR(weight3);
+    SHIMRT_ARG_TENSOR(hx_);
+    SHIMRT_ARG_TENSOR(cx_);
+    SHIMRT_ARG_LIST(batch_sizes);
+    SHIMRT_ARG_RET(ret0);
+    SHIMRT_ARG_RET(ret1);
+    SHIMRT_ARG_RET(ret2);
+    SHIMRT_ARG_RET(ret3);
+    return shimrt_cpu_mkldnn_rnn_layer(input, weight0, weight1, weight2, weight3, hx_, cx_, reverse, batch_sizes, batch_sizes_len_, mode, hidden_size, num_layers, has_biases, bidirectional, batch_first, train, ret0, ret1, ret2, ret3);
+}
+
 /* aten.mm.default: mm(Tensor self, Tensor mat2) -> Tensor
  * kernel: shimrt_cpu_mm (CPU) */
 AOTITorchError aoti_torch_cpu_mm(AtenTensorHandle self, AtenTensorHandle mat2, AtenTensorHandle* ret0) {
@@ -1323,6 +1341,22 @@ AOTITorchError aoti_torch_cpu_reshape(AtenTensorHandle self, const int64_t* shap
     SHIMRT_ARG_LIST(shape);
     SHIMRT_ARG_RET(ret0);
     return shimrt_cpu_reshape(self, shape, shape_len_, ret0);
+}
+
+/* aten.resize_.default: resize_(Tensor(a!) self, SymInt[] size, *, MemoryFormat? memory_format=None) -> Tensor(a!)
+ * kernel: shimrt_cpu_resize_ (CPU) */
+AOTITorchError aoti_torch_cpu_resize_(AtenTensorHandle self, const int64_t* size, int64_t size_len_, int32_t* memory_format) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_LIST(size);
+    return shimrt_cpu_resize_(self, size, size_len_, memory_format);
+}
+
+/* aten.resize_as_.default: resize_as_(Tensor(a!) self, Tensor the_template, *, MemoryFormat? memory_format=None) -> Tensor(a!)
+ * kernel: shimrt_cpu_resize_as_ (CPU) */
+AOTITorchError aoti_torch_cpu_resize_as_(AtenTensorHandle self, AtenTensorHandle the_template, int32_t* memory_format) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_TENSOR(the_template);
+    return shimrt_cpu_resize_as_(self, the_template, memory_format);
 }
 
 /* aten.rsqrt.default: rsqrt(Tensor self) -> Tensor

@@ -206,6 +206,11 @@ AOTITorchError shimrt_storage_grow(const char *func, shimrt_storage *s, size_t n
  * storage cannot grow, or out of memory. */
 AOTITorchError shimrt_resize_output(const char *func, AtenTensorHandle out, int64_t ndim,
                                     const int64_t *sizes);
+/* PyTorch's resize_ / empty_tensor_restride: t (every handle of its tensor) takes sizes
+ * and strides (NULL: contiguous), its storage grown to hold them. Fails (t unchanged) when
+ * t is undefined, the geometry is bad, its storage cannot grow, or out of memory. */
+AOTITorchError shimrt_tensor_set_geometry(const char *func, AtenTensorHandle t, int64_t ndim,
+                                          const int64_t *sizes, const int64_t *strides);
 /* A new tensor (with its first handle) over s, which it takes one new reference on.
  * Validates ndim, sizes, strides (NULL strides: contiguous), dtype, device and layout, and
  * that the viewed range fits the storage. Returns NULL with the thread's message set. */

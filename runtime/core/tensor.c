@@ -311,37 +311,29 @@ AtenTensorHandle shimrt_tensor_empty(const char *func, int64_t ndim, const int64
     return t;
 }
 
-AOTITorchError shimrt_resize_output(const char *func, AtenTensorHandle out, int64_t ndim,
-                                    const int64_t *sizes) {
-    /* a live handle: the change goes round its tensor's ring of handles */
-    if (!shimrt_tensor_valid(out)) return shimrt_fail(func, "out is not a live tensor handle");
-    if (!out->defined) return shimrt_fail(func, "out is an undefined tensor");
-    if (out->ndim == ndim &&
-        (ndim == 0 || !memcmp(out->sizes, sizes, (size_t)ndim * sizeof *sizes)))
-        return AOTI_TORCH_SUCCESS;
+AOTITorchError shimrt_tensor_set_geometry(const char *func, AtenTensorHandle t, int64_t ndim,
+                                          const int64_t *sizes, const int64_t *strides) {
+    if (!shimrt_tensor_valid(t)) return shimrt_fail(func, "self is not a live tensor handle");
+    if (!t->defined) return shimrt_fail(func, "self is an undefined tensor");
     int64_t sz[SHIMRT_MAX_DIMS], st[SHIMRT_MAX_DIMS], extent;
-    if (ndim > SHIMRT_MAX_DIMS)
-        return shimrt_fail(func, "%lld dimensions is too many (at most %d)", (long long)ndim,
+    if (ndim < 0 || ndim > SHIMRT_MAX_DIMS)
+        return shimrt_fail(func, "%lld dimensions is out of range [0, %d]", (long long)ndim,
                            SHIMRT_MAX_DIMS);
+    if (ndim > 0 && !sizes) return shimrt_fail(func, "argument 'size' is NULL");
     if (ndim) memcpy(sz, sizes, (size_t)ndim * sizeof *sz);
-    shimrt_contiguous_strides(ndim, sz, st);
-    if (check_geometry(func, ndim, sz, st, out->storage_offset, &extent)) return AOTI_TORCH_FAILURE;
-    size_t nbytes;
-    if (__builtin_mul_overflow((size_t)extent, shimrt_dtype_size(out->dtype), &nbytes))
-        return shimrt_fail(func, "the storage size overflows");
-    if (shimrt_numel(out) != 0) {
-        static atomic_flag warned = ATOMIC_FLAG_INIT;
-        if (!atomic_flag_test_and_set(&warned))
-            aoti_torch_warn(func, __FILE__, __LINE__,
-                            "An output with one or more elements was resized since it had a shape "
-                            "that does not match the required output shape. This behavior is "
-                            "deprecated in PyTorch: reuse an out tensor by resizing it to zero "
-                            "elements first (warned once per process)");
+    if (strides) {
+        if (ndim) memcpy(st, strides, (size_t)ndim * sizeof *st);
+    } else {
+        shimrt_contiguous_strides(ndim, sz, st);
     }
-    shimrt_tensor_impl *m = out->impl;
+    if (check_geometry(func, ndim, sz, st, t->storage_offset, &extent)) return AOTI_TORCH_FAILURE;
+    size_t nbytes;
+    if (__builtin_mul_overflow((size_t)extent, shimrt_dtype_size(t->dtype), &nbytes))
+        return shimrt_fail(func, "the storage size overflows");
+    shimrt_tensor_impl *m = t->impl;
     int64_t *block;
     if (!dims_block(m, ndim, &block)) return shimrt_fail(func, "out of memory");
-    if (shimrt_storage_grow(func, out->storage, nbytes)) {
+    if (shimrt_storage_grow(func, t->storage, nbytes)) {
         free(block);
         return AOTI_TORCH_FAILURE;
     }
@@ -352,15 +344,41 @@ AOTITorchError shimrt_resize_output(const char *func, AtenTensorHandle out, int6
         memcpy(m->sizes, sz, (size_t)ndim * sizeof *sz);
         memcpy(m->strides, st, (size_t)ndim * sizeof *st);
     }
-    AtenTensorHandle h = out;
+    AtenTensorHandle h = t;
     do {
         h->ndim = ndim;
         h->sizes = m->sizes;
         h->strides = m->strides;
         h = h->next;
-    } while (h != out);
+    } while (h != t);
     impl_unlock(m);
     return AOTI_TORCH_SUCCESS;
+}
+
+AOTITorchError shimrt_resize_output(const char *func, AtenTensorHandle out, int64_t ndim,
+                                    const int64_t *sizes) {
+    /* a live handle: the change goes round its tensor's ring of handles */
+    if (!shimrt_tensor_valid(out)) return shimrt_fail(func, "out is not a live tensor handle");
+    if (!out->defined) return shimrt_fail(func, "out is an undefined tensor");
+    if (out->ndim == ndim &&
+        (ndim == 0 || !memcmp(out->sizes, sizes, (size_t)ndim * sizeof *sizes)))
+        return AOTI_TORCH_SUCCESS;
+    if (ndim > SHIMRT_MAX_DIMS)
+        return shimrt_fail(func, "%lld dimensions is too many (at most %d)", (long long)ndim,
+                           SHIMRT_MAX_DIMS);
+    int64_t extent;
+    if (check_geometry(func, ndim, sizes, NULL, out->storage_offset, &extent))
+        return AOTI_TORCH_FAILURE;
+    if (shimrt_numel(out) != 0) {
+        static atomic_flag warned = ATOMIC_FLAG_INIT;
+        if (!atomic_flag_test_and_set(&warned))
+            aoti_torch_warn(func, __FILE__, __LINE__,
+                            "An output with one or more elements was resized since it had a shape "
+                            "that does not match the required output shape. This behavior is "
+                            "deprecated in PyTorch: reuse an out tensor by resizing it to zero "
+                            "elements first (warned once per process)");
+    }
+    return shimrt_tensor_set_geometry(func, out, ndim, sizes, NULL);
 }
 
 void shimrt_tensor_free(AtenTensorHandle t) {

@@ -70,8 +70,10 @@ CTYPE = {"AtenTensorHandle": H, "AtenTensorHandle*": P(H), "const AtenTensorHand
          "const double**": P(P(C.c_double)), "const char*": C.c_char_p,
          "const char**": P(C.c_char_p)}
 DECL = {}
+# generated/c_shim_cpu.h, and c/shim_cpu.h beside it (the mkldnn functions, mkldnn_rnn_layer)
+_HEADERS = [HEADER, os.path.join(os.path.dirname(HEADER), "..", "c", "shim_cpu.h")]
 for m in re.finditer(r"AOTI_TORCH_EXPORT AOTITorchError (aoti_torch_cpu_\w+)\(([^)]*)\);",
-                     open(HEADER).read()):
+                     "".join(open(h).read() for h in _HEADERS if os.path.isfile(h))):
     params = [p.strip() for p in m.group(2).split(",") if p.strip()]
     DECL[m.group(1)] = [(p.rsplit(" ", 1)[0].replace(" *", "*"), p.rsplit(" ", 1)[1])
                         for p in params]
@@ -260,7 +262,8 @@ def case(label, name, args, ref, loose=False, check=None):
         if isinstance(res, int):
             got, why = None, LIB.torch_exception_get_what().decode(errors="replace")
         else:
-            got, why = [from_rt(h) for h in res], None
+            got, why = [from_rt(h) if not check or check(k) else None
+                        for k, h in enumerate(res)], None
         try:
             want, werr = ref(), None
             if isinstance(want, torch.Tensor):
@@ -893,6 +896,191 @@ def scatter_value_family():
                                          out=torch.zeros(5, 4, dtype=dt)))
 
 
+is_defined = fn("aoti_torch_is_defined", H, P(C.c_bool))
+
+
+def rnn_family():
+    """mkldnn_rnn_layer (the LSTM layer of nn.LSTM) against PyTorch's oneDNN kernel, grad
+    mode off as in a compiled graph (its workspace is then undefined). PyTorch reads input,
+    hx and cx by their data pointers as dense [T, N, I] / [N, H] (a strided input gives
+    garbage there): inputs are contiguous, hx/cx also as an expanded [1, N, H] (stride 0,
+    as AOTInductor passes them). float16: compared only where PyTorch's oneDNN has an f16
+    LSTM on this CPU. Not compared: a batch of 0 and a hidden_size that disagrees with the
+    weights (PyTorch 2.15 dies or corrupts its heap; libshimrt refuses them)."""
+    name = "aoti_torch_cpu_mkldnn_rnn_layer"
+    if ONLY and ONLY not in name:
+        return
+    rnn = A.mkldnn_rnn_layer
+
+    def ref(*a):
+        with torch.no_grad():
+            return list(rnn(*a))[:3]
+
+    def ws_undefined(res):
+        d = C.c_bool(True)
+        return is_defined(res[3], C.byref(d)) == 0 and not d.value
+
+    for dt in (torch.float32, torch.bfloat16, torch.float16):
+        tol = {torch.float32: (1e-4, 1e-4), torch.bfloat16: (3e-2, 3e-2),
+               torch.float16: (4e-3, 4e-3)}[dt]
+        for T_, N, I, Hd in ((5, 3, 7, 6), (1, 1, 1, 1), (9, 2, 17, 5), (3, 4, 4, 32),
+                             (0, 2, 3, 4)):
+            x = rand([T_, N, I], dt, -1, 1)
+            w0, w1 = rand([4 * Hd, I], dt, -0.5, 0.5), rand([4 * Hd, Hd], dt, -0.5, 0.5)
+            b0, b1 = rand([4 * Hd], dt, -0.5, 0.5), rand([4 * Hd], dt, -0.5, 0.5)
+            for hshape in ([1, N, Hd], [N, Hd], "expanded"):
+                if hshape == "expanded":
+                    hx = rand([1, 1, N, Hd], dt, -1, 1)[0].expand(1, N, Hd)
+                    cx = rand([1, 1, N, Hd], dt, -1, 1)[0].expand(1, N, Hd)
+                else:
+                    hx, cx = rand(hshape, dt, -1, 1), rand(hshape, dt, -1, 1)
+                for rev in (False, True):
+                    for hb in (True, False):
+                        for bf in (False, True):
+                            args = (x, w0, w1, b0, b1, hx, cx, rev, [], 2, Hd, 1, hb, False,
+                                    bf, False)
+                            if dt == torch.float16:
+                                try:
+                                    ref(*args)
+                                except RuntimeError:
+                                    continue
+                            case(f"{dt} T={T_} N={N} I={I} H={Hd} hx {hshape} reverse={rev} "
+                                 f"biases={hb} batch_first={bf}", name,
+                                 [T(x), T(w0), T(w1), T(b0), T(b1), T(hx), T(cx), int(rev), [],
+                                  2, Hd, 1, int(hb), 0, int(bf), 0, Ret(), Ret(), Ret(), Ret()],
+                                 lambda args=args: ref(*args), loose=tol,
+                                 # T == 0: PyTorch leaves hy / cy uninitialized
+                                 check=lambda k, T_=T_: k < (3 if T_ else 1))
+        # the workspace is an undefined tensor, as PyTorch's without grad
+        x, w0, w1 = rand([2, 2, 3], dt), rand([8, 3], dt), rand([8, 2], dt)
+        hx = rand([1, 2, 2], dt)
+        res, hs = call(name, [T(x), T(w0), T(w1), T(w0), T(w0), T(hx), T(hx), 0, [], 2, 2, 1,
+                              0, 0, 0, 0, Ret(), Ret(), Ret(), Ret()])
+        counts["cases"] += 1
+        if isinstance(res, int) or not ws_undefined(res):
+            failures.append(f"{name} {dt}: workspace is not an undefined tensor")
+        for h in hs:
+            if h:
+                delete(h)
+    # bad inputs: both refuse
+    x, w0, w1 = rand([3, 2, 4], torch.float32), rand([8, 4], torch.float32), rand([8, 2],
+                                                                                    torch.float32)
+    b, hx = rand([8], torch.float32), rand([1, 2, 2], torch.float32)
+    bad = [("mode GRU", (x, w0, w1, b, b, hx, hx, False, [], 3, 2, 1, True, False, False, False)),
+           ("mode RNN_TANH", (x, w0, w1, b, b, hx, hx, False, [], 1, 2, 1, True, False, False,
+                              False)),
+           ("float64", (x.double(), w0.double(), w1.double(), b.double(), b.double(),
+                        hx.double(), hx.double(), False, [], 2, 2, 1, True, False, False, False)),
+           ("2-d input", (x[0], w0, w1, b, b, hx, hx, False, [], 2, 2, 1, True, False, False,
+                          False))]
+    for label, a in bad:
+        case(label, name,
+             [T(a[0]), T(a[1]), T(a[2]), T(a[3]), T(a[4]), T(a[5]), T(a[6]), int(a[7]), [],
+              a[9], a[10], a[11], int(a[12]), 0, 0, 0, Ret(), Ret(), Ret(), Ret()],
+             lambda a=a: ref(*a))
+
+
+MF = {None: None, "contiguous": 0, "preserve": 1, "channels_last": 2, "channels_last_3d": 3}
+TMF = {"contiguous": torch.contiguous_format, "preserve": torch.preserve_format,
+       "channels_last": torch.channels_last, "channels_last_3d": torch.channels_last_3d}
+new_handle = fn("aoti_torch_new_tensor_handle", H, P(H))
+
+
+def resize_case(label, name, args, ref, x):
+    """An in-place resize: self (args[0], x's values, dense from storage element 0) is
+    compared with ref() (the resized clone) in sizes, strides, dtype and the storage
+    elements both old and new geometry cover (the others are uninitialized in both).
+    A second handle of self, made before the call, must see the same geometry."""
+    if ONLY and ONLY not in name:
+        return
+    counts["cases"] += 1
+    ran.setdefault(name, [0, 0])[0] += 1
+    self_h = to_rt(x)
+    other = H()
+    assert new_handle(self_h, C.byref(other)) == 0
+    hs = [self_h, other]
+    try:
+        f = shim(name)
+        cargs = [self_h]
+        for a in args:
+            if isinstance(a, T):
+                h = to_rt(a.t)
+                hs.append(h)
+                cargs.append(h)
+            elif isinstance(a, Opt):
+                cargs.append(None if a.v is None else C.pointer(C.c_int32(a.v)))
+            else:
+                cargs.append(i64s(a))
+                cargs.append(len(a))
+        rc = f(*cargs)
+        why = LIB.torch_exception_get_what().decode(errors="replace") if rc else None
+        try:
+            want, werr = ref(), None
+        except Exception as e:
+            want, werr = None, (str(e).splitlines() or ["?"])[0]
+        if rc or want is None:
+            if rc and want is None:
+                counts["both_err"] += 1
+            else:
+                failures.append(f"{name} {label}: PyTorch {'fails: ' + werr if werr else 'succeeds'}"
+                                f", libshimrt {'fails: ' + why if why else 'succeeds'}")
+            return
+        ran[name][1] += 1
+        for which, h in (("self", self_h), ("second handle", other)):
+            got = from_rt(h)
+            if (list(got.shape), got.stride(), got.dtype) != (list(want.shape), want.stride(),
+                                                               want.dtype):
+                failures.append(f"{name} {label}: {which}: sizes {list(got.shape)} strides "
+                                f"{got.stride()} {got.dtype}, PyTorch {list(want.shape)} "
+                                f"{want.stride()} {want.dtype}")
+                return
+        k = min(x.numel(), want.numel())
+        g = from_rt(self_h).as_strided([k], [1])
+        w = want.as_strided([k], [1])
+        if not torch.equal(g, w):
+            failures.append(f"{name} {label}: kept values differ")
+    finally:
+        for h in hs:
+            if h:
+                delete(h)
+
+
+def resize_family():
+    for dt in (torch.float32, torch.int64, torch.bool, torch.bfloat16):
+        for shape in ([2, 3], [4, 5, 6], [0], [], [1, 3, 1, 2]):
+            x = rand(shape, dt)
+            for size in ([2, 3], [3], [5, 7], [2, 3, 4, 5], [2, 3, 4, 5, 6], [0, 3], [],
+                         [1, 1, 2, 1], [-1, 2], [3, 0, 2, 2]):
+                for mf in (None, "contiguous", "channels_last", "channels_last_3d",
+                           "preserve"):
+                    if mf and dt != torch.float32:
+                        continue
+                    kw = {} if mf is None else {"memory_format": TMF[mf]}
+                    resize_case(f"{dt} {shape} -> {size} {mf}", "aoti_torch_cpu_resize_",
+                                [size, Opt(MF[mf])],
+                                lambda x=x, size=size, kw=kw: x.clone().resize_(size, **kw), x)
+        # same sizes on a transposed tensor: unchanged without a format, restrided with one
+        xt = rand([3, 4], dt).t()
+        for mf in (None, "contiguous"):
+            kw = {} if mf is None else {"memory_format": TMF[mf]}
+            resize_case(f"{dt} transposed same sizes {mf}", "aoti_torch_cpu_resize_",
+                        [[4, 3], Opt(MF[mf])],
+                        lambda xt=xt, kw=kw: xt.clone(memory_format=torch.preserve_format)
+                        .resize_([4, 3], **kw), xt.clone(memory_format=torch.preserve_format))
+    for dt in (torch.float32, torch.int32):
+        x = rand([2, 3], dt)
+        for tshape, tfmt in (([2, 3], None), ([4, 5], None), ([2, 3, 4, 5], "channels_last"),
+                             ([2, 3, 4, 5], None), ([1, 2, 3, 4, 5], "channels_last_3d"),
+                             ([0, 4], None), ([], None), ([7], None)):
+            tpl = rand(tshape, torch.float64)
+            if tfmt:
+                tpl = tpl.contiguous(memory_format=TMF[tfmt])
+            for mf in (None, "contiguous", "preserve", "channels_last"):
+                kw = {} if mf is None else {"memory_format": TMF[mf]}
+                resize_case(f"{dt} [2, 3] as {tshape} {tfmt} {mf}", "aoti_torch_cpu_resize_as_",
+                            [T(tpl), Opt(MF[mf])],
+                            lambda x=x, tpl=tpl, kw=kw: x.clone().resize_as_(tpl, **kw), x)
+
 
 # ---- issue 20: linear algebra through LAPACK (runtime/cpu/lapack.c) --------------------------
 # Random well-conditioned inputs (SPD matrices X X^T + n I and their Cholesky factors,
@@ -1122,7 +1310,7 @@ def lapack_family():
 
 FAMILIES = [mm_family, conv_family, line_family, sdpa_family, pool_family, misc_family,
             index_family, bag_family, pow_family, quant_dist_family, scatter_value_family,
-            lapack_family]
+            lapack_family, rnn_family, resize_family]
 for fam in FAMILIES:
     fam()
 
