@@ -1,0 +1,228 @@
+/* runtime/cpu/fft.c: _fft_r2c and _fft_c2c, the FFT functions of c_shim_cpu.h, on kissfft
+ * (Debian's libkissfft-dev, BSD-3-Clause). PyTorch's semantics: `dim` lists the transformed
+ * dims, `normalization` is PyTorch's fft_norm_mode (0 none, 1 by 1/sqrt(n), 2 by 1/n with n
+ * the product of the signal sizes), r2c is forward and keeps size/2+1 bins of the last listed
+ * dim when `onesided`, c2c's `forward` picks the sign of the exponent. The result's strides
+ * are those of PyTorch's CPU (MKL) kernel: batch dims first in the input's stride order, then
+ * the transformed dims in the order the kernel sorts them, all packed.
+ *
+ * Debian ships only kissfft's float variant (libkissfft-float), so float32 -> complex64 and
+ * complex64 -> complex64 are computed; float64 / complex128 inputs are refused with a message
+ * (docs/engine.md). Each 1-d transform along one dim runs on a dense complex64 copy of the
+ * input (kiss_fft_stride reads the line in place, the result is written back); the
+ * transform of a real input is the complex one of the real values with the upper half of the
+ * last dim dropped when onesided. */
+#include <math.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <kissfft/kiss_fft.h>
+
+#include "aoti_ops.h"
+#include "cpu_kernels.h"
+
+/* The result's strides as PyTorch's _exec_fft gives them: dims not transformed first,
+ * ordered by the input's strides (largest first, ties in the order libstdc++'s partition
+ * leaves them), then the transformed dims in `sorted` order, packed contiguously over
+ * out_sizes (each dim's extent counted at least 1 within the transformed block). */
+static void fft_out_strides(AtenTensorHandle self, const int64_t *sorted, int64_t nsig,
+                            const int64_t *out_sizes, int64_t *out_strides) {
+    int64_t nd = self->ndim, perm[SHIMRT_MAX_DIMS];
+    bool tr[SHIMRT_MAX_DIMS] = {0};
+    for (int64_t i = 0; i < nsig; i++) tr[sorted[i]] = true;
+    for (int64_t i = 0; i < nd; i++) perm[i] = i;
+    /* std::partition (bidirectional): swap the first transformed dim from the front with the
+     * last batch dim from the back until they meet */
+    int64_t lo = 0, hi = nd;
+    for (;;) {
+        while (lo < hi && !tr[perm[lo]]) lo++;
+        if (lo == hi) break;
+        hi--;
+        while (lo < hi && tr[perm[hi]]) hi--;
+        if (lo == hi) break;
+        int64_t t = perm[lo];
+        perm[lo] = perm[hi];
+        perm[hi] = t;
+        lo++;
+    }
+    int64_t nb = lo;
+    /* stable insertion sort by stride, largest first (libstdc++ sorts 16 or fewer this way) */
+    for (int64_t i = 1; i < nb; i++) {
+        int64_t v = perm[i], j = i;
+        while (j > 0 && self->strides[perm[j - 1]] < self->strides[v]) {
+            perm[j] = perm[j - 1];
+            j--;
+        }
+        perm[j] = v;
+    }
+    int64_t st = 1;
+    for (int64_t i = nsig - 1; i >= 0; i--) {
+        out_strides[sorted[i]] = st;
+        st *= out_sizes[sorted[i]] > 1 ? out_sizes[sorted[i]] : 1;
+    }
+    int64_t bn = 1;
+    for (int64_t i = nb - 1; i >= 0; i--) {
+        out_strides[perm[i]] = bn * st;
+        bn *= out_sizes[perm[i]];
+    }
+}
+
+/* In place: the 1-d transform of every line along dim d of the dense complex buffer w. */
+static int fft_along(const char *op, kiss_fft_cpx *w, int64_t nd, const int64_t *sizes, int64_t d,
+                     bool inverse) {
+    int64_t n = sizes[d], inner = 1, outer = 1;
+    if (n <= 1) return 0;
+    for (int64_t i = d + 1; i < nd; i++) inner *= sizes[i];
+    for (int64_t i = 0; i < d; i++) outer *= sizes[i];
+    if (n > INT32_MAX || inner > INT32_MAX) {
+        shimrt_fail(op, "signal of %lld points (line stride %lld) is beyond kissfft's int sizes",
+                    (long long)n, (long long)inner);
+        return -1;
+    }
+    kiss_fft_cfg cfg = kiss_fft_alloc((int)n, inverse, NULL, NULL);
+    kiss_fft_cpx *tmp = malloc((size_t)n * sizeof *tmp);
+    if (!cfg || !tmp) {
+        kiss_fft_free(cfg);
+        free(tmp);
+        shimrt_fail(op, "out of memory planning an FFT of %lld points", (long long)n);
+        return -1;
+    }
+    for (int64_t o = 0; o < outer; o++)
+        for (int64_t i = 0; i < inner; i++) {
+            kiss_fft_cpx *line = w + o * n * inner + i;
+            kiss_fft_stride(cfg, line, tmp, (int)inner);
+            for (int64_t k = 0; k < n; k++) line[k * inner] = tmp[k];
+        }
+    kiss_fft_free(cfg);
+    free(tmp);
+    return 0;
+}
+
+/* Shared by r2c and c2c: checks, transform of every dim in `dim`, normalization, and the
+ * copy into a result of PyTorch's sizes and strides (onesided keeps size/2+1 bins of the
+ * last listed dim). */
+static AOTITorchError fft_run(const char *op, AtenTensorHandle self, const int64_t *dim,
+                              int64_t ndims, int64_t normalization, bool real_in, bool onesided,
+                              bool forward, AtenTensorHandle *ret0) {
+    if (shimrt_k_check_cpu(op, self, "self")) return AOTI_TORCH_FAILURE;
+    int32_t dt = self->dtype;
+    bool is_complex = dt == SHIMRT_COMPLEX64 || dt == SHIMRT_COMPLEX128 || dt == SHIMRT_COMPLEX32;
+    bool is_float = dt == SHIMRT_FLOAT32 || dt == SHIMRT_FLOAT64 || dt == SHIMRT_FLOAT16 ||
+                    dt == SHIMRT_BFLOAT16;
+    if (real_in && !is_float)
+        return shimrt_fail(op, "Only supports floating-point dtypes, but found: %s",
+                           shimrt_dtype_torch_name(dt));
+    if (!real_in && !is_complex)
+        return shimrt_fail(op, "Only supports complex dtypes, but found: %s",
+                           shimrt_dtype_torch_name(dt));
+    if (dt != SHIMRT_FLOAT32 && dt != SHIMRT_COMPLEX64)
+        return shimrt_fail(op,
+                           "FFT of %s tensors is not supported: libshimrt's FFT is kissfft's "
+                           "float variant (Debian ships no double one); complex64 and float32 only",
+                           shimrt_dtype_torch_name(dt));
+    int64_t nd = self->ndim;
+    if (ndims < 1 || ndims > nd)
+        return shimrt_fail(op, "dim must list between 1 and %lld dims, got %lld", (long long)nd,
+                           (long long)ndims);
+    bool seen[SHIMRT_MAX_DIMS] = {0};
+    for (int64_t i = 0; i < ndims; i++) {
+        if (dim[i] < 0 || dim[i] >= nd)
+            return shimrt_fail(op, "dim %lld out of range for a %lld-d tensor", (long long)dim[i],
+                               (long long)nd);
+        if (seen[dim[i]]) return shimrt_fail(op, "dim %lld appears twice", (long long)dim[i]);
+        seen[dim[i]] = true;
+        if (self->sizes[dim[i]] == 0)
+            return shimrt_fail(op, "invalid number of data points (0) specified for dim %lld",
+                               (long long)dim[i]);
+    }
+    if (normalization < 0 || normalization > 2)
+        return shimrt_fail(op, "normalization must be 0 (none), 1 (by_root_n) or 2 (by_n), got %lld",
+                           (long long)normalization);
+
+    /* PyTorch's dim order: sorted by the input's strides, largest first (r2c keeps the last
+     * listed dim last) */
+    int64_t sorted[SHIMRT_MAX_DIMS];
+    memcpy(sorted, dim, (size_t)ndims * sizeof *sorted);
+    int64_t nsort = real_in ? ndims - 1 : ndims;
+    for (int64_t i = 1; i < nsort; i++) {
+        int64_t v = sorted[i], j = i;
+        while (j > 0 && self->strides[sorted[j - 1]] < self->strides[v]) {
+            sorted[j] = sorted[j - 1];
+            j--;
+        }
+        sorted[j] = v;
+    }
+    int64_t last = dim[ndims - 1];
+    int64_t out_sizes[SHIMRT_MAX_DIMS], out_strides[SHIMRT_MAX_DIMS];
+    memcpy(out_sizes, self->sizes, (size_t)nd * sizeof *out_sizes);
+    if (real_in && onesided) out_sizes[last] = self->sizes[last] / 2 + 1;
+    fft_out_strides(self, sorted, ndims, out_sizes, out_strides);
+    AtenTensorHandle out =
+        shimrt_tensor_empty(op, nd, out_sizes, out_strides, SHIMRT_COMPLEX64, SHIMRT_DEV_CPU, 0);
+    if (!out) return AOTI_TORCH_FAILURE;
+    int64_t numel = shimrt_numel(self);
+    if (numel == 0) return shimrt_k_give(out, ret0);
+
+    /* a dense complex64 copy of the input */
+    AtenTensorHandle d = shimrt_k_new(op, nd, self->sizes, dt);
+    kiss_fft_cpx *w = malloc((size_t)numel * sizeof *w);
+    if (!d || !w || shimrt_k_copy(op, d, self)) {
+        if (d && !w) shimrt_fail(op, "out of memory");
+        shimrt_tensor_free(d);
+        shimrt_tensor_free(out);
+        free(w);
+        return AOTI_TORCH_FAILURE;
+    }
+    if (real_in) {
+        const float *src = shimrt_data(d);
+        for (int64_t i = 0; i < numel; i++) w[i] = (kiss_fft_cpx){src[i], 0.0f};
+    } else {
+        memcpy(w, shimrt_data(d), (size_t)numel * sizeof *w);
+    }
+    shimrt_tensor_free(d);
+
+    double n = 1;
+    for (int64_t i = 0; i < ndims; i++) {
+        n *= (double)self->sizes[dim[i]];
+        if (fft_along(op, w, nd, self->sizes, dim[i], !forward)) {
+            free(w);
+            shimrt_tensor_free(out);
+            return AOTI_TORCH_FAILURE;
+        }
+    }
+    float scale = normalization == 0 ? 1.0f : (float)(normalization == 1 ? 1.0 / sqrt(n) : 1.0 / n);
+
+    /* the result: w's elements within out_sizes, scaled, at out's strides */
+    kiss_fft_cpx *o = shimrt_data(out);
+    int64_t idx[SHIMRT_MAX_DIMS] = {0}, instr[SHIMRT_MAX_DIMS];
+    shimrt_contiguous_strides(nd, self->sizes, instr);
+    int64_t total = shimrt_numel(out);
+    for (int64_t k = 0; k < total; k++) {
+        int64_t src = 0, dst = 0;
+        for (int64_t i = 0; i < nd; i++) {
+            src += idx[i] * instr[i];
+            dst += idx[i] * out_strides[i];
+        }
+        o[dst] = (kiss_fft_cpx){w[src].r * scale, w[src].i * scale};
+        for (int64_t i = nd - 1; i >= 0; i--) {
+            if (++idx[i] < out_sizes[i]) break;
+            idx[i] = 0;
+        }
+    }
+    free(w);
+    return shimrt_k_give(out, ret0);
+}
+
+AOTITorchError shimrt_cpu__fft_r2c(AtenTensorHandle self, const int64_t *dim, int64_t dim_len_,
+                                   int64_t normalization, int32_t onesided,
+                                   AtenTensorHandle *ret0) {
+    return fft_run("_fft_r2c", self, dim, dim_len_, normalization, true, onesided != 0, true,
+                   ret0);
+}
+
+AOTITorchError shimrt_cpu__fft_c2c(AtenTensorHandle self, const int64_t *dim, int64_t dim_len_,
+                                   int64_t normalization, int32_t forward, AtenTensorHandle *ret0) {
+    return fft_run("_fft_c2c", self, dim, dim_len_, normalization, false, false, forward != 0,
+                   ret0);
+}
