@@ -116,12 +116,22 @@ static AOTITorchError fft_run(const char *op, AtenTensorHandle self, const int64
     if (!real_in && !is_complex)
         return shimrt_fail(op, "Only supports complex dtypes, but found: %s",
                            shimrt_dtype_torch_name(dt));
+    int64_t nd = self->ndim;
+    if (!real_in && ndims == 0) { /* PyTorch's c2c over no dims: self.clone() */
+        int64_t st[SHIMRT_MAX_DIMS];
+        shimrt_k_preserve_strides(self, st);
+        AtenTensorHandle c = shimrt_tensor_empty(op, nd, self->sizes, st, dt, SHIMRT_DEV_CPU, 0);
+        if (c && shimrt_copy(op, c, self)) {
+            shimrt_tensor_free(c);
+            return AOTI_TORCH_FAILURE;
+        }
+        return shimrt_k_give(c, ret0);
+    }
     if (dt != SHIMRT_FLOAT32 && dt != SHIMRT_COMPLEX64)
         return shimrt_fail(op,
                            "FFT of %s tensors is not supported: libshimrt's FFT is kissfft's "
                            "float variant (Debian ships no double one); complex64 and float32 only",
                            shimrt_dtype_torch_name(dt));
-    int64_t nd = self->ndim;
     if (ndims < 1 || ndims > nd)
         return shimrt_fail(op, "dim must list between 1 and %lld dims, got %lld", (long long)nd,
                            (long long)ndims);
@@ -132,9 +142,6 @@ static AOTITorchError fft_run(const char *op, AtenTensorHandle self, const int64
                                (long long)nd);
         if (seen[dim[i]]) return shimrt_fail(op, "dim %lld appears twice", (long long)dim[i]);
         seen[dim[i]] = true;
-        if (self->sizes[dim[i]] == 0)
-            return shimrt_fail(op, "invalid number of data points (0) specified for dim %lld",
-                               (long long)dim[i]);
     }
     if (normalization < 0 || normalization > 2)
         return shimrt_fail(op, "normalization must be 0 (none), 1 (by_root_n) or 2 (by_n), got %lld",
@@ -157,12 +164,24 @@ static AOTITorchError fft_run(const char *op, AtenTensorHandle self, const int64
     int64_t out_sizes[SHIMRT_MAX_DIMS], out_strides[SHIMRT_MAX_DIMS];
     memcpy(out_sizes, self->sizes, (size_t)nd * sizeof *out_sizes);
     if (real_in && onesided) out_sizes[last] = self->sizes[last] / 2 + 1;
+    int64_t numel = shimrt_numel(self), out_numel = 1;
+    for (int64_t i = 0; i < nd; i++) out_numel *= out_sizes[i];
+    /* PyTorch returns an empty result (contiguous, as allocated) before looking at the input,
+     * and fails reshaping an empty input to a non-empty result (r2c onesided over a dim of
+     * size 0: 0/2+1 bins) */
+    if (out_numel == 0) {
+        AtenTensorHandle e =
+            shimrt_tensor_empty(op, nd, out_sizes, NULL, SHIMRT_COMPLEX64, SHIMRT_DEV_CPU, 0);
+        return shimrt_k_give(e, ret0);
+    }
+    if (numel == 0)
+        return shimrt_fail(op, "cannot transform an empty input into a non-empty result (dim "
+                               "%lld has size 0)",
+                           (long long)last);
     fft_out_strides(self, sorted, ndims, out_sizes, out_strides);
     AtenTensorHandle out =
         shimrt_tensor_empty(op, nd, out_sizes, out_strides, SHIMRT_COMPLEX64, SHIMRT_DEV_CPU, 0);
     if (!out) return AOTI_TORCH_FAILURE;
-    int64_t numel = shimrt_numel(self);
-    if (numel == 0) return shimrt_k_give(out, ret0);
 
     /* a dense complex64 copy of the input */
     AtenTensorHandle d = shimrt_k_new(op, nd, self->sizes, dt);
