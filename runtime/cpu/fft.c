@@ -8,10 +8,11 @@
  *
  * Debian ships only kissfft's float variant (libkissfft-float), so float32 -> complex64 and
  * complex64 -> complex64 are computed; float64 / complex128 inputs are refused with a message
- * (docs/engine.md). Each 1-d transform along one dim runs on a dense complex64 copy of the
- * input (kiss_fft_stride reads the line in place, the result is written back); the
- * transform of a real input is the complex one of the real values with the upper half of the
- * last dim dropped when onesided. */
+ * (docs/engine.md). The transforms run on a dense complex64 copy of the input, one listed dim
+ * after the other: each line along the dim is read in place by kiss_fft_stride into a buffer
+ * and written back, lines over the runtime's pool. A real input's transform is the complex
+ * one of its values, the upper half of the last listed dim dropped when onesided. Max error
+ * vs PyTorch (pocketfft/MKL) in the oracle: about 3.5e-7 of the largest bin. */
 #include <math.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -21,6 +22,7 @@
 
 #include "aoti_ops.h"
 #include "cpu_kernels.h"
+#include "shimrt/device.h"
 
 /* The result's strides as PyTorch's _exec_fft gives them: dims not transformed first,
  * ordered by the input's strides (largest first, ties in the order libstdc++'s partition
@@ -68,6 +70,31 @@ static void fft_out_strides(AtenTensorHandle self, const int64_t *sorted, int64_
     }
 }
 
+/* The lines of one fft_along call: line l = (o, i) starts at w + o * n * inner + i. */
+typedef struct {
+    kiss_fft_cfg cfg;
+    kiss_fft_cpx *w;
+    int64_t n, inner;
+    int oom;
+} fft_lines;
+
+/* Lines [b, e) over the runtime's pool: kiss_fft_stride reads the line in place into a
+ * per-chunk buffer (out of place, kissfft only reads cfg), which is written back. */
+static void fft_lines_run(int64_t b, int64_t e, void *vctx) {
+    fft_lines *c = vctx;
+    kiss_fft_cpx *tmp = malloc((size_t)c->n * sizeof *tmp);
+    if (!tmp) {
+        c->oom = 1;
+        return;
+    }
+    for (int64_t l = b; l < e; l++) {
+        kiss_fft_cpx *line = c->w + (l / c->inner) * c->n * c->inner + l % c->inner;
+        kiss_fft_stride(c->cfg, line, tmp, (int)c->inner);
+        for (int64_t k = 0; k < c->n; k++) line[k * c->inner] = tmp[k];
+    }
+    free(tmp);
+}
+
 /* In place: the 1-d transform of every line along dim d of the dense complex buffer w. */
 static int fft_along(const char *op, kiss_fft_cpx *w, int64_t nd, const int64_t *sizes, int64_t d,
                      bool inverse) {
@@ -80,22 +107,16 @@ static int fft_along(const char *op, kiss_fft_cpx *w, int64_t nd, const int64_t 
                     (long long)n, (long long)inner);
         return -1;
     }
-    kiss_fft_cfg cfg = kiss_fft_alloc((int)n, inverse, NULL, NULL);
-    kiss_fft_cpx *tmp = malloc((size_t)n * sizeof *tmp);
-    if (!cfg || !tmp) {
-        kiss_fft_free(cfg);
-        free(tmp);
-        shimrt_fail(op, "out of memory planning an FFT of %lld points", (long long)n);
+    fft_lines c = {kiss_fft_alloc((int)n, inverse, NULL, NULL), w, n, inner, 0};
+    if (c.cfg) {
+        int64_t grain = n >= 16384 ? 1 : 16384 / n;
+        torch_parallel_for(0, outer * inner, grain, fft_lines_run, &c);
+    }
+    kiss_fft_free(c.cfg);
+    if (!c.cfg || c.oom) {
+        shimrt_fail(op, "out of memory for an FFT of %lld points", (long long)n);
         return -1;
     }
-    for (int64_t o = 0; o < outer; o++)
-        for (int64_t i = 0; i < inner; i++) {
-            kiss_fft_cpx *line = w + o * n * inner + i;
-            kiss_fft_stride(cfg, line, tmp, (int)inner);
-            for (int64_t k = 0; k < n; k++) line[k * inner] = tmp[k];
-        }
-    kiss_fft_free(cfg);
-    free(tmp);
     return 0;
 }
 
@@ -144,7 +165,8 @@ static AOTITorchError fft_run(const char *op, AtenTensorHandle self, const int64
         seen[dim[i]] = true;
     }
     if (normalization < 0 || normalization > 2)
-        return shimrt_fail(op, "normalization must be 0 (none), 1 (by_root_n) or 2 (by_n), got %lld",
+        return shimrt_fail(op,
+                           "normalization must be 0 (none), 1 (by_root_n) or 2 (by_n), got %lld",
                            (long long)normalization);
 
     /* PyTorch's dim order: sorted by the input's strides, largest first (r2c keeps the last
@@ -175,8 +197,9 @@ static AOTITorchError fft_run(const char *op, AtenTensorHandle self, const int64
         return shimrt_k_give(e, ret0);
     }
     if (numel == 0)
-        return shimrt_fail(op, "cannot transform an empty input into a non-empty result (dim "
-                               "%lld has size 0)",
+        return shimrt_fail(op,
+                           "cannot transform an empty input into a non-empty result (dim "
+                           "%lld has size 0)",
                            (long long)last);
     fft_out_strides(self, sorted, ndims, out_sizes, out_strides);
     AtenTensorHandle out =
@@ -236,8 +259,7 @@ static AOTITorchError fft_run(const char *op, AtenTensorHandle self, const int64
 AOTITorchError shimrt_cpu__fft_r2c(AtenTensorHandle self, const int64_t *dim, int64_t dim_len_,
                                    int64_t normalization, int32_t onesided,
                                    AtenTensorHandle *ret0) {
-    return fft_run("_fft_r2c", self, dim, dim_len_, normalization, true, onesided != 0, true,
-                   ret0);
+    return fft_run("_fft_r2c", self, dim, dim_len_, normalization, true, onesided != 0, true, ret0);
 }
 
 AOTITorchError shimrt_cpu__fft_c2c(AtenTensorHandle self, const int64_t *dim, int64_t dim_len_,

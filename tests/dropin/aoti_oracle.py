@@ -941,7 +941,8 @@ def fft_dims(nd):
 
 def fft_family():
     shapes = [(1,), (2,), (7,), (8,), (13,), (16,), (17,), (64,), (97,), (128,), (250,), (1024,),
-              (6, 8), (7, 5), (16, 9), (3, 4, 5), (4, 6, 8), (2, 7, 3), (0, 5), (3, 0, 4)]
+              (6, 8), (7, 5), (16, 9), (48, 256), (3, 4, 5), (4, 6, 8), (2, 7, 3), (0, 5),
+              (3, 0, 4)]
     for shape in shapes:
         xr = rand(list(shape), torch.float32)
         xc = torch.complex(rand(list(shape), torch.float32), rand(list(shape), torch.float32))
