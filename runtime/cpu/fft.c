@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include <kissfft/kiss_fft.h>
+#include <kissfft/kiss_fftr.h>
 
 #include "aoti_ops.h"
 #include "cpu_kernels.h"
@@ -120,6 +121,39 @@ static int fft_along(const char *op, kiss_fft_cpx *w, int64_t nd, const int64_t 
     return 0;
 }
 
+/* The real lines of an even-length onesided r2c along one dim: line l = (o, i) of the dense
+ * real input r (n points, stride inner) goes to w (n/2+1 bins, stride inner). */
+typedef struct {
+    kiss_fftr_cfg cfg;
+    const float *r;
+    kiss_fft_cpx *w;
+    int64_t n, inner;
+    int oom;
+} fftr_lines;
+
+static void fftr_lines_run(int64_t b, int64_t e, void *vctx) {
+    fftr_lines *c = vctx;
+    int64_t h = c->n / 2 + 1;
+    float *tr = malloc((size_t)c->n * sizeof *tr);
+    kiss_fft_cpx *tc = malloc((size_t)h * sizeof *tc);
+    if (!tr || !tc) {
+        free(tr);
+        free(tc);
+        c->oom = 1;
+        return;
+    }
+    for (int64_t l = b; l < e; l++) {
+        int64_t o = l / c->inner, i = l % c->inner;
+        const float *src = c->r + o * c->n * c->inner + i;
+        for (int64_t k = 0; k < c->n; k++) tr[k] = src[k * c->inner];
+        kiss_fftr(c->cfg, tr, tc);
+        kiss_fft_cpx *dst = c->w + o * h * c->inner + i;
+        for (int64_t k = 0; k < h; k++) dst[k * c->inner] = tc[k];
+    }
+    free(tr);
+    free(tc);
+}
+
 /* Shared by r2c and c2c: checks, transform of every dim in `dim`, normalization, and the
  * copy into a result of PyTorch's sizes and strides (onesided keeps size/2+1 bins of the
  * last listed dim). */
@@ -206,9 +240,13 @@ static AOTITorchError fft_run(const char *op, AtenTensorHandle self, const int64
         shimrt_tensor_empty(op, nd, out_sizes, out_strides, SHIMRT_COMPLEX64, SHIMRT_DEV_CPU, 0);
     if (!out) return AOTI_TORCH_FAILURE;
 
-    /* a dense complex64 copy of the input */
+    /* a dense copy of the input; the transforms run on w, a dense complex64 buffer of ws
+     * sizes: the input's, or the result's for an even-length onesided r2c, whose last dim goes
+     * through kissfft's real transform (half the work) */
     AtenTensorHandle d = shimrt_k_new(op, nd, self->sizes, dt);
-    kiss_fft_cpx *w = malloc((size_t)numel * sizeof *w);
+    bool half = real_in && onesided && self->sizes[last] % 2 == 0 && self->sizes[last] <= INT32_MAX;
+    const int64_t *ws = half ? out_sizes : self->sizes;
+    kiss_fft_cpx *w = malloc((size_t)(half ? out_numel : numel) * sizeof *w);
     if (!d || !w || shimrt_k_copy(op, d, self)) {
         if (d && !w) shimrt_fail(op, "out of memory");
         shimrt_tensor_free(d);
@@ -216,7 +254,18 @@ static AOTITorchError fft_run(const char *op, AtenTensorHandle self, const int64
         free(w);
         return AOTI_TORCH_FAILURE;
     }
-    if (real_in) {
+    int fail = 0;
+    if (half) {
+        int64_t n = self->sizes[last], inner = 1, outer = 1;
+        for (int64_t i = last + 1; i < nd; i++) inner *= self->sizes[i];
+        for (int64_t i = 0; i < last; i++) outer *= self->sizes[i];
+        fftr_lines c = {kiss_fftr_alloc((int)n, 0, NULL, NULL), shimrt_data(d), w, n, inner, 0};
+        if (c.cfg)
+            torch_parallel_for(0, outer * inner, n >= 16384 ? 1 : 16384 / n, fftr_lines_run, &c);
+        kiss_fftr_free(c.cfg);
+        if (!c.cfg || c.oom)
+            fail = shimrt_fail(op, "out of memory for an FFT of %lld points", (long long)n) != 0;
+    } else if (real_in) {
         const float *src = shimrt_data(d);
         for (int64_t i = 0; i < numel; i++) w[i] = (kiss_fft_cpx){src[i], 0.0f};
     } else {
@@ -225,20 +274,21 @@ static AOTITorchError fft_run(const char *op, AtenTensorHandle self, const int64
     shimrt_tensor_free(d);
 
     double n = 1;
-    for (int64_t i = 0; i < ndims; i++) {
+    for (int64_t i = 0; i < ndims && !fail; i++) {
         n *= (double)self->sizes[dim[i]];
-        if (fft_along(op, w, nd, self->sizes, dim[i], !forward)) {
-            free(w);
-            shimrt_tensor_free(out);
-            return AOTI_TORCH_FAILURE;
-        }
+        if (!(half && dim[i] == last)) fail = fft_along(op, w, nd, ws, dim[i], !forward);
+    }
+    if (fail) {
+        free(w);
+        shimrt_tensor_free(out);
+        return AOTI_TORCH_FAILURE;
     }
     float scale = normalization == 0 ? 1.0f : (float)(normalization == 1 ? 1.0 / sqrt(n) : 1.0 / n);
 
     /* the result: w's elements within out_sizes, scaled, at out's strides */
     kiss_fft_cpx *o = shimrt_data(out);
     int64_t idx[SHIMRT_MAX_DIMS] = {0}, instr[SHIMRT_MAX_DIMS];
-    shimrt_contiguous_strides(nd, self->sizes, instr);
+    shimrt_contiguous_strides(nd, ws, instr);
     int64_t total = shimrt_numel(out);
     for (int64_t k = 0; k < total; k++) {
         int64_t src = 0, dst = 0;
