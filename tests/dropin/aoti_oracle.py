@@ -965,6 +965,17 @@ def fft_family():
                                  "aoti_torch_cpu__fft_c2c", [T(x), dims, norm, int(fwd), Ret()],
                                  lambda x=x, dims=dims, norm=norm, fwd=fwd:
                                  A._fft_c2c(x, dims, norm, fwd), 6 * n_sig * scale)
+    # a 5-d tensor (a size-1 dim), a few dim lists
+    x5 = rand([2, 3, 1, 4, 6], torch.float32)
+    for dims in ([0, 3], [4, 1, 2], [1, 2, 3, 4], [3]):
+        for lay, x in layouts(x5):
+            fft_case(f"r2c 5-d {lay} dim={dims}", "aoti_torch_cpu__fft_r2c",
+                     [T(x), dims, 1, 1, Ret()],
+                     lambda x=x, dims=dims: A._fft_r2c(x, dims, 1, True), 100.0)
+            xc5 = torch.complex(x, x.flip(0))
+            fft_case(f"c2c 5-d {lay} dim={dims}", "aoti_torch_cpu__fft_c2c",
+                     [T(xc5), dims, 2, 0, Ret()],
+                     lambda x=xc5, dims=dims: A._fft_c2c(x, dims, 2, False), 100.0)
     # bad inputs: both refuse
     xr, xc = rand([3, 4], torch.float32), torch.randn(3, 4, dtype=torch.complex64)
     for label, name, x, dims in [("real to c2c", "aoti_torch_cpu__fft_c2c", xr, [1]),
