@@ -28,3 +28,9 @@ BENCH_STEPS += bench-engine
 bench-aoti: $(SHIMRT_RUN)
 	@BUILD=$(BUILD) sh bench/aoti/run.sh
 BENCH_STEPS += bench-aoti
+
+# FFT: libshimrt's _fft_r2c / _fft_c2c (kissfft) beside PyTorch's (bench/fft/).
+.PHONY: bench-fft
+bench-fft: $(LIBSHIMRT_SO)
+	@BUILD=$(BUILD) sh bench/fft/run.sh
+BENCH_STEPS += bench-fft

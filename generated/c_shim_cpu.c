@@ -72,6 +72,24 @@ AOTITorchError aoti_torch_cpu__embedding_bag_forward_only(AtenTensorHandle weigh
     return shimrt_cpu__embedding_bag_forward_only(weight, indices, offsets, scale_grad_by_freq, mode, sparse, SHIMRT_OPT_TENSOR(per_sample_weights), include_last_offset, padding_idx, ret0, ret1, ret2, ret3);
 }
 
+/* aten._fft_c2c.default: _fft_c2c(Tensor self, SymInt[] dim, int normalization, bool forward) -> Tensor
+ * kernel: shimrt_cpu__fft_c2c (CPU) */
+AOTITorchError aoti_torch_cpu__fft_c2c(AtenTensorHandle self, const int64_t* dim, int64_t dim_len_, int64_t normalization, int32_t forward, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_LIST(dim);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu__fft_c2c(self, dim, dim_len_, normalization, forward, ret0);
+}
+
+/* aten._fft_r2c.default: _fft_r2c(Tensor self, int[] dim, int normalization, bool onesided) -> Tensor
+ * kernel: shimrt_cpu__fft_r2c (CPU) */
+AOTITorchError aoti_torch_cpu__fft_r2c(AtenTensorHandle self, const int64_t* dim, int64_t dim_len_, int64_t normalization, int32_t onesided, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_LIST(dim);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu__fft_r2c(self, dim, dim_len_, normalization, onesided, ret0);
+}
+
 /* aten._foreach_mul.List: _foreach_mul.List(Tensor[] self, Tensor[] other) -> Tensor[]
  * kernel: shimrt_foreach_mul_list (CompositeExplicitAutograd) */
 AOTITorchError aoti_torch_cpu__foreach_mul_List(const AtenTensorHandle* self, int64_t self_len_, const AtenTensorHandle* other, int64_t other_len_, AtenTensorHandle** ret0, int64_t* ret0_len_) {

@@ -11,7 +11,8 @@ LIBSHIMRT_A  := $(BUILD)/libshimrt.a
 LIBSHIMRT_SO := $(BUILD)/libshimrt.so
 # -lsleef: SLEEF's 1-ulp exp/log/tanh, PyTorch's own math library (libsleef-dev), called
 # by its explicit names from runtime/cpu/vecmath.c; see docs/engine.md
-RT_LDLIBS    := -lopenblas -ldnnl -lgomp -lsleef $(LDLIBS_COMMON) -lstdc++
+# -lkissfft-float: kissfft (BSD-3-Clause, libkissfft-dev), the FFT of runtime/cpu/fft.c
+RT_LDLIBS    := -lopenblas -ldnnl -lgomp -lsleef -lkissfft-float $(LDLIBS_COMMON) -lstdc++
 CXX          ?= g++
 CXXFLAGS_RT  := -std=c++17 -Wall -Wextra -Werror $(OPT) $(SANFLAGS) -fPIC -fvisibility=hidden -MMD -MP
 

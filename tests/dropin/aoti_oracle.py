@@ -35,12 +35,14 @@ P = C.POINTER
 LIB.torch_exception_get_what.restype = C.c_char_p
 DT = {torch.uint8: 0, torch.int8: 1, torch.int16: 2, torch.int32: 3, torch.int64: 4,
       torch.float16: 5, torch.float32: 6, torch.float64: 7, torch.bool: 11, torch.bfloat16: 15}
+DT.update({torch.complex64: 9, torch.complex128: 10})  # the FFT results (fft_family)
 RDT = {v: k for k, v in DT.items()}
 FLOATS = [torch.float16, torch.bfloat16, torch.float32, torch.float64]
 INTS = [torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64]
 NUMERIC = INTS + FLOATS
 TOL = {torch.float32: (1.3e-6, 1e-5), torch.float64: (1e-7, 1e-7),
        torch.float16: (1e-3, 1e-5), torch.bfloat16: (1.6e-2, 1e-5)}
+TOL[torch.complex64] = (1.3e-6, 1e-5)  # fft_family passes its own, scaled to the signal
 LOOSE = {torch.float32: (1e-4, 1e-4), torch.float64: (1e-7, 1e-7),
          torch.float16: (1e-2, 1e-2), torch.bfloat16: (5e-2, 5e-2)}
 
@@ -1308,9 +1310,128 @@ def lapack_family():
         case(label, name, args, ref)
 
 
+# ---- issue 20: FFT (runtime/cpu/fft.c, kissfft) ----------------------------------------------
+FFT_ERR = {"max_rel": 0.0}
+
+
+def fft_case(label, name, args, ref, x_abs_sum):
+    """case() with a tolerance scaled to the transform (an FFT bin's rounding error grows
+    with the sum of |x| over the signal and log n: atol = 1e-6 * that sum, rtol 1e-5), plus
+    PyTorch's result strides and a record of the largest error relative to max |bin|."""
+    case(label, name, args, ref, loose=(1e-5, 1e-6 * max(x_abs_sum, 1.0)))
+    if ONLY and ONLY not in name:
+        return
+    res, hs = call(name, args)
+    try:
+        try:
+            want = ref()
+        except Exception:
+            want = None
+        if isinstance(res, int) or want is None:
+            return
+        got = from_rt(res[0])
+        if got.stride() != want.stride():
+            failures.append(f"{name} {label}: strides {got.stride()} != PyTorch's {want.stride()}")
+        if got.numel() and got.shape == want.shape:
+            err = (got.to(torch.complex128) - want.to(torch.complex128)).abs().max().item()
+            top = want.abs().max().item()
+            if top > 0:
+                FFT_ERR["max_rel"] = max(FFT_ERR["max_rel"], err / top)
+    finally:
+        for h in hs:
+            if h:
+                delete(h)
+
+
+def fft_dims(nd):
+    """Every non-empty dim list of an nd-d tensor in increasing order, plus reversed ones."""
+    out = []
+    for mask in range(1, 1 << nd):
+        ds = [d for d in range(nd) if mask >> d & 1]
+        out.append(ds)
+        if len(ds) > 1:
+            out.append(ds[::-1])
+    return out
+
+
+def fft_family():
+    shapes = [(1,), (2,), (7,), (8,), (13,), (16,), (17,), (64,), (97,), (128,), (250,), (1024,),
+              (6, 8), (7, 5), (16, 9), (48, 256), (3, 4, 5), (4, 6, 8), (2, 7, 3), (0, 5),
+              (3, 0, 4)]
+    for shape in shapes:
+        xr = rand(list(shape), torch.float32)
+        xc = torch.complex(rand(list(shape), torch.float32), rand(list(shape), torch.float32))
+        for dims in fft_dims(len(shape)):
+            n_sig = 1
+            for d in dims:
+                n_sig *= shape[d]
+            for norm in (0, 1, 2):
+                m = max(n_sig, 1)
+                scale = 1.0 if norm == 0 else (m ** -0.5 if norm == 1 else 1.0 / m)
+                for lay, x in layouts(xr):
+                    for one in (True, False):
+                        fft_case(f"r2c {shape} {lay} dim={dims} norm={norm} onesided={one}",
+                                 "aoti_torch_cpu__fft_r2c", [T(x), dims, norm, int(one), Ret()],
+                                 lambda x=x, dims=dims, norm=norm, one=one:
+                                 A._fft_r2c(x, dims, norm, one), 4 * n_sig * scale)
+                for lay, x in layouts(xc):
+                    for fwd in (True, False):
+                        fft_case(f"c2c {shape} {lay} dim={dims} norm={norm} forward={fwd}",
+                                 "aoti_torch_cpu__fft_c2c", [T(x), dims, norm, int(fwd), Ret()],
+                                 lambda x=x, dims=dims, norm=norm, fwd=fwd:
+                                 A._fft_c2c(x, dims, norm, fwd), 6 * n_sig * scale)
+    # a 5-d tensor (a size-1 dim), a few dim lists
+    x5 = rand([2, 3, 1, 4, 6], torch.float32)
+    for dims in ([0, 3], [4, 1, 2], [1, 2, 3, 4], [3]):
+        for lay, x in layouts(x5):
+            fft_case(f"r2c 5-d {lay} dim={dims}", "aoti_torch_cpu__fft_r2c",
+                     [T(x), dims, 1, 1, Ret()],
+                     lambda x=x, dims=dims: A._fft_r2c(x, dims, 1, True), 100.0)
+            xc5 = torch.complex(x, x.flip(0))
+            fft_case(f"c2c 5-d {lay} dim={dims}", "aoti_torch_cpu__fft_c2c",
+                     [T(xc5), dims, 2, 0, Ret()],
+                     lambda x=xc5, dims=dims: A._fft_c2c(x, dims, 2, False), 100.0)
+    # bad inputs: both refuse
+    xr, xc = rand([3, 4], torch.float32), torch.randn(3, 4, dtype=torch.complex64)
+    for label, name, x, dims in [("real to c2c", "aoti_torch_cpu__fft_c2c", xr, [1]),
+                                 ("complex to r2c", "aoti_torch_cpu__fft_r2c", xc, [1]),
+                                 ("int32 to r2c", "aoti_torch_cpu__fft_r2c", xr.int(), [1]),
+                                 ("half to r2c", "aoti_torch_cpu__fft_r2c", xr.half(), [1]),
+                                 ("empty dim list r2c", "aoti_torch_cpu__fft_r2c", xr, []),
+                                 ("empty dim list c2c", "aoti_torch_cpu__fft_c2c", xc, []),
+                                 ("empty dim list c2c, transposed", "aoti_torch_cpu__fft_c2c",
+                                  xc.t(), []),
+                                 ("empty dim list c2c, complex128", "aoti_torch_cpu__fft_c2c",
+                                  xc.to(torch.complex128), []),
+                                 ("empty signal", "aoti_torch_cpu__fft_r2c", xr[:, :0], [1]),
+                                 ("empty signal c2c", "aoti_torch_cpu__fft_c2c", xc[:, :0], [1])]:
+        op = A._fft_c2c if "c2c" in name else A._fft_r2c
+        case(label, name, [T(x), dims, 0, 1, Ret()],
+             lambda op=op, x=x, dims=dims: op(x, dims, 0, True))
+    # not PyTorch's behaviour (documented in docs/engine.md): float64 / complex128 are refused
+    # (Debian's kissfft is float only), as are dims out of range, repeated dims and an
+    # unknown normalization (PyTorch's kernel reads out of bounds or asserts on them)
+    for name, x, dims, norm in [("aoti_torch_cpu__fft_r2c", xr.double(), [1], 0),
+                                ("aoti_torch_cpu__fft_r2c", xr, [5], 0),
+                                ("aoti_torch_cpu__fft_c2c", xc, [-1], 0),
+                                ("aoti_torch_cpu__fft_c2c", xc.to(torch.complex128), [1], 0),
+                                ("aoti_torch_cpu__fft_r2c", xr, [1, 1], 0),
+                                ("aoti_torch_cpu__fft_c2c", xc, [0], 3)]:
+        if ONLY and ONLY not in name:
+            continue
+        res, hs = call(name, [T(x), dims, norm, 1, Ret()])
+        if not isinstance(res, int):
+            failures.append(f"{name} {x.dtype} dim={dims} norm={norm}: libshimrt should refuse")
+        for h in hs:
+            if h:
+                delete(h)
+    if not ONLY or "fft" in ONLY:
+        print(f"  fft: largest error vs PyTorch, relative to max |bin|: {FFT_ERR['max_rel']:.2e}")
+
+
 FAMILIES = [mm_family, conv_family, line_family, sdpa_family, pool_family, misc_family,
             index_family, bag_family, pow_family, quant_dist_family, scatter_value_family,
-            lapack_family, rnn_family, resize_family]
+            lapack_family, rnn_family, resize_family, fft_family]
 for fam in FAMILIES:
     fam()
 
