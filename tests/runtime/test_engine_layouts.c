@@ -1,0 +1,201 @@
+/* tests/runtime/test_engine_layouts.c: the CPU engine's planner on the layouts the
+ * differential fuzzer (docs/difffuzz.md) found it wrong on: size-1 dims whose stride is not
+ * the contiguous one, permuted (non-monotonic) dense layouts, views with an offset. Checked
+ * structurally (every element of the view written, nothing outside it; the ASan build
+ * also catches a write past the buffer) and against plain loops over logical indices. */
+#include <criterion/criterion.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "contig.h"
+#include "cpu_kernels.h"
+#include "shimrt/shimrt.h"
+
+#define OK(call)                                                                                   \
+    cr_assert_eq((call), AOTI_TORCH_SUCCESS, "%s failed: %s", #call, torch_exception_get_what())
+
+#define MAXD 8
+
+typedef struct {
+    AtenTensorHandle base, view;
+    int64_t total; /* elements of base */
+} tview;
+
+static char *data_of(AtenTensorHandle t) {
+    void *p;
+    OK(aoti_torch_get_data_ptr(t, &p));
+    return p;
+}
+
+/* A view (sizes, strides, offset) of a 1-d buffer holding exactly the view's footprint plus
+ * `slack` elements, every byte of the buffer set to `fillbyte`. */
+static tview make_view(int32_t dt, int64_t nd, const int64_t *sizes, const int64_t *strides,
+                       int64_t offset, int64_t slack, int fillbyte) {
+    tview v = {0};
+    int64_t hi = 0;
+    for (int64_t d = 0; d < nd; d++) hi += (sizes[d] - 1) * strides[d];
+    v.total = offset + hi + 1 + slack;
+    OK(aoti_torch_empty_strided(1, &v.total, shimrt_test_strides(1, &v.total), dt,
+                                aoti_torch_device_type_cpu(), 0, &v.base));
+    memset(data_of(v.base), fillbyte, (size_t)v.total * aoti_torch_dtype_element_size(dt));
+    OK(aoti_torch__reinterpret_tensor(v.base, nd, sizes, strides, offset, &v.view));
+    return v;
+}
+
+static void free_view(tview *v) {
+    OK(aoti_torch_delete_tensor_object(v->view));
+    OK(aoti_torch_delete_tensor_object(v->base));
+}
+
+/* Which elements of the buffer the view covers. */
+static void footprint(int64_t nd, const int64_t *sizes, const int64_t *strides, int64_t offset,
+                      bool *in, int64_t total) {
+    memset(in, 0, (size_t)total);
+    int64_t n = 1;
+    for (int64_t d = 0; d < nd; d++) n *= sizes[d];
+    for (int64_t i = 0; i < n; i++) {
+        int64_t r = i, off = offset;
+        for (int64_t d = nd - 1; d >= 0; d--) {
+            off += (r % sizes[d]) * strides[d];
+            r /= sizes[d];
+        }
+        in[off] = true;
+    }
+}
+
+/* fill_/zero_ write every element of the view and nothing else. */
+static void check_fill(int32_t dt, int64_t nd, const int64_t *sizes, const int64_t *strides,
+                       int64_t offset, bool zero) {
+    tview v = make_view(dt, nd, sizes, strides, offset, 3, 0x7f);
+    if (zero)
+        OK(shimrt_cpu_zero_(v.view));
+    else
+        OK(shimrt_cpu_fill__scalar(v.view, 3.0));
+    size_t es = aoti_torch_dtype_element_size(dt);
+    unsigned char want[8] = {0}, guard[8];
+    memset(guard, 0x7f, sizeof guard);
+    if (!zero) { /* 3.0 in the dtype */
+        if (dt == aoti_torch_dtype_bfloat16()) {
+            uint16_t b = 0x4040;
+            memcpy(want, &b, 2);
+        } else if (dt == aoti_torch_dtype_float32()) {
+            float f = 3.0f;
+            memcpy(want, &f, 4);
+        } else if (dt == aoti_torch_dtype_int32()) {
+            int32_t i = 3;
+            memcpy(want, &i, 4);
+        } else {
+            cr_assert_fail("dtype not covered by the test");
+        }
+    }
+    bool in[1024];
+    cr_assert(v.total <= 1024);
+    footprint(nd, sizes, strides, offset, in, v.total);
+    const unsigned char *d = (const unsigned char *)data_of(v.base);
+    for (int64_t i = 0; i < v.total; i++)
+        cr_assert(memcmp(d + (size_t)i * es, in[i] ? want : guard, es) == 0,
+                  "buffer element %lld %s", (long long)i, in[i] ? "not written" : "overwritten");
+    free_view(&v);
+}
+
+Test(engine_layouts, fill_permuted_and_size1_layouts) {
+    int32_t bf16 = aoti_torch_dtype_bfloat16(), i32 = aoti_torch_dtype_int32(),
+            f32 = aoti_torch_dtype_float32();
+    /* issue 17's reports */
+    check_fill(bf16, 4, (int64_t[]){2, 4, 4, 1}, (int64_t[]){4, 8, 1, 1}, 0, false);
+    check_fill(bf16, 4, (int64_t[]){3, 4, 4, 2}, (int64_t[]){32, 1, 8, 4}, 0, false);
+    check_fill(i32, 4, (int64_t[]){3, 2, 2, 3}, (int64_t[]){12, 1, 6, 2}, 0, true);
+    /* size-1 dims with odd strides, offsets */
+    check_fill(f32, 4, (int64_t[]){4, 4, 4, 1}, (int64_t[]){1, 4, 16, 1}, 3, false);
+    check_fill(f32, 3, (int64_t[]){3, 1, 3}, (int64_t[]){3, 1, 1}, 2, false);
+    check_fill(f32, 4, (int64_t[]){2, 1, 3, 1}, (int64_t[]){1, 100, 2, 7}, 1, true);
+}
+
+static float f32_at(AtenTensorHandle t, int64_t nd, const int64_t *idx) {
+    int64_t *st;
+    OK(aoti_torch_get_strides(t, &st));
+    int64_t off = 0;
+    for (int64_t d = 0; d < nd; d++) off += idx[d] * st[d];
+    float f;
+    memcpy(&f, data_of(t) + off * 4, 4);
+    return f;
+}
+
+static void fill_iota(tview *v) {
+    float *p = (float *)data_of(v->base);
+    for (int64_t i = 0; i < v->total; i++) p[i] = (float)(i * 3 % 17) - 5.0f;
+}
+
+Test(engine_layouts, cat_of_a_view_with_a_size1_dim) {
+    const int64_t sz[4] = {4, 4, 4, 1}, st[4] = {1, 4, 16, 1};
+    for (int64_t dim = 0; dim < 4; dim++) {
+        tview v = make_view(aoti_torch_dtype_float32(), 4, sz, st, 3, 0, 0);
+        fill_iota(&v);
+        AtenTensorHandle r = NULL;
+        OK(shimrt_cpu_cat(&v.view, 1, dim, &r));
+        int64_t *rs;
+        OK(aoti_torch_get_sizes(r, &rs));
+        cr_assert(memcmp(rs, sz, sizeof sz) == 0);
+        for (int64_t i = 0; i < 64; i++) {
+            int64_t idx[4] = {i / 16, i / 4 % 4, i % 4, 0};
+            cr_assert_eq(f32_at(r, 4, idx), f32_at(v.view, 4, idx), "dim %lld elem %lld",
+                         (long long)dim, (long long)i);
+        }
+        OK(aoti_torch_delete_tensor_object(r));
+        free_view(&v);
+    }
+}
+
+Test(engine_layouts, binary_with_a_size1_dim_of_odd_stride) {
+    /* sub(f32[3], f32[3,1,3] strides [3,1,1]) */
+    const int64_t bsz[3] = {3, 1, 3}, bst[3] = {3, 1, 1}, asz[1] = {3}, ast[1] = {1};
+    tview a = make_view(aoti_torch_dtype_float32(), 1, asz, ast, 0, 0, 0);
+    tview b = make_view(aoti_torch_dtype_float32(), 3, bsz, bst, 0, 0, 0);
+    fill_iota(&a);
+    fill_iota(&b);
+    for (int pass = 0; pass < 2; pass++) {
+        AtenTensorHandle r = NULL;
+        if (pass == 0)
+            OK(shimrt_cpu_sub_tensor(b.view, a.view, 1.0, &r));
+        else
+            OK(shimrt_cpu_sub_tensor(a.view, b.view, 1.0, &r));
+        for (int64_t i = 0; i < 3; i++)
+            for (int64_t k = 0; k < 3; k++) {
+                int64_t idx[3] = {i, 0, k};
+                float x = f32_at(b.view, 3, idx), y = f32_at(a.view, 1, &idx[2]);
+                float want = pass == 0 ? x - y : y - x;
+                cr_assert_eq(f32_at(r, 3, idx), want, "pass %d [%lld,0,%lld]", pass,
+                             (long long)i, (long long)k);
+            }
+        OK(aoti_torch_delete_tensor_object(r));
+    }
+    free_view(&a);
+    free_view(&b);
+}
+
+Test(engine_layouts, compare_bf16_broadcast_with_a_size1_dim) {
+    /* eq(bf16[2], bf16[3,1,3,2] strides [6,1,2,1]): reads of the first operand stay in it */
+    int32_t bf16 = aoti_torch_dtype_bfloat16();
+    const int64_t asz[1] = {2}, ast[1] = {1}, bsz[4] = {3, 1, 3, 2}, bst[4] = {6, 1, 2, 1};
+    tview a = make_view(bf16, 1, asz, ast, 0, 0, 0);
+    tview b = make_view(bf16, 4, bsz, bst, 0, 0, 0);
+    uint16_t *pa = (uint16_t *)data_of(a.base), *pb = (uint16_t *)data_of(b.base);
+    pa[0] = 0x3f80, pa[1] = 0x4000; /* 1, 2 */
+    for (int64_t i = 0; i < b.total; i++) pb[i] = i % 3 == 0 ? 0x3f80 : 0x4000;
+    AtenTensorHandle r = NULL;
+    OK(shimrt_cpu_eq_tensor(a.view, b.view, &r));
+    int64_t *rst;
+    OK(aoti_torch_get_strides(r, &rst));
+    const unsigned char *rd = (const unsigned char *)data_of(r);
+    for (int64_t i = 0; i < 3; i++)
+        for (int64_t k = 0; k < 3; k++)
+            for (int64_t l = 0; l < 2; l++) {
+                bool want = pa[l] == pb[i * 6 + k * 2 + l];
+                int64_t off = i * rst[0] + k * rst[2] + l * rst[3];
+                cr_assert_eq(rd[off], want, "[%lld,0,%lld,%lld]", (long long)i, (long long)k,
+                             (long long)l);
+            }
+    OK(aoti_torch_delete_tensor_object(r));
+    free_view(&a);
+    free_view(&b);
+}
