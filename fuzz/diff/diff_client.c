@@ -88,6 +88,9 @@ static const char *json_field(const char *p, const char *limit, const char *key,
 }
 
 static bool type_dispatchable(const sg_type *t) {
+    /* Tensor?[] (index, index_put): no argument of that type is drawn yet, and PyTorch 2.15
+     * dies on the stack the client would build */
+    if (t->kind == SG_TY_LIST && t->elem->kind == SG_TY_OPTIONAL) return false;
     if (t->kind != SG_TY_BASE) return type_dispatchable(t->elem);
     return t->base != SG_BT_SCALAR; /* PyTorch 2.15 has no ScalarHandle */
 }

@@ -84,17 +84,24 @@ AOTITorchError sh_plan_build(sh_plan *p, const char *op, AtenTensorHandle *out, 
     shimrt_k_layout_perm((int)nd, shape, nin, (const int64_t(*)[SHIMRT_MAX_DIMS])(st + 1), perm);
     if (!*out) {
         int64_t ostr[SHIMRT_MAX_DIMS], s = 1;
+        bool natural = true; /* the perm is the default order (nd-1 .. 0 innermost first) */
+        for (int i = 0; i < nd; i++) natural = natural && perm[i] == nd - 1 - i;
         for (int i = 0; i < nd; i++) { /* TensorIterator's compatible strides */
             ostr[perm[i]] = s;
             s *= shape[perm[i]];
         }
+        /* ...which TensorIterator only uses when the perm is not the default order; with
+         * the default order it allocates contiguous strides (sizes below 1 count as 1:
+         * an empty dim does not zero the strides of the dims outside it) */
+        if (natural) shimrt_contiguous_strides(nd, shape, ostr);
         /* TensorIterator's fast set-up: inputs of the output's shape that are all
          * contiguous give a contiguous output; all dense with the same strides, those */
         bool same_shape = nin > 0, contig = true, dense_same = true;
         for (int k = 0; k < nin && same_shape; k++) {
             same_shape =
                 ins[k]->ndim == nd && memcmp(ins[k]->sizes, shape, (size_t)nd * sizeof *shape) == 0;
-            contig = contig && shimrt_is_contiguous(ins[k]);
+            /* PyTorch's is_contiguous: a tensor without elements is contiguous */
+            contig = contig && (shimrt_numel(ins[k]) == 0 || shimrt_is_contiguous(ins[k]));
             dense_same = dense_same && shimrt_k_dense(ins[k]) &&
                          memcmp(ins[k]->strides, ins[0]->strides, (size_t)nd * sizeof *shape) == 0;
         }

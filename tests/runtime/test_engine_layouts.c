@@ -199,3 +199,45 @@ Test(engine_layouts, compare_bf16_broadcast_with_a_size1_dim) {
     free_view(&a);
     free_view(&b);
 }
+
+static void want_strides(AtenTensorHandle r, int64_t nd, const int64_t *want) {
+    int64_t *st;
+    OK(aoti_torch_get_strides(r, &st));
+    for (int64_t d = 0; d < nd; d++)
+        cr_assert_eq(st[d], want[d], "stride %lld: %lld, PyTorch %lld", (long long)d,
+                     (long long)st[d], (long long)want[d]);
+    OK(aoti_torch_delete_tensor_object(r));
+}
+
+/* The layout of a new output without elements, as PyTorch 2.15 gives it (measured with
+ * torch: the inputs are as_strided views of the same sizes and strides). */
+Test(engine_layouts, output_strides_of_empty_results) {
+    int32_t f32 = aoti_torch_dtype_float32(), u8 = aoti_torch_dtype_uint8(),
+            i8 = aoti_torch_dtype_int8();
+    AtenTensorHandle r;
+    /* eq(u8[1,0] strides (1,1), f32[3,1] strides (1,1)).stride() == (1, 1): the default
+     * dim order gives contiguous strides, not (0, 1) */
+    tview a = make_view(u8, 2, (int64_t[]){1, 0}, (int64_t[]){1, 1}, 0, 1, 0);
+    tview b = make_view(f32, 2, (int64_t[]){3, 1}, (int64_t[]){1, 1}, 0, 0, 0);
+    OK(shimrt_cpu_eq_tensor(a.view, b.view, &r));
+    want_strides(r, 2, (int64_t[]){1, 1});
+    free_view(&a);
+    free_view(&b);
+    /* mul(i8[1,0,3,3] strides (18,18,6,2), f32[1,0,3,3] strides (9,9,3,1)).stride() ==
+     * (9,9,3,1): tensors without elements are contiguous (the fast set-up) */
+    a = make_view(i8, 4, (int64_t[]){1, 0, 3, 3}, (int64_t[]){18, 18, 6, 2}, 0, 40, 0);
+    b = make_view(f32, 4, (int64_t[]){1, 0, 3, 3}, (int64_t[]){9, 9, 3, 1}, 4, 40, 0);
+    OK(shimrt_cpu_mul_tensor(a.view, b.view, &r));
+    want_strides(r, 4, (int64_t[]){9, 9, 3, 1});
+    /* neg of f32[2,0,3] strides (1,6,2): (3,3,1); add of it and f32[3]: (1,6,2) */
+    free_view(&a);
+    a = make_view(f32, 3, (int64_t[]){2, 0, 3}, (int64_t[]){1, 6, 2}, 0, 40, 0);
+    OK(shimrt_cpu_neg(a.view, &r));
+    want_strides(r, 3, (int64_t[]){3, 3, 1});
+    tview c = make_view(f32, 1, (int64_t[]){3}, (int64_t[]){1}, 0, 0, 0);
+    OK(shimrt_cpu_add_tensor(a.view, c.view, 1.0, &r));
+    want_strides(r, 3, (int64_t[]){1, 6, 2});
+    free_view(&a);
+    free_view(&b);
+    free_view(&c);
+}
