@@ -50,8 +50,23 @@ static AOTITorchError partial_overlap_error(const char *op) {
                            "the tensor before performing the operation.");
 }
 
+static AOTITorchError plan_build(sh_plan *p, const char *op, AtenTensorHandle *out, int32_t odt,
+                                 int nin, const struct AtenTensorOpaque *const *ins,
+                                 bool scalar_operand);
+
 AOTITorchError sh_plan_build(sh_plan *p, const char *op, AtenTensorHandle *out, int32_t odt,
                              int nin, const struct AtenTensorOpaque *const *ins) {
+    return plan_build(p, op, out, odt, nin, ins, false);
+}
+
+AOTITorchError sh_plan_build_scalar(sh_plan *p, const char *op, AtenTensorHandle *out,
+                                    int32_t odt, int nin, const struct AtenTensorOpaque *const *ins) {
+    return plan_build(p, op, out, odt, nin, ins, true);
+}
+
+static AOTITorchError plan_build(sh_plan *p, const char *op, AtenTensorHandle *out, int32_t odt,
+                                 int nin, const struct AtenTensorOpaque *const *ins,
+                                 bool scalar_operand) {
     int64_t shape[SHIMRT_MAX_DIMS] = {0}, nd = 0;
     if (*out) {
         nd = (*out)->ndim;
@@ -96,7 +111,7 @@ AOTITorchError sh_plan_build(sh_plan *p, const char *op, AtenTensorHandle *out, 
         if (natural) shimrt_contiguous_strides(nd, shape, ostr);
         /* TensorIterator's fast set-up: inputs of the output's shape that are all
          * contiguous give a contiguous output; all dense with the same strides, those */
-        bool same_shape = nin > 0, contig = true, dense_same = true;
+        bool same_shape = nin > 0 && !scalar_operand, contig = true, dense_same = true;
         for (int k = 0; k < nin && same_shape; k++) {
             same_shape =
                 ins[k]->ndim == nd && memcmp(ins[k]->sizes, shape, (size_t)nd * sizeof *shape) == 0;

@@ -241,3 +241,27 @@ Test(engine_layouts, output_strides_of_empty_results) {
     free_view(&b);
     free_view(&c);
 }
+
+/* Ops with a Scalar operand: PyTorch wraps it in a 0-d tensor, so the output always takes
+ * the input's dim order (strides measured with torch.add(x.as_strided(...), 2.0)). */
+Test(engine_layouts, output_strides_with_a_scalar_operand) {
+    int32_t f32 = aoti_torch_dtype_float32();
+    static const struct {
+        int64_t nd, sizes[4], strides[4], want[4], want_tensor[4];
+    } cases[] = {
+        {4, {0, 3, 3, 3}, {27, 9, 1, 3}, {27, 9, 1, 3}, {27, 9, 3, 1}},
+        {2, {0, 1}, {1, 1}, {1, 0}, {1, 1}},
+        {3, {2, 1, 3}, {3, 7, 1}, {3, 6, 1}, {3, 3, 1}},
+        {3, {3, 1, 2}, {1, 1, 3}, {1, 1, 3}, {1, 1, 3}},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        tview a = make_view(f32, cases[i].nd, cases[i].sizes, cases[i].strides, 0, 40, 0);
+        AtenTensorHandle r;
+        OK(shimrt_cpu_add_scalar(a.view, 2.0, 1.0, &r));
+        want_strides(r, cases[i].nd, cases[i].want);
+        /* the same input through add.Tensor with itself: the fast set-up's strides */
+        OK(shimrt_cpu_add_tensor(a.view, a.view, 1.0, &r));
+        want_strides(r, cases[i].nd, cases[i].want_tensor);
+        free_view(&a);
+    }
+}
