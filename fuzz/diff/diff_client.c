@@ -714,10 +714,11 @@ static const sg_arg *find_arg(const entry *e, const char *pname, int *ai, int *i
  * both sides: `list` names it "unhandled", and a run without a filter skips it. */
 static bool ptype_handled(const char *pt) {
     static const char *const ok[] = {
-        "double",         "double*",          "int64_t",          "int64_t*",
-        "int32_t",        "int32_t*",         "AtenTensorHandle", "AtenTensorHandle*",
-        "const AtenTensorHandle*", "const char*", "const char**",
-        "const int64_t*", "const int64_t**"};
+        "double",           "double*",           "int64_t",
+        "int64_t*",         "int32_t",           "int32_t*",
+        "AtenTensorHandle", "AtenTensorHandle*", "const AtenTensorHandle*",
+        "const char*",      "const char**",      "const int64_t*",
+        "const int64_t**"};
     for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++)
         if (!strcmp(pt, ok[i])) return true;
     return false;
@@ -1417,8 +1418,8 @@ int main(int argc, char **argv) {
         for (int i = 0; i < g_ne; i++)
             printf("%c %s %s %s\n", g_e[i].path, g_e[i].op, g_e[i].fn[0] ? g_e[i].fn : "-",
                    g_e[i].path != 'd'    ? (!dlsym(RTLD_DEFAULT, g_e[i].fn) ? "missing"
-                                            : shim_handled(&g_e[i])        ? "present"
-                                                                           : "unhandled")
+                                            : shim_handled(&g_e[i])         ? "present"
+                                                                            : "unhandled")
                    : g_e[i].dispatchable ? "dispatchable"
                                          : "nodispatch");
         return 0;

@@ -59,8 +59,8 @@ AOTITorchError sh_plan_build(sh_plan *p, const char *op, AtenTensorHandle *out, 
     return plan_build(p, op, out, odt, nin, ins, false);
 }
 
-AOTITorchError sh_plan_build_scalar(sh_plan *p, const char *op, AtenTensorHandle *out,
-                                    int32_t odt, int nin, const struct AtenTensorOpaque *const *ins) {
+AOTITorchError sh_plan_build_scalar(sh_plan *p, const char *op, AtenTensorHandle *out, int32_t odt,
+                                    int nin, const struct AtenTensorOpaque *const *ins) {
     return plan_build(p, op, out, odt, nin, ins, true);
 }
 

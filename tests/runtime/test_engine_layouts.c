@@ -164,8 +164,8 @@ Test(engine_layouts, binary_with_a_size1_dim_of_odd_stride) {
                 int64_t idx[3] = {i, 0, k};
                 float x = f32_at(b.view, 3, idx), y = f32_at(a.view, 1, &idx[2]);
                 float want = pass == 0 ? x - y : y - x;
-                cr_assert_eq(f32_at(r, 3, idx), want, "pass %d [%lld,0,%lld]", pass,
-                             (long long)i, (long long)k);
+                cr_assert_eq(f32_at(r, 3, idx), want, "pass %d [%lld,0,%lld]", pass, (long long)i,
+                             (long long)k);
             }
         OK(aoti_torch_delete_tensor_object(r));
     }
