@@ -443,10 +443,13 @@ static void exec_chunk2(char **ptr, const int64_t *st, int64_t n, void *vjob) {
         int32_t dt = p->dtype[1 + i];
         int64_t s = st[1 + i];
         bool scalar_ok = c->nin == 2 && c->cond < 0 && nscalar == 0 && !c->scalar_b;
-        if (dt == want && s == es) {
+        /* a float32 operand of a float16/bfloat16 op (a 0-d one) is rounded to the common
+         * dtype first, as PyTorch does, even though the kernel computes in float32 */
+        bool via = want == c->cdt && c->rdt != c->cdt && dt != c->rdt;
+        if (!via && dt == want && s == es) {
             in[i] = ptr[1 + i];
         } else if (s == 0 && scalar_ok) {
-            if (dt == want) {
+            if (!via && dt == want) {
                 in[i] = ptr[1 + i];
             } else if (want == c->cdt && c->rdt != c->cdt && dt != c->rdt) {
                 char tmp[2];
@@ -498,8 +501,8 @@ void sh_exec(const sh_plan *p, int32_t common, bool kout_bool, bool cond_first, 
     for (int i = 0; direct && i < c->nin; i++) {
         int32_t want = i == c->cond ? SHIMRT_BOOL : c->cdt;
         int64_t es = (int64_t)shimrt_dtype_size(want), s = p->stride[1 + i][0];
-        if (p->dtype[1 + i] != want)
-            direct = false;
+        if (p->dtype[1 + i] != want || (want == c->cdt && c->rdt != c->cdt))
+            direct = false; /* a cast, or a rounding through float16/bfloat16 */
         else if (s == 0 && c->nin == 2 && c->cond < 0 && !c->scalar_b && nscalar++ == 0)
             continue;
         else if (s != es)

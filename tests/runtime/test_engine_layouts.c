@@ -265,3 +265,43 @@ Test(engine_layouts, output_strides_with_a_scalar_operand) {
         free_view(&a);
     }
 }
+
+/* A float32 0-d operand of a bfloat16 op is rounded to bfloat16 before the op computes in
+ * float32 (PyTorch 2.15: add(bf16 [-3.39e38, inf], tensor(-3.4e38)) is [-inf, nan] and
+ * ne(bf16 [-inf, 1], tensor(-3.4e38)) is [false, true]: -3.4e38 rounds to -inf in
+ * bfloat16). */
+Test(engine_layouts, zero_dim_float_operand_rounds_through_bf16) {
+    int32_t bf16 = aoti_torch_dtype_bfloat16(), f32 = aoti_torch_dtype_float32();
+    tview a = make_view(bf16, 1, (int64_t[]){2}, (int64_t[]){1}, 0, 0, 0);
+    tview b = make_view(f32, 0, NULL, NULL, 0, 0, 0);
+    uint16_t *pa = (uint16_t *)data_of(a.base);
+    pa[0] = 0xff7f, pa[1] = 0x7f80; /* -3.39e38, inf */
+    float v = -3.4e38f;
+    memcpy(data_of(b.base), &v, 4);
+    AtenTensorHandle r;
+    OK(shimrt_cpu_add_tensor(a.view, b.view, 1.0, &r));
+    const uint16_t *pr = (const uint16_t *)data_of(r);
+    cr_assert_eq(pr[0], 0xff80, "add[0] %04x", pr[0]);
+    cr_assert_eq(pr[1] & 0x7fc0, 0x7fc0, "add[1] %04x is not NaN", pr[1]);
+    OK(aoti_torch_delete_tensor_object(r));
+    pa[0] = 0xff80, pa[1] = 0x3f80; /* -inf, 1 */
+    OK(shimrt_cpu_ne_tensor(a.view, b.view, &r));
+    const uint8_t *pb = (const uint8_t *)data_of(r);
+    cr_assert(pb[0] == 0 && pb[1] == 1, "ne %d %d", pb[0], pb[1]);
+    OK(aoti_torch_delete_tensor_object(r));
+    free_view(&a);
+    free_view(&b);
+}
+
+/* nonzero_static of a 0-d tensor with size INT64_MAX: PyTorch 2.15 returns an empty
+ * [INT64_MAX, 0] tensor at once (the fuzzer's seed 4 call 9385); it must not loop. */
+Test(engine_layouts, nonzero_static_of_a_zero_dim_tensor, .timeout = 10) {
+    tview a = make_view(aoti_torch_dtype_float32(), 0, NULL, NULL, 0, 0, 0);
+    AtenTensorHandle r;
+    OK(shimrt_cpu_nonzero_static(a.view, INT64_MAX, -1, &r));
+    int64_t *sz;
+    OK(aoti_torch_get_sizes(r, &sz));
+    cr_assert(sz[0] == INT64_MAX && sz[1] == 0);
+    OK(aoti_torch_delete_tensor_object(r));
+    free_view(&a);
+}
