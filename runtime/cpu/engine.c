@@ -50,8 +50,23 @@ static AOTITorchError partial_overlap_error(const char *op) {
                            "the tensor before performing the operation.");
 }
 
+static AOTITorchError plan_build(sh_plan *p, const char *op, AtenTensorHandle *out, int32_t odt,
+                                 int nin, const struct AtenTensorOpaque *const *ins,
+                                 bool scalar_operand);
+
 AOTITorchError sh_plan_build(sh_plan *p, const char *op, AtenTensorHandle *out, int32_t odt,
                              int nin, const struct AtenTensorOpaque *const *ins) {
+    return plan_build(p, op, out, odt, nin, ins, false);
+}
+
+AOTITorchError sh_plan_build_scalar(sh_plan *p, const char *op, AtenTensorHandle *out, int32_t odt,
+                                    int nin, const struct AtenTensorOpaque *const *ins) {
+    return plan_build(p, op, out, odt, nin, ins, true);
+}
+
+static AOTITorchError plan_build(sh_plan *p, const char *op, AtenTensorHandle *out, int32_t odt,
+                                 int nin, const struct AtenTensorOpaque *const *ins,
+                                 bool scalar_operand) {
     int64_t shape[SHIMRT_MAX_DIMS] = {0}, nd = 0;
     if (*out) {
         nd = (*out)->ndim;
@@ -84,17 +99,24 @@ AOTITorchError sh_plan_build(sh_plan *p, const char *op, AtenTensorHandle *out, 
     shimrt_k_layout_perm((int)nd, shape, nin, (const int64_t(*)[SHIMRT_MAX_DIMS])(st + 1), perm);
     if (!*out) {
         int64_t ostr[SHIMRT_MAX_DIMS], s = 1;
+        bool natural = true; /* the perm is the default order (nd-1 .. 0 innermost first) */
+        for (int i = 0; i < nd; i++) natural = natural && perm[i] == nd - 1 - i;
         for (int i = 0; i < nd; i++) { /* TensorIterator's compatible strides */
             ostr[perm[i]] = s;
             s *= shape[perm[i]];
         }
+        /* ...which TensorIterator only uses when the perm is not the default order; with
+         * the default order it allocates contiguous strides (sizes below 1 count as 1:
+         * an empty dim does not zero the strides of the dims outside it) */
+        if (natural) shimrt_contiguous_strides(nd, shape, ostr);
         /* TensorIterator's fast set-up: inputs of the output's shape that are all
          * contiguous give a contiguous output; all dense with the same strides, those */
-        bool same_shape = nin > 0, contig = true, dense_same = true;
+        bool same_shape = nin > 0 && !scalar_operand, contig = true, dense_same = true;
         for (int k = 0; k < nin && same_shape; k++) {
             same_shape =
                 ins[k]->ndim == nd && memcmp(ins[k]->sizes, shape, (size_t)nd * sizeof *shape) == 0;
-            contig = contig && shimrt_is_contiguous(ins[k]);
+            /* PyTorch's is_contiguous: a tensor without elements is contiguous */
+            contig = contig && (shimrt_numel(ins[k]) == 0 || shimrt_is_contiguous(ins[k]));
             dense_same = dense_same && shimrt_k_dense(ins[k]) &&
                          memcmp(ins[k]->strides, ins[0]->strides, (size_t)nd * sizeof *shape) == 0;
         }
@@ -421,10 +443,13 @@ static void exec_chunk2(char **ptr, const int64_t *st, int64_t n, void *vjob) {
         int32_t dt = p->dtype[1 + i];
         int64_t s = st[1 + i];
         bool scalar_ok = c->nin == 2 && c->cond < 0 && nscalar == 0 && !c->scalar_b;
-        if (dt == want && s == es) {
+        /* a float32 operand of a float16/bfloat16 op (a 0-d one) is rounded to the common
+         * dtype first, as PyTorch does, even though the kernel computes in float32 */
+        bool via = want == c->cdt && c->rdt != c->cdt && dt != c->rdt;
+        if (!via && dt == want && s == es) {
             in[i] = ptr[1 + i];
         } else if (s == 0 && scalar_ok) {
-            if (dt == want) {
+            if (!via && dt == want) {
                 in[i] = ptr[1 + i];
             } else if (want == c->cdt && c->rdt != c->cdt && dt != c->rdt) {
                 char tmp[2];
@@ -476,8 +501,8 @@ void sh_exec(const sh_plan *p, int32_t common, bool kout_bool, bool cond_first, 
     for (int i = 0; direct && i < c->nin; i++) {
         int32_t want = i == c->cond ? SHIMRT_BOOL : c->cdt;
         int64_t es = (int64_t)shimrt_dtype_size(want), s = p->stride[1 + i][0];
-        if (p->dtype[1 + i] != want)
-            direct = false;
+        if (p->dtype[1 + i] != want || (want == c->cdt && c->rdt != c->cdt))
+            direct = false; /* a cast, or a rounding through float16/bfloat16 */
         else if (s == 0 && c->nin == 2 && c->cond < 0 && !c->scalar_b && nscalar++ == 0)
             continue;
         else if (s != es)

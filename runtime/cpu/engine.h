@@ -52,6 +52,11 @@ typedef struct sh_plan {
  * must broadcast to its shape. */
 AOTITorchError sh_plan_build(sh_plan *p, const char *op, AtenTensorHandle *out, int32_t odt,
                              int nin, const struct AtenTensorOpaque *const *ins);
+/* sh_plan_build for an op with a Scalar operand (add.Scalar, ...): PyTorch wraps the Scalar
+ * in a 0-d tensor, so TensorIterator's fast set-up (inputs of the output's shape) never
+ * applies and a new output always takes the inputs' dim order. */
+AOTITorchError sh_plan_build_scalar(sh_plan *p, const char *op, AtenTensorHandle *out, int32_t odt,
+                                    int nin, const struct AtenTensorOpaque *const *ins);
 
 /* Index of a computable dtype among the compute types (float16/bfloat16: float), -1 if
  * none. */

@@ -80,7 +80,8 @@ static AOTITorchError nonzero_impl(const char *op, AtenTensorHandle self, int64_
     AtenTensorHandle r = shimrt_k_new(op, 2, shape, SHIMRT_INT64);
     if (r) {
         int64_t *d = shimrt_data(r);
-        for (int64_t i = 0; i < rows; i++)
+        /* nd == 0: no elements, however many rows (nonzero_static(size=INT64_MAX)) */
+        for (int64_t i = 0; nd > 0 && i < rows; i++)
             for (int64_t j = 0; j < nd; j++) d[i * nd + j] = i < count ? hits[i * nd + j] : fill;
     }
     free(hits);

@@ -100,7 +100,8 @@ static AOTITorchError pw_run(pw_call *c, AtenTensorHandle *ret0) {
                            shimrt_dtype_torch_name(odt), shimrt_dtype_torch_name(c->out->dtype));
     sh_plan p;
     AtenTensorHandle out = c->out;
-    if (sh_plan_build(&p, c->op, &out, c->out ? c->out->dtype : odt, c->nin, c->in))
+    if ((c->has_scalar ? sh_plan_build_scalar : sh_plan_build)(
+            &p, c->op, &out, c->out ? c->out->dtype : odt, c->nin, c->in))
         return AOTI_TORCH_FAILURE;
     if (c->has_scalar) {
         _Alignas(8) char sv[8];

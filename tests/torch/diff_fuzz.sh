@@ -57,7 +57,7 @@ keep() { awk '$4 == "present" || $4 == "dispatchable" { print $1 " " $2 }' "$1" 
 keep "$T/list.ours" >"$T/k.ours"; keep "$T/list.torch" >"$T/k.torch"
 comm -12 "$T/k.ours" "$T/k.torch" >"$T/only"
 echo "diff_fuzz: $(grep -c '^c ' "$T/only") aoti_torch_cpu_* shims, $(grep -c '^a ' "$T/only") aoti_torch_aten_* shims, $(grep -c '^d ' "$T/only") ops through torch_call_dispatcher in both" \
-  "(of $(grep -c '^[ca] ' "$T/list.ours") shims and $(grep -c '^d ' "$T/list.ours") ops of ours; the rest: $(comm -23 "$T/k.ours" "$T/k.torch" | wc -l) not in PyTorch 2.15, $(grep -c ' nodispatch$' "$T/list.ours") with a Scalar argument)"
+  "(of $(grep -c '^[ca] ' "$T/list.ours") shims and $(grep -c '^d ' "$T/list.ours") ops of ours; the rest: $(comm -23 "$T/k.ours" "$T/k.torch" | wc -l) not in PyTorch 2.15, $(grep -c ' nodispatch$' "$T/list.ours") with a Scalar or Tensor?[] argument, $(grep -c ' unhandled$' "$T/list.ours") with a parameter type the client cannot pass)"
 
 st=0
 for s in $DIFF_SEEDS; do
