@@ -64,7 +64,9 @@ void shimrt_contiguous_strides(int64_t ndim, const int64_t *sizes, int64_t *stri
     int64_t s = 1;
     for (int64_t i = ndim - 1; i >= 0; i--) {
         strides[i] = s;
-        s *= sizes[i] > 1 ? sizes[i] : 1;
+        /* sizes whose product overflows saturate (the geometry check that follows every
+         * use refuses them); never signed overflow */
+        if (__builtin_mul_overflow(s, sizes[i] > 1 ? sizes[i] : 1, &s)) s = INT64_MAX;
     }
 }
 
