@@ -290,13 +290,14 @@ static AOTITorchError searchsorted_impl(const char *op, AtenTensorHandle seq,
         }
     int64_t n = values ? shimrt_numel(vv) : 1, vlast = vnd ? values->sizes[vnd - 1] : 1;
     size_t ves = values ? shimrt_dtype_size(values->dtype) : 0;
+    const char *sdata = shimrt_data(sq); /* NULL for an empty sequence (len 0) */
     for (int64_t i = 0; i < n; i++) {
         long double v =
             values ? shimrt_idx_load((const char *)shimrt_data(vv) + (size_t)i * ves, values->dtype)
                    : (long double)scalar;
         int64_t row = seq->ndim > 1 ? i / vlast : 0;
         int64_t b = bound(
-            (const char *)shimrt_data(sq) + (size_t)(row * len) * shimrt_dtype_size(seq->dtype),
+            sdata ? sdata + (size_t)(row * len) * shimrt_dtype_size(seq->dtype) : NULL,
             seq->dtype, 1, sorted_ix ? sorted_ix + row * len : NULL, 1, len, v, right != 0);
         if (out_int32)
             ((int32_t *)shimrt_data(r))[i] = (int32_t)b;
