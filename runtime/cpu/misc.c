@@ -296,9 +296,9 @@ static AOTITorchError searchsorted_impl(const char *op, AtenTensorHandle seq,
             values ? shimrt_idx_load((const char *)shimrt_data(vv) + (size_t)i * ves, values->dtype)
                    : (long double)scalar;
         int64_t row = seq->ndim > 1 ? i / vlast : 0;
-        int64_t b = bound(
-            sdata ? sdata + (size_t)(row * len) * shimrt_dtype_size(seq->dtype) : NULL,
-            seq->dtype, 1, sorted_ix ? sorted_ix + row * len : NULL, 1, len, v, right != 0);
+        int64_t b =
+            bound(sdata ? sdata + (size_t)(row * len) * shimrt_dtype_size(seq->dtype) : NULL,
+                  seq->dtype, 1, sorted_ix ? sorted_ix + row * len : NULL, 1, len, v, right != 0);
         if (out_int32)
             ((int32_t *)shimrt_data(r))[i] = (int32_t)b;
         else
