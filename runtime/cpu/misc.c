@@ -148,7 +148,9 @@ AOTITorchError shimrt_slice_tensor(AtenTensorHandle self, int64_t dim, int64_t *
     memcpy(sizes, self->sizes, sizeof *sizes * (size_t)self->ndim);
     memcpy(strides, self->strides, sizeof *strides * (size_t)self->ndim);
     sizes[d] = (e - s + step - 1) / step;
-    strides[d] = self->strides[d] * step;
+    /* as PyTorch's int64 arithmetic in practice: a step past the stride range wraps (the dim
+     * then has at most one element, so the stride is never used to address) */
+    strides[d] = (int64_t)((uint64_t)self->strides[d] * (uint64_t)step);
     int64_t off = self->storage_offset + (sizes[d] > 0 || s < n ? s * self->strides[d] : 0);
     return shimrt_k_give(shimrt_k_alias(op, self, self->ndim, sizes, strides, off), ret0);
 }

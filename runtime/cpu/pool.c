@@ -334,8 +334,11 @@ AOTITorchError shimrt_cpu__adaptive_avg_pool2d(AtenTensorHandle self, const int6
                            "adaptive_avg_pool2d(): Expected 3D or 4D tensor, but got a "
                            "%lld-d tensor with a zero non-batch dimension",
                            (long long)self->ndim);
-    int64_t n = output_size[0] * output_size[1]; /* an empty result is made for any dtype */
-    for (int64_t i = 0; i < self->ndim - 2; i++) n *= self->sizes[i];
+    int64_t n; /* an empty result is made for any dtype */
+    bool big = __builtin_mul_overflow(output_size[0], output_size[1], &n);
+    for (int64_t i = 0; i < self->ndim - 2; i++)
+        big |= __builtin_mul_overflow(n, self->sizes[i], &n);
+    if (big) return shimrt_fail(op, "adaptive_avg_pool2d: the output's size does not fit in int64");
     if (n > 0 && !shimrt_k_is_floating(self->dtype))
         return shimrt_fail(op, "\"adaptive_avg_pool2d\" not implemented for '%s'",
                            shimrt_dtype_torch_name(self->dtype));
