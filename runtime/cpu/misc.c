@@ -147,7 +147,7 @@ AOTITorchError shimrt_slice_tensor(AtenTensorHandle self, int64_t dim, int64_t *
     int64_t sizes[SHIMRT_MAX_DIMS], strides[SHIMRT_MAX_DIMS];
     memcpy(sizes, self->sizes, sizeof *sizes * (size_t)self->ndim);
     memcpy(strides, self->strides, sizeof *strides * (size_t)self->ndim);
-    sizes[d] = (e - s + step - 1) / step;
+    sizes[d] = e > s ? (e - s - 1) / step + 1 : 0; /* ceil((e - s) / step), no overflow */
     /* as PyTorch's int64 arithmetic in practice: a step past the stride range wraps (the dim
      * then has at most one element, so the stride is never used to address) */
     strides[d] = (int64_t)((uint64_t)self->strides[d] * (uint64_t)step);
