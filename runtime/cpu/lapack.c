@@ -88,6 +88,51 @@ static AOTITorchError batch_shape(const char *op, AtenTensorHandle a, AtenTensor
     return shimrt_k_broadcast(op, a->ndim - 2, a->sizes, b->ndim - 2, b->sizes, out, nd);
 }
 
+/* ---- the common part of cholesky_solve and triangular_solve ---------------------------- */
+/* Checks b [..., n, k] against A [..., n, n] (dtypes, squareness, sizes: PyTorch's messages,
+ * `name` in the size one, `kernel` in the dtype one) and makes the batch-broadcast
+ * column-major copies *x of b and *a of A; *an = n, *bk = k, *nb the batch count. */
+static AOTITorchError solve_prep(const char *op, const char *name, const char *kernel,
+                                 AtenTensorHandle self, AtenTensorHandle A, AtenTensorHandle *x,
+                                 AtenTensorHandle *a, int64_t *an_, int64_t *bk_, int64_t *nb) {
+    if (self->dtype != A->dtype)
+        return shimrt_fail(op,
+                           "Expected b and A to have the same dtype, but found b of type %s and A "
+                           "of type %s instead.",
+                           shimrt_dtype_torch_name(self->dtype), shimrt_dtype_torch_name(A->dtype));
+    int64_t an = A->sizes[A->ndim - 1], am = A->sizes[A->ndim - 2];
+    int64_t bn = self->sizes[self->ndim - 2], bk = self->sizes[self->ndim - 1];
+    if (am != an)
+        return shimrt_fail(
+            op, "A must be batches of square matrices, but they are %lld by %lld matrices",
+            (long long)am, (long long)an);
+    if (bn != an)
+        return shimrt_fail(op,
+                           "Incompatible matrix sizes for %s: each A matrix is %lld by %lld but "
+                           "each b matrix is %lld by %lld",
+                           name, (long long)am, (long long)an, (long long)bn, (long long)bk);
+    int64_t bs[SHIMRT_MAX_DIMS], nd;
+    if (batch_shape(op, self, A, bs, &nd) || check_real(op, kernel, self->dtype))
+        return AOTI_TORCH_FAILURE;
+    if (nd + 2 > SHIMRT_MAX_DIMS) return shimrt_fail(op, "too many dimensions");
+    int64_t xs[SHIMRT_MAX_DIMS], as[SHIMRT_MAX_DIMS];
+    memcpy(xs, bs, sizeof(int64_t) * (size_t)nd);
+    memcpy(as, bs, sizeof(int64_t) * (size_t)nd);
+    xs[nd] = as[nd] = as[nd + 1] = an;
+    xs[nd + 1] = bk;
+    nd += 2;
+    if (check_int(op, nd, xs)) return AOTI_TORCH_FAILURE;
+    *x = fortran_copy(op, self, nd, xs, self->dtype);
+    *a = *x ? fortran_copy(op, A, nd, as, self->dtype) : NULL;
+    if (!*a) {
+        shimrt_tensor_free(*x);
+        *x = NULL;
+        return AOTI_TORCH_FAILURE;
+    }
+    *an_ = an, *bk_ = bk, *nb = batch_count(nd, xs);
+    return AOTI_TORCH_SUCCESS;
+}
+
 /* ---- cholesky_solve ----------------------------------------------------------------------- */
 AOTITorchError shimrt_cpu_cholesky_solve(AtenTensorHandle self, AtenTensorHandle input2,
                                          int32_t upper, AtenTensorHandle *ret0) {
@@ -103,41 +148,10 @@ AOTITorchError shimrt_cpu_cholesky_solve(AtenTensorHandle self, AtenTensorHandle
         return shimrt_fail(op,
                            "u should have at least 2 dimensions, but has %lld dimensions instead",
                            (long long)input2->ndim);
-    if (self->dtype != input2->dtype)
-        return shimrt_fail(op,
-                           "Expected b and A to have the same dtype, but found b of type %s and A "
-                           "of type %s instead.",
-                           shimrt_dtype_torch_name(self->dtype),
-                           shimrt_dtype_torch_name(input2->dtype));
-    int64_t an = input2->sizes[input2->ndim - 1], am = input2->sizes[input2->ndim - 2];
-    int64_t bn = self->sizes[self->ndim - 2], bk = self->sizes[self->ndim - 1];
-    if (am != an)
-        return shimrt_fail(
-            op, "A must be batches of square matrices, but they are %lld by %lld matrices",
-            (long long)am, (long long)an);
-    if (bn != an)
-        return shimrt_fail(op,
-                           "Incompatible matrix sizes for cholesky_solve: each A matrix is %lld by "
-                           "%lld but each b matrix is %lld by %lld",
-                           (long long)am, (long long)an, (long long)bn, (long long)bk);
-    int64_t bs[SHIMRT_MAX_DIMS], nd;
-    if (batch_shape(op, self, input2, bs, &nd) || check_real(op, "cholesky_solve_cpu", self->dtype))
+    AtenTensorHandle x, l;
+    int64_t an, bk, nb;
+    if (solve_prep(op, "cholesky_solve", "cholesky_solve_cpu", self, input2, &x, &l, &an, &bk, &nb))
         return AOTI_TORCH_FAILURE;
-    if (nd + 2 > SHIMRT_MAX_DIMS) return shimrt_fail(op, "too many dimensions");
-    int64_t xs[SHIMRT_MAX_DIMS], ls[SHIMRT_MAX_DIMS];
-    memcpy(xs, bs, sizeof(int64_t) * (size_t)nd);
-    memcpy(ls, bs, sizeof(int64_t) * (size_t)nd);
-    xs[nd] = ls[nd] = ls[nd + 1] = an;
-    xs[nd + 1] = bk;
-    nd += 2;
-    if (check_int(op, nd, xs)) return AOTI_TORCH_FAILURE;
-    AtenTensorHandle x = fortran_copy(op, self, nd, xs, self->dtype);
-    AtenTensorHandle l = x ? fortran_copy(op, input2, nd, ls, self->dtype) : NULL;
-    if (!l) {
-        shimrt_tensor_free(x);
-        return AOTI_TORCH_FAILURE;
-    }
-    int64_t nb = batch_count(nd, xs);
     lp_int n = (lp_int)an, k = (lp_int)bk, ld = n > 1 ? n : 1, info = 0;
     const char uplo = upper ? 'U' : 'L';
     if (n > 0 && k > 0)
@@ -226,40 +240,10 @@ AOTITorchError shimrt_cpu_triangular_solve(AtenTensorHandle self, AtenTensorHand
                            "Expected A to have at least 2 dimensions, but "
                            "it has %lld dimensions instead",
                            (long long)A->ndim);
-    if (self->dtype != A->dtype)
-        return shimrt_fail(op,
-                           "Expected b and A to have the same dtype, but found b of type %s and A "
-                           "of type %s instead.",
-                           shimrt_dtype_torch_name(self->dtype), shimrt_dtype_torch_name(A->dtype));
-    int64_t an = A->sizes[A->ndim - 1], am = A->sizes[A->ndim - 2];
-    int64_t bn = self->sizes[self->ndim - 2], bk = self->sizes[self->ndim - 1];
-    if (am != an)
-        return shimrt_fail(
-            op, "A must be batches of square matrices, but they are %lld by %lld matrices",
-            (long long)am, (long long)an);
-    if (bn != an)
-        return shimrt_fail(op,
-                           "Incompatible matrix sizes for triangular_solve: each A matrix is %lld "
-                           "by %lld but each b matrix is %lld by %lld",
-                           (long long)am, (long long)an, (long long)bn, (long long)bk);
-    int64_t bs[SHIMRT_MAX_DIMS], nd;
-    if (batch_shape(op, self, A, bs, &nd) || check_real(op, "triangular_solve_cpu", self->dtype))
+    AtenTensorHandle x, a;
+    int64_t an, bk, nb;
+    if (solve_prep(op, "triangular_solve", "triangular_solve_cpu", self, A, &x, &a, &an, &bk, &nb))
         return AOTI_TORCH_FAILURE;
-    if (nd + 2 > SHIMRT_MAX_DIMS) return shimrt_fail(op, "too many dimensions");
-    int64_t xs[SHIMRT_MAX_DIMS], as[SHIMRT_MAX_DIMS];
-    memcpy(xs, bs, sizeof(int64_t) * (size_t)nd);
-    memcpy(as, bs, sizeof(int64_t) * (size_t)nd);
-    xs[nd] = as[nd] = as[nd + 1] = an;
-    xs[nd + 1] = bk;
-    nd += 2;
-    if (check_int(op, nd, xs)) return AOTI_TORCH_FAILURE;
-    AtenTensorHandle x = fortran_copy(op, self, nd, xs, self->dtype);
-    AtenTensorHandle a = x ? fortran_copy(op, A, nd, as, self->dtype) : NULL;
-    if (!a) {
-        shimrt_tensor_free(x);
-        return AOTI_TORCH_FAILURE;
-    }
-    int64_t nb = batch_count(nd, xs);
     lp_int n = (lp_int)an, k = (lp_int)bk, ld = n > 1 ? n : 1;
     const char side = 'L', uplo = upper ? 'U' : 'L', tr = transpose ? 'T' : 'N',
                diag = unitriangular ? 'U' : 'N';
