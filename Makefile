@@ -35,7 +35,7 @@ PYTORCH_DATA := d=$$(sh .ci/pytorch-data) || d=
 RE2C    ?= re2c
 CLANG   ?= clang
 OPT     ?= -O2 -g
-CPPFLAGS_COMMON := -D_DEFAULT_SOURCE -D_POSIX_C_SOURCE=200809L -Igen -Iruntime/include -Igenerated -I$(BUILD)/src/gen
+CPPFLAGS_COMMON := -D_DEFAULT_SOURCE -D_POSIX_C_SOURCE=200809L -Igen -Igen/schema -Iruntime/include -Igenerated
 CFLAGS_COMMON   := -std=c11 -Wall -Wextra -Werror $(OPT) $(SANFLAGS) -fPIC -fvisibility=hidden -MMD -MP
 LDFLAGS_COMMON  := $(SANFLAGS)
 LDLIBS_COMMON   := -lpthread -ldl -lm

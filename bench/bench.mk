@@ -5,7 +5,7 @@
 BENCH_GEN := $(patsubst bench/%.c,$(BUILD)/bench/%,$(sort $(wildcard bench/gen_*.c)))
 BENCH_RT  := $(patsubst bench/%.c,$(BUILD)/bench/%,$(sort $(wildcard bench/rt_*.c)))
 
-$(BUILD)/bench/gen_%: $(BUILD)/obj/bench/gen_%.o $(LIBSHIMGEN)
+$(BUILD)/bench/gen_%: $(BUILD)/obj/bench/gen_%.o $(GEN_LIBS)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS_COMMON) $(LDFLAGS) -o $@ $^ $(GEN_LDLIBS)
 $(BUILD)/bench/rt_%: $(BUILD)/obj/bench/rt_%.o $(LIBSHIMRT_A)

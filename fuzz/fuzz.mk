@@ -14,23 +14,23 @@ FUZZ_DIR     := $(BUILD)/fuzz
 FUZZ_NATIVE  := $(firstword $(wildcard $(SHARED)/pytorch/native_functions.yaml) schemas/native_functions.yaml)
 FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
 FUZZ_CFLAGS  := -std=c11 -Wall -Wextra -O1 -g $(FUZZ_SAN) -fsanitize=fuzzer-no-link -MMD -MP
-FUZZ_CPPFLAGS := -D_DEFAULT_SOURCE -D_POSIX_C_SOURCE=200809L -Igen -Iruntime/include -I$(FUZZ_DIR)/src/gen
+FUZZ_CPPFLAGS := -D_DEFAULT_SOURCE -D_POSIX_C_SOURCE=200809L -Igen -Igen/schema -Iruntime/include
 FUZZ_LDFLAGS := $(FUZZ_SAN) -fsanitize=fuzzer
 FUZZ_RUN_FLAGS := -rss_limit_mb=2048 -timeout=25 -print_final_stats=1
 
 # fuzz_dispatch: the whole runtime (C with clang, the C++ boundary with clang++) and the
 # generated ops, compiled again with the fuzz flags.
 FUZZ_RT_SRCS     := $(sort $(wildcard runtime/core/*.c runtime/generic/*.c runtime/cpu/*.c runtime/cuda/*.c generated/*.c)) \
-                    gen/arena.c gen/schema.c
+                    $(SCHEMA_C_SRCS)
+# The schema library's objects, compiled again with the fuzz flags.
+FUZZ_SCHEMA_LIB := $(SCHEMA_C_SRCS:%.c=$(FUZZ_DIR)/obj/%.o) $(SCHEMA_RE_SRCS:%.re=$(FUZZ_DIR)/obj/%.o)
 FUZZ_DISPATCH_OBJS := $(FUZZ_DIR)/obj/fuzz/fuzz_dispatch.o $(FUZZ_RT_SRCS:%.c=$(FUZZ_DIR)/obj/%.o) \
-                    $(FUZZ_DIR)/obj/gen/schema_lex.o $(FUZZ_DIR)/obj/runtime/core/cxx_boundary.o
+                    $(FUZZ_SCHEMA_LIB) $(FUZZ_DIR)/obj/runtime/core/cxx_boundary.o
 CLANGXX ?= clang++
 FUZZ_CXXFLAGS := -std=c++17 -Wall -Wextra -O1 -g $(FUZZ_SAN) -fsanitize=fuzzer-no-link -MMD -MP
 
-FUZZ_SCHEMA_OBJS := $(FUZZ_DIR)/obj/fuzz/fuzz_schema.o $(FUZZ_DIR)/obj/gen/arena.o \
-                    $(FUZZ_DIR)/obj/gen/schema.o $(FUZZ_DIR)/obj/gen/schema_lex.o
-FUZZ_GEN_OBJS    := $(GEN_C_SRCS:%.c=$(FUZZ_DIR)/obj/%.o) \
-                    $(GEN_RE_SRCS:gen/%.re=$(FUZZ_DIR)/obj/gen/%.o)
+FUZZ_SCHEMA_OBJS := $(FUZZ_DIR)/obj/fuzz/fuzz_schema.o $(FUZZ_SCHEMA_LIB)
+FUZZ_GEN_OBJS    := $(GEN_C_SRCS:%.c=$(FUZZ_DIR)/obj/%.o) $(FUZZ_SCHEMA_LIB)
 FUZZ_YAML_OBJS   := $(FUZZ_DIR)/obj/fuzz/fuzz_yaml.o $(FUZZ_GEN_OBJS)
 
 $(FUZZ_DIR)/src/gen/%.c: gen/%.re | $(DEPS_STAMP)

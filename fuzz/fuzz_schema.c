@@ -1,4 +1,4 @@
-/* fuzz/fuzz_schema.c: libFuzzer harness for the schema grammar (gen/schema.h).
+/* fuzz/fuzz_schema.c: libFuzzer harness for the schema grammar (gen/schema/schema.h).
  *
  * Checks, for any input:
  *  - the lexer's tokens tile the input exactly and it never reads past the end (ASan);

@@ -89,7 +89,7 @@ static bool arg_is(const sg_arg *a, const char *name, sg_base_type base) {
 }
 
 /* self, the out arguments, the TensorOptions group and the kind, as torchgen finds them. The
- * schema parser and sg_schema_make (derive() in gen/schema.c) find exactly these, by the same
+ * schema parser and sg_schema_make (derive() in gen/schema/schema.c) find exactly these, by the same
  * rules, for every schema they accept; the schema's fields are used when they are in range. */
 static void analyse(const sg_schema *s, fn_info *fi) {
     int npos = s->n_positional;

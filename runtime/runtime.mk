@@ -1,12 +1,12 @@
-# runtime/: libshimrt, the hand-written C runtime. It links the shared schema grammar
-# (SCHEMA_OBJS from gen/gen.mk): one copy of that code in both shimgen and the runtime.
+# runtime/: libshimrt, the hand-written C runtime. It links the schema grammar library
+# (LIBSGSCHEMA, gen/schema/schema.mk) that shimgen links too.
 # generated/*.c: the shims, boxed wrappers and registration shimgen made from schemas/.
 RT_SRCS      := $(sort $(wildcard runtime/core/*.c runtime/generic/*.c runtime/cpu/*.c runtime/cuda/*.c generated/*.c))
 # The one C++ file: the exception boundary and the new/delete StableIValue cells
 # (runtime/core/cxx_boundary.cc says why). Compiled with g++; libstdc++ is then a
 # dependency of libshimrt (RT_LDLIBS).
 RT_CXX_SRCS  := runtime/core/cxx_boundary.cc
-RT_OBJS      := $(RT_SRCS:%.c=$(BUILD)/obj/%.o) $(RT_CXX_SRCS:%.cc=$(BUILD)/obj/%.o) $(SCHEMA_OBJS)
+RT_OBJS      := $(RT_SRCS:%.c=$(BUILD)/obj/%.o) $(RT_CXX_SRCS:%.cc=$(BUILD)/obj/%.o)
 LIBSHIMRT_A  := $(BUILD)/libshimrt.a
 LIBSHIMRT_SO := $(BUILD)/libshimrt.so
 # -lsleef: SLEEF's 1-ulp exp/log/tanh, PyTorch's own math library (libsleef-dev), called
@@ -20,11 +20,12 @@ $(BUILD)/obj/%.o: %.cc | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CXX) $(CPPFLAGS_COMMON) $(CPPFLAGS) $(CXXFLAGS_RT) $(CXXFLAGS) -c $< -o $@
 
-$(LIBSHIMRT_A): $(RT_OBJS)
+# The static archive carries the schema library's objects, so that it links alone.
+$(LIBSHIMRT_A): $(RT_OBJS) $(SCHEMA_OBJS)
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^
 # The soname link lives beside the library, so programs linked against build/ run.
-$(LIBSHIMRT_SO): $(RT_OBJS)
+$(LIBSHIMRT_SO): $(RT_OBJS) $(LIBSGSCHEMA)
 	$(CXX) -shared $(LDFLAGS_COMMON) $(LDFLAGS) -Wl,-soname,libshimrt.so.0 -Wl,--no-undefined -o $@ $^ $(RT_LDLIBS)
 	ln -sf libshimrt.so $(BUILD)/libshimrt.so.0
 

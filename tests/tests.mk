@@ -14,7 +14,7 @@ TEST_SCRIPTS := $(sort $(wildcard tests/scripts/*.sh)) $(sort $(wildcard tests/t
 # tests/pipeline/*.sh: shimgen inside build pipelines (make, ninja, kills, stale outputs).
 TEST_SCRIPTS += $(sort $(wildcard tests/pipeline/*.sh))
 
-$(BUILD)/tests/gen/%: $(BUILD)/obj/tests/gen/%.o $(LIBSHIMGEN)
+$(BUILD)/tests/gen/%: $(BUILD)/obj/tests/gen/%.o $(GEN_LIBS)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS_COMMON) $(LDFLAGS) -o $@ $^ -lcriterion $(GEN_LDLIBS)
 $(BUILD)/tests/runtime/%: $(BUILD)/obj/tests/runtime/%.o $(LIBSHIMRT_A)

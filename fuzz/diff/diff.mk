@@ -9,15 +9,15 @@ DIFF_LDLIBS := -lffi -ldl -lm
 $(DIFF_OBJ): fuzz/diff/diff_client.c | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS_COMMON) $(CPPFLAGS) $(CFLAGS_COMMON) $(CFLAGS) -c $< -o $@
-# The schema parser is shimgen's own (SCHEMA_OBJS), linked statically into the client.
-$(DIFF_SHIMRT): $(DIFF_OBJ) $(SCHEMA_OBJS) $(LIBSHIMRT_SO)
-	$(CC) $(LDFLAGS_COMMON) $(LDFLAGS) -o $@ $(DIFF_OBJ) $(SCHEMA_OBJS) \
+# The schema parser is shimgen's own (LIBSGSCHEMA, gen/schema/), linked statically into the client.
+$(DIFF_SHIMRT): $(DIFF_OBJ) $(LIBSGSCHEMA) $(LIBSHIMRT_SO)
+	$(CC) $(LDFLAGS_COMMON) $(LDFLAGS) -o $@ $(DIFF_OBJ) $(LIBSGSCHEMA) \
 	  -L$(BUILD) -lshimrt -Wl,-rpath,$(abspath $(BUILD)) $(DIFF_LDLIBS)
 test-build: $(DIFF_SHIMRT) $(DIFF_OBJ)
 
 SEEDS      ?= 1 2 3 4
 DIFF_CALLS ?= 25000
 .PHONY: fuzz-diff
-fuzz-diff: $(DIFF_SHIMRT) $(DIFF_OBJ) $(SCHEMA_OBJS)
+fuzz-diff: $(DIFF_SHIMRT) $(DIFF_OBJ) $(LIBSGSCHEMA)
 	DIFF_SEEDS="$(SEEDS)" DIFF_CALLS=$(DIFF_CALLS) DIFF_KEEP=$(DIFF_DIR)/runs \
 	  BUILD=$(BUILD) CC="$(CC)" sh tests/torch/diff_fuzz.sh

@@ -1,4 +1,4 @@
-/* tests/gen/test_arena.c: the bump allocator (gen/arena.c) directly: the first malloc'd
+/* tests/gen/test_arena.c: the bump allocator (gen/schema/arena.c) directly: the first malloc'd
  * block, the pooled 2 MiB blocks (reused, and zeroed where reused), blocks larger than a big
  * block, sizes that would overflow, and the string helpers.
  * Criterion runs each test in its own process, so each starts with an empty block pool. */

@@ -1,4 +1,4 @@
-/* tests/gen/test_schema.c: the function-schema grammar (gen/schema.h). */
+/* tests/gen/test_schema.c: the function-schema grammar (gen/schema/schema.h). */
 #include <criterion/criterion.h>
 
 #include <stdio.h>

@@ -53,7 +53,7 @@ fi
 # 2. The CPU and device-generic kernels implement exactly the generated prototypes.
 for f in runtime/generic/*.c runtime/cpu/*.c; do
   # shellcheck disable=SC2086
-  $CC -std=c11 $FLAGS -D_DEFAULT_SOURCE -D_POSIX_C_SOURCE=200809L -Igen -I"$T/s" -c "$f" -o "$T/x.o" 2> "$T/err" ||
+  $CC -std=c11 $FLAGS -D_DEFAULT_SOURCE -D_POSIX_C_SOURCE=200809L -Igen/schema -I"$T/s" -c "$f" -o "$T/x.o" 2> "$T/err" ||
     { cat "$T/err" >&2; fail "$f against the generated kernel headers"; }
 done
 echo "  runtime/generic/*.c and runtime/cpu/*.c compile against the generated kernel headers"

@@ -25,8 +25,8 @@ status=0
 
 # shellcheck disable=SC2086
 if ! $CC -std=c11 -Wall -Wextra -Werror -O1 -g $SANFLAGS -D_DEFAULT_SOURCE \
-    -D_POSIX_C_SOURCE=200809L -Igen -Iruntime/include -I"$BUILD/src/gen" \
-    tests/scripts/threads_main.c "$LIB" -lyaml -lpthread -ldl -lm -o "$tmp/threads_main" \
+    -D_POSIX_C_SOURCE=200809L -Igen -Igen/schema -Iruntime/include \
+    tests/scripts/threads_main.c "$LIB" "$BUILD/libsgschema.a" -lyaml -lpthread -ldl -lm -o "$tmp/threads_main" \
     >"$tmp/build.log" 2>&1; then
     echo "FAIL: building threads_main:"; sed -n '1,30p' "$tmp/build.log"; exit 1
 fi

@@ -21,16 +21,16 @@ if [ -z "$TCC" ]; then
     if command -v clang >/dev/null 2>&1; then TCC=clang; else TCC=${CC:-cc}; fi
 fi
 RE2C=${RE2C:-re2c}
-if ! $RE2C -W -Werror --no-generation-date --no-version -o "$out/schema_lex.c" gen/schema_lex.re \
+if ! $RE2C -W -Werror --no-generation-date --no-version -o "$out/schema_lex.c" gen/schema/schema_lex.re \
     2>"$out/build.log"; then
-    echo "FAIL: re2c on gen/schema_lex.re:"
+    echo "FAIL: re2c on gen/schema/schema_lex.re:"
     cat "$out/build.log"
     exit 1
 fi
 # The runtime's one C++ file (the exception boundary), with the matching C++ compiler.
 case "$TCC" in clang*) TCXX=clang++ ;; *) TCXX=${CXX:-c++} ;; esac
 if ! $TCXX -std=c++17 -O1 -g -fsanitize=thread -fno-omit-frame-pointer -fPIC \
-    -Igen -Iruntime/include -c runtime/core/cxx_boundary.cc -o "$out/cxx_boundary.o" \
+    -Igen/schema -Iruntime/include -c runtime/core/cxx_boundary.cc -o "$out/cxx_boundary.o" \
     >>"$out/build.log" 2>&1; then
     echo "FAIL: building runtime/core/cxx_boundary.cc with $TCXX:"
     sed -n '1,30p' "$out/build.log"
@@ -43,9 +43,9 @@ for prog in dispatcher_threads misuse_threads; do
 # shellcheck disable=SC2046
 if ! $TCC -std=c11 -Wall -Wextra -O1 -g -fsanitize=thread -fno-omit-frame-pointer \
     -D_DEFAULT_SOURCE -D_POSIX_C_SOURCE=200809L -DSHIMRT_TSAN_MAIN \
-    -Igen -Iruntime/include -Igenerated \
+    -Igen/schema -Iruntime/include -Igenerated \
     "tests/runtime/test_$prog.c" \
-    $(ls runtime/core/*.c runtime/generic/*.c runtime/cpu/*.c runtime/cuda/*.c generated/*.c 2>/dev/null) gen/arena.c gen/schema.c "$out/schema_lex.c" \
+    $(ls runtime/core/*.c runtime/generic/*.c runtime/cpu/*.c runtime/cuda/*.c generated/*.c 2>/dev/null) gen/schema/arena.c gen/schema/schema.c "$out/schema_lex.c" \
     "$out/cxx_boundary.o" -o "$out/$prog" $RT_LDLIBS >>"$out/build.log" 2>&1; then
     echo "FAIL: building the ThreadSanitizer test $prog with $TCC:"
     sed -n '1,30p' "$out/build.log"

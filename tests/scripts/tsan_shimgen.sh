@@ -20,14 +20,14 @@ if [ -z "$TCC" ]; then
     if command -v clang >/dev/null 2>&1; then TCC=clang; else TCC=${CC:-cc}; fi
 fi
 RE2C=${RE2C:-re2c}
-if ! $RE2C -W -Werror --no-generation-date --no-version -o "$out/schema_lex.c" gen/schema_lex.re \
+if ! $RE2C -W -Werror --no-generation-date --no-version -o "$out/schema_lex.c" gen/schema/schema_lex.re \
     2>"$out/build.log"; then
-    echo "FAIL: re2c on gen/schema_lex.re:"; cat "$out/build.log"; exit 1
+    echo "FAIL: re2c on gen/schema/schema_lex.re:"; cat "$out/build.log"; exit 1
 fi
 # shellcheck disable=SC2046
 if ! $TCC -std=c11 -Wall -Wextra -O1 -g -fsanitize=thread -fno-omit-frame-pointer \
-    -D_DEFAULT_SOURCE -D_POSIX_C_SOURCE=200809L -Igen -Iruntime/include -Igenerated -I"$out" \
-    $(ls gen/*.c) "$out/schema_lex.c" -o "$out/shimgen" -lyaml -lpthread -ldl -lm \
+    -D_DEFAULT_SOURCE -D_POSIX_C_SOURCE=200809L -Igen -Igen/schema -Iruntime/include -Igenerated -I"$out" \
+    $(ls gen/*.c gen/schema/*.c) "$out/schema_lex.c" -o "$out/shimgen" -lyaml -lpthread -ldl -lm \
     >>"$out/build.log" 2>&1; then
     echo "FAIL: building shimgen with -fsanitize=thread ($TCC):"; sed -n '1,30p' "$out/build.log"; exit 1
 fi

@@ -42,9 +42,9 @@ rc=0; PY=$(.ci/torch-env) || rc=$?
 TORCH=$("$PY" -c 'import os, torch; print(os.path.dirname(torch.__file__))') || fail "import torch"
 [ -f "$TORCH/lib/libtorch_cpu.so" ] || { echo "diff_fuzz: skipped: no $TORCH/lib/libtorch_cpu.so"; exit 77; }
 
-# The same object, linked against libtorch (its schema parser objects are shimgen's).
+# The same object, linked against libtorch (and the schema library shimgen links).
 OBJ=$BUILD/diff/diff_client.o
-SCH="$BUILD/obj/gen/arena.o $BUILD/obj/gen/schema.o $BUILD/obj/gen/schema_lex.o"
+SCH="$BUILD/libsgschema.a"
 # shellcheck disable=SC2086
 $CC -o "$T/diff_torch" "$OBJ" $SCH -L"$TORCH/lib" -ltorch_cpu -lc10 -Wl,-rpath,"$TORCH/lib" \
   -lffi -ldl -lm || fail "linking the client against libtorch"

@@ -1,4 +1,4 @@
-/* gen/arena.c: bump allocator; see arena.h.
+/* gen/schema/arena.c: bump allocator; see arena.h.
  *
  * An arena starts with one 64 KiB block from malloc (small arenas stay cheap). Every
  * further block is a "big" one: BIG_SIZE bytes mapped straight from the kernel (aligned to

@@ -1,6 +1,7 @@
-/* gen/arena.h: a bump allocator freed in one go.
- * Shared by shimgen and the runtime. Not thread-safe: one arena per owner (arenas on
- * different threads are independent; the pool of big blocks they share is locked). */
+/* gen/schema/arena.h: a bump allocator freed in one go.
+ * Part of the schema library (gen/schema/, libsgschema.a) that shimgen and the runtime link.
+ * Not thread-safe: one arena per owner (arenas on different threads are independent; the
+ * pool of big blocks they share is locked). */
 #ifndef SHIMGEN_ARENA_H
 #define SHIMGEN_ARENA_H
 #include <stddef.h>

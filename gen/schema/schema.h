@@ -1,6 +1,8 @@
-/* gen/schema.h: the function-schema grammar (model, parser, printer).
+/* gen/schema/schema.h: the function-schema grammar (model, parser, printer).
  *
- * One copy of this code serves both shimgen and the runtime's dispatcher. It is pure:
+ * gen/schema/ is the one small library (libsgschema.a) that both shimgen and libshimrt
+ * link: one copy of this code serves the generator and the runtime's dispatcher, and it
+ * includes nothing of the rest of gen/. It is pure:
  * no I/O, no globals, no locale; everything it makes lives in a caller's sg_arena.
  *
  *   [ns::]name[.overload](args) -> returns
@@ -196,7 +198,7 @@ const sg_schema *sg_schema_make_why(sg_arena *arena, const char *ns, const char 
                                     int n_positional, const sg_return *rets, int n_rets,
                                     const char **why);
 
-/* Lexer tokens (gen/schema_lex.re). Exposed for the parser and the fuzzer. */
+/* Lexer tokens (gen/schema/schema_lex.re). Exposed for the parser and the fuzzer. */
 typedef enum sg_tok_kind {
     SG_TOK_END = 0,
     SG_TOK_ERROR,  /* a byte that starts no token, or an unterminated string */

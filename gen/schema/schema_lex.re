@@ -1,6 +1,6 @@
-/* gen/schema_lex.re: the lexer of the function-schema grammar (re2c source).
+/* gen/schema/schema_lex.re: the lexer of the function-schema grammar (re2c source).
  *
- * The one lexer of the grammar: gen/schema.c's parser reads its tokens a batch at a time
+ * The one lexer of the grammar: gen/schema/schema.c's parser reads its tokens a batch at a time
  * (sg_lexer_fill), so the DFA below runs in a loop of this file, inlined.
  *
  * Pure: it reads text[0..len) through a bounded peek, so it never touches a byte at or

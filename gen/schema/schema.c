@@ -1,6 +1,6 @@
-/* gen/schema.c: the function-schema grammar: parser, printer, derived facts.
+/* gen/schema/schema.c: the function-schema grammar: parser, printer, derived facts.
  *
- * The parser is a recursive descent over the tokens of gen/schema_lex.re. It accepts the
+ * The parser is a recursive descent over the tokens of gen/schema/schema_lex.re. It accepts the
  * canonical text only (torchgen asserts str(parse(s)) == s; we check the same thing
  * token by token), so every accepted text prints back byte-identical. Everything it
  * makes lives in the caller's arena; base types point into a constant table. */
@@ -471,7 +471,7 @@ static uint32_t off_of(const parser *p, const char *at) { return (uint32_t)(at -
 
 static uint32_t tok_off(const parser *p) { return p->tok.text ? off_of(p, p->tok.text) : 0; }
 
-/* Keeps the unread tokens and lexes more behind them (gen/schema_lex.re, the one lexer).
+/* Keeps the unread tokens and lexes more behind them (gen/schema/schema_lex.re, the one lexer).
  * After the end every further token is SG_TOK_END. */
 static void refill(parser *p) {
     unsigned keep = p->bn - p->bi;
