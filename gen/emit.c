@@ -1,13 +1,16 @@
-/* gen/emit.c: sg_generate, which runs the emitters (emit_gen.h) in three phases, so that
- * nothing is written on error:
+/* gen/emit.c: sg_generate, the driver of the emitters (emit_gen.h). It reads the template
+ * sets the mode needs, then runs three phases, so that nothing is written on error:
  *   1. plan    gen/emit_plan.c: for each header (one per backend, plus aten), the ops in
  *              key order, each with its kernel and its declarations (highest version first);
- *   2. render  every output file into memory from the templates in templates/:
- *              gen/emit_headers.c, gen/emit_bodies.c (and its families), gen/emit_manifest.c;
+ *              the kernels the device headers call; every op once;
+ *   2. render  each output family's entry (emit_headers.c, emit_kernels.c, emit_derived.c,
+ *              emit_shims.c, emit_boxed.c, emit_aten.c, emit_torch.c, emit_manifest.c)
+ *              renders its files into memory and adds them to the file list;
  *   3. output  gen/emit_out.c: --abi-check compares with old headers, --check compares
  *              with the disk, otherwise changed files are written (temporary file +
  *              rename) and the depfile.
- * Adding an output is adding a renderer in phase 2 that appends to the file list.
+ * The families call only the plan, gen/emit_render.c and gen/emit_pieces.c, never this file.
+ * Adding an output is adding a family file and its call in phase 2.
  */
 #include <ctype.h>
 #include <stdio.h>
@@ -19,94 +22,15 @@
 
 #include <shimrt/codes.h>
 
-const char *const em_template_files[T_COUNT_] = {
-    "c_shim_compat.h.in",
-    "c_shim_compat_aten_note.in",
-    "c_shim.h.in",
-    "banner_input.in",
-    "version_macro.in",
-    "decl.in",
-    "decl_gated.in",
-    "op_block.in",
-    "shim_manifest.json.in",
-    "manifest_function.json.in",
-    "manifest_param.json.in",
-    "manifest_string.json.in",
-    "manifest_kernel.json.in",
-};
-
-void em_render(emitter *e, int which, sg_buf *out, const sg_slot *slots, int n) {
-    const char *missing = NULL;
-    if (sg_tpl_render(e->t[which], out, slots, n, &missing) != 0) {
-        const char *path = sg_tpl_path(e->t[which]);
-        out->oom = true; /* stop filling this output */
-        if (e->tpl_reported[which]) return;
-        e->tpl_reported[which] = true;
-        sg_diag(e->ctx, SG_DIAG_ERROR, (sg_loc){path ? path : em_template_files[which], 0, 0},
-                "template uses the unknown slot {{%s}}", missing);
+/* The template sets, each read when the mode needs it; a set that cannot be read is an error. */
+static const sg_tpl_set *load_set(emitter *e, const char *dir, const char *file) {
+    char err[512];
+    const sg_tpl_set *t = sg_tpl_set_load(e->a, dir, file, err, sizeof err);
+    if (!t) {
+        sg_diag(e->ctx, SG_DIAG_ERROR, (sg_loc){dir, 0, 0}, "%s", err);
         e->errors++;
     }
-}
-
-void em_add_file(emitter *e, const char *name, sg_buf *content) {
-    if (content->oom) {
-        if (!e->errors) {
-            sg_diag(e->ctx, SG_DIAG_ERROR, (sg_loc){name, 0, 0}, "out of memory");
-            e->errors++;
-        }
-        sg_buf_free(content);
-        return;
-    }
-    if (e->n_files == e->cap_files) {
-        int cap = e->cap_files ? 2 * e->cap_files : 8;
-        sg_out_file *f = sg_arena_alloc(e->a, sizeof *f * (size_t)cap);
-        if (!f) return;
-        if (e->n_files) memcpy(f, e->files, sizeof *f * (size_t)e->n_files);
-        e->files = f;
-        e->cap_files = cap;
-    }
-    sg_out_file *f = &e->files[e->n_files++];
-    memset(f, 0, sizeof *f);
-    f->path = sg_arena_printf(e->a, "%s/%s", e->out_dir, name);
-    f->len = content->len;
-    f->data = sg_buf_to_arena(content, e->a);
-}
-
-/* ---- Bodies, boxed wrappers, registration (gen/emit_bodies.c) -------------------------- */
-static void sink_add_file(void *user, const char *name, sg_buf *content) {
-    em_add_file(user, name, content);
-}
-
-static void sink_add_dep(void *user, const char *path) {
-    emitter *e = user;
-    if (path && e->n_extra_deps < (int)(sizeof e->extra_deps / sizeof *e->extra_deps))
-        e->extra_deps[e->n_extra_deps++] = path;
-}
-
-static void render_bodies(emitter *e, const char *dir) {
-    sg_emit_sink sink = {e, sink_add_file, sink_add_dep, {0}, e->o->verbosity < 0};
-    e->errors +=
-        sg_emit_bodies(e->ctx, e->m, e->a, dir, e->headers, e->n_headers, e->banner, &sink);
-    if (e->o->target_torch && !e->errors) /* gen/emit_torch.c */
-        e->errors +=
-            sg_emit_torch(e->ctx, e->a, dir, e->o, e->headers, e->n_headers, e->banner, &sink);
-    e->registrations = sink.registrations;
-}
-
-/* The banner's list of input files, one `banner_input.in` per input. */
-static const char *render_banner(emitter *e) {
-    sg_buf inputs = {0};
-    for (size_t i = 0; i < e->m->n_inputs; i++) {
-        if (i) sg_buf_putc(&inputs, '\n');
-        em_render(e, T_BANNER_INPUT, &inputs,
-                  SLOTS({"path", sg_text_comment_safe(e->a, e->m->inputs[i].recorded), 0}));
-    }
-    if (!inputs.len || inputs.oom) {
-        sg_buf_free(&inputs);
-        return "";
-    }
-    const char *s = sg_buf_to_arena(&inputs, e->a);
-    return s ? s : "";
+    return t;
 }
 
 /* ---- Entry point --------------------------------------------------------------------- */
@@ -182,21 +106,15 @@ static int generate(emitter *e) {
                 "cannot find the templates directory (set SHIMGEN_TEMPLATES or --templates)");
         return -1;
     }
-    for (int i = 0; i < T_COUNT_; i++) {
-        bool compat_only = i == T_COMPAT_HEADER || i == T_COMPAT_ATEN_NOTE;
-        bool needed =
-            o->compat_torchgen ? (compat_only || i == T_DECL || i == T_DECL_GATED) : !compat_only;
-        if (!needed) continue;
-        char err[512];
-        e->t[i] = sg_tpl_load(e->a, dir, em_template_files[i], err, sizeof err);
-        if (!e->t[i]) {
-            sg_diag(e->ctx, SG_DIAG_ERROR, (sg_loc){dir, 0, 0}, "%s", err);
-            e->errors++;
-        }
+    e->tpl_headers = load_set(e, dir, "headers.in");
+    if (!o->compat_torchgen) {
+        e->tpl_bodies = load_set(e, dir, "bodies.in");
+        e->tpl_manifest = load_set(e, dir, "manifest.in");
     }
+    if (o->target_torch && !o->compat_torchgen) e->tpl_torch = load_set(e, dir, "torch/torch.in");
     if (e->errors) return -1;
 
-    /* 1. Plan. */
+    /* 1. Plan (gen/emit_plan.c). */
     for (int i = 0; i < e->n_headers; i++) {
         header *h = &e->headers[i];
         if (h->dispatch_key)
@@ -205,17 +123,29 @@ static int generate(emitter *e) {
             em_plan_header(e, h, aten, n_aten);
     }
     if (e->errors) return -1;
+    if (!o->compat_torchgen && (em_plan_kernels(e) != 0 || em_plan_defs(e) != 0)) return -1;
 
-    /* 2. Render. */
-    e->banner = o->compat_torchgen ? "" : render_banner(e);
-    for (int i = 0; i < e->n_headers; i++) {
-        if (o->compat_torchgen)
-            em_render_compat_header(e, &e->headers[i]);
-        else
-            em_render_header(e, &e->headers[i]);
+    /* 2. Render: each output family, in the order of the file list. */
+    if (o->compat_torchgen) {
+        for (int i = 0; i < e->n_headers; i++) em_render_compat_header(e, &e->headers[i]);
+    } else {
+        e->banner = em_render_banner(e);
+        for (int i = 0; i < e->n_headers; i++) em_render_header(e, &e->headers[i]);
+        if (!e->errors) {
+            em_render_kernel_headers(e);
+            em_render_derived(e);
+            for (int i = 0; i < e->n_headers; i++) {
+                if (e->headers[i].dispatch_key) {
+                    em_render_shim_c(e, &e->headers[i]);
+                    em_render_boxed(e, &e->headers[i]);
+                } else {
+                    em_render_aten_c(e, &e->headers[i]);
+                }
+            }
+            if (o->target_torch && !e->errors) em_render_torch(e);
+        }
+        em_render_manifest(e);
     }
-    if (!o->compat_torchgen && !e->errors) render_bodies(e, dir);
-    if (!o->compat_torchgen) em_render_manifest(e);
     sg_buf_free(&e->registrations);
     if (e->errors) return -1;
 
@@ -242,14 +172,14 @@ static int generate(emitter *e) {
     int k = e->n_files;
     if (o->depfile) {
         /* Every output (or the stamp) depends on every input, template and template set. */
-        int cap = (int)e->m->n_inputs + T_COUNT_ + e->n_extra_deps, n = 0;
+        int cap = (int)e->m->n_inputs + 4, n = 0;
         const char **deps = sg_arena_alloc(e->a, sizeof *deps * (size_t)(cap ? cap : 1));
         const char **targets = sg_arena_alloc(e->a, sizeof *targets * (size_t)(k ? k : 1));
         if (!deps || !targets) return -1;
         for (size_t i = 0; i < e->m->n_inputs; i++) deps[n++] = e->m->inputs[i].path;
-        for (int i = 0; i < T_COUNT_; i++)
-            if (e->t[i] && sg_tpl_path(e->t[i])) deps[n++] = sg_tpl_path(e->t[i]);
-        for (int i = 0; i < e->n_extra_deps; i++) deps[n++] = e->extra_deps[i];
+        const sg_tpl_set *sets[] = {e->tpl_headers, e->tpl_manifest, e->tpl_bodies, e->tpl_torch};
+        for (size_t i = 0; i < sizeof sets / sizeof *sets; i++)
+            if (sg_tpl_set_path(sets[i])) deps[n++] = sg_tpl_set_path(sets[i]);
         for (int i = 0; i < e->n_files; i++) targets[i] = e->files[i].path;
         if (o->stamp) targets[0] = o->stamp;
         memset(&all[k], 0, sizeof all[k]);
@@ -282,6 +212,7 @@ int sg_generate(sg_context *ctx, const sg_options *opts) {
     e.ctx = ctx;
     e.o = opts ? opts : &defaults;
     e.m = sg_context_model_mut(ctx);
+    e.quiet = e.o->verbosity < 0;
     e.out_dir = e.o->out_dir && *e.o->out_dir ? e.o->out_dir : "generated";
     e.a = sg_arena_new();
     if (!e.a) {

@@ -1,7 +1,7 @@
 /* gen/emit.h: the emitters' internal pieces (not part of libshimgen's public API).
  *
  *   sg_buf        a growable byte buffer (gen/buf.h; every output is rendered into one first)
- *   sg_tpl_*      the template engine: files in templates/ with {{slot}} holes
+ *   sg_tpl_*      the template engine: files in templates/ of named sections with {{slot}} holes
  *   sg_shim_*     the C form of an op: kernel choice, parameters, names
  *   sg_fs_*       file helpers: read whole file, write-if-changed through temp + rename
  *   sg_abi_*      declarations read back from headers, for --abi-check
@@ -24,11 +24,14 @@
 extern "C" {
 #endif
 
-/* ---- Templates ------------------------------------------------------------------- */
-/* A template is a file of text with named slots `{{name}}` (name: [A-Za-z0-9_]+). Any
- * other `{{` is literal text. The file's last newline is not part of the template, so
- * that one-line fragments carry no line end. */
+/* ---- Templates (gen/template.c) ---------------------------------------------------- */
+/* Every template file is a template set: one file of named sections. A line `%% name`
+ * (name: [A-Za-z0-9_]+) starts section `name`; its text runs to the next such line or the
+ * end of the file, its last newline dropped (so a one-line section carries no line end);
+ * text before the first section is a comment. A section is a template: text with named
+ * slots `{{name}}` (name: [A-Za-z0-9_]+); any other `{{` is literal text. */
 typedef struct sg_template sg_template;
+typedef struct sg_tpl_set sg_tpl_set;
 
 typedef struct sg_slot {
     const char *name;
@@ -36,49 +39,39 @@ typedef struct sg_slot {
     size_t len;        /* 0: strlen(value) */
 } sg_slot;
 
-/* The directory the templates are read from: `explicit_dir` when not NULL, else
- * $SHIMGEN_TEMPLATES, else the first of <exe>/../share/shimgen/templates, and
- * templates/ in the executable's directory or up to four levels above it, and finally
- * ./templates, that holds c_shim.h.in. Returns an arena string, or NULL when none is
- * found. */
-const char *sg_tpl_find_dir(sg_arena *a, const char *explicit_dir);
-
-/* Loads dir/name and splits it into text and slots, in the arena. Returns NULL and fills
- * err (a message) when the file cannot be read. */
-const sg_template *sg_tpl_load(sg_arena *a, const char *dir, const char *name, char *err,
-                               size_t err_cap);
-/* Parses a template from memory (text is copied). Never fails except on out-of-memory. */
-const sg_template *sg_tpl_parse(sg_arena *a, const char *name, const char *text, size_t len);
-/* The template's file name (as given to load/parse) and path (NULL when parsed). */
-const char *sg_tpl_name(const sg_template *t);
-const char *sg_tpl_path(const sg_template *t);
-
-/* Appends the template with each slot replaced by the value of the same name. Returns 0,
- * or -1 when the template names a slot that `slots` does not give (its name is stored in
- * *missing when missing != NULL). */
-int sg_tpl_render(const sg_template *t, sg_buf *out, const sg_slot *slots, int n_slots,
-                  const char **missing);
-
 /* The slots of a render call: SLOTS({"name", value, 0}, ...) expands to the array and its
  * count. */
 #define SLOTS(...)                                                                                 \
     ((const sg_slot[]){__VA_ARGS__}),                                                              \
         (int)(sizeof((const sg_slot[]){__VA_ARGS__}) / sizeof(sg_slot))
 
-/* A template set: one file of named sections. A line `%% name` starts section `name`; its
- * text runs to the next such line or the end of the file, its last newline dropped (so a
- * one-line section carries no line end); text before the first section is a comment.
- * Returns NULL and fills err (a message with the line) on a repeated or malformed name
- * or when the file cannot be read. */
-typedef struct sg_tpl_set sg_tpl_set;
+/* The directory the templates are read from: `explicit_dir` when not NULL, else
+ * $SHIMGEN_TEMPLATES, else the first of <exe>/../share/shimgen/templates, and
+ * templates/ in the executable's directory or up to four levels above it, and finally
+ * ./templates, that holds headers.in. Returns an arena string, or NULL when none is
+ * found. */
+const char *sg_tpl_find_dir(sg_arena *a, const char *explicit_dir);
+
+/* Loads dir/name (or parses text) into a set, in the arena. Returns NULL and fills err (a
+ * message with the line) on a repeated or malformed section name or when the file cannot
+ * be read. */
 const sg_tpl_set *sg_tpl_set_load(sg_arena *a, const char *dir, const char *name, char *err,
                                   size_t err_cap);
 const sg_tpl_set *sg_tpl_set_parse(sg_arena *a, const char *name, const char *text, size_t len,
                                    char *err, size_t err_cap);
-/* The section of that name, or NULL. */
+/* The section of that name, or NULL (also when s is NULL). */
 const sg_template *sg_tpl_set_get(const sg_tpl_set *s, const char *section);
 int sg_tpl_set_count(const sg_tpl_set *s);
-const char *sg_tpl_set_path(const sg_tpl_set *s); /* NULL when parsed from memory */
+const char *sg_tpl_set_path(const sg_tpl_set *s); /* NULL when parsed from memory, or s NULL */
+
+/* One section's template from its text (copied; the last newline dropped). Never fails
+ * except on out-of-memory. */
+const sg_template *sg_tpl_parse(sg_arena *a, const char *text, size_t len);
+/* Appends the template with each slot replaced by the value of the same name. Returns 0,
+ * or -1 when the template names a slot that `slots` does not give (its name is stored in
+ * *missing when missing != NULL). */
+int sg_tpl_render(const sg_template *t, sg_buf *out, const sg_slot *slots, int n_slots,
+                  const char **missing);
 
 /* ---- Text helpers shared by the emitters (gen/emit_text.c) -------------------------- */
 /* Each returns an arena string, never NULL. */
@@ -172,35 +165,6 @@ typedef struct sg_emit_header {
     const char **fallback_ops;
     int n_fallback_ops;
 } sg_emit_header;
-
-/* What the body emitters hand back to sg_generate. */
-typedef struct sg_emit_sink {
-    void *user;
-    /* Takes the content (the buffer is emptied); name is relative to the output dir. */
-    void (*add_file)(void *user, const char *name, sg_buf *content);
-    /* A template file read (for the depfile). */
-    void (*add_dep)(void *user, const char *path);
-    /* Registration functions, as JSON objects separated by ",\n" (for the manifest). */
-    sg_buf registrations;
-    bool quiet; /* -q: no warnings about bodies that only fail */
-} sg_emit_sink;
-
-/* Emits, for the planned headers (the aten one has dispatch_key NULL): <key>_kernels.h per
- * dispatch key of the chosen kernels, c_shim_<backend>.c, c_shim_aten.c,
- * c_boxed_<backend>.{h,c} with one registration function per namespace and backend, and,
- * when derived out variants are selected, derived_kernels.c with their kernels
- * (gen/emit_bodies.c). banner_inputs: the rendered input lines of the banner. Returns the
- * number of errors reported (0 on success). */
-int sg_emit_bodies(sg_context *ctx, const sg_model *m, sg_arena *a, const char *tpl_dir,
-                   const sg_emit_header *headers, int n_headers, const char *banner_inputs,
-                   sg_emit_sink *sink);
-
-/* --target=torch (gen/emit_torch.c): checks the planned ops against what the target
- * PyTorch carries and adds shimrt/shimrt.h, shimrt/shim_support.h,
- * shimgen_torch_support.c and shimgen_torch_boundary.cc. Returns the number of errors. */
-int sg_emit_torch(sg_context *ctx, sg_arena *a, const char *tpl_dir, const sg_options *o,
-                  const sg_emit_header *headers, int n_headers, const char *banner_inputs,
-                  sg_emit_sink *sink);
 
 /* Backends declared by `backends: [cpu, ...]` in the loaded shim_ops.yaml files (their
  * union, in first-declared order; gen/context.c). Borrowed from the context. */

@@ -12,10 +12,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "emit_bodies.h"
+#include "emit_gen.h"
 
 /* Why kernel use k cannot get a derived body, or NULL when it can. */
-static const char *unsupported(bodies *B, const kernel_use *k) {
+static const char *unsupported(emitter *e, const kernel_use *k) {
     const sg_native_function *fn = k->shim->fn, *src = fn->derived_from;
     const sg_schema *sc = fn->func;
     if (!src || src->func->kind != SG_KIND_FUNCTIONAL)
@@ -25,37 +25,37 @@ static const char *unsupported(bodies *B, const kernel_use *k) {
     for (int j = 0; j < src->func->n_rets; j++) {
         const char *kind = sg_ret_kind(src->func->rets[j].type);
         if (!kind || strcmp(kind, "tensor") != 0)
-            return sg_arena_printf(B->a, "return %d of the functional function is not a Tensor", j);
+            return sg_arena_printf(e->a, "return %d of the functional function is not a Tensor", j);
     }
     return NULL;
 }
 
 /* The pack line of schema argument a, in the kernel's C form: a kind whose kernel form
  * differs from the shim form (it has a karg_<kind> section) packs through kpack_<kind>. */
-static const char *pack_line(bodies *B, const sg_emit_shim *s, int a) {
+static const char *pack_line(emitter *e, const sg_emit_shim *s, int a) {
     const sg_schema *sc = s->fn->func;
     const sg_cparam *p = NULL;
-    const char *sec = bd_arg_section(B, &s->decls[0], sc, a, "pack", &p);
+    const char *sec = em_arg_section(e, &s->decls[0], sc, a, "pack", &p);
     const char *kind = sg_arg_kind(sc->args[a].type);
     if (!p || !sec || !kind) return NULL;
-    if (bd_has(B, sg_arena_printf(B->a, "karg_%s", kind))) {
-        sec = sg_arena_printf(B->a, "kpack_%s", kind);
-        if (!bd_has(B, sec)) return NULL;
+    if (em_has(e->tpl_bodies, sg_arena_printf(e->a, "karg_%s", kind))) {
+        sec = sg_arena_printf(e->a, "kpack_%s", kind);
+        if (!em_has(e->tpl_bodies, sec)) return NULL;
     }
-    return bd_str(B, sec, SLOTS({"name", p->name, 0}));
+    return em_str(e, e->tpl_bodies, sec, SLOTS({"name", p->name, 0}));
 }
 
-static void put_body(bodies *B, sg_buf *out, const kernel_use *k) {
+static void put_body(emitter *e, sg_buf *out, const kernel_use *k) {
     const sg_emit_shim *s = k->shim;
     const sg_schema *sc = s->fn->func, *fsc = s->fn->derived_from->func;
     sg_buf packs = {0}, outs = {0};
     for (int a = 0; a < sc->out_start; a++) {
-        const char *line = pack_line(B, s, a);
+        const char *line = pack_line(e, s, a);
         if (!line) {
             sg_buf_free(&packs);
-            bd_warn(B, s, s->kernel,
-                    sg_arena_printf(B->a, "argument '%s' of type '%s' cannot be passed to %s",
-                                    sc->args[a].name, sg_text_type(B->a, sc->args[a].type),
+            em_warn(e, s, s->kernel,
+                    sg_arena_printf(e->a, "argument '%s' of type '%s' cannot be passed to %s",
+                                    sc->args[a].name, sg_text_type(e->a, sc->args[a].type),
                                     fsc->name));
             return;
         }
@@ -63,8 +63,8 @@ static void put_body(bodies *B, sg_buf *out, const kernel_use *k) {
         sg_buf_putc(&packs, '\n');
     }
     for (int a = sc->out_start; a < sc->n_args; a++) {
-        bd_put(B, &outs, "derived_out",
-               SLOTS({"j", bd_int(B, a - sc->out_start), 0}, {"name", sc->args[a].name, 0}));
+        em_put(e, e->tpl_bodies, &outs, "derived_out",
+               SLOTS({"j", em_int(e, a - sc->out_start), 0}, {"name", sc->args[a].name, 0}));
         sg_buf_putc(&outs, '\n');
     }
     int n_outs = sc->n_args - sc->out_start;
@@ -72,55 +72,57 @@ static void put_body(bodies *B, sg_buf *out, const kernel_use *k) {
     if (out->len) sg_buf_put(out, "\n\n", 2);
     const sg_slot slots[] = {
         {"op", s->op->key, 0},
-        {"schema", sg_text_comment_safe(B->a, sg_text_schema(B->a, s->fn)), 0},
-        {"source", sg_text_comment_safe(B->a, bd_op_name(B, fsc)), 0},
+        {"schema", sg_text_comment_safe(e->a, sg_text_schema(e->a, s->fn)), 0},
+        {"source", sg_text_comment_safe(e->a, em_op_name(e, fsc)), 0},
         {"kernel", s->kernel, 0},
         {"params", k->params, 0},
-        {"stack_size", bd_int(B, size ? size : 1), 0},
-        {"n_outs", bd_int(B, n_outs), 0},
-        {"outs", bd_buf_str(B, &outs), 0},
-        {"packs", bd_buf_str(B, &packs), 0},
-        {"qualified_name", sg_arena_printf(B->a, "%s::%s", fsc->ns ? fsc->ns : "aten", fsc->name),
+        {"stack_size", em_int(e, size ? size : 1), 0},
+        {"n_outs", em_int(e, n_outs), 0},
+        {"outs", em_buf_str(e, &outs), 0},
+        {"packs", em_buf_str(e, &packs), 0},
+        {"qualified_name", sg_arena_printf(e->a, "%s::%s", fsc->ns ? fsc->ns : "aten", fsc->name),
          0},
         {"overload", fsc->overload ? fsc->overload : "", 0},
     };
-    bd_put(B, out, "derived_body", slots, (int)(sizeof slots / sizeof *slots));
+    em_put(e, e->tpl_bodies, out, "derived_body", slots, (int)(sizeof slots / sizeof *slots));
 }
 
-void bd_emit_derived(bodies *B, const kernel_use *u, int n) {
+void em_render_derived(emitter *e) {
+    const kernel_use *u = e->uses;
+    int n = e->n_uses;
     sg_buf all = {0}, incs = {0}, out = {0};
-    const char **done = sg_arena_alloc(B->a, sizeof *done * (size_t)(n ? n : 1));
-    const char **files = sg_arena_alloc(B->a, sizeof *files * (size_t)(n ? n : 1));
+    const char **done = sg_arena_alloc(e->a, sizeof *done * (size_t)(n ? n : 1));
+    const char **files = sg_arena_alloc(e->a, sizeof *files * (size_t)(n ? n : 1));
     int n_done = 0, n_files = 0;
     if (!done || !files) return;
     for (int i = 0; i < n; i++) {
         const kernel_use *k = &u[i];
         const sg_native_function *fn = k->shim->fn;
         if (!fn->derived || k->conflict || fn->func->out_start == fn->func->n_args ||
-            bd_in_list(done, n_done, k->shim->kernel))
+            em_in_list(done, n_done, k->shim->kernel))
             continue;
         done[n_done++] = k->shim->kernel;
-        const char *why = unsupported(B, k);
+        const char *why = unsupported(e, k);
         if (why) {
-            bd_warn(B, k->shim, k->shim->kernel, why);
+            em_warn(e, k->shim, k->shim->kernel, why);
             continue;
         }
         size_t before = all.len;
-        put_body(B, &all, k);
-        if (all.len != before && !bd_in_list(files, n_files, k->file)) files[n_files++] = k->file;
+        put_body(e, &all, k);
+        if (all.len != before && !em_in_list(files, n_files, k->file)) files[n_files++] = k->file;
     }
     if (!all.len) {
         sg_buf_free(&all);
         return;
     }
-    bd_sort_names(files, n_files);
+    em_sort_names(files, n_files);
     for (int f = 0; f < n_files; f++) {
-        sg_buf_puts(&incs, bd_join_sep(&incs));
-        bd_put(B, &incs, "include", SLOTS({"file", files[f], 0}));
+        sg_buf_puts(&incs, em_join_sep(&incs));
+        em_put(e, e->tpl_bodies, &incs, "include", SLOTS({"file", files[f], 0}));
     }
-    bd_put(B, &out, "derived_c",
+    em_put(e, e->tpl_bodies, &out, "derived_c",
            SLOTS({"file", "derived_kernels.c", 0}, {"generator", "shimgen " SHIMGEN_VERSION, 0},
-                 {"inputs", B->banner, 0}, {"includes", bd_buf_str(B, &incs), 0},
-                 {"bodies", bd_buf_str(B, &all), 0}));
-    B->sink->add_file(B->sink->user, "derived_kernels.c", &out);
+                 {"inputs", e->banner, 0}, {"includes", em_buf_str(e, &incs), 0},
+                 {"bodies", em_buf_str(e, &all), 0}));
+    em_add_file(e, "derived_kernels.c", &out);
 }

@@ -1,6 +1,7 @@
-/* gen/emit_headers.c: the headers, c_shim_<backend>.h and c_shim_aten.h, from the plan: in
- * the default mode with a banner, an include guard and one commented block per op, in
- * --compat=torchgen mode with PyTorch's exact text (docs/shim-rules.md, "Header text"). */
+/* gen/emit_headers.c: the headers, c_shim_<backend>.h and c_shim_aten.h, from the plan and
+ * the sections of templates/headers.in: in the default mode with a banner, an include guard
+ * and one commented block per op, in --compat=torchgen mode with PyTorch's exact text
+ * (docs/shim-rules.md, "Header text"). */
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,6 +10,17 @@
 #include "emit_gen.h"
 
 /* ---- Rendering ----------------------------------------------------------------------- */
+/* The banner's list of input files, one banner_input per input (every family's banner). */
+const char *em_render_banner(emitter *e) {
+    sg_buf inputs = {0};
+    for (size_t i = 0; i < e->m->n_inputs; i++) {
+        if (i) sg_buf_putc(&inputs, '\n');
+        em_put(e, e->tpl_headers, &inputs, "banner_input",
+               SLOTS({"path", sg_text_comment_safe(e->a, e->m->inputs[i].recorded), 0}));
+    }
+    return em_buf_str(e, &inputs);
+}
+
 static const char *version_macro(emitter *e, const decl *d) {
     return sg_arena_printf(e->a, "TORCH_VERSION_%d_%d_0", d->since_major, d->since_minor);
 }
@@ -28,13 +40,12 @@ static void render_decl(emitter *e, sg_buf *out, const shim *s, const decl *d) {
     sg_buf params = {0}, line = {0};
     (void)s;
     params_text(&params, d, e->o->compat_torchgen);
-    em_render(
-        e, T_DECL, d->since ? &line : out,
-        SLOTS({"name", d->c_name, 0}, {"params", params.data ? params.data : "", params.len}));
+    em_put(e, e->tpl_headers, d->since ? &line : out, "decl",
+           SLOTS({"name", d->c_name, 0}, {"params", params.data ? params.data : "", params.len}));
     if (d->since) {
-        em_render(e, T_DECL_GATED, out,
-                  SLOTS({"version_macro", version_macro(e, d), 0},
-                        {"declaration", line.data ? line.data : "", line.len}));
+        em_put(e, e->tpl_headers, out, "decl_gated",
+               SLOTS({"version_macro", version_macro(e, d), 0},
+                     {"declaration", line.data ? line.data : "", line.len}));
     }
     sg_buf_free(&params);
     sg_buf_free(&line);
@@ -47,10 +58,10 @@ void em_render_compat_header(emitter *e, const header *h) {
             if (decls.len) sg_buf_putc(&decls, '\n');
             render_decl(e, &decls, &h->shims[i], &h->shims[i].decls[d]);
         }
-    if (!h->dispatch_key) em_render(e, T_COMPAT_ATEN_NOTE, &note, NULL, 0);
-    em_render(e, T_COMPAT_HEADER, &out,
-              SLOTS({"aten_note", note.data ? note.data : "", note.len},
-                    {"declarations", decls.data ? decls.data : "", decls.len}));
+    if (!h->dispatch_key) em_put(e, e->tpl_headers, &note, "c_shim_compat_aten_note", NULL, 0);
+    em_put(e, e->tpl_headers, &out, "c_shim_compat_h",
+           SLOTS({"aten_note", note.data ? note.data : "", note.len},
+                 {"declarations", decls.data ? decls.data : "", decls.len}));
     sg_buf_free(&decls);
     sg_buf_free(&note);
     em_add_file(e, h->file, &out);
@@ -75,9 +86,9 @@ void em_render_header(emitter *e, const header *h) {
             char maj[16], min[16];
             snprintf(maj, sizeof maj, "%d", op->since_major);
             snprintf(min, sizeof min, "%d", op->since_minor);
-            em_render(e, T_VERSION_MACRO, &macros,
-                      SLOTS({"macro", version_macro(e, op), 0}, {"major", maj, 0},
-                            {"minor", min, 0}, {"patch", "0", 0}));
+            em_put(e, e->tpl_headers, &macros, "version_macro",
+                   SLOTS({"macro", version_macro(e, op), 0}, {"major", maj, 0}, {"minor", min, 0},
+                         {"patch", "0", 0}));
         }
     if (macros.len) sg_buf_putc(&macros, '\n');
     for (int i = 0; i < h->n_shims; i++) {
@@ -88,10 +99,10 @@ void em_render_header(emitter *e, const header *h) {
             render_decl(e, &group, s, &s->decls[d]);
         }
         if (i) sg_buf_put(&decls, "\n\n", 2);
-        em_render(e, T_OP_BLOCK, &decls,
-                  SLOTS({"op", s->op->key, 0},
-                        {"schema", sg_text_comment_safe(e->a, sg_text_schema(e->a, s->fn)), 0},
-                        {"declarations", group.data ? group.data : "", group.len}));
+        em_put(e, e->tpl_headers, &decls, "op_block",
+               SLOTS({"op", s->op->key, 0},
+                     {"schema", sg_text_comment_safe(e->a, sg_text_schema(e->a, s->fn)), 0},
+                     {"declarations", group.data ? group.data : "", group.len}));
         sg_buf_free(&group);
     }
     const char *desc =
@@ -99,12 +110,12 @@ void em_render_header(emitter *e, const header *h) {
             ? sg_arena_printf(e->a, "C shims calling the %s kernels of the listed ops directly",
                               h->dispatch_key)
             : "C shims calling the listed ATen ops through the dispatcher";
-    em_render(e, T_HEADER, &out,
-              SLOTS({"file", h->file, 0}, {"description", desc, 0},
-                    {"generator", "shimgen " SHIMGEN_VERSION, 0}, {"inputs", e->banner, 0},
-                    {"guard", sg_text_guard(e->a, h->file), 0},
-                    {"version_macros", macros.data ? macros.data : "", macros.len},
-                    {"declarations", decls.data ? decls.data : "", decls.len}));
+    em_put(e, e->tpl_headers, &out, "c_shim_h",
+           SLOTS({"file", h->file, 0}, {"description", desc, 0},
+                 {"generator", "shimgen " SHIMGEN_VERSION, 0}, {"inputs", e->banner, 0},
+                 {"guard", sg_text_guard(e->a, h->file), 0},
+                 {"version_macros", macros.data ? macros.data : "", macros.len},
+                 {"declarations", decls.data ? decls.data : "", decls.len}));
     sg_buf_free(&macros);
     sg_buf_free(&decls);
     em_add_file(e, h->file, &out);

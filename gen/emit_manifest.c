@@ -10,7 +10,7 @@
 
 /* A JSON string (manifest_string.json.in) of s, escaped. */
 static void render_json_string(emitter *e, sg_buf *out, const char *s) {
-    em_render(e, T_MANIFEST_STRING, out, SLOTS({"value", sg_text_json(e->a, s), 0}));
+    em_put(e, e->tpl_manifest, out, "string", SLOTS({"value", sg_text_json(e->a, s), 0}));
 }
 
 /* A JSON list's items: the strings, ", " between them. */
@@ -48,9 +48,9 @@ void em_render_manifest(emitter *e) {
             const shim *s = &h->shims[i];
             sg_buf kernel = {0};
             if (s->kernel)
-                em_render(e, T_MANIFEST_KERNEL, &kernel,
-                          SLOTS({"dispatch_key", sg_text_json(e->a, s->kernel_key), 0},
-                                {"name", sg_text_json(e->a, s->kernel), 0}));
+                em_put(e, e->tpl_manifest, &kernel, "kernel",
+                       SLOTS({"dispatch_key", sg_text_json(e->a, s->kernel_key), 0},
+                             {"name", sg_text_json(e->a, s->kernel), 0}));
             else
                 sg_buf_puts(&kernel, "null");
             const char *schema = sg_text_json(e->a, sg_text_schema(e->a, s->fn));
@@ -59,9 +59,8 @@ void em_render_manifest(emitter *e) {
                 sg_buf params = {0};
                 for (int p = 0; p < dc->n_params; p++) {
                     if (p) sg_buf_put(&params, ", ", 2);
-                    em_render(
-                        e, T_MANIFEST_PARAM, &params,
-                        SLOTS({"name", dc->params[p].name, 0}, {"type", dc->params[p].type, 0}));
+                    em_put(e, e->tpl_manifest, &params, "param",
+                           SLOTS({"name", dc->params[p].name, 0}, {"type", dc->params[p].type, 0}));
                 }
                 char version[16];
                 snprintf(version, sizeof version, "%d", dc->version);
@@ -71,13 +70,13 @@ void em_render_manifest(emitter *e) {
                 else
                     sg_buf_puts(&since, "null");
                 if (funcs.len) sg_buf_put(&funcs, ",\n", 2);
-                em_render(e, T_MANIFEST_FUNCTION, &funcs,
-                          SLOTS({"name", dc->c_name, 0}, {"backend", h->backend, 0},
-                                {"header", h->file, 0}, {"op", sg_text_json(e->a, s->op->key), 0},
-                                {"schema", schema, 0}, {"version", version, 0},
-                                {"since", since.data ? since.data : "", since.len},
-                                {"kernel", kernel.data ? kernel.data : "", kernel.len},
-                                {"params", params.data ? params.data : "", params.len}));
+                em_put(e, e->tpl_manifest, &funcs, "function",
+                       SLOTS({"name", dc->c_name, 0}, {"backend", h->backend, 0},
+                             {"header", h->file, 0}, {"op", sg_text_json(e->a, s->op->key), 0},
+                             {"schema", schema, 0}, {"version", version, 0},
+                             {"since", since.data ? since.data : "", since.len},
+                             {"kernel", kernel.data ? kernel.data : "", kernel.len},
+                             {"params", params.data ? params.data : "", params.len}));
                 sg_buf_free(&params);
                 sg_buf_free(&since);
             }
@@ -101,15 +100,15 @@ void em_render_manifest(emitter *e) {
         sg_buf_puts(&fb, json_strings(e, h->fallback_ops, h->n_fallback_ops, false));
         sg_buf_puts(&fb, "]");
     }
-    em_render(e, T_MANIFEST, &out,
-              SLOTS({"generator", "shimgen " SHIMGEN_VERSION, 0},
-                    {"inputs", json_strings(e, inputs, (int)e->m->n_inputs, false), 0},
-                    {"headers", json_strings(e, headers, e->n_headers, false), 0},
-                    {"files", json_strings(e, files, e->n_files, true), 0},
-                    {"registrations", e->registrations.data ? e->registrations.data : "",
-                     e->registrations.len},
-                    {"backend_fallback", fb.data ? fb.data : "", fb.len},
-                    {"functions", funcs.data ? funcs.data : "", funcs.len}));
+    em_put(e, e->tpl_manifest, &out, "shim_manifest",
+           SLOTS({"generator", "shimgen " SHIMGEN_VERSION, 0},
+                 {"inputs", json_strings(e, inputs, (int)e->m->n_inputs, false), 0},
+                 {"headers", json_strings(e, headers, e->n_headers, false), 0},
+                 {"files", json_strings(e, files, e->n_files, true), 0},
+                 {"registrations", e->registrations.data ? e->registrations.data : "",
+                  e->registrations.len},
+                 {"backend_fallback", fb.data ? fb.data : "", fb.len},
+                 {"functions", funcs.data ? funcs.data : "", funcs.len}));
     sg_buf_free(&fb);
     sg_buf_free(&funcs);
     em_add_file(e, "shim_manifest.json", &out);

@@ -304,3 +304,147 @@ void em_plan_header(emitter *e, header *h, const sg_shim_op **ops, int n_ops) {
                         e->errors++;
                     }
 }
+
+/* ---- The kernels of the device headers, every op once ---------------------------------- */
+const char *em_kernel_file(emitter *e, const char *key) {
+    char *f = sg_arena_printf(e->a, "%s_kernels.h", key);
+    if (!f) return "kernels.h";
+    for (char *p = f; *p && p < f + strlen(key); p++)
+        *p = isalnum((unsigned char)*p) ? (char)tolower((unsigned char)*p) : '_';
+    return f;
+}
+
+static bool names_kernel(const sg_native_function *fn, const char *kernel) {
+    for (int k = 0; k < fn->n_dispatch; k++)
+        if (strcmp(fn->dispatch[k].kernel, kernel) == 0) return true;
+    return false;
+}
+
+static int cmp_use(const void *x, const void *y) {
+    const kernel_use *a = x, *b = y;
+    int c = strcmp(a->shim->op->key, b->shim->op->key);
+    if (c) return c;
+    c = strcmp(a->key, b->key);
+    return c ? c : strcmp(a->shim->kernel, b->shim->kernel);
+}
+
+/* Collects every (shim, kernel) of the device headers; marks which use declares each kernel
+ * and which cannot call it. */
+int em_plan_kernels(emitter *e) {
+    int n = 0;
+    for (int h = 0; h < e->n_headers; h++)
+        if (e->headers[h].dispatch_key) n += e->headers[h].n_shims;
+    kernel_use *u = sg_arena_alloc(e->a, sizeof *u * (size_t)(n ? n : 1));
+    if (!u) return -1;
+    n = 0;
+    for (int h = 0; h < e->n_headers; h++) {
+        const sg_emit_header *hd = &e->headers[h];
+        if (!hd->dispatch_key) continue;
+        for (int i = 0; i < hd->n_shims; i++) {
+            const sg_emit_shim *s = &hd->shims[i];
+            kernel_use *k = &u[n++];
+            memset(k, 0, sizeof *k);
+            k->shim = s;
+            k->key = s->kernel_key;
+            k->file = em_kernel_file(e, s->kernel_key);
+            k->params = em_params(e, &s->decls[0], s->fn->func);
+            k->delegated = s->fn->delegate && !names_kernel(s->fn, s->kernel);
+        }
+    }
+    qsort(u, (size_t)n, sizeof *u, cmp_use);
+    /* The prototype of a kernel comes from the first op (in key order) whose own dispatch
+     * names it; an op calling it with another prototype cannot have a body. Each header
+     * declares each of its kernels once (a kernel of several keys is in each header). */
+    bool *ok = sg_arena_alloc(e->a, sizeof *ok * (size_t)(n ? n : 1));
+    if (!ok) return -1;
+    memset(ok, 0, sizeof *ok * (size_t)(n ? n : 1));
+    for (int pass = 0; pass < 2; pass++)
+        for (int i = 0; i < n; i++) {
+            kernel_use *k = &u[i];
+            if (k->delegated != (pass == 1)) continue;
+            const kernel_use *first = NULL;
+            bool in_file = false;
+            for (int j = 0; j < n; j++) {
+                if (!ok[j] || strcmp(u[j].shim->kernel, k->shim->kernel) != 0) continue;
+                if (!first) first = &u[j];
+                in_file |= strcmp(u[j].file, k->file) == 0;
+            }
+            if (first && strcmp(first->params, k->params) != 0) {
+                k->conflict =
+                    sg_arena_printf(e->a, "its %s kernel %s is declared with the prototype of %s%s",
+                                    k->key, k->shim->kernel, first->shim->op->key,
+                                    k->delegated ? " (it comes from the structured_delegate)" : "");
+            } else if (!first && k->delegated) {
+                k->conflict = sg_arena_printf(
+                    e->a,
+                    "its %s kernel %s comes from structured_delegate %s, whose C form differs "
+                    "(name a kernel of its own in dispatch)",
+                    k->key, k->shim->kernel, k->shim->fn->structured_delegate);
+            } else {
+                ok[i] = true;
+                k->declared = !in_file;
+            }
+        }
+    e->uses = u;
+    e->n_uses = n;
+    return 0;
+}
+
+void em_sort_names(const char **v, int n) {
+    for (int a = 0; a < n; a++)
+        for (int b = a + 1; b < n; b++)
+            if (strcmp(v[b], v[a]) < 0) {
+                const char *t = v[a];
+                v[a] = v[b];
+                v[b] = t;
+            }
+}
+
+bool em_in_list(const char *const *v, int n, const char *s) {
+    for (int i = 0; i < n; i++)
+        if (strcmp(v[i], s) == 0) return true;
+    return false;
+}
+
+const kernel_use *em_find_use(const emitter *e, const sg_emit_shim *s) {
+    for (int i = 0; i < e->n_uses; i++)
+        if (e->uses[i].shim == s) return &e->uses[i];
+    return NULL;
+}
+
+/* The kernel headers a device header's shims need, in name order (arena array). */
+const char **em_used_files(emitter *e, const sg_emit_header *h, int *n_out) {
+    const char **v = sg_arena_alloc(e->a, sizeof *v * (size_t)(h->n_shims + 1));
+    int n = 0;
+    if (!v) return NULL;
+    for (int i = 0; i < h->n_shims; i++) {
+        const kernel_use *k = em_find_use(e, &h->shims[i]);
+        if (k && !k->conflict && !em_in_list(v, n, k->file)) v[n++] = k->file;
+    }
+    em_sort_names(v, n);
+    *n_out = n;
+    return v;
+}
+
+static int cmp_def(const void *x, const void *y) {
+    return strcmp(((const def_op *)x)->key, ((const def_op *)y)->key);
+}
+
+int em_plan_defs(emitter *e) {
+    int n = 0;
+    for (int h = 0; h < e->n_headers; h++) n += e->headers[h].n_shims;
+    def_op *v = sg_arena_alloc(e->a, sizeof *v * (size_t)(n ? n : 1));
+    if (!v) return -1;
+    n = 0;
+    for (int h = 0; h < e->n_headers; h++)
+        for (int i = 0; i < e->headers[h].n_shims; i++) {
+            const sg_emit_shim *s = &e->headers[h].shims[i];
+            bool dup = false;
+            for (int k = 0; k < n && !dup; k++) dup = strcmp(v[k].key, s->op->key) == 0;
+            if (!dup) v[n++] = (def_op){s->op->key, em_op_ns(e, s), s};
+        }
+    qsort(v, (size_t)n, sizeof *v, cmp_def);
+    e->defs = v;
+    e->n_defs = n;
+    return 0;
+}

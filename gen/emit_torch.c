@@ -21,14 +21,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "emit.h"
+#include "emit_gen.h"
 
 #include <shimrt/codes.h>
 
-#define TORCH_FILE "torch/torch.in"
-#define SLOTS(...)                                                                                 \
-    ((const sg_slot[]){__VA_ARGS__}),                                                              \
-        (int)(sizeof((const sg_slot[]){__VA_ARGS__}) / sizeof(sg_slot))
 /* The releases this target knows: the oldest it can load on, the newest it describes. */
 #define TORCH_MIN_MINOR 10
 #define TORCH_MAX_MINOR 15
@@ -94,35 +90,6 @@ static void put_code_list(sg_buf *out, const char *macro, const code_row *rows, 
     sg_buf_putc(out, '\n');
 }
 
-typedef struct torch_emit {
-    sg_context *ctx;
-    sg_arena *a;
-    const sg_tpl_set *t;
-    int min_minor;
-    int errors;
-} torch_emit;
-
-static void put(torch_emit *T, sg_buf *out, const char *section, const sg_slot *slots, int n) {
-    const sg_template *t = sg_tpl_set_get(T->t, section);
-    const char *missing = NULL;
-    if (!t || sg_tpl_render(t, out, slots, n, &missing) != 0) {
-        const char *path = sg_tpl_set_path(T->t);
-        sg_diag(T->ctx, SG_DIAG_ERROR, (sg_loc){path ? path : TORCH_FILE, 0, 0},
-                t ? "section '%s' uses an unknown slot" : "template set has no section '%s'",
-                section);
-        T->errors++;
-        out->oom = true;
-    }
-}
-
-static const char *buf_str(torch_emit *T, sg_buf *b) {
-    if (b->oom) {
-        sg_buf_free(b);
-        return "";
-    }
-    return b->len ? sg_buf_to_arena(b, T->a) : "";
-}
-
 static sg_loc arg_loc(const sg_emit_shim *s, int arg) {
     const sg_native_function *fn = s->fn;
     if (fn && fn->func_node && arg >= 0 && arg < fn->func->n_args)
@@ -137,7 +104,7 @@ static void type_text(const sg_type *t, char *buf, size_t cap) { sg_type_print(t
 
 /* Reports every argument and return that the target PyTorch cannot carry; `routed`: a
  * dispatcher-routed shim (torch_call_dispatcher). */
-static void check_shim(torch_emit *T, const sg_emit_shim *s, bool routed) {
+static void check_shim(emitter *e, int min_minor, const sg_emit_shim *s, bool routed) {
     const sg_schema *sc = s->fn->func;
     char ty[128];
     for (int a = 0; a < sc->n_args; a++) {
@@ -149,13 +116,13 @@ static void check_shim(torch_emit *T, const sg_emit_shim *s, bool routed) {
         else if (strstr(kind, "scalar"))
             why = "has no StableIValue encoding in the PyTorch releases --target=torch loads on "
                   "(up to 2.15); use float, int or a Tensor";
-        else if (strstr(kind, "generator") && T->min_minor < 13)
+        else if (strstr(kind, "generator") && min_minor < 13)
             why = "needs PyTorch 2.13 (torch_delete_generator); use --torch-version 2.13";
         if (why) {
-            sg_diag(T->ctx, SG_DIAG_ERROR, arg_loc(s, a),
+            sg_diag(e->ctx, SG_DIAG_ERROR, arg_loc(s, a),
                     "%s: argument '%s' of type '%s' %s (--target=torch)", s->op->key,
                     sc->args[a].name, ty, why);
-            T->errors++;
+            e->errors++;
         }
     }
     for (int r = 0; r < sc->n_rets; r++) {
@@ -166,12 +133,12 @@ static void check_shim(torch_emit *T, const sg_emit_shim *s, bool routed) {
             why = "has no C form";
         else if (strcmp(kind, "scalar") == 0)
             why = "has no StableIValue encoding in the PyTorch releases --target=torch loads on";
-        else if (strcmp(kind, "generator") == 0 && T->min_minor < 13)
+        else if (strcmp(kind, "generator") == 0 && min_minor < 13)
             why = "needs PyTorch 2.13; use --torch-version 2.13";
         if (why) {
-            sg_diag(T->ctx, SG_DIAG_ERROR, arg_loc(s, -1),
+            sg_diag(e->ctx, SG_DIAG_ERROR, arg_loc(s, -1),
                     "%s: return %d of type '%s' %s (--target=torch)", s->op->key, r, ty, why);
-            T->errors++;
+            e->errors++;
         }
     }
     /* PyTorch's torch_call_dispatcher (2.10 to 2.15) converts return r with the type of
@@ -181,13 +148,13 @@ static void check_shim(torch_emit *T, const sg_emit_shim *s, bool routed) {
         type_text(sc->rets[r].type, ty, sizeof ty);
         type_text(sc->rets[sc->n_rets - 1 - r].type, other, sizeof other);
         if (strcmp(ty, other) == 0) continue;
-        sg_diag(T->ctx, SG_DIAG_ERROR, s->op->loc,
+        sg_diag(e->ctx, SG_DIAG_ERROR, s->op->loc,
                 "%s: aten_ops: return %d ('%s') and return %d ('%s') differ: PyTorch's "
                 "torch_call_dispatcher converts each return with the type of the one at the "
                 "mirrored place, so a dispatcher-routed shim under --target=torch needs "
                 "returns whose types read the same backwards",
                 s->op->key, r, ty, sc->n_rets - 1 - r, other);
-        T->errors++;
+        e->errors++;
         break;
     }
 }
@@ -208,17 +175,17 @@ static int cmp_row(const void *x, const void *y) {
 
 /* The C string literal of s (schemas hold no control characters; quotes and backslashes
  * can appear in defaults). */
-static const char *c_literal(torch_emit *T, const char *s) {
+static const char *c_literal(emitter *e, const char *s) {
     sg_buf b = {0};
     for (; *s; s++) {
         if (*s == '"' || *s == '\\') sg_buf_putc(&b, '\\');
         sg_buf_putc(&b, *s);
     }
-    return buf_str(T, &b);
+    return em_buf_str(e, &b);
 }
 
-static const char *def_schema(torch_emit *T, const sg_native_function *fn) {
-    const char *s = fn->func_text ? fn->func_text : sg_schema_to_string(T->a, fn->func);
+static const char *def_schema(emitter *e, const sg_native_function *fn) {
+    const char *s = fn->func_text ? fn->func_text : sg_schema_to_string(e->a, fn->func);
     const char *ns = fn->func->ns;
     size_t n = ns ? strlen(ns) : 0;
     if (!s) return "";
@@ -226,23 +193,17 @@ static const char *def_schema(torch_emit *T, const sg_native_function *fn) {
     return s;
 }
 
-int sg_emit_torch(sg_context *ctx, sg_arena *a, const char *tpl_dir, const sg_options *o,
-                  const sg_emit_header *headers, int n_headers, const char *banner_inputs,
-                  sg_emit_sink *sink) {
-    torch_emit T = {ctx, a, NULL, TORCH_MIN_MINOR, 0};
-    int maj = 2;
-    if (o->torch_version && !parse_version(o->torch_version, &maj, &T.min_minor)) {
-        sg_diag(ctx, SG_DIAG_ERROR, (sg_loc){NULL, 0, 0}, "bad --torch-version '%s'",
+void em_render_torch(emitter *e) {
+    const sg_options *o = e->o;
+    sg_arena *a = e->a;
+    const sg_emit_header *headers = e->headers;
+    int n_headers = e->n_headers, maj = 2, min_minor = TORCH_MIN_MINOR;
+    if (o->torch_version && !parse_version(o->torch_version, &maj, &min_minor)) {
+        sg_diag(e->ctx, SG_DIAG_ERROR, (sg_loc){NULL, 0, 0}, "bad --torch-version '%s'",
                 o->torch_version);
-        return 1;
+        e->errors++;
+        return;
     }
-    char err[512];
-    T.t = sg_tpl_set_load(a, tpl_dir, TORCH_FILE, err, sizeof err);
-    if (!T.t) {
-        sg_diag(ctx, SG_DIAG_ERROR, (sg_loc){tpl_dir, 0, 0}, "%s", err);
-        return 1;
-    }
-    if (sink->add_dep) sink->add_dep(sink->user, sg_tpl_set_path(T.t));
 
     /* 1. What the target cannot carry. */
     int n_rows = 0;
@@ -254,37 +215,41 @@ int sg_emit_torch(sg_context *ctx, sg_arena *a, const char *tpl_dir, const sg_op
                  * PyTorch's own exported shims, an extension's ops their direct shims. */
                 const char *ns = s->fn->func->ns;
                 if (!ns || strcmp(ns, "aten") == 0) {
-                    sg_diag(ctx, SG_DIAG_ERROR, s->op->loc,
+                    sg_diag(e->ctx, SG_DIAG_ERROR, s->op->loc,
                             "%s: aten_ops of aten:: ops are not part of --target=torch: an "
                             "extension must not define %s, which libtorch exports itself for "
                             "the ops PyTorch's c_shim_aten.h lists; call PyTorch's, or "
                             "torch_call_dispatcher for other aten ops",
                             s->op->key, s->decls[0].c_name);
-                    T.errors++;
+                    e->errors++;
                 } else {
-                    check_shim(&T, s, true); /* the extension's own op: torch_call_dispatcher */
+                    check_shim(e, min_minor, s,
+                               true); /* the extension's own op: torch_call_dispatcher */
                 }
                 continue;
             }
-            check_shim(&T, s, false);
+            check_shim(e, min_minor, s, false);
             n_rows++;
         }
     }
-    if (T.errors) return T.errors;
+    if (e->errors) return;
 
     /* 2. The kernels to register: per backend header, each op's boxed kernel under the
      * dispatch key its `dispatch:` row names (an op whose kernel serves several backends,
      * CompositeExplicitAutograd, is registered once). The boxed names are those of
      * gen/emit_bodies.c: boxed_<C name without aoti_torch_>. */
     impl_row *rows = sg_arena_alloc(a, sizeof *rows * (size_t)(n_rows ? n_rows : 1));
-    if (!rows) return 1;
+    if (!rows) {
+        e->errors++;
+        return;
+    }
     int n = 0;
     sg_buf includes = {0};
     for (int h = 0; h < n_headers; h++) {
         const sg_emit_header *hd = &headers[h];
         if (!hd->dispatch_key || hd->n_shims == 0) continue;
-        put(&T, &includes, "boundary_include",
-            SLOTS({"file", sg_arena_printf(a, "c_boxed_%s.h", hd->backend), 0}));
+        em_put(e, e->tpl_torch, &includes, "boundary_include",
+               SLOTS({"file", sg_arena_printf(a, "c_boxed_%s.h", hd->backend), 0}));
         sg_buf_putc(&includes, '\n');
         for (int i = 0; i < hd->n_shims; i++) {
             const sg_emit_shim *s = &hd->shims[i];
@@ -306,7 +271,7 @@ int sg_emit_torch(sg_context *ctx, sg_arena *a, const char *tpl_dir, const sg_op
                                    name,
                                    s->kernel_key,
                                    sg_arena_printf(a, "boxed_%s", c),
-                                   def_schema(&T, s->fn),
+                                   def_schema(e, s->fn),
                                    s->op->key,
                                    s->fn};
         }
@@ -341,33 +306,33 @@ int sg_emit_torch(sg_context *ctx, sg_arena *a, const char *tpl_dir, const sg_op
                                       k_tags[t].upper);
                         break;
                     }
-            const char *tags_lit = tags.len ? buf_str(&T, &tags) : "0";
+            const char *tags_lit = tags.len ? em_buf_str(e, &tags) : "0";
             if (!tags.len) sg_buf_free(&tags);
-            put(&T, &schemas, "boundary_schema",
-                SLOTS({"schema", c_literal(&T, next->schema), 0}, {"tags", tags_lit, 0}));
+            em_put(e, e->tpl_torch, &schemas, "boundary_schema",
+                   SLOTS({"schema", c_literal(e, next->schema), 0}, {"tags", tags_lit, 0}));
             n_schemas++;
             last = next->op_key;
         }
         for (int q = k; q < end; q++) {
             if (impls.len) sg_buf_putc(&impls, '\n');
-            put(&T, &impls, "boundary_impl",
-                SLOTS({"name", c_literal(&T, rows[q].name), 0}, {"key", rows[q].key, 0},
-                      {"boxed", rows[q].boxed, 0}));
+            em_put(e, e->tpl_torch, &impls, "boundary_impl",
+                   SLOTS({"name", c_literal(e, rows[q].name), 0}, {"key", rows[q].key, 0},
+                         {"boxed", rows[q].boxed, 0}));
         }
         sg_buf_putc(&namespaces, '\n');
-        put(&T, &namespaces, "boundary_ns",
-            SLOTS({"ns", ns, 0}, {"n_schemas", sg_arena_printf(a, "%d", n_schemas), 0},
-                  {"n_impls", sg_arena_printf(a, "%d", end - k), 0},
-                  {"schemas", buf_str(&T, &schemas), 0}, {"impls", buf_str(&T, &impls), 0}));
+        em_put(e, e->tpl_torch, &namespaces, "boundary_ns",
+               SLOTS({"ns", ns, 0}, {"n_schemas", sg_arena_printf(a, "%d", n_schemas), 0},
+                     {"n_impls", sg_arena_printf(a, "%d", end - k), 0},
+                     {"schemas", em_buf_str(e, &schemas), 0}, {"impls", em_buf_str(e, &impls), 0}));
         k = end;
     }
 
     /* 4. The files. */
     const sg_slot common[] = {
         {"generator", "shimgen " SHIMGEN_VERSION, 0},
-        {"inputs", banner_inputs, 0},
+        {"inputs", e->banner, 0},
         {"min_major", sg_arena_printf(a, "%d", maj), 0},
-        {"min_minor", sg_arena_printf(a, "%d", T.min_minor), 0},
+        {"min_minor", sg_arena_printf(a, "%d", min_minor), 0},
     };
     const int n_common = (int)(sizeof common / sizeof *common);
     sg_buf lists = {0};
@@ -386,13 +351,14 @@ int sg_emit_torch(sg_context *ctx, sg_arena *a, const char *tpl_dir, const sg_op
     const sg_slot codes_slots[] = {
         common[0],
         common[1],
-        {"lists", buf_str(&T, &lists), 0},
+        {"lists", em_buf_str(e, &lists), 0},
     };
     {
         sg_buf out = {0};
-        put(&T, &out, "codes_h", codes_slots, (int)(sizeof codes_slots / sizeof *codes_slots));
+        em_put(e, e->tpl_torch, &out, "codes_h", codes_slots,
+               (int)(sizeof codes_slots / sizeof *codes_slots));
         sg_buf_putc(&out, '\n');
-        if (!T.errors) sink->add_file(sink->user, "shimrt/codes.h", &out);
+        if (!e->errors) em_add_file(e, "shimrt/codes.h", &out);
         sg_buf_free(&out);
     }
     static const struct {
@@ -402,31 +368,31 @@ int sg_emit_torch(sg_context *ctx, sg_arena *a, const char *tpl_dir, const sg_op
                  {"support_c", "shimgen_torch_support.c"}};
     for (size_t f = 0; f < sizeof files / sizeof *files; f++) {
         sg_buf out = {0};
-        put(&T, &out, files[f].section, common, n_common);
+        em_put(e, e->tpl_torch, &out, files[f].section, common, n_common);
         sg_buf_putc(&out, '\n');
-        if (!T.errors) sink->add_file(sink->user, files[f].file, &out);
+        if (!e->errors) em_add_file(e, files[f].file, &out);
         sg_buf_free(&out);
     }
     /* The C++ banner: the same input lines, as // comments. */
     sg_buf cc_inputs = {0};
-    for (const char *p = banner_inputs; *p;) {
-        const char *e = strchr(p, '\n');
-        size_t len = e ? (size_t)(e - p) : strlen(p);
+    for (const char *p = e->banner; *p;) {
+        const char *eol = strchr(p, '\n');
+        size_t len = eol ? (size_t)(eol - p) : strlen(p);
         const char *text = p;
         while (len && (*text == ' ' || *text == '*')) text++, len--;
         sg_buf_printf(&cc_inputs, "%s//   %.*s", cc_inputs.len ? "\n" : "", (int)len, text);
-        p = e ? e + 1 : p + strlen(p);
+        p = eol ? eol + 1 : p + strlen(p);
     }
     const sg_slot cc_slots[] = {
         {"generator", "shimgen " SHIMGEN_VERSION, 0},
-        {"inputs", buf_str(&T, &cc_inputs), 0},
-        {"includes", buf_str(&T, &includes), 0},
-        {"namespaces", buf_str(&T, &namespaces), 0},
+        {"inputs", em_buf_str(e, &cc_inputs), 0},
+        {"includes", em_buf_str(e, &includes), 0},
+        {"namespaces", em_buf_str(e, &namespaces), 0},
     };
     sg_buf cc = {0};
-    put(&T, &cc, "boundary_cc", cc_slots, (int)(sizeof cc_slots / sizeof *cc_slots));
+    em_put(e, e->tpl_torch, &cc, "boundary_cc", cc_slots,
+           (int)(sizeof cc_slots / sizeof *cc_slots));
     sg_buf_putc(&cc, '\n');
-    if (!T.errors) sink->add_file(sink->user, "shimgen_torch_boundary.cc", &cc);
+    if (!e->errors) em_add_file(e, "shimgen_torch_boundary.cc", &cc);
     sg_buf_free(&cc);
-    return T.errors;
 }

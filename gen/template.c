@@ -1,8 +1,9 @@
 /* gen/template.c: the template engine of the emitters.
  *
- * A template is text with named slots `{{name}}`. Loading splits it once into pieces
- * (literal runs and slot names); rendering copies the pieces and fills each slot from a
- * small table of values. Lookups are linear: the tables have a handful of entries. */
+ * A template file is a set of named sections (`%% name` lines); each section is text with
+ * named slots `{{name}}`. Loading splits each section once into pieces (literal runs and
+ * slot names); rendering copies the pieces and fills each slot from a small table of
+ * values. Lookups are linear: the tables have a handful of entries. */
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -19,7 +20,6 @@ typedef struct tpl_piece {
 } tpl_piece;
 
 struct sg_template {
-    const char *name, *path;
     tpl_piece *pieces;
     int n_pieces;
 };
@@ -28,18 +28,17 @@ static bool is_slot_char(char c) {
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
 }
 
-const sg_template *sg_tpl_parse(sg_arena *a, const char *name, const char *text, size_t len) {
+const sg_template *sg_tpl_parse(sg_arena *a, const char *text, size_t len) {
     sg_template *t = sg_arena_alloc(a, sizeof *t);
     char *copy = sg_arena_strndup(a, text, len);
     if (!t || !copy) return NULL;
     if (len > 0 && copy[len - 1] == '\n') len--; /* the file's last line end */
-    t->name = sg_arena_strdup(a, name ? name : "<template>");
     /* Count pieces: at most 2 per slot + 1. */
     int max = 1;
     for (size_t i = 0; i + 1 < len; i++)
         if (copy[i] == '{' && copy[i + 1] == '{') max += 2;
     t->pieces = sg_arena_alloc(a, sizeof *t->pieces * (size_t)max);
-    if (!t->pieces || !t->name) return NULL;
+    if (!t->pieces) return NULL;
     size_t run = 0, i = 0;
     while (i < len) {
         if (i + 1 < len && copy[i] == '{' && copy[i + 1] == '{') {
@@ -78,20 +77,6 @@ static char *read_template_file(sg_arena *a, const char *dir, const char *name, 
     return *text ? path : NULL;
 }
 
-const sg_template *sg_tpl_load(sg_arena *a, const char *dir, const char *name, char *err,
-                               size_t err_cap) {
-    const char *text = NULL;
-    size_t len = 0;
-    char *path = read_template_file(a, dir, name, &text, &len, err, err_cap);
-    sg_template *t = path ? (sg_template *)sg_tpl_parse(a, name, text, len) : NULL;
-    if (path && !t) snprintf(err, err_cap, "out of memory");
-    if (t) t->path = path;
-    return t;
-}
-
-const char *sg_tpl_name(const sg_template *t) { return t->name; }
-const char *sg_tpl_path(const sg_template *t) { return t->path; }
-
 int sg_tpl_render(const sg_template *t, sg_buf *out, const sg_slot *slots, int n_slots,
                   const char **missing) {
     for (int i = 0; i < t->n_pieces; i++) {
@@ -116,7 +101,7 @@ int sg_tpl_render(const sg_template *t, sg_buf *out, const sg_slot *slots, int n
 
 /* ---- Finding the directory ---------------------------------------------------------- */
 static bool has_marker(sg_arena *a, const char *dir) {
-    const char *p = sg_arena_printf(a, "%s/c_shim.h.in", dir);
+    const char *p = sg_arena_printf(a, "%s/headers.in", dir);
     return p && access(p, R_OK) == 0;
 }
 
@@ -191,7 +176,7 @@ const sg_tpl_set *sg_tpl_set_parse(sg_arena *a, const char *name, const char *te
             if (sec) { /* close the open section: its text up to here, last newline dropped */
                 const char *stop = at_end ? end : p;
                 char *nm = sg_arena_strndup(a, sec, sec_len);
-                const sg_template *t = nm ? sg_tpl_parse(a, nm, body, (size_t)(stop - body)) : NULL;
+                const sg_template *t = nm ? sg_tpl_parse(a, body, (size_t)(stop - body)) : NULL;
                 if (!t) goto oom;
                 for (int k = 0; k < s->n; k++)
                     if (strcmp(s->names[k], nm) == 0) {
