@@ -1,5 +1,5 @@
 /* gen/emit_aten.c: c_shim_aten.c, the dispatcher-routed shims: each packs a StableIValue
- * stack and calls through a cached op handle (see emit_bodies.h). */
+ * stack and calls through a cached op handle (emit_gen.h). */
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,5 +1,5 @@
 /* gen/emit_boxed.c: c_boxed_<backend>.{h,c}, a boxed kernel per op (unpack, call the
- * shim, push) and one registration function per namespace (see emit_bodies.h). */
+ * shim, push) and one registration function per namespace (emit_gen.h). */
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,12 +10,6 @@
 #include "emit_gen.h"
 
 /* ---- c_boxed_<backend>.{h,c} ---------------------------------------------------------- */
-static const char *boxed_name(emitter *e, const sg_emit_shim *s) {
-    const char *c = s->decls[0].c_name;
-    if (strncmp(c, "aoti_torch_", 11) == 0) c += 11;
-    return sg_arena_printf(e->a, "boxed_%s", c);
-}
-
 /* Renders the boxed kernel of s; returns false (nothing rendered) when it has none. */
 static bool put_boxed_body(emitter *e, sg_buf *out, const sg_emit_shim *s) {
     const sg_emit_decl *d = &s->decls[0];
@@ -98,7 +92,7 @@ static bool put_boxed_body(emitter *e, sg_buf *out, const sg_emit_shim *s) {
     const sg_slot slots[] = {
         {"op", s->op->key, 0},
         {"schema", sg_text_comment_safe(e->a, sg_text_schema(e->a, s->fn)), 0},
-        {"name", boxed_name(e, s), 0},
+        {"name", em_boxed_name(e, s), 0},
         {"op_name", sg_text_c_escape(e->a, em_op_name(e, sc), false), 0},
         {"n_args", em_int(e, sc->n_args), 0},
         {"n_outputs", em_int(e, sc->n_rets), 0},
@@ -142,7 +136,7 @@ void em_render_boxed(emitter *e, const sg_emit_header *h) {
         boxed[i] = NULL;
         sg_buf body = {0};
         if (!put_boxed_body(e, &body, &h->shims[i])) continue;
-        boxed[i] = boxed_name(e, &h->shims[i]);
+        boxed[i] = em_boxed_name(e, &h->shims[i]);
         if (all.len) sg_buf_put(&all, "\n\n", 2);
         sg_buf_put(&all, body.data ? body.data : "", body.len);
         sg_buf_free(&body);

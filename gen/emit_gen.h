@@ -101,6 +101,7 @@ void em_sort_names(const char **v, int n); /* in strcmp order (n is small) */
 const char *em_def_schema(emitter *e, const sg_native_function *fn); /* without `ns::` */
 const char *em_op_ns(emitter *e, const sg_emit_shim *s);             /* "aten" */
 const char *em_op_name(emitter *e, const sg_schema *s);              /* "add.Tensor" */
+const char *em_boxed_name(emitter *e, const sg_emit_shim *s);        /* "boxed_cpu_add_Tensor" */
 /* "AtenTensorHandle self, ..." ("void" when none); with kernel_of, the kernel's types. */
 const char *em_params(emitter *e, const sg_emit_decl *d, const sg_schema *kernel_of);
 /* The shim parameter of schema argument a (*param; NULL when the declaration leaves it out)

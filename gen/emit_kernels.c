@@ -1,5 +1,5 @@
 /* gen/emit_kernels.c: <key>_kernels.h, the prototype of every kernel the generated shims
- * call (docs/kernels.md), one header per dispatch key (see emit_bodies.h). */
+ * call (docs/kernels.md), one header per dispatch key (emit_gen.h). */
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>

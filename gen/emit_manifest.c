@@ -1,6 +1,6 @@
 /* gen/emit_manifest.c: shim_manifest.json, every emitted function with its backend, op,
- * schema, version, since, kernel and parameters, rendered from the manifest_*.json.in
- * templates (values JSON-escaped). */
+ * schema, version, since, kernel and parameters, rendered from the sections of
+ * templates/manifest.in (values JSON-escaped). */
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,7 +8,7 @@
 
 #include "emit_gen.h"
 
-/* A JSON string (manifest_string.json.in) of s, escaped. */
+/* A JSON string (section string) of s, escaped. */
 static void render_json_string(emitter *e, sg_buf *out, const char *s) {
     em_put(e, e->tpl_manifest, out, "string", SLOTS({"value", sg_text_json(e->a, s), 0}));
 }

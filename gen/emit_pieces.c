@@ -1,11 +1,11 @@
-/* gen/emit_bodies.c: the code behind the headers (default mode only): sg_emit_bodies, which
- * runs the emitters of each output family (see emit_bodies.h: emit_kernels.c, emit_shims.c,
- * emit_aten.c, emit_boxed.c), and what they share: rendering sections of
- * templates/bodies.in, parameter lists, bodies that only fail, and the lower versions of an
- * op, which call the highest one with the C text of the defaults they leave out.
+/* gen/emit_pieces.c: the texts that several body families (emit_gen.h: emit_shims.c,
+ * emit_aten.c, emit_boxed.c, emit_derived.c, emit_kernels.c) share: an op's names and
+ * schema, parameter lists, the section of an argument's kind, bodies that only fail, and the
+ * lower versions of an op, which call the highest one with the C text of the defaults they
+ * leave out. It calls no family.
  *
  * Every piece of text comes from the sections of templates/bodies.in (sg_tpl_set); the
- * emitters only choose sections (by the kind of each argument or return, gen/kinds.c) and
+ * families only choose sections (by the kind of each argument or return, gen/kinds.c) and
  * fill their slots. A kind without the section a form needs gets no body of that form: the
  * shim then fails at run time with the reason (a warning at generation), and a boxed kernel
  * is left out of the registration (the op stays defined).
@@ -32,6 +32,13 @@ const char *em_def_schema(emitter *e, const sg_native_function *fn) {
 const char *em_op_ns(emitter *e, const sg_emit_shim *s) {
     const char *dot = strchr(s->op->key, '.');
     return dot ? sg_arena_strndup(e->a, s->op->key, (size_t)(dot - s->op->key)) : "aten";
+}
+
+/* "boxed_cpu_add_Tensor": the boxed kernel of s (its C name without aoti_torch_). */
+const char *em_boxed_name(emitter *e, const sg_emit_shim *s) {
+    const char *c = s->decls[0].c_name;
+    if (strncmp(c, "aoti_torch_", 11) == 0) c += 11;
+    return sg_arena_printf(e->a, "boxed_%s", c);
 }
 
 /* "add.Tensor", "copy_": the name the dispatcher knows inside its namespace. */

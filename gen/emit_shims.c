@@ -1,5 +1,5 @@
 /* gen/emit_shims.c: c_shim_<backend>.c, the direct shims: each checks its handles, lists
- * and return pointers, converts to the kernel form and calls its kernel (see emit_bodies.h). */
+ * and return pointers, converts to the kernel form and calls its kernel (emit_gen.h). */
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,5 +1,5 @@
 /* gen/emit_torch.c: `--target=torch` (docs/target-torch.md). The generated bodies are the
- * default mode's (gen/emit_bodies.c); this adds what lets them build against PyTorch's
+ * default mode's (gen/emit_gen.h's families); this adds what lets them build against PyTorch's
  * installed libtorch alone and load with torch.ops.load_library:
  *
  *   shimrt/shimrt.h, shimrt/shim_support.h  a C view of the libtorch stable C ABI and the
@@ -184,15 +184,6 @@ static const char *c_literal(emitter *e, const char *s) {
     return em_buf_str(e, &b);
 }
 
-static const char *def_schema(emitter *e, const sg_native_function *fn) {
-    const char *s = fn->func_text ? fn->func_text : sg_schema_to_string(e->a, fn->func);
-    const char *ns = fn->func->ns;
-    size_t n = ns ? strlen(ns) : 0;
-    if (!s) return "";
-    if (n && strncmp(s, ns, n) == 0 && s[n] == ':' && s[n + 1] == ':') return s + n + 2;
-    return s;
-}
-
 void em_render_torch(emitter *e) {
     const sg_options *o = e->o;
     sg_arena *a = e->a;
@@ -236,8 +227,7 @@ void em_render_torch(emitter *e) {
 
     /* 2. The kernels to register: per backend header, each op's boxed kernel under the
      * dispatch key its `dispatch:` row names (an op whose kernel serves several backends,
-     * CompositeExplicitAutograd, is registered once). The boxed names are those of
-     * gen/emit_bodies.c: boxed_<C name without aoti_torch_>. */
+     * CompositeExplicitAutograd, is registered once), by its boxed name (em_boxed_name). */
     impl_row *rows = sg_arena_alloc(a, sizeof *rows * (size_t)(n_rows ? n_rows : 1));
     if (!rows) {
         e->errors++;
@@ -253,27 +243,15 @@ void em_render_torch(emitter *e) {
         sg_buf_putc(&includes, '\n');
         for (int i = 0; i < hd->n_shims; i++) {
             const sg_emit_shim *s = &hd->shims[i];
-            const sg_schema *sc = s->fn->func;
-            const char *dot = strchr(s->op->key, '.');
-            const char *ns =
-                dot ? sg_arena_strndup(a, s->op->key, (size_t)(dot - s->op->key)) : "aten";
-            const char *name = sc->overload && *sc->overload
-                                   ? sg_arena_printf(a, "%s.%s", sc->name, sc->overload)
-                                   : sc->name;
+            const char *ns = em_op_ns(e, s), *name = em_op_name(e, s->fn->func);
             bool dup = false;
             for (int k = 0; k < n && !dup; k++)
                 dup = strcmp(rows[k].op_key, s->op->key) == 0 &&
                       strcmp(rows[k].key, s->kernel_key) == 0;
             if (dup) continue;
-            const char *c = s->decls[0].c_name;
-            if (strncmp(c, "aoti_torch_", 11) == 0) c += 11;
-            rows[n++] = (impl_row){ns,
-                                   name,
-                                   s->kernel_key,
-                                   sg_arena_printf(a, "boxed_%s", c),
-                                   def_schema(e, s->fn),
-                                   s->op->key,
-                                   s->fn};
+            rows[n++] = (impl_row){
+                ns,         name, s->kernel_key, em_boxed_name(e, s), em_def_schema(e, s->fn),
+                s->op->key, s->fn};
         }
     }
     qsort(rows, (size_t)n, sizeof *rows, cmp_row);

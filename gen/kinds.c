@@ -3,7 +3,7 @@
  * Two parts: k_kinds says what a kind is (one row per kind, in sg_kind order); k_args and
  * k_rets say which schema types have which kind (a plain, optional, list, optional-list or
  * list-of-optional form of one base type per row). Nothing else in gen/ maps schema types
- * to C: emit_params.c, the body emitters (emit_bodies.h) and the template docs all read
+ * to C: emit_params.c, the body families (emit_gen.h) and the template docs all read
  * these rows. */
 #include "kinds.h"
 

@@ -156,15 +156,14 @@ void sg_diag(sg_context *ctx, sg_diag_level level, sg_loc loc, const char *fmt, 
 #endif
     ;
 
-/* Parses a YAML buffer into a node tree in the arena. Returns NULL after reporting the
- * error through sg_diag (libyaml's problem, with its line and column). */
-const sg_ynode *sg_yaml_parse(sg_context *ctx, const char *path, const char *data, size_t len);
-/* The same, reading a stdio stream (FILE *, borrowed) from its current position. */
+/* Parses a stdio stream (FILE *, borrowed) from its current position into a node tree in
+ * the arena. Returns NULL after reporting the error through sg_diag (libyaml's problem,
+ * with its line and column). */
 const sg_ynode *sg_yaml_parse_file(sg_context *ctx, const char *path, void *fp);
 /* Called in the parsing thread with each item of a top-level sequence as soon as its subtree
  * is complete; the parser never writes to that item again. `item` is arena memory. */
 typedef void (*sg_yaml_item_fn)(void *user, const sg_ynode *item);
-/* sg_yaml_parse (fp NULL: memory data[0..len)) or sg_yaml_parse_file (fp, a FILE *, borrowed)
+/* A YAML buffer (fp NULL: memory data[0..len)) or sg_yaml_parse_file (fp, a FILE *, borrowed)
  * that also calls fn(user, item) for each completed top-level sequence item (fn may be NULL). */
 const sg_ynode *sg_yaml_parse_items(sg_context *ctx, const char *path, const char *data, size_t len,
                                     void *fp, sg_yaml_item_fn fn, void *user);

@@ -359,14 +359,6 @@ static const sg_ynode *parse_with(sg_context *ctx, const char *path, yaml_src *s
     return b.root;
 }
 
-const sg_ynode *sg_yaml_parse(sg_context *ctx, const char *path, const char *data, size_t len) {
-    yaml_src src;
-    memset(&src, 0, sizeof src);
-    src.data = data ? data : "";
-    src.len = data ? len : 0;
-    return parse_with(ctx, path, &src, NULL, NULL);
-}
-
 const sg_ynode *sg_yaml_parse_file(sg_context *ctx, const char *path, void *fp) {
     yaml_src src;
     memset(&src, 0, sizeof src);
