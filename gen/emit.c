@@ -79,8 +79,8 @@ static int generate(emitter *e) {
             e->errors++;
             continue;
         }
-        e->headers[e->n_headers++] =
-            (header){lower, key, sg_arena_printf(e->a, "c_shim_%s.h", lower), NULL, 0, NULL, 0};
+        e->headers[e->n_headers++] = (sg_emit_header){
+            lower, key, sg_arena_printf(e->a, "c_shim_%s.h", lower), NULL, 0, NULL, 0};
     }
     /* The op lists, each sorted by key. */
     const sg_shim_op **fallback = sg_arena_alloc(e->a, sizeof *fallback * (m->n_shim_ops + 1));
@@ -96,7 +96,8 @@ static int generate(emitter *e) {
     qsort(fallback, (size_t)n_fallback, sizeof *fallback, em_cmp_op_key);
     qsort(aten, (size_t)n_aten, sizeof *aten, em_cmp_op_key);
     if (n_aten > 0)
-        e->headers[e->n_headers++] = (header){"aten", NULL, "c_shim_aten.h", NULL, 0, NULL, 0};
+        e->headers[e->n_headers++] =
+            (sg_emit_header){"aten", NULL, "c_shim_aten.h", NULL, 0, NULL, 0};
     if (e->errors) return -1;
 
     /* Templates. */
@@ -116,7 +117,7 @@ static int generate(emitter *e) {
 
     /* 1. Plan (gen/emit_plan.c). */
     for (int i = 0; i < e->n_headers; i++) {
-        header *h = &e->headers[i];
+        sg_emit_header *h = &e->headers[i];
         if (h->dispatch_key)
             em_plan_header(e, h, fallback, n_fallback);
         else

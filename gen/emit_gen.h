@@ -22,10 +22,6 @@
 #define SHIMGEN_EMIT_GEN_H
 #include "emit.h"
 
-typedef sg_emit_decl decl;
-typedef sg_emit_shim shim;
-typedef sg_emit_header header;
-
 /* One (shim, kernel) of a device header (the plan of emit_plan.c). */
 typedef struct kernel_use {
     const sg_emit_shim *shim;
@@ -54,7 +50,7 @@ typedef struct emitter {
     const sg_tpl_set *tpl_headers, *tpl_manifest, *tpl_bodies, *tpl_torch;
     bool tpl_reported; /* a broken template is reported once */
     /* The plan. */
-    header *headers;
+    sg_emit_header *headers;
     int n_headers;
     kernel_use *uses; /* of the device headers, sorted (em_plan_kernels) */
     int n_uses;
@@ -84,7 +80,7 @@ void em_add_file(emitter *e, const char *name, sg_buf *content);
 
 /* ---- The plan (gen/emit_plan.c) ---------------------------------------------------------- */
 int em_cmp_op_key(const void *x, const void *y);
-void em_plan_header(emitter *e, header *h, const sg_shim_op **ops, int n_ops);
+void em_plan_header(emitter *e, sg_emit_header *h, const sg_shim_op **ops, int n_ops);
 /* e->uses: every (shim, kernel) of the device headers, sorted, with the declaring use of
  * each kernel and the uses whose prototype conflicts. e->defs: every op once, key order.
  * Each returns 0, or -1 on out-of-memory. */
@@ -119,14 +115,14 @@ void em_stub(emitter *e, sg_buf *out, const sg_emit_shim *s, const sg_emit_decl 
 void em_version_body(emitter *e, sg_buf *out, const sg_emit_shim *s, const sg_emit_decl *d);
 
 /* ---- The families: each renders its files and adds them (em_add_file) -------------------- */
-const char *em_render_banner(emitter *e);                  /* emit_headers.c: the input lines */
-void em_render_compat_header(emitter *e, const header *h); /* emit_headers.c */
-void em_render_header(emitter *e, const header *h);        /* emit_headers.c */
-void em_render_kernel_headers(emitter *e);                 /* emit_kernels.c */
-void em_render_derived(emitter *e);                        /* emit_derived.c */
-void em_render_shim_c(emitter *e, const header *h);        /* emit_shims.c */
-void em_render_boxed(emitter *e, const header *h);         /* emit_boxed.c */
-void em_render_aten_c(emitter *e, const header *h);        /* emit_aten.c */
+const char *em_render_banner(emitter *e); /* emit_headers.c: the input lines */
+void em_render_compat_header(emitter *e, const sg_emit_header *h); /* emit_headers.c */
+void em_render_header(emitter *e, const sg_emit_header *h);        /* emit_headers.c */
+void em_render_kernel_headers(emitter *e);                         /* emit_kernels.c */
+void em_render_derived(emitter *e);                                /* emit_derived.c */
+void em_render_shim_c(emitter *e, const sg_emit_header *h);        /* emit_shims.c */
+void em_render_boxed(emitter *e, const sg_emit_header *h);         /* emit_boxed.c */
+void em_render_aten_c(emitter *e, const sg_emit_header *h);        /* emit_aten.c */
 /* emit_torch.c: checks the planned ops against what the target PyTorch carries, then adds
  * shimrt/shimrt.h, shimrt/shim_support.h, shimrt/codes.h, shimgen_torch_support.c and
  * shimgen_torch_boundary.cc. */

@@ -21,11 +21,11 @@ const char *em_render_banner(emitter *e) {
     return em_buf_str(e, &inputs);
 }
 
-static const char *version_macro(emitter *e, const decl *d) {
+static const char *version_macro(emitter *e, const sg_emit_decl *d) {
     return sg_arena_printf(e->a, "TORCH_VERSION_%d_%d_0", d->since_major, d->since_minor);
 }
 
-static void params_text(sg_buf *b, const decl *d, bool compat) {
+static void params_text(sg_buf *b, const sg_emit_decl *d, bool compat) {
     if (d->n_params == 0 && !compat) sg_buf_puts(b, "void");
     for (int i = 0; i < d->n_params; i++) {
         if (i) sg_buf_put(b, ", ", 2);
@@ -36,7 +36,7 @@ static void params_text(sg_buf *b, const decl *d, bool compat) {
 }
 
 /* One declaration line, gated when the declaration has `since` (its version's, else the op's). */
-static void render_decl(emitter *e, sg_buf *out, const shim *s, const decl *d) {
+static void render_decl(emitter *e, sg_buf *out, const sg_emit_shim *s, const sg_emit_decl *d) {
     sg_buf params = {0}, line = {0};
     (void)s;
     params_text(&params, d, e->o->compat_torchgen);
@@ -51,7 +51,7 @@ static void render_decl(emitter *e, sg_buf *out, const shim *s, const decl *d) {
     sg_buf_free(&line);
 }
 
-void em_render_compat_header(emitter *e, const header *h) {
+void em_render_compat_header(emitter *e, const sg_emit_header *h) {
     sg_buf decls = {0}, note = {0}, out = {0};
     for (int i = 0; i < h->n_shims; i++)
         for (int d = 0; d < h->shims[i].n_decls; d++) {
@@ -67,14 +67,14 @@ void em_render_compat_header(emitter *e, const header *h) {
     em_add_file(e, h->file, &out);
 }
 
-void em_render_header(emitter *e, const header *h) {
+void em_render_header(emitter *e, const sg_emit_header *h) {
     sg_buf macros = {0}, decls = {0}, out = {0};
     /* The release macros the gates use, in first-use order, each once. */
-    const decl *seen[64];
+    const sg_emit_decl *seen[64];
     int n_seen = 0;
     for (int i = 0; i < h->n_shims; i++)
         for (int d = 0; d < h->shims[i].n_decls; d++) {
-            const decl *op = &h->shims[i].decls[d];
+            const sg_emit_decl *op = &h->shims[i].decls[d];
             if (!op->since) continue;
             bool dup = false;
             for (int k = 0; k < n_seen && !dup; k++)
@@ -92,7 +92,7 @@ void em_render_header(emitter *e, const header *h) {
         }
     if (macros.len) sg_buf_putc(&macros, '\n');
     for (int i = 0; i < h->n_shims; i++) {
-        const shim *s = &h->shims[i];
+        const sg_emit_shim *s = &h->shims[i];
         sg_buf group = {0};
         for (int d = 0; d < s->n_decls; d++) {
             if (d) sg_buf_putc(&group, '\n');

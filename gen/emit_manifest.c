@@ -43,9 +43,9 @@ void em_render_manifest(emitter *e) {
     for (int i = 0; i < e->n_headers; i++) headers[i] = e->headers[i].file;
     for (int i = 0; i < e->n_files; i++) files[i] = e->files[i].path;
     for (int hi = 0; hi < e->n_headers; hi++) {
-        const header *h = &e->headers[hi];
+        const sg_emit_header *h = &e->headers[hi];
         for (int i = 0; i < h->n_shims; i++) {
-            const shim *s = &h->shims[i];
+            const sg_emit_shim *s = &h->shims[i];
             sg_buf kernel = {0};
             if (s->kernel)
                 em_put(e, e->tpl_manifest, &kernel, "kernel",
@@ -55,7 +55,7 @@ void em_render_manifest(emitter *e) {
                 sg_buf_puts(&kernel, "null");
             const char *schema = sg_text_json(e->a, sg_text_schema(e->a, s->fn));
             for (int d = 0; d < s->n_decls; d++) {
-                const decl *dc = &s->decls[d];
+                const sg_emit_decl *dc = &s->decls[d];
                 sg_buf params = {0};
                 for (int p = 0; p < dc->n_params; p++) {
                     if (p) sg_buf_put(&params, ", ", 2);
@@ -90,7 +90,7 @@ void em_render_manifest(emitter *e) {
         has_cpu |= e->headers[hi].dispatch_key && !strcmp(e->headers[hi].dispatch_key, "CPU");
     sg_buf fb = {0};
     for (int hi = 0; hi < e->n_headers; hi++) {
-        const header *h = &e->headers[hi];
+        const sg_emit_header *h = &e->headers[hi];
         bool device = has_cpu && h->dispatch_key && strcmp(h->dispatch_key, "CPU") != 0;
         if (!h->n_fallback_ops && !device) continue;
         if (fb.len) sg_buf_put(&fb, ",\n", 2);

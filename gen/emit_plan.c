@@ -122,7 +122,8 @@ static sg_loc kernel_loc(const sg_native_function *fn, const char *key, const ch
 }
 
 /* An op that gets no shim: an error in our mode, a warning and a drop in compat mode. */
-static void no_shim(emitter *e, const shim *s, const header *h, int arg, const char *why) {
+static void no_shim(emitter *e, const sg_emit_shim *s, const sg_emit_header *h, int arg,
+                    const char *why) {
     sg_diag_level lvl = e->o->compat_torchgen ? SG_DIAG_WARNING : SG_DIAG_ERROR;
     sg_diag(e->ctx, lvl, fn_loc(s->fn, s->op, arg), "%s: no C shim for backend %s: %s%s",
             s->op->key, h->backend, why, e->o->compat_torchgen ? " (dropped)" : "");
@@ -165,7 +166,7 @@ static bool check_versions(emitter *e, const sg_shim_op *op, const sg_schema *s)
 }
 
 /* Plans one op of one header; returns false when it gets no shim. */
-static bool plan_shim(emitter *e, header *h, shim *s) {
+static bool plan_shim(emitter *e, sg_emit_header *h, sg_emit_shim *s) {
     const sg_shim_op *op = s->op;
     const sg_native_function *fn = op->fn ? op->fn : sg_model_find(e->ctx, op->key);
     s->fn = fn;
@@ -181,7 +182,7 @@ static bool plan_shim(emitter *e, header *h, shim *s) {
          * manifest's "backend_fallback"; docs/cuda.md). */
         for (int i = 0; !e->o->compat_torchgen && i < e->n_headers; i++) {
             const char *k, *kn;
-            const header *o = &e->headers[i];
+            const sg_emit_header *o = &e->headers[i];
             if (o == h || !o->dispatch_key || strcmp(o->dispatch_key, "CPU") != 0 ||
                 !sg_pick_kernel(e->a, fn, o->dispatch_key, &k, &kn))
                 continue;
@@ -240,7 +241,7 @@ static bool plan_shim(emitter *e, header *h, shim *s) {
         for (int w = vi + 1; w < op->n_versions; w++)
             for (int k = 0; k < op->versions[w].n_args && n_omit < 256; k++)
                 omit[n_omit++] = op->versions[w].args[k];
-        decl *dc = &s->decls[d];
+        sg_emit_decl *dc = &s->decls[d];
         dc->version = version;
         const sg_op_version *ov = vi >= 0 ? &op->versions[vi] : NULL;
         bool own = ov && ov->since;
@@ -282,11 +283,11 @@ static bool plan_shim(emitter *e, header *h, shim *s) {
     return true;
 }
 
-void em_plan_header(emitter *e, header *h, const sg_shim_op **ops, int n_ops) {
+void em_plan_header(emitter *e, sg_emit_header *h, const sg_shim_op **ops, int n_ops) {
     h->shims = sg_arena_alloc(e->a, sizeof *h->shims * (size_t)(n_ops ? n_ops : 1));
     if (!h->shims) return;
     for (int i = 0; i < n_ops; i++) {
-        shim *s = &h->shims[h->n_shims];
+        sg_emit_shim *s = &h->shims[h->n_shims];
         memset(s, 0, sizeof *s);
         s->op = ops[i];
         if (plan_shim(e, h, s)) h->n_shims++;
