@@ -13,9 +13,10 @@ T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 # 1. Every quoted include names a file of gen/schema/.
 for f in gen/schema/*.c gen/schema/*.h gen/schema/*.re; do
-  for h in $(sed -n 's/^#include "\([^"]*\)".*/\1/p' "$f"); do
+  sed -n 's/^#include "\([^"]*\)".*/\1/p' "$f" > "$T/inc"
+  while read -r h; do
     [ -f "gen/schema/$h" ] || fail "$f includes \"$h\", which is not in gen/schema/"
-  done
+  done < "$T/inc"
 done
 # 2. Each C file compiles with no other include path than its own folder.
 for f in gen/schema/*.c; do
