@@ -80,7 +80,7 @@ static int generate(emitter *e) {
             continue;
         }
         e->headers[e->n_headers++] = (sg_emit_header){
-            lower, key, sg_arena_printf(e->a, "c_shim_%s.h", lower), NULL, 0, NULL, 0};
+            lower, key, sg_arena_printf(e->a, "c_shim_%s.h", lower), NULL, 0, NULL, 0, NULL, 0};
     }
     /* The op lists, each sorted by key. */
     const sg_shim_op **fallback = sg_arena_alloc(e->a, sizeof *fallback * (m->n_shim_ops + 1));
@@ -97,7 +97,7 @@ static int generate(emitter *e) {
     qsort(aten, (size_t)n_aten, sizeof *aten, em_cmp_op_key);
     if (n_aten > 0)
         e->headers[e->n_headers++] =
-            (sg_emit_header){"aten", NULL, "c_shim_aten.h", NULL, 0, NULL, 0};
+            (sg_emit_header){"aten", NULL, "c_shim_aten.h", NULL, 0, NULL, 0, NULL, 0};
     if (e->errors) return -1;
 
     /* Templates. */

@@ -151,6 +151,10 @@ typedef struct sg_emit_shim {
     const char *kernel_key, *kernel; /* NULL for aten */
     sg_emit_decl *decls;             /* highest version first */
     int n_decls;
+    /* A device header's shim of an op without a kernel for its backend (h->routed): 1 when
+     * the dispatcher runs it (the CPU fallback), 2 when no backend has a kernel for it (its
+     * body fails with PyTorch's "Could not run" message). 0 otherwise. */
+    int route;
 } sg_emit_shim;
 
 typedef struct sg_emit_header {
@@ -164,6 +168,11 @@ typedef struct sg_emit_header {
      * "backend_fallback"). Keys as in shim_ops.yaml ("aten.sort.default"). */
     const char **fallback_ops;
     int n_fallback_ops;
+    /* Their shims (route 1), and those of listed ops no backend has a kernel for (route 2),
+     * in key order: declared in the header with the direct shims, bodies in the same .c
+     * file, nothing registered (docs/cuda.md, "Ops without a CUDA kernel"). */
+    sg_emit_shim *routed;
+    int n_routed;
 } sg_emit_header;
 
 /* Backends declared by `backends: [cpu, ...]` in the loaded shim_ops.yaml files (their

@@ -11,7 +11,7 @@
 
 /* ---- c_shim_aten.c ------------------------------------------------------------------------ */
 /* Index of the argument return j aliases (`Tensor(a!)` in both), or -1. */
-static void put_aten_body(emitter *e, sg_buf *out, const sg_emit_shim *s) {
+void em_put_aten_body(emitter *e, sg_buf *out, const sg_emit_shim *s) {
     const sg_emit_decl *d = &s->decls[0];
     const sg_schema *sc = s->fn->func;
     sg_buf checks = {0}, packs = {0}, pops = {0};
@@ -90,7 +90,7 @@ void em_render_aten_c(emitter *e, const sg_emit_header *h) {
         for (int d = 0; d < s->n_decls; d++) {
             if (all.len) sg_buf_put(&all, "\n\n", 2);
             if (d == 0)
-                put_aten_body(e, &all, s);
+                em_put_aten_body(e, &all, s);
             else
                 em_version_body(e, &all, s, &s->decls[d]);
         }

@@ -87,6 +87,12 @@ void em_plan_header(emitter *e, sg_emit_header *h, const sg_shim_op **ops, int n
 int em_plan_kernels(emitter *e);
 int em_plan_defs(emitter *e);
 const kernel_use *em_find_use(const emitter *e, const sg_emit_shim *s);
+/* Every shim of a header, direct and routed, in key order (arena). */
+const sg_emit_shim **em_header_shims(emitter *e, const sg_emit_header *h, int *n_out);
+/* Whether op goes into backend's header (its `backends:` list, else every backend). */
+bool em_op_on_backend(const sg_shim_op *op, const char *backend);
+/* The body of a shim routed through the dispatcher (emit_aten.c). */
+void em_put_aten_body(emitter *e, sg_buf *out, const sg_emit_shim *s);
 /* The kernel headers a device header's shims need, in name order (arena array). */
 const char **em_used_files(emitter *e, const sg_emit_header *h, int *n_out);
 const char *em_kernel_file(emitter *e, const char *key); /* "<key>_kernels.h" */

@@ -72,9 +72,12 @@ void em_render_header(emitter *e, const sg_emit_header *h) {
     /* The release macros the gates use, in first-use order, each once. */
     const sg_emit_decl *seen[64];
     int n_seen = 0;
-    for (int i = 0; i < h->n_shims; i++)
-        for (int d = 0; d < h->shims[i].n_decls; d++) {
-            const sg_emit_decl *op = &h->shims[i].decls[d];
+    int n_all = 0;
+    const sg_emit_shim **shims = em_header_shims(e, h, &n_all);
+    if (!shims) return;
+    for (int i = 0; i < n_all; i++)
+        for (int d = 0; d < shims[i]->n_decls; d++) {
+            const sg_emit_decl *op = &shims[i]->decls[d];
             if (!op->since) continue;
             bool dup = false;
             for (int k = 0; k < n_seen && !dup; k++)
@@ -91,8 +94,8 @@ void em_render_header(emitter *e, const sg_emit_header *h) {
                          {"patch", "0", 0}));
         }
     if (macros.len) sg_buf_putc(&macros, '\n');
-    for (int i = 0; i < h->n_shims; i++) {
-        const sg_emit_shim *s = &h->shims[i];
+    for (int i = 0; i < n_all; i++) {
+        const sg_emit_shim *s = shims[i];
         sg_buf group = {0};
         for (int d = 0; d < s->n_decls; d++) {
             if (d) sg_buf_putc(&group, '\n');

@@ -165,6 +165,39 @@ static bool check_versions(emitter *e, const sg_shim_op *op, const sg_schema *s)
     return ok;
 }
 
+const sg_emit_shim **em_header_shims(emitter *e, const sg_emit_header *h, int *n_out) {
+    int n = h->n_shims + h->n_routed, i = 0, j = 0, k = 0;
+    const sg_emit_shim **v = sg_arena_alloc(e->a, sizeof *v * (size_t)(n ? n : 1));
+    *n_out = 0;
+    if (!v) return NULL;
+    while (i < h->n_shims || j < h->n_routed) {
+        if (j >= h->n_routed ||
+            (i < h->n_shims && strcmp(h->shims[i].op->key, h->routed[j].op->key) <= 0))
+            v[k++] = &h->shims[i++];
+        else
+            v[k++] = &h->routed[j++];
+    }
+    *n_out = k;
+    return v;
+}
+
+bool em_op_on_backend(const sg_shim_op *op, const char *backend) {
+    for (int i = 0; i < op->n_backends; i++)
+        if (strcmp(op->backends[i], backend) == 0) return true;
+    return op->n_backends == 0;
+}
+
+/* Whether some listed backend has a kernel for fn. */
+static bool any_kernel(emitter *e, const sg_native_function *fn) {
+    for (int i = 0; i < e->n_headers; i++) {
+        const char *k, *kn;
+        if (e->headers[i].dispatch_key &&
+            sg_pick_kernel(e->a, fn, e->headers[i].dispatch_key, &k, &kn))
+            return true;
+    }
+    return false;
+}
+
 /* Plans one op of one header; returns false when it gets no shim. */
 static bool plan_shim(emitter *e, sg_emit_header *h, sg_emit_shim *s) {
     const sg_shim_op *op = s->op;
@@ -191,12 +224,21 @@ static bool plan_shim(emitter *e, sg_emit_header *h, sg_emit_shim *s) {
                 if (!h->fallback_ops) return false;
             }
             if (h->n_fallback_ops < 4096) h->fallback_ops[h->n_fallback_ops++] = op->key;
+            s->route = 1;
+            break;
+        }
+        /* A device backend's op that no backend has a kernel for (CUDA-only ops of
+         * PyTorch's c_shim_cuda.h: flash attention, cuDNN): the shim exists and fails. */
+        if (!s->route && !e->o->compat_torchgen && strcmp(h->dispatch_key, "CPU") != 0 &&
+            !any_kernel(e, fn))
+            s->route = 2;
+        if (!s->route) {
+            no_shim(e, s, h, -1, sg_arena_printf(e->a, "no kernel for backend %s", h->backend));
             return false;
         }
-        no_shim(e, s, h, -1, sg_arena_printf(e->a, "no kernel for backend %s", h->backend));
-        return false;
+        s->kernel_key = s->kernel = NULL;
     }
-    if (h->dispatch_key && !e->o->compat_torchgen && !is_c_identifier(s->kernel)) {
+    if (h->dispatch_key && !e->o->compat_torchgen && !s->route && !is_c_identifier(s->kernel)) {
         /* The loader takes torchgen's '::'-qualified names; C code calls the kernel by name. */
         sg_diag(e->ctx, SG_DIAG_ERROR, kernel_loc(fn, s->kernel_key, s->kernel, op->loc),
                 "%s: kernel '%s' for dispatch key %s is not a C identifier", op->key, s->kernel,
@@ -204,7 +246,7 @@ static bool plan_shim(emitter *e, sg_emit_header *h, sg_emit_shim *s) {
         e->errors++;
         return false;
     }
-    if (h->dispatch_key && !e->o->compat_torchgen &&
+    if (h->dispatch_key && !e->o->compat_torchgen && !s->route &&
         (is_keyword(s->kernel) || sg_is_c_library_name(s->kernel))) {
         /* Declared in <key>_kernels.h, such a name does not compile (a keyword) or clashes
          * with the C library's own (`exp`, `abs`, `free`: reserved, and compiler built-ins). */
@@ -285,12 +327,17 @@ static bool plan_shim(emitter *e, sg_emit_header *h, sg_emit_shim *s) {
 
 void em_plan_header(emitter *e, sg_emit_header *h, const sg_shim_op **ops, int n_ops) {
     h->shims = sg_arena_alloc(e->a, sizeof *h->shims * (size_t)(n_ops ? n_ops : 1));
-    if (!h->shims) return;
+    h->routed = sg_arena_alloc(e->a, sizeof *h->routed * (size_t)(n_ops ? n_ops : 1));
+    if (!h->shims || !h->routed) return;
     for (int i = 0; i < n_ops; i++) {
         sg_emit_shim *s = &h->shims[h->n_shims];
         memset(s, 0, sizeof *s);
         s->op = ops[i];
-        if (plan_shim(e, h, s)) h->n_shims++;
+        if (!em_op_on_backend(ops[i], h->backend) || !plan_shim(e, h, s)) continue;
+        if (s->route)
+            h->routed[h->n_routed++] = *s;
+        else
+            h->n_shims++;
     }
     /* Two ops must not get the same C name (foo_bar.default and foo.bar do). */
     if (e->o->compat_torchgen) return;

@@ -76,11 +76,23 @@ void em_render_shim_c(emitter *e, const sg_emit_header *h) {
         sg_buf_puts(&includes, em_join_sep(&includes));
         em_put(e, e->tpl_bodies, &includes, "include", SLOTS({"file", used[k], 0}));
     }
-    for (int i = 0; i < h->n_shims; i++) {
-        const sg_emit_shim *s = &h->shims[i];
+    int n_all = 0;
+    const sg_emit_shim **shims = em_header_shims(e, h, &n_all);
+    for (int i = 0; shims && i < n_all; i++) {
+        const sg_emit_shim *s = shims[i];
         for (int d = 0; d < s->n_decls; d++) {
             if (all.len) sg_buf_put(&all, "\n\n", 2);
-            if (d == 0)
+            if (d == 0 && s->route == 1)
+                em_put_aten_body(e, &all, s);
+            else if (d == 0 && s->route == 2)
+                em_stub(e, &all, s, &s->decls[0],
+                        sg_arena_printf(e->a,
+                                        "Could not run '%s::%s' with arguments from the '%s' "
+                                        "backend: libshimrt has no %s kernel for it and no CPU "
+                                        "kernel to fall back to (docs/cuda.md)",
+                                        s->fn->func->ns ? s->fn->func->ns : "aten",
+                                        s->fn->func->name, h->dispatch_key, h->dispatch_key));
+            else if (d == 0)
                 put_shim_body(e, &all, s, em_find_use(e, s));
             else
                 em_version_body(e, &all, s, &s->decls[d]);

@@ -1059,6 +1059,25 @@ int sg_model_add_shim_ops(sg_context *ctx, const sg_ynode *root) {
                     else
                         op.since = s;
                 }
+                else if (strcmp(pn, "backends") == 0) {
+                    if (pv->kind != SG_Y_SEQ || !pv->n_items) {
+                        err(&L, pv->loc, "'%s' of op '%s' must be a list like [cuda]", "backends",
+                            ok->scalar);
+                        continue;
+                    }
+                    op.backends = sg_arena_alloc(L.arena, sizeof *op.backends * pv->n_items);
+                    if (!op.backends) return -1;
+                    for (uint32_t b = 0; b < pv->n_items; b++) {
+                        const sg_ynode *it = pv->items[b];
+                        if (it->kind != SG_Y_SCALAR || !it->scalar[0] ||
+                            it->scalar[sg_word_len(it->scalar)] != '\0') {
+                            err(&L, it->loc, "bad backend name in '%s' of op '%s'", "backends",
+                                ok->scalar);
+                            continue;
+                        }
+                        op.backends[op.n_backends++] = it->scalar;
+                    }
+                }
                 /* versions (below); other keys: ignored */
             }
             if (ov->kind == SG_Y_MAP) parse_versions(&L, &op, ov);

@@ -7,7 +7,8 @@
  * Do not edit: change the inputs and run shimgen again.
  * Each shim checks its handles, lists and return pointers (naming the argument), converts
  * its optionals and lists to the kernel form of docs/kernels.md and calls the kernel that
- * `dispatch` names for the cpu backend.
+ * `dispatch` names for the cpu backend. An op without one is routed through the
+ * dispatcher (its CPU fallback), or fails when no backend has a kernel for it.
  */
 #include <shimrt/shim_support.h>
 

@@ -7,7 +7,8 @@
  * Do not edit: change the inputs and run shimgen again.
  * Each shim checks its handles, lists and return pointers (naming the argument), converts
  * its optionals and lists to the kernel form of docs/kernels.md and calls the kernel that
- * `dispatch` names for the cuda backend.
+ * `dispatch` names for the cuda backend. An op without one is routed through the
+ * dispatcher (its CPU fallback), or fails when no backend has a kernel for it.
  */
 #include <shimrt/shim_support.h>
 
@@ -15,6 +16,140 @@
 #include "compositeexplicitautograd_kernels.h"
 #include "compositeimplicitautograd_kernels.h"
 #include "cuda_kernels.h"
+
+/* aten._adaptive_avg_pool2d.default: _adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor */
+AOTITorchError aoti_torch_cuda__adaptive_avg_pool2d(AtenTensorHandle self, const int64_t* output_size, int64_t output_size_len_, AtenTensorHandle* ret0) {
+    static shimrt_op_cache op_;
+    StableIValue stack_[2];
+    shimrt_pack pack_;
+    SHIMRT_ARG_RET(ret0);
+    shimrt_pack_begin(&pack_, __func__, stack_, 2);
+    shimrt_pack_tensor(&pack_, "self", self);
+    shimrt_pack_int_list(&pack_, "output_size", output_size, output_size_len_);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::_adaptive_avg_pool2d", ""));
+    *ret0 = siv_to_tensor(stack_[0]);
+    return AOTI_TORCH_SUCCESS;
+}
+
+/* aten._addmm_activation.default: _addmm_activation(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1, bool use_gelu=False) -> Tensor */
+AOTITorchError aoti_torch_cuda__addmm_activation(AtenTensorHandle self, AtenTensorHandle mat1, AtenTensorHandle mat2, double beta, double alpha, int32_t use_gelu, AtenTensorHandle* ret0) {
+    static shimrt_op_cache op_;
+    StableIValue stack_[6];
+    shimrt_pack pack_;
+    SHIMRT_ARG_RET(ret0);
+    shimrt_pack_begin(&pack_, __func__, stack_, 6);
+    shimrt_pack_tensor(&pack_, "self", self);
+    shimrt_pack_tensor(&pack_, "mat1", mat1);
+    shimrt_pack_tensor(&pack_, "mat2", mat2);
+    shimrt_pack_scalar(&pack_, beta);
+    shimrt_pack_scalar(&pack_, alpha);
+    shimrt_pack_bool(&pack_, use_gelu);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::_addmm_activation", ""));
+    *ret0 = siv_to_tensor(stack_[0]);
+    return AOTI_TORCH_SUCCESS;
+}
+
+/* aten._cdist_forward.default: _cdist_forward(Tensor x1, Tensor x2, float p, int? compute_mode) -> Tensor */
+AOTITorchError aoti_torch_cuda__cdist_forward(AtenTensorHandle x1, AtenTensorHandle x2, double p, int64_t* compute_mode, AtenTensorHandle* ret0) {
+    static shimrt_op_cache op_;
+    StableIValue stack_[4];
+    shimrt_pack pack_;
+    SHIMRT_ARG_RET(ret0);
+    shimrt_pack_begin(&pack_, __func__, stack_, 4);
+    shimrt_pack_tensor(&pack_, "x1", x1);
+    shimrt_pack_tensor(&pack_, "x2", x2);
+    shimrt_pack_float(&pack_, p);
+    shimrt_pack_opt_int(&pack_, compute_mode);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::_cdist_forward", ""));
+    *ret0 = siv_to_tensor(stack_[0]);
+    return AOTI_TORCH_SUCCESS;
+}
+
+/* aten._embedding_bag.default: _embedding_bag(Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq=False, int mode=0, bool sparse=False, Tensor? per_sample_weights=None, bool include_last_offset=False, int padding_idx=-1) -> (Tensor, Tensor, Tensor, Tensor) */
+AOTITorchError aoti_torch_cuda__embedding_bag(AtenTensorHandle weight, AtenTensorHandle indices, AtenTensorHandle offsets, int32_t scale_grad_by_freq, int64_t mode, int32_t sparse, AtenTensorHandle* per_sample_weights, int32_t include_last_offset, int64_t padding_idx, AtenTensorHandle* ret0, AtenTensorHandle* ret1, AtenTensorHandle* ret2, AtenTensorHandle* ret3) {
+    static shimrt_op_cache op_;
+    StableIValue stack_[9];
+    shimrt_pack pack_;
+    SHIMRT_ARG_RET(ret0);
+    SHIMRT_ARG_RET(ret1);
+    SHIMRT_ARG_RET(ret2);
+    SHIMRT_ARG_RET(ret3);
+    shimrt_pack_begin(&pack_, __func__, stack_, 9);
+    shimrt_pack_tensor(&pack_, "weight", weight);
+    shimrt_pack_tensor(&pack_, "indices", indices);
+    shimrt_pack_tensor(&pack_, "offsets", offsets);
+    shimrt_pack_bool(&pack_, scale_grad_by_freq);
+    shimrt_pack_int(&pack_, mode);
+    shimrt_pack_bool(&pack_, sparse);
+    shimrt_pack_opt_tensor(&pack_, "per_sample_weights", per_sample_weights);
+    shimrt_pack_bool(&pack_, include_last_offset);
+    shimrt_pack_int(&pack_, padding_idx);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::_embedding_bag", ""));
+    *ret0 = siv_to_tensor(stack_[0]);
+    *ret1 = siv_to_tensor(stack_[1]);
+    *ret2 = siv_to_tensor(stack_[2]);
+    *ret3 = siv_to_tensor(stack_[3]);
+    return AOTI_TORCH_SUCCESS;
+}
+
+/* aten._embedding_bag_forward_only.default: _embedding_bag_forward_only(Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq=False, int mode=0, bool sparse=False, Tensor? per_sample_weights=None, bool include_last_offset=False, int padding_idx=-1) -> (Tensor, Tensor, Tensor, Tensor) */
+AOTITorchError aoti_torch_cuda__embedding_bag_forward_only(AtenTensorHandle weight, AtenTensorHandle indices, AtenTensorHandle offsets, int32_t scale_grad_by_freq, int64_t mode, int32_t sparse, AtenTensorHandle* per_sample_weights, int32_t include_last_offset, int64_t padding_idx, AtenTensorHandle* ret0, AtenTensorHandle* ret1, AtenTensorHandle* ret2, AtenTensorHandle* ret3) {
+    static shimrt_op_cache op_;
+    StableIValue stack_[9];
+    shimrt_pack pack_;
+    SHIMRT_ARG_RET(ret0);
+    SHIMRT_ARG_RET(ret1);
+    SHIMRT_ARG_RET(ret2);
+    SHIMRT_ARG_RET(ret3);
+    shimrt_pack_begin(&pack_, __func__, stack_, 9);
+    shimrt_pack_tensor(&pack_, "weight", weight);
+    shimrt_pack_tensor(&pack_, "indices", indices);
+    shimrt_pack_tensor(&pack_, "offsets", offsets);
+    shimrt_pack_bool(&pack_, scale_grad_by_freq);
+    shimrt_pack_int(&pack_, mode);
+    shimrt_pack_bool(&pack_, sparse);
+    shimrt_pack_opt_tensor(&pack_, "per_sample_weights", per_sample_weights);
+    shimrt_pack_bool(&pack_, include_last_offset);
+    shimrt_pack_int(&pack_, padding_idx);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::_embedding_bag_forward_only", ""));
+    *ret0 = siv_to_tensor(stack_[0]);
+    *ret1 = siv_to_tensor(stack_[1]);
+    *ret2 = siv_to_tensor(stack_[2]);
+    *ret3 = siv_to_tensor(stack_[3]);
+    return AOTI_TORCH_SUCCESS;
+}
+
+/* aten._fft_c2c.default: _fft_c2c(Tensor self, SymInt[] dim, int normalization, bool forward) -> Tensor */
+AOTITorchError aoti_torch_cuda__fft_c2c(AtenTensorHandle self, const int64_t* dim, int64_t dim_len_, int64_t normalization, int32_t forward, AtenTensorHandle* ret0) {
+    static shimrt_op_cache op_;
+    StableIValue stack_[4];
+    shimrt_pack pack_;
+    SHIMRT_ARG_RET(ret0);
+    shimrt_pack_begin(&pack_, __func__, stack_, 4);
+    shimrt_pack_tensor(&pack_, "self", self);
+    shimrt_pack_int_list(&pack_, "dim", dim, dim_len_);
+    shimrt_pack_int(&pack_, normalization);
+    shimrt_pack_bool(&pack_, forward);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::_fft_c2c", ""));
+    *ret0 = siv_to_tensor(stack_[0]);
+    return AOTI_TORCH_SUCCESS;
+}
+
+/* aten._fft_r2c.default: _fft_r2c(Tensor self, int[] dim, int normalization, bool onesided) -> Tensor */
+AOTITorchError aoti_torch_cuda__fft_r2c(AtenTensorHandle self, const int64_t* dim, int64_t dim_len_, int64_t normalization, int32_t onesided, AtenTensorHandle* ret0) {
+    static shimrt_op_cache op_;
+    StableIValue stack_[4];
+    shimrt_pack pack_;
+    SHIMRT_ARG_RET(ret0);
+    shimrt_pack_begin(&pack_, __func__, stack_, 4);
+    shimrt_pack_tensor(&pack_, "self", self);
+    shimrt_pack_int_list(&pack_, "dim", dim, dim_len_);
+    shimrt_pack_int(&pack_, normalization);
+    shimrt_pack_bool(&pack_, onesided);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::_fft_r2c", ""));
+    *ret0 = siv_to_tensor(stack_[0]);
+    return AOTI_TORCH_SUCCESS;
+}
 
 /* aten._foreach_mul.List: _foreach_mul.List(Tensor[] self, Tensor[] other) -> Tensor[]
  * kernel: shimrt_foreach_mul_list (CompositeExplicitAutograd) */
@@ -34,12 +169,96 @@ AOTITorchError aoti_torch_cuda__foreach_mul__List(const AtenTensorHandle* self, 
     return shimrt_foreach_mul__list(self, self_len_, other, other_len_);
 }
 
+/* aten._fused_rms_norm.default: _fused_rms_norm(Tensor input, int[] normalized_shape, Tensor? weight, float? eps) -> (Tensor, Tensor) */
+AOTITorchError aoti_torch_cuda__fused_rms_norm(AtenTensorHandle input, const int64_t* normalized_shape, int64_t normalized_shape_len_, AtenTensorHandle* weight, double* eps, AtenTensorHandle* ret0, AtenTensorHandle* ret1) {
+    static shimrt_op_cache op_;
+    StableIValue stack_[4];
+    shimrt_pack pack_;
+    SHIMRT_ARG_RET(ret0);
+    SHIMRT_ARG_RET(ret1);
+    shimrt_pack_begin(&pack_, __func__, stack_, 4);
+    shimrt_pack_tensor(&pack_, "input", input);
+    shimrt_pack_int_list(&pack_, "normalized_shape", normalized_shape, normalized_shape_len_);
+    shimrt_pack_opt_tensor(&pack_, "weight", weight);
+    shimrt_pack_opt_float(&pack_, eps);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::_fused_rms_norm", ""));
+    *ret0 = siv_to_tensor(stack_[0]);
+    *ret1 = siv_to_tensor(stack_[1]);
+    return AOTI_TORCH_SUCCESS;
+}
+
+/* aten._int_mm.out: _int_mm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!) */
+AOTITorchError aoti_torch_cuda__int_mm_out(AtenTensorHandle out, AtenTensorHandle self, AtenTensorHandle mat2) {
+    static shimrt_op_cache op_;
+    StableIValue stack_[3];
+    shimrt_pack pack_;
+    shimrt_pack_begin(&pack_, __func__, stack_, 3);
+    shimrt_pack_tensor(&pack_, "self", self);
+    shimrt_pack_tensor(&pack_, "mat2", mat2);
+    shimrt_pack_tensor(&pack_, "out", out);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::_int_mm", "out"));
+    shimrt_pop_discard(SHIMRT_KIND_TENSOR, stack_[0]);
+    return AOTI_TORCH_SUCCESS;
+}
+
+/* aten._scaled_dot_product_flash_attention_for_cpu.default: _scaled_dot_product_flash_attention_for_cpu(Tensor query, Tensor key, Tensor value, float dropout_p=0.0, bool is_causal=False, *, Tensor? attn_mask=None, float? scale=None) -> (Tensor output, Tensor logsumexp) */
+AOTITorchError aoti_torch_cuda__scaled_dot_product_flash_attention_for_cpu(AtenTensorHandle query, AtenTensorHandle key, AtenTensorHandle value, double dropout_p, int32_t is_causal, AtenTensorHandle* attn_mask, double* scale, AtenTensorHandle* ret0, AtenTensorHandle* ret1) {
+    static shimrt_op_cache op_;
+    StableIValue stack_[7];
+    shimrt_pack pack_;
+    SHIMRT_ARG_RET(ret0);
+    SHIMRT_ARG_RET(ret1);
+    shimrt_pack_begin(&pack_, __func__, stack_, 7);
+    shimrt_pack_tensor(&pack_, "query", query);
+    shimrt_pack_tensor(&pack_, "key", key);
+    shimrt_pack_tensor(&pack_, "value", value);
+    shimrt_pack_float(&pack_, dropout_p);
+    shimrt_pack_bool(&pack_, is_causal);
+    shimrt_pack_opt_tensor(&pack_, "attn_mask", attn_mask);
+    shimrt_pack_opt_float(&pack_, scale);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::_scaled_dot_product_flash_attention_for_cpu", ""));
+    *ret0 = siv_to_tensor(stack_[0]);
+    *ret1 = siv_to_tensor(stack_[1]);
+    return AOTI_TORCH_SUCCESS;
+}
+
+/* aten._weight_int8pack_mm.default: _weight_int8pack_mm(Tensor self, Tensor mat2, Tensor scales) -> Tensor */
+AOTITorchError aoti_torch_cuda__weight_int8pack_mm(AtenTensorHandle self, AtenTensorHandle mat2, AtenTensorHandle scales, AtenTensorHandle* ret0) {
+    static shimrt_op_cache op_;
+    StableIValue stack_[3];
+    shimrt_pack pack_;
+    SHIMRT_ARG_RET(ret0);
+    shimrt_pack_begin(&pack_, __func__, stack_, 3);
+    shimrt_pack_tensor(&pack_, "self", self);
+    shimrt_pack_tensor(&pack_, "mat2", mat2);
+    shimrt_pack_tensor(&pack_, "scales", scales);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::_weight_int8pack_mm", ""));
+    *ret0 = siv_to_tensor(stack_[0]);
+    return AOTI_TORCH_SUCCESS;
+}
+
 /* aten.abs.default: abs(Tensor self) -> Tensor
  * kernel: shimrt_cuda_abs (CUDA) */
 AOTITorchError aoti_torch_cuda_abs(AtenTensorHandle self, AtenTensorHandle* ret0) {
     SHIMRT_ARG_TENSOR(self);
     SHIMRT_ARG_RET(ret0);
     return shimrt_cuda_abs(self, ret0);
+}
+
+/* aten.adaptive_max_pool2d.default: adaptive_max_pool2d(Tensor self, int[2] output_size) -> (Tensor, Tensor) */
+AOTITorchError aoti_torch_cuda_adaptive_max_pool2d(AtenTensorHandle self, const int64_t* output_size, int64_t output_size_len_, AtenTensorHandle* ret0, AtenTensorHandle* ret1) {
+    static shimrt_op_cache op_;
+    StableIValue stack_[2];
+    shimrt_pack pack_;
+    SHIMRT_ARG_RET(ret0);
+    SHIMRT_ARG_RET(ret1);
+    shimrt_pack_begin(&pack_, __func__, stack_, 2);
+    shimrt_pack_tensor(&pack_, "self", self);
+    shimrt_pack_int_list(&pack_, "output_size", output_size, output_size_len_);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::adaptive_max_pool2d", ""));
+    *ret0 = siv_to_tensor(stack_[0]);
+    *ret1 = siv_to_tensor(stack_[1]);
+    return AOTI_TORCH_SUCCESS;
 }
 
 /* aten.add.Scalar: add.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor
@@ -59,6 +278,23 @@ AOTITorchError aoti_torch_cuda_add_Tensor(AtenTensorHandle self, AtenTensorHandl
     return shimrt_cuda_add_tensor(self, other, alpha, ret0);
 }
 
+/* aten.addbmm.default: addbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor */
+AOTITorchError aoti_torch_cuda_addbmm(AtenTensorHandle self, AtenTensorHandle batch1, AtenTensorHandle batch2, double beta, double alpha, AtenTensorHandle* ret0) {
+    static shimrt_op_cache op_;
+    StableIValue stack_[5];
+    shimrt_pack pack_;
+    SHIMRT_ARG_RET(ret0);
+    shimrt_pack_begin(&pack_, __func__, stack_, 5);
+    shimrt_pack_tensor(&pack_, "self", self);
+    shimrt_pack_tensor(&pack_, "batch1", batch1);
+    shimrt_pack_tensor(&pack_, "batch2", batch2);
+    shimrt_pack_scalar(&pack_, beta);
+    shimrt_pack_scalar(&pack_, alpha);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::addbmm", ""));
+    *ret0 = siv_to_tensor(stack_[0]);
+    return AOTI_TORCH_SUCCESS;
+}
+
 /* aten.addmm.default: addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
  * kernel: shimrt_cuda_addmm (CUDA) */
 AOTITorchError aoti_torch_cuda_addmm(AtenTensorHandle self, AtenTensorHandle mat1, AtenTensorHandle mat2, double beta, double alpha, AtenTensorHandle* ret0) {
@@ -67,6 +303,40 @@ AOTITorchError aoti_torch_cuda_addmm(AtenTensorHandle self, AtenTensorHandle mat
     SHIMRT_ARG_TENSOR(mat2);
     SHIMRT_ARG_RET(ret0);
     return shimrt_cuda_addmm(self, mat1, mat2, beta, alpha, ret0);
+}
+
+/* aten.addmm.out: addmm.out(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!) */
+AOTITorchError aoti_torch_cuda_addmm_out(AtenTensorHandle out, AtenTensorHandle self, AtenTensorHandle mat1, AtenTensorHandle mat2, double beta, double alpha) {
+    static shimrt_op_cache op_;
+    StableIValue stack_[6];
+    shimrt_pack pack_;
+    shimrt_pack_begin(&pack_, __func__, stack_, 6);
+    shimrt_pack_tensor(&pack_, "self", self);
+    shimrt_pack_tensor(&pack_, "mat1", mat1);
+    shimrt_pack_tensor(&pack_, "mat2", mat2);
+    shimrt_pack_scalar(&pack_, beta);
+    shimrt_pack_scalar(&pack_, alpha);
+    shimrt_pack_tensor(&pack_, "out", out);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::addmm", "out"));
+    shimrt_pop_discard(SHIMRT_KIND_TENSOR, stack_[0]);
+    return AOTI_TORCH_SUCCESS;
+}
+
+/* aten.addmv.default: addmv(Tensor self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1) -> Tensor */
+AOTITorchError aoti_torch_cuda_addmv(AtenTensorHandle self, AtenTensorHandle mat, AtenTensorHandle vec, double beta, double alpha, AtenTensorHandle* ret0) {
+    static shimrt_op_cache op_;
+    StableIValue stack_[5];
+    shimrt_pack pack_;
+    SHIMRT_ARG_RET(ret0);
+    shimrt_pack_begin(&pack_, __func__, stack_, 5);
+    shimrt_pack_tensor(&pack_, "self", self);
+    shimrt_pack_tensor(&pack_, "mat", mat);
+    shimrt_pack_tensor(&pack_, "vec", vec);
+    shimrt_pack_scalar(&pack_, beta);
+    shimrt_pack_scalar(&pack_, alpha);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::addmv", ""));
+    *ret0 = siv_to_tensor(stack_[0]);
+    return AOTI_TORCH_SUCCESS;
 }
 
 /* aten.all.default: all(Tensor self) -> Tensor
@@ -116,6 +386,99 @@ AOTITorchError aoti_torch_cuda_argmax(AtenTensorHandle self, int64_t* dim, int32
     return shimrt_cuda_argmax(self, dim, keepdim, ret0);
 }
 
+/* aten.avg_pool2d.default: avg_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor */
+AOTITorchError aoti_torch_cuda_avg_pool2d(AtenTensorHandle self, const int64_t* kernel_size, int64_t kernel_size_len_, const int64_t* stride, int64_t stride_len_, const int64_t* padding, int64_t padding_len_, int32_t ceil_mode, int32_t count_include_pad, int64_t* divisor_override, AtenTensorHandle* ret0) {
+    static shimrt_op_cache op_;
+    StableIValue stack_[7];
+    shimrt_pack pack_;
+    SHIMRT_ARG_RET(ret0);
+    shimrt_pack_begin(&pack_, __func__, stack_, 7);
+    shimrt_pack_tensor(&pack_, "self", self);
+    shimrt_pack_int_list(&pack_, "kernel_size", kernel_size, kernel_size_len_);
+    shimrt_pack_int_list(&pack_, "stride", stride, stride_len_);
+    shimrt_pack_int_list(&pack_, "padding", padding, padding_len_);
+    shimrt_pack_bool(&pack_, ceil_mode);
+    shimrt_pack_bool(&pack_, count_include_pad);
+    shimrt_pack_opt_int(&pack_, divisor_override);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::avg_pool2d", ""));
+    *ret0 = siv_to_tensor(stack_[0]);
+    return AOTI_TORCH_SUCCESS;
+}
+
+/* aten.baddbmm.out: baddbmm.out(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!) */
+AOTITorchError aoti_torch_cuda_baddbmm_out(AtenTensorHandle out, AtenTensorHandle self, AtenTensorHandle batch1, AtenTensorHandle batch2, double beta, double alpha) {
+    static shimrt_op_cache op_;
+    StableIValue stack_[6];
+    shimrt_pack pack_;
+    shimrt_pack_begin(&pack_, __func__, stack_, 6);
+    shimrt_pack_tensor(&pack_, "self", self);
+    shimrt_pack_tensor(&pack_, "batch1", batch1);
+    shimrt_pack_tensor(&pack_, "batch2", batch2);
+    shimrt_pack_scalar(&pack_, beta);
+    shimrt_pack_scalar(&pack_, alpha);
+    shimrt_pack_tensor(&pack_, "out", out);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::baddbmm", "out"));
+    shimrt_pop_discard(SHIMRT_KIND_TENSOR, stack_[0]);
+    return AOTI_TORCH_SUCCESS;
+}
+
+/* aten.bernoulli.default: bernoulli(Tensor self, *, Generator? generator=None) -> Tensor */
+AOTITorchError aoti_torch_cuda_bernoulli(AtenTensorHandle self, AtenGeneratorHandle* generator, AtenTensorHandle* ret0) {
+    static shimrt_op_cache op_;
+    StableIValue stack_[2];
+    shimrt_pack pack_;
+    SHIMRT_ARG_RET(ret0);
+    shimrt_pack_begin(&pack_, __func__, stack_, 2);
+    shimrt_pack_tensor(&pack_, "self", self);
+    shimrt_pack_opt_generator(&pack_, "generator", generator);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::bernoulli", ""));
+    *ret0 = siv_to_tensor(stack_[0]);
+    return AOTI_TORCH_SUCCESS;
+}
+
+/* aten.bernoulli.p: bernoulli.p(Tensor self, float p, *, Generator? generator=None) -> Tensor */
+AOTITorchError aoti_torch_cuda_bernoulli_p(AtenTensorHandle self, double p, AtenGeneratorHandle* generator, AtenTensorHandle* ret0) {
+    static shimrt_op_cache op_;
+    StableIValue stack_[3];
+    shimrt_pack pack_;
+    SHIMRT_ARG_RET(ret0);
+    shimrt_pack_begin(&pack_, __func__, stack_, 3);
+    shimrt_pack_tensor(&pack_, "self", self);
+    shimrt_pack_float(&pack_, p);
+    shimrt_pack_opt_generator(&pack_, "generator", generator);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::bernoulli", "p"));
+    *ret0 = siv_to_tensor(stack_[0]);
+    return AOTI_TORCH_SUCCESS;
+}
+
+/* aten.bernoulli_.Tensor: bernoulli_.Tensor(Tensor(a!) self, Tensor p, *, Generator? generator=None) -> Tensor(a!) */
+AOTITorchError aoti_torch_cuda_bernoulli__Tensor(AtenTensorHandle self, AtenTensorHandle p, AtenGeneratorHandle* generator) {
+    static shimrt_op_cache op_;
+    StableIValue stack_[3];
+    shimrt_pack pack_;
+    shimrt_pack_begin(&pack_, __func__, stack_, 3);
+    shimrt_pack_tensor(&pack_, "self", self);
+    shimrt_pack_tensor(&pack_, "p", p);
+    shimrt_pack_opt_generator(&pack_, "generator", generator);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::bernoulli_", "Tensor"));
+    shimrt_pop_discard(SHIMRT_KIND_TENSOR, stack_[0]);
+    return AOTI_TORCH_SUCCESS;
+}
+
+/* aten.bernoulli_.float: bernoulli_.float(Tensor(a!) self, float p=0.5, *, Generator? generator=None) -> Tensor(a!) */
+AOTITorchError aoti_torch_cuda_bernoulli__float(AtenTensorHandle self, double p, AtenGeneratorHandle* generator) {
+    static shimrt_op_cache op_;
+    StableIValue stack_[3];
+    shimrt_pack pack_;
+    shimrt_pack_begin(&pack_, __func__, stack_, 3);
+    shimrt_pack_tensor(&pack_, "self", self);
+    shimrt_pack_float(&pack_, p);
+    shimrt_pack_opt_generator(&pack_, "generator", generator);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::bernoulli_", "float"));
+    shimrt_pop_discard(SHIMRT_KIND_TENSOR, stack_[0]);
+    return AOTI_TORCH_SUCCESS;
+}
+
 /* aten.bitwise_and.Tensor: bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor
  * kernel: shimrt_cuda_bitwise_and_tensor (CUDA) */
 AOTITorchError aoti_torch_cuda_bitwise_and_Tensor(AtenTensorHandle self, AtenTensorHandle other, AtenTensorHandle* ret0) {
@@ -161,6 +524,36 @@ AOTITorchError aoti_torch_cuda_bmm(AtenTensorHandle self, AtenTensorHandle mat2,
     return shimrt_cuda_bmm(self, mat2, ret0);
 }
 
+/* aten.bmm.out: bmm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!) */
+AOTITorchError aoti_torch_cuda_bmm_out(AtenTensorHandle out, AtenTensorHandle self, AtenTensorHandle mat2) {
+    static shimrt_op_cache op_;
+    StableIValue stack_[3];
+    shimrt_pack pack_;
+    shimrt_pack_begin(&pack_, __func__, stack_, 3);
+    shimrt_pack_tensor(&pack_, "self", self);
+    shimrt_pack_tensor(&pack_, "mat2", mat2);
+    shimrt_pack_tensor(&pack_, "out", out);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::bmm", "out"));
+    shimrt_pop_discard(SHIMRT_KIND_TENSOR, stack_[0]);
+    return AOTI_TORCH_SUCCESS;
+}
+
+/* aten.bucketize.Tensor: bucketize.Tensor(Tensor self, Tensor boundaries, *, bool out_int32=False, bool right=False) -> Tensor */
+AOTITorchError aoti_torch_cuda_bucketize_Tensor(AtenTensorHandle self, AtenTensorHandle boundaries, int32_t out_int32, int32_t right, AtenTensorHandle* ret0) {
+    static shimrt_op_cache op_;
+    StableIValue stack_[4];
+    shimrt_pack pack_;
+    SHIMRT_ARG_RET(ret0);
+    shimrt_pack_begin(&pack_, __func__, stack_, 4);
+    shimrt_pack_tensor(&pack_, "self", self);
+    shimrt_pack_tensor(&pack_, "boundaries", boundaries);
+    shimrt_pack_bool(&pack_, out_int32);
+    shimrt_pack_bool(&pack_, right);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::bucketize", "Tensor"));
+    *ret0 = siv_to_tensor(stack_[0]);
+    return AOTI_TORCH_SUCCESS;
+}
+
 /* aten.cat.default: cat(Tensor[] tensors, int dim=0) -> Tensor
  * kernel: shimrt_cuda_cat (CUDA) */
 AOTITorchError aoti_torch_cuda_cat(const AtenTensorHandle* tensors, int64_t tensors_len_, int64_t dim, AtenTensorHandle* ret0) {
@@ -175,6 +568,35 @@ AOTITorchError aoti_torch_cuda_cat_out(AtenTensorHandle out, const AtenTensorHan
     SHIMRT_ARG_TENSOR(out);
     SHIMRT_ARG_TENSOR_LIST(tensors);
     return shimrt_cuda_cat_out(out, tensors, tensors_len_, dim);
+}
+
+/* aten.cholesky_inverse.default: cholesky_inverse(Tensor self, bool upper=False) -> Tensor */
+AOTITorchError aoti_torch_cuda_cholesky_inverse(AtenTensorHandle self, int32_t upper, AtenTensorHandle* ret0) {
+    static shimrt_op_cache op_;
+    StableIValue stack_[2];
+    shimrt_pack pack_;
+    SHIMRT_ARG_RET(ret0);
+    shimrt_pack_begin(&pack_, __func__, stack_, 2);
+    shimrt_pack_tensor(&pack_, "self", self);
+    shimrt_pack_bool(&pack_, upper);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::cholesky_inverse", ""));
+    *ret0 = siv_to_tensor(stack_[0]);
+    return AOTI_TORCH_SUCCESS;
+}
+
+/* aten.cholesky_solve.default: cholesky_solve(Tensor self, Tensor input2, bool upper=False) -> Tensor */
+AOTITorchError aoti_torch_cuda_cholesky_solve(AtenTensorHandle self, AtenTensorHandle input2, int32_t upper, AtenTensorHandle* ret0) {
+    static shimrt_op_cache op_;
+    StableIValue stack_[3];
+    shimrt_pack pack_;
+    SHIMRT_ARG_RET(ret0);
+    shimrt_pack_begin(&pack_, __func__, stack_, 3);
+    shimrt_pack_tensor(&pack_, "self", self);
+    shimrt_pack_tensor(&pack_, "input2", input2);
+    shimrt_pack_bool(&pack_, upper);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::cholesky_solve", ""));
+    *ret0 = siv_to_tensor(stack_[0]);
+    return AOTI_TORCH_SUCCESS;
 }
 
 /* aten.clamp.default: clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor
@@ -201,12 +623,95 @@ AOTITorchError aoti_torch_cuda_contiguous(AtenTensorHandle self, int32_t memory_
     return shimrt_cuda_contiguous(self, memory_format, ret0);
 }
 
+/* aten.convolution.default: convolution(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups) -> Tensor */
+AOTITorchError aoti_torch_cuda_convolution(AtenTensorHandle input, AtenTensorHandle weight, AtenTensorHandle* bias, const int64_t* stride, int64_t stride_len_, const int64_t* padding, int64_t padding_len_, const int64_t* dilation, int64_t dilation_len_, int32_t transposed, const int64_t* output_padding, int64_t output_padding_len_, int64_t groups, AtenTensorHandle* ret0) {
+    static shimrt_op_cache op_;
+    StableIValue stack_[9];
+    shimrt_pack pack_;
+    SHIMRT_ARG_RET(ret0);
+    shimrt_pack_begin(&pack_, __func__, stack_, 9);
+    shimrt_pack_tensor(&pack_, "input", input);
+    shimrt_pack_tensor(&pack_, "weight", weight);
+    shimrt_pack_opt_tensor(&pack_, "bias", bias);
+    shimrt_pack_int_list(&pack_, "stride", stride, stride_len_);
+    shimrt_pack_int_list(&pack_, "padding", padding, padding_len_);
+    shimrt_pack_int_list(&pack_, "dilation", dilation, dilation_len_);
+    shimrt_pack_bool(&pack_, transposed);
+    shimrt_pack_int_list(&pack_, "output_padding", output_padding, output_padding_len_);
+    shimrt_pack_int(&pack_, groups);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::convolution", ""));
+    *ret0 = siv_to_tensor(stack_[0]);
+    return AOTI_TORCH_SUCCESS;
+}
+
 /* aten.copy_.default: copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)
  * kernel: shimrt_cuda_copy_ (CUDA) */
 AOTITorchError aoti_torch_cuda_copy_(AtenTensorHandle self, AtenTensorHandle src, int32_t non_blocking) {
     SHIMRT_ARG_TENSOR(self);
     SHIMRT_ARG_TENSOR(src);
     return shimrt_cuda_copy_(self, src, non_blocking);
+}
+
+/* aten.cummax.default: cummax(Tensor self, int dim) -> (Tensor values, Tensor indices) */
+AOTITorchError aoti_torch_cuda_cummax(AtenTensorHandle self, int64_t dim, AtenTensorHandle* ret0, AtenTensorHandle* ret1) {
+    static shimrt_op_cache op_;
+    StableIValue stack_[2];
+    shimrt_pack pack_;
+    SHIMRT_ARG_RET(ret0);
+    SHIMRT_ARG_RET(ret1);
+    shimrt_pack_begin(&pack_, __func__, stack_, 2);
+    shimrt_pack_tensor(&pack_, "self", self);
+    shimrt_pack_int(&pack_, dim);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::cummax", ""));
+    *ret0 = siv_to_tensor(stack_[0]);
+    *ret1 = siv_to_tensor(stack_[1]);
+    return AOTI_TORCH_SUCCESS;
+}
+
+/* aten.cummin.default: cummin(Tensor self, int dim) -> (Tensor values, Tensor indices) */
+AOTITorchError aoti_torch_cuda_cummin(AtenTensorHandle self, int64_t dim, AtenTensorHandle* ret0, AtenTensorHandle* ret1) {
+    static shimrt_op_cache op_;
+    StableIValue stack_[2];
+    shimrt_pack pack_;
+    SHIMRT_ARG_RET(ret0);
+    SHIMRT_ARG_RET(ret1);
+    shimrt_pack_begin(&pack_, __func__, stack_, 2);
+    shimrt_pack_tensor(&pack_, "self", self);
+    shimrt_pack_int(&pack_, dim);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::cummin", ""));
+    *ret0 = siv_to_tensor(stack_[0]);
+    *ret1 = siv_to_tensor(stack_[1]);
+    return AOTI_TORCH_SUCCESS;
+}
+
+/* aten.cumprod.default: cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor */
+AOTITorchError aoti_torch_cuda_cumprod(AtenTensorHandle self, int64_t dim, int32_t* dtype, AtenTensorHandle* ret0) {
+    static shimrt_op_cache op_;
+    StableIValue stack_[3];
+    shimrt_pack pack_;
+    SHIMRT_ARG_RET(ret0);
+    shimrt_pack_begin(&pack_, __func__, stack_, 3);
+    shimrt_pack_tensor(&pack_, "self", self);
+    shimrt_pack_int(&pack_, dim);
+    shimrt_pack_opt_code(&pack_, dtype);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::cumprod", ""));
+    *ret0 = siv_to_tensor(stack_[0]);
+    return AOTI_TORCH_SUCCESS;
+}
+
+/* aten.cumsum.default: cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor */
+AOTITorchError aoti_torch_cuda_cumsum(AtenTensorHandle self, int64_t dim, int32_t* dtype, AtenTensorHandle* ret0) {
+    static shimrt_op_cache op_;
+    StableIValue stack_[3];
+    shimrt_pack pack_;
+    SHIMRT_ARG_RET(ret0);
+    shimrt_pack_begin(&pack_, __func__, stack_, 3);
+    shimrt_pack_tensor(&pack_, "self", self);
+    shimrt_pack_int(&pack_, dim);
+    shimrt_pack_opt_code(&pack_, dtype);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::cumsum", ""));
+    *ret0 = siv_to_tensor(stack_[0]);
+    return AOTI_TORCH_SUCCESS;
 }
 
 /* aten.div.Tensor: div.Tensor(Tensor self, Tensor other) -> Tensor
@@ -277,6 +782,20 @@ AOTITorchError aoti_torch_cuda_exp(AtenTensorHandle self, AtenTensorHandle* ret0
     return shimrt_cuda_exp(self, ret0);
 }
 
+/* aten.exponential_.default: exponential_(Tensor(a!) self, float lambd=1, *, Generator? generator=None) -> Tensor(a!) */
+AOTITorchError aoti_torch_cuda_exponential_(AtenTensorHandle self, double lambd, AtenGeneratorHandle* generator) {
+    static shimrt_op_cache op_;
+    StableIValue stack_[3];
+    shimrt_pack pack_;
+    shimrt_pack_begin(&pack_, __func__, stack_, 3);
+    shimrt_pack_tensor(&pack_, "self", self);
+    shimrt_pack_float(&pack_, lambd);
+    shimrt_pack_opt_generator(&pack_, "generator", generator);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::exponential_", ""));
+    shimrt_pop_discard(SHIMRT_KIND_TENSOR, stack_[0]);
+    return AOTI_TORCH_SUCCESS;
+}
+
 /* aten.fill_.Scalar: fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)
  * kernel: shimrt_cuda_fill__scalar (CUDA) */
 AOTITorchError aoti_torch_cuda_fill__Scalar(AtenTensorHandle self, double value) {
@@ -343,6 +862,20 @@ AOTITorchError aoti_torch_cuda_gather_out(AtenTensorHandle out, AtenTensorHandle
     return shimrt_cuda_gather_out(out, self, dim, index, sparse_grad);
 }
 
+/* aten.gcd.default: gcd(Tensor self, Tensor other) -> Tensor */
+AOTITorchError aoti_torch_cuda_gcd(AtenTensorHandle self, AtenTensorHandle other, AtenTensorHandle* ret0) {
+    static shimrt_op_cache op_;
+    StableIValue stack_[2];
+    shimrt_pack pack_;
+    SHIMRT_ARG_RET(ret0);
+    shimrt_pack_begin(&pack_, __func__, stack_, 2);
+    shimrt_pack_tensor(&pack_, "self", self);
+    shimrt_pack_tensor(&pack_, "other", other);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::gcd", ""));
+    *ret0 = siv_to_tensor(stack_[0]);
+    return AOTI_TORCH_SUCCESS;
+}
+
 /* aten.ge.Scalar: ge.Scalar(Tensor self, Scalar other) -> Tensor
  * kernel: shimrt_cuda_ge_scalar (CUDA) */
 AOTITorchError aoti_torch_cuda_ge_Scalar(AtenTensorHandle self, double other, AtenTensorHandle* ret0) {
@@ -360,6 +893,21 @@ AOTITorchError aoti_torch_cuda_ge_Tensor(AtenTensorHandle self, AtenTensorHandle
     return shimrt_cuda_ge_tensor(self, other, ret0);
 }
 
+/* aten.geqrf.default: geqrf(Tensor self) -> (Tensor a, Tensor tau) */
+AOTITorchError aoti_torch_cuda_geqrf(AtenTensorHandle self, AtenTensorHandle* ret0, AtenTensorHandle* ret1) {
+    static shimrt_op_cache op_;
+    StableIValue stack_[2];
+    shimrt_pack pack_;
+    SHIMRT_ARG_RET(ret0);
+    SHIMRT_ARG_RET(ret1);
+    shimrt_pack_begin(&pack_, __func__, stack_, 2);
+    shimrt_pack_tensor(&pack_, "self", self);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::geqrf", ""));
+    *ret0 = siv_to_tensor(stack_[0]);
+    *ret1 = siv_to_tensor(stack_[1]);
+    return AOTI_TORCH_SUCCESS;
+}
+
 /* aten.gt.Scalar: gt.Scalar(Tensor self, Scalar other) -> Tensor
  * kernel: shimrt_cuda_gt_scalar (CUDA) */
 AOTITorchError aoti_torch_cuda_gt_Scalar(AtenTensorHandle self, double other, AtenTensorHandle* ret0) {
@@ -375,6 +923,69 @@ AOTITorchError aoti_torch_cuda_gt_Tensor(AtenTensorHandle self, AtenTensorHandle
     SHIMRT_ARG_TENSOR(other);
     SHIMRT_ARG_RET(ret0);
     return shimrt_cuda_gt_tensor(self, other, ret0);
+}
+
+/* aten.hann_window.default: hann_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor */
+AOTITorchError aoti_torch_cuda_hann_window(int64_t window_length, int32_t* dtype, int32_t* layout, int32_t* device, int32_t device_index_, int32_t* pin_memory, AtenTensorHandle* ret0) {
+    static shimrt_op_cache op_;
+    StableIValue stack_[5];
+    shimrt_pack pack_;
+    SHIMRT_ARG_RET(ret0);
+    shimrt_pack_begin(&pack_, __func__, stack_, 5);
+    shimrt_pack_int(&pack_, window_length);
+    shimrt_pack_opt_code(&pack_, dtype);
+    shimrt_pack_opt_code(&pack_, layout);
+    shimrt_pack_opt_device(&pack_, device, device_index_);
+    shimrt_pack_opt_bool(&pack_, pin_memory);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::hann_window", ""));
+    *ret0 = siv_to_tensor(stack_[0]);
+    return AOTI_TORCH_SUCCESS;
+}
+
+/* aten.histc.default: histc(Tensor self, int bins=100, Scalar min=0, Scalar max=0) -> Tensor */
+AOTITorchError aoti_torch_cuda_histc(AtenTensorHandle self, int64_t bins, double min, double max, AtenTensorHandle* ret0) {
+    static shimrt_op_cache op_;
+    StableIValue stack_[4];
+    shimrt_pack pack_;
+    SHIMRT_ARG_RET(ret0);
+    shimrt_pack_begin(&pack_, __func__, stack_, 4);
+    shimrt_pack_tensor(&pack_, "self", self);
+    shimrt_pack_int(&pack_, bins);
+    shimrt_pack_scalar(&pack_, min);
+    shimrt_pack_scalar(&pack_, max);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::histc", ""));
+    *ret0 = siv_to_tensor(stack_[0]);
+    return AOTI_TORCH_SUCCESS;
+}
+
+/* aten.index.Tensor: index.Tensor(Tensor self, Tensor?[] indices) -> Tensor */
+AOTITorchError aoti_torch_cuda_index_Tensor(AtenTensorHandle self, const AtenTensorHandle** indices, int64_t indices_len_, AtenTensorHandle* ret0) {
+    static shimrt_op_cache op_;
+    StableIValue stack_[2];
+    shimrt_pack pack_;
+    SHIMRT_ARG_RET(ret0);
+    shimrt_pack_begin(&pack_, __func__, stack_, 2);
+    shimrt_pack_tensor(&pack_, "self", self);
+    shimrt_pack_opt_tensor_list(&pack_, "indices", indices, indices_len_);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::index", "Tensor"));
+    *ret0 = siv_to_tensor(stack_[0]);
+    return AOTI_TORCH_SUCCESS;
+}
+
+/* aten.index_put.default: index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor */
+AOTITorchError aoti_torch_cuda_index_put(AtenTensorHandle self, const AtenTensorHandle** indices, int64_t indices_len_, AtenTensorHandle values, int32_t accumulate, AtenTensorHandle* ret0) {
+    static shimrt_op_cache op_;
+    StableIValue stack_[4];
+    shimrt_pack pack_;
+    SHIMRT_ARG_RET(ret0);
+    shimrt_pack_begin(&pack_, __func__, stack_, 4);
+    shimrt_pack_tensor(&pack_, "self", self);
+    shimrt_pack_opt_tensor_list(&pack_, "indices", indices, indices_len_);
+    shimrt_pack_tensor(&pack_, "values", values);
+    shimrt_pack_bool(&pack_, accumulate);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::index_put", ""));
+    *ret0 = siv_to_tensor(stack_[0]);
+    return AOTI_TORCH_SUCCESS;
 }
 
 /* aten.index_select.default: index_select(Tensor self, int dim, Tensor index) -> Tensor
@@ -409,6 +1020,24 @@ AOTITorchError aoti_torch_cuda_is_pinned(AtenTensorHandle self, int32_t* device,
     SHIMRT_ARG_TENSOR(self);
     SHIMRT_ARG_RET(ret0);
     return shimrt_is_pinned(self, device, device_index_, ret0);
+}
+
+/* aten.kthvalue.default: kthvalue(Tensor self, SymInt k, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices) */
+AOTITorchError aoti_torch_cuda_kthvalue(AtenTensorHandle self, int64_t k, int64_t dim, int32_t keepdim, AtenTensorHandle* ret0, AtenTensorHandle* ret1) {
+    static shimrt_op_cache op_;
+    StableIValue stack_[4];
+    shimrt_pack pack_;
+    SHIMRT_ARG_RET(ret0);
+    SHIMRT_ARG_RET(ret1);
+    shimrt_pack_begin(&pack_, __func__, stack_, 4);
+    shimrt_pack_tensor(&pack_, "self", self);
+    shimrt_pack_int(&pack_, k);
+    shimrt_pack_int(&pack_, dim);
+    shimrt_pack_bool(&pack_, keepdim);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::kthvalue", ""));
+    *ret0 = siv_to_tensor(stack_[0]);
+    *ret1 = siv_to_tensor(stack_[1]);
+    return AOTI_TORCH_SUCCESS;
 }
 
 /* aten.layer_norm.default: layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05, bool cudnn_enable=True) -> Tensor
@@ -455,6 +1084,20 @@ AOTITorchError aoti_torch_cuda_log_softmax_int(AtenTensorHandle self, int64_t di
     return shimrt_cuda_log_softmax_int(self, dim, dtype, ret0);
 }
 
+/* aten.logcumsumexp.default: logcumsumexp(Tensor self, int dim) -> Tensor */
+AOTITorchError aoti_torch_cuda_logcumsumexp(AtenTensorHandle self, int64_t dim, AtenTensorHandle* ret0) {
+    static shimrt_op_cache op_;
+    StableIValue stack_[2];
+    shimrt_pack pack_;
+    SHIMRT_ARG_RET(ret0);
+    shimrt_pack_begin(&pack_, __func__, stack_, 2);
+    shimrt_pack_tensor(&pack_, "self", self);
+    shimrt_pack_int(&pack_, dim);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::logcumsumexp", ""));
+    *ret0 = siv_to_tensor(stack_[0]);
+    return AOTI_TORCH_SUCCESS;
+}
+
 /* aten.lt.Scalar: lt.Scalar(Tensor self, Scalar other) -> Tensor
  * kernel: shimrt_cuda_lt_scalar (CUDA) */
 AOTITorchError aoti_torch_cuda_lt_Scalar(AtenTensorHandle self, double other, AtenTensorHandle* ret0) {
@@ -470,6 +1113,55 @@ AOTITorchError aoti_torch_cuda_lt_Tensor(AtenTensorHandle self, AtenTensorHandle
     SHIMRT_ARG_TENSOR(other);
     SHIMRT_ARG_RET(ret0);
     return shimrt_cuda_lt_tensor(self, other, ret0);
+}
+
+/* aten.lu_unpack.default: lu_unpack(Tensor LU_data, Tensor LU_pivots, bool unpack_data=True, bool unpack_pivots=True) -> (Tensor P, Tensor L, Tensor U) */
+AOTITorchError aoti_torch_cuda_lu_unpack(AtenTensorHandle LU_data, AtenTensorHandle LU_pivots, int32_t unpack_data, int32_t unpack_pivots, AtenTensorHandle* ret0, AtenTensorHandle* ret1, AtenTensorHandle* ret2) {
+    static shimrt_op_cache op_;
+    StableIValue stack_[4];
+    shimrt_pack pack_;
+    SHIMRT_ARG_RET(ret0);
+    SHIMRT_ARG_RET(ret1);
+    SHIMRT_ARG_RET(ret2);
+    shimrt_pack_begin(&pack_, __func__, stack_, 4);
+    shimrt_pack_tensor(&pack_, "LU_data", LU_data);
+    shimrt_pack_tensor(&pack_, "LU_pivots", LU_pivots);
+    shimrt_pack_bool(&pack_, unpack_data);
+    shimrt_pack_bool(&pack_, unpack_pivots);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::lu_unpack", ""));
+    *ret0 = siv_to_tensor(stack_[0]);
+    *ret1 = siv_to_tensor(stack_[1]);
+    *ret2 = siv_to_tensor(stack_[2]);
+    return AOTI_TORCH_SUCCESS;
+}
+
+/* aten.masked_scatter.default: masked_scatter(Tensor self, Tensor mask, Tensor source) -> Tensor */
+AOTITorchError aoti_torch_cuda_masked_scatter(AtenTensorHandle self, AtenTensorHandle mask, AtenTensorHandle source, AtenTensorHandle* ret0) {
+    static shimrt_op_cache op_;
+    StableIValue stack_[3];
+    shimrt_pack pack_;
+    SHIMRT_ARG_RET(ret0);
+    shimrt_pack_begin(&pack_, __func__, stack_, 3);
+    shimrt_pack_tensor(&pack_, "self", self);
+    shimrt_pack_tensor(&pack_, "mask", mask);
+    shimrt_pack_tensor(&pack_, "source", source);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::masked_scatter", ""));
+    *ret0 = siv_to_tensor(stack_[0]);
+    return AOTI_TORCH_SUCCESS;
+}
+
+/* aten.masked_select.default: masked_select(Tensor self, Tensor mask) -> Tensor */
+AOTITorchError aoti_torch_cuda_masked_select(AtenTensorHandle self, AtenTensorHandle mask, AtenTensorHandle* ret0) {
+    static shimrt_op_cache op_;
+    StableIValue stack_[2];
+    shimrt_pack pack_;
+    SHIMRT_ARG_RET(ret0);
+    shimrt_pack_begin(&pack_, __func__, stack_, 2);
+    shimrt_pack_tensor(&pack_, "self", self);
+    shimrt_pack_tensor(&pack_, "mask", mask);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::masked_select", ""));
+    *ret0 = siv_to_tensor(stack_[0]);
+    return AOTI_TORCH_SUCCESS;
 }
 
 /* aten.matmul.default: matmul(Tensor self, Tensor other) -> Tensor
@@ -490,6 +1182,26 @@ AOTITorchError aoti_torch_cuda_max_dim(AtenTensorHandle self, int64_t dim, int32
     return shimrt_cuda_max_dim(self, dim, keepdim, ret0, ret1);
 }
 
+/* aten.max_pool2d_with_indices.default: max_pool2d_with_indices(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor) */
+AOTITorchError aoti_torch_cuda_max_pool2d_with_indices(AtenTensorHandle self, const int64_t* kernel_size, int64_t kernel_size_len_, const int64_t* stride, int64_t stride_len_, const int64_t* padding, int64_t padding_len_, const int64_t* dilation, int64_t dilation_len_, int32_t ceil_mode, AtenTensorHandle* ret0, AtenTensorHandle* ret1) {
+    static shimrt_op_cache op_;
+    StableIValue stack_[6];
+    shimrt_pack pack_;
+    SHIMRT_ARG_RET(ret0);
+    SHIMRT_ARG_RET(ret1);
+    shimrt_pack_begin(&pack_, __func__, stack_, 6);
+    shimrt_pack_tensor(&pack_, "self", self);
+    shimrt_pack_int_list(&pack_, "kernel_size", kernel_size, kernel_size_len_);
+    shimrt_pack_int_list(&pack_, "stride", stride, stride_len_);
+    shimrt_pack_int_list(&pack_, "padding", padding, padding_len_);
+    shimrt_pack_int_list(&pack_, "dilation", dilation, dilation_len_);
+    shimrt_pack_bool(&pack_, ceil_mode);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::max_pool2d_with_indices", ""));
+    *ret0 = siv_to_tensor(stack_[0]);
+    *ret1 = siv_to_tensor(stack_[1]);
+    return AOTI_TORCH_SUCCESS;
+}
+
 /* aten.mean.dim: mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
  * kernel: shimrt_cuda_mean_dim (CUDA) */
 AOTITorchError aoti_torch_cuda_mean_dim(AtenTensorHandle self, const int64_t** dim, int64_t dim_len_, int32_t keepdim, int32_t* dtype, AtenTensorHandle* ret0) {
@@ -497,6 +1209,53 @@ AOTITorchError aoti_torch_cuda_mean_dim(AtenTensorHandle self, const int64_t** d
     SHIMRT_ARG_OPT_LIST(dim);
     SHIMRT_ARG_RET(ret0);
     return shimrt_cuda_mean_dim(self, SHIMRT_OPT_LIST(dim), SHIMRT_OPT_LIST_LEN(dim), keepdim, dtype, ret0);
+}
+
+/* aten.median.default: median(Tensor self) -> Tensor */
+AOTITorchError aoti_torch_cuda_median(AtenTensorHandle self, AtenTensorHandle* ret0) {
+    static shimrt_op_cache op_;
+    StableIValue stack_[1];
+    shimrt_pack pack_;
+    SHIMRT_ARG_RET(ret0);
+    shimrt_pack_begin(&pack_, __func__, stack_, 1);
+    shimrt_pack_tensor(&pack_, "self", self);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::median", ""));
+    *ret0 = siv_to_tensor(stack_[0]);
+    return AOTI_TORCH_SUCCESS;
+}
+
+/* aten.mkldnn_rnn_layer.default: mkldnn_rnn_layer(Tensor input, Tensor weight0, Tensor weight1, Tensor weight2, Tensor weight3, Tensor hx_, Tensor cx_, bool reverse, int[] batch_sizes, int mode, int hidden_size, int num_layers, bool has_biases, bool bidirectional, bool batch_first, bool train) -> (Tensor, Tensor, Tensor, Tensor) */
+AOTITorchError aoti_torch_cuda_mkldnn_rnn_layer(AtenTensorHandle input, AtenTensorHandle weight0, AtenTensorHandle weight1, AtenTensorHandle weight2, AtenTensorHandle weight3, AtenTensorHandle hx_, AtenTensorHandle cx_, int32_t reverse, const int64_t* batch_sizes, int64_t batch_sizes_len_, int64_t mode, int64_t hidden_size, int64_t num_layers, int32_t has_biases, int32_t bidirectional, int32_t batch_first, int32_t train, AtenTensorHandle* ret0, AtenTensorHandle* ret1, AtenTensorHandle* ret2, AtenTensorHandle* ret3) {
+    static shimrt_op_cache op_;
+    StableIValue stack_[16];
+    shimrt_pack pack_;
+    SHIMRT_ARG_RET(ret0);
+    SHIMRT_ARG_RET(ret1);
+    SHIMRT_ARG_RET(ret2);
+    SHIMRT_ARG_RET(ret3);
+    shimrt_pack_begin(&pack_, __func__, stack_, 16);
+    shimrt_pack_tensor(&pack_, "input", input);
+    shimrt_pack_tensor(&pack_, "weight0", weight0);
+    shimrt_pack_tensor(&pack_, "weight1", weight1);
+    shimrt_pack_tensor(&pack_, "weight2", weight2);
+    shimrt_pack_tensor(&pack_, "weight3", weight3);
+    shimrt_pack_tensor(&pack_, "hx_", hx_);
+    shimrt_pack_tensor(&pack_, "cx_", cx_);
+    shimrt_pack_bool(&pack_, reverse);
+    shimrt_pack_int_list(&pack_, "batch_sizes", batch_sizes, batch_sizes_len_);
+    shimrt_pack_int(&pack_, mode);
+    shimrt_pack_int(&pack_, hidden_size);
+    shimrt_pack_int(&pack_, num_layers);
+    shimrt_pack_bool(&pack_, has_biases);
+    shimrt_pack_bool(&pack_, bidirectional);
+    shimrt_pack_bool(&pack_, batch_first);
+    shimrt_pack_bool(&pack_, train);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::mkldnn_rnn_layer", ""));
+    *ret0 = siv_to_tensor(stack_[0]);
+    *ret1 = siv_to_tensor(stack_[1]);
+    *ret2 = siv_to_tensor(stack_[2]);
+    *ret3 = siv_to_tensor(stack_[3]);
+    return AOTI_TORCH_SUCCESS;
 }
 
 /* aten.mm.default: mm(Tensor self, Tensor mat2) -> Tensor
@@ -508,6 +1267,51 @@ AOTITorchError aoti_torch_cuda_mm(AtenTensorHandle self, AtenTensorHandle mat2, 
     return shimrt_cuda_mm(self, mat2, ret0);
 }
 
+/* aten.mm.out: mm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!) */
+AOTITorchError aoti_torch_cuda_mm_out(AtenTensorHandle out, AtenTensorHandle self, AtenTensorHandle mat2) {
+    static shimrt_op_cache op_;
+    StableIValue stack_[3];
+    shimrt_pack pack_;
+    shimrt_pack_begin(&pack_, __func__, stack_, 3);
+    shimrt_pack_tensor(&pack_, "self", self);
+    shimrt_pack_tensor(&pack_, "mat2", mat2);
+    shimrt_pack_tensor(&pack_, "out", out);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::mm", "out"));
+    shimrt_pop_discard(SHIMRT_KIND_TENSOR, stack_[0]);
+    return AOTI_TORCH_SUCCESS;
+}
+
+/* aten.mode.default: mode(Tensor self, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices) */
+AOTITorchError aoti_torch_cuda_mode(AtenTensorHandle self, int64_t dim, int32_t keepdim, AtenTensorHandle* ret0, AtenTensorHandle* ret1) {
+    static shimrt_op_cache op_;
+    StableIValue stack_[3];
+    shimrt_pack pack_;
+    SHIMRT_ARG_RET(ret0);
+    SHIMRT_ARG_RET(ret1);
+    shimrt_pack_begin(&pack_, __func__, stack_, 3);
+    shimrt_pack_tensor(&pack_, "self", self);
+    shimrt_pack_int(&pack_, dim);
+    shimrt_pack_bool(&pack_, keepdim);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::mode", ""));
+    *ret0 = siv_to_tensor(stack_[0]);
+    *ret1 = siv_to_tensor(stack_[1]);
+    return AOTI_TORCH_SUCCESS;
+}
+
+/* aten.mul.Scalar: mul.Scalar(Tensor self, Scalar other) -> Tensor */
+AOTITorchError aoti_torch_cuda_mul_Scalar(AtenTensorHandle self, double other, AtenTensorHandle* ret0) {
+    static shimrt_op_cache op_;
+    StableIValue stack_[2];
+    shimrt_pack pack_;
+    SHIMRT_ARG_RET(ret0);
+    shimrt_pack_begin(&pack_, __func__, stack_, 2);
+    shimrt_pack_tensor(&pack_, "self", self);
+    shimrt_pack_scalar(&pack_, other);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::mul", "Scalar"));
+    *ret0 = siv_to_tensor(stack_[0]);
+    return AOTI_TORCH_SUCCESS;
+}
+
 /* aten.mul.Tensor: mul.Tensor(Tensor self, Tensor other) -> Tensor
  * kernel: shimrt_cuda_mul_tensor (CUDA) */
 AOTITorchError aoti_torch_cuda_mul_Tensor(AtenTensorHandle self, AtenTensorHandle other, AtenTensorHandle* ret0) {
@@ -517,12 +1321,42 @@ AOTITorchError aoti_torch_cuda_mul_Tensor(AtenTensorHandle self, AtenTensorHandl
     return shimrt_cuda_mul_tensor(self, other, ret0);
 }
 
+/* aten.nanmedian.default: nanmedian(Tensor self) -> Tensor */
+AOTITorchError aoti_torch_cuda_nanmedian(AtenTensorHandle self, AtenTensorHandle* ret0) {
+    static shimrt_op_cache op_;
+    StableIValue stack_[1];
+    shimrt_pack pack_;
+    SHIMRT_ARG_RET(ret0);
+    shimrt_pack_begin(&pack_, __func__, stack_, 1);
+    shimrt_pack_tensor(&pack_, "self", self);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::nanmedian", ""));
+    *ret0 = siv_to_tensor(stack_[0]);
+    return AOTI_TORCH_SUCCESS;
+}
+
 /* aten.narrow.default: narrow(Tensor(a) self, int dim, SymInt start, SymInt length) -> Tensor(a)
  * kernel: shimrt_narrow (CompositeExplicitAutograd) */
 AOTITorchError aoti_torch_cuda_narrow(AtenTensorHandle self, int64_t dim, int64_t start, int64_t length, AtenTensorHandle* ret0) {
     SHIMRT_ARG_TENSOR(self);
     SHIMRT_ARG_RET(ret0);
     return shimrt_narrow(self, dim, start, length, ret0);
+}
+
+/* aten.native_dropout.default: native_dropout(Tensor input, float p, bool? train) -> (Tensor, Tensor) */
+AOTITorchError aoti_torch_cuda_native_dropout(AtenTensorHandle input, double p, int32_t* train, AtenTensorHandle* ret0, AtenTensorHandle* ret1) {
+    static shimrt_op_cache op_;
+    StableIValue stack_[3];
+    shimrt_pack pack_;
+    SHIMRT_ARG_RET(ret0);
+    SHIMRT_ARG_RET(ret1);
+    shimrt_pack_begin(&pack_, __func__, stack_, 3);
+    shimrt_pack_tensor(&pack_, "input", input);
+    shimrt_pack_float(&pack_, p);
+    shimrt_pack_opt_bool(&pack_, train);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::native_dropout", ""));
+    *ret0 = siv_to_tensor(stack_[0]);
+    *ret1 = siv_to_tensor(stack_[1]);
+    return AOTI_TORCH_SUCCESS;
 }
 
 /* aten.native_layer_norm.default: native_layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps) -> (Tensor, Tensor, Tensor)
@@ -594,12 +1428,88 @@ AOTITorchError aoti_torch_cuda_new_zeros(AtenTensorHandle self, const int64_t* s
     return shimrt_cuda_new_zeros(self, size, size_len_, dtype, layout, device, device_index_, pin_memory, ret0);
 }
 
+/* aten.nonzero.default: nonzero(Tensor self) -> Tensor */
+AOTITorchError aoti_torch_cuda_nonzero(AtenTensorHandle self, AtenTensorHandle* ret0) {
+    static shimrt_op_cache op_;
+    StableIValue stack_[1];
+    shimrt_pack pack_;
+    SHIMRT_ARG_RET(ret0);
+    shimrt_pack_begin(&pack_, __func__, stack_, 1);
+    shimrt_pack_tensor(&pack_, "self", self);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::nonzero", ""));
+    *ret0 = siv_to_tensor(stack_[0]);
+    return AOTI_TORCH_SUCCESS;
+}
+
+/* aten.nonzero_static.default: nonzero_static(Tensor self, *, SymInt size, int fill_value=-1) -> Tensor */
+AOTITorchError aoti_torch_cuda_nonzero_static(AtenTensorHandle self, int64_t size, int64_t fill_value, AtenTensorHandle* ret0) {
+    static shimrt_op_cache op_;
+    StableIValue stack_[3];
+    shimrt_pack pack_;
+    SHIMRT_ARG_RET(ret0);
+    shimrt_pack_begin(&pack_, __func__, stack_, 3);
+    shimrt_pack_tensor(&pack_, "self", self);
+    shimrt_pack_int(&pack_, size);
+    shimrt_pack_int(&pack_, fill_value);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::nonzero_static", ""));
+    *ret0 = siv_to_tensor(stack_[0]);
+    return AOTI_TORCH_SUCCESS;
+}
+
+/* aten.normal_.default: normal_(Tensor(a!) self, float mean=0, float std=1, *, Generator? generator=None) -> Tensor(a!) */
+AOTITorchError aoti_torch_cuda_normal_(AtenTensorHandle self, double mean, double std, AtenGeneratorHandle* generator) {
+    static shimrt_op_cache op_;
+    StableIValue stack_[4];
+    shimrt_pack pack_;
+    shimrt_pack_begin(&pack_, __func__, stack_, 4);
+    shimrt_pack_tensor(&pack_, "self", self);
+    shimrt_pack_float(&pack_, mean);
+    shimrt_pack_float(&pack_, std);
+    shimrt_pack_opt_generator(&pack_, "generator", generator);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::normal_", ""));
+    shimrt_pop_discard(SHIMRT_KIND_TENSOR, stack_[0]);
+    return AOTI_TORCH_SUCCESS;
+}
+
+/* aten.normal_functional.default: normal_functional(Tensor self, float mean=0, float std=1, *, Generator? generator=None) -> Tensor */
+AOTITorchError aoti_torch_cuda_normal_functional(AtenTensorHandle self, double mean, double std, AtenGeneratorHandle* generator, AtenTensorHandle* ret0) {
+    static shimrt_op_cache op_;
+    StableIValue stack_[4];
+    shimrt_pack pack_;
+    SHIMRT_ARG_RET(ret0);
+    shimrt_pack_begin(&pack_, __func__, stack_, 4);
+    shimrt_pack_tensor(&pack_, "self", self);
+    shimrt_pack_float(&pack_, mean);
+    shimrt_pack_float(&pack_, std);
+    shimrt_pack_opt_generator(&pack_, "generator", generator);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::normal_functional", ""));
+    *ret0 = siv_to_tensor(stack_[0]);
+    return AOTI_TORCH_SUCCESS;
+}
+
 /* aten.ones_like.default: ones_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
  * kernel: shimrt_ones_like (CompositeExplicitAutograd) */
 AOTITorchError aoti_torch_cuda_ones_like(AtenTensorHandle self, int32_t* dtype, int32_t* layout, int32_t* device, int32_t device_index_, int32_t* pin_memory, int32_t* memory_format, AtenTensorHandle* ret0) {
     SHIMRT_ARG_TENSOR(self);
     SHIMRT_ARG_RET(ret0);
     return shimrt_ones_like(self, dtype, layout, device, device_index_, pin_memory, memory_format, ret0);
+}
+
+/* aten.ormqr.default: ormqr(Tensor self, Tensor input2, Tensor input3, bool left=True, bool transpose=False) -> Tensor */
+AOTITorchError aoti_torch_cuda_ormqr(AtenTensorHandle self, AtenTensorHandle input2, AtenTensorHandle input3, int32_t left, int32_t transpose, AtenTensorHandle* ret0) {
+    static shimrt_op_cache op_;
+    StableIValue stack_[5];
+    shimrt_pack pack_;
+    SHIMRT_ARG_RET(ret0);
+    shimrt_pack_begin(&pack_, __func__, stack_, 5);
+    shimrt_pack_tensor(&pack_, "self", self);
+    shimrt_pack_tensor(&pack_, "input2", input2);
+    shimrt_pack_tensor(&pack_, "input3", input3);
+    shimrt_pack_bool(&pack_, left);
+    shimrt_pack_bool(&pack_, transpose);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::ormqr", ""));
+    *ret0 = siv_to_tensor(stack_[0]);
+    return AOTI_TORCH_SUCCESS;
 }
 
 /* aten.pad.default: pad(Tensor self, SymInt[] pad, str mode="constant", float? value=None) -> Tensor
@@ -620,12 +1530,417 @@ AOTITorchError aoti_torch_cuda_permute(AtenTensorHandle self, const int64_t* dim
     return shimrt_permute(self, dims, dims_len_, ret0);
 }
 
+/* aten.pow.Scalar: pow.Scalar(Scalar self, Tensor exponent) -> Tensor */
+AOTITorchError aoti_torch_cuda_pow_Scalar(double self, AtenTensorHandle exponent, AtenTensorHandle* ret0) {
+    static shimrt_op_cache op_;
+    StableIValue stack_[2];
+    shimrt_pack pack_;
+    SHIMRT_ARG_RET(ret0);
+    shimrt_pack_begin(&pack_, __func__, stack_, 2);
+    shimrt_pack_scalar(&pack_, self);
+    shimrt_pack_tensor(&pack_, "exponent", exponent);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::pow", "Scalar"));
+    *ret0 = siv_to_tensor(stack_[0]);
+    return AOTI_TORCH_SUCCESS;
+}
+
 /* aten.pow.Tensor_Scalar: pow.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor
  * kernel: shimrt_cuda_pow_tensor_scalar (CUDA) */
 AOTITorchError aoti_torch_cuda_pow_Tensor_Scalar(AtenTensorHandle self, double exponent, AtenTensorHandle* ret0) {
     SHIMRT_ARG_TENSOR(self);
     SHIMRT_ARG_RET(ret0);
     return shimrt_cuda_pow_tensor_scalar(self, exponent, ret0);
+}
+
+/* aten.pow.Tensor_Tensor: pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor */
+AOTITorchError aoti_torch_cuda_pow_Tensor_Tensor(AtenTensorHandle self, AtenTensorHandle exponent, AtenTensorHandle* ret0) {
+    static shimrt_op_cache op_;
+    StableIValue stack_[2];
+    shimrt_pack pack_;
+    SHIMRT_ARG_RET(ret0);
+    shimrt_pack_begin(&pack_, __func__, stack_, 2);
+    shimrt_pack_tensor(&pack_, "self", self);
+    shimrt_pack_tensor(&pack_, "exponent", exponent);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::pow", "Tensor_Tensor"));
+    *ret0 = siv_to_tensor(stack_[0]);
+    return AOTI_TORCH_SUCCESS;
+}
+
+/* aten.rand.default: rand(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor */
+AOTITorchError aoti_torch_cuda_rand(const int64_t* size, int64_t size_len_, int32_t* dtype, int32_t* layout, int32_t* device, int32_t device_index_, int32_t* pin_memory, AtenTensorHandle* ret0) {
+    static shimrt_op_cache op_;
+    StableIValue stack_[5];
+    shimrt_pack pack_;
+    SHIMRT_ARG_RET(ret0);
+    shimrt_pack_begin(&pack_, __func__, stack_, 5);
+    shimrt_pack_int_list(&pack_, "size", size, size_len_);
+    shimrt_pack_opt_code(&pack_, dtype);
+    shimrt_pack_opt_code(&pack_, layout);
+    shimrt_pack_opt_device(&pack_, device, device_index_);
+    shimrt_pack_opt_bool(&pack_, pin_memory);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::rand", ""));
+    *ret0 = siv_to_tensor(stack_[0]);
+    return AOTI_TORCH_SUCCESS;
+}
+
+/* aten.rand.generator: rand.generator(SymInt[] size, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor */
+AOTITorchError aoti_torch_cuda_rand_generator(const int64_t* size, int64_t size_len_, AtenGeneratorHandle* generator, int32_t* dtype, int32_t* layout, int32_t* device, int32_t device_index_, int32_t* pin_memory, AtenTensorHandle* ret0) {
+    static shimrt_op_cache op_;
+    StableIValue stack_[6];
+    shimrt_pack pack_;
+    SHIMRT_ARG_RET(ret0);
+    shimrt_pack_begin(&pack_, __func__, stack_, 6);
+    shimrt_pack_int_list(&pack_, "size", size, size_len_);
+    shimrt_pack_opt_generator(&pack_, "generator", generator);
+    shimrt_pack_opt_code(&pack_, dtype);
+    shimrt_pack_opt_code(&pack_, layout);
+    shimrt_pack_opt_device(&pack_, device, device_index_);
+    shimrt_pack_opt_bool(&pack_, pin_memory);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::rand", "generator"));
+    *ret0 = siv_to_tensor(stack_[0]);
+    return AOTI_TORCH_SUCCESS;
+}
+
+/* aten.rand_like.default: rand_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor */
+AOTITorchError aoti_torch_cuda_rand_like(AtenTensorHandle self, int32_t* dtype, int32_t* layout, int32_t* device, int32_t device_index_, int32_t* pin_memory, int32_t* memory_format, AtenTensorHandle* ret0) {
+    static shimrt_op_cache op_;
+    StableIValue stack_[6];
+    shimrt_pack pack_;
+    SHIMRT_ARG_RET(ret0);
+    shimrt_pack_begin(&pack_, __func__, stack_, 6);
+    shimrt_pack_tensor(&pack_, "self", self);
+    shimrt_pack_opt_code(&pack_, dtype);
+    shimrt_pack_opt_code(&pack_, layout);
+    shimrt_pack_opt_device(&pack_, device, device_index_);
+    shimrt_pack_opt_bool(&pack_, pin_memory);
+    shimrt_pack_opt_code(&pack_, memory_format);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::rand_like", ""));
+    *ret0 = siv_to_tensor(stack_[0]);
+    return AOTI_TORCH_SUCCESS;
+}
+
+/* aten.rand_like.generator: rand_like.generator(Tensor self, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor */
+AOTITorchError aoti_torch_cuda_rand_like_generator(AtenTensorHandle self, AtenGeneratorHandle* generator, int32_t* dtype, int32_t* layout, int32_t* device, int32_t device_index_, int32_t* pin_memory, int32_t* memory_format, AtenTensorHandle* ret0) {
+    static shimrt_op_cache op_;
+    StableIValue stack_[7];
+    shimrt_pack pack_;
+    SHIMRT_ARG_RET(ret0);
+    shimrt_pack_begin(&pack_, __func__, stack_, 7);
+    shimrt_pack_tensor(&pack_, "self", self);
+    shimrt_pack_opt_generator(&pack_, "generator", generator);
+    shimrt_pack_opt_code(&pack_, dtype);
+    shimrt_pack_opt_code(&pack_, layout);
+    shimrt_pack_opt_device(&pack_, device, device_index_);
+    shimrt_pack_opt_bool(&pack_, pin_memory);
+    shimrt_pack_opt_code(&pack_, memory_format);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::rand_like", "generator"));
+    *ret0 = siv_to_tensor(stack_[0]);
+    return AOTI_TORCH_SUCCESS;
+}
+
+/* aten.randint.default: randint(SymInt high, SymInt[] size, *, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor */
+AOTITorchError aoti_torch_cuda_randint(int64_t high, const int64_t* size, int64_t size_len_, int32_t* dtype, int32_t* layout, int32_t* device, int32_t device_index_, int32_t* pin_memory, AtenTensorHandle* ret0) {
+    static shimrt_op_cache op_;
+    StableIValue stack_[6];
+    shimrt_pack pack_;
+    SHIMRT_ARG_RET(ret0);
+    shimrt_pack_begin(&pack_, __func__, stack_, 6);
+    shimrt_pack_int(&pack_, high);
+    shimrt_pack_int_list(&pack_, "size", size, size_len_);
+    shimrt_pack_opt_code(&pack_, dtype);
+    shimrt_pack_opt_code(&pack_, layout);
+    shimrt_pack_opt_device(&pack_, device, device_index_);
+    shimrt_pack_opt_bool(&pack_, pin_memory);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::randint", ""));
+    *ret0 = siv_to_tensor(stack_[0]);
+    return AOTI_TORCH_SUCCESS;
+}
+
+/* aten.randint.generator: randint.generator(SymInt high, SymInt[] size, *, Generator? generator, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor */
+AOTITorchError aoti_torch_cuda_randint_generator(int64_t high, const int64_t* size, int64_t size_len_, AtenGeneratorHandle* generator, int32_t* dtype, int32_t* layout, int32_t* device, int32_t device_index_, int32_t* pin_memory, AtenTensorHandle* ret0) {
+    static shimrt_op_cache op_;
+    StableIValue stack_[7];
+    shimrt_pack pack_;
+    SHIMRT_ARG_RET(ret0);
+    shimrt_pack_begin(&pack_, __func__, stack_, 7);
+    shimrt_pack_int(&pack_, high);
+    shimrt_pack_int_list(&pack_, "size", size, size_len_);
+    shimrt_pack_opt_generator(&pack_, "generator", generator);
+    shimrt_pack_opt_code(&pack_, dtype);
+    shimrt_pack_opt_code(&pack_, layout);
+    shimrt_pack_opt_device(&pack_, device, device_index_);
+    shimrt_pack_opt_bool(&pack_, pin_memory);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::randint", "generator"));
+    *ret0 = siv_to_tensor(stack_[0]);
+    return AOTI_TORCH_SUCCESS;
+}
+
+/* aten.randint.low: randint.low(SymInt low, SymInt high, SymInt[] size, *, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor */
+AOTITorchError aoti_torch_cuda_randint_low(int64_t low, int64_t high, const int64_t* size, int64_t size_len_, int32_t* dtype, int32_t* layout, int32_t* device, int32_t device_index_, int32_t* pin_memory, AtenTensorHandle* ret0) {
+    static shimrt_op_cache op_;
+    StableIValue stack_[7];
+    shimrt_pack pack_;
+    SHIMRT_ARG_RET(ret0);
+    shimrt_pack_begin(&pack_, __func__, stack_, 7);
+    shimrt_pack_int(&pack_, low);
+    shimrt_pack_int(&pack_, high);
+    shimrt_pack_int_list(&pack_, "size", size, size_len_);
+    shimrt_pack_opt_code(&pack_, dtype);
+    shimrt_pack_opt_code(&pack_, layout);
+    shimrt_pack_opt_device(&pack_, device, device_index_);
+    shimrt_pack_opt_bool(&pack_, pin_memory);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::randint", "low"));
+    *ret0 = siv_to_tensor(stack_[0]);
+    return AOTI_TORCH_SUCCESS;
+}
+
+/* aten.randint.low_generator: randint.low_generator(SymInt low, SymInt high, SymInt[] size, *, Generator? generator, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor */
+AOTITorchError aoti_torch_cuda_randint_low_generator(int64_t low, int64_t high, const int64_t* size, int64_t size_len_, AtenGeneratorHandle* generator, int32_t* dtype, int32_t* layout, int32_t* device, int32_t device_index_, int32_t* pin_memory, AtenTensorHandle* ret0) {
+    static shimrt_op_cache op_;
+    StableIValue stack_[8];
+    shimrt_pack pack_;
+    SHIMRT_ARG_RET(ret0);
+    shimrt_pack_begin(&pack_, __func__, stack_, 8);
+    shimrt_pack_int(&pack_, low);
+    shimrt_pack_int(&pack_, high);
+    shimrt_pack_int_list(&pack_, "size", size, size_len_);
+    shimrt_pack_opt_generator(&pack_, "generator", generator);
+    shimrt_pack_opt_code(&pack_, dtype);
+    shimrt_pack_opt_code(&pack_, layout);
+    shimrt_pack_opt_device(&pack_, device, device_index_);
+    shimrt_pack_opt_bool(&pack_, pin_memory);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::randint", "low_generator"));
+    *ret0 = siv_to_tensor(stack_[0]);
+    return AOTI_TORCH_SUCCESS;
+}
+
+/* aten.randint_like.default: randint_like(Tensor self, SymInt high, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor */
+AOTITorchError aoti_torch_cuda_randint_like(AtenTensorHandle self, int64_t high, int32_t* dtype, int32_t* layout, int32_t* device, int32_t device_index_, int32_t* pin_memory, int32_t* memory_format, AtenTensorHandle* ret0) {
+    static shimrt_op_cache op_;
+    StableIValue stack_[7];
+    shimrt_pack pack_;
+    SHIMRT_ARG_RET(ret0);
+    shimrt_pack_begin(&pack_, __func__, stack_, 7);
+    shimrt_pack_tensor(&pack_, "self", self);
+    shimrt_pack_int(&pack_, high);
+    shimrt_pack_opt_code(&pack_, dtype);
+    shimrt_pack_opt_code(&pack_, layout);
+    shimrt_pack_opt_device(&pack_, device, device_index_);
+    shimrt_pack_opt_bool(&pack_, pin_memory);
+    shimrt_pack_opt_code(&pack_, memory_format);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::randint_like", ""));
+    *ret0 = siv_to_tensor(stack_[0]);
+    return AOTI_TORCH_SUCCESS;
+}
+
+/* aten.randint_like.generator: randint_like.generator(Tensor self, SymInt high, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor */
+AOTITorchError aoti_torch_cuda_randint_like_generator(AtenTensorHandle self, int64_t high, AtenGeneratorHandle* generator, int32_t* dtype, int32_t* layout, int32_t* device, int32_t device_index_, int32_t* pin_memory, int32_t* memory_format, AtenTensorHandle* ret0) {
+    static shimrt_op_cache op_;
+    StableIValue stack_[8];
+    shimrt_pack pack_;
+    SHIMRT_ARG_RET(ret0);
+    shimrt_pack_begin(&pack_, __func__, stack_, 8);
+    shimrt_pack_tensor(&pack_, "self", self);
+    shimrt_pack_int(&pack_, high);
+    shimrt_pack_opt_generator(&pack_, "generator", generator);
+    shimrt_pack_opt_code(&pack_, dtype);
+    shimrt_pack_opt_code(&pack_, layout);
+    shimrt_pack_opt_device(&pack_, device, device_index_);
+    shimrt_pack_opt_bool(&pack_, pin_memory);
+    shimrt_pack_opt_code(&pack_, memory_format);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::randint_like", "generator"));
+    *ret0 = siv_to_tensor(stack_[0]);
+    return AOTI_TORCH_SUCCESS;
+}
+
+/* aten.randint_like.low_dtype: randint_like.low_dtype(Tensor self, SymInt low, SymInt high, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor */
+AOTITorchError aoti_torch_cuda_randint_like_low_dtype(AtenTensorHandle self, int64_t low, int64_t high, int32_t* dtype, int32_t* layout, int32_t* device, int32_t device_index_, int32_t* pin_memory, int32_t* memory_format, AtenTensorHandle* ret0) {
+    static shimrt_op_cache op_;
+    StableIValue stack_[8];
+    shimrt_pack pack_;
+    SHIMRT_ARG_RET(ret0);
+    shimrt_pack_begin(&pack_, __func__, stack_, 8);
+    shimrt_pack_tensor(&pack_, "self", self);
+    shimrt_pack_int(&pack_, low);
+    shimrt_pack_int(&pack_, high);
+    shimrt_pack_opt_code(&pack_, dtype);
+    shimrt_pack_opt_code(&pack_, layout);
+    shimrt_pack_opt_device(&pack_, device, device_index_);
+    shimrt_pack_opt_bool(&pack_, pin_memory);
+    shimrt_pack_opt_code(&pack_, memory_format);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::randint_like", "low_dtype"));
+    *ret0 = siv_to_tensor(stack_[0]);
+    return AOTI_TORCH_SUCCESS;
+}
+
+/* aten.randint_like.low_generator_dtype: randint_like.low_generator_dtype(Tensor self, SymInt low, SymInt high, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor */
+AOTITorchError aoti_torch_cuda_randint_like_low_generator_dtype(AtenTensorHandle self, int64_t low, int64_t high, AtenGeneratorHandle* generator, int32_t* dtype, int32_t* layout, int32_t* device, int32_t device_index_, int32_t* pin_memory, int32_t* memory_format, AtenTensorHandle* ret0) {
+    static shimrt_op_cache op_;
+    StableIValue stack_[9];
+    shimrt_pack pack_;
+    SHIMRT_ARG_RET(ret0);
+    shimrt_pack_begin(&pack_, __func__, stack_, 9);
+    shimrt_pack_tensor(&pack_, "self", self);
+    shimrt_pack_int(&pack_, low);
+    shimrt_pack_int(&pack_, high);
+    shimrt_pack_opt_generator(&pack_, "generator", generator);
+    shimrt_pack_opt_code(&pack_, dtype);
+    shimrt_pack_opt_code(&pack_, layout);
+    shimrt_pack_opt_device(&pack_, device, device_index_);
+    shimrt_pack_opt_bool(&pack_, pin_memory);
+    shimrt_pack_opt_code(&pack_, memory_format);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::randint_like", "low_generator_dtype"));
+    *ret0 = siv_to_tensor(stack_[0]);
+    return AOTI_TORCH_SUCCESS;
+}
+
+/* aten.randn.default: randn(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor */
+AOTITorchError aoti_torch_cuda_randn(const int64_t* size, int64_t size_len_, int32_t* dtype, int32_t* layout, int32_t* device, int32_t device_index_, int32_t* pin_memory, AtenTensorHandle* ret0) {
+    static shimrt_op_cache op_;
+    StableIValue stack_[5];
+    shimrt_pack pack_;
+    SHIMRT_ARG_RET(ret0);
+    shimrt_pack_begin(&pack_, __func__, stack_, 5);
+    shimrt_pack_int_list(&pack_, "size", size, size_len_);
+    shimrt_pack_opt_code(&pack_, dtype);
+    shimrt_pack_opt_code(&pack_, layout);
+    shimrt_pack_opt_device(&pack_, device, device_index_);
+    shimrt_pack_opt_bool(&pack_, pin_memory);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::randn", ""));
+    *ret0 = siv_to_tensor(stack_[0]);
+    return AOTI_TORCH_SUCCESS;
+}
+
+/* aten.randn.generator: randn.generator(SymInt[] size, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor */
+AOTITorchError aoti_torch_cuda_randn_generator(const int64_t* size, int64_t size_len_, AtenGeneratorHandle* generator, int32_t* dtype, int32_t* layout, int32_t* device, int32_t device_index_, int32_t* pin_memory, AtenTensorHandle* ret0) {
+    static shimrt_op_cache op_;
+    StableIValue stack_[6];
+    shimrt_pack pack_;
+    SHIMRT_ARG_RET(ret0);
+    shimrt_pack_begin(&pack_, __func__, stack_, 6);
+    shimrt_pack_int_list(&pack_, "size", size, size_len_);
+    shimrt_pack_opt_generator(&pack_, "generator", generator);
+    shimrt_pack_opt_code(&pack_, dtype);
+    shimrt_pack_opt_code(&pack_, layout);
+    shimrt_pack_opt_device(&pack_, device, device_index_);
+    shimrt_pack_opt_bool(&pack_, pin_memory);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::randn", "generator"));
+    *ret0 = siv_to_tensor(stack_[0]);
+    return AOTI_TORCH_SUCCESS;
+}
+
+/* aten.randn_like.default: randn_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor */
+AOTITorchError aoti_torch_cuda_randn_like(AtenTensorHandle self, int32_t* dtype, int32_t* layout, int32_t* device, int32_t device_index_, int32_t* pin_memory, int32_t* memory_format, AtenTensorHandle* ret0) {
+    static shimrt_op_cache op_;
+    StableIValue stack_[6];
+    shimrt_pack pack_;
+    SHIMRT_ARG_RET(ret0);
+    shimrt_pack_begin(&pack_, __func__, stack_, 6);
+    shimrt_pack_tensor(&pack_, "self", self);
+    shimrt_pack_opt_code(&pack_, dtype);
+    shimrt_pack_opt_code(&pack_, layout);
+    shimrt_pack_opt_device(&pack_, device, device_index_);
+    shimrt_pack_opt_bool(&pack_, pin_memory);
+    shimrt_pack_opt_code(&pack_, memory_format);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::randn_like", ""));
+    *ret0 = siv_to_tensor(stack_[0]);
+    return AOTI_TORCH_SUCCESS;
+}
+
+/* aten.randn_like.generator: randn_like.generator(Tensor self, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor */
+AOTITorchError aoti_torch_cuda_randn_like_generator(AtenTensorHandle self, AtenGeneratorHandle* generator, int32_t* dtype, int32_t* layout, int32_t* device, int32_t device_index_, int32_t* pin_memory, int32_t* memory_format, AtenTensorHandle* ret0) {
+    static shimrt_op_cache op_;
+    StableIValue stack_[7];
+    shimrt_pack pack_;
+    SHIMRT_ARG_RET(ret0);
+    shimrt_pack_begin(&pack_, __func__, stack_, 7);
+    shimrt_pack_tensor(&pack_, "self", self);
+    shimrt_pack_opt_generator(&pack_, "generator", generator);
+    shimrt_pack_opt_code(&pack_, dtype);
+    shimrt_pack_opt_code(&pack_, layout);
+    shimrt_pack_opt_device(&pack_, device, device_index_);
+    shimrt_pack_opt_bool(&pack_, pin_memory);
+    shimrt_pack_opt_code(&pack_, memory_format);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::randn_like", "generator"));
+    *ret0 = siv_to_tensor(stack_[0]);
+    return AOTI_TORCH_SUCCESS;
+}
+
+/* aten.random_.default: random_(Tensor(a!) self, *, Generator? generator=None) -> Tensor(a!) */
+AOTITorchError aoti_torch_cuda_random_(AtenTensorHandle self, AtenGeneratorHandle* generator) {
+    static shimrt_op_cache op_;
+    StableIValue stack_[2];
+    shimrt_pack pack_;
+    shimrt_pack_begin(&pack_, __func__, stack_, 2);
+    shimrt_pack_tensor(&pack_, "self", self);
+    shimrt_pack_opt_generator(&pack_, "generator", generator);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::random_", ""));
+    shimrt_pop_discard(SHIMRT_KIND_TENSOR, stack_[0]);
+    return AOTI_TORCH_SUCCESS;
+}
+
+/* aten.random_.from: random_.from(Tensor(a!) self, int from, int? to, *, Generator? generator=None) -> Tensor(a!) */
+AOTITorchError aoti_torch_cuda_random__from(AtenTensorHandle self, int64_t from, int64_t* to, AtenGeneratorHandle* generator) {
+    static shimrt_op_cache op_;
+    StableIValue stack_[4];
+    shimrt_pack pack_;
+    shimrt_pack_begin(&pack_, __func__, stack_, 4);
+    shimrt_pack_tensor(&pack_, "self", self);
+    shimrt_pack_int(&pack_, from);
+    shimrt_pack_opt_int(&pack_, to);
+    shimrt_pack_opt_generator(&pack_, "generator", generator);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::random_", "from"));
+    shimrt_pop_discard(SHIMRT_KIND_TENSOR, stack_[0]);
+    return AOTI_TORCH_SUCCESS;
+}
+
+/* aten.random_.to: random_.to(Tensor(a!) self, int to, *, Generator? generator=None) -> Tensor(a!) */
+AOTITorchError aoti_torch_cuda_random__to(AtenTensorHandle self, int64_t to, AtenGeneratorHandle* generator) {
+    static shimrt_op_cache op_;
+    StableIValue stack_[3];
+    shimrt_pack pack_;
+    shimrt_pack_begin(&pack_, __func__, stack_, 3);
+    shimrt_pack_tensor(&pack_, "self", self);
+    shimrt_pack_int(&pack_, to);
+    shimrt_pack_opt_generator(&pack_, "generator", generator);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::random_", "to"));
+    shimrt_pop_discard(SHIMRT_KIND_TENSOR, stack_[0]);
+    return AOTI_TORCH_SUCCESS;
+}
+
+/* aten.randperm.default: randperm(SymInt n, *, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor */
+AOTITorchError aoti_torch_cuda_randperm(int64_t n, int32_t* dtype, int32_t* layout, int32_t* device, int32_t device_index_, int32_t* pin_memory, AtenTensorHandle* ret0) {
+    static shimrt_op_cache op_;
+    StableIValue stack_[5];
+    shimrt_pack pack_;
+    SHIMRT_ARG_RET(ret0);
+    shimrt_pack_begin(&pack_, __func__, stack_, 5);
+    shimrt_pack_int(&pack_, n);
+    shimrt_pack_opt_code(&pack_, dtype);
+    shimrt_pack_opt_code(&pack_, layout);
+    shimrt_pack_opt_device(&pack_, device, device_index_);
+    shimrt_pack_opt_bool(&pack_, pin_memory);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::randperm", ""));
+    *ret0 = siv_to_tensor(stack_[0]);
+    return AOTI_TORCH_SUCCESS;
+}
+
+/* aten.randperm.generator: randperm.generator(SymInt n, *, Generator? generator, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor */
+AOTITorchError aoti_torch_cuda_randperm_generator(int64_t n, AtenGeneratorHandle* generator, int32_t* dtype, int32_t* layout, int32_t* device, int32_t device_index_, int32_t* pin_memory, AtenTensorHandle* ret0) {
+    static shimrt_op_cache op_;
+    StableIValue stack_[6];
+    shimrt_pack pack_;
+    SHIMRT_ARG_RET(ret0);
+    shimrt_pack_begin(&pack_, __func__, stack_, 6);
+    shimrt_pack_int(&pack_, n);
+    shimrt_pack_opt_generator(&pack_, "generator", generator);
+    shimrt_pack_opt_code(&pack_, dtype);
+    shimrt_pack_opt_code(&pack_, layout);
+    shimrt_pack_opt_device(&pack_, device, device_index_);
+    shimrt_pack_opt_bool(&pack_, pin_memory);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::randperm", "generator"));
+    *ret0 = siv_to_tensor(stack_[0]);
+    return AOTI_TORCH_SUCCESS;
 }
 
 /* aten.relu.default: relu(Tensor self) -> Tensor
@@ -636,6 +1951,20 @@ AOTITorchError aoti_torch_cuda_relu(AtenTensorHandle self, AtenTensorHandle* ret
     return shimrt_cuda_relu(self, ret0);
 }
 
+/* aten.repeat_interleave.Tensor: repeat_interleave.Tensor(Tensor repeats, *, SymInt? output_size=None) -> Tensor */
+AOTITorchError aoti_torch_cuda_repeat_interleave_Tensor(AtenTensorHandle repeats, int64_t* output_size, AtenTensorHandle* ret0) {
+    static shimrt_op_cache op_;
+    StableIValue stack_[2];
+    shimrt_pack pack_;
+    SHIMRT_ARG_RET(ret0);
+    shimrt_pack_begin(&pack_, __func__, stack_, 2);
+    shimrt_pack_tensor(&pack_, "repeats", repeats);
+    shimrt_pack_opt_int(&pack_, output_size);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::repeat_interleave", "Tensor"));
+    *ret0 = siv_to_tensor(stack_[0]);
+    return AOTI_TORCH_SUCCESS;
+}
+
 /* aten.reshape.default: reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a)
  * kernel: shimrt_cuda_reshape (CUDA) */
 AOTITorchError aoti_torch_cuda_reshape(AtenTensorHandle self, const int64_t* shape, int64_t shape_len_, AtenTensorHandle* ret0) {
@@ -643,6 +1972,34 @@ AOTITorchError aoti_torch_cuda_reshape(AtenTensorHandle self, const int64_t* sha
     SHIMRT_ARG_LIST(shape);
     SHIMRT_ARG_RET(ret0);
     return shimrt_cuda_reshape(self, shape, shape_len_, ret0);
+}
+
+/* aten.resize_.default: resize_(Tensor(a!) self, SymInt[] size, *, MemoryFormat? memory_format=None) -> Tensor(a!) */
+AOTITorchError aoti_torch_cuda_resize_(AtenTensorHandle self, const int64_t* size, int64_t size_len_, int32_t* memory_format) {
+    static shimrt_op_cache op_;
+    StableIValue stack_[3];
+    shimrt_pack pack_;
+    shimrt_pack_begin(&pack_, __func__, stack_, 3);
+    shimrt_pack_tensor(&pack_, "self", self);
+    shimrt_pack_int_list(&pack_, "size", size, size_len_);
+    shimrt_pack_opt_code(&pack_, memory_format);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::resize_", ""));
+    shimrt_pop_discard(SHIMRT_KIND_TENSOR, stack_[0]);
+    return AOTI_TORCH_SUCCESS;
+}
+
+/* aten.resize_as_.default: resize_as_(Tensor(a!) self, Tensor the_template, *, MemoryFormat? memory_format=None) -> Tensor(a!) */
+AOTITorchError aoti_torch_cuda_resize_as_(AtenTensorHandle self, AtenTensorHandle the_template, int32_t* memory_format) {
+    static shimrt_op_cache op_;
+    StableIValue stack_[3];
+    shimrt_pack pack_;
+    shimrt_pack_begin(&pack_, __func__, stack_, 3);
+    shimrt_pack_tensor(&pack_, "self", self);
+    shimrt_pack_tensor(&pack_, "the_template", the_template);
+    shimrt_pack_opt_code(&pack_, memory_format);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::resize_as_", ""));
+    shimrt_pop_discard(SHIMRT_KIND_TENSOR, stack_[0]);
+    return AOTI_TORCH_SUCCESS;
 }
 
 /* aten.rsqrt.default: rsqrt(Tensor self) -> Tensor
@@ -693,6 +2050,22 @@ AOTITorchError aoti_torch_cuda_scatter_src_out(AtenTensorHandle out, AtenTensorH
     return shimrt_cuda_scatter_src_out(out, self, dim, index, src);
 }
 
+/* aten.scatter.value_out: scatter.value_out(Tensor self, int dim, Tensor index, Scalar value, *, Tensor(a!) out) -> Tensor(a!) */
+AOTITorchError aoti_torch_cuda_scatter_value_out(AtenTensorHandle out, AtenTensorHandle self, int64_t dim, AtenTensorHandle index, double value) {
+    static shimrt_op_cache op_;
+    StableIValue stack_[5];
+    shimrt_pack pack_;
+    shimrt_pack_begin(&pack_, __func__, stack_, 5);
+    shimrt_pack_tensor(&pack_, "self", self);
+    shimrt_pack_int(&pack_, dim);
+    shimrt_pack_tensor(&pack_, "index", index);
+    shimrt_pack_scalar(&pack_, value);
+    shimrt_pack_tensor(&pack_, "out", out);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::scatter", "value_out"));
+    shimrt_pop_discard(SHIMRT_KIND_TENSOR, stack_[0]);
+    return AOTI_TORCH_SUCCESS;
+}
+
 /* aten.scatter_reduce.two: scatter_reduce.two(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> Tensor
  * kernel: shimrt_cuda_scatter_reduce_two (CUDA) */
 AOTITorchError aoti_torch_cuda_scatter_reduce_two(AtenTensorHandle self, int64_t dim, AtenTensorHandle index, AtenTensorHandle src, const char* reduce, int32_t include_self, AtenTensorHandle* ret0) {
@@ -711,6 +2084,42 @@ AOTITorchError aoti_torch_cuda_scatter_reduce_two_out(AtenTensorHandle out, Aten
     SHIMRT_ARG_TENSOR(index);
     SHIMRT_ARG_TENSOR(src);
     return shimrt_cuda_scatter_reduce_two_out(out, self, dim, index, src, reduce, include_self);
+}
+
+/* aten.searchsorted.Scalar: searchsorted.Scalar(Tensor sorted_sequence, Scalar self, *, bool out_int32=False, bool right=False, str? side=None, Tensor? sorter=None) -> Tensor */
+AOTITorchError aoti_torch_cuda_searchsorted_Scalar(AtenTensorHandle sorted_sequence, double self, int32_t out_int32, int32_t right, const char** side, AtenTensorHandle* sorter, AtenTensorHandle* ret0) {
+    static shimrt_op_cache op_;
+    StableIValue stack_[6];
+    shimrt_pack pack_;
+    SHIMRT_ARG_RET(ret0);
+    shimrt_pack_begin(&pack_, __func__, stack_, 6);
+    shimrt_pack_tensor(&pack_, "sorted_sequence", sorted_sequence);
+    shimrt_pack_scalar(&pack_, self);
+    shimrt_pack_bool(&pack_, out_int32);
+    shimrt_pack_bool(&pack_, right);
+    shimrt_pack_opt_str(&pack_, "side", side);
+    shimrt_pack_opt_tensor(&pack_, "sorter", sorter);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::searchsorted", "Scalar"));
+    *ret0 = siv_to_tensor(stack_[0]);
+    return AOTI_TORCH_SUCCESS;
+}
+
+/* aten.searchsorted.Tensor: searchsorted.Tensor(Tensor sorted_sequence, Tensor self, *, bool out_int32=False, bool right=False, str? side=None, Tensor? sorter=None) -> Tensor */
+AOTITorchError aoti_torch_cuda_searchsorted_Tensor(AtenTensorHandle sorted_sequence, AtenTensorHandle self, int32_t out_int32, int32_t right, const char** side, AtenTensorHandle* sorter, AtenTensorHandle* ret0) {
+    static shimrt_op_cache op_;
+    StableIValue stack_[6];
+    shimrt_pack pack_;
+    SHIMRT_ARG_RET(ret0);
+    shimrt_pack_begin(&pack_, __func__, stack_, 6);
+    shimrt_pack_tensor(&pack_, "sorted_sequence", sorted_sequence);
+    shimrt_pack_tensor(&pack_, "self", self);
+    shimrt_pack_bool(&pack_, out_int32);
+    shimrt_pack_bool(&pack_, right);
+    shimrt_pack_opt_str(&pack_, "side", side);
+    shimrt_pack_opt_tensor(&pack_, "sorter", sorter);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::searchsorted", "Tensor"));
+    *ret0 = siv_to_tensor(stack_[0]);
+    return AOTI_TORCH_SUCCESS;
 }
 
 /* aten.select.int: select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)
@@ -847,12 +2256,65 @@ AOTITorchError aoti_torch_cuda_to_dtype_layout(AtenTensorHandle self, int32_t* d
     return shimrt_to_dtype_layout(self, dtype, layout, device, device_index_, pin_memory, non_blocking, copy, memory_format, ret0);
 }
 
+/* aten.topk.default: topk(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices) */
+AOTITorchError aoti_torch_cuda_topk(AtenTensorHandle self, int64_t k, int64_t dim, int32_t largest, int32_t sorted, AtenTensorHandle* ret0, AtenTensorHandle* ret1) {
+    static shimrt_op_cache op_;
+    StableIValue stack_[5];
+    shimrt_pack pack_;
+    SHIMRT_ARG_RET(ret0);
+    SHIMRT_ARG_RET(ret1);
+    shimrt_pack_begin(&pack_, __func__, stack_, 5);
+    shimrt_pack_tensor(&pack_, "self", self);
+    shimrt_pack_int(&pack_, k);
+    shimrt_pack_int(&pack_, dim);
+    shimrt_pack_bool(&pack_, largest);
+    shimrt_pack_bool(&pack_, sorted);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::topk", ""));
+    *ret0 = siv_to_tensor(stack_[0]);
+    *ret1 = siv_to_tensor(stack_[1]);
+    return AOTI_TORCH_SUCCESS;
+}
+
 /* aten.transpose.int: transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)
  * kernel: shimrt_transpose_int (CompositeExplicitAutograd) */
 AOTITorchError aoti_torch_cuda_transpose_int(AtenTensorHandle self, int64_t dim0, int64_t dim1, AtenTensorHandle* ret0) {
     SHIMRT_ARG_TENSOR(self);
     SHIMRT_ARG_RET(ret0);
     return shimrt_transpose_int(self, dim0, dim1, ret0);
+}
+
+/* aten.triangular_solve.default: triangular_solve(Tensor self, Tensor A, bool upper=True, bool transpose=False, bool unitriangular=False) -> (Tensor solution, Tensor cloned_coefficient) */
+AOTITorchError aoti_torch_cuda_triangular_solve(AtenTensorHandle self, AtenTensorHandle A, int32_t upper, int32_t transpose, int32_t unitriangular, AtenTensorHandle* ret0, AtenTensorHandle* ret1) {
+    static shimrt_op_cache op_;
+    StableIValue stack_[5];
+    shimrt_pack pack_;
+    SHIMRT_ARG_RET(ret0);
+    SHIMRT_ARG_RET(ret1);
+    shimrt_pack_begin(&pack_, __func__, stack_, 5);
+    shimrt_pack_tensor(&pack_, "self", self);
+    shimrt_pack_tensor(&pack_, "A", A);
+    shimrt_pack_bool(&pack_, upper);
+    shimrt_pack_bool(&pack_, transpose);
+    shimrt_pack_bool(&pack_, unitriangular);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::triangular_solve", ""));
+    *ret0 = siv_to_tensor(stack_[0]);
+    *ret1 = siv_to_tensor(stack_[1]);
+    return AOTI_TORCH_SUCCESS;
+}
+
+/* aten.uniform_.default: uniform_(Tensor(a!) self, float from=0, float to=1, *, Generator? generator=None) -> Tensor(a!) */
+AOTITorchError aoti_torch_cuda_uniform_(AtenTensorHandle self, double from, double to, AtenGeneratorHandle* generator) {
+    static shimrt_op_cache op_;
+    StableIValue stack_[4];
+    shimrt_pack pack_;
+    shimrt_pack_begin(&pack_, __func__, stack_, 4);
+    shimrt_pack_tensor(&pack_, "self", self);
+    shimrt_pack_float(&pack_, from);
+    shimrt_pack_float(&pack_, to);
+    shimrt_pack_opt_generator(&pack_, "generator", generator);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::uniform_", ""));
+    shimrt_pop_discard(SHIMRT_KIND_TENSOR, stack_[0]);
+    return AOTI_TORCH_SUCCESS;
 }
 
 /* aten.unsqueeze.default: unsqueeze(Tensor(a) self, int dim) -> Tensor(a)
