@@ -187,15 +187,11 @@ bool em_op_on_backend(const sg_shim_op *op, const char *backend) {
     return op->n_backends == 0;
 }
 
-/* Whether some listed backend has a kernel for fn. */
-static bool any_kernel(emitter *e, const sg_native_function *fn) {
-    for (int i = 0; i < e->n_headers; i++) {
-        const char *k, *kn;
-        if (e->headers[i].dispatch_key &&
-            sg_pick_kernel(e->a, fn, e->headers[i].dispatch_key, &k, &kn))
-            return true;
-    }
-    return false;
+/* An op whose schema says `dispatch: {}`: no kernel in libshimrt for any backend (the
+ * CUDA-only ops of PyTorch's c_shim_cuda.h, docs/cuda.md). */
+static bool no_kernel_at_all(const sg_native_function *fn) {
+    return fn->has_dispatch && fn->n_dispatch == 0 && !fn->structured_delegate &&
+           !fn->has_ufunc_inner_loop && !fn->derived;
 }
 
 /* Plans one op of one header; returns false when it gets no shim. */
@@ -227,10 +223,9 @@ static bool plan_shim(emitter *e, sg_emit_header *h, sg_emit_shim *s) {
             s->route = 1;
             break;
         }
-        /* A device backend's op that no backend has a kernel for (CUDA-only ops of
-         * PyTorch's c_shim_cuda.h: flash attention, cuDNN): the shim exists and fails. */
-        if (!s->route && !e->o->compat_torchgen && strcmp(h->dispatch_key, "CPU") != 0 &&
-            !any_kernel(e, fn))
+        /* An op without any kernel (`dispatch: {}`; CUDA-only ops of PyTorch's
+         * c_shim_cuda.h: flash attention, cuDNN): the shim exists and fails. */
+        if (!s->route && !e->o->compat_torchgen && no_kernel_at_all(fn))
             s->route = 2;
         if (!s->route) {
             no_shim(e, s, h, -1, sg_arena_printf(e->a, "no kernel for backend %s", h->backend));

@@ -65,6 +65,91 @@ AOTITorchError aoti_torch_cuda__cdist_forward(AtenTensorHandle x1, AtenTensorHan
     return AOTI_TORCH_SUCCESS;
 }
 
+/* aten._cudnn_rnn.default: _cudnn_rnn(Tensor input, Tensor[] weight, int weight_stride0, Tensor? weight_buf, Tensor hx, Tensor? cx, int mode, SymInt hidden_size, SymInt proj_size, int num_layers, bool batch_first, float dropout, bool train, bool bidirectional, SymInt[] batch_sizes, Tensor? dropout_state) -> (Tensor, Tensor, Tensor, Tensor, Tensor)
+ * no body: Could not run 'aten::_cudnn_rnn' with arguments from the 'CUDA' backend: libshimrt has no CUDA kernel for it and no CPU kernel to fall back to (docs/cuda.md) */
+AOTITorchError aoti_torch_cuda__cudnn_rnn(AtenTensorHandle input, const AtenTensorHandle* weight, int64_t weight_len_, int64_t weight_stride0, AtenTensorHandle* weight_buf, AtenTensorHandle hx, AtenTensorHandle* cx, int64_t mode, int64_t hidden_size, int64_t proj_size, int64_t num_layers, int32_t batch_first, double dropout, int32_t train, int32_t bidirectional, const int64_t* batch_sizes, int64_t batch_sizes_len_, AtenTensorHandle* dropout_state, AtenTensorHandle* ret0, AtenTensorHandle* ret1, AtenTensorHandle* ret2, AtenTensorHandle* ret3, AtenTensorHandle* ret4) {
+    (void)input;
+    (void)weight;
+    (void)weight_len_;
+    (void)weight_stride0;
+    (void)weight_buf;
+    (void)hx;
+    (void)cx;
+    (void)mode;
+    (void)hidden_size;
+    (void)proj_size;
+    (void)num_layers;
+    (void)batch_first;
+    (void)dropout;
+    (void)train;
+    (void)bidirectional;
+    (void)batch_sizes;
+    (void)batch_sizes_len_;
+    (void)dropout_state;
+    (void)ret0;
+    (void)ret1;
+    (void)ret2;
+    (void)ret3;
+    (void)ret4;
+    return shimrt_set_error(__func__, "Could not run 'aten::_cudnn_rnn' with arguments from the 'CUDA' backend: libshimrt has no CUDA kernel for it and no CPU kernel to fall back to (docs/cuda.md)");
+}
+
+/* aten._efficient_attention_backward.default: _efficient_attention_backward(Tensor grad_out_, Tensor query, Tensor key, Tensor value, Tensor? bias, Tensor out, Tensor? cu_seqlens_q, Tensor? cu_seqlens_k, SymInt max_seqlen_q, SymInt max_seqlen_k, Tensor logsumexp, float dropout_p, Tensor philox_seed, Tensor philox_offset, int custom_mask_type, bool bias_requires_grad, *, float? scale=None, int? num_splits_key=None, int? window_size=None, bool shared_storage_dqdkdv=False) -> (Tensor, Tensor, Tensor, Tensor)
+ * no body: Could not run 'aten::_efficient_attention_backward' with arguments from the 'CUDA' backend: libshimrt has no CUDA kernel for it and no CPU kernel to fall back to (docs/cuda.md) */
+AOTITorchError aoti_torch_cuda__efficient_attention_backward(AtenTensorHandle grad_out_, AtenTensorHandle query, AtenTensorHandle key, AtenTensorHandle value, AtenTensorHandle* bias, AtenTensorHandle out, AtenTensorHandle* cu_seqlens_q, AtenTensorHandle* cu_seqlens_k, int64_t max_seqlen_q, int64_t max_seqlen_k, AtenTensorHandle logsumexp, double dropout_p, AtenTensorHandle philox_seed, AtenTensorHandle philox_offset, int64_t custom_mask_type, int32_t bias_requires_grad, double* scale, int64_t* num_splits_key, int64_t* window_size, int32_t shared_storage_dqdkdv, AtenTensorHandle* ret0, AtenTensorHandle* ret1, AtenTensorHandle* ret2, AtenTensorHandle* ret3) {
+    (void)grad_out_;
+    (void)query;
+    (void)key;
+    (void)value;
+    (void)bias;
+    (void)out;
+    (void)cu_seqlens_q;
+    (void)cu_seqlens_k;
+    (void)max_seqlen_q;
+    (void)max_seqlen_k;
+    (void)logsumexp;
+    (void)dropout_p;
+    (void)philox_seed;
+    (void)philox_offset;
+    (void)custom_mask_type;
+    (void)bias_requires_grad;
+    (void)scale;
+    (void)num_splits_key;
+    (void)window_size;
+    (void)shared_storage_dqdkdv;
+    (void)ret0;
+    (void)ret1;
+    (void)ret2;
+    (void)ret3;
+    return shimrt_set_error(__func__, "Could not run 'aten::_efficient_attention_backward' with arguments from the 'CUDA' backend: libshimrt has no CUDA kernel for it and no CPU kernel to fall back to (docs/cuda.md)");
+}
+
+/* aten._efficient_attention_forward.default: _efficient_attention_forward(Tensor query, Tensor key, Tensor value, Tensor? bias, Tensor? cu_seqlens_q, Tensor? cu_seqlens_k, SymInt? max_seqlen_q, SymInt? max_seqlen_k, float dropout_p, int custom_mask_type, bool compute_log_sumexp=False, *, float? scale=None, Tensor? seqlen_k=None, int? window_size=None) -> (Tensor output, Tensor logsumexp, Tensor philox_seed, Tensor philox_offset, SymInt max_seqlen_batch_q, SymInt max_seqlen_batch_k)
+ * no body: Could not run 'aten::_efficient_attention_forward' with arguments from the 'CUDA' backend: libshimrt has no CUDA kernel for it and no CPU kernel to fall back to (docs/cuda.md) */
+AOTITorchError aoti_torch_cuda__efficient_attention_forward(AtenTensorHandle query, AtenTensorHandle key, AtenTensorHandle value, AtenTensorHandle* bias, AtenTensorHandle* cu_seqlens_q, AtenTensorHandle* cu_seqlens_k, int64_t* max_seqlen_q, int64_t* max_seqlen_k, double dropout_p, int64_t custom_mask_type, int32_t compute_log_sumexp, double* scale, AtenTensorHandle* seqlen_k, int64_t* window_size, AtenTensorHandle* ret0, AtenTensorHandle* ret1, AtenTensorHandle* ret2, AtenTensorHandle* ret3, int64_t* ret4, int64_t* ret5) {
+    (void)query;
+    (void)key;
+    (void)value;
+    (void)bias;
+    (void)cu_seqlens_q;
+    (void)cu_seqlens_k;
+    (void)max_seqlen_q;
+    (void)max_seqlen_k;
+    (void)dropout_p;
+    (void)custom_mask_type;
+    (void)compute_log_sumexp;
+    (void)scale;
+    (void)seqlen_k;
+    (void)window_size;
+    (void)ret0;
+    (void)ret1;
+    (void)ret2;
+    (void)ret3;
+    (void)ret4;
+    (void)ret5;
+    return shimrt_set_error(__func__, "Could not run 'aten::_efficient_attention_forward' with arguments from the 'CUDA' backend: libshimrt has no CUDA kernel for it and no CPU kernel to fall back to (docs/cuda.md)");
+}
+
 /* aten._embedding_bag.default: _embedding_bag(Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq=False, int mode=0, bool sparse=False, Tensor? per_sample_weights=None, bool include_last_offset=False, int padding_idx=-1) -> (Tensor, Tensor, Tensor, Tensor) */
 AOTITorchError aoti_torch_cuda__embedding_bag(AtenTensorHandle weight, AtenTensorHandle indices, AtenTensorHandle offsets, int32_t scale_grad_by_freq, int64_t mode, int32_t sparse, AtenTensorHandle* per_sample_weights, int32_t include_last_offset, int64_t padding_idx, AtenTensorHandle* ret0, AtenTensorHandle* ret1, AtenTensorHandle* ret2, AtenTensorHandle* ret3) {
     static shimrt_op_cache op_;
@@ -151,6 +236,124 @@ AOTITorchError aoti_torch_cuda__fft_r2c(AtenTensorHandle self, const int64_t* di
     return AOTI_TORCH_SUCCESS;
 }
 
+/* aten._flash_attention_backward.default: _flash_attention_backward(Tensor grad_out, Tensor query, Tensor key, Tensor value, Tensor out, Tensor logsumexp, Tensor cum_seq_q, Tensor cum_seq_k, SymInt max_q, SymInt max_k, float dropout_p, bool is_causal, Tensor rng_state, Tensor unused, *, float? scale=None, SymInt? window_size_left=None, SymInt? window_size_right=None) -> (Tensor, Tensor, Tensor)
+ * no body: Could not run 'aten::_flash_attention_backward' with arguments from the 'CUDA' backend: libshimrt has no CUDA kernel for it and no CPU kernel to fall back to (docs/cuda.md) */
+AOTITorchError aoti_torch_cuda__flash_attention_backward(AtenTensorHandle grad_out, AtenTensorHandle query, AtenTensorHandle key, AtenTensorHandle value, AtenTensorHandle out, AtenTensorHandle logsumexp, AtenTensorHandle cum_seq_q, AtenTensorHandle cum_seq_k, int64_t max_q, int64_t max_k, double dropout_p, int32_t is_causal, AtenTensorHandle rng_state, AtenTensorHandle unused, double* scale, int64_t* window_size_left, int64_t* window_size_right, AtenTensorHandle* ret0, AtenTensorHandle* ret1, AtenTensorHandle* ret2) {
+    (void)grad_out;
+    (void)query;
+    (void)key;
+    (void)value;
+    (void)out;
+    (void)logsumexp;
+    (void)cum_seq_q;
+    (void)cum_seq_k;
+    (void)max_q;
+    (void)max_k;
+    (void)dropout_p;
+    (void)is_causal;
+    (void)rng_state;
+    (void)unused;
+    (void)scale;
+    (void)window_size_left;
+    (void)window_size_right;
+    (void)ret0;
+    (void)ret1;
+    (void)ret2;
+    return shimrt_set_error(__func__, "Could not run 'aten::_flash_attention_backward' with arguments from the 'CUDA' backend: libshimrt has no CUDA kernel for it and no CPU kernel to fall back to (docs/cuda.md)");
+}
+
+/* aten._flash_attention_forward.default: _flash_attention_forward(Tensor query, Tensor key, Tensor value, Tensor? cum_seq_q, Tensor? cum_seq_k, SymInt max_q, SymInt max_k, float dropout_p, bool is_causal, bool return_debug_mask, *, float? scale=None, SymInt? window_size_left=None, SymInt? window_size_right=None, Tensor? seqused_k=None, Tensor? alibi_slopes=None, Tensor? block_table=None, int? num_splits=None) -> (Tensor output, Tensor softmax_logsumexp, Tensor rng_state, Tensor unused, Tensor debug_attn_mask)
+ * no body: Could not run 'aten::_flash_attention_forward' with arguments from the 'CUDA' backend: libshimrt has no CUDA kernel for it and no CPU kernel to fall back to (docs/cuda.md) */
+AOTITorchError aoti_torch_cuda__flash_attention_forward_v2(AtenTensorHandle query, AtenTensorHandle key, AtenTensorHandle value, AtenTensorHandle* cum_seq_q, AtenTensorHandle* cum_seq_k, int64_t max_q, int64_t max_k, double dropout_p, int32_t is_causal, int32_t return_debug_mask, double* scale, int64_t* window_size_left, int64_t* window_size_right, AtenTensorHandle* seqused_k, AtenTensorHandle* alibi_slopes, AtenTensorHandle* block_table, int64_t* num_splits, AtenTensorHandle* ret0, AtenTensorHandle* ret1, AtenTensorHandle* ret2, AtenTensorHandle* ret3, AtenTensorHandle* ret4) {
+    (void)query;
+    (void)key;
+    (void)value;
+    (void)cum_seq_q;
+    (void)cum_seq_k;
+    (void)max_q;
+    (void)max_k;
+    (void)dropout_p;
+    (void)is_causal;
+    (void)return_debug_mask;
+    (void)scale;
+    (void)window_size_left;
+    (void)window_size_right;
+    (void)seqused_k;
+    (void)alibi_slopes;
+    (void)block_table;
+    (void)num_splits;
+    (void)ret0;
+    (void)ret1;
+    (void)ret2;
+    (void)ret3;
+    (void)ret4;
+    return shimrt_set_error(__func__, "Could not run 'aten::_flash_attention_forward' with arguments from the 'CUDA' backend: libshimrt has no CUDA kernel for it and no CPU kernel to fall back to (docs/cuda.md)");
+}
+
+/* aten._flash_attention_forward.default: version 1, with the defaults of block_table, num_splits */
+AOTITorchError aoti_torch_cuda__flash_attention_forward(AtenTensorHandle query, AtenTensorHandle key, AtenTensorHandle value, AtenTensorHandle* cum_seq_q, AtenTensorHandle* cum_seq_k, int64_t max_q, int64_t max_k, double dropout_p, int32_t is_causal, int32_t return_debug_mask, double* scale, int64_t* window_size_left, int64_t* window_size_right, AtenTensorHandle* seqused_k, AtenTensorHandle* alibi_slopes, AtenTensorHandle* ret0, AtenTensorHandle* ret1, AtenTensorHandle* ret2, AtenTensorHandle* ret3, AtenTensorHandle* ret4) {
+    return aoti_torch_cuda__flash_attention_forward_v2(query, key, value, cum_seq_q, cum_seq_k, max_q, max_k, dropout_p, is_causal, return_debug_mask, scale, window_size_left, window_size_right, seqused_k, alibi_slopes, NULL, NULL, ret0, ret1, ret2, ret3, ret4);
+}
+
+/* aten._flash_attention_forward.quantized: _flash_attention_forward.quantized(Tensor query, Tensor key, Tensor value, Tensor? cum_seq_q, Tensor? cum_seq_k, SymInt max_q, SymInt max_k, float dropout_p, bool is_causal, bool return_debug_mask, Tensor? q_descale, Tensor? k_descale, Tensor? v_descale, *, float? scale=None, SymInt? window_size_left=None, SymInt? window_size_right=None, Tensor? seqused_k=None, Tensor? alibi_slopes=None) -> (Tensor output, Tensor softmax_logsumexp, Tensor rng_state, Tensor unused, Tensor debug_attn_mask)
+ * no body: Could not run 'aten::_flash_attention_forward' with arguments from the 'CUDA' backend: libshimrt has no CUDA kernel for it and no CPU kernel to fall back to (docs/cuda.md) */
+AOTITorchError aoti_torch_cuda__flash_attention_forward_quantized(AtenTensorHandle query, AtenTensorHandle key, AtenTensorHandle value, AtenTensorHandle* cum_seq_q, AtenTensorHandle* cum_seq_k, int64_t max_q, int64_t max_k, double dropout_p, int32_t is_causal, int32_t return_debug_mask, AtenTensorHandle* q_descale, AtenTensorHandle* k_descale, AtenTensorHandle* v_descale, double* scale, int64_t* window_size_left, int64_t* window_size_right, AtenTensorHandle* seqused_k, AtenTensorHandle* alibi_slopes, AtenTensorHandle* ret0, AtenTensorHandle* ret1, AtenTensorHandle* ret2, AtenTensorHandle* ret3, AtenTensorHandle* ret4) {
+    (void)query;
+    (void)key;
+    (void)value;
+    (void)cum_seq_q;
+    (void)cum_seq_k;
+    (void)max_q;
+    (void)max_k;
+    (void)dropout_p;
+    (void)is_causal;
+    (void)return_debug_mask;
+    (void)q_descale;
+    (void)k_descale;
+    (void)v_descale;
+    (void)scale;
+    (void)window_size_left;
+    (void)window_size_right;
+    (void)seqused_k;
+    (void)alibi_slopes;
+    (void)ret0;
+    (void)ret1;
+    (void)ret2;
+    (void)ret3;
+    (void)ret4;
+    return shimrt_set_error(__func__, "Could not run 'aten::_flash_attention_forward' with arguments from the 'CUDA' backend: libshimrt has no CUDA kernel for it and no CPU kernel to fall back to (docs/cuda.md)");
+}
+
+/* aten._flash_attention_forward_no_dropout_inplace.default: _flash_attention_forward_no_dropout_inplace(Tensor(a!) out, Tensor query, Tensor key, Tensor value, Tensor? cum_seq_q, Tensor? cum_seq_k, SymInt max_q, SymInt max_k, float dropout_p, bool is_causal, bool return_debug_mask, *, float? scale=None, SymInt? window_size_left=None, SymInt? window_size_right=None, Tensor? seqused_k=None, Tensor? alibi_slopes=None, Tensor? block_table=None, int? num_splits=None) -> Tensor softmax_logsumexp
+ * no body: Could not run 'aten::_flash_attention_forward_no_dropout_inplace' with arguments from the 'CUDA' backend: libshimrt has no CUDA kernel for it and no CPU kernel to fall back to (docs/cuda.md) */
+AOTITorchError aoti_torch_cuda__flash_attention_forward_no_dropout_inplace_v2(AtenTensorHandle out, AtenTensorHandle query, AtenTensorHandle key, AtenTensorHandle value, AtenTensorHandle* cum_seq_q, AtenTensorHandle* cum_seq_k, int64_t max_q, int64_t max_k, double dropout_p, int32_t is_causal, int32_t return_debug_mask, double* scale, int64_t* window_size_left, int64_t* window_size_right, AtenTensorHandle* seqused_k, AtenTensorHandle* alibi_slopes, AtenTensorHandle* block_table, int64_t* num_splits, AtenTensorHandle* ret0) {
+    (void)out;
+    (void)query;
+    (void)key;
+    (void)value;
+    (void)cum_seq_q;
+    (void)cum_seq_k;
+    (void)max_q;
+    (void)max_k;
+    (void)dropout_p;
+    (void)is_causal;
+    (void)return_debug_mask;
+    (void)scale;
+    (void)window_size_left;
+    (void)window_size_right;
+    (void)seqused_k;
+    (void)alibi_slopes;
+    (void)block_table;
+    (void)num_splits;
+    (void)ret0;
+    return shimrt_set_error(__func__, "Could not run 'aten::_flash_attention_forward_no_dropout_inplace' with arguments from the 'CUDA' backend: libshimrt has no CUDA kernel for it and no CPU kernel to fall back to (docs/cuda.md)");
+}
+
+/* aten._flash_attention_forward_no_dropout_inplace.default: version 1, with the defaults of num_splits */
+AOTITorchError aoti_torch_cuda__flash_attention_forward_no_dropout_inplace(AtenTensorHandle out, AtenTensorHandle query, AtenTensorHandle key, AtenTensorHandle value, AtenTensorHandle* cum_seq_q, AtenTensorHandle* cum_seq_k, int64_t max_q, int64_t max_k, double dropout_p, int32_t is_causal, int32_t return_debug_mask, double* scale, int64_t* window_size_left, int64_t* window_size_right, AtenTensorHandle* seqused_k, AtenTensorHandle* alibi_slopes, AtenTensorHandle* block_table, AtenTensorHandle* ret0) {
+    return aoti_torch_cuda__flash_attention_forward_no_dropout_inplace_v2(out, query, key, value, cum_seq_q, cum_seq_k, max_q, max_k, dropout_p, is_causal, return_debug_mask, scale, window_size_left, window_size_right, seqused_k, alibi_slopes, block_table, NULL, ret0);
+}
+
 /* aten._foreach_mul.List: _foreach_mul.List(Tensor[] self, Tensor[] other) -> Tensor[]
  * kernel: shimrt_foreach_mul_list (CompositeExplicitAutograd) */
 AOTITorchError aoti_torch_cuda__foreach_mul_List(const AtenTensorHandle* self, int64_t self_len_, const AtenTensorHandle* other, int64_t other_len_, AtenTensorHandle** ret0, int64_t* ret0_len_) {
@@ -201,6 +404,168 @@ AOTITorchError aoti_torch_cuda__int_mm_out(AtenTensorHandle out, AtenTensorHandl
     return AOTI_TORCH_SUCCESS;
 }
 
+/* aten._scaled_dot_product_cudnn_attention.default: _scaled_dot_product_cudnn_attention(Tensor query, Tensor key, Tensor value, Tensor? attn_bias, bool compute_log_sumexp, float dropout_p=0.0, bool is_causal=False, bool return_debug_mask=False, *, float? scale=None) -> (Tensor output, Tensor logsumexp, Tensor cum_seq_q, Tensor cum_seq_k, SymInt max_q, SymInt max_k, Tensor philox_seed, Tensor philox_offset, Tensor debug_attn_mask)
+ * no body: Could not run 'aten::_scaled_dot_product_cudnn_attention' with arguments from the 'CUDA' backend: libshimrt has no CUDA kernel for it and no CPU kernel to fall back to (docs/cuda.md) */
+AOTITorchError aoti_torch_cuda__scaled_dot_product_cudnn_attention(AtenTensorHandle query, AtenTensorHandle key, AtenTensorHandle value, AtenTensorHandle* attn_bias, int32_t compute_log_sumexp, double dropout_p, int32_t is_causal, int32_t return_debug_mask, double* scale, AtenTensorHandle* ret0, AtenTensorHandle* ret1, AtenTensorHandle* ret2, AtenTensorHandle* ret3, int64_t* ret4, int64_t* ret5, AtenTensorHandle* ret6, AtenTensorHandle* ret7, AtenTensorHandle* ret8) {
+    (void)query;
+    (void)key;
+    (void)value;
+    (void)attn_bias;
+    (void)compute_log_sumexp;
+    (void)dropout_p;
+    (void)is_causal;
+    (void)return_debug_mask;
+    (void)scale;
+    (void)ret0;
+    (void)ret1;
+    (void)ret2;
+    (void)ret3;
+    (void)ret4;
+    (void)ret5;
+    (void)ret6;
+    (void)ret7;
+    (void)ret8;
+    return shimrt_set_error(__func__, "Could not run 'aten::_scaled_dot_product_cudnn_attention' with arguments from the 'CUDA' backend: libshimrt has no CUDA kernel for it and no CPU kernel to fall back to (docs/cuda.md)");
+}
+
+/* aten._scaled_dot_product_cudnn_attention_backward.default: _scaled_dot_product_cudnn_attention_backward(Tensor grad_out, Tensor query, Tensor key, Tensor value, Tensor out, Tensor logsumexp, Tensor philox_seed, Tensor philox_offset, Tensor attn_bias, Tensor cum_seq_q, Tensor cum_seq_k, SymInt max_q, SymInt max_k, float dropout_p, bool is_causal, *, float? scale=None) -> (Tensor, Tensor, Tensor)
+ * no body: Could not run 'aten::_scaled_dot_product_cudnn_attention_backward' with arguments from the 'CUDA' backend: libshimrt has no CUDA kernel for it and no CPU kernel to fall back to (docs/cuda.md) */
+AOTITorchError aoti_torch_cuda__scaled_dot_product_cudnn_attention_backward(AtenTensorHandle grad_out, AtenTensorHandle query, AtenTensorHandle key, AtenTensorHandle value, AtenTensorHandle out, AtenTensorHandle logsumexp, AtenTensorHandle philox_seed, AtenTensorHandle philox_offset, AtenTensorHandle attn_bias, AtenTensorHandle cum_seq_q, AtenTensorHandle cum_seq_k, int64_t max_q, int64_t max_k, double dropout_p, int32_t is_causal, double* scale, AtenTensorHandle* ret0, AtenTensorHandle* ret1, AtenTensorHandle* ret2) {
+    (void)grad_out;
+    (void)query;
+    (void)key;
+    (void)value;
+    (void)out;
+    (void)logsumexp;
+    (void)philox_seed;
+    (void)philox_offset;
+    (void)attn_bias;
+    (void)cum_seq_q;
+    (void)cum_seq_k;
+    (void)max_q;
+    (void)max_k;
+    (void)dropout_p;
+    (void)is_causal;
+    (void)scale;
+    (void)ret0;
+    (void)ret1;
+    (void)ret2;
+    return shimrt_set_error(__func__, "Could not run 'aten::_scaled_dot_product_cudnn_attention_backward' with arguments from the 'CUDA' backend: libshimrt has no CUDA kernel for it and no CPU kernel to fall back to (docs/cuda.md)");
+}
+
+/* aten._scaled_dot_product_efficient_attention.default: _scaled_dot_product_efficient_attention(Tensor query, Tensor key, Tensor value, Tensor? attn_bias, bool compute_log_sumexp, float dropout_p=0.0, bool is_causal=False, *, float? scale=None) -> (Tensor output, Tensor log_sumexp, Tensor philox_seed, Tensor philox_offset)
+ * no body: Could not run 'aten::_scaled_dot_product_efficient_attention' with arguments from the 'CUDA' backend: libshimrt has no CUDA kernel for it and no CPU kernel to fall back to (docs/cuda.md) */
+AOTITorchError aoti_torch_cuda__scaled_dot_product_efficient_attention(AtenTensorHandle query, AtenTensorHandle key, AtenTensorHandle value, AtenTensorHandle* attn_bias, int32_t compute_log_sumexp, double dropout_p, int32_t is_causal, double* scale, AtenTensorHandle* ret0, AtenTensorHandle* ret1, AtenTensorHandle* ret2, AtenTensorHandle* ret3) {
+    (void)query;
+    (void)key;
+    (void)value;
+    (void)attn_bias;
+    (void)compute_log_sumexp;
+    (void)dropout_p;
+    (void)is_causal;
+    (void)scale;
+    (void)ret0;
+    (void)ret1;
+    (void)ret2;
+    (void)ret3;
+    return shimrt_set_error(__func__, "Could not run 'aten::_scaled_dot_product_efficient_attention' with arguments from the 'CUDA' backend: libshimrt has no CUDA kernel for it and no CPU kernel to fall back to (docs/cuda.md)");
+}
+
+/* aten._scaled_dot_product_efficient_attention_backward.default: _scaled_dot_product_efficient_attention_backward(Tensor grad_out_, Tensor query, Tensor key, Tensor value, Tensor attn_bias, Tensor out, Tensor logsumexp, Tensor philox_seed, Tensor philox_offset, float dropout_p, bool[4] grad_input_mask, bool is_causal=False, *, float? scale=None) -> (Tensor, Tensor, Tensor, Tensor)
+ * no body: Could not run 'aten::_scaled_dot_product_efficient_attention_backward' with arguments from the 'CUDA' backend: libshimrt has no CUDA kernel for it and no CPU kernel to fall back to (docs/cuda.md) */
+AOTITorchError aoti_torch_cuda__scaled_dot_product_efficient_attention_backward(AtenTensorHandle grad_out_, AtenTensorHandle query, AtenTensorHandle key, AtenTensorHandle value, AtenTensorHandle attn_bias, AtenTensorHandle out, AtenTensorHandle logsumexp, AtenTensorHandle philox_seed, AtenTensorHandle philox_offset, double dropout_p, const int32_t* grad_input_mask, int64_t grad_input_mask_len_, int32_t is_causal, double* scale, AtenTensorHandle* ret0, AtenTensorHandle* ret1, AtenTensorHandle* ret2, AtenTensorHandle* ret3) {
+    (void)grad_out_;
+    (void)query;
+    (void)key;
+    (void)value;
+    (void)attn_bias;
+    (void)out;
+    (void)logsumexp;
+    (void)philox_seed;
+    (void)philox_offset;
+    (void)dropout_p;
+    (void)grad_input_mask;
+    (void)grad_input_mask_len_;
+    (void)is_causal;
+    (void)scale;
+    (void)ret0;
+    (void)ret1;
+    (void)ret2;
+    (void)ret3;
+    return shimrt_set_error(__func__, "Could not run 'aten::_scaled_dot_product_efficient_attention_backward' with arguments from the 'CUDA' backend: libshimrt has no CUDA kernel for it and no CPU kernel to fall back to (docs/cuda.md)");
+}
+
+/* aten._scaled_dot_product_flash_attention.default: _scaled_dot_product_flash_attention(Tensor query, Tensor key, Tensor value, float dropout_p=0.0, bool is_causal=False, bool return_debug_mask=False, *, float? scale=None) -> (Tensor output, Tensor logsumexp, Tensor cum_seq_q, Tensor cum_seq_k, SymInt max_q, SymInt max_k, Tensor rng_state, Tensor unused, Tensor debug_attn_mask)
+ * no body: Could not run 'aten::_scaled_dot_product_flash_attention' with arguments from the 'CUDA' backend: libshimrt has no CUDA kernel for it and no CPU kernel to fall back to (docs/cuda.md) */
+AOTITorchError aoti_torch_cuda__scaled_dot_product_flash_attention(AtenTensorHandle query, AtenTensorHandle key, AtenTensorHandle value, double dropout_p, int32_t is_causal, int32_t return_debug_mask, double* scale, AtenTensorHandle* ret0, AtenTensorHandle* ret1, AtenTensorHandle* ret2, AtenTensorHandle* ret3, int64_t* ret4, int64_t* ret5, AtenTensorHandle* ret6, AtenTensorHandle* ret7, AtenTensorHandle* ret8) {
+    (void)query;
+    (void)key;
+    (void)value;
+    (void)dropout_p;
+    (void)is_causal;
+    (void)return_debug_mask;
+    (void)scale;
+    (void)ret0;
+    (void)ret1;
+    (void)ret2;
+    (void)ret3;
+    (void)ret4;
+    (void)ret5;
+    (void)ret6;
+    (void)ret7;
+    (void)ret8;
+    return shimrt_set_error(__func__, "Could not run 'aten::_scaled_dot_product_flash_attention' with arguments from the 'CUDA' backend: libshimrt has no CUDA kernel for it and no CPU kernel to fall back to (docs/cuda.md)");
+}
+
+/* aten._scaled_dot_product_flash_attention.quantized: _scaled_dot_product_flash_attention.quantized(Tensor query, Tensor key, Tensor value, Tensor? q_descale, Tensor? k_descale, Tensor? v_descale, float dropout_p=0.0, bool is_causal=False, bool return_debug_mask=False, *, float? scale=None) -> (Tensor output, Tensor logsumexp, Tensor cum_seq_q, Tensor cum_seq_k, SymInt max_q, SymInt max_k, Tensor rng_state, Tensor unused, Tensor debug_attn_mask)
+ * no body: Could not run 'aten::_scaled_dot_product_flash_attention' with arguments from the 'CUDA' backend: libshimrt has no CUDA kernel for it and no CPU kernel to fall back to (docs/cuda.md) */
+AOTITorchError aoti_torch_cuda__scaled_dot_product_flash_attention_quantized(AtenTensorHandle query, AtenTensorHandle key, AtenTensorHandle value, AtenTensorHandle* q_descale, AtenTensorHandle* k_descale, AtenTensorHandle* v_descale, double dropout_p, int32_t is_causal, int32_t return_debug_mask, double* scale, AtenTensorHandle* ret0, AtenTensorHandle* ret1, AtenTensorHandle* ret2, AtenTensorHandle* ret3, int64_t* ret4, int64_t* ret5, AtenTensorHandle* ret6, AtenTensorHandle* ret7, AtenTensorHandle* ret8) {
+    (void)query;
+    (void)key;
+    (void)value;
+    (void)q_descale;
+    (void)k_descale;
+    (void)v_descale;
+    (void)dropout_p;
+    (void)is_causal;
+    (void)return_debug_mask;
+    (void)scale;
+    (void)ret0;
+    (void)ret1;
+    (void)ret2;
+    (void)ret3;
+    (void)ret4;
+    (void)ret5;
+    (void)ret6;
+    (void)ret7;
+    (void)ret8;
+    return shimrt_set_error(__func__, "Could not run 'aten::_scaled_dot_product_flash_attention' with arguments from the 'CUDA' backend: libshimrt has no CUDA kernel for it and no CPU kernel to fall back to (docs/cuda.md)");
+}
+
+/* aten._scaled_dot_product_flash_attention_backward.default: _scaled_dot_product_flash_attention_backward(Tensor grad_out, Tensor query, Tensor key, Tensor value, Tensor out, Tensor logsumexp, Tensor cum_seq_q, Tensor cum_seq_k, SymInt max_q, SymInt max_k, float dropout_p, bool is_causal, Tensor philox_seed, Tensor philox_offset, *, float? scale=None) -> (Tensor grad_query, Tensor grad_key, Tensor grad_value)
+ * no body: Could not run 'aten::_scaled_dot_product_flash_attention_backward' with arguments from the 'CUDA' backend: libshimrt has no CUDA kernel for it and no CPU kernel to fall back to (docs/cuda.md) */
+AOTITorchError aoti_torch_cuda__scaled_dot_product_flash_attention_backward(AtenTensorHandle grad_out, AtenTensorHandle query, AtenTensorHandle key, AtenTensorHandle value, AtenTensorHandle out, AtenTensorHandle logsumexp, AtenTensorHandle cum_seq_q, AtenTensorHandle cum_seq_k, int64_t max_q, int64_t max_k, double dropout_p, int32_t is_causal, AtenTensorHandle philox_seed, AtenTensorHandle philox_offset, double* scale, AtenTensorHandle* ret0, AtenTensorHandle* ret1, AtenTensorHandle* ret2) {
+    (void)grad_out;
+    (void)query;
+    (void)key;
+    (void)value;
+    (void)out;
+    (void)logsumexp;
+    (void)cum_seq_q;
+    (void)cum_seq_k;
+    (void)max_q;
+    (void)max_k;
+    (void)dropout_p;
+    (void)is_causal;
+    (void)philox_seed;
+    (void)philox_offset;
+    (void)scale;
+    (void)ret0;
+    (void)ret1;
+    (void)ret2;
+    return shimrt_set_error(__func__, "Could not run 'aten::_scaled_dot_product_flash_attention_backward' with arguments from the 'CUDA' backend: libshimrt has no CUDA kernel for it and no CPU kernel to fall back to (docs/cuda.md)");
+}
+
 /* aten._scaled_dot_product_flash_attention_for_cpu.default: _scaled_dot_product_flash_attention_for_cpu(Tensor query, Tensor key, Tensor value, float dropout_p=0.0, bool is_causal=False, *, Tensor? attn_mask=None, float? scale=None) -> (Tensor output, Tensor logsumexp) */
 AOTITorchError aoti_torch_cuda__scaled_dot_product_flash_attention_for_cpu(AtenTensorHandle query, AtenTensorHandle key, AtenTensorHandle value, double dropout_p, int32_t is_causal, AtenTensorHandle* attn_mask, double* scale, AtenTensorHandle* ret0, AtenTensorHandle* ret1) {
     static shimrt_op_cache op_;
@@ -220,6 +585,98 @@ AOTITorchError aoti_torch_cuda__scaled_dot_product_flash_attention_for_cpu(AtenT
     *ret0 = siv_to_tensor(stack_[0]);
     *ret1 = siv_to_tensor(stack_[1]);
     return AOTI_TORCH_SUCCESS;
+}
+
+/* aten._scaled_dot_product_fused_attention_overrideable.default: _scaled_dot_product_fused_attention_overrideable(Tensor query, Tensor key, Tensor value, Tensor? attn_bias=None, float dropout_p=0.0, bool is_causal=False, bool return_debug_mask=False, *, float? scale=None) -> (Tensor output, Tensor logsumexp, Tensor cum_seq_q, Tensor cum_seq_k, SymInt max_q, SymInt max_k, Tensor philox_seed, Tensor philox_offset, Tensor debug_attn_mask)
+ * no body: Could not run 'aten::_scaled_dot_product_fused_attention_overrideable' with arguments from the 'CUDA' backend: libshimrt has no CUDA kernel for it and no CPU kernel to fall back to (docs/cuda.md) */
+AOTITorchError aoti_torch_cuda__scaled_dot_product_fused_attention_overrideable(AtenTensorHandle query, AtenTensorHandle key, AtenTensorHandle value, AtenTensorHandle* attn_bias, double dropout_p, int32_t is_causal, int32_t return_debug_mask, double* scale, AtenTensorHandle* ret0, AtenTensorHandle* ret1, AtenTensorHandle* ret2, AtenTensorHandle* ret3, int64_t* ret4, int64_t* ret5, AtenTensorHandle* ret6, AtenTensorHandle* ret7, AtenTensorHandle* ret8) {
+    (void)query;
+    (void)key;
+    (void)value;
+    (void)attn_bias;
+    (void)dropout_p;
+    (void)is_causal;
+    (void)return_debug_mask;
+    (void)scale;
+    (void)ret0;
+    (void)ret1;
+    (void)ret2;
+    (void)ret3;
+    (void)ret4;
+    (void)ret5;
+    (void)ret6;
+    (void)ret7;
+    (void)ret8;
+    return shimrt_set_error(__func__, "Could not run 'aten::_scaled_dot_product_fused_attention_overrideable' with arguments from the 'CUDA' backend: libshimrt has no CUDA kernel for it and no CPU kernel to fall back to (docs/cuda.md)");
+}
+
+/* aten._scaled_dot_product_fused_attention_overrideable_backward.default: _scaled_dot_product_fused_attention_overrideable_backward(Tensor grad_out, Tensor query, Tensor key, Tensor value, Tensor attn_bias, bool[4] grad_input_mask, Tensor out, Tensor logsumexp, Tensor cum_seq_q, Tensor cum_seq_k, SymInt max_q, SymInt max_k, float dropout_p, bool is_causal, Tensor philox_seed, Tensor philox_offset, *, float? scale=None) -> (Tensor grad_query, Tensor grad_key, Tensor grad_value, Tensor grad_attn_bias)
+ * no body: Could not run 'aten::_scaled_dot_product_fused_attention_overrideable_backward' with arguments from the 'CUDA' backend: libshimrt has no CUDA kernel for it and no CPU kernel to fall back to (docs/cuda.md) */
+AOTITorchError aoti_torch_cuda__scaled_dot_product_fused_attention_overrideable_backward(AtenTensorHandle grad_out, AtenTensorHandle query, AtenTensorHandle key, AtenTensorHandle value, AtenTensorHandle attn_bias, const int32_t* grad_input_mask, int64_t grad_input_mask_len_, AtenTensorHandle out, AtenTensorHandle logsumexp, AtenTensorHandle cum_seq_q, AtenTensorHandle cum_seq_k, int64_t max_q, int64_t max_k, double dropout_p, int32_t is_causal, AtenTensorHandle philox_seed, AtenTensorHandle philox_offset, double* scale, AtenTensorHandle* ret0, AtenTensorHandle* ret1, AtenTensorHandle* ret2, AtenTensorHandle* ret3) {
+    (void)grad_out;
+    (void)query;
+    (void)key;
+    (void)value;
+    (void)attn_bias;
+    (void)grad_input_mask;
+    (void)grad_input_mask_len_;
+    (void)out;
+    (void)logsumexp;
+    (void)cum_seq_q;
+    (void)cum_seq_k;
+    (void)max_q;
+    (void)max_k;
+    (void)dropout_p;
+    (void)is_causal;
+    (void)philox_seed;
+    (void)philox_offset;
+    (void)scale;
+    (void)ret0;
+    (void)ret1;
+    (void)ret2;
+    (void)ret3;
+    return shimrt_set_error(__func__, "Could not run 'aten::_scaled_dot_product_fused_attention_overrideable_backward' with arguments from the 'CUDA' backend: libshimrt has no CUDA kernel for it and no CPU kernel to fall back to (docs/cuda.md)");
+}
+
+/* aten._scaled_grouped_mm.default: _scaled_grouped_mm(Tensor self, Tensor mat2, Tensor scale_a, Tensor scale_b, Tensor? offs=None, Tensor? bias=None, Tensor? scale_result=None, ScalarType? out_dtype=None, bool use_fast_accum=False) -> Tensor
+ * no body: Could not run 'aten::_scaled_grouped_mm' with arguments from the 'CUDA' backend: libshimrt has no CUDA kernel for it and no CPU kernel to fall back to (docs/cuda.md) */
+AOTITorchError aoti_torch_cuda__scaled_grouped_mm(AtenTensorHandle self, AtenTensorHandle mat2, AtenTensorHandle scale_a, AtenTensorHandle scale_b, AtenTensorHandle* offs, AtenTensorHandle* bias, AtenTensorHandle* scale_result, int32_t* out_dtype, int32_t use_fast_accum, AtenTensorHandle* ret0) {
+    (void)self;
+    (void)mat2;
+    (void)scale_a;
+    (void)scale_b;
+    (void)offs;
+    (void)bias;
+    (void)scale_result;
+    (void)out_dtype;
+    (void)use_fast_accum;
+    (void)ret0;
+    return shimrt_set_error(__func__, "Could not run 'aten::_scaled_grouped_mm' with arguments from the 'CUDA' backend: libshimrt has no CUDA kernel for it and no CPU kernel to fall back to (docs/cuda.md)");
+}
+
+/* aten._thnn_fused_lstm_cell.default: _thnn_fused_lstm_cell(Tensor input_gates, Tensor hidden_gates, Tensor cx, Tensor? input_bias=None, Tensor? hidden_bias=None) -> (Tensor, Tensor, Tensor)
+ * no body: Could not run 'aten::_thnn_fused_lstm_cell' with arguments from the 'CUDA' backend: libshimrt has no CUDA kernel for it and no CPU kernel to fall back to (docs/cuda.md) */
+AOTITorchError aoti_torch_cuda__thnn_fused_lstm_cell(AtenTensorHandle input_gates, AtenTensorHandle hidden_gates, AtenTensorHandle cx, AtenTensorHandle* input_bias, AtenTensorHandle* hidden_bias, AtenTensorHandle* ret0, AtenTensorHandle* ret1, AtenTensorHandle* ret2) {
+    (void)input_gates;
+    (void)hidden_gates;
+    (void)cx;
+    (void)input_bias;
+    (void)hidden_bias;
+    (void)ret0;
+    (void)ret1;
+    (void)ret2;
+    return shimrt_set_error(__func__, "Could not run 'aten::_thnn_fused_lstm_cell' with arguments from the 'CUDA' backend: libshimrt has no CUDA kernel for it and no CPU kernel to fall back to (docs/cuda.md)");
+}
+
+/* aten._weight_int4pack_mm.default: _weight_int4pack_mm(Tensor self, Tensor mat2, int qGroupSize, Tensor qScaleAndZeros) -> Tensor
+ * no body: Could not run 'aten::_weight_int4pack_mm' with arguments from the 'CUDA' backend: libshimrt has no CUDA kernel for it and no CPU kernel to fall back to (docs/cuda.md) */
+AOTITorchError aoti_torch_cuda__weight_int4pack_mm(AtenTensorHandle self, AtenTensorHandle mat2, int64_t qGroupSize, AtenTensorHandle qScaleAndZeros, AtenTensorHandle* ret0) {
+    (void)self;
+    (void)mat2;
+    (void)qGroupSize;
+    (void)qScaleAndZeros;
+    (void)ret0;
+    return shimrt_set_error(__func__, "Could not run 'aten::_weight_int4pack_mm' with arguments from the 'CUDA' backend: libshimrt has no CUDA kernel for it and no CPU kernel to fall back to (docs/cuda.md)");
 }
 
 /* aten._weight_int8pack_mm.default: _weight_int8pack_mm(Tensor self, Tensor mat2, Tensor scales) -> Tensor */
