@@ -592,7 +592,8 @@ Test(emit, no_shim_is_an_error_by_default_and_a_warning_in_compat) {
 }
 
 Test(emit, a_backend_without_the_kernel_leaves_the_op_to_the_backend_fallback) {
-    /* b.c has a CPU kernel only: c_shim_cuda.h leaves it out (as torchgen does) and the manifest lists it under "backend_fallback" */
+    /* b.c has a CPU kernel only: the manifest lists it under "backend_fallback" and its
+     * aoti_torch_cuda_ shim goes through the dispatcher (whose CPU fallback runs it) */
     sg_options o = {0};
     cr_assert_eq(gen("fallback_ops:\n  aten.b.c: {}\n", &o), 0, "%s", dtext());
     char *text = NULL;
@@ -603,11 +604,45 @@ Test(emit, a_backend_without_the_kernel_leaves_the_op_to_the_backend_fallback) {
               text);
     free(text);
     cr_assert_eq(sg_fs_read(sg_arena_printf(A, "%s/c_shim_cuda.h", o.out_dir), &text, &len), 0);
-    cr_expect_null(strstr(text, "aoti_torch_cuda_b_c"));
+    cr_expect(strstr(text, "aoti_torch_cuda_b_c(AtenTensorHandle self, AtenTensorHandle* ret0);"));
+    free(text);
+    cr_assert_eq(sg_fs_read(sg_arena_printf(A, "%s/c_shim_cuda.c", o.out_dir), &text, &len), 0);
+    cr_expect(strstr(text, "shimrt_pack_call(&pack_, &op_, \"aten::b\", \"c\")"), "%s", text);
+    free(text);
+    /* nothing registered for CUDA: the dispatcher must not find a CUDA kernel */
+    cr_assert_eq(sg_fs_read(sg_arena_printf(A, "%s/c_boxed_cuda.c", o.out_dir), &text, &len), 0);
+    cr_expect_null(strstr(text, "b_c_overload"), "%s", text);
     free(text);
     cr_assert_eq(sg_fs_read(sg_arena_printf(A, "%s/c_shim_cpu.h", o.out_dir), &text, &len), 0);
     cr_expect(strstr(text, "aoti_torch_cpu_b_c(AtenTensorHandle self, AtenTensorHandle* ret0);"));
     free(text);
+}
+
+Test(emit, an_op_without_any_kernel_gets_a_failing_shim_on_its_backends) {
+    /* `dispatch: {}`: no kernel anywhere; `backends: [cuda]`: only c_shim_cuda.h lists it */
+    cr_assert_eq(load("native_functions", "- func: z(Tensor self) -> Tensor\n  dispatch: {}\n"),
+                 0, "%s", dtext());
+    cr_assert_eq(load("shim_ops", "fallback_ops:\n  aten.z.default: {backends: [cuda]}\n"), 0,
+                 "%s", dtext());
+    cr_assert_eq(sg_finalize(ctx), 0, "%s", dtext());
+    sg_options o = {.out_dir = sg_arena_printf(A, "%s/out", tmpdir)};
+    cr_assert_eq(sg_generate(ctx, &o), 0, "%s", dtext());
+    char *text = NULL;
+    size_t len;
+    cr_assert_eq(sg_fs_read(sg_arena_printf(A, "%s/c_shim_cuda.c", o.out_dir), &text, &len), 0);
+    cr_expect(strstr(text, "Could not run 'aten::z' with arguments from the 'CUDA' backend"), "%s",
+              text);
+    free(text);
+    cr_assert_eq(sg_fs_read(sg_arena_printf(A, "%s/c_shim_cpu.h", o.out_dir), &text, &len), 0);
+    cr_expect_null(strstr(text, "aoti_torch_cpu_z"));
+    free(text);
+}
+
+Test(emit, op_backends_must_be_a_list) {
+    cr_assert_eq(load("native_functions", "- func: z(Tensor self) -> Tensor\n  dispatch: {}\n"),
+                 0, "%s", dtext());
+    cr_expect_neq(load("shim_ops", "fallback_ops:\n  aten.z.default: {backends: cuda}\n"), 0);
+    expect_diag("'backends' of op 'aten.z.default' must be a list like [cuda]");
 }
 
 Test(emit, compat_drops_with_a_warning) {
