@@ -44,34 +44,39 @@ if awk '$2 != "cuda" && $2 != "mps" && $2 != "engine"' "$T/expected" | grep -q .
   fail "tests/abi/expected_missing.txt lists a function of this issue"
 fi
 
-# c_shim_cpu.h (issue 19): the functions AOTInductor CPU graphs call. Every one that
-# libshimrt exports must be declared by our generated/c_shim_cpu.h exactly as by the wheel's
-# (whitespace normalized, parameter names included); the coverage and what is missing are
-# listed, not failed (the rest of the header is the next issue's).
+# c_shim_cpu.h (issue 19) and c_shim_cuda.h (issue 21): the functions AOTInductor CPU and
+# CUDA graphs call. Every one that libshimrt exports must be declared by our
+# generated/c_shim_<backend>.h exactly as by the wheel's (whitespace normalized, parameter
+# names included); the coverage and what is missing are listed, not failed (the rest of
+# each header is owned by the issues that add those ops' kernels).
 decls() { # "name<TAB>declaration" for every AOTI_TORCH_EXPORT function of a header
   tr '\n' ' ' < "$1" | sed 's/;/;\n/g' | sed -n 's/.*\(AOTI_TORCH_EXPORT[^;]*;\)/\1/p' |
     sed -e 's/[[:space:]]\{1,\}/ /g' -e 's/ *\([(),*]\) */\1/g' -e 's/,/, /g' |
     awk '{ n = $0; sub(/\(.*/, "", n); sub(/.* /, "", n); print n "\t" $0 }' | sort
 }
-WH="$INC/torch/csrc/inductor/aoti_torch/generated/c_shim_cpu.h"
-[ -f "$WH" ] || fail "PyTorch header c_shim_cpu.h not found under $INC"
-decls "$WH" > "$T/cpu_wheel"
-decls "${OURS_CPU_H:-generated/c_shim_cpu.h}" > "$T/cpu_ours"
-cut -f1 "$T/cpu_wheel" > "$T/cpu_names"
-total=$(wc -l < "$T/cpu_names")
-[ "$total" -ge 100 ] || fail "only $total c_shim_cpu.h declarations parsed: the parser is broken"
-comm -12 "$T/cpu_names" "$T/exported" > "$T/cpu_have"
-comm -23 "$T/cpu_names" "$T/exported" > "$T/cpu_missing"
 bad=0
-while read -r f; do
-  w=$(awk -F '\t' -v f="$f" '$1 == f { print $2 }' "$T/cpu_wheel")
-  o=$(awk -F '\t' -v f="$f" '$1 == f { print $2 }' "$T/cpu_ours")
-  if [ "$w" != "$o" ]; then
-    echo "  DECLARATION DIFFERS: $f" >&2; echo "    PyTorch: $w" >&2; echo "    ours:    ${o:-(none)}" >&2
-    bad=$((bad + 1))
-  fi
-done < "$T/cpu_have"
-echo "  c_shim_cpu.h: $(wc -l < "$T/cpu_have")/$total functions exported, each declared as PyTorch declares it"
-echo "  c_shim_cpu.h not exported yet: $(tr '\n' ' ' < "$T/cpu_missing")"
-[ "$bad" -eq 0 ] || fail "$bad exported c_shim_cpu.h functions are declared differently from PyTorch 2.15"
+for b in cpu cuda; do
+  WH="$INC/torch/csrc/inductor/aoti_torch/generated/c_shim_$b.h"
+  [ -f "$WH" ] || fail "PyTorch header c_shim_$b.h not found under $INC"
+  ours=generated/c_shim_$b.h
+  [ "$b" = cpu ] && ours=${OURS_CPU_H:-$ours}
+  decls "$WH" > "$T/${b}_wheel"
+  decls "$ours" > "$T/${b}_ours"
+  cut -f1 "$T/${b}_wheel" > "$T/${b}_names"
+  total=$(wc -l < "$T/${b}_names")
+  [ "$total" -ge 100 ] || fail "only $total c_shim_$b.h declarations parsed: the parser is broken"
+  comm -12 "$T/${b}_names" "$T/exported" > "$T/${b}_have"
+  comm -23 "$T/${b}_names" "$T/exported" > "$T/${b}_missing"
+  while read -r f; do
+    w=$(awk -F '\t' -v f="$f" '$1 == f { print $2 }' "$T/${b}_wheel")
+    o=$(awk -F '\t' -v f="$f" '$1 == f { print $2 }' "$T/${b}_ours")
+    if [ "$w" != "$o" ]; then
+      echo "  DECLARATION DIFFERS: $f" >&2; echo "    PyTorch: $w" >&2; echo "    ours:    ${o:-(none)}" >&2
+      bad=$((bad + 1))
+    fi
+  done < "$T/${b}_have"
+  echo "  c_shim_$b.h: $(wc -l < "$T/${b}_have")/$total functions exported, each declared as PyTorch declares it"
+  echo "  c_shim_$b.h not exported yet: $(tr '\n' ' ' < "$T/${b}_missing")"
+done
+[ "$bad" -eq 0 ] || fail "$bad exported c_shim_cpu.h/c_shim_cuda.h functions are declared differently from PyTorch 2.15"
 echo "abi_coverage: ok"
