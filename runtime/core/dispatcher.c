@@ -462,6 +462,27 @@ static AOTITorchError fb_return(const char *func, fb_state *st, const sg_annotat
     return AOTI_TORCH_SUCCESS;
 }
 
+/* A factory op on the fallback (no tensor argument; BackendSelect chose the key from its
+ * `Device`/`Device?` argument): that argument becomes the CPU, so the CPU kernel makes the
+ * result on the host, and its device index (-1: the current device) is where the result goes. The
+ * dispatcher owns the stack's arguments (and the optional's cell) during the call. */
+static int32_t fb_factory_device(const shimrt_opdef *d, StableIValue *stack, int32_t dev_type) {
+    for (uint32_t i = 0; i < d->n_args; i++) {
+        const sg_type *t = d->schema->args[i].type;
+        bool opt = t->kind == SG_TY_OPTIONAL;
+        const sg_type *b = opt ? t->elem : t;
+        if (b->kind != SG_TY_BASE || b->base != SG_BT_DEVICE) continue;
+        StableIValue *v = &stack[i];
+        if (opt && !*v) return -1;
+        if (opt) v = (StableIValue *)(uintptr_t)*v;
+        if (siv_to_device_type(*v) != dev_type) return -1;
+        int32_t idx = siv_to_device_index(*v);
+        *v = siv_from_device(SHIMRT_DEV_CPU, -1);
+        return idx;
+    }
+    return -1;
+}
+
 static AOTITorchError cpu_fallback(const char *func, shimrt_op *op, const shimrt_opdef *d,
                                    StableIValue *stack, int key, ShimrtBoxedKernel cpu) {
     fb_state st = {0};
@@ -502,9 +523,9 @@ static AOTITorchError cpu_fallback(const char *func, shimrt_op *op, const shimrt
         release_args(d, stack);
         return AOTI_TORCH_FAILURE;
     }
-    if (!st.n) { /* a factory op: the CPU kernel reads the device argument itself */
+    if (!st.n) { /* a factory op: the CPU kernel makes it on the host, the result moves */
         st.dev_type = dev_type;
-        st.dev_index = 0;
+        st.dev_index = fb_factory_device(d, stack, dev_type);
     }
     tls_kernel_failed = false;
     char what[512];

@@ -586,6 +586,77 @@ Test(cuda_ops, user_op_with_tensor_list_and_mutation_through_the_cpu_fallback, .
     no_leaks();
 }
 
+/* The aoti_torch_cuda_* shims of PyTorch's c_shim_cuda.h whose op has only a CPU kernel
+ * (generated from schemas/, routed through the dispatcher's CPU fallback), a sample, on
+ * CUDA tensors against the same op's CPU shim: one return (cumsum), two (topk), a mutated
+ * out argument (mm.out: written back into out's own device memory), a Tensor?[] argument
+ * (index_put), a data-dependent shape (masked_select), a factory with device=cuda
+ * (hann_window: made on the host, moved to the device asked for); and a CUDA-only op
+ * without any kernel (PyTorch's "Could not run" message, nothing leaks). */
+Test(cuda_ops, fallback_routed_cuda_shims_match_cpu_shims, .timeout = 600) {
+    need_nvrtc();
+    int64_t s[2] = {6, 7};
+    AtenTensorHandle a = cpu_rand(SHIMRT_FLOAT32, 2, s), ga = to_cuda(a, 0);
+    AtenTensorHandle want = NULL, got = NULL, want1 = NULL, got1 = NULL;
+    int32_t f64 = SHIMRT_FLOAT64;
+    OK(aoti_torch_cpu_cumsum(a, 1, &f64, &want));
+    OK(aoti_torch_cuda_cumsum(ga, 1, &f64, &got));
+    same("cumsum", want, got);
+    OK(aoti_torch_delete_tensor_object(want));
+    OK(aoti_torch_delete_tensor_object(got));
+    OK(aoti_torch_cpu_topk(a, 3, 0, 1, 1, &want, &want1));
+    OK(aoti_torch_cuda_topk(ga, 3, 0, 1, 1, &got, &got1));
+    same("topk values", want, got);
+    same("topk indices", want1, got1);
+    AtenTensorHandle r4[] = {want, got, want1, got1};
+    for (size_t j = 0; j < 4; j++) OK(aoti_torch_delete_tensor_object(r4[j]));
+    int64_t sb[2] = {7, 5}, so[2] = {6, 5};
+    AtenTensorHandle b = cpu_rand(SHIMRT_FLOAT32, 2, sb), gb = to_cuda(b, 0);
+    AtenTensorHandle out = cpu_rand(SHIMRT_FLOAT32, 2, so), gout = to_cuda(out, 0);
+    void *before = shimrt_data(gout);
+    OK(aoti_torch_cpu_mm_out(out, a, b));
+    OK(aoti_torch_cuda_mm_out(gout, ga, gb));
+    cr_assert_eq(shimrt_data(gout), before, "mm.out keeps out's device memory");
+    same("mm.out", out, gout);
+    /* index_put(self, [idx], values, accumulate=True) with a repeated index */
+    int64_t si[1] = {4}, sv[2] = {4, 7};
+    AtenTensorHandle idx = NULL;
+    OK(empty_contig(1, si, SHIMRT_INT64, aoti_torch_device_type_cpu(), 0, &idx));
+    int64_t *ip = shimrt_data(idx);
+    ip[0] = 5, ip[1] = 0, ip[2] = 5, ip[3] = -1;
+    AtenTensorHandle gidx = to_cuda(idx, 0), v = cpu_rand(SHIMRT_FLOAT32, 2, sv),
+                     gv = to_cuda(v, 0);
+    const AtenTensorHandle *ind[1] = {&idx}, *gind[1] = {&gidx};
+    OK(aoti_torch_cpu_index_put(a, ind, 1, v, 1, &want));
+    OK(aoti_torch_cuda_index_put(ga, gind, 1, gv, 1, &got));
+    same("index_put", want, got);
+    OK(aoti_torch_delete_tensor_object(want));
+    OK(aoti_torch_delete_tensor_object(got));
+    AtenTensorHandle mask = NULL, gmask = NULL;
+    OK(aoti_torch_cpu_gt_Scalar(a, 0.0, &mask));
+    OK(aoti_torch_cuda_gt_Scalar(ga, 0.0, &gmask));
+    OK(aoti_torch_cpu_masked_select(a, mask, &want));
+    OK(aoti_torch_cuda_masked_select(ga, gmask, &got));
+    same("masked_select", want, got);
+    OK(aoti_torch_delete_tensor_object(want));
+    OK(aoti_torch_delete_tensor_object(got));
+    int32_t cpu = aoti_torch_device_type_cpu(), cuda = aoti_torch_device_type_cuda();
+    OK(aoti_torch_cpu_hann_window(9, &f64, NULL, &cpu, -1, NULL, &want));
+    OK(aoti_torch_cuda_hann_window(9, &f64, NULL, &cuda, 0, NULL, &got));
+    cr_assert_eq(got->device_index, 0);
+    same("hann_window", want, got);
+    OK(aoti_torch_delete_tensor_object(want));
+    OK(aoti_torch_delete_tensor_object(got));
+    got = NULL;
+    FAILS(aoti_torch_cuda__weight_int4pack_mm(ga, gb, 32, gout, &got),
+          "aoti_torch_cuda__weight_int4pack_mm",
+          "Could not run 'aten::_weight_int4pack_mm' with arguments from the 'CUDA' backend");
+    cr_assert_null(got);
+    AtenTensorHandle all[] = {a, ga, b, gb, out, gout, idx, gidx, v, gv, mask, gmask};
+    for (size_t j = 0; j < sizeof all / sizeof *all; j++) OK(aoti_torch_delete_tensor_object(all[j]));
+    no_leaks();
+}
+
 /* GEMM through cuBLAS (the fake cuBLAS computing on the host, or the real one on a GPU),
  * compared with the CPU kernels (OpenBLAS). */
 static void gemm_case(const char *what, int32_t dt, int64_t na, const int64_t *sa, int64_t nb,
