@@ -1058,8 +1058,7 @@ int sg_model_add_shim_ops(sg_context *ctx, const sg_ynode *root) {
                             "bad since '%s' (expected \"MAJOR.MINOR\", e.g. \"2.12\")%s", s, "");
                     else
                         op.since = s;
-                }
-                else if (strcmp(pn, "backends") == 0) {
+                } else if (strcmp(pn, "backends") == 0) {
                     if (pv->kind != SG_Y_SEQ || !pv->n_items) {
                         err(&L, pv->loc, "'%s' of op '%s' must be a list like [cuda]", "backends",
                             ok->scalar);

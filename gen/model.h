@@ -114,8 +114,8 @@ typedef struct sg_shim_op {
     int n_versions;
     sg_loc loc;
     const sg_native_function *fn; /* resolved */
-    const char **backends; /* `backends: [cuda]`: only these backends' headers list it */
-    int n_backends;        /* 0: every backend's */
+    const char **backends;        /* `backends: [cuda]`: only these backends' headers list it */
+    int n_backends;               /* 0: every backend's */
 } sg_shim_op;
 
 /* ---- Everything loaded ------------------------------------------------------------- */

@@ -464,8 +464,8 @@ static AOTITorchError fb_return(const char *func, fb_state *st, const sg_annotat
 
 /* A factory op on the fallback (no tensor argument; BackendSelect chose the key from its
  * `Device`/`Device?` argument): that argument becomes the CPU, so the CPU kernel makes the
- * result on the host, and its device index (-1: the current device) is where the result goes. The
- * dispatcher owns the stack's arguments (and the optional's cell) during the call. */
+ * result on the host; its device index (-1: the current device) is where the result goes.
+ * The dispatcher owns the stack's arguments (and the optional's cell) during the call. */
 static int32_t fb_factory_device(const shimrt_opdef *d, StableIValue *stack, int32_t dev_type) {
     for (uint32_t i = 0; i < d->n_args; i++) {
         const sg_type *t = d->schema->args[i].type;

@@ -653,7 +653,8 @@ Test(cuda_ops, fallback_routed_cuda_shims_match_cpu_shims, .timeout = 600) {
           "Could not run 'aten::_weight_int4pack_mm' with arguments from the 'CUDA' backend");
     cr_assert_null(got);
     AtenTensorHandle all[] = {a, ga, b, gb, out, gout, idx, gidx, v, gv, mask, gmask};
-    for (size_t j = 0; j < sizeof all / sizeof *all; j++) OK(aoti_torch_delete_tensor_object(all[j]));
+    for (size_t j = 0; j < sizeof all / sizeof *all; j++)
+        OK(aoti_torch_delete_tensor_object(all[j]));
     no_leaks();
 }
 

@@ -620,10 +620,10 @@ Test(emit, a_backend_without_the_kernel_leaves_the_op_to_the_backend_fallback) {
 
 Test(emit, an_op_without_any_kernel_gets_a_failing_shim_on_its_backends) {
     /* `dispatch: {}`: no kernel anywhere; `backends: [cuda]`: only c_shim_cuda.h lists it */
-    cr_assert_eq(load("native_functions", "- func: z(Tensor self) -> Tensor\n  dispatch: {}\n"),
-                 0, "%s", dtext());
-    cr_assert_eq(load("shim_ops", "fallback_ops:\n  aten.z.default: {backends: [cuda]}\n"), 0,
+    cr_assert_eq(load("native_functions", "- func: z(Tensor self) -> Tensor\n  dispatch: {}\n"), 0,
                  "%s", dtext());
+    cr_assert_eq(load("shim_ops", "fallback_ops:\n  aten.z.default: {backends: [cuda]}\n"), 0, "%s",
+                 dtext());
     cr_assert_eq(sg_finalize(ctx), 0, "%s", dtext());
     sg_options o = {.out_dir = sg_arena_printf(A, "%s/out", tmpdir)};
     cr_assert_eq(sg_generate(ctx, &o), 0, "%s", dtext());
@@ -639,8 +639,8 @@ Test(emit, an_op_without_any_kernel_gets_a_failing_shim_on_its_backends) {
 }
 
 Test(emit, op_backends_must_be_a_list) {
-    cr_assert_eq(load("native_functions", "- func: z(Tensor self) -> Tensor\n  dispatch: {}\n"),
-                 0, "%s", dtext());
+    cr_assert_eq(load("native_functions", "- func: z(Tensor self) -> Tensor\n  dispatch: {}\n"), 0,
+                 "%s", dtext());
     cr_expect_neq(load("shim_ops", "fallback_ops:\n  aten.z.default: {backends: cuda}\n"), 0);
     expect_diag("'backends' of op 'aten.z.default' must be a list like [cuda]");
 }
