@@ -105,6 +105,24 @@ void boxed_cuda_addmm(StableIValue* stack_, uint64_t num_args_, uint64_t num_out
     shimrt_box_finish(&box_);
 }
 
+/* aten.addmm.out: addmm.out(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!) */
+void boxed_cuda_addmm_out(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[6] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_SCALAR, SHIMRT_KIND_SCALAR, SHIMRT_KIND_TENSOR};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "addmm.out", stack_, num_args_, 6, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
+    AtenTensorHandle mat1 = shimrt_box_tensor(&box_, 1);
+    AtenTensorHandle mat2 = shimrt_box_tensor(&box_, 2);
+    double beta = shimrt_box_scalar(&box_, 3);
+    double alpha = shimrt_box_scalar(&box_, 4);
+    AtenTensorHandle out = shimrt_box_tensor(&box_, 5);
+    shimrt_box_keep(&box_, 5);
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cuda_addmm_out(out, self, mat1, mat2, beta, alpha));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_alias(&box_, 0, 5);
+    shimrt_box_finish(&box_);
+}
+
 /* aten.all.default: all(Tensor self) -> Tensor */
 void boxed_cuda_all(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
     static const unsigned char arg_kinds_[1] = {SHIMRT_KIND_TENSOR};
@@ -209,6 +227,24 @@ void boxed_cuda_argmax(StableIValue* stack_, uint64_t num_args_, uint64_t num_ou
     shimrt_box_finish(&box_);
 }
 
+/* aten.baddbmm.out: baddbmm.out(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!) */
+void boxed_cuda_baddbmm_out(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[6] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_SCALAR, SHIMRT_KIND_SCALAR, SHIMRT_KIND_TENSOR};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "baddbmm.out", stack_, num_args_, 6, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
+    AtenTensorHandle batch1 = shimrt_box_tensor(&box_, 1);
+    AtenTensorHandle batch2 = shimrt_box_tensor(&box_, 2);
+    double beta = shimrt_box_scalar(&box_, 3);
+    double alpha = shimrt_box_scalar(&box_, 4);
+    AtenTensorHandle out = shimrt_box_tensor(&box_, 5);
+    shimrt_box_keep(&box_, 5);
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cuda_baddbmm_out(out, self, batch1, batch2, beta, alpha));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_alias(&box_, 0, 5);
+    shimrt_box_finish(&box_);
+}
+
 /* aten.bitwise_and.Tensor: bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor */
 void boxed_cuda_bitwise_and_Tensor(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
     static const unsigned char arg_kinds_[2] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR};
@@ -276,6 +312,21 @@ void boxed_cuda_bmm(StableIValue* stack_, uint64_t num_args_, uint64_t num_outpu
     SHIMRT_BOX_CALL(&box_, aoti_torch_cuda_bmm(self, mat2, &ret0));
     shimrt_box_release_args(&box_);
     shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_finish(&box_);
+}
+
+/* aten.bmm.out: bmm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!) */
+void boxed_cuda_bmm_out(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[3] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "bmm.out", stack_, num_args_, 3, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
+    AtenTensorHandle mat2 = shimrt_box_tensor(&box_, 1);
+    AtenTensorHandle out = shimrt_box_tensor(&box_, 2);
+    shimrt_box_keep(&box_, 2);
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cuda_bmm_out(out, self, mat2));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_alias(&box_, 0, 2);
     shimrt_box_finish(&box_);
 }
 
@@ -930,6 +981,21 @@ void boxed_cuda_mm(StableIValue* stack_, uint64_t num_args_, uint64_t num_output
     SHIMRT_BOX_CALL(&box_, aoti_torch_cuda_mm(self, mat2, &ret0));
     shimrt_box_release_args(&box_);
     shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_finish(&box_);
+}
+
+/* aten.mm.out: mm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!) */
+void boxed_cuda_mm_out(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[3] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "mm.out", stack_, num_args_, 3, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
+    AtenTensorHandle mat2 = shimrt_box_tensor(&box_, 1);
+    AtenTensorHandle out = shimrt_box_tensor(&box_, 2);
+    shimrt_box_keep(&box_, 2);
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cuda_mm_out(out, self, mat2));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_alias(&box_, 0, 2);
     shimrt_box_finish(&box_);
 }
 
@@ -1892,24 +1958,27 @@ static const shimrt_def_entry defs_aten[190] = {
 };
 
 /* Every boxed kernel of namespace aten for the cuda backend. */
-static const shimrt_impl_entry impls_aten_cuda[103] = {
+static const shimrt_impl_entry impls_aten_cuda[107] = {
     {"_foreach_mul.List", boxed_cuda__foreach_mul_List},
     {"_foreach_mul_.List", boxed_cuda__foreach_mul__List},
     {"abs", boxed_cuda_abs},
     {"add.Scalar", boxed_cuda_add_Scalar},
     {"add.Tensor", boxed_cuda_add_Tensor},
     {"addmm", boxed_cuda_addmm},
+    {"addmm.out", boxed_cuda_addmm_out},
     {"all", boxed_cuda_all},
     {"amax", boxed_cuda_amax},
     {"any", boxed_cuda_any},
     {"arange", boxed_cuda_arange},
     {"arange.start_step", boxed_cuda_arange_start_step},
     {"argmax", boxed_cuda_argmax},
+    {"baddbmm.out", boxed_cuda_baddbmm_out},
     {"bitwise_and.Tensor", boxed_cuda_bitwise_and_Tensor},
     {"bitwise_left_shift.Tensor", boxed_cuda_bitwise_left_shift_Tensor},
     {"bitwise_or.Tensor", boxed_cuda_bitwise_or_Tensor},
     {"bitwise_right_shift.Tensor", boxed_cuda_bitwise_right_shift_Tensor},
     {"bmm", boxed_cuda_bmm},
+    {"bmm.out", boxed_cuda_bmm_out},
     {"cat", boxed_cuda_cat},
     {"cat.out", boxed_cuda_cat_out},
     {"clamp", boxed_cuda_clamp},
@@ -1951,6 +2020,7 @@ static const shimrt_impl_entry impls_aten_cuda[103] = {
     {"max.dim", boxed_cuda_max_dim},
     {"mean.dim", boxed_cuda_mean_dim},
     {"mm", boxed_cuda_mm},
+    {"mm.out", boxed_cuda_mm_out},
     {"mul.Tensor", boxed_cuda_mul_Tensor},
     {"narrow", boxed_cuda_narrow},
     {"native_layer_norm", boxed_cuda_native_layer_norm},
@@ -1999,5 +2069,5 @@ static const shimrt_impl_entry impls_aten_cuda[103] = {
 };
 
 AOTITorchError shimgen_register_aten_cuda(TorchLibraryHandle* ret_def, TorchLibraryHandle* ret_impl) {
-    return shimrt_register_ops("aten", "CUDA", __FILE__, __LINE__, defs_aten, 190, impls_aten_cuda, 103, ret_def, ret_impl);
+    return shimrt_register_ops("aten", "CUDA", __FILE__, __LINE__, defs_aten, 190, impls_aten_cuda, 107, ret_def, ret_impl);
 }

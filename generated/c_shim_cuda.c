@@ -762,21 +762,14 @@ AOTITorchError aoti_torch_cuda_addmm(AtenTensorHandle self, AtenTensorHandle mat
     return shimrt_cuda_addmm(self, mat1, mat2, beta, alpha, ret0);
 }
 
-/* aten.addmm.out: addmm.out(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!) */
+/* aten.addmm.out: addmm.out(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)
+ * kernel: shimrt_cuda_addmm_out (CUDA) */
 AOTITorchError aoti_torch_cuda_addmm_out(AtenTensorHandle out, AtenTensorHandle self, AtenTensorHandle mat1, AtenTensorHandle mat2, double beta, double alpha) {
-    static shimrt_op_cache op_;
-    StableIValue stack_[6];
-    shimrt_pack pack_;
-    shimrt_pack_begin(&pack_, __func__, stack_, 6);
-    shimrt_pack_tensor(&pack_, "self", self);
-    shimrt_pack_tensor(&pack_, "mat1", mat1);
-    shimrt_pack_tensor(&pack_, "mat2", mat2);
-    shimrt_pack_scalar(&pack_, beta);
-    shimrt_pack_scalar(&pack_, alpha);
-    shimrt_pack_tensor(&pack_, "out", out);
-    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::addmm", "out"));
-    shimrt_pop_discard(SHIMRT_KIND_TENSOR, stack_[0]);
-    return AOTI_TORCH_SUCCESS;
+    SHIMRT_ARG_TENSOR(out);
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_TENSOR(mat1);
+    SHIMRT_ARG_TENSOR(mat2);
+    return shimrt_cuda_addmm_out(out, self, mat1, mat2, beta, alpha);
 }
 
 /* aten.addmv.default: addmv(Tensor self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1) -> Tensor */
@@ -862,21 +855,14 @@ AOTITorchError aoti_torch_cuda_avg_pool2d(AtenTensorHandle self, const int64_t* 
     return AOTI_TORCH_SUCCESS;
 }
 
-/* aten.baddbmm.out: baddbmm.out(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!) */
+/* aten.baddbmm.out: baddbmm.out(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)
+ * kernel: shimrt_cuda_baddbmm_out (CUDA) */
 AOTITorchError aoti_torch_cuda_baddbmm_out(AtenTensorHandle out, AtenTensorHandle self, AtenTensorHandle batch1, AtenTensorHandle batch2, double beta, double alpha) {
-    static shimrt_op_cache op_;
-    StableIValue stack_[6];
-    shimrt_pack pack_;
-    shimrt_pack_begin(&pack_, __func__, stack_, 6);
-    shimrt_pack_tensor(&pack_, "self", self);
-    shimrt_pack_tensor(&pack_, "batch1", batch1);
-    shimrt_pack_tensor(&pack_, "batch2", batch2);
-    shimrt_pack_scalar(&pack_, beta);
-    shimrt_pack_scalar(&pack_, alpha);
-    shimrt_pack_tensor(&pack_, "out", out);
-    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::baddbmm", "out"));
-    shimrt_pop_discard(SHIMRT_KIND_TENSOR, stack_[0]);
-    return AOTI_TORCH_SUCCESS;
+    SHIMRT_ARG_TENSOR(out);
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_TENSOR(batch1);
+    SHIMRT_ARG_TENSOR(batch2);
+    return shimrt_cuda_baddbmm_out(out, self, batch1, batch2, beta, alpha);
 }
 
 /* aten.bernoulli.default: bernoulli(Tensor self, *, Generator? generator=None) -> Tensor */
@@ -981,18 +967,13 @@ AOTITorchError aoti_torch_cuda_bmm(AtenTensorHandle self, AtenTensorHandle mat2,
     return shimrt_cuda_bmm(self, mat2, ret0);
 }
 
-/* aten.bmm.out: bmm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!) */
+/* aten.bmm.out: bmm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!)
+ * kernel: shimrt_cuda_bmm_out (CUDA) */
 AOTITorchError aoti_torch_cuda_bmm_out(AtenTensorHandle out, AtenTensorHandle self, AtenTensorHandle mat2) {
-    static shimrt_op_cache op_;
-    StableIValue stack_[3];
-    shimrt_pack pack_;
-    shimrt_pack_begin(&pack_, __func__, stack_, 3);
-    shimrt_pack_tensor(&pack_, "self", self);
-    shimrt_pack_tensor(&pack_, "mat2", mat2);
-    shimrt_pack_tensor(&pack_, "out", out);
-    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::bmm", "out"));
-    shimrt_pop_discard(SHIMRT_KIND_TENSOR, stack_[0]);
-    return AOTI_TORCH_SUCCESS;
+    SHIMRT_ARG_TENSOR(out);
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_TENSOR(mat2);
+    return shimrt_cuda_bmm_out(out, self, mat2);
 }
 
 /* aten.bucketize.Tensor: bucketize.Tensor(Tensor self, Tensor boundaries, *, bool out_int32=False, bool right=False) -> Tensor */
@@ -1724,18 +1705,13 @@ AOTITorchError aoti_torch_cuda_mm(AtenTensorHandle self, AtenTensorHandle mat2, 
     return shimrt_cuda_mm(self, mat2, ret0);
 }
 
-/* aten.mm.out: mm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!) */
+/* aten.mm.out: mm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!)
+ * kernel: shimrt_cuda_mm_out (CUDA) */
 AOTITorchError aoti_torch_cuda_mm_out(AtenTensorHandle out, AtenTensorHandle self, AtenTensorHandle mat2) {
-    static shimrt_op_cache op_;
-    StableIValue stack_[3];
-    shimrt_pack pack_;
-    shimrt_pack_begin(&pack_, __func__, stack_, 3);
-    shimrt_pack_tensor(&pack_, "self", self);
-    shimrt_pack_tensor(&pack_, "mat2", mat2);
-    shimrt_pack_tensor(&pack_, "out", out);
-    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::mm", "out"));
-    shimrt_pop_discard(SHIMRT_KIND_TENSOR, stack_[0]);
-    return AOTI_TORCH_SUCCESS;
+    SHIMRT_ARG_TENSOR(out);
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_TENSOR(mat2);
+    return shimrt_cuda_mm_out(out, self, mat2);
 }
 
 /* aten.mode.default: mode(Tensor self, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices) */

@@ -30,6 +30,8 @@ AOTITorchError shimrt_cuda_add_scalar(AtenTensorHandle self, double other, doubl
 AOTITorchError shimrt_cuda_add_tensor(AtenTensorHandle self, AtenTensorHandle other, double alpha, AtenTensorHandle* ret0);
 /* aten.addmm.default: addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor (CUDA) */
 AOTITorchError shimrt_cuda_addmm(AtenTensorHandle self, AtenTensorHandle mat1, AtenTensorHandle mat2, double beta, double alpha, AtenTensorHandle* ret0);
+/* aten.addmm.out: addmm.out(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!) (CUDA) */
+AOTITorchError shimrt_cuda_addmm_out(AtenTensorHandle out, AtenTensorHandle self, AtenTensorHandle mat1, AtenTensorHandle mat2, double beta, double alpha);
 /* aten.all.default: all(Tensor self) -> Tensor (CUDA) */
 AOTITorchError shimrt_cuda_all(AtenTensorHandle self, AtenTensorHandle* ret0);
 /* aten.amax.default: amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor (CUDA) */
@@ -38,6 +40,8 @@ AOTITorchError shimrt_cuda_amax(AtenTensorHandle self, const int64_t* dim, int64
 AOTITorchError shimrt_cuda_any(AtenTensorHandle self, AtenTensorHandle* ret0);
 /* aten.argmax.default: argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor (CUDA) */
 AOTITorchError shimrt_cuda_argmax(AtenTensorHandle self, int64_t* dim, int32_t keepdim, AtenTensorHandle* ret0);
+/* aten.baddbmm.out: baddbmm.out(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!) (CUDA) */
+AOTITorchError shimrt_cuda_baddbmm_out(AtenTensorHandle out, AtenTensorHandle self, AtenTensorHandle batch1, AtenTensorHandle batch2, double beta, double alpha);
 /* aten.bitwise_and.Tensor: bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor (CUDA) */
 AOTITorchError shimrt_cuda_bitwise_and_tensor(AtenTensorHandle self, AtenTensorHandle other, AtenTensorHandle* ret0);
 /* aten.bitwise_left_shift.Tensor: bitwise_left_shift.Tensor(Tensor self, Tensor other) -> Tensor (CUDA) */
@@ -48,6 +52,8 @@ AOTITorchError shimrt_cuda_bitwise_or_tensor(AtenTensorHandle self, AtenTensorHa
 AOTITorchError shimrt_cuda_bitwise_right_shift_tensor(AtenTensorHandle self, AtenTensorHandle other, AtenTensorHandle* ret0);
 /* aten.bmm.default: bmm(Tensor self, Tensor mat2) -> Tensor (CUDA) */
 AOTITorchError shimrt_cuda_bmm(AtenTensorHandle self, AtenTensorHandle mat2, AtenTensorHandle* ret0);
+/* aten.bmm.out: bmm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!) (CUDA) */
+AOTITorchError shimrt_cuda_bmm_out(AtenTensorHandle out, AtenTensorHandle self, AtenTensorHandle mat2);
 /* aten.cat.default: cat(Tensor[] tensors, int dim=0) -> Tensor (CUDA) */
 AOTITorchError shimrt_cuda_cat(const AtenTensorHandle* tensors, int64_t tensors_len_, int64_t dim, AtenTensorHandle* ret0);
 /* aten.cat.out: cat.out(Tensor[] tensors, int dim=0, *, Tensor(a!) out) -> Tensor(a!) (CUDA) */
@@ -114,6 +120,8 @@ AOTITorchError shimrt_cuda_max_dim(AtenTensorHandle self, int64_t dim, int32_t k
 AOTITorchError shimrt_cuda_mean_dim(AtenTensorHandle self, const int64_t* dim, int64_t dim_len_, int32_t keepdim, int32_t* dtype, AtenTensorHandle* ret0);
 /* aten.mm.default: mm(Tensor self, Tensor mat2) -> Tensor (CUDA) */
 AOTITorchError shimrt_cuda_mm(AtenTensorHandle self, AtenTensorHandle mat2, AtenTensorHandle* ret0);
+/* aten.mm.out: mm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!) (CUDA) */
+AOTITorchError shimrt_cuda_mm_out(AtenTensorHandle out, AtenTensorHandle self, AtenTensorHandle mat2);
 /* aten.mul.Tensor: mul.Tensor(Tensor self, Tensor other) -> Tensor (CUDA) */
 AOTITorchError shimrt_cuda_mul_tensor(AtenTensorHandle self, AtenTensorHandle other, AtenTensorHandle* ret0);
 /* aten.native_layer_norm.default: native_layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps) -> (Tensor, Tensor, Tensor) (CUDA) */

@@ -273,3 +273,88 @@ static AOTITorchError matmul2(const char *op, AtenTensorHandle self, AtenTensorH
     }
     return shimrt_k_hand_out(rc, out, ret0);
 }
+
+/* ---- the .out forms (AOTInductor's extern GEMMs call aoti_torch_cuda_mm_out & co) ------ */
+/* out: a CUDA tensor on the operands' device of their dtype (PyTorch's out rules), resized
+ * to shape when its shape differs. Then target = beta * bias + alpha * a @ b, written straight
+ * into out when out is contiguous and shares no memory with an operand, else into a
+ * temporary (the bias broadcast densely) copied into out on the device. */
+static AOTITorchError gemm_out(const char *op, AtenTensorHandle out, AtenTensorHandle bias,
+                               AtenTensorHandle a, AtenTensorHandle b, bool batch,
+                               const int64_t *shape, double beta, double alpha) {
+    int64_t nd = batch ? 3 : 2;
+    if (shimrt_k_check_defined(op, out, "out") ||
+        shimrt_cuda_check_tensor(op, out, "out", a->device_index))
+        return AOTI_TORCH_FAILURE;
+    if (out->dtype != a->dtype)
+        return shimrt_fail(op, "Expected out tensor to have dtype %s, but got %s instead",
+                           shimrt_dtype_meta_name(a->dtype), shimrt_dtype_meta_name(out->dtype));
+    if (bias && beta != 0) {
+        int64_t bs[SHIMRT_MAX_DIMS], bn = 0;
+        if (shimrt_cuda_check_tensor(op, bias, "self", a->device_index)) return AOTI_TORCH_FAILURE;
+        if (bias->dtype != a->dtype)
+            return shimrt_fail(op, "self and mat2 must have the same dtype, but got %s and %s",
+                               shimrt_dtype_name(bias->dtype), shimrt_dtype_name(b->dtype));
+        bool ok = bias->ndim <= nd &&
+                  !shimrt_k_broadcast(op, bias->ndim, bias->sizes, nd, shape, bs, &bn) && bn == nd;
+        for (int64_t i = 0; ok && i < nd; i++) ok = bs[i] == shape[i];
+        if (!ok)
+            return shimrt_fail(op, "the size of self cannot be broadcast to the result's shape");
+    } else {
+        bias = NULL; /* PyTorch ignores self (NaN included) when beta is 0 */
+    }
+    if (shimrt_resize_output(op, out, nd, shape)) return AOTI_TORCH_FAILURE;
+    bool direct = !bias && shimrt_is_contiguous(out) && !shimrt_k_may_overlap(out, a) &&
+                  !shimrt_k_may_overlap(out, b);
+    AtenTensorHandle t = direct ? out
+                         : bias ? shimrt_cuda_dense(op, bias, nd, shape, bias->dtype)
+                                : new_out(op, a, nd, shape);
+    if (!t) return AOTI_TORCH_FAILURE;
+    AOTITorchError rc = gemm(op, a, b, batch, batch ? shape : NULL, t, alpha, bias ? beta : 0.0);
+    if (t != out) {
+        if (!rc) rc = shimrt_cuda_do_copy(out, t);
+        shimrt_tensor_free(t);
+    }
+    return rc;
+}
+
+AOTITorchError shimrt_cuda_mm_out(AtenTensorHandle out, AtenTensorHandle self,
+                                  AtenTensorHandle mat2) {
+    static const char op[] = "mm.out";
+    int64_t shape[2];
+    if (check_pair(op, self, "self", mat2, "mat2") ||
+        shimrt_k_mm_shape(op, self, "self", mat2, shape))
+        return AOTI_TORCH_FAILURE;
+    return gemm_out(op, out, NULL, self, mat2, false, shape, 0.0, 1.0);
+}
+
+AOTITorchError shimrt_cuda_bmm_out(AtenTensorHandle out, AtenTensorHandle self,
+                                   AtenTensorHandle mat2) {
+    static const char op[] = "bmm.out";
+    int64_t shape[3];
+    if (check_pair(op, self, "self", mat2, "mat2") || shimrt_k_bmm_shape(op, self, mat2, shape))
+        return AOTI_TORCH_FAILURE;
+    return gemm_out(op, out, NULL, self, mat2, true, shape, 0.0, 1.0);
+}
+
+AOTITorchError shimrt_cuda_addmm_out(AtenTensorHandle out, AtenTensorHandle self,
+                                     AtenTensorHandle mat1, AtenTensorHandle mat2, double beta,
+                                     double alpha) {
+    static const char op[] = "addmm.out";
+    int64_t shape[2];
+    if (check_pair(op, mat1, "mat1", mat2, "mat2") || shimrt_k_check_defined(op, self, "self") ||
+        shimrt_k_mm_shape(op, mat1, "mat1", mat2, shape))
+        return AOTI_TORCH_FAILURE;
+    return gemm_out(op, out, self, mat1, mat2, false, shape, beta, alpha);
+}
+
+AOTITorchError shimrt_cuda_baddbmm_out(AtenTensorHandle out, AtenTensorHandle self,
+                                       AtenTensorHandle batch1, AtenTensorHandle batch2,
+                                       double beta, double alpha) {
+    static const char op[] = "baddbmm.out";
+    int64_t shape[3];
+    if (check_pair(op, batch1, "batch1", batch2, "batch2") ||
+        shimrt_k_check_defined(op, self, "self") || shimrt_k_bmm_shape(op, batch1, batch2, shape))
+        return AOTI_TORCH_FAILURE;
+    return gemm_out(op, out, self, batch1, batch2, true, shape, beta, alpha);
+}

@@ -589,8 +589,8 @@ Test(cuda_ops, user_op_with_tensor_list_and_mutation_through_the_cpu_fallback, .
 /* The aoti_torch_cuda_* shims of PyTorch's c_shim_cuda.h whose op has only a CPU kernel
  * (generated from schemas/, routed through the dispatcher's CPU fallback), a sample, on
  * CUDA tensors against the same op's CPU shim: one return (cumsum), two (topk), a mutated
- * out argument (mm.out: written back into out's own device memory), a Tensor?[] argument
- * (index_put), a data-dependent shape (masked_select), a factory with device=cuda
+ * out argument (scatter.value_out: written back into out's own device memory), a Tensor?[]
+ * argument (index_put), a data-dependent shape (masked_select), a factory with device=cuda
  * (hann_window: made on the host, moved to the device asked for); and a CUDA-only op
  * without any kernel (PyTorch's "Could not run" message, nothing leaks). */
 Test(cuda_ops, fallback_routed_cuda_shims_match_cpu_shims, .timeout = 600) {
@@ -610,14 +610,18 @@ Test(cuda_ops, fallback_routed_cuda_shims_match_cpu_shims, .timeout = 600) {
     same("topk indices", want1, got1);
     AtenTensorHandle r4[] = {want, got, want1, got1};
     for (size_t j = 0; j < 4; j++) OK(aoti_torch_delete_tensor_object(r4[j]));
-    int64_t sb[2] = {7, 5}, so[2] = {6, 5};
-    AtenTensorHandle b = cpu_rand(SHIMRT_FLOAT32, 2, sb), gb = to_cuda(b, 0);
+    /* scatter.value_out(out, self, dim, index, value) */
+    int64_t sb[2] = {2, 7}, so[2] = {6, 7};
+    AtenTensorHandle b = NULL;
+    OK(empty_contig(2, sb, SHIMRT_INT64, aoti_torch_device_type_cpu(), 0, &b));
+    for (int64_t j = 0; j < 14; j++) ((int64_t *)shimrt_data(b))[j] = (j * 5) % 6;
+    AtenTensorHandle gb = to_cuda(b, 0);
     AtenTensorHandle out = cpu_rand(SHIMRT_FLOAT32, 2, so), gout = to_cuda(out, 0);
     void *before = shimrt_data(gout);
-    OK(aoti_torch_cpu_mm_out(out, a, b));
-    OK(aoti_torch_cuda_mm_out(gout, ga, gb));
-    cr_assert_eq(shimrt_data(gout), before, "mm.out keeps out's device memory");
-    same("mm.out", out, gout);
+    OK(aoti_torch_cpu_scatter_value_out(out, a, 0, b, 2.5));
+    OK(aoti_torch_cuda_scatter_value_out(gout, ga, 0, gb, 2.5));
+    cr_assert_eq(shimrt_data(gout), before, "scatter.value_out keeps out's device memory");
+    same("scatter.value_out", out, gout);
     /* index_put(self, [idx], values, accumulate=True) with a repeated index */
     int64_t si[1] = {4}, sv[2] = {4, 7};
     AtenTensorHandle idx = NULL;
@@ -648,7 +652,7 @@ Test(cuda_ops, fallback_routed_cuda_shims_match_cpu_shims, .timeout = 600) {
     OK(aoti_torch_delete_tensor_object(want));
     OK(aoti_torch_delete_tensor_object(got));
     got = NULL;
-    FAILS(aoti_torch_cuda__weight_int4pack_mm(ga, gb, 32, gout, &got),
+    FAILS(aoti_torch_cuda__weight_int4pack_mm(ga, gout, 32, gout, &got),
           "aoti_torch_cuda__weight_int4pack_mm",
           "Could not run 'aten::_weight_int4pack_mm' with arguments from the 'CUDA' backend");
     cr_assert_null(got);
@@ -741,6 +745,50 @@ Test(cuda_ops, gemm_through_cublas_matches_cpu, .timeout = 600) {
     same("addmm", want, got);
     OK(aoti_torch_delete_tensor_object(want));
     OK(aoti_torch_delete_tensor_object(got));
+    /* the .out forms AOTInductor's extern GEMMs call: cuBLAS into out (straight into a
+     * contiguous out of the result's shape, else through a temporary: a transposed out, an
+     * out of another shape resized), against the CPU shims */
+    {
+        int64_t m_n[2] = {5, 3}, n_m[2] = {3, 5}, one[1] = {1}, b_m_k[3] = {2, 5, 7},
+                b_k_n[3] = {2, 7, 3}, b_m_n[3] = {2, 5, 3};
+        AtenTensorHandle b1 = cpu_rand(SHIMRT_FLOAT32, 3, b_m_k),
+                         b2 = cpu_rand(SHIMRT_FLOAT32, 3, b_k_n);
+        AtenTensorHandle gb1 = to_cuda(b1, 0), gb2 = to_cuda(b2, 0);
+        AtenTensorHandle o = cpu_rand(SHIMRT_FLOAT32, 2, m_n), go = to_cuda(o, 0);
+        AtenTensorHandle ot = cpu_rand(SHIMRT_FLOAT32, 2, n_m), got_t = to_cuda(ot, 0), gtv = NULL;
+        OK(aoti_torch_aten_transpose_int(got_t, 0, 1, &gtv)); /* a [5, 3] column-major out */
+        AtenTensorHandle g1o = cpu_rand(SHIMRT_FLOAT32, 1, one), gsmall = to_cuda(g1o, 0);
+        AtenTensorHandle bo = cpu_rand(SHIMRT_FLOAT32, 3, b_m_n), gbo = to_cuda(bo, 0);
+        long calls = blas_calls ? *blas_calls : 0;
+        void *direct = shimrt_data(go);
+        OK(aoti_torch_cpu_mm_out(o, m1, m2));
+        OK(aoti_torch_cuda_mm_out(go, g1, g2));
+        cr_assert_eq(shimrt_data(go), direct, "mm.out writes into out's own memory");
+        same("mm.out", o, go);
+        OK(aoti_torch_cuda_mm_out(gtv, g1, g2));
+        same("mm.out into a transposed out", o, gtv);
+        OK(aoti_torch_cuda_mm_out(gsmall, g1, g2)); /* resized from [1] to [5, 3] */
+        same("mm.out into a resized out", o, gsmall);
+        OK(aoti_torch_cpu_addmm_out(o, bias, m1, m2, 0.5, 2.0));
+        OK(aoti_torch_cuda_addmm_out(go, gbias, g1, g2, 0.5, 2.0));
+        same("addmm.out", o, go);
+        OK(aoti_torch_cuda_addmm_out(gtv, gbias, g1, g2, 0.5, 2.0));
+        same("addmm.out into a transposed out", o, gtv);
+        OK(aoti_torch_cpu_bmm_out(bo, b1, b2));
+        OK(aoti_torch_cuda_bmm_out(gbo, gb1, gb2));
+        same("bmm.out", bo, gbo);
+        OK(aoti_torch_cpu_baddbmm_out(bo, bias, b1, b2, -1.5, 0.25));
+        OK(aoti_torch_cuda_baddbmm_out(gbo, gbias, gb1, gb2, -1.5, 0.25));
+        same("baddbmm.out", bo, gbo);
+        if (blas_calls) cr_assert_eq(*blas_calls, calls + 7, "each .out is one cuBLAS call");
+        AtenTensorHandle d = NULL;
+        OK(empty_contig(2, m_n, SHIMRT_FLOAT64, aoti_torch_device_type_cuda(), 0, &d));
+        FAILS(aoti_torch_cuda_mm_out(d, g1, g2), "mm.out",
+              "Expected out tensor to have dtype float, but got double instead");
+        FAILS(aoti_torch_cuda_mm_out(o, g1, g2), "mm.out", "out");
+        AtenTensorHandle r[] = {b1, b2, gb1, gb2, o, go, ot, got_t, gtv, g1o, gsmall, bo, gbo, d};
+        for (size_t j = 0; j < sizeof r / sizeof *r; j++) OK(aoti_torch_delete_tensor_object(r[j]));
+    }
     if (blas_calls) cr_assert(*blas_calls > before, "the GEMMs went through cuBLAS");
     /* PyTorch's errors */
     AtenTensorHandle ia = cpu_rand(SHIMRT_INT64, 2, m_k), ib = cpu_rand(SHIMRT_INT64, 2, k_n);
