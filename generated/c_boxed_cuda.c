@@ -984,6 +984,22 @@ void boxed_cuda_mm(StableIValue* stack_, uint64_t num_args_, uint64_t num_output
     shimrt_box_finish(&box_);
 }
 
+/* aten.mm.dtype_out: mm.dtype_out(Tensor self, Tensor mat2, ScalarType out_dtype, *, Tensor(a!) out) -> Tensor(a!) */
+void boxed_cuda_mm_dtype_out(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[4] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_NONE, SHIMRT_KIND_TENSOR};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "mm.dtype_out", stack_, num_args_, 4, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
+    AtenTensorHandle mat2 = shimrt_box_tensor(&box_, 1);
+    int32_t out_dtype = shimrt_box_code(&box_, 2);
+    AtenTensorHandle out = shimrt_box_tensor(&box_, 3);
+    shimrt_box_keep(&box_, 3);
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cuda_mm_dtype_out(out, self, mat2, out_dtype));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_alias(&box_, 0, 3);
+    shimrt_box_finish(&box_);
+}
+
 /* aten.mm.out: mm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!) */
 void boxed_cuda_mm_out(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
     static const unsigned char arg_kinds_[3] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR};
@@ -1764,7 +1780,7 @@ void boxed_cuda_zeros_like(StableIValue* stack_, uint64_t num_args_, uint64_t nu
 }
 
 /* Every schema of namespace aten, in op-key order, with its tags. */
-static const shimrt_def_entry defs_aten[190] = {
+static const shimrt_def_entry defs_aten[191] = {
     {"_adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor", SHIMRT_TAG_BIT(CORE)},
     {"_addmm_activation(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1, bool use_gelu=False) -> Tensor", 0},
     {"_cdist_forward(Tensor x1, Tensor x2, float p, int? compute_mode) -> Tensor", SHIMRT_TAG_BIT(CORE)},
@@ -1868,6 +1884,7 @@ static const shimrt_def_entry defs_aten[190] = {
     {"median(Tensor self) -> Tensor", 0},
     {"mkldnn_rnn_layer(Tensor input, Tensor weight0, Tensor weight1, Tensor weight2, Tensor weight3, Tensor hx_, Tensor cx_, bool reverse, int[] batch_sizes, int mode, int hidden_size, int num_layers, bool has_biases, bool bidirectional, bool batch_first, bool train) -> (Tensor, Tensor, Tensor, Tensor)", 0},
     {"mm(Tensor self, Tensor mat2) -> Tensor", SHIMRT_TAG_BIT(CORE)},
+    {"mm.dtype_out(Tensor self, Tensor mat2, ScalarType out_dtype, *, Tensor(a!) out) -> Tensor(a!)", 0},
     {"mm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!)", 0},
     {"mode(Tensor self, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)", 0},
     {"mul.Scalar(Tensor self, Scalar other) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
@@ -1958,7 +1975,7 @@ static const shimrt_def_entry defs_aten[190] = {
 };
 
 /* Every boxed kernel of namespace aten for the cuda backend. */
-static const shimrt_impl_entry impls_aten_cuda[107] = {
+static const shimrt_impl_entry impls_aten_cuda[108] = {
     {"_foreach_mul.List", boxed_cuda__foreach_mul_List},
     {"_foreach_mul_.List", boxed_cuda__foreach_mul__List},
     {"abs", boxed_cuda_abs},
@@ -2020,6 +2037,7 @@ static const shimrt_impl_entry impls_aten_cuda[107] = {
     {"max.dim", boxed_cuda_max_dim},
     {"mean.dim", boxed_cuda_mean_dim},
     {"mm", boxed_cuda_mm},
+    {"mm.dtype_out", boxed_cuda_mm_dtype_out},
     {"mm.out", boxed_cuda_mm_out},
     {"mul.Tensor", boxed_cuda_mul_Tensor},
     {"narrow", boxed_cuda_narrow},
@@ -2069,5 +2087,5 @@ static const shimrt_impl_entry impls_aten_cuda[107] = {
 };
 
 AOTITorchError shimgen_register_aten_cuda(TorchLibraryHandle* ret_def, TorchLibraryHandle* ret_impl) {
-    return shimrt_register_ops("aten", "CUDA", __FILE__, __LINE__, defs_aten, 190, impls_aten_cuda, 107, ret_def, ret_impl);
+    return shimrt_register_ops("aten", "CUDA", __FILE__, __LINE__, defs_aten, 191, impls_aten_cuda, 108, ret_def, ret_impl);
 }

@@ -79,6 +79,7 @@ void boxed_cuda_matmul(StableIValue* stack_, uint64_t num_args_, uint64_t num_ou
 void boxed_cuda_max_dim(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cuda_mean_dim(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cuda_mm(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
+void boxed_cuda_mm_dtype_out(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cuda_mm_out(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cuda_mul_Tensor(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cuda_narrow(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);

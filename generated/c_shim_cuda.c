@@ -1705,6 +1705,15 @@ AOTITorchError aoti_torch_cuda_mm(AtenTensorHandle self, AtenTensorHandle mat2, 
     return shimrt_cuda_mm(self, mat2, ret0);
 }
 
+/* aten.mm.dtype_out: mm.dtype_out(Tensor self, Tensor mat2, ScalarType out_dtype, *, Tensor(a!) out) -> Tensor(a!)
+ * kernel: shimrt_cuda_mm_dtype_out (CUDA) */
+AOTITorchError aoti_torch_cuda_mm_dtype_out(AtenTensorHandle out, AtenTensorHandle self, AtenTensorHandle mat2, int32_t out_dtype) {
+    SHIMRT_ARG_TENSOR(out);
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_TENSOR(mat2);
+    return shimrt_cuda_mm_dtype_out(out, self, mat2, out_dtype);
+}
+
 /* aten.mm.out: mm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!)
  * kernel: shimrt_cuda_mm_out (CUDA) */
 AOTITorchError aoti_torch_cuda_mm_out(AtenTensorHandle out, AtenTensorHandle self, AtenTensorHandle mat2) {

@@ -120,6 +120,8 @@ AOTITorchError shimrt_cuda_max_dim(AtenTensorHandle self, int64_t dim, int32_t k
 AOTITorchError shimrt_cuda_mean_dim(AtenTensorHandle self, const int64_t* dim, int64_t dim_len_, int32_t keepdim, int32_t* dtype, AtenTensorHandle* ret0);
 /* aten.mm.default: mm(Tensor self, Tensor mat2) -> Tensor (CUDA) */
 AOTITorchError shimrt_cuda_mm(AtenTensorHandle self, AtenTensorHandle mat2, AtenTensorHandle* ret0);
+/* aten.mm.dtype_out: mm.dtype_out(Tensor self, Tensor mat2, ScalarType out_dtype, *, Tensor(a!) out) -> Tensor(a!) (CUDA) */
+AOTITorchError shimrt_cuda_mm_dtype_out(AtenTensorHandle out, AtenTensorHandle self, AtenTensorHandle mat2, int32_t out_dtype);
 /* aten.mm.out: mm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!) (CUDA) */
 AOTITorchError shimrt_cuda_mm_out(AtenTensorHandle out, AtenTensorHandle self, AtenTensorHandle mat2);
 /* aten.mul.Tensor: mul.Tensor(Tensor self, Tensor other) -> Tensor (CUDA) */

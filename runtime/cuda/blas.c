@@ -104,8 +104,9 @@ static AOTITorchError gemm(const char *op, AtenTensorHandle a, AtenTensorHandle 
     }
     if (m > INT_MAX || n > INT_MAX || k > INT_MAX || batch > INT_MAX)
         return shimrt_fail(op, "matrix sizes beyond %d are not supported by cuBLAS here", INT_MAX);
-    int ctype, compute;
-    if (gemm_types(op, out->dtype, &ctype, &compute)) return AOTI_TORCH_FAILURE;
+    int atype, ctype, compute, ccompute; /* out of another dtype: mm.dtype_out's fp32 out */
+    if (gemm_types(op, a->dtype, &atype, &compute) || gemm_types(op, out->dtype, &ctype, &ccompute))
+        return AOTI_TORCH_FAILURE;
     const shimrt_cublas_api *bl = shimrt_cublas(op);
     if (!bl) return AOTI_TORCH_FAILURE;
     gemm_operand ga, gb;
@@ -133,12 +134,12 @@ static AOTITorchError gemm(const char *op, AtenTensorHandle a, AtenTensorHandle 
     int st;
     /* row-major C[m,n] = A @ B  <=>  column-major C^T[n,m] = B^T @ A^T */
     if (batch == 1)
-        st = bl->cublasGemmEx(h, gb.op, ga.op, (int)n, (int)m, (int)k, pa, gb.data, ctype,
-                              (int)gb.ld, ga.data, ctype, (int)ga.ld, pb, shimrt_data(out), ctype,
+        st = bl->cublasGemmEx(h, gb.op, ga.op, (int)n, (int)m, (int)k, pa, gb.data, atype,
+                              (int)gb.ld, ga.data, atype, (int)ga.ld, pb, shimrt_data(out), ctype,
                               (int)n, compute, SH_CUBLAS_GEMM_DEFAULT);
     else
         st = bl->cublasGemmStridedBatchedEx(h, gb.op, ga.op, (int)n, (int)m, (int)k, pa, gb.data,
-                                            ctype, (int)gb.ld, gb.bst, ga.data, ctype, (int)ga.ld,
+                                            atype, (int)gb.ld, gb.bst, ga.data, atype, (int)ga.ld,
                                             ga.bst, pb, shimrt_data(out), ctype, (int)n, m * n,
                                             (int)batch, compute, SH_CUBLAS_GEMM_DEFAULT);
     shimrt_cuda_leave(&g);
@@ -281,14 +282,14 @@ static AOTITorchError matmul2(const char *op, AtenTensorHandle self, AtenTensorH
  * temporary (the bias broadcast densely) copied into out on the device. */
 static AOTITorchError gemm_out(const char *op, AtenTensorHandle out, AtenTensorHandle bias,
                                AtenTensorHandle a, AtenTensorHandle b, bool batch,
-                               const int64_t *shape, double beta, double alpha) {
+                               const int64_t *shape, double beta, double alpha, int32_t odt) {
     int64_t nd = batch ? 3 : 2;
     if (shimrt_k_check_defined(op, out, "out") ||
         shimrt_cuda_check_tensor(op, out, "out", a->device_index))
         return AOTI_TORCH_FAILURE;
-    if (out->dtype != a->dtype)
+    if (out->dtype != odt)
         return shimrt_fail(op, "Expected out tensor to have dtype %s, but got %s instead",
-                           shimrt_dtype_meta_name(a->dtype), shimrt_dtype_meta_name(out->dtype));
+                           shimrt_dtype_meta_name(odt), shimrt_dtype_meta_name(out->dtype));
     if (bias && beta != 0) {
         int64_t bs[SHIMRT_MAX_DIMS], bn = 0;
         if (shimrt_cuda_check_tensor(op, bias, "self", a->device_index)) return AOTI_TORCH_FAILURE;
@@ -306,9 +307,10 @@ static AOTITorchError gemm_out(const char *op, AtenTensorHandle out, AtenTensorH
     if (shimrt_resize_output(op, out, nd, shape)) return AOTI_TORCH_FAILURE;
     bool direct = !bias && shimrt_is_contiguous(out) && !shimrt_k_may_overlap(out, a) &&
                   !shimrt_k_may_overlap(out, b);
-    AtenTensorHandle t = direct ? out
-                         : bias ? shimrt_cuda_dense(op, bias, nd, shape, bias->dtype)
-                                : new_out(op, a, nd, shape);
+    AtenTensorHandle t =
+        direct ? out
+        : bias ? shimrt_cuda_dense(op, bias, nd, shape, bias->dtype)
+               : shimrt_tensor_empty(op, nd, shape, NULL, odt, SHIMRT_DEV_CUDA, a->device_index);
     if (!t) return AOTI_TORCH_FAILURE;
     AOTITorchError rc = gemm(op, a, b, batch, batch ? shape : NULL, t, alpha, bias ? beta : 0.0);
     if (t != out) {
@@ -325,7 +327,7 @@ AOTITorchError shimrt_cuda_mm_out(AtenTensorHandle out, AtenTensorHandle self,
     if (check_pair(op, self, "self", mat2, "mat2") ||
         shimrt_k_mm_shape(op, self, "self", mat2, shape))
         return AOTI_TORCH_FAILURE;
-    return gemm_out(op, out, NULL, self, mat2, false, shape, 0.0, 1.0);
+    return gemm_out(op, out, NULL, self, mat2, false, shape, 0.0, 1.0, self->dtype);
 }
 
 AOTITorchError shimrt_cuda_bmm_out(AtenTensorHandle out, AtenTensorHandle self,
@@ -334,7 +336,7 @@ AOTITorchError shimrt_cuda_bmm_out(AtenTensorHandle out, AtenTensorHandle self,
     int64_t shape[3];
     if (check_pair(op, self, "self", mat2, "mat2") || shimrt_k_bmm_shape(op, self, mat2, shape))
         return AOTI_TORCH_FAILURE;
-    return gemm_out(op, out, NULL, self, mat2, true, shape, 0.0, 1.0);
+    return gemm_out(op, out, NULL, self, mat2, true, shape, 0.0, 1.0, self->dtype);
 }
 
 AOTITorchError shimrt_cuda_addmm_out(AtenTensorHandle out, AtenTensorHandle self,
@@ -345,7 +347,7 @@ AOTITorchError shimrt_cuda_addmm_out(AtenTensorHandle out, AtenTensorHandle self
     if (check_pair(op, mat1, "mat1", mat2, "mat2") || shimrt_k_check_defined(op, self, "self") ||
         shimrt_k_mm_shape(op, mat1, "mat1", mat2, shape))
         return AOTI_TORCH_FAILURE;
-    return gemm_out(op, out, self, mat1, mat2, false, shape, beta, alpha);
+    return gemm_out(op, out, self, mat1, mat2, false, shape, beta, alpha, mat1->dtype);
 }
 
 AOTITorchError shimrt_cuda_baddbmm_out(AtenTensorHandle out, AtenTensorHandle self,
@@ -356,5 +358,32 @@ AOTITorchError shimrt_cuda_baddbmm_out(AtenTensorHandle out, AtenTensorHandle se
     if (check_pair(op, batch1, "batch1", batch2, "batch2") ||
         shimrt_k_check_defined(op, self, "self") || shimrt_k_bmm_shape(op, batch1, batch2, shape))
         return AOTI_TORCH_FAILURE;
-    return gemm_out(op, out, self, batch1, batch2, true, shape, beta, alpha);
+    return gemm_out(op, out, self, batch1, batch2, true, shape, beta, alpha, batch1->dtype);
+}
+
+/* mm.dtype_out: PyTorch's checks (aten/src/ATen/native/cuda/Blas.cpp), then one GEMM with
+ * float16/bfloat16 inputs and a float32 out (cuBLAS accumulates in float32 either way). */
+AOTITorchError shimrt_cuda_mm_dtype_out(AtenTensorHandle out, AtenTensorHandle self,
+                                        AtenTensorHandle mat2, int32_t out_dtype) {
+    static const char op[] = "mm.dtype_out";
+    if (shimrt_k_check_defined(op, self, "self") || shimrt_k_check_defined(op, mat2, "mat2") ||
+        shimrt_k_check_defined(op, out, "out"))
+        return AOTI_TORCH_FAILURE;
+    if (self->ndim != 2)
+        return shimrt_fail(op, "self must be a matrix, got %lld-D tensor", (long long)self->ndim);
+    if (mat2->ndim != 2)
+        return shimrt_fail(op, "mat2 must be a matrix, got %lld-D tensor", (long long)mat2->ndim);
+    int64_t shape[2];
+    if (shimrt_k_mm_shape(op, self, "self", mat2, shape)) return AOTI_TORCH_FAILURE;
+    if (out->dtype != out_dtype)
+        return shimrt_fail(op,
+                           "out_dtype must be the same as the dtype of the provided out tensor");
+    if (self->dtype != mat2->dtype) return shimrt_fail(op, "input dtypes must be the same");
+    if (out_dtype != self->dtype &&
+        !(out_dtype == SHIMRT_FLOAT32 &&
+          (self->dtype == SHIMRT_FLOAT16 || self->dtype == SHIMRT_BFLOAT16)))
+        return shimrt_fail(
+            op, "out_dtype must be the same as input dtype or fp32 for fp16/bf16 inputs");
+    if (check_pair(op, self, "self", mat2, "mat2")) return AOTI_TORCH_FAILURE;
+    return gemm_out(op, out, NULL, self, mat2, false, shape, 0.0, 1.0, out_dtype);
 }

@@ -780,7 +780,30 @@ Test(cuda_ops, gemm_through_cublas_matches_cpu, .timeout = 600) {
         OK(aoti_torch_cpu_baddbmm_out(bo, bias, b1, b2, -1.5, 0.25));
         OK(aoti_torch_cuda_baddbmm_out(gbo, gbias, gb1, gb2, -1.5, 0.25));
         same("baddbmm.out", bo, gbo);
-        if (blas_calls) cr_assert_eq(*blas_calls, calls + 7, "each .out is one cuBLAS call");
+        /* mm.dtype_out: float16 and bfloat16 matrices into a float32 out, against the CPU mm
+         * of their float32 values; PyTorch's checks */
+        for (int hb = 0; hb < 2; hb++) {
+            int32_t dt = hb ? SHIMRT_BFLOAT16 : SHIMRT_FLOAT16;
+            AtenTensorHandle h1 = NULL, h2 = NULL, f1 = NULL, f2 = NULL;
+            OK(aoti_torch_cpu_to_dtype(m1, dt, 0, 1, NULL, &h1));
+            OK(aoti_torch_cpu_to_dtype(m2, dt, 0, 1, NULL, &h2));
+            OK(aoti_torch_cpu_to_dtype(h1, SHIMRT_FLOAT32, 0, 1, NULL, &f1));
+            OK(aoti_torch_cpu_to_dtype(h2, SHIMRT_FLOAT32, 0, 1, NULL, &f2));
+            AtenTensorHandle gh1 = to_cuda(h1, 0), gh2 = to_cuda(h2, 0);
+            OK(aoti_torch_cpu_mm_out(o, f1, f2));
+            OK(aoti_torch_cuda_mm_dtype_out(go, gh1, gh2, SHIMRT_FLOAT32));
+            same(hb ? "mm.dtype_out bfloat16 -> float32" : "mm.dtype_out float16 -> float32", o,
+                 go);
+            FAILS(aoti_torch_cuda_mm_dtype_out(go, gh1, g2, SHIMRT_FLOAT32), "mm.dtype_out",
+                  "input dtypes must be the same");
+            FAILS(aoti_torch_cuda_mm_dtype_out(go, gh1, gh2, SHIMRT_FLOAT64), "mm.dtype_out",
+                  "out_dtype must be the same as the dtype of the provided out tensor");
+            AtenTensorHandle h[] = {h1, h2, f1, f2, gh1, gh2};
+            for (size_t j = 0; j < 6; j++) OK(aoti_torch_delete_tensor_object(h[j]));
+        }
+        FAILS(aoti_torch_cuda_mm_dtype_out(go, gb1, g2, SHIMRT_FLOAT32), "mm.dtype_out",
+              "self must be a matrix, got 3-D tensor");
+        if (blas_calls) cr_assert_eq(*blas_calls, calls + 9, "each .out is one cuBLAS call");
         AtenTensorHandle d = NULL;
         OK(empty_contig(2, m_n, SHIMRT_FLOAT64, aoti_torch_device_type_cuda(), 0, &d));
         FAILS(aoti_torch_cuda_mm_out(d, g1, g2), "mm.out",
