@@ -220,12 +220,15 @@ static bool plan_shim(emitter *e, sg_emit_header *h, sg_emit_shim *s) {
                 if (!h->fallback_ops) return false;
             }
             if (h->n_fallback_ops < 4096) h->fallback_ops[h->n_fallback_ops++] = op->key;
+            /* --target=torch: PyTorch's dispatcher has no CPU fallback for a device key */
+            if (e->o->target_torch) return false;
             s->route = 1;
             break;
         }
         /* An op without any kernel (`dispatch: {}`; CUDA-only ops of PyTorch's
          * c_shim_cuda.h: flash attention, cuDNN): the shim exists and fails. */
-        if (!s->route && !e->o->compat_torchgen && no_kernel_at_all(fn)) s->route = 2;
+        if (!s->route && !e->o->compat_torchgen && !e->o->target_torch && no_kernel_at_all(fn))
+            s->route = 2;
         if (!s->route) {
             no_shim(e, s, h, -1, sg_arena_printf(e->a, "no kernel for backend %s", h->backend));
             return false;
