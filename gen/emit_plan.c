@@ -227,8 +227,10 @@ static bool plan_shim(emitter *e, sg_emit_header *h, sg_emit_shim *s) {
         }
         /* An op without any kernel (`dispatch: {}`; CUDA-only ops of PyTorch's
          * c_shim_cuda.h: flash attention, cuDNN): the shim exists and fails. */
-        if (!s->route && !e->o->compat_torchgen && !e->o->target_torch && no_kernel_at_all(fn))
+        if (!s->route && !e->o->compat_torchgen && no_kernel_at_all(fn)) {
+            if (e->o->target_torch) return false; /* libtorch's own shim serves it */
             s->route = 2;
+        }
         if (!s->route) {
             no_shim(e, s, h, -1, sg_arena_printf(e->a, "no kernel for backend %s", h->backend));
             return false;
