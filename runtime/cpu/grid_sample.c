@@ -8,8 +8,8 @@
  * (any other padding mode reads zeros outside, as PyTorch's), a coordinate that is not
  * finite or beyond int range becomes -100 (out of bounds). Trilinear interpolation weighs
  * the eight neighbours in PyTorch's order (tnw, tne, tsw, tse, bnw, bne, bsw, bse; the
- * ones outside the input count as 0); nearest rounds half to even. Arithmetic is in double
- * (PyTorch's is in the input's dtype), results rounded once to the input's dtype. Bicubic is
+ * ones outside the input are left out); nearest rounds half to even. Every operation is
+ * rounded to the input's dtype as in PyTorch's kernel, which computes in that dtype. Bicubic is
  * 2-d only: PyTorch's kernel leaves the output unwritten for any mode but 0 and 1, which is
  * refused here. */
 #include <limits.h>
@@ -29,23 +29,39 @@ typedef struct {
     bool align;
 } gs_job;
 
-static double reflect(double x, double twice_low, double twice_high) {
-    if (twice_low == twice_high) return 0;
-    double min = twice_low / 2, span = (twice_high - twice_low) / 2;
-    x = fabs(x - min);
-    double extra = fmod(x, span);
-    int64_t flips = (int64_t)floor(x / span);
-    return flips % 2 == 0 ? extra + min : span - extra + min;
+/* v rounded to the job's dtype: PyTorch's kernel computes in the input's dtype, every
+ * operation rounded to it (float16 / bfloat16 through float, as c10's Half and BFloat16). */
+static double rd(int32_t dt, double v) {
+    switch (dt) {
+    case SHIMRT_FLOAT32: return (float)v;
+    case SHIMRT_FLOAT16: return shimrt_half_to_float(shimrt_float_to_half((float)v));
+    case SHIMRT_BFLOAT16: return shimrt_bf16_to_float(shimrt_float_to_bf16((float)v));
+    default: return v;
+    }
 }
 
-/* PyTorch's grid_sampler_compute_source_index. */
-static double source_index(double c, int64_t size, int64_t pad, bool align) {
-    c = align ? (c + 1) / 2 * (double)(size - 1) : ((c + 1) * (double)size - 1) / 2;
+/* std::min / std::max as C++ defines them (a NaN operand is not skipped as fmin skips it) */
+static double cxx_min(double a, double b) { return b < a ? b : a; }
+static double cxx_max(double a, double b) { return a < b ? b : a; }
+
+static double reflect(int32_t dt, double x, double twice_low, double twice_high) {
+    if (twice_low == twice_high) return 0;
+    double min = rd(dt, twice_low / 2), span = rd(dt, (twice_high - twice_low) / 2);
+    x = rd(dt, fabs(x - min));
+    double extra = rd(dt, fmod(x, span)), q = floor(rd(dt, x / span));
+    /* PyTorch casts q to int: out of int's range (NaN, inf) that gives INT_MIN, even */
+    bool even = !(q >= -2147483648.0 && q < 2147483648.0) || fmod(q, 2) == 0;
+    return even ? rd(dt, extra + min) : rd(dt, rd(dt, span - extra) + min);
+}
+
+/* PyTorch's grid_sampler_compute_source_index, rounded as its kernel rounds. */
+static double source_index(int32_t dt, double c, int64_t size, int64_t pad, bool align) {
+    double sz = (double)size;
+    c = align ? rd(dt, rd(dt, rd(dt, c + 1) / 2) * rd(dt, sz - 1))
+              : rd(dt, rd(dt, rd(dt, rd(dt, c + 1) * rd(dt, sz)) - 1) / 2);
     if (pad == 1 || pad == 2) {
-        if (pad == 2)
-            c = align ? reflect(c, 0, 2 * (double)(size - 1))
-                      : reflect(c, -1, 2 * (double)size - 1);
-        c = fmin((double)(size - 1), fmax(c, 0));
+        if (pad == 2) c = align ? reflect(dt, c, 0, 2 * (sz - 1)) : reflect(dt, c, -1, 2 * sz - 1);
+        c = cxx_min(rd(dt, sz - 1), cxx_max(c, 0));
     }
     if (c > INT_MAX - 1 || c < INT_MIN || !isfinite(c)) c = -100;
     return c;
@@ -68,10 +84,11 @@ static void gs_points(int64_t b, int64_t e, void *vctx) {
         int64_t n = q / osp, o = q % osp;
         int64_t od = o / (j->OH * j->OW), oh = o / j->OW % j->OH, ow = o % j->OW;
         const char *gp = g + (size_t)(n * gs[0] + od * gs[1] + oh * gs[2] + ow * gs[3]) * j->es;
-        double ix = source_index(shimrt_k_load_f64(gp, j->dt), j->W, j->pad, j->align);
-        double iy = source_index(shimrt_k_load_f64(gp + (size_t)gs[4] * j->es, j->dt), j->H, j->pad,
-                                 j->align);
-        double iz = source_index(shimrt_k_load_f64(gp + (size_t)(2 * gs[4]) * j->es, j->dt), j->D,
+        int32_t dt = j->dt;
+        double ix = source_index(dt, shimrt_k_load_f64(gp, dt), j->W, j->pad, j->align);
+        double iy = source_index(dt, shimrt_k_load_f64(gp + (size_t)gs[4] * j->es, dt), j->H,
+                                 j->pad, j->align);
+        double iz = source_index(dt, shimrt_k_load_f64(gp + (size_t)(2 * gs[4]) * j->es, dt), j->D,
                                  j->pad, j->align);
         char *dst = j->out + (size_t)(n * j->C * osp + o) * j->es;
         if (j->mode == 1) {
@@ -82,15 +99,23 @@ static void gs_points(int64_t b, int64_t e, void *vctx) {
             continue;
         }
         int64_t x0 = (int64_t)floor(ix), y0 = (int64_t)floor(iy), z0 = (int64_t)floor(iz);
-        double fx = ix - (double)x0, fy = iy - (double)y0, fz = iz - (double)z0;
-        /* tnw, tne, tsw, tse, bnw, bne, bsw, bse: z (t/b), y (n/s), x (w/e) */
+        /* the distances to the far corner (lo) and the near one (hi) along x, y, z */
+        double lo[3] = {rd(dt, (double)(x0 + 1) - ix), rd(dt, (double)(y0 + 1) - iy),
+                        rd(dt, (double)(z0 + 1) - iz)};
+        double hi[3] = {rd(dt, ix - (double)x0), rd(dt, iy - (double)y0), rd(dt, iz - (double)z0)};
+        /* tnw, tne, tsw, tse, bnw, bne, bsw, bse: bit 2 z (t/b), bit 1 y (n/s), bit 0 x
+         * (w/e); PyTorch's products are x-term * y-term * z-term */
         double w[8];
         for (int k = 0; k < 8; k++)
-            w[k] = (k & 4 ? fz : 1 - fz) * (k & 2 ? fy : 1 - fy) * (k & 1 ? fx : 1 - fx);
+            w[k] =
+                rd(dt, rd(dt, (k & 1 ? hi : lo)[0] * (k & 2 ? hi : lo)[1]) * (k & 4 ? hi : lo)[2]);
         for (int64_t ch = 0; ch < j->C; ch++) {
             double v = 0;
-            for (int k = 0; k < 8; k++)
-                v += at(j, n, ch, z0 + (k >> 2 & 1), y0 + (k >> 1 & 1), x0 + (k & 1)) * w[k];
+            for (int k = 0; k < 8; k++) {
+                int64_t z = z0 + (k >> 2 & 1), y = y0 + (k >> 1 & 1), x = x0 + (k & 1);
+                if (z >= 0 && z < j->D && y >= 0 && y < j->H && x >= 0 && x < j->W)
+                    v = rd(dt, v + rd(dt, at(j, n, ch, z, y, x) * w[k]));
+            }
             shimrt_k_store_f64(dst + (size_t)(ch * osp) * j->es, j->dt, v);
         }
     }

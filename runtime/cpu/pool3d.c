@@ -4,6 +4,7 @@
  * max_unpool3d): PyTorch's argument checks and messages, then the engine. As in PyTorch,
  * a channels-last-3d input gives a channels-last-3d result for max_pool3d_with_indices only
  * (and a channels-last one for max_unpool2d). */
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -25,6 +26,14 @@ AOTITorchError shimrt_cpu_max_pool3d_with_indices(AtenTensorHandle self, const i
         return AOTI_TORCH_FAILURE;
     if (self->dtype == SHIMRT_BOOL)
         return shimrt_fail(op, "\"max_pool3d\" not implemented for 'Bool'");
+    /* PyTorch's channels-last-3d kernel keeps indices in a signed integer as wide as an
+     * integral element: a plane of more positions than it holds is refused */
+    size_t es = shimrt_dtype_size(self->dtype);
+    if (shimrt_k_is_integral(self->dtype) && es < 4 && self->ndim == 5 &&
+        shimrt_k_strides_like_cl(self) && !shimrt_is_contiguous(self) &&
+        self->sizes[2] * self->sizes[3] * self->sizes[4] > (es == 1 ? INT8_MAX : INT16_MAX))
+        return shimrt_fail(op, "Expected input_depth * input_height * input_width <= "
+                               "std::numeric_limits<integer_t>::max() to be true, but got false.");
     return shimrt_pl_run(op, self, &c, ret0, ret1);
 }
 
@@ -43,7 +52,8 @@ AOTITorchError shimrt_cpu_avg_pool3d(AtenTensorHandle self, const int64_t *kerne
     if (divisor_override && *divisor_override == 0)
         return shimrt_fail(op, "divisor must be not zero");
     if (shimrt_pl_check(op, "avg_pool3d", &c, self, ceil_mode != 0)) return AOTI_TORCH_FAILURE;
-    if (!shimrt_k_is_floating(self->dtype) && self->dtype != SHIMRT_INT64)
+    if (self->dtype != SHIMRT_FLOAT32 && self->dtype != SHIMRT_FLOAT64 &&
+        self->dtype != SHIMRT_INT64)
         return shimrt_fail(op, "\"avg_pool3d_out_frame\" not implemented for '%s'",
                            shimrt_dtype_torch_name(self->dtype));
     c.divisor = divisor_override ? *divisor_override : 0;
@@ -146,8 +156,9 @@ static void unpool_planes(int64_t b, int64_t e, void *vctx) {
 }
 
 /* max_unpool2d / 3d (nsp spatial dims): self's values scattered into a zero output of
- * out[0..nsp) per plane at the flat positions of indices (the last of equal positions
- * wins, as PyTorch's sequential loop). */
+ * out[0..nsp) per plane at the flat positions of indices. Of equal positions in a plane
+ * the last wins (PyTorch writes all elements in parallel, so there which one wins is not
+ * defined). */
 static AOTITorchError unpool(const char *op, const char *fn, int nsp, AtenTensorHandle self,
                              AtenTensorHandle indices, const int64_t *out, AtenTensorHandle *ret0) {
     if (shimrt_k_check_cpu(op, self, "self") || shimrt_k_check_dtype(op, self, "self") ||
@@ -183,15 +194,16 @@ static AOTITorchError unpool(const char *op, const char *fn, int nsp, AtenTensor
                                "%lld being empty",
                                fn, shimrt_k_fmt_shape(a, sizeof a, self->ndim, self->sizes),
                                (long long)i);
-    if (!shimrt_k_is_floating(self->dtype))
-        return shimrt_fail(op, "\"%s\" not implemented for '%s'", op,
-                           shimrt_dtype_torch_name(self->dtype));
     int64_t lead = self->ndim - nsp, shape[5], planes = 1, osz = 1, isz = 1;
     for (int64_t i = 0; i < lead; i++) planes *= shape[i] = self->sizes[i];
     for (int i = 0; i < nsp; i++) {
         osz *= shape[lead + i] = out[i];
         isz *= self->sizes[lead + i];
     }
+    /* PyTorch picks the kernel by dtype only for a non-empty result */
+    if (planes * osz > 0 && !shimrt_k_is_floating(self->dtype))
+        return shimrt_fail(op, "\"%s\" not implemented for '%s'", op,
+                           shimrt_dtype_torch_name(self->dtype));
     int64_t st[5];
     bool cl = nsp == 2 && self->ndim == 4 && shimrt_k_strides_like_cl(self) &&
               !shimrt_is_contiguous(self);
