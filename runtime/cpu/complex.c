@@ -13,6 +13,7 @@
 
 #include "aoti_ops.h"
 #include "cpu_kernels.h"
+#include "engine.h"
 
 /* The real component dtype of a complex dtype, -1 for any other. */
 static int32_t component(int32_t dt) {
@@ -78,11 +79,12 @@ AOTITorchError shimrt_cpu_view_as_complex(AtenTensorHandle self, AtenTensorHandl
                          ret0);
 }
 
-/* ---- polar and angle: strided loops of shimrt_k_iter --------------------------------- */
+/* ---- polar and angle: loops over the engine's plans ------------------------------------- */
 
 typedef struct {
     int32_t out_dt, a_dt, b_dt; /* out: the component dtype for complex results */
     size_t out_cs, a_cs;        /* component sizes of complex operands (0: real) */
+    bool zero;                  /* angle: every result is 0 */
 } cplx_job;
 
 static void polar_loop(char **data, const int64_t *strides, int64_t n, void *vctx) {
@@ -100,6 +102,10 @@ static void angle_loop(char **data, const int64_t *strides, int64_t n, void *vct
     const cplx_job *j = vctx;
     for (int64_t i = 0; i < n; i++) {
         const char *p = data[1] + i * strides[1];
+        if (j->zero) {
+            shimrt_k_store_f64(data[0] + i * strides[0], j->out_dt, 0.0);
+            continue;
+        }
         double v, re = j->a_cs || shimrt_k_is_floating(j->a_dt)
                            ? shimrt_k_load_f64(p, j->a_dt)
                            : (double)shimrt_k_load_i64(p, j->a_dt);
@@ -111,18 +117,23 @@ static void angle_loop(char **data, const int64_t *strides, int64_t n, void *vct
     }
 }
 
-/* A new contiguous result of shape (nd, shape) and dtype dt, walked with the inputs. */
-static AOTITorchError elementwise(const char *op, int64_t nd, const int64_t *shape, int32_t dt,
-                                  AtenTensorHandle a, AtenTensorHandle b, shimrt_k_loop_fn fn,
-                                  cplx_job *j, AtenTensorHandle *ret0) {
-    AtenTensorHandle out = shimrt_tensor_empty(op, nd, shape, NULL, dt, SHIMRT_DEV_CPU, 0);
-    if (!out) return AOTI_TORCH_FAILURE;
-    shimrt_k_iter it;
-    shimrt_k_iter_init(&it, nd, shape);
-    shimrt_k_iter_add_tensor(&it, out);
-    shimrt_k_iter_add_tensor(&it, a);
-    if (b) shimrt_k_iter_add_tensor(&it, b);
-    shimrt_k_iter_run(&it, fn, j);
+/* A new result of dtype dt, laid out as PyTorch's TensorIterator lays it out (the engine's
+ * plan: the inputs broadcast, their dim order) or contiguous (of a's shape), walked with the
+ * inputs. */
+static AOTITorchError elementwise(const char *op, int32_t dt, AtenTensorHandle a,
+                                  AtenTensorHandle b, bool contiguous, sh_chunk_fn fn, cplx_job *j,
+                                  AtenTensorHandle *ret0) {
+    const struct AtenTensorOpaque *ins[2] = {a, b};
+    AtenTensorHandle out = NULL;
+    sh_plan p;
+    if (contiguous &&
+        !(out = shimrt_tensor_empty(op, a->ndim, a->sizes, NULL, dt, SHIMRT_DEV_CPU, 0)))
+        return AOTI_TORCH_FAILURE;
+    if (sh_plan_build(&p, op, &out, dt, b ? 2 : 1, ins)) {
+        if (contiguous) shimrt_tensor_free(out);
+        return AOTI_TORCH_FAILURE;
+    }
+    sh_walk(&p, fn, j);
     *ret0 = out;
     return AOTI_TORCH_SUCCESS;
 }
@@ -145,24 +156,24 @@ AOTITorchError shimrt_cpu_polar(AtenTensorHandle abs, AtenTensorHandle angle,
                            "Expected object of scalar type %s but got scalar type %s for second "
                            "argument",
                            shimrt_dtype_torch_name(a), shimrt_dtype_torch_name(b));
-    int64_t shape[SHIMRT_MAX_DIMS], nd;
-    if (shimrt_k_broadcast(op, abs->ndim, abs->sizes, angle->ndim, angle->sizes, shape, &nd))
-        return AOTI_TORCH_FAILURE;
     int32_t dt = a == SHIMRT_FLOAT16   ? SHIMRT_COMPLEX32
                  : a == SHIMRT_FLOAT32 ? SHIMRT_COMPLEX64
                                        : SHIMRT_COMPLEX128;
     cplx_job j = {.out_dt = a, .a_dt = a, .b_dt = b, .out_cs = shimrt_dtype_size(a)};
-    return elementwise(op, nd, shape, dt, abs, angle, polar_loop, &j, ret0);
+    return elementwise(op, dt, abs, angle, false, polar_loop, &j, ret0);
 }
 
 AOTITorchError shimrt_cpu_angle(AtenTensorHandle self, AtenTensorHandle *ret0) {
     static const char op[] = "angle";
     if (shimrt_k_check_cpu(op, self, "self")) return AOTI_TORCH_FAILURE;
     int32_t comp = component(self->dtype);
-    if (comp < 0 && shimrt_k_check_dtype(op, self, "self")) return AOTI_TORCH_FAILURE;
+    bool unsig = self->dtype == SHIMRT_UINT16 || self->dtype == SHIMRT_UINT32 ||
+                 self->dtype == SHIMRT_UINT64;
+    if (comp < 0 && !unsig && shimrt_k_check_dtype(op, self, "self")) return AOTI_TORCH_FAILURE;
     if (self->dtype == SHIMRT_COMPLEX32)
         return shimrt_fail(op, "\"angle_cpu\" not implemented for 'ComplexHalf'");
-    cplx_job j = {.a_dt = comp >= 0 ? comp : self->dtype};
+    /* (uint16/32/64: never negative, every angle is 0; the loads know no unsigned dtype) */
+    cplx_job j = {.a_dt = comp >= 0 ? comp : self->dtype, .zero = unsig};
     if (comp >= 0) {
         j.out_dt = comp;
         j.a_cs = shimrt_dtype_size(comp);
@@ -170,5 +181,6 @@ AOTITorchError shimrt_cpu_angle(AtenTensorHandle self, AtenTensorHandle *ret0) {
         /* integers and bool give the default dtype (float32) */
         j.out_dt = shimrt_k_is_floating(self->dtype) ? self->dtype : SHIMRT_FLOAT32;
     }
-    return elementwise(op, self->ndim, self->sizes, j.out_dt, self, NULL, angle_loop, &j, ret0);
+    /* PyTorch's angle of a complex tensor is contiguous, of a real one laid out as self */
+    return elementwise(op, j.out_dt, self, NULL, comp >= 0, angle_loop, &j, ret0);
 }

@@ -71,7 +71,7 @@ static AOTITorchError adaptive3d(const char *op, const char *kernel, AtenTensorH
     shimrt_k_fmt_shape(sh, sizeof sh, self->ndim, self->sizes);
     if (self->ndim != 4 && self->ndim != 5)
         return shimrt_fail(op, "%s(): Expected 4D or 5D tensor, but got %s", op, sh);
-    for (int64_t i = self->ndim - 4; i < self->ndim; i++)
+    for (int64_t i = 1; i < self->ndim; i++) /* dim 0 may be empty (4-d: the channels) */
         if (self->sizes[i] == 0)
             return shimrt_fail(op,
                                "%s(): Expected input to have non-zero size for non-batch "
