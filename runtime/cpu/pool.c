@@ -11,42 +11,7 @@
 #include "cpu_kernels.h"
 #include "pool_nd.h"
 
-AOTITorchError shimrt_cpu_max_pool2d_with_indices(AtenTensorHandle self, const int64_t *kernel_size,
-                                                  int64_t kernel_size_len_, const int64_t *stride,
-                                                  int64_t stride_len_, const int64_t *padding,
-                                                  int64_t padding_len_, const int64_t *dilation,
-                                                  int64_t dilation_len_, int32_t ceil_mode,
-                                                  AtenTensorHandle *ret0, AtenTensorHandle *ret1) {
-    static const char op[] = "max_pool2d_with_indices";
-    shimrt_pl c = {.nsp = 2, .kind = SHIMRT_PL_MAX};
-    if (shimrt_pl_lists(op, "max_pool2d", &c, kernel_size, kernel_size_len_, stride, stride_len_,
-                        padding, padding_len_, dilation, dilation_len_) ||
-        shimrt_pl_check(op, "max_pool2d", &c, self, ceil_mode != 0))
-        return AOTI_TORCH_FAILURE;
-    if (self->dtype == SHIMRT_BOOL)
-        return shimrt_fail(op, "\"max_pool2d\" not implemented for 'Bool'");
-    return shimrt_pl_run(op, self, &c, ret0, ret1);
-}
-
-AOTITorchError shimrt_cpu_avg_pool2d(AtenTensorHandle self, const int64_t *kernel_size,
-                                     int64_t kernel_size_len_, const int64_t *stride,
-                                     int64_t stride_len_, const int64_t *padding,
-                                     int64_t padding_len_, int32_t ceil_mode,
-                                     int32_t count_include_pad, int64_t *divisor_override,
-                                     AtenTensorHandle *ret0) {
-    static const char op[] = "avg_pool2d";
-    shimrt_pl c = {.nsp = 2, .kind = SHIMRT_PL_AVG, .include_pad = count_include_pad != 0};
-    if (shimrt_pl_lists(op, "avg_pool2d", &c, kernel_size, kernel_size_len_, stride, stride_len_,
-                        padding, padding_len_, NULL, 0))
-        return AOTI_TORCH_FAILURE;
-    if (divisor_override && *divisor_override == 0)
-        return shimrt_fail(op, "divisor must be not zero");
-    if (shimrt_pl_check(op, "avg_pool2d", &c, self, ceil_mode != 0)) return AOTI_TORCH_FAILURE;
-    if (self->dtype == SHIMRT_BOOL)
-        return shimrt_fail(op, "\"avg_pool2d_out_frame\" not implemented for 'Bool'");
-    c.divisor = divisor_override ? *divisor_override : 0;
-    return shimrt_pl_run(op, self, &c, ret0, NULL);
-}
+SHIMRT_PL_KERNELS(2)
 
 AOTITorchError shimrt_cpu__adaptive_avg_pool2d(AtenTensorHandle self, const int64_t *output_size,
                                                int64_t output_size_len_, AtenTensorHandle *ret0) {

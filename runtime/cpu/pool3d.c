@@ -12,56 +12,10 @@
 #include "cpu_kernels.h"
 #include "pool_nd.h"
 
-AOTITorchError shimrt_cpu_max_pool3d_with_indices(AtenTensorHandle self, const int64_t *kernel_size,
-                                                  int64_t kernel_size_len_, const int64_t *stride,
-                                                  int64_t stride_len_, const int64_t *padding,
-                                                  int64_t padding_len_, const int64_t *dilation,
-                                                  int64_t dilation_len_, int32_t ceil_mode,
-                                                  AtenTensorHandle *ret0, AtenTensorHandle *ret1) {
-    static const char op[] = "max_pool3d_with_indices";
-    shimrt_pl c = {.nsp = 3, .kind = SHIMRT_PL_MAX};
-    if (shimrt_pl_lists(op, "max_pool3d", &c, kernel_size, kernel_size_len_, stride, stride_len_,
-                        padding, padding_len_, dilation, dilation_len_) ||
-        shimrt_pl_check(op, "max_pool3d_with_indices_out_cpu_template", &c, self, ceil_mode != 0))
-        return AOTI_TORCH_FAILURE;
-    if (self->dtype == SHIMRT_BOOL)
-        return shimrt_fail(op, "\"max_pool3d\" not implemented for 'Bool'");
-    /* PyTorch's channels-last-3d kernel keeps indices in a signed integer as wide as an
-     * integral element: a plane of more positions than it holds is refused */
-    size_t es = shimrt_dtype_size(self->dtype);
-    if (shimrt_k_is_integral(self->dtype) && es < 4 && self->ndim == 5 &&
-        shimrt_k_strides_like_cl(self) && !shimrt_is_contiguous(self) &&
-        self->sizes[2] * self->sizes[3] * self->sizes[4] > (es == 1 ? INT8_MAX : INT16_MAX))
-        return shimrt_fail(op, "Expected input_depth * input_height * input_width <= "
-                               "std::numeric_limits<integer_t>::max() to be true, but got false.");
-    return shimrt_pl_run(op, self, &c, ret0, ret1);
-}
-
-AOTITorchError shimrt_cpu_avg_pool3d(AtenTensorHandle self, const int64_t *kernel_size,
-                                     int64_t kernel_size_len_, const int64_t *stride,
-                                     int64_t stride_len_, const int64_t *padding,
-                                     int64_t padding_len_, int32_t ceil_mode,
-                                     int32_t count_include_pad, int64_t *divisor_override,
-                                     AtenTensorHandle *ret0) {
-    static const char op[] = "avg_pool3d";
-    shimrt_pl c = {
-        .nsp = 3, .kind = SHIMRT_PL_AVG, .include_pad = count_include_pad != 0, .dense_out = true};
-    if (shimrt_pl_lists(op, "avg_pool3d", &c, kernel_size, kernel_size_len_, stride, stride_len_,
-                        padding, padding_len_, NULL, 0))
-        return AOTI_TORCH_FAILURE;
-    if (divisor_override && *divisor_override == 0)
-        return shimrt_fail(op, "divisor must be not zero");
-    if (shimrt_pl_check(op, "avg_pool3d", &c, self, ceil_mode != 0)) return AOTI_TORCH_FAILURE;
-    if (self->dtype != SHIMRT_FLOAT32 && self->dtype != SHIMRT_FLOAT64 &&
-        self->dtype != SHIMRT_INT64)
-        return shimrt_fail(op, "\"avg_pool3d_out_frame\" not implemented for '%s'",
-                           shimrt_dtype_torch_name(self->dtype));
-    c.divisor = divisor_override ? *divisor_override : 0;
-    return shimrt_pl_run(op, self, &c, ret0, NULL);
-}
+SHIMRT_PL_KERNELS(3)
 
 /* The adaptive 3-d poolings' checks: three output sizes, none negative, self 4-d or 5-d with
- * no empty dim but the batch, of a floating dtype (kernel: PyTorch's kernel name). */
+ * no empty dim but dim 0, of a floating dtype (kernel: PyTorch's kernel name). */
 static AOTITorchError adaptive3d(const char *op, const char *kernel, AtenTensorHandle self,
                                  const int64_t *osz, int64_t n, const char *len_msg, shimrt_pl *c) {
     if (n != 3) return shimrt_fail(op, "%s", len_msg);
@@ -102,25 +56,30 @@ static AOTITorchError adaptive3d(const char *op, const char *kernel, AtenTensorH
     return AOTI_TORCH_SUCCESS;
 }
 
+/* adaptive3d's checks, then the engine (kind: SHIMRT_PL_AVG or SHIMRT_PL_MAX). */
+static AOTITorchError adaptive3d_run(const char *op, const char *kernel, int kind,
+                                     AtenTensorHandle self, const int64_t *osz, int64_t n,
+                                     const char *len_msg, AtenTensorHandle *ret0,
+                                     AtenTensorHandle *ret1) {
+    shimrt_pl c = {.kind = kind};
+    if (adaptive3d(op, kernel, self, osz, n, len_msg, &c)) return AOTI_TORCH_FAILURE;
+    return shimrt_pl_run(op, self, &c, ret0, ret1);
+}
+
 AOTITorchError shimrt_cpu__adaptive_avg_pool3d(AtenTensorHandle self, const int64_t *output_size,
                                                int64_t output_size_len_, AtenTensorHandle *ret0) {
-    static const char op[] = "adaptive_avg_pool3d";
-    shimrt_pl c = {.kind = SHIMRT_PL_AVG};
-    if (adaptive3d(op, "adaptive_avg_pool3d_cpu", self, output_size, output_size_len_,
-                   "adaptive_avg_pool3d: output_size must be 3", &c))
-        return AOTI_TORCH_FAILURE;
-    return shimrt_pl_run(op, self, &c, ret0, NULL);
+    return adaptive3d_run("adaptive_avg_pool3d", "adaptive_avg_pool3d_cpu", SHIMRT_PL_AVG, self,
+                          output_size, output_size_len_,
+                          "adaptive_avg_pool3d: output_size must be 3", ret0, NULL);
 }
 
 AOTITorchError shimrt_cpu_adaptive_max_pool3d(AtenTensorHandle self, const int64_t *output_size,
                                               int64_t output_size_len_, AtenTensorHandle *ret0,
                                               AtenTensorHandle *ret1) {
-    static const char op[] = "adaptive_max_pool3d";
-    shimrt_pl c = {.kind = SHIMRT_PL_MAX};
-    if (adaptive3d(op, "adaptive_max_pool3d_cpu", self, output_size, output_size_len_,
-                   "adaptive_max_pool3d(): internal error: output_size.size() must be 3", &c))
-        return AOTI_TORCH_FAILURE;
-    return shimrt_pl_run(op, self, &c, ret0, ret1);
+    return adaptive3d_run("adaptive_max_pool3d", "adaptive_max_pool3d_cpu", SHIMRT_PL_MAX, self,
+                          output_size, output_size_len_,
+                          "adaptive_max_pool3d(): internal error: output_size.size() must be 3",
+                          ret0, ret1);
 }
 
 /* ---- max unpooling -------------------------------------------------------------------- */
@@ -271,21 +230,17 @@ AOTITorchError shimrt_cpu_max_unpool3d(AtenTensorHandle self, AtenTensorHandle i
                                        const int64_t *padding, int64_t padding_len_,
                                        AtenTensorHandle *ret0) {
     static const char op[] = "max_unpool3d";
-    if (output_size_len_ != 3)
-        return shimrt_fail(op,
-                           "There should be exactly three elements (depth, height, width) in "
-                           "output_size, but got %lld elements.",
-                           (long long)output_size_len_);
-    if (stride_len_ != 3)
-        return shimrt_fail(op,
-                           "There should be exactly three elements (depth, height, width) in "
-                           "stride, but got: %lld elements.",
-                           (long long)stride_len_);
-    if (padding_len_ != 3)
-        return shimrt_fail(op,
-                           "There should be exactly three elements (depth, height, width) in "
-                           "padding, but got: %lld elements.",
-                           (long long)padding_len_);
+    const struct {
+        const char *what;
+        int64_t n;
+    } lists[3] = {
+        {"output_size", output_size_len_}, {"stride", stride_len_}, {"padding", padding_len_}};
+    for (int i = 0; i < 3; i++)
+        if (lists[i].n != 3)
+            return shimrt_fail(op,
+                               "There should be exactly three elements (depth, height, width) in "
+                               "%s, but got%s %lld elements.",
+                               lists[i].what, i ? ":" : "", (long long)lists[i].n);
     for (int i = 0; i < 3; i++)
         if (stride[i] <= 0) {
             char a[64];

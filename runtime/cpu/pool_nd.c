@@ -10,6 +10,7 @@
  * padded input (count_include_pad) or to the input. Sums are in double (int64 for integers,
  * divided with truncation as C++ does). */
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -325,4 +326,50 @@ AOTITorchError shimrt_pl_check(const char *op, const char *fn, shimrt_pl *c,
                            (long long)c->out[2]);
     }
     return AOTI_TORCH_SUCCESS;
+}
+
+AOTITorchError shimrt_pl_max_pool(int nsp, AtenTensorHandle self, const int64_t *k, int64_t kn,
+                                  const int64_t *s, int64_t sn, const int64_t *p, int64_t pn,
+                                  const int64_t *d, int64_t dn, int32_t ceil_mode,
+                                  AtenTensorHandle *ret0, AtenTensorHandle *ret1) {
+    const char *op = nsp == 2 ? "max_pool2d_with_indices" : "max_pool3d_with_indices";
+    const char *fn = nsp == 2 ? "max_pool2d" : "max_pool3d";
+    shimrt_pl c = {.nsp = nsp, .kind = SHIMRT_PL_MAX};
+    if (shimrt_pl_lists(op, fn, &c, k, kn, s, sn, p, pn, d, dn) ||
+        shimrt_pl_check(op, nsp == 2 ? fn : "max_pool3d_with_indices_out_cpu_template", &c, self,
+                        ceil_mode != 0))
+        return AOTI_TORCH_FAILURE;
+    if (self->dtype == SHIMRT_BOOL) return shimrt_fail(op, "\"%s\" not implemented for 'Bool'", fn);
+    /* PyTorch's channels-last-3d kernel keeps indices in a signed integer as wide as an
+     * integral element: a plane of more positions than it holds is refused */
+    size_t es = shimrt_dtype_size(self->dtype);
+    if (nsp == 3 && shimrt_k_is_integral(self->dtype) && es < 4 && self->ndim == 5 &&
+        shimrt_k_strides_like_cl(self) && !shimrt_is_contiguous(self) &&
+        self->sizes[2] * self->sizes[3] * self->sizes[4] > (es == 1 ? INT8_MAX : INT16_MAX))
+        return shimrt_fail(op, "Expected input_depth * input_height * input_width <= "
+                               "std::numeric_limits<integer_t>::max() to be true, but got false.");
+    return shimrt_pl_run(op, self, &c, ret0, ret1);
+}
+
+AOTITorchError shimrt_pl_avg_pool(int nsp, AtenTensorHandle self, const int64_t *k, int64_t kn,
+                                  const int64_t *s, int64_t sn, const int64_t *p, int64_t pn,
+                                  int32_t ceil_mode, int32_t count_include_pad,
+                                  const int64_t *divisor_override, AtenTensorHandle *ret0) {
+    const char *op = nsp == 2 ? "avg_pool2d" : "avg_pool3d";
+    /* PyTorch's avg_pool3d returns a contiguous result for a channels-last-3d input */
+    shimrt_pl c = {.nsp = nsp,
+                   .kind = SHIMRT_PL_AVG,
+                   .include_pad = count_include_pad != 0,
+                   .dense_out = nsp == 3};
+    if (shimrt_pl_lists(op, op, &c, k, kn, s, sn, p, pn, NULL, 0)) return AOTI_TORCH_FAILURE;
+    if (divisor_override && *divisor_override == 0)
+        return shimrt_fail(op, "divisor must be not zero");
+    if (shimrt_pl_check(op, op, &c, self, ceil_mode != 0)) return AOTI_TORCH_FAILURE;
+    int32_t dt = self->dtype; /* avg_pool3d: float, double and int64 only; avg_pool2d: not bool */
+    if (nsp == 2 ? dt == SHIMRT_BOOL
+                 : dt != SHIMRT_FLOAT32 && dt != SHIMRT_FLOAT64 && dt != SHIMRT_INT64)
+        return shimrt_fail(op, "\"%s_out_frame\" not implemented for '%s'", op,
+                           shimrt_dtype_torch_name(dt));
+    c.divisor = divisor_override ? *divisor_override : 0;
+    return shimrt_pl_run(op, self, &c, ret0, NULL);
 }

@@ -61,6 +61,40 @@ AOTITorchError shimrt_pl_check(const char *op, const char *fn, shimrt_pl *c,
 AOTITorchError shimrt_pl_run(const char *op, AtenTensorHandle self, shimrt_pl *c,
                              AtenTensorHandle *ret0, AtenTensorHandle *ret1);
 
+/* max_pool2d_with_indices / max_pool3d_with_indices (nsp 2 / 3) from their C arguments:
+ * the lists, the checks, PyTorch's dtype rules, then the engine. */
+AOTITorchError shimrt_pl_max_pool(int nsp, AtenTensorHandle self, const int64_t *k, int64_t kn,
+                                  const int64_t *s, int64_t sn, const int64_t *p, int64_t pn,
+                                  const int64_t *d, int64_t dn, int32_t ceil_mode,
+                                  AtenTensorHandle *ret0, AtenTensorHandle *ret1);
+/* avg_pool2d / avg_pool3d the same way. */
+AOTITorchError shimrt_pl_avg_pool(int nsp, AtenTensorHandle self, const int64_t *k, int64_t kn,
+                                  const int64_t *s, int64_t sn, const int64_t *p, int64_t pn,
+                                  int32_t ceil_mode, int32_t count_include_pad,
+                                  const int64_t *divisor_override, AtenTensorHandle *ret0);
+
+/* The kernels max_pool<n>d_with_indices and avg_pool<n>d (n: 2 or 3) with PyTorch's C
+ * signatures, on shimrt_pl_max_pool / shimrt_pl_avg_pool. */
+#define SHIMRT_PL_KERNELS(n)                                                                       \
+    AOTITorchError shimrt_cpu_max_pool##n##d_with_indices(                                         \
+        AtenTensorHandle self, const int64_t *kernel_size, int64_t kernel_size_len_,               \
+        const int64_t *stride, int64_t stride_len_, const int64_t *padding, int64_t padding_len_,  \
+        const int64_t *dilation, int64_t dilation_len_, int32_t ceil_mode, AtenTensorHandle *ret0, \
+        AtenTensorHandle *ret1) {                                                                  \
+        return shimrt_pl_max_pool(n, self, kernel_size, kernel_size_len_, stride, stride_len_,     \
+                                  padding, padding_len_, dilation, dilation_len_, ceil_mode, ret0, \
+                                  ret1);                                                           \
+    }                                                                                              \
+    AOTITorchError shimrt_cpu_avg_pool##n##d(                                                      \
+        AtenTensorHandle self, const int64_t *kernel_size, int64_t kernel_size_len_,               \
+        const int64_t *stride, int64_t stride_len_, const int64_t *padding, int64_t padding_len_,  \
+        int32_t ceil_mode, int32_t count_include_pad, int64_t *divisor_override,                   \
+        AtenTensorHandle *ret0) {                                                                  \
+        return shimrt_pl_avg_pool(n, self, kernel_size, kernel_size_len_, stride, stride_len_,     \
+                                  padding, padding_len_, ceil_mode, count_include_pad,             \
+                                  divisor_override, ret0);                                         \
+    }
+
 /* self as a dense tensor: itself when contiguous, else a new contiguous copy (*c != self:
  * the caller frees it). */
 AOTITorchError shimrt_pl_dense(const char *op, AtenTensorHandle self, AtenTensorHandle *c);

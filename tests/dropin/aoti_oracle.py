@@ -612,6 +612,16 @@ def sdpa_family():
              lambda: A._scaled_dot_product_flash_attention_for_cpu(q, k[..., :3], k[..., :3]))
 
 
+def adaptive_cases(tag, x, nd, sizes):
+    """_adaptive_avg_pool<nd>d and adaptive_max_pool<nd>d of x for each output size."""
+    avg, mx = getattr(A, f"_adaptive_avg_pool{nd}d"), getattr(A, f"adaptive_max_pool{nd}d")
+    for osz in sizes:
+        case(f"{tag} out{osz}", f"aoti_torch_cpu__adaptive_avg_pool{nd}d", [T(x), osz, Ret()],
+             lambda x=x, osz=osz: avg(x, osz), loose=True)
+        case(f"{tag} out{osz}", f"aoti_torch_cpu_adaptive_max_pool{nd}d",
+             [T(x), osz, Ret(), Ret()], lambda x=x, osz=osz: mx(x, osz))
+
+
 def pool_family():
     for dt in [torch.float32, torch.float64, torch.bfloat16, torch.float16, torch.int64,
                torch.bool]:
@@ -640,13 +650,7 @@ def pool_family():
                                  lambda x=x, k=k, st=st, pd=pd, ceil=ceil, inc=inc, div=div:
                                  A.avg_pool2d(x, k, st, pd, bool(ceil), bool(inc), div),
                                  loose=True)
-                for osz in ([1, 1], [3, 4], [7, 8], [5, 3], [0, 2], [10, 11], [2]):
-                    case(f"{tag} out{osz}", "aoti_torch_cpu__adaptive_avg_pool2d",
-                         [T(x), osz, Ret()],
-                         lambda x=x, osz=osz: A._adaptive_avg_pool2d(x, osz), loose=True)
-                    case(f"{tag} out{osz}", "aoti_torch_cpu_adaptive_max_pool2d",
-                         [T(x), osz, Ret(), Ret()],
-                         lambda x=x, osz=osz: A.adaptive_max_pool2d(x, osz))
+                adaptive_cases(tag, x, 2, ([1, 1], [3, 4], [7, 8], [5, 3], [0, 2], [10, 11], [2]))
     x = torch.tensor([[[1.0, float("nan"), 3.0], [float("-inf"), float("-inf"), 2.0]]])
     case("nan", "aoti_torch_cpu_max_pool2d_with_indices", [T(x), [2], [1], [0], [1], 0, Ret(),
                                                            Ret()],
@@ -1467,14 +1471,8 @@ def pool3d_family():
                              lambda x=x, k=k, st=st, pd=pd, ceil=ceil, inc=inc, div=div:
                              A.avg_pool3d(x, k, st, pd, bool(ceil), bool(inc), div), loose=True)
                 # (a negative size over an empty batch: PyTorch makes a tensor of negative size)
-                for osz in ([1, 1, 1], [2, 3, 4], [5, 6, 7], [7, 3, 9], [0, 2, 2], [2, 2]) + (
-                        ([-1, 2, 2],) if base.numel() else ()):
-                    case(f"{tag} out{osz}", "aoti_torch_cpu__adaptive_avg_pool3d",
-                         [T(x), osz, Ret()],
-                         lambda x=x, osz=osz: A._adaptive_avg_pool3d(x, osz), loose=True)
-                    case(f"{tag} out{osz}", "aoti_torch_cpu_adaptive_max_pool3d",
-                         [T(x), osz, Ret(), Ret()],
-                         lambda x=x, osz=osz: A.adaptive_max_pool3d(x, osz))
+                adaptive_cases(tag, x, 3, ([1, 1, 1], [2, 3, 4], [5, 6, 7], [7, 3, 9], [0, 2, 2],
+                                           [2, 2]) + (([-1, 2, 2],) if base.numel() else ()))
     n = float("nan")
     x = torch.tensor([[[[1.0, n], [n, 2.0]], [[5.0, n], [float("-inf"), 0.0]]]])
     for k in ([1, 2, 2], [2], [2, 1, 2]):
