@@ -168,7 +168,8 @@ static AOTITorchError unpool(const char *op, const char *fn, int nsp, AtenTensor
               !shimrt_is_contiguous(self);
     AtenTensorHandle res = shimrt_k_new(op, self->ndim, shape, self->dtype), x = NULL, ix = NULL;
     if (!res) return AOTI_TORCH_FAILURE;
-    memset(shimrt_data(res), 0, (size_t)(planes * osz) * shimrt_dtype_size(self->dtype));
+    if (planes * osz > 0) /* (an empty result may have no data pointer) */
+        memset(shimrt_data(res), 0, (size_t)(planes * osz) * shimrt_dtype_size(self->dtype));
     AOTITorchError err = AOTI_TORCH_SUCCESS;
     if (planes * osz > 0 && planes * isz > 0) {
         err = shimrt_pl_dense(op, self, &x) || shimrt_pl_dense(op, indices, &ix)
