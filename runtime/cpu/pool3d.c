@@ -155,10 +155,15 @@ static AOTITorchError unpool(const char *op, const char *fn, int nsp, AtenTensor
                                (long long)i);
     int64_t lead = self->ndim - nsp, shape[5], planes = 1, osz = 1, isz = 1;
     for (int64_t i = 0; i < lead; i++) planes *= shape[i] = self->sizes[i];
+    bool big = false;
     for (int i = 0; i < nsp; i++) {
-        osz *= shape[lead + i] = out[i];
+        big |= __builtin_mul_overflow(osz, out[i], &osz);
+        shape[lead + i] = out[i];
         isz *= self->sizes[lead + i];
     }
+    int64_t total;
+    if (big || __builtin_mul_overflow(osz, planes, &total))
+        return shimrt_fail(op, "numel: integer multiplication overflow");
     /* PyTorch picks the kernel by dtype only for a non-empty result */
     if (planes * osz > 0 && !shimrt_k_is_floating(self->dtype))
         return shimrt_fail(op, "\"%s\" not implemented for '%s'", op,

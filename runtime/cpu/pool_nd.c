@@ -67,7 +67,11 @@ static AOTITorchError one_list(const char *op, const char *fn, const char *what,
                            either ? "either be " : "be ", def ? "omitted, " : "",
                            nsp == 2 ? "two" : "three");
     v[0] = 1;
-    for (int i = 0; i < nsp; i++) v[3 - nsp + i] = a[n == 1 ? 0 : i];
+    for (int i = 0; i < nsp; i++) {
+        v[3 - nsp + i] = a[n == 1 ? 0 : i];
+        if (v[3 - nsp + i] > INT32_MAX || v[3 - nsp + i] < INT32_MIN) /* PyTorch's safe_downcast */
+            return shimrt_fail(op, "value cannot be converted to type int without overflow");
+    }
     return AOTI_TORCH_SUCCESS;
 }
 

@@ -1484,6 +1484,23 @@ def pool3d_family():
     case("nan 2-d", "aoti_torch_cpu_max_pool2d_with_indices",
          [T(x[0]), [2], [1], [0], [1], 0, Ret(), Ret()],
          lambda: A.max_pool2d_with_indices(x[0], [2], [1]))
+    # values beyond int (PyTorch's safe_downcast) and output sizes whose product overflows
+    x = rand([1, 1, 2, 2, 2], torch.float32)
+    big = 2 ** 33
+    case("kernel beyond int", "aoti_torch_cpu_max_pool3d_with_indices",
+         [T(x), [big], [1], [0], [1], 0, Ret(), Ret()],
+         lambda: A.max_pool3d_with_indices(x, [big], [1], [0], [1], False))
+    case("stride beyond int", "aoti_torch_cpu_avg_pool3d",
+         [T(x), [2], [big], [0], 0, 1, Opt(None), Ret()],
+         lambda: A.avg_pool3d(x, [2], [big], [0], False, True, None))
+    case("dilation beyond int", "aoti_torch_cpu_max_pool2d_with_indices",
+         [T(x[0, 0]), [2], [1], [0], [big], 0, Ret(), Ret()],
+         lambda: A.max_pool2d_with_indices(x[0, 0], [2], [1], [0], [big], False))
+    i0 = torch.zeros(1, 1, 1, 1, 1, dtype=torch.int64)
+    case("unpool output overflows", "aoti_torch_cpu_max_unpool3d",
+         [T(x[..., :1, :1, :1]), T(i0), [2 ** 40, 2 ** 40, 2], [1, 1, 1], [0, 0, 0], Ret()],
+         lambda: A.max_unpool3d(x[..., :1, :1, :1], i0, [2 ** 40, 2 ** 40, 2], [1, 1, 1],
+                                [0, 0, 0]))
     # max unpooling: indices from PyTorch's own max pooling, and hand-made bad ones
     for dt in [torch.float32, torch.float64, torch.float16, torch.bfloat16, torch.int64]:
         for shape, k in (([2, 3, 6, 7], [2]), ([3, 5, 5], [3, 2]), ([1, 1, 1, 1], [1])):
