@@ -29,6 +29,21 @@ void boxed_cpu__adaptive_avg_pool2d(StableIValue* stack_, uint64_t num_args_, ui
     shimrt_box_finish(&box_);
 }
 
+/* aten._adaptive_avg_pool3d.default: _adaptive_avg_pool3d(Tensor self, SymInt[3] output_size) -> Tensor */
+void boxed_cpu__adaptive_avg_pool3d(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[2] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_INT_LIST};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "_adaptive_avg_pool3d", stack_, num_args_, 2, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
+    int64_t output_size_len_ = 0;
+    const int64_t* output_size = shimrt_box_int_list(&box_, 1, &output_size_len_);
+    AtenTensorHandle ret0 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu__adaptive_avg_pool3d(self, output_size, output_size_len_, &ret0));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_finish(&box_);
+}
+
 /* aten._addmm_activation.default: _addmm_activation(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1, bool use_gelu=False) -> Tensor */
 void boxed_cpu__addmm_activation(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
     static const unsigned char arg_kinds_[6] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_SCALAR, SHIMRT_KIND_SCALAR, SHIMRT_KIND_NONE};
@@ -289,6 +304,23 @@ void boxed_cpu_adaptive_max_pool2d(StableIValue* stack_, uint64_t num_args_, uin
     shimrt_box_finish(&box_);
 }
 
+/* aten.adaptive_max_pool3d.default: adaptive_max_pool3d(Tensor self, int[3] output_size) -> (Tensor, Tensor) */
+void boxed_cpu_adaptive_max_pool3d(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[2] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_INT_LIST};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "adaptive_max_pool3d", stack_, num_args_, 2, num_outputs_, 2, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
+    int64_t output_size_len_ = 0;
+    const int64_t* output_size = shimrt_box_int_list(&box_, 1, &output_size_len_);
+    AtenTensorHandle ret0 = NULL;
+    AtenTensorHandle ret1 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_adaptive_max_pool3d(self, output_size, output_size_len_, &ret0, &ret1));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_push_tensor(&box_, 1, ret1);
+    shimrt_box_finish(&box_);
+}
+
 /* aten.add.Scalar: add.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor */
 void boxed_cpu_add_Scalar(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
     static const unsigned char arg_kinds_[3] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_SCALAR, SHIMRT_KIND_SCALAR};
@@ -417,6 +449,19 @@ void boxed_cpu_amax(StableIValue* stack_, uint64_t num_args_, uint64_t num_outpu
     shimrt_box_finish(&box_);
 }
 
+/* aten.angle.default: angle(Tensor self) -> Tensor */
+void boxed_cpu_angle(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[1] = {SHIMRT_KIND_TENSOR};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "angle", stack_, num_args_, 1, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
+    AtenTensorHandle ret0 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_angle(self, &ret0));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_finish(&box_);
+}
+
 /* aten.any.default: any(Tensor self) -> Tensor */
 void boxed_cpu_any(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
     static const unsigned char arg_kinds_[1] = {SHIMRT_KIND_TENSOR};
@@ -510,6 +555,29 @@ void boxed_cpu_avg_pool2d(StableIValue* stack_, uint64_t num_args_, uint64_t num
     int64_t* divisor_override = shimrt_box_opt_int(&box_, 6, &divisor_override_v_);
     AtenTensorHandle ret0 = NULL;
     SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_avg_pool2d(self, kernel_size, kernel_size_len_, stride, stride_len_, padding, padding_len_, ceil_mode, count_include_pad, divisor_override, &ret0));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_finish(&box_);
+}
+
+/* aten.avg_pool3d.default: avg_pool3d(Tensor self, int[3] kernel_size, int[3] stride=[], int[3] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor */
+void boxed_cpu_avg_pool3d(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[7] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_INT_LIST, SHIMRT_KIND_INT_LIST, SHIMRT_KIND_INT_LIST, SHIMRT_KIND_NONE, SHIMRT_KIND_NONE, SHIMRT_KIND_OPT_INT};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "avg_pool3d", stack_, num_args_, 7, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
+    int64_t kernel_size_len_ = 0;
+    const int64_t* kernel_size = shimrt_box_int_list(&box_, 1, &kernel_size_len_);
+    int64_t stride_len_ = 0;
+    const int64_t* stride = shimrt_box_int_list(&box_, 2, &stride_len_);
+    int64_t padding_len_ = 0;
+    const int64_t* padding = shimrt_box_int_list(&box_, 3, &padding_len_);
+    int32_t ceil_mode = shimrt_box_bool(&box_, 4);
+    int32_t count_include_pad = shimrt_box_bool(&box_, 5);
+    int64_t divisor_override_v_ = 0;
+    int64_t* divisor_override = shimrt_box_opt_int(&box_, 6, &divisor_override_v_);
+    AtenTensorHandle ret0 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_avg_pool3d(self, kernel_size, kernel_size_len_, stride, stride_len_, padding, padding_len_, ceil_mode, count_include_pad, divisor_override, &ret0));
     shimrt_box_release_args(&box_);
     shimrt_box_push_tensor(&box_, 0, ret0);
     shimrt_box_finish(&box_);
@@ -1257,6 +1325,23 @@ void boxed_cpu_geqrf(StableIValue* stack_, uint64_t num_args_, uint64_t num_outp
     shimrt_box_finish(&box_);
 }
 
+/* aten.grid_sampler_3d.default: grid_sampler_3d(Tensor input, Tensor grid, int interpolation_mode, int padding_mode, bool align_corners) -> Tensor */
+void boxed_cpu_grid_sampler_3d(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[5] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_NONE, SHIMRT_KIND_NONE, SHIMRT_KIND_NONE};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "grid_sampler_3d", stack_, num_args_, 5, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle input = shimrt_box_tensor(&box_, 0);
+    AtenTensorHandle grid = shimrt_box_tensor(&box_, 1);
+    int64_t interpolation_mode = shimrt_box_int(&box_, 2);
+    int64_t padding_mode = shimrt_box_int(&box_, 3);
+    int32_t align_corners = shimrt_box_bool(&box_, 4);
+    AtenTensorHandle ret0 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_grid_sampler_3d(input, grid, interpolation_mode, padding_mode, align_corners, &ret0));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_finish(&box_);
+}
+
 /* aten.gt.Scalar: gt.Scalar(Tensor self, Scalar other) -> Tensor */
 void boxed_cpu_gt_Scalar(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
     static const unsigned char arg_kinds_[2] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_SCALAR};
@@ -1654,6 +1739,66 @@ void boxed_cpu_max_pool2d_with_indices(StableIValue* stack_, uint64_t num_args_,
     shimrt_box_release_args(&box_);
     shimrt_box_push_tensor(&box_, 0, ret0);
     shimrt_box_push_tensor(&box_, 1, ret1);
+    shimrt_box_finish(&box_);
+}
+
+/* aten.max_pool3d_with_indices.default: max_pool3d_with_indices(Tensor self, int[3] kernel_size, int[3] stride=[], int[3] padding=0, int[3] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor) */
+void boxed_cpu_max_pool3d_with_indices(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[6] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_INT_LIST, SHIMRT_KIND_INT_LIST, SHIMRT_KIND_INT_LIST, SHIMRT_KIND_INT_LIST, SHIMRT_KIND_NONE};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "max_pool3d_with_indices", stack_, num_args_, 6, num_outputs_, 2, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
+    int64_t kernel_size_len_ = 0;
+    const int64_t* kernel_size = shimrt_box_int_list(&box_, 1, &kernel_size_len_);
+    int64_t stride_len_ = 0;
+    const int64_t* stride = shimrt_box_int_list(&box_, 2, &stride_len_);
+    int64_t padding_len_ = 0;
+    const int64_t* padding = shimrt_box_int_list(&box_, 3, &padding_len_);
+    int64_t dilation_len_ = 0;
+    const int64_t* dilation = shimrt_box_int_list(&box_, 4, &dilation_len_);
+    int32_t ceil_mode = shimrt_box_bool(&box_, 5);
+    AtenTensorHandle ret0 = NULL;
+    AtenTensorHandle ret1 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_max_pool3d_with_indices(self, kernel_size, kernel_size_len_, stride, stride_len_, padding, padding_len_, dilation, dilation_len_, ceil_mode, &ret0, &ret1));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_push_tensor(&box_, 1, ret1);
+    shimrt_box_finish(&box_);
+}
+
+/* aten.max_unpool2d.default: max_unpool2d(Tensor self, Tensor indices, SymInt[2] output_size) -> Tensor */
+void boxed_cpu_max_unpool2d(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[3] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_INT_LIST};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "max_unpool2d", stack_, num_args_, 3, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
+    AtenTensorHandle indices = shimrt_box_tensor(&box_, 1);
+    int64_t output_size_len_ = 0;
+    const int64_t* output_size = shimrt_box_int_list(&box_, 2, &output_size_len_);
+    AtenTensorHandle ret0 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_max_unpool2d(self, indices, output_size, output_size_len_, &ret0));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_finish(&box_);
+}
+
+/* aten.max_unpool3d.default: max_unpool3d(Tensor self, Tensor indices, SymInt[3] output_size, int[3] stride, int[3] padding) -> Tensor */
+void boxed_cpu_max_unpool3d(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[5] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_INT_LIST, SHIMRT_KIND_INT_LIST, SHIMRT_KIND_INT_LIST};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "max_unpool3d", stack_, num_args_, 5, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
+    AtenTensorHandle indices = shimrt_box_tensor(&box_, 1);
+    int64_t output_size_len_ = 0;
+    const int64_t* output_size = shimrt_box_int_list(&box_, 2, &output_size_len_);
+    int64_t stride_len_ = 0;
+    const int64_t* stride = shimrt_box_int_list(&box_, 3, &stride_len_);
+    int64_t padding_len_ = 0;
+    const int64_t* padding = shimrt_box_int_list(&box_, 4, &padding_len_);
+    AtenTensorHandle ret0 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_max_unpool3d(self, indices, output_size, output_size_len_, stride, stride_len_, padding, padding_len_, &ret0));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
     shimrt_box_finish(&box_);
 }
 
@@ -2116,6 +2261,20 @@ void boxed_cpu_permute(StableIValue* stack_, uint64_t num_args_, uint64_t num_ou
     const int64_t* dims = shimrt_box_int_list(&box_, 1, &dims_len_);
     AtenTensorHandle ret0 = NULL;
     SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_permute(self, dims, dims_len_, &ret0));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_finish(&box_);
+}
+
+/* aten.polar.default: polar(Tensor abs, Tensor angle) -> Tensor */
+void boxed_cpu_polar(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[2] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "polar", stack_, num_args_, 2, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle abs = shimrt_box_tensor(&box_, 0);
+    AtenTensorHandle angle = shimrt_box_tensor(&box_, 1);
+    AtenTensorHandle ret0 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_polar(abs, angle, &ret0));
     shimrt_box_release_args(&box_);
     shimrt_box_push_tensor(&box_, 0, ret0);
     shimrt_box_finish(&box_);
@@ -3293,6 +3452,32 @@ void boxed_cpu_view_dtype(StableIValue* stack_, uint64_t num_args_, uint64_t num
     shimrt_box_finish(&box_);
 }
 
+/* aten.view_as_complex.default: view_as_complex(Tensor(a) self) -> Tensor(a) */
+void boxed_cpu_view_as_complex(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[1] = {SHIMRT_KIND_TENSOR};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "view_as_complex", stack_, num_args_, 1, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
+    AtenTensorHandle ret0 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_view_as_complex(self, &ret0));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_finish(&box_);
+}
+
+/* aten.view_as_real.default: view_as_real(Tensor(a) self) -> Tensor(a) */
+void boxed_cpu_view_as_real(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[1] = {SHIMRT_KIND_TENSOR};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "view_as_real", stack_, num_args_, 1, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
+    AtenTensorHandle ret0 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_view_as_real(self, &ret0));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_finish(&box_);
+}
+
 /* aten.where.self: where.self(Tensor condition, Tensor self, Tensor other) -> Tensor */
 void boxed_cpu_where_self(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
     static const unsigned char arg_kinds_[3] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR};
@@ -3346,8 +3531,9 @@ void boxed_cpu_zeros_like(StableIValue* stack_, uint64_t num_args_, uint64_t num
 }
 
 /* Every schema of namespace aten, in op-key order, with its tags. */
-static const shimrt_def_entry defs_aten[191] = {
+static const shimrt_def_entry defs_aten[202] = {
     {"_adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor", SHIMRT_TAG_BIT(CORE)},
+    {"_adaptive_avg_pool3d(Tensor self, SymInt[3] output_size) -> Tensor", SHIMRT_TAG_BIT(CORE)},
     {"_addmm_activation(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1, bool use_gelu=False) -> Tensor", 0},
     {"_cdist_forward(Tensor x1, Tensor x2, float p, int? compute_mode) -> Tensor", SHIMRT_TAG_BIT(CORE)},
     {"_embedding_bag(Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq=False, int mode=0, bool sparse=False, Tensor? per_sample_weights=None, bool include_last_offset=False, int padding_idx=-1) -> (Tensor, Tensor, Tensor, Tensor)", SHIMRT_TAG_BIT(CORE)},
@@ -3362,6 +3548,7 @@ static const shimrt_def_entry defs_aten[191] = {
     {"_weight_int8pack_mm(Tensor self, Tensor mat2, Tensor scales) -> Tensor", 0},
     {"abs(Tensor self) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
     {"adaptive_max_pool2d(Tensor self, int[2] output_size) -> (Tensor, Tensor)", 0},
+    {"adaptive_max_pool3d(Tensor self, int[3] output_size) -> (Tensor, Tensor)", 0},
     {"add.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
     {"add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
     {"addbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor", 0},
@@ -3370,11 +3557,13 @@ static const shimrt_def_entry defs_aten[191] = {
     {"addmv(Tensor self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1) -> Tensor", 0},
     {"all(Tensor self) -> Tensor", 0},
     {"amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor", SHIMRT_TAG_BIT(CORE)},
+    {"angle(Tensor self) -> Tensor", SHIMRT_TAG_BIT(POINTWISE)},
     {"any(Tensor self) -> Tensor", SHIMRT_TAG_BIT(CORE)},
     {"arange(Scalar end, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", 0},
     {"arange.start_step(Scalar start, Scalar end, Scalar step=1, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", SHIMRT_TAG_BIT(CORE)},
     {"argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor", SHIMRT_TAG_BIT(CORE)},
     {"avg_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor", SHIMRT_TAG_BIT(CORE)},
+    {"avg_pool3d(Tensor self, int[3] kernel_size, int[3] stride=[], int[3] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor", SHIMRT_TAG_BIT(CORE)},
     {"baddbmm.out(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)", 0},
     {"bernoulli(Tensor self, *, Generator? generator=None) -> Tensor", 0},
     {"bernoulli.p(Tensor self, float p, *, Generator? generator=None) -> Tensor", 0},
@@ -3421,6 +3610,7 @@ static const shimrt_def_entry defs_aten[191] = {
     {"ge.Scalar(Tensor self, Scalar other) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
     {"ge.Tensor(Tensor self, Tensor other) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
     {"geqrf(Tensor self) -> (Tensor a, Tensor tau)", 0},
+    {"grid_sampler_3d(Tensor input, Tensor grid, int interpolation_mode, int padding_mode, bool align_corners) -> Tensor", 0},
     {"gt.Scalar(Tensor self, Scalar other) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
     {"gt.Tensor(Tensor self, Tensor other) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
     {"hann_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", 0},
@@ -3446,6 +3636,9 @@ static const shimrt_def_entry defs_aten[191] = {
     {"matmul(Tensor self, Tensor other) -> Tensor", 0},
     {"max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)", SHIMRT_TAG_BIT(CORE)},
     {"max_pool2d_with_indices(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)", SHIMRT_TAG_BIT(CORE)},
+    {"max_pool3d_with_indices(Tensor self, int[3] kernel_size, int[3] stride=[], int[3] padding=0, int[3] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)", SHIMRT_TAG_BIT(CORE)},
+    {"max_unpool2d(Tensor self, Tensor indices, SymInt[2] output_size) -> Tensor", 0},
+    {"max_unpool3d(Tensor self, Tensor indices, SymInt[3] output_size, int[3] stride, int[3] padding) -> Tensor", 0},
     {"mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor", SHIMRT_TAG_BIT(CORE)},
     {"median(Tensor self) -> Tensor", 0},
     {"mkldnn_rnn_layer(Tensor input, Tensor weight0, Tensor weight1, Tensor weight2, Tensor weight3, Tensor hx_, Tensor cx_, bool reverse, int[] batch_sizes, int mode, int hidden_size, int num_layers, bool has_biases, bool bidirectional, bool batch_first, bool train) -> (Tensor, Tensor, Tensor, Tensor)", 0},
@@ -3473,6 +3666,7 @@ static const shimrt_def_entry defs_aten[191] = {
     {"ormqr(Tensor self, Tensor input2, Tensor input3, bool left=True, bool transpose=False) -> Tensor", 0},
     {"pad(Tensor self, SymInt[] pad, str mode=\"constant\", float? value=None) -> Tensor", 0},
     {"permute(Tensor(a) self, int[] dims) -> Tensor(a)", SHIMRT_TAG_BIT(CORE)},
+    {"polar(Tensor abs, Tensor angle) -> Tensor", 0},
     {"pow.Scalar(Scalar self, Tensor exponent) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
     {"pow.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
     {"pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
@@ -3535,14 +3729,17 @@ static const shimrt_def_entry defs_aten[191] = {
     {"unsqueeze(Tensor(a) self, int dim) -> Tensor(a)", SHIMRT_TAG_BIT(CORE)},
     {"view(Tensor(a) self, SymInt[] size) -> Tensor(a)", SHIMRT_TAG_BIT(CORE)},
     {"view.dtype(Tensor(a) self, ScalarType dtype) -> Tensor(a)", 0},
+    {"view_as_complex(Tensor(a) self) -> Tensor(a)", 0},
+    {"view_as_real(Tensor(a) self) -> Tensor(a)", 0},
     {"where.self(Tensor condition, Tensor self, Tensor other) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
     {"zero_(Tensor(a!) self) -> Tensor(a!)", 0},
     {"zeros_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor", 0},
 };
 
 /* Every boxed kernel of namespace aten for the cpu backend. */
-static const shimrt_impl_entry impls_aten_cpu[190] = {
+static const shimrt_impl_entry impls_aten_cpu[201] = {
     {"_adaptive_avg_pool2d", boxed_cpu__adaptive_avg_pool2d},
+    {"_adaptive_avg_pool3d", boxed_cpu__adaptive_avg_pool3d},
     {"_addmm_activation", boxed_cpu__addmm_activation},
     {"_cdist_forward", boxed_cpu__cdist_forward},
     {"_embedding_bag", boxed_cpu__embedding_bag},
@@ -3557,6 +3754,7 @@ static const shimrt_impl_entry impls_aten_cpu[190] = {
     {"_weight_int8pack_mm", boxed_cpu__weight_int8pack_mm},
     {"abs", boxed_cpu_abs},
     {"adaptive_max_pool2d", boxed_cpu_adaptive_max_pool2d},
+    {"adaptive_max_pool3d", boxed_cpu_adaptive_max_pool3d},
     {"add.Scalar", boxed_cpu_add_Scalar},
     {"add.Tensor", boxed_cpu_add_Tensor},
     {"addbmm", boxed_cpu_addbmm},
@@ -3565,11 +3763,13 @@ static const shimrt_impl_entry impls_aten_cpu[190] = {
     {"addmv", boxed_cpu_addmv},
     {"all", boxed_cpu_all},
     {"amax", boxed_cpu_amax},
+    {"angle", boxed_cpu_angle},
     {"any", boxed_cpu_any},
     {"arange", boxed_cpu_arange},
     {"arange.start_step", boxed_cpu_arange_start_step},
     {"argmax", boxed_cpu_argmax},
     {"avg_pool2d", boxed_cpu_avg_pool2d},
+    {"avg_pool3d", boxed_cpu_avg_pool3d},
     {"baddbmm.out", boxed_cpu_baddbmm_out},
     {"bernoulli", boxed_cpu_bernoulli},
     {"bernoulli.p", boxed_cpu_bernoulli_p},
@@ -3616,6 +3816,7 @@ static const shimrt_impl_entry impls_aten_cpu[190] = {
     {"ge.Scalar", boxed_cpu_ge_Scalar},
     {"ge.Tensor", boxed_cpu_ge_Tensor},
     {"geqrf", boxed_cpu_geqrf},
+    {"grid_sampler_3d", boxed_cpu_grid_sampler_3d},
     {"gt.Scalar", boxed_cpu_gt_Scalar},
     {"gt.Tensor", boxed_cpu_gt_Tensor},
     {"hann_window", boxed_cpu_hann_window},
@@ -3641,6 +3842,9 @@ static const shimrt_impl_entry impls_aten_cpu[190] = {
     {"matmul", boxed_cpu_matmul},
     {"max.dim", boxed_cpu_max_dim},
     {"max_pool2d_with_indices", boxed_cpu_max_pool2d_with_indices},
+    {"max_pool3d_with_indices", boxed_cpu_max_pool3d_with_indices},
+    {"max_unpool2d", boxed_cpu_max_unpool2d},
+    {"max_unpool3d", boxed_cpu_max_unpool3d},
     {"mean.dim", boxed_cpu_mean_dim},
     {"median", boxed_cpu_median},
     {"mkldnn_rnn_layer", boxed_cpu_mkldnn_rnn_layer},
@@ -3667,6 +3871,7 @@ static const shimrt_impl_entry impls_aten_cpu[190] = {
     {"ormqr", boxed_cpu_ormqr},
     {"pad", boxed_cpu_pad},
     {"permute", boxed_cpu_permute},
+    {"polar", boxed_cpu_polar},
     {"pow.Scalar", boxed_cpu_pow_Scalar},
     {"pow.Tensor_Scalar", boxed_cpu_pow_Tensor_Scalar},
     {"pow.Tensor_Tensor", boxed_cpu_pow_Tensor_Tensor},
@@ -3729,11 +3934,13 @@ static const shimrt_impl_entry impls_aten_cpu[190] = {
     {"unsqueeze", boxed_cpu_unsqueeze},
     {"view", boxed_cpu_view},
     {"view.dtype", boxed_cpu_view_dtype},
+    {"view_as_complex", boxed_cpu_view_as_complex},
+    {"view_as_real", boxed_cpu_view_as_real},
     {"where.self", boxed_cpu_where_self},
     {"zero_", boxed_cpu_zero_},
     {"zeros_like", boxed_cpu_zeros_like},
 };
 
 AOTITorchError shimgen_register_aten_cpu(TorchLibraryHandle* ret_def, TorchLibraryHandle* ret_impl) {
-    return shimrt_register_ops("aten", "CPU", __FILE__, __LINE__, defs_aten, 191, impls_aten_cpu, 190, ret_def, ret_impl);
+    return shimrt_register_ops("aten", "CPU", __FILE__, __LINE__, defs_aten, 202, impls_aten_cpu, 201, ret_def, ret_impl);
 }

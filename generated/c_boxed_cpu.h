@@ -19,6 +19,7 @@ extern "C" {
 /* Boxed kernels (stack conventions of docs/runtime-api.md): each steals its arguments,
  * calls the cpu shim and pushes new references. */
 void boxed_cpu__adaptive_avg_pool2d(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
+void boxed_cpu__adaptive_avg_pool3d(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu__addmm_activation(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu__cdist_forward(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu__embedding_bag(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
@@ -33,6 +34,7 @@ void boxed_cpu__scaled_dot_product_flash_attention_for_cpu(StableIValue* stack_,
 void boxed_cpu__weight_int8pack_mm(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_abs(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_adaptive_max_pool2d(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
+void boxed_cpu_adaptive_max_pool3d(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_add_Scalar(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_add_Tensor(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_addbmm(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
@@ -41,11 +43,13 @@ void boxed_cpu_addmm_out(StableIValue* stack_, uint64_t num_args_, uint64_t num_
 void boxed_cpu_addmv(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_all(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_amax(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
+void boxed_cpu_angle(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_any(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_arange(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_arange_start_step(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_argmax(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_avg_pool2d(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
+void boxed_cpu_avg_pool3d(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_baddbmm_out(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_bernoulli(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_bernoulli_p(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
@@ -92,6 +96,7 @@ void boxed_cpu_gcd(StableIValue* stack_, uint64_t num_args_, uint64_t num_output
 void boxed_cpu_ge_Scalar(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_ge_Tensor(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_geqrf(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
+void boxed_cpu_grid_sampler_3d(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_gt_Scalar(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_gt_Tensor(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_hann_window(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
@@ -117,6 +122,9 @@ void boxed_cpu_masked_select(StableIValue* stack_, uint64_t num_args_, uint64_t 
 void boxed_cpu_matmul(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_max_dim(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_max_pool2d_with_indices(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
+void boxed_cpu_max_pool3d_with_indices(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
+void boxed_cpu_max_unpool2d(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
+void boxed_cpu_max_unpool3d(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_mean_dim(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_median(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_mkldnn_rnn_layer(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
@@ -143,6 +151,7 @@ void boxed_cpu_ones_like(StableIValue* stack_, uint64_t num_args_, uint64_t num_
 void boxed_cpu_ormqr(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_pad(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_permute(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
+void boxed_cpu_polar(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_pow_Scalar(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_pow_Tensor_Scalar(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_pow_Tensor_Tensor(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
@@ -205,6 +214,8 @@ void boxed_cpu_uniform_(StableIValue* stack_, uint64_t num_args_, uint64_t num_o
 void boxed_cpu_unsqueeze(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_view(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_view_dtype(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
+void boxed_cpu_view_as_complex(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
+void boxed_cpu_view_as_real(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_where_self(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_zero_(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_zeros_like(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);

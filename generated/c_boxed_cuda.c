@@ -1780,8 +1780,9 @@ void boxed_cuda_zeros_like(StableIValue* stack_, uint64_t num_args_, uint64_t nu
 }
 
 /* Every schema of namespace aten, in op-key order, with its tags. */
-static const shimrt_def_entry defs_aten[191] = {
+static const shimrt_def_entry defs_aten[202] = {
     {"_adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor", SHIMRT_TAG_BIT(CORE)},
+    {"_adaptive_avg_pool3d(Tensor self, SymInt[3] output_size) -> Tensor", SHIMRT_TAG_BIT(CORE)},
     {"_addmm_activation(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1, bool use_gelu=False) -> Tensor", 0},
     {"_cdist_forward(Tensor x1, Tensor x2, float p, int? compute_mode) -> Tensor", SHIMRT_TAG_BIT(CORE)},
     {"_embedding_bag(Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq=False, int mode=0, bool sparse=False, Tensor? per_sample_weights=None, bool include_last_offset=False, int padding_idx=-1) -> (Tensor, Tensor, Tensor, Tensor)", SHIMRT_TAG_BIT(CORE)},
@@ -1796,6 +1797,7 @@ static const shimrt_def_entry defs_aten[191] = {
     {"_weight_int8pack_mm(Tensor self, Tensor mat2, Tensor scales) -> Tensor", 0},
     {"abs(Tensor self) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
     {"adaptive_max_pool2d(Tensor self, int[2] output_size) -> (Tensor, Tensor)", 0},
+    {"adaptive_max_pool3d(Tensor self, int[3] output_size) -> (Tensor, Tensor)", 0},
     {"add.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
     {"add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
     {"addbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor", 0},
@@ -1804,11 +1806,13 @@ static const shimrt_def_entry defs_aten[191] = {
     {"addmv(Tensor self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1) -> Tensor", 0},
     {"all(Tensor self) -> Tensor", 0},
     {"amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor", SHIMRT_TAG_BIT(CORE)},
+    {"angle(Tensor self) -> Tensor", SHIMRT_TAG_BIT(POINTWISE)},
     {"any(Tensor self) -> Tensor", SHIMRT_TAG_BIT(CORE)},
     {"arange(Scalar end, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", 0},
     {"arange.start_step(Scalar start, Scalar end, Scalar step=1, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", SHIMRT_TAG_BIT(CORE)},
     {"argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor", SHIMRT_TAG_BIT(CORE)},
     {"avg_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor", SHIMRT_TAG_BIT(CORE)},
+    {"avg_pool3d(Tensor self, int[3] kernel_size, int[3] stride=[], int[3] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor", SHIMRT_TAG_BIT(CORE)},
     {"baddbmm.out(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)", 0},
     {"bernoulli(Tensor self, *, Generator? generator=None) -> Tensor", 0},
     {"bernoulli.p(Tensor self, float p, *, Generator? generator=None) -> Tensor", 0},
@@ -1855,6 +1859,7 @@ static const shimrt_def_entry defs_aten[191] = {
     {"ge.Scalar(Tensor self, Scalar other) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
     {"ge.Tensor(Tensor self, Tensor other) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
     {"geqrf(Tensor self) -> (Tensor a, Tensor tau)", 0},
+    {"grid_sampler_3d(Tensor input, Tensor grid, int interpolation_mode, int padding_mode, bool align_corners) -> Tensor", 0},
     {"gt.Scalar(Tensor self, Scalar other) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
     {"gt.Tensor(Tensor self, Tensor other) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
     {"hann_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", 0},
@@ -1880,6 +1885,9 @@ static const shimrt_def_entry defs_aten[191] = {
     {"matmul(Tensor self, Tensor other) -> Tensor", 0},
     {"max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)", SHIMRT_TAG_BIT(CORE)},
     {"max_pool2d_with_indices(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)", SHIMRT_TAG_BIT(CORE)},
+    {"max_pool3d_with_indices(Tensor self, int[3] kernel_size, int[3] stride=[], int[3] padding=0, int[3] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)", SHIMRT_TAG_BIT(CORE)},
+    {"max_unpool2d(Tensor self, Tensor indices, SymInt[2] output_size) -> Tensor", 0},
+    {"max_unpool3d(Tensor self, Tensor indices, SymInt[3] output_size, int[3] stride, int[3] padding) -> Tensor", 0},
     {"mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor", SHIMRT_TAG_BIT(CORE)},
     {"median(Tensor self) -> Tensor", 0},
     {"mkldnn_rnn_layer(Tensor input, Tensor weight0, Tensor weight1, Tensor weight2, Tensor weight3, Tensor hx_, Tensor cx_, bool reverse, int[] batch_sizes, int mode, int hidden_size, int num_layers, bool has_biases, bool bidirectional, bool batch_first, bool train) -> (Tensor, Tensor, Tensor, Tensor)", 0},
@@ -1907,6 +1915,7 @@ static const shimrt_def_entry defs_aten[191] = {
     {"ormqr(Tensor self, Tensor input2, Tensor input3, bool left=True, bool transpose=False) -> Tensor", 0},
     {"pad(Tensor self, SymInt[] pad, str mode=\"constant\", float? value=None) -> Tensor", 0},
     {"permute(Tensor(a) self, int[] dims) -> Tensor(a)", SHIMRT_TAG_BIT(CORE)},
+    {"polar(Tensor abs, Tensor angle) -> Tensor", 0},
     {"pow.Scalar(Scalar self, Tensor exponent) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
     {"pow.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
     {"pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
@@ -1969,6 +1978,8 @@ static const shimrt_def_entry defs_aten[191] = {
     {"unsqueeze(Tensor(a) self, int dim) -> Tensor(a)", SHIMRT_TAG_BIT(CORE)},
     {"view(Tensor(a) self, SymInt[] size) -> Tensor(a)", SHIMRT_TAG_BIT(CORE)},
     {"view.dtype(Tensor(a) self, ScalarType dtype) -> Tensor(a)", 0},
+    {"view_as_complex(Tensor(a) self) -> Tensor(a)", 0},
+    {"view_as_real(Tensor(a) self) -> Tensor(a)", 0},
     {"where.self(Tensor condition, Tensor self, Tensor other) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
     {"zero_(Tensor(a!) self) -> Tensor(a!)", 0},
     {"zeros_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor", 0},
@@ -2087,5 +2098,5 @@ static const shimrt_impl_entry impls_aten_cuda[108] = {
 };
 
 AOTITorchError shimgen_register_aten_cuda(TorchLibraryHandle* ret_def, TorchLibraryHandle* ret_impl) {
-    return shimrt_register_ops("aten", "CUDA", __FILE__, __LINE__, defs_aten, 191, impls_aten_cuda, 108, ret_def, ret_impl);
+    return shimrt_register_ops("aten", "CUDA", __FILE__, __LINE__, defs_aten, 202, impls_aten_cuda, 108, ret_def, ret_impl);
 }

@@ -26,6 +26,15 @@ AOTITorchError aoti_torch_cpu__adaptive_avg_pool2d(AtenTensorHandle self, const 
     return shimrt_cpu__adaptive_avg_pool2d(self, output_size, output_size_len_, ret0);
 }
 
+/* aten._adaptive_avg_pool3d.default: _adaptive_avg_pool3d(Tensor self, SymInt[3] output_size) -> Tensor
+ * kernel: shimrt_cpu__adaptive_avg_pool3d (CPU) */
+AOTITorchError aoti_torch_cpu__adaptive_avg_pool3d(AtenTensorHandle self, const int64_t* output_size, int64_t output_size_len_, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_LIST(output_size);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu__adaptive_avg_pool3d(self, output_size, output_size_len_, ret0);
+}
+
 /* aten._addmm_activation.default: _addmm_activation(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1, bool use_gelu=False) -> Tensor
  * kernel: shimrt_cpu__addmm_activation (CPU) */
 AOTITorchError aoti_torch_cpu__addmm_activation(AtenTensorHandle self, AtenTensorHandle mat1, AtenTensorHandle mat2, double beta, double alpha, int32_t use_gelu, AtenTensorHandle* ret0) {
@@ -169,6 +178,16 @@ AOTITorchError aoti_torch_cpu_adaptive_max_pool2d(AtenTensorHandle self, const i
     return shimrt_cpu_adaptive_max_pool2d(self, output_size, output_size_len_, ret0, ret1);
 }
 
+/* aten.adaptive_max_pool3d.default: adaptive_max_pool3d(Tensor self, int[3] output_size) -> (Tensor, Tensor)
+ * kernel: shimrt_cpu_adaptive_max_pool3d (CPU) */
+AOTITorchError aoti_torch_cpu_adaptive_max_pool3d(AtenTensorHandle self, const int64_t* output_size, int64_t output_size_len_, AtenTensorHandle* ret0, AtenTensorHandle* ret1) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_LIST(output_size);
+    SHIMRT_ARG_RET(ret0);
+    SHIMRT_ARG_RET(ret1);
+    return shimrt_cpu_adaptive_max_pool3d(self, output_size, output_size_len_, ret0, ret1);
+}
+
 /* aten.add.Scalar: add.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor
  * kernel: shimrt_cpu_add_scalar (CPU) */
 AOTITorchError aoti_torch_cpu_add_Scalar(AtenTensorHandle self, double other, double alpha, AtenTensorHandle* ret0) {
@@ -243,6 +262,14 @@ AOTITorchError aoti_torch_cpu_amax(AtenTensorHandle self, const int64_t* dim, in
     return shimrt_cpu_amax(self, dim, dim_len_, keepdim, ret0);
 }
 
+/* aten.angle.default: angle(Tensor self) -> Tensor
+ * kernel: shimrt_cpu_angle (CPU) */
+AOTITorchError aoti_torch_cpu_angle(AtenTensorHandle self, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu_angle(self, ret0);
+}
+
 /* aten.any.default: any(Tensor self) -> Tensor
  * kernel: shimrt_cpu_any (CPU) */
 AOTITorchError aoti_torch_cpu_any(AtenTensorHandle self, AtenTensorHandle* ret0) {
@@ -282,6 +309,17 @@ AOTITorchError aoti_torch_cpu_avg_pool2d(AtenTensorHandle self, const int64_t* k
     SHIMRT_ARG_LIST(padding);
     SHIMRT_ARG_RET(ret0);
     return shimrt_cpu_avg_pool2d(self, kernel_size, kernel_size_len_, stride, stride_len_, padding, padding_len_, ceil_mode, count_include_pad, divisor_override, ret0);
+}
+
+/* aten.avg_pool3d.default: avg_pool3d(Tensor self, int[3] kernel_size, int[3] stride=[], int[3] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor
+ * kernel: shimrt_cpu_avg_pool3d (CPU) */
+AOTITorchError aoti_torch_cpu_avg_pool3d(AtenTensorHandle self, const int64_t* kernel_size, int64_t kernel_size_len_, const int64_t* stride, int64_t stride_len_, const int64_t* padding, int64_t padding_len_, int32_t ceil_mode, int32_t count_include_pad, int64_t* divisor_override, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_LIST(kernel_size);
+    SHIMRT_ARG_LIST(stride);
+    SHIMRT_ARG_LIST(padding);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu_avg_pool3d(self, kernel_size, kernel_size_len_, stride, stride_len_, padding, padding_len_, ceil_mode, count_include_pad, divisor_override, ret0);
 }
 
 /* aten.baddbmm.out: baddbmm.out(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)
@@ -677,6 +715,15 @@ AOTITorchError aoti_torch_cpu_geqrf(AtenTensorHandle self, AtenTensorHandle* ret
     return shimrt_cpu_geqrf(self, ret0, ret1);
 }
 
+/* aten.grid_sampler_3d.default: grid_sampler_3d(Tensor input, Tensor grid, int interpolation_mode, int padding_mode, bool align_corners) -> Tensor
+ * kernel: shimrt_cpu_grid_sampler_3d (CPU) */
+AOTITorchError aoti_torch_cpu_grid_sampler_3d(AtenTensorHandle input, AtenTensorHandle grid, int64_t interpolation_mode, int64_t padding_mode, int32_t align_corners, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(input);
+    SHIMRT_ARG_TENSOR(grid);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu_grid_sampler_3d(input, grid, interpolation_mode, padding_mode, align_corners, ret0);
+}
+
 /* aten.gt.Scalar: gt.Scalar(Tensor self, Scalar other) -> Tensor
  * kernel: shimrt_cpu_gt_scalar (CPU) */
 AOTITorchError aoti_torch_cpu_gt_Scalar(AtenTensorHandle self, double other, AtenTensorHandle* ret0) {
@@ -907,6 +954,41 @@ AOTITorchError aoti_torch_cpu_max_pool2d_with_indices(AtenTensorHandle self, con
     SHIMRT_ARG_RET(ret0);
     SHIMRT_ARG_RET(ret1);
     return shimrt_cpu_max_pool2d_with_indices(self, kernel_size, kernel_size_len_, stride, stride_len_, padding, padding_len_, dilation, dilation_len_, ceil_mode, ret0, ret1);
+}
+
+/* aten.max_pool3d_with_indices.default: max_pool3d_with_indices(Tensor self, int[3] kernel_size, int[3] stride=[], int[3] padding=0, int[3] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)
+ * kernel: shimrt_cpu_max_pool3d_with_indices (CPU) */
+AOTITorchError aoti_torch_cpu_max_pool3d_with_indices(AtenTensorHandle self, const int64_t* kernel_size, int64_t kernel_size_len_, const int64_t* stride, int64_t stride_len_, const int64_t* padding, int64_t padding_len_, const int64_t* dilation, int64_t dilation_len_, int32_t ceil_mode, AtenTensorHandle* ret0, AtenTensorHandle* ret1) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_LIST(kernel_size);
+    SHIMRT_ARG_LIST(stride);
+    SHIMRT_ARG_LIST(padding);
+    SHIMRT_ARG_LIST(dilation);
+    SHIMRT_ARG_RET(ret0);
+    SHIMRT_ARG_RET(ret1);
+    return shimrt_cpu_max_pool3d_with_indices(self, kernel_size, kernel_size_len_, stride, stride_len_, padding, padding_len_, dilation, dilation_len_, ceil_mode, ret0, ret1);
+}
+
+/* aten.max_unpool2d.default: max_unpool2d(Tensor self, Tensor indices, SymInt[2] output_size) -> Tensor
+ * kernel: shimrt_cpu_max_unpool2d (CPU) */
+AOTITorchError aoti_torch_cpu_max_unpool2d(AtenTensorHandle self, AtenTensorHandle indices, const int64_t* output_size, int64_t output_size_len_, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_TENSOR(indices);
+    SHIMRT_ARG_LIST(output_size);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu_max_unpool2d(self, indices, output_size, output_size_len_, ret0);
+}
+
+/* aten.max_unpool3d.default: max_unpool3d(Tensor self, Tensor indices, SymInt[3] output_size, int[3] stride, int[3] padding) -> Tensor
+ * kernel: shimrt_cpu_max_unpool3d (CPU) */
+AOTITorchError aoti_torch_cpu_max_unpool3d(AtenTensorHandle self, AtenTensorHandle indices, const int64_t* output_size, int64_t output_size_len_, const int64_t* stride, int64_t stride_len_, const int64_t* padding, int64_t padding_len_, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_TENSOR(indices);
+    SHIMRT_ARG_LIST(output_size);
+    SHIMRT_ARG_LIST(stride);
+    SHIMRT_ARG_LIST(padding);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu_max_unpool3d(self, indices, output_size, output_size_len_, stride, stride_len_, padding, padding_len_, ret0);
 }
 
 /* aten.mean.dim: mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
@@ -1147,6 +1229,15 @@ AOTITorchError aoti_torch_cpu_permute(AtenTensorHandle self, const int64_t* dims
     SHIMRT_ARG_LIST(dims);
     SHIMRT_ARG_RET(ret0);
     return shimrt_permute(self, dims, dims_len_, ret0);
+}
+
+/* aten.polar.default: polar(Tensor abs, Tensor angle) -> Tensor
+ * kernel: shimrt_cpu_polar (CPU) */
+AOTITorchError aoti_torch_cpu_polar(AtenTensorHandle abs, AtenTensorHandle angle, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(abs);
+    SHIMRT_ARG_TENSOR(angle);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu_polar(abs, angle, ret0);
 }
 
 /* aten.pow.Scalar: pow.Scalar(Scalar self, Tensor exponent) -> Tensor
@@ -1665,6 +1756,22 @@ AOTITorchError aoti_torch_cpu_view_dtype(AtenTensorHandle self, int32_t dtype, A
     SHIMRT_ARG_TENSOR(self);
     SHIMRT_ARG_RET(ret0);
     return shimrt_view_dtype(self, dtype, ret0);
+}
+
+/* aten.view_as_complex.default: view_as_complex(Tensor(a) self) -> Tensor(a)
+ * kernel: shimrt_cpu_view_as_complex (CPU) */
+AOTITorchError aoti_torch_cpu_view_as_complex(AtenTensorHandle self, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu_view_as_complex(self, ret0);
+}
+
+/* aten.view_as_real.default: view_as_real(Tensor(a) self) -> Tensor(a)
+ * kernel: shimrt_cpu_view_as_real (CPU) */
+AOTITorchError aoti_torch_cpu_view_as_real(AtenTensorHandle self, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu_view_as_real(self, ret0);
 }
 
 /* aten.where.self: where.self(Tensor condition, Tensor self, Tensor other) -> Tensor

@@ -21,6 +21,9 @@ extern "C" {
 /* aten._adaptive_avg_pool2d.default: _adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor */
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu__adaptive_avg_pool2d(AtenTensorHandle self, const int64_t* output_size, int64_t output_size_len_, AtenTensorHandle* ret0);
 
+/* aten._adaptive_avg_pool3d.default: _adaptive_avg_pool3d(Tensor self, SymInt[3] output_size) -> Tensor */
+AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu__adaptive_avg_pool3d(AtenTensorHandle self, const int64_t* output_size, int64_t output_size_len_, AtenTensorHandle* ret0);
+
 /* aten._addmm_activation.default: _addmm_activation(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1, bool use_gelu=False) -> Tensor */
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu__addmm_activation(AtenTensorHandle self, AtenTensorHandle mat1, AtenTensorHandle mat2, double beta, double alpha, int32_t use_gelu, AtenTensorHandle* ret0);
 
@@ -63,6 +66,9 @@ AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_abs(AtenTensorHandle self, AtenT
 /* aten.adaptive_max_pool2d.default: adaptive_max_pool2d(Tensor self, int[2] output_size) -> (Tensor, Tensor) */
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_adaptive_max_pool2d(AtenTensorHandle self, const int64_t* output_size, int64_t output_size_len_, AtenTensorHandle* ret0, AtenTensorHandle* ret1);
 
+/* aten.adaptive_max_pool3d.default: adaptive_max_pool3d(Tensor self, int[3] output_size) -> (Tensor, Tensor) */
+AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_adaptive_max_pool3d(AtenTensorHandle self, const int64_t* output_size, int64_t output_size_len_, AtenTensorHandle* ret0, AtenTensorHandle* ret1);
+
 /* aten.add.Scalar: add.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor */
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_add_Scalar(AtenTensorHandle self, double other, double alpha, AtenTensorHandle* ret0);
 
@@ -87,6 +93,9 @@ AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_all(AtenTensorHandle self, AtenT
 /* aten.amax.default: amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor */
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_amax(AtenTensorHandle self, const int64_t* dim, int64_t dim_len_, int32_t keepdim, AtenTensorHandle* ret0);
 
+/* aten.angle.default: angle(Tensor self) -> Tensor */
+AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_angle(AtenTensorHandle self, AtenTensorHandle* ret0);
+
 /* aten.any.default: any(Tensor self) -> Tensor */
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_any(AtenTensorHandle self, AtenTensorHandle* ret0);
 
@@ -101,6 +110,9 @@ AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_argmax(AtenTensorHandle self, in
 
 /* aten.avg_pool2d.default: avg_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor */
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_avg_pool2d(AtenTensorHandle self, const int64_t* kernel_size, int64_t kernel_size_len_, const int64_t* stride, int64_t stride_len_, const int64_t* padding, int64_t padding_len_, int32_t ceil_mode, int32_t count_include_pad, int64_t* divisor_override, AtenTensorHandle* ret0);
+
+/* aten.avg_pool3d.default: avg_pool3d(Tensor self, int[3] kernel_size, int[3] stride=[], int[3] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor */
+AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_avg_pool3d(AtenTensorHandle self, const int64_t* kernel_size, int64_t kernel_size_len_, const int64_t* stride, int64_t stride_len_, const int64_t* padding, int64_t padding_len_, int32_t ceil_mode, int32_t count_include_pad, int64_t* divisor_override, AtenTensorHandle* ret0);
 
 /* aten.baddbmm.out: baddbmm.out(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!) */
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_baddbmm_out(AtenTensorHandle out, AtenTensorHandle self, AtenTensorHandle batch1, AtenTensorHandle batch2, double beta, double alpha);
@@ -240,6 +252,9 @@ AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_ge_Tensor(AtenTensorHandle self,
 /* aten.geqrf.default: geqrf(Tensor self) -> (Tensor a, Tensor tau) */
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_geqrf(AtenTensorHandle self, AtenTensorHandle* ret0, AtenTensorHandle* ret1);
 
+/* aten.grid_sampler_3d.default: grid_sampler_3d(Tensor input, Tensor grid, int interpolation_mode, int padding_mode, bool align_corners) -> Tensor */
+AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_grid_sampler_3d(AtenTensorHandle input, AtenTensorHandle grid, int64_t interpolation_mode, int64_t padding_mode, int32_t align_corners, AtenTensorHandle* ret0);
+
 /* aten.gt.Scalar: gt.Scalar(Tensor self, Scalar other) -> Tensor */
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_gt_Scalar(AtenTensorHandle self, double other, AtenTensorHandle* ret0);
 
@@ -314,6 +329,15 @@ AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_max_dim(AtenTensorHandle self, i
 
 /* aten.max_pool2d_with_indices.default: max_pool2d_with_indices(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor) */
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_max_pool2d_with_indices(AtenTensorHandle self, const int64_t* kernel_size, int64_t kernel_size_len_, const int64_t* stride, int64_t stride_len_, const int64_t* padding, int64_t padding_len_, const int64_t* dilation, int64_t dilation_len_, int32_t ceil_mode, AtenTensorHandle* ret0, AtenTensorHandle* ret1);
+
+/* aten.max_pool3d_with_indices.default: max_pool3d_with_indices(Tensor self, int[3] kernel_size, int[3] stride=[], int[3] padding=0, int[3] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor) */
+AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_max_pool3d_with_indices(AtenTensorHandle self, const int64_t* kernel_size, int64_t kernel_size_len_, const int64_t* stride, int64_t stride_len_, const int64_t* padding, int64_t padding_len_, const int64_t* dilation, int64_t dilation_len_, int32_t ceil_mode, AtenTensorHandle* ret0, AtenTensorHandle* ret1);
+
+/* aten.max_unpool2d.default: max_unpool2d(Tensor self, Tensor indices, SymInt[2] output_size) -> Tensor */
+AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_max_unpool2d(AtenTensorHandle self, AtenTensorHandle indices, const int64_t* output_size, int64_t output_size_len_, AtenTensorHandle* ret0);
+
+/* aten.max_unpool3d.default: max_unpool3d(Tensor self, Tensor indices, SymInt[3] output_size, int[3] stride, int[3] padding) -> Tensor */
+AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_max_unpool3d(AtenTensorHandle self, AtenTensorHandle indices, const int64_t* output_size, int64_t output_size_len_, const int64_t* stride, int64_t stride_len_, const int64_t* padding, int64_t padding_len_, AtenTensorHandle* ret0);
 
 /* aten.mean.dim: mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor */
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_mean_dim(AtenTensorHandle self, const int64_t** dim, int64_t dim_len_, int32_t keepdim, int32_t* dtype, AtenTensorHandle* ret0);
@@ -392,6 +416,9 @@ AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_pad(AtenTensorHandle self, const
 
 /* aten.permute.default: permute(Tensor(a) self, int[] dims) -> Tensor(a) */
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_permute(AtenTensorHandle self, const int64_t* dims, int64_t dims_len_, AtenTensorHandle* ret0);
+
+/* aten.polar.default: polar(Tensor abs, Tensor angle) -> Tensor */
+AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_polar(AtenTensorHandle abs, AtenTensorHandle angle, AtenTensorHandle* ret0);
 
 /* aten.pow.Scalar: pow.Scalar(Scalar self, Tensor exponent) -> Tensor */
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_pow_Scalar(double self, AtenTensorHandle exponent, AtenTensorHandle* ret0);
@@ -578,6 +605,12 @@ AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_view(AtenTensorHandle self, cons
 
 /* aten.view.dtype: view.dtype(Tensor(a) self, ScalarType dtype) -> Tensor(a) */
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_view_dtype(AtenTensorHandle self, int32_t dtype, AtenTensorHandle* ret0);
+
+/* aten.view_as_complex.default: view_as_complex(Tensor(a) self) -> Tensor(a) */
+AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_view_as_complex(AtenTensorHandle self, AtenTensorHandle* ret0);
+
+/* aten.view_as_real.default: view_as_real(Tensor(a) self) -> Tensor(a) */
+AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_view_as_real(AtenTensorHandle self, AtenTensorHandle* ret0);
 
 /* aten.where.self: where.self(Tensor condition, Tensor self, Tensor other) -> Tensor */
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_where_self(AtenTensorHandle condition, AtenTensorHandle self, AtenTensorHandle other, AtenTensorHandle* ret0);

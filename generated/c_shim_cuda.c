@@ -31,6 +31,20 @@ AOTITorchError aoti_torch_cuda__adaptive_avg_pool2d(AtenTensorHandle self, const
     return AOTI_TORCH_SUCCESS;
 }
 
+/* aten._adaptive_avg_pool3d.default: _adaptive_avg_pool3d(Tensor self, SymInt[3] output_size) -> Tensor */
+AOTITorchError aoti_torch_cuda__adaptive_avg_pool3d(AtenTensorHandle self, const int64_t* output_size, int64_t output_size_len_, AtenTensorHandle* ret0) {
+    static shimrt_op_cache op_;
+    StableIValue stack_[2];
+    shimrt_pack pack_;
+    SHIMRT_ARG_RET(ret0);
+    shimrt_pack_begin(&pack_, __func__, stack_, 2);
+    shimrt_pack_tensor(&pack_, "self", self);
+    shimrt_pack_int_list(&pack_, "output_size", output_size, output_size_len_);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::_adaptive_avg_pool3d", ""));
+    *ret0 = siv_to_tensor(stack_[0]);
+    return AOTI_TORCH_SUCCESS;
+}
+
 /* aten._addmm_activation.default: _addmm_activation(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1, bool use_gelu=False) -> Tensor */
 AOTITorchError aoti_torch_cuda__addmm_activation(AtenTensorHandle self, AtenTensorHandle mat1, AtenTensorHandle mat2, double beta, double alpha, int32_t use_gelu, AtenTensorHandle* ret0) {
     static shimrt_op_cache op_;
@@ -718,6 +732,22 @@ AOTITorchError aoti_torch_cuda_adaptive_max_pool2d(AtenTensorHandle self, const 
     return AOTI_TORCH_SUCCESS;
 }
 
+/* aten.adaptive_max_pool3d.default: adaptive_max_pool3d(Tensor self, int[3] output_size) -> (Tensor, Tensor) */
+AOTITorchError aoti_torch_cuda_adaptive_max_pool3d(AtenTensorHandle self, const int64_t* output_size, int64_t output_size_len_, AtenTensorHandle* ret0, AtenTensorHandle* ret1) {
+    static shimrt_op_cache op_;
+    StableIValue stack_[2];
+    shimrt_pack pack_;
+    SHIMRT_ARG_RET(ret0);
+    SHIMRT_ARG_RET(ret1);
+    shimrt_pack_begin(&pack_, __func__, stack_, 2);
+    shimrt_pack_tensor(&pack_, "self", self);
+    shimrt_pack_int_list(&pack_, "output_size", output_size, output_size_len_);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::adaptive_max_pool3d", ""));
+    *ret0 = siv_to_tensor(stack_[0]);
+    *ret1 = siv_to_tensor(stack_[1]);
+    return AOTI_TORCH_SUCCESS;
+}
+
 /* aten.add.Scalar: add.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor
  * kernel: shimrt_cuda_add_scalar (CUDA) */
 AOTITorchError aoti_torch_cuda_add_Scalar(AtenTensorHandle self, double other, double alpha, AtenTensorHandle* ret0) {
@@ -806,6 +836,19 @@ AOTITorchError aoti_torch_cuda_amax(AtenTensorHandle self, const int64_t* dim, i
     return shimrt_cuda_amax(self, dim, dim_len_, keepdim, ret0);
 }
 
+/* aten.angle.default: angle(Tensor self) -> Tensor */
+AOTITorchError aoti_torch_cuda_angle(AtenTensorHandle self, AtenTensorHandle* ret0) {
+    static shimrt_op_cache op_;
+    StableIValue stack_[1];
+    shimrt_pack pack_;
+    SHIMRT_ARG_RET(ret0);
+    shimrt_pack_begin(&pack_, __func__, stack_, 1);
+    shimrt_pack_tensor(&pack_, "self", self);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::angle", ""));
+    *ret0 = siv_to_tensor(stack_[0]);
+    return AOTI_TORCH_SUCCESS;
+}
+
 /* aten.any.default: any(Tensor self) -> Tensor
  * kernel: shimrt_cuda_any (CUDA) */
 AOTITorchError aoti_torch_cuda_any(AtenTensorHandle self, AtenTensorHandle* ret0) {
@@ -851,6 +894,25 @@ AOTITorchError aoti_torch_cuda_avg_pool2d(AtenTensorHandle self, const int64_t* 
     shimrt_pack_bool(&pack_, count_include_pad);
     shimrt_pack_opt_int(&pack_, divisor_override);
     SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::avg_pool2d", ""));
+    *ret0 = siv_to_tensor(stack_[0]);
+    return AOTI_TORCH_SUCCESS;
+}
+
+/* aten.avg_pool3d.default: avg_pool3d(Tensor self, int[3] kernel_size, int[3] stride=[], int[3] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor */
+AOTITorchError aoti_torch_cuda_avg_pool3d(AtenTensorHandle self, const int64_t* kernel_size, int64_t kernel_size_len_, const int64_t* stride, int64_t stride_len_, const int64_t* padding, int64_t padding_len_, int32_t ceil_mode, int32_t count_include_pad, int64_t* divisor_override, AtenTensorHandle* ret0) {
+    static shimrt_op_cache op_;
+    StableIValue stack_[7];
+    shimrt_pack pack_;
+    SHIMRT_ARG_RET(ret0);
+    shimrt_pack_begin(&pack_, __func__, stack_, 7);
+    shimrt_pack_tensor(&pack_, "self", self);
+    shimrt_pack_int_list(&pack_, "kernel_size", kernel_size, kernel_size_len_);
+    shimrt_pack_int_list(&pack_, "stride", stride, stride_len_);
+    shimrt_pack_int_list(&pack_, "padding", padding, padding_len_);
+    shimrt_pack_bool(&pack_, ceil_mode);
+    shimrt_pack_bool(&pack_, count_include_pad);
+    shimrt_pack_opt_int(&pack_, divisor_override);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::avg_pool3d", ""));
     *ret0 = siv_to_tensor(stack_[0]);
     return AOTI_TORCH_SUCCESS;
 }
@@ -1346,6 +1408,23 @@ AOTITorchError aoti_torch_cuda_geqrf(AtenTensorHandle self, AtenTensorHandle* re
     return AOTI_TORCH_SUCCESS;
 }
 
+/* aten.grid_sampler_3d.default: grid_sampler_3d(Tensor input, Tensor grid, int interpolation_mode, int padding_mode, bool align_corners) -> Tensor */
+AOTITorchError aoti_torch_cuda_grid_sampler_3d(AtenTensorHandle input, AtenTensorHandle grid, int64_t interpolation_mode, int64_t padding_mode, int32_t align_corners, AtenTensorHandle* ret0) {
+    static shimrt_op_cache op_;
+    StableIValue stack_[5];
+    shimrt_pack pack_;
+    SHIMRT_ARG_RET(ret0);
+    shimrt_pack_begin(&pack_, __func__, stack_, 5);
+    shimrt_pack_tensor(&pack_, "input", input);
+    shimrt_pack_tensor(&pack_, "grid", grid);
+    shimrt_pack_int(&pack_, interpolation_mode);
+    shimrt_pack_int(&pack_, padding_mode);
+    shimrt_pack_bool(&pack_, align_corners);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::grid_sampler_3d", ""));
+    *ret0 = siv_to_tensor(stack_[0]);
+    return AOTI_TORCH_SUCCESS;
+}
+
 /* aten.gt.Scalar: gt.Scalar(Tensor self, Scalar other) -> Tensor
  * kernel: shimrt_cuda_gt_scalar (CUDA) */
 AOTITorchError aoti_torch_cuda_gt_Scalar(AtenTensorHandle self, double other, AtenTensorHandle* ret0) {
@@ -1637,6 +1716,58 @@ AOTITorchError aoti_torch_cuda_max_pool2d_with_indices(AtenTensorHandle self, co
     SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::max_pool2d_with_indices", ""));
     *ret0 = siv_to_tensor(stack_[0]);
     *ret1 = siv_to_tensor(stack_[1]);
+    return AOTI_TORCH_SUCCESS;
+}
+
+/* aten.max_pool3d_with_indices.default: max_pool3d_with_indices(Tensor self, int[3] kernel_size, int[3] stride=[], int[3] padding=0, int[3] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor) */
+AOTITorchError aoti_torch_cuda_max_pool3d_with_indices(AtenTensorHandle self, const int64_t* kernel_size, int64_t kernel_size_len_, const int64_t* stride, int64_t stride_len_, const int64_t* padding, int64_t padding_len_, const int64_t* dilation, int64_t dilation_len_, int32_t ceil_mode, AtenTensorHandle* ret0, AtenTensorHandle* ret1) {
+    static shimrt_op_cache op_;
+    StableIValue stack_[6];
+    shimrt_pack pack_;
+    SHIMRT_ARG_RET(ret0);
+    SHIMRT_ARG_RET(ret1);
+    shimrt_pack_begin(&pack_, __func__, stack_, 6);
+    shimrt_pack_tensor(&pack_, "self", self);
+    shimrt_pack_int_list(&pack_, "kernel_size", kernel_size, kernel_size_len_);
+    shimrt_pack_int_list(&pack_, "stride", stride, stride_len_);
+    shimrt_pack_int_list(&pack_, "padding", padding, padding_len_);
+    shimrt_pack_int_list(&pack_, "dilation", dilation, dilation_len_);
+    shimrt_pack_bool(&pack_, ceil_mode);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::max_pool3d_with_indices", ""));
+    *ret0 = siv_to_tensor(stack_[0]);
+    *ret1 = siv_to_tensor(stack_[1]);
+    return AOTI_TORCH_SUCCESS;
+}
+
+/* aten.max_unpool2d.default: max_unpool2d(Tensor self, Tensor indices, SymInt[2] output_size) -> Tensor */
+AOTITorchError aoti_torch_cuda_max_unpool2d(AtenTensorHandle self, AtenTensorHandle indices, const int64_t* output_size, int64_t output_size_len_, AtenTensorHandle* ret0) {
+    static shimrt_op_cache op_;
+    StableIValue stack_[3];
+    shimrt_pack pack_;
+    SHIMRT_ARG_RET(ret0);
+    shimrt_pack_begin(&pack_, __func__, stack_, 3);
+    shimrt_pack_tensor(&pack_, "self", self);
+    shimrt_pack_tensor(&pack_, "indices", indices);
+    shimrt_pack_int_list(&pack_, "output_size", output_size, output_size_len_);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::max_unpool2d", ""));
+    *ret0 = siv_to_tensor(stack_[0]);
+    return AOTI_TORCH_SUCCESS;
+}
+
+/* aten.max_unpool3d.default: max_unpool3d(Tensor self, Tensor indices, SymInt[3] output_size, int[3] stride, int[3] padding) -> Tensor */
+AOTITorchError aoti_torch_cuda_max_unpool3d(AtenTensorHandle self, AtenTensorHandle indices, const int64_t* output_size, int64_t output_size_len_, const int64_t* stride, int64_t stride_len_, const int64_t* padding, int64_t padding_len_, AtenTensorHandle* ret0) {
+    static shimrt_op_cache op_;
+    StableIValue stack_[5];
+    shimrt_pack pack_;
+    SHIMRT_ARG_RET(ret0);
+    shimrt_pack_begin(&pack_, __func__, stack_, 5);
+    shimrt_pack_tensor(&pack_, "self", self);
+    shimrt_pack_tensor(&pack_, "indices", indices);
+    shimrt_pack_int_list(&pack_, "output_size", output_size, output_size_len_);
+    shimrt_pack_int_list(&pack_, "stride", stride, stride_len_);
+    shimrt_pack_int_list(&pack_, "padding", padding, padding_len_);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::max_unpool3d", ""));
+    *ret0 = siv_to_tensor(stack_[0]);
     return AOTI_TORCH_SUCCESS;
 }
 
@@ -1970,6 +2101,20 @@ AOTITorchError aoti_torch_cuda_permute(AtenTensorHandle self, const int64_t* dim
     SHIMRT_ARG_LIST(dims);
     SHIMRT_ARG_RET(ret0);
     return shimrt_permute(self, dims, dims_len_, ret0);
+}
+
+/* aten.polar.default: polar(Tensor abs, Tensor angle) -> Tensor */
+AOTITorchError aoti_torch_cuda_polar(AtenTensorHandle abs, AtenTensorHandle angle, AtenTensorHandle* ret0) {
+    static shimrt_op_cache op_;
+    StableIValue stack_[2];
+    shimrt_pack pack_;
+    SHIMRT_ARG_RET(ret0);
+    shimrt_pack_begin(&pack_, __func__, stack_, 2);
+    shimrt_pack_tensor(&pack_, "abs", abs);
+    shimrt_pack_tensor(&pack_, "angle", angle);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::polar", ""));
+    *ret0 = siv_to_tensor(stack_[0]);
+    return AOTI_TORCH_SUCCESS;
 }
 
 /* aten.pow.Scalar: pow.Scalar(Scalar self, Tensor exponent) -> Tensor */
@@ -2782,6 +2927,32 @@ AOTITorchError aoti_torch_cuda_view_dtype(AtenTensorHandle self, int32_t dtype, 
     SHIMRT_ARG_TENSOR(self);
     SHIMRT_ARG_RET(ret0);
     return shimrt_view_dtype(self, dtype, ret0);
+}
+
+/* aten.view_as_complex.default: view_as_complex(Tensor(a) self) -> Tensor(a) */
+AOTITorchError aoti_torch_cuda_view_as_complex(AtenTensorHandle self, AtenTensorHandle* ret0) {
+    static shimrt_op_cache op_;
+    StableIValue stack_[1];
+    shimrt_pack pack_;
+    SHIMRT_ARG_RET(ret0);
+    shimrt_pack_begin(&pack_, __func__, stack_, 1);
+    shimrt_pack_tensor(&pack_, "self", self);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::view_as_complex", ""));
+    *ret0 = siv_to_tensor(stack_[0]);
+    return AOTI_TORCH_SUCCESS;
+}
+
+/* aten.view_as_real.default: view_as_real(Tensor(a) self) -> Tensor(a) */
+AOTITorchError aoti_torch_cuda_view_as_real(AtenTensorHandle self, AtenTensorHandle* ret0) {
+    static shimrt_op_cache op_;
+    StableIValue stack_[1];
+    shimrt_pack pack_;
+    SHIMRT_ARG_RET(ret0);
+    shimrt_pack_begin(&pack_, __func__, stack_, 1);
+    shimrt_pack_tensor(&pack_, "self", self);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::view_as_real", ""));
+    *ret0 = siv_to_tensor(stack_[0]);
+    return AOTI_TORCH_SUCCESS;
 }
 
 /* aten.where.self: where.self(Tensor condition, Tensor self, Tensor other) -> Tensor

@@ -24,6 +24,8 @@ extern "C" {
 
 /* aten._adaptive_avg_pool2d.default: _adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor (CPU) */
 AOTITorchError shimrt_cpu__adaptive_avg_pool2d(AtenTensorHandle self, const int64_t* output_size, int64_t output_size_len_, AtenTensorHandle* ret0);
+/* aten._adaptive_avg_pool3d.default: _adaptive_avg_pool3d(Tensor self, SymInt[3] output_size) -> Tensor (CPU) */
+AOTITorchError shimrt_cpu__adaptive_avg_pool3d(AtenTensorHandle self, const int64_t* output_size, int64_t output_size_len_, AtenTensorHandle* ret0);
 /* aten._addmm_activation.default: _addmm_activation(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1, bool use_gelu=False) -> Tensor (CPU) */
 AOTITorchError shimrt_cpu__addmm_activation(AtenTensorHandle self, AtenTensorHandle mat1, AtenTensorHandle mat2, double beta, double alpha, int32_t use_gelu, AtenTensorHandle* ret0);
 /* aten._cdist_forward.default: _cdist_forward(Tensor x1, Tensor x2, float p, int? compute_mode) -> Tensor (CPU) */
@@ -48,6 +50,8 @@ AOTITorchError shimrt_cpu__weight_int8pack_mm(AtenTensorHandle self, AtenTensorH
 AOTITorchError shimrt_cpu_abs(AtenTensorHandle self, AtenTensorHandle* ret0);
 /* aten.adaptive_max_pool2d.default: adaptive_max_pool2d(Tensor self, int[2] output_size) -> (Tensor, Tensor) (CPU) */
 AOTITorchError shimrt_cpu_adaptive_max_pool2d(AtenTensorHandle self, const int64_t* output_size, int64_t output_size_len_, AtenTensorHandle* ret0, AtenTensorHandle* ret1);
+/* aten.adaptive_max_pool3d.default: adaptive_max_pool3d(Tensor self, int[3] output_size) -> (Tensor, Tensor) (CPU) */
+AOTITorchError shimrt_cpu_adaptive_max_pool3d(AtenTensorHandle self, const int64_t* output_size, int64_t output_size_len_, AtenTensorHandle* ret0, AtenTensorHandle* ret1);
 /* aten.add.Scalar: add.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor (CPU) */
 AOTITorchError shimrt_cpu_add_scalar(AtenTensorHandle self, double other, double alpha, AtenTensorHandle* ret0);
 /* aten.add.Tensor: add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor (CPU) */
@@ -64,12 +68,16 @@ AOTITorchError shimrt_cpu_addmv(AtenTensorHandle self, AtenTensorHandle mat, Ate
 AOTITorchError shimrt_cpu_all(AtenTensorHandle self, AtenTensorHandle* ret0);
 /* aten.amax.default: amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor (CPU) */
 AOTITorchError shimrt_cpu_amax(AtenTensorHandle self, const int64_t* dim, int64_t dim_len_, int32_t keepdim, AtenTensorHandle* ret0);
+/* aten.angle.default: angle(Tensor self) -> Tensor (CPU) */
+AOTITorchError shimrt_cpu_angle(AtenTensorHandle self, AtenTensorHandle* ret0);
 /* aten.any.default: any(Tensor self) -> Tensor (CPU) */
 AOTITorchError shimrt_cpu_any(AtenTensorHandle self, AtenTensorHandle* ret0);
 /* aten.argmax.default: argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor (CPU) */
 AOTITorchError shimrt_cpu_argmax(AtenTensorHandle self, int64_t* dim, int32_t keepdim, AtenTensorHandle* ret0);
 /* aten.avg_pool2d.default: avg_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor (CPU) */
 AOTITorchError shimrt_cpu_avg_pool2d(AtenTensorHandle self, const int64_t* kernel_size, int64_t kernel_size_len_, const int64_t* stride, int64_t stride_len_, const int64_t* padding, int64_t padding_len_, int32_t ceil_mode, int32_t count_include_pad, int64_t* divisor_override, AtenTensorHandle* ret0);
+/* aten.avg_pool3d.default: avg_pool3d(Tensor self, int[3] kernel_size, int[3] stride=[], int[3] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor (CPU) */
+AOTITorchError shimrt_cpu_avg_pool3d(AtenTensorHandle self, const int64_t* kernel_size, int64_t kernel_size_len_, const int64_t* stride, int64_t stride_len_, const int64_t* padding, int64_t padding_len_, int32_t ceil_mode, int32_t count_include_pad, int64_t* divisor_override, AtenTensorHandle* ret0);
 /* aten.baddbmm.out: baddbmm.out(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!) (CPU) */
 AOTITorchError shimrt_cpu_baddbmm_out(AtenTensorHandle out, AtenTensorHandle self, AtenTensorHandle batch1, AtenTensorHandle batch2, double beta, double alpha);
 /* aten.bernoulli.default: bernoulli(Tensor self, *, Generator? generator=None) -> Tensor (CPU) */
@@ -152,6 +160,8 @@ AOTITorchError shimrt_cpu_ge_scalar(AtenTensorHandle self, double other, AtenTen
 AOTITorchError shimrt_cpu_ge_tensor(AtenTensorHandle self, AtenTensorHandle other, AtenTensorHandle* ret0);
 /* aten.geqrf.default: geqrf(Tensor self) -> (Tensor a, Tensor tau) (CPU) */
 AOTITorchError shimrt_cpu_geqrf(AtenTensorHandle self, AtenTensorHandle* ret0, AtenTensorHandle* ret1);
+/* aten.grid_sampler_3d.default: grid_sampler_3d(Tensor input, Tensor grid, int interpolation_mode, int padding_mode, bool align_corners) -> Tensor (CPU) */
+AOTITorchError shimrt_cpu_grid_sampler_3d(AtenTensorHandle input, AtenTensorHandle grid, int64_t interpolation_mode, int64_t padding_mode, int32_t align_corners, AtenTensorHandle* ret0);
 /* aten.gt.Scalar: gt.Scalar(Tensor self, Scalar other) -> Tensor (CPU) */
 AOTITorchError shimrt_cpu_gt_scalar(AtenTensorHandle self, double other, AtenTensorHandle* ret0);
 /* aten.gt.Tensor: gt.Tensor(Tensor self, Tensor other) -> Tensor (CPU) */
@@ -196,6 +206,12 @@ AOTITorchError shimrt_cpu_matmul(AtenTensorHandle self, AtenTensorHandle other, 
 AOTITorchError shimrt_cpu_max_dim(AtenTensorHandle self, int64_t dim, int32_t keepdim, AtenTensorHandle* ret0, AtenTensorHandle* ret1);
 /* aten.max_pool2d_with_indices.default: max_pool2d_with_indices(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor) (CPU) */
 AOTITorchError shimrt_cpu_max_pool2d_with_indices(AtenTensorHandle self, const int64_t* kernel_size, int64_t kernel_size_len_, const int64_t* stride, int64_t stride_len_, const int64_t* padding, int64_t padding_len_, const int64_t* dilation, int64_t dilation_len_, int32_t ceil_mode, AtenTensorHandle* ret0, AtenTensorHandle* ret1);
+/* aten.max_pool3d_with_indices.default: max_pool3d_with_indices(Tensor self, int[3] kernel_size, int[3] stride=[], int[3] padding=0, int[3] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor) (CPU) */
+AOTITorchError shimrt_cpu_max_pool3d_with_indices(AtenTensorHandle self, const int64_t* kernel_size, int64_t kernel_size_len_, const int64_t* stride, int64_t stride_len_, const int64_t* padding, int64_t padding_len_, const int64_t* dilation, int64_t dilation_len_, int32_t ceil_mode, AtenTensorHandle* ret0, AtenTensorHandle* ret1);
+/* aten.max_unpool2d.default: max_unpool2d(Tensor self, Tensor indices, SymInt[2] output_size) -> Tensor (CPU) */
+AOTITorchError shimrt_cpu_max_unpool2d(AtenTensorHandle self, AtenTensorHandle indices, const int64_t* output_size, int64_t output_size_len_, AtenTensorHandle* ret0);
+/* aten.max_unpool3d.default: max_unpool3d(Tensor self, Tensor indices, SymInt[3] output_size, int[3] stride, int[3] padding) -> Tensor (CPU) */
+AOTITorchError shimrt_cpu_max_unpool3d(AtenTensorHandle self, AtenTensorHandle indices, const int64_t* output_size, int64_t output_size_len_, const int64_t* stride, int64_t stride_len_, const int64_t* padding, int64_t padding_len_, AtenTensorHandle* ret0);
 /* aten.mean.dim: mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor (CPU) */
 AOTITorchError shimrt_cpu_mean_dim(AtenTensorHandle self, const int64_t* dim, int64_t dim_len_, int32_t keepdim, int32_t* dtype, AtenTensorHandle* ret0);
 /* aten.median.default: median(Tensor self) -> Tensor (CPU) */
@@ -238,6 +254,8 @@ AOTITorchError shimrt_cpu_normal_functional(AtenTensorHandle self, double mean, 
 AOTITorchError shimrt_cpu_ormqr(AtenTensorHandle self, AtenTensorHandle input2, AtenTensorHandle input3, int32_t left, int32_t transpose, AtenTensorHandle* ret0);
 /* aten.pad.default: pad(Tensor self, SymInt[] pad, str mode="constant", float? value=None) -> Tensor (CPU) */
 AOTITorchError shimrt_cpu_pad(AtenTensorHandle self, const int64_t* pad, int64_t pad_len_, const char* mode, double* value, AtenTensorHandle* ret0);
+/* aten.polar.default: polar(Tensor abs, Tensor angle) -> Tensor (CPU) */
+AOTITorchError shimrt_cpu_polar(AtenTensorHandle abs, AtenTensorHandle angle, AtenTensorHandle* ret0);
 /* aten.pow.Scalar: pow.Scalar(Scalar self, Tensor exponent) -> Tensor (CPU) */
 AOTITorchError shimrt_cpu_pow_scalar(double self, AtenTensorHandle exponent, AtenTensorHandle* ret0);
 /* aten.pow.Tensor_Scalar: pow.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor (CPU) */
@@ -344,6 +362,10 @@ AOTITorchError shimrt_cpu_topk(AtenTensorHandle self, int64_t k, int64_t dim, in
 AOTITorchError shimrt_cpu_triangular_solve(AtenTensorHandle self, AtenTensorHandle A, int32_t upper, int32_t transpose, int32_t unitriangular, AtenTensorHandle* ret0, AtenTensorHandle* ret1);
 /* aten.uniform_.default: uniform_(Tensor(a!) self, float from=0, float to=1, *, Generator? generator=None) -> Tensor(a!) (CPU) */
 AOTITorchError shimrt_cpu_uniform_(AtenTensorHandle self, double from, double to, AtenGeneratorHandle* generator);
+/* aten.view_as_complex.default: view_as_complex(Tensor(a) self) -> Tensor(a) (CPU) */
+AOTITorchError shimrt_cpu_view_as_complex(AtenTensorHandle self, AtenTensorHandle* ret0);
+/* aten.view_as_real.default: view_as_real(Tensor(a) self) -> Tensor(a) (CPU) */
+AOTITorchError shimrt_cpu_view_as_real(AtenTensorHandle self, AtenTensorHandle* ret0);
 /* aten.where.self: where.self(Tensor condition, Tensor self, Tensor other) -> Tensor (CPU) */
 AOTITorchError shimrt_cpu_where_self(AtenTensorHandle condition, AtenTensorHandle self, AtenTensorHandle other, AtenTensorHandle* ret0);
 /* aten.zero_.default: zero_(Tensor(a!) self) -> Tensor(a!) (CPU) */

@@ -189,6 +189,24 @@ class Int64Index(nn.Module):
         return g.sum(-1), counts, torch.argmax(rows.sum(-1), dim=1)
 
 
+class Video3D(nn.Module):
+    """3-d convolution and pooling: avg_pool3d, _adaptive_avg_pool3d and adaptive_max_pool3d
+    are c_shim_cpu.h fallbacks; Inductor lowers max_pool3d (with indices) and max_unpool3d."""
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv3d(2, 8, 3, padding=1)
+        self.conv2 = nn.Conv3d(8, 8, 3, padding=1)
+        self.fc = nn.Linear(8 * 8, 5)
+
+    def forward(self, x):
+        y = F.relu(self.conv(x))
+        x, idx = F.max_pool3d(y, 2, return_indices=True)
+        x = x + F.max_pool3d(F.max_unpool3d(x, idx, 2, output_size=y.shape[-3:]), 2)
+        x = F.avg_pool3d(F.relu(self.conv2(x)), 3, stride=1, padding=1, count_include_pad=False)
+        x = F.adaptive_max_pool3d(x, (2, 2, 2)) + F.adaptive_avg_pool3d(x, (2, 2, 2))
+        return self.fc(x.flatten(1))
+
+
 def g(seed):
     return torch.Generator().manual_seed(seed)
 
@@ -216,6 +234,7 @@ ZOO = {
     "dw_separable": (DWSeparable, lambda: (torch.randn(2, 3, 32, 32, generator=g(11)),), 1e-4, 1e-5),
     # exported with a dynamic batch dim from a batch of 3, run at a batch of 5
     "dynamic_batch": (CNN, lambda: (torch.randn(5, 3, 16, 16, generator=g(15)),), 1e-4, 1e-5),
+    "video_pool3d": (Video3D, lambda: (torch.randn(2, 2, 8, 10, 12, generator=g(16)),), 1e-4, 1e-5),
     "int64_index": (Int64Index, lambda: (torch.randint(0, 64, (3, 5), generator=g(12)),
                                          torch.randint(0, 5, (3, 5), generator=g(13))), 1e-5, 1e-6),
 }

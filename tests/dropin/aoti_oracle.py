@@ -36,6 +36,7 @@ LIB.torch_exception_get_what.restype = C.c_char_p
 DT = {torch.uint8: 0, torch.int8: 1, torch.int16: 2, torch.int32: 3, torch.int64: 4,
       torch.float16: 5, torch.float32: 6, torch.float64: 7, torch.bool: 11, torch.bfloat16: 15}
 DT.update({torch.complex64: 9, torch.complex128: 10})  # the FFT results (fft_family)
+DT[torch.complex32] = 8  # view_as_complex of float16, polar of float16
 RDT = {v: k for k, v in DT.items()}
 FLOATS = [torch.float16, torch.bfloat16, torch.float32, torch.float64]
 INTS = [torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64]
@@ -43,6 +44,7 @@ NUMERIC = INTS + FLOATS
 TOL = {torch.float32: (1.3e-6, 1e-5), torch.float64: (1e-7, 1e-7),
        torch.float16: (1e-3, 1e-5), torch.bfloat16: (1.6e-2, 1e-5)}
 TOL[torch.complex64] = (1.3e-6, 1e-5)  # fft_family passes its own, scaled to the signal
+TOL[torch.complex128] = (1e-7, 1e-7)  # polar, complex_family
 LOOSE = {torch.float32: (1e-4, 1e-4), torch.float64: (1e-7, 1e-7),
          torch.float16: (1e-2, 1e-2), torch.bfloat16: (5e-2, 5e-2)}
 
@@ -237,6 +239,8 @@ def compare(ours, ref, loose):
         return f"dtype {ours.dtype} != {ref.dtype}"
     if list(ours.shape) != list(ref.shape):
         return f"shape {list(ours.shape)} != {list(ref.shape)}"
+    if ref.dtype == torch.complex32:  # few ops take ComplexHalf: compare its float16 parts
+        return compare(torch.view_as_real(ours), torch.view_as_real(ref), loose)
     if ref.dtype in TOL:
         if isinstance(loose, tuple):
             rtol, atol = loose
@@ -608,6 +612,16 @@ def sdpa_family():
              lambda: A._scaled_dot_product_flash_attention_for_cpu(q, k[..., :3], k[..., :3]))
 
 
+def adaptive_cases(tag, x, nd, sizes):
+    """_adaptive_avg_pool<nd>d and adaptive_max_pool<nd>d of x for each output size."""
+    avg, mx = getattr(A, f"_adaptive_avg_pool{nd}d"), getattr(A, f"adaptive_max_pool{nd}d")
+    for osz in sizes:
+        case(f"{tag} out{osz}", f"aoti_torch_cpu__adaptive_avg_pool{nd}d", [T(x), osz, Ret()],
+             lambda x=x, osz=osz: avg(x, osz), loose=True)
+        case(f"{tag} out{osz}", f"aoti_torch_cpu_adaptive_max_pool{nd}d",
+             [T(x), osz, Ret(), Ret()], lambda x=x, osz=osz: mx(x, osz))
+
+
 def pool_family():
     for dt in [torch.float32, torch.float64, torch.bfloat16, torch.float16, torch.int64,
                torch.bool]:
@@ -636,13 +650,7 @@ def pool_family():
                                  lambda x=x, k=k, st=st, pd=pd, ceil=ceil, inc=inc, div=div:
                                  A.avg_pool2d(x, k, st, pd, bool(ceil), bool(inc), div),
                                  loose=True)
-                for osz in ([1, 1], [3, 4], [7, 8], [5, 3], [0, 2], [10, 11], [2]):
-                    case(f"{tag} out{osz}", "aoti_torch_cpu__adaptive_avg_pool2d",
-                         [T(x), osz, Ret()],
-                         lambda x=x, osz=osz: A._adaptive_avg_pool2d(x, osz), loose=True)
-                    case(f"{tag} out{osz}", "aoti_torch_cpu_adaptive_max_pool2d",
-                         [T(x), osz, Ret(), Ret()],
-                         lambda x=x, osz=osz: A.adaptive_max_pool2d(x, osz))
+                adaptive_cases(tag, x, 2, ([1, 1], [3, 4], [7, 8], [5, 3], [0, 2], [10, 11], [2]))
     x = torch.tensor([[[1.0, float("nan"), 3.0], [float("-inf"), float("-inf"), 2.0]]])
     case("nan", "aoti_torch_cpu_max_pool2d_with_indices", [T(x), [2], [1], [0], [1], 0, Ret(),
                                                            Ret()],
@@ -1429,9 +1437,242 @@ def fft_family():
         print(f"  fft: largest error vs PyTorch, relative to max |bin|: {FFT_ERR['max_rel']:.2e}")
 
 
+def pool3d_family():
+    """3-d pooling, max unpooling (2-d and 3-d): pool3d.c on pool_nd.c's engine."""
+    for dt in [torch.float32, torch.float64, torch.bfloat16, torch.int64, torch.uint8,
+               torch.bool]:
+        for shape in ([2, 3, 5, 6, 7], [3, 4, 5, 3], [1, 1, 1, 1, 1], [0, 2, 3, 4, 4],
+                      [2, 0, 3, 4, 4], [2, 3, 0, 4, 4], [4, 4, 4]):
+            base = rand(shape, dt, -5, 5)
+            lays = list(layouts(base))
+            if len(shape) == 5:
+                lays.append(("channels_last_3d",
+                             base.contiguous(memory_format=torch.channels_last_3d)))
+            for lay, x in lays:
+                tag = f"{dt} {shape} {lay}"
+                for (k, st, pd, dl, ceil) in [([2], [], [0], [1], 0),
+                                              ([3, 2, 2], [2, 1, 2], [1, 0, 1], [1], 1),
+                                              ([3], [2], [1], [2, 1, 1], 0),
+                                              ([1], [1], [0], [1], 0), ([3], [1], [2], [1], 0),
+                                              ([9], [1], [0], [1], 0), ([2, 2], [1], [0], [1], 0),
+                                              ([2], [1, 1], [0], [1], 0), ([0], [1], [0], [1], 0),
+                                              ([2], [-1], [0], [1], 0)]:
+                    bad = k in ([9], [2, 2], [0]) or st in ([1, 1], [-1]) or pd == [2]
+                    if bad and (lay != "contig" or dt != torch.float32):
+                        continue  # bad arguments: refused whatever the input
+                    case(f"{tag} k{k} s{st} p{pd} d{dl} ceil={ceil}",
+                         "aoti_torch_cpu_max_pool3d_with_indices",
+                         [T(x), k, st, pd, dl, ceil, Ret(), Ret()],
+                         lambda x=x, k=k, st=st, pd=pd, dl=dl, ceil=ceil:
+                         A.max_pool3d_with_indices(x, k, st, pd, dl, bool(ceil)))
+                    for inc, div in ((1, None), (0, None), (1, 3), (0, 0)):
+                        if dt in (torch.uint8, torch.bool, torch.bfloat16) and k != [2]:
+                            continue  # avg_pool3d refuses these dtypes: a few cases suffice
+                        case(f"{tag} k{k} s{st} p{pd} ceil={ceil} include_pad={inc} "
+                             f"divisor={div}", "aoti_torch_cpu_avg_pool3d",
+                             [T(x), k, st, pd, ceil, inc, Opt(div), Ret()],
+                             lambda x=x, k=k, st=st, pd=pd, ceil=ceil, inc=inc, div=div:
+                             A.avg_pool3d(x, k, st, pd, bool(ceil), bool(inc), div), loose=True)
+                # (a negative size over an empty batch: PyTorch makes a tensor of negative size)
+                if dt.is_floating_point or lay == "contig":  # (other dtypes are refused)
+                    adaptive_cases(tag, x, 3, ([1, 1, 1], [2, 3, 4], [5, 6, 7], [7, 3, 9], [0, 2, 2],
+                                               [2, 2]) + (([-1, 2, 2],) if base.numel() else ()))
+    n = float("nan")
+    x = torch.tensor([[[[1.0, n], [n, 2.0]], [[5.0, n], [float("-inf"), 0.0]]]])
+    for k in ([1, 2, 2], [2], [2, 1, 2]):
+        case(f"nan k{k}", "aoti_torch_cpu_max_pool3d_with_indices",
+             [T(x), k, [1], [0], [1], 0, Ret(), Ret()],
+             lambda k=k: A.max_pool3d_with_indices(x, k, [1]))
+    case("nan adaptive", "aoti_torch_cpu_adaptive_max_pool3d", [T(x), [1, 1, 1], Ret(), Ret()],
+         lambda: A.adaptive_max_pool3d(x, [1, 1, 1]))
+    case("nan 2-d", "aoti_torch_cpu_max_pool2d_with_indices",
+         [T(x[0]), [2], [1], [0], [1], 0, Ret(), Ret()],
+         lambda: A.max_pool2d_with_indices(x[0], [2], [1]))
+    # values beyond int (PyTorch's safe_downcast) and output sizes whose product overflows
+    x = rand([1, 1, 2, 2, 2], torch.float32)
+    big = 2 ** 33
+    case("kernel beyond int", "aoti_torch_cpu_max_pool3d_with_indices",
+         [T(x), [big], [1], [0], [1], 0, Ret(), Ret()],
+         lambda: A.max_pool3d_with_indices(x, [big], [1], [0], [1], False))
+    case("stride beyond int", "aoti_torch_cpu_avg_pool3d",
+         [T(x), [2], [big], [0], 0, 1, Opt(None), Ret()],
+         lambda: A.avg_pool3d(x, [2], [big], [0], False, True, None))
+    case("dilation beyond int", "aoti_torch_cpu_max_pool2d_with_indices",
+         [T(x[0, 0]), [2], [1], [0], [big], 0, Ret(), Ret()],
+         lambda: A.max_pool2d_with_indices(x[0, 0], [2], [1], [0], [big], False))
+    i0 = torch.zeros(1, 1, 1, 1, 1, dtype=torch.int64)
+    case("unpool output overflows", "aoti_torch_cpu_max_unpool3d",
+         [T(x[..., :1, :1, :1]), T(i0), [2 ** 40, 2 ** 40, 2], [1, 1, 1], [0, 0, 0], Ret()],
+         lambda: A.max_unpool3d(x[..., :1, :1, :1], i0, [2 ** 40, 2 ** 40, 2], [1, 1, 1],
+                                [0, 0, 0]))
+    # max unpooling: indices from PyTorch's own max pooling, and hand-made bad ones
+    for dt in [torch.float32, torch.float64, torch.float16, torch.bfloat16, torch.int64]:
+        for shape, k in (([2, 3, 6, 7], [2]), ([3, 5, 5], [3, 2]), ([1, 1, 1, 1], [1])):
+            src = rand(shape, torch.float32)
+            v, i = A.max_pool2d_with_indices(src, k)
+            v = v.to(dt)
+            osz = list(shape[-2:])
+            lays = [("contig", v, i), ("transposed", v.transpose(-1, -2).contiguous()
+                                       .transpose(-1, -2), i.transpose(-1, -2).contiguous()
+                                       .transpose(-1, -2))]
+            if len(shape) == 4:
+                lays.append(("channels_last", v.contiguous(memory_format=torch.channels_last),
+                             i.contiguous(memory_format=torch.channels_last)))
+            for lay, vv, ii in lays:
+                for o, ix in ((osz, ii), ([osz[0] + 1, osz[1] + 2], ii), ([1, 1], ii),
+                              (osz[:1], ii), ([0, osz[1]], ii), ([-1, 3], ii), (osz, ii + 100),
+                              (osz, ii - 100), (osz, ii.int()), (osz, ii[:1])):
+                    # (no repeated positions: PyTorch writes them in parallel, any may win)
+                    case(f"{dt} {shape} k{k} {lay} out{o} idx{list(ix.shape)} {ix.dtype}",
+                         "aoti_torch_cpu_max_unpool2d", [T(vv), T(ix), o, Ret()],
+                         lambda vv=vv, ix=ix, o=o: A.max_unpool2d(vv, ix, o))
+        for shape, k in (([2, 3, 4, 6, 7], [2]), ([3, 5, 5, 4], [3, 2, 2])):
+            src = rand(shape, torch.float32)
+            v, i = A.max_pool3d_with_indices(src, k, [], [0], [1], False)
+            v = v.to(dt)
+            osz = list(shape[-3:])
+            for o, ix, st, pd in ((osz, i, [2, 2, 2], [0, 0, 0]), (osz, i, [2], [0, 0, 0]),
+                                  (osz, i, [2, 2, 2], [0]), (osz[:2], i, [2, 2, 2], [0, 0, 0]),
+                                  (osz, i, [0, 2, 2], [0, 0, 0]), (osz, i, [1, 1, 1], [-1, 0, 9]),
+                                  ([osz[0] + 1] + osz[1:], i, [2, 2, 2], [0, 0, 0]),
+                                  (osz, i + 1000, [2, 2, 2], [0, 0, 0]),
+                                  ([0] + osz[1:], i, [2, 2, 2], [0, 0, 0]),
+                                  (osz, i[:1], [2, 2, 2], [0, 0, 0]),
+                                  (osz, i.int(), [2, 2, 2], [0, 0, 0])):
+                for lay, vv, ii in (("contig", v, ix), ("cl3d", v.contiguous(
+                        memory_format=torch.channels_last_3d) if v.dim() == 5 else v.transpose(-1, -2),
+                        ix.contiguous(memory_format=torch.channels_last_3d)
+                        if ix.dim() == 5 else ix.transpose(-1, -2))):
+                    case(f"{dt} {shape} k{k} {lay} out{o} s{st} p{pd} idx{list(ii.shape)}",
+                         "aoti_torch_cpu_max_unpool3d", [T(vv), T(ii), o, st, pd, Ret()],
+                         lambda vv=vv, ii=ii, o=o, st=st, pd=pd:
+                         A.max_unpool3d(vv, ii, o, st, pd))
+    for dt in [torch.float32, torch.float64]:
+        x = rand([2, 0, 3, 3], dt)
+        case(f"{dt} empty channels", "aoti_torch_cpu_max_unpool2d",
+             [T(x), T(torch.zeros(2, 0, 3, 3, dtype=torch.int64)), [6, 6], Ret()],
+             lambda x=x: A.max_unpool2d(x, torch.zeros(2, 0, 3, 3, dtype=torch.int64), [6, 6]))
+        x = rand([0, 2, 3, 3], dt)
+        case(f"{dt} empty batch", "aoti_torch_cpu_max_unpool2d",
+             [T(x), T(torch.zeros(0, 2, 3, 3, dtype=torch.int64)), [6, 6], Ret()],
+             lambda x=x: A.max_unpool2d(x, torch.zeros(0, 2, 3, 3, dtype=torch.int64), [6, 6]))
+        x = rand([3, 3], dt)
+        case(f"{dt} 2-d", "aoti_torch_cpu_max_unpool2d",
+             [T(x), T(torch.zeros(3, 3, dtype=torch.int64)), [6, 6], Ret()],
+             lambda x=x: A.max_unpool2d(x, torch.zeros(3, 3, dtype=torch.int64), [6, 6]))
+
+
+def grid3d_family():
+    """grid_sampler_3d (grid_sample.c): modes, paddings, align_corners, grids reaching past
+    the input, NaN / inf coordinates, odd strides, bad inputs. The kernel rounds as PyTorch's
+    does (in the dtype), so the dtype's own tolerance holds for the half types too."""
+    name = "aoti_torch_cpu_grid_sampler_3d"
+    for dt in [torch.float32, torch.float64, torch.float16, torch.bfloat16]:
+        for shape, gshape in (([2, 3, 4, 5, 6], [2, 3, 2, 4, 3]), ([1, 1, 1, 1, 1], [1, 2, 2, 2, 3]),
+                              ([1, 2, 3, 1, 4], [1, 1, 5, 1, 3]), ([0, 2, 3, 3, 3], [0, 2, 2, 2, 3]),
+                              ([2, 0, 3, 3, 3], [2, 2, 2, 2, 3]), ([2, 2, 3, 3, 3], [2, 0, 2, 2, 3])):
+            x0 = rand(shape, dt)
+            g0 = rand(gshape, dt, -1.4, 1.4)
+            if g0.numel() > 4:
+                g0.view(-1)[1] = 1.0
+                g0.view(-1)[2] = -1.0
+            for lay, x in layouts(x0):
+                for glay, g in (("grid contig", g0), ("grid transposed", g0.transpose(1, 3)
+                                                      .contiguous().transpose(1, 3))):
+                    if dt != torch.float32 and (lay != "contig" or glay != "grid contig"):
+                        continue  # strides: float32's cases suffice
+                    for mode in (0, 1):
+                        for pad in (0, 1, 2):
+                            for align in (0, 1):
+                                case(f"{dt} {shape} {lay} {gshape} {glay} mode={mode} "
+                                     f"pad={pad} align={align}", name,
+                                     [T(x), T(g), mode, pad, align, Ret()],
+                                     lambda x=x, g=g, mode=mode, pad=pad, align=align:
+                                     A.grid_sampler_3d(x, g, mode, pad, bool(align)))
+    x = rand([1, 2, 3, 4, 5], torch.float32)
+    g = torch.tensor([[[[[float("nan"), 0.0, 0.0], [float("inf"), 0.5, -0.5],
+                         [1e30, -1e30, 0.0], [-1.0, 1.0, 7.5]]]]])
+    for mode in (0, 1):
+        for pad in (0, 1, 2, 3):
+            for align in (0, 1):
+                case(f"special grid mode={mode} pad={pad} align={align}", name,
+                     [T(x), T(g), mode, pad, align, Ret()],
+                     lambda mode=mode, pad=pad, align=align:
+                     A.grid_sampler_3d(x, g, mode, pad, bool(align)))
+    g = rand([1, 2, 2, 2, 3], torch.float32, -1, 1)
+    for label, xi, gi in (("mixed dtypes", x, g.double()), ("int input", x.long(), g.long()),
+                          ("4-d input", x[0], g[0]), ("batch", x, torch.cat([g, g])),
+                          ("grid last dim 2", x, g[..., :2]), ("empty depth", x[:, :, :0], g)):
+        case(label, name, [T(xi), T(gi), 0, 0, 0, Ret()],
+             lambda xi=xi, gi=gi: A.grid_sampler_3d(xi, gi, 0, 0, False))
+    # not PyTorch's behaviour (documented in grid_sample.c): PyTorch's kernel leaves the output
+    # uninitialized for an interpolation mode other than bilinear and nearest; refused here
+    if not ONLY or ONLY in name:
+        for mode in (2, 3, -1):
+            res, hs = call(name, [T(x), T(g), mode, 0, 0, Ret()])
+            if not isinstance(res, int):
+                failures.append(f"{name} mode={mode}: libshimrt should refuse")
+            for h in hs:
+                if h:
+                    delete(h)
+
+
+def complex_family():
+    """view_as_real, view_as_complex, polar, angle (complex.c)."""
+    for dt in [torch.complex64, torch.complex128, torch.float32, torch.int64]:
+        for shape in ([3, 4], [], [0, 3], [2, 3, 4]):
+            base = rand(shape, torch.float64).to(dt) if dt.is_complex else rand(shape, dt)
+            if dt.is_complex:
+                base = base + 1j * rand(shape, torch.float64).to(dt)
+            for lay, x in list(layouts(base)) + ([("offset", base.flatten()[1:])]
+                                                 if base.numel() > 1 else []):
+                case(f"{dt} {shape} {lay}", "aoti_torch_cpu_view_as_real", [T(x), Ret()],
+                     lambda x=x: A.view_as_real(x))
+                case(f"{dt} {shape} {lay}", "aoti_torch_cpu_angle", [T(x), Ret()],
+                     lambda x=x: A.angle(x))
+    for dt in [torch.float32, torch.float64, torch.float16, torch.bfloat16, torch.int32]:
+        for shape in ([3, 4, 2], [2], [0, 2], [3, 0, 2], [3, 4, 3], [], [3, 2, 4]):
+            base = rand(shape, dt)
+            # (a storage offset does not reach libshimrt: to_rt copies into a new tensor)
+            odd = (base.flatten()[:(base.numel() // 3) * 2].view(-1, 2)[::3]
+                   if base.numel() >= 6 else base)
+            for lay, x in list(layouts(base)) + [("every third row", odd)]:
+                case(f"{dt} {shape} {lay}", "aoti_torch_cpu_view_as_complex", [T(x), Ret()],
+                     lambda x=x: A.view_as_complex(x))
+    big = torch.randn(10)
+    for label, x in (("stride 3 over a size-1 dim", big.as_strided((3, 1, 2), (2, 3, 1))),
+                     ("odd stride", big.as_strided((3, 2), (3, 1), 0))):
+        case(label, "aoti_torch_cpu_view_as_complex", [T(x), Ret()],
+             lambda x=x: A.view_as_complex(x))
+    specials = torch.tensor([-1.0, 0.0, -0.0, 1.0, float("nan"), float("-inf"), float("inf"),
+                             -3.5])
+    for dt in [torch.float32, torch.float64, torch.float16, torch.bfloat16, torch.uint8,
+               torch.int8, torch.int16, torch.int32, torch.int64, torch.bool]:
+        x = specials.to(dt) if dt.is_floating_point else rand([5, 3], dt)
+        case(f"{dt} specials", "aoti_torch_cpu_angle", [T(x), Ret()], lambda x=x: A.angle(x))
+    c = torch.complex(specials, specials.flip(0))
+    for dt in (torch.complex64, torch.complex128):
+        case(f"{dt} specials", "aoti_torch_cpu_angle", [T(c.to(dt)), Ret()],
+             lambda dt=dt: A.angle(c.to(dt)))
+    for dt in [torch.float32, torch.float64, torch.float16]:
+        for sa, sb in (([3, 4], [3, 4]), ([3, 4], [4]), ([1, 4], [3, 1]), ([], [2, 3]),
+                       ([0, 3], [3]), ([3, 4], [2, 4])):
+            a0, b0 = rand(sa, dt, 0, 3), rand(sb, dt, -4, 4)
+            for (la, a), (lb, b) in zip(layouts(a0), list(layouts(b0))[::-1]):
+                case(f"{dt} {sa} {la} {sb} {lb}", "aoti_torch_cpu_polar", [T(a), T(b), Ret()],
+                     lambda a=a, b=b: A.polar(a, b))
+    case("specials", "aoti_torch_cpu_polar", [T(specials.abs()), T(specials), Ret()],
+         lambda: A.polar(specials.abs(), specials))
+    a, b = rand([3], torch.float32, 0, 2), rand([3], torch.float32)
+    for label, x, y in (("mixed", a, b.double()), ("int", a.int(), b.int()),
+                        ("bfloat16", a.bfloat16(), b.bfloat16())):
+        case(label, "aoti_torch_cpu_polar", [T(x), T(y), Ret()], lambda x=x, y=y: A.polar(x, y))
+
+
 FAMILIES = [mm_family, conv_family, line_family, sdpa_family, pool_family, misc_family,
             index_family, bag_family, pow_family, quant_dist_family, scatter_value_family,
-            lapack_family, rnn_family, resize_family, fft_family]
+            lapack_family, rnn_family, resize_family, fft_family, pool3d_family,
+            grid3d_family, complex_family]
 for fam in FAMILIES:
     fam()
 
