@@ -331,6 +331,34 @@ int bd_alias_arg(const sg_schema *s, int j) {
     return -1;
 }
 
+const char *bd_entry_type(const sg_schema *s, const sg_cparam *p) {
+    if (p->role != SG_CP_ARG || p->index < 0 || p->index >= s->n_args) return NULL;
+    const sg_kind_info *k = sg_kind_get(sg_kind_of_arg(s->args[p->index].type));
+    return k ? k->entry_type : NULL;
+}
+
+const char *bd_entry_name(bodies *B, const sg_schema *s, const sg_emit_decl *d) {
+    bool any = false;
+    for (int i = 0; i < d->n_params && !any; i++) any = bd_entry_type(s, &d->params[i]) != NULL;
+    if (!any) return NULL;
+    const char *c = d->c_name;
+    if (strncmp(c, "aoti_torch_", 11) == 0) c += 11;
+    return sg_arena_printf(B->a, "shimrt_entry_%s", c);
+}
+
+const char *bd_entry_params(bodies *B, const sg_schema *s, const sg_emit_decl *d) {
+    sg_buf b = {0};
+    if (d->n_params == 0) sg_buf_puts(&b, "void");
+    for (int i = 0; i < d->n_params; i++) {
+        const char *et = bd_entry_type(s, &d->params[i]);
+        if (i) sg_buf_put(&b, ", ", 2);
+        sg_buf_puts(&b, et ? et : d->params[i].type);
+        sg_buf_putc(&b, ' ');
+        sg_buf_puts(&b, d->params[i].name);
+    }
+    return bd_buf_str(B, &b);
+}
+
 bool bd_returns_handles(const sg_schema *s) { return !(s->out_start < s->n_args) && !s->inplace; }
 
 /* ---- Entry point ---------------------------------------------------------------------- */

@@ -65,6 +65,13 @@ const char *bd_arg_section(bodies *B, const sg_emit_decl *d, const sg_schema *sc
                            const char *prefix, const sg_cparam **param);
 const char *bd_kind_of(const sg_schema *s, const sg_cparam *p); /* sg_arg_kind of its arg */
 int bd_alias_arg(const sg_schema *s, int j); /* the argument return j aliases, or -1 */
+/* The entry type of parameter p (gen/kinds.h entry_type), or NULL when it has none. */
+const char *bd_entry_type(const sg_schema *s, const sg_cparam *p);
+/* The name of d's entry ("shimrt_entry_cpu_add_Scalar"), or NULL when no parameter of d
+ * has an entry type (the shim is its own entry). */
+const char *bd_entry_name(bodies *B, const sg_schema *s, const sg_emit_decl *d);
+/* d's parameters with the entry types ("AtenTensorHandle self, shimrt_scalar other, ..."). */
+const char *bd_entry_params(bodies *B, const sg_schema *s, const sg_emit_decl *d);
 bool bd_returns_handles(const sg_schema *s); /* neither in-place nor out: returns values */
 
 /* ---- Bodies every family uses ---------------------------------------------------------- */

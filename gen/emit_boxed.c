@@ -93,6 +93,15 @@ static bool put_boxed_body(bodies *B, sg_buf *out, const sg_emit_shim *s) {
     } else {
         sg_buf_free(&types);
     }
+    /* A shim with Scalar arguments is called through its entry, which takes them in the
+     * kernel form: the ScalarHandle's kind reaches the kernel (gen/kinds.h entry_type). */
+    const char *entry = bd_entry_name(B, sc, d);
+    if (entry) {
+        bd_put(B, out, "entry_decl",
+               SLOTS({"op", s->op->key, 0}, {"name", entry, 0},
+                     {"params", bd_entry_params(B, sc, d), 0}));
+        sg_buf_putc(out, '\n');
+    }
     const sg_slot slots[] = {
         {"op", s->op->key, 0},
         {"schema", sg_text_comment_safe(B->a, sg_text_schema(B->a, s->fn)), 0},
@@ -105,7 +114,7 @@ static bool put_boxed_body(bodies *B, sg_buf *out, const sg_emit_shim *s) {
         {"unpacks", bd_buf_str(B, &unpacks), 0},
         {"rets", bd_buf_str(B, &rets), 0},
         {"keeps", bd_buf_str(B, &keeps), 0},
-        {"shim", d->c_name, 0},
+        {"shim", entry ? entry : d->c_name, 0},
         {"args", bd_buf_str(B, &args), 0},
         {"pushes", bd_buf_str(B, &pushes), 0},
     };

@@ -23,9 +23,37 @@ static void put_shim_body(bodies *B, sg_buf *out, const sg_emit_shim *s, const k
     if (use && use->conflict) {
         bd_warn(B, s, d->c_name, use->conflict);
         bd_stub(B, out, s, d, use->conflict);
+        const char *entry = bd_entry_name(B, sc, d);
+        sg_cparam *ep = entry ? sg_arena_alloc(B->a, sizeof *ep * (size_t)d->n_params) : NULL;
+        if (!ep) return;
+        /* the entry the boxed kernel calls fails the same way */
+        sg_emit_decl e = *d;
+        e.c_name = entry;
+        e.params = ep;
+        for (int i = 0; i < d->n_params; i++) {
+            const char *et = bd_entry_type(sc, &d->params[i]);
+            ep[i] = d->params[i];
+            if (et) ep[i].type = et;
+        }
+        sg_buf_put(out, "\n\n", 2);
+        bd_stub(B, out, s, &e, use->conflict);
         return;
     }
-    sg_buf checks = {0}, arrays = {0}, fills = {0}, frees = {0}, args = {0};
+    /* A shim with an argument of an entry type (a Scalar) wraps its entry: the wrapper
+     * converts those arguments (karg_<kind>), the entry has the body below and takes them
+     * in the kernel form, which it passes on as they are. */
+    const char *entry = bd_entry_name(B, sc, d);
+    sg_buf checks = {0}, arrays = {0}, fills = {0}, frees = {0}, args = {0}, wargs = {0};
+    for (int i = 0; i < d->n_params; i++) {
+        if (entry) {
+            const sg_cparam *p = &d->params[i];
+            const char *wsec = bd_entry_type(sc, p)
+                                   ? sg_arena_printf(B->a, "karg_%s", bd_kind_of(sc, p))
+                                   : "karg_one";
+            if (wargs.len) sg_buf_put(&wargs, ", ", 2);
+            bd_put(B, &wargs, wsec, SLOTS({"name", p->name, 0}));
+        }
+    }
     for (int i = 0; i < d->n_params; i++) {
         const sg_cparam *p = &d->params[i];
         if (p->role == SG_CP_LEN || p->role == SG_CP_DEVICE_INDEX) continue;
@@ -46,7 +74,11 @@ static void put_shim_body(bodies *B, sg_buf *out, const sg_emit_shim *s, const k
             sg_buf_putc(&frees, '\n');
         }
         if (args.len) sg_buf_put(&args, ", ", 2);
-        bd_put(B, &args, p->role == SG_CP_RET ? "karg_ret" : karg_section(B, kind), nm, 1);
+        bd_put(B, &args,
+               p->role == SG_CP_RET          ? "karg_ret"
+               : bd_entry_type(sc, p)        ? "karg_one"
+                                             : karg_section(B, kind),
+               nm, 1);
     }
     bool with_arrays = arrays.len > 0;
     const sg_slot slots[] = {
@@ -54,8 +86,8 @@ static void put_shim_body(bodies *B, sg_buf *out, const sg_emit_shim *s, const k
         {"schema", sg_text_comment_safe(B->a, sg_text_schema(B->a, s->fn)), 0},
         {"kernel", s->kernel, 0},
         {"key", s->kernel_key, 0},
-        {"name", d->c_name, 0},
-        {"params", bd_params(B, d, NULL), 0},
+        {"name", entry ? entry : d->c_name, 0},
+        {"params", entry ? bd_entry_params(B, sc, d) : bd_params(B, d, NULL), 0},
         {"checks", bd_buf_str(B, &checks), 0},
         {"arrays", bd_buf_str(B, &arrays), 0},
         {"fills", bd_buf_str(B, &fills), 0},
@@ -64,6 +96,12 @@ static void put_shim_body(bodies *B, sg_buf *out, const sg_emit_shim *s, const k
     };
     bd_put(B, out, with_arrays ? "shim_body_arrays" : "shim_body", slots,
            (int)(sizeof slots / sizeof *slots));
+    if (!entry) return;
+    sg_buf_put(out, "\n\n", 2);
+    bd_put(B, out, "shim_body_wrapper",
+           SLOTS({"op", s->op->key, 0}, {"name", d->c_name, 0},
+                 {"params", bd_params(B, d, NULL), 0}, {"entry", entry, 0},
+                 {"args", bd_buf_str(B, &wargs), 0}));
 }
 
 void bd_emit_shim_c(bodies *B, const sg_emit_header *h, const kernel_use *u, int n_u) {

@@ -66,9 +66,30 @@ void shimrt_k_rt_add_tensor(shimrt_k_result_type *s, const struct AtenTensorOpaq
         s->zero = promote_none(s->zero, t->dtype);
 }
 
-void shimrt_k_rt_add_scalar(shimrt_k_result_type *s, double v) {
-    bool integral = isfinite(v) && v == floor(v) && fabs(v) < 9.2e18;
-    s->wrapped = promote_none(s->wrapped, integral ? SHIMRT_INT64 : SHIMRT_FLOAT32);
+int32_t shimrt_k_scalar_dtype(shimrt_scalar v) {
+    switch (v.kind) {
+    case SHIMRT_SCALAR_KIND_BOOL: return SHIMRT_BOOL;
+    case SHIMRT_SCALAR_KIND_INT: return SHIMRT_INT64;
+    case SHIMRT_SCALAR_KIND_COMPLEX: return SHIMRT_COMPLEX64;
+    default: return SHIMRT_FLOAT32;
+    }
+}
+
+void shimrt_k_rt_add_scalar(shimrt_k_result_type *s, shimrt_scalar v) {
+    s->wrapped = promote_none(s->wrapped, shimrt_k_scalar_dtype(v));
+}
+
+AOTITorchError shimrt_k_alpha_check(const char *op, int32_t dt, shimrt_scalar alpha) {
+    if (alpha.kind == SHIMRT_SCALAR_KIND_BOOL && dt != SHIMRT_BOOL)
+        return shimrt_fail(op, "Boolean alpha only supported for Boolean results.");
+    bool complex = dt == SHIMRT_COMPLEX64 || dt == SHIMRT_COMPLEX128 || dt == SHIMRT_COMPLEX32;
+    if (!shimrt_k_is_floating(dt) && !complex && !shimrt_scalar_is_integral(alpha, true))
+        return shimrt_fail(op, "For integral input tensors, argument alpha must not be a "
+                               "floating point number.");
+    if (!complex && alpha.kind == SHIMRT_SCALAR_KIND_COMPLEX)
+        return shimrt_fail(op, "For non-complex input tensors, argument alpha must not be a "
+                               "complex number.");
+    return AOTI_TORCH_SUCCESS;
 }
 
 /* bool < integral < floating */
@@ -249,7 +270,9 @@ void shimrt_k_layout_perm(int nd, const int64_t *shape, int nops,
     }
 }
 
-AOTITorchError shimrt_k_scalar_fits(const char *op, double v, int32_t dt, bool one_element) {
+AOTITorchError shimrt_k_scalar_fits(const char *op, shimrt_scalar sv, int32_t dt,
+                                    bool one_element) {
+    double v = sv.d;
     const char *name;
     double lo, hi; /* the type's range */
     switch (dt) {
@@ -271,9 +294,12 @@ AOTITorchError shimrt_k_scalar_fits(const char *op, double v, int32_t dt, bool o
     /* PyTorch fills a one-element tensor through scalar_fill, which converts to the half
      * types unchecked */
     if (half && one_element) return AOTI_TORCH_SUCCESS;
-    /* an integral value is a Python int (the C ABI passes doubles; see rt_add_scalar) */
-    bool integral = isfinite(v) && v == floor(v) && fabs(v) < 9.2e18;
-    if (integral && !shimrt_k_is_floating(dt))
+    /* an int (or bool) Scalar converts as c10::overflows<To, int64_t>, a floating one as
+     * c10::overflows<To, double> */
+    bool integral = shimrt_scalar_is_integral(sv, true);
+    if (integral && dt == SHIMRT_INT64)
+        bad = false;
+    else if (integral && !shimrt_k_is_floating(dt))
         bad = v > hi || v < (lo == 0 ? -hi : lo); /* unsigned: negatives wrap up to -max */
     else if (integral)
         bad = v < lo || v > hi;
@@ -587,7 +613,7 @@ AOTITorchError shimrt_k_matmul_shape(const char *op, const struct AtenTensorOpaq
 }
 
 int32_t shimrt_k_result_type_of(int n, const struct AtenTensorOpaque *const *t, int ns,
-                                const double *scalars) {
+                                const shimrt_scalar *scalars) {
     shimrt_k_result_type s;
     shimrt_k_rt_init(&s);
     for (int i = 0; i < n; i++) shimrt_k_rt_add_tensor(&s, t[i]);
