@@ -81,6 +81,7 @@ static void put_shim_body(bodies *B, sg_buf *out, const sg_emit_shim *s, const k
                nm, 1);
     }
     bool with_arrays = arrays.len > 0;
+    const char *checks_text = bd_buf_str(B, &checks);
     const sg_slot slots[] = {
         {"op", s->op->key, 0},
         {"schema", sg_text_comment_safe(B->a, sg_text_schema(B->a, s->fn)), 0},
@@ -88,7 +89,7 @@ static void put_shim_body(bodies *B, sg_buf *out, const sg_emit_shim *s, const k
         {"key", s->kernel_key, 0},
         {"name", entry ? entry : d->c_name, 0},
         {"params", entry ? bd_entry_params(B, sc, d) : bd_params(B, d, NULL), 0},
-        {"checks", bd_buf_str(B, &checks), 0},
+        {"checks", checks_text, 0},
         {"arrays", bd_buf_str(B, &arrays), 0},
         {"fills", bd_buf_str(B, &fills), 0},
         {"frees", bd_buf_str(B, &frees), 0},
@@ -100,8 +101,8 @@ static void put_shim_body(bodies *B, sg_buf *out, const sg_emit_shim *s, const k
     sg_buf_put(out, "\n\n", 2);
     bd_put(B, out, "shim_body_wrapper",
            SLOTS({"op", s->op->key, 0}, {"name", d->c_name, 0},
-                 {"params", bd_params(B, d, NULL), 0}, {"entry", entry, 0},
-                 {"args", bd_buf_str(B, &wargs), 0}));
+                 {"params", bd_params(B, d, NULL), 0}, {"checks", checks_text, 0},
+                 {"entry", entry, 0}, {"args", bd_buf_str(B, &wargs), 0}));
 }
 
 void bd_emit_shim_c(bodies *B, const sg_emit_header *h, const kernel_use *u, int n_u) {

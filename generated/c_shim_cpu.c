@@ -36,8 +36,12 @@ AOTITorchError shimrt_entry_cpu__addmm_activation(AtenTensorHandle self, AtenTen
 }
 
 /* aten._addmm_activation.default: the C shim; each Scalar, a C double, is a floating Scalar, as PyTorch's
- * c10::Scalar(double) */
+ * c10::Scalar(double) (the checks here name this shim in their messages) */
 AOTITorchError aoti_torch_cpu__addmm_activation(AtenTensorHandle self, AtenTensorHandle mat1, AtenTensorHandle mat2, double beta, double alpha, int32_t use_gelu, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_TENSOR(mat1);
+    SHIMRT_ARG_TENSOR(mat2);
+    SHIMRT_ARG_RET(ret0);
     return shimrt_entry_cpu__addmm_activation(self, mat1, mat2, shimrt_scalar_double(beta), shimrt_scalar_double(alpha), use_gelu, ret0);
 }
 
@@ -183,8 +187,10 @@ AOTITorchError shimrt_entry_cpu_add_Scalar(AtenTensorHandle self, shimrt_scalar 
 }
 
 /* aten.add.Scalar: the C shim; each Scalar, a C double, is a floating Scalar, as PyTorch's
- * c10::Scalar(double) */
+ * c10::Scalar(double) (the checks here name this shim in their messages) */
 AOTITorchError aoti_torch_cpu_add_Scalar(AtenTensorHandle self, double other, double alpha, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_RET(ret0);
     return shimrt_entry_cpu_add_Scalar(self, shimrt_scalar_double(other), shimrt_scalar_double(alpha), ret0);
 }
 
@@ -198,8 +204,11 @@ AOTITorchError shimrt_entry_cpu_add_Tensor(AtenTensorHandle self, AtenTensorHand
 }
 
 /* aten.add.Tensor: the C shim; each Scalar, a C double, is a floating Scalar, as PyTorch's
- * c10::Scalar(double) */
+ * c10::Scalar(double) (the checks here name this shim in their messages) */
 AOTITorchError aoti_torch_cpu_add_Tensor(AtenTensorHandle self, AtenTensorHandle other, double alpha, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_TENSOR(other);
+    SHIMRT_ARG_RET(ret0);
     return shimrt_entry_cpu_add_Tensor(self, other, shimrt_scalar_double(alpha), ret0);
 }
 
@@ -214,8 +223,12 @@ AOTITorchError shimrt_entry_cpu_addbmm(AtenTensorHandle self, AtenTensorHandle b
 }
 
 /* aten.addbmm.default: the C shim; each Scalar, a C double, is a floating Scalar, as PyTorch's
- * c10::Scalar(double) */
+ * c10::Scalar(double) (the checks here name this shim in their messages) */
 AOTITorchError aoti_torch_cpu_addbmm(AtenTensorHandle self, AtenTensorHandle batch1, AtenTensorHandle batch2, double beta, double alpha, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_TENSOR(batch1);
+    SHIMRT_ARG_TENSOR(batch2);
+    SHIMRT_ARG_RET(ret0);
     return shimrt_entry_cpu_addbmm(self, batch1, batch2, shimrt_scalar_double(beta), shimrt_scalar_double(alpha), ret0);
 }
 
@@ -230,8 +243,12 @@ AOTITorchError shimrt_entry_cpu_addmm(AtenTensorHandle self, AtenTensorHandle ma
 }
 
 /* aten.addmm.default: the C shim; each Scalar, a C double, is a floating Scalar, as PyTorch's
- * c10::Scalar(double) */
+ * c10::Scalar(double) (the checks here name this shim in their messages) */
 AOTITorchError aoti_torch_cpu_addmm(AtenTensorHandle self, AtenTensorHandle mat1, AtenTensorHandle mat2, double beta, double alpha, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_TENSOR(mat1);
+    SHIMRT_ARG_TENSOR(mat2);
+    SHIMRT_ARG_RET(ret0);
     return shimrt_entry_cpu_addmm(self, mat1, mat2, shimrt_scalar_double(beta), shimrt_scalar_double(alpha), ret0);
 }
 
@@ -246,8 +263,12 @@ AOTITorchError shimrt_entry_cpu_addmm_out(AtenTensorHandle out, AtenTensorHandle
 }
 
 /* aten.addmm.out: the C shim; each Scalar, a C double, is a floating Scalar, as PyTorch's
- * c10::Scalar(double) */
+ * c10::Scalar(double) (the checks here name this shim in their messages) */
 AOTITorchError aoti_torch_cpu_addmm_out(AtenTensorHandle out, AtenTensorHandle self, AtenTensorHandle mat1, AtenTensorHandle mat2, double beta, double alpha) {
+    SHIMRT_ARG_TENSOR(out);
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_TENSOR(mat1);
+    SHIMRT_ARG_TENSOR(mat2);
     return shimrt_entry_cpu_addmm_out(out, self, mat1, mat2, shimrt_scalar_double(beta), shimrt_scalar_double(alpha));
 }
 
@@ -262,8 +283,12 @@ AOTITorchError shimrt_entry_cpu_addmv(AtenTensorHandle self, AtenTensorHandle ma
 }
 
 /* aten.addmv.default: the C shim; each Scalar, a C double, is a floating Scalar, as PyTorch's
- * c10::Scalar(double) */
+ * c10::Scalar(double) (the checks here name this shim in their messages) */
 AOTITorchError aoti_torch_cpu_addmv(AtenTensorHandle self, AtenTensorHandle mat, AtenTensorHandle vec, double beta, double alpha, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_TENSOR(mat);
+    SHIMRT_ARG_TENSOR(vec);
+    SHIMRT_ARG_RET(ret0);
     return shimrt_entry_cpu_addmv(self, mat, vec, shimrt_scalar_double(beta), shimrt_scalar_double(alpha), ret0);
 }
 
@@ -300,8 +325,9 @@ AOTITorchError shimrt_entry_cpu_arange(shimrt_scalar end, int32_t* dtype, int32_
 }
 
 /* aten.arange.default: the C shim; each Scalar, a C double, is a floating Scalar, as PyTorch's
- * c10::Scalar(double) */
+ * c10::Scalar(double) (the checks here name this shim in their messages) */
 AOTITorchError aoti_torch_cpu_arange(double end, int32_t* dtype, int32_t* layout, int32_t* device, int32_t device_index_, int32_t* pin_memory, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_RET(ret0);
     return shimrt_entry_cpu_arange(shimrt_scalar_double(end), dtype, layout, device, device_index_, pin_memory, ret0);
 }
 
@@ -313,8 +339,9 @@ AOTITorchError shimrt_entry_cpu_arange_start_step(shimrt_scalar start, shimrt_sc
 }
 
 /* aten.arange.start_step: the C shim; each Scalar, a C double, is a floating Scalar, as PyTorch's
- * c10::Scalar(double) */
+ * c10::Scalar(double) (the checks here name this shim in their messages) */
 AOTITorchError aoti_torch_cpu_arange_start_step(double start, double end, double step, int32_t* dtype, int32_t* layout, int32_t* device, int32_t device_index_, int32_t* pin_memory, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_RET(ret0);
     return shimrt_entry_cpu_arange_start_step(shimrt_scalar_double(start), shimrt_scalar_double(end), shimrt_scalar_double(step), dtype, layout, device, device_index_, pin_memory, ret0);
 }
 
@@ -348,8 +375,12 @@ AOTITorchError shimrt_entry_cpu_baddbmm_out(AtenTensorHandle out, AtenTensorHand
 }
 
 /* aten.baddbmm.out: the C shim; each Scalar, a C double, is a floating Scalar, as PyTorch's
- * c10::Scalar(double) */
+ * c10::Scalar(double) (the checks here name this shim in their messages) */
 AOTITorchError aoti_torch_cpu_baddbmm_out(AtenTensorHandle out, AtenTensorHandle self, AtenTensorHandle batch1, AtenTensorHandle batch2, double beta, double alpha) {
+    SHIMRT_ARG_TENSOR(out);
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_TENSOR(batch1);
+    SHIMRT_ARG_TENSOR(batch2);
     return shimrt_entry_cpu_baddbmm_out(out, self, batch1, batch2, shimrt_scalar_double(beta), shimrt_scalar_double(alpha));
 }
 
@@ -489,8 +520,10 @@ AOTITorchError shimrt_entry_cpu_clamp(AtenTensorHandle self, const shimrt_scalar
 }
 
 /* aten.clamp.default: the C shim; each Scalar, a C double, is a floating Scalar, as PyTorch's
- * c10::Scalar(double) */
+ * c10::Scalar(double) (the checks here name this shim in their messages) */
 AOTITorchError aoti_torch_cpu_clamp(AtenTensorHandle self, double* min, double* max, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_RET(ret0);
     return shimrt_entry_cpu_clamp(self, SHIMRT_SCALAR_OPT_DOUBLE(min), SHIMRT_SCALAR_OPT_DOUBLE(max), ret0);
 }
 
@@ -618,8 +651,10 @@ AOTITorchError shimrt_entry_cpu_eq_Scalar(AtenTensorHandle self, shimrt_scalar o
 }
 
 /* aten.eq.Scalar: the C shim; each Scalar, a C double, is a floating Scalar, as PyTorch's
- * c10::Scalar(double) */
+ * c10::Scalar(double) (the checks here name this shim in their messages) */
 AOTITorchError aoti_torch_cpu_eq_Scalar(AtenTensorHandle self, double other, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_RET(ret0);
     return shimrt_entry_cpu_eq_Scalar(self, shimrt_scalar_double(other), ret0);
 }
 
@@ -655,8 +690,9 @@ AOTITorchError shimrt_entry_cpu_fill__Scalar(AtenTensorHandle self, shimrt_scala
 }
 
 /* aten.fill_.Scalar: the C shim; each Scalar, a C double, is a floating Scalar, as PyTorch's
- * c10::Scalar(double) */
+ * c10::Scalar(double) (the checks here name this shim in their messages) */
 AOTITorchError aoti_torch_cpu_fill__Scalar(AtenTensorHandle self, double value) {
+    SHIMRT_ARG_TENSOR(self);
     return shimrt_entry_cpu_fill__Scalar(self, shimrt_scalar_double(value));
 }
 
@@ -686,8 +722,10 @@ AOTITorchError shimrt_entry_cpu_full(const int64_t* size, int64_t size_len_, shi
 }
 
 /* aten.full.default: the C shim; each Scalar, a C double, is a floating Scalar, as PyTorch's
- * c10::Scalar(double) */
+ * c10::Scalar(double) (the checks here name this shim in their messages) */
 AOTITorchError aoti_torch_cpu_full(const int64_t* size, int64_t size_len_, double fill_value, int32_t* dtype, int32_t* layout, int32_t* device, int32_t device_index_, int32_t* pin_memory, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_LIST(size);
+    SHIMRT_ARG_RET(ret0);
     return shimrt_entry_cpu_full(size, size_len_, shimrt_scalar_double(fill_value), dtype, layout, device, device_index_, pin_memory, ret0);
 }
 
@@ -700,8 +738,10 @@ AOTITorchError shimrt_entry_cpu_full_out(AtenTensorHandle out, const int64_t* si
 }
 
 /* aten.full.out: the C shim; each Scalar, a C double, is a floating Scalar, as PyTorch's
- * c10::Scalar(double) */
+ * c10::Scalar(double) (the checks here name this shim in their messages) */
 AOTITorchError aoti_torch_cpu_full_out(AtenTensorHandle out, const int64_t* size, int64_t size_len_, double fill_value) {
+    SHIMRT_ARG_TENSOR(out);
+    SHIMRT_ARG_LIST(size);
     return shimrt_entry_cpu_full_out(out, size, size_len_, shimrt_scalar_double(fill_value));
 }
 
@@ -714,8 +754,10 @@ AOTITorchError shimrt_entry_cpu_full_like(AtenTensorHandle self, shimrt_scalar f
 }
 
 /* aten.full_like.default: the C shim; each Scalar, a C double, is a floating Scalar, as PyTorch's
- * c10::Scalar(double) */
+ * c10::Scalar(double) (the checks here name this shim in their messages) */
 AOTITorchError aoti_torch_cpu_full_like(AtenTensorHandle self, double fill_value, int32_t* dtype, int32_t* layout, int32_t* device, int32_t device_index_, int32_t* pin_memory, int32_t* memory_format, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_RET(ret0);
     return shimrt_entry_cpu_full_like(self, shimrt_scalar_double(fill_value), dtype, layout, device, device_index_, pin_memory, memory_format, ret0);
 }
 
@@ -755,8 +797,10 @@ AOTITorchError shimrt_entry_cpu_ge_Scalar(AtenTensorHandle self, shimrt_scalar o
 }
 
 /* aten.ge.Scalar: the C shim; each Scalar, a C double, is a floating Scalar, as PyTorch's
- * c10::Scalar(double) */
+ * c10::Scalar(double) (the checks here name this shim in their messages) */
 AOTITorchError aoti_torch_cpu_ge_Scalar(AtenTensorHandle self, double other, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_RET(ret0);
     return shimrt_entry_cpu_ge_Scalar(self, shimrt_scalar_double(other), ret0);
 }
 
@@ -787,8 +831,10 @@ AOTITorchError shimrt_entry_cpu_gt_Scalar(AtenTensorHandle self, shimrt_scalar o
 }
 
 /* aten.gt.Scalar: the C shim; each Scalar, a C double, is a floating Scalar, as PyTorch's
- * c10::Scalar(double) */
+ * c10::Scalar(double) (the checks here name this shim in their messages) */
 AOTITorchError aoti_torch_cpu_gt_Scalar(AtenTensorHandle self, double other, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_RET(ret0);
     return shimrt_entry_cpu_gt_Scalar(self, shimrt_scalar_double(other), ret0);
 }
 
@@ -817,8 +863,10 @@ AOTITorchError shimrt_entry_cpu_histc(AtenTensorHandle self, int64_t bins, shimr
 }
 
 /* aten.histc.default: the C shim; each Scalar, a C double, is a floating Scalar, as PyTorch's
- * c10::Scalar(double) */
+ * c10::Scalar(double) (the checks here name this shim in their messages) */
 AOTITorchError aoti_torch_cpu_histc(AtenTensorHandle self, int64_t bins, double min, double max, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_RET(ret0);
     return shimrt_entry_cpu_histc(self, bins, shimrt_scalar_double(min), shimrt_scalar_double(max), ret0);
 }
 
@@ -912,8 +960,10 @@ AOTITorchError shimrt_entry_cpu_le_Scalar(AtenTensorHandle self, shimrt_scalar o
 }
 
 /* aten.le.Scalar: the C shim; each Scalar, a C double, is a floating Scalar, as PyTorch's
- * c10::Scalar(double) */
+ * c10::Scalar(double) (the checks here name this shim in their messages) */
 AOTITorchError aoti_torch_cpu_le_Scalar(AtenTensorHandle self, double other, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_RET(ret0);
     return shimrt_entry_cpu_le_Scalar(self, shimrt_scalar_double(other), ret0);
 }
 
@@ -959,8 +1009,10 @@ AOTITorchError shimrt_entry_cpu_lt_Scalar(AtenTensorHandle self, shimrt_scalar o
 }
 
 /* aten.lt.Scalar: the C shim; each Scalar, a C double, is a floating Scalar, as PyTorch's
- * c10::Scalar(double) */
+ * c10::Scalar(double) (the checks here name this shim in their messages) */
 AOTITorchError aoti_torch_cpu_lt_Scalar(AtenTensorHandle self, double other, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_RET(ret0);
     return shimrt_entry_cpu_lt_Scalar(self, shimrt_scalar_double(other), ret0);
 }
 
@@ -1105,8 +1157,10 @@ AOTITorchError shimrt_entry_cpu_mul_Scalar(AtenTensorHandle self, shimrt_scalar 
 }
 
 /* aten.mul.Scalar: the C shim; each Scalar, a C double, is a floating Scalar, as PyTorch's
- * c10::Scalar(double) */
+ * c10::Scalar(double) (the checks here name this shim in their messages) */
 AOTITorchError aoti_torch_cpu_mul_Scalar(AtenTensorHandle self, double other, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_RET(ret0);
     return shimrt_entry_cpu_mul_Scalar(self, shimrt_scalar_double(other), ret0);
 }
 
@@ -1179,8 +1233,10 @@ AOTITorchError shimrt_entry_cpu_ne_Scalar(AtenTensorHandle self, shimrt_scalar o
 }
 
 /* aten.ne.Scalar: the C shim; each Scalar, a C double, is a floating Scalar, as PyTorch's
- * c10::Scalar(double) */
+ * c10::Scalar(double) (the checks here name this shim in their messages) */
 AOTITorchError aoti_torch_cpu_ne_Scalar(AtenTensorHandle self, double other, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_RET(ret0);
     return shimrt_entry_cpu_ne_Scalar(self, shimrt_scalar_double(other), ret0);
 }
 
@@ -1295,8 +1351,10 @@ AOTITorchError shimrt_entry_cpu_pow_Scalar(shimrt_scalar self, AtenTensorHandle 
 }
 
 /* aten.pow.Scalar: the C shim; each Scalar, a C double, is a floating Scalar, as PyTorch's
- * c10::Scalar(double) */
+ * c10::Scalar(double) (the checks here name this shim in their messages) */
 AOTITorchError aoti_torch_cpu_pow_Scalar(double self, AtenTensorHandle exponent, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(exponent);
+    SHIMRT_ARG_RET(ret0);
     return shimrt_entry_cpu_pow_Scalar(shimrt_scalar_double(self), exponent, ret0);
 }
 
@@ -1309,8 +1367,10 @@ AOTITorchError shimrt_entry_cpu_pow_Tensor_Scalar(AtenTensorHandle self, shimrt_
 }
 
 /* aten.pow.Tensor_Scalar: the C shim; each Scalar, a C double, is a floating Scalar, as PyTorch's
- * c10::Scalar(double) */
+ * c10::Scalar(double) (the checks here name this shim in their messages) */
 AOTITorchError aoti_torch_cpu_pow_Tensor_Scalar(AtenTensorHandle self, double exponent, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_RET(ret0);
     return shimrt_entry_cpu_pow_Tensor_Scalar(self, shimrt_scalar_double(exponent), ret0);
 }
 
@@ -1585,8 +1645,11 @@ AOTITorchError shimrt_entry_cpu_scatter_value_out(AtenTensorHandle out, AtenTens
 }
 
 /* aten.scatter.value_out: the C shim; each Scalar, a C double, is a floating Scalar, as PyTorch's
- * c10::Scalar(double) */
+ * c10::Scalar(double) (the checks here name this shim in their messages) */
 AOTITorchError aoti_torch_cpu_scatter_value_out(AtenTensorHandle out, AtenTensorHandle self, int64_t dim, AtenTensorHandle index, double value) {
+    SHIMRT_ARG_TENSOR(out);
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_TENSOR(index);
     return shimrt_entry_cpu_scatter_value_out(out, self, dim, index, shimrt_scalar_double(value));
 }
 
@@ -1620,8 +1683,11 @@ AOTITorchError shimrt_entry_cpu_searchsorted_Scalar(AtenTensorHandle sorted_sequ
 }
 
 /* aten.searchsorted.Scalar: the C shim; each Scalar, a C double, is a floating Scalar, as PyTorch's
- * c10::Scalar(double) */
+ * c10::Scalar(double) (the checks here name this shim in their messages) */
 AOTITorchError aoti_torch_cpu_searchsorted_Scalar(AtenTensorHandle sorted_sequence, double self, int32_t out_int32, int32_t right, const char** side, AtenTensorHandle* sorter, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(sorted_sequence);
+    SHIMRT_ARG_OPT_TENSOR(sorter);
+    SHIMRT_ARG_RET(ret0);
     return shimrt_entry_cpu_searchsorted_Scalar(sorted_sequence, shimrt_scalar_double(self), out_int32, right, side, sorter, ret0);
 }
 
@@ -1719,8 +1785,11 @@ AOTITorchError shimrt_entry_cpu_sub_Tensor(AtenTensorHandle self, AtenTensorHand
 }
 
 /* aten.sub.Tensor: the C shim; each Scalar, a C double, is a floating Scalar, as PyTorch's
- * c10::Scalar(double) */
+ * c10::Scalar(double) (the checks here name this shim in their messages) */
 AOTITorchError aoti_torch_cpu_sub_Tensor(AtenTensorHandle self, AtenTensorHandle other, double alpha, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_TENSOR(other);
+    SHIMRT_ARG_RET(ret0);
     return shimrt_entry_cpu_sub_Tensor(self, other, shimrt_scalar_double(alpha), ret0);
 }
 
@@ -1734,8 +1803,11 @@ AOTITorchError shimrt_entry_cpu_subtract_Tensor(AtenTensorHandle self, AtenTenso
 }
 
 /* aten.subtract.Tensor: the C shim; each Scalar, a C double, is a floating Scalar, as PyTorch's
- * c10::Scalar(double) */
+ * c10::Scalar(double) (the checks here name this shim in their messages) */
 AOTITorchError aoti_torch_cpu_subtract_Tensor(AtenTensorHandle self, AtenTensorHandle other, double alpha, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_TENSOR(other);
+    SHIMRT_ARG_RET(ret0);
     return shimrt_entry_cpu_subtract_Tensor(self, other, shimrt_scalar_double(alpha), ret0);
 }
 

@@ -51,8 +51,10 @@ AOTITorchError shimrt_entry_cuda_add_Scalar(AtenTensorHandle self, shimrt_scalar
 }
 
 /* aten.add.Scalar: the C shim; each Scalar, a C double, is a floating Scalar, as PyTorch's
- * c10::Scalar(double) */
+ * c10::Scalar(double) (the checks here name this shim in their messages) */
 AOTITorchError aoti_torch_cuda_add_Scalar(AtenTensorHandle self, double other, double alpha, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_RET(ret0);
     return shimrt_entry_cuda_add_Scalar(self, shimrt_scalar_double(other), shimrt_scalar_double(alpha), ret0);
 }
 
@@ -66,8 +68,11 @@ AOTITorchError shimrt_entry_cuda_add_Tensor(AtenTensorHandle self, AtenTensorHan
 }
 
 /* aten.add.Tensor: the C shim; each Scalar, a C double, is a floating Scalar, as PyTorch's
- * c10::Scalar(double) */
+ * c10::Scalar(double) (the checks here name this shim in their messages) */
 AOTITorchError aoti_torch_cuda_add_Tensor(AtenTensorHandle self, AtenTensorHandle other, double alpha, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_TENSOR(other);
+    SHIMRT_ARG_RET(ret0);
     return shimrt_entry_cuda_add_Tensor(self, other, shimrt_scalar_double(alpha), ret0);
 }
 
@@ -82,8 +87,12 @@ AOTITorchError shimrt_entry_cuda_addmm(AtenTensorHandle self, AtenTensorHandle m
 }
 
 /* aten.addmm.default: the C shim; each Scalar, a C double, is a floating Scalar, as PyTorch's
- * c10::Scalar(double) */
+ * c10::Scalar(double) (the checks here name this shim in their messages) */
 AOTITorchError aoti_torch_cuda_addmm(AtenTensorHandle self, AtenTensorHandle mat1, AtenTensorHandle mat2, double beta, double alpha, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_TENSOR(mat1);
+    SHIMRT_ARG_TENSOR(mat2);
+    SHIMRT_ARG_RET(ret0);
     return shimrt_entry_cuda_addmm(self, mat1, mat2, shimrt_scalar_double(beta), shimrt_scalar_double(alpha), ret0);
 }
 
@@ -120,8 +129,9 @@ AOTITorchError shimrt_entry_cuda_arange(shimrt_scalar end, int32_t* dtype, int32
 }
 
 /* aten.arange.default: the C shim; each Scalar, a C double, is a floating Scalar, as PyTorch's
- * c10::Scalar(double) */
+ * c10::Scalar(double) (the checks here name this shim in their messages) */
 AOTITorchError aoti_torch_cuda_arange(double end, int32_t* dtype, int32_t* layout, int32_t* device, int32_t device_index_, int32_t* pin_memory, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_RET(ret0);
     return shimrt_entry_cuda_arange(shimrt_scalar_double(end), dtype, layout, device, device_index_, pin_memory, ret0);
 }
 
@@ -133,8 +143,9 @@ AOTITorchError shimrt_entry_cuda_arange_start_step(shimrt_scalar start, shimrt_s
 }
 
 /* aten.arange.start_step: the C shim; each Scalar, a C double, is a floating Scalar, as PyTorch's
- * c10::Scalar(double) */
+ * c10::Scalar(double) (the checks here name this shim in their messages) */
 AOTITorchError aoti_torch_cuda_arange_start_step(double start, double end, double step, int32_t* dtype, int32_t* layout, int32_t* device, int32_t device_index_, int32_t* pin_memory, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_RET(ret0);
     return shimrt_entry_cuda_arange_start_step(shimrt_scalar_double(start), shimrt_scalar_double(end), shimrt_scalar_double(step), dtype, layout, device, device_index_, pin_memory, ret0);
 }
 
@@ -216,8 +227,10 @@ AOTITorchError shimrt_entry_cuda_clamp(AtenTensorHandle self, const shimrt_scala
 }
 
 /* aten.clamp.default: the C shim; each Scalar, a C double, is a floating Scalar, as PyTorch's
- * c10::Scalar(double) */
+ * c10::Scalar(double) (the checks here name this shim in their messages) */
 AOTITorchError aoti_torch_cuda_clamp(AtenTensorHandle self, double* min, double* max, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_RET(ret0);
     return shimrt_entry_cuda_clamp(self, SHIMRT_SCALAR_OPT_DOUBLE(min), SHIMRT_SCALAR_OPT_DOUBLE(max), ret0);
 }
 
@@ -297,8 +310,10 @@ AOTITorchError shimrt_entry_cuda_eq_Scalar(AtenTensorHandle self, shimrt_scalar 
 }
 
 /* aten.eq.Scalar: the C shim; each Scalar, a C double, is a floating Scalar, as PyTorch's
- * c10::Scalar(double) */
+ * c10::Scalar(double) (the checks here name this shim in their messages) */
 AOTITorchError aoti_torch_cuda_eq_Scalar(AtenTensorHandle self, double other, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_RET(ret0);
     return shimrt_entry_cuda_eq_Scalar(self, shimrt_scalar_double(other), ret0);
 }
 
@@ -327,8 +342,9 @@ AOTITorchError shimrt_entry_cuda_fill__Scalar(AtenTensorHandle self, shimrt_scal
 }
 
 /* aten.fill_.Scalar: the C shim; each Scalar, a C double, is a floating Scalar, as PyTorch's
- * c10::Scalar(double) */
+ * c10::Scalar(double) (the checks here name this shim in their messages) */
 AOTITorchError aoti_torch_cuda_fill__Scalar(AtenTensorHandle self, double value) {
+    SHIMRT_ARG_TENSOR(self);
     return shimrt_entry_cuda_fill__Scalar(self, shimrt_scalar_double(value));
 }
 
@@ -358,8 +374,10 @@ AOTITorchError shimrt_entry_cuda_full(const int64_t* size, int64_t size_len_, sh
 }
 
 /* aten.full.default: the C shim; each Scalar, a C double, is a floating Scalar, as PyTorch's
- * c10::Scalar(double) */
+ * c10::Scalar(double) (the checks here name this shim in their messages) */
 AOTITorchError aoti_torch_cuda_full(const int64_t* size, int64_t size_len_, double fill_value, int32_t* dtype, int32_t* layout, int32_t* device, int32_t device_index_, int32_t* pin_memory, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_LIST(size);
+    SHIMRT_ARG_RET(ret0);
     return shimrt_entry_cuda_full(size, size_len_, shimrt_scalar_double(fill_value), dtype, layout, device, device_index_, pin_memory, ret0);
 }
 
@@ -372,8 +390,10 @@ AOTITorchError shimrt_entry_cuda_full_out(AtenTensorHandle out, const int64_t* s
 }
 
 /* aten.full.out: the C shim; each Scalar, a C double, is a floating Scalar, as PyTorch's
- * c10::Scalar(double) */
+ * c10::Scalar(double) (the checks here name this shim in their messages) */
 AOTITorchError aoti_torch_cuda_full_out(AtenTensorHandle out, const int64_t* size, int64_t size_len_, double fill_value) {
+    SHIMRT_ARG_TENSOR(out);
+    SHIMRT_ARG_LIST(size);
     return shimrt_entry_cuda_full_out(out, size, size_len_, shimrt_scalar_double(fill_value));
 }
 
@@ -386,8 +406,10 @@ AOTITorchError shimrt_entry_cuda_full_like(AtenTensorHandle self, shimrt_scalar 
 }
 
 /* aten.full_like.default: the C shim; each Scalar, a C double, is a floating Scalar, as PyTorch's
- * c10::Scalar(double) */
+ * c10::Scalar(double) (the checks here name this shim in their messages) */
 AOTITorchError aoti_torch_cuda_full_like(AtenTensorHandle self, double fill_value, int32_t* dtype, int32_t* layout, int32_t* device, int32_t device_index_, int32_t* pin_memory, int32_t* memory_format, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_RET(ret0);
     return shimrt_entry_cuda_full_like(self, shimrt_scalar_double(fill_value), dtype, layout, device, device_index_, pin_memory, memory_format, ret0);
 }
 
@@ -418,8 +440,10 @@ AOTITorchError shimrt_entry_cuda_ge_Scalar(AtenTensorHandle self, shimrt_scalar 
 }
 
 /* aten.ge.Scalar: the C shim; each Scalar, a C double, is a floating Scalar, as PyTorch's
- * c10::Scalar(double) */
+ * c10::Scalar(double) (the checks here name this shim in their messages) */
 AOTITorchError aoti_torch_cuda_ge_Scalar(AtenTensorHandle self, double other, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_RET(ret0);
     return shimrt_entry_cuda_ge_Scalar(self, shimrt_scalar_double(other), ret0);
 }
 
@@ -441,8 +465,10 @@ AOTITorchError shimrt_entry_cuda_gt_Scalar(AtenTensorHandle self, shimrt_scalar 
 }
 
 /* aten.gt.Scalar: the C shim; each Scalar, a C double, is a floating Scalar, as PyTorch's
- * c10::Scalar(double) */
+ * c10::Scalar(double) (the checks here name this shim in their messages) */
 AOTITorchError aoti_torch_cuda_gt_Scalar(AtenTensorHandle self, double other, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_RET(ret0);
     return shimrt_entry_cuda_gt_Scalar(self, shimrt_scalar_double(other), ret0);
 }
 
@@ -509,8 +535,10 @@ AOTITorchError shimrt_entry_cuda_le_Scalar(AtenTensorHandle self, shimrt_scalar 
 }
 
 /* aten.le.Scalar: the C shim; each Scalar, a C double, is a floating Scalar, as PyTorch's
- * c10::Scalar(double) */
+ * c10::Scalar(double) (the checks here name this shim in their messages) */
 AOTITorchError aoti_torch_cuda_le_Scalar(AtenTensorHandle self, double other, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_RET(ret0);
     return shimrt_entry_cuda_le_Scalar(self, shimrt_scalar_double(other), ret0);
 }
 
@@ -548,8 +576,10 @@ AOTITorchError shimrt_entry_cuda_lt_Scalar(AtenTensorHandle self, shimrt_scalar 
 }
 
 /* aten.lt.Scalar: the C shim; each Scalar, a C double, is a floating Scalar, as PyTorch's
- * c10::Scalar(double) */
+ * c10::Scalar(double) (the checks here name this shim in their messages) */
 AOTITorchError aoti_torch_cuda_lt_Scalar(AtenTensorHandle self, double other, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_RET(ret0);
     return shimrt_entry_cuda_lt_Scalar(self, shimrt_scalar_double(other), ret0);
 }
 
@@ -650,8 +680,10 @@ AOTITorchError shimrt_entry_cuda_ne_Scalar(AtenTensorHandle self, shimrt_scalar 
 }
 
 /* aten.ne.Scalar: the C shim; each Scalar, a C double, is a floating Scalar, as PyTorch's
- * c10::Scalar(double) */
+ * c10::Scalar(double) (the checks here name this shim in their messages) */
 AOTITorchError aoti_torch_cuda_ne_Scalar(AtenTensorHandle self, double other, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_RET(ret0);
     return shimrt_entry_cuda_ne_Scalar(self, shimrt_scalar_double(other), ret0);
 }
 
@@ -725,8 +757,10 @@ AOTITorchError shimrt_entry_cuda_pow_Tensor_Scalar(AtenTensorHandle self, shimrt
 }
 
 /* aten.pow.Tensor_Scalar: the C shim; each Scalar, a C double, is a floating Scalar, as PyTorch's
- * c10::Scalar(double) */
+ * c10::Scalar(double) (the checks here name this shim in their messages) */
 AOTITorchError aoti_torch_cuda_pow_Tensor_Scalar(AtenTensorHandle self, double exponent, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_RET(ret0);
     return shimrt_entry_cuda_pow_Tensor_Scalar(self, shimrt_scalar_double(exponent), ret0);
 }
 
@@ -899,8 +933,11 @@ AOTITorchError shimrt_entry_cuda_sub_Tensor(AtenTensorHandle self, AtenTensorHan
 }
 
 /* aten.sub.Tensor: the C shim; each Scalar, a C double, is a floating Scalar, as PyTorch's
- * c10::Scalar(double) */
+ * c10::Scalar(double) (the checks here name this shim in their messages) */
 AOTITorchError aoti_torch_cuda_sub_Tensor(AtenTensorHandle self, AtenTensorHandle other, double alpha, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_TENSOR(other);
+    SHIMRT_ARG_RET(ret0);
     return shimrt_entry_cuda_sub_Tensor(self, other, shimrt_scalar_double(alpha), ret0);
 }
 
@@ -914,8 +951,11 @@ AOTITorchError shimrt_entry_cuda_subtract_Tensor(AtenTensorHandle self, AtenTens
 }
 
 /* aten.subtract.Tensor: the C shim; each Scalar, a C double, is a floating Scalar, as PyTorch's
- * c10::Scalar(double) */
+ * c10::Scalar(double) (the checks here name this shim in their messages) */
 AOTITorchError aoti_torch_cuda_subtract_Tensor(AtenTensorHandle self, AtenTensorHandle other, double alpha, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_TENSOR(other);
+    SHIMRT_ARG_RET(ret0);
     return shimrt_entry_cuda_subtract_Tensor(self, other, shimrt_scalar_double(alpha), ret0);
 }
 
