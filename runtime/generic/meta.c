@@ -89,7 +89,8 @@ AOTITorchError shimrt_k_alpha_check(const char *op, int32_t dt, shimrt_scalar al
     if (!complex && alpha.kind == SHIMRT_SCALAR_KIND_COMPLEX)
         return shimrt_fail(op, "For non-complex input tensors, argument alpha must not be a "
                                "complex number.");
-    return AOTI_TORCH_SUCCESS;
+    /* the kernel converts alpha to the compute type, checked (alpha.to<scalar_t>()) */
+    return shimrt_k_scalar_fits(op, alpha, dt, false);
 }
 
 /* bool < integral < floating */
@@ -283,6 +284,9 @@ AOTITorchError shimrt_k_scalar_fits(const char *op, shimrt_scalar sv, int32_t dt
     case SHIMRT_INT64:
         name = "int64_t", lo = -9223372036854775808.0, hi = 9223372036854775808.0;
         break;
+    case SHIMRT_UINT16: name = "uint16_t", lo = 0, hi = 65535; break;
+    case SHIMRT_UINT32: name = "uint32_t", lo = 0, hi = 4294967295.0; break;
+    case SHIMRT_UINT64: name = "uint64_t", lo = 0, hi = 18446744073709551615.0; break;
     case SHIMRT_FLOAT16: name = "c10::Half", lo = -65504.0, hi = 65504.0; break;
     case SHIMRT_BFLOAT16:
         name = "c10::BFloat16", lo = -3.3895313892515355e38, hi = 3.3895313892515355e38;
@@ -297,8 +301,11 @@ AOTITorchError shimrt_k_scalar_fits(const char *op, shimrt_scalar sv, int32_t dt
     /* an int (or bool) Scalar converts as c10::overflows<To, int64_t>, a floating one as
      * c10::overflows<To, double> */
     bool integral = shimrt_scalar_is_integral(sv, true);
-    if (integral && dt == SHIMRT_INT64)
-        bad = false;
+    bool unsig = dt == SHIMRT_UINT8 || dt == SHIMRT_UINT16 || dt == SHIMRT_UINT32;
+    if (integral && (dt == SHIMRT_INT64 || dt == SHIMRT_UINT64))
+        bad = false; /* every int64 converts (to uint64: wrapping) */
+    else if (integral && unsig)
+        bad = v > hi || v < -hi; /* unsigned: negatives wrap up to -max */
     else if (integral && !shimrt_k_is_floating(dt))
         bad = v > hi || v < (lo == 0 ? -hi : lo); /* unsigned: negatives wrap up to -max */
     else if (integral)
