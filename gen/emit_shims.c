@@ -75,9 +75,9 @@ static void put_shim_body(bodies *B, sg_buf *out, const sg_emit_shim *s, const k
         }
         if (args.len) sg_buf_put(&args, ", ", 2);
         bd_put(B, &args,
-               p->role == SG_CP_RET          ? "karg_ret"
-               : bd_entry_type(sc, p)        ? "karg_one"
-                                             : karg_section(B, kind),
+               p->role == SG_CP_RET   ? "karg_ret"
+               : bd_entry_type(sc, p) ? "karg_one"
+                                      : karg_section(B, kind),
                nm, 1);
     }
     bool with_arrays = arrays.len > 0;

@@ -224,7 +224,8 @@ static bool box_ok(shimrt_box *b, AOTITorchError rc) {
 /* A stack's ScalarHandle with its kind; a complex one with an imaginary part is refused
  * (no kernel computes complex Scalars yet), as torch_scalar_to_double refuses it. */
 static AOTITorchError box_scalar_value(StableIValue v, shimrt_scalar *r) {
-    if (shimrt_scalar_get("shimrt_box_scalar_value", siv_to_scalar(v), r)) return AOTI_TORCH_FAILURE;
+    if (shimrt_scalar_get("shimrt_box_scalar_value", siv_to_scalar(v), r))
+        return AOTI_TORCH_FAILURE;
     if (r->kind == SHIMRT_SCALAR_KIND_COMPLEX && r->im != 0.0)
         return shimrt_fail("shimrt_box_scalar_value",
                            "complex scalar (%g%+gj) has a nonzero imaginary part, which the "

@@ -60,9 +60,8 @@ AOTITorchError shimrt_cpu_mul_scalar(AtenTensorHandle self, shimrt_scalar sother
         else if (rt == SHIMRT_BOOL)
             shimrt_k_store_i64(e, rt, shimrt_k_load_i64(e, rt) && other != 0);
         else
-            shimrt_k_store_i64(
-                e, rt,
-                (int64_t)((uint64_t)shimrt_k_load_i64(e, rt) * (uint64_t)iother));
+            shimrt_k_store_i64(e, rt,
+                               (int64_t)((uint64_t)shimrt_k_load_i64(e, rt) * (uint64_t)iother));
     }
     return shimrt_k_give(r, ret0);
 }
@@ -929,9 +928,9 @@ AOTITorchError shimrt_cpu_scatter_value_out(AtenTensorHandle out, AtenTensorHand
     } else
         for (size_t i = 0; i < sizeof lim / sizeof *lim; i++)
             if (lim[i].dt == self->dtype && shimrt_numel(index) > 0 &&
-            !(value >= lim[i].lo && value <= lim[i].hi))
-            return shimrt_fail(op, "value cannot be converted to type %s without overflow",
-                               lim[i].name);
+                !(value >= lim[i].lo && value <= lim[i].hi))
+                return shimrt_fail(op, "value cannot be converted to type %s without overflow",
+                                   lim[i].name);
     AtenTensorHandle src = shimrt_k_new(op, index->ndim, index->sizes, self->dtype);
     if (!src) return AOTI_TORCH_FAILURE;
     shimrt_k_fill(src, value);

@@ -136,7 +136,8 @@ static AOTITorchError arange(const char *op, shimrt_scalar sstart, shimrt_scalar
                              int32_t device_index_, AtenTensorHandle *ret0) {
     /* without a dtype: int64 when all three Scalars are ints (or bools), as PyTorch infers
      * it; else float32 (a C shim's Scalars are floating) */
-    int32_t def = shimrt_scalar_is_integral(sstart, true) && shimrt_scalar_is_integral(send, true) &&
+    int32_t def = shimrt_scalar_is_integral(sstart, true) &&
+                          shimrt_scalar_is_integral(send, true) &&
                           shimrt_scalar_is_integral(sstep, true)
                       ? SHIMRT_INT64
                       : SHIMRT_FLOAT32;
@@ -175,9 +176,9 @@ AOTITorchError shimrt_arange(shimrt_scalar end, int32_t *dtype, int32_t *layout,
 }
 
 AOTITorchError shimrt_arange_start_step(shimrt_scalar start, shimrt_scalar end, shimrt_scalar step,
-                                        int32_t *dtype,
-                                        int32_t *layout, int32_t *device, int32_t device_index_,
-                                        int32_t *pin_memory, AtenTensorHandle *ret0) {
+                                        int32_t *dtype, int32_t *layout, int32_t *device,
+                                        int32_t device_index_, int32_t *pin_memory,
+                                        AtenTensorHandle *ret0) {
     if (shimrt_k_check_pin("arange.start_step", pin_memory)) return AOTI_TORCH_FAILURE;
     return arange("arange.start_step", start, end, step, dtype, layout, device, device_index_,
                   ret0);

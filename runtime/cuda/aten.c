@@ -33,7 +33,8 @@ AOTITorchError shimrt_cuda_div_tensor(AtenTensorHandle self, AtenTensorHandle ot
 }
 AOTITorchError shimrt_cuda_add_scalar(AtenTensorHandle self, shimrt_scalar other,
                                       shimrt_scalar alpha, AtenTensorHandle *ret0) {
-    if (!shimrt_tensor_valid(self)) return shimrt_fail("add.Scalar", "argument 'self' is not a tensor");
+    if (!shimrt_tensor_valid(self))
+        return shimrt_fail("add.Scalar", "argument 'self' is not a tensor");
     const struct AtenTensorOpaque *t[1] = {self};
     int32_t rt = shimrt_k_result_type_of(1, t, 1, &other);
     if (rt >= 0 && shimrt_k_alpha_check("add.Scalar", rt, alpha)) return AOTI_TORCH_FAILURE;

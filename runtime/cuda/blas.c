@@ -97,7 +97,8 @@ static AOTITorchError gemm(const char *op, AtenTensorHandle a, AtenTensorHandle 
     if (k == 0) { /* an empty sum: beta * out */
         if (beta == 0) return shimrt_cuda_do_fill(out, 0.0);
         AtenTensorHandle t = NULL;
-        if (shimrt_cuda_binary_scalar("mul", out, shimrt_scalar_double(beta), 1.0, &t)) return AOTI_TORCH_FAILURE;
+        if (shimrt_cuda_binary_scalar("mul", out, shimrt_scalar_double(beta), 1.0, &t))
+            return AOTI_TORCH_FAILURE;
         AOTITorchError rc = shimrt_cuda_do_copy(out, t);
         shimrt_tensor_free(t);
         return rc;

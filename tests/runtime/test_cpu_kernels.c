@@ -31,7 +31,8 @@
  * integral value an int Scalar, as a dispatcher caller's Python int). */
 #define SD(x) shimrt_scalar_double(x)
 static shimrt_scalar SA(double v) {
-    return v == floor(v) && fabs(v) < 9e18 ? shimrt_scalar_int((int64_t)v) : shimrt_scalar_double(v);
+    return v == floor(v) && fabs(v) < 9e18 ? shimrt_scalar_int((int64_t)v)
+                                           : shimrt_scalar_double(v);
 }
 #define F32 aoti_torch_dtype_float32()
 #define F64 aoti_torch_dtype_float64()

@@ -69,9 +69,8 @@ static StableIValue sv_bool(bool v) {
 static void fails_with(AOTITorchError e, const char *needle) {
     cr_assert_eq(e, AOTI_TORCH_FAILURE, "accepted; expected \"%s\"", needle);
     cr_assert(strstr(e2e_dispatch_msg, needle) || strstr(torch_exception_get_what(), needle),
-              "message '%s' lacks '%s'", e2e_dispatch_msg[0] ? e2e_dispatch_msg
-                                                             : torch_exception_get_what(),
-              needle);
+              "message '%s' lacks '%s'",
+              e2e_dispatch_msg[0] ? e2e_dispatch_msg : torch_exception_get_what(), needle);
 }
 
 Test(scalar_kind, add_result_type_and_alpha) {
@@ -112,8 +111,8 @@ Test(scalar_kind, add_result_type_and_alpha) {
     OK(aoti_torch_delete_tensor_object(r));
     /* a floating alpha (the C shim's always is), a bool alpha: refused */
     cr_assert_eq(aoti_torch_cpu_add_Tensor(i, i, 1.0, &r), AOTI_TORCH_FAILURE);
-    cr_assert(strstr(torch_exception_get_what(), "alpha must not be a floating point number"),
-              "%s", torch_exception_get_what());
+    cr_assert(strstr(torch_exception_get_what(), "alpha must not be a floating point number"), "%s",
+              torch_exception_get_what());
     stk s4 = {0};
     put_tensor(&s4, i);
     put_tensor(&s4, i);
@@ -201,8 +200,8 @@ Test(scalar_kind, fill_full_arange) {
     T u = tensor_u8(2, v), r = NULL;
     /* fill_(u8, -1.0) (the C shim): overflow; fill_(u8, -1) (an int): wraps to 255 */
     cr_assert_eq(aoti_torch_cpu_fill__Scalar(u, -1.0), AOTI_TORCH_FAILURE);
-    cr_assert(strstr(torch_exception_get_what(), "value cannot be converted to type uint8_t"),
-              "%s", torch_exception_get_what());
+    cr_assert(strstr(torch_exception_get_what(), "value cannot be converted to type uint8_t"), "%s",
+              torch_exception_get_what());
     stk s = {0};
     put_tensor(&s, u);
     put(&s, "Scalar", sv_int(-1));

@@ -127,9 +127,8 @@ Test(shim_support, optional_tensor_list_array) {
 static AOTITorchError shim_mix(AtenTensorHandle *t, const int64_t *l, int64_t l_len_, const char *s,
                                const double *sc, int64_t sc_len_, const AtenTensorHandle **tl,
                                int64_t tl_len_, int32_t d, int32_t d_index_, int64_t *o,
-                               shimrt_scalar a,
-                               const char **ret0, double *ret1, AtenTensorHandle *ret2,
-                               int64_t *ret3) {
+                               shimrt_scalar a, const char **ret0, double *ret1,
+                               AtenTensorHandle *ret2, int64_t *ret3) {
     SHIMRT_ARG_OPT_TENSOR(t);
     SHIMRT_ARG_LIST(l);
     SHIMRT_ARG_LIST(sc);
