@@ -127,17 +127,24 @@ static AOTITorchError bool_sub_error(const char *op) {
                            "`logical_not()` operator instead.");
 }
 
-/* add/sub alpha rules (PyTorch's alpha_check) on the result type */
+/* add/sub alpha rules (PyTorch's alpha_check) on the result type; sets c->k.alpha to alpha
+ * as the kernel applies it: converted to the compute type (alpha.to<scalar_t>(): a float16
+ * or bfloat16 alpha is rounded to that type, 1e-40 becomes 0) */
 static AOTITorchError alpha_check(const char *op, pw_call *c, shimrt_scalar alpha) {
     int32_t rt = shimrt_k_result_type_of(c->nin, c->in, c->has_scalar, &c->scalar);
+    c->k.alpha = alpha.d;
     if (rt < 0) return AOTI_TORCH_SUCCESS; /* pw_run refuses the dtypes */
+    if (rt == SHIMRT_FLOAT16 || rt == SHIMRT_BFLOAT16) {
+        _Alignas(8) char h[8];
+        sh_cast_run(h, rt, 0, (const char *)&alpha.d, SHIMRT_FLOAT64, 0, 1);
+        sh_cast_run((char *)&c->k.alpha, SHIMRT_FLOAT64, 0, h, rt, 0, 1);
+    }
     return shimrt_k_alpha_check(op, rt, alpha);
 }
 
 static AOTITorchError add_sub(const char *op, bool sub, AtenTensorHandle self,
                               AtenTensorHandle other, shimrt_scalar alpha, AtenTensorHandle *ret0) {
     CALL2(op, sub ? OP_sub : OP_add, self, other);
-    c.k.alpha = alpha.d;
     if (shimrt_k_check_cpu(op, self, "self") || shimrt_k_check_cpu(op, other, "other"))
         return AOTI_TORCH_FAILURE;
     if (sub && (self->dtype == SHIMRT_BOOL || other->dtype == SHIMRT_BOOL))
@@ -167,7 +174,6 @@ AOTITorchError shimrt_cpu_add_scalar(AtenTensorHandle self, shimrt_scalar other,
     CALL1(op, OP_add, self);
     c.has_scalar = true;
     c.scalar = other;
-    c.k.alpha = alpha.d;
     if (shimrt_k_check_cpu(op, self, "self")) return AOTI_TORCH_FAILURE;
     if (alpha_check(op, &c, alpha)) return AOTI_TORCH_FAILURE;
     return pw_run(&c, ret0);

@@ -52,6 +52,7 @@ int32_t shimrt_k_promote(int32_t a, int32_t b) {
 }
 
 #define RT_NONE (-1)
+#define RT_INVALID (-2) /* no dtype the kernels compute on (a complex Scalar with others) */
 
 void shimrt_k_rt_init(shimrt_k_result_type *s) { s->dim = s->zero = s->wrapped = RT_NONE; }
 
@@ -76,7 +77,15 @@ int32_t shimrt_k_scalar_dtype(shimrt_scalar v) {
 }
 
 void shimrt_k_rt_add_scalar(shimrt_k_result_type *s, shimrt_scalar v) {
-    s->wrapped = promote_none(s->wrapped, shimrt_k_scalar_dtype(v));
+    int32_t dt = shimrt_k_scalar_dtype(v);
+    /* complex64 is no computable dtype (shimrt_k_promote): a complex Scalar makes the result
+     * complex in PyTorch, which the kernels refuse (-1) rather than drop its kind */
+    if (dt == SHIMRT_COMPLEX64)
+        s->wrapped = s->wrapped == RT_NONE || s->wrapped == dt ? dt : RT_INVALID;
+    else if (s->wrapped == SHIMRT_COMPLEX64 || s->wrapped == RT_INVALID)
+        s->wrapped = RT_INVALID;
+    else
+        s->wrapped = promote_none(s->wrapped, dt);
 }
 
 AOTITorchError shimrt_k_alpha_check(const char *op, int32_t dt, shimrt_scalar alpha) {
@@ -93,22 +102,28 @@ AOTITorchError shimrt_k_alpha_check(const char *op, int32_t dt, shimrt_scalar al
     return shimrt_k_scalar_fits(op, alpha, dt, false);
 }
 
-/* bool < integral < floating */
+/* bool < integral < floating < complex */
 static int category(int32_t dt) {
     if (dt == SHIMRT_BOOL) return 0;
+    if (dt == SHIMRT_COMPLEX32 || dt == SHIMRT_COMPLEX64 || dt == SHIMRT_COMPLEX128) return 3;
     return shimrt_k_is_floating(dt) ? 2 : 1;
 }
 
 /* The higher-priority state wins unless the lower one is of a higher category. */
 static int32_t combine(int32_t higher, int32_t lower) {
+    if (higher == RT_INVALID || lower == RT_INVALID) return RT_INVALID;
     if (higher == RT_NONE) return lower;
     if (lower == RT_NONE) return higher;
-    if (category(lower) > category(higher)) return shimrt_k_promote(higher, lower);
+    if (category(lower) > category(higher)) {
+        int32_t p = shimrt_k_promote(higher, lower);
+        return p < 0 ? RT_INVALID : p;
+    }
     return higher;
 }
 
 int32_t shimrt_k_rt_result(const shimrt_k_result_type *s) {
-    return combine(s->dim, combine(s->zero, s->wrapped));
+    int32_t r = combine(s->dim, combine(s->zero, s->wrapped));
+    return r == RT_INVALID ? -1 : r;
 }
 
 /* ---- shapes ------------------------------------------------------------------------ */
