@@ -89,6 +89,15 @@ static bool put_boxed_body(emitter *e, sg_buf *out, const sg_emit_shim *s) {
     } else {
         sg_buf_free(&types);
     }
+    /* A shim with Scalar arguments is called through its entry, which takes them in the
+     * kernel form: the ScalarHandle's kind reaches the kernel (gen/kinds.h entry_type). */
+    const char *entry = em_entry_name(e, sc, d);
+    if (entry) {
+        em_put(e, e->tpl_bodies, out, "entry_decl",
+               SLOTS({"op", s->op->key, 0}, {"name", entry, 0},
+                     {"params", em_entry_params(e, sc, d), 0}));
+        sg_buf_putc(out, '\n');
+    }
     const sg_slot slots[] = {
         {"op", s->op->key, 0},
         {"schema", sg_text_comment_safe(e->a, sg_text_schema(e->a, s->fn)), 0},
@@ -101,7 +110,7 @@ static bool put_boxed_body(emitter *e, sg_buf *out, const sg_emit_shim *s) {
         {"unpacks", em_buf_str(e, &unpacks), 0},
         {"rets", em_buf_str(e, &rets), 0},
         {"keeps", em_buf_str(e, &keeps), 0},
-        {"shim", d->c_name, 0},
+        {"shim", entry ? entry : d->c_name, 0},
         {"args", em_buf_str(e, &args), 0},
         {"pushes", em_buf_str(e, &pushes), 0},
     };

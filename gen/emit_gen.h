@@ -112,6 +112,13 @@ const char *em_arg_section(emitter *e, const sg_emit_decl *d, const sg_schema *s
                            const char *prefix, const sg_cparam **param);
 const char *em_kind_of(const sg_schema *s, const sg_cparam *p); /* sg_arg_kind of its arg */
 int em_alias_arg(const sg_schema *s, int j); /* the argument return j aliases, or -1 */
+/* The entry type of parameter p (gen/kinds.h entry_type), or NULL when it has none. */
+const char *em_entry_type(const sg_schema *s, const sg_cparam *p);
+/* The name of d's entry ("shimrt_entry_cpu_add_Scalar"), or NULL when no parameter of d
+ * has an entry type (the shim is its own entry). */
+const char *em_entry_name(emitter *e, const sg_schema *s, const sg_emit_decl *d);
+/* d's parameters with the entry types ("AtenTensorHandle self, shimrt_scalar other, ..."). */
+const char *em_entry_params(emitter *e, const sg_schema *s, const sg_emit_decl *d);
 bool em_returns_handles(const sg_schema *s); /* neither in-place nor out: returns values */
 void em_warn(emitter *e, const sg_emit_shim *s, const char *what, const char *why); /* -q: none */
 /* A body that only fails at run time with why (the declaration stays). */

@@ -290,4 +290,32 @@ int em_alias_arg(const sg_schema *s, int j) {
     return -1;
 }
 
+const char *em_entry_type(const sg_schema *s, const sg_cparam *p) {
+    if (p->role != SG_CP_ARG || p->index < 0 || p->index >= s->n_args) return NULL;
+    const sg_kind_info *k = sg_kind_get(sg_kind_of_arg(s->args[p->index].type));
+    return k ? k->entry_type : NULL;
+}
+
+const char *em_entry_name(emitter *e, const sg_schema *s, const sg_emit_decl *d) {
+    bool any = false;
+    for (int i = 0; i < d->n_params && !any; i++) any = em_entry_type(s, &d->params[i]) != NULL;
+    if (!any) return NULL;
+    const char *c = d->c_name;
+    if (strncmp(c, "aoti_torch_", 11) == 0) c += 11;
+    return sg_arena_printf(e->a, "shimrt_entry_%s", c);
+}
+
+const char *em_entry_params(emitter *e, const sg_schema *s, const sg_emit_decl *d) {
+    sg_buf b = {0};
+    if (d->n_params == 0) sg_buf_puts(&b, "void");
+    for (int i = 0; i < d->n_params; i++) {
+        const char *et = em_entry_type(s, &d->params[i]);
+        if (i) sg_buf_put(&b, ", ", 2);
+        sg_buf_puts(&b, et ? et : d->params[i].type);
+        sg_buf_putc(&b, ' ');
+        sg_buf_puts(&b, d->params[i].name);
+    }
+    return em_buf_str(e, &b);
+}
+
 bool em_returns_handles(const sg_schema *s) { return !(s->out_start < s->n_args) && !s->inplace; }

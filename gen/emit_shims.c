@@ -23,9 +23,37 @@ static void put_shim_body(emitter *e, sg_buf *out, const sg_emit_shim *s, const 
     if (use && use->conflict) {
         em_warn(e, s, d->c_name, use->conflict);
         em_stub(e, out, s, d, use->conflict);
+        const char *entry = em_entry_name(e, sc, d);
+        sg_cparam *ep = entry ? sg_arena_alloc(e->a, sizeof *ep * (size_t)d->n_params) : NULL;
+        if (!ep) return;
+        /* the entry the boxed kernel calls fails the same way */
+        sg_emit_decl ed = *d;
+        ed.c_name = entry;
+        ed.params = ep;
+        for (int i = 0; i < d->n_params; i++) {
+            const char *et = em_entry_type(sc, &d->params[i]);
+            ep[i] = d->params[i];
+            if (et) ep[i].type = et;
+        }
+        sg_buf_put(out, "\n\n", 2);
+        em_stub(e, out, s, &ed, use->conflict);
         return;
     }
-    sg_buf checks = {0}, arrays = {0}, fills = {0}, frees = {0}, args = {0};
+    /* A shim with an argument of an entry type (a Scalar) wraps its entry: the wrapper
+     * converts those arguments (karg_<kind>), the entry has the body below and takes them
+     * in the kernel form, which it passes on as they are. */
+    const char *entry = em_entry_name(e, sc, d);
+    sg_buf checks = {0}, arrays = {0}, fills = {0}, frees = {0}, args = {0}, wargs = {0};
+    for (int i = 0; i < d->n_params; i++) {
+        if (entry) {
+            const sg_cparam *p = &d->params[i];
+            const char *wsec = em_entry_type(sc, p)
+                                   ? sg_arena_printf(e->a, "karg_%s", em_kind_of(sc, p))
+                                   : "karg_one";
+            if (wargs.len) sg_buf_put(&wargs, ", ", 2);
+            em_put(e, e->tpl_bodies, &wargs, wsec, SLOTS({"name", p->name, 0}));
+        }
+    }
     for (int i = 0; i < d->n_params; i++) {
         const sg_cparam *p = &d->params[i];
         if (p->role == SG_CP_LEN || p->role == SG_CP_DEVICE_INDEX) continue;
@@ -46,18 +74,22 @@ static void put_shim_body(emitter *e, sg_buf *out, const sg_emit_shim *s, const 
             sg_buf_putc(&frees, '\n');
         }
         if (args.len) sg_buf_put(&args, ", ", 2);
-        em_put(e, e->tpl_bodies, &args, p->role == SG_CP_RET ? "karg_ret" : karg_section(e, kind),
+        em_put(e, e->tpl_bodies, &args,
+               p->role == SG_CP_RET   ? "karg_ret"
+               : em_entry_type(sc, p) ? "karg_one"
+                                      : karg_section(e, kind),
                nm, 1);
     }
     bool with_arrays = arrays.len > 0;
+    const char *checks_text = em_buf_str(e, &checks);
     const sg_slot slots[] = {
         {"op", s->op->key, 0},
         {"schema", sg_text_comment_safe(e->a, sg_text_schema(e->a, s->fn)), 0},
         {"kernel", s->kernel, 0},
         {"key", s->kernel_key, 0},
-        {"name", d->c_name, 0},
-        {"params", em_params(e, d, NULL), 0},
-        {"checks", em_buf_str(e, &checks), 0},
+        {"name", entry ? entry : d->c_name, 0},
+        {"params", entry ? em_entry_params(e, sc, d) : em_params(e, d, NULL), 0},
+        {"checks", checks_text, 0},
         {"arrays", em_buf_str(e, &arrays), 0},
         {"fills", em_buf_str(e, &fills), 0},
         {"frees", em_buf_str(e, &frees), 0},
@@ -65,6 +97,12 @@ static void put_shim_body(emitter *e, sg_buf *out, const sg_emit_shim *s, const 
     };
     em_put(e, e->tpl_bodies, out, with_arrays ? "shim_body_arrays" : "shim_body", slots,
            (int)(sizeof slots / sizeof *slots));
+    if (!entry) return;
+    sg_buf_put(out, "\n\n", 2);
+    em_put(e, e->tpl_bodies, out, "shim_body_wrapper",
+           SLOTS({"op", s->op->key, 0}, {"name", d->c_name, 0},
+                 {"params", em_params(e, d, NULL), 0}, {"checks", checks_text, 0},
+                 {"entry", entry, 0}, {"args", em_buf_str(e, &wargs), 0}));
 }
 
 void em_render_shim_c(emitter *e, const sg_emit_header *h) {

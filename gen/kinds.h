@@ -68,6 +68,12 @@ typedef struct sg_kind_info {
     const char *siv;         /* the StableIValue encoding, in words */
     bool owns;               /* a stack value of it owns something (the box releases it) */
     int code;                /* SHIMRT_KIND_* of runtime/include/shimrt/codes.h */
+    /* The parameter of the shim's entry when it differs from c_type (NULL: none): a shim
+     * with such an argument is a wrapper converting it (karg_<name>) and calling its entry,
+     * which takes the kernel form; the boxed kernel calls the entry (box_<name> gives that
+     * form). Scalar's kind lives there: the C shim's double is a floating Scalar, a
+     * ScalarHandle on a stack keeps its own kind (shimrt/scalar.h). */
+    const char *entry_type;
 } sg_kind_info;
 
 /* The kind of an argument's type, SG_K_NONE when it has no C form. */

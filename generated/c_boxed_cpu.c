@@ -44,6 +44,8 @@ void boxed_cpu__adaptive_avg_pool3d(StableIValue* stack_, uint64_t num_args_, ui
     shimrt_box_finish(&box_);
 }
 
+/* aten._addmm_activation.default: the shim's entry, taking its Scalars with their kind (c_shim_*.c) */
+AOTITorchError shimrt_entry_cpu__addmm_activation(AtenTensorHandle self, AtenTensorHandle mat1, AtenTensorHandle mat2, shimrt_scalar beta, shimrt_scalar alpha, int32_t use_gelu, AtenTensorHandle* ret0);
 /* aten._addmm_activation.default: _addmm_activation(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1, bool use_gelu=False) -> Tensor */
 void boxed_cpu__addmm_activation(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
     static const unsigned char arg_kinds_[6] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_SCALAR, SHIMRT_KIND_SCALAR, SHIMRT_KIND_NONE};
@@ -52,11 +54,11 @@ void boxed_cpu__addmm_activation(StableIValue* stack_, uint64_t num_args_, uint6
     AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
     AtenTensorHandle mat1 = shimrt_box_tensor(&box_, 1);
     AtenTensorHandle mat2 = shimrt_box_tensor(&box_, 2);
-    double beta = shimrt_box_scalar(&box_, 3);
-    double alpha = shimrt_box_scalar(&box_, 4);
+    shimrt_scalar beta = shimrt_box_scalar_value(&box_, 3);
+    shimrt_scalar alpha = shimrt_box_scalar_value(&box_, 4);
     int32_t use_gelu = shimrt_box_bool(&box_, 5);
     AtenTensorHandle ret0 = NULL;
-    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu__addmm_activation(self, mat1, mat2, beta, alpha, use_gelu, &ret0));
+    SHIMRT_BOX_CALL(&box_, shimrt_entry_cpu__addmm_activation(self, mat1, mat2, beta, alpha, use_gelu, &ret0));
     shimrt_box_release_args(&box_);
     shimrt_box_push_tensor(&box_, 0, ret0);
     shimrt_box_finish(&box_);
@@ -321,21 +323,25 @@ void boxed_cpu_adaptive_max_pool3d(StableIValue* stack_, uint64_t num_args_, uin
     shimrt_box_finish(&box_);
 }
 
+/* aten.add.Scalar: the shim's entry, taking its Scalars with their kind (c_shim_*.c) */
+AOTITorchError shimrt_entry_cpu_add_Scalar(AtenTensorHandle self, shimrt_scalar other, shimrt_scalar alpha, AtenTensorHandle* ret0);
 /* aten.add.Scalar: add.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor */
 void boxed_cpu_add_Scalar(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
     static const unsigned char arg_kinds_[3] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_SCALAR, SHIMRT_KIND_SCALAR};
     shimrt_box box_;
     if (shimrt_box_begin(&box_, "add.Scalar", stack_, num_args_, 3, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
     AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
-    double other = shimrt_box_scalar(&box_, 1);
-    double alpha = shimrt_box_scalar(&box_, 2);
+    shimrt_scalar other = shimrt_box_scalar_value(&box_, 1);
+    shimrt_scalar alpha = shimrt_box_scalar_value(&box_, 2);
     AtenTensorHandle ret0 = NULL;
-    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_add_Scalar(self, other, alpha, &ret0));
+    SHIMRT_BOX_CALL(&box_, shimrt_entry_cpu_add_Scalar(self, other, alpha, &ret0));
     shimrt_box_release_args(&box_);
     shimrt_box_push_tensor(&box_, 0, ret0);
     shimrt_box_finish(&box_);
 }
 
+/* aten.add.Tensor: the shim's entry, taking its Scalars with their kind (c_shim_*.c) */
+AOTITorchError shimrt_entry_cpu_add_Tensor(AtenTensorHandle self, AtenTensorHandle other, shimrt_scalar alpha, AtenTensorHandle* ret0);
 /* aten.add.Tensor: add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor */
 void boxed_cpu_add_Tensor(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
     static const unsigned char arg_kinds_[3] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_SCALAR};
@@ -343,14 +349,16 @@ void boxed_cpu_add_Tensor(StableIValue* stack_, uint64_t num_args_, uint64_t num
     if (shimrt_box_begin(&box_, "add.Tensor", stack_, num_args_, 3, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
     AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
     AtenTensorHandle other = shimrt_box_tensor(&box_, 1);
-    double alpha = shimrt_box_scalar(&box_, 2);
+    shimrt_scalar alpha = shimrt_box_scalar_value(&box_, 2);
     AtenTensorHandle ret0 = NULL;
-    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_add_Tensor(self, other, alpha, &ret0));
+    SHIMRT_BOX_CALL(&box_, shimrt_entry_cpu_add_Tensor(self, other, alpha, &ret0));
     shimrt_box_release_args(&box_);
     shimrt_box_push_tensor(&box_, 0, ret0);
     shimrt_box_finish(&box_);
 }
 
+/* aten.addbmm.default: the shim's entry, taking its Scalars with their kind (c_shim_*.c) */
+AOTITorchError shimrt_entry_cpu_addbmm(AtenTensorHandle self, AtenTensorHandle batch1, AtenTensorHandle batch2, shimrt_scalar beta, shimrt_scalar alpha, AtenTensorHandle* ret0);
 /* aten.addbmm.default: addbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor */
 void boxed_cpu_addbmm(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
     static const unsigned char arg_kinds_[5] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_SCALAR, SHIMRT_KIND_SCALAR};
@@ -359,15 +367,17 @@ void boxed_cpu_addbmm(StableIValue* stack_, uint64_t num_args_, uint64_t num_out
     AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
     AtenTensorHandle batch1 = shimrt_box_tensor(&box_, 1);
     AtenTensorHandle batch2 = shimrt_box_tensor(&box_, 2);
-    double beta = shimrt_box_scalar(&box_, 3);
-    double alpha = shimrt_box_scalar(&box_, 4);
+    shimrt_scalar beta = shimrt_box_scalar_value(&box_, 3);
+    shimrt_scalar alpha = shimrt_box_scalar_value(&box_, 4);
     AtenTensorHandle ret0 = NULL;
-    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_addbmm(self, batch1, batch2, beta, alpha, &ret0));
+    SHIMRT_BOX_CALL(&box_, shimrt_entry_cpu_addbmm(self, batch1, batch2, beta, alpha, &ret0));
     shimrt_box_release_args(&box_);
     shimrt_box_push_tensor(&box_, 0, ret0);
     shimrt_box_finish(&box_);
 }
 
+/* aten.addmm.default: the shim's entry, taking its Scalars with their kind (c_shim_*.c) */
+AOTITorchError shimrt_entry_cpu_addmm(AtenTensorHandle self, AtenTensorHandle mat1, AtenTensorHandle mat2, shimrt_scalar beta, shimrt_scalar alpha, AtenTensorHandle* ret0);
 /* aten.addmm.default: addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor */
 void boxed_cpu_addmm(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
     static const unsigned char arg_kinds_[5] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_SCALAR, SHIMRT_KIND_SCALAR};
@@ -376,15 +386,17 @@ void boxed_cpu_addmm(StableIValue* stack_, uint64_t num_args_, uint64_t num_outp
     AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
     AtenTensorHandle mat1 = shimrt_box_tensor(&box_, 1);
     AtenTensorHandle mat2 = shimrt_box_tensor(&box_, 2);
-    double beta = shimrt_box_scalar(&box_, 3);
-    double alpha = shimrt_box_scalar(&box_, 4);
+    shimrt_scalar beta = shimrt_box_scalar_value(&box_, 3);
+    shimrt_scalar alpha = shimrt_box_scalar_value(&box_, 4);
     AtenTensorHandle ret0 = NULL;
-    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_addmm(self, mat1, mat2, beta, alpha, &ret0));
+    SHIMRT_BOX_CALL(&box_, shimrt_entry_cpu_addmm(self, mat1, mat2, beta, alpha, &ret0));
     shimrt_box_release_args(&box_);
     shimrt_box_push_tensor(&box_, 0, ret0);
     shimrt_box_finish(&box_);
 }
 
+/* aten.addmm.out: the shim's entry, taking its Scalars with their kind (c_shim_*.c) */
+AOTITorchError shimrt_entry_cpu_addmm_out(AtenTensorHandle out, AtenTensorHandle self, AtenTensorHandle mat1, AtenTensorHandle mat2, shimrt_scalar beta, shimrt_scalar alpha);
 /* aten.addmm.out: addmm.out(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!) */
 void boxed_cpu_addmm_out(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
     static const unsigned char arg_kinds_[6] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_SCALAR, SHIMRT_KIND_SCALAR, SHIMRT_KIND_TENSOR};
@@ -393,16 +405,18 @@ void boxed_cpu_addmm_out(StableIValue* stack_, uint64_t num_args_, uint64_t num_
     AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
     AtenTensorHandle mat1 = shimrt_box_tensor(&box_, 1);
     AtenTensorHandle mat2 = shimrt_box_tensor(&box_, 2);
-    double beta = shimrt_box_scalar(&box_, 3);
-    double alpha = shimrt_box_scalar(&box_, 4);
+    shimrt_scalar beta = shimrt_box_scalar_value(&box_, 3);
+    shimrt_scalar alpha = shimrt_box_scalar_value(&box_, 4);
     AtenTensorHandle out = shimrt_box_tensor(&box_, 5);
     shimrt_box_keep(&box_, 5);
-    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_addmm_out(out, self, mat1, mat2, beta, alpha));
+    SHIMRT_BOX_CALL(&box_, shimrt_entry_cpu_addmm_out(out, self, mat1, mat2, beta, alpha));
     shimrt_box_release_args(&box_);
     shimrt_box_push_alias(&box_, 0, 5);
     shimrt_box_finish(&box_);
 }
 
+/* aten.addmv.default: the shim's entry, taking its Scalars with their kind (c_shim_*.c) */
+AOTITorchError shimrt_entry_cpu_addmv(AtenTensorHandle self, AtenTensorHandle mat, AtenTensorHandle vec, shimrt_scalar beta, shimrt_scalar alpha, AtenTensorHandle* ret0);
 /* aten.addmv.default: addmv(Tensor self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1) -> Tensor */
 void boxed_cpu_addmv(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
     static const unsigned char arg_kinds_[5] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_SCALAR, SHIMRT_KIND_SCALAR};
@@ -411,10 +425,10 @@ void boxed_cpu_addmv(StableIValue* stack_, uint64_t num_args_, uint64_t num_outp
     AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
     AtenTensorHandle mat = shimrt_box_tensor(&box_, 1);
     AtenTensorHandle vec = shimrt_box_tensor(&box_, 2);
-    double beta = shimrt_box_scalar(&box_, 3);
-    double alpha = shimrt_box_scalar(&box_, 4);
+    shimrt_scalar beta = shimrt_box_scalar_value(&box_, 3);
+    shimrt_scalar alpha = shimrt_box_scalar_value(&box_, 4);
     AtenTensorHandle ret0 = NULL;
-    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_addmv(self, mat, vec, beta, alpha, &ret0));
+    SHIMRT_BOX_CALL(&box_, shimrt_entry_cpu_addmv(self, mat, vec, beta, alpha, &ret0));
     shimrt_box_release_args(&box_);
     shimrt_box_push_tensor(&box_, 0, ret0);
     shimrt_box_finish(&box_);
@@ -475,12 +489,14 @@ void boxed_cpu_any(StableIValue* stack_, uint64_t num_args_, uint64_t num_output
     shimrt_box_finish(&box_);
 }
 
+/* aten.arange.default: the shim's entry, taking its Scalars with their kind (c_shim_*.c) */
+AOTITorchError shimrt_entry_cpu_arange(shimrt_scalar end, int32_t* dtype, int32_t* layout, int32_t* device, int32_t device_index_, int32_t* pin_memory, AtenTensorHandle* ret0);
 /* aten.arange.default: arange(Scalar end, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor */
 void boxed_cpu_arange(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
     static const unsigned char arg_kinds_[5] = {SHIMRT_KIND_SCALAR, SHIMRT_KIND_OPT_CODE, SHIMRT_KIND_OPT_CODE, SHIMRT_KIND_OPT_DEVICE, SHIMRT_KIND_OPT_BOOL};
     shimrt_box box_;
     if (shimrt_box_begin(&box_, "arange", stack_, num_args_, 5, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
-    double end = shimrt_box_scalar(&box_, 0);
+    shimrt_scalar end = shimrt_box_scalar_value(&box_, 0);
     int32_t dtype_v_ = 0;
     int32_t* dtype = shimrt_box_opt_code(&box_, 1, &dtype_v_);
     int32_t layout_v_ = 0;
@@ -491,20 +507,22 @@ void boxed_cpu_arange(StableIValue* stack_, uint64_t num_args_, uint64_t num_out
     int32_t pin_memory_v_ = 0;
     int32_t* pin_memory = shimrt_box_opt_bool(&box_, 4, &pin_memory_v_);
     AtenTensorHandle ret0 = NULL;
-    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_arange(end, dtype, layout, device, device_index_, pin_memory, &ret0));
+    SHIMRT_BOX_CALL(&box_, shimrt_entry_cpu_arange(end, dtype, layout, device, device_index_, pin_memory, &ret0));
     shimrt_box_release_args(&box_);
     shimrt_box_push_tensor(&box_, 0, ret0);
     shimrt_box_finish(&box_);
 }
 
+/* aten.arange.start_step: the shim's entry, taking its Scalars with their kind (c_shim_*.c) */
+AOTITorchError shimrt_entry_cpu_arange_start_step(shimrt_scalar start, shimrt_scalar end, shimrt_scalar step, int32_t* dtype, int32_t* layout, int32_t* device, int32_t device_index_, int32_t* pin_memory, AtenTensorHandle* ret0);
 /* aten.arange.start_step: arange.start_step(Scalar start, Scalar end, Scalar step=1, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor */
 void boxed_cpu_arange_start_step(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
     static const unsigned char arg_kinds_[7] = {SHIMRT_KIND_SCALAR, SHIMRT_KIND_SCALAR, SHIMRT_KIND_SCALAR, SHIMRT_KIND_OPT_CODE, SHIMRT_KIND_OPT_CODE, SHIMRT_KIND_OPT_DEVICE, SHIMRT_KIND_OPT_BOOL};
     shimrt_box box_;
     if (shimrt_box_begin(&box_, "arange.start_step", stack_, num_args_, 7, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
-    double start = shimrt_box_scalar(&box_, 0);
-    double end = shimrt_box_scalar(&box_, 1);
-    double step = shimrt_box_scalar(&box_, 2);
+    shimrt_scalar start = shimrt_box_scalar_value(&box_, 0);
+    shimrt_scalar end = shimrt_box_scalar_value(&box_, 1);
+    shimrt_scalar step = shimrt_box_scalar_value(&box_, 2);
     int32_t dtype_v_ = 0;
     int32_t* dtype = shimrt_box_opt_code(&box_, 3, &dtype_v_);
     int32_t layout_v_ = 0;
@@ -515,7 +533,7 @@ void boxed_cpu_arange_start_step(StableIValue* stack_, uint64_t num_args_, uint6
     int32_t pin_memory_v_ = 0;
     int32_t* pin_memory = shimrt_box_opt_bool(&box_, 6, &pin_memory_v_);
     AtenTensorHandle ret0 = NULL;
-    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_arange_start_step(start, end, step, dtype, layout, device, device_index_, pin_memory, &ret0));
+    SHIMRT_BOX_CALL(&box_, shimrt_entry_cpu_arange_start_step(start, end, step, dtype, layout, device, device_index_, pin_memory, &ret0));
     shimrt_box_release_args(&box_);
     shimrt_box_push_tensor(&box_, 0, ret0);
     shimrt_box_finish(&box_);
@@ -583,6 +601,8 @@ void boxed_cpu_avg_pool3d(StableIValue* stack_, uint64_t num_args_, uint64_t num
     shimrt_box_finish(&box_);
 }
 
+/* aten.baddbmm.out: the shim's entry, taking its Scalars with their kind (c_shim_*.c) */
+AOTITorchError shimrt_entry_cpu_baddbmm_out(AtenTensorHandle out, AtenTensorHandle self, AtenTensorHandle batch1, AtenTensorHandle batch2, shimrt_scalar beta, shimrt_scalar alpha);
 /* aten.baddbmm.out: baddbmm.out(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!) */
 void boxed_cpu_baddbmm_out(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
     static const unsigned char arg_kinds_[6] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_SCALAR, SHIMRT_KIND_SCALAR, SHIMRT_KIND_TENSOR};
@@ -591,11 +611,11 @@ void boxed_cpu_baddbmm_out(StableIValue* stack_, uint64_t num_args_, uint64_t nu
     AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
     AtenTensorHandle batch1 = shimrt_box_tensor(&box_, 1);
     AtenTensorHandle batch2 = shimrt_box_tensor(&box_, 2);
-    double beta = shimrt_box_scalar(&box_, 3);
-    double alpha = shimrt_box_scalar(&box_, 4);
+    shimrt_scalar beta = shimrt_box_scalar_value(&box_, 3);
+    shimrt_scalar alpha = shimrt_box_scalar_value(&box_, 4);
     AtenTensorHandle out = shimrt_box_tensor(&box_, 5);
     shimrt_box_keep(&box_, 5);
-    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_baddbmm_out(out, self, batch1, batch2, beta, alpha));
+    SHIMRT_BOX_CALL(&box_, shimrt_entry_cpu_baddbmm_out(out, self, batch1, batch2, beta, alpha));
     shimrt_box_release_args(&box_);
     shimrt_box_push_alias(&box_, 0, 5);
     shimrt_box_finish(&box_);
@@ -825,18 +845,20 @@ void boxed_cpu_cholesky_solve(StableIValue* stack_, uint64_t num_args_, uint64_t
     shimrt_box_finish(&box_);
 }
 
+/* aten.clamp.default: the shim's entry, taking its Scalars with their kind (c_shim_*.c) */
+AOTITorchError shimrt_entry_cpu_clamp(AtenTensorHandle self, const shimrt_scalar* min, const shimrt_scalar* max, AtenTensorHandle* ret0);
 /* aten.clamp.default: clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor */
 void boxed_cpu_clamp(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
     static const unsigned char arg_kinds_[3] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_OPT_SCALAR, SHIMRT_KIND_OPT_SCALAR};
     shimrt_box box_;
     if (shimrt_box_begin(&box_, "clamp", stack_, num_args_, 3, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
     AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
-    double min_v_ = 0;
-    double* min = shimrt_box_opt_scalar(&box_, 1, &min_v_);
-    double max_v_ = 0;
-    double* max = shimrt_box_opt_scalar(&box_, 2, &max_v_);
+    shimrt_scalar min_v_ = {0};
+    const shimrt_scalar* min = shimrt_box_opt_scalar_value(&box_, 1, &min_v_);
+    shimrt_scalar max_v_ = {0};
+    const shimrt_scalar* max = shimrt_box_opt_scalar_value(&box_, 2, &max_v_);
     AtenTensorHandle ret0 = NULL;
-    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_clamp(self, min, max, &ret0));
+    SHIMRT_BOX_CALL(&box_, shimrt_entry_cpu_clamp(self, min, max, &ret0));
     shimrt_box_release_args(&box_);
     shimrt_box_push_tensor(&box_, 0, ret0);
     shimrt_box_finish(&box_);
@@ -1070,15 +1092,17 @@ void boxed_cpu_empty_like(StableIValue* stack_, uint64_t num_args_, uint64_t num
     shimrt_box_finish(&box_);
 }
 
+/* aten.eq.Scalar: the shim's entry, taking its Scalars with their kind (c_shim_*.c) */
+AOTITorchError shimrt_entry_cpu_eq_Scalar(AtenTensorHandle self, shimrt_scalar other, AtenTensorHandle* ret0);
 /* aten.eq.Scalar: eq.Scalar(Tensor self, Scalar other) -> Tensor */
 void boxed_cpu_eq_Scalar(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
     static const unsigned char arg_kinds_[2] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_SCALAR};
     shimrt_box box_;
     if (shimrt_box_begin(&box_, "eq.Scalar", stack_, num_args_, 2, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
     AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
-    double other = shimrt_box_scalar(&box_, 1);
+    shimrt_scalar other = shimrt_box_scalar_value(&box_, 1);
     AtenTensorHandle ret0 = NULL;
-    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_eq_Scalar(self, other, &ret0));
+    SHIMRT_BOX_CALL(&box_, shimrt_entry_cpu_eq_Scalar(self, other, &ret0));
     shimrt_box_release_args(&box_);
     shimrt_box_push_tensor(&box_, 0, ret0);
     shimrt_box_finish(&box_);
@@ -1127,15 +1151,17 @@ void boxed_cpu_exponential_(StableIValue* stack_, uint64_t num_args_, uint64_t n
     shimrt_box_finish(&box_);
 }
 
+/* aten.fill_.Scalar: the shim's entry, taking its Scalars with their kind (c_shim_*.c) */
+AOTITorchError shimrt_entry_cpu_fill__Scalar(AtenTensorHandle self, shimrt_scalar value);
 /* aten.fill_.Scalar: fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!) */
 void boxed_cpu_fill__Scalar(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
     static const unsigned char arg_kinds_[2] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_SCALAR};
     shimrt_box box_;
     if (shimrt_box_begin(&box_, "fill_.Scalar", stack_, num_args_, 2, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
     AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
-    double value = shimrt_box_scalar(&box_, 1);
+    shimrt_scalar value = shimrt_box_scalar_value(&box_, 1);
     shimrt_box_keep(&box_, 0);
-    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_fill__Scalar(self, value));
+    SHIMRT_BOX_CALL(&box_, shimrt_entry_cpu_fill__Scalar(self, value));
     shimrt_box_release_args(&box_);
     shimrt_box_push_alias(&box_, 0, 0);
     shimrt_box_finish(&box_);
@@ -1170,6 +1196,8 @@ void boxed_cpu_floor_divide(StableIValue* stack_, uint64_t num_args_, uint64_t n
     shimrt_box_finish(&box_);
 }
 
+/* aten.full.default: the shim's entry, taking its Scalars with their kind (c_shim_*.c) */
+AOTITorchError shimrt_entry_cpu_full(const int64_t* size, int64_t size_len_, shimrt_scalar fill_value, int32_t* dtype, int32_t* layout, int32_t* device, int32_t device_index_, int32_t* pin_memory, AtenTensorHandle* ret0);
 /* aten.full.default: full(SymInt[] size, Scalar fill_value, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor */
 void boxed_cpu_full(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
     static const unsigned char arg_kinds_[6] = {SHIMRT_KIND_INT_LIST, SHIMRT_KIND_SCALAR, SHIMRT_KIND_OPT_CODE, SHIMRT_KIND_OPT_CODE, SHIMRT_KIND_OPT_DEVICE, SHIMRT_KIND_OPT_BOOL};
@@ -1177,7 +1205,7 @@ void boxed_cpu_full(StableIValue* stack_, uint64_t num_args_, uint64_t num_outpu
     if (shimrt_box_begin(&box_, "full", stack_, num_args_, 6, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
     int64_t size_len_ = 0;
     const int64_t* size = shimrt_box_int_list(&box_, 0, &size_len_);
-    double fill_value = shimrt_box_scalar(&box_, 1);
+    shimrt_scalar fill_value = shimrt_box_scalar_value(&box_, 1);
     int32_t dtype_v_ = 0;
     int32_t* dtype = shimrt_box_opt_code(&box_, 2, &dtype_v_);
     int32_t layout_v_ = 0;
@@ -1188,12 +1216,14 @@ void boxed_cpu_full(StableIValue* stack_, uint64_t num_args_, uint64_t num_outpu
     int32_t pin_memory_v_ = 0;
     int32_t* pin_memory = shimrt_box_opt_bool(&box_, 5, &pin_memory_v_);
     AtenTensorHandle ret0 = NULL;
-    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_full(size, size_len_, fill_value, dtype, layout, device, device_index_, pin_memory, &ret0));
+    SHIMRT_BOX_CALL(&box_, shimrt_entry_cpu_full(size, size_len_, fill_value, dtype, layout, device, device_index_, pin_memory, &ret0));
     shimrt_box_release_args(&box_);
     shimrt_box_push_tensor(&box_, 0, ret0);
     shimrt_box_finish(&box_);
 }
 
+/* aten.full.out: the shim's entry, taking its Scalars with their kind (c_shim_*.c) */
+AOTITorchError shimrt_entry_cpu_full_out(AtenTensorHandle out, const int64_t* size, int64_t size_len_, shimrt_scalar fill_value);
 /* aten.full.out: full.out(SymInt[] size, Scalar fill_value, *, Tensor(a!) out) -> Tensor(a!) */
 void boxed_cpu_full_out(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
     static const unsigned char arg_kinds_[3] = {SHIMRT_KIND_INT_LIST, SHIMRT_KIND_SCALAR, SHIMRT_KIND_TENSOR};
@@ -1201,22 +1231,24 @@ void boxed_cpu_full_out(StableIValue* stack_, uint64_t num_args_, uint64_t num_o
     if (shimrt_box_begin(&box_, "full.out", stack_, num_args_, 3, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
     int64_t size_len_ = 0;
     const int64_t* size = shimrt_box_int_list(&box_, 0, &size_len_);
-    double fill_value = shimrt_box_scalar(&box_, 1);
+    shimrt_scalar fill_value = shimrt_box_scalar_value(&box_, 1);
     AtenTensorHandle out = shimrt_box_tensor(&box_, 2);
     shimrt_box_keep(&box_, 2);
-    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_full_out(out, size, size_len_, fill_value));
+    SHIMRT_BOX_CALL(&box_, shimrt_entry_cpu_full_out(out, size, size_len_, fill_value));
     shimrt_box_release_args(&box_);
     shimrt_box_push_alias(&box_, 0, 2);
     shimrt_box_finish(&box_);
 }
 
+/* aten.full_like.default: the shim's entry, taking its Scalars with their kind (c_shim_*.c) */
+AOTITorchError shimrt_entry_cpu_full_like(AtenTensorHandle self, shimrt_scalar fill_value, int32_t* dtype, int32_t* layout, int32_t* device, int32_t device_index_, int32_t* pin_memory, int32_t* memory_format, AtenTensorHandle* ret0);
 /* aten.full_like.default: full_like(Tensor self, Scalar fill_value, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor */
 void boxed_cpu_full_like(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
     static const unsigned char arg_kinds_[7] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_SCALAR, SHIMRT_KIND_OPT_CODE, SHIMRT_KIND_OPT_CODE, SHIMRT_KIND_OPT_DEVICE, SHIMRT_KIND_OPT_BOOL, SHIMRT_KIND_OPT_CODE};
     shimrt_box box_;
     if (shimrt_box_begin(&box_, "full_like", stack_, num_args_, 7, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
     AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
-    double fill_value = shimrt_box_scalar(&box_, 1);
+    shimrt_scalar fill_value = shimrt_box_scalar_value(&box_, 1);
     int32_t dtype_v_ = 0;
     int32_t* dtype = shimrt_box_opt_code(&box_, 2, &dtype_v_);
     int32_t layout_v_ = 0;
@@ -1229,7 +1261,7 @@ void boxed_cpu_full_like(StableIValue* stack_, uint64_t num_args_, uint64_t num_
     int32_t memory_format_v_ = 0;
     int32_t* memory_format = shimrt_box_opt_code(&box_, 6, &memory_format_v_);
     AtenTensorHandle ret0 = NULL;
-    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_full_like(self, fill_value, dtype, layout, device, device_index_, pin_memory, memory_format, &ret0));
+    SHIMRT_BOX_CALL(&box_, shimrt_entry_cpu_full_like(self, fill_value, dtype, layout, device, device_index_, pin_memory, memory_format, &ret0));
     shimrt_box_release_args(&box_);
     shimrt_box_push_tensor(&box_, 0, ret0);
     shimrt_box_finish(&box_);
@@ -1282,15 +1314,17 @@ void boxed_cpu_gcd(StableIValue* stack_, uint64_t num_args_, uint64_t num_output
     shimrt_box_finish(&box_);
 }
 
+/* aten.ge.Scalar: the shim's entry, taking its Scalars with their kind (c_shim_*.c) */
+AOTITorchError shimrt_entry_cpu_ge_Scalar(AtenTensorHandle self, shimrt_scalar other, AtenTensorHandle* ret0);
 /* aten.ge.Scalar: ge.Scalar(Tensor self, Scalar other) -> Tensor */
 void boxed_cpu_ge_Scalar(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
     static const unsigned char arg_kinds_[2] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_SCALAR};
     shimrt_box box_;
     if (shimrt_box_begin(&box_, "ge.Scalar", stack_, num_args_, 2, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
     AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
-    double other = shimrt_box_scalar(&box_, 1);
+    shimrt_scalar other = shimrt_box_scalar_value(&box_, 1);
     AtenTensorHandle ret0 = NULL;
-    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_ge_Scalar(self, other, &ret0));
+    SHIMRT_BOX_CALL(&box_, shimrt_entry_cpu_ge_Scalar(self, other, &ret0));
     shimrt_box_release_args(&box_);
     shimrt_box_push_tensor(&box_, 0, ret0);
     shimrt_box_finish(&box_);
@@ -1342,15 +1376,17 @@ void boxed_cpu_grid_sampler_3d(StableIValue* stack_, uint64_t num_args_, uint64_
     shimrt_box_finish(&box_);
 }
 
+/* aten.gt.Scalar: the shim's entry, taking its Scalars with their kind (c_shim_*.c) */
+AOTITorchError shimrt_entry_cpu_gt_Scalar(AtenTensorHandle self, shimrt_scalar other, AtenTensorHandle* ret0);
 /* aten.gt.Scalar: gt.Scalar(Tensor self, Scalar other) -> Tensor */
 void boxed_cpu_gt_Scalar(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
     static const unsigned char arg_kinds_[2] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_SCALAR};
     shimrt_box box_;
     if (shimrt_box_begin(&box_, "gt.Scalar", stack_, num_args_, 2, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
     AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
-    double other = shimrt_box_scalar(&box_, 1);
+    shimrt_scalar other = shimrt_box_scalar_value(&box_, 1);
     AtenTensorHandle ret0 = NULL;
-    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_gt_Scalar(self, other, &ret0));
+    SHIMRT_BOX_CALL(&box_, shimrt_entry_cpu_gt_Scalar(self, other, &ret0));
     shimrt_box_release_args(&box_);
     shimrt_box_push_tensor(&box_, 0, ret0);
     shimrt_box_finish(&box_);
@@ -1392,6 +1428,8 @@ void boxed_cpu_hann_window(StableIValue* stack_, uint64_t num_args_, uint64_t nu
     shimrt_box_finish(&box_);
 }
 
+/* aten.histc.default: the shim's entry, taking its Scalars with their kind (c_shim_*.c) */
+AOTITorchError shimrt_entry_cpu_histc(AtenTensorHandle self, int64_t bins, shimrt_scalar min, shimrt_scalar max, AtenTensorHandle* ret0);
 /* aten.histc.default: histc(Tensor self, int bins=100, Scalar min=0, Scalar max=0) -> Tensor */
 void boxed_cpu_histc(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
     static const unsigned char arg_kinds_[4] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_NONE, SHIMRT_KIND_SCALAR, SHIMRT_KIND_SCALAR};
@@ -1399,10 +1437,10 @@ void boxed_cpu_histc(StableIValue* stack_, uint64_t num_args_, uint64_t num_outp
     if (shimrt_box_begin(&box_, "histc", stack_, num_args_, 4, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
     AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
     int64_t bins = shimrt_box_int(&box_, 1);
-    double min = shimrt_box_scalar(&box_, 2);
-    double max = shimrt_box_scalar(&box_, 3);
+    shimrt_scalar min = shimrt_box_scalar_value(&box_, 2);
+    shimrt_scalar max = shimrt_box_scalar_value(&box_, 3);
     AtenTensorHandle ret0 = NULL;
-    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_histc(self, bins, min, max, &ret0));
+    SHIMRT_BOX_CALL(&box_, shimrt_entry_cpu_histc(self, bins, min, max, &ret0));
     shimrt_box_release_args(&box_);
     shimrt_box_push_tensor(&box_, 0, ret0);
     shimrt_box_finish(&box_);
@@ -1539,15 +1577,17 @@ void boxed_cpu_layer_norm(StableIValue* stack_, uint64_t num_args_, uint64_t num
     shimrt_box_finish(&box_);
 }
 
+/* aten.le.Scalar: the shim's entry, taking its Scalars with their kind (c_shim_*.c) */
+AOTITorchError shimrt_entry_cpu_le_Scalar(AtenTensorHandle self, shimrt_scalar other, AtenTensorHandle* ret0);
 /* aten.le.Scalar: le.Scalar(Tensor self, Scalar other) -> Tensor */
 void boxed_cpu_le_Scalar(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
     static const unsigned char arg_kinds_[2] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_SCALAR};
     shimrt_box box_;
     if (shimrt_box_begin(&box_, "le.Scalar", stack_, num_args_, 2, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
     AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
-    double other = shimrt_box_scalar(&box_, 1);
+    shimrt_scalar other = shimrt_box_scalar_value(&box_, 1);
     AtenTensorHandle ret0 = NULL;
-    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_le_Scalar(self, other, &ret0));
+    SHIMRT_BOX_CALL(&box_, shimrt_entry_cpu_le_Scalar(self, other, &ret0));
     shimrt_box_release_args(&box_);
     shimrt_box_push_tensor(&box_, 0, ret0);
     shimrt_box_finish(&box_);
@@ -1610,15 +1650,17 @@ void boxed_cpu_logcumsumexp(StableIValue* stack_, uint64_t num_args_, uint64_t n
     shimrt_box_finish(&box_);
 }
 
+/* aten.lt.Scalar: the shim's entry, taking its Scalars with their kind (c_shim_*.c) */
+AOTITorchError shimrt_entry_cpu_lt_Scalar(AtenTensorHandle self, shimrt_scalar other, AtenTensorHandle* ret0);
 /* aten.lt.Scalar: lt.Scalar(Tensor self, Scalar other) -> Tensor */
 void boxed_cpu_lt_Scalar(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
     static const unsigned char arg_kinds_[2] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_SCALAR};
     shimrt_box box_;
     if (shimrt_box_begin(&box_, "lt.Scalar", stack_, num_args_, 2, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
     AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
-    double other = shimrt_box_scalar(&box_, 1);
+    shimrt_scalar other = shimrt_box_scalar_value(&box_, 1);
     AtenTensorHandle ret0 = NULL;
-    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_lt_Scalar(self, other, &ret0));
+    SHIMRT_BOX_CALL(&box_, shimrt_entry_cpu_lt_Scalar(self, other, &ret0));
     shimrt_box_release_args(&box_);
     shimrt_box_push_tensor(&box_, 0, ret0);
     shimrt_box_finish(&box_);
@@ -1915,15 +1957,17 @@ void boxed_cpu_mode(StableIValue* stack_, uint64_t num_args_, uint64_t num_outpu
     shimrt_box_finish(&box_);
 }
 
+/* aten.mul.Scalar: the shim's entry, taking its Scalars with their kind (c_shim_*.c) */
+AOTITorchError shimrt_entry_cpu_mul_Scalar(AtenTensorHandle self, shimrt_scalar other, AtenTensorHandle* ret0);
 /* aten.mul.Scalar: mul.Scalar(Tensor self, Scalar other) -> Tensor */
 void boxed_cpu_mul_Scalar(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
     static const unsigned char arg_kinds_[2] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_SCALAR};
     shimrt_box box_;
     if (shimrt_box_begin(&box_, "mul.Scalar", stack_, num_args_, 2, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
     AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
-    double other = shimrt_box_scalar(&box_, 1);
+    shimrt_scalar other = shimrt_box_scalar_value(&box_, 1);
     AtenTensorHandle ret0 = NULL;
-    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_mul_Scalar(self, other, &ret0));
+    SHIMRT_BOX_CALL(&box_, shimrt_entry_cpu_mul_Scalar(self, other, &ret0));
     shimrt_box_release_args(&box_);
     shimrt_box_push_tensor(&box_, 0, ret0);
     shimrt_box_finish(&box_);
@@ -2041,15 +2085,17 @@ void boxed_cpu_native_layer_norm_out(StableIValue* stack_, uint64_t num_args_, u
     shimrt_box_finish(&box_);
 }
 
+/* aten.ne.Scalar: the shim's entry, taking its Scalars with their kind (c_shim_*.c) */
+AOTITorchError shimrt_entry_cpu_ne_Scalar(AtenTensorHandle self, shimrt_scalar other, AtenTensorHandle* ret0);
 /* aten.ne.Scalar: ne.Scalar(Tensor self, Scalar other) -> Tensor */
 void boxed_cpu_ne_Scalar(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
     static const unsigned char arg_kinds_[2] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_SCALAR};
     shimrt_box box_;
     if (shimrt_box_begin(&box_, "ne.Scalar", stack_, num_args_, 2, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
     AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
-    double other = shimrt_box_scalar(&box_, 1);
+    shimrt_scalar other = shimrt_box_scalar_value(&box_, 1);
     AtenTensorHandle ret0 = NULL;
-    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_ne_Scalar(self, other, &ret0));
+    SHIMRT_BOX_CALL(&box_, shimrt_entry_cpu_ne_Scalar(self, other, &ret0));
     shimrt_box_release_args(&box_);
     shimrt_box_push_tensor(&box_, 0, ret0);
     shimrt_box_finish(&box_);
@@ -2280,29 +2326,33 @@ void boxed_cpu_polar(StableIValue* stack_, uint64_t num_args_, uint64_t num_outp
     shimrt_box_finish(&box_);
 }
 
+/* aten.pow.Scalar: the shim's entry, taking its Scalars with their kind (c_shim_*.c) */
+AOTITorchError shimrt_entry_cpu_pow_Scalar(shimrt_scalar self, AtenTensorHandle exponent, AtenTensorHandle* ret0);
 /* aten.pow.Scalar: pow.Scalar(Scalar self, Tensor exponent) -> Tensor */
 void boxed_cpu_pow_Scalar(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
     static const unsigned char arg_kinds_[2] = {SHIMRT_KIND_SCALAR, SHIMRT_KIND_TENSOR};
     shimrt_box box_;
     if (shimrt_box_begin(&box_, "pow.Scalar", stack_, num_args_, 2, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
-    double self = shimrt_box_scalar(&box_, 0);
+    shimrt_scalar self = shimrt_box_scalar_value(&box_, 0);
     AtenTensorHandle exponent = shimrt_box_tensor(&box_, 1);
     AtenTensorHandle ret0 = NULL;
-    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_pow_Scalar(self, exponent, &ret0));
+    SHIMRT_BOX_CALL(&box_, shimrt_entry_cpu_pow_Scalar(self, exponent, &ret0));
     shimrt_box_release_args(&box_);
     shimrt_box_push_tensor(&box_, 0, ret0);
     shimrt_box_finish(&box_);
 }
 
+/* aten.pow.Tensor_Scalar: the shim's entry, taking its Scalars with their kind (c_shim_*.c) */
+AOTITorchError shimrt_entry_cpu_pow_Tensor_Scalar(AtenTensorHandle self, shimrt_scalar exponent, AtenTensorHandle* ret0);
 /* aten.pow.Tensor_Scalar: pow.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor */
 void boxed_cpu_pow_Tensor_Scalar(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
     static const unsigned char arg_kinds_[2] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_SCALAR};
     shimrt_box box_;
     if (shimrt_box_begin(&box_, "pow.Tensor_Scalar", stack_, num_args_, 2, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
     AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
-    double exponent = shimrt_box_scalar(&box_, 1);
+    shimrt_scalar exponent = shimrt_box_scalar_value(&box_, 1);
     AtenTensorHandle ret0 = NULL;
-    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_pow_Tensor_Scalar(self, exponent, &ret0));
+    SHIMRT_BOX_CALL(&box_, shimrt_entry_cpu_pow_Tensor_Scalar(self, exponent, &ret0));
     shimrt_box_release_args(&box_);
     shimrt_box_push_tensor(&box_, 0, ret0);
     shimrt_box_finish(&box_);
@@ -2978,6 +3028,8 @@ void boxed_cpu_scatter_src_out(StableIValue* stack_, uint64_t num_args_, uint64_
     shimrt_box_finish(&box_);
 }
 
+/* aten.scatter.value_out: the shim's entry, taking its Scalars with their kind (c_shim_*.c) */
+AOTITorchError shimrt_entry_cpu_scatter_value_out(AtenTensorHandle out, AtenTensorHandle self, int64_t dim, AtenTensorHandle index, shimrt_scalar value);
 /* aten.scatter.value_out: scatter.value_out(Tensor self, int dim, Tensor index, Scalar value, *, Tensor(a!) out) -> Tensor(a!) */
 void boxed_cpu_scatter_value_out(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
     static const unsigned char arg_kinds_[5] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_NONE, SHIMRT_KIND_TENSOR, SHIMRT_KIND_SCALAR, SHIMRT_KIND_TENSOR};
@@ -2986,10 +3038,10 @@ void boxed_cpu_scatter_value_out(StableIValue* stack_, uint64_t num_args_, uint6
     AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
     int64_t dim = shimrt_box_int(&box_, 1);
     AtenTensorHandle index = shimrt_box_tensor(&box_, 2);
-    double value = shimrt_box_scalar(&box_, 3);
+    shimrt_scalar value = shimrt_box_scalar_value(&box_, 3);
     AtenTensorHandle out = shimrt_box_tensor(&box_, 4);
     shimrt_box_keep(&box_, 4);
-    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_scatter_value_out(out, self, dim, index, value));
+    SHIMRT_BOX_CALL(&box_, shimrt_entry_cpu_scatter_value_out(out, self, dim, index, value));
     shimrt_box_release_args(&box_);
     shimrt_box_push_alias(&box_, 0, 4);
     shimrt_box_finish(&box_);
@@ -3032,13 +3084,15 @@ void boxed_cpu_scatter_reduce_two_out(StableIValue* stack_, uint64_t num_args_, 
     shimrt_box_finish(&box_);
 }
 
+/* aten.searchsorted.Scalar: the shim's entry, taking its Scalars with their kind (c_shim_*.c) */
+AOTITorchError shimrt_entry_cpu_searchsorted_Scalar(AtenTensorHandle sorted_sequence, shimrt_scalar self, int32_t out_int32, int32_t right, const char** side, AtenTensorHandle* sorter, AtenTensorHandle* ret0);
 /* aten.searchsorted.Scalar: searchsorted.Scalar(Tensor sorted_sequence, Scalar self, *, bool out_int32=False, bool right=False, str? side=None, Tensor? sorter=None) -> Tensor */
 void boxed_cpu_searchsorted_Scalar(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
     static const unsigned char arg_kinds_[6] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_SCALAR, SHIMRT_KIND_NONE, SHIMRT_KIND_NONE, SHIMRT_KIND_OPT_STR, SHIMRT_KIND_OPT_TENSOR};
     shimrt_box box_;
     if (shimrt_box_begin(&box_, "searchsorted.Scalar", stack_, num_args_, 6, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
     AtenTensorHandle sorted_sequence = shimrt_box_tensor(&box_, 0);
-    double self = shimrt_box_scalar(&box_, 1);
+    shimrt_scalar self = shimrt_box_scalar_value(&box_, 1);
     int32_t out_int32 = shimrt_box_bool(&box_, 2);
     int32_t right = shimrt_box_bool(&box_, 3);
     const char* side_v_ = NULL;
@@ -3046,7 +3100,7 @@ void boxed_cpu_searchsorted_Scalar(StableIValue* stack_, uint64_t num_args_, uin
     AtenTensorHandle sorter_v_ = NULL;
     AtenTensorHandle* sorter = shimrt_box_opt_tensor(&box_, 5, &sorter_v_);
     AtenTensorHandle ret0 = NULL;
-    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_searchsorted_Scalar(sorted_sequence, self, out_int32, right, side, sorter, &ret0));
+    SHIMRT_BOX_CALL(&box_, shimrt_entry_cpu_searchsorted_Scalar(sorted_sequence, self, out_int32, right, side, sorter, &ret0));
     shimrt_box_release_args(&box_);
     shimrt_box_push_tensor(&box_, 0, ret0);
     shimrt_box_finish(&box_);
@@ -3213,6 +3267,8 @@ void boxed_cpu_stack(StableIValue* stack_, uint64_t num_args_, uint64_t num_outp
     shimrt_box_finish(&box_);
 }
 
+/* aten.sub.Tensor: the shim's entry, taking its Scalars with their kind (c_shim_*.c) */
+AOTITorchError shimrt_entry_cpu_sub_Tensor(AtenTensorHandle self, AtenTensorHandle other, shimrt_scalar alpha, AtenTensorHandle* ret0);
 /* aten.sub.Tensor: sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor */
 void boxed_cpu_sub_Tensor(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
     static const unsigned char arg_kinds_[3] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_SCALAR};
@@ -3220,14 +3276,16 @@ void boxed_cpu_sub_Tensor(StableIValue* stack_, uint64_t num_args_, uint64_t num
     if (shimrt_box_begin(&box_, "sub.Tensor", stack_, num_args_, 3, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
     AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
     AtenTensorHandle other = shimrt_box_tensor(&box_, 1);
-    double alpha = shimrt_box_scalar(&box_, 2);
+    shimrt_scalar alpha = shimrt_box_scalar_value(&box_, 2);
     AtenTensorHandle ret0 = NULL;
-    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_sub_Tensor(self, other, alpha, &ret0));
+    SHIMRT_BOX_CALL(&box_, shimrt_entry_cpu_sub_Tensor(self, other, alpha, &ret0));
     shimrt_box_release_args(&box_);
     shimrt_box_push_tensor(&box_, 0, ret0);
     shimrt_box_finish(&box_);
 }
 
+/* aten.subtract.Tensor: the shim's entry, taking its Scalars with their kind (c_shim_*.c) */
+AOTITorchError shimrt_entry_cpu_subtract_Tensor(AtenTensorHandle self, AtenTensorHandle other, shimrt_scalar alpha, AtenTensorHandle* ret0);
 /* aten.subtract.Tensor: subtract.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor */
 void boxed_cpu_subtract_Tensor(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
     static const unsigned char arg_kinds_[3] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_SCALAR};
@@ -3235,9 +3293,9 @@ void boxed_cpu_subtract_Tensor(StableIValue* stack_, uint64_t num_args_, uint64_
     if (shimrt_box_begin(&box_, "subtract.Tensor", stack_, num_args_, 3, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
     AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
     AtenTensorHandle other = shimrt_box_tensor(&box_, 1);
-    double alpha = shimrt_box_scalar(&box_, 2);
+    shimrt_scalar alpha = shimrt_box_scalar_value(&box_, 2);
     AtenTensorHandle ret0 = NULL;
-    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_subtract_Tensor(self, other, alpha, &ret0));
+    SHIMRT_BOX_CALL(&box_, shimrt_entry_cpu_subtract_Tensor(self, other, alpha, &ret0));
     shimrt_box_release_args(&box_);
     shimrt_box_push_tensor(&box_, 0, ret0);
     shimrt_box_finish(&box_);

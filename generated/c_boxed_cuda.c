@@ -58,21 +58,25 @@ void boxed_cuda_abs(StableIValue* stack_, uint64_t num_args_, uint64_t num_outpu
     shimrt_box_finish(&box_);
 }
 
+/* aten.add.Scalar: the shim's entry, taking its Scalars with their kind (c_shim_*.c) */
+AOTITorchError shimrt_entry_cuda_add_Scalar(AtenTensorHandle self, shimrt_scalar other, shimrt_scalar alpha, AtenTensorHandle* ret0);
 /* aten.add.Scalar: add.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor */
 void boxed_cuda_add_Scalar(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
     static const unsigned char arg_kinds_[3] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_SCALAR, SHIMRT_KIND_SCALAR};
     shimrt_box box_;
     if (shimrt_box_begin(&box_, "add.Scalar", stack_, num_args_, 3, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
     AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
-    double other = shimrt_box_scalar(&box_, 1);
-    double alpha = shimrt_box_scalar(&box_, 2);
+    shimrt_scalar other = shimrt_box_scalar_value(&box_, 1);
+    shimrt_scalar alpha = shimrt_box_scalar_value(&box_, 2);
     AtenTensorHandle ret0 = NULL;
-    SHIMRT_BOX_CALL(&box_, aoti_torch_cuda_add_Scalar(self, other, alpha, &ret0));
+    SHIMRT_BOX_CALL(&box_, shimrt_entry_cuda_add_Scalar(self, other, alpha, &ret0));
     shimrt_box_release_args(&box_);
     shimrt_box_push_tensor(&box_, 0, ret0);
     shimrt_box_finish(&box_);
 }
 
+/* aten.add.Tensor: the shim's entry, taking its Scalars with their kind (c_shim_*.c) */
+AOTITorchError shimrt_entry_cuda_add_Tensor(AtenTensorHandle self, AtenTensorHandle other, shimrt_scalar alpha, AtenTensorHandle* ret0);
 /* aten.add.Tensor: add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor */
 void boxed_cuda_add_Tensor(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
     static const unsigned char arg_kinds_[3] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_SCALAR};
@@ -80,14 +84,16 @@ void boxed_cuda_add_Tensor(StableIValue* stack_, uint64_t num_args_, uint64_t nu
     if (shimrt_box_begin(&box_, "add.Tensor", stack_, num_args_, 3, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
     AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
     AtenTensorHandle other = shimrt_box_tensor(&box_, 1);
-    double alpha = shimrt_box_scalar(&box_, 2);
+    shimrt_scalar alpha = shimrt_box_scalar_value(&box_, 2);
     AtenTensorHandle ret0 = NULL;
-    SHIMRT_BOX_CALL(&box_, aoti_torch_cuda_add_Tensor(self, other, alpha, &ret0));
+    SHIMRT_BOX_CALL(&box_, shimrt_entry_cuda_add_Tensor(self, other, alpha, &ret0));
     shimrt_box_release_args(&box_);
     shimrt_box_push_tensor(&box_, 0, ret0);
     shimrt_box_finish(&box_);
 }
 
+/* aten.addmm.default: the shim's entry, taking its Scalars with their kind (c_shim_*.c) */
+AOTITorchError shimrt_entry_cuda_addmm(AtenTensorHandle self, AtenTensorHandle mat1, AtenTensorHandle mat2, shimrt_scalar beta, shimrt_scalar alpha, AtenTensorHandle* ret0);
 /* aten.addmm.default: addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor */
 void boxed_cuda_addmm(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
     static const unsigned char arg_kinds_[5] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_SCALAR, SHIMRT_KIND_SCALAR};
@@ -96,15 +102,17 @@ void boxed_cuda_addmm(StableIValue* stack_, uint64_t num_args_, uint64_t num_out
     AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
     AtenTensorHandle mat1 = shimrt_box_tensor(&box_, 1);
     AtenTensorHandle mat2 = shimrt_box_tensor(&box_, 2);
-    double beta = shimrt_box_scalar(&box_, 3);
-    double alpha = shimrt_box_scalar(&box_, 4);
+    shimrt_scalar beta = shimrt_box_scalar_value(&box_, 3);
+    shimrt_scalar alpha = shimrt_box_scalar_value(&box_, 4);
     AtenTensorHandle ret0 = NULL;
-    SHIMRT_BOX_CALL(&box_, aoti_torch_cuda_addmm(self, mat1, mat2, beta, alpha, &ret0));
+    SHIMRT_BOX_CALL(&box_, shimrt_entry_cuda_addmm(self, mat1, mat2, beta, alpha, &ret0));
     shimrt_box_release_args(&box_);
     shimrt_box_push_tensor(&box_, 0, ret0);
     shimrt_box_finish(&box_);
 }
 
+/* aten.addmm.out: the shim's entry, taking its Scalars with their kind (c_shim_*.c) */
+AOTITorchError shimrt_entry_cuda_addmm_out(AtenTensorHandle out, AtenTensorHandle self, AtenTensorHandle mat1, AtenTensorHandle mat2, shimrt_scalar beta, shimrt_scalar alpha);
 /* aten.addmm.out: addmm.out(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!) */
 void boxed_cuda_addmm_out(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
     static const unsigned char arg_kinds_[6] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_SCALAR, SHIMRT_KIND_SCALAR, SHIMRT_KIND_TENSOR};
@@ -113,11 +121,11 @@ void boxed_cuda_addmm_out(StableIValue* stack_, uint64_t num_args_, uint64_t num
     AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
     AtenTensorHandle mat1 = shimrt_box_tensor(&box_, 1);
     AtenTensorHandle mat2 = shimrt_box_tensor(&box_, 2);
-    double beta = shimrt_box_scalar(&box_, 3);
-    double alpha = shimrt_box_scalar(&box_, 4);
+    shimrt_scalar beta = shimrt_box_scalar_value(&box_, 3);
+    shimrt_scalar alpha = shimrt_box_scalar_value(&box_, 4);
     AtenTensorHandle out = shimrt_box_tensor(&box_, 5);
     shimrt_box_keep(&box_, 5);
-    SHIMRT_BOX_CALL(&box_, aoti_torch_cuda_addmm_out(out, self, mat1, mat2, beta, alpha));
+    SHIMRT_BOX_CALL(&box_, shimrt_entry_cuda_addmm_out(out, self, mat1, mat2, beta, alpha));
     shimrt_box_release_args(&box_);
     shimrt_box_push_alias(&box_, 0, 5);
     shimrt_box_finish(&box_);
@@ -165,12 +173,14 @@ void boxed_cuda_any(StableIValue* stack_, uint64_t num_args_, uint64_t num_outpu
     shimrt_box_finish(&box_);
 }
 
+/* aten.arange.default: the shim's entry, taking its Scalars with their kind (c_shim_*.c) */
+AOTITorchError shimrt_entry_cuda_arange(shimrt_scalar end, int32_t* dtype, int32_t* layout, int32_t* device, int32_t device_index_, int32_t* pin_memory, AtenTensorHandle* ret0);
 /* aten.arange.default: arange(Scalar end, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor */
 void boxed_cuda_arange(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
     static const unsigned char arg_kinds_[5] = {SHIMRT_KIND_SCALAR, SHIMRT_KIND_OPT_CODE, SHIMRT_KIND_OPT_CODE, SHIMRT_KIND_OPT_DEVICE, SHIMRT_KIND_OPT_BOOL};
     shimrt_box box_;
     if (shimrt_box_begin(&box_, "arange", stack_, num_args_, 5, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
-    double end = shimrt_box_scalar(&box_, 0);
+    shimrt_scalar end = shimrt_box_scalar_value(&box_, 0);
     int32_t dtype_v_ = 0;
     int32_t* dtype = shimrt_box_opt_code(&box_, 1, &dtype_v_);
     int32_t layout_v_ = 0;
@@ -181,20 +191,22 @@ void boxed_cuda_arange(StableIValue* stack_, uint64_t num_args_, uint64_t num_ou
     int32_t pin_memory_v_ = 0;
     int32_t* pin_memory = shimrt_box_opt_bool(&box_, 4, &pin_memory_v_);
     AtenTensorHandle ret0 = NULL;
-    SHIMRT_BOX_CALL(&box_, aoti_torch_cuda_arange(end, dtype, layout, device, device_index_, pin_memory, &ret0));
+    SHIMRT_BOX_CALL(&box_, shimrt_entry_cuda_arange(end, dtype, layout, device, device_index_, pin_memory, &ret0));
     shimrt_box_release_args(&box_);
     shimrt_box_push_tensor(&box_, 0, ret0);
     shimrt_box_finish(&box_);
 }
 
+/* aten.arange.start_step: the shim's entry, taking its Scalars with their kind (c_shim_*.c) */
+AOTITorchError shimrt_entry_cuda_arange_start_step(shimrt_scalar start, shimrt_scalar end, shimrt_scalar step, int32_t* dtype, int32_t* layout, int32_t* device, int32_t device_index_, int32_t* pin_memory, AtenTensorHandle* ret0);
 /* aten.arange.start_step: arange.start_step(Scalar start, Scalar end, Scalar step=1, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor */
 void boxed_cuda_arange_start_step(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
     static const unsigned char arg_kinds_[7] = {SHIMRT_KIND_SCALAR, SHIMRT_KIND_SCALAR, SHIMRT_KIND_SCALAR, SHIMRT_KIND_OPT_CODE, SHIMRT_KIND_OPT_CODE, SHIMRT_KIND_OPT_DEVICE, SHIMRT_KIND_OPT_BOOL};
     shimrt_box box_;
     if (shimrt_box_begin(&box_, "arange.start_step", stack_, num_args_, 7, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
-    double start = shimrt_box_scalar(&box_, 0);
-    double end = shimrt_box_scalar(&box_, 1);
-    double step = shimrt_box_scalar(&box_, 2);
+    shimrt_scalar start = shimrt_box_scalar_value(&box_, 0);
+    shimrt_scalar end = shimrt_box_scalar_value(&box_, 1);
+    shimrt_scalar step = shimrt_box_scalar_value(&box_, 2);
     int32_t dtype_v_ = 0;
     int32_t* dtype = shimrt_box_opt_code(&box_, 3, &dtype_v_);
     int32_t layout_v_ = 0;
@@ -205,7 +217,7 @@ void boxed_cuda_arange_start_step(StableIValue* stack_, uint64_t num_args_, uint
     int32_t pin_memory_v_ = 0;
     int32_t* pin_memory = shimrt_box_opt_bool(&box_, 6, &pin_memory_v_);
     AtenTensorHandle ret0 = NULL;
-    SHIMRT_BOX_CALL(&box_, aoti_torch_cuda_arange_start_step(start, end, step, dtype, layout, device, device_index_, pin_memory, &ret0));
+    SHIMRT_BOX_CALL(&box_, shimrt_entry_cuda_arange_start_step(start, end, step, dtype, layout, device, device_index_, pin_memory, &ret0));
     shimrt_box_release_args(&box_);
     shimrt_box_push_tensor(&box_, 0, ret0);
     shimrt_box_finish(&box_);
@@ -227,6 +239,8 @@ void boxed_cuda_argmax(StableIValue* stack_, uint64_t num_args_, uint64_t num_ou
     shimrt_box_finish(&box_);
 }
 
+/* aten.baddbmm.out: the shim's entry, taking its Scalars with their kind (c_shim_*.c) */
+AOTITorchError shimrt_entry_cuda_baddbmm_out(AtenTensorHandle out, AtenTensorHandle self, AtenTensorHandle batch1, AtenTensorHandle batch2, shimrt_scalar beta, shimrt_scalar alpha);
 /* aten.baddbmm.out: baddbmm.out(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!) */
 void boxed_cuda_baddbmm_out(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
     static const unsigned char arg_kinds_[6] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_SCALAR, SHIMRT_KIND_SCALAR, SHIMRT_KIND_TENSOR};
@@ -235,11 +249,11 @@ void boxed_cuda_baddbmm_out(StableIValue* stack_, uint64_t num_args_, uint64_t n
     AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
     AtenTensorHandle batch1 = shimrt_box_tensor(&box_, 1);
     AtenTensorHandle batch2 = shimrt_box_tensor(&box_, 2);
-    double beta = shimrt_box_scalar(&box_, 3);
-    double alpha = shimrt_box_scalar(&box_, 4);
+    shimrt_scalar beta = shimrt_box_scalar_value(&box_, 3);
+    shimrt_scalar alpha = shimrt_box_scalar_value(&box_, 4);
     AtenTensorHandle out = shimrt_box_tensor(&box_, 5);
     shimrt_box_keep(&box_, 5);
-    SHIMRT_BOX_CALL(&box_, aoti_torch_cuda_baddbmm_out(out, self, batch1, batch2, beta, alpha));
+    SHIMRT_BOX_CALL(&box_, shimrt_entry_cuda_baddbmm_out(out, self, batch1, batch2, beta, alpha));
     shimrt_box_release_args(&box_);
     shimrt_box_push_alias(&box_, 0, 5);
     shimrt_box_finish(&box_);
@@ -361,18 +375,20 @@ void boxed_cuda_cat_out(StableIValue* stack_, uint64_t num_args_, uint64_t num_o
     shimrt_box_finish(&box_);
 }
 
+/* aten.clamp.default: the shim's entry, taking its Scalars with their kind (c_shim_*.c) */
+AOTITorchError shimrt_entry_cuda_clamp(AtenTensorHandle self, const shimrt_scalar* min, const shimrt_scalar* max, AtenTensorHandle* ret0);
 /* aten.clamp.default: clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor */
 void boxed_cuda_clamp(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
     static const unsigned char arg_kinds_[3] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_OPT_SCALAR, SHIMRT_KIND_OPT_SCALAR};
     shimrt_box box_;
     if (shimrt_box_begin(&box_, "clamp", stack_, num_args_, 3, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
     AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
-    double min_v_ = 0;
-    double* min = shimrt_box_opt_scalar(&box_, 1, &min_v_);
-    double max_v_ = 0;
-    double* max = shimrt_box_opt_scalar(&box_, 2, &max_v_);
+    shimrt_scalar min_v_ = {0};
+    const shimrt_scalar* min = shimrt_box_opt_scalar_value(&box_, 1, &min_v_);
+    shimrt_scalar max_v_ = {0};
+    const shimrt_scalar* max = shimrt_box_opt_scalar_value(&box_, 2, &max_v_);
     AtenTensorHandle ret0 = NULL;
-    SHIMRT_BOX_CALL(&box_, aoti_torch_cuda_clamp(self, min, max, &ret0));
+    SHIMRT_BOX_CALL(&box_, shimrt_entry_cuda_clamp(self, min, max, &ret0));
     shimrt_box_release_args(&box_);
     shimrt_box_push_tensor(&box_, 0, ret0);
     shimrt_box_finish(&box_);
@@ -516,15 +532,17 @@ void boxed_cuda_empty_like(StableIValue* stack_, uint64_t num_args_, uint64_t nu
     shimrt_box_finish(&box_);
 }
 
+/* aten.eq.Scalar: the shim's entry, taking its Scalars with their kind (c_shim_*.c) */
+AOTITorchError shimrt_entry_cuda_eq_Scalar(AtenTensorHandle self, shimrt_scalar other, AtenTensorHandle* ret0);
 /* aten.eq.Scalar: eq.Scalar(Tensor self, Scalar other) -> Tensor */
 void boxed_cuda_eq_Scalar(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
     static const unsigned char arg_kinds_[2] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_SCALAR};
     shimrt_box box_;
     if (shimrt_box_begin(&box_, "eq.Scalar", stack_, num_args_, 2, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
     AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
-    double other = shimrt_box_scalar(&box_, 1);
+    shimrt_scalar other = shimrt_box_scalar_value(&box_, 1);
     AtenTensorHandle ret0 = NULL;
-    SHIMRT_BOX_CALL(&box_, aoti_torch_cuda_eq_Scalar(self, other, &ret0));
+    SHIMRT_BOX_CALL(&box_, shimrt_entry_cuda_eq_Scalar(self, other, &ret0));
     shimrt_box_release_args(&box_);
     shimrt_box_push_tensor(&box_, 0, ret0);
     shimrt_box_finish(&box_);
@@ -557,15 +575,17 @@ void boxed_cuda_exp(StableIValue* stack_, uint64_t num_args_, uint64_t num_outpu
     shimrt_box_finish(&box_);
 }
 
+/* aten.fill_.Scalar: the shim's entry, taking its Scalars with their kind (c_shim_*.c) */
+AOTITorchError shimrt_entry_cuda_fill__Scalar(AtenTensorHandle self, shimrt_scalar value);
 /* aten.fill_.Scalar: fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!) */
 void boxed_cuda_fill__Scalar(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
     static const unsigned char arg_kinds_[2] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_SCALAR};
     shimrt_box box_;
     if (shimrt_box_begin(&box_, "fill_.Scalar", stack_, num_args_, 2, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
     AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
-    double value = shimrt_box_scalar(&box_, 1);
+    shimrt_scalar value = shimrt_box_scalar_value(&box_, 1);
     shimrt_box_keep(&box_, 0);
-    SHIMRT_BOX_CALL(&box_, aoti_torch_cuda_fill__Scalar(self, value));
+    SHIMRT_BOX_CALL(&box_, shimrt_entry_cuda_fill__Scalar(self, value));
     shimrt_box_release_args(&box_);
     shimrt_box_push_alias(&box_, 0, 0);
     shimrt_box_finish(&box_);
@@ -600,6 +620,8 @@ void boxed_cuda_floor_divide(StableIValue* stack_, uint64_t num_args_, uint64_t 
     shimrt_box_finish(&box_);
 }
 
+/* aten.full.default: the shim's entry, taking its Scalars with their kind (c_shim_*.c) */
+AOTITorchError shimrt_entry_cuda_full(const int64_t* size, int64_t size_len_, shimrt_scalar fill_value, int32_t* dtype, int32_t* layout, int32_t* device, int32_t device_index_, int32_t* pin_memory, AtenTensorHandle* ret0);
 /* aten.full.default: full(SymInt[] size, Scalar fill_value, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor */
 void boxed_cuda_full(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
     static const unsigned char arg_kinds_[6] = {SHIMRT_KIND_INT_LIST, SHIMRT_KIND_SCALAR, SHIMRT_KIND_OPT_CODE, SHIMRT_KIND_OPT_CODE, SHIMRT_KIND_OPT_DEVICE, SHIMRT_KIND_OPT_BOOL};
@@ -607,7 +629,7 @@ void boxed_cuda_full(StableIValue* stack_, uint64_t num_args_, uint64_t num_outp
     if (shimrt_box_begin(&box_, "full", stack_, num_args_, 6, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
     int64_t size_len_ = 0;
     const int64_t* size = shimrt_box_int_list(&box_, 0, &size_len_);
-    double fill_value = shimrt_box_scalar(&box_, 1);
+    shimrt_scalar fill_value = shimrt_box_scalar_value(&box_, 1);
     int32_t dtype_v_ = 0;
     int32_t* dtype = shimrt_box_opt_code(&box_, 2, &dtype_v_);
     int32_t layout_v_ = 0;
@@ -618,12 +640,14 @@ void boxed_cuda_full(StableIValue* stack_, uint64_t num_args_, uint64_t num_outp
     int32_t pin_memory_v_ = 0;
     int32_t* pin_memory = shimrt_box_opt_bool(&box_, 5, &pin_memory_v_);
     AtenTensorHandle ret0 = NULL;
-    SHIMRT_BOX_CALL(&box_, aoti_torch_cuda_full(size, size_len_, fill_value, dtype, layout, device, device_index_, pin_memory, &ret0));
+    SHIMRT_BOX_CALL(&box_, shimrt_entry_cuda_full(size, size_len_, fill_value, dtype, layout, device, device_index_, pin_memory, &ret0));
     shimrt_box_release_args(&box_);
     shimrt_box_push_tensor(&box_, 0, ret0);
     shimrt_box_finish(&box_);
 }
 
+/* aten.full.out: the shim's entry, taking its Scalars with their kind (c_shim_*.c) */
+AOTITorchError shimrt_entry_cuda_full_out(AtenTensorHandle out, const int64_t* size, int64_t size_len_, shimrt_scalar fill_value);
 /* aten.full.out: full.out(SymInt[] size, Scalar fill_value, *, Tensor(a!) out) -> Tensor(a!) */
 void boxed_cuda_full_out(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
     static const unsigned char arg_kinds_[3] = {SHIMRT_KIND_INT_LIST, SHIMRT_KIND_SCALAR, SHIMRT_KIND_TENSOR};
@@ -631,22 +655,24 @@ void boxed_cuda_full_out(StableIValue* stack_, uint64_t num_args_, uint64_t num_
     if (shimrt_box_begin(&box_, "full.out", stack_, num_args_, 3, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
     int64_t size_len_ = 0;
     const int64_t* size = shimrt_box_int_list(&box_, 0, &size_len_);
-    double fill_value = shimrt_box_scalar(&box_, 1);
+    shimrt_scalar fill_value = shimrt_box_scalar_value(&box_, 1);
     AtenTensorHandle out = shimrt_box_tensor(&box_, 2);
     shimrt_box_keep(&box_, 2);
-    SHIMRT_BOX_CALL(&box_, aoti_torch_cuda_full_out(out, size, size_len_, fill_value));
+    SHIMRT_BOX_CALL(&box_, shimrt_entry_cuda_full_out(out, size, size_len_, fill_value));
     shimrt_box_release_args(&box_);
     shimrt_box_push_alias(&box_, 0, 2);
     shimrt_box_finish(&box_);
 }
 
+/* aten.full_like.default: the shim's entry, taking its Scalars with their kind (c_shim_*.c) */
+AOTITorchError shimrt_entry_cuda_full_like(AtenTensorHandle self, shimrt_scalar fill_value, int32_t* dtype, int32_t* layout, int32_t* device, int32_t device_index_, int32_t* pin_memory, int32_t* memory_format, AtenTensorHandle* ret0);
 /* aten.full_like.default: full_like(Tensor self, Scalar fill_value, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor */
 void boxed_cuda_full_like(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
     static const unsigned char arg_kinds_[7] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_SCALAR, SHIMRT_KIND_OPT_CODE, SHIMRT_KIND_OPT_CODE, SHIMRT_KIND_OPT_DEVICE, SHIMRT_KIND_OPT_BOOL, SHIMRT_KIND_OPT_CODE};
     shimrt_box box_;
     if (shimrt_box_begin(&box_, "full_like", stack_, num_args_, 7, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
     AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
-    double fill_value = shimrt_box_scalar(&box_, 1);
+    shimrt_scalar fill_value = shimrt_box_scalar_value(&box_, 1);
     int32_t dtype_v_ = 0;
     int32_t* dtype = shimrt_box_opt_code(&box_, 2, &dtype_v_);
     int32_t layout_v_ = 0;
@@ -659,7 +685,7 @@ void boxed_cuda_full_like(StableIValue* stack_, uint64_t num_args_, uint64_t num
     int32_t memory_format_v_ = 0;
     int32_t* memory_format = shimrt_box_opt_code(&box_, 6, &memory_format_v_);
     AtenTensorHandle ret0 = NULL;
-    SHIMRT_BOX_CALL(&box_, aoti_torch_cuda_full_like(self, fill_value, dtype, layout, device, device_index_, pin_memory, memory_format, &ret0));
+    SHIMRT_BOX_CALL(&box_, shimrt_entry_cuda_full_like(self, fill_value, dtype, layout, device, device_index_, pin_memory, memory_format, &ret0));
     shimrt_box_release_args(&box_);
     shimrt_box_push_tensor(&box_, 0, ret0);
     shimrt_box_finish(&box_);
@@ -698,15 +724,17 @@ void boxed_cuda_gather_out(StableIValue* stack_, uint64_t num_args_, uint64_t nu
     shimrt_box_finish(&box_);
 }
 
+/* aten.ge.Scalar: the shim's entry, taking its Scalars with their kind (c_shim_*.c) */
+AOTITorchError shimrt_entry_cuda_ge_Scalar(AtenTensorHandle self, shimrt_scalar other, AtenTensorHandle* ret0);
 /* aten.ge.Scalar: ge.Scalar(Tensor self, Scalar other) -> Tensor */
 void boxed_cuda_ge_Scalar(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
     static const unsigned char arg_kinds_[2] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_SCALAR};
     shimrt_box box_;
     if (shimrt_box_begin(&box_, "ge.Scalar", stack_, num_args_, 2, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
     AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
-    double other = shimrt_box_scalar(&box_, 1);
+    shimrt_scalar other = shimrt_box_scalar_value(&box_, 1);
     AtenTensorHandle ret0 = NULL;
-    SHIMRT_BOX_CALL(&box_, aoti_torch_cuda_ge_Scalar(self, other, &ret0));
+    SHIMRT_BOX_CALL(&box_, shimrt_entry_cuda_ge_Scalar(self, other, &ret0));
     shimrt_box_release_args(&box_);
     shimrt_box_push_tensor(&box_, 0, ret0);
     shimrt_box_finish(&box_);
@@ -726,15 +754,17 @@ void boxed_cuda_ge_Tensor(StableIValue* stack_, uint64_t num_args_, uint64_t num
     shimrt_box_finish(&box_);
 }
 
+/* aten.gt.Scalar: the shim's entry, taking its Scalars with their kind (c_shim_*.c) */
+AOTITorchError shimrt_entry_cuda_gt_Scalar(AtenTensorHandle self, shimrt_scalar other, AtenTensorHandle* ret0);
 /* aten.gt.Scalar: gt.Scalar(Tensor self, Scalar other) -> Tensor */
 void boxed_cuda_gt_Scalar(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
     static const unsigned char arg_kinds_[2] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_SCALAR};
     shimrt_box box_;
     if (shimrt_box_begin(&box_, "gt.Scalar", stack_, num_args_, 2, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
     AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
-    double other = shimrt_box_scalar(&box_, 1);
+    shimrt_scalar other = shimrt_box_scalar_value(&box_, 1);
     AtenTensorHandle ret0 = NULL;
-    SHIMRT_BOX_CALL(&box_, aoti_torch_cuda_gt_Scalar(self, other, &ret0));
+    SHIMRT_BOX_CALL(&box_, shimrt_entry_cuda_gt_Scalar(self, other, &ret0));
     shimrt_box_release_args(&box_);
     shimrt_box_push_tensor(&box_, 0, ret0);
     shimrt_box_finish(&box_);
@@ -835,15 +865,17 @@ void boxed_cuda_layer_norm(StableIValue* stack_, uint64_t num_args_, uint64_t nu
     shimrt_box_finish(&box_);
 }
 
+/* aten.le.Scalar: the shim's entry, taking its Scalars with their kind (c_shim_*.c) */
+AOTITorchError shimrt_entry_cuda_le_Scalar(AtenTensorHandle self, shimrt_scalar other, AtenTensorHandle* ret0);
 /* aten.le.Scalar: le.Scalar(Tensor self, Scalar other) -> Tensor */
 void boxed_cuda_le_Scalar(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
     static const unsigned char arg_kinds_[2] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_SCALAR};
     shimrt_box box_;
     if (shimrt_box_begin(&box_, "le.Scalar", stack_, num_args_, 2, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
     AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
-    double other = shimrt_box_scalar(&box_, 1);
+    shimrt_scalar other = shimrt_box_scalar_value(&box_, 1);
     AtenTensorHandle ret0 = NULL;
-    SHIMRT_BOX_CALL(&box_, aoti_torch_cuda_le_Scalar(self, other, &ret0));
+    SHIMRT_BOX_CALL(&box_, shimrt_entry_cuda_le_Scalar(self, other, &ret0));
     shimrt_box_release_args(&box_);
     shimrt_box_push_tensor(&box_, 0, ret0);
     shimrt_box_finish(&box_);
@@ -892,15 +924,17 @@ void boxed_cuda_log_softmax_int(StableIValue* stack_, uint64_t num_args_, uint64
     shimrt_box_finish(&box_);
 }
 
+/* aten.lt.Scalar: the shim's entry, taking its Scalars with their kind (c_shim_*.c) */
+AOTITorchError shimrt_entry_cuda_lt_Scalar(AtenTensorHandle self, shimrt_scalar other, AtenTensorHandle* ret0);
 /* aten.lt.Scalar: lt.Scalar(Tensor self, Scalar other) -> Tensor */
 void boxed_cuda_lt_Scalar(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
     static const unsigned char arg_kinds_[2] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_SCALAR};
     shimrt_box box_;
     if (shimrt_box_begin(&box_, "lt.Scalar", stack_, num_args_, 2, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
     AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
-    double other = shimrt_box_scalar(&box_, 1);
+    shimrt_scalar other = shimrt_box_scalar_value(&box_, 1);
     AtenTensorHandle ret0 = NULL;
-    SHIMRT_BOX_CALL(&box_, aoti_torch_cuda_lt_Scalar(self, other, &ret0));
+    SHIMRT_BOX_CALL(&box_, shimrt_entry_cuda_lt_Scalar(self, other, &ret0));
     shimrt_box_release_args(&box_);
     shimrt_box_push_tensor(&box_, 0, ret0);
     shimrt_box_finish(&box_);
@@ -1096,15 +1130,17 @@ void boxed_cuda_native_layer_norm_out(StableIValue* stack_, uint64_t num_args_, 
     shimrt_box_finish(&box_);
 }
 
+/* aten.ne.Scalar: the shim's entry, taking its Scalars with their kind (c_shim_*.c) */
+AOTITorchError shimrt_entry_cuda_ne_Scalar(AtenTensorHandle self, shimrt_scalar other, AtenTensorHandle* ret0);
 /* aten.ne.Scalar: ne.Scalar(Tensor self, Scalar other) -> Tensor */
 void boxed_cuda_ne_Scalar(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
     static const unsigned char arg_kinds_[2] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_SCALAR};
     shimrt_box box_;
     if (shimrt_box_begin(&box_, "ne.Scalar", stack_, num_args_, 2, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
     AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
-    double other = shimrt_box_scalar(&box_, 1);
+    shimrt_scalar other = shimrt_box_scalar_value(&box_, 1);
     AtenTensorHandle ret0 = NULL;
-    SHIMRT_BOX_CALL(&box_, aoti_torch_cuda_ne_Scalar(self, other, &ret0));
+    SHIMRT_BOX_CALL(&box_, shimrt_entry_cuda_ne_Scalar(self, other, &ret0));
     shimrt_box_release_args(&box_);
     shimrt_box_push_tensor(&box_, 0, ret0);
     shimrt_box_finish(&box_);
@@ -1242,15 +1278,17 @@ void boxed_cuda_permute(StableIValue* stack_, uint64_t num_args_, uint64_t num_o
     shimrt_box_finish(&box_);
 }
 
+/* aten.pow.Tensor_Scalar: the shim's entry, taking its Scalars with their kind (c_shim_*.c) */
+AOTITorchError shimrt_entry_cuda_pow_Tensor_Scalar(AtenTensorHandle self, shimrt_scalar exponent, AtenTensorHandle* ret0);
 /* aten.pow.Tensor_Scalar: pow.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor */
 void boxed_cuda_pow_Tensor_Scalar(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
     static const unsigned char arg_kinds_[2] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_SCALAR};
     shimrt_box box_;
     if (shimrt_box_begin(&box_, "pow.Tensor_Scalar", stack_, num_args_, 2, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
     AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
-    double exponent = shimrt_box_scalar(&box_, 1);
+    shimrt_scalar exponent = shimrt_box_scalar_value(&box_, 1);
     AtenTensorHandle ret0 = NULL;
-    SHIMRT_BOX_CALL(&box_, aoti_torch_cuda_pow_Tensor_Scalar(self, exponent, &ret0));
+    SHIMRT_BOX_CALL(&box_, shimrt_entry_cuda_pow_Tensor_Scalar(self, exponent, &ret0));
     shimrt_box_release_args(&box_);
     shimrt_box_push_tensor(&box_, 0, ret0);
     shimrt_box_finish(&box_);
@@ -1543,6 +1581,8 @@ void boxed_cuda_stack(StableIValue* stack_, uint64_t num_args_, uint64_t num_out
     shimrt_box_finish(&box_);
 }
 
+/* aten.sub.Tensor: the shim's entry, taking its Scalars with their kind (c_shim_*.c) */
+AOTITorchError shimrt_entry_cuda_sub_Tensor(AtenTensorHandle self, AtenTensorHandle other, shimrt_scalar alpha, AtenTensorHandle* ret0);
 /* aten.sub.Tensor: sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor */
 void boxed_cuda_sub_Tensor(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
     static const unsigned char arg_kinds_[3] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_SCALAR};
@@ -1550,14 +1590,16 @@ void boxed_cuda_sub_Tensor(StableIValue* stack_, uint64_t num_args_, uint64_t nu
     if (shimrt_box_begin(&box_, "sub.Tensor", stack_, num_args_, 3, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
     AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
     AtenTensorHandle other = shimrt_box_tensor(&box_, 1);
-    double alpha = shimrt_box_scalar(&box_, 2);
+    shimrt_scalar alpha = shimrt_box_scalar_value(&box_, 2);
     AtenTensorHandle ret0 = NULL;
-    SHIMRT_BOX_CALL(&box_, aoti_torch_cuda_sub_Tensor(self, other, alpha, &ret0));
+    SHIMRT_BOX_CALL(&box_, shimrt_entry_cuda_sub_Tensor(self, other, alpha, &ret0));
     shimrt_box_release_args(&box_);
     shimrt_box_push_tensor(&box_, 0, ret0);
     shimrt_box_finish(&box_);
 }
 
+/* aten.subtract.Tensor: the shim's entry, taking its Scalars with their kind (c_shim_*.c) */
+AOTITorchError shimrt_entry_cuda_subtract_Tensor(AtenTensorHandle self, AtenTensorHandle other, shimrt_scalar alpha, AtenTensorHandle* ret0);
 /* aten.subtract.Tensor: subtract.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor */
 void boxed_cuda_subtract_Tensor(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
     static const unsigned char arg_kinds_[3] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_SCALAR};
@@ -1565,9 +1607,9 @@ void boxed_cuda_subtract_Tensor(StableIValue* stack_, uint64_t num_args_, uint64
     if (shimrt_box_begin(&box_, "subtract.Tensor", stack_, num_args_, 3, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
     AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
     AtenTensorHandle other = shimrt_box_tensor(&box_, 1);
-    double alpha = shimrt_box_scalar(&box_, 2);
+    shimrt_scalar alpha = shimrt_box_scalar_value(&box_, 2);
     AtenTensorHandle ret0 = NULL;
-    SHIMRT_BOX_CALL(&box_, aoti_torch_cuda_subtract_Tensor(self, other, alpha, &ret0));
+    SHIMRT_BOX_CALL(&box_, shimrt_entry_cuda_subtract_Tensor(self, other, alpha, &ret0));
     shimrt_box_release_args(&box_);
     shimrt_box_push_tensor(&box_, 0, ret0);
     shimrt_box_finish(&box_);

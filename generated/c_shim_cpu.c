@@ -37,12 +37,22 @@ AOTITorchError aoti_torch_cpu__adaptive_avg_pool3d(AtenTensorHandle self, const 
 
 /* aten._addmm_activation.default: _addmm_activation(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1, bool use_gelu=False) -> Tensor
  * kernel: shimrt_cpu__addmm_activation (CPU) */
-AOTITorchError aoti_torch_cpu__addmm_activation(AtenTensorHandle self, AtenTensorHandle mat1, AtenTensorHandle mat2, double beta, double alpha, int32_t use_gelu, AtenTensorHandle* ret0) {
+AOTITorchError shimrt_entry_cpu__addmm_activation(AtenTensorHandle self, AtenTensorHandle mat1, AtenTensorHandle mat2, shimrt_scalar beta, shimrt_scalar alpha, int32_t use_gelu, AtenTensorHandle* ret0) {
     SHIMRT_ARG_TENSOR(self);
     SHIMRT_ARG_TENSOR(mat1);
     SHIMRT_ARG_TENSOR(mat2);
     SHIMRT_ARG_RET(ret0);
     return shimrt_cpu__addmm_activation(self, mat1, mat2, beta, alpha, use_gelu, ret0);
+}
+
+/* aten._addmm_activation.default: the C shim; each Scalar, a C double, is a floating Scalar, as PyTorch's
+ * c10::Scalar(double) (the checks here name this shim in their messages) */
+AOTITorchError aoti_torch_cpu__addmm_activation(AtenTensorHandle self, AtenTensorHandle mat1, AtenTensorHandle mat2, double beta, double alpha, int32_t use_gelu, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_TENSOR(mat1);
+    SHIMRT_ARG_TENSOR(mat2);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_entry_cpu__addmm_activation(self, mat1, mat2, shimrt_scalar_double(beta), shimrt_scalar_double(alpha), use_gelu, ret0);
 }
 
 /* aten._cdist_forward.default: _cdist_forward(Tensor x1, Tensor x2, float p, int? compute_mode) -> Tensor
@@ -190,24 +200,41 @@ AOTITorchError aoti_torch_cpu_adaptive_max_pool3d(AtenTensorHandle self, const i
 
 /* aten.add.Scalar: add.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor
  * kernel: shimrt_cpu_add_scalar (CPU) */
-AOTITorchError aoti_torch_cpu_add_Scalar(AtenTensorHandle self, double other, double alpha, AtenTensorHandle* ret0) {
+AOTITorchError shimrt_entry_cpu_add_Scalar(AtenTensorHandle self, shimrt_scalar other, shimrt_scalar alpha, AtenTensorHandle* ret0) {
     SHIMRT_ARG_TENSOR(self);
     SHIMRT_ARG_RET(ret0);
     return shimrt_cpu_add_scalar(self, other, alpha, ret0);
 }
 
+/* aten.add.Scalar: the C shim; each Scalar, a C double, is a floating Scalar, as PyTorch's
+ * c10::Scalar(double) (the checks here name this shim in their messages) */
+AOTITorchError aoti_torch_cpu_add_Scalar(AtenTensorHandle self, double other, double alpha, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_entry_cpu_add_Scalar(self, shimrt_scalar_double(other), shimrt_scalar_double(alpha), ret0);
+}
+
 /* aten.add.Tensor: add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
  * kernel: shimrt_cpu_add_tensor (CPU) */
-AOTITorchError aoti_torch_cpu_add_Tensor(AtenTensorHandle self, AtenTensorHandle other, double alpha, AtenTensorHandle* ret0) {
+AOTITorchError shimrt_entry_cpu_add_Tensor(AtenTensorHandle self, AtenTensorHandle other, shimrt_scalar alpha, AtenTensorHandle* ret0) {
     SHIMRT_ARG_TENSOR(self);
     SHIMRT_ARG_TENSOR(other);
     SHIMRT_ARG_RET(ret0);
     return shimrt_cpu_add_tensor(self, other, alpha, ret0);
 }
 
+/* aten.add.Tensor: the C shim; each Scalar, a C double, is a floating Scalar, as PyTorch's
+ * c10::Scalar(double) (the checks here name this shim in their messages) */
+AOTITorchError aoti_torch_cpu_add_Tensor(AtenTensorHandle self, AtenTensorHandle other, double alpha, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_TENSOR(other);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_entry_cpu_add_Tensor(self, other, shimrt_scalar_double(alpha), ret0);
+}
+
 /* aten.addbmm.default: addbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
  * kernel: shimrt_cpu_addbmm (CPU) */
-AOTITorchError aoti_torch_cpu_addbmm(AtenTensorHandle self, AtenTensorHandle batch1, AtenTensorHandle batch2, double beta, double alpha, AtenTensorHandle* ret0) {
+AOTITorchError shimrt_entry_cpu_addbmm(AtenTensorHandle self, AtenTensorHandle batch1, AtenTensorHandle batch2, shimrt_scalar beta, shimrt_scalar alpha, AtenTensorHandle* ret0) {
     SHIMRT_ARG_TENSOR(self);
     SHIMRT_ARG_TENSOR(batch1);
     SHIMRT_ARG_TENSOR(batch2);
@@ -215,9 +242,19 @@ AOTITorchError aoti_torch_cpu_addbmm(AtenTensorHandle self, AtenTensorHandle bat
     return shimrt_cpu_addbmm(self, batch1, batch2, beta, alpha, ret0);
 }
 
+/* aten.addbmm.default: the C shim; each Scalar, a C double, is a floating Scalar, as PyTorch's
+ * c10::Scalar(double) (the checks here name this shim in their messages) */
+AOTITorchError aoti_torch_cpu_addbmm(AtenTensorHandle self, AtenTensorHandle batch1, AtenTensorHandle batch2, double beta, double alpha, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_TENSOR(batch1);
+    SHIMRT_ARG_TENSOR(batch2);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_entry_cpu_addbmm(self, batch1, batch2, shimrt_scalar_double(beta), shimrt_scalar_double(alpha), ret0);
+}
+
 /* aten.addmm.default: addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
  * kernel: shimrt_cpu_addmm (CPU) */
-AOTITorchError aoti_torch_cpu_addmm(AtenTensorHandle self, AtenTensorHandle mat1, AtenTensorHandle mat2, double beta, double alpha, AtenTensorHandle* ret0) {
+AOTITorchError shimrt_entry_cpu_addmm(AtenTensorHandle self, AtenTensorHandle mat1, AtenTensorHandle mat2, shimrt_scalar beta, shimrt_scalar alpha, AtenTensorHandle* ret0) {
     SHIMRT_ARG_TENSOR(self);
     SHIMRT_ARG_TENSOR(mat1);
     SHIMRT_ARG_TENSOR(mat2);
@@ -225,9 +262,19 @@ AOTITorchError aoti_torch_cpu_addmm(AtenTensorHandle self, AtenTensorHandle mat1
     return shimrt_cpu_addmm(self, mat1, mat2, beta, alpha, ret0);
 }
 
+/* aten.addmm.default: the C shim; each Scalar, a C double, is a floating Scalar, as PyTorch's
+ * c10::Scalar(double) (the checks here name this shim in their messages) */
+AOTITorchError aoti_torch_cpu_addmm(AtenTensorHandle self, AtenTensorHandle mat1, AtenTensorHandle mat2, double beta, double alpha, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_TENSOR(mat1);
+    SHIMRT_ARG_TENSOR(mat2);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_entry_cpu_addmm(self, mat1, mat2, shimrt_scalar_double(beta), shimrt_scalar_double(alpha), ret0);
+}
+
 /* aten.addmm.out: addmm.out(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)
  * kernel: shimrt_cpu_addmm_out (CPU) */
-AOTITorchError aoti_torch_cpu_addmm_out(AtenTensorHandle out, AtenTensorHandle self, AtenTensorHandle mat1, AtenTensorHandle mat2, double beta, double alpha) {
+AOTITorchError shimrt_entry_cpu_addmm_out(AtenTensorHandle out, AtenTensorHandle self, AtenTensorHandle mat1, AtenTensorHandle mat2, shimrt_scalar beta, shimrt_scalar alpha) {
     SHIMRT_ARG_TENSOR(out);
     SHIMRT_ARG_TENSOR(self);
     SHIMRT_ARG_TENSOR(mat1);
@@ -235,14 +282,34 @@ AOTITorchError aoti_torch_cpu_addmm_out(AtenTensorHandle out, AtenTensorHandle s
     return shimrt_cpu_addmm_out(out, self, mat1, mat2, beta, alpha);
 }
 
+/* aten.addmm.out: the C shim; each Scalar, a C double, is a floating Scalar, as PyTorch's
+ * c10::Scalar(double) (the checks here name this shim in their messages) */
+AOTITorchError aoti_torch_cpu_addmm_out(AtenTensorHandle out, AtenTensorHandle self, AtenTensorHandle mat1, AtenTensorHandle mat2, double beta, double alpha) {
+    SHIMRT_ARG_TENSOR(out);
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_TENSOR(mat1);
+    SHIMRT_ARG_TENSOR(mat2);
+    return shimrt_entry_cpu_addmm_out(out, self, mat1, mat2, shimrt_scalar_double(beta), shimrt_scalar_double(alpha));
+}
+
 /* aten.addmv.default: addmv(Tensor self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1) -> Tensor
  * kernel: shimrt_cpu_addmv (CPU) */
-AOTITorchError aoti_torch_cpu_addmv(AtenTensorHandle self, AtenTensorHandle mat, AtenTensorHandle vec, double beta, double alpha, AtenTensorHandle* ret0) {
+AOTITorchError shimrt_entry_cpu_addmv(AtenTensorHandle self, AtenTensorHandle mat, AtenTensorHandle vec, shimrt_scalar beta, shimrt_scalar alpha, AtenTensorHandle* ret0) {
     SHIMRT_ARG_TENSOR(self);
     SHIMRT_ARG_TENSOR(mat);
     SHIMRT_ARG_TENSOR(vec);
     SHIMRT_ARG_RET(ret0);
     return shimrt_cpu_addmv(self, mat, vec, beta, alpha, ret0);
+}
+
+/* aten.addmv.default: the C shim; each Scalar, a C double, is a floating Scalar, as PyTorch's
+ * c10::Scalar(double) (the checks here name this shim in their messages) */
+AOTITorchError aoti_torch_cpu_addmv(AtenTensorHandle self, AtenTensorHandle mat, AtenTensorHandle vec, double beta, double alpha, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_TENSOR(mat);
+    SHIMRT_ARG_TENSOR(vec);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_entry_cpu_addmv(self, mat, vec, shimrt_scalar_double(beta), shimrt_scalar_double(alpha), ret0);
 }
 
 /* aten.all.default: all(Tensor self) -> Tensor
@@ -280,16 +347,30 @@ AOTITorchError aoti_torch_cpu_any(AtenTensorHandle self, AtenTensorHandle* ret0)
 
 /* aten.arange.default: arange(Scalar end, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
  * kernel: shimrt_arange (CompositeExplicitAutograd) */
-AOTITorchError aoti_torch_cpu_arange(double end, int32_t* dtype, int32_t* layout, int32_t* device, int32_t device_index_, int32_t* pin_memory, AtenTensorHandle* ret0) {
+AOTITorchError shimrt_entry_cpu_arange(shimrt_scalar end, int32_t* dtype, int32_t* layout, int32_t* device, int32_t device_index_, int32_t* pin_memory, AtenTensorHandle* ret0) {
     SHIMRT_ARG_RET(ret0);
     return shimrt_arange(end, dtype, layout, device, device_index_, pin_memory, ret0);
 }
 
+/* aten.arange.default: the C shim; each Scalar, a C double, is a floating Scalar, as PyTorch's
+ * c10::Scalar(double) (the checks here name this shim in their messages) */
+AOTITorchError aoti_torch_cpu_arange(double end, int32_t* dtype, int32_t* layout, int32_t* device, int32_t device_index_, int32_t* pin_memory, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_entry_cpu_arange(shimrt_scalar_double(end), dtype, layout, device, device_index_, pin_memory, ret0);
+}
+
 /* aten.arange.start_step: arange.start_step(Scalar start, Scalar end, Scalar step=1, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
  * kernel: shimrt_arange_start_step (CompositeExplicitAutograd) */
-AOTITorchError aoti_torch_cpu_arange_start_step(double start, double end, double step, int32_t* dtype, int32_t* layout, int32_t* device, int32_t device_index_, int32_t* pin_memory, AtenTensorHandle* ret0) {
+AOTITorchError shimrt_entry_cpu_arange_start_step(shimrt_scalar start, shimrt_scalar end, shimrt_scalar step, int32_t* dtype, int32_t* layout, int32_t* device, int32_t device_index_, int32_t* pin_memory, AtenTensorHandle* ret0) {
     SHIMRT_ARG_RET(ret0);
     return shimrt_arange_start_step(start, end, step, dtype, layout, device, device_index_, pin_memory, ret0);
+}
+
+/* aten.arange.start_step: the C shim; each Scalar, a C double, is a floating Scalar, as PyTorch's
+ * c10::Scalar(double) (the checks here name this shim in their messages) */
+AOTITorchError aoti_torch_cpu_arange_start_step(double start, double end, double step, int32_t* dtype, int32_t* layout, int32_t* device, int32_t device_index_, int32_t* pin_memory, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_entry_cpu_arange_start_step(shimrt_scalar_double(start), shimrt_scalar_double(end), shimrt_scalar_double(step), dtype, layout, device, device_index_, pin_memory, ret0);
 }
 
 /* aten.argmax.default: argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor
@@ -324,12 +405,22 @@ AOTITorchError aoti_torch_cpu_avg_pool3d(AtenTensorHandle self, const int64_t* k
 
 /* aten.baddbmm.out: baddbmm.out(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)
  * kernel: shimrt_cpu_baddbmm_out (CPU) */
-AOTITorchError aoti_torch_cpu_baddbmm_out(AtenTensorHandle out, AtenTensorHandle self, AtenTensorHandle batch1, AtenTensorHandle batch2, double beta, double alpha) {
+AOTITorchError shimrt_entry_cpu_baddbmm_out(AtenTensorHandle out, AtenTensorHandle self, AtenTensorHandle batch1, AtenTensorHandle batch2, shimrt_scalar beta, shimrt_scalar alpha) {
     SHIMRT_ARG_TENSOR(out);
     SHIMRT_ARG_TENSOR(self);
     SHIMRT_ARG_TENSOR(batch1);
     SHIMRT_ARG_TENSOR(batch2);
     return shimrt_cpu_baddbmm_out(out, self, batch1, batch2, beta, alpha);
+}
+
+/* aten.baddbmm.out: the C shim; each Scalar, a C double, is a floating Scalar, as PyTorch's
+ * c10::Scalar(double) (the checks here name this shim in their messages) */
+AOTITorchError aoti_torch_cpu_baddbmm_out(AtenTensorHandle out, AtenTensorHandle self, AtenTensorHandle batch1, AtenTensorHandle batch2, double beta, double alpha) {
+    SHIMRT_ARG_TENSOR(out);
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_TENSOR(batch1);
+    SHIMRT_ARG_TENSOR(batch2);
+    return shimrt_entry_cpu_baddbmm_out(out, self, batch1, batch2, shimrt_scalar_double(beta), shimrt_scalar_double(alpha));
 }
 
 /* aten.bernoulli.default: bernoulli(Tensor self, *, Generator? generator=None) -> Tensor
@@ -461,10 +552,18 @@ AOTITorchError aoti_torch_cpu_cholesky_solve(AtenTensorHandle self, AtenTensorHa
 
 /* aten.clamp.default: clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor
  * kernel: shimrt_cpu_clamp (CPU) */
-AOTITorchError aoti_torch_cpu_clamp(AtenTensorHandle self, double* min, double* max, AtenTensorHandle* ret0) {
+AOTITorchError shimrt_entry_cpu_clamp(AtenTensorHandle self, const shimrt_scalar* min, const shimrt_scalar* max, AtenTensorHandle* ret0) {
     SHIMRT_ARG_TENSOR(self);
     SHIMRT_ARG_RET(ret0);
     return shimrt_cpu_clamp(self, min, max, ret0);
+}
+
+/* aten.clamp.default: the C shim; each Scalar, a C double, is a floating Scalar, as PyTorch's
+ * c10::Scalar(double) (the checks here name this shim in their messages) */
+AOTITorchError aoti_torch_cpu_clamp(AtenTensorHandle self, double* min, double* max, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_entry_cpu_clamp(self, SHIMRT_SCALAR_OPT_DOUBLE(min), SHIMRT_SCALAR_OPT_DOUBLE(max), ret0);
 }
 
 /* aten.clone.default: clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor
@@ -584,10 +683,18 @@ AOTITorchError aoti_torch_cpu_empty_like(AtenTensorHandle self, int32_t* dtype, 
 
 /* aten.eq.Scalar: eq.Scalar(Tensor self, Scalar other) -> Tensor
  * kernel: shimrt_cpu_eq_scalar (CPU) */
-AOTITorchError aoti_torch_cpu_eq_Scalar(AtenTensorHandle self, double other, AtenTensorHandle* ret0) {
+AOTITorchError shimrt_entry_cpu_eq_Scalar(AtenTensorHandle self, shimrt_scalar other, AtenTensorHandle* ret0) {
     SHIMRT_ARG_TENSOR(self);
     SHIMRT_ARG_RET(ret0);
     return shimrt_cpu_eq_scalar(self, other, ret0);
+}
+
+/* aten.eq.Scalar: the C shim; each Scalar, a C double, is a floating Scalar, as PyTorch's
+ * c10::Scalar(double) (the checks here name this shim in their messages) */
+AOTITorchError aoti_torch_cpu_eq_Scalar(AtenTensorHandle self, double other, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_entry_cpu_eq_Scalar(self, shimrt_scalar_double(other), ret0);
 }
 
 /* aten.eq.Tensor: eq.Tensor(Tensor self, Tensor other) -> Tensor
@@ -616,9 +723,16 @@ AOTITorchError aoti_torch_cpu_exponential_(AtenTensorHandle self, double lambd, 
 
 /* aten.fill_.Scalar: fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)
  * kernel: shimrt_cpu_fill__scalar (CPU) */
-AOTITorchError aoti_torch_cpu_fill__Scalar(AtenTensorHandle self, double value) {
+AOTITorchError shimrt_entry_cpu_fill__Scalar(AtenTensorHandle self, shimrt_scalar value) {
     SHIMRT_ARG_TENSOR(self);
     return shimrt_cpu_fill__scalar(self, value);
+}
+
+/* aten.fill_.Scalar: the C shim; each Scalar, a C double, is a floating Scalar, as PyTorch's
+ * c10::Scalar(double) (the checks here name this shim in their messages) */
+AOTITorchError aoti_torch_cpu_fill__Scalar(AtenTensorHandle self, double value) {
+    SHIMRT_ARG_TENSOR(self);
+    return shimrt_entry_cpu_fill__Scalar(self, shimrt_scalar_double(value));
 }
 
 /* aten.flatten.using_ints: flatten.using_ints(Tensor(a) self, int start_dim=0, int end_dim=-1) -> Tensor(a)
@@ -640,26 +754,50 @@ AOTITorchError aoti_torch_cpu_floor_divide(AtenTensorHandle self, AtenTensorHand
 
 /* aten.full.default: full(SymInt[] size, Scalar fill_value, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
  * kernel: shimrt_full (CompositeExplicitAutograd) */
-AOTITorchError aoti_torch_cpu_full(const int64_t* size, int64_t size_len_, double fill_value, int32_t* dtype, int32_t* layout, int32_t* device, int32_t device_index_, int32_t* pin_memory, AtenTensorHandle* ret0) {
+AOTITorchError shimrt_entry_cpu_full(const int64_t* size, int64_t size_len_, shimrt_scalar fill_value, int32_t* dtype, int32_t* layout, int32_t* device, int32_t device_index_, int32_t* pin_memory, AtenTensorHandle* ret0) {
     SHIMRT_ARG_LIST(size);
     SHIMRT_ARG_RET(ret0);
     return shimrt_full(size, size_len_, fill_value, dtype, layout, device, device_index_, pin_memory, ret0);
 }
 
+/* aten.full.default: the C shim; each Scalar, a C double, is a floating Scalar, as PyTorch's
+ * c10::Scalar(double) (the checks here name this shim in their messages) */
+AOTITorchError aoti_torch_cpu_full(const int64_t* size, int64_t size_len_, double fill_value, int32_t* dtype, int32_t* layout, int32_t* device, int32_t device_index_, int32_t* pin_memory, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_LIST(size);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_entry_cpu_full(size, size_len_, shimrt_scalar_double(fill_value), dtype, layout, device, device_index_, pin_memory, ret0);
+}
+
 /* aten.full.out: full.out(SymInt[] size, Scalar fill_value, *, Tensor(a!) out) -> Tensor(a!)
  * kernel: shimrt_full_out (CompositeExplicitAutograd) */
-AOTITorchError aoti_torch_cpu_full_out(AtenTensorHandle out, const int64_t* size, int64_t size_len_, double fill_value) {
+AOTITorchError shimrt_entry_cpu_full_out(AtenTensorHandle out, const int64_t* size, int64_t size_len_, shimrt_scalar fill_value) {
     SHIMRT_ARG_TENSOR(out);
     SHIMRT_ARG_LIST(size);
     return shimrt_full_out(out, size, size_len_, fill_value);
 }
 
+/* aten.full.out: the C shim; each Scalar, a C double, is a floating Scalar, as PyTorch's
+ * c10::Scalar(double) (the checks here name this shim in their messages) */
+AOTITorchError aoti_torch_cpu_full_out(AtenTensorHandle out, const int64_t* size, int64_t size_len_, double fill_value) {
+    SHIMRT_ARG_TENSOR(out);
+    SHIMRT_ARG_LIST(size);
+    return shimrt_entry_cpu_full_out(out, size, size_len_, shimrt_scalar_double(fill_value));
+}
+
 /* aten.full_like.default: full_like(Tensor self, Scalar fill_value, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
  * kernel: shimrt_full_like (CompositeExplicitAutograd) */
-AOTITorchError aoti_torch_cpu_full_like(AtenTensorHandle self, double fill_value, int32_t* dtype, int32_t* layout, int32_t* device, int32_t device_index_, int32_t* pin_memory, int32_t* memory_format, AtenTensorHandle* ret0) {
+AOTITorchError shimrt_entry_cpu_full_like(AtenTensorHandle self, shimrt_scalar fill_value, int32_t* dtype, int32_t* layout, int32_t* device, int32_t device_index_, int32_t* pin_memory, int32_t* memory_format, AtenTensorHandle* ret0) {
     SHIMRT_ARG_TENSOR(self);
     SHIMRT_ARG_RET(ret0);
     return shimrt_full_like(self, fill_value, dtype, layout, device, device_index_, pin_memory, memory_format, ret0);
+}
+
+/* aten.full_like.default: the C shim; each Scalar, a C double, is a floating Scalar, as PyTorch's
+ * c10::Scalar(double) (the checks here name this shim in their messages) */
+AOTITorchError aoti_torch_cpu_full_like(AtenTensorHandle self, double fill_value, int32_t* dtype, int32_t* layout, int32_t* device, int32_t device_index_, int32_t* pin_memory, int32_t* memory_format, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_entry_cpu_full_like(self, shimrt_scalar_double(fill_value), dtype, layout, device, device_index_, pin_memory, memory_format, ret0);
 }
 
 /* aten.gather.default: gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor
@@ -691,10 +829,18 @@ AOTITorchError aoti_torch_cpu_gcd(AtenTensorHandle self, AtenTensorHandle other,
 
 /* aten.ge.Scalar: ge.Scalar(Tensor self, Scalar other) -> Tensor
  * kernel: shimrt_cpu_ge_scalar (CPU) */
-AOTITorchError aoti_torch_cpu_ge_Scalar(AtenTensorHandle self, double other, AtenTensorHandle* ret0) {
+AOTITorchError shimrt_entry_cpu_ge_Scalar(AtenTensorHandle self, shimrt_scalar other, AtenTensorHandle* ret0) {
     SHIMRT_ARG_TENSOR(self);
     SHIMRT_ARG_RET(ret0);
     return shimrt_cpu_ge_scalar(self, other, ret0);
+}
+
+/* aten.ge.Scalar: the C shim; each Scalar, a C double, is a floating Scalar, as PyTorch's
+ * c10::Scalar(double) (the checks here name this shim in their messages) */
+AOTITorchError aoti_torch_cpu_ge_Scalar(AtenTensorHandle self, double other, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_entry_cpu_ge_Scalar(self, shimrt_scalar_double(other), ret0);
 }
 
 /* aten.ge.Tensor: ge.Tensor(Tensor self, Tensor other) -> Tensor
@@ -726,10 +872,18 @@ AOTITorchError aoti_torch_cpu_grid_sampler_3d(AtenTensorHandle input, AtenTensor
 
 /* aten.gt.Scalar: gt.Scalar(Tensor self, Scalar other) -> Tensor
  * kernel: shimrt_cpu_gt_scalar (CPU) */
-AOTITorchError aoti_torch_cpu_gt_Scalar(AtenTensorHandle self, double other, AtenTensorHandle* ret0) {
+AOTITorchError shimrt_entry_cpu_gt_Scalar(AtenTensorHandle self, shimrt_scalar other, AtenTensorHandle* ret0) {
     SHIMRT_ARG_TENSOR(self);
     SHIMRT_ARG_RET(ret0);
     return shimrt_cpu_gt_scalar(self, other, ret0);
+}
+
+/* aten.gt.Scalar: the C shim; each Scalar, a C double, is a floating Scalar, as PyTorch's
+ * c10::Scalar(double) (the checks here name this shim in their messages) */
+AOTITorchError aoti_torch_cpu_gt_Scalar(AtenTensorHandle self, double other, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_entry_cpu_gt_Scalar(self, shimrt_scalar_double(other), ret0);
 }
 
 /* aten.gt.Tensor: gt.Tensor(Tensor self, Tensor other) -> Tensor
@@ -750,10 +904,18 @@ AOTITorchError aoti_torch_cpu_hann_window(int64_t window_length, int32_t* dtype,
 
 /* aten.histc.default: histc(Tensor self, int bins=100, Scalar min=0, Scalar max=0) -> Tensor
  * kernel: shimrt_cpu_histc (CPU) */
-AOTITorchError aoti_torch_cpu_histc(AtenTensorHandle self, int64_t bins, double min, double max, AtenTensorHandle* ret0) {
+AOTITorchError shimrt_entry_cpu_histc(AtenTensorHandle self, int64_t bins, shimrt_scalar min, shimrt_scalar max, AtenTensorHandle* ret0) {
     SHIMRT_ARG_TENSOR(self);
     SHIMRT_ARG_RET(ret0);
     return shimrt_cpu_histc(self, bins, min, max, ret0);
+}
+
+/* aten.histc.default: the C shim; each Scalar, a C double, is a floating Scalar, as PyTorch's
+ * c10::Scalar(double) (the checks here name this shim in their messages) */
+AOTITorchError aoti_torch_cpu_histc(AtenTensorHandle self, int64_t bins, double min, double max, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_entry_cpu_histc(self, bins, shimrt_scalar_double(min), shimrt_scalar_double(max), ret0);
 }
 
 /* aten.index.Tensor: index.Tensor(Tensor self, Tensor?[] indices) -> Tensor
@@ -839,10 +1001,18 @@ AOTITorchError aoti_torch_cpu_layer_norm(AtenTensorHandle input, const int64_t* 
 
 /* aten.le.Scalar: le.Scalar(Tensor self, Scalar other) -> Tensor
  * kernel: shimrt_cpu_le_scalar (CPU) */
-AOTITorchError aoti_torch_cpu_le_Scalar(AtenTensorHandle self, double other, AtenTensorHandle* ret0) {
+AOTITorchError shimrt_entry_cpu_le_Scalar(AtenTensorHandle self, shimrt_scalar other, AtenTensorHandle* ret0) {
     SHIMRT_ARG_TENSOR(self);
     SHIMRT_ARG_RET(ret0);
     return shimrt_cpu_le_scalar(self, other, ret0);
+}
+
+/* aten.le.Scalar: the C shim; each Scalar, a C double, is a floating Scalar, as PyTorch's
+ * c10::Scalar(double) (the checks here name this shim in their messages) */
+AOTITorchError aoti_torch_cpu_le_Scalar(AtenTensorHandle self, double other, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_entry_cpu_le_Scalar(self, shimrt_scalar_double(other), ret0);
 }
 
 /* aten.le.Tensor: le.Tensor(Tensor self, Tensor other) -> Tensor
@@ -880,10 +1050,18 @@ AOTITorchError aoti_torch_cpu_logcumsumexp(AtenTensorHandle self, int64_t dim, A
 
 /* aten.lt.Scalar: lt.Scalar(Tensor self, Scalar other) -> Tensor
  * kernel: shimrt_cpu_lt_scalar (CPU) */
-AOTITorchError aoti_torch_cpu_lt_Scalar(AtenTensorHandle self, double other, AtenTensorHandle* ret0) {
+AOTITorchError shimrt_entry_cpu_lt_Scalar(AtenTensorHandle self, shimrt_scalar other, AtenTensorHandle* ret0) {
     SHIMRT_ARG_TENSOR(self);
     SHIMRT_ARG_RET(ret0);
     return shimrt_cpu_lt_scalar(self, other, ret0);
+}
+
+/* aten.lt.Scalar: the C shim; each Scalar, a C double, is a floating Scalar, as PyTorch's
+ * c10::Scalar(double) (the checks here name this shim in their messages) */
+AOTITorchError aoti_torch_cpu_lt_Scalar(AtenTensorHandle self, double other, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_entry_cpu_lt_Scalar(self, shimrt_scalar_double(other), ret0);
 }
 
 /* aten.lt.Tensor: lt.Tensor(Tensor self, Tensor other) -> Tensor
@@ -1055,10 +1233,18 @@ AOTITorchError aoti_torch_cpu_mode(AtenTensorHandle self, int64_t dim, int32_t k
 
 /* aten.mul.Scalar: mul.Scalar(Tensor self, Scalar other) -> Tensor
  * kernel: shimrt_cpu_mul_scalar (CPU) */
-AOTITorchError aoti_torch_cpu_mul_Scalar(AtenTensorHandle self, double other, AtenTensorHandle* ret0) {
+AOTITorchError shimrt_entry_cpu_mul_Scalar(AtenTensorHandle self, shimrt_scalar other, AtenTensorHandle* ret0) {
     SHIMRT_ARG_TENSOR(self);
     SHIMRT_ARG_RET(ret0);
     return shimrt_cpu_mul_scalar(self, other, ret0);
+}
+
+/* aten.mul.Scalar: the C shim; each Scalar, a C double, is a floating Scalar, as PyTorch's
+ * c10::Scalar(double) (the checks here name this shim in their messages) */
+AOTITorchError aoti_torch_cpu_mul_Scalar(AtenTensorHandle self, double other, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_entry_cpu_mul_Scalar(self, shimrt_scalar_double(other), ret0);
 }
 
 /* aten.mul.Tensor: mul.Tensor(Tensor self, Tensor other) -> Tensor
@@ -1123,10 +1309,18 @@ AOTITorchError aoti_torch_cpu_native_layer_norm_out(AtenTensorHandle out0, AtenT
 
 /* aten.ne.Scalar: ne.Scalar(Tensor self, Scalar other) -> Tensor
  * kernel: shimrt_cpu_ne_scalar (CPU) */
-AOTITorchError aoti_torch_cpu_ne_Scalar(AtenTensorHandle self, double other, AtenTensorHandle* ret0) {
+AOTITorchError shimrt_entry_cpu_ne_Scalar(AtenTensorHandle self, shimrt_scalar other, AtenTensorHandle* ret0) {
     SHIMRT_ARG_TENSOR(self);
     SHIMRT_ARG_RET(ret0);
     return shimrt_cpu_ne_scalar(self, other, ret0);
+}
+
+/* aten.ne.Scalar: the C shim; each Scalar, a C double, is a floating Scalar, as PyTorch's
+ * c10::Scalar(double) (the checks here name this shim in their messages) */
+AOTITorchError aoti_torch_cpu_ne_Scalar(AtenTensorHandle self, double other, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_entry_cpu_ne_Scalar(self, shimrt_scalar_double(other), ret0);
 }
 
 /* aten.ne.Tensor: ne.Tensor(Tensor self, Tensor other) -> Tensor
@@ -1242,18 +1436,34 @@ AOTITorchError aoti_torch_cpu_polar(AtenTensorHandle abs, AtenTensorHandle angle
 
 /* aten.pow.Scalar: pow.Scalar(Scalar self, Tensor exponent) -> Tensor
  * kernel: shimrt_cpu_pow_scalar (CPU) */
-AOTITorchError aoti_torch_cpu_pow_Scalar(double self, AtenTensorHandle exponent, AtenTensorHandle* ret0) {
+AOTITorchError shimrt_entry_cpu_pow_Scalar(shimrt_scalar self, AtenTensorHandle exponent, AtenTensorHandle* ret0) {
     SHIMRT_ARG_TENSOR(exponent);
     SHIMRT_ARG_RET(ret0);
     return shimrt_cpu_pow_scalar(self, exponent, ret0);
 }
 
+/* aten.pow.Scalar: the C shim; each Scalar, a C double, is a floating Scalar, as PyTorch's
+ * c10::Scalar(double) (the checks here name this shim in their messages) */
+AOTITorchError aoti_torch_cpu_pow_Scalar(double self, AtenTensorHandle exponent, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(exponent);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_entry_cpu_pow_Scalar(shimrt_scalar_double(self), exponent, ret0);
+}
+
 /* aten.pow.Tensor_Scalar: pow.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor
  * kernel: shimrt_cpu_pow_tensor_scalar (CPU) */
-AOTITorchError aoti_torch_cpu_pow_Tensor_Scalar(AtenTensorHandle self, double exponent, AtenTensorHandle* ret0) {
+AOTITorchError shimrt_entry_cpu_pow_Tensor_Scalar(AtenTensorHandle self, shimrt_scalar exponent, AtenTensorHandle* ret0) {
     SHIMRT_ARG_TENSOR(self);
     SHIMRT_ARG_RET(ret0);
     return shimrt_cpu_pow_tensor_scalar(self, exponent, ret0);
+}
+
+/* aten.pow.Tensor_Scalar: the C shim; each Scalar, a C double, is a floating Scalar, as PyTorch's
+ * c10::Scalar(double) (the checks here name this shim in their messages) */
+AOTITorchError aoti_torch_cpu_pow_Tensor_Scalar(AtenTensorHandle self, double exponent, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_entry_cpu_pow_Tensor_Scalar(self, shimrt_scalar_double(exponent), ret0);
 }
 
 /* aten.pow.Tensor_Tensor: pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor
@@ -1519,11 +1729,20 @@ AOTITorchError aoti_torch_cpu_scatter_src_out(AtenTensorHandle out, AtenTensorHa
 
 /* aten.scatter.value_out: scatter.value_out(Tensor self, int dim, Tensor index, Scalar value, *, Tensor(a!) out) -> Tensor(a!)
  * kernel: shimrt_cpu_scatter_value_out (CPU) */
-AOTITorchError aoti_torch_cpu_scatter_value_out(AtenTensorHandle out, AtenTensorHandle self, int64_t dim, AtenTensorHandle index, double value) {
+AOTITorchError shimrt_entry_cpu_scatter_value_out(AtenTensorHandle out, AtenTensorHandle self, int64_t dim, AtenTensorHandle index, shimrt_scalar value) {
     SHIMRT_ARG_TENSOR(out);
     SHIMRT_ARG_TENSOR(self);
     SHIMRT_ARG_TENSOR(index);
     return shimrt_cpu_scatter_value_out(out, self, dim, index, value);
+}
+
+/* aten.scatter.value_out: the C shim; each Scalar, a C double, is a floating Scalar, as PyTorch's
+ * c10::Scalar(double) (the checks here name this shim in their messages) */
+AOTITorchError aoti_torch_cpu_scatter_value_out(AtenTensorHandle out, AtenTensorHandle self, int64_t dim, AtenTensorHandle index, double value) {
+    SHIMRT_ARG_TENSOR(out);
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_TENSOR(index);
+    return shimrt_entry_cpu_scatter_value_out(out, self, dim, index, shimrt_scalar_double(value));
 }
 
 /* aten.scatter_reduce.two: scatter_reduce.two(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> Tensor
@@ -1548,11 +1767,20 @@ AOTITorchError aoti_torch_cpu_scatter_reduce_two_out(AtenTensorHandle out, AtenT
 
 /* aten.searchsorted.Scalar: searchsorted.Scalar(Tensor sorted_sequence, Scalar self, *, bool out_int32=False, bool right=False, str? side=None, Tensor? sorter=None) -> Tensor
  * kernel: shimrt_cpu_searchsorted_scalar (CPU) */
-AOTITorchError aoti_torch_cpu_searchsorted_Scalar(AtenTensorHandle sorted_sequence, double self, int32_t out_int32, int32_t right, const char** side, AtenTensorHandle* sorter, AtenTensorHandle* ret0) {
+AOTITorchError shimrt_entry_cpu_searchsorted_Scalar(AtenTensorHandle sorted_sequence, shimrt_scalar self, int32_t out_int32, int32_t right, const char** side, AtenTensorHandle* sorter, AtenTensorHandle* ret0) {
     SHIMRT_ARG_TENSOR(sorted_sequence);
     SHIMRT_ARG_OPT_TENSOR(sorter);
     SHIMRT_ARG_RET(ret0);
     return shimrt_cpu_searchsorted_scalar(sorted_sequence, self, out_int32, right, side, SHIMRT_OPT_TENSOR(sorter), ret0);
+}
+
+/* aten.searchsorted.Scalar: the C shim; each Scalar, a C double, is a floating Scalar, as PyTorch's
+ * c10::Scalar(double) (the checks here name this shim in their messages) */
+AOTITorchError aoti_torch_cpu_searchsorted_Scalar(AtenTensorHandle sorted_sequence, double self, int32_t out_int32, int32_t right, const char** side, AtenTensorHandle* sorter, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(sorted_sequence);
+    SHIMRT_ARG_OPT_TENSOR(sorter);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_entry_cpu_searchsorted_Scalar(sorted_sequence, shimrt_scalar_double(self), out_int32, right, side, sorter, ret0);
 }
 
 /* aten.searchsorted.Tensor: searchsorted.Tensor(Tensor sorted_sequence, Tensor self, *, bool out_int32=False, bool right=False, str? side=None, Tensor? sorter=None) -> Tensor
@@ -1641,20 +1869,38 @@ AOTITorchError aoti_torch_cpu_stack(const AtenTensorHandle* tensors, int64_t ten
 
 /* aten.sub.Tensor: sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
  * kernel: shimrt_cpu_sub_tensor (CPU) */
-AOTITorchError aoti_torch_cpu_sub_Tensor(AtenTensorHandle self, AtenTensorHandle other, double alpha, AtenTensorHandle* ret0) {
+AOTITorchError shimrt_entry_cpu_sub_Tensor(AtenTensorHandle self, AtenTensorHandle other, shimrt_scalar alpha, AtenTensorHandle* ret0) {
     SHIMRT_ARG_TENSOR(self);
     SHIMRT_ARG_TENSOR(other);
     SHIMRT_ARG_RET(ret0);
     return shimrt_cpu_sub_tensor(self, other, alpha, ret0);
 }
 
+/* aten.sub.Tensor: the C shim; each Scalar, a C double, is a floating Scalar, as PyTorch's
+ * c10::Scalar(double) (the checks here name this shim in their messages) */
+AOTITorchError aoti_torch_cpu_sub_Tensor(AtenTensorHandle self, AtenTensorHandle other, double alpha, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_TENSOR(other);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_entry_cpu_sub_Tensor(self, other, shimrt_scalar_double(alpha), ret0);
+}
+
 /* aten.subtract.Tensor: subtract.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
  * kernel: shimrt_cpu_subtract_tensor (CPU) */
-AOTITorchError aoti_torch_cpu_subtract_Tensor(AtenTensorHandle self, AtenTensorHandle other, double alpha, AtenTensorHandle* ret0) {
+AOTITorchError shimrt_entry_cpu_subtract_Tensor(AtenTensorHandle self, AtenTensorHandle other, shimrt_scalar alpha, AtenTensorHandle* ret0) {
     SHIMRT_ARG_TENSOR(self);
     SHIMRT_ARG_TENSOR(other);
     SHIMRT_ARG_RET(ret0);
     return shimrt_cpu_subtract_tensor(self, other, alpha, ret0);
+}
+
+/* aten.subtract.Tensor: the C shim; each Scalar, a C double, is a floating Scalar, as PyTorch's
+ * c10::Scalar(double) (the checks here name this shim in their messages) */
+AOTITorchError aoti_torch_cpu_subtract_Tensor(AtenTensorHandle self, AtenTensorHandle other, double alpha, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_TENSOR(other);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_entry_cpu_subtract_Tensor(self, other, shimrt_scalar_double(alpha), ret0);
 }
 
 /* aten.sum.IntList_out: sum.IntList_out(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)

@@ -750,19 +750,36 @@ AOTITorchError aoti_torch_cuda_adaptive_max_pool3d(AtenTensorHandle self, const 
 
 /* aten.add.Scalar: add.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor
  * kernel: shimrt_cuda_add_scalar (CUDA) */
-AOTITorchError aoti_torch_cuda_add_Scalar(AtenTensorHandle self, double other, double alpha, AtenTensorHandle* ret0) {
+AOTITorchError shimrt_entry_cuda_add_Scalar(AtenTensorHandle self, shimrt_scalar other, shimrt_scalar alpha, AtenTensorHandle* ret0) {
     SHIMRT_ARG_TENSOR(self);
     SHIMRT_ARG_RET(ret0);
     return shimrt_cuda_add_scalar(self, other, alpha, ret0);
 }
 
+/* aten.add.Scalar: the C shim; each Scalar, a C double, is a floating Scalar, as PyTorch's
+ * c10::Scalar(double) (the checks here name this shim in their messages) */
+AOTITorchError aoti_torch_cuda_add_Scalar(AtenTensorHandle self, double other, double alpha, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_entry_cuda_add_Scalar(self, shimrt_scalar_double(other), shimrt_scalar_double(alpha), ret0);
+}
+
 /* aten.add.Tensor: add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
  * kernel: shimrt_cuda_add_tensor (CUDA) */
-AOTITorchError aoti_torch_cuda_add_Tensor(AtenTensorHandle self, AtenTensorHandle other, double alpha, AtenTensorHandle* ret0) {
+AOTITorchError shimrt_entry_cuda_add_Tensor(AtenTensorHandle self, AtenTensorHandle other, shimrt_scalar alpha, AtenTensorHandle* ret0) {
     SHIMRT_ARG_TENSOR(self);
     SHIMRT_ARG_TENSOR(other);
     SHIMRT_ARG_RET(ret0);
     return shimrt_cuda_add_tensor(self, other, alpha, ret0);
+}
+
+/* aten.add.Tensor: the C shim; each Scalar, a C double, is a floating Scalar, as PyTorch's
+ * c10::Scalar(double) (the checks here name this shim in their messages) */
+AOTITorchError aoti_torch_cuda_add_Tensor(AtenTensorHandle self, AtenTensorHandle other, double alpha, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_TENSOR(other);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_entry_cuda_add_Tensor(self, other, shimrt_scalar_double(alpha), ret0);
 }
 
 /* aten.addbmm.default: addbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor */
@@ -784,7 +801,7 @@ AOTITorchError aoti_torch_cuda_addbmm(AtenTensorHandle self, AtenTensorHandle ba
 
 /* aten.addmm.default: addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
  * kernel: shimrt_cuda_addmm (CUDA) */
-AOTITorchError aoti_torch_cuda_addmm(AtenTensorHandle self, AtenTensorHandle mat1, AtenTensorHandle mat2, double beta, double alpha, AtenTensorHandle* ret0) {
+AOTITorchError shimrt_entry_cuda_addmm(AtenTensorHandle self, AtenTensorHandle mat1, AtenTensorHandle mat2, shimrt_scalar beta, shimrt_scalar alpha, AtenTensorHandle* ret0) {
     SHIMRT_ARG_TENSOR(self);
     SHIMRT_ARG_TENSOR(mat1);
     SHIMRT_ARG_TENSOR(mat2);
@@ -792,14 +809,34 @@ AOTITorchError aoti_torch_cuda_addmm(AtenTensorHandle self, AtenTensorHandle mat
     return shimrt_cuda_addmm(self, mat1, mat2, beta, alpha, ret0);
 }
 
+/* aten.addmm.default: the C shim; each Scalar, a C double, is a floating Scalar, as PyTorch's
+ * c10::Scalar(double) (the checks here name this shim in their messages) */
+AOTITorchError aoti_torch_cuda_addmm(AtenTensorHandle self, AtenTensorHandle mat1, AtenTensorHandle mat2, double beta, double alpha, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_TENSOR(mat1);
+    SHIMRT_ARG_TENSOR(mat2);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_entry_cuda_addmm(self, mat1, mat2, shimrt_scalar_double(beta), shimrt_scalar_double(alpha), ret0);
+}
+
 /* aten.addmm.out: addmm.out(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)
  * kernel: shimrt_cuda_addmm_out (CUDA) */
-AOTITorchError aoti_torch_cuda_addmm_out(AtenTensorHandle out, AtenTensorHandle self, AtenTensorHandle mat1, AtenTensorHandle mat2, double beta, double alpha) {
+AOTITorchError shimrt_entry_cuda_addmm_out(AtenTensorHandle out, AtenTensorHandle self, AtenTensorHandle mat1, AtenTensorHandle mat2, shimrt_scalar beta, shimrt_scalar alpha) {
     SHIMRT_ARG_TENSOR(out);
     SHIMRT_ARG_TENSOR(self);
     SHIMRT_ARG_TENSOR(mat1);
     SHIMRT_ARG_TENSOR(mat2);
     return shimrt_cuda_addmm_out(out, self, mat1, mat2, beta, alpha);
+}
+
+/* aten.addmm.out: the C shim; each Scalar, a C double, is a floating Scalar, as PyTorch's
+ * c10::Scalar(double) (the checks here name this shim in their messages) */
+AOTITorchError aoti_torch_cuda_addmm_out(AtenTensorHandle out, AtenTensorHandle self, AtenTensorHandle mat1, AtenTensorHandle mat2, double beta, double alpha) {
+    SHIMRT_ARG_TENSOR(out);
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_TENSOR(mat1);
+    SHIMRT_ARG_TENSOR(mat2);
+    return shimrt_entry_cuda_addmm_out(out, self, mat1, mat2, shimrt_scalar_double(beta), shimrt_scalar_double(alpha));
 }
 
 /* aten.addmv.default: addmv(Tensor self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1) -> Tensor */
@@ -859,16 +896,30 @@ AOTITorchError aoti_torch_cuda_any(AtenTensorHandle self, AtenTensorHandle* ret0
 
 /* aten.arange.default: arange(Scalar end, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
  * kernel: shimrt_arange (CompositeExplicitAutograd) */
-AOTITorchError aoti_torch_cuda_arange(double end, int32_t* dtype, int32_t* layout, int32_t* device, int32_t device_index_, int32_t* pin_memory, AtenTensorHandle* ret0) {
+AOTITorchError shimrt_entry_cuda_arange(shimrt_scalar end, int32_t* dtype, int32_t* layout, int32_t* device, int32_t device_index_, int32_t* pin_memory, AtenTensorHandle* ret0) {
     SHIMRT_ARG_RET(ret0);
     return shimrt_arange(end, dtype, layout, device, device_index_, pin_memory, ret0);
 }
 
+/* aten.arange.default: the C shim; each Scalar, a C double, is a floating Scalar, as PyTorch's
+ * c10::Scalar(double) (the checks here name this shim in their messages) */
+AOTITorchError aoti_torch_cuda_arange(double end, int32_t* dtype, int32_t* layout, int32_t* device, int32_t device_index_, int32_t* pin_memory, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_entry_cuda_arange(shimrt_scalar_double(end), dtype, layout, device, device_index_, pin_memory, ret0);
+}
+
 /* aten.arange.start_step: arange.start_step(Scalar start, Scalar end, Scalar step=1, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
  * kernel: shimrt_arange_start_step (CompositeExplicitAutograd) */
-AOTITorchError aoti_torch_cuda_arange_start_step(double start, double end, double step, int32_t* dtype, int32_t* layout, int32_t* device, int32_t device_index_, int32_t* pin_memory, AtenTensorHandle* ret0) {
+AOTITorchError shimrt_entry_cuda_arange_start_step(shimrt_scalar start, shimrt_scalar end, shimrt_scalar step, int32_t* dtype, int32_t* layout, int32_t* device, int32_t device_index_, int32_t* pin_memory, AtenTensorHandle* ret0) {
     SHIMRT_ARG_RET(ret0);
     return shimrt_arange_start_step(start, end, step, dtype, layout, device, device_index_, pin_memory, ret0);
+}
+
+/* aten.arange.start_step: the C shim; each Scalar, a C double, is a floating Scalar, as PyTorch's
+ * c10::Scalar(double) (the checks here name this shim in their messages) */
+AOTITorchError aoti_torch_cuda_arange_start_step(double start, double end, double step, int32_t* dtype, int32_t* layout, int32_t* device, int32_t device_index_, int32_t* pin_memory, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_entry_cuda_arange_start_step(shimrt_scalar_double(start), shimrt_scalar_double(end), shimrt_scalar_double(step), dtype, layout, device, device_index_, pin_memory, ret0);
 }
 
 /* aten.argmax.default: argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor
@@ -919,12 +970,22 @@ AOTITorchError aoti_torch_cuda_avg_pool3d(AtenTensorHandle self, const int64_t* 
 
 /* aten.baddbmm.out: baddbmm.out(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)
  * kernel: shimrt_cuda_baddbmm_out (CUDA) */
-AOTITorchError aoti_torch_cuda_baddbmm_out(AtenTensorHandle out, AtenTensorHandle self, AtenTensorHandle batch1, AtenTensorHandle batch2, double beta, double alpha) {
+AOTITorchError shimrt_entry_cuda_baddbmm_out(AtenTensorHandle out, AtenTensorHandle self, AtenTensorHandle batch1, AtenTensorHandle batch2, shimrt_scalar beta, shimrt_scalar alpha) {
     SHIMRT_ARG_TENSOR(out);
     SHIMRT_ARG_TENSOR(self);
     SHIMRT_ARG_TENSOR(batch1);
     SHIMRT_ARG_TENSOR(batch2);
     return shimrt_cuda_baddbmm_out(out, self, batch1, batch2, beta, alpha);
+}
+
+/* aten.baddbmm.out: the C shim; each Scalar, a C double, is a floating Scalar, as PyTorch's
+ * c10::Scalar(double) (the checks here name this shim in their messages) */
+AOTITorchError aoti_torch_cuda_baddbmm_out(AtenTensorHandle out, AtenTensorHandle self, AtenTensorHandle batch1, AtenTensorHandle batch2, double beta, double alpha) {
+    SHIMRT_ARG_TENSOR(out);
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_TENSOR(batch1);
+    SHIMRT_ARG_TENSOR(batch2);
+    return shimrt_entry_cuda_baddbmm_out(out, self, batch1, batch2, shimrt_scalar_double(beta), shimrt_scalar_double(alpha));
 }
 
 /* aten.bernoulli.default: bernoulli(Tensor self, *, Generator? generator=None) -> Tensor */
@@ -1101,10 +1162,18 @@ AOTITorchError aoti_torch_cuda_cholesky_solve(AtenTensorHandle self, AtenTensorH
 
 /* aten.clamp.default: clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor
  * kernel: shimrt_cuda_clamp (CUDA) */
-AOTITorchError aoti_torch_cuda_clamp(AtenTensorHandle self, double* min, double* max, AtenTensorHandle* ret0) {
+AOTITorchError shimrt_entry_cuda_clamp(AtenTensorHandle self, const shimrt_scalar* min, const shimrt_scalar* max, AtenTensorHandle* ret0) {
     SHIMRT_ARG_TENSOR(self);
     SHIMRT_ARG_RET(ret0);
     return shimrt_cuda_clamp(self, min, max, ret0);
+}
+
+/* aten.clamp.default: the C shim; each Scalar, a C double, is a floating Scalar, as PyTorch's
+ * c10::Scalar(double) (the checks here name this shim in their messages) */
+AOTITorchError aoti_torch_cuda_clamp(AtenTensorHandle self, double* min, double* max, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_entry_cuda_clamp(self, SHIMRT_SCALAR_OPT_DOUBLE(min), SHIMRT_SCALAR_OPT_DOUBLE(max), ret0);
 }
 
 /* aten.clone.default: clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor
@@ -1259,10 +1328,18 @@ AOTITorchError aoti_torch_cuda_empty_like(AtenTensorHandle self, int32_t* dtype,
 
 /* aten.eq.Scalar: eq.Scalar(Tensor self, Scalar other) -> Tensor
  * kernel: shimrt_cuda_eq_scalar (CUDA) */
-AOTITorchError aoti_torch_cuda_eq_Scalar(AtenTensorHandle self, double other, AtenTensorHandle* ret0) {
+AOTITorchError shimrt_entry_cuda_eq_Scalar(AtenTensorHandle self, shimrt_scalar other, AtenTensorHandle* ret0) {
     SHIMRT_ARG_TENSOR(self);
     SHIMRT_ARG_RET(ret0);
     return shimrt_cuda_eq_scalar(self, other, ret0);
+}
+
+/* aten.eq.Scalar: the C shim; each Scalar, a C double, is a floating Scalar, as PyTorch's
+ * c10::Scalar(double) (the checks here name this shim in their messages) */
+AOTITorchError aoti_torch_cuda_eq_Scalar(AtenTensorHandle self, double other, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_entry_cuda_eq_Scalar(self, shimrt_scalar_double(other), ret0);
 }
 
 /* aten.eq.Tensor: eq.Tensor(Tensor self, Tensor other) -> Tensor
@@ -1298,9 +1375,16 @@ AOTITorchError aoti_torch_cuda_exponential_(AtenTensorHandle self, double lambd,
 
 /* aten.fill_.Scalar: fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)
  * kernel: shimrt_cuda_fill__scalar (CUDA) */
-AOTITorchError aoti_torch_cuda_fill__Scalar(AtenTensorHandle self, double value) {
+AOTITorchError shimrt_entry_cuda_fill__Scalar(AtenTensorHandle self, shimrt_scalar value) {
     SHIMRT_ARG_TENSOR(self);
     return shimrt_cuda_fill__scalar(self, value);
+}
+
+/* aten.fill_.Scalar: the C shim; each Scalar, a C double, is a floating Scalar, as PyTorch's
+ * c10::Scalar(double) (the checks here name this shim in their messages) */
+AOTITorchError aoti_torch_cuda_fill__Scalar(AtenTensorHandle self, double value) {
+    SHIMRT_ARG_TENSOR(self);
+    return shimrt_entry_cuda_fill__Scalar(self, shimrt_scalar_double(value));
 }
 
 /* aten.flatten.using_ints: flatten.using_ints(Tensor(a) self, int start_dim=0, int end_dim=-1) -> Tensor(a)
@@ -1322,26 +1406,50 @@ AOTITorchError aoti_torch_cuda_floor_divide(AtenTensorHandle self, AtenTensorHan
 
 /* aten.full.default: full(SymInt[] size, Scalar fill_value, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
  * kernel: shimrt_full (CompositeExplicitAutograd) */
-AOTITorchError aoti_torch_cuda_full(const int64_t* size, int64_t size_len_, double fill_value, int32_t* dtype, int32_t* layout, int32_t* device, int32_t device_index_, int32_t* pin_memory, AtenTensorHandle* ret0) {
+AOTITorchError shimrt_entry_cuda_full(const int64_t* size, int64_t size_len_, shimrt_scalar fill_value, int32_t* dtype, int32_t* layout, int32_t* device, int32_t device_index_, int32_t* pin_memory, AtenTensorHandle* ret0) {
     SHIMRT_ARG_LIST(size);
     SHIMRT_ARG_RET(ret0);
     return shimrt_full(size, size_len_, fill_value, dtype, layout, device, device_index_, pin_memory, ret0);
 }
 
+/* aten.full.default: the C shim; each Scalar, a C double, is a floating Scalar, as PyTorch's
+ * c10::Scalar(double) (the checks here name this shim in their messages) */
+AOTITorchError aoti_torch_cuda_full(const int64_t* size, int64_t size_len_, double fill_value, int32_t* dtype, int32_t* layout, int32_t* device, int32_t device_index_, int32_t* pin_memory, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_LIST(size);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_entry_cuda_full(size, size_len_, shimrt_scalar_double(fill_value), dtype, layout, device, device_index_, pin_memory, ret0);
+}
+
 /* aten.full.out: full.out(SymInt[] size, Scalar fill_value, *, Tensor(a!) out) -> Tensor(a!)
  * kernel: shimrt_full_out (CompositeExplicitAutograd) */
-AOTITorchError aoti_torch_cuda_full_out(AtenTensorHandle out, const int64_t* size, int64_t size_len_, double fill_value) {
+AOTITorchError shimrt_entry_cuda_full_out(AtenTensorHandle out, const int64_t* size, int64_t size_len_, shimrt_scalar fill_value) {
     SHIMRT_ARG_TENSOR(out);
     SHIMRT_ARG_LIST(size);
     return shimrt_full_out(out, size, size_len_, fill_value);
 }
 
+/* aten.full.out: the C shim; each Scalar, a C double, is a floating Scalar, as PyTorch's
+ * c10::Scalar(double) (the checks here name this shim in their messages) */
+AOTITorchError aoti_torch_cuda_full_out(AtenTensorHandle out, const int64_t* size, int64_t size_len_, double fill_value) {
+    SHIMRT_ARG_TENSOR(out);
+    SHIMRT_ARG_LIST(size);
+    return shimrt_entry_cuda_full_out(out, size, size_len_, shimrt_scalar_double(fill_value));
+}
+
 /* aten.full_like.default: full_like(Tensor self, Scalar fill_value, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
  * kernel: shimrt_full_like (CompositeExplicitAutograd) */
-AOTITorchError aoti_torch_cuda_full_like(AtenTensorHandle self, double fill_value, int32_t* dtype, int32_t* layout, int32_t* device, int32_t device_index_, int32_t* pin_memory, int32_t* memory_format, AtenTensorHandle* ret0) {
+AOTITorchError shimrt_entry_cuda_full_like(AtenTensorHandle self, shimrt_scalar fill_value, int32_t* dtype, int32_t* layout, int32_t* device, int32_t device_index_, int32_t* pin_memory, int32_t* memory_format, AtenTensorHandle* ret0) {
     SHIMRT_ARG_TENSOR(self);
     SHIMRT_ARG_RET(ret0);
     return shimrt_full_like(self, fill_value, dtype, layout, device, device_index_, pin_memory, memory_format, ret0);
+}
+
+/* aten.full_like.default: the C shim; each Scalar, a C double, is a floating Scalar, as PyTorch's
+ * c10::Scalar(double) (the checks here name this shim in their messages) */
+AOTITorchError aoti_torch_cuda_full_like(AtenTensorHandle self, double fill_value, int32_t* dtype, int32_t* layout, int32_t* device, int32_t device_index_, int32_t* pin_memory, int32_t* memory_format, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_entry_cuda_full_like(self, shimrt_scalar_double(fill_value), dtype, layout, device, device_index_, pin_memory, memory_format, ret0);
 }
 
 /* aten.gather.default: gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor
@@ -1378,10 +1486,18 @@ AOTITorchError aoti_torch_cuda_gcd(AtenTensorHandle self, AtenTensorHandle other
 
 /* aten.ge.Scalar: ge.Scalar(Tensor self, Scalar other) -> Tensor
  * kernel: shimrt_cuda_ge_scalar (CUDA) */
-AOTITorchError aoti_torch_cuda_ge_Scalar(AtenTensorHandle self, double other, AtenTensorHandle* ret0) {
+AOTITorchError shimrt_entry_cuda_ge_Scalar(AtenTensorHandle self, shimrt_scalar other, AtenTensorHandle* ret0) {
     SHIMRT_ARG_TENSOR(self);
     SHIMRT_ARG_RET(ret0);
     return shimrt_cuda_ge_scalar(self, other, ret0);
+}
+
+/* aten.ge.Scalar: the C shim; each Scalar, a C double, is a floating Scalar, as PyTorch's
+ * c10::Scalar(double) (the checks here name this shim in their messages) */
+AOTITorchError aoti_torch_cuda_ge_Scalar(AtenTensorHandle self, double other, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_entry_cuda_ge_Scalar(self, shimrt_scalar_double(other), ret0);
 }
 
 /* aten.ge.Tensor: ge.Tensor(Tensor self, Tensor other) -> Tensor
@@ -1427,10 +1543,18 @@ AOTITorchError aoti_torch_cuda_grid_sampler_3d(AtenTensorHandle input, AtenTenso
 
 /* aten.gt.Scalar: gt.Scalar(Tensor self, Scalar other) -> Tensor
  * kernel: shimrt_cuda_gt_scalar (CUDA) */
-AOTITorchError aoti_torch_cuda_gt_Scalar(AtenTensorHandle self, double other, AtenTensorHandle* ret0) {
+AOTITorchError shimrt_entry_cuda_gt_Scalar(AtenTensorHandle self, shimrt_scalar other, AtenTensorHandle* ret0) {
     SHIMRT_ARG_TENSOR(self);
     SHIMRT_ARG_RET(ret0);
     return shimrt_cuda_gt_scalar(self, other, ret0);
+}
+
+/* aten.gt.Scalar: the C shim; each Scalar, a C double, is a floating Scalar, as PyTorch's
+ * c10::Scalar(double) (the checks here name this shim in their messages) */
+AOTITorchError aoti_torch_cuda_gt_Scalar(AtenTensorHandle self, double other, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_entry_cuda_gt_Scalar(self, shimrt_scalar_double(other), ret0);
 }
 
 /* aten.gt.Tensor: gt.Tensor(Tensor self, Tensor other) -> Tensor
@@ -1570,10 +1694,18 @@ AOTITorchError aoti_torch_cuda_layer_norm(AtenTensorHandle input, const int64_t*
 
 /* aten.le.Scalar: le.Scalar(Tensor self, Scalar other) -> Tensor
  * kernel: shimrt_cuda_le_scalar (CUDA) */
-AOTITorchError aoti_torch_cuda_le_Scalar(AtenTensorHandle self, double other, AtenTensorHandle* ret0) {
+AOTITorchError shimrt_entry_cuda_le_Scalar(AtenTensorHandle self, shimrt_scalar other, AtenTensorHandle* ret0) {
     SHIMRT_ARG_TENSOR(self);
     SHIMRT_ARG_RET(ret0);
     return shimrt_cuda_le_scalar(self, other, ret0);
+}
+
+/* aten.le.Scalar: the C shim; each Scalar, a C double, is a floating Scalar, as PyTorch's
+ * c10::Scalar(double) (the checks here name this shim in their messages) */
+AOTITorchError aoti_torch_cuda_le_Scalar(AtenTensorHandle self, double other, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_entry_cuda_le_Scalar(self, shimrt_scalar_double(other), ret0);
 }
 
 /* aten.le.Tensor: le.Tensor(Tensor self, Tensor other) -> Tensor
@@ -1617,10 +1749,18 @@ AOTITorchError aoti_torch_cuda_logcumsumexp(AtenTensorHandle self, int64_t dim, 
 
 /* aten.lt.Scalar: lt.Scalar(Tensor self, Scalar other) -> Tensor
  * kernel: shimrt_cuda_lt_scalar (CUDA) */
-AOTITorchError aoti_torch_cuda_lt_Scalar(AtenTensorHandle self, double other, AtenTensorHandle* ret0) {
+AOTITorchError shimrt_entry_cuda_lt_Scalar(AtenTensorHandle self, shimrt_scalar other, AtenTensorHandle* ret0) {
     SHIMRT_ARG_TENSOR(self);
     SHIMRT_ARG_RET(ret0);
     return shimrt_cuda_lt_scalar(self, other, ret0);
+}
+
+/* aten.lt.Scalar: the C shim; each Scalar, a C double, is a floating Scalar, as PyTorch's
+ * c10::Scalar(double) (the checks here name this shim in their messages) */
+AOTITorchError aoti_torch_cuda_lt_Scalar(AtenTensorHandle self, double other, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_entry_cuda_lt_Scalar(self, shimrt_scalar_double(other), ret0);
 }
 
 /* aten.lt.Tensor: lt.Tensor(Tensor self, Tensor other) -> Tensor
@@ -1960,10 +2100,18 @@ AOTITorchError aoti_torch_cuda_native_layer_norm_out(AtenTensorHandle out0, Aten
 
 /* aten.ne.Scalar: ne.Scalar(Tensor self, Scalar other) -> Tensor
  * kernel: shimrt_cuda_ne_scalar (CUDA) */
-AOTITorchError aoti_torch_cuda_ne_Scalar(AtenTensorHandle self, double other, AtenTensorHandle* ret0) {
+AOTITorchError shimrt_entry_cuda_ne_Scalar(AtenTensorHandle self, shimrt_scalar other, AtenTensorHandle* ret0) {
     SHIMRT_ARG_TENSOR(self);
     SHIMRT_ARG_RET(ret0);
     return shimrt_cuda_ne_scalar(self, other, ret0);
+}
+
+/* aten.ne.Scalar: the C shim; each Scalar, a C double, is a floating Scalar, as PyTorch's
+ * c10::Scalar(double) (the checks here name this shim in their messages) */
+AOTITorchError aoti_torch_cuda_ne_Scalar(AtenTensorHandle self, double other, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_entry_cuda_ne_Scalar(self, shimrt_scalar_double(other), ret0);
 }
 
 /* aten.ne.Tensor: ne.Tensor(Tensor self, Tensor other) -> Tensor
@@ -2133,10 +2281,18 @@ AOTITorchError aoti_torch_cuda_pow_Scalar(double self, AtenTensorHandle exponent
 
 /* aten.pow.Tensor_Scalar: pow.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor
  * kernel: shimrt_cuda_pow_tensor_scalar (CUDA) */
-AOTITorchError aoti_torch_cuda_pow_Tensor_Scalar(AtenTensorHandle self, double exponent, AtenTensorHandle* ret0) {
+AOTITorchError shimrt_entry_cuda_pow_Tensor_Scalar(AtenTensorHandle self, shimrt_scalar exponent, AtenTensorHandle* ret0) {
     SHIMRT_ARG_TENSOR(self);
     SHIMRT_ARG_RET(ret0);
     return shimrt_cuda_pow_tensor_scalar(self, exponent, ret0);
+}
+
+/* aten.pow.Tensor_Scalar: the C shim; each Scalar, a C double, is a floating Scalar, as PyTorch's
+ * c10::Scalar(double) (the checks here name this shim in their messages) */
+AOTITorchError aoti_torch_cuda_pow_Tensor_Scalar(AtenTensorHandle self, double exponent, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_entry_cuda_pow_Tensor_Scalar(self, shimrt_scalar_double(exponent), ret0);
 }
 
 /* aten.pow.Tensor_Tensor: pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor */
@@ -2785,20 +2941,38 @@ AOTITorchError aoti_torch_cuda_stack(const AtenTensorHandle* tensors, int64_t te
 
 /* aten.sub.Tensor: sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
  * kernel: shimrt_cuda_sub_tensor (CUDA) */
-AOTITorchError aoti_torch_cuda_sub_Tensor(AtenTensorHandle self, AtenTensorHandle other, double alpha, AtenTensorHandle* ret0) {
+AOTITorchError shimrt_entry_cuda_sub_Tensor(AtenTensorHandle self, AtenTensorHandle other, shimrt_scalar alpha, AtenTensorHandle* ret0) {
     SHIMRT_ARG_TENSOR(self);
     SHIMRT_ARG_TENSOR(other);
     SHIMRT_ARG_RET(ret0);
     return shimrt_cuda_sub_tensor(self, other, alpha, ret0);
 }
 
+/* aten.sub.Tensor: the C shim; each Scalar, a C double, is a floating Scalar, as PyTorch's
+ * c10::Scalar(double) (the checks here name this shim in their messages) */
+AOTITorchError aoti_torch_cuda_sub_Tensor(AtenTensorHandle self, AtenTensorHandle other, double alpha, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_TENSOR(other);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_entry_cuda_sub_Tensor(self, other, shimrt_scalar_double(alpha), ret0);
+}
+
 /* aten.subtract.Tensor: subtract.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
  * kernel: shimrt_cuda_subtract_tensor (CUDA) */
-AOTITorchError aoti_torch_cuda_subtract_Tensor(AtenTensorHandle self, AtenTensorHandle other, double alpha, AtenTensorHandle* ret0) {
+AOTITorchError shimrt_entry_cuda_subtract_Tensor(AtenTensorHandle self, AtenTensorHandle other, shimrt_scalar alpha, AtenTensorHandle* ret0) {
     SHIMRT_ARG_TENSOR(self);
     SHIMRT_ARG_TENSOR(other);
     SHIMRT_ARG_RET(ret0);
     return shimrt_cuda_subtract_tensor(self, other, alpha, ret0);
+}
+
+/* aten.subtract.Tensor: the C shim; each Scalar, a C double, is a floating Scalar, as PyTorch's
+ * c10::Scalar(double) (the checks here name this shim in their messages) */
+AOTITorchError aoti_torch_cuda_subtract_Tensor(AtenTensorHandle self, AtenTensorHandle other, double alpha, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_TENSOR(other);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_entry_cuda_subtract_Tensor(self, other, shimrt_scalar_double(alpha), ret0);
 }
 
 /* aten.sum.IntList_out: sum.IntList_out(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)

@@ -23,19 +23,19 @@ AOTITorchError shimrt_foreach_mul_list(const AtenTensorHandle* self, int64_t sel
 /* aten._foreach_mul_.List: _foreach_mul_.List(Tensor(a!)[] self, Tensor[] other) -> () (CompositeExplicitAutograd) */
 AOTITorchError shimrt_foreach_mul__list(const AtenTensorHandle* self, int64_t self_len_, const AtenTensorHandle* other, int64_t other_len_);
 /* aten.arange.default: arange(Scalar end, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor (CompositeExplicitAutograd) */
-AOTITorchError shimrt_arange(double end, int32_t* dtype, int32_t* layout, int32_t* device, int32_t device_index_, int32_t* pin_memory, AtenTensorHandle* ret0);
+AOTITorchError shimrt_arange(shimrt_scalar end, int32_t* dtype, int32_t* layout, int32_t* device, int32_t device_index_, int32_t* pin_memory, AtenTensorHandle* ret0);
 /* aten.arange.start_step: arange.start_step(Scalar start, Scalar end, Scalar step=1, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor (CompositeExplicitAutograd) */
-AOTITorchError shimrt_arange_start_step(double start, double end, double step, int32_t* dtype, int32_t* layout, int32_t* device, int32_t device_index_, int32_t* pin_memory, AtenTensorHandle* ret0);
+AOTITorchError shimrt_arange_start_step(shimrt_scalar start, shimrt_scalar end, shimrt_scalar step, int32_t* dtype, int32_t* layout, int32_t* device, int32_t device_index_, int32_t* pin_memory, AtenTensorHandle* ret0);
 /* aten.embedding.default: embedding(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor (CompositeExplicitAutograd) */
 AOTITorchError shimrt_embedding(AtenTensorHandle weight, AtenTensorHandle indices, int64_t padding_idx, int32_t scale_grad_by_freq, int32_t sparse, AtenTensorHandle* ret0);
 /* aten.empty_like.default: empty_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor (CompositeExplicitAutograd) */
 AOTITorchError shimrt_empty_like(AtenTensorHandle self, int32_t* dtype, int32_t* layout, int32_t* device, int32_t device_index_, int32_t* pin_memory, int32_t* memory_format, AtenTensorHandle* ret0);
 /* aten.full.default: full(SymInt[] size, Scalar fill_value, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor (CompositeExplicitAutograd) */
-AOTITorchError shimrt_full(const int64_t* size, int64_t size_len_, double fill_value, int32_t* dtype, int32_t* layout, int32_t* device, int32_t device_index_, int32_t* pin_memory, AtenTensorHandle* ret0);
+AOTITorchError shimrt_full(const int64_t* size, int64_t size_len_, shimrt_scalar fill_value, int32_t* dtype, int32_t* layout, int32_t* device, int32_t device_index_, int32_t* pin_memory, AtenTensorHandle* ret0);
 /* aten.full.out: full.out(SymInt[] size, Scalar fill_value, *, Tensor(a!) out) -> Tensor(a!) (CompositeExplicitAutograd) */
-AOTITorchError shimrt_full_out(AtenTensorHandle out, const int64_t* size, int64_t size_len_, double fill_value);
+AOTITorchError shimrt_full_out(AtenTensorHandle out, const int64_t* size, int64_t size_len_, shimrt_scalar fill_value);
 /* aten.full_like.default: full_like(Tensor self, Scalar fill_value, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor (CompositeExplicitAutograd) */
-AOTITorchError shimrt_full_like(AtenTensorHandle self, double fill_value, int32_t* dtype, int32_t* layout, int32_t* device, int32_t device_index_, int32_t* pin_memory, int32_t* memory_format, AtenTensorHandle* ret0);
+AOTITorchError shimrt_full_like(AtenTensorHandle self, shimrt_scalar fill_value, int32_t* dtype, int32_t* layout, int32_t* device, int32_t device_index_, int32_t* pin_memory, int32_t* memory_format, AtenTensorHandle* ret0);
 /* aten.is_leaf.default: is_leaf(Tensor self) -> bool (CompositeExplicitAutograd) */
 AOTITorchError shimrt_is_leaf(AtenTensorHandle self, int32_t* ret0);
 /* aten.is_pinned.default: is_pinned(Tensor self, Device? device=None) -> bool (CompositeExplicitAutograd) */

@@ -27,7 +27,7 @@ AOTITorchError shimrt_cpu__adaptive_avg_pool2d(AtenTensorHandle self, const int6
 /* aten._adaptive_avg_pool3d.default: _adaptive_avg_pool3d(Tensor self, SymInt[3] output_size) -> Tensor (CPU) */
 AOTITorchError shimrt_cpu__adaptive_avg_pool3d(AtenTensorHandle self, const int64_t* output_size, int64_t output_size_len_, AtenTensorHandle* ret0);
 /* aten._addmm_activation.default: _addmm_activation(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1, bool use_gelu=False) -> Tensor (CPU) */
-AOTITorchError shimrt_cpu__addmm_activation(AtenTensorHandle self, AtenTensorHandle mat1, AtenTensorHandle mat2, double beta, double alpha, int32_t use_gelu, AtenTensorHandle* ret0);
+AOTITorchError shimrt_cpu__addmm_activation(AtenTensorHandle self, AtenTensorHandle mat1, AtenTensorHandle mat2, shimrt_scalar beta, shimrt_scalar alpha, int32_t use_gelu, AtenTensorHandle* ret0);
 /* aten._cdist_forward.default: _cdist_forward(Tensor x1, Tensor x2, float p, int? compute_mode) -> Tensor (CPU) */
 AOTITorchError shimrt_cpu__cdist_forward(AtenTensorHandle x1, AtenTensorHandle x2, double p, int64_t* compute_mode, AtenTensorHandle* ret0);
 /* aten._embedding_bag.default: _embedding_bag(Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq=False, int mode=0, bool sparse=False, Tensor? per_sample_weights=None, bool include_last_offset=False, int padding_idx=-1) -> (Tensor, Tensor, Tensor, Tensor) (CPU) */
@@ -53,17 +53,17 @@ AOTITorchError shimrt_cpu_adaptive_max_pool2d(AtenTensorHandle self, const int64
 /* aten.adaptive_max_pool3d.default: adaptive_max_pool3d(Tensor self, int[3] output_size) -> (Tensor, Tensor) (CPU) */
 AOTITorchError shimrt_cpu_adaptive_max_pool3d(AtenTensorHandle self, const int64_t* output_size, int64_t output_size_len_, AtenTensorHandle* ret0, AtenTensorHandle* ret1);
 /* aten.add.Scalar: add.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor (CPU) */
-AOTITorchError shimrt_cpu_add_scalar(AtenTensorHandle self, double other, double alpha, AtenTensorHandle* ret0);
+AOTITorchError shimrt_cpu_add_scalar(AtenTensorHandle self, shimrt_scalar other, shimrt_scalar alpha, AtenTensorHandle* ret0);
 /* aten.add.Tensor: add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor (CPU) */
-AOTITorchError shimrt_cpu_add_tensor(AtenTensorHandle self, AtenTensorHandle other, double alpha, AtenTensorHandle* ret0);
+AOTITorchError shimrt_cpu_add_tensor(AtenTensorHandle self, AtenTensorHandle other, shimrt_scalar alpha, AtenTensorHandle* ret0);
 /* aten.addbmm.default: addbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor (CPU) */
-AOTITorchError shimrt_cpu_addbmm(AtenTensorHandle self, AtenTensorHandle batch1, AtenTensorHandle batch2, double beta, double alpha, AtenTensorHandle* ret0);
+AOTITorchError shimrt_cpu_addbmm(AtenTensorHandle self, AtenTensorHandle batch1, AtenTensorHandle batch2, shimrt_scalar beta, shimrt_scalar alpha, AtenTensorHandle* ret0);
 /* aten.addmm.default: addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor (CPU) */
-AOTITorchError shimrt_cpu_addmm(AtenTensorHandle self, AtenTensorHandle mat1, AtenTensorHandle mat2, double beta, double alpha, AtenTensorHandle* ret0);
+AOTITorchError shimrt_cpu_addmm(AtenTensorHandle self, AtenTensorHandle mat1, AtenTensorHandle mat2, shimrt_scalar beta, shimrt_scalar alpha, AtenTensorHandle* ret0);
 /* aten.addmm.out: addmm.out(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!) (CPU) */
-AOTITorchError shimrt_cpu_addmm_out(AtenTensorHandle out, AtenTensorHandle self, AtenTensorHandle mat1, AtenTensorHandle mat2, double beta, double alpha);
+AOTITorchError shimrt_cpu_addmm_out(AtenTensorHandle out, AtenTensorHandle self, AtenTensorHandle mat1, AtenTensorHandle mat2, shimrt_scalar beta, shimrt_scalar alpha);
 /* aten.addmv.default: addmv(Tensor self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1) -> Tensor (CPU) */
-AOTITorchError shimrt_cpu_addmv(AtenTensorHandle self, AtenTensorHandle mat, AtenTensorHandle vec, double beta, double alpha, AtenTensorHandle* ret0);
+AOTITorchError shimrt_cpu_addmv(AtenTensorHandle self, AtenTensorHandle mat, AtenTensorHandle vec, shimrt_scalar beta, shimrt_scalar alpha, AtenTensorHandle* ret0);
 /* aten.all.default: all(Tensor self) -> Tensor (CPU) */
 AOTITorchError shimrt_cpu_all(AtenTensorHandle self, AtenTensorHandle* ret0);
 /* aten.amax.default: amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor (CPU) */
@@ -79,7 +79,7 @@ AOTITorchError shimrt_cpu_avg_pool2d(AtenTensorHandle self, const int64_t* kerne
 /* aten.avg_pool3d.default: avg_pool3d(Tensor self, int[3] kernel_size, int[3] stride=[], int[3] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor (CPU) */
 AOTITorchError shimrt_cpu_avg_pool3d(AtenTensorHandle self, const int64_t* kernel_size, int64_t kernel_size_len_, const int64_t* stride, int64_t stride_len_, const int64_t* padding, int64_t padding_len_, int32_t ceil_mode, int32_t count_include_pad, int64_t* divisor_override, AtenTensorHandle* ret0);
 /* aten.baddbmm.out: baddbmm.out(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!) (CPU) */
-AOTITorchError shimrt_cpu_baddbmm_out(AtenTensorHandle out, AtenTensorHandle self, AtenTensorHandle batch1, AtenTensorHandle batch2, double beta, double alpha);
+AOTITorchError shimrt_cpu_baddbmm_out(AtenTensorHandle out, AtenTensorHandle self, AtenTensorHandle batch1, AtenTensorHandle batch2, shimrt_scalar beta, shimrt_scalar alpha);
 /* aten.bernoulli.default: bernoulli(Tensor self, *, Generator? generator=None) -> Tensor (CPU) */
 AOTITorchError shimrt_cpu_bernoulli(AtenTensorHandle self, AtenGeneratorHandle* generator, AtenTensorHandle* ret0);
 /* aten.bernoulli.p: bernoulli.p(Tensor self, float p, *, Generator? generator=None) -> Tensor (CPU) */
@@ -111,7 +111,7 @@ AOTITorchError shimrt_cpu_cholesky_inverse(AtenTensorHandle self, int32_t upper,
 /* aten.cholesky_solve.default: cholesky_solve(Tensor self, Tensor input2, bool upper=False) -> Tensor (CPU) */
 AOTITorchError shimrt_cpu_cholesky_solve(AtenTensorHandle self, AtenTensorHandle input2, int32_t upper, AtenTensorHandle* ret0);
 /* aten.clamp.default: clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor (CPU) */
-AOTITorchError shimrt_cpu_clamp(AtenTensorHandle self, double* min, double* max, AtenTensorHandle* ret0);
+AOTITorchError shimrt_cpu_clamp(AtenTensorHandle self, const shimrt_scalar* min, const shimrt_scalar* max, AtenTensorHandle* ret0);
 /* aten.clone.default: clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor (CPU) */
 AOTITorchError shimrt_cpu_clone(AtenTensorHandle self, int32_t* memory_format, AtenTensorHandle* ret0);
 /* aten.contiguous.default: contiguous(Tensor(a) self, *, MemoryFormat memory_format=contiguous_format) -> Tensor(a) (CPU) */
@@ -135,7 +135,7 @@ AOTITorchError shimrt_cpu_divide_tensor(AtenTensorHandle self, AtenTensorHandle 
 /* aten.empty.memory_format: empty.memory_format(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor (CPU) */
 AOTITorchError shimrt_cpu_empty_memory_format(const int64_t* size, int64_t size_len_, int32_t* dtype, int32_t* layout, int32_t* device, int32_t device_index_, int32_t* pin_memory, int32_t* memory_format, AtenTensorHandle* ret0);
 /* aten.eq.Scalar: eq.Scalar(Tensor self, Scalar other) -> Tensor (CPU) */
-AOTITorchError shimrt_cpu_eq_scalar(AtenTensorHandle self, double other, AtenTensorHandle* ret0);
+AOTITorchError shimrt_cpu_eq_scalar(AtenTensorHandle self, shimrt_scalar other, AtenTensorHandle* ret0);
 /* aten.eq.Tensor: eq.Tensor(Tensor self, Tensor other) -> Tensor (CPU) */
 AOTITorchError shimrt_cpu_eq_tensor(AtenTensorHandle self, AtenTensorHandle other, AtenTensorHandle* ret0);
 /* aten.exp.default: exp(Tensor self) -> Tensor (CPU) */
@@ -143,7 +143,7 @@ AOTITorchError shimrt_cpu_exp(AtenTensorHandle self, AtenTensorHandle* ret0);
 /* aten.exponential_.default: exponential_(Tensor(a!) self, float lambd=1, *, Generator? generator=None) -> Tensor(a!) (CPU) */
 AOTITorchError shimrt_cpu_exponential_(AtenTensorHandle self, double lambd, AtenGeneratorHandle* generator);
 /* aten.fill_.Scalar: fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!) (CPU) */
-AOTITorchError shimrt_cpu_fill__scalar(AtenTensorHandle self, double value);
+AOTITorchError shimrt_cpu_fill__scalar(AtenTensorHandle self, shimrt_scalar value);
 /* aten.flatten.using_ints: flatten.using_ints(Tensor(a) self, int start_dim=0, int end_dim=-1) -> Tensor(a) (CPU) */
 AOTITorchError shimrt_cpu_flatten_using_ints(AtenTensorHandle self, int64_t start_dim, int64_t end_dim, AtenTensorHandle* ret0);
 /* aten.floor_divide.default: floor_divide(Tensor self, Tensor other) -> Tensor (CPU) */
@@ -155,7 +155,7 @@ AOTITorchError shimrt_cpu_gather_out(AtenTensorHandle out, AtenTensorHandle self
 /* aten.gcd.default: gcd(Tensor self, Tensor other) -> Tensor (CPU) */
 AOTITorchError shimrt_cpu_gcd(AtenTensorHandle self, AtenTensorHandle other, AtenTensorHandle* ret0);
 /* aten.ge.Scalar: ge.Scalar(Tensor self, Scalar other) -> Tensor (CPU) */
-AOTITorchError shimrt_cpu_ge_scalar(AtenTensorHandle self, double other, AtenTensorHandle* ret0);
+AOTITorchError shimrt_cpu_ge_scalar(AtenTensorHandle self, shimrt_scalar other, AtenTensorHandle* ret0);
 /* aten.ge.Tensor: ge.Tensor(Tensor self, Tensor other) -> Tensor (CPU) */
 AOTITorchError shimrt_cpu_ge_tensor(AtenTensorHandle self, AtenTensorHandle other, AtenTensorHandle* ret0);
 /* aten.geqrf.default: geqrf(Tensor self) -> (Tensor a, Tensor tau) (CPU) */
@@ -163,13 +163,13 @@ AOTITorchError shimrt_cpu_geqrf(AtenTensorHandle self, AtenTensorHandle* ret0, A
 /* aten.grid_sampler_3d.default: grid_sampler_3d(Tensor input, Tensor grid, int interpolation_mode, int padding_mode, bool align_corners) -> Tensor (CPU) */
 AOTITorchError shimrt_cpu_grid_sampler_3d(AtenTensorHandle input, AtenTensorHandle grid, int64_t interpolation_mode, int64_t padding_mode, int32_t align_corners, AtenTensorHandle* ret0);
 /* aten.gt.Scalar: gt.Scalar(Tensor self, Scalar other) -> Tensor (CPU) */
-AOTITorchError shimrt_cpu_gt_scalar(AtenTensorHandle self, double other, AtenTensorHandle* ret0);
+AOTITorchError shimrt_cpu_gt_scalar(AtenTensorHandle self, shimrt_scalar other, AtenTensorHandle* ret0);
 /* aten.gt.Tensor: gt.Tensor(Tensor self, Tensor other) -> Tensor (CPU) */
 AOTITorchError shimrt_cpu_gt_tensor(AtenTensorHandle self, AtenTensorHandle other, AtenTensorHandle* ret0);
 /* aten.hann_window.default: hann_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor (CPU) */
 AOTITorchError shimrt_cpu_hann_window(int64_t window_length, int32_t* dtype, int32_t* layout, int32_t* device, int32_t device_index_, int32_t* pin_memory, AtenTensorHandle* ret0);
 /* aten.histc.default: histc(Tensor self, int bins=100, Scalar min=0, Scalar max=0) -> Tensor (CPU) */
-AOTITorchError shimrt_cpu_histc(AtenTensorHandle self, int64_t bins, double min, double max, AtenTensorHandle* ret0);
+AOTITorchError shimrt_cpu_histc(AtenTensorHandle self, int64_t bins, shimrt_scalar min, shimrt_scalar max, AtenTensorHandle* ret0);
 /* aten.index.Tensor: index.Tensor(Tensor self, Tensor?[] indices) -> Tensor (CPU) */
 AOTITorchError shimrt_cpu_index_tensor(AtenTensorHandle self, const AtenTensorHandle* indices, int64_t indices_len_, AtenTensorHandle* ret0);
 /* aten.index_put.default: index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor (CPU) */
@@ -181,7 +181,7 @@ AOTITorchError shimrt_cpu_index_select_out(AtenTensorHandle out, AtenTensorHandl
 /* aten.kthvalue.default: kthvalue(Tensor self, SymInt k, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices) (CPU) */
 AOTITorchError shimrt_cpu_kthvalue(AtenTensorHandle self, int64_t k, int64_t dim, int32_t keepdim, AtenTensorHandle* ret0, AtenTensorHandle* ret1);
 /* aten.le.Scalar: le.Scalar(Tensor self, Scalar other) -> Tensor (CPU) */
-AOTITorchError shimrt_cpu_le_scalar(AtenTensorHandle self, double other, AtenTensorHandle* ret0);
+AOTITorchError shimrt_cpu_le_scalar(AtenTensorHandle self, shimrt_scalar other, AtenTensorHandle* ret0);
 /* aten.le.Tensor: le.Tensor(Tensor self, Tensor other) -> Tensor (CPU) */
 AOTITorchError shimrt_cpu_le_tensor(AtenTensorHandle self, AtenTensorHandle other, AtenTensorHandle* ret0);
 /* aten.log.default: log(Tensor self) -> Tensor (CPU) */
@@ -191,7 +191,7 @@ AOTITorchError shimrt_cpu_log_softmax_int(AtenTensorHandle self, int64_t dim, in
 /* aten.logcumsumexp.default: logcumsumexp(Tensor self, int dim) -> Tensor (CPU) */
 AOTITorchError shimrt_cpu_logcumsumexp(AtenTensorHandle self, int64_t dim, AtenTensorHandle* ret0);
 /* aten.lt.Scalar: lt.Scalar(Tensor self, Scalar other) -> Tensor (CPU) */
-AOTITorchError shimrt_cpu_lt_scalar(AtenTensorHandle self, double other, AtenTensorHandle* ret0);
+AOTITorchError shimrt_cpu_lt_scalar(AtenTensorHandle self, shimrt_scalar other, AtenTensorHandle* ret0);
 /* aten.lt.Tensor: lt.Tensor(Tensor self, Tensor other) -> Tensor (CPU) */
 AOTITorchError shimrt_cpu_lt_tensor(AtenTensorHandle self, AtenTensorHandle other, AtenTensorHandle* ret0);
 /* aten.lu_unpack.default: lu_unpack(Tensor LU_data, Tensor LU_pivots, bool unpack_data=True, bool unpack_pivots=True) -> (Tensor P, Tensor L, Tensor U) (CPU) */
@@ -225,7 +225,7 @@ AOTITorchError shimrt_cpu_mm_out(AtenTensorHandle out, AtenTensorHandle self, At
 /* aten.mode.default: mode(Tensor self, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices) (CPU) */
 AOTITorchError shimrt_cpu_mode(AtenTensorHandle self, int64_t dim, int32_t keepdim, AtenTensorHandle* ret0, AtenTensorHandle* ret1);
 /* aten.mul.Scalar: mul.Scalar(Tensor self, Scalar other) -> Tensor (CPU) */
-AOTITorchError shimrt_cpu_mul_scalar(AtenTensorHandle self, double other, AtenTensorHandle* ret0);
+AOTITorchError shimrt_cpu_mul_scalar(AtenTensorHandle self, shimrt_scalar other, AtenTensorHandle* ret0);
 /* aten.mul.Tensor: mul.Tensor(Tensor self, Tensor other) -> Tensor (CPU) */
 AOTITorchError shimrt_cpu_mul_tensor(AtenTensorHandle self, AtenTensorHandle other, AtenTensorHandle* ret0);
 /* aten.nanmedian.default: nanmedian(Tensor self) -> Tensor (CPU) */
@@ -235,7 +235,7 @@ AOTITorchError shimrt_cpu_native_dropout(AtenTensorHandle input, double p, int32
 /* aten.native_layer_norm.default: native_layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps) -> (Tensor, Tensor, Tensor) (CPU) */
 AOTITorchError shimrt_cpu_native_layer_norm(AtenTensorHandle input, const int64_t* normalized_shape, int64_t normalized_shape_len_, AtenTensorHandle weight, AtenTensorHandle bias, double eps, AtenTensorHandle* ret0, AtenTensorHandle* ret1, AtenTensorHandle* ret2);
 /* aten.ne.Scalar: ne.Scalar(Tensor self, Scalar other) -> Tensor (CPU) */
-AOTITorchError shimrt_cpu_ne_scalar(AtenTensorHandle self, double other, AtenTensorHandle* ret0);
+AOTITorchError shimrt_cpu_ne_scalar(AtenTensorHandle self, shimrt_scalar other, AtenTensorHandle* ret0);
 /* aten.ne.Tensor: ne.Tensor(Tensor self, Tensor other) -> Tensor (CPU) */
 AOTITorchError shimrt_cpu_ne_tensor(AtenTensorHandle self, AtenTensorHandle other, AtenTensorHandle* ret0);
 /* aten.neg.default: neg(Tensor self) -> Tensor (CPU) */
@@ -257,9 +257,9 @@ AOTITorchError shimrt_cpu_pad(AtenTensorHandle self, const int64_t* pad, int64_t
 /* aten.polar.default: polar(Tensor abs, Tensor angle) -> Tensor (CPU) */
 AOTITorchError shimrt_cpu_polar(AtenTensorHandle abs, AtenTensorHandle angle, AtenTensorHandle* ret0);
 /* aten.pow.Scalar: pow.Scalar(Scalar self, Tensor exponent) -> Tensor (CPU) */
-AOTITorchError shimrt_cpu_pow_scalar(double self, AtenTensorHandle exponent, AtenTensorHandle* ret0);
+AOTITorchError shimrt_cpu_pow_scalar(shimrt_scalar self, AtenTensorHandle exponent, AtenTensorHandle* ret0);
 /* aten.pow.Tensor_Scalar: pow.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor (CPU) */
-AOTITorchError shimrt_cpu_pow_tensor_scalar(AtenTensorHandle self, double exponent, AtenTensorHandle* ret0);
+AOTITorchError shimrt_cpu_pow_tensor_scalar(AtenTensorHandle self, shimrt_scalar exponent, AtenTensorHandle* ret0);
 /* aten.pow.Tensor_Tensor: pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor (CPU) */
 AOTITorchError shimrt_cpu_pow_tensor_tensor(AtenTensorHandle self, AtenTensorHandle exponent, AtenTensorHandle* ret0);
 /* aten.rand.default: rand(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor (CPU) */
@@ -325,13 +325,13 @@ AOTITorchError shimrt_cpu_scatter_src(AtenTensorHandle self, int64_t dim, AtenTe
 /* aten.scatter.src_out: scatter.src_out(Tensor self, int dim, Tensor index, Tensor src, *, Tensor(a!) out) -> Tensor(a!) (CPU) */
 AOTITorchError shimrt_cpu_scatter_src_out(AtenTensorHandle out, AtenTensorHandle self, int64_t dim, AtenTensorHandle index, AtenTensorHandle src);
 /* aten.scatter.value_out: scatter.value_out(Tensor self, int dim, Tensor index, Scalar value, *, Tensor(a!) out) -> Tensor(a!) (CPU) */
-AOTITorchError shimrt_cpu_scatter_value_out(AtenTensorHandle out, AtenTensorHandle self, int64_t dim, AtenTensorHandle index, double value);
+AOTITorchError shimrt_cpu_scatter_value_out(AtenTensorHandle out, AtenTensorHandle self, int64_t dim, AtenTensorHandle index, shimrt_scalar value);
 /* aten.scatter_reduce.two: scatter_reduce.two(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> Tensor (CPU) */
 AOTITorchError shimrt_cpu_scatter_reduce_two(AtenTensorHandle self, int64_t dim, AtenTensorHandle index, AtenTensorHandle src, const char* reduce, int32_t include_self, AtenTensorHandle* ret0);
 /* aten.scatter_reduce.two_out: scatter_reduce.two_out(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True, Tensor(a!) out) -> Tensor(a!) (CPU) */
 AOTITorchError shimrt_cpu_scatter_reduce_two_out(AtenTensorHandle out, AtenTensorHandle self, int64_t dim, AtenTensorHandle index, AtenTensorHandle src, const char* reduce, int32_t include_self);
 /* aten.searchsorted.Scalar: searchsorted.Scalar(Tensor sorted_sequence, Scalar self, *, bool out_int32=False, bool right=False, str? side=None, Tensor? sorter=None) -> Tensor (CPU) */
-AOTITorchError shimrt_cpu_searchsorted_scalar(AtenTensorHandle sorted_sequence, double self, int32_t out_int32, int32_t right, const char** side, AtenTensorHandle sorter, AtenTensorHandle* ret0);
+AOTITorchError shimrt_cpu_searchsorted_scalar(AtenTensorHandle sorted_sequence, shimrt_scalar self, int32_t out_int32, int32_t right, const char** side, AtenTensorHandle sorter, AtenTensorHandle* ret0);
 /* aten.searchsorted.Tensor: searchsorted.Tensor(Tensor sorted_sequence, Tensor self, *, bool out_int32=False, bool right=False, str? side=None, Tensor? sorter=None) -> Tensor (CPU) */
 AOTITorchError shimrt_cpu_searchsorted_tensor(AtenTensorHandle sorted_sequence, AtenTensorHandle self, int32_t out_int32, int32_t right, const char** side, AtenTensorHandle sorter, AtenTensorHandle* ret0);
 /* aten.sigmoid.default: sigmoid(Tensor self) -> Tensor (CPU) */
@@ -345,9 +345,9 @@ AOTITorchError shimrt_cpu_sort_stable(AtenTensorHandle self, int32_t* stable, in
 /* aten.sqrt.default: sqrt(Tensor self) -> Tensor (CPU) */
 AOTITorchError shimrt_cpu_sqrt(AtenTensorHandle self, AtenTensorHandle* ret0);
 /* aten.sub.Tensor: sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor (CPU) */
-AOTITorchError shimrt_cpu_sub_tensor(AtenTensorHandle self, AtenTensorHandle other, double alpha, AtenTensorHandle* ret0);
+AOTITorchError shimrt_cpu_sub_tensor(AtenTensorHandle self, AtenTensorHandle other, shimrt_scalar alpha, AtenTensorHandle* ret0);
 /* aten.subtract.Tensor: subtract.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor (CPU) */
-AOTITorchError shimrt_cpu_subtract_tensor(AtenTensorHandle self, AtenTensorHandle other, double alpha, AtenTensorHandle* ret0);
+AOTITorchError shimrt_cpu_subtract_tensor(AtenTensorHandle self, AtenTensorHandle other, shimrt_scalar alpha, AtenTensorHandle* ret0);
 /* aten.sum.IntList_out: sum.IntList_out(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!) (CPU) */
 AOTITorchError shimrt_cpu_sum_intlist_out(AtenTensorHandle out, AtenTensorHandle self, const int64_t* dim, int64_t dim_len_, int32_t keepdim, int32_t* dtype);
 /* aten.sum.dim_IntList: sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor (CPU) */

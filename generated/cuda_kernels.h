@@ -25,13 +25,13 @@ extern "C" {
 /* aten.abs.default: abs(Tensor self) -> Tensor (CUDA) */
 AOTITorchError shimrt_cuda_abs(AtenTensorHandle self, AtenTensorHandle* ret0);
 /* aten.add.Scalar: add.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor (CUDA) */
-AOTITorchError shimrt_cuda_add_scalar(AtenTensorHandle self, double other, double alpha, AtenTensorHandle* ret0);
+AOTITorchError shimrt_cuda_add_scalar(AtenTensorHandle self, shimrt_scalar other, shimrt_scalar alpha, AtenTensorHandle* ret0);
 /* aten.add.Tensor: add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor (CUDA) */
-AOTITorchError shimrt_cuda_add_tensor(AtenTensorHandle self, AtenTensorHandle other, double alpha, AtenTensorHandle* ret0);
+AOTITorchError shimrt_cuda_add_tensor(AtenTensorHandle self, AtenTensorHandle other, shimrt_scalar alpha, AtenTensorHandle* ret0);
 /* aten.addmm.default: addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor (CUDA) */
-AOTITorchError shimrt_cuda_addmm(AtenTensorHandle self, AtenTensorHandle mat1, AtenTensorHandle mat2, double beta, double alpha, AtenTensorHandle* ret0);
+AOTITorchError shimrt_cuda_addmm(AtenTensorHandle self, AtenTensorHandle mat1, AtenTensorHandle mat2, shimrt_scalar beta, shimrt_scalar alpha, AtenTensorHandle* ret0);
 /* aten.addmm.out: addmm.out(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!) (CUDA) */
-AOTITorchError shimrt_cuda_addmm_out(AtenTensorHandle out, AtenTensorHandle self, AtenTensorHandle mat1, AtenTensorHandle mat2, double beta, double alpha);
+AOTITorchError shimrt_cuda_addmm_out(AtenTensorHandle out, AtenTensorHandle self, AtenTensorHandle mat1, AtenTensorHandle mat2, shimrt_scalar beta, shimrt_scalar alpha);
 /* aten.all.default: all(Tensor self) -> Tensor (CUDA) */
 AOTITorchError shimrt_cuda_all(AtenTensorHandle self, AtenTensorHandle* ret0);
 /* aten.amax.default: amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor (CUDA) */
@@ -41,7 +41,7 @@ AOTITorchError shimrt_cuda_any(AtenTensorHandle self, AtenTensorHandle* ret0);
 /* aten.argmax.default: argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor (CUDA) */
 AOTITorchError shimrt_cuda_argmax(AtenTensorHandle self, int64_t* dim, int32_t keepdim, AtenTensorHandle* ret0);
 /* aten.baddbmm.out: baddbmm.out(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!) (CUDA) */
-AOTITorchError shimrt_cuda_baddbmm_out(AtenTensorHandle out, AtenTensorHandle self, AtenTensorHandle batch1, AtenTensorHandle batch2, double beta, double alpha);
+AOTITorchError shimrt_cuda_baddbmm_out(AtenTensorHandle out, AtenTensorHandle self, AtenTensorHandle batch1, AtenTensorHandle batch2, shimrt_scalar beta, shimrt_scalar alpha);
 /* aten.bitwise_and.Tensor: bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor (CUDA) */
 AOTITorchError shimrt_cuda_bitwise_and_tensor(AtenTensorHandle self, AtenTensorHandle other, AtenTensorHandle* ret0);
 /* aten.bitwise_left_shift.Tensor: bitwise_left_shift.Tensor(Tensor self, Tensor other) -> Tensor (CUDA) */
@@ -59,7 +59,7 @@ AOTITorchError shimrt_cuda_cat(const AtenTensorHandle* tensors, int64_t tensors_
 /* aten.cat.out: cat.out(Tensor[] tensors, int dim=0, *, Tensor(a!) out) -> Tensor(a!) (CUDA) */
 AOTITorchError shimrt_cuda_cat_out(AtenTensorHandle out, const AtenTensorHandle* tensors, int64_t tensors_len_, int64_t dim);
 /* aten.clamp.default: clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor (CUDA) */
-AOTITorchError shimrt_cuda_clamp(AtenTensorHandle self, double* min, double* max, AtenTensorHandle* ret0);
+AOTITorchError shimrt_cuda_clamp(AtenTensorHandle self, const shimrt_scalar* min, const shimrt_scalar* max, AtenTensorHandle* ret0);
 /* aten.clone.default: clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor (CUDA) */
 AOTITorchError shimrt_cuda_clone(AtenTensorHandle self, int32_t* memory_format, AtenTensorHandle* ret0);
 /* aten.contiguous.default: contiguous(Tensor(a) self, *, MemoryFormat memory_format=contiguous_format) -> Tensor(a) (CUDA) */
@@ -73,13 +73,13 @@ AOTITorchError shimrt_cuda_divide_tensor(AtenTensorHandle self, AtenTensorHandle
 /* aten.empty.memory_format: empty.memory_format(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor (CUDA) */
 AOTITorchError shimrt_cuda_empty_memory_format(const int64_t* size, int64_t size_len_, int32_t* dtype, int32_t* layout, int32_t* device, int32_t device_index_, int32_t* pin_memory, int32_t* memory_format, AtenTensorHandle* ret0);
 /* aten.eq.Scalar: eq.Scalar(Tensor self, Scalar other) -> Tensor (CUDA) */
-AOTITorchError shimrt_cuda_eq_scalar(AtenTensorHandle self, double other, AtenTensorHandle* ret0);
+AOTITorchError shimrt_cuda_eq_scalar(AtenTensorHandle self, shimrt_scalar other, AtenTensorHandle* ret0);
 /* aten.eq.Tensor: eq.Tensor(Tensor self, Tensor other) -> Tensor (CUDA) */
 AOTITorchError shimrt_cuda_eq_tensor(AtenTensorHandle self, AtenTensorHandle other, AtenTensorHandle* ret0);
 /* aten.exp.default: exp(Tensor self) -> Tensor (CUDA) */
 AOTITorchError shimrt_cuda_exp(AtenTensorHandle self, AtenTensorHandle* ret0);
 /* aten.fill_.Scalar: fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!) (CUDA) */
-AOTITorchError shimrt_cuda_fill__scalar(AtenTensorHandle self, double value);
+AOTITorchError shimrt_cuda_fill__scalar(AtenTensorHandle self, shimrt_scalar value);
 /* aten.flatten.using_ints: flatten.using_ints(Tensor(a) self, int start_dim=0, int end_dim=-1) -> Tensor(a) (CUDA) */
 AOTITorchError shimrt_cuda_flatten_using_ints(AtenTensorHandle self, int64_t start_dim, int64_t end_dim, AtenTensorHandle* ret0);
 /* aten.floor_divide.default: floor_divide(Tensor self, Tensor other) -> Tensor (CUDA) */
@@ -89,11 +89,11 @@ AOTITorchError shimrt_cuda_gather(AtenTensorHandle self, int64_t dim, AtenTensor
 /* aten.gather.out: gather.out(Tensor self, int dim, Tensor index, *, bool sparse_grad=False, Tensor(a!) out) -> Tensor(a!) (CUDA) */
 AOTITorchError shimrt_cuda_gather_out(AtenTensorHandle out, AtenTensorHandle self, int64_t dim, AtenTensorHandle index, int32_t sparse_grad);
 /* aten.ge.Scalar: ge.Scalar(Tensor self, Scalar other) -> Tensor (CUDA) */
-AOTITorchError shimrt_cuda_ge_scalar(AtenTensorHandle self, double other, AtenTensorHandle* ret0);
+AOTITorchError shimrt_cuda_ge_scalar(AtenTensorHandle self, shimrt_scalar other, AtenTensorHandle* ret0);
 /* aten.ge.Tensor: ge.Tensor(Tensor self, Tensor other) -> Tensor (CUDA) */
 AOTITorchError shimrt_cuda_ge_tensor(AtenTensorHandle self, AtenTensorHandle other, AtenTensorHandle* ret0);
 /* aten.gt.Scalar: gt.Scalar(Tensor self, Scalar other) -> Tensor (CUDA) */
-AOTITorchError shimrt_cuda_gt_scalar(AtenTensorHandle self, double other, AtenTensorHandle* ret0);
+AOTITorchError shimrt_cuda_gt_scalar(AtenTensorHandle self, shimrt_scalar other, AtenTensorHandle* ret0);
 /* aten.gt.Tensor: gt.Tensor(Tensor self, Tensor other) -> Tensor (CUDA) */
 AOTITorchError shimrt_cuda_gt_tensor(AtenTensorHandle self, AtenTensorHandle other, AtenTensorHandle* ret0);
 /* aten.index_select.default: index_select(Tensor self, int dim, Tensor index) -> Tensor (CUDA) */
@@ -101,7 +101,7 @@ AOTITorchError shimrt_cuda_index_select(AtenTensorHandle self, int64_t dim, Aten
 /* aten.index_select.out: index_select.out(Tensor self, int dim, Tensor index, *, Tensor(a!) out) -> Tensor(a!) (CUDA) */
 AOTITorchError shimrt_cuda_index_select_out(AtenTensorHandle out, AtenTensorHandle self, int64_t dim, AtenTensorHandle index);
 /* aten.le.Scalar: le.Scalar(Tensor self, Scalar other) -> Tensor (CUDA) */
-AOTITorchError shimrt_cuda_le_scalar(AtenTensorHandle self, double other, AtenTensorHandle* ret0);
+AOTITorchError shimrt_cuda_le_scalar(AtenTensorHandle self, shimrt_scalar other, AtenTensorHandle* ret0);
 /* aten.le.Tensor: le.Tensor(Tensor self, Tensor other) -> Tensor (CUDA) */
 AOTITorchError shimrt_cuda_le_tensor(AtenTensorHandle self, AtenTensorHandle other, AtenTensorHandle* ret0);
 /* aten.log.default: log(Tensor self) -> Tensor (CUDA) */
@@ -109,7 +109,7 @@ AOTITorchError shimrt_cuda_log(AtenTensorHandle self, AtenTensorHandle* ret0);
 /* aten.log_softmax.int: log_softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor (CUDA) */
 AOTITorchError shimrt_cuda_log_softmax_int(AtenTensorHandle self, int64_t dim, int32_t* dtype, AtenTensorHandle* ret0);
 /* aten.lt.Scalar: lt.Scalar(Tensor self, Scalar other) -> Tensor (CUDA) */
-AOTITorchError shimrt_cuda_lt_scalar(AtenTensorHandle self, double other, AtenTensorHandle* ret0);
+AOTITorchError shimrt_cuda_lt_scalar(AtenTensorHandle self, shimrt_scalar other, AtenTensorHandle* ret0);
 /* aten.lt.Tensor: lt.Tensor(Tensor self, Tensor other) -> Tensor (CUDA) */
 AOTITorchError shimrt_cuda_lt_tensor(AtenTensorHandle self, AtenTensorHandle other, AtenTensorHandle* ret0);
 /* aten.matmul.default: matmul(Tensor self, Tensor other) -> Tensor (CUDA) */
@@ -129,7 +129,7 @@ AOTITorchError shimrt_cuda_mul_tensor(AtenTensorHandle self, AtenTensorHandle ot
 /* aten.native_layer_norm.default: native_layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps) -> (Tensor, Tensor, Tensor) (CUDA) */
 AOTITorchError shimrt_cuda_native_layer_norm(AtenTensorHandle input, const int64_t* normalized_shape, int64_t normalized_shape_len_, AtenTensorHandle weight, AtenTensorHandle bias, double eps, AtenTensorHandle* ret0, AtenTensorHandle* ret1, AtenTensorHandle* ret2);
 /* aten.ne.Scalar: ne.Scalar(Tensor self, Scalar other) -> Tensor (CUDA) */
-AOTITorchError shimrt_cuda_ne_scalar(AtenTensorHandle self, double other, AtenTensorHandle* ret0);
+AOTITorchError shimrt_cuda_ne_scalar(AtenTensorHandle self, shimrt_scalar other, AtenTensorHandle* ret0);
 /* aten.ne.Tensor: ne.Tensor(Tensor self, Tensor other) -> Tensor (CUDA) */
 AOTITorchError shimrt_cuda_ne_tensor(AtenTensorHandle self, AtenTensorHandle other, AtenTensorHandle* ret0);
 /* aten.neg.default: neg(Tensor self) -> Tensor (CUDA) */
@@ -139,7 +139,7 @@ AOTITorchError shimrt_cuda_new_zeros(AtenTensorHandle self, const int64_t* size,
 /* aten.pad.default: pad(Tensor self, SymInt[] pad, str mode="constant", float? value=None) -> Tensor (CUDA) */
 AOTITorchError shimrt_cuda_pad(AtenTensorHandle self, const int64_t* pad, int64_t pad_len_, const char* mode, double* value, AtenTensorHandle* ret0);
 /* aten.pow.Tensor_Scalar: pow.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor (CUDA) */
-AOTITorchError shimrt_cuda_pow_tensor_scalar(AtenTensorHandle self, double exponent, AtenTensorHandle* ret0);
+AOTITorchError shimrt_cuda_pow_tensor_scalar(AtenTensorHandle self, shimrt_scalar exponent, AtenTensorHandle* ret0);
 /* aten.relu.default: relu(Tensor self) -> Tensor (CUDA) */
 AOTITorchError shimrt_cuda_relu(AtenTensorHandle self, AtenTensorHandle* ret0);
 /* aten.reshape.default: reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a) (CUDA) */
@@ -169,9 +169,9 @@ AOTITorchError shimrt_cuda_sort_stable(AtenTensorHandle self, int32_t* stable, i
 /* aten.sqrt.default: sqrt(Tensor self) -> Tensor (CUDA) */
 AOTITorchError shimrt_cuda_sqrt(AtenTensorHandle self, AtenTensorHandle* ret0);
 /* aten.sub.Tensor: sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor (CUDA) */
-AOTITorchError shimrt_cuda_sub_tensor(AtenTensorHandle self, AtenTensorHandle other, double alpha, AtenTensorHandle* ret0);
+AOTITorchError shimrt_cuda_sub_tensor(AtenTensorHandle self, AtenTensorHandle other, shimrt_scalar alpha, AtenTensorHandle* ret0);
 /* aten.subtract.Tensor: subtract.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor (CUDA) */
-AOTITorchError shimrt_cuda_subtract_tensor(AtenTensorHandle self, AtenTensorHandle other, double alpha, AtenTensorHandle* ret0);
+AOTITorchError shimrt_cuda_subtract_tensor(AtenTensorHandle self, AtenTensorHandle other, shimrt_scalar alpha, AtenTensorHandle* ret0);
 /* aten.sum.IntList_out: sum.IntList_out(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!) (CUDA) */
 AOTITorchError shimrt_cuda_sum_intlist_out(AtenTensorHandle out, AtenTensorHandle self, const int64_t* dim, int64_t dim_len_, int32_t keepdim, int32_t* dtype);
 /* aten.sum.dim_IntList: sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor (CUDA) */

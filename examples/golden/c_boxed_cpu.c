@@ -15,6 +15,9 @@
 #include "c_boxed_cpu.h"
 #include "c_shim_cpu.h"
 
+/* aten.add.Tensor: the shim's entry, taking its Scalars with their kind (c_shim_*.c) */
+AOTITorchError shimrt_entry_cpu_add_Tensor(AtenTensorHandle self, AtenTensorHandle other,
+                                           shimrt_scalar alpha, AtenTensorHandle *ret0);
 /* aten.add.Tensor: add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor */
 void boxed_cpu_add_Tensor(StableIValue *stack, uint64_t num_args, uint64_t num_outputs) {
     static const unsigned char arg_kinds[3] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR,
@@ -25,9 +28,9 @@ void boxed_cpu_add_Tensor(StableIValue *stack, uint64_t num_args, uint64_t num_o
         return;
     AtenTensorHandle self = shimrt_box_tensor(&b, 0);
     AtenTensorHandle other = shimrt_box_tensor(&b, 1);
-    double alpha = shimrt_box_scalar(&b, 2);
+    shimrt_scalar alpha = shimrt_box_scalar_value(&b, 2);
     AtenTensorHandle ret0 = NULL;
-    SHIMRT_BOX_CALL(&b, aoti_torch_cpu_add_Tensor(self, other, alpha, &ret0));
+    SHIMRT_BOX_CALL(&b, shimrt_entry_cpu_add_Tensor(self, other, alpha, &ret0));
     shimrt_box_release_args(&b);
     shimrt_box_push_tensor(&b, 0, ret0);
     shimrt_box_finish(&b);

@@ -17,12 +17,22 @@
 
 /* aten.add.Tensor: add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
  * kernel: shimrt_cpu_add_tensor (CPU) */
+AOTITorchError shimrt_entry_cpu_add_Tensor(AtenTensorHandle self, AtenTensorHandle other,
+                                           shimrt_scalar alpha, AtenTensorHandle *ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_TENSOR(other);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu_add_tensor(self, other, alpha, ret0);
+}
+
+/* aten.add.Tensor: the C shim; each Scalar, a C double, is a floating Scalar, as PyTorch's
+ * c10::Scalar(double) (the checks here name this shim in their messages) */
 AOTITorchError aoti_torch_cpu_add_Tensor(AtenTensorHandle self, AtenTensorHandle other,
                                          double alpha, AtenTensorHandle *ret0) {
     SHIMRT_ARG_TENSOR(self);
     SHIMRT_ARG_TENSOR(other);
     SHIMRT_ARG_RET(ret0);
-    return shimrt_cpu_add_tensor(self, other, alpha, ret0);
+    return shimrt_entry_cpu_add_Tensor(self, other, shimrt_scalar_double(alpha), ret0);
 }
 
 /* aten.copy_.default: copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)

@@ -26,7 +26,13 @@ struct StringOpaque {
     char *data; /* length + 1 bytes, NUL-terminated */
 };
 
-enum { SHIMRT_SCALAR_BOOL = 1, SHIMRT_SCALAR_INT, SHIMRT_SCALAR_DOUBLE, SHIMRT_SCALAR_COMPLEX };
+/* The tags are shimrt_scalar's kinds (shimrt/scalar.h). */
+enum {
+    SHIMRT_SCALAR_BOOL = SHIMRT_SCALAR_KIND_BOOL,
+    SHIMRT_SCALAR_INT = SHIMRT_SCALAR_KIND_INT,
+    SHIMRT_SCALAR_DOUBLE = SHIMRT_SCALAR_KIND_FLOAT,
+    SHIMRT_SCALAR_COMPLEX = SHIMRT_SCALAR_KIND_COMPLEX
+};
 
 struct ScalarOpaque {
     uint64_t magic;
@@ -49,6 +55,12 @@ extern _Atomic int64_t shimrt_live_lists, shimrt_live_strings, shimrt_live_scala
 extern shimrt_pool shimrt_list_pool;
 extern shimrt_pool shimrt_string_pool;
 extern shimrt_pool shimrt_scalar_pool;
+
+/* A ScalarHandle's value with its kind (shimrt/scalar.h); fails, naming func, for a bad
+ * handle. The handle stays the caller's. */
+AOTITorchError shimrt_scalar_get(const char *func, ScalarHandle h, shimrt_scalar *ret);
+/* A new ScalarHandle of v's kind and value (the caller owns it: torch_delete_scalar). */
+AOTITorchError shimrt_scalar_new_handle(const char *func, shimrt_scalar v, ScalarHandle *ret);
 
 /* NULL when h is a live handle of the pool with that magic, else why not ("is NULL",
  * "was freed", ...). Never reads memory outside the pool's slabs. */

@@ -148,3 +148,25 @@ AOTI_TORCH_EXPORT AOTITorchError torch_delete_scalar(ScalarHandle handle) {
     SHIMRT_LIVE_ADD(shimrt_live_scalars, -1);
     return AOTI_TORCH_SUCCESS;
 }
+
+AOTITorchError shimrt_scalar_get(const char *func, ScalarHandle h, shimrt_scalar *ret) {
+    SHIMRT_CHECK_HANDLE_IN(func, shimrt_scalar_pool, h, SHIMRT_SCALAR_MAGIC, "scalar");
+    switch (h->tag) {
+    case SHIMRT_SCALAR_BOOL: *ret = shimrt_scalar_bool(h->v.b); break;
+    case SHIMRT_SCALAR_INT: *ret = shimrt_scalar_int(h->v.i); break;
+    case SHIMRT_SCALAR_DOUBLE: *ret = shimrt_scalar_double(h->v.d); break;
+    case SHIMRT_SCALAR_COMPLEX: *ret = shimrt_scalar_complex(h->v.c.re, h->v.c.im); break;
+    default: return shimrt_fail(func, "scalar has an unknown tag %d", (int)h->tag);
+    }
+    return AOTI_TORCH_SUCCESS;
+}
+
+AOTITorchError shimrt_scalar_new_handle(const char *func, shimrt_scalar v, ScalarHandle *ret) {
+    switch (v.kind) {
+    case SHIMRT_SCALAR_KIND_BOOL: return torch_new_scalar_bool(v.i != 0, ret);
+    case SHIMRT_SCALAR_KIND_INT: return torch_new_scalar_int(v.i, ret);
+    case SHIMRT_SCALAR_KIND_FLOAT: return torch_new_scalar_double(v.d, ret);
+    case SHIMRT_SCALAR_KIND_COMPLEX: return torch_new_scalar_complex_double(v.d, v.im, ret);
+    default: return shimrt_fail(func, "shimrt_scalar has an unknown kind %d", (int)v.kind);
+    }
+}

@@ -221,17 +221,27 @@ static bool box_ok(shimrt_box *b, AOTITorchError rc) {
     return rc == AOTI_TORCH_SUCCESS;
 }
 
-static AOTITorchError box_scalar_value(StableIValue v, double *d) {
-    return torch_scalar_to_double(siv_to_scalar(v), d);
+/* A stack's ScalarHandle with its kind; a complex one with an imaginary part is refused
+ * (no kernel computes complex Scalars yet), as torch_scalar_to_double refuses it. */
+static AOTITorchError box_scalar_value(StableIValue v, shimrt_scalar *r) {
+    if (shimrt_scalar_get("shimrt_box_scalar_value", siv_to_scalar(v), r))
+        return AOTI_TORCH_FAILURE;
+    if (r->kind == SHIMRT_SCALAR_KIND_COMPLEX && r->im != 0.0)
+        return shimrt_fail("shimrt_box_scalar_value",
+                           "complex scalar (%g%+gj) has a nonzero imaginary part, which the "
+                           "kernels do not support",
+                           r->d, r->im);
+    return AOTI_TORCH_SUCCESS;
 }
 static AOTITorchError box_str_value(StableIValue v, const char **s) {
     return torch_string_c_str(siv_to_string(v), s);
 }
 
-AOTI_TORCH_EXPORT double shimrt_box_scalar(shimrt_box *b, uint64_t i) {
-    double d = 0;
-    if (b->err != AOTI_TORCH_SUCCESS || !box_ok(b, box_scalar_value(b->stack[i], &d))) return 0;
-    return d;
+AOTI_TORCH_EXPORT shimrt_scalar shimrt_box_scalar_value(shimrt_box *b, uint64_t i) {
+    shimrt_scalar r = shimrt_scalar_int(0);
+    if (b->err != AOTI_TORCH_SUCCESS || !box_ok(b, box_scalar_value(b->stack[i], &r)))
+        return shimrt_scalar_int(0);
+    return r;
 }
 
 AOTI_TORCH_EXPORT const char *shimrt_box_str(shimrt_box *b, uint64_t i) {
@@ -272,7 +282,7 @@ BOX_OPT(bool, int32_t, siv_to_bool01)
 BOX_OPT(code, int32_t, siv_to_code_)
 BOX_OPT(generator, AtenGeneratorHandle, siv_to_generator)
 BOX_OPT(device_index, int32_t, siv_to_index32)
-BOX_OPT_CALL(scalar, double, box_scalar_value)
+BOX_OPT_CALL(scalar_value, shimrt_scalar, box_scalar_value)
 BOX_OPT_CALL(str, const char *, box_str_value)
 
 AOTI_TORCH_EXPORT int32_t *shimrt_box_opt_device(shimrt_box *b, uint64_t i, int32_t *storage,
@@ -703,6 +713,21 @@ AOTI_TORCH_EXPORT void shimrt_pack_scalar(shimrt_pack *p, double x) {
 }
 AOTI_TORCH_EXPORT void shimrt_pack_opt_scalar(shimrt_pack *p, const double *x) {
     pack_opt(p, x != NULL, x ? pack_new_scalar(p, *x) : 0, PK_SCALAR, PK_OPT_SCALAR);
+}
+static StableIValue pack_new_scalar_value(shimrt_pack *p, shimrt_scalar x) {
+    ScalarHandle s = NULL;
+    if (p->err != AOTI_TORCH_SUCCESS) return 0;
+    if (shimrt_scalar_new_handle(p->func, x, &s) != AOTI_TORCH_SUCCESS) {
+        p->err = AOTI_TORCH_FAILURE;
+        return 0;
+    }
+    return siv_from_scalar(s);
+}
+AOTI_TORCH_EXPORT void shimrt_pack_scalar_value(shimrt_pack *p, shimrt_scalar x) {
+    pack_put(p, pack_new_scalar_value(p, x), PK_SCALAR);
+}
+AOTI_TORCH_EXPORT void shimrt_pack_opt_scalar_value(shimrt_pack *p, const shimrt_scalar *x) {
+    pack_opt(p, x != NULL, x ? pack_new_scalar_value(p, *x) : 0, PK_SCALAR, PK_OPT_SCALAR);
 }
 
 static StableIValue pack_new_str(shimrt_pack *p, const char *name, const char *x) {

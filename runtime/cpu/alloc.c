@@ -27,12 +27,12 @@ AOTITorchError shimrt_cpu_new_zeros(AtenTensorHandle self, const int64_t *size, 
     return AOTI_TORCH_SUCCESS;
 }
 
-AOTITorchError shimrt_cpu_fill__scalar(AtenTensorHandle self, double value) {
+AOTITorchError shimrt_cpu_fill__scalar(AtenTensorHandle self, shimrt_scalar value) {
     static const char op[] = "fill_.Scalar";
     if (shimrt_k_check_cpu(op, self, "self") || shimrt_k_check_dtype(op, self, "self") ||
         shimrt_k_scalar_fits(op, value, self->dtype, shimrt_numel(self) == 1))
         return AOTI_TORCH_FAILURE;
-    shimrt_k_fill(self, value);
+    shimrt_k_fill(self, value.d);
     return AOTI_TORCH_SUCCESS;
 }
 

@@ -108,9 +108,10 @@ static AOTITorchError int_scalars(AtenTensorHandle self, AtenTensorHandle m1, At
 }
 
 AOTITorchError shimrt_cpu_addmm_out(AtenTensorHandle out, AtenTensorHandle self,
-                                    AtenTensorHandle mat1, AtenTensorHandle mat2, double beta,
-                                    double alpha) {
+                                    AtenTensorHandle mat1, AtenTensorHandle mat2,
+                                    shimrt_scalar sbeta, shimrt_scalar salpha) {
     static const char op[] = "addmm.out";
+    double beta = sbeta.d, alpha = salpha.d; /* by value, as PyTorch's addmm reads them */
     if (shimrt_k_check_cpu(op, out, "out")) return AOTI_TORCH_FAILURE;
     if (simple_mm(self, mat1, mat2)) {
         int64_t shape[2] = {mat1->sizes[0], mat2->sizes[1]};
@@ -126,7 +127,8 @@ AOTITorchError shimrt_cpu_addmm_out(AtenTensorHandle out, AtenTensorHandle self,
     }
     AtenTensorHandle r = NULL;
     if (int_scalars(self, mat1, mat2, &beta, &alpha) ||
-        shimrt_cpu_addmm(self, mat1, mat2, beta, alpha, &r))
+        shimrt_cpu_addmm(self, mat1, mat2, shimrt_scalar_double(beta), shimrt_scalar_double(alpha),
+                         &r))
         return AOTI_TORCH_FAILURE;
     return shimrt_k_into_out(op, out, r);
 }
@@ -240,9 +242,9 @@ AOTITorchError shimrt_cpu_bmm_out(AtenTensorHandle out, AtenTensorHandle self,
 }
 
 AOTITorchError shimrt_cpu_baddbmm_out(AtenTensorHandle out, AtenTensorHandle self,
-                                      AtenTensorHandle batch1, AtenTensorHandle batch2, double beta,
-                                      double alpha) {
-    return baddbmm_impl("baddbmm.out", out, self, batch1, batch2, beta, alpha);
+                                      AtenTensorHandle batch1, AtenTensorHandle batch2,
+                                      shimrt_scalar beta, shimrt_scalar alpha) {
+    return baddbmm_impl("baddbmm.out", out, self, batch1, batch2, beta.d, alpha.d);
 }
 
 /* t (contiguous) *= v: in double for floating dtypes, in int64 (wrapping) for the others. */
@@ -263,9 +265,10 @@ static void scale(AtenTensorHandle t, double v) {
 }
 
 AOTITorchError shimrt_cpu_addbmm(AtenTensorHandle self, AtenTensorHandle batch1,
-                                 AtenTensorHandle batch2, double beta, double alpha,
+                                 AtenTensorHandle batch2, shimrt_scalar sbeta, shimrt_scalar salpha,
                                  AtenTensorHandle *ret0) {
     static const char op[] = "addbmm";
+    double beta = sbeta.d, alpha = salpha.d;
     int64_t shape[3];
     if (shimrt_k_check_cpu(op, self, "self") || bmm_check(op, NULL, batch1, batch2, shape))
         return AOTI_TORCH_FAILURE;
@@ -309,8 +312,9 @@ AOTITorchError shimrt_cpu_addbmm(AtenTensorHandle self, AtenTensorHandle batch1,
 }
 
 AOTITorchError shimrt_cpu_addmv(AtenTensorHandle self, AtenTensorHandle mat, AtenTensorHandle vec,
-                                double beta, double alpha, AtenTensorHandle *ret0) {
+                                shimrt_scalar sbeta, shimrt_scalar salpha, AtenTensorHandle *ret0) {
     static const char op[] = "addmv";
+    double beta = sbeta.d, alpha = salpha.d;
     if (shimrt_k_check_cpu(op, self, "self") || shimrt_k_check_cpu(op, mat, "mat") ||
         shimrt_k_check_cpu(op, vec, "vec") || shimrt_k_check_dtype(op, self, "self") ||
         shimrt_k_check_dtype(op, mat, "mat") || shimrt_k_check_dtype(op, vec, "vec"))
@@ -389,11 +393,14 @@ static void activate(AtenTensorHandle t, bool gelu) {
 }
 
 AOTITorchError shimrt_cpu__addmm_activation(AtenTensorHandle self, AtenTensorHandle mat1,
-                                            AtenTensorHandle mat2, double beta, double alpha,
-                                            int32_t use_gelu, AtenTensorHandle *ret0) {
+                                            AtenTensorHandle mat2, shimrt_scalar sbeta,
+                                            shimrt_scalar salpha, int32_t use_gelu,
+                                            AtenTensorHandle *ret0) {
+    double beta = sbeta.d, alpha = salpha.d;
     AtenTensorHandle r = NULL;
     if (int_scalars(self, mat1, mat2, &beta, &alpha) ||
-        shimrt_cpu_addmm(self, mat1, mat2, beta, alpha, &r))
+        shimrt_cpu_addmm(self, mat1, mat2, shimrt_scalar_double(beta), shimrt_scalar_double(alpha),
+                         &r))
         return AOTI_TORCH_FAILURE;
     if (use_gelu && !shimrt_k_is_floating(r->dtype)) {
         shimrt_tensor_free(r);

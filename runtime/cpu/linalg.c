@@ -225,8 +225,9 @@ AOTITorchError shimrt_cpu_mm(AtenTensorHandle self, AtenTensorHandle mat2, AtenT
 }
 
 AOTITorchError shimrt_cpu_addmm(AtenTensorHandle self, AtenTensorHandle mat1, AtenTensorHandle mat2,
-                                double beta, double alpha, AtenTensorHandle *ret0) {
-    return mm_impl("addmm", mat1, mat2, self, beta, alpha, ret0);
+                                shimrt_scalar beta, shimrt_scalar alpha, AtenTensorHandle *ret0) {
+    /* by value: PyTorch's addmm checks an integral product's beta and alpha by value */
+    return mm_impl("addmm", mat1, mat2, self, beta.d, alpha.d, ret0);
 }
 
 /* base + off bytes; a zero-size tensor has no data (NULL), and offsetting NULL is undefined

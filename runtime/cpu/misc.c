@@ -25,13 +25,20 @@ static AtenTensorHandle dense_as(const char *op, AtenTensorHandle t, int64_t nd,
 }
 
 /* ---- mul.Scalar ------------------------------------------------------------------------- */
-AOTITorchError shimrt_cpu_mul_scalar(AtenTensorHandle self, double other, AtenTensorHandle *ret0) {
+AOTITorchError shimrt_cpu_mul_scalar(AtenTensorHandle self, shimrt_scalar sother,
+                                     AtenTensorHandle *ret0) {
     static const char op[] = "mul.Scalar";
     if (shimrt_k_check_cpu(op, self, "self") || shimrt_k_check_dtype(op, self, "self"))
         return AOTI_TORCH_FAILURE;
-    /* the C shim's Scalar is a double: a floating scalar, so integral and bool tensors give
-     * the default dtype (float32), as PyTorch's shim gives */
-    int32_t rt = shimrt_k_is_floating(self->dtype) ? self->dtype : SHIMRT_FLOAT32;
+    /* the result type by the Scalar's kind: a C shim's (floating) Scalar gives integral and
+     * bool tensors the default dtype (float32), an int one keeps an integral dtype */
+    int32_t rt =
+        shimrt_k_result_type_of(1, (const struct AtenTensorOpaque *const *)&self, 1, &sother);
+    if (!shimrt_k_dtype_ok(rt))
+        return shimrt_fail(op, "\"mul_cpu\" not implemented for '%s'",
+                           shimrt_dtype_torch_name(self->dtype));
+    double other = sother.d;
+    int64_t iother = shimrt_scalar_is_integral(sother, true) ? sother.i : shimrt_k_f2i(other);
     int64_t st[SHIMRT_MAX_DIMS];
     shimrt_k_preserve_strides(self, st);
     AtenTensorHandle r =
@@ -53,9 +60,8 @@ AOTITorchError shimrt_cpu_mul_scalar(AtenTensorHandle self, double other, AtenTe
         else if (rt == SHIMRT_BOOL)
             shimrt_k_store_i64(e, rt, shimrt_k_load_i64(e, rt) && other != 0);
         else
-            shimrt_k_store_i64(
-                e, rt,
-                (int64_t)((uint64_t)shimrt_k_load_i64(e, rt) * (uint64_t)shimrt_k_f2i(other)));
+            shimrt_k_store_i64(e, rt,
+                               (int64_t)((uint64_t)shimrt_k_load_i64(e, rt) * (uint64_t)iother));
     }
     return shimrt_k_give(r, ret0);
 }
@@ -320,7 +326,7 @@ AOTITorchError shimrt_cpu_searchsorted_tensor(AtenTensorHandle sorted_sequence,
                              sorter, ret0);
 }
 
-AOTITorchError shimrt_cpu_searchsorted_scalar(AtenTensorHandle sorted_sequence, double self,
+AOTITorchError shimrt_cpu_searchsorted_scalar(AtenTensorHandle sorted_sequence, shimrt_scalar self,
                                               int32_t out_int32, int32_t right, const char **side,
                                               AtenTensorHandle sorter, AtenTensorHandle *ret0) {
     if (shimrt_k_check_cpu("searchsorted", sorted_sequence, "sorted_sequence"))
@@ -331,7 +337,7 @@ AOTITorchError shimrt_cpu_searchsorted_scalar(AtenTensorHandle sorted_sequence, 
                            "only when boundaries tensor dimension is 1, but we "
                            "got boundaries tensor dim(%lld)",
                            (long long)sorted_sequence->ndim);
-    return searchsorted_impl("searchsorted", sorted_sequence, NULL, self, out_int32, right, side,
+    return searchsorted_impl("searchsorted", sorted_sequence, NULL, self.d, out_int32, right, side,
                              sorter, ret0);
 }
 
@@ -447,8 +453,9 @@ AOTITorchError shimrt_cpu_repeat_interleave_tensor(AtenTensorHandle repeats, int
 }
 
 /* ---- histc ------------------------------------------------------------------------------------ */
-AOTITorchError shimrt_cpu_histc(AtenTensorHandle self, int64_t bins, double min, double max,
-                                AtenTensorHandle *ret0) {
+AOTITorchError shimrt_cpu_histc(AtenTensorHandle self, int64_t bins, shimrt_scalar smin,
+                                shimrt_scalar smax, AtenTensorHandle *ret0) {
+    double min = smin.d, max = smax.d;
     static const char op[] = "histc";
     if (shimrt_k_check_cpu(op, self, "self")) return AOTI_TORCH_FAILURE;
     if (!shimrt_k_is_floating(self->dtype))
@@ -758,17 +765,22 @@ AOTITorchError shimrt_cpu_pow_tensor_tensor(AtenTensorHandle self, AtenTensorHan
     return pow_common(op, self, exponent, shimrt_k_result_type_of(2, ts, 0, NULL), ret0);
 }
 
-AOTITorchError shimrt_cpu_pow_scalar(double self, AtenTensorHandle exponent,
+AOTITorchError shimrt_cpu_pow_scalar(shimrt_scalar self, AtenTensorHandle exponent,
                                      AtenTensorHandle *ret0) {
     static const char op[] = "pow.Scalar";
     if (shimrt_k_check_cpu(op, exponent, "exponent") ||
         shimrt_k_check_dtype(op, exponent, "exponent"))
         return AOTI_TORCH_FAILURE;
-    /* the shim's Scalar is a double: a floating scalar (float32 for integral exponents) */
-    int32_t rt = shimrt_k_is_floating(exponent->dtype) ? exponent->dtype : SHIMRT_FLOAT32;
+    /* the result type by the Scalar's kind: a C shim's (floating) Scalar gives float32 for
+     * integral exponents, an int one an integral type */
+    int32_t rt =
+        shimrt_k_result_type_of(1, (const struct AtenTensorOpaque *const *)&exponent, 1, &self);
+    if (!shimrt_k_dtype_ok(rt))
+        return shimrt_fail(op, "\"pow\" not implemented for '%s'",
+                           shimrt_dtype_torch_name(exponent->dtype));
     AtenTensorHandle base = shimrt_k_new(op, 0, NULL, rt);
     if (!base) return AOTI_TORCH_FAILURE;
-    shimrt_k_fill(base, self);
+    shimrt_k_fill(base, self.d);
     AOTITorchError err = pow_common(op, base, exponent, rt, ret0);
     shimrt_tensor_free(base);
     return err;
@@ -892,7 +904,9 @@ AOTITorchError shimrt_cpu__cdist_forward(AtenTensorHandle x1, AtenTensorHandle x
 /* ---- scatter.value_out -------------------------------------------------------------------------- */
 /* scatter.src_out with a source of index's shape holding value in self's dtype. */
 AOTITorchError shimrt_cpu_scatter_value_out(AtenTensorHandle out, AtenTensorHandle self,
-                                            int64_t dim, AtenTensorHandle index, double value) {
+                                            int64_t dim, AtenTensorHandle index,
+                                            shimrt_scalar svalue) {
+    double value = svalue.d;
     static const char op[] = "scatter.value_out";
     if (shimrt_k_check_cpu(op, self, "self") || shimrt_k_check_cpu(op, index, "index") ||
         shimrt_k_check_dtype(op, self, "self"))
@@ -906,11 +920,17 @@ AOTITorchError shimrt_cpu_scatter_value_out(AtenTensorHandle out, AtenTensorHand
                {SHIMRT_INT16, -32768, 32767, "int16_t"},
                {SHIMRT_INT32, -2147483648.0, 2147483647.0, "int"},
                {SHIMRT_INT64, -9223372036854775808.0, 9223372036854775807.0, "int64_t"}};
-    for (size_t i = 0; i < sizeof lim / sizeof *lim; i++) /* PyTorch's checked conversion */
-        if (lim[i].dt == self->dtype && shimrt_numel(index) > 0 &&
-            !(value >= lim[i].lo && value <= lim[i].hi))
-            return shimrt_fail(op, "value cannot be converted to type %s without overflow",
-                               lim[i].name);
+    /* PyTorch's checked conversion: an int Scalar by c10::overflows<To, int64_t> */
+    if (shimrt_scalar_is_integral(svalue, true) && shimrt_numel(index) > 0) {
+        if (shimrt_k_is_integral(self->dtype) &&
+            shimrt_k_scalar_fits(op, svalue, self->dtype, false))
+            return AOTI_TORCH_FAILURE;
+    } else
+        for (size_t i = 0; i < sizeof lim / sizeof *lim; i++)
+            if (lim[i].dt == self->dtype && shimrt_numel(index) > 0 &&
+                !(value >= lim[i].lo && value <= lim[i].hi))
+                return shimrt_fail(op, "value cannot be converted to type %s without overflow",
+                                   lim[i].name);
     AtenTensorHandle src = shimrt_k_new(op, index->ndim, index->sizes, self->dtype);
     if (!src) return AOTI_TORCH_FAILURE;
     shimrt_k_fill(src, value);

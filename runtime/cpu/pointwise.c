@@ -48,16 +48,14 @@ static const sh_row rows[OP_COUNT] = {
 
 /* ---- the driver -------------------------------------------------------------------- */
 
-static bool integral_value(double v) { return isfinite(v) && v == floor(v) && fabs(v) < 9.2e18; }
-
 /* What a call hands the driver. */
 typedef struct {
     const char *op; /* "add.Tensor", for messages */
     int row;
     int nin; /* tensor inputs */
     const struct AtenTensorOpaque *in[3];
-    bool has_scalar; /* binary: b is `scalar` (a Python number) */
-    double scalar;
+    bool has_scalar; /* binary: b is `scalar` (a wrapped number of its kind) */
+    shimrt_scalar scalar;
     int32_t compute; /* -1: PyTorch's result type of the inputs */
     bool cond_first; /* where: in[0] is the bool condition */
     sh_kargs k;
@@ -104,8 +102,12 @@ static AOTITorchError pw_run(pw_call *c, AtenTensorHandle *ret0) {
             &p, c->op, &out, c->out ? c->out->dtype : odt, c->nin, c->in))
         return AOTI_TORCH_FAILURE;
     if (c->has_scalar) {
+        /* an int or bool Scalar converts from its exact int64 value */
         _Alignas(8) char sv[8];
-        sh_cast_run(sv, sh_ct_dtype(ct), 0, (const char *)&c->scalar, SHIMRT_FLOAT64, 0, 1);
+        bool exact = shimrt_scalar_is_integral(c->scalar, true);
+        sh_cast_run(sv, sh_ct_dtype(ct), 0,
+                    exact ? (const char *)&c->scalar.i : (const char *)&c->scalar.d,
+                    exact ? SHIMRT_INT64 : SHIMRT_FLOAT64, 0, 1);
         sh_exec(&p, rt, r->cls == SH_COMPARE, false, fn, &c->k, sv);
     } else {
         sh_exec(&p, rt, r->cls == SH_COMPARE, c->cond_first, fn, &c->k, NULL);
@@ -125,19 +127,24 @@ static AOTITorchError bool_sub_error(const char *op) {
                            "`logical_not()` operator instead.");
 }
 
-/* add/sub alpha rules (PyTorch's alpha_check) */
-static AOTITorchError alpha_check(const char *op, pw_call *c, double alpha) {
+/* add/sub alpha rules (PyTorch's alpha_check) on the result type; sets c->k.alpha to alpha
+ * as the kernel applies it: converted to the compute type (alpha.to<scalar_t>(): a float16
+ * or bfloat16 alpha is rounded to that type, 1e-40 becomes 0) */
+static AOTITorchError alpha_check(const char *op, pw_call *c, shimrt_scalar alpha) {
     int32_t rt = shimrt_k_result_type_of(c->nin, c->in, c->has_scalar, &c->scalar);
-    if (!shimrt_k_is_floating(rt) && !integral_value(alpha))
-        return shimrt_fail(op, "For integral input tensors, argument alpha must not be a "
-                               "floating point number.");
-    return AOTI_TORCH_SUCCESS;
+    c->k.alpha = alpha.d;
+    if (rt < 0) return AOTI_TORCH_SUCCESS; /* pw_run refuses the dtypes */
+    if (rt == SHIMRT_FLOAT16 || rt == SHIMRT_BFLOAT16) {
+        _Alignas(8) char h[8];
+        sh_cast_run(h, rt, 0, (const char *)&alpha.d, SHIMRT_FLOAT64, 0, 1);
+        sh_cast_run((char *)&c->k.alpha, SHIMRT_FLOAT64, 0, h, rt, 0, 1);
+    }
+    return shimrt_k_alpha_check(op, rt, alpha);
 }
 
 static AOTITorchError add_sub(const char *op, bool sub, AtenTensorHandle self,
-                              AtenTensorHandle other, double alpha, AtenTensorHandle *ret0) {
+                              AtenTensorHandle other, shimrt_scalar alpha, AtenTensorHandle *ret0) {
     CALL2(op, sub ? OP_sub : OP_add, self, other);
-    c.k.alpha = alpha;
     if (shimrt_k_check_cpu(op, self, "self") || shimrt_k_check_cpu(op, other, "other"))
         return AOTI_TORCH_FAILURE;
     if (sub && (self->dtype == SHIMRT_BOOL || other->dtype == SHIMRT_BOOL))
@@ -146,28 +153,27 @@ static AOTITorchError add_sub(const char *op, bool sub, AtenTensorHandle self,
     return pw_run(&c, ret0);
 }
 
-AOTITorchError shimrt_cpu_add_tensor(AtenTensorHandle self, AtenTensorHandle other, double alpha,
-                                     AtenTensorHandle *ret0) {
+AOTITorchError shimrt_cpu_add_tensor(AtenTensorHandle self, AtenTensorHandle other,
+                                     shimrt_scalar alpha, AtenTensorHandle *ret0) {
     return add_sub("add.Tensor", false, self, other, alpha, ret0);
 }
 
-AOTITorchError shimrt_cpu_sub_tensor(AtenTensorHandle self, AtenTensorHandle other, double alpha,
-                                     AtenTensorHandle *ret0) {
+AOTITorchError shimrt_cpu_sub_tensor(AtenTensorHandle self, AtenTensorHandle other,
+                                     shimrt_scalar alpha, AtenTensorHandle *ret0) {
     return add_sub("sub.Tensor", true, self, other, alpha, ret0);
 }
 
 AOTITorchError shimrt_cpu_subtract_tensor(AtenTensorHandle self, AtenTensorHandle other,
-                                          double alpha, AtenTensorHandle *ret0) {
+                                          shimrt_scalar alpha, AtenTensorHandle *ret0) {
     return add_sub("subtract.Tensor", true, self, other, alpha, ret0);
 }
 
-AOTITorchError shimrt_cpu_add_scalar(AtenTensorHandle self, double other, double alpha,
-                                     AtenTensorHandle *ret0) {
+AOTITorchError shimrt_cpu_add_scalar(AtenTensorHandle self, shimrt_scalar other,
+                                     shimrt_scalar alpha, AtenTensorHandle *ret0) {
     static const char op[] = "add.Scalar";
     CALL1(op, OP_add, self);
     c.has_scalar = true;
     c.scalar = other;
-    c.k.alpha = alpha;
     if (shimrt_k_check_cpu(op, self, "self")) return AOTI_TORCH_FAILURE;
     if (alpha_check(op, &c, alpha)) return AOTI_TORCH_FAILURE;
     return pw_run(&c, ret0);
@@ -231,7 +237,7 @@ PLAIN_UNARY(sigmoid)
 PLAIN_UNARY(tanh)
 PLAIN_UNARY(log)
 
-AOTITorchError shimrt_cpu_pow_tensor_scalar(AtenTensorHandle self, double exponent,
+AOTITorchError shimrt_cpu_pow_tensor_scalar(AtenTensorHandle self, shimrt_scalar exponent,
                                             AtenTensorHandle *ret0) {
     static const char op[] = "pow.Tensor_Scalar";
     CALL1(op, OP_pow, self);
@@ -239,25 +245,27 @@ AOTITorchError shimrt_cpu_pow_tensor_scalar(AtenTensorHandle self, double expone
         return AOTI_TORCH_FAILURE;
     int32_t rt =
         shimrt_k_result_type_of(1, (const struct AtenTensorOpaque *const *)&self, 1, &exponent);
-    if (!shimrt_k_is_floating(rt) && exponent < 0)
+    if (!shimrt_k_is_floating(self->dtype) && shimrt_scalar_is_integral(exponent, true) &&
+        exponent.i < 0)
         return shimrt_fail(op, "Integers to negative integer powers are not allowed.");
     c.compute = rt;
-    c.k.p0 = exponent;
+    c.k.p0 = exponent.d;
     return pw_run(&c, ret0);
 }
 
-AOTITorchError shimrt_cpu_clamp(AtenTensorHandle self, double *min, double *max,
-                                AtenTensorHandle *ret0) {
+AOTITorchError shimrt_cpu_clamp(AtenTensorHandle self, const shimrt_scalar *smin,
+                                const shimrt_scalar *smax, AtenTensorHandle *ret0) {
     static const char op[] = "clamp";
     if (shimrt_k_check_cpu(op, self, "self") || shimrt_k_check_dtype(op, self, "self"))
         return AOTI_TORCH_FAILURE;
-    if (!min && !max)
+    if (!smin && !smax)
         return shimrt_fail(op, "torch.clamp: At least one of 'min' or 'max' must not be None");
     CALL1(op, OP_clamp, self);
-    double bounds[2];
+    shimrt_scalar bounds[2];
     int nb = 0;
-    if (min) bounds[nb++] = *min;
-    if (max) bounds[nb++] = *max;
+    if (smin) bounds[nb++] = *smin;
+    if (smax) bounds[nb++] = *smax;
+    const double *min = smin ? &smin->d : NULL, *max = smax ? &smax->d : NULL;
     int32_t rt =
         shimrt_k_result_type_of(1, (const struct AtenTensorOpaque *const *)&self, nb, bounds);
     if (rt == SHIMRT_BOOL) return shimrt_fail(op, "\"clamp_cpu\" not implemented for 'Bool'");
@@ -360,7 +368,7 @@ INTEGRAL_OP(bitwise_right_shift, "rshift_cpu", true)
         CALL2(#NAME ".Tensor", OP_##NAME, self, other);                                            \
         return pw_run(&c, ret0);                                                                   \
     }                                                                                              \
-    AOTITorchError shimrt_cpu_##NAME##_scalar(AtenTensorHandle self, double other,                 \
+    AOTITorchError shimrt_cpu_##NAME##_scalar(AtenTensorHandle self, shimrt_scalar other,          \
                                               AtenTensorHandle *ret0) {                            \
         CALL1(#NAME ".Scalar", OP_##NAME, self);                                                   \
         c.has_scalar = true;                                                                       \

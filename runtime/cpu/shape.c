@@ -26,9 +26,10 @@ static AOTITorchError options(const char *op, int32_t *dtype, int32_t *layout, i
     return shimrt_check_device(op, *out_device, device ? device_index : -1);
 }
 
-static AOTITorchError fill(const char *op, AtenTensorHandle t, long double v) {
-    if (shimrt_k_scalar_fits(op, (double)v, t->dtype, shimrt_numel(t) == 1))
-        return AOTI_TORCH_FAILURE;
+/* Fills t with the Scalar sv (an int or bool one by its exact value). */
+static AOTITorchError fill(const char *op, AtenTensorHandle t, shimrt_scalar sv) {
+    if (shimrt_k_scalar_fits(op, sv, t->dtype, shimrt_numel(t) == 1)) return AOTI_TORCH_FAILURE;
+    long double v = shimrt_scalar_is_integral(sv, true) ? (long double)sv.i : (long double)sv.d;
     if (t->device_type == SHIMRT_DEV_META || shimrt_numel(t) == 0) return AOTI_TORCH_SUCCESS;
     if (!shimrt_idx_numeric(t->dtype))
         return shimrt_fail(op, "filling a %s tensor is not supported", shimrt_dtype_name(t->dtype));
@@ -39,26 +40,28 @@ static AOTITorchError fill(const char *op, AtenTensorHandle t, long double v) {
 }
 
 static AOTITorchError new_filled(const char *op, int64_t n, const int64_t *size, int32_t dt,
-                                 int32_t dev, bool do_fill, long double v, AtenTensorHandle *ret0) {
+                                 int32_t dev, bool do_fill, shimrt_scalar v,
+                                 AtenTensorHandle *ret0) {
     if (shimrt_k_check_size(op, size, n)) return AOTI_TORCH_FAILURE;
     AtenTensorHandle t = shimrt_tensor_empty(op, n, size, NULL, dt, dev, -1);
     if (!t) return AOTI_TORCH_FAILURE;
     return shimrt_k_hand_out(do_fill && fill(op, t, v), t, ret0);
 }
 
-AOTITorchError shimrt_full(const int64_t *size, int64_t size_len_, double fill_value,
+AOTITorchError shimrt_full(const int64_t *size, int64_t size_len_, shimrt_scalar fill_value,
                            int32_t *dtype, int32_t *layout, int32_t *device, int32_t device_index_,
                            int32_t *pin_memory, AtenTensorHandle *ret0) {
     if (shimrt_k_check_pin("full", pin_memory)) return AOTI_TORCH_FAILURE;
     int32_t dt = 0, dev = 0;
-    if (options("full", dtype, layout, device, device_index_, SHIMRT_FLOAT32, SHIMRT_DEV_CPU, &dt,
-                &dev))
+    /* without a dtype, the Scalar's kind decides: bool, int64, float32 (C shims) or complex64 */
+    if (options("full", dtype, layout, device, device_index_, shimrt_k_scalar_dtype(fill_value),
+                SHIMRT_DEV_CPU, &dt, &dev))
         return AOTI_TORCH_FAILURE;
     return new_filled("full", size_len_, size, dt, dev, true, fill_value, ret0);
 }
 
 AOTITorchError shimrt_full_out(AtenTensorHandle out, const int64_t *size, int64_t size_len_,
-                               double fill_value) {
+                               shimrt_scalar fill_value) {
     /* an empty size list may come as NULL */
     if (shimrt_k_check_size("full.out", size, size_len_) ||
         shimrt_resize_output("full.out", out, size_len_, size))
@@ -70,7 +73,7 @@ AOTITorchError shimrt_full_out(AtenTensorHandle out, const int64_t *size, int64_
  * default: shimrt_k_format_strides) filled with v */
 static AOTITorchError like(const char *op, AtenTensorHandle self, int32_t *dtype, int32_t *layout,
                            int32_t *device, int32_t device_index_, int32_t *pin_memory,
-                           int32_t *memory_format, bool do_fill, long double v,
+                           int32_t *memory_format, bool do_fill, shimrt_scalar v,
                            AtenTensorHandle *ret0) {
     int32_t dt = 0, dev = 0;
     int64_t strides[SHIMRT_MAX_DIMS];
@@ -88,7 +91,7 @@ static AOTITorchError like(const char *op, AtenTensorHandle self, int32_t *dtype
     return shimrt_k_hand_out(do_fill && fill(op, t, v), t, ret0);
 }
 
-AOTITorchError shimrt_full_like(AtenTensorHandle self, double fill_value, int32_t *dtype,
+AOTITorchError shimrt_full_like(AtenTensorHandle self, shimrt_scalar fill_value, int32_t *dtype,
                                 int32_t *layout, int32_t *device, int32_t device_index_,
                                 int32_t *pin_memory, int32_t *memory_format,
                                 AtenTensorHandle *ret0) {
@@ -100,14 +103,14 @@ AOTITorchError shimrt_zeros_like(AtenTensorHandle self, int32_t *dtype, int32_t 
                                  int32_t *device, int32_t device_index_, int32_t *pin_memory,
                                  int32_t *memory_format, AtenTensorHandle *ret0) {
     return like("zeros_like", self, dtype, layout, device, device_index_, pin_memory, memory_format,
-                true, 0, ret0);
+                true, shimrt_scalar_int(0), ret0);
 }
 
 AOTITorchError shimrt_ones_like(AtenTensorHandle self, int32_t *dtype, int32_t *layout,
                                 int32_t *device, int32_t device_index_, int32_t *pin_memory,
                                 int32_t *memory_format, AtenTensorHandle *ret0) {
     return like("ones_like", self, dtype, layout, device, device_index_, pin_memory, memory_format,
-                true, 1, ret0);
+                true, shimrt_scalar_int(1), ret0);
 }
 
 AOTITorchError shimrt_cpu_empty_memory_format(const int64_t *size, int64_t size_len_,
@@ -128,15 +131,17 @@ AOTITorchError shimrt_cpu_empty_memory_format(const int64_t *size, int64_t size_
 }
 
 /* ---- arange ---- */
-static bool integral(double v) { return isfinite(v) && floor(v) == v; }
-
-static AOTITorchError arange(const char *op, double start, double end, double step, int32_t *dtype,
-                             int32_t *layout, int32_t *device, int32_t device_index_,
-                             AtenTensorHandle *ret0) {
-    /* Scalars arrive as doubles: integral values without a dtype give int64 (PyTorch's
-     * inference for Python ints), anything else float32. */
-    int32_t def =
-        integral(start) && integral(end) && integral(step) ? SHIMRT_INT64 : SHIMRT_FLOAT32;
+static AOTITorchError arange(const char *op, shimrt_scalar sstart, shimrt_scalar send,
+                             shimrt_scalar sstep, int32_t *dtype, int32_t *layout, int32_t *device,
+                             int32_t device_index_, AtenTensorHandle *ret0) {
+    /* without a dtype: int64 when all three Scalars are ints (or bools), as PyTorch infers
+     * it; else float32 (a C shim's Scalars are floating) */
+    int32_t def = shimrt_scalar_is_integral(sstart, true) &&
+                          shimrt_scalar_is_integral(send, true) &&
+                          shimrt_scalar_is_integral(sstep, true)
+                      ? SHIMRT_INT64
+                      : SHIMRT_FLOAT32;
+    double start = sstart.d, end = send.d, step = sstep.d;
     int32_t dt = 0, dev = 0;
     if (options(op, dtype, layout, device, device_index_, def, SHIMRT_DEV_CPU, &dt, &dev))
         return AOTI_TORCH_FAILURE;
@@ -149,7 +154,8 @@ static AOTITorchError arange(const char *op, double start, double end, double st
     if (n > (double)(INT64_C(1) << 40)) return shimrt_fail(op, "too many elements");
     int64_t size = (int64_t)n;
     AtenTensorHandle t;
-    if (new_filled(op, 1, &size, dt, dev, false, 0, &t)) return AOTI_TORCH_FAILURE;
+    if (new_filled(op, 1, &size, dt, dev, false, shimrt_scalar_int(0), &t))
+        return AOTI_TORCH_FAILURE;
     if (dev == SHIMRT_DEV_CPU) {
         if (!shimrt_idx_numeric(dt)) {
             shimrt_tensor_free(t);
@@ -162,15 +168,17 @@ static AOTITorchError arange(const char *op, double start, double end, double st
     return AOTI_TORCH_SUCCESS;
 }
 
-AOTITorchError shimrt_arange(double end, int32_t *dtype, int32_t *layout, int32_t *device,
+AOTITorchError shimrt_arange(shimrt_scalar end, int32_t *dtype, int32_t *layout, int32_t *device,
                              int32_t device_index_, int32_t *pin_memory, AtenTensorHandle *ret0) {
     if (shimrt_k_check_pin("arange", pin_memory)) return AOTI_TORCH_FAILURE;
-    return arange("arange", 0, end, 1, dtype, layout, device, device_index_, ret0);
+    return arange("arange", shimrt_scalar_int(0), end, shimrt_scalar_int(1), dtype, layout, device,
+                  device_index_, ret0);
 }
 
-AOTITorchError shimrt_arange_start_step(double start, double end, double step, int32_t *dtype,
-                                        int32_t *layout, int32_t *device, int32_t device_index_,
-                                        int32_t *pin_memory, AtenTensorHandle *ret0) {
+AOTITorchError shimrt_arange_start_step(shimrt_scalar start, shimrt_scalar end, shimrt_scalar step,
+                                        int32_t *dtype, int32_t *layout, int32_t *device,
+                                        int32_t device_index_, int32_t *pin_memory,
+                                        AtenTensorHandle *ret0) {
     if (shimrt_k_check_pin("arange.start_step", pin_memory)) return AOTI_TORCH_FAILURE;
     return arange("arange.start_step", start, end, step, dtype, layout, device, device_index_,
                   ret0);

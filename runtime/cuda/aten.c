@@ -13,13 +13,15 @@
 
 enum { MF_CONTIGUOUS = 0, MF_PRESERVE = 1 };
 
-AOTITorchError shimrt_cuda_add_tensor(AtenTensorHandle self, AtenTensorHandle other, double alpha,
-                                      AtenTensorHandle *ret0) {
-    return shimrt_cuda_binary("add", self, other, alpha, ret0);
+static AOTITorchError add_sub(const char *op, const char *row, AtenTensorHandle self,
+                              AtenTensorHandle other, shimrt_scalar alpha, AtenTensorHandle *ret0);
+AOTITorchError shimrt_cuda_add_tensor(AtenTensorHandle self, AtenTensorHandle other,
+                                      shimrt_scalar alpha, AtenTensorHandle *ret0) {
+    return add_sub("add.Tensor", "add", self, other, alpha, ret0);
 }
-AOTITorchError shimrt_cuda_sub_tensor(AtenTensorHandle self, AtenTensorHandle other, double alpha,
-                                      AtenTensorHandle *ret0) {
-    return shimrt_cuda_binary("sub", self, other, alpha, ret0);
+AOTITorchError shimrt_cuda_sub_tensor(AtenTensorHandle self, AtenTensorHandle other,
+                                      shimrt_scalar alpha, AtenTensorHandle *ret0) {
+    return add_sub("sub.Tensor", "sub", self, other, alpha, ret0);
 }
 AOTITorchError shimrt_cuda_mul_tensor(AtenTensorHandle self, AtenTensorHandle other,
                                       AtenTensorHandle *ret0) {
@@ -29,9 +31,14 @@ AOTITorchError shimrt_cuda_div_tensor(AtenTensorHandle self, AtenTensorHandle ot
                                       AtenTensorHandle *ret0) {
     return shimrt_cuda_binary("div", self, other, 1.0, ret0);
 }
-AOTITorchError shimrt_cuda_add_scalar(AtenTensorHandle self, double other, double alpha,
-                                      AtenTensorHandle *ret0) {
-    return shimrt_cuda_binary_scalar("add", self, other, alpha, ret0);
+AOTITorchError shimrt_cuda_add_scalar(AtenTensorHandle self, shimrt_scalar other,
+                                      shimrt_scalar alpha, AtenTensorHandle *ret0) {
+    if (!shimrt_tensor_valid(self))
+        return shimrt_fail("add.Scalar", "argument 'self' is not a tensor");
+    const struct AtenTensorOpaque *t[1] = {self};
+    int32_t rt = shimrt_k_result_type_of(1, t, 1, &other);
+    if (rt >= 0 && shimrt_k_alpha_check("add.Scalar", rt, alpha)) return AOTI_TORCH_FAILURE;
+    return shimrt_cuda_binary_scalar("add", self, other, alpha.d, ret0);
 }
 AOTITorchError shimrt_cuda_neg(AtenTensorHandle self, AtenTensorHandle *ret0) {
     return shimrt_cuda_unary("neg", self, ret0);
@@ -88,8 +95,11 @@ AOTITorchError shimrt_cuda_copy_(AtenTensorHandle self, AtenTensorHandle src,
     return shimrt_cuda_do_copy(self, src);
 }
 
-AOTITorchError shimrt_cuda_fill__scalar(AtenTensorHandle self, double value) {
-    return shimrt_cuda_do_fill(self, value);
+AOTITorchError shimrt_cuda_fill__scalar(AtenTensorHandle self, shimrt_scalar value) {
+    if (shimrt_tensor_valid(self) &&
+        shimrt_k_scalar_fits("fill_.Scalar", value, self->dtype, shimrt_numel(self) == 1))
+        return AOTI_TORCH_FAILURE;
+    return shimrt_cuda_do_fill(self, value.d);
 }
 
 AOTITorchError shimrt_cuda_zero_(AtenTensorHandle self) { return shimrt_cuda_do_fill(self, 0.0); }
@@ -265,22 +275,19 @@ static const char *type_name(int32_t dt) {
     return dt >= 0 && dt < (int32_t)(sizeof n / sizeof n[0]) ? n[dt] : "?";
 }
 
-static bool integral_value(double v) { return isfinite(v) && v == floor(v) && fabs(v) < 9.2e18; }
-
-/* add/sub: alpha must be integral for integral inputs (PyTorch's alpha_check) */
+/* add/sub: PyTorch's alpha_check on the result type, by alpha's kind */
 static AOTITorchError add_sub(const char *op, const char *row, AtenTensorHandle self,
-                              AtenTensorHandle other, double alpha, AtenTensorHandle *ret0) {
+                              AtenTensorHandle other, shimrt_scalar alpha, AtenTensorHandle *ret0) {
     if (!shimrt_tensor_valid(self) || !shimrt_tensor_valid(other))
         return shimrt_fail(op, "argument 'self' or 'other' is not a tensor");
     const struct AtenTensorOpaque *t[2] = {self, other};
-    if (!shimrt_k_is_floating(shimrt_k_result_type_of(2, t, 0, NULL)) && !integral_value(alpha))
-        return shimrt_fail(op, "For integral input tensors, argument alpha must not be a "
-                               "floating point number.");
-    return shimrt_cuda_binary(row, self, other, alpha, ret0);
+    int32_t rt = shimrt_k_result_type_of(2, t, 0, NULL);
+    if (rt >= 0 && shimrt_k_alpha_check(op, rt, alpha)) return AOTI_TORCH_FAILURE;
+    return shimrt_cuda_binary(row, self, other, alpha.d, ret0);
 }
 
 AOTITorchError shimrt_cuda_subtract_tensor(AtenTensorHandle self, AtenTensorHandle other,
-                                           double alpha, AtenTensorHandle *ret0) {
+                                           shimrt_scalar alpha, AtenTensorHandle *ret0) {
     return add_sub("subtract.Tensor", "sub", self, other, alpha, ret0);
 }
 
@@ -342,7 +349,7 @@ AOTITorchError shimrt_cuda_bitwise_right_shift_tensor(AtenTensorHandle self, Ate
                                                AtenTensorHandle *ret0) {                           \
         return shimrt_cuda_binary(#NAME, self, other, 1.0, ret0);                                  \
     }                                                                                              \
-    AOTITorchError shimrt_cuda_##NAME##_scalar(AtenTensorHandle self, double other,                \
+    AOTITorchError shimrt_cuda_##NAME##_scalar(AtenTensorHandle self, shimrt_scalar other,         \
                                                AtenTensorHandle *ret0) {                           \
         return shimrt_cuda_binary_scalar(#NAME, self, other, 1.0, ret0);                           \
     }
@@ -359,14 +366,16 @@ AOTITorchError shimrt_cuda_where_self(AtenTensorHandle condition, AtenTensorHand
     return shimrt_cuda_pointwise(&c, ret0);
 }
 
-AOTITorchError shimrt_cuda_pow_tensor_scalar(AtenTensorHandle self, double exponent,
+AOTITorchError shimrt_cuda_pow_tensor_scalar(AtenTensorHandle self, shimrt_scalar sexponent,
                                              AtenTensorHandle *ret0) {
     static const char op[] = "pow.Tensor_Scalar";
     if (shimrt_k_check_defined(op, self, "self")) return AOTI_TORCH_FAILURE;
     const struct AtenTensorOpaque *t[1] = {self};
-    int32_t rt = shimrt_k_result_type_of(1, t, 1, &exponent);
-    if (!shimrt_k_is_floating(rt) && exponent < 0)
+    int32_t rt = shimrt_k_result_type_of(1, t, 1, &sexponent);
+    if (!shimrt_k_is_floating(self->dtype) && shimrt_scalar_is_integral(sexponent, true) &&
+        sexponent.i < 0)
         return shimrt_fail(op, "Integers to negative integer powers are not allowed.");
+    double exponent = sexponent.d;
     shimrt_cuda_pw c = {.op = op,
                         .row = "pow",
                         .kind = SHK_UNARY,
@@ -377,16 +386,17 @@ AOTITorchError shimrt_cuda_pow_tensor_scalar(AtenTensorHandle self, double expon
     return shimrt_cuda_pointwise(&c, ret0);
 }
 
-AOTITorchError shimrt_cuda_clamp(AtenTensorHandle self, double *min, double *max,
-                                 AtenTensorHandle *ret0) {
+AOTITorchError shimrt_cuda_clamp(AtenTensorHandle self, const shimrt_scalar *smin,
+                                 const shimrt_scalar *smax, AtenTensorHandle *ret0) {
     static const char op[] = "clamp";
     if (shimrt_k_check_defined(op, self, "self")) return AOTI_TORCH_FAILURE;
-    if (!min && !max)
+    if (!smin && !smax)
         return shimrt_fail(op, "torch.clamp: At least one of 'min' or 'max' must not be None");
-    double sc[2];
+    shimrt_scalar sc[2];
     int ns = 0;
-    if (min) sc[ns++] = *min;
-    if (max) sc[ns++] = *max;
+    if (smin) sc[ns++] = *smin;
+    if (smax) sc[ns++] = *smax;
+    const double *min = smin ? &smin->d : NULL, *max = smax ? &smax->d : NULL;
     const struct AtenTensorOpaque *t[1] = {self};
     int32_t rt = shimrt_k_result_type_of(1, t, ns, sc);
     if (rt == SHIMRT_BOOL) return shimrt_fail(op, "\"clamp_cuda\" not implemented for 'Bool'");

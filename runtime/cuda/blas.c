@@ -97,7 +97,8 @@ static AOTITorchError gemm(const char *op, AtenTensorHandle a, AtenTensorHandle 
     if (k == 0) { /* an empty sum: beta * out */
         if (beta == 0) return shimrt_cuda_do_fill(out, 0.0);
         AtenTensorHandle t = NULL;
-        if (shimrt_cuda_binary_scalar("mul", out, beta, 1.0, &t)) return AOTI_TORCH_FAILURE;
+        if (shimrt_cuda_binary_scalar("mul", out, shimrt_scalar_double(beta), 1.0, &t))
+            return AOTI_TORCH_FAILURE;
         AOTITorchError rc = shimrt_cuda_do_copy(out, t);
         shimrt_tensor_free(t);
         return rc;
@@ -199,9 +200,10 @@ AOTITorchError shimrt_cuda_bmm(AtenTensorHandle self, AtenTensorHandle mat2,
 }
 
 AOTITorchError shimrt_cuda_addmm(AtenTensorHandle self, AtenTensorHandle mat1,
-                                 AtenTensorHandle mat2, double beta, double alpha,
+                                 AtenTensorHandle mat2, shimrt_scalar sbeta, shimrt_scalar salpha,
                                  AtenTensorHandle *ret0) {
     static const char op[] = "addmm";
+    double beta = sbeta.d, alpha = salpha.d; /* by value, as the CPU kernel */
     SHIMRT_CHECK_ARG(ret0);
     if (check_pair(op, mat1, "mat1", mat2, "mat2") || shimrt_k_check_defined(op, self, "self"))
         return AOTI_TORCH_FAILURE;
@@ -340,8 +342,9 @@ AOTITorchError shimrt_cuda_bmm_out(AtenTensorHandle out, AtenTensorHandle self,
 }
 
 AOTITorchError shimrt_cuda_addmm_out(AtenTensorHandle out, AtenTensorHandle self,
-                                     AtenTensorHandle mat1, AtenTensorHandle mat2, double beta,
-                                     double alpha) {
+                                     AtenTensorHandle mat1, AtenTensorHandle mat2,
+                                     shimrt_scalar sbeta, shimrt_scalar salpha) {
+    double beta = sbeta.d, alpha = salpha.d; /* by value, as the CPU kernel */
     static const char op[] = "addmm.out";
     int64_t shape[2];
     if (check_pair(op, mat1, "mat1", mat2, "mat2") || shimrt_k_check_defined(op, self, "self") ||
@@ -352,7 +355,8 @@ AOTITorchError shimrt_cuda_addmm_out(AtenTensorHandle out, AtenTensorHandle self
 
 AOTITorchError shimrt_cuda_baddbmm_out(AtenTensorHandle out, AtenTensorHandle self,
                                        AtenTensorHandle batch1, AtenTensorHandle batch2,
-                                       double beta, double alpha) {
+                                       shimrt_scalar sbeta, shimrt_scalar salpha) {
+    double beta = sbeta.d, alpha = salpha.d; /* by value, as the CPU kernel */
     static const char op[] = "baddbmm.out";
     int64_t shape[3];
     if (check_pair(op, batch1, "batch1", batch2, "batch2") ||

@@ -196,6 +196,7 @@ typedef struct shimrt_cuda_pw {
     int kind;
     const struct AtenTensorOpaque *in[3];
     bool scalar;
+    shimrt_scalar bscalar; /* with `scalar`: b with its kind (the result type); bval its value */
     double bval, alpha, p0, p1;
     int32_t compute; /* -1: PyTorch's result type */
 } shimrt_cuda_pw;
@@ -203,8 +204,8 @@ AOTITorchError shimrt_cuda_pointwise(const shimrt_cuda_pw *c, AtenTensorHandle *
 AOTITorchError shimrt_cuda_unary(const char *row, AtenTensorHandle self, AtenTensorHandle *ret);
 AOTITorchError shimrt_cuda_binary(const char *row, AtenTensorHandle self, AtenTensorHandle other,
                                   double alpha, AtenTensorHandle *ret);
-AOTITorchError shimrt_cuda_binary_scalar(const char *row, AtenTensorHandle self, double other,
-                                         double alpha, AtenTensorHandle *ret);
+AOTITorchError shimrt_cuda_binary_scalar(const char *row, AtenTensorHandle self,
+                                         shimrt_scalar other, double alpha, AtenTensorHandle *ret);
 AOTITorchError shimrt_cuda_reduce(const char *row, AtenTensorHandle self, const int64_t *dims,
                                   int64_t ndims, bool keepdim, AtenTensorHandle *ret);
 /* mean over dims (NULL/0: all) of a floating CUDA tensor: the sum kernel, divided by the

@@ -203,7 +203,7 @@ AOTITorchError shimrt_cuda_pointwise(const shimrt_cuda_pw *c, AtenTensorHandle *
     int32_t ct = c->compute;
     if (ct < 0) {
         int skip = ter ? 1 : 0;
-        ct = shimrt_k_result_type_of(nin - skip, c->in + skip, c->scalar ? 1 : 0, &c->bval);
+        ct = shimrt_k_result_type_of(nin - skip, c->in + skip, c->scalar ? 1 : 0, &c->bscalar);
     }
     int64_t shape[SHIMRT_MAX_DIMS], nd = c->in[0]->ndim;
     memcpy(shape, c->in[0]->sizes, sizeof(int64_t) * (size_t)nd);
@@ -279,13 +279,14 @@ AOTITorchError shimrt_cuda_binary(const char *row, AtenTensorHandle self, AtenTe
     return shimrt_cuda_pointwise(&c, ret);
 }
 
-AOTITorchError shimrt_cuda_binary_scalar(const char *row, AtenTensorHandle self, double other,
-                                         double alpha, AtenTensorHandle *ret) {
+AOTITorchError shimrt_cuda_binary_scalar(const char *row, AtenTensorHandle self,
+                                         shimrt_scalar other, double alpha, AtenTensorHandle *ret) {
     shimrt_cuda_pw c = {.row = row,
                         .kind = SHK_BINARY,
                         .in = {self},
                         .scalar = true,
-                        .bval = other,
+                        .bscalar = other,
+                        .bval = other.d,
                         .alpha = alpha,
                         .compute = -1};
     return shimrt_cuda_pointwise(&c, ret);

@@ -52,6 +52,7 @@ int32_t shimrt_k_promote(int32_t a, int32_t b) {
 }
 
 #define RT_NONE (-1)
+#define RT_INVALID (-2) /* no dtype the kernels compute on (a complex Scalar with others) */
 
 void shimrt_k_rt_init(shimrt_k_result_type *s) { s->dim = s->zero = s->wrapped = RT_NONE; }
 
@@ -66,27 +67,63 @@ void shimrt_k_rt_add_tensor(shimrt_k_result_type *s, const struct AtenTensorOpaq
         s->zero = promote_none(s->zero, t->dtype);
 }
 
-void shimrt_k_rt_add_scalar(shimrt_k_result_type *s, double v) {
-    bool integral = isfinite(v) && v == floor(v) && fabs(v) < 9.2e18;
-    s->wrapped = promote_none(s->wrapped, integral ? SHIMRT_INT64 : SHIMRT_FLOAT32);
+int32_t shimrt_k_scalar_dtype(shimrt_scalar v) {
+    switch (v.kind) {
+    case SHIMRT_SCALAR_KIND_BOOL: return SHIMRT_BOOL;
+    case SHIMRT_SCALAR_KIND_INT: return SHIMRT_INT64;
+    case SHIMRT_SCALAR_KIND_COMPLEX: return SHIMRT_COMPLEX64;
+    default: return SHIMRT_FLOAT32;
+    }
 }
 
-/* bool < integral < floating */
+void shimrt_k_rt_add_scalar(shimrt_k_result_type *s, shimrt_scalar v) {
+    int32_t dt = shimrt_k_scalar_dtype(v);
+    /* complex64 is no computable dtype (shimrt_k_promote): a complex Scalar makes the result
+     * complex in PyTorch, which the kernels refuse (-1) rather than drop its kind */
+    if (dt == SHIMRT_COMPLEX64)
+        s->wrapped = s->wrapped == RT_NONE || s->wrapped == dt ? dt : RT_INVALID;
+    else if (s->wrapped == SHIMRT_COMPLEX64 || s->wrapped == RT_INVALID)
+        s->wrapped = RT_INVALID;
+    else
+        s->wrapped = promote_none(s->wrapped, dt);
+}
+
+AOTITorchError shimrt_k_alpha_check(const char *op, int32_t dt, shimrt_scalar alpha) {
+    if (alpha.kind == SHIMRT_SCALAR_KIND_BOOL && dt != SHIMRT_BOOL)
+        return shimrt_fail(op, "Boolean alpha only supported for Boolean results.");
+    bool complex = dt == SHIMRT_COMPLEX64 || dt == SHIMRT_COMPLEX128 || dt == SHIMRT_COMPLEX32;
+    if (!shimrt_k_is_floating(dt) && !complex && !shimrt_scalar_is_integral(alpha, true))
+        return shimrt_fail(op, "For integral input tensors, argument alpha must not be a "
+                               "floating point number.");
+    if (!complex && alpha.kind == SHIMRT_SCALAR_KIND_COMPLEX)
+        return shimrt_fail(op, "For non-complex input tensors, argument alpha must not be a "
+                               "complex number.");
+    /* the kernel converts alpha to the compute type, checked (alpha.to<scalar_t>()) */
+    return shimrt_k_scalar_fits(op, alpha, dt, false);
+}
+
+/* bool < integral < floating < complex */
 static int category(int32_t dt) {
     if (dt == SHIMRT_BOOL) return 0;
+    if (dt == SHIMRT_COMPLEX32 || dt == SHIMRT_COMPLEX64 || dt == SHIMRT_COMPLEX128) return 3;
     return shimrt_k_is_floating(dt) ? 2 : 1;
 }
 
 /* The higher-priority state wins unless the lower one is of a higher category. */
 static int32_t combine(int32_t higher, int32_t lower) {
+    if (higher == RT_INVALID || lower == RT_INVALID) return RT_INVALID;
     if (higher == RT_NONE) return lower;
     if (lower == RT_NONE) return higher;
-    if (category(lower) > category(higher)) return shimrt_k_promote(higher, lower);
+    if (category(lower) > category(higher)) {
+        int32_t p = shimrt_k_promote(higher, lower);
+        return p < 0 ? RT_INVALID : p;
+    }
     return higher;
 }
 
 int32_t shimrt_k_rt_result(const shimrt_k_result_type *s) {
-    return combine(s->dim, combine(s->zero, s->wrapped));
+    int32_t r = combine(s->dim, combine(s->zero, s->wrapped));
+    return r == RT_INVALID ? -1 : r;
 }
 
 /* ---- shapes ------------------------------------------------------------------------ */
@@ -249,7 +286,9 @@ void shimrt_k_layout_perm(int nd, const int64_t *shape, int nops,
     }
 }
 
-AOTITorchError shimrt_k_scalar_fits(const char *op, double v, int32_t dt, bool one_element) {
+AOTITorchError shimrt_k_scalar_fits(const char *op, shimrt_scalar sv, int32_t dt,
+                                    bool one_element) {
+    double v = sv.d;
     const char *name;
     double lo, hi; /* the type's range */
     switch (dt) {
@@ -260,6 +299,9 @@ AOTITorchError shimrt_k_scalar_fits(const char *op, double v, int32_t dt, bool o
     case SHIMRT_INT64:
         name = "int64_t", lo = -9223372036854775808.0, hi = 9223372036854775808.0;
         break;
+    case SHIMRT_UINT16: name = "uint16_t", lo = 0, hi = 65535; break;
+    case SHIMRT_UINT32: name = "uint32_t", lo = 0, hi = 4294967295.0; break;
+    case SHIMRT_UINT64: name = "uint64_t", lo = 0, hi = 18446744073709551615.0; break;
     case SHIMRT_FLOAT16: name = "c10::Half", lo = -65504.0, hi = 65504.0; break;
     case SHIMRT_BFLOAT16:
         name = "c10::BFloat16", lo = -3.3895313892515355e38, hi = 3.3895313892515355e38;
@@ -271,9 +313,15 @@ AOTITorchError shimrt_k_scalar_fits(const char *op, double v, int32_t dt, bool o
     /* PyTorch fills a one-element tensor through scalar_fill, which converts to the half
      * types unchecked */
     if (half && one_element) return AOTI_TORCH_SUCCESS;
-    /* an integral value is a Python int (the C ABI passes doubles; see rt_add_scalar) */
-    bool integral = isfinite(v) && v == floor(v) && fabs(v) < 9.2e18;
-    if (integral && !shimrt_k_is_floating(dt))
+    /* an int (or bool) Scalar converts as c10::overflows<To, int64_t>, a floating one as
+     * c10::overflows<To, double> */
+    bool integral = shimrt_scalar_is_integral(sv, true);
+    bool unsig = dt == SHIMRT_UINT8 || dt == SHIMRT_UINT16 || dt == SHIMRT_UINT32;
+    if (integral && (dt == SHIMRT_INT64 || dt == SHIMRT_UINT64))
+        bad = false; /* every int64 converts (to uint64: wrapping) */
+    else if (integral && unsig)
+        bad = v > hi || v < -hi; /* unsigned: negatives wrap up to -max */
+    else if (integral && !shimrt_k_is_floating(dt))
         bad = v > hi || v < (lo == 0 ? -hi : lo); /* unsigned: negatives wrap up to -max */
     else if (integral)
         bad = v < lo || v > hi;
@@ -587,7 +635,7 @@ AOTITorchError shimrt_k_matmul_shape(const char *op, const struct AtenTensorOpaq
 }
 
 int32_t shimrt_k_result_type_of(int n, const struct AtenTensorOpaque *const *t, int ns,
-                                const double *scalars) {
+                                const shimrt_scalar *scalars) {
     shimrt_k_result_type s;
     shimrt_k_rt_init(&s);
     for (int i = 0; i < n; i++) shimrt_k_rt_add_tensor(&s, t[i]);

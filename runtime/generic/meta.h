@@ -24,10 +24,19 @@ bool shimrt_k_is_integral(int32_t dtype); /* uint8, int8..int64 (not bool) */
 int32_t shimrt_k_promote(int32_t a, int32_t b);
 
 /* PyTorch's overflow check of a fill value (fill_, full, *_like): "value cannot be converted
- * to type uint8_t without overflow". Integral v counts as a Python int (negatives wrap into
- * unsigned types down to -max), other values as a float (c10::overflows); one_element: the
- * tensor has one element (PyTorch's unchecked path for float16/bfloat16 then). */
-AOTITorchError shimrt_k_scalar_fits(const char *op, double v, int32_t dtype, bool one_element);
+ * to type uint8_t without overflow", by v's kind as c10::overflows<To, From>: an int (or
+ * bool) Scalar wraps into unsigned types down to -max, a floating one must lie in the
+ * type's range; one_element: the tensor has one element (PyTorch's unchecked path for
+ * float16/bfloat16 then). */
+AOTITorchError shimrt_k_scalar_fits(const char *op, shimrt_scalar v, int32_t dtype,
+                                    bool one_element);
+/* PyTorch's alpha_check of add/sub for result dtype `dtype`: a bool alpha needs a bool
+ * result, a floating one a floating result ("For integral input tensors, argument alpha
+ * must not be a floating point number."), a complex one a complex result. */
+AOTITorchError shimrt_k_alpha_check(const char *op, int32_t dtype, shimrt_scalar alpha);
+/* The dtype of a tensor made from a Scalar alone (full without dtype, scalar_tensor):
+ * bool, int64, the default float32, or complex64, by its kind. */
+int32_t shimrt_k_scalar_dtype(shimrt_scalar v);
 /* PyTorch's get_overlap_status(a, b) == Partial: both dense, same storage, their byte
  * ranges intersect without being the same elements in the same order. */
 bool shimrt_k_partial_overlap(const struct AtenTensorOpaque *a, const struct AtenTensorOpaque *b);
@@ -46,13 +55,14 @@ typedef struct {
 } shimrt_k_result_type;
 void shimrt_k_rt_init(shimrt_k_result_type *s);
 void shimrt_k_rt_add_tensor(shimrt_k_result_type *s, const struct AtenTensorOpaque *t);
-/* A Scalar argument: integral values count as int64 numbers, others as float32 (the
- * default dtype), as PyTorch treats Python ints and floats (the C ABI passes doubles). */
-void shimrt_k_rt_add_scalar(shimrt_k_result_type *s, double v);
+/* A Scalar argument, a wrapped number of its kind's category: bool, int64, float32 (the
+ * default dtype) or complex64. A C shim's Scalar is always floating (c10::Scalar(double)),
+ * one from the dispatcher keeps its ScalarHandle's kind (shimrt/scalar.h). */
+void shimrt_k_rt_add_scalar(shimrt_k_result_type *s, shimrt_scalar v);
 int32_t shimrt_k_rt_result(const shimrt_k_result_type *s);
 /* The result type of tensors t[0..n) and scalars[0..ns). */
 int32_t shimrt_k_result_type_of(int n, const struct AtenTensorOpaque *const *t, int ns,
-                                const double *scalars);
+                                const shimrt_scalar *scalars);
 
 /* <prefix>_softmax_int and <prefix>_log_softmax_int, the kernels of softmax.int and
  * log_softmax.int, both through impl(op, log, self, dim, dtype, ret0). */

@@ -286,7 +286,7 @@ Test(cuda_ops, add_scalar_and_reductions_match_cpu, .timeout = 600) {
     AtenTensorHandle a = cpu_rand(SHIMRT_FLOAT32, 3, s), ga = to_cuda(a, 0), want = NULL,
                      got = NULL;
     OK(aoti_torch_cpu_add_Scalar(a, 1.5, 2.0, &want));
-    OK(shimrt_cuda_binary_scalar("add", ga, 1.5, 2.0, &got));
+    OK(shimrt_cuda_binary_scalar("add", ga, shimrt_scalar_double(1.5), 2.0, &got));
     same("add.Scalar", want, got);
     OK(aoti_torch_delete_tensor_object(want));
     OK(aoti_torch_delete_tensor_object(got));

@@ -61,6 +61,28 @@ static void *cpu_shim(const char *fmt, const char *op) {
     return f;
 }
 
+/* A Scalar argument as a dispatcher caller passes a Python int: an int ScalarHandle, so that
+ * the CPU reference keeps the integral dtypes (a C shim's double is a floating Scalar). */
+static StableIValue int_scalar(int64_t v) {
+    ScalarHandle h = NULL;
+    OK(torch_new_scalar_int(v, &h));
+    return siv_from_scalar(h);
+}
+static StableIValue tensor_ref(AtenTensorHandle t) {
+    AtenTensorHandle r = NULL;
+    OK(aoti_torch_new_tensor_handle(t, &r));
+    return siv_from_tensor(r);
+}
+/* aten::<op>.<overload> through the dispatcher; the result (stack slot 0) in *ret. */
+static AOTITorchError dispatch(const char *op, const char *overload, StableIValue *stack,
+                               AtenTensorHandle *ret) {
+    char name[96];
+    snprintf(name, sizeof name, "aten::%s", op);
+    AOTITorchError e = torch_call_dispatcher(name, overload, stack, TORCH_ABI_VERSION);
+    if (e == AOTI_TORCH_SUCCESS) *ret = siv_to_tensor(stack[0]);
+    return e;
+}
+
 static double tol(int32_t dt) {
     switch (dt) {
     case SHIMRT_FLOAT16: return 2e-3;
@@ -152,9 +174,8 @@ static void run_elementwise(const shimrt_cuda_kdesc *k) {
         no_zeros(b);
         if (arity_of(k->op, ovl) == 3) {
             alpha = k->in_dtype == SHIMRT_BOOL ? 1 : 2;
-            AOTITorchError (*f)(AtenTensorHandle, AtenTensorHandle, double, AtenTensorHandle *);
-            *(void **)&f = cpu_shim(fmt, k->op);
-            OK(f(a, b, alpha, &want));
+            StableIValue st[3] = {tensor_ref(a), tensor_ref(b), int_scalar((int64_t)alpha)};
+            OK(dispatch(k->op, ovl, st, &want));
         } else {
             AOTITorchError (*f)(AtenTensorHandle, AtenTensorHandle, AtenTensorHandle *);
             *(void **)&f = cpu_shim(fmt, k->op);
@@ -171,9 +192,8 @@ static void run_elementwise(const shimrt_cuda_kdesc *k) {
         OK(f(a, &want));
     } else if (arity_of(k->op, "Tensor_Scalar") == 2) { /* pow: p0 = the Scalar */
         p0 = 2;
-        AOTITorchError (*f)(AtenTensorHandle, double, AtenTensorHandle *);
-        *(void **)&f = cpu_shim("aoti_torch_cpu_%s_Tensor_Scalar", k->op);
-        OK(f(a, p0, &want));
+        StableIValue st[2] = {tensor_ref(a), int_scalar(2)};
+        OK(dispatch(k->op, "Tensor_Scalar", st, &want));
         if (want->dtype != k->out_dtype) { /* bool ** 2 is int64 in PyTorch: same values */
             AtenTensorHandle w = rand_tensor(k->out_dtype, 2, shape, NULL);
             OK(aoti_torch_cpu_copy_(w, want, 0));
@@ -183,9 +203,11 @@ static void run_elementwise(const shimrt_cuda_kdesc *k) {
     } else if (arity_of(k->op, "") == 3) { /* clamp: p0, p1 = the two Scalar? bounds */
         p0 = k->in_dtype == SHIMRT_UINT8 ? 3 : -1;
         p1 = k->in_dtype == SHIMRT_UINT8 ? 30 : 2;
-        AOTITorchError (*f)(AtenTensorHandle, double *, double *, AtenTensorHandle *);
-        *(void **)&f = cpu_shim("aoti_torch_cpu_%s", k->op);
-        OK(f(a, &p0, &p1, &want));
+        StableIValue lo = 0, hi = 0;
+        OK(siv_new_optional(int_scalar((int64_t)p0), &lo));
+        OK(siv_new_optional(int_scalar((int64_t)p1), &hi));
+        StableIValue st[3] = {tensor_ref(a), lo, hi};
+        OK(dispatch(k->op, "", st, &want));
     } else { /* a row no op is named after (copy): the identity, as clone gives it */
         OK(aoti_torch_cpu_clone(a, NULL, &want));
     }

@@ -173,6 +173,42 @@ def run(label, ours_call, ref_call, loose=False, nret=1, check_strides=True):
             return
 
 
+# ---- Scalars ---------------------------------------------------------------------------
+# A C shim's Scalar is a C double: PyTorch makes c10::Scalar(double) of it, a floating
+# Scalar, so the reference of a C-shim call passes a Python float. Through the dispatcher a
+# ScalarHandle keeps its kind: disp() passes each Python int as an int ScalarHandle (the
+# reference passes the same int), each float as a double one.
+new_scalar_int = fn("torch_new_scalar_int", C.c_int64, P(H))
+new_scalar_double = fn("torch_new_scalar_double", C.c_double, P(H))
+new_handle = fn("aoti_torch_new_tensor_handle", H, P(H))
+call_dispatcher = fn("torch_call_dispatcher", C.c_char_p, C.c_char_p, P(C.c_uint64), C.c_uint64)
+LIB.aoti_torch_abi_version.restype = C.c_uint64
+ABI = LIB.aoti_torch_abi_version()
+
+
+def disp(op, overload, args, o):
+    """aten::op.overload through torch_call_dispatcher; args: handles (tensors, borrowed: a
+    new reference goes on the stack) and Python ints/floats (Scalars); the result in o[0]."""
+    st = (C.c_uint64 * max(len(args), 1))()
+    for k, a in enumerate(args):
+        h = H()
+        if isinstance(a, H):
+            new_handle(a, C.byref(h))
+        elif isinstance(a, int):
+            new_scalar_int(a, C.byref(h))
+        else:
+            new_scalar_double(a, C.byref(h))
+        st[k] = h.value or 0
+    rc = call_dispatcher(f"aten::{op}".encode(), overload.encode(), st, ABI)
+    if rc == 0:
+        o[0].value = st[0]
+    return rc
+
+
+def whole(v):
+    return int(v) if v == int(v) else v
+
+
 def with_handles(tensors, body):
     hs = [to_rt(t) for t in tensors]
     try:
@@ -224,7 +260,7 @@ for name, tf in [("add_Tensor", torch.add), ("sub_Tensor", torch.sub),
     for (da, db), (sa, sb), alpha in itertools.product(DT_PAIRS, PAIRS, [1.0, 2.0, 0.5, -3.0]):
         a, b = rand(sa, da), rand(sb, db)
         label = f"{name} {da}/{db} {sa}/{sb} alpha={alpha}"
-        al = int(alpha) if alpha == int(alpha) else alpha
+        al = whole(alpha)
         # float16/bfloat16 with alpha != 1 on broadcast operands: PyTorch rounds alpha * b to
         # the half type before adding there (fused elsewhere); we always fuse in float, so
         # cancelling results may differ by the product's rounding: atol 4 * rtol there
@@ -232,32 +268,44 @@ for name, tf in [("add_Tensor", torch.add), ("sub_Tensor", torch.sub),
             or (sb == [] and da in FLOATS[:2]) or da in FLOATS[:2] or db in FLOATS[:2]
         loose = "product" if alpha != 1 and half else False
         with_handles([a, b], lambda h: run(label, lambda o: f(h[0], h[1], alpha, C.byref(o[0])),
+                                           lambda: tf(a, b, alpha=alpha), loose))
+        with_handles([a, b], lambda h: run(label + " (dispatcher)",
+                                           lambda o: disp(name.split("_")[0], "Tensor",
+                                                          [h[0], h[1], al], o),
                                            lambda: tf(a, b, alpha=al), loose))
 
 f = fn("aoti_torch_cpu_add_Scalar", H, C.c_double, C.c_double, P(H))
 for dt, shape, (other, alpha) in itertools.product(ALL, SHAPES, [(2.0, 1.0), (0.5, 1.0), (3.0, 2.0), (-1.0, 0.5)]):
     x = rand(shape, dt)
-    o_ = int(other) if other == int(other) else other
-    al = int(alpha) if alpha == int(alpha) else alpha
+    o_, al = whole(other), whole(alpha)
     label = f"add.Scalar {dt} {shape} other={other} alpha={alpha}"
     with_handles([x], lambda h: run(label, lambda o: f(h[0], other, alpha, C.byref(o[0])),
+                                    lambda: torch.ops.aten.add.Scalar(x, other, alpha)))
+    with_handles([x], lambda h: run(label + " (dispatcher)",
+                                    lambda o: disp("add", "Scalar", [h[0], o_, al], o),
                                     lambda: torch.ops.aten.add.Scalar(x, o_, al)))
 
 for cmp in ["eq", "ne", "lt", "le", "gt", "ge"]:
     f = fn(f"aoti_torch_cpu_{cmp}_Scalar", H, C.c_double, P(H))
     for dt, v in itertools.product(ALL, [1.0, 2.5, -1.0]):
         x = rand([4, 5], dt)
-        vv = int(v) if v == int(v) else v
+        vv = whole(v)
         label = f"{cmp}.Scalar {dt} {v}"
         with_handles([x], lambda h: run(label, lambda o: f(h[0], v, C.byref(o[0])),
+                                        lambda: getattr(torch.ops.aten, cmp).Scalar(x, v)))
+        with_handles([x], lambda h: run(label + " (dispatcher)",
+                                        lambda o: disp(cmp, "Scalar", [h[0], vv], o),
                                         lambda: getattr(torch.ops.aten, cmp).Scalar(x, vv)))
 
 f = fn("aoti_torch_cpu_pow_Tensor_Scalar", H, C.c_double, P(H))
 for dt, e in itertools.product(ALL, [2.0, 3.0, 0.5, -1.0, 1.5, 0.0]):
     x = rand([4, 5], dt, low=0 if e in (0.5, 1.5) else -3, high=3)
-    ee = int(e) if e == int(e) else e
+    ee = whole(e)
     label = f"pow.Tensor_Scalar {dt} {e}"
     with_handles([x], lambda h: run(label, lambda o: f(h[0], e, C.byref(o[0])),
+                                    lambda: torch.pow(x, e), loose=True))
+    with_handles([x], lambda h: run(label + " (dispatcher)",
+                                    lambda o: disp("pow", "Tensor_Scalar", [h[0], ee], o),
                                     lambda: torch.pow(x, ee), loose=True))
 
 f = fn("aoti_torch_cpu_clamp", H, P(C.c_double), P(C.c_double), P(H))
@@ -265,8 +313,7 @@ for dt, (lo, hi) in itertools.product(ALL, [(-1.0, 2.0), (None, 1.0), (0.5, None
     x = rand([4, 5], dt)
     plo = C.byref(C.c_double(lo)) if lo is not None else None
     phi = C.byref(C.c_double(hi)) if hi is not None else None
-    tl = None if lo is None else (int(lo) if lo == int(lo) else lo)
-    th = None if hi is None else (int(hi) if hi == int(hi) else hi)
+    tl, th = lo, hi  # the C shim's Scalars: floating
     label = f"clamp {dt} {lo} {hi}"
     with_handles([x], lambda h: run(label, lambda o: f(h[0], plo, phi, C.byref(o[0])),
                                     lambda: torch.clamp(x, tl, th)))
@@ -316,7 +363,7 @@ for dt, v, shape in itertools.product(ALL, [1.0, -1.0, 2.5, 300.0, 1e40, -0.5, 6
     h = to_rt(x)
     rc = f(h, v)
     try:
-        ref = x.clone().fill_(int(v) if math.isfinite(v) and v == int(v) and abs(v) < 1e18 else v)
+        ref = x.clone().fill_(v)  # the C shim's double: a floating Scalar
         rerr = None
     except Exception as e:
         rerr = e
@@ -742,14 +789,14 @@ for lay, x in [("contig", rand([2, 3], torch.float32)), ("transposed", rand([3, 
                                     lambda: x.contiguous(memory_format=torch.preserve_format)))
 
 # ---- fill_ / full overflow checks (PyTorch's "value cannot be converted to type ... without
-# overflow"), integral values passed as Python ints, others as floats; one- and two-element
+# overflow"), every value a float as the C shim passes it; one- and two-element
 FVALS = [255.9, 256.0, -0.5, -1.0, -1, -255, -256, 300, 127.9, 128, -128.9, -129.0, 2147483647.5,
          2147483648.0, 9.3e18, 65519.5, 65520.0, 70000, 3.4028235e38, 3.40282357e38, 1e40, -1e40,
          float("nan"), float("inf"), 3.39e38]
 ffull = fn("aoti_torch_cpu_full", P(C.c_int64), C.c_int64, C.c_double, P(C.c_int32), P(C.c_int32),
            P(C.c_int32), C.c_int32, P(C.c_int32), P(H))
 for dt, v, n in itertools.product([d for d in ALL if d != torch.bool], FVALS, [2, 1]):
-    tv = int(v) if math.isfinite(v) and v == int(v) and abs(v) < 1e18 else v  # integral: a Python int
+    tv = float(v)  # the C shim's double: a floating Scalar (c10::Scalar(double))
     sz = i64s([n])
     dcode = C.c_int32(DT[dt])
     label = f"full [{n}] {dt} {v}"

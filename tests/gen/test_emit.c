@@ -816,11 +816,18 @@ Test(emit, bodies_have_the_golden_shape) {
         c,
         "/* aten.add.Tensor: add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor\n"
         " * kernel: shimrt_cpu_add_tensor (CPU) */\n"
-        "AOTITorchError aoti_torch_cpu_add_Tensor(AtenTensorHandle self, AtenTensorHandle "
-        "other, double alpha, AtenTensorHandle* ret0) {\n"
+        "AOTITorchError shimrt_entry_cpu_add_Tensor(AtenTensorHandle self, AtenTensorHandle "
+        "other, shimrt_scalar alpha, AtenTensorHandle* ret0) {\n"
         "    SHIMRT_ARG_TENSOR(self);\n    SHIMRT_ARG_TENSOR(other);\n"
         "    SHIMRT_ARG_RET(ret0);\n"
         "    return shimrt_cpu_add_tensor(self, other, alpha, ret0);\n}\n");
+    /* the C shim: its double is a floating Scalar, and its entry does the rest */
+    expect_in(c, "AOTITorchError aoti_torch_cpu_add_Tensor(AtenTensorHandle self, AtenTensorHandle "
+                 "other, double alpha, AtenTensorHandle* ret0) {\n"
+                 "    SHIMRT_ARG_TENSOR(self);\n    SHIMRT_ARG_TENSOR(other);\n"
+                 "    SHIMRT_ARG_RET(ret0);\n"
+                 "    return shimrt_entry_cpu_add_Tensor(self, other, shimrt_scalar_double(alpha), "
+                 "ret0);\n}\n");
     expect_in(c, "    SHIMRT_ARG_OPT_LIST(dim);\n    SHIMRT_ARG_RET(ret0);\n"
                  "    return shimrt_cpu_sum_dim_intlist(self, SHIMRT_OPT_LIST(dim), "
                  "SHIMRT_OPT_LIST_LEN(dim), keepdim, dtype, ret0);\n");
@@ -869,7 +876,11 @@ Test(emit, bodies_have_the_golden_shape) {
     expect_in(b,
               "    const int64_t* dim_v_ = NULL;\n    int64_t dim_len_ = 0;\n"
               "    const int64_t** dim = shimrt_box_opt_int_list(&box_, 1, &dim_v_, &dim_len_);\n");
-    expect_in(b, "    double alpha = shimrt_box_scalar(&box_, 2);\n");
+    /* a Scalar keeps its ScalarHandle's kind: the boxed kernel calls the shim's entry */
+    expect_in(b, "    shimrt_scalar alpha = shimrt_box_scalar_value(&box_, 2);\n");
+    expect_in(b, "AOTITorchError shimrt_entry_cpu_add_Tensor(AtenTensorHandle self, "
+                 "AtenTensorHandle other, shimrt_scalar alpha, AtenTensorHandle* ret0);\n");
+    expect_in(b, "SHIMRT_BOX_CALL(&box_, shimrt_entry_cpu_add_Tensor(self, other, alpha, &ret0));");
     /* Registration: one function per namespace, schemas without the namespace, tags. */
     expect_in(b, "static const shimrt_def_entry defs_aten[4] = {\n"
                  "    {\"add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor\", "

@@ -27,6 +27,13 @@
         cr_assert(strstr(w_, needle) != NULL, "message '%s' lacks '%s'", w_, needle);              \
     } while (0)
 
+/* A Scalar as a C shim passes it (floating), and one whose kind follows its value (an
+ * integral value an int Scalar, as a dispatcher caller's Python int). */
+#define SD(x) shimrt_scalar_double(x)
+static shimrt_scalar SA(double v) {
+    return v == floor(v) && fabs(v) < 9e18 ? shimrt_scalar_int((int64_t)v)
+                                           : shimrt_scalar_double(v);
+}
 #define F32 aoti_torch_dtype_float32()
 #define F64 aoti_torch_dtype_float64()
 #define I64 aoti_torch_dtype_int64()
@@ -243,8 +250,8 @@ static double ref_binop(bop op, double x, double y, double alpha) {
 static AOTITorchError call_binop(bop op, AtenTensorHandle a, AtenTensorHandle b, double alpha,
                                  AtenTensorHandle *r) {
     switch (op) {
-    case ADD: return shimrt_cpu_add_tensor(a, b, alpha, r);
-    case SUB: return shimrt_cpu_sub_tensor(a, b, alpha, r);
+    case ADD: return shimrt_cpu_add_tensor(a, b, SA(alpha), r);
+    case SUB: return shimrt_cpu_sub_tensor(a, b, SA(alpha), r);
     case MUL: return shimrt_cpu_mul_tensor(a, b, r);
     default: return shimrt_cpu_div_tensor(a, b, r);
     }
@@ -349,7 +356,7 @@ Test(binary, integer_wraparound) {
     AtenTensorHandle a = make(I64, CONTIG, 1, s, 0), b = make(I64, CONTIG, 1, s, 0), r = NULL;
     *(int64_t *)data_of(a) = INT64_MAX;
     *(int64_t *)data_of(b) = 1;
-    OK(shimrt_cpu_add_tensor(a, b, 1.0, &r));
+    OK(shimrt_cpu_add_tensor(a, b, SA(1.0), &r));
     cr_assert_eq(*(int64_t *)data_of(r), INT64_MIN);
     del(r);
     AtenTensorHandle c = make(I32, CONTIG, 1, s, 0), d = make(I32, CONTIG, 1, s, 0);
@@ -361,9 +368,9 @@ Test(binary, integer_wraparound) {
     *(int64_t *)data_of(a) = (INT64_C(1) << 60) + 1;
     *(int64_t *)data_of(b) = 3;
     AtenTensorHandle r2 = NULL, r3 = NULL;
-    OK(shimrt_cpu_add_tensor(a, b, 1.0, &r2));
+    OK(shimrt_cpu_add_tensor(a, b, SA(1.0), &r2));
     cr_assert_eq(*(int64_t *)data_of(r2), (INT64_C(1) << 60) + 4);
-    OK(shimrt_cpu_add_scalar(a, 1.0, 1.0, &r3));
+    OK(shimrt_cpu_add_scalar(a, SA(1.0), SA(1.0), &r3));
     cr_assert_eq(*(int64_t *)data_of(r3), (INT64_C(1) << 60) + 2);
     del(r2), del(r3);
     del(r), del(a), del(b), del(c), del(d);
@@ -375,16 +382,18 @@ Test(binary, errors) {
     AtenTensorHandle a = make(F32, CONTIG, 2, s23, 1), b = make(F32, CONTIG, 1, s4, 2);
     AtenTensorHandle i = make(I64, CONTIG, 2, s23, 1), bl = make(BOOL, CONTIG, 2, s23, 1);
     AtenTensorHandle r = NULL, cplx = NULL;
-    FAILS(shimrt_cpu_add_tensor(a, b, 1.0, &r), "add.Tensor", "cannot be broadcast");
-    FAILS(shimrt_cpu_sub_tensor(a, b, 1.0, &r), "sub.Tensor", "[2, 3] and [4]");
+    FAILS(shimrt_cpu_add_tensor(a, b, SD(1.0), &r), "add.Tensor", "cannot be broadcast");
+    FAILS(shimrt_cpu_sub_tensor(a, b, SD(1.0), &r), "sub.Tensor", "[2, 3] and [4]");
     FAILS(shimrt_cpu_mul_tensor(a, b, &r), "mul.Tensor", "broadcast");
     FAILS(shimrt_cpu_div_tensor(b, a, &r), "div.Tensor", "broadcast");
-    FAILS(shimrt_cpu_add_tensor(i, i, 1.5, &r), "add.Tensor", "alpha");
-    FAILS(shimrt_cpu_sub_tensor(bl, a, 1.0, &r), "sub.Tensor", "bool");
-    FAILS(shimrt_cpu_add_scalar(i, 1.0, 0.5, &r), "add.Scalar", "alpha");
+    FAILS(shimrt_cpu_add_tensor(i, i, SD(1.5), &r), "add.Tensor", "alpha");
+    FAILS(shimrt_cpu_sub_tensor(bl, a, SD(1.0), &r), "sub.Tensor", "bool");
+    FAILS(shimrt_cpu_add_scalar(i, SA(1.0), SD(0.5), &r), "add.Scalar", "alpha");
+    /* a floating alpha with integral inputs: refused, as PyTorch's C shim refuses it */
+    FAILS(shimrt_cpu_add_tensor(i, i, SD(1.0), &r), "add.Tensor", "alpha");
     OK(aoti_torch_empty_strided(2, s23, shimrt_test_strides(2, s23), aoti_torch_dtype_complex64(),
                                 CPU, 0, &cplx));
-    FAILS(shimrt_cpu_add_tensor(a, cplx, 1.0, &r), "add.Tensor", "complex64");
+    FAILS(shimrt_cpu_add_tensor(a, cplx, SD(1.0), &r), "add.Tensor", "complex64");
     FAILS(shimrt_cpu_neg(cplx, &r), "neg", "not supported");
     cr_assert_null(r);
     del(a), del(b), del(i), del(bl), del(cplx);
@@ -394,7 +403,7 @@ Test(binary, errors) {
 /* ---- add.Scalar ---- */
 static void check_add_scalar(AtenTensorHandle a, double other, double alpha, int32_t want_dt) {
     AtenTensorHandle r = NULL;
-    OK(shimrt_cpu_add_scalar(a, other, alpha, &r));
+    OK(shimrt_cpu_add_scalar(a, SA(other), SA(alpha), &r));
     cr_assert_eq(dtype_of(r), want_dt, "dtype %d, want %d", dtype_of(r), want_dt);
     assert_shape(r, dim(a), sizes_of(a));
     double *va = values(a), *vr = values(r);
@@ -909,7 +918,7 @@ Test(alloc, fill_and_zero_touch_only_the_view) {
         for (int64_t i = 0; i < total; i++) write_at(base, (int64_t[]){i}, 1);
         OK(aoti_torch__reinterpret_tensor(base, 2, s, st, 3, &v));
         double fillv = dts[k] == BOOL ? 1 : dts[k] == U8 ? 200 : -7;
-        OK(shimrt_cpu_fill__scalar(v, fillv));
+        OK(shimrt_cpu_fill__scalar(v, SD(fillv)));
         for (int64_t i = 0; i < total; i++) {
             bool in = i >= 3 && (i - 3) % 2 == 0 && (i - 3) / 8 < 3 && ((i - 3) % 8) / 2 < 4;
             cr_assert_eq(read_at(base, (int64_t[]){i}), in ? fillv : 1.0, "elem %lld",
@@ -924,12 +933,12 @@ Test(alloc, fill_and_zero_touch_only_the_view) {
     }
     /* fractional values truncate into integers; out-of-range values fail */
     AtenTensorHandle i8 = make(I8, CONTIG, 2, s, 0), f = make(F32, CONTIG, 2, s, 0);
-    OK(shimrt_cpu_fill__scalar(i8, 2.9));
+    OK(shimrt_cpu_fill__scalar(i8, SD(2.9)));
     cr_assert_eq(read_at(i8, (int64_t[]){2, 3}), 2.0);
-    FAILS(shimrt_cpu_fill__scalar(i8, 300.0), "fill_.Scalar", "overflow");
-    FAILS(shimrt_cpu_fill__scalar(i8, NAN), "fill_.Scalar", "overflow");
-    FAILS(shimrt_cpu_fill__scalar(f, 1e39), "fill_.Scalar", "overflow");
-    OK(shimrt_cpu_fill__scalar(f, INFINITY));
+    FAILS(shimrt_cpu_fill__scalar(i8, SD(300.0)), "fill_.Scalar", "overflow");
+    FAILS(shimrt_cpu_fill__scalar(i8, SD(NAN)), "fill_.Scalar", "overflow");
+    FAILS(shimrt_cpu_fill__scalar(f, SD(1e39)), "fill_.Scalar", "overflow");
+    OK(shimrt_cpu_fill__scalar(f, SD(INFINITY)));
     cr_assert(isinf(read_at(f, (int64_t[]){0, 0})));
     del(i8), del(f);
     no_live_objects();
@@ -1119,7 +1128,7 @@ Test(common, meta_tensors_and_undefined) {
     AtenTensorHandle m = NULL, r = NULL, u = NULL, c = make(F32, CONTIG, 2, s, 0);
     OK(aoti_torch_empty_strided(2, s, shimrt_test_strides(2, s), F32, aoti_torch_device_type_meta(),
                                 0, &m));
-    FAILS(shimrt_cpu_add_tensor(m, c, 1.0, &r), "add.Tensor", "CPU");
+    FAILS(shimrt_cpu_add_tensor(m, c, SD(1.0), &r), "add.Tensor", "CPU");
     FAILS(shimrt_cpu_exp(m, &r), "exp", "CPU");
     FAILS(shimrt_cpu_copy_(c, m, 0), "copy_", "src");
     cr_assert_null(r);
@@ -1194,22 +1203,22 @@ Test(cpu_kernels, empty_memory_format) {
 Test(cpu_kernels, full_out_sizes) {
     AtenTensorHandle z = NULL, m = NULL;
     OK(aoti_torch_empty_strided(0, NULL, NULL, F64, CPU, 0, &z));
-    OK(shimrt_full_out(z, NULL, 0, 2.5));
+    OK(shimrt_full_out(z, NULL, 0, SD(2.5)));
     void *p = NULL;
     OK(aoti_torch_get_data_ptr(z, &p));
     cr_assert_eq(*(double *)p, 2.5);
     int64_t s[] = {2, 3}, st[] = {3, 1}, other[] = {3, 2};
     OK(aoti_torch_empty_strided(2, s, st, F32, CPU, 0, &m));
-    OK(shimrt_full_out(m, s, 2, -1.0));
+    OK(shimrt_full_out(m, s, 2, SD(-1.0)));
     OK(aoti_torch_get_data_ptr(m, &p));
     for (int k = 0; k < 6; k++) cr_assert_eq(((float *)p)[k], -1.0f);
-    OK(shimrt_full_out(m, other, 2, 4.0)); /* same element count: the storage stays */
+    OK(shimrt_full_out(m, other, 2, SD(4.0))); /* same element count: the storage stays */
     OK(aoti_torch_get_data_ptr(m, &p));
     cr_assert_eq(dim(m), 2);
     cr_assert(sizes_of(m)[0] == 3 && sizes_of(m)[1] == 2 && strides_of(m)[0] == 2 &&
               strides_of(m)[1] == 1);
     for (int k = 0; k < 6; k++) cr_assert_eq(((float *)p)[k], 4.0f);
-    OK(shimrt_full_out(m, NULL, 0, 7.0)); /* to 0-dim */
+    OK(shimrt_full_out(m, NULL, 0, SD(7.0))); /* to 0-dim */
     cr_assert_eq(dim(m), 0);
     OK(aoti_torch_get_data_ptr(m, &p));
     cr_assert_eq(*(float *)p, 7.0f);
@@ -1217,7 +1226,7 @@ Test(cpu_kernels, full_out_sizes) {
     AtenTensorHandle v = NULL;
     int64_t one[] = {1}, st1[] = {1};
     OK(aoti_torch__reinterpret_tensor(z, 1, one, st1, 0, &v));
-    OK(shimrt_full_out(z, s, 2, 1.5));
+    OK(shimrt_full_out(z, s, 2, SD(1.5)));
     int64_t nbytes = 0;
     OK(aoti_torch_get_storage_size(z, &nbytes));
     cr_assert_eq(nbytes, 6 * (int64_t)sizeof(double));
@@ -1231,11 +1240,11 @@ Test(cpu_kernels, full_out_sizes) {
     AtenTensorHandle b = NULL;
     int64_t two[] = {2};
     OK(aoti_torch_create_tensor_from_blob(blob, 1, two, st1, 0, F64, CPU, 0, &b));
-    FAILS(shimrt_full_out(b, s, 2, 0.0), "full.out",
+    FAILS(shimrt_full_out(b, s, 2, SD(0.0)), "full.out",
           "Trying to resize storage that is not "
           "resizable");
     cr_assert_eq(dim(b), 1);
-    OK(shimrt_full_out(b, two, 1, 3.0));
+    OK(shimrt_full_out(b, two, 1, SD(3.0)));
     cr_assert(blob[0] == 3.0 && blob[1] == 3.0);
     AtenTensorHandle all[] = {z, m, v, b};
     for (size_t k = 0; k < 4; k++) OK(aoti_torch_delete_tensor_object(all[k]));

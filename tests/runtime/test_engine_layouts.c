@@ -70,7 +70,7 @@ static void check_fill(int32_t dt, int64_t nd, const int64_t *sizes, const int64
     if (zero)
         OK(shimrt_cpu_zero_(v.view));
     else
-        OK(shimrt_cpu_fill__scalar(v.view, 3.0));
+        OK(shimrt_cpu_fill__scalar(v.view, shimrt_scalar_double(3.0)));
     size_t es = aoti_torch_dtype_element_size(dt);
     unsigned char want[8] = {0}, guard[8];
     memset(guard, 0x7f, sizeof guard);
@@ -156,9 +156,9 @@ Test(engine_layouts, binary_with_a_size1_dim_of_odd_stride) {
     for (int pass = 0; pass < 2; pass++) {
         AtenTensorHandle r = NULL;
         if (pass == 0)
-            OK(shimrt_cpu_sub_tensor(b.view, a.view, 1.0, &r));
+            OK(shimrt_cpu_sub_tensor(b.view, a.view, shimrt_scalar_int(1), &r));
         else
-            OK(shimrt_cpu_sub_tensor(a.view, b.view, 1.0, &r));
+            OK(shimrt_cpu_sub_tensor(a.view, b.view, shimrt_scalar_int(1), &r));
         for (int64_t i = 0; i < 3; i++)
             for (int64_t k = 0; k < 3; k++) {
                 int64_t idx[3] = {i, 0, k};
@@ -235,7 +235,7 @@ Test(engine_layouts, output_strides_of_empty_results) {
     OK(shimrt_cpu_neg(a.view, &r));
     want_strides(r, 3, (int64_t[]){3, 3, 1});
     tview c = make_view(f32, 1, (int64_t[]){3}, (int64_t[]){1}, 0, 0, 0);
-    OK(shimrt_cpu_add_tensor(a.view, c.view, 1.0, &r));
+    OK(shimrt_cpu_add_tensor(a.view, c.view, shimrt_scalar_int(1), &r));
     want_strides(r, 3, (int64_t[]){1, 6, 2});
     free_view(&a);
     free_view(&b);
@@ -257,10 +257,10 @@ Test(engine_layouts, output_strides_with_a_scalar_operand) {
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         tview a = make_view(f32, cases[i].nd, cases[i].sizes, cases[i].strides, 0, 40, 0);
         AtenTensorHandle r;
-        OK(shimrt_cpu_add_scalar(a.view, 2.0, 1.0, &r));
+        OK(shimrt_cpu_add_scalar(a.view, shimrt_scalar_double(2.0), shimrt_scalar_int(1), &r));
         want_strides(r, cases[i].nd, cases[i].want);
         /* the same input through add.Tensor with itself: the fast set-up's strides */
-        OK(shimrt_cpu_add_tensor(a.view, a.view, 1.0, &r));
+        OK(shimrt_cpu_add_tensor(a.view, a.view, shimrt_scalar_int(1), &r));
         want_strides(r, cases[i].nd, cases[i].want_tensor);
         free_view(&a);
     }
@@ -279,7 +279,7 @@ Test(engine_layouts, zero_dim_float_operand_rounds_through_bf16) {
     float v = -3.4e38f;
     memcpy(data_of(b.base), &v, 4);
     AtenTensorHandle r;
-    OK(shimrt_cpu_add_tensor(a.view, b.view, 1.0, &r));
+    OK(shimrt_cpu_add_tensor(a.view, b.view, shimrt_scalar_int(1), &r));
     const uint16_t *pr = (const uint16_t *)data_of(r);
     cr_assert_eq(pr[0], 0xff80, "add[0] %04x", pr[0]);
     cr_assert_eq(pr[1] & 0x7fc0, 0x7fc0, "add[1] %04x is not NaN", pr[1]);

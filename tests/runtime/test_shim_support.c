@@ -126,15 +126,15 @@ Test(shim_support, optional_tensor_list_array) {
  * a new tensor holding t's value plus the number of present tensors in tl, and d's index. */
 static AOTITorchError shim_mix(AtenTensorHandle *t, const int64_t *l, int64_t l_len_, const char *s,
                                const double *sc, int64_t sc_len_, const AtenTensorHandle **tl,
-                               int64_t tl_len_, int32_t d, int32_t d_index_, int64_t *o, double a,
-                               const char **ret0, double *ret1, AtenTensorHandle *ret2,
-                               int64_t *ret3) {
+                               int64_t tl_len_, int32_t d, int32_t d_index_, int64_t *o,
+                               shimrt_scalar a, const char **ret0, double *ret1,
+                               AtenTensorHandle *ret2, int64_t *ret3) {
     SHIMRT_ARG_OPT_TENSOR(t);
     SHIMRT_ARG_LIST(l);
     SHIMRT_ARG_LIST(sc);
     if (o != NULL) return shimrt_set_error(__func__, "o must be None here");
     if (d != aoti_torch_device_type_cpu()) return shimrt_set_error(__func__, "bad device");
-    double sum = a;
+    double sum = a.d;
     for (int64_t k = 0; k < l_len_; k++) sum += (double)l[k];
     for (int64_t k = 0; k < sc_len_; k++) sum += sc[k];
     int present = 0;
@@ -168,7 +168,7 @@ static void boxed_mix(StableIValue *stack, uint64_t num_args, uint64_t num_outpu
     int32_t d = shimrt_box_device(&b, 5, &d_index_);
     int64_t o_v_ = 0;
     int64_t *o = shimrt_box_opt_int(&b, 6, &o_v_);
-    double a = shimrt_box_scalar(&b, 7);
+    shimrt_scalar a = shimrt_box_scalar_value(&b, 7);
     const char *ret0 = NULL;
     double ret1 = 0;
     AtenTensorHandle ret2 = NULL;

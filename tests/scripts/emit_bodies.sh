@@ -134,11 +134,13 @@ AOTITorchError nsx_kinds_cpu(AtenTensorHandle self, const double* fl, int64_t fl
     *ret0 = buf;
     return AOTI_TORCH_SUCCESS;
 }
-AOTITorchError nsx_fill_value_cpu(AtenTensorHandle self, double value) {
+AOTITorchError nsx_fill_value_cpu(AtenTensorHandle self, shimrt_scalar value) {
     int64_t n = 0;
     float *p = NULL;
     if (aoti_torch_get_numel(self, &n) || aoti_torch_get_data_ptr(self, (void **)&p)) return AOTI_TORCH_FAILURE;
-    for (int64_t k = 0; k < n; k++) p[k] = (float)value;
+    /* a Scalar keeps its kind: the dispatcher's int 7 arrives as an int */
+    if (value.kind != SHIMRT_SCALAR_KIND_INT) return shimrt_set_error(__func__, "not an int Scalar");
+    for (int64_t k = 0; k < n; k++) p[k] = (float)value.i;
     return AOTI_TORCH_SUCCESS;
 }
 KEOF
@@ -185,7 +187,7 @@ int main(void) {
     AtenTensorHandle hz = NULL;
     ScalarHandle sv = NULL;
     aoti_torch_new_tensor_handle(x, &hz);
-    torch_new_scalar_double(7.0, &sv);
+    torch_new_scalar_int(7, &sv);
     StableIValue s2[2] = {siv_from_tensor(hz), siv_from_scalar(sv)};
     CHECK(torch_call_dispatcher("nsx::fill_value_", "", s2, TORCH_ABI_VERSION) == AOTI_TORCH_SUCCESS);
     CHECK(at(x, 0) == 7 && at(x, 3) == 7);

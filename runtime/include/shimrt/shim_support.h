@@ -34,6 +34,7 @@
 #include "version.h"
 #include "error.h"
 #include "tensor.h"
+#include "scalar.h"
 #include "containers.h"
 #include "stableivalue.h"
 #include "dispatcher.h"
@@ -223,9 +224,10 @@ static inline int32_t shimrt_box_device(const shimrt_box *b, uint64_t i, int32_t
 static inline AtenGeneratorHandle shimrt_box_generator(const shimrt_box *b, uint64_t i) {
     return siv_to_generator(b->stack[i]);
 }
-/* Scalar: the ScalarHandle's value as a double (the shim's form); a complex with an
- * imaginary part, or a bad handle, fails the box (returns 0). */
-AOTI_TORCH_EXPORT double shimrt_box_scalar(shimrt_box *b, uint64_t i);
+/* Scalar: the ScalarHandle's value with its kind (the kernel's form, shimrt/scalar.h: an
+ * int stays an int); a complex with an imaginary part, or a bad handle, fails the box
+ * (returns an int 0). */
+AOTI_TORCH_EXPORT shimrt_scalar shimrt_box_scalar_value(shimrt_box *b, uint64_t i);
 /* str: the string's bytes, borrowed from the stack's StringHandle until release. */
 AOTI_TORCH_EXPORT const char *shimrt_box_str(shimrt_box *b, uint64_t i);
 
@@ -240,7 +242,8 @@ AOTI_TORCH_EXPORT int32_t *shimrt_box_opt_code(shimrt_box *b, uint64_t i, int32_
 /* Device?: *index receives the index (-1 for None). */
 AOTI_TORCH_EXPORT int32_t *shimrt_box_opt_device(shimrt_box *b, uint64_t i, int32_t *storage,
                                                  int32_t *index);
-AOTI_TORCH_EXPORT double *shimrt_box_opt_scalar(shimrt_box *b, uint64_t i, double *storage);
+AOTI_TORCH_EXPORT shimrt_scalar *shimrt_box_opt_scalar_value(shimrt_box *b, uint64_t i,
+                                                             shimrt_scalar *storage);
 AOTI_TORCH_EXPORT const char **shimrt_box_opt_str(shimrt_box *b, uint64_t i, const char **storage);
 AOTI_TORCH_EXPORT AtenGeneratorHandle *shimrt_box_opt_generator(shimrt_box *b, uint64_t i,
                                                                 AtenGeneratorHandle *storage);
@@ -351,6 +354,9 @@ AOTI_TORCH_EXPORT void shimrt_pack_opt_device(shimrt_pack *p, const int32_t *typ
 /* Scalar: a new ScalarHandle holding the double. */
 AOTI_TORCH_EXPORT void shimrt_pack_scalar(shimrt_pack *p, double x);
 AOTI_TORCH_EXPORT void shimrt_pack_opt_scalar(shimrt_pack *p, const double *x);
+/* The same from a kernel's form (a derived out kernel): the ScalarHandle keeps x's kind. */
+AOTI_TORCH_EXPORT void shimrt_pack_scalar_value(shimrt_pack *p, shimrt_scalar x);
+AOTI_TORCH_EXPORT void shimrt_pack_opt_scalar_value(shimrt_pack *p, const shimrt_scalar *x);
 AOTI_TORCH_EXPORT void shimrt_pack_str(shimrt_pack *p, const char *name, const char *x);
 AOTI_TORCH_EXPORT void shimrt_pack_opt_str(shimrt_pack *p, const char *name, const char *const *x);
 AOTI_TORCH_EXPORT void shimrt_pack_int_list(shimrt_pack *p, const char *name, const int64_t *x,

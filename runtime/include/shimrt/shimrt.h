@@ -7,6 +7,7 @@
 #include "version.h"
 #include "error.h"
 #include "tensor.h"
+#include "scalar.h"
 #include "device.h"
 #include "dlpack.h"
 #include "stableivalue.h"
