@@ -9,10 +9,7 @@
 
 /* ---- dtypes ------------------------------------------------------------------------ */
 
-bool shimrt_k_is_floating(int32_t dt) {
-    return dt == SHIMRT_FLOAT16 || dt == SHIMRT_BFLOAT16 || dt == SHIMRT_FLOAT32 ||
-           dt == SHIMRT_FLOAT64;
-}
+bool shimrt_k_is_floating(int32_t dt) { return shimrt_dtype_is_floating(dt); }
 
 bool shimrt_k_is_integral(int32_t dt) {
     return dt == SHIMRT_UINT8 || dt == SHIMRT_INT8 || dt == SHIMRT_INT16 || dt == SHIMRT_INT32 ||
@@ -254,6 +251,9 @@ AOTITorchError shimrt_k_scalar_fits(const char *op, double v, int32_t dt, bool o
     double lo, hi; /* the type's range */
     switch (dt) {
     case SHIMRT_UINT8: name = "uint8_t", lo = 0, hi = 255; break;
+    case SHIMRT_UINT16: name = "uint16_t", lo = 0, hi = 65535; break;
+    case SHIMRT_UINT32: name = "uint32_t", lo = 0, hi = 4294967295.0; break;
+    case SHIMRT_UINT64: name = "uint64_t", lo = 0, hi = 18446744073709551615.0; break;
     case SHIMRT_INT8: name = "int8_t", lo = -128, hi = 127; break;
     case SHIMRT_INT16: name = "int16_t", lo = -32768, hi = 32767; break;
     case SHIMRT_INT32: name = "int", lo = -2147483648.0, hi = 2147483647.0; break;
@@ -609,10 +609,7 @@ AOTITorchError shimrt_k_out_no_overlap(const char *op, const struct AtenTensorOp
     return AOTI_TORCH_SUCCESS;
 }
 
-static bool norm_dtype(int32_t dt) {
-    return dt == SHIMRT_FLOAT16 || dt == SHIMRT_BFLOAT16 || dt == SHIMRT_FLOAT32 ||
-           dt == SHIMRT_FLOAT64;
-}
+static bool norm_dtype(int32_t dt) { return shimrt_dtype_is_floating(dt); }
 
 AOTITorchError shimrt_k_sort_check(const char *op, const struct AtenTensorOpaque *self, int64_t dim,
                                    int32_t device_type, int64_t *out) {
