@@ -265,19 +265,21 @@ AOTITorchError shimrt_k_scalar_fits(const char *op, double v, int32_t dt, bool o
         name = "c10::BFloat16", lo = -3.3895313892515355e38, hi = 3.3895313892515355e38;
         break;
     case SHIMRT_FLOAT32: name = "float", lo = -FLT_MAX, hi = FLT_MAX; break;
-    default: return AOTI_TORCH_SUCCESS; /* bool, float64, complex: anything converts */
+    case SHIMRT_COMPLEX64: name = "c10::complex<float>", lo = -FLT_MAX, hi = FLT_MAX; break;
+    default: return AOTI_TORCH_SUCCESS; /* bool, float64, complex128: anything converts */
     }
     bool half = dt == SHIMRT_FLOAT16 || dt == SHIMRT_BFLOAT16, bad;
+    bool flt = shimrt_k_is_floating(dt) || shimrt_dtype_is_complex(dt);
     /* PyTorch fills a one-element tensor through scalar_fill, which converts to the half
      * types unchecked */
     if (half && one_element) return AOTI_TORCH_SUCCESS;
     /* an integral value is a Python int (the C ABI passes doubles; see rt_add_scalar) */
     bool integral = isfinite(v) && v == floor(v) && fabs(v) < 9.2e18;
-    if (integral && !shimrt_k_is_floating(dt))
+    if (integral && !flt)
         bad = v > hi || v < (lo == 0 ? -hi : lo); /* unsigned: negatives wrap up to -max */
     else if (integral)
         bad = v < lo || v > hi;
-    else if (!shimrt_k_is_floating(dt))              /* c10::overflows: NaN and inf never fit */
+    else if (!flt)                                   /* c10::overflows: NaN and inf never fit */
         bad = !isfinite(v) || v >= hi + 1 || v < lo; /* measured on PyTorch 2.15 */
     else if (dt == SHIMRT_FLOAT16)                   /* measured: 65519 passes, 65519.5 does not */
         bad = isfinite(v) && fabs(v) > 65519.0;
