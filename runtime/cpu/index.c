@@ -15,10 +15,7 @@
 static bool is_floatish(int32_t dt) { return shimrt_dtype_is_floating(dt); }
 
 /* ---- element access ---- */
-bool shimrt_idx_numeric(int32_t dt) {
-    return shimrt_dtype_is_computable(dt) && dt != SHIMRT_UINT16 && dt != SHIMRT_UINT32 &&
-           dt != SHIMRT_UINT64 && dt != SHIMRT_COMPLEX64 && dt != SHIMRT_COMPLEX128;
-}
+bool shimrt_idx_numeric(int32_t dt) { return shimrt_dtype_engine_index(dt) >= 0; }
 
 long double shimrt_idx_load(const char *p, int32_t dt) {
     /* integers through int64 (exact), floating values through double (exact) */

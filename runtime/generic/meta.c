@@ -11,14 +11,14 @@
 
 bool shimrt_k_is_floating(int32_t dt) { return shimrt_dtype_is_floating(dt); }
 
+/* the kernel engine's dtypes: the first rows of the dtype table (core/dtype.h) */
 bool shimrt_k_is_integral(int32_t dt) {
-    return dt == SHIMRT_UINT8 || dt == SHIMRT_INT8 || dt == SHIMRT_INT16 || dt == SHIMRT_INT32 ||
-           dt == SHIMRT_INT64;
+    int i = shimrt_dtype_engine_index(dt);
+    return i >= 0 && (shimrt_dtype_table[i].kind == SHIMRT_KIND_SIGNED ||
+                      shimrt_dtype_table[i].kind == SHIMRT_KIND_UNSIGNED);
 }
 
-bool shimrt_k_dtype_ok(int32_t dt) {
-    return dt == SHIMRT_BOOL || shimrt_k_is_integral(dt) || shimrt_k_is_floating(dt);
-}
+bool shimrt_k_dtype_ok(int32_t dt) { return shimrt_dtype_engine_index(dt) >= 0; }
 
 /* Rank among the signed integers (int8 < int16 < int32 < int64). */
 static int int_rank(int32_t dt) {
