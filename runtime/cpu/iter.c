@@ -1,6 +1,7 @@
 /* runtime/cpu/iter.c: strided iteration, element loads and stores, copies and fills shared
  * by the CPU kernels (see iter.h; the device-neutral helpers are runtime/generic/meta.c). */
 #include "iter.h"
+#include "cpu_kernels.h"
 #include "engine.h"
 
 #include <math.h>
@@ -101,6 +102,15 @@ void shimrt_k_store_i64(char *p, int32_t dt, int64_t v) {
 void shimrt_k_store_f64(char *p, int32_t dt, double v) {
     const shimrt_dtype_traits *t = shimrt_dtype_traits_of(dt);
     if (t) t->store_f64(p, v);
+}
+
+AOTITorchError shimrt_k_unsigned_as(AtenTensorHandle self, int32_t as, AtenTensorHandle *as_copy) {
+    *as_copy = NULL;
+    const shimrt_dtype_traits *t = shimrt_dtype_traits_of(self->dtype);
+    if (!t || t->kind != SHIMRT_KIND_UNSIGNED || shimrt_k_dtype_ok(self->dtype) ||
+        !shimrt_k_dtype_ok(as))
+        return AOTI_TORCH_SUCCESS;
+    return shimrt_cpu_to_dtype(self, as, 0, 0, NULL, as_copy);
 }
 
 /* copies and fills are the engine's (one set of dtype semantics) */

@@ -963,6 +963,35 @@ for dt, v, n in itertools.product(UINTS + CPLX, FVALS + [1.0, 2.5, 4294967295, 4
         failures.append(f"fill_ {dt} {v}: values differ")
     delete(h)
 
+# reductions PyTorch runs on uint16/32/64 as another dtype: sum (int64, or the dtype given),
+# mean with a floating dtype, all/any (bool), cumsum/cumprod (int64); others refused alike
+fal, fan = fn("aoti_torch_cpu_all", H, P(H)), fn("aoti_torch_cpu_any", H, P(H))
+fcs = fn("aoti_torch_cpu_cumsum", H, C.c_int64, P(C.c_int32), P(H))
+fcp = fn("aoti_torch_cpu_cumprod", H, C.c_int64, P(C.c_int32), P(H))
+for dt in UINTS:
+    big = torch.tensor([[2**64 - 1, 2**63 + 5, 3], [7, 0, 2**40]], dtype=torch.uint64).to(dt)
+    for lay, x in [("contig", rand_wide([4, 6], dt)), ("transposed", rand_wide([6, 4], dt).t()),
+                   ("zeros", torch.zeros(3, 2, dtype=dt)), ("large", big), ("empty", torch.zeros(0, 3, dtype=dt))]:
+        for dims, keep, odt in itertools.product([[0], [1], []], [0, 1], [None, torch.float32, torch.float64,
+                                                                          torch.int32]):
+            pp = C.pointer(i64s(dims))
+            pd = C.byref(C.c_int32(DT[odt])) if odt is not None else None
+            with_handles([x], lambda h: run(f"sum {dt} {lay} {dims} keep={keep} dtype={odt}",
+                                            lambda o: fsd(h[0], C.cast(C.pointer(pp), P(P(C.c_int64))), len(dims), keep, pd, C.byref(o[0])),
+                                            lambda: torch.sum(x, dims, keepdim=bool(keep), dtype=odt), loose=True, check_strides=False))
+            with_handles([x], lambda h: run(f"mean {dt} {lay} {dims} keep={keep} dtype={odt}",
+                                            lambda o: fmean(h[0], C.cast(C.pointer(pp), P(P(C.c_int64))), len(dims), keep, pd, C.byref(o[0])),
+                                            lambda: torch.mean(x, dims, keepdim=bool(keep), dtype=odt), loose=True, check_strides=False))
+        for name, fr in [("all", fal), ("any", fan)]:
+            with_handles([x], lambda h: run(f"{name} {dt} {lay}", lambda o: fr(h[0], C.byref(o[0])),
+                                            lambda: getattr(torch, name)(x)))
+        for name, fr in [("cumsum", fcs), ("cumprod", fcp)]:
+            for d, odt in itertools.product([0, 1], [None, torch.float64, torch.int64]):
+                pd = C.byref(C.c_int32(DT[odt])) if odt is not None else None
+                with_handles([x], lambda h: run(f"{name} {dt} {lay} dim={d} dtype={odt}",
+                                                lambda o: fr(h[0], d, pd, C.byref(o[0])),
+                                                lambda: getattr(torch, name)(x, d, dtype=odt), check_strides=False))
+
 for line in failures:
     print("MISMATCH", line)
 print(f"oracle: {counts['cases']} cases, {counts['cases'] - len(failures)} agree "
