@@ -972,8 +972,8 @@ for dt in UINTS:
     big = torch.tensor([[2**64 - 1, 2**63 + 5, 3], [7, 0, 2**40]], dtype=torch.uint64).to(dt)
     for lay, x in [("contig", rand_wide([4, 6], dt)), ("transposed", rand_wide([6, 4], dt).t()),
                    ("zeros", torch.zeros(3, 2, dtype=dt)), ("large", big), ("empty", torch.zeros(0, 3, dtype=dt))]:
-        for dims, keep, odt in itertools.product([[0], [1], []], [0, 1], [None, torch.float32, torch.float64,
-                                                                          torch.int32]):
+        for dims, keep, odt in [([0], 0, None), ([1], 1, None), ([], 0, None), ([0], 1, torch.float32),
+                                ([1], 0, torch.float64), ([], 1, torch.int32)]:
             pp = C.pointer(i64s(dims))
             pd = C.byref(C.c_int32(DT[odt])) if odt is not None else None
             with_handles([x], lambda h: run(f"sum {dt} {lay} {dims} keep={keep} dtype={odt}",
@@ -986,7 +986,7 @@ for dt in UINTS:
             with_handles([x], lambda h: run(f"{name} {dt} {lay}", lambda o: fr(h[0], C.byref(o[0])),
                                             lambda: getattr(torch, name)(x)))
         for name, fr in [("cumsum", fcs), ("cumprod", fcp)]:
-            for d, odt in itertools.product([0, 1], [None, torch.float64, torch.int64]):
+            for d, odt in [(0, None), (1, None), (0, torch.float64), (1, torch.int64)]:
                 pd = C.byref(C.c_int32(DT[odt])) if odt is not None else None
                 with_handles([x], lambda h: run(f"{name} {dt} {lay} dim={d} dtype={odt}",
                                                 lambda o: fr(h[0], d, pd, C.byref(o[0])),
