@@ -23,9 +23,7 @@ AOTI_TORCH_EXPORT AOTITorchError torch_set_requires_grad(AtenTensorHandle tensor
                                                          bool requires_grad) {
     SHIMRT_CHECK_DEFINED(tensor);
     int32_t dt = tensor->dtype;
-    bool grad_ok = dt == SHIMRT_FLOAT16 || dt == SHIMRT_FLOAT32 || dt == SHIMRT_FLOAT64 ||
-                   dt == SHIMRT_BFLOAT16 || dt == SHIMRT_COMPLEX32 || dt == SHIMRT_COMPLEX64 ||
-                   dt == SHIMRT_COMPLEX128;
+    bool grad_ok = shimrt_dtype_is_floating(dt) || shimrt_dtype_is_complex(dt);
     if (requires_grad && !grad_ok)
         return shimrt_fail(__func__,
                            "only Tensors of floating point and complex dtype can "
@@ -61,16 +59,11 @@ static double element(AtenTensorHandle t, int64_t linear) {
         (const char *)shimrt_data(t) + off * (int64_t)shimrt_dtype_size(t->dtype), t->dtype);
 }
 
-static bool is_real_floating(int32_t dt) {
-    return dt == SHIMRT_FLOAT32 || dt == SHIMRT_FLOAT64 || dt == SHIMRT_FLOAT16 ||
-           dt == SHIMRT_BFLOAT16;
-}
-
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_check_inf_and_nan(const char *tensor_name,
                                                               AtenTensorHandle tensor) {
     SHIMRT_CHECK_DEFINED(tensor);
     const char *name = tensor_name ? tensor_name : "tensor";
-    if (!is_real_floating(tensor->dtype) || !shimrt_data(tensor)) return AOTI_TORCH_SUCCESS;
+    if (!shimrt_dtype_is_floating(tensor->dtype) || !shimrt_data(tensor)) return AOTI_TORCH_SUCCESS;
     int64_t n = shimrt_numel(tensor);
     for (int64_t i = 0; i < n; i++) {
         double v = element(tensor, i);

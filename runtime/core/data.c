@@ -6,120 +6,6 @@
 #include "../cpu/engine.h"
 #include "../generic/meta.h"
 
-/* One element in a dtype-independent form. */
-typedef enum { V_INT, V_UINT, V_FLOAT, V_COMPLEX, V_BOOL } vkind;
-typedef struct {
-    vkind kind;
-    int64_t i;
-    uint64_t u;
-    double re, im;
-} value;
-
-/* LOAD_AS: n values of type T at p (1, or 2 for complex); v.f = conv(first), v.im = second. */
-#define LOAD_AS(T, n, k, f, conv)                                                                  \
-    {                                                                                              \
-        T x_[2] = {0, 0};                                                                          \
-        memcpy(x_, p, (n) * sizeof x_[0]);                                                         \
-        v.kind = k;                                                                                \
-        v.f = conv(x_[0]);                                                                         \
-        v.im = (double)x_[1];                                                                      \
-        break;                                                                                     \
-    }
-
-static value load(const void *p, int32_t dtype) {
-    value v = {V_INT, 0, 0, 0, 0};
-    switch (dtype) {
-    case SHIMRT_UINT8: LOAD_AS(uint8_t, 1, V_UINT, u, )
-    case SHIMRT_UINT16: LOAD_AS(uint16_t, 1, V_UINT, u, )
-    case SHIMRT_UINT32: LOAD_AS(uint32_t, 1, V_UINT, u, )
-    case SHIMRT_UINT64: LOAD_AS(uint64_t, 1, V_UINT, u, )
-    case SHIMRT_INT8: LOAD_AS(int8_t, 1, V_INT, i, )
-    case SHIMRT_INT16: LOAD_AS(int16_t, 1, V_INT, i, )
-    case SHIMRT_INT32: LOAD_AS(int32_t, 1, V_INT, i, )
-    case SHIMRT_INT64: LOAD_AS(int64_t, 1, V_INT, i, )
-    case SHIMRT_BOOL: LOAD_AS(uint8_t, 1, V_BOOL, i, 0 !=)
-    case SHIMRT_FLOAT16: LOAD_AS(uint16_t, 1, V_FLOAT, re, shimrt_half_to_float)
-    case SHIMRT_BFLOAT16: LOAD_AS(uint16_t, 1, V_FLOAT, re, shimrt_bf16_to_float)
-    case SHIMRT_FLOAT32: LOAD_AS(float, 1, V_FLOAT, re, )
-    case SHIMRT_FLOAT64: LOAD_AS(double, 1, V_FLOAT, re, )
-    case SHIMRT_COMPLEX64: LOAD_AS(float, 2, V_COMPLEX, re, )
-    case SHIMRT_COMPLEX128: LOAD_AS(double, 2, V_COMPLEX, re, )
-    default: break;
-    }
-    return v;
-}
-
-static double as_double(value v) {
-    switch (v.kind) {
-    case V_UINT: return (double)v.u;
-    case V_FLOAT:
-    case V_COMPLEX: return v.re;
-    default: return (double)v.i;
-    }
-}
-
-/* To a signed integer in [lo, hi]: integers wrap (two's complement), floats saturate,
- * NaN gives 0. */
-static int64_t as_signed(value v, int64_t lo, int64_t hi) {
-    if (v.kind == V_FLOAT || v.kind == V_COMPLEX) {
-        double d = v.re;
-        if (d != d) return 0;
-        if (d <= (double)lo) return lo;
-        if (d >= (double)hi) return hi;
-        return (int64_t)d;
-    }
-    return v.kind == V_UINT ? (int64_t)v.u : v.i;
-}
-
-static uint64_t as_unsigned(value v, uint64_t hi) {
-    if (v.kind == V_FLOAT || v.kind == V_COMPLEX) {
-        double d = v.re;
-        if (d != d || d <= 0) return 0;
-        if (d >= (double)hi) return hi;
-        return (uint64_t)d;
-    }
-    return v.kind == V_UINT ? v.u : (uint64_t)v.i;
-}
-
-/* STORE_AS: the values (of type T: one, or two for complex) written to the element at p. */
-#define STORE_AS(T, ...)                                                                           \
-    {                                                                                              \
-        T x_[] = {__VA_ARGS__};                                                                    \
-        memcpy(p, x_, sizeof x_);                                                                  \
-        break;                                                                                     \
-    }
-
-static bool as_bool(value v) {
-    switch (v.kind) {
-    case V_FLOAT: return v.re != 0;
-    case V_COMPLEX: return v.re != 0 || v.im != 0;
-    case V_UINT: return v.u != 0;
-    default: return v.i != 0;
-    }
-}
-
-static void store(void *p, int32_t dtype, value v) {
-    double im = v.kind == V_COMPLEX ? v.im : 0.0;
-    switch (dtype) {
-    case SHIMRT_UINT8: STORE_AS(uint8_t, (uint8_t)as_unsigned(v, UINT8_MAX))
-    case SHIMRT_UINT16: STORE_AS(uint16_t, (uint16_t)as_unsigned(v, UINT16_MAX))
-    case SHIMRT_UINT32: STORE_AS(uint32_t, (uint32_t)as_unsigned(v, UINT32_MAX))
-    case SHIMRT_UINT64: STORE_AS(uint64_t, as_unsigned(v, UINT64_MAX))
-    case SHIMRT_INT8: STORE_AS(int8_t, (int8_t)as_signed(v, INT8_MIN, INT8_MAX))
-    case SHIMRT_INT16: STORE_AS(int16_t, (int16_t)as_signed(v, INT16_MIN, INT16_MAX))
-    case SHIMRT_INT32: STORE_AS(int32_t, (int32_t)as_signed(v, INT32_MIN, INT32_MAX))
-    case SHIMRT_INT64: STORE_AS(int64_t, as_signed(v, INT64_MIN, INT64_MAX))
-    case SHIMRT_BOOL: STORE_AS(uint8_t, as_bool(v))
-    case SHIMRT_FLOAT16: STORE_AS(uint16_t, shimrt_float_to_half((float)as_double(v)))
-    case SHIMRT_BFLOAT16: STORE_AS(uint16_t, shimrt_float_to_bf16((float)as_double(v)))
-    case SHIMRT_FLOAT32: STORE_AS(float, (float)as_double(v))
-    case SHIMRT_FLOAT64: STORE_AS(double, as_double(v))
-    case SHIMRT_COMPLEX64: STORE_AS(float, (float)as_double(v), (float)im)
-    case SHIMRT_COMPLEX128: STORE_AS(double, as_double(v), im)
-    default: break;
-    }
-}
-
 /* Walks every element of a dst shape with dst and (broadcast) src strides. */
 typedef struct {
     int64_t ndim;
@@ -191,7 +77,7 @@ typedef struct {
 
 static void elem_convert(char *d, const char *s, void *ctx) {
     const conv_ctx *c = ctx;
-    store(d, c->ddt, load(s, c->sdt));
+    shimrt_dtype_convert(d, c->ddt, s, c->sdt);
 }
 static void elem_bytes(char *d, const char *s, void *ctx) {
     memcpy(d, s, ((const conv_ctx *)ctx)->size);
@@ -356,7 +242,7 @@ static AOTITorchError item(const char *func, AtenTensorHandle t, int32_t dtype, 
     if (!shimrt_dtype_is_computable(t->dtype))
         return shimrt_fail(func, "conversion from %s to %s is not supported",
                            shimrt_dtype_name(t->dtype), shimrt_dtype_name(dtype));
-    store(out, dtype, load(shimrt_data(t), t->dtype));
+    shimrt_dtype_convert(out, dtype, shimrt_data(t), t->dtype);
     return AOTI_TORCH_SUCCESS;
 }
 

@@ -4,92 +4,30 @@
 
 #include "internal.h"
 
+/* DLPack's type code of a dtype, from the dtype table's kind and size (float8 and the packed
+ * float4 have no code here) */
 static bool dtype_to_dl(int32_t dtype, DLDataType *out) {
-    uint8_t code, bits;
-    switch (dtype) {
-    case SHIMRT_INT8:
-        code = kDLInt;
-        bits = 8;
-        break;
-    case SHIMRT_INT16:
-        code = kDLInt;
-        bits = 16;
-        break;
-    case SHIMRT_INT32:
-        code = kDLInt;
-        bits = 32;
-        break;
-    case SHIMRT_INT64:
-        code = kDLInt;
-        bits = 64;
-        break;
-    case SHIMRT_UINT8:
-        code = kDLUInt;
-        bits = 8;
-        break;
-    case SHIMRT_UINT16:
-        code = kDLUInt;
-        bits = 16;
-        break;
-    case SHIMRT_UINT32:
-        code = kDLUInt;
-        bits = 32;
-        break;
-    case SHIMRT_UINT64:
-        code = kDLUInt;
-        bits = 64;
-        break;
-    case SHIMRT_FLOAT16:
-        code = kDLFloat;
-        bits = 16;
-        break;
-    case SHIMRT_FLOAT32:
-        code = kDLFloat;
-        bits = 32;
-        break;
-    case SHIMRT_FLOAT64:
-        code = kDLFloat;
-        bits = 64;
-        break;
-    case SHIMRT_BFLOAT16:
-        code = kDLBfloat;
-        bits = 16;
-        break;
-    case SHIMRT_BOOL:
-        code = kDLBool;
-        bits = 8;
-        break;
-    case SHIMRT_COMPLEX32:
-        code = kDLComplex;
-        bits = 32;
-        break;
-    case SHIMRT_COMPLEX64:
-        code = kDLComplex;
-        bits = 64;
-        break;
-    case SHIMRT_COMPLEX128:
-        code = kDLComplex;
-        bits = 128;
-        break;
+    const shimrt_dtype_traits *t = shimrt_dtype_traits_of(dtype);
+    if (!t) return false;
+    switch (t->kind) {
+    case SHIMRT_KIND_BOOL: out->code = kDLBool; break;
+    case SHIMRT_KIND_SIGNED: out->code = kDLInt; break;
+    case SHIMRT_KIND_UNSIGNED: out->code = kDLUInt; break;
+    case SHIMRT_KIND_FLOATING: out->code = dtype == SHIMRT_BFLOAT16 ? kDLBfloat : kDLFloat; break;
+    case SHIMRT_KIND_COMPLEX: out->code = kDLComplex; break;
     default: return false;
     }
-    out->code = code;
-    out->bits = bits;
+    out->bits = (uint8_t)(t->size * 8);
     out->lanes = 1;
     return true;
 }
 
 static int32_t dtype_from_dl(DLDataType t) {
-    static const int32_t codes[] = {
-        SHIMRT_INT8,    SHIMRT_INT16,     SHIMRT_INT32,     SHIMRT_INT64,
-        SHIMRT_UINT8,   SHIMRT_UINT16,    SHIMRT_UINT32,    SHIMRT_UINT64,
-        SHIMRT_FLOAT16, SHIMRT_FLOAT32,   SHIMRT_FLOAT64,   SHIMRT_BFLOAT16,
-        SHIMRT_BOOL,    SHIMRT_COMPLEX32, SHIMRT_COMPLEX64, SHIMRT_COMPLEX128};
     if (t.lanes != 1) return -1;
-    for (size_t i = 0; i < sizeof codes / sizeof codes[0]; i++) {
+    for (size_t i = 0; i < shimrt_dtype_table_len; i++) {
         DLDataType d;
-        dtype_to_dl(codes[i], &d);
-        if (d.code == t.code && d.bits == t.bits) return codes[i];
+        if (dtype_to_dl(shimrt_dtype_table[i].code, &d) && d.code == t.code && d.bits == t.bits)
+            return shimrt_dtype_table[i].code;
     }
     return -1;
 }

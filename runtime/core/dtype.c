@@ -1,121 +1,296 @@
-/* runtime/core/dtype.c: dtype, device type, layout and memory-format codes. */
+/* runtime/core/dtype.c: the dtype traits table (dtype.h); device type, layout and
+ * memory-format codes; half-precision conversions. */
 #include <math.h>
 #include <string.h>
 
 #include "internal.h"
 
-size_t shimrt_dtype_size(int32_t dtype) {
-    switch (dtype) {
-    case SHIMRT_UINT8:
-    case SHIMRT_INT8:
-    case SHIMRT_BOOL:
-    case SHIMRT_FLOAT8_E5M2:
-    case SHIMRT_FLOAT8_E4M3FN:
-    case SHIMRT_FLOAT8_E5M2FNUZ:
-    case SHIMRT_FLOAT8_E4M3FNUZ:
-    case SHIMRT_FLOAT8_E8M0FNU:
-    case SHIMRT_FLOAT4_E2M1FN_X2: return 1;
-    case SHIMRT_INT16:
-    case SHIMRT_UINT16:
-    case SHIMRT_FLOAT16:
-    case SHIMRT_BFLOAT16: return 2;
-    case SHIMRT_INT32:
-    case SHIMRT_UINT32:
-    case SHIMRT_FLOAT32:
-    case SHIMRT_COMPLEX32: return 4;
-    case SHIMRT_INT64:
-    case SHIMRT_UINT64:
-    case SHIMRT_FLOAT64:
-    case SHIMRT_COMPLEX64: return 8;
-    case SHIMRT_COMPLEX128: return 16;
-    default: return 0;
+/* ---- one element's load and store, per storage type ---- */
+
+int64_t shimrt_k_f2i(double v) {
+    if (isnan(v)) return 0;
+    if (v >= 9223372036854775807.0) return INT64_MAX;
+    if (v <= -9223372036854775808.0) return INT64_MIN;
+    return (int64_t)v;
+}
+
+/* a floating value to int64 or int32 as x86's truncating conversion (PyTorch's static_cast)
+ * gives it: out of range and NaN give the minimum ("integer indefinite") */
+static int64_t trunc64(double v) {
+    return (v >= -9223372036854775808.0 && v < 9223372036854775808.0) ? (int64_t)v : INT64_MIN;
+}
+static int32_t trunc32(double v) {
+    return (v > -2147483649.0 && v < 2147483648.0) ? (int32_t)v : INT32_MIN;
+}
+static uint64_t trunc_u64(double v) { /* x86-64's double to uint64 */
+    return v >= 9223372036854775808.0 && v < 18446744073709551616.0 ? (uint64_t)v
+                                                                    : (uint64_t)trunc64(v);
+}
+
+/* INT_ELEM(tag, T, from_double): the four functions of an integer storage type T; a
+ * floating value converts through from_double, an integer wraps (two's complement) */
+#define INT_ELEM(tag, T, from_double)                                                              \
+    static T get_##tag(const void *p) {                                                            \
+        T v;                                                                                       \
+        memcpy(&v, p, sizeof v);                                                                   \
+        return v;                                                                                  \
+    }                                                                                              \
+    static void put_##tag(void *p, T v) { memcpy(p, &v, sizeof v); }                               \
+    static double ld_f64_##tag(const void *p) { return (double)get_##tag(p); }                     \
+    static int64_t ld_i64_##tag(const void *p) { return (int64_t)get_##tag(p); }                   \
+    static void st_f64_##tag(void *p, double v) { put_##tag(p, (T)from_double(v)); }               \
+    static void st_i64_##tag(void *p, int64_t v) { put_##tag(p, (T)(uint64_t)v); }
+INT_ELEM(u8, uint8_t, trunc64)
+INT_ELEM(i8, int8_t, trunc32)
+INT_ELEM(i16, int16_t, trunc32)
+INT_ELEM(i32, int32_t, trunc32)
+INT_ELEM(i64, int64_t, trunc64)
+INT_ELEM(u16, uint16_t, trunc32)
+INT_ELEM(u32, uint32_t, trunc64)
+INT_ELEM(u64, uint64_t, trunc_u64)
+
+static double ld_f64_b8(const void *p) { return *(const uint8_t *)p != 0; }
+static int64_t ld_i64_b8(const void *p) { return *(const uint8_t *)p != 0; }
+static void st_f64_b8(void *p, double v) { *(uint8_t *)p = v != 0; }
+static void st_i64_b8(void *p, int64_t v) { *(uint8_t *)p = v != 0; }
+
+/* FLOAT_ELEM(tag, T, to_double, from_double): a floating storage type T; an integer stores
+ * through double (as the engine's int64 -> float conversions do) */
+#define FLOAT_ELEM(tag, T, to_double, from_double)                                                 \
+    static double ld_f64_##tag(const void *p) {                                                    \
+        T v;                                                                                       \
+        memcpy(&v, p, sizeof v);                                                                   \
+        return (double)to_double(v);                                                               \
+    }                                                                                              \
+    static int64_t ld_i64_##tag(const void *p) { return shimrt_k_f2i(ld_f64_##tag(p)); }           \
+    static void st_f64_##tag(void *p, double v) {                                                  \
+        T x = from_double(v);                                                                      \
+        memcpy(p, &x, sizeof x);                                                                   \
+    }                                                                                              \
+    static void st_i64_##tag(void *p, int64_t v) { st_f64_##tag(p, (double)v); }
+#define AS_IS(v) (v)
+#define TO_F32(v) ((float)(v))
+#define TO_HALF(v) shimrt_float_to_half((float)(v))
+#define TO_BF16(v) shimrt_float_to_bf16((float)(v))
+FLOAT_ELEM(f16, uint16_t, shimrt_half_to_float, TO_HALF)
+FLOAT_ELEM(bf16, uint16_t, shimrt_bf16_to_float, TO_BF16)
+FLOAT_ELEM(f32, float, AS_IS, TO_F32)
+FLOAT_ELEM(f64, double, AS_IS, AS_IS)
+
+/* complex: the real part; a store writes a zero imaginary part */
+#define COMPLEX_ELEM(tag, T)                                                                       \
+    static double ld_f64_##tag(const void *p) {                                                    \
+        T v[2];                                                                                    \
+        memcpy(v, p, sizeof v);                                                                    \
+        return (double)v[0];                                                                       \
+    }                                                                                              \
+    static int64_t ld_i64_##tag(const void *p) { return shimrt_k_f2i(ld_f64_##tag(p)); }           \
+    static void st_f64_##tag(void *p, double v) {                                                  \
+        T x[2] = {(T)v, 0};                                                                        \
+        memcpy(p, x, sizeof x);                                                                    \
+    }                                                                                              \
+    static void st_i64_##tag(void *p, int64_t v) { st_f64_##tag(p, (double)v); }
+COMPLEX_ELEM(c64, float)
+COMPLEX_ELEM(c128, double)
+
+/* the dtypes the runtime does not compute with: reads 0, stores nothing */
+static double ld_f64_none(const void *p) {
+    (void)p;
+    return 0;
+}
+static int64_t ld_i64_none(const void *p) {
+    (void)p;
+    return 0;
+}
+static void st_f64_none(void *p, double v) { (void)p, (void)v; }
+static void st_i64_none(void *p, int64_t v) { (void)p, (void)v; }
+
+/* ---- one element converted between any two computable dtypes (dtype.h) ---- */
+
+/* an element in a dtype-independent form: integers (signed or not) exactly, floating values
+ * as double, complex as two doubles */
+typedef struct {
+    shimrt_dtype_kind kind; /* BOOL and SIGNED in i, UNSIGNED in u, FLOATING/COMPLEX in re, im */
+    int64_t i;
+    uint64_t u;
+    double re, im;
+} wide;
+
+static wide load_wide(const void *p, const shimrt_dtype_traits *t) {
+    wide w = {t->kind, 0, 0, 0, 0};
+    if (t->kind == SHIMRT_KIND_COMPLEX && t->size == 8) {
+        float v[2];
+        memcpy(v, p, sizeof v);
+        w.re = v[0], w.im = v[1];
+    } else if (t->kind == SHIMRT_KIND_COMPLEX && t->size == 16) {
+        double v[2];
+        memcpy(v, p, sizeof v);
+        w.re = v[0], w.im = v[1];
+    } else if (t->kind == SHIMRT_KIND_FLOATING) {
+        w.re = t->load_f64(p);
+    } else if (t->kind == SHIMRT_KIND_UNSIGNED) {
+        w.u = (uint64_t)t->load_i64(p);
+    } else {
+        w.kind = SHIMRT_KIND_SIGNED;
+        w.i = t->load_i64(p);
+    }
+    return w;
+}
+
+/* an integer as a value of a floating type of `single` (float) or double precision: one
+ * rounding, as C++'s static_cast<float>(int64_t) */
+static double int_as(const wide *w, bool single) {
+    if (w->kind == SHIMRT_KIND_UNSIGNED) return single ? (double)(float)w->u : (double)w->u;
+    return single ? (double)(float)w->i : (double)w->i;
+}
+
+void shimrt_dtype_convert(void *dst, int32_t ddt, const void *src, int32_t sdt) {
+    const shimrt_dtype_traits *d = shimrt_dtype_traits_of(ddt), *s = shimrt_dtype_traits_of(sdt);
+    if (!d || !s || !d->computable || !s->computable) return;
+    wide w = load_wide(src, s);
+    bool from_float = w.kind == SHIMRT_KIND_FLOATING || w.kind == SHIMRT_KIND_COMPLEX;
+    if (d->kind == SHIMRT_KIND_COMPLEX) { /* a real value becomes (v, 0) */
+        double re = from_float ? w.re : int_as(&w, d->size == 8), im = w.im;
+        if (d->size == 8) {
+            float v[2] = {(float)re, (float)im};
+            memcpy(dst, v, sizeof v);
+        } else {
+            double v[2] = {re, im};
+            memcpy(dst, v, sizeof v);
+        }
+    } else if (d->kind == SHIMRT_KIND_BOOL && w.kind == SHIMRT_KIND_COMPLEX) {
+        d->store_i64(dst, w.re != 0 || w.im != 0);
+    } else if (from_float) { /* complex to real keeps the real part */
+        d->store_f64(dst, w.re);
+    } else if (d->kind == SHIMRT_KIND_FLOATING) { /* float16/bfloat16 through float */
+        d->store_f64(dst, int_as(&w, d->code != SHIMRT_FLOAT64));
+    } else { /* integer to integer wraps */
+        d->store_i64(dst, w.kind == SHIMRT_KIND_UNSIGNED ? (int64_t)w.u : w.i);
     }
 }
 
-const char *shimrt_dtype_name(int32_t dtype) {
-    switch (dtype) {
-#define X(NAME, name, code)                                                                        \
-    case SHIMRT_##NAME: return #name;
-        SHIMRT_DTYPES(X)
-#undef X
+/* ---- the table ---- */
+#define ELEM(tag) ld_f64_##tag, ld_i64_##tag, st_f64_##tag, st_i64_##tag
+#define ROW(NAME, name, size, kind, torch, meta, acc, comp, tag, ctype, compute, elem)             \
+    {                                                                                              \
+        SHIMRT_##NAME, size, SHIMRT_KIND_##kind, #name, torch, meta, acc, comp, tag, ctype,        \
+            compute, ELEM(elem)                                                                    \
+    }
+const shimrt_dtype_traits shimrt_dtype_table[] = {
+    /* the engine's dtypes, in its order (SHIMRT_ENGINE_NDT) */
+    ROW(BOOL, bool, 1, BOOL, "Bool", "bool", SHIMRT_BOOL, true, "b8", "unsigned char", "SH_BOOL",
+        b8),
+    ROW(UINT8, uint8, 1, UNSIGNED, "Byte", "unsigned char", SHIMRT_INT64, true, "u8",
+        "unsigned char", "unsigned char", u8),
+    ROW(INT8, int8, 1, SIGNED, "Char", "signed char", SHIMRT_INT64, true, "i8", "signed char",
+        "signed char", i8),
+    ROW(INT16, int16, 2, SIGNED, "Short", "short int", SHIMRT_INT64, true, "i16", "short", "short",
+        i16),
+    ROW(INT32, int32, 4, SIGNED, "Int", "int", SHIMRT_INT64, true, "i32", "int", "int", i32),
+    ROW(INT64, int64, 8, SIGNED, "Long", "long int", SHIMRT_INT64, true, "i64", "long long",
+        "long long", i64),
+    ROW(FLOAT16, float16, 2, FLOATING, "Half", "c10::Half", SHIMRT_FLOAT32, true, "f16",
+        "unsigned short", "float", f16),
+    ROW(BFLOAT16, bfloat16, 2, FLOATING, "BFloat16", "c10::BFloat16", SHIMRT_FLOAT32, true, "bf16",
+        "unsigned short", "float", bf16),
+    ROW(FLOAT32, float32, 4, FLOATING, "Float", "float", SHIMRT_FLOAT64, true, "f32", "float",
+        "float", f32),
+    ROW(FLOAT64, float64, 8, FLOATING, "Double", "double", SHIMRT_FLOAT64, true, "f64", "double",
+        "double", f64),
+    /* the others */
+    ROW(UINT16, uint16, 2, UNSIGNED, "UInt16", "uint16", -1, true, NULL, NULL, NULL, u16),
+    ROW(UINT32, uint32, 4, UNSIGNED, "UInt32", "uint32", -1, true, NULL, NULL, NULL, u32),
+    ROW(UINT64, uint64, 8, UNSIGNED, "UInt64", "uint64", -1, true, NULL, NULL, NULL, u64),
+    ROW(COMPLEX32, complex32, 4, COMPLEX, "ComplexHalf", "c10::complex<c10::Half>",
+        SHIMRT_COMPLEX64, false, NULL, NULL, NULL, none),
+    ROW(COMPLEX64, complex64, 8, COMPLEX, "ComplexFloat", "c10::complex<float>", SHIMRT_COMPLEX128,
+        true, NULL, NULL, NULL, c64),
+    ROW(COMPLEX128, complex128, 16, COMPLEX, "ComplexDouble", "c10::complex<double>",
+        SHIMRT_COMPLEX128, true, NULL, NULL, NULL, c128),
+    ROW(FLOAT8_E5M2, float8_e5m2, 1, FLOAT8, "Float8_e5m2", "float8_e5m2", SHIMRT_FLOAT32, false,
+        NULL, NULL, NULL, none),
+    ROW(FLOAT8_E4M3FN, float8_e4m3fn, 1, FLOAT8, "Float8_e4m3fn", "float8_e4m3fn", SHIMRT_FLOAT32,
+        false, NULL, NULL, NULL, none),
+    ROW(FLOAT8_E5M2FNUZ, float8_e5m2fnuz, 1, FLOAT8, "Float8_e5m2fnuz", "float8_e5m2fnuz",
+        SHIMRT_FLOAT32, false, NULL, NULL, NULL, none),
+    ROW(FLOAT8_E4M3FNUZ, float8_e4m3fnuz, 1, FLOAT8, "Float8_e4m3fnuz", "float8_e4m3fnuz",
+        SHIMRT_FLOAT32, false, NULL, NULL, NULL, none),
+    ROW(FLOAT8_E8M0FNU, float8_e8m0fnu, 1, FLOAT8, "Float8_e8m0fnu", "float8_e8m0fnu", -1, false,
+        NULL, NULL, NULL, none),
+    ROW(FLOAT4_E2M1FN_X2, float4_e2m1fn_x2, 1, PACKED, "Float4_e2m1fn_x2", "float4_e2m1fn_x2", -1,
+        false, NULL, NULL, NULL, none),
+};
+const size_t shimrt_dtype_table_len = sizeof shimrt_dtype_table / sizeof shimrt_dtype_table[0];
+
+const shimrt_dtype_traits *shimrt_dtype_traits_of(int32_t dtype) {
+    switch (dtype) { /* the table's rows in order (test_dtype checks every code) */
+    case SHIMRT_BOOL: return &shimrt_dtype_table[0];
+    case SHIMRT_UINT8: return &shimrt_dtype_table[1];
+    case SHIMRT_INT8: return &shimrt_dtype_table[2];
+    case SHIMRT_INT16: return &shimrt_dtype_table[3];
+    case SHIMRT_INT32: return &shimrt_dtype_table[4];
+    case SHIMRT_INT64: return &shimrt_dtype_table[5];
+    case SHIMRT_FLOAT16: return &shimrt_dtype_table[6];
+    case SHIMRT_BFLOAT16: return &shimrt_dtype_table[7];
+    case SHIMRT_FLOAT32: return &shimrt_dtype_table[8];
+    case SHIMRT_FLOAT64: return &shimrt_dtype_table[9];
+    case SHIMRT_UINT16: return &shimrt_dtype_table[10];
+    case SHIMRT_UINT32: return &shimrt_dtype_table[11];
+    case SHIMRT_UINT64: return &shimrt_dtype_table[12];
+    case SHIMRT_COMPLEX32: return &shimrt_dtype_table[13];
+    case SHIMRT_COMPLEX64: return &shimrt_dtype_table[14];
+    case SHIMRT_COMPLEX128: return &shimrt_dtype_table[15];
+    case SHIMRT_FLOAT8_E5M2: return &shimrt_dtype_table[16];
+    case SHIMRT_FLOAT8_E4M3FN: return &shimrt_dtype_table[17];
+    case SHIMRT_FLOAT8_E5M2FNUZ: return &shimrt_dtype_table[18];
+    case SHIMRT_FLOAT8_E4M3FNUZ: return &shimrt_dtype_table[19];
+    case SHIMRT_FLOAT8_E8M0FNU: return &shimrt_dtype_table[20];
+    case SHIMRT_FLOAT4_E2M1FN_X2: return &shimrt_dtype_table[21];
     default: return NULL;
     }
 }
 
+int shimrt_dtype_engine_index(int32_t dtype) {
+    const shimrt_dtype_traits *t = shimrt_dtype_traits_of(dtype);
+    return t && t - shimrt_dtype_table < SHIMRT_ENGINE_NDT ? (int)(t - shimrt_dtype_table) : -1;
+}
+
+bool shimrt_dtype_is_floating(int32_t dtype) {
+    const shimrt_dtype_traits *t = shimrt_dtype_traits_of(dtype);
+    return t && t->kind == SHIMRT_KIND_FLOATING;
+}
+
+bool shimrt_dtype_is_complex(int32_t dtype) {
+    const shimrt_dtype_traits *t = shimrt_dtype_traits_of(dtype);
+    return t && t->kind == SHIMRT_KIND_COMPLEX;
+}
+
+size_t shimrt_dtype_size(int32_t dtype) {
+    const shimrt_dtype_traits *t = shimrt_dtype_traits_of(dtype);
+    return t ? t->size : 0;
+}
+
+const char *shimrt_dtype_name(int32_t dtype) {
+    const shimrt_dtype_traits *t = shimrt_dtype_traits_of(dtype);
+    return t ? t->name : NULL;
+}
+
 /* caffe2::TypeMeta names, as messages that print a dtype object show them ("Expected out
- * tensor to have dtype float, but got long int instead"); NULL for others. */
+ * tensor to have dtype float, but got long int instead"); NULL for an unknown code. */
 const char *shimrt_dtype_meta_name(int32_t dtype) {
-    switch (dtype) {
-    case SHIMRT_UINT8: return "unsigned char";
-    case SHIMRT_INT8: return "signed char";
-    case SHIMRT_INT16: return "short int";
-    case SHIMRT_INT32: return "int";
-    case SHIMRT_INT64: return "long int";
-    case SHIMRT_FLOAT16: return "c10::Half";
-    case SHIMRT_BFLOAT16: return "c10::BFloat16";
-    case SHIMRT_FLOAT32: return "float";
-    case SHIMRT_FLOAT64: return "double";
-    case SHIMRT_BOOL: return "bool";
-    case SHIMRT_COMPLEX32: return "c10::complex<c10::Half>";
-    case SHIMRT_COMPLEX64: return "c10::complex<float>";
-    case SHIMRT_COMPLEX128: return "c10::complex<double>";
-    default: return shimrt_dtype_name(dtype);
-    }
+    const shimrt_dtype_traits *t = shimrt_dtype_traits_of(dtype);
+    return t ? t->meta_name : NULL;
 }
 
 /* PyTorch's ScalarType names, as its messages print them ("not implemented for 'Float'"). */
 const char *shimrt_dtype_torch_name(int32_t dtype) {
-    static const struct {
-        int32_t code;
-        const char *name;
-    } names[] = {
-        {SHIMRT_UINT8, "Byte"},
-        {SHIMRT_INT8, "Char"},
-        {SHIMRT_INT16, "Short"},
-        {SHIMRT_INT32, "Int"},
-        {SHIMRT_INT64, "Long"},
-        {SHIMRT_FLOAT16, "Half"},
-        {SHIMRT_FLOAT32, "Float"},
-        {SHIMRT_FLOAT64, "Double"},
-        {SHIMRT_COMPLEX32, "ComplexHalf"},
-        {SHIMRT_COMPLEX64, "ComplexFloat"},
-        {SHIMRT_COMPLEX128, "ComplexDouble"},
-        {SHIMRT_BOOL, "Bool"},
-        {SHIMRT_BFLOAT16, "BFloat16"},
-        {SHIMRT_FLOAT8_E5M2, "Float8_e5m2"},
-        {SHIMRT_FLOAT8_E4M3FN, "Float8_e4m3fn"},
-        {SHIMRT_FLOAT8_E5M2FNUZ, "Float8_e5m2fnuz"},
-        {SHIMRT_FLOAT8_E4M3FNUZ, "Float8_e4m3fnuz"},
-        {SHIMRT_UINT16, "UInt16"},
-        {SHIMRT_UINT32, "UInt32"},
-        {SHIMRT_UINT64, "UInt64"},
-        {SHIMRT_FLOAT8_E8M0FNU, "Float8_e8m0fnu"},
-        {SHIMRT_FLOAT4_E2M1FN_X2, "Float4_e2m1fn_x2"},
-    };
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-        if (names[i].code == dtype) return names[i].name;
-    return "?";
+    const shimrt_dtype_traits *t = shimrt_dtype_traits_of(dtype);
+    return t ? t->torch_name : "?";
 }
 
 bool shimrt_dtype_is_computable(int32_t dtype) {
-    switch (dtype) {
-    case SHIMRT_UINT8:
-    case SHIMRT_INT8:
-    case SHIMRT_INT16:
-    case SHIMRT_INT32:
-    case SHIMRT_INT64:
-    case SHIMRT_FLOAT16:
-    case SHIMRT_FLOAT32:
-    case SHIMRT_FLOAT64:
-    case SHIMRT_COMPLEX64:
-    case SHIMRT_COMPLEX128:
-    case SHIMRT_BOOL:
-    case SHIMRT_BFLOAT16:
-    case SHIMRT_UINT16:
-    case SHIMRT_UINT32:
-    case SHIMRT_UINT64: return true;
-    default: return false;
-    }
+    const shimrt_dtype_traits *t = shimrt_dtype_traits_of(dtype);
+    return t && t->computable;
 }
 
 const char *shimrt_device_type_name(int32_t device_type) {
@@ -202,7 +377,7 @@ float shimrt_bf16_to_float(uint16_t b) { return float_of_bits((uint32_t)b << 16)
 
 uint16_t shimrt_float_to_bf16(float f) {
     uint32_t x = bits_of_float(f);
-    if ((x & 0x7fffffffu) > 0x7f800000u) return (uint16_t)((x >> 16) | 0x40u); /* quiet nan */
+    if ((x & 0x7fffffffu) > 0x7f800000u) return 0x7fc0; /* NaN: c10::BFloat16's */
     x += 0x7fffu + ((x >> 16) & 1u);
     return (uint16_t)(x >> 16);
 }
@@ -261,44 +436,12 @@ AOTI_TORCH_EXPORT uint64_t aoti_torch_abi_version(void) { return TORCH_ABI_VERSI
 
 /* ---- element values in host memory (the kernels' shimrt_k_load_*, internal.h) ---- */
 
-static bool shimrt_dtype_is_floating(int32_t dt) {
-    return dt == SHIMRT_FLOAT16 || dt == SHIMRT_BFLOAT16 || dt == SHIMRT_FLOAT32 ||
-           dt == SHIMRT_FLOAT64;
-}
-
-int64_t shimrt_k_f2i(double v) {
-    if (isnan(v)) return 0;
-    if (v >= 9223372036854775807.0) return INT64_MAX;
-    if (v <= -9223372036854775808.0) return INT64_MIN;
-    return (int64_t)v;
-}
-
-/* RETURN_AS: the value of type T at p, returned as conv(value). */
-#define RETURN_AS(T, conv)                                                                         \
-    {                                                                                              \
-        T v_;                                                                                      \
-        memcpy(&v_, p, sizeof v_);                                                                 \
-        return conv(v_);                                                                           \
-    }
-
 double shimrt_k_load_f64(const char *p, int32_t dt) {
-    switch (dt) {
-    case SHIMRT_FLOAT32: RETURN_AS(float, )
-    case SHIMRT_FLOAT64: RETURN_AS(double, )
-    case SHIMRT_FLOAT16: RETURN_AS(uint16_t, shimrt_half_to_float)
-    case SHIMRT_BFLOAT16: RETURN_AS(uint16_t, shimrt_bf16_to_float)
-    default: return (double)shimrt_k_load_i64(p, dt);
-    }
+    const shimrt_dtype_traits *t = shimrt_dtype_traits_of(dt);
+    return t ? t->load_f64(p) : 0;
 }
 
 int64_t shimrt_k_load_i64(const char *p, int32_t dt) {
-    switch (dt) {
-    case SHIMRT_BOOL: return *(const uint8_t *)p != 0;
-    case SHIMRT_UINT8: return *(const uint8_t *)p;
-    case SHIMRT_INT8: return *(const int8_t *)p;
-    case SHIMRT_INT16: RETURN_AS(int16_t, )
-    case SHIMRT_INT32: RETURN_AS(int32_t, )
-    case SHIMRT_INT64: RETURN_AS(int64_t, )
-    default: return shimrt_dtype_is_floating(dt) ? shimrt_k_f2i(shimrt_k_load_f64(p, dt)) : 0;
-    }
+    const shimrt_dtype_traits *t = shimrt_dtype_traits_of(dt);
+    return t ? t->load_i64(p) : 0;
 }

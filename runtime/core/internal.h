@@ -70,6 +70,7 @@ bool shimrt_in_any_pool(const void *p);
 /* ---- dtypes (dtype.c) ------------------------------------------------------------- */
 /* The dtype, device type, layout and memory-format codes: shimrt/codes.h (shared with gen/). */
 #include "shimrt/codes.h"
+#include "dtype.h" /* the dtype traits table */
 
 /* Bytes per element of a dtype code; 0 for an unknown code. */
 size_t shimrt_dtype_size(int32_t dtype);

@@ -29,7 +29,8 @@ AOTITorchError shimrt_cpu_new_zeros(AtenTensorHandle self, const int64_t *size, 
 
 AOTITorchError shimrt_cpu_fill__scalar(AtenTensorHandle self, shimrt_scalar value) {
     static const char op[] = "fill_.Scalar";
-    if (shimrt_k_check_cpu(op, self, "self") || shimrt_k_check_dtype(op, self, "self") ||
+    if (shimrt_k_check_cpu(op, self, "self") ||
+        (!shimrt_dtype_is_computable(self->dtype) && shimrt_k_check_dtype(op, self, "self")) ||
         shimrt_k_scalar_fits(op, value, self->dtype, shimrt_numel(self) == 1))
         return AOTI_TORCH_FAILURE;
     shimrt_k_fill(self, value.d);
@@ -73,7 +74,8 @@ static AOTITorchError copy_as(const char *op, AtenTensorHandle self, int32_t fmt
     bool use;
     if (self->device_type == SHIMRT_DEV_META) return shimrt_meta_copy_as(op, self, fmt, dt, out);
     if (shimrt_k_format_strides(op, self, fmt, strides, &use)) return AOTI_TORCH_FAILURE;
-    if (dt != self->dtype && (!shimrt_k_dtype_ok(dt) || !shimrt_k_dtype_ok(self->dtype)))
+    if (dt != self->dtype &&
+        (!shimrt_dtype_is_computable(dt) || !shimrt_dtype_is_computable(self->dtype)))
         return shimrt_fail(op, "cannot convert %s to %s", shimrt_dtype_name(self->dtype),
                            shimrt_dtype_name(dt));
     AtenTensorHandle t =

@@ -322,21 +322,8 @@ static const sh_cast_fn (*cast_tab(void))[10] {
     return sh_casttab_base;
 }
 
-static int st_index(int32_t dt) {
-    switch (dt) {
-    case SHIMRT_BOOL: return 0;
-    case SHIMRT_UINT8: return 1;
-    case SHIMRT_INT8: return 2;
-    case SHIMRT_INT16: return 3;
-    case SHIMRT_INT32: return 4;
-    case SHIMRT_INT64: return 5;
-    case SHIMRT_FLOAT16: return 6;
-    case SHIMRT_BFLOAT16: return 7;
-    case SHIMRT_FLOAT32: return 8;
-    case SHIMRT_FLOAT64: return 9;
-    default: return -1;
-    }
-}
+/* the storage type's index in the kernel tables: its row in the dtype table */
+static int st_index(int32_t dt) { return shimrt_dtype_engine_index(dt); }
 
 void sh_cast_run(char *dst, int32_t ddt, int64_t ds, const char *src, int32_t sdt, int64_t ss,
                  int64_t n) {
@@ -374,9 +361,8 @@ const sh_red_kern *sh_red_kernel(int red, int32_t sdt, bool wide, int32_t *tdt) 
 #endif
     const sh_red_kern *k = &tab[red][si][wide ? 1 : 0];
     if (!k->rows) return NULL;
-    bool flt = sdt == SHIMRT_FLOAT16 || sdt == SHIMRT_BFLOAT16 || sdt == SHIMRT_FLOAT32 ||
-               sdt == SHIMRT_FLOAT64;
-    *tdt = wide ? (flt ? SHIMRT_FLOAT64 : SHIMRT_INT64) : sh_ct_dtype(sh_ct_index(sdt));
+    *tdt = wide ? (shimrt_dtype_is_floating(sdt) ? SHIMRT_FLOAT64 : SHIMRT_INT64)
+                : sh_ct_dtype(sh_ct_index(sdt));
     return k;
 }
 
@@ -576,49 +562,20 @@ static void copy_plan(const sh_plan *p) {
     walk_chunked(p, copy_chunk, &c, SH_LONG_CHUNK);
 }
 
-/* copies with a complex64/complex128 side (PyTorch's: a real value becomes (v, 0), a
- * complex one converted to a real dtype keeps its real part) */
-static bool is_cplx(int32_t dt) { return dt == SHIMRT_COMPLEX64 || dt == SHIMRT_COMPLEX128; }
-
-static void cplx_chunk(char **ptr, const int64_t *st, int64_t n, void *vctx) {
+/* copies between dtypes that are not both the engine's (complex64/128, uint16/32/64, and
+ * complex128 onto itself): element by element through the dtype table's conversion */
+static void elem_chunk(char **ptr, const int64_t *st, int64_t n, void *vctx) {
     const copy_ctx *c = vctx;
-    for (int64_t i = 0; i < n; i++) {
-        const char *s = ptr[1] + i * st[1];
-        char *d = ptr[0] + i * st[0];
-        double re, im = 0;
-        if (c->sdt == SHIMRT_COMPLEX64) {
-            float v[2];
-            memcpy(v, s, sizeof v);
-            re = v[0], im = v[1];
-        } else if (c->sdt == SHIMRT_COMPLEX128) {
-            double v[2];
-            memcpy(v, s, sizeof v);
-            re = v[0], im = v[1];
-        } else if (c->sdt == SHIMRT_FLOAT32 || c->sdt == SHIMRT_FLOAT64 ||
-                   c->sdt == SHIMRT_FLOAT16 || c->sdt == SHIMRT_BFLOAT16) {
-            re = shimrt_k_load_f64(s, c->sdt);
-        } else { /* integers and bool: through int64 to the destination's float type */
-            int64_t v = shimrt_k_load_i64(s, c->sdt);
-            re = c->ddt == SHIMRT_COMPLEX64 ? (double)(float)v : (double)v;
-        }
-        if (c->ddt == SHIMRT_COMPLEX64) {
-            float v[2] = {(float)re, (float)im};
-            memcpy(d, v, sizeof v);
-        } else if (c->ddt == SHIMRT_COMPLEX128) {
-            double v[2] = {re, im};
-            memcpy(d, v, sizeof v);
-        } else {
-            sh_cast_run(d, c->ddt, 0, (const char *)&re, SHIMRT_FLOAT64, 0, 1);
-        }
-    }
+    for (int64_t i = 0; i < n; i++)
+        shimrt_dtype_convert(ptr[0] + i * st[0], c->ddt, ptr[1] + i * st[1], c->sdt);
 }
 
 AOTITorchError sh_copy(const char *op, struct AtenTensorOpaque *dst,
                        const struct AtenTensorOpaque *src) {
-    bool cplx = dst->dtype != src->dtype && (is_cplx(dst->dtype) || is_cplx(src->dtype)) &&
-                (is_cplx(dst->dtype) || st_index(dst->dtype) >= 0) &&
-                (is_cplx(src->dtype) || st_index(src->dtype) >= 0);
-    if (!cplx && (st_index(dst->dtype) < 0 || st_index(src->dtype) < 0)) {
+    bool elem = (dst->dtype != src->dtype || shimrt_dtype_size(dst->dtype) > 8) &&
+                (st_index(dst->dtype) < 0 || st_index(src->dtype) < 0) &&
+                shimrt_dtype_is_computable(dst->dtype) && shimrt_dtype_is_computable(src->dtype);
+    if (!elem && (st_index(dst->dtype) < 0 || st_index(src->dtype) < 0)) {
         if (dst->dtype != src->dtype) {
             const char *a = shimrt_dtype_name(src->dtype), *b = shimrt_dtype_name(dst->dtype);
             return shimrt_fail(op, "cannot convert %s to %s", a ? a : "?", b ? b : "?");
@@ -647,9 +604,9 @@ AOTITorchError sh_copy(const char *op, struct AtenTensorOpaque *dst,
     sh_plan p;
     AtenTensorHandle d = dst;
     AOTITorchError err = sh_plan_build(&p, op, &d, dst->dtype, 1, &src);
-    if (!err && cplx) {
+    if (!err && elem) {
         copy_ctx c = {dst->dtype, src->dtype};
-        walk_chunked(&p, cplx_chunk, &c, SH_CHUNK);
+        walk_chunked(&p, elem_chunk, &c, SH_CHUNK);
     } else if (!err) {
         if (st_index(dst->dtype) < 0) { /* same non-computable dtype: bytes */
             p.dtype[0] = p.dtype[1] = SHIMRT_INT8;
@@ -702,8 +659,7 @@ void sh_fill(struct AtenTensorOpaque *t, double v) {
     memset(&c, 0, sizeof c);
     c.es = shimrt_dtype_size(t->dtype);
     if (c.es == 0 || c.es > sizeof c.bytes || shimrt_numel(t) == 0) return;
-    if (st_index(t->dtype) >= 0)
-        sh_cast_run((char *)c.bytes, t->dtype, 0, (const char *)&v, SHIMRT_FLOAT64, 0, 1);
+    shimrt_dtype_convert(c.bytes, t->dtype, &v, SHIMRT_FLOAT64); /* none: zero bytes */
     sh_plan p;
     AtenTensorHandle o = t;
     if (sh_plan_build(&p, "fill_", &o, t->dtype, 0, NULL)) return;

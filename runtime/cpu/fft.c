@@ -184,9 +184,7 @@ static AOTITorchError fft_run(const char *op, AtenTensorHandle self, const int64
                               bool forward, AtenTensorHandle *ret0) {
     if (shimrt_k_check_cpu(op, self, "self")) return AOTI_TORCH_FAILURE;
     int32_t dt = self->dtype;
-    bool is_complex = dt == SHIMRT_COMPLEX64 || dt == SHIMRT_COMPLEX128 || dt == SHIMRT_COMPLEX32;
-    bool is_float = dt == SHIMRT_FLOAT32 || dt == SHIMRT_FLOAT64 || dt == SHIMRT_FLOAT16 ||
-                    dt == SHIMRT_BFLOAT16;
+    bool is_complex = shimrt_dtype_is_complex(dt), is_float = shimrt_dtype_is_floating(dt);
     if (real_in && !is_float)
         return shimrt_fail(op, "Only supports floating-point dtypes, but found: %s",
                            shimrt_dtype_torch_name(dt));

@@ -12,16 +12,10 @@
 #include "index.h"
 #include "iter.h"
 
-static bool is_floatish(int32_t dt) {
-    return dt == SHIMRT_FLOAT16 || dt == SHIMRT_BFLOAT16 || dt == SHIMRT_FLOAT32 ||
-           dt == SHIMRT_FLOAT64;
-}
+static bool is_floatish(int32_t dt) { return shimrt_dtype_is_floating(dt); }
 
 /* ---- element access ---- */
-bool shimrt_idx_numeric(int32_t dt) {
-    return shimrt_dtype_is_computable(dt) && dt != SHIMRT_UINT16 && dt != SHIMRT_UINT32 &&
-           dt != SHIMRT_UINT64 && dt != SHIMRT_COMPLEX64 && dt != SHIMRT_COMPLEX128;
-}
+bool shimrt_idx_numeric(int32_t dt) { return shimrt_dtype_engine_index(dt) >= 0; }
 
 long double shimrt_idx_load(const char *p, int32_t dt) {
     /* integers through int64 (exact), floating values through double (exact) */
@@ -55,19 +49,14 @@ static int64_t sat_i64(long double x) {
 }
 
 void shimrt_idx_store(char *p, int32_t dt, long double x) {
-    if (!is_floatish(dt) && dt != SHIMRT_BOOL) x = (long double)sat_i64(x);
-    switch (dt) {
-    case SHIMRT_UINT8: *(uint8_t *)p = (uint8_t)(int64_t)x; break;
-    case SHIMRT_INT8: *(int8_t *)p = (int8_t)(int64_t)x; break;
-    case SHIMRT_BOOL: *(uint8_t *)p = x != 0; break;
-    case SHIMRT_INT16: SHIMRT_STORE(p, int16_t, (int16_t)(int64_t)x); break;
-    case SHIMRT_INT32: SHIMRT_STORE(p, int32_t, (int32_t)(int64_t)x); break;
-    case SHIMRT_INT64: SHIMRT_STORE(p, int64_t, (int64_t)x); break;
-    case SHIMRT_FLOAT16: SHIMRT_STORE(p, uint16_t, shimrt_float_to_half((float)x)); break;
-    case SHIMRT_BFLOAT16: SHIMRT_STORE(p, uint16_t, shimrt_float_to_bf16((float)x)); break;
-    case SHIMRT_FLOAT32: SHIMRT_STORE(p, float, (float)x); break;
-    default: SHIMRT_STORE(p, double, x); break;
-    }
+    const shimrt_dtype_traits *t = shimrt_dtype_traits_of(dt);
+    if (!t) return;
+    if (t->kind == SHIMRT_KIND_BOOL)
+        t->store_i64(p, x != 0);
+    else if (t->kind != SHIMRT_KIND_FLOATING)
+        t->store_i64(p, sat_i64(x)); /* saturated to int64, then wrapped to the width */
+    else /* rounded once to the element type (float through float: exact in double) */
+        t->store_f64(p, dt == SHIMRT_FLOAT64 ? (double)x : (double)(float)x);
 }
 
 /* Address of the element at multi-index idx. */

@@ -1,6 +1,7 @@
 /* runtime/cpu/iter.c: strided iteration, element loads and stores, copies and fills shared
  * by the CPU kernels (see iter.h; the device-neutral helpers are runtime/generic/meta.c). */
 #include "iter.h"
+#include "cpu_kernels.h"
 #include "engine.h"
 
 #include <math.h>
@@ -92,24 +93,24 @@ void shimrt_k_iter_run(shimrt_k_iter *it, shimrt_k_loop_fn fn, void *ctx) {
 
 /* ---- element access ------------------------------------------------------------ */
 
+/* the dtype table's stores (the engine's conversions, core/dtype.h) */
 void shimrt_k_store_i64(char *p, int32_t dt, int64_t v) {
-    switch (dt) {
-    case SHIMRT_BOOL: *(uint8_t *)p = v != 0; return;
-    /* integer to narrower integer wraps, as a C++ static_cast does */
-    case SHIMRT_UINT8: *(uint8_t *)p = (uint8_t)(uint64_t)v; return;
-    case SHIMRT_INT8: *(int8_t *)p = (int8_t)(uint8_t)(uint64_t)v; return;
-    case SHIMRT_INT16: SHIMRT_STORE(p, int16_t, (int16_t)(uint16_t)(uint64_t)v); return;
-    case SHIMRT_INT32: SHIMRT_STORE(p, int32_t, (int32_t)(uint32_t)(uint64_t)v); return;
-    case SHIMRT_INT64: memcpy(p, &v, 8); return;
-    default:
-        if (shimrt_k_is_floating(dt)) shimrt_k_store_f64(p, dt, (double)v);
-        return; /* not computable: callers check first */
-    }
+    const shimrt_dtype_traits *t = shimrt_dtype_traits_of(dt);
+    if (t) t->store_i64(p, v);
 }
 
 void shimrt_k_store_f64(char *p, int32_t dt, double v) {
-    /* the engine's conversion from float64 (the cast tables `to` uses: PyTorch's) */
-    sh_cast_run(p, dt, 0, (const char *)&v, SHIMRT_FLOAT64, 0, 1);
+    const shimrt_dtype_traits *t = shimrt_dtype_traits_of(dt);
+    if (t) t->store_f64(p, v);
+}
+
+AOTITorchError shimrt_k_unsigned_as(AtenTensorHandle self, int32_t as, AtenTensorHandle *as_copy) {
+    *as_copy = NULL;
+    const shimrt_dtype_traits *t = shimrt_dtype_traits_of(self->dtype);
+    if (!t || t->kind != SHIMRT_KIND_UNSIGNED || shimrt_k_dtype_ok(self->dtype) ||
+        !shimrt_k_dtype_ok(as))
+        return AOTI_TORCH_SUCCESS;
+    return shimrt_cpu_to_dtype(self, as, 0, 0, NULL, as_copy);
 }
 
 /* copies and fills are the engine's (one set of dtype semantics) */

@@ -51,6 +51,13 @@ void shimrt_k_iter_run(shimrt_k_iter *it, shimrt_k_loop_fn fn, void *ctx);
 void shimrt_k_store_f64(char *p, int32_t dtype, double v);
 void shimrt_k_store_i64(char *p, int32_t dtype, int64_t v);
 
+/* uint16/32/64 lie outside the kernel engine; PyTorch reduces and scans them as values of
+ * another dtype (int64 for sum and cumsum, bool for all/any, the dtype asked for): *as_copy
+ * becomes a new self.to(as) when self is one of them and `as` is one of the engine's dtypes,
+ * else NULL (the caller frees it). */
+AOTITorchError shimrt_k_unsigned_as(struct AtenTensorOpaque *self, int32_t as,
+                                    struct AtenTensorOpaque **as_copy);
+
 /* Copies src into dst (src broadcast to dst's shape, dtypes converted), both on the CPU
  * with computable dtypes or the same dtype. Handles overlapping src/dst via a temporary. */
 AOTITorchError shimrt_k_copy(const char *op, struct AtenTensorOpaque *dst,

@@ -69,47 +69,18 @@ static int64_t walk_next(walk *w) {
     return cur;
 }
 
-static uint16_t to_bf16(float f) { /* round to nearest even; NaN: 0x7fc0 */
-    uint32_t x;
-    memcpy(&x, &f, sizeof x);
-    if ((x & 0x7fffffffu) > 0x7f800000u) return 0x7fc0;
-    x += 0x7fffu + ((x >> 16) & 1u);
-    return (uint16_t)(x >> 16);
-}
-static float from_bf16(uint16_t b) {
-    uint32_t x = (uint32_t)b << 16;
-    float f;
-    memcpy(&f, &x, sizeof f);
-    return f;
-}
-
-/* Stores v (already of the element type's precision for floats) into element p. */
+/* element access: the dtype table's (core/dtype.h); callers check the dtype first */
 static void store_f(int32_t dt, char *p, double v) {
-    switch (dt) {
-    case SHIMRT_FLOAT64: *(double *)(void *)p = v; break;
-    case SHIMRT_FLOAT32: *(float *)(void *)p = (float)v; break;
-    case SHIMRT_FLOAT16: *(uint16_t *)(void *)p = shimrt_float_to_half((float)v); break;
-    case SHIMRT_BFLOAT16: *(uint16_t *)(void *)p = to_bf16((float)v); break;
-    default: break;
-    }
+    const shimrt_dtype_traits *t = shimrt_dtype_traits_of(dt);
+    if (t) t->store_f64(p, v);
 }
 
 static void store_i(int32_t dt, char *p, int64_t v) {
-    switch (dt) {
-    case SHIMRT_BOOL: *(uint8_t *)p = v != 0; break;
-    case SHIMRT_UINT8: *(uint8_t *)p = (uint8_t)v; break;
-    case SHIMRT_INT8: *(int8_t *)p = (int8_t)v; break;
-    case SHIMRT_INT16: *(int16_t *)(void *)p = (int16_t)v; break;
-    case SHIMRT_INT32: *(int32_t *)(void *)p = (int32_t)v; break;
-    case SHIMRT_INT64: *(int64_t *)(void *)p = v; break;
-    default: store_f(dt, p, (double)v); break;
-    }
+    const shimrt_dtype_traits *t = shimrt_dtype_traits_of(dt);
+    if (t) t->store_i64(p, v);
 }
 
-static bool is_float_dt(int32_t dt) {
-    return dt == SHIMRT_FLOAT64 || dt == SHIMRT_FLOAT32 || dt == SHIMRT_FLOAT16 ||
-           dt == SHIMRT_BFLOAT16;
-}
+static bool is_float_dt(int32_t dt) { return shimrt_dtype_is_floating(dt); }
 
 /* ---- PyTorch's transforms ---- */
 
@@ -143,7 +114,7 @@ static float round_to(int32_t dt, double v) {
     store_f(dt, b, v);
     switch (dt) {
     case SHIMRT_FLOAT16: return shimrt_half_to_float(*(uint16_t *)(void *)b);
-    case SHIMRT_BFLOAT16: return from_bf16(*(uint16_t *)(void *)b);
+    case SHIMRT_BFLOAT16: return shimrt_bf16_to_float(*(uint16_t *)(void *)b);
     default: return (float)v;
     }
 }
@@ -528,15 +499,7 @@ AOTITorchError shimrt_cpu_bernoulli__float(AtenTensorHandle self, double p,
     return AOTI_TORCH_SUCCESS;
 }
 
-static double load_as_double(int32_t dt, const char *p) {
-    switch (dt) {
-    case SHIMRT_FLOAT64: return *(const double *)(const void *)p;
-    case SHIMRT_FLOAT32: return *(const float *)(const void *)p;
-    case SHIMRT_FLOAT16: return shimrt_half_to_float(*(const uint16_t *)(const void *)p);
-    case SHIMRT_BFLOAT16: return from_bf16(*(const uint16_t *)(const void *)p);
-    default: return NAN;
-    }
-}
+static double load_as_double(int32_t dt, const char *p) { return shimrt_k_load_f64(p, dt); }
 
 /* bernoulli_(Tensor p): p broadcast to self; a double draw per element when p is double,
  * else a float draw compared with p as a float. */

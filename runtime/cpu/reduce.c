@@ -368,8 +368,16 @@ AOTITorchError shimrt_cpu_sum_dim_intlist(AtenTensorHandle self, const int64_t *
                                           int64_t dim_len_, int32_t keepdim, int32_t *dtype,
                                           AtenTensorHandle *ret0) {
     static const char op[] = "sum.dim_IntList";
-    if (shimrt_k_check_cpu(op, self, "self") || shimrt_k_check_dtype(op, self, "self"))
+    AtenTensorHandle u = NULL;
+    if (shimrt_k_check_cpu(op, self, "self") ||
+        shimrt_k_unsigned_as(self, dtype ? *dtype : SHIMRT_INT64, &u))
         return AOTI_TORCH_FAILURE;
+    if (u) {
+        AOTITorchError e = shimrt_cpu_sum_dim_intlist(u, dim, dim_len_, keepdim, dtype, ret0);
+        shimrt_tensor_free(u);
+        return e;
+    }
+    if (shimrt_k_check_dtype(op, self, "self")) return AOTI_TORCH_FAILURE;
     int32_t odt;
     if (dtype) {
         odt = *dtype;
@@ -397,8 +405,16 @@ AOTITorchError shimrt_cpu_amax(AtenTensorHandle self, const int64_t *dim, int64_
 AOTITorchError shimrt_cpu_mean_dim(AtenTensorHandle self, const int64_t *dim, int64_t dim_len_,
                                    int32_t keepdim, int32_t *dtype, AtenTensorHandle *ret0) {
     static const char op[] = "mean.dim";
-    if (shimrt_k_check_cpu(op, self, "self") || shimrt_k_check_dtype(op, self, "self"))
+    AtenTensorHandle u = NULL; /* PyTorch: uint16/32/64 with a floating dtype given */
+    if (shimrt_k_check_cpu(op, self, "self") ||
+        (dtype && shimrt_k_is_floating(*dtype) && shimrt_k_unsigned_as(self, *dtype, &u)))
         return AOTI_TORCH_FAILURE;
+    if (u) {
+        AOTITorchError e = shimrt_cpu_mean_dim(u, dim, dim_len_, keepdim, dtype, ret0);
+        shimrt_tensor_free(u);
+        return e;
+    }
+    if (shimrt_k_check_dtype(op, self, "self")) return AOTI_TORCH_FAILURE;
     int32_t odt;
     if (shimrt_k_mean_dtype(op, self->dtype, dtype, &odt)) return AOTI_TORCH_FAILURE;
     bool mask[SHIMRT_MAX_DIMS];
@@ -441,8 +457,15 @@ static void allany_chunk(char **ptr, const int64_t *st, int64_t n, void *vctx) {
 
 static AOTITorchError all_any(const char *op, bool any, AtenTensorHandle self,
                               AtenTensorHandle *ret0) {
-    if (shimrt_k_check_cpu(op, self, "self") || shimrt_k_check_dtype(op, self, "self"))
+    AtenTensorHandle u = NULL;
+    if (shimrt_k_check_cpu(op, self, "self") || shimrt_k_unsigned_as(self, SHIMRT_BOOL, &u))
         return AOTI_TORCH_FAILURE;
+    if (u) {
+        AOTITorchError e = all_any(op, any, u, ret0);
+        shimrt_tensor_free(u);
+        return e;
+    }
+    if (shimrt_k_check_dtype(op, self, "self")) return AOTI_TORCH_FAILURE;
     int32_t odt = self->dtype == SHIMRT_UINT8 ? SHIMRT_UINT8 : SHIMRT_BOOL;
     allany_ctx c = {any, false, self->dtype};
     sh_plan p;

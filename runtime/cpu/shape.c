@@ -31,10 +31,19 @@ static AOTITorchError fill(const char *op, AtenTensorHandle t, shimrt_scalar sv)
     if (shimrt_k_scalar_fits(op, sv, t->dtype, shimrt_numel(t) == 1)) return AOTI_TORCH_FAILURE;
     long double v = shimrt_scalar_is_integral(sv, true) ? (long double)sv.i : (long double)sv.d;
     if (t->device_type == SHIMRT_DEV_META || shimrt_numel(t) == 0) return AOTI_TORCH_SUCCESS;
-    if (!shimrt_idx_numeric(t->dtype))
+    if (!shimrt_dtype_is_computable(t->dtype))
         return shimrt_fail(op, "filling a %s tensor is not supported", shimrt_dtype_name(t->dtype));
     int64_t idx[SHIMRT_MAX_DIMS] = {0};
-    do shimrt_idx_store(shimrt_idx_at(t, idx), t->dtype, v);
+    if (shimrt_idx_numeric(t->dtype)) {
+        do shimrt_idx_store(shimrt_idx_at(t, idx), t->dtype, v);
+        while (shimrt_idx_next(t->ndim, t->sizes, idx));
+        return AOTI_TORCH_SUCCESS;
+    }
+    _Alignas(16) char e[16]; /* uint16/32/64, complex: one element, as fill_ converts it */
+    double d = (double)v;
+    shimrt_dtype_convert(e, t->dtype, &d, SHIMRT_FLOAT64);
+    size_t es = shimrt_dtype_size(t->dtype);
+    do memcpy(shimrt_idx_at(t, idx), e, es);
     while (shimrt_idx_next(t->ndim, t->sizes, idx));
     return AOTI_TORCH_SUCCESS;
 }

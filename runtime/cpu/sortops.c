@@ -332,14 +332,26 @@ static AOTITorchError scan(const char *op, AtenTensorHandle self, int64_t dim, i
 
 AOTITorchError shimrt_cpu_cumsum(AtenTensorHandle self, int64_t dim, int32_t *dtype,
                                  AtenTensorHandle *ret0) {
-    if (shimrt_k_check_cpu("cumsum", self, "self")) return AOTI_TORCH_FAILURE;
-    return scan("cumsum", self, dim, scan_dtype(self, dtype), SC_SUM, ret0, NULL);
+    AtenTensorHandle u = NULL;
+    if (shimrt_k_check_cpu("cumsum", self, "self") ||
+        shimrt_k_unsigned_as(self, scan_dtype(self, dtype), &u))
+        return AOTI_TORCH_FAILURE;
+    AOTITorchError e =
+        scan("cumsum", u ? u : self, dim, scan_dtype(self, dtype), SC_SUM, ret0, NULL);
+    shimrt_tensor_free(u);
+    return e;
 }
 
 AOTITorchError shimrt_cpu_cumprod(AtenTensorHandle self, int64_t dim, int32_t *dtype,
                                   AtenTensorHandle *ret0) {
-    if (shimrt_k_check_cpu("cumprod", self, "self")) return AOTI_TORCH_FAILURE;
-    return scan("cumprod", self, dim, scan_dtype(self, dtype), SC_PROD, ret0, NULL);
+    AtenTensorHandle u = NULL;
+    if (shimrt_k_check_cpu("cumprod", self, "self") ||
+        shimrt_k_unsigned_as(self, scan_dtype(self, dtype), &u))
+        return AOTI_TORCH_FAILURE;
+    AOTITorchError e =
+        scan("cumprod", u ? u : self, dim, scan_dtype(self, dtype), SC_PROD, ret0, NULL);
+    shimrt_tensor_free(u);
+    return e;
 }
 
 AOTITorchError shimrt_cpu_cummax(AtenTensorHandle self, int64_t dim, AtenTensorHandle *ret0,

@@ -34,31 +34,20 @@ static const row rows[] = {
 };
 #define NROWS (sizeof rows / sizeof rows[0])
 
-/* ---- dtypes the kernels compute on ---- */
-typedef struct {
-    int32_t code;
-    const char *tag, *storage, *compute;
-    int cat; /* 0 bool, 1 integral, 2 floating */
-    unsigned size;
-} dtype_info;
-static const dtype_info dtypes[] = {
-    {SHIMRT_BOOL, "b8", "unsigned char", "SH_BOOL", 0, 1},
-    {SHIMRT_UINT8, "u8", "unsigned char", "unsigned char", 1, 1},
-    {SHIMRT_INT8, "i8", "signed char", "signed char", 1, 1},
-    {SHIMRT_INT16, "i16", "short", "short", 1, 2},
-    {SHIMRT_INT32, "i32", "int", "int", 1, 4},
-    {SHIMRT_INT64, "i64", "long long", "long long", 1, 8},
-    {SHIMRT_FLOAT16, "f16", "unsigned short", "float", 2, 2},
-    {SHIMRT_BFLOAT16, "bf16", "unsigned short", "float", 2, 2},
-    {SHIMRT_FLOAT32, "f32", "float", "float", 2, 4},
-    {SHIMRT_FLOAT64, "f64", "double", "double", 2, 8},
-};
-#define NDT (sizeof dtypes / sizeof dtypes[0])
+/* ---- dtypes the kernels compute on: the engine's rows of the dtype table (core/dtype.h:
+ * tag, C storage and compute types), in its order ---- */
+typedef shimrt_dtype_traits dtype_info;
+static const dtype_info *const dtypes = shimrt_dtype_table;
+#define NDT ((size_t)SHIMRT_ENGINE_NDT)
 
 static const dtype_info *dt(int32_t code) {
-    for (size_t i = 0; i < NDT; i++)
-        if (dtypes[i].code == code) return &dtypes[i];
-    return NULL;
+    int i = shimrt_dtype_engine_index(code);
+    return i < 0 ? NULL : &dtypes[i];
+}
+
+/* 0 bool, 1 integral, 2 floating */
+static int cat_of(const dtype_info *d) {
+    return d->kind == SHIMRT_KIND_BOOL ? 0 : d->kind == SHIMRT_KIND_FLOATING ? 2 : 1;
 }
 
 const char *shimrt_cuda_dtype_tag(int32_t dtype) {
@@ -70,12 +59,12 @@ const char *shimrt_cuda_dtype_tag(int32_t dtype) {
 static int32_t out_dtype(const row *r, const dtype_info *in) {
     switch (r->cls) {
     case SH_NUMERIC:
-        if (in->cat == 0) return -1;
+        if (cat_of(in) == 0) return -1;
         break;
     case SH_INTEGRAL:
-        if (in->cat == 2) return -1;
+        if (cat_of(in) == 2) return -1;
         break;
-    case SH_FLOAT: return in->cat == 2 ? in->code : SHIMRT_FLOAT32;
+    case SH_FLOAT: return cat_of(in) == 2 ? in->code : SHIMRT_FLOAT32;
     case SH_COMPARE: return SHIMRT_BOOL;
     default: break;
     }
@@ -85,7 +74,7 @@ static int32_t out_dtype(const row *r, const dtype_info *in) {
     if (r->kind == SHK_REDUCE && r->cls == SH_ALL &&
         (strstr(r->combine, "&&") || strstr(r->combine, "||")))
         return in->code == SHIMRT_UINT8 ? SHIMRT_UINT8 : SHIMRT_BOOL;
-    if (r->kind == SHK_REDUCE && r->cls == SH_ALL && in->cat != 2) return SHIMRT_INT64;
+    if (r->kind == SHK_REDUCE && r->cls == SH_ALL && cat_of(in) != 2) return SHIMRT_INT64;
     return in->code;
 }
 
@@ -155,7 +144,7 @@ static bool build(size_t want, shimrt_cuda_kdesc *out, size_t *count, const char
     for (size_t e = 0; e < sizeof extra / sizeof extra[0]; e++)
         for (size_t di = 0; di < NDT; di++)
             for (int l = SHL_CONTIG; l <= SHL_STRIDED; l++) {
-                if (e > 0 && (dtypes[di].cat != 2 || l == SHL_CONTIG)) continue;
+                if (e > 0 && (cat_of(&dtypes[di]) != 2 || l == SHL_CONTIG)) continue;
                 if (offer(&w, e == 0 ? SHK_ARGMAX : SHK_SOFTMAX, l, extra[e], dtypes[di].code,
                           e == 0 ? SHIMRT_INT64 : dtypes[di].code, "sh_%s_%s_%s", extra[e],
                           dtypes[di].tag, layout_tag(l)))
@@ -176,7 +165,7 @@ static bool build(size_t want, shimrt_cuda_kdesc *out, size_t *count, const char
                   "sh_scatter_%s_strided", dtypes[di].tag))
             return true;
     for (size_t di = 0; di < NDT; di++)
-        if (dtypes[di].cat == 2 &&
+        if (cat_of(&dtypes[di]) == 2 &&
             offer(&w, SHK_LAYERNORM, SHL_CONTIG, "layer_norm", dtypes[di].code, dtypes[di].code,
                   "sh_layer_norm_%s_contig", dtypes[di].tag))
             return true;
@@ -740,7 +729,7 @@ static void softmax_kernel(FILE *f, const shimrt_cuda_kdesc *k) {
  * same order. Accumulators (T: double, or int64 for integers and bool) and counts live in
  * the scratch in2, out's size along the dim per line. */
 static void scatter_kernel(FILE *f, const shimrt_cuda_kdesc *k, const dtype_info *d) {
-    if (d->cat == 2)
+    if (cat_of(d) == 2)
         fputs("#define SH_ADD(a, b) ((a) + (b))\n#define SH_MUL(a, b) ((a) * (b))\n"
               "#define SH_MEAN(a, c) ((a) / (T)(c))\n",
               f);
@@ -853,7 +842,7 @@ static void sort_keys_kernel(FILE *f, const shimrt_cuda_kdesc *k, const dtype_in
         "      long long o0, o1, o2; SH_OFFSETS(p, base + i, o0, o1, o2); (void)o0; (void)o2;\n"
         "      unsigned long long u;\n",
         f);
-    if (d->cat == 2)
+    if (cat_of(d) == 2)
         fputs("      double x = (double)SH_LD(in0[o1]);\n"
               "      if (x != x) u = ~0ULL;\n"
               "      else {\n        if (x == 0) x = 0; /* -0.0 ties with 0.0 */\n"
@@ -931,23 +920,23 @@ static void copy_kernel(FILE *f, const shimrt_cuda_kdesc *k, const dtype_info *o
             const char *conv = s->code == SHIMRT_FLOAT16    ? "sh_h2f"
                                : s->code == SHIMRT_BFLOAT16 ? "sh_bf2f"
                                                             : "";
-            if (s->cat == 2)
+            if (cat_of(s) == 2)
                 fprintf(f, "    case %d: v = (double)%s(((const %s *)p.in0)[o1]); break;\n",
-                        (int)s->code, conv, s->storage);
+                        (int)s->code, conv, s->ctype);
             else
                 fprintf(f,
                         "    case %d: w = (long long)((const %s *)p.in0)[o1]%s; isf = 0; break;\n",
-                        (int)s->code, s->storage, s->code == SHIMRT_BOOL ? " != 0" : "");
+                        (int)s->code, s->ctype, s->code == SHIMRT_BOOL ? " != 0" : "");
         }
         fputs("    default: break;\n    }\n", f);
         fputs("    if (!isf) {\n", f);
-        if (o->cat == 2 || o->code == SHIMRT_BOOL)
+        if (cat_of(o) == 2 || o->code == SHIMRT_BOOL)
             fputs("      v = (double)w;\n", f);
         else
             fputs("      out[o0] = (O)w; continue;\n", f);
         fputs("    }\n", f);
     }
-    switch (o->cat) {
+    switch (cat_of(o)) {
     case 0: fputs("    out[o0] = (O)(v != 0);\n", f); break;
     case 1:
         /* PyTorch's CPU conversion (runtime/cpu/kernels.h): truncation through int64 for
@@ -987,11 +976,11 @@ char *shimrt_cuda_kernel_body(const shimrt_cuda_kdesc *k) {
         if (!strcmp(rows[i].name, k->op) && rows[i].kind == k->kind) r = &rows[i];
     fprintf(f, "/* kernel %s */\n", k->name);
     if (k->kind == SHK_COPY || k->kind == SHK_FILL) {
-        fprintf(f, "#define O %s\n", o->storage);
+        fprintf(f, "#define O %s\n", o->ctype);
         copy_kernel(f, k, o);
         fputs("#undef O\n", f);
     } else if (k->kind == SHK_INDEX && o && in) {
-        fprintf(f, "#define E %s\n#define I %s\n", o->storage, in->storage);
+        fprintf(f, "#define E %s\n#define I %s\n", o->ctype, in->ctype);
         fprintf(f, "SH_KERNEL %s(sh_params p) {\n", k->name);
         fputs("  const E *in0 = (const E *)p.in0; E *out = (E *)p.out;\n"
               "  const I *ix = (const I *)p.in1;\n"
@@ -1008,20 +997,20 @@ char *shimrt_cuda_kernel_body(const shimrt_cuda_kdesc *k) {
     } else if (k->kind == SHK_SCATTER && o) {
         /* T: the accumulator type (double for floating dtypes, int64 otherwise) */
         fprintf(f, "#define T %s\n#define S %s\n#define O %s\n",
-                o->cat == 2 ? "double" : "long long", o->storage, o->storage);
+                cat_of(o) == 2 ? "double" : "long long", o->ctype, o->ctype);
         ld_macro(f, "SH_LD", o);
         st_macro(f, o);
         scatter_kernel(f, k, o);
         fputs("#undef T\n#undef S\n#undef O\n#undef SH_LD\n#undef SH_ST\n", f);
     } else if (k->kind == SHK_SORT && !strcmp(k->op, "sort_keys") && in) {
-        fprintf(f, "#define T %s\n#define S %s\n", in->compute, in->storage);
+        fprintf(f, "#define T %s\n#define S %s\n", in->ctype_compute, in->ctype);
         ld_macro(f, "SH_LD", in);
         sort_keys_kernel(f, k, in);
         fputs("#undef T\n#undef S\n#undef SH_LD\n", f);
     } else if (k->kind == SHK_SORT && !strcmp(k->op, "sort_merge")) {
         sort_merge_kernel(f, k);
     } else if (k->kind == SHK_SORT && o) { /* sort_write */
-        fprintf(f, "#define E %s\n", o->storage);
+        fprintf(f, "#define E %s\n", o->ctype);
         fprintf(f, "SH_KERNEL %s(sh_params p) {\n", k->name);
         fputs("  const E *in0 = (const E *)p.in0; E *out = (E *)p.out;\n"
               "  const long long *ix = (const long long *)p.in1;\n"
@@ -1033,8 +1022,8 @@ char *shimrt_cuda_kernel_body(const shimrt_cuda_kdesc *k) {
               "    out[o0] = in0[o1 + (q - j % len) * p.rst[0]]; oix[o0] = q;\n  }\n}\n#undef E\n",
               f);
     } else if (k->kind == SHK_LAYERNORM && o) {
-        fprintf(f, "#define T %s\n#define S %s\n#define O %s\n", o->compute, o->storage,
-                o->storage);
+        fprintf(f, "#define T %s\n#define S %s\n#define O %s\n", o->ctype_compute, o->ctype,
+                o->ctype);
         ld_macro(f, "SH_LD", o);
         st_macro(f, o);
         layer_norm_kernel(f, k);
@@ -1042,8 +1031,8 @@ char *shimrt_cuda_kernel_body(const shimrt_cuda_kdesc *k) {
     } else if ((k->kind == SHK_ARGMAX || k->kind == SHK_SOFTMAX) && o && in) {
         /* T: the input's compute type; values (argmax) and outputs (softmax) are stored in
          * the input's dtype */
-        fprintf(f, "#define T %s\n#define S %s\n#define O %s\n", in->compute, in->storage,
-                in->storage);
+        fprintf(f, "#define T %s\n#define S %s\n#define O %s\n", in->ctype_compute, in->ctype,
+                in->ctype);
         ld_macro(f, "SH_LD", in);
         st_macro(f, in);
         if (k->kind == SHK_ARGMAX)
@@ -1055,8 +1044,8 @@ char *shimrt_cuda_kernel_body(const shimrt_cuda_kdesc *k) {
         /* T: reductions and most rows compute in the output's type; comparisons (bool out)
          * and float-class rows over integers compute in the input's / float's type */
         const dtype_info *tcomp = k->kind != SHK_REDUCE && o->code == SHIMRT_BOOL ? in : o;
-        fprintf(f, "#define T %s\n#define S %s\n#define O %s\n", tcomp->compute, in->storage,
-                o->storage);
+        fprintf(f, "#define T %s\n#define S %s\n#define O %s\n", tcomp->ctype_compute, in->ctype,
+                o->ctype);
         ld_macro(f, "SH_LD", in);
         st_macro(f, o);
         unsigned w = in->size > o->size ? in->size : o->size, vec = 16 / w;
@@ -1069,7 +1058,7 @@ char *shimrt_cuda_kernel_body(const shimrt_cuda_kdesc *k) {
                     k->name);
             elementwise(f, k, r, vec);
         } else {
-            reduction(f, k, r, o->cat == 2);
+            reduction(f, k, r, cat_of(o) == 2);
         }
         fputs("#undef T\n#undef S\n#undef O\n#undef SH_LD\n#undef SH_ST\n", f);
     }

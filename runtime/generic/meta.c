@@ -9,19 +9,16 @@
 
 /* ---- dtypes ------------------------------------------------------------------------ */
 
-bool shimrt_k_is_floating(int32_t dt) {
-    return dt == SHIMRT_FLOAT16 || dt == SHIMRT_BFLOAT16 || dt == SHIMRT_FLOAT32 ||
-           dt == SHIMRT_FLOAT64;
-}
+bool shimrt_k_is_floating(int32_t dt) { return shimrt_dtype_is_floating(dt); }
 
+/* the kernel engine's dtypes: the first rows of the dtype table (core/dtype.h) */
 bool shimrt_k_is_integral(int32_t dt) {
-    return dt == SHIMRT_UINT8 || dt == SHIMRT_INT8 || dt == SHIMRT_INT16 || dt == SHIMRT_INT32 ||
-           dt == SHIMRT_INT64;
+    int i = shimrt_dtype_engine_index(dt);
+    return i >= 0 && (shimrt_dtype_table[i].kind == SHIMRT_KIND_SIGNED ||
+                      shimrt_dtype_table[i].kind == SHIMRT_KIND_UNSIGNED);
 }
 
-bool shimrt_k_dtype_ok(int32_t dt) {
-    return dt == SHIMRT_BOOL || shimrt_k_is_integral(dt) || shimrt_k_is_floating(dt);
-}
+bool shimrt_k_dtype_ok(int32_t dt) { return shimrt_dtype_engine_index(dt) >= 0; }
 
 /* Rank among the signed integers (int8 < int16 < int32 < int64). */
 static int int_rank(int32_t dt) {
@@ -293,23 +290,25 @@ AOTITorchError shimrt_k_scalar_fits(const char *op, shimrt_scalar sv, int32_t dt
     double lo, hi; /* the type's range */
     switch (dt) {
     case SHIMRT_UINT8: name = "uint8_t", lo = 0, hi = 255; break;
+    case SHIMRT_UINT16: name = "uint16_t", lo = 0, hi = 65535; break;
+    case SHIMRT_UINT32: name = "uint32_t", lo = 0, hi = 4294967295.0; break;
+    case SHIMRT_UINT64: name = "uint64_t", lo = 0, hi = 18446744073709551615.0; break;
     case SHIMRT_INT8: name = "int8_t", lo = -128, hi = 127; break;
     case SHIMRT_INT16: name = "int16_t", lo = -32768, hi = 32767; break;
     case SHIMRT_INT32: name = "int", lo = -2147483648.0, hi = 2147483647.0; break;
     case SHIMRT_INT64:
         name = "int64_t", lo = -9223372036854775808.0, hi = 9223372036854775808.0;
         break;
-    case SHIMRT_UINT16: name = "uint16_t", lo = 0, hi = 65535; break;
-    case SHIMRT_UINT32: name = "uint32_t", lo = 0, hi = 4294967295.0; break;
-    case SHIMRT_UINT64: name = "uint64_t", lo = 0, hi = 18446744073709551615.0; break;
     case SHIMRT_FLOAT16: name = "c10::Half", lo = -65504.0, hi = 65504.0; break;
     case SHIMRT_BFLOAT16:
         name = "c10::BFloat16", lo = -3.3895313892515355e38, hi = 3.3895313892515355e38;
         break;
     case SHIMRT_FLOAT32: name = "float", lo = -FLT_MAX, hi = FLT_MAX; break;
-    default: return AOTI_TORCH_SUCCESS; /* bool, float64, complex: anything converts */
+    case SHIMRT_COMPLEX64: name = "c10::complex<float>", lo = -FLT_MAX, hi = FLT_MAX; break;
+    default: return AOTI_TORCH_SUCCESS; /* bool, float64, complex128: anything converts */
     }
     bool half = dt == SHIMRT_FLOAT16 || dt == SHIMRT_BFLOAT16, bad;
+    bool flt = shimrt_k_is_floating(dt) || shimrt_dtype_is_complex(dt);
     /* PyTorch fills a one-element tensor through scalar_fill, which converts to the half
      * types unchecked */
     if (half && one_element) return AOTI_TORCH_SUCCESS;
@@ -321,11 +320,11 @@ AOTITorchError shimrt_k_scalar_fits(const char *op, shimrt_scalar sv, int32_t dt
         bad = false; /* every int64 converts (to uint64: wrapping) */
     else if (integral && unsig)
         bad = v > hi || v < -hi; /* unsigned: negatives wrap up to -max */
-    else if (integral && !shimrt_k_is_floating(dt))
+    else if (integral && !flt)
         bad = v > hi || v < (lo == 0 ? -hi : lo); /* unsigned: negatives wrap up to -max */
     else if (integral)
         bad = v < lo || v > hi;
-    else if (!shimrt_k_is_floating(dt))              /* c10::overflows: NaN and inf never fit */
+    else if (!flt)                                   /* c10::overflows: NaN and inf never fit */
         bad = !isfinite(v) || v >= hi + 1 || v < lo; /* measured on PyTorch 2.15 */
     else if (dt == SHIMRT_FLOAT16)                   /* measured: 65519 passes, 65519.5 does not */
         bad = isfinite(v) && fabs(v) > 65519.0;
@@ -657,10 +656,7 @@ AOTITorchError shimrt_k_out_no_overlap(const char *op, const struct AtenTensorOp
     return AOTI_TORCH_SUCCESS;
 }
 
-static bool norm_dtype(int32_t dt) {
-    return dt == SHIMRT_FLOAT16 || dt == SHIMRT_BFLOAT16 || dt == SHIMRT_FLOAT32 ||
-           dt == SHIMRT_FLOAT64;
-}
+static bool norm_dtype(int32_t dt) { return shimrt_dtype_is_floating(dt); }
 
 AOTITorchError shimrt_k_sort_check(const char *op, const struct AtenTensorOpaque *self, int64_t dim,
                                    int32_t device_type, int64_t *out) {

@@ -138,6 +138,11 @@ def compare(label, ours, ref, loose=False, check_strides=True):
                                        check_stride=False)
         except AssertionError as e:
             return "values: " + str(e).split("\n")[1:4].__str__()
+    elif ref.is_complex():  # exact, NaN equal to NaN
+        try:
+            torch.testing.assert_close(ours, ref, rtol=0, atol=0, equal_nan=True, check_stride=False)
+        except AssertionError as e:
+            return "values: " + str(e).split("\n")[1:4].__str__()
     elif not torch.equal(ours, ref):
         return f"values differ: {ours.flatten()[:8].tolist()} vs {ref.flatten()[:8].tolist()}"
     return None
@@ -927,6 +932,112 @@ for lay, x in LAYS.items():
                 delete(o)
         for h in hs:
             delete(h)
+
+# ---- uint16/32/64 and complex64/128 through the dtype table (runtime/core/dtype.h): to,
+# copy_, clone, fill_, full and zeros_like, which PyTorch 2.15 has for every dtype
+DT.update({torch.uint16: 27, torch.uint32: 28, torch.uint64: 29})
+RDT.update({27: torch.uint16, 28: torch.uint32, 29: torch.uint64})
+UINTS = [torch.uint16, torch.uint32, torch.uint64]
+CPLX = [torch.complex64, torch.complex128]
+WIDE = ALL + UINTS + CPLX
+
+
+def rand_wide(shape, dt):
+    if dt in UINTS:
+        return torch.randint(0, 70000, shape, dtype=torch.int64).to(dt)
+    if dt in CPLX:
+        return (torch.randn(shape, dtype=torch.complex128) * 100).to(dt)
+    return rand(shape, dt, low=-300, high=300)
+
+
+fto = fn("aoti_torch_cpu_to_dtype", H, C.c_int32, C.c_int32, C.c_int32, P(C.c_int32), P(H))
+for sdt, ddt in itertools.product(WIDE, WIDE):
+    if sdt in ALL and ddt in ALL:
+        continue  # above
+    for lay, x in [("contig", rand_wide([6, 5], sdt)), ("transposed", rand_wide([5, 6], sdt).t())]:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # complex to real discards the imaginary part
+            with_handles([x], lambda h: run(f"to {sdt}->{ddt} {lay}",
+                                            lambda o: fto(h[0], DT[ddt], 0, 0, None, C.byref(o[0])),
+                                            lambda: x.to(ddt)))
+            dst = torch.zeros(5, 6, dtype=ddt).t()
+            counts["cases"] += 1
+            hs, hd = to_rt(x), to_rt(dst)
+            ref = dst.clone().copy_(x)
+            if fcopy(hd, hs, 0) != 0:
+                failures.append(f"copy_ {sdt}->{ddt} {lay}: libshimrt failed ({LIB.torch_exception_get_what().decode()})")
+            elif not torch.equal(from_rt(hd), ref):
+                failures.append(f"copy_ {sdt}->{ddt} {lay}: values differ")
+            delete(hs)
+            delete(hd)
+# values at the ends of the unsigned ranges, and negative values into unsigned types
+edges = [torch.tensor([2**64 - 1, 2**63 + 2**40 + 1, 2**53 + 1, 12345, 0], dtype=torch.uint64),
+         torch.tensor([4294967295, 2147483648, 16777217, 7, 0], dtype=torch.uint32),
+         torch.tensor([65535, 32768, 2049, 7, 0], dtype=torch.uint16),
+         torch.tensor([-1, -70000, 2**40 + 3, -(2**63), 2**63 - 1], dtype=torch.int64),
+         torch.tensor([-1.0, -3.7, 70000.5, 0.0, 2.0**31], dtype=torch.float64)]
+for x, ddt in itertools.product(edges, WIDE):
+    with_handles([x], lambda h: run(f"to {x.dtype}->{ddt} edge values",
+                                    lambda o: fto(h[0], DT[ddt], 0, 0, None, C.byref(o[0])),
+                                    lambda: x.to(ddt)))
+for dt in UINTS + CPLX:
+    x = rand_wide([4, 6], dt)
+    for lay, xv in [("contig", x), ("transposed", x.t()), ("sliced", x[:, ::2])]:
+        with_handles([xv], lambda h: run(f"clone {dt} {lay}", lambda o: fclone(h[0], None, C.byref(o[0])),
+                                         lambda: xv.clone()))
+        with_handles([xv], lambda h: run(f"zeros_like {dt} {lay}",
+                                         lambda o: fzl(h[0], None, None, None, -1, None, None, C.byref(o[0])),
+                                         lambda: torch.zeros_like(xv)))
+ffill = fn("aoti_torch_cpu_fill__Scalar", H, C.c_double)
+for dt, v, n in itertools.product(UINTS + CPLX, FVALS + [1.0, 2.5, 4294967295, 4294967296.0, 1.8e19, 65535],
+                                  [2, 1]):
+    tv = int(v) if math.isfinite(v) and v == int(v) and abs(v) < 1e18 else v  # integral: a Python int
+    sz = i64s([n])
+    dcode = C.c_int32(DT[dt])
+    run(f"full [{n}] {dt} {v}", lambda o: ffull(sz, 1, float(v), C.byref(dcode), None, None, -1, None, C.byref(o[0])),
+        lambda: torch.full([n], tv, dtype=dt))
+    x = torch.zeros(3, n, dtype=dt).t()
+    counts["cases"] += 1
+    h = to_rt(x)
+    rc = ffill(h, float(v))
+    try:
+        ref, rerr = x.clone().fill_(tv), None
+    except Exception as e:
+        rerr = e
+    if (rc != 0) != (rerr is not None):
+        failures.append(f"fill_ {dt} {v}: error mismatch (ours rc={rc}, torch: {rerr})")
+    elif rc == 0 and compare(f"fill_ {dt} {v}", from_rt(h), ref):
+        failures.append(f"fill_ {dt} {v}: values differ")
+    delete(h)
+
+# reductions PyTorch runs on uint16/32/64 as another dtype: sum (int64, or the dtype given),
+# mean with a floating dtype, all/any (bool), cumsum/cumprod (int64); others refused alike
+fal, fan = fn("aoti_torch_cpu_all", H, P(H)), fn("aoti_torch_cpu_any", H, P(H))
+fcs = fn("aoti_torch_cpu_cumsum", H, C.c_int64, P(C.c_int32), P(H))
+fcp = fn("aoti_torch_cpu_cumprod", H, C.c_int64, P(C.c_int32), P(H))
+for dt in UINTS:
+    big = torch.tensor([[2**64 - 1, 2**63 + 5, 3], [7, 0, 2**40]], dtype=torch.uint64).to(dt)
+    for lay, x in [("contig", rand_wide([4, 6], dt)), ("transposed", rand_wide([6, 4], dt).t()),
+                   ("zeros", torch.zeros(3, 2, dtype=dt)), ("large", big), ("empty", torch.zeros(0, 3, dtype=dt))]:
+        for dims, keep, odt in [([0], 0, None), ([1], 1, None), ([], 0, None), ([0], 1, torch.float32),
+                                ([1], 0, torch.float64), ([], 1, torch.int32)]:
+            pp = C.pointer(i64s(dims))
+            pd = C.byref(C.c_int32(DT[odt])) if odt is not None else None
+            with_handles([x], lambda h: run(f"sum {dt} {lay} {dims} keep={keep} dtype={odt}",
+                                            lambda o: fsd(h[0], C.cast(C.pointer(pp), P(P(C.c_int64))), len(dims), keep, pd, C.byref(o[0])),
+                                            lambda: torch.sum(x, dims, keepdim=bool(keep), dtype=odt), loose=True, check_strides=False))
+            with_handles([x], lambda h: run(f"mean {dt} {lay} {dims} keep={keep} dtype={odt}",
+                                            lambda o: fmean(h[0], C.cast(C.pointer(pp), P(P(C.c_int64))), len(dims), keep, pd, C.byref(o[0])),
+                                            lambda: torch.mean(x, dims, keepdim=bool(keep), dtype=odt), loose=True, check_strides=False))
+        for name, fr in [("all", fal), ("any", fan)]:
+            with_handles([x], lambda h: run(f"{name} {dt} {lay}", lambda o: fr(h[0], C.byref(o[0])),
+                                            lambda: getattr(torch, name)(x)))
+        for name, fr in [("cumsum", fcs), ("cumprod", fcp)]:
+            for d, odt in [(0, None), (1, None), (0, torch.float64), (1, torch.int64)]:
+                pd = C.byref(C.c_int32(DT[odt])) if odt is not None else None
+                with_handles([x], lambda h: run(f"{name} {dt} {lay} dim={d} dtype={odt}",
+                                                lambda o: fr(h[0], d, pd, C.byref(o[0])),
+                                                lambda: getattr(torch, name)(x, d, dtype=odt), check_strides=False))
 
 for line in failures:
     print("MISMATCH", line)
