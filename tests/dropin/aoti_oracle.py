@@ -1429,9 +1429,148 @@ def fft_family():
         print(f"  fft: largest error vs PyTorch, relative to max |bin|: {FFT_ERR['max_rel']:.2e}")
 
 
+# ---- issue 20: backward ops (runtime/cpu/backward_pool.c, backward_misc.c) ---------------------
+# grad_output random, the indices PyTorch's own forward gives; self and grad_output contiguous,
+# transposed, sliced and channels-last. libshimrt adds in PyTorch's order with its dtype's
+# rounding, so the values must be bit-identical (EXACT) where PyTorch's kernel is its
+# contiguous one (its channels-last adaptive-average kernel divides by kh * kw at once).
+EXACT = (0.0, 0.0)
+
+
+def refuses(label, name, args):
+    """libshimrt must refuse (PyTorch's kernel would index out of bounds: not called)."""
+    if ONLY and ONLY not in name:
+        return
+    counts["cases"] += 1
+    res, hs = call(name, args)
+    if not isinstance(res, int):
+        failures.append(f"{name} {label}: libshimrt should refuse")
+    else:
+        counts["both_err"] += 1
+    for h in hs:
+        if h:
+            delete(h)
+
+
+def cl_of(t):
+    return t.contiguous(memory_format=torch.channels_last) if t.dim() == 4 else t
+
+
+def pool_backward_family():
+    mx = "aoti_torch_cpu_max_pool2d_with_indices_backward"
+    av = "aoti_torch_cpu_avg_pool2d_backward"
+    aa = "aoti_torch_cpu__adaptive_avg_pool2d_backward"
+    am = "aoti_torch_cpu_adaptive_max_pool2d_backward"
+    for dt in [torch.float32, torch.float64, torch.bfloat16, torch.float16, torch.int64,
+               torch.int32, torch.bool]:
+        fdt = dt if dt in FLOATS else torch.float32
+        for shape in ([2, 3, 7, 8], [3, 6, 5], [1, 2, 1, 1], [0, 2, 4, 4], [2, 5, 9, 9]):
+            xf = rand(shape, fdt, -5, 5)
+            x0 = xf.to(dt)
+            lays = list(layouts(x0))
+            if len(shape) == 4:
+                lays.append(("channels_last", cl_of(x0)))
+            for (k, st, pd, dl, ceil) in [([2], [], [0], [1], 0), ([3, 2], [2, 1], [1, 0], [1], 1),
+                                          ([3], [2], [1], [2, 1], 0), ([2, 3], [3], [1], [1], 1),
+                                          ([1], [1], [0], [1], 0), ([3], [1], [1], [1], 0)]:
+                try:
+                    o, ix = A.max_pool2d_with_indices(xf, k, st, pd, dl, bool(ceil))
+                except Exception:
+                    continue
+                g0 = rand(o.shape, dt, -3, 3)
+                glays = [("g contig", g0), ("g cl", cl_of(g0)), ("g sliced", list(layouts(g0))[-1][1])]
+                for lay, x in lays:
+                    for glay, g in glays if dt == torch.float32 else glays[:1]:
+                        tag = f"{dt} {shape} {lay} {glay} k{k} s{st} p{pd} d{dl} ceil={ceil}"
+                        case(tag, mx, [T(g), T(x), k, st, pd, dl, ceil, T(ix), Ret()],
+                             lambda g=g, x=x, k=k, st=st, pd=pd, dl=dl, ceil=ceil, ix=ix:
+                             A.max_pool2d_with_indices_backward(g, x, k, st, pd, dl, bool(ceil), ix),
+                             loose=EXACT)
+                        if dl != [1]:
+                            continue
+                        for inc in (1, 0):
+                            for div in (None, 3, -2) if inc else (None,):
+                                case(f"{tag} include_pad={inc} divisor={div}", av,
+                                     [T(g), T(x), k, st, pd, ceil, inc, Opt(div), Ret()],
+                                     lambda g=g, x=x, k=k, st=st, pd=pd, ceil=ceil, inc=inc, div=div:
+                                     A.avg_pool2d_backward(g, x, k, st, pd, bool(ceil), bool(inc), div),
+                                     loose=EXACT)
+            for osz in ([1, 1], [3, 4], [7, 8], [5, 3], [10, 11]):
+                if xf.numel() and min(shape[-2:]) > 0:
+                    o, ix = A.adaptive_max_pool2d(xf, osz)
+                else:
+                    continue
+                g0 = rand(o.shape, dt, -3, 3)
+                glays = [("g contig", g0), ("g cl", cl_of(g0)), ("g transposed", list(layouts(g0))[1][1])]
+                for lay, x in lays:
+                    for glay, g in glays if dt == torch.float32 else glays[:1]:
+                        tag = f"{dt} {shape} {lay} {glay} out{osz}"
+                        case(tag, aa, [T(g), T(x), Ret()],
+                             lambda g=g, x=x: A._adaptive_avg_pool2d_backward(g, x),
+                             loose=EXACT if glay != "g cl" else False)
+                        case(tag, am, [T(g), T(x), T(ix), Ret()],
+                             lambda g=g, x=x, ix=ix: A.adaptive_max_pool2d_backward(g, x, ix),
+                             loose=EXACT)
+    # many windows over one input element (sums of many rounded terms)
+    for dt in FLOATS:
+        x = rand([2, 3, 16, 16], dt)
+        o, ix = A.max_pool2d_with_indices(x.float(), [5], [1], [2])
+        g = rand(o.shape, dt, -100, 100)
+        case(f"{dt} overlapping", av, [T(g), T(x), [5], [1], [2], 0, 1, Opt(None), Ret()],
+             lambda: A.avg_pool2d_backward(g, x, [5], [1], [2], False, True, None), loose=EXACT)
+        case(f"{dt} overlapping", mx, [T(g), T(x), [5], [1], [2], [1], 0, T(ix), Ret()],
+             lambda: A.max_pool2d_with_indices_backward(g, x, [5], [1], [2], [1], False, ix),
+             loose=EXACT)
+        case(f"{dt} adaptive overlapping", aa, [T(g[..., :7, :5]), T(x), Ret()],
+             lambda: A._adaptive_avg_pool2d_backward(g[..., :7, :5], x), loose=EXACT)
+    gi = torch.tensor([[[[2 ** 62, -(2 ** 63)]]]])
+    xi = torch.zeros(1, 1, 2, 2, dtype=torch.int64)
+    for div in (None, -1, 3):
+        case(f"int64 extremes divisor={div}", av, [T(gi), T(xi), [1], [2], [0], 0, 1, Opt(div), Ret()],
+             lambda div=div: A.avg_pool2d_backward(gi, xi, [1], [2], [0], False, True, div))
+    # bad inputs: both refuse
+    x = rand([2, 3, 5, 5], torch.float32)
+    o, ix = A.max_pool2d_with_indices(x, [2], [2])
+    g = rand(o.shape, torch.float32)
+    bad = [("grad batch", g[:1], x, ix), ("grad dim", g[0], x, ix), ("grad dtype", g.double(), x, ix),
+           ("indices shape", g, x, ix[:, :, :1]), ("indices int32", g, x, ix.int()),
+           ("self 2-d", g[0, 0], x[0, 0], ix[0, 0]), ("self 5-d", g[None], x[None], ix[None]),
+           ("zero channels", g[:, :0], x[:, :0], ix[:, :0])]
+    for label, gg, xx, ii in bad:
+        case(label, mx, [T(gg), T(xx), [2], [2], [0], [1], 0, T(ii), Ret()],
+             lambda gg=gg, xx=xx, ii=ii: A.max_pool2d_with_indices_backward(gg, xx, [2], [2], [0], [1], False, ii))
+        case(label, av, [T(gg), T(xx), [2], [2], [0], 0, 1, Opt(None), Ret()],
+             lambda gg=gg, xx=xx: A.avg_pool2d_backward(gg, xx, [2], [2], [0], False, True, None))
+        case(label, am, [T(gg), T(xx), T(ii), Ret()],
+             lambda gg=gg, xx=xx, ii=ii: A.adaptive_max_pool2d_backward(gg, xx, ii))
+        if label != "grad batch":  # (PyTorch reads past grad_output there)
+            case(label, aa, [T(gg), T(xx), Ret()], lambda gg=gg, xx=xx: A._adaptive_avg_pool2d_backward(gg, xx))
+    for (k, st, pd, dl) in [([2, 2, 2], [2], [0], [1]), ([2], [2, 2, 2], [0], [1]), ([2], [2], [], [1]),
+                            ([2], [2], [0], []), ([2], [0], [0], [1]), ([0], [2], [0], [1]),
+                            ([2], [2], [2], [1]), ([2], [2], [-1], [1]), ([2], [2], [0], [0]),
+                            ([2], [-2], [0], [1]), ([2 ** 40], [2], [0], [1]), ([9], [2], [0], [1])]:
+        case(f"k{k} s{st} p{pd} d{dl}", mx, [T(g), T(x), k, st, pd, dl, 0, T(ix), Ret()],
+             lambda k=k, st=st, pd=pd, dl=dl: A.max_pool2d_with_indices_backward(g, x, k, st, pd, dl, False, ix))
+        if dl == [1]:
+            case(f"k{k} s{st} p{pd}", av, [T(g), T(x), k, st, pd, 0, 1, Opt(None), Ret()],
+                 lambda k=k, st=st, pd=pd: A.avg_pool2d_backward(g, x, k, st, pd, False, True, None))
+    case("divisor 0", av, [T(g), T(x), [2], [2], [0], 0, 1, Opt(0), Ret()],
+         lambda: A.avg_pool2d_backward(g, x, [2], [2], [0], False, True, 0))
+    # indices PyTorch's kernels would follow out of bounds: libshimrt refuses
+    for label, bad_ix in (("index 25", ix.clone().fill_(25)), ("index -2", ix.clone().fill_(-2))):
+        refuses(label, mx, [T(g), T(x), [2], [2], [0], [1], 0, T(bad_ix), Ret()])
+        refuses(label, am, [T(g), T(x), T(bad_ix), Ret()])
+    refuses("index -1", am, [T(g), T(x), T(ix.clone().fill_(-1)), Ret()])
+    mone = ix.clone()
+    mone[0, 0] = -1  # max_pool2d's kernel skips -1
+    case("index -1", mx, [T(g), T(x), [2], [2], [0], [1], 0, T(mone), Ret()],
+         lambda: A.max_pool2d_with_indices_backward(g, x, [2], [2], [0], [1], False, mone), loose=EXACT)
+    refuses("grad fewer planes", aa, [T(g[:, :2]), T(x), Ret()])
+
+
 FAMILIES = [mm_family, conv_family, line_family, sdpa_family, pool_family, misc_family,
             index_family, bag_family, pow_family, quant_dist_family, scatter_value_family,
-            lapack_family, rnn_family, resize_family, fft_family]
+            lapack_family, rnn_family, resize_family, fft_family, pool_backward_family]
 for fam in FAMILIES:
     fam()
 

@@ -1,0 +1,509 @@
+/* runtime/cpu/backward_pool.c: the 2-d pooling backward ops of c_shim_cpu.h:
+ * max_pool2d_with_indices_backward, avg_pool2d_backward, _adaptive_avg_pool2d_backward and
+ * adaptive_max_pool2d_backward.
+ *
+ * Each is a scatter-add of grad_output into a zeroed grad_input, plane by plane (N x C planes
+ * in parallel), in PyTorch's CPU order: output positions row by row, each contribution added
+ * to grad_input with the dtype's own arithmetic (PyTorch's kernels accumulate in scalar_t:
+ * every division and addition is rounded to float32, or to float and then to bfloat16 /
+ * float16, as c10's half types compute). Values are carried as doubles: a double result of
+ * one operation on two values of these types, rounded to the type, is the type's correctly
+ * rounded result, so the sums are bit-identical to PyTorch's contiguous kernels. Integers
+ * (int64, avg_pool2d_backward only) divide with truncation and add with wrap-around.
+ *
+ * Checks and messages are PyTorch's (structured meta functions, pool2d_shape_check,
+ * check_dim_size, the dtype dispatch). Where PyTorch reads or writes out of bounds (an index
+ * outside the plane, -1 for adaptive max, which PyTorch's kernel does not skip; a grad_output
+ * with fewer planes than self for _adaptive_avg_pool2d_backward), libshimrt refuses with a
+ * message. grad_input has self's shape, channels-last when self is (suggest_memory_format).
+ *
+ * One known difference: for a channels-last grad_output PyTorch's adaptive-average kernel
+ * divides the vectorized channels by kh * kw at once (the tail by kh, then kw); here always by
+ * kh, then kw, as its contiguous kernel does (within one rounding of the delta). */
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "aoti_ops.h"
+#include "cpu_kernels.h"
+#include "shimrt/device.h"
+
+enum { BP_MAX, BP_ADMAX, BP_AVG, BP_ADAVG };
+
+typedef struct {
+    const char *go;    /* grad_output, dense planes of OH x OW */
+    const int64_t *ix; /* indices, dense planes (max kinds) */
+    char *gi;          /* grad_input, dense planes of H x W, zeroed */
+    int32_t dt;
+    size_t es;
+    int kind;
+    int64_t H, W, OH, OW, kh, kw, sh, sw, ph, pw;
+    bool include_pad;
+    int64_t divisor; /* 0: none */
+} bp_ctx;
+
+/* v rounded to dt as one operation of PyTorch's scalar_t arithmetic rounds it (float16 and
+ * bfloat16 compute in float, then round to the type). */
+static double bp_fix(double v, int32_t dt) {
+    switch (dt) {
+    case SHIMRT_FLOAT32: return (float)v;
+    case SHIMRT_BFLOAT16: return shimrt_bf16_to_float(shimrt_float_to_bf16((float)v));
+    case SHIMRT_FLOAT16: return shimrt_half_to_float(shimrt_float_to_half((float)v));
+    default: return v;
+    }
+}
+
+/* grad_input[i] += d, in dt's floating arithmetic (d a value of dt). */
+static void bp_add(const bp_ctx *c, char *plane, int64_t i, double d) {
+    char *p = plane + (size_t)i * c->es;
+    if (c->dt == SHIMRT_FLOAT64) {
+        double v;
+        memcpy(&v, p, sizeof v);
+        v += d;
+        memcpy(p, &v, sizeof v);
+    } else {
+        shimrt_k_store_f64(p, c->dt, bp_fix(shimrt_k_load_f64(p, c->dt) + d, c->dt));
+    }
+}
+
+/* g / n as PyTorch's scalar_t / int64_t: the divisor converted to scalar_t first. */
+static double bp_div(double g, int64_t n, int32_t dt) {
+    return bp_fix(g / bp_fix((double)n, dt), dt);
+}
+
+/* The start and end of adaptive window o of out over in (PyTorch's start_index/end_index). */
+static int64_t ad_start(int64_t o, int64_t out, int64_t in) { return o * in / out; }
+static int64_t ad_end(int64_t o, int64_t out, int64_t in) { return ((o + 1) * in + out - 1) / out; }
+
+static void bp_avg_at(const bp_ctx *c, char *gi, const char *go, int64_t oh, int64_t ow) {
+    int64_t h0, h1, w0, w1, n = 1;
+    if (c->kind == BP_ADAVG) {
+        h0 = ad_start(oh, c->OH, c->H);
+        h1 = ad_end(oh, c->OH, c->H);
+        w0 = ad_start(ow, c->OW, c->W);
+        w1 = ad_end(ow, c->OW, c->W);
+    } else {
+        h0 = oh * c->sh - c->ph;
+        w0 = ow * c->sw - c->pw;
+        h1 = h0 + c->kh < c->H + c->ph ? h0 + c->kh : c->H + c->ph;
+        w1 = w0 + c->kw < c->W + c->pw ? w0 + c->kw : c->W + c->pw;
+        n = (h1 - h0) * (w1 - w0);
+        h0 = h0 < 0 ? 0 : h0;
+        w0 = w0 < 0 ? 0 : w0;
+        h1 = h1 > c->H ? c->H : h1;
+        w1 = w1 > c->W ? c->W : w1;
+        if (c->divisor)
+            n = c->divisor;
+        else if (!c->include_pad)
+            n = (h1 - h0) * (w1 - w0);
+    }
+    const char *q = go + (size_t)(oh * c->OW + ow) * c->es;
+    if (c->dt == SHIMRT_INT64) {
+        int64_t g;
+        memcpy(&g, q, sizeof g);
+        /* (n == -1: -g without the INT64_MIN / -1 trap) */
+        g = n == -1 ? (int64_t)(0 - (uint64_t)g) : g / n;
+        for (int64_t y = h0; y < h1; y++)
+            for (int64_t x = w0; x < w1; x++) {
+                char *p = gi + (size_t)(y * c->W + x) * c->es;
+                int64_t v;
+                memcpy(&v, p, sizeof v);
+                v = (int64_t)((uint64_t)v + (uint64_t)g);
+                memcpy(p, &v, sizeof v);
+            }
+        return;
+    }
+    double d = shimrt_k_load_f64(q, c->dt);
+    if (c->kind == BP_ADAVG)
+        d = bp_div(bp_div(d, h1 - h0, c->dt), w1 - w0, c->dt);
+    else
+        d = bp_div(d, n, c->dt);
+    for (int64_t y = h0; y < h1; y++)
+        for (int64_t x = w0; x < w1; x++) bp_add(c, gi, y * c->W + x, d);
+}
+
+static void bp_planes(int64_t b, int64_t e, void *vctx) {
+    const bp_ctx *c = vctx;
+    int64_t hw = c->H * c->W, ohw = c->OH * c->OW;
+    for (int64_t p = b; p < e; p++) {
+        char *gi = c->gi + (size_t)(p * hw) * c->es;
+        const char *go = c->go + (size_t)(p * ohw) * c->es;
+        if (c->kind == BP_MAX || c->kind == BP_ADMAX) {
+            const int64_t *ix = c->ix + p * ohw;
+            for (int64_t o = 0; o < ohw; o++)
+                if (ix[o] != -1)
+                    bp_add(c, gi, ix[o], shimrt_k_load_f64(go + (size_t)o * c->es, c->dt));
+            continue;
+        }
+        for (int64_t oh = 0; oh < c->OH; oh++)
+            for (int64_t ow = 0; ow < c->OW; ow++) bp_avg_at(c, gi, go, oh, ow);
+    }
+}
+
+/* t as a dense tensor: t itself or a new contiguous copy (*owned set). */
+static AtenTensorHandle bp_dense(const char *op, AtenTensorHandle t, bool *owned) {
+    *owned = false;
+    if (shimrt_is_contiguous(t)) return t;
+    AtenTensorHandle d = shimrt_k_new(op, t->ndim, t->sizes, t->dtype);
+    if (d && shimrt_k_copy(op, d, t)) {
+        shimrt_tensor_free(d);
+        return NULL;
+    }
+    *owned = d != NULL;
+    return d;
+}
+
+/* "Expected a tensor of dimension %d and tensor.size[%d] == %d ..." (check_dim_size). */
+static AOTITorchError dim_size(const char *op, AtenTensorHandle t, int64_t nd, int64_t d,
+                               int64_t size) {
+    if (t->ndim == nd && t->sizes[d] == size) return AOTI_TORCH_SUCCESS;
+    return shimrt_fail(op,
+                       "Expected a tensor of dimension %lld and tensor.size[%lld] == %lld but "
+                       "got: dimension %lld and tensor.size[%lld] = %lld",
+                       (long long)nd, (long long)d, (long long)size, (long long)t->ndim,
+                       (long long)d, (long long)(d < t->ndim ? t->sizes[d] : 0));
+}
+
+/* The dtype dispatch: float32/64, bfloat16, float16 (and int64 when ints). */
+static AOTITorchError bp_dtype(const char *op, const char *kernel, int32_t dt, bool ints) {
+    if (shimrt_k_is_floating(dt) || (ints && dt == SHIMRT_INT64)) return AOTI_TORCH_SUCCESS;
+    return shimrt_fail(op, "\"%s\" not implemented for '%s'", kernel, shimrt_dtype_torch_name(dt));
+}
+
+/* Indices in [0, H * W) (-1 too when skip): PyTorch's kernels index with them unchecked. */
+static AOTITorchError bp_indices(const char *op, const int64_t *ix, int64_t n, int64_t hw,
+                                 bool skip) {
+    for (int64_t i = 0; i < n; i++)
+        if ((ix[i] < 0 || ix[i] >= hw) && !(skip && ix[i] == -1))
+            return shimrt_fail(op,
+                               "%s: index %lld is out of range for an input plane of %lld "
+                               "elements",
+                               op, (long long)ix[i], (long long)hw);
+    return AOTI_TORCH_SUCCESS;
+}
+
+/* Zeroed grad_input of self's shape; c filled from grad_output (and indices); the planes
+ * run; the result channels-last when self is. */
+static AOTITorchError bp_run(const char *op, bp_ctx *c, AtenTensorHandle grad,
+                             AtenTensorHandle self, AtenTensorHandle indices,
+                             AtenTensorHandle *ret0) {
+    int64_t nd = self->ndim, planes = 1;
+    for (int64_t i = 0; i < nd - 2; i++) planes *= self->sizes[i];
+    c->H = self->sizes[nd - 2];
+    c->W = self->sizes[nd - 1];
+    c->OH = grad->sizes[grad->ndim - 2];
+    c->OW = grad->sizes[grad->ndim - 1];
+    c->dt = self->dtype;
+    c->es = shimrt_dtype_size(self->dtype);
+    AtenTensorHandle gi = shimrt_k_new(op, nd, self->sizes, self->dtype);
+    if (!gi) return AOTI_TORCH_FAILURE;
+    if (shimrt_numel(gi) > 0) memset(shimrt_data(gi), 0, (size_t)shimrt_numel(gi) * c->es);
+    bool own_g = false, own_i = false;
+    AtenTensorHandle g = NULL, ix = NULL;
+    AOTITorchError err = AOTI_TORCH_SUCCESS;
+    if (planes * c->OH * c->OW > 0 && c->H * c->W > 0) {
+        g = bp_dense(op, grad, &own_g);
+        ix = indices && g ? bp_dense(op, indices, &own_i) : NULL;
+        err = !g || (indices && !ix) ? AOTI_TORCH_FAILURE : AOTI_TORCH_SUCCESS;
+        if (!err && ix)
+            err = bp_indices(op, shimrt_data(ix), planes * c->OH * c->OW, c->H * c->W,
+                             c->kind == BP_MAX);
+        if (!err) {
+            c->go = shimrt_data(g);
+            c->ix = ix ? shimrt_data(ix) : NULL;
+            c->gi = shimrt_data(gi);
+            int64_t work = c->kind == BP_MAX || c->kind == BP_ADMAX ? c->OH * c->OW
+                                                                    : c->H * c->W + c->OH * c->OW;
+            torch_parallel_for(0, planes, 1 + 16384 / (work + 1), bp_planes, c);
+        }
+    }
+    if (own_g) shimrt_tensor_free(g);
+    if (own_i) shimrt_tensor_free(ix);
+    if (!err && nd == 4 && shimrt_k_strides_like_cl(self) && !shimrt_is_contiguous(self)) {
+        int64_t st[4];
+        shimrt_k_channels_last_strides(4, self->sizes, st);
+        AtenTensorHandle cl =
+            shimrt_tensor_empty(op, 4, self->sizes, st, self->dtype, SHIMRT_DEV_CPU, 0);
+        err = cl ? shimrt_k_copy(op, cl, gi) : AOTI_TORCH_FAILURE;
+        shimrt_tensor_free(gi);
+        gi = cl;
+    }
+    if (err) {
+        shimrt_tensor_free(gi);
+        return AOTI_TORCH_FAILURE;
+    }
+    *ret0 = gi;
+    return AOTI_TORCH_SUCCESS;
+}
+
+/* A 1- or 2-value list (or empty, when def is given: stride) as (a, b), with PyTorch's
+ * message for another length and "integer out of range" for a value beyond int. */
+static AOTITorchError bp_pair(const char *msg, const int64_t *v, int64_t n, const int64_t *def,
+                              int64_t *a, int64_t *b) {
+    if (n == 0 && def) {
+        *a = def[0];
+        *b = def[1];
+    } else if (n == 1 || n == 2) {
+        *a = v[0];
+        *b = v[n - 1];
+    } else {
+        return shimrt_fail("pool2d_backward", "%s", msg);
+    }
+    if (*a < INT_MIN || *a > INT_MAX || *b < INT_MIN || *b > INT_MAX)
+        return shimrt_fail("pool2d_backward", "integer out of range");
+    return AOTI_TORCH_SUCCESS;
+}
+
+/* pooling_output_shape's checks and result, then pool2d_shape_check's and the backward's
+ * dimension checks of grad_output (and indices). */
+static AOTITorchError bp_pool2d_check(const char *op, const bp_ctx *c, int64_t dh, int64_t dw,
+                                      bool ceil, AtenTensorHandle self, AtenTensorHandle grad,
+                                      AtenTensorHandle indices) {
+    int64_t nd = self->ndim;
+    if (nd < 3) /* PyTorch reads self.size(-3) first */
+        return shimrt_fail(op,
+                           "Dimension out of range (expected to be in range of [%lld, %lld], "
+                           "but got -3)",
+                           (long long)-(nd ? nd : 1), (long long)(nd ? nd - 1 : 0));
+    int64_t k[2] = {c->kh, c->kw}, s[2] = {c->sh, c->sw}, p[2] = {c->ph, c->pw}, d[2] = {dh, dw};
+    int64_t o[2];
+    for (int i = 0; i < 2; i++) {
+        if (s[i] == 0) return shimrt_fail(op, "stride should not be zero");
+        if (p[i] < 0)
+            return shimrt_fail(op, "pad must be non-negative, but got pad: %lld", (long long)p[i]);
+        if (p[i] > ((k[i] - 1) * d[i] + 1) / 2)
+            return shimrt_fail(op,
+                               "pad should be at most half of effective kernel size, but got "
+                               "pad=%lld, kernel_size=%lld and dilation=%lld",
+                               (long long)p[i], (long long)k[i], (long long)d[i]);
+        int64_t in = self->sizes[nd - 2 + i];
+        int64_t num = in + 2 * p[i] - d[i] * (k[i] - 1) - 1 + (ceil ? s[i] - 1 : 0);
+        /* div_rtn: rounded toward negative infinity */
+        int64_t q = num / s[i];
+        if ((num % s[i] != 0) && ((num < 0) != (s[i] < 0))) q--;
+        o[i] = q + 1;
+        if (ceil && (o[i] - 1) * s[i] >= in + p[i]) o[i]--;
+    }
+    if (c->kh <= 0 || c->kw <= 0)
+        return shimrt_fail(op, "kernel size should be greater than zero, but got kH: %lld kW: %lld",
+                           (long long)c->kh, (long long)c->kw);
+    if (c->sh <= 0 || c->sw <= 0)
+        return shimrt_fail(op, "stride should be greater than zero, but got dH: %lld dW: %lld",
+                           (long long)c->sh, (long long)c->sw);
+    if (dh <= 0 || dw <= 0)
+        return shimrt_fail(op,
+                           "dilation should be greater than zero, but got dilationH: %lld "
+                           "dilationW: %lld",
+                           (long long)dh, (long long)dw);
+    bool cl = nd == 4 && shimrt_k_strides_like_cl(self) && !shimrt_is_contiguous(self);
+    bool valid = self->sizes[1] != 0 && self->sizes[2] != 0;
+    if (cl ? !(nd == 4 && valid && self->sizes[3] != 0)
+           : !((nd == 3 && self->sizes[0] != 0 && valid) ||
+               (nd == 4 && valid && self->sizes[3] != 0))) {
+        char buf[128];
+        return shimrt_fail(op,
+                           cl ? "Expected 4D (batch mode) tensor expected for input with "
+                                "channels_last layout with optional 0 dim batch size for "
+                                "input, but got: %s"
+                              : "Expected 3D or 4D (batch mode) tensor with optional 0 dim "
+                                "batch size for input, but got:%s",
+                           shimrt_k_fmt_shape(buf, sizeof buf, nd, self->sizes));
+    }
+    int64_t ekw = (c->kw - 1) * dw + 1, ekh = (c->kh - 1) * dh + 1;
+    if (ekw / 2 < c->pw || ekh / 2 < c->ph)
+        return shimrt_fail(op,
+                           "pad should be smaller than or equal to half of effective kernel "
+                           "size, but got padW = %lld, padH = %lld, effectiveKW = %lld, "
+                           "effectiveKH = %lld",
+                           (long long)c->pw, (long long)c->ph, (long long)ekw, (long long)ekh);
+    int64_t C = self->sizes[nd - 3];
+    if (o[0] < 1 || o[1] < 1)
+        return shimrt_fail(op,
+                           "Given input size: (%lldx%lldx%lld). Calculated output size: "
+                           "(%lldx%lldx%lld). Output size is too small",
+                           (long long)C, (long long)self->sizes[nd - 2],
+                           (long long)self->sizes[nd - 1], (long long)C, (long long)o[0],
+                           (long long)o[1]);
+    AtenTensorHandle ts[2] = {grad, indices};
+    for (int t = 0; t < 2; t++) {
+        if (!ts[t]) continue;
+        if (dim_size(op, ts[t], nd, nd - 3, C) || dim_size(op, ts[t], nd, nd - 2, o[0]) ||
+            dim_size(op, ts[t], nd, nd - 1, o[1]))
+            return AOTI_TORCH_FAILURE;
+    }
+    if (nd == 4)
+        for (int t = 0; t < 2; t++)
+            if (ts[t] && dim_size(op, ts[t], nd, 0, self->sizes[0])) return AOTI_TORCH_FAILURE;
+    return AOTI_TORCH_SUCCESS;
+}
+
+static AOTITorchError bp_same_dtype(const char *op, AtenTensorHandle self, AtenTensorHandle grad,
+                                    const char *name) {
+    if (grad->dtype == self->dtype) return AOTI_TORCH_SUCCESS;
+    return shimrt_fail(op, "expected dtype %s for `%s` but got dtype %s",
+                       shimrt_dtype_name(self->dtype), name, shimrt_dtype_name(grad->dtype));
+}
+
+AOTITorchError shimrt_cpu_max_pool2d_with_indices_backward(
+    AtenTensorHandle grad_output, AtenTensorHandle self, const int64_t *kernel_size,
+    int64_t kernel_size_len_, const int64_t *stride, int64_t stride_len_, const int64_t *padding,
+    int64_t padding_len_, const int64_t *dilation, int64_t dilation_len_, int32_t ceil_mode,
+    AtenTensorHandle indices, AtenTensorHandle *ret0) {
+    static const char op[] = "max_pool2d_with_indices_backward";
+    bp_ctx c = {0};
+    int64_t dh, dw;
+    if (bp_pair("max_pool2d: kernel_size must either be a single int, or a tuple of two ints",
+                kernel_size, kernel_size_len_, NULL, &c.kh, &c.kw) ||
+        bp_pair("max_pool2d: stride must either be omitted, a single int, or a tuple of two ints",
+                stride, stride_len_, (int64_t[]){c.kh, c.kw}, &c.sh, &c.sw) ||
+        bp_pair("max_pool2d: padding must either be a single int, or a tuple of two ints", padding,
+                padding_len_, NULL, &c.ph, &c.pw) ||
+        bp_pair("max_pool2d: dilation must be either a single int, or a tuple of two ints",
+                dilation, dilation_len_, NULL, &dh, &dw))
+        return AOTI_TORCH_FAILURE;
+    if (shimrt_k_check_cpu(op, self, "self") ||
+        shimrt_k_check_cpu(op, grad_output, "grad_output") ||
+        shimrt_k_check_cpu(op, indices, "indices") || shimrt_k_check_dtype(op, self, "self") ||
+        bp_same_dtype(op, self, grad_output, "gradOutput"))
+        return AOTI_TORCH_FAILURE;
+    bool cl = self->ndim == 4 && shimrt_k_strides_like_cl(self) && !shimrt_is_contiguous(self);
+    if (cl ? self->ndim != 4 : self->ndim != 3 && self->ndim != 4)
+        return shimrt_fail(op, "non-empty 3D or 4D (batch mode) tensor expected for input");
+    if (bp_pool2d_check(op, &c, dh, dw, ceil_mode != 0, self, grad_output, indices) ||
+        bp_dtype(op, "max_pool2d_backward", self->dtype, false))
+        return AOTI_TORCH_FAILURE;
+    if (indices->dtype != SHIMRT_INT64)
+        return shimrt_fail(op, "expected scalar type Long but found %s",
+                           shimrt_dtype_torch_name(indices->dtype));
+    c.kind = BP_MAX;
+    return bp_run(op, &c, grad_output, self, indices, ret0);
+}
+
+AOTITorchError shimrt_cpu_avg_pool2d_backward(AtenTensorHandle grad_output, AtenTensorHandle self,
+                                              const int64_t *kernel_size, int64_t kernel_size_len_,
+                                              const int64_t *stride, int64_t stride_len_,
+                                              const int64_t *padding, int64_t padding_len_,
+                                              int32_t ceil_mode, int32_t count_include_pad,
+                                              int64_t *divisor_override, AtenTensorHandle *ret0) {
+    static const char op[] = "avg_pool2d_backward";
+    bp_ctx c = {0};
+    if (bp_pair("avg_pool2d: kernel_size must either be a single int, or a tuple of two ints",
+                kernel_size, kernel_size_len_, NULL, &c.kh, &c.kw) ||
+        bp_pair("avg_pool2d: stride must either be omitted, a single int, or a tuple of two ints",
+                stride, stride_len_, (int64_t[]){c.kh, c.kw}, &c.sh, &c.sw) ||
+        bp_pair("avg_pool2d: padding must either be a single int, or a tuple of two ints", padding,
+                padding_len_, NULL, &c.ph, &c.pw))
+        return AOTI_TORCH_FAILURE;
+    if (divisor_override && *divisor_override == 0)
+        return shimrt_fail(op, "divisor must be not zero");
+    if (shimrt_k_check_cpu(op, self, "self") ||
+        shimrt_k_check_cpu(op, grad_output, "grad_output") ||
+        shimrt_k_check_dtype(op, self, "self") ||
+        bp_same_dtype(op, self, grad_output, "gradOutput") ||
+        bp_pool2d_check(op, &c, 1, 1, ceil_mode != 0, self, grad_output, NULL) ||
+        bp_dtype(op, "avg_pool2d_backward", self->dtype, true))
+        return AOTI_TORCH_FAILURE;
+    c.kind = BP_AVG;
+    c.include_pad = count_include_pad != 0;
+    c.divisor = divisor_override ? *divisor_override : 0;
+    return bp_run(op, &c, grad_output, self, NULL, ret0);
+}
+
+/* The adaptive ops' common checks: grad_output 3-d or 4-d as self, its non-batch dims
+ * non-empty, self's dtype; at least self's planes (PyTorch's kernels read grad_output's
+ * planes as a flat sequence of self's planes). */
+static AOTITorchError bp_adaptive_check(const char *op, const char *fn, AtenTensorHandle grad,
+                                        AtenTensorHandle self) {
+    int64_t nd = grad->ndim;
+    char buf[128];
+    for (int64_t i = 1; i < nd; i++)
+        if (grad->sizes[i] <= 0)
+            return shimrt_fail(op,
+                               "%s(): Expected grad_output to have non-zero size for non-batch "
+                               "dimensions, but grad_output has sizes %s with dimension %lld "
+                               "being empty",
+                               fn, shimrt_k_fmt_shape(buf, sizeof buf, nd, grad->sizes),
+                               (long long)i);
+    if (self->ndim != 3 && self->ndim != 4)
+        return shimrt_fail(op, "%s(): Expected 3D or 4D tensor, but got %s", fn,
+                           shimrt_k_fmt_shape(buf, sizeof buf, self->ndim, self->sizes));
+    if (nd != self->ndim)
+        return shimrt_fail(op,
+                           "%s: Expected dimensions %lld for `grad_output` but got dimensions %lld",
+                           fn, (long long)self->ndim, (long long)nd);
+    return AOTI_TORCH_SUCCESS;
+}
+
+static AOTITorchError bp_planes_fit(const char *op, AtenTensorHandle grad, AtenTensorHandle self) {
+    int64_t gp = 1, sp = 1;
+    for (int64_t i = 0; i < self->ndim - 2; i++) {
+        gp *= grad->sizes[i];
+        sp *= self->sizes[i];
+    }
+    bool cl_grad = grad->ndim == 4 && shimrt_k_strides_like_cl(grad) && !shimrt_is_contiguous(grad);
+    if (gp < sp || (cl_grad && grad->sizes[1] != self->sizes[1]))
+        return shimrt_fail(op,
+                           "%s: grad_output has %lld planes of which self's %lld do not "
+                           "match",
+                           op, (long long)gp, (long long)sp);
+    return AOTI_TORCH_SUCCESS;
+}
+
+AOTITorchError shimrt_cpu__adaptive_avg_pool2d_backward(AtenTensorHandle grad_output,
+                                                        AtenTensorHandle self,
+                                                        AtenTensorHandle *ret0) {
+    static const char op[] = "_adaptive_avg_pool2d_backward";
+    if (shimrt_k_check_cpu(op, self, "self") ||
+        shimrt_k_check_cpu(op, grad_output, "grad_output") ||
+        shimrt_k_check_dtype(op, self, "self") ||
+        bp_adaptive_check(op, "adaptive_avg_pool2d_backward", grad_output, self))
+        return AOTI_TORCH_FAILURE;
+    if (grad_output->dtype != self->dtype)
+        return shimrt_fail(op,
+                           "adaptive_avg_pool2d_backward_out_cpu_template: Expected dtype %s for "
+                           "`grad_output` but got dtype %s",
+                           shimrt_dtype_name(self->dtype), shimrt_dtype_name(grad_output->dtype));
+    if (bp_dtype(op, "adaptive_avg_pool2d_backward", self->dtype, false) ||
+        bp_planes_fit(op, grad_output, self))
+        return AOTI_TORCH_FAILURE;
+    bp_ctx c = {0};
+    c.kind = BP_ADAVG;
+    return bp_run(op, &c, grad_output, self, NULL, ret0);
+}
+
+AOTITorchError shimrt_cpu_adaptive_max_pool2d_backward(AtenTensorHandle grad_output,
+                                                       AtenTensorHandle self,
+                                                       AtenTensorHandle indices,
+                                                       AtenTensorHandle *ret0) {
+    static const char op[] = "adaptive_max_pool2d_backward";
+    char b1[128], b2[128];
+    if (shimrt_k_check_cpu(op, self, "self") ||
+        shimrt_k_check_cpu(op, grad_output, "grad_output") ||
+        shimrt_k_check_cpu(op, indices, "indices") || shimrt_k_check_dtype(op, self, "self"))
+        return AOTI_TORCH_FAILURE;
+    if (grad_output->ndim != 3 && grad_output->ndim != 4)
+        return shimrt_fail(
+            op,
+            "adaptive_max_pooling2d_backward(): Expected 3D or 4D grad_output, "
+            "but got: %s",
+            shimrt_k_fmt_shape(b1, sizeof b1, grad_output->ndim, grad_output->sizes));
+    if (bp_adaptive_check(op, "adaptive_max_pool2d_backward", grad_output, self) ||
+        bp_same_dtype(op, self, grad_output, "grad_output"))
+        return AOTI_TORCH_FAILURE;
+    bool same = indices->ndim == grad_output->ndim;
+    for (int64_t i = 0; same && i < indices->ndim; i++)
+        same = indices->sizes[i] == grad_output->sizes[i];
+    if (!same)
+        return shimrt_fail(
+            op, "expected sizes %s for `grad_output` but got sizes %s",
+            shimrt_k_fmt_shape(b1, sizeof b1, indices->ndim, indices->sizes),
+            shimrt_k_fmt_shape(b2, sizeof b2, grad_output->ndim, grad_output->sizes));
+    if (bp_dtype(op, "adaptive_max_pool2d_backward", self->dtype, false)) return AOTI_TORCH_FAILURE;
+    if (indices->dtype != SHIMRT_INT64)
+        return shimrt_fail(op, "expected scalar type Long but found %s",
+                           shimrt_dtype_torch_name(indices->dtype));
+    if (bp_planes_fit(op, grad_output, self)) return AOTI_TORCH_FAILURE;
+    bp_ctx c = {0};
+    c.kind = BP_ADMAX;
+    return bp_run(op, &c, grad_output, self, indices, ret0);
+}
