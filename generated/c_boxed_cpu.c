@@ -2767,6 +2767,38 @@ void boxed_cpu_repeat_interleave_Tensor(StableIValue* stack_, uint64_t num_args_
     shimrt_box_finish(&box_);
 }
 
+/* aten.replication_pad1d_backward.default: replication_pad1d_backward(Tensor grad_output, Tensor self, SymInt[2] padding) -> Tensor */
+void boxed_cpu_replication_pad1d_backward(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[3] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_INT_LIST};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "replication_pad1d_backward", stack_, num_args_, 3, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle grad_output = shimrt_box_tensor(&box_, 0);
+    AtenTensorHandle self = shimrt_box_tensor(&box_, 1);
+    int64_t padding_len_ = 0;
+    const int64_t* padding = shimrt_box_int_list(&box_, 2, &padding_len_);
+    AtenTensorHandle ret0 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_replication_pad1d_backward(grad_output, self, padding, padding_len_, &ret0));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_finish(&box_);
+}
+
+/* aten.replication_pad2d_backward.default: replication_pad2d_backward(Tensor grad_output, Tensor self, SymInt[4] padding) -> Tensor */
+void boxed_cpu_replication_pad2d_backward(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[3] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_INT_LIST};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "replication_pad2d_backward", stack_, num_args_, 3, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle grad_output = shimrt_box_tensor(&box_, 0);
+    AtenTensorHandle self = shimrt_box_tensor(&box_, 1);
+    int64_t padding_len_ = 0;
+    const int64_t* padding = shimrt_box_int_list(&box_, 2, &padding_len_);
+    AtenTensorHandle ret0 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_replication_pad2d_backward(grad_output, self, padding, padding_len_, &ret0));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_finish(&box_);
+}
+
 /* aten.reshape.default: reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a) */
 void boxed_cpu_reshape(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
     static const unsigned char arg_kinds_[2] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_INT_LIST};
@@ -3423,7 +3455,7 @@ void boxed_cpu_zeros_like(StableIValue* stack_, uint64_t num_args_, uint64_t num
 }
 
 /* Every schema of namespace aten, in op-key order, with its tags. */
-static const shimrt_def_entry defs_aten[194] = {
+static const shimrt_def_entry defs_aten[196] = {
     {"_adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor", SHIMRT_TAG_BIT(CORE)},
     {"_adaptive_avg_pool2d_backward(Tensor grad_output, Tensor self) -> Tensor", SHIMRT_TAG_BIT(CORE)},
     {"_addmm_activation(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1, bool use_gelu=False) -> Tensor", 0},
@@ -3579,6 +3611,8 @@ static const shimrt_def_entry defs_aten[194] = {
     {"randperm.generator(SymInt n, *, Generator? generator, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", 0},
     {"relu(Tensor self) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
     {"repeat_interleave.Tensor(Tensor repeats, *, SymInt? output_size=None) -> Tensor", SHIMRT_TAG_BIT(DYNAMIC_OUTPUT_SHAPE)},
+    {"replication_pad1d_backward(Tensor grad_output, Tensor self, SymInt[2] padding) -> Tensor", 0},
+    {"replication_pad2d_backward(Tensor grad_output, Tensor self, SymInt[4] padding) -> Tensor", 0},
     {"reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a)", 0},
     {"resize_(Tensor(a!) self, SymInt[] size, *, MemoryFormat? memory_format=None) -> Tensor(a!)", SHIMRT_TAG_BIT(CORE)},
     {"resize_as_(Tensor(a!) self, Tensor the_template, *, MemoryFormat? memory_format=None) -> Tensor(a!)", 0},
@@ -3621,7 +3655,7 @@ static const shimrt_def_entry defs_aten[194] = {
 };
 
 /* Every boxed kernel of namespace aten for the cpu backend. */
-static const shimrt_impl_entry impls_aten_cpu[194] = {
+static const shimrt_impl_entry impls_aten_cpu[196] = {
     {"_adaptive_avg_pool2d", boxed_cpu__adaptive_avg_pool2d},
     {"_adaptive_avg_pool2d_backward", boxed_cpu__adaptive_avg_pool2d_backward},
     {"_addmm_activation", boxed_cpu__addmm_activation},
@@ -3777,6 +3811,8 @@ static const shimrt_impl_entry impls_aten_cpu[194] = {
     {"randperm.generator", boxed_cpu_randperm_generator},
     {"relu", boxed_cpu_relu},
     {"repeat_interleave.Tensor", boxed_cpu_repeat_interleave_Tensor},
+    {"replication_pad1d_backward", boxed_cpu_replication_pad1d_backward},
+    {"replication_pad2d_backward", boxed_cpu_replication_pad2d_backward},
     {"reshape", boxed_cpu_reshape},
     {"resize_", boxed_cpu_resize_},
     {"resize_as_", boxed_cpu_resize_as_},
@@ -3819,5 +3855,5 @@ static const shimrt_impl_entry impls_aten_cpu[194] = {
 };
 
 AOTITorchError shimgen_register_aten_cpu(TorchLibraryHandle* ret_def, TorchLibraryHandle* ret_impl) {
-    return shimrt_register_ops("aten", "CPU", __FILE__, __LINE__, defs_aten, 194, impls_aten_cpu, 194, ret_def, ret_impl);
+    return shimrt_register_ops("aten", "CPU", __FILE__, __LINE__, defs_aten, 196, impls_aten_cpu, 196, ret_def, ret_impl);
 }

@@ -173,6 +173,8 @@ void boxed_cpu_randperm(StableIValue* stack_, uint64_t num_args_, uint64_t num_o
 void boxed_cpu_randperm_generator(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_relu(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_repeat_interleave_Tensor(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
+void boxed_cpu_replication_pad1d_backward(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
+void boxed_cpu_replication_pad2d_backward(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_reshape(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_resize_(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_resize_as_(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);

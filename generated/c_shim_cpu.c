@@ -1397,6 +1397,26 @@ AOTITorchError aoti_torch_cpu_repeat_interleave_Tensor(AtenTensorHandle repeats,
     return shimrt_cpu_repeat_interleave_tensor(repeats, output_size, ret0);
 }
 
+/* aten.replication_pad1d_backward.default: replication_pad1d_backward(Tensor grad_output, Tensor self, SymInt[2] padding) -> Tensor
+ * kernel: shimrt_cpu_replication_pad1d_backward (CPU) */
+AOTITorchError aoti_torch_cpu_replication_pad1d_backward(AtenTensorHandle grad_output, AtenTensorHandle self, const int64_t* padding, int64_t padding_len_, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(grad_output);
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_LIST(padding);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu_replication_pad1d_backward(grad_output, self, padding, padding_len_, ret0);
+}
+
+/* aten.replication_pad2d_backward.default: replication_pad2d_backward(Tensor grad_output, Tensor self, SymInt[4] padding) -> Tensor
+ * kernel: shimrt_cpu_replication_pad2d_backward (CPU) */
+AOTITorchError aoti_torch_cpu_replication_pad2d_backward(AtenTensorHandle grad_output, AtenTensorHandle self, const int64_t* padding, int64_t padding_len_, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(grad_output);
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_LIST(padding);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu_replication_pad2d_backward(grad_output, self, padding, padding_len_, ret0);
+}
+
 /* aten.reshape.default: reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a)
  * kernel: shimrt_cpu_reshape (CPU) */
 AOTITorchError aoti_torch_cpu_reshape(AtenTensorHandle self, const int64_t* shape, int64_t shape_len_, AtenTensorHandle* ret0) {

@@ -483,6 +483,12 @@ AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_relu(AtenTensorHandle self, Aten
 /* aten.repeat_interleave.Tensor: repeat_interleave.Tensor(Tensor repeats, *, SymInt? output_size=None) -> Tensor */
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_repeat_interleave_Tensor(AtenTensorHandle repeats, int64_t* output_size, AtenTensorHandle* ret0);
 
+/* aten.replication_pad1d_backward.default: replication_pad1d_backward(Tensor grad_output, Tensor self, SymInt[2] padding) -> Tensor */
+AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_replication_pad1d_backward(AtenTensorHandle grad_output, AtenTensorHandle self, const int64_t* padding, int64_t padding_len_, AtenTensorHandle* ret0);
+
+/* aten.replication_pad2d_backward.default: replication_pad2d_backward(Tensor grad_output, Tensor self, SymInt[4] padding) -> Tensor */
+AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_replication_pad2d_backward(AtenTensorHandle grad_output, AtenTensorHandle self, const int64_t* padding, int64_t padding_len_, AtenTensorHandle* ret0);
+
 /* aten.reshape.default: reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a) */
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_reshape(AtenTensorHandle self, const int64_t* shape, int64_t shape_len_, AtenTensorHandle* ret0);
 

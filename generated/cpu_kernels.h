@@ -298,6 +298,10 @@ AOTITorchError shimrt_cpu_randperm_generator(int64_t n, AtenGeneratorHandle* gen
 AOTITorchError shimrt_cpu_relu(AtenTensorHandle self, AtenTensorHandle* ret0);
 /* aten.repeat_interleave.Tensor: repeat_interleave.Tensor(Tensor repeats, *, SymInt? output_size=None) -> Tensor (CPU) */
 AOTITorchError shimrt_cpu_repeat_interleave_tensor(AtenTensorHandle repeats, int64_t* output_size, AtenTensorHandle* ret0);
+/* aten.replication_pad1d_backward.default: replication_pad1d_backward(Tensor grad_output, Tensor self, SymInt[2] padding) -> Tensor (CPU) */
+AOTITorchError shimrt_cpu_replication_pad1d_backward(AtenTensorHandle grad_output, AtenTensorHandle self, const int64_t* padding, int64_t padding_len_, AtenTensorHandle* ret0);
+/* aten.replication_pad2d_backward.default: replication_pad2d_backward(Tensor grad_output, Tensor self, SymInt[4] padding) -> Tensor (CPU) */
+AOTITorchError shimrt_cpu_replication_pad2d_backward(AtenTensorHandle grad_output, AtenTensorHandle self, const int64_t* padding, int64_t padding_len_, AtenTensorHandle* ret0);
 /* aten.reshape.default: reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a) (CPU) */
 AOTITorchError shimrt_cpu_reshape(AtenTensorHandle self, const int64_t* shape, int64_t shape_len_, AtenTensorHandle* ret0);
 /* aten.resize_.default: resize_(Tensor(a!) self, SymInt[] size, *, MemoryFormat? memory_format=None) -> Tensor(a!) (CPU) */

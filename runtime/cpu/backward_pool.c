@@ -28,7 +28,7 @@
 #include "cpu_kernels.h"
 #include "shimrt/device.h"
 
-enum { BP_MAX, BP_ADMAX, BP_AVG, BP_ADAVG };
+enum { BP_MAX, BP_ADMAX, BP_AVG, BP_ADAVG, BP_REPPAD };
 
 typedef struct {
     const char *go;    /* grad_output, dense planes of OH x OW */
@@ -37,7 +37,9 @@ typedef struct {
     int32_t dt;
     size_t es;
     int kind;
-    int64_t H, W, OH, OW, kh, kw, sh, sw, ph, pw;
+    bool plain; /* grad_input contiguous even for a channels-last self */
+    bool geom;  /* planes, H, W, OH, OW set by the caller (else: 2-d pooling, from the shapes) */
+    int64_t planes, H, W, OH, OW, kh, kw, sh, sw, ph, pw;
     bool include_pad;
     int64_t divisor; /* 0: none */
 } bp_ctx;
@@ -135,6 +137,17 @@ static void bp_planes(int64_t b, int64_t e, void *vctx) {
                     bp_add(c, gi, ix[o], shimrt_k_load_f64(go + (size_t)o * c->es, c->dt));
             continue;
         }
+        if (c->kind == BP_REPPAD) { /* output (oh, ow) reads input (clamped oh - top, ...) */
+            for (int64_t oh = 0; oh < c->OH; oh++) {
+                int64_t ih = oh - c->ph < 0 ? 0 : oh - c->ph >= c->H ? c->H - 1 : oh - c->ph;
+                for (int64_t ow = 0; ow < c->OW; ow++) {
+                    int64_t iw = ow - c->pw < 0 ? 0 : ow - c->pw >= c->W ? c->W - 1 : ow - c->pw;
+                    bp_add(c, gi, ih * c->W + iw,
+                           shimrt_k_load_f64(go + (size_t)(oh * c->OW + ow) * c->es, c->dt));
+                }
+            }
+            continue;
+        }
         for (int64_t oh = 0; oh < c->OH; oh++)
             for (int64_t ow = 0; ow < c->OW; ow++) bp_avg_at(c, gi, go, oh, ow);
     }
@@ -187,12 +200,15 @@ static AOTITorchError bp_indices(const char *op, const int64_t *ix, int64_t n, i
 static AOTITorchError bp_run(const char *op, bp_ctx *c, AtenTensorHandle grad,
                              AtenTensorHandle self, AtenTensorHandle indices,
                              AtenTensorHandle *ret0) {
-    int64_t nd = self->ndim, planes = 1;
-    for (int64_t i = 0; i < nd - 2; i++) planes *= self->sizes[i];
-    c->H = self->sizes[nd - 2];
-    c->W = self->sizes[nd - 1];
-    c->OH = grad->sizes[grad->ndim - 2];
-    c->OW = grad->sizes[grad->ndim - 1];
+    int64_t nd = self->ndim, planes = c->planes;
+    if (!c->geom) { /* 2-d pooling: planes of H x W */
+        planes = 1;
+        for (int64_t i = 0; i < nd - 2; i++) planes *= self->sizes[i];
+        c->H = self->sizes[nd - 2];
+        c->W = self->sizes[nd - 1];
+        c->OH = grad->sizes[grad->ndim - 2];
+        c->OW = grad->sizes[grad->ndim - 1];
+    }
     c->dt = self->dtype;
     c->es = shimrt_dtype_size(self->dtype);
     AtenTensorHandle gi = shimrt_k_new(op, nd, self->sizes, self->dtype);
@@ -219,7 +235,8 @@ static AOTITorchError bp_run(const char *op, bp_ctx *c, AtenTensorHandle grad,
     }
     if (own_g) shimrt_tensor_free(g);
     if (own_i) shimrt_tensor_free(ix);
-    if (!err && nd == 4 && shimrt_k_strides_like_cl(self) && !shimrt_is_contiguous(self)) {
+    if (!err && !c->plain && nd == 4 && shimrt_k_strides_like_cl(self) &&
+        !shimrt_is_contiguous(self)) {
         int64_t st[4];
         shimrt_k_channels_last_strides(4, self->sizes, st);
         AtenTensorHandle cl =
@@ -506,4 +523,102 @@ AOTITorchError shimrt_cpu_adaptive_max_pool2d_backward(AtenTensorHandle grad_out
     bp_ctx c = {0};
     c.kind = BP_ADMAX;
     return bp_run(op, &c, grad_output, self, indices, ret0);
+}
+
+/* replication_pad1d/2d_backward: PyTorch's checks (the padding's length; 2-d: self 3-d or 4-d
+ * with non-empty non-batch dims; grad_output's channel and padded sizes), then the sum of
+ * grad_output over the positions that replicate each input element, in output order. As
+ * PyTorch's kernel, a self of more dims than dim + 2 (which only replication_pad1d_backward
+ * takes) is read as size(0) planes of its size(1) (the rest of the result zero). grad_output
+ * must hold every plane read and self every plane written (PyTorch would go past them). */
+static AOTITorchError reppad_backward(const char *op, int dim, AtenTensorHandle grad,
+                                      AtenTensorHandle self, const int64_t *padding, int64_t n,
+                                      AtenTensorHandle *ret0) {
+    if (shimrt_k_check_cpu(op, self, "self") || shimrt_k_check_cpu(op, grad, "grad_output") ||
+        shimrt_k_check_dtype(op, self, "self") || shimrt_k_check_dtype(op, grad, "grad_output"))
+        return AOTI_TORCH_FAILURE;
+    if (n != 2 * dim)
+        return shimrt_fail(op, "padding size is expected to be %d, but got: %lld", 2 * dim,
+                           (long long)n);
+    int64_t nd = self->ndim;
+    char buf[128];
+    if (dim == 2) {
+        bool batch = nd == 4, valid = batch || nd == 3;
+        for (int64_t d = batch ? 1 : 0; valid && d < nd; d++) valid = self->sizes[d] != 0;
+        if (!valid)
+            return shimrt_fail(op,
+                               "Expected 3D or 4D (batch mode) tensor with possibly 0 batch size "
+                               "and other non-zero dimensions for input, but got: %s",
+                               shimrt_k_fmt_shape(buf, sizeof buf, nd, self->sizes));
+    }
+    /* pad_backward_shape_check: sizes read from the end (a dim past the start: PyTorch's
+     * "Dimension out of range") */
+    int64_t cd = nd - dim - 1;
+    if (cd < -nd || cd < -grad->ndim || cd >= grad->ndim || nd == 0)
+        return shimrt_fail(
+            op, "Dimension out of range (expected to be in range of [%lld, %lld], but got %lld)",
+            (long long)-(nd ? nd : 1), (long long)(nd ? nd - 1 : 0), (long long)cd);
+    int64_t sc = self->sizes[cd < 0 ? cd + nd : cd],
+            gc = grad->sizes[cd < 0 ? cd + grad->ndim : cd];
+    if (sc != gc)
+        return shimrt_fail(op, "grad_output channel unexpected. Expected: %lld, Got: %lld",
+                           (long long)sc, (long long)gc);
+    static const char *const lab[] = {"width", "height"};
+    int64_t osz[2] = {1, 1};
+    for (int i = 0; i < dim; i++) {
+        int64_t d = nd - 1 - i, gd = grad->ndim - 1 - i;
+        if (gd < 0)
+            return shimrt_fail(
+                op,
+                "Dimension out of range (expected to be in range of [%lld, %lld], but got %lld)",
+                (long long)-grad->ndim, (long long)grad->ndim - 1, (long long)(d - nd));
+        if (__builtin_add_overflow(self->sizes[d], padding[2 * i], &osz[i]) ||
+            __builtin_add_overflow(osz[i], padding[2 * i + 1], &osz[i]) ||
+            osz[i] != grad->sizes[gd])
+            return shimrt_fail(op, "grad_output %s unexpected. Expected: %lld, Got: %lld", lab[i],
+                               (long long)osz[i], (long long)grad->sizes[gd]);
+    }
+    /* PaddingParams: batch mode when self has dim + 2 dims (N x C planes), else size(0)
+     * planes; the spatial sizes are the dims after those (of grad_output too) */
+    int64_t off = nd == dim + 2 ? 2 : 1, last = off + dim - 1;
+    bp_ctx c = {0};
+    c.kind = BP_REPPAD;
+    c.planes = nd == dim + 2 ? self->sizes[0] * self->sizes[1] : self->sizes[0];
+    c.W = last < nd ? self->sizes[last] : 0;
+    c.H = dim == 2 && off < nd ? self->sizes[off] : 1;
+    c.OW = last < grad->ndim ? grad->sizes[last] : -1;
+    c.OH = dim == 2 ? (off < grad->ndim ? grad->sizes[off] : -1) : 1;
+    c.pw = padding[0];
+    c.ph = dim == 2 ? padding[2] : 0;
+    c.geom = true;
+    c.plain = dim == 1; /* (replication_pad1d_backward's meta: self's options, no format) */
+    c.planes = nd == dim + 2 ? self->sizes[0] * self->sizes[1] : self->sizes[0];
+    if (shimrt_numel(self) == 0) return bp_run(op, &c, grad, self, NULL, ret0);
+    if (bp_dtype(op, dim == 1 ? "replication_pad1d_backward" : "replication_pad2d_backward",
+                 grad->dtype, false))
+        return AOTI_TORCH_FAILURE;
+    if (grad->dtype != self->dtype)
+        return shimrt_fail(op, "expected scalar type %s but found %s",
+                           shimrt_dtype_torch_name(grad->dtype),
+                           shimrt_dtype_torch_name(self->dtype));
+    /* (a 1-d self of 1-d padding: PyTorch takes its size as the plane count) */
+    if (c.OW < 0 || c.OH < 0 || last >= nd || shimrt_numel(grad) < c.planes * c.OH * c.OW ||
+        c.planes * c.H * c.W > shimrt_numel(self))
+        return shimrt_fail(op, "%s: grad_output or self has fewer planes than the kernel reads",
+                           op);
+    return bp_run(op, &c, grad, self, NULL, ret0);
+}
+
+AOTITorchError shimrt_cpu_replication_pad1d_backward(AtenTensorHandle grad_output,
+                                                     AtenTensorHandle self, const int64_t *padding,
+                                                     int64_t padding_len_, AtenTensorHandle *ret0) {
+    return reppad_backward("replication_pad1d_backward", 1, grad_output, self, padding,
+                           padding_len_, ret0);
+}
+
+AOTITorchError shimrt_cpu_replication_pad2d_backward(AtenTensorHandle grad_output,
+                                                     AtenTensorHandle self, const int64_t *padding,
+                                                     int64_t padding_len_, AtenTensorHandle *ret0) {
+    return reppad_backward("replication_pad2d_backward", 2, grad_output, self, padding,
+                           padding_len_, ret0);
 }

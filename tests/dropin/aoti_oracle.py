@@ -1568,9 +1568,57 @@ def pool_backward_family():
     refuses("grad fewer planes", aa, [T(g[:, :2]), T(x), Ret()])
 
 
+def pad_backward_family():
+    r1 = "aoti_torch_cpu_replication_pad1d_backward"
+    r2 = "aoti_torch_cpu_replication_pad2d_backward"
+    for dt in [torch.float32, torch.float64, torch.bfloat16, torch.float16, torch.int64, torch.bool]:
+        for name, ref, shapes, pads in (
+                (r1, A.replication_pad1d_backward, ([2, 3, 5], [3, 7], [1, 1, 1], [0, 3, 5],
+                                                    [2, 3, 0], [1, 2, 3, 5]),
+                 ([1, 2], [0, 0], [-1, 2], [3, 3], [-2, -2], [6, 0])),
+                (r2, A.replication_pad2d_backward, ([2, 3, 5, 6], [3, 4, 4], [1, 1, 1, 1],
+                                                    [0, 2, 3, 3], [2, 0, 3, 3]),
+                 ([0, 1, 1, 2], [2, 2, 2, 2], [-1, 1, 0, -2], [3, 0, 0, 4], [0, 0, 0, 0]))):
+            for shape in shapes:
+                x0 = rand(shape, dt)
+                lays = list(layouts(x0))
+                if len(shape) == 4:
+                    lays.append(("channels_last", cl_of(x0)))
+                for pd in pads:
+                    osz = list(shape)
+                    for i in range(len(pd) // 2):
+                        osz[-1 - i] += pd[2 * i] + pd[2 * i + 1]
+                    if min(osz) < 0:
+                        continue
+                    g0 = rand(osz, dt, -50, 50)
+                    glays = [("g contig", g0)] + ([("g cl", cl_of(g0)), ("g transposed",
+                                                  list(layouts(g0))[1][1])] if dt == torch.float32 else [])
+                    for lay, x in lays:
+                        for glay, g in glays:
+                            case(f"{dt} {shape} {lay} {glay} pad{pd}", name, [T(g), T(x), pd, Ret()],
+                                 lambda g=g, x=x, pd=pd, ref=ref: ref(g, x, pd), loose=EXACT)
+    x, g = rand([2, 3, 5], torch.float32), rand([2, 3, 8], torch.float32)
+    for label, gg, xx, pd in (("pad length", g, x, [1, 2, 0]), ("width", g, x, [1, 1]),
+                              ("channels", g[:, :2], x, [1, 2]), ("grad dim", g[0], x, [1, 2]),
+                              ("grad dtype", g.double(), x, [1, 2]), ("self dtype", g, x.double(), [1, 2]),
+                              ("huge pad", g, x, [2 ** 62, 2 ** 62]), ("1-d grad", g[0, 0], x, [1, 2])):
+        case(label, r1, [T(gg), T(xx), pd, Ret()], lambda gg=gg, xx=xx, pd=pd: A.replication_pad1d_backward(gg, xx, pd))
+    refuses("fewer planes", r1, [T(g[:1]), T(x), [1, 2], Ret()])
+    refuses("1-d self", r1, [T(g[0, 0, :5]), T(x[0, 0]), [1, -1], Ret()])
+    x, g = rand([2, 3, 5, 5], torch.float32), rand([2, 3, 8, 6], torch.float32)
+    for label, gg, xx, pd in (("pad length", g, x, [0, 1]), ("height", g, x, [0, 1, 1, 1]),
+                              ("channels", g[:, :2], x, [0, 1, 1, 2]), ("grad dim", g[0], x, [0, 1, 1, 2]),
+                              ("grad dtype", g.double(), x, [0, 1, 1, 2]), ("self 2-d", g[0, 0], x[0, 0], [0, 1, 1, 2]),
+                              ("self 5-d", g[None], x[None], [0, 1, 1, 2]),
+                              ("zero channels", g[:, :0], x[:, :0], [0, 1, 1, 2])):
+        case(label, r2, [T(gg), T(xx), pd, Ret()], lambda gg=gg, xx=xx, pd=pd: A.replication_pad2d_backward(gg, xx, pd))
+    refuses("fewer planes", r2, [T(g[:1]), T(x), [0, 1, 1, 2], Ret()])
+
+
 FAMILIES = [mm_family, conv_family, line_family, sdpa_family, pool_family, misc_family,
             index_family, bag_family, pow_family, quant_dist_family, scatter_value_family,
-            lapack_family, rnn_family, resize_family, fft_family, pool_backward_family]
+            lapack_family, rnn_family, resize_family, fft_family, pool_backward_family,
+            pad_backward_family]
 for fam in FAMILIES:
     fam()
 
