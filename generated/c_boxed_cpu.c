@@ -1641,6 +1641,22 @@ void boxed_cpu_masked_scatter(StableIValue* stack_, uint64_t num_args_, uint64_t
     shimrt_box_finish(&box_);
 }
 
+/* aten.masked_scatter_backward.default: masked_scatter_backward(Tensor grad_output, Tensor mask, SymInt[] sizes) -> Tensor */
+void boxed_cpu_masked_scatter_backward(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[3] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_INT_LIST};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "masked_scatter_backward", stack_, num_args_, 3, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle grad_output = shimrt_box_tensor(&box_, 0);
+    AtenTensorHandle mask = shimrt_box_tensor(&box_, 1);
+    int64_t sizes_len_ = 0;
+    const int64_t* sizes = shimrt_box_int_list(&box_, 2, &sizes_len_);
+    AtenTensorHandle ret0 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_masked_scatter_backward(grad_output, mask, sizes, sizes_len_, &ret0));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_finish(&box_);
+}
+
 /* aten.masked_select.default: masked_select(Tensor self, Tensor mask) -> Tensor */
 void boxed_cpu_masked_select(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
     static const unsigned char arg_kinds_[2] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR};
@@ -3069,6 +3085,22 @@ void boxed_cpu_slice_Tensor(StableIValue* stack_, uint64_t num_args_, uint64_t n
     shimrt_box_finish(&box_);
 }
 
+/* aten.soft_margin_loss_backward.default: soft_margin_loss_backward(Tensor grad_output, Tensor self, Tensor target, int reduction) -> Tensor */
+void boxed_cpu_soft_margin_loss_backward(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[4] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_NONE};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "soft_margin_loss_backward", stack_, num_args_, 4, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle grad_output = shimrt_box_tensor(&box_, 0);
+    AtenTensorHandle self = shimrt_box_tensor(&box_, 1);
+    AtenTensorHandle target = shimrt_box_tensor(&box_, 2);
+    int64_t reduction = shimrt_box_int(&box_, 3);
+    AtenTensorHandle ret0 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_soft_margin_loss_backward(grad_output, self, target, reduction, &ret0));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_finish(&box_);
+}
+
 /* aten.softmax.int: softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor */
 void boxed_cpu_softmax_int(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
     static const unsigned char arg_kinds_[3] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_NONE, SHIMRT_KIND_OPT_CODE};
@@ -3455,7 +3487,7 @@ void boxed_cpu_zeros_like(StableIValue* stack_, uint64_t num_args_, uint64_t num
 }
 
 /* Every schema of namespace aten, in op-key order, with its tags. */
-static const shimrt_def_entry defs_aten[196] = {
+static const shimrt_def_entry defs_aten[198] = {
     {"_adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor", SHIMRT_TAG_BIT(CORE)},
     {"_adaptive_avg_pool2d_backward(Tensor grad_output, Tensor self) -> Tensor", SHIMRT_TAG_BIT(CORE)},
     {"_addmm_activation(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1, bool use_gelu=False) -> Tensor", 0},
@@ -3554,6 +3586,7 @@ static const shimrt_def_entry defs_aten[196] = {
     {"lt.Tensor(Tensor self, Tensor other) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
     {"lu_unpack(Tensor LU_data, Tensor LU_pivots, bool unpack_data=True, bool unpack_pivots=True) -> (Tensor P, Tensor L, Tensor U)", 0},
     {"masked_scatter(Tensor self, Tensor mask, Tensor source) -> Tensor", SHIMRT_TAG_BIT(CORE)},
+    {"masked_scatter_backward(Tensor grad_output, Tensor mask, SymInt[] sizes) -> Tensor", 0},
     {"masked_select(Tensor self, Tensor mask) -> Tensor", SHIMRT_TAG_BIT(DYNAMIC_OUTPUT_SHAPE)},
     {"matmul(Tensor self, Tensor other) -> Tensor", 0},
     {"max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)", SHIMRT_TAG_BIT(CORE)},
@@ -3629,6 +3662,7 @@ static const shimrt_def_entry defs_aten[196] = {
     {"select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)", SHIMRT_TAG_BIT(CORE)},
     {"sigmoid(Tensor self) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
     {"slice.Tensor(Tensor(a) self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor(a)", SHIMRT_TAG_BIT(CORE)},
+    {"soft_margin_loss_backward(Tensor grad_output, Tensor self, Tensor target, int reduction) -> Tensor", 0},
     {"softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor", 0},
     {"sort(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)", SHIMRT_TAG_BIT(CORE)},
     {"sort.stable(Tensor self, *, bool? stable, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)", 0},
@@ -3655,7 +3689,7 @@ static const shimrt_def_entry defs_aten[196] = {
 };
 
 /* Every boxed kernel of namespace aten for the cpu backend. */
-static const shimrt_impl_entry impls_aten_cpu[196] = {
+static const shimrt_impl_entry impls_aten_cpu[198] = {
     {"_adaptive_avg_pool2d", boxed_cpu__adaptive_avg_pool2d},
     {"_adaptive_avg_pool2d_backward", boxed_cpu__adaptive_avg_pool2d_backward},
     {"_addmm_activation", boxed_cpu__addmm_activation},
@@ -3754,6 +3788,7 @@ static const shimrt_impl_entry impls_aten_cpu[196] = {
     {"lt.Tensor", boxed_cpu_lt_Tensor},
     {"lu_unpack", boxed_cpu_lu_unpack},
     {"masked_scatter", boxed_cpu_masked_scatter},
+    {"masked_scatter_backward", boxed_cpu_masked_scatter_backward},
     {"masked_select", boxed_cpu_masked_select},
     {"matmul", boxed_cpu_matmul},
     {"max.dim", boxed_cpu_max_dim},
@@ -3829,6 +3864,7 @@ static const shimrt_impl_entry impls_aten_cpu[196] = {
     {"select.int", boxed_cpu_select_int},
     {"sigmoid", boxed_cpu_sigmoid},
     {"slice.Tensor", boxed_cpu_slice_Tensor},
+    {"soft_margin_loss_backward", boxed_cpu_soft_margin_loss_backward},
     {"softmax.int", boxed_cpu_softmax_int},
     {"sort", boxed_cpu_sort},
     {"sort.stable", boxed_cpu_sort_stable},
@@ -3855,5 +3891,5 @@ static const shimrt_impl_entry impls_aten_cpu[196] = {
 };
 
 AOTITorchError shimgen_register_aten_cpu(TorchLibraryHandle* ret_def, TorchLibraryHandle* ret_impl) {
-    return shimrt_register_ops("aten", "CPU", __FILE__, __LINE__, defs_aten, 196, impls_aten_cpu, 196, ret_def, ret_impl);
+    return shimrt_register_ops("aten", "CPU", __FILE__, __LINE__, defs_aten, 198, impls_aten_cpu, 198, ret_def, ret_impl);
 }

@@ -116,6 +116,7 @@ void boxed_cpu_lt_Scalar(StableIValue* stack_, uint64_t num_args_, uint64_t num_
 void boxed_cpu_lt_Tensor(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_lu_unpack(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_masked_scatter(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
+void boxed_cpu_masked_scatter_backward(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_masked_select(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_matmul(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_max_dim(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
@@ -191,6 +192,7 @@ void boxed_cpu_searchsorted_Tensor(StableIValue* stack_, uint64_t num_args_, uin
 void boxed_cpu_select_int(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_sigmoid(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_slice_Tensor(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
+void boxed_cpu_soft_margin_loss_backward(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_softmax_int(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_sort(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_sort_stable(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);

@@ -1698,7 +1698,7 @@ void boxed_cuda_zeros_like(StableIValue* stack_, uint64_t num_args_, uint64_t nu
 }
 
 /* Every schema of namespace aten, in op-key order, with its tags. */
-static const shimrt_def_entry defs_aten[196] = {
+static const shimrt_def_entry defs_aten[198] = {
     {"_adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor", SHIMRT_TAG_BIT(CORE)},
     {"_adaptive_avg_pool2d_backward(Tensor grad_output, Tensor self) -> Tensor", SHIMRT_TAG_BIT(CORE)},
     {"_addmm_activation(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1, bool use_gelu=False) -> Tensor", 0},
@@ -1797,6 +1797,7 @@ static const shimrt_def_entry defs_aten[196] = {
     {"lt.Tensor(Tensor self, Tensor other) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
     {"lu_unpack(Tensor LU_data, Tensor LU_pivots, bool unpack_data=True, bool unpack_pivots=True) -> (Tensor P, Tensor L, Tensor U)", 0},
     {"masked_scatter(Tensor self, Tensor mask, Tensor source) -> Tensor", SHIMRT_TAG_BIT(CORE)},
+    {"masked_scatter_backward(Tensor grad_output, Tensor mask, SymInt[] sizes) -> Tensor", 0},
     {"masked_select(Tensor self, Tensor mask) -> Tensor", SHIMRT_TAG_BIT(DYNAMIC_OUTPUT_SHAPE)},
     {"matmul(Tensor self, Tensor other) -> Tensor", 0},
     {"max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)", SHIMRT_TAG_BIT(CORE)},
@@ -1872,6 +1873,7 @@ static const shimrt_def_entry defs_aten[196] = {
     {"select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)", SHIMRT_TAG_BIT(CORE)},
     {"sigmoid(Tensor self) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
     {"slice.Tensor(Tensor(a) self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor(a)", SHIMRT_TAG_BIT(CORE)},
+    {"soft_margin_loss_backward(Tensor grad_output, Tensor self, Tensor target, int reduction) -> Tensor", 0},
     {"softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor", 0},
     {"sort(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)", SHIMRT_TAG_BIT(CORE)},
     {"sort.stable(Tensor self, *, bool? stable, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)", 0},
@@ -2005,5 +2007,5 @@ static const shimrt_impl_entry impls_aten_cuda[103] = {
 };
 
 AOTITorchError shimgen_register_aten_cuda(TorchLibraryHandle* ret_def, TorchLibraryHandle* ret_impl) {
-    return shimrt_register_ops("aten", "CUDA", __FILE__, __LINE__, defs_aten, 196, impls_aten_cuda, 103, ret_def, ret_impl);
+    return shimrt_register_ops("aten", "CUDA", __FILE__, __LINE__, defs_aten, 198, impls_aten_cuda, 103, ret_def, ret_impl);
 }

@@ -899,6 +899,16 @@ AOTITorchError aoti_torch_cpu_masked_scatter(AtenTensorHandle self, AtenTensorHa
     return shimrt_cpu_masked_scatter(self, mask, source, ret0);
 }
 
+/* aten.masked_scatter_backward.default: masked_scatter_backward(Tensor grad_output, Tensor mask, SymInt[] sizes) -> Tensor
+ * kernel: shimrt_cpu_masked_scatter_backward (CPU) */
+AOTITorchError aoti_torch_cpu_masked_scatter_backward(AtenTensorHandle grad_output, AtenTensorHandle mask, const int64_t* sizes, int64_t sizes_len_, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(grad_output);
+    SHIMRT_ARG_TENSOR(mask);
+    SHIMRT_ARG_LIST(sizes);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu_masked_scatter_backward(grad_output, mask, sizes, sizes_len_, ret0);
+}
+
 /* aten.masked_select.default: masked_select(Tensor self, Tensor mask) -> Tensor
  * kernel: shimrt_cpu_masked_select (CPU) */
 AOTITorchError aoti_torch_cpu_masked_select(AtenTensorHandle self, AtenTensorHandle mask, AtenTensorHandle* ret0) {
@@ -1560,6 +1570,16 @@ AOTITorchError aoti_torch_cpu_slice_Tensor(AtenTensorHandle self, int64_t dim, i
     SHIMRT_ARG_TENSOR(self);
     SHIMRT_ARG_RET(ret0);
     return shimrt_slice_tensor(self, dim, start, end, step, ret0);
+}
+
+/* aten.soft_margin_loss_backward.default: soft_margin_loss_backward(Tensor grad_output, Tensor self, Tensor target, int reduction) -> Tensor
+ * kernel: shimrt_cpu_soft_margin_loss_backward (CPU) */
+AOTITorchError aoti_torch_cpu_soft_margin_loss_backward(AtenTensorHandle grad_output, AtenTensorHandle self, AtenTensorHandle target, int64_t reduction, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(grad_output);
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_TENSOR(target);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu_soft_margin_loss_backward(grad_output, self, target, reduction, ret0);
 }
 
 /* aten.softmax.int: softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor

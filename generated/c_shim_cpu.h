@@ -312,6 +312,9 @@ AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_lu_unpack(AtenTensorHandle LU_da
 /* aten.masked_scatter.default: masked_scatter(Tensor self, Tensor mask, Tensor source) -> Tensor */
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_masked_scatter(AtenTensorHandle self, AtenTensorHandle mask, AtenTensorHandle source, AtenTensorHandle* ret0);
 
+/* aten.masked_scatter_backward.default: masked_scatter_backward(Tensor grad_output, Tensor mask, SymInt[] sizes) -> Tensor */
+AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_masked_scatter_backward(AtenTensorHandle grad_output, AtenTensorHandle mask, const int64_t* sizes, int64_t sizes_len_, AtenTensorHandle* ret0);
+
 /* aten.masked_select.default: masked_select(Tensor self, Tensor mask) -> Tensor */
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_masked_select(AtenTensorHandle self, AtenTensorHandle mask, AtenTensorHandle* ret0);
 
@@ -536,6 +539,9 @@ AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_sigmoid(AtenTensorHandle self, A
 
 /* aten.slice.Tensor: slice.Tensor(Tensor(a) self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor(a) */
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_slice_Tensor(AtenTensorHandle self, int64_t dim, int64_t* start, int64_t* end, int64_t step, AtenTensorHandle* ret0);
+
+/* aten.soft_margin_loss_backward.default: soft_margin_loss_backward(Tensor grad_output, Tensor self, Tensor target, int reduction) -> Tensor */
+AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_soft_margin_loss_backward(AtenTensorHandle grad_output, AtenTensorHandle self, AtenTensorHandle target, int64_t reduction, AtenTensorHandle* ret0);
 
 /* aten.softmax.int: softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor */
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_softmax_int(AtenTensorHandle self, int64_t dim, int32_t* dtype, AtenTensorHandle* ret0);

@@ -194,6 +194,8 @@ AOTITorchError shimrt_cpu_lt_tensor(AtenTensorHandle self, AtenTensorHandle othe
 AOTITorchError shimrt_cpu_lu_unpack(AtenTensorHandle LU_data, AtenTensorHandle LU_pivots, int32_t unpack_data, int32_t unpack_pivots, AtenTensorHandle* ret0, AtenTensorHandle* ret1, AtenTensorHandle* ret2);
 /* aten.masked_scatter.default: masked_scatter(Tensor self, Tensor mask, Tensor source) -> Tensor (CPU) */
 AOTITorchError shimrt_cpu_masked_scatter(AtenTensorHandle self, AtenTensorHandle mask, AtenTensorHandle source, AtenTensorHandle* ret0);
+/* aten.masked_scatter_backward.default: masked_scatter_backward(Tensor grad_output, Tensor mask, SymInt[] sizes) -> Tensor (CPU) */
+AOTITorchError shimrt_cpu_masked_scatter_backward(AtenTensorHandle grad_output, AtenTensorHandle mask, const int64_t* sizes, int64_t sizes_len_, AtenTensorHandle* ret0);
 /* aten.masked_select.default: masked_select(Tensor self, Tensor mask) -> Tensor (CPU) */
 AOTITorchError shimrt_cpu_masked_select(AtenTensorHandle self, AtenTensorHandle mask, AtenTensorHandle* ret0);
 /* aten.matmul.default: matmul(Tensor self, Tensor other) -> Tensor (CPU) */
@@ -330,6 +332,8 @@ AOTITorchError shimrt_cpu_searchsorted_scalar(AtenTensorHandle sorted_sequence, 
 AOTITorchError shimrt_cpu_searchsorted_tensor(AtenTensorHandle sorted_sequence, AtenTensorHandle self, int32_t out_int32, int32_t right, const char** side, AtenTensorHandle sorter, AtenTensorHandle* ret0);
 /* aten.sigmoid.default: sigmoid(Tensor self) -> Tensor (CPU) */
 AOTITorchError shimrt_cpu_sigmoid(AtenTensorHandle self, AtenTensorHandle* ret0);
+/* aten.soft_margin_loss_backward.default: soft_margin_loss_backward(Tensor grad_output, Tensor self, Tensor target, int reduction) -> Tensor (CPU) */
+AOTITorchError shimrt_cpu_soft_margin_loss_backward(AtenTensorHandle grad_output, AtenTensorHandle self, AtenTensorHandle target, int64_t reduction, AtenTensorHandle* ret0);
 /* aten.softmax.int: softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor (CPU) */
 AOTITorchError shimrt_cpu_softmax_int(AtenTensorHandle self, int64_t dim, int32_t* dtype, AtenTensorHandle* ret0);
 /* aten.sort.default: sort(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices) (CPU) */

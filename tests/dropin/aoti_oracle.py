@@ -1615,10 +1615,50 @@ def pad_backward_family():
     refuses("fewer planes", r2, [T(g[:1]), T(x), [0, 1, 1, 2], Ret()])
 
 
+def misc_backward_family():
+    ms = "aoti_torch_cpu_masked_scatter_backward"
+    for dt in NUMERIC + [torch.bool]:
+        for shape, mshape in (([3, 4], [3, 4]), ([3, 4], [4]), ([2, 3, 4], [3, 1]), ([5], []),
+                              ([], []), ([0, 3], [3]), ([2, 3], [2, 3])):
+            g0, m = rand(shape, dt), torch.rand(mshape) > 0.4
+            k = int(torch.broadcast_to(m, torch.broadcast_shapes(g0.shape, m.shape)).sum())
+            for lay, g in layouts(g0):
+                for sizes in (list(shape), [k], [k + 3], [-1], [k, -1] if k else [0, 2], [2, -1],
+                              [max(k - 1, 0)], [-2], [7, 3]):
+                    case(f"{dt} {shape} mask {mshape} {lay} sizes {sizes}", ms,
+                         [T(g), T(m), sizes, Ret()],
+                         lambda g=g, m=m, sizes=sizes: A.masked_scatter_backward(g, m, sizes))
+    g = rand([3, 4], torch.float32)
+    case("int mask", ms, [T(g), T(torch.ones(3, 4, dtype=torch.uint8)), [12], Ret()],
+         lambda: A.masked_scatter_backward(g, torch.ones(3, 4, dtype=torch.uint8), [12]))
+    case("mask shape", ms, [T(g), T(torch.ones(5) > 0), [12], Ret()],
+         lambda: A.masked_scatter_backward(g, torch.ones(5) > 0, [12]))
+    sm = "aoti_torch_cpu_soft_margin_loss_backward"
+    for dt in FLOATS + [torch.int64, torch.bool]:
+        for shape, tshape, gshape in (([3, 4], [3, 4], []), ([3, 4], [4], [3, 4]), ([5], [5], [1]),
+                                      ([2, 3, 4], [3, 1], [2, 3, 4]), ([0, 3], [3], []),
+                                      ([], [], []), ([3, 1], [1, 4], [3, 4]), ([3, 4], [3, 4], [2, 3, 4])):
+            x0, tg, go = rand(shape, dt, -3, 3), rand(tshape, dt, -2, 2), rand(gshape, dt, -2, 2)
+            for lay, x in layouts(x0):
+                for red in (0, 1, 2):
+                    case(f"{dt} {shape} target {tshape} grad {gshape} {lay} reduction={red}", sm,
+                         [T(go), T(x), T(tg), red, Ret()],
+                         lambda go=go, x=x, tg=tg, red=red: A.soft_margin_loss_backward(go, x, tg, red),
+                         loose=True)
+    x, tg = rand([3, 4], torch.float32), rand([3, 4], torch.float64)
+    for label, a, b, c in (("target float64", rand([], torch.float32), x, tg),
+                           ("self float64, grad float32", rand([3, 4], torch.float32), tg, x),
+                           ("grad int", rand([3, 4], torch.int64), x, x),
+                           ("self half, target float", rand([3, 4], torch.float32), x.half(), x),
+                           ("self int, target float", x, rand([3, 4], torch.int32), x)):
+        case(label, sm, [T(a), T(b), T(c), 1, Ret()],
+             lambda a=a, b=b, c=c: A.soft_margin_loss_backward(a, b, c, 1), loose=True)
+
+
 FAMILIES = [mm_family, conv_family, line_family, sdpa_family, pool_family, misc_family,
             index_family, bag_family, pow_family, quant_dist_family, scatter_value_family,
             lapack_family, rnn_family, resize_family, fft_family, pool_backward_family,
-            pad_backward_family]
+            pad_backward_family, misc_backward_family]
 for fam in FAMILIES:
     fam()
 
