@@ -882,6 +882,40 @@ void boxed_cpu_convolution(StableIValue* stack_, uint64_t num_args_, uint64_t nu
     shimrt_box_finish(&box_);
 }
 
+/* aten.convolution_backward.default: convolution_backward(Tensor grad_output, Tensor input, Tensor weight, SymInt[]? bias_sizes, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups, bool[3] output_mask) -> (Tensor, Tensor, Tensor) */
+void boxed_cpu_convolution_backward(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[11] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_OPT_INT_LIST, SHIMRT_KIND_INT_LIST, SHIMRT_KIND_INT_LIST, SHIMRT_KIND_INT_LIST, SHIMRT_KIND_NONE, SHIMRT_KIND_INT_LIST, SHIMRT_KIND_NONE, SHIMRT_KIND_BOOL_LIST};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "convolution_backward", stack_, num_args_, 11, num_outputs_, 3, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle grad_output = shimrt_box_tensor(&box_, 0);
+    AtenTensorHandle input = shimrt_box_tensor(&box_, 1);
+    AtenTensorHandle weight = shimrt_box_tensor(&box_, 2);
+    const int64_t* bias_sizes_v_ = NULL;
+    int64_t bias_sizes_len_ = 0;
+    const int64_t** bias_sizes = shimrt_box_opt_int_list(&box_, 3, &bias_sizes_v_, &bias_sizes_len_);
+    int64_t stride_len_ = 0;
+    const int64_t* stride = shimrt_box_int_list(&box_, 4, &stride_len_);
+    int64_t padding_len_ = 0;
+    const int64_t* padding = shimrt_box_int_list(&box_, 5, &padding_len_);
+    int64_t dilation_len_ = 0;
+    const int64_t* dilation = shimrt_box_int_list(&box_, 6, &dilation_len_);
+    int32_t transposed = shimrt_box_bool(&box_, 7);
+    int64_t output_padding_len_ = 0;
+    const int64_t* output_padding = shimrt_box_int_list(&box_, 8, &output_padding_len_);
+    int64_t groups = shimrt_box_int(&box_, 9);
+    int64_t output_mask_len_ = 0;
+    const int32_t* output_mask = shimrt_box_bool_list(&box_, 10, &output_mask_len_);
+    AtenTensorHandle ret0 = NULL;
+    AtenTensorHandle ret1 = NULL;
+    AtenTensorHandle ret2 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_convolution_backward(grad_output, input, weight, bias_sizes, bias_sizes_len_, stride, stride_len_, padding, padding_len_, dilation, dilation_len_, transposed, output_padding, output_padding_len_, groups, output_mask, output_mask_len_, &ret0, &ret1, &ret2));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_push_tensor(&box_, 1, ret1);
+    shimrt_box_push_tensor(&box_, 2, ret2);
+    shimrt_box_finish(&box_);
+}
+
 /* aten.copy_.default: copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!) */
 void boxed_cpu_copy_(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
     static const unsigned char arg_kinds_[3] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_NONE};
@@ -3487,7 +3521,7 @@ void boxed_cpu_zeros_like(StableIValue* stack_, uint64_t num_args_, uint64_t num
 }
 
 /* Every schema of namespace aten, in op-key order, with its tags. */
-static const shimrt_def_entry defs_aten[198] = {
+static const shimrt_def_entry defs_aten[199] = {
     {"_adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor", SHIMRT_TAG_BIT(CORE)},
     {"_adaptive_avg_pool2d_backward(Tensor grad_output, Tensor self) -> Tensor", SHIMRT_TAG_BIT(CORE)},
     {"_addmm_activation(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1, bool use_gelu=False) -> Tensor", 0},
@@ -3539,6 +3573,7 @@ static const shimrt_def_entry defs_aten[198] = {
     {"clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
     {"contiguous(Tensor(a) self, *, MemoryFormat memory_format=contiguous_format) -> Tensor(a)", 0},
     {"convolution(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups) -> Tensor", SHIMRT_TAG_BIT(CORE)},
+    {"convolution_backward(Tensor grad_output, Tensor input, Tensor weight, SymInt[]? bias_sizes, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups, bool[3] output_mask) -> (Tensor, Tensor, Tensor)", SHIMRT_TAG_BIT(CORE)},
     {"copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)", 0},
     {"cummax(Tensor self, int dim) -> (Tensor values, Tensor indices)", 0},
     {"cummin(Tensor self, int dim) -> (Tensor values, Tensor indices)", 0},
@@ -3689,7 +3724,7 @@ static const shimrt_def_entry defs_aten[198] = {
 };
 
 /* Every boxed kernel of namespace aten for the cpu backend. */
-static const shimrt_impl_entry impls_aten_cpu[198] = {
+static const shimrt_impl_entry impls_aten_cpu[199] = {
     {"_adaptive_avg_pool2d", boxed_cpu__adaptive_avg_pool2d},
     {"_adaptive_avg_pool2d_backward", boxed_cpu__adaptive_avg_pool2d_backward},
     {"_addmm_activation", boxed_cpu__addmm_activation},
@@ -3741,6 +3776,7 @@ static const shimrt_impl_entry impls_aten_cpu[198] = {
     {"clone", boxed_cpu_clone},
     {"contiguous", boxed_cpu_contiguous},
     {"convolution", boxed_cpu_convolution},
+    {"convolution_backward", boxed_cpu_convolution_backward},
     {"copy_", boxed_cpu_copy_},
     {"cummax", boxed_cpu_cummax},
     {"cummin", boxed_cpu_cummin},
@@ -3891,5 +3927,5 @@ static const shimrt_impl_entry impls_aten_cpu[198] = {
 };
 
 AOTITorchError shimgen_register_aten_cpu(TorchLibraryHandle* ret_def, TorchLibraryHandle* ret_impl) {
-    return shimrt_register_ops("aten", "CPU", __FILE__, __LINE__, defs_aten, 198, impls_aten_cpu, 198, ret_def, ret_impl);
+    return shimrt_register_ops("aten", "CPU", __FILE__, __LINE__, defs_aten, 199, impls_aten_cpu, 199, ret_def, ret_impl);
 }

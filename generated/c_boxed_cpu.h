@@ -69,6 +69,7 @@ void boxed_cpu_clamp(StableIValue* stack_, uint64_t num_args_, uint64_t num_outp
 void boxed_cpu_clone(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_contiguous(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_convolution(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
+void boxed_cpu_convolution_backward(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_copy_(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_cummax(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_cummin(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);

@@ -1566,6 +1566,11 @@ def pool_backward_family():
     case("index -1", mx, [T(g), T(x), [2], [2], [0], [1], 0, T(mone), Ret()],
          lambda: A.max_pool2d_with_indices_backward(g, x, [2], [2], [0], [1], False, mone), loose=EXACT)
     refuses("grad fewer planes", aa, [T(g[:, :2]), T(x), Ret()])
+    # (PyTorch 2.15 aborts on an empty input's grad_bias without bias_sizes: refused here)
+    xe, we = rand([0, 3, 5, 5], torch.float32), rand([4, 3, 3, 3], torch.float32)
+    refuses("empty input, no bias_sizes", "aoti_torch_cpu_convolution_backward",
+            [T(rand([0, 4, 3, 3], torch.float32)), T(xe), T(we), Opt(None), 0, [1], [0], [1], 0, [0], 1,
+             [1, 1, 1], Ret(), Ret(), Ret()])
 
 
 def pad_backward_family():
@@ -1655,10 +1660,87 @@ def misc_backward_family():
              lambda a=a, b=b, c=c: A.soft_margin_loss_backward(a, b, c, 1), loose=True)
 
 
+def conv_backward_family():
+    name = "aoti_torch_cpu_convolution_backward"
+    cases = [  # (input, weight, stride, padding, dilation, transposed, output_padding, groups)
+        ([2, 3, 9], [4, 3, 3], [1], [0], [1], 0, [0], 1),
+        ([1, 4, 10], [6, 2, 3], [2], [1], [2], 0, [0], 2),
+        ([2, 3, 7, 8], [5, 3, 3, 3], [1, 1], [1, 1], [1, 1], 0, [0, 0], 1),
+        ([2, 3, 8, 7], [5, 3, 3, 2], [2], [1], [1], 0, [0], 1),
+        ([1, 4, 9, 7], [8, 1, 3, 3], [1, 2], [1, 0], [2, 1], 0, [0, 0], 4),
+        ([2, 6, 8, 8], [6, 1, 3, 3], [1], [1], [1], 0, [0], 6),
+        ([1, 8, 5, 5], [16, 8, 1, 1], [1], [0], [1], 0, [0], 1),
+        ([2, 3, 15, 15], [4, 3, 7, 7], [3], [3], [1], 0, [0], 1),
+        ([1, 2, 5, 6, 4], [3, 2, 3, 3, 2], [1], [1], [1], 0, [0], 1),
+        ([1, 4, 4, 5, 6], [4, 2, 2, 3, 3], [2, 1, 1], [0, 1, 1], [1], 0, [0], 2),
+        ([2, 4, 5], [4, 3, 3], [2], [1], [1], 1, [1], 1),
+        ([1, 4, 5, 5], [4, 2, 3, 3], [2], [1], [1], 1, [1], 1),
+        ([1, 4, 5, 6], [4, 1, 3, 2], [2, 3], [1, 0], [1, 2], 1, [1, 0], 2),
+        ([1, 2, 5, 5], [2, 3, 3, 3], [1], [0], [3], 1, [2], 1),  # output_padding >= stride
+        ([1, 3, 3, 4, 4], [3, 2, 2, 2, 2], [2], [0], [1], 1, [0], 1),
+        ([0, 3, 5, 5], [4, 3, 3, 3], [1], [0], [1], 0, [0], 1),
+        ([2, 3, 1, 1], [4, 3, 1, 1], [1], [0], [1], 0, [0], 1),
+    ]
+    tol = {torch.float32: (1e-4, 1e-4), torch.float64: (1e-9, 1e-9),
+           torch.bfloat16: (3e-2, 3e-2), torch.float16: (4e-3, 4e-3)}
+    cases.append(([2, 0, 5, 5], [4, 0, 3, 3], [1], [0], [1], 0, [0], 1))  # no channels
+    for dt in [torch.float32, torch.float64, torch.bfloat16, torch.float16, torch.int64]:
+        for k, (xs, ws, st, pd, dl, tr, op, g) in enumerate(cases):
+            x0, w0 = rand(xs, torch.float32, -2, 2), rand(ws, torch.float32, -1, 1)
+            y = A.convolution(x0, w0, None, st, pd, dl, bool(tr), op, g)
+            go0 = rand(list(y.shape), torch.float32, -1, 1).to(dt)
+            x0, w0 = x0.to(dt), w0.to(dt)
+            lays = [("contig", x0, w0, go0)]
+            if dt == torch.float32 or dt == torch.bfloat16:
+                if len(xs) == 4:
+                    lays.append(("channels_last", cl_of(x0), w0, go0))
+                    lays.append(("cl_weight", x0, cl_of(w0), go0))
+                    lays.append(("cl_grad", x0, w0, cl_of(go0)))
+                lays.append(("sliced", list(layouts(x0))[-1][1], w0, list(layouts(go0))[-1][1]))
+            for lay, x, w, go in lays:
+                for mask in ([1, 1, 1], [1, 0, 0], [0, 1, 1]):
+                    def ref(x=x, w=w, go=go, st=st, pd=pd, dl=dl, tr=tr, op=op, g=g, mask=mask):
+                        return list(A.convolution_backward(go, x, w, [w.shape[1] * g if tr else w.shape[0]],
+                                                           st, pd, dl, bool(tr), op, g,
+                                                           [bool(m) for m in mask]))
+                    oc = w.shape[1] * g if tr else w.shape[0]
+                    case(f"{dt} #{k} x{xs} w{ws} s{st} p{pd} d{dl} t{tr} op{op} g{g} {lay} mask{mask}",
+                         name, [T(go), T(x), T(w), Opt(C.c_int64(oc)), 1, st, pd, dl, tr, op, g, mask,
+                                Ret(), Ret(), Ret()], ref, loose=tol.get(dt, True), check=lambda r, mask=mask: mask[r])
+                    if dt == torch.float32 and lay != "sliced" and mask == [1, 1, 1]:
+                        res, hs = call(name, [T(go), T(x), T(w), Opt(None), 0, st, pd, dl, tr, op, g, mask,
+                                              Ret(), Ret(), Ret()])
+                        if not isinstance(res, int):
+                            for r, want in zip(res[:2], ref()[:2]):
+                                got = from_rt(r)
+                                big = [i for i in range(got.dim()) if got.shape[i] > 1]
+                                if got.numel() > 1 and ([got.stride(i) for i in big] !=
+                                                        [want.stride(i) for i in big]):
+                                    failures.append(f"convolution_backward #{k} {lay}: strides "
+                                                    f"{got.stride()} != {want.stride()}")
+                        for h in hs:
+                            if h:
+                                delete(h)
+    x, w = rand([2, 3, 7, 8], torch.float32), rand([5, 3, 3, 3], torch.float32)
+    go = rand([2, 5, 5, 6], torch.float32)
+    for label, gg, xx, ww, mask in (("grad shape", go[:, :, :3], x, w, [1, 1, 1]),
+                                    ("grad dtype", go.double(), x, w, [1, 1, 1]),
+                                    ("weight dtype", go, x, w.double(), [1, 1, 1]),
+                                    ("channels", go, x[:, :2], w, [1, 1, 1]),
+                                    ("mask length", go, x, w, [1, 1]),
+                                    ("int32", go.int(), x.int(), w.int(), [1, 1, 1]),
+                                    ("int64 undilated", go.long(), x.long(), w.long(), [1, 1, 1])):
+        case(label, name, [T(gg), T(xx), T(ww), Opt(None), 0, [1], [0], [1], 0, [0], 1, mask, Ret(), Ret(),
+                           Ret()],
+             lambda gg=gg, xx=xx, ww=ww, mask=mask: A.convolution_backward(gg, xx, ww, None, [1], [0], [1],
+                                                                           False, [0], 1,
+                                                                           [bool(m) for m in mask]))
+
+
 FAMILIES = [mm_family, conv_family, line_family, sdpa_family, pool_family, misc_family,
             index_family, bag_family, pow_family, quant_dist_family, scatter_value_family,
             lapack_family, rnn_family, resize_family, fft_family, pool_backward_family,
-            pad_backward_family, misc_backward_family]
+            pad_backward_family, misc_backward_family, conv_backward_family]
 for fam in FAMILIES:
     fam()
 
