@@ -151,21 +151,14 @@ static AOTITorchError grad_weight(const char *op, const conv_p *q, AtenTensorHan
     gw_ctx c = {.q = q, .gw = shimrt_data(gw)};
     c.na = weight->sizes[0];
     c.nb = weight->sizes[1];
-    if (!q->transposed) { /* weight [oc, c/g, k]: P = grad_output, R = input */
-        c.p = shimrt_data(g);
-        c.r = shimrt_data(x);
-        c.pc = q->oc;
-        c.rc = q->c;
-        c.psz = q->out;
-        c.rsz = q->in;
-    } else { /* weight [c, oc/g, k]: P = input, R = grad_output */
-        c.p = shimrt_data(x);
-        c.r = shimrt_data(g);
-        c.pc = q->c;
-        c.rc = q->oc;
-        c.psz = q->in;
-        c.rsz = q->out;
-    }
+    /* weight [oc, c/g, k]: P = grad_output, R = input; transposed [c, oc/g, k]: the reverse */
+    bool t = q->transposed;
+    c.p = shimrt_data(t ? x : g);
+    c.r = shimrt_data(t ? g : x);
+    c.pc = t ? q->c : q->oc;
+    c.rc = t ? q->oc : q->c;
+    c.psz = t ? q->in : q->out;
+    c.rsz = t ? q->out : q->in;
     int64_t ksz = q->k[0] * q->k[1] * q->k[2];
     if (shimrt_numel(gw) > 0) {
         if (q->n == 0 || c.na % q->g != 0)
