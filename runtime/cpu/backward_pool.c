@@ -39,7 +39,9 @@ typedef struct {
     int kind;
     bool plain; /* grad_input contiguous even for a channels-last self */
     bool geom;  /* planes, H, W, OH, OW set by the caller (else: 2-d pooling, from the shapes) */
-    int64_t planes, H, W, OH, OW, kh, kw, sh, sw, ph, pw;
+    /* planes of in[0] x in[1] x in[2] (D, H, W; D 1 for 2-d), grad_output's of out[]; the
+     * window: kernel k, stride s, padding p */
+    int64_t planes, in[3], out[3], k[3], s[3], p[3];
     bool include_pad;
     int64_t divisor; /* 0: none */
 } bp_ctx;
@@ -77,56 +79,63 @@ static double bp_div(double g, int64_t n, int32_t dt) {
 static int64_t ad_start(int64_t o, int64_t out, int64_t in) { return o * in / out; }
 static int64_t ad_end(int64_t o, int64_t out, int64_t in) { return ((o + 1) * in + out - 1) / out; }
 
-static void bp_avg_at(const bp_ctx *c, char *gi, const char *go, int64_t oh, int64_t ow) {
-    int64_t h0, h1, w0, w1, n = 1;
+/* The input window [*a, *b) of output o along dim i (clipped to the input); *full: its size
+ * within the padded input (avg_pool's count_include_pad). */
+static void bp_window(const bp_ctx *c, int i, int64_t o, int64_t *a, int64_t *b, int64_t *full) {
+    int64_t in = c->in[i];
     if (c->kind == BP_ADAVG) {
-        h0 = ad_start(oh, c->OH, c->H);
-        h1 = ad_end(oh, c->OH, c->H);
-        w0 = ad_start(ow, c->OW, c->W);
-        w1 = ad_end(ow, c->OW, c->W);
-    } else {
-        h0 = oh * c->sh - c->ph;
-        w0 = ow * c->sw - c->pw;
-        h1 = h0 + c->kh < c->H + c->ph ? h0 + c->kh : c->H + c->ph;
-        w1 = w0 + c->kw < c->W + c->pw ? w0 + c->kw : c->W + c->pw;
-        n = (h1 - h0) * (w1 - w0);
-        h0 = h0 < 0 ? 0 : h0;
-        w0 = w0 < 0 ? 0 : w0;
-        h1 = h1 > c->H ? c->H : h1;
-        w1 = w1 > c->W ? c->W : w1;
-        if (c->divisor)
-            n = c->divisor;
-        else if (!c->include_pad)
-            n = (h1 - h0) * (w1 - w0);
+        *a = ad_start(o, c->out[i], in);
+        *b = ad_end(o, c->out[i], in);
+        *full = *b - *a;
+        return;
     }
-    const char *q = go + (size_t)(oh * c->OW + ow) * c->es;
+    int64_t a0 = o * c->s[i] - c->p[i];
+    int64_t b0 = a0 + c->k[i] < in + c->p[i] ? a0 + c->k[i] : in + c->p[i];
+    *full = b0 - a0;
+    *a = a0 < 0 ? 0 : a0;
+    *b = b0 > in ? in : b0;
+}
+
+/* Output position o (od, oh, ow) of an average's plane: its share added to its window. */
+static void bp_avg_at(const bp_ctx *c, char *gi, const char *go, const int64_t *o) {
+    int64_t a[3], b[3], full[3];
+    for (int i = 0; i < 3; i++) bp_window(c, i, o[i], &a[i], &b[i], &full[i]);
+    int64_t n = full[0] * full[1] * full[2];
+    if (c->divisor)
+        n = c->divisor;
+    else if (!c->include_pad)
+        n = (b[0] - a[0]) * (b[1] - a[1]) * (b[2] - a[2]);
+    const char *q = go + (size_t)((o[0] * c->out[1] + o[1]) * c->out[2] + o[2]) * c->es;
+    int64_t H = c->in[1], W = c->in[2];
     if (c->dt == SHIMRT_INT64) {
         int64_t g;
         memcpy(&g, q, sizeof g);
         /* (n == -1: -g without the INT64_MIN / -1 trap) */
         g = n == -1 ? (int64_t)(0 - (uint64_t)g) : g / n;
-        for (int64_t y = h0; y < h1; y++)
-            for (int64_t x = w0; x < w1; x++) {
-                char *p = gi + (size_t)(y * c->W + x) * c->es;
-                int64_t v;
-                memcpy(&v, p, sizeof v);
-                v = (int64_t)((uint64_t)v + (uint64_t)g);
-                memcpy(p, &v, sizeof v);
-            }
+        for (int64_t z = a[0]; z < b[0]; z++)
+            for (int64_t y = a[1]; y < b[1]; y++)
+                for (int64_t x = a[2]; x < b[2]; x++) {
+                    char *p = gi + (size_t)((z * H + y) * W + x) * c->es;
+                    int64_t v;
+                    memcpy(&v, p, sizeof v);
+                    v = (int64_t)((uint64_t)v + (uint64_t)g);
+                    memcpy(p, &v, sizeof v);
+                }
         return;
     }
     double d = shimrt_k_load_f64(q, c->dt);
-    if (c->kind == BP_ADAVG)
-        d = bp_div(bp_div(d, h1 - h0, c->dt), w1 - w0, c->dt);
+    if (c->kind == BP_ADAVG) /* / kd / kh / kw (2-d: kd 1, an exact division) */
+        for (int i = 0; i < 3; i++) d = bp_div(d, b[i] - a[i], c->dt);
     else
         d = bp_div(d, n, c->dt);
-    for (int64_t y = h0; y < h1; y++)
-        for (int64_t x = w0; x < w1; x++) bp_add(c, gi, y * c->W + x, d);
+    for (int64_t z = a[0]; z < b[0]; z++)
+        for (int64_t y = a[1]; y < b[1]; y++)
+            for (int64_t x = a[2]; x < b[2]; x++) bp_add(c, gi, (z * H + y) * W + x, d);
 }
 
 static void bp_planes(int64_t b, int64_t e, void *vctx) {
     const bp_ctx *c = vctx;
-    int64_t hw = c->H * c->W, ohw = c->OH * c->OW;
+    int64_t hw = c->in[0] * c->in[1] * c->in[2], ohw = c->out[0] * c->out[1] * c->out[2];
     for (int64_t p = b; p < e; p++) {
         char *gi = c->gi + (size_t)(p * hw) * c->es;
         const char *go = c->go + (size_t)(p * ohw) * c->es;
@@ -138,18 +147,21 @@ static void bp_planes(int64_t b, int64_t e, void *vctx) {
             continue;
         }
         if (c->kind == BP_REPPAD) { /* output (oh, ow) reads input (clamped oh - top, ...) */
-            for (int64_t oh = 0; oh < c->OH; oh++) {
-                int64_t ih = oh - c->ph < 0 ? 0 : oh - c->ph >= c->H ? c->H - 1 : oh - c->ph;
-                for (int64_t ow = 0; ow < c->OW; ow++) {
-                    int64_t iw = ow - c->pw < 0 ? 0 : ow - c->pw >= c->W ? c->W - 1 : ow - c->pw;
-                    bp_add(c, gi, ih * c->W + iw,
-                           shimrt_k_load_f64(go + (size_t)(oh * c->OW + ow) * c->es, c->dt));
+            int64_t H = c->in[1], W = c->in[2];
+            for (int64_t oh = 0; oh < c->out[1]; oh++) {
+                int64_t ih = oh - c->p[1] < 0 ? 0 : oh - c->p[1] >= H ? H - 1 : oh - c->p[1];
+                for (int64_t ow = 0; ow < c->out[2]; ow++) {
+                    int64_t iw = ow - c->p[2] < 0 ? 0 : ow - c->p[2] >= W ? W - 1 : ow - c->p[2];
+                    bp_add(c, gi, ih * W + iw,
+                           shimrt_k_load_f64(go + (size_t)(oh * c->out[2] + ow) * c->es, c->dt));
                 }
             }
             continue;
         }
-        for (int64_t oh = 0; oh < c->OH; oh++)
-            for (int64_t ow = 0; ow < c->OW; ow++) bp_avg_at(c, gi, go, oh, ow);
+        int64_t o[3];
+        for (o[0] = 0; o[0] < c->out[0]; o[0]++)
+            for (o[1] = 0; o[1] < c->out[1]; o[1]++)
+                for (o[2] = 0; o[2] < c->out[2]; o[2]++) bp_avg_at(c, gi, go, o);
     }
 }
 
@@ -204,10 +216,14 @@ static AOTITorchError bp_run(const char *op, bp_ctx *c, AtenTensorHandle grad,
     if (!c->geom) { /* 2-d pooling: planes of H x W */
         planes = 1;
         for (int64_t i = 0; i < nd - 2; i++) planes *= self->sizes[i];
-        c->H = self->sizes[nd - 2];
-        c->W = self->sizes[nd - 1];
-        c->OH = grad->sizes[grad->ndim - 2];
-        c->OW = grad->sizes[grad->ndim - 1];
+        c->in[1] = self->sizes[nd - 2];
+        c->in[2] = self->sizes[nd - 1];
+        c->out[1] = grad->sizes[grad->ndim - 2];
+        c->out[2] = grad->sizes[grad->ndim - 1];
+    }
+    if (!c->in[0]) { /* 2-d: one layer, a window of depth 1 */
+        c->in[0] = c->out[0] = c->k[0] = c->s[0] = 1;
+        c->p[0] = 0;
     }
     c->dt = self->dtype;
     c->es = shimrt_dtype_size(self->dtype);
@@ -217,30 +233,28 @@ static AOTITorchError bp_run(const char *op, bp_ctx *c, AtenTensorHandle grad,
     bool own_g = false, own_i = false;
     AtenTensorHandle g = NULL, ix = NULL;
     AOTITorchError err = AOTI_TORCH_SUCCESS;
-    if (planes * c->OH * c->OW > 0 && c->H * c->W > 0) {
+    int64_t ihw = c->in[0] * c->in[1] * c->in[2], ohw = c->out[0] * c->out[1] * c->out[2];
+    if (planes * ohw > 0 && ihw > 0) {
         g = bp_dense(op, grad, &own_g);
         ix = indices && g ? bp_dense(op, indices, &own_i) : NULL;
         err = !g || (indices && !ix) ? AOTI_TORCH_FAILURE : AOTI_TORCH_SUCCESS;
-        if (!err && ix)
-            err = bp_indices(op, shimrt_data(ix), planes * c->OH * c->OW, c->H * c->W,
-                             c->kind == BP_MAX);
+        if (!err && ix) err = bp_indices(op, shimrt_data(ix), planes * ohw, ihw, c->kind == BP_MAX);
         if (!err) {
             c->go = shimrt_data(g);
             c->ix = ix ? shimrt_data(ix) : NULL;
             c->gi = shimrt_data(gi);
-            int64_t work = c->kind == BP_MAX || c->kind == BP_ADMAX ? c->OH * c->OW
-                                                                    : c->H * c->W + c->OH * c->OW;
+            int64_t work = c->kind == BP_MAX || c->kind == BP_ADMAX ? ohw : ihw + ohw;
             torch_parallel_for(0, planes, 1 + 16384 / (work + 1), bp_planes, c);
         }
     }
     if (own_g) shimrt_tensor_free(g);
     if (own_i) shimrt_tensor_free(ix);
-    if (!err && !c->plain && nd == 4 && shimrt_k_strides_like_cl(self) &&
+    if (!err && !c->plain && (nd == 4 || nd == 5) && shimrt_k_strides_like_cl(self) &&
         !shimrt_is_contiguous(self)) {
-        int64_t st[4];
-        shimrt_k_channels_last_strides(4, self->sizes, st);
+        int64_t st[5];
+        shimrt_k_channels_last_strides(nd, self->sizes, st);
         AtenTensorHandle cl =
-            shimrt_tensor_empty(op, 4, self->sizes, st, self->dtype, SHIMRT_DEV_CPU, 0);
+            shimrt_tensor_empty(op, nd, self->sizes, st, self->dtype, SHIMRT_DEV_CPU, 0);
         err = cl ? shimrt_k_copy(op, cl, gi) : AOTI_TORCH_FAILURE;
         shimrt_tensor_free(gi);
         gi = cl;
@@ -282,7 +296,8 @@ static AOTITorchError bp_pool2d_check(const char *op, const bp_ctx *c, int64_t d
                            "Dimension out of range (expected to be in range of [%lld, %lld], "
                            "but got -3)",
                            (long long)-(nd ? nd : 1), (long long)(nd ? nd - 1 : 0));
-    int64_t k[2] = {c->kh, c->kw}, s[2] = {c->sh, c->sw}, p[2] = {c->ph, c->pw}, d[2] = {dh, dw};
+    int64_t k[2] = {c->k[1], c->k[2]}, s[2] = {c->s[1], c->s[2]}, p[2] = {c->p[1], c->p[2]},
+            d[2] = {dh, dw};
     int64_t o[2];
     for (int i = 0; i < 2; i++) {
         if (s[i] == 0) return shimrt_fail(op, "stride should not be zero");
@@ -301,12 +316,12 @@ static AOTITorchError bp_pool2d_check(const char *op, const bp_ctx *c, int64_t d
         o[i] = q + 1;
         if (ceil && (o[i] - 1) * s[i] >= in + p[i]) o[i]--;
     }
-    if (c->kh <= 0 || c->kw <= 0)
+    if (c->k[1] <= 0 || c->k[2] <= 0)
         return shimrt_fail(op, "kernel size should be greater than zero, but got kH: %lld kW: %lld",
-                           (long long)c->kh, (long long)c->kw);
-    if (c->sh <= 0 || c->sw <= 0)
+                           (long long)c->k[1], (long long)c->k[2]);
+    if (c->s[1] <= 0 || c->s[2] <= 0)
         return shimrt_fail(op, "stride should be greater than zero, but got dH: %lld dW: %lld",
-                           (long long)c->sh, (long long)c->sw);
+                           (long long)c->s[1], (long long)c->s[2]);
     if (dh <= 0 || dw <= 0)
         return shimrt_fail(op,
                            "dilation should be greater than zero, but got dilationH: %lld "
@@ -326,13 +341,13 @@ static AOTITorchError bp_pool2d_check(const char *op, const bp_ctx *c, int64_t d
                                 "batch size for input, but got:%s",
                            shimrt_k_fmt_shape(buf, sizeof buf, nd, self->sizes));
     }
-    int64_t ekw = (c->kw - 1) * dw + 1, ekh = (c->kh - 1) * dh + 1;
-    if (ekw / 2 < c->pw || ekh / 2 < c->ph)
+    int64_t ekw = (c->k[2] - 1) * dw + 1, ekh = (c->k[1] - 1) * dh + 1;
+    if (ekw / 2 < c->p[2] || ekh / 2 < c->p[1])
         return shimrt_fail(op,
                            "pad should be smaller than or equal to half of effective kernel "
                            "size, but got padW = %lld, padH = %lld, effectiveKW = %lld, "
                            "effectiveKH = %lld",
-                           (long long)c->pw, (long long)c->ph, (long long)ekw, (long long)ekh);
+                           (long long)c->p[2], (long long)c->p[1], (long long)ekw, (long long)ekh);
     int64_t C = self->sizes[nd - 3];
     if (o[0] < 1 || o[1] < 1)
         return shimrt_fail(op,
@@ -370,11 +385,11 @@ AOTITorchError shimrt_cpu_max_pool2d_with_indices_backward(
     bp_ctx c = {0};
     int64_t dh, dw;
     if (bp_pair("max_pool2d: kernel_size must either be a single int, or a tuple of two ints",
-                kernel_size, kernel_size_len_, NULL, &c.kh, &c.kw) ||
+                kernel_size, kernel_size_len_, NULL, &c.k[1], &c.k[2]) ||
         bp_pair("max_pool2d: stride must either be omitted, a single int, or a tuple of two ints",
-                stride, stride_len_, (int64_t[]){c.kh, c.kw}, &c.sh, &c.sw) ||
+                stride, stride_len_, (int64_t[]){c.k[1], c.k[2]}, &c.s[1], &c.s[2]) ||
         bp_pair("max_pool2d: padding must either be a single int, or a tuple of two ints", padding,
-                padding_len_, NULL, &c.ph, &c.pw) ||
+                padding_len_, NULL, &c.p[1], &c.p[2]) ||
         bp_pair("max_pool2d: dilation must be either a single int, or a tuple of two ints",
                 dilation, dilation_len_, NULL, &dh, &dw))
         return AOTI_TORCH_FAILURE;
@@ -405,11 +420,11 @@ AOTITorchError shimrt_cpu_avg_pool2d_backward(AtenTensorHandle grad_output, Aten
     static const char op[] = "avg_pool2d_backward";
     bp_ctx c = {0};
     if (bp_pair("avg_pool2d: kernel_size must either be a single int, or a tuple of two ints",
-                kernel_size, kernel_size_len_, NULL, &c.kh, &c.kw) ||
+                kernel_size, kernel_size_len_, NULL, &c.k[1], &c.k[2]) ||
         bp_pair("avg_pool2d: stride must either be omitted, a single int, or a tuple of two ints",
-                stride, stride_len_, (int64_t[]){c.kh, c.kw}, &c.sh, &c.sw) ||
+                stride, stride_len_, (int64_t[]){c.k[1], c.k[2]}, &c.s[1], &c.s[2]) ||
         bp_pair("avg_pool2d: padding must either be a single int, or a tuple of two ints", padding,
-                padding_len_, NULL, &c.ph, &c.pw))
+                padding_len_, NULL, &c.p[1], &c.p[2]))
         return AOTI_TORCH_FAILURE;
     if (divisor_override && *divisor_override == 0)
         return shimrt_fail(op, "divisor must be not zero");
@@ -584,12 +599,12 @@ static AOTITorchError reppad_backward(const char *op, int dim, AtenTensorHandle 
     bp_ctx c = {0};
     c.kind = BP_REPPAD;
     c.planes = nd == dim + 2 ? self->sizes[0] * self->sizes[1] : self->sizes[0];
-    c.W = last < nd ? self->sizes[last] : 0;
-    c.H = dim == 2 && off < nd ? self->sizes[off] : 1;
-    c.OW = last < grad->ndim ? grad->sizes[last] : -1;
-    c.OH = dim == 2 ? (off < grad->ndim ? grad->sizes[off] : -1) : 1;
-    c.pw = padding[0];
-    c.ph = dim == 2 ? padding[2] : 0;
+    c.in[2] = last < nd ? self->sizes[last] : 0;
+    c.in[1] = dim == 2 && off < nd ? self->sizes[off] : 1;
+    c.out[2] = last < grad->ndim ? grad->sizes[last] : -1;
+    c.out[1] = dim == 2 ? (off < grad->ndim ? grad->sizes[off] : -1) : 1;
+    c.p[2] = padding[0];
+    c.p[1] = dim == 2 ? padding[2] : 0;
     c.geom = true;
     c.plain = dim == 1; /* (replication_pad1d_backward's meta: self's options, no format) */
     c.planes = nd == dim + 2 ? self->sizes[0] * self->sizes[1] : self->sizes[0];
@@ -602,8 +617,9 @@ static AOTITorchError reppad_backward(const char *op, int dim, AtenTensorHandle 
                            shimrt_dtype_torch_name(grad->dtype),
                            shimrt_dtype_torch_name(self->dtype));
     /* (a 1-d self of 1-d padding: PyTorch takes its size as the plane count) */
-    if (c.OW < 0 || c.OH < 0 || last >= nd || shimrt_numel(grad) < c.planes * c.OH * c.OW ||
-        c.planes * c.H * c.W > shimrt_numel(self))
+    if (c.out[2] < 0 || c.out[1] < 0 || last >= nd ||
+        shimrt_numel(grad) < c.planes * c.out[1] * c.out[2] ||
+        c.planes * c.in[1] * c.in[2] > shimrt_numel(self))
         return shimrt_fail(op, "%s: grad_output or self has fewer planes than the kernel reads",
                            op);
     return bp_run(op, &c, grad, self, NULL, ret0);
