@@ -20,6 +20,7 @@ extern "C" {
  * calls the cpu shim and pushes new references. */
 void boxed_cpu__adaptive_avg_pool2d(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu__adaptive_avg_pool2d_backward(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
+void boxed_cpu__adaptive_avg_pool3d_backward(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu__addmm_activation(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu__cdist_forward(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu__embedding_bag(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
@@ -35,6 +36,7 @@ void boxed_cpu__weight_int8pack_mm(StableIValue* stack_, uint64_t num_args_, uin
 void boxed_cpu_abs(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_adaptive_max_pool2d(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_adaptive_max_pool2d_backward(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
+void boxed_cpu_adaptive_max_pool3d_backward(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_add_Scalar(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_add_Tensor(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_addbmm(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
@@ -49,6 +51,7 @@ void boxed_cpu_arange_start_step(StableIValue* stack_, uint64_t num_args_, uint6
 void boxed_cpu_argmax(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_avg_pool2d(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_avg_pool2d_backward(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
+void boxed_cpu_avg_pool3d_backward(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_baddbmm_out(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_bernoulli(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_bernoulli_p(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
@@ -123,6 +126,7 @@ void boxed_cpu_matmul(StableIValue* stack_, uint64_t num_args_, uint64_t num_out
 void boxed_cpu_max_dim(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_max_pool2d_with_indices(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_max_pool2d_with_indices_backward(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
+void boxed_cpu_max_pool3d_with_indices_backward(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_mean_dim(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_median(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_mkldnn_rnn_layer(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);

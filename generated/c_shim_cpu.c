@@ -34,6 +34,15 @@ AOTITorchError aoti_torch_cpu__adaptive_avg_pool2d_backward(AtenTensorHandle gra
     return shimrt_cpu__adaptive_avg_pool2d_backward(grad_output, self, ret0);
 }
 
+/* aten._adaptive_avg_pool3d_backward.default: _adaptive_avg_pool3d_backward(Tensor grad_output, Tensor self) -> Tensor
+ * kernel: shimrt_cpu__adaptive_avg_pool3d_backward (CPU) */
+AOTITorchError aoti_torch_cpu__adaptive_avg_pool3d_backward(AtenTensorHandle grad_output, AtenTensorHandle self, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(grad_output);
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu__adaptive_avg_pool3d_backward(grad_output, self, ret0);
+}
+
 /* aten._addmm_activation.default: _addmm_activation(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1, bool use_gelu=False) -> Tensor
  * kernel: shimrt_cpu__addmm_activation (CPU) */
 AOTITorchError aoti_torch_cpu__addmm_activation(AtenTensorHandle self, AtenTensorHandle mat1, AtenTensorHandle mat2, double beta, double alpha, int32_t use_gelu, AtenTensorHandle* ret0) {
@@ -187,6 +196,16 @@ AOTITorchError aoti_torch_cpu_adaptive_max_pool2d_backward(AtenTensorHandle grad
     return shimrt_cpu_adaptive_max_pool2d_backward(grad_output, self, indices, ret0);
 }
 
+/* aten.adaptive_max_pool3d_backward.default: adaptive_max_pool3d_backward(Tensor grad_output, Tensor self, Tensor indices) -> Tensor
+ * kernel: shimrt_cpu_adaptive_max_pool3d_backward (CPU) */
+AOTITorchError aoti_torch_cpu_adaptive_max_pool3d_backward(AtenTensorHandle grad_output, AtenTensorHandle self, AtenTensorHandle indices, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(grad_output);
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_TENSOR(indices);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu_adaptive_max_pool3d_backward(grad_output, self, indices, ret0);
+}
+
 /* aten.add.Scalar: add.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor
  * kernel: shimrt_cpu_add_scalar (CPU) */
 AOTITorchError aoti_torch_cpu_add_Scalar(AtenTensorHandle self, double other, double alpha, AtenTensorHandle* ret0) {
@@ -312,6 +331,18 @@ AOTITorchError aoti_torch_cpu_avg_pool2d_backward(AtenTensorHandle grad_output, 
     SHIMRT_ARG_LIST(padding);
     SHIMRT_ARG_RET(ret0);
     return shimrt_cpu_avg_pool2d_backward(grad_output, self, kernel_size, kernel_size_len_, stride, stride_len_, padding, padding_len_, ceil_mode, count_include_pad, divisor_override, ret0);
+}
+
+/* aten.avg_pool3d_backward.default: avg_pool3d_backward(Tensor grad_output, Tensor self, int[3] kernel_size, int[3] stride, int[3] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor
+ * kernel: shimrt_cpu_avg_pool3d_backward (CPU) */
+AOTITorchError aoti_torch_cpu_avg_pool3d_backward(AtenTensorHandle grad_output, AtenTensorHandle self, const int64_t* kernel_size, int64_t kernel_size_len_, const int64_t* stride, int64_t stride_len_, const int64_t* padding, int64_t padding_len_, int32_t ceil_mode, int32_t count_include_pad, int64_t* divisor_override, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(grad_output);
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_LIST(kernel_size);
+    SHIMRT_ARG_LIST(stride);
+    SHIMRT_ARG_LIST(padding);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu_avg_pool3d_backward(grad_output, self, kernel_size, kernel_size_len_, stride, stride_len_, padding, padding_len_, ceil_mode, count_include_pad, divisor_override, ret0);
 }
 
 /* aten.baddbmm.out: baddbmm.out(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)
@@ -979,6 +1010,20 @@ AOTITorchError aoti_torch_cpu_max_pool2d_with_indices_backward(AtenTensorHandle 
     SHIMRT_ARG_TENSOR(indices);
     SHIMRT_ARG_RET(ret0);
     return shimrt_cpu_max_pool2d_with_indices_backward(grad_output, self, kernel_size, kernel_size_len_, stride, stride_len_, padding, padding_len_, dilation, dilation_len_, ceil_mode, indices, ret0);
+}
+
+/* aten.max_pool3d_with_indices_backward.default: max_pool3d_with_indices_backward(Tensor grad_output, Tensor self, int[3] kernel_size, int[3] stride, int[3] padding, int[3] dilation, bool ceil_mode, Tensor indices) -> Tensor
+ * kernel: shimrt_cpu_max_pool3d_with_indices_backward (CPU) */
+AOTITorchError aoti_torch_cpu_max_pool3d_with_indices_backward(AtenTensorHandle grad_output, AtenTensorHandle self, const int64_t* kernel_size, int64_t kernel_size_len_, const int64_t* stride, int64_t stride_len_, const int64_t* padding, int64_t padding_len_, const int64_t* dilation, int64_t dilation_len_, int32_t ceil_mode, AtenTensorHandle indices, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(grad_output);
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_LIST(kernel_size);
+    SHIMRT_ARG_LIST(stride);
+    SHIMRT_ARG_LIST(padding);
+    SHIMRT_ARG_LIST(dilation);
+    SHIMRT_ARG_TENSOR(indices);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu_max_pool3d_with_indices_backward(grad_output, self, kernel_size, kernel_size_len_, stride, stride_len_, padding, padding_len_, dilation, dilation_len_, ceil_mode, indices, ret0);
 }
 
 /* aten.mean.dim: mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor

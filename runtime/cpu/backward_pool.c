@@ -38,6 +38,7 @@ typedef struct {
     size_t es;
     int kind;
     bool plain; /* grad_input contiguous even for a channels-last self */
+    bool three; /* 3-d pooling (else in[0], out[0] are 1) */
     bool geom;  /* planes, H, W, OH, OW set by the caller (else: 2-d pooling, from the shapes) */
     /* planes of in[0] x in[1] x in[2] (D, H, W; D 1 for 2-d), grad_output's of out[]; the
      * window: kernel k, stride s, padding p */
@@ -221,7 +222,7 @@ static AOTITorchError bp_run(const char *op, bp_ctx *c, AtenTensorHandle grad,
         c->out[1] = grad->sizes[grad->ndim - 2];
         c->out[2] = grad->sizes[grad->ndim - 1];
     }
-    if (!c->in[0]) { /* 2-d: one layer, a window of depth 1 */
+    if (!c->three) { /* 2-d: one layer, a window of depth 1 */
         c->in[0] = c->out[0] = c->k[0] = c->s[0] = 1;
         c->p[0] = 0;
     }
@@ -269,19 +270,45 @@ static AOTITorchError bp_run(const char *op, bp_ctx *c, AtenTensorHandle grad,
 
 /* A 1- or 2-value list (or empty, when def is given: stride) as (a, b), with PyTorch's
  * message for another length and "integer out of range" for a value beyond int. */
+static AOTITorchError bp_list(const char *msg, const int64_t *v, int64_t n, const int64_t *def,
+                              int cnt, int64_t *out) {
+    if (n == 0 && def)
+        memcpy(out, def, sizeof(int64_t) * (size_t)cnt);
+    else if (n == 1 || n == cnt)
+        for (int i = 0; i < cnt; i++) out[i] = v[n == 1 ? 0 : i];
+    else
+        return shimrt_fail("pool_backward", "%s", msg);
+    for (int i = 0; i < cnt; i++)
+        if (out[i] < INT_MIN || out[i] > INT_MAX)
+            return shimrt_fail("pool_backward", "integer out of range");
+    return AOTI_TORCH_SUCCESS;
+}
+
 static AOTITorchError bp_pair(const char *msg, const int64_t *v, int64_t n, const int64_t *def,
                               int64_t *a, int64_t *b) {
-    if (n == 0 && def) {
-        *a = def[0];
-        *b = def[1];
-    } else if (n == 1 || n == 2) {
-        *a = v[0];
-        *b = v[n - 1];
-    } else {
-        return shimrt_fail("pool2d_backward", "%s", msg);
-    }
-    if (*a < INT_MIN || *a > INT_MAX || *b < INT_MIN || *b > INT_MAX)
-        return shimrt_fail("pool2d_backward", "integer out of range");
+    int64_t o[2];
+    if (bp_list(msg, v, n, def, 2, o)) return AOTI_TORCH_FAILURE;
+    *a = o[0];
+    *b = o[1];
+    return AOTI_TORCH_SUCCESS;
+}
+
+/* PyTorch's pooling_output_shape: its checks, then the output size of one dim. */
+static AOTITorchError bp_out_size(const char *op, int64_t in, int64_t k, int64_t p, int64_t s,
+                                  int64_t d, bool ceil, int64_t *o) {
+    if (s == 0) return shimrt_fail(op, "stride should not be zero");
+    if (p < 0) return shimrt_fail(op, "pad must be non-negative, but got pad: %lld", (long long)p);
+    if (p > ((k - 1) * d + 1) / 2)
+        return shimrt_fail(op,
+                           "pad should be at most half of effective kernel size, but got "
+                           "pad=%lld, kernel_size=%lld and dilation=%lld",
+                           (long long)p, (long long)k, (long long)d);
+    int64_t num = in + 2 * p - d * (k - 1) - 1 + (ceil ? s - 1 : 0);
+    /* div_rtn: rounded toward negative infinity */
+    int64_t q = num / s;
+    if ((num % s != 0) && ((num < 0) != (s < 0))) q--;
+    *o = q + 1;
+    if (ceil && (*o - 1) * s >= in + p) --*o;
     return AOTI_TORCH_SUCCESS;
 }
 
@@ -296,26 +323,11 @@ static AOTITorchError bp_pool2d_check(const char *op, const bp_ctx *c, int64_t d
                            "Dimension out of range (expected to be in range of [%lld, %lld], "
                            "but got -3)",
                            (long long)-(nd ? nd : 1), (long long)(nd ? nd - 1 : 0));
-    int64_t k[2] = {c->k[1], c->k[2]}, s[2] = {c->s[1], c->s[2]}, p[2] = {c->p[1], c->p[2]},
-            d[2] = {dh, dw};
-    int64_t o[2];
-    for (int i = 0; i < 2; i++) {
-        if (s[i] == 0) return shimrt_fail(op, "stride should not be zero");
-        if (p[i] < 0)
-            return shimrt_fail(op, "pad must be non-negative, but got pad: %lld", (long long)p[i]);
-        if (p[i] > ((k[i] - 1) * d[i] + 1) / 2)
-            return shimrt_fail(op,
-                               "pad should be at most half of effective kernel size, but got "
-                               "pad=%lld, kernel_size=%lld and dilation=%lld",
-                               (long long)p[i], (long long)k[i], (long long)d[i]);
-        int64_t in = self->sizes[nd - 2 + i];
-        int64_t num = in + 2 * p[i] - d[i] * (k[i] - 1) - 1 + (ceil ? s[i] - 1 : 0);
-        /* div_rtn: rounded toward negative infinity */
-        int64_t q = num / s[i];
-        if ((num % s[i] != 0) && ((num < 0) != (s[i] < 0))) q--;
-        o[i] = q + 1;
-        if (ceil && (o[i] - 1) * s[i] >= in + p[i]) o[i]--;
-    }
+    int64_t d[2] = {dh, dw}, o[2];
+    for (int i = 0; i < 2; i++)
+        if (bp_out_size(op, self->sizes[nd - 2 + i], c->k[1 + i], c->p[1 + i], c->s[1 + i], d[i],
+                        ceil, &o[i]))
+            return AOTI_TORCH_FAILURE;
     if (c->k[1] <= 0 || c->k[2] <= 0)
         return shimrt_fail(op, "kernel size should be greater than zero, but got kH: %lld kW: %lld",
                            (long long)c->k[1], (long long)c->k[2]);
@@ -637,4 +649,265 @@ AOTITorchError shimrt_cpu_replication_pad2d_backward(AtenTensorHandle grad_outpu
                                                      int64_t padding_len_, AtenTensorHandle *ret0) {
     return reppad_backward("replication_pad2d_backward", 2, grad_output, self, padding,
                            padding_len_, ret0);
+}
+
+/* ---- 3-d: max_pool3d_with_indices_backward, avg_pool3d_backward,
+ * _adaptive_avg_pool3d_backward, adaptive_max_pool3d_backward ------------------------------ */
+
+/* PyTorch's pool3d_shape_check (its messages; fn names the op in some), then the backward's
+ * dim checks of grad_output (and indices): dims -4..-1 = (channels, o[0], o[1], o[2]). */
+static AOTITorchError bp_pool3d_check(const char *op, const char *fn, const bp_ctx *c,
+                                      const int64_t *dl, const int64_t *o, bool input_size,
+                                      AtenTensorHandle self, AtenTensorHandle grad,
+                                      AtenTensorHandle indices) {
+    const int64_t *k = c->k, *s = c->s, *p = c->p, *in = c->in;
+    int64_t nd = self->ndim;
+    char buf[128];
+    if (k[0] <= 0 || k[1] <= 0 || k[2] <= 0)
+        return shimrt_fail(
+            op, "kernel size should be greater than zero, but got kT: %lld kH: %lld kW: %lld",
+            (long long)k[0], (long long)k[1], (long long)k[2]);
+    if (s[0] <= 0 || s[1] <= 0 || s[2] <= 0)
+        return shimrt_fail(op,
+                           "stride should be greater than zero, but got dT: %lld dH: %lld dW: %lld",
+                           (long long)s[0], (long long)s[1], (long long)s[2]);
+    if (dl[0] <= 0 || dl[1] <= 0 || dl[2] <= 0)
+        return shimrt_fail(op,
+                           "dilation should be greater than zero, but got dilationT: %lld "
+                           "dilationH: %lld dilationW: %lld",
+                           (long long)dl[0], (long long)dl[1], (long long)dl[2]);
+    if (nd != 4 && nd != 5)
+        return shimrt_fail(op, "%s: Expected 4D or 5D tensor for input, but got: %s", fn,
+                           shimrt_k_fmt_shape(buf, sizeof buf, nd, self->sizes));
+    for (int64_t i = nd == 5 ? 1 : 0; i < nd; i++)
+        if (self->sizes[i] <= 0)
+            return shimrt_fail(op,
+                               "%s: Expected input's non-batch dimensions to have positive "
+                               "length, but input has a shape of %s and non-batch dimension "
+                               "%lld has length zero!",
+                               fn, shimrt_k_fmt_shape(buf, sizeof buf, nd, self->sizes),
+                               (long long)self->sizes[i]);
+    if (input_size && (in[0] < k[0] || in[1] < k[1] || in[2] < k[2]))
+        return shimrt_fail(op,
+                           "input image (T: %lld H: %lld W: %lld) smaller than kernel size (kT: "
+                           "%lld kH: %lld kW: %lld)",
+                           (long long)in[0], (long long)in[1], (long long)in[2], (long long)k[0],
+                           (long long)k[1], (long long)k[2]);
+    if (k[0] / 2 < p[0] || k[2] / 2 < p[2] || k[1] / 2 < p[1])
+        return shimrt_fail(op,
+                           "pad should be smaller than or equal to half of effective kernel "
+                           "size, but got padT: %lld padW: %lld padH: %lld effectiveKT: %lld "
+                           "effectiveKW: %lld effectiveKH: %lld",
+                           (long long)p[0], (long long)p[2], (long long)p[1],
+                           (long long)((k[0] - 1) * dl[0] + 1), (long long)((k[2] - 1) * dl[2] + 1),
+                           (long long)((k[1] - 1) * dl[1] + 1));
+    int64_t C = self->sizes[nd - 4];
+    if (o[0] < 1 || o[1] < 1 || o[2] < 1)
+        return shimrt_fail(op,
+                           "Given input size: (%lldx%lldx%lldx%lld). Calculated output size: "
+                           "(%lldx%lldx%lldx%lld). Output size is too small",
+                           (long long)C, (long long)in[0], (long long)in[1], (long long)in[2],
+                           (long long)C, (long long)o[0], (long long)o[1], (long long)o[2]);
+    AtenTensorHandle ts[2] = {grad, indices};
+    for (int t = 0; t < 2; t++) {
+        if (!ts[t]) continue;
+        if (dim_size(op, ts[t], nd, nd - 4, C)) return AOTI_TORCH_FAILURE;
+        for (int i = 0; i < 3; i++)
+            if (dim_size(op, ts[t], nd, nd - 3 + i, o[i])) return AOTI_TORCH_FAILURE;
+    }
+    return AOTI_TORCH_SUCCESS;
+}
+
+/* The planes of a 4-d / 5-d self; grad_output (and indices) must hold them (PyTorch's 3-d
+ * kernels do not check the batch and would read past a smaller one). */
+static AOTITorchError bp_geom3(const char *op, bp_ctx *c, AtenTensorHandle self,
+                               AtenTensorHandle grad, AtenTensorHandle indices) {
+    int64_t nd = self->ndim;
+    c->geom = c->three = true;
+    c->planes = nd == 5 ? self->sizes[0] * self->sizes[1] : self->sizes[0];
+    for (int i = 0; i < 3; i++) {
+        c->in[i] = self->sizes[nd - 3 + i];
+        c->out[i] = grad->sizes[grad->ndim - 3 + i];
+    }
+    int64_t need = c->planes * c->out[0] * c->out[1] * c->out[2];
+    if (shimrt_numel(grad) < need || (indices && shimrt_numel(indices) < need))
+        return shimrt_fail(op, "%s: grad_output or indices has fewer planes than self", op);
+    return AOTI_TORCH_SUCCESS;
+}
+
+AOTITorchError shimrt_cpu_max_pool3d_with_indices_backward(
+    AtenTensorHandle grad_output, AtenTensorHandle self, const int64_t *kernel_size,
+    int64_t kernel_size_len_, const int64_t *stride, int64_t stride_len_, const int64_t *padding,
+    int64_t padding_len_, const int64_t *dilation, int64_t dilation_len_, int32_t ceil_mode,
+    AtenTensorHandle indices, AtenTensorHandle *ret0) {
+    static const char op[] = "max_pool3d_with_indices_backward";
+    (void)ceil_mode; /* (the output sizes are grad_output's) */
+    bp_ctx c = {0};
+    int64_t dl[3], o[3];
+    if (bp_list("max_pool3d: kernel_size must either be a single int, or a tuple of three ints",
+                kernel_size, kernel_size_len_, NULL, 3, c.k) ||
+        bp_list("max_pool3d: stride must either be omitted, a single int, or a tuple of three "
+                "ints",
+                stride, stride_len_, c.k, 3, c.s) ||
+        bp_list("max_pool3d: padding must either be a single int, or a tuple of three ints",
+                padding, padding_len_, NULL, 3, c.p) ||
+        bp_list("max_pool3d: dilation must be either a single int, or a tuple of three ints",
+                dilation, dilation_len_, NULL, 3, dl))
+        return AOTI_TORCH_FAILURE;
+    if (shimrt_k_check_cpu(op, self, "self") ||
+        shimrt_k_check_cpu(op, grad_output, "grad_output") ||
+        shimrt_k_check_cpu(op, indices, "indices") || shimrt_k_check_dtype(op, self, "self"))
+        return AOTI_TORCH_FAILURE;
+    if (self->ndim != 4 && self->ndim != 5)
+        return shimrt_fail(op, "non-empty 4D or 5D (batch mode) tensor expected for input");
+    if (bp_same_dtype(op, self, grad_output, "gradOutput")) return AOTI_TORCH_FAILURE;
+    if (grad_output->ndim < 3)
+        return shimrt_fail(
+            op, "Dimension out of range (expected to be in range of [%lld, %lld], but got -3)",
+            (long long)-(grad_output->ndim ? grad_output->ndim : 1),
+            (long long)(grad_output->ndim ? grad_output->ndim - 1 : 0));
+    for (int i = 0; i < 3; i++) {
+        c.in[i] = self->sizes[self->ndim - 3 + i];
+        o[i] = grad_output->sizes[grad_output->ndim - 3 + i];
+    }
+    if (bp_pool3d_check(op, "max_pool3d_with_indices_backward()", &c, dl, o, false, self,
+                        grad_output, indices) ||
+        bp_dtype(op, "max_pool3d_backward", self->dtype, false))
+        return AOTI_TORCH_FAILURE;
+    if (indices->dtype != SHIMRT_INT64)
+        return shimrt_fail(op, "expected scalar type Long but found %s",
+                           shimrt_dtype_torch_name(indices->dtype));
+    c.kind = BP_MAX;
+    if (bp_geom3(op, &c, self, grad_output, indices)) return AOTI_TORCH_FAILURE;
+    return bp_run(op, &c, grad_output, self, indices, ret0);
+}
+
+AOTITorchError shimrt_cpu_avg_pool3d_backward(AtenTensorHandle grad_output, AtenTensorHandle self,
+                                              const int64_t *kernel_size, int64_t kernel_size_len_,
+                                              const int64_t *stride, int64_t stride_len_,
+                                              const int64_t *padding, int64_t padding_len_,
+                                              int32_t ceil_mode, int32_t count_include_pad,
+                                              int64_t *divisor_override, AtenTensorHandle *ret0) {
+    static const char op[] = "avg_pool3d_backward";
+    bp_ctx c = {0};
+    static const int64_t one[3] = {1, 1, 1};
+    int64_t o[3];
+    if (bp_list("avg_pool3d: kernel_size must be a single int, or a tuple of three ints",
+                kernel_size, kernel_size_len_, NULL, 3, c.k) ||
+        bp_list("avg_pool3d: stride must be omitted, a single int, or a tuple of three ints",
+                stride, stride_len_, c.k, 3, c.s) ||
+        bp_list("avg_pool3d: padding must be a single int, or a tuple of three ints", padding,
+                padding_len_, NULL, 3, c.p))
+        return AOTI_TORCH_FAILURE;
+    if (divisor_override && *divisor_override == 0)
+        return shimrt_fail(op, "divisor must be not zero");
+    if (shimrt_k_check_cpu(op, self, "self") ||
+        shimrt_k_check_cpu(op, grad_output, "grad_output") ||
+        shimrt_k_check_dtype(op, self, "self"))
+        return AOTI_TORCH_FAILURE;
+    if (self->ndim != 4 && self->ndim != 5)
+        return shimrt_fail(op, "non-empty 4D or 5D (batch mode) tensor expected for input");
+    for (int i = 0; i < 3; i++) {
+        c.in[i] = self->sizes[self->ndim - 3 + i];
+        if (bp_out_size(op, c.in[i], c.k[i], c.p[i], c.s[i], 1, ceil_mode != 0, &o[i]))
+            return AOTI_TORCH_FAILURE;
+    }
+    if (bp_pool3d_check(op, "avg_pool3d_backward()", &c, one, o, true, self, grad_output, NULL) ||
+        bp_dtype(op, "avg_pool3d_backward_out_frame", self->dtype, true))
+        return AOTI_TORCH_FAILURE;
+    if (grad_output->dtype != self->dtype)
+        return shimrt_fail(op, "expected scalar type %s but found %s",
+                           shimrt_dtype_torch_name(self->dtype),
+                           shimrt_dtype_torch_name(grad_output->dtype));
+    if (self->dtype == SHIMRT_BFLOAT16 || self->dtype == SHIMRT_FLOAT16)
+        return shimrt_fail(op, "\"avg_pool3d_backward_out_frame\" not implemented for '%s'",
+                           shimrt_dtype_torch_name(self->dtype));
+    c.kind = BP_AVG;
+    c.plain = true; /* (PyTorch 2.15: contiguous for a channels-last self too) */
+    c.include_pad = count_include_pad != 0;
+    c.divisor = divisor_override ? *divisor_override : 0;
+    if (bp_geom3(op, &c, self, grad_output, NULL)) return AOTI_TORCH_FAILURE;
+    return bp_run(op, &c, grad_output, self, NULL, ret0);
+}
+
+AOTITorchError shimrt_cpu__adaptive_avg_pool3d_backward(AtenTensorHandle grad_output,
+                                                        AtenTensorHandle self,
+                                                        AtenTensorHandle *ret0) {
+    static const char op[] = "_adaptive_avg_pool3d_backward";
+    static const char fn[] = "adaptive_avg_pool3d_backward_out_cpu_template";
+    if (shimrt_k_check_cpu(op, self, "self") ||
+        shimrt_k_check_cpu(op, grad_output, "grad_output") ||
+        shimrt_k_check_dtype(op, self, "self"))
+        return AOTI_TORCH_FAILURE;
+    if (grad_output->ndim != self->ndim)
+        return shimrt_fail(op,
+                           "%s: Expected dimensions %lld for `gradOutput_` but got dimensions %lld",
+                           fn, (long long)self->ndim, (long long)grad_output->ndim);
+    if (self->ndim < 4)
+        return shimrt_fail(
+            op, "Dimension out of range (expected to be in range of [%lld, %lld], but got -4)",
+            (long long)-(self->ndim ? self->ndim : 1),
+            (long long)(self->ndim ? self->ndim - 1 : 0));
+    if (self->ndim > 5) {
+        char buf[128];
+        return shimrt_fail(op,
+                           "adaptive_avg_pool3d_backward(): Expected 4D or 5D tensor, but got %s",
+                           shimrt_k_fmt_shape(buf, sizeof buf, self->ndim, self->sizes));
+    }
+    if (bp_dtype(op, "adaptive_avg_pool3d_backward_cpu", self->dtype, false))
+        return AOTI_TORCH_FAILURE;
+    if (grad_output->dtype != self->dtype)
+        return shimrt_fail(op, "expected scalar type %s but found %s",
+                           shimrt_dtype_torch_name(self->dtype),
+                           shimrt_dtype_torch_name(grad_output->dtype));
+    bp_ctx c = {0};
+    c.kind = BP_ADAVG;
+    c.plain = true;
+    if (bp_geom3(op, &c, self, grad_output, NULL)) return AOTI_TORCH_FAILURE;
+    return bp_run(op, &c, grad_output, self, NULL, ret0);
+}
+
+AOTITorchError shimrt_cpu_adaptive_max_pool3d_backward(AtenTensorHandle grad_output,
+                                                       AtenTensorHandle self,
+                                                       AtenTensorHandle indices,
+                                                       AtenTensorHandle *ret0) {
+    static const char op[] = "adaptive_max_pool3d_backward";
+    char b1[128], b2[128];
+    if (shimrt_k_check_cpu(op, self, "self") ||
+        shimrt_k_check_cpu(op, grad_output, "grad_output") ||
+        shimrt_k_check_cpu(op, indices, "indices") || shimrt_k_check_dtype(op, self, "self"))
+        return AOTI_TORCH_FAILURE;
+    int64_t nd = grad_output->ndim;
+    if (nd != 4 && nd != 5)
+        return shimrt_fail(
+            op, "adaptive_max_pool3d_backward(): Expected 4D or 5D gradOutput, but got: %s",
+            shimrt_k_fmt_shape(b1, sizeof b1, nd, grad_output->sizes));
+    for (int64_t i = 1; i < nd; i++)
+        if (grad_output->sizes[i] <= 0)
+            return shimrt_fail(op,
+                               "adaptive_max_pool3d_backward(): Expected grad_output to have "
+                               "non-zero size for non-batch dimensions, but grad_output has "
+                               "sizes %s with dimension %lld being empty",
+                               shimrt_k_fmt_shape(b1, sizeof b1, nd, grad_output->sizes),
+                               (long long)i);
+    if (bp_same_dtype(op, self, grad_output, "gradOutput")) return AOTI_TORCH_FAILURE;
+    bool same = indices->ndim == nd;
+    for (int64_t i = 0; same && i < nd; i++) same = indices->sizes[i] == grad_output->sizes[i];
+    if (!same)
+        return shimrt_fail(op, "expected sizes %s for `gradOutput` but got sizes %s",
+                           shimrt_k_fmt_shape(b1, sizeof b1, indices->ndim, indices->sizes),
+                           shimrt_k_fmt_shape(b2, sizeof b2, nd, grad_output->sizes));
+    if (self->ndim != 4 && self->ndim != 5)
+        return shimrt_fail(op,
+                           "adaptive_max_pool3d_backward(): Expected 4D or 5D self, but got: %s",
+                           shimrt_k_fmt_shape(b1, sizeof b1, self->ndim, self->sizes));
+    if (bp_dtype(op, "adaptive_max_pool3d_backward", self->dtype, false)) return AOTI_TORCH_FAILURE;
+    if (indices->dtype != SHIMRT_INT64)
+        return shimrt_fail(op, "expected scalar type Long but found %s",
+                           shimrt_dtype_torch_name(indices->dtype));
+    bp_ctx c = {0};
+    c.kind = BP_ADMAX;
+    c.plain = true;
+    if (bp_geom3(op, &c, self, grad_output, indices)) return AOTI_TORCH_FAILURE;
+    return bp_run(op, &c, grad_output, self, indices, ret0);
 }

@@ -1723,10 +1723,88 @@ def conv_backward_family():
                                                                            [bool(m) for m in mask]))
 
 
+def pool3d_backward_family():
+    mx = "aoti_torch_cpu_max_pool3d_with_indices_backward"
+    av = "aoti_torch_cpu_avg_pool3d_backward"
+    aa = "aoti_torch_cpu__adaptive_avg_pool3d_backward"
+    am = "aoti_torch_cpu_adaptive_max_pool3d_backward"
+    for dt in [torch.float32, torch.float64, torch.bfloat16, torch.float16, torch.int64]:
+        for shape in ([2, 3, 5, 6, 7], [3, 4, 4, 5], [1, 2, 1, 1, 1], [0, 2, 4, 4, 4]):
+            xf = rand(shape, torch.float32, -5, 5)
+            x0 = xf.to(dt)
+            lays = list(layouts(x0))
+            if len(shape) == 5:
+                lays.append(("cl3d", x0.contiguous(memory_format=torch.channels_last_3d)))
+            if dt != torch.float32:
+                lays = lays[:1]
+            for (k, st, pd, dl, ceil) in [([2], [], [0], [1], 0), ([3, 2, 2], [2, 1, 2], [1, 0, 1], [1], 1),
+                                          ([2], [1], [1], [2, 1, 1], 0), ([1], [1], [0], [1], 0)]:
+                try:
+                    o, ix = A.max_pool3d_with_indices(xf, k, st, pd, dl, bool(ceil))
+                except Exception:
+                    continue
+                g = rand(o.shape, dt, -3, 3)
+                for lay, x in lays:
+                    tag = f"{dt} {shape} {lay} k{k} s{st} p{pd} d{dl} ceil={ceil}"
+                    if ix.numel() and int(ix.max()) >= shape[-1] * shape[-2] * shape[-3]:
+                        # a window with no input element: PyTorch's forward gives an index past
+                        # the plane, its backward writes there (into the next plane or past
+                        # the tensor); libshimrt refuses
+                        refuses(tag, mx, [T(g), T(x), k, st, pd, dl, ceil, T(ix), Ret()])
+                        continue
+                    case(tag, mx, [T(g), T(x), k, st, pd, dl, ceil, T(ix), Ret()],
+                         lambda g=g, x=x, k=k, st=st, pd=pd, dl=dl, ceil=ceil, ix=ix:
+                         A.max_pool3d_with_indices_backward(g, x, k, st, pd, dl, bool(ceil), ix),
+                         loose=EXACT)
+                    if dl != [1]:
+                        continue
+                    for inc, div in ((1, None), (0, None), (1, 3)):
+                        case(f"{tag} include_pad={inc} divisor={div}", av,
+                             [T(g), T(x), k, st, pd, ceil, inc, Opt(div), Ret()],
+                             lambda g=g, x=x, k=k, st=st, pd=pd, ceil=ceil, inc=inc, div=div:
+                             A.avg_pool3d_backward(g, x, k, st, pd, bool(ceil), bool(inc), div),
+                             loose=EXACT)
+            if not xf.numel():
+                continue
+            for osz in ([1, 1, 1], [2, 3, 4], [5, 6, 7], [7, 3, 2]):
+                o, ix = A.adaptive_max_pool3d(xf, osz)
+                g = rand(o.shape, dt, -3, 3)
+                for lay, x in lays:
+                    tag = f"{dt} {shape} {lay} out{osz}"
+                    case(tag, aa, [T(g), T(x), Ret()], lambda g=g, x=x: A._adaptive_avg_pool3d_backward(g, x),
+                         loose=EXACT)
+                    case(tag, am, [T(g), T(x), T(ix), Ret()],
+                         lambda g=g, x=x, ix=ix: A.adaptive_max_pool3d_backward(g, x, ix), loose=EXACT)
+    x = rand([2, 3, 5, 6, 7], torch.float32)
+    o, ix = A.max_pool3d_with_indices(x, [2], [2])
+    g = rand(o.shape, torch.float32)
+    for label, gg, xx, ii in (("grad dim", g[0], x, ix), ("grad dtype", g.double(), x, ix),
+                              ("grad channels", g[:, :2], x, ix[:, :2]), ("indices int32", g, x, ix.int()),
+                              ("self 3-d", g[0, 0], x[0, 0], ix[0, 0]), ("indices shape", g, x, ix[..., :1])):
+        case(label, mx, [T(gg), T(xx), [2], [2], [0], [1], 0, T(ii), Ret()],
+             lambda gg=gg, xx=xx, ii=ii: A.max_pool3d_with_indices_backward(gg, xx, [2], [2], [0], [1], False, ii))
+        case(label, av, [T(gg), T(xx), [2], [2], [0], 0, 1, Opt(None), Ret()],
+             lambda gg=gg, xx=xx: A.avg_pool3d_backward(gg, xx, [2], [2], [0], False, True, None))
+        if label != "grad channels":  # (PyTorch reads past grad_output and indices there)
+            case(label, am, [T(gg), T(xx), T(ii), Ret()],
+                 lambda gg=gg, xx=xx, ii=ii: A.adaptive_max_pool3d_backward(gg, xx, ii))
+            case(label, aa, [T(gg), T(xx), Ret()], lambda gg=gg, xx=xx: A._adaptive_avg_pool3d_backward(gg, xx))
+    for (k, st, pd) in ([[2, 2], [2], [0]], [[2], [0], [0]], [[0], [2], [0]], [[2], [2], [2]], [[8], [2], [0]]):
+        case(f"k{k} s{st} p{pd}", mx, [T(g), T(x), k, st, pd, [1], 0, T(ix), Ret()],
+             lambda k=k, st=st, pd=pd: A.max_pool3d_with_indices_backward(g, x, k, st, pd, [1], False, ix))
+        case(f"k{k} s{st} p{pd}", av, [T(g), T(x), k, st, pd, 0, 1, Opt(None), Ret()],
+             lambda k=k, st=st, pd=pd: A.avg_pool3d_backward(g, x, k, st, pd, False, True, None))
+    refuses("fewer planes", mx, [T(g[:1]), T(x), [2], [2], [0], [1], 0, T(ix[:1]), Ret()])
+    refuses("fewer planes", av, [T(g[:1]), T(x), [2], [2], [0], 0, 1, Opt(None), Ret()])
+    refuses("index out of plane", am, [T(g), T(x), T(ix + 1000), Ret()])
+    refuses("grad channels", am, [T(g[:, :2]), T(x), T(ix[:, :2]), Ret()])
+
+
 FAMILIES = [mm_family, conv_family, line_family, sdpa_family, pool_family, misc_family,
             index_family, bag_family, pow_family, quant_dist_family, scatter_value_family,
             lapack_family, rnn_family, resize_family, fft_family, pool_backward_family,
-            pad_backward_family, misc_backward_family, conv_backward_family]
+            pad_backward_family, misc_backward_family, conv_backward_family,
+            pool3d_backward_family]
 for fam in FAMILIES:
     fam()
 
