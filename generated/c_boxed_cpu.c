@@ -75,6 +75,23 @@ void boxed_cpu__addmm_activation(StableIValue* stack_, uint64_t num_args_, uint6
     shimrt_box_finish(&box_);
 }
 
+/* aten._cdist_backward.default: _cdist_backward(Tensor grad_output, Tensor x1, Tensor x2, float p, Tensor cdist) -> Tensor */
+void boxed_cpu__cdist_backward(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[5] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_NONE, SHIMRT_KIND_TENSOR};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "_cdist_backward", stack_, num_args_, 5, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle grad_output = shimrt_box_tensor(&box_, 0);
+    AtenTensorHandle x1 = shimrt_box_tensor(&box_, 1);
+    AtenTensorHandle x2 = shimrt_box_tensor(&box_, 2);
+    double p = shimrt_box_float(&box_, 3);
+    AtenTensorHandle cdist = shimrt_box_tensor(&box_, 4);
+    AtenTensorHandle ret0 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu__cdist_backward(grad_output, x1, x2, p, cdist, &ret0));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_finish(&box_);
+}
+
 /* aten._cdist_forward.default: _cdist_forward(Tensor x1, Tensor x2, float p, int? compute_mode) -> Tensor */
 void boxed_cpu__cdist_forward(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
     static const unsigned char arg_kinds_[4] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_NONE, SHIMRT_KIND_OPT_INT};
@@ -246,6 +263,36 @@ void boxed_cpu__int_mm_out(StableIValue* stack_, uint64_t num_args_, uint64_t nu
     SHIMRT_BOX_CALL(&box_, aoti_torch_cpu__int_mm_out(out, self, mat2));
     shimrt_box_release_args(&box_);
     shimrt_box_push_alias(&box_, 0, 2);
+    shimrt_box_finish(&box_);
+}
+
+/* aten._pdist_backward.default: _pdist_backward(Tensor grad_output, Tensor self, float p, Tensor pdist) -> Tensor */
+void boxed_cpu__pdist_backward(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[4] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_NONE, SHIMRT_KIND_TENSOR};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "_pdist_backward", stack_, num_args_, 4, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle grad_output = shimrt_box_tensor(&box_, 0);
+    AtenTensorHandle self = shimrt_box_tensor(&box_, 1);
+    double p = shimrt_box_float(&box_, 2);
+    AtenTensorHandle pdist = shimrt_box_tensor(&box_, 3);
+    AtenTensorHandle ret0 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu__pdist_backward(grad_output, self, p, pdist, &ret0));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_finish(&box_);
+}
+
+/* aten._pdist_forward.default: _pdist_forward(Tensor self, float p=2) -> Tensor */
+void boxed_cpu__pdist_forward(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[2] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_NONE};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "_pdist_forward", stack_, num_args_, 2, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
+    double p = shimrt_box_float(&box_, 1);
+    AtenTensorHandle ret0 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu__pdist_forward(self, p, &ret0));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
     shimrt_box_finish(&box_);
 }
 
@@ -3598,11 +3645,12 @@ void boxed_cpu_zeros_like(StableIValue* stack_, uint64_t num_args_, uint64_t num
 }
 
 /* Every schema of namespace aten, in op-key order, with its tags. */
-static const shimrt_def_entry defs_aten[203] = {
+static const shimrt_def_entry defs_aten[206] = {
     {"_adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor", SHIMRT_TAG_BIT(CORE)},
     {"_adaptive_avg_pool2d_backward(Tensor grad_output, Tensor self) -> Tensor", SHIMRT_TAG_BIT(CORE)},
     {"_adaptive_avg_pool3d_backward(Tensor grad_output, Tensor self) -> Tensor", 0},
     {"_addmm_activation(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1, bool use_gelu=False) -> Tensor", 0},
+    {"_cdist_backward(Tensor grad_output, Tensor x1, Tensor x2, float p, Tensor cdist) -> Tensor", 0},
     {"_cdist_forward(Tensor x1, Tensor x2, float p, int? compute_mode) -> Tensor", SHIMRT_TAG_BIT(CORE)},
     {"_embedding_bag(Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq=False, int mode=0, bool sparse=False, Tensor? per_sample_weights=None, bool include_last_offset=False, int padding_idx=-1) -> (Tensor, Tensor, Tensor, Tensor)", SHIMRT_TAG_BIT(CORE)},
     {"_embedding_bag_forward_only(Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq=False, int mode=0, bool sparse=False, Tensor? per_sample_weights=None, bool include_last_offset=False, int padding_idx=-1) -> (Tensor, Tensor, Tensor, Tensor)", 0},
@@ -3612,6 +3660,8 @@ static const shimrt_def_entry defs_aten[203] = {
     {"_foreach_mul_.List(Tensor(a!)[] self, Tensor[] other) -> ()", 0},
     {"_fused_rms_norm(Tensor input, int[] normalized_shape, Tensor? weight, float? eps) -> (Tensor, Tensor)", 0},
     {"_int_mm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!)", 0},
+    {"_pdist_backward(Tensor grad_output, Tensor self, float p, Tensor pdist) -> Tensor", 0},
+    {"_pdist_forward(Tensor self, float p=2) -> Tensor", 0},
     {"_scaled_dot_product_flash_attention_for_cpu(Tensor query, Tensor key, Tensor value, float dropout_p=0.0, bool is_causal=False, *, Tensor? attn_mask=None, float? scale=None) -> (Tensor output, Tensor logsumexp)", SHIMRT_TAG_BIT(NONDETERMINISTIC_SEEDED)},
     {"_weight_int8pack_mm(Tensor self, Tensor mat2, Tensor scales) -> Tensor", 0},
     {"abs(Tensor self) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
@@ -3805,11 +3855,12 @@ static const shimrt_def_entry defs_aten[203] = {
 };
 
 /* Every boxed kernel of namespace aten for the cpu backend. */
-static const shimrt_impl_entry impls_aten_cpu[203] = {
+static const shimrt_impl_entry impls_aten_cpu[206] = {
     {"_adaptive_avg_pool2d", boxed_cpu__adaptive_avg_pool2d},
     {"_adaptive_avg_pool2d_backward", boxed_cpu__adaptive_avg_pool2d_backward},
     {"_adaptive_avg_pool3d_backward", boxed_cpu__adaptive_avg_pool3d_backward},
     {"_addmm_activation", boxed_cpu__addmm_activation},
+    {"_cdist_backward", boxed_cpu__cdist_backward},
     {"_cdist_forward", boxed_cpu__cdist_forward},
     {"_embedding_bag", boxed_cpu__embedding_bag},
     {"_embedding_bag_forward_only", boxed_cpu__embedding_bag_forward_only},
@@ -3819,6 +3870,8 @@ static const shimrt_impl_entry impls_aten_cpu[203] = {
     {"_foreach_mul_.List", boxed_cpu__foreach_mul__List},
     {"_fused_rms_norm", boxed_cpu__fused_rms_norm},
     {"_int_mm.out", boxed_cpu__int_mm_out},
+    {"_pdist_backward", boxed_cpu__pdist_backward},
+    {"_pdist_forward", boxed_cpu__pdist_forward},
     {"_scaled_dot_product_flash_attention_for_cpu", boxed_cpu__scaled_dot_product_flash_attention_for_cpu},
     {"_weight_int8pack_mm", boxed_cpu__weight_int8pack_mm},
     {"abs", boxed_cpu_abs},
@@ -4012,5 +4065,5 @@ static const shimrt_impl_entry impls_aten_cpu[203] = {
 };
 
 AOTITorchError shimgen_register_aten_cpu(TorchLibraryHandle* ret_def, TorchLibraryHandle* ret_impl) {
-    return shimrt_register_ops("aten", "CPU", __FILE__, __LINE__, defs_aten, 203, impls_aten_cpu, 203, ret_def, ret_impl);
+    return shimrt_register_ops("aten", "CPU", __FILE__, __LINE__, defs_aten, 206, impls_aten_cpu, 206, ret_def, ret_impl);
 }

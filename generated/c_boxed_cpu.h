@@ -22,6 +22,7 @@ void boxed_cpu__adaptive_avg_pool2d(StableIValue* stack_, uint64_t num_args_, ui
 void boxed_cpu__adaptive_avg_pool2d_backward(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu__adaptive_avg_pool3d_backward(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu__addmm_activation(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
+void boxed_cpu__cdist_backward(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu__cdist_forward(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu__embedding_bag(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu__embedding_bag_forward_only(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
@@ -31,6 +32,8 @@ void boxed_cpu__foreach_mul_List(StableIValue* stack_, uint64_t num_args_, uint6
 void boxed_cpu__foreach_mul__List(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu__fused_rms_norm(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu__int_mm_out(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
+void boxed_cpu__pdist_backward(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
+void boxed_cpu__pdist_forward(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu__scaled_dot_product_flash_attention_for_cpu(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu__weight_int8pack_mm(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_abs(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);

@@ -1698,11 +1698,12 @@ void boxed_cuda_zeros_like(StableIValue* stack_, uint64_t num_args_, uint64_t nu
 }
 
 /* Every schema of namespace aten, in op-key order, with its tags. */
-static const shimrt_def_entry defs_aten[203] = {
+static const shimrt_def_entry defs_aten[206] = {
     {"_adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor", SHIMRT_TAG_BIT(CORE)},
     {"_adaptive_avg_pool2d_backward(Tensor grad_output, Tensor self) -> Tensor", SHIMRT_TAG_BIT(CORE)},
     {"_adaptive_avg_pool3d_backward(Tensor grad_output, Tensor self) -> Tensor", 0},
     {"_addmm_activation(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1, bool use_gelu=False) -> Tensor", 0},
+    {"_cdist_backward(Tensor grad_output, Tensor x1, Tensor x2, float p, Tensor cdist) -> Tensor", 0},
     {"_cdist_forward(Tensor x1, Tensor x2, float p, int? compute_mode) -> Tensor", SHIMRT_TAG_BIT(CORE)},
     {"_embedding_bag(Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq=False, int mode=0, bool sparse=False, Tensor? per_sample_weights=None, bool include_last_offset=False, int padding_idx=-1) -> (Tensor, Tensor, Tensor, Tensor)", SHIMRT_TAG_BIT(CORE)},
     {"_embedding_bag_forward_only(Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq=False, int mode=0, bool sparse=False, Tensor? per_sample_weights=None, bool include_last_offset=False, int padding_idx=-1) -> (Tensor, Tensor, Tensor, Tensor)", 0},
@@ -1712,6 +1713,8 @@ static const shimrt_def_entry defs_aten[203] = {
     {"_foreach_mul_.List(Tensor(a!)[] self, Tensor[] other) -> ()", 0},
     {"_fused_rms_norm(Tensor input, int[] normalized_shape, Tensor? weight, float? eps) -> (Tensor, Tensor)", 0},
     {"_int_mm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!)", 0},
+    {"_pdist_backward(Tensor grad_output, Tensor self, float p, Tensor pdist) -> Tensor", 0},
+    {"_pdist_forward(Tensor self, float p=2) -> Tensor", 0},
     {"_scaled_dot_product_flash_attention_for_cpu(Tensor query, Tensor key, Tensor value, float dropout_p=0.0, bool is_causal=False, *, Tensor? attn_mask=None, float? scale=None) -> (Tensor output, Tensor logsumexp)", SHIMRT_TAG_BIT(NONDETERMINISTIC_SEEDED)},
     {"_weight_int8pack_mm(Tensor self, Tensor mat2, Tensor scales) -> Tensor", 0},
     {"abs(Tensor self) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
@@ -2012,5 +2015,5 @@ static const shimrt_impl_entry impls_aten_cuda[103] = {
 };
 
 AOTITorchError shimgen_register_aten_cuda(TorchLibraryHandle* ret_def, TorchLibraryHandle* ret_impl) {
-    return shimrt_register_ops("aten", "CUDA", __FILE__, __LINE__, defs_aten, 203, impls_aten_cuda, 103, ret_def, ret_impl);
+    return shimrt_register_ops("aten", "CUDA", __FILE__, __LINE__, defs_aten, 206, impls_aten_cuda, 103, ret_def, ret_impl);
 }

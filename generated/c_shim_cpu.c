@@ -53,6 +53,17 @@ AOTITorchError aoti_torch_cpu__addmm_activation(AtenTensorHandle self, AtenTenso
     return shimrt_cpu__addmm_activation(self, mat1, mat2, beta, alpha, use_gelu, ret0);
 }
 
+/* aten._cdist_backward.default: _cdist_backward(Tensor grad_output, Tensor x1, Tensor x2, float p, Tensor cdist) -> Tensor
+ * kernel: shimrt_cpu__cdist_backward (CPU) */
+AOTITorchError aoti_torch_cpu__cdist_backward(AtenTensorHandle grad_output, AtenTensorHandle x1, AtenTensorHandle x2, double p, AtenTensorHandle cdist, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(grad_output);
+    SHIMRT_ARG_TENSOR(x1);
+    SHIMRT_ARG_TENSOR(x2);
+    SHIMRT_ARG_TENSOR(cdist);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu__cdist_backward(grad_output, x1, x2, p, cdist, ret0);
+}
+
 /* aten._cdist_forward.default: _cdist_forward(Tensor x1, Tensor x2, float p, int? compute_mode) -> Tensor
  * kernel: shimrt_cpu__cdist_forward (CPU) */
 AOTITorchError aoti_torch_cpu__cdist_forward(AtenTensorHandle x1, AtenTensorHandle x2, double p, int64_t* compute_mode, AtenTensorHandle* ret0) {
@@ -144,6 +155,24 @@ AOTITorchError aoti_torch_cpu__int_mm_out(AtenTensorHandle out, AtenTensorHandle
     SHIMRT_ARG_TENSOR(self);
     SHIMRT_ARG_TENSOR(mat2);
     return shimrt_cpu__int_mm_out(out, self, mat2);
+}
+
+/* aten._pdist_backward.default: _pdist_backward(Tensor grad_output, Tensor self, float p, Tensor pdist) -> Tensor
+ * kernel: shimrt_cpu__pdist_backward (CPU) */
+AOTITorchError aoti_torch_cpu__pdist_backward(AtenTensorHandle grad_output, AtenTensorHandle self, double p, AtenTensorHandle pdist, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(grad_output);
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_TENSOR(pdist);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu__pdist_backward(grad_output, self, p, pdist, ret0);
+}
+
+/* aten._pdist_forward.default: _pdist_forward(Tensor self, float p=2) -> Tensor
+ * kernel: shimrt_cpu__pdist_forward (CPU) */
+AOTITorchError aoti_torch_cpu__pdist_forward(AtenTensorHandle self, double p, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu__pdist_forward(self, p, ret0);
 }
 
 /* aten._scaled_dot_product_flash_attention_for_cpu.default: _scaled_dot_product_flash_attention_for_cpu(Tensor query, Tensor key, Tensor value, float dropout_p=0.0, bool is_causal=False, *, Tensor? attn_mask=None, float? scale=None) -> (Tensor output, Tensor logsumexp)

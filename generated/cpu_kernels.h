@@ -30,6 +30,8 @@ AOTITorchError shimrt_cpu__adaptive_avg_pool2d_backward(AtenTensorHandle grad_ou
 AOTITorchError shimrt_cpu__adaptive_avg_pool3d_backward(AtenTensorHandle grad_output, AtenTensorHandle self, AtenTensorHandle* ret0);
 /* aten._addmm_activation.default: _addmm_activation(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1, bool use_gelu=False) -> Tensor (CPU) */
 AOTITorchError shimrt_cpu__addmm_activation(AtenTensorHandle self, AtenTensorHandle mat1, AtenTensorHandle mat2, double beta, double alpha, int32_t use_gelu, AtenTensorHandle* ret0);
+/* aten._cdist_backward.default: _cdist_backward(Tensor grad_output, Tensor x1, Tensor x2, float p, Tensor cdist) -> Tensor (CPU) */
+AOTITorchError shimrt_cpu__cdist_backward(AtenTensorHandle grad_output, AtenTensorHandle x1, AtenTensorHandle x2, double p, AtenTensorHandle cdist, AtenTensorHandle* ret0);
 /* aten._cdist_forward.default: _cdist_forward(Tensor x1, Tensor x2, float p, int? compute_mode) -> Tensor (CPU) */
 AOTITorchError shimrt_cpu__cdist_forward(AtenTensorHandle x1, AtenTensorHandle x2, double p, int64_t* compute_mode, AtenTensorHandle* ret0);
 /* aten._embedding_bag.default: _embedding_bag(Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq=False, int mode=0, bool sparse=False, Tensor? per_sample_weights=None, bool include_last_offset=False, int padding_idx=-1) -> (Tensor, Tensor, Tensor, Tensor) (CPU) */
@@ -44,6 +46,10 @@ AOTITorchError shimrt_cpu__fft_r2c(AtenTensorHandle self, const int64_t* dim, in
 AOTITorchError shimrt_cpu__fused_rms_norm(AtenTensorHandle input, const int64_t* normalized_shape, int64_t normalized_shape_len_, AtenTensorHandle weight, double* eps, AtenTensorHandle* ret0, AtenTensorHandle* ret1);
 /* aten._int_mm.out: _int_mm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!) (CPU) */
 AOTITorchError shimrt_cpu__int_mm_out(AtenTensorHandle out, AtenTensorHandle self, AtenTensorHandle mat2);
+/* aten._pdist_backward.default: _pdist_backward(Tensor grad_output, Tensor self, float p, Tensor pdist) -> Tensor (CPU) */
+AOTITorchError shimrt_cpu__pdist_backward(AtenTensorHandle grad_output, AtenTensorHandle self, double p, AtenTensorHandle pdist, AtenTensorHandle* ret0);
+/* aten._pdist_forward.default: _pdist_forward(Tensor self, float p=2) -> Tensor (CPU) */
+AOTITorchError shimrt_cpu__pdist_forward(AtenTensorHandle self, double p, AtenTensorHandle* ret0);
 /* aten._scaled_dot_product_flash_attention_for_cpu.default: _scaled_dot_product_flash_attention_for_cpu(Tensor query, Tensor key, Tensor value, float dropout_p=0.0, bool is_causal=False, *, Tensor? attn_mask=None, float? scale=None) -> (Tensor output, Tensor logsumexp) (CPU) */
 AOTITorchError shimrt_cpu__scaled_dot_product_flash_attention_for_cpu(AtenTensorHandle query, AtenTensorHandle key, AtenTensorHandle value, double dropout_p, int32_t is_causal, AtenTensorHandle attn_mask, double* scale, AtenTensorHandle* ret0, AtenTensorHandle* ret1);
 /* aten._weight_int8pack_mm.default: _weight_int8pack_mm(Tensor self, Tensor mat2, Tensor scales) -> Tensor (CPU) */

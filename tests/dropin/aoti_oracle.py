@@ -1800,11 +1800,63 @@ def pool3d_backward_family():
     refuses("grad channels", am, [T(g[:, :2]), T(x), T(ix[:, :2]), Ret()])
 
 
+def dist_backward_family():
+    pf, pb, cb = ("aoti_torch_cpu__pdist_forward", "aoti_torch_cpu__pdist_backward",
+                  "aoti_torch_cpu__cdist_backward")
+    ps = (0.0, 1.0, 0.5, 1.5, 2.0, 3.0, float("inf"))
+    for dt in [torch.float32, torch.float64, torch.bfloat16, torch.int64]:
+        fdt = dt if dt in (torch.float32, torch.float64) else torch.float32
+        for shape in ([5, 3], [1, 4], [6, 1], [4, 0], [0, 3], [7, 17], [3, 2, 2]):
+            x = rand(shape, fdt, -3, 3)
+            if shape[0] > 2:
+                x[0, ...] = x[-1, ...]  # a zero distance
+            for p in ps:
+                case(f"{dt} {shape} p={p}", pf, [T(x.to(dt)), p, Ret()],
+                     lambda x=x, p=p: A._pdist_forward(x.to(dt), p), loose=True)
+                if len(shape) != 2 or shape[0] == 0:  # (PyTorch 2.15's backward dies on 0 rows)
+                    continue
+                d = A._pdist_forward(x, p) if shape[1] else torch.zeros(shape[0] * (shape[0] - 1) // 2)
+                g = rand(d.shape, fdt, -2, 2)
+                for glay, gg in (("g contig", g), ("g strided", list(layouts(g))[-1][1])):
+                    case(f"{dt} {shape} p={p} {glay}", pb, [T(gg.to(dt)), T(x.to(dt)), p, T(d.to(dt)), Ret()],
+                         lambda gg=gg, x=x, p=p, d=d: A._pdist_backward(gg.to(dt), x.to(dt), p, d.to(dt)),
+                         loose=True)
+        for s1, s2 in (([4, 3], [5, 3]), ([2, 4, 3], [2, 5, 3]), ([1, 4, 3], [3, 5, 3]), ([2, 1, 4, 2], [3, 5, 2]),
+                       ([0, 4, 3], [1, 5, 3]), ([4, 0], [5, 0]), ([3, 6], [1, 6])):
+            x1, x2 = rand(s1, fdt, -3, 3), rand(s2, fdt, -3, 3)
+            if s1[-2] and s2[-2]:
+                x2[..., 0, :] = x1[..., 0, :] if s1[:-2] == s2[:-2] else x2[..., 0, :]
+            for p in ps:
+                cd = A._cdist_forward(x1, x2, p, None)
+                g = rand(cd.shape, fdt, -2, 2)
+                for lay, a in layouts(x1):
+                    case(f"{dt} {s1} {s2} p={p} x1 {lay}", cb,
+                         [T(g.to(dt)), T(a.to(dt)), T(x2.to(dt)), p, T(cd.to(dt)), Ret()],
+                         lambda g=g, a=a, x2=x2, p=p, cd=cd: A._cdist_backward(g.to(dt), a.to(dt), x2.to(dt), p, cd.to(dt)),
+                         loose=True)
+    x = rand([5, 3], torch.float32)
+    d = A._pdist_forward(x, 2.0)
+    for label, g, xx, dd in (("self transposed", torch.ones(10), x.t().contiguous().t(), d),
+                             ("grad dtype", torch.ones(10).double(), x, d), ("1-d", torch.ones(10), x[0], d)):
+        case(label, pb, [T(g), T(xx), 2.0, T(dd), Ret()], lambda g=g, xx=xx, dd=dd: A._pdist_backward(g, xx, 2.0, dd))
+    case("transposed", pf, [T(x.t()), 2.0, Ret()], lambda: A._pdist_forward(x.t(), 2.0))
+    case("1-d", pf, [T(x[0]), 2.0, Ret()], lambda: A._pdist_forward(x[0], 2.0))
+    refuses("short grad", pb, [T(torch.ones(3)), T(x), 2.0, T(d), Ret()])
+    x1, x2 = rand([2, 4, 3], torch.float32), rand([2, 5, 3], torch.float32)
+    cd = A._cdist_forward(x1, x2, 2.0, None)
+    for label, g, a, b, c in (("grad dtype", torch.ones(2, 4, 5).double(), x1, x2, cd),
+                              ("x2 dtype", torch.ones(2, 4, 5), x1, x2.double(), cd),
+                              ("1-d", torch.ones(5), x1[0, 0], x2[0, 0], cd)):
+        case(label, cb, [T(g), T(a), T(b), 2.0, T(c), Ret()], lambda g=g, a=a, b=b, c=c: A._cdist_backward(g, a, b, 2.0, c))
+    refuses("x2 columns", cb, [T(torch.ones(2, 4, 5)), T(x1), T(x2[..., :2]), 2.0, T(cd), Ret()])
+    refuses("short cdist", cb, [T(torch.ones(2, 4, 5)), T(x1), T(x2), 2.0, T(cd[:1]), Ret()])
+
+
 FAMILIES = [mm_family, conv_family, line_family, sdpa_family, pool_family, misc_family,
             index_family, bag_family, pow_family, quant_dist_family, scatter_value_family,
             lapack_family, rnn_family, resize_family, fft_family, pool_backward_family,
             pad_backward_family, misc_backward_family, conv_backward_family,
-            pool3d_backward_family]
+            pool3d_backward_family, dist_backward_family]
 for fam in FAMILIES:
     fam()
 
