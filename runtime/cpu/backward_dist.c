@@ -131,11 +131,12 @@ AOTITorchError shimrt_cpu__pdist_forward(AtenTensorHandle self, double p, AtenTe
         return AOTI_TORCH_FAILURE;
     if (!shimrt_is_contiguous(self))
         return shimrt_fail(op, "_pdist_forward requires contiguous input");
-    if (self->ndim < 2)
+    /* (PyTorch reads size(0), and size(1) only for more than one row) */
+    if (self->ndim == 0 || (self->ndim < 2 && self->sizes[0] > 1))
         return shimrt_fail(
-            op, "Dimension out of range (expected to be in range of [%lld, %lld], but got 1)",
-            (long long)-(self->ndim ? self->ndim : 1),
-            (long long)(self->ndim ? self->ndim - 1 : 0));
+            op, "Dimension out of range (expected to be in range of [%lld, %lld], but got %d)",
+            (long long)-(self->ndim ? self->ndim : 1), (long long)(self->ndim ? self->ndim - 1 : 0),
+            self->ndim ? 1 : 0);
     int64_t n = self->sizes[0], c = n > 1 ? n * (n - 1) / 2 : 0;
     if (c > 0 && self->sizes[1] > 0 && dist_dtype(op, "pdist", self->dtype))
         return AOTI_TORCH_FAILURE;
@@ -188,7 +189,7 @@ AOTITorchError shimrt_cpu__pdist_backward(AtenTensorHandle grad, AtenTensorHandl
                  shimrt_numel(pdist) < c || (c > 0 && grad->sizes[0] < c)))
         err = shimrt_fail(op,
                           "%s: expected a 2-D self of n rows and grad, pdist of n * (n - 1) / 2 "
-                          "values (PyTorch's kernel reads past smaller ones)",
+                          "values (PyTorch's kernel would index out of bounds)",
                           op);
     AtenTensorHandle x = NULL, g = NULL, d = NULL;
     if (!err) {
@@ -267,11 +268,12 @@ AOTITorchError shimrt_cpu__cdist_backward(AtenTensorHandle grad, AtenTensorHandl
         return AOTI_TORCH_FAILURE;
     int64_t pairs = batch * r1 * r2;
     if (c2 != c1 || shimrt_numel(grad) < pairs || shimrt_numel(cdist) < pairs)
-        return shimrt_fail(op,
-                           "%s: x2 must have x1's %lld columns and grad, cdist %lld values (got "
-                           "%lld columns, %lld and %lld values; PyTorch's kernel reads past them)",
-                           op, (long long)c1, (long long)pairs, (long long)c2,
-                           (long long)shimrt_numel(grad), (long long)shimrt_numel(cdist));
+        return shimrt_fail(
+            op,
+            "%s: x2 must have x1's %lld columns and grad, cdist %lld values (got "
+            "%lld columns, %lld and %lld values) (PyTorch's kernel would index out of bounds)",
+            op, (long long)c1, (long long)pairs, (long long)c2, (long long)shimrt_numel(grad),
+            (long long)shimrt_numel(cdist));
     /* x1 and x2 expanded to the batch (stride 0 where broadcast), then dense */
     int64_t s2[SHIMRT_MAX_DIMS], st1[SHIMRT_MAX_DIMS], st2[SHIMRT_MAX_DIMS];
     memcpy(s2, bshape, sizeof(int64_t) * (size_t)bnd);

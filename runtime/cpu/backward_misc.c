@@ -83,7 +83,14 @@ AOTITorchError shimrt_cpu_soft_margin_loss_backward(AtenTensorHandle grad_output
         gi = shimrt_tensor_empty(op, a->ndim, a->sizes, a->strides, self->dtype, SHIMRT_DEV_CPU, 0);
         err = gi ? shimrt_k_copy(op, gi, a) : AOTI_TORCH_FAILURE;
     }
-    if (!err) err = shimrt_cpu_mul_scalar(gi, -norm, &t) || inplace(op, gi, t);
+    /* (PyTorch's mul_(-norm) on a bfloat16 / float16 grad_input takes the scalar rounded to the
+     * tensor's dtype: bit-identical for bfloat16, float32 and float64 with it) */
+    double s = -norm;
+    if (!err && self->dtype == SHIMRT_BFLOAT16)
+        s = shimrt_bf16_to_float(shimrt_float_to_bf16((float)s));
+    else if (!err && self->dtype == SHIMRT_FLOAT16)
+        s = shimrt_half_to_float(shimrt_float_to_half((float)s));
+    if (!err) err = shimrt_cpu_mul_scalar(gi, s, &t) || inplace(op, gi, t);
     shimrt_tensor_free(a);
     a = NULL;
     if (!err) err = shimrt_cpu_add_scalar(z, 1.0, 1.0, &a);

@@ -203,7 +203,7 @@ static AOTITorchError bp_indices(const char *op, const int64_t *ix, int64_t n, i
         if ((ix[i] < 0 || ix[i] >= hw) && !(skip && ix[i] == -1))
             return shimrt_fail(op,
                                "%s: index %lld is out of range for an input plane of %lld "
-                               "elements",
+                               "elements (PyTorch's kernel would index out of bounds)",
                                op, (long long)ix[i], (long long)hw);
     return AOTI_TORCH_SUCCESS;
 }
@@ -487,8 +487,8 @@ static AOTITorchError bp_planes_fit(const char *op, AtenTensorHandle grad, AtenT
     bool cl_grad = grad->ndim == 4 && shimrt_k_strides_like_cl(grad) && !shimrt_is_contiguous(grad);
     if (gp < sp || (cl_grad && grad->sizes[1] != self->sizes[1]))
         return shimrt_fail(op,
-                           "%s: grad_output has %lld planes of which self's %lld do not "
-                           "match",
+                           "%s: grad_output has %lld planes, self %lld (PyTorch's kernel would "
+                           "index out of bounds)",
                            op, (long long)gp, (long long)sp);
     return AOTI_TORCH_SUCCESS;
 }
@@ -632,8 +632,11 @@ static AOTITorchError reppad_backward(const char *op, int dim, AtenTensorHandle 
     if (c.out[2] < 0 || c.out[1] < 0 || last >= nd ||
         shimrt_numel(grad) < c.planes * c.out[1] * c.out[2] ||
         c.planes * c.in[1] * c.in[2] > shimrt_numel(self))
-        return shimrt_fail(op, "%s: grad_output or self has fewer planes than the kernel reads",
-                           op);
+        return shimrt_fail(
+            op,
+            "%s: grad_output or self has fewer planes than the kernel reads (PyTorch's "
+            "kernel would index out of bounds)",
+            op);
     return bp_run(op, &c, grad, self, NULL, ret0);
 }
 
@@ -731,7 +734,11 @@ static AOTITorchError bp_geom3(const char *op, bp_ctx *c, AtenTensorHandle self,
     }
     int64_t need = c->planes * c->out[0] * c->out[1] * c->out[2];
     if (shimrt_numel(grad) < need || (indices && shimrt_numel(indices) < need))
-        return shimrt_fail(op, "%s: grad_output or indices has fewer planes than self", op);
+        return shimrt_fail(
+            op,
+            "%s: grad_output or indices has fewer planes than self (PyTorch's kernel "
+            "would index out of bounds)",
+            op);
     return AOTI_TORCH_SUCCESS;
 }
 
