@@ -219,6 +219,7 @@ void boxed_cpu_transpose_int(StableIValue* stack_, uint64_t num_args_, uint64_t 
 void boxed_cpu_triangular_solve(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_uniform_(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_unsqueeze(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
+void boxed_cpu_upsample_linear1d_backward(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_view(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_view_dtype(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_where_self(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);

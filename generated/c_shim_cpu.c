@@ -1826,6 +1826,16 @@ AOTITorchError aoti_torch_cpu_unsqueeze(AtenTensorHandle self, int64_t dim, Aten
     return shimrt_unsqueeze(self, dim, ret0);
 }
 
+/* aten.upsample_linear1d_backward.default: upsample_linear1d_backward(Tensor grad_output, SymInt[1] output_size, SymInt[3] input_size, bool align_corners, float? scales=None) -> Tensor
+ * kernel: shimrt_cpu_upsample_linear1d_backward (CPU) */
+AOTITorchError aoti_torch_cpu_upsample_linear1d_backward(AtenTensorHandle grad_output, const int64_t* output_size, int64_t output_size_len_, const int64_t* input_size, int64_t input_size_len_, int32_t align_corners, double* scales, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(grad_output);
+    SHIMRT_ARG_LIST(output_size);
+    SHIMRT_ARG_LIST(input_size);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu_upsample_linear1d_backward(grad_output, output_size, output_size_len_, input_size, input_size_len_, align_corners, scales, ret0);
+}
+
 /* aten.view.default: view(Tensor(a) self, SymInt[] size) -> Tensor(a)
  * kernel: shimrt_view (CompositeExplicitAutograd) */
 AOTITorchError aoti_torch_cpu_view(AtenTensorHandle self, const int64_t* size, int64_t size_len_, AtenTensorHandle* ret0) {

@@ -21,6 +21,7 @@
  * divides the vectorized channels by kh * kw at once (the tail by kh, then kw); here always by
  * kh, then kw, as its contiguous kernel does (within one rounding of the delta). */
 #include <limits.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -917,4 +918,124 @@ AOTITorchError shimrt_cpu_adaptive_max_pool3d_backward(AtenTensorHandle grad_out
     c.plain = true;
     if (bp_geom3(op, &c, self, grad_output, indices)) return AOTI_TORCH_FAILURE;
     return bp_run(op, &c, grad_output, self, indices, ret0);
+}
+
+/* ---- upsample_linear1d_backward --------------------------------------------------------------
+ * PyTorch's cpu_upsample_linear_backward: per plane, for each output position in order, its
+ * two source positions and weights (area_pixel_compute_scale / _source_index,
+ * guard_index_and_lambda, in opmath: float for float32 and the half types, double for float64)
+ * and grad_output times each weight added to them in opmath; the half types accumulate in a
+ * float buffer rounded once at the end. Values agree with PyTorch's within an ulp or two, not
+ * bit for bit (its kernel's exact summation differs somewhere not yet found). */
+typedef struct {
+    const char *go;
+    char *gi;
+    int32_t dt;
+    size_t es;
+    int64_t iw, ow;
+    bool align, f64;
+    double scale; /* in opmath */
+    double *acc;  /* iw sums (opmath values) */
+} up_ctx;
+
+/* v rounded to opmath (float unless f64) */
+static double up_r(const up_ctx *c, double v) { return c->f64 ? v : (double)(float)v; }
+
+/* Planes b..e (serial: one sum buffer). */
+static void up_planes(const up_ctx *c, int64_t b, int64_t e) {
+    double *acc = c->acc;
+    for (int64_t p = b; p < e; p++) {
+        char *gi = c->gi + (size_t)(p * c->iw) * c->es;
+        const char *go = c->go + (size_t)(p * c->ow) * c->es;
+        for (int64_t i = 0; i < c->iw; i++) acc[i] = 0;
+        for (int64_t o = 0; o < c->ow; o++) {
+            int64_t i0, i1;
+            double l0, l1;
+            if (c->ow == c->iw) {
+                i0 = i1 = o;
+                l0 = 1;
+                l1 = 0;
+            } else {
+                double real = c->align
+                                  ? up_r(c, c->scale * (double)o)
+                                  : up_r(c, up_r(c, c->scale * up_r(c, (double)o + 0.5)) - 0.5);
+                if (!c->align && real < 0) real = 0;
+                int64_t f = (int64_t)floorf((float)real);
+                i0 = f < c->iw - 1 ? f : c->iw - 1;
+                l1 = up_r(c, real - (double)i0);
+                l1 = l1 < 0 ? 0 : l1 > 1 ? 1 : l1;
+                i1 = i0 + (i0 < c->iw - 1 ? 1 : 0);
+                l0 = up_r(c, 1.0 - l1);
+            }
+            double g = shimrt_k_load_f64(go + (size_t)o * c->es, c->dt);
+            acc[i0] = up_r(c, acc[i0] + up_r(c, l0 * g));
+            acc[i1] = up_r(c, acc[i1] + up_r(c, l1 * g));
+        }
+        for (int64_t i = 0; i < c->iw; i++)
+            shimrt_k_store_f64(gi + (size_t)i * c->es, c->dt, acc[i]);
+    }
+}
+
+AOTITorchError shimrt_cpu_upsample_linear1d_backward(AtenTensorHandle grad_output,
+                                                     const int64_t *output_size,
+                                                     int64_t output_size_len_,
+                                                     const int64_t *input_size,
+                                                     int64_t input_size_len_, int32_t align_corners,
+                                                     double *scales, AtenTensorHandle *ret0) {
+    static const char op[] = "upsample_linear1d_backward";
+    if (shimrt_k_check_cpu(op, grad_output, "grad_output") ||
+        shimrt_k_check_dtype(op, grad_output, "grad_output"))
+        return AOTI_TORCH_FAILURE;
+    if (output_size_len_ != 1)
+        return shimrt_fail(op, "It is expected output_size equals to 1, but got size %lld",
+                           (long long)output_size_len_);
+    if (input_size_len_ != 3)
+        return shimrt_fail(op, "It is expected input_size equals to 3, but got size %lld",
+                           (long long)input_size_len_);
+    if (input_size[2] <= 0 || output_size[0] <= 0)
+        return shimrt_fail(op,
+                           "Input and output sizes should be greater than 0, but got input (W: "
+                           "%lld) and output (W: %lld)",
+                           (long long)input_size[2], (long long)output_size[0]);
+    int64_t full[3] = {input_size[0], input_size[1], output_size[0]};
+    for (int i = 0; i < 3; i++)
+        if (dim_size(op, grad_output, 3, i, full[i])) return AOTI_TORCH_FAILURE;
+    if (shimrt_k_check_size(op, input_size, 3) ||
+        bp_dtype(op, "upsample_linear1d_backward", grad_output->dtype, false))
+        return AOTI_TORCH_FAILURE;
+    up_ctx c = {0};
+    c.dt = grad_output->dtype;
+    c.es = shimrt_dtype_size(c.dt);
+    c.iw = input_size[2];
+    c.ow = output_size[0];
+    c.align = align_corners != 0;
+    c.f64 = c.dt == SHIMRT_FLOAT64;
+    /* area_pixel_compute_scale */
+    if (c.align)
+        c.scale =
+            c.ow > 1 ? up_r(&c, up_r(&c, (double)(c.iw - 1)) / up_r(&c, (double)(c.ow - 1))) : 0;
+    else if (scales && *scales > 0)
+        c.scale = up_r(&c, 1.0 / *scales);
+    else
+        c.scale = up_r(&c, up_r(&c, (double)c.iw) / up_r(&c, (double)c.ow));
+    AtenTensorHandle gi = shimrt_k_new(op, 3, input_size, c.dt);
+    if (!gi) return AOTI_TORCH_FAILURE;
+    int64_t planes = input_size[0] * input_size[1];
+    if (planes > 0) {
+        bool own = false;
+        AtenTensorHandle g = bp_dense(op, grad_output, &own);
+        c.acc = g ? malloc(sizeof(double) * (size_t)c.iw) : NULL;
+        if (!c.acc) {
+            if (own) shimrt_tensor_free(g);
+            shimrt_tensor_free(gi);
+            return g ? shimrt_fail(op, "out of memory") : AOTI_TORCH_FAILURE;
+        }
+        c.go = shimrt_data(g);
+        c.gi = shimrt_data(gi);
+        up_planes(&c, 0, planes);
+        free(c.acc);
+        if (own) shimrt_tensor_free(g);
+    }
+    *ret0 = gi;
+    return AOTI_TORCH_SUCCESS;
 }

@@ -1852,11 +1852,34 @@ def dist_backward_family():
     refuses("short cdist", cb, [T(torch.ones(2, 4, 5)), T(x1), T(x2), 2.0, T(cd[:1]), Ret()])
 
 
+def upsample_backward_family():
+    name = "aoti_torch_cpu_upsample_linear1d_backward"
+    for dt in [torch.float32, torch.float64, torch.bfloat16, torch.float16, torch.int64]:
+        for isz, osz in (([2, 3, 5], 7), ([2, 3, 5], 5), ([1, 2, 7], 3), ([3, 1, 1], 4), ([2, 2, 4], 1),
+                         ([0, 3, 5], 8), ([1, 4, 33], 100), ([2, 3, 10], 17)):
+            g0 = rand([isz[0], isz[1], osz], dt, -3, 3)
+            for lay, g in layouts(g0):
+                for align in (0, 1):
+                    for sc in (None, 0.5, 2.0, -1.0):
+                        case(f"{dt} in{isz} out{osz} {lay} align={align} scale={sc}", name,
+                             [T(g), [osz], isz, align, Opt(sc), Ret()],
+                             lambda g=g, osz=osz, isz=isz, align=align, sc=sc:
+                             A.upsample_linear1d_backward(g, [osz], isz, bool(align), sc))
+    g = rand([2, 3, 7], torch.float32)
+    for label, gg, osz, isz in (("output_size 2", g, [7, 1], [2, 3, 5]), ("input_size 2", g, [7], [2, 5]),
+                                ("grad width", g, [8], [2, 3, 5]), ("grad batch", g[:1], [7], [2, 3, 5]),
+                                ("grad dim", g[0], [7], [2, 3, 5]), ("zero input", g, [7], [2, 3, 0]),
+                                ("zero output", g[..., :0], [0], [2, 3, 5]), ("negative batch", g, [7], [-2, 3, 5])):
+        case(label, name, [T(gg), osz, isz, 0, Opt(None), Ret()],
+             lambda gg=gg, osz=osz, isz=isz: A.upsample_linear1d_backward(gg, osz, isz, False, None))
+
+
 FAMILIES = [mm_family, conv_family, line_family, sdpa_family, pool_family, misc_family,
             index_family, bag_family, pow_family, quant_dist_family, scatter_value_family,
             lapack_family, rnn_family, resize_family, fft_family, pool_backward_family,
             pad_backward_family, misc_backward_family, conv_backward_family,
-            pool3d_backward_family, dist_backward_family]
+            pool3d_backward_family, dist_backward_family,
+            upsample_backward_family]
 for fam in FAMILIES:
     fam()
 
