@@ -1473,6 +1473,10 @@ def pool_backward_family():
             lays = list(layouts(x0))
             if len(shape) == 4:
                 lays.append(("channels_last", cl_of(x0)))
+            if dt != torch.float32:  # (strides are float32's to test; the rest: two layouts)
+                lays = [lay for lay in lays if lay[0] in ("contig", "channels_last")]
+            if dt in (torch.int32, torch.bool) and shape != [2, 3, 7, 8]:
+                continue  # (refused dtypes: one shape)
             for (k, st, pd, dl, ceil) in [([2], [], [0], [1], 0), ([3, 2], [2, 1], [1, 0], [1], 1),
                                           ([3], [2], [1], [2, 1], 0), ([2, 3], [3], [1], [1], 1),
                                           ([1], [1], [0], [1], 0), ([3], [1], [1], [1], 0)]:
