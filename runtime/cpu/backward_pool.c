@@ -457,8 +457,8 @@ AOTITorchError shimrt_cpu_avg_pool2d_backward(AtenTensorHandle grad_output, Aten
 /* The adaptive ops' common checks: grad_output 3-d or 4-d as self, its non-batch dims
  * non-empty, self's dtype; at least self's planes (PyTorch's kernels read grad_output's
  * planes as a flat sequence of self's planes). */
-static AOTITorchError bp_adaptive_check(const char *op, const char *fn, AtenTensorHandle grad,
-                                        AtenTensorHandle self) {
+static AOTITorchError bp_adaptive_check(const char *op, const char *fn, int nsp,
+                                        AtenTensorHandle grad, AtenTensorHandle self) {
     int64_t nd = grad->ndim;
     char buf[128];
     for (int64_t i = 1; i < nd; i++)
@@ -469,8 +469,8 @@ static AOTITorchError bp_adaptive_check(const char *op, const char *fn, AtenTens
                                "being empty",
                                fn, shimrt_k_fmt_shape(buf, sizeof buf, nd, grad->sizes),
                                (long long)i);
-    if (self->ndim != 3 && self->ndim != 4)
-        return shimrt_fail(op, "%s(): Expected 3D or 4D tensor, but got %s", fn,
+    if (self->ndim != nsp + 1 && self->ndim != nsp + 2)
+        return shimrt_fail(op, "%s(): Expected %dD or %dD tensor, but got %s", fn, nsp + 1, nsp + 2,
                            shimrt_k_fmt_shape(buf, sizeof buf, self->ndim, self->sizes));
     if (nd != self->ndim)
         return shimrt_fail(op,
@@ -501,7 +501,7 @@ AOTITorchError shimrt_cpu__adaptive_avg_pool2d_backward(AtenTensorHandle grad_ou
     if (shimrt_k_check_cpu(op, self, "self") ||
         shimrt_k_check_cpu(op, grad_output, "grad_output") ||
         shimrt_k_check_dtype(op, self, "self") ||
-        bp_adaptive_check(op, "adaptive_avg_pool2d_backward", grad_output, self))
+        bp_adaptive_check(op, "adaptive_avg_pool2d_backward", 2, grad_output, self))
         return AOTI_TORCH_FAILURE;
     if (grad_output->dtype != self->dtype)
         return shimrt_fail(op,
@@ -516,41 +516,58 @@ AOTITorchError shimrt_cpu__adaptive_avg_pool2d_backward(AtenTensorHandle grad_ou
     return bp_run(op, &c, grad_output, self, NULL, ret0);
 }
 
-AOTITorchError shimrt_cpu_adaptive_max_pool2d_backward(AtenTensorHandle grad_output,
-                                                       AtenTensorHandle self,
-                                                       AtenTensorHandle indices,
-                                                       AtenTensorHandle *ret0) {
-    static const char op[] = "adaptive_max_pool2d_backward";
+static AOTITorchError bp_geom3(const char *op, bp_ctx *c, AtenTensorHandle self,
+                               AtenTensorHandle grad, AtenTensorHandle indices);
+
+/* adaptive_max_pool2d/3d_backward (nsp 2 or 3): grad_output (nsp + 1)-d or (nsp + 2)-d with
+ * non-empty non-batch dims, self as it, indices of grad_output's sizes (int64, each inside
+ * its plane: PyTorch's kernel adds at -1 too), the float dtypes. */
+static AOTITorchError admax_backward(const char *op, int nsp, AtenTensorHandle grad_output,
+                                     AtenTensorHandle self, AtenTensorHandle indices,
+                                     AtenTensorHandle *ret0) {
+    const char *gname = nsp == 2 ? "grad_output" : "gradOutput";
     char b1[128], b2[128];
     if (shimrt_k_check_cpu(op, self, "self") ||
         shimrt_k_check_cpu(op, grad_output, "grad_output") ||
         shimrt_k_check_cpu(op, indices, "indices") || shimrt_k_check_dtype(op, self, "self"))
         return AOTI_TORCH_FAILURE;
-    if (grad_output->ndim != 3 && grad_output->ndim != 4)
-        return shimrt_fail(
-            op,
-            "adaptive_max_pooling2d_backward(): Expected 3D or 4D grad_output, "
-            "but got: %s",
-            shimrt_k_fmt_shape(b1, sizeof b1, grad_output->ndim, grad_output->sizes));
-    if (bp_adaptive_check(op, "adaptive_max_pool2d_backward", grad_output, self) ||
-        bp_same_dtype(op, self, grad_output, "grad_output"))
+    int64_t nd = grad_output->ndim;
+    if (nd != nsp + 1 && nd != nsp + 2)
+        return shimrt_fail(op,
+                           nsp == 2 ? "adaptive_max_pooling2d_backward(): Expected 3D or 4D "
+                                      "grad_output, but got: %s"
+                                    : "adaptive_max_pool3d_backward(): Expected 4D or 5D "
+                                      "gradOutput, but got: %s",
+                           shimrt_k_fmt_shape(b1, sizeof b1, nd, grad_output->sizes));
+    if (bp_adaptive_check(op, op, nsp, grad_output, self) ||
+        bp_same_dtype(op, self, grad_output, gname))
         return AOTI_TORCH_FAILURE;
-    bool same = indices->ndim == grad_output->ndim;
-    for (int64_t i = 0; same && i < indices->ndim; i++)
-        same = indices->sizes[i] == grad_output->sizes[i];
+    bool same = indices->ndim == nd;
+    for (int64_t i = 0; same && i < nd; i++) same = indices->sizes[i] == grad_output->sizes[i];
     if (!same)
-        return shimrt_fail(
-            op, "expected sizes %s for `grad_output` but got sizes %s",
-            shimrt_k_fmt_shape(b1, sizeof b1, indices->ndim, indices->sizes),
-            shimrt_k_fmt_shape(b2, sizeof b2, grad_output->ndim, grad_output->sizes));
-    if (bp_dtype(op, "adaptive_max_pool2d_backward", self->dtype, false)) return AOTI_TORCH_FAILURE;
+        return shimrt_fail(op, "expected sizes %s for `%s` but got sizes %s",
+                           shimrt_k_fmt_shape(b1, sizeof b1, indices->ndim, indices->sizes), gname,
+                           shimrt_k_fmt_shape(b2, sizeof b2, nd, grad_output->sizes));
+    if (bp_dtype(op, op, self->dtype, false)) return AOTI_TORCH_FAILURE;
     if (indices->dtype != SHIMRT_INT64)
         return shimrt_fail(op, "expected scalar type Long but found %s",
                            shimrt_dtype_torch_name(indices->dtype));
-    if (bp_planes_fit(op, grad_output, self)) return AOTI_TORCH_FAILURE;
     bp_ctx c = {0};
     c.kind = BP_ADMAX;
+    if (nsp == 3) {
+        c.plain = true; /* (PyTorch 2.15: contiguous for a channels-last self too) */
+        if (bp_geom3(op, &c, self, grad_output, indices)) return AOTI_TORCH_FAILURE;
+    } else if (bp_planes_fit(op, grad_output, self)) {
+        return AOTI_TORCH_FAILURE;
+    }
     return bp_run(op, &c, grad_output, self, indices, ret0);
+}
+
+AOTITorchError shimrt_cpu_adaptive_max_pool2d_backward(AtenTensorHandle grad_output,
+                                                       AtenTensorHandle self,
+                                                       AtenTensorHandle indices,
+                                                       AtenTensorHandle *ret0) {
+    return admax_backward("adaptive_max_pool2d_backward", 2, grad_output, self, indices, ret0);
 }
 
 /* replication_pad1d/2d_backward: PyTorch's checks (the padding's length; 2-d: self 3-d or 4-d
@@ -879,45 +896,7 @@ AOTITorchError shimrt_cpu_adaptive_max_pool3d_backward(AtenTensorHandle grad_out
                                                        AtenTensorHandle self,
                                                        AtenTensorHandle indices,
                                                        AtenTensorHandle *ret0) {
-    static const char op[] = "adaptive_max_pool3d_backward";
-    char b1[128], b2[128];
-    if (shimrt_k_check_cpu(op, self, "self") ||
-        shimrt_k_check_cpu(op, grad_output, "grad_output") ||
-        shimrt_k_check_cpu(op, indices, "indices") || shimrt_k_check_dtype(op, self, "self"))
-        return AOTI_TORCH_FAILURE;
-    int64_t nd = grad_output->ndim;
-    if (nd != 4 && nd != 5)
-        return shimrt_fail(
-            op, "adaptive_max_pool3d_backward(): Expected 4D or 5D gradOutput, but got: %s",
-            shimrt_k_fmt_shape(b1, sizeof b1, nd, grad_output->sizes));
-    for (int64_t i = 1; i < nd; i++)
-        if (grad_output->sizes[i] <= 0)
-            return shimrt_fail(op,
-                               "adaptive_max_pool3d_backward(): Expected grad_output to have "
-                               "non-zero size for non-batch dimensions, but grad_output has "
-                               "sizes %s with dimension %lld being empty",
-                               shimrt_k_fmt_shape(b1, sizeof b1, nd, grad_output->sizes),
-                               (long long)i);
-    if (bp_same_dtype(op, self, grad_output, "gradOutput")) return AOTI_TORCH_FAILURE;
-    bool same = indices->ndim == nd;
-    for (int64_t i = 0; same && i < nd; i++) same = indices->sizes[i] == grad_output->sizes[i];
-    if (!same)
-        return shimrt_fail(op, "expected sizes %s for `gradOutput` but got sizes %s",
-                           shimrt_k_fmt_shape(b1, sizeof b1, indices->ndim, indices->sizes),
-                           shimrt_k_fmt_shape(b2, sizeof b2, nd, grad_output->sizes));
-    if (self->ndim != 4 && self->ndim != 5)
-        return shimrt_fail(op,
-                           "adaptive_max_pool3d_backward(): Expected 4D or 5D self, but got: %s",
-                           shimrt_k_fmt_shape(b1, sizeof b1, self->ndim, self->sizes));
-    if (bp_dtype(op, "adaptive_max_pool3d_backward", self->dtype, false)) return AOTI_TORCH_FAILURE;
-    if (indices->dtype != SHIMRT_INT64)
-        return shimrt_fail(op, "expected scalar type Long but found %s",
-                           shimrt_dtype_torch_name(indices->dtype));
-    bp_ctx c = {0};
-    c.kind = BP_ADMAX;
-    c.plain = true;
-    if (bp_geom3(op, &c, self, grad_output, indices)) return AOTI_TORCH_FAILURE;
-    return bp_run(op, &c, grad_output, self, indices, ret0);
+    return admax_backward("adaptive_max_pool3d_backward", 3, grad_output, self, indices, ret0);
 }
 
 /* ---- upsample_linear1d_backward --------------------------------------------------------------
