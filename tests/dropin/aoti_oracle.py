@@ -1673,7 +1673,7 @@ def conv_backward_family():
         ([1, 2, 5, 5], [2, 3, 3, 3], [1], [0], [3], 1, [2], 1),
         ([2, 0, 5, 5], [4, 0, 3, 3], [1], [0], [1], 0, [0], 1)]
     tol = {torch.float32: (1e-4, 1e-4), torch.float64: (1e-9, 1e-9),
-           torch.bfloat16: (3e-2, 3e-2), torch.float16: (4e-3, 4e-3)}
+           torch.bfloat16: (3e-2, 3e-2), torch.float16: (1e-2, 1e-2)}  # (sums of ~200 products)
     for dt in [torch.float32, torch.float64, torch.bfloat16, torch.float16, torch.int64]:
         for k, (xs, ws, st, pd, dl, tr, op, g) in enumerate(cases):
             x0, w0 = rand(xs, torch.float32, -2, 2), rand(ws, torch.float32, -1, 1)
