@@ -29,6 +29,20 @@ void boxed_cpu__adaptive_avg_pool2d(StableIValue* stack_, uint64_t num_args_, ui
     shimrt_box_finish(&box_);
 }
 
+/* aten._adaptive_avg_pool2d_backward.default: _adaptive_avg_pool2d_backward(Tensor grad_output, Tensor self) -> Tensor */
+void boxed_cpu__adaptive_avg_pool2d_backward(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[2] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "_adaptive_avg_pool2d_backward", stack_, num_args_, 2, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle grad_output = shimrt_box_tensor(&box_, 0);
+    AtenTensorHandle self = shimrt_box_tensor(&box_, 1);
+    AtenTensorHandle ret0 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu__adaptive_avg_pool2d_backward(grad_output, self, &ret0));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_finish(&box_);
+}
+
 /* aten._adaptive_avg_pool3d.default: _adaptive_avg_pool3d(Tensor self, SymInt[3] output_size) -> Tensor */
 void boxed_cpu__adaptive_avg_pool3d(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
     static const unsigned char arg_kinds_[2] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_INT_LIST};
@@ -39,6 +53,20 @@ void boxed_cpu__adaptive_avg_pool3d(StableIValue* stack_, uint64_t num_args_, ui
     const int64_t* output_size = shimrt_box_int_list(&box_, 1, &output_size_len_);
     AtenTensorHandle ret0 = NULL;
     SHIMRT_BOX_CALL(&box_, aoti_torch_cpu__adaptive_avg_pool3d(self, output_size, output_size_len_, &ret0));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_finish(&box_);
+}
+
+/* aten._adaptive_avg_pool3d_backward.default: _adaptive_avg_pool3d_backward(Tensor grad_output, Tensor self) -> Tensor */
+void boxed_cpu__adaptive_avg_pool3d_backward(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[2] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "_adaptive_avg_pool3d_backward", stack_, num_args_, 2, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle grad_output = shimrt_box_tensor(&box_, 0);
+    AtenTensorHandle self = shimrt_box_tensor(&box_, 1);
+    AtenTensorHandle ret0 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu__adaptive_avg_pool3d_backward(grad_output, self, &ret0));
     shimrt_box_release_args(&box_);
     shimrt_box_push_tensor(&box_, 0, ret0);
     shimrt_box_finish(&box_);
@@ -59,6 +87,23 @@ void boxed_cpu__addmm_activation(StableIValue* stack_, uint64_t num_args_, uint6
     int32_t use_gelu = shimrt_box_bool(&box_, 5);
     AtenTensorHandle ret0 = NULL;
     SHIMRT_BOX_CALL(&box_, shimrt_entry_cpu__addmm_activation(self, mat1, mat2, beta, alpha, use_gelu, &ret0));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_finish(&box_);
+}
+
+/* aten._cdist_backward.default: _cdist_backward(Tensor grad_output, Tensor x1, Tensor x2, float p, Tensor cdist) -> Tensor */
+void boxed_cpu__cdist_backward(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[5] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_NONE, SHIMRT_KIND_TENSOR};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "_cdist_backward", stack_, num_args_, 5, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle grad_output = shimrt_box_tensor(&box_, 0);
+    AtenTensorHandle x1 = shimrt_box_tensor(&box_, 1);
+    AtenTensorHandle x2 = shimrt_box_tensor(&box_, 2);
+    double p = shimrt_box_float(&box_, 3);
+    AtenTensorHandle cdist = shimrt_box_tensor(&box_, 4);
+    AtenTensorHandle ret0 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu__cdist_backward(grad_output, x1, x2, p, cdist, &ret0));
     shimrt_box_release_args(&box_);
     shimrt_box_push_tensor(&box_, 0, ret0);
     shimrt_box_finish(&box_);
@@ -238,6 +283,36 @@ void boxed_cpu__int_mm_out(StableIValue* stack_, uint64_t num_args_, uint64_t nu
     shimrt_box_finish(&box_);
 }
 
+/* aten._pdist_backward.default: _pdist_backward(Tensor grad_output, Tensor self, float p, Tensor pdist) -> Tensor */
+void boxed_cpu__pdist_backward(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[4] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_NONE, SHIMRT_KIND_TENSOR};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "_pdist_backward", stack_, num_args_, 4, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle grad_output = shimrt_box_tensor(&box_, 0);
+    AtenTensorHandle self = shimrt_box_tensor(&box_, 1);
+    double p = shimrt_box_float(&box_, 2);
+    AtenTensorHandle pdist = shimrt_box_tensor(&box_, 3);
+    AtenTensorHandle ret0 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu__pdist_backward(grad_output, self, p, pdist, &ret0));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_finish(&box_);
+}
+
+/* aten._pdist_forward.default: _pdist_forward(Tensor self, float p=2) -> Tensor */
+void boxed_cpu__pdist_forward(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[2] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_NONE};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "_pdist_forward", stack_, num_args_, 2, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
+    double p = shimrt_box_float(&box_, 1);
+    AtenTensorHandle ret0 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu__pdist_forward(self, p, &ret0));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_finish(&box_);
+}
+
 /* aten._scaled_dot_product_flash_attention_for_cpu.default: _scaled_dot_product_flash_attention_for_cpu(Tensor query, Tensor key, Tensor value, float dropout_p=0.0, bool is_causal=False, *, Tensor? attn_mask=None, float? scale=None) -> (Tensor output, Tensor logsumexp) */
 void boxed_cpu__scaled_dot_product_flash_attention_for_cpu(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
     static const unsigned char arg_kinds_[7] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_NONE, SHIMRT_KIND_NONE, SHIMRT_KIND_OPT_TENSOR, SHIMRT_KIND_OPT_FLOAT};
@@ -306,6 +381,21 @@ void boxed_cpu_adaptive_max_pool2d(StableIValue* stack_, uint64_t num_args_, uin
     shimrt_box_finish(&box_);
 }
 
+/* aten.adaptive_max_pool2d_backward.default: adaptive_max_pool2d_backward(Tensor grad_output, Tensor self, Tensor indices) -> Tensor */
+void boxed_cpu_adaptive_max_pool2d_backward(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[3] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "adaptive_max_pool2d_backward", stack_, num_args_, 3, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle grad_output = shimrt_box_tensor(&box_, 0);
+    AtenTensorHandle self = shimrt_box_tensor(&box_, 1);
+    AtenTensorHandle indices = shimrt_box_tensor(&box_, 2);
+    AtenTensorHandle ret0 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_adaptive_max_pool2d_backward(grad_output, self, indices, &ret0));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_finish(&box_);
+}
+
 /* aten.adaptive_max_pool3d.default: adaptive_max_pool3d(Tensor self, int[3] output_size) -> (Tensor, Tensor) */
 void boxed_cpu_adaptive_max_pool3d(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
     static const unsigned char arg_kinds_[2] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_INT_LIST};
@@ -320,6 +410,21 @@ void boxed_cpu_adaptive_max_pool3d(StableIValue* stack_, uint64_t num_args_, uin
     shimrt_box_release_args(&box_);
     shimrt_box_push_tensor(&box_, 0, ret0);
     shimrt_box_push_tensor(&box_, 1, ret1);
+    shimrt_box_finish(&box_);
+}
+
+/* aten.adaptive_max_pool3d_backward.default: adaptive_max_pool3d_backward(Tensor grad_output, Tensor self, Tensor indices) -> Tensor */
+void boxed_cpu_adaptive_max_pool3d_backward(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[3] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "adaptive_max_pool3d_backward", stack_, num_args_, 3, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle grad_output = shimrt_box_tensor(&box_, 0);
+    AtenTensorHandle self = shimrt_box_tensor(&box_, 1);
+    AtenTensorHandle indices = shimrt_box_tensor(&box_, 2);
+    AtenTensorHandle ret0 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_adaptive_max_pool3d_backward(grad_output, self, indices, &ret0));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
     shimrt_box_finish(&box_);
 }
 
@@ -578,6 +683,30 @@ void boxed_cpu_avg_pool2d(StableIValue* stack_, uint64_t num_args_, uint64_t num
     shimrt_box_finish(&box_);
 }
 
+/* aten.avg_pool2d_backward.default: avg_pool2d_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor */
+void boxed_cpu_avg_pool2d_backward(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[8] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_INT_LIST, SHIMRT_KIND_INT_LIST, SHIMRT_KIND_INT_LIST, SHIMRT_KIND_NONE, SHIMRT_KIND_NONE, SHIMRT_KIND_OPT_INT};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "avg_pool2d_backward", stack_, num_args_, 8, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle grad_output = shimrt_box_tensor(&box_, 0);
+    AtenTensorHandle self = shimrt_box_tensor(&box_, 1);
+    int64_t kernel_size_len_ = 0;
+    const int64_t* kernel_size = shimrt_box_int_list(&box_, 2, &kernel_size_len_);
+    int64_t stride_len_ = 0;
+    const int64_t* stride = shimrt_box_int_list(&box_, 3, &stride_len_);
+    int64_t padding_len_ = 0;
+    const int64_t* padding = shimrt_box_int_list(&box_, 4, &padding_len_);
+    int32_t ceil_mode = shimrt_box_bool(&box_, 5);
+    int32_t count_include_pad = shimrt_box_bool(&box_, 6);
+    int64_t divisor_override_v_ = 0;
+    int64_t* divisor_override = shimrt_box_opt_int(&box_, 7, &divisor_override_v_);
+    AtenTensorHandle ret0 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_avg_pool2d_backward(grad_output, self, kernel_size, kernel_size_len_, stride, stride_len_, padding, padding_len_, ceil_mode, count_include_pad, divisor_override, &ret0));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_finish(&box_);
+}
+
 /* aten.avg_pool3d.default: avg_pool3d(Tensor self, int[3] kernel_size, int[3] stride=[], int[3] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor */
 void boxed_cpu_avg_pool3d(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
     static const unsigned char arg_kinds_[7] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_INT_LIST, SHIMRT_KIND_INT_LIST, SHIMRT_KIND_INT_LIST, SHIMRT_KIND_NONE, SHIMRT_KIND_NONE, SHIMRT_KIND_OPT_INT};
@@ -596,6 +725,30 @@ void boxed_cpu_avg_pool3d(StableIValue* stack_, uint64_t num_args_, uint64_t num
     int64_t* divisor_override = shimrt_box_opt_int(&box_, 6, &divisor_override_v_);
     AtenTensorHandle ret0 = NULL;
     SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_avg_pool3d(self, kernel_size, kernel_size_len_, stride, stride_len_, padding, padding_len_, ceil_mode, count_include_pad, divisor_override, &ret0));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_finish(&box_);
+}
+
+/* aten.avg_pool3d_backward.default: avg_pool3d_backward(Tensor grad_output, Tensor self, int[3] kernel_size, int[3] stride, int[3] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor */
+void boxed_cpu_avg_pool3d_backward(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[8] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_INT_LIST, SHIMRT_KIND_INT_LIST, SHIMRT_KIND_INT_LIST, SHIMRT_KIND_NONE, SHIMRT_KIND_NONE, SHIMRT_KIND_OPT_INT};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "avg_pool3d_backward", stack_, num_args_, 8, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle grad_output = shimrt_box_tensor(&box_, 0);
+    AtenTensorHandle self = shimrt_box_tensor(&box_, 1);
+    int64_t kernel_size_len_ = 0;
+    const int64_t* kernel_size = shimrt_box_int_list(&box_, 2, &kernel_size_len_);
+    int64_t stride_len_ = 0;
+    const int64_t* stride = shimrt_box_int_list(&box_, 3, &stride_len_);
+    int64_t padding_len_ = 0;
+    const int64_t* padding = shimrt_box_int_list(&box_, 4, &padding_len_);
+    int32_t ceil_mode = shimrt_box_bool(&box_, 5);
+    int32_t count_include_pad = shimrt_box_bool(&box_, 6);
+    int64_t divisor_override_v_ = 0;
+    int64_t* divisor_override = shimrt_box_opt_int(&box_, 7, &divisor_override_v_);
+    AtenTensorHandle ret0 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_avg_pool3d_backward(grad_output, self, kernel_size, kernel_size_len_, stride, stride_len_, padding, padding_len_, ceil_mode, count_include_pad, divisor_override, &ret0));
     shimrt_box_release_args(&box_);
     shimrt_box_push_tensor(&box_, 0, ret0);
     shimrt_box_finish(&box_);
@@ -916,6 +1069,40 @@ void boxed_cpu_convolution(StableIValue* stack_, uint64_t num_args_, uint64_t nu
     SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_convolution(input, weight, bias, stride, stride_len_, padding, padding_len_, dilation, dilation_len_, transposed, output_padding, output_padding_len_, groups, &ret0));
     shimrt_box_release_args(&box_);
     shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_finish(&box_);
+}
+
+/* aten.convolution_backward.default: convolution_backward(Tensor grad_output, Tensor input, Tensor weight, SymInt[]? bias_sizes, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups, bool[3] output_mask) -> (Tensor, Tensor, Tensor) */
+void boxed_cpu_convolution_backward(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[11] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_OPT_INT_LIST, SHIMRT_KIND_INT_LIST, SHIMRT_KIND_INT_LIST, SHIMRT_KIND_INT_LIST, SHIMRT_KIND_NONE, SHIMRT_KIND_INT_LIST, SHIMRT_KIND_NONE, SHIMRT_KIND_BOOL_LIST};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "convolution_backward", stack_, num_args_, 11, num_outputs_, 3, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle grad_output = shimrt_box_tensor(&box_, 0);
+    AtenTensorHandle input = shimrt_box_tensor(&box_, 1);
+    AtenTensorHandle weight = shimrt_box_tensor(&box_, 2);
+    const int64_t* bias_sizes_v_ = NULL;
+    int64_t bias_sizes_len_ = 0;
+    const int64_t** bias_sizes = shimrt_box_opt_int_list(&box_, 3, &bias_sizes_v_, &bias_sizes_len_);
+    int64_t stride_len_ = 0;
+    const int64_t* stride = shimrt_box_int_list(&box_, 4, &stride_len_);
+    int64_t padding_len_ = 0;
+    const int64_t* padding = shimrt_box_int_list(&box_, 5, &padding_len_);
+    int64_t dilation_len_ = 0;
+    const int64_t* dilation = shimrt_box_int_list(&box_, 6, &dilation_len_);
+    int32_t transposed = shimrt_box_bool(&box_, 7);
+    int64_t output_padding_len_ = 0;
+    const int64_t* output_padding = shimrt_box_int_list(&box_, 8, &output_padding_len_);
+    int64_t groups = shimrt_box_int(&box_, 9);
+    int64_t output_mask_len_ = 0;
+    const int32_t* output_mask = shimrt_box_bool_list(&box_, 10, &output_mask_len_);
+    AtenTensorHandle ret0 = NULL;
+    AtenTensorHandle ret1 = NULL;
+    AtenTensorHandle ret2 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_convolution_backward(grad_output, input, weight, bias_sizes, bias_sizes_len_, stride, stride_len_, padding, padding_len_, dilation, dilation_len_, transposed, output_padding, output_padding_len_, groups, output_mask, output_mask_len_, &ret0, &ret1, &ret2));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_push_tensor(&box_, 1, ret1);
+    shimrt_box_push_tensor(&box_, 2, ret2);
     shimrt_box_finish(&box_);
 }
 
@@ -1715,6 +1902,22 @@ void boxed_cpu_masked_scatter(StableIValue* stack_, uint64_t num_args_, uint64_t
     shimrt_box_finish(&box_);
 }
 
+/* aten.masked_scatter_backward.default: masked_scatter_backward(Tensor grad_output, Tensor mask, SymInt[] sizes) -> Tensor */
+void boxed_cpu_masked_scatter_backward(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[3] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_INT_LIST};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "masked_scatter_backward", stack_, num_args_, 3, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle grad_output = shimrt_box_tensor(&box_, 0);
+    AtenTensorHandle mask = shimrt_box_tensor(&box_, 1);
+    int64_t sizes_len_ = 0;
+    const int64_t* sizes = shimrt_box_int_list(&box_, 2, &sizes_len_);
+    AtenTensorHandle ret0 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_masked_scatter_backward(grad_output, mask, sizes, sizes_len_, &ret0));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_finish(&box_);
+}
+
 /* aten.masked_select.default: masked_select(Tensor self, Tensor mask) -> Tensor */
 void boxed_cpu_masked_select(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
     static const unsigned char arg_kinds_[2] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR};
@@ -1784,6 +1987,30 @@ void boxed_cpu_max_pool2d_with_indices(StableIValue* stack_, uint64_t num_args_,
     shimrt_box_finish(&box_);
 }
 
+/* aten.max_pool2d_with_indices_backward.default: max_pool2d_with_indices_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2] padding, int[2] dilation, bool ceil_mode, Tensor indices) -> Tensor */
+void boxed_cpu_max_pool2d_with_indices_backward(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[8] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_INT_LIST, SHIMRT_KIND_INT_LIST, SHIMRT_KIND_INT_LIST, SHIMRT_KIND_INT_LIST, SHIMRT_KIND_NONE, SHIMRT_KIND_TENSOR};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "max_pool2d_with_indices_backward", stack_, num_args_, 8, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle grad_output = shimrt_box_tensor(&box_, 0);
+    AtenTensorHandle self = shimrt_box_tensor(&box_, 1);
+    int64_t kernel_size_len_ = 0;
+    const int64_t* kernel_size = shimrt_box_int_list(&box_, 2, &kernel_size_len_);
+    int64_t stride_len_ = 0;
+    const int64_t* stride = shimrt_box_int_list(&box_, 3, &stride_len_);
+    int64_t padding_len_ = 0;
+    const int64_t* padding = shimrt_box_int_list(&box_, 4, &padding_len_);
+    int64_t dilation_len_ = 0;
+    const int64_t* dilation = shimrt_box_int_list(&box_, 5, &dilation_len_);
+    int32_t ceil_mode = shimrt_box_bool(&box_, 6);
+    AtenTensorHandle indices = shimrt_box_tensor(&box_, 7);
+    AtenTensorHandle ret0 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_max_pool2d_with_indices_backward(grad_output, self, kernel_size, kernel_size_len_, stride, stride_len_, padding, padding_len_, dilation, dilation_len_, ceil_mode, indices, &ret0));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_finish(&box_);
+}
+
 /* aten.max_pool3d_with_indices.default: max_pool3d_with_indices(Tensor self, int[3] kernel_size, int[3] stride=[], int[3] padding=0, int[3] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor) */
 void boxed_cpu_max_pool3d_with_indices(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
     static const unsigned char arg_kinds_[6] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_INT_LIST, SHIMRT_KIND_INT_LIST, SHIMRT_KIND_INT_LIST, SHIMRT_KIND_INT_LIST, SHIMRT_KIND_NONE};
@@ -1805,6 +2032,30 @@ void boxed_cpu_max_pool3d_with_indices(StableIValue* stack_, uint64_t num_args_,
     shimrt_box_release_args(&box_);
     shimrt_box_push_tensor(&box_, 0, ret0);
     shimrt_box_push_tensor(&box_, 1, ret1);
+    shimrt_box_finish(&box_);
+}
+
+/* aten.max_pool3d_with_indices_backward.default: max_pool3d_with_indices_backward(Tensor grad_output, Tensor self, int[3] kernel_size, int[3] stride, int[3] padding, int[3] dilation, bool ceil_mode, Tensor indices) -> Tensor */
+void boxed_cpu_max_pool3d_with_indices_backward(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[8] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_INT_LIST, SHIMRT_KIND_INT_LIST, SHIMRT_KIND_INT_LIST, SHIMRT_KIND_INT_LIST, SHIMRT_KIND_NONE, SHIMRT_KIND_TENSOR};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "max_pool3d_with_indices_backward", stack_, num_args_, 8, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle grad_output = shimrt_box_tensor(&box_, 0);
+    AtenTensorHandle self = shimrt_box_tensor(&box_, 1);
+    int64_t kernel_size_len_ = 0;
+    const int64_t* kernel_size = shimrt_box_int_list(&box_, 2, &kernel_size_len_);
+    int64_t stride_len_ = 0;
+    const int64_t* stride = shimrt_box_int_list(&box_, 3, &stride_len_);
+    int64_t padding_len_ = 0;
+    const int64_t* padding = shimrt_box_int_list(&box_, 4, &padding_len_);
+    int64_t dilation_len_ = 0;
+    const int64_t* dilation = shimrt_box_int_list(&box_, 5, &dilation_len_);
+    int32_t ceil_mode = shimrt_box_bool(&box_, 6);
+    AtenTensorHandle indices = shimrt_box_tensor(&box_, 7);
+    AtenTensorHandle ret0 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_max_pool3d_with_indices_backward(grad_output, self, kernel_size, kernel_size_len_, stride, stride_len_, padding, padding_len_, dilation, dilation_len_, ceil_mode, indices, &ret0));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
     shimrt_box_finish(&box_);
 }
 
@@ -2899,6 +3150,38 @@ void boxed_cpu_repeat_interleave_Tensor(StableIValue* stack_, uint64_t num_args_
     shimrt_box_finish(&box_);
 }
 
+/* aten.replication_pad1d_backward.default: replication_pad1d_backward(Tensor grad_output, Tensor self, SymInt[2] padding) -> Tensor */
+void boxed_cpu_replication_pad1d_backward(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[3] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_INT_LIST};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "replication_pad1d_backward", stack_, num_args_, 3, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle grad_output = shimrt_box_tensor(&box_, 0);
+    AtenTensorHandle self = shimrt_box_tensor(&box_, 1);
+    int64_t padding_len_ = 0;
+    const int64_t* padding = shimrt_box_int_list(&box_, 2, &padding_len_);
+    AtenTensorHandle ret0 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_replication_pad1d_backward(grad_output, self, padding, padding_len_, &ret0));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_finish(&box_);
+}
+
+/* aten.replication_pad2d_backward.default: replication_pad2d_backward(Tensor grad_output, Tensor self, SymInt[4] padding) -> Tensor */
+void boxed_cpu_replication_pad2d_backward(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[3] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_INT_LIST};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "replication_pad2d_backward", stack_, num_args_, 3, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle grad_output = shimrt_box_tensor(&box_, 0);
+    AtenTensorHandle self = shimrt_box_tensor(&box_, 1);
+    int64_t padding_len_ = 0;
+    const int64_t* padding = shimrt_box_int_list(&box_, 2, &padding_len_);
+    AtenTensorHandle ret0 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_replication_pad2d_backward(grad_output, self, padding, padding_len_, &ret0));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_finish(&box_);
+}
+
 /* aten.reshape.default: reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a) */
 void boxed_cpu_reshape(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
     static const unsigned char arg_kinds_[2] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_INT_LIST};
@@ -3168,6 +3451,22 @@ void boxed_cpu_slice_Tensor(StableIValue* stack_, uint64_t num_args_, uint64_t n
     int64_t step = shimrt_box_int(&box_, 4);
     AtenTensorHandle ret0 = NULL;
     SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_slice_Tensor(self, dim, start, end, step, &ret0));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_finish(&box_);
+}
+
+/* aten.soft_margin_loss_backward.default: soft_margin_loss_backward(Tensor grad_output, Tensor self, Tensor target, int reduction) -> Tensor */
+void boxed_cpu_soft_margin_loss_backward(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[4] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_NONE};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "soft_margin_loss_backward", stack_, num_args_, 4, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle grad_output = shimrt_box_tensor(&box_, 0);
+    AtenTensorHandle self = shimrt_box_tensor(&box_, 1);
+    AtenTensorHandle target = shimrt_box_tensor(&box_, 2);
+    int64_t reduction = shimrt_box_int(&box_, 3);
+    AtenTensorHandle ret0 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_soft_margin_loss_backward(grad_output, self, target, reduction, &ret0));
     shimrt_box_release_args(&box_);
     shimrt_box_push_tensor(&box_, 0, ret0);
     shimrt_box_finish(&box_);
@@ -3481,6 +3780,26 @@ void boxed_cpu_unsqueeze(StableIValue* stack_, uint64_t num_args_, uint64_t num_
     shimrt_box_finish(&box_);
 }
 
+/* aten.upsample_linear1d_backward.default: upsample_linear1d_backward(Tensor grad_output, SymInt[1] output_size, SymInt[3] input_size, bool align_corners, float? scales=None) -> Tensor */
+void boxed_cpu_upsample_linear1d_backward(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[5] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_INT_LIST, SHIMRT_KIND_INT_LIST, SHIMRT_KIND_NONE, SHIMRT_KIND_OPT_FLOAT};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "upsample_linear1d_backward", stack_, num_args_, 5, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle grad_output = shimrt_box_tensor(&box_, 0);
+    int64_t output_size_len_ = 0;
+    const int64_t* output_size = shimrt_box_int_list(&box_, 1, &output_size_len_);
+    int64_t input_size_len_ = 0;
+    const int64_t* input_size = shimrt_box_int_list(&box_, 2, &input_size_len_);
+    int32_t align_corners = shimrt_box_bool(&box_, 3);
+    double scales_v_ = 0;
+    double* scales = shimrt_box_opt_float(&box_, 4, &scales_v_);
+    AtenTensorHandle ret0 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_upsample_linear1d_backward(grad_output, output_size, output_size_len_, input_size, input_size_len_, align_corners, scales, &ret0));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_finish(&box_);
+}
+
 /* aten.view.default: view(Tensor(a) self, SymInt[] size) -> Tensor(a) */
 void boxed_cpu_view(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
     static const unsigned char arg_kinds_[2] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_INT_LIST};
@@ -3589,10 +3908,13 @@ void boxed_cpu_zeros_like(StableIValue* stack_, uint64_t num_args_, uint64_t num
 }
 
 /* Every schema of namespace aten, in op-key order, with its tags. */
-static const shimrt_def_entry defs_aten[202] = {
+static const shimrt_def_entry defs_aten[219] = {
     {"_adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor", SHIMRT_TAG_BIT(CORE)},
+    {"_adaptive_avg_pool2d_backward(Tensor grad_output, Tensor self) -> Tensor", SHIMRT_TAG_BIT(CORE)},
     {"_adaptive_avg_pool3d(Tensor self, SymInt[3] output_size) -> Tensor", SHIMRT_TAG_BIT(CORE)},
+    {"_adaptive_avg_pool3d_backward(Tensor grad_output, Tensor self) -> Tensor", 0},
     {"_addmm_activation(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1, bool use_gelu=False) -> Tensor", 0},
+    {"_cdist_backward(Tensor grad_output, Tensor x1, Tensor x2, float p, Tensor cdist) -> Tensor", 0},
     {"_cdist_forward(Tensor x1, Tensor x2, float p, int? compute_mode) -> Tensor", SHIMRT_TAG_BIT(CORE)},
     {"_embedding_bag(Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq=False, int mode=0, bool sparse=False, Tensor? per_sample_weights=None, bool include_last_offset=False, int padding_idx=-1) -> (Tensor, Tensor, Tensor, Tensor)", SHIMRT_TAG_BIT(CORE)},
     {"_embedding_bag_forward_only(Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq=False, int mode=0, bool sparse=False, Tensor? per_sample_weights=None, bool include_last_offset=False, int padding_idx=-1) -> (Tensor, Tensor, Tensor, Tensor)", 0},
@@ -3602,11 +3924,15 @@ static const shimrt_def_entry defs_aten[202] = {
     {"_foreach_mul_.List(Tensor(a!)[] self, Tensor[] other) -> ()", 0},
     {"_fused_rms_norm(Tensor input, int[] normalized_shape, Tensor? weight, float? eps) -> (Tensor, Tensor)", 0},
     {"_int_mm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!)", 0},
+    {"_pdist_backward(Tensor grad_output, Tensor self, float p, Tensor pdist) -> Tensor", 0},
+    {"_pdist_forward(Tensor self, float p=2) -> Tensor", 0},
     {"_scaled_dot_product_flash_attention_for_cpu(Tensor query, Tensor key, Tensor value, float dropout_p=0.0, bool is_causal=False, *, Tensor? attn_mask=None, float? scale=None) -> (Tensor output, Tensor logsumexp)", SHIMRT_TAG_BIT(NONDETERMINISTIC_SEEDED)},
     {"_weight_int8pack_mm(Tensor self, Tensor mat2, Tensor scales) -> Tensor", 0},
     {"abs(Tensor self) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
     {"adaptive_max_pool2d(Tensor self, int[2] output_size) -> (Tensor, Tensor)", 0},
+    {"adaptive_max_pool2d_backward(Tensor grad_output, Tensor self, Tensor indices) -> Tensor", 0},
     {"adaptive_max_pool3d(Tensor self, int[3] output_size) -> (Tensor, Tensor)", 0},
+    {"adaptive_max_pool3d_backward(Tensor grad_output, Tensor self, Tensor indices) -> Tensor", 0},
     {"add.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
     {"add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
     {"addbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor", 0},
@@ -3621,7 +3947,9 @@ static const shimrt_def_entry defs_aten[202] = {
     {"arange.start_step(Scalar start, Scalar end, Scalar step=1, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", SHIMRT_TAG_BIT(CORE)},
     {"argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor", SHIMRT_TAG_BIT(CORE)},
     {"avg_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor", SHIMRT_TAG_BIT(CORE)},
+    {"avg_pool2d_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor", SHIMRT_TAG_BIT(CORE)},
     {"avg_pool3d(Tensor self, int[3] kernel_size, int[3] stride=[], int[3] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor", SHIMRT_TAG_BIT(CORE)},
+    {"avg_pool3d_backward(Tensor grad_output, Tensor self, int[3] kernel_size, int[3] stride, int[3] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor", 0},
     {"baddbmm.out(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)", 0},
     {"bernoulli(Tensor self, *, Generator? generator=None) -> Tensor", 0},
     {"bernoulli.p(Tensor self, float p, *, Generator? generator=None) -> Tensor", 0},
@@ -3642,6 +3970,7 @@ static const shimrt_def_entry defs_aten[202] = {
     {"clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
     {"contiguous(Tensor(a) self, *, MemoryFormat memory_format=contiguous_format) -> Tensor(a)", 0},
     {"convolution(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups) -> Tensor", SHIMRT_TAG_BIT(CORE)},
+    {"convolution_backward(Tensor grad_output, Tensor input, Tensor weight, SymInt[]? bias_sizes, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups, bool[3] output_mask) -> (Tensor, Tensor, Tensor)", SHIMRT_TAG_BIT(CORE)},
     {"copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)", 0},
     {"cummax(Tensor self, int dim) -> (Tensor values, Tensor indices)", 0},
     {"cummin(Tensor self, int dim) -> (Tensor values, Tensor indices)", 0},
@@ -3690,11 +4019,14 @@ static const shimrt_def_entry defs_aten[202] = {
     {"lt.Tensor(Tensor self, Tensor other) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
     {"lu_unpack(Tensor LU_data, Tensor LU_pivots, bool unpack_data=True, bool unpack_pivots=True) -> (Tensor P, Tensor L, Tensor U)", 0},
     {"masked_scatter(Tensor self, Tensor mask, Tensor source) -> Tensor", SHIMRT_TAG_BIT(CORE)},
+    {"masked_scatter_backward(Tensor grad_output, Tensor mask, SymInt[] sizes) -> Tensor", 0},
     {"masked_select(Tensor self, Tensor mask) -> Tensor", SHIMRT_TAG_BIT(DYNAMIC_OUTPUT_SHAPE)},
     {"matmul(Tensor self, Tensor other) -> Tensor", 0},
     {"max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)", SHIMRT_TAG_BIT(CORE)},
     {"max_pool2d_with_indices(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)", SHIMRT_TAG_BIT(CORE)},
+    {"max_pool2d_with_indices_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2] padding, int[2] dilation, bool ceil_mode, Tensor indices) -> Tensor", SHIMRT_TAG_BIT(CORE)},
     {"max_pool3d_with_indices(Tensor self, int[3] kernel_size, int[3] stride=[], int[3] padding=0, int[3] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)", SHIMRT_TAG_BIT(CORE)},
+    {"max_pool3d_with_indices_backward(Tensor grad_output, Tensor self, int[3] kernel_size, int[3] stride, int[3] padding, int[3] dilation, bool ceil_mode, Tensor indices) -> Tensor", 0},
     {"max_unpool2d(Tensor self, Tensor indices, SymInt[2] output_size) -> Tensor", 0},
     {"max_unpool3d(Tensor self, Tensor indices, SymInt[3] output_size, int[3] stride, int[3] padding) -> Tensor", 0},
     {"mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor", SHIMRT_TAG_BIT(CORE)},
@@ -3751,6 +4083,8 @@ static const shimrt_def_entry defs_aten[202] = {
     {"randperm.generator(SymInt n, *, Generator? generator, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", 0},
     {"relu(Tensor self) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
     {"repeat_interleave.Tensor(Tensor repeats, *, SymInt? output_size=None) -> Tensor", SHIMRT_TAG_BIT(DYNAMIC_OUTPUT_SHAPE)},
+    {"replication_pad1d_backward(Tensor grad_output, Tensor self, SymInt[2] padding) -> Tensor", 0},
+    {"replication_pad2d_backward(Tensor grad_output, Tensor self, SymInt[4] padding) -> Tensor", 0},
     {"reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a)", 0},
     {"resize_(Tensor(a!) self, SymInt[] size, *, MemoryFormat? memory_format=None) -> Tensor(a!)", SHIMRT_TAG_BIT(CORE)},
     {"resize_as_(Tensor(a!) self, Tensor the_template, *, MemoryFormat? memory_format=None) -> Tensor(a!)", 0},
@@ -3767,6 +4101,7 @@ static const shimrt_def_entry defs_aten[202] = {
     {"select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)", SHIMRT_TAG_BIT(CORE)},
     {"sigmoid(Tensor self) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
     {"slice.Tensor(Tensor(a) self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor(a)", SHIMRT_TAG_BIT(CORE)},
+    {"soft_margin_loss_backward(Tensor grad_output, Tensor self, Tensor target, int reduction) -> Tensor", 0},
     {"softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor", 0},
     {"sort(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)", SHIMRT_TAG_BIT(CORE)},
     {"sort.stable(Tensor self, *, bool? stable, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)", 0},
@@ -3785,6 +4120,7 @@ static const shimrt_def_entry defs_aten[202] = {
     {"triangular_solve(Tensor self, Tensor A, bool upper=True, bool transpose=False, bool unitriangular=False) -> (Tensor solution, Tensor cloned_coefficient)", 0},
     {"uniform_(Tensor(a!) self, float from=0, float to=1, *, Generator? generator=None) -> Tensor(a!)", 0},
     {"unsqueeze(Tensor(a) self, int dim) -> Tensor(a)", SHIMRT_TAG_BIT(CORE)},
+    {"upsample_linear1d_backward(Tensor grad_output, SymInt[1] output_size, SymInt[3] input_size, bool align_corners, float? scales=None) -> Tensor", 0},
     {"view(Tensor(a) self, SymInt[] size) -> Tensor(a)", SHIMRT_TAG_BIT(CORE)},
     {"view.dtype(Tensor(a) self, ScalarType dtype) -> Tensor(a)", 0},
     {"view_as_complex(Tensor(a) self) -> Tensor(a)", 0},
@@ -3795,10 +4131,13 @@ static const shimrt_def_entry defs_aten[202] = {
 };
 
 /* Every boxed kernel of namespace aten for the cpu backend. */
-static const shimrt_impl_entry impls_aten_cpu[201] = {
+static const shimrt_impl_entry impls_aten_cpu[218] = {
     {"_adaptive_avg_pool2d", boxed_cpu__adaptive_avg_pool2d},
+    {"_adaptive_avg_pool2d_backward", boxed_cpu__adaptive_avg_pool2d_backward},
     {"_adaptive_avg_pool3d", boxed_cpu__adaptive_avg_pool3d},
+    {"_adaptive_avg_pool3d_backward", boxed_cpu__adaptive_avg_pool3d_backward},
     {"_addmm_activation", boxed_cpu__addmm_activation},
+    {"_cdist_backward", boxed_cpu__cdist_backward},
     {"_cdist_forward", boxed_cpu__cdist_forward},
     {"_embedding_bag", boxed_cpu__embedding_bag},
     {"_embedding_bag_forward_only", boxed_cpu__embedding_bag_forward_only},
@@ -3808,11 +4147,15 @@ static const shimrt_impl_entry impls_aten_cpu[201] = {
     {"_foreach_mul_.List", boxed_cpu__foreach_mul__List},
     {"_fused_rms_norm", boxed_cpu__fused_rms_norm},
     {"_int_mm.out", boxed_cpu__int_mm_out},
+    {"_pdist_backward", boxed_cpu__pdist_backward},
+    {"_pdist_forward", boxed_cpu__pdist_forward},
     {"_scaled_dot_product_flash_attention_for_cpu", boxed_cpu__scaled_dot_product_flash_attention_for_cpu},
     {"_weight_int8pack_mm", boxed_cpu__weight_int8pack_mm},
     {"abs", boxed_cpu_abs},
     {"adaptive_max_pool2d", boxed_cpu_adaptive_max_pool2d},
+    {"adaptive_max_pool2d_backward", boxed_cpu_adaptive_max_pool2d_backward},
     {"adaptive_max_pool3d", boxed_cpu_adaptive_max_pool3d},
+    {"adaptive_max_pool3d_backward", boxed_cpu_adaptive_max_pool3d_backward},
     {"add.Scalar", boxed_cpu_add_Scalar},
     {"add.Tensor", boxed_cpu_add_Tensor},
     {"addbmm", boxed_cpu_addbmm},
@@ -3827,7 +4170,9 @@ static const shimrt_impl_entry impls_aten_cpu[201] = {
     {"arange.start_step", boxed_cpu_arange_start_step},
     {"argmax", boxed_cpu_argmax},
     {"avg_pool2d", boxed_cpu_avg_pool2d},
+    {"avg_pool2d_backward", boxed_cpu_avg_pool2d_backward},
     {"avg_pool3d", boxed_cpu_avg_pool3d},
+    {"avg_pool3d_backward", boxed_cpu_avg_pool3d_backward},
     {"baddbmm.out", boxed_cpu_baddbmm_out},
     {"bernoulli", boxed_cpu_bernoulli},
     {"bernoulli.p", boxed_cpu_bernoulli_p},
@@ -3848,6 +4193,7 @@ static const shimrt_impl_entry impls_aten_cpu[201] = {
     {"clone", boxed_cpu_clone},
     {"contiguous", boxed_cpu_contiguous},
     {"convolution", boxed_cpu_convolution},
+    {"convolution_backward", boxed_cpu_convolution_backward},
     {"copy_", boxed_cpu_copy_},
     {"cummax", boxed_cpu_cummax},
     {"cummin", boxed_cpu_cummin},
@@ -3896,11 +4242,14 @@ static const shimrt_impl_entry impls_aten_cpu[201] = {
     {"lt.Tensor", boxed_cpu_lt_Tensor},
     {"lu_unpack", boxed_cpu_lu_unpack},
     {"masked_scatter", boxed_cpu_masked_scatter},
+    {"masked_scatter_backward", boxed_cpu_masked_scatter_backward},
     {"masked_select", boxed_cpu_masked_select},
     {"matmul", boxed_cpu_matmul},
     {"max.dim", boxed_cpu_max_dim},
     {"max_pool2d_with_indices", boxed_cpu_max_pool2d_with_indices},
+    {"max_pool2d_with_indices_backward", boxed_cpu_max_pool2d_with_indices_backward},
     {"max_pool3d_with_indices", boxed_cpu_max_pool3d_with_indices},
+    {"max_pool3d_with_indices_backward", boxed_cpu_max_pool3d_with_indices_backward},
     {"max_unpool2d", boxed_cpu_max_unpool2d},
     {"max_unpool3d", boxed_cpu_max_unpool3d},
     {"mean.dim", boxed_cpu_mean_dim},
@@ -3956,6 +4305,8 @@ static const shimrt_impl_entry impls_aten_cpu[201] = {
     {"randperm.generator", boxed_cpu_randperm_generator},
     {"relu", boxed_cpu_relu},
     {"repeat_interleave.Tensor", boxed_cpu_repeat_interleave_Tensor},
+    {"replication_pad1d_backward", boxed_cpu_replication_pad1d_backward},
+    {"replication_pad2d_backward", boxed_cpu_replication_pad2d_backward},
     {"reshape", boxed_cpu_reshape},
     {"resize_", boxed_cpu_resize_},
     {"resize_as_", boxed_cpu_resize_as_},
@@ -3972,6 +4323,7 @@ static const shimrt_impl_entry impls_aten_cpu[201] = {
     {"select.int", boxed_cpu_select_int},
     {"sigmoid", boxed_cpu_sigmoid},
     {"slice.Tensor", boxed_cpu_slice_Tensor},
+    {"soft_margin_loss_backward", boxed_cpu_soft_margin_loss_backward},
     {"softmax.int", boxed_cpu_softmax_int},
     {"sort", boxed_cpu_sort},
     {"sort.stable", boxed_cpu_sort_stable},
@@ -3990,6 +4342,7 @@ static const shimrt_impl_entry impls_aten_cpu[201] = {
     {"triangular_solve", boxed_cpu_triangular_solve},
     {"uniform_", boxed_cpu_uniform_},
     {"unsqueeze", boxed_cpu_unsqueeze},
+    {"upsample_linear1d_backward", boxed_cpu_upsample_linear1d_backward},
     {"view", boxed_cpu_view},
     {"view.dtype", boxed_cpu_view_dtype},
     {"view_as_complex", boxed_cpu_view_as_complex},
@@ -4000,5 +4353,5 @@ static const shimrt_impl_entry impls_aten_cpu[201] = {
 };
 
 AOTITorchError shimgen_register_aten_cpu(TorchLibraryHandle* ret_def, TorchLibraryHandle* ret_impl) {
-    return shimrt_register_ops("aten", "CPU", __FILE__, __LINE__, defs_aten, 202, impls_aten_cpu, 201, ret_def, ret_impl);
+    return shimrt_register_ops("aten", "CPU", __FILE__, __LINE__, defs_aten, 219, impls_aten_cpu, 218, ret_def, ret_impl);
 }

@@ -19,8 +19,11 @@ extern "C" {
 /* Boxed kernels (stack conventions of docs/runtime-api.md): each steals its arguments,
  * calls the cpu shim and pushes new references. */
 void boxed_cpu__adaptive_avg_pool2d(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
+void boxed_cpu__adaptive_avg_pool2d_backward(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu__adaptive_avg_pool3d(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
+void boxed_cpu__adaptive_avg_pool3d_backward(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu__addmm_activation(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
+void boxed_cpu__cdist_backward(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu__cdist_forward(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu__embedding_bag(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu__embedding_bag_forward_only(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
@@ -30,11 +33,15 @@ void boxed_cpu__foreach_mul_List(StableIValue* stack_, uint64_t num_args_, uint6
 void boxed_cpu__foreach_mul__List(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu__fused_rms_norm(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu__int_mm_out(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
+void boxed_cpu__pdist_backward(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
+void boxed_cpu__pdist_forward(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu__scaled_dot_product_flash_attention_for_cpu(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu__weight_int8pack_mm(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_abs(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_adaptive_max_pool2d(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
+void boxed_cpu_adaptive_max_pool2d_backward(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_adaptive_max_pool3d(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
+void boxed_cpu_adaptive_max_pool3d_backward(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_add_Scalar(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_add_Tensor(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_addbmm(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
@@ -49,7 +56,9 @@ void boxed_cpu_arange(StableIValue* stack_, uint64_t num_args_, uint64_t num_out
 void boxed_cpu_arange_start_step(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_argmax(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_avg_pool2d(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
+void boxed_cpu_avg_pool2d_backward(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_avg_pool3d(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
+void boxed_cpu_avg_pool3d_backward(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_baddbmm_out(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_bernoulli(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_bernoulli_p(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
@@ -70,6 +79,7 @@ void boxed_cpu_clamp(StableIValue* stack_, uint64_t num_args_, uint64_t num_outp
 void boxed_cpu_clone(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_contiguous(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_convolution(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
+void boxed_cpu_convolution_backward(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_copy_(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_cummax(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_cummin(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
@@ -118,11 +128,14 @@ void boxed_cpu_lt_Scalar(StableIValue* stack_, uint64_t num_args_, uint64_t num_
 void boxed_cpu_lt_Tensor(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_lu_unpack(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_masked_scatter(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
+void boxed_cpu_masked_scatter_backward(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_masked_select(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_matmul(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_max_dim(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_max_pool2d_with_indices(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
+void boxed_cpu_max_pool2d_with_indices_backward(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_max_pool3d_with_indices(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
+void boxed_cpu_max_pool3d_with_indices_backward(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_max_unpool2d(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_max_unpool3d(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_mean_dim(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
@@ -178,6 +191,8 @@ void boxed_cpu_randperm(StableIValue* stack_, uint64_t num_args_, uint64_t num_o
 void boxed_cpu_randperm_generator(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_relu(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_repeat_interleave_Tensor(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
+void boxed_cpu_replication_pad1d_backward(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
+void boxed_cpu_replication_pad2d_backward(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_reshape(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_resize_(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_resize_as_(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
@@ -194,6 +209,7 @@ void boxed_cpu_searchsorted_Tensor(StableIValue* stack_, uint64_t num_args_, uin
 void boxed_cpu_select_int(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_sigmoid(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_slice_Tensor(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
+void boxed_cpu_soft_margin_loss_backward(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_softmax_int(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_sort(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_sort_stable(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
@@ -212,6 +228,7 @@ void boxed_cpu_transpose_int(StableIValue* stack_, uint64_t num_args_, uint64_t 
 void boxed_cpu_triangular_solve(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_uniform_(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_unsqueeze(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
+void boxed_cpu_upsample_linear1d_backward(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_view(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_view_dtype(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_view_as_complex(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);

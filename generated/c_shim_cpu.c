@@ -26,6 +26,15 @@ AOTITorchError aoti_torch_cpu__adaptive_avg_pool2d(AtenTensorHandle self, const 
     return shimrt_cpu__adaptive_avg_pool2d(self, output_size, output_size_len_, ret0);
 }
 
+/* aten._adaptive_avg_pool2d_backward.default: _adaptive_avg_pool2d_backward(Tensor grad_output, Tensor self) -> Tensor
+ * kernel: shimrt_cpu__adaptive_avg_pool2d_backward (CPU) */
+AOTITorchError aoti_torch_cpu__adaptive_avg_pool2d_backward(AtenTensorHandle grad_output, AtenTensorHandle self, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(grad_output);
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu__adaptive_avg_pool2d_backward(grad_output, self, ret0);
+}
+
 /* aten._adaptive_avg_pool3d.default: _adaptive_avg_pool3d(Tensor self, SymInt[3] output_size) -> Tensor
  * kernel: shimrt_cpu__adaptive_avg_pool3d (CPU) */
 AOTITorchError aoti_torch_cpu__adaptive_avg_pool3d(AtenTensorHandle self, const int64_t* output_size, int64_t output_size_len_, AtenTensorHandle* ret0) {
@@ -33,6 +42,15 @@ AOTITorchError aoti_torch_cpu__adaptive_avg_pool3d(AtenTensorHandle self, const 
     SHIMRT_ARG_LIST(output_size);
     SHIMRT_ARG_RET(ret0);
     return shimrt_cpu__adaptive_avg_pool3d(self, output_size, output_size_len_, ret0);
+}
+
+/* aten._adaptive_avg_pool3d_backward.default: _adaptive_avg_pool3d_backward(Tensor grad_output, Tensor self) -> Tensor
+ * kernel: shimrt_cpu__adaptive_avg_pool3d_backward (CPU) */
+AOTITorchError aoti_torch_cpu__adaptive_avg_pool3d_backward(AtenTensorHandle grad_output, AtenTensorHandle self, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(grad_output);
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu__adaptive_avg_pool3d_backward(grad_output, self, ret0);
 }
 
 /* aten._addmm_activation.default: _addmm_activation(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1, bool use_gelu=False) -> Tensor
@@ -53,6 +71,17 @@ AOTITorchError aoti_torch_cpu__addmm_activation(AtenTensorHandle self, AtenTenso
     SHIMRT_ARG_TENSOR(mat2);
     SHIMRT_ARG_RET(ret0);
     return shimrt_entry_cpu__addmm_activation(self, mat1, mat2, shimrt_scalar_double(beta), shimrt_scalar_double(alpha), use_gelu, ret0);
+}
+
+/* aten._cdist_backward.default: _cdist_backward(Tensor grad_output, Tensor x1, Tensor x2, float p, Tensor cdist) -> Tensor
+ * kernel: shimrt_cpu__cdist_backward (CPU) */
+AOTITorchError aoti_torch_cpu__cdist_backward(AtenTensorHandle grad_output, AtenTensorHandle x1, AtenTensorHandle x2, double p, AtenTensorHandle cdist, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(grad_output);
+    SHIMRT_ARG_TENSOR(x1);
+    SHIMRT_ARG_TENSOR(x2);
+    SHIMRT_ARG_TENSOR(cdist);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu__cdist_backward(grad_output, x1, x2, p, cdist, ret0);
 }
 
 /* aten._cdist_forward.default: _cdist_forward(Tensor x1, Tensor x2, float p, int? compute_mode) -> Tensor
@@ -148,6 +177,24 @@ AOTITorchError aoti_torch_cpu__int_mm_out(AtenTensorHandle out, AtenTensorHandle
     return shimrt_cpu__int_mm_out(out, self, mat2);
 }
 
+/* aten._pdist_backward.default: _pdist_backward(Tensor grad_output, Tensor self, float p, Tensor pdist) -> Tensor
+ * kernel: shimrt_cpu__pdist_backward (CPU) */
+AOTITorchError aoti_torch_cpu__pdist_backward(AtenTensorHandle grad_output, AtenTensorHandle self, double p, AtenTensorHandle pdist, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(grad_output);
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_TENSOR(pdist);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu__pdist_backward(grad_output, self, p, pdist, ret0);
+}
+
+/* aten._pdist_forward.default: _pdist_forward(Tensor self, float p=2) -> Tensor
+ * kernel: shimrt_cpu__pdist_forward (CPU) */
+AOTITorchError aoti_torch_cpu__pdist_forward(AtenTensorHandle self, double p, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu__pdist_forward(self, p, ret0);
+}
+
 /* aten._scaled_dot_product_flash_attention_for_cpu.default: _scaled_dot_product_flash_attention_for_cpu(Tensor query, Tensor key, Tensor value, float dropout_p=0.0, bool is_causal=False, *, Tensor? attn_mask=None, float? scale=None) -> (Tensor output, Tensor logsumexp)
  * kernel: shimrt_cpu__scaled_dot_product_flash_attention_for_cpu (CPU) */
 AOTITorchError aoti_torch_cpu__scaled_dot_product_flash_attention_for_cpu(AtenTensorHandle query, AtenTensorHandle key, AtenTensorHandle value, double dropout_p, int32_t is_causal, AtenTensorHandle* attn_mask, double* scale, AtenTensorHandle* ret0, AtenTensorHandle* ret1) {
@@ -188,6 +235,16 @@ AOTITorchError aoti_torch_cpu_adaptive_max_pool2d(AtenTensorHandle self, const i
     return shimrt_cpu_adaptive_max_pool2d(self, output_size, output_size_len_, ret0, ret1);
 }
 
+/* aten.adaptive_max_pool2d_backward.default: adaptive_max_pool2d_backward(Tensor grad_output, Tensor self, Tensor indices) -> Tensor
+ * kernel: shimrt_cpu_adaptive_max_pool2d_backward (CPU) */
+AOTITorchError aoti_torch_cpu_adaptive_max_pool2d_backward(AtenTensorHandle grad_output, AtenTensorHandle self, AtenTensorHandle indices, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(grad_output);
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_TENSOR(indices);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu_adaptive_max_pool2d_backward(grad_output, self, indices, ret0);
+}
+
 /* aten.adaptive_max_pool3d.default: adaptive_max_pool3d(Tensor self, int[3] output_size) -> (Tensor, Tensor)
  * kernel: shimrt_cpu_adaptive_max_pool3d (CPU) */
 AOTITorchError aoti_torch_cpu_adaptive_max_pool3d(AtenTensorHandle self, const int64_t* output_size, int64_t output_size_len_, AtenTensorHandle* ret0, AtenTensorHandle* ret1) {
@@ -196,6 +253,16 @@ AOTITorchError aoti_torch_cpu_adaptive_max_pool3d(AtenTensorHandle self, const i
     SHIMRT_ARG_RET(ret0);
     SHIMRT_ARG_RET(ret1);
     return shimrt_cpu_adaptive_max_pool3d(self, output_size, output_size_len_, ret0, ret1);
+}
+
+/* aten.adaptive_max_pool3d_backward.default: adaptive_max_pool3d_backward(Tensor grad_output, Tensor self, Tensor indices) -> Tensor
+ * kernel: shimrt_cpu_adaptive_max_pool3d_backward (CPU) */
+AOTITorchError aoti_torch_cpu_adaptive_max_pool3d_backward(AtenTensorHandle grad_output, AtenTensorHandle self, AtenTensorHandle indices, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(grad_output);
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_TENSOR(indices);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu_adaptive_max_pool3d_backward(grad_output, self, indices, ret0);
 }
 
 /* aten.add.Scalar: add.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor
@@ -392,6 +459,18 @@ AOTITorchError aoti_torch_cpu_avg_pool2d(AtenTensorHandle self, const int64_t* k
     return shimrt_cpu_avg_pool2d(self, kernel_size, kernel_size_len_, stride, stride_len_, padding, padding_len_, ceil_mode, count_include_pad, divisor_override, ret0);
 }
 
+/* aten.avg_pool2d_backward.default: avg_pool2d_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor
+ * kernel: shimrt_cpu_avg_pool2d_backward (CPU) */
+AOTITorchError aoti_torch_cpu_avg_pool2d_backward(AtenTensorHandle grad_output, AtenTensorHandle self, const int64_t* kernel_size, int64_t kernel_size_len_, const int64_t* stride, int64_t stride_len_, const int64_t* padding, int64_t padding_len_, int32_t ceil_mode, int32_t count_include_pad, int64_t* divisor_override, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(grad_output);
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_LIST(kernel_size);
+    SHIMRT_ARG_LIST(stride);
+    SHIMRT_ARG_LIST(padding);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu_avg_pool2d_backward(grad_output, self, kernel_size, kernel_size_len_, stride, stride_len_, padding, padding_len_, ceil_mode, count_include_pad, divisor_override, ret0);
+}
+
 /* aten.avg_pool3d.default: avg_pool3d(Tensor self, int[3] kernel_size, int[3] stride=[], int[3] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor
  * kernel: shimrt_cpu_avg_pool3d (CPU) */
 AOTITorchError aoti_torch_cpu_avg_pool3d(AtenTensorHandle self, const int64_t* kernel_size, int64_t kernel_size_len_, const int64_t* stride, int64_t stride_len_, const int64_t* padding, int64_t padding_len_, int32_t ceil_mode, int32_t count_include_pad, int64_t* divisor_override, AtenTensorHandle* ret0) {
@@ -401,6 +480,18 @@ AOTITorchError aoti_torch_cpu_avg_pool3d(AtenTensorHandle self, const int64_t* k
     SHIMRT_ARG_LIST(padding);
     SHIMRT_ARG_RET(ret0);
     return shimrt_cpu_avg_pool3d(self, kernel_size, kernel_size_len_, stride, stride_len_, padding, padding_len_, ceil_mode, count_include_pad, divisor_override, ret0);
+}
+
+/* aten.avg_pool3d_backward.default: avg_pool3d_backward(Tensor grad_output, Tensor self, int[3] kernel_size, int[3] stride, int[3] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor
+ * kernel: shimrt_cpu_avg_pool3d_backward (CPU) */
+AOTITorchError aoti_torch_cpu_avg_pool3d_backward(AtenTensorHandle grad_output, AtenTensorHandle self, const int64_t* kernel_size, int64_t kernel_size_len_, const int64_t* stride, int64_t stride_len_, const int64_t* padding, int64_t padding_len_, int32_t ceil_mode, int32_t count_include_pad, int64_t* divisor_override, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(grad_output);
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_LIST(kernel_size);
+    SHIMRT_ARG_LIST(stride);
+    SHIMRT_ARG_LIST(padding);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu_avg_pool3d_backward(grad_output, self, kernel_size, kernel_size_len_, stride, stride_len_, padding, padding_len_, ceil_mode, count_include_pad, divisor_override, ret0);
 }
 
 /* aten.baddbmm.out: baddbmm.out(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)
@@ -594,6 +685,24 @@ AOTITorchError aoti_torch_cpu_convolution(AtenTensorHandle input, AtenTensorHand
     SHIMRT_ARG_LIST(output_padding);
     SHIMRT_ARG_RET(ret0);
     return shimrt_cpu_convolution(input, weight, SHIMRT_OPT_TENSOR(bias), stride, stride_len_, padding, padding_len_, dilation, dilation_len_, transposed, output_padding, output_padding_len_, groups, ret0);
+}
+
+/* aten.convolution_backward.default: convolution_backward(Tensor grad_output, Tensor input, Tensor weight, SymInt[]? bias_sizes, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups, bool[3] output_mask) -> (Tensor, Tensor, Tensor)
+ * kernel: shimrt_cpu_convolution_backward (CPU) */
+AOTITorchError aoti_torch_cpu_convolution_backward(AtenTensorHandle grad_output, AtenTensorHandle input, AtenTensorHandle weight, const int64_t** bias_sizes, int64_t bias_sizes_len_, const int64_t* stride, int64_t stride_len_, const int64_t* padding, int64_t padding_len_, const int64_t* dilation, int64_t dilation_len_, int32_t transposed, const int64_t* output_padding, int64_t output_padding_len_, int64_t groups, const int32_t* output_mask, int64_t output_mask_len_, AtenTensorHandle* ret0, AtenTensorHandle* ret1, AtenTensorHandle* ret2) {
+    SHIMRT_ARG_TENSOR(grad_output);
+    SHIMRT_ARG_TENSOR(input);
+    SHIMRT_ARG_TENSOR(weight);
+    SHIMRT_ARG_OPT_LIST(bias_sizes);
+    SHIMRT_ARG_LIST(stride);
+    SHIMRT_ARG_LIST(padding);
+    SHIMRT_ARG_LIST(dilation);
+    SHIMRT_ARG_LIST(output_padding);
+    SHIMRT_ARG_LIST(output_mask);
+    SHIMRT_ARG_RET(ret0);
+    SHIMRT_ARG_RET(ret1);
+    SHIMRT_ARG_RET(ret2);
+    return shimrt_cpu_convolution_backward(grad_output, input, weight, SHIMRT_OPT_LIST(bias_sizes), SHIMRT_OPT_LIST_LEN(bias_sizes), stride, stride_len_, padding, padding_len_, dilation, dilation_len_, transposed, output_padding, output_padding_len_, groups, output_mask, output_mask_len_, ret0, ret1, ret2);
 }
 
 /* aten.copy_.default: copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)
@@ -1094,6 +1203,16 @@ AOTITorchError aoti_torch_cpu_masked_scatter(AtenTensorHandle self, AtenTensorHa
     return shimrt_cpu_masked_scatter(self, mask, source, ret0);
 }
 
+/* aten.masked_scatter_backward.default: masked_scatter_backward(Tensor grad_output, Tensor mask, SymInt[] sizes) -> Tensor
+ * kernel: shimrt_cpu_masked_scatter_backward (CPU) */
+AOTITorchError aoti_torch_cpu_masked_scatter_backward(AtenTensorHandle grad_output, AtenTensorHandle mask, const int64_t* sizes, int64_t sizes_len_, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(grad_output);
+    SHIMRT_ARG_TENSOR(mask);
+    SHIMRT_ARG_LIST(sizes);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu_masked_scatter_backward(grad_output, mask, sizes, sizes_len_, ret0);
+}
+
 /* aten.masked_select.default: masked_select(Tensor self, Tensor mask) -> Tensor
  * kernel: shimrt_cpu_masked_select (CPU) */
 AOTITorchError aoti_torch_cpu_masked_select(AtenTensorHandle self, AtenTensorHandle mask, AtenTensorHandle* ret0) {
@@ -1134,6 +1253,20 @@ AOTITorchError aoti_torch_cpu_max_pool2d_with_indices(AtenTensorHandle self, con
     return shimrt_cpu_max_pool2d_with_indices(self, kernel_size, kernel_size_len_, stride, stride_len_, padding, padding_len_, dilation, dilation_len_, ceil_mode, ret0, ret1);
 }
 
+/* aten.max_pool2d_with_indices_backward.default: max_pool2d_with_indices_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2] padding, int[2] dilation, bool ceil_mode, Tensor indices) -> Tensor
+ * kernel: shimrt_cpu_max_pool2d_with_indices_backward (CPU) */
+AOTITorchError aoti_torch_cpu_max_pool2d_with_indices_backward(AtenTensorHandle grad_output, AtenTensorHandle self, const int64_t* kernel_size, int64_t kernel_size_len_, const int64_t* stride, int64_t stride_len_, const int64_t* padding, int64_t padding_len_, const int64_t* dilation, int64_t dilation_len_, int32_t ceil_mode, AtenTensorHandle indices, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(grad_output);
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_LIST(kernel_size);
+    SHIMRT_ARG_LIST(stride);
+    SHIMRT_ARG_LIST(padding);
+    SHIMRT_ARG_LIST(dilation);
+    SHIMRT_ARG_TENSOR(indices);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu_max_pool2d_with_indices_backward(grad_output, self, kernel_size, kernel_size_len_, stride, stride_len_, padding, padding_len_, dilation, dilation_len_, ceil_mode, indices, ret0);
+}
+
 /* aten.max_pool3d_with_indices.default: max_pool3d_with_indices(Tensor self, int[3] kernel_size, int[3] stride=[], int[3] padding=0, int[3] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)
  * kernel: shimrt_cpu_max_pool3d_with_indices (CPU) */
 AOTITorchError aoti_torch_cpu_max_pool3d_with_indices(AtenTensorHandle self, const int64_t* kernel_size, int64_t kernel_size_len_, const int64_t* stride, int64_t stride_len_, const int64_t* padding, int64_t padding_len_, const int64_t* dilation, int64_t dilation_len_, int32_t ceil_mode, AtenTensorHandle* ret0, AtenTensorHandle* ret1) {
@@ -1145,6 +1278,20 @@ AOTITorchError aoti_torch_cpu_max_pool3d_with_indices(AtenTensorHandle self, con
     SHIMRT_ARG_RET(ret0);
     SHIMRT_ARG_RET(ret1);
     return shimrt_cpu_max_pool3d_with_indices(self, kernel_size, kernel_size_len_, stride, stride_len_, padding, padding_len_, dilation, dilation_len_, ceil_mode, ret0, ret1);
+}
+
+/* aten.max_pool3d_with_indices_backward.default: max_pool3d_with_indices_backward(Tensor grad_output, Tensor self, int[3] kernel_size, int[3] stride, int[3] padding, int[3] dilation, bool ceil_mode, Tensor indices) -> Tensor
+ * kernel: shimrt_cpu_max_pool3d_with_indices_backward (CPU) */
+AOTITorchError aoti_torch_cpu_max_pool3d_with_indices_backward(AtenTensorHandle grad_output, AtenTensorHandle self, const int64_t* kernel_size, int64_t kernel_size_len_, const int64_t* stride, int64_t stride_len_, const int64_t* padding, int64_t padding_len_, const int64_t* dilation, int64_t dilation_len_, int32_t ceil_mode, AtenTensorHandle indices, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(grad_output);
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_LIST(kernel_size);
+    SHIMRT_ARG_LIST(stride);
+    SHIMRT_ARG_LIST(padding);
+    SHIMRT_ARG_LIST(dilation);
+    SHIMRT_ARG_TENSOR(indices);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu_max_pool3d_with_indices_backward(grad_output, self, kernel_size, kernel_size_len_, stride, stride_len_, padding, padding_len_, dilation, dilation_len_, ceil_mode, indices, ret0);
 }
 
 /* aten.max_unpool2d.default: max_unpool2d(Tensor self, Tensor indices, SymInt[2] output_size) -> Tensor
@@ -1654,6 +1801,26 @@ AOTITorchError aoti_torch_cpu_repeat_interleave_Tensor(AtenTensorHandle repeats,
     return shimrt_cpu_repeat_interleave_tensor(repeats, output_size, ret0);
 }
 
+/* aten.replication_pad1d_backward.default: replication_pad1d_backward(Tensor grad_output, Tensor self, SymInt[2] padding) -> Tensor
+ * kernel: shimrt_cpu_replication_pad1d_backward (CPU) */
+AOTITorchError aoti_torch_cpu_replication_pad1d_backward(AtenTensorHandle grad_output, AtenTensorHandle self, const int64_t* padding, int64_t padding_len_, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(grad_output);
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_LIST(padding);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu_replication_pad1d_backward(grad_output, self, padding, padding_len_, ret0);
+}
+
+/* aten.replication_pad2d_backward.default: replication_pad2d_backward(Tensor grad_output, Tensor self, SymInt[4] padding) -> Tensor
+ * kernel: shimrt_cpu_replication_pad2d_backward (CPU) */
+AOTITorchError aoti_torch_cpu_replication_pad2d_backward(AtenTensorHandle grad_output, AtenTensorHandle self, const int64_t* padding, int64_t padding_len_, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(grad_output);
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_LIST(padding);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu_replication_pad2d_backward(grad_output, self, padding, padding_len_, ret0);
+}
+
 /* aten.reshape.default: reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a)
  * kernel: shimrt_cpu_reshape (CPU) */
 AOTITorchError aoti_torch_cpu_reshape(AtenTensorHandle self, const int64_t* shape, int64_t shape_len_, AtenTensorHandle* ret0) {
@@ -1815,6 +1982,16 @@ AOTITorchError aoti_torch_cpu_slice_Tensor(AtenTensorHandle self, int64_t dim, i
     SHIMRT_ARG_TENSOR(self);
     SHIMRT_ARG_RET(ret0);
     return shimrt_slice_tensor(self, dim, start, end, step, ret0);
+}
+
+/* aten.soft_margin_loss_backward.default: soft_margin_loss_backward(Tensor grad_output, Tensor self, Tensor target, int reduction) -> Tensor
+ * kernel: shimrt_cpu_soft_margin_loss_backward (CPU) */
+AOTITorchError aoti_torch_cpu_soft_margin_loss_backward(AtenTensorHandle grad_output, AtenTensorHandle self, AtenTensorHandle target, int64_t reduction, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(grad_output);
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_TENSOR(target);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu_soft_margin_loss_backward(grad_output, self, target, reduction, ret0);
 }
 
 /* aten.softmax.int: softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor
@@ -1985,6 +2162,16 @@ AOTITorchError aoti_torch_cpu_unsqueeze(AtenTensorHandle self, int64_t dim, Aten
     SHIMRT_ARG_TENSOR(self);
     SHIMRT_ARG_RET(ret0);
     return shimrt_unsqueeze(self, dim, ret0);
+}
+
+/* aten.upsample_linear1d_backward.default: upsample_linear1d_backward(Tensor grad_output, SymInt[1] output_size, SymInt[3] input_size, bool align_corners, float? scales=None) -> Tensor
+ * kernel: shimrt_cpu_upsample_linear1d_backward (CPU) */
+AOTITorchError aoti_torch_cpu_upsample_linear1d_backward(AtenTensorHandle grad_output, const int64_t* output_size, int64_t output_size_len_, const int64_t* input_size, int64_t input_size_len_, int32_t align_corners, double* scales, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(grad_output);
+    SHIMRT_ARG_LIST(output_size);
+    SHIMRT_ARG_LIST(input_size);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu_upsample_linear1d_backward(grad_output, output_size, output_size_len_, input_size, input_size_len_, align_corners, scales, ret0);
 }
 
 /* aten.view.default: view(Tensor(a) self, SymInt[] size) -> Tensor(a)

@@ -31,6 +31,20 @@ AOTITorchError aoti_torch_cuda__adaptive_avg_pool2d(AtenTensorHandle self, const
     return AOTI_TORCH_SUCCESS;
 }
 
+/* aten._adaptive_avg_pool2d_backward.default: _adaptive_avg_pool2d_backward(Tensor grad_output, Tensor self) -> Tensor */
+AOTITorchError aoti_torch_cuda__adaptive_avg_pool2d_backward(AtenTensorHandle grad_output, AtenTensorHandle self, AtenTensorHandle* ret0) {
+    static shimrt_op_cache op_;
+    StableIValue stack_[2];
+    shimrt_pack pack_;
+    SHIMRT_ARG_RET(ret0);
+    shimrt_pack_begin(&pack_, __func__, stack_, 2);
+    shimrt_pack_tensor(&pack_, "grad_output", grad_output);
+    shimrt_pack_tensor(&pack_, "self", self);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::_adaptive_avg_pool2d_backward", ""));
+    *ret0 = siv_to_tensor(stack_[0]);
+    return AOTI_TORCH_SUCCESS;
+}
+
 /* aten._adaptive_avg_pool3d.default: _adaptive_avg_pool3d(Tensor self, SymInt[3] output_size) -> Tensor */
 AOTITorchError aoti_torch_cuda__adaptive_avg_pool3d(AtenTensorHandle self, const int64_t* output_size, int64_t output_size_len_, AtenTensorHandle* ret0) {
     static shimrt_op_cache op_;
@@ -41,6 +55,20 @@ AOTITorchError aoti_torch_cuda__adaptive_avg_pool3d(AtenTensorHandle self, const
     shimrt_pack_tensor(&pack_, "self", self);
     shimrt_pack_int_list(&pack_, "output_size", output_size, output_size_len_);
     SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::_adaptive_avg_pool3d", ""));
+    *ret0 = siv_to_tensor(stack_[0]);
+    return AOTI_TORCH_SUCCESS;
+}
+
+/* aten._adaptive_avg_pool3d_backward.default: _adaptive_avg_pool3d_backward(Tensor grad_output, Tensor self) -> Tensor */
+AOTITorchError aoti_torch_cuda__adaptive_avg_pool3d_backward(AtenTensorHandle grad_output, AtenTensorHandle self, AtenTensorHandle* ret0) {
+    static shimrt_op_cache op_;
+    StableIValue stack_[2];
+    shimrt_pack pack_;
+    SHIMRT_ARG_RET(ret0);
+    shimrt_pack_begin(&pack_, __func__, stack_, 2);
+    shimrt_pack_tensor(&pack_, "grad_output", grad_output);
+    shimrt_pack_tensor(&pack_, "self", self);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::_adaptive_avg_pool3d_backward", ""));
     *ret0 = siv_to_tensor(stack_[0]);
     return AOTI_TORCH_SUCCESS;
 }
@@ -59,6 +87,23 @@ AOTITorchError aoti_torch_cuda__addmm_activation(AtenTensorHandle self, AtenTens
     shimrt_pack_scalar(&pack_, alpha);
     shimrt_pack_bool(&pack_, use_gelu);
     SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::_addmm_activation", ""));
+    *ret0 = siv_to_tensor(stack_[0]);
+    return AOTI_TORCH_SUCCESS;
+}
+
+/* aten._cdist_backward.default: _cdist_backward(Tensor grad_output, Tensor x1, Tensor x2, float p, Tensor cdist) -> Tensor */
+AOTITorchError aoti_torch_cuda__cdist_backward(AtenTensorHandle grad_output, AtenTensorHandle x1, AtenTensorHandle x2, double p, AtenTensorHandle cdist, AtenTensorHandle* ret0) {
+    static shimrt_op_cache op_;
+    StableIValue stack_[5];
+    shimrt_pack pack_;
+    SHIMRT_ARG_RET(ret0);
+    shimrt_pack_begin(&pack_, __func__, stack_, 5);
+    shimrt_pack_tensor(&pack_, "grad_output", grad_output);
+    shimrt_pack_tensor(&pack_, "x1", x1);
+    shimrt_pack_tensor(&pack_, "x2", x2);
+    shimrt_pack_float(&pack_, p);
+    shimrt_pack_tensor(&pack_, "cdist", cdist);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::_cdist_backward", ""));
     *ret0 = siv_to_tensor(stack_[0]);
     return AOTI_TORCH_SUCCESS;
 }
@@ -418,6 +463,36 @@ AOTITorchError aoti_torch_cuda__int_mm_out(AtenTensorHandle out, AtenTensorHandl
     return AOTI_TORCH_SUCCESS;
 }
 
+/* aten._pdist_backward.default: _pdist_backward(Tensor grad_output, Tensor self, float p, Tensor pdist) -> Tensor */
+AOTITorchError aoti_torch_cuda__pdist_backward(AtenTensorHandle grad_output, AtenTensorHandle self, double p, AtenTensorHandle pdist, AtenTensorHandle* ret0) {
+    static shimrt_op_cache op_;
+    StableIValue stack_[4];
+    shimrt_pack pack_;
+    SHIMRT_ARG_RET(ret0);
+    shimrt_pack_begin(&pack_, __func__, stack_, 4);
+    shimrt_pack_tensor(&pack_, "grad_output", grad_output);
+    shimrt_pack_tensor(&pack_, "self", self);
+    shimrt_pack_float(&pack_, p);
+    shimrt_pack_tensor(&pack_, "pdist", pdist);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::_pdist_backward", ""));
+    *ret0 = siv_to_tensor(stack_[0]);
+    return AOTI_TORCH_SUCCESS;
+}
+
+/* aten._pdist_forward.default: _pdist_forward(Tensor self, float p=2) -> Tensor */
+AOTITorchError aoti_torch_cuda__pdist_forward(AtenTensorHandle self, double p, AtenTensorHandle* ret0) {
+    static shimrt_op_cache op_;
+    StableIValue stack_[2];
+    shimrt_pack pack_;
+    SHIMRT_ARG_RET(ret0);
+    shimrt_pack_begin(&pack_, __func__, stack_, 2);
+    shimrt_pack_tensor(&pack_, "self", self);
+    shimrt_pack_float(&pack_, p);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::_pdist_forward", ""));
+    *ret0 = siv_to_tensor(stack_[0]);
+    return AOTI_TORCH_SUCCESS;
+}
+
 /* aten._scaled_dot_product_cudnn_attention.default: _scaled_dot_product_cudnn_attention(Tensor query, Tensor key, Tensor value, Tensor? attn_bias, bool compute_log_sumexp, float dropout_p=0.0, bool is_causal=False, bool return_debug_mask=False, *, float? scale=None) -> (Tensor output, Tensor logsumexp, Tensor cum_seq_q, Tensor cum_seq_k, SymInt max_q, SymInt max_k, Tensor philox_seed, Tensor philox_offset, Tensor debug_attn_mask)
  * no body: Could not run 'aten::_scaled_dot_product_cudnn_attention' with arguments from the 'CUDA' backend: libshimrt has no CUDA kernel for it and no CPU kernel to fall back to (docs/cuda.md) */
 AOTITorchError aoti_torch_cuda__scaled_dot_product_cudnn_attention(AtenTensorHandle query, AtenTensorHandle key, AtenTensorHandle value, AtenTensorHandle* attn_bias, int32_t compute_log_sumexp, double dropout_p, int32_t is_causal, int32_t return_debug_mask, double* scale, AtenTensorHandle* ret0, AtenTensorHandle* ret1, AtenTensorHandle* ret2, AtenTensorHandle* ret3, int64_t* ret4, int64_t* ret5, AtenTensorHandle* ret6, AtenTensorHandle* ret7, AtenTensorHandle* ret8) {
@@ -732,6 +807,21 @@ AOTITorchError aoti_torch_cuda_adaptive_max_pool2d(AtenTensorHandle self, const 
     return AOTI_TORCH_SUCCESS;
 }
 
+/* aten.adaptive_max_pool2d_backward.default: adaptive_max_pool2d_backward(Tensor grad_output, Tensor self, Tensor indices) -> Tensor */
+AOTITorchError aoti_torch_cuda_adaptive_max_pool2d_backward(AtenTensorHandle grad_output, AtenTensorHandle self, AtenTensorHandle indices, AtenTensorHandle* ret0) {
+    static shimrt_op_cache op_;
+    StableIValue stack_[3];
+    shimrt_pack pack_;
+    SHIMRT_ARG_RET(ret0);
+    shimrt_pack_begin(&pack_, __func__, stack_, 3);
+    shimrt_pack_tensor(&pack_, "grad_output", grad_output);
+    shimrt_pack_tensor(&pack_, "self", self);
+    shimrt_pack_tensor(&pack_, "indices", indices);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::adaptive_max_pool2d_backward", ""));
+    *ret0 = siv_to_tensor(stack_[0]);
+    return AOTI_TORCH_SUCCESS;
+}
+
 /* aten.adaptive_max_pool3d.default: adaptive_max_pool3d(Tensor self, int[3] output_size) -> (Tensor, Tensor) */
 AOTITorchError aoti_torch_cuda_adaptive_max_pool3d(AtenTensorHandle self, const int64_t* output_size, int64_t output_size_len_, AtenTensorHandle* ret0, AtenTensorHandle* ret1) {
     static shimrt_op_cache op_;
@@ -745,6 +835,21 @@ AOTITorchError aoti_torch_cuda_adaptive_max_pool3d(AtenTensorHandle self, const 
     SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::adaptive_max_pool3d", ""));
     *ret0 = siv_to_tensor(stack_[0]);
     *ret1 = siv_to_tensor(stack_[1]);
+    return AOTI_TORCH_SUCCESS;
+}
+
+/* aten.adaptive_max_pool3d_backward.default: adaptive_max_pool3d_backward(Tensor grad_output, Tensor self, Tensor indices) -> Tensor */
+AOTITorchError aoti_torch_cuda_adaptive_max_pool3d_backward(AtenTensorHandle grad_output, AtenTensorHandle self, AtenTensorHandle indices, AtenTensorHandle* ret0) {
+    static shimrt_op_cache op_;
+    StableIValue stack_[3];
+    shimrt_pack pack_;
+    SHIMRT_ARG_RET(ret0);
+    shimrt_pack_begin(&pack_, __func__, stack_, 3);
+    shimrt_pack_tensor(&pack_, "grad_output", grad_output);
+    shimrt_pack_tensor(&pack_, "self", self);
+    shimrt_pack_tensor(&pack_, "indices", indices);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::adaptive_max_pool3d_backward", ""));
+    *ret0 = siv_to_tensor(stack_[0]);
     return AOTI_TORCH_SUCCESS;
 }
 
@@ -949,6 +1054,26 @@ AOTITorchError aoti_torch_cuda_avg_pool2d(AtenTensorHandle self, const int64_t* 
     return AOTI_TORCH_SUCCESS;
 }
 
+/* aten.avg_pool2d_backward.default: avg_pool2d_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor */
+AOTITorchError aoti_torch_cuda_avg_pool2d_backward(AtenTensorHandle grad_output, AtenTensorHandle self, const int64_t* kernel_size, int64_t kernel_size_len_, const int64_t* stride, int64_t stride_len_, const int64_t* padding, int64_t padding_len_, int32_t ceil_mode, int32_t count_include_pad, int64_t* divisor_override, AtenTensorHandle* ret0) {
+    static shimrt_op_cache op_;
+    StableIValue stack_[8];
+    shimrt_pack pack_;
+    SHIMRT_ARG_RET(ret0);
+    shimrt_pack_begin(&pack_, __func__, stack_, 8);
+    shimrt_pack_tensor(&pack_, "grad_output", grad_output);
+    shimrt_pack_tensor(&pack_, "self", self);
+    shimrt_pack_int_list(&pack_, "kernel_size", kernel_size, kernel_size_len_);
+    shimrt_pack_int_list(&pack_, "stride", stride, stride_len_);
+    shimrt_pack_int_list(&pack_, "padding", padding, padding_len_);
+    shimrt_pack_bool(&pack_, ceil_mode);
+    shimrt_pack_bool(&pack_, count_include_pad);
+    shimrt_pack_opt_int(&pack_, divisor_override);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::avg_pool2d_backward", ""));
+    *ret0 = siv_to_tensor(stack_[0]);
+    return AOTI_TORCH_SUCCESS;
+}
+
 /* aten.avg_pool3d.default: avg_pool3d(Tensor self, int[3] kernel_size, int[3] stride=[], int[3] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor */
 AOTITorchError aoti_torch_cuda_avg_pool3d(AtenTensorHandle self, const int64_t* kernel_size, int64_t kernel_size_len_, const int64_t* stride, int64_t stride_len_, const int64_t* padding, int64_t padding_len_, int32_t ceil_mode, int32_t count_include_pad, int64_t* divisor_override, AtenTensorHandle* ret0) {
     static shimrt_op_cache op_;
@@ -964,6 +1089,26 @@ AOTITorchError aoti_torch_cuda_avg_pool3d(AtenTensorHandle self, const int64_t* 
     shimrt_pack_bool(&pack_, count_include_pad);
     shimrt_pack_opt_int(&pack_, divisor_override);
     SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::avg_pool3d", ""));
+    *ret0 = siv_to_tensor(stack_[0]);
+    return AOTI_TORCH_SUCCESS;
+}
+
+/* aten.avg_pool3d_backward.default: avg_pool3d_backward(Tensor grad_output, Tensor self, int[3] kernel_size, int[3] stride, int[3] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor */
+AOTITorchError aoti_torch_cuda_avg_pool3d_backward(AtenTensorHandle grad_output, AtenTensorHandle self, const int64_t* kernel_size, int64_t kernel_size_len_, const int64_t* stride, int64_t stride_len_, const int64_t* padding, int64_t padding_len_, int32_t ceil_mode, int32_t count_include_pad, int64_t* divisor_override, AtenTensorHandle* ret0) {
+    static shimrt_op_cache op_;
+    StableIValue stack_[8];
+    shimrt_pack pack_;
+    SHIMRT_ARG_RET(ret0);
+    shimrt_pack_begin(&pack_, __func__, stack_, 8);
+    shimrt_pack_tensor(&pack_, "grad_output", grad_output);
+    shimrt_pack_tensor(&pack_, "self", self);
+    shimrt_pack_int_list(&pack_, "kernel_size", kernel_size, kernel_size_len_);
+    shimrt_pack_int_list(&pack_, "stride", stride, stride_len_);
+    shimrt_pack_int_list(&pack_, "padding", padding, padding_len_);
+    shimrt_pack_bool(&pack_, ceil_mode);
+    shimrt_pack_bool(&pack_, count_include_pad);
+    shimrt_pack_opt_int(&pack_, divisor_override);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::avg_pool3d_backward", ""));
     *ret0 = siv_to_tensor(stack_[0]);
     return AOTI_TORCH_SUCCESS;
 }
@@ -1210,6 +1355,33 @@ AOTITorchError aoti_torch_cuda_convolution(AtenTensorHandle input, AtenTensorHan
     shimrt_pack_int(&pack_, groups);
     SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::convolution", ""));
     *ret0 = siv_to_tensor(stack_[0]);
+    return AOTI_TORCH_SUCCESS;
+}
+
+/* aten.convolution_backward.default: convolution_backward(Tensor grad_output, Tensor input, Tensor weight, SymInt[]? bias_sizes, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups, bool[3] output_mask) -> (Tensor, Tensor, Tensor) */
+AOTITorchError aoti_torch_cuda_convolution_backward(AtenTensorHandle grad_output, AtenTensorHandle input, AtenTensorHandle weight, const int64_t** bias_sizes, int64_t bias_sizes_len_, const int64_t* stride, int64_t stride_len_, const int64_t* padding, int64_t padding_len_, const int64_t* dilation, int64_t dilation_len_, int32_t transposed, const int64_t* output_padding, int64_t output_padding_len_, int64_t groups, const int32_t* output_mask, int64_t output_mask_len_, AtenTensorHandle* ret0, AtenTensorHandle* ret1, AtenTensorHandle* ret2) {
+    static shimrt_op_cache op_;
+    StableIValue stack_[11];
+    shimrt_pack pack_;
+    SHIMRT_ARG_RET(ret0);
+    SHIMRT_ARG_RET(ret1);
+    SHIMRT_ARG_RET(ret2);
+    shimrt_pack_begin(&pack_, __func__, stack_, 11);
+    shimrt_pack_tensor(&pack_, "grad_output", grad_output);
+    shimrt_pack_tensor(&pack_, "input", input);
+    shimrt_pack_tensor(&pack_, "weight", weight);
+    shimrt_pack_opt_int_list(&pack_, "bias_sizes", bias_sizes, bias_sizes_len_);
+    shimrt_pack_int_list(&pack_, "stride", stride, stride_len_);
+    shimrt_pack_int_list(&pack_, "padding", padding, padding_len_);
+    shimrt_pack_int_list(&pack_, "dilation", dilation, dilation_len_);
+    shimrt_pack_bool(&pack_, transposed);
+    shimrt_pack_int_list(&pack_, "output_padding", output_padding, output_padding_len_);
+    shimrt_pack_int(&pack_, groups);
+    shimrt_pack_bool_list(&pack_, "output_mask", output_mask, output_mask_len_);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::convolution_backward", ""));
+    *ret0 = siv_to_tensor(stack_[0]);
+    *ret1 = siv_to_tensor(stack_[1]);
+    *ret2 = siv_to_tensor(stack_[2]);
     return AOTI_TORCH_SUCCESS;
 }
 
@@ -1807,6 +1979,21 @@ AOTITorchError aoti_torch_cuda_masked_scatter(AtenTensorHandle self, AtenTensorH
     return AOTI_TORCH_SUCCESS;
 }
 
+/* aten.masked_scatter_backward.default: masked_scatter_backward(Tensor grad_output, Tensor mask, SymInt[] sizes) -> Tensor */
+AOTITorchError aoti_torch_cuda_masked_scatter_backward(AtenTensorHandle grad_output, AtenTensorHandle mask, const int64_t* sizes, int64_t sizes_len_, AtenTensorHandle* ret0) {
+    static shimrt_op_cache op_;
+    StableIValue stack_[3];
+    shimrt_pack pack_;
+    SHIMRT_ARG_RET(ret0);
+    shimrt_pack_begin(&pack_, __func__, stack_, 3);
+    shimrt_pack_tensor(&pack_, "grad_output", grad_output);
+    shimrt_pack_tensor(&pack_, "mask", mask);
+    shimrt_pack_int_list(&pack_, "sizes", sizes, sizes_len_);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::masked_scatter_backward", ""));
+    *ret0 = siv_to_tensor(stack_[0]);
+    return AOTI_TORCH_SUCCESS;
+}
+
 /* aten.masked_select.default: masked_select(Tensor self, Tensor mask) -> Tensor */
 AOTITorchError aoti_torch_cuda_masked_select(AtenTensorHandle self, AtenTensorHandle mask, AtenTensorHandle* ret0) {
     static shimrt_op_cache op_;
@@ -1859,6 +2046,26 @@ AOTITorchError aoti_torch_cuda_max_pool2d_with_indices(AtenTensorHandle self, co
     return AOTI_TORCH_SUCCESS;
 }
 
+/* aten.max_pool2d_with_indices_backward.default: max_pool2d_with_indices_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2] padding, int[2] dilation, bool ceil_mode, Tensor indices) -> Tensor */
+AOTITorchError aoti_torch_cuda_max_pool2d_with_indices_backward(AtenTensorHandle grad_output, AtenTensorHandle self, const int64_t* kernel_size, int64_t kernel_size_len_, const int64_t* stride, int64_t stride_len_, const int64_t* padding, int64_t padding_len_, const int64_t* dilation, int64_t dilation_len_, int32_t ceil_mode, AtenTensorHandle indices, AtenTensorHandle* ret0) {
+    static shimrt_op_cache op_;
+    StableIValue stack_[8];
+    shimrt_pack pack_;
+    SHIMRT_ARG_RET(ret0);
+    shimrt_pack_begin(&pack_, __func__, stack_, 8);
+    shimrt_pack_tensor(&pack_, "grad_output", grad_output);
+    shimrt_pack_tensor(&pack_, "self", self);
+    shimrt_pack_int_list(&pack_, "kernel_size", kernel_size, kernel_size_len_);
+    shimrt_pack_int_list(&pack_, "stride", stride, stride_len_);
+    shimrt_pack_int_list(&pack_, "padding", padding, padding_len_);
+    shimrt_pack_int_list(&pack_, "dilation", dilation, dilation_len_);
+    shimrt_pack_bool(&pack_, ceil_mode);
+    shimrt_pack_tensor(&pack_, "indices", indices);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::max_pool2d_with_indices_backward", ""));
+    *ret0 = siv_to_tensor(stack_[0]);
+    return AOTI_TORCH_SUCCESS;
+}
+
 /* aten.max_pool3d_with_indices.default: max_pool3d_with_indices(Tensor self, int[3] kernel_size, int[3] stride=[], int[3] padding=0, int[3] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor) */
 AOTITorchError aoti_torch_cuda_max_pool3d_with_indices(AtenTensorHandle self, const int64_t* kernel_size, int64_t kernel_size_len_, const int64_t* stride, int64_t stride_len_, const int64_t* padding, int64_t padding_len_, const int64_t* dilation, int64_t dilation_len_, int32_t ceil_mode, AtenTensorHandle* ret0, AtenTensorHandle* ret1) {
     static shimrt_op_cache op_;
@@ -1876,6 +2083,26 @@ AOTITorchError aoti_torch_cuda_max_pool3d_with_indices(AtenTensorHandle self, co
     SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::max_pool3d_with_indices", ""));
     *ret0 = siv_to_tensor(stack_[0]);
     *ret1 = siv_to_tensor(stack_[1]);
+    return AOTI_TORCH_SUCCESS;
+}
+
+/* aten.max_pool3d_with_indices_backward.default: max_pool3d_with_indices_backward(Tensor grad_output, Tensor self, int[3] kernel_size, int[3] stride, int[3] padding, int[3] dilation, bool ceil_mode, Tensor indices) -> Tensor */
+AOTITorchError aoti_torch_cuda_max_pool3d_with_indices_backward(AtenTensorHandle grad_output, AtenTensorHandle self, const int64_t* kernel_size, int64_t kernel_size_len_, const int64_t* stride, int64_t stride_len_, const int64_t* padding, int64_t padding_len_, const int64_t* dilation, int64_t dilation_len_, int32_t ceil_mode, AtenTensorHandle indices, AtenTensorHandle* ret0) {
+    static shimrt_op_cache op_;
+    StableIValue stack_[8];
+    shimrt_pack pack_;
+    SHIMRT_ARG_RET(ret0);
+    shimrt_pack_begin(&pack_, __func__, stack_, 8);
+    shimrt_pack_tensor(&pack_, "grad_output", grad_output);
+    shimrt_pack_tensor(&pack_, "self", self);
+    shimrt_pack_int_list(&pack_, "kernel_size", kernel_size, kernel_size_len_);
+    shimrt_pack_int_list(&pack_, "stride", stride, stride_len_);
+    shimrt_pack_int_list(&pack_, "padding", padding, padding_len_);
+    shimrt_pack_int_list(&pack_, "dilation", dilation, dilation_len_);
+    shimrt_pack_bool(&pack_, ceil_mode);
+    shimrt_pack_tensor(&pack_, "indices", indices);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::max_pool3d_with_indices_backward", ""));
+    *ret0 = siv_to_tensor(stack_[0]);
     return AOTI_TORCH_SUCCESS;
 }
 
@@ -2708,6 +2935,36 @@ AOTITorchError aoti_torch_cuda_repeat_interleave_Tensor(AtenTensorHandle repeats
     return AOTI_TORCH_SUCCESS;
 }
 
+/* aten.replication_pad1d_backward.default: replication_pad1d_backward(Tensor grad_output, Tensor self, SymInt[2] padding) -> Tensor */
+AOTITorchError aoti_torch_cuda_replication_pad1d_backward(AtenTensorHandle grad_output, AtenTensorHandle self, const int64_t* padding, int64_t padding_len_, AtenTensorHandle* ret0) {
+    static shimrt_op_cache op_;
+    StableIValue stack_[3];
+    shimrt_pack pack_;
+    SHIMRT_ARG_RET(ret0);
+    shimrt_pack_begin(&pack_, __func__, stack_, 3);
+    shimrt_pack_tensor(&pack_, "grad_output", grad_output);
+    shimrt_pack_tensor(&pack_, "self", self);
+    shimrt_pack_int_list(&pack_, "padding", padding, padding_len_);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::replication_pad1d_backward", ""));
+    *ret0 = siv_to_tensor(stack_[0]);
+    return AOTI_TORCH_SUCCESS;
+}
+
+/* aten.replication_pad2d_backward.default: replication_pad2d_backward(Tensor grad_output, Tensor self, SymInt[4] padding) -> Tensor */
+AOTITorchError aoti_torch_cuda_replication_pad2d_backward(AtenTensorHandle grad_output, AtenTensorHandle self, const int64_t* padding, int64_t padding_len_, AtenTensorHandle* ret0) {
+    static shimrt_op_cache op_;
+    StableIValue stack_[3];
+    shimrt_pack pack_;
+    SHIMRT_ARG_RET(ret0);
+    shimrt_pack_begin(&pack_, __func__, stack_, 3);
+    shimrt_pack_tensor(&pack_, "grad_output", grad_output);
+    shimrt_pack_tensor(&pack_, "self", self);
+    shimrt_pack_int_list(&pack_, "padding", padding, padding_len_);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::replication_pad2d_backward", ""));
+    *ret0 = siv_to_tensor(stack_[0]);
+    return AOTI_TORCH_SUCCESS;
+}
+
 /* aten.reshape.default: reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a)
  * kernel: shimrt_cuda_reshape (CUDA) */
 AOTITorchError aoti_torch_cuda_reshape(AtenTensorHandle self, const int64_t* shape, int64_t shape_len_, AtenTensorHandle* ret0) {
@@ -2887,6 +3144,22 @@ AOTITorchError aoti_torch_cuda_slice_Tensor(AtenTensorHandle self, int64_t dim, 
     SHIMRT_ARG_TENSOR(self);
     SHIMRT_ARG_RET(ret0);
     return shimrt_slice_tensor(self, dim, start, end, step, ret0);
+}
+
+/* aten.soft_margin_loss_backward.default: soft_margin_loss_backward(Tensor grad_output, Tensor self, Tensor target, int reduction) -> Tensor */
+AOTITorchError aoti_torch_cuda_soft_margin_loss_backward(AtenTensorHandle grad_output, AtenTensorHandle self, AtenTensorHandle target, int64_t reduction, AtenTensorHandle* ret0) {
+    static shimrt_op_cache op_;
+    StableIValue stack_[4];
+    shimrt_pack pack_;
+    SHIMRT_ARG_RET(ret0);
+    shimrt_pack_begin(&pack_, __func__, stack_, 4);
+    shimrt_pack_tensor(&pack_, "grad_output", grad_output);
+    shimrt_pack_tensor(&pack_, "self", self);
+    shimrt_pack_tensor(&pack_, "target", target);
+    shimrt_pack_int(&pack_, reduction);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::soft_margin_loss_backward", ""));
+    *ret0 = siv_to_tensor(stack_[0]);
+    return AOTI_TORCH_SUCCESS;
 }
 
 /* aten.softmax.int: softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor
@@ -3084,6 +3357,23 @@ AOTITorchError aoti_torch_cuda_unsqueeze(AtenTensorHandle self, int64_t dim, Ate
     SHIMRT_ARG_TENSOR(self);
     SHIMRT_ARG_RET(ret0);
     return shimrt_unsqueeze(self, dim, ret0);
+}
+
+/* aten.upsample_linear1d_backward.default: upsample_linear1d_backward(Tensor grad_output, SymInt[1] output_size, SymInt[3] input_size, bool align_corners, float? scales=None) -> Tensor */
+AOTITorchError aoti_torch_cuda_upsample_linear1d_backward(AtenTensorHandle grad_output, const int64_t* output_size, int64_t output_size_len_, const int64_t* input_size, int64_t input_size_len_, int32_t align_corners, double* scales, AtenTensorHandle* ret0) {
+    static shimrt_op_cache op_;
+    StableIValue stack_[5];
+    shimrt_pack pack_;
+    SHIMRT_ARG_RET(ret0);
+    shimrt_pack_begin(&pack_, __func__, stack_, 5);
+    shimrt_pack_tensor(&pack_, "grad_output", grad_output);
+    shimrt_pack_int_list(&pack_, "output_size", output_size, output_size_len_);
+    shimrt_pack_int_list(&pack_, "input_size", input_size, input_size_len_);
+    shimrt_pack_bool(&pack_, align_corners);
+    shimrt_pack_opt_float(&pack_, scales);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::upsample_linear1d_backward", ""));
+    *ret0 = siv_to_tensor(stack_[0]);
+    return AOTI_TORCH_SUCCESS;
 }
 
 /* aten.view.default: view(Tensor(a) self, SymInt[] size) -> Tensor(a)

@@ -16,16 +16,10 @@
 #include <string.h>
 
 #include "aoti_ops.h"
+#include "conv_internal.h"
 #include "cpu_kernels.h"
 
 void omp_set_num_threads(int n);
-
-typedef struct {
-    int nsp;             /* spatial dims: 1, 2 or 3 */
-    int64_t n, c, oc, g; /* batch, input channels, output channels, groups */
-    int64_t in[3], k[3], out[3], s[3], p[3], d[3], op[3];
-    bool transposed;
-} conv_p;
 
 /* PyTorch's is_channels_last_strides_2d / _3d: the dims visited C, W, H, (D,) N must have
  * non-decreasing strides. */
@@ -494,4 +488,14 @@ AOTITorchError shimrt_cpu_convolution(AtenTensorHandle input, AtenTensorHandle w
     shimrt_tensor_free(b);
     shimrt_tensor_free(y);
     return shimrt_k_hand_out(err, out, ret0);
+}
+
+AOTITorchError shimrt_k_conv_check(const char *op, AtenTensorHandle input, AtenTensorHandle weight,
+                                   AtenTensorHandle bias, const int64_t *stride, int64_t stride_len,
+                                   const int64_t *padding, int64_t padding_len,
+                                   const int64_t *dilation, int64_t dilation_len,
+                                   int32_t transposed, const int64_t *output_padding,
+                                   int64_t output_padding_len, int64_t groups, conv_p *q) {
+    return conv_check(op, input, weight, bias, stride, stride_len, padding, padding_len, dilation,
+                      dilation_len, transposed, output_padding, output_padding_len, groups, q);
 }

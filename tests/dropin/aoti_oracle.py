@@ -414,26 +414,29 @@ def mm_family():
          lambda: A._int_mm.out(a, b, out=torch.zeros(4, 4, dtype=torch.int32)))
 
 
+# (input shape, weight shape, stride, padding, dilation, transposed, output_padding, groups)
+CONV_CASES = [
+    ([2, 3, 9], [4, 3, 3], [1], [0], [1], 0, [0], 1),
+    ([1, 4, 10], [6, 2, 3], [2], [1], [2], 0, [0], 2),
+    ([2, 3, 7, 8], [5, 3, 3, 3], [1, 1], [1, 1], [1, 1], 0, [0, 0], 1),
+    ([2, 3, 7, 8], [5, 3, 3, 3], [2], [1], [1], 0, [0], 1),
+    ([1, 4, 9, 7], [8, 1, 3, 3], [1, 2], [1, 0], [2, 1], 0, [0, 0], 4),
+    ([2, 6, 8, 8], [6, 1, 3, 3], [1], [1], [1], 0, [0], 6),
+    ([1, 8, 5, 5], [16, 8, 1, 1], [1], [0], [1], 0, [0], 1),
+    ([2, 3, 15, 15], [4, 3, 7, 7], [2], [3], [1], 0, [0], 1),
+    ([1, 2, 5, 6, 4], [3, 2, 3, 3, 2], [1], [1], [1], 0, [0], 1),
+    ([1, 4, 4, 5, 6], [4, 2, 2, 3, 3], [2, 1, 1], [0, 1, 1], [1], 0, [0], 2),
+    ([2, 4, 5], [4, 3, 3], [2], [1], [1], 1, [1], 1),
+    ([1, 4, 5, 5], [4, 2, 3, 3], [2], [1], [1], 1, [1], 1),
+    ([1, 4, 5, 6], [4, 1, 3, 2], [2, 3], [1, 0], [1, 2], 1, [1, 0], 2),
+    ([1, 3, 3, 4, 4], [3, 2, 2, 2, 2], [2], [0], [1], 1, [0], 1),
+    ([0, 3, 5, 5], [4, 3, 3, 3], [1], [0], [1], 0, [0], 1),
+    ([2, 3, 1, 1], [4, 3, 1, 1], [1], [0], [1], 0, [0], 1),
+]
+
+
 def conv_family():
-    # (input shape, weight shape, stride, padding, dilation, transposed, output_padding, groups)
-    cases = [
-        ([2, 3, 9], [4, 3, 3], [1], [0], [1], 0, [0], 1),
-        ([1, 4, 10], [6, 2, 3], [2], [1], [2], 0, [0], 2),
-        ([2, 3, 7, 8], [5, 3, 3, 3], [1, 1], [1, 1], [1, 1], 0, [0, 0], 1),
-        ([2, 3, 7, 8], [5, 3, 3, 3], [2], [1], [1], 0, [0], 1),
-        ([1, 4, 9, 7], [8, 1, 3, 3], [1, 2], [1, 0], [2, 1], 0, [0, 0], 4),
-        ([2, 6, 8, 8], [6, 1, 3, 3], [1], [1], [1], 0, [0], 6),
-        ([1, 8, 5, 5], [16, 8, 1, 1], [1], [0], [1], 0, [0], 1),
-        ([2, 3, 15, 15], [4, 3, 7, 7], [2], [3], [1], 0, [0], 1),
-        ([1, 2, 5, 6, 4], [3, 2, 3, 3, 2], [1], [1], [1], 0, [0], 1),
-        ([1, 4, 4, 5, 6], [4, 2, 2, 3, 3], [2, 1, 1], [0, 1, 1], [1], 0, [0], 2),
-        ([2, 4, 5], [4, 3, 3], [2], [1], [1], 1, [1], 1),
-        ([1, 4, 5, 5], [4, 2, 3, 3], [2], [1], [1], 1, [1], 1),
-        ([1, 4, 5, 6], [4, 1, 3, 2], [2, 3], [1, 0], [1, 2], 1, [1, 0], 2),
-        ([1, 3, 3, 4, 4], [3, 2, 2, 2, 2], [2], [0], [1], 1, [0], 1),
-        ([0, 3, 5, 5], [4, 3, 3, 3], [1], [0], [1], 0, [0], 1),
-        ([2, 3, 1, 1], [4, 3, 1, 1], [1], [0], [1], 0, [0], 1),
-    ]
+    cases = CONV_CASES
     bad = [
         ([2, 3, 7, 8], [5, 4, 3, 3], [1], [0], [1], 0, [0], 1),   # channels
         ([2, 3, 2, 2], [5, 3, 3, 3], [1], [0], [1], 0, [0], 1),   # kernel too big
@@ -1667,12 +1670,459 @@ def complex_family():
     for label, x, y in (("mixed", a, b.double()), ("int", a.int(), b.int()),
                         ("bfloat16", a.bfloat16(), b.bfloat16())):
         case(label, "aoti_torch_cpu_polar", [T(x), T(y), Ret()], lambda x=x, y=y: A.polar(x, y))
+# ---- issue 20: backward ops (runtime/cpu/backward_pool.c, backward_misc.c) ---------------------
+# grad_output random, the indices PyTorch's own forward gives; self and grad_output contiguous,
+# transposed, sliced and channels-last. libshimrt adds in PyTorch's order with its dtype's
+# rounding, so the values must be bit-identical (EXACT) where PyTorch's kernel is its
+# contiguous one (its channels-last adaptive-average kernel divides by kh * kw at once).
+EXACT = (0.0, 0.0)
+
+
+def refuses(label, name, args):
+    """libshimrt must refuse (PyTorch's kernel would index out of bounds: not called)."""
+    if ONLY and ONLY not in name:
+        return
+    counts["cases"] += 1
+    res, hs = call(name, args)
+    if not isinstance(res, int):
+        failures.append(f"{name} {label}: libshimrt should refuse")
+    else:
+        counts["both_err"] += 1
+    for h in hs:
+        if h:
+            delete(h)
+
+
+def cl_of(t):
+    return t.contiguous(memory_format=torch.channels_last) if t.dim() == 4 else t
+
+
+def pool_backward_family():
+    mx = "aoti_torch_cpu_max_pool2d_with_indices_backward"
+    av = "aoti_torch_cpu_avg_pool2d_backward"
+    aa = "aoti_torch_cpu__adaptive_avg_pool2d_backward"
+    am = "aoti_torch_cpu_adaptive_max_pool2d_backward"
+    for dt in [torch.float32, torch.float64, torch.bfloat16, torch.float16, torch.int64,
+               torch.int32, torch.bool]:
+        fdt = dt if dt in FLOATS else torch.float32
+        for shape in ([2, 3, 7, 8], [3, 6, 5], [1, 2, 1, 1], [0, 2, 4, 4], [2, 5, 9, 9]):
+            xf = rand(shape, fdt, -5, 5)
+            x0 = xf.to(dt)
+            lays = list(layouts(x0))
+            if len(shape) == 4:
+                lays.append(("channels_last", cl_of(x0)))
+            if dt != torch.float32:  # (strides are float32's to test; the rest: two layouts)
+                lays = [lay for lay in lays if lay[0] in ("contig", "channels_last")]
+            if dt in (torch.int32, torch.bool) and shape != [2, 3, 7, 8]:
+                continue  # (refused dtypes: one shape)
+            for (k, st, pd, dl, ceil) in [([2], [], [0], [1], 0), ([3, 2], [2, 1], [1, 0], [1], 1),
+                                          ([3], [2], [1], [2, 1], 0), ([2, 3], [3], [1], [1], 1),
+                                          ([1], [1], [0], [1], 0), ([3], [1], [1], [1], 0)]:
+                try:
+                    o, ix = A.max_pool2d_with_indices(xf, k, st, pd, dl, bool(ceil))
+                except Exception:
+                    continue
+                g0 = rand(o.shape, dt, -3, 3)
+                glays = [("g contig", g0), ("g cl", cl_of(g0)), ("g sliced", list(layouts(g0))[-1][1])]
+                for lay, x in lays:
+                    for glay, g in glays if dt == torch.float32 else glays[:1]:
+                        tag = f"{dt} {shape} {lay} {glay} k{k} s{st} p{pd} d{dl} ceil={ceil}"
+                        case(tag, mx, [T(g), T(x), k, st, pd, dl, ceil, T(ix), Ret()],
+                             lambda g=g, x=x, k=k, st=st, pd=pd, dl=dl, ceil=ceil, ix=ix:
+                             A.max_pool2d_with_indices_backward(g, x, k, st, pd, dl, bool(ceil), ix),
+                             loose=EXACT)
+                        if dl != [1]:
+                            continue
+                        for inc in (1, 0):
+                            for div in (None, 3, -2) if inc else (None,):
+                                case(f"{tag} include_pad={inc} divisor={div}", av,
+                                     [T(g), T(x), k, st, pd, ceil, inc, Opt(div), Ret()],
+                                     lambda g=g, x=x, k=k, st=st, pd=pd, ceil=ceil, inc=inc, div=div:
+                                     A.avg_pool2d_backward(g, x, k, st, pd, bool(ceil), bool(inc), div),
+                                     loose=EXACT)
+            for osz in ([1, 1], [3, 4], [7, 8], [5, 3], [10, 11]):
+                if xf.numel() and min(shape[-2:]) > 0:
+                    o, ix = A.adaptive_max_pool2d(xf, osz)
+                else:
+                    continue
+                g0 = rand(o.shape, dt, -3, 3)
+                glays = [("g contig", g0), ("g cl", cl_of(g0)), ("g transposed", list(layouts(g0))[1][1])]
+                for lay, x in lays:
+                    for glay, g in glays if dt == torch.float32 else glays[:1]:
+                        tag = f"{dt} {shape} {lay} {glay} out{osz}"
+                        case(tag, aa, [T(g), T(x), Ret()],
+                             lambda g=g, x=x: A._adaptive_avg_pool2d_backward(g, x),
+                             loose=EXACT if glay != "g cl" else False)
+                        case(tag, am, [T(g), T(x), T(ix), Ret()],
+                             lambda g=g, x=x, ix=ix: A.adaptive_max_pool2d_backward(g, x, ix),
+                             loose=EXACT)
+    # many windows over one input element (sums of many rounded terms)
+    for dt in FLOATS:
+        x = rand([2, 3, 16, 16], dt)
+        o, ix = A.max_pool2d_with_indices(x.float(), [5], [1], [2])
+        g = rand(o.shape, dt, -100, 100)
+        case(f"{dt} overlapping", av, [T(g), T(x), [5], [1], [2], 0, 1, Opt(None), Ret()],
+             lambda: A.avg_pool2d_backward(g, x, [5], [1], [2], False, True, None), loose=EXACT)
+        case(f"{dt} overlapping", mx, [T(g), T(x), [5], [1], [2], [1], 0, T(ix), Ret()],
+             lambda: A.max_pool2d_with_indices_backward(g, x, [5], [1], [2], [1], False, ix),
+             loose=EXACT)
+        case(f"{dt} adaptive overlapping", aa, [T(g[..., :7, :5]), T(x), Ret()],
+             lambda: A._adaptive_avg_pool2d_backward(g[..., :7, :5], x), loose=EXACT)
+    gi = torch.tensor([[[[2 ** 62, -(2 ** 63)]]]])
+    xi = torch.zeros(1, 1, 2, 2, dtype=torch.int64)
+    for div in (None, -1, 3):
+        case(f"int64 extremes divisor={div}", av, [T(gi), T(xi), [1], [2], [0], 0, 1, Opt(div), Ret()],
+             lambda div=div: A.avg_pool2d_backward(gi, xi, [1], [2], [0], False, True, div))
+    # bad inputs: both refuse
+    x = rand([2, 3, 5, 5], torch.float32)
+    o, ix = A.max_pool2d_with_indices(x, [2], [2])
+    g = rand(o.shape, torch.float32)
+    bad = [("grad batch", g[:1], x, ix), ("grad dim", g[0], x, ix), ("grad dtype", g.double(), x, ix),
+           ("indices shape", g, x, ix[:, :, :1]), ("indices int32", g, x, ix.int()),
+           ("self 2-d", g[0, 0], x[0, 0], ix[0, 0]), ("self 5-d", g[None], x[None], ix[None]),
+           ("zero channels", g[:, :0], x[:, :0], ix[:, :0])]
+    for label, gg, xx, ii in bad:
+        case(label, mx, [T(gg), T(xx), [2], [2], [0], [1], 0, T(ii), Ret()],
+             lambda gg=gg, xx=xx, ii=ii: A.max_pool2d_with_indices_backward(gg, xx, [2], [2], [0], [1], False, ii))
+        case(label, av, [T(gg), T(xx), [2], [2], [0], 0, 1, Opt(None), Ret()],
+             lambda gg=gg, xx=xx: A.avg_pool2d_backward(gg, xx, [2], [2], [0], False, True, None))
+        case(label, am, [T(gg), T(xx), T(ii), Ret()],
+             lambda gg=gg, xx=xx, ii=ii: A.adaptive_max_pool2d_backward(gg, xx, ii))
+        if label != "grad batch":  # (PyTorch reads past grad_output there)
+            case(label, aa, [T(gg), T(xx), Ret()], lambda gg=gg, xx=xx: A._adaptive_avg_pool2d_backward(gg, xx))
+    for (k, st, pd, dl) in [([2, 2, 2], [2], [0], [1]), ([2], [2, 2, 2], [0], [1]), ([2], [2], [], [1]),
+                            ([2], [2], [0], []), ([2], [0], [0], [1]), ([0], [2], [0], [1]),
+                            ([2], [2], [2], [1]), ([2], [2], [-1], [1]), ([2], [2], [0], [0]),
+                            ([2], [-2], [0], [1]), ([2 ** 40], [2], [0], [1]), ([9], [2], [0], [1])]:
+        case(f"k{k} s{st} p{pd} d{dl}", mx, [T(g), T(x), k, st, pd, dl, 0, T(ix), Ret()],
+             lambda k=k, st=st, pd=pd, dl=dl: A.max_pool2d_with_indices_backward(g, x, k, st, pd, dl, False, ix))
+        if dl == [1]:
+            case(f"k{k} s{st} p{pd}", av, [T(g), T(x), k, st, pd, 0, 1, Opt(None), Ret()],
+                 lambda k=k, st=st, pd=pd: A.avg_pool2d_backward(g, x, k, st, pd, False, True, None))
+    case("divisor 0", av, [T(g), T(x), [2], [2], [0], 0, 1, Opt(0), Ret()],
+         lambda: A.avg_pool2d_backward(g, x, [2], [2], [0], False, True, 0))
+    # indices PyTorch's kernels would follow out of bounds: libshimrt refuses
+    for label, bad_ix in (("index 25", ix.clone().fill_(25)), ("index -2", ix.clone().fill_(-2))):
+        refuses(label, mx, [T(g), T(x), [2], [2], [0], [1], 0, T(bad_ix), Ret()])
+        refuses(label, am, [T(g), T(x), T(bad_ix), Ret()])
+    refuses("index -1", am, [T(g), T(x), T(ix.clone().fill_(-1)), Ret()])
+    mone = ix.clone()
+    mone[0, 0] = -1  # max_pool2d's kernel skips -1
+    case("index -1", mx, [T(g), T(x), [2], [2], [0], [1], 0, T(mone), Ret()],
+         lambda: A.max_pool2d_with_indices_backward(g, x, [2], [2], [0], [1], False, mone), loose=EXACT)
+    refuses("grad fewer planes", aa, [T(g[:, :2]), T(x), Ret()])
+    # (PyTorch 2.15 aborts on an empty input's grad_bias without bias_sizes: refused here)
+    xe, we = rand([0, 3, 5, 5], torch.float32), rand([4, 3, 3, 3], torch.float32)
+    refuses("empty input, no bias_sizes", "aoti_torch_cpu_convolution_backward",
+            [T(rand([0, 4, 3, 3], torch.float32)), T(xe), T(we), Opt(None), 0, [1], [0], [1], 0, [0], 1,
+             [1, 1, 1], Ret(), Ret(), Ret()])
+
+
+def pad_backward_family():
+    r1 = "aoti_torch_cpu_replication_pad1d_backward"
+    r2 = "aoti_torch_cpu_replication_pad2d_backward"
+    for dt in [torch.float32, torch.float64, torch.bfloat16, torch.float16, torch.int64, torch.bool]:
+        for name, ref, shapes, pads in (
+                (r1, A.replication_pad1d_backward, ([2, 3, 5], [3, 7], [1, 1, 1], [0, 3, 5],
+                                                    [2, 3, 0], [1, 2, 3, 5]),
+                 ([1, 2], [0, 0], [-1, 2], [3, 3], [-2, -2], [6, 0])),
+                (r2, A.replication_pad2d_backward, ([2, 3, 5, 6], [3, 4, 4], [1, 1, 1, 1],
+                                                    [0, 2, 3, 3], [2, 0, 3, 3]),
+                 ([0, 1, 1, 2], [2, 2, 2, 2], [-1, 1, 0, -2], [3, 0, 0, 4], [0, 0, 0, 0]))):
+            for shape in shapes:
+                x0 = rand(shape, dt)
+                lays = list(layouts(x0))
+                if len(shape) == 4:
+                    lays.append(("channels_last", cl_of(x0)))
+                for pd in pads:
+                    osz = list(shape)
+                    for i in range(len(pd) // 2):
+                        osz[-1 - i] += pd[2 * i] + pd[2 * i + 1]
+                    if min(osz) < 0:
+                        continue
+                    g0 = rand(osz, dt, -50, 50)
+                    glays = [("g contig", g0)] + ([("g cl", cl_of(g0)), ("g transposed",
+                                                  list(layouts(g0))[1][1])] if dt == torch.float32 else [])
+                    for lay, x in lays:
+                        for glay, g in glays:
+                            case(f"{dt} {shape} {lay} {glay} pad{pd}", name, [T(g), T(x), pd, Ret()],
+                                 lambda g=g, x=x, pd=pd, ref=ref: ref(g, x, pd), loose=EXACT)
+    x, g = rand([2, 3, 5], torch.float32), rand([2, 3, 8], torch.float32)
+    for label, gg, xx, pd in (("pad length", g, x, [1, 2, 0]), ("width", g, x, [1, 1]),
+                              ("channels", g[:, :2], x, [1, 2]), ("grad dim", g[0], x, [1, 2]),
+                              ("grad dtype", g.double(), x, [1, 2]), ("self dtype", g, x.double(), [1, 2]),
+                              ("huge pad", g, x, [2 ** 62, 2 ** 62]), ("1-d grad", g[0, 0], x, [1, 2])):
+        case(label, r1, [T(gg), T(xx), pd, Ret()], lambda gg=gg, xx=xx, pd=pd: A.replication_pad1d_backward(gg, xx, pd))
+    refuses("fewer planes", r1, [T(g[:1]), T(x), [1, 2], Ret()])
+    refuses("1-d self", r1, [T(g[0, 0, :5]), T(x[0, 0]), [1, -1], Ret()])
+    x, g = rand([2, 3, 5, 5], torch.float32), rand([2, 3, 8, 6], torch.float32)
+    for label, gg, xx, pd in (("pad length", g, x, [0, 1]), ("height", g, x, [0, 1, 1, 1]),
+                              ("channels", g[:, :2], x, [0, 1, 1, 2]), ("grad dim", g[0], x, [0, 1, 1, 2]),
+                              ("grad dtype", g.double(), x, [0, 1, 1, 2]), ("self 2-d", g[0, 0], x[0, 0], [0, 1, 1, 2]),
+                              ("self 5-d", g[None], x[None], [0, 1, 1, 2]),
+                              ("zero channels", g[:, :0], x[:, :0], [0, 1, 1, 2])):
+        case(label, r2, [T(gg), T(xx), pd, Ret()], lambda gg=gg, xx=xx, pd=pd: A.replication_pad2d_backward(gg, xx, pd))
+    refuses("fewer planes", r2, [T(g[:1]), T(x), [0, 1, 1, 2], Ret()])
+
+
+def misc_backward_family():
+    ms = "aoti_torch_cpu_masked_scatter_backward"
+    for dt in NUMERIC + [torch.bool]:
+        for shape, mshape in (([3, 4], [3, 4]), ([3, 4], [4]), ([2, 3, 4], [3, 1]), ([5], []),
+                              ([], []), ([0, 3], [3]), ([2, 3], [2, 3])):
+            g0, m = rand(shape, dt), torch.rand(mshape) > 0.4
+            k = int(torch.broadcast_to(m, torch.broadcast_shapes(g0.shape, m.shape)).sum())
+            for lay, g in layouts(g0):
+                for sizes in (list(shape), [k], [k + 3], [-1], [k, -1] if k else [0, 2], [2, -1],
+                              [max(k - 1, 0)], [-2], [7, 3]):
+                    case(f"{dt} {shape} mask {mshape} {lay} sizes {sizes}", ms,
+                         [T(g), T(m), sizes, Ret()],
+                         lambda g=g, m=m, sizes=sizes: A.masked_scatter_backward(g, m, sizes))
+    g = rand([3, 4], torch.float32)
+    case("int mask", ms, [T(g), T(torch.ones(3, 4, dtype=torch.uint8)), [12], Ret()],
+         lambda: A.masked_scatter_backward(g, torch.ones(3, 4, dtype=torch.uint8), [12]))
+    case("mask shape", ms, [T(g), T(torch.ones(5) > 0), [12], Ret()],
+         lambda: A.masked_scatter_backward(g, torch.ones(5) > 0, [12]))
+    sm = "aoti_torch_cpu_soft_margin_loss_backward"
+    for dt in FLOATS + [torch.int64, torch.bool]:
+        for shape, tshape, gshape in (([3, 4], [3, 4], []), ([3, 4], [4], [3, 4]), ([5], [5], [1]),
+                                      ([2, 3, 4], [3, 1], [2, 3, 4]), ([0, 3], [3], []),
+                                      ([], [], []), ([3, 1], [1, 4], [3, 4]), ([3, 4], [3, 4], [2, 3, 4])):
+            x0, tg, go = rand(shape, dt, -3, 3), rand(tshape, dt, -2, 2), rand(gshape, dt, -2, 2)
+            for lay, x in layouts(x0):
+                for red in (0, 1, 2):
+                    case(f"{dt} {shape} target {tshape} grad {gshape} {lay} reduction={red}", sm,
+                         [T(go), T(x), T(tg), red, Ret()],
+                         lambda go=go, x=x, tg=tg, red=red: A.soft_margin_loss_backward(go, x, tg, red),
+                         loose=True)
+    x, tg = rand([3, 4], torch.float32), rand([3, 4], torch.float64)
+    for label, a, b, c in (("target float64", rand([], torch.float32), x, tg),
+                           ("self float64, grad float32", rand([3, 4], torch.float32), tg, x),
+                           ("grad int", rand([3, 4], torch.int64), x, x),
+                           ("self half, target float", rand([3, 4], torch.float32), x.half(), x),
+                           ("self int, target float", x, rand([3, 4], torch.int32), x)):
+        case(label, sm, [T(a), T(b), T(c), 1, Ret()],
+             lambda a=a, b=b, c=c: A.soft_margin_loss_backward(a, b, c, 1), loose=True)
+
+
+def conv_backward_family():
+    name = "aoti_torch_cpu_convolution_backward"
+    cases = CONV_CASES + [  # (conv_family's, and output_padding >= stride; no channels)
+        ([1, 2, 5, 5], [2, 3, 3, 3], [1], [0], [3], 1, [2], 1),
+        ([2, 0, 5, 5], [4, 0, 3, 3], [1], [0], [1], 0, [0], 1)]
+    tol = {torch.float32: (1e-4, 1e-4), torch.float64: (1e-9, 1e-9),
+           torch.bfloat16: (3e-2, 3e-2), torch.float16: (1e-2, 1e-2)}  # (sums of ~200 products)
+    for dt in [torch.float32, torch.float64, torch.bfloat16, torch.float16, torch.int64]:
+        for k, (xs, ws, st, pd, dl, tr, op, g) in enumerate(cases):
+            x0, w0 = rand(xs, torch.float32, -2, 2), rand(ws, torch.float32, -1, 1)
+            y = A.convolution(x0, w0, None, st, pd, dl, bool(tr), op, g)
+            go0 = rand(list(y.shape), torch.float32, -1, 1).to(dt)
+            x0, w0 = x0.to(dt), w0.to(dt)
+            lays = [("contig", x0, w0, go0)]
+            if dt == torch.float32 or dt == torch.bfloat16:
+                if len(xs) == 4:
+                    lays.append(("channels_last", cl_of(x0), w0, go0))
+                    lays.append(("cl_weight", x0, cl_of(w0), go0))
+                    lays.append(("cl_grad", x0, w0, cl_of(go0)))
+                lays.append(("sliced", list(layouts(x0))[-1][1], w0, list(layouts(go0))[-1][1]))
+            for lay, x, w, go in lays:
+                for mask in ([1, 1, 1], [1, 0, 0], [0, 1, 1]):
+                    def ref(x=x, w=w, go=go, st=st, pd=pd, dl=dl, tr=tr, op=op, g=g, mask=mask):
+                        return list(A.convolution_backward(go, x, w, [w.shape[1] * g if tr else w.shape[0]],
+                                                           st, pd, dl, bool(tr), op, g,
+                                                           [bool(m) for m in mask]))
+                    oc = w.shape[1] * g if tr else w.shape[0]
+                    case(f"{dt} #{k} x{xs} w{ws} s{st} p{pd} d{dl} t{tr} op{op} g{g} {lay} mask{mask}",
+                         name, [T(go), T(x), T(w), Opt(C.c_int64(oc)), 1, st, pd, dl, tr, op, g, mask,
+                                Ret(), Ret(), Ret()], ref, loose=tol.get(dt, True), check=lambda r, mask=mask: mask[r])
+                    if dt == torch.float32 and lay != "sliced" and mask == [1, 1, 1]:
+                        res, hs = call(name, [T(go), T(x), T(w), Opt(None), 0, st, pd, dl, tr, op, g, mask,
+                                              Ret(), Ret(), Ret()])
+                        if not isinstance(res, int):
+                            for r, want in zip(res[:2], ref()[:2]):
+                                got = from_rt(r)
+                                big = [i for i in range(got.dim()) if got.shape[i] > 1]
+                                if got.numel() > 1 and ([got.stride(i) for i in big] !=
+                                                        [want.stride(i) for i in big]):
+                                    failures.append(f"convolution_backward #{k} {lay}: strides "
+                                                    f"{got.stride()} != {want.stride()}")
+                        for h in hs:
+                            if h:
+                                delete(h)
+    x, w = rand([2, 3, 7, 8], torch.float32), rand([5, 3, 3, 3], torch.float32)
+    go = rand([2, 5, 5, 6], torch.float32)
+    for label, gg, xx, ww, mask in (("grad shape", go[:, :, :3], x, w, [1, 1, 1]),
+                                    ("grad dtype", go.double(), x, w, [1, 1, 1]),
+                                    ("weight dtype", go, x, w.double(), [1, 1, 1]),
+                                    ("channels", go, x[:, :2], w, [1, 1, 1]),
+                                    ("mask length", go, x, w, [1, 1]),
+                                    ("int32", go.int(), x.int(), w.int(), [1, 1, 1]),
+                                    ("int64 undilated", go.long(), x.long(), w.long(), [1, 1, 1])):
+        case(label, name, [T(gg), T(xx), T(ww), Opt(None), 0, [1], [0], [1], 0, [0], 1, mask, Ret(), Ret(),
+                           Ret()],
+             lambda gg=gg, xx=xx, ww=ww, mask=mask: A.convolution_backward(gg, xx, ww, None, [1], [0], [1],
+                                                                           False, [0], 1,
+                                                                           [bool(m) for m in mask]))
+
+
+def pool3d_backward_family():
+    mx = "aoti_torch_cpu_max_pool3d_with_indices_backward"
+    av = "aoti_torch_cpu_avg_pool3d_backward"
+    aa = "aoti_torch_cpu__adaptive_avg_pool3d_backward"
+    am = "aoti_torch_cpu_adaptive_max_pool3d_backward"
+    for dt in [torch.float32, torch.float64, torch.bfloat16, torch.float16, torch.int64]:
+        for shape in ([2, 3, 5, 6, 7], [3, 4, 4, 5], [1, 2, 1, 1, 1], [0, 2, 4, 4, 4]):
+            xf = rand(shape, torch.float32, -5, 5)
+            x0 = xf.to(dt)
+            lays = list(layouts(x0))
+            if len(shape) == 5:
+                lays.append(("cl3d", x0.contiguous(memory_format=torch.channels_last_3d)))
+            if dt != torch.float32:
+                lays = lays[:1]
+            for (k, st, pd, dl, ceil) in [([2], [], [0], [1], 0), ([3, 2, 2], [2, 1, 2], [1, 0, 1], [1], 1),
+                                          ([2], [1], [1], [2, 1, 1], 0), ([1], [1], [0], [1], 0)]:
+                try:
+                    o, ix = A.max_pool3d_with_indices(xf, k, st, pd, dl, bool(ceil))
+                except Exception:
+                    continue
+                g = rand(o.shape, dt, -3, 3)
+                for lay, x in lays:
+                    tag = f"{dt} {shape} {lay} k{k} s{st} p{pd} d{dl} ceil={ceil}"
+                    if ix.numel() and int(ix.max()) >= shape[-1] * shape[-2] * shape[-3]:
+                        # a window with no input element: PyTorch's forward gives an index past
+                        # the plane, its backward writes there (into the next plane or past
+                        # the tensor); libshimrt refuses
+                        refuses(tag, mx, [T(g), T(x), k, st, pd, dl, ceil, T(ix), Ret()])
+                        continue
+                    case(tag, mx, [T(g), T(x), k, st, pd, dl, ceil, T(ix), Ret()],
+                         lambda g=g, x=x, k=k, st=st, pd=pd, dl=dl, ceil=ceil, ix=ix:
+                         A.max_pool3d_with_indices_backward(g, x, k, st, pd, dl, bool(ceil), ix),
+                         loose=EXACT)
+                    if dl != [1]:
+                        continue
+                    for inc, div in ((1, None), (0, None), (1, 3)):
+                        case(f"{tag} include_pad={inc} divisor={div}", av,
+                             [T(g), T(x), k, st, pd, ceil, inc, Opt(div), Ret()],
+                             lambda g=g, x=x, k=k, st=st, pd=pd, ceil=ceil, inc=inc, div=div:
+                             A.avg_pool3d_backward(g, x, k, st, pd, bool(ceil), bool(inc), div),
+                             loose=EXACT)
+            if not xf.numel():
+                continue
+            for osz in ([1, 1, 1], [2, 3, 4], [5, 6, 7], [7, 3, 2]):
+                o, ix = A.adaptive_max_pool3d(xf, osz)
+                g = rand(o.shape, dt, -3, 3)
+                for lay, x in lays:
+                    tag = f"{dt} {shape} {lay} out{osz}"
+                    case(tag, aa, [T(g), T(x), Ret()], lambda g=g, x=x: A._adaptive_avg_pool3d_backward(g, x),
+                         loose=EXACT)
+                    case(tag, am, [T(g), T(x), T(ix), Ret()],
+                         lambda g=g, x=x, ix=ix: A.adaptive_max_pool3d_backward(g, x, ix), loose=EXACT)
+    x = rand([2, 3, 5, 6, 7], torch.float32)
+    o, ix = A.max_pool3d_with_indices(x, [2], [2])
+    g = rand(o.shape, torch.float32)
+    for label, gg, xx, ii in (("grad dim", g[0], x, ix), ("grad dtype", g.double(), x, ix),
+                              ("grad channels", g[:, :2], x, ix[:, :2]), ("indices int32", g, x, ix.int()),
+                              ("self 3-d", g[0, 0], x[0, 0], ix[0, 0]), ("indices shape", g, x, ix[..., :1])):
+        case(label, mx, [T(gg), T(xx), [2], [2], [0], [1], 0, T(ii), Ret()],
+             lambda gg=gg, xx=xx, ii=ii: A.max_pool3d_with_indices_backward(gg, xx, [2], [2], [0], [1], False, ii))
+        case(label, av, [T(gg), T(xx), [2], [2], [0], 0, 1, Opt(None), Ret()],
+             lambda gg=gg, xx=xx: A.avg_pool3d_backward(gg, xx, [2], [2], [0], False, True, None))
+        if label != "grad channels":  # (PyTorch reads past grad_output and indices there)
+            case(label, am, [T(gg), T(xx), T(ii), Ret()],
+                 lambda gg=gg, xx=xx, ii=ii: A.adaptive_max_pool3d_backward(gg, xx, ii))
+            case(label, aa, [T(gg), T(xx), Ret()], lambda gg=gg, xx=xx: A._adaptive_avg_pool3d_backward(gg, xx))
+    for (k, st, pd) in ([[2, 2], [2], [0]], [[2], [0], [0]], [[0], [2], [0]], [[2], [2], [2]], [[8], [2], [0]]):
+        case(f"k{k} s{st} p{pd}", mx, [T(g), T(x), k, st, pd, [1], 0, T(ix), Ret()],
+             lambda k=k, st=st, pd=pd: A.max_pool3d_with_indices_backward(g, x, k, st, pd, [1], False, ix))
+        case(f"k{k} s{st} p{pd}", av, [T(g), T(x), k, st, pd, 0, 1, Opt(None), Ret()],
+             lambda k=k, st=st, pd=pd: A.avg_pool3d_backward(g, x, k, st, pd, False, True, None))
+    refuses("fewer planes", mx, [T(g[:1]), T(x), [2], [2], [0], [1], 0, T(ix[:1]), Ret()])
+    refuses("fewer planes", av, [T(g[:1]), T(x), [2], [2], [0], 0, 1, Opt(None), Ret()])
+    refuses("index out of plane", am, [T(g), T(x), T(ix + 1000), Ret()])
+    refuses("grad channels", am, [T(g[:, :2]), T(x), T(ix[:, :2]), Ret()])
+
+
+def dist_backward_family():
+    pf, pb, cb = ("aoti_torch_cpu__pdist_forward", "aoti_torch_cpu__pdist_backward",
+                  "aoti_torch_cpu__cdist_backward")
+    ps = (0.0, 1.0, 0.5, 1.5, 2.0, 3.0, float("inf"))
+    for dt in [torch.float32, torch.float64, torch.bfloat16, torch.int64]:
+        fdt = dt if dt in (torch.float32, torch.float64) else torch.float32
+        for shape in ([5, 3], [1, 4], [6, 1], [4, 0], [0, 3], [7, 17], [3, 2, 2]):
+            x = rand(shape, fdt, -3, 3)
+            if shape[0] > 2:
+                x[0, ...] = x[-1, ...]  # a zero distance
+            for p in ps:
+                case(f"{dt} {shape} p={p}", pf, [T(x.to(dt)), p, Ret()],
+                     lambda x=x, p=p: A._pdist_forward(x.to(dt), p), loose=True)
+                if len(shape) != 2 or shape[0] == 0:  # (PyTorch 2.15's backward dies on 0 rows)
+                    continue
+                d = A._pdist_forward(x, p) if shape[1] else torch.zeros(shape[0] * (shape[0] - 1) // 2)
+                g = rand(d.shape, fdt, -2, 2)
+                for glay, gg in (("g contig", g), ("g strided", list(layouts(g))[-1][1])):
+                    case(f"{dt} {shape} p={p} {glay}", pb, [T(gg.to(dt)), T(x.to(dt)), p, T(d.to(dt)), Ret()],
+                         lambda gg=gg, x=x, p=p, d=d: A._pdist_backward(gg.to(dt), x.to(dt), p, d.to(dt)),
+                         loose=True)
+        for s1, s2 in (([4, 3], [5, 3]), ([2, 4, 3], [2, 5, 3]), ([1, 4, 3], [3, 5, 3]), ([2, 1, 4, 2], [3, 5, 2]),
+                       ([0, 4, 3], [1, 5, 3]), ([4, 0], [5, 0]), ([3, 6], [1, 6])):
+            x1, x2 = rand(s1, fdt, -3, 3), rand(s2, fdt, -3, 3)
+            if s1[-2] and s2[-2]:
+                x2[..., 0, :] = x1[..., 0, :] if s1[:-2] == s2[:-2] else x2[..., 0, :]
+            for p in ps:
+                cd = A._cdist_forward(x1, x2, p, None)
+                g = rand(cd.shape, fdt, -2, 2)
+                for lay, a in layouts(x1):
+                    case(f"{dt} {s1} {s2} p={p} x1 {lay}", cb,
+                         [T(g.to(dt)), T(a.to(dt)), T(x2.to(dt)), p, T(cd.to(dt)), Ret()],
+                         lambda g=g, a=a, x2=x2, p=p, cd=cd: A._cdist_backward(g.to(dt), a.to(dt), x2.to(dt), p, cd.to(dt)),
+                         loose=True)
+    x = rand([5, 3], torch.float32)
+    d = A._pdist_forward(x, 2.0)
+    for label, g, xx, dd in (("self transposed", torch.ones(10), x.t().contiguous().t(), d),
+                             ("grad dtype", torch.ones(10).double(), x, d), ("1-d", torch.ones(10), x[0], d)):
+        case(label, pb, [T(g), T(xx), 2.0, T(dd), Ret()], lambda g=g, xx=xx, dd=dd: A._pdist_backward(g, xx, 2.0, dd))
+    case("transposed", pf, [T(x.t()), 2.0, Ret()], lambda: A._pdist_forward(x.t(), 2.0))
+    case("1-d", pf, [T(x[0]), 2.0, Ret()], lambda: A._pdist_forward(x[0], 2.0))
+    refuses("short grad", pb, [T(torch.ones(3)), T(x), 2.0, T(d), Ret()])
+    x1, x2 = rand([2, 4, 3], torch.float32), rand([2, 5, 3], torch.float32)
+    cd = A._cdist_forward(x1, x2, 2.0, None)
+    for label, g, a, b, c in (("grad dtype", torch.ones(2, 4, 5).double(), x1, x2, cd),
+                              ("x2 dtype", torch.ones(2, 4, 5), x1, x2.double(), cd),
+                              ("1-d", torch.ones(5), x1[0, 0], x2[0, 0], cd)):
+        case(label, cb, [T(g), T(a), T(b), 2.0, T(c), Ret()], lambda g=g, a=a, b=b, c=c: A._cdist_backward(g, a, b, 2.0, c))
+    refuses("x2 columns", cb, [T(torch.ones(2, 4, 5)), T(x1), T(x2[..., :2]), 2.0, T(cd), Ret()])
+    refuses("short cdist", cb, [T(torch.ones(2, 4, 5)), T(x1), T(x2), 2.0, T(cd[:1]), Ret()])
+
+
+def upsample_backward_family():
+    name = "aoti_torch_cpu_upsample_linear1d_backward"
+    for dt in [torch.float32, torch.float64, torch.bfloat16, torch.float16, torch.int64]:
+        for isz, osz in (([2, 3, 5], 7), ([2, 3, 5], 5), ([1, 2, 7], 3), ([3, 1, 1], 4), ([2, 2, 4], 1),
+                         ([0, 3, 5], 8), ([1, 4, 33], 100), ([2, 3, 10], 17)):
+            g0 = rand([isz[0], isz[1], osz], dt, -3, 3)
+            for lay, g in layouts(g0):
+                for align in (0, 1):
+                    for sc in (None, 0.5, 2.0, -1.0):
+                        case(f"{dt} in{isz} out{osz} {lay} align={align} scale={sc}", name,
+                             [T(g), [osz], isz, align, Opt(sc), Ret()],
+                             lambda g=g, osz=osz, isz=isz, align=align, sc=sc:
+                             A.upsample_linear1d_backward(g, [osz], isz, bool(align), sc))
+    g = rand([2, 3, 7], torch.float32)
+    for label, gg, osz, isz in (("output_size 2", g, [7, 1], [2, 3, 5]), ("input_size 2", g, [7], [2, 5]),
+                                ("grad width", g, [8], [2, 3, 5]), ("grad batch", g[:1], [7], [2, 3, 5]),
+                                ("grad dim", g[0], [7], [2, 3, 5]), ("zero input", g, [7], [2, 3, 0]),
+                                ("zero output", g[..., :0], [0], [2, 3, 5]), ("negative batch", g, [7], [-2, 3, 5])):
+        case(label, name, [T(gg), osz, isz, 0, Opt(None), Ret()],
+             lambda gg=gg, osz=osz, isz=isz: A.upsample_linear1d_backward(gg, osz, isz, False, None))
 
 
 FAMILIES = [mm_family, conv_family, line_family, sdpa_family, pool_family, misc_family,
             index_family, bag_family, pow_family, quant_dist_family, scatter_value_family,
             lapack_family, rnn_family, resize_family, fft_family, pool3d_family,
-            grid3d_family, complex_family]
+            grid3d_family, complex_family, pool_backward_family,
+            pad_backward_family, misc_backward_family, conv_backward_family,
+            pool3d_backward_family, dist_backward_family,
+            upsample_backward_family]
 for fam in FAMILIES:
     fam()
 
