@@ -60,6 +60,7 @@ void boxed_cpu_bmm_out(StableIValue* stack_, uint64_t num_args_, uint64_t num_ou
 void boxed_cpu_bucketize_Tensor(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_cat(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_cat_out(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
+void boxed_cpu_cauchy_(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_cholesky_inverse(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_cholesky_solve(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_clamp(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
@@ -79,6 +80,7 @@ void boxed_cpu_empty_like(StableIValue* stack_, uint64_t num_args_, uint64_t num
 void boxed_cpu_eq_Scalar(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_eq_Tensor(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_exp(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
+void boxed_cpu_exponential(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_exponential_(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_fill__Scalar(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_flatten_using_ints(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
@@ -91,6 +93,7 @@ void boxed_cpu_gather_out(StableIValue* stack_, uint64_t num_args_, uint64_t num
 void boxed_cpu_gcd(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_ge_Scalar(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_ge_Tensor(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
+void boxed_cpu_geometric_(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_geqrf(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_gt_Scalar(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_gt_Tensor(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
@@ -107,6 +110,7 @@ void boxed_cpu_layer_norm(StableIValue* stack_, uint64_t num_args_, uint64_t num
 void boxed_cpu_le_Scalar(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_le_Tensor(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_log(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
+void boxed_cpu_log_normal_(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_log_softmax_int(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_logcumsumexp(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_lt_Scalar(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
@@ -154,6 +158,9 @@ void boxed_cpu_randint(StableIValue* stack_, uint64_t num_args_, uint64_t num_ou
 void boxed_cpu_randint_generator(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_randint_low(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_randint_low_generator(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
+void boxed_cpu_randint_low_out(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
+void boxed_cpu_randint_like_Tensor(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
+void boxed_cpu_randint_like_Tensor_generator(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_randint_like(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_randint_like_generator(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_randint_like_low_dtype(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
@@ -201,6 +208,7 @@ void boxed_cpu_to_dtype_layout(StableIValue* stack_, uint64_t num_args_, uint64_
 void boxed_cpu_topk(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_transpose_int(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_triangular_solve(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
+void boxed_cpu_uniform(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_uniform_(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_unsqueeze(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_view(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);

@@ -403,6 +403,13 @@ AOTITorchError aoti_torch_cpu_cat_out(AtenTensorHandle out, const AtenTensorHand
     return shimrt_cpu_cat_out(out, tensors, tensors_len_, dim);
 }
 
+/* aten.cauchy_.default: cauchy_(Tensor(a!) self, float median=0, float sigma=1, *, Generator? generator=None) -> Tensor(a!)
+ * kernel: shimrt_cpu_cauchy_ (CPU) */
+AOTITorchError aoti_torch_cpu_cauchy_(AtenTensorHandle self, double median, double sigma, AtenGeneratorHandle* generator) {
+    SHIMRT_ARG_TENSOR(self);
+    return shimrt_cpu_cauchy_(self, median, sigma, generator);
+}
+
 /* aten.cholesky_inverse.default: cholesky_inverse(Tensor self, bool upper=False) -> Tensor
  * kernel: shimrt_cpu_cholesky_inverse (CPU) */
 AOTITorchError aoti_torch_cpu_cholesky_inverse(AtenTensorHandle self, int32_t upper, AtenTensorHandle* ret0) {
@@ -568,6 +575,14 @@ AOTITorchError aoti_torch_cpu_exp(AtenTensorHandle self, AtenTensorHandle* ret0)
     return shimrt_cpu_exp(self, ret0);
 }
 
+/* aten.exponential.default: exponential(Tensor self, float lambd=1, *, Generator? generator=None) -> Tensor
+ * kernel: shimrt_cpu_exponential (CPU) */
+AOTITorchError aoti_torch_cpu_exponential(AtenTensorHandle self, double lambd, AtenGeneratorHandle* generator, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu_exponential(self, lambd, generator, ret0);
+}
+
 /* aten.exponential_.default: exponential_(Tensor(a!) self, float lambd=1, *, Generator? generator=None) -> Tensor(a!)
  * kernel: shimrt_cpu_exponential_ (CPU) */
 AOTITorchError aoti_torch_cpu_exponential_(AtenTensorHandle self, double lambd, AtenGeneratorHandle* generator) {
@@ -665,6 +680,13 @@ AOTITorchError aoti_torch_cpu_ge_Tensor(AtenTensorHandle self, AtenTensorHandle 
     SHIMRT_ARG_TENSOR(other);
     SHIMRT_ARG_RET(ret0);
     return shimrt_cpu_ge_tensor(self, other, ret0);
+}
+
+/* aten.geometric_.default: geometric_(Tensor(a!) self, float p, *, Generator? generator=None) -> Tensor(a!)
+ * kernel: shimrt_cpu_geometric_ (CPU) */
+AOTITorchError aoti_torch_cpu_geometric_(AtenTensorHandle self, double p, AtenGeneratorHandle* generator) {
+    SHIMRT_ARG_TENSOR(self);
+    return shimrt_cpu_geometric_(self, p, generator);
 }
 
 /* aten.geqrf.default: geqrf(Tensor self) -> (Tensor a, Tensor tau)
@@ -812,6 +834,13 @@ AOTITorchError aoti_torch_cpu_log(AtenTensorHandle self, AtenTensorHandle* ret0)
     SHIMRT_ARG_TENSOR(self);
     SHIMRT_ARG_RET(ret0);
     return shimrt_cpu_log(self, ret0);
+}
+
+/* aten.log_normal_.default: log_normal_(Tensor(a!) self, float mean=1, float std=2, *, Generator? generator=None) -> Tensor(a!)
+ * kernel: shimrt_cpu_log_normal_ (CPU) */
+AOTITorchError aoti_torch_cpu_log_normal_(AtenTensorHandle self, double mean, double std, AtenGeneratorHandle* generator) {
+    SHIMRT_ARG_TENSOR(self);
+    return shimrt_cpu_log_normal_(self, mean, std, generator);
 }
 
 /* aten.log_softmax.int: log_softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor
@@ -1237,6 +1266,32 @@ AOTITorchError aoti_torch_cpu_randint_low_generator(int64_t low, int64_t high, c
     return shimrt_cpu_randint_low_generator(low, high, size, size_len_, generator, dtype, layout, device, device_index_, pin_memory, ret0);
 }
 
+/* aten.randint.low_out: randint.low_out(SymInt low, SymInt high, SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)
+ * kernel: shimrt_cpu_randint_low_out (CPU) */
+AOTITorchError aoti_torch_cpu_randint_low_out(AtenTensorHandle out, int64_t low, int64_t high, const int64_t* size, int64_t size_len_) {
+    SHIMRT_ARG_TENSOR(out);
+    SHIMRT_ARG_LIST(size);
+    return shimrt_cpu_randint_low_out(out, low, high, size, size_len_);
+}
+
+/* aten.randint_like.Tensor: randint_like.Tensor(Tensor self, Tensor high, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
+ * kernel: shimrt_cpu_randint_like_tensor (CPU) */
+AOTITorchError aoti_torch_cpu_randint_like_Tensor(AtenTensorHandle self, AtenTensorHandle high, int32_t* dtype, int32_t* layout, int32_t* device, int32_t device_index_, int32_t* pin_memory, int32_t* memory_format, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_TENSOR(high);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu_randint_like_tensor(self, high, dtype, layout, device, device_index_, pin_memory, memory_format, ret0);
+}
+
+/* aten.randint_like.Tensor_generator: randint_like.Tensor_generator(Tensor self, Tensor high, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
+ * kernel: shimrt_cpu_randint_like_tensor_generator (CPU) */
+AOTITorchError aoti_torch_cpu_randint_like_Tensor_generator(AtenTensorHandle self, AtenTensorHandle high, AtenGeneratorHandle* generator, int32_t* dtype, int32_t* layout, int32_t* device, int32_t device_index_, int32_t* pin_memory, int32_t* memory_format, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_TENSOR(high);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu_randint_like_tensor_generator(self, high, generator, dtype, layout, device, device_index_, pin_memory, memory_format, ret0);
+}
+
 /* aten.randint_like.default: randint_like(Tensor self, SymInt high, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
  * kernel: shimrt_cpu_randint_like (CPU) */
 AOTITorchError aoti_torch_cpu_randint_like(AtenTensorHandle self, int64_t high, int32_t* dtype, int32_t* layout, int32_t* device, int32_t device_index_, int32_t* pin_memory, int32_t* memory_format, AtenTensorHandle* ret0) {
@@ -1632,6 +1687,14 @@ AOTITorchError aoti_torch_cpu_triangular_solve(AtenTensorHandle self, AtenTensor
     SHIMRT_ARG_RET(ret0);
     SHIMRT_ARG_RET(ret1);
     return shimrt_cpu_triangular_solve(self, A, upper, transpose, unitriangular, ret0, ret1);
+}
+
+/* aten.uniform.default: uniform(Tensor self, float from=0, float to=1, *, Generator? generator=None) -> Tensor
+ * kernel: shimrt_cpu_uniform (CPU) */
+AOTITorchError aoti_torch_cpu_uniform(AtenTensorHandle self, double from, double to, AtenGeneratorHandle* generator, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu_uniform(self, from, to, generator, ret0);
 }
 
 /* aten.uniform_.default: uniform_(Tensor(a!) self, float from=0, float to=1, *, Generator? generator=None) -> Tensor(a!)

@@ -119,6 +119,41 @@ int main(void) {
         } else if (!strcmp(op, "expo")) {
             t = empty(n, dt);
             CK(aoti_torch_cpu_exponential_(t, a, NULL));
+        } else if (!strcmp(op, "expoF")) {
+            AtenTensorHandle x = empty(n, dt);
+            CK(aoti_torch_cpu_exponential(x, a, NULL, &t));
+            aoti_torch_delete_tensor_object(x);
+        } else if (!strcmp(op, "uniformF")) {
+            AtenTensorHandle x = empty(n, dt);
+            CK(aoti_torch_cpu_uniform(x, a, b, NULL, &t));
+            aoti_torch_delete_tensor_object(x);
+        } else if (!strcmp(op, "cauchy")) {
+            t = empty(n, dt);
+            CK(aoti_torch_cpu_cauchy_(t, a, b, NULL));
+        } else if (!strcmp(op, "lognormal")) {
+            t = empty(n, dt);
+            CK(aoti_torch_cpu_log_normal_(t, a, b, NULL));
+        } else if (!strcmp(op, "geometric")) {
+            t = empty(n, dt);
+            CK(aoti_torch_cpu_geometric_(t, a, NULL));
+        } else if (!strcmp(op, "lognormalT")) { /* a transposed (4, n) view */
+            int64_t sz[2] = {4, n}, st[2] = {1, 4};
+            CK(aoti_torch_empty_strided(2, sz, st, dt, aoti_torch_device_type_cpu(), 0, &t));
+            CK(aoti_torch_cpu_log_normal_(t, a, b, NULL));
+            nelem = 4 * n;
+        } else if (!strcmp(op, "randint_out")) { /* out of 3 elements resized to n */
+            t = empty(3, dt);
+            CK(aoti_torch_cpu_randint_low_out(t, (int64_t)a, (int64_t)b, size, 1));
+        } else if (!strcmp(op, "randint_likeT")) { /* high a 0-d int64 tensor */
+            AtenTensorHandle x = empty(n, dt), h;
+            int32_t i64 = aoti_torch_dtype_int64();
+            CK(aoti_torch_empty_strided(0, NULL, NULL, i64, aoti_torch_device_type_cpu(), 0, &h));
+            void *ph;
+            CK(aoti_torch_get_data_ptr(h, &ph));
+            *(int64_t *)ph = (int64_t)b;
+            CK(aoti_torch_cpu_randint_like_Tensor(x, h, NULL, NULL, NULL, 0, NULL, NULL, &t));
+            aoti_torch_delete_tensor_object(h);
+            aoti_torch_delete_tensor_object(x);
         } else if (!strcmp(op, "rand_like") || !strcmp(op, "randn_like") ||
                    !strcmp(op, "randint_like") || !strcmp(op, "normalF")) {
             AtenTensorHandle x = empty(n, dt);
