@@ -1404,6 +1404,24 @@ void boxed_cpu_index_put(StableIValue* stack_, uint64_t num_args_, uint64_t num_
     shimrt_box_finish(&box_);
 }
 
+/* aten.index_reduce.default: index_reduce(Tensor self, int dim, Tensor index, Tensor source, str reduce, *, bool include_self=True) -> Tensor */
+void boxed_cpu_index_reduce(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[6] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_NONE, SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_STR, SHIMRT_KIND_NONE};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "index_reduce", stack_, num_args_, 6, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
+    int64_t dim = shimrt_box_int(&box_, 1);
+    AtenTensorHandle index = shimrt_box_tensor(&box_, 2);
+    AtenTensorHandle source = shimrt_box_tensor(&box_, 3);
+    const char* reduce = shimrt_box_str(&box_, 4);
+    int32_t include_self = shimrt_box_bool(&box_, 5);
+    AtenTensorHandle ret0 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_index_reduce(self, dim, index, source, reduce, include_self, &ret0));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_finish(&box_);
+}
+
 /* aten.index_select.default: index_select(Tensor self, int dim, Tensor index) -> Tensor */
 void boxed_cpu_index_select(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
     static const unsigned char arg_kinds_[3] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_NONE, SHIMRT_KIND_TENSOR};
@@ -3048,6 +3066,30 @@ void boxed_cpu_searchsorted_Tensor(StableIValue* stack_, uint64_t num_args_, uin
     shimrt_box_finish(&box_);
 }
 
+/* aten.segment_reduce.default: segment_reduce(Tensor data, str reduce, *, Tensor? lengths=None, Tensor? indices=None, Tensor? offsets=None, int axis=0, bool unsafe=False, Scalar? initial=None) -> Tensor */
+void boxed_cpu_segment_reduce(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[8] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_STR, SHIMRT_KIND_OPT_TENSOR, SHIMRT_KIND_OPT_TENSOR, SHIMRT_KIND_OPT_TENSOR, SHIMRT_KIND_NONE, SHIMRT_KIND_NONE, SHIMRT_KIND_OPT_SCALAR};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "segment_reduce", stack_, num_args_, 8, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle data = shimrt_box_tensor(&box_, 0);
+    const char* reduce = shimrt_box_str(&box_, 1);
+    AtenTensorHandle lengths_v_ = NULL;
+    AtenTensorHandle* lengths = shimrt_box_opt_tensor(&box_, 2, &lengths_v_);
+    AtenTensorHandle indices_v_ = NULL;
+    AtenTensorHandle* indices = shimrt_box_opt_tensor(&box_, 3, &indices_v_);
+    AtenTensorHandle offsets_v_ = NULL;
+    AtenTensorHandle* offsets = shimrt_box_opt_tensor(&box_, 4, &offsets_v_);
+    int64_t axis = shimrt_box_int(&box_, 5);
+    int32_t unsafe = shimrt_box_bool(&box_, 6);
+    double initial_v_ = 0;
+    double* initial = shimrt_box_opt_scalar(&box_, 7, &initial_v_);
+    AtenTensorHandle ret0 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_segment_reduce(data, reduce, lengths, indices, offsets, axis, unsafe, initial, &ret0));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_finish(&box_);
+}
+
 /* aten.select.int: select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a) */
 void boxed_cpu_select_int(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
     static const unsigned char arg_kinds_[3] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_NONE, SHIMRT_KIND_NONE};
@@ -3498,7 +3540,7 @@ void boxed_cpu_zeros_like(StableIValue* stack_, uint64_t num_args_, uint64_t num
 }
 
 /* Every schema of namespace aten, in op-key order, with its tags. */
-static const shimrt_def_entry defs_aten[198] = {
+static const shimrt_def_entry defs_aten[200] = {
     {"_adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor", SHIMRT_TAG_BIT(CORE)},
     {"_addmm_activation(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1, bool use_gelu=False) -> Tensor", 0},
     {"_cdist_forward(Tensor x1, Tensor x2, float p, int? compute_mode) -> Tensor", SHIMRT_TAG_BIT(CORE)},
@@ -3582,6 +3624,7 @@ static const shimrt_def_entry defs_aten[198] = {
     {"histc(Tensor self, int bins=100, Scalar min=0, Scalar max=0) -> Tensor", 0},
     {"index.Tensor(Tensor self, Tensor?[] indices) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(DYNAMIC_OUTPUT_SHAPE)},
     {"index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor", SHIMRT_TAG_BIT(CORE)},
+    {"index_reduce(Tensor self, int dim, Tensor index, Tensor source, str reduce, *, bool include_self=True) -> Tensor", 0},
     {"index_select(Tensor self, int dim, Tensor index) -> Tensor", SHIMRT_TAG_BIT(CORE)},
     {"index_select.out(Tensor self, int dim, Tensor index, *, Tensor(a!) out) -> Tensor(a!)", 0},
     {"is_leaf(Tensor self) -> bool", 0},
@@ -3670,6 +3713,7 @@ static const shimrt_def_entry defs_aten[198] = {
     {"scatter_reduce.two_out(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True, Tensor(a!) out) -> Tensor(a!)", 0},
     {"searchsorted.Scalar(Tensor sorted_sequence, Scalar self, *, bool out_int32=False, bool right=False, str? side=None, Tensor? sorter=None) -> Tensor", 0},
     {"searchsorted.Tensor(Tensor sorted_sequence, Tensor self, *, bool out_int32=False, bool right=False, str? side=None, Tensor? sorter=None) -> Tensor", 0},
+    {"segment_reduce(Tensor data, str reduce, *, Tensor? lengths=None, Tensor? indices=None, Tensor? offsets=None, int axis=0, bool unsafe=False, Scalar? initial=None) -> Tensor", 0},
     {"select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)", SHIMRT_TAG_BIT(CORE)},
     {"sigmoid(Tensor self) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
     {"slice.Tensor(Tensor(a) self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor(a)", SHIMRT_TAG_BIT(CORE)},
@@ -3700,7 +3744,7 @@ static const shimrt_def_entry defs_aten[198] = {
 };
 
 /* Every boxed kernel of namespace aten for the cpu backend. */
-static const shimrt_impl_entry impls_aten_cpu[198] = {
+static const shimrt_impl_entry impls_aten_cpu[200] = {
     {"_adaptive_avg_pool2d", boxed_cpu__adaptive_avg_pool2d},
     {"_addmm_activation", boxed_cpu__addmm_activation},
     {"_cdist_forward", boxed_cpu__cdist_forward},
@@ -3784,6 +3828,7 @@ static const shimrt_impl_entry impls_aten_cpu[198] = {
     {"histc", boxed_cpu_histc},
     {"index.Tensor", boxed_cpu_index_Tensor},
     {"index_put", boxed_cpu_index_put},
+    {"index_reduce", boxed_cpu_index_reduce},
     {"index_select", boxed_cpu_index_select},
     {"index_select.out", boxed_cpu_index_select_out},
     {"is_leaf", boxed_cpu_is_leaf},
@@ -3872,6 +3917,7 @@ static const shimrt_impl_entry impls_aten_cpu[198] = {
     {"scatter_reduce.two_out", boxed_cpu_scatter_reduce_two_out},
     {"searchsorted.Scalar", boxed_cpu_searchsorted_Scalar},
     {"searchsorted.Tensor", boxed_cpu_searchsorted_Tensor},
+    {"segment_reduce", boxed_cpu_segment_reduce},
     {"select.int", boxed_cpu_select_int},
     {"sigmoid", boxed_cpu_sigmoid},
     {"slice.Tensor", boxed_cpu_slice_Tensor},
@@ -3902,5 +3948,5 @@ static const shimrt_impl_entry impls_aten_cpu[198] = {
 };
 
 AOTITorchError shimgen_register_aten_cpu(TorchLibraryHandle* ret_def, TorchLibraryHandle* ret_impl) {
-    return shimrt_register_ops("aten", "CPU", __FILE__, __LINE__, defs_aten, 198, impls_aten_cpu, 198, ret_def, ret_impl);
+    return shimrt_register_ops("aten", "CPU", __FILE__, __LINE__, defs_aten, 200, impls_aten_cpu, 200, ret_def, ret_impl);
 }

@@ -101,6 +101,7 @@ void boxed_cpu_hann_window(StableIValue* stack_, uint64_t num_args_, uint64_t nu
 void boxed_cpu_histc(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_index_Tensor(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_index_put(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
+void boxed_cpu_index_reduce(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_index_select(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_index_select_out(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_is_leaf(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
@@ -189,6 +190,7 @@ void boxed_cpu_scatter_reduce_two(StableIValue* stack_, uint64_t num_args_, uint
 void boxed_cpu_scatter_reduce_two_out(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_searchsorted_Scalar(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_searchsorted_Tensor(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
+void boxed_cpu_segment_reduce(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_select_int(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_sigmoid(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_slice_Tensor(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);

@@ -757,6 +757,16 @@ AOTITorchError aoti_torch_cpu_index_put(AtenTensorHandle self, const AtenTensorH
     return err_;
 }
 
+/* aten.index_reduce.default: index_reduce(Tensor self, int dim, Tensor index, Tensor source, str reduce, *, bool include_self=True) -> Tensor
+ * kernel: shimrt_cpu_index_reduce (CPU) */
+AOTITorchError aoti_torch_cpu_index_reduce(AtenTensorHandle self, int64_t dim, AtenTensorHandle index, AtenTensorHandle source, const char* reduce, int32_t include_self, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_TENSOR(index);
+    SHIMRT_ARG_TENSOR(source);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu_index_reduce(self, dim, index, source, reduce, include_self, ret0);
+}
+
 /* aten.index_select.default: index_select(Tensor self, int dim, Tensor index) -> Tensor
  * kernel: shimrt_cpu_index_select (CPU) */
 AOTITorchError aoti_torch_cpu_index_select(AtenTensorHandle self, int64_t dim, AtenTensorHandle index, AtenTensorHandle* ret0) {
@@ -1526,6 +1536,17 @@ AOTITorchError aoti_torch_cpu_searchsorted_Tensor(AtenTensorHandle sorted_sequen
     SHIMRT_ARG_OPT_TENSOR(sorter);
     SHIMRT_ARG_RET(ret0);
     return shimrt_cpu_searchsorted_tensor(sorted_sequence, self, out_int32, right, side, SHIMRT_OPT_TENSOR(sorter), ret0);
+}
+
+/* aten.segment_reduce.default: segment_reduce(Tensor data, str reduce, *, Tensor? lengths=None, Tensor? indices=None, Tensor? offsets=None, int axis=0, bool unsafe=False, Scalar? initial=None) -> Tensor
+ * kernel: shimrt_cpu_segment_reduce (CPU) */
+AOTITorchError aoti_torch_cpu_segment_reduce(AtenTensorHandle data, const char* reduce, AtenTensorHandle* lengths, AtenTensorHandle* indices, AtenTensorHandle* offsets, int64_t axis, int32_t unsafe, double* initial, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(data);
+    SHIMRT_ARG_OPT_TENSOR(lengths);
+    SHIMRT_ARG_OPT_TENSOR(indices);
+    SHIMRT_ARG_OPT_TENSOR(offsets);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu_segment_reduce(data, reduce, SHIMRT_OPT_TENSOR(lengths), SHIMRT_OPT_TENSOR(indices), SHIMRT_OPT_TENSOR(offsets), axis, unsafe, initial, ret0);
 }
 
 /* aten.select.int: select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)

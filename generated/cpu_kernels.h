@@ -170,6 +170,8 @@ AOTITorchError shimrt_cpu_histc(AtenTensorHandle self, int64_t bins, double min,
 AOTITorchError shimrt_cpu_index_tensor(AtenTensorHandle self, const AtenTensorHandle* indices, int64_t indices_len_, AtenTensorHandle* ret0);
 /* aten.index_put.default: index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor (CPU) */
 AOTITorchError shimrt_cpu_index_put(AtenTensorHandle self, const AtenTensorHandle* indices, int64_t indices_len_, AtenTensorHandle values, int32_t accumulate, AtenTensorHandle* ret0);
+/* aten.index_reduce.default: index_reduce(Tensor self, int dim, Tensor index, Tensor source, str reduce, *, bool include_self=True) -> Tensor (CPU) */
+AOTITorchError shimrt_cpu_index_reduce(AtenTensorHandle self, int64_t dim, AtenTensorHandle index, AtenTensorHandle source, const char* reduce, int32_t include_self, AtenTensorHandle* ret0);
 /* aten.index_select.default: index_select(Tensor self, int dim, Tensor index) -> Tensor (CPU) */
 AOTITorchError shimrt_cpu_index_select(AtenTensorHandle self, int64_t dim, AtenTensorHandle index, AtenTensorHandle* ret0);
 /* aten.index_select.out: index_select.out(Tensor self, int dim, Tensor index, *, Tensor(a!) out) -> Tensor(a!) (CPU) */
@@ -330,6 +332,8 @@ AOTITorchError shimrt_cpu_scatter_reduce_two_out(AtenTensorHandle out, AtenTenso
 AOTITorchError shimrt_cpu_searchsorted_scalar(AtenTensorHandle sorted_sequence, double self, int32_t out_int32, int32_t right, const char** side, AtenTensorHandle sorter, AtenTensorHandle* ret0);
 /* aten.searchsorted.Tensor: searchsorted.Tensor(Tensor sorted_sequence, Tensor self, *, bool out_int32=False, bool right=False, str? side=None, Tensor? sorter=None) -> Tensor (CPU) */
 AOTITorchError shimrt_cpu_searchsorted_tensor(AtenTensorHandle sorted_sequence, AtenTensorHandle self, int32_t out_int32, int32_t right, const char** side, AtenTensorHandle sorter, AtenTensorHandle* ret0);
+/* aten.segment_reduce.default: segment_reduce(Tensor data, str reduce, *, Tensor? lengths=None, Tensor? indices=None, Tensor? offsets=None, int axis=0, bool unsafe=False, Scalar? initial=None) -> Tensor (CPU) */
+AOTITorchError shimrt_cpu_segment_reduce(AtenTensorHandle data, const char* reduce, AtenTensorHandle lengths, AtenTensorHandle indices, AtenTensorHandle offsets, int64_t axis, int32_t unsafe, double* initial, AtenTensorHandle* ret0);
 /* aten.sigmoid.default: sigmoid(Tensor self) -> Tensor (CPU) */
 AOTITorchError shimrt_cpu_sigmoid(AtenTensorHandle self, AtenTensorHandle* ret0);
 /* aten.softmax.int: softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor (CPU) */

@@ -1432,6 +1432,10 @@ def fft_family():
 FAMILIES = [mm_family, conv_family, line_family, sdpa_family, pool_family, misc_family,
             index_family, bag_family, pow_family, quant_dist_family, scatter_value_family,
             lapack_family, rnn_family, resize_family, fft_family]
+# issue 20's functions (tests/dropin/aoti_oracle_i20.py, run in this module's namespace)
+with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "aoti_oracle_i20.py")) as _f:
+    exec(compile(_f.read(), "aoti_oracle_i20.py", "exec"))
+FAMILIES += I20_FAMILIES
 for fam in FAMILIES:
     fam()
 

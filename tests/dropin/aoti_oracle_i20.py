@@ -1,0 +1,115 @@
+"""tests/dropin/aoti_oracle_i20.py: issue 20's c_shim_cpu.h functions (the rest of the header:
+index_reduce, segment_reduce, histograms, _trilinear, fractional max pooling, fake-quant
+observers, zero tensors, sparse refusals, ...) against PyTorch 2.15. Run by aoti_oracle.py in
+its own namespace (case, call, T, Opt, Ret, rand, layouts, A are aoti_oracle.py's); the
+families listed in I20_FAMILIES run after aoti_oracle.py's own."""
+
+
+def index_reduce_family():
+    name = "aoti_torch_cpu_index_reduce"
+    for dt in [torch.float32, torch.float64, torch.float16, torch.bfloat16, torch.int64,
+               torch.int32, torch.uint8]:
+        for red in ("prod", "mean", "amax", "amin"):
+            for inc in (True, False):
+                for dim, shape in ((0, [5, 3]), (1, [4, 6]), (-1, [2, 3, 4]), (0, [7])):
+                    self0 = rand(shape, dt, 1, 3)
+                    d = dim % len(shape)
+                    n = 4
+                    idx = torch.randint(0, shape[d], (n,))
+                    sshape = list(shape)
+                    sshape[d] = n
+                    src = rand(sshape, dt, 1, 3)
+                    for lay, s in layouts(self0):
+                        case(f"{dt} {red} include_self={inc} dim={dim} {shape} self {lay}", name,
+                             [T(s), dim, T(idx), T(src), red, int(inc), Ret()],
+                             lambda s=s, idx=idx, src=src, dim=dim, red=red, inc=inc:
+                             A.index_reduce(s, dim, idx, src, red, include_self=inc),
+                             loose=True)
+                    case(f"{dt} {red} int32 index", name,
+                         [T(self0), dim, T(idx.int()), T(src), red, int(inc), Ret()],
+                         lambda s=self0, idx=idx, src=src, dim=dim, red=red, inc=inc:
+                         A.index_reduce(s, dim, idx.int(), src, red, include_self=inc),
+                         loose=True)
+    x = torch.ones(5, 3)
+    nan_src = torch.tensor([[1.0, float("nan"), 2.0], [3.0, 4.0, float("nan")]])
+    for red in ("amax", "amin", "prod", "mean"):
+        case(f"NaN {red}", name, [T(x), 0, T(torch.tensor([1, 1])), T(nan_src), red, 1, Ret()],
+             lambda red=red: A.index_reduce(x, 0, torch.tensor([1, 1]), nan_src, red))
+    case("empty index", name, [T(x), 0, T(torch.tensor([], dtype=torch.int64)),
+                               T(torch.ones(0, 3)), "prod", 1, Ret()],
+         lambda: A.index_reduce(x, 0, torch.tensor([], dtype=torch.int64), torch.ones(0, 3),
+                                "prod"))
+    bad = [("sum", x, 0, torch.tensor([0, 1]), torch.ones(2, 3)),
+           ("prod", x, 0, torch.tensor([0, 5]), torch.ones(2, 3)),
+           ("prod", x, 0, torch.tensor([0, -1]), torch.ones(2, 3)),
+           ("prod", x, 0, torch.tensor([0.0, 1.0]), torch.ones(2, 3)),
+           ("prod", x, 0, torch.tensor([[0, 1]]), torch.ones(2, 3)),
+           ("prod", x, 0, torch.tensor([0, 1]), torch.ones(2, 3, dtype=torch.float64)),
+           ("prod", x, 0, torch.tensor([0, 1]), torch.ones(3, 3)),
+           ("prod", x, 0, torch.tensor([0, 1]), torch.ones(2, 4)),
+           ("prod", x, 2, torch.tensor([0, 1]), torch.ones(2, 3)),
+           ("prod", x, 0, torch.tensor([0, 1]), torch.ones(2, 3, 1))]
+    for k, (red, s, dim, idx, src) in enumerate(bad):
+        case(f"bad {k}", name, [T(s), dim, T(idx), T(src), red, 1, Ret()],
+             lambda red=red, s=s, dim=dim, idx=idx, src=src:
+             A.index_reduce(s, dim, idx, src, red))
+
+
+def segment_reduce_family():
+    name = "aoti_torch_cpu_segment_reduce"
+    for dt in FLOATS:
+        for red in ("max", "min", "sum", "mean", "prod"):
+            for init in (None, 2.5):
+                data = rand([9], dt, -2, 2)
+                lengths = torch.tensor([2, 0, 4, 3])
+                for lay, d in layouts(data):
+                    case(f"{dt} {red} initial={init} 1-d {lay}", name,
+                         [T(d), red, Opt(T(lengths)), Opt(None), Opt(None), 0, 0, Opt(init),
+                          Ret()],
+                         lambda d=d, red=red, init=init: A.segment_reduce(
+                             d, red, lengths=lengths, initial=init), loose=True)
+                offsets = torch.tensor([0, 2, 2, 6, 9], dtype=torch.int32)
+                case(f"{dt} {red} initial={init} offsets", name,
+                     [T(data), red, Opt(None), Opt(None), Opt(T(offsets)), 0, 0, Opt(init),
+                      Ret()],
+                     lambda data=data, red=red, init=init: A.segment_reduce(
+                         data, red, offsets=offsets, initial=init), loose=True)
+                d2 = rand([6, 3], dt, -2, 2)
+                for lay, d in layouts(d2):
+                    case(f"{dt} {red} initial={init} 2-d axis 0 {lay}", name,
+                         [T(d), red, Opt(T(torch.tensor([1, 3, 0, 2]))), Opt(None), Opt(None),
+                          0, 0, Opt(init), Ret()],
+                         lambda d=d, red=red, init=init: A.segment_reduce(
+                             d, red, lengths=torch.tensor([1, 3, 0, 2]), initial=init),
+                         loose=True)
+                l2 = torch.tensor([[1, 2], [3, 0], [0, 3], [2, 1], [1, 2], [3, 0]])
+                case(f"{dt} {red} initial={init} 2-d axis 1", name,
+                     [T(d2), red, Opt(T(l2)), Opt(None), Opt(None), 1, 0, Opt(init), Ret()],
+                     lambda d=d2, red=red, init=init: A.segment_reduce(
+                         d, red, lengths=l2, axis=1, initial=init), loose=True)
+                o2 = torch.tensor([[0, 1, 3]] * 6)
+                case(f"{dt} {red} initial={init} 2-d offsets axis 1", name,
+                     [T(d2), red, Opt(None), Opt(None), Opt(T(o2)), 1, 0, Opt(init), Ret()],
+                     lambda d=d2, red=red, init=init: A.segment_reduce(
+                         d, red, offsets=o2, axis=1, initial=init), loose=True)
+    data = torch.tensor([1.0, float("nan"), 3.0, 4.0])
+    for red in ("max", "min", "sum"):
+        case(f"NaN {red}", name, [T(data), red, Opt(T(torch.tensor([2, 2]))), Opt(None),
+                                  Opt(None), 0, 0, Opt(None), Ret()],
+             lambda red=red: A.segment_reduce(data, red, lengths=torch.tensor([2, 2])))
+    case("unsafe, lengths short", name, [T(data), "sum", Opt(T(torch.tensor([1, 2]))), Opt(None),
+                                         Opt(None), 0, 1, Opt(None), Ret()],
+         lambda: A.segment_reduce(data, "sum", lengths=torch.tensor([1, 2]), unsafe=True))
+    bad = [("foo", data, torch.tensor([4]), 0), ("sum", data, torch.tensor([1, 2]), 0),
+           ("sum", data.int(), torch.tensor([4]), 0), ("sum", data, torch.tensor([4.0]), 0),
+           ("sum", data.view(2, 2), torch.tensor([1, 1]), 1)]
+    for k, (red, d, ln, ax) in enumerate(bad):
+        case(f"bad {k}", name, [T(d), red, Opt(T(ln)), Opt(None), Opt(None), ax, 0, Opt(None),
+                                Ret()],
+             lambda red=red, d=d, ln=ln, ax=ax: A.segment_reduce(d, red, lengths=ln, axis=ax))
+    case("indices", name, [T(data), "sum", Opt(None), Opt(T(torch.tensor([0, 0, 1, 1]))),
+                           Opt(None), 0, 0, Opt(None), Ret()],
+         lambda: A.segment_reduce(data, "sum", indices=torch.tensor([0, 0, 1, 1])))
+
+
+I20_FAMILIES = [index_reduce_family, segment_reduce_family]
