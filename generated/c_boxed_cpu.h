@@ -28,6 +28,7 @@ void boxed_cpu__fft_r2c(StableIValue* stack_, uint64_t num_args_, uint64_t num_o
 void boxed_cpu__foreach_mul_List(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu__foreach_mul__List(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu__fused_rms_norm(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
+void boxed_cpu__histogramdd_from_bin_cts(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu__int_mm_out(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu__scaled_dot_product_flash_attention_for_cpu(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu__weight_int8pack_mm(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
@@ -99,6 +100,7 @@ void boxed_cpu_gt_Scalar(StableIValue* stack_, uint64_t num_args_, uint64_t num_
 void boxed_cpu_gt_Tensor(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_hann_window(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_histc(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
+void boxed_cpu_histogram_bin_ct(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_index_Tensor(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_index_put(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_index_reduce(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);

@@ -119,6 +119,17 @@ AOTITorchError aoti_torch_cpu__fused_rms_norm(AtenTensorHandle input, const int6
     return shimrt_cpu__fused_rms_norm(input, normalized_shape, normalized_shape_len_, SHIMRT_OPT_TENSOR(weight), eps, ret0, ret1);
 }
 
+/* aten._histogramdd_from_bin_cts.default: _histogramdd_from_bin_cts(Tensor self, int[] bins, *, float[]? range=None, Tensor? weight=None, bool density=False) -> Tensor
+ * kernel: shimrt_cpu__histogramdd_from_bin_cts (CPU) */
+AOTITorchError aoti_torch_cpu__histogramdd_from_bin_cts(AtenTensorHandle self, const int64_t* bins, int64_t bins_len_, const double** range, int64_t range_len_, AtenTensorHandle* weight, int32_t density, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_LIST(bins);
+    SHIMRT_ARG_OPT_LIST(range);
+    SHIMRT_ARG_OPT_TENSOR(weight);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu__histogramdd_from_bin_cts(self, bins, bins_len_, SHIMRT_OPT_LIST(range), SHIMRT_OPT_LIST_LEN(range), SHIMRT_OPT_TENSOR(weight), density, ret0);
+}
+
 /* aten._int_mm.out: _int_mm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!)
  * kernel: shimrt_cpu__int_mm_out (CPU) */
 AOTITorchError aoti_torch_cpu__int_mm_out(AtenTensorHandle out, AtenTensorHandle self, AtenTensorHandle mat2) {
@@ -728,6 +739,17 @@ AOTITorchError aoti_torch_cpu_histc(AtenTensorHandle self, int64_t bins, double 
     SHIMRT_ARG_TENSOR(self);
     SHIMRT_ARG_RET(ret0);
     return shimrt_cpu_histc(self, bins, min, max, ret0);
+}
+
+/* aten.histogram.bin_ct: histogram.bin_ct(Tensor self, int bins=100, *, float[]? range=None, Tensor? weight=None, bool density=False) -> (Tensor hist, Tensor bin_edges)
+ * kernel: shimrt_cpu_histogram_bin_ct (CPU) */
+AOTITorchError aoti_torch_cpu_histogram_bin_ct(AtenTensorHandle self, int64_t bins, const double** range, int64_t range_len_, AtenTensorHandle* weight, int32_t density, AtenTensorHandle* ret0, AtenTensorHandle* ret1) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_OPT_LIST(range);
+    SHIMRT_ARG_OPT_TENSOR(weight);
+    SHIMRT_ARG_RET(ret0);
+    SHIMRT_ARG_RET(ret1);
+    return shimrt_cpu_histogram_bin_ct(self, bins, SHIMRT_OPT_LIST(range), SHIMRT_OPT_LIST_LEN(range), SHIMRT_OPT_TENSOR(weight), density, ret0, ret1);
 }
 
 /* aten.index.Tensor: index.Tensor(Tensor self, Tensor?[] indices) -> Tensor

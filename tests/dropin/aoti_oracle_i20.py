@@ -112,4 +112,70 @@ def segment_reduce_family():
          lambda: A.segment_reduce(data, "sum", indices=torch.tensor([0, 0, 1, 1])))
 
 
-I20_FAMILIES = [index_reduce_family, segment_reduce_family]
+_KEEP = []
+
+
+def dpp(vals):
+    """a `const double**` argument: None, or a pointer to an array of vals"""
+    if vals is None:
+        return None
+    arr = (C.c_double * max(len(vals), 1))(*vals)
+    p = C.pointer(C.cast(arr, P(C.c_double)))
+    _KEEP.append((arr, p))
+    return p
+
+
+def histogram_family():
+    h1 = "aoti_torch_cpu_histogram_bin_ct"
+    hd = "aoti_torch_cpu__histogramdd_from_bin_cts"
+    for dt in (torch.float32, torch.float64):
+        for shape in ([0], [1], [7], [50], [4, 9], [3, 0]):
+            x0 = rand(shape, dt, -3, 3)
+            for bins in (1, 3, 10):
+                for rng in (None, (-2.0, 2.0), (0.0, 0.0), (1.0, 5.0)):
+                    for wt in (False, True):
+                        w = rand(shape, dt, 0, 2) if wt else None
+                        for dens in (False, True):
+                            for lay, x in layouts(x0):
+                                r = list(rng) if rng else None
+                                case(f"{dt} {shape} {lay} bins={bins} range={rng} weight={wt} "
+                                     f"density={dens}", h1,
+                                     [T(x), bins, dpp(r), len(r) if r else 0,
+                                      Opt(T(w)) if wt else Opt(None), int(dens), Ret(), Ret()],
+                                     lambda x=x, bins=bins, r=r, w=w, dens=dens: A.histogram.bin_ct(
+                                         x, bins, range=r, weight=w, density=dens), loose=True)
+        x = torch.tensor([2.0, 2.0], dtype=dt)
+        case(f"{dt} constant", h1, [T(x), 4, None, 0, Opt(None), 0, Ret(), Ret()],
+             lambda x=x: A.histogram.bin_ct(x, 4))
+        for shape, bins in (([20, 2], [3, 4]), ([5, 3], [2, 2, 2]), ([0, 2], [2, 3]),
+                            ([2, 6, 1], [5]), ([8, 3], [1, 3, 2])):
+            x0 = rand(shape, dt, -3, 3)
+            for rng in (None, [-1.0, 1.0] * len(bins)):
+                for wt in (False, True):
+                    w = rand(shape[:-1], dt, 0, 2) if wt else None
+                    for dens in (False, True):
+                        for lay, x in layouts(x0):
+                            case(f"dd {dt} {shape} {lay} bins={bins} range={rng} weight={wt} "
+                                 f"density={dens}", hd,
+                                 [T(x), bins, dpp(rng), len(rng) if rng else 0,
+                                  Opt(T(w)) if wt else Opt(None), int(dens), Ret()],
+                                 lambda x=x, bins=bins, rng=rng, w=w, dens=dens:
+                                 A._histogramdd_from_bin_cts(x, bins, range=rng, weight=w,
+                                                             density=dens), loose=True)
+    x = torch.tensor([1.0, 2.0, 3.0])
+    bad = [(x, 0, None, None), (x, 3, [3.0, 1.0], None), (x.half(), 3, None, None),
+           (x.int(), 3, None, None), (torch.tensor([1.0, float("inf")]), 3, None, None),
+           (torch.tensor([1.0, float("nan")]), 3, None, None), (x, 3, [0.0, 1.0, 2.0], None),
+           (x, 3, None, torch.ones(2)), (x, 3, None, torch.ones(3, dtype=torch.float64)),
+           (x, 3, [0.0, float("inf")], None)]
+    for k, (xx, bins, r, w) in enumerate(bad):
+        case(f"bad {k}", h1, [T(xx), bins, dpp(r), len(r) if r else 0,
+                              Opt(T(w)) if w is not None else Opt(None), 0, Ret(), Ret()],
+             lambda xx=xx, bins=bins, r=r, w=w: A.histogram.bin_ct(xx, bins, range=r, weight=w))
+    x2 = torch.rand(4, 2)
+    for k, bins in enumerate(([2], [2, 0], [2, 2, 2])):
+        case(f"dd bad {k}", hd, [T(x2), bins, None, 0, Opt(None), 0, Ret()],
+             lambda bins=bins: A._histogramdd_from_bin_cts(x2, bins))
+
+
+I20_FAMILIES = [histogram_family, index_reduce_family, segment_reduce_family]
