@@ -64,6 +64,29 @@ void boxed_cpu__cdist_forward(StableIValue* stack_, uint64_t num_args_, uint64_t
     shimrt_box_finish(&box_);
 }
 
+/* aten._efficientzerotensor.default: _efficientzerotensor(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor */
+void boxed_cpu__efficientzerotensor(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[5] = {SHIMRT_KIND_INT_LIST, SHIMRT_KIND_OPT_CODE, SHIMRT_KIND_OPT_CODE, SHIMRT_KIND_OPT_DEVICE, SHIMRT_KIND_OPT_BOOL};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "_efficientzerotensor", stack_, num_args_, 5, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    int64_t size_len_ = 0;
+    const int64_t* size = shimrt_box_int_list(&box_, 0, &size_len_);
+    int32_t dtype_v_ = 0;
+    int32_t* dtype = shimrt_box_opt_code(&box_, 1, &dtype_v_);
+    int32_t layout_v_ = 0;
+    int32_t* layout = shimrt_box_opt_code(&box_, 2, &layout_v_);
+    int32_t device_v_ = 0;
+    int32_t device_index_ = -1;
+    int32_t* device = shimrt_box_opt_device(&box_, 3, &device_v_, &device_index_);
+    int32_t pin_memory_v_ = 0;
+    int32_t* pin_memory = shimrt_box_opt_bool(&box_, 4, &pin_memory_v_);
+    AtenTensorHandle ret0 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu__efficientzerotensor(size, size_len_, dtype, layout, device, device_index_, pin_memory, &ret0));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_finish(&box_);
+}
+
 /* aten._embedding_bag.default: _embedding_bag(Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq=False, int mode=0, bool sparse=False, Tensor? per_sample_weights=None, bool include_last_offset=False, int padding_idx=-1) -> (Tensor, Tensor, Tensor, Tensor) */
 void boxed_cpu__embedding_bag(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
     static const unsigned char arg_kinds_[9] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_NONE, SHIMRT_KIND_NONE, SHIMRT_KIND_NONE, SHIMRT_KIND_OPT_TENSOR, SHIMRT_KIND_NONE, SHIMRT_KIND_NONE};
@@ -262,6 +285,88 @@ void boxed_cpu__scaled_dot_product_flash_attention_for_cpu(StableIValue* stack_,
     shimrt_box_release_args(&box_);
     shimrt_box_push_tensor(&box_, 0, ret0);
     shimrt_box_push_tensor(&box_, 1, ret1);
+    shimrt_box_finish(&box_);
+}
+
+/* aten._scaled_dot_product_fused_attention_overrideable.default: _scaled_dot_product_fused_attention_overrideable(Tensor query, Tensor key, Tensor value, Tensor? attn_bias=None, float dropout_p=0.0, bool is_causal=False, bool return_debug_mask=False, *, float? scale=None) -> (Tensor output, Tensor logsumexp, Tensor cum_seq_q, Tensor cum_seq_k, SymInt max_q, SymInt max_k, Tensor philox_seed, Tensor philox_offset, Tensor debug_attn_mask) */
+void boxed_cpu__scaled_dot_product_fused_attention_overrideable(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[8] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_OPT_TENSOR, SHIMRT_KIND_NONE, SHIMRT_KIND_NONE, SHIMRT_KIND_NONE, SHIMRT_KIND_OPT_FLOAT};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "_scaled_dot_product_fused_attention_overrideable", stack_, num_args_, 8, num_outputs_, 9, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle query = shimrt_box_tensor(&box_, 0);
+    AtenTensorHandle key = shimrt_box_tensor(&box_, 1);
+    AtenTensorHandle value = shimrt_box_tensor(&box_, 2);
+    AtenTensorHandle attn_bias_v_ = NULL;
+    AtenTensorHandle* attn_bias = shimrt_box_opt_tensor(&box_, 3, &attn_bias_v_);
+    double dropout_p = shimrt_box_float(&box_, 4);
+    int32_t is_causal = shimrt_box_bool(&box_, 5);
+    int32_t return_debug_mask = shimrt_box_bool(&box_, 6);
+    double scale_v_ = 0;
+    double* scale = shimrt_box_opt_float(&box_, 7, &scale_v_);
+    AtenTensorHandle ret0 = NULL;
+    AtenTensorHandle ret1 = NULL;
+    AtenTensorHandle ret2 = NULL;
+    AtenTensorHandle ret3 = NULL;
+    int64_t ret4 = 0;
+    int64_t ret5 = 0;
+    AtenTensorHandle ret6 = NULL;
+    AtenTensorHandle ret7 = NULL;
+    AtenTensorHandle ret8 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu__scaled_dot_product_fused_attention_overrideable(query, key, value, attn_bias, dropout_p, is_causal, return_debug_mask, scale, &ret0, &ret1, &ret2, &ret3, &ret4, &ret5, &ret6, &ret7, &ret8));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_push_tensor(&box_, 1, ret1);
+    shimrt_box_push_tensor(&box_, 2, ret2);
+    shimrt_box_push_tensor(&box_, 3, ret3);
+    shimrt_box_push_int(&box_, 4, ret4);
+    shimrt_box_push_int(&box_, 5, ret5);
+    shimrt_box_push_tensor(&box_, 6, ret6);
+    shimrt_box_push_tensor(&box_, 7, ret7);
+    shimrt_box_push_tensor(&box_, 8, ret8);
+    shimrt_box_finish(&box_);
+}
+
+/* aten._to_sparse.default: _to_sparse(Tensor self, *, Layout? layout=None, int[2]? blocksize=None, int? dense_dim=None) -> Tensor */
+void boxed_cpu__to_sparse(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[4] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_OPT_CODE, SHIMRT_KIND_OPT_INT_LIST, SHIMRT_KIND_OPT_INT};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "_to_sparse", stack_, num_args_, 4, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
+    int32_t layout_v_ = 0;
+    int32_t* layout = shimrt_box_opt_code(&box_, 1, &layout_v_);
+    const int64_t* blocksize_v_ = NULL;
+    int64_t blocksize_len_ = 0;
+    const int64_t** blocksize = shimrt_box_opt_int_list(&box_, 2, &blocksize_v_, &blocksize_len_);
+    int64_t dense_dim_v_ = 0;
+    int64_t* dense_dim = shimrt_box_opt_int(&box_, 3, &dense_dim_v_);
+    AtenTensorHandle ret0 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu__to_sparse(self, layout, blocksize, blocksize_len_, dense_dim, &ret0));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_finish(&box_);
+}
+
+/* aten._trilinear.default: _trilinear(Tensor i1, Tensor i2, Tensor i3, int[] expand1, int[] expand2, int[] expand3, int[] sumdim, int unroll_dim=1) -> Tensor */
+void boxed_cpu__trilinear(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[8] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_INT_LIST, SHIMRT_KIND_INT_LIST, SHIMRT_KIND_INT_LIST, SHIMRT_KIND_INT_LIST, SHIMRT_KIND_NONE};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "_trilinear", stack_, num_args_, 8, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle i1 = shimrt_box_tensor(&box_, 0);
+    AtenTensorHandle i2 = shimrt_box_tensor(&box_, 1);
+    AtenTensorHandle i3 = shimrt_box_tensor(&box_, 2);
+    int64_t expand1_len_ = 0;
+    const int64_t* expand1 = shimrt_box_int_list(&box_, 3, &expand1_len_);
+    int64_t expand2_len_ = 0;
+    const int64_t* expand2 = shimrt_box_int_list(&box_, 4, &expand2_len_);
+    int64_t expand3_len_ = 0;
+    const int64_t* expand3 = shimrt_box_int_list(&box_, 5, &expand3_len_);
+    int64_t sumdim_len_ = 0;
+    const int64_t* sumdim = shimrt_box_int_list(&box_, 6, &sumdim_len_);
+    int64_t unroll_dim = shimrt_box_int(&box_, 7);
+    AtenTensorHandle ret0 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu__trilinear(i1, i2, i3, expand1, expand1_len_, expand2, expand2_len_, expand3, expand3_len_, sumdim, sumdim_len_, unroll_dim, &ret0));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
     shimrt_box_finish(&box_);
 }
 
@@ -3148,6 +3253,20 @@ void boxed_cpu_select_int(StableIValue* stack_, uint64_t num_args_, uint64_t num
     shimrt_box_finish(&box_);
 }
 
+/* aten.set_.source_Tensor: set_.source_Tensor(Tensor(a!) self, Tensor source) -> Tensor(a!) */
+void boxed_cpu_set__source_Tensor(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[2] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "set_.source_Tensor", stack_, num_args_, 2, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
+    AtenTensorHandle source = shimrt_box_tensor(&box_, 1);
+    shimrt_box_keep(&box_, 0);
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_set__source_Tensor(self, source));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_alias(&box_, 0, 0);
+    shimrt_box_finish(&box_);
+}
+
 /* aten.sigmoid.default: sigmoid(Tensor self) -> Tensor */
 void boxed_cpu_sigmoid(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
     static const unsigned char arg_kinds_[1] = {SHIMRT_KIND_TENSOR};
@@ -3400,6 +3519,26 @@ void boxed_cpu_to_dtype_layout(StableIValue* stack_, uint64_t num_args_, uint64_
     shimrt_box_finish(&box_);
 }
 
+/* aten.to_sparse.default: to_sparse(Tensor self, *, Layout? layout=None, int[2]? blocksize=None, int? dense_dim=None) -> Tensor */
+void boxed_cpu_to_sparse(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[4] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_OPT_CODE, SHIMRT_KIND_OPT_INT_LIST, SHIMRT_KIND_OPT_INT};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "to_sparse", stack_, num_args_, 4, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
+    int32_t layout_v_ = 0;
+    int32_t* layout = shimrt_box_opt_code(&box_, 1, &layout_v_);
+    const int64_t* blocksize_v_ = NULL;
+    int64_t blocksize_len_ = 0;
+    const int64_t** blocksize = shimrt_box_opt_int_list(&box_, 2, &blocksize_v_, &blocksize_len_);
+    int64_t dense_dim_v_ = 0;
+    int64_t* dense_dim = shimrt_box_opt_int(&box_, 3, &dense_dim_v_);
+    AtenTensorHandle ret0 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_to_sparse(self, layout, blocksize, blocksize_len_, dense_dim, &ret0));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_finish(&box_);
+}
+
 /* aten.topk.default: topk(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices) */
 void boxed_cpu_topk(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
     static const unsigned char arg_kinds_[5] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_NONE, SHIMRT_KIND_NONE, SHIMRT_KIND_NONE, SHIMRT_KIND_NONE};
@@ -3583,10 +3722,11 @@ void boxed_cpu_zeros_like(StableIValue* stack_, uint64_t num_args_, uint64_t num
 }
 
 /* Every schema of namespace aten, in op-key order, with its tags. */
-static const shimrt_def_entry defs_aten[202] = {
+static const shimrt_def_entry defs_aten[208] = {
     {"_adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor", SHIMRT_TAG_BIT(CORE)},
     {"_addmm_activation(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1, bool use_gelu=False) -> Tensor", 0},
     {"_cdist_forward(Tensor x1, Tensor x2, float p, int? compute_mode) -> Tensor", SHIMRT_TAG_BIT(CORE)},
+    {"_efficientzerotensor(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", 0},
     {"_embedding_bag(Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq=False, int mode=0, bool sparse=False, Tensor? per_sample_weights=None, bool include_last_offset=False, int padding_idx=-1) -> (Tensor, Tensor, Tensor, Tensor)", SHIMRT_TAG_BIT(CORE)},
     {"_embedding_bag_forward_only(Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq=False, int mode=0, bool sparse=False, Tensor? per_sample_weights=None, bool include_last_offset=False, int padding_idx=-1) -> (Tensor, Tensor, Tensor, Tensor)", 0},
     {"_fft_c2c(Tensor self, SymInt[] dim, int normalization, bool forward) -> Tensor", 0},
@@ -3597,6 +3737,9 @@ static const shimrt_def_entry defs_aten[202] = {
     {"_histogramdd_from_bin_cts(Tensor self, int[] bins, *, float[]? range=None, Tensor? weight=None, bool density=False) -> Tensor", 0},
     {"_int_mm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!)", 0},
     {"_scaled_dot_product_flash_attention_for_cpu(Tensor query, Tensor key, Tensor value, float dropout_p=0.0, bool is_causal=False, *, Tensor? attn_mask=None, float? scale=None) -> (Tensor output, Tensor logsumexp)", SHIMRT_TAG_BIT(NONDETERMINISTIC_SEEDED)},
+    {"_scaled_dot_product_fused_attention_overrideable(Tensor query, Tensor key, Tensor value, Tensor? attn_bias=None, float dropout_p=0.0, bool is_causal=False, bool return_debug_mask=False, *, float? scale=None) -> (Tensor output, Tensor logsumexp, Tensor cum_seq_q, Tensor cum_seq_k, SymInt max_q, SymInt max_k, Tensor philox_seed, Tensor philox_offset, Tensor debug_attn_mask)", 0},
+    {"_to_sparse(Tensor self, *, Layout? layout=None, int[2]? blocksize=None, int? dense_dim=None) -> Tensor", 0},
+    {"_trilinear(Tensor i1, Tensor i2, Tensor i3, int[] expand1, int[] expand2, int[] expand3, int[] sumdim, int unroll_dim=1) -> Tensor", 0},
     {"_weight_int8pack_mm(Tensor self, Tensor mat2, Tensor scales) -> Tensor", 0},
     {"abs(Tensor self) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
     {"adaptive_max_pool2d(Tensor self, int[2] output_size) -> (Tensor, Tensor)", 0},
@@ -3760,6 +3903,7 @@ static const shimrt_def_entry defs_aten[202] = {
     {"searchsorted.Tensor(Tensor sorted_sequence, Tensor self, *, bool out_int32=False, bool right=False, str? side=None, Tensor? sorter=None) -> Tensor", 0},
     {"segment_reduce(Tensor data, str reduce, *, Tensor? lengths=None, Tensor? indices=None, Tensor? offsets=None, int axis=0, bool unsafe=False, Scalar? initial=None) -> Tensor", 0},
     {"select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)", SHIMRT_TAG_BIT(CORE)},
+    {"set_.source_Tensor(Tensor(a!) self, Tensor source) -> Tensor(a!)", 0},
     {"sigmoid(Tensor self) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
     {"slice.Tensor(Tensor(a) self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor(a)", SHIMRT_TAG_BIT(CORE)},
     {"softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor", 0},
@@ -3775,6 +3919,7 @@ static const shimrt_def_entry defs_aten[202] = {
     {"tanh(Tensor self) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
     {"to.dtype(Tensor(a) self, ScalarType dtype, bool non_blocking=False, bool copy=False, MemoryFormat? memory_format=None) -> Tensor(a)", 0},
     {"to.dtype_layout(Tensor(a) self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool non_blocking=False, bool copy=False, MemoryFormat? memory_format=None) -> Tensor(a)", 0},
+    {"to_sparse(Tensor self, *, Layout? layout=None, int[2]? blocksize=None, int? dense_dim=None) -> Tensor", 0},
     {"topk(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices)", SHIMRT_TAG_BIT(CORE)},
     {"transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)", 0},
     {"triangular_solve(Tensor self, Tensor A, bool upper=True, bool transpose=False, bool unitriangular=False) -> (Tensor solution, Tensor cloned_coefficient)", 0},
@@ -3789,10 +3934,11 @@ static const shimrt_def_entry defs_aten[202] = {
 };
 
 /* Every boxed kernel of namespace aten for the cpu backend. */
-static const shimrt_impl_entry impls_aten_cpu[202] = {
+static const shimrt_impl_entry impls_aten_cpu[208] = {
     {"_adaptive_avg_pool2d", boxed_cpu__adaptive_avg_pool2d},
     {"_addmm_activation", boxed_cpu__addmm_activation},
     {"_cdist_forward", boxed_cpu__cdist_forward},
+    {"_efficientzerotensor", boxed_cpu__efficientzerotensor},
     {"_embedding_bag", boxed_cpu__embedding_bag},
     {"_embedding_bag_forward_only", boxed_cpu__embedding_bag_forward_only},
     {"_fft_c2c", boxed_cpu__fft_c2c},
@@ -3803,6 +3949,9 @@ static const shimrt_impl_entry impls_aten_cpu[202] = {
     {"_histogramdd_from_bin_cts", boxed_cpu__histogramdd_from_bin_cts},
     {"_int_mm.out", boxed_cpu__int_mm_out},
     {"_scaled_dot_product_flash_attention_for_cpu", boxed_cpu__scaled_dot_product_flash_attention_for_cpu},
+    {"_scaled_dot_product_fused_attention_overrideable", boxed_cpu__scaled_dot_product_fused_attention_overrideable},
+    {"_to_sparse", boxed_cpu__to_sparse},
+    {"_trilinear", boxed_cpu__trilinear},
     {"_weight_int8pack_mm", boxed_cpu__weight_int8pack_mm},
     {"abs", boxed_cpu_abs},
     {"adaptive_max_pool2d", boxed_cpu_adaptive_max_pool2d},
@@ -3966,6 +4115,7 @@ static const shimrt_impl_entry impls_aten_cpu[202] = {
     {"searchsorted.Tensor", boxed_cpu_searchsorted_Tensor},
     {"segment_reduce", boxed_cpu_segment_reduce},
     {"select.int", boxed_cpu_select_int},
+    {"set_.source_Tensor", boxed_cpu_set__source_Tensor},
     {"sigmoid", boxed_cpu_sigmoid},
     {"slice.Tensor", boxed_cpu_slice_Tensor},
     {"softmax.int", boxed_cpu_softmax_int},
@@ -3981,6 +4131,7 @@ static const shimrt_impl_entry impls_aten_cpu[202] = {
     {"tanh", boxed_cpu_tanh},
     {"to.dtype", boxed_cpu_to_dtype},
     {"to.dtype_layout", boxed_cpu_to_dtype_layout},
+    {"to_sparse", boxed_cpu_to_sparse},
     {"topk", boxed_cpu_topk},
     {"transpose.int", boxed_cpu_transpose_int},
     {"triangular_solve", boxed_cpu_triangular_solve},
@@ -3995,5 +4146,5 @@ static const shimrt_impl_entry impls_aten_cpu[202] = {
 };
 
 AOTITorchError shimgen_register_aten_cpu(TorchLibraryHandle* ret_def, TorchLibraryHandle* ret_impl) {
-    return shimrt_register_ops("aten", "CPU", __FILE__, __LINE__, defs_aten, 202, impls_aten_cpu, 202, ret_def, ret_impl);
+    return shimrt_register_ops("aten", "CPU", __FILE__, __LINE__, defs_aten, 208, impls_aten_cpu, 208, ret_def, ret_impl);
 }

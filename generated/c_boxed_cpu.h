@@ -21,6 +21,7 @@ extern "C" {
 void boxed_cpu__adaptive_avg_pool2d(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu__addmm_activation(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu__cdist_forward(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
+void boxed_cpu__efficientzerotensor(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu__embedding_bag(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu__embedding_bag_forward_only(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu__fft_c2c(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
@@ -31,6 +32,9 @@ void boxed_cpu__fused_rms_norm(StableIValue* stack_, uint64_t num_args_, uint64_
 void boxed_cpu__histogramdd_from_bin_cts(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu__int_mm_out(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu__scaled_dot_product_flash_attention_for_cpu(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
+void boxed_cpu__scaled_dot_product_fused_attention_overrideable(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
+void boxed_cpu__to_sparse(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
+void boxed_cpu__trilinear(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu__weight_int8pack_mm(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_abs(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_adaptive_max_pool2d(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
@@ -194,6 +198,7 @@ void boxed_cpu_searchsorted_Scalar(StableIValue* stack_, uint64_t num_args_, uin
 void boxed_cpu_searchsorted_Tensor(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_segment_reduce(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_select_int(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
+void boxed_cpu_set__source_Tensor(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_sigmoid(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_slice_Tensor(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_softmax_int(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
@@ -209,6 +214,7 @@ void boxed_cpu_sum_dim_IntList(StableIValue* stack_, uint64_t num_args_, uint64_
 void boxed_cpu_tanh(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_to_dtype(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_to_dtype_layout(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
+void boxed_cpu_to_sparse(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_topk(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_transpose_int(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_triangular_solve(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);

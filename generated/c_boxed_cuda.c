@@ -1698,10 +1698,11 @@ void boxed_cuda_zeros_like(StableIValue* stack_, uint64_t num_args_, uint64_t nu
 }
 
 /* Every schema of namespace aten, in op-key order, with its tags. */
-static const shimrt_def_entry defs_aten[202] = {
+static const shimrt_def_entry defs_aten[208] = {
     {"_adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor", SHIMRT_TAG_BIT(CORE)},
     {"_addmm_activation(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1, bool use_gelu=False) -> Tensor", 0},
     {"_cdist_forward(Tensor x1, Tensor x2, float p, int? compute_mode) -> Tensor", SHIMRT_TAG_BIT(CORE)},
+    {"_efficientzerotensor(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", 0},
     {"_embedding_bag(Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq=False, int mode=0, bool sparse=False, Tensor? per_sample_weights=None, bool include_last_offset=False, int padding_idx=-1) -> (Tensor, Tensor, Tensor, Tensor)", SHIMRT_TAG_BIT(CORE)},
     {"_embedding_bag_forward_only(Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq=False, int mode=0, bool sparse=False, Tensor? per_sample_weights=None, bool include_last_offset=False, int padding_idx=-1) -> (Tensor, Tensor, Tensor, Tensor)", 0},
     {"_fft_c2c(Tensor self, SymInt[] dim, int normalization, bool forward) -> Tensor", 0},
@@ -1712,6 +1713,9 @@ static const shimrt_def_entry defs_aten[202] = {
     {"_histogramdd_from_bin_cts(Tensor self, int[] bins, *, float[]? range=None, Tensor? weight=None, bool density=False) -> Tensor", 0},
     {"_int_mm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!)", 0},
     {"_scaled_dot_product_flash_attention_for_cpu(Tensor query, Tensor key, Tensor value, float dropout_p=0.0, bool is_causal=False, *, Tensor? attn_mask=None, float? scale=None) -> (Tensor output, Tensor logsumexp)", SHIMRT_TAG_BIT(NONDETERMINISTIC_SEEDED)},
+    {"_scaled_dot_product_fused_attention_overrideable(Tensor query, Tensor key, Tensor value, Tensor? attn_bias=None, float dropout_p=0.0, bool is_causal=False, bool return_debug_mask=False, *, float? scale=None) -> (Tensor output, Tensor logsumexp, Tensor cum_seq_q, Tensor cum_seq_k, SymInt max_q, SymInt max_k, Tensor philox_seed, Tensor philox_offset, Tensor debug_attn_mask)", 0},
+    {"_to_sparse(Tensor self, *, Layout? layout=None, int[2]? blocksize=None, int? dense_dim=None) -> Tensor", 0},
+    {"_trilinear(Tensor i1, Tensor i2, Tensor i3, int[] expand1, int[] expand2, int[] expand3, int[] sumdim, int unroll_dim=1) -> Tensor", 0},
     {"_weight_int8pack_mm(Tensor self, Tensor mat2, Tensor scales) -> Tensor", 0},
     {"abs(Tensor self) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
     {"adaptive_max_pool2d(Tensor self, int[2] output_size) -> (Tensor, Tensor)", 0},
@@ -1875,6 +1879,7 @@ static const shimrt_def_entry defs_aten[202] = {
     {"searchsorted.Tensor(Tensor sorted_sequence, Tensor self, *, bool out_int32=False, bool right=False, str? side=None, Tensor? sorter=None) -> Tensor", 0},
     {"segment_reduce(Tensor data, str reduce, *, Tensor? lengths=None, Tensor? indices=None, Tensor? offsets=None, int axis=0, bool unsafe=False, Scalar? initial=None) -> Tensor", 0},
     {"select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)", SHIMRT_TAG_BIT(CORE)},
+    {"set_.source_Tensor(Tensor(a!) self, Tensor source) -> Tensor(a!)", 0},
     {"sigmoid(Tensor self) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
     {"slice.Tensor(Tensor(a) self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor(a)", SHIMRT_TAG_BIT(CORE)},
     {"softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor", 0},
@@ -1890,6 +1895,7 @@ static const shimrt_def_entry defs_aten[202] = {
     {"tanh(Tensor self) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
     {"to.dtype(Tensor(a) self, ScalarType dtype, bool non_blocking=False, bool copy=False, MemoryFormat? memory_format=None) -> Tensor(a)", 0},
     {"to.dtype_layout(Tensor(a) self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool non_blocking=False, bool copy=False, MemoryFormat? memory_format=None) -> Tensor(a)", 0},
+    {"to_sparse(Tensor self, *, Layout? layout=None, int[2]? blocksize=None, int? dense_dim=None) -> Tensor", 0},
     {"topk(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices)", SHIMRT_TAG_BIT(CORE)},
     {"transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)", 0},
     {"triangular_solve(Tensor self, Tensor A, bool upper=True, bool transpose=False, bool unitriangular=False) -> (Tensor solution, Tensor cloned_coefficient)", 0},
@@ -2011,5 +2017,5 @@ static const shimrt_impl_entry impls_aten_cuda[103] = {
 };
 
 AOTITorchError shimgen_register_aten_cuda(TorchLibraryHandle* ret_def, TorchLibraryHandle* ret_impl) {
-    return shimrt_register_ops("aten", "CUDA", __FILE__, __LINE__, defs_aten, 202, impls_aten_cuda, 103, ret_def, ret_impl);
+    return shimrt_register_ops("aten", "CUDA", __FILE__, __LINE__, defs_aten, 208, impls_aten_cuda, 103, ret_def, ret_impl);
 }

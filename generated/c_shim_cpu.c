@@ -44,6 +44,14 @@ AOTITorchError aoti_torch_cpu__cdist_forward(AtenTensorHandle x1, AtenTensorHand
     return shimrt_cpu__cdist_forward(x1, x2, p, compute_mode, ret0);
 }
 
+/* aten._efficientzerotensor.default: _efficientzerotensor(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+ * kernel: shimrt_cpu__efficientzerotensor (CPU) */
+AOTITorchError aoti_torch_cpu__efficientzerotensor(const int64_t* size, int64_t size_len_, int32_t* dtype, int32_t* layout, int32_t* device, int32_t device_index_, int32_t* pin_memory, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_LIST(size);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu__efficientzerotensor(size, size_len_, dtype, layout, device, device_index_, pin_memory, ret0);
+}
+
 /* aten._embedding_bag.default: _embedding_bag(Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq=False, int mode=0, bool sparse=False, Tensor? per_sample_weights=None, bool include_last_offset=False, int padding_idx=-1) -> (Tensor, Tensor, Tensor, Tensor)
  * kernel: shimrt_cpu__embedding_bag (CPU) */
 AOTITorchError aoti_torch_cpu__embedding_bag(AtenTensorHandle weight, AtenTensorHandle indices, AtenTensorHandle offsets, int32_t scale_grad_by_freq, int64_t mode, int32_t sparse, AtenTensorHandle* per_sample_weights, int32_t include_last_offset, int64_t padding_idx, AtenTensorHandle* ret0, AtenTensorHandle* ret1, AtenTensorHandle* ret2, AtenTensorHandle* ret3) {
@@ -149,6 +157,48 @@ AOTITorchError aoti_torch_cpu__scaled_dot_product_flash_attention_for_cpu(AtenTe
     SHIMRT_ARG_RET(ret0);
     SHIMRT_ARG_RET(ret1);
     return shimrt_cpu__scaled_dot_product_flash_attention_for_cpu(query, key, value, dropout_p, is_causal, SHIMRT_OPT_TENSOR(attn_mask), scale, ret0, ret1);
+}
+
+/* aten._scaled_dot_product_fused_attention_overrideable.default: _scaled_dot_product_fused_attention_overrideable(Tensor query, Tensor key, Tensor value, Tensor? attn_bias=None, float dropout_p=0.0, bool is_causal=False, bool return_debug_mask=False, *, float? scale=None) -> (Tensor output, Tensor logsumexp, Tensor cum_seq_q, Tensor cum_seq_k, SymInt max_q, SymInt max_k, Tensor philox_seed, Tensor philox_offset, Tensor debug_attn_mask)
+ * kernel: shimrt_cpu__scaled_dot_product_fused_attention_overrideable (CPU) */
+AOTITorchError aoti_torch_cpu__scaled_dot_product_fused_attention_overrideable(AtenTensorHandle query, AtenTensorHandle key, AtenTensorHandle value, AtenTensorHandle* attn_bias, double dropout_p, int32_t is_causal, int32_t return_debug_mask, double* scale, AtenTensorHandle* ret0, AtenTensorHandle* ret1, AtenTensorHandle* ret2, AtenTensorHandle* ret3, int64_t* ret4, int64_t* ret5, AtenTensorHandle* ret6, AtenTensorHandle* ret7, AtenTensorHandle* ret8) {
+    SHIMRT_ARG_TENSOR(query);
+    SHIMRT_ARG_TENSOR(key);
+    SHIMRT_ARG_TENSOR(value);
+    SHIMRT_ARG_OPT_TENSOR(attn_bias);
+    SHIMRT_ARG_RET(ret0);
+    SHIMRT_ARG_RET(ret1);
+    SHIMRT_ARG_RET(ret2);
+    SHIMRT_ARG_RET(ret3);
+    SHIMRT_ARG_RET(ret4);
+    SHIMRT_ARG_RET(ret5);
+    SHIMRT_ARG_RET(ret6);
+    SHIMRT_ARG_RET(ret7);
+    SHIMRT_ARG_RET(ret8);
+    return shimrt_cpu__scaled_dot_product_fused_attention_overrideable(query, key, value, SHIMRT_OPT_TENSOR(attn_bias), dropout_p, is_causal, return_debug_mask, scale, ret0, ret1, ret2, ret3, ret4, ret5, ret6, ret7, ret8);
+}
+
+/* aten._to_sparse.default: _to_sparse(Tensor self, *, Layout? layout=None, int[2]? blocksize=None, int? dense_dim=None) -> Tensor
+ * kernel: shimrt_cpu__to_sparse (CPU) */
+AOTITorchError aoti_torch_cpu__to_sparse(AtenTensorHandle self, int32_t* layout, const int64_t** blocksize, int64_t blocksize_len_, int64_t* dense_dim, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_OPT_LIST(blocksize);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu__to_sparse(self, layout, SHIMRT_OPT_LIST(blocksize), SHIMRT_OPT_LIST_LEN(blocksize), dense_dim, ret0);
+}
+
+/* aten._trilinear.default: _trilinear(Tensor i1, Tensor i2, Tensor i3, int[] expand1, int[] expand2, int[] expand3, int[] sumdim, int unroll_dim=1) -> Tensor
+ * kernel: shimrt_cpu__trilinear (CPU) */
+AOTITorchError aoti_torch_cpu__trilinear(AtenTensorHandle i1, AtenTensorHandle i2, AtenTensorHandle i3, const int64_t* expand1, int64_t expand1_len_, const int64_t* expand2, int64_t expand2_len_, const int64_t* expand3, int64_t expand3_len_, const int64_t* sumdim, int64_t sumdim_len_, int64_t unroll_dim, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(i1);
+    SHIMRT_ARG_TENSOR(i2);
+    SHIMRT_ARG_TENSOR(i3);
+    SHIMRT_ARG_LIST(expand1);
+    SHIMRT_ARG_LIST(expand2);
+    SHIMRT_ARG_LIST(expand3);
+    SHIMRT_ARG_LIST(sumdim);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu__trilinear(i1, i2, i3, expand1, expand1_len_, expand2, expand2_len_, expand3, expand3_len_, sumdim, sumdim_len_, unroll_dim, ret0);
 }
 
 /* aten._weight_int8pack_mm.default: _weight_int8pack_mm(Tensor self, Tensor mat2, Tensor scales) -> Tensor
@@ -1579,6 +1629,14 @@ AOTITorchError aoti_torch_cpu_select_int(AtenTensorHandle self, int64_t dim, int
     return shimrt_select_int(self, dim, index, ret0);
 }
 
+/* aten.set_.source_Tensor: set_.source_Tensor(Tensor(a!) self, Tensor source) -> Tensor(a!)
+ * kernel: shimrt_cpu_set__source_tensor (CPU) */
+AOTITorchError aoti_torch_cpu_set__source_Tensor(AtenTensorHandle self, AtenTensorHandle source) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_TENSOR(source);
+    return shimrt_cpu_set__source_tensor(self, source);
+}
+
 /* aten.sigmoid.default: sigmoid(Tensor self) -> Tensor
  * kernel: shimrt_cpu_sigmoid (CPU) */
 AOTITorchError aoti_torch_cpu_sigmoid(AtenTensorHandle self, AtenTensorHandle* ret0) {
@@ -1703,6 +1761,15 @@ AOTITorchError aoti_torch_cpu_to_dtype_layout(AtenTensorHandle self, int32_t* dt
     SHIMRT_ARG_TENSOR(self);
     SHIMRT_ARG_RET(ret0);
     return shimrt_to_dtype_layout(self, dtype, layout, device, device_index_, pin_memory, non_blocking, copy, memory_format, ret0);
+}
+
+/* aten.to_sparse.default: to_sparse(Tensor self, *, Layout? layout=None, int[2]? blocksize=None, int? dense_dim=None) -> Tensor
+ * kernel: shimrt_cpu_to_sparse (CPU) */
+AOTITorchError aoti_torch_cpu_to_sparse(AtenTensorHandle self, int32_t* layout, const int64_t** blocksize, int64_t blocksize_len_, int64_t* dense_dim, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_OPT_LIST(blocksize);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu_to_sparse(self, layout, SHIMRT_OPT_LIST(blocksize), SHIMRT_OPT_LIST_LEN(blocksize), dense_dim, ret0);
 }
 
 /* aten.topk.default: topk(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices)

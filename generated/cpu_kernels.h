@@ -28,6 +28,8 @@ AOTITorchError shimrt_cpu__adaptive_avg_pool2d(AtenTensorHandle self, const int6
 AOTITorchError shimrt_cpu__addmm_activation(AtenTensorHandle self, AtenTensorHandle mat1, AtenTensorHandle mat2, double beta, double alpha, int32_t use_gelu, AtenTensorHandle* ret0);
 /* aten._cdist_forward.default: _cdist_forward(Tensor x1, Tensor x2, float p, int? compute_mode) -> Tensor (CPU) */
 AOTITorchError shimrt_cpu__cdist_forward(AtenTensorHandle x1, AtenTensorHandle x2, double p, int64_t* compute_mode, AtenTensorHandle* ret0);
+/* aten._efficientzerotensor.default: _efficientzerotensor(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor (CPU) */
+AOTITorchError shimrt_cpu__efficientzerotensor(const int64_t* size, int64_t size_len_, int32_t* dtype, int32_t* layout, int32_t* device, int32_t device_index_, int32_t* pin_memory, AtenTensorHandle* ret0);
 /* aten._embedding_bag.default: _embedding_bag(Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq=False, int mode=0, bool sparse=False, Tensor? per_sample_weights=None, bool include_last_offset=False, int padding_idx=-1) -> (Tensor, Tensor, Tensor, Tensor) (CPU) */
 AOTITorchError shimrt_cpu__embedding_bag(AtenTensorHandle weight, AtenTensorHandle indices, AtenTensorHandle offsets, int32_t scale_grad_by_freq, int64_t mode, int32_t sparse, AtenTensorHandle per_sample_weights, int32_t include_last_offset, int64_t padding_idx, AtenTensorHandle* ret0, AtenTensorHandle* ret1, AtenTensorHandle* ret2, AtenTensorHandle* ret3);
 /* aten._embedding_bag_forward_only.default: _embedding_bag_forward_only(Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq=False, int mode=0, bool sparse=False, Tensor? per_sample_weights=None, bool include_last_offset=False, int padding_idx=-1) -> (Tensor, Tensor, Tensor, Tensor) (CPU) */
@@ -44,6 +46,12 @@ AOTITorchError shimrt_cpu__histogramdd_from_bin_cts(AtenTensorHandle self, const
 AOTITorchError shimrt_cpu__int_mm_out(AtenTensorHandle out, AtenTensorHandle self, AtenTensorHandle mat2);
 /* aten._scaled_dot_product_flash_attention_for_cpu.default: _scaled_dot_product_flash_attention_for_cpu(Tensor query, Tensor key, Tensor value, float dropout_p=0.0, bool is_causal=False, *, Tensor? attn_mask=None, float? scale=None) -> (Tensor output, Tensor logsumexp) (CPU) */
 AOTITorchError shimrt_cpu__scaled_dot_product_flash_attention_for_cpu(AtenTensorHandle query, AtenTensorHandle key, AtenTensorHandle value, double dropout_p, int32_t is_causal, AtenTensorHandle attn_mask, double* scale, AtenTensorHandle* ret0, AtenTensorHandle* ret1);
+/* aten._scaled_dot_product_fused_attention_overrideable.default: _scaled_dot_product_fused_attention_overrideable(Tensor query, Tensor key, Tensor value, Tensor? attn_bias=None, float dropout_p=0.0, bool is_causal=False, bool return_debug_mask=False, *, float? scale=None) -> (Tensor output, Tensor logsumexp, Tensor cum_seq_q, Tensor cum_seq_k, SymInt max_q, SymInt max_k, Tensor philox_seed, Tensor philox_offset, Tensor debug_attn_mask) (CPU) */
+AOTITorchError shimrt_cpu__scaled_dot_product_fused_attention_overrideable(AtenTensorHandle query, AtenTensorHandle key, AtenTensorHandle value, AtenTensorHandle attn_bias, double dropout_p, int32_t is_causal, int32_t return_debug_mask, double* scale, AtenTensorHandle* ret0, AtenTensorHandle* ret1, AtenTensorHandle* ret2, AtenTensorHandle* ret3, int64_t* ret4, int64_t* ret5, AtenTensorHandle* ret6, AtenTensorHandle* ret7, AtenTensorHandle* ret8);
+/* aten._to_sparse.default: _to_sparse(Tensor self, *, Layout? layout=None, int[2]? blocksize=None, int? dense_dim=None) -> Tensor (CPU) */
+AOTITorchError shimrt_cpu__to_sparse(AtenTensorHandle self, int32_t* layout, const int64_t* blocksize, int64_t blocksize_len_, int64_t* dense_dim, AtenTensorHandle* ret0);
+/* aten._trilinear.default: _trilinear(Tensor i1, Tensor i2, Tensor i3, int[] expand1, int[] expand2, int[] expand3, int[] sumdim, int unroll_dim=1) -> Tensor (CPU) */
+AOTITorchError shimrt_cpu__trilinear(AtenTensorHandle i1, AtenTensorHandle i2, AtenTensorHandle i3, const int64_t* expand1, int64_t expand1_len_, const int64_t* expand2, int64_t expand2_len_, const int64_t* expand3, int64_t expand3_len_, const int64_t* sumdim, int64_t sumdim_len_, int64_t unroll_dim, AtenTensorHandle* ret0);
 /* aten._weight_int8pack_mm.default: _weight_int8pack_mm(Tensor self, Tensor mat2, Tensor scales) -> Tensor (CPU) */
 AOTITorchError shimrt_cpu__weight_int8pack_mm(AtenTensorHandle self, AtenTensorHandle mat2, AtenTensorHandle scales, AtenTensorHandle* ret0);
 /* aten.abs.default: abs(Tensor self) -> Tensor (CPU) */
@@ -338,6 +346,8 @@ AOTITorchError shimrt_cpu_searchsorted_scalar(AtenTensorHandle sorted_sequence, 
 AOTITorchError shimrt_cpu_searchsorted_tensor(AtenTensorHandle sorted_sequence, AtenTensorHandle self, int32_t out_int32, int32_t right, const char** side, AtenTensorHandle sorter, AtenTensorHandle* ret0);
 /* aten.segment_reduce.default: segment_reduce(Tensor data, str reduce, *, Tensor? lengths=None, Tensor? indices=None, Tensor? offsets=None, int axis=0, bool unsafe=False, Scalar? initial=None) -> Tensor (CPU) */
 AOTITorchError shimrt_cpu_segment_reduce(AtenTensorHandle data, const char* reduce, AtenTensorHandle lengths, AtenTensorHandle indices, AtenTensorHandle offsets, int64_t axis, int32_t unsafe, double* initial, AtenTensorHandle* ret0);
+/* aten.set_.source_Tensor: set_.source_Tensor(Tensor(a!) self, Tensor source) -> Tensor(a!) (CPU) */
+AOTITorchError shimrt_cpu_set__source_tensor(AtenTensorHandle self, AtenTensorHandle source);
 /* aten.sigmoid.default: sigmoid(Tensor self) -> Tensor (CPU) */
 AOTITorchError shimrt_cpu_sigmoid(AtenTensorHandle self, AtenTensorHandle* ret0);
 /* aten.softmax.int: softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor (CPU) */
@@ -360,6 +370,8 @@ AOTITorchError shimrt_cpu_sum_dim_intlist(AtenTensorHandle self, const int64_t* 
 AOTITorchError shimrt_cpu_tanh(AtenTensorHandle self, AtenTensorHandle* ret0);
 /* aten.to.dtype: to.dtype(Tensor(a) self, ScalarType dtype, bool non_blocking=False, bool copy=False, MemoryFormat? memory_format=None) -> Tensor(a) (CPU) */
 AOTITorchError shimrt_cpu_to_dtype(AtenTensorHandle self, int32_t dtype, int32_t non_blocking, int32_t copy, int32_t* memory_format, AtenTensorHandle* ret0);
+/* aten.to_sparse.default: to_sparse(Tensor self, *, Layout? layout=None, int[2]? blocksize=None, int? dense_dim=None) -> Tensor (CPU) */
+AOTITorchError shimrt_cpu_to_sparse(AtenTensorHandle self, int32_t* layout, const int64_t* blocksize, int64_t blocksize_len_, int64_t* dense_dim, AtenTensorHandle* ret0);
 /* aten.topk.default: topk(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices) (CPU) */
 AOTITorchError shimrt_cpu_topk(AtenTensorHandle self, int64_t k, int64_t dim, int32_t largest, int32_t sorted, AtenTensorHandle* ret0, AtenTensorHandle* ret1);
 /* aten.triangular_solve.default: triangular_solve(Tensor self, Tensor A, bool upper=True, bool transpose=False, bool unitriangular=False) -> (Tensor solution, Tensor cloned_coefficient) (CPU) */

@@ -115,6 +115,16 @@ def segment_reduce_family():
 _KEEP = []
 
 
+def i64pp(vals):
+    """a `const int64_t**` argument: None, or a pointer to an array of vals"""
+    if vals is None:
+        return None
+    arr = i64s(vals)
+    p = C.pointer(C.cast(arr, P(C.c_int64)))
+    _KEEP.append((arr, p))
+    return p
+
+
 def dpp(vals):
     """a `const double**` argument: None, or a pointer to an array of vals"""
     if vals is None:
@@ -178,4 +188,100 @@ def histogram_family():
              lambda bins=bins: A._histogramdd_from_bin_cts(x2, bins))
 
 
-I20_FAMILIES = [histogram_family, index_reduce_family, segment_reduce_family]
+def rest_family():
+    # _efficientzerotensor: PyTorch's ZeroTensor reads as zeros (clone() materializes it)
+    name = "aoti_torch_cpu__efficientzerotensor"
+    for size in ([2, 3], [], [0, 4], [5]):
+        for dt in (None, torch.float64, torch.int32, torch.bool, torch.bfloat16):
+            case(f"{size} {dt}", name,
+                 [size, Opt(DT[dt] if dt else None), Opt(None), Opt(None), 0, Opt(None), Ret()],
+                 lambda size=size, dt=dt: A._efficientzerotensor(size, dtype=dt).clone())
+    case("negative size", name, [[2, -1], Opt(None), Opt(None), Opt(None), 0, Opt(None), Ret()],
+         lambda: A._efficientzerotensor([2, -1]))
+    # to_sparse / _to_sparse: the strided layout (self back, or PyTorch's refusals)
+    x = rand([2, 3], torch.float32)
+    for nm, op in (("aoti_torch_cpu_to_sparse", A.to_sparse),
+                   ("aoti_torch_cpu__to_sparse", A._to_sparse)):
+        for lay, xx in layouts(x):
+            case(f"strided {lay}", nm, [T(xx), Opt(0), None, 0, Opt(None), Ret()],
+                 lambda xx=xx, op=op: op(xx, layout=torch.strided))
+        case("strided, dense_dim=1", nm, [T(x), Opt(0), None, 0, Opt(1), Ret()],
+             lambda op=op: op(x, layout=torch.strided, dense_dim=1))
+        case("strided, blocksize", nm, [T(x), Opt(0), i64pp([1, 1]), 2, Opt(None), Ret()],
+             lambda op=op: op(x, layout=torch.strided, blocksize=[1, 1]))
+        case("COO, blocksize", nm, [T(x), Opt(1), i64pp([1, 1]), 2, Opt(None), Ret()],
+             lambda op=op: op(x, layout=torch.sparse_coo, blocksize=[1, 1]))
+        case("BSR without blocksize", nm, [T(x), Opt(4), None, 0, Opt(None), Ret()],
+             lambda op=op: op(x, layout=torch.sparse_bsr))
+        case("mkldnn", nm, [T(x), Opt(6), None, 0, Opt(None), Ret()],
+             lambda op=op: op(x, layout=torch._mkldnn))
+        # not PyTorch's behaviour (docs/dropin.md): no sparse layout, so the conversions
+        # PyTorch makes are refused
+        for code in (None, 1, 2, 3):
+            if ONLY and ONLY not in nm:
+                continue
+            res, hs = call(nm, [T(x), Opt(code), None, 0, Opt(None), Ret()])
+            if not isinstance(res, int):
+                failures.append(f"{nm} layout {code}: libshimrt should refuse (no sparse layout)")
+            for h in hs:
+                if h:
+                    delete(h)
+    # _to_sparse never gives a strided result in PyTorch (it asserts) nor a sparse one here:
+    # its cases all fail on both sides (a mismatch is still reported), so it is left out of
+    # the "some case with results on both sides" check
+    ran.pop("aoti_torch_cpu__to_sparse", None)
+    # the privateuse1 attention operator: PyTorch's CPU refuses it
+    # (both must refuse with the same message; no case can give a result on both sides)
+    q = rand([1, 2, 3, 4], torch.float32)
+    nm = "aoti_torch_cpu__scaled_dot_product_fused_attention_overrideable"
+    if not ONLY or ONLY in nm:
+        counts["cases"] += 1
+        res, hs = call(nm, [T(q), T(q), T(q), Opt(None), 0.0, 0, 0, Opt(None)] + [Ret()] * 4 +
+                       [C.pointer(C.c_int64()), C.pointer(C.c_int64())] + [Ret()] * 3)
+        try:
+            A._scaled_dot_product_fused_attention_overrideable(q, q, q)
+            werr = None
+        except Exception as e:
+            werr = str(e).splitlines()[0]
+        why = LIB.torch_exception_get_what().decode() if isinstance(res, int) else None
+        if not werr or not why or werr.strip() not in why:
+            failures.append(f"{nm}: PyTorch: {werr!r}, libshimrt: {why!r}")
+        for h in hs:
+            if h:
+                delete(h)
+    # set_.source_Tensor: self (the out) takes source's storage, offset, sizes, strides
+    base = torch.arange(12.0).view(3, 4)
+    for label, src in (("contig", base), ("slice", base[:, 1:]), ("transposed", base.t()),
+                       ("0-d", torch.tensor(5.0)), ("empty", base[:0])):
+        for self_shape in ([2], [0], [3, 4, 5]):
+            s0 = torch.zeros(self_shape)
+            case(f"{label} into {self_shape}", "aoti_torch_cpu_set__source_Tensor",
+                 [T(s0, True), T(src)],
+                 lambda s0=s0, src=src: [A.set_.source_Tensor(s0.clone(), src)])
+    # _trilinear (as bilinear calls it, and other expand/sum patterns)
+    name = "aoti_torch_cpu__trilinear"
+    pats = [([4, 3], [5, 3, 2], [4, 2], [1, 3], [0], [1, 2], [2, 3]),   # bilinear
+            ([2, 3], [2, 3], [2, 3], [], [], [], [1]),
+            ([2, 3], [3], [2], [], [0], [1], [1]),
+            ([2, 3], [2, 3], [2, 3], [], [], [], []),
+            ([2, 0], [2, 0], [2, 0], [], [], [], [1]),
+            ([3, 4], [4, 5], [3, 5], [2], [0], [1], [1, 2])]
+    for dt in (torch.float32, torch.float64, torch.int64, torch.float16):
+        for k, (s1, s2, s3, e1, e2, e3, sd) in enumerate(pats):
+            a, b, c = rand(s1, dt, -2, 2), rand(s2, dt, -2, 2), rand(s3, dt, -2, 2)
+            for lay, aa in layouts(a):
+                for ur in (0, 1):
+                    if ur >= len(s1) + len(e1):
+                        continue
+                    case(f"{dt} pattern {k} i1 {lay} unroll {ur}", name,
+                         [T(aa), T(b), T(c), e1, e2, e3, sd, ur, Ret()],
+                         lambda aa=aa, b=b, c=c, e1=e1, e2=e2, e3=e3, sd=sd, ur=ur:
+                         A._trilinear(aa, b, c, e1, e2, e3, sd, ur), loose=True)
+    a = rand([2, 3], torch.float32)
+    for k, (e1, sd, ur) in enumerate((([], [5], 1), ([], [1, 1], 1), ([0], [1], 1),
+                                      ([], [1], 2), ([], [1], -1))):
+        case(f"bad {k}", name, [T(a), T(a), T(a), e1, [], [], sd, ur, Ret()],
+             lambda e1=e1, sd=sd, ur=ur: A._trilinear(a, a, a, e1, [], [], sd, ur))
+
+
+I20_FAMILIES = [rest_family, histogram_family, index_reduce_family, segment_reduce_family]
