@@ -1261,6 +1261,46 @@ void boxed_cpu_floor_divide(StableIValue* stack_, uint64_t num_args_, uint64_t n
     shimrt_box_finish(&box_);
 }
 
+/* aten.fractional_max_pool2d.default: fractional_max_pool2d(Tensor self, int[2] kernel_size, int[2] output_size, Tensor random_samples) -> (Tensor, Tensor) */
+void boxed_cpu_fractional_max_pool2d(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[4] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_INT_LIST, SHIMRT_KIND_INT_LIST, SHIMRT_KIND_TENSOR};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "fractional_max_pool2d", stack_, num_args_, 4, num_outputs_, 2, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
+    int64_t kernel_size_len_ = 0;
+    const int64_t* kernel_size = shimrt_box_int_list(&box_, 1, &kernel_size_len_);
+    int64_t output_size_len_ = 0;
+    const int64_t* output_size = shimrt_box_int_list(&box_, 2, &output_size_len_);
+    AtenTensorHandle random_samples = shimrt_box_tensor(&box_, 3);
+    AtenTensorHandle ret0 = NULL;
+    AtenTensorHandle ret1 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_fractional_max_pool2d(self, kernel_size, kernel_size_len_, output_size, output_size_len_, random_samples, &ret0, &ret1));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_push_tensor(&box_, 1, ret1);
+    shimrt_box_finish(&box_);
+}
+
+/* aten.fractional_max_pool3d.default: fractional_max_pool3d(Tensor self, int[3] kernel_size, int[3] output_size, Tensor random_samples) -> (Tensor, Tensor) */
+void boxed_cpu_fractional_max_pool3d(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[4] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_INT_LIST, SHIMRT_KIND_INT_LIST, SHIMRT_KIND_TENSOR};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "fractional_max_pool3d", stack_, num_args_, 4, num_outputs_, 2, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
+    int64_t kernel_size_len_ = 0;
+    const int64_t* kernel_size = shimrt_box_int_list(&box_, 1, &kernel_size_len_);
+    int64_t output_size_len_ = 0;
+    const int64_t* output_size = shimrt_box_int_list(&box_, 2, &output_size_len_);
+    AtenTensorHandle random_samples = shimrt_box_tensor(&box_, 3);
+    AtenTensorHandle ret0 = NULL;
+    AtenTensorHandle ret1 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_fractional_max_pool3d(self, kernel_size, kernel_size_len_, output_size, output_size_len_, random_samples, &ret0, &ret1));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_push_tensor(&box_, 1, ret1);
+    shimrt_box_finish(&box_);
+}
+
 /* aten.full.default: full(SymInt[] size, Scalar fill_value, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor */
 void boxed_cpu_full(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
     static const unsigned char arg_kinds_[6] = {SHIMRT_KIND_INT_LIST, SHIMRT_KIND_SCALAR, SHIMRT_KIND_OPT_CODE, SHIMRT_KIND_OPT_CODE, SHIMRT_KIND_OPT_DEVICE, SHIMRT_KIND_OPT_BOOL};
@@ -3722,7 +3762,7 @@ void boxed_cpu_zeros_like(StableIValue* stack_, uint64_t num_args_, uint64_t num
 }
 
 /* Every schema of namespace aten, in op-key order, with its tags. */
-static const shimrt_def_entry defs_aten[208] = {
+static const shimrt_def_entry defs_aten[210] = {
     {"_adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor", SHIMRT_TAG_BIT(CORE)},
     {"_addmm_activation(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1, bool use_gelu=False) -> Tensor", 0},
     {"_cdist_forward(Tensor x1, Tensor x2, float p, int? compute_mode) -> Tensor", SHIMRT_TAG_BIT(CORE)},
@@ -3795,6 +3835,8 @@ static const shimrt_def_entry defs_aten[208] = {
     {"fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)", 0},
     {"flatten.using_ints(Tensor(a) self, int start_dim=0, int end_dim=-1) -> Tensor(a)", 0},
     {"floor_divide(Tensor self, Tensor other) -> Tensor", 0},
+    {"fractional_max_pool2d(Tensor self, int[2] kernel_size, int[2] output_size, Tensor random_samples) -> (Tensor, Tensor)", 0},
+    {"fractional_max_pool3d(Tensor self, int[3] kernel_size, int[3] output_size, Tensor random_samples) -> (Tensor, Tensor)", 0},
     {"full(SymInt[] size, Scalar fill_value, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", SHIMRT_TAG_BIT(CORE)},
     {"full.out(SymInt[] size, Scalar fill_value, *, Tensor(a!) out) -> Tensor(a!)", 0},
     {"full_like(Tensor self, Scalar fill_value, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor", SHIMRT_TAG_BIT(CORE)},
@@ -3934,7 +3976,7 @@ static const shimrt_def_entry defs_aten[208] = {
 };
 
 /* Every boxed kernel of namespace aten for the cpu backend. */
-static const shimrt_impl_entry impls_aten_cpu[208] = {
+static const shimrt_impl_entry impls_aten_cpu[210] = {
     {"_adaptive_avg_pool2d", boxed_cpu__adaptive_avg_pool2d},
     {"_addmm_activation", boxed_cpu__addmm_activation},
     {"_cdist_forward", boxed_cpu__cdist_forward},
@@ -4007,6 +4049,8 @@ static const shimrt_impl_entry impls_aten_cpu[208] = {
     {"fill_.Scalar", boxed_cpu_fill__Scalar},
     {"flatten.using_ints", boxed_cpu_flatten_using_ints},
     {"floor_divide", boxed_cpu_floor_divide},
+    {"fractional_max_pool2d", boxed_cpu_fractional_max_pool2d},
+    {"fractional_max_pool3d", boxed_cpu_fractional_max_pool3d},
     {"full", boxed_cpu_full},
     {"full.out", boxed_cpu_full_out},
     {"full_like", boxed_cpu_full_like},
@@ -4146,5 +4190,5 @@ static const shimrt_impl_entry impls_aten_cpu[208] = {
 };
 
 AOTITorchError shimgen_register_aten_cpu(TorchLibraryHandle* ret_def, TorchLibraryHandle* ret_impl) {
-    return shimrt_register_ops("aten", "CPU", __FILE__, __LINE__, defs_aten, 208, impls_aten_cpu, 208, ret_def, ret_impl);
+    return shimrt_register_ops("aten", "CPU", __FILE__, __LINE__, defs_aten, 210, impls_aten_cpu, 210, ret_def, ret_impl);
 }

@@ -675,6 +675,30 @@ AOTITorchError aoti_torch_cpu_floor_divide(AtenTensorHandle self, AtenTensorHand
     return shimrt_cpu_floor_divide(self, other, ret0);
 }
 
+/* aten.fractional_max_pool2d.default: fractional_max_pool2d(Tensor self, int[2] kernel_size, int[2] output_size, Tensor random_samples) -> (Tensor, Tensor)
+ * kernel: shimrt_cpu_fractional_max_pool2d (CPU) */
+AOTITorchError aoti_torch_cpu_fractional_max_pool2d(AtenTensorHandle self, const int64_t* kernel_size, int64_t kernel_size_len_, const int64_t* output_size, int64_t output_size_len_, AtenTensorHandle random_samples, AtenTensorHandle* ret0, AtenTensorHandle* ret1) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_LIST(kernel_size);
+    SHIMRT_ARG_LIST(output_size);
+    SHIMRT_ARG_TENSOR(random_samples);
+    SHIMRT_ARG_RET(ret0);
+    SHIMRT_ARG_RET(ret1);
+    return shimrt_cpu_fractional_max_pool2d(self, kernel_size, kernel_size_len_, output_size, output_size_len_, random_samples, ret0, ret1);
+}
+
+/* aten.fractional_max_pool3d.default: fractional_max_pool3d(Tensor self, int[3] kernel_size, int[3] output_size, Tensor random_samples) -> (Tensor, Tensor)
+ * kernel: shimrt_cpu_fractional_max_pool3d (CPU) */
+AOTITorchError aoti_torch_cpu_fractional_max_pool3d(AtenTensorHandle self, const int64_t* kernel_size, int64_t kernel_size_len_, const int64_t* output_size, int64_t output_size_len_, AtenTensorHandle random_samples, AtenTensorHandle* ret0, AtenTensorHandle* ret1) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_LIST(kernel_size);
+    SHIMRT_ARG_LIST(output_size);
+    SHIMRT_ARG_TENSOR(random_samples);
+    SHIMRT_ARG_RET(ret0);
+    SHIMRT_ARG_RET(ret1);
+    return shimrt_cpu_fractional_max_pool3d(self, kernel_size, kernel_size_len_, output_size, output_size_len_, random_samples, ret0, ret1);
+}
+
 /* aten.full.default: full(SymInt[] size, Scalar fill_value, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
  * kernel: shimrt_full (CompositeExplicitAutograd) */
 AOTITorchError aoti_torch_cpu_full(const int64_t* size, int64_t size_len_, double fill_value, int32_t* dtype, int32_t* layout, int32_t* device, int32_t device_index_, int32_t* pin_memory, AtenTensorHandle* ret0) {

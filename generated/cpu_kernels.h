@@ -154,6 +154,10 @@ AOTITorchError shimrt_cpu_fill__scalar(AtenTensorHandle self, double value);
 AOTITorchError shimrt_cpu_flatten_using_ints(AtenTensorHandle self, int64_t start_dim, int64_t end_dim, AtenTensorHandle* ret0);
 /* aten.floor_divide.default: floor_divide(Tensor self, Tensor other) -> Tensor (CPU) */
 AOTITorchError shimrt_cpu_floor_divide(AtenTensorHandle self, AtenTensorHandle other, AtenTensorHandle* ret0);
+/* aten.fractional_max_pool2d.default: fractional_max_pool2d(Tensor self, int[2] kernel_size, int[2] output_size, Tensor random_samples) -> (Tensor, Tensor) (CPU) */
+AOTITorchError shimrt_cpu_fractional_max_pool2d(AtenTensorHandle self, const int64_t* kernel_size, int64_t kernel_size_len_, const int64_t* output_size, int64_t output_size_len_, AtenTensorHandle random_samples, AtenTensorHandle* ret0, AtenTensorHandle* ret1);
+/* aten.fractional_max_pool3d.default: fractional_max_pool3d(Tensor self, int[3] kernel_size, int[3] output_size, Tensor random_samples) -> (Tensor, Tensor) (CPU) */
+AOTITorchError shimrt_cpu_fractional_max_pool3d(AtenTensorHandle self, const int64_t* kernel_size, int64_t kernel_size_len_, const int64_t* output_size, int64_t output_size_len_, AtenTensorHandle random_samples, AtenTensorHandle* ret0, AtenTensorHandle* ret1);
 /* aten.gather.default: gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor (CPU) */
 AOTITorchError shimrt_cpu_gather(AtenTensorHandle self, int64_t dim, AtenTensorHandle index, int32_t sparse_grad, AtenTensorHandle* ret0);
 /* aten.gather.out: gather.out(Tensor self, int dim, Tensor index, *, bool sparse_grad=False, Tensor(a!) out) -> Tensor(a!) (CPU) */

@@ -284,4 +284,40 @@ def rest_family():
              lambda e1=e1, sd=sd, ur=ur: A._trilinear(a, a, a, e1, [], [], sd, ur))
 
 
-I20_FAMILIES = [rest_family, histogram_family, index_reduce_family, segment_reduce_family]
+def fractional_pool_family():
+    for nd, name, op in ((2, "aoti_torch_cpu_fractional_max_pool2d", A.fractional_max_pool2d),
+                         (3, "aoti_torch_cpu_fractional_max_pool3d", A.fractional_max_pool3d)):
+        shapes = ([[2, 3, 9, 7], [3, 10, 10], [1, 1, 5, 5]] if nd == 2 else
+                  [[2, 2, 7, 8, 6], [3, 6, 7, 8], [1, 1, 5, 5, 5]])
+        for dt in FLOATS:
+            for shape in shapes:
+                x0 = rand(shape, dt, -5, 5)
+                ins = shape[-nd:]
+                batch = shape[0] if len(shape) == nd + 2 else 1
+                chans = shape[-nd - 1]
+                # (3-d: PyTorch wants out + pool - 1 < in, 2-d <=)
+                sl = 1 if nd == 3 else 0
+                for ks, outs in (([2] * nd, [3] * nd), ([3] * nd, [2] * nd), ([1] * nd, [1] * nd),
+                                 ([2] * nd, [i - 1 - sl for i in ins]),
+                                 ([1] * nd, [i - sl for i in ins])):
+                    u = torch.rand(batch, chans, nd, dtype=torch.float64).to(dt)
+                    for lay, x in layouts(x0):
+                        case(f"{dt} {shape} {lay} k={ks} out={outs}", name,
+                             [T(x), ks, outs, T(u), Ret(), Ret()],
+                             lambda x=x, ks=ks, outs=outs, u=u: op(x, ks, outs, u))
+        x = rand(shapes[0], torch.float32)
+        u = torch.rand(shapes[0][0], shapes[0][1], nd)
+        xn = x.clone()
+        xn.view(-1)[5] = float("nan")
+        case("NaN", name, [T(xn), [2] * nd, [2] * nd, T(u), Ret(), Ret()],
+             lambda: op(xn, [2] * nd, [2] * nd, u))
+        for k, (xx, ks, outs, uu) in enumerate((
+                (x, [2] * nd, [9] * nd, u), (x.long(), [2] * nd, [2] * nd, u),
+                (x, [2] * (nd - 1), [2] * nd, u), (x, [2] * nd, [2] * (nd + 1), u),
+                (x[0, 0], [2] * nd, [2] * nd, u), (x, [2] * nd, [2] * nd, u.double()),
+                (x, [0] * nd, [2] * nd, u))):
+            case(f"bad {k}", name, [T(xx), ks, outs, T(uu), Ret(), Ret()],
+                 lambda xx=xx, ks=ks, outs=outs, uu=uu: op(xx, ks, outs, uu))
+
+
+I20_FAMILIES = [fractional_pool_family, rest_family, histogram_family, index_reduce_family, segment_reduce_family]
