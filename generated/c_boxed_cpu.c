@@ -208,6 +208,68 @@ void boxed_cpu__foreach_mul__List(StableIValue* stack_, uint64_t num_args_, uint
     shimrt_box_finish(&box_);
 }
 
+/* aten._fused_moving_avg_obs_fq_helper.default: _fused_moving_avg_obs_fq_helper(Tensor self, Tensor observer_on, Tensor fake_quant_on, Tensor(a!) running_min, Tensor(b!) running_max, Tensor(c!) scale, Tensor(d!) zero_point, float averaging_const, int quant_min, int quant_max, int ch_axis, bool per_row_fake_quant=False, bool symmetric_quant=False) -> (Tensor output, Tensor mask) */
+void boxed_cpu__fused_moving_avg_obs_fq_helper(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[13] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_NONE, SHIMRT_KIND_NONE, SHIMRT_KIND_NONE, SHIMRT_KIND_NONE, SHIMRT_KIND_NONE, SHIMRT_KIND_NONE};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "_fused_moving_avg_obs_fq_helper", stack_, num_args_, 13, num_outputs_, 2, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
+    AtenTensorHandle observer_on = shimrt_box_tensor(&box_, 1);
+    AtenTensorHandle fake_quant_on = shimrt_box_tensor(&box_, 2);
+    AtenTensorHandle running_min = shimrt_box_tensor(&box_, 3);
+    AtenTensorHandle running_max = shimrt_box_tensor(&box_, 4);
+    AtenTensorHandle scale = shimrt_box_tensor(&box_, 5);
+    AtenTensorHandle zero_point = shimrt_box_tensor(&box_, 6);
+    double averaging_const = shimrt_box_float(&box_, 7);
+    int64_t quant_min = shimrt_box_int(&box_, 8);
+    int64_t quant_max = shimrt_box_int(&box_, 9);
+    int64_t ch_axis = shimrt_box_int(&box_, 10);
+    int32_t per_row_fake_quant = shimrt_box_bool(&box_, 11);
+    int32_t symmetric_quant = shimrt_box_bool(&box_, 12);
+    AtenTensorHandle ret0 = NULL;
+    AtenTensorHandle ret1 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu__fused_moving_avg_obs_fq_helper(self, observer_on, fake_quant_on, running_min, running_max, scale, zero_point, averaging_const, quant_min, quant_max, ch_axis, per_row_fake_quant, symmetric_quant, &ret0, &ret1));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_push_tensor(&box_, 1, ret1);
+    shimrt_box_finish(&box_);
+}
+
+/* aten._fused_moving_avg_obs_fq_helper_functional.default: _fused_moving_avg_obs_fq_helper_functional(Tensor self, Tensor observer_on, Tensor fake_quant_on, Tensor running_min, Tensor running_max, Tensor scale, Tensor zero_point, float averaging_const, int quant_min, int quant_max, int ch_axis, bool per_row_fake_quant=False, bool symmetric_quant=False) -> (Tensor output, Tensor mask, Tensor running_min_out, Tensor running_max_out, Tensor scale_out, Tensor zero_point_out) */
+void boxed_cpu__fused_moving_avg_obs_fq_helper_functional(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[13] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_NONE, SHIMRT_KIND_NONE, SHIMRT_KIND_NONE, SHIMRT_KIND_NONE, SHIMRT_KIND_NONE, SHIMRT_KIND_NONE};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "_fused_moving_avg_obs_fq_helper_functional", stack_, num_args_, 13, num_outputs_, 6, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
+    AtenTensorHandle observer_on = shimrt_box_tensor(&box_, 1);
+    AtenTensorHandle fake_quant_on = shimrt_box_tensor(&box_, 2);
+    AtenTensorHandle running_min = shimrt_box_tensor(&box_, 3);
+    AtenTensorHandle running_max = shimrt_box_tensor(&box_, 4);
+    AtenTensorHandle scale = shimrt_box_tensor(&box_, 5);
+    AtenTensorHandle zero_point = shimrt_box_tensor(&box_, 6);
+    double averaging_const = shimrt_box_float(&box_, 7);
+    int64_t quant_min = shimrt_box_int(&box_, 8);
+    int64_t quant_max = shimrt_box_int(&box_, 9);
+    int64_t ch_axis = shimrt_box_int(&box_, 10);
+    int32_t per_row_fake_quant = shimrt_box_bool(&box_, 11);
+    int32_t symmetric_quant = shimrt_box_bool(&box_, 12);
+    AtenTensorHandle ret0 = NULL;
+    AtenTensorHandle ret1 = NULL;
+    AtenTensorHandle ret2 = NULL;
+    AtenTensorHandle ret3 = NULL;
+    AtenTensorHandle ret4 = NULL;
+    AtenTensorHandle ret5 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu__fused_moving_avg_obs_fq_helper_functional(self, observer_on, fake_quant_on, running_min, running_max, scale, zero_point, averaging_const, quant_min, quant_max, ch_axis, per_row_fake_quant, symmetric_quant, &ret0, &ret1, &ret2, &ret3, &ret4, &ret5));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_push_tensor(&box_, 1, ret1);
+    shimrt_box_push_tensor(&box_, 2, ret2);
+    shimrt_box_push_tensor(&box_, 3, ret3);
+    shimrt_box_push_tensor(&box_, 4, ret4);
+    shimrt_box_push_tensor(&box_, 5, ret5);
+    shimrt_box_finish(&box_);
+}
+
 /* aten._fused_rms_norm.default: _fused_rms_norm(Tensor input, int[] normalized_shape, Tensor? weight, float? eps) -> (Tensor, Tensor) */
 void boxed_cpu__fused_rms_norm(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
     static const unsigned char arg_kinds_[4] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_INT_LIST, SHIMRT_KIND_OPT_TENSOR, SHIMRT_KIND_OPT_FLOAT};
@@ -3762,7 +3824,7 @@ void boxed_cpu_zeros_like(StableIValue* stack_, uint64_t num_args_, uint64_t num
 }
 
 /* Every schema of namespace aten, in op-key order, with its tags. */
-static const shimrt_def_entry defs_aten[210] = {
+static const shimrt_def_entry defs_aten[212] = {
     {"_adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor", SHIMRT_TAG_BIT(CORE)},
     {"_addmm_activation(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1, bool use_gelu=False) -> Tensor", 0},
     {"_cdist_forward(Tensor x1, Tensor x2, float p, int? compute_mode) -> Tensor", SHIMRT_TAG_BIT(CORE)},
@@ -3773,6 +3835,8 @@ static const shimrt_def_entry defs_aten[210] = {
     {"_fft_r2c(Tensor self, int[] dim, int normalization, bool onesided) -> Tensor", SHIMRT_TAG_BIT(CORE)},
     {"_foreach_mul.List(Tensor[] self, Tensor[] other) -> Tensor[]", 0},
     {"_foreach_mul_.List(Tensor(a!)[] self, Tensor[] other) -> ()", 0},
+    {"_fused_moving_avg_obs_fq_helper(Tensor self, Tensor observer_on, Tensor fake_quant_on, Tensor(a!) running_min, Tensor(b!) running_max, Tensor(c!) scale, Tensor(d!) zero_point, float averaging_const, int quant_min, int quant_max, int ch_axis, bool per_row_fake_quant=False, bool symmetric_quant=False) -> (Tensor output, Tensor mask)", 0},
+    {"_fused_moving_avg_obs_fq_helper_functional(Tensor self, Tensor observer_on, Tensor fake_quant_on, Tensor running_min, Tensor running_max, Tensor scale, Tensor zero_point, float averaging_const, int quant_min, int quant_max, int ch_axis, bool per_row_fake_quant=False, bool symmetric_quant=False) -> (Tensor output, Tensor mask, Tensor running_min_out, Tensor running_max_out, Tensor scale_out, Tensor zero_point_out)", 0},
     {"_fused_rms_norm(Tensor input, int[] normalized_shape, Tensor? weight, float? eps) -> (Tensor, Tensor)", 0},
     {"_histogramdd_from_bin_cts(Tensor self, int[] bins, *, float[]? range=None, Tensor? weight=None, bool density=False) -> Tensor", 0},
     {"_int_mm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!)", 0},
@@ -3976,7 +4040,7 @@ static const shimrt_def_entry defs_aten[210] = {
 };
 
 /* Every boxed kernel of namespace aten for the cpu backend. */
-static const shimrt_impl_entry impls_aten_cpu[210] = {
+static const shimrt_impl_entry impls_aten_cpu[212] = {
     {"_adaptive_avg_pool2d", boxed_cpu__adaptive_avg_pool2d},
     {"_addmm_activation", boxed_cpu__addmm_activation},
     {"_cdist_forward", boxed_cpu__cdist_forward},
@@ -3987,6 +4051,8 @@ static const shimrt_impl_entry impls_aten_cpu[210] = {
     {"_fft_r2c", boxed_cpu__fft_r2c},
     {"_foreach_mul.List", boxed_cpu__foreach_mul_List},
     {"_foreach_mul_.List", boxed_cpu__foreach_mul__List},
+    {"_fused_moving_avg_obs_fq_helper", boxed_cpu__fused_moving_avg_obs_fq_helper},
+    {"_fused_moving_avg_obs_fq_helper_functional", boxed_cpu__fused_moving_avg_obs_fq_helper_functional},
     {"_fused_rms_norm", boxed_cpu__fused_rms_norm},
     {"_histogramdd_from_bin_cts", boxed_cpu__histogramdd_from_bin_cts},
     {"_int_mm.out", boxed_cpu__int_mm_out},
@@ -4190,5 +4256,5 @@ static const shimrt_impl_entry impls_aten_cpu[210] = {
 };
 
 AOTITorchError shimgen_register_aten_cpu(TorchLibraryHandle* ret_def, TorchLibraryHandle* ret_impl) {
-    return shimrt_register_ops("aten", "CPU", __FILE__, __LINE__, defs_aten, 210, impls_aten_cpu, 210, ret_def, ret_impl);
+    return shimrt_register_ops("aten", "CPU", __FILE__, __LINE__, defs_aten, 212, impls_aten_cpu, 212, ret_def, ret_impl);
 }

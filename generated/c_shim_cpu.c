@@ -116,6 +116,40 @@ AOTITorchError aoti_torch_cpu__foreach_mul__List(const AtenTensorHandle* self, i
     return shimrt_foreach_mul__list(self, self_len_, other, other_len_);
 }
 
+/* aten._fused_moving_avg_obs_fq_helper.default: _fused_moving_avg_obs_fq_helper(Tensor self, Tensor observer_on, Tensor fake_quant_on, Tensor(a!) running_min, Tensor(b!) running_max, Tensor(c!) scale, Tensor(d!) zero_point, float averaging_const, int quant_min, int quant_max, int ch_axis, bool per_row_fake_quant=False, bool symmetric_quant=False) -> (Tensor output, Tensor mask)
+ * kernel: shimrt_cpu__fused_moving_avg_obs_fq_helper (CPU) */
+AOTITorchError aoti_torch_cpu__fused_moving_avg_obs_fq_helper(AtenTensorHandle self, AtenTensorHandle observer_on, AtenTensorHandle fake_quant_on, AtenTensorHandle running_min, AtenTensorHandle running_max, AtenTensorHandle scale, AtenTensorHandle zero_point, double averaging_const, int64_t quant_min, int64_t quant_max, int64_t ch_axis, int32_t per_row_fake_quant, int32_t symmetric_quant, AtenTensorHandle* ret0, AtenTensorHandle* ret1) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_TENSOR(observer_on);
+    SHIMRT_ARG_TENSOR(fake_quant_on);
+    SHIMRT_ARG_TENSOR(running_min);
+    SHIMRT_ARG_TENSOR(running_max);
+    SHIMRT_ARG_TENSOR(scale);
+    SHIMRT_ARG_TENSOR(zero_point);
+    SHIMRT_ARG_RET(ret0);
+    SHIMRT_ARG_RET(ret1);
+    return shimrt_cpu__fused_moving_avg_obs_fq_helper(self, observer_on, fake_quant_on, running_min, running_max, scale, zero_point, averaging_const, quant_min, quant_max, ch_axis, per_row_fake_quant, symmetric_quant, ret0, ret1);
+}
+
+/* aten._fused_moving_avg_obs_fq_helper_functional.default: _fused_moving_avg_obs_fq_helper_functional(Tensor self, Tensor observer_on, Tensor fake_quant_on, Tensor running_min, Tensor running_max, Tensor scale, Tensor zero_point, float averaging_const, int quant_min, int quant_max, int ch_axis, bool per_row_fake_quant=False, bool symmetric_quant=False) -> (Tensor output, Tensor mask, Tensor running_min_out, Tensor running_max_out, Tensor scale_out, Tensor zero_point_out)
+ * kernel: shimrt_cpu__fused_moving_avg_obs_fq_helper_functional (CPU) */
+AOTITorchError aoti_torch_cpu__fused_moving_avg_obs_fq_helper_functional(AtenTensorHandle self, AtenTensorHandle observer_on, AtenTensorHandle fake_quant_on, AtenTensorHandle running_min, AtenTensorHandle running_max, AtenTensorHandle scale, AtenTensorHandle zero_point, double averaging_const, int64_t quant_min, int64_t quant_max, int64_t ch_axis, int32_t per_row_fake_quant, int32_t symmetric_quant, AtenTensorHandle* ret0, AtenTensorHandle* ret1, AtenTensorHandle* ret2, AtenTensorHandle* ret3, AtenTensorHandle* ret4, AtenTensorHandle* ret5) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_TENSOR(observer_on);
+    SHIMRT_ARG_TENSOR(fake_quant_on);
+    SHIMRT_ARG_TENSOR(running_min);
+    SHIMRT_ARG_TENSOR(running_max);
+    SHIMRT_ARG_TENSOR(scale);
+    SHIMRT_ARG_TENSOR(zero_point);
+    SHIMRT_ARG_RET(ret0);
+    SHIMRT_ARG_RET(ret1);
+    SHIMRT_ARG_RET(ret2);
+    SHIMRT_ARG_RET(ret3);
+    SHIMRT_ARG_RET(ret4);
+    SHIMRT_ARG_RET(ret5);
+    return shimrt_cpu__fused_moving_avg_obs_fq_helper_functional(self, observer_on, fake_quant_on, running_min, running_max, scale, zero_point, averaging_const, quant_min, quant_max, ch_axis, per_row_fake_quant, symmetric_quant, ret0, ret1, ret2, ret3, ret4, ret5);
+}
+
 /* aten._fused_rms_norm.default: _fused_rms_norm(Tensor input, int[] normalized_shape, Tensor? weight, float? eps) -> (Tensor, Tensor)
  * kernel: shimrt_cpu__fused_rms_norm (CPU) */
 AOTITorchError aoti_torch_cpu__fused_rms_norm(AtenTensorHandle input, const int64_t* normalized_shape, int64_t normalized_shape_len_, AtenTensorHandle* weight, double* eps, AtenTensorHandle* ret0, AtenTensorHandle* ret1) {

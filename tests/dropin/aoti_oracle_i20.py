@@ -320,4 +320,55 @@ def fractional_pool_family():
                  lambda xx=xx, ks=ks, outs=outs, uu=uu: op(xx, ks, outs, uu))
 
 
-I20_FAMILIES = [fractional_pool_family, rest_family, histogram_family, index_reduce_family, segment_reduce_family]
+def fused_obs_fq_family():
+    h = "aoti_torch_cpu__fused_moving_avg_obs_fq_helper"
+    hf = "aoti_torch_cpu__fused_moving_avg_obs_fq_helper_functional"
+    for per_row in (False, True):
+        for shape in ([4, 6], [3, 1], [1, 5]) if per_row else ([4, 6], [17], [2, 3, 4], []):
+            nq = shape[0] if per_row else 1
+            x0 = rand(shape, torch.float32, -3, 5)
+            for start in ("inf", "warm", "zero"):
+                if start == "inf":
+                    rmin, rmax = torch.full([nq], float("inf")), torch.full([nq], float("-inf"))
+                elif start == "warm":
+                    rmin, rmax = torch.full([nq], -1.0), torch.full([nq], 2.0)
+                else:
+                    rmin, rmax = torch.zeros(nq), torch.zeros(nq)
+                sc, zp = torch.ones(nq), torch.zeros(nq, dtype=torch.int32)
+                for obs, fq in ((1, 1), (0, 1), (1, 0), (0, 0)):
+                    for qmin, qmax, sym in ((0, 255, False), (-128, 127, True), (0, 15, False),
+                                            (-8, 7, True)):
+                        o, f = torch.tensor([obs]), torch.tensor([fq])
+                        lays = layouts(x0) if obs and fq else [("contig", x0)]
+                        for lay, x in lays:
+                            tag = (f"{shape} {lay} per_row={per_row} start={start} obs={obs} "
+                                   f"fq={fq} q=[{qmin},{qmax}] sym={sym}")
+                            args = (0.01, qmin, qmax, 0, int(per_row), int(sym))
+
+                            def ref(x=x, o=o, f=f, rmin=rmin, rmax=rmax, sc=sc, zp=zp, args=args):
+                                bufs = [rmin.clone(), rmax.clone(), sc.clone(), zp.clone()]
+                                out, mask = A._fused_moving_avg_obs_fq_helper(
+                                    x, o, f, *bufs, *args[:3], args[3], bool(args[4]),
+                                    bool(args[5]))
+                                return bufs + [out, mask]
+                            case(tag, h, [T(x), T(o), T(f), T(rmin, True), T(rmax, True),
+                                          T(sc, True), T(zp, True), *args, Ret(), Ret()], ref)
+                            case(tag, hf, [T(x), T(o), T(f), T(rmin), T(rmax), T(sc), T(zp),
+                                           *args] + [Ret()] * 6,
+                                 lambda x=x, o=o, f=f, rmin=rmin, rmax=rmax, sc=sc, zp=zp,
+                                 args=args: A._fused_moving_avg_obs_fq_helper_functional(
+                                     x, o, f, rmin, rmax, sc, zp, *args[:3], args[3],
+                                     bool(args[4]), bool(args[5])))
+    x = torch.rand(4, 6)
+    one, zero = torch.tensor([1]), torch.zeros(1, dtype=torch.int32)
+    inf, ninf = torch.tensor([float("inf")]), torch.tensor([float("-inf")])
+    for k, (xx, q, pr, ax) in enumerate(((x.double(), (0, 255), 0, 0), (x, (5, 5), 0, 0),
+                                         (x, (0, 255), 1, 1), (x, (0, 255), 0, 3))):
+        case(f"bad {k}", hf, [T(xx), T(one), T(one), T(inf), T(ninf), T(torch.ones(1)),
+                              T(zero), 0.01, q[0], q[1], ax, pr, 0] + [Ret()] * 6,
+             lambda xx=xx, q=q, pr=pr, ax=ax: A._fused_moving_avg_obs_fq_helper_functional(
+                 xx, one, one, inf, ninf, torch.ones(1), zero, 0.01, q[0], q[1], ax, bool(pr),
+                 False))
+
+
+I20_FAMILIES = [fused_obs_fq_family, fractional_pool_family, rest_family, histogram_family, index_reduce_family, segment_reduce_family]
