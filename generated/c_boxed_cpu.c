@@ -291,6 +291,26 @@ void boxed_cpu__fused_rms_norm(StableIValue* stack_, uint64_t num_args_, uint64_
     shimrt_box_finish(&box_);
 }
 
+/* aten._grouped_mm.default: _grouped_mm(Tensor self, Tensor mat2, Tensor? offs=None, Tensor? bias=None, ScalarType? out_dtype=None) -> Tensor */
+void boxed_cpu__grouped_mm(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[5] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_OPT_TENSOR, SHIMRT_KIND_OPT_TENSOR, SHIMRT_KIND_OPT_CODE};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "_grouped_mm", stack_, num_args_, 5, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
+    AtenTensorHandle mat2 = shimrt_box_tensor(&box_, 1);
+    AtenTensorHandle offs_v_ = NULL;
+    AtenTensorHandle* offs = shimrt_box_opt_tensor(&box_, 2, &offs_v_);
+    AtenTensorHandle bias_v_ = NULL;
+    AtenTensorHandle* bias = shimrt_box_opt_tensor(&box_, 3, &bias_v_);
+    int32_t out_dtype_v_ = 0;
+    int32_t* out_dtype = shimrt_box_opt_code(&box_, 4, &out_dtype_v_);
+    AtenTensorHandle ret0 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu__grouped_mm(self, mat2, offs, bias, out_dtype, &ret0));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_finish(&box_);
+}
+
 /* aten._histogramdd_from_bin_cts.default: _histogramdd_from_bin_cts(Tensor self, int[] bins, *, float[]? range=None, Tensor? weight=None, bool density=False) -> Tensor */
 void boxed_cpu__histogramdd_from_bin_cts(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
     static const unsigned char arg_kinds_[5] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_INT_LIST, SHIMRT_KIND_OPT_FLOAT_LIST, SHIMRT_KIND_OPT_TENSOR, SHIMRT_KIND_NONE};
@@ -3824,7 +3844,7 @@ void boxed_cpu_zeros_like(StableIValue* stack_, uint64_t num_args_, uint64_t num
 }
 
 /* Every schema of namespace aten, in op-key order, with its tags. */
-static const shimrt_def_entry defs_aten[212] = {
+static const shimrt_def_entry defs_aten[213] = {
     {"_adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor", SHIMRT_TAG_BIT(CORE)},
     {"_addmm_activation(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1, bool use_gelu=False) -> Tensor", 0},
     {"_cdist_forward(Tensor x1, Tensor x2, float p, int? compute_mode) -> Tensor", SHIMRT_TAG_BIT(CORE)},
@@ -3838,6 +3858,7 @@ static const shimrt_def_entry defs_aten[212] = {
     {"_fused_moving_avg_obs_fq_helper(Tensor self, Tensor observer_on, Tensor fake_quant_on, Tensor(a!) running_min, Tensor(b!) running_max, Tensor(c!) scale, Tensor(d!) zero_point, float averaging_const, int quant_min, int quant_max, int ch_axis, bool per_row_fake_quant=False, bool symmetric_quant=False) -> (Tensor output, Tensor mask)", 0},
     {"_fused_moving_avg_obs_fq_helper_functional(Tensor self, Tensor observer_on, Tensor fake_quant_on, Tensor running_min, Tensor running_max, Tensor scale, Tensor zero_point, float averaging_const, int quant_min, int quant_max, int ch_axis, bool per_row_fake_quant=False, bool symmetric_quant=False) -> (Tensor output, Tensor mask, Tensor running_min_out, Tensor running_max_out, Tensor scale_out, Tensor zero_point_out)", 0},
     {"_fused_rms_norm(Tensor input, int[] normalized_shape, Tensor? weight, float? eps) -> (Tensor, Tensor)", 0},
+    {"_grouped_mm(Tensor self, Tensor mat2, Tensor? offs=None, Tensor? bias=None, ScalarType? out_dtype=None) -> Tensor", 0},
     {"_histogramdd_from_bin_cts(Tensor self, int[] bins, *, float[]? range=None, Tensor? weight=None, bool density=False) -> Tensor", 0},
     {"_int_mm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!)", 0},
     {"_scaled_dot_product_flash_attention_for_cpu(Tensor query, Tensor key, Tensor value, float dropout_p=0.0, bool is_causal=False, *, Tensor? attn_mask=None, float? scale=None) -> (Tensor output, Tensor logsumexp)", SHIMRT_TAG_BIT(NONDETERMINISTIC_SEEDED)},
@@ -4040,7 +4061,7 @@ static const shimrt_def_entry defs_aten[212] = {
 };
 
 /* Every boxed kernel of namespace aten for the cpu backend. */
-static const shimrt_impl_entry impls_aten_cpu[212] = {
+static const shimrt_impl_entry impls_aten_cpu[213] = {
     {"_adaptive_avg_pool2d", boxed_cpu__adaptive_avg_pool2d},
     {"_addmm_activation", boxed_cpu__addmm_activation},
     {"_cdist_forward", boxed_cpu__cdist_forward},
@@ -4054,6 +4075,7 @@ static const shimrt_impl_entry impls_aten_cpu[212] = {
     {"_fused_moving_avg_obs_fq_helper", boxed_cpu__fused_moving_avg_obs_fq_helper},
     {"_fused_moving_avg_obs_fq_helper_functional", boxed_cpu__fused_moving_avg_obs_fq_helper_functional},
     {"_fused_rms_norm", boxed_cpu__fused_rms_norm},
+    {"_grouped_mm", boxed_cpu__grouped_mm},
     {"_histogramdd_from_bin_cts", boxed_cpu__histogramdd_from_bin_cts},
     {"_int_mm.out", boxed_cpu__int_mm_out},
     {"_scaled_dot_product_flash_attention_for_cpu", boxed_cpu__scaled_dot_product_flash_attention_for_cpu},
@@ -4256,5 +4278,5 @@ static const shimrt_impl_entry impls_aten_cpu[212] = {
 };
 
 AOTITorchError shimgen_register_aten_cpu(TorchLibraryHandle* ret_def, TorchLibraryHandle* ret_impl) {
-    return shimrt_register_ops("aten", "CPU", __FILE__, __LINE__, defs_aten, 212, impls_aten_cpu, 212, ret_def, ret_impl);
+    return shimrt_register_ops("aten", "CPU", __FILE__, __LINE__, defs_aten, 213, impls_aten_cpu, 213, ret_def, ret_impl);
 }

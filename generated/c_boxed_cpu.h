@@ -31,6 +31,7 @@ void boxed_cpu__foreach_mul__List(StableIValue* stack_, uint64_t num_args_, uint
 void boxed_cpu__fused_moving_avg_obs_fq_helper(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu__fused_moving_avg_obs_fq_helper_functional(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu__fused_rms_norm(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
+void boxed_cpu__grouped_mm(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu__histogramdd_from_bin_cts(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu__int_mm_out(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu__scaled_dot_product_flash_attention_for_cpu(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);

@@ -161,6 +161,17 @@ AOTITorchError aoti_torch_cpu__fused_rms_norm(AtenTensorHandle input, const int6
     return shimrt_cpu__fused_rms_norm(input, normalized_shape, normalized_shape_len_, SHIMRT_OPT_TENSOR(weight), eps, ret0, ret1);
 }
 
+/* aten._grouped_mm.default: _grouped_mm(Tensor self, Tensor mat2, Tensor? offs=None, Tensor? bias=None, ScalarType? out_dtype=None) -> Tensor
+ * kernel: shimrt_cpu__grouped_mm (CPU) */
+AOTITorchError aoti_torch_cpu__grouped_mm(AtenTensorHandle self, AtenTensorHandle mat2, AtenTensorHandle* offs, AtenTensorHandle* bias, int32_t* out_dtype, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_TENSOR(mat2);
+    SHIMRT_ARG_OPT_TENSOR(offs);
+    SHIMRT_ARG_OPT_TENSOR(bias);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu__grouped_mm(self, mat2, SHIMRT_OPT_TENSOR(offs), SHIMRT_OPT_TENSOR(bias), out_dtype, ret0);
+}
+
 /* aten._histogramdd_from_bin_cts.default: _histogramdd_from_bin_cts(Tensor self, int[] bins, *, float[]? range=None, Tensor? weight=None, bool density=False) -> Tensor
  * kernel: shimrt_cpu__histogramdd_from_bin_cts (CPU) */
 AOTITorchError aoti_torch_cpu__histogramdd_from_bin_cts(AtenTensorHandle self, const int64_t* bins, int64_t bins_len_, const double** range, int64_t range_len_, AtenTensorHandle* weight, int32_t density, AtenTensorHandle* ret0) {

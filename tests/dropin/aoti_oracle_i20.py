@@ -371,4 +371,33 @@ def fused_obs_fq_family():
                  False))
 
 
-I20_FAMILIES = [fused_obs_fq_family, fractional_pool_family, rest_family, histogram_family, index_reduce_family, segment_reduce_family]
+def grouped_mm_family():
+    name = "aoti_torch_cpu__grouped_mm"
+    off = lambda xs: torch.tensor(xs, dtype=torch.int32)  # noqa: E731
+    for dt in (torch.float32, torch.bfloat16, torch.float16):
+        cases_ = [((2, 8, 16), (2, 16, 8), None), ((3, 4, 8), (3, 8, 16), None),
+                  ((24, 16), (3, 16, 8), [8, 16, 24]), ((24, 16), (3, 16, 8), [0, 10, 24]),
+                  ((8, 24), (24, 16), [8, 16, 24]), ((8, 24), (24, 16), [0, 24, 24]),
+                  ((3, 8, 16), (16, 24), [8, 16, 24]), ((2, 4, 8), (8, 16), [5, 16])]
+        for sa, sb, o in cases_:
+            a, b = rand(list(sa), dt, -2, 2), rand(list(sb), dt, -2, 2)
+            bt = b.transpose(-1, -2).contiguous().transpose(-1, -2)
+            for lay, bb in (("contig", b), ("transposed", bt)):
+                oo = off(o) if o is not None else None
+                case(f"{dt} {sa} x {sb} offs={o} mat_b {lay}", name,
+                     [T(a), T(bb), Opt(T(oo)) if o is not None else Opt(None), Opt(None),
+                      Opt(None), Ret()],
+                     lambda a=a, bb=bb, oo=oo: A._grouped_mm(a, bb, offs=oo), loose=True)
+    a, b = rand([2, 8, 16], torch.float32), rand([2, 16, 8], torch.float32)
+    bad = [(a.double(), b.double(), None, None, None), (a, b, None, torch.ones(2, 8), None),
+           (a, b, None, None, DT[torch.bfloat16]), (rand([2, 3, 4], torch.float32), b, None,
+                                                    None, None),
+           (a, rand([2, 8, 8], torch.float32), None, None, None)]
+    for k, (x, y, o, bias, od) in enumerate(bad):
+        case(f"bad {k}", name, [T(x), T(y), Opt(None), Opt(T(bias)) if bias is not None
+                                else Opt(None), Opt(od), Ret()],
+             lambda x=x, y=y, bias=bias, od=od: A._grouped_mm(
+                 x, y, bias=bias, out_dtype=RDT[od] if od is not None else None))
+
+
+I20_FAMILIES = [grouped_mm_family, fused_obs_fq_family, fractional_pool_family, rest_family, histogram_family, index_reduce_family, segment_reduce_family]
