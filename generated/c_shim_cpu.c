@@ -44,6 +44,25 @@ AOTITorchError aoti_torch_cpu__cdist_forward(AtenTensorHandle x1, AtenTensorHand
     return shimrt_cpu__cdist_forward(x1, x2, p, compute_mode, ret0);
 }
 
+/* aten._dyn_quant_matmul_4bit.default: _dyn_quant_matmul_4bit(Tensor inp, Tensor packed_weights, int block_size, int in_features, int out_features) -> Tensor
+ * kernel: shimrt_cpu__dyn_quant_matmul_4bit (CPU) */
+AOTITorchError aoti_torch_cpu__dyn_quant_matmul_4bit(AtenTensorHandle inp, AtenTensorHandle packed_weights, int64_t block_size, int64_t in_features, int64_t out_features, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(inp);
+    SHIMRT_ARG_TENSOR(packed_weights);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu__dyn_quant_matmul_4bit(inp, packed_weights, block_size, in_features, out_features, ret0);
+}
+
+/* aten._dyn_quant_pack_4bit_weight.default: _dyn_quant_pack_4bit_weight(Tensor weights, Tensor scales_zeros, Tensor? bias, int block_size, int in_features, int out_features) -> Tensor
+ * kernel: shimrt_cpu__dyn_quant_pack_4bit_weight (CPU) */
+AOTITorchError aoti_torch_cpu__dyn_quant_pack_4bit_weight(AtenTensorHandle weights, AtenTensorHandle scales_zeros, AtenTensorHandle* bias, int64_t block_size, int64_t in_features, int64_t out_features, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(weights);
+    SHIMRT_ARG_TENSOR(scales_zeros);
+    SHIMRT_ARG_OPT_TENSOR(bias);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu__dyn_quant_pack_4bit_weight(weights, scales_zeros, SHIMRT_OPT_TENSOR(bias), block_size, in_features, out_features, ret0);
+}
+
 /* aten._efficientzerotensor.default: _efficientzerotensor(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
  * kernel: shimrt_cpu__efficientzerotensor (CPU) */
 AOTITorchError aoti_torch_cpu__efficientzerotensor(const int64_t* size, int64_t size_len_, int32_t* dtype, int32_t* layout, int32_t* device, int32_t device_index_, int32_t* pin_memory, AtenTensorHandle* ret0) {

@@ -400,4 +400,44 @@ def grouped_mm_family():
                  x, y, bias=bias, out_dtype=RDT[od] if od is not None else None))
 
 
-I20_FAMILIES = [grouped_mm_family, fused_obs_fq_family, fractional_pool_family, rest_family, histogram_family, index_reduce_family, segment_reduce_family]
+def dyn_quant_family():
+    pk = "aoti_torch_cpu__dyn_quant_pack_4bit_weight"
+    mm = "aoti_torch_cpu__dyn_quant_matmul_4bit"
+    for K, N, bl in ((64, 4, 64), (64, 4, 32), (128, 8, 32), (96, 3, 96), (256, 5, 64)):
+        for bias in (False, True):
+            w = torch.randint(0, 256, (N, K // 2), dtype=torch.uint8)
+            sz = torch.rand(N, K // bl) * 0.1
+            b = torch.randn(N) if bias else None
+            case(f"pack K={K} N={N} bl={bl} bias={bias}", pk,
+                 [T(w), T(sz), Opt(T(b)) if bias else Opt(None), bl, K, N, Ret()],
+                 lambda w=w, sz=sz, b=b, bl=bl, K=K, N=N:
+                 A._dyn_quant_pack_4bit_weight(w, sz, b, bl, K, N))
+            # the matmul on PyTorch's own packed weights, bit-identical
+            p = A._dyn_quant_pack_4bit_weight(w, sz, b, bl, K, N)
+            for M in (1, 3, 17):
+                x0 = torch.randn(M, K)
+                dts = (torch.float32, torch.bfloat16) if bl == K else (torch.float32,)
+                # (float32 bit-identical; bfloat16 within its rounding: PyTorch's bf16 kernel
+                # rounds intermediates that libshimrt keeps in float)
+                # (contiguous inputs only: PyTorch's kernel reads the input's memory as if
+                # contiguous, whatever its strides; libshimrt reads it by its strides)
+                for dt in dts:
+                    for lay, x in [("contig", x0.to(dt))]:
+                        case(f"matmul {dt} M={M} K={K} N={N} bl={bl} bias={bias} {lay}", mm,
+                             [T(x), T(p), bl, K, N, Ret()],
+                             lambda x=x, p=p, bl=bl, K=K, N=N:
+                             A._dyn_quant_matmul_4bit(x, p, bl, K, N),
+                             loose=(0.0, 0.0) if dt == torch.float32 else True)
+    w = torch.randint(0, 256, (4, 32), dtype=torch.uint8)
+    sz = torch.rand(4, 1)
+    p = A._dyn_quant_pack_4bit_weight(w, sz, None, 64, 64, 4)
+    x = torch.randn(2, 64)
+    # (an input narrower than in_features: PyTorch reads past it; libshimrt refuses)
+    for k, (xx, bl, K) in enumerate(((x.double(), 64, 64), (x, 48, 64), (x.bfloat16(), 32, 64))):
+        case(f"bad matmul {k}", mm, [T(xx), T(p), bl, K, 4, Ret()],
+             lambda xx=xx, bl=bl, K=K: A._dyn_quant_matmul_4bit(xx, p, bl, K, 4))
+    case("bad pack block", pk, [T(w), T(sz), Opt(None), 48, 64, 4, Ret()],
+         lambda: A._dyn_quant_pack_4bit_weight(w, sz, None, 48, 64, 4))
+
+
+I20_FAMILIES = [dyn_quant_family, grouped_mm_family, fused_obs_fq_family, fractional_pool_family, rest_family, histogram_family, index_reduce_family, segment_reduce_family]
