@@ -13,6 +13,7 @@
 #include "../core/internal.h"
 #include "../generic/meta.h"
 #include "cpu_kernels.h"
+#include "elems.h"
 #include "index.h"
 #include "iter.h"
 
@@ -123,21 +124,6 @@ static int histdd(const char *op, int32_t dt, const double *x, const double *w, 
     return 0;
 }
 
-/* Reads t's elements in row-major order as doubles into a new array (NULL: message set). */
-static double *load_all(const char *op, AtenTensorHandle t) {
-    int64_t n = shimrt_numel(t);
-    double *b = malloc((size_t)(n ? n : 1) * sizeof *b);
-    if (!b) {
-        shimrt_fail(op, "out of memory");
-        return NULL;
-    }
-    int64_t idx[SHIMRT_MAX_DIMS] = {0}, k = 0;
-    if (n) do
-            b[k++] = shimrt_k_load_f64(shimrt_idx_at(t, idx), t->dtype);
-        while (shimrt_idx_next(t->ndim, t->sizes, idx));
-    return b;
-}
-
 static void store_all(AtenTensorHandle t, const double *v) {
     char *p = shimrt_data(t);
     size_t es = shimrt_dtype_size(t->dtype);
@@ -197,7 +183,7 @@ static AOTITorchError run(const char *op, AtenTensorHandle self, bool dd, const 
             return shimrt_fail(op, "histogramdd: too many bins");
         cells *= bins[d];
     }
-    double *x = load_all(op, self), *w = weight ? load_all(op, weight) : NULL;
+    double *x = shimrt_e_read_f64(op, self), *w = weight ? shimrt_e_read_f64(op, weight) : NULL;
     double *h = malloc((size_t)cells * sizeof *h), *eb[SHIMRT_MAX_DIMS] = {0};
     AOTITorchError rc = AOTI_TORCH_FAILURE;
     AtenTensorHandle ht = NULL, et[SHIMRT_MAX_DIMS] = {0};

@@ -9,6 +9,7 @@
 #include "../core/internal.h"
 #include "../generic/meta.h"
 #include "cpu_kernels.h"
+#include "elems.h"
 #include "index.h"
 #include "iter.h"
 
@@ -142,8 +143,7 @@ static double seg_fold(int r, const double *v, int64_t n, int64_t step, const do
     return acc;
 }
 
-/* reads a tensor's elements in row-major order as doubles (malloc'd; NULL: message set) */
-static double *read_f64(const char *op, AtenTensorHandle t) {
+double *shimrt_e_read_f64(const char *op, AtenTensorHandle t) {
     int64_t n = shimrt_numel(t);
     double *b = malloc((size_t)(n ? n : 1) * sizeof *b);
     if (!b) {
@@ -259,7 +259,7 @@ AOTITorchError shimrt_cpu_segment_reduce(AtenTensorHandle data, const char *redu
         }
     }
     out = shimrt_tensor_empty(op, data->ndim, osz, NULL, data->dtype, SHIMRT_DEV_CPU, 0);
-    if (!out || !(dv = read_f64(op, data))) goto done;
+    if (!out || !(dv = shimrt_e_read_f64(op, data))) goto done;
     char *ob = shimrt_data(out);
     size_t es = shimrt_dtype_size(out->dtype);
     for (int64_t o = 0; o < outer; o++)
