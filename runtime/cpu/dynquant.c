@@ -144,7 +144,8 @@ AOTITorchError shimrt_cpu__dyn_quant_matmul_4bit(AtenTensorHandle inp,
                            (long long)total, (long long)(nw + ns), (long long)(nw + ns + N));
     int64_t osz[2] = {M, N};
     AtenTensorHandle out = shimrt_tensor_empty(op, 2, osz, NULL, dt, SHIMRT_DEV_CPU, 0);
-    float *x = malloc((size_t)(K ? K : 1) * sizeof *x), *pw = malloc((size_t)total * sizeof *pw);
+    float *x = malloc((size_t)(K ? K : 1) * sizeof *x),
+          *pw = malloc((size_t)(packed_weights->strides[0] != 1 ? total : 1) * sizeof *pw);
     int8_t *q = malloc((size_t)K);
     uint8_t *w = malloc((size_t)(nw ? nw : 1));
     if (!out || !x || !pw || !q || !w) {
@@ -153,15 +154,15 @@ AOTITorchError shimrt_cpu__dyn_quant_matmul_4bit(AtenTensorHandle inp,
         free(x), free(pw), free(q), free(w);
         return AOTI_TORCH_FAILURE;
     }
-    {
-        float *p = pw;
-        put_all(packed_weights, &p);
+    const float *pb = shimrt_data(packed_weights);
+    int64_t pst = packed_weights->strides[0];
+    if (pst != 1) { /* a strided view: a contiguous copy first */
+        for (int64_t i = 0; i < total; i++) pw[i] = pb[i * pst];
+        pb = pw;
     }
-    for (int64_t i = 0; i < nw; i++) {
-        float v = pw[i]; /* .to(kByte): truncation, wrapping as PyTorch's cast does */
-        w[i] = (uint8_t)(int64_t)v;
-    }
-    const float *sc = pw + nw, *bias = has_bias ? pw + nw + ns : NULL;
+    for (int64_t i = 0; i < nw; i++) /* .to(kByte): truncation, wrapping as PyTorch's cast */
+        w[i] = (uint8_t)(int64_t)pb[i];
+    const float *sc = pb + nw, *bias = has_bias ? pb + nw + ns : NULL;
     char *ob = shimrt_data(out);
     size_t es = shimrt_dtype_size(dt);
     int64_t idx[2];
@@ -178,13 +179,16 @@ AOTITorchError shimrt_cpu__dyn_quant_matmul_4bit(AtenTensorHandle inp,
             const uint8_t *row = w + n * (K / 2);
             float acc = 0.0f;
             for (int64_t b = 0; b < nb; b++) {
-                int32_t iacc = 0;
-                for (int64_t k = b * block_size; k < (b + 1) * block_size; k++) {
+                /* sum over k of (q[k] - zp) * r[k], two 4-bit values a byte (exact in
+                 * int32, so the order does not matter) */
+                int32_t iacc = 0, rsum = 0;
+                for (int64_t k = b * block_size; k < (b + 1) * block_size; k += 2) {
                     uint8_t byte = row[k / 2];
-                    int32_t r = (int32_t)(k % 2 ? byte >> 4 : byte & 0x0F) - 8;
-                    iacc += (int32_t)q[k] * r;
-                    iacc += -zp * r;
+                    int32_t r0 = (int32_t)(byte & 0x0F) - 8, r1 = (int32_t)(byte >> 4) - 8;
+                    iacc += (int32_t)q[k] * r0 + (int32_t)q[k + 1] * r1;
+                    rsum += r0 + r1;
                 }
+                iacc -= zp * rsum;
                 acc += (float)iacc * sc[n * nb + b];
             }
             acc = acc * recip;
