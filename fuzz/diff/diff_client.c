@@ -120,14 +120,16 @@ static void add_entry(entry *e) {
  * the generator's whole call history, which differs between the two sides as soon as one
  * call is refused on one side only. tests/torch/rng_oracle.sh compares them instead. */
 static bool random_op(const char *name) { /* name: "<ns>::<op>" */
-    static const char *const ops[] = {"aten::rand",          "aten::randn",
-                                      "aten::randint",       "aten::randperm",
-                                      "aten::rand_like",     "aten::randn_like",
-                                      "aten::randint_like",  "aten::uniform_",
-                                      "aten::normal_",       "aten::normal_functional",
-                                      "aten::random_",       "aten::bernoulli",
-                                      "aten::bernoulli_",    "aten::exponential_",
-                                      "aten::native_dropout"};
+    static const char *const ops[] = {"aten::rand",           "aten::randn",
+                                      "aten::randint",        "aten::randperm",
+                                      "aten::rand_like",      "aten::randn_like",
+                                      "aten::randint_like",   "aten::uniform_",
+                                      "aten::normal_",        "aten::normal_functional",
+                                      "aten::random_",        "aten::bernoulli",
+                                      "aten::bernoulli_",     "aten::exponential_",
+                                      "aten::native_dropout", "aten::exponential",
+                                      "aten::uniform",        "aten::cauchy_",
+                                      "aten::log_normal_",    "aten::geometric_"};
     for (size_t i = 0; i < sizeof ops / sizeof *ops; i++)
         if (!strcmp(name, ops[i])) return true;
     return false;

@@ -20,9 +20,8 @@ AOTITorchError shimrt_cpu__efficientzerotensor(const int64_t *size, int64_t size
                                                int32_t device_index_, int32_t *pin_memory,
                                                AtenTensorHandle *ret0) {
     static const char op[] = "_efficientzerotensor";
-    (void)device_index_;
-    if (shimrt_k_check_size(op, size, size_len_) || shimrt_k_check_pin(op, pin_memory))
-        return AOTI_TORCH_FAILURE;
+    (void)device_index_, (void)pin_memory; /* (no memory to pin, as PyTorch's ZeroTensor) */
+    if (shimrt_k_check_size(op, size, size_len_)) return AOTI_TORCH_FAILURE;
     if (layout && *layout != SHIMRT_LAYOUT_STRIDED)
         return shimrt_fail(op, "Could not run 'aten::_efficientzerotensor' with arguments from "
                                "the 'Sparse' backend: libshimrt has only the strided layout");
