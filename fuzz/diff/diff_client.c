@@ -101,8 +101,12 @@ static char *g_only;
 /* Ops PyTorch 2.15 itself dies on (SIGSEGV) with the arguments the client draws, whatever
  * ours does: not called on either side (tests/dropin/aoti_oracle.py compares them).
  * mkldnn_rnn_layer: PyTorch builds oneDNN's LSTM whatever `mode` says and crashes on
- * another mode; ours refuses it. */
-static const char *const g_torch_dies[] = {"aten.mkldnn_rnn_layer.default"};
+ * another mode; ours refuses it. _fft_r2c/_fft_c2c: PyTorch's kernel reads out of bounds on
+ * dims out of range or repeated (docs/engine.md). _dyn_quant_matmul_4bit: PyTorch reads the
+ * input as contiguous K columns whatever its shape and strides (docs/dropin.md). */
+static const char *const g_torch_dies[] = {"aten.mkldnn_rnn_layer.default", "aten._fft_r2c.default",
+                                           "aten._fft_c2c.default",
+                                           "aten._dyn_quant_matmul_4bit.default"};
 static void add_entry(entry *e) {
     for (size_t i = 0; i < sizeof g_torch_dies / sizeof g_torch_dies[0]; i++)
         if (!strcmp(e->op, g_torch_dies[i])) return;
