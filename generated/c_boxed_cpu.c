@@ -2188,6 +2188,23 @@ void boxed_cpu_mul_Tensor(StableIValue* stack_, uint64_t num_args_, uint64_t num
     shimrt_box_finish(&box_);
 }
 
+/* aten.multinomial.default: multinomial(Tensor self, SymInt num_samples, bool replacement=False, *, Generator? generator=None) -> Tensor */
+void boxed_cpu_multinomial(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[4] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_NONE, SHIMRT_KIND_NONE, SHIMRT_KIND_OPT_GENERATOR};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "multinomial", stack_, num_args_, 4, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
+    int64_t num_samples = shimrt_box_int(&box_, 1);
+    int32_t replacement = shimrt_box_bool(&box_, 2);
+    AtenGeneratorHandle generator_v_ = NULL;
+    AtenGeneratorHandle* generator = shimrt_box_opt_generator(&box_, 3, &generator_v_);
+    AtenTensorHandle ret0 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_multinomial(self, num_samples, replacement, generator, &ret0));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_finish(&box_);
+}
+
 /* aten.nanmedian.default: nanmedian(Tensor self) -> Tensor */
 void boxed_cpu_nanmedian(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
     static const unsigned char arg_kinds_[1] = {SHIMRT_KIND_TENSOR};
@@ -3880,7 +3897,7 @@ void boxed_cpu_zeros_like(StableIValue* stack_, uint64_t num_args_, uint64_t num
 }
 
 /* Every schema of namespace aten, in op-key order, with its tags. */
-static const shimrt_def_entry defs_aten[215] = {
+static const shimrt_def_entry defs_aten[216] = {
     {"_adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor", SHIMRT_TAG_BIT(CORE)},
     {"_addmm_activation(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1, bool use_gelu=False) -> Tensor", 0},
     {"_cdist_forward(Tensor x1, Tensor x2, float p, int? compute_mode) -> Tensor", SHIMRT_TAG_BIT(CORE)},
@@ -4006,6 +4023,7 @@ static const shimrt_def_entry defs_aten[215] = {
     {"mode(Tensor self, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)", 0},
     {"mul.Scalar(Tensor self, Scalar other) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
     {"mul.Tensor(Tensor self, Tensor other) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
+    {"multinomial(Tensor self, SymInt num_samples, bool replacement=False, *, Generator? generator=None) -> Tensor", SHIMRT_TAG_BIT(NONDETERMINISTIC_SEEDED)},
     {"nanmedian(Tensor self) -> Tensor", 0},
     {"narrow(Tensor(a) self, int dim, SymInt start, SymInt length) -> Tensor(a)", 0},
     {"native_dropout(Tensor input, float p, bool? train) -> (Tensor, Tensor)", 0},
@@ -4099,7 +4117,7 @@ static const shimrt_def_entry defs_aten[215] = {
 };
 
 /* Every boxed kernel of namespace aten for the cpu backend. */
-static const shimrt_impl_entry impls_aten_cpu[215] = {
+static const shimrt_impl_entry impls_aten_cpu[216] = {
     {"_adaptive_avg_pool2d", boxed_cpu__adaptive_avg_pool2d},
     {"_addmm_activation", boxed_cpu__addmm_activation},
     {"_cdist_forward", boxed_cpu__cdist_forward},
@@ -4225,6 +4243,7 @@ static const shimrt_impl_entry impls_aten_cpu[215] = {
     {"mode", boxed_cpu_mode},
     {"mul.Scalar", boxed_cpu_mul_Scalar},
     {"mul.Tensor", boxed_cpu_mul_Tensor},
+    {"multinomial", boxed_cpu_multinomial},
     {"nanmedian", boxed_cpu_nanmedian},
     {"narrow", boxed_cpu_narrow},
     {"native_dropout", boxed_cpu_native_dropout},
@@ -4318,5 +4337,5 @@ static const shimrt_impl_entry impls_aten_cpu[215] = {
 };
 
 AOTITorchError shimgen_register_aten_cpu(TorchLibraryHandle* ret_def, TorchLibraryHandle* ret_impl) {
-    return shimrt_register_ops("aten", "CPU", __FILE__, __LINE__, defs_aten, 215, impls_aten_cpu, 215, ret_def, ret_impl);
+    return shimrt_register_ops("aten", "CPU", __FILE__, __LINE__, defs_aten, 216, impls_aten_cpu, 216, ret_def, ret_impl);
 }

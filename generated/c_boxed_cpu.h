@@ -143,6 +143,7 @@ void boxed_cpu_mm_out(StableIValue* stack_, uint64_t num_args_, uint64_t num_out
 void boxed_cpu_mode(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_mul_Scalar(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_mul_Tensor(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
+void boxed_cpu_multinomial(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_nanmedian(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_narrow(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_native_dropout(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);

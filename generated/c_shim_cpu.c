@@ -1186,6 +1186,14 @@ AOTITorchError aoti_torch_cpu_mul_Tensor(AtenTensorHandle self, AtenTensorHandle
     return shimrt_cpu_mul_tensor(self, other, ret0);
 }
 
+/* aten.multinomial.default: multinomial(Tensor self, SymInt num_samples, bool replacement=False, *, Generator? generator=None) -> Tensor
+ * kernel: shimrt_cpu_multinomial (CPU) */
+AOTITorchError aoti_torch_cpu_multinomial(AtenTensorHandle self, int64_t num_samples, int32_t replacement, AtenGeneratorHandle* generator, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu_multinomial(self, num_samples, replacement, generator, ret0);
+}
+
 /* aten.nanmedian.default: nanmedian(Tensor self) -> Tensor
  * kernel: shimrt_cpu_nanmedian (CPU) */
 AOTITorchError aoti_torch_cpu_nanmedian(AtenTensorHandle self, AtenTensorHandle* ret0) {

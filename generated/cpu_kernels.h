@@ -248,6 +248,8 @@ AOTITorchError shimrt_cpu_mode(AtenTensorHandle self, int64_t dim, int32_t keepd
 AOTITorchError shimrt_cpu_mul_scalar(AtenTensorHandle self, double other, AtenTensorHandle* ret0);
 /* aten.mul.Tensor: mul.Tensor(Tensor self, Tensor other) -> Tensor (CPU) */
 AOTITorchError shimrt_cpu_mul_tensor(AtenTensorHandle self, AtenTensorHandle other, AtenTensorHandle* ret0);
+/* aten.multinomial.default: multinomial(Tensor self, SymInt num_samples, bool replacement=False, *, Generator? generator=None) -> Tensor (CPU) */
+AOTITorchError shimrt_cpu_multinomial(AtenTensorHandle self, int64_t num_samples, int32_t replacement, AtenGeneratorHandle* generator, AtenTensorHandle* ret0);
 /* aten.nanmedian.default: nanmedian(Tensor self) -> Tensor (CPU) */
 AOTITorchError shimrt_cpu_nanmedian(AtenTensorHandle self, AtenTensorHandle* ret0);
 /* aten.native_dropout.default: native_dropout(Tensor input, float p, bool? train) -> (Tensor, Tensor) (CPU) */

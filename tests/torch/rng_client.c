@@ -3,6 +3,7 @@
  * OP and writes an 8-byte little-endian byte count then the result's raw bytes to stdout.
  * The Python side does the same with torch.manual_seed and compares the bytes. */
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -154,6 +155,25 @@ int main(void) {
             CK(aoti_torch_cpu_randint_like_Tensor(x, h, NULL, NULL, NULL, 0, NULL, NULL, &t));
             aoti_torch_delete_tensor_object(h);
             aoti_torch_delete_tensor_object(x);
+        } else if (!strcmp(op, "multinomial") || !strcmp(op, "multinomialT")) {
+            /* p = rand(4, n) + 0.01 (float64 when a < 0), as (n, 4).t() for multinomialT;
+             * multinomial(p, |a| samples, replacement b) */
+            int64_t sz[2] = {4, n}, tsz[2] = {n, 4};
+            int32_t pd = a < 0 ? aoti_torch_dtype_float64() : dt;
+            bool tr = op[11] == 'T';
+            AtenTensorHandle p, pt = NULL;
+            CK(aoti_torch_cpu_rand(tr ? tsz : sz, 2, &pd, NULL, NULL, 0, NULL, &p));
+            if (tr) {
+                CK(aoti_torch_cpu_transpose_int(p, 0, 1, &pt));
+                AtenTensorHandle q = p;
+                p = pt;
+                pt = q;
+            }
+            int64_t ns = (int64_t)(a < 0 ? -a : a);
+            CK(aoti_torch_cpu_multinomial(p, ns, (int32_t)b, NULL, &t));
+            nelem = 4 * ns;
+            aoti_torch_delete_tensor_object(p);
+            if (pt) aoti_torch_delete_tensor_object(pt);
         } else if (!strcmp(op, "rand_like") || !strcmp(op, "randn_like") ||
                    !strcmp(op, "randint_like") || !strcmp(op, "normalF")) {
             AtenTensorHandle x = empty(n, dt);

@@ -73,6 +73,10 @@ def torch_case(op, ds, n, seed, a, b):
                                                out=torch.empty(3, dtype=dt))]
     if op == "randint_likeT":
         return [torch.randint_like(torch.empty(n, dtype=dt), torch.tensor(int(b)))]
+    if op in ("multinomial", "multinomialT"):
+        pd = torch.float64 if a < 0 else dt
+        p = torch.rand(n, 4, dtype=pd).t() if op == "multinomialT" else torch.rand(4, n, dtype=pd)
+        return [torch.multinomial(p, int(abs(a)), bool(b))]
     if op == "rand_like":
         return [torch.rand_like(torch.empty(n, dtype=dt))]
     if op == "randn_like":
@@ -149,6 +153,16 @@ def cases():
                 yield ("cauchy", ds, n, s, 0.5, 2.0)
                 yield ("lognormal", ds, n, s, 0.25, 0.5)
                 yield ("geometric", ds, n, s, 0.3, 0)
+            if n > 0:
+                # (half/bfloat16: one sample without replacement: p / q then has ties,
+                # whose order in PyTorch's topk is its partial sort's)
+                for ds in ("f32", "f16", "bf16"):
+                    for ns, rep in ((1, 0), (min(n, 3), 0), (n, 0), (5, 1), (1, 1)):
+                        if ds == "f32" or ns == 1 or rep:
+                            yield ("multinomial", ds, n, s, ns, rep)
+                for ns, rep in ((1, 0), (min(n, 3), 0), (7, 1)):
+                    yield ("multinomial", "f64", n, s, -ns, rep)
+                    yield ("multinomialT", "f32", n, s, ns, rep)
             yield ("lognormalT", "f64", n, s, 1.0, 2.0)
             yield ("lognormalT", "f32", n, s, 1.0, 2.0)
             for ds in ("i64", "i32", "u8", "f32", "f64"):
