@@ -444,6 +444,53 @@ void boxed_cpu__scaled_dot_product_fused_attention_overrideable(StableIValue* st
     shimrt_box_finish(&box_);
 }
 
+/* aten._scaled_mm.default: _scaled_mm(Tensor self, Tensor mat2, Tensor scale_a, Tensor scale_b, Tensor? bias=None, Tensor? scale_result=None, ScalarType? out_dtype=None, bool use_fast_accum=False) -> Tensor */
+void boxed_cpu__scaled_mm(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[8] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_OPT_TENSOR, SHIMRT_KIND_OPT_TENSOR, SHIMRT_KIND_OPT_CODE, SHIMRT_KIND_NONE};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "_scaled_mm", stack_, num_args_, 8, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
+    AtenTensorHandle mat2 = shimrt_box_tensor(&box_, 1);
+    AtenTensorHandle scale_a = shimrt_box_tensor(&box_, 2);
+    AtenTensorHandle scale_b = shimrt_box_tensor(&box_, 3);
+    AtenTensorHandle bias_v_ = NULL;
+    AtenTensorHandle* bias = shimrt_box_opt_tensor(&box_, 4, &bias_v_);
+    AtenTensorHandle scale_result_v_ = NULL;
+    AtenTensorHandle* scale_result = shimrt_box_opt_tensor(&box_, 5, &scale_result_v_);
+    int32_t out_dtype_v_ = 0;
+    int32_t* out_dtype = shimrt_box_opt_code(&box_, 6, &out_dtype_v_);
+    int32_t use_fast_accum = shimrt_box_bool(&box_, 7);
+    AtenTensorHandle ret0 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu__scaled_mm(self, mat2, scale_a, scale_b, bias, scale_result, out_dtype, use_fast_accum, &ret0));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_finish(&box_);
+}
+
+/* aten._scaled_mm.out: _scaled_mm.out(Tensor self, Tensor mat2, Tensor scale_a, Tensor scale_b, Tensor? bias=None, Tensor? scale_result=None, ScalarType? out_dtype=None, bool use_fast_accum=False, *, Tensor(a!) out) -> Tensor(a!) */
+void boxed_cpu__scaled_mm_out(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[9] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_OPT_TENSOR, SHIMRT_KIND_OPT_TENSOR, SHIMRT_KIND_OPT_CODE, SHIMRT_KIND_NONE, SHIMRT_KIND_TENSOR};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "_scaled_mm.out", stack_, num_args_, 9, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
+    AtenTensorHandle mat2 = shimrt_box_tensor(&box_, 1);
+    AtenTensorHandle scale_a = shimrt_box_tensor(&box_, 2);
+    AtenTensorHandle scale_b = shimrt_box_tensor(&box_, 3);
+    AtenTensorHandle bias_v_ = NULL;
+    AtenTensorHandle* bias = shimrt_box_opt_tensor(&box_, 4, &bias_v_);
+    AtenTensorHandle scale_result_v_ = NULL;
+    AtenTensorHandle* scale_result = shimrt_box_opt_tensor(&box_, 5, &scale_result_v_);
+    int32_t out_dtype_v_ = 0;
+    int32_t* out_dtype = shimrt_box_opt_code(&box_, 6, &out_dtype_v_);
+    int32_t use_fast_accum = shimrt_box_bool(&box_, 7);
+    AtenTensorHandle out = shimrt_box_tensor(&box_, 8);
+    shimrt_box_keep(&box_, 8);
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu__scaled_mm_out(out, self, mat2, scale_a, scale_b, bias, scale_result, out_dtype, use_fast_accum));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_alias(&box_, 0, 8);
+    shimrt_box_finish(&box_);
+}
+
 /* aten._to_sparse.default: _to_sparse(Tensor self, *, Layout? layout=None, int[2]? blocksize=None, int? dense_dim=None) -> Tensor */
 void boxed_cpu__to_sparse(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
     static const unsigned char arg_kinds_[4] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_OPT_CODE, SHIMRT_KIND_OPT_INT_LIST, SHIMRT_KIND_OPT_INT};
@@ -3897,7 +3944,7 @@ void boxed_cpu_zeros_like(StableIValue* stack_, uint64_t num_args_, uint64_t num
 }
 
 /* Every schema of namespace aten, in op-key order, with its tags. */
-static const shimrt_def_entry defs_aten[216] = {
+static const shimrt_def_entry defs_aten[218] = {
     {"_adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor", SHIMRT_TAG_BIT(CORE)},
     {"_addmm_activation(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1, bool use_gelu=False) -> Tensor", 0},
     {"_cdist_forward(Tensor x1, Tensor x2, float p, int? compute_mode) -> Tensor", SHIMRT_TAG_BIT(CORE)},
@@ -3918,6 +3965,8 @@ static const shimrt_def_entry defs_aten[216] = {
     {"_int_mm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!)", 0},
     {"_scaled_dot_product_flash_attention_for_cpu(Tensor query, Tensor key, Tensor value, float dropout_p=0.0, bool is_causal=False, *, Tensor? attn_mask=None, float? scale=None) -> (Tensor output, Tensor logsumexp)", SHIMRT_TAG_BIT(NONDETERMINISTIC_SEEDED)},
     {"_scaled_dot_product_fused_attention_overrideable(Tensor query, Tensor key, Tensor value, Tensor? attn_bias=None, float dropout_p=0.0, bool is_causal=False, bool return_debug_mask=False, *, float? scale=None) -> (Tensor output, Tensor logsumexp, Tensor cum_seq_q, Tensor cum_seq_k, SymInt max_q, SymInt max_k, Tensor philox_seed, Tensor philox_offset, Tensor debug_attn_mask)", 0},
+    {"_scaled_mm(Tensor self, Tensor mat2, Tensor scale_a, Tensor scale_b, Tensor? bias=None, Tensor? scale_result=None, ScalarType? out_dtype=None, bool use_fast_accum=False) -> Tensor", 0},
+    {"_scaled_mm.out(Tensor self, Tensor mat2, Tensor scale_a, Tensor scale_b, Tensor? bias=None, Tensor? scale_result=None, ScalarType? out_dtype=None, bool use_fast_accum=False, *, Tensor(a!) out) -> Tensor(a!)", 0},
     {"_to_sparse(Tensor self, *, Layout? layout=None, int[2]? blocksize=None, int? dense_dim=None) -> Tensor", 0},
     {"_trilinear(Tensor i1, Tensor i2, Tensor i3, int[] expand1, int[] expand2, int[] expand3, int[] sumdim, int unroll_dim=1) -> Tensor", 0},
     {"_weight_int8pack_mm(Tensor self, Tensor mat2, Tensor scales) -> Tensor", 0},
@@ -4117,7 +4166,7 @@ static const shimrt_def_entry defs_aten[216] = {
 };
 
 /* Every boxed kernel of namespace aten for the cpu backend. */
-static const shimrt_impl_entry impls_aten_cpu[216] = {
+static const shimrt_impl_entry impls_aten_cpu[218] = {
     {"_adaptive_avg_pool2d", boxed_cpu__adaptive_avg_pool2d},
     {"_addmm_activation", boxed_cpu__addmm_activation},
     {"_cdist_forward", boxed_cpu__cdist_forward},
@@ -4138,6 +4187,8 @@ static const shimrt_impl_entry impls_aten_cpu[216] = {
     {"_int_mm.out", boxed_cpu__int_mm_out},
     {"_scaled_dot_product_flash_attention_for_cpu", boxed_cpu__scaled_dot_product_flash_attention_for_cpu},
     {"_scaled_dot_product_fused_attention_overrideable", boxed_cpu__scaled_dot_product_fused_attention_overrideable},
+    {"_scaled_mm", boxed_cpu__scaled_mm},
+    {"_scaled_mm.out", boxed_cpu__scaled_mm_out},
     {"_to_sparse", boxed_cpu__to_sparse},
     {"_trilinear", boxed_cpu__trilinear},
     {"_weight_int8pack_mm", boxed_cpu__weight_int8pack_mm},
@@ -4337,5 +4388,5 @@ static const shimrt_impl_entry impls_aten_cpu[216] = {
 };
 
 AOTITorchError shimgen_register_aten_cpu(TorchLibraryHandle* ret_def, TorchLibraryHandle* ret_impl) {
-    return shimrt_register_ops("aten", "CPU", __FILE__, __LINE__, defs_aten, 216, impls_aten_cpu, 216, ret_def, ret_impl);
+    return shimrt_register_ops("aten", "CPU", __FILE__, __LINE__, defs_aten, 218, impls_aten_cpu, 218, ret_def, ret_impl);
 }

@@ -38,6 +38,8 @@ void boxed_cpu__histogramdd_from_bin_cts(StableIValue* stack_, uint64_t num_args
 void boxed_cpu__int_mm_out(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu__scaled_dot_product_flash_attention_for_cpu(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu__scaled_dot_product_fused_attention_overrideable(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
+void boxed_cpu__scaled_mm(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
+void boxed_cpu__scaled_mm_out(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu__to_sparse(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu__trilinear(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu__weight_int8pack_mm(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);

@@ -242,6 +242,32 @@ AOTITorchError aoti_torch_cpu__scaled_dot_product_fused_attention_overrideable(A
     return shimrt_cpu__scaled_dot_product_fused_attention_overrideable(query, key, value, SHIMRT_OPT_TENSOR(attn_bias), dropout_p, is_causal, return_debug_mask, scale, ret0, ret1, ret2, ret3, ret4, ret5, ret6, ret7, ret8);
 }
 
+/* aten._scaled_mm.default: _scaled_mm(Tensor self, Tensor mat2, Tensor scale_a, Tensor scale_b, Tensor? bias=None, Tensor? scale_result=None, ScalarType? out_dtype=None, bool use_fast_accum=False) -> Tensor
+ * kernel: shimrt_cpu__scaled_mm (CPU) */
+AOTITorchError aoti_torch_cpu__scaled_mm(AtenTensorHandle self, AtenTensorHandle mat2, AtenTensorHandle scale_a, AtenTensorHandle scale_b, AtenTensorHandle* bias, AtenTensorHandle* scale_result, int32_t* out_dtype, int32_t use_fast_accum, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_TENSOR(mat2);
+    SHIMRT_ARG_TENSOR(scale_a);
+    SHIMRT_ARG_TENSOR(scale_b);
+    SHIMRT_ARG_OPT_TENSOR(bias);
+    SHIMRT_ARG_OPT_TENSOR(scale_result);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu__scaled_mm(self, mat2, scale_a, scale_b, SHIMRT_OPT_TENSOR(bias), SHIMRT_OPT_TENSOR(scale_result), out_dtype, use_fast_accum, ret0);
+}
+
+/* aten._scaled_mm.out: _scaled_mm.out(Tensor self, Tensor mat2, Tensor scale_a, Tensor scale_b, Tensor? bias=None, Tensor? scale_result=None, ScalarType? out_dtype=None, bool use_fast_accum=False, *, Tensor(a!) out) -> Tensor(a!)
+ * kernel: shimrt_cpu__scaled_mm_out (CPU) */
+AOTITorchError aoti_torch_cpu__scaled_mm_out(AtenTensorHandle out, AtenTensorHandle self, AtenTensorHandle mat2, AtenTensorHandle scale_a, AtenTensorHandle scale_b, AtenTensorHandle* bias, AtenTensorHandle* scale_result, int32_t* out_dtype, int32_t use_fast_accum) {
+    SHIMRT_ARG_TENSOR(out);
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_TENSOR(mat2);
+    SHIMRT_ARG_TENSOR(scale_a);
+    SHIMRT_ARG_TENSOR(scale_b);
+    SHIMRT_ARG_OPT_TENSOR(bias);
+    SHIMRT_ARG_OPT_TENSOR(scale_result);
+    return shimrt_cpu__scaled_mm_out(out, self, mat2, scale_a, scale_b, SHIMRT_OPT_TENSOR(bias), SHIMRT_OPT_TENSOR(scale_result), out_dtype, use_fast_accum);
+}
+
 /* aten._to_sparse.default: _to_sparse(Tensor self, *, Layout? layout=None, int[2]? blocksize=None, int? dense_dim=None) -> Tensor
  * kernel: shimrt_cpu__to_sparse (CPU) */
 AOTITorchError aoti_torch_cpu__to_sparse(AtenTensorHandle self, int32_t* layout, const int64_t** blocksize, int64_t blocksize_len_, int64_t* dense_dim, AtenTensorHandle* ret0) {

@@ -440,4 +440,113 @@ def dyn_quant_family():
          lambda: A._dyn_quant_pack_4bit_weight(w, sz, None, 48, 64, 4))
 
 
-I20_FAMILIES = [dyn_quant_family, grouped_mm_family, fused_obs_fq_family, fractional_pool_family, rest_family, histogram_family, index_reduce_family, segment_reduce_family]
+F8 = {torch.float8_e5m2: 23, torch.float8_e4m3fn: 24, torch.float8_e5m2fnuz: 25,
+      torch.float8_e4m3fnuz: 26}
+
+
+def scaled_case(label, name, args, ref):
+    """case() for float8 results: compared as floats, within one float8 rounding step (the
+    float32 matmul's summation order differs from PyTorch's BLAS)"""
+    if ONLY and ONLY not in name:
+        return
+    counts["cases"] += 1
+    ran.setdefault(name, [0, 0])[0] += 1
+    res, hs = call(name, args)
+    try:
+        try:
+            want, werr = ref(), None
+        except Exception as e:
+            want, werr = None, (str(e).splitlines() or ["?"])[0]
+        if isinstance(res, int) or want is None:
+            if not (isinstance(res, int) and want is None):
+                why = LIB.torch_exception_get_what().decode() if isinstance(res, int) else None
+                failures.append(f"{name} {label}: PyTorch {'fails: ' + werr if werr else 'ok'}"
+                                f", libshimrt {'fails: ' + why if why else 'ok'}")
+            else:
+                counts["both_err"] += 1
+            return
+        ran[name][1] += 1
+        got = from_rt(res[0])
+        if got.dtype != want.dtype or list(got.shape) != list(want.shape):
+            failures.append(f"{name} {label}: {got.dtype} {list(got.shape)} vs "
+                            f"{want.dtype} {list(want.shape)}")
+            return
+        tol = (0.26, 1e-2) if want.dtype in F8 else (1e-2, 1e-2)
+        try:
+            torch.testing.assert_close(got.float(), want.float(), rtol=tol[0], atol=tol[1],
+                                       equal_nan=True)
+        except AssertionError as e:
+            failures.append(f"{name} {label}: values: " + " ".join(str(e).split("\n")[1:4]))
+    finally:
+        for h in hs:
+            if h:
+                delete(h)
+
+
+def scaled_mm_family():
+    DT.update(F8)
+    RDT.update({v: k for k, v in F8.items()})
+    name, nout = "aoti_torch_cpu__scaled_mm", "aoti_torch_cpu__scaled_mm_out"
+    sa, sb = torch.tensor(0.5), torch.tensor(2.0)
+    for fa in (torch.float8_e4m3fn, torch.float8_e5m2):
+        for fb in (torch.float8_e4m3fn, torch.float8_e5m2):
+            for M, K, N in ((16, 32, 16), (3, 5, 7), (1, 64, 8), (0, 4, 4), (4, 0, 4)):
+                a = torch.randn(M, K).to(fa)
+                b0 = torch.randn(N, K).to(fb).t()
+                for lay, b in (("column-major", b0), ("row-major", b0.contiguous())):
+                    for od in (None, torch.float32, torch.bfloat16, torch.float16, fa):
+                        for bias in (None, torch.randn(N)):
+                            for sr in (None, torch.tensor(2.0)):
+                                label = (f"{fa} x {fb} {M}x{K}x{N} mat_b {lay} out_dtype={od} "
+                                         f"bias={bias is not None} scale_result={sr is not None}")
+                                scaled_case(label, name,
+                                            [T(a), T(b), T(sa), T(sb),
+                                             Opt(T(bias)) if bias is not None else Opt(None),
+                                             Opt(T(sr)) if sr is not None else Opt(None),
+                                             Opt(DT[od]) if od else Opt(None), 0, Ret()],
+                                            lambda a=a, b=b, od=od, bias=bias, sr=sr:
+                                            A._scaled_mm(a, b, sa, sb, bias=bias,
+                                                         scale_result=sr if od else None,
+                                                         out_dtype=od))
+                    o = torch.empty(2, dtype=torch.float32)
+                    scaled_case(f"{fa} x {fb} {M}x{K}x{N} out float32 {lay}", nout,
+                                [T(o, True), T(a), T(b), T(sa), T(sb), Opt(None), Opt(None),
+                                 Opt(DT[torch.float32]), 0],
+                                lambda a=a, b=b, o=o: A._scaled_mm.out(
+                                    a, b, sa, sb, out_dtype=torch.float32, out=o.clone()))
+            # rowwise scales
+            a, b = torch.randn(8, 16).to(fa), torch.randn(12, 16).to(fb).t()
+            ra, rb = torch.rand(8, 1) + 0.5, torch.rand(1, 12) + 0.5
+            scaled_case(f"{fa} x {fb} rowwise", name,
+                        [T(a), T(b), T(ra), T(rb), Opt(None), Opt(None),
+                         Opt(DT[torch.bfloat16]), 0, Ret()],
+                        lambda a=a, b=b: A._scaled_mm(a, b, ra, rb, out_dtype=torch.bfloat16))
+    # float -> float8 conversion edges: values past the largest finite one, subnormals, ties
+    for f8 in (torch.float8_e4m3fn, torch.float8_e5m2, torch.float8_e4m3fnuz,
+               torch.float8_e5m2fnuz):
+        big = torch.tensor([[1.0], [-1.0], [3e-3], [1e-7], [0.0]])
+        for s in (1.0, 300.0, 470.0, 500.0, 6e4, 7e4, 1e-3):
+            one = torch.ones(1, 1).to(f8)
+            scaled_case(f"{f8} conversion scale {s}", name,
+                        [T(big.to(f8)), T(one), T(torch.tensor(float(s))), T(sb.clone() * 0 + 1),
+                         Opt(None), Opt(None), Opt(None), 0, Ret()],
+                        lambda big=big, one=one, s=s, f8=f8: A._scaled_mm(
+                            big.to(f8), one, torch.tensor(float(s)), torch.tensor(1.0)))
+    a, b = torch.randn(4, 8).to(torch.float8_e4m3fn), torch.randn(8, 4).to(torch.float8_e4m3fn)
+    for k, (x, y, s1, s2, bias) in enumerate((
+            (a.float(), b.float(), sa, sb, None), (a, b, sa.double(), sb, None),
+            (a, b, torch.ones(4, 1), torch.ones(1, 5), None), (a, b[:5], sa, sb, None),
+            (a, b, sa, sb, torch.ones(5)))):
+        scaled_case(f"bad {k}", name, [T(x), T(y), T(s1), T(s2),
+                                        Opt(T(bias)) if bias is not None else Opt(None),
+                                        Opt(None), Opt(DT[torch.float32]), 0, Ret()],
+                    lambda x=x, y=y, s1=s1, s2=s2, bias=bias: A._scaled_mm(
+                        x, y, s1, s2, bias=bias, out_dtype=torch.float32))
+    scaled_case("out dtype mismatch", nout,
+                [T(torch.empty(4, 4), True), T(a), T(b), T(sa), T(sb), Opt(None), Opt(None),
+                 Opt(DT[torch.bfloat16]), 0],
+                lambda: A._scaled_mm.out(a, b, sa, sb, out_dtype=torch.bfloat16,
+                                         out=torch.empty(4, 4)))
+
+
+I20_FAMILIES = [scaled_mm_family, dyn_quant_family, grouped_mm_family, fused_obs_fq_family, fractional_pool_family, rest_family, histogram_family, index_reduce_family, segment_reduce_family]
