@@ -19,7 +19,8 @@ def index_reduce_family():
                     sshape = list(shape)
                     sshape[d] = n
                     src = rand(sshape, dt, 1, 3)
-                    for lay, s in layouts(self0):
+                    lays = layouts(self0) if dim == 1 else [("contig", self0)]
+                    for lay, s in lays:
                         case(f"{dt} {red} include_self={inc} dim={dim} {shape} self {lay}", name,
                              [T(s), dim, T(idx), T(src), red, int(inc), Ret()],
                              lambda s=s, idx=idx, src=src, dim=dim, red=red, inc=inc:
@@ -141,8 +142,8 @@ def histogram_family():
     for dt in (torch.float32, torch.float64):
         for shape in ([0], [1], [7], [50], [4, 9], [3, 0]):
             x0 = rand(shape, dt, -3, 3)
-            for bins in (1, 3, 10):
-                for rng in (None, (-2.0, 2.0), (0.0, 0.0), (1.0, 5.0)):
+            for bins in (1, 7):
+                for rng in (None, (-2.0, 2.0), (0.0, 0.0)):
                     for wt in (False, True):
                         w = rand(shape, dt, 0, 2) if wt else None
                         for dens in (False, True):
@@ -495,8 +496,9 @@ def scaled_mm_family():
                 b0 = torch.randn(N, K).to(fb).t()
                 for lay, b in (("column-major", b0), ("row-major", b0.contiguous())):
                     for od in (None, torch.float32, torch.bfloat16, torch.float16, fa):
-                        for bias in (None, torch.randn(N)):
-                            for sr in (None, torch.tensor(2.0)):
+                        full = M == 16
+                        for bias in (None, torch.randn(N)) if full else (None,):
+                            for sr in (None, torch.tensor(2.0)) if full else (None,):
                                 label = (f"{fa} x {fb} {M}x{K}x{N} mat_b {lay} out_dtype={od} "
                                          f"bias={bias is not None} scale_result={sr is not None}")
                                 scaled_case(label, name,
