@@ -103,10 +103,11 @@ static char *g_only;
  * mkldnn_rnn_layer: PyTorch builds oneDNN's LSTM whatever `mode` says and crashes on
  * another mode; ours refuses it. _fft_r2c/_fft_c2c: PyTorch's kernel reads out of bounds on
  * dims out of range or repeated (docs/engine.md). _dyn_quant_matmul_4bit: PyTorch reads the
- * input as contiguous K columns whatever its shape and strides (docs/dropin.md). */
-static const char *const g_torch_dies[] = {"aten.mkldnn_rnn_layer.default", "aten._fft_r2c.default",
-                                           "aten._fft_c2c.default",
-                                           "aten._dyn_quant_matmul_4bit.default"};
+ * input as contiguous K columns whatever its shape and strides (docs/dropin.md);
+ * _dyn_quant_pack_4bit_weight divides by a block_size of 0. */
+static const char *const g_torch_dies[] = {
+    "aten.mkldnn_rnn_layer.default", "aten._fft_r2c.default", "aten._fft_c2c.default",
+    "aten._dyn_quant_matmul_4bit.default", "aten._dyn_quant_pack_4bit_weight.default"};
 static void add_entry(entry *e) {
     for (size_t i = 0; i < sizeof g_torch_dies / sizeof g_torch_dies[0]; i++)
         if (!strcmp(e->op, g_torch_dies[i])) return;
