@@ -5,37 +5,20 @@ thread, best of 5 (ratio = ours / PyTorch's). Usage: python bench.py path/to/lib
 import ctypes as C
 import os
 import sys
-import time
 
 import torch
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common"))
+import rtbench  # noqa: E402
+from rtbench import best, i64s  # noqa: E402,F401
 
 LIB = C.CDLL(os.path.abspath(sys.argv[1]), mode=os.RTLD_LOCAL | getattr(os, "RTLD_DEEPBIND", 0))
 torch.set_num_threads(1)
 H = C.c_void_p
 
 
-def i64s(xs):
-    return (C.c_int64 * max(len(xs), 1))(*xs)
-
-
 def to_rt(t):
-    h = H()
-    assert LIB.aoti_torch_empty_strided(t.dim(), i64s(t.shape), i64s(t.stride()), 6, 0, 0,
-                                        C.byref(h)) == 0
-    p = C.c_void_p()
-    LIB.aoti_torch_get_data_ptr(h, C.byref(p))
-    C.memmove(p, t.data_ptr(), t.numel() * t.element_size())
-    return h
-
-
-def best(f, reps=5):
-    f()
-    b = float("inf")
-    for _ in range(reps):
-        t = time.perf_counter()
-        f()
-        b = min(b, time.perf_counter() - t)
-    return b
+    return rtbench.to_rt(LIB, t, 6)
 
 
 A = torch.ops.aten
