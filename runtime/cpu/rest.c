@@ -131,7 +131,13 @@ AOTITorchError shimrt_cpu_set__source_tensor(AtenTensorHandle self, AtenTensorHa
         memcpy(sz, source->sizes, (size_t)nd * sizeof *sz);
         memcpy(st, source->strides, (size_t)nd * sizeof *st);
     }
-    return shimrt_tensor_set_storage(op, self, source->storage, source->storage_offset, nd, sz, st);
+    shimrt_storage *stg = source->storage;
+    size_t before = stg ? stg->nbytes : 0;
+    if (shimrt_tensor_set_storage(op, self, stg, source->storage_offset, nd, sz, st))
+        return AOTI_TORCH_FAILURE;
+    /* the bytes a grown storage gains: zeros rather than uninitialized memory */
+    if (stg->nbytes > before) memset((char *)stg->data + before, 0, stg->nbytes - before);
+    return AOTI_TORCH_SUCCESS;
 }
 
 /* ---- _trilinear: out = sum over sumdim of i1.unsqueeze(expand1) * i2.unsqueeze(expand2) *
