@@ -34,3 +34,9 @@ BENCH_STEPS += bench-aoti
 bench-fft: $(LIBSHIMRT_SO)
 	@BUILD=$(BUILD) sh bench/fft/run.sh
 BENCH_STEPS += bench-fft
+
+# 4-bit matmul: libshimrt's _dyn_quant_matmul_4bit beside PyTorch's (bench/dynquant/).
+.PHONY: bench-dynquant
+bench-dynquant: $(LIBSHIMRT_SO)
+	@BUILD=$(BUILD) sh bench/dynquant/run.sh
+BENCH_STEPS += bench-dynquant

@@ -126,6 +126,65 @@ void boxed_cpu__cdist_forward(StableIValue* stack_, uint64_t num_args_, uint64_t
     shimrt_box_finish(&box_);
 }
 
+/* aten._dyn_quant_matmul_4bit.default: _dyn_quant_matmul_4bit(Tensor inp, Tensor packed_weights, int block_size, int in_features, int out_features) -> Tensor */
+void boxed_cpu__dyn_quant_matmul_4bit(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[5] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_NONE, SHIMRT_KIND_NONE, SHIMRT_KIND_NONE};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "_dyn_quant_matmul_4bit", stack_, num_args_, 5, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle inp = shimrt_box_tensor(&box_, 0);
+    AtenTensorHandle packed_weights = shimrt_box_tensor(&box_, 1);
+    int64_t block_size = shimrt_box_int(&box_, 2);
+    int64_t in_features = shimrt_box_int(&box_, 3);
+    int64_t out_features = shimrt_box_int(&box_, 4);
+    AtenTensorHandle ret0 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu__dyn_quant_matmul_4bit(inp, packed_weights, block_size, in_features, out_features, &ret0));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_finish(&box_);
+}
+
+/* aten._dyn_quant_pack_4bit_weight.default: _dyn_quant_pack_4bit_weight(Tensor weights, Tensor scales_zeros, Tensor? bias, int block_size, int in_features, int out_features) -> Tensor */
+void boxed_cpu__dyn_quant_pack_4bit_weight(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[6] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_OPT_TENSOR, SHIMRT_KIND_NONE, SHIMRT_KIND_NONE, SHIMRT_KIND_NONE};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "_dyn_quant_pack_4bit_weight", stack_, num_args_, 6, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle weights = shimrt_box_tensor(&box_, 0);
+    AtenTensorHandle scales_zeros = shimrt_box_tensor(&box_, 1);
+    AtenTensorHandle bias_v_ = NULL;
+    AtenTensorHandle* bias = shimrt_box_opt_tensor(&box_, 2, &bias_v_);
+    int64_t block_size = shimrt_box_int(&box_, 3);
+    int64_t in_features = shimrt_box_int(&box_, 4);
+    int64_t out_features = shimrt_box_int(&box_, 5);
+    AtenTensorHandle ret0 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu__dyn_quant_pack_4bit_weight(weights, scales_zeros, bias, block_size, in_features, out_features, &ret0));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_finish(&box_);
+}
+
+/* aten._efficientzerotensor.default: _efficientzerotensor(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor */
+void boxed_cpu__efficientzerotensor(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[5] = {SHIMRT_KIND_INT_LIST, SHIMRT_KIND_OPT_CODE, SHIMRT_KIND_OPT_CODE, SHIMRT_KIND_OPT_DEVICE, SHIMRT_KIND_OPT_BOOL};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "_efficientzerotensor", stack_, num_args_, 5, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    int64_t size_len_ = 0;
+    const int64_t* size = shimrt_box_int_list(&box_, 0, &size_len_);
+    int32_t dtype_v_ = 0;
+    int32_t* dtype = shimrt_box_opt_code(&box_, 1, &dtype_v_);
+    int32_t layout_v_ = 0;
+    int32_t* layout = shimrt_box_opt_code(&box_, 2, &layout_v_);
+    int32_t device_v_ = 0;
+    int32_t device_index_ = -1;
+    int32_t* device = shimrt_box_opt_device(&box_, 3, &device_v_, &device_index_);
+    int32_t pin_memory_v_ = 0;
+    int32_t* pin_memory = shimrt_box_opt_bool(&box_, 4, &pin_memory_v_);
+    AtenTensorHandle ret0 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu__efficientzerotensor(size, size_len_, dtype, layout, device, device_index_, pin_memory, &ret0));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_finish(&box_);
+}
+
 /* aten._embedding_bag.default: _embedding_bag(Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq=False, int mode=0, bool sparse=False, Tensor? per_sample_weights=None, bool include_last_offset=False, int padding_idx=-1) -> (Tensor, Tensor, Tensor, Tensor) */
 void boxed_cpu__embedding_bag(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
     static const unsigned char arg_kinds_[9] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_NONE, SHIMRT_KIND_NONE, SHIMRT_KIND_NONE, SHIMRT_KIND_OPT_TENSOR, SHIMRT_KIND_NONE, SHIMRT_KIND_NONE};
@@ -247,6 +306,68 @@ void boxed_cpu__foreach_mul__List(StableIValue* stack_, uint64_t num_args_, uint
     shimrt_box_finish(&box_);
 }
 
+/* aten._fused_moving_avg_obs_fq_helper.default: _fused_moving_avg_obs_fq_helper(Tensor self, Tensor observer_on, Tensor fake_quant_on, Tensor(a!) running_min, Tensor(b!) running_max, Tensor(c!) scale, Tensor(d!) zero_point, float averaging_const, int quant_min, int quant_max, int ch_axis, bool per_row_fake_quant=False, bool symmetric_quant=False) -> (Tensor output, Tensor mask) */
+void boxed_cpu__fused_moving_avg_obs_fq_helper(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[13] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_NONE, SHIMRT_KIND_NONE, SHIMRT_KIND_NONE, SHIMRT_KIND_NONE, SHIMRT_KIND_NONE, SHIMRT_KIND_NONE};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "_fused_moving_avg_obs_fq_helper", stack_, num_args_, 13, num_outputs_, 2, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
+    AtenTensorHandle observer_on = shimrt_box_tensor(&box_, 1);
+    AtenTensorHandle fake_quant_on = shimrt_box_tensor(&box_, 2);
+    AtenTensorHandle running_min = shimrt_box_tensor(&box_, 3);
+    AtenTensorHandle running_max = shimrt_box_tensor(&box_, 4);
+    AtenTensorHandle scale = shimrt_box_tensor(&box_, 5);
+    AtenTensorHandle zero_point = shimrt_box_tensor(&box_, 6);
+    double averaging_const = shimrt_box_float(&box_, 7);
+    int64_t quant_min = shimrt_box_int(&box_, 8);
+    int64_t quant_max = shimrt_box_int(&box_, 9);
+    int64_t ch_axis = shimrt_box_int(&box_, 10);
+    int32_t per_row_fake_quant = shimrt_box_bool(&box_, 11);
+    int32_t symmetric_quant = shimrt_box_bool(&box_, 12);
+    AtenTensorHandle ret0 = NULL;
+    AtenTensorHandle ret1 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu__fused_moving_avg_obs_fq_helper(self, observer_on, fake_quant_on, running_min, running_max, scale, zero_point, averaging_const, quant_min, quant_max, ch_axis, per_row_fake_quant, symmetric_quant, &ret0, &ret1));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_push_tensor(&box_, 1, ret1);
+    shimrt_box_finish(&box_);
+}
+
+/* aten._fused_moving_avg_obs_fq_helper_functional.default: _fused_moving_avg_obs_fq_helper_functional(Tensor self, Tensor observer_on, Tensor fake_quant_on, Tensor running_min, Tensor running_max, Tensor scale, Tensor zero_point, float averaging_const, int quant_min, int quant_max, int ch_axis, bool per_row_fake_quant=False, bool symmetric_quant=False) -> (Tensor output, Tensor mask, Tensor running_min_out, Tensor running_max_out, Tensor scale_out, Tensor zero_point_out) */
+void boxed_cpu__fused_moving_avg_obs_fq_helper_functional(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[13] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_NONE, SHIMRT_KIND_NONE, SHIMRT_KIND_NONE, SHIMRT_KIND_NONE, SHIMRT_KIND_NONE, SHIMRT_KIND_NONE};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "_fused_moving_avg_obs_fq_helper_functional", stack_, num_args_, 13, num_outputs_, 6, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
+    AtenTensorHandle observer_on = shimrt_box_tensor(&box_, 1);
+    AtenTensorHandle fake_quant_on = shimrt_box_tensor(&box_, 2);
+    AtenTensorHandle running_min = shimrt_box_tensor(&box_, 3);
+    AtenTensorHandle running_max = shimrt_box_tensor(&box_, 4);
+    AtenTensorHandle scale = shimrt_box_tensor(&box_, 5);
+    AtenTensorHandle zero_point = shimrt_box_tensor(&box_, 6);
+    double averaging_const = shimrt_box_float(&box_, 7);
+    int64_t quant_min = shimrt_box_int(&box_, 8);
+    int64_t quant_max = shimrt_box_int(&box_, 9);
+    int64_t ch_axis = shimrt_box_int(&box_, 10);
+    int32_t per_row_fake_quant = shimrt_box_bool(&box_, 11);
+    int32_t symmetric_quant = shimrt_box_bool(&box_, 12);
+    AtenTensorHandle ret0 = NULL;
+    AtenTensorHandle ret1 = NULL;
+    AtenTensorHandle ret2 = NULL;
+    AtenTensorHandle ret3 = NULL;
+    AtenTensorHandle ret4 = NULL;
+    AtenTensorHandle ret5 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu__fused_moving_avg_obs_fq_helper_functional(self, observer_on, fake_quant_on, running_min, running_max, scale, zero_point, averaging_const, quant_min, quant_max, ch_axis, per_row_fake_quant, symmetric_quant, &ret0, &ret1, &ret2, &ret3, &ret4, &ret5));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_push_tensor(&box_, 1, ret1);
+    shimrt_box_push_tensor(&box_, 2, ret2);
+    shimrt_box_push_tensor(&box_, 3, ret3);
+    shimrt_box_push_tensor(&box_, 4, ret4);
+    shimrt_box_push_tensor(&box_, 5, ret5);
+    shimrt_box_finish(&box_);
+}
+
 /* aten._fused_rms_norm.default: _fused_rms_norm(Tensor input, int[] normalized_shape, Tensor? weight, float? eps) -> (Tensor, Tensor) */
 void boxed_cpu__fused_rms_norm(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
     static const unsigned char arg_kinds_[4] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_INT_LIST, SHIMRT_KIND_OPT_TENSOR, SHIMRT_KIND_OPT_FLOAT};
@@ -265,6 +386,47 @@ void boxed_cpu__fused_rms_norm(StableIValue* stack_, uint64_t num_args_, uint64_
     shimrt_box_release_args(&box_);
     shimrt_box_push_tensor(&box_, 0, ret0);
     shimrt_box_push_tensor(&box_, 1, ret1);
+    shimrt_box_finish(&box_);
+}
+
+/* aten._grouped_mm.default: _grouped_mm(Tensor self, Tensor mat2, Tensor? offs=None, Tensor? bias=None, ScalarType? out_dtype=None) -> Tensor */
+void boxed_cpu__grouped_mm(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[5] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_OPT_TENSOR, SHIMRT_KIND_OPT_TENSOR, SHIMRT_KIND_OPT_CODE};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "_grouped_mm", stack_, num_args_, 5, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
+    AtenTensorHandle mat2 = shimrt_box_tensor(&box_, 1);
+    AtenTensorHandle offs_v_ = NULL;
+    AtenTensorHandle* offs = shimrt_box_opt_tensor(&box_, 2, &offs_v_);
+    AtenTensorHandle bias_v_ = NULL;
+    AtenTensorHandle* bias = shimrt_box_opt_tensor(&box_, 3, &bias_v_);
+    int32_t out_dtype_v_ = 0;
+    int32_t* out_dtype = shimrt_box_opt_code(&box_, 4, &out_dtype_v_);
+    AtenTensorHandle ret0 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu__grouped_mm(self, mat2, offs, bias, out_dtype, &ret0));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_finish(&box_);
+}
+
+/* aten._histogramdd_from_bin_cts.default: _histogramdd_from_bin_cts(Tensor self, int[] bins, *, float[]? range=None, Tensor? weight=None, bool density=False) -> Tensor */
+void boxed_cpu__histogramdd_from_bin_cts(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[5] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_INT_LIST, SHIMRT_KIND_OPT_FLOAT_LIST, SHIMRT_KIND_OPT_TENSOR, SHIMRT_KIND_NONE};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "_histogramdd_from_bin_cts", stack_, num_args_, 5, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
+    int64_t bins_len_ = 0;
+    const int64_t* bins = shimrt_box_int_list(&box_, 1, &bins_len_);
+    const double* range_v_ = NULL;
+    int64_t range_len_ = 0;
+    const double** range = shimrt_box_opt_float_list(&box_, 2, &range_v_, &range_len_);
+    AtenTensorHandle weight_v_ = NULL;
+    AtenTensorHandle* weight = shimrt_box_opt_tensor(&box_, 3, &weight_v_);
+    int32_t density = shimrt_box_bool(&box_, 4);
+    AtenTensorHandle ret0 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu__histogramdd_from_bin_cts(self, bins, bins_len_, range, range_len_, weight, density, &ret0));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
     shimrt_box_finish(&box_);
 }
 
@@ -333,6 +495,135 @@ void boxed_cpu__scaled_dot_product_flash_attention_for_cpu(StableIValue* stack_,
     shimrt_box_release_args(&box_);
     shimrt_box_push_tensor(&box_, 0, ret0);
     shimrt_box_push_tensor(&box_, 1, ret1);
+    shimrt_box_finish(&box_);
+}
+
+/* aten._scaled_dot_product_fused_attention_overrideable.default: _scaled_dot_product_fused_attention_overrideable(Tensor query, Tensor key, Tensor value, Tensor? attn_bias=None, float dropout_p=0.0, bool is_causal=False, bool return_debug_mask=False, *, float? scale=None) -> (Tensor output, Tensor logsumexp, Tensor cum_seq_q, Tensor cum_seq_k, SymInt max_q, SymInt max_k, Tensor philox_seed, Tensor philox_offset, Tensor debug_attn_mask) */
+void boxed_cpu__scaled_dot_product_fused_attention_overrideable(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[8] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_OPT_TENSOR, SHIMRT_KIND_NONE, SHIMRT_KIND_NONE, SHIMRT_KIND_NONE, SHIMRT_KIND_OPT_FLOAT};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "_scaled_dot_product_fused_attention_overrideable", stack_, num_args_, 8, num_outputs_, 9, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle query = shimrt_box_tensor(&box_, 0);
+    AtenTensorHandle key = shimrt_box_tensor(&box_, 1);
+    AtenTensorHandle value = shimrt_box_tensor(&box_, 2);
+    AtenTensorHandle attn_bias_v_ = NULL;
+    AtenTensorHandle* attn_bias = shimrt_box_opt_tensor(&box_, 3, &attn_bias_v_);
+    double dropout_p = shimrt_box_float(&box_, 4);
+    int32_t is_causal = shimrt_box_bool(&box_, 5);
+    int32_t return_debug_mask = shimrt_box_bool(&box_, 6);
+    double scale_v_ = 0;
+    double* scale = shimrt_box_opt_float(&box_, 7, &scale_v_);
+    AtenTensorHandle ret0 = NULL;
+    AtenTensorHandle ret1 = NULL;
+    AtenTensorHandle ret2 = NULL;
+    AtenTensorHandle ret3 = NULL;
+    int64_t ret4 = 0;
+    int64_t ret5 = 0;
+    AtenTensorHandle ret6 = NULL;
+    AtenTensorHandle ret7 = NULL;
+    AtenTensorHandle ret8 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu__scaled_dot_product_fused_attention_overrideable(query, key, value, attn_bias, dropout_p, is_causal, return_debug_mask, scale, &ret0, &ret1, &ret2, &ret3, &ret4, &ret5, &ret6, &ret7, &ret8));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_push_tensor(&box_, 1, ret1);
+    shimrt_box_push_tensor(&box_, 2, ret2);
+    shimrt_box_push_tensor(&box_, 3, ret3);
+    shimrt_box_push_int(&box_, 4, ret4);
+    shimrt_box_push_int(&box_, 5, ret5);
+    shimrt_box_push_tensor(&box_, 6, ret6);
+    shimrt_box_push_tensor(&box_, 7, ret7);
+    shimrt_box_push_tensor(&box_, 8, ret8);
+    shimrt_box_finish(&box_);
+}
+
+/* aten._scaled_mm.default: _scaled_mm(Tensor self, Tensor mat2, Tensor scale_a, Tensor scale_b, Tensor? bias=None, Tensor? scale_result=None, ScalarType? out_dtype=None, bool use_fast_accum=False) -> Tensor */
+void boxed_cpu__scaled_mm(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[8] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_OPT_TENSOR, SHIMRT_KIND_OPT_TENSOR, SHIMRT_KIND_OPT_CODE, SHIMRT_KIND_NONE};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "_scaled_mm", stack_, num_args_, 8, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
+    AtenTensorHandle mat2 = shimrt_box_tensor(&box_, 1);
+    AtenTensorHandle scale_a = shimrt_box_tensor(&box_, 2);
+    AtenTensorHandle scale_b = shimrt_box_tensor(&box_, 3);
+    AtenTensorHandle bias_v_ = NULL;
+    AtenTensorHandle* bias = shimrt_box_opt_tensor(&box_, 4, &bias_v_);
+    AtenTensorHandle scale_result_v_ = NULL;
+    AtenTensorHandle* scale_result = shimrt_box_opt_tensor(&box_, 5, &scale_result_v_);
+    int32_t out_dtype_v_ = 0;
+    int32_t* out_dtype = shimrt_box_opt_code(&box_, 6, &out_dtype_v_);
+    int32_t use_fast_accum = shimrt_box_bool(&box_, 7);
+    AtenTensorHandle ret0 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu__scaled_mm(self, mat2, scale_a, scale_b, bias, scale_result, out_dtype, use_fast_accum, &ret0));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_finish(&box_);
+}
+
+/* aten._scaled_mm.out: _scaled_mm.out(Tensor self, Tensor mat2, Tensor scale_a, Tensor scale_b, Tensor? bias=None, Tensor? scale_result=None, ScalarType? out_dtype=None, bool use_fast_accum=False, *, Tensor(a!) out) -> Tensor(a!) */
+void boxed_cpu__scaled_mm_out(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[9] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_OPT_TENSOR, SHIMRT_KIND_OPT_TENSOR, SHIMRT_KIND_OPT_CODE, SHIMRT_KIND_NONE, SHIMRT_KIND_TENSOR};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "_scaled_mm.out", stack_, num_args_, 9, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
+    AtenTensorHandle mat2 = shimrt_box_tensor(&box_, 1);
+    AtenTensorHandle scale_a = shimrt_box_tensor(&box_, 2);
+    AtenTensorHandle scale_b = shimrt_box_tensor(&box_, 3);
+    AtenTensorHandle bias_v_ = NULL;
+    AtenTensorHandle* bias = shimrt_box_opt_tensor(&box_, 4, &bias_v_);
+    AtenTensorHandle scale_result_v_ = NULL;
+    AtenTensorHandle* scale_result = shimrt_box_opt_tensor(&box_, 5, &scale_result_v_);
+    int32_t out_dtype_v_ = 0;
+    int32_t* out_dtype = shimrt_box_opt_code(&box_, 6, &out_dtype_v_);
+    int32_t use_fast_accum = shimrt_box_bool(&box_, 7);
+    AtenTensorHandle out = shimrt_box_tensor(&box_, 8);
+    shimrt_box_keep(&box_, 8);
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu__scaled_mm_out(out, self, mat2, scale_a, scale_b, bias, scale_result, out_dtype, use_fast_accum));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_alias(&box_, 0, 8);
+    shimrt_box_finish(&box_);
+}
+
+/* aten._to_sparse.default: _to_sparse(Tensor self, *, Layout? layout=None, int[2]? blocksize=None, int? dense_dim=None) -> Tensor */
+void boxed_cpu__to_sparse(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[4] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_OPT_CODE, SHIMRT_KIND_OPT_INT_LIST, SHIMRT_KIND_OPT_INT};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "_to_sparse", stack_, num_args_, 4, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
+    int32_t layout_v_ = 0;
+    int32_t* layout = shimrt_box_opt_code(&box_, 1, &layout_v_);
+    const int64_t* blocksize_v_ = NULL;
+    int64_t blocksize_len_ = 0;
+    const int64_t** blocksize = shimrt_box_opt_int_list(&box_, 2, &blocksize_v_, &blocksize_len_);
+    int64_t dense_dim_v_ = 0;
+    int64_t* dense_dim = shimrt_box_opt_int(&box_, 3, &dense_dim_v_);
+    AtenTensorHandle ret0 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu__to_sparse(self, layout, blocksize, blocksize_len_, dense_dim, &ret0));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_finish(&box_);
+}
+
+/* aten._trilinear.default: _trilinear(Tensor i1, Tensor i2, Tensor i3, int[] expand1, int[] expand2, int[] expand3, int[] sumdim, int unroll_dim=1) -> Tensor */
+void boxed_cpu__trilinear(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[8] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_INT_LIST, SHIMRT_KIND_INT_LIST, SHIMRT_KIND_INT_LIST, SHIMRT_KIND_INT_LIST, SHIMRT_KIND_NONE};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "_trilinear", stack_, num_args_, 8, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle i1 = shimrt_box_tensor(&box_, 0);
+    AtenTensorHandle i2 = shimrt_box_tensor(&box_, 1);
+    AtenTensorHandle i3 = shimrt_box_tensor(&box_, 2);
+    int64_t expand1_len_ = 0;
+    const int64_t* expand1 = shimrt_box_int_list(&box_, 3, &expand1_len_);
+    int64_t expand2_len_ = 0;
+    const int64_t* expand2 = shimrt_box_int_list(&box_, 4, &expand2_len_);
+    int64_t expand3_len_ = 0;
+    const int64_t* expand3 = shimrt_box_int_list(&box_, 5, &expand3_len_);
+    int64_t sumdim_len_ = 0;
+    const int64_t* sumdim = shimrt_box_int_list(&box_, 6, &sumdim_len_);
+    int64_t unroll_dim = shimrt_box_int(&box_, 7);
+    AtenTensorHandle ret0 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu__trilinear(i1, i2, i3, expand1, expand1_len_, expand2, expand2_len_, expand3, expand3_len_, sumdim, sumdim_len_, unroll_dim, &ret0));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
     shimrt_box_finish(&box_);
 }
 
@@ -969,6 +1260,23 @@ void boxed_cpu_cat_out(StableIValue* stack_, uint64_t num_args_, uint64_t num_ou
     shimrt_box_finish(&box_);
 }
 
+/* aten.cauchy_.default: cauchy_(Tensor(a!) self, float median=0, float sigma=1, *, Generator? generator=None) -> Tensor(a!) */
+void boxed_cpu_cauchy_(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[4] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_NONE, SHIMRT_KIND_NONE, SHIMRT_KIND_OPT_GENERATOR};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "cauchy_", stack_, num_args_, 4, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
+    double median = shimrt_box_float(&box_, 1);
+    double sigma = shimrt_box_float(&box_, 2);
+    AtenGeneratorHandle generator_v_ = NULL;
+    AtenGeneratorHandle* generator = shimrt_box_opt_generator(&box_, 3, &generator_v_);
+    shimrt_box_keep(&box_, 0);
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_cauchy_(self, median, sigma, generator));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_alias(&box_, 0, 0);
+    shimrt_box_finish(&box_);
+}
+
 /* aten.cholesky_inverse.default: cholesky_inverse(Tensor self, bool upper=False) -> Tensor */
 void boxed_cpu_cholesky_inverse(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
     static const unsigned char arg_kinds_[2] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_NONE};
@@ -1322,6 +1630,22 @@ void boxed_cpu_exp(StableIValue* stack_, uint64_t num_args_, uint64_t num_output
     shimrt_box_finish(&box_);
 }
 
+/* aten.exponential.default: exponential(Tensor self, float lambd=1, *, Generator? generator=None) -> Tensor */
+void boxed_cpu_exponential(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[3] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_NONE, SHIMRT_KIND_OPT_GENERATOR};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "exponential", stack_, num_args_, 3, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
+    double lambd = shimrt_box_float(&box_, 1);
+    AtenGeneratorHandle generator_v_ = NULL;
+    AtenGeneratorHandle* generator = shimrt_box_opt_generator(&box_, 2, &generator_v_);
+    AtenTensorHandle ret0 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_exponential(self, lambd, generator, &ret0));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_finish(&box_);
+}
+
 /* aten.exponential_.default: exponential_(Tensor(a!) self, float lambd=1, *, Generator? generator=None) -> Tensor(a!) */
 void boxed_cpu_exponential_(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
     static const unsigned char arg_kinds_[3] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_NONE, SHIMRT_KIND_OPT_GENERATOR};
@@ -1380,6 +1704,46 @@ void boxed_cpu_floor_divide(StableIValue* stack_, uint64_t num_args_, uint64_t n
     SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_floor_divide(self, other, &ret0));
     shimrt_box_release_args(&box_);
     shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_finish(&box_);
+}
+
+/* aten.fractional_max_pool2d.default: fractional_max_pool2d(Tensor self, int[2] kernel_size, int[2] output_size, Tensor random_samples) -> (Tensor, Tensor) */
+void boxed_cpu_fractional_max_pool2d(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[4] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_INT_LIST, SHIMRT_KIND_INT_LIST, SHIMRT_KIND_TENSOR};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "fractional_max_pool2d", stack_, num_args_, 4, num_outputs_, 2, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
+    int64_t kernel_size_len_ = 0;
+    const int64_t* kernel_size = shimrt_box_int_list(&box_, 1, &kernel_size_len_);
+    int64_t output_size_len_ = 0;
+    const int64_t* output_size = shimrt_box_int_list(&box_, 2, &output_size_len_);
+    AtenTensorHandle random_samples = shimrt_box_tensor(&box_, 3);
+    AtenTensorHandle ret0 = NULL;
+    AtenTensorHandle ret1 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_fractional_max_pool2d(self, kernel_size, kernel_size_len_, output_size, output_size_len_, random_samples, &ret0, &ret1));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_push_tensor(&box_, 1, ret1);
+    shimrt_box_finish(&box_);
+}
+
+/* aten.fractional_max_pool3d.default: fractional_max_pool3d(Tensor self, int[3] kernel_size, int[3] output_size, Tensor random_samples) -> (Tensor, Tensor) */
+void boxed_cpu_fractional_max_pool3d(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[4] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_INT_LIST, SHIMRT_KIND_INT_LIST, SHIMRT_KIND_TENSOR};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "fractional_max_pool3d", stack_, num_args_, 4, num_outputs_, 2, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
+    int64_t kernel_size_len_ = 0;
+    const int64_t* kernel_size = shimrt_box_int_list(&box_, 1, &kernel_size_len_);
+    int64_t output_size_len_ = 0;
+    const int64_t* output_size = shimrt_box_int_list(&box_, 2, &output_size_len_);
+    AtenTensorHandle random_samples = shimrt_box_tensor(&box_, 3);
+    AtenTensorHandle ret0 = NULL;
+    AtenTensorHandle ret1 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_fractional_max_pool3d(self, kernel_size, kernel_size_len_, output_size, output_size_len_, random_samples, &ret0, &ret1));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_push_tensor(&box_, 1, ret1);
     shimrt_box_finish(&box_);
 }
 
@@ -1531,6 +1895,22 @@ void boxed_cpu_ge_Tensor(StableIValue* stack_, uint64_t num_args_, uint64_t num_
     shimrt_box_finish(&box_);
 }
 
+/* aten.geometric_.default: geometric_(Tensor(a!) self, float p, *, Generator? generator=None) -> Tensor(a!) */
+void boxed_cpu_geometric_(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[3] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_NONE, SHIMRT_KIND_OPT_GENERATOR};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "geometric_", stack_, num_args_, 3, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
+    double p = shimrt_box_float(&box_, 1);
+    AtenGeneratorHandle generator_v_ = NULL;
+    AtenGeneratorHandle* generator = shimrt_box_opt_generator(&box_, 2, &generator_v_);
+    shimrt_box_keep(&box_, 0);
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_geometric_(self, p, generator));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_alias(&box_, 0, 0);
+    shimrt_box_finish(&box_);
+}
+
 /* aten.geqrf.default: geqrf(Tensor self) -> (Tensor a, Tensor tau) */
 void boxed_cpu_geqrf(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
     static const unsigned char arg_kinds_[1] = {SHIMRT_KIND_TENSOR};
@@ -1633,6 +2013,28 @@ void boxed_cpu_histc(StableIValue* stack_, uint64_t num_args_, uint64_t num_outp
     shimrt_box_finish(&box_);
 }
 
+/* aten.histogram.bin_ct: histogram.bin_ct(Tensor self, int bins=100, *, float[]? range=None, Tensor? weight=None, bool density=False) -> (Tensor hist, Tensor bin_edges) */
+void boxed_cpu_histogram_bin_ct(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[5] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_NONE, SHIMRT_KIND_OPT_FLOAT_LIST, SHIMRT_KIND_OPT_TENSOR, SHIMRT_KIND_NONE};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "histogram.bin_ct", stack_, num_args_, 5, num_outputs_, 2, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
+    int64_t bins = shimrt_box_int(&box_, 1);
+    const double* range_v_ = NULL;
+    int64_t range_len_ = 0;
+    const double** range = shimrt_box_opt_float_list(&box_, 2, &range_v_, &range_len_);
+    AtenTensorHandle weight_v_ = NULL;
+    AtenTensorHandle* weight = shimrt_box_opt_tensor(&box_, 3, &weight_v_);
+    int32_t density = shimrt_box_bool(&box_, 4);
+    AtenTensorHandle ret0 = NULL;
+    AtenTensorHandle ret1 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_histogram_bin_ct(self, bins, range, range_len_, weight, density, &ret0, &ret1));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_push_tensor(&box_, 1, ret1);
+    shimrt_box_finish(&box_);
+}
+
 /* aten.index.Tensor: index.Tensor(Tensor self, Tensor?[] indices) -> Tensor */
 void boxed_cpu_index_Tensor(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
     static const unsigned char arg_kinds_[2] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_OPT_TENSOR_LIST};
@@ -1660,6 +2062,24 @@ void boxed_cpu_index_put(StableIValue* stack_, uint64_t num_args_, uint64_t num_
     int32_t accumulate = shimrt_box_bool(&box_, 3);
     AtenTensorHandle ret0 = NULL;
     SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_index_put(self, indices, indices_len_, values, accumulate, &ret0));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_finish(&box_);
+}
+
+/* aten.index_reduce.default: index_reduce(Tensor self, int dim, Tensor index, Tensor source, str reduce, *, bool include_self=True) -> Tensor */
+void boxed_cpu_index_reduce(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[6] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_NONE, SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_STR, SHIMRT_KIND_NONE};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "index_reduce", stack_, num_args_, 6, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
+    int64_t dim = shimrt_box_int(&box_, 1);
+    AtenTensorHandle index = shimrt_box_tensor(&box_, 2);
+    AtenTensorHandle source = shimrt_box_tensor(&box_, 3);
+    const char* reduce = shimrt_box_str(&box_, 4);
+    int32_t include_self = shimrt_box_bool(&box_, 5);
+    AtenTensorHandle ret0 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_index_reduce(self, dim, index, source, reduce, include_self, &ret0));
     shimrt_box_release_args(&box_);
     shimrt_box_push_tensor(&box_, 0, ret0);
     shimrt_box_finish(&box_);
@@ -1804,6 +2224,23 @@ void boxed_cpu_log(StableIValue* stack_, uint64_t num_args_, uint64_t num_output
     SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_log(self, &ret0));
     shimrt_box_release_args(&box_);
     shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_finish(&box_);
+}
+
+/* aten.log_normal_.default: log_normal_(Tensor(a!) self, float mean=1, float std=2, *, Generator? generator=None) -> Tensor(a!) */
+void boxed_cpu_log_normal_(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[4] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_NONE, SHIMRT_KIND_NONE, SHIMRT_KIND_OPT_GENERATOR};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "log_normal_", stack_, num_args_, 4, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
+    double mean = shimrt_box_float(&box_, 1);
+    double std = shimrt_box_float(&box_, 2);
+    AtenGeneratorHandle generator_v_ = NULL;
+    AtenGeneratorHandle* generator = shimrt_box_opt_generator(&box_, 3, &generator_v_);
+    shimrt_box_keep(&box_, 0);
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_log_normal_(self, mean, std, generator));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_alias(&box_, 0, 0);
     shimrt_box_finish(&box_);
 }
 
@@ -2233,6 +2670,23 @@ void boxed_cpu_mul_Tensor(StableIValue* stack_, uint64_t num_args_, uint64_t num
     AtenTensorHandle other = shimrt_box_tensor(&box_, 1);
     AtenTensorHandle ret0 = NULL;
     SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_mul_Tensor(self, other, &ret0));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_finish(&box_);
+}
+
+/* aten.multinomial.default: multinomial(Tensor self, SymInt num_samples, bool replacement=False, *, Generator? generator=None) -> Tensor */
+void boxed_cpu_multinomial(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[4] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_NONE, SHIMRT_KIND_NONE, SHIMRT_KIND_OPT_GENERATOR};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "multinomial", stack_, num_args_, 4, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
+    int64_t num_samples = shimrt_box_int(&box_, 1);
+    int32_t replacement = shimrt_box_bool(&box_, 2);
+    AtenGeneratorHandle generator_v_ = NULL;
+    AtenGeneratorHandle* generator = shimrt_box_opt_generator(&box_, 3, &generator_v_);
+    AtenTensorHandle ret0 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_multinomial(self, num_samples, replacement, generator, &ret0));
     shimrt_box_release_args(&box_);
     shimrt_box_push_tensor(&box_, 0, ret0);
     shimrt_box_finish(&box_);
@@ -2818,6 +3272,75 @@ void boxed_cpu_randint_low_generator(StableIValue* stack_, uint64_t num_args_, u
     int32_t* pin_memory = shimrt_box_opt_bool(&box_, 7, &pin_memory_v_);
     AtenTensorHandle ret0 = NULL;
     SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_randint_low_generator(low, high, size, size_len_, generator, dtype, layout, device, device_index_, pin_memory, &ret0));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_finish(&box_);
+}
+
+/* aten.randint.low_out: randint.low_out(SymInt low, SymInt high, SymInt[] size, *, Tensor(a!) out) -> Tensor(a!) */
+void boxed_cpu_randint_low_out(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[4] = {SHIMRT_KIND_NONE, SHIMRT_KIND_NONE, SHIMRT_KIND_INT_LIST, SHIMRT_KIND_TENSOR};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "randint.low_out", stack_, num_args_, 4, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    int64_t low = shimrt_box_int(&box_, 0);
+    int64_t high = shimrt_box_int(&box_, 1);
+    int64_t size_len_ = 0;
+    const int64_t* size = shimrt_box_int_list(&box_, 2, &size_len_);
+    AtenTensorHandle out = shimrt_box_tensor(&box_, 3);
+    shimrt_box_keep(&box_, 3);
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_randint_low_out(out, low, high, size, size_len_));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_alias(&box_, 0, 3);
+    shimrt_box_finish(&box_);
+}
+
+/* aten.randint_like.Tensor: randint_like.Tensor(Tensor self, Tensor high, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor */
+void boxed_cpu_randint_like_Tensor(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[7] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_OPT_CODE, SHIMRT_KIND_OPT_CODE, SHIMRT_KIND_OPT_DEVICE, SHIMRT_KIND_OPT_BOOL, SHIMRT_KIND_OPT_CODE};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "randint_like.Tensor", stack_, num_args_, 7, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
+    AtenTensorHandle high = shimrt_box_tensor(&box_, 1);
+    int32_t dtype_v_ = 0;
+    int32_t* dtype = shimrt_box_opt_code(&box_, 2, &dtype_v_);
+    int32_t layout_v_ = 0;
+    int32_t* layout = shimrt_box_opt_code(&box_, 3, &layout_v_);
+    int32_t device_v_ = 0;
+    int32_t device_index_ = -1;
+    int32_t* device = shimrt_box_opt_device(&box_, 4, &device_v_, &device_index_);
+    int32_t pin_memory_v_ = 0;
+    int32_t* pin_memory = shimrt_box_opt_bool(&box_, 5, &pin_memory_v_);
+    int32_t memory_format_v_ = 0;
+    int32_t* memory_format = shimrt_box_opt_code(&box_, 6, &memory_format_v_);
+    AtenTensorHandle ret0 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_randint_like_Tensor(self, high, dtype, layout, device, device_index_, pin_memory, memory_format, &ret0));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_finish(&box_);
+}
+
+/* aten.randint_like.Tensor_generator: randint_like.Tensor_generator(Tensor self, Tensor high, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor */
+void boxed_cpu_randint_like_Tensor_generator(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[8] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_OPT_GENERATOR, SHIMRT_KIND_OPT_CODE, SHIMRT_KIND_OPT_CODE, SHIMRT_KIND_OPT_DEVICE, SHIMRT_KIND_OPT_BOOL, SHIMRT_KIND_OPT_CODE};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "randint_like.Tensor_generator", stack_, num_args_, 8, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
+    AtenTensorHandle high = shimrt_box_tensor(&box_, 1);
+    AtenGeneratorHandle generator_v_ = NULL;
+    AtenGeneratorHandle* generator = shimrt_box_opt_generator(&box_, 2, &generator_v_);
+    int32_t dtype_v_ = 0;
+    int32_t* dtype = shimrt_box_opt_code(&box_, 3, &dtype_v_);
+    int32_t layout_v_ = 0;
+    int32_t* layout = shimrt_box_opt_code(&box_, 4, &layout_v_);
+    int32_t device_v_ = 0;
+    int32_t device_index_ = -1;
+    int32_t* device = shimrt_box_opt_device(&box_, 5, &device_v_, &device_index_);
+    int32_t pin_memory_v_ = 0;
+    int32_t* pin_memory = shimrt_box_opt_bool(&box_, 6, &pin_memory_v_);
+    int32_t memory_format_v_ = 0;
+    int32_t* memory_format = shimrt_box_opt_code(&box_, 7, &memory_format_v_);
+    AtenTensorHandle ret0 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_randint_like_Tensor_generator(self, high, generator, dtype, layout, device, device_index_, pin_memory, memory_format, &ret0));
     shimrt_box_release_args(&box_);
     shimrt_box_push_tensor(&box_, 0, ret0);
     shimrt_box_finish(&box_);
@@ -3409,6 +3932,32 @@ void boxed_cpu_searchsorted_Tensor(StableIValue* stack_, uint64_t num_args_, uin
     shimrt_box_finish(&box_);
 }
 
+/* aten.segment_reduce.default: the shim's entry, taking its Scalars with their kind (c_shim_*.c) */
+AOTITorchError shimrt_entry_cpu_segment_reduce(AtenTensorHandle data, const char* reduce, AtenTensorHandle* lengths, AtenTensorHandle* indices, AtenTensorHandle* offsets, int64_t axis, int32_t unsafe, const shimrt_scalar* initial, AtenTensorHandle* ret0);
+/* aten.segment_reduce.default: segment_reduce(Tensor data, str reduce, *, Tensor? lengths=None, Tensor? indices=None, Tensor? offsets=None, int axis=0, bool unsafe=False, Scalar? initial=None) -> Tensor */
+void boxed_cpu_segment_reduce(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[8] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_STR, SHIMRT_KIND_OPT_TENSOR, SHIMRT_KIND_OPT_TENSOR, SHIMRT_KIND_OPT_TENSOR, SHIMRT_KIND_NONE, SHIMRT_KIND_NONE, SHIMRT_KIND_OPT_SCALAR};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "segment_reduce", stack_, num_args_, 8, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle data = shimrt_box_tensor(&box_, 0);
+    const char* reduce = shimrt_box_str(&box_, 1);
+    AtenTensorHandle lengths_v_ = NULL;
+    AtenTensorHandle* lengths = shimrt_box_opt_tensor(&box_, 2, &lengths_v_);
+    AtenTensorHandle indices_v_ = NULL;
+    AtenTensorHandle* indices = shimrt_box_opt_tensor(&box_, 3, &indices_v_);
+    AtenTensorHandle offsets_v_ = NULL;
+    AtenTensorHandle* offsets = shimrt_box_opt_tensor(&box_, 4, &offsets_v_);
+    int64_t axis = shimrt_box_int(&box_, 5);
+    int32_t unsafe = shimrt_box_bool(&box_, 6);
+    shimrt_scalar initial_v_ = {0};
+    const shimrt_scalar* initial = shimrt_box_opt_scalar_value(&box_, 7, &initial_v_);
+    AtenTensorHandle ret0 = NULL;
+    SHIMRT_BOX_CALL(&box_, shimrt_entry_cpu_segment_reduce(data, reduce, lengths, indices, offsets, axis, unsafe, initial, &ret0));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_finish(&box_);
+}
+
 /* aten.select.int: select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a) */
 void boxed_cpu_select_int(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
     static const unsigned char arg_kinds_[3] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_NONE, SHIMRT_KIND_NONE};
@@ -3421,6 +3970,20 @@ void boxed_cpu_select_int(StableIValue* stack_, uint64_t num_args_, uint64_t num
     SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_select_int(self, dim, index, &ret0));
     shimrt_box_release_args(&box_);
     shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_finish(&box_);
+}
+
+/* aten.set_.source_Tensor: set_.source_Tensor(Tensor(a!) self, Tensor source) -> Tensor(a!) */
+void boxed_cpu_set__source_Tensor(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[2] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "set_.source_Tensor", stack_, num_args_, 2, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
+    AtenTensorHandle source = shimrt_box_tensor(&box_, 1);
+    shimrt_box_keep(&box_, 0);
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_set__source_Tensor(self, source));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_alias(&box_, 0, 0);
     shimrt_box_finish(&box_);
 }
 
@@ -3696,6 +4259,26 @@ void boxed_cpu_to_dtype_layout(StableIValue* stack_, uint64_t num_args_, uint64_
     shimrt_box_finish(&box_);
 }
 
+/* aten.to_sparse.default: to_sparse(Tensor self, *, Layout? layout=None, int[2]? blocksize=None, int? dense_dim=None) -> Tensor */
+void boxed_cpu_to_sparse(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[4] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_OPT_CODE, SHIMRT_KIND_OPT_INT_LIST, SHIMRT_KIND_OPT_INT};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "to_sparse", stack_, num_args_, 4, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
+    int32_t layout_v_ = 0;
+    int32_t* layout = shimrt_box_opt_code(&box_, 1, &layout_v_);
+    const int64_t* blocksize_v_ = NULL;
+    int64_t blocksize_len_ = 0;
+    const int64_t** blocksize = shimrt_box_opt_int_list(&box_, 2, &blocksize_v_, &blocksize_len_);
+    int64_t dense_dim_v_ = 0;
+    int64_t* dense_dim = shimrt_box_opt_int(&box_, 3, &dense_dim_v_);
+    AtenTensorHandle ret0 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_to_sparse(self, layout, blocksize, blocksize_len_, dense_dim, &ret0));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_finish(&box_);
+}
+
 /* aten.topk.default: topk(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices) */
 void boxed_cpu_topk(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
     static const unsigned char arg_kinds_[5] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_NONE, SHIMRT_KIND_NONE, SHIMRT_KIND_NONE, SHIMRT_KIND_NONE};
@@ -3746,6 +4329,23 @@ void boxed_cpu_triangular_solve(StableIValue* stack_, uint64_t num_args_, uint64
     shimrt_box_release_args(&box_);
     shimrt_box_push_tensor(&box_, 0, ret0);
     shimrt_box_push_tensor(&box_, 1, ret1);
+    shimrt_box_finish(&box_);
+}
+
+/* aten.uniform.default: uniform(Tensor self, float from=0, float to=1, *, Generator? generator=None) -> Tensor */
+void boxed_cpu_uniform(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[4] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_NONE, SHIMRT_KIND_NONE, SHIMRT_KIND_OPT_GENERATOR};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "uniform", stack_, num_args_, 4, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle self = shimrt_box_tensor(&box_, 0);
+    double from = shimrt_box_float(&box_, 1);
+    double to = shimrt_box_float(&box_, 2);
+    AtenGeneratorHandle generator_v_ = NULL;
+    AtenGeneratorHandle* generator = shimrt_box_opt_generator(&box_, 3, &generator_v_);
+    AtenTensorHandle ret0 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_uniform(self, from, to, generator, &ret0));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
     shimrt_box_finish(&box_);
 }
 
@@ -3908,7 +4508,7 @@ void boxed_cpu_zeros_like(StableIValue* stack_, uint64_t num_args_, uint64_t num
 }
 
 /* Every schema of namespace aten, in op-key order, with its tags. */
-static const shimrt_def_entry defs_aten[219] = {
+static const shimrt_def_entry defs_aten[247] = {
     {"_adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor", SHIMRT_TAG_BIT(CORE)},
     {"_adaptive_avg_pool2d_backward(Tensor grad_output, Tensor self) -> Tensor", SHIMRT_TAG_BIT(CORE)},
     {"_adaptive_avg_pool3d(Tensor self, SymInt[3] output_size) -> Tensor", SHIMRT_TAG_BIT(CORE)},
@@ -3916,17 +4516,29 @@ static const shimrt_def_entry defs_aten[219] = {
     {"_addmm_activation(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1, bool use_gelu=False) -> Tensor", 0},
     {"_cdist_backward(Tensor grad_output, Tensor x1, Tensor x2, float p, Tensor cdist) -> Tensor", 0},
     {"_cdist_forward(Tensor x1, Tensor x2, float p, int? compute_mode) -> Tensor", SHIMRT_TAG_BIT(CORE)},
+    {"_dyn_quant_matmul_4bit(Tensor inp, Tensor packed_weights, int block_size, int in_features, int out_features) -> Tensor", 0},
+    {"_dyn_quant_pack_4bit_weight(Tensor weights, Tensor scales_zeros, Tensor? bias, int block_size, int in_features, int out_features) -> Tensor", 0},
+    {"_efficientzerotensor(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", 0},
     {"_embedding_bag(Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq=False, int mode=0, bool sparse=False, Tensor? per_sample_weights=None, bool include_last_offset=False, int padding_idx=-1) -> (Tensor, Tensor, Tensor, Tensor)", SHIMRT_TAG_BIT(CORE)},
     {"_embedding_bag_forward_only(Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq=False, int mode=0, bool sparse=False, Tensor? per_sample_weights=None, bool include_last_offset=False, int padding_idx=-1) -> (Tensor, Tensor, Tensor, Tensor)", 0},
     {"_fft_c2c(Tensor self, SymInt[] dim, int normalization, bool forward) -> Tensor", 0},
     {"_fft_r2c(Tensor self, int[] dim, int normalization, bool onesided) -> Tensor", SHIMRT_TAG_BIT(CORE)},
     {"_foreach_mul.List(Tensor[] self, Tensor[] other) -> Tensor[]", 0},
     {"_foreach_mul_.List(Tensor(a!)[] self, Tensor[] other) -> ()", 0},
+    {"_fused_moving_avg_obs_fq_helper(Tensor self, Tensor observer_on, Tensor fake_quant_on, Tensor(a!) running_min, Tensor(b!) running_max, Tensor(c!) scale, Tensor(d!) zero_point, float averaging_const, int quant_min, int quant_max, int ch_axis, bool per_row_fake_quant=False, bool symmetric_quant=False) -> (Tensor output, Tensor mask)", 0},
+    {"_fused_moving_avg_obs_fq_helper_functional(Tensor self, Tensor observer_on, Tensor fake_quant_on, Tensor running_min, Tensor running_max, Tensor scale, Tensor zero_point, float averaging_const, int quant_min, int quant_max, int ch_axis, bool per_row_fake_quant=False, bool symmetric_quant=False) -> (Tensor output, Tensor mask, Tensor running_min_out, Tensor running_max_out, Tensor scale_out, Tensor zero_point_out)", 0},
     {"_fused_rms_norm(Tensor input, int[] normalized_shape, Tensor? weight, float? eps) -> (Tensor, Tensor)", 0},
+    {"_grouped_mm(Tensor self, Tensor mat2, Tensor? offs=None, Tensor? bias=None, ScalarType? out_dtype=None) -> Tensor", 0},
+    {"_histogramdd_from_bin_cts(Tensor self, int[] bins, *, float[]? range=None, Tensor? weight=None, bool density=False) -> Tensor", 0},
     {"_int_mm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!)", 0},
     {"_pdist_backward(Tensor grad_output, Tensor self, float p, Tensor pdist) -> Tensor", 0},
     {"_pdist_forward(Tensor self, float p=2) -> Tensor", 0},
     {"_scaled_dot_product_flash_attention_for_cpu(Tensor query, Tensor key, Tensor value, float dropout_p=0.0, bool is_causal=False, *, Tensor? attn_mask=None, float? scale=None) -> (Tensor output, Tensor logsumexp)", SHIMRT_TAG_BIT(NONDETERMINISTIC_SEEDED)},
+    {"_scaled_dot_product_fused_attention_overrideable(Tensor query, Tensor key, Tensor value, Tensor? attn_bias=None, float dropout_p=0.0, bool is_causal=False, bool return_debug_mask=False, *, float? scale=None) -> (Tensor output, Tensor logsumexp, Tensor cum_seq_q, Tensor cum_seq_k, SymInt max_q, SymInt max_k, Tensor philox_seed, Tensor philox_offset, Tensor debug_attn_mask)", 0},
+    {"_scaled_mm(Tensor self, Tensor mat2, Tensor scale_a, Tensor scale_b, Tensor? bias=None, Tensor? scale_result=None, ScalarType? out_dtype=None, bool use_fast_accum=False) -> Tensor", 0},
+    {"_scaled_mm.out(Tensor self, Tensor mat2, Tensor scale_a, Tensor scale_b, Tensor? bias=None, Tensor? scale_result=None, ScalarType? out_dtype=None, bool use_fast_accum=False, *, Tensor(a!) out) -> Tensor(a!)", 0},
+    {"_to_sparse(Tensor self, *, Layout? layout=None, int[2]? blocksize=None, int? dense_dim=None) -> Tensor", 0},
+    {"_trilinear(Tensor i1, Tensor i2, Tensor i3, int[] expand1, int[] expand2, int[] expand3, int[] sumdim, int unroll_dim=1) -> Tensor", 0},
     {"_weight_int8pack_mm(Tensor self, Tensor mat2, Tensor scales) -> Tensor", 0},
     {"abs(Tensor self) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
     {"adaptive_max_pool2d(Tensor self, int[2] output_size) -> (Tensor, Tensor)", 0},
@@ -3964,6 +4576,7 @@ static const shimrt_def_entry defs_aten[219] = {
     {"bucketize.Tensor(Tensor self, Tensor boundaries, *, bool out_int32=False, bool right=False) -> Tensor", 0},
     {"cat(Tensor[] tensors, int dim=0) -> Tensor", SHIMRT_TAG_BIT(CORE)},
     {"cat.out(Tensor[] tensors, int dim=0, *, Tensor(a!) out) -> Tensor(a!)", 0},
+    {"cauchy_(Tensor(a!) self, float median=0, float sigma=1, *, Generator? generator=None) -> Tensor(a!)", SHIMRT_TAG_BIT(NONDETERMINISTIC_SEEDED)},
     {"cholesky_inverse(Tensor self, bool upper=False) -> Tensor", 0},
     {"cholesky_solve(Tensor self, Tensor input2, bool upper=False) -> Tensor", 0},
     {"clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
@@ -3984,10 +4597,13 @@ static const shimrt_def_entry defs_aten[219] = {
     {"eq.Scalar(Tensor self, Scalar other) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
     {"eq.Tensor(Tensor self, Tensor other) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
     {"exp(Tensor self) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
+    {"exponential(Tensor self, float lambd=1, *, Generator? generator=None) -> Tensor", SHIMRT_TAG_BIT(NONDETERMINISTIC_SEEDED)},
     {"exponential_(Tensor(a!) self, float lambd=1, *, Generator? generator=None) -> Tensor(a!)", 0},
     {"fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)", 0},
     {"flatten.using_ints(Tensor(a) self, int start_dim=0, int end_dim=-1) -> Tensor(a)", 0},
     {"floor_divide(Tensor self, Tensor other) -> Tensor", 0},
+    {"fractional_max_pool2d(Tensor self, int[2] kernel_size, int[2] output_size, Tensor random_samples) -> (Tensor, Tensor)", 0},
+    {"fractional_max_pool3d(Tensor self, int[3] kernel_size, int[3] output_size, Tensor random_samples) -> (Tensor, Tensor)", 0},
     {"full(SymInt[] size, Scalar fill_value, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", SHIMRT_TAG_BIT(CORE)},
     {"full.out(SymInt[] size, Scalar fill_value, *, Tensor(a!) out) -> Tensor(a!)", 0},
     {"full_like(Tensor self, Scalar fill_value, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor", SHIMRT_TAG_BIT(CORE)},
@@ -3996,14 +4612,17 @@ static const shimrt_def_entry defs_aten[219] = {
     {"gcd(Tensor self, Tensor other) -> Tensor", SHIMRT_TAG_BIT(POINTWISE)},
     {"ge.Scalar(Tensor self, Scalar other) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
     {"ge.Tensor(Tensor self, Tensor other) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
+    {"geometric_(Tensor(a!) self, float p, *, Generator? generator=None) -> Tensor(a!)", SHIMRT_TAG_BIT(NONDETERMINISTIC_SEEDED)},
     {"geqrf(Tensor self) -> (Tensor a, Tensor tau)", 0},
     {"grid_sampler_3d(Tensor input, Tensor grid, int interpolation_mode, int padding_mode, bool align_corners) -> Tensor", 0},
     {"gt.Scalar(Tensor self, Scalar other) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
     {"gt.Tensor(Tensor self, Tensor other) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
     {"hann_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", 0},
     {"histc(Tensor self, int bins=100, Scalar min=0, Scalar max=0) -> Tensor", 0},
+    {"histogram.bin_ct(Tensor self, int bins=100, *, float[]? range=None, Tensor? weight=None, bool density=False) -> (Tensor hist, Tensor bin_edges)", 0},
     {"index.Tensor(Tensor self, Tensor?[] indices) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(DYNAMIC_OUTPUT_SHAPE)},
     {"index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor", SHIMRT_TAG_BIT(CORE)},
+    {"index_reduce(Tensor self, int dim, Tensor index, Tensor source, str reduce, *, bool include_self=True) -> Tensor", 0},
     {"index_select(Tensor self, int dim, Tensor index) -> Tensor", SHIMRT_TAG_BIT(CORE)},
     {"index_select.out(Tensor self, int dim, Tensor index, *, Tensor(a!) out) -> Tensor(a!)", 0},
     {"is_leaf(Tensor self) -> bool", 0},
@@ -4013,6 +4632,7 @@ static const shimrt_def_entry defs_aten[219] = {
     {"le.Scalar(Tensor self, Scalar other) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
     {"le.Tensor(Tensor self, Tensor other) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
     {"log(Tensor self) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
+    {"log_normal_(Tensor(a!) self, float mean=1, float std=2, *, Generator? generator=None) -> Tensor(a!)", SHIMRT_TAG_BIT(NONDETERMINISTIC_SEEDED)},
     {"log_softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor", 0},
     {"logcumsumexp(Tensor self, int dim) -> Tensor", 0},
     {"lt.Scalar(Tensor self, Scalar other) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
@@ -4038,6 +4658,7 @@ static const shimrt_def_entry defs_aten[219] = {
     {"mode(Tensor self, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)", 0},
     {"mul.Scalar(Tensor self, Scalar other) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
     {"mul.Tensor(Tensor self, Tensor other) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
+    {"multinomial(Tensor self, SymInt num_samples, bool replacement=False, *, Generator? generator=None) -> Tensor", SHIMRT_TAG_BIT(NONDETERMINISTIC_SEEDED)},
     {"nanmedian(Tensor self) -> Tensor", 0},
     {"narrow(Tensor(a) self, int dim, SymInt start, SymInt length) -> Tensor(a)", 0},
     {"native_dropout(Tensor input, float p, bool? train) -> (Tensor, Tensor)", 0},
@@ -4068,6 +4689,9 @@ static const shimrt_def_entry defs_aten[219] = {
     {"randint.generator(SymInt high, SymInt[] size, *, Generator? generator, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", 0},
     {"randint.low(SymInt low, SymInt high, SymInt[] size, *, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", 0},
     {"randint.low_generator(SymInt low, SymInt high, SymInt[] size, *, Generator? generator, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", 0},
+    {"randint.low_out(SymInt low, SymInt high, SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)", SHIMRT_TAG_BIT(NONDETERMINISTIC_SEEDED)},
+    {"randint_like.Tensor(Tensor self, Tensor high, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor", SHIMRT_TAG_BIT(NONDETERMINISTIC_SEEDED)},
+    {"randint_like.Tensor_generator(Tensor self, Tensor high, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor", SHIMRT_TAG_BIT(NONDETERMINISTIC_SEEDED)},
     {"randint_like(Tensor self, SymInt high, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor", 0},
     {"randint_like.generator(Tensor self, SymInt high, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor", 0},
     {"randint_like.low_dtype(Tensor self, SymInt low, SymInt high, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor", 0},
@@ -4098,7 +4722,9 @@ static const shimrt_def_entry defs_aten[219] = {
     {"scatter_reduce.two_out(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True, Tensor(a!) out) -> Tensor(a!)", 0},
     {"searchsorted.Scalar(Tensor sorted_sequence, Scalar self, *, bool out_int32=False, bool right=False, str? side=None, Tensor? sorter=None) -> Tensor", 0},
     {"searchsorted.Tensor(Tensor sorted_sequence, Tensor self, *, bool out_int32=False, bool right=False, str? side=None, Tensor? sorter=None) -> Tensor", 0},
+    {"segment_reduce(Tensor data, str reduce, *, Tensor? lengths=None, Tensor? indices=None, Tensor? offsets=None, int axis=0, bool unsafe=False, Scalar? initial=None) -> Tensor", 0},
     {"select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)", SHIMRT_TAG_BIT(CORE)},
+    {"set_.source_Tensor(Tensor(a!) self, Tensor source) -> Tensor(a!)", 0},
     {"sigmoid(Tensor self) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
     {"slice.Tensor(Tensor(a) self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor(a)", SHIMRT_TAG_BIT(CORE)},
     {"soft_margin_loss_backward(Tensor grad_output, Tensor self, Tensor target, int reduction) -> Tensor", 0},
@@ -4115,9 +4741,11 @@ static const shimrt_def_entry defs_aten[219] = {
     {"tanh(Tensor self) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
     {"to.dtype(Tensor(a) self, ScalarType dtype, bool non_blocking=False, bool copy=False, MemoryFormat? memory_format=None) -> Tensor(a)", 0},
     {"to.dtype_layout(Tensor(a) self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool non_blocking=False, bool copy=False, MemoryFormat? memory_format=None) -> Tensor(a)", 0},
+    {"to_sparse(Tensor self, *, Layout? layout=None, int[2]? blocksize=None, int? dense_dim=None) -> Tensor", 0},
     {"topk(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices)", SHIMRT_TAG_BIT(CORE)},
     {"transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)", 0},
     {"triangular_solve(Tensor self, Tensor A, bool upper=True, bool transpose=False, bool unitriangular=False) -> (Tensor solution, Tensor cloned_coefficient)", 0},
+    {"uniform(Tensor self, float from=0, float to=1, *, Generator? generator=None) -> Tensor", SHIMRT_TAG_BIT(NONDETERMINISTIC_SEEDED)},
     {"uniform_(Tensor(a!) self, float from=0, float to=1, *, Generator? generator=None) -> Tensor(a!)", 0},
     {"unsqueeze(Tensor(a) self, int dim) -> Tensor(a)", SHIMRT_TAG_BIT(CORE)},
     {"upsample_linear1d_backward(Tensor grad_output, SymInt[1] output_size, SymInt[3] input_size, bool align_corners, float? scales=None) -> Tensor", 0},
@@ -4131,7 +4759,7 @@ static const shimrt_def_entry defs_aten[219] = {
 };
 
 /* Every boxed kernel of namespace aten for the cpu backend. */
-static const shimrt_impl_entry impls_aten_cpu[218] = {
+static const shimrt_impl_entry impls_aten_cpu[246] = {
     {"_adaptive_avg_pool2d", boxed_cpu__adaptive_avg_pool2d},
     {"_adaptive_avg_pool2d_backward", boxed_cpu__adaptive_avg_pool2d_backward},
     {"_adaptive_avg_pool3d", boxed_cpu__adaptive_avg_pool3d},
@@ -4139,17 +4767,29 @@ static const shimrt_impl_entry impls_aten_cpu[218] = {
     {"_addmm_activation", boxed_cpu__addmm_activation},
     {"_cdist_backward", boxed_cpu__cdist_backward},
     {"_cdist_forward", boxed_cpu__cdist_forward},
+    {"_dyn_quant_matmul_4bit", boxed_cpu__dyn_quant_matmul_4bit},
+    {"_dyn_quant_pack_4bit_weight", boxed_cpu__dyn_quant_pack_4bit_weight},
+    {"_efficientzerotensor", boxed_cpu__efficientzerotensor},
     {"_embedding_bag", boxed_cpu__embedding_bag},
     {"_embedding_bag_forward_only", boxed_cpu__embedding_bag_forward_only},
     {"_fft_c2c", boxed_cpu__fft_c2c},
     {"_fft_r2c", boxed_cpu__fft_r2c},
     {"_foreach_mul.List", boxed_cpu__foreach_mul_List},
     {"_foreach_mul_.List", boxed_cpu__foreach_mul__List},
+    {"_fused_moving_avg_obs_fq_helper", boxed_cpu__fused_moving_avg_obs_fq_helper},
+    {"_fused_moving_avg_obs_fq_helper_functional", boxed_cpu__fused_moving_avg_obs_fq_helper_functional},
     {"_fused_rms_norm", boxed_cpu__fused_rms_norm},
+    {"_grouped_mm", boxed_cpu__grouped_mm},
+    {"_histogramdd_from_bin_cts", boxed_cpu__histogramdd_from_bin_cts},
     {"_int_mm.out", boxed_cpu__int_mm_out},
     {"_pdist_backward", boxed_cpu__pdist_backward},
     {"_pdist_forward", boxed_cpu__pdist_forward},
     {"_scaled_dot_product_flash_attention_for_cpu", boxed_cpu__scaled_dot_product_flash_attention_for_cpu},
+    {"_scaled_dot_product_fused_attention_overrideable", boxed_cpu__scaled_dot_product_fused_attention_overrideable},
+    {"_scaled_mm", boxed_cpu__scaled_mm},
+    {"_scaled_mm.out", boxed_cpu__scaled_mm_out},
+    {"_to_sparse", boxed_cpu__to_sparse},
+    {"_trilinear", boxed_cpu__trilinear},
     {"_weight_int8pack_mm", boxed_cpu__weight_int8pack_mm},
     {"abs", boxed_cpu_abs},
     {"adaptive_max_pool2d", boxed_cpu_adaptive_max_pool2d},
@@ -4187,6 +4827,7 @@ static const shimrt_impl_entry impls_aten_cpu[218] = {
     {"bucketize.Tensor", boxed_cpu_bucketize_Tensor},
     {"cat", boxed_cpu_cat},
     {"cat.out", boxed_cpu_cat_out},
+    {"cauchy_", boxed_cpu_cauchy_},
     {"cholesky_inverse", boxed_cpu_cholesky_inverse},
     {"cholesky_solve", boxed_cpu_cholesky_solve},
     {"clamp", boxed_cpu_clamp},
@@ -4207,10 +4848,13 @@ static const shimrt_impl_entry impls_aten_cpu[218] = {
     {"eq.Scalar", boxed_cpu_eq_Scalar},
     {"eq.Tensor", boxed_cpu_eq_Tensor},
     {"exp", boxed_cpu_exp},
+    {"exponential", boxed_cpu_exponential},
     {"exponential_", boxed_cpu_exponential_},
     {"fill_.Scalar", boxed_cpu_fill__Scalar},
     {"flatten.using_ints", boxed_cpu_flatten_using_ints},
     {"floor_divide", boxed_cpu_floor_divide},
+    {"fractional_max_pool2d", boxed_cpu_fractional_max_pool2d},
+    {"fractional_max_pool3d", boxed_cpu_fractional_max_pool3d},
     {"full", boxed_cpu_full},
     {"full.out", boxed_cpu_full_out},
     {"full_like", boxed_cpu_full_like},
@@ -4219,14 +4863,17 @@ static const shimrt_impl_entry impls_aten_cpu[218] = {
     {"gcd", boxed_cpu_gcd},
     {"ge.Scalar", boxed_cpu_ge_Scalar},
     {"ge.Tensor", boxed_cpu_ge_Tensor},
+    {"geometric_", boxed_cpu_geometric_},
     {"geqrf", boxed_cpu_geqrf},
     {"grid_sampler_3d", boxed_cpu_grid_sampler_3d},
     {"gt.Scalar", boxed_cpu_gt_Scalar},
     {"gt.Tensor", boxed_cpu_gt_Tensor},
     {"hann_window", boxed_cpu_hann_window},
     {"histc", boxed_cpu_histc},
+    {"histogram.bin_ct", boxed_cpu_histogram_bin_ct},
     {"index.Tensor", boxed_cpu_index_Tensor},
     {"index_put", boxed_cpu_index_put},
+    {"index_reduce", boxed_cpu_index_reduce},
     {"index_select", boxed_cpu_index_select},
     {"index_select.out", boxed_cpu_index_select_out},
     {"is_leaf", boxed_cpu_is_leaf},
@@ -4236,6 +4883,7 @@ static const shimrt_impl_entry impls_aten_cpu[218] = {
     {"le.Scalar", boxed_cpu_le_Scalar},
     {"le.Tensor", boxed_cpu_le_Tensor},
     {"log", boxed_cpu_log},
+    {"log_normal_", boxed_cpu_log_normal_},
     {"log_softmax.int", boxed_cpu_log_softmax_int},
     {"logcumsumexp", boxed_cpu_logcumsumexp},
     {"lt.Scalar", boxed_cpu_lt_Scalar},
@@ -4260,6 +4908,7 @@ static const shimrt_impl_entry impls_aten_cpu[218] = {
     {"mode", boxed_cpu_mode},
     {"mul.Scalar", boxed_cpu_mul_Scalar},
     {"mul.Tensor", boxed_cpu_mul_Tensor},
+    {"multinomial", boxed_cpu_multinomial},
     {"nanmedian", boxed_cpu_nanmedian},
     {"narrow", boxed_cpu_narrow},
     {"native_dropout", boxed_cpu_native_dropout},
@@ -4290,6 +4939,9 @@ static const shimrt_impl_entry impls_aten_cpu[218] = {
     {"randint.generator", boxed_cpu_randint_generator},
     {"randint.low", boxed_cpu_randint_low},
     {"randint.low_generator", boxed_cpu_randint_low_generator},
+    {"randint.low_out", boxed_cpu_randint_low_out},
+    {"randint_like.Tensor", boxed_cpu_randint_like_Tensor},
+    {"randint_like.Tensor_generator", boxed_cpu_randint_like_Tensor_generator},
     {"randint_like", boxed_cpu_randint_like},
     {"randint_like.generator", boxed_cpu_randint_like_generator},
     {"randint_like.low_dtype", boxed_cpu_randint_like_low_dtype},
@@ -4320,7 +4972,9 @@ static const shimrt_impl_entry impls_aten_cpu[218] = {
     {"scatter_reduce.two_out", boxed_cpu_scatter_reduce_two_out},
     {"searchsorted.Scalar", boxed_cpu_searchsorted_Scalar},
     {"searchsorted.Tensor", boxed_cpu_searchsorted_Tensor},
+    {"segment_reduce", boxed_cpu_segment_reduce},
     {"select.int", boxed_cpu_select_int},
+    {"set_.source_Tensor", boxed_cpu_set__source_Tensor},
     {"sigmoid", boxed_cpu_sigmoid},
     {"slice.Tensor", boxed_cpu_slice_Tensor},
     {"soft_margin_loss_backward", boxed_cpu_soft_margin_loss_backward},
@@ -4337,9 +4991,11 @@ static const shimrt_impl_entry impls_aten_cpu[218] = {
     {"tanh", boxed_cpu_tanh},
     {"to.dtype", boxed_cpu_to_dtype},
     {"to.dtype_layout", boxed_cpu_to_dtype_layout},
+    {"to_sparse", boxed_cpu_to_sparse},
     {"topk", boxed_cpu_topk},
     {"transpose.int", boxed_cpu_transpose_int},
     {"triangular_solve", boxed_cpu_triangular_solve},
+    {"uniform", boxed_cpu_uniform},
     {"uniform_", boxed_cpu_uniform_},
     {"unsqueeze", boxed_cpu_unsqueeze},
     {"upsample_linear1d_backward", boxed_cpu_upsample_linear1d_backward},
@@ -4353,5 +5009,5 @@ static const shimrt_impl_entry impls_aten_cpu[218] = {
 };
 
 AOTITorchError shimgen_register_aten_cpu(TorchLibraryHandle* ret_def, TorchLibraryHandle* ret_impl) {
-    return shimrt_register_ops("aten", "CPU", __FILE__, __LINE__, defs_aten, 219, impls_aten_cpu, 218, ret_def, ret_impl);
+    return shimrt_register_ops("aten", "CPU", __FILE__, __LINE__, defs_aten, 247, impls_aten_cpu, 246, ret_def, ret_impl);
 }

@@ -93,6 +93,33 @@ AOTITorchError aoti_torch_cpu__cdist_forward(AtenTensorHandle x1, AtenTensorHand
     return shimrt_cpu__cdist_forward(x1, x2, p, compute_mode, ret0);
 }
 
+/* aten._dyn_quant_matmul_4bit.default: _dyn_quant_matmul_4bit(Tensor inp, Tensor packed_weights, int block_size, int in_features, int out_features) -> Tensor
+ * kernel: shimrt_cpu__dyn_quant_matmul_4bit (CPU) */
+AOTITorchError aoti_torch_cpu__dyn_quant_matmul_4bit(AtenTensorHandle inp, AtenTensorHandle packed_weights, int64_t block_size, int64_t in_features, int64_t out_features, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(inp);
+    SHIMRT_ARG_TENSOR(packed_weights);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu__dyn_quant_matmul_4bit(inp, packed_weights, block_size, in_features, out_features, ret0);
+}
+
+/* aten._dyn_quant_pack_4bit_weight.default: _dyn_quant_pack_4bit_weight(Tensor weights, Tensor scales_zeros, Tensor? bias, int block_size, int in_features, int out_features) -> Tensor
+ * kernel: shimrt_cpu__dyn_quant_pack_4bit_weight (CPU) */
+AOTITorchError aoti_torch_cpu__dyn_quant_pack_4bit_weight(AtenTensorHandle weights, AtenTensorHandle scales_zeros, AtenTensorHandle* bias, int64_t block_size, int64_t in_features, int64_t out_features, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(weights);
+    SHIMRT_ARG_TENSOR(scales_zeros);
+    SHIMRT_ARG_OPT_TENSOR(bias);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu__dyn_quant_pack_4bit_weight(weights, scales_zeros, SHIMRT_OPT_TENSOR(bias), block_size, in_features, out_features, ret0);
+}
+
+/* aten._efficientzerotensor.default: _efficientzerotensor(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+ * kernel: shimrt_cpu__efficientzerotensor (CPU) */
+AOTITorchError aoti_torch_cpu__efficientzerotensor(const int64_t* size, int64_t size_len_, int32_t* dtype, int32_t* layout, int32_t* device, int32_t device_index_, int32_t* pin_memory, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_LIST(size);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu__efficientzerotensor(size, size_len_, dtype, layout, device, device_index_, pin_memory, ret0);
+}
+
 /* aten._embedding_bag.default: _embedding_bag(Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq=False, int mode=0, bool sparse=False, Tensor? per_sample_weights=None, bool include_last_offset=False, int padding_idx=-1) -> (Tensor, Tensor, Tensor, Tensor)
  * kernel: shimrt_cpu__embedding_bag (CPU) */
 AOTITorchError aoti_torch_cpu__embedding_bag(AtenTensorHandle weight, AtenTensorHandle indices, AtenTensorHandle offsets, int32_t scale_grad_by_freq, int64_t mode, int32_t sparse, AtenTensorHandle* per_sample_weights, int32_t include_last_offset, int64_t padding_idx, AtenTensorHandle* ret0, AtenTensorHandle* ret1, AtenTensorHandle* ret2, AtenTensorHandle* ret3) {
@@ -157,6 +184,40 @@ AOTITorchError aoti_torch_cpu__foreach_mul__List(const AtenTensorHandle* self, i
     return shimrt_foreach_mul__list(self, self_len_, other, other_len_);
 }
 
+/* aten._fused_moving_avg_obs_fq_helper.default: _fused_moving_avg_obs_fq_helper(Tensor self, Tensor observer_on, Tensor fake_quant_on, Tensor(a!) running_min, Tensor(b!) running_max, Tensor(c!) scale, Tensor(d!) zero_point, float averaging_const, int quant_min, int quant_max, int ch_axis, bool per_row_fake_quant=False, bool symmetric_quant=False) -> (Tensor output, Tensor mask)
+ * kernel: shimrt_cpu__fused_moving_avg_obs_fq_helper (CPU) */
+AOTITorchError aoti_torch_cpu__fused_moving_avg_obs_fq_helper(AtenTensorHandle self, AtenTensorHandle observer_on, AtenTensorHandle fake_quant_on, AtenTensorHandle running_min, AtenTensorHandle running_max, AtenTensorHandle scale, AtenTensorHandle zero_point, double averaging_const, int64_t quant_min, int64_t quant_max, int64_t ch_axis, int32_t per_row_fake_quant, int32_t symmetric_quant, AtenTensorHandle* ret0, AtenTensorHandle* ret1) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_TENSOR(observer_on);
+    SHIMRT_ARG_TENSOR(fake_quant_on);
+    SHIMRT_ARG_TENSOR(running_min);
+    SHIMRT_ARG_TENSOR(running_max);
+    SHIMRT_ARG_TENSOR(scale);
+    SHIMRT_ARG_TENSOR(zero_point);
+    SHIMRT_ARG_RET(ret0);
+    SHIMRT_ARG_RET(ret1);
+    return shimrt_cpu__fused_moving_avg_obs_fq_helper(self, observer_on, fake_quant_on, running_min, running_max, scale, zero_point, averaging_const, quant_min, quant_max, ch_axis, per_row_fake_quant, symmetric_quant, ret0, ret1);
+}
+
+/* aten._fused_moving_avg_obs_fq_helper_functional.default: _fused_moving_avg_obs_fq_helper_functional(Tensor self, Tensor observer_on, Tensor fake_quant_on, Tensor running_min, Tensor running_max, Tensor scale, Tensor zero_point, float averaging_const, int quant_min, int quant_max, int ch_axis, bool per_row_fake_quant=False, bool symmetric_quant=False) -> (Tensor output, Tensor mask, Tensor running_min_out, Tensor running_max_out, Tensor scale_out, Tensor zero_point_out)
+ * kernel: shimrt_cpu__fused_moving_avg_obs_fq_helper_functional (CPU) */
+AOTITorchError aoti_torch_cpu__fused_moving_avg_obs_fq_helper_functional(AtenTensorHandle self, AtenTensorHandle observer_on, AtenTensorHandle fake_quant_on, AtenTensorHandle running_min, AtenTensorHandle running_max, AtenTensorHandle scale, AtenTensorHandle zero_point, double averaging_const, int64_t quant_min, int64_t quant_max, int64_t ch_axis, int32_t per_row_fake_quant, int32_t symmetric_quant, AtenTensorHandle* ret0, AtenTensorHandle* ret1, AtenTensorHandle* ret2, AtenTensorHandle* ret3, AtenTensorHandle* ret4, AtenTensorHandle* ret5) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_TENSOR(observer_on);
+    SHIMRT_ARG_TENSOR(fake_quant_on);
+    SHIMRT_ARG_TENSOR(running_min);
+    SHIMRT_ARG_TENSOR(running_max);
+    SHIMRT_ARG_TENSOR(scale);
+    SHIMRT_ARG_TENSOR(zero_point);
+    SHIMRT_ARG_RET(ret0);
+    SHIMRT_ARG_RET(ret1);
+    SHIMRT_ARG_RET(ret2);
+    SHIMRT_ARG_RET(ret3);
+    SHIMRT_ARG_RET(ret4);
+    SHIMRT_ARG_RET(ret5);
+    return shimrt_cpu__fused_moving_avg_obs_fq_helper_functional(self, observer_on, fake_quant_on, running_min, running_max, scale, zero_point, averaging_const, quant_min, quant_max, ch_axis, per_row_fake_quant, symmetric_quant, ret0, ret1, ret2, ret3, ret4, ret5);
+}
+
 /* aten._fused_rms_norm.default: _fused_rms_norm(Tensor input, int[] normalized_shape, Tensor? weight, float? eps) -> (Tensor, Tensor)
  * kernel: shimrt_cpu__fused_rms_norm (CPU) */
 AOTITorchError aoti_torch_cpu__fused_rms_norm(AtenTensorHandle input, const int64_t* normalized_shape, int64_t normalized_shape_len_, AtenTensorHandle* weight, double* eps, AtenTensorHandle* ret0, AtenTensorHandle* ret1) {
@@ -166,6 +227,28 @@ AOTITorchError aoti_torch_cpu__fused_rms_norm(AtenTensorHandle input, const int6
     SHIMRT_ARG_RET(ret0);
     SHIMRT_ARG_RET(ret1);
     return shimrt_cpu__fused_rms_norm(input, normalized_shape, normalized_shape_len_, SHIMRT_OPT_TENSOR(weight), eps, ret0, ret1);
+}
+
+/* aten._grouped_mm.default: _grouped_mm(Tensor self, Tensor mat2, Tensor? offs=None, Tensor? bias=None, ScalarType? out_dtype=None) -> Tensor
+ * kernel: shimrt_cpu__grouped_mm (CPU) */
+AOTITorchError aoti_torch_cpu__grouped_mm(AtenTensorHandle self, AtenTensorHandle mat2, AtenTensorHandle* offs, AtenTensorHandle* bias, int32_t* out_dtype, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_TENSOR(mat2);
+    SHIMRT_ARG_OPT_TENSOR(offs);
+    SHIMRT_ARG_OPT_TENSOR(bias);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu__grouped_mm(self, mat2, SHIMRT_OPT_TENSOR(offs), SHIMRT_OPT_TENSOR(bias), out_dtype, ret0);
+}
+
+/* aten._histogramdd_from_bin_cts.default: _histogramdd_from_bin_cts(Tensor self, int[] bins, *, float[]? range=None, Tensor? weight=None, bool density=False) -> Tensor
+ * kernel: shimrt_cpu__histogramdd_from_bin_cts (CPU) */
+AOTITorchError aoti_torch_cpu__histogramdd_from_bin_cts(AtenTensorHandle self, const int64_t* bins, int64_t bins_len_, const double** range, int64_t range_len_, AtenTensorHandle* weight, int32_t density, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_LIST(bins);
+    SHIMRT_ARG_OPT_LIST(range);
+    SHIMRT_ARG_OPT_TENSOR(weight);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu__histogramdd_from_bin_cts(self, bins, bins_len_, SHIMRT_OPT_LIST(range), SHIMRT_OPT_LIST_LEN(range), SHIMRT_OPT_TENSOR(weight), density, ret0);
 }
 
 /* aten._int_mm.out: _int_mm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!)
@@ -205,6 +288,74 @@ AOTITorchError aoti_torch_cpu__scaled_dot_product_flash_attention_for_cpu(AtenTe
     SHIMRT_ARG_RET(ret0);
     SHIMRT_ARG_RET(ret1);
     return shimrt_cpu__scaled_dot_product_flash_attention_for_cpu(query, key, value, dropout_p, is_causal, SHIMRT_OPT_TENSOR(attn_mask), scale, ret0, ret1);
+}
+
+/* aten._scaled_dot_product_fused_attention_overrideable.default: _scaled_dot_product_fused_attention_overrideable(Tensor query, Tensor key, Tensor value, Tensor? attn_bias=None, float dropout_p=0.0, bool is_causal=False, bool return_debug_mask=False, *, float? scale=None) -> (Tensor output, Tensor logsumexp, Tensor cum_seq_q, Tensor cum_seq_k, SymInt max_q, SymInt max_k, Tensor philox_seed, Tensor philox_offset, Tensor debug_attn_mask)
+ * kernel: shimrt_cpu__scaled_dot_product_fused_attention_overrideable (CPU) */
+AOTITorchError aoti_torch_cpu__scaled_dot_product_fused_attention_overrideable(AtenTensorHandle query, AtenTensorHandle key, AtenTensorHandle value, AtenTensorHandle* attn_bias, double dropout_p, int32_t is_causal, int32_t return_debug_mask, double* scale, AtenTensorHandle* ret0, AtenTensorHandle* ret1, AtenTensorHandle* ret2, AtenTensorHandle* ret3, int64_t* ret4, int64_t* ret5, AtenTensorHandle* ret6, AtenTensorHandle* ret7, AtenTensorHandle* ret8) {
+    SHIMRT_ARG_TENSOR(query);
+    SHIMRT_ARG_TENSOR(key);
+    SHIMRT_ARG_TENSOR(value);
+    SHIMRT_ARG_OPT_TENSOR(attn_bias);
+    SHIMRT_ARG_RET(ret0);
+    SHIMRT_ARG_RET(ret1);
+    SHIMRT_ARG_RET(ret2);
+    SHIMRT_ARG_RET(ret3);
+    SHIMRT_ARG_RET(ret4);
+    SHIMRT_ARG_RET(ret5);
+    SHIMRT_ARG_RET(ret6);
+    SHIMRT_ARG_RET(ret7);
+    SHIMRT_ARG_RET(ret8);
+    return shimrt_cpu__scaled_dot_product_fused_attention_overrideable(query, key, value, SHIMRT_OPT_TENSOR(attn_bias), dropout_p, is_causal, return_debug_mask, scale, ret0, ret1, ret2, ret3, ret4, ret5, ret6, ret7, ret8);
+}
+
+/* aten._scaled_mm.default: _scaled_mm(Tensor self, Tensor mat2, Tensor scale_a, Tensor scale_b, Tensor? bias=None, Tensor? scale_result=None, ScalarType? out_dtype=None, bool use_fast_accum=False) -> Tensor
+ * kernel: shimrt_cpu__scaled_mm (CPU) */
+AOTITorchError aoti_torch_cpu__scaled_mm(AtenTensorHandle self, AtenTensorHandle mat2, AtenTensorHandle scale_a, AtenTensorHandle scale_b, AtenTensorHandle* bias, AtenTensorHandle* scale_result, int32_t* out_dtype, int32_t use_fast_accum, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_TENSOR(mat2);
+    SHIMRT_ARG_TENSOR(scale_a);
+    SHIMRT_ARG_TENSOR(scale_b);
+    SHIMRT_ARG_OPT_TENSOR(bias);
+    SHIMRT_ARG_OPT_TENSOR(scale_result);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu__scaled_mm(self, mat2, scale_a, scale_b, SHIMRT_OPT_TENSOR(bias), SHIMRT_OPT_TENSOR(scale_result), out_dtype, use_fast_accum, ret0);
+}
+
+/* aten._scaled_mm.out: _scaled_mm.out(Tensor self, Tensor mat2, Tensor scale_a, Tensor scale_b, Tensor? bias=None, Tensor? scale_result=None, ScalarType? out_dtype=None, bool use_fast_accum=False, *, Tensor(a!) out) -> Tensor(a!)
+ * kernel: shimrt_cpu__scaled_mm_out (CPU) */
+AOTITorchError aoti_torch_cpu__scaled_mm_out(AtenTensorHandle out, AtenTensorHandle self, AtenTensorHandle mat2, AtenTensorHandle scale_a, AtenTensorHandle scale_b, AtenTensorHandle* bias, AtenTensorHandle* scale_result, int32_t* out_dtype, int32_t use_fast_accum) {
+    SHIMRT_ARG_TENSOR(out);
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_TENSOR(mat2);
+    SHIMRT_ARG_TENSOR(scale_a);
+    SHIMRT_ARG_TENSOR(scale_b);
+    SHIMRT_ARG_OPT_TENSOR(bias);
+    SHIMRT_ARG_OPT_TENSOR(scale_result);
+    return shimrt_cpu__scaled_mm_out(out, self, mat2, scale_a, scale_b, SHIMRT_OPT_TENSOR(bias), SHIMRT_OPT_TENSOR(scale_result), out_dtype, use_fast_accum);
+}
+
+/* aten._to_sparse.default: _to_sparse(Tensor self, *, Layout? layout=None, int[2]? blocksize=None, int? dense_dim=None) -> Tensor
+ * kernel: shimrt_cpu__to_sparse (CPU) */
+AOTITorchError aoti_torch_cpu__to_sparse(AtenTensorHandle self, int32_t* layout, const int64_t** blocksize, int64_t blocksize_len_, int64_t* dense_dim, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_OPT_LIST(blocksize);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu__to_sparse(self, layout, SHIMRT_OPT_LIST(blocksize), SHIMRT_OPT_LIST_LEN(blocksize), dense_dim, ret0);
+}
+
+/* aten._trilinear.default: _trilinear(Tensor i1, Tensor i2, Tensor i3, int[] expand1, int[] expand2, int[] expand3, int[] sumdim, int unroll_dim=1) -> Tensor
+ * kernel: shimrt_cpu__trilinear (CPU) */
+AOTITorchError aoti_torch_cpu__trilinear(AtenTensorHandle i1, AtenTensorHandle i2, AtenTensorHandle i3, const int64_t* expand1, int64_t expand1_len_, const int64_t* expand2, int64_t expand2_len_, const int64_t* expand3, int64_t expand3_len_, const int64_t* sumdim, int64_t sumdim_len_, int64_t unroll_dim, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(i1);
+    SHIMRT_ARG_TENSOR(i2);
+    SHIMRT_ARG_TENSOR(i3);
+    SHIMRT_ARG_LIST(expand1);
+    SHIMRT_ARG_LIST(expand2);
+    SHIMRT_ARG_LIST(expand3);
+    SHIMRT_ARG_LIST(sumdim);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu__trilinear(i1, i2, i3, expand1, expand1_len_, expand2, expand2_len_, expand3, expand3_len_, sumdim, sumdim_len_, unroll_dim, ret0);
 }
 
 /* aten._weight_int8pack_mm.default: _weight_int8pack_mm(Tensor self, Tensor mat2, Tensor scales) -> Tensor
@@ -624,6 +775,13 @@ AOTITorchError aoti_torch_cpu_cat_out(AtenTensorHandle out, const AtenTensorHand
     return shimrt_cpu_cat_out(out, tensors, tensors_len_, dim);
 }
 
+/* aten.cauchy_.default: cauchy_(Tensor(a!) self, float median=0, float sigma=1, *, Generator? generator=None) -> Tensor(a!)
+ * kernel: shimrt_cpu_cauchy_ (CPU) */
+AOTITorchError aoti_torch_cpu_cauchy_(AtenTensorHandle self, double median, double sigma, AtenGeneratorHandle* generator) {
+    SHIMRT_ARG_TENSOR(self);
+    return shimrt_cpu_cauchy_(self, median, sigma, generator);
+}
+
 /* aten.cholesky_inverse.default: cholesky_inverse(Tensor self, bool upper=False) -> Tensor
  * kernel: shimrt_cpu_cholesky_inverse (CPU) */
 AOTITorchError aoti_torch_cpu_cholesky_inverse(AtenTensorHandle self, int32_t upper, AtenTensorHandle* ret0) {
@@ -823,6 +981,14 @@ AOTITorchError aoti_torch_cpu_exp(AtenTensorHandle self, AtenTensorHandle* ret0)
     return shimrt_cpu_exp(self, ret0);
 }
 
+/* aten.exponential.default: exponential(Tensor self, float lambd=1, *, Generator? generator=None) -> Tensor
+ * kernel: shimrt_cpu_exponential (CPU) */
+AOTITorchError aoti_torch_cpu_exponential(AtenTensorHandle self, double lambd, AtenGeneratorHandle* generator, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu_exponential(self, lambd, generator, ret0);
+}
+
 /* aten.exponential_.default: exponential_(Tensor(a!) self, float lambd=1, *, Generator? generator=None) -> Tensor(a!)
  * kernel: shimrt_cpu_exponential_ (CPU) */
 AOTITorchError aoti_torch_cpu_exponential_(AtenTensorHandle self, double lambd, AtenGeneratorHandle* generator) {
@@ -859,6 +1025,30 @@ AOTITorchError aoti_torch_cpu_floor_divide(AtenTensorHandle self, AtenTensorHand
     SHIMRT_ARG_TENSOR(other);
     SHIMRT_ARG_RET(ret0);
     return shimrt_cpu_floor_divide(self, other, ret0);
+}
+
+/* aten.fractional_max_pool2d.default: fractional_max_pool2d(Tensor self, int[2] kernel_size, int[2] output_size, Tensor random_samples) -> (Tensor, Tensor)
+ * kernel: shimrt_cpu_fractional_max_pool2d (CPU) */
+AOTITorchError aoti_torch_cpu_fractional_max_pool2d(AtenTensorHandle self, const int64_t* kernel_size, int64_t kernel_size_len_, const int64_t* output_size, int64_t output_size_len_, AtenTensorHandle random_samples, AtenTensorHandle* ret0, AtenTensorHandle* ret1) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_LIST(kernel_size);
+    SHIMRT_ARG_LIST(output_size);
+    SHIMRT_ARG_TENSOR(random_samples);
+    SHIMRT_ARG_RET(ret0);
+    SHIMRT_ARG_RET(ret1);
+    return shimrt_cpu_fractional_max_pool2d(self, kernel_size, kernel_size_len_, output_size, output_size_len_, random_samples, ret0, ret1);
+}
+
+/* aten.fractional_max_pool3d.default: fractional_max_pool3d(Tensor self, int[3] kernel_size, int[3] output_size, Tensor random_samples) -> (Tensor, Tensor)
+ * kernel: shimrt_cpu_fractional_max_pool3d (CPU) */
+AOTITorchError aoti_torch_cpu_fractional_max_pool3d(AtenTensorHandle self, const int64_t* kernel_size, int64_t kernel_size_len_, const int64_t* output_size, int64_t output_size_len_, AtenTensorHandle random_samples, AtenTensorHandle* ret0, AtenTensorHandle* ret1) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_LIST(kernel_size);
+    SHIMRT_ARG_LIST(output_size);
+    SHIMRT_ARG_TENSOR(random_samples);
+    SHIMRT_ARG_RET(ret0);
+    SHIMRT_ARG_RET(ret1);
+    return shimrt_cpu_fractional_max_pool3d(self, kernel_size, kernel_size_len_, output_size, output_size_len_, random_samples, ret0, ret1);
 }
 
 /* aten.full.default: full(SymInt[] size, Scalar fill_value, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
@@ -961,6 +1151,13 @@ AOTITorchError aoti_torch_cpu_ge_Tensor(AtenTensorHandle self, AtenTensorHandle 
     return shimrt_cpu_ge_tensor(self, other, ret0);
 }
 
+/* aten.geometric_.default: geometric_(Tensor(a!) self, float p, *, Generator? generator=None) -> Tensor(a!)
+ * kernel: shimrt_cpu_geometric_ (CPU) */
+AOTITorchError aoti_torch_cpu_geometric_(AtenTensorHandle self, double p, AtenGeneratorHandle* generator) {
+    SHIMRT_ARG_TENSOR(self);
+    return shimrt_cpu_geometric_(self, p, generator);
+}
+
 /* aten.geqrf.default: geqrf(Tensor self) -> (Tensor a, Tensor tau)
  * kernel: shimrt_cpu_geqrf (CPU) */
 AOTITorchError aoti_torch_cpu_geqrf(AtenTensorHandle self, AtenTensorHandle* ret0, AtenTensorHandle* ret1) {
@@ -1027,6 +1224,17 @@ AOTITorchError aoti_torch_cpu_histc(AtenTensorHandle self, int64_t bins, double 
     return shimrt_entry_cpu_histc(self, bins, shimrt_scalar_double(min), shimrt_scalar_double(max), ret0);
 }
 
+/* aten.histogram.bin_ct: histogram.bin_ct(Tensor self, int bins=100, *, float[]? range=None, Tensor? weight=None, bool density=False) -> (Tensor hist, Tensor bin_edges)
+ * kernel: shimrt_cpu_histogram_bin_ct (CPU) */
+AOTITorchError aoti_torch_cpu_histogram_bin_ct(AtenTensorHandle self, int64_t bins, const double** range, int64_t range_len_, AtenTensorHandle* weight, int32_t density, AtenTensorHandle* ret0, AtenTensorHandle* ret1) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_OPT_LIST(range);
+    SHIMRT_ARG_OPT_TENSOR(weight);
+    SHIMRT_ARG_RET(ret0);
+    SHIMRT_ARG_RET(ret1);
+    return shimrt_cpu_histogram_bin_ct(self, bins, SHIMRT_OPT_LIST(range), SHIMRT_OPT_LIST_LEN(range), SHIMRT_OPT_TENSOR(weight), density, ret0, ret1);
+}
+
 /* aten.index.Tensor: index.Tensor(Tensor self, Tensor?[] indices) -> Tensor
  * kernel: shimrt_cpu_index_tensor (CPU) */
 AOTITorchError aoti_torch_cpu_index_Tensor(AtenTensorHandle self, const AtenTensorHandle** indices, int64_t indices_len_, AtenTensorHandle* ret0) {
@@ -1052,6 +1260,16 @@ AOTITorchError aoti_torch_cpu_index_put(AtenTensorHandle self, const AtenTensorH
     if (err_ == AOTI_TORCH_SUCCESS) err_ = shimrt_cpu_index_put(self, indices_arr_.items, indices_len_, values, accumulate, ret0);
     shimrt_tensor_array_free(&indices_arr_);
     return err_;
+}
+
+/* aten.index_reduce.default: index_reduce(Tensor self, int dim, Tensor index, Tensor source, str reduce, *, bool include_self=True) -> Tensor
+ * kernel: shimrt_cpu_index_reduce (CPU) */
+AOTITorchError aoti_torch_cpu_index_reduce(AtenTensorHandle self, int64_t dim, AtenTensorHandle index, AtenTensorHandle source, const char* reduce, int32_t include_self, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_TENSOR(index);
+    SHIMRT_ARG_TENSOR(source);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu_index_reduce(self, dim, index, source, reduce, include_self, ret0);
 }
 
 /* aten.index_select.default: index_select(Tensor self, int dim, Tensor index) -> Tensor
@@ -1139,6 +1357,13 @@ AOTITorchError aoti_torch_cpu_log(AtenTensorHandle self, AtenTensorHandle* ret0)
     SHIMRT_ARG_TENSOR(self);
     SHIMRT_ARG_RET(ret0);
     return shimrt_cpu_log(self, ret0);
+}
+
+/* aten.log_normal_.default: log_normal_(Tensor(a!) self, float mean=1, float std=2, *, Generator? generator=None) -> Tensor(a!)
+ * kernel: shimrt_cpu_log_normal_ (CPU) */
+AOTITorchError aoti_torch_cpu_log_normal_(AtenTensorHandle self, double mean, double std, AtenGeneratorHandle* generator) {
+    SHIMRT_ARG_TENSOR(self);
+    return shimrt_cpu_log_normal_(self, mean, std, generator);
 }
 
 /* aten.log_softmax.int: log_softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor
@@ -1401,6 +1626,14 @@ AOTITorchError aoti_torch_cpu_mul_Tensor(AtenTensorHandle self, AtenTensorHandle
     SHIMRT_ARG_TENSOR(other);
     SHIMRT_ARG_RET(ret0);
     return shimrt_cpu_mul_tensor(self, other, ret0);
+}
+
+/* aten.multinomial.default: multinomial(Tensor self, SymInt num_samples, bool replacement=False, *, Generator? generator=None) -> Tensor
+ * kernel: shimrt_cpu_multinomial (CPU) */
+AOTITorchError aoti_torch_cpu_multinomial(AtenTensorHandle self, int64_t num_samples, int32_t replacement, AtenGeneratorHandle* generator, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu_multinomial(self, num_samples, replacement, generator, ret0);
 }
 
 /* aten.nanmedian.default: nanmedian(Tensor self) -> Tensor
@@ -1686,6 +1919,32 @@ AOTITorchError aoti_torch_cpu_randint_low_generator(int64_t low, int64_t high, c
     return shimrt_cpu_randint_low_generator(low, high, size, size_len_, generator, dtype, layout, device, device_index_, pin_memory, ret0);
 }
 
+/* aten.randint.low_out: randint.low_out(SymInt low, SymInt high, SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)
+ * kernel: shimrt_cpu_randint_low_out (CPU) */
+AOTITorchError aoti_torch_cpu_randint_low_out(AtenTensorHandle out, int64_t low, int64_t high, const int64_t* size, int64_t size_len_) {
+    SHIMRT_ARG_TENSOR(out);
+    SHIMRT_ARG_LIST(size);
+    return shimrt_cpu_randint_low_out(out, low, high, size, size_len_);
+}
+
+/* aten.randint_like.Tensor: randint_like.Tensor(Tensor self, Tensor high, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
+ * kernel: shimrt_cpu_randint_like_tensor (CPU) */
+AOTITorchError aoti_torch_cpu_randint_like_Tensor(AtenTensorHandle self, AtenTensorHandle high, int32_t* dtype, int32_t* layout, int32_t* device, int32_t device_index_, int32_t* pin_memory, int32_t* memory_format, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_TENSOR(high);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu_randint_like_tensor(self, high, dtype, layout, device, device_index_, pin_memory, memory_format, ret0);
+}
+
+/* aten.randint_like.Tensor_generator: randint_like.Tensor_generator(Tensor self, Tensor high, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
+ * kernel: shimrt_cpu_randint_like_tensor_generator (CPU) */
+AOTITorchError aoti_torch_cpu_randint_like_Tensor_generator(AtenTensorHandle self, AtenTensorHandle high, AtenGeneratorHandle* generator, int32_t* dtype, int32_t* layout, int32_t* device, int32_t device_index_, int32_t* pin_memory, int32_t* memory_format, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_TENSOR(high);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu_randint_like_tensor_generator(self, high, generator, dtype, layout, device, device_index_, pin_memory, memory_format, ret0);
+}
+
 /* aten.randint_like.default: randint_like(Tensor self, SymInt high, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
  * kernel: shimrt_cpu_randint_like (CPU) */
 AOTITorchError aoti_torch_cpu_randint_like(AtenTensorHandle self, int64_t high, int32_t* dtype, int32_t* layout, int32_t* device, int32_t device_index_, int32_t* pin_memory, int32_t* memory_format, AtenTensorHandle* ret0) {
@@ -1960,12 +2219,42 @@ AOTITorchError aoti_torch_cpu_searchsorted_Tensor(AtenTensorHandle sorted_sequen
     return shimrt_cpu_searchsorted_tensor(sorted_sequence, self, out_int32, right, side, SHIMRT_OPT_TENSOR(sorter), ret0);
 }
 
+/* aten.segment_reduce.default: segment_reduce(Tensor data, str reduce, *, Tensor? lengths=None, Tensor? indices=None, Tensor? offsets=None, int axis=0, bool unsafe=False, Scalar? initial=None) -> Tensor
+ * kernel: shimrt_cpu_segment_reduce (CPU) */
+AOTITorchError shimrt_entry_cpu_segment_reduce(AtenTensorHandle data, const char* reduce, AtenTensorHandle* lengths, AtenTensorHandle* indices, AtenTensorHandle* offsets, int64_t axis, int32_t unsafe, const shimrt_scalar* initial, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(data);
+    SHIMRT_ARG_OPT_TENSOR(lengths);
+    SHIMRT_ARG_OPT_TENSOR(indices);
+    SHIMRT_ARG_OPT_TENSOR(offsets);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu_segment_reduce(data, reduce, SHIMRT_OPT_TENSOR(lengths), SHIMRT_OPT_TENSOR(indices), SHIMRT_OPT_TENSOR(offsets), axis, unsafe, initial, ret0);
+}
+
+/* aten.segment_reduce.default: the C shim; each Scalar, a C double, is a floating Scalar, as PyTorch's
+ * c10::Scalar(double) (the checks here name this shim in their messages) */
+AOTITorchError aoti_torch_cpu_segment_reduce(AtenTensorHandle data, const char* reduce, AtenTensorHandle* lengths, AtenTensorHandle* indices, AtenTensorHandle* offsets, int64_t axis, int32_t unsafe, double* initial, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(data);
+    SHIMRT_ARG_OPT_TENSOR(lengths);
+    SHIMRT_ARG_OPT_TENSOR(indices);
+    SHIMRT_ARG_OPT_TENSOR(offsets);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_entry_cpu_segment_reduce(data, reduce, lengths, indices, offsets, axis, unsafe, SHIMRT_SCALAR_OPT_DOUBLE(initial), ret0);
+}
+
 /* aten.select.int: select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)
  * kernel: shimrt_select_int (CompositeExplicitAutograd) */
 AOTITorchError aoti_torch_cpu_select_int(AtenTensorHandle self, int64_t dim, int64_t index, AtenTensorHandle* ret0) {
     SHIMRT_ARG_TENSOR(self);
     SHIMRT_ARG_RET(ret0);
     return shimrt_select_int(self, dim, index, ret0);
+}
+
+/* aten.set_.source_Tensor: set_.source_Tensor(Tensor(a!) self, Tensor source) -> Tensor(a!)
+ * kernel: shimrt_cpu_set__source_tensor (CPU) */
+AOTITorchError aoti_torch_cpu_set__source_Tensor(AtenTensorHandle self, AtenTensorHandle source) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_TENSOR(source);
+    return shimrt_cpu_set__source_tensor(self, source);
 }
 
 /* aten.sigmoid.default: sigmoid(Tensor self) -> Tensor
@@ -2122,6 +2411,15 @@ AOTITorchError aoti_torch_cpu_to_dtype_layout(AtenTensorHandle self, int32_t* dt
     return shimrt_to_dtype_layout(self, dtype, layout, device, device_index_, pin_memory, non_blocking, copy, memory_format, ret0);
 }
 
+/* aten.to_sparse.default: to_sparse(Tensor self, *, Layout? layout=None, int[2]? blocksize=None, int? dense_dim=None) -> Tensor
+ * kernel: shimrt_cpu_to_sparse (CPU) */
+AOTITorchError aoti_torch_cpu_to_sparse(AtenTensorHandle self, int32_t* layout, const int64_t** blocksize, int64_t blocksize_len_, int64_t* dense_dim, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_OPT_LIST(blocksize);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu_to_sparse(self, layout, SHIMRT_OPT_LIST(blocksize), SHIMRT_OPT_LIST_LEN(blocksize), dense_dim, ret0);
+}
+
 /* aten.topk.default: topk(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices)
  * kernel: shimrt_cpu_topk (CPU) */
 AOTITorchError aoti_torch_cpu_topk(AtenTensorHandle self, int64_t k, int64_t dim, int32_t largest, int32_t sorted, AtenTensorHandle* ret0, AtenTensorHandle* ret1) {
@@ -2147,6 +2445,14 @@ AOTITorchError aoti_torch_cpu_triangular_solve(AtenTensorHandle self, AtenTensor
     SHIMRT_ARG_RET(ret0);
     SHIMRT_ARG_RET(ret1);
     return shimrt_cpu_triangular_solve(self, A, upper, transpose, unitriangular, ret0, ret1);
+}
+
+/* aten.uniform.default: uniform(Tensor self, float from=0, float to=1, *, Generator? generator=None) -> Tensor
+ * kernel: shimrt_cpu_uniform (CPU) */
+AOTITorchError aoti_torch_cpu_uniform(AtenTensorHandle self, double from, double to, AtenGeneratorHandle* generator, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu_uniform(self, from, to, generator, ret0);
 }
 
 /* aten.uniform_.default: uniform_(Tensor(a!) self, float from=0, float to=1, *, Generator? generator=None) -> Tensor(a!)

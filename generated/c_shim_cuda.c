@@ -153,6 +153,41 @@ AOTITorchError aoti_torch_cuda__cudnn_rnn(AtenTensorHandle input, const AtenTens
     return shimrt_set_error(__func__, "Could not run 'aten::_cudnn_rnn' with arguments from the 'CUDA' backend: libshimrt has no CUDA kernel for it and no CPU kernel to fall back to (docs/cuda.md)");
 }
 
+/* aten._dyn_quant_matmul_4bit.default: _dyn_quant_matmul_4bit(Tensor inp, Tensor packed_weights, int block_size, int in_features, int out_features) -> Tensor */
+AOTITorchError aoti_torch_cuda__dyn_quant_matmul_4bit(AtenTensorHandle inp, AtenTensorHandle packed_weights, int64_t block_size, int64_t in_features, int64_t out_features, AtenTensorHandle* ret0) {
+    static shimrt_op_cache op_;
+    StableIValue stack_[5];
+    shimrt_pack pack_;
+    SHIMRT_ARG_RET(ret0);
+    shimrt_pack_begin(&pack_, __func__, stack_, 5);
+    shimrt_pack_tensor(&pack_, "inp", inp);
+    shimrt_pack_tensor(&pack_, "packed_weights", packed_weights);
+    shimrt_pack_int(&pack_, block_size);
+    shimrt_pack_int(&pack_, in_features);
+    shimrt_pack_int(&pack_, out_features);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::_dyn_quant_matmul_4bit", ""));
+    *ret0 = siv_to_tensor(stack_[0]);
+    return AOTI_TORCH_SUCCESS;
+}
+
+/* aten._dyn_quant_pack_4bit_weight.default: _dyn_quant_pack_4bit_weight(Tensor weights, Tensor scales_zeros, Tensor? bias, int block_size, int in_features, int out_features) -> Tensor */
+AOTITorchError aoti_torch_cuda__dyn_quant_pack_4bit_weight(AtenTensorHandle weights, AtenTensorHandle scales_zeros, AtenTensorHandle* bias, int64_t block_size, int64_t in_features, int64_t out_features, AtenTensorHandle* ret0) {
+    static shimrt_op_cache op_;
+    StableIValue stack_[6];
+    shimrt_pack pack_;
+    SHIMRT_ARG_RET(ret0);
+    shimrt_pack_begin(&pack_, __func__, stack_, 6);
+    shimrt_pack_tensor(&pack_, "weights", weights);
+    shimrt_pack_tensor(&pack_, "scales_zeros", scales_zeros);
+    shimrt_pack_opt_tensor(&pack_, "bias", bias);
+    shimrt_pack_int(&pack_, block_size);
+    shimrt_pack_int(&pack_, in_features);
+    shimrt_pack_int(&pack_, out_features);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::_dyn_quant_pack_4bit_weight", ""));
+    *ret0 = siv_to_tensor(stack_[0]);
+    return AOTI_TORCH_SUCCESS;
+}
+
 /* aten._efficient_attention_backward.default: _efficient_attention_backward(Tensor grad_out_, Tensor query, Tensor key, Tensor value, Tensor? bias, Tensor out, Tensor? cu_seqlens_q, Tensor? cu_seqlens_k, SymInt max_seqlen_q, SymInt max_seqlen_k, Tensor logsumexp, float dropout_p, Tensor philox_seed, Tensor philox_offset, int custom_mask_type, bool bias_requires_grad, *, float? scale=None, int? num_splits_key=None, int? window_size=None, bool shared_storage_dqdkdv=False) -> (Tensor, Tensor, Tensor, Tensor)
  * no body: Could not run 'aten::_efficient_attention_backward' with arguments from the 'CUDA' backend: libshimrt has no CUDA kernel for it and no CPU kernel to fall back to (docs/cuda.md) */
 AOTITorchError aoti_torch_cuda__efficient_attention_backward(AtenTensorHandle grad_out_, AtenTensorHandle query, AtenTensorHandle key, AtenTensorHandle value, AtenTensorHandle* bias, AtenTensorHandle out, AtenTensorHandle* cu_seqlens_q, AtenTensorHandle* cu_seqlens_k, int64_t max_seqlen_q, int64_t max_seqlen_k, AtenTensorHandle logsumexp, double dropout_p, AtenTensorHandle philox_seed, AtenTensorHandle philox_offset, int64_t custom_mask_type, int32_t bias_requires_grad, double* scale, int64_t* num_splits_key, int64_t* window_size, int32_t shared_storage_dqdkdv, AtenTensorHandle* ret0, AtenTensorHandle* ret1, AtenTensorHandle* ret2, AtenTensorHandle* ret3) {
@@ -207,6 +242,23 @@ AOTITorchError aoti_torch_cuda__efficient_attention_forward(AtenTensorHandle que
     (void)ret4;
     (void)ret5;
     return shimrt_set_error(__func__, "Could not run 'aten::_efficient_attention_forward' with arguments from the 'CUDA' backend: libshimrt has no CUDA kernel for it and no CPU kernel to fall back to (docs/cuda.md)");
+}
+
+/* aten._efficientzerotensor.default: _efficientzerotensor(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor */
+AOTITorchError aoti_torch_cuda__efficientzerotensor(const int64_t* size, int64_t size_len_, int32_t* dtype, int32_t* layout, int32_t* device, int32_t device_index_, int32_t* pin_memory, AtenTensorHandle* ret0) {
+    static shimrt_op_cache op_;
+    StableIValue stack_[5];
+    shimrt_pack pack_;
+    SHIMRT_ARG_RET(ret0);
+    shimrt_pack_begin(&pack_, __func__, stack_, 5);
+    shimrt_pack_int_list(&pack_, "size", size, size_len_);
+    shimrt_pack_opt_code(&pack_, dtype);
+    shimrt_pack_opt_code(&pack_, layout);
+    shimrt_pack_opt_device(&pack_, device, device_index_);
+    shimrt_pack_opt_bool(&pack_, pin_memory);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::_efficientzerotensor", ""));
+    *ret0 = siv_to_tensor(stack_[0]);
+    return AOTI_TORCH_SUCCESS;
 }
 
 /* aten._embedding_bag.default: _embedding_bag(Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq=False, int mode=0, bool sparse=False, Tensor? per_sample_weights=None, bool include_last_offset=False, int padding_idx=-1) -> (Tensor, Tensor, Tensor, Tensor) */
@@ -431,6 +483,68 @@ AOTITorchError aoti_torch_cuda__foreach_mul__List(const AtenTensorHandle* self, 
     return shimrt_foreach_mul__list(self, self_len_, other, other_len_);
 }
 
+/* aten._fused_moving_avg_obs_fq_helper.default: _fused_moving_avg_obs_fq_helper(Tensor self, Tensor observer_on, Tensor fake_quant_on, Tensor(a!) running_min, Tensor(b!) running_max, Tensor(c!) scale, Tensor(d!) zero_point, float averaging_const, int quant_min, int quant_max, int ch_axis, bool per_row_fake_quant=False, bool symmetric_quant=False) -> (Tensor output, Tensor mask) */
+AOTITorchError aoti_torch_cuda__fused_moving_avg_obs_fq_helper(AtenTensorHandle self, AtenTensorHandle observer_on, AtenTensorHandle fake_quant_on, AtenTensorHandle running_min, AtenTensorHandle running_max, AtenTensorHandle scale, AtenTensorHandle zero_point, double averaging_const, int64_t quant_min, int64_t quant_max, int64_t ch_axis, int32_t per_row_fake_quant, int32_t symmetric_quant, AtenTensorHandle* ret0, AtenTensorHandle* ret1) {
+    static shimrt_op_cache op_;
+    StableIValue stack_[13];
+    shimrt_pack pack_;
+    SHIMRT_ARG_RET(ret0);
+    SHIMRT_ARG_RET(ret1);
+    shimrt_pack_begin(&pack_, __func__, stack_, 13);
+    shimrt_pack_tensor(&pack_, "self", self);
+    shimrt_pack_tensor(&pack_, "observer_on", observer_on);
+    shimrt_pack_tensor(&pack_, "fake_quant_on", fake_quant_on);
+    shimrt_pack_tensor(&pack_, "running_min", running_min);
+    shimrt_pack_tensor(&pack_, "running_max", running_max);
+    shimrt_pack_tensor(&pack_, "scale", scale);
+    shimrt_pack_tensor(&pack_, "zero_point", zero_point);
+    shimrt_pack_float(&pack_, averaging_const);
+    shimrt_pack_int(&pack_, quant_min);
+    shimrt_pack_int(&pack_, quant_max);
+    shimrt_pack_int(&pack_, ch_axis);
+    shimrt_pack_bool(&pack_, per_row_fake_quant);
+    shimrt_pack_bool(&pack_, symmetric_quant);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::_fused_moving_avg_obs_fq_helper", ""));
+    *ret0 = siv_to_tensor(stack_[0]);
+    *ret1 = siv_to_tensor(stack_[1]);
+    return AOTI_TORCH_SUCCESS;
+}
+
+/* aten._fused_moving_avg_obs_fq_helper_functional.default: _fused_moving_avg_obs_fq_helper_functional(Tensor self, Tensor observer_on, Tensor fake_quant_on, Tensor running_min, Tensor running_max, Tensor scale, Tensor zero_point, float averaging_const, int quant_min, int quant_max, int ch_axis, bool per_row_fake_quant=False, bool symmetric_quant=False) -> (Tensor output, Tensor mask, Tensor running_min_out, Tensor running_max_out, Tensor scale_out, Tensor zero_point_out) */
+AOTITorchError aoti_torch_cuda__fused_moving_avg_obs_fq_helper_functional(AtenTensorHandle self, AtenTensorHandle observer_on, AtenTensorHandle fake_quant_on, AtenTensorHandle running_min, AtenTensorHandle running_max, AtenTensorHandle scale, AtenTensorHandle zero_point, double averaging_const, int64_t quant_min, int64_t quant_max, int64_t ch_axis, int32_t per_row_fake_quant, int32_t symmetric_quant, AtenTensorHandle* ret0, AtenTensorHandle* ret1, AtenTensorHandle* ret2, AtenTensorHandle* ret3, AtenTensorHandle* ret4, AtenTensorHandle* ret5) {
+    static shimrt_op_cache op_;
+    StableIValue stack_[13];
+    shimrt_pack pack_;
+    SHIMRT_ARG_RET(ret0);
+    SHIMRT_ARG_RET(ret1);
+    SHIMRT_ARG_RET(ret2);
+    SHIMRT_ARG_RET(ret3);
+    SHIMRT_ARG_RET(ret4);
+    SHIMRT_ARG_RET(ret5);
+    shimrt_pack_begin(&pack_, __func__, stack_, 13);
+    shimrt_pack_tensor(&pack_, "self", self);
+    shimrt_pack_tensor(&pack_, "observer_on", observer_on);
+    shimrt_pack_tensor(&pack_, "fake_quant_on", fake_quant_on);
+    shimrt_pack_tensor(&pack_, "running_min", running_min);
+    shimrt_pack_tensor(&pack_, "running_max", running_max);
+    shimrt_pack_tensor(&pack_, "scale", scale);
+    shimrt_pack_tensor(&pack_, "zero_point", zero_point);
+    shimrt_pack_float(&pack_, averaging_const);
+    shimrt_pack_int(&pack_, quant_min);
+    shimrt_pack_int(&pack_, quant_max);
+    shimrt_pack_int(&pack_, ch_axis);
+    shimrt_pack_bool(&pack_, per_row_fake_quant);
+    shimrt_pack_bool(&pack_, symmetric_quant);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::_fused_moving_avg_obs_fq_helper_functional", ""));
+    *ret0 = siv_to_tensor(stack_[0]);
+    *ret1 = siv_to_tensor(stack_[1]);
+    *ret2 = siv_to_tensor(stack_[2]);
+    *ret3 = siv_to_tensor(stack_[3]);
+    *ret4 = siv_to_tensor(stack_[4]);
+    *ret5 = siv_to_tensor(stack_[5]);
+    return AOTI_TORCH_SUCCESS;
+}
+
 /* aten._fused_rms_norm.default: _fused_rms_norm(Tensor input, int[] normalized_shape, Tensor? weight, float? eps) -> (Tensor, Tensor) */
 AOTITorchError aoti_torch_cuda__fused_rms_norm(AtenTensorHandle input, const int64_t* normalized_shape, int64_t normalized_shape_len_, AtenTensorHandle* weight, double* eps, AtenTensorHandle* ret0, AtenTensorHandle* ret1) {
     static shimrt_op_cache op_;
@@ -446,6 +560,40 @@ AOTITorchError aoti_torch_cuda__fused_rms_norm(AtenTensorHandle input, const int
     SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::_fused_rms_norm", ""));
     *ret0 = siv_to_tensor(stack_[0]);
     *ret1 = siv_to_tensor(stack_[1]);
+    return AOTI_TORCH_SUCCESS;
+}
+
+/* aten._grouped_mm.default: _grouped_mm(Tensor self, Tensor mat2, Tensor? offs=None, Tensor? bias=None, ScalarType? out_dtype=None) -> Tensor */
+AOTITorchError aoti_torch_cuda__grouped_mm(AtenTensorHandle self, AtenTensorHandle mat2, AtenTensorHandle* offs, AtenTensorHandle* bias, int32_t* out_dtype, AtenTensorHandle* ret0) {
+    static shimrt_op_cache op_;
+    StableIValue stack_[5];
+    shimrt_pack pack_;
+    SHIMRT_ARG_RET(ret0);
+    shimrt_pack_begin(&pack_, __func__, stack_, 5);
+    shimrt_pack_tensor(&pack_, "self", self);
+    shimrt_pack_tensor(&pack_, "mat2", mat2);
+    shimrt_pack_opt_tensor(&pack_, "offs", offs);
+    shimrt_pack_opt_tensor(&pack_, "bias", bias);
+    shimrt_pack_opt_code(&pack_, out_dtype);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::_grouped_mm", ""));
+    *ret0 = siv_to_tensor(stack_[0]);
+    return AOTI_TORCH_SUCCESS;
+}
+
+/* aten._histogramdd_from_bin_cts.default: _histogramdd_from_bin_cts(Tensor self, int[] bins, *, float[]? range=None, Tensor? weight=None, bool density=False) -> Tensor */
+AOTITorchError aoti_torch_cuda__histogramdd_from_bin_cts(AtenTensorHandle self, const int64_t* bins, int64_t bins_len_, const double** range, int64_t range_len_, AtenTensorHandle* weight, int32_t density, AtenTensorHandle* ret0) {
+    static shimrt_op_cache op_;
+    StableIValue stack_[5];
+    shimrt_pack pack_;
+    SHIMRT_ARG_RET(ret0);
+    shimrt_pack_begin(&pack_, __func__, stack_, 5);
+    shimrt_pack_tensor(&pack_, "self", self);
+    shimrt_pack_int_list(&pack_, "bins", bins, bins_len_);
+    shimrt_pack_opt_float_list(&pack_, "range", range, range_len_);
+    shimrt_pack_opt_tensor(&pack_, "weight", weight);
+    shimrt_pack_bool(&pack_, density);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::_histogramdd_from_bin_cts", ""));
+    *ret0 = siv_to_tensor(stack_[0]);
     return AOTI_TORCH_SUCCESS;
 }
 
@@ -676,27 +824,40 @@ AOTITorchError aoti_torch_cuda__scaled_dot_product_flash_attention_for_cpu(AtenT
     return AOTI_TORCH_SUCCESS;
 }
 
-/* aten._scaled_dot_product_fused_attention_overrideable.default: _scaled_dot_product_fused_attention_overrideable(Tensor query, Tensor key, Tensor value, Tensor? attn_bias=None, float dropout_p=0.0, bool is_causal=False, bool return_debug_mask=False, *, float? scale=None) -> (Tensor output, Tensor logsumexp, Tensor cum_seq_q, Tensor cum_seq_k, SymInt max_q, SymInt max_k, Tensor philox_seed, Tensor philox_offset, Tensor debug_attn_mask)
- * no body: Could not run 'aten::_scaled_dot_product_fused_attention_overrideable' with arguments from the 'CUDA' backend: libshimrt has no CUDA kernel for it and no CPU kernel to fall back to (docs/cuda.md) */
+/* aten._scaled_dot_product_fused_attention_overrideable.default: _scaled_dot_product_fused_attention_overrideable(Tensor query, Tensor key, Tensor value, Tensor? attn_bias=None, float dropout_p=0.0, bool is_causal=False, bool return_debug_mask=False, *, float? scale=None) -> (Tensor output, Tensor logsumexp, Tensor cum_seq_q, Tensor cum_seq_k, SymInt max_q, SymInt max_k, Tensor philox_seed, Tensor philox_offset, Tensor debug_attn_mask) */
 AOTITorchError aoti_torch_cuda__scaled_dot_product_fused_attention_overrideable(AtenTensorHandle query, AtenTensorHandle key, AtenTensorHandle value, AtenTensorHandle* attn_bias, double dropout_p, int32_t is_causal, int32_t return_debug_mask, double* scale, AtenTensorHandle* ret0, AtenTensorHandle* ret1, AtenTensorHandle* ret2, AtenTensorHandle* ret3, int64_t* ret4, int64_t* ret5, AtenTensorHandle* ret6, AtenTensorHandle* ret7, AtenTensorHandle* ret8) {
-    (void)query;
-    (void)key;
-    (void)value;
-    (void)attn_bias;
-    (void)dropout_p;
-    (void)is_causal;
-    (void)return_debug_mask;
-    (void)scale;
-    (void)ret0;
-    (void)ret1;
-    (void)ret2;
-    (void)ret3;
-    (void)ret4;
-    (void)ret5;
-    (void)ret6;
-    (void)ret7;
-    (void)ret8;
-    return shimrt_set_error(__func__, "Could not run 'aten::_scaled_dot_product_fused_attention_overrideable' with arguments from the 'CUDA' backend: libshimrt has no CUDA kernel for it and no CPU kernel to fall back to (docs/cuda.md)");
+    static shimrt_op_cache op_;
+    StableIValue stack_[9];
+    shimrt_pack pack_;
+    SHIMRT_ARG_RET(ret0);
+    SHIMRT_ARG_RET(ret1);
+    SHIMRT_ARG_RET(ret2);
+    SHIMRT_ARG_RET(ret3);
+    SHIMRT_ARG_RET(ret4);
+    SHIMRT_ARG_RET(ret5);
+    SHIMRT_ARG_RET(ret6);
+    SHIMRT_ARG_RET(ret7);
+    SHIMRT_ARG_RET(ret8);
+    shimrt_pack_begin(&pack_, __func__, stack_, 9);
+    shimrt_pack_tensor(&pack_, "query", query);
+    shimrt_pack_tensor(&pack_, "key", key);
+    shimrt_pack_tensor(&pack_, "value", value);
+    shimrt_pack_opt_tensor(&pack_, "attn_bias", attn_bias);
+    shimrt_pack_float(&pack_, dropout_p);
+    shimrt_pack_bool(&pack_, is_causal);
+    shimrt_pack_bool(&pack_, return_debug_mask);
+    shimrt_pack_opt_float(&pack_, scale);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::_scaled_dot_product_fused_attention_overrideable", ""));
+    *ret0 = siv_to_tensor(stack_[0]);
+    *ret1 = siv_to_tensor(stack_[1]);
+    *ret2 = siv_to_tensor(stack_[2]);
+    *ret3 = siv_to_tensor(stack_[3]);
+    *ret4 = siv_to_int(stack_[4]);
+    *ret5 = siv_to_int(stack_[5]);
+    *ret6 = siv_to_tensor(stack_[6]);
+    *ret7 = siv_to_tensor(stack_[7]);
+    *ret8 = siv_to_tensor(stack_[8]);
+    return AOTI_TORCH_SUCCESS;
 }
 
 /* aten._scaled_dot_product_fused_attention_overrideable_backward.default: _scaled_dot_product_fused_attention_overrideable_backward(Tensor grad_out, Tensor query, Tensor key, Tensor value, Tensor attn_bias, bool[4] grad_input_mask, Tensor out, Tensor logsumexp, Tensor cum_seq_q, Tensor cum_seq_k, SymInt max_q, SymInt max_k, float dropout_p, bool is_causal, Tensor philox_seed, Tensor philox_offset, *, float? scale=None) -> (Tensor grad_query, Tensor grad_key, Tensor grad_value, Tensor grad_attn_bias)
@@ -743,6 +904,46 @@ AOTITorchError aoti_torch_cuda__scaled_grouped_mm(AtenTensorHandle self, AtenTen
     return shimrt_set_error(__func__, "Could not run 'aten::_scaled_grouped_mm' with arguments from the 'CUDA' backend: libshimrt has no CUDA kernel for it and no CPU kernel to fall back to (docs/cuda.md)");
 }
 
+/* aten._scaled_mm.default: _scaled_mm(Tensor self, Tensor mat2, Tensor scale_a, Tensor scale_b, Tensor? bias=None, Tensor? scale_result=None, ScalarType? out_dtype=None, bool use_fast_accum=False) -> Tensor */
+AOTITorchError aoti_torch_cuda__scaled_mm(AtenTensorHandle self, AtenTensorHandle mat2, AtenTensorHandle scale_a, AtenTensorHandle scale_b, AtenTensorHandle* bias, AtenTensorHandle* scale_result, int32_t* out_dtype, int32_t use_fast_accum, AtenTensorHandle* ret0) {
+    static shimrt_op_cache op_;
+    StableIValue stack_[8];
+    shimrt_pack pack_;
+    SHIMRT_ARG_RET(ret0);
+    shimrt_pack_begin(&pack_, __func__, stack_, 8);
+    shimrt_pack_tensor(&pack_, "self", self);
+    shimrt_pack_tensor(&pack_, "mat2", mat2);
+    shimrt_pack_tensor(&pack_, "scale_a", scale_a);
+    shimrt_pack_tensor(&pack_, "scale_b", scale_b);
+    shimrt_pack_opt_tensor(&pack_, "bias", bias);
+    shimrt_pack_opt_tensor(&pack_, "scale_result", scale_result);
+    shimrt_pack_opt_code(&pack_, out_dtype);
+    shimrt_pack_bool(&pack_, use_fast_accum);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::_scaled_mm", ""));
+    *ret0 = siv_to_tensor(stack_[0]);
+    return AOTI_TORCH_SUCCESS;
+}
+
+/* aten._scaled_mm.out: _scaled_mm.out(Tensor self, Tensor mat2, Tensor scale_a, Tensor scale_b, Tensor? bias=None, Tensor? scale_result=None, ScalarType? out_dtype=None, bool use_fast_accum=False, *, Tensor(a!) out) -> Tensor(a!) */
+AOTITorchError aoti_torch_cuda__scaled_mm_out(AtenTensorHandle out, AtenTensorHandle self, AtenTensorHandle mat2, AtenTensorHandle scale_a, AtenTensorHandle scale_b, AtenTensorHandle* bias, AtenTensorHandle* scale_result, int32_t* out_dtype, int32_t use_fast_accum) {
+    static shimrt_op_cache op_;
+    StableIValue stack_[9];
+    shimrt_pack pack_;
+    shimrt_pack_begin(&pack_, __func__, stack_, 9);
+    shimrt_pack_tensor(&pack_, "self", self);
+    shimrt_pack_tensor(&pack_, "mat2", mat2);
+    shimrt_pack_tensor(&pack_, "scale_a", scale_a);
+    shimrt_pack_tensor(&pack_, "scale_b", scale_b);
+    shimrt_pack_opt_tensor(&pack_, "bias", bias);
+    shimrt_pack_opt_tensor(&pack_, "scale_result", scale_result);
+    shimrt_pack_opt_code(&pack_, out_dtype);
+    shimrt_pack_bool(&pack_, use_fast_accum);
+    shimrt_pack_tensor(&pack_, "out", out);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::_scaled_mm", "out"));
+    shimrt_pop_discard(SHIMRT_KIND_TENSOR, stack_[0]);
+    return AOTI_TORCH_SUCCESS;
+}
+
 /* aten._thnn_fused_lstm_cell.default: _thnn_fused_lstm_cell(Tensor input_gates, Tensor hidden_gates, Tensor cx, Tensor? input_bias=None, Tensor? hidden_bias=None) -> (Tensor, Tensor, Tensor)
  * no body: Could not run 'aten::_thnn_fused_lstm_cell' with arguments from the 'CUDA' backend: libshimrt has no CUDA kernel for it and no CPU kernel to fall back to (docs/cuda.md) */
 AOTITorchError aoti_torch_cuda__thnn_fused_lstm_cell(AtenTensorHandle input_gates, AtenTensorHandle hidden_gates, AtenTensorHandle cx, AtenTensorHandle* input_bias, AtenTensorHandle* hidden_bias, AtenTensorHandle* ret0, AtenTensorHandle* ret1, AtenTensorHandle* ret2) {
@@ -755,6 +956,42 @@ AOTITorchError aoti_torch_cuda__thnn_fused_lstm_cell(AtenTensorHandle input_gate
     (void)ret1;
     (void)ret2;
     return shimrt_set_error(__func__, "Could not run 'aten::_thnn_fused_lstm_cell' with arguments from the 'CUDA' backend: libshimrt has no CUDA kernel for it and no CPU kernel to fall back to (docs/cuda.md)");
+}
+
+/* aten._to_sparse.default: _to_sparse(Tensor self, *, Layout? layout=None, int[2]? blocksize=None, int? dense_dim=None) -> Tensor */
+AOTITorchError aoti_torch_cuda__to_sparse(AtenTensorHandle self, int32_t* layout, const int64_t** blocksize, int64_t blocksize_len_, int64_t* dense_dim, AtenTensorHandle* ret0) {
+    static shimrt_op_cache op_;
+    StableIValue stack_[4];
+    shimrt_pack pack_;
+    SHIMRT_ARG_RET(ret0);
+    shimrt_pack_begin(&pack_, __func__, stack_, 4);
+    shimrt_pack_tensor(&pack_, "self", self);
+    shimrt_pack_opt_code(&pack_, layout);
+    shimrt_pack_opt_int_list(&pack_, "blocksize", blocksize, blocksize_len_);
+    shimrt_pack_opt_int(&pack_, dense_dim);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::_to_sparse", ""));
+    *ret0 = siv_to_tensor(stack_[0]);
+    return AOTI_TORCH_SUCCESS;
+}
+
+/* aten._trilinear.default: _trilinear(Tensor i1, Tensor i2, Tensor i3, int[] expand1, int[] expand2, int[] expand3, int[] sumdim, int unroll_dim=1) -> Tensor */
+AOTITorchError aoti_torch_cuda__trilinear(AtenTensorHandle i1, AtenTensorHandle i2, AtenTensorHandle i3, const int64_t* expand1, int64_t expand1_len_, const int64_t* expand2, int64_t expand2_len_, const int64_t* expand3, int64_t expand3_len_, const int64_t* sumdim, int64_t sumdim_len_, int64_t unroll_dim, AtenTensorHandle* ret0) {
+    static shimrt_op_cache op_;
+    StableIValue stack_[8];
+    shimrt_pack pack_;
+    SHIMRT_ARG_RET(ret0);
+    shimrt_pack_begin(&pack_, __func__, stack_, 8);
+    shimrt_pack_tensor(&pack_, "i1", i1);
+    shimrt_pack_tensor(&pack_, "i2", i2);
+    shimrt_pack_tensor(&pack_, "i3", i3);
+    shimrt_pack_int_list(&pack_, "expand1", expand1, expand1_len_);
+    shimrt_pack_int_list(&pack_, "expand2", expand2, expand2_len_);
+    shimrt_pack_int_list(&pack_, "expand3", expand3, expand3_len_);
+    shimrt_pack_int_list(&pack_, "sumdim", sumdim, sumdim_len_);
+    shimrt_pack_int(&pack_, unroll_dim);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::_trilinear", ""));
+    *ret0 = siv_to_tensor(stack_[0]);
+    return AOTI_TORCH_SUCCESS;
 }
 
 /* aten._weight_int4pack_mm.default: _weight_int4pack_mm(Tensor self, Tensor mat2, int qGroupSize, Tensor qScaleAndZeros) -> Tensor
@@ -1276,6 +1513,21 @@ AOTITorchError aoti_torch_cuda_cat_out(AtenTensorHandle out, const AtenTensorHan
     return shimrt_cuda_cat_out(out, tensors, tensors_len_, dim);
 }
 
+/* aten.cauchy_.default: cauchy_(Tensor(a!) self, float median=0, float sigma=1, *, Generator? generator=None) -> Tensor(a!) */
+AOTITorchError aoti_torch_cuda_cauchy_(AtenTensorHandle self, double median, double sigma, AtenGeneratorHandle* generator) {
+    static shimrt_op_cache op_;
+    StableIValue stack_[4];
+    shimrt_pack pack_;
+    shimrt_pack_begin(&pack_, __func__, stack_, 4);
+    shimrt_pack_tensor(&pack_, "self", self);
+    shimrt_pack_float(&pack_, median);
+    shimrt_pack_float(&pack_, sigma);
+    shimrt_pack_opt_generator(&pack_, "generator", generator);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::cauchy_", ""));
+    shimrt_pop_discard(SHIMRT_KIND_TENSOR, stack_[0]);
+    return AOTI_TORCH_SUCCESS;
+}
+
 /* aten.cholesky_inverse.default: cholesky_inverse(Tensor self, bool upper=False) -> Tensor */
 AOTITorchError aoti_torch_cuda_cholesky_inverse(AtenTensorHandle self, int32_t upper, AtenTensorHandle* ret0) {
     static shimrt_op_cache op_;
@@ -1531,6 +1783,21 @@ AOTITorchError aoti_torch_cuda_exp(AtenTensorHandle self, AtenTensorHandle* ret0
     return shimrt_cuda_exp(self, ret0);
 }
 
+/* aten.exponential.default: exponential(Tensor self, float lambd=1, *, Generator? generator=None) -> Tensor */
+AOTITorchError aoti_torch_cuda_exponential(AtenTensorHandle self, double lambd, AtenGeneratorHandle* generator, AtenTensorHandle* ret0) {
+    static shimrt_op_cache op_;
+    StableIValue stack_[3];
+    shimrt_pack pack_;
+    SHIMRT_ARG_RET(ret0);
+    shimrt_pack_begin(&pack_, __func__, stack_, 3);
+    shimrt_pack_tensor(&pack_, "self", self);
+    shimrt_pack_float(&pack_, lambd);
+    shimrt_pack_opt_generator(&pack_, "generator", generator);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::exponential", ""));
+    *ret0 = siv_to_tensor(stack_[0]);
+    return AOTI_TORCH_SUCCESS;
+}
+
 /* aten.exponential_.default: exponential_(Tensor(a!) self, float lambd=1, *, Generator? generator=None) -> Tensor(a!) */
 AOTITorchError aoti_torch_cuda_exponential_(AtenTensorHandle self, double lambd, AtenGeneratorHandle* generator) {
     static shimrt_op_cache op_;
@@ -1574,6 +1841,42 @@ AOTITorchError aoti_torch_cuda_floor_divide(AtenTensorHandle self, AtenTensorHan
     SHIMRT_ARG_TENSOR(other);
     SHIMRT_ARG_RET(ret0);
     return shimrt_cuda_floor_divide(self, other, ret0);
+}
+
+/* aten.fractional_max_pool2d.default: fractional_max_pool2d(Tensor self, int[2] kernel_size, int[2] output_size, Tensor random_samples) -> (Tensor, Tensor) */
+AOTITorchError aoti_torch_cuda_fractional_max_pool2d(AtenTensorHandle self, const int64_t* kernel_size, int64_t kernel_size_len_, const int64_t* output_size, int64_t output_size_len_, AtenTensorHandle random_samples, AtenTensorHandle* ret0, AtenTensorHandle* ret1) {
+    static shimrt_op_cache op_;
+    StableIValue stack_[4];
+    shimrt_pack pack_;
+    SHIMRT_ARG_RET(ret0);
+    SHIMRT_ARG_RET(ret1);
+    shimrt_pack_begin(&pack_, __func__, stack_, 4);
+    shimrt_pack_tensor(&pack_, "self", self);
+    shimrt_pack_int_list(&pack_, "kernel_size", kernel_size, kernel_size_len_);
+    shimrt_pack_int_list(&pack_, "output_size", output_size, output_size_len_);
+    shimrt_pack_tensor(&pack_, "random_samples", random_samples);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::fractional_max_pool2d", ""));
+    *ret0 = siv_to_tensor(stack_[0]);
+    *ret1 = siv_to_tensor(stack_[1]);
+    return AOTI_TORCH_SUCCESS;
+}
+
+/* aten.fractional_max_pool3d.default: fractional_max_pool3d(Tensor self, int[3] kernel_size, int[3] output_size, Tensor random_samples) -> (Tensor, Tensor) */
+AOTITorchError aoti_torch_cuda_fractional_max_pool3d(AtenTensorHandle self, const int64_t* kernel_size, int64_t kernel_size_len_, const int64_t* output_size, int64_t output_size_len_, AtenTensorHandle random_samples, AtenTensorHandle* ret0, AtenTensorHandle* ret1) {
+    static shimrt_op_cache op_;
+    StableIValue stack_[4];
+    shimrt_pack pack_;
+    SHIMRT_ARG_RET(ret0);
+    SHIMRT_ARG_RET(ret1);
+    shimrt_pack_begin(&pack_, __func__, stack_, 4);
+    shimrt_pack_tensor(&pack_, "self", self);
+    shimrt_pack_int_list(&pack_, "kernel_size", kernel_size, kernel_size_len_);
+    shimrt_pack_int_list(&pack_, "output_size", output_size, output_size_len_);
+    shimrt_pack_tensor(&pack_, "random_samples", random_samples);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::fractional_max_pool3d", ""));
+    *ret0 = siv_to_tensor(stack_[0]);
+    *ret1 = siv_to_tensor(stack_[1]);
+    return AOTI_TORCH_SUCCESS;
 }
 
 /* aten.full.default: full(SymInt[] size, Scalar fill_value, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
@@ -1681,6 +1984,20 @@ AOTITorchError aoti_torch_cuda_ge_Tensor(AtenTensorHandle self, AtenTensorHandle
     return shimrt_cuda_ge_tensor(self, other, ret0);
 }
 
+/* aten.geometric_.default: geometric_(Tensor(a!) self, float p, *, Generator? generator=None) -> Tensor(a!) */
+AOTITorchError aoti_torch_cuda_geometric_(AtenTensorHandle self, double p, AtenGeneratorHandle* generator) {
+    static shimrt_op_cache op_;
+    StableIValue stack_[3];
+    shimrt_pack pack_;
+    shimrt_pack_begin(&pack_, __func__, stack_, 3);
+    shimrt_pack_tensor(&pack_, "self", self);
+    shimrt_pack_float(&pack_, p);
+    shimrt_pack_opt_generator(&pack_, "generator", generator);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::geometric_", ""));
+    shimrt_pop_discard(SHIMRT_KIND_TENSOR, stack_[0]);
+    return AOTI_TORCH_SUCCESS;
+}
+
 /* aten.geqrf.default: geqrf(Tensor self) -> (Tensor a, Tensor tau) */
 AOTITorchError aoti_torch_cuda_geqrf(AtenTensorHandle self, AtenTensorHandle* ret0, AtenTensorHandle* ret1) {
     static shimrt_op_cache op_;
@@ -1771,6 +2088,25 @@ AOTITorchError aoti_torch_cuda_histc(AtenTensorHandle self, int64_t bins, double
     return AOTI_TORCH_SUCCESS;
 }
 
+/* aten.histogram.bin_ct: histogram.bin_ct(Tensor self, int bins=100, *, float[]? range=None, Tensor? weight=None, bool density=False) -> (Tensor hist, Tensor bin_edges) */
+AOTITorchError aoti_torch_cuda_histogram_bin_ct(AtenTensorHandle self, int64_t bins, const double** range, int64_t range_len_, AtenTensorHandle* weight, int32_t density, AtenTensorHandle* ret0, AtenTensorHandle* ret1) {
+    static shimrt_op_cache op_;
+    StableIValue stack_[5];
+    shimrt_pack pack_;
+    SHIMRT_ARG_RET(ret0);
+    SHIMRT_ARG_RET(ret1);
+    shimrt_pack_begin(&pack_, __func__, stack_, 5);
+    shimrt_pack_tensor(&pack_, "self", self);
+    shimrt_pack_int(&pack_, bins);
+    shimrt_pack_opt_float_list(&pack_, "range", range, range_len_);
+    shimrt_pack_opt_tensor(&pack_, "weight", weight);
+    shimrt_pack_bool(&pack_, density);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::histogram", "bin_ct"));
+    *ret0 = siv_to_tensor(stack_[0]);
+    *ret1 = siv_to_tensor(stack_[1]);
+    return AOTI_TORCH_SUCCESS;
+}
+
 /* aten.index.Tensor: index.Tensor(Tensor self, Tensor?[] indices) -> Tensor */
 AOTITorchError aoti_torch_cuda_index_Tensor(AtenTensorHandle self, const AtenTensorHandle** indices, int64_t indices_len_, AtenTensorHandle* ret0) {
     static shimrt_op_cache op_;
@@ -1797,6 +2133,24 @@ AOTITorchError aoti_torch_cuda_index_put(AtenTensorHandle self, const AtenTensor
     shimrt_pack_tensor(&pack_, "values", values);
     shimrt_pack_bool(&pack_, accumulate);
     SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::index_put", ""));
+    *ret0 = siv_to_tensor(stack_[0]);
+    return AOTI_TORCH_SUCCESS;
+}
+
+/* aten.index_reduce.default: index_reduce(Tensor self, int dim, Tensor index, Tensor source, str reduce, *, bool include_self=True) -> Tensor */
+AOTITorchError aoti_torch_cuda_index_reduce(AtenTensorHandle self, int64_t dim, AtenTensorHandle index, AtenTensorHandle source, const char* reduce, int32_t include_self, AtenTensorHandle* ret0) {
+    static shimrt_op_cache op_;
+    StableIValue stack_[6];
+    shimrt_pack pack_;
+    SHIMRT_ARG_RET(ret0);
+    shimrt_pack_begin(&pack_, __func__, stack_, 6);
+    shimrt_pack_tensor(&pack_, "self", self);
+    shimrt_pack_int(&pack_, dim);
+    shimrt_pack_tensor(&pack_, "index", index);
+    shimrt_pack_tensor(&pack_, "source", source);
+    shimrt_pack_str(&pack_, "reduce", reduce);
+    shimrt_pack_bool(&pack_, include_self);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::index_reduce", ""));
     *ret0 = siv_to_tensor(stack_[0]);
     return AOTI_TORCH_SUCCESS;
 }
@@ -1895,6 +2249,21 @@ AOTITorchError aoti_torch_cuda_log(AtenTensorHandle self, AtenTensorHandle* ret0
     SHIMRT_ARG_TENSOR(self);
     SHIMRT_ARG_RET(ret0);
     return shimrt_cuda_log(self, ret0);
+}
+
+/* aten.log_normal_.default: log_normal_(Tensor(a!) self, float mean=1, float std=2, *, Generator? generator=None) -> Tensor(a!) */
+AOTITorchError aoti_torch_cuda_log_normal_(AtenTensorHandle self, double mean, double std, AtenGeneratorHandle* generator) {
+    static shimrt_op_cache op_;
+    StableIValue stack_[4];
+    shimrt_pack pack_;
+    shimrt_pack_begin(&pack_, __func__, stack_, 4);
+    shimrt_pack_tensor(&pack_, "self", self);
+    shimrt_pack_float(&pack_, mean);
+    shimrt_pack_float(&pack_, std);
+    shimrt_pack_opt_generator(&pack_, "generator", generator);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::log_normal_", ""));
+    shimrt_pop_discard(SHIMRT_KIND_TENSOR, stack_[0]);
+    return AOTI_TORCH_SUCCESS;
 }
 
 /* aten.log_softmax.int: log_softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor
@@ -2259,6 +2628,22 @@ AOTITorchError aoti_torch_cuda_mul_Tensor(AtenTensorHandle self, AtenTensorHandl
     SHIMRT_ARG_TENSOR(other);
     SHIMRT_ARG_RET(ret0);
     return shimrt_cuda_mul_tensor(self, other, ret0);
+}
+
+/* aten.multinomial.default: multinomial(Tensor self, SymInt num_samples, bool replacement=False, *, Generator? generator=None) -> Tensor */
+AOTITorchError aoti_torch_cuda_multinomial(AtenTensorHandle self, int64_t num_samples, int32_t replacement, AtenGeneratorHandle* generator, AtenTensorHandle* ret0) {
+    static shimrt_op_cache op_;
+    StableIValue stack_[4];
+    shimrt_pack pack_;
+    SHIMRT_ARG_RET(ret0);
+    shimrt_pack_begin(&pack_, __func__, stack_, 4);
+    shimrt_pack_tensor(&pack_, "self", self);
+    shimrt_pack_int(&pack_, num_samples);
+    shimrt_pack_bool(&pack_, replacement);
+    shimrt_pack_opt_generator(&pack_, "generator", generator);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::multinomial", ""));
+    *ret0 = siv_to_tensor(stack_[0]);
+    return AOTI_TORCH_SUCCESS;
 }
 
 /* aten.nanmedian.default: nanmedian(Tensor self) -> Tensor */
@@ -2680,6 +3065,60 @@ AOTITorchError aoti_torch_cuda_randint_low_generator(int64_t low, int64_t high, 
     shimrt_pack_opt_device(&pack_, device, device_index_);
     shimrt_pack_opt_bool(&pack_, pin_memory);
     SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::randint", "low_generator"));
+    *ret0 = siv_to_tensor(stack_[0]);
+    return AOTI_TORCH_SUCCESS;
+}
+
+/* aten.randint.low_out: randint.low_out(SymInt low, SymInt high, SymInt[] size, *, Tensor(a!) out) -> Tensor(a!) */
+AOTITorchError aoti_torch_cuda_randint_low_out(AtenTensorHandle out, int64_t low, int64_t high, const int64_t* size, int64_t size_len_) {
+    static shimrt_op_cache op_;
+    StableIValue stack_[4];
+    shimrt_pack pack_;
+    shimrt_pack_begin(&pack_, __func__, stack_, 4);
+    shimrt_pack_int(&pack_, low);
+    shimrt_pack_int(&pack_, high);
+    shimrt_pack_int_list(&pack_, "size", size, size_len_);
+    shimrt_pack_tensor(&pack_, "out", out);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::randint", "low_out"));
+    shimrt_pop_discard(SHIMRT_KIND_TENSOR, stack_[0]);
+    return AOTI_TORCH_SUCCESS;
+}
+
+/* aten.randint_like.Tensor: randint_like.Tensor(Tensor self, Tensor high, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor */
+AOTITorchError aoti_torch_cuda_randint_like_Tensor(AtenTensorHandle self, AtenTensorHandle high, int32_t* dtype, int32_t* layout, int32_t* device, int32_t device_index_, int32_t* pin_memory, int32_t* memory_format, AtenTensorHandle* ret0) {
+    static shimrt_op_cache op_;
+    StableIValue stack_[7];
+    shimrt_pack pack_;
+    SHIMRT_ARG_RET(ret0);
+    shimrt_pack_begin(&pack_, __func__, stack_, 7);
+    shimrt_pack_tensor(&pack_, "self", self);
+    shimrt_pack_tensor(&pack_, "high", high);
+    shimrt_pack_opt_code(&pack_, dtype);
+    shimrt_pack_opt_code(&pack_, layout);
+    shimrt_pack_opt_device(&pack_, device, device_index_);
+    shimrt_pack_opt_bool(&pack_, pin_memory);
+    shimrt_pack_opt_code(&pack_, memory_format);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::randint_like", "Tensor"));
+    *ret0 = siv_to_tensor(stack_[0]);
+    return AOTI_TORCH_SUCCESS;
+}
+
+/* aten.randint_like.Tensor_generator: randint_like.Tensor_generator(Tensor self, Tensor high, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor */
+AOTITorchError aoti_torch_cuda_randint_like_Tensor_generator(AtenTensorHandle self, AtenTensorHandle high, AtenGeneratorHandle* generator, int32_t* dtype, int32_t* layout, int32_t* device, int32_t device_index_, int32_t* pin_memory, int32_t* memory_format, AtenTensorHandle* ret0) {
+    static shimrt_op_cache op_;
+    StableIValue stack_[8];
+    shimrt_pack pack_;
+    SHIMRT_ARG_RET(ret0);
+    shimrt_pack_begin(&pack_, __func__, stack_, 8);
+    shimrt_pack_tensor(&pack_, "self", self);
+    shimrt_pack_tensor(&pack_, "high", high);
+    shimrt_pack_opt_generator(&pack_, "generator", generator);
+    shimrt_pack_opt_code(&pack_, dtype);
+    shimrt_pack_opt_code(&pack_, layout);
+    shimrt_pack_opt_device(&pack_, device, device_index_);
+    shimrt_pack_opt_bool(&pack_, pin_memory);
+    shimrt_pack_opt_code(&pack_, memory_format);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::randint_like", "Tensor_generator"));
     *ret0 = siv_to_tensor(stack_[0]);
     return AOTI_TORCH_SUCCESS;
 }
@@ -3122,12 +3561,45 @@ AOTITorchError aoti_torch_cuda_searchsorted_Tensor(AtenTensorHandle sorted_seque
     return AOTI_TORCH_SUCCESS;
 }
 
+/* aten.segment_reduce.default: segment_reduce(Tensor data, str reduce, *, Tensor? lengths=None, Tensor? indices=None, Tensor? offsets=None, int axis=0, bool unsafe=False, Scalar? initial=None) -> Tensor */
+AOTITorchError aoti_torch_cuda_segment_reduce(AtenTensorHandle data, const char* reduce, AtenTensorHandle* lengths, AtenTensorHandle* indices, AtenTensorHandle* offsets, int64_t axis, int32_t unsafe, double* initial, AtenTensorHandle* ret0) {
+    static shimrt_op_cache op_;
+    StableIValue stack_[8];
+    shimrt_pack pack_;
+    SHIMRT_ARG_RET(ret0);
+    shimrt_pack_begin(&pack_, __func__, stack_, 8);
+    shimrt_pack_tensor(&pack_, "data", data);
+    shimrt_pack_str(&pack_, "reduce", reduce);
+    shimrt_pack_opt_tensor(&pack_, "lengths", lengths);
+    shimrt_pack_opt_tensor(&pack_, "indices", indices);
+    shimrt_pack_opt_tensor(&pack_, "offsets", offsets);
+    shimrt_pack_int(&pack_, axis);
+    shimrt_pack_bool(&pack_, unsafe);
+    shimrt_pack_opt_scalar(&pack_, initial);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::segment_reduce", ""));
+    *ret0 = siv_to_tensor(stack_[0]);
+    return AOTI_TORCH_SUCCESS;
+}
+
 /* aten.select.int: select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)
  * kernel: shimrt_select_int (CompositeExplicitAutograd) */
 AOTITorchError aoti_torch_cuda_select_int(AtenTensorHandle self, int64_t dim, int64_t index, AtenTensorHandle* ret0) {
     SHIMRT_ARG_TENSOR(self);
     SHIMRT_ARG_RET(ret0);
     return shimrt_select_int(self, dim, index, ret0);
+}
+
+/* aten.set_.source_Tensor: set_.source_Tensor(Tensor(a!) self, Tensor source) -> Tensor(a!) */
+AOTITorchError aoti_torch_cuda_set__source_Tensor(AtenTensorHandle self, AtenTensorHandle source) {
+    static shimrt_op_cache op_;
+    StableIValue stack_[2];
+    shimrt_pack pack_;
+    shimrt_pack_begin(&pack_, __func__, stack_, 2);
+    shimrt_pack_tensor(&pack_, "self", self);
+    shimrt_pack_tensor(&pack_, "source", source);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::set_", "source_Tensor"));
+    shimrt_pop_discard(SHIMRT_KIND_TENSOR, stack_[0]);
+    return AOTI_TORCH_SUCCESS;
 }
 
 /* aten.sigmoid.default: sigmoid(Tensor self) -> Tensor
@@ -3290,6 +3762,22 @@ AOTITorchError aoti_torch_cuda_to_dtype_layout(AtenTensorHandle self, int32_t* d
     return shimrt_to_dtype_layout(self, dtype, layout, device, device_index_, pin_memory, non_blocking, copy, memory_format, ret0);
 }
 
+/* aten.to_sparse.default: to_sparse(Tensor self, *, Layout? layout=None, int[2]? blocksize=None, int? dense_dim=None) -> Tensor */
+AOTITorchError aoti_torch_cuda_to_sparse(AtenTensorHandle self, int32_t* layout, const int64_t** blocksize, int64_t blocksize_len_, int64_t* dense_dim, AtenTensorHandle* ret0) {
+    static shimrt_op_cache op_;
+    StableIValue stack_[4];
+    shimrt_pack pack_;
+    SHIMRT_ARG_RET(ret0);
+    shimrt_pack_begin(&pack_, __func__, stack_, 4);
+    shimrt_pack_tensor(&pack_, "self", self);
+    shimrt_pack_opt_code(&pack_, layout);
+    shimrt_pack_opt_int_list(&pack_, "blocksize", blocksize, blocksize_len_);
+    shimrt_pack_opt_int(&pack_, dense_dim);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::to_sparse", ""));
+    *ret0 = siv_to_tensor(stack_[0]);
+    return AOTI_TORCH_SUCCESS;
+}
+
 /* aten.topk.default: topk(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices) */
 AOTITorchError aoti_torch_cuda_topk(AtenTensorHandle self, int64_t k, int64_t dim, int32_t largest, int32_t sorted, AtenTensorHandle* ret0, AtenTensorHandle* ret1) {
     static shimrt_op_cache op_;
@@ -3333,6 +3821,22 @@ AOTITorchError aoti_torch_cuda_triangular_solve(AtenTensorHandle self, AtenTenso
     SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::triangular_solve", ""));
     *ret0 = siv_to_tensor(stack_[0]);
     *ret1 = siv_to_tensor(stack_[1]);
+    return AOTI_TORCH_SUCCESS;
+}
+
+/* aten.uniform.default: uniform(Tensor self, float from=0, float to=1, *, Generator? generator=None) -> Tensor */
+AOTITorchError aoti_torch_cuda_uniform(AtenTensorHandle self, double from, double to, AtenGeneratorHandle* generator, AtenTensorHandle* ret0) {
+    static shimrt_op_cache op_;
+    StableIValue stack_[4];
+    shimrt_pack pack_;
+    SHIMRT_ARG_RET(ret0);
+    shimrt_pack_begin(&pack_, __func__, stack_, 4);
+    shimrt_pack_tensor(&pack_, "self", self);
+    shimrt_pack_float(&pack_, from);
+    shimrt_pack_float(&pack_, to);
+    shimrt_pack_opt_generator(&pack_, "generator", generator);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::uniform", ""));
+    *ret0 = siv_to_tensor(stack_[0]);
     return AOTI_TORCH_SUCCESS;
 }
 

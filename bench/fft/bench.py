@@ -5,9 +5,12 @@ Usage: python bench.py path/to/libshimrt.so threads"""
 import ctypes as C
 import os
 import sys
-import time
 
 import torch
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common"))
+import rtbench  # noqa: E402
+from rtbench import best, i64s  # noqa: E402,F401
 
 LIB = C.CDLL(os.path.abspath(sys.argv[1]), mode=os.RTLD_LOCAL | getattr(os, "RTLD_DEEPBIND", 0))
 TH = int(sys.argv[2]) if len(sys.argv) > 2 else 1
@@ -16,28 +19,8 @@ H = C.c_void_p
 CODE = {torch.float32: 6, torch.complex64: 9}
 
 
-def i64s(xs):
-    return (C.c_int64 * max(len(xs), 1))(*xs)
-
-
 def to_rt(t):
-    h = H()
-    assert LIB.aoti_torch_empty_strided(t.dim(), i64s(t.shape), i64s(t.stride()), CODE[t.dtype],
-                                        0, 0, C.byref(h)) == 0
-    p = C.c_void_p()
-    LIB.aoti_torch_get_data_ptr(h, C.byref(p))
-    C.memmove(p, t.data_ptr(), t.numel() * t.element_size())
-    return h
-
-
-def best(f, reps=5):
-    f()
-    b = float("inf")
-    for _ in range(reps):
-        t = time.perf_counter()
-        f()
-        b = min(b, time.perf_counter() - t)
-    return b
+    return rtbench.to_rt(LIB, t, CODE[t.dtype])
 
 
 CASES = [("r2c 64x1024 dim 1", (64, 1024), [1], "r2c"),

@@ -101,8 +101,13 @@ static char *g_only;
 /* Ops PyTorch 2.15 itself dies on (SIGSEGV) with the arguments the client draws, whatever
  * ours does: not called on either side (tests/dropin/aoti_oracle.py compares them).
  * mkldnn_rnn_layer: PyTorch builds oneDNN's LSTM whatever `mode` says and crashes on
- * another mode; ours refuses it. */
-static const char *const g_torch_dies[] = {"aten.mkldnn_rnn_layer.default"};
+ * another mode; ours refuses it. _fft_r2c/_fft_c2c: PyTorch's kernel reads out of bounds on
+ * dims out of range or repeated (docs/engine.md). _dyn_quant_matmul_4bit: PyTorch reads the
+ * input as contiguous K columns whatever its shape and strides (docs/dropin.md);
+ * _dyn_quant_pack_4bit_weight divides by a block_size of 0. */
+static const char *const g_torch_dies[] = {
+    "aten.mkldnn_rnn_layer.default", "aten._fft_r2c.default", "aten._fft_c2c.default",
+    "aten._dyn_quant_matmul_4bit.default", "aten._dyn_quant_pack_4bit_weight.default"};
 static void add_entry(entry *e) {
     for (size_t i = 0; i < sizeof g_torch_dies / sizeof g_torch_dies[0]; i++)
         if (!strcmp(e->op, g_torch_dies[i])) return;
@@ -120,14 +125,16 @@ static void add_entry(entry *e) {
  * the generator's whole call history, which differs between the two sides as soon as one
  * call is refused on one side only. tests/torch/rng_oracle.sh compares them instead. */
 static bool random_op(const char *name) { /* name: "<ns>::<op>" */
-    static const char *const ops[] = {"aten::rand",          "aten::randn",
-                                      "aten::randint",       "aten::randperm",
-                                      "aten::rand_like",     "aten::randn_like",
-                                      "aten::randint_like",  "aten::uniform_",
-                                      "aten::normal_",       "aten::normal_functional",
-                                      "aten::random_",       "aten::bernoulli",
-                                      "aten::bernoulli_",    "aten::exponential_",
-                                      "aten::native_dropout"};
+    static const char *const ops[] = {"aten::rand",           "aten::randn",
+                                      "aten::randint",        "aten::randperm",
+                                      "aten::rand_like",      "aten::randn_like",
+                                      "aten::randint_like",   "aten::uniform_",
+                                      "aten::normal_",        "aten::normal_functional",
+                                      "aten::random_",        "aten::bernoulli",
+                                      "aten::bernoulli_",     "aten::exponential_",
+                                      "aten::native_dropout", "aten::exponential",
+                                      "aten::uniform",        "aten::cauchy_",
+                                      "aten::log_normal_",    "aten::geometric_"};
     for (size_t i = 0; i < sizeof ops / sizeof *ops; i++)
         if (!strcmp(name, ops[i])) return true;
     return false;

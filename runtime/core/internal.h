@@ -212,6 +212,13 @@ AOTITorchError shimrt_resize_output(const char *func, AtenTensorHandle out, int6
  * t is undefined, the geometry is bad, its storage cannot grow, or out of memory. */
 AOTITorchError shimrt_tensor_set_geometry(const char *func, AtenTensorHandle t, int64_t ndim,
                                           const int64_t *sizes, const int64_t *strides);
+/* PyTorch's set_(storage, offset, sizes, strides): t (every handle of its tensor) views s
+ * (t's dtype kept; s grown when the geometry needs more bytes), taking a reference on s and
+ * dropping its old storage's. Fails (t unchanged) on a bad geometry, another device, or out
+ * of memory. */
+AOTITorchError shimrt_tensor_set_storage(const char *func, AtenTensorHandle t, shimrt_storage *s,
+                                         int64_t storage_offset, int64_t ndim, const int64_t *sizes,
+                                         const int64_t *strides);
 /* A new tensor (with its first handle) over s, which it takes one new reference on.
  * Validates ndim, sizes, strides (NULL strides: contiguous), dtype, device and layout, and
  * that the viewed range fits the storage. Returns NULL with the thread's message set. */

@@ -313,11 +313,60 @@ AtenTensorHandle shimrt_tensor_empty(const char *func, int64_t ndim, const int64
     return t;
 }
 
+AOTITorchError shimrt_tensor_set_storage(const char *func, AtenTensorHandle t, shimrt_storage *s,
+                                         int64_t storage_offset, int64_t ndim, const int64_t *sizes,
+                                         const int64_t *strides) {
+    if (!shimrt_tensor_valid(t)) return shimrt_fail(func, "self is not a live tensor handle");
+    if (!t->defined) return shimrt_fail(func, "self is an undefined tensor");
+    if (!s) return shimrt_fail(func, "the source has no storage");
+    if (s->device_type != t->device_type ||
+        (t->device_type != SHIMRT_DEV_CPU && s->device_index != t->device_index))
+        return shimrt_fail(func, "Expected a storage on the device of self");
+    if (ndim < 0 || ndim > SHIMRT_MAX_DIMS)
+        return shimrt_fail(func, "%lld dimensions is out of range [0, %d]", (long long)ndim,
+                           SHIMRT_MAX_DIMS);
+    if (storage_offset < 0)
+        return shimrt_fail(func, "Tensor: invalid storage offset %lld", (long long)storage_offset);
+    int64_t extent;
+    if (check_geometry(func, ndim, sizes, strides, storage_offset, &extent))
+        return AOTI_TORCH_FAILURE;
+    size_t nbytes;
+    if (__builtin_mul_overflow((size_t)extent, shimrt_dtype_size(t->dtype), &nbytes))
+        return shimrt_fail(func, "the storage size overflows");
+    shimrt_tensor_impl *m = t->impl;
+    int64_t *block;
+    if (!dims_block(m, ndim, &block)) return shimrt_fail(func, "out of memory");
+    if (nbytes > s->nbytes && shimrt_storage_grow(func, s, nbytes)) {
+        free(block);
+        return AOTI_TORCH_FAILURE;
+    }
+    shimrt_storage_retain(s);
+    shimrt_storage *old = t->storage;
+    impl_lock(m);
+    install_dims(m, block, ndim);
+    if (ndim) {
+        memcpy(m->sizes, sizes, (size_t)ndim * sizeof *sizes);
+        memcpy(m->strides, strides, (size_t)ndim * sizeof *strides);
+    }
+    AtenTensorHandle h = t;
+    do {
+        h->storage = s;
+        h->storage_offset = storage_offset;
+        h->ndim = ndim;
+        h->sizes = m->sizes;
+        h->strides = m->strides;
+        h = h->next;
+    } while (h != t);
+    impl_unlock(m);
+    shimrt_storage_release(old);
+    return AOTI_TORCH_SUCCESS;
+}
+
 AOTITorchError shimrt_tensor_set_geometry(const char *func, AtenTensorHandle t, int64_t ndim,
                                           const int64_t *sizes, const int64_t *strides) {
     if (!shimrt_tensor_valid(t)) return shimrt_fail(func, "self is not a live tensor handle");
     if (!t->defined) return shimrt_fail(func, "self is an undefined tensor");
-    int64_t sz[SHIMRT_MAX_DIMS], st[SHIMRT_MAX_DIMS], extent;
+    int64_t sz[SHIMRT_MAX_DIMS], st[SHIMRT_MAX_DIMS];
     if (ndim < 0 || ndim > SHIMRT_MAX_DIMS)
         return shimrt_fail(func, "%lld dimensions is out of range [0, %d]", (long long)ndim,
                            SHIMRT_MAX_DIMS);
@@ -328,33 +377,8 @@ AOTITorchError shimrt_tensor_set_geometry(const char *func, AtenTensorHandle t, 
     } else {
         shimrt_contiguous_strides(ndim, sz, st);
     }
-    if (check_geometry(func, ndim, sz, st, t->storage_offset, &extent)) return AOTI_TORCH_FAILURE;
-    size_t nbytes;
-    if (__builtin_mul_overflow((size_t)extent, shimrt_dtype_size(t->dtype), &nbytes))
-        return shimrt_fail(func, "the storage size overflows");
-    shimrt_tensor_impl *m = t->impl;
-    int64_t *block;
-    if (!dims_block(m, ndim, &block)) return shimrt_fail(func, "out of memory");
-    if (shimrt_storage_grow(func, t->storage, nbytes)) {
-        free(block);
-        return AOTI_TORCH_FAILURE;
-    }
-    /* the new geometry into the tensor, then into each of its handles */
-    impl_lock(m);
-    install_dims(m, block, ndim);
-    if (ndim) {
-        memcpy(m->sizes, sz, (size_t)ndim * sizeof *sz);
-        memcpy(m->strides, st, (size_t)ndim * sizeof *st);
-    }
-    AtenTensorHandle h = t;
-    do {
-        h->ndim = ndim;
-        h->sizes = m->sizes;
-        h->strides = m->strides;
-        h = h->next;
-    } while (h != t);
-    impl_unlock(m);
-    return AOTI_TORCH_SUCCESS;
+    /* the same storage and offset, the storage grown as the new geometry needs */
+    return shimrt_tensor_set_storage(func, t, t->storage, t->storage_offset, ndim, sz, st);
 }
 
 AOTITorchError shimrt_resize_output(const char *func, AtenTensorHandle out, int64_t ndim,

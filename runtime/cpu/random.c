@@ -557,25 +557,117 @@ AOTITorchError shimrt_cpu_bernoulli__tensor(AtenTensorHandle self, AtenTensorHan
     return AOTI_TORCH_SUCCESS;
 }
 
-/* exponential_(lambd): -1/lambd * log(1 - u) with u a double draw */
+/* ---- one double draw per element, PyTorch's cpu_serial_kernel with a distribution over
+ * double, the value cast to the element type (exponential_, cauchy_, log_normal_,
+ * geometric_) ---- */
+
+typedef double (*draw_fn)(shimrt_mt19937 *mt, const double *prm);
+
+/* The C++ type name PyTorch prints for a dtype in "you specified ..." (typeMeta's name) */
+static const char *cxx_type_name(int32_t dt) {
+    switch (dt) {
+    case SHIMRT_UINT8: return "unsigned char";
+    case SHIMRT_INT8: return "signed char";
+    case SHIMRT_INT16: return "short int";
+    case SHIMRT_INT32: return "int";
+    case SHIMRT_INT64: return "long int";
+    case SHIMRT_BOOL: return "bool";
+    default: return shimrt_dtype_name(dt);
+    }
+}
+
+/* continuous: the distribution's name for PyTorch's "is a continuous probability
+ * distribution" check (type_name: the dtype as ScalarType or as the C++ type), or NULL;
+ * kname: the dispatch name for a dtype the kernel does not take (bool for an integer
+ * distribution, every non-floating dtype for a floating one). */
+static AOTITorchError serial_draw(const char *op, AtenTensorHandle self,
+                                  AtenGeneratorHandle *generator, const char *continuous,
+                                  bool cxx_name, const char *kname, bool ints, draw_fn f,
+                                  const double *prm) {
+    if (shimrt_k_check_cpu(op, self, "self") || shimrt_k_check_dtype(op, self, "self"))
+        return AOTI_TORCH_FAILURE;
+    int32_t dt = self->dtype;
+    if (continuous && !is_float_dt(dt))
+        return shimrt_fail(op,
+                           "%s distribution is a continuous probability distribution. dtype must "
+                           "be a floating point but you specified %s",
+                           continuous, cxx_name ? cxx_type_name(dt) : shimrt_dtype_name(dt));
+    if (!is_float_dt(dt) && (!ints || dt == SHIMRT_BOOL))
+        return shimrt_fail(op, "\"%s\" not implemented for '%s'", kname, shimrt_dtype_name(dt));
+    shimrt_mt19937 *mt = begin(op, self, generator, NULL);
+    if (!mt) return AOTI_TORCH_FAILURE;
+    size_t es = shimrt_dtype_size(dt);
+    char *base = shimrt_data(self);
+    walk w;
+    walk_init(&w, self);
+    bool fl = is_float_dt(dt);
+    for (int64_t i = 0; i < w.n; i++) {
+        double v = f(mt, prm);
+        char *p = base + walk_next(&w) * (int64_t)es;
+        if (fl)
+            store_f(dt, p, v);
+        else
+            store_i(dt, p, (int64_t)v);
+    }
+    END(generator);
+    return AOTI_TORCH_SUCCESS;
+}
+
+/* exponential: -1/lambd * log1p(-u), u a double draw */
+static double draw_exponential(shimrt_mt19937 *mt, const double *prm) {
+    return -1.0 / prm[0] * log1p(-uniform_f64(mt, 0.0, 1.0));
+}
+
 AOTITorchError shimrt_cpu_exponential_(AtenTensorHandle self, double lambd,
                                        AtenGeneratorHandle *generator) {
     static const char op[] = "exponential_";
     if (!(lambd > 0.0))
         return shimrt_fail(op, "exponential_ expects lambda > 0.0, but found lambda=%g", lambd);
-    shimrt_mt19937 *mt = begin(op, self, generator, "exponential_cpu");
-    if (!mt) return AOTI_TORCH_FAILURE;
-    int32_t dt = self->dtype;
-    size_t es = shimrt_dtype_size(dt);
-    char *base = shimrt_data(self);
-    walk w;
-    walk_init(&w, self);
-    for (int64_t i = 0; i < w.n; i++) {
-        double u = uniform_f64(mt, 0.0, 1.0);
-        store_f(dt, base + walk_next(&w) * (int64_t)es, -1.0 / lambd * log1p(-u));
-    }
-    END(generator);
-    return AOTI_TORCH_SUCCESS;
+    return serial_draw(op, self, generator, "Exponential", false, "exponential_cpu", false,
+                       draw_exponential, &lambd);
+}
+
+/* cauchy: median + sigma * tan(pi * (u - 0.5)) */
+static double draw_cauchy(shimrt_mt19937 *mt, const double *prm) {
+    return prm[0] + prm[1] * tan(M_PI * (uniform_f64(mt, 0.0, 1.0) - 0.5));
+}
+
+AOTITorchError shimrt_cpu_cauchy_(AtenTensorHandle self, double median, double sigma,
+                                  AtenGeneratorHandle *generator) {
+    static const char op[] = "cauchy_";
+    if (!(sigma > 0.0))
+        return shimrt_fail(op, "cauchy_ expects sigma > 0.0, but found sigma=%g", sigma);
+    double prm[2] = {median, sigma};
+    return serial_draw(op, self, generator, "Cauchy", true, "cauchy_cpu", false, draw_cauchy, prm);
+}
+
+/* log_normal: exp(normal_distribution<double>(mean, std)), the Box-Muller cache shared with
+ * normal_'s per-element path */
+static double draw_log_normal(shimrt_mt19937 *mt, const double *prm) {
+    return exp(normal_f64(mt, prm[0], prm[1]));
+}
+
+AOTITorchError shimrt_cpu_log_normal_(AtenTensorHandle self, double mean, double std,
+                                      AtenGeneratorHandle *generator) {
+    static const char op[] = "log_normal_";
+    if (!(std > 0.0))
+        return shimrt_fail(op, "log_normal_ expects std > 0.0, but found std=%g", std);
+    double prm[2] = {mean, std};
+    return serial_draw(op, self, generator, NULL, false, "log_normal_cpu", false, draw_log_normal,
+                       prm);
+}
+
+/* geometric: ceil(log(u) / log1p(-p)); integer dtypes take the value truncated */
+static double draw_geometric(shimrt_mt19937 *mt, const double *prm) {
+    return ceil(log(uniform_f64(mt, 0.0, 1.0)) / log1p(-prm[0]));
+}
+
+AOTITorchError shimrt_cpu_geometric_(AtenTensorHandle self, double p,
+                                     AtenGeneratorHandle *generator) {
+    static const char op[] = "geometric_";
+    if (!(p > 0.0 && p < 1.0))
+        return shimrt_fail(op, "geometric_ expects p to be in (0, 1), but got p=%g", p);
+    return serial_draw(op, self, generator, NULL, false, "geometric_cpu", true, draw_geometric, &p);
 }
 
 /* ---- factories and functional forms ---- */
@@ -897,4 +989,66 @@ AOTITorchError shimrt_cpu_native_dropout(AtenTensorHandle input, double p, int32
     *ret0 = out;
     *ret1 = mask;
     return AOTI_TORCH_SUCCESS;
+}
+
+/* exponential / uniform: the functional forms (empty_like, then the in-place op) */
+AOTITorchError shimrt_cpu_exponential(AtenTensorHandle self, double lambd,
+                                      AtenGeneratorHandle *generator, AtenTensorHandle *ret0) {
+    AtenTensorHandle t;
+    if (like("exponential", self, NULL, NULL, NULL, 0, NULL, NULL, &t)) return AOTI_TORCH_FAILURE;
+    return finish(shimrt_cpu_exponential_(t, lambd, generator), t, ret0);
+}
+
+AOTITorchError shimrt_cpu_uniform(AtenTensorHandle self, double from, double to,
+                                  AtenGeneratorHandle *generator, AtenTensorHandle *ret0) {
+    AtenTensorHandle t;
+    if (like("uniform", self, NULL, NULL, NULL, 0, NULL, NULL, &t)) return AOTI_TORCH_FAILURE;
+    return finish(shimrt_cpu_uniform_(t, from, to, generator), t, ret0);
+}
+
+/* randint.low_out: out resized to size (resize_output), then random_(low, high) */
+AOTITorchError shimrt_cpu_randint_low_out(AtenTensorHandle out, int64_t low, int64_t high,
+                                          const int64_t *size, int64_t size_len_) {
+    static const char op[] = "randint";
+    if (shimrt_k_check_cpu(op, out, "out") || shimrt_k_check_size(op, size, size_len_) ||
+        shimrt_resize_output(op, out, size_len_, size))
+        return AOTI_TORCH_FAILURE;
+    return shimrt_cpu_random__from(out, low, &high, NULL);
+}
+
+/* randint_like.Tensor: high a 0-dim CPU tensor of one element, read as int64 */
+AOTITorchError shimrt_cpu_randint_like_tensor_generator(
+    AtenTensorHandle self, AtenTensorHandle high, AtenGeneratorHandle *generator, int32_t *dtype,
+    int32_t *layout, int32_t *device, int32_t device_index_, int32_t *pin_memory,
+    int32_t *memory_format, AtenTensorHandle *ret0) {
+    static const char op[] = "randint_like";
+    if (shimrt_k_check_dtype(op, high, "high")) return AOTI_TORCH_FAILURE;
+    if (high->ndim != 0 || high->device_type != SHIMRT_DEV_CPU)
+        return shimrt_fail(op, "high must be a scalar tensor and on CPU");
+    const char *p = shimrt_data(high);
+    int64_t h;
+    if (is_float_dt(high->dtype))
+        h = (int64_t)load_as_double(high->dtype, p);
+    else
+        switch (high->dtype) {
+        case SHIMRT_BOOL:
+        case SHIMRT_UINT8: h = *(const uint8_t *)p; break;
+        case SHIMRT_INT8: h = *(const int8_t *)p; break;
+        case SHIMRT_INT16: h = *(const int16_t *)(const void *)p; break;
+        case SHIMRT_INT32: h = *(const int32_t *)(const void *)p; break;
+        case SHIMRT_INT64: h = *(const int64_t *)(const void *)p; break;
+        default:
+            return shimrt_fail(op, "high: %s is not supported", shimrt_dtype_name(high->dtype));
+        }
+    return shimrt_cpu_randint_like_low_generator_dtype(self, 0, h, generator, dtype, layout, device,
+                                                       device_index_, pin_memory, memory_format,
+                                                       ret0);
+}
+
+AOTITorchError shimrt_cpu_randint_like_tensor(AtenTensorHandle self, AtenTensorHandle high,
+                                              int32_t *dtype, int32_t *layout, int32_t *device,
+                                              int32_t device_index_, int32_t *pin_memory,
+                                              int32_t *memory_format, AtenTensorHandle *ret0) {
+    return shimrt_cpu_randint_like_tensor_generator(self, high, NULL, dtype, layout, device,
+                                                    device_index_, pin_memory, memory_format, ret0);
 }

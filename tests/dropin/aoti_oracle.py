@@ -2123,6 +2123,10 @@ FAMILIES = [mm_family, conv_family, line_family, sdpa_family, pool_family, misc_
             pad_backward_family, misc_backward_family, conv_backward_family,
             pool3d_backward_family, dist_backward_family,
             upsample_backward_family]
+# issue 20's functions (tests/dropin/aoti_oracle_i20.py, run in this module's namespace)
+with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "aoti_oracle_i20.py")) as _f:
+    exec(compile(_f.read(), "aoti_oracle_i20.py", "exec"))
+FAMILIES += I20_FAMILIES
 for fam in FAMILIES:
     fam()
 

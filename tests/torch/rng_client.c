@@ -3,6 +3,7 @@
  * OP and writes an 8-byte little-endian byte count then the result's raw bytes to stdout.
  * The Python side does the same with torch.manual_seed and compares the bytes. */
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,7 +40,7 @@ static void emit(AtenTensorHandle t, int64_t nelem) {
     CK(aoti_torch_get_dtype(t, &dt));
     uint64_t nb = (uint64_t)nelem * aoti_torch_dtype_element_size(dt);
     fwrite(&nb, 8, 1, stdout);
-    fwrite(p, 1, nb, stdout);
+    if (nb) fwrite(p, 1, nb, stdout); /* (an empty tensor's data may be NULL) */
 }
 
 static AtenTensorHandle empty(int64_t n, int32_t dt) {
@@ -119,6 +120,60 @@ int main(void) {
         } else if (!strcmp(op, "expo")) {
             t = empty(n, dt);
             CK(aoti_torch_cpu_exponential_(t, a, NULL));
+        } else if (!strcmp(op, "expoF")) {
+            AtenTensorHandle x = empty(n, dt);
+            CK(aoti_torch_cpu_exponential(x, a, NULL, &t));
+            aoti_torch_delete_tensor_object(x);
+        } else if (!strcmp(op, "uniformF")) {
+            AtenTensorHandle x = empty(n, dt);
+            CK(aoti_torch_cpu_uniform(x, a, b, NULL, &t));
+            aoti_torch_delete_tensor_object(x);
+        } else if (!strcmp(op, "cauchy")) {
+            t = empty(n, dt);
+            CK(aoti_torch_cpu_cauchy_(t, a, b, NULL));
+        } else if (!strcmp(op, "lognormal")) {
+            t = empty(n, dt);
+            CK(aoti_torch_cpu_log_normal_(t, a, b, NULL));
+        } else if (!strcmp(op, "geometric")) {
+            t = empty(n, dt);
+            CK(aoti_torch_cpu_geometric_(t, a, NULL));
+        } else if (!strcmp(op, "lognormalT")) { /* a transposed (4, n) view */
+            int64_t sz[2] = {4, n}, st[2] = {1, 4};
+            CK(aoti_torch_empty_strided(2, sz, st, dt, aoti_torch_device_type_cpu(), 0, &t));
+            CK(aoti_torch_cpu_log_normal_(t, a, b, NULL));
+            nelem = 4 * n;
+        } else if (!strcmp(op, "randint_out")) { /* out of 3 elements resized to n */
+            t = empty(3, dt);
+            CK(aoti_torch_cpu_randint_low_out(t, (int64_t)a, (int64_t)b, size, 1));
+        } else if (!strcmp(op, "randint_likeT")) { /* high a 0-d int64 tensor */
+            AtenTensorHandle x = empty(n, dt), h;
+            int32_t i64 = aoti_torch_dtype_int64();
+            CK(aoti_torch_empty_strided(0, NULL, NULL, i64, aoti_torch_device_type_cpu(), 0, &h));
+            void *ph;
+            CK(aoti_torch_get_data_ptr(h, &ph));
+            *(int64_t *)ph = (int64_t)b;
+            CK(aoti_torch_cpu_randint_like_Tensor(x, h, NULL, NULL, NULL, 0, NULL, NULL, &t));
+            aoti_torch_delete_tensor_object(h);
+            aoti_torch_delete_tensor_object(x);
+        } else if (!strcmp(op, "multinomial") || !strcmp(op, "multinomialT")) {
+            /* p = rand(4, n) + 0.01 (float64 when a < 0), as (n, 4).t() for multinomialT;
+             * multinomial(p, |a| samples, replacement b) */
+            int64_t sz[2] = {4, n}, tsz[2] = {n, 4};
+            int32_t pd = a < 0 ? aoti_torch_dtype_float64() : dt;
+            bool tr = op[11] == 'T';
+            AtenTensorHandle p, pt = NULL;
+            CK(aoti_torch_cpu_rand(tr ? tsz : sz, 2, &pd, NULL, NULL, 0, NULL, &p));
+            if (tr) {
+                CK(aoti_torch_cpu_transpose_int(p, 0, 1, &pt));
+                AtenTensorHandle q = p;
+                p = pt;
+                pt = q;
+            }
+            int64_t ns = (int64_t)(a < 0 ? -a : a);
+            CK(aoti_torch_cpu_multinomial(p, ns, (int32_t)b, NULL, &t));
+            nelem = 4 * ns;
+            aoti_torch_delete_tensor_object(p);
+            if (pt) aoti_torch_delete_tensor_object(pt);
         } else if (!strcmp(op, "rand_like") || !strcmp(op, "randn_like") ||
                    !strcmp(op, "randint_like") || !strcmp(op, "normalF")) {
             AtenTensorHandle x = empty(n, dt);
@@ -164,7 +219,7 @@ int main(void) {
             void *pu, *pt;
             CK(aoti_torch_get_data_ptr(u, &pu));
             CK(aoti_torch_get_data_ptr(t, &pt));
-            if (memcmp(pu, pt, (size_t)n * aoti_torch_dtype_element_size(dt))) {
+            if (n && memcmp(pu, pt, (size_t)n * aoti_torch_dtype_element_size(dt))) {
                 fprintf(stderr, "rng_client: restoring the state did not repeat the values\n");
                 return 1;
             }

@@ -54,6 +54,29 @@ def torch_case(op, ds, n, seed, a, b):
         return [torch.empty(n, dtype=dt).bernoulli_(p)]
     if op == "expo":
         return [torch.empty(n, dtype=dt).exponential_(a)]
+    if op == "expoF":
+        return [torch.ops.aten.exponential(torch.empty(n, dtype=dt), a)]
+    if op == "uniformF":
+        return [torch.ops.aten.uniform(torch.empty(n, dtype=dt), a, b)]
+    if op == "cauchy":
+        return [torch.empty(n, dtype=dt).cauchy_(a, b)]
+    if op == "lognormal":
+        return [torch.empty(n, dtype=dt).log_normal_(a, b)]
+    if op == "lognormalT":
+        x = torch.empty(n, 4, dtype=dt)
+        x.t().log_normal_(a, b)
+        return [x]
+    if op == "geometric":
+        return [torch.empty(n, dtype=dt).geometric_(a)]
+    if op == "randint_out":
+        return [torch.ops.aten.randint.low_out(int(a), int(b), [n],
+                                               out=torch.empty(3, dtype=dt))]
+    if op == "randint_likeT":
+        return [torch.randint_like(torch.empty(n, dtype=dt), torch.tensor(int(b)))]
+    if op in ("multinomial", "multinomialT"):
+        pd = torch.float64 if a < 0 else dt
+        p = torch.rand(n, 4, dtype=pd).t() if op == "multinomialT" else torch.rand(4, n, dtype=pd)
+        return [torch.multinomial(p, int(abs(a)), bool(b))]
     if op == "rand_like":
         return [torch.rand_like(torch.empty(n, dtype=dt))]
     if op == "randn_like":
@@ -123,8 +146,31 @@ def cases():
             yield ("randnT", "f64", n, s, 0, 0)
             yield ("uniformT", "f32", n, s, -1.0, 1.0)
             yield ("uniformT", "f64", n, s, -1.0, 1.0)
-            for ds in ("f32", "f64"):
+            for ds in ("f32", "f64", "f16", "bf16"):
                 yield ("expo", ds, n, s, 1.5, 0)
+                yield ("expoF", ds, n, s, 0.5, 0)
+                yield ("uniformF", ds, n, s, -2.0, 5.0)
+                yield ("cauchy", ds, n, s, 0.5, 2.0)
+                yield ("lognormal", ds, n, s, 0.25, 0.5)
+                yield ("geometric", ds, n, s, 0.3, 0)
+            if n > 0:
+                # (half/bfloat16: one sample without replacement: p / q then has ties,
+                # whose order in PyTorch's topk is its partial sort's)
+                for ds in ("f32", "f16", "bf16"):
+                    for ns, rep in ((1, 0), (min(n, 3), 0), (n, 0), (5, 1), (1, 1)):
+                        if ds == "f32" or ns == 1 or rep:
+                            yield ("multinomial", ds, n, s, ns, rep)
+                for ns, rep in ((1, 0), (min(n, 3), 0), (7, 1)):
+                    yield ("multinomial", "f64", n, s, -ns, rep)
+                    yield ("multinomialT", "f32", n, s, ns, rep)
+            yield ("lognormalT", "f64", n, s, 1.0, 2.0)
+            yield ("lognormalT", "f32", n, s, 1.0, 2.0)
+            for ds in ("i64", "i32", "u8", "f32", "f64"):
+                yield ("randint_out", ds, n, s, 0 if ds == "u8" else -7, 50)
+                yield ("randint_likeT", ds, n, s, 0, 60)
+            for ds in ("i64", "i32", "u8"):
+                yield ("geometric", ds, n, s, 0.3, 0)
+                yield ("geometric", ds, n, s, 0.05, 0)
             for ds in ("i64", "i32", "u8", "f32", "f64"):
                 yield ("randint", ds, n, s, 0 if ds == "u8" else -3, 100)
                 yield ("random", ds, n, s, 0, 0)
