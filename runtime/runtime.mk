@@ -1,7 +1,7 @@
 # runtime/: libshimrt, the hand-written C runtime. It links the shared schema grammar
 # (SCHEMA_OBJS from gen/gen.mk): one copy of that code in both shimgen and the runtime.
 # generated/*.c: the shims, boxed wrappers and registration shimgen made from schemas/.
-RT_SRCS      := $(sort $(wildcard runtime/core/*.c runtime/generic/*.c runtime/cpu/*.c runtime/cuda/*.c generated/*.c))
+RT_SRCS      := $(sort $(wildcard runtime/core/*.c runtime/generic/*.c runtime/cpu/*.c runtime/cuda/*.c generated/*.c) runtime/backends.c)
 # The one C++ file: the exception boundary and the new/delete StableIValue cells
 # (runtime/core/cxx_boundary.cc says why). Compiled with g++; libstdc++ is then a
 # dependency of libshimrt (RT_LDLIBS).

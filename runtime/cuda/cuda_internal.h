@@ -266,7 +266,12 @@ AtenTensorHandle shimrt_cuda_dense(const char *op, AtenTensorHandle t, int64_t n
 AOTITorchError shimrt_cuda_blas_handle(const char *func, int32_t dev, void **out);
 AOTITorchError shimrt_cuda_do_copy(AtenTensorHandle self, AtenTensorHandle src);
 
-/* ---- hooks called by runtime/core ---- */
-/* shimrt_check_device for CUDA: loads the driver, checks the index. */
+/* ---- the CUDA row of the backend table (backend.c) ---- */
+/* The row's check_device: loads the driver, checks the index (device.c). */
 AOTITorchError shimrt_cuda_check_device(const char *func, int32_t device_index);
+/* The row's alloc and free_data: device memory from the caching allocator for
+ * device_index's current stream, and the storage deleter that returns it (alloc.c). */
+AOTITorchError shimrt_cuda_storage_alloc(const char *func, size_t nbytes, int32_t device_index,
+                                         void **out);
+void shimrt_cuda_storage_free(void *data, void *ctx);
 #endif
