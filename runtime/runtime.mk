@@ -94,6 +94,38 @@ uninstall-shimrt:
 INSTALL_STEPS += install-shimrt
 UNINSTALL_STEPS += uninstall-shimrt
 
+# ---- the layers (docs/architecture.md): what each folder's sources may include ----------
+# Each folder of runtime/ is compiled with its own -I set (RT_INC_<folder>) and, after each
+# compile, runtime/lanes.sh checks every file the compiler read against RT_MAY_<folder>
+# (its own folder is always allowed): an include across a lane fails the build, whether it
+# is spelled "../cuda/x.h" or found through -I. Generated headers: only the folder that
+# needs one may reach it. The schema grammar's headers: RT_SCHEMA_HDRS.
+RT_BASE_CPPFLAGS := $(filter-out -I%,$(CPPFLAGS_COMMON))
+RT_SCHEMA_DIR    := gen
+RT_SCHEMA_HDRS   := $(RT_SCHEMA_DIR)/schema.h $(RT_SCHEMA_DIR)/arena.h
+RT_MAY_core      := runtime/include $(RT_SCHEMA_HDRS) generated/c_shim_aten.h
+RT_INC_core      := -Iruntime/include -I$(RT_SCHEMA_DIR) -Igenerated
+RT_MAY_generic   := runtime/include runtime/core generated/compositeexplicitautograd_kernels.h
+RT_INC_generic   := -Iruntime/include -Igenerated
+RT_MAY_cpu       := runtime/include runtime/core runtime/generic runtime/ops generated/cpu_kernels.h \
+                    generated/c_boxed_cpu.h generated/compositeexplicitautograd_kernels.h \
+                    generated/compositeimplicitautograd_kernels.h
+RT_INC_cpu       := -Iruntime/include -Igenerated
+RT_MAY_cuda      := runtime/include runtime/core runtime/generic runtime/ops generated/cuda_kernels.h \
+                    generated/c_boxed_cuda.h generated/compositeexplicitautograd_kernels.h \
+                    generated/compositeimplicitautograd_kernels.h
+RT_INC_cuda      := -Iruntime/include -Igenerated
+RT_MAY_aoti      := runtime/include
+RT_INC_aoti      := -Iruntime/include
+RT_LANES         := core generic cpu cuda aoti
+define RT_LANE_RULE
+$$(BUILD)/obj/runtime/$(1)/%.o: runtime/$(1)/%.c runtime/lanes.sh | $$(DEPS_STAMP)
+	@mkdir -p $$(dir $$@)
+	$$(CC) $$(RT_BASE_CPPFLAGS) $$(RT_INC_$(1)) $$(CPPFLAGS) $$(CFLAGS_COMMON) $$(CFLAGS) -c $$< -o $$@
+	@sh runtime/lanes.sh $$(@:.o=.d) runtime/$(1) $$(RT_MAY_$(1)) || { rm -f $$@; exit 1; }
+endef
+$(foreach l,$(RT_LANES),$(eval $(call RT_LANE_RULE,$(l))))
+
 # The kernel engine: integer ops wrap in two's complement as PyTorch's do (-fwrapv), and
 # floating expressions are never contracted behind the definition's back (sh_fma is explicit).
 # -O3: gcc 12 vectorizes loops of unknown trip count only beyond -O2's very-cheap cost
