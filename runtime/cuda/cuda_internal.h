@@ -132,7 +132,7 @@ enum { SH_CUBLAS_COMPUTE_32F = 68, SH_CUBLAS_COMPUTE_64F = 70 };
 
 /* Loads libcuda once per process (SHIMRT_LIBCUDA names another file, for tests and odd
  * installs), resolves every symbol, runs cuInit and checks the driver version. On failure
- * returns NULL with the thread's message set to "<func>: CUDA is not available: <why>". */
+ * returns NULL with the thread's message set to "<func>: the CUDA libraries cannot be used: <why>". */
 const shimrt_cuda_api *shimrt_cuda_driver(const char *func);
 /* The same for NVRTC: SHIMRT_LIBNVRTC, else libnvrtc.so.13, .so.12, libnvrtc.so. */
 const shimrt_nvrtc_api *shimrt_nvrtc(const char *func);
