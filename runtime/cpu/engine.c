@@ -267,9 +267,11 @@ void sh_walk_serial(const sh_plan *p, sh_chunk_fn fn, void *ctx) {
     walk_range(0, (p->numel / inner) * j.per_row, &j);
 }
 
-/* sh_walk with runs of up to `chunk` elements: chunk functions that need no per-chunk
- * buffers (copies, fills, kernels on operands they read in place) take long runs, so that
- * the per-call cost is paid every 16K elements rather than every 1K */
+/* Runs fn over every element of p in runs of up to `chunk` elements, over the thread pool
+ * when p is large enough (the executor's walk). Chunk functions that need no per-chunk
+ * buffers (copies, fills, kernels on operands they read in place) take long runs
+ * (SH_LONG_CHUNK), so that the per-call cost is paid every 16K elements rather than every
+ * 1K (SH_CHUNK) */
 #define SH_LONG_CHUNK 16384
 static void walk_chunked(const sh_plan *p, sh_chunk_fn fn, void *ctx, int64_t chunk) {
     if (p->numel == 0) return;
@@ -284,8 +286,6 @@ static void walk_chunked(const sh_plan *p, sh_chunk_fn fn, void *ctx, int64_t ch
     else
         torch_parallel_for(0, units, grain, walk_range, &j);
 }
-
-void sh_walk(const sh_plan *p, sh_chunk_fn fn, void *ctx) { walk_chunked(p, fn, ctx, SH_CHUNK); }
 
 /* ---- casts ------------------------------------------------------------------------- */
 

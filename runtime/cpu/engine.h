@@ -3,9 +3,8 @@
  * Two halves:
  *   - the PLANNER (sh_plan_*): broadcasting, PyTorch's output layout (the output follows
  *     the inputs' memory layout, as TensorIterator does), dimension coalescing, byte
- *     strides and flags. It reads only metadata and never touches element data, so the
- *     CPU executor and the CUDA launcher can take the same plan.
- *   - the CPU EXECUTOR (sh_walk, sh_exec, sh_cast_run, sh_copy, sh_fill): the plan's
+ *     strides and flags. It reads only metadata and never touches element data.
+ *   - the CPU EXECUTOR (sh_exec, sh_cast_run, sh_copy, sh_fill; sh_walk_serial): the plan's
  *     elements are cut into rows and chunks of at most SH_CHUNK elements and split over
  *     the runtime's thread pool (torch_parallel_for). A kernel sees contiguous runs of its
  *     compute type; operands of another dtype or layout go through per-chunk buffers.
@@ -67,13 +66,12 @@ int32_t sh_ct_dtype(int ct);
 /* Called with pointers to the first element of a run of n elements of each operand and
  * their byte strides along the run. */
 typedef void (*sh_chunk_fn)(char **ptr, const int64_t *stride, int64_t n, void *ctx);
-/* Runs fn over every element of p (in runs of at most SH_CHUNK), over the thread pool when
- * the plan is large enough. */
-void sh_walk(const sh_plan *p, sh_chunk_fn fn, void *ctx);
 /* Elements below which work runs in the calling thread (per task above it): measured,
  * see engine.c; SHIMRT_GRAIN_ELEMS overrides it. */
 int64_t sh_grain_elems(void);
-/* The same in the calling thread only (for chunk functions that gather a result). */
+/* Runs fn over every element of p (in runs of at most SH_CHUNK) in the calling thread only
+ * (for chunk functions that gather a result); sh_exec, sh_copy and sh_fill walk over the
+ * thread pool. */
 void sh_walk_serial(const sh_plan *p, sh_chunk_fn fn, void *ctx);
 
 /* Converts n elements from src (dtype sdt, byte stride ss) to dst (ddt, ds). PyTorch's

@@ -1,8 +1,10 @@
 /* runtime/generic/meta.h: device-neutral helpers for kernels of any backend (private to
  * runtime/): PyTorch's dtype classes and type promotion, shape helpers (broadcasting,
  * dimension wrapping, formatting for messages) and tensor helpers (argument checks, views
- * over a tensor's storage, new tensors on its device, layout questions). None touches
- * element data, so runtime/generic/, runtime/cpu/ and runtime/cuda/ all use them.
+ * over a tensor's storage, new tensors on its device, layout questions). None reads or
+ * writes element data itself; the few that move data (shimrt_k_sum_out, the cat helpers)
+ * copy through the device rows (shimrt_backend_copy), so runtime/generic/, runtime/cpu/
+ * and runtime/cuda/ all use them.
  * Every function that can fail sets the thread's message (shimrt_fail) with the op name
  * passed in `op` ("add.Tensor") and returns AOTI_TORCH_FAILURE, or NULL for a handle. */
 #ifndef SHIMRT_GENERIC_META_H
