@@ -289,7 +289,7 @@ static void walk_chunked(const sh_plan *p, sh_chunk_fn fn, void *ctx, int64_t ch
 
 /* ---- casts ------------------------------------------------------------------------- */
 
-/* The cast loops are built per ISA with the kernels (kernels.h): pick the table once. */
+/* The cast loops are built per ISA with the kernels (loops.h): pick the table once. */
 extern const sh_cast_fn sh_casttab_base[10][10];
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
 extern const sh_cast_fn sh_casttab_v3[10][10];
@@ -350,7 +350,7 @@ void sh_cast_run(char *dst, int32_t ddt, int64_t ds, const char *src, int32_t sd
     cast_tab()[si][di](dst, ds, src, ss, n);
 }
 
-/* ---- reduction loops (kernels.h section 3) ------------------------------------------ */
+/* ---- reduction loops (loops.h section 3) ------------------------------------------ */
 
 extern const sh_red_kern sh_redtabs_base[][10][2];
 extern const sh_argmax_kern sh_argtabs_base[10];

@@ -81,7 +81,7 @@ void sh_walk_serial(const sh_plan *p, sh_chunk_fn fn, void *ctx);
 void sh_cast_run(char *dst, int32_t ddt, int64_t ds, const char *src, int32_t sdt, int64_t ss,
                  int64_t n);
 
-/* A conversion loop: n elements, byte strides (tables in kernels.h, one per ISA). */
+/* A conversion loop: n elements, byte strides (tables in loops.h, one per ISA). */
 typedef void (*sh_cast_fn)(char *dst, int64_t ds, const char *src, int64_t ss, int64_t n);
 /* The ISA the kernels run with: 0 baseline, 3 x86-64-v3, 4 x86-64-v4 (SHIMRT_ISA=base or
  * v3 forces a lower level). */
@@ -108,7 +108,7 @@ void sh_exec(const sh_plan *p, int32_t common, bool kout_bool, bool cond_first, 
              const sh_kargs *k, const void *scalar_b);
 
 /* Reduction loops of an SH_REDUCE row for one (storage dtype S, accumulator T) pair
- * (kernels.h section 3; T is S's compute type, or double / int64 when wide):
+ * (loops.h section 3; T is S's compute type, or double / int64 when wide):
  *   rows(out, in, nrows, len): out[r] (T) = the reduction of contiguous row r of len
  *                              elements (rows back to back)
  *   cols(acc, in, nrows, nc, rs): acc[c] (T) = the reduction over nrows rows (row stride rs
@@ -119,7 +119,7 @@ typedef struct sh_red_kern {
     void (*cols)(char *acc, const char *in, int64_t nrows, int64_t nc, int64_t rs);
     void (*merge)(char *acc, const char *x, int64_t n);
 } sh_red_kern;
-/* The loops of reduction row `red` (RED_<name> in kernels.h) for storage dtype sdt, or NULL
+/* The loops of reduction row `red` (RED_<name> in loops.h) for storage dtype sdt, or NULL
  * when the pair is not instantiated (the caller then takes its generic path). *tdt gets
  * the accumulator's dtype. */
 const sh_red_kern *sh_red_kernel(int red, int32_t sdt, bool wide, int32_t *tdt);

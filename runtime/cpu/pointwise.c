@@ -17,9 +17,9 @@
 #include "cpu_kernels.h"
 #include "engine.h"
 
-#include "kernels.h"
+#include "loops.h"
 
-/* The kernel tables of the three builds of kernels.h (kern_*.c), chosen once by what the
+/* The kernel tables of the three builds of loops.h (kern_*.c), chosen once by what the
  * CPU supports: x86-64-v4 (AVX-512), x86-64-v3 (AVX2, FMA, F16C), baseline. */
 extern const sh_kernel *const sh_rowtabs_base[OP_COUNT];
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)

@@ -9,7 +9,7 @@
 #include "compositeexplicitautograd_kernels.h"
 #include "cuda_internal.h"
 #include "cuda_kernels.h"
-#include "kernels.h"
+#include "catalogue.h"
 
 enum { MF_CONTIGUOUS = 0, MF_PRESERVE = 1 };
 

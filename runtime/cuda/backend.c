@@ -1,5 +1,5 @@
 /* runtime/cuda/backend.c: CUDA's row of the backend table (runtime/core/backend.h): the
- * driver's device check, the caching allocator (alloc.c), the copies and fills of ops.c,
+ * driver's device check, the caching allocator (caching_allocator.c), the copies and fills of ops.c,
  * the generated registration of the CUDA kernels, and the CPU fallback for the ops that
  * have no CUDA kernel (docs/cuda.md, manifest "backend_fallback"). */
 #include "../core/backend.h"

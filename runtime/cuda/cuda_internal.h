@@ -175,7 +175,7 @@ AOTITorchError shimrt_cuda_error_flag(const char *func, int32_t dev, long long *
  * PyTorch's message when a kernel set it. */
 AOTITorchError shimrt_cuda_check_async(const char *func, int32_t dev);
 
-/* ---- the caching device allocator (alloc.c) ---- */
+/* ---- the caching device allocator (caching_allocator.c) ---- */
 /* Device memory of at least nbytes on device_index, for use on stream. */
 AOTITorchError shimrt_cuda_alloc(const char *func, size_t nbytes, int32_t device_index,
                                  CUstream stream, void **out);
@@ -270,7 +270,8 @@ AOTITorchError shimrt_cuda_do_copy(AtenTensorHandle self, AtenTensorHandle src);
 /* The row's check_device: loads the driver, checks the index (device.c). */
 AOTITorchError shimrt_cuda_check_device(const char *func, int32_t device_index);
 /* The row's alloc and free_data: device memory from the caching allocator for
- * device_index's current stream, and the storage deleter that returns it (alloc.c). */
+ * device_index's current stream, and the storage deleter that returns it
+ * (caching_allocator.c). */
 AOTITorchError shimrt_cuda_storage_alloc(const char *func, size_t nbytes, int32_t device_index,
                                          void **out);
 void shimrt_cuda_storage_free(void *data, void *ctx);

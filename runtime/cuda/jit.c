@@ -23,7 +23,7 @@
 #include <unistd.h>
 
 #include "cuda_internal.h"
-#include "kernels.h"
+#include "catalogue.h"
 
 #define FILE_MAGIC "SHJITv01"
 #define SUFFIX ".shk"

@@ -11,7 +11,7 @@
 
 #include "../generic/meta.h"
 #include "cuda_internal.h"
-#include "kernels.h"
+#include "catalogue.h"
 
 #define BLOCK 256u
 #define MAX_DEV 64

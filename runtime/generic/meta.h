@@ -209,7 +209,7 @@ AOTITorchError shimrt_k_out_no_overlap(const char *op, const struct AtenTensorOp
                                        const struct AtenTensorOpaque *self,
                                        const struct AtenTensorOpaque *index);
 
-/* ---- views and new tensors (runtime/generic/views.c, alloc.c) ---------------------- */
+/* ---- views and new tensors (runtime/generic/views.c, empty.c) ---------------------- */
 /* Resolves a requested shape (one entry may be -1) against numel into out. */
 AOTITorchError shimrt_k_infer_size(const char *op, const int64_t *shape, int64_t n, int64_t numel,
                                    int64_t *out);

@@ -20,7 +20,7 @@
 #include <time.h>
 
 #include "../cuda_internal.h"
-#include "../kernels.h"
+#include "../catalogue.h"
 
 static int usage(void) {
     fputs("usage: shimrt-jit list\n"

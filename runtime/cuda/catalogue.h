@@ -1,4 +1,4 @@
-/* runtime/cuda/kernels.h: the CUDA kernel catalogue made from runtime/ops/ops.def (private;
+/* runtime/cuda/catalogue.h: the CUDA kernel catalogue made from runtime/ops/ops.def (private;
  * used by the JIT, shimrt-jit and the tests, which link libshimrt.a). */
 #ifndef SHIMRT_CUDA_KERNELS_H
 #define SHIMRT_CUDA_KERNELS_H
