@@ -10,15 +10,16 @@
 # runtime/include, generated, gen) and runtime_calls (A -> B when an object of A refers to a
 # symbol that an object of B defines: `nm` of BUILD's objects of runtime/, generated/ and
 # the schema grammar). Arrow labels count the files or symbols.
-# Nodes: include, core, generic, cpu, cuda, aoti, ops (runtime/<folder>), and the wiring
+# Nodes: the folders of runtime/ (include, core, generic, ops, aoti and the device folders,
+# cpu, cuda, ...: every other folder), and the wiring
 # above the lanes: generated (shimgen's shims, boxed wrappers and registrations, which call
 # the kernels of every lane), backends (runtime/backends.c, the list of device rows) and
 # schema (the schema grammar).
 #
-# Exits 1, saying why on stderr, when an arrow between the lanes core, generic, cpu and cuda
-# is not one of generic -> core, cpu -> core|generic, cuda -> core|generic (so there is no
-# circle among them and nothing of core or generic reaches cpu or cuda), or when aoti
-# includes anything but the public headers.
+# Exits 1, saying why on stderr, when an arrow between the lanes (core, generic and the
+# device folders) is not one of generic -> core, <device> -> core|generic (so there is no
+# circle among them, nothing of core or generic reaches a device folder and no device
+# folder reaches another), or when aoti includes anything but the public headers.
 set -eu
 BUILD=${1:-${BUILD:-build}}
 command -v nm >/dev/null 2>&1 || { echo "graph.sh: nm is not installed" >&2; exit 2; }
@@ -26,14 +27,8 @@ command -v nm >/dev/null 2>&1 || { echo "graph.sh: nm is not installed" >&2; exi
 # node FILE: the node of a path relative to the repository root ("" when outside).
 node() {
   case $1 in
-    runtime/include/*) echo include ;;
-    runtime/core/*) echo core ;;
-    runtime/generic/*) echo generic ;;
-    runtime/cpu/*) echo cpu ;;
-    runtime/cuda/*) echo cuda ;;
-    runtime/aoti/*) echo aoti ;;
-    runtime/ops/*) echo ops ;;
     runtime/backends.c) echo backends ;;
+    runtime/*/*) f=${1#runtime/}; echo "${f%%/*}" ;;
     generated/*) echo generated ;;
     gen/arena.* | gen/schema* | */src/gen/schema_lex.c) echo schema ;;
     *) echo "" ;;
@@ -47,6 +42,9 @@ resolve() {
   done
 }
 
+# the device folders: every folder of runtime/ but the layers below them and aoti
+devices=$(for d in runtime/*/; do d=${d#runtime/}; d=${d%/}
+  case $d in aoti | core | generic | include | ops) ;; *) printf '%s ' "$d" ;; esac; done)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
@@ -92,13 +90,13 @@ dot runtime_calls "$tmp/call"
 # ---- the rules ----------------------------------------------------------------------------
 bad=0
 check() { # KIND FILE
-  awk -v kind="$1" '
-    function lane(n) { return n }
-    function lanes(n) { return n == "core" || n == "generic" || n == "cpu" || n == "cuda" }
+  awk -v kind="$1" -v devices="$devices" '
+    BEGIN { n = split(devices, d, " "); for (i = 1; i <= n; i++) dev[d[i]] = 1 }
+    function lanes(n) { return n == "core" || n == "generic" || (n in dev) }
     {
-      a = lane($1); b = lane($2); what = $0; sub(/^[^ ]* [^ ]* /, "", what)
+      a = $1; b = $2; what = $0; sub(/^[^ ]* [^ ]* /, "", what)
       if (a != b && lanes(a) && lanes(b) &&
-          !(a == "generic" && b == "core") && !((a == "cpu" || a == "cuda") && (b == "core" || b == "generic"))) {
+          !(a == "generic" && b == "core") && !((a in dev) && (b == "core" || b == "generic"))) {
         printf "graph.sh: %s arrow %s -> %s is against the layers: %s\n", kind, $1, $2, what; bad = 1
       }
       if (kind == "include" && a == "aoti" && b != "include") {
@@ -109,13 +107,14 @@ check() { # KIND FILE
 }
 check include "$tmp/inc" || bad=1
 check call "$tmp/call" || bad=1
-# circles among the four lanes (tsort names a loop's members)
+# circles among the lanes (tsort names a loop's members)
 for g in inc call; do
-  awk '{ a = $1; b = $2 }
-       a != b && a ~ /^(core|generic|cpu|cuda)$/ && b ~ /^(core|generic|cpu|cuda)$/ { print a, b }' "$tmp/$g" |
+  awk -v lanes="core generic $devices" '
+       BEGIN { n = split(lanes, l, " "); for (i = 1; i <= n; i++) lane[l[i]] = 1 }
+       $1 != $2 && ($1 in lane) && ($2 in lane) { print $1, $2 }' "$tmp/$g" |
     sort -u | tsort >/dev/null 2>"$tmp/loop" || true
   if [ -s "$tmp/loop" ]; then
-    echo "graph.sh: a circle among core/generic/cpu/cuda ($g):" >&2
+    echo "graph.sh: a circle among the lanes ($g):" >&2
     cat "$tmp/loop" >&2
     bad=1
   fi

@@ -1,7 +1,10 @@
 # runtime/: libshimrt, the hand-written C runtime. It links the shared schema grammar
 # (SCHEMA_OBJS from gen/gen.mk): one copy of that code in both shimgen and the runtime.
 # generated/*.c: the shims, boxed wrappers and registration shimgen made from schemas/.
-RT_SRCS      := $(sort $(wildcard runtime/core/*.c runtime/generic/*.c runtime/cpu/*.c runtime/cuda/*.c generated/*.c) runtime/backends.c)
+# The device folders: every folder of runtime/ but the layers below them and aoti/ (a new
+# backend is its folder and its row in runtime/backends.c; docs/architecture.md).
+RT_DEVICES   := $(filter-out aoti core generic include ops,$(patsubst runtime/%/,%,$(sort $(wildcard runtime/*/))))
+RT_SRCS      := $(sort $(wildcard runtime/core/*.c runtime/generic/*.c $(RT_DEVICES:%=runtime/%/*.c) generated/*.c) runtime/backends.c)
 # The one C++ file: the exception boundary and the new/delete StableIValue cells
 # (runtime/core/cxx_boundary.cc says why). Compiled with g++; libstdc++ is then a
 # dependency of libshimrt (RT_LDLIBS).
@@ -107,17 +110,15 @@ RT_MAY_core      := runtime/include $(RT_SCHEMA_HDRS) generated/c_shim_aten.h
 RT_INC_core      := -Iruntime/include -I$(RT_SCHEMA_DIR) -Igenerated
 RT_MAY_generic   := runtime/include runtime/core generated/compositeexplicitautograd_kernels.h
 RT_INC_generic   := -Iruntime/include -Igenerated
-RT_MAY_cpu       := runtime/include runtime/core runtime/generic runtime/ops generated/cpu_kernels.h \
-                    generated/c_boxed_cpu.h generated/compositeexplicitautograd_kernels.h \
+# a device folder: the layers below it and its own generated headers
+RT_MAY_device     = runtime/include runtime/core runtime/generic runtime/ops generated/$(1)_kernels.h \
+                    generated/c_boxed_$(1).h generated/compositeexplicitautograd_kernels.h \
                     generated/compositeimplicitautograd_kernels.h
-RT_INC_cpu       := -Iruntime/include -Igenerated
-RT_MAY_cuda      := runtime/include runtime/core runtime/generic runtime/ops generated/cuda_kernels.h \
-                    generated/c_boxed_cuda.h generated/compositeexplicitautograd_kernels.h \
-                    generated/compositeimplicitautograd_kernels.h
-RT_INC_cuda      := -Iruntime/include -Igenerated
+$(foreach d,$(RT_DEVICES),$(eval RT_MAY_$(d) := $(call RT_MAY_device,$(d))))
+$(foreach d,$(RT_DEVICES),$(eval RT_INC_$(d) := -Iruntime/include -Igenerated))
 RT_MAY_aoti      := runtime/include
 RT_INC_aoti      := -Iruntime/include
-RT_LANES         := core generic cpu cuda aoti
+RT_LANES         := core generic aoti $(RT_DEVICES)
 define RT_LANE_RULE
 $$(BUILD)/obj/runtime/$(1)/%.o: runtime/$(1)/%.c runtime/lanes.sh | $$(DEPS_STAMP)
 	@mkdir -p $$(dir $$@)

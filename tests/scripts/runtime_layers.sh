@@ -3,7 +3,8 @@
 # 1. runtime/graph.sh draws the include and call graphs between runtime/'s folders
 #    (written to $BUILD/runtime_layers.dot) and finds no arrow against the layers: no circle
 #    among core/generic/cpu/cuda, nothing of core or generic reaching cpu or cuda.
-# 2. A source that includes across a lane does not build with its folder's flags: probes in
+# 2. A source that includes across a lane does not build with its folder's flags (and
+#    3. runtime/graph.sh reports it as an arrow against the layers): probes in
 #    runtime/cpu/ and runtime/core/ that reach runtime/cuda/, runtime/cpu/, runtime/generic/
 #    or a generated header of another lane fail; the same probe reaching what its folder may
 #    use builds.
@@ -48,3 +49,12 @@ probe runtime/core fail c_boxed_cpu.h
 probe runtime/generic fail ../cpu/engine.h
 probe runtime/aoti fail ../core/internal.h
 echo "layers: the build refuses every include across a lane"
+# 3. The graph sees such an include too (the probe's source is still there): core -> cpu.
+printf '#include "../cpu/engine.h"\n' >runtime/core/.layers_probe_$$_graph.c
+probes="$probes runtime/core/.layers_probe_$$_graph.c"
+if sh runtime/graph.sh "$BUILD" >/dev/null 2>"$BUILD/layers_probe.log"; then
+  echo "FAIL: runtime/graph.sh passed with runtime/core including ../cpu/engine.h"; exit 1
+fi
+grep -q 'include arrow core -> cpu' "$BUILD/layers_probe.log"
+grep -q 'a circle among the lanes' "$BUILD/layers_probe.log"
+echo "graph: an include of runtime/cpu/ from runtime/core/ is an arrow against the layers and a circle"
