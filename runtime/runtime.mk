@@ -126,6 +126,11 @@ $$(BUILD)/obj/runtime/$(1)/%.o: runtime/$(1)/%.c runtime/lanes.sh | $$(DEPS_STAM
 	@sh runtime/lanes.sh $$(@:.o=.d) runtime/$(1) $$(RT_MAY_$(1)) || { rm -f $$@; exit 1; }
 endef
 $(foreach l,$(RT_LANES),$(eval $(call RT_LANE_RULE,$(l))))
+# core's C++ file keeps core's rules
+$(BUILD)/obj/runtime/core/%.o: runtime/core/%.cc runtime/lanes.sh | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(CXX) $(RT_BASE_CPPFLAGS) $(RT_INC_core) $(CPPFLAGS) $(CXXFLAGS_RT) $(CXXFLAGS) -c $< -o $@
+	@sh runtime/lanes.sh $(@:.o=.d) runtime/core $(RT_MAY_core) || { rm -f $@; exit 1; }
 
 # The kernel engine: integer ops wrap in two's complement as PyTorch's do (-fwrapv), and
 # floating expressions are never contracted behind the definition's back (sh_fma is explicit).
