@@ -20,8 +20,7 @@ FUZZ_RUN_FLAGS := -rss_limit_mb=2048 -timeout=25 -print_final_stats=1
 
 # fuzz_dispatch: the whole runtime (C with clang, the C++ boundary with clang++) and the
 # generated ops, compiled again with the fuzz flags.
-FUZZ_RT_SRCS     := $(sort $(wildcard runtime/core/*.c runtime/generic/*.c runtime/cpu/*.c runtime/cuda/*.c generated/*.c)) \
-                    gen/arena.c gen/schema.c
+FUZZ_RT_SRCS     := $(RT_SRCS) gen/arena.c gen/schema.c
 FUZZ_DISPATCH_OBJS := $(FUZZ_DIR)/obj/fuzz/fuzz_dispatch.o $(FUZZ_RT_SRCS:%.c=$(FUZZ_DIR)/obj/%.o) \
                     $(FUZZ_DIR)/obj/gen/schema_lex.o $(FUZZ_DIR)/obj/runtime/core/cxx_boundary.o
 CLANGXX ?= clang++
