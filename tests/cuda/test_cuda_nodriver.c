@@ -66,12 +66,17 @@ Test(cuda_nodriver, every_cuda_function_fails_cleanly) {
     FAILS(aoti_torch_cuda_caching_allocator_raw_delete(&x),
           "aoti_torch_cuda_caching_allocator_raw_delete", "was not allocated");
     int32_t n = 7;
-    FAILS(shimrt_cuda_device_count(&n), "shimrt_cuda_device_count", "the CUDA libraries cannot be used");
+    FAILS(shimrt_cuda_device_count(&n), "shimrt_cuda_device_count",
+          "the CUDA libraries cannot be used");
     cr_assert_eq(n, 7);
-    FAILS(shimrt_cuda_host_alloc(16, &p), "shimrt_cuda_host_alloc", "the CUDA libraries cannot be used");
-    FAILS(shimrt_cuda_memcpy(&x, &n, 4, NULL, true), "shimrt_cuda_memcpy", "the CUDA libraries cannot be used");
-    FAILS(shimrt_cuda_event_new(true, &p), "shimrt_cuda_event_new", "the CUDA libraries cannot be used");
-    FAILS(shimrt_cuda_empty_cache(), "shimrt_cuda_empty_cache", "the CUDA libraries cannot be used");
+    FAILS(shimrt_cuda_host_alloc(16, &p), "shimrt_cuda_host_alloc",
+          "the CUDA libraries cannot be used");
+    FAILS(shimrt_cuda_memcpy(&x, &n, 4, NULL, true), "shimrt_cuda_memcpy",
+          "the CUDA libraries cannot be used");
+    FAILS(shimrt_cuda_event_new(true, &p), "shimrt_cuda_event_new",
+          "the CUDA libraries cannot be used");
+    FAILS(shimrt_cuda_empty_cache(), "shimrt_cuda_empty_cache",
+          "the CUDA libraries cannot be used");
     FAILS(aoti_torch_get_current_cuda_stream(0, NULL), "aoti_torch_get_current_cuda_stream",
           "ret_stream");
     no_leaks();
