@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "../runtime/cuda/cuda_internal.h"
-#include "../runtime/cuda/kernels.h"
+#include "../runtime/cuda/catalogue.h"
 
 #define SAMPLE 12
 

@@ -20,7 +20,7 @@ FUZZ_RUN_FLAGS := -rss_limit_mb=2048 -timeout=25 -print_final_stats=1
 
 # fuzz_dispatch: the whole runtime (C with clang, the C++ boundary with clang++) and the
 # generated ops, compiled again with the fuzz flags.
-FUZZ_RT_SRCS     := $(sort $(wildcard runtime/core/*.c runtime/generic/*.c runtime/cpu/*.c runtime/cuda/*.c generated/*.c)) \
+FUZZ_RT_SRCS     := $(RT_SRCS) \
                     $(SCHEMA_C_SRCS)
 # The schema library's objects, compiled again with the fuzz flags.
 FUZZ_SCHEMA_LIB := $(SCHEMA_C_SRCS:%.c=$(FUZZ_DIR)/obj/%.o) $(SCHEMA_RE_SRCS:%.re=$(FUZZ_DIR)/obj/%.o)

@@ -1,7 +1,10 @@
 # runtime/: libshimrt, the hand-written C runtime. It links the schema grammar library
 # (LIBSGSCHEMA, gen/schema/schema.mk) that shimgen links too.
 # generated/*.c: the shims, boxed wrappers and registration shimgen made from schemas/.
-RT_SRCS      := $(sort $(wildcard runtime/core/*.c runtime/generic/*.c runtime/cpu/*.c runtime/cuda/*.c generated/*.c))
+# The device folders: every folder of runtime/ but the layers below them and aoti/ (a new
+# backend is its folder and its row in runtime/backends.c; docs/architecture.md).
+RT_DEVICES   := $(filter-out aoti core generic include ops,$(patsubst runtime/%/,%,$(sort $(wildcard runtime/*/))))
+RT_SRCS      := $(sort $(wildcard runtime/core/*.c runtime/generic/*.c $(RT_DEVICES:%=runtime/%/*.c) generated/*.c) runtime/backends.c)
 # The one C++ file: the exception boundary and the new/delete StableIValue cells
 # (runtime/core/cxx_boundary.cc says why). Compiled with g++; libstdc++ is then a
 # dependency of libshimrt (RT_LDLIBS).
@@ -94,6 +97,41 @@ uninstall-shimrt:
 
 INSTALL_STEPS += install-shimrt
 UNINSTALL_STEPS += uninstall-shimrt
+
+# ---- the layers (docs/architecture.md): what each folder's sources may include ----------
+# Each folder of runtime/ is compiled with its own -I set (RT_INC_<folder>) and, after each
+# compile, runtime/lanes.sh checks every file the compiler read against RT_MAY_<folder>
+# (its own folder is always allowed): an include across a lane fails the build, whether it
+# is spelled "../cuda/x.h" or found through -I. Generated headers: only the folder that
+# needs one may reach it. The schema grammar's headers: RT_SCHEMA_HDRS.
+RT_BASE_CPPFLAGS := $(filter-out -I%,$(CPPFLAGS_COMMON))
+RT_SCHEMA_DIR    := gen/schema
+RT_SCHEMA_HDRS   := $(RT_SCHEMA_DIR)
+RT_MAY_core      := runtime/include $(RT_SCHEMA_HDRS) generated/c_shim_aten.h
+RT_INC_core      := -Iruntime/include -I$(RT_SCHEMA_DIR) -Igenerated
+RT_MAY_generic   := runtime/include runtime/core generated/compositeexplicitautograd_kernels.h
+RT_INC_generic   := -Iruntime/include -Igenerated
+# a device folder: the layers below it and its own generated headers
+RT_MAY_device     = runtime/include runtime/core runtime/generic runtime/ops generated/$(1)_kernels.h \
+                    generated/c_boxed_$(1).h generated/compositeexplicitautograd_kernels.h \
+                    generated/compositeimplicitautograd_kernels.h
+$(foreach d,$(RT_DEVICES),$(eval RT_MAY_$(d) := $(call RT_MAY_device,$(d))))
+$(foreach d,$(RT_DEVICES),$(eval RT_INC_$(d) := -Iruntime/include -Igenerated))
+RT_MAY_aoti      := runtime/include
+RT_INC_aoti      := -Iruntime/include
+RT_LANES         := core generic aoti $(RT_DEVICES)
+define RT_LANE_RULE
+$$(BUILD)/obj/runtime/$(1)/%.o: runtime/$(1)/%.c runtime/lanes.sh | $$(DEPS_STAMP)
+	@mkdir -p $$(dir $$@)
+	$$(CC) $$(RT_BASE_CPPFLAGS) $$(RT_INC_$(1)) $$(CPPFLAGS) $$(CFLAGS_COMMON) $$(CFLAGS) -c $$< -o $$@
+	@sh runtime/lanes.sh $$(@:.o=.d) runtime/$(1) $$(RT_MAY_$(1)) || { rm -f $$@; exit 1; }
+endef
+$(foreach l,$(RT_LANES),$(eval $(call RT_LANE_RULE,$(l))))
+# core's C++ file keeps core's rules
+$(BUILD)/obj/runtime/core/%.o: runtime/core/%.cc runtime/lanes.sh | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(CXX) $(RT_BASE_CPPFLAGS) $(RT_INC_core) $(CPPFLAGS) $(CXXFLAGS_RT) $(CXXFLAGS) -c $< -o $@
+	@sh runtime/lanes.sh $(@:.o=.d) runtime/core $(RT_MAY_core) || { rm -f $@; exit 1; }
 
 # The kernel engine: integer ops wrap in two's complement as PyTorch's do (-fwrapv), and
 # floating expressions are never contracted behind the definition's back (sh_fma is explicit).

@@ -157,7 +157,7 @@ AOTI_TORCH_EXPORT AOTITorchError aoti_torch__mm_plus_mm_out(AtenTensorHandle out
     AOTITorchError rc = aoti_torch_aten_mm(a, b, &ab);
     if (!rc) rc = aoti_torch_aten_mm(c, d, &cd);
     if (!rc) rc = aoti_torch_aten_add_Tensor(ab, cd, 1.0, &sum);
-    if (!rc) rc = shimrt_copy(__func__, out, sum);
+    if (!rc) rc = shimrt_backend_copy(__func__, out, sum);
     shimrt_tensor_free(ab);
     shimrt_tensor_free(cd);
     shimrt_tensor_free(sum);

@@ -2,9 +2,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backend.h"
 #include "internal.h"
-#include "../cpu/engine.h"
-#include "../generic/meta.h"
 
 /* Walks every element of a dst shape with dst and (broadcast) src strides. */
 typedef struct {
@@ -92,13 +91,34 @@ static bool ranges_overlap(AtenTensorHandle a, AtenTensorHandle b) {
     return shimrt_numel(a) > 0 && shimrt_numel(b) > 0;
 }
 
+AOTITorchError shimrt_copy_broadcast_check(const char *func, AtenTensorHandle dst,
+                                           AtenTensorHandle src) {
+    walk w;
+    return make_walk(func, &w, dst, src);
+}
+
+/* A tensor whose data is in host memory, or that has none (meta). */
+static bool on_host(AtenTensorHandle t) {
+    return t->device_type == SHIMRT_DEV_CPU || t->device_type == SHIMRT_DEV_META;
+}
+
 AOTITorchError shimrt_copy(const char *func, AtenTensorHandle dst, AtenTensorHandle src) {
+    if (!on_host(dst) || !on_host(src))
+        return shimrt_fail(func, "a copy from %s to %s is not a host copy (use copy_)",
+                           shimrt_device_type_name(src->device_type),
+                           shimrt_device_type_name(dst->device_type));
+    return shimrt_backend_of(SHIMRT_DEV_CPU)->copy(func, dst, src);
+}
+
+AOTITorchError shimrt_host_copy(const char *func, AtenTensorHandle dst, AtenTensorHandle src) {
     walk w;
     if (dst->device_type == SHIMRT_DEV_META) return make_walk(func, &w, dst, src);
     if (src->device_type == SHIMRT_DEV_META)
         return shimrt_fail(func, "cannot copy out of a meta tensor (it has no data)");
     if (dst->device_type != SHIMRT_DEV_CPU || src->device_type != SHIMRT_DEV_CPU)
-        return shimrt_fail(func, "only CPU tensors can be copied (CUDA is not available)");
+        return shimrt_fail(func, "the host copy takes CPU tensors (got %s and %s)",
+                           shimrt_device_type_name(src->device_type),
+                           shimrt_device_type_name(dst->device_type));
     bool same = dst->dtype == src->dtype;
     if (!same &&
         (!shimrt_dtype_is_computable(dst->dtype) || !shimrt_dtype_is_computable(src->dtype)))
@@ -107,11 +127,8 @@ AOTITorchError shimrt_copy(const char *func, AtenTensorHandle dst, AtenTensorHan
     if (make_walk(func, &w, dst, src)) return AOTI_TORCH_FAILURE;
     int64_t n = shimrt_numel(dst);
     if (n == 0) return AOTI_TORCH_SUCCESS;
-    /* the kernel engine's dtypes (and same-dtype copies): one set of conversion rules,
-     * threaded and tiled; uint16/32/64 and complex conversions stay below */
-    if ((sh_ct_index(dst->dtype) >= 0 && sh_ct_index(src->dtype) >= 0) ||
-        (same && shimrt_dtype_size(dst->dtype) <= 8))
-        return sh_copy(func, dst, src);
+    /* (the CPU row's copy takes the engine's dtypes and same-dtype copies before this:
+     * runtime/cpu/backend.c; uint16/32/64 and complex conversions come here) */
     if (ranges_overlap(dst, src)) {
         if (dst->storage_offset == src->storage_offset && same && dst->ndim == src->ndim &&
             !memcmp(dst->sizes, src->sizes, (size_t)dst->ndim * sizeof(int64_t)) &&
@@ -145,7 +162,7 @@ AOTI_TORCH_EXPORT AOTITorchError aoti_torch_copy_(AtenTensorHandle self, AtenTen
         return shimrt_fail(__func__, "unsupported operation: more than one element of the "
                                      "written-to tensor refers to a single memory location. "
                                      "Please clone() the tensor before performing the operation.");
-    return shimrt_backend_copy(__func__, self, src); /* CUDA on either side: the CUDA copy */
+    return shimrt_backend_copy(__func__, self, src); /* the devices' rows */
 }
 
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_tensor_copy_(AtenTensorHandle src,
@@ -158,7 +175,7 @@ AOTI_TORCH_EXPORT AOTITorchError aoti_torch_tensor_copy_(AtenTensorHandle src,
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_zero_(AtenTensorHandle self) {
     SHIMRT_CHECK_DEFINED(self);
     if (self->device_type == SHIMRT_DEV_META) return AOTI_TORCH_SUCCESS;
-    if (self->device_type == SHIMRT_DEV_CUDA) return shimrt_cuda_do_fill(self, 0.0);
+    if (!on_host(self)) return shimrt_backend_fill(__func__, self, 0.0); /* its device row */
     walk w;
     make_walk(__func__, &w, self, NULL);
     conv_ctx c = {self->dtype, self->dtype, shimrt_dtype_size(self->dtype)};
@@ -224,7 +241,7 @@ static AOTITorchError item(const char *func, AtenTensorHandle t, int32_t dtype, 
     if (n != 1)
         return shimrt_fail(func, "a tensor with %lld elements cannot be converted to a scalar",
                            (long long)n);
-    if (t->device_type == SHIMRT_DEV_CUDA) { /* PyTorch's item(): copied to the host */
+    if (!on_host(t)) { /* PyTorch's item(): copied to the host */
         AtenTensorHandle h =
             shimrt_tensor_empty(func, t->ndim, t->sizes, NULL, t->dtype, SHIMRT_DEV_CPU, -1);
         AOTITorchError rc = h ? shimrt_backend_copy(func, h, t) : AOTI_TORCH_FAILURE;

@@ -72,8 +72,9 @@ static AOTITorchError check_guard(const char *func, DeviceGuardHandle g) {
 static AOTITorchError check_cpu_index(const char *func, int32_t device_index) {
     if (device_index == 0 || device_index == -1) return AOTI_TORCH_SUCCESS;
     return shimrt_fail(func,
-                       "device index %d is not available: only the CPU (index 0) "
-                       "exists (CUDA is not available)",
+                       "device index %d is not available: these device guards and "
+                       "streams are the CPU's (index 0); a GPU's are the CUDA ones "
+                       "(shimrt/cuda.h)",
                        (int)device_index);
 }
 

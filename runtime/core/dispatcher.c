@@ -11,8 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dispatch_internal.h"
+#include "backend.h"
 #include "cxx_boundary.h"
+#include "dispatch_internal.h"
 
 pthread_mutex_t shimrt_dispatch_lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -55,14 +56,14 @@ int shimrt_key_parse(const char *name) {
     return -1;
 }
 
+/* The device's row's key; PyTorch's key for a device type this runtime has no row for. */
 static int key_of_device(int32_t device_type) {
+    const shimrt_backend *b = shimrt_backend_of(device_type);
+    if (b) return b->dispatch_key;
     switch (device_type) {
-    case SHIMRT_DEV_CPU: return SHIMRT_KEY_CPU;
-    case SHIMRT_DEV_CUDA: return SHIMRT_KEY_CUDA;
     case SHIMRT_DEV_MPS: return SHIMRT_KEY_MPS;
     case SHIMRT_DEV_XPU: return SHIMRT_KEY_XPU;
     case SHIMRT_DEV_PRIVATEUSE1: return SHIMRT_KEY_PRIVATEUSE1;
-    case SHIMRT_DEV_META: return SHIMRT_KEY_META;
     default: return -1;
     }
 }
@@ -372,11 +373,6 @@ void shimrt_dispatch_set_cpu_fallback(int key, bool on) {
         atomic_store_explicit(&g_cpu_fallback[key], on, memory_order_release);
 }
 
-bool shimrt_dispatch_has_cpu_fallback(int key) {
-    return key >= 0 && key < SHIMRT_KEY_COUNT &&
-           atomic_load_explicit(&g_cpu_fallback[key], memory_order_acquire);
-}
-
 typedef struct fb_moved {
     StableIValue *slot;    /* where the host copy now sits */
     AtenTensorHandle orig; /* the device tensor (owned by the fallback now) */
@@ -486,7 +482,8 @@ static int32_t fb_factory_device(const shimrt_opdef *d, StableIValue *stack, int
 static AOTITorchError cpu_fallback(const char *func, shimrt_op *op, const shimrt_opdef *d,
                                    StableIValue *stack, int key, ShimrtBoxedKernel cpu) {
     fb_state st = {0};
-    int32_t dev_type = key == SHIMRT_KEY_CUDA ? SHIMRT_DEV_CUDA : -1;
+    const shimrt_backend *row = shimrt_backend_of_key(key);
+    int32_t dev_type = row ? row->device_type : -1;
     AOTITorchError rc = AOTI_TORCH_SUCCESS;
     for (uint32_t i = 0; !rc && i < d->n_tensor_args; i++) {
         const shimrt_tensor_arg *ta = &d->tensor_args[i];

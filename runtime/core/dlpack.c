@@ -92,7 +92,8 @@ AOTI_TORCH_EXPORT AOTITorchError shimrt_from_dlpack(DLManagedTensorVersioned *ma
                            (unsigned)managed->version.major);
     const DLTensor *d = &managed->dl_tensor;
     if (d->device.device_type == kDLCUDA || d->device.device_type == kDLCUDAManaged)
-        return shimrt_fail(__func__, "CUDA is not available (DLPack tensor on CUDA)");
+        return shimrt_fail(__func__, "a DLPack tensor in CUDA memory is not supported "
+                                     "(CPU and CUDA host memory are)");
     if (d->device.device_type != kDLCPU && d->device.device_type != kDLCUDAHost)
         return shimrt_fail(__func__, "DLPack device type %d is not supported",
                            (int)d->device.device_type);

@@ -3,6 +3,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "backend.h"
 #include "internal.h"
 
 /* ---- one element's load and store, per storage type ---- */
@@ -305,10 +306,6 @@ const char *shimrt_device_type_name(int32_t device_type) {
     }
 }
 
-bool shimrt_device_type_known(int32_t device_type) {
-    return shimrt_device_type_name(device_type) != NULL;
-}
-
 AOTITorchError shimrt_check_dtype(const char *func, int32_t dtype) {
     if (!shimrt_dtype_name(dtype)) return shimrt_fail(func, "unknown dtype code %d", (int)dtype);
     return AOTI_TORCH_SUCCESS;
@@ -317,13 +314,8 @@ AOTITorchError shimrt_check_dtype(const char *func, int32_t dtype) {
 AOTITorchError shimrt_check_device(const char *func, int32_t device_type, int32_t device_index) {
     const char *name = shimrt_device_type_name(device_type);
     if (!name) return shimrt_fail(func, "unknown device type code %d", (int)device_type);
-    if (device_type == SHIMRT_DEV_CPU || device_type == SHIMRT_DEV_META) {
-        if (device_index != 0 && device_index != -1)
-            return shimrt_fail(func, "%s device index must be -1 or 0, got %d", name,
-                               (int)device_index);
-        return AOTI_TORCH_SUCCESS;
-    }
-    if (device_type == SHIMRT_DEV_CUDA) return shimrt_cuda_check_device(func, device_index);
+    const shimrt_backend *b = shimrt_backend_of(device_type); /* the device's row */
+    if (b && b->check_device) return b->check_device(func, device_index);
     return shimrt_fail(func, "device type %s is not available in this runtime", name);
 }
 

@@ -21,8 +21,6 @@ AOTITorchError shimrt_fail(const char *func, const char *fmt, ...) {
     return AOTI_TORCH_FAILURE;
 }
 
-void shimrt_clear_error(void) { tls_msg[0] = '\0'; }
-
 void shimrt_set_error_text(const char *text) {
     snprintf(tls_msg, sizeof tls_msg, "%s", text ? text : "");
 }

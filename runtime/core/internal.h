@@ -20,8 +20,6 @@
  * AOTI_TORCH_FAILURE, so an entry point can `return shimrt_fail(__func__, ...)`. */
 AOTITorchError shimrt_fail(const char *func, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
-/* Empties the calling thread's message (torch_exception_get_what() then returns ""). */
-void shimrt_clear_error(void);
 /* Sets the calling thread's message to exactly text (no prefix). */
 void shimrt_set_error_text(const char *text);
 
@@ -88,7 +86,6 @@ const char *shimrt_dtype_meta_name(int32_t dtype); /* "long int": caffe2::TypeMe
 /* True for the dtypes the CPU conversion kernels read and write (ints, uints, float16,
  * bfloat16, float32, float64, bool, complex64, complex128). */
 bool shimrt_dtype_is_computable(int32_t dtype);
-bool shimrt_device_type_known(int32_t device_type);
 const char *shimrt_device_type_name(int32_t device_type);
 
 /* Half-precision conversions (round to nearest even). */
@@ -249,37 +246,39 @@ int64_t shimrt_numel(const struct AtenTensorOpaque *t);
 bool shimrt_is_contiguous(const struct AtenTensorOpaque *t);
 /* Address of element 0 (storage data + storage_offset * element size); NULL if none. */
 void *shimrt_data(const struct AtenTensorOpaque *t);
+/* True when two elements of t may share memory (a stride 0 over a dim of size > 1). */
+bool shimrt_k_internal_overlap(const struct AtenTensorOpaque *t);
 /* Fills strides with the contiguous strides of sizes. */
 void shimrt_contiguous_strides(int64_t ndim, const int64_t *sizes, int64_t *strides);
 /* Checks a dtype code / device pair and sets the message on failure. */
 AOTITorchError shimrt_check_dtype(const char *func, int32_t dtype);
 AOTITorchError shimrt_check_device(const char *func, int32_t device_type, int32_t device_index);
 
-/* ---- element-wise strided copy (data.c) --------------------------------------------
- * Copies src into dst (same numel; sizes broadcast-compatible shapes are the caller's
- * concern) converting dtypes, both on CPU. Returns a code with the message set. */
+/* ---- copies (data.c, backend.c) ---------------------------------------------------
+ * dst <- src, src broadcast to dst's shape, dtypes converted; each returns a code with the
+ * message set. shimrt_copy: host tensors (CPU or meta) through the CPU row's copy (the
+ * engine's where it applies). shimrt_host_copy: the element-by-element host copy every
+ * dtype has (the CPU row's copy for what the engine does not take); a meta dst is only
+ * checked. shimrt_copy_broadcast_check: src's shape broadcasts to dst's (message set). */
 AOTITorchError shimrt_copy(const char *func, AtenTensorHandle dst, AtenTensorHandle src);
+AOTITorchError shimrt_host_copy(const char *func, AtenTensorHandle dst, AtenTensorHandle src);
+AOTITorchError shimrt_copy_broadcast_check(const char *func, AtenTensorHandle dst,
+                                           AtenTensorHandle src);
 
-/* ---- the CUDA backend's hooks (runtime/cuda/) -------------------------------------- */
-/* shimrt_check_device for CUDA: loads the driver and checks the index (message set). */
-AOTITorchError shimrt_cuda_check_device(const char *func, int32_t device_index);
-/* Device memory from the caching allocator for device_index's current stream; the
- * storage deleter that returns it. */
-AOTITorchError shimrt_cuda_storage_alloc(const char *func, size_t nbytes, int32_t device_index,
-                                         void **out);
-void shimrt_cuda_storage_free(void *data, void *ctx);
-/* dst <- src for tensors of the same shape on any devices (CPU, CUDA), converting dtypes.
- * The dispatcher's backend fallback copies through it. Returns a code with the message set. */
+/* ---- the devices' routers (backend.c; the rows: backend.h) ------------------------- */
+/* dst <- src on any devices (the cross-device copy): the row of the device that is neither
+ * CPU nor meta (dst's first) copies, else the CPU row. The dispatcher's backend fallback
+ * copies through it. Returns a code with the message set. */
 AOTITorchError shimrt_backend_copy(const char *func, AtenTensorHandle dst, AtenTensorHandle src);
-/* self.fill_(value) for a CUDA tensor (any strides), on its device's current stream. */
-AOTITorchError shimrt_cuda_do_fill(AtenTensorHandle self, double value);
+/* Every element of t (any device, any strides) set to value through t's device row; a meta
+ * tensor has nothing to fill. Returns a code with the message set. */
+AOTITorchError shimrt_backend_fill(const char *func, AtenTensorHandle t, double value);
 
 /* ---- the dispatcher's backend fallback (dispatcher.c) -------------------------------- */
 /* Turns the CPU fallback on or off for a backend key (SHIMRT_KEY_*, not CPU): an op with
  * no kernel for that key and no composite kernel runs its CPU kernel, tensors copied to
  * the host and back (docs/cuda.md). */
 void shimrt_dispatch_set_cpu_fallback(int key, bool on);
-bool shimrt_dispatch_has_cpu_fallback(int key);
 
 /* ---- thread pool (threads.c) ------------------------------------------------------- */
 /* Number of threads of the pool (SHIMRT_NUM_THREADS, else the core count; at least 1). */

@@ -1,67 +1,17 @@
-/* runtime/core/storage.c: reference-counted storage and the per-device allocators. */
+/* runtime/core/storage.c: reference-counted storage; the memory is each device row's
+ * (backend.h: alloc and free_data). */
 #include <stdlib.h>
-#if defined(__linux__)
-#include <sys/mman.h>
-#endif
 
-#include "internal.h"
+#include "backend.h"
 
 /* Live storages (shimrt_live_objects("storage")). */
 extern _Atomic int64_t shimrt_live_storages;
 
-/* The allocator of a device: CPU memory is 64-byte aligned; meta has none. */
-typedef struct {
-    void *(*alloc)(size_t nbytes);
-    void (*free)(void *data, void *ctx);
-} allocator;
-
-/* Blocks of 32 MiB and more are 2 MiB-aligned and asked to be backed by transparent huge
- * pages (where the kernel's THP mode is "madvise"). glibc serves such blocks with a fresh
- * mmap every time (32 MiB is its largest mmap threshold), so each fresh 64 MB output took
- * 16,384 page faults, most of the time of a bandwidth-bound op on it; with huge pages it
- * takes 32 (docs/PERFORMANCE.md). Smaller blocks are left alone: glibc reuses them from
- * its heap without faults once its threshold has moved up, and a huge-page hint there
- * only adds work. */
-#define SHIMRT_HUGE_MIN ((size_t)32 << 20)
-#define SHIMRT_HUGE_ALIGN ((size_t)2 << 20)
-static void *cpu_alloc(size_t nbytes) {
-    void *p = NULL;
-    if (nbytes == 0) return NULL;
-#if defined(__linux__) && defined(MADV_HUGEPAGE)
-    if (nbytes >= SHIMRT_HUGE_MIN) {
-        if (posix_memalign(&p, SHIMRT_HUGE_ALIGN, nbytes) != 0) return NULL;
-        (void)madvise(p, nbytes & ~(SHIMRT_HUGE_ALIGN - 1), MADV_HUGEPAGE); /* a hint */
-        return p;
-    }
-#endif
-    if (posix_memalign(&p, SHIMRT_CPU_ALIGNMENT, nbytes) != 0) return NULL;
-    return p;
-}
-static void cpu_free(void *data, void *ctx) {
-    (void)ctx;
-    free(data);
-}
-static void *meta_alloc(size_t nbytes) {
-    (void)nbytes;
-    return NULL;
-}
-
-static const allocator *allocator_for(int32_t device_type) {
-    static const allocator cpu = {cpu_alloc, cpu_free}, meta = {meta_alloc, NULL},
-                           cuda = {NULL, shimrt_cuda_storage_free};
-    switch (device_type) {
-    case SHIMRT_DEV_CPU: return &cpu;
-    case SHIMRT_DEV_META: return &meta;
-    case SHIMRT_DEV_CUDA: return &cuda;
-    default: return NULL;
-    }
-}
-
 shimrt_storage *shimrt_storage_new(const char *func, size_t nbytes, int32_t device_type,
                                    int32_t device_index) {
     if (shimrt_check_device(func, device_type, device_index)) return NULL;
-    const allocator *a = allocator_for(device_type);
-    if (!a) {
+    const shimrt_backend *a = shimrt_backend_of(device_type);
+    if (!a || !a->alloc) {
         shimrt_fail(func, "no allocator for device type %d", (int)device_type);
         return NULL;
     }
@@ -75,17 +25,8 @@ shimrt_storage *shimrt_storage_new(const char *func, size_t nbytes, int32_t devi
         shimrt_fail(func, "out of memory");
         return NULL;
     }
-    if (device_type == SHIMRT_DEV_CUDA) { /* runtime/cuda/alloc.c */
-        if (shimrt_cuda_storage_alloc(func, nbytes, device_index, &s->data)) {
-            free(s);
-            return NULL;
-        }
-    } else {
-        s->data = a->alloc(nbytes);
-    }
-    if (nbytes && !s->data && device_type == SHIMRT_DEV_CPU) {
+    if (a->alloc(func, nbytes, device_index, &s->data)) {
         free(s);
-        shimrt_fail(func, "not enough memory: you tried to allocate %zu bytes", nbytes);
         return NULL;
     }
     atomic_init(&s->refcount, 1);
@@ -93,7 +34,7 @@ shimrt_storage *shimrt_storage_new(const char *func, size_t nbytes, int32_t devi
     s->nbytes = nbytes;
     s->device_type = device_type;
     s->device_index = device_index < 0 ? 0 : device_index;
-    s->deleter = a->free;
+    s->deleter = a->free_data;
     return s;
 }
 
@@ -131,14 +72,14 @@ void shimrt_storage_release(shimrt_storage *s) {
 
 AOTITorchError shimrt_storage_grow(const char *func, shimrt_storage *s, size_t nbytes) {
     if (nbytes <= s->nbytes) return AOTI_TORCH_SUCCESS;
-    const allocator *a = allocator_for(s->device_type);
+    const shimrt_backend *a = shimrt_backend_of(s->device_type);
     if (s->device_type == SHIMRT_DEV_META) {
         s->nbytes = nbytes; /* no data */
         return AOTI_TORCH_SUCCESS;
     }
     /* only memory the runtime allocated itself can move (PyTorch: a storage from_blob is
      * not resizable either) */
-    if (!a || s->deleter != a->free || s->deleter_ctx)
+    if (!a || !a->free_data || s->deleter != a->free_data || s->deleter_ctx)
         return shimrt_fail(func, "Trying to resize storage that is not resizable");
     shimrt_storage *n = shimrt_storage_new(func, nbytes, s->device_type, s->device_index);
     if (!n) return AOTI_TORCH_FAILURE;

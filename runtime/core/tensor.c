@@ -652,3 +652,9 @@ AOTITorchError shimrt_k_give(AtenTensorHandle t, AtenTensorHandle *ret0) {
     *ret0 = t;
     return AOTI_TORCH_SUCCESS;
 }
+
+bool shimrt_k_internal_overlap(const struct AtenTensorOpaque *t) {
+    for (int64_t d = 0; d < t->ndim; d++)
+        if (t->sizes[d] > 1 && t->strides[d] == 0) return true;
+    return false;
+}

@@ -267,9 +267,11 @@ void sh_walk_serial(const sh_plan *p, sh_chunk_fn fn, void *ctx) {
     walk_range(0, (p->numel / inner) * j.per_row, &j);
 }
 
-/* sh_walk with runs of up to `chunk` elements: chunk functions that need no per-chunk
- * buffers (copies, fills, kernels on operands they read in place) take long runs, so that
- * the per-call cost is paid every 16K elements rather than every 1K */
+/* Runs fn over every element of p in runs of up to `chunk` elements, over the thread pool
+ * when p is large enough (the executor's walk). Chunk functions that need no per-chunk
+ * buffers (copies, fills, kernels on operands they read in place) take long runs
+ * (SH_LONG_CHUNK), so that the per-call cost is paid every 16K elements rather than every
+ * 1K (SH_CHUNK) */
 #define SH_LONG_CHUNK 16384
 static void walk_chunked(const sh_plan *p, sh_chunk_fn fn, void *ctx, int64_t chunk) {
     if (p->numel == 0) return;
@@ -289,7 +291,7 @@ void sh_walk(const sh_plan *p, sh_chunk_fn fn, void *ctx) { walk_chunked(p, fn, 
 
 /* ---- casts ------------------------------------------------------------------------- */
 
-/* The cast loops are built per ISA with the kernels (kernels.h): pick the table once. */
+/* The cast loops are built per ISA with the kernels (loops.h): pick the table once. */
 extern const sh_cast_fn sh_casttab_base[10][10];
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
 extern const sh_cast_fn sh_casttab_v3[10][10];
@@ -337,7 +339,7 @@ void sh_cast_run(char *dst, int32_t ddt, int64_t ds, const char *src, int32_t sd
     cast_tab()[si][di](dst, ds, src, ss, n);
 }
 
-/* ---- reduction loops (kernels.h section 3) ------------------------------------------ */
+/* ---- reduction loops (loops.h section 3) ------------------------------------------ */
 
 extern const sh_red_kern sh_redtabs_base[][10][2];
 extern const sh_argmax_kern sh_argtabs_base[10];

@@ -3,9 +3,8 @@
  * Two halves:
  *   - the PLANNER (sh_plan_*): broadcasting, PyTorch's output layout (the output follows
  *     the inputs' memory layout, as TensorIterator does), dimension coalescing, byte
- *     strides and flags. It reads only metadata and never touches element data, so the
- *     CPU executor and the CUDA launcher can take the same plan.
- *   - the CPU EXECUTOR (sh_walk, sh_exec, sh_cast_run, sh_copy, sh_fill): the plan's
+ *     strides and flags. It reads only metadata and never touches element data.
+ *   - the CPU EXECUTOR (sh_exec, sh_cast_run, sh_copy, sh_fill; sh_walk_serial): the plan's
  *     elements are cut into rows and chunks of at most SH_CHUNK elements and split over
  *     the runtime's thread pool (torch_parallel_for). A kernel sees contiguous runs of its
  *     compute type; operands of another dtype or layout go through per-chunk buffers.
@@ -67,14 +66,16 @@ int32_t sh_ct_dtype(int ct);
 /* Called with pointers to the first element of a run of n elements of each operand and
  * their byte strides along the run. */
 typedef void (*sh_chunk_fn)(char **ptr, const int64_t *stride, int64_t n, void *ctx);
-/* Runs fn over every element of p (in runs of at most SH_CHUNK), over the thread pool when
- * the plan is large enough. */
-void sh_walk(const sh_plan *p, sh_chunk_fn fn, void *ctx);
 /* Elements below which work runs in the calling thread (per task above it): measured,
  * see engine.c; SHIMRT_GRAIN_ELEMS overrides it. */
 int64_t sh_grain_elems(void);
-/* The same in the calling thread only (for chunk functions that gather a result). */
+/* Runs fn over every element of p (in runs of at most SH_CHUNK) in the calling thread only
+ * (for chunk functions that gather a result); sh_exec, sh_copy and sh_fill walk over the
+ * thread pool. */
 void sh_walk_serial(const sh_plan *p, sh_chunk_fn fn, void *ctx);
+/* The same walk split over the thread pool in chunks (the ops of complex.c call it with chunk
+ * functions that only read their operands' elements and write the result's). */
+void sh_walk(const sh_plan *p, sh_chunk_fn fn, void *ctx);
 
 /* Converts n elements from src (dtype sdt, byte stride ss) to dst (ddt, ds). PyTorch's
  * conversions: floating to integer goes through int64 (x86 truncation: out of range and
@@ -83,7 +84,7 @@ void sh_walk_serial(const sh_plan *p, sh_chunk_fn fn, void *ctx);
 void sh_cast_run(char *dst, int32_t ddt, int64_t ds, const char *src, int32_t sdt, int64_t ss,
                  int64_t n);
 
-/* A conversion loop: n elements, byte strides (tables in kernels.h, one per ISA). */
+/* A conversion loop: n elements, byte strides (tables in loops.h, one per ISA). */
 typedef void (*sh_cast_fn)(char *dst, int64_t ds, const char *src, int64_t ss, int64_t n);
 /* The ISA the kernels run with: 0 baseline, 3 x86-64-v3, 4 x86-64-v4 (SHIMRT_ISA=base or
  * v3 forces a lower level). */
@@ -110,7 +111,7 @@ void sh_exec(const sh_plan *p, int32_t common, bool kout_bool, bool cond_first, 
              const sh_kargs *k, const void *scalar_b);
 
 /* Reduction loops of an SH_REDUCE row for one (storage dtype S, accumulator T) pair
- * (kernels.h section 3; T is S's compute type, or double / int64 when wide):
+ * (loops.h section 3; T is S's compute type, or double / int64 when wide):
  *   rows(out, in, nrows, len): out[r] (T) = the reduction of contiguous row r of len
  *                              elements (rows back to back)
  *   cols(acc, in, nrows, nc, rs): acc[c] (T) = the reduction over nrows rows (row stride rs
@@ -121,7 +122,7 @@ typedef struct sh_red_kern {
     void (*cols)(char *acc, const char *in, int64_t nrows, int64_t nc, int64_t rs);
     void (*merge)(char *acc, const char *x, int64_t n);
 } sh_red_kern;
-/* The loops of reduction row `red` (RED_<name> in kernels.h) for storage dtype sdt, or NULL
+/* The loops of reduction row `red` (RED_<name> in loops.h) for storage dtype sdt, or NULL
  * when the pair is not instantiated (the caller then takes its generic path). *tdt gets
  * the accumulator's dtype. */
 const sh_red_kern *sh_red_kernel(int red, int32_t sdt, bool wide, int32_t *tdt);

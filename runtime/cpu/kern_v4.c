@@ -1,4 +1,4 @@
-/* runtime/cpu/kern_v4.c: the kernels of kernels.h built for x86-64-v4: AVX-512
+/* runtime/cpu/kern_v4.c: the kernels of loops.h built for x86-64-v4: AVX-512
  * (the flags are in runtime/runtime.mk). */
 #define SH_KSUFFIX v4
-#include "kernels.h"
+#include "loops.h"

@@ -3,7 +3,8 @@
  * Each SH_UNARY / SH_BINARY / SH_TERNARY row of ops.def is expanded here into one typed
  * contiguous loop per compute type of its class (bool, uint8, int8..int64, float, double:
  * float16 and bfloat16 compute as float through the executor's per-chunk buffers), built
- * for AVX-512, AVX2+FMA and baseline x86-64 with runtime selection (target_clones). The
+ * for AVX-512, AVX2+FMA and baseline x86-64 (kern_v4.c, kern_v3.c, kern_base.c: the same
+ * kernels compiled three times, one picked at run time by __builtin_cpu_supports). The
  * kernels below (one line each) pick PyTorch's result dtype and checks for their op and
  * hand the row to the engine (engine.h). Results are new tensors (new references) laid
  * out like their inputs, as TensorIterator lays them out. */
@@ -16,9 +17,9 @@
 #include "cpu_kernels.h"
 #include "engine.h"
 
-#include "kernels.h"
+#include "loops.h"
 
-/* The kernel tables of the three builds of kernels.h (kern_*.c), chosen once by what the
+/* The kernel tables of the three builds of loops.h (kern_*.c), chosen once by what the
  * CPU supports: x86-64-v4 (AVX-512), x86-64-v3 (AVX2, FMA, F16C), baseline. */
 extern const sh_kernel *const sh_rowtabs_base[OP_COUNT];
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)

@@ -8,7 +8,7 @@
 
 #include "../core/rng_internal.h"
 #include "compositeexplicitautograd_kernels.h"
-#include "kernels.h"
+#include "loops.h"
 #include "iter.h"
 
 /* ---- element order: PyTorch's serial CPU loop walks a tensor in memory order (the

@@ -9,7 +9,7 @@
 #include "cpu_kernels.h"
 #include "engine.h"
 #include "iter.h"
-#include "kernels.h"
+#include "loops.h"
 
 /* Which dims of self are reduced; dims NULL or empty: all. Fails on a bad or repeated dim. */
 static AOTITorchError reduced_dims(const char *op, const struct AtenTensorOpaque *self,
@@ -91,7 +91,7 @@ static void store_loop(char **data, const int64_t *st, int64_t n, void *vctx) {
 }
 
 /* The engine's reduction path: a contiguous tensor reduced over one block of adjacent
- * dims, seen as outer x len x inner, with the typed loops of the SH_REDUCE row (kernels.h,
+ * dims, seen as outer x len x inner, with the typed loops of the SH_REDUCE row (loops.h,
  * built per ISA). Work is split over the thread pool by rows (inner == 1: each task
  * reduces whole rows; few long rows are cut into parts whose partial results are merged
  * in a fixed order) or by (outer, block of up to RBLOCK inner columns). Results depend on
@@ -558,7 +558,7 @@ static void argmax_along(AtenTensorHandle self, int64_t d, char *values, int64_t
     }
 }
 
-/* argmax over dim d of a contiguous tensor with the engine's loops (kernels.h): rows
+/* argmax over dim d of a contiguous tensor with the engine's loops (loops.h): rows
  * (d is the innermost non-trivial dim) or columns (blocks of RBLOCK), split over the thread
  * pool. values (may be NULL) gets the values in self's dtype. Returns false when the path
  * does not apply. */

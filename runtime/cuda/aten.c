@@ -5,11 +5,11 @@
 #include <math.h>
 #include <string.h>
 
-#include "../cpu/iter.h"
+#include "../generic/meta.h"
 #include "compositeexplicitautograd_kernels.h"
 #include "cuda_internal.h"
 #include "cuda_kernels.h"
-#include "kernels.h"
+#include "catalogue.h"
 
 enum { MF_CONTIGUOUS = 0, MF_PRESERVE = 1 };
 
@@ -168,8 +168,8 @@ AOTITorchError shimrt_cuda_new_zeros(AtenTensorHandle self, const int64_t *size,
     AOTITorchError rc = AOTI_TORCH_SUCCESS;
     if (t->device_type == SHIMRT_DEV_CUDA)
         rc = shimrt_cuda_do_fill(t, 0.0);
-    else if (t->device_type == SHIMRT_DEV_CPU)
-        shimrt_k_fill(t, 0.0);
+    else /* another device's new_zeros: its row's fill (meta: nothing) */
+        rc = shimrt_backend_fill("new_zeros", t, 0.0);
     return shimrt_k_hand_out(rc, t, ret0);
 }
 

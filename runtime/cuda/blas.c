@@ -10,7 +10,7 @@
 #include <limits.h>
 #include <string.h>
 
-#include "../cpu/iter.h"
+#include "../generic/meta.h"
 #include "cuda_internal.h"
 #include "cuda_kernels.h"
 

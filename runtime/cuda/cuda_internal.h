@@ -132,7 +132,7 @@ enum { SH_CUBLAS_COMPUTE_32F = 68, SH_CUBLAS_COMPUTE_64F = 70 };
 
 /* Loads libcuda once per process (SHIMRT_LIBCUDA names another file, for tests and odd
  * installs), resolves every symbol, runs cuInit and checks the driver version. On failure
- * returns NULL with the thread's message set to "<func>: CUDA is not available: <why>". */
+ * returns NULL with the thread's message set to "<func>: the CUDA libraries cannot be used: <why>". */
 const shimrt_cuda_api *shimrt_cuda_driver(const char *func);
 /* The same for NVRTC: SHIMRT_LIBNVRTC, else libnvrtc.so.13, .so.12, libnvrtc.so. */
 const shimrt_nvrtc_api *shimrt_nvrtc(const char *func);
@@ -175,7 +175,7 @@ AOTITorchError shimrt_cuda_error_flag(const char *func, int32_t dev, long long *
  * PyTorch's message when a kernel set it. */
 AOTITorchError shimrt_cuda_check_async(const char *func, int32_t dev);
 
-/* ---- the caching device allocator (alloc.c) ---- */
+/* ---- the caching device allocator (caching_allocator.c) ---- */
 /* Device memory of at least nbytes on device_index, for use on stream. */
 AOTITorchError shimrt_cuda_alloc(const char *func, size_t nbytes, int32_t device_index,
                                  CUstream stream, void **out);
@@ -267,7 +267,13 @@ AtenTensorHandle shimrt_cuda_dense(const char *op, AtenTensorHandle t, int64_t n
 AOTITorchError shimrt_cuda_blas_handle(const char *func, int32_t dev, void **out);
 AOTITorchError shimrt_cuda_do_copy(AtenTensorHandle self, AtenTensorHandle src);
 
-/* ---- hooks called by runtime/core ---- */
-/* shimrt_check_device for CUDA: loads the driver, checks the index. */
+/* ---- the CUDA row of the backend table (backend.c) ---- */
+/* The row's check_device: loads the driver, checks the index (device.c). */
 AOTITorchError shimrt_cuda_check_device(const char *func, int32_t device_index);
+/* The row's alloc and free_data: device memory from the caching allocator for
+ * device_index's current stream, and the storage deleter that returns it
+ * (caching_allocator.c). */
+AOTITorchError shimrt_cuda_storage_alloc(const char *func, size_t nbytes, int32_t device_index,
+                                         void **out);
+void shimrt_cuda_storage_free(void *data, void *ctx);
 #endif

@@ -1,7 +1,7 @@
 /* runtime/cuda/device.c: CUDA devices, the per-thread current device and current stream,
  * the stream pool, device and stream guards, events, copies, cuBLAS handles and
  * torch_c10_cuda_check_msg. Every entry point loads the driver first and fails with
- * "CUDA is not available: <why>" when it cannot. */
+ * "the CUDA libraries cannot be used: <why>" when it cannot. */
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>

@@ -23,7 +23,7 @@
 #include <unistd.h>
 
 #include "cuda_internal.h"
-#include "kernels.h"
+#include "catalogue.h"
 
 #define FILE_MAGIC "SHJITv01"
 #define SUFFIX ".shk"
@@ -442,23 +442,6 @@ static key128 kernel_key(const shimrt_nvrtc_api *nv, const char *source, int arc
     int a = nvrtc_arch_for(nv, arch, cubin);
     *nopts = base_options(archopt, opts, a, *cubin, false);
     return make_key(source, opts, *nopts, nv->major, nv->minor, arch);
-}
-
-char *shimrt_jit_cache_path(const shimrt_cuda_kdesc *k, int arch) {
-    const char *dir = shimrt_jit_cache_dir();
-    const shimrt_nvrtc_api *nv = shimrt_nvrtc(__func__);
-    char *src = shimrt_cuda_kernel_source(k);
-    if (!dir || !nv || !src) {
-        free(src);
-        return NULL;
-    }
-    bool cubin;
-    char archopt[48];
-    const char *opts[8];
-    int n;
-    key128 key = kernel_key(nv, src, arch, &cubin, archopt, opts, &n);
-    free(src);
-    return path_for(dir, key);
 }
 
 AOTITorchError shimrt_jit_get(const char *func, const shimrt_cuda_kdesc *k, int arch,

@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "../core/internal.h"
-#include "kernels.h"
+#include "catalogue.h"
 
 /* ---- the rows of ops.def ---- */
 enum { SH_ALL, SH_NUMERIC, SH_FLOAT, SH_INTEGRAL, SH_COMPARE };
@@ -939,7 +939,7 @@ static void copy_kernel(FILE *f, const shimrt_cuda_kdesc *k, const dtype_info *o
     switch (cat_of(o)) {
     case 0: fputs("    out[o0] = (O)(v != 0);\n", f); break;
     case 1:
-        /* PyTorch's CPU conversion (runtime/cpu/kernels.h): truncation through int64 for
+        /* PyTorch's CPU conversion (runtime/cpu/loops.h): truncation through int64 for
          * uint8 and int64, through int32 for int8/16/32, the minimum when out of range (NaN
          * included), then the integer wraps */
         if (k->kind == SHK_FILL)

@@ -70,7 +70,7 @@ static load_state cu_state = {PTHREAD_ONCE_INIT, false, ""};
  * it is not available. */
 static bool loaded(const char *func, load_state *state, void (*load)(void)) {
     pthread_once(&state->once, load);
-    if (!state->ok) shimrt_fail(func, "CUDA is not available: %s", state->why);
+    if (!state->ok) shimrt_fail(func, "the CUDA libraries cannot be used: %s", state->why);
     return state->ok;
 }
 

@@ -9,9 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../cpu/iter.h"
+#include "../generic/meta.h"
 #include "cuda_internal.h"
-#include "kernels.h"
+#include "catalogue.h"
 
 #define BLOCK 256u
 #define MAX_DEV 64
@@ -523,7 +523,7 @@ AOTITorchError shimrt_cuda_do_copy(AtenTensorHandle self, AtenTensorHandle src) 
         AtenTensorHandle d = h ? shimrt_tensor_empty(op, self->ndim, self->sizes, NULL, self->dtype,
                                                      SHIMRT_DEV_CUDA, self->device_index)
                                : NULL;
-        AOTITorchError rc = !d || shimrt_k_copy(op, h, src) ||
+        AOTITorchError rc = !d || shimrt_copy(op, h, src) ||
                             transfer(op, d, h, self->device_index) || device_copy(op, self, d);
         shimrt_tensor_free(h);
         shimrt_tensor_free(d);
@@ -535,8 +535,7 @@ AOTITorchError shimrt_cuda_do_copy(AtenTensorHandle self, AtenTensorHandle src) 
         AtenTensorHandle h =
             d ? shimrt_tensor_empty(op, src->ndim, src->sizes, NULL, src->dtype, SHIMRT_DEV_CPU, 0)
               : NULL;
-        AOTITorchError rc =
-            !h || transfer(op, h, d, src->device_index) || shimrt_k_copy(op, self, h);
+        AOTITorchError rc = !h || transfer(op, h, d, src->device_index) || shimrt_copy(op, self, h);
         shimrt_tensor_free(h);
         shimrt_tensor_free(d);
         return rc;
@@ -561,14 +560,6 @@ AOTITorchError shimrt_cuda_do_copy(AtenTensorHandle self, AtenTensorHandle src) 
 }
 
 /* The dispatcher's backend fallback copies through here (internal.h). */
-AOTITorchError shimrt_backend_copy(const char *func, AtenTensorHandle dst, AtenTensorHandle src) {
-    if (!shimrt_tensor_valid(dst) || !shimrt_tensor_valid(src))
-        return shimrt_fail(func, "copy of an invalid tensor handle");
-    if (dst->device_type == SHIMRT_DEV_CUDA || src->device_type == SHIMRT_DEV_CUDA)
-        return shimrt_cuda_do_copy(dst, src);
-    return shimrt_copy(func, dst, src);
-}
-
 AtenTensorHandle shimrt_cuda_dense(const char *op, AtenTensorHandle t, int64_t nd,
                                    const int64_t *shape, int32_t dtype) {
     if (check_cuda(op, t, "self", -1)) return NULL;

@@ -403,12 +403,6 @@ void shimrt_k_preserve_strides(const struct AtenTensorOpaque *t, int64_t *stride
     }
 }
 
-bool shimrt_k_internal_overlap(const struct AtenTensorOpaque *t) {
-    for (int64_t d = 0; d < t->ndim; d++)
-        if (t->sizes[d] > 1 && t->strides[d] == 0) return true;
-    return false;
-}
-
 /* [lo, hi) bytes spanned by t (empty when t has no elements). */
 static void span(const struct AtenTensorOpaque *t, uintptr_t *lo, uintptr_t *hi) {
     uintptr_t base = (uintptr_t)shimrt_data(t);

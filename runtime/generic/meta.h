@@ -1,8 +1,10 @@
 /* runtime/generic/meta.h: device-neutral helpers for kernels of any backend (private to
  * runtime/): PyTorch's dtype classes and type promotion, shape helpers (broadcasting,
  * dimension wrapping, formatting for messages) and tensor helpers (argument checks, views
- * over a tensor's storage, new tensors on its device, layout questions). None touches
- * element data, so runtime/generic/, runtime/cpu/ and runtime/cuda/ all use them.
+ * over a tensor's storage, new tensors on its device, layout questions). None reads or
+ * writes element data itself; the few that move data (shimrt_k_sum_out, the cat helpers)
+ * copy through the device rows (shimrt_backend_copy), so runtime/generic/, runtime/cpu/
+ * and runtime/cuda/ all use them.
  * Every function that can fail sets the thread's message (shimrt_fail) with the op name
  * passed in `op` ("add.Tensor") and returns AOTI_TORCH_FAILURE, or NULL for a handle. */
 #ifndef SHIMRT_GENERIC_META_H
@@ -207,8 +209,7 @@ bool shimrt_k_dense(const struct AtenTensorOpaque *t);
  * infer_dense_strides (dense strides in shimrt_k_layout_perm's order of t's strides; a
  * size-0 or size-1 dim does not multiply the next stride). */
 void shimrt_k_preserve_strides(const struct AtenTensorOpaque *t, int64_t *strides);
-/* True when two elements of t may share memory (a stride 0 over a dim of size > 1). */
-bool shimrt_k_internal_overlap(const struct AtenTensorOpaque *t);
+/* (shimrt_k_internal_overlap: core/internal.h) */
 /* True when the memory ranges spanned by a and b intersect. */
 bool shimrt_k_may_overlap(const struct AtenTensorOpaque *a, const struct AtenTensorOpaque *b);
 /* An out argument written while two inputs are read (gather, index_select: self and index;
@@ -218,7 +219,7 @@ AOTITorchError shimrt_k_out_no_overlap(const char *op, const struct AtenTensorOp
                                        const struct AtenTensorOpaque *self,
                                        const struct AtenTensorOpaque *index);
 
-/* ---- views and new tensors (runtime/generic/views.c, alloc.c) ---------------------- */
+/* ---- views and new tensors (runtime/generic/views.c, empty.c) ---------------------- */
 /* Resolves a requested shape (one entry may be -1) against numel into out. */
 AOTITorchError shimrt_k_infer_size(const char *op, const int64_t *shape, int64_t n, int64_t numel,
                                    int64_t *out);

@@ -327,7 +327,8 @@ AOTITorchError shimrt_k_cat_new(const char *op, const AtenTensorHandle *ts, int6
     int32_t dt;
     if (shimrt_k_cat_shape(op, ts, n, &dim, &ndim, sizes, &dt)) return AOTI_TORCH_FAILURE;
     /* cat_shape refuses an empty list: ts[0] exists here */
-    int32_t index = device_type == SHIMRT_DEV_CUDA ? ts[0]->device_index : -1;
+    int32_t index =
+        device_type == SHIMRT_DEV_CPU || device_type == SHIMRT_DEV_META ? -1 : ts[0]->device_index;
     AtenTensorHandle t = shimrt_tensor_empty(op, ndim, sizes, NULL, dt, device_type, index);
     if (!t) return AOTI_TORCH_FAILURE;
     return shimrt_k_hand_out(shimrt_k_cat_into(op, ts, n, dim, t), t, ret0);

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../runtime/cuda/kernels.h"
+#include "../../runtime/cuda/catalogue.h"
 
 int main(int argc, char **argv) {
     if (argc != 2) return 2;

@@ -13,7 +13,7 @@
 #include <math.h>
 #include <stddef.h>
 
-#include "../../runtime/cuda/kernels.h"
+#include "../../runtime/cuda/catalogue.h"
 
 typedef struct {
     unsigned tid, bid, bdim, gdim;

@@ -26,13 +26,13 @@ Test(cuda_nodriver, creating_a_cuda_tensor_fails_clearly_without_leaks) {
     int64_t sizes[] = {2, 3};
     AtenTensorHandle t = NULL;
     FAILS(empty_contig(2, sizes, aoti_torch_dtype_float32(), aoti_torch_device_type_cuda(), 0, &t),
-          "aoti_torch_empty_strided", "CUDA is not available");
+          "aoti_torch_empty_strided", "the CUDA libraries cannot be used");
     HAS("driver library could not be loaded");
     HAS("/nonexistent/libcuda.so.1");
     cr_assert_null(t);
     /* the reason is kept: a second attempt says the same */
     FAILS(empty_contig(2, sizes, aoti_torch_dtype_float32(), aoti_torch_device_type_cuda(), 1, &t),
-          "aoti_torch_empty_strided", "CUDA is not available");
+          "aoti_torch_empty_strided", "the CUDA libraries cannot be used");
     no_leaks();
 }
 
@@ -41,37 +41,42 @@ Test(cuda_nodriver, every_cuda_function_fails_cleanly) {
     CUDAGuardHandle g = NULL;
     CUDAStreamGuardHandle sg = NULL;
     FAILS(aoti_torch_create_cuda_guard(0, &g), "aoti_torch_create_cuda_guard",
-          "CUDA is not available");
+          "the CUDA libraries cannot be used");
     cr_assert_null(g);
     FAILS(aoti_torch_cuda_guard_set_index((CUDAGuardHandle)&p, 0),
           "aoti_torch_cuda_guard_set_index", "not a CUDA guard handle");
     FAILS(aoti_torch_create_cuda_stream_guard(NULL, 0, &sg), "aoti_torch_create_cuda_stream_guard",
-          "CUDA is not available");
+          "the CUDA libraries cannot be used");
     OK(aoti_torch_delete_cuda_guard(NULL));
     OK(aoti_torch_delete_cuda_stream_guard(NULL));
     FAILS(aoti_torch_get_current_cuda_stream(0, &p), "aoti_torch_get_current_cuda_stream",
-          "CUDA is not available");
+          "the CUDA libraries cannot be used");
     FAILS(torch_set_current_cuda_stream(NULL, 0), "torch_set_current_cuda_stream",
-          "CUDA is not available");
+          "the CUDA libraries cannot be used");
     FAILS(torch_get_cuda_stream_from_pool(true, 0, &p), "torch_get_cuda_stream_from_pool",
-          "CUDA is not available");
+          "the CUDA libraries cannot be used");
     FAILS(torch_cuda_stream_synchronize(NULL, 0), "torch_cuda_stream_synchronize",
-          "CUDA is not available");
+          "the CUDA libraries cannot be used");
     FAILS(torch_get_current_cuda_blas_handle(&p), "torch_get_current_cuda_blas_handle",
-          "CUDA is not available");
+          "the CUDA libraries cannot be used");
     FAILS(aoti_torch_cuda_caching_allocator_raw_alloc(64, &p),
-          "aoti_torch_cuda_caching_allocator_raw_alloc", "CUDA is not available");
+          "aoti_torch_cuda_caching_allocator_raw_alloc", "the CUDA libraries cannot be used");
     OK(aoti_torch_cuda_caching_allocator_raw_delete(NULL));
     int x;
     FAILS(aoti_torch_cuda_caching_allocator_raw_delete(&x),
           "aoti_torch_cuda_caching_allocator_raw_delete", "was not allocated");
     int32_t n = 7;
-    FAILS(shimrt_cuda_device_count(&n), "shimrt_cuda_device_count", "CUDA is not available");
+    FAILS(shimrt_cuda_device_count(&n), "shimrt_cuda_device_count",
+          "the CUDA libraries cannot be used");
     cr_assert_eq(n, 7);
-    FAILS(shimrt_cuda_host_alloc(16, &p), "shimrt_cuda_host_alloc", "CUDA is not available");
-    FAILS(shimrt_cuda_memcpy(&x, &n, 4, NULL, true), "shimrt_cuda_memcpy", "CUDA is not available");
-    FAILS(shimrt_cuda_event_new(true, &p), "shimrt_cuda_event_new", "CUDA is not available");
-    FAILS(shimrt_cuda_empty_cache(), "shimrt_cuda_empty_cache", "CUDA is not available");
+    FAILS(shimrt_cuda_host_alloc(16, &p), "shimrt_cuda_host_alloc",
+          "the CUDA libraries cannot be used");
+    FAILS(shimrt_cuda_memcpy(&x, &n, 4, NULL, true), "shimrt_cuda_memcpy",
+          "the CUDA libraries cannot be used");
+    FAILS(shimrt_cuda_event_new(true, &p), "shimrt_cuda_event_new",
+          "the CUDA libraries cannot be used");
+    FAILS(shimrt_cuda_empty_cache(), "shimrt_cuda_empty_cache",
+          "the CUDA libraries cannot be used");
     FAILS(aoti_torch_get_current_cuda_stream(0, NULL), "aoti_torch_get_current_cuda_stream",
           "ret_stream");
     no_leaks();

@@ -17,7 +17,7 @@
 #include "../runtime/shimrt_test.h"
 #include "../../runtime/cpu/iter.h"
 #include "../../runtime/cuda/cuda_internal.h"
-#include "../../runtime/cuda/kernels.h"
+#include "../../runtime/cuda/catalogue.h"
 #include "c_shim_aten.h"
 #include "compositeexplicitautograd_kernels.h"
 #include "c_shim_cpu.h"

@@ -487,7 +487,7 @@ for dt in [torch.float32, torch.float64, torch.bfloat16, torch.int32]:
                                             lambda o: fsum(h[0], C.cast(C.pointer(pp), P(P(C.c_int64))), 1, 0, None, C.byref(o[0])),
                                             lambda: torch.sum(x, [d]), loose=True, check_strides=False))
 
-# ---- large reductions: the engine's row, column and split-row loops (kernels.h), with NaN
+# ---- large reductions: the engine's row, column and split-row loops (runtime/cpu/loops.h), with NaN
 # and ties; [3, 140000] over dim 1 and [300000] over everything take the split-row path at
 # 2 threads (rows of >= 128K elements, fewer rows than 2x the threads)
 fmean = fn("aoti_torch_cpu_mean_dim", H, P(P(C.c_int64)), C.c_int64, C.c_int32, P(C.c_int32), P(H))

@@ -150,7 +150,7 @@ Test(device_guard, cpu_guard_sets_and_restores) {
     FAILS(aoti_torch_delete_device_guard(g), "aoti_torch_delete_device_guard", "freed");
     FAILS(aoti_torch_device_guard_set_index(g, 0), "aoti_torch_device_guard_set_index", "freed");
     FAILS(aoti_torch_create_device_guard(1, &g), "aoti_torch_create_device_guard",
-          "CUDA is not available");
+          "device index 1 is not available");
     FAILS(aoti_torch_create_device_guard(0, NULL), "aoti_torch_create_device_guard", "NULL");
     OK(aoti_torch_create_device_guard(0, &g));
     FAILS(aoti_torch_device_guard_set_index(g, 2), "aoti_torch_device_guard_set_index",
@@ -183,20 +183,20 @@ Test(streams, cpu_default_stream) {
     FAILS(torch_stream_native_handle((StreamHandle)garbage, &native), "torch_stream_native_handle",
           "not a stream handle");
     FAILS(aoti_torch_get_current_stream(1, &s), "aoti_torch_get_current_stream",
-          "CUDA is not available");
+          "device index 1 is not available");
     FAILS(aoti_torch_get_current_stream(0, NULL), "aoti_torch_get_current_stream", "NULL");
 }
 
 Test(cuda, every_cuda_function_fails_cleanly) {
     void *stream = NULL;
     FAILS(aoti_torch_get_current_cuda_stream(0, &stream), "aoti_torch_get_current_cuda_stream",
-          "CUDA is not available");
+          "the CUDA libraries cannot be used");
     FAILS(torch_set_current_cuda_stream(NULL, 0), "torch_set_current_cuda_stream",
-          "CUDA is not available");
+          "the CUDA libraries cannot be used");
     FAILS(torch_get_cuda_stream_from_pool(true, 0, &stream), "torch_get_cuda_stream_from_pool",
-          "CUDA is not available");
+          "the CUDA libraries cannot be used");
     FAILS(torch_cuda_stream_synchronize(NULL, 0), "torch_cuda_stream_synchronize",
-          "CUDA is not available");
+          "the CUDA libraries cannot be used");
     cr_assert_null(stream);
 }
 
@@ -233,7 +233,8 @@ Test(generators, shared_state_and_device) {
 
 Test(generators, errors) {
     AtenGeneratorHandle g, h;
-    FAILS(shimrt_generator_new(1, 0, 1, &g), "shimrt_generator_new", "CUDA is not available");
+    FAILS(shimrt_generator_new(1, 0, 1, &g), "shimrt_generator_new",
+          "the CUDA libraries cannot be used");
     FAILS(shimrt_generator_new(55, 0, 1, &g), "shimrt_generator_new", "unknown device type");
     FAILS(shimrt_generator_new(0, 0, 1, NULL), "shimrt_generator_new", "NULL");
     OK(shimrt_generator_new(0, 0, 1, &g));

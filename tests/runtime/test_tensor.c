@@ -207,7 +207,7 @@ Test(empty_strided, errors) {
     FAILS(aoti_torch_empty_strided(2, NULL, shimrt_test_strides(2, NULL), 6, 0, 0, &t),
           "aoti_torch_empty_strided", "sizes_ptr");
     FAILS(aoti_torch_empty_strided(2, sizes, shimrt_test_strides(2, sizes), 6, 1, 0, &t),
-          "aoti_torch_empty_strided", "CUDA is not available");
+          "aoti_torch_empty_strided", "the CUDA libraries cannot be used");
     FAILS(aoti_torch_empty_strided(2, sizes, shimrt_test_strides(2, sizes), 6, 77, 0, &t),
           "aoti_torch_empty_strided", "unknown device type");
     FAILS(aoti_torch_empty_strided(2, sizes, shimrt_test_strides(2, sizes), 6, 12, 0, &t),
@@ -365,7 +365,7 @@ Test(from_blob, errors) {
     FAILS(aoti_torch_create_tensor_from_blob(buf, 1, sizes, NULL, -1, 6, 0, 0, &t),
           "aoti_torch_create_tensor_from_blob", "storage offset -1");
     FAILS(aoti_torch_create_tensor_from_blob(buf, 1, sizes, NULL, 0, 6, 1, 0, &t),
-          "aoti_torch_create_tensor_from_blob", "CUDA is not available");
+          "aoti_torch_create_tensor_from_blob", "the CUDA libraries cannot be used");
     FAILS(aoti_torch_create_tensor_from_blob_v2(buf, 1, sizes, NULL, 0, 6, 0, 0, &t, 1, NULL, 0),
           "aoti_torch_create_tensor_from_blob_v2", "layout code 1");
     uint8_t meta[4] = {0};

@@ -45,7 +45,7 @@ if ! $TCC -std=c11 -Wall -Wextra -O1 -g -fsanitize=thread -fno-omit-frame-pointe
     -D_DEFAULT_SOURCE -D_POSIX_C_SOURCE=200809L -DSHIMRT_TSAN_MAIN \
     -Igen/schema -Iruntime/include -Igenerated \
     "tests/runtime/test_$prog.c" \
-    $(ls runtime/core/*.c runtime/generic/*.c runtime/cpu/*.c runtime/cuda/*.c generated/*.c 2>/dev/null) gen/schema/arena.c gen/schema/schema.c "$out/schema_lex.c" \
+    $(ls runtime/core/*.c runtime/generic/*.c runtime/cpu/*.c runtime/cuda/*.c generated/*.c 2>/dev/null) runtime/backends.c gen/schema/arena.c gen/schema/schema.c "$out/schema_lex.c" \
     "$out/cxx_boundary.o" -o "$out/$prog" $RT_LDLIBS >>"$out/build.log" 2>&1; then
     echo "FAIL: building the ThreadSanitizer test $prog with $TCC:"
     sed -n '1,30p' "$out/build.log"

@@ -20,7 +20,7 @@
 #include <time.h>
 
 #include "../cuda_internal.h"
-#include "../kernels.h"
+#include "../catalogue.h"
 
 static int usage(void) {
     fputs("usage: shimrt-jit list\n"
@@ -163,7 +163,7 @@ static void warm_job(job_set *j, int arch, const shimrt_cuda_kdesc *k) {
         fprintf(stderr, "shimrt-jit: sm_%d %s: %s\n", arch, k->name, torch_exception_get_what());
         pthread_mutex_unlock(&j->out);
         atomic_fetch_add(&j->failed, 1);
-        if (strstr(torch_exception_get_what(), "not available")) atomic_store(&j->stop, true);
+        if (strstr(torch_exception_get_what(), "cannot be used")) atomic_store(&j->stop, true);
     }
 }
 

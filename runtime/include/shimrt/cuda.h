@@ -6,7 +6,7 @@
  * libshimrt links no CUDA library. The NVIDIA driver (libcuda.so.1), NVRTC (libnvrtc.so.13
  * or .so.12) and cuBLAS are opened with dlopen at first use. When one is missing, every
  * function that needs it fails with AOTI_TORCH_FAILURE and a message retrievable with
- * torch_exception_get_what(), "<function>: CUDA is not available: <reason>".
+ * torch_exception_get_what(), "<function>: the CUDA libraries cannot be used: <reason>".
  *
  * Streams are CUDA driver streams (cudaStream_t == CUstream) passed as void*; NULL is the
  * legacy default stream, every device's current stream until one is set. The current device

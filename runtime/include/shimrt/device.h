@@ -1,8 +1,10 @@
 /* shimrt/device.h: devices, the CPU thread pool, device guards, streams, generators.
  *
- * This runtime has a CPU backend only. CPU device guards and the CPU default stream
- * work; every function that needs CUDA fails with AOTI_TORCH_FAILURE and the message
- * "<function>: CUDA is not available". Handles returned through ret* pointers are new
+ * The device guards and streams declared here are the CPU's (device index 0); a GPU's are
+ * the CUDA functions of shimrt/cuda.h. A device index other than the CPU's fails with
+ * AOTI_TORCH_FAILURE and "<function>: device index N is not available: ...", a CUDA
+ * generator without a usable CUDA driver with "<function>: the CUDA libraries cannot be
+ * used: <reason>". Handles returned through ret* pointers are new
  * references, freed with the matching delete function (NULL: no-op success); handle
  * arguments are borrowed. */
 #ifndef SHIMRT_DEVICE_H

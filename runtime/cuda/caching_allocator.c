@@ -1,4 +1,4 @@
-/* runtime/cuda/alloc.c: the caching allocator for device memory and pinned host memory
+/* runtime/cuda/caching_allocator.c: the caching allocator for device memory and pinned host memory
  * (docs/cuda.md, "The caching allocator", has the design in prose).
  *
  * Device memory comes from the driver in segments and is handed out in blocks carved from

@@ -1,4 +1,4 @@
-/* runtime/generic/alloc.c: allocation kernels that work for any device
+/* runtime/generic/empty.c: allocation kernels that work for any device
  * (CompositeExplicitAutograd): empty_like and new_empty, and the helpers that pick a new
  * tensor's strides for a memory format and resolve factory options (see meta.h).
  * Prototypes: generated/compositeexplicitautograd_kernels.h (docs/kernels.md). */

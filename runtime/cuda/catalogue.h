@@ -1,4 +1,4 @@
-/* runtime/cuda/kernels.h: the CUDA kernel catalogue made from runtime/ops/ops.def (private;
+/* runtime/cuda/catalogue.h: the CUDA kernel catalogue made from runtime/ops/ops.def (private;
  * used by the JIT, shimrt-jit and the tests, which link libshimrt.a). */
 #ifndef SHIMRT_CUDA_KERNELS_H
 #define SHIMRT_CUDA_KERNELS_H
@@ -116,9 +116,6 @@ AOTITorchError shimrt_jit_get(const char *func, const shimrt_cuda_kdesc *k, int 
 AOTITorchError shimrt_jit_compile_uncached(const char *func, const char *source, const char *name,
                                            int arch, bool verbose, void **image, size_t *size,
                                            bool *is_cubin, char **log);
-/* The disk file that holds kernel k for arch (a new string, free()); NULL if the cache is
- * disabled. */
-char *shimrt_jit_cache_path(const shimrt_cuda_kdesc *k, int arch);
 /* Removes every cache file of the folder; *removed counts them. */
 AOTITorchError shimrt_jit_cache_clear(const char *func, const char *dir, size_t *removed);
 /* Files and bytes in the folder's cache. */

@@ -1,5 +1,5 @@
-/* runtime/cpu/alloc.c: CPU fills and copies: new_zeros, fill_.Scalar, zero_, copy_, clone,
- * contiguous, to.dtype (empty_like and new_empty are device-generic: runtime/generic/alloc.c).
+/* runtime/cpu/fill_copy.c: CPU fills and copies: new_zeros, fill_.Scalar, zero_, copy_, clone,
+ * contiguous, to.dtype (empty_like and new_empty are device-generic: runtime/generic/empty.c).
  * Prototypes: generated/cpu_kernels.h (docs/kernels.md). */
 #include <float.h>
 #include <math.h>

@@ -1,4 +1,4 @@
-/* runtime/cpu/kernels.h: the typed element-wise kernels of runtime/ops/ops.def.
+/* runtime/cpu/loops.h: the typed element-wise kernels of runtime/ops/ops.def.
  *
  * Included by pointwise.c for the row ids (OP_<name>) and, with SH_KSUFFIX defined, by
  * kern_base.c, kern_v3.c and kern_v4.c: each expands every SH_UNARY / SH_BINARY /
