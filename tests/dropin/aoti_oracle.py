@@ -503,18 +503,15 @@ def line_family():
                 n = x.shape[dim] if x.dim() else 1
                 for k in sorted({0, 1, n // 2, n, n + 1}):
                     for largest in (1, 0):
-                        if not shape and k == 0:  # PyTorch leaves that result unwritten
-                            continue
                         # bool has ties: compare values only
                         case(f"{tag} k={k} largest={largest}", "aoti_torch_cpu_topk",
                              [T(x), k, dim, largest, 1, Ret(), Ret()],
                              lambda x=x, k=k, largest=largest: A.topk(x, k, dim, bool(largest)),
                              check=(lambda r: r == 0) if dt == torch.bool else None)
-                    if dt != torch.bool:
-                        for keep in (0, 1):
-                            case(f"{tag} k={k} keepdim={keep}", "aoti_torch_cpu_kthvalue",
-                                 [T(x), k, dim, keep, Ret(), Ret()],
-                                 lambda x=x, k=k, keep=keep: A.kthvalue(x, k, dim, bool(keep)))
+                    for keep in (0, 1):  # bool: refused but for a 0-d self
+                        case(f"{tag} k={k} keepdim={keep}", "aoti_torch_cpu_kthvalue",
+                             [T(x), k, dim, keep, Ret(), Ret()],
+                             lambda x=x, k=k, keep=keep: A.kthvalue(x, k, dim, bool(keep)))
                 case(tag, "aoti_torch_cpu_median", [T(x), Ret()], lambda x=x: A.median(x))
                 case(tag, "aoti_torch_cpu_nanmedian", [T(x), Ret()], lambda x=x: A.nanmedian(x))
                 y = rand(x.shape, dt, -2, 2)  # ties: the smallest most frequent value
@@ -556,6 +553,26 @@ def line_family():
          lambda: A.kthvalue(x[:1], 3, 1))
     for name, ref in (("cummax", A.cummax), ("cummin", A.cummin)):
         case("nan", f"aoti_torch_cpu_{name}", [T(x), 1, Ret(), Ret()], lambda ref=ref: ref(x, 1))
+    # ties and NaN: the index (and, unsorted, the order) PyTorch's algorithms give: topk's
+    # std::partial_sort (k * 64 <= n) or std::nth_element + std::sort, mode's std::sort,
+    # kthvalue's quickselect; short lines (insertion sort) and long ones (introsort)
+    for n in (2, 3, 5, 16, 17, 40, 130, 300):
+        for dt in (torch.float32, torch.int64, torch.float16):
+            x = rand([3, n], dt, -3, 3)
+            if dt != torch.int64:
+                x[torch.rand(x.shape) < 0.2] = float("nan")
+            x[0] = x[0].round()  # a row of few distinct values
+            for k in sorted({1, 2, n // 3 or 1, n - 1, n}):
+                for largest in (1, 0):
+                    for srt in (1, 0):
+                        case(f"ties {dt} n={n} k={k} largest={largest} sorted={srt}",
+                             "aoti_torch_cpu_topk", [T(x), k, 1, largest, srt, Ret(), Ret()],
+                             lambda x=x, k=k, largest=largest, srt=srt:
+                             A.topk(x, k, 1, bool(largest), bool(srt)))
+                case(f"ties {dt} n={n} k={k}", "aoti_torch_cpu_kthvalue",
+                     [T(x), k, 1, 0, Ret(), Ret()], lambda x=x, k=k: A.kthvalue(x, k, 1))
+            case(f"ties {dt} n={n}", "aoti_torch_cpu_mode", [T(x), 1, 0, Ret(), Ret()],
+                 lambda x=x: A.mode(x, 1))
     inf = torch.tensor([float("-inf"), float("-inf"), 1.0, float("inf"), 2.0])
     case("inf", "aoti_torch_cpu_logcumsumexp", [T(inf), 0, Ret()], lambda: A.logcumsumexp(inf, 0))
 
