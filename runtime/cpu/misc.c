@@ -147,11 +147,25 @@ AOTITorchError shimrt_slice_tensor(AtenTensorHandle self, int64_t dim, int64_t *
     int64_t sizes[SHIMRT_MAX_DIMS], strides[SHIMRT_MAX_DIMS];
     memcpy(sizes, self->sizes, sizeof *sizes * (size_t)self->ndim);
     memcpy(strides, self->strides, sizeof *strides * (size_t)self->ndim);
-    sizes[d] = e > s ? (e - s - 1) / step + 1 : 0; /* ceil((e - s) / step), no overflow */
-    /* as PyTorch's int64 arithmetic in practice: a step past the stride range wraps (the dim
-     * then has at most one element, so the stride is never used to address) */
+    /* PyTorch's arithmetic, int64 wrapping as its build does: the length rounded up as
+     * (len + step - 1) / step, the stride times step, the offset plus start * stride (start
+     * clamped, also for an empty result); as_strided then refuses a negative stride, size or
+     * offset (a huge step: a wrapped length or stride) */
+    sizes[d] = (int64_t)((uint64_t)(e - s) + (uint64_t)step - 1u) / step;
     strides[d] = (int64_t)((uint64_t)self->strides[d] * (uint64_t)step);
-    int64_t off = self->storage_offset + (sizes[d] > 0 || s < n ? s * self->strides[d] : 0);
+    int64_t off =
+        (int64_t)((uint64_t)self->storage_offset + (uint64_t)s * (uint64_t)self->strides[d]);
+    if (strides[d] < 0)
+        return shimrt_fail(op,
+                           "as_strided: Negative strides are not supported at the moment, "
+                           "got stride %lld in dim %lld",
+                           (long long)strides[d], (long long)d);
+    if (sizes[d] < 0)
+        return shimrt_fail(op,
+                           "Storage size calculation overflowed with size %lld and stride "
+                           "%lld in dim %lld",
+                           (long long)sizes[d], (long long)strides[d], (long long)d);
+    if (off < 0) return shimrt_fail(op, "Tensor: invalid storage offset %lld", (long long)off);
     return shimrt_k_give(shimrt_k_alias(op, self, self->ndim, sizes, strides, off), ret0);
 }
 
