@@ -174,8 +174,7 @@ AOTITorchError shimrt_cpu_hann_window(int64_t window_length, int32_t *dtype, int
                                       int32_t *device, int32_t device_index_, int32_t *pin_memory,
                                       AtenTensorHandle *ret0) {
     static const char op[] = "hann_window";
-    (void)pin_memory;
-    (void)device_index_;
+    (void)device_index_; /* PyTorch accepts any CPU device index */
     int32_t dt = dtype ? *dtype : SHIMRT_FLOAT32;
     if (window_length < 0)
         return shimrt_fail(op,
@@ -190,6 +189,7 @@ AOTITorchError shimrt_cpu_hann_window(int64_t window_length, int32_t *dtype, int
     if (!shimrt_k_is_floating(dt))
         return shimrt_fail(op, "hann_window expects floating point dtypes, got: %s",
                            shimrt_dtype_torch_name(dt));
+    if (shimrt_k_check_pin(op, pin_memory)) return AOTI_TORCH_FAILURE; /* at the allocation */
     AtenTensorHandle r = shimrt_k_new(op, 1, &window_length, dt);
     if (!r) return AOTI_TORCH_FAILURE;
     char *p = shimrt_data(r);

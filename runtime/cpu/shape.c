@@ -23,7 +23,10 @@ static AOTITorchError options(const char *op, int32_t *dtype, int32_t *layout, i
     *out_dtype = dtype ? *dtype : default_dtype;
     *out_device = device ? *device : default_device;
     if (shimrt_check_dtype(op, *out_dtype)) return AOTI_TORCH_FAILURE;
-    return shimrt_check_device(op, *out_device, device ? device_index : -1);
+    /* PyTorch's release builds take any index with a CPU or meta device (the tensor made has
+     * none) */
+    bool any = *out_device == SHIMRT_DEV_CPU || *out_device == SHIMRT_DEV_META;
+    return shimrt_check_device(op, *out_device, device && !any ? device_index : -1);
 }
 
 static AOTITorchError fill(const char *op, AtenTensorHandle t, long double v) {
