@@ -881,6 +881,74 @@ for lay, x in LAYS.items():
         for h in hs:
             delete(h)
 
+# ---- to.dtype / to.dtype_layout as PyTorch's to_impl: self itself when nothing changes (same
+# dtype, no device or self's own (cpu:0 and cpu:1 are not), no copy, memory format preserve
+# or the one self suggests), else _to_copy in that format; any CPU device index is taken
+A = torch.ops.aten
+fto_d = fn("aoti_torch_cpu_to_dtype", H, C.c_int32, C.c_int32, C.c_int32, P(C.c_int32), P(H))
+fto_l = fn("aoti_torch_cpu_to_dtype_layout", H, P(C.c_int32), P(C.c_int32), P(C.c_int32), C.c_int32,
+           P(C.c_int32), C.c_int32, C.c_int32, P(C.c_int32), P(H))
+MF = {None: None, 0: torch.contiguous_format, 1: torch.preserve_format, 2: torch.channels_last,
+      3: torch.channels_last_3d}
+
+
+def data_of(h):
+    p = C.c_void_p()
+    get_data(h, C.byref(p))
+    return p.value
+
+
+cl4 = rand([2, 3, 4, 5], torch.float32).to(memory_format=torch.channels_last)
+for lay, x in [("contig", rand([3, 4], torch.float32)), ("transposed", rand([4, 3], torch.float32).t()),
+               ("sliced", rand([3, 8], torch.float32)[:, ::2]), ("channels_last", cl4),
+               ("channels_last sliced", cl4[:, :, 1:3]), ("4-d", rand([2, 3, 4, 5], torch.float32)),
+               ("cl3d", rand([1, 2, 3, 2, 2], torch.float32).to(memory_format=torch.channels_last_3d))]:
+    for mf, copy, dev, dt in itertools.product(MF, (0, 1), (None, -1, 0, 1), (None, torch.float64)):
+        label = f"to {lay} memory_format={mf} copy={copy} device=cpu:{dev} dtype={dt}"
+        counts["cases"] += 1
+        h, o = to_rt(x), H()
+        mfp = C.byref(C.c_int32(mf)) if mf is not None else None
+        dtp = C.byref(C.c_int32(DT[dt])) if dt is not None else None
+        if dev is None:  # to.dtype when a dtype is given, else to.dtype_layout without a device
+            rc = (fto_d(h, DT[dt], 0, copy, mfp, C.byref(o)) if dt is not None else
+                  fto_l(h, None, None, None, -1, None, 0, copy, mfp, C.byref(o)))
+            ref = ((lambda: A.to.dtype(x, dt, False, bool(copy), MF[mf])) if dt is not None else
+                   (lambda: A.to.dtype_layout(x, copy=bool(copy), memory_format=MF[mf])))
+        else:
+            rc = fto_l(h, dtp, None, C.byref(C.c_int32(0)), dev, None, 0, copy, mfp, C.byref(o))
+            ref = lambda: A.to.dtype_layout(x, dtype=dt, device=torch.device("cpu", dev) if dev >= 0 else
+                                           torch.device("cpu"), copy=bool(copy), memory_format=MF[mf])
+        try:
+            r, rerr = ref(), None
+        except Exception as e:
+            r, rerr = None, e
+        if rc != 0 or rerr is not None:
+            if (rc != 0) != (rerr is not None):
+                failures.append(f"{label}: libshimrt {'fails' if rc else 'succeeds'}, PyTorch "
+                                f"{'fails' if rerr is not None else 'succeeds'}")
+            else:
+                counts["both_err"] += 1
+        else:
+            msg = compare(label, from_rt(o), r, False, True)
+            if not msg and (data_of(o) == data_of(h)) != (r.data_ptr() == x.data_ptr()):
+                msg = f"aliasing: ours {data_of(o) == data_of(h)}, PyTorch {r.data_ptr() == x.data_ptr()}"
+            if msg:
+                failures.append(f"{label}: {msg}")
+            delete(o)
+        delete(h)
+fhann = fn("aoti_torch_cpu_hann_window", C.c_int64, P(C.c_int32), P(C.c_int32), P(C.c_int32), C.c_int32,
+           P(C.c_int32), P(H))
+for n, pin, idx in itertools.product((0, 3), (None, 0, 1), (-1, 0, 1, 7)):
+    pinp = C.byref(C.c_int32(pin)) if pin is not None else None
+    run(f"hann_window({n}) pin_memory={pin} device=cpu:{idx}",
+        lambda o: fhann(n, None, None, C.byref(C.c_int32(0)), idx, pinp, C.byref(o[0])),
+        lambda: A.hann_window(n, device=torch.device("cpu", idx) if idx >= 0 else torch.device("cpu"),
+                              pin_memory=bool(pin) if pin is not None else None), loose=True)
+    run(f"full([{n}]) pin_memory={pin} device=cpu:{idx}",
+        lambda o: ffull(i64s([n]), 1, 2.0, None, None, C.byref(C.c_int32(0)), idx, pinp, C.byref(o[0])),
+        lambda: A.full([n], 2.0, device=torch.device("cpu", idx) if idx >= 0 else torch.device("cpu"),
+                       pin_memory=bool(pin) if pin is not None else None))
+
 for line in failures:
     print("MISMATCH", line)
 print(f"oracle: {counts['cases']} cases, {counts['cases'] - len(failures)} agree "
