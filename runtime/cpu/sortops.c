@@ -522,6 +522,13 @@ static AOTITorchError scan(const char *op, AtenTensorHandle self, int64_t dim, i
     if (!shimrt_k_dtype_ok(rdt)) return shimrt_fail(op, "unsupported dtype");
     lines L;
     if (lines_open(op, self, dim, rdt, &L)) return AOTI_TORCH_FAILURE;
+    /* PyTorch's cumsum/cumprod kernels have no bool result; a 0-d or empty self never
+     * reaches them (filled / zeroed) */
+    if (rdt == SHIMRT_BOOL && (kind == SC_SUM || kind == SC_PROD) && self->ndim > 0 &&
+        shimrt_numel(self) > 0) {
+        lines_close(&L);
+        return shimrt_fail(op, "\"%s_out_cpu\" not implemented for 'Bool'", op);
+    }
     int64_t nd = self->ndim;
     AtenTensorHandle r = shimrt_k_new(op, nd, self->sizes, rdt);
     AtenTensorHandle ix = r && ret1 ? shimrt_k_new(op, nd, self->sizes, SHIMRT_INT64) : NULL;

@@ -518,7 +518,7 @@ def line_family():
                 for keep in (0, 1):
                     case(f"{tag} keepdim={keep}", "aoti_torch_cpu_mode", [T(y), dim, keep, Ret(), Ret()],
                          lambda y=y, keep=keep: A.mode(y, dim, bool(keep)))
-                for odt in (None, torch.float64, torch.int64, torch.float16):
+                for odt in (None, torch.float64, torch.int64, torch.float16, torch.bool):
                     code = None if odt is None else DT[odt]
                     for name, ref in (("cumsum", A.cumsum), ("cumprod", A.cumprod)):
                         xx = x if name == "cumsum" or dt == torch.bool else (
