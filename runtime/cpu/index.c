@@ -251,6 +251,12 @@ AOTITorchError shimrt_idx_scatter_reduce(const char *op, AtenTensorHandle out,
     if (shimrt_k_scatter_index_check(op, self, dim, index, src, false) ||
         prepare_out(op, out, self, index, src))
         return AOTI_TORCH_FAILURE;
+    /* PyTorch: out holds self by now; its mean kernel, and the floor division by the counts
+     * that follows even for an empty index, have no bool case */
+    if (r == R_MEAN && out->dtype == SHIMRT_BOOL)
+        return shimrt_fail(op, "\"%s\" not implemented for 'Bool'",
+                           shimrt_numel(index) ? "scatter_gather_tensor_cpu_reduce_mean"
+                                               : "div_floor_cpu");
     int64_t n = shimrt_numel(out);
     size_t cells = n ? (size_t)n : 1;
     reduce_ctx c = {out,

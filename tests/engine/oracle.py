@@ -598,6 +598,13 @@ for dt, red, incl in itertools.product([torch.int64, torch.int32, torch.int16, t
     with_handles([x, idx, src], lambda h: run(f"scatter_reduce overflow {dt} {red} include_self={incl}",
                                               lambda o: fsr(h[0], 0, h[1], h[2], red.encode(), incl, C.byref(o[0])),
                                               lambda: x.scatter_reduce(0, idx, src, red, include_self=bool(incl))))
+# bool: PyTorch has no mean of bool (refused also for an empty index), the others work
+bx, bsrc = torch.tensor([True, False, False, True]), torch.tensor([True, True, False])
+for red, incl, n in itertools.product(["sum", "prod", "mean", "amax", "amin"], [1, 0], [3, 0]):
+    bidx = torch.tensor([0, 2, 2][:n], dtype=torch.int64)
+    with_handles([bx, bidx, bsrc[:n]], lambda h: run(f"scatter_reduce bool {red} include_self={incl} n={n}",
+                                                     lambda o: fsr(h[0], 0, h[1], h[2], red.encode(), incl, C.byref(o[0])),
+                                                     lambda: bx.scatter_reduce(0, bidx, bsrc[:n], red, include_self=bool(incl))))
 ffm = fn("aoti_torch_cpu__foreach_mul__List", P(H), C.c_int64, P(H), C.c_int64)
 for da, db in [(torch.int64, torch.int64), (torch.int32, torch.int64), (torch.uint8, torch.int8),
                (torch.int64, torch.float32), (torch.bool, torch.int32), (torch.float32, torch.int64),
