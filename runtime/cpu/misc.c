@@ -479,23 +479,23 @@ AOTITorchError shimrt_cpu_histc(AtenTensorHandle self, int64_t bins, double min,
     if (lo == hi && n > 0) {
         lo = INFINITY;
         hi = -INFINITY;
-        for (int64_t i = 0; i < n; i++)
-            if (!isnan(xp[i])) {
-                lo = xp[i] < lo ? xp[i] : lo;
-                hi = xp[i] > hi ? xp[i] : hi;
-            }
+        for (int64_t i = 0; i < n; i++) { /* PyTorch's aminmax: NaN propagates */
+            lo = isnan(xp[i]) || xp[i] < lo ? xp[i] : lo;
+            hi = isnan(xp[i]) || xp[i] > hi ? xp[i] : hi;
+            if (isnan(xp[i])) break;
+        }
     }
     if (lo == hi) {
         lo -= 1;
         hi += 1;
     }
-    if (lo > hi) {
-        shimrt_tensor_free(x);
-        return shimrt_fail(op, "torch.histc: max must be larger than min");
-    }
     if (!isfinite(lo) || !isfinite(hi)) {
         shimrt_tensor_free(x);
         return shimrt_fail(op, "torch.histc: range of [%g, %g] is not finite", lo, hi);
+    }
+    if (lo > hi) {
+        shimrt_tensor_free(x);
+        return shimrt_fail(op, "torch.histc: max must be larger than min");
     }
     /* the bounds in self's dtype, as PyTorch keeps them */
     AtenTensorHandle r = shimrt_k_new(op, 1, &bins, self->dtype);
@@ -852,7 +852,7 @@ AOTITorchError shimrt_cpu__cdist_forward(AtenTensorHandle x1, AtenTensorHandle x
     if (x1->sizes[x1->ndim - 1] != x2->sizes[x2->ndim - 1])
         return shimrt_fail(op, "X1 and X2 must have the same number of columns. X1: %lld X2: %lld",
                            (long long)x1->sizes[x1->ndim - 1], (long long)x2->sizes[x2->ndim - 1]);
-    if (p < 0) return shimrt_fail(op, "cdist only supports non-negative p values");
+    if (!(p >= 0)) return shimrt_fail(op, "cdist only supports non-negative p values"); /* NaN */
     if (compute_mode && (*compute_mode < 0 || *compute_mode > 2))
         return shimrt_fail(op, "possible modes: None, 1, 2, but was: %lld",
                            (long long)*compute_mode);

@@ -753,6 +753,12 @@ def misc_family():
             x = rand([6, 7], dt)
             case(f"{dt} bins={bins} [{lo}, {hi}]", "aoti_torch_cpu_histc", [T(x), bins, lo, hi, Ret()],
                  lambda x=x, bins=bins, lo=lo, hi=hi: A.histc(x, bins, lo, hi))
+        # NaN: in the data (the range from the data must be finite) or in the bounds
+        xn = rand([6], dt)
+        xn[2] = float("nan")
+        for lo, hi in ((0.0, 0.0), (-5.0, 5.0), (float("nan"), 1.0), (float("-inf"), 1.0)):
+            case(f"{dt} nan data [{lo}, {hi}]", "aoti_torch_cpu_histc", [T(xn), 4, lo, hi, Ret()],
+                 lambda xn=xn, lo=lo, hi=hi: A.histc(xn, 4, lo, hi))
     for dt in (torch.int64, torch.int32):
         for r in (torch.tensor([1, 0, 3, 2]), torch.tensor([], dtype=torch.int64),
                   torch.tensor([2, -1]), torch.tensor([[1, 2]])):
@@ -887,7 +893,7 @@ def quant_dist_family():
         for s1, s2 in (([5, 3], [4, 3]), ([2, 5, 3], [2, 4, 3]), ([2, 1, 5, 3], [3, 4, 3]),
                        ([0, 3], [4, 3]), ([5, 3], [4, 2])):
             x1, x2 = rand(s1, dt), rand(s2, dt)
-            for p in (2.0, 1.0, 0.0, 3.0, float("inf")):
+            for p in (2.0, 1.0, 0.0, 3.0, float("inf"), -1.0, float("nan")):
                 for cm in (None, 2):
                     case(f"{dt} {s1} {s2} p={p} mode={cm}", "aoti_torch_cpu__cdist_forward",
                          [T(x1), T(x2), p, Opt(cm), Ret()],
