@@ -803,7 +803,10 @@ for lay, x in [("transposed", rand([4, 3], torch.float32).t()), ("expanded", ran
 fln = fn("aoti_torch_cpu_native_layer_norm", H, P(C.c_int64), C.c_int64, P(H), P(H), C.c_double, P(H), P(H), P(H))
 for xd, wd, bd in [(torch.float32, torch.float64, torch.float32), (torch.float64, torch.float32, None),
                    (torch.bfloat16, torch.float32, torch.float32), (torch.float16, torch.float32, None),
-                   (torch.bfloat16, None, None), (torch.float32, torch.float32, torch.float32)]:
+                   (torch.bfloat16, None, None), (torch.float32, torch.float32, torch.float32),
+                   (torch.float16, torch.float16, torch.float32), (torch.float16, torch.float32, torch.float16),
+                   (torch.float32, torch.float32, torch.float64), (torch.float16, None, torch.float32),
+                   (torch.bfloat16, torch.bfloat16, torch.bool), (torch.float64, None, torch.float64)]:
     x = rand([2, 3], xd)
     w = rand([3], wd) if wd else None
     b = rand([3], bd) if bd else None
