@@ -379,6 +379,17 @@ for name in ["softmax", "log_softmax"]:
             with_handles([x], lambda h: run(label, lambda o: f(h[0], d, None, C.byref(o[0])),
                                             lambda: getattr(torch, name)(x, d),
                                             loose="product" if dt in FLOATS[:2] else True))
+    # dtype=: self converted to it first (an integral or bool input works), and an input
+    # without elements takes any dtype (PyTorch runs no kernel on it)
+    for dt, odt, shape in itertools.product([torch.int64, torch.uint8, torch.bool, torch.float32, torch.float16],
+                                            [torch.float32, torch.float16, torch.float64, torch.int64],
+                                            [[3, 5], [0, 4], []]):
+        x = rand(shape, dt, low=-3, high=3)
+        code = C.c_int32(DT[odt])
+        with_handles([x], lambda h: run(f"{name} {dt} dtype={odt} {shape}",
+                                        lambda o: f(h[0], -1, C.byref(code), C.byref(o[0])),
+                                        lambda: getattr(torch.ops.aten, name).int(x, -1, odt),
+                                        loose="product" if odt in FLOATS[:2] else True))
 
 # ---- GEMM ----------------------------------------------------------------------------
 f = fn("aoti_torch_cpu_mm", H, H, P(H))
