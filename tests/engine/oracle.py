@@ -259,6 +259,12 @@ for dt, e in itertools.product(ALL, [2.0, 3.0, 0.5, -1.0, 1.5, 0.0]):
     label = f"pow.Tensor_Scalar {dt} {e}"
     with_handles([x], lambda h: run(label, lambda o: f(h[0], e, C.byref(o[0])),
                                     lambda: torch.pow(x, ee), loose=True))
+# PyTorch's special exponents for float32/float64/bfloat16: sqrt, rsqrt, reciprocal kernels
+# (-0 and -inf give -inf / NaN under rsqrt where pow gives +inf / 0)
+for dt, e in itertools.product([torch.float32, torch.float64, torch.bfloat16], [0.5, -0.5, -1.0, -2.0, 2.0, 3.0]):
+    x = torch.tensor([-0.0, 0.0, float("-inf"), float("inf"), float("nan"), 4.0, 0.25, -2.0, 1e-30], dtype=dt)
+    with_handles([x], lambda h: run(f"pow.Tensor_Scalar special {dt} {e}", lambda o: f(h[0], e, C.byref(o[0])),
+                                    lambda: torch.pow(x, e)))
 
 f = fn("aoti_torch_cpu_clamp", H, P(C.c_double), P(C.c_double), P(H))
 for dt, (lo, hi) in itertools.product(ALL, [(-1.0, 2.0), (None, 1.0), (0.5, None), (None, None), (3.0, -3.0)]):
