@@ -431,10 +431,15 @@ AOTITorchError shimrt_cpu_repeat_interleave_tensor(AtenTensorHandle repeats, int
                                                    AtenTensorHandle *ret0) {
     static const char op[] = "repeat_interleave";
     if (shimrt_k_check_cpu(op, repeats, "repeats")) return AOTI_TORCH_FAILURE;
+    /* PyTorch 2.15's kernel: any of its integral types (the result has the repeats' dtype),
+     * checked before the rank */
+    int32_t rdt = repeats->dtype;
+    if (rdt != SHIMRT_UINT8 && rdt != SHIMRT_INT8 && rdt != SHIMRT_INT16 && rdt != SHIMRT_INT32 &&
+        rdt != SHIMRT_INT64)
+        return shimrt_fail(op, "\"repeat_interleave_cpu\" not implemented for '%s'",
+                           shimrt_dtype_torch_name(rdt));
     if (repeats->ndim != 1)
         return shimrt_fail(op, "repeat_interleave only accept 1D vector as repeat");
-    if (repeats->dtype != SHIMRT_INT64 && repeats->dtype != SHIMRT_INT32)
-        return shimrt_fail(op, "repeats has to be Long or Int tensor");
     int64_t n = repeats->sizes[0], total = 0;
     AtenTensorHandle rp = dense_as(op, repeats, 1, &n, SHIMRT_INT64);
     if (!rp) return AOTI_TORCH_FAILURE;

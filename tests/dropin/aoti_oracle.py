@@ -759,9 +759,10 @@ def misc_family():
         for lo, hi in ((0.0, 0.0), (-5.0, 5.0), (float("nan"), 1.0), (float("-inf"), 1.0)):
             case(f"{dt} nan data [{lo}, {hi}]", "aoti_torch_cpu_histc", [T(xn), 4, lo, hi, Ret()],
                  lambda xn=xn, lo=lo, hi=hi: A.histc(xn, 4, lo, hi))
-    for dt in (torch.int64, torch.int32):
+    for dt in (torch.int64, torch.int32, torch.int16, torch.uint8, torch.int8, torch.bool,
+               torch.float32):
         for r in (torch.tensor([1, 0, 3, 2]), torch.tensor([], dtype=torch.int64),
-                  torch.tensor([2, -1]), torch.tensor([[1, 2]])):
+                  torch.tensor([2, -1]), torch.tensor([[1, 2]]), torch.tensor(2)):
             r = r.to(dt)
             for osz in (None, int(r.clamp(min=0).sum()), 99):
                 case(f"{dt} {r.tolist()} output_size={osz}", "aoti_torch_cpu_repeat_interleave_Tensor",
