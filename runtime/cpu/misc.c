@@ -256,8 +256,11 @@ static AOTITorchError searchsorted_impl(const char *op, AtenTensorHandle seq,
     if (seq->ndim == 0)
         return shimrt_fail(op, "torch.searchsorted(): boundaries tensor should have positive "
                                "dimension, but got 0 dimension");
-    if (seq->dtype == SHIMRT_BOOL || (values && values->dtype == SHIMRT_BOOL))
-        return shimrt_fail(op, "torch.searchsorted(): bool tensors are not supported");
+    /* PyTorch's kernel runs on the common dtype of both (a bool sequence with int64 values
+     * works; a Scalar is wrapped as a number) and not at all for no values */
+    if (values && seq->dtype == SHIMRT_BOOL && values->dtype == SHIMRT_BOOL &&
+        shimrt_numel(values) > 0)
+        return shimrt_fail(op, "\"searchsorted_out_cpu\" not implemented for 'Bool'");
     int64_t vnd = values ? values->ndim : 0;
     if (seq->ndim > 1) {
         bool ok = values && vnd == seq->ndim;

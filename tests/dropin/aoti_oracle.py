@@ -738,6 +738,23 @@ def misc_family():
             case(f"{dt} sorter", "aoti_torch_cpu_searchsorted_Tensor",
                  [T(un), T(vals2), 0, 0, Opt(None), Opt(T(srt)), Ret()],
                  lambda: A.searchsorted(un, vals2, sorter=srt))
+    # bool: PyTorch's kernel runs on the common dtype (refused only when both are bool and
+    # there are values); a bool sequence with a Scalar works
+    bseq = torch.tensor([False, False, True, True])
+    for sdt, vdt, nv in ((torch.bool, torch.bool, 3), (torch.bool, torch.bool, 0),
+                         (torch.bool, torch.int64, 3), (torch.float32, torch.bool, 3),
+                         (torch.int32, torch.bool, 3)):
+        sq, vals = bseq.to(sdt), torch.tensor([True, False, True][:nv]).to(vdt)
+        for right in (0, 1):
+            case(f"bool {sdt} {vdt} n={nv} right={right}", "aoti_torch_cpu_searchsorted_Tensor",
+                 [T(sq), T(vals), 0, right, Opt(None), Opt(None), Ret()],
+                 lambda sq=sq, vals=vals, right=right: A.searchsorted(sq, vals, right=bool(right)))
+            case(f"bool {sdt} {vdt} n={nv} right={right}", "aoti_torch_cpu_bucketize_Tensor",
+                 [T(vals), T(sq), 0, right, Ret()],
+                 lambda sq=sq, vals=vals, right=right: A.bucketize(vals, sq, right=bool(right)))
+    for v in (0.5, 1.0, 0.0):
+        case(f"bool scalar {v}", "aoti_torch_cpu_searchsorted_Scalar",
+             [T(bseq), v, 0, 0, Opt(None), Opt(None), Ret()], lambda v=v: A.searchsorted(bseq, v))
     for dt in FLOATS:
         # (PyTorch 2.15 accepts a normalized_shape that is not input's trailing dims: untested)
         for shape, ns in (([2, 3, 4], [4]), ([2, 3, 4], [3, 4]), ([5], [5]), ([0, 4], [4])):
