@@ -1237,6 +1237,16 @@ def lapack_family():
                                 "aoti_torch_cpu_lu_unpack", [T(y), T(piv), ud, up, Ret(), Ret(), Ret()],
                                 lambda y=y, piv=piv, ud=ud, up=up: A.lu_unpack(y, piv, bool(ud), bool(up)),
                                 dt)
+    # pivots: read only to unpack them (dtype, then shape, then values), any strides
+    lu, piv = torch.linalg.lu_factor(rand([2, 3, 3], torch.float64))
+    for pname, pv in (("non-contiguous", torch.stack([piv, piv], -1)[..., 0]), ("[3]", piv[0]),
+                      ("[1, 3]", piv[:1].contiguous()), ("int64", piv.long()),
+                      ("int64 [1, 3]", piv[:1].long()), ("zeros", torch.zeros_like(piv))):
+        for ud in (0, 1):
+            for up in (0, 1):
+                case(f"pivots {pname} data={ud} pivots={up}", "aoti_torch_cpu_lu_unpack",
+                     [T(lu), T(pv), ud, up, Ret(), Ret(), Ret()],
+                     lambda pv=pv, ud=ud, up=up: A.lu_unpack(lu, pv, bool(ud), bool(up)))
     # other dtypes: lu_unpack takes any (a plain copy); the LAPACK ops refuse them as PyTorch
     for dt in (torch.float16, torch.bfloat16, torch.int32, torch.int64):
         lu, piv = torch.linalg.lu_factor(rand([2, 3, 3], torch.float64))
