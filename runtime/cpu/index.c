@@ -127,6 +127,8 @@ static AOTITorchError prepare_out(const char *op, AtenTensorHandle out, AtenTens
     if (out->dtype != self->dtype)
         return shimrt_fail(op, "Expected out tensor to have dtype %s, but got %s instead",
                            shimrt_dtype_name(self->dtype), shimrt_dtype_name(out->dtype));
+    /* PyTorch's scatter meta checks the overlaps of out as given, before resizing it
+     * (gather's resizes first) */
     if (shimrt_k_out_no_overlap(op, out, src, index)) return AOTI_TORCH_FAILURE;
     if (out == self) return AOTI_TORCH_SUCCESS;
     if (shimrt_resize_output(op, out, self->ndim, self->sizes)) return AOTI_TORCH_FAILURE;
@@ -319,8 +321,8 @@ AOTITorchError shimrt_idx_gather(const char *op, AtenTensorHandle self, int64_t 
         return shimrt_fail(op, "Expected out tensor to have dtype %s, but got %s instead",
                            shimrt_dtype_name(self->dtype), shimrt_dtype_name(out->dtype));
     if (shimrt_k_scatter_index_check(op, self, dim, index, NULL, true) ||
-        shimrt_k_out_no_overlap(op, out, self, index) ||
-        shimrt_resize_output(op, out, index->ndim, index->sizes))
+        shimrt_resize_output(op, out, index->ndim, index->sizes) ||
+        shimrt_k_out_no_overlap(op, out, self, index))
         return AOTI_TORCH_FAILURE;
     gather_ctx c = {out, self, shimrt_dtype_size(self->dtype)};
     return walk_index(op, index, self, dim, gather_step, &c);

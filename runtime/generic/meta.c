@@ -357,6 +357,7 @@ void shimrt_k_preserve_strides(const struct AtenTensorOpaque *t, int64_t *stride
 }
 
 bool shimrt_k_internal_overlap(const struct AtenTensorOpaque *t) {
+    if (shimrt_numel(t) == 0) return false; /* PyTorch: contiguous, hence no overlap */
     for (int64_t d = 0; d < t->ndim; d++)
         if (t->sizes[d] > 1 && t->strides[d] == 0) return true;
     return false;

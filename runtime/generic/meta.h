@@ -197,7 +197,8 @@ bool shimrt_k_dense(const struct AtenTensorOpaque *t);
  * infer_dense_strides (dense strides in shimrt_k_layout_perm's order of t's strides; a
  * size-0 or size-1 dim does not multiply the next stride). */
 void shimrt_k_preserve_strides(const struct AtenTensorOpaque *t, int64_t *strides);
-/* True when two elements of t may share memory (a stride 0 over a dim of size > 1). */
+/* True when two elements of t share memory (a stride 0 over a dim of size > 1; never for a
+ * tensor without elements, which PyTorch counts as contiguous). */
 bool shimrt_k_internal_overlap(const struct AtenTensorOpaque *t);
 /* True when the memory ranges spanned by a and b intersect. */
 bool shimrt_k_may_overlap(const struct AtenTensorOpaque *a, const struct AtenTensorOpaque *b);

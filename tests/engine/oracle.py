@@ -877,6 +877,39 @@ for (da, oa), (db, ob) in [((5, 1), (5, 0)), ((5, 0), (5, 1)), ((5, 0), (5, 0)),
     for h in (a, b, hb):
         delete(h)
 
+# written-to tensors with a stride-0 dim (internal overlap): refused by _foreach_mul_ (its
+# mul_), copy_ and mm.out (PyTorch's final copy_), but not when they hold no elements
+fmmo = fn("aoti_torch_cpu_mm_out", H, H, H)
+for sizes, strides in (([3, 2], [2, 0]), ([2], [0]), ([4, 0, 3], [0, 3, 1]), ([3, 2], [2, 1])):
+    base = torch.arange(12.)
+    counts["cases"] += 1
+    label = f"written-to {sizes} strides {strides}"
+    hb, ho = to_rt(base), H()
+    ra(hb, len(sizes), i64s(sizes), i64s(strides), 0, C.byref(ho))
+    ref_out = base.clone().as_strided(sizes, strides)
+    other = rand(sizes, torch.float32)
+    hother = to_rt(other)
+    results = []
+    results.append(("copy_", fcopy(ho, hother, 0) != 0, lambda: ref_out.copy_(other)))
+    results.append(("_foreach_mul_", ffm((H * 1)(ho), 1, (H * 1)(hother), 1) != 0,
+                    lambda: torch._foreach_mul_([ref_out], [other])))
+    if len(sizes) == 2:
+        m1, m2 = rand([3, 4], torch.float32), rand([4, 2], torch.float32)
+        h1, h2 = to_rt(m1), to_rt(m2)
+        results.append(("mm.out", fmmo(ho, h1, h2) != 0, lambda: torch.mm(m1, m2, out=ref_out)))
+        delete(h1)
+        delete(h2)
+    for name, ours_failed, ref in results:
+        try:
+            ref()
+            rerr = None
+        except Exception as e:
+            rerr = e
+        if ours_failed != (rerr is not None):
+            failures.append(f"{label} {name}: ours {'fails' if ours_failed else 'succeeds'}, torch: {rerr}")
+    for h in (ho, hother, hb):
+        delete(h)
+
 # ---- output strides (PyTorch's layout rule: TensorIterator / empty_like(preserve) / sort's
 # meta), compared even for empty and one-element results
 fsort = fn("aoti_torch_cpu_sort", H, C.c_int64, C.c_int32, P(H), P(H))
