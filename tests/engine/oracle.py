@@ -428,6 +428,13 @@ for dt in [torch.float32, torch.float64, torch.int64]:
         with_handles([a, b], lambda h: run(label, lambda o: fmm(h[0], h[1], C.byref(o[0])),
                                            lambda: torch.matmul(a, b), loose=True))
 
+# addmm expands self to the result whatever beta (beta 0 included)
+for sshape, beta in itertools.product([[3, 4], [1, 2], [4], [5], [], [2, 4, 1], [1, 4]], [0.0, 1.0]):
+    sf, m1, m2 = rand(sshape, torch.float32), rand([2, 3], torch.float32), rand([3, 4], torch.float32)
+    with_handles([sf, m1, m2], lambda h: run(f"addmm self {sshape} beta={beta}",
+                                             lambda o: fad(h[0], h[1], h[2], beta, 1.0, C.byref(o[0])),
+                                             lambda: torch.addmm(sf, m1, m2, beta=beta), loose=True))
+
 # ---- large inputs: the threaded, chunked and tiled paths (> 32K elements) ----------
 fmul = fn("aoti_torch_cpu_mul_Tensor", H, H, P(H))
 fexp = fn("aoti_torch_cpu_exp", H, P(H))
