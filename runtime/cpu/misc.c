@@ -469,6 +469,15 @@ AOTITorchError shimrt_cpu_repeat_interleave_tensor(AtenTensorHandle repeats, int
 }
 
 /* ---- histc ------------------------------------------------------------------------------------ */
+/* v rounded to floating dtype dt */
+static double histc_round(int32_t dt, double v) {
+    if (dt == SHIMRT_FLOAT64) return v;
+    if (dt == SHIMRT_FLOAT32) return (double)(float)v;
+    _Alignas(8) char b[8];
+    shimrt_k_store_f64(b, dt, v);
+    return shimrt_k_load_f64(b, dt);
+}
+
 AOTITorchError shimrt_cpu_histc(AtenTensorHandle self, int64_t bins, double min, double max,
                                 AtenTensorHandle *ret0) {
     static const char op[] = "histc";
@@ -514,10 +523,23 @@ AOTITorchError shimrt_cpu_histc(AtenTensorHandle self, int64_t bins, double min,
         free(cnt);
         return r ? shimrt_fail(op, "out of memory") : AOTI_TORCH_FAILURE;
     }
+    /* PyTorch's linear bin search in self's dtype: the edges and every step
+     * ((v - lo) * bins / (hi - lo)) rounded to it (float32 arithmetic for float32, each
+     * operator's result rounded for the half types) */
+    int32_t dt = self->dtype;
+    double el = histc_round(dt, lo), er = histc_round(dt, hi);
     for (int64_t i = 0; i < n; i++) {
-        double v = xp[i];
-        if (!(v >= lo && v <= hi)) continue;
-        int64_t b = (int64_t)((v - lo) * (double)bins / (hi - lo));
+        double v = xp[i], t;
+        if (!(v >= el && v <= er)) continue;
+        if (dt == SHIMRT_FLOAT64)
+            t = (v - el) * (double)bins / (er - el);
+        else if (dt == SHIMRT_FLOAT32)
+            t = (double)(((float)v - (float)el) * (float)bins / ((float)er - (float)el));
+        else
+            t = histc_round(
+                dt, histc_round(dt, histc_round(dt, v - el) * histc_round(dt, (double)bins)) /
+                        histc_round(dt, er - el));
+        int64_t b = t >= 0 && t < (double)bins ? (int64_t)t : (t >= (double)bins ? bins : 0);
         if (b >= bins) b = bins - 1;
         cnt[b] += 1;
     }
