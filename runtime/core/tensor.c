@@ -654,6 +654,7 @@ AOTITorchError shimrt_k_give(AtenTensorHandle t, AtenTensorHandle *ret0) {
 }
 
 bool shimrt_k_internal_overlap(const struct AtenTensorOpaque *t) {
+    if (shimrt_numel(t) == 0) return false; /* PyTorch: contiguous, hence no overlap */
     for (int64_t d = 0; d < t->ndim; d++)
         if (t->sizes[d] > 1 && t->strides[d] == 0) return true;
     return false;

@@ -25,6 +25,10 @@ AOTITorchError shimrt_k_into_out(const char *op, AtenTensorHandle out, AtenTenso
         e = shimrt_fail(op, "Expected out tensor to have dtype %s, but got %s instead",
                         shimrt_dtype_name(r->dtype), shimrt_dtype_name(out->dtype));
     if (!e) e = shimrt_resize_output(op, out, r->ndim, r->sizes);
+    if (!e && shimrt_k_internal_overlap(out)) /* PyTorch's final copy_ into out refuses it */
+        e = shimrt_fail(op, "unsupported operation: more than one element of the written-to "
+                            "tensor refers to a single memory location. Please clone() the "
+                            "tensor before performing the operation.");
     if (!e) e = shimrt_k_copy(op, out, r);
     shimrt_tensor_free(r);
     return e;

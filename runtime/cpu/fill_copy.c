@@ -4,6 +4,7 @@
 #include <float.h>
 #include <math.h>
 
+#include "aoti_ops.h"
 #include "cpu_kernels.h"
 #include "iter.h"
 
@@ -96,7 +97,8 @@ AOTITorchError shimrt_cpu_clone(AtenTensorHandle self, int32_t *memory_format,
  * contiguous), size-1 dims ignored. */
 static bool is_format(const struct AtenTensorOpaque *self, int32_t fmt) {
     if (fmt == SHIMRT_MEMORY_FORMAT_CONTIGUOUS || fmt == SHIMRT_MEMORY_FORMAT_PRESERVE)
-        return shimrt_is_contiguous(self); /* TensorImpl::is_contiguous(preserve): default */
+        /* TensorImpl::is_contiguous(preserve): the default; a tensor without elements is */
+        return shimrt_numel(self) == 0 || shimrt_is_contiguous(self);
     int64_t want = fmt == SHIMRT_MEMORY_FORMAT_CHANNELS_LAST      ? 4
                    : fmt == SHIMRT_MEMORY_FORMAT_CHANNELS_LAST_3D ? 5
                                                                   : -1;
@@ -125,18 +127,37 @@ AOTITorchError shimrt_cpu_contiguous(AtenTensorHandle self, int32_t memory_forma
     return copy_as(op, self, memory_format, self->dtype, ret0);
 }
 
+/* PyTorch's Tensor::suggest_memory_format: channels-last (3d) when the strides order the
+ * dims as that format does (rank 4 / 5), else contiguous. */
+static int32_t suggest_format(const struct AtenTensorOpaque *t) {
+    if (!shimrt_k_strides_like_cl(t)) return SHIMRT_MEMORY_FORMAT_CONTIGUOUS;
+    return t->ndim == 4 ? SHIMRT_MEMORY_FORMAT_CHANNELS_LAST
+                        : SHIMRT_MEMORY_FORMAT_CHANNELS_LAST_3D;
+}
+
+AOTITorchError shimrt_k_to(const char *op, AtenTensorHandle self, int32_t dt, int32_t dev,
+                           bool same_dev, bool copy, int32_t fmt, AtenTensorHandle *ret0) {
+    if (fmt < SHIMRT_MEMORY_FORMAT_CONTIGUOUS || fmt > SHIMRT_MEMORY_FORMAT_CHANNELS_LAST_3D)
+        return shimrt_fail(op, "unknown memory format code %d", (int)fmt);
+    /* to_will_alias: PyTorch returns self */
+    if (dt == self->dtype && same_dev && !copy &&
+        (fmt == SHIMRT_MEMORY_FORMAT_PRESERVE || fmt == suggest_format(self)))
+        return shimrt_k_give(shimrt_tensor_share(op, self), ret0);
+    if (dev == SHIMRT_DEV_META) /* PyTorch's Meta kernel: the layout of empty_like */
+        return shimrt_meta_copy_as(op, self, fmt, dt, ret0);
+    if (self->device_type == SHIMRT_DEV_META)
+        return shimrt_fail(op, "Cannot copy out of meta tensor; no data!");
+    if (dev != SHIMRT_DEV_CPU || self->device_type != SHIMRT_DEV_CPU)
+        return shimrt_fail(op, "only CPU to CPU conversions are supported");
+    return copy_as(op, self, fmt, dt, ret0); /* _to_copy */
+}
+
 AOTITorchError shimrt_cpu_to_dtype(AtenTensorHandle self, int32_t dtype, int32_t non_blocking,
                                    int32_t copy, int32_t *memory_format, AtenTensorHandle *ret0) {
     static const char op[] = "to.dtype";
     (void)non_blocking;
     if (shimrt_k_check_cpu_or_meta(op, self, "self") || shimrt_check_dtype(op, dtype))
         return AOTI_TORCH_FAILURE;
-    int32_t fmt = memory_format ? *memory_format : SHIMRT_MEMORY_FORMAT_PRESERVE;
-    if (fmt < SHIMRT_MEMORY_FORMAT_CONTIGUOUS || fmt > SHIMRT_MEMORY_FORMAT_CHANNELS_LAST_3D)
-        return shimrt_fail(op, "unknown memory format code %d", (int)fmt);
-    if (dtype == self->dtype && !copy &&
-        (fmt == SHIMRT_MEMORY_FORMAT_PRESERVE || is_format(self, fmt))) {
-        return shimrt_k_give(shimrt_tensor_share(op, self), ret0); /* PyTorch returns self */
-    }
-    return copy_as(op, self, fmt, dtype, ret0);
+    return shimrt_k_to(op, self, dtype, self->device_type, true, copy != 0,
+                       memory_format ? *memory_format : SHIMRT_MEMORY_FORMAT_PRESERVE, ret0);
 }

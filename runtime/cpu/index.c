@@ -116,6 +116,8 @@ static AOTITorchError prepare_out(const char *op, AtenTensorHandle out, AtenTens
     if (out->dtype != self->dtype)
         return shimrt_fail(op, "Expected out tensor to have dtype %s, but got %s instead",
                            shimrt_dtype_name(self->dtype), shimrt_dtype_name(out->dtype));
+    /* PyTorch's scatter meta checks the overlaps of out as given, before resizing it
+     * (gather's resizes first) */
     if (shimrt_k_out_no_overlap(op, out, src, index)) return AOTI_TORCH_FAILURE;
     if (out == self) return AOTI_TORCH_SUCCESS;
     if (shimrt_resize_output(op, out, self->ndim, self->sizes)) return AOTI_TORCH_FAILURE;
@@ -240,6 +242,12 @@ AOTITorchError shimrt_idx_scatter_reduce(const char *op, AtenTensorHandle out,
     if (shimrt_k_scatter_index_check(op, self, dim, index, src, false) ||
         prepare_out(op, out, self, index, src))
         return AOTI_TORCH_FAILURE;
+    /* PyTorch: out holds self by now; its mean kernel, and the floor division by the counts
+     * that follows even for an empty index, have no bool case */
+    if (r == R_MEAN && out->dtype == SHIMRT_BOOL)
+        return shimrt_fail(op, "\"%s\" not implemented for 'Bool'",
+                           shimrt_numel(index) ? "scatter_gather_tensor_cpu_reduce_mean"
+                                               : "div_floor_cpu");
     int64_t n = shimrt_numel(out);
     size_t cells = n ? (size_t)n : 1;
     reduce_ctx c = {out,
@@ -302,8 +310,8 @@ AOTITorchError shimrt_idx_gather(const char *op, AtenTensorHandle self, int64_t 
         return shimrt_fail(op, "Expected out tensor to have dtype %s, but got %s instead",
                            shimrt_dtype_name(self->dtype), shimrt_dtype_name(out->dtype));
     if (shimrt_k_scatter_index_check(op, self, dim, index, NULL, true) ||
-        shimrt_k_out_no_overlap(op, out, self, index) ||
-        shimrt_resize_output(op, out, index->ndim, index->sizes))
+        shimrt_resize_output(op, out, index->ndim, index->sizes) ||
+        shimrt_k_out_no_overlap(op, out, self, index))
         return AOTI_TORCH_FAILURE;
     gather_ctx c = {out, self, shimrt_dtype_size(self->dtype)};
     return walk_index(op, index, self, dim, gather_step, &c);

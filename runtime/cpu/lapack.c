@@ -471,12 +471,18 @@ AOTITorchError shimrt_cpu_lu_unpack(AtenTensorHandle LU_data, AtenTensorHandle L
                            buf);
     }
     int64_t m = lu->sizes[nd - 2], n = lu->sizes[nd - 1], k = m < n ? m : n;
+    /* PyTorch reads the pivots only to unpack them: their dtype, then their shape, then
+     * their values (any strides: it takes a contiguous copy) */
+    static const char pv_dtype[] = "LU_pivots is expected to be a contiguous tensor of "
+                                   "torch.int32 dtype.\nNote: this function is intended to be "
+                                   "used with the output produced by torch.linalg.lu_factor";
+    if (unpack_pivots && pv->dtype != SHIMRT_INT32) return shimrt_fail(op, pv_dtype);
     int64_t ps[SHIMRT_MAX_DIMS];
     memcpy(ps, lu->sizes, sizeof(int64_t) * (size_t)(nd - 2));
     ps[nd - 2] = k;
     bool same = pv->ndim == nd - 1;
     for (int64_t i = 0; same && i < nd - 1; i++) same = pv->sizes[i] == ps[i];
-    if (!same) {
+    if (unpack_pivots && !same) {
         shape_str(buf, sizeof buf, nd - 1, ps);
         shape_str(buf2, sizeof buf2, pv->ndim, pv->sizes);
         return shimrt_fail(op, "Expected LU_pivots to have shape %s but got %s instead.", buf,
@@ -484,16 +490,21 @@ AOTITorchError shimrt_cpu_lu_unpack(AtenTensorHandle LU_data, AtenTensorHandle L
     }
     if (shimrt_k_check_dtype(op, lu, "LU_data")) return AOTI_TORCH_FAILURE;
     int64_t nb = batch_count(nd, lu->sizes);
-    if (unpack_pivots && (pv->dtype != SHIMRT_INT32 || !shimrt_is_contiguous(pv)))
-        return shimrt_fail(op,
-                           "LU_pivots is expected to be a contiguous tensor of "
-                           "torch.int32 dtype.\nNote: this function is intended to be used with "
-                           "the output produced by torch.linalg.lu_factor");
-    const int32_t *piv = unpack_pivots ? shimrt_data(pv) : NULL;
+    AtenTensorHandle pvc = NULL; /* pivots, contiguous */
+    if (unpack_pivots && !shimrt_is_contiguous(pv)) {
+        pvc = shimrt_k_new(op, pv->ndim, pv->sizes, SHIMRT_INT32);
+        if (!pvc || shimrt_k_copy(op, pvc, pv)) {
+            shimrt_tensor_free(pvc);
+            return AOTI_TORCH_FAILURE;
+        }
+    }
+    const int32_t *piv = unpack_pivots ? shimrt_data(pvc ? pvc : pv) : NULL;
     for (int64_t i = 0; piv && i < nb * k; i++)
-        if (piv[i] < 1 || piv[i] > m)
+        if (piv[i] < 1 || piv[i] > m) {
+            shimrt_tensor_free(pvc);
             return shimrt_fail(op, "pivots passed to lu_unpack must be between 1 and LU.size(-2) "
                                    "inclusive.Did you properly pass the result of lu_factor?");
+        }
     size_t es = shimrt_dtype_size(lu->dtype);
     int64_t zero = 0, s[SHIMRT_MAX_DIMS];
     AtenTensorHandle P = NULL, L = NULL, U = NULL, d = NULL;
@@ -554,6 +565,7 @@ AOTITorchError shimrt_cpu_lu_unpack(AtenTensorHandle LU_data, AtenTensorHandle L
                 }
     }
     shimrt_tensor_free(d);
+    shimrt_tensor_free(pvc);
     *ret0 = P;
     *ret1 = L;
     *ret2 = U;
@@ -563,5 +575,6 @@ fail:
     shimrt_tensor_free(L);
     shimrt_tensor_free(U);
     shimrt_tensor_free(d);
+    shimrt_tensor_free(pvc);
     return AOTI_TORCH_FAILURE;
 }

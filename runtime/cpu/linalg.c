@@ -197,17 +197,17 @@ static AOTITorchError mm_impl(const char *op, AtenTensorHandle self, AtenTensorH
     if (bool_check(op, dt, n, k, m)) return AOTI_TORCH_FAILURE;
     if (bias && dt == SHIMRT_BOOL && k == 0 && n > 0 && m > 0) /* PyTorch scales by beta */
         return shimrt_fail(op, "result type Long can't be cast to the desired output type Bool");
-    AtenTensorHandle out = shimrt_k_empty_like_dev(op, self, 2, shape, NULL, dt);
-    if (!out) return AOTI_TORCH_FAILURE;
-    if (bias && beta != 0) {
+    if (bias) { /* PyTorch expands self to the result first, whatever beta */
         int64_t tmp[SHIMRT_MAX_DIMS], tn;
         if (shimrt_k_broadcast(op, bias->ndim, bias->sizes, 2, shape, tmp, &tn) || tn != 2 ||
-            tmp[0] != n || tmp[1] != m) {
-            shimrt_tensor_free(out);
+            tmp[0] != n || tmp[1] != m)
             return shimrt_fail(op, "self of shape [%lld...] cannot be broadcast to [%lld, %lld]",
                                (long long)(bias->ndim ? bias->sizes[0] : 0), (long long)n,
                                (long long)m);
-        }
+    }
+    AtenTensorHandle out = shimrt_k_empty_like_dev(op, self, 2, shape, NULL, dt);
+    if (!out) return AOTI_TORCH_FAILURE;
+    if (bias && beta != 0) {
         if (shimrt_k_copy(op, out, bias)) {
             shimrt_tensor_free(out);
             return AOTI_TORCH_FAILURE;

@@ -153,11 +153,25 @@ AOTITorchError shimrt_slice_tensor(AtenTensorHandle self, int64_t dim, int64_t *
     int64_t sizes[SHIMRT_MAX_DIMS], strides[SHIMRT_MAX_DIMS];
     memcpy(sizes, self->sizes, sizeof *sizes * (size_t)self->ndim);
     memcpy(strides, self->strides, sizeof *strides * (size_t)self->ndim);
-    sizes[d] = e > s ? (e - s - 1) / step + 1 : 0; /* ceil((e - s) / step), no overflow */
-    /* as PyTorch's int64 arithmetic in practice: a step past the stride range wraps (the dim
-     * then has at most one element, so the stride is never used to address) */
+    /* PyTorch's arithmetic, int64 wrapping as its build does: the length rounded up as
+     * (len + step - 1) / step, the stride times step, the offset plus start * stride (start
+     * clamped, also for an empty result); as_strided then refuses a negative stride, size or
+     * offset (a huge step: a wrapped length or stride) */
+    sizes[d] = (int64_t)((uint64_t)(e - s) + (uint64_t)step - 1u) / step;
     strides[d] = (int64_t)((uint64_t)self->strides[d] * (uint64_t)step);
-    int64_t off = self->storage_offset + (sizes[d] > 0 || s < n ? s * self->strides[d] : 0);
+    int64_t off =
+        (int64_t)((uint64_t)self->storage_offset + (uint64_t)s * (uint64_t)self->strides[d]);
+    if (strides[d] < 0)
+        return shimrt_fail(op,
+                           "as_strided: Negative strides are not supported at the moment, "
+                           "got stride %lld in dim %lld",
+                           (long long)strides[d], (long long)d);
+    if (sizes[d] < 0)
+        return shimrt_fail(op,
+                           "Storage size calculation overflowed with size %lld and stride "
+                           "%lld in dim %lld",
+                           (long long)sizes[d], (long long)strides[d], (long long)d);
+    if (off < 0) return shimrt_fail(op, "Tensor: invalid storage offset %lld", (long long)off);
     return shimrt_k_give(shimrt_k_alias(op, self, self->ndim, sizes, strides, off), ret0);
 }
 
@@ -166,8 +180,7 @@ AOTITorchError shimrt_cpu_hann_window(int64_t window_length, int32_t *dtype, int
                                       int32_t *device, int32_t device_index_, int32_t *pin_memory,
                                       AtenTensorHandle *ret0) {
     static const char op[] = "hann_window";
-    (void)pin_memory;
-    (void)device_index_;
+    (void)device_index_; /* PyTorch accepts any CPU device index */
     int32_t dt = dtype ? *dtype : SHIMRT_FLOAT32;
     if (window_length < 0)
         return shimrt_fail(op,
@@ -182,6 +195,7 @@ AOTITorchError shimrt_cpu_hann_window(int64_t window_length, int32_t *dtype, int
     if (!shimrt_k_is_floating(dt))
         return shimrt_fail(op, "hann_window expects floating point dtypes, got: %s",
                            shimrt_dtype_torch_name(dt));
+    if (shimrt_k_check_pin(op, pin_memory)) return AOTI_TORCH_FAILURE; /* at the allocation */
     AtenTensorHandle r = shimrt_k_new(op, 1, &window_length, dt);
     if (!r) return AOTI_TORCH_FAILURE;
     char *p = shimrt_data(r);
@@ -248,8 +262,11 @@ static AOTITorchError searchsorted_impl(const char *op, AtenTensorHandle seq,
     if (seq->ndim == 0)
         return shimrt_fail(op, "torch.searchsorted(): boundaries tensor should have positive "
                                "dimension, but got 0 dimension");
-    if (seq->dtype == SHIMRT_BOOL || (values && values->dtype == SHIMRT_BOOL))
-        return shimrt_fail(op, "torch.searchsorted(): bool tensors are not supported");
+    /* PyTorch's kernel runs on the common dtype of both (a bool sequence with int64 values
+     * works; a Scalar is wrapped as a number) and not at all for no values */
+    if (values && seq->dtype == SHIMRT_BOOL && values->dtype == SHIMRT_BOOL &&
+        shimrt_numel(values) > 0)
+        return shimrt_fail(op, "\"searchsorted_out_cpu\" not implemented for 'Bool'");
     int64_t vnd = values ? values->ndim : 0;
     if (seq->ndim > 1) {
         bool ok = values && vnd == seq->ndim;
@@ -423,10 +440,15 @@ AOTITorchError shimrt_cpu_repeat_interleave_tensor(AtenTensorHandle repeats, int
                                                    AtenTensorHandle *ret0) {
     static const char op[] = "repeat_interleave";
     if (shimrt_k_check_cpu(op, repeats, "repeats")) return AOTI_TORCH_FAILURE;
+    /* PyTorch 2.15's kernel: any of its integral types (the result has the repeats' dtype),
+     * checked before the rank */
+    int32_t rdt = repeats->dtype;
+    if (rdt != SHIMRT_UINT8 && rdt != SHIMRT_INT8 && rdt != SHIMRT_INT16 && rdt != SHIMRT_INT32 &&
+        rdt != SHIMRT_INT64)
+        return shimrt_fail(op, "\"repeat_interleave_cpu\" not implemented for '%s'",
+                           shimrt_dtype_torch_name(rdt));
     if (repeats->ndim != 1)
         return shimrt_fail(op, "repeat_interleave only accept 1D vector as repeat");
-    if (repeats->dtype != SHIMRT_INT64 && repeats->dtype != SHIMRT_INT32)
-        return shimrt_fail(op, "repeats has to be Long or Int tensor");
     int64_t n = repeats->sizes[0], total = 0;
     AtenTensorHandle rp = dense_as(op, repeats, 1, &n, SHIMRT_INT64);
     if (!rp) return AOTI_TORCH_FAILURE;
@@ -453,6 +475,15 @@ AOTITorchError shimrt_cpu_repeat_interleave_tensor(AtenTensorHandle repeats, int
 }
 
 /* ---- histc ------------------------------------------------------------------------------------ */
+/* v rounded to floating dtype dt */
+static double histc_round(int32_t dt, double v) {
+    if (dt == SHIMRT_FLOAT64) return v;
+    if (dt == SHIMRT_FLOAT32) return (double)(float)v;
+    _Alignas(8) char b[8];
+    shimrt_k_store_f64(b, dt, v);
+    return shimrt_k_load_f64(b, dt);
+}
+
 AOTITorchError shimrt_cpu_histc(AtenTensorHandle self, int64_t bins, shimrt_scalar smin,
                                 shimrt_scalar smax, AtenTensorHandle *ret0) {
     double min = smin.d, max = smax.d;
@@ -472,23 +503,23 @@ AOTITorchError shimrt_cpu_histc(AtenTensorHandle self, int64_t bins, shimrt_scal
     if (lo == hi && n > 0) {
         lo = INFINITY;
         hi = -INFINITY;
-        for (int64_t i = 0; i < n; i++)
-            if (!isnan(xp[i])) {
-                lo = xp[i] < lo ? xp[i] : lo;
-                hi = xp[i] > hi ? xp[i] : hi;
-            }
+        for (int64_t i = 0; i < n; i++) { /* PyTorch's aminmax: NaN propagates */
+            lo = isnan(xp[i]) || xp[i] < lo ? xp[i] : lo;
+            hi = isnan(xp[i]) || xp[i] > hi ? xp[i] : hi;
+            if (isnan(xp[i])) break;
+        }
     }
     if (lo == hi) {
         lo -= 1;
         hi += 1;
     }
-    if (lo > hi) {
-        shimrt_tensor_free(x);
-        return shimrt_fail(op, "torch.histc: max must be larger than min");
-    }
     if (!isfinite(lo) || !isfinite(hi)) {
         shimrt_tensor_free(x);
         return shimrt_fail(op, "torch.histc: range of [%g, %g] is not finite", lo, hi);
+    }
+    if (lo > hi) {
+        shimrt_tensor_free(x);
+        return shimrt_fail(op, "torch.histc: max must be larger than min");
     }
     /* the bounds in self's dtype, as PyTorch keeps them */
     AtenTensorHandle r = shimrt_k_new(op, 1, &bins, self->dtype);
@@ -499,10 +530,23 @@ AOTITorchError shimrt_cpu_histc(AtenTensorHandle self, int64_t bins, shimrt_scal
         free(cnt);
         return r ? shimrt_fail(op, "out of memory") : AOTI_TORCH_FAILURE;
     }
+    /* PyTorch's linear bin search in self's dtype: the edges and every step
+     * ((v - lo) * bins / (hi - lo)) rounded to it (float32 arithmetic for float32, each
+     * operator's result rounded for the half types) */
+    int32_t dt = self->dtype;
+    double el = histc_round(dt, lo), er = histc_round(dt, hi);
     for (int64_t i = 0; i < n; i++) {
-        double v = xp[i];
-        if (!(v >= lo && v <= hi)) continue;
-        int64_t b = (int64_t)((v - lo) * (double)bins / (hi - lo));
+        double v = xp[i], t;
+        if (!(v >= el && v <= er)) continue;
+        if (dt == SHIMRT_FLOAT64)
+            t = (v - el) * (double)bins / (er - el);
+        else if (dt == SHIMRT_FLOAT32)
+            t = (double)(((float)v - (float)el) * (float)bins / ((float)er - (float)el));
+        else
+            t = histc_round(
+                dt, histc_round(dt, histc_round(dt, v - el) * histc_round(dt, (double)bins)) /
+                        histc_round(dt, er - el));
+        int64_t b = t >= 0 && t < (double)bins ? (int64_t)t : (t >= (double)bins ? bins : 0);
         if (b >= bins) b = bins - 1;
         cnt[b] += 1;
     }
@@ -850,7 +894,7 @@ AOTITorchError shimrt_cpu__cdist_forward(AtenTensorHandle x1, AtenTensorHandle x
     if (x1->sizes[x1->ndim - 1] != x2->sizes[x2->ndim - 1])
         return shimrt_fail(op, "X1 and X2 must have the same number of columns. X1: %lld X2: %lld",
                            (long long)x1->sizes[x1->ndim - 1], (long long)x2->sizes[x2->ndim - 1]);
-    if (p < 0) return shimrt_fail(op, "cdist only supports non-negative p values");
+    if (!(p >= 0)) return shimrt_fail(op, "cdist only supports non-negative p values"); /* NaN */
     if (compute_mode && (*compute_mode < 0 || *compute_mode > 2))
         return shimrt_fail(op, "possible modes: None, 1, 2, but was: %lld",
                            (long long)*compute_mode);

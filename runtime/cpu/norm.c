@@ -67,12 +67,20 @@ static AOTITorchError layer_norm_rows(const char *op, AtenTensorHandle input, in
 
 /* PyTorch's CPU mixed-dtype rule: parameters (the first defined one decides) of another
  * dtype than the input must be float32 and the input float16/bfloat16; mean and rstd then
- * come in float32. *stat_dt: the dtype of mean and rstd. */
+ * come in float32. Else every parameter has the input's dtype (PyTorch's kernel reads them
+ * as that type, also for an empty input). *stat_dt: the dtype of mean and rstd. */
 static AOTITorchError mixed_check(const char *op, AtenTensorHandle input, AtenTensorHandle weight,
                                   AtenTensorHandle bias, int32_t *stat_dt) {
     *stat_dt = input->dtype;
     AtenTensorHandle first = weight ? weight : bias;
-    if (!first || first->dtype == input->dtype) return AOTI_TORCH_SUCCESS;
+    if (!first) return AOTI_TORCH_SUCCESS;
+    if (first->dtype == input->dtype) {
+        if (bias && bias->dtype != input->dtype)
+            return shimrt_fail(op, "expected scalar type %s but found %s",
+                               shimrt_dtype_torch_name(input->dtype),
+                               shimrt_dtype_torch_name(bias->dtype));
+        return AOTI_TORCH_SUCCESS;
+    }
     if ((weight && weight->dtype != SHIMRT_FLOAT32) || (bias && bias->dtype != SHIMRT_FLOAT32))
         return shimrt_fail(op, "mixed dtype (CPU): expect parameter to have scalar type of Float");
     if (input->dtype != SHIMRT_BFLOAT16 && input->dtype != SHIMRT_FLOAT16)

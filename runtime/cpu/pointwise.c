@@ -187,6 +187,10 @@ AOTITorchError shimrt_cpu_mul_tensor(AtenTensorHandle self, AtenTensorHandle oth
 }
 
 AOTITorchError sh_mul_inplace(const char *op, AtenTensorHandle self, AtenTensorHandle other) {
+    if (shimrt_k_internal_overlap(self)) /* PyTorch's TensorIterator: an output must not */
+        return shimrt_fail(op, "unsupported operation: more than one element of the written-to "
+                               "tensor refers to a single memory location. Please clone() the "
+                               "tensor before performing the operation.");
     CALL2(op, OP_mul, self, other);
     c.out = self;
     return pw_run(&c, NULL);

@@ -761,20 +761,24 @@ static void sm_range(int64_t begin, int64_t end, void *vj) {
 
 static AOTITorchError softmax_impl(const char *op, bool logsm, AtenTensorHandle self, int64_t dim,
                                    int32_t *dtype, AtenTensorHandle *ret0) {
-    if (shimrt_k_check_cpu(op, self, "self") || shimrt_k_check_dtype(op, self, "self"))
+    /* PyTorch's softmax.int: self converted to dtype first (when given), then _softmax of
+     * that, whose kernel (floating types only) never runs on an input without elements */
+    bool conv = dtype && *dtype != self->dtype;
+    if (shimrt_k_check_cpu(op, self, "self") || (!conv && shimrt_k_check_dtype(op, self, "self")))
         return AOTI_TORCH_FAILURE;
     int64_t d;
     if (shimrt_k_wrap_dim(op, dim, self->ndim, &d)) return AOTI_TORCH_FAILURE;
-    int32_t odt;
-    if (shimrt_k_softmax_dtype(
-            op, logsm ? "log_softmax_lastdim_kernel_impl" : "softmax_lastdim_kernel_impl",
-            self->dtype, dtype, &odt))
+    int32_t odt = dtype ? *dtype : self->dtype;
+    if (shimrt_numel(self) > 0 && shimrt_k_softmax_dtype(op,
+                                                         logsm ? "log_softmax_lastdim_kernel_impl"
+                                                               : "softmax_lastdim_kernel_impl",
+                                                         self->dtype, dtype, &odt))
         return AOTI_TORCH_FAILURE;
-    /* a contiguous input (copied when not), then per line: converted to double, computed
-     * (sh_softmax_line), converted to the result dtype; lines split over the thread pool */
+    /* a contiguous input in dtype (copied when not), then per line: converted to double,
+     * computed (sh_softmax_line), converted to the result dtype; lines split over the pool */
     AtenTensorHandle in = self, tmp = NULL;
-    if (!shimrt_is_contiguous(self)) {
-        tmp = shimrt_k_empty_like_dev(op, self, self->ndim, self->sizes, NULL, self->dtype);
+    if (!shimrt_is_contiguous(self) || conv) {
+        tmp = shimrt_k_empty_like_dev(op, self, self->ndim, self->sizes, NULL, odt);
         if (!tmp || shimrt_k_copy(op, tmp, self)) {
             shimrt_tensor_free(tmp);
             return AOTI_TORCH_FAILURE;

@@ -9,6 +9,7 @@
 
 #include "../core/internal.h"
 #include "../generic/meta.h"
+#include "aoti_ops.h"
 #include "compositeexplicitautograd_kernels.h"
 #include "cpu_kernels.h"
 #include "engine.h"
@@ -23,7 +24,10 @@ static AOTITorchError options(const char *op, int32_t *dtype, int32_t *layout, i
     *out_dtype = dtype ? *dtype : default_dtype;
     *out_device = device ? *device : default_device;
     if (shimrt_check_dtype(op, *out_dtype)) return AOTI_TORCH_FAILURE;
-    return shimrt_check_device(op, *out_device, device ? device_index : -1);
+    /* PyTorch's release builds take any index with a CPU or meta device (the tensor made has
+     * none) */
+    bool any = *out_device == SHIMRT_DEV_CPU || *out_device == SHIMRT_DEV_META;
+    return shimrt_check_device(op, *out_device, device && !any ? device_index : -1);
 }
 
 /* Fills t with the Scalar sv (an int or bool one by its exact value). */
@@ -529,23 +533,16 @@ AOTITorchError shimrt_to_dtype_layout(AtenTensorHandle self, int32_t *dtype, int
                                       int32_t non_blocking, int32_t copy, int32_t *memory_format,
                                       AtenTensorHandle *ret0) {
     static const char op[] = "to.dtype_layout";
+    /* pin_memory: PyTorch pins only the result of a non-blocking copy out of an accelerator */
     (void)pin_memory, (void)non_blocking;
     int32_t dt = 0, dev = 0;
     if (options(op, dtype, layout, device, device_index_, self->dtype, self->device_type, &dt,
                 &dev))
         return AOTI_TORCH_FAILURE;
-    if (dt == self->dtype && dev == self->device_type && !copy)
-        return aoti_torch_new_tensor_handle(self, ret0); /* PyTorch returns self */
-    if (dev == SHIMRT_DEV_META) /* PyTorch's Meta kernel: the layout of empty_like */
-        return shimrt_meta_copy_as(
-            op, self, memory_format ? *memory_format : SHIMRT_MEMORY_FORMAT_PRESERVE, dt, ret0);
-    if (self->device_type == SHIMRT_DEV_META)
-        return shimrt_fail(op, "Cannot copy out of meta tensor; no data!");
-    if (dev != SHIMRT_DEV_CPU || self->device_type != SHIMRT_DEV_CPU)
-        return shimrt_fail(op, "only CPU to CPU conversions are supported");
-    AtenTensorHandle t = shimrt_tensor_empty(op, self->ndim, self->sizes, NULL, dt, dev, -1);
-    if (!t) return AOTI_TORCH_FAILURE;
-    return shimrt_k_hand_out(shimrt_numel(t) && shimrt_copy(op, t, self), t, ret0);
+    /* a device given is self's only with self's index (a CPU tensor's is -1; cpu:0 copies) */
+    bool same_dev = !device || (dev == self->device_type && device_index_ == self->device_index);
+    return shimrt_k_to(op, self, dt, dev, same_dev, copy != 0,
+                       memory_format ? *memory_format : SHIMRT_MEMORY_FORMAT_PRESERVE, ret0);
 }
 
 /* ---- sort (always stable: equal keys keep their order; NaN sorts as the largest) ---- */

@@ -72,22 +72,218 @@ typedef struct {
     int64_t i;
 } kv;
 
-/* ascending, NaN last, ties by index (a stable order) */
-static int cmp_asc(const void *a, const void *b) {
-    const kv *x = a, *y = b;
-    bool nx = isnan(x->k), ny = isnan(y->k);
-    if (nx != ny) return nx ? 1 : -1;
-    if (!nx && x->k != y->k) return x->k < y->k ? -1 : 1;
-    return x->i < y->i ? -1 : x->i > y->i;
+/* ---- PyTorch's order among equal keys and NaN -----------------------------------------
+ * Which of several equal keys a result takes (its index), and where NaN goes under a
+ * comparison that is false for it, follow from the exact algorithms PyTorch's CPU kernels
+ * run: topk orders a line with std::partial_sort (k * 64 <= the line's length) or
+ * std::nth_element then std::sort of the first k - 1; mode sorts with std::sort and `<`;
+ * kthvalue runs ATen's own quickselect (median-of-three pivot, Hoare partition). The wheel
+ * is built against GCC's libstdc++, so its introsort/introselect/heap steps are followed
+ * here step for step: the same pivots, partitions, heap moves and insertion orders, hence
+ * the same permutation of equal keys. libstdc++'s unguarded scans keep a bound here (a
+ * comparator that is not a strict weak order, mode's `<` with NaN, must not leave the
+ * line); for a valid comparator the bound never stops a scan. */
+typedef bool (*kv_less)(const kv *, const kv *);
+
+/* topk, largest: NaN above everything; smallest: NaN after everything */
+static bool kv_gt_nan(const kv *x, const kv *y) {
+    return (isnan(x->k) && !isnan(y->k)) || x->k > y->k;
+}
+static bool kv_lt_nan(const kv *x, const kv *y) {
+    return (!isnan(x->k) && isnan(y->k)) || x->k < y->k;
+}
+/* mode: plain `<` (false for NaN either side) */
+static bool kv_lt(const kv *x, const kv *y) { return x->k < y->k; }
+
+static inline void kv_swap(kv *a, kv *b) {
+    kv t = *a;
+    *a = *b;
+    *b = t;
 }
 
-/* descending, NaN first, ties by index */
-static int cmp_desc(const void *a, const void *b) {
-    const kv *x = a, *y = b;
-    bool nx = isnan(x->k), ny = isnan(y->k);
-    if (nx != ny) return nx ? -1 : 1;
-    if (!nx && x->k != y->k) return x->k > y->k ? -1 : 1;
-    return x->i < y->i ? -1 : x->i > y->i;
+static int64_t lg2(int64_t n) { return 63 - __builtin_clzll((unsigned long long)n); }
+
+/* the hole at `hole` sifted down to a leaf along the larger children, then val pushed up
+ * from there (no higher than top) */
+static void heap_adjust(kv *a, int64_t hole, int64_t len, kv val, kv_less lt) {
+    int64_t top = hole, child = hole;
+    while (child < (len - 1) / 2) {
+        child = 2 * (child + 1);
+        if (lt(&a[child], &a[child - 1])) child--;
+        a[hole] = a[child];
+        hole = child;
+    }
+    if ((len & 1) == 0 && child == (len - 2) / 2) {
+        child = 2 * (child + 1);
+        a[hole] = a[child - 1];
+        hole = child - 1;
+    }
+    int64_t parent = (hole - 1) / 2;
+    while (hole > top && lt(&a[parent], &val)) {
+        a[hole] = a[parent];
+        hole = parent;
+        parent = (hole - 1) / 2;
+    }
+    a[hole] = val;
+}
+
+static void heap_make(kv *a, int64_t len, kv_less lt) {
+    if (len < 2) return;
+    for (int64_t parent = (len - 2) / 2;; parent--) {
+        heap_adjust(a, parent, len, a[parent], lt);
+        if (parent == 0) return;
+    }
+}
+
+/* the top of the heap a[0, len) to *res, *res's old value into the heap */
+static void heap_pop(kv *a, int64_t len, kv *res, kv_less lt) {
+    kv v = *res;
+    *res = a[0];
+    heap_adjust(a, 0, len, v, lt);
+}
+
+/* std::partial_sort(a, a + mid, a + n) */
+static void stl_partial_sort(kv *a, int64_t mid, int64_t n, kv_less lt) {
+    heap_make(a, mid, lt);
+    for (int64_t i = mid; i < n; i++)
+        if (lt(&a[i], &a[0])) heap_pop(a, mid, &a[i], lt);
+    for (int64_t len = mid; len > 1;) {
+        len--;
+        heap_pop(a, len, &a[len], lt);
+    }
+}
+
+static void median_to_first(kv *r, kv *x, kv *y, kv *z, kv_less lt) {
+    if (lt(x, y)) {
+        if (lt(y, z))
+            kv_swap(r, y);
+        else if (lt(x, z))
+            kv_swap(r, z);
+        else
+            kv_swap(r, x);
+    } else if (lt(x, z)) {
+        kv_swap(r, x);
+    } else if (lt(y, z)) {
+        kv_swap(r, z);
+    } else {
+        kv_swap(r, y);
+    }
+}
+
+/* [lo, hi) split around the median of a[lo + 1], the middle and a[hi - 1] (moved to a[lo]);
+ * returns the first position of the upper part */
+static int64_t partition_pivot(kv *a, int64_t lo, int64_t hi, kv_less lt) {
+    median_to_first(&a[lo], &a[lo + 1], &a[lo + (hi - lo) / 2], &a[hi - 1], lt);
+    int64_t f = lo + 1, l = hi;
+    for (;;) {
+        while (f < hi && lt(&a[f], &a[lo])) f++;
+        l--;
+        while (l > lo && lt(&a[lo], &a[l])) l--;
+        if (!(f < l)) return f;
+        kv_swap(&a[f], &a[l]);
+        f++;
+    }
+}
+
+/* a[i] moved down past the larger elements before it (no further than a[0]) */
+static void linear_insert(kv *a, int64_t i, kv_less lt) {
+    kv v = a[i];
+    int64_t j = i;
+    while (j > 0 && lt(&v, &a[j - 1])) {
+        a[j] = a[j - 1];
+        j--;
+    }
+    a[j] = v;
+}
+
+static void insertion_sort(kv *a, int64_t lo, int64_t hi, kv_less lt) {
+    for (int64_t i = lo + 1; i < hi; i++) {
+        if (lt(&a[i], &a[lo])) {
+            kv v = a[i];
+            memmove(&a[lo + 1], &a[lo], sizeof *a * (size_t)(i - lo));
+            a[lo] = v;
+        } else {
+            linear_insert(a, i, lt);
+        }
+    }
+}
+
+static void introsort_loop(kv *a, int64_t lo, int64_t hi, int64_t depth, kv_less lt) {
+    while (hi - lo > 16) {
+        if (depth == 0) {
+            stl_partial_sort(a + lo, hi - lo, hi - lo, lt);
+            return;
+        }
+        depth--;
+        int64_t cut = partition_pivot(a, lo, hi, lt);
+        introsort_loop(a, cut, hi, depth, lt);
+        hi = cut;
+    }
+}
+
+/* std::sort(a, a + n) */
+static void stl_sort(kv *a, int64_t n, kv_less lt) {
+    if (n <= 0) return;
+    introsort_loop(a, 0, n, 2 * lg2(n), lt);
+    if (n > 16) {
+        insertion_sort(a, 0, 16, lt);
+        for (int64_t i = 16; i < n; i++) linear_insert(a, i, lt);
+    } else {
+        insertion_sort(a, 0, n, lt);
+    }
+}
+
+/* std::nth_element(a, a + nth, a + n) */
+static void stl_nth_element(kv *a, int64_t nth, int64_t n, kv_less lt) {
+    if (n <= 0 || nth >= n) return;
+    int64_t lo = 0, hi = n, depth = 2 * lg2(n);
+    while (hi - lo > 3) {
+        if (depth == 0) {
+            kv *b = a + lo;
+            int64_t mid = nth + 1 - lo, len = hi - lo;
+            heap_make(b, mid, lt);
+            for (int64_t i = mid; i < len; i++)
+                if (lt(&b[i], &b[0])) heap_pop(b, mid, &b[i], lt);
+            kv_swap(&a[lo], &a[nth]);
+            return;
+        }
+        depth--;
+        int64_t cut = partition_pivot(a, lo, hi, lt);
+        if (cut <= nth)
+            lo = cut;
+        else
+            hi = cut;
+    }
+    insertion_sort(a, lo, hi, lt);
+}
+
+/* ATen's quick_select_template (kthvalue): a[k] is the k-th smallest, NaN largest */
+static void aten_quick_select(kv *a, int64_t n, int64_t k) {
+    int64_t L = 0, R = n - 1;
+    for (;;) {
+        if (R <= L) return;
+        if (R == L + 1) {
+            if (kv_gt_nan(&a[L], &a[R])) kv_swap(&a[L], &a[R]);
+            return;
+        }
+        kv_swap(&a[L + (R - L) / 2], &a[L + 1]);
+        if (kv_gt_nan(&a[L + 1], &a[R])) kv_swap(&a[L + 1], &a[R]);
+        if (kv_gt_nan(&a[L], &a[R])) kv_swap(&a[L], &a[R]);
+        if (kv_gt_nan(&a[L + 1], &a[L])) kv_swap(&a[L + 1], &a[L]);
+        int64_t i = L + 1, j = R;
+        kv piv = a[L];
+        for (;;) {
+            do i++;
+            while (i < R && kv_gt_nan(&piv, &a[i]));
+            do j--;
+            while (j > L && kv_gt_nan(&a[j], &piv));
+            if (j < i) break;
+            kv_swap(&a[i], &a[j]);
+        }
+        kv_swap(&a[L], &a[j]);
+        if (j <= k) L = i;
+        if (j >= k) R = j - 1;
+    }
 }
 
 /* The result shape: self's with dim's size replaced by n (keepdim) or removed. */
@@ -106,11 +302,11 @@ static int64_t shape_with(const struct AtenTensorOpaque *self, int64_t d, int64_
 /* ---- order statistics ------------------------------------------------------------------ */
 typedef struct {
     const lines *L;
-    int64_t k;        /* topk: how many; kthvalue: the (0-based) rank */
-    bool desc, kth;   /* largest first; kthvalue (one result per line) */
-    char *vals;       /* [outer, k or 1, inner] */
-    int64_t *idx;     /* same shape */
-    volatile int oom; /* a worker could not allocate */
+    int64_t k;            /* topk: how many; kthvalue: the (0-based) rank */
+    bool desc, kth, sort; /* largest first; kthvalue (one result per line); topk sorted */
+    char *vals;           /* [outer, k or 1, inner] */
+    int64_t *idx;         /* same shape */
+    volatile int oom;     /* a worker could not allocate */
 } sel_ctx;
 
 static void sel_lines(int64_t b, int64_t e, void *vctx) {
@@ -121,10 +317,18 @@ static void sel_lines(int64_t b, int64_t e, void *vctx) {
         c->oom = 1;
         return;
     }
-    int64_t nout = c->kth ? 1 : c->k;
+    int64_t nout = c->kth ? 1 : c->k, n = L->len;
+    kv_less lt = c->desc ? kv_gt_nan : kv_lt_nan;
     for (int64_t line = b; line < e; line++) {
-        for (int64_t j = 0; j < L->len; j++) buf[j] = (kv){key(at(L, line, j), L->dt), j};
-        qsort(buf, (size_t)L->len, sizeof *buf, c->desc ? cmp_desc : cmp_asc);
+        for (int64_t j = 0; j < n; j++) buf[j] = (kv){key(at(L, line, j), L->dt), j};
+        if (c->kth) {
+            aten_quick_select(buf, n, c->k);
+        } else if (c->k * 64 <= n) {
+            stl_partial_sort(buf, c->k, n, lt);
+        } else {
+            stl_nth_element(buf, c->k - 1, n, lt);
+            if (c->sort) stl_sort(buf, c->k - 1, lt);
+        }
         int64_t o = line / L->inner, i = line % L->inner;
         for (int64_t r = 0; r < nout; r++) {
             int64_t src = buf[c->kth ? c->k : r].i;
@@ -137,8 +341,8 @@ static void sel_lines(int64_t b, int64_t e, void *vctx) {
 }
 
 static AOTITorchError select_run(const char *op, lines *L, int64_t k, bool desc, bool kth,
-                                 AtenTensorHandle v, AtenTensorHandle ix) {
-    sel_ctx c = {L, k, desc, kth, shimrt_data(v), shimrt_data(ix), 0};
+                                 bool sort, AtenTensorHandle v, AtenTensorHandle ix) {
+    sel_ctx c = {L, k, desc, kth, sort, shimrt_data(v), shimrt_data(ix), 0};
     int64_t n = L->outer * L->inner;
     if (n > 0 && (kth || k > 0)) torch_parallel_for(0, n, 1, sel_lines, &c);
     if (c.oom) return shimrt_fail(op, "out of memory");
@@ -148,7 +352,6 @@ static AOTITorchError select_run(const char *op, lines *L, int64_t k, bool desc,
 AOTITorchError shimrt_cpu_topk(AtenTensorHandle self, int64_t k, int64_t dim, int32_t largest,
                                int32_t sorted, AtenTensorHandle *ret0, AtenTensorHandle *ret1) {
     static const char op[] = "topk";
-    (void)sorted; /* results always come sorted (PyTorch leaves the order unspecified then) */
     lines L;
     if (shimrt_k_check_cpu(op, self, "self")) return AOTI_TORCH_FAILURE;
     if (self->dtype == SHIMRT_BOOL)
@@ -162,8 +365,10 @@ AOTITorchError shimrt_cpu_topk(AtenTensorHandle self, int64_t k, int64_t dim, in
     int64_t nd = shape_with(self, L.d, k, true, shape);
     AtenTensorHandle v = shimrt_k_new(op, nd, shape, self->dtype);
     AtenTensorHandle ix = v ? shimrt_k_new(op, nd, shape, SHIMRT_INT64) : NULL;
-    AOTITorchError err =
-        v && ix ? select_run(op, &L, k, largest != 0, false, v, ix) : AOTI_TORCH_FAILURE;
+    /* a 0-d self is copied whatever k (0 or 1), as PyTorch's topk_out_cpu does */
+    int64_t kk = self->ndim == 0 ? 1 : k;
+    AOTITorchError err = v && ix ? select_run(op, &L, kk, largest != 0, false, sorted != 0, v, ix)
+                                 : AOTI_TORCH_FAILURE;
     lines_close(&L);
     if (err) {
         shimrt_tensor_free(v);
@@ -185,12 +390,16 @@ AOTITorchError shimrt_cpu_kthvalue(AtenTensorHandle self, int64_t k, int64_t dim
         return shimrt_fail(op, "kthvalue(): selected number k out of range for dimension %lld",
                            (long long)L.d);
     }
+    if (self->dtype == SHIMRT_BOOL && self->ndim > 0) { /* a 0-d self is copied first */
+        lines_close(&L);
+        return shimrt_fail(op, "\"kthvalue_cpu\" not implemented for 'Bool'");
+    }
     int64_t shape[SHIMRT_MAX_DIMS];
     int64_t nd = shape_with(self, L.d, 1, keepdim != 0, shape);
     AtenTensorHandle v = shimrt_k_new(op, nd, shape, self->dtype);
     AtenTensorHandle ix = v ? shimrt_k_new(op, nd, shape, SHIMRT_INT64) : NULL;
     AOTITorchError err =
-        v && ix ? select_run(op, &L, k - 1, false, true, v, ix) : AOTI_TORCH_FAILURE;
+        v && ix ? select_run(op, &L, k - 1, false, true, false, v, ix) : AOTI_TORCH_FAILURE;
     lines_close(&L);
     if (err) {
         shimrt_tensor_free(v);
@@ -230,7 +439,7 @@ AOTITorchError shimrt_cpu_median(AtenTensorHandle self, AtenTensorHandle *ret0) 
     int64_t ix, rank = (n - 1) / 2;
     for (int64_t j = 0; j < n && shimrt_k_is_floating(self->dtype); j++)
         if (isnan(key(at(&L, 0, j), self->dtype))) rank = n - 1; /* NaN propagates */
-    sel_ctx c = {&L, rank, false, true, shimrt_data(r), &ix, 0};
+    sel_ctx c = {&L, rank, false, true, false, shimrt_data(r), &ix, 0};
     sel_lines(0, 1, &c);
     shimrt_tensor_free(flat);
     if (c.oom) {
@@ -313,6 +522,13 @@ static AOTITorchError scan(const char *op, AtenTensorHandle self, int64_t dim, i
     if (!shimrt_k_dtype_ok(rdt)) return shimrt_fail(op, "unsupported dtype");
     lines L;
     if (lines_open(op, self, dim, rdt, &L)) return AOTI_TORCH_FAILURE;
+    /* PyTorch's cumsum/cumprod kernels have no bool result; a 0-d or empty self never
+     * reaches them (filled / zeroed) */
+    if (rdt == SHIMRT_BOOL && (kind == SC_SUM || kind == SC_PROD) && self->ndim > 0 &&
+        shimrt_numel(self) > 0) {
+        lines_close(&L);
+        return shimrt_fail(op, "\"%s_out_cpu\" not implemented for 'Bool'", op);
+    }
     int64_t nd = self->ndim;
     AtenTensorHandle r = shimrt_k_new(op, nd, self->sizes, rdt);
     AtenTensorHandle ix = r && ret1 ? shimrt_k_new(op, nd, self->sizes, SHIMRT_INT64) : NULL;
@@ -400,7 +616,7 @@ AOTITorchError shimrt_cpu_nanmedian(AtenTensorHandle self, AtenTensorHandle *ret
         shimrt_tensor_free(flat);
         return shimrt_k_give(r, ret0);
     }
-    sel_ctx c = {&L, (valid - 1) / 2, false, true, shimrt_data(r), &ix, 0};
+    sel_ctx c = {&L, (valid - 1) / 2, false, true, false, shimrt_data(r), &ix, 0};
     sel_lines(0, 1, &c);
     shimrt_tensor_free(flat);
     if (c.oom) {
@@ -410,8 +626,9 @@ AOTITorchError shimrt_cpu_nanmedian(AtenTensorHandle self, AtenTensorHandle *ret
     return shimrt_k_give(r, ret0);
 }
 
-/* mode along dim: the most frequent value of each line (the smallest on ties) and the last
- * position it holds, as PyTorch's CPU kernel. */
+/* mode along dim, as PyTorch's CPU kernel: the line sorted by std::sort with `<`, then the
+ * last element of the first longest run of adjacent elements that compare equal (NaN never
+ * does), with its position. */
 typedef struct {
     const lines *L;
     char *vals;
@@ -429,16 +646,17 @@ static void mode_lines(int64_t b, int64_t e, void *vctx) {
     }
     for (int64_t line = b; line < e; line++) {
         for (int64_t j = 0; j < L->len; j++) buf[j] = (kv){key(at(L, line, j), L->dt), j};
-        qsort(buf, (size_t)L->len, sizeof *buf, cmp_asc);
-        int64_t best = 0, bestn = 0;
-        for (int64_t s = 0; s < L->len;) {
-            int64_t t = s + 1;
-            while (t < L->len && buf[t].k == buf[s].k) t++;
-            if (t - s > bestn) {
-                bestn = t - s;
-                best = t - 1;
+        stl_sort(buf, L->len, kv_lt);
+        int64_t best = 0, bestn = 0, run = 0;
+        for (int64_t j = 0; j < L->len; j++) {
+            run++;
+            if (j == L->len - 1 || buf[j].k != buf[j + 1].k) {
+                if (run > bestn) {
+                    bestn = run;
+                    best = j;
+                }
+                run = 0;
             }
-            s = t;
         }
         int64_t src = L->len ? buf[best].i : 0;
         memcpy(c->vals + (size_t)line * L->es, at(L, line, src), L->es);

@@ -92,6 +92,9 @@ static AOTITorchError resolve_options(const char *op, const struct AtenTensorOpa
         *out_dev = self->device_type;
         *out_idx = self->device_index;
     }
+    /* PyTorch's release builds take any index with a CPU or meta device (the tensor made has
+     * none) */
+    if (*out_dev == SHIMRT_DEV_CPU || *out_dev == SHIMRT_DEV_META) *out_idx = -1;
     return shimrt_check_device(op, *out_dev, *out_idx);
 }
 

@@ -344,5 +344,9 @@ AOTITorchError shimrt_k_cat_out(const char *op, const AtenTensorHandle *ts, int6
                            "torch.cat(): input types can't be cast to the desired output type %s",
                            shimrt_dtype_torch_name(out->dtype));
     if (shimrt_resize_output(op, out, ndim, sizes)) return AOTI_TORCH_FAILURE;
+    if (shimrt_k_internal_overlap(out)) /* PyTorch's cat.out: assert_no_internal_overlap */
+        return shimrt_fail(op, "unsupported operation: more than one element of the written-to "
+                               "tensor refers to a single memory location. Please clone() the "
+                               "tensor before performing the operation.");
     return shimrt_k_cat_into(op, ts, n, dim, out);
 }

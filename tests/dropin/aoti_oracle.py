@@ -510,25 +510,22 @@ def line_family():
                 n = x.shape[dim] if x.dim() else 1
                 for k in sorted({0, 1, n // 2, n, n + 1}):
                     for largest in (1, 0):
-                        if not shape and k == 0:  # PyTorch leaves that result unwritten
-                            continue
                         # bool has ties: compare values only
                         case(f"{tag} k={k} largest={largest}", "aoti_torch_cpu_topk",
                              [T(x), k, dim, largest, 1, Ret(), Ret()],
                              lambda x=x, k=k, largest=largest: A.topk(x, k, dim, bool(largest)),
                              check=(lambda r: r == 0) if dt == torch.bool else None)
-                    if dt != torch.bool:
-                        for keep in (0, 1):
-                            case(f"{tag} k={k} keepdim={keep}", "aoti_torch_cpu_kthvalue",
-                                 [T(x), k, dim, keep, Ret(), Ret()],
-                                 lambda x=x, k=k, keep=keep: A.kthvalue(x, k, dim, bool(keep)))
+                    for keep in (0, 1):  # bool: refused but for a 0-d self
+                        case(f"{tag} k={k} keepdim={keep}", "aoti_torch_cpu_kthvalue",
+                             [T(x), k, dim, keep, Ret(), Ret()],
+                             lambda x=x, k=k, keep=keep: A.kthvalue(x, k, dim, bool(keep)))
                 case(tag, "aoti_torch_cpu_median", [T(x), Ret()], lambda x=x: A.median(x))
                 case(tag, "aoti_torch_cpu_nanmedian", [T(x), Ret()], lambda x=x: A.nanmedian(x))
                 y = rand(x.shape, dt, -2, 2)  # ties: the smallest most frequent value
                 for keep in (0, 1):
                     case(f"{tag} keepdim={keep}", "aoti_torch_cpu_mode", [T(y), dim, keep, Ret(), Ret()],
                          lambda y=y, keep=keep: A.mode(y, dim, bool(keep)))
-                for odt in (None, torch.float64, torch.int64, torch.float16):
+                for odt in (None, torch.float64, torch.int64, torch.float16, torch.bool):
                     code = None if odt is None else DT[odt]
                     for name, ref in (("cumsum", A.cumsum), ("cumprod", A.cumprod)):
                         xx = x if name == "cumsum" or dt == torch.bool else (
@@ -563,6 +560,26 @@ def line_family():
          lambda: A.kthvalue(x[:1], 3, 1))
     for name, ref in (("cummax", A.cummax), ("cummin", A.cummin)):
         case("nan", f"aoti_torch_cpu_{name}", [T(x), 1, Ret(), Ret()], lambda ref=ref: ref(x, 1))
+    # ties and NaN: the index (and, unsorted, the order) PyTorch's algorithms give: topk's
+    # std::partial_sort (k * 64 <= n) or std::nth_element + std::sort, mode's std::sort,
+    # kthvalue's quickselect; short lines (insertion sort) and long ones (introsort)
+    for n in (2, 3, 5, 16, 17, 40, 130, 300):
+        for dt in (torch.float32, torch.int64, torch.float16):
+            x = rand([3, n], dt, -3, 3)
+            if dt != torch.int64:
+                x[torch.rand(x.shape) < 0.2] = float("nan")
+            x[0] = x[0].round()  # a row of few distinct values
+            for k in sorted({1, 2, n // 3 or 1, n - 1, n}):
+                for largest in (1, 0):
+                    for srt in (1, 0):
+                        case(f"ties {dt} n={n} k={k} largest={largest} sorted={srt}",
+                             "aoti_torch_cpu_topk", [T(x), k, 1, largest, srt, Ret(), Ret()],
+                             lambda x=x, k=k, largest=largest, srt=srt:
+                             A.topk(x, k, 1, bool(largest), bool(srt)))
+                case(f"ties {dt} n={n} k={k}", "aoti_torch_cpu_kthvalue",
+                     [T(x), k, 1, 0, Ret(), Ret()], lambda x=x, k=k: A.kthvalue(x, k, 1))
+            case(f"ties {dt} n={n}", "aoti_torch_cpu_mode", [T(x), 1, 0, Ret(), Ret()],
+                 lambda x=x: A.mode(x, 1))
     inf = torch.tensor([float("-inf"), float("-inf"), 1.0, float("inf"), 2.0])
     case("inf", "aoti_torch_cpu_logcumsumexp", [T(inf), 0, Ret()], lambda: A.logcumsumexp(inf, 0))
 
@@ -732,6 +749,23 @@ def misc_family():
             case(f"{dt} sorter", "aoti_torch_cpu_searchsorted_Tensor",
                  [T(un), T(vals2), 0, 0, Opt(None), Opt(T(srt)), Ret()],
                  lambda: A.searchsorted(un, vals2, sorter=srt))
+    # bool: PyTorch's kernel runs on the common dtype (refused only when both are bool and
+    # there are values); a bool sequence with a Scalar works
+    bseq = torch.tensor([False, False, True, True])
+    for sdt, vdt, nv in ((torch.bool, torch.bool, 3), (torch.bool, torch.bool, 0),
+                         (torch.bool, torch.int64, 3), (torch.float32, torch.bool, 3),
+                         (torch.int32, torch.bool, 3)):
+        sq, vals = bseq.to(sdt), torch.tensor([True, False, True][:nv]).to(vdt)
+        for right in (0, 1):
+            case(f"bool {sdt} {vdt} n={nv} right={right}", "aoti_torch_cpu_searchsorted_Tensor",
+                 [T(sq), T(vals), 0, right, Opt(None), Opt(None), Ret()],
+                 lambda sq=sq, vals=vals, right=right: A.searchsorted(sq, vals, right=bool(right)))
+            case(f"bool {sdt} {vdt} n={nv} right={right}", "aoti_torch_cpu_bucketize_Tensor",
+                 [T(vals), T(sq), 0, right, Ret()],
+                 lambda sq=sq, vals=vals, right=right: A.bucketize(vals, sq, right=bool(right)))
+    for v in (0.5, 1.0, 0.0):
+        case(f"bool scalar {v}", "aoti_torch_cpu_searchsorted_Scalar",
+             [T(bseq), v, 0, 0, Opt(None), Opt(None), Ret()], lambda v=v: A.searchsorted(bseq, v))
     for dt in FLOATS:
         # (PyTorch 2.15 accepts a normalized_shape that is not input's trailing dims: untested)
         for shape, ns in (([2, 3, 4], [4]), ([2, 3, 4], [3, 4]), ([5], [5]), ([0, 4], [4])):
@@ -747,9 +781,16 @@ def misc_family():
             x = rand([6, 7], dt)
             case(f"{dt} bins={bins} [{lo}, {hi}]", "aoti_torch_cpu_histc", [T(x), bins, lo, hi, Ret()],
                  lambda x=x, bins=bins, lo=lo, hi=hi: A.histc(x, bins, lo, hi))
-    for dt in (torch.int64, torch.int32):
+        # NaN: in the data (the range from the data must be finite) or in the bounds
+        xn = rand([6], dt)
+        xn[2] = float("nan")
+        for lo, hi in ((0.0, 0.0), (-5.0, 5.0), (float("nan"), 1.0), (float("-inf"), 1.0)):
+            case(f"{dt} nan data [{lo}, {hi}]", "aoti_torch_cpu_histc", [T(xn), 4, lo, hi, Ret()],
+                 lambda xn=xn, lo=lo, hi=hi: A.histc(xn, 4, lo, hi))
+    for dt in (torch.int64, torch.int32, torch.int16, torch.uint8, torch.int8, torch.bool,
+               torch.float32):
         for r in (torch.tensor([1, 0, 3, 2]), torch.tensor([], dtype=torch.int64),
-                  torch.tensor([2, -1]), torch.tensor([[1, 2]])):
+                  torch.tensor([2, -1]), torch.tensor([[1, 2]]), torch.tensor(2)):
             r = r.to(dt)
             for osz in (None, int(r.clamp(min=0).sum()), 99):
                 case(f"{dt} {r.tolist()} output_size={osz}", "aoti_torch_cpu_repeat_interleave_Tensor",
@@ -881,7 +922,7 @@ def quant_dist_family():
         for s1, s2 in (([5, 3], [4, 3]), ([2, 5, 3], [2, 4, 3]), ([2, 1, 5, 3], [3, 4, 3]),
                        ([0, 3], [4, 3]), ([5, 3], [4, 2])):
             x1, x2 = rand(s1, dt), rand(s2, dt)
-            for p in (2.0, 1.0, 0.0, 3.0, float("inf")):
+            for p in (2.0, 1.0, 0.0, 3.0, float("inf"), -1.0, float("nan")):
                 for cm in (None, 2):
                     case(f"{dt} {s1} {s2} p={p} mode={cm}", "aoti_torch_cpu__cdist_forward",
                          [T(x1), T(x2), p, Opt(cm), Ret()],
@@ -1207,6 +1248,16 @@ def lapack_family():
                                 "aoti_torch_cpu_lu_unpack", [T(y), T(piv), ud, up, Ret(), Ret(), Ret()],
                                 lambda y=y, piv=piv, ud=ud, up=up: A.lu_unpack(y, piv, bool(ud), bool(up)),
                                 dt)
+    # pivots: read only to unpack them (dtype, then shape, then values), any strides
+    lu, piv = torch.linalg.lu_factor(rand([2, 3, 3], torch.float64))
+    for pname, pv in (("non-contiguous", torch.stack([piv, piv], -1)[..., 0]), ("[3]", piv[0]),
+                      ("[1, 3]", piv[:1].contiguous()), ("int64", piv.long()),
+                      ("int64 [1, 3]", piv[:1].long()), ("zeros", torch.zeros_like(piv))):
+        for ud in (0, 1):
+            for up in (0, 1):
+                case(f"pivots {pname} data={ud} pivots={up}", "aoti_torch_cpu_lu_unpack",
+                     [T(lu), T(pv), ud, up, Ret(), Ret(), Ret()],
+                     lambda pv=pv, ud=ud, up=up: A.lu_unpack(lu, pv, bool(ud), bool(up)))
     # other dtypes: lu_unpack takes any (a plain copy); the LAPACK ops refuse them as PyTorch
     for dt in (torch.float16, torch.bfloat16, torch.int32, torch.int64):
         lu, piv = torch.linalg.lu_factor(rand([2, 3, 3], torch.float64))

@@ -312,6 +312,12 @@ for dt, e in itertools.product(ALL, [2.0, 3.0, 0.5, -1.0, 1.5, 0.0]):
     with_handles([x], lambda h: run(label + " (dispatcher)",
                                     lambda o: disp("pow", "Tensor_Scalar", [h[0], ee], o),
                                     lambda: torch.pow(x, ee), loose=True))
+# PyTorch's special exponents for float32/float64/bfloat16: sqrt, rsqrt, reciprocal kernels
+# (-0 and -inf give -inf / NaN under rsqrt where pow gives +inf / 0)
+for dt, e in itertools.product([torch.float32, torch.float64, torch.bfloat16], [0.5, -0.5, -1.0, -2.0, 2.0, 3.0]):
+    x = torch.tensor([-0.0, 0.0, float("-inf"), float("inf"), float("nan"), 4.0, 0.25, -2.0, 1e-30], dtype=dt)
+    with_handles([x], lambda h: run(f"pow.Tensor_Scalar special {dt} {e}", lambda o: f(h[0], e, C.byref(o[0])),
+                                    lambda: torch.pow(x, e)))
 
 f = fn("aoti_torch_cpu_clamp", H, P(C.c_double), P(C.c_double), P(H))
 for dt, (lo, hi) in itertools.product(ALL, [(-1.0, 2.0), (None, 1.0), (0.5, None), (None, None), (3.0, -3.0)]):
@@ -431,6 +437,17 @@ for name in ["softmax", "log_softmax"]:
             with_handles([x], lambda h: run(label, lambda o: f(h[0], d, None, C.byref(o[0])),
                                             lambda: getattr(torch, name)(x, d),
                                             loose="product" if dt in FLOATS[:2] else True))
+    # dtype=: self converted to it first (an integral or bool input works), and an input
+    # without elements takes any dtype (PyTorch runs no kernel on it)
+    for dt, odt, shape in itertools.product([torch.int64, torch.uint8, torch.bool, torch.float32, torch.float16],
+                                            [torch.float32, torch.float16, torch.float64, torch.int64],
+                                            [[3, 5], [0, 4], []]):
+        x = rand(shape, dt, low=-3, high=3)
+        code = C.c_int32(DT[odt])
+        with_handles([x], lambda h: run(f"{name} {dt} dtype={odt} {shape}",
+                                        lambda o: f(h[0], -1, C.byref(code), C.byref(o[0])),
+                                        lambda: getattr(torch.ops.aten, name).int(x, -1, odt),
+                                        loose="product" if odt in FLOATS[:2] else True))
 
 # ---- GEMM ----------------------------------------------------------------------------
 f = fn("aoti_torch_cpu_mm", H, H, P(H))
@@ -462,6 +479,13 @@ for dt in [torch.float32, torch.float64, torch.int64]:
         label = f"matmul {dt} {sa} {sb}"
         with_handles([a, b], lambda h: run(label, lambda o: fmm(h[0], h[1], C.byref(o[0])),
                                            lambda: torch.matmul(a, b), loose=True))
+
+# addmm expands self to the result whatever beta (beta 0 included)
+for sshape, beta in itertools.product([[3, 4], [1, 2], [4], [5], [], [2, 4, 1], [1, 4]], [0.0, 1.0]):
+    sf, m1, m2 = rand(sshape, torch.float32), rand([2, 3], torch.float32), rand([3, 4], torch.float32)
+    with_handles([sf, m1, m2], lambda h: run(f"addmm self {sshape} beta={beta}",
+                                             lambda o: fad(h[0], h[1], h[2], beta, 1.0, C.byref(o[0])),
+                                             lambda: torch.addmm(sf, m1, m2, beta=beta), loose=True))
 
 # ---- large inputs: the threaded, chunked and tiled paths (> 32K elements) ----------
 fmul = fn("aoti_torch_cpu_mul_Tensor", H, H, P(H))
@@ -650,6 +674,13 @@ for dt, red, incl in itertools.product([torch.int64, torch.int32, torch.int16, t
     with_handles([x, idx, src], lambda h: run(f"scatter_reduce overflow {dt} {red} include_self={incl}",
                                               lambda o: fsr(h[0], 0, h[1], h[2], red.encode(), incl, C.byref(o[0])),
                                               lambda: x.scatter_reduce(0, idx, src, red, include_self=bool(incl))))
+# bool: PyTorch has no mean of bool (refused also for an empty index), the others work
+bx, bsrc = torch.tensor([True, False, False, True]), torch.tensor([True, True, False])
+for red, incl, n in itertools.product(["sum", "prod", "mean", "amax", "amin"], [1, 0], [3, 0]):
+    bidx = torch.tensor([0, 2, 2][:n], dtype=torch.int64)
+    with_handles([bx, bidx, bsrc[:n]], lambda h: run(f"scatter_reduce bool {red} include_self={incl} n={n}",
+                                                     lambda o: fsr(h[0], 0, h[1], h[2], red.encode(), incl, C.byref(o[0])),
+                                                     lambda: bx.scatter_reduce(0, bidx, bsrc[:n], red, include_self=bool(incl))))
 ffm = fn("aoti_torch_cpu__foreach_mul__List", P(H), C.c_int64, P(H), C.c_int64)
 for da, db in [(torch.int64, torch.int64), (torch.int32, torch.int64), (torch.uint8, torch.int8),
                (torch.int64, torch.float32), (torch.bool, torch.int32), (torch.float32, torch.int64),
@@ -848,7 +879,10 @@ for lay, x in [("transposed", rand([4, 3], torch.float32).t()), ("expanded", ran
 fln = fn("aoti_torch_cpu_native_layer_norm", H, P(C.c_int64), C.c_int64, P(H), P(H), C.c_double, P(H), P(H), P(H))
 for xd, wd, bd in [(torch.float32, torch.float64, torch.float32), (torch.float64, torch.float32, None),
                    (torch.bfloat16, torch.float32, torch.float32), (torch.float16, torch.float32, None),
-                   (torch.bfloat16, None, None), (torch.float32, torch.float32, torch.float32)]:
+                   (torch.bfloat16, None, None), (torch.float32, torch.float32, torch.float32),
+                   (torch.float16, torch.float16, torch.float32), (torch.float16, torch.float32, torch.float16),
+                   (torch.float32, torch.float32, torch.float64), (torch.float16, None, torch.float32),
+                   (torch.bfloat16, torch.bfloat16, torch.bool), (torch.float64, None, torch.float64)]:
     x = rand([2, 3], xd)
     w = rand([3], wd) if wd else None
     b = rand([3], bd) if bd else None
@@ -900,6 +934,39 @@ for (da, oa), (db, ob) in [((5, 1), (5, 0)), ((5, 0), (5, 1)), ((5, 0), (5, 0)),
     elif rc == 0 and not torch.equal(from_rt(hb), ref):
         failures.append(f"{label}: values differ")
     for h in (a, b, hb):
+        delete(h)
+
+# written-to tensors with a stride-0 dim (internal overlap): refused by _foreach_mul_ (its
+# mul_), copy_ and mm.out (PyTorch's final copy_), but not when they hold no elements
+fmmo = fn("aoti_torch_cpu_mm_out", H, H, H)
+for sizes, strides in (([3, 2], [2, 0]), ([2], [0]), ([4, 0, 3], [0, 3, 1]), ([3, 2], [2, 1])):
+    base = torch.arange(12.)
+    counts["cases"] += 1
+    label = f"written-to {sizes} strides {strides}"
+    hb, ho = to_rt(base), H()
+    ra(hb, len(sizes), i64s(sizes), i64s(strides), 0, C.byref(ho))
+    ref_out = base.clone().as_strided(sizes, strides)
+    other = rand(sizes, torch.float32)
+    hother = to_rt(other)
+    results = []
+    results.append(("copy_", fcopy(ho, hother, 0) != 0, lambda: ref_out.copy_(other)))
+    results.append(("_foreach_mul_", ffm((H * 1)(ho), 1, (H * 1)(hother), 1) != 0,
+                    lambda: torch._foreach_mul_([ref_out], [other])))
+    if len(sizes) == 2:
+        m1, m2 = rand([3, 4], torch.float32), rand([4, 2], torch.float32)
+        h1, h2 = to_rt(m1), to_rt(m2)
+        results.append(("mm.out", fmmo(ho, h1, h2) != 0, lambda: torch.mm(m1, m2, out=ref_out)))
+        delete(h1)
+        delete(h2)
+    for name, ours_failed, ref in results:
+        try:
+            ref()
+            rerr = None
+        except Exception as e:
+            rerr = e
+        if ours_failed != (rerr is not None):
+            failures.append(f"{label} {name}: ours {'fails' if ours_failed else 'succeeds'}, torch: {rerr}")
+    for h in (ho, hother, hb):
         delete(h)
 
 # ---- output strides (PyTorch's layout rule: TensorIterator / empty_like(preserve) / sort's
@@ -1038,6 +1105,73 @@ for dt in UINTS:
                 with_handles([x], lambda h: run(f"{name} {dt} {lay} dim={d} dtype={odt}",
                                                 lambda o: fr(h[0], d, pd, C.byref(o[0])),
                                                 lambda: getattr(torch, name)(x, d, dtype=odt), check_strides=False))
+# ---- to.dtype / to.dtype_layout as PyTorch's to_impl: self itself when nothing changes (same
+# dtype, no device or self's own (cpu:0 and cpu:1 are not), no copy, memory format preserve
+# or the one self suggests), else _to_copy in that format; any CPU device index is taken
+A = torch.ops.aten
+fto_d = fn("aoti_torch_cpu_to_dtype", H, C.c_int32, C.c_int32, C.c_int32, P(C.c_int32), P(H))
+fto_l = fn("aoti_torch_cpu_to_dtype_layout", H, P(C.c_int32), P(C.c_int32), P(C.c_int32), C.c_int32,
+           P(C.c_int32), C.c_int32, C.c_int32, P(C.c_int32), P(H))
+MF = {None: None, 0: torch.contiguous_format, 1: torch.preserve_format, 2: torch.channels_last,
+      3: torch.channels_last_3d}
+
+
+def data_of(h):
+    p = C.c_void_p()
+    get_data(h, C.byref(p))
+    return p.value
+
+
+cl4 = rand([2, 3, 4, 5], torch.float32).to(memory_format=torch.channels_last)
+for lay, x in [("contig", rand([3, 4], torch.float32)), ("transposed", rand([4, 3], torch.float32).t()),
+               ("sliced", rand([3, 8], torch.float32)[:, ::2]), ("channels_last", cl4),
+               ("channels_last sliced", cl4[:, :, 1:3]), ("4-d", rand([2, 3, 4, 5], torch.float32)),
+               ("cl3d", rand([1, 2, 3, 2, 2], torch.float32).to(memory_format=torch.channels_last_3d))]:
+    for mf, copy, dev, dt in itertools.product(MF, (0, 1), (None, -1, 0, 1), (None, torch.float64)):
+        label = f"to {lay} memory_format={mf} copy={copy} device=cpu:{dev} dtype={dt}"
+        counts["cases"] += 1
+        h, o = to_rt(x), H()
+        mfp = C.byref(C.c_int32(mf)) if mf is not None else None
+        dtp = C.byref(C.c_int32(DT[dt])) if dt is not None else None
+        if dev is None:  # to.dtype when a dtype is given, else to.dtype_layout without a device
+            rc = (fto_d(h, DT[dt], 0, copy, mfp, C.byref(o)) if dt is not None else
+                  fto_l(h, None, None, None, -1, None, 0, copy, mfp, C.byref(o)))
+            ref = ((lambda: A.to.dtype(x, dt, False, bool(copy), MF[mf])) if dt is not None else
+                   (lambda: A.to.dtype_layout(x, copy=bool(copy), memory_format=MF[mf])))
+        else:
+            rc = fto_l(h, dtp, None, C.byref(C.c_int32(0)), dev, None, 0, copy, mfp, C.byref(o))
+            ref = lambda: A.to.dtype_layout(x, dtype=dt, device=torch.device("cpu", dev) if dev >= 0 else
+                                           torch.device("cpu"), copy=bool(copy), memory_format=MF[mf])
+        try:
+            r, rerr = ref(), None
+        except Exception as e:
+            r, rerr = None, e
+        if rc != 0 or rerr is not None:
+            if (rc != 0) != (rerr is not None):
+                failures.append(f"{label}: libshimrt {'fails' if rc else 'succeeds'}, PyTorch "
+                                f"{'fails' if rerr is not None else 'succeeds'}")
+            else:
+                counts["both_err"] += 1
+        else:
+            msg = compare(label, from_rt(o), r, False, True)
+            if not msg and (data_of(o) == data_of(h)) != (r.data_ptr() == x.data_ptr()):
+                msg = f"aliasing: ours {data_of(o) == data_of(h)}, PyTorch {r.data_ptr() == x.data_ptr()}"
+            if msg:
+                failures.append(f"{label}: {msg}")
+            delete(o)
+        delete(h)
+fhann = fn("aoti_torch_cpu_hann_window", C.c_int64, P(C.c_int32), P(C.c_int32), P(C.c_int32), C.c_int32,
+           P(C.c_int32), P(H))
+for n, pin, idx in itertools.product((0, 3), (None, 0, 1), (-1, 0, 1, 7)):
+    pinp = C.byref(C.c_int32(pin)) if pin is not None else None
+    run(f"hann_window({n}) pin_memory={pin} device=cpu:{idx}",
+        lambda o: fhann(n, None, None, C.byref(C.c_int32(0)), idx, pinp, C.byref(o[0])),
+        lambda: A.hann_window(n, device=torch.device("cpu", idx) if idx >= 0 else torch.device("cpu"),
+                              pin_memory=bool(pin) if pin is not None else None), loose=True)
+    run(f"full([{n}]) pin_memory={pin} device=cpu:{idx}",
+        lambda o: ffull(i64s([n]), 1, 2.0, None, None, C.byref(C.c_int32(0)), idx, pinp, C.byref(o[0])),
+        lambda: A.full([n], 2.0, device=torch.device("cpu", idx) if idx >= 0 else torch.device("cpu"),
+                       pin_memory=bool(pin) if pin is not None else None))
 
 for line in failures:
     print("MISMATCH", line)

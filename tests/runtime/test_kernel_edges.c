@@ -1,6 +1,7 @@
 /* tests/runtime/test_kernel_edges.c: the error and edge paths the dispatcher fuzzer found in
  * the c_shim_cpu.h kernels (each was undefined behaviour under UBSan): an output size whose
- * element count overflows, a slice step near INT64_MAX, searchsorted of an empty sequence. */
+ * element count overflows, a slice step near INT64_MAX (and the offset of an empty slice),
+ * searchsorted of an empty sequence. */
 #include <criterion/criterion.h>
 #include <stdint.h>
 #include <string.h>
@@ -29,17 +30,42 @@ Test(kernel_edges, adaptive_avg_pool2d_output_count_overflow_is_refused) {
     aoti_torch_delete_tensor_object(x);
 }
 
-/* PyTorch's own length computation overflows here (it gives 0 elements); ours is ceil(5 / step). */
-Test(kernel_edges, slice_with_a_huge_step_has_one_element) {
-    int64_t sz[1] = {5}, s = 0, e = 5, n = 0;
+/* A huge step: PyTorch rounds the length up as (len + step - 1) / step in wrapping int64
+ * arithmetic. PyTorch 2.15: torch.ops.aten.slice.Tensor(torch.arange(5.), 0, 0, 5, 2**63-1)
+ * has shape [0] and storage offset 0; with end 2 it fails ("Storage size calculation
+ * overflowed with sizes=[-1]"); from start 5 (or 9) with step 1 it has shape [0] and
+ * storage offset 5 (start clamped to the size, the offset moved even for an empty result). */
+static int64_t slice_of_5(int64_t s, int64_t e, int64_t step, int64_t *size, int64_t *off) {
+    int64_t sz[1] = {5};
     AtenTensorHandle x = f32(1, sz), r = NULL;
-    cr_assert_eq(aoti_torch_cpu_slice_Tensor(x, 0, &s, &e, INT64_MAX, &r), 0);
-    int64_t *rs = NULL;
-    aoti_torch_get_sizes(r, &rs);
-    n = rs[0];
-    cr_assert_eq(n, 1);
-    aoti_torch_delete_tensor_object(r);
+    int64_t err = aoti_torch_cpu_slice_Tensor(x, 0, &s, &e, step, &r);
+    if (!err) {
+        int64_t *rs = NULL;
+        aoti_torch_get_sizes(r, &rs);
+        *size = rs[0];
+        aoti_torch_get_storage_offset(r, off);
+        aoti_torch_delete_tensor_object(r);
+    }
     aoti_torch_delete_tensor_object(x);
+    return err;
+}
+
+Test(kernel_edges, slice_with_a_huge_step_wraps_as_pytorch) {
+    int64_t n = -1, off = -1;
+    cr_assert_eq(slice_of_5(0, 5, INT64_MAX, &n, &off), 0);
+    cr_assert_eq(n, 0);
+    cr_assert_eq(off, 0);
+    cr_assert_eq(slice_of_5(0, 2, INT64_MAX, &n, &off), AOTI_TORCH_FAILURE);
+}
+
+Test(kernel_edges, empty_slice_moves_the_storage_offset) {
+    int64_t n = -1, off = -1;
+    cr_assert_eq(slice_of_5(5, 5, 1, &n, &off), 0);
+    cr_assert_eq(n, 0);
+    cr_assert_eq(off, 5);
+    cr_assert_eq(slice_of_5(9, 2, 1, &n, &off), 0);
+    cr_assert_eq(n, 0);
+    cr_assert_eq(off, 5);
 }
 
 Test(kernel_edges, searchsorted_in_an_empty_sequence_gives_zeros) {
