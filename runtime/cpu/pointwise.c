@@ -62,7 +62,7 @@ typedef struct {
     AtenTensorHandle out; /* in place / out=: written (result type must cast to it); else NULL */
 } pw_call;
 
-static AOTITorchError pw_run(pw_call *c, AtenTensorHandle *ret0) {
+static AOTITorchError pw_run_engine(pw_call *c, AtenTensorHandle *ret0) {
     const sh_row *r = &rows[c->row];
     const sh_kernel *tab = row_tables()[c->row];
     for (int i = 0; i < c->nin; i++) {
@@ -114,6 +114,187 @@ static AOTITorchError pw_run(pw_call *c, AtenTensorHandle *ret0) {
     }
     if (ret0) *ret0 = out;
     return AOTI_TORCH_SUCCESS;
+}
+
+/* ---- uint16 / uint32 / uint64 (PyTorch's "barebones" unsigned types) ------------------
+ * The engine's kernels have no tables for them. PyTorch's CPU kernels take them only in a
+ * few ops (mul, eq, ne, bitwise_and/or, where, relu, and every op whose result is floating),
+ * and its type promotion refuses them with any other integral or bool dtype. A call with
+ * such an operand is rewritten before the engine sees it: operands PyTorch casts to a
+ * floating common dtype are converted into that dtype (a buffer with the operand's own
+ * strides, so the result's layout is TensorIterator's as before); operands of a unsigned
+ * common dtype are viewed as the signed integer of the same width, whose wrapping
+ * multiplication, bitwise ops, equality and selection give the same bits. */
+static int32_t bare_signed(int32_t dt) {
+    switch (dt) {
+    case SHIMRT_UINT16: return SHIMRT_INT16;
+    case SHIMRT_UINT32: return SHIMRT_INT32;
+    case SHIMRT_UINT64: return SHIMRT_INT64;
+    default: return -1;
+    }
+}
+
+/* c10::promoteTypes with its barebones-unsigned rule; -2 with the message set */
+static int32_t bare_promote(const char *op, int32_t a, int32_t b) {
+    if (a < 0) return b;
+    if (b < 0 || a == b) return a;
+    if (bare_signed(a) >= 0 || bare_signed(b) >= 0) {
+        if (shimrt_k_is_floating(a)) return a;
+        if (shimrt_k_is_floating(b)) return b;
+        shimrt_fail(op,
+                    "Promotion for uint16, uint32, uint64 types is not supported, attempted to "
+                    "promote %s and %s",
+                    shimrt_dtype_torch_name(a), shimrt_dtype_torch_name(b));
+        return -2;
+    }
+    int32_t p = shimrt_k_promote(a, b);
+    if (p < 0) shimrt_fail(op, "dtype %s is not supported", shimrt_dtype_name(a < b ? b : a));
+    return p < 0 ? -2 : p;
+}
+
+/* at::native::result_type's combine_categories over dim > 0-d > wrapped Scalar results */
+static int32_t bare_combine(const char *op, int32_t higher, int32_t lower) {
+    if (higher == -2 || lower == -2) return -2;
+    if (higher < 0) return lower;
+    if (lower < 0) return higher;
+    if (shimrt_dtype_is_complex(higher) || shimrt_dtype_is_complex(lower)) {
+        shimrt_fail(op, "dtype %s is not supported",
+                    shimrt_dtype_name(shimrt_dtype_is_complex(higher) ? higher : lower));
+        return -2;
+    }
+    if (shimrt_k_is_floating(higher)) return higher;
+    if (higher == SHIMRT_BOOL || shimrt_k_is_floating(lower))
+        return bare_promote(op, higher, lower);
+    return higher;
+}
+
+static int32_t bare_result_type(const pw_call *c) {
+    int32_t dim = -1, zero = -1, wrapped = -1;
+    for (int i = c->cond_first ? 1 : 0; i < c->nin; i++) {
+        int32_t *s = c->in[i]->ndim > 0 ? &dim : &zero;
+        if (*s != -2) *s = bare_promote(c->op, *s, c->in[i]->dtype);
+    }
+    if (c->has_scalar) {
+        int32_t sd = shimrt_k_scalar_dtype(c->scalar);
+        if (sd == SHIMRT_COMPLEX64) {
+            shimrt_fail(c->op, "dtype complex64 is not supported");
+            return -2;
+        }
+        wrapped = sd;
+    }
+    return bare_combine(c->op, dim, bare_combine(c->op, zero, wrapped));
+}
+
+/* t's values converted to dt, with t's sizes, strides and offset (a buffer spanning the
+ * elements t reaches) */
+static AtenTensorHandle bare_convert(const char *op, const struct AtenTensorOpaque *t, int32_t dt) {
+    int64_t extent = t->storage_offset + 1;
+    for (int64_t d = 0; d < t->ndim; d++)
+        if (t->sizes[d] > 0) extent += (t->sizes[d] - 1) * t->strides[d];
+    AtenTensorHandle buf = shimrt_tensor_empty(op, 1, &extent, NULL, dt, SHIMRT_DEV_CPU, 0);
+    if (!buf) return NULL;
+    AtenTensorHandle v = shimrt_k_alias(op, buf, t->ndim, t->sizes, t->strides, t->storage_offset);
+    shimrt_tensor_free(buf);
+    if (v && sh_copy(op, v, t)) {
+        shimrt_tensor_free(v);
+        return NULL;
+    }
+    return v;
+}
+
+/* t viewed as dtype dt of the same size */
+static AtenTensorHandle bare_view(const char *op, const struct AtenTensorOpaque *t, int32_t dt) {
+    return shimrt_tensor_new(op, t->storage, t->ndim, t->sizes, t->strides, t->storage_offset, dt,
+                             t->device_type, t->device_index, t->layout);
+}
+
+/* Whether PyTorch's CPU kernel of the row takes the unsigned types */
+static bool bare_takes(int row) {
+    return row == OP_mul || row == OP_eq || row == OP_ne || row == OP_bitwise_and ||
+           row == OP_bitwise_or || row == OP_where || row == OP_relu || row == OP_copy;
+}
+
+/* PyTorch's kernel name in its "not implemented" message for the row (k: 64 chars) */
+static const char *torch_kname(int row, char *k) {
+    switch (row) {
+    case OP_add:
+    case OP_sub: return "add_stub";
+    case OP_floor_divide: return "div_floor_cpu";
+    case OP_bitwise_left_shift: return "lshift_cpu";
+    case OP_bitwise_right_shift: return "rshift_cpu";
+    case OP_pow: return "pow";
+    default: snprintf(k, 64, "%s_cpu", rows[row].name); return k;
+    }
+}
+
+static AOTITorchError pw_run_bare(pw_call *c, AtenTensorHandle *ret0) {
+    for (int i = 0; i < c->nin; i++)
+        if (shimrt_k_check_cpu(c->op, c->in[i], i == 0 && !c->cond_first ? "self" : "other"))
+            return AOTI_TORCH_FAILURE;
+    int32_t rt = c->compute >= 0 ? c->compute : bare_result_type(c);
+    if (rt == -2) return AOTI_TORCH_FAILURE;
+    int cls = rows[c->row].cls;
+    int32_t target = rt; /* the dtype the unsigned operands become */
+    if (cls == SH_FLOAT && !shimrt_k_is_floating(rt)) target = SHIMRT_FLOAT32;
+    int32_t odt = cls == SH_COMPARE ? SHIMRT_BOOL : target;
+    /* the unsigned types in a kernel that has none; integral_only's float refusal */
+    if ((bare_signed(target) >= 0 && !bare_takes(c->row)) ||
+        (cls == SH_INTEGRAL && shimrt_k_is_floating(target))) {
+        char k[64];
+        return shimrt_fail(c->op, "\"%s\" not implemented for '%s'", torch_kname(c->row, k),
+                           shimrt_dtype_torch_name(target));
+    }
+    if (c->out && !shimrt_k_can_cast(odt, c->out->dtype))
+        return shimrt_fail(c->op, "result type %s can't be cast to the desired output type %s",
+                           shimrt_dtype_torch_name(odt), shimrt_dtype_torch_name(c->out->dtype));
+    pw_call e = *c;
+    AtenTensorHandle own[4] = {NULL, NULL, NULL, NULL};
+    AOTITorchError rc = AOTI_TORCH_FAILURE;
+    for (int i = 0; i < c->nin; i++) {
+        if (bare_signed(c->in[i]->dtype) < 0) continue;
+        AtenTensorHandle t = (AtenTensorHandle)c->in[i];
+        if (c->in[i]->dtype != target && !(t = own[i] = bare_convert(c->op, c->in[i], target)))
+            goto done;
+        if (bare_signed(target) >= 0) { /* the same bits as the signed type */
+            AtenTensorHandle v = bare_view(c->op, t, bare_signed(target));
+            shimrt_tensor_free(own[i]);
+            if (!(t = own[i] = v)) goto done;
+        }
+        e.in[i] = t;
+    }
+    if (c->row == OP_relu && bare_signed(target) >= 0) e.row = OP_copy; /* nothing below 0 */
+    if (e.compute >= 0 && bare_signed(e.compute) >= 0) e.compute = bare_signed(e.compute);
+    if (c->out && bare_signed(c->out->dtype) >= 0) {
+        /* any result cast to an unsigned out has the bits of its cast to the signed type */
+        if (!(own[3] = bare_view(c->op, c->out, bare_signed(c->out->dtype)))) goto done;
+        e.out = own[3];
+    }
+    AtenTensorHandle r = NULL;
+    rc = pw_run_engine(&e, c->out ? NULL : &r);
+    if (rc == AOTI_TORCH_SUCCESS && !c->out) {
+        if (bare_signed(odt) >= 0) { /* the result as the unsigned type */
+            AtenTensorHandle v = bare_view(c->op, r, odt);
+            shimrt_tensor_free(r);
+            if (!v) {
+                rc = AOTI_TORCH_FAILURE;
+                goto done;
+            }
+            r = v;
+        }
+        if (ret0)
+            *ret0 = r;
+        else
+            shimrt_tensor_free(r);
+    }
+done:
+    for (int i = 0; i < 4; i++) shimrt_tensor_free(own[i]);
+    return rc;
+}
+
+static AOTITorchError pw_run(pw_call *c, AtenTensorHandle *ret0) {
+    bool bare = c->out && bare_signed(c->out->dtype) >= 0;
+    for (int i = 0; i < c->nin; i++) bare = bare || bare_signed(c->in[i]->dtype) >= 0;
+    return bare ? pw_run_bare(c, ret0) : pw_run_engine(c, ret0);
 }
 
 #define CALL1(OPNAME, ROW, SELF)                                                                   \
@@ -241,8 +422,18 @@ AOTITorchError shimrt_cpu_pow_tensor_scalar(AtenTensorHandle self, shimrt_scalar
                                             AtenTensorHandle *ret0) {
     static const char op[] = "pow.Tensor_Scalar";
     CALL1(op, OP_pow, self);
-    if (shimrt_k_check_cpu(op, self, "self") || shimrt_k_check_dtype(op, self, "self"))
-        return AOTI_TORCH_FAILURE;
+    if (shimrt_k_check_cpu(op, self, "self")) return AOTI_TORCH_FAILURE;
+    if (bare_signed(self->dtype) >= 0) { /* computed from the Scalar's kind by pw_run */
+        c.has_scalar = true;
+        c.scalar = exponent;
+        int32_t rt = bare_result_type(&c);
+        if (rt == -2) return AOTI_TORCH_FAILURE;
+        c.has_scalar = false;
+        c.compute = shimrt_k_is_floating(rt) ? rt : self->dtype;
+        c.k.p0 = exponent.d;
+        return pw_run(&c, ret0);
+    }
+    if (shimrt_k_check_dtype(op, self, "self")) return AOTI_TORCH_FAILURE;
     int32_t rt =
         shimrt_k_result_type_of(1, (const struct AtenTensorOpaque *const *)&self, 1, &exponent);
     if (!shimrt_k_is_floating(self->dtype) && shimrt_scalar_is_integral(exponent, true) &&
@@ -314,6 +505,7 @@ AOTITorchError shimrt_cpu_floor_divide(AtenTensorHandle self, AtenTensorHandle o
                                        AtenTensorHandle *ret0) {
     static const char op[] = "floor_divide";
     CALL2(op, OP_floor_divide, self, other);
+    if (bare_signed(self->dtype) >= 0 || bare_signed(other->dtype) >= 0) return pw_run(&c, ret0);
     if (shimrt_k_check_cpu(op, self, "self") || shimrt_k_check_cpu(op, other, "other") ||
         shimrt_k_check_dtype(op, self, "self") || shimrt_k_check_dtype(op, other, "other"))
         return AOTI_TORCH_FAILURE;
@@ -341,7 +533,8 @@ static AOTITorchError integral_only(pw_call *c, const char *kname, bool nobool,
                                     AtenTensorHandle *ret0) {
     for (int i = 0; i < c->nin; i++)
         if (shimrt_k_check_cpu(c->op, c->in[i], i ? "other" : "self") ||
-            shimrt_k_check_dtype(c->op, c->in[i], i ? "other" : "self"))
+            (bare_signed(c->in[i]->dtype) < 0 &&
+             shimrt_k_check_dtype(c->op, c->in[i], i ? "other" : "self")))
             return AOTI_TORCH_FAILURE;
     int32_t rt = shimrt_k_result_type_of(c->nin, c->in, 0, NULL);
     if (shimrt_k_is_floating(rt) || (nobool && rt == SHIMRT_BOOL))

@@ -1039,6 +1039,68 @@ for dt in UINTS:
                                                 lambda o: fr(h[0], d, pd, C.byref(o[0])),
                                                 lambda: getattr(torch, name)(x, d, dtype=odt), check_strides=False))
 
+# element-wise ops of uint16/32/64 (PyTorch's CPU kernels take mul, eq, ne, bitwise_and/or,
+# where, relu, and every op whose result is floating; its promotion refuses them with any
+# other integral or bool dtype): results as PyTorch's, refusals with PyTorch's message
+def run_msg(label, ours_call, ref_call, loose=False):
+    """run(), and when both refuse, PyTorch's message must be in ours"""
+    o = [H()]
+    rc = ours_call(o)
+    if rc == 0:
+        delete(o[0])
+    ours_msg = LIB.torch_exception_get_what().decode() if rc != 0 else ""
+    try:
+        ref_call()
+        rerr = None
+    except Exception as e:
+        rerr = str(e).splitlines()[0]
+    if rc != 0 and rerr is not None:
+        counts["cases"] += 1
+        counts["both_err"] += 1
+        if rerr not in ours_msg:
+            failures.append(f"{label}: message {ours_msg!r} lacks PyTorch's {rerr!r}")
+        return
+    run(label, ours_call, ref_call, loose)
+
+
+UPAIRS = [(torch.uint16, torch.uint16), (torch.uint32, torch.uint32), (torch.uint64, torch.uint64),
+          (torch.uint16, torch.int32), (torch.uint32, torch.float32), (torch.uint64, torch.float16),
+          (torch.uint16, torch.bool), (torch.int64, torch.uint32), (torch.uint16, torch.uint32)]
+USHAPES = [([4, 5], [4, 5]), ([2, 3], []), ([], [3]), ([0, 3], [3])]
+for name, tf in BINARY.items():
+    f = fn(f"aoti_torch_cpu_{name}", H, H, P(H))
+    for (da, db), (sa, sb) in itertools.product(UPAIRS, USHAPES):
+        for lay, a in [("contig", rand_wide(sa, da)), ("transposed", rand_wide(sa[::-1], da).mT)
+                       if len(sa) == 2 else ("0-d", rand_wide(sa, da))]:
+            b = rand_wide(sb, db)
+            with_handles([a, b], lambda h: run_msg(f"{name} {da}/{db} {sa}/{sb} {lay}",
+                                                   lambda o: f(h[0], h[1], C.byref(o[0])),
+                                                   lambda: tf(a, b)))
+for name, tf in UNARY.items():
+    f = fn(f"aoti_torch_cpu_{name}", H, P(H))
+    for dt in UINTS:
+        for lay, x in [("contig", rand_wide([4, 5], dt)), ("transposed", rand_wide([5, 4], dt).t()),
+                       ("edges", [e for e in edges if e.dtype == dt][0])]:
+            with_handles([x], lambda h: run_msg(f"{name} {dt} {lay}", lambda o: f(h[0], C.byref(o[0])),
+                                                lambda: tf(x), loose=True))
+fw = fn("aoti_torch_cpu_where_self", H, H, H, P(H))
+fas = fn("aoti_torch_cpu_add_Scalar", H, C.c_double, C.c_double, P(H))
+fpw = fn("aoti_torch_cpu_pow_Tensor_Scalar", H, C.c_double, P(H))
+for dt in UINTS:
+    c, a, b = rand([3, 4], torch.bool), rand_wide([3, 1], dt), rand_wide([4], dt)
+    with_handles([c, a, b], lambda h: run_msg(f"where {dt}", lambda o: fw(h[0], h[1], h[2], C.byref(o[0])),
+                                              lambda: torch.where(c, a, b)))
+    x = rand_wide([3, 4], dt)
+    with_handles([x], lambda h: run_msg(f"add.Scalar {dt} 2.5", lambda o: fas(h[0], 2.5, 1.0, C.byref(o[0])),
+                                        lambda: torch.ops.aten.add.Scalar(x, 2.5, 1.0), loose=True))
+    for e, ee in [(2.0, 2.0), (2, 2)]:
+        with_handles([x], lambda h: run_msg(f"pow.Tensor_Scalar {dt} {e!r}",
+                                            lambda o: disp("pow", "Tensor_Scalar", [h[0], ee], o),
+                                            lambda: torch.pow(x, ee), loose=True))
+        with_handles([x], lambda h: run_msg(f"eq.Scalar {dt} {e!r}",
+                                            lambda o: disp("eq", "Scalar", [h[0], ee], o),
+                                            lambda: torch.eq(x, ee)))
+
 for line in failures:
     print("MISMATCH", line)
 print(f"oracle: {counts['cases']} cases, {counts['cases'] - len(failures)} agree "
