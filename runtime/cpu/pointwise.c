@@ -59,6 +59,8 @@ typedef struct {
     int32_t compute; /* -1: PyTorch's result type of the inputs */
     bool cond_first; /* where: in[0] is the bool condition */
     sh_kargs k;
+    bool has_alpha; /* add/sub: alpha as the Scalar given (complex results) */
+    shimrt_scalar alpha;
     AtenTensorHandle out; /* in place / out=: written (result type must cast to it); else NULL */
 } pw_call;
 
@@ -147,6 +149,15 @@ static int32_t bare_promote(const char *op, int32_t a, int32_t b) {
                     shimrt_dtype_torch_name(a), shimrt_dtype_torch_name(b));
         return -2;
     }
+    if (shimrt_dtype_is_complex(a) || shimrt_dtype_is_complex(b)) {
+        if (a == SHIMRT_COMPLEX32 || b == SHIMRT_COMPLEX32) {
+            shimrt_fail(op, "dtype complex32 is not supported");
+            return -2;
+        }
+        bool dbl = a == SHIMRT_COMPLEX128 || b == SHIMRT_COMPLEX128 || a == SHIMRT_FLOAT64 ||
+                   b == SHIMRT_FLOAT64;
+        return dbl ? SHIMRT_COMPLEX128 : SHIMRT_COMPLEX64;
+    }
     int32_t p = shimrt_k_promote(a, b);
     if (p < 0) shimrt_fail(op, "dtype %s is not supported", shimrt_dtype_name(a < b ? b : a));
     return p < 0 ? -2 : p;
@@ -157,10 +168,14 @@ static int32_t bare_combine(const char *op, int32_t higher, int32_t lower) {
     if (higher == -2 || lower == -2) return -2;
     if (higher < 0) return lower;
     if (lower < 0) return higher;
-    if (shimrt_dtype_is_complex(higher) || shimrt_dtype_is_complex(lower)) {
-        shimrt_fail(op, "dtype %s is not supported",
-                    shimrt_dtype_name(shimrt_dtype_is_complex(higher) ? higher : lower));
-        return -2;
+    if (shimrt_dtype_is_complex(higher)) return higher;
+    if (shimrt_dtype_is_complex(lower)) { /* a floating higher keeps its precision */
+        if (!shimrt_k_is_floating(higher)) return lower;
+        if (higher == SHIMRT_FLOAT16) {
+            shimrt_fail(op, "dtype complex32 is not supported");
+            return -2;
+        }
+        return higher == SHIMRT_FLOAT64 ? SHIMRT_COMPLEX128 : SHIMRT_COMPLEX64;
     }
     if (shimrt_k_is_floating(higher)) return higher;
     if (higher == SHIMRT_BOOL || shimrt_k_is_floating(lower))
@@ -175,12 +190,7 @@ static int32_t bare_result_type(const pw_call *c) {
         if (*s != -2) *s = bare_promote(c->op, *s, c->in[i]->dtype);
     }
     if (c->has_scalar) {
-        int32_t sd = shimrt_k_scalar_dtype(c->scalar);
-        if (sd == SHIMRT_COMPLEX64) {
-            shimrt_fail(c->op, "dtype complex64 is not supported");
-            return -2;
-        }
-        wrapped = sd;
+        wrapped = shimrt_k_scalar_dtype(c->scalar); /* complex: the default complex64 */
     }
     return bare_combine(c->op, dim, bare_combine(c->op, zero, wrapped));
 }
@@ -227,12 +237,203 @@ static const char *torch_kname(int row, char *k) {
     }
 }
 
+/* ---- complex64 / complex128 --------------------------------------------------------------
+ * The engine's kernel tables have no complex type. add, sub, mul, div, neg, eq, ne, abs and
+ * where of complex results run here, over the engine's plan (TensorIterator's output layout),
+ * with every operand first converted into the complex compute dtype (a buffer with its own
+ * strides) and each element read and written as two components. Arithmetic is
+ * c10::complex's in the component type (float for complex64), no fused operations: mul is
+ * (ac - bd, ad + bc), add is a + alpha * b with alpha a complex number, div is c10's scaled
+ * (numpy's) division with its sums fused as PyTorch's build fuses them (measured against
+ * PyTorch 2.15), abs is hypot rounded once. */
+static int32_t cx_component(int32_t dt) {
+    return dt == SHIMRT_COMPLEX64 ? SHIMRT_FLOAT32 : dt == SHIMRT_COMPLEX128 ? SHIMRT_FLOAT64 : -1;
+}
+
+static bool cx_takes(int row) {
+    return row == OP_add || row == OP_sub || row == OP_mul || row == OP_div || row == OP_neg ||
+           row == OP_eq || row == OP_ne || row == OP_abs || row == OP_where || row == OP_copy;
+}
+
+typedef struct {
+    int row, nin;
+    bool scalar;     /* b is (sre, sim) */
+    double sre, sim; /* the Scalar operand */
+    double are, aim; /* alpha (add; sub: negated) */
+} cx_job;
+
+/* Which of a run's n elements PyTorch 2.15's complex mul computes with fused products:
+ * measured against its x86-64 build (AVX-512 kernels). Its vector loop (runs of contiguous
+ * operands, or contiguous ones and one broadcast input, in steps of two vectors) does not
+ * fuse; its scalar loop over the rest (or over a whole strided run), as GCC compiled it,
+ * takes contiguous elements a vector at a time unfused, then complex64 in fused pairs
+ * (a last odd element unfused) and complex128 fused one by one; complex64 with a broadcast
+ * operand: one element unfused, then fused fours, the rest unfused. Elements [0, *unf1) and
+ * [*fused, n) are unfused, [*unf1, *fused) fused. */
+static void cx_mul_split(const int64_t *st, int64_t n, int nin, int64_t es, int64_t *unf1,
+                         int64_t *fused) {
+    int64_t vec = (sh_isa_level() == 4 ? 64 : sh_isa_level() == 3 ? 32 : 16) / es;
+    bool contig = st[0] == es, vloop = st[0] == es;
+    int zeros = 0;
+    for (int i = 1; i <= nin; i++) {
+        zeros += st[i] == 0;
+        contig = contig && st[i] == es;
+        vloop = vloop && (st[i] == es || st[i] == 0);
+    }
+    vloop = vloop && zeros <= 1 && !(zeros == 1 && nin < 2) && sh_isa_level() >= 3;
+    int64_t nv = vloop ? n - n % (2 * vec) : 0, t = n - nv;
+    if (es == 8 && zeros == 1 && vloop) { /* complex64 with a broadcast operand: the scalar
+                                             loop peels one element, then fuses by fours */
+        *unf1 = nv + (t > 0);
+        *fused = *unf1 + (t > 0 ? (t - 1) / 4 * 4 : 0);
+        return;
+    }
+    *unf1 = nv + (contig || (vloop && zeros == 1) ? t / vec * vec : 0);
+    int64_t r = n - *unf1;
+    *fused = es == 8 ? *unf1 + r - r % 2 : n;
+}
+
+#define CX_LOOP(NAME, T, FMA)                                                                      \
+    static void NAME(char **ptr, const int64_t *st, int64_t n, void *vctx) {                       \
+        const cx_job *j = vctx;                                                                    \
+        const T sr = (T)j->sre, si = (T)j->sim, alr = (T)j->are, ali = (T)j->aim;                  \
+        int64_t unf1 = n, fused = n;                                                               \
+        if (j->row == OP_mul) cx_mul_split(st, n, j->nin, 2 * sizeof(T), &unf1, &fused);           \
+        for (int64_t i = 0; i < n; i++) {                                                          \
+            char *o = ptr[0] + i * st[0];                                                          \
+            T x[2], y[2] = {sr, si}, r[2];                                                         \
+            if (j->row == OP_where) {                                                              \
+                bool c = *(const bool *)(ptr[1] + i * st[1]);                                      \
+                memcpy(o, c ? ptr[2] + i *st[2] : ptr[3] + i * st[3], sizeof x);                   \
+                continue;                                                                          \
+            }                                                                                      \
+            memcpy(x, ptr[1] + i * st[1], sizeof x);                                               \
+            if (j->nin == 2) memcpy(y, ptr[2] + i * st[2], sizeof y);                              \
+            switch (j->row) {                                                                      \
+            case OP_add:                                                                           \
+            case OP_sub: {                                                                         \
+                T mr = y[0] * alr - y[1] * ali, mi = y[0] * ali + y[1] * alr;                      \
+                r[0] = x[0] + mr;                                                                  \
+                r[1] = x[1] + mi;                                                                  \
+                break;                                                                             \
+            }                                                                                      \
+            case OP_mul:                                                                           \
+                if (i < unf1 || i >= fused) {                                                      \
+                    r[0] = x[0] * y[0] - x[1] * y[1];                                              \
+                    r[1] = x[0] * y[1] + x[1] * y[0];                                              \
+                } else {                                                                           \
+                    r[0] = FMA(x[0], y[0], -(x[1] * y[1]));                                        \
+                    r[1] = FMA(x[0], y[1], x[1] * y[0]);                                           \
+                }                                                                                  \
+                break;                                                                             \
+            case OP_div: {                                                                         \
+                T a = x[0], b = x[1], c = y[0], d = y[1], ac = (T)fabs(c), ad = (T)fabs(d);        \
+                if (ac >= ad) {                                                                    \
+                    if (ac == 0 && ad == 0) {                                                      \
+                        r[0] = a / ac;                                                             \
+                        r[1] = b / ad;                                                             \
+                    } else {                                                                       \
+                        T rat = d / c, scl = (T)1 / FMA(d, rat, c);                                \
+                        r[0] = FMA(b, rat, a) * scl;                                               \
+                        r[1] = FMA(-a, rat, b) * scl;                                              \
+                    }                                                                              \
+                } else {                                                                           \
+                    T rat = c / d, scl = (T)1 / FMA(c, rat, d);                                    \
+                    r[0] = FMA(a, rat, b) * scl;                                                   \
+                    r[1] = FMA(b, rat, -a) * scl;                                                  \
+                }                                                                                  \
+                break;                                                                             \
+            }                                                                                      \
+            case OP_neg:                                                                           \
+                r[0] = -x[0];                                                                      \
+                r[1] = -x[1];                                                                      \
+                break;                                                                             \
+            case OP_eq:                                                                            \
+            case OP_ne: *(bool *)o = (x[0] == y[0] && x[1] == y[1]) == (j->row == OP_eq);          \
+                continue;                                                                          \
+            case OP_abs: {                                                                         \
+                T v = (T)hypot((double)x[0], (double)x[1]);                                        \
+                memcpy(o, &v, sizeof v);                                                           \
+                continue;                                                                          \
+            }                                                                                      \
+            default: r[0] = x[0], r[1] = x[1]; break;                                              \
+            }                                                                                      \
+            memcpy(o, r, sizeof r);                                                                \
+        }                                                                                          \
+    }
+CX_LOOP(cx_loop_f32, float, fmaf)
+CX_LOOP(cx_loop_f64, double, fma)
+
+static AOTITorchError pw_run_complex(pw_call *c, int32_t rt, AtenTensorHandle *ret0) {
+    int cls = rows[c->row].cls;
+    if (!cx_takes(c->row)) {
+        if (c->row == OP_relu || c->row == OP_clamp)
+            return shimrt_fail(c->op, "clamp is not supported for complex types");
+        char k[64];
+        if (cls == SH_FLOAT || c->row == OP_pow) /* PyTorch has them: not here yet */
+            return shimrt_fail(c->op, "dtype %s is not supported", shimrt_dtype_name(rt));
+        return shimrt_fail(c->op, "\"%s\" not implemented for '%s'", torch_kname(c->row, k),
+                           shimrt_dtype_torch_name(rt));
+    }
+    if (c->has_alpha && shimrt_k_alpha_check(c->op, rt, c->alpha)) return AOTI_TORCH_FAILURE;
+    int32_t comp = cx_component(rt);
+    int32_t odt = cls == SH_COMPARE ? SHIMRT_BOOL : c->row == OP_abs ? comp : rt;
+    if (c->out && !shimrt_k_can_cast(odt, c->out->dtype))
+        return shimrt_fail(c->op, "result type %s can't be cast to the desired output type %s",
+                           shimrt_dtype_torch_name(odt), shimrt_dtype_torch_name(c->out->dtype));
+    cx_job j = {.row = c->row, .nin = c->nin, .scalar = c->has_scalar, .are = 1};
+    if (c->has_scalar) {
+        j.sre = c->scalar.d;
+        j.sim = c->scalar.kind == SHIMRT_SCALAR_KIND_COMPLEX ? c->scalar.im : 0;
+        if (shimrt_scalar_is_integral(c->scalar, true)) j.sre = (double)c->scalar.i;
+    }
+    if (c->has_alpha) {
+        j.are = c->alpha.kind == SHIMRT_SCALAR_KIND_INT || c->alpha.kind == SHIMRT_SCALAR_KIND_BOOL
+                    ? (double)c->alpha.i
+                    : c->alpha.d;
+        j.aim = c->alpha.kind == SHIMRT_SCALAR_KIND_COMPLEX ? c->alpha.im : 0;
+    }
+    if (c->row == OP_sub) j.are = -j.are, j.aim = -j.aim;
+    const struct AtenTensorOpaque *ins[3];
+    AtenTensorHandle own[3] = {NULL, NULL, NULL}, out = NULL, tmp = NULL;
+    AOTITorchError rc = AOTI_TORCH_FAILURE;
+    for (int i = 0; i < c->nin; i++) {
+        ins[i] = c->in[i];
+        if (c->cond_first && i == 0) continue;
+        if (c->in[i]->dtype != rt && !(own[i] = bare_convert(c->op, c->in[i], rt))) goto done;
+        if (own[i]) ins[i] = own[i];
+    }
+    /* an out= of another dtype takes the result through a temporary */
+    bool direct = c->out && c->out->dtype == odt;
+    if (direct) out = c->out;
+    sh_plan p;
+    if ((c->has_scalar ? sh_plan_build_scalar : sh_plan_build)(&p, c->op, &out, odt, c->nin, ins))
+        goto done;
+    if (!direct) tmp = out;
+    sh_walk(&p, comp == SHIMRT_FLOAT32 ? cx_loop_f32 : cx_loop_f64, &j);
+    if (c->out && !direct) {
+        if (sh_copy(c->op, c->out, tmp)) goto done;
+    } else if (!c->out) {
+        tmp = NULL;
+        if (ret0)
+            *ret0 = out;
+        else
+            shimrt_tensor_free(out);
+    }
+    rc = AOTI_TORCH_SUCCESS;
+done:
+    for (int i = 0; i < 3; i++) shimrt_tensor_free(own[i]);
+    shimrt_tensor_free(tmp);
+    return rc;
+}
+
 static AOTITorchError pw_run_bare(pw_call *c, AtenTensorHandle *ret0) {
     for (int i = 0; i < c->nin; i++)
         if (shimrt_k_check_cpu(c->op, c->in[i], i == 0 && !c->cond_first ? "self" : "other"))
             return AOTI_TORCH_FAILURE;
     int32_t rt = c->compute >= 0 ? c->compute : bare_result_type(c);
     if (rt == -2) return AOTI_TORCH_FAILURE;
+    if (shimrt_dtype_is_complex(rt)) return pw_run_complex(c, rt, ret0);
     int cls = rows[c->row].cls;
     int32_t target = rt; /* the dtype the unsigned operands become */
     if (cls == SH_FLOAT && !shimrt_k_is_floating(rt)) target = SHIMRT_FLOAT32;
@@ -292,8 +493,11 @@ done:
 }
 
 static AOTITorchError pw_run(pw_call *c, AtenTensorHandle *ret0) {
-    bool bare = c->out && bare_signed(c->out->dtype) >= 0;
-    for (int i = 0; i < c->nin; i++) bare = bare || bare_signed(c->in[i]->dtype) >= 0;
+#define WIDE(dt) (bare_signed(dt) >= 0 || shimrt_dtype_is_complex(dt))
+    bool bare = (c->out && WIDE(c->out->dtype)) ||
+                (c->has_scalar && c->scalar.kind == SHIMRT_SCALAR_KIND_COMPLEX);
+    for (int i = 0; i < c->nin; i++) bare = bare || WIDE(c->in[i]->dtype);
+#undef WIDE
     return bare ? pw_run_bare(c, ret0) : pw_run_engine(c, ret0);
 }
 
@@ -314,6 +518,8 @@ static AOTITorchError bool_sub_error(const char *op) {
 static AOTITorchError alpha_check(const char *op, pw_call *c, shimrt_scalar alpha) {
     int32_t rt = shimrt_k_result_type_of(c->nin, c->in, c->has_scalar, &c->scalar);
     c->k.alpha = alpha.d;
+    c->has_alpha = true;
+    c->alpha = alpha;
     if (rt < 0) return AOTI_TORCH_SUCCESS; /* pw_run refuses the dtypes */
     if (rt == SHIMRT_FLOAT16 || rt == SHIMRT_BFLOAT16) {
         _Alignas(8) char h[8];
@@ -447,8 +653,10 @@ AOTITorchError shimrt_cpu_pow_tensor_scalar(AtenTensorHandle self, shimrt_scalar
 AOTITorchError shimrt_cpu_clamp(AtenTensorHandle self, const shimrt_scalar *smin,
                                 const shimrt_scalar *smax, AtenTensorHandle *ret0) {
     static const char op[] = "clamp";
-    if (shimrt_k_check_cpu(op, self, "self") || shimrt_k_check_dtype(op, self, "self"))
-        return AOTI_TORCH_FAILURE;
+    if (shimrt_k_check_cpu(op, self, "self")) return AOTI_TORCH_FAILURE;
+    if (self->dtype == SHIMRT_COMPLEX64 || self->dtype == SHIMRT_COMPLEX128)
+        return shimrt_fail(op, "clamp is not supported for complex types");
+    if (shimrt_k_check_dtype(op, self, "self")) return AOTI_TORCH_FAILURE;
     if (!smin && !smax)
         return shimrt_fail(op, "torch.clamp: At least one of 'min' or 'max' must not be None");
     CALL1(op, OP_clamp, self);
@@ -505,7 +713,9 @@ AOTITorchError shimrt_cpu_floor_divide(AtenTensorHandle self, AtenTensorHandle o
                                        AtenTensorHandle *ret0) {
     static const char op[] = "floor_divide";
     CALL2(op, OP_floor_divide, self, other);
-    if (bare_signed(self->dtype) >= 0 || bare_signed(other->dtype) >= 0) return pw_run(&c, ret0);
+    if (bare_signed(self->dtype) >= 0 || bare_signed(other->dtype) >= 0 ||
+        shimrt_dtype_is_complex(self->dtype) || shimrt_dtype_is_complex(other->dtype))
+        return pw_run(&c, ret0); /* refused there, or floating */
     if (shimrt_k_check_cpu(op, self, "self") || shimrt_k_check_cpu(op, other, "other") ||
         shimrt_k_check_dtype(op, self, "self") || shimrt_k_check_dtype(op, other, "other"))
         return AOTI_TORCH_FAILURE;
@@ -533,7 +743,7 @@ static AOTITorchError integral_only(pw_call *c, const char *kname, bool nobool,
                                     AtenTensorHandle *ret0) {
     for (int i = 0; i < c->nin; i++)
         if (shimrt_k_check_cpu(c->op, c->in[i], i ? "other" : "self") ||
-            (bare_signed(c->in[i]->dtype) < 0 &&
+            (bare_signed(c->in[i]->dtype) < 0 && !shimrt_dtype_is_complex(c->in[i]->dtype) &&
              shimrt_k_check_dtype(c->op, c->in[i], i ? "other" : "self")))
             return AOTI_TORCH_FAILURE;
     int32_t rt = shimrt_k_result_type_of(c->nin, c->in, 0, NULL);

@@ -1101,6 +1101,53 @@ for dt in UINTS:
                                             lambda o: disp("eq", "Scalar", [h[0], ee], o),
                                             lambda: torch.eq(x, ee)))
 
+# element-wise ops of complex64/128 (add, sub, mul, div, neg, eq, ne, abs, where; the
+# others refused as PyTorch refuses them); special values included, division by zero
+CPAIRS = [(torch.complex64, torch.complex64), (torch.complex128, torch.complex128),
+          (torch.complex64, torch.float64), (torch.int64, torch.complex64), (torch.bool, torch.complex64),
+          (torch.complex128, torch.float32), (torch.complex64, torch.uint16)]
+
+
+def rand_cplx(shape, dt):
+    x = rand_wide(shape, dt)
+    if dt in CPLX and x.numel() >= 4:
+        x.view(-1)[:4] = torch.tensor([complex(math.inf, 1), complex(0, 0), complex(math.nan, 2), complex(-0.0, 3)])
+    return x
+
+
+CBIN = {k: v for k, v in BINARY.items() if "divide" not in k}
+for name, tf in CBIN.items():
+    f = fn(f"aoti_torch_cpu_{name}", H, H, P(H))
+    for (da, db), (sa, sb) in itertools.product(CPAIRS, USHAPES):
+        for lay, a in [("contig", rand_cplx(sa, da)), ("transposed", rand_cplx(sa[::-1], da).mT)
+                       if len(sa) == 2 else ("0-d", rand_cplx(sa, da))]:
+            b = rand_cplx(sb, db)
+            with_handles([a, b], lambda h: run_msg(f"{name} {da}/{db} {sa}/{sb} {lay}",
+                                                   lambda o: f(h[0], h[1], C.byref(o[0])),
+                                                   lambda: tf(a, b)))
+for (da, db), al in itertools.product(CPAIRS[:5], [1, 2, 0.5]):
+    a, b = rand_cplx([4, 5], da), rand_cplx([5], db)
+    for nm in ["add", "sub"]:
+        with_handles([a, b], lambda h: run_msg(f"{nm}.Tensor {da}/{db} alpha={al}",
+                                               lambda o: disp(nm, "Tensor", [h[0], h[1], al], o),
+                                               lambda: getattr(torch, nm)(a, b, alpha=al)))
+for name in ["neg", "abs", "relu"]:
+    f = fn(f"aoti_torch_cpu_{name}", H, P(H))
+    for dt in CPLX:
+        for lay, x in [("contig", rand_cplx([4, 5], dt)), ("transposed", rand_cplx([5, 4], dt).t())]:
+            with_handles([x], lambda h: run_msg(f"{name} {dt} {lay}", lambda o: f(h[0], C.byref(o[0])),
+                                                lambda: UNARY[name](x)))
+for dt in CPLX:
+    c, a, b = rand([3, 4], torch.bool), rand_cplx([3, 1], dt), rand_cplx([4], torch.float32)
+    with_handles([c, a, b], lambda h: run_msg(f"where {dt}", lambda o: fw(h[0], h[1], h[2], C.byref(o[0])),
+                                              lambda: torch.where(c, a, b)))
+    x = rand_cplx([3, 4], dt)
+    for v in [2, 2.5]:
+        with_handles([x], lambda h: run_msg(f"eq.Scalar {dt} {v!r}", lambda o: disp("eq", "Scalar", [h[0], v], o),
+                                            lambda: torch.eq(x, v)))
+        with_handles([x], lambda h: run_msg(f"add.Scalar {dt} {v!r}", lambda o: fas(h[0], v, 1.0, C.byref(o[0])),
+                                            lambda: torch.ops.aten.add.Scalar(x, float(v), 1.0)))
+
 for line in failures:
     print("MISMATCH", line)
 print(f"oracle: {counts['cases']} cases, {counts['cases'] - len(failures)} agree "
