@@ -366,10 +366,13 @@ CX_LOOP(cx_loop_f64, double, fma)
 
 static AOTITorchError pw_run_complex(pw_call *c, int32_t rt, AtenTensorHandle *ret0) {
     int cls = rows[c->row].cls;
+    char k[64];
+    if (rt == SHIMRT_COMPLEX32) /* no complex32 arithmetic here (PyTorch's CPU has a little) */
+        return shimrt_fail(c->op, "\"%s\" not implemented for '%s'", torch_kname(c->row, k),
+                           shimrt_dtype_torch_name(rt));
     if (!cx_takes(c->row)) {
         if (c->row == OP_relu || c->row == OP_clamp)
             return shimrt_fail(c->op, "clamp is not supported for complex types");
-        char k[64];
         if (cls == SH_FLOAT || c->row == OP_pow) /* PyTorch has them: not here yet */
             return shimrt_fail(c->op, "dtype %s is not supported", shimrt_dtype_name(rt));
         return shimrt_fail(c->op, "\"%s\" not implemented for '%s'", torch_kname(c->row, k),
