@@ -653,12 +653,83 @@ AOTITorchError shimrt_cpu_pow_tensor_scalar(AtenTensorHandle self, shimrt_scalar
     return pw_run(&c, ret0);
 }
 
+typedef struct {
+    uint64_t lo, hi;
+} u64_bounds;
+
+static void clamp_u64(char **ptr, const int64_t *st, int64_t n, void *vctx) {
+    const u64_bounds *b = vctx;
+    for (int64_t i = 0; i < n; i++) {
+        uint64_t v;
+        memcpy(&v, ptr[1] + i * st[1], sizeof v);
+        v = v < b->lo ? b->lo : v; /* min first, then max: PyTorch's min(max(x, lo), hi) */
+        v = v > b->hi ? b->hi : v;
+        memcpy(ptr[0] + i * st[0], &v, sizeof v);
+    }
+}
+
+/* clamp of uint16/32/64: floating bounds give float32 (PyTorch's result type); integral
+ * bounds clamp uint16/32 through int64 with PyTorch's range rule (the far end an error, the
+ * near end no bound), uint64 in a loop of its own */
+static AOTITorchError clamp_unsigned(const char *op, AtenTensorHandle self,
+                                     const shimrt_scalar *smin, const shimrt_scalar *smax,
+                                     AtenTensorHandle *ret0) {
+    CALL1(op, OP_clamp, self);
+    bool flt = (smin && !shimrt_scalar_is_integral(*smin, true)) ||
+               (smax && !shimrt_scalar_is_integral(*smax, true));
+    c.k.p0 = smin ? smin->d : -INFINITY;
+    c.k.p1 = smax ? smax->d : INFINITY;
+    if (flt) {
+        c.compute = SHIMRT_FLOAT32;
+        return pw_run(&c, ret0);
+    }
+    if (self->dtype == SHIMRT_UINT64) { /* no wider type: its own loop */
+        if (smax && smax->i < 0)
+            return shimrt_fail(op, "Clamp max value %lld is outside the representable range of %s",
+                               (long long)smax->i, shimrt_dtype_torch_name(self->dtype));
+        u64_bounds b = {smin && smin->i > 0 ? (uint64_t)smin->i : 0,
+                        smax ? (uint64_t)smax->i : UINT64_MAX};
+        sh_plan p;
+        AtenTensorHandle out = NULL;
+        if (sh_plan_build(&p, op, &out, SHIMRT_UINT64, 1,
+                          (const struct AtenTensorOpaque *const *)&self))
+            return AOTI_TORCH_FAILURE;
+        sh_walk(&p, clamp_u64, &b);
+        *ret0 = out;
+        return AOTI_TORCH_SUCCESS;
+    }
+    double hi = self->dtype == SHIMRT_UINT16 ? 65535.0 : 4294967295.0;
+    const char *n = shimrt_dtype_torch_name(self->dtype);
+    if (smin && smin->d > hi)
+        return shimrt_fail(op, "Clamp min value %g is outside the representable range of %s",
+                           smin->d, n);
+    if (smax && smax->d < 0)
+        return shimrt_fail(op, "Clamp max value %g is outside the representable range of %s",
+                           smax->d, n);
+    c.k.p0 = smin && smin->d > 0 ? smin->d : 0;
+    c.k.p1 = smax && smax->d < hi ? smax->d : hi;
+    AtenTensorHandle w = bare_convert(op, self, SHIMRT_INT64), r = NULL;
+    if (!w) return AOTI_TORCH_FAILURE;
+    c.in[0] = w;
+    c.compute = SHIMRT_INT64;
+    AOTITorchError rc = pw_run(&c, &r);
+    shimrt_tensor_free(w);
+    if (rc) return rc;
+    AtenTensorHandle u = bare_convert(op, r, self->dtype);
+    shimrt_tensor_free(r);
+    if (!u) return AOTI_TORCH_FAILURE;
+    *ret0 = u;
+    return AOTI_TORCH_SUCCESS;
+}
+
 AOTITorchError shimrt_cpu_clamp(AtenTensorHandle self, const shimrt_scalar *smin,
                                 const shimrt_scalar *smax, AtenTensorHandle *ret0) {
     static const char op[] = "clamp";
     if (shimrt_k_check_cpu(op, self, "self")) return AOTI_TORCH_FAILURE;
     if (self->dtype == SHIMRT_COMPLEX64 || self->dtype == SHIMRT_COMPLEX128)
         return shimrt_fail(op, "clamp is not supported for complex types");
+    if (bare_signed(self->dtype) >= 0 && (smin || smax))
+        return clamp_unsigned(op, self, smin, smax, ret0);
     if (shimrt_k_check_dtype(op, self, "self")) return AOTI_TORCH_FAILURE;
     if (!smin && !smax)
         return shimrt_fail(op, "torch.clamp: At least one of 'min' or 'max' must not be None");

@@ -1084,6 +1084,7 @@ for name, tf in UNARY.items():
             with_handles([x], lambda h: run_msg(f"{name} {dt} {lay}", lambda o: f(h[0], C.byref(o[0])),
                                                 lambda: tf(x), loose=True))
 fw = fn("aoti_torch_cpu_where_self", H, H, H, P(H))
+new_cell = fn("torch_new_stable_ivalue", P(P(C.c_uint64)))
 fas = fn("aoti_torch_cpu_add_Scalar", H, C.c_double, C.c_double, P(H))
 fpw = fn("aoti_torch_cpu_pow_Tensor_Scalar", H, C.c_double, P(H))
 for dt in UINTS:
@@ -1093,6 +1094,31 @@ for dt in UINTS:
     x = rand_wide([3, 4], dt)
     with_handles([x], lambda h: run_msg(f"add.Scalar {dt} 2.5", lambda o: fas(h[0], 2.5, 1.0, C.byref(o[0])),
                                         lambda: torch.ops.aten.add.Scalar(x, 2.5, 1.0), loose=True))
+    fcl = fn("aoti_torch_cpu_clamp", H, P(C.c_double), P(C.c_double), P(H))
+    for lo, hi in [(1.5, None), (None, 2.5), (-1.5, 3e4)]:
+        plo = C.byref(C.c_double(lo)) if lo is not None else None
+        phi = C.byref(C.c_double(hi)) if hi is not None else None
+        with_handles([x], lambda h: run_msg(f"clamp {dt} {lo} {hi}", lambda o: fcl(h[0], plo, phi, C.byref(o[0])),
+                                            lambda: torch.clamp(x, lo, hi)))
+    def opt_int(v):  # a `Scalar?` on the stack: a heap cell holding an int ScalarHandle
+        cell, sh = C.POINTER(C.c_uint64)(), H()
+        new_scalar_int(v, C.byref(sh))
+        new_cell(C.byref(cell))
+        cell[0] = sh.value
+        return C.cast(cell, C.c_void_p).value
+
+    for lo, hi in [(-5, 30000), (100, 70000), (70000, 80000), (3, -1), (5000, 5)]:
+        def ours(o, h, lo=lo, hi=hi):
+            st = (C.c_uint64 * 3)()
+            nh = H()
+            new_handle(h[0], C.byref(nh))
+            st[0], st[1], st[2] = nh.value, opt_int(lo), opt_int(hi)
+            rc = call_dispatcher(b"aten::clamp", b"", st, ABI)
+            if rc == 0:
+                o[0].value = st[0]
+            return rc
+        with_handles([x.t()], lambda h: run_msg(f"clamp {dt} {lo} {hi} (dispatcher)", lambda o: ours(o, h),
+                                                lambda: torch.clamp(x.t(), lo, hi)))
     for e, ee in [(2.0, 2.0), (2, 2)]:
         with_handles([x], lambda h: run_msg(f"pow.Tensor_Scalar {dt} {e!r}",
                                             lambda o: disp("pow", "Tensor_Scalar", [h[0], ee], o),
