@@ -60,10 +60,12 @@ typedef struct {
     int32_t compute; /* -1: PyTorch's result type of the inputs */
     bool cond_first; /* where: in[0] is the bool condition */
     sh_kargs k;
+    bool has_alpha; /* add/sub: alpha as the Scalar given (complex results) */
+    shimrt_scalar alpha;
     AtenTensorHandle out; /* in place / out=: written (result type must cast to it); else NULL */
 } pw_call;
 
-static AOTITorchError pw_run(pw_call *c, AtenTensorHandle *ret0) {
+static AOTITorchError pw_run_engine(pw_call *c, AtenTensorHandle *ret0) {
     const sh_row *r = &rows[c->row];
     const sh_kernel *tab = row_tables()[c->row];
     for (int i = 0; i < c->nin; i++) {
@@ -117,6 +119,392 @@ static AOTITorchError pw_run(pw_call *c, AtenTensorHandle *ret0) {
     return AOTI_TORCH_SUCCESS;
 }
 
+/* ---- uint16 / uint32 / uint64 (PyTorch's "barebones" unsigned types) ------------------
+ * The engine's kernels have no tables for them. PyTorch's CPU kernels take them only in a
+ * few ops (mul, eq, ne, bitwise_and/or, where, relu, and every op whose result is floating),
+ * and its type promotion refuses them with any other integral or bool dtype. A call with
+ * such an operand is rewritten before the engine sees it: operands PyTorch casts to a
+ * floating common dtype are converted into that dtype (a buffer with the operand's own
+ * strides, so the result's layout is TensorIterator's as before); operands of a unsigned
+ * common dtype are viewed as the signed integer of the same width, whose wrapping
+ * multiplication, bitwise ops, equality and selection give the same bits. */
+static int32_t bare_signed(int32_t dt) {
+    switch (dt) {
+    case SHIMRT_UINT16: return SHIMRT_INT16;
+    case SHIMRT_UINT32: return SHIMRT_INT32;
+    case SHIMRT_UINT64: return SHIMRT_INT64;
+    default: return -1;
+    }
+}
+
+/* c10::promoteTypes with its barebones-unsigned rule; -2 with the message set */
+static int32_t bare_promote(const char *op, int32_t a, int32_t b) {
+    if (a < 0) return b;
+    if (b < 0 || a == b) return a;
+    if (bare_signed(a) >= 0 || bare_signed(b) >= 0) {
+        if (shimrt_k_is_floating(a)) return a;
+        if (shimrt_k_is_floating(b)) return b;
+        shimrt_fail(op,
+                    "Promotion for uint16, uint32, uint64 types is not supported, attempted to "
+                    "promote %s and %s",
+                    shimrt_dtype_torch_name(a), shimrt_dtype_torch_name(b));
+        return -2;
+    }
+    if (shimrt_dtype_is_complex(a) || shimrt_dtype_is_complex(b)) {
+        if (a == SHIMRT_COMPLEX32 || b == SHIMRT_COMPLEX32) {
+            shimrt_fail(op, "dtype complex32 is not supported");
+            return -2;
+        }
+        bool dbl = a == SHIMRT_COMPLEX128 || b == SHIMRT_COMPLEX128 || a == SHIMRT_FLOAT64 ||
+                   b == SHIMRT_FLOAT64;
+        return dbl ? SHIMRT_COMPLEX128 : SHIMRT_COMPLEX64;
+    }
+    int32_t p = shimrt_k_promote(a, b);
+    if (p < 0) shimrt_fail(op, "dtype %s is not supported", shimrt_dtype_name(a < b ? b : a));
+    return p < 0 ? -2 : p;
+}
+
+/* at::native::result_type's combine_categories over dim > 0-d > wrapped Scalar results */
+static int32_t bare_combine(const char *op, int32_t higher, int32_t lower) {
+    if (higher == -2 || lower == -2) return -2;
+    if (higher < 0) return lower;
+    if (lower < 0) return higher;
+    if (shimrt_dtype_is_complex(higher)) return higher;
+    if (shimrt_dtype_is_complex(lower)) { /* a floating higher keeps its precision */
+        if (!shimrt_k_is_floating(higher)) return lower;
+        if (higher == SHIMRT_FLOAT16) {
+            shimrt_fail(op, "dtype complex32 is not supported");
+            return -2;
+        }
+        return higher == SHIMRT_FLOAT64 ? SHIMRT_COMPLEX128 : SHIMRT_COMPLEX64;
+    }
+    if (shimrt_k_is_floating(higher)) return higher;
+    if (higher == SHIMRT_BOOL || shimrt_k_is_floating(lower))
+        return bare_promote(op, higher, lower);
+    return higher;
+}
+
+static int32_t bare_result_type(const pw_call *c) {
+    int32_t dim = -1, zero = -1, wrapped = -1;
+    for (int i = c->cond_first ? 1 : 0; i < c->nin; i++) {
+        int32_t *s = c->in[i]->ndim > 0 ? &dim : &zero;
+        if (*s != -2) *s = bare_promote(c->op, *s, c->in[i]->dtype);
+    }
+    if (c->has_scalar) {
+        wrapped = shimrt_k_scalar_dtype(c->scalar); /* complex: the default complex64 */
+    }
+    return bare_combine(c->op, dim, bare_combine(c->op, zero, wrapped));
+}
+
+/* t's values converted to dt, with t's sizes, strides and offset (a buffer spanning the
+ * elements t reaches) */
+static AtenTensorHandle bare_convert(const char *op, const struct AtenTensorOpaque *t, int32_t dt) {
+    int64_t extent = t->storage_offset + 1;
+    for (int64_t d = 0; d < t->ndim; d++)
+        if (t->sizes[d] > 0) extent += (t->sizes[d] - 1) * t->strides[d];
+    AtenTensorHandle buf = shimrt_tensor_empty(op, 1, &extent, NULL, dt, SHIMRT_DEV_CPU, 0);
+    if (!buf) return NULL;
+    AtenTensorHandle v = shimrt_k_alias(op, buf, t->ndim, t->sizes, t->strides, t->storage_offset);
+    shimrt_tensor_free(buf);
+    if (v && sh_copy(op, v, t)) {
+        shimrt_tensor_free(v);
+        return NULL;
+    }
+    return v;
+}
+
+/* t viewed as dtype dt of the same size */
+static AtenTensorHandle bare_view(const char *op, const struct AtenTensorOpaque *t, int32_t dt) {
+    return shimrt_tensor_new(op, t->storage, t->ndim, t->sizes, t->strides, t->storage_offset, dt,
+                             t->device_type, t->device_index, t->layout);
+}
+
+/* Whether PyTorch's CPU kernel of the row takes the unsigned types */
+static bool bare_takes(int row) {
+    return row == OP_mul || row == OP_eq || row == OP_ne || row == OP_bitwise_and ||
+           row == OP_bitwise_or || row == OP_where || row == OP_relu || row == OP_copy;
+}
+
+/* PyTorch's kernel name in its "not implemented" message for the row (k: 64 chars) */
+static const char *torch_kname(int row, char *k) {
+    switch (row) {
+    case OP_add:
+    case OP_sub: return "add_stub";
+    case OP_floor_divide: return "div_floor_cpu";
+    case OP_bitwise_left_shift: return "lshift_cpu";
+    case OP_bitwise_right_shift: return "rshift_cpu";
+    case OP_pow: return "pow";
+    default: snprintf(k, 64, "%s_cpu", rows[row].name); return k;
+    }
+}
+
+/* ---- complex64 / complex128 --------------------------------------------------------------
+ * The engine's kernel tables have no complex type. add, sub, mul, div, neg, eq, ne, abs and
+ * where of complex results run here, over the engine's plan (TensorIterator's output layout),
+ * with every operand first converted into the complex compute dtype (a buffer with its own
+ * strides) and each element read and written as two components. Arithmetic is
+ * c10::complex's in the component type (float for complex64), no fused operations: mul is
+ * (ac - bd, ad + bc), add is a + alpha * b with alpha a complex number, div is c10's scaled
+ * (numpy's) division with its sums fused as PyTorch's build fuses them (measured against
+ * PyTorch 2.15), abs is hypot rounded once. */
+static int32_t cx_component(int32_t dt) {
+    return dt == SHIMRT_COMPLEX64 ? SHIMRT_FLOAT32 : dt == SHIMRT_COMPLEX128 ? SHIMRT_FLOAT64 : -1;
+}
+
+static bool cx_takes(int row) {
+    return row == OP_add || row == OP_sub || row == OP_mul || row == OP_div || row == OP_neg ||
+           row == OP_eq || row == OP_ne || row == OP_abs || row == OP_where || row == OP_copy;
+}
+
+typedef struct {
+    int row, nin;
+    bool scalar;     /* b is (sre, sim) */
+    double sre, sim; /* the Scalar operand */
+    double are, aim; /* alpha (add; sub: negated) */
+} cx_job;
+
+/* Which of a run's n elements PyTorch 2.15's complex mul computes with fused products:
+ * measured against its x86-64 build (AVX-512 kernels). Its vector loop (runs of contiguous
+ * operands, or contiguous ones and one broadcast input, in steps of two vectors) does not
+ * fuse; its scalar loop over the rest (or over a whole strided run), as GCC compiled it,
+ * takes contiguous elements a vector at a time unfused, then complex64 in fused pairs
+ * (a last odd element unfused) and complex128 fused one by one; complex64 with a broadcast
+ * operand: one element unfused, then fused fours, the rest unfused. Elements [0, *unf1) and
+ * [*fused, n) are unfused, [*unf1, *fused) fused. */
+static void cx_mul_split(const int64_t *st, int64_t n, int nin, int64_t es, int64_t *unf1,
+                         int64_t *fused) {
+    int64_t vec = (sh_isa_level() == 4 ? 64 : sh_isa_level() == 3 ? 32 : 16) / es;
+    bool contig = st[0] == es, vloop = st[0] == es;
+    int zeros = 0;
+    for (int i = 1; i <= nin; i++) {
+        zeros += st[i] == 0;
+        contig = contig && st[i] == es;
+        vloop = vloop && (st[i] == es || st[i] == 0);
+    }
+    vloop = vloop && zeros <= 1 && !(zeros == 1 && nin < 2) && sh_isa_level() >= 3;
+    int64_t nv = vloop ? n - n % (2 * vec) : 0, t = n - nv;
+    if (es == 8 && zeros == 1 && vloop) { /* complex64 with a broadcast operand: the scalar
+                                             loop peels one element, then fuses by fours */
+        *unf1 = nv + (t > 0);
+        *fused = *unf1 + (t > 0 ? (t - 1) / 4 * 4 : 0);
+        return;
+    }
+    *unf1 = nv + (contig || (vloop && zeros == 1) ? t / vec * vec : 0);
+    int64_t r = n - *unf1;
+    *fused = es == 8 ? *unf1 + r - r % 2 : n;
+}
+
+#define CX_LOOP(NAME, T, FMA)                                                                      \
+    static void NAME(char **ptr, const int64_t *st, int64_t n, void *vctx) {                       \
+        const cx_job *j = vctx;                                                                    \
+        const T sr = (T)j->sre, si = (T)j->sim, alr = (T)j->are, ali = (T)j->aim;                  \
+        int64_t unf1 = n, fused = n;                                                               \
+        if (j->row == OP_mul) cx_mul_split(st, n, j->nin, 2 * sizeof(T), &unf1, &fused);           \
+        for (int64_t i = 0; i < n; i++) {                                                          \
+            char *o = ptr[0] + i * st[0];                                                          \
+            T x[2], y[2] = {sr, si}, r[2];                                                         \
+            if (j->row == OP_where) {                                                              \
+                bool c = *(const bool *)(ptr[1] + i * st[1]);                                      \
+                memcpy(o, c ? ptr[2] + i *st[2] : ptr[3] + i * st[3], sizeof x);                   \
+                continue;                                                                          \
+            }                                                                                      \
+            memcpy(x, ptr[1] + i * st[1], sizeof x);                                               \
+            if (j->nin == 2) memcpy(y, ptr[2] + i * st[2], sizeof y);                              \
+            switch (j->row) {                                                                      \
+            case OP_add:                                                                           \
+            case OP_sub: {                                                                         \
+                T mr = y[0] * alr - y[1] * ali, mi = y[0] * ali + y[1] * alr;                      \
+                r[0] = x[0] + mr;                                                                  \
+                r[1] = x[1] + mi;                                                                  \
+                break;                                                                             \
+            }                                                                                      \
+            case OP_mul:                                                                           \
+                if (i < unf1 || i >= fused) {                                                      \
+                    r[0] = x[0] * y[0] - x[1] * y[1];                                              \
+                    r[1] = x[0] * y[1] + x[1] * y[0];                                              \
+                } else {                                                                           \
+                    r[0] = FMA(x[0], y[0], -(x[1] * y[1]));                                        \
+                    r[1] = FMA(x[0], y[1], x[1] * y[0]);                                           \
+                }                                                                                  \
+                break;                                                                             \
+            case OP_div: {                                                                         \
+                T a = x[0], b = x[1], c = y[0], d = y[1], ac = (T)fabs(c), ad = (T)fabs(d);        \
+                if (ac >= ad) {                                                                    \
+                    if (ac == 0 && ad == 0) {                                                      \
+                        r[0] = a / ac;                                                             \
+                        r[1] = b / ad;                                                             \
+                    } else {                                                                       \
+                        T rat = d / c, scl = (T)1 / FMA(d, rat, c);                                \
+                        r[0] = FMA(b, rat, a) * scl;                                               \
+                        r[1] = FMA(-a, rat, b) * scl;                                              \
+                    }                                                                              \
+                } else {                                                                           \
+                    T rat = c / d, scl = (T)1 / FMA(c, rat, d);                                    \
+                    r[0] = FMA(a, rat, b) * scl;                                                   \
+                    r[1] = FMA(b, rat, -a) * scl;                                                  \
+                }                                                                                  \
+                break;                                                                             \
+            }                                                                                      \
+            case OP_neg:                                                                           \
+                r[0] = -x[0];                                                                      \
+                r[1] = -x[1];                                                                      \
+                break;                                                                             \
+            case OP_eq:                                                                            \
+            case OP_ne: *(bool *)o = (x[0] == y[0] && x[1] == y[1]) == (j->row == OP_eq);          \
+                continue;                                                                          \
+            case OP_abs: {                                                                         \
+                T v = (T)hypot((double)x[0], (double)x[1]);                                        \
+                memcpy(o, &v, sizeof v);                                                           \
+                continue;                                                                          \
+            }                                                                                      \
+            default: r[0] = x[0], r[1] = x[1]; break;                                              \
+            }                                                                                      \
+            memcpy(o, r, sizeof r);                                                                \
+        }                                                                                          \
+    }
+CX_LOOP(cx_loop_f32, float, fmaf)
+CX_LOOP(cx_loop_f64, double, fma)
+
+static AOTITorchError pw_run_complex(pw_call *c, int32_t rt, AtenTensorHandle *ret0) {
+    int cls = rows[c->row].cls;
+    char k[64];
+    if (rt == SHIMRT_COMPLEX32) /* no complex32 arithmetic here (PyTorch's CPU has a little) */
+        return shimrt_fail(c->op, "\"%s\" not implemented for '%s'", torch_kname(c->row, k),
+                           shimrt_dtype_torch_name(rt));
+    if (!cx_takes(c->row)) {
+        if (c->row == OP_relu || c->row == OP_clamp)
+            return shimrt_fail(c->op, "clamp is not supported for complex types");
+        if (cls == SH_FLOAT || c->row == OP_pow) /* PyTorch has them: not here yet */
+            return shimrt_fail(c->op, "dtype %s is not supported", shimrt_dtype_name(rt));
+        return shimrt_fail(c->op, "\"%s\" not implemented for '%s'", torch_kname(c->row, k),
+                           shimrt_dtype_torch_name(rt));
+    }
+    if (c->has_alpha && shimrt_k_alpha_check(c->op, rt, c->alpha)) return AOTI_TORCH_FAILURE;
+    int32_t comp = cx_component(rt);
+    int32_t odt = cls == SH_COMPARE ? SHIMRT_BOOL : c->row == OP_abs ? comp : rt;
+    if (c->out && !shimrt_k_can_cast(odt, c->out->dtype))
+        return shimrt_fail(c->op, "result type %s can't be cast to the desired output type %s",
+                           shimrt_dtype_torch_name(odt), shimrt_dtype_torch_name(c->out->dtype));
+    cx_job j = {.row = c->row, .nin = c->nin, .scalar = c->has_scalar, .are = 1};
+    if (c->has_scalar) {
+        j.sre = c->scalar.d;
+        j.sim = c->scalar.kind == SHIMRT_SCALAR_KIND_COMPLEX ? c->scalar.im : 0;
+        if (shimrt_scalar_is_integral(c->scalar, true)) j.sre = (double)c->scalar.i;
+    }
+    if (c->has_alpha) {
+        j.are = c->alpha.kind == SHIMRT_SCALAR_KIND_INT || c->alpha.kind == SHIMRT_SCALAR_KIND_BOOL
+                    ? (double)c->alpha.i
+                    : c->alpha.d;
+        j.aim = c->alpha.kind == SHIMRT_SCALAR_KIND_COMPLEX ? c->alpha.im : 0;
+    }
+    if (c->row == OP_sub) j.are = -j.are, j.aim = -j.aim;
+    const struct AtenTensorOpaque *ins[3];
+    AtenTensorHandle own[3] = {NULL, NULL, NULL}, out = NULL, tmp = NULL;
+    AOTITorchError rc = AOTI_TORCH_FAILURE;
+    for (int i = 0; i < c->nin; i++) {
+        ins[i] = c->in[i];
+        if (c->cond_first && i == 0) continue;
+        if (c->in[i]->dtype != rt && !(own[i] = bare_convert(c->op, c->in[i], rt))) goto done;
+        if (own[i]) ins[i] = own[i];
+    }
+    /* an out= of another dtype takes the result through a temporary */
+    bool direct = c->out && c->out->dtype == odt;
+    if (direct) out = c->out;
+    sh_plan p;
+    if ((c->has_scalar ? sh_plan_build_scalar : sh_plan_build)(&p, c->op, &out, odt, c->nin, ins))
+        goto done;
+    if (!direct) tmp = out;
+    sh_walk(&p, comp == SHIMRT_FLOAT32 ? cx_loop_f32 : cx_loop_f64, &j);
+    if (c->out && !direct) {
+        if (sh_copy(c->op, c->out, tmp)) goto done;
+    } else if (!c->out) {
+        tmp = NULL;
+        if (ret0)
+            *ret0 = out;
+        else
+            shimrt_tensor_free(out);
+    }
+    rc = AOTI_TORCH_SUCCESS;
+done:
+    for (int i = 0; i < 3; i++) shimrt_tensor_free(own[i]);
+    shimrt_tensor_free(tmp);
+    return rc;
+}
+
+static AOTITorchError pw_run_bare(pw_call *c, AtenTensorHandle *ret0) {
+    for (int i = 0; i < c->nin; i++)
+        if (shimrt_k_check_cpu(c->op, c->in[i], i == 0 && !c->cond_first ? "self" : "other"))
+            return AOTI_TORCH_FAILURE;
+    int32_t rt = c->compute >= 0 ? c->compute : bare_result_type(c);
+    if (rt == -2) return AOTI_TORCH_FAILURE;
+    if (shimrt_dtype_is_complex(rt)) return pw_run_complex(c, rt, ret0);
+    int cls = rows[c->row].cls;
+    int32_t target = rt; /* the dtype the unsigned operands become */
+    if (cls == SH_FLOAT && !shimrt_k_is_floating(rt)) target = SHIMRT_FLOAT32;
+    int32_t odt = cls == SH_COMPARE ? SHIMRT_BOOL : target;
+    /* the unsigned types in a kernel that has none; integral_only's float refusal */
+    if ((bare_signed(target) >= 0 && !bare_takes(c->row)) ||
+        (cls == SH_INTEGRAL && shimrt_k_is_floating(target))) {
+        char k[64];
+        return shimrt_fail(c->op, "\"%s\" not implemented for '%s'", torch_kname(c->row, k),
+                           shimrt_dtype_torch_name(target));
+    }
+    if (c->out && !shimrt_k_can_cast(odt, c->out->dtype))
+        return shimrt_fail(c->op, "result type %s can't be cast to the desired output type %s",
+                           shimrt_dtype_torch_name(odt), shimrt_dtype_torch_name(c->out->dtype));
+    pw_call e = *c;
+    AtenTensorHandle own[4] = {NULL, NULL, NULL, NULL};
+    AOTITorchError rc = AOTI_TORCH_FAILURE;
+    for (int i = 0; i < c->nin; i++) {
+        if (bare_signed(c->in[i]->dtype) < 0) continue;
+        AtenTensorHandle t = (AtenTensorHandle)c->in[i];
+        if (c->in[i]->dtype != target && !(t = own[i] = bare_convert(c->op, c->in[i], target)))
+            goto done;
+        if (bare_signed(target) >= 0) { /* the same bits as the signed type */
+            AtenTensorHandle v = bare_view(c->op, t, bare_signed(target));
+            shimrt_tensor_free(own[i]);
+            if (!(t = own[i] = v)) goto done;
+        }
+        e.in[i] = t;
+    }
+    if (c->row == OP_relu && bare_signed(target) >= 0) e.row = OP_copy; /* nothing below 0 */
+    if (e.compute >= 0 && bare_signed(e.compute) >= 0) e.compute = bare_signed(e.compute);
+    if (c->out && bare_signed(c->out->dtype) >= 0) {
+        /* any result cast to an unsigned out has the bits of its cast to the signed type */
+        if (!(own[3] = bare_view(c->op, c->out, bare_signed(c->out->dtype)))) goto done;
+        e.out = own[3];
+    }
+    AtenTensorHandle r = NULL;
+    rc = pw_run_engine(&e, c->out ? NULL : &r);
+    if (rc == AOTI_TORCH_SUCCESS && !c->out) {
+        if (bare_signed(odt) >= 0) { /* the result as the unsigned type */
+            AtenTensorHandle v = bare_view(c->op, r, odt);
+            shimrt_tensor_free(r);
+            if (!v) {
+                rc = AOTI_TORCH_FAILURE;
+                goto done;
+            }
+            r = v;
+        }
+        if (ret0)
+            *ret0 = r;
+        else
+            shimrt_tensor_free(r);
+    }
+done:
+    for (int i = 0; i < 4; i++) shimrt_tensor_free(own[i]);
+    return rc;
+}
+
+static AOTITorchError pw_run(pw_call *c, AtenTensorHandle *ret0) {
+#define WIDE(dt) (bare_signed(dt) >= 0 || shimrt_dtype_is_complex(dt))
+    bool bare = (c->out && WIDE(c->out->dtype)) ||
+                (c->has_scalar && c->scalar.kind == SHIMRT_SCALAR_KIND_COMPLEX);
+    for (int i = 0; i < c->nin; i++) bare = bare || WIDE(c->in[i]->dtype);
+#undef WIDE
+    return bare ? pw_run_bare(c, ret0) : pw_run_engine(c, ret0);
+}
+
 #define CALL1(OPNAME, ROW, SELF)                                                                   \
     pw_call c = {.op = OPNAME, .row = ROW, .nin = 1, .in = {SELF}, .compute = -1}
 #define CALL2(OPNAME, ROW, SELF, OTHER)                                                            \
@@ -134,6 +522,8 @@ static AOTITorchError bool_sub_error(const char *op) {
 static AOTITorchError alpha_check(const char *op, pw_call *c, shimrt_scalar alpha) {
     int32_t rt = shimrt_k_result_type_of(c->nin, c->in, c->has_scalar, &c->scalar);
     c->k.alpha = alpha.d;
+    c->has_alpha = true;
+    c->alpha = alpha;
     if (rt < 0) return AOTI_TORCH_SUCCESS; /* pw_run refuses the dtypes */
     if (rt == SHIMRT_FLOAT16 || rt == SHIMRT_BFLOAT16) {
         _Alignas(8) char h[8];
@@ -246,8 +636,18 @@ AOTITorchError shimrt_cpu_pow_tensor_scalar(AtenTensorHandle self, shimrt_scalar
                                             AtenTensorHandle *ret0) {
     static const char op[] = "pow.Tensor_Scalar";
     CALL1(op, OP_pow, self);
-    if (shimrt_k_check_cpu(op, self, "self") || shimrt_k_check_dtype(op, self, "self"))
-        return AOTI_TORCH_FAILURE;
+    if (shimrt_k_check_cpu(op, self, "self")) return AOTI_TORCH_FAILURE;
+    if (bare_signed(self->dtype) >= 0) { /* computed from the Scalar's kind by pw_run */
+        c.has_scalar = true;
+        c.scalar = exponent;
+        int32_t rt = bare_result_type(&c);
+        if (rt == -2) return AOTI_TORCH_FAILURE;
+        c.has_scalar = false;
+        c.compute = shimrt_k_is_floating(rt) ? rt : self->dtype;
+        c.k.p0 = exponent.d;
+        return pw_run(&c, ret0);
+    }
+    if (shimrt_k_check_dtype(op, self, "self")) return AOTI_TORCH_FAILURE;
     int32_t rt =
         shimrt_k_result_type_of(1, (const struct AtenTensorOpaque *const *)&self, 1, &exponent);
     if (!shimrt_k_is_floating(self->dtype) && shimrt_scalar_is_integral(exponent, true) &&
@@ -258,11 +658,84 @@ AOTITorchError shimrt_cpu_pow_tensor_scalar(AtenTensorHandle self, shimrt_scalar
     return pw_run(&c, ret0);
 }
 
+typedef struct {
+    uint64_t lo, hi;
+} u64_bounds;
+
+static void clamp_u64(char **ptr, const int64_t *st, int64_t n, void *vctx) {
+    const u64_bounds *b = vctx;
+    for (int64_t i = 0; i < n; i++) {
+        uint64_t v;
+        memcpy(&v, ptr[1] + i * st[1], sizeof v);
+        v = v < b->lo ? b->lo : v; /* min first, then max: PyTorch's min(max(x, lo), hi) */
+        v = v > b->hi ? b->hi : v;
+        memcpy(ptr[0] + i * st[0], &v, sizeof v);
+    }
+}
+
+/* clamp of uint16/32/64: floating bounds give float32 (PyTorch's result type); integral
+ * bounds clamp uint16/32 through int64 with PyTorch's range rule (the far end an error, the
+ * near end no bound), uint64 in a loop of its own */
+static AOTITorchError clamp_unsigned(const char *op, AtenTensorHandle self,
+                                     const shimrt_scalar *smin, const shimrt_scalar *smax,
+                                     AtenTensorHandle *ret0) {
+    CALL1(op, OP_clamp, self);
+    bool flt = (smin && !shimrt_scalar_is_integral(*smin, true)) ||
+               (smax && !shimrt_scalar_is_integral(*smax, true));
+    c.k.p0 = smin ? smin->d : -INFINITY;
+    c.k.p1 = smax ? smax->d : INFINITY;
+    if (flt) {
+        c.compute = SHIMRT_FLOAT32;
+        return pw_run(&c, ret0);
+    }
+    if (self->dtype == SHIMRT_UINT64) { /* no wider type: its own loop */
+        if (smax && smax->i < 0)
+            return shimrt_fail(op, "Clamp max value %lld is outside the representable range of %s",
+                               (long long)smax->i, shimrt_dtype_torch_name(self->dtype));
+        u64_bounds b = {smin && smin->i > 0 ? (uint64_t)smin->i : 0,
+                        smax ? (uint64_t)smax->i : UINT64_MAX};
+        sh_plan p;
+        AtenTensorHandle out = NULL;
+        if (sh_plan_build(&p, op, &out, SHIMRT_UINT64, 1,
+                          (const struct AtenTensorOpaque *const *)&self))
+            return AOTI_TORCH_FAILURE;
+        sh_walk(&p, clamp_u64, &b);
+        *ret0 = out;
+        return AOTI_TORCH_SUCCESS;
+    }
+    double hi = self->dtype == SHIMRT_UINT16 ? 65535.0 : 4294967295.0;
+    const char *n = shimrt_dtype_torch_name(self->dtype);
+    if (smin && smin->d > hi)
+        return shimrt_fail(op, "Clamp min value %g is outside the representable range of %s",
+                           smin->d, n);
+    if (smax && smax->d < 0)
+        return shimrt_fail(op, "Clamp max value %g is outside the representable range of %s",
+                           smax->d, n);
+    c.k.p0 = smin && smin->d > 0 ? smin->d : 0;
+    c.k.p1 = smax && smax->d < hi ? smax->d : hi;
+    AtenTensorHandle w = bare_convert(op, self, SHIMRT_INT64), r = NULL;
+    if (!w) return AOTI_TORCH_FAILURE;
+    c.in[0] = w;
+    c.compute = SHIMRT_INT64;
+    AOTITorchError rc = pw_run(&c, &r);
+    shimrt_tensor_free(w);
+    if (rc) return rc;
+    AtenTensorHandle u = bare_convert(op, r, self->dtype);
+    shimrt_tensor_free(r);
+    if (!u) return AOTI_TORCH_FAILURE;
+    *ret0 = u;
+    return AOTI_TORCH_SUCCESS;
+}
+
 AOTITorchError shimrt_cpu_clamp(AtenTensorHandle self, const shimrt_scalar *smin,
                                 const shimrt_scalar *smax, AtenTensorHandle *ret0) {
     static const char op[] = "clamp";
-    if (shimrt_k_check_cpu(op, self, "self") || shimrt_k_check_dtype(op, self, "self"))
-        return AOTI_TORCH_FAILURE;
+    if (shimrt_k_check_cpu(op, self, "self")) return AOTI_TORCH_FAILURE;
+    if (self->dtype == SHIMRT_COMPLEX64 || self->dtype == SHIMRT_COMPLEX128)
+        return shimrt_fail(op, "clamp is not supported for complex types");
+    if (bare_signed(self->dtype) >= 0 && (smin || smax))
+        return clamp_unsigned(op, self, smin, smax, ret0);
+    if (shimrt_k_check_dtype(op, self, "self")) return AOTI_TORCH_FAILURE;
     if (!smin && !smax)
         return shimrt_fail(op, "torch.clamp: At least one of 'min' or 'max' must not be None");
     CALL1(op, OP_clamp, self);
@@ -319,6 +792,9 @@ AOTITorchError shimrt_cpu_floor_divide(AtenTensorHandle self, AtenTensorHandle o
                                        AtenTensorHandle *ret0) {
     static const char op[] = "floor_divide";
     CALL2(op, OP_floor_divide, self, other);
+    if (bare_signed(self->dtype) >= 0 || bare_signed(other->dtype) >= 0 ||
+        shimrt_dtype_is_complex(self->dtype) || shimrt_dtype_is_complex(other->dtype))
+        return pw_run(&c, ret0); /* refused there, or floating */
     if (shimrt_k_check_cpu(op, self, "self") || shimrt_k_check_cpu(op, other, "other") ||
         shimrt_k_check_dtype(op, self, "self") || shimrt_k_check_dtype(op, other, "other"))
         return AOTI_TORCH_FAILURE;
@@ -346,7 +822,8 @@ static AOTITorchError integral_only(pw_call *c, const char *kname, bool nobool,
                                     AtenTensorHandle *ret0) {
     for (int i = 0; i < c->nin; i++)
         if (shimrt_k_check_cpu(c->op, c->in[i], i ? "other" : "self") ||
-            shimrt_k_check_dtype(c->op, c->in[i], i ? "other" : "self"))
+            (bare_signed(c->in[i]->dtype) < 0 && !shimrt_dtype_is_complex(c->in[i]->dtype) &&
+             shimrt_k_check_dtype(c->op, c->in[i], i ? "other" : "self")))
             return AOTI_TORCH_FAILURE;
     int32_t rt = shimrt_k_result_type_of(c->nin, c->in, 0, NULL);
     if (shimrt_k_is_floating(rt) || (nobool && rt == SHIMRT_BOOL))

@@ -1173,6 +1173,141 @@ for n, pin, idx in itertools.product((0, 3), (None, 0, 1), (-1, 0, 1, 7)):
         lambda: A.full([n], 2.0, device=torch.device("cpu", idx) if idx >= 0 else torch.device("cpu"),
                        pin_memory=bool(pin) if pin is not None else None))
 
+# element-wise ops of uint16/32/64 (PyTorch's CPU kernels take mul, eq, ne, bitwise_and/or,
+# where, relu, and every op whose result is floating; its promotion refuses them with any
+# other integral or bool dtype): results as PyTorch's, refusals with PyTorch's message
+def run_msg(label, ours_call, ref_call, loose=False):
+    """run(), and when both refuse, PyTorch's message must be in ours"""
+    o = [H()]
+    rc = ours_call(o)
+    if rc == 0:
+        delete(o[0])
+    ours_msg = LIB.torch_exception_get_what().decode() if rc != 0 else ""
+    try:
+        ref_call()
+        rerr = None
+    except Exception as e:
+        rerr = str(e).splitlines()[0]
+    if rc != 0 and rerr is not None:
+        counts["cases"] += 1
+        counts["both_err"] += 1
+        if rerr not in ours_msg:
+            failures.append(f"{label}: message {ours_msg!r} lacks PyTorch's {rerr!r}")
+        return
+    run(label, ours_call, ref_call, loose)
+
+
+UPAIRS = [(torch.uint16, torch.uint16), (torch.uint32, torch.uint32), (torch.uint64, torch.uint64),
+          (torch.uint16, torch.int32), (torch.uint32, torch.float32), (torch.uint64, torch.float16),
+          (torch.uint16, torch.bool), (torch.int64, torch.uint32), (torch.uint16, torch.uint32)]
+USHAPES = [([4, 5], [4, 5]), ([2, 3], []), ([], [3]), ([0, 3], [3])]
+for name, tf in BINARY.items():
+    f = fn(f"aoti_torch_cpu_{name}", H, H, P(H))
+    for (da, db), (sa, sb) in itertools.product(UPAIRS, USHAPES):
+        for lay, a in [("contig", rand_wide(sa, da))] + ([("transposed", rand_wide(sa[::-1], da).mT)]
+                                                         if sa == [4, 5] else []):
+            b = rand_wide(sb, db)
+            with_handles([a, b], lambda h: run_msg(f"{name} {da}/{db} {sa}/{sb} {lay}",
+                                                   lambda o: f(h[0], h[1], C.byref(o[0])),
+                                                   lambda: tf(a, b)))
+for name, tf in UNARY.items():
+    f = fn(f"aoti_torch_cpu_{name}", H, P(H))
+    for dt in UINTS:
+        for lay, x in [("contig", rand_wide([4, 5], dt)), ("transposed", rand_wide([5, 4], dt).t()),
+                       ("edges", [e for e in edges if e.dtype == dt][0])]:
+            with_handles([x], lambda h: run_msg(f"{name} {dt} {lay}", lambda o: f(h[0], C.byref(o[0])),
+                                                lambda: tf(x), loose=True))
+fw = fn("aoti_torch_cpu_where_self", H, H, H, P(H))
+new_cell = fn("torch_new_stable_ivalue", P(P(C.c_uint64)))
+fas = fn("aoti_torch_cpu_add_Scalar", H, C.c_double, C.c_double, P(H))
+fpw = fn("aoti_torch_cpu_pow_Tensor_Scalar", H, C.c_double, P(H))
+for dt in UINTS:
+    c, a, b = rand([3, 4], torch.bool), rand_wide([3, 1], dt), rand_wide([4], dt)
+    with_handles([c, a, b], lambda h: run_msg(f"where {dt}", lambda o: fw(h[0], h[1], h[2], C.byref(o[0])),
+                                              lambda: torch.where(c, a, b)))
+    x = rand_wide([3, 4], dt)
+    with_handles([x], lambda h: run_msg(f"add.Scalar {dt} 2.5", lambda o: fas(h[0], 2.5, 1.0, C.byref(o[0])),
+                                        lambda: torch.ops.aten.add.Scalar(x, 2.5, 1.0), loose=True))
+    fcl = fn("aoti_torch_cpu_clamp", H, P(C.c_double), P(C.c_double), P(H))
+    for lo, hi in [(1.5, None), (None, 2.5), (-1.5, 3e4)]:
+        plo = C.byref(C.c_double(lo)) if lo is not None else None
+        phi = C.byref(C.c_double(hi)) if hi is not None else None
+        with_handles([x], lambda h: run_msg(f"clamp {dt} {lo} {hi}", lambda o: fcl(h[0], plo, phi, C.byref(o[0])),
+                                            lambda: torch.clamp(x, lo, hi)))
+    def opt_int(v):  # a `Scalar?` on the stack: a heap cell holding an int ScalarHandle
+        cell, sh = C.POINTER(C.c_uint64)(), H()
+        new_scalar_int(v, C.byref(sh))
+        new_cell(C.byref(cell))
+        cell[0] = sh.value
+        return C.cast(cell, C.c_void_p).value
+
+    for lo, hi in [(-5, 30000), (100, 70000), (70000, 80000), (3, -1), (5000, 5)]:
+        def ours(o, h, lo=lo, hi=hi):
+            st = (C.c_uint64 * 3)()
+            nh = H()
+            new_handle(h[0], C.byref(nh))
+            st[0], st[1], st[2] = nh.value, opt_int(lo), opt_int(hi)
+            rc = call_dispatcher(b"aten::clamp", b"", st, ABI)
+            if rc == 0:
+                o[0].value = st[0]
+            return rc
+        with_handles([x.t()], lambda h: run_msg(f"clamp {dt} {lo} {hi} (dispatcher)", lambda o: ours(o, h),
+                                                lambda: torch.clamp(x.t(), lo, hi)))
+    for e, ee in [(2.0, 2.0), (2, 2)]:
+        with_handles([x], lambda h: run_msg(f"pow.Tensor_Scalar {dt} {e!r}",
+                                            lambda o: disp("pow", "Tensor_Scalar", [h[0], ee], o),
+                                            lambda: torch.pow(x, ee), loose=True))
+        with_handles([x], lambda h: run_msg(f"eq.Scalar {dt} {e!r}",
+                                            lambda o: disp("eq", "Scalar", [h[0], ee], o),
+                                            lambda: torch.eq(x, ee)))
+
+# element-wise ops of complex64/128 (add, sub, mul, div, neg, eq, ne, abs, where; the
+# others refused as PyTorch refuses them); special values included, division by zero
+CPAIRS = [(torch.complex64, torch.complex64), (torch.complex128, torch.complex128),
+          (torch.complex64, torch.float64), (torch.int64, torch.complex64), (torch.bool, torch.complex64),
+          (torch.complex128, torch.float32), (torch.complex64, torch.uint16)]
+
+
+def rand_cplx(shape, dt):
+    x = rand_wide(shape, dt)
+    if dt in CPLX and x.numel() >= 4:
+        x.view(-1)[:4] = torch.tensor([complex(math.inf, 1), complex(0, 0), complex(math.nan, 2), complex(-0.0, 3)])
+    return x
+
+
+CBIN = {k: v for k, v in BINARY.items() if "divide" not in k}
+for name, tf in CBIN.items():
+    f = fn(f"aoti_torch_cpu_{name}", H, H, P(H))
+    for (da, db), (sa, sb) in itertools.product(CPAIRS, USHAPES):
+        for lay, a in [("contig", rand_cplx(sa, da))] + ([("transposed", rand_cplx(sa[::-1], da).mT)]
+                                                         if sa == [4, 5] else []):
+            b = rand_cplx(sb, db)
+            with_handles([a, b], lambda h: run_msg(f"{name} {da}/{db} {sa}/{sb} {lay}",
+                                                   lambda o: f(h[0], h[1], C.byref(o[0])),
+                                                   lambda: tf(a, b)))
+for (da, db), al in itertools.product(CPAIRS[:5], [1, 2, 0.5]):
+    a, b = rand_cplx([4, 5], da), rand_cplx([5], db)
+    for nm in ["add", "sub"]:
+        with_handles([a, b], lambda h: run_msg(f"{nm}.Tensor {da}/{db} alpha={al}",
+                                               lambda o: disp(nm, "Tensor", [h[0], h[1], al], o),
+                                               lambda: getattr(torch, nm)(a, b, alpha=al)))
+for name in ["neg", "abs", "relu"]:
+    f = fn(f"aoti_torch_cpu_{name}", H, P(H))
+    for dt in CPLX:
+        for lay, x in [("contig", rand_cplx([4, 5], dt)), ("transposed", rand_cplx([5, 4], dt).t())]:
+            with_handles([x], lambda h: run_msg(f"{name} {dt} {lay}", lambda o: f(h[0], C.byref(o[0])),
+                                                lambda: UNARY[name](x)))
+for dt in CPLX:
+    c, a, b = rand([3, 4], torch.bool), rand_cplx([3, 1], dt), rand_cplx([4], torch.float32)
+    with_handles([c, a, b], lambda h: run_msg(f"where {dt}", lambda o: fw(h[0], h[1], h[2], C.byref(o[0])),
+                                              lambda: torch.where(c, a, b)))
+    x = rand_cplx([3, 4], dt)
+    for v in [2, 2.5]:
+        with_handles([x], lambda h: run_msg(f"eq.Scalar {dt} {v!r}", lambda o: disp("eq", "Scalar", [h[0], v], o),
+                                            lambda: torch.eq(x, v)))
+        with_handles([x], lambda h: run_msg(f"add.Scalar {dt} {v!r}", lambda o: fas(h[0], v, 1.0, C.byref(o[0])),
+                                            lambda: torch.ops.aten.add.Scalar(x, float(v), 1.0)))
+
 for line in failures:
     print("MISMATCH", line)
 print(f"oracle: {counts['cases']} cases, {counts['cases'] - len(failures)} agree "

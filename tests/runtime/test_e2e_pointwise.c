@@ -105,14 +105,14 @@ Test(e2e_binary, bad_inputs) {
     int64_t s23[] = {2, 3}, s4[] = {4};
     T a = make(F32, CONTIG, 2, s23, 1), b = make(F32, TRANSPOSED, 1, s4, 2);
     T i = make(I64, SLICED, 2, s23, 1), bl = make(BOOL, CONTIG, 2, s23, 1), c = NULL;
-    OK(aoti_torch_empty_strided(2, s23, shimrt_test_strides(2, s23), aoti_torch_dtype_complex64(),
+    OK(aoti_torch_empty_strided(2, s23, shimrt_test_strides(2, s23), aoti_torch_dtype_complex32(),
                                 CPU, 0, &c));
     for (int p = 0; p < NPATHS; p++)
         for (int op = 0; op < 4; op++) {
             T r = NULL;
             FAILS(p, e2e_binop(p, op, a, b, 1.0, &r), bop_key[op], bop_cname[op], "broadcast");
             FAILS(p, e2e_binop(p, op, b, a, 1.0, &r), bop_key[op], bop_cname[op], "[4]");
-            FAILS(p, e2e_binop(p, op, a, c, 1.0, &r), bop_key[op], bop_cname[op], "complex64");
+            FAILS(p, e2e_binop(p, op, a, c, 1.0, &r), bop_key[op], bop_cname[op], "complex32");
             FAILS(p, e2e_binop(p, op, NULL, a, 1.0, &r), bop_key[op], bop_cname[op], "self");
             FAILS(p, e2e_binop(p, op, a, NULL, 1.0, &r), bop_key[op], bop_cname[op], "other");
             if (p != DISPATCH)
@@ -220,12 +220,12 @@ Test(e2e_unary, neg_relu_exp) {
                 del(a);
             }
     T a = make(F32, CONTIG, 3, s, 0), r = NULL, c = NULL;
-    OK(aoti_torch_empty_strided(3, s, shimrt_test_strides(3, s), aoti_torch_dtype_complex128(), CPU,
+    OK(aoti_torch_empty_strided(3, s, shimrt_test_strides(3, s), aoti_torch_dtype_complex32(), CPU,
                                 0, &c));
     for (int p = 0; p < NPATHS; p++)
         for (int op = 0; op < 3; op++) {
             FAILS(p, e2e_unary(p, op, NULL, &r), uop_key[op], uop_key[op], NULL_SELF(p));
-            FAILS(p, e2e_unary(p, op, c, &r), uop_key[op], uop_key[op], "complex128");
+            FAILS(p, e2e_unary(p, op, c, &r), uop_key[op], uop_key[op], "ComplexHalf");
             if (p != DISPATCH)
                 FAILS(p, e2e_unary(p, op, a, NULL), uop_key[op], uop_key[op], "ret0");
             cr_assert_null(r);
