@@ -1058,7 +1058,7 @@ for dt in UINTS + CPLX:
 ffill = fn("aoti_torch_cpu_fill__Scalar", H, C.c_double)
 for dt, v, n in itertools.product(UINTS + CPLX, FVALS + [1.0, 2.5, 4294967295, 4294967296.0, 1.8e19, 65535],
                                   [2, 1]):
-    tv = int(v) if math.isfinite(v) and v == int(v) and abs(v) < 1e18 else v  # integral: a Python int
+    tv = float(v)  # the C shim's double is a floating Scalar (c10::Scalar(double))
     sz = i64s([n])
     dcode = C.c_int32(DT[dt])
     run(f"full [{n}] {dt} {v}", lambda o: ffull(sz, 1, float(v), C.byref(dcode), None, None, -1, None, C.byref(o[0])),
