@@ -39,8 +39,8 @@ static AOTITorchError fill(const char *op, AtenTensorHandle t, shimrt_scalar sv)
         /* another device's memory is not the host's: the element is made here, as the
          * CPU's, and t's device row broadcasts it (its copy) */
         AtenTensorHandle e = shimrt_tensor_empty(op, 0, NULL, NULL, t->dtype, SHIMRT_DEV_CPU, -1);
-        AOTITorchError rc = !e || fill(op, e, sv) ? AOTI_TORCH_FAILURE
-                                                  : shimrt_backend_copy(op, t, e);
+        AOTITorchError rc =
+            !e || fill(op, e, sv) ? AOTI_TORCH_FAILURE : shimrt_backend_copy(op, t, e);
         shimrt_tensor_free(e);
         return rc;
     }
@@ -478,8 +478,9 @@ AOTITorchError shimrt_embedding(AtenTensorHandle weight, AtenTensorHandle indice
     if (!shimrt_is_contiguous(indices)) {
         flat = shimrt_tensor_empty(op, indices->ndim, indices->sizes, NULL, indices->dtype,
                                    indices->device_type, indices->device_index);
-        if (!flat || (indices->device_type == SHIMRT_DEV_CPU ? shimrt_copy(op, flat, indices)
-                                                             : shimrt_backend_copy(op, flat, indices))) {
+        if (!flat ||
+            (indices->device_type == SHIMRT_DEV_CPU ? shimrt_copy(op, flat, indices)
+                                                    : shimrt_backend_copy(op, flat, indices))) {
             shimrt_tensor_free(flat);
             return AOTI_TORCH_FAILURE;
         }
@@ -522,7 +523,8 @@ AOTITorchError shimrt_foreach_mul_list(const AtenTensorHandle *self, int64_t sel
     if (!out) return shimrt_fail(op, "out of memory");
     for (int64_t k = 0; k < self_len_; k++) {
         /* CPU tensors: the CPU kernel; else mul.Tensor on their device (the dispatcher) */
-        bool cpu = self[k]->device_type == SHIMRT_DEV_CPU && other[k]->device_type == SHIMRT_DEV_CPU;
+        bool cpu =
+            self[k]->device_type == SHIMRT_DEV_CPU && other[k]->device_type == SHIMRT_DEV_CPU;
         if (cpu ? shimrt_cpu_mul_tensor(self[k], other[k], &out[k])
                 : shimrt_k_mul_any(op, self[k], other[k], &out[k])) {
             while (k-- > 0) shimrt_tensor_free(out[k]);
@@ -542,7 +544,8 @@ AOTITorchError shimrt_foreach_mul__list(const AtenTensorHandle *self, int64_t se
     /* PyTorch's CPU path: self[k].mul_(other[k]) in turn (the engine's in-place mul: its
      * result type, cast check, broadcast check and integer wrap-around) */
     for (int64_t k = 0; k < self_len_; k++) {
-        bool cpu = self[k]->device_type == SHIMRT_DEV_CPU && other[k]->device_type == SHIMRT_DEV_CPU;
+        bool cpu =
+            self[k]->device_type == SHIMRT_DEV_CPU && other[k]->device_type == SHIMRT_DEV_CPU;
         if (cpu ? sh_mul_inplace(op, self[k], other[k])
                 : shimrt_k_mul_inplace_any(op, self[k], other[k]))
             return AOTI_TORCH_FAILURE;
@@ -576,8 +579,7 @@ AOTITorchError shimrt_to_dtype_layout(AtenTensorHandle self, int32_t *dtype, int
     int64_t strides[SHIMRT_MAX_DIMS];
     bool use = false;
     if (shimrt_k_format_strides(op, self, fmt, strides, &use)) return AOTI_TORCH_FAILURE;
-    int32_t idx = device ? (dev == SHIMRT_DEV_CPU ? -1 : device_index_)
-                         : self->device_index;
+    int32_t idx = device ? (dev == SHIMRT_DEV_CPU ? -1 : device_index_) : self->device_index;
     AtenTensorHandle t =
         shimrt_tensor_empty(op, self->ndim, self->sizes, use ? strides : NULL, dt, dev, idx);
     if (!t) return AOTI_TORCH_FAILURE;

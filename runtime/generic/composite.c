@@ -48,8 +48,7 @@ AOTITorchError shimrt_k_mul_inplace_any(const char *op, AtenTensorHandle self,
     if (shimrt_k_mul_any(op, self, other, &r)) return AOTI_TORCH_FAILURE;
     AOTITorchError rc = AOTI_TORCH_SUCCESS;
     char a[128], b[128];
-    if (r->ndim != self->ndim ||
-        memcmp(r->sizes, self->sizes, (size_t)r->ndim * sizeof *r->sizes))
+    if (r->ndim != self->ndim || memcmp(r->sizes, self->sizes, (size_t)r->ndim * sizeof *r->sizes))
         rc = shimrt_fail(op, "output with shape %s doesn't match the broadcast shape %s",
                          shimrt_k_fmt_shape(a, sizeof a, self->ndim, self->sizes),
                          shimrt_k_fmt_shape(b, sizeof b, r->ndim, r->sizes));

@@ -156,8 +156,10 @@ static CUresult mem_alloc(void **p, size_t n, int host) {
         mapped = (n ? n + pg - 1 : pg) / pg * pg;
         b = mmap(NULL, mapped, guard_open ? PROT_READ | PROT_WRITE : PROT_NONE,
                  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-        if (b == MAP_FAILED) b = NULL;
-        else b -= 16; /* the pages start at p */
+        if (b == MAP_FAILED)
+            b = NULL;
+        else
+            b -= 16; /* the pages start at p */
     } else if (m) {
         b = malloc(n + 16);
     }
@@ -182,8 +184,10 @@ static CUresult mem_free(void *p) {
             *pp = m->next;
             used -= m->n;
             live_allocs--;
-            if (m->mapped) munmap(m->p, m->mapped);
-            else free(m->p - 16);
+            if (m->mapped)
+                munmap(m->p, m->mapped);
+            else
+                free(m->p - 16);
             free(m);
             pthread_mutex_unlock(&mem_lock);
             return 0;

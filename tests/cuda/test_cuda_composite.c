@@ -88,19 +88,17 @@ static const double vals[] = {1.5, -2.25, 3, 0.5, -7, 4.75, 2, -0.125, 6, 9, -3.
 /* got (CUDA) equals want (CPU): device, dtype, shape, values (copied back with copy_);
  * tolerance for floating ops computed by other kernels. Frees both. */
 static void same(const char *what, AtenTensorHandle want, AtenTensorHandle got, double tol) {
-    cr_assert_eq(got->device_type, CUDA(), "%s: result on device type %d", what,
-                 got->device_type);
-    cr_assert_eq(got->dtype, want->dtype, "%s: dtype %d vs CPU %d", what, got->dtype,
-                 want->dtype);
+    cr_assert_eq(got->device_type, CUDA(), "%s: result on device type %d", what, got->device_type);
+    cr_assert_eq(got->dtype, want->dtype, "%s: dtype %d vs CPU %d", what, got->dtype, want->dtype);
     cr_assert_eq(got->ndim, want->ndim, "%s: ndim", what);
     for (int64_t d = 0; d < want->ndim; d++)
         cr_assert_eq(got->sizes[d], want->sizes[d], "%s: size %lld", what, (long long)d);
     AtenTensorHandle h = NULL, w = NULL;
     int64_t nd = want->ndim;
-    OK(aoti_torch_empty_strided(nd, want->sizes, shimrt_test_strides(nd, want->sizes),
-                                want->dtype, CPU(), 0, &h));
-    OK(aoti_torch_empty_strided(nd, want->sizes, shimrt_test_strides(nd, want->sizes),
-                                want->dtype, CPU(), 0, &w));
+    OK(aoti_torch_empty_strided(nd, want->sizes, shimrt_test_strides(nd, want->sizes), want->dtype,
+                                CPU(), 0, &h));
+    OK(aoti_torch_empty_strided(nd, want->sizes, shimrt_test_strides(nd, want->sizes), want->dtype,
+                                CPU(), 0, &w));
     OK(aoti_torch_copy_(h, got, 0));
     OK(aoti_torch_copy_(w, want, 0));
     size_t es = shimrt_dtype_size(want->dtype);
@@ -120,8 +118,8 @@ static void drop(AtenTensorHandle t) { OK(aoti_torch_delete_tensor_object(t)); }
 
 Test(cuda_composite, full_and_likes, .timeout = 120) {
     need_nvrtc();
-    static const int32_t dts[] = {SHIMRT_FLOAT32, SHIMRT_FLOAT64, SHIMRT_INT64, SHIMRT_INT32,
-                                  SHIMRT_BOOL, SHIMRT_FLOAT16, SHIMRT_BFLOAT16};
+    static const int32_t dts[] = {SHIMRT_FLOAT32, SHIMRT_FLOAT64, SHIMRT_INT64,   SHIMRT_INT32,
+                                  SHIMRT_BOOL,    SHIMRT_FLOAT16, SHIMRT_BFLOAT16};
     int64_t sz[] = {3, 5};
     for (size_t k = 0; k < sizeof dts / sizeof dts[0]; k++) {
         int32_t dt = dts[k], cpu = CPU(), cuda = CUDA();
@@ -169,8 +167,8 @@ Test(cuda_composite, arange, .timeout = 120) {
         OK(aoti_torch_cpu_arange(11, (int32_t[]){dts[k]}, NULL, &cpu, 0, NULL, &w));
         OK(aoti_torch_cuda_arange(11, (int32_t[]){dts[k]}, NULL, &cuda, 0, NULL, &g));
         same("arange", w, g, 0);
-        OK(aoti_torch_cpu_arange_start_step(-3, 4.5, 0.5, (int32_t[]){dts[k]}, NULL, &cpu, 0,
-                                            NULL, &w));
+        OK(aoti_torch_cpu_arange_start_step(-3, 4.5, 0.5, (int32_t[]){dts[k]}, NULL, &cpu, 0, NULL,
+                                            &w));
         OK(aoti_torch_cuda_arange_start_step(-3, 4.5, 0.5, (int32_t[]){dts[k]}, NULL, &cuda, 0,
                                              NULL, &g));
         same("arange.start_step", w, g, 0);
