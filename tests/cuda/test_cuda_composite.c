@@ -227,6 +227,27 @@ Test(cuda_composite, stack_embedding_foreach, .timeout = 120) {
     OK(aoti_torch_cpu__foreach_mul__List(c, 3, c, 3));
     OK(aoti_torch_cuda__foreach_mul__List(g, 3, g, 3));
     for (int k = 0; k < 3; k++) same("_foreach_mul_.List", c[k], g[k], 0);
+    /* the in-place op's checks: a float product into an int64 self is refused, and a
+     * product of another shape; both with the CPU's message */
+    AtenTensorHandle ic2 = make(SHIMRT_INT64, CPU(), 2, sz, vals, NV);
+    AtenTensorHandle ig2 = make(SHIMRT_INT64, CUDA(), 2, sz, vals, NV);
+    AtenTensorHandle fc = make(SHIMRT_FLOAT32, CPU(), 2, sz, vals, NV);
+    AtenTensorHandle fg = make(SHIMRT_FLOAT32, CUDA(), 2, sz, vals, NV);
+    int64_t bsz[] = {2, 3, 4};
+    AtenTensorHandle bc2 = make(SHIMRT_INT64, CPU(), 3, bsz, vals, NV);
+    AtenTensorHandle bg2 = make(SHIMRT_INT64, CUDA(), 3, bsz, vals, NV);
+    const AtenTensorHandle cases[2][4] = {{ic2, fc, ig2, fg}, {ic2, bc2, ig2, bg2}};
+    for (int k = 0; k < 2; k++) {
+        cr_assert_eq(aoti_torch_cpu__foreach_mul__List(&cases[k][0], 1, &cases[k][1], 1),
+                     AOTI_TORCH_FAILURE);
+        char want[512];
+        const char *m = strstr(torch_exception_get_what(), ": ");
+        cr_assert_not_null(m);
+        snprintf(want, sizeof want, "%s", m + 2); /* the CPU's message after the op's name */
+        FAILS(aoti_torch_cuda__foreach_mul__List(&cases[k][2], 1, &cases[k][3], 1),
+              "_foreach_mul_.List", want);
+    }
+    drop(ic2), drop(ig2), drop(fc), drop(fg), drop(bc2), drop(bg2);
     no_leaks();
 }
 
