@@ -574,7 +574,11 @@ AOTITorchError shimrt_to_dtype_layout(AtenTensorHandle self, int32_t *dtype, int
     /* another device on either side: self itself when nothing changes, else _to_copy: the
      * layout of empty_like (preserve: self's strides when dense) on the target device,
      * filled by the devices' rows (the cross-device copy converts the dtype) */
-    if (dt == self->dtype && same_dev && !copy && fmt == SHIMRT_MEMORY_FORMAT_PRESERVE)
+    int32_t suggested = !shimrt_k_strides_like_cl(self) ? SHIMRT_MEMORY_FORMAT_CONTIGUOUS
+                        : self->ndim == 4               ? SHIMRT_MEMORY_FORMAT_CHANNELS_LAST
+                                                        : SHIMRT_MEMORY_FORMAT_CHANNELS_LAST_3D;
+    if (dt == self->dtype && same_dev && !copy &&
+        (fmt == SHIMRT_MEMORY_FORMAT_PRESERVE || fmt == suggested))
         return shimrt_k_give(shimrt_tensor_share(op, self), ret0);
     int64_t strides[SHIMRT_MAX_DIMS];
     bool use = false;

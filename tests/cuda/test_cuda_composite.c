@@ -286,6 +286,23 @@ Test(cuda_composite, layer_norm_and_to, .timeout = 120) {
     OK(aoti_torch_cpu_to_dtype_layout(xc, &f64, NULL, NULL, 0, NULL, 0, 1, NULL, &w));
     OK(aoti_torch_cuda_to_dtype_layout(xg, &f64, NULL, NULL, 0, NULL, 0, 1, NULL, &r));
     same("to.dtype_layout float64", w, r, 0);
+    /* nothing to change: self itself, as PyTorch (the default and a matching format) */
+    int32_t f32 = SHIMRT_FLOAT32, contig = SHIMRT_MEMORY_FORMAT_CONTIGUOUS;
+    OK(aoti_torch_cuda_to_dtype_layout(xg, &f32, NULL, NULL, 0, NULL, 0, 0, NULL, &r));
+    cr_assert_eq(shimrt_data(r), shimrt_data(xg), "to.dtype_layout aliases self");
+    drop(r);
+    OK(aoti_torch_cuda_to_dtype_layout(xg, &f32, NULL, NULL, 0, NULL, 0, 0, &contig, &r));
+    cr_assert_eq(shimrt_data(r), shimrt_data(xg), "to.dtype_layout(contiguous) aliases self");
+    drop(r);
+    /* to the CPU and back: the rows' copies */
+    int32_t cpu_dev = CPU(), cuda_dev = CUDA();
+    AtenTensorHandle h = NULL;
+    OK(aoti_torch_cuda_to_dtype_layout(xg, NULL, NULL, &cpu_dev, -1, NULL, 0, 0, NULL, &h));
+    cr_assert_eq(h->device_type, CPU());
+    OK(aoti_torch_cpu_to_dtype_layout(h, NULL, NULL, &cuda_dev, 0, NULL, 0, 0, NULL, &r));
+    OK(aoti_torch_cpu_clone(xc, NULL, &w));
+    same("to.dtype_layout cpu and back", w, r, 0);
+    drop(h);
     drop(wc), drop(wg), drop(bc), drop(bg);
     /* the views and predicates: shapes and values through their aliases */
     OK(aoti_torch_cpu_slice_Tensor(xc, 1, (int64_t[]){1}, (int64_t[]){5}, 2, &w));
