@@ -36,6 +36,9 @@ $(BUILD)/tests/cuda/libfakecublas.so: tests/cuda/fake_cublas.c
 	$(CC) -std=gnu11 -Wall -Wextra -Werror -O1 -g -fPIC -shared $(SANFLAGS) -o $@ $< -lm
 $(BUILD)/tests/cuda/test_cuda_ops: $(BUILD)/obj/tests/cuda/test_cuda_ops.o $(LIBSHIMRT_A) $(BUILD)/tests/cuda/libfakecuda_emu.so $(BUILD)/tests/cuda/libfakecublas.so
 	$(CC) $(LDFLAGS_COMMON) $(LDFLAGS) -rdynamic -o $@ $(filter %.o %.a,$^) -lcriterion $(RT_LDLIBS)
+# The composite kernels on CUDA tensors, the fake driver in its guard mode (no cuBLAS).
+$(BUILD)/tests/cuda/test_cuda_composite: $(BUILD)/obj/tests/cuda/test_cuda_composite.o $(LIBSHIMRT_A) $(BUILD)/tests/cuda/libfakecuda_emu.so
+	$(CC) $(LDFLAGS_COMMON) $(LDFLAGS) -rdynamic -o $@ $(filter %.o %.a,$^) -lcriterion $(RT_LDLIBS)
 # Fake NVRTCs 12 and 13 (tests/cuda/fake_nvrtc.c) for the loader's choice by driver version.
 $(BUILD)/tests/cuda/nvrtc/libnvrtc.so.%: tests/cuda/fake_nvrtc.c
 	@mkdir -p $(dir $@)

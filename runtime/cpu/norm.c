@@ -125,6 +125,9 @@ AOTITorchError shimrt_layer_norm(AtenTensorHandle input, const int64_t *normaliz
     (void)cudnn_enable; /* a CUDA-only hint */
     int64_t nn = normalized_shape_len_;
     int32_t sdt;
+    /* input on another device: native_layer_norm there, through the dispatcher */
+    if (shimrt_tensor_valid(input) && input->device_type != SHIMRT_DEV_CPU)
+        return shimrt_k_layer_norm_any(op, input, normalized_shape, nn, weight, bias, eps, ret0);
     if (shimrt_k_layer_norm_check(op, input, normalized_shape, nn, weight, bias, SHIMRT_DEV_CPU) ||
         mixed_check(op, input, weight, bias, &sdt))
         return AOTI_TORCH_FAILURE;

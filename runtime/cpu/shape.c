@@ -35,6 +35,15 @@ static AOTITorchError fill(const char *op, AtenTensorHandle t, shimrt_scalar sv)
     if (shimrt_k_scalar_fits(op, sv, t->dtype, shimrt_numel(t) == 1)) return AOTI_TORCH_FAILURE;
     long double v = shimrt_scalar_is_integral(sv, true) ? (long double)sv.i : (long double)sv.d;
     if (t->device_type == SHIMRT_DEV_META || shimrt_numel(t) == 0) return AOTI_TORCH_SUCCESS;
+    if (t->device_type != SHIMRT_DEV_CPU) {
+        /* another device's memory is not the host's: the element is made here, as the
+         * CPU's, and t's device row broadcasts it (its copy) */
+        AtenTensorHandle e = shimrt_tensor_empty(op, 0, NULL, NULL, t->dtype, SHIMRT_DEV_CPU, -1);
+        AOTITorchError rc =
+            !e || fill(op, e, sv) ? AOTI_TORCH_FAILURE : shimrt_backend_copy(op, t, e);
+        shimrt_tensor_free(e);
+        return rc;
+    }
     if (!shimrt_dtype_is_computable(t->dtype))
         return shimrt_fail(op, "filling a %s tensor is not supported", shimrt_dtype_name(t->dtype));
     int64_t idx[SHIMRT_MAX_DIMS] = {0};
@@ -169,16 +178,24 @@ static AOTITorchError arange(const char *op, shimrt_scalar sstart, shimrt_scalar
     AtenTensorHandle t;
     if (new_filled(op, 1, &size, dt, dev, false, shimrt_scalar_int(0), &t))
         return AOTI_TORCH_FAILURE;
-    if (dev == SHIMRT_DEV_CPU) {
-        if (!shimrt_idx_numeric(dt)) {
-            shimrt_tensor_free(t);
-            return shimrt_fail(op, "dtype %s is not supported", shimrt_dtype_name(dt));
-        }
-        for (int64_t i = 0; i < size; i++)
-            shimrt_idx_store(shimrt_idx_at(t, &i), dt, (long double)start + (long double)i * step);
+    if (dev == SHIMRT_DEV_META) return shimrt_k_give(t, ret0);
+    if (!shimrt_idx_numeric(dt)) {
+        shimrt_tensor_free(t);
+        return shimrt_fail(op, "dtype %s is not supported", shimrt_dtype_name(dt));
     }
-    *ret0 = t;
-    return AOTI_TORCH_SUCCESS;
+    /* the values are computed on the host; on another device into a host tensor that t's
+     * device row then copies */
+    AtenTensorHandle h = t;
+    if (dev != SHIMRT_DEV_CPU &&
+        !(h = shimrt_tensor_empty(op, 1, &size, NULL, dt, SHIMRT_DEV_CPU, -1))) {
+        shimrt_tensor_free(t);
+        return AOTI_TORCH_FAILURE;
+    }
+    for (int64_t i = 0; i < size; i++)
+        shimrt_idx_store(shimrt_idx_at(h, &i), dt, (long double)start + (long double)i * step);
+    AOTITorchError rc = h == t ? AOTI_TORCH_SUCCESS : shimrt_backend_copy(op, t, h);
+    if (h != t) shimrt_tensor_free(h);
+    return shimrt_k_hand_out(rc, t, ret0);
 }
 
 AOTITorchError shimrt_arange(shimrt_scalar end, int32_t *dtype, int32_t *layout, int32_t *device,
@@ -445,7 +462,8 @@ AOTITorchError shimrt_embedding(AtenTensorHandle weight, AtenTensorHandle indice
                                 AtenTensorHandle *ret0) {
     static const char op[] = "embedding";
     (void)padding_idx, (void)scale_grad_by_freq, (void)sparse; /* they only affect backward */
-    if (cpu_only(op, weight)) return AOTI_TORCH_FAILURE;
+    /* weight on another device: index_select through the dispatcher (runtime/generic/) */
+    bool cpu = weight->device_type == SHIMRT_DEV_CPU;
     if (weight->ndim != 2) return shimrt_fail(op, "'weight' must be 2-D");
     if (indices->dtype != SHIMRT_INT64 && indices->dtype != SHIMRT_INT32)
         return shimrt_fail(op,
@@ -459,8 +477,10 @@ AOTITorchError shimrt_embedding(AtenTensorHandle weight, AtenTensorHandle indice
     AtenTensorHandle flat = NULL, rows = NULL;
     if (!shimrt_is_contiguous(indices)) {
         flat = shimrt_tensor_empty(op, indices->ndim, indices->sizes, NULL, indices->dtype,
-                                   SHIMRT_DEV_CPU, -1);
-        if (!flat || shimrt_copy(op, flat, indices)) {
+                                   indices->device_type, indices->device_index);
+        if (!flat ||
+            (indices->device_type == SHIMRT_DEV_CPU ? shimrt_copy(op, flat, indices)
+                                                    : shimrt_backend_copy(op, flat, indices))) {
             shimrt_tensor_free(flat);
             return AOTI_TORCH_FAILURE;
         }
@@ -469,8 +489,9 @@ AOTITorchError shimrt_embedding(AtenTensorHandle weight, AtenTensorHandle indice
     AtenTensorHandle view1d =
         shimrt_tensor_new(op, src->storage, 1, flat_sizes, flat_strides, src->storage_offset,
                           src->dtype, src->device_type, src->device_index, src->layout);
-    AOTITorchError rc =
-        view1d ? shimrt_cpu_index_select(weight, 0, view1d, &rows) : AOTI_TORCH_FAILURE;
+    AOTITorchError rc = !view1d ? AOTI_TORCH_FAILURE
+                        : cpu   ? shimrt_cpu_index_select(weight, 0, view1d, &rows)
+                                : shimrt_k_index_select_any(op, weight, 0, view1d, &rows);
     shimrt_tensor_free(view1d);
     shimrt_tensor_free(flat);
     if (rc) return rc;
@@ -501,8 +522,11 @@ AOTITorchError shimrt_foreach_mul_list(const AtenTensorHandle *self, int64_t sel
     AtenTensorHandle *out = calloc(self_len_ > 0 ? (size_t)self_len_ : 1, sizeof *out);
     if (!out) return shimrt_fail(op, "out of memory");
     for (int64_t k = 0; k < self_len_; k++) {
-        if (cpu_only(op, self[k]) || cpu_only(op, other[k]) ||
-            shimrt_cpu_mul_tensor(self[k], other[k], &out[k]) != AOTI_TORCH_SUCCESS) {
+        /* CPU tensors: the CPU kernel; else mul.Tensor on their device (the dispatcher) */
+        bool cpu =
+            self[k]->device_type == SHIMRT_DEV_CPU && other[k]->device_type == SHIMRT_DEV_CPU;
+        if (cpu ? shimrt_cpu_mul_tensor(self[k], other[k], &out[k])
+                : shimrt_k_mul_any(op, self[k], other[k], &out[k])) {
             while (k-- > 0) shimrt_tensor_free(out[k]);
             free(out);
             return AOTI_TORCH_FAILURE;
@@ -520,8 +544,10 @@ AOTITorchError shimrt_foreach_mul__list(const AtenTensorHandle *self, int64_t se
     /* PyTorch's CPU path: self[k].mul_(other[k]) in turn (the engine's in-place mul: its
      * result type, cast check, broadcast check and integer wrap-around) */
     for (int64_t k = 0; k < self_len_; k++) {
-        if (cpu_only(op, self[k]) || cpu_only(op, other[k]) ||
-            sh_mul_inplace(op, self[k], other[k]))
+        bool cpu =
+            self[k]->device_type == SHIMRT_DEV_CPU && other[k]->device_type == SHIMRT_DEV_CPU;
+        if (cpu ? sh_mul_inplace(op, self[k], other[k])
+                : shimrt_k_mul_inplace_any(op, self[k], other[k]))
             return AOTI_TORCH_FAILURE;
     }
     return AOTI_TORCH_SUCCESS;
@@ -541,8 +567,27 @@ AOTITorchError shimrt_to_dtype_layout(AtenTensorHandle self, int32_t *dtype, int
         return AOTI_TORCH_FAILURE;
     /* a device given is self's only with self's index (a CPU tensor's is -1; cpu:0 copies) */
     bool same_dev = !device || (dev == self->device_type && device_index_ == self->device_index);
-    return shimrt_k_to(op, self, dt, dev, same_dev, copy != 0,
-                       memory_format ? *memory_format : SHIMRT_MEMORY_FORMAT_PRESERVE, ret0);
+    int32_t fmt = memory_format ? *memory_format : SHIMRT_MEMORY_FORMAT_PRESERVE;
+    bool host = (dev == SHIMRT_DEV_CPU && self->device_type == SHIMRT_DEV_CPU) ||
+                dev == SHIMRT_DEV_META || self->device_type == SHIMRT_DEV_META;
+    if (host) return shimrt_k_to(op, self, dt, dev, same_dev, copy != 0, fmt, ret0);
+    /* another device on either side: self itself when nothing changes, else _to_copy: the
+     * layout of empty_like (preserve: self's strides when dense) on the target device,
+     * filled by the devices' rows (the cross-device copy converts the dtype) */
+    int32_t suggested = !shimrt_k_strides_like_cl(self) ? SHIMRT_MEMORY_FORMAT_CONTIGUOUS
+                        : self->ndim == 4               ? SHIMRT_MEMORY_FORMAT_CHANNELS_LAST
+                                                        : SHIMRT_MEMORY_FORMAT_CHANNELS_LAST_3D;
+    if (dt == self->dtype && same_dev && !copy &&
+        (fmt == SHIMRT_MEMORY_FORMAT_PRESERVE || fmt == suggested))
+        return shimrt_k_give(shimrt_tensor_share(op, self), ret0);
+    int64_t strides[SHIMRT_MAX_DIMS];
+    bool use = false;
+    if (shimrt_k_format_strides(op, self, fmt, strides, &use)) return AOTI_TORCH_FAILURE;
+    int32_t idx = device ? (dev == SHIMRT_DEV_CPU ? -1 : device_index_) : self->device_index;
+    AtenTensorHandle t =
+        shimrt_tensor_empty(op, self->ndim, self->sizes, use ? strides : NULL, dt, dev, idx);
+    if (!t) return AOTI_TORCH_FAILURE;
+    return shimrt_k_hand_out(shimrt_backend_copy(op, t, self), t, ret0);
 }
 
 /* ---- sort (always stable: equal keys keep their order; NaN sorts as the largest) ---- */

@@ -270,4 +270,20 @@ AOTITorchError shimrt_k_sort_check(const char *op, const struct AtenTensorOpaque
 AOTITorchError shimrt_k_cat_out(const char *op, const AtenTensorHandle *ts, int64_t n, int64_t dim,
                                 AtenTensorHandle out);
 
+/* ---- composite.c: composites' device-generic halves, through the dispatcher (each op
+ * on its tensors' device); op names the composite in messages. */
+/* index_select(self, dim, index) */
+AOTITorchError shimrt_k_index_select_any(const char *op, AtenTensorHandle self, int64_t dim,
+                                         AtenTensorHandle index, AtenTensorHandle *ret0);
+/* mul.Tensor(self, other) and mul_.Tensor(self, other) */
+AOTITorchError shimrt_k_mul_any(const char *op, AtenTensorHandle self, AtenTensorHandle other,
+                                AtenTensorHandle *ret0);
+AOTITorchError shimrt_k_mul_inplace_any(const char *op, AtenTensorHandle self,
+                                        AtenTensorHandle other);
+/* layer_norm: native_layer_norm's first result (weight, bias: NULL for None) */
+AOTITorchError shimrt_k_layer_norm_any(const char *op, AtenTensorHandle input,
+                                       const int64_t *normalized_shape, int64_t n,
+                                       AtenTensorHandle weight, AtenTensorHandle bias, double eps,
+                                       AtenTensorHandle *ret0);
+
 #endif

@@ -2,10 +2,21 @@
  * backend's device logic (contexts, guards, streams, the caching allocator, copies,
  * events) runs on machines without a GPU: two devices whose "device memory" is host memory.
  * Module loading and kernel launches fail (CUDA_ERROR_NOT_SUPPORTED). The fake_cuda_*
- * functions let the tests look inside. */
+ * functions let the tests look inside.
+ *
+ * SHIMRT_FAKE_CUDA_GUARD=1 (read when the library loads) makes device memory what it is on
+ * a GPU: out of the host's reach. Each device allocation gets pages of its own, kept
+ * PROT_NONE except while the driver itself works on them (cuMemcpyAsync, cuMemsetD8Async,
+ * cuLaunchKernel open every device allocation for the call's duration), so a runtime that
+ * loads or stores device memory with host code faults at that line (SIGSEGV), as it would
+ * on a real GPU, where the fake's host-backed memory otherwise hides it. Another thread's
+ * host access while a driver call is open is not caught. The fake cuBLAS reads device
+ * memory on the host: GEMMs do not run in this mode. */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 typedef int CUresult;
 typedef unsigned long long CUdeviceptr;
@@ -105,20 +116,59 @@ typedef struct fake_mem {
     size_t n;
     int dev, host;
     struct fake_mem *next;
+    size_t mapped; /* guard mode, device memory: the bytes mapped at p (0: malloc'd) */
 } fake_mem;
 static fake_mem *mems;
 static pthread_mutex_t mem_lock = PTHREAD_MUTEX_INITIALIZER;
+static int guard;      /* SHIMRT_FAKE_CUDA_GUARD=1 */
+static int guard_open; /* driver calls now working on device memory (under mem_lock) */
+__attribute__((constructor)) static void read_guard(void) {
+    const char *g = getenv("SHIMRT_FAKE_CUDA_GUARD");
+    guard = g && !strcmp(g, "1");
+}
+EXPORT int fake_cuda_guarded(void) { return guard; }
+/* Opens (prot read-write) or closes (PROT_NONE) every guarded allocation. */
+static void guard_protect(int prot) {
+    for (fake_mem *m = mems; m; m = m->next)
+        if (m->mapped && mprotect(m->p, m->mapped, prot)) abort();
+}
+/* Around a driver call that reads or writes device memory. */
+static void device_access_begin(void) {
+    if (!guard) return;
+    pthread_mutex_lock(&mem_lock);
+    if (guard_open++ == 0) guard_protect(PROT_READ | PROT_WRITE);
+    pthread_mutex_unlock(&mem_lock);
+}
+static void device_access_end(void) {
+    if (!guard) return;
+    pthread_mutex_lock(&mem_lock);
+    if (--guard_open == 0) guard_protect(PROT_NONE);
+    pthread_mutex_unlock(&mem_lock);
+}
 static CUresult mem_alloc(void **p, size_t n, int host) {
     if (!current_ctx) return 201; /* CUDA_ERROR_INVALID_CONTEXT */
     pthread_mutex_lock(&mem_lock);
     fake_mem *m = used + n > budget ? NULL : malloc(sizeof *m);
-    char *b = m ? malloc(n + 16) : NULL;
+    char *b = NULL;
+    size_t mapped = 0;
+    if (m && guard && !host) {
+        size_t pg = (size_t)sysconf(_SC_PAGESIZE);
+        mapped = (n ? n + pg - 1 : pg) / pg * pg;
+        b = mmap(NULL, mapped, guard_open ? PROT_READ | PROT_WRITE : PROT_NONE,
+                 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (b == MAP_FAILED)
+            b = NULL;
+        else
+            b -= 16; /* the pages start at p */
+    } else if (m) {
+        b = malloc(n + 16);
+    }
     if (!b) {
         free(m);
         pthread_mutex_unlock(&mem_lock);
         return 2; /* CUDA_ERROR_OUT_OF_MEMORY */
     }
-    *m = (fake_mem){b + 16, n, dev_of_ctx(current_ctx), host, mems};
+    *m = (fake_mem){b + 16, n, dev_of_ctx(current_ctx), host, mems, mapped};
     mems = m;
     used += n;
     live_allocs++;
@@ -134,7 +184,10 @@ static CUresult mem_free(void *p) {
             *pp = m->next;
             used -= m->n;
             live_allocs--;
-            free(m->p - 16);
+            if (m->mapped)
+                munmap(m->p, m->mapped);
+            else
+                free(m->p - 16);
             free(m);
             pthread_mutex_unlock(&mem_lock);
             return 0;
@@ -168,12 +221,16 @@ EXPORT CUresult cuMemcpyAsync(CUdeviceptr d, CUdeviceptr s, size_t n, void *st) 
     __atomic_fetch_add(&copies, 1, __ATOMIC_RELAXED);
     last_copy_dev = dev_of_ctx(current_ctx);
     last_copy_stream = st;
+    device_access_begin();
     memmove((void *)(size_t)d, (const void *)(size_t)s, n);
+    device_access_end();
     return 0;
 }
 EXPORT CUresult cuMemsetD8Async(CUdeviceptr d, unsigned char v, size_t n, void *st) {
     (void)st;
+    device_access_begin();
     memset((void *)(size_t)d, v, n);
+    device_access_end();
     return 0;
 }
 EXPORT CUresult cuMemGetInfo_v2(size_t *f, size_t *t) {
@@ -323,7 +380,10 @@ EXPORT CUresult cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, u
     unsigned block = bx;
     if (e->threads && emu_grid_cap && grid > emu_grid_cap) grid = emu_grid_cap;
     if (e->threads && emu_block_cap && block > emu_block_cap) block = emu_block_cap;
-    return sh_emu_launch(e->fn, grid, block, (const sh_params *)p[0]) ? 1 : 0;
+    device_access_begin();
+    int bad = sh_emu_launch(e->fn, grid, block, (const sh_params *)p[0]);
+    device_access_end();
+    return bad ? 1 : 0;
 }
 #else
 EXPORT CUresult cuModuleLoadData(void **m, const void *img) {
