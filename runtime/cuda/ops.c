@@ -734,6 +734,11 @@ AOTITorchError shimrt_cuda_scatter_run(const char *op, AtenTensorHandle out, Ate
         (out != self &&
          (shimrt_resize_output(op, out, self->ndim, self->sizes) || device_copy(op, out, self))))
         return AOTI_TORCH_FAILURE;
+    /* as the CPU kernel (PyTorch): out holds self by now; the mean of bool has no kernel,
+     * nor the floor division by the counts that follows for an empty index */
+    if (mode == SHS_MEAN && out->dtype == SHIMRT_BOOL)
+        return shimrt_fail(op, "\"%s\" not implemented for 'Bool'",
+                           ni ? "scatter_gather_tensor_cuda_reduce_mean" : "div_floor_cuda");
     if (ni == 0) return AOTI_TORCH_SUCCESS;
     char name[96];
     snprintf(name, sizeof name, "sh_scatter_%s_strided", shimrt_cuda_dtype_tag(self->dtype));
