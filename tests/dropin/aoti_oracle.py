@@ -2084,6 +2084,9 @@ def dist_backward_family():
     case("transposed", pf, [T(x.t()), 2.0, Ret()], lambda: A._pdist_forward(x.t(), 2.0))
     case("1-d", pf, [T(x[0]), 2.0, Ret()], lambda: A._pdist_forward(x[0], 2.0))
     refuses("short grad", pb, [T(torch.ones(3)), T(x), 2.0, T(d), Ret()])
+    # (differential fuzzer) an empty self is contiguous whatever its strides
+    e = torch.empty_strided([0, 3, 2], [6, 1, 3], dtype=torch.int16)
+    case("empty, strides [6, 1, 3]", pf, [T(e), 2.0, Ret()], lambda: A._pdist_forward(e, 2.0))
     x1, x2 = rand([2, 4, 3], torch.float32), rand([2, 5, 3], torch.float32)
     cd = A._cdist_forward(x1, x2, 2.0, None)
     for label, g, a, b, c in (("grad dtype", torch.ones(2, 4, 5).double(), x1, x2, cd),
