@@ -180,10 +180,20 @@ AOTITorchError shimrt_cpu__pdist_backward(AtenTensorHandle grad, AtenTensorHandl
         shimrt_tensor_free(r);
         return AOTI_TORCH_FAILURE;
     }
-    if (p == 0.0 || total == 0) return hand(op, r, self->dtype, ret0);
+    if (p == 0.0) return hand(op, r, self->dtype, ret0);
+    /* PyTorch's kernel reads self.size(0), self.size(1), grad.stride(0), then the data of
+     * grad and pdist as self's dtype, whatever the sizes */
     AOTITorchError err = AOTI_TORCH_SUCCESS;
+    if (self->ndim == 1)
+        err = shimrt_fail(op, "Dimension out of range (expected to be in range of [-1, 0], "
+                              "but got 1)");
+    else if (self->ndim == 0 || grad->ndim == 0)
+        err = shimrt_fail(op, "Dimension specified as 0 but tensor has no dimensions");
     if (!err) err = same_scalar(op, self->dtype, grad) || same_scalar(op, self->dtype, pdist);
-    int64_t n = self->sizes[0], m = self->ndim > 1 ? self->sizes[1] : 0, c = n * (n - 1) / 2;
+    if (!err && total == 0) /* (PyTorch dies dividing by 0 rows of more than 0 columns) */
+        return hand(op, r, self->dtype, ret0);
+    int64_t n = self->ndim ? self->sizes[0] : 0, m = self->ndim > 1 ? self->sizes[1] : 0;
+    int64_t c = n * (n - 1) / 2;
     /* grad is read with its stride(0), c values; pdist c values; self as n rows of m */
     if (!err && (self->ndim != 2 || grad->ndim < 1 || shimrt_numel(grad) < c ||
                  shimrt_numel(pdist) < c || (c > 0 && grad->sizes[0] < c)))

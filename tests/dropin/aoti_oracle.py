@@ -2087,6 +2087,16 @@ def dist_backward_family():
     # (differential fuzzer) an empty self is contiguous whatever its strides
     e = torch.empty_strided([0, 3, 2], [6, 1, 3], dtype=torch.int16)
     case("empty, strides [6, 1, 3]", pf, [T(e), 2.0, Ret()], lambda: A._pdist_forward(e, 2.0))
+    # (differential fuzzer) PyTorch reads self.size(1) and grad.stride(0) before the dtypes of
+    # grad and pdist, whatever the sizes (p = 0 reads nothing)
+    i8, bf = torch.empty(0, dtype=torch.int8), torch.tensor(1.0, dtype=torch.bfloat16)
+    for label, g, xx, dd in (("1-d empty self", i8, torch.empty(0), i8),
+                             ("0-d grad", bf, torch.empty(4, 1, 2, 0), bf),
+                             ("0-d self", torch.ones(1), torch.tensor(1.0), torch.ones(1)),
+                             ("int8 grad, empty self", i8, torch.empty(0, 3), torch.empty(0))):
+        for p in (0.0, 2.0):
+            case(f"{label} p={p}", pb, [T(g), T(xx), p, T(dd), Ret()],
+                 lambda g=g, xx=xx, p=p, dd=dd: A._pdist_backward(g, xx, p, dd))
     x1, x2 = rand([2, 4, 3], torch.float32), rand([2, 5, 3], torch.float32)
     cd = A._cdist_forward(x1, x2, 2.0, None)
     for label, g, a, b, c in (("grad dtype", torch.ones(2, 4, 5).double(), x1, x2, cd),
