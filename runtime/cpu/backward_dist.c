@@ -273,8 +273,15 @@ AOTITorchError shimrt_cpu__cdist_backward(AtenTensorHandle grad, AtenTensorHandl
         if (z) shimrt_k_fill(z, 0);
         return shimrt_k_give(z, ret0);
     }
-    if (dist_dtype(op, "cdist_backward", x1->dtype) || same_scalar(op, x1->dtype, x2) ||
-        same_scalar(op, x1->dtype, grad) || same_scalar(op, x1->dtype, cdist))
+    if (dist_dtype(op, "cdist_backward", x1->dtype)) return AOTI_TORCH_FAILURE;
+    if (p == 0.0) { /* zeros of x1's expanded shape: PyTorch's kernel reads nothing */
+        AtenTensorHandle z = shimrt_k_new(op, bnd + 2, shape, x1->dtype);
+        if (z) shimrt_k_fill(z, 0);
+        return shimrt_k_give(z, ret0);
+    }
+    /* (PyTorch's kernel reads grad, cdist, then x2 as x1's dtype) */
+    if (same_scalar(op, x1->dtype, grad) || same_scalar(op, x1->dtype, cdist) ||
+        same_scalar(op, x1->dtype, x2))
         return AOTI_TORCH_FAILURE;
     int64_t pairs = batch * r1 * r2;
     if (c2 != c1 || shimrt_numel(grad) < pairs || shimrt_numel(cdist) < pairs)

@@ -2103,6 +2103,12 @@ def dist_backward_family():
                               ("x2 dtype", torch.ones(2, 4, 5), x1, x2.double(), cd),
                               ("1-d", torch.ones(5), x1[0, 0], x2[0, 0], cd)):
         case(label, cb, [T(g), T(a), T(b), 2.0, T(c), Ret()], lambda g=g, a=a, b=b, c=c: A._cdist_backward(g, a, b, 2.0, c))
+    # (differential fuzzer) p = 0 reads neither grad nor cdist: their dtypes are not checked
+    for dt in (torch.float16, torch.bfloat16, torch.int64):
+        g, c = torch.ones(2, 4, 5, dtype=dt), cd.to(dt)
+        for p in (0.0, 2.0):
+            case(f"{dt} grad and cdist p={p}", cb, [T(g), T(x1), T(x2), p, T(c), Ret()],
+                 lambda g=g, c=c, p=p: A._cdist_backward(g, x1, x2, p, c))
     refuses("x2 columns", cb, [T(torch.ones(2, 4, 5)), T(x1), T(x2[..., :2]), 2.0, T(cd), Ret()])
     refuses("short cdist", cb, [T(torch.ones(2, 4, 5)), T(x1), T(x2), 2.0, T(cd[:1]), Ret()])
 
