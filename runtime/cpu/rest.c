@@ -54,17 +54,19 @@ static AOTITorchError to_sparse(const char *op, bool underscore, AtenTensorHandl
     int32_t to = layout ? *layout : 1; /* Sparse (COO) by default */
     bool block = blocksize != NULL;
     if (block && blocksize_len_ != 2)
-        return shimrt_fail(op, "blocksize must have 2 elements, got %lld",
+        return shimrt_fail(op, "%s: blocksize needs to be a tuple of size 2, but got %lld",
+                           to == SHIMRT_LAYOUT_STRIDED ? "to_sparse" : "dense_to_sparse",
                            (long long)blocksize_len_);
     if (to == SHIMRT_LAYOUT_STRIDED) {
         if (block)
             return shimrt_fail(op, "to_sparse: conversion from Strided to Strided with blocksize "
                                    "argument given is not supported");
-        if (dense_dim && (*dense_dim < 0 || *dense_dim > 0))
+        /* (PyTorch's range for a strided result is [0, self.dim() - 2]) */
+        if (!underscore && dense_dim && (*dense_dim < 0 || *dense_dim > self->ndim - 2))
             return shimrt_fail(op,
-                               "to_sparse: dense_dim argument must be in [0,0] range, but %lld is "
-                               "given",
-                               (long long)*dense_dim);
+                               "to_sparse: dense_dim argument must be in [0,%lld] range, but %lld "
+                               "is given",
+                               (long long)(self->ndim - 2), (long long)*dense_dim);
         if (underscore)
             return shimrt_fail(op, "self.layout() != layout_to INTERNAL ASSERT FAILED: "
                                    "dense_to_sparse: unexpected same input and output layout");
@@ -81,11 +83,16 @@ static AOTITorchError to_sparse(const char *op, bool underscore, AtenTensorHandl
                            "dense_to_sparse: conversion from Strided to %s without blocksize "
                            "argument given is not supported",
                            layout_name(to));
-    if (dense_dim && (*dense_dim < 0 || *dense_dim > self->ndim))
+    /* (COO: [0, self.dim()], not self.dim() itself past 0-d; compressed: [0, self.dim() - 2]) */
+    int64_t dmax = to == 1 ? self->ndim : self->ndim - 2;
+    if (dense_dim && (*dense_dim < 0 || *dense_dim > dmax))
         return shimrt_fail(op,
-                           "to_sparse: dense_dim argument must be in [0,%lld] range, but %lld is "
-                           "given",
-                           (long long)self->ndim, (long long)*dense_dim);
+                           "dense_to_sparse: dense_dim argument must be in [0,%lld] range, but "
+                           "%lld is given",
+                           (long long)dmax, (long long)*dense_dim);
+    if (dense_dim && to == 1 && self->ndim > 0 && *dense_dim == self->ndim)
+        return shimrt_fail(op, "dense_to_sparse: dense_dim argument must be !=self.dim() when "
+                               "self.dim()>0");
     return shimrt_fail(op,
                        "to_sparse: conversion from Strided to %s is not supported: libshimrt has "
                        "no sparse layout",

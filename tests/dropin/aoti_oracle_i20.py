@@ -208,6 +208,11 @@ def rest_family():
                  lambda xx=xx, op=op: op(xx, layout=torch.strided))
         case("strided, dense_dim=1", nm, [T(x), Opt(0), None, 0, Opt(1), Ret()],
              lambda op=op: op(x, layout=torch.strided, dense_dim=1))
+        # (differential fuzzer) a strided result's dense_dim range is [0, self.dim() - 2]
+        for shape, dd in (([0], 0), ([2], -1), ([2, 3, 4], 1), ([2, 3, 4], 2), ([], 0)):
+            xd = rand(shape, torch.float32)
+            case(f"strided {shape}, dense_dim={dd}", nm, [T(xd), Opt(0), None, 0, Opt(dd), Ret()],
+                 lambda xd=xd, dd=dd, op=op: op(xd, layout=torch.strided, dense_dim=dd))
         case("strided, blocksize", nm, [T(x), Opt(0), i64pp([1, 1]), 2, Opt(None), Ret()],
              lambda op=op: op(x, layout=torch.strided, blocksize=[1, 1]))
         case("COO, blocksize", nm, [T(x), Opt(1), i64pp([1, 1]), 2, Opt(None), Ret()],
