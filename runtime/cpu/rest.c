@@ -140,6 +140,32 @@ AOTITorchError shimrt_cpu_set__source_tensor(AtenTensorHandle self, AtenTensorHa
     }
     shimrt_storage *stg = source->storage;
     size_t before = stg ? stg->nbytes : 0;
+    if (self->impl == source->impl) return AOTI_TORCH_SUCCESS; /* (PyTorch: self unchanged) */
+    /* PyTorch's checkSetStorage: where self already has source's sizes and strides, the
+     * storage is not grown (resize_impl_cpu_ returns early) but must hold them */
+    bool same =
+        self->ndim == nd && (nd == 0 || (!memcmp(self->sizes, sz, (size_t)nd * sizeof *sz) &&
+                                         !memcmp(self->strides, st, (size_t)nd * sizeof *st)));
+    int64_t last = source->storage_offset, need;
+    bool empty = false, wide = false;
+    for (int64_t d = 0; d < nd; d++) {
+        empty |= sz[d] == 0;
+        int64_t step;
+        wide |= __builtin_mul_overflow(sz[d] - 1, st[d], &step) ||
+                __builtin_add_overflow(last, step, &last);
+    }
+    wide |= __builtin_mul_overflow(last + 1, (int64_t)shimrt_dtype_size(self->dtype), &need);
+    if (same && !empty && !wide && stg && (uint64_t)need > before) { /* (wide: refused below) */
+        char a[256], b[256];
+        return shimrt_fail(op,
+                           "setStorage: sizes %s, strides %s, storage offset %lld, and itemsize %d "
+                           "requiring a storage size of %lld are out of bounds for storage of "
+                           "size %lld",
+                           shimrt_k_fmt_shape(a, sizeof a, nd, sz),
+                           shimrt_k_fmt_shape(b, sizeof b, nd, st),
+                           (long long)source->storage_offset, (int)shimrt_dtype_size(self->dtype),
+                           (long long)need, (long long)before);
+    }
     if (shimrt_tensor_set_storage(op, self, stg, source->storage_offset, nd, sz, st))
         return AOTI_TORCH_FAILURE;
     /* the bytes a grown storage gains: zeros rather than uninitialized memory */
