@@ -2031,6 +2031,12 @@ def pool3d_backward_family():
             case(label, am, [T(gg), T(xx), T(ii), Ret()],
                  lambda gg=gg, xx=xx, ii=ii: A.adaptive_max_pool3d_backward(gg, xx, ii))
             case(label, aa, [T(gg), T(xx), Ret()], lambda gg=gg, xx=xx: A._adaptive_avg_pool3d_backward(gg, xx))
+    # (differential fuzzer) an empty non-batch dim of grad_output is refused before any other check
+    for gs, xs in (([4, 1, 0, 3], [4, 1, 0, 3]), ([4, 1, 0, 3], [4, 1]), ([1, 0, 2, 3], [2, 1, 2, 3]),
+                   ([0, 1, 2, 3], [0, 1, 2, 3])):
+        ge, xe = torch.zeros(gs), torch.zeros(xs)
+        case(f"grad {gs} self {xs}", aa, [T(ge), T(xe), Ret()],
+             lambda ge=ge, xe=xe: A._adaptive_avg_pool3d_backward(ge, xe))
     for (k, st, pd) in ([[2, 2], [2], [0]], [[2], [0], [0]], [[0], [2], [0]], [[2], [2], [2]], [[8], [2], [0]]):
         case(f"k{k} s{st} p{pd}", mx, [T(g), T(x), k, st, pd, [1], 0, T(ix), Ret()],
              lambda k=k, st=st, pd=pd: A.max_pool3d_with_indices_backward(g, x, k, st, pd, [1], False, ix))
