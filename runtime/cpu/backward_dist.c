@@ -140,6 +140,11 @@ AOTITorchError shimrt_cpu__pdist_forward(AtenTensorHandle self, double p, AtenTe
     int64_t n = self->sizes[0], c = n > 1 ? n * (n - 1) / 2 : 0;
     if (c > 0 && self->sizes[1] > 0 && dist_dtype(op, "pdist", self->dtype))
         return AOTI_TORCH_FAILURE;
+    if (c > 0 && self->sizes[1] > 0 && shimrt_numel(self) == 0) /* (e.g. [3, 1, 0]) */
+        return shimrt_fail(op,
+                           "%s: self has no elements but %lld rows of %lld values (PyTorch's "
+                           "kernel would index out of bounds)",
+                           op, (long long)n, (long long)self->sizes[1]);
     AtenTensorHandle r = shimrt_k_new(op, 1, &c, SHIMRT_FLOAT64);
     if (!r) return AOTI_TORCH_FAILURE;
     if (c > 0) {
