@@ -242,7 +242,8 @@ AOTITorchError shimrt_k_give(AtenTensorHandle t, AtenTensorHandle *ret0);
 
 /* Product of sizes (1 for a 0-dim tensor). */
 int64_t shimrt_numel(const struct AtenTensorOpaque *t);
-/* True when strides are the row-major contiguous strides (size-1 dims ignored). */
+/* True when strides are the row-major contiguous strides (size-1 dims ignored), or when t has
+ * no elements (as PyTorch's is_contiguous). */
 bool shimrt_is_contiguous(const struct AtenTensorOpaque *t);
 /* Address of element 0 (storage data + storage_offset * element size); NULL if none. */
 void *shimrt_data(const struct AtenTensorOpaque *t);

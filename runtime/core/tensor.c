@@ -46,8 +46,9 @@ int64_t shimrt_numel(const struct AtenTensorOpaque *t) {
 
 bool shimrt_is_contiguous(const struct AtenTensorOpaque *t) {
     int64_t expected = 1;
-    for (int64_t i = t->ndim - 1; i >= 0; i--) {
+    for (int64_t i = 0; i < t->ndim; i++) /* (no elements: contiguous, as PyTorch) */
         if (t->sizes[i] == 0) return true;
+    for (int64_t i = t->ndim - 1; i >= 0; i--) {
         if (t->sizes[i] == 1) continue;
         if (t->strides[i] != expected) return false;
         expected *= t->sizes[i];

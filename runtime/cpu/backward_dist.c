@@ -140,6 +140,11 @@ AOTITorchError shimrt_cpu__pdist_forward(AtenTensorHandle self, double p, AtenTe
     int64_t n = self->sizes[0], c = n > 1 ? n * (n - 1) / 2 : 0;
     if (c > 0 && self->sizes[1] > 0 && dist_dtype(op, "pdist", self->dtype))
         return AOTI_TORCH_FAILURE;
+    if (c > 0 && self->sizes[1] > 0 && shimrt_numel(self) == 0) /* (e.g. [3, 1, 0]) */
+        return shimrt_fail(op,
+                           "%s: self has no elements but %lld rows of %lld values (PyTorch's "
+                           "kernel would index out of bounds)",
+                           op, (long long)n, (long long)self->sizes[1]);
     AtenTensorHandle r = shimrt_k_new(op, 1, &c, SHIMRT_FLOAT64);
     if (!r) return AOTI_TORCH_FAILURE;
     if (c > 0) {
@@ -180,10 +185,20 @@ AOTITorchError shimrt_cpu__pdist_backward(AtenTensorHandle grad, AtenTensorHandl
         shimrt_tensor_free(r);
         return AOTI_TORCH_FAILURE;
     }
-    if (p == 0.0 || total == 0) return hand(op, r, self->dtype, ret0);
+    if (p == 0.0) return hand(op, r, self->dtype, ret0);
+    /* PyTorch's kernel reads self.size(0), self.size(1), grad.stride(0), then the data of
+     * grad and pdist as self's dtype, whatever the sizes */
     AOTITorchError err = AOTI_TORCH_SUCCESS;
+    if (self->ndim == 1)
+        err = shimrt_fail(op, "Dimension out of range (expected to be in range of [-1, 0], "
+                              "but got 1)");
+    else if (self->ndim == 0 || grad->ndim == 0)
+        err = shimrt_fail(op, "Dimension specified as 0 but tensor has no dimensions");
     if (!err) err = same_scalar(op, self->dtype, grad) || same_scalar(op, self->dtype, pdist);
-    int64_t n = self->sizes[0], m = self->ndim > 1 ? self->sizes[1] : 0, c = n * (n - 1) / 2;
+    if (!err && total == 0) /* (PyTorch dies dividing by 0 rows of more than 0 columns) */
+        return hand(op, r, self->dtype, ret0);
+    int64_t n = self->ndim ? self->sizes[0] : 0, m = self->ndim > 1 ? self->sizes[1] : 0;
+    int64_t c = n * (n - 1) / 2;
     /* grad is read with its stride(0), c values; pdist c values; self as n rows of m */
     if (!err && (self->ndim != 2 || grad->ndim < 1 || shimrt_numel(grad) < c ||
                  shimrt_numel(pdist) < c || (c > 0 && grad->sizes[0] < c)))
@@ -263,8 +278,15 @@ AOTITorchError shimrt_cpu__cdist_backward(AtenTensorHandle grad, AtenTensorHandl
         if (z) shimrt_k_fill(z, 0);
         return shimrt_k_give(z, ret0);
     }
-    if (dist_dtype(op, "cdist_backward", x1->dtype) || same_scalar(op, x1->dtype, x2) ||
-        same_scalar(op, x1->dtype, grad) || same_scalar(op, x1->dtype, cdist))
+    if (dist_dtype(op, "cdist_backward", x1->dtype)) return AOTI_TORCH_FAILURE;
+    if (p == 0.0) { /* zeros of x1's expanded shape: PyTorch's kernel reads nothing */
+        AtenTensorHandle z = shimrt_k_new(op, bnd + 2, shape, x1->dtype);
+        if (z) shimrt_k_fill(z, 0);
+        return shimrt_k_give(z, ret0);
+    }
+    /* (PyTorch's kernel reads grad, cdist, then x2 as x1's dtype) */
+    if (same_scalar(op, x1->dtype, grad) || same_scalar(op, x1->dtype, cdist) ||
+        same_scalar(op, x1->dtype, x2))
         return AOTI_TORCH_FAILURE;
     int64_t pairs = batch * r1 * r2;
     if (c2 != c1 || shimrt_numel(grad) < pairs || shimrt_numel(cdist) < pairs)

@@ -860,10 +860,21 @@ AOTITorchError shimrt_cpu__adaptive_avg_pool3d_backward(AtenTensorHandle grad_ou
                                                         AtenTensorHandle *ret0) {
     static const char op[] = "_adaptive_avg_pool3d_backward";
     static const char fn[] = "adaptive_avg_pool3d_backward_out_cpu_template";
-    if (shimrt_k_check_cpu(op, self, "self") ||
-        shimrt_k_check_cpu(op, grad_output, "grad_output") ||
-        shimrt_k_check_dtype(op, self, "self"))
+    if (shimrt_k_check_cpu(op, self, "self") || shimrt_k_check_cpu(op, grad_output, "grad_output"))
         return AOTI_TORCH_FAILURE;
+    /* PyTorch's adaptive_pool_empty_output_check comes first */
+    for (int64_t i = 1; i < grad_output->ndim; i++)
+        if (grad_output->sizes[i] <= 0) {
+            char buf[128];
+            return shimrt_fail(
+                op,
+                "adaptive_avg_pool3d_backward(): Expected grad_output to have non-zero size for "
+                "non-batch dimensions, but grad_output has sizes %s with dimension %lld being "
+                "empty",
+                shimrt_k_fmt_shape(buf, sizeof buf, grad_output->ndim, grad_output->sizes),
+                (long long)i);
+        }
+    if (shimrt_k_check_dtype(op, self, "self")) return AOTI_TORCH_FAILURE;
     if (grad_output->ndim != self->ndim)
         return shimrt_fail(op,
                            "%s: Expected dimensions %lld for `gradOutput_` but got dimensions %lld",

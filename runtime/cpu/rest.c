@@ -54,17 +54,19 @@ static AOTITorchError to_sparse(const char *op, bool underscore, AtenTensorHandl
     int32_t to = layout ? *layout : 1; /* Sparse (COO) by default */
     bool block = blocksize != NULL;
     if (block && blocksize_len_ != 2)
-        return shimrt_fail(op, "blocksize must have 2 elements, got %lld",
+        return shimrt_fail(op, "%s: blocksize needs to be a tuple of size 2, but got %lld",
+                           to == SHIMRT_LAYOUT_STRIDED ? "to_sparse" : "dense_to_sparse",
                            (long long)blocksize_len_);
     if (to == SHIMRT_LAYOUT_STRIDED) {
         if (block)
             return shimrt_fail(op, "to_sparse: conversion from Strided to Strided with blocksize "
                                    "argument given is not supported");
-        if (dense_dim && (*dense_dim < 0 || *dense_dim > 0))
+        /* (PyTorch's range for a strided result is [0, self.dim() - 2]) */
+        if (!underscore && dense_dim && (*dense_dim < 0 || *dense_dim > self->ndim - 2))
             return shimrt_fail(op,
-                               "to_sparse: dense_dim argument must be in [0,0] range, but %lld is "
-                               "given",
-                               (long long)*dense_dim);
+                               "to_sparse: dense_dim argument must be in [0,%lld] range, but %lld "
+                               "is given",
+                               (long long)(self->ndim - 2), (long long)*dense_dim);
         if (underscore)
             return shimrt_fail(op, "self.layout() != layout_to INTERNAL ASSERT FAILED: "
                                    "dense_to_sparse: unexpected same input and output layout");
@@ -81,11 +83,16 @@ static AOTITorchError to_sparse(const char *op, bool underscore, AtenTensorHandl
                            "dense_to_sparse: conversion from Strided to %s without blocksize "
                            "argument given is not supported",
                            layout_name(to));
-    if (dense_dim && (*dense_dim < 0 || *dense_dim > self->ndim))
+    /* (COO: [0, self.dim()], not self.dim() itself past 0-d; compressed: [0, self.dim() - 2]) */
+    int64_t dmax = to == 1 ? self->ndim : self->ndim - 2;
+    if (dense_dim && (*dense_dim < 0 || *dense_dim > dmax))
         return shimrt_fail(op,
-                           "to_sparse: dense_dim argument must be in [0,%lld] range, but %lld is "
-                           "given",
-                           (long long)self->ndim, (long long)*dense_dim);
+                           "dense_to_sparse: dense_dim argument must be in [0,%lld] range, but "
+                           "%lld is given",
+                           (long long)dmax, (long long)*dense_dim);
+    if (dense_dim && to == 1 && self->ndim > 0 && *dense_dim == self->ndim)
+        return shimrt_fail(op, "dense_to_sparse: dense_dim argument must be !=self.dim() when "
+                               "self.dim()>0");
     return shimrt_fail(op,
                        "to_sparse: conversion from Strided to %s is not supported: libshimrt has "
                        "no sparse layout",
@@ -133,6 +140,32 @@ AOTITorchError shimrt_cpu_set__source_tensor(AtenTensorHandle self, AtenTensorHa
     }
     shimrt_storage *stg = source->storage;
     size_t before = stg ? stg->nbytes : 0;
+    if (self->impl == source->impl) return AOTI_TORCH_SUCCESS; /* (PyTorch: self unchanged) */
+    /* PyTorch's checkSetStorage: where self already has source's sizes and strides, the
+     * storage is not grown (resize_impl_cpu_ returns early) but must hold them */
+    bool same =
+        self->ndim == nd && (nd == 0 || (!memcmp(self->sizes, sz, (size_t)nd * sizeof *sz) &&
+                                         !memcmp(self->strides, st, (size_t)nd * sizeof *st)));
+    int64_t last = source->storage_offset, need;
+    bool empty = false, wide = false;
+    for (int64_t d = 0; d < nd; d++) {
+        empty |= sz[d] == 0;
+        int64_t step;
+        wide |= __builtin_mul_overflow(sz[d] - 1, st[d], &step) ||
+                __builtin_add_overflow(last, step, &last);
+    }
+    wide |= __builtin_mul_overflow(last + 1, (int64_t)shimrt_dtype_size(self->dtype), &need);
+    if (same && !empty && !wide && stg && (uint64_t)need > before) { /* (wide: refused below) */
+        char a[256], b[256];
+        return shimrt_fail(op,
+                           "setStorage: sizes %s, strides %s, storage offset %lld, and itemsize %d "
+                           "requiring a storage size of %lld are out of bounds for storage of "
+                           "size %lld",
+                           shimrt_k_fmt_shape(a, sizeof a, nd, sz),
+                           shimrt_k_fmt_shape(b, sizeof b, nd, st),
+                           (long long)source->storage_offset, (int)shimrt_dtype_size(self->dtype),
+                           (long long)need, (long long)before);
+    }
     if (shimrt_tensor_set_storage(op, self, stg, source->storage_offset, nd, sz, st))
         return AOTI_TORCH_FAILURE;
     /* the bytes a grown storage gains: zeros rather than uninitialized memory */

@@ -2082,6 +2082,12 @@ def pool3d_backward_family():
             case(label, am, [T(gg), T(xx), T(ii), Ret()],
                  lambda gg=gg, xx=xx, ii=ii: A.adaptive_max_pool3d_backward(gg, xx, ii))
             case(label, aa, [T(gg), T(xx), Ret()], lambda gg=gg, xx=xx: A._adaptive_avg_pool3d_backward(gg, xx))
+    # (differential fuzzer) an empty non-batch dim of grad_output is refused before any other check
+    for gs, xs in (([4, 1, 0, 3], [4, 1, 0, 3]), ([4, 1, 0, 3], [4, 1]), ([1, 0, 2, 3], [2, 1, 2, 3]),
+                   ([0, 1, 2, 3], [0, 1, 2, 3])):
+        ge, xe = torch.zeros(gs), torch.zeros(xs)
+        case(f"grad {gs} self {xs}", aa, [T(ge), T(xe), Ret()],
+             lambda ge=ge, xe=xe: A._adaptive_avg_pool3d_backward(ge, xe))
     for (k, st, pd) in ([[2, 2], [2], [0]], [[2], [0], [0]], [[0], [2], [0]], [[2], [2], [2]], [[8], [2], [0]]):
         case(f"k{k} s{st} p{pd}", mx, [T(g), T(x), k, st, pd, [1], 0, T(ix), Ret()],
              lambda k=k, st=st, pd=pd: A.max_pool3d_with_indices_backward(g, x, k, st, pd, [1], False, ix))
@@ -2135,12 +2141,33 @@ def dist_backward_family():
     case("transposed", pf, [T(x.t()), 2.0, Ret()], lambda: A._pdist_forward(x.t(), 2.0))
     case("1-d", pf, [T(x[0]), 2.0, Ret()], lambda: A._pdist_forward(x[0], 2.0))
     refuses("short grad", pb, [T(torch.ones(3)), T(x), 2.0, T(d), Ret()])
+    # (differential fuzzer) rows of size(1) > 0 values in no data: PyTorch reads past the end
+    refuses("[3, 1, 0]", pf, [T(torch.empty(3, 1, 0)), 2.0, Ret()])
+    # (differential fuzzer) an empty self is contiguous whatever its strides
+    e = torch.empty_strided([0, 3, 2], [6, 1, 3], dtype=torch.int16)
+    case("empty, strides [6, 1, 3]", pf, [T(e), 2.0, Ret()], lambda: A._pdist_forward(e, 2.0))
+    # (differential fuzzer) PyTorch reads self.size(1) and grad.stride(0) before the dtypes of
+    # grad and pdist, whatever the sizes (p = 0 reads nothing)
+    i8, bf = torch.empty(0, dtype=torch.int8), torch.tensor(1.0, dtype=torch.bfloat16)
+    for label, g, xx, dd in (("1-d empty self", i8, torch.empty(0), i8),
+                             ("0-d grad", bf, torch.empty(4, 1, 2, 0), bf),
+                             ("0-d self", torch.ones(1), torch.tensor(1.0), torch.ones(1)),
+                             ("int8 grad, empty self", i8, torch.empty(0, 3), torch.empty(0))):
+        for p in (0.0, 2.0):
+            case(f"{label} p={p}", pb, [T(g), T(xx), p, T(dd), Ret()],
+                 lambda g=g, xx=xx, p=p, dd=dd: A._pdist_backward(g, xx, p, dd))
     x1, x2 = rand([2, 4, 3], torch.float32), rand([2, 5, 3], torch.float32)
     cd = A._cdist_forward(x1, x2, 2.0, None)
     for label, g, a, b, c in (("grad dtype", torch.ones(2, 4, 5).double(), x1, x2, cd),
                               ("x2 dtype", torch.ones(2, 4, 5), x1, x2.double(), cd),
                               ("1-d", torch.ones(5), x1[0, 0], x2[0, 0], cd)):
         case(label, cb, [T(g), T(a), T(b), 2.0, T(c), Ret()], lambda g=g, a=a, b=b, c=c: A._cdist_backward(g, a, b, 2.0, c))
+    # (differential fuzzer) p = 0 reads neither grad nor cdist: their dtypes are not checked
+    for dt in (torch.float16, torch.bfloat16, torch.int64):
+        g, c = torch.ones(2, 4, 5, dtype=dt), cd.to(dt)
+        for p in (0.0, 2.0):
+            case(f"{dt} grad and cdist p={p}", cb, [T(g), T(x1), T(x2), p, T(c), Ret()],
+                 lambda g=g, c=c, p=p: A._cdist_backward(g, x1, x2, p, c))
     refuses("x2 columns", cb, [T(torch.ones(2, 4, 5)), T(x1), T(x2[..., :2]), 2.0, T(cd), Ret()])
     refuses("short cdist", cb, [T(torch.ones(2, 4, 5)), T(x1), T(x2), 2.0, T(cd[:1]), Ret()])
 

@@ -208,6 +208,11 @@ def rest_family():
                  lambda xx=xx, op=op: op(xx, layout=torch.strided))
         case("strided, dense_dim=1", nm, [T(x), Opt(0), None, 0, Opt(1), Ret()],
              lambda op=op: op(x, layout=torch.strided, dense_dim=1))
+        # (differential fuzzer) a strided result's dense_dim range is [0, self.dim() - 2]
+        for shape, dd in (([0], 0), ([2], -1), ([2, 3, 4], 1), ([2, 3, 4], 2), ([], 0)):
+            xd = rand(shape, torch.float32)
+            case(f"strided {shape}, dense_dim={dd}", nm, [T(xd), Opt(0), None, 0, Opt(dd), Ret()],
+                 lambda xd=xd, dd=dd, op=op: op(xd, layout=torch.strided, dense_dim=dd))
         case("strided, blocksize", nm, [T(x), Opt(0), i64pp([1, 1]), 2, Opt(None), Ret()],
              lambda op=op: op(x, layout=torch.strided, blocksize=[1, 1]))
         case("COO, blocksize", nm, [T(x), Opt(1), i64pp([1, 1]), 2, Opt(None), Ret()],
@@ -259,6 +264,18 @@ def rest_family():
             case(f"{label} into {self_shape}", "aoti_torch_cpu_set__source_Tensor",
                  [T(s0, True), T(src)],
                  lambda s0=s0, src=src: [A.set_.source_Tensor(s0.clone(), src)])
+    # (differential fuzzer) self with source's sizes and strides already: PyTorch checks that
+    # the storage holds them in self's dtype and does not grow it
+    for sdt, src in ((torch.float16, torch.zeros(1, 4, dtype=torch.bool)),
+                     (torch.float64, torch.ones(2, 4, 2)),
+                     (torch.float64, torch.ones(2, 4, 2).as_strided([2, 3, 2], [8, 2, 1])),
+                     (torch.float32, torch.ones(2, 3, dtype=torch.float64).t()),
+                     (torch.int8, torch.ones(2, 2)), (torch.float64, torch.ones(0, 2))):
+        s0 = torch.empty_strided(src.shape, src.stride(), dtype=sdt).zero_()
+        case(f"{sdt} self with the sizes and strides of {src.dtype} {list(src.shape)} "
+             f"{list(src.stride())}", "aoti_torch_cpu_set__source_Tensor", [T(s0, True), T(src)],
+             lambda s0=s0, src=src: [A.set_.source_Tensor(
+                 torch.empty_strided(s0.shape, s0.stride(), dtype=s0.dtype).zero_(), src)])
     # _trilinear (as bilinear calls it, and other expand/sum patterns)
     name = "aoti_torch_cpu__trilinear"
     pats = [([4, 3], [5, 3, 2], [4, 2], [1, 3], [0], [1, 2], [2, 3]),   # bilinear
