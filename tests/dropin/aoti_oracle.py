@@ -2127,6 +2127,10 @@ FAMILIES = [mm_family, conv_family, line_family, sdpa_family, pool_family, misc_
 with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "aoti_oracle_i20.py")) as _f:
     exec(compile(_f.read(), "aoti_oracle_i20.py", "exec"))
 FAMILIES += I20_FAMILIES
+# the bag / segment / attention backward ops (tests/dropin/aoti_oracle_bwb.py)
+with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "aoti_oracle_bwb.py")) as _f:
+    exec(compile(_f.read(), "aoti_oracle_bwb.py", "exec"))
+FAMILIES += BWB_FAMILIES
 for fam in FAMILIES:
     fam()
 
