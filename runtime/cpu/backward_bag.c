@@ -288,16 +288,15 @@ static AOTITorchError bag_sum_backward(const char *op, AtenTensorHandle grad, At
         sort_keys = iv;
         qsort(perm, (size_t)N, sizeof *perm, by_key);
     }
-    /* groups of equal indices in sorted order; group u is PyTorch's loop variable i */
-    for (int64_t u = 0, a = 0; !err && a < N; u++) {
+    /* groups of equal indices in sorted order */
+    for (int64_t a = 0; !err && a < N;) {
         int64_t index = iv[perm[a]], b = a;
         while (b < N && iv[perm[b]] == index) b++;
         if (index != padding_idx)
             for (int64_t j = a; j < b; j++) {
                 int64_t src = ov[perm[j]];
                 double scale = pv ? pv[perm[j]] : 1.0;
-                /* (PyTorch divides by the count of the u-th sorted index, not this group's) */
-                if (by_freq) scale /= (double)cnt[iv[perm[u]]];
+                if (by_freq) scale /= (double)cnt[index];
                 if (mode == 1 && bs[src] != 0) scale /= (double)bs[src];
                 double s = rnd(dt, scale);
                 for (int64_t k = 0; k < D; k++)
@@ -406,7 +405,9 @@ AOTITorchError shimrt_cpu__embedding_bag_per_sample_weights_backward(
                               (long long)bag[i]);
             break;
         }
-        double acc = 0; /* (PyTorch's dot: BLAS for float32/float64, float for the halves) */
+        /* PyTorch's dot: BLAS for float32 / float64 (its own summation order: within the
+         * type's rounding of this double sum), float for the halves (bit-identical here) */
+        double acc = 0;
         for (int64_t k = 0; k < D; k++) acc += g[bag[i] * D + k] * w[iv[i] * D + k];
         out[i] = rnd(dt, acc);
     }
