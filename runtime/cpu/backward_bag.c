@@ -35,21 +35,6 @@ static AOTITorchError same_dtype(const char *op, AtenTensorHandle t, int32_t wan
                        shimrt_dtype_name(t->dtype));
 }
 
-/* t's elements in row-major order as int64 (a new array, free()), or NULL with the message */
-static int64_t *read_i64(const char *op, AtenTensorHandle t) {
-    int64_t n = shimrt_numel(t);
-    int64_t *b = malloc((size_t)(n ? n : 1) * sizeof *b);
-    if (!b) {
-        shimrt_fail(op, "out of memory");
-        return NULL;
-    }
-    int64_t idx[SHIMRT_MAX_DIMS] = {0}, k = 0;
-    if (n) do
-            b[k++] = shimrt_k_load_i64(shimrt_idx_at(t, idx), t->dtype);
-        while (shimrt_idx_next(t->ndim, t->sizes, idx));
-    return b;
-}
-
 /* A new contiguous tensor of dt holding v (n doubles, each already a value of dt); v freed */
 static AtenTensorHandle from_f64(const char *op, int64_t ndim, const int64_t *sizes, int32_t dt,
                                  double *v) {
@@ -121,7 +106,8 @@ AOTITorchError shimrt_cpu__segment_reduce_backward(AtenTensorHandle grad, AtenTe
     const char *what = offs ? "offsets" : "lengths";
     if (shimrt_k_check_cpu(op, seg, what)) return AOTI_TORCH_FAILURE;
     if (seg->dtype != SHIMRT_INT64 && seg->dtype != SHIMRT_INT32)
-        return shimrt_fail(op, "\"_segment_reduce_cpu_%s_backward_kernel1\" not implemented for '%s'",
+        return shimrt_fail(op,
+                           "\"_segment_reduce_cpu_%s_backward_kernel1\" not implemented for '%s'",
                            what, shimrt_dtype_name(seg->dtype));
     int32_t dt = data->dtype;
     if (!shimrt_k_is_floating(dt))
@@ -136,8 +122,10 @@ AOTITorchError shimrt_cpu__segment_reduce_backward(AtenTensorHandle grad, AtenTe
     int64_t nseg = seg->sizes[ax] - (offs ? 1 : 0), outer = 1, inner = 1, dlen = data->sizes[ax];
     for (int64_t d = 0; d < ax; d++) {
         if (seg->sizes[d] != data->sizes[d])
-            return shimrt_fail(op, "segment_reduce(): Expected all but the last dimension of %s "
-                                   "to match data.", what);
+            return shimrt_fail(op,
+                               "segment_reduce(): Expected all but the last dimension of %s "
+                               "to match data.",
+                               what);
         outer *= data->sizes[d];
     }
     for (int64_t d = ax + 1; d < data->ndim; d++) inner *= data->sizes[d];
@@ -148,11 +136,12 @@ AOTITorchError shimrt_cpu__segment_reduce_backward(AtenTensorHandle grad, AtenTe
         for (int64_t d = 0; ok && d < t->ndim; d++)
             ok = t->sizes[d] == (d == ax ? nseg : data->sizes[d]);
         if (!ok)
-            return shimrt_fail(op, "segment_reduce(): %s must have data's shape with %lld "
-                                   "segments along dim %lld", k ? "output" : "grad",
-                               (long long)nseg, (long long)ax);
+            return shimrt_fail(op,
+                               "segment_reduce(): %s must have data's shape with %lld "
+                               "segments along dim %lld",
+                               k ? "output" : "grad", (long long)nseg, (long long)ax);
     }
-    int64_t *sv = read_i64(op, seg);
+    int64_t *sv = shimrt_e_read_i64(op, seg);
     double *dv = sv ? shimrt_e_read_f64(op, data) : NULL;
     double *gv = dv ? shimrt_e_read_f64(op, grad) : NULL;
     double *ov = gv ? shimrt_e_read_f64(op, output) : NULL;
@@ -168,8 +157,10 @@ AOTITorchError shimrt_cpu__segment_reduce_backward(AtenTensorHandle grad, AtenTe
             const int64_t *q = sv + o * srow + s;
             int64_t start = offs ? q[0] : pos, len = offs ? q[1] - q[0] : q[0];
             if (len < 0 || start < 0 || start > dlen || len > dlen - start) {
-                err = shimrt_fail(op, "segment_reduce(): Expected all %s to be non-negative "
-                                      "and within data.size(axis)", what);
+                err = shimrt_fail(op,
+                                  "segment_reduce(): Expected all %s to be non-negative "
+                                  "and within data.size(axis)",
+                                  what);
                 break;
             }
             pos += len;
@@ -194,9 +185,10 @@ AOTITorchError shimrt_cpu__segment_reduce_backward(AtenTensorHandle grad, AtenTe
 
 static AOTITorchError grad_floating(const char *op, AtenTensorHandle grad) {
     if (shimrt_k_is_floating(grad->dtype)) return AOTI_TORCH_SUCCESS;
-    return shimrt_fail(op, "Expected tensor for argument #1 'grad_' to have one of the following "
-                           "scalar types: Half, BFloat16, Float, Double; but got %s instead "
-                           "(while checking arguments for embedding_bag)",
+    return shimrt_fail(op,
+                       "Expected tensor for argument #1 'grad_' to have one of the following "
+                       "scalar types: Half, BFloat16, Float, Double; but got %s instead "
+                       "(while checking arguments for embedding_bag)",
                        shimrt_dtype_torch_name(grad->dtype));
 }
 
@@ -219,11 +211,13 @@ static AOTITorchError bag_max_backward(const char *op, AtenTensorHandle grad, At
     int64_t nb = grad->sizes[0], D = grad->sizes[1];
     if (bsz->ndim != 1 || bsz->sizes[0] != nb || mxi->ndim != 2 || mxi->sizes[0] != nb ||
         mxi->sizes[1] != D)
-        return shimrt_fail(op, "embedding_bag: bag_size must be [%lld] and maximum_indices "
-                               "[%lld, %lld] for a grad of that shape",
+        return shimrt_fail(op,
+                           "embedding_bag: bag_size must be [%lld] and maximum_indices "
+                           "[%lld, %lld] for a grad of that shape",
                            (long long)nb, (long long)nb, (long long)D);
     double *g = shimrt_e_read_f64(op, grad);
-    int64_t *bs = g ? read_i64(op, bsz) : NULL, *mi = bs ? read_i64(op, mxi) : NULL;
+    int64_t *bs = g ? shimrt_e_read_i64(op, bsz) : NULL,
+            *mi = bs ? shimrt_e_read_i64(op, mxi) : NULL;
     AOTITorchError err = mi ? AOTI_TORCH_SUCCESS : AOTI_TORCH_FAILURE;
     for (int64_t d = 0; !err && d < D; d++)
         for (int64_t b = 0; !err && b < nb; b++) {
@@ -264,8 +258,8 @@ static AOTITorchError bag_sum_backward(const char *op, AtenTensorHandle grad, At
         same_dtype(op, o2b, ind->dtype) || (mode == 1 && same_dtype(op, bsz, ind->dtype)) ||
         (psw && same_dtype(op, psw, dt)))
         return AOTI_TORCH_FAILURE;
-    int64_t *iv = read_i64(op, ind), *ov = iv ? read_i64(op, o2b) : NULL;
-    int64_t *bs = ov && mode == 1 ? read_i64(op, bsz) : NULL;
+    int64_t *iv = shimrt_e_read_i64(op, ind), *ov = iv ? shimrt_e_read_i64(op, o2b) : NULL;
+    int64_t *bs = ov && mode == 1 ? shimrt_e_read_i64(op, bsz) : NULL;
     double *pv = ov && psw ? shimrt_e_read_f64(op, psw) : NULL, *g = NULL;
     int64_t *perm = malloc((size_t)(N ? N : 1) * sizeof *perm);
     int64_t *cnt = calloc((size_t)(R ? R : 1), sizeof *cnt);
@@ -304,13 +298,8 @@ static AOTITorchError bag_sum_backward(const char *op, AtenTensorHandle grad, At
             }
         a = b;
     }
-    free(iv);
-    free(ov);
-    free(bs);
-    free(pv);
-    free(g);
-    free(perm);
-    free(cnt);
+    void *bufs[] = {iv, ov, bs, pv, g, perm, cnt};
+    for (size_t k = 0; k < sizeof bufs / sizeof *bufs; k++) free(bufs[k]);
     return err;
 }
 
@@ -360,8 +349,10 @@ AOTITorchError shimrt_cpu__embedding_bag_per_sample_weights_backward(
         return AOTI_TORCH_FAILURE;
     int32_t dt = grad->dtype;
     if (!shimrt_k_is_floating(dt))
-        return shimrt_fail(op, "\"_embedding_bag_per_sample_weights_backward_cpu\" not "
-                               "implemented for '%s'", shimrt_dtype_name(dt));
+        return shimrt_fail(op,
+                           "\"_embedding_bag_per_sample_weights_backward_cpu\" not "
+                           "implemented for '%s'",
+                           shimrt_dtype_name(dt));
     if (mode != 0)
         return shimrt_fail(op, "embedding_bag_backward: per_sample_weights only supported for "
                                "mode='sum'");
@@ -378,10 +369,10 @@ AOTITorchError shimrt_cpu__embedding_bag_per_sample_weights_backward(
         return shimrt_numel(offset2bag) < N
                    ? shimrt_fail(op, "embedding_bag_backward: offset2bag shorter than indices")
                    : AOTI_TORCH_FAILURE;
-    int64_t *iv = read_i64(op, indices), *bag = iv ? read_i64(op, make ? offsets : offset2bag)
-                                                   : NULL;
-    double *g = bag ? shimrt_e_read_f64(op, grad) : NULL, *w = g ? shimrt_e_read_f64(op, weight)
-                                                               : NULL;
+    int64_t *iv = shimrt_e_read_i64(op, indices),
+            *bag = iv ? shimrt_e_read_i64(op, make ? offsets : offset2bag) : NULL;
+    double *g = bag ? shimrt_e_read_f64(op, grad) : NULL,
+           *w = g ? shimrt_e_read_f64(op, weight) : NULL;
     double *out = w ? calloc((size_t)(N ? N : 1), sizeof *out) : NULL;
     AOTITorchError err = out ? AOTI_TORCH_SUCCESS : AOTI_TORCH_FAILURE;
     if (w && !out) shimrt_fail(op, "out of memory");
@@ -400,9 +391,10 @@ AOTITorchError shimrt_cpu__embedding_bag_per_sample_weights_backward(
     for (int64_t i = 0; !err && i < N; i++) {
         if (iv[i] == padding_idx) continue;
         if (iv[i] < 0 || iv[i] >= R || bag[i] < 0 || bag[i] >= nb) {
-            err = shimrt_fail(op, "embedding_bag_backward: sample %lld (index %lld, bag %lld) "
-                                  "out of range", (long long)i, (long long)iv[i],
-                              (long long)bag[i]);
+            err = shimrt_fail(op,
+                              "embedding_bag_backward: sample %lld (index %lld, bag %lld) "
+                              "out of range",
+                              (long long)i, (long long)iv[i], (long long)bag[i]);
             break;
         }
         /* PyTorch's dot: BLAS for float32 / float64 (its own summation order: within the
@@ -425,13 +417,13 @@ AOTITorchError shimrt_cpu__embedding_bag_per_sample_weights_backward(
 /* ---- _scaled_dot_product_fused_attention_overrideable_backward ---- */
 
 AOTITorchError shimrt_cpu__scaled_dot_product_fused_attention_overrideable_backward(
-    AtenTensorHandle grad_out, AtenTensorHandle query, AtenTensorHandle key,
-    AtenTensorHandle value, AtenTensorHandle attn_bias, const int32_t *grad_input_mask,
-    int64_t grad_input_mask_len_, AtenTensorHandle out, AtenTensorHandle logsumexp,
-    AtenTensorHandle cum_seq_q, AtenTensorHandle cum_seq_k, int64_t max_q, int64_t max_k,
-    double dropout_p, int32_t is_causal, AtenTensorHandle philox_seed,
-    AtenTensorHandle philox_offset, double *scale, AtenTensorHandle *ret0,
-    AtenTensorHandle *ret1, AtenTensorHandle *ret2, AtenTensorHandle *ret3) {
+    AtenTensorHandle grad_out, AtenTensorHandle query, AtenTensorHandle key, AtenTensorHandle value,
+    AtenTensorHandle attn_bias, const int32_t *grad_input_mask, int64_t grad_input_mask_len_,
+    AtenTensorHandle out, AtenTensorHandle logsumexp, AtenTensorHandle cum_seq_q,
+    AtenTensorHandle cum_seq_k, int64_t max_q, int64_t max_k, double dropout_p, int32_t is_causal,
+    AtenTensorHandle philox_seed, AtenTensorHandle philox_offset, double *scale,
+    AtenTensorHandle *ret0, AtenTensorHandle *ret1, AtenTensorHandle *ret2,
+    AtenTensorHandle *ret3) {
     (void)grad_out, (void)query, (void)key, (void)value, (void)attn_bias, (void)grad_input_mask;
     (void)grad_input_mask_len_, (void)out, (void)logsumexp, (void)cum_seq_q, (void)cum_seq_k;
     (void)max_q, (void)max_k, (void)dropout_p, (void)is_causal, (void)philox_seed;

@@ -151,19 +151,28 @@ static double seg_fold(int r, const double *v, int64_t n, int64_t step, const do
     return acc;
 }
 
-double *shimrt_e_read_f64(const char *op, AtenTensorHandle t) {
+/* t's elements in row-major order, as doubles or (i64) as int64s: a new array (free()) */
+static void *read_elems(const char *op, AtenTensorHandle t, bool i64) {
     int64_t n = shimrt_numel(t);
-    double *b = malloc((size_t)(n ? n : 1) * sizeof *b);
+    char *b = malloc((size_t)(n ? n : 1) * 8);
     if (!b) {
         shimrt_fail(op, "out of memory");
         return NULL;
     }
     int64_t idx[SHIMRT_MAX_DIMS] = {0}, k = 0;
-    if (n) do
-            b[k++] = shimrt_k_load_f64(shimrt_idx_at(t, idx), t->dtype);
-        while (shimrt_idx_next(t->ndim, t->sizes, idx));
+    if (n) do {
+            const char *p = shimrt_idx_at(t, idx);
+            if (i64)
+                ((int64_t *)b)[k++] = shimrt_k_load_i64(p, t->dtype);
+            else
+                ((double *)b)[k++] = shimrt_k_load_f64(p, t->dtype);
+        } while (shimrt_idx_next(t->ndim, t->sizes, idx));
     return b;
 }
+
+double *shimrt_e_read_f64(const char *op, AtenTensorHandle t) { return read_elems(op, t, false); }
+
+int64_t *shimrt_e_read_i64(const char *op, AtenTensorHandle t) { return read_elems(op, t, true); }
 
 AOTITorchError shimrt_cpu_segment_reduce(AtenTensorHandle data, const char *reduce,
                                          AtenTensorHandle lengths, AtenTensorHandle indices,

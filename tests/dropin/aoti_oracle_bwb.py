@@ -130,25 +130,12 @@ def bag_backward_family():
 
 def overrideable_backward_family():
     # the privateuse1 attention backward: PyTorch's CPU refuses it (the same message)
-    nm = "aoti_torch_cpu__scaled_dot_product_fused_attention_overrideable_backward"
-    if ONLY and ONLY not in nm:
-        return
     q, z = rand([1, 2, 3, 4], torch.float32), torch.zeros(0)
-    counts["cases"] += 1
-    res, hs = call(nm, [T(q), T(q), T(q), T(q), T(q), [1, 1, 1, 1], T(q), T(q), T(z), T(z), 3, 3,
-                        0.0, 0, T(z), T(z), Opt(None)] + [Ret()] * 4)
-    try:
-        A._scaled_dot_product_fused_attention_overrideable_backward(
-            q, q, q, q, q, [True] * 4, q, q, z, z, 3, 3, 0.0, False, z, z)
-        werr = None
-    except Exception as e:
-        werr = str(e).splitlines()[0]
-    why = LIB.torch_exception_get_what().decode() if isinstance(res, int) else None
-    if not werr or not why or werr.strip() not in why:
-        failures.append(f"{nm}: PyTorch: {werr!r}, libshimrt: {why!r}")
-    for h in hs:
-        if h:
-            delete(h)
+    same_refusal("aoti_torch_cpu__scaled_dot_product_fused_attention_overrideable_backward",
+                 [T(q), T(q), T(q), T(q), T(q), [1, 1, 1, 1], T(q), T(q), T(z), T(z), 3, 3, 0.0, 0,
+                  T(z), T(z), Opt(None)] + [Ret()] * 4,
+                 lambda: A._scaled_dot_product_fused_attention_overrideable_backward(
+                     q, q, q, q, q, [True] * 4, q, q, z, z, 3, 3, 0.0, False, z, z))
 
 
 BWB_FAMILIES = [seg_backward_family, bag_backward_family, overrideable_backward_family]
