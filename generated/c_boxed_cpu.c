@@ -540,6 +540,34 @@ void boxed_cpu__scaled_dot_product_flash_attention_for_cpu(StableIValue* stack_,
     shimrt_box_finish(&box_);
 }
 
+/* aten._scaled_dot_product_flash_attention_for_cpu_backward.default: _scaled_dot_product_flash_attention_for_cpu_backward(Tensor grad_out, Tensor query, Tensor key, Tensor value, Tensor out, Tensor logsumexp, float dropout_p, bool is_causal, *, Tensor? attn_mask=None, float? scale=None) -> (Tensor grad_query, Tensor grad_key, Tensor grad_value) */
+void boxed_cpu__scaled_dot_product_flash_attention_for_cpu_backward(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[10] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_NONE, SHIMRT_KIND_NONE, SHIMRT_KIND_OPT_TENSOR, SHIMRT_KIND_OPT_FLOAT};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "_scaled_dot_product_flash_attention_for_cpu_backward", stack_, num_args_, 10, num_outputs_, 3, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle grad_out = shimrt_box_tensor(&box_, 0);
+    AtenTensorHandle query = shimrt_box_tensor(&box_, 1);
+    AtenTensorHandle key = shimrt_box_tensor(&box_, 2);
+    AtenTensorHandle value = shimrt_box_tensor(&box_, 3);
+    AtenTensorHandle out = shimrt_box_tensor(&box_, 4);
+    AtenTensorHandle logsumexp = shimrt_box_tensor(&box_, 5);
+    double dropout_p = shimrt_box_float(&box_, 6);
+    int32_t is_causal = shimrt_box_bool(&box_, 7);
+    AtenTensorHandle attn_mask_v_ = NULL;
+    AtenTensorHandle* attn_mask = shimrt_box_opt_tensor(&box_, 8, &attn_mask_v_);
+    double scale_v_ = 0;
+    double* scale = shimrt_box_opt_float(&box_, 9, &scale_v_);
+    AtenTensorHandle ret0 = NULL;
+    AtenTensorHandle ret1 = NULL;
+    AtenTensorHandle ret2 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu__scaled_dot_product_flash_attention_for_cpu_backward(grad_out, query, key, value, out, logsumexp, dropout_p, is_causal, attn_mask, scale, &ret0, &ret1, &ret2));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_push_tensor(&box_, 1, ret1);
+    shimrt_box_push_tensor(&box_, 2, ret2);
+    shimrt_box_finish(&box_);
+}
+
 /* aten._scaled_dot_product_fused_attention_overrideable.default: _scaled_dot_product_fused_attention_overrideable(Tensor query, Tensor key, Tensor value, Tensor? attn_bias=None, float dropout_p=0.0, bool is_causal=False, bool return_debug_mask=False, *, float? scale=None) -> (Tensor output, Tensor logsumexp, Tensor cum_seq_q, Tensor cum_seq_k, SymInt max_q, SymInt max_k, Tensor philox_seed, Tensor philox_offset, Tensor debug_attn_mask) */
 void boxed_cpu__scaled_dot_product_fused_attention_overrideable(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
     static const unsigned char arg_kinds_[8] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_OPT_TENSOR, SHIMRT_KIND_NONE, SHIMRT_KIND_NONE, SHIMRT_KIND_NONE, SHIMRT_KIND_OPT_FLOAT};
@@ -4612,7 +4640,7 @@ void boxed_cpu_zeros_like(StableIValue* stack_, uint64_t num_args_, uint64_t num
 }
 
 /* Every schema of namespace aten, in op-key order, with its tags. */
-static const shimrt_def_entry defs_aten[251] = {
+static const shimrt_def_entry defs_aten[252] = {
     {"_adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor", SHIMRT_TAG_BIT(CORE)},
     {"_adaptive_avg_pool2d_backward(Tensor grad_output, Tensor self) -> Tensor", SHIMRT_TAG_BIT(CORE)},
     {"_adaptive_avg_pool3d(Tensor self, SymInt[3] output_size) -> Tensor", SHIMRT_TAG_BIT(CORE)},
@@ -4640,6 +4668,7 @@ static const shimrt_def_entry defs_aten[251] = {
     {"_pdist_backward(Tensor grad_output, Tensor self, float p, Tensor pdist) -> Tensor", 0},
     {"_pdist_forward(Tensor self, float p=2) -> Tensor", 0},
     {"_scaled_dot_product_flash_attention_for_cpu(Tensor query, Tensor key, Tensor value, float dropout_p=0.0, bool is_causal=False, *, Tensor? attn_mask=None, float? scale=None) -> (Tensor output, Tensor logsumexp)", SHIMRT_TAG_BIT(NONDETERMINISTIC_SEEDED)},
+    {"_scaled_dot_product_flash_attention_for_cpu_backward(Tensor grad_out, Tensor query, Tensor key, Tensor value, Tensor out, Tensor logsumexp, float dropout_p, bool is_causal, *, Tensor? attn_mask=None, float? scale=None) -> (Tensor grad_query, Tensor grad_key, Tensor grad_value)", 0},
     {"_scaled_dot_product_fused_attention_overrideable(Tensor query, Tensor key, Tensor value, Tensor? attn_bias=None, float dropout_p=0.0, bool is_causal=False, bool return_debug_mask=False, *, float? scale=None) -> (Tensor output, Tensor logsumexp, Tensor cum_seq_q, Tensor cum_seq_k, SymInt max_q, SymInt max_k, Tensor philox_seed, Tensor philox_offset, Tensor debug_attn_mask)", 0},
     {"_scaled_dot_product_fused_attention_overrideable_backward(Tensor grad_out, Tensor query, Tensor key, Tensor value, Tensor attn_bias, bool[4] grad_input_mask, Tensor out, Tensor logsumexp, Tensor cum_seq_q, Tensor cum_seq_k, SymInt max_q, SymInt max_k, float dropout_p, bool is_causal, Tensor philox_seed, Tensor philox_offset, *, float? scale=None) -> (Tensor grad_query, Tensor grad_key, Tensor grad_value, Tensor grad_attn_bias)", 0},
     {"_scaled_mm(Tensor self, Tensor mat2, Tensor scale_a, Tensor scale_b, Tensor? bias=None, Tensor? scale_result=None, ScalarType? out_dtype=None, bool use_fast_accum=False) -> Tensor", 0},
@@ -4867,7 +4896,7 @@ static const shimrt_def_entry defs_aten[251] = {
 };
 
 /* Every boxed kernel of namespace aten for the cpu backend. */
-static const shimrt_impl_entry impls_aten_cpu[250] = {
+static const shimrt_impl_entry impls_aten_cpu[251] = {
     {"_adaptive_avg_pool2d", boxed_cpu__adaptive_avg_pool2d},
     {"_adaptive_avg_pool2d_backward", boxed_cpu__adaptive_avg_pool2d_backward},
     {"_adaptive_avg_pool3d", boxed_cpu__adaptive_avg_pool3d},
@@ -4895,6 +4924,7 @@ static const shimrt_impl_entry impls_aten_cpu[250] = {
     {"_pdist_backward", boxed_cpu__pdist_backward},
     {"_pdist_forward", boxed_cpu__pdist_forward},
     {"_scaled_dot_product_flash_attention_for_cpu", boxed_cpu__scaled_dot_product_flash_attention_for_cpu},
+    {"_scaled_dot_product_flash_attention_for_cpu_backward", boxed_cpu__scaled_dot_product_flash_attention_for_cpu_backward},
     {"_scaled_dot_product_fused_attention_overrideable", boxed_cpu__scaled_dot_product_fused_attention_overrideable},
     {"_scaled_dot_product_fused_attention_overrideable_backward", boxed_cpu__scaled_dot_product_fused_attention_overrideable_backward},
     {"_scaled_mm", boxed_cpu__scaled_mm},
@@ -5121,5 +5151,5 @@ static const shimrt_impl_entry impls_aten_cpu[250] = {
 };
 
 AOTITorchError shimgen_register_aten_cpu(TorchLibraryHandle* ret_def, TorchLibraryHandle* ret_impl) {
-    return shimrt_register_ops("aten", "CPU", __FILE__, __LINE__, defs_aten, 251, impls_aten_cpu, 250, ret_def, ret_impl);
+    return shimrt_register_ops("aten", "CPU", __FILE__, __LINE__, defs_aten, 252, impls_aten_cpu, 251, ret_def, ret_impl);
 }

@@ -865,6 +865,32 @@ AOTITorchError aoti_torch_cuda__scaled_dot_product_flash_attention_for_cpu(AtenT
     return AOTI_TORCH_SUCCESS;
 }
 
+/* aten._scaled_dot_product_flash_attention_for_cpu_backward.default: _scaled_dot_product_flash_attention_for_cpu_backward(Tensor grad_out, Tensor query, Tensor key, Tensor value, Tensor out, Tensor logsumexp, float dropout_p, bool is_causal, *, Tensor? attn_mask=None, float? scale=None) -> (Tensor grad_query, Tensor grad_key, Tensor grad_value) */
+AOTITorchError aoti_torch_cuda__scaled_dot_product_flash_attention_for_cpu_backward(AtenTensorHandle grad_out, AtenTensorHandle query, AtenTensorHandle key, AtenTensorHandle value, AtenTensorHandle out, AtenTensorHandle logsumexp, double dropout_p, int32_t is_causal, AtenTensorHandle* attn_mask, double* scale, AtenTensorHandle* ret0, AtenTensorHandle* ret1, AtenTensorHandle* ret2) {
+    static shimrt_op_cache op_;
+    StableIValue stack_[10];
+    shimrt_pack pack_;
+    SHIMRT_ARG_RET(ret0);
+    SHIMRT_ARG_RET(ret1);
+    SHIMRT_ARG_RET(ret2);
+    shimrt_pack_begin(&pack_, __func__, stack_, 10);
+    shimrt_pack_tensor(&pack_, "grad_out", grad_out);
+    shimrt_pack_tensor(&pack_, "query", query);
+    shimrt_pack_tensor(&pack_, "key", key);
+    shimrt_pack_tensor(&pack_, "value", value);
+    shimrt_pack_tensor(&pack_, "out", out);
+    shimrt_pack_tensor(&pack_, "logsumexp", logsumexp);
+    shimrt_pack_float(&pack_, dropout_p);
+    shimrt_pack_bool(&pack_, is_causal);
+    shimrt_pack_opt_tensor(&pack_, "attn_mask", attn_mask);
+    shimrt_pack_opt_float(&pack_, scale);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::_scaled_dot_product_flash_attention_for_cpu_backward", ""));
+    *ret0 = siv_to_tensor(stack_[0]);
+    *ret1 = siv_to_tensor(stack_[1]);
+    *ret2 = siv_to_tensor(stack_[2]);
+    return AOTI_TORCH_SUCCESS;
+}
+
 /* aten._scaled_dot_product_fused_attention_overrideable.default: _scaled_dot_product_fused_attention_overrideable(Tensor query, Tensor key, Tensor value, Tensor? attn_bias=None, float dropout_p=0.0, bool is_causal=False, bool return_debug_mask=False, *, float? scale=None) -> (Tensor output, Tensor logsumexp, Tensor cum_seq_q, Tensor cum_seq_k, SymInt max_q, SymInt max_k, Tensor philox_seed, Tensor philox_offset, Tensor debug_attn_mask) */
 AOTITorchError aoti_torch_cuda__scaled_dot_product_fused_attention_overrideable(AtenTensorHandle query, AtenTensorHandle key, AtenTensorHandle value, AtenTensorHandle* attn_bias, double dropout_p, int32_t is_causal, int32_t return_debug_mask, double* scale, AtenTensorHandle* ret0, AtenTensorHandle* ret1, AtenTensorHandle* ret2, AtenTensorHandle* ret3, int64_t* ret4, int64_t* ret5, AtenTensorHandle* ret6, AtenTensorHandle* ret7, AtenTensorHandle* ret8) {
     static shimrt_op_cache op_;

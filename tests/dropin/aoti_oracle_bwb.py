@@ -128,6 +128,50 @@ def bag_backward_family():
     refuses("bag past grad", pn, [T(g[:2]), T(w), T(ind), T(of), T(o2b), 0, -1, Ret()])
 
 
+def flash_backward_family():
+    # PyTorch runs the gradient blocked in float (float32 and the halves): within its own
+    # attention tolerances of libshimrt's double products, not bit for bit
+    name = "aoti_torch_cpu__scaled_dot_product_flash_attention_for_cpu_backward"
+    tol = {torch.float32: (2e-4, 2e-4), torch.float64: (1e-9, 1e-9),
+           torch.bfloat16: (5e-2, 5e-2), torch.float16: (1e-2, 1e-2)}
+    for dt in FLOATS:
+        for (b, hq, hk, l, s, e) in [(2, 3, 3, 5, 6, 4), (1, 4, 2, 7, 7, 8), (1, 1, 1, 1, 1, 1),
+                                     (1, 2, 2, 3, 9, 16)]:
+            q0, k0, v0 = rand([b, hq, l, e], dt, -2, 2), rand([b, hk, s, e], dt, -2, 2), \
+                rand([b, hk, s, e], dt, -2, 2)
+            mm = torch.zeros(l, s, dtype=dt)
+            mm[0] = float("-inf")  # a fully masked row
+            for causal in (0, 1):
+                for mi, mask in enumerate([None, rand([b, 1, l, s], dt, -1, 1), mm]):
+                    for sc in ((None, 0.3)[(mi + causal) % 2],):
+                        try:
+                            out, lse = A._scaled_dot_product_flash_attention_for_cpu(
+                                q0, k0, v0, 0.0, bool(causal), attn_mask=mask, scale=sc)
+                        except Exception:
+                            continue
+                        go = rand(list(out.shape), dt, -1, 1)
+                        for lay, q in list(layouts(q0))[:1 if l != 5 else 2]:
+                            case(f"{dt} b{b} h{hq}/{hk} l{l} s{s} e{e} q {lay} causal={causal} "
+                                 f"mask#{mi} scale={sc}", name,
+                                 [T(go), T(q), T(k0), T(v0), T(out), T(lse), 0.0, causal,
+                                  Opt(None if mask is None else T(mask)), Opt(sc), Ret(), Ret(),
+                                  Ret()],
+                                 lambda go=go, k0=k0, v0=v0, out=out, lse=lse, causal=causal,
+                                 mask=mask, sc=sc:
+                                 A._scaled_dot_product_flash_attention_for_cpu_backward(
+                                     go, q0, k0, v0, out, lse, 0.0, bool(causal),
+                                     attn_mask=mask, scale=sc),
+                                 loose=tol[dt])
+    q, k = rand([1, 2, 3, 4], torch.float32), rand([1, 2, 5, 4], torch.float32)
+    out, lse = A._scaled_dot_product_flash_attention_for_cpu(q, k, k)
+    for label, args in (("dropout", (out, q, k, k, out, lse, 0.5, False)),
+                        ("3-d", (out[0], q[0], k[0], k[0], out[0], lse[0], 0.0, False)),
+                        ("value double", (out, q, k, k.double(), out, lse, 0.0, False))):
+        case(label, name, [T(a) if isinstance(a, torch.Tensor) else a for a in args] +
+             [Opt(None), Opt(None), Ret(), Ret(), Ret()],
+             lambda args=args: A._scaled_dot_product_flash_attention_for_cpu_backward(*args))
+
+
 def overrideable_backward_family():
     # the privateuse1 attention backward: PyTorch's CPU refuses it (the same message)
     q, z = rand([1, 2, 3, 4], torch.float32), torch.zeros(0)
@@ -138,4 +182,5 @@ def overrideable_backward_family():
                      q, q, q, q, q, [True] * 4, q, q, z, z, 3, 3, 0.0, False, z, z))
 
 
-BWB_FAMILIES = [seg_backward_family, bag_backward_family, overrideable_backward_family]
+BWB_FAMILIES = [seg_backward_family, bag_backward_family, flash_backward_family,
+                overrideable_backward_family]
