@@ -18,6 +18,9 @@
 #include "aoti_ops.h"
 #include "cpu_kernels.h"
 
+/* the end of a refusal where PyTorch's kernel reads or writes out of bounds */
+#define OOB " (PyTorch's kernel would index out of bounds)"
+
 static const char OP[] = "_scaled_dot_product_flash_attention_for_cpu_backward";
 
 /* a new zeroed float64 tensor of sizes (4-d) */
@@ -114,11 +117,12 @@ AOTITorchError shimrt_cpu__scaled_dot_product_flash_attention_for_cpu_backward(
         bool ok = t->dtype == dt && t->ndim == 4;
         for (int d = 0; ok && d < 4; d++) ok = t->sizes[d] == query->sizes[d];
         if (!ok)
-            return shimrt_fail(OP, "%s must have query's shape and dtype", k ? "out" : "grad_out");
+            return shimrt_fail(OP, "%s must have query's shape and dtype" OOB,
+                               k ? "out" : "grad_out");
     }
     if (logsumexp->dtype != acc || logsumexp->ndim != 3 || logsumexp->sizes[0] != B ||
         logsumexp->sizes[1] != Hq || logsumexp->sizes[2] != L)
-        return shimrt_fail(OP, "logsumexp must be [%lld, %lld, %lld] of %s", (long long)B,
+        return shimrt_fail(OP, "logsumexp must be [%lld, %lld, %lld] of %s" OOB, (long long)B,
                            (long long)Hq, (long long)L, shimrt_dtype_torch_name(acc));
     bw_ctx c = {.mst = mst, .L = L, .S = S, .E = E, .causal = is_causal != 0, .lse = logsumexp};
     c.sf = scale ? *scale : 1.0 / sqrt((double)E);

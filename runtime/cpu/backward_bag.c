@@ -17,6 +17,9 @@
 
 #include "aoti_ops.h"
 #include "cpu_kernels.h"
+
+/* the end of a refusal where PyTorch's kernel reads or writes out of bounds */
+#define OOB " (PyTorch's kernel would index out of bounds)"
 #include "elems.h"
 #include "index.h"
 
@@ -117,14 +120,14 @@ AOTITorchError shimrt_cpu__segment_reduce_backward(AtenTensorHandle grad, AtenTe
     /* PyTorch reduces along the last dim of lengths / offsets (the axis argument aside) */
     int64_t ax = seg->ndim - 1;
     if (ax < 0 || ax >= data->ndim || seg->sizes[ax] - (offs ? 1 : 0) < 0)
-        return shimrt_fail(op, "segment_reduce(): %s of shape %lld-d does not fit data", what,
+        return shimrt_fail(op, "segment_reduce(): %s of shape %lld-d does not fit data" OOB, what,
                            (long long)seg->ndim);
     int64_t nseg = seg->sizes[ax] - (offs ? 1 : 0), outer = 1, inner = 1, dlen = data->sizes[ax];
     for (int64_t d = 0; d < ax; d++) {
         if (seg->sizes[d] != data->sizes[d])
             return shimrt_fail(op,
                                "segment_reduce(): Expected all but the last dimension of %s "
-                               "to match data.",
+                               "to match data." OOB,
                                what);
         outer *= data->sizes[d];
     }
@@ -138,7 +141,7 @@ AOTITorchError shimrt_cpu__segment_reduce_backward(AtenTensorHandle grad, AtenTe
         if (!ok)
             return shimrt_fail(op,
                                "segment_reduce(): %s must have data's shape with %lld "
-                               "segments along dim %lld",
+                               "segments along dim %lld" OOB,
                                k ? "output" : "grad", (long long)nseg, (long long)ax);
     }
     int64_t *sv = shimrt_e_read_i64(op, seg);
@@ -159,7 +162,7 @@ AOTITorchError shimrt_cpu__segment_reduce_backward(AtenTensorHandle grad, AtenTe
             if (len < 0 || start < 0 || start > dlen || len > dlen - start) {
                 err = shimrt_fail(op,
                                   "segment_reduce(): Expected all %s to be non-negative "
-                                  "and within data.size(axis)",
+                                  "and within data.size(axis)" OOB,
                                   what);
                 break;
             }
@@ -213,7 +216,7 @@ static AOTITorchError bag_max_backward(const char *op, AtenTensorHandle grad, At
         mxi->sizes[1] != D)
         return shimrt_fail(op,
                            "embedding_bag: bag_size must be [%lld] and maximum_indices "
-                           "[%lld, %lld] for a grad of that shape",
+                           "[%lld, %lld] for a grad of that shape" OOB,
                            (long long)nb, (long long)nb, (long long)D);
     double *g = shimrt_e_read_f64(op, grad);
     int64_t *bs = g ? shimrt_e_read_i64(op, bsz) : NULL,
@@ -223,10 +226,9 @@ static AOTITorchError bag_max_backward(const char *op, AtenTensorHandle grad, At
         for (int64_t b = 0; !err && b < nb; b++) {
             if (!bs[b]) continue;
             int64_t row = mi[b * D + d];
-            if (row < -R || row >= R)
+            if (row < 0 || row >= R) /* (PyTorch's index_add_ check) */
                 err = shimrt_fail(op, "index out of range in self");
             else
-                row = row < 0 ? row + R : row,
                 gw[row * D + d] = rnd(grad->dtype, gw[row * D + d] + g[b * D + d]);
         }
     free(g);
@@ -253,7 +255,7 @@ static AOTITorchError bag_sum_backward(const char *op, AtenTensorHandle grad, At
     if (ind->ndim != 1 || shimrt_numel(o2b) < N || (psw && shimrt_numel(psw) < N) ||
         (mode == 1 && bsz->ndim != 1))
         return shimrt_fail(op, "embedding_bag: indices must be 1-d, offset2bag and "
-                               "per_sample_weights as long");
+                               "per_sample_weights as long" OOB);
     if (index_dtype("_embedding_bag_dense_backward_cpu_sum_mean", ind) ||
         same_dtype(op, o2b, ind->dtype) || (mode == 1 && same_dtype(op, bsz, ind->dtype)) ||
         (psw && same_dtype(op, psw, dt)))
@@ -270,10 +272,10 @@ static AOTITorchError bag_sum_backward(const char *op, AtenTensorHandle grad, At
         err = shimrt_fail(op, "out of memory");
     for (int64_t i = 0; !err && i < N; i++) {
         if (iv[i] < 0 || iv[i] >= R)
-            err = shimrt_fail(op, "embedding_bag: index %lld out of range [0, %lld)",
+            err = shimrt_fail(op, "embedding_bag: index %lld out of range [0, %lld)" OOB,
                               (long long)iv[i], (long long)R);
         else if (ov[i] < 0 || ov[i] >= nb || (mode == 1 && ov[i] >= shimrt_numel(bsz)))
-            err = shimrt_fail(op, "embedding_bag: offset2bag %lld out of range [0, %lld)",
+            err = shimrt_fail(op, "embedding_bag: offset2bag %lld out of range [0, %lld)" OOB,
                               (long long)ov[i], (long long)nb);
         else
             cnt[iv[i]]++, perm[i] = i;
@@ -316,7 +318,7 @@ AOTITorchError shimrt_cpu__embedding_bag_dense_backward(
         (per_sample_weights && shimrt_k_check_cpu(op, per_sample_weights, "per_sample_weights")) ||
         grad_floating(op, grad))
         return AOTI_TORCH_FAILURE;
-    if (grad->ndim != 2) return shimrt_fail(op, "embedding_bag: grad must be 2-d");
+    if (grad->ndim != 2) return shimrt_fail(op, "embedding_bag: grad must be 2-d" OOB);
     if (mode < 0 || mode > 2) return shimrt_fail(op, "embedding_bag: mode must be 0, 1 or 2");
     if (num_weights < 0)
         return shimrt_fail(op, "Trying to create tensor with negative dimension %lld: [%lld, %lld]",
@@ -359,7 +361,7 @@ AOTITorchError shimrt_cpu__embedding_bag_per_sample_weights_backward(
     if (grad->ndim != 2 || weight->ndim != 2 || indices->ndim != 1 || offsets->ndim != 1 ||
         weight->sizes[1] != grad->sizes[1])
         return shimrt_fail(op, "embedding_bag_backward: grad and weight must be 2-d with the "
-                               "same columns, indices and offsets 1-d");
+                               "same columns, indices and offsets 1-d" OOB);
     if (index_dtype("_embedding_bag_per_sample_weights_backward_cpu_template", indices) ||
         same_dtype(op, weight, dt))
         return AOTI_TORCH_FAILURE;
@@ -367,7 +369,7 @@ AOTITorchError shimrt_cpu__embedding_bag_per_sample_weights_backward(
     bool make = N != 0 && shimrt_numel(offset2bag) == 0;
     if (!make && (same_dtype(op, offset2bag, indices->dtype) || shimrt_numel(offset2bag) < N))
         return shimrt_numel(offset2bag) < N
-                   ? shimrt_fail(op, "embedding_bag_backward: offset2bag shorter than indices")
+                   ? shimrt_fail(op, "embedding_bag_backward: offset2bag shorter than indices" OOB)
                    : AOTI_TORCH_FAILURE;
     int64_t *iv = shimrt_e_read_i64(op, indices),
             *bag = iv ? shimrt_e_read_i64(op, make ? offsets : offset2bag) : NULL;
@@ -381,7 +383,7 @@ AOTITorchError shimrt_cpu__embedding_bag_per_sample_weights_backward(
         if (!m) err = shimrt_fail(op, "out of memory");
         for (int64_t b = 0; !err && b < no; b++)
             if (bag[b] < 0 || bag[b] > N)
-                err = shimrt_fail(op, "embedding_bag_backward: offsets out of range");
+                err = shimrt_fail(op, "embedding_bag_backward: offsets out of range" OOB);
             else
                 m[bag[b]]++;
         for (int64_t i = 0, c = -1; !err && i < N; i++) m[i] = c += m[i];
@@ -393,7 +395,7 @@ AOTITorchError shimrt_cpu__embedding_bag_per_sample_weights_backward(
         if (iv[i] < 0 || iv[i] >= R || bag[i] < 0 || bag[i] >= nb) {
             err = shimrt_fail(op,
                               "embedding_bag_backward: sample %lld (index %lld, bag %lld) "
-                              "out of range",
+                              "out of range" OOB,
                               (long long)i, (long long)iv[i], (long long)bag[i]);
             break;
         }

@@ -118,6 +118,12 @@ def bag_backward_family():
     case("offset2bag int", dn, [T(g), T(ind), T(o2b.int()), T(bsz), T(mxi), R, False, 1, Opt(None),
                                 -1, Ret()],
          lambda: A._embedding_bag_dense_backward(g, ind, o2b.int(), bsz, mxi, R, False, 1, None, -1))
+    _, o2m, bsm, mxm = A._embedding_bag(w, ind, of, False, 2, False, None, False, -1)
+    mxm = mxm.clone()
+    mxm[0, 0] = -1
+    case("max index -1", dn, [T(g), T(ind), T(o2m), T(bsm), T(mxm), R, False, 2, Opt(None), -1,
+                              Ret()],
+         lambda: A._embedding_bag_dense_backward(g, ind, o2m, bsm, mxm, R, False, 2, None, -1))
     refuses("index past num_weights", dn, [T(g), T(ind), T(o2b), T(bsz), T(mxi), 3, False, 1,
                                            Opt(None), -1, Ret()])
     for label, gg, ww, mode in (("mode mean", g, w, 1), ("grad long", g.long(), w.long(), 0),
