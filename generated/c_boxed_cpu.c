@@ -213,6 +213,29 @@ void boxed_cpu__embedding_bag(StableIValue* stack_, uint64_t num_args_, uint64_t
     shimrt_box_finish(&box_);
 }
 
+/* aten._embedding_bag_dense_backward.default: _embedding_bag_dense_backward(Tensor grad, Tensor indices, Tensor offset2bag, Tensor bag_size, Tensor maximum_indices, SymInt num_weights, bool scale_grad_by_freq, int mode, Tensor? per_sample_weights, int padding_idx=-1) -> Tensor */
+void boxed_cpu__embedding_bag_dense_backward(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[10] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_NONE, SHIMRT_KIND_NONE, SHIMRT_KIND_NONE, SHIMRT_KIND_OPT_TENSOR, SHIMRT_KIND_NONE};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "_embedding_bag_dense_backward", stack_, num_args_, 10, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle grad = shimrt_box_tensor(&box_, 0);
+    AtenTensorHandle indices = shimrt_box_tensor(&box_, 1);
+    AtenTensorHandle offset2bag = shimrt_box_tensor(&box_, 2);
+    AtenTensorHandle bag_size = shimrt_box_tensor(&box_, 3);
+    AtenTensorHandle maximum_indices = shimrt_box_tensor(&box_, 4);
+    int64_t num_weights = shimrt_box_int(&box_, 5);
+    int32_t scale_grad_by_freq = shimrt_box_bool(&box_, 6);
+    int64_t mode = shimrt_box_int(&box_, 7);
+    AtenTensorHandle per_sample_weights_v_ = NULL;
+    AtenTensorHandle* per_sample_weights = shimrt_box_opt_tensor(&box_, 8, &per_sample_weights_v_);
+    int64_t padding_idx = shimrt_box_int(&box_, 9);
+    AtenTensorHandle ret0 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu__embedding_bag_dense_backward(grad, indices, offset2bag, bag_size, maximum_indices, num_weights, scale_grad_by_freq, mode, per_sample_weights, padding_idx, &ret0));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_finish(&box_);
+}
+
 /* aten._embedding_bag_forward_only.default: _embedding_bag_forward_only(Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq=False, int mode=0, bool sparse=False, Tensor? per_sample_weights=None, bool include_last_offset=False, int padding_idx=-1) -> (Tensor, Tensor, Tensor, Tensor) */
 void boxed_cpu__embedding_bag_forward_only(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
     static const unsigned char arg_kinds_[9] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_NONE, SHIMRT_KIND_NONE, SHIMRT_KIND_NONE, SHIMRT_KIND_OPT_TENSOR, SHIMRT_KIND_NONE, SHIMRT_KIND_NONE};
@@ -238,6 +261,25 @@ void boxed_cpu__embedding_bag_forward_only(StableIValue* stack_, uint64_t num_ar
     shimrt_box_push_tensor(&box_, 1, ret1);
     shimrt_box_push_tensor(&box_, 2, ret2);
     shimrt_box_push_tensor(&box_, 3, ret3);
+    shimrt_box_finish(&box_);
+}
+
+/* aten._embedding_bag_per_sample_weights_backward.default: _embedding_bag_per_sample_weights_backward(Tensor grad, Tensor weight, Tensor indices, Tensor offsets, Tensor offset2bag, int mode, int padding_idx=-1) -> Tensor */
+void boxed_cpu__embedding_bag_per_sample_weights_backward(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[7] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_NONE, SHIMRT_KIND_NONE};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "_embedding_bag_per_sample_weights_backward", stack_, num_args_, 7, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle grad = shimrt_box_tensor(&box_, 0);
+    AtenTensorHandle weight = shimrt_box_tensor(&box_, 1);
+    AtenTensorHandle indices = shimrt_box_tensor(&box_, 2);
+    AtenTensorHandle offsets = shimrt_box_tensor(&box_, 3);
+    AtenTensorHandle offset2bag = shimrt_box_tensor(&box_, 4);
+    int64_t mode = shimrt_box_int(&box_, 5);
+    int64_t padding_idx = shimrt_box_int(&box_, 6);
+    AtenTensorHandle ret0 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu__embedding_bag_per_sample_weights_backward(grad, weight, indices, offsets, offset2bag, mode, padding_idx, &ret0));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
     shimrt_box_finish(&box_);
 }
 
@@ -498,6 +540,34 @@ void boxed_cpu__scaled_dot_product_flash_attention_for_cpu(StableIValue* stack_,
     shimrt_box_finish(&box_);
 }
 
+/* aten._scaled_dot_product_flash_attention_for_cpu_backward.default: _scaled_dot_product_flash_attention_for_cpu_backward(Tensor grad_out, Tensor query, Tensor key, Tensor value, Tensor out, Tensor logsumexp, float dropout_p, bool is_causal, *, Tensor? attn_mask=None, float? scale=None) -> (Tensor grad_query, Tensor grad_key, Tensor grad_value) */
+void boxed_cpu__scaled_dot_product_flash_attention_for_cpu_backward(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[10] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_NONE, SHIMRT_KIND_NONE, SHIMRT_KIND_OPT_TENSOR, SHIMRT_KIND_OPT_FLOAT};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "_scaled_dot_product_flash_attention_for_cpu_backward", stack_, num_args_, 10, num_outputs_, 3, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle grad_out = shimrt_box_tensor(&box_, 0);
+    AtenTensorHandle query = shimrt_box_tensor(&box_, 1);
+    AtenTensorHandle key = shimrt_box_tensor(&box_, 2);
+    AtenTensorHandle value = shimrt_box_tensor(&box_, 3);
+    AtenTensorHandle out = shimrt_box_tensor(&box_, 4);
+    AtenTensorHandle logsumexp = shimrt_box_tensor(&box_, 5);
+    double dropout_p = shimrt_box_float(&box_, 6);
+    int32_t is_causal = shimrt_box_bool(&box_, 7);
+    AtenTensorHandle attn_mask_v_ = NULL;
+    AtenTensorHandle* attn_mask = shimrt_box_opt_tensor(&box_, 8, &attn_mask_v_);
+    double scale_v_ = 0;
+    double* scale = shimrt_box_opt_float(&box_, 9, &scale_v_);
+    AtenTensorHandle ret0 = NULL;
+    AtenTensorHandle ret1 = NULL;
+    AtenTensorHandle ret2 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu__scaled_dot_product_flash_attention_for_cpu_backward(grad_out, query, key, value, out, logsumexp, dropout_p, is_causal, attn_mask, scale, &ret0, &ret1, &ret2));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_push_tensor(&box_, 1, ret1);
+    shimrt_box_push_tensor(&box_, 2, ret2);
+    shimrt_box_finish(&box_);
+}
+
 /* aten._scaled_dot_product_fused_attention_overrideable.default: _scaled_dot_product_fused_attention_overrideable(Tensor query, Tensor key, Tensor value, Tensor? attn_bias=None, float dropout_p=0.0, bool is_causal=False, bool return_debug_mask=False, *, float? scale=None) -> (Tensor output, Tensor logsumexp, Tensor cum_seq_q, Tensor cum_seq_k, SymInt max_q, SymInt max_k, Tensor philox_seed, Tensor philox_offset, Tensor debug_attn_mask) */
 void boxed_cpu__scaled_dot_product_fused_attention_overrideable(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
     static const unsigned char arg_kinds_[8] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_OPT_TENSOR, SHIMRT_KIND_NONE, SHIMRT_KIND_NONE, SHIMRT_KIND_NONE, SHIMRT_KIND_OPT_FLOAT};
@@ -533,6 +603,43 @@ void boxed_cpu__scaled_dot_product_fused_attention_overrideable(StableIValue* st
     shimrt_box_push_tensor(&box_, 6, ret6);
     shimrt_box_push_tensor(&box_, 7, ret7);
     shimrt_box_push_tensor(&box_, 8, ret8);
+    shimrt_box_finish(&box_);
+}
+
+/* aten._scaled_dot_product_fused_attention_overrideable_backward.default: _scaled_dot_product_fused_attention_overrideable_backward(Tensor grad_out, Tensor query, Tensor key, Tensor value, Tensor attn_bias, bool[4] grad_input_mask, Tensor out, Tensor logsumexp, Tensor cum_seq_q, Tensor cum_seq_k, SymInt max_q, SymInt max_k, float dropout_p, bool is_causal, Tensor philox_seed, Tensor philox_offset, *, float? scale=None) -> (Tensor grad_query, Tensor grad_key, Tensor grad_value, Tensor grad_attn_bias) */
+void boxed_cpu__scaled_dot_product_fused_attention_overrideable_backward(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[17] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_BOOL_LIST, SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_NONE, SHIMRT_KIND_NONE, SHIMRT_KIND_NONE, SHIMRT_KIND_NONE, SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_OPT_FLOAT};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "_scaled_dot_product_fused_attention_overrideable_backward", stack_, num_args_, 17, num_outputs_, 4, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle grad_out = shimrt_box_tensor(&box_, 0);
+    AtenTensorHandle query = shimrt_box_tensor(&box_, 1);
+    AtenTensorHandle key = shimrt_box_tensor(&box_, 2);
+    AtenTensorHandle value = shimrt_box_tensor(&box_, 3);
+    AtenTensorHandle attn_bias = shimrt_box_tensor(&box_, 4);
+    int64_t grad_input_mask_len_ = 0;
+    const int32_t* grad_input_mask = shimrt_box_bool_list(&box_, 5, &grad_input_mask_len_);
+    AtenTensorHandle out = shimrt_box_tensor(&box_, 6);
+    AtenTensorHandle logsumexp = shimrt_box_tensor(&box_, 7);
+    AtenTensorHandle cum_seq_q = shimrt_box_tensor(&box_, 8);
+    AtenTensorHandle cum_seq_k = shimrt_box_tensor(&box_, 9);
+    int64_t max_q = shimrt_box_int(&box_, 10);
+    int64_t max_k = shimrt_box_int(&box_, 11);
+    double dropout_p = shimrt_box_float(&box_, 12);
+    int32_t is_causal = shimrt_box_bool(&box_, 13);
+    AtenTensorHandle philox_seed = shimrt_box_tensor(&box_, 14);
+    AtenTensorHandle philox_offset = shimrt_box_tensor(&box_, 15);
+    double scale_v_ = 0;
+    double* scale = shimrt_box_opt_float(&box_, 16, &scale_v_);
+    AtenTensorHandle ret0 = NULL;
+    AtenTensorHandle ret1 = NULL;
+    AtenTensorHandle ret2 = NULL;
+    AtenTensorHandle ret3 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu__scaled_dot_product_fused_attention_overrideable_backward(grad_out, query, key, value, attn_bias, grad_input_mask, grad_input_mask_len_, out, logsumexp, cum_seq_q, cum_seq_k, max_q, max_k, dropout_p, is_causal, philox_seed, philox_offset, scale, &ret0, &ret1, &ret2, &ret3));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_push_tensor(&box_, 1, ret1);
+    shimrt_box_push_tensor(&box_, 2, ret2);
+    shimrt_box_push_tensor(&box_, 3, ret3);
     shimrt_box_finish(&box_);
 }
 
@@ -580,6 +687,31 @@ void boxed_cpu__scaled_mm_out(StableIValue* stack_, uint64_t num_args_, uint64_t
     SHIMRT_BOX_CALL(&box_, aoti_torch_cpu__scaled_mm_out(out, self, mat2, scale_a, scale_b, bias, scale_result, out_dtype, use_fast_accum));
     shimrt_box_release_args(&box_);
     shimrt_box_push_alias(&box_, 0, 8);
+    shimrt_box_finish(&box_);
+}
+
+/* aten._segment_reduce_backward.default: the shim's entry, taking its Scalars with their kind (c_shim_*.c) */
+AOTITorchError shimrt_entry_cpu__segment_reduce_backward(AtenTensorHandle grad, AtenTensorHandle output, AtenTensorHandle data, const char* reduce, AtenTensorHandle* lengths, AtenTensorHandle* offsets, int64_t axis, const shimrt_scalar* initial, AtenTensorHandle* ret0);
+/* aten._segment_reduce_backward.default: _segment_reduce_backward(Tensor grad, Tensor output, Tensor data, str reduce, *, Tensor? lengths=None, Tensor? offsets=None, int axis=0, Scalar? initial=None) -> Tensor */
+void boxed_cpu__segment_reduce_backward(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[8] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_STR, SHIMRT_KIND_OPT_TENSOR, SHIMRT_KIND_OPT_TENSOR, SHIMRT_KIND_NONE, SHIMRT_KIND_OPT_SCALAR};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "_segment_reduce_backward", stack_, num_args_, 8, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle grad = shimrt_box_tensor(&box_, 0);
+    AtenTensorHandle output = shimrt_box_tensor(&box_, 1);
+    AtenTensorHandle data = shimrt_box_tensor(&box_, 2);
+    const char* reduce = shimrt_box_str(&box_, 3);
+    AtenTensorHandle lengths_v_ = NULL;
+    AtenTensorHandle* lengths = shimrt_box_opt_tensor(&box_, 4, &lengths_v_);
+    AtenTensorHandle offsets_v_ = NULL;
+    AtenTensorHandle* offsets = shimrt_box_opt_tensor(&box_, 5, &offsets_v_);
+    int64_t axis = shimrt_box_int(&box_, 6);
+    shimrt_scalar initial_v_ = {0};
+    const shimrt_scalar* initial = shimrt_box_opt_scalar_value(&box_, 7, &initial_v_);
+    AtenTensorHandle ret0 = NULL;
+    SHIMRT_BOX_CALL(&box_, shimrt_entry_cpu__segment_reduce_backward(grad, output, data, reduce, lengths, offsets, axis, initial, &ret0));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
     shimrt_box_finish(&box_);
 }
 
@@ -4508,7 +4640,7 @@ void boxed_cpu_zeros_like(StableIValue* stack_, uint64_t num_args_, uint64_t num
 }
 
 /* Every schema of namespace aten, in op-key order, with its tags. */
-static const shimrt_def_entry defs_aten[247] = {
+static const shimrt_def_entry defs_aten[252] = {
     {"_adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor", SHIMRT_TAG_BIT(CORE)},
     {"_adaptive_avg_pool2d_backward(Tensor grad_output, Tensor self) -> Tensor", SHIMRT_TAG_BIT(CORE)},
     {"_adaptive_avg_pool3d(Tensor self, SymInt[3] output_size) -> Tensor", SHIMRT_TAG_BIT(CORE)},
@@ -4520,7 +4652,9 @@ static const shimrt_def_entry defs_aten[247] = {
     {"_dyn_quant_pack_4bit_weight(Tensor weights, Tensor scales_zeros, Tensor? bias, int block_size, int in_features, int out_features) -> Tensor", 0},
     {"_efficientzerotensor(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", 0},
     {"_embedding_bag(Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq=False, int mode=0, bool sparse=False, Tensor? per_sample_weights=None, bool include_last_offset=False, int padding_idx=-1) -> (Tensor, Tensor, Tensor, Tensor)", SHIMRT_TAG_BIT(CORE)},
+    {"_embedding_bag_dense_backward(Tensor grad, Tensor indices, Tensor offset2bag, Tensor bag_size, Tensor maximum_indices, SymInt num_weights, bool scale_grad_by_freq, int mode, Tensor? per_sample_weights, int padding_idx=-1) -> Tensor", 0},
     {"_embedding_bag_forward_only(Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq=False, int mode=0, bool sparse=False, Tensor? per_sample_weights=None, bool include_last_offset=False, int padding_idx=-1) -> (Tensor, Tensor, Tensor, Tensor)", 0},
+    {"_embedding_bag_per_sample_weights_backward(Tensor grad, Tensor weight, Tensor indices, Tensor offsets, Tensor offset2bag, int mode, int padding_idx=-1) -> Tensor", 0},
     {"_fft_c2c(Tensor self, SymInt[] dim, int normalization, bool forward) -> Tensor", 0},
     {"_fft_r2c(Tensor self, int[] dim, int normalization, bool onesided) -> Tensor", SHIMRT_TAG_BIT(CORE)},
     {"_foreach_mul.List(Tensor[] self, Tensor[] other) -> Tensor[]", 0},
@@ -4534,9 +4668,12 @@ static const shimrt_def_entry defs_aten[247] = {
     {"_pdist_backward(Tensor grad_output, Tensor self, float p, Tensor pdist) -> Tensor", 0},
     {"_pdist_forward(Tensor self, float p=2) -> Tensor", 0},
     {"_scaled_dot_product_flash_attention_for_cpu(Tensor query, Tensor key, Tensor value, float dropout_p=0.0, bool is_causal=False, *, Tensor? attn_mask=None, float? scale=None) -> (Tensor output, Tensor logsumexp)", SHIMRT_TAG_BIT(NONDETERMINISTIC_SEEDED)},
+    {"_scaled_dot_product_flash_attention_for_cpu_backward(Tensor grad_out, Tensor query, Tensor key, Tensor value, Tensor out, Tensor logsumexp, float dropout_p, bool is_causal, *, Tensor? attn_mask=None, float? scale=None) -> (Tensor grad_query, Tensor grad_key, Tensor grad_value)", 0},
     {"_scaled_dot_product_fused_attention_overrideable(Tensor query, Tensor key, Tensor value, Tensor? attn_bias=None, float dropout_p=0.0, bool is_causal=False, bool return_debug_mask=False, *, float? scale=None) -> (Tensor output, Tensor logsumexp, Tensor cum_seq_q, Tensor cum_seq_k, SymInt max_q, SymInt max_k, Tensor philox_seed, Tensor philox_offset, Tensor debug_attn_mask)", 0},
+    {"_scaled_dot_product_fused_attention_overrideable_backward(Tensor grad_out, Tensor query, Tensor key, Tensor value, Tensor attn_bias, bool[4] grad_input_mask, Tensor out, Tensor logsumexp, Tensor cum_seq_q, Tensor cum_seq_k, SymInt max_q, SymInt max_k, float dropout_p, bool is_causal, Tensor philox_seed, Tensor philox_offset, *, float? scale=None) -> (Tensor grad_query, Tensor grad_key, Tensor grad_value, Tensor grad_attn_bias)", 0},
     {"_scaled_mm(Tensor self, Tensor mat2, Tensor scale_a, Tensor scale_b, Tensor? bias=None, Tensor? scale_result=None, ScalarType? out_dtype=None, bool use_fast_accum=False) -> Tensor", 0},
     {"_scaled_mm.out(Tensor self, Tensor mat2, Tensor scale_a, Tensor scale_b, Tensor? bias=None, Tensor? scale_result=None, ScalarType? out_dtype=None, bool use_fast_accum=False, *, Tensor(a!) out) -> Tensor(a!)", 0},
+    {"_segment_reduce_backward(Tensor grad, Tensor output, Tensor data, str reduce, *, Tensor? lengths=None, Tensor? offsets=None, int axis=0, Scalar? initial=None) -> Tensor", 0},
     {"_to_sparse(Tensor self, *, Layout? layout=None, int[2]? blocksize=None, int? dense_dim=None) -> Tensor", 0},
     {"_trilinear(Tensor i1, Tensor i2, Tensor i3, int[] expand1, int[] expand2, int[] expand3, int[] sumdim, int unroll_dim=1) -> Tensor", 0},
     {"_weight_int8pack_mm(Tensor self, Tensor mat2, Tensor scales) -> Tensor", 0},
@@ -4759,7 +4896,7 @@ static const shimrt_def_entry defs_aten[247] = {
 };
 
 /* Every boxed kernel of namespace aten for the cpu backend. */
-static const shimrt_impl_entry impls_aten_cpu[246] = {
+static const shimrt_impl_entry impls_aten_cpu[251] = {
     {"_adaptive_avg_pool2d", boxed_cpu__adaptive_avg_pool2d},
     {"_adaptive_avg_pool2d_backward", boxed_cpu__adaptive_avg_pool2d_backward},
     {"_adaptive_avg_pool3d", boxed_cpu__adaptive_avg_pool3d},
@@ -4771,7 +4908,9 @@ static const shimrt_impl_entry impls_aten_cpu[246] = {
     {"_dyn_quant_pack_4bit_weight", boxed_cpu__dyn_quant_pack_4bit_weight},
     {"_efficientzerotensor", boxed_cpu__efficientzerotensor},
     {"_embedding_bag", boxed_cpu__embedding_bag},
+    {"_embedding_bag_dense_backward", boxed_cpu__embedding_bag_dense_backward},
     {"_embedding_bag_forward_only", boxed_cpu__embedding_bag_forward_only},
+    {"_embedding_bag_per_sample_weights_backward", boxed_cpu__embedding_bag_per_sample_weights_backward},
     {"_fft_c2c", boxed_cpu__fft_c2c},
     {"_fft_r2c", boxed_cpu__fft_r2c},
     {"_foreach_mul.List", boxed_cpu__foreach_mul_List},
@@ -4785,9 +4924,12 @@ static const shimrt_impl_entry impls_aten_cpu[246] = {
     {"_pdist_backward", boxed_cpu__pdist_backward},
     {"_pdist_forward", boxed_cpu__pdist_forward},
     {"_scaled_dot_product_flash_attention_for_cpu", boxed_cpu__scaled_dot_product_flash_attention_for_cpu},
+    {"_scaled_dot_product_flash_attention_for_cpu_backward", boxed_cpu__scaled_dot_product_flash_attention_for_cpu_backward},
     {"_scaled_dot_product_fused_attention_overrideable", boxed_cpu__scaled_dot_product_fused_attention_overrideable},
+    {"_scaled_dot_product_fused_attention_overrideable_backward", boxed_cpu__scaled_dot_product_fused_attention_overrideable_backward},
     {"_scaled_mm", boxed_cpu__scaled_mm},
     {"_scaled_mm.out", boxed_cpu__scaled_mm_out},
+    {"_segment_reduce_backward", boxed_cpu__segment_reduce_backward},
     {"_to_sparse", boxed_cpu__to_sparse},
     {"_trilinear", boxed_cpu__trilinear},
     {"_weight_int8pack_mm", boxed_cpu__weight_int8pack_mm},
@@ -5009,5 +5151,5 @@ static const shimrt_impl_entry impls_aten_cpu[246] = {
 };
 
 AOTITorchError shimgen_register_aten_cpu(TorchLibraryHandle* ret_def, TorchLibraryHandle* ret_impl) {
-    return shimrt_register_ops("aten", "CPU", __FILE__, __LINE__, defs_aten, 247, impls_aten_cpu, 246, ret_def, ret_impl);
+    return shimrt_register_ops("aten", "CPU", __FILE__, __LINE__, defs_aten, 252, impls_aten_cpu, 251, ret_def, ret_impl);
 }

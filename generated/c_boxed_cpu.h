@@ -29,7 +29,9 @@ void boxed_cpu__dyn_quant_matmul_4bit(StableIValue* stack_, uint64_t num_args_, 
 void boxed_cpu__dyn_quant_pack_4bit_weight(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu__efficientzerotensor(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu__embedding_bag(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
+void boxed_cpu__embedding_bag_dense_backward(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu__embedding_bag_forward_only(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
+void boxed_cpu__embedding_bag_per_sample_weights_backward(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu__fft_c2c(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu__fft_r2c(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu__foreach_mul_List(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
@@ -43,9 +45,12 @@ void boxed_cpu__int_mm_out(StableIValue* stack_, uint64_t num_args_, uint64_t nu
 void boxed_cpu__pdist_backward(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu__pdist_forward(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu__scaled_dot_product_flash_attention_for_cpu(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
+void boxed_cpu__scaled_dot_product_flash_attention_for_cpu_backward(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu__scaled_dot_product_fused_attention_overrideable(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
+void boxed_cpu__scaled_dot_product_fused_attention_overrideable_backward(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu__scaled_mm(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu__scaled_mm_out(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
+void boxed_cpu__segment_reduce_backward(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu__to_sparse(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu__trilinear(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu__weight_int8pack_mm(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);

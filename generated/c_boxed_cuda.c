@@ -1822,7 +1822,7 @@ void boxed_cuda_zeros_like(StableIValue* stack_, uint64_t num_args_, uint64_t nu
 }
 
 /* Every schema of namespace aten, in op-key order, with its tags. */
-static const shimrt_def_entry defs_aten[247] = {
+static const shimrt_def_entry defs_aten[252] = {
     {"_adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor", SHIMRT_TAG_BIT(CORE)},
     {"_adaptive_avg_pool2d_backward(Tensor grad_output, Tensor self) -> Tensor", SHIMRT_TAG_BIT(CORE)},
     {"_adaptive_avg_pool3d(Tensor self, SymInt[3] output_size) -> Tensor", SHIMRT_TAG_BIT(CORE)},
@@ -1834,7 +1834,9 @@ static const shimrt_def_entry defs_aten[247] = {
     {"_dyn_quant_pack_4bit_weight(Tensor weights, Tensor scales_zeros, Tensor? bias, int block_size, int in_features, int out_features) -> Tensor", 0},
     {"_efficientzerotensor(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", 0},
     {"_embedding_bag(Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq=False, int mode=0, bool sparse=False, Tensor? per_sample_weights=None, bool include_last_offset=False, int padding_idx=-1) -> (Tensor, Tensor, Tensor, Tensor)", SHIMRT_TAG_BIT(CORE)},
+    {"_embedding_bag_dense_backward(Tensor grad, Tensor indices, Tensor offset2bag, Tensor bag_size, Tensor maximum_indices, SymInt num_weights, bool scale_grad_by_freq, int mode, Tensor? per_sample_weights, int padding_idx=-1) -> Tensor", 0},
     {"_embedding_bag_forward_only(Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq=False, int mode=0, bool sparse=False, Tensor? per_sample_weights=None, bool include_last_offset=False, int padding_idx=-1) -> (Tensor, Tensor, Tensor, Tensor)", 0},
+    {"_embedding_bag_per_sample_weights_backward(Tensor grad, Tensor weight, Tensor indices, Tensor offsets, Tensor offset2bag, int mode, int padding_idx=-1) -> Tensor", 0},
     {"_fft_c2c(Tensor self, SymInt[] dim, int normalization, bool forward) -> Tensor", 0},
     {"_fft_r2c(Tensor self, int[] dim, int normalization, bool onesided) -> Tensor", SHIMRT_TAG_BIT(CORE)},
     {"_foreach_mul.List(Tensor[] self, Tensor[] other) -> Tensor[]", 0},
@@ -1848,9 +1850,12 @@ static const shimrt_def_entry defs_aten[247] = {
     {"_pdist_backward(Tensor grad_output, Tensor self, float p, Tensor pdist) -> Tensor", 0},
     {"_pdist_forward(Tensor self, float p=2) -> Tensor", 0},
     {"_scaled_dot_product_flash_attention_for_cpu(Tensor query, Tensor key, Tensor value, float dropout_p=0.0, bool is_causal=False, *, Tensor? attn_mask=None, float? scale=None) -> (Tensor output, Tensor logsumexp)", SHIMRT_TAG_BIT(NONDETERMINISTIC_SEEDED)},
+    {"_scaled_dot_product_flash_attention_for_cpu_backward(Tensor grad_out, Tensor query, Tensor key, Tensor value, Tensor out, Tensor logsumexp, float dropout_p, bool is_causal, *, Tensor? attn_mask=None, float? scale=None) -> (Tensor grad_query, Tensor grad_key, Tensor grad_value)", 0},
     {"_scaled_dot_product_fused_attention_overrideable(Tensor query, Tensor key, Tensor value, Tensor? attn_bias=None, float dropout_p=0.0, bool is_causal=False, bool return_debug_mask=False, *, float? scale=None) -> (Tensor output, Tensor logsumexp, Tensor cum_seq_q, Tensor cum_seq_k, SymInt max_q, SymInt max_k, Tensor philox_seed, Tensor philox_offset, Tensor debug_attn_mask)", 0},
+    {"_scaled_dot_product_fused_attention_overrideable_backward(Tensor grad_out, Tensor query, Tensor key, Tensor value, Tensor attn_bias, bool[4] grad_input_mask, Tensor out, Tensor logsumexp, Tensor cum_seq_q, Tensor cum_seq_k, SymInt max_q, SymInt max_k, float dropout_p, bool is_causal, Tensor philox_seed, Tensor philox_offset, *, float? scale=None) -> (Tensor grad_query, Tensor grad_key, Tensor grad_value, Tensor grad_attn_bias)", 0},
     {"_scaled_mm(Tensor self, Tensor mat2, Tensor scale_a, Tensor scale_b, Tensor? bias=None, Tensor? scale_result=None, ScalarType? out_dtype=None, bool use_fast_accum=False) -> Tensor", 0},
     {"_scaled_mm.out(Tensor self, Tensor mat2, Tensor scale_a, Tensor scale_b, Tensor? bias=None, Tensor? scale_result=None, ScalarType? out_dtype=None, bool use_fast_accum=False, *, Tensor(a!) out) -> Tensor(a!)", 0},
+    {"_segment_reduce_backward(Tensor grad, Tensor output, Tensor data, str reduce, *, Tensor? lengths=None, Tensor? offsets=None, int axis=0, Scalar? initial=None) -> Tensor", 0},
     {"_to_sparse(Tensor self, *, Layout? layout=None, int[2]? blocksize=None, int? dense_dim=None) -> Tensor", 0},
     {"_trilinear(Tensor i1, Tensor i2, Tensor i3, int[] expand1, int[] expand2, int[] expand3, int[] sumdim, int unroll_dim=1) -> Tensor", 0},
     {"_weight_int8pack_mm(Tensor self, Tensor mat2, Tensor scales) -> Tensor", 0},
@@ -2185,5 +2190,5 @@ static const shimrt_impl_entry impls_aten_cuda[108] = {
 };
 
 AOTITorchError shimgen_register_aten_cuda(TorchLibraryHandle* ret_def, TorchLibraryHandle* ret_impl) {
-    return shimrt_register_ops("aten", "CUDA", __FILE__, __LINE__, defs_aten, 247, impls_aten_cuda, 108, ret_def, ret_impl);
+    return shimrt_register_ops("aten", "CUDA", __FILE__, __LINE__, defs_aten, 252, impls_aten_cuda, 108, ret_def, ret_impl);
 }

@@ -134,6 +134,19 @@ AOTITorchError aoti_torch_cpu__embedding_bag(AtenTensorHandle weight, AtenTensor
     return shimrt_cpu__embedding_bag(weight, indices, offsets, scale_grad_by_freq, mode, sparse, SHIMRT_OPT_TENSOR(per_sample_weights), include_last_offset, padding_idx, ret0, ret1, ret2, ret3);
 }
 
+/* aten._embedding_bag_dense_backward.default: _embedding_bag_dense_backward(Tensor grad, Tensor indices, Tensor offset2bag, Tensor bag_size, Tensor maximum_indices, SymInt num_weights, bool scale_grad_by_freq, int mode, Tensor? per_sample_weights, int padding_idx=-1) -> Tensor
+ * kernel: shimrt_cpu__embedding_bag_dense_backward (CPU) */
+AOTITorchError aoti_torch_cpu__embedding_bag_dense_backward(AtenTensorHandle grad, AtenTensorHandle indices, AtenTensorHandle offset2bag, AtenTensorHandle bag_size, AtenTensorHandle maximum_indices, int64_t num_weights, int32_t scale_grad_by_freq, int64_t mode, AtenTensorHandle* per_sample_weights, int64_t padding_idx, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(grad);
+    SHIMRT_ARG_TENSOR(indices);
+    SHIMRT_ARG_TENSOR(offset2bag);
+    SHIMRT_ARG_TENSOR(bag_size);
+    SHIMRT_ARG_TENSOR(maximum_indices);
+    SHIMRT_ARG_OPT_TENSOR(per_sample_weights);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu__embedding_bag_dense_backward(grad, indices, offset2bag, bag_size, maximum_indices, num_weights, scale_grad_by_freq, mode, SHIMRT_OPT_TENSOR(per_sample_weights), padding_idx, ret0);
+}
+
 /* aten._embedding_bag_forward_only.default: _embedding_bag_forward_only(Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq=False, int mode=0, bool sparse=False, Tensor? per_sample_weights=None, bool include_last_offset=False, int padding_idx=-1) -> (Tensor, Tensor, Tensor, Tensor)
  * kernel: shimrt_cpu__embedding_bag_forward_only (CPU) */
 AOTITorchError aoti_torch_cpu__embedding_bag_forward_only(AtenTensorHandle weight, AtenTensorHandle indices, AtenTensorHandle offsets, int32_t scale_grad_by_freq, int64_t mode, int32_t sparse, AtenTensorHandle* per_sample_weights, int32_t include_last_offset, int64_t padding_idx, AtenTensorHandle* ret0, AtenTensorHandle* ret1, AtenTensorHandle* ret2, AtenTensorHandle* ret3) {
@@ -146,6 +159,18 @@ AOTITorchError aoti_torch_cpu__embedding_bag_forward_only(AtenTensorHandle weigh
     SHIMRT_ARG_RET(ret2);
     SHIMRT_ARG_RET(ret3);
     return shimrt_cpu__embedding_bag_forward_only(weight, indices, offsets, scale_grad_by_freq, mode, sparse, SHIMRT_OPT_TENSOR(per_sample_weights), include_last_offset, padding_idx, ret0, ret1, ret2, ret3);
+}
+
+/* aten._embedding_bag_per_sample_weights_backward.default: _embedding_bag_per_sample_weights_backward(Tensor grad, Tensor weight, Tensor indices, Tensor offsets, Tensor offset2bag, int mode, int padding_idx=-1) -> Tensor
+ * kernel: shimrt_cpu__embedding_bag_per_sample_weights_backward (CPU) */
+AOTITorchError aoti_torch_cpu__embedding_bag_per_sample_weights_backward(AtenTensorHandle grad, AtenTensorHandle weight, AtenTensorHandle indices, AtenTensorHandle offsets, AtenTensorHandle offset2bag, int64_t mode, int64_t padding_idx, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(grad);
+    SHIMRT_ARG_TENSOR(weight);
+    SHIMRT_ARG_TENSOR(indices);
+    SHIMRT_ARG_TENSOR(offsets);
+    SHIMRT_ARG_TENSOR(offset2bag);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu__embedding_bag_per_sample_weights_backward(grad, weight, indices, offsets, offset2bag, mode, padding_idx, ret0);
 }
 
 /* aten._fft_c2c.default: _fft_c2c(Tensor self, SymInt[] dim, int normalization, bool forward) -> Tensor
@@ -290,6 +315,22 @@ AOTITorchError aoti_torch_cpu__scaled_dot_product_flash_attention_for_cpu(AtenTe
     return shimrt_cpu__scaled_dot_product_flash_attention_for_cpu(query, key, value, dropout_p, is_causal, SHIMRT_OPT_TENSOR(attn_mask), scale, ret0, ret1);
 }
 
+/* aten._scaled_dot_product_flash_attention_for_cpu_backward.default: _scaled_dot_product_flash_attention_for_cpu_backward(Tensor grad_out, Tensor query, Tensor key, Tensor value, Tensor out, Tensor logsumexp, float dropout_p, bool is_causal, *, Tensor? attn_mask=None, float? scale=None) -> (Tensor grad_query, Tensor grad_key, Tensor grad_value)
+ * kernel: shimrt_cpu__scaled_dot_product_flash_attention_for_cpu_backward (CPU) */
+AOTITorchError aoti_torch_cpu__scaled_dot_product_flash_attention_for_cpu_backward(AtenTensorHandle grad_out, AtenTensorHandle query, AtenTensorHandle key, AtenTensorHandle value, AtenTensorHandle out, AtenTensorHandle logsumexp, double dropout_p, int32_t is_causal, AtenTensorHandle* attn_mask, double* scale, AtenTensorHandle* ret0, AtenTensorHandle* ret1, AtenTensorHandle* ret2) {
+    SHIMRT_ARG_TENSOR(grad_out);
+    SHIMRT_ARG_TENSOR(query);
+    SHIMRT_ARG_TENSOR(key);
+    SHIMRT_ARG_TENSOR(value);
+    SHIMRT_ARG_TENSOR(out);
+    SHIMRT_ARG_TENSOR(logsumexp);
+    SHIMRT_ARG_OPT_TENSOR(attn_mask);
+    SHIMRT_ARG_RET(ret0);
+    SHIMRT_ARG_RET(ret1);
+    SHIMRT_ARG_RET(ret2);
+    return shimrt_cpu__scaled_dot_product_flash_attention_for_cpu_backward(grad_out, query, key, value, out, logsumexp, dropout_p, is_causal, SHIMRT_OPT_TENSOR(attn_mask), scale, ret0, ret1, ret2);
+}
+
 /* aten._scaled_dot_product_fused_attention_overrideable.default: _scaled_dot_product_fused_attention_overrideable(Tensor query, Tensor key, Tensor value, Tensor? attn_bias=None, float dropout_p=0.0, bool is_causal=False, bool return_debug_mask=False, *, float? scale=None) -> (Tensor output, Tensor logsumexp, Tensor cum_seq_q, Tensor cum_seq_k, SymInt max_q, SymInt max_k, Tensor philox_seed, Tensor philox_offset, Tensor debug_attn_mask)
  * kernel: shimrt_cpu__scaled_dot_product_fused_attention_overrideable (CPU) */
 AOTITorchError aoti_torch_cpu__scaled_dot_product_fused_attention_overrideable(AtenTensorHandle query, AtenTensorHandle key, AtenTensorHandle value, AtenTensorHandle* attn_bias, double dropout_p, int32_t is_causal, int32_t return_debug_mask, double* scale, AtenTensorHandle* ret0, AtenTensorHandle* ret1, AtenTensorHandle* ret2, AtenTensorHandle* ret3, int64_t* ret4, int64_t* ret5, AtenTensorHandle* ret6, AtenTensorHandle* ret7, AtenTensorHandle* ret8) {
@@ -307,6 +348,28 @@ AOTITorchError aoti_torch_cpu__scaled_dot_product_fused_attention_overrideable(A
     SHIMRT_ARG_RET(ret7);
     SHIMRT_ARG_RET(ret8);
     return shimrt_cpu__scaled_dot_product_fused_attention_overrideable(query, key, value, SHIMRT_OPT_TENSOR(attn_bias), dropout_p, is_causal, return_debug_mask, scale, ret0, ret1, ret2, ret3, ret4, ret5, ret6, ret7, ret8);
+}
+
+/* aten._scaled_dot_product_fused_attention_overrideable_backward.default: _scaled_dot_product_fused_attention_overrideable_backward(Tensor grad_out, Tensor query, Tensor key, Tensor value, Tensor attn_bias, bool[4] grad_input_mask, Tensor out, Tensor logsumexp, Tensor cum_seq_q, Tensor cum_seq_k, SymInt max_q, SymInt max_k, float dropout_p, bool is_causal, Tensor philox_seed, Tensor philox_offset, *, float? scale=None) -> (Tensor grad_query, Tensor grad_key, Tensor grad_value, Tensor grad_attn_bias)
+ * kernel: shimrt_cpu__scaled_dot_product_fused_attention_overrideable_backward (CPU) */
+AOTITorchError aoti_torch_cpu__scaled_dot_product_fused_attention_overrideable_backward(AtenTensorHandle grad_out, AtenTensorHandle query, AtenTensorHandle key, AtenTensorHandle value, AtenTensorHandle attn_bias, const int32_t* grad_input_mask, int64_t grad_input_mask_len_, AtenTensorHandle out, AtenTensorHandle logsumexp, AtenTensorHandle cum_seq_q, AtenTensorHandle cum_seq_k, int64_t max_q, int64_t max_k, double dropout_p, int32_t is_causal, AtenTensorHandle philox_seed, AtenTensorHandle philox_offset, double* scale, AtenTensorHandle* ret0, AtenTensorHandle* ret1, AtenTensorHandle* ret2, AtenTensorHandle* ret3) {
+    SHIMRT_ARG_TENSOR(grad_out);
+    SHIMRT_ARG_TENSOR(query);
+    SHIMRT_ARG_TENSOR(key);
+    SHIMRT_ARG_TENSOR(value);
+    SHIMRT_ARG_TENSOR(attn_bias);
+    SHIMRT_ARG_LIST(grad_input_mask);
+    SHIMRT_ARG_TENSOR(out);
+    SHIMRT_ARG_TENSOR(logsumexp);
+    SHIMRT_ARG_TENSOR(cum_seq_q);
+    SHIMRT_ARG_TENSOR(cum_seq_k);
+    SHIMRT_ARG_TENSOR(philox_seed);
+    SHIMRT_ARG_TENSOR(philox_offset);
+    SHIMRT_ARG_RET(ret0);
+    SHIMRT_ARG_RET(ret1);
+    SHIMRT_ARG_RET(ret2);
+    SHIMRT_ARG_RET(ret3);
+    return shimrt_cpu__scaled_dot_product_fused_attention_overrideable_backward(grad_out, query, key, value, attn_bias, grad_input_mask, grad_input_mask_len_, out, logsumexp, cum_seq_q, cum_seq_k, max_q, max_k, dropout_p, is_causal, philox_seed, philox_offset, scale, ret0, ret1, ret2, ret3);
 }
 
 /* aten._scaled_mm.default: _scaled_mm(Tensor self, Tensor mat2, Tensor scale_a, Tensor scale_b, Tensor? bias=None, Tensor? scale_result=None, ScalarType? out_dtype=None, bool use_fast_accum=False) -> Tensor
@@ -333,6 +396,30 @@ AOTITorchError aoti_torch_cpu__scaled_mm_out(AtenTensorHandle out, AtenTensorHan
     SHIMRT_ARG_OPT_TENSOR(bias);
     SHIMRT_ARG_OPT_TENSOR(scale_result);
     return shimrt_cpu__scaled_mm_out(out, self, mat2, scale_a, scale_b, SHIMRT_OPT_TENSOR(bias), SHIMRT_OPT_TENSOR(scale_result), out_dtype, use_fast_accum);
+}
+
+/* aten._segment_reduce_backward.default: _segment_reduce_backward(Tensor grad, Tensor output, Tensor data, str reduce, *, Tensor? lengths=None, Tensor? offsets=None, int axis=0, Scalar? initial=None) -> Tensor
+ * kernel: shimrt_cpu__segment_reduce_backward (CPU) */
+AOTITorchError shimrt_entry_cpu__segment_reduce_backward(AtenTensorHandle grad, AtenTensorHandle output, AtenTensorHandle data, const char* reduce, AtenTensorHandle* lengths, AtenTensorHandle* offsets, int64_t axis, const shimrt_scalar* initial, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(grad);
+    SHIMRT_ARG_TENSOR(output);
+    SHIMRT_ARG_TENSOR(data);
+    SHIMRT_ARG_OPT_TENSOR(lengths);
+    SHIMRT_ARG_OPT_TENSOR(offsets);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu__segment_reduce_backward(grad, output, data, reduce, SHIMRT_OPT_TENSOR(lengths), SHIMRT_OPT_TENSOR(offsets), axis, initial, ret0);
+}
+
+/* aten._segment_reduce_backward.default: the C shim; each Scalar, a C double, is a floating Scalar, as PyTorch's
+ * c10::Scalar(double) (the checks here name this shim in their messages) */
+AOTITorchError aoti_torch_cpu__segment_reduce_backward(AtenTensorHandle grad, AtenTensorHandle output, AtenTensorHandle data, const char* reduce, AtenTensorHandle* lengths, AtenTensorHandle* offsets, int64_t axis, double* initial, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(grad);
+    SHIMRT_ARG_TENSOR(output);
+    SHIMRT_ARG_TENSOR(data);
+    SHIMRT_ARG_OPT_TENSOR(lengths);
+    SHIMRT_ARG_OPT_TENSOR(offsets);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_entry_cpu__segment_reduce_backward(grad, output, data, reduce, lengths, offsets, axis, SHIMRT_SCALAR_OPT_DOUBLE(initial), ret0);
 }
 
 /* aten._to_sparse.default: _to_sparse(Tensor self, *, Layout? layout=None, int[2]? blocksize=None, int? dense_dim=None) -> Tensor

@@ -288,6 +288,28 @@ AOTITorchError aoti_torch_cuda__embedding_bag(AtenTensorHandle weight, AtenTenso
     return AOTI_TORCH_SUCCESS;
 }
 
+/* aten._embedding_bag_dense_backward.default: _embedding_bag_dense_backward(Tensor grad, Tensor indices, Tensor offset2bag, Tensor bag_size, Tensor maximum_indices, SymInt num_weights, bool scale_grad_by_freq, int mode, Tensor? per_sample_weights, int padding_idx=-1) -> Tensor */
+AOTITorchError aoti_torch_cuda__embedding_bag_dense_backward(AtenTensorHandle grad, AtenTensorHandle indices, AtenTensorHandle offset2bag, AtenTensorHandle bag_size, AtenTensorHandle maximum_indices, int64_t num_weights, int32_t scale_grad_by_freq, int64_t mode, AtenTensorHandle* per_sample_weights, int64_t padding_idx, AtenTensorHandle* ret0) {
+    static shimrt_op_cache op_;
+    StableIValue stack_[10];
+    shimrt_pack pack_;
+    SHIMRT_ARG_RET(ret0);
+    shimrt_pack_begin(&pack_, __func__, stack_, 10);
+    shimrt_pack_tensor(&pack_, "grad", grad);
+    shimrt_pack_tensor(&pack_, "indices", indices);
+    shimrt_pack_tensor(&pack_, "offset2bag", offset2bag);
+    shimrt_pack_tensor(&pack_, "bag_size", bag_size);
+    shimrt_pack_tensor(&pack_, "maximum_indices", maximum_indices);
+    shimrt_pack_int(&pack_, num_weights);
+    shimrt_pack_bool(&pack_, scale_grad_by_freq);
+    shimrt_pack_int(&pack_, mode);
+    shimrt_pack_opt_tensor(&pack_, "per_sample_weights", per_sample_weights);
+    shimrt_pack_int(&pack_, padding_idx);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::_embedding_bag_dense_backward", ""));
+    *ret0 = siv_to_tensor(stack_[0]);
+    return AOTI_TORCH_SUCCESS;
+}
+
 /* aten._embedding_bag_forward_only.default: _embedding_bag_forward_only(Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq=False, int mode=0, bool sparse=False, Tensor? per_sample_weights=None, bool include_last_offset=False, int padding_idx=-1) -> (Tensor, Tensor, Tensor, Tensor) */
 AOTITorchError aoti_torch_cuda__embedding_bag_forward_only(AtenTensorHandle weight, AtenTensorHandle indices, AtenTensorHandle offsets, int32_t scale_grad_by_freq, int64_t mode, int32_t sparse, AtenTensorHandle* per_sample_weights, int32_t include_last_offset, int64_t padding_idx, AtenTensorHandle* ret0, AtenTensorHandle* ret1, AtenTensorHandle* ret2, AtenTensorHandle* ret3) {
     static shimrt_op_cache op_;
@@ -312,6 +334,25 @@ AOTITorchError aoti_torch_cuda__embedding_bag_forward_only(AtenTensorHandle weig
     *ret1 = siv_to_tensor(stack_[1]);
     *ret2 = siv_to_tensor(stack_[2]);
     *ret3 = siv_to_tensor(stack_[3]);
+    return AOTI_TORCH_SUCCESS;
+}
+
+/* aten._embedding_bag_per_sample_weights_backward.default: _embedding_bag_per_sample_weights_backward(Tensor grad, Tensor weight, Tensor indices, Tensor offsets, Tensor offset2bag, int mode, int padding_idx=-1) -> Tensor */
+AOTITorchError aoti_torch_cuda__embedding_bag_per_sample_weights_backward(AtenTensorHandle grad, AtenTensorHandle weight, AtenTensorHandle indices, AtenTensorHandle offsets, AtenTensorHandle offset2bag, int64_t mode, int64_t padding_idx, AtenTensorHandle* ret0) {
+    static shimrt_op_cache op_;
+    StableIValue stack_[7];
+    shimrt_pack pack_;
+    SHIMRT_ARG_RET(ret0);
+    shimrt_pack_begin(&pack_, __func__, stack_, 7);
+    shimrt_pack_tensor(&pack_, "grad", grad);
+    shimrt_pack_tensor(&pack_, "weight", weight);
+    shimrt_pack_tensor(&pack_, "indices", indices);
+    shimrt_pack_tensor(&pack_, "offsets", offsets);
+    shimrt_pack_tensor(&pack_, "offset2bag", offset2bag);
+    shimrt_pack_int(&pack_, mode);
+    shimrt_pack_int(&pack_, padding_idx);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::_embedding_bag_per_sample_weights_backward", ""));
+    *ret0 = siv_to_tensor(stack_[0]);
     return AOTI_TORCH_SUCCESS;
 }
 
@@ -824,6 +865,32 @@ AOTITorchError aoti_torch_cuda__scaled_dot_product_flash_attention_for_cpu(AtenT
     return AOTI_TORCH_SUCCESS;
 }
 
+/* aten._scaled_dot_product_flash_attention_for_cpu_backward.default: _scaled_dot_product_flash_attention_for_cpu_backward(Tensor grad_out, Tensor query, Tensor key, Tensor value, Tensor out, Tensor logsumexp, float dropout_p, bool is_causal, *, Tensor? attn_mask=None, float? scale=None) -> (Tensor grad_query, Tensor grad_key, Tensor grad_value) */
+AOTITorchError aoti_torch_cuda__scaled_dot_product_flash_attention_for_cpu_backward(AtenTensorHandle grad_out, AtenTensorHandle query, AtenTensorHandle key, AtenTensorHandle value, AtenTensorHandle out, AtenTensorHandle logsumexp, double dropout_p, int32_t is_causal, AtenTensorHandle* attn_mask, double* scale, AtenTensorHandle* ret0, AtenTensorHandle* ret1, AtenTensorHandle* ret2) {
+    static shimrt_op_cache op_;
+    StableIValue stack_[10];
+    shimrt_pack pack_;
+    SHIMRT_ARG_RET(ret0);
+    SHIMRT_ARG_RET(ret1);
+    SHIMRT_ARG_RET(ret2);
+    shimrt_pack_begin(&pack_, __func__, stack_, 10);
+    shimrt_pack_tensor(&pack_, "grad_out", grad_out);
+    shimrt_pack_tensor(&pack_, "query", query);
+    shimrt_pack_tensor(&pack_, "key", key);
+    shimrt_pack_tensor(&pack_, "value", value);
+    shimrt_pack_tensor(&pack_, "out", out);
+    shimrt_pack_tensor(&pack_, "logsumexp", logsumexp);
+    shimrt_pack_float(&pack_, dropout_p);
+    shimrt_pack_bool(&pack_, is_causal);
+    shimrt_pack_opt_tensor(&pack_, "attn_mask", attn_mask);
+    shimrt_pack_opt_float(&pack_, scale);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::_scaled_dot_product_flash_attention_for_cpu_backward", ""));
+    *ret0 = siv_to_tensor(stack_[0]);
+    *ret1 = siv_to_tensor(stack_[1]);
+    *ret2 = siv_to_tensor(stack_[2]);
+    return AOTI_TORCH_SUCCESS;
+}
+
 /* aten._scaled_dot_product_fused_attention_overrideable.default: _scaled_dot_product_fused_attention_overrideable(Tensor query, Tensor key, Tensor value, Tensor? attn_bias=None, float dropout_p=0.0, bool is_causal=False, bool return_debug_mask=False, *, float? scale=None) -> (Tensor output, Tensor logsumexp, Tensor cum_seq_q, Tensor cum_seq_k, SymInt max_q, SymInt max_k, Tensor philox_seed, Tensor philox_offset, Tensor debug_attn_mask) */
 AOTITorchError aoti_torch_cuda__scaled_dot_product_fused_attention_overrideable(AtenTensorHandle query, AtenTensorHandle key, AtenTensorHandle value, AtenTensorHandle* attn_bias, double dropout_p, int32_t is_causal, int32_t return_debug_mask, double* scale, AtenTensorHandle* ret0, AtenTensorHandle* ret1, AtenTensorHandle* ret2, AtenTensorHandle* ret3, int64_t* ret4, int64_t* ret5, AtenTensorHandle* ret6, AtenTensorHandle* ret7, AtenTensorHandle* ret8) {
     static shimrt_op_cache op_;
@@ -860,32 +927,39 @@ AOTITorchError aoti_torch_cuda__scaled_dot_product_fused_attention_overrideable(
     return AOTI_TORCH_SUCCESS;
 }
 
-/* aten._scaled_dot_product_fused_attention_overrideable_backward.default: _scaled_dot_product_fused_attention_overrideable_backward(Tensor grad_out, Tensor query, Tensor key, Tensor value, Tensor attn_bias, bool[4] grad_input_mask, Tensor out, Tensor logsumexp, Tensor cum_seq_q, Tensor cum_seq_k, SymInt max_q, SymInt max_k, float dropout_p, bool is_causal, Tensor philox_seed, Tensor philox_offset, *, float? scale=None) -> (Tensor grad_query, Tensor grad_key, Tensor grad_value, Tensor grad_attn_bias)
- * no body: Could not run 'aten::_scaled_dot_product_fused_attention_overrideable_backward' with arguments from the 'CUDA' backend: libshimrt has no CUDA kernel for it and no CPU kernel to fall back to (docs/cuda.md) */
+/* aten._scaled_dot_product_fused_attention_overrideable_backward.default: _scaled_dot_product_fused_attention_overrideable_backward(Tensor grad_out, Tensor query, Tensor key, Tensor value, Tensor attn_bias, bool[4] grad_input_mask, Tensor out, Tensor logsumexp, Tensor cum_seq_q, Tensor cum_seq_k, SymInt max_q, SymInt max_k, float dropout_p, bool is_causal, Tensor philox_seed, Tensor philox_offset, *, float? scale=None) -> (Tensor grad_query, Tensor grad_key, Tensor grad_value, Tensor grad_attn_bias) */
 AOTITorchError aoti_torch_cuda__scaled_dot_product_fused_attention_overrideable_backward(AtenTensorHandle grad_out, AtenTensorHandle query, AtenTensorHandle key, AtenTensorHandle value, AtenTensorHandle attn_bias, const int32_t* grad_input_mask, int64_t grad_input_mask_len_, AtenTensorHandle out, AtenTensorHandle logsumexp, AtenTensorHandle cum_seq_q, AtenTensorHandle cum_seq_k, int64_t max_q, int64_t max_k, double dropout_p, int32_t is_causal, AtenTensorHandle philox_seed, AtenTensorHandle philox_offset, double* scale, AtenTensorHandle* ret0, AtenTensorHandle* ret1, AtenTensorHandle* ret2, AtenTensorHandle* ret3) {
-    (void)grad_out;
-    (void)query;
-    (void)key;
-    (void)value;
-    (void)attn_bias;
-    (void)grad_input_mask;
-    (void)grad_input_mask_len_;
-    (void)out;
-    (void)logsumexp;
-    (void)cum_seq_q;
-    (void)cum_seq_k;
-    (void)max_q;
-    (void)max_k;
-    (void)dropout_p;
-    (void)is_causal;
-    (void)philox_seed;
-    (void)philox_offset;
-    (void)scale;
-    (void)ret0;
-    (void)ret1;
-    (void)ret2;
-    (void)ret3;
-    return shimrt_set_error(__func__, "Could not run 'aten::_scaled_dot_product_fused_attention_overrideable_backward' with arguments from the 'CUDA' backend: libshimrt has no CUDA kernel for it and no CPU kernel to fall back to (docs/cuda.md)");
+    static shimrt_op_cache op_;
+    StableIValue stack_[17];
+    shimrt_pack pack_;
+    SHIMRT_ARG_RET(ret0);
+    SHIMRT_ARG_RET(ret1);
+    SHIMRT_ARG_RET(ret2);
+    SHIMRT_ARG_RET(ret3);
+    shimrt_pack_begin(&pack_, __func__, stack_, 17);
+    shimrt_pack_tensor(&pack_, "grad_out", grad_out);
+    shimrt_pack_tensor(&pack_, "query", query);
+    shimrt_pack_tensor(&pack_, "key", key);
+    shimrt_pack_tensor(&pack_, "value", value);
+    shimrt_pack_tensor(&pack_, "attn_bias", attn_bias);
+    shimrt_pack_bool_list(&pack_, "grad_input_mask", grad_input_mask, grad_input_mask_len_);
+    shimrt_pack_tensor(&pack_, "out", out);
+    shimrt_pack_tensor(&pack_, "logsumexp", logsumexp);
+    shimrt_pack_tensor(&pack_, "cum_seq_q", cum_seq_q);
+    shimrt_pack_tensor(&pack_, "cum_seq_k", cum_seq_k);
+    shimrt_pack_int(&pack_, max_q);
+    shimrt_pack_int(&pack_, max_k);
+    shimrt_pack_float(&pack_, dropout_p);
+    shimrt_pack_bool(&pack_, is_causal);
+    shimrt_pack_tensor(&pack_, "philox_seed", philox_seed);
+    shimrt_pack_tensor(&pack_, "philox_offset", philox_offset);
+    shimrt_pack_opt_float(&pack_, scale);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::_scaled_dot_product_fused_attention_overrideable_backward", ""));
+    *ret0 = siv_to_tensor(stack_[0]);
+    *ret1 = siv_to_tensor(stack_[1]);
+    *ret2 = siv_to_tensor(stack_[2]);
+    *ret3 = siv_to_tensor(stack_[3]);
+    return AOTI_TORCH_SUCCESS;
 }
 
 /* aten._scaled_grouped_mm.default: _scaled_grouped_mm(Tensor self, Tensor mat2, Tensor scale_a, Tensor scale_b, Tensor? offs=None, Tensor? bias=None, Tensor? scale_result=None, ScalarType? out_dtype=None, bool use_fast_accum=False) -> Tensor
@@ -941,6 +1015,26 @@ AOTITorchError aoti_torch_cuda__scaled_mm_out(AtenTensorHandle out, AtenTensorHa
     shimrt_pack_tensor(&pack_, "out", out);
     SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::_scaled_mm", "out"));
     shimrt_pop_discard(SHIMRT_KIND_TENSOR, stack_[0]);
+    return AOTI_TORCH_SUCCESS;
+}
+
+/* aten._segment_reduce_backward.default: _segment_reduce_backward(Tensor grad, Tensor output, Tensor data, str reduce, *, Tensor? lengths=None, Tensor? offsets=None, int axis=0, Scalar? initial=None) -> Tensor */
+AOTITorchError aoti_torch_cuda__segment_reduce_backward(AtenTensorHandle grad, AtenTensorHandle output, AtenTensorHandle data, const char* reduce, AtenTensorHandle* lengths, AtenTensorHandle* offsets, int64_t axis, double* initial, AtenTensorHandle* ret0) {
+    static shimrt_op_cache op_;
+    StableIValue stack_[8];
+    shimrt_pack pack_;
+    SHIMRT_ARG_RET(ret0);
+    shimrt_pack_begin(&pack_, __func__, stack_, 8);
+    shimrt_pack_tensor(&pack_, "grad", grad);
+    shimrt_pack_tensor(&pack_, "output", output);
+    shimrt_pack_tensor(&pack_, "data", data);
+    shimrt_pack_str(&pack_, "reduce", reduce);
+    shimrt_pack_opt_tensor(&pack_, "lengths", lengths);
+    shimrt_pack_opt_tensor(&pack_, "offsets", offsets);
+    shimrt_pack_int(&pack_, axis);
+    shimrt_pack_opt_scalar(&pack_, initial);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::_segment_reduce_backward", ""));
+    *ret0 = siv_to_tensor(stack_[0]);
     return AOTI_TORCH_SUCCESS;
 }
 

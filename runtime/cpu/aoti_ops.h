@@ -41,4 +41,11 @@ bool shimrt_k_strides_like_cl(const struct AtenTensorOpaque *t);
 AOTITorchError shimrt_k_to(const char *op, AtenTensorHandle self, int32_t dt, int32_t dev,
                            bool same_dev, bool copy, int32_t fmt, AtenTensorHandle *ret0);
 
+/* attention.c, for its backward (attention_backward.c): t itself when it has dtype dt, else
+ * a new copy in dt (NULL with the message set); and PyTorch's checks of q, k, v, dropout and
+ * the mask (mst: the mask's strides broadcast to [B, Hq, L, S], zeros without one). */
+AtenTensorHandle shimrt_attn_widen(AtenTensorHandle t, int32_t dt);
+AOTITorchError shimrt_attn_check(AtenTensorHandle query, AtenTensorHandle key,
+                                 AtenTensorHandle value, double dropout_p,
+                                 AtenTensorHandle attn_mask, int64_t mst[4]);
 #endif

@@ -18,7 +18,7 @@
 
 static const char OP[] = "scaled_dot_product_attention_flash_attention";
 
-static AtenTensorHandle widen_to(AtenTensorHandle t, int32_t dt) {
+AtenTensorHandle shimrt_attn_widen(AtenTensorHandle t, int32_t dt) {
     if (t->dtype == dt) return t;
     AtenTensorHandle r = shimrt_k_new(OP, t->ndim, t->sizes, dt);
     if (r && shimrt_k_copy(OP, r, t)) {
@@ -28,10 +28,11 @@ static AtenTensorHandle widen_to(AtenTensorHandle t, int32_t dt) {
     return r;
 }
 
-AOTITorchError shimrt_cpu__scaled_dot_product_flash_attention_for_cpu(
-    AtenTensorHandle query, AtenTensorHandle key, AtenTensorHandle value, double dropout_p,
-    int32_t is_causal, AtenTensorHandle attn_mask, double *scale, AtenTensorHandle *ret0,
-    AtenTensorHandle *ret1) {
+/* The checks of PyTorch's CPU flash attention (forward and backward); mst: attn_mask's
+ * element strides broadcast to [B, Hq, L, S] (zeros without a mask). */
+AOTITorchError shimrt_attn_check(AtenTensorHandle query, AtenTensorHandle key,
+                                 AtenTensorHandle value, double dropout_p,
+                                 AtenTensorHandle attn_mask, int64_t mst[4]) {
     if (shimrt_k_check_cpu(OP, query, "query") || shimrt_k_check_cpu(OP, key, "key") ||
         shimrt_k_check_cpu(OP, value, "value") ||
         (attn_mask && shimrt_k_check_cpu(OP, attn_mask, "attn_mask")))
@@ -54,7 +55,7 @@ AOTITorchError shimrt_cpu__scaled_dot_product_flash_attention_for_cpu(
         return shimrt_fail(OP, "Q/K/V should have the same batch size, K/V the same number of "
                                "heads and sequence length, and query heads a multiple of K/V "
                                "heads");
-    int64_t mst[4] = {0, 0, 0, 0};
+    mst[0] = mst[1] = mst[2] = mst[3] = 0;
     if (attn_mask) {
         if (attn_mask->dtype != dt)
             return shimrt_fail(OP, "Attention mask is the same data type as query");
@@ -71,6 +72,18 @@ AOTITorchError shimrt_cpu__scaled_dot_product_flash_attention_for_cpu(
             mst[off + i] = sz == 1 ? 0 : attn_mask->strides[i];
         }
     }
+    return AOTI_TORCH_SUCCESS;
+}
+
+AOTITorchError shimrt_cpu__scaled_dot_product_flash_attention_for_cpu(
+    AtenTensorHandle query, AtenTensorHandle key, AtenTensorHandle value, double dropout_p,
+    int32_t is_causal, AtenTensorHandle attn_mask, double *scale, AtenTensorHandle *ret0,
+    AtenTensorHandle *ret1) {
+    int64_t mst[4];
+    if (shimrt_attn_check(query, key, value, dropout_p, attn_mask, mst)) return AOTI_TORCH_FAILURE;
+    int32_t dt = query->dtype;
+    int64_t B = query->sizes[0], Hq = query->sizes[1], L = query->sizes[2], E = query->sizes[3];
+    int64_t Hk = key->sizes[1], S = key->sizes[2];
     bool f64 = dt == SHIMRT_FLOAT64;
     int32_t acc = f64 ? SHIMRT_FLOAT64 : SHIMRT_FLOAT32;
     /* PyTorch's layouts (a compiled model checks them): the output is empty_like(query)
@@ -85,10 +98,10 @@ AOTITorchError shimrt_cpu__scaled_dot_product_flash_attention_for_cpu(
     double *sc = NULL;
     AOTITorchError err = AOTI_TORCH_FAILURE;
     if (!out || !lse) goto done;
-    q = widen_to(query, acc);
-    k = widen_to(key, acc);
-    v = widen_to(value, acc);
-    m = attn_mask ? widen_to(attn_mask, acc) : NULL;
+    q = shimrt_attn_widen(query, acc);
+    k = shimrt_attn_widen(key, acc);
+    v = shimrt_attn_widen(value, acc);
+    m = attn_mask ? shimrt_attn_widen(attn_mask, acc) : NULL;
     o = shimrt_k_new(OP, 4, osz, acc); /* dense [B, H, L, E] rows for the GEMMs, copied to out */
     sc = malloc(sizeof *sc * (size_t)(L * S > 0 ? L * S : 1));
     void *pbuf = malloc((f64 ? 8 : 4) * (size_t)(L * S > 0 ? L * S : 1));

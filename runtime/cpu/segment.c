@@ -114,7 +114,15 @@ AOTITorchError shimrt_cpu_index_reduce(AtenTensorHandle self, int64_t dim, AtenT
 
 /* ---- segment_reduce ---- */
 
-enum { SR_MAX, SR_MIN, SR_SUM, SR_MEAN, SR_PROD };
+/* segment_reduce's reduction names (SR_* of elems.h), PyTorch's message for another */
+int shimrt_e_seg_reduction(const char *op, const char *reduce) {
+    static const char *const names[] = {"max", "min", "sum", "mean", "prod"};
+    if (!reduce) return shimrt_fail(op, "argument 'reduce' is NULL"), -1;
+    for (int r = 0; r < 5; r++)
+        if (!strcmp(reduce, names[r])) return r;
+    shimrt_fail(op, "reduce argument must be either sum, prod, mean, amax or amin, got %s", reduce);
+    return -1;
+}
 
 /* One reduction, PyTorch's order: start from initial (or the reduction's identity), fold
  * each value in (max/min propagate NaN); mean divides by the count, an empty segment without
@@ -143,19 +151,28 @@ static double seg_fold(int r, const double *v, int64_t n, int64_t step, const do
     return acc;
 }
 
-double *shimrt_e_read_f64(const char *op, AtenTensorHandle t) {
+/* t's elements in row-major order, as doubles or (i64) as int64s: a new array (free()) */
+static void *read_elems(const char *op, AtenTensorHandle t, bool i64) {
     int64_t n = shimrt_numel(t);
-    double *b = malloc((size_t)(n ? n : 1) * sizeof *b);
+    char *b = malloc((size_t)(n ? n : 1) * 8);
     if (!b) {
         shimrt_fail(op, "out of memory");
         return NULL;
     }
     int64_t idx[SHIMRT_MAX_DIMS] = {0}, k = 0;
-    if (n) do
-            b[k++] = shimrt_k_load_f64(shimrt_idx_at(t, idx), t->dtype);
-        while (shimrt_idx_next(t->ndim, t->sizes, idx));
+    if (n) do {
+            const char *p = shimrt_idx_at(t, idx);
+            if (i64)
+                ((int64_t *)b)[k++] = shimrt_k_load_i64(p, t->dtype);
+            else
+                ((double *)b)[k++] = shimrt_k_load_f64(p, t->dtype);
+        } while (shimrt_idx_next(t->ndim, t->sizes, idx));
     return b;
 }
+
+double *shimrt_e_read_f64(const char *op, AtenTensorHandle t) { return read_elems(op, t, false); }
+
+int64_t *shimrt_e_read_i64(const char *op, AtenTensorHandle t) { return read_elems(op, t, true); }
 
 AOTITorchError shimrt_cpu_segment_reduce(AtenTensorHandle data, const char *reduce,
                                          AtenTensorHandle lengths, AtenTensorHandle indices,
@@ -165,21 +182,8 @@ AOTITorchError shimrt_cpu_segment_reduce(AtenTensorHandle data, const char *redu
     /* (the fold runs in double: an int Scalar's value as PyTorch's initial.to<double>()) */
     double initial_v = sinitial ? sinitial->d : 0.0, *initial = sinitial ? &initial_v : NULL;
     if (shimrt_k_check_cpu(op, data, "data")) return AOTI_TORCH_FAILURE;
-    if (!reduce) return shimrt_fail(op, "argument 'reduce' is NULL");
-    int r;
-    if (!strcmp(reduce, "max"))
-        r = SR_MAX;
-    else if (!strcmp(reduce, "min"))
-        r = SR_MIN;
-    else if (!strcmp(reduce, "sum"))
-        r = SR_SUM;
-    else if (!strcmp(reduce, "mean"))
-        r = SR_MEAN;
-    else if (!strcmp(reduce, "prod"))
-        r = SR_PROD;
-    else
-        return shimrt_fail(
-            op, "reduce argument must be either sum, prod, mean, amax or amin, got %s", reduce);
+    int r = shimrt_e_seg_reduction(op, reduce);
+    if (r < 0) return AOTI_TORCH_FAILURE;
     if (shimrt_idx_wrap_dim(op, &axis, data->ndim)) return AOTI_TORCH_FAILURE;
     if (!shimrt_k_is_floating(data->dtype))
         return shimrt_fail(op, "\"_segment_reduce_cpu\" not implemented for '%s'",

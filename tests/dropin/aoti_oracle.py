@@ -1744,6 +1744,25 @@ def refuses(label, name, args):
             delete(h)
 
 
+def same_refusal(name, args, torch_call):
+    """Both must refuse with the same message (an op that PyTorch's CPU refuses outright)."""
+    if ONLY and ONLY not in name:
+        return
+    counts["cases"] += 1
+    res, hs = call(name, args)
+    try:
+        torch_call()
+        werr = None
+    except Exception as e:
+        werr = str(e).splitlines()[0]
+    why = LIB.torch_exception_get_what().decode() if isinstance(res, int) else None
+    if not werr or not why or werr.strip() not in why:
+        failures.append(f"{name}: PyTorch: {werr!r}, libshimrt: {why!r}")
+    for h in hs:
+        if h:
+            delete(h)
+
+
 def cl_of(t):
     return t.contiguous(memory_format=torch.channels_last) if t.dim() == 4 else t
 
@@ -2205,6 +2224,10 @@ FAMILIES = [mm_family, conv_family, line_family, sdpa_family, pool_family, misc_
 with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "aoti_oracle_i20.py")) as _f:
     exec(compile(_f.read(), "aoti_oracle_i20.py", "exec"))
 FAMILIES += I20_FAMILIES
+# the bag / segment / attention backward ops (tests/dropin/aoti_oracle_bwb.py)
+with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "aoti_oracle_bwb.py")) as _f:
+    exec(compile(_f.read(), "aoti_oracle_bwb.py", "exec"))
+FAMILIES += BWB_FAMILIES
 for fam in FAMILIES:
     fam()
 

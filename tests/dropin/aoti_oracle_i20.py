@@ -240,21 +240,9 @@ def rest_family():
     # (both must refuse with the same message; no case can give a result on both sides)
     q = rand([1, 2, 3, 4], torch.float32)
     nm = "aoti_torch_cpu__scaled_dot_product_fused_attention_overrideable"
-    if not ONLY or ONLY in nm:
-        counts["cases"] += 1
-        res, hs = call(nm, [T(q), T(q), T(q), Opt(None), 0.0, 0, 0, Opt(None)] + [Ret()] * 4 +
-                       [C.pointer(C.c_int64()), C.pointer(C.c_int64())] + [Ret()] * 3)
-        try:
-            A._scaled_dot_product_fused_attention_overrideable(q, q, q)
-            werr = None
-        except Exception as e:
-            werr = str(e).splitlines()[0]
-        why = LIB.torch_exception_get_what().decode() if isinstance(res, int) else None
-        if not werr or not why or werr.strip() not in why:
-            failures.append(f"{nm}: PyTorch: {werr!r}, libshimrt: {why!r}")
-        for h in hs:
-            if h:
-                delete(h)
+    same_refusal(nm, [T(q), T(q), T(q), Opt(None), 0.0, 0, 0, Opt(None)] + [Ret()] * 4 +
+                 [C.pointer(C.c_int64()), C.pointer(C.c_int64())] + [Ret()] * 3,
+                 lambda: A._scaled_dot_product_fused_attention_overrideable(q, q, q))
     # set_.source_Tensor: self (the out) takes source's storage, offset, sizes, strides
     base = torch.arange(12.0).view(3, 4)
     for label, src in (("contig", base), ("slice", base[:, 1:]), ("transposed", base.t()),
