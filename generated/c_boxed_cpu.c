@@ -4380,6 +4380,28 @@ void boxed_cpu_unsqueeze(StableIValue* stack_, uint64_t num_args_, uint64_t num_
     shimrt_box_finish(&box_);
 }
 
+/* aten.upsample_bicubic2d_backward.default: upsample_bicubic2d_backward(Tensor grad_output, SymInt[2] output_size, SymInt[4] input_size, bool align_corners, float? scales_h=None, float? scales_w=None) -> Tensor */
+void boxed_cpu_upsample_bicubic2d_backward(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[6] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_INT_LIST, SHIMRT_KIND_INT_LIST, SHIMRT_KIND_NONE, SHIMRT_KIND_OPT_FLOAT, SHIMRT_KIND_OPT_FLOAT};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "upsample_bicubic2d_backward", stack_, num_args_, 6, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle grad_output = shimrt_box_tensor(&box_, 0);
+    int64_t output_size_len_ = 0;
+    const int64_t* output_size = shimrt_box_int_list(&box_, 1, &output_size_len_);
+    int64_t input_size_len_ = 0;
+    const int64_t* input_size = shimrt_box_int_list(&box_, 2, &input_size_len_);
+    int32_t align_corners = shimrt_box_bool(&box_, 3);
+    double scales_h_v_ = 0;
+    double* scales_h = shimrt_box_opt_float(&box_, 4, &scales_h_v_);
+    double scales_w_v_ = 0;
+    double* scales_w = shimrt_box_opt_float(&box_, 5, &scales_w_v_);
+    AtenTensorHandle ret0 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_upsample_bicubic2d_backward(grad_output, output_size, output_size_len_, input_size, input_size_len_, align_corners, scales_h, scales_w, &ret0));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_finish(&box_);
+}
+
 /* aten.upsample_linear1d_backward.default: upsample_linear1d_backward(Tensor grad_output, SymInt[1] output_size, SymInt[3] input_size, bool align_corners, float? scales=None) -> Tensor */
 void boxed_cpu_upsample_linear1d_backward(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
     static const unsigned char arg_kinds_[5] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_INT_LIST, SHIMRT_KIND_INT_LIST, SHIMRT_KIND_NONE, SHIMRT_KIND_OPT_FLOAT};
@@ -4395,6 +4417,30 @@ void boxed_cpu_upsample_linear1d_backward(StableIValue* stack_, uint64_t num_arg
     double* scales = shimrt_box_opt_float(&box_, 4, &scales_v_);
     AtenTensorHandle ret0 = NULL;
     SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_upsample_linear1d_backward(grad_output, output_size, output_size_len_, input_size, input_size_len_, align_corners, scales, &ret0));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_finish(&box_);
+}
+
+/* aten.upsample_trilinear3d_backward.default: upsample_trilinear3d_backward(Tensor grad_output, SymInt[3] output_size, SymInt[5] input_size, bool align_corners, float? scales_d=None, float? scales_h=None, float? scales_w=None) -> Tensor */
+void boxed_cpu_upsample_trilinear3d_backward(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[7] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_INT_LIST, SHIMRT_KIND_INT_LIST, SHIMRT_KIND_NONE, SHIMRT_KIND_OPT_FLOAT, SHIMRT_KIND_OPT_FLOAT, SHIMRT_KIND_OPT_FLOAT};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "upsample_trilinear3d_backward", stack_, num_args_, 7, num_outputs_, 1, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle grad_output = shimrt_box_tensor(&box_, 0);
+    int64_t output_size_len_ = 0;
+    const int64_t* output_size = shimrt_box_int_list(&box_, 1, &output_size_len_);
+    int64_t input_size_len_ = 0;
+    const int64_t* input_size = shimrt_box_int_list(&box_, 2, &input_size_len_);
+    int32_t align_corners = shimrt_box_bool(&box_, 3);
+    double scales_d_v_ = 0;
+    double* scales_d = shimrt_box_opt_float(&box_, 4, &scales_d_v_);
+    double scales_h_v_ = 0;
+    double* scales_h = shimrt_box_opt_float(&box_, 5, &scales_h_v_);
+    double scales_w_v_ = 0;
+    double* scales_w = shimrt_box_opt_float(&box_, 6, &scales_w_v_);
+    AtenTensorHandle ret0 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_upsample_trilinear3d_backward(grad_output, output_size, output_size_len_, input_size, input_size_len_, align_corners, scales_d, scales_h, scales_w, &ret0));
     shimrt_box_release_args(&box_);
     shimrt_box_push_tensor(&box_, 0, ret0);
     shimrt_box_finish(&box_);
@@ -4508,7 +4554,7 @@ void boxed_cpu_zeros_like(StableIValue* stack_, uint64_t num_args_, uint64_t num
 }
 
 /* Every schema of namespace aten, in op-key order, with its tags. */
-static const shimrt_def_entry defs_aten[247] = {
+static const shimrt_def_entry defs_aten[249] = {
     {"_adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor", SHIMRT_TAG_BIT(CORE)},
     {"_adaptive_avg_pool2d_backward(Tensor grad_output, Tensor self) -> Tensor", SHIMRT_TAG_BIT(CORE)},
     {"_adaptive_avg_pool3d(Tensor self, SymInt[3] output_size) -> Tensor", SHIMRT_TAG_BIT(CORE)},
@@ -4748,7 +4794,9 @@ static const shimrt_def_entry defs_aten[247] = {
     {"uniform(Tensor self, float from=0, float to=1, *, Generator? generator=None) -> Tensor", SHIMRT_TAG_BIT(NONDETERMINISTIC_SEEDED)},
     {"uniform_(Tensor(a!) self, float from=0, float to=1, *, Generator? generator=None) -> Tensor(a!)", 0},
     {"unsqueeze(Tensor(a) self, int dim) -> Tensor(a)", SHIMRT_TAG_BIT(CORE)},
+    {"upsample_bicubic2d_backward(Tensor grad_output, SymInt[2] output_size, SymInt[4] input_size, bool align_corners, float? scales_h=None, float? scales_w=None) -> Tensor", 0},
     {"upsample_linear1d_backward(Tensor grad_output, SymInt[1] output_size, SymInt[3] input_size, bool align_corners, float? scales=None) -> Tensor", 0},
+    {"upsample_trilinear3d_backward(Tensor grad_output, SymInt[3] output_size, SymInt[5] input_size, bool align_corners, float? scales_d=None, float? scales_h=None, float? scales_w=None) -> Tensor", 0},
     {"view(Tensor(a) self, SymInt[] size) -> Tensor(a)", SHIMRT_TAG_BIT(CORE)},
     {"view.dtype(Tensor(a) self, ScalarType dtype) -> Tensor(a)", 0},
     {"view_as_complex(Tensor(a) self) -> Tensor(a)", 0},
@@ -4759,7 +4807,7 @@ static const shimrt_def_entry defs_aten[247] = {
 };
 
 /* Every boxed kernel of namespace aten for the cpu backend. */
-static const shimrt_impl_entry impls_aten_cpu[246] = {
+static const shimrt_impl_entry impls_aten_cpu[248] = {
     {"_adaptive_avg_pool2d", boxed_cpu__adaptive_avg_pool2d},
     {"_adaptive_avg_pool2d_backward", boxed_cpu__adaptive_avg_pool2d_backward},
     {"_adaptive_avg_pool3d", boxed_cpu__adaptive_avg_pool3d},
@@ -4998,7 +5046,9 @@ static const shimrt_impl_entry impls_aten_cpu[246] = {
     {"uniform", boxed_cpu_uniform},
     {"uniform_", boxed_cpu_uniform_},
     {"unsqueeze", boxed_cpu_unsqueeze},
+    {"upsample_bicubic2d_backward", boxed_cpu_upsample_bicubic2d_backward},
     {"upsample_linear1d_backward", boxed_cpu_upsample_linear1d_backward},
+    {"upsample_trilinear3d_backward", boxed_cpu_upsample_trilinear3d_backward},
     {"view", boxed_cpu_view},
     {"view.dtype", boxed_cpu_view_dtype},
     {"view_as_complex", boxed_cpu_view_as_complex},
@@ -5009,5 +5059,5 @@ static const shimrt_impl_entry impls_aten_cpu[246] = {
 };
 
 AOTITorchError shimgen_register_aten_cpu(TorchLibraryHandle* ret_def, TorchLibraryHandle* ret_impl) {
-    return shimrt_register_ops("aten", "CPU", __FILE__, __LINE__, defs_aten, 247, impls_aten_cpu, 246, ret_def, ret_impl);
+    return shimrt_register_ops("aten", "CPU", __FILE__, __LINE__, defs_aten, 249, impls_aten_cpu, 248, ret_def, ret_impl);
 }

@@ -256,7 +256,9 @@ void boxed_cpu_triangular_solve(StableIValue* stack_, uint64_t num_args_, uint64
 void boxed_cpu_uniform(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_uniform_(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_unsqueeze(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
+void boxed_cpu_upsample_bicubic2d_backward(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_upsample_linear1d_backward(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
+void boxed_cpu_upsample_trilinear3d_backward(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_view(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_view_dtype(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_view_as_complex(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);

@@ -2470,6 +2470,16 @@ AOTITorchError aoti_torch_cpu_unsqueeze(AtenTensorHandle self, int64_t dim, Aten
     return shimrt_unsqueeze(self, dim, ret0);
 }
 
+/* aten.upsample_bicubic2d_backward.default: upsample_bicubic2d_backward(Tensor grad_output, SymInt[2] output_size, SymInt[4] input_size, bool align_corners, float? scales_h=None, float? scales_w=None) -> Tensor
+ * kernel: shimrt_cpu_upsample_bicubic2d_backward (CPU) */
+AOTITorchError aoti_torch_cpu_upsample_bicubic2d_backward(AtenTensorHandle grad_output, const int64_t* output_size, int64_t output_size_len_, const int64_t* input_size, int64_t input_size_len_, int32_t align_corners, double* scales_h, double* scales_w, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(grad_output);
+    SHIMRT_ARG_LIST(output_size);
+    SHIMRT_ARG_LIST(input_size);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu_upsample_bicubic2d_backward(grad_output, output_size, output_size_len_, input_size, input_size_len_, align_corners, scales_h, scales_w, ret0);
+}
+
 /* aten.upsample_linear1d_backward.default: upsample_linear1d_backward(Tensor grad_output, SymInt[1] output_size, SymInt[3] input_size, bool align_corners, float? scales=None) -> Tensor
  * kernel: shimrt_cpu_upsample_linear1d_backward (CPU) */
 AOTITorchError aoti_torch_cpu_upsample_linear1d_backward(AtenTensorHandle grad_output, const int64_t* output_size, int64_t output_size_len_, const int64_t* input_size, int64_t input_size_len_, int32_t align_corners, double* scales, AtenTensorHandle* ret0) {
@@ -2478,6 +2488,16 @@ AOTITorchError aoti_torch_cpu_upsample_linear1d_backward(AtenTensorHandle grad_o
     SHIMRT_ARG_LIST(input_size);
     SHIMRT_ARG_RET(ret0);
     return shimrt_cpu_upsample_linear1d_backward(grad_output, output_size, output_size_len_, input_size, input_size_len_, align_corners, scales, ret0);
+}
+
+/* aten.upsample_trilinear3d_backward.default: upsample_trilinear3d_backward(Tensor grad_output, SymInt[3] output_size, SymInt[5] input_size, bool align_corners, float? scales_d=None, float? scales_h=None, float? scales_w=None) -> Tensor
+ * kernel: shimrt_cpu_upsample_trilinear3d_backward (CPU) */
+AOTITorchError aoti_torch_cpu_upsample_trilinear3d_backward(AtenTensorHandle grad_output, const int64_t* output_size, int64_t output_size_len_, const int64_t* input_size, int64_t input_size_len_, int32_t align_corners, double* scales_d, double* scales_h, double* scales_w, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(grad_output);
+    SHIMRT_ARG_LIST(output_size);
+    SHIMRT_ARG_LIST(input_size);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu_upsample_trilinear3d_backward(grad_output, output_size, output_size_len_, input_size, input_size_len_, align_corners, scales_d, scales_h, scales_w, ret0);
 }
 
 /* aten.view.default: view(Tensor(a) self, SymInt[] size) -> Tensor(a)

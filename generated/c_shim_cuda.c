@@ -3863,6 +3863,24 @@ AOTITorchError aoti_torch_cuda_unsqueeze(AtenTensorHandle self, int64_t dim, Ate
     return shimrt_unsqueeze(self, dim, ret0);
 }
 
+/* aten.upsample_bicubic2d_backward.default: upsample_bicubic2d_backward(Tensor grad_output, SymInt[2] output_size, SymInt[4] input_size, bool align_corners, float? scales_h=None, float? scales_w=None) -> Tensor */
+AOTITorchError aoti_torch_cuda_upsample_bicubic2d_backward(AtenTensorHandle grad_output, const int64_t* output_size, int64_t output_size_len_, const int64_t* input_size, int64_t input_size_len_, int32_t align_corners, double* scales_h, double* scales_w, AtenTensorHandle* ret0) {
+    static shimrt_op_cache op_;
+    StableIValue stack_[6];
+    shimrt_pack pack_;
+    SHIMRT_ARG_RET(ret0);
+    shimrt_pack_begin(&pack_, __func__, stack_, 6);
+    shimrt_pack_tensor(&pack_, "grad_output", grad_output);
+    shimrt_pack_int_list(&pack_, "output_size", output_size, output_size_len_);
+    shimrt_pack_int_list(&pack_, "input_size", input_size, input_size_len_);
+    shimrt_pack_bool(&pack_, align_corners);
+    shimrt_pack_opt_float(&pack_, scales_h);
+    shimrt_pack_opt_float(&pack_, scales_w);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::upsample_bicubic2d_backward", ""));
+    *ret0 = siv_to_tensor(stack_[0]);
+    return AOTI_TORCH_SUCCESS;
+}
+
 /* aten.upsample_linear1d_backward.default: upsample_linear1d_backward(Tensor grad_output, SymInt[1] output_size, SymInt[3] input_size, bool align_corners, float? scales=None) -> Tensor */
 AOTITorchError aoti_torch_cuda_upsample_linear1d_backward(AtenTensorHandle grad_output, const int64_t* output_size, int64_t output_size_len_, const int64_t* input_size, int64_t input_size_len_, int32_t align_corners, double* scales, AtenTensorHandle* ret0) {
     static shimrt_op_cache op_;
@@ -3876,6 +3894,25 @@ AOTITorchError aoti_torch_cuda_upsample_linear1d_backward(AtenTensorHandle grad_
     shimrt_pack_bool(&pack_, align_corners);
     shimrt_pack_opt_float(&pack_, scales);
     SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::upsample_linear1d_backward", ""));
+    *ret0 = siv_to_tensor(stack_[0]);
+    return AOTI_TORCH_SUCCESS;
+}
+
+/* aten.upsample_trilinear3d_backward.default: upsample_trilinear3d_backward(Tensor grad_output, SymInt[3] output_size, SymInt[5] input_size, bool align_corners, float? scales_d=None, float? scales_h=None, float? scales_w=None) -> Tensor */
+AOTITorchError aoti_torch_cuda_upsample_trilinear3d_backward(AtenTensorHandle grad_output, const int64_t* output_size, int64_t output_size_len_, const int64_t* input_size, int64_t input_size_len_, int32_t align_corners, double* scales_d, double* scales_h, double* scales_w, AtenTensorHandle* ret0) {
+    static shimrt_op_cache op_;
+    StableIValue stack_[7];
+    shimrt_pack pack_;
+    SHIMRT_ARG_RET(ret0);
+    shimrt_pack_begin(&pack_, __func__, stack_, 7);
+    shimrt_pack_tensor(&pack_, "grad_output", grad_output);
+    shimrt_pack_int_list(&pack_, "output_size", output_size, output_size_len_);
+    shimrt_pack_int_list(&pack_, "input_size", input_size, input_size_len_);
+    shimrt_pack_bool(&pack_, align_corners);
+    shimrt_pack_opt_float(&pack_, scales_d);
+    shimrt_pack_opt_float(&pack_, scales_h);
+    shimrt_pack_opt_float(&pack_, scales_w);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::upsample_trilinear3d_backward", ""));
     *ret0 = siv_to_tensor(stack_[0]);
     return AOTI_TORCH_SUCCESS;
 }

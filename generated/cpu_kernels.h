@@ -450,8 +450,12 @@ AOTITorchError shimrt_cpu_triangular_solve(AtenTensorHandle self, AtenTensorHand
 AOTITorchError shimrt_cpu_uniform(AtenTensorHandle self, double from, double to, AtenGeneratorHandle* generator, AtenTensorHandle* ret0);
 /* aten.uniform_.default: uniform_(Tensor(a!) self, float from=0, float to=1, *, Generator? generator=None) -> Tensor(a!) (CPU) */
 AOTITorchError shimrt_cpu_uniform_(AtenTensorHandle self, double from, double to, AtenGeneratorHandle* generator);
+/* aten.upsample_bicubic2d_backward.default: upsample_bicubic2d_backward(Tensor grad_output, SymInt[2] output_size, SymInt[4] input_size, bool align_corners, float? scales_h=None, float? scales_w=None) -> Tensor (CPU) */
+AOTITorchError shimrt_cpu_upsample_bicubic2d_backward(AtenTensorHandle grad_output, const int64_t* output_size, int64_t output_size_len_, const int64_t* input_size, int64_t input_size_len_, int32_t align_corners, double* scales_h, double* scales_w, AtenTensorHandle* ret0);
 /* aten.upsample_linear1d_backward.default: upsample_linear1d_backward(Tensor grad_output, SymInt[1] output_size, SymInt[3] input_size, bool align_corners, float? scales=None) -> Tensor (CPU) */
 AOTITorchError shimrt_cpu_upsample_linear1d_backward(AtenTensorHandle grad_output, const int64_t* output_size, int64_t output_size_len_, const int64_t* input_size, int64_t input_size_len_, int32_t align_corners, double* scales, AtenTensorHandle* ret0);
+/* aten.upsample_trilinear3d_backward.default: upsample_trilinear3d_backward(Tensor grad_output, SymInt[3] output_size, SymInt[5] input_size, bool align_corners, float? scales_d=None, float? scales_h=None, float? scales_w=None) -> Tensor (CPU) */
+AOTITorchError shimrt_cpu_upsample_trilinear3d_backward(AtenTensorHandle grad_output, const int64_t* output_size, int64_t output_size_len_, const int64_t* input_size, int64_t input_size_len_, int32_t align_corners, double* scales_d, double* scales_h, double* scales_w, AtenTensorHandle* ret0);
 /* aten.view_as_complex.default: view_as_complex(Tensor(a) self) -> Tensor(a) (CPU) */
 AOTITorchError shimrt_cpu_view_as_complex(AtenTensorHandle self, AtenTensorHandle* ret0);
 /* aten.view_as_real.default: view_as_real(Tensor(a) self) -> Tensor(a) (CPU) */

@@ -552,3 +552,65 @@ def scaled_mm_family():
 
 
 I20_FAMILIES = [scaled_mm_family, dyn_quant_family, grouped_mm_family, fused_obs_fq_family, fractional_pool_family, rest_family, histogram_family, index_reduce_family, segment_reduce_family]
+
+
+# ---- h/bwa: more backward ops of c_shim_cpu.h (runtime/cpu/upsample_backward.c) --------------
+EXACT = (0.0, 0.0)  # bit-identical to PyTorch's CPU kernels
+# trilinear: PyTorch's kernel from aten/native/cpu, whose FMA contractions libshimrt follows, was
+# checked bit for bit against the wheel's AVX512 build; elsewhere within the dtype's tolerance
+CPU_CAP = torch.backends.cpu.get_cpu_capability()
+
+
+def upsample_nd_backward_family():
+    """upsample_bicubic2d_backward and upsample_trilinear3d_backward: up, down, equal and
+    mixed sizes, align_corners, the scales arguments (set, None, non-positive), strided and
+    channels-last grad_output, every floating dtype, bit-identical; bad sizes and dtypes."""
+    for nsp, name, op in ((2, "aoti_torch_cpu_upsample_bicubic2d_backward",
+                           A.upsample_bicubic2d_backward),
+                          (3, "aoti_torch_cpu_upsample_trilinear3d_backward",
+                           A.upsample_trilinear3d_backward)):
+        geoms = ([([2, 3, 5, 4], [7, 9]), ([1, 2, 6, 7], [3, 4]), ([2, 1, 4, 4], [4, 4]),
+                  ([1, 3, 1, 5], [4, 2]), ([0, 2, 3, 3], [5, 5]), ([1, 2, 9, 3], [9, 11])]
+                 if nsp == 2 else
+                 [([2, 3, 3, 5, 4], [5, 7, 9]), ([1, 2, 4, 6, 7], [2, 3, 4]),
+                  ([1, 3, 2, 2, 2], [2, 2, 2]), ([1, 2, 1, 3, 5], [4, 3, 2]),
+                  ([0, 2, 3, 3, 3], [4, 4, 4]), ([1, 20, 2, 3, 3], [3, 5, 4])])
+        for dt in FLOATS:
+            for isz, osz in geoms:
+                g0 = rand(isz[:2] + osz, dt, -3, 3)
+                ls = list(layouts(g0))
+                if g0.numel():
+                    ls.append(("channels-last", g0.contiguous(
+                        memory_format=torch.channels_last if nsp == 2 else torch.channels_last_3d)))
+                for lay, g in ls:
+                    for align in (0, 1):
+                        for sc in (None, 0.7, -1.0) if lay == "contig" else (None,):
+                            scs = [sc] * nsp
+                            if sc == 0.7:
+                                scs[-1] = 2.5
+                            case(f"{dt} in{isz} out{osz} {lay} align={align} scales={scs}", name,
+                                 [T(g), osz, isz, align] + [Opt(s) for s in scs] + [Ret()],
+                                 lambda g=g, osz=osz, isz=isz, align=align, scs=scs:
+                                 op(g, osz, isz, bool(align), *scs),
+                                 loose=EXACT if nsp == 2 or CPU_CAP == "AVX512" else False)
+        isz, osz = ([2, 3, 4, 5], [6, 7]) if nsp == 2 else ([2, 3, 2, 4, 5], [3, 6, 7])
+        g = rand(isz[:2] + osz, torch.float32)
+        gi = g.view(-1)
+        gi[3], gi[10] = float("inf"), float("nan")
+        case("inf and nan", name, [T(g), osz, isz, 0] + [Opt(None)] * nsp + [Ret()],
+             lambda: op(g, osz, isz, False), loose=EXACT if nsp == 2 or CPU_CAP == "AVX512" else False)
+        zero = list(isz)
+        zero[2] = 0
+        neg = list(isz)
+        neg[0] = -2
+        for label, gg, o, i in (("output_size short", g, osz[:-1], isz),
+                                ("input_size short", g, osz, isz[:-1]),
+                                ("zero input", g, osz, zero), ("zero output", g, [0] + osz[1:], isz),
+                                ("grad size", g, [o + 1 for o in osz], isz),
+                                ("grad channels", g[:, :1], osz, isz), ("grad dim", g[0], osz, isz),
+                                ("negative batch", g, osz, neg), ("int64", g.long(), osz, isz)):
+            case(label, name, [T(gg), o, i, 0] + [Opt(None)] * nsp + [Ret()],
+                 lambda gg=gg, o=o, i=i: op(gg, o, i, False))
+
+
+I20_FAMILIES += [upsample_nd_backward_family]
