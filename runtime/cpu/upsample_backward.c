@@ -260,12 +260,10 @@ static AOTITorchError ub_run(const char *op, ub_ctx *c, int nsp, AtenTensorHandl
     }
     /* trilinear: grad_output's suggested memory format */
     if (!err && cl) {
-        int64_t st[5];
-        shimrt_k_channels_last_strides(5, isz, st);
-        AtenTensorHandle cl = shimrt_tensor_empty(op, 5, isz, st, dt, SHIMRT_DEV_CPU, 0);
-        err = cl ? shimrt_k_copy(op, cl, gi) : AOTI_TORCH_FAILURE;
-        shimrt_tensor_free(gi);
-        gi = cl;
+        AtenTensorHandle t = gi;
+        err = shimrt_cpu_contiguous(t, SHIMRT_MEMORY_FORMAT_CHANNELS_LAST_3D, &gi);
+        shimrt_tensor_free(t);
+        if (err) return AOTI_TORCH_FAILURE;
     }
     if (err) {
         shimrt_tensor_free(gi);

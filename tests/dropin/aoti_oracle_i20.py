@@ -561,6 +561,25 @@ EXACT = (0.0, 0.0)  # bit-identical to PyTorch's CPU kernels
 CPU_CAP = torch.backends.cpu.get_cpu_capability()
 
 
+def stride_case(label, name, args, ref):
+    """The first result's strides equal PyTorch's (case() compares values only)."""
+    if ONLY and ONLY not in name:
+        return
+    counts["cases"] += 1
+    res, hs = call(name, args)
+    try:
+        want = ref()
+        if isinstance(res, int):
+            failures.append(f"{name} {label}: libshimrt fails: "
+                            f"{LIB.torch_exception_get_what().decode(errors='replace')}")
+        elif from_rt(res[0]).stride() != want.stride():
+            failures.append(f"{name} {label}: strides {from_rt(res[0]).stride()} != {want.stride()}")
+    finally:
+        for h in hs:
+            if h:
+                delete(h)
+
+
 def upsample_nd_backward_family():
     """upsample_bicubic2d_backward and upsample_trilinear3d_backward: up, down, equal and
     mixed sizes, align_corners, the scales arguments (set, None, non-positive), strided and
@@ -595,6 +614,10 @@ def upsample_nd_backward_family():
                                  loose=EXACT if nsp == 2 or CPU_CAP == "AVX512" else False)
         isz, osz = ([2, 3, 4, 5], [6, 7]) if nsp == 2 else ([2, 3, 2, 4, 5], [3, 6, 7])
         g = rand(isz[:2] + osz, torch.float32)
+        for lay, gg in (("contig", g), ("channels-last", g.contiguous(
+                memory_format=torch.channels_last if nsp == 2 else torch.channels_last_3d))):
+            stride_case(f"strides {lay}", name, [T(gg), osz, isz, 0] + [Opt(None)] * nsp + [Ret()],
+                        lambda gg=gg: op(gg, osz, isz, False))
         gi = g.view(-1)
         gi[3], gi[10] = float("inf"), float("nan")
         case("inf and nan", name, [T(g), osz, isz, 0] + [Opt(None)] * nsp + [Ret()],
