@@ -2030,6 +2030,27 @@ AOTITorchError aoti_torch_cuda_grid_sampler_3d(AtenTensorHandle input, AtenTenso
     return AOTI_TORCH_SUCCESS;
 }
 
+/* aten.grid_sampler_3d_backward.default: grid_sampler_3d_backward(Tensor grad_output, Tensor input, Tensor grid, int interpolation_mode, int padding_mode, bool align_corners, bool[2] output_mask) -> (Tensor, Tensor) */
+AOTITorchError aoti_torch_cuda_grid_sampler_3d_backward(AtenTensorHandle grad_output, AtenTensorHandle input, AtenTensorHandle grid, int64_t interpolation_mode, int64_t padding_mode, int32_t align_corners, const int32_t* output_mask, int64_t output_mask_len_, AtenTensorHandle* ret0, AtenTensorHandle* ret1) {
+    static shimrt_op_cache op_;
+    StableIValue stack_[7];
+    shimrt_pack pack_;
+    SHIMRT_ARG_RET(ret0);
+    SHIMRT_ARG_RET(ret1);
+    shimrt_pack_begin(&pack_, __func__, stack_, 7);
+    shimrt_pack_tensor(&pack_, "grad_output", grad_output);
+    shimrt_pack_tensor(&pack_, "input", input);
+    shimrt_pack_tensor(&pack_, "grid", grid);
+    shimrt_pack_int(&pack_, interpolation_mode);
+    shimrt_pack_int(&pack_, padding_mode);
+    shimrt_pack_bool(&pack_, align_corners);
+    shimrt_pack_bool_list(&pack_, "output_mask", output_mask, output_mask_len_);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::grid_sampler_3d_backward", ""));
+    *ret0 = siv_to_tensor(stack_[0]);
+    *ret1 = siv_to_tensor(stack_[1]);
+    return AOTI_TORCH_SUCCESS;
+}
+
 /* aten.gt.Scalar: gt.Scalar(Tensor self, Scalar other) -> Tensor
  * kernel: shimrt_cuda_gt_scalar (CUDA) */
 AOTITorchError shimrt_entry_cuda_gt_Scalar(AtenTensorHandle self, shimrt_scalar other, AtenTensorHandle* ret0) {
