@@ -112,7 +112,9 @@ void boxed_cpu_fill__Scalar(StableIValue* stack_, uint64_t num_args_, uint64_t n
 void boxed_cpu_flatten_using_ints(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_floor_divide(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_fractional_max_pool2d(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
+void boxed_cpu_fractional_max_pool2d_backward(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_fractional_max_pool3d(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
+void boxed_cpu_fractional_max_pool3d_backward(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_full(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_full_out(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_full_like(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);

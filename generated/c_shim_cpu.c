@@ -1039,6 +1039,18 @@ AOTITorchError aoti_torch_cpu_fractional_max_pool2d(AtenTensorHandle self, const
     return shimrt_cpu_fractional_max_pool2d(self, kernel_size, kernel_size_len_, output_size, output_size_len_, random_samples, ret0, ret1);
 }
 
+/* aten.fractional_max_pool2d_backward.default: fractional_max_pool2d_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] output_size, Tensor indices) -> Tensor
+ * kernel: shimrt_cpu_fractional_max_pool2d_backward (CPU) */
+AOTITorchError aoti_torch_cpu_fractional_max_pool2d_backward(AtenTensorHandle grad_output, AtenTensorHandle self, const int64_t* kernel_size, int64_t kernel_size_len_, const int64_t* output_size, int64_t output_size_len_, AtenTensorHandle indices, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(grad_output);
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_LIST(kernel_size);
+    SHIMRT_ARG_LIST(output_size);
+    SHIMRT_ARG_TENSOR(indices);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu_fractional_max_pool2d_backward(grad_output, self, kernel_size, kernel_size_len_, output_size, output_size_len_, indices, ret0);
+}
+
 /* aten.fractional_max_pool3d.default: fractional_max_pool3d(Tensor self, int[3] kernel_size, int[3] output_size, Tensor random_samples) -> (Tensor, Tensor)
  * kernel: shimrt_cpu_fractional_max_pool3d (CPU) */
 AOTITorchError aoti_torch_cpu_fractional_max_pool3d(AtenTensorHandle self, const int64_t* kernel_size, int64_t kernel_size_len_, const int64_t* output_size, int64_t output_size_len_, AtenTensorHandle random_samples, AtenTensorHandle* ret0, AtenTensorHandle* ret1) {
@@ -1049,6 +1061,18 @@ AOTITorchError aoti_torch_cpu_fractional_max_pool3d(AtenTensorHandle self, const
     SHIMRT_ARG_RET(ret0);
     SHIMRT_ARG_RET(ret1);
     return shimrt_cpu_fractional_max_pool3d(self, kernel_size, kernel_size_len_, output_size, output_size_len_, random_samples, ret0, ret1);
+}
+
+/* aten.fractional_max_pool3d_backward.default: fractional_max_pool3d_backward(Tensor grad_output, Tensor self, int[3] kernel_size, int[3] output_size, Tensor indices) -> Tensor
+ * kernel: shimrt_cpu_fractional_max_pool3d_backward (CPU) */
+AOTITorchError aoti_torch_cpu_fractional_max_pool3d_backward(AtenTensorHandle grad_output, AtenTensorHandle self, const int64_t* kernel_size, int64_t kernel_size_len_, const int64_t* output_size, int64_t output_size_len_, AtenTensorHandle indices, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(grad_output);
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_LIST(kernel_size);
+    SHIMRT_ARG_LIST(output_size);
+    SHIMRT_ARG_TENSOR(indices);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu_fractional_max_pool3d_backward(grad_output, self, kernel_size, kernel_size_len_, output_size, output_size_len_, indices, ret0);
 }
 
 /* aten.full.default: full(SymInt[] size, Scalar fill_value, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor

@@ -1861,6 +1861,23 @@ AOTITorchError aoti_torch_cuda_fractional_max_pool2d(AtenTensorHandle self, cons
     return AOTI_TORCH_SUCCESS;
 }
 
+/* aten.fractional_max_pool2d_backward.default: fractional_max_pool2d_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] output_size, Tensor indices) -> Tensor */
+AOTITorchError aoti_torch_cuda_fractional_max_pool2d_backward(AtenTensorHandle grad_output, AtenTensorHandle self, const int64_t* kernel_size, int64_t kernel_size_len_, const int64_t* output_size, int64_t output_size_len_, AtenTensorHandle indices, AtenTensorHandle* ret0) {
+    static shimrt_op_cache op_;
+    StableIValue stack_[5];
+    shimrt_pack pack_;
+    SHIMRT_ARG_RET(ret0);
+    shimrt_pack_begin(&pack_, __func__, stack_, 5);
+    shimrt_pack_tensor(&pack_, "grad_output", grad_output);
+    shimrt_pack_tensor(&pack_, "self", self);
+    shimrt_pack_int_list(&pack_, "kernel_size", kernel_size, kernel_size_len_);
+    shimrt_pack_int_list(&pack_, "output_size", output_size, output_size_len_);
+    shimrt_pack_tensor(&pack_, "indices", indices);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::fractional_max_pool2d_backward", ""));
+    *ret0 = siv_to_tensor(stack_[0]);
+    return AOTI_TORCH_SUCCESS;
+}
+
 /* aten.fractional_max_pool3d.default: fractional_max_pool3d(Tensor self, int[3] kernel_size, int[3] output_size, Tensor random_samples) -> (Tensor, Tensor) */
 AOTITorchError aoti_torch_cuda_fractional_max_pool3d(AtenTensorHandle self, const int64_t* kernel_size, int64_t kernel_size_len_, const int64_t* output_size, int64_t output_size_len_, AtenTensorHandle random_samples, AtenTensorHandle* ret0, AtenTensorHandle* ret1) {
     static shimrt_op_cache op_;
@@ -1876,6 +1893,23 @@ AOTITorchError aoti_torch_cuda_fractional_max_pool3d(AtenTensorHandle self, cons
     SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::fractional_max_pool3d", ""));
     *ret0 = siv_to_tensor(stack_[0]);
     *ret1 = siv_to_tensor(stack_[1]);
+    return AOTI_TORCH_SUCCESS;
+}
+
+/* aten.fractional_max_pool3d_backward.default: fractional_max_pool3d_backward(Tensor grad_output, Tensor self, int[3] kernel_size, int[3] output_size, Tensor indices) -> Tensor */
+AOTITorchError aoti_torch_cuda_fractional_max_pool3d_backward(AtenTensorHandle grad_output, AtenTensorHandle self, const int64_t* kernel_size, int64_t kernel_size_len_, const int64_t* output_size, int64_t output_size_len_, AtenTensorHandle indices, AtenTensorHandle* ret0) {
+    static shimrt_op_cache op_;
+    StableIValue stack_[5];
+    shimrt_pack pack_;
+    SHIMRT_ARG_RET(ret0);
+    shimrt_pack_begin(&pack_, __func__, stack_, 5);
+    shimrt_pack_tensor(&pack_, "grad_output", grad_output);
+    shimrt_pack_tensor(&pack_, "self", self);
+    shimrt_pack_int_list(&pack_, "kernel_size", kernel_size, kernel_size_len_);
+    shimrt_pack_int_list(&pack_, "output_size", output_size, output_size_len_);
+    shimrt_pack_tensor(&pack_, "indices", indices);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::fractional_max_pool3d_backward", ""));
+    *ret0 = siv_to_tensor(stack_[0]);
     return AOTI_TORCH_SUCCESS;
 }
 

@@ -690,4 +690,51 @@ def grid3d_backward_family():
                  gg, xx, gr, mode, 0, False, [True, True]))
 
 
-I20_FAMILIES += [upsample_nd_backward_family, grid3d_backward_family]
+def fractional_backward_family():
+    """fractional_max_pool2d/3d_backward on PyTorch's own forward indices (overlapping windows
+    and output = input: indices repeat, the sums' order shows), batched and not, strided and
+    channels-last grad_output / self, every floating dtype, bit-identical; bad sizes, dtypes
+    and indices (PyTorch's assertion)."""
+    for nd, name, fwd, bwd in ((2, "aoti_torch_cpu_fractional_max_pool2d_backward",
+                                A.fractional_max_pool2d, A.fractional_max_pool2d_backward),
+                               (3, "aoti_torch_cpu_fractional_max_pool3d_backward",
+                                A.fractional_max_pool3d, A.fractional_max_pool3d_backward)):
+        shapes = ([[2, 3, 9, 7], [3, 10, 10]] if nd == 2 else [[2, 2, 7, 8, 6], [3, 6, 7, 8]])
+        for dt in FLOATS:
+            for shape in shapes:
+                x = rand(shape, dt, -5, 5)
+                batch = shape[0] if len(shape) == nd + 2 else 1
+                sl = 1 if nd == 3 else 0
+                for ks, outs in (([2] * nd, [3] * nd), ([2] * nd, [i - 1 - sl for i in shape[-nd:]])):
+                    u = torch.rand(batch, shape[-nd - 1], nd, dtype=torch.float64).to(dt)
+                    _, ix = fwd(x, ks, outs, u)
+                    go0 = rand(list(ix.shape), dt, -3, 3)
+                    lays = list(layouts(go0)) if dt == torch.float32 else [("contig", go0)]
+                    if len(shape) == nd + 2 and dt == torch.float32:
+                        cl = torch.channels_last if nd == 2 else torch.channels_last_3d
+                        lays.append(("channels-last", go0.contiguous(memory_format=cl)))
+                    for lay, go in lays:
+                        xs = x.contiguous(memory_format=cl) if lay == "channels-last" else x
+                        case(f"{dt} {shape} {lay} k={ks} out={outs}", name,
+                             [T(go), T(xs), ks, outs, T(ix), Ret()],
+                             lambda go=go, xs=xs, ks=ks, outs=outs, ix=ix: bwd(go, xs, ks, outs, ix),
+                             loose=EXACT)
+        x = rand(shapes[0], torch.float32)
+        outs = [3] * nd
+        u = torch.rand(shapes[0][0], shapes[0][1], nd)
+        _, ix = fwd(x, [2] * nd, outs, u)
+        go = rand(list(ix.shape), torch.float32)
+        big, neg = ix.clone(), ix.clone()
+        big.view(-1)[0] = 10 ** 6
+        neg.view(-1)[1] = -1
+        for label, gg, xx, oo, ii in (
+                ("grad W", go[..., :2], x, outs, ix), ("grad dim 2", go[:, :, :2], x, outs, ix),
+                ("output_size", go, x, outs[:-1] + [2], ix), ("indices int", go, x, outs, ix.int()),
+                ("grad double", go.double(), x, outs, ix), ("self long", go.long(), x.long(), outs, ix),
+                ("index too big", go, x, outs, big), ("index -1", go, x, outs, neg),
+                ("self 2 dims short", go, x[0, 0], outs, ix)):
+            case(label, name, [T(gg), T(xx), [2] * nd, oo, T(ii), Ret()],
+                 lambda gg=gg, xx=xx, oo=oo, ii=ii: bwd(gg, xx, [2] * nd, oo, ii))
+
+
+I20_FAMILIES += [upsample_nd_backward_family, grid3d_backward_family, fractional_backward_family]
