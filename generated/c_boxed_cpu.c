@@ -1964,6 +1964,28 @@ void boxed_cpu_geqrf(StableIValue* stack_, uint64_t num_args_, uint64_t num_outp
     shimrt_box_finish(&box_);
 }
 
+/* aten.grid_sampler_2d_backward.default: grid_sampler_2d_backward(Tensor grad_output, Tensor input, Tensor grid, int interpolation_mode, int padding_mode, bool align_corners, bool[2] output_mask) -> (Tensor, Tensor) */
+void boxed_cpu_grid_sampler_2d_backward(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[7] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_NONE, SHIMRT_KIND_NONE, SHIMRT_KIND_NONE, SHIMRT_KIND_BOOL_LIST};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "grid_sampler_2d_backward", stack_, num_args_, 7, num_outputs_, 2, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle grad_output = shimrt_box_tensor(&box_, 0);
+    AtenTensorHandle input = shimrt_box_tensor(&box_, 1);
+    AtenTensorHandle grid = shimrt_box_tensor(&box_, 2);
+    int64_t interpolation_mode = shimrt_box_int(&box_, 3);
+    int64_t padding_mode = shimrt_box_int(&box_, 4);
+    int32_t align_corners = shimrt_box_bool(&box_, 5);
+    int64_t output_mask_len_ = 0;
+    const int32_t* output_mask = shimrt_box_bool_list(&box_, 6, &output_mask_len_);
+    AtenTensorHandle ret0 = NULL;
+    AtenTensorHandle ret1 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cpu_grid_sampler_2d_backward(grad_output, input, grid, interpolation_mode, padding_mode, align_corners, output_mask, output_mask_len_, &ret0, &ret1));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_push_tensor(&box_, 1, ret1);
+    shimrt_box_finish(&box_);
+}
+
 /* aten.grid_sampler_3d.default: grid_sampler_3d(Tensor input, Tensor grid, int interpolation_mode, int padding_mode, bool align_corners) -> Tensor */
 void boxed_cpu_grid_sampler_3d(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
     static const unsigned char arg_kinds_[5] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_NONE, SHIMRT_KIND_NONE, SHIMRT_KIND_NONE};
@@ -4614,7 +4636,7 @@ void boxed_cpu_zeros_like(StableIValue* stack_, uint64_t num_args_, uint64_t num
 }
 
 /* Every schema of namespace aten, in op-key order, with its tags. */
-static const shimrt_def_entry defs_aten[252] = {
+static const shimrt_def_entry defs_aten[253] = {
     {"_adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor", SHIMRT_TAG_BIT(CORE)},
     {"_adaptive_avg_pool2d_backward(Tensor grad_output, Tensor self) -> Tensor", SHIMRT_TAG_BIT(CORE)},
     {"_adaptive_avg_pool3d(Tensor self, SymInt[3] output_size) -> Tensor", SHIMRT_TAG_BIT(CORE)},
@@ -4722,6 +4744,7 @@ static const shimrt_def_entry defs_aten[252] = {
     {"ge.Tensor(Tensor self, Tensor other) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
     {"geometric_(Tensor(a!) self, float p, *, Generator? generator=None) -> Tensor(a!)", SHIMRT_TAG_BIT(NONDETERMINISTIC_SEEDED)},
     {"geqrf(Tensor self) -> (Tensor a, Tensor tau)", 0},
+    {"grid_sampler_2d_backward(Tensor grad_output, Tensor input, Tensor grid, int interpolation_mode, int padding_mode, bool align_corners, bool[2] output_mask) -> (Tensor, Tensor)", 0},
     {"grid_sampler_3d(Tensor input, Tensor grid, int interpolation_mode, int padding_mode, bool align_corners) -> Tensor", 0},
     {"grid_sampler_3d_backward(Tensor grad_output, Tensor input, Tensor grid, int interpolation_mode, int padding_mode, bool align_corners, bool[2] output_mask) -> (Tensor, Tensor)", 0},
     {"gt.Scalar(Tensor self, Scalar other) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
@@ -4870,7 +4893,7 @@ static const shimrt_def_entry defs_aten[252] = {
 };
 
 /* Every boxed kernel of namespace aten for the cpu backend. */
-static const shimrt_impl_entry impls_aten_cpu[251] = {
+static const shimrt_impl_entry impls_aten_cpu[252] = {
     {"_adaptive_avg_pool2d", boxed_cpu__adaptive_avg_pool2d},
     {"_adaptive_avg_pool2d_backward", boxed_cpu__adaptive_avg_pool2d_backward},
     {"_adaptive_avg_pool3d", boxed_cpu__adaptive_avg_pool3d},
@@ -4978,6 +5001,7 @@ static const shimrt_impl_entry impls_aten_cpu[251] = {
     {"ge.Tensor", boxed_cpu_ge_Tensor},
     {"geometric_", boxed_cpu_geometric_},
     {"geqrf", boxed_cpu_geqrf},
+    {"grid_sampler_2d_backward", boxed_cpu_grid_sampler_2d_backward},
     {"grid_sampler_3d", boxed_cpu_grid_sampler_3d},
     {"grid_sampler_3d_backward", boxed_cpu_grid_sampler_3d_backward},
     {"gt.Scalar", boxed_cpu_gt_Scalar},
@@ -5125,5 +5149,5 @@ static const shimrt_impl_entry impls_aten_cpu[251] = {
 };
 
 AOTITorchError shimgen_register_aten_cpu(TorchLibraryHandle* ret_def, TorchLibraryHandle* ret_impl) {
-    return shimrt_register_ops("aten", "CPU", __FILE__, __LINE__, defs_aten, 252, impls_aten_cpu, 251, ret_def, ret_impl);
+    return shimrt_register_ops("aten", "CPU", __FILE__, __LINE__, defs_aten, 253, impls_aten_cpu, 252, ret_def, ret_impl);
 }

@@ -125,6 +125,7 @@ void boxed_cpu_ge_Scalar(StableIValue* stack_, uint64_t num_args_, uint64_t num_
 void boxed_cpu_ge_Tensor(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_geometric_(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_geqrf(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
+void boxed_cpu_grid_sampler_2d_backward(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_grid_sampler_3d(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_grid_sampler_3d_backward(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_gt_Scalar(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);

@@ -1822,7 +1822,7 @@ void boxed_cuda_zeros_like(StableIValue* stack_, uint64_t num_args_, uint64_t nu
 }
 
 /* Every schema of namespace aten, in op-key order, with its tags. */
-static const shimrt_def_entry defs_aten[252] = {
+static const shimrt_def_entry defs_aten[253] = {
     {"_adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor", SHIMRT_TAG_BIT(CORE)},
     {"_adaptive_avg_pool2d_backward(Tensor grad_output, Tensor self) -> Tensor", SHIMRT_TAG_BIT(CORE)},
     {"_adaptive_avg_pool3d(Tensor self, SymInt[3] output_size) -> Tensor", SHIMRT_TAG_BIT(CORE)},
@@ -1930,6 +1930,7 @@ static const shimrt_def_entry defs_aten[252] = {
     {"ge.Tensor(Tensor self, Tensor other) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
     {"geometric_(Tensor(a!) self, float p, *, Generator? generator=None) -> Tensor(a!)", SHIMRT_TAG_BIT(NONDETERMINISTIC_SEEDED)},
     {"geqrf(Tensor self) -> (Tensor a, Tensor tau)", 0},
+    {"grid_sampler_2d_backward(Tensor grad_output, Tensor input, Tensor grid, int interpolation_mode, int padding_mode, bool align_corners, bool[2] output_mask) -> (Tensor, Tensor)", 0},
     {"grid_sampler_3d(Tensor input, Tensor grid, int interpolation_mode, int padding_mode, bool align_corners) -> Tensor", 0},
     {"grid_sampler_3d_backward(Tensor grad_output, Tensor input, Tensor grid, int interpolation_mode, int padding_mode, bool align_corners, bool[2] output_mask) -> (Tensor, Tensor)", 0},
     {"gt.Scalar(Tensor self, Scalar other) -> Tensor", SHIMRT_TAG_BIT(CORE) | SHIMRT_TAG_BIT(POINTWISE)},
@@ -2190,5 +2191,5 @@ static const shimrt_impl_entry impls_aten_cuda[108] = {
 };
 
 AOTITorchError shimgen_register_aten_cuda(TorchLibraryHandle* ret_def, TorchLibraryHandle* ret_impl) {
-    return shimrt_register_ops("aten", "CUDA", __FILE__, __LINE__, defs_aten, 252, impls_aten_cuda, 108, ret_def, ret_impl);
+    return shimrt_register_ops("aten", "CUDA", __FILE__, __LINE__, defs_aten, 253, impls_aten_cuda, 108, ret_def, ret_impl);
 }

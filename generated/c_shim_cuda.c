@@ -2047,6 +2047,27 @@ AOTITorchError aoti_torch_cuda_geqrf(AtenTensorHandle self, AtenTensorHandle* re
     return AOTI_TORCH_SUCCESS;
 }
 
+/* aten.grid_sampler_2d_backward.default: grid_sampler_2d_backward(Tensor grad_output, Tensor input, Tensor grid, int interpolation_mode, int padding_mode, bool align_corners, bool[2] output_mask) -> (Tensor, Tensor) */
+AOTITorchError aoti_torch_cuda_grid_sampler_2d_backward(AtenTensorHandle grad_output, AtenTensorHandle input, AtenTensorHandle grid, int64_t interpolation_mode, int64_t padding_mode, int32_t align_corners, const int32_t* output_mask, int64_t output_mask_len_, AtenTensorHandle* ret0, AtenTensorHandle* ret1) {
+    static shimrt_op_cache op_;
+    StableIValue stack_[7];
+    shimrt_pack pack_;
+    SHIMRT_ARG_RET(ret0);
+    SHIMRT_ARG_RET(ret1);
+    shimrt_pack_begin(&pack_, __func__, stack_, 7);
+    shimrt_pack_tensor(&pack_, "grad_output", grad_output);
+    shimrt_pack_tensor(&pack_, "input", input);
+    shimrt_pack_tensor(&pack_, "grid", grid);
+    shimrt_pack_int(&pack_, interpolation_mode);
+    shimrt_pack_int(&pack_, padding_mode);
+    shimrt_pack_bool(&pack_, align_corners);
+    shimrt_pack_bool_list(&pack_, "output_mask", output_mask, output_mask_len_);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::grid_sampler_2d_backward", ""));
+    *ret0 = siv_to_tensor(stack_[0]);
+    *ret1 = siv_to_tensor(stack_[1]);
+    return AOTI_TORCH_SUCCESS;
+}
+
 /* aten.grid_sampler_3d.default: grid_sampler_3d(Tensor input, Tensor grid, int interpolation_mode, int padding_mode, bool align_corners) -> Tensor */
 AOTITorchError aoti_torch_cuda_grid_sampler_3d(AtenTensorHandle input, AtenTensorHandle grid, int64_t interpolation_mode, int64_t padding_mode, int32_t align_corners, AtenTensorHandle* ret0) {
     static shimrt_op_cache op_;

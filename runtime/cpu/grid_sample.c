@@ -124,27 +124,27 @@ static void gs_points(int64_t b, int64_t e, void *vctx) {
     }
 }
 
-AOTITorchError shimrt_gs3d_check(const char *op, AtenTensorHandle input, AtenTensorHandle grid,
-                                 int64_t interpolation_mode) {
+AOTITorchError shimrt_gs_check(const char *op, int nsp, AtenTensorHandle input,
+                               AtenTensorHandle grid, int64_t interpolation_mode) {
     char a[128], b[128];
     shimrt_k_fmt_shape(a, sizeof a, input->ndim, input->sizes);
     shimrt_k_fmt_shape(b, sizeof b, grid->ndim, grid->sizes);
-    if (input->ndim != 5 || grid->ndim != 5)
+    if (input->ndim != nsp + 2 || grid->ndim != nsp + 2)
         return shimrt_fail(op,
-                           "grid_sampler(): expected 5D input and grid with same number of "
+                           "grid_sampler(): expected %dD input and grid with same number of "
                            "dimensions, but got input with sizes %s and grid with sizes %s",
-                           a, b);
+                           nsp + 2, a, b);
     if (input->sizes[0] != grid->sizes[0])
         return shimrt_fail(op,
                            "grid_sampler(): expected grid and input to have same batch size, "
                            "but got input with sizes %s and grid with sizes %s",
                            a, b);
-    if (grid->sizes[4] != 3)
+    if (grid->sizes[nsp + 1] != nsp)
         return shimrt_fail(op,
-                           "grid_sampler(): expected grid to have size 3 in last dimension, but "
+                           "grid_sampler(): expected grid to have size %d in last dimension, but "
                            "got grid with sizes %s",
-                           b);
-    for (int i = 2; i < 5; i++)
+                           nsp, b);
+    for (int i = 2; i < nsp + 2; i++)
         if (input->sizes[i] == 0)
             return shimrt_fail(op,
                                "grid_sampler(): expected input to have non-empty spatial "
@@ -159,9 +159,10 @@ AOTITorchError shimrt_gs3d_check(const char *op, AtenTensorHandle input, AtenTen
                            shimrt_dtype_torch_name(grid->dtype));
     if (interpolation_mode != 0 && interpolation_mode != 1)
         return shimrt_fail(op,
-                           "grid_sampler_3d: interpolation_mode %lld is neither bilinear (0) nor "
-                           "nearest (1) (bicubic only supports 4D input)",
-                           (long long)interpolation_mode);
+                           "%s: interpolation_mode %lld is neither bilinear (0) nor nearest (1)%s",
+                           op, (long long)interpolation_mode,
+                           nsp == 3 ? " (bicubic only supports 4D input)"
+                                    : " (bicubic: not implemented in libshimrt)");
     return AOTI_TORCH_SUCCESS;
 }
 
@@ -171,7 +172,7 @@ AOTITorchError shimrt_cpu_grid_sampler_3d(AtenTensorHandle input, AtenTensorHand
     static const char op[] = "grid_sampler_3d";
     if (shimrt_k_check_cpu(op, input, "input") || shimrt_k_check_cpu(op, grid, "grid"))
         return AOTI_TORCH_FAILURE;
-    if (shimrt_gs3d_check(op, input, grid, interpolation_mode)) return AOTI_TORCH_FAILURE;
+    if (shimrt_gs_check(op, 3, input, grid, interpolation_mode)) return AOTI_TORCH_FAILURE;
     int64_t shape[5] = {input->sizes[0], input->sizes[1], grid->sizes[1], grid->sizes[2],
                         grid->sizes[3]};
     AtenTensorHandle out = shimrt_k_new(op, 5, shape, input->dtype);

@@ -10,9 +10,10 @@
  * bfloat16 compute in float, then round to the type). */
 double shimrt_gs_rd(int32_t dt, double v);
 
-/* grid_sampler_3d's checks of input and grid (5-d, batch, last dim 3, non-empty spatial
- * dims, a floating dtype shared by both, interpolation mode 0 or 1), PyTorch's messages. */
-AOTITorchError shimrt_gs3d_check(const char *op, AtenTensorHandle input, AtenTensorHandle grid,
-                                 int64_t interpolation_mode);
+/* grid_sampler's checks of input and grid (nsp + 2 dims, batch, last dim nsp, non-empty
+ * spatial dims, a floating dtype shared by both, interpolation mode 0 or 1), PyTorch's
+ * messages (bicubic, 2-d only in PyTorch, is refused: not implemented here). */
+AOTITorchError shimrt_gs_check(const char *op, int nsp, AtenTensorHandle input,
+                               AtenTensorHandle grid, int64_t interpolation_mode);
 
 #endif

@@ -11,7 +11,11 @@
  * nearest voxel (half to even) and leaves grad_grid zero. Every operation is rounded to the
  * input's dtype as PyTorch's kernel computes in scalar_t (shimrt_gs_rd), so the results are
  * its bits. output_mask[0] false: no grad_input (a NULL handle, PyTorch's undefined tensor).
- * Both results are contiguous, as PyTorch's. */
+ * Both results are contiguous, as PyTorch's. grid_sampler_2d_backward runs the same loop
+ * with depth 1 (z fixed at 0: its weights exact, its terms zero or skipped); PyTorch's 2-d kernel
+ * is vectorized over 16 (float) / 8 (double) grid points, adding each corner lane by lane, so
+ * sums that meet in one element may be added in another order (within the summation
+ * tolerance, not bit for bit); its bicubic mode is refused (not implemented here). */
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
@@ -29,6 +33,7 @@ typedef struct {
     int64_t C, D, H, W, OD, OH, OW;
     int64_t mode, pad;
     bool align;
+    int nc; /* grid coordinates: 3, or 2 (2-d: depth 1, z 0) */
 } gb_job;
 
 static double gb_r(const gb_job *j, double v) { return shimrt_gs_rd(j->dt, v); }
@@ -115,15 +120,15 @@ static void gb_batches(int64_t b, int64_t e, void *vctx) {
     int64_t isp = j->D * j->H * j->W, osp = j->OD * j->OH * j->OW;
     for (int64_t n = b; n < e; n++)
         for (int64_t o = 0; o < osp; o++) {
-            const char *gp = j->grid + (size_t)((n * osp + o) * 3) * j->es;
-            double m[3], c[3]; /* x, y, z: multipliers, coordinates */
+            const char *gp = j->grid + (size_t)((n * osp + o) * j->nc) * j->es;
+            double m[3] = {0, 0, 0}, c[3] = {0, 0, 0}; /* x, y, z: multipliers, coordinates */
             c[0] = gb_source(j, gb_load(j, gp, 0), j->W, &m[0]);
             c[1] = gb_source(j, gb_load(j, gp, 1), j->H, &m[1]);
-            c[2] = gb_source(j, gb_load(j, gp, 2), j->D, &m[2]);
+            if (j->nc == 3) c[2] = gb_source(j, gb_load(j, gp, 2), j->D, &m[2]);
             const char *go = j->go + (size_t)(n * j->C * osp + o) * j->es;
             const char *in = j->in + (size_t)(n * j->C * isp) * j->es;
             char *gi = j->gi ? j->gi + (size_t)(n * j->C * isp) * j->es : NULL;
-            char *gg = j->gg + (size_t)((n * osp + o) * 3) * j->es;
+            char *gg = j->gg + (size_t)((n * osp + o) * j->nc) * j->es;
             if (j->mode == 1) {
                 int64_t x = gb_i64(nearbyint(c[0])), y = gb_i64(nearbyint(c[1])),
                         z = gb_i64(nearbyint(c[2]));
@@ -169,7 +174,7 @@ static void gb_batches(int64_t b, int64_t e, void *vctx) {
             }
             shimrt_k_store_f64(gg, j->dt, gb_r(j, m[0] * gx));
             shimrt_k_store_f64(gg + j->es, j->dt, gb_r(j, m[1] * gy));
-            shimrt_k_store_f64(gg + 2 * j->es, j->dt, gb_r(j, m[2] * gz));
+            if (j->nc == 3) shimrt_k_store_f64(gg + 2 * j->es, j->dt, gb_r(j, m[2] * gz));
         }
 }
 
@@ -185,14 +190,13 @@ static const char *gb_dense(const char *op, AtenTensorHandle t, AtenTensorHandle
     return *own ? shimrt_data(*own) : NULL;
 }
 
-AOTITorchError shimrt_cpu_grid_sampler_3d_backward(AtenTensorHandle grad_output,
-                                                   AtenTensorHandle input, AtenTensorHandle grid,
-                                                   int64_t interpolation_mode, int64_t padding_mode,
-                                                   int32_t align_corners,
-                                                   const int32_t *output_mask,
-                                                   int64_t output_mask_len_, AtenTensorHandle *ret0,
-                                                   AtenTensorHandle *ret1) {
-    static const char op[] = "grid_sampler_3d_backward";
+static AOTITorchError gb_run(const char *op, int nsp, AtenTensorHandle grad_output,
+                             AtenTensorHandle input, AtenTensorHandle grid,
+                             int64_t interpolation_mode, int64_t padding_mode,
+                             int32_t align_corners, const int32_t *output_mask,
+                             int64_t output_mask_len_, AtenTensorHandle *ret0,
+                             AtenTensorHandle *ret1) {
+    int nd = nsp + 2;
     if (output_mask_len_ != 2)
         return shimrt_fail(op,
                            "Tried to convert a List with %lld elements to a fixed-size array of "
@@ -200,18 +204,21 @@ AOTITorchError shimrt_cpu_grid_sampler_3d_backward(AtenTensorHandle grad_output,
                            (long long)output_mask_len_);
     if (shimrt_k_check_cpu(op, grad_output, "grad_output") ||
         shimrt_k_check_cpu(op, input, "input") || shimrt_k_check_cpu(op, grid, "grid") ||
-        shimrt_gs3d_check(op, input, grid, interpolation_mode))
+        shimrt_gs_check(op, nsp, input, grid, interpolation_mode))
         return AOTI_TORCH_FAILURE;
-    int64_t shape[5] = {input->sizes[0], input->sizes[1], grid->sizes[1], grid->sizes[2],
-                        grid->sizes[3]};
-    bool same = grad_output->ndim == 5;
-    for (int i = 0; same && i < 5; i++) same = grad_output->sizes[i] == shape[i];
+    /* N, C, then grid's spatial sizes (2-d: depth 1 in front) */
+    int64_t shape[5] = {input->sizes[0], input->sizes[1], 1, 1, 1};
+    for (int i = 0; i < nsp; i++) shape[5 - nsp + i] = grid->sizes[1 + i];
+    int64_t gshape[4] = {shape[0], shape[1], shape[3], shape[4]};
+    const int64_t *want = nsp == 3 ? shape : gshape;
+    bool same = grad_output->ndim == nd;
+    for (int i = 0; same && i < nd; i++) same = grad_output->sizes[i] == want[i];
     if (!same) {
         char a[128], b[128];
         return shimrt_fail(op,
                            "grid_sampler(): expected grad_output to have sizes %s but got "
                            "grad_output with sizes %s",
-                           shimrt_k_fmt_shape(a, sizeof a, 5, shape),
+                           shimrt_k_fmt_shape(a, sizeof a, nd, want),
                            shimrt_k_fmt_shape(b, sizeof b, grad_output->ndim, grad_output->sizes));
     }
     if (grad_output->dtype != input->dtype)
@@ -221,17 +228,18 @@ AOTITorchError shimrt_cpu_grid_sampler_3d_backward(AtenTensorHandle grad_output,
     gb_job j = {.dt = input->dtype,
                 .es = shimrt_dtype_size(input->dtype),
                 .C = shape[1],
-                .D = input->sizes[2],
-                .H = input->sizes[3],
-                .W = input->sizes[4],
+                .D = nsp == 3 ? input->sizes[2] : 1,
+                .H = input->sizes[nd - 2],
+                .W = input->sizes[nd - 1],
                 .OD = shape[2],
                 .OH = shape[3],
                 .OW = shape[4],
                 .mode = interpolation_mode,
                 .pad = padding_mode,
-                .align = align_corners != 0};
-    AtenTensorHandle gi = output_mask[0] ? shimrt_k_new(op, 5, input->sizes, j.dt) : NULL;
-    AtenTensorHandle gg = shimrt_k_new(op, 5, grid->sizes, j.dt);
+                .align = align_corners != 0,
+                .nc = nsp};
+    AtenTensorHandle gi = output_mask[0] ? shimrt_k_new(op, nd, input->sizes, j.dt) : NULL;
+    AtenTensorHandle gg = shimrt_k_new(op, nd, grid->sizes, j.dt);
     AtenTensorHandle own[3] = {NULL, NULL, NULL};
     AOTITorchError err = (output_mask[0] && !gi) || !gg ? AOTI_TORCH_FAILURE : AOTI_TORCH_SUCCESS;
     if (!err) {
@@ -260,4 +268,26 @@ AOTITorchError shimrt_cpu_grid_sampler_3d_backward(AtenTensorHandle grad_output,
     *ret0 = gi;
     *ret1 = gg;
     return AOTI_TORCH_SUCCESS;
+}
+
+AOTITorchError shimrt_cpu_grid_sampler_3d_backward(AtenTensorHandle grad_output,
+                                                   AtenTensorHandle input, AtenTensorHandle grid,
+                                                   int64_t interpolation_mode, int64_t padding_mode,
+                                                   int32_t align_corners,
+                                                   const int32_t *output_mask,
+                                                   int64_t output_mask_len_, AtenTensorHandle *ret0,
+                                                   AtenTensorHandle *ret1) {
+    return gb_run("grid_sampler_3d_backward", 3, grad_output, input, grid, interpolation_mode,
+                  padding_mode, align_corners, output_mask, output_mask_len_, ret0, ret1);
+}
+
+AOTITorchError shimrt_cpu_grid_sampler_2d_backward(AtenTensorHandle grad_output,
+                                                   AtenTensorHandle input, AtenTensorHandle grid,
+                                                   int64_t interpolation_mode, int64_t padding_mode,
+                                                   int32_t align_corners,
+                                                   const int32_t *output_mask,
+                                                   int64_t output_mask_len_, AtenTensorHandle *ret0,
+                                                   AtenTensorHandle *ret1) {
+    return gb_run("grid_sampler_2d_backward", 2, grad_output, input, grid, interpolation_mode,
+                  padding_mode, align_corners, output_mask, output_mask_len_, ret0, ret1);
 }

@@ -737,4 +737,42 @@ def fractional_backward_family():
                  lambda gg=gg, xx=xx, oo=oo, ii=ii: bwd(gg, xx, [2] * nd, oo, ii))
 
 
-I20_FAMILIES += [upsample_nd_backward_family, grid3d_backward_family, fractional_backward_family]
+def grid2d_backward_family():
+    """grid_sampler_2d_backward, bilinear and nearest (bicubic: refused, not implemented):
+    PyTorch's CPU kernel is vectorized over the grid points (AVX512: 16 float lanes, corners
+    added lane by lane per corner), so sums that meet in one grad_input element may be added in
+    another order: compared at the summation tolerance, float32 and float64 (the types the
+    kernel takes); padding modes, align_corners, output_mask, strides, bad inputs."""
+    name = "aoti_torch_cpu_grid_sampler_2d_backward"
+    for dt in (torch.float32, torch.float64):
+        for xs, gs in (([2, 3, 4, 5], [2, 3, 4]), ([1, 1, 1, 2], [1, 3, 1]), ([0, 2, 3, 3], [0, 2, 2]),
+                       ([1, 2, 5, 6], [1, 7, 9])):
+            x0 = rand(xs, dt, -2, 2)
+            grid = (torch.rand(gs + [2], dtype=torch.float64) * 2.6 - 1.3).to(dt)
+            go = rand(xs[:2] + gs[1:], dt, -2, 2)
+            for lay, x in layouts(x0):
+                for mode in (0, 1):
+                    for pad in (0, 1, 2) if lay == "contig" else (2,):
+                        for align in (0, 1) if lay == "contig" else (0,):
+                            for mask in ([1, 1], [0, 1]) if lay == "contig" and pad == 0 else ([1, 1],):
+                                case(f"{dt} x{xs} grid{gs} {lay} mode={mode} pad={pad} "
+                                     f"align={align} mask={mask}", name,
+                                     [T(go), T(x), T(grid), mode, pad, align, mask, Ret(), Ret()],
+                                     lambda go=go, x=x, grid=grid, mode=mode, pad=pad,
+                                     align=align, mask=mask:
+                                     A.grid_sampler_2d_backward(go, x, grid, mode, pad, bool(align),
+                                                                [bool(m) for m in mask]),
+                                     loose=True, check=lambda k, mask=mask: mask[k])
+    x = rand([1, 2, 3, 4], torch.float32)
+    go = rand([1, 2, 3, 4], torch.float32)
+    g = torch.rand(1, 3, 4, 2) * 2 - 1
+    for k, (gg, xx, gr, mode) in enumerate(((go[0], x, g, 0), (go, x[0], g, 0), (go, x, g[..., :1], 0),
+                                            (go, x.double(), g, 0), (go[:, :1], x, g, 0),
+                                            (go.double(), x, g, 0), (go, x.long(), g.long(), 0))):
+        case(f"bad {k}", name, [T(gg), T(xx), T(gr), mode, 0, 0, [1, 1], Ret(), Ret()],
+             lambda gg=gg, xx=xx, gr=gr, mode=mode: A.grid_sampler_2d_backward(
+                 gg, xx, gr, mode, 0, False, [True, True]))
+
+
+I20_FAMILIES += [upsample_nd_backward_family, grid3d_backward_family, fractional_backward_family,
+                 grid2d_backward_family]
