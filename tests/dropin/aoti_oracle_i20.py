@@ -636,58 +636,66 @@ def upsample_nd_backward_family():
                  lambda gg=gg, o=o, i=i: op(gg, o, i, False))
 
 
-def grid3d_backward_family():
-    """grid_sampler_3d_backward: bilinear and nearest, the three padding modes, align_corners,
-    both output_mask settings, grids reaching outside the input, strided inputs, every
-    floating dtype, bit-identical (PyTorch's plain scalar_t kernel); non-finite grid values;
-    bad shapes and dtypes."""
-    name = "aoti_torch_cpu_grid_sampler_3d_backward"
-    for dt in FLOATS:
-        for xs, gs in (([2, 3, 3, 4, 5], [2, 2, 3, 4]), ([1, 1, 1, 2, 1], [1, 3, 1, 2]),
-                       ([1, 2, 4, 3, 3], [1, 0, 2, 2]), ([0, 2, 3, 3, 3], [0, 2, 2, 2])):
-            x0 = rand(xs, dt, -2, 2)
-            grid = (torch.rand(gs + [3], dtype=torch.float64) * 2.6 - 1.3).to(dt)
-            go = rand(xs[:2] + gs[1:], dt, -2, 2)
-            full = dt in (torch.float32, torch.float64)  # (the half types: fewer, for time)
-            for lay, x in layouts(x0) if full else (("contig", x0),):
-                for mode in (0, 1):
-                    for pad in (0, 1, 2) if lay == "contig" else (2,):
-                        for align in (0, 1) if lay == "contig" and full else (0,):
-                            for mask in ([1, 1], [0, 1]) if lay == "contig" and pad == 0 else ([1, 1],):
-                                case(f"{dt} x{xs} grid{gs} {lay} mode={mode} pad={pad} "
-                                     f"align={align} mask={mask}", name,
-                                     [T(go), T(x), T(grid), mode, pad, align, mask, Ret(), Ret()],
-                                     lambda go=go, x=x, grid=grid, mode=mode, pad=pad,
-                                     align=align, mask=mask:
-                                     A.grid_sampler_3d_backward(go, x, grid, mode, pad, bool(align),
-                                                                [bool(m) for m in mask]),
-                                     loose=EXACT, check=lambda k, mask=mask: mask[k])
-            if lay == "sliced":  # strided grid and grad_output too
-                gt = grid.transpose(1, 2).contiguous().transpose(1, 2)
-                gos = go.transpose(-1, -2).contiguous().transpose(-1, -2)
-                case(f"{dt} x{xs} strided grid and grad_output", name,
-                     [T(gos), T(x), T(gt), 0, 2, 0, [1, 1], Ret(), Ret()],
-                     lambda gos=gos, x=x, gt=gt: A.grid_sampler_3d_backward(
-                         gos, x, gt, 0, 2, False, [True, True]), loose=EXACT)
-    x = rand([1, 2, 3, 4, 5], torch.float32)
-    go = rand([1, 2, 2, 3, 4], torch.float32)
-    g = torch.rand(1, 2, 3, 4, 3) * 2 - 1
-    gn = g.clone()
-    gn.view(-1)[:4] = torch.tensor([float("nan"), float("inf"), -float("inf"), 1e30])
-    for mode in (0, 1):
-        for pad in (0, 1, 2):
-            case(f"non-finite grid mode={mode} pad={pad}", name,
-                 [T(go), T(x), T(gn), mode, pad, 0, [1, 1], Ret(), Ret()],
-                 lambda mode=mode, pad=pad: A.grid_sampler_3d_backward(
-                     go, x, gn, mode, pad, False, [True, True]), loose=EXACT)
-    for k, (gg, xx, gr, mode) in enumerate(((go[0], x, g, 0), (go, x[0], g, 0), (go, x, g[..., :2], 0),
-                                            (go, x.double(), g, 0), (go[:, :1], x, g, 0),
-                                            (go.double(), x.double(), g.double(), 0),
-                                            (go.double(), x, g, 0), (go[..., :1], x, g, 0),
-                                            (go, x.long(), g.long(), 0))):
-        case(f"bad {k}", name, [T(gg), T(xx), T(gr), mode, 0, 0, [1, 1], Ret(), Ret()],
-             lambda gg=gg, xx=xx, gr=gr, mode=mode: A.grid_sampler_3d_backward(
-                 gg, xx, gr, mode, 0, False, [True, True]))
+def grid_backward_family():
+    """grid_sampler_3d_backward and grid_sampler_2d_backward: bilinear and nearest, the three
+    padding modes, align_corners, both output_mask settings, grids reaching outside the input,
+    strided inputs and grids, non-finite grid values, bad shapes and dtypes. 3-d: every
+    floating dtype, bit-identical (PyTorch's plain scalar_t kernel). 2-d (bicubic refused, not
+    implemented): PyTorch's kernel is vectorized over the grid points (AVX512: 16 float lanes,
+    corners added lane by lane), so sums meeting in one grad_input element may be added in
+    another order: float32 and float64 (the types it takes) at the summation tolerance."""
+    for nsp, op, dts, tol, geoms in (
+            (3, A.grid_sampler_3d_backward, FLOATS, EXACT,
+             (([2, 3, 3, 4, 5], [2, 2, 3, 4]), ([1, 1, 1, 2, 1], [1, 3, 1, 2]),
+              ([1, 2, 4, 3, 3], [1, 0, 2, 2]), ([0, 2, 3, 3, 3], [0, 2, 2, 2]))),
+            (2, A.grid_sampler_2d_backward, [torch.float32, torch.float64], True,
+             (([2, 3, 4, 5], [2, 3, 4]), ([1, 1, 1, 2], [1, 3, 1]), ([0, 2, 3, 3], [0, 2, 2]),
+              ([1, 2, 5, 6], [1, 7, 9])))):
+        name = f"aoti_torch_cpu_grid_sampler_{nsp}d_backward"
+        for dt in dts:
+            for xs, gs in geoms:
+                x0 = rand(xs, dt, -2, 2)
+                grid = (torch.rand(gs + [nsp], dtype=torch.float64) * 2.6 - 1.3).to(dt)
+                go = rand(xs[:2] + gs[1:], dt, -2, 2)
+                full = dt in (torch.float32, torch.float64)  # (the half types: fewer, for time)
+                for lay, x in layouts(x0) if full else (("contig", x0),):
+                    for mode in (0, 1):
+                        for pad in (0, 1, 2) if lay == "contig" else (2,):
+                            for align in (0, 1) if lay == "contig" and full else (0,):
+                                for mask in ([1, 1], [0, 1]) if lay == "contig" and pad == 0 else ([1, 1],):
+                                    case(f"{dt} x{xs} grid{gs} {lay} mode={mode} pad={pad} "
+                                         f"align={align} mask={mask}", name,
+                                         [T(go), T(x), T(grid), mode, pad, align, mask, Ret(), Ret()],
+                                         lambda go=go, x=x, grid=grid, mode=mode, pad=pad,
+                                         align=align, mask=mask:
+                                         op(go, x, grid, mode, pad, bool(align),
+                                            [bool(m) for m in mask]),
+                                         loose=tol, check=lambda k, mask=mask: mask[k])
+                if full:  # strided grid and grad_output too
+                    gt = grid.transpose(1, 2).contiguous().transpose(1, 2)
+                    gos = go.transpose(-1, -2).contiguous().transpose(-1, -2)
+                    case(f"{dt} x{xs} strided grid and grad_output", name,
+                         [T(gos), T(x0), T(gt), 0, 2, 0, [1, 1], Ret(), Ret()],
+                         lambda gos=gos, x=x0, gt=gt: op(gos, x, gt, 0, 2, False, [True, True]),
+                         loose=tol)
+        x = rand([1, 2, 3, 4, 5][:nsp + 2], torch.float32)
+        go = rand([1, 2, 2, 3, 4][:nsp + 2], torch.float32)
+        g = torch.rand([1, 2, 3, 4][:nsp + 1] + [nsp]) * 2 - 1
+        gn = g.clone()
+        gn.view(-1)[:4] = torch.tensor([float("nan"), float("inf"), -float("inf"), 1e30])
+        for mode in (0, 1) if nsp == 3 else ():  # (PyTorch's 2-d kernel crashes on them)
+            for pad in (0, 1, 2):
+                case(f"non-finite grid mode={mode} pad={pad}", name,
+                     [T(go), T(x), T(gn), mode, pad, 0, [1, 1], Ret(), Ret()],
+                     lambda mode=mode, pad=pad: op(go, x, gn, mode, pad, False, [True, True]),
+                     loose=tol)
+        for k, (gg, xx, gr, mode) in enumerate((
+                (go[0], x, g, 0), (go, x[0], g, 0), (go, x, g[..., :nsp - 1], 0),
+                (go, x.double(), g, 0), (go[:, :1], x, g, 0),
+                (go.double(), x.double(), g.double(), 0), (go.double(), x, g, 0),
+                (go[..., :1], x, g, 0), (go, x.long(), g.long(), 0))):
+            case(f"bad {k}", name, [T(gg), T(xx), T(gr), mode, 0, 0, [1, 1], Ret(), Ret()],
+                 lambda gg=gg, xx=xx, gr=gr, mode=mode: op(gg, xx, gr, mode, 0, False, [True, True]))
 
 
 def fractional_backward_family():
@@ -737,42 +745,4 @@ def fractional_backward_family():
                  lambda gg=gg, xx=xx, oo=oo, ii=ii: bwd(gg, xx, [2] * nd, oo, ii))
 
 
-def grid2d_backward_family():
-    """grid_sampler_2d_backward, bilinear and nearest (bicubic: refused, not implemented):
-    PyTorch's CPU kernel is vectorized over the grid points (AVX512: 16 float lanes, corners
-    added lane by lane per corner), so sums that meet in one grad_input element may be added in
-    another order: compared at the summation tolerance, float32 and float64 (the types the
-    kernel takes); padding modes, align_corners, output_mask, strides, bad inputs."""
-    name = "aoti_torch_cpu_grid_sampler_2d_backward"
-    for dt in (torch.float32, torch.float64):
-        for xs, gs in (([2, 3, 4, 5], [2, 3, 4]), ([1, 1, 1, 2], [1, 3, 1]), ([0, 2, 3, 3], [0, 2, 2]),
-                       ([1, 2, 5, 6], [1, 7, 9])):
-            x0 = rand(xs, dt, -2, 2)
-            grid = (torch.rand(gs + [2], dtype=torch.float64) * 2.6 - 1.3).to(dt)
-            go = rand(xs[:2] + gs[1:], dt, -2, 2)
-            for lay, x in layouts(x0):
-                for mode in (0, 1):
-                    for pad in (0, 1, 2) if lay == "contig" else (2,):
-                        for align in (0, 1) if lay == "contig" else (0,):
-                            for mask in ([1, 1], [0, 1]) if lay == "contig" and pad == 0 else ([1, 1],):
-                                case(f"{dt} x{xs} grid{gs} {lay} mode={mode} pad={pad} "
-                                     f"align={align} mask={mask}", name,
-                                     [T(go), T(x), T(grid), mode, pad, align, mask, Ret(), Ret()],
-                                     lambda go=go, x=x, grid=grid, mode=mode, pad=pad,
-                                     align=align, mask=mask:
-                                     A.grid_sampler_2d_backward(go, x, grid, mode, pad, bool(align),
-                                                                [bool(m) for m in mask]),
-                                     loose=True, check=lambda k, mask=mask: mask[k])
-    x = rand([1, 2, 3, 4], torch.float32)
-    go = rand([1, 2, 3, 4], torch.float32)
-    g = torch.rand(1, 3, 4, 2) * 2 - 1
-    for k, (gg, xx, gr, mode) in enumerate(((go[0], x, g, 0), (go, x[0], g, 0), (go, x, g[..., :1], 0),
-                                            (go, x.double(), g, 0), (go[:, :1], x, g, 0),
-                                            (go.double(), x, g, 0), (go, x.long(), g.long(), 0))):
-        case(f"bad {k}", name, [T(gg), T(xx), T(gr), mode, 0, 0, [1, 1], Ret(), Ret()],
-             lambda gg=gg, xx=xx, gr=gr, mode=mode: A.grid_sampler_2d_backward(
-                 gg, xx, gr, mode, 0, False, [True, True]))
-
-
-I20_FAMILIES += [upsample_nd_backward_family, grid3d_backward_family, fractional_backward_family,
-                 grid2d_backward_family]
+I20_FAMILIES += [upsample_nd_backward_family, grid_backward_family, fractional_backward_family]
