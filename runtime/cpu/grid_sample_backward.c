@@ -1,4 +1,5 @@
-/* runtime/cpu/grid_sample_backward.c: grid_sampler_3d_backward of c_shim_cpu.h.
+/* runtime/cpu/grid_sample_backward.c: grid_sampler_3d_backward and grid_sampler_2d_backward of
+ * c_shim_cpu.h.
  *
  * PyTorch's CPU kernel (aten/src/ATen/native/GridSampler.cpp, grid_sampler_3d_backward_cpu_impl)
  * as a plain loop, batches in parallel: per output point (d, h, w) in order, the grid's (x, y,
