@@ -557,7 +557,8 @@ I20_FAMILIES = [scaled_mm_family, dyn_quant_family, grouped_mm_family, fused_obs
 # ---- h/bwa: more backward ops of c_shim_cpu.h (runtime/cpu/upsample_backward.c) --------------
 EXACT = (0.0, 0.0)  # bit-identical to PyTorch's CPU kernels
 # trilinear: PyTorch's kernel from aten/native/cpu, whose FMA contractions libshimrt follows, was
-# checked bit for bit against the wheel's AVX512 build; elsewhere within the dtype's tolerance
+# checked bit for bit against the wheel's AVX512 build (float32, float64; the half types, whose
+# float sums differ by an ulp in a rare element, and other CPUs: within the dtype's tolerance)
 CPU_CAP = torch.backends.cpu.get_cpu_capability()
 
 
@@ -611,7 +612,8 @@ def upsample_nd_backward_family():
                                  [T(g), osz, isz, align] + [Opt(s) for s in scs] + [Ret()],
                                  lambda g=g, osz=osz, isz=isz, align=align, scs=scs:
                                  op(g, osz, isz, bool(align), *scs),
-                                 loose=EXACT if nsp == 2 or CPU_CAP == "AVX512" else False)
+                                 loose=EXACT if nsp == 2 or (CPU_CAP == "AVX512" and dt in (
+                                     torch.float32, torch.float64)) else False)
         isz, osz = ([2, 3, 4, 5], [6, 7]) if nsp == 2 else ([2, 3, 2, 4, 5], [3, 6, 7])
         g = rand(isz[:2] + osz, torch.float32)
         for lay, gg in (("contig", g), ("channels-last", g.contiguous(
