@@ -117,7 +117,9 @@ void boxed_cpu_fill__Scalar(StableIValue* stack_, uint64_t num_args_, uint64_t n
 void boxed_cpu_flatten_using_ints(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_floor_divide(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_fractional_max_pool2d(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
+void boxed_cpu_fractional_max_pool2d_backward(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_fractional_max_pool3d(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
+void boxed_cpu_fractional_max_pool3d_backward(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_full(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_full_out(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_full_like(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
@@ -128,7 +130,9 @@ void boxed_cpu_ge_Scalar(StableIValue* stack_, uint64_t num_args_, uint64_t num_
 void boxed_cpu_ge_Tensor(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_geometric_(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_geqrf(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
+void boxed_cpu_grid_sampler_2d_backward(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_grid_sampler_3d(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
+void boxed_cpu_grid_sampler_3d_backward(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_gt_Scalar(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_gt_Tensor(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_hann_window(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
@@ -261,7 +265,9 @@ void boxed_cpu_triangular_solve(StableIValue* stack_, uint64_t num_args_, uint64
 void boxed_cpu_uniform(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_uniform_(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_unsqueeze(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
+void boxed_cpu_upsample_bicubic2d_backward(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_upsample_linear1d_backward(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
+void boxed_cpu_upsample_trilinear3d_backward(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_view(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_view_dtype(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cpu_view_as_complex(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);

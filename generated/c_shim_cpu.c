@@ -1126,6 +1126,18 @@ AOTITorchError aoti_torch_cpu_fractional_max_pool2d(AtenTensorHandle self, const
     return shimrt_cpu_fractional_max_pool2d(self, kernel_size, kernel_size_len_, output_size, output_size_len_, random_samples, ret0, ret1);
 }
 
+/* aten.fractional_max_pool2d_backward.default: fractional_max_pool2d_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] output_size, Tensor indices) -> Tensor
+ * kernel: shimrt_cpu_fractional_max_pool2d_backward (CPU) */
+AOTITorchError aoti_torch_cpu_fractional_max_pool2d_backward(AtenTensorHandle grad_output, AtenTensorHandle self, const int64_t* kernel_size, int64_t kernel_size_len_, const int64_t* output_size, int64_t output_size_len_, AtenTensorHandle indices, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(grad_output);
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_LIST(kernel_size);
+    SHIMRT_ARG_LIST(output_size);
+    SHIMRT_ARG_TENSOR(indices);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu_fractional_max_pool2d_backward(grad_output, self, kernel_size, kernel_size_len_, output_size, output_size_len_, indices, ret0);
+}
+
 /* aten.fractional_max_pool3d.default: fractional_max_pool3d(Tensor self, int[3] kernel_size, int[3] output_size, Tensor random_samples) -> (Tensor, Tensor)
  * kernel: shimrt_cpu_fractional_max_pool3d (CPU) */
 AOTITorchError aoti_torch_cpu_fractional_max_pool3d(AtenTensorHandle self, const int64_t* kernel_size, int64_t kernel_size_len_, const int64_t* output_size, int64_t output_size_len_, AtenTensorHandle random_samples, AtenTensorHandle* ret0, AtenTensorHandle* ret1) {
@@ -1136,6 +1148,18 @@ AOTITorchError aoti_torch_cpu_fractional_max_pool3d(AtenTensorHandle self, const
     SHIMRT_ARG_RET(ret0);
     SHIMRT_ARG_RET(ret1);
     return shimrt_cpu_fractional_max_pool3d(self, kernel_size, kernel_size_len_, output_size, output_size_len_, random_samples, ret0, ret1);
+}
+
+/* aten.fractional_max_pool3d_backward.default: fractional_max_pool3d_backward(Tensor grad_output, Tensor self, int[3] kernel_size, int[3] output_size, Tensor indices) -> Tensor
+ * kernel: shimrt_cpu_fractional_max_pool3d_backward (CPU) */
+AOTITorchError aoti_torch_cpu_fractional_max_pool3d_backward(AtenTensorHandle grad_output, AtenTensorHandle self, const int64_t* kernel_size, int64_t kernel_size_len_, const int64_t* output_size, int64_t output_size_len_, AtenTensorHandle indices, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(grad_output);
+    SHIMRT_ARG_TENSOR(self);
+    SHIMRT_ARG_LIST(kernel_size);
+    SHIMRT_ARG_LIST(output_size);
+    SHIMRT_ARG_TENSOR(indices);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu_fractional_max_pool3d_backward(grad_output, self, kernel_size, kernel_size_len_, output_size, output_size_len_, indices, ret0);
 }
 
 /* aten.full.default: full(SymInt[] size, Scalar fill_value, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
@@ -1254,6 +1278,18 @@ AOTITorchError aoti_torch_cpu_geqrf(AtenTensorHandle self, AtenTensorHandle* ret
     return shimrt_cpu_geqrf(self, ret0, ret1);
 }
 
+/* aten.grid_sampler_2d_backward.default: grid_sampler_2d_backward(Tensor grad_output, Tensor input, Tensor grid, int interpolation_mode, int padding_mode, bool align_corners, bool[2] output_mask) -> (Tensor, Tensor)
+ * kernel: shimrt_cpu_grid_sampler_2d_backward (CPU) */
+AOTITorchError aoti_torch_cpu_grid_sampler_2d_backward(AtenTensorHandle grad_output, AtenTensorHandle input, AtenTensorHandle grid, int64_t interpolation_mode, int64_t padding_mode, int32_t align_corners, const int32_t* output_mask, int64_t output_mask_len_, AtenTensorHandle* ret0, AtenTensorHandle* ret1) {
+    SHIMRT_ARG_TENSOR(grad_output);
+    SHIMRT_ARG_TENSOR(input);
+    SHIMRT_ARG_TENSOR(grid);
+    SHIMRT_ARG_LIST(output_mask);
+    SHIMRT_ARG_RET(ret0);
+    SHIMRT_ARG_RET(ret1);
+    return shimrt_cpu_grid_sampler_2d_backward(grad_output, input, grid, interpolation_mode, padding_mode, align_corners, output_mask, output_mask_len_, ret0, ret1);
+}
+
 /* aten.grid_sampler_3d.default: grid_sampler_3d(Tensor input, Tensor grid, int interpolation_mode, int padding_mode, bool align_corners) -> Tensor
  * kernel: shimrt_cpu_grid_sampler_3d (CPU) */
 AOTITorchError aoti_torch_cpu_grid_sampler_3d(AtenTensorHandle input, AtenTensorHandle grid, int64_t interpolation_mode, int64_t padding_mode, int32_t align_corners, AtenTensorHandle* ret0) {
@@ -1261,6 +1297,18 @@ AOTITorchError aoti_torch_cpu_grid_sampler_3d(AtenTensorHandle input, AtenTensor
     SHIMRT_ARG_TENSOR(grid);
     SHIMRT_ARG_RET(ret0);
     return shimrt_cpu_grid_sampler_3d(input, grid, interpolation_mode, padding_mode, align_corners, ret0);
+}
+
+/* aten.grid_sampler_3d_backward.default: grid_sampler_3d_backward(Tensor grad_output, Tensor input, Tensor grid, int interpolation_mode, int padding_mode, bool align_corners, bool[2] output_mask) -> (Tensor, Tensor)
+ * kernel: shimrt_cpu_grid_sampler_3d_backward (CPU) */
+AOTITorchError aoti_torch_cpu_grid_sampler_3d_backward(AtenTensorHandle grad_output, AtenTensorHandle input, AtenTensorHandle grid, int64_t interpolation_mode, int64_t padding_mode, int32_t align_corners, const int32_t* output_mask, int64_t output_mask_len_, AtenTensorHandle* ret0, AtenTensorHandle* ret1) {
+    SHIMRT_ARG_TENSOR(grad_output);
+    SHIMRT_ARG_TENSOR(input);
+    SHIMRT_ARG_TENSOR(grid);
+    SHIMRT_ARG_LIST(output_mask);
+    SHIMRT_ARG_RET(ret0);
+    SHIMRT_ARG_RET(ret1);
+    return shimrt_cpu_grid_sampler_3d_backward(grad_output, input, grid, interpolation_mode, padding_mode, align_corners, output_mask, output_mask_len_, ret0, ret1);
 }
 
 /* aten.gt.Scalar: gt.Scalar(Tensor self, Scalar other) -> Tensor
@@ -2557,6 +2605,16 @@ AOTITorchError aoti_torch_cpu_unsqueeze(AtenTensorHandle self, int64_t dim, Aten
     return shimrt_unsqueeze(self, dim, ret0);
 }
 
+/* aten.upsample_bicubic2d_backward.default: upsample_bicubic2d_backward(Tensor grad_output, SymInt[2] output_size, SymInt[4] input_size, bool align_corners, float? scales_h=None, float? scales_w=None) -> Tensor
+ * kernel: shimrt_cpu_upsample_bicubic2d_backward (CPU) */
+AOTITorchError aoti_torch_cpu_upsample_bicubic2d_backward(AtenTensorHandle grad_output, const int64_t* output_size, int64_t output_size_len_, const int64_t* input_size, int64_t input_size_len_, int32_t align_corners, double* scales_h, double* scales_w, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(grad_output);
+    SHIMRT_ARG_LIST(output_size);
+    SHIMRT_ARG_LIST(input_size);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu_upsample_bicubic2d_backward(grad_output, output_size, output_size_len_, input_size, input_size_len_, align_corners, scales_h, scales_w, ret0);
+}
+
 /* aten.upsample_linear1d_backward.default: upsample_linear1d_backward(Tensor grad_output, SymInt[1] output_size, SymInt[3] input_size, bool align_corners, float? scales=None) -> Tensor
  * kernel: shimrt_cpu_upsample_linear1d_backward (CPU) */
 AOTITorchError aoti_torch_cpu_upsample_linear1d_backward(AtenTensorHandle grad_output, const int64_t* output_size, int64_t output_size_len_, const int64_t* input_size, int64_t input_size_len_, int32_t align_corners, double* scales, AtenTensorHandle* ret0) {
@@ -2565,6 +2623,16 @@ AOTITorchError aoti_torch_cpu_upsample_linear1d_backward(AtenTensorHandle grad_o
     SHIMRT_ARG_LIST(input_size);
     SHIMRT_ARG_RET(ret0);
     return shimrt_cpu_upsample_linear1d_backward(grad_output, output_size, output_size_len_, input_size, input_size_len_, align_corners, scales, ret0);
+}
+
+/* aten.upsample_trilinear3d_backward.default: upsample_trilinear3d_backward(Tensor grad_output, SymInt[3] output_size, SymInt[5] input_size, bool align_corners, float? scales_d=None, float? scales_h=None, float? scales_w=None) -> Tensor
+ * kernel: shimrt_cpu_upsample_trilinear3d_backward (CPU) */
+AOTITorchError aoti_torch_cpu_upsample_trilinear3d_backward(AtenTensorHandle grad_output, const int64_t* output_size, int64_t output_size_len_, const int64_t* input_size, int64_t input_size_len_, int32_t align_corners, double* scales_d, double* scales_h, double* scales_w, AtenTensorHandle* ret0) {
+    SHIMRT_ARG_TENSOR(grad_output);
+    SHIMRT_ARG_LIST(output_size);
+    SHIMRT_ARG_LIST(input_size);
+    SHIMRT_ARG_RET(ret0);
+    return shimrt_cpu_upsample_trilinear3d_backward(grad_output, output_size, output_size_len_, input_size, input_size_len_, align_corners, scales_d, scales_h, scales_w, ret0);
 }
 
 /* aten.view.default: view(Tensor(a) self, SymInt[] size) -> Tensor(a)

@@ -1955,6 +1955,23 @@ AOTITorchError aoti_torch_cuda_fractional_max_pool2d(AtenTensorHandle self, cons
     return AOTI_TORCH_SUCCESS;
 }
 
+/* aten.fractional_max_pool2d_backward.default: fractional_max_pool2d_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] output_size, Tensor indices) -> Tensor */
+AOTITorchError aoti_torch_cuda_fractional_max_pool2d_backward(AtenTensorHandle grad_output, AtenTensorHandle self, const int64_t* kernel_size, int64_t kernel_size_len_, const int64_t* output_size, int64_t output_size_len_, AtenTensorHandle indices, AtenTensorHandle* ret0) {
+    static shimrt_op_cache op_;
+    StableIValue stack_[5];
+    shimrt_pack pack_;
+    SHIMRT_ARG_RET(ret0);
+    shimrt_pack_begin(&pack_, __func__, stack_, 5);
+    shimrt_pack_tensor(&pack_, "grad_output", grad_output);
+    shimrt_pack_tensor(&pack_, "self", self);
+    shimrt_pack_int_list(&pack_, "kernel_size", kernel_size, kernel_size_len_);
+    shimrt_pack_int_list(&pack_, "output_size", output_size, output_size_len_);
+    shimrt_pack_tensor(&pack_, "indices", indices);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::fractional_max_pool2d_backward", ""));
+    *ret0 = siv_to_tensor(stack_[0]);
+    return AOTI_TORCH_SUCCESS;
+}
+
 /* aten.fractional_max_pool3d.default: fractional_max_pool3d(Tensor self, int[3] kernel_size, int[3] output_size, Tensor random_samples) -> (Tensor, Tensor) */
 AOTITorchError aoti_torch_cuda_fractional_max_pool3d(AtenTensorHandle self, const int64_t* kernel_size, int64_t kernel_size_len_, const int64_t* output_size, int64_t output_size_len_, AtenTensorHandle random_samples, AtenTensorHandle* ret0, AtenTensorHandle* ret1) {
     static shimrt_op_cache op_;
@@ -1970,6 +1987,23 @@ AOTITorchError aoti_torch_cuda_fractional_max_pool3d(AtenTensorHandle self, cons
     SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::fractional_max_pool3d", ""));
     *ret0 = siv_to_tensor(stack_[0]);
     *ret1 = siv_to_tensor(stack_[1]);
+    return AOTI_TORCH_SUCCESS;
+}
+
+/* aten.fractional_max_pool3d_backward.default: fractional_max_pool3d_backward(Tensor grad_output, Tensor self, int[3] kernel_size, int[3] output_size, Tensor indices) -> Tensor */
+AOTITorchError aoti_torch_cuda_fractional_max_pool3d_backward(AtenTensorHandle grad_output, AtenTensorHandle self, const int64_t* kernel_size, int64_t kernel_size_len_, const int64_t* output_size, int64_t output_size_len_, AtenTensorHandle indices, AtenTensorHandle* ret0) {
+    static shimrt_op_cache op_;
+    StableIValue stack_[5];
+    shimrt_pack pack_;
+    SHIMRT_ARG_RET(ret0);
+    shimrt_pack_begin(&pack_, __func__, stack_, 5);
+    shimrt_pack_tensor(&pack_, "grad_output", grad_output);
+    shimrt_pack_tensor(&pack_, "self", self);
+    shimrt_pack_int_list(&pack_, "kernel_size", kernel_size, kernel_size_len_);
+    shimrt_pack_int_list(&pack_, "output_size", output_size, output_size_len_);
+    shimrt_pack_tensor(&pack_, "indices", indices);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::fractional_max_pool3d_backward", ""));
+    *ret0 = siv_to_tensor(stack_[0]);
     return AOTI_TORCH_SUCCESS;
 }
 
@@ -2107,6 +2141,27 @@ AOTITorchError aoti_torch_cuda_geqrf(AtenTensorHandle self, AtenTensorHandle* re
     return AOTI_TORCH_SUCCESS;
 }
 
+/* aten.grid_sampler_2d_backward.default: grid_sampler_2d_backward(Tensor grad_output, Tensor input, Tensor grid, int interpolation_mode, int padding_mode, bool align_corners, bool[2] output_mask) -> (Tensor, Tensor) */
+AOTITorchError aoti_torch_cuda_grid_sampler_2d_backward(AtenTensorHandle grad_output, AtenTensorHandle input, AtenTensorHandle grid, int64_t interpolation_mode, int64_t padding_mode, int32_t align_corners, const int32_t* output_mask, int64_t output_mask_len_, AtenTensorHandle* ret0, AtenTensorHandle* ret1) {
+    static shimrt_op_cache op_;
+    StableIValue stack_[7];
+    shimrt_pack pack_;
+    SHIMRT_ARG_RET(ret0);
+    SHIMRT_ARG_RET(ret1);
+    shimrt_pack_begin(&pack_, __func__, stack_, 7);
+    shimrt_pack_tensor(&pack_, "grad_output", grad_output);
+    shimrt_pack_tensor(&pack_, "input", input);
+    shimrt_pack_tensor(&pack_, "grid", grid);
+    shimrt_pack_int(&pack_, interpolation_mode);
+    shimrt_pack_int(&pack_, padding_mode);
+    shimrt_pack_bool(&pack_, align_corners);
+    shimrt_pack_bool_list(&pack_, "output_mask", output_mask, output_mask_len_);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::grid_sampler_2d_backward", ""));
+    *ret0 = siv_to_tensor(stack_[0]);
+    *ret1 = siv_to_tensor(stack_[1]);
+    return AOTI_TORCH_SUCCESS;
+}
+
 /* aten.grid_sampler_3d.default: grid_sampler_3d(Tensor input, Tensor grid, int interpolation_mode, int padding_mode, bool align_corners) -> Tensor */
 AOTITorchError aoti_torch_cuda_grid_sampler_3d(AtenTensorHandle input, AtenTensorHandle grid, int64_t interpolation_mode, int64_t padding_mode, int32_t align_corners, AtenTensorHandle* ret0) {
     static shimrt_op_cache op_;
@@ -2121,6 +2176,27 @@ AOTITorchError aoti_torch_cuda_grid_sampler_3d(AtenTensorHandle input, AtenTenso
     shimrt_pack_bool(&pack_, align_corners);
     SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::grid_sampler_3d", ""));
     *ret0 = siv_to_tensor(stack_[0]);
+    return AOTI_TORCH_SUCCESS;
+}
+
+/* aten.grid_sampler_3d_backward.default: grid_sampler_3d_backward(Tensor grad_output, Tensor input, Tensor grid, int interpolation_mode, int padding_mode, bool align_corners, bool[2] output_mask) -> (Tensor, Tensor) */
+AOTITorchError aoti_torch_cuda_grid_sampler_3d_backward(AtenTensorHandle grad_output, AtenTensorHandle input, AtenTensorHandle grid, int64_t interpolation_mode, int64_t padding_mode, int32_t align_corners, const int32_t* output_mask, int64_t output_mask_len_, AtenTensorHandle* ret0, AtenTensorHandle* ret1) {
+    static shimrt_op_cache op_;
+    StableIValue stack_[7];
+    shimrt_pack pack_;
+    SHIMRT_ARG_RET(ret0);
+    SHIMRT_ARG_RET(ret1);
+    shimrt_pack_begin(&pack_, __func__, stack_, 7);
+    shimrt_pack_tensor(&pack_, "grad_output", grad_output);
+    shimrt_pack_tensor(&pack_, "input", input);
+    shimrt_pack_tensor(&pack_, "grid", grid);
+    shimrt_pack_int(&pack_, interpolation_mode);
+    shimrt_pack_int(&pack_, padding_mode);
+    shimrt_pack_bool(&pack_, align_corners);
+    shimrt_pack_bool_list(&pack_, "output_mask", output_mask, output_mask_len_);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::grid_sampler_3d_backward", ""));
+    *ret0 = siv_to_tensor(stack_[0]);
+    *ret1 = siv_to_tensor(stack_[1]);
     return AOTI_TORCH_SUCCESS;
 }
 
@@ -3957,6 +4033,24 @@ AOTITorchError aoti_torch_cuda_unsqueeze(AtenTensorHandle self, int64_t dim, Ate
     return shimrt_unsqueeze(self, dim, ret0);
 }
 
+/* aten.upsample_bicubic2d_backward.default: upsample_bicubic2d_backward(Tensor grad_output, SymInt[2] output_size, SymInt[4] input_size, bool align_corners, float? scales_h=None, float? scales_w=None) -> Tensor */
+AOTITorchError aoti_torch_cuda_upsample_bicubic2d_backward(AtenTensorHandle grad_output, const int64_t* output_size, int64_t output_size_len_, const int64_t* input_size, int64_t input_size_len_, int32_t align_corners, double* scales_h, double* scales_w, AtenTensorHandle* ret0) {
+    static shimrt_op_cache op_;
+    StableIValue stack_[6];
+    shimrt_pack pack_;
+    SHIMRT_ARG_RET(ret0);
+    shimrt_pack_begin(&pack_, __func__, stack_, 6);
+    shimrt_pack_tensor(&pack_, "grad_output", grad_output);
+    shimrt_pack_int_list(&pack_, "output_size", output_size, output_size_len_);
+    shimrt_pack_int_list(&pack_, "input_size", input_size, input_size_len_);
+    shimrt_pack_bool(&pack_, align_corners);
+    shimrt_pack_opt_float(&pack_, scales_h);
+    shimrt_pack_opt_float(&pack_, scales_w);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::upsample_bicubic2d_backward", ""));
+    *ret0 = siv_to_tensor(stack_[0]);
+    return AOTI_TORCH_SUCCESS;
+}
+
 /* aten.upsample_linear1d_backward.default: upsample_linear1d_backward(Tensor grad_output, SymInt[1] output_size, SymInt[3] input_size, bool align_corners, float? scales=None) -> Tensor */
 AOTITorchError aoti_torch_cuda_upsample_linear1d_backward(AtenTensorHandle grad_output, const int64_t* output_size, int64_t output_size_len_, const int64_t* input_size, int64_t input_size_len_, int32_t align_corners, double* scales, AtenTensorHandle* ret0) {
     static shimrt_op_cache op_;
@@ -3970,6 +4064,25 @@ AOTITorchError aoti_torch_cuda_upsample_linear1d_backward(AtenTensorHandle grad_
     shimrt_pack_bool(&pack_, align_corners);
     shimrt_pack_opt_float(&pack_, scales);
     SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::upsample_linear1d_backward", ""));
+    *ret0 = siv_to_tensor(stack_[0]);
+    return AOTI_TORCH_SUCCESS;
+}
+
+/* aten.upsample_trilinear3d_backward.default: upsample_trilinear3d_backward(Tensor grad_output, SymInt[3] output_size, SymInt[5] input_size, bool align_corners, float? scales_d=None, float? scales_h=None, float? scales_w=None) -> Tensor */
+AOTITorchError aoti_torch_cuda_upsample_trilinear3d_backward(AtenTensorHandle grad_output, const int64_t* output_size, int64_t output_size_len_, const int64_t* input_size, int64_t input_size_len_, int32_t align_corners, double* scales_d, double* scales_h, double* scales_w, AtenTensorHandle* ret0) {
+    static shimrt_op_cache op_;
+    StableIValue stack_[7];
+    shimrt_pack pack_;
+    SHIMRT_ARG_RET(ret0);
+    shimrt_pack_begin(&pack_, __func__, stack_, 7);
+    shimrt_pack_tensor(&pack_, "grad_output", grad_output);
+    shimrt_pack_int_list(&pack_, "output_size", output_size, output_size_len_);
+    shimrt_pack_int_list(&pack_, "input_size", input_size, input_size_len_);
+    shimrt_pack_bool(&pack_, align_corners);
+    shimrt_pack_opt_float(&pack_, scales_d);
+    shimrt_pack_opt_float(&pack_, scales_h);
+    shimrt_pack_opt_float(&pack_, scales_w);
+    SHIMRT_TRY(shimrt_pack_call(&pack_, &op_, "aten::upsample_trilinear3d_backward", ""));
     *ret0 = siv_to_tensor(stack_[0]);
     return AOTI_TORCH_SUCCESS;
 }

@@ -104,10 +104,15 @@ static char *g_only;
  * another mode; ours refuses it. _fft_r2c/_fft_c2c: PyTorch's kernel reads out of bounds on
  * dims out of range or repeated (docs/engine.md). _dyn_quant_matmul_4bit: PyTorch reads the
  * input as contiguous K columns whatever its shape and strides (docs/dropin.md);
- * _dyn_quant_pack_4bit_weight divides by a block_size of 0. */
-static const char *const g_torch_dies[] = {
-    "aten.mkldnn_rnn_layer.default", "aten._fft_r2c.default", "aten._fft_c2c.default",
-    "aten._dyn_quant_matmul_4bit.default", "aten._dyn_quant_pack_4bit_weight.default"};
+ * _dyn_quant_pack_4bit_weight divides by a block_size of 0. fractional_max_pool2d/3d_backward:
+ * PyTorch's kernels index with grad_output's and indices' planes unchecked (SIGSEGV). */
+static const char *const g_torch_dies[] = {"aten.mkldnn_rnn_layer.default",
+                                           "aten._fft_r2c.default",
+                                           "aten._fft_c2c.default",
+                                           "aten._dyn_quant_matmul_4bit.default",
+                                           "aten._dyn_quant_pack_4bit_weight.default",
+                                           "aten.fractional_max_pool2d_backward.default",
+                                           "aten.fractional_max_pool3d_backward.default"};
 static void add_entry(entry *e) {
     for (size_t i = 0; i < sizeof g_torch_dies / sizeof g_torch_dies[0]; i++)
         if (!strcmp(e->op, g_torch_dies[i])) return;

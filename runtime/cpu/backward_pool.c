@@ -45,6 +45,7 @@ typedef struct {
      * window: kernel k, stride s, padding p */
     int64_t planes, in[3], out[3], k[3], s[3], p[3];
     bool include_pad;
+    bool strict;     /* BP_MAX: an index -1 refused too (fractional max pooling) */
     int64_t divisor; /* 0: none */
 } bp_ctx;
 
@@ -240,7 +241,9 @@ static AOTITorchError bp_run(const char *op, bp_ctx *c, AtenTensorHandle grad,
         g = bp_dense(op, grad, &own_g);
         ix = indices && g ? bp_dense(op, indices, &own_i) : NULL;
         err = !g || (indices && !ix) ? AOTI_TORCH_FAILURE : AOTI_TORCH_SUCCESS;
-        if (!err && ix) err = bp_indices(op, shimrt_data(ix), planes * ohw, ihw, c->kind == BP_MAX);
+        if (!err && ix)
+            err =
+                bp_indices(op, shimrt_data(ix), planes * ohw, ihw, c->kind == BP_MAX && !c->strict);
         if (!err) {
             c->go = shimrt_data(g);
             c->ix = ix ? shimrt_data(ix) : NULL;
@@ -1028,4 +1031,77 @@ AOTITorchError shimrt_cpu_upsample_linear1d_backward(AtenTensorHandle grad_outpu
     }
     *ret0 = gi;
     return AOTI_TORCH_SUCCESS;
+}
+
+/* ---- fractional_max_pool2d_backward, fractional_max_pool3d_backward -------------------------
+ * PyTorch's FractionalMaxPool2d.cpp / 3d.cpp: grad_output added at the indices, plane by plane
+ * in output order, in scalar_t (BP_MAX; an index outside the plane, -1 included, refused as
+ * PyTorch's assertion refuses it). grad_input is contiguous, self's shape. PyTorch's 3-d kernel
+ * reads past a grad_output or indices with fewer batches than self; refused here. */
+static AOTITorchError frac_backward(const char *op, int nsp, AtenTensorHandle grad,
+                                    AtenTensorHandle self, const int64_t *osz, int64_t osz_len,
+                                    AtenTensorHandle indices, AtenTensorHandle *ret0) {
+    static const char *const dim_names[3] = {"time", "height", "width"};
+    if (shimrt_k_check_cpu(op, self, "self") || shimrt_k_check_cpu(op, grad, "grad_output") ||
+        shimrt_k_check_cpu(op, indices, "indices") || shimrt_k_check_dtype(op, self, "self"))
+        return AOTI_TORCH_FAILURE;
+    int64_t nd = self->ndim, first = nd == nsp + 2 ? 1 : 0; /* the plane dim */
+    if (first + nsp >= nd) /* PyTorch reads self.size(first + nsp) */
+        return shimrt_fail(
+            op, "Dimension out of range (expected to be in range of [%lld, %lld], but got %lld)",
+            (long long)-(nd ? nd : 1), (long long)(nd ? nd - 1 : 0), (long long)(first + nsp));
+    bool fits = osz_len == nsp && grad->ndim == nd;
+    for (int64_t i = 0; fits && i < nd; i++)
+        fits = grad->sizes[i] == (i <= first ? self->sizes[i] : osz[i - first - 1]);
+    if (nsp == 2 && !fits)
+        return shimrt_fail(op, "fractional_max_pool2d_backward(): gradOutput sizes unexpected");
+    if (nsp == 2 && (indices->ndim != nd ||
+                     memcmp(indices->sizes, grad->sizes, sizeof(int64_t) * (size_t)nd) != 0))
+        return shimrt_fail(op, "fractional_max_pool2d_backward(): indices sizes unexpected");
+    if (nsp == 3 && osz_len != 3)
+        return shimrt_fail(op, "fractional_max_pool3d_backward_out(): output_size must have 3 "
+                               "values");
+    for (int i = 0; nsp == 3 && i < 3; i++)
+        if (grad->ndim <= first + 1 + i || grad->sizes[first + 1 + i] != osz[i])
+            return shimrt_fail(op, "fractional_max_pool3d_backward_out(): gradOutput %s unexpected",
+                               dim_names[i]);
+    const char *kernel = nsp == 2 ? "fractional_max_pool2d_backward_out_frame"
+                                  : "fractional_max_pool3d_backward_out_frame";
+    if (bp_dtype(op, kernel, self->dtype, false)) return AOTI_TORCH_FAILURE;
+    if (grad->dtype != self->dtype)
+        return shimrt_fail(op, "expected scalar type %s but found %s",
+                           shimrt_dtype_torch_name(self->dtype),
+                           shimrt_dtype_torch_name(grad->dtype));
+    if (indices->dtype != SHIMRT_INT64)
+        return shimrt_fail(op, "expected scalar type Long but found %s",
+                           shimrt_dtype_torch_name(indices->dtype));
+    bp_ctx c = {0};
+    c.kind = BP_MAX;
+    c.strict = c.plain = true;
+    if (nsp == 3) {
+        if (bp_geom3(op, &c, self, grad, indices)) return AOTI_TORCH_FAILURE;
+    }
+    return bp_run(op, &c, grad, self, indices, ret0);
+}
+
+AOTITorchError
+shimrt_cpu_fractional_max_pool2d_backward(AtenTensorHandle grad_output, AtenTensorHandle self,
+                                          const int64_t *kernel_size, int64_t kernel_size_len_,
+                                          const int64_t *output_size, int64_t output_size_len_,
+                                          AtenTensorHandle indices, AtenTensorHandle *ret0) {
+    (void)kernel_size; /* (PyTorch's backward does not read it) */
+    (void)kernel_size_len_;
+    return frac_backward("fractional_max_pool2d_backward", 2, grad_output, self, output_size,
+                         output_size_len_, indices, ret0);
+}
+
+AOTITorchError
+shimrt_cpu_fractional_max_pool3d_backward(AtenTensorHandle grad_output, AtenTensorHandle self,
+                                          const int64_t *kernel_size, int64_t kernel_size_len_,
+                                          const int64_t *output_size, int64_t output_size_len_,
+                                          AtenTensorHandle indices, AtenTensorHandle *ret0) {
+    (void)kernel_size;
+    (void)kernel_size_len_;
+    return frac_backward("fractional_max_pool3d_backward", 3, grad_output, self, output_size,
+                         output_size_len_, indices, ret0);
 }

@@ -17,6 +17,7 @@
 
 #include "aoti_ops.h"
 #include "cpu_kernels.h"
+#include "grid_sample.h"
 #include "shimrt/device.h"
 
 typedef struct {
@@ -31,7 +32,7 @@ typedef struct {
 
 /* v rounded to the job's dtype: PyTorch's kernel computes in the input's dtype, every
  * operation rounded to it (float16 / bfloat16 through float, as c10's Half and BFloat16). */
-static double rd(int32_t dt, double v) {
+double shimrt_gs_rd(int32_t dt, double v) {
     switch (dt) {
     case SHIMRT_FLOAT32: return (float)v;
     case SHIMRT_FLOAT16: return shimrt_half_to_float(shimrt_float_to_half((float)v));
@@ -39,6 +40,8 @@ static double rd(int32_t dt, double v) {
     default: return v;
     }
 }
+
+static double rd(int32_t dt, double v) { return shimrt_gs_rd(dt, v); }
 
 /* std::min / std::max as C++ defines them (a NaN operand is not skipped as fmin skips it) */
 static double cxx_min(double a, double b) { return b < a ? b : a; }
@@ -121,31 +124,27 @@ static void gs_points(int64_t b, int64_t e, void *vctx) {
     }
 }
 
-AOTITorchError shimrt_cpu_grid_sampler_3d(AtenTensorHandle input, AtenTensorHandle grid,
-                                          int64_t interpolation_mode, int64_t padding_mode,
-                                          int32_t align_corners, AtenTensorHandle *ret0) {
-    static const char op[] = "grid_sampler_3d";
-    if (shimrt_k_check_cpu(op, input, "input") || shimrt_k_check_cpu(op, grid, "grid"))
-        return AOTI_TORCH_FAILURE;
+AOTITorchError shimrt_gs_check(const char *op, int nsp, AtenTensorHandle input,
+                               AtenTensorHandle grid, int64_t interpolation_mode) {
     char a[128], b[128];
     shimrt_k_fmt_shape(a, sizeof a, input->ndim, input->sizes);
     shimrt_k_fmt_shape(b, sizeof b, grid->ndim, grid->sizes);
-    if (input->ndim != 5 || grid->ndim != 5)
+    if (input->ndim != nsp + 2 || grid->ndim != nsp + 2)
         return shimrt_fail(op,
-                           "grid_sampler(): expected 5D input and grid with same number of "
+                           "grid_sampler(): expected %dD input and grid with same number of "
                            "dimensions, but got input with sizes %s and grid with sizes %s",
-                           a, b);
+                           nsp + 2, a, b);
     if (input->sizes[0] != grid->sizes[0])
         return shimrt_fail(op,
                            "grid_sampler(): expected grid and input to have same batch size, "
                            "but got input with sizes %s and grid with sizes %s",
                            a, b);
-    if (grid->sizes[4] != 3)
+    if (grid->sizes[nsp + 1] != nsp)
         return shimrt_fail(op,
-                           "grid_sampler(): expected grid to have size 3 in last dimension, but "
+                           "grid_sampler(): expected grid to have size %d in last dimension, but "
                            "got grid with sizes %s",
-                           b);
-    for (int i = 2; i < 5; i++)
+                           nsp, b);
+    for (int i = 2; i < nsp + 2; i++)
         if (input->sizes[i] == 0)
             return shimrt_fail(op,
                                "grid_sampler(): expected input to have non-empty spatial "
@@ -160,9 +159,20 @@ AOTITorchError shimrt_cpu_grid_sampler_3d(AtenTensorHandle input, AtenTensorHand
                            shimrt_dtype_torch_name(grid->dtype));
     if (interpolation_mode != 0 && interpolation_mode != 1)
         return shimrt_fail(op,
-                           "grid_sampler_3d: interpolation_mode %lld is neither bilinear (0) nor "
-                           "nearest (1) (bicubic only supports 4D input)",
-                           (long long)interpolation_mode);
+                           "%s: interpolation_mode %lld is neither bilinear (0) nor nearest (1)%s",
+                           op, (long long)interpolation_mode,
+                           nsp == 3 ? " (bicubic only supports 4D input)"
+                                    : " (bicubic: not implemented in libshimrt)");
+    return AOTI_TORCH_SUCCESS;
+}
+
+AOTITorchError shimrt_cpu_grid_sampler_3d(AtenTensorHandle input, AtenTensorHandle grid,
+                                          int64_t interpolation_mode, int64_t padding_mode,
+                                          int32_t align_corners, AtenTensorHandle *ret0) {
+    static const char op[] = "grid_sampler_3d";
+    if (shimrt_k_check_cpu(op, input, "input") || shimrt_k_check_cpu(op, grid, "grid"))
+        return AOTI_TORCH_FAILURE;
+    if (shimrt_gs_check(op, 3, input, grid, interpolation_mode)) return AOTI_TORCH_FAILURE;
     int64_t shape[5] = {input->sizes[0], input->sizes[1], grid->sizes[1], grid->sizes[2],
                         grid->sizes[3]};
     AtenTensorHandle out = shimrt_k_new(op, 5, shape, input->dtype);

@@ -557,3 +557,199 @@ def scaled_mm_family():
 
 
 I20_FAMILIES = [scaled_mm_family, dyn_quant_family, grouped_mm_family, fused_obs_fq_family, fractional_pool_family, rest_family, histogram_family, index_reduce_family, segment_reduce_family]
+
+
+# ---- h/bwa: more backward ops of c_shim_cpu.h (runtime/cpu/upsample_backward.c) --------------
+EXACT = (0.0, 0.0)  # bit-identical to PyTorch's CPU kernels
+# trilinear: PyTorch's kernel from aten/native/cpu, whose FMA contractions libshimrt follows, was
+# checked bit for bit against the wheel's AVX512 build (float32, float64; the half types, whose
+# float sums differ by an ulp in a rare element, and other CPUs: within the dtype's tolerance)
+CPU_CAP = torch.backends.cpu.get_cpu_capability()
+
+
+def stride_case(label, name, args, ref):
+    """The first result's strides equal PyTorch's (case() compares values only)."""
+    if ONLY and ONLY not in name:
+        return
+    counts["cases"] += 1
+    res, hs = call(name, args)
+    try:
+        want = ref()
+        if isinstance(res, int):
+            failures.append(f"{name} {label}: libshimrt fails: "
+                            f"{LIB.torch_exception_get_what().decode(errors='replace')}")
+        elif from_rt(res[0]).stride() != want.stride():
+            failures.append(f"{name} {label}: strides {from_rt(res[0]).stride()} != {want.stride()}")
+    finally:
+        for h in hs:
+            if h:
+                delete(h)
+
+
+def upsample_nd_backward_family():
+    """upsample_bicubic2d_backward and upsample_trilinear3d_backward: up, down, equal and
+    mixed sizes, align_corners, the scales arguments (set, None, non-positive), strided and
+    channels-last grad_output, every floating dtype, bit-identical; bad sizes and dtypes."""
+    for nsp, name, op in ((2, "aoti_torch_cpu_upsample_bicubic2d_backward",
+                           A.upsample_bicubic2d_backward),
+                          (3, "aoti_torch_cpu_upsample_trilinear3d_backward",
+                           A.upsample_trilinear3d_backward)):
+        geoms = ([([2, 3, 5, 4], [7, 9]), ([1, 2, 6, 7], [3, 4]), ([2, 1, 4, 4], [4, 4]),
+                  ([1, 3, 1, 5], [4, 2]), ([0, 2, 3, 3], [5, 5]), ([1, 2, 9, 3], [9, 11])]
+                 if nsp == 2 else
+                 [([2, 3, 3, 5, 4], [5, 7, 9]), ([1, 2, 4, 6, 7], [2, 3, 4]),
+                  ([1, 3, 2, 2, 2], [2, 2, 2]), ([1, 2, 1, 3, 5], [4, 3, 2]),
+                  ([0, 2, 3, 3, 3], [4, 4, 4]), ([1, 20, 2, 3, 3], [3, 5, 4])])
+        for dt in FLOATS:
+            for isz, osz in geoms:
+                g0 = rand(isz[:2] + osz, dt, -3, 3)
+                ls = list(layouts(g0))
+                if g0.numel():
+                    ls.append(("channels-last", g0.contiguous(
+                        memory_format=torch.channels_last if nsp == 2 else torch.channels_last_3d)))
+                for lay, g in ls:
+                    for align in (0, 1):
+                        for sc in (None, 0.7, -1.0) if lay == "contig" else (None,):
+                            scs = [sc] * nsp
+                            if sc == 0.7:
+                                scs[-1] = 2.5
+                            case(f"{dt} in{isz} out{osz} {lay} align={align} scales={scs}", name,
+                                 [T(g), osz, isz, align] + [Opt(s) for s in scs] + [Ret()],
+                                 lambda g=g, osz=osz, isz=isz, align=align, scs=scs:
+                                 op(g, osz, isz, bool(align), *scs),
+                                 loose=EXACT if nsp == 2 or (CPU_CAP == "AVX512" and dt in (
+                                     torch.float32, torch.float64)) else False)
+        isz, osz = ([2, 3, 4, 5], [6, 7]) if nsp == 2 else ([2, 3, 2, 4, 5], [3, 6, 7])
+        g = rand(isz[:2] + osz, torch.float32)
+        for lay, gg in (("contig", g), ("channels-last", g.contiguous(
+                memory_format=torch.channels_last if nsp == 2 else torch.channels_last_3d))):
+            stride_case(f"strides {lay}", name, [T(gg), osz, isz, 0] + [Opt(None)] * nsp + [Ret()],
+                        lambda gg=gg: op(gg, osz, isz, False))
+        gi = g.view(-1)
+        gi[3], gi[10] = float("inf"), float("nan")
+        case("inf and nan", name, [T(g), osz, isz, 0] + [Opt(None)] * nsp + [Ret()],
+             lambda: op(g, osz, isz, False), loose=EXACT if nsp == 2 or CPU_CAP == "AVX512" else False)
+        zero = list(isz)
+        zero[2] = 0
+        neg = list(isz)
+        neg[0] = -2
+        for label, gg, o, i in (("output_size short", g, osz[:-1], isz),
+                                ("input_size short", g, osz, isz[:-1]),
+                                ("zero input", g, osz, zero), ("zero output", g, [0] + osz[1:], isz),
+                                ("grad size", g, [o + 1 for o in osz], isz),
+                                ("grad channels", g[:, :1], osz, isz), ("grad dim", g[0], osz, isz),
+                                ("negative batch", g, osz, neg), ("int64", g.long(), osz, isz)):
+            case(label, name, [T(gg), o, i, 0] + [Opt(None)] * nsp + [Ret()],
+                 lambda gg=gg, o=o, i=i: op(gg, o, i, False))
+
+
+def grid_backward_family():
+    """grid_sampler_3d_backward and grid_sampler_2d_backward: bilinear and nearest, the three
+    padding modes, align_corners, both output_mask settings, grids reaching outside the input,
+    strided inputs and grids, non-finite grid values, bad shapes and dtypes. 3-d: every
+    floating dtype, bit-identical (PyTorch's plain scalar_t kernel). 2-d (bicubic refused, not
+    implemented): PyTorch's kernel is vectorized over the grid points (AVX512: 16 float lanes,
+    corners added lane by lane), so sums meeting in one grad_input element may be added in
+    another order: float32 and float64 (the types it takes) at the summation tolerance."""
+    for nsp, op, dts, tol, geoms in (
+            (3, A.grid_sampler_3d_backward, FLOATS, EXACT,
+             (([2, 3, 3, 4, 5], [2, 2, 3, 4]), ([1, 1, 1, 2, 1], [1, 3, 1, 2]),
+              ([1, 2, 4, 3, 3], [1, 0, 2, 2]), ([0, 2, 3, 3, 3], [0, 2, 2, 2]))),
+            (2, A.grid_sampler_2d_backward, [torch.float32, torch.float64], True,
+             (([2, 3, 4, 5], [2, 3, 4]), ([1, 1, 1, 2], [1, 3, 1]), ([0, 2, 3, 3], [0, 2, 2]),
+              ([1, 2, 5, 6], [1, 7, 9])))):
+        name = f"aoti_torch_cpu_grid_sampler_{nsp}d_backward"
+        for dt in dts:
+            for xs, gs in geoms:
+                x0 = rand(xs, dt, -2, 2)
+                grid = (torch.rand(gs + [nsp], dtype=torch.float64) * 2.6 - 1.3).to(dt)
+                go = rand(xs[:2] + gs[1:], dt, -2, 2)
+                full = dt in (torch.float32, torch.float64)  # (the half types: fewer, for time)
+                for lay, x in layouts(x0) if full else (("contig", x0),):
+                    for mode in (0, 1):
+                        for pad in (0, 1, 2) if lay == "contig" else (2,):
+                            for align in (0, 1) if lay == "contig" and full else (0,):
+                                for mask in ([1, 1], [0, 1]) if lay == "contig" and pad == 0 else ([1, 1],):
+                                    case(f"{dt} x{xs} grid{gs} {lay} mode={mode} pad={pad} "
+                                         f"align={align} mask={mask}", name,
+                                         [T(go), T(x), T(grid), mode, pad, align, mask, Ret(), Ret()],
+                                         lambda go=go, x=x, grid=grid, mode=mode, pad=pad,
+                                         align=align, mask=mask:
+                                         op(go, x, grid, mode, pad, bool(align),
+                                            [bool(m) for m in mask]),
+                                         loose=tol, check=lambda k, mask=mask: mask[k])
+                if full:  # strided grid and grad_output too
+                    gt = grid.transpose(1, 2).contiguous().transpose(1, 2)
+                    gos = go.transpose(-1, -2).contiguous().transpose(-1, -2)
+                    case(f"{dt} x{xs} strided grid and grad_output", name,
+                         [T(gos), T(x0), T(gt), 0, 2, 0, [1, 1], Ret(), Ret()],
+                         lambda gos=gos, x=x0, gt=gt: op(gos, x, gt, 0, 2, False, [True, True]),
+                         loose=tol)
+        x = rand([1, 2, 3, 4, 5][:nsp + 2], torch.float32)
+        go = rand([1, 2, 2, 3, 4][:nsp + 2], torch.float32)
+        g = torch.rand([1, 2, 3, 4][:nsp + 1] + [nsp]) * 2 - 1
+        gn = g.clone()
+        gn.view(-1)[:4] = torch.tensor([float("nan"), float("inf"), -float("inf"), 1e30])
+        for mode in (0, 1) if nsp == 3 else ():  # (PyTorch's 2-d kernel crashes on them)
+            for pad in (0, 1, 2):
+                case(f"non-finite grid mode={mode} pad={pad}", name,
+                     [T(go), T(x), T(gn), mode, pad, 0, [1, 1], Ret(), Ret()],
+                     lambda mode=mode, pad=pad: op(go, x, gn, mode, pad, False, [True, True]),
+                     loose=tol)
+        for k, (gg, xx, gr, mode) in enumerate((
+                (go[0], x, g, 0), (go, x[0], g, 0), (go, x, g[..., :nsp - 1], 0),
+                (go, x.double(), g, 0), (go[:, :1], x, g, 0),
+                (go.double(), x.double(), g.double(), 0), (go.double(), x, g, 0),
+                (go[..., :1], x, g, 0), (go, x.long(), g.long(), 0))):
+            case(f"bad {k}", name, [T(gg), T(xx), T(gr), mode, 0, 0, [1, 1], Ret(), Ret()],
+                 lambda gg=gg, xx=xx, gr=gr, mode=mode: op(gg, xx, gr, mode, 0, False, [True, True]))
+
+
+def fractional_backward_family():
+    """fractional_max_pool2d/3d_backward on PyTorch's own forward indices (overlapping windows
+    and output = input: indices repeat, the sums' order shows), batched and not, strided and
+    channels-last grad_output / self, every floating dtype, bit-identical; bad sizes, dtypes
+    and indices (PyTorch's assertion)."""
+    for nd, name, fwd, bwd in ((2, "aoti_torch_cpu_fractional_max_pool2d_backward",
+                                A.fractional_max_pool2d, A.fractional_max_pool2d_backward),
+                               (3, "aoti_torch_cpu_fractional_max_pool3d_backward",
+                                A.fractional_max_pool3d, A.fractional_max_pool3d_backward)):
+        shapes = ([[2, 3, 9, 7], [3, 10, 10]] if nd == 2 else [[2, 2, 7, 8, 6], [3, 6, 7, 8]])
+        for dt in FLOATS:
+            for shape in shapes:
+                x = rand(shape, dt, -5, 5)
+                batch = shape[0] if len(shape) == nd + 2 else 1
+                sl = 1 if nd == 3 else 0
+                for ks, outs in (([2] * nd, [3] * nd), ([2] * nd, [i - 1 - sl for i in shape[-nd:]])):
+                    u = torch.rand(batch, shape[-nd - 1], nd, dtype=torch.float64).to(dt)
+                    _, ix = fwd(x, ks, outs, u)
+                    go0 = rand(list(ix.shape), dt, -3, 3)
+                    lays = list(layouts(go0)) if dt == torch.float32 else [("contig", go0)]
+                    if len(shape) == nd + 2 and dt == torch.float32:
+                        cl = torch.channels_last if nd == 2 else torch.channels_last_3d
+                        lays.append(("channels-last", go0.contiguous(memory_format=cl)))
+                    for lay, go in lays:
+                        xs = x.contiguous(memory_format=cl) if lay == "channels-last" else x
+                        case(f"{dt} {shape} {lay} k={ks} out={outs}", name,
+                             [T(go), T(xs), ks, outs, T(ix), Ret()],
+                             lambda go=go, xs=xs, ks=ks, outs=outs, ix=ix: bwd(go, xs, ks, outs, ix),
+                             loose=EXACT)
+        x = rand(shapes[0], torch.float32)
+        outs = [3] * nd
+        u = torch.rand(shapes[0][0], shapes[0][1], nd)
+        _, ix = fwd(x, [2] * nd, outs, u)
+        go = rand(list(ix.shape), torch.float32)
+        big, neg = ix.clone(), ix.clone()
+        big.view(-1)[0] = 10 ** 6
+        neg.view(-1)[1] = -1
+        for label, gg, xx, oo, ii in (
+                ("grad W", go[..., :2], x, outs, ix), ("grad dim 2", go[:, :, :2], x, outs, ix),
+                ("output_size", go, x, outs[:-1] + [2], ix), ("indices int", go, x, outs, ix.int()),
+                ("grad double", go.double(), x, outs, ix), ("self long", go.long(), x.long(), outs, ix),
+                ("index too big", go, x, outs, big), ("index -1", go, x, outs, neg),
+                ("self 2 dims short", go, x[0, 0], outs, ix)):
+            case(label, name, [T(gg), T(xx), [2] * nd, oo, T(ii), Ret()],
+                 lambda gg=gg, xx=xx, oo=oo, ii=ii: bwd(gg, xx, [2] * nd, oo, ii))
+
+
+I20_FAMILIES += [upsample_nd_backward_family, grid_backward_family, fractional_backward_family]

@@ -1,0 +1,19 @@
+/* runtime/cpu/grid_sample.h: what grid_sampler_3d (grid_sample.c) shares with its backward
+ * (grid_sample_backward.c). Private to the runtime. */
+#ifndef SHIMRT_CPU_GRID_SAMPLE_H
+#define SHIMRT_CPU_GRID_SAMPLE_H
+#include <stdint.h>
+
+#include "aoti_ops.h"
+
+/* v rounded to dt as one operation of PyTorch's scalar_t arithmetic rounds it (float16 and
+ * bfloat16 compute in float, then round to the type). */
+double shimrt_gs_rd(int32_t dt, double v);
+
+/* grid_sampler's checks of input and grid (nsp + 2 dims, batch, last dim nsp, non-empty
+ * spatial dims, a floating dtype shared by both, interpolation mode 0 or 1), PyTorch's
+ * messages (bicubic, 2-d only in PyTorch, is refused: not implemented here). */
+AOTITorchError shimrt_gs_check(const char *op, int nsp, AtenTensorHandle input,
+                               AtenTensorHandle grid, int64_t interpolation_mode);
+
+#endif
