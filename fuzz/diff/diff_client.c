@@ -105,14 +105,21 @@ static char *g_only;
  * dims out of range or repeated (docs/engine.md). _dyn_quant_matmul_4bit: PyTorch reads the
  * input as contiguous K columns whatever its shape and strides (docs/dropin.md);
  * _dyn_quant_pack_4bit_weight divides by a block_size of 0. fractional_max_pool2d/3d_backward:
- * PyTorch's kernels index with grad_output's and indices' planes unchecked (SIGSEGV). */
+ * PyTorch's kernels index with grad_output's and indices' planes unchecked (SIGSEGV); the
+ * max-pooling backward ops (adaptive and with indices, 2-d and 3-d) write grad_input at the
+ * indices given unchecked (a random index corrupts PyTorch's heap; libshimrt refuses it).
+ * tests/dropin/aoti_oracle.py compares all of them on valid inputs. */
 static const char *const g_torch_dies[] = {"aten.mkldnn_rnn_layer.default",
                                            "aten._fft_r2c.default",
                                            "aten._fft_c2c.default",
                                            "aten._dyn_quant_matmul_4bit.default",
                                            "aten._dyn_quant_pack_4bit_weight.default",
                                            "aten.fractional_max_pool2d_backward.default",
-                                           "aten.fractional_max_pool3d_backward.default"};
+                                           "aten.fractional_max_pool3d_backward.default",
+                                           "aten.adaptive_max_pool2d_backward.default",
+                                           "aten.adaptive_max_pool3d_backward.default",
+                                           "aten.max_pool2d_with_indices_backward.default",
+                                           "aten.max_pool3d_with_indices_backward.default"};
 static void add_entry(entry *e) {
     for (size_t i = 0; i < sizeof g_torch_dies / sizeof g_torch_dies[0]; i++)
         if (!strcmp(e->op, g_torch_dies[i])) return;

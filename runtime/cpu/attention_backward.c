@@ -98,6 +98,30 @@ static AtenTensorHandle narrow_to(AtenTensorHandle t, int32_t dt) {
     return r;
 }
 
+/* PyTorch's CPU backward with no element to compute: zero gradients shaped as query, key
+ * and value, before any check of their shapes (PyTorch makes none there). */
+static AOTITorchError empty_grads(AtenTensorHandle q, AtenTensorHandle k, AtenTensorHandle v,
+                                  AtenTensorHandle *r0, AtenTensorHandle *r1,
+                                  AtenTensorHandle *r2) {
+    const struct AtenTensorOpaque *src[3] = {q, k, v};
+    AtenTensorHandle *dst[3] = {r0, r1, r2};
+    static const char *const names[3] = {"query", "key", "value"};
+    for (int i = 0; i < 3; i++)
+        if (shimrt_k_check_cpu(OP, src[i], names[i])) return AOTI_TORCH_FAILURE;
+    for (int i = 0; i < 3; i++) {
+        AtenTensorHandle t = shimrt_tensor_empty(OP, src[i]->ndim, src[i]->sizes, NULL,
+                                                 src[i]->dtype, SHIMRT_DEV_CPU, 0);
+        if (!t) {
+            for (int j = 0; j < i; j++) shimrt_tensor_free(*dst[j]);
+            return AOTI_TORCH_FAILURE;
+        }
+        if (shimrt_numel(t))
+            memset(shimrt_data(t), 0, (size_t)shimrt_numel(t) * shimrt_dtype_size(t->dtype));
+        *dst[i] = t;
+    }
+    return AOTI_TORCH_SUCCESS;
+}
+
 AOTITorchError shimrt_cpu__scaled_dot_product_flash_attention_for_cpu_backward(
     AtenTensorHandle grad_out, AtenTensorHandle query, AtenTensorHandle key, AtenTensorHandle value,
     AtenTensorHandle out, AtenTensorHandle logsumexp, double dropout_p, int32_t is_causal,
@@ -105,6 +129,10 @@ AOTITorchError shimrt_cpu__scaled_dot_product_flash_attention_for_cpu_backward(
     AtenTensorHandle *ret2) {
     int64_t mst[4];
     (void)dropout_p; /* (PyTorch's CPU backward ignores it: the gradient without dropout) */
+    if (query && key && value && grad_out && query->ndim == 4 && key->ndim == 4 &&
+        value->ndim == 4 && grad_out->ndim == 4 &&
+        (shimrt_numel(query) == 0 || shimrt_numel(grad_out) == 0))
+        return empty_grads(query, key, value, ret0, ret1, ret2);
     if (shimrt_attn_check(query, key, value, 0.0, attn_mask, mst) ||
         shimrt_k_check_cpu(OP, grad_out, "grad_out") || shimrt_k_check_cpu(OP, out, "out") ||
         shimrt_k_check_cpu(OP, logsumexp, "logsumexp"))

@@ -143,9 +143,8 @@ static AOTITorchError run(const char *op, AtenTensorHandle self, bool dd, const 
     int32_t dt = self->dtype;
     if (dt != SHIMRT_FLOAT32 && dt != SHIMRT_FLOAT64)
         return shimrt_fail(op, "\"histogramdd\" not implemented for '%s'", shimrt_dtype_name(dt));
-    if (dd && self->ndim < 1)
-        return shimrt_fail(op, "torch.histogramdd: input tensor should have at least 1 dimension, "
-                               "but got 0");
+    if (dd && self->ndim < 2) /* (PyTorch's histogramdd_check_inputs) */
+        return shimrt_fail(op, "torch.histogramdd: input tensor should have at least 2 dimensions");
     int64_t D = dd ? self->sizes[self->ndim - 1] : 1;
     if (dd && nbins != D)
         return shimrt_fail(op, "histogramdd: The size of bins must be equal to the innermost "
