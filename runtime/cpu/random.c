@@ -695,41 +695,59 @@ static AOTITorchError finish(AOTITorchError rc, AtenTensorHandle t, AtenTensorHa
     return AOTI_TORCH_SUCCESS;
 }
 
-AOTITorchError shimrt_cpu_rand_generator(const int64_t *size, int64_t size_len_,
-                                         AtenGeneratorHandle *generator, int32_t *dtype,
-                                         int32_t *layout, int32_t *device, int32_t device_index_,
-                                         int32_t *pin_memory, AtenTensorHandle *ret0) {
-    (void)layout, (void)pin_memory;
-    AtenTensorHandle t;
-    if (new_tensor("rand", size, size_len_, dtype, SHIMRT_FLOAT32, device, device_index_, &t))
-        return AOTI_TORCH_FAILURE;
-    return finish(shimrt_cpu_uniform_(t, 0.0, 1.0, generator), t, ret0);
+static AOTITorchError like(const char *op, AtenTensorHandle self, int32_t *dtype, int32_t *layout,
+                           int32_t *device, int32_t device_index_, int32_t *pin_memory,
+                           int32_t *memory_format, AtenTensorHandle *out) {
+    if (shimrt_k_check_cpu(op, self, "self")) return AOTI_TORCH_FAILURE;
+    if (device && *device != SHIMRT_DEV_CPU)
+        return shimrt_fail(op, "the CPU kernel cannot make a tensor on %s",
+                           shimrt_device_type_name(*device));
+    return shimrt_empty_like(self, dtype, layout, device, device_index_, pin_memory, memory_format,
+                             out);
 }
 
-AOTITorchError shimrt_cpu_rand(const int64_t *size, int64_t size_len_, int32_t *dtype,
-                               int32_t *layout, int32_t *device, int32_t device_index_,
-                               int32_t *pin_memory, AtenTensorHandle *ret0) {
-    return shimrt_cpu_rand_generator(size, size_len_, NULL, dtype, layout, device, device_index_,
-                                     pin_memory, ret0);
-}
+/* rand and randn: a fresh float32 (unless dtype says) tensor, or one like self, filled from the
+ * unit distribution FILL(t, 0, 1, generator); each with and without a generator. */
+#define UNIT_FACTORIES(X)                                                                          \
+    X(rand, shimrt_cpu_uniform_)                                                                   \
+    X(randn, shimrt_cpu_normal_)
 
-AOTITorchError shimrt_cpu_randn_generator(const int64_t *size, int64_t size_len_,
-                                          AtenGeneratorHandle *generator, int32_t *dtype,
-                                          int32_t *layout, int32_t *device, int32_t device_index_,
-                                          int32_t *pin_memory, AtenTensorHandle *ret0) {
-    (void)layout, (void)pin_memory;
-    AtenTensorHandle t;
-    if (new_tensor("randn", size, size_len_, dtype, SHIMRT_FLOAT32, device, device_index_, &t))
-        return AOTI_TORCH_FAILURE;
-    return finish(shimrt_cpu_normal_(t, 0.0, 1.0, generator), t, ret0);
-}
+#define DEFINE_UNIT_FACTORY(NAME, FILL)                                                            \
+    AOTITorchError shimrt_cpu_##NAME##_generator(                                                  \
+        const int64_t *size, int64_t size_len_, AtenGeneratorHandle *generator, int32_t *dtype,    \
+        int32_t *layout, int32_t *device, int32_t device_index_, int32_t *pin_memory,              \
+        AtenTensorHandle *ret0) {                                                                  \
+        (void)layout, (void)pin_memory;                                                            \
+        AtenTensorHandle t;                                                                        \
+        if (new_tensor(#NAME, size, size_len_, dtype, SHIMRT_FLOAT32, device, device_index_, &t))  \
+            return AOTI_TORCH_FAILURE;                                                             \
+        return finish(FILL(t, 0.0, 1.0, generator), t, ret0);                                      \
+    }                                                                                              \
+    AOTITorchError shimrt_cpu_##NAME(const int64_t *size, int64_t size_len_, int32_t *dtype,       \
+                                     int32_t *layout, int32_t *device, int32_t device_index_,      \
+                                     int32_t *pin_memory, AtenTensorHandle *ret0) {                \
+        return shimrt_cpu_##NAME##_generator(size, size_len_, NULL, dtype, layout, device,         \
+                                             device_index_, pin_memory, ret0);                     \
+    }                                                                                              \
+    AOTITorchError shimrt_cpu_##NAME##_like_generator(                                             \
+        AtenTensorHandle self, AtenGeneratorHandle *generator, int32_t *dtype, int32_t *layout,    \
+        int32_t *device, int32_t device_index_, int32_t *pin_memory, int32_t *memory_format,       \
+        AtenTensorHandle *ret0) {                                                                  \
+        AtenTensorHandle t;                                                                        \
+        if (like(#NAME "_like", self, dtype, layout, device, device_index_, pin_memory,            \
+                 memory_format, &t))                                                               \
+            return AOTI_TORCH_FAILURE;                                                             \
+        return finish(FILL(t, 0.0, 1.0, generator), t, ret0);                                      \
+    }                                                                                              \
+    AOTITorchError shimrt_cpu_##NAME##_like(AtenTensorHandle self, int32_t *dtype,                 \
+                                            int32_t *layout, int32_t *device,                      \
+                                            int32_t device_index_, int32_t *pin_memory,            \
+                                            int32_t *memory_format, AtenTensorHandle *ret0) {      \
+        return shimrt_cpu_##NAME##_like_generator(self, NULL, dtype, layout, device,               \
+                                                  device_index_, pin_memory, memory_format, ret0); \
+    }
 
-AOTITorchError shimrt_cpu_randn(const int64_t *size, int64_t size_len_, int32_t *dtype,
-                                int32_t *layout, int32_t *device, int32_t device_index_,
-                                int32_t *pin_memory, AtenTensorHandle *ret0) {
-    return shimrt_cpu_randn_generator(size, size_len_, NULL, dtype, layout, device, device_index_,
-                                      pin_memory, ret0);
-}
+UNIT_FACTORIES(DEFINE_UNIT_FACTORY)
 
 AOTITorchError shimrt_cpu_randint_low_generator(int64_t low, int64_t high, const int64_t *size,
                                                 int64_t size_len_, AtenGeneratorHandle *generator,
@@ -822,54 +840,6 @@ AOTITorchError shimrt_cpu_randperm(int64_t n, int32_t *dtype, int32_t *layout, i
 }
 
 /* ---- *_like and functional forms: a new tensor (empty_like), then the in-place op ---- */
-
-static AOTITorchError like(const char *op, AtenTensorHandle self, int32_t *dtype, int32_t *layout,
-                           int32_t *device, int32_t device_index_, int32_t *pin_memory,
-                           int32_t *memory_format, AtenTensorHandle *out) {
-    if (shimrt_k_check_cpu(op, self, "self")) return AOTI_TORCH_FAILURE;
-    if (device && *device != SHIMRT_DEV_CPU)
-        return shimrt_fail(op, "the CPU kernel cannot make a tensor on %s",
-                           shimrt_device_type_name(*device));
-    return shimrt_empty_like(self, dtype, layout, device, device_index_, pin_memory, memory_format,
-                             out);
-}
-
-AOTITorchError shimrt_cpu_rand_like_generator(AtenTensorHandle self, AtenGeneratorHandle *generator,
-                                              int32_t *dtype, int32_t *layout, int32_t *device,
-                                              int32_t device_index_, int32_t *pin_memory,
-                                              int32_t *memory_format, AtenTensorHandle *ret0) {
-    AtenTensorHandle t;
-    if (like("rand_like", self, dtype, layout, device, device_index_, pin_memory, memory_format,
-             &t))
-        return AOTI_TORCH_FAILURE;
-    return finish(shimrt_cpu_uniform_(t, 0.0, 1.0, generator), t, ret0);
-}
-
-AOTITorchError shimrt_cpu_rand_like(AtenTensorHandle self, int32_t *dtype, int32_t *layout,
-                                    int32_t *device, int32_t device_index_, int32_t *pin_memory,
-                                    int32_t *memory_format, AtenTensorHandle *ret0) {
-    return shimrt_cpu_rand_like_generator(self, NULL, dtype, layout, device, device_index_,
-                                          pin_memory, memory_format, ret0);
-}
-
-AOTITorchError shimrt_cpu_randn_like_generator(AtenTensorHandle self,
-                                               AtenGeneratorHandle *generator, int32_t *dtype,
-                                               int32_t *layout, int32_t *device,
-                                               int32_t device_index_, int32_t *pin_memory,
-                                               int32_t *memory_format, AtenTensorHandle *ret0) {
-    AtenTensorHandle t;
-    if (like("randn_like", self, dtype, layout, device, device_index_, pin_memory, memory_format,
-             &t))
-        return AOTI_TORCH_FAILURE;
-    return finish(shimrt_cpu_normal_(t, 0.0, 1.0, generator), t, ret0);
-}
-
-AOTITorchError shimrt_cpu_randn_like(AtenTensorHandle self, int32_t *dtype, int32_t *layout,
-                                     int32_t *device, int32_t device_index_, int32_t *pin_memory,
-                                     int32_t *memory_format, AtenTensorHandle *ret0) {
-    return shimrt_cpu_randn_like_generator(self, NULL, dtype, layout, device, device_index_,
-                                           pin_memory, memory_format, ret0);
-}
 
 AOTITorchError shimrt_cpu_randint_like_low_generator_dtype(
     AtenTensorHandle self, int64_t low, int64_t high, AtenGeneratorHandle *generator,
