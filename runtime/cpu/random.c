@@ -210,24 +210,14 @@ static void fill16_f64(double *d, double mean, double std) {
  * fused step. */
 #define MAD(a, b, c) fmaf((a), (b), (c))
 
-static uint32_t fbits(float f) {
-    uint32_t u;
-    memcpy(&u, &f, sizeof u);
-    return u;
-}
-static float bitsf(uint32_t u) {
-    float f;
-    memcpy(&f, &u, sizeof f);
-    return f;
-}
-
 static float cephes_logf(float x) {
     if (!(x > 0.0f)) return NAN;
     if (x < 1.17549435e-38f) x = 1.17549435e-38f;
-    uint32_t b = fbits(x);
+    uint32_t b = shimrt_f32_bits(x);
     float e = (float)((int32_t)(b >> 23) - 127) + 1.0f;
-    x = bitsf((b & ~UINT32_C(0x7f800000)) | fbits(0.5f)); /* mantissa in [0.5, 1) */
-    bool low = x < 0.707106781186547524f;                 /* then x + x - 1 and e - 1 */
+    x = shimrt_f32_of_bits((b & ~UINT32_C(0x7f800000)) |
+                           shimrt_f32_bits(0.5f)); /* mantissa in [0.5, 1) */
+    bool low = x < 0.707106781186547524f;          /* then x + x - 1 and e - 1 */
     float tmp = low ? x : 0.0f;
     x = x - 1.0f;
     e = e - (low ? 1.0f : 0.0f);
@@ -251,7 +241,7 @@ static float cephes_logf(float x) {
 }
 
 static void cephes_sincosf(float x, float *s, float *c) {
-    uint32_t sign_sin = fbits(x) & UINT32_C(0x80000000);
+    uint32_t sign_sin = shimrt_f32_bits(x) & UINT32_C(0x80000000);
     x = fabsf(x);
     float y = x * 1.27323954473516f; /* 4 / pi */
     int32_t j = (int32_t)y;          /* truncation, as cvttps */
@@ -279,8 +269,8 @@ static void cephes_sincosf(float x, float *s, float *c) {
     float sin2 = poly2 ? ys : 0.0f, sin1 = poly2 ? 0.0f : yc;
     ys = ys - sin2;
     yc = yc - sin1;
-    *s = bitsf(fbits(sin1 + sin2) ^ sign_sin);
-    *c = bitsf(fbits(yc + ys) ^ sign_cos);
+    *s = shimrt_f32_of_bits(shimrt_f32_bits(sin1 + sin2) ^ sign_sin);
+    *c = shimrt_f32_of_bits(shimrt_f32_bits(yc + ys) ^ sign_cos);
 }
 
 /* one block of 16: PyTorch's AVX2 normal_fill_16 lane by lane */
