@@ -240,6 +240,15 @@ static spool *pool_of(device_state *d, CUstream stream, bool create) {
     return p;
 }
 
+/* b's next block (in no bin) becomes part of b. */
+static void absorb_next(block *b) {
+    block *n = b->next;
+    b->size += n->size;
+    b->next = n->next;
+    if (b->next) b->next->prev = b;
+    free(n);
+}
+
 /* A free block back into its bins, merged with free neighbours (lock held). */
 static void release_block(device_state *d, block *b) {
     b->allocated = false;
@@ -247,17 +256,11 @@ static void release_block(device_state *d, block *b) {
     block *n = b->next, *pr = b->prev;
     if (n && !n->allocated && !n->events_left) {
         bin_remove(n);
-        b->size += n->size;
-        b->next = n->next;
-        if (b->next) b->next->prev = b;
-        free(n);
+        absorb_next(b);
     }
     if (pr && !pr->allocated && !pr->events_left) {
         bin_remove(pr);
-        pr->size += b->size;
-        pr->next = b->next;
-        if (pr->next) pr->next->prev = pr;
-        free(b);
+        absorb_next(pr);
         b = pr;
     }
     bin_insert(b);
