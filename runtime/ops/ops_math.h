@@ -17,18 +17,12 @@
  * (built with -fopenmp-simd and SHIMRT_VECMATH; `const` tells gcc the calls touch no
  * memory, which the vectorizer needs); elsewhere the C library's. */
 #if defined(SHIMRT_VECMATH) && defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-#pragma omp declare simd notinbranch
-__attribute__((const)) float shimrt_vm_expf(float);
-#pragma omp declare simd notinbranch
-__attribute__((const)) double shimrt_vm_exp(double);
-#pragma omp declare simd notinbranch
-__attribute__((const)) float shimrt_vm_logf(float);
-#pragma omp declare simd notinbranch
-__attribute__((const)) double shimrt_vm_log(double);
-#pragma omp declare simd notinbranch
-__attribute__((const)) float shimrt_vm_tanhf(float);
-#pragma omp declare simd notinbranch
-__attribute__((const)) double shimrt_vm_tanh(double);
+#define SH_VM_DECLARE(fn)                                                                          \
+    _Pragma("omp declare simd notinbranch") __attribute__((const)) float shimrt_vm_##fn##f(float); \
+    _Pragma("omp declare simd notinbranch") __attribute__((const)) double shimrt_vm_##fn(double);
+SH_VM_DECLARE(exp)
+SH_VM_DECLARE(log)
+SH_VM_DECLARE(tanh)
 #define SH_EXPF shimrt_vm_expf
 #define SH_EXPD shimrt_vm_exp
 #define SH_LOGF shimrt_vm_logf
