@@ -334,14 +334,11 @@ static AOTITorchError give_pair(lines *L, AOTITorchError err, AtenTensorHandle v
                                 AtenTensorHandle ix, AtenTensorHandle *ret0,
                                 AtenTensorHandle *ret1) {
     lines_close(L);
-    if (err) {
-        shimrt_tensor_free(v);
+    if (err)
         shimrt_tensor_free(ix);
-        return AOTI_TORCH_FAILURE;
-    }
-    *ret0 = v;
-    *ret1 = ix;
-    return AOTI_TORCH_SUCCESS;
+    else
+        *ret1 = ix;
+    return shimrt_k_hand_out(err, v, ret0);
 }
 
 static void sel_lines(int64_t b, int64_t e, void *vctx) {
