@@ -464,6 +464,19 @@ static bool is_supported_bern(int32_t dt) {
     return dt != SHIMRT_FLOAT16 && dt != SHIMRT_BFLOAT16 ? true : false;
 }
 
+/* begin for bernoulli_, which also refuses (after begin's checks, the generator released
+ * again) a dtype it does not fill; kname: PyTorch's kernel name in that message. */
+static shimrt_mt19937 *bern_begin(const char *op, AtenTensorHandle self, AtenGeneratorHandle *gen,
+                                  const char *kname) {
+    shimrt_mt19937 *mt = begin(op, self, gen, NULL);
+    if (mt && !is_supported_bern(self->dtype)) {
+        END(gen);
+        shimrt_fail(op, "\"%s\" not implemented for '%s'", kname, shimrt_dtype_name(self->dtype));
+        return NULL;
+    }
+    return mt;
+}
+
 /* bernoulli_(p): PyTorch's default CPU path (a double draw per element, value < p). PyTorch
  * takes an MKL path on Intel CPUs instead (docs/random.md). */
 AOTITorchError shimrt_cpu_bernoulli__float(AtenTensorHandle self, double p,
@@ -471,14 +484,9 @@ AOTITorchError shimrt_cpu_bernoulli__float(AtenTensorHandle self, double p,
     static const char op[] = "bernoulli_";
     if (!(p >= 0.0 && p <= 1.0))
         return shimrt_fail(op, "bernoulli_ expects p to be in [0, 1], but got p=%g", p);
-    shimrt_mt19937 *mt = begin(op, self, generator, NULL);
+    shimrt_mt19937 *mt = bern_begin(op, self, generator, "bernoulli_scalar_cpu_");
     if (!mt) return AOTI_TORCH_FAILURE;
     int32_t dt = self->dtype;
-    if (!is_supported_bern(dt)) {
-        END(generator);
-        return shimrt_fail(op, "\"bernoulli_scalar_cpu_\" not implemented for '%s'",
-                           shimrt_dtype_name(dt));
-    }
     size_t es = shimrt_dtype_size(dt);
     char *base = shimrt_data(self);
     walk w;
@@ -517,14 +525,9 @@ AOTITorchError shimrt_cpu_bernoulli__tensor(AtenTensorHandle self, AtenTensorHan
             return shimrt_fail(op, "the shape of p cannot be broadcast to the shape of self");
         }
     }
-    shimrt_mt19937 *mt = begin(op, self, generator, NULL);
+    shimrt_mt19937 *mt = bern_begin(op, self, generator, "bernoulli_tensor_cpu_self_");
     if (!mt) return AOTI_TORCH_FAILURE;
     int32_t dt = self->dtype;
-    if (!is_supported_bern(dt)) {
-        END(generator);
-        return shimrt_fail(op, "\"bernoulli_tensor_cpu_self_\" not implemented for '%s'",
-                           shimrt_dtype_name(dt));
-    }
     size_t es = shimrt_dtype_size(dt), pes = shimrt_dtype_size(pdt);
     char *base = shimrt_data(self);
     const char *pb = shimrt_data(p);
