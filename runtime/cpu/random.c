@@ -20,12 +20,16 @@ typedef struct walk {
     int64_t strides2[SHIMRT_MAX_DIMS]; /* a second operand's strides (bernoulli_'s p) */
     int64_t off, off2;
     bool contig;
+    char *base; /* t's data and element size: walk_ptr */
+    size_t es;
 } walk;
 
 /* strides2: NULL, or a second operand's strides over t's dims (then the walk tracks off2) */
 static void walk_init2(walk *w, const struct AtenTensorOpaque *t, const int64_t *strides2) {
     w->n = shimrt_numel(t);
     w->i = 0;
+    w->base = shimrt_data(t);
+    w->es = shimrt_dtype_size(t->dtype);
     w->off = w->off2 = 0;
     w->contig = !strides2 && shimrt_is_contiguous(t);
     w->nd = 0;
@@ -68,6 +72,9 @@ static int64_t walk_next(walk *w) {
     }
     return cur;
 }
+
+/* The current element's address; then steps to the next. */
+static char *walk_ptr(walk *w) { return w->base + walk_next(w) * (int64_t)w->es; }
 
 /* element access: the dtype table's (core/dtype.h); callers check the dtype first */
 static void store_f(int32_t dt, char *p, double v) {
@@ -167,13 +174,10 @@ AOTITorchError shimrt_cpu_uniform_(AtenTensorHandle self, double from, double to
     shimrt_mt19937 *mt = begin(op, self, generator, "check_uniform_bounds");
     if (!mt) return AOTI_TORCH_FAILURE;
     int32_t dt = self->dtype;
-    size_t es = shimrt_dtype_size(dt);
-    char *base = shimrt_data(self);
     walk w;
     walk_init(&w, self);
     if (dt == SHIMRT_FLOAT64) {
-        for (int64_t i = 0; i < w.n; i++)
-            store_f(dt, base + walk_next(&w) * (int64_t)es, uniform_f64(mt, from, to));
+        for (int64_t i = 0; i < w.n; i++) store_f(dt, walk_ptr(&w), uniform_f64(mt, from, to));
     } else {
         /* half and bfloat16 draw as float (24 bits) and round the result */
         float f = round_to(dt, from), t = round_to(dt, to);
@@ -183,7 +187,7 @@ AOTITorchError shimrt_cpu_uniform_(AtenTensorHandle self, double from, double to
             float v = uniform_f32(mt, dg, f, t);
             /* a value that rounds up to `to` in half/bfloat16 becomes `from` ([from, to)) */
             if (reduced && round_to(dt, v) >= t) v = f;
-            store_f(dt, base + walk_next(&w) * (int64_t)es, v);
+            store_f(dt, walk_ptr(&w), v);
         }
     }
     END(generator);
@@ -336,8 +340,7 @@ AOTITorchError shimrt_cpu_normal_(AtenTensorHandle self, double mean, double std
     } else {
         walk w;
         walk_init(&w, self);
-        for (int64_t i = 0; i < w.n; i++)
-            store_f(dt, base + walk_next(&w) * (int64_t)es, normal_f64(mt, mean, std));
+        for (int64_t i = 0; i < w.n; i++) store_f(dt, walk_ptr(&w), normal_f64(mt, mean, std));
     }
     END(generator);
     return AOTI_TORCH_SUCCESS;
@@ -412,14 +415,12 @@ AOTITorchError shimrt_cpu_random__from(AtenTensorHandle self, int64_t from, int6
     /* PyTorch 2.15 takes a 64-bit draw from a range of 2^28 on (measured against it: 2^28 - 1
      * draws 32 bits, 2^28 draws 64, for int32 as for int64) */
     bool wide = full || range >= (UINT64_C(1) << 28);
-    size_t es = shimrt_dtype_size(dt);
-    char *base = shimrt_data(self);
     walk w;
     walk_init(&w, self);
     for (int64_t i = 0; i < w.n; i++) {
         uint64_t v = wide ? shimrt_mt19937_u64(mt) : shimrt_mt19937_u32(mt);
         int64_t r = full ? (int64_t)v : (int64_t)(v % range + (uint64_t)from);
-        store_i(dt, base + walk_next(&w) * (int64_t)es, r);
+        store_i(dt, walk_ptr(&w), r);
     }
     END(generator);
     return AOTI_TORCH_SUCCESS;
@@ -437,8 +438,6 @@ AOTITorchError shimrt_cpu_random_(AtenTensorHandle self, AtenGeneratorHandle *ge
     shimrt_mt19937 *mt = begin(op, self, generator, NULL);
     if (!mt) return AOTI_TORCH_FAILURE;
     int32_t dt = self->dtype;
-    size_t es = shimrt_dtype_size(dt);
-    char *base = shimrt_data(self);
     uint64_t mod;
     switch (dt) {
     case SHIMRT_BOOL: mod = 2; break;
@@ -454,7 +453,7 @@ AOTITorchError shimrt_cpu_random_(AtenTensorHandle self, AtenGeneratorHandle *ge
     walk_init(&w, self);
     for (int64_t i = 0; i < w.n; i++) {
         uint64_t v = wide ? shimrt_mt19937_u64(mt) : shimrt_mt19937_u32(mt);
-        store_i(dt, base + walk_next(&w) * (int64_t)es, (int64_t)(v % mod));
+        store_i(dt, walk_ptr(&w), (int64_t)(v % mod));
     }
     END(generator);
     return AOTI_TORCH_SUCCESS;
@@ -487,12 +486,9 @@ AOTITorchError shimrt_cpu_bernoulli__float(AtenTensorHandle self, double p,
     shimrt_mt19937 *mt = bern_begin(op, self, generator, "bernoulli_scalar_cpu_");
     if (!mt) return AOTI_TORCH_FAILURE;
     int32_t dt = self->dtype;
-    size_t es = shimrt_dtype_size(dt);
-    char *base = shimrt_data(self);
     walk w;
     walk_init(&w, self);
-    for (int64_t i = 0; i < w.n; i++)
-        store_i(dt, base + walk_next(&w) * (int64_t)es, uniform_f64(mt, 0.0, 1.0) < p);
+    for (int64_t i = 0; i < w.n; i++) store_i(dt, walk_ptr(&w), uniform_f64(mt, 0.0, 1.0) < p);
     END(generator);
     return AOTI_TORCH_SUCCESS;
 }
@@ -589,14 +585,12 @@ static AOTITorchError serial_draw(const char *op, AtenTensorHandle self,
         return shimrt_fail(op, "\"%s\" not implemented for '%s'", kname, shimrt_dtype_name(dt));
     shimrt_mt19937 *mt = begin(op, self, generator, NULL);
     if (!mt) return AOTI_TORCH_FAILURE;
-    size_t es = shimrt_dtype_size(dt);
-    char *base = shimrt_data(self);
     walk w;
     walk_init(&w, self);
     bool fl = is_float_dt(dt);
     for (int64_t i = 0; i < w.n; i++) {
         double v = f(mt, prm);
-        char *p = base + walk_next(&w) * (int64_t)es;
+        char *p = walk_ptr(&w);
         if (fl)
             store_f(dt, p, v);
         else
