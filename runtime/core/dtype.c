@@ -319,17 +319,6 @@ AOTITorchError shimrt_check_device(const char *func, int32_t device_type, int32_
     return shimrt_fail(func, "device type %s is not available in this runtime", name);
 }
 
-static float float_of_bits(uint32_t bits) {
-    float f;
-    memcpy(&f, &bits, sizeof f);
-    return f;
-}
-static uint32_t bits_of_float(float f) {
-    uint32_t x;
-    memcpy(&x, &f, sizeof x);
-    return x;
-}
-
 /* Half and bfloat16, by bit manipulation (round to nearest even). */
 float shimrt_half_to_float(uint16_t h) {
     uint32_t sign = (uint32_t)(h >> 15) << 31, exp = (h >> 10) & 0x1f, man = h & 0x3ff, bits;
@@ -345,18 +334,19 @@ float shimrt_half_to_float(uint16_t h) {
     } else {
         bits = sign | ((exp + 112u) << 23) | (man << 13);
     }
-    return float_of_bits(bits);
+    return shimrt_f32_of_bits(bits);
 }
 
 uint16_t shimrt_float_to_half(float f) {
-    uint32_t x = bits_of_float(f);
+    uint32_t x = shimrt_f32_bits(f);
     uint16_t sign = (uint16_t)((x >> 16) & 0x8000u);
     uint32_t ax = x & 0x7fffffffu;
     if (ax >= 0x7f800000u) /* inf or nan */
         return (uint16_t)(sign | 0x7c00u | (ax > 0x7f800000u ? 0x200u : 0));
     if (ax >= 0x477ff000u) return (uint16_t)(sign | 0x7c00u); /* overflows to inf */
     if (ax < 0x38800000u) { /* below the smallest normal half: subnormal or zero */
-        float m = float_of_bits(ax) * 0x1p24f; /* in units of 2^-24; rint rounds half to even */
+        float m =
+            shimrt_f32_of_bits(ax) * 0x1p24f; /* in units of 2^-24; rint rounds half to even */
         return (uint16_t)(sign | (uint16_t)rintf(m));
     }
     uint32_t mant_odd = (ax >> 13) & 1u;
@@ -365,10 +355,10 @@ uint16_t shimrt_float_to_half(float f) {
     return (uint16_t)(sign | (ax >> 13));
 }
 
-float shimrt_bf16_to_float(uint16_t b) { return float_of_bits((uint32_t)b << 16); }
+float shimrt_bf16_to_float(uint16_t b) { return shimrt_f32_of_bits((uint32_t)b << 16); }
 
 uint16_t shimrt_float_to_bf16(float f) {
-    uint32_t x = bits_of_float(f);
+    uint32_t x = shimrt_f32_bits(f);
     if ((x & 0x7fffffffu) > 0x7f800000u) return 0x7fc0; /* NaN: c10::BFloat16's */
     x += 0x7fffu + ((x >> 16) & 1u);
     return (uint16_t)(x >> 16);

@@ -93,6 +93,17 @@ float shimrt_half_to_float(uint16_t h);
 uint16_t shimrt_float_to_half(float f);
 float shimrt_bf16_to_float(uint16_t b);
 uint16_t shimrt_float_to_bf16(float f);
+/* A float's bits and the float of bits (memcpy: no aliasing question). */
+static inline uint32_t shimrt_f32_bits(float f) {
+    uint32_t u;
+    memcpy(&u, &f, sizeof u);
+    return u;
+}
+static inline float shimrt_f32_of_bits(uint32_t u) {
+    float f;
+    memcpy(&f, &u, sizeof f);
+    return f;
+}
 
 /* An element of dtype at p (host memory) read through a wide type (dtype.c): float to
  * integer saturates to int64's range (NaN gives 0); a dtype that is neither integral, bool

@@ -699,21 +699,6 @@ AOTI_TORCH_EXPORT void shimrt_pack_opt_device_index(shimrt_pack *p, const int32_
     pack_opt(p, x != NULL, x ? siv_from_int(*x) : 0, PK_PLAIN, PK_OPT_PLAIN);
 }
 
-static StableIValue pack_new_scalar(shimrt_pack *p, double x) {
-    ScalarHandle s = NULL;
-    if (p->err != AOTI_TORCH_SUCCESS) return 0;
-    if (torch_new_scalar_double(x, &s) != AOTI_TORCH_SUCCESS) {
-        p->err = AOTI_TORCH_FAILURE;
-        return 0;
-    }
-    return siv_from_scalar(s);
-}
-AOTI_TORCH_EXPORT void shimrt_pack_scalar(shimrt_pack *p, double x) {
-    pack_put(p, pack_new_scalar(p, x), PK_SCALAR);
-}
-AOTI_TORCH_EXPORT void shimrt_pack_opt_scalar(shimrt_pack *p, const double *x) {
-    pack_opt(p, x != NULL, x ? pack_new_scalar(p, *x) : 0, PK_SCALAR, PK_OPT_SCALAR);
-}
 static StableIValue pack_new_scalar_value(shimrt_pack *p, shimrt_scalar x) {
     ScalarHandle s = NULL;
     if (p->err != AOTI_TORCH_SUCCESS) return 0;
@@ -722,6 +707,13 @@ static StableIValue pack_new_scalar_value(shimrt_pack *p, shimrt_scalar x) {
         return 0;
     }
     return siv_from_scalar(s);
+}
+AOTI_TORCH_EXPORT void shimrt_pack_scalar(shimrt_pack *p, double x) {
+    pack_put(p, pack_new_scalar_value(p, shimrt_scalar_double(x)), PK_SCALAR);
+}
+AOTI_TORCH_EXPORT void shimrt_pack_opt_scalar(shimrt_pack *p, const double *x) {
+    pack_opt(p, x != NULL, x ? pack_new_scalar_value(p, shimrt_scalar_double(*x)) : 0, PK_SCALAR,
+             PK_OPT_SCALAR);
 }
 AOTI_TORCH_EXPORT void shimrt_pack_scalar_value(shimrt_pack *p, shimrt_scalar x) {
     pack_put(p, pack_new_scalar_value(p, x), PK_SCALAR);

@@ -143,20 +143,15 @@ static void install_dims(shimrt_tensor_impl *m, int64_t *block, int64_t ndim) {
     m->cap = ndim;
 }
 
-/* Copies the metadata of handle from into handle to. */
+/* Copies the metadata of handle from into handle to: every field but to's own (its magic and
+ * its place in the ring). */
 static void mirror(AtenTensorHandle to, const struct AtenTensorOpaque *from) {
-    to->impl = from->impl;
-    to->storage = from->storage;
-    to->ndim = from->ndim;
-    to->sizes = from->sizes;
-    to->strides = from->strides;
-    to->storage_offset = from->storage_offset;
-    to->dtype = from->dtype;
-    to->device_type = from->device_type;
-    to->device_index = from->device_index;
-    to->layout = from->layout;
-    to->defined = from->defined;
-    to->requires_grad = from->requires_grad;
+    uint64_t magic = to->magic;
+    struct AtenTensorOpaque *next = to->next, *prev = to->prev;
+    *to = *from;
+    to->magic = magic;
+    to->next = next;
+    to->prev = prev;
 }
 
 /* Makes the fresh slot h (magic not yet set) a handle of src's tensor. */

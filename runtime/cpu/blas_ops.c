@@ -251,20 +251,45 @@ AOTITorchError shimrt_cpu_baddbmm_out(AtenTensorHandle out, AtenTensorHandle sel
     return baddbmm_impl("baddbmm.out", out, self, batch1, batch2, beta.d, alpha.d);
 }
 
-/* t (contiguous) *= v: in double for floating dtypes, in int64 (wrapping) for the others. */
-static void scale(AtenTensorHandle t, double v) {
+/* r = self (broadcast) when beta is not 0, else zeros: self is not read at all. */
+static AOTITorchError self_or_zeros(const char *op, AtenTensorHandle r, AtenTensorHandle self,
+                                    double beta) {
+    if (beta != 0) return shimrt_k_copy(op, r, self);
+    shimrt_k_fill(r, 0);
+    return AOTI_TORCH_SUCCESS;
+}
+
+/* Each element of t (contiguous) in place: times by (EL_SCALE: in double for floating dtypes,
+ * in int64, wrapping, for the others), or relu / gelu (erf form) computed in float for the half
+ * types and float32, in double for float64 (an integer dtype takes relu for both). */
+enum { EL_SCALE, EL_RELU, EL_GELU };
+static void each_elem(AtenTensorHandle t, int how, double by) {
     int64_t n = shimrt_numel(t);
     char *p = shimrt_data(t);
     size_t es = shimrt_dtype_size(t->dtype);
-    bool flt = shimrt_k_is_floating(t->dtype);
+    bool flt = shimrt_k_is_floating(t->dtype), gelu = how == EL_GELU;
     for (int64_t i = 0; i < n; i++) {
         char *e = p + (size_t)i * es;
-        if (flt)
-            shimrt_k_store_f64(e, t->dtype, shimrt_k_load_f64(e, t->dtype) * v);
-        else
-            shimrt_k_store_i64(
-                e, t->dtype,
-                (int64_t)((uint64_t)shimrt_k_load_i64(e, t->dtype) * (uint64_t)shimrt_k_f2i(v)));
+        if (!flt) {
+            int64_t v = shimrt_k_load_i64(e, t->dtype);
+            v = how == EL_SCALE ? (int64_t)((uint64_t)v * (uint64_t)shimrt_k_f2i(by))
+                : v > 0         ? v
+                                : 0;
+            shimrt_k_store_i64(e, t->dtype, v);
+            continue;
+        }
+        double v = shimrt_k_load_f64(e, t->dtype);
+        if (how == EL_SCALE) {
+            v *= by;
+        } else if (t->dtype == SHIMRT_FLOAT64) {
+            v = gelu ? 0.5 * v * (1.0 + erf(v * M_SQRT1_2)) : (v > 0 || isnan(v) ? v : 0.0);
+        } else {
+            float f = (float)v;
+            f = gelu ? 0.5f * f * (1.0f + erff(f * (float)M_SQRT1_2))
+                     : (f > 0 || isnan(f) ? f : 0.0f);
+            v = f;
+        }
+        shimrt_k_store_f64(e, t->dtype, v);
     }
 }
 
@@ -296,11 +321,7 @@ AOTITorchError shimrt_cpu_addbmm(AtenTensorHandle self, AtenTensorHandle batch1,
                            (long long)rs[0], (long long)rs[1]);
     AtenTensorHandle r = shimrt_k_new(op, 2, rs, self->dtype);
     if (!r) return AOTI_TORCH_FAILURE;
-    AOTITorchError err = AOTI_TORCH_SUCCESS;
-    if (beta != 0)
-        err = shimrt_k_copy(op, r, self);
-    else
-        shimrt_k_fill(r, 0);
+    AOTITorchError err = self_or_zeros(op, r, self, beta);
     /* PyTorch's CPU addbmm: result = beta * self, then result.addmm_(batch1[i], batch2[i],
      * 1, alpha) for each batch in order. */
     size_t es = shimrt_dtype_size(self->dtype);
@@ -311,7 +332,7 @@ AOTITorchError shimrt_cpu_addbmm(AtenTensorHandle self, AtenTensorHandle batch1,
             p1 ? p1 + (size_t)(i * batch1->strides[0]) * es : NULL, batch1->strides[1],
             batch1->strides[2], p2 ? p2 + (size_t)(i * batch2->strides[0]) * es : NULL,
             batch2->strides[1], batch2->strides[2], shimrt_data(r), alpha, (i == 0 ? beta : 1.0));
-    if (!err && shape[0] == 0) scale(r, beta);
+    if (!err && shape[0] == 0) each_elem(r, EL_SCALE, beta);
     return shimrt_k_hand_out(err, r, ret0);
 }
 
@@ -353,47 +374,16 @@ AOTITorchError shimrt_cpu_addmv(AtenTensorHandle self, AtenTensorHandle mat, Ate
         AtenTensorHandle r = shimrt_k_new(op, self->ndim, self->sizes, dt);
         if (!r) return AOTI_TORCH_FAILURE;
         AOTITorchError err = shimrt_k_copy(op, r, self);
-        if (!err) scale(r, beta);
+        if (!err) each_elem(r, EL_SCALE, beta);
         return shimrt_k_hand_out(err, r, ret0);
     }
     AtenTensorHandle r = shimrt_k_new(op, 1, &n, dt);
     if (!r) return AOTI_TORCH_FAILURE;
-    AOTITorchError err = AOTI_TORCH_SUCCESS;
-    if (beta != 0)
-        err = shimrt_k_copy(op, r, self);
-    else
-        shimrt_k_fill(r, 0);
+    AOTITorchError err = self_or_zeros(op, r, self, beta);
     if (!err && n > 0)
         err = shimrt_k_gemm(op, dt, n, k, 1, shimrt_data(mat), mat->strides[0], mat->strides[1],
                             shimrt_data(vec), vec->strides[0], 1, shimrt_data(r), alpha, beta);
     return shimrt_k_hand_out(err, r, ret0);
-}
-
-/* In place on a contiguous tensor: relu, or gelu (erf form) computed in float for the
- * half types and float32, in double for float64. */
-static void activate(AtenTensorHandle t, bool gelu) {
-    int64_t n = shimrt_numel(t);
-    char *p = shimrt_data(t);
-    size_t es = shimrt_dtype_size(t->dtype);
-    bool flt = shimrt_k_is_floating(t->dtype);
-    for (int64_t i = 0; i < n; i++) {
-        char *e = p + (size_t)i * es;
-        if (!flt) {
-            int64_t v = shimrt_k_load_i64(e, t->dtype);
-            shimrt_k_store_i64(e, t->dtype, v > 0 ? v : 0);
-            continue;
-        }
-        double v = shimrt_k_load_f64(e, t->dtype);
-        if (t->dtype == SHIMRT_FLOAT64) {
-            v = gelu ? 0.5 * v * (1.0 + erf(v * M_SQRT1_2)) : (v > 0 || isnan(v) ? v : 0.0);
-        } else {
-            float f = (float)v;
-            f = gelu ? 0.5f * f * (1.0f + erff(f * (float)M_SQRT1_2))
-                     : (f > 0 || isnan(f) ? f : 0.0f);
-            v = f;
-        }
-        shimrt_k_store_f64(e, t->dtype, v);
-    }
 }
 
 AOTITorchError shimrt_cpu__addmm_activation(AtenTensorHandle self, AtenTensorHandle mat1,
@@ -416,7 +406,7 @@ AOTITorchError shimrt_cpu__addmm_activation(AtenTensorHandle self, AtenTensorHan
         return shimrt_fail("_addmm_activation",
                            "\"clamp_min_scalar_cpu\" not implemented for 'Bool'");
     }
-    activate(r, use_gelu != 0);
+    each_elem(r, use_gelu != 0 ? EL_GELU : EL_RELU, 0.0);
     return shimrt_k_give(r, ret0);
 }
 

@@ -155,22 +155,14 @@ static AOTITorchError frac_pool(const char *op, int nd, AtenTensorHandle self, c
     return AOTI_TORCH_SUCCESS;
 }
 
-AOTITorchError shimrt_cpu_fractional_max_pool2d(AtenTensorHandle self, const int64_t *kernel_size,
-                                                int64_t kernel_size_len_,
-                                                const int64_t *output_size,
-                                                int64_t output_size_len_,
-                                                AtenTensorHandle random_samples,
-                                                AtenTensorHandle *ret0, AtenTensorHandle *ret1) {
-    return frac_pool("fractional_max_pool2d", 2, self, kernel_size, kernel_size_len_, output_size,
-                     output_size_len_, random_samples, ret0, ret1);
-}
-
-AOTITorchError shimrt_cpu_fractional_max_pool3d(AtenTensorHandle self, const int64_t *kernel_size,
-                                                int64_t kernel_size_len_,
-                                                const int64_t *output_size,
-                                                int64_t output_size_len_,
-                                                AtenTensorHandle random_samples,
-                                                AtenTensorHandle *ret0, AtenTensorHandle *ret1) {
-    return frac_pool("fractional_max_pool3d", 3, self, kernel_size, kernel_size_len_, output_size,
-                     output_size_len_, random_samples, ret0, ret1);
-}
+/* fractional_max_pool2d and 3d: frac_pool over N spatial dimensions. */
+#define FRACTIONAL_MAX_POOL(N)                                                                     \
+    AOTITorchError shimrt_cpu_fractional_max_pool##N##d(                                           \
+        AtenTensorHandle self, const int64_t *kernel_size, int64_t kernel_size_len_,               \
+        const int64_t *output_size, int64_t output_size_len_, AtenTensorHandle random_samples,     \
+        AtenTensorHandle *ret0, AtenTensorHandle *ret1) {                                          \
+        return frac_pool("fractional_max_pool" #N "d", N, self, kernel_size, kernel_size_len_,     \
+                         output_size, output_size_len_, random_samples, ret0, ret1);               \
+    }
+FRACTIONAL_MAX_POOL(2)
+FRACTIONAL_MAX_POOL(3)

@@ -20,12 +20,16 @@ typedef struct walk {
     int64_t strides2[SHIMRT_MAX_DIMS]; /* a second operand's strides (bernoulli_'s p) */
     int64_t off, off2;
     bool contig;
+    char *base; /* t's data and element size: walk_ptr */
+    size_t es;
 } walk;
 
 /* strides2: NULL, or a second operand's strides over t's dims (then the walk tracks off2) */
 static void walk_init2(walk *w, const struct AtenTensorOpaque *t, const int64_t *strides2) {
     w->n = shimrt_numel(t);
     w->i = 0;
+    w->base = shimrt_data(t);
+    w->es = shimrt_dtype_size(t->dtype);
     w->off = w->off2 = 0;
     w->contig = !strides2 && shimrt_is_contiguous(t);
     w->nd = 0;
@@ -68,6 +72,9 @@ static int64_t walk_next(walk *w) {
     }
     return cur;
 }
+
+/* The current element's address; then steps to the next. */
+static char *walk_ptr(walk *w) { return w->base + walk_next(w) * (int64_t)w->es; }
 
 /* element access: the dtype table's (core/dtype.h); callers check the dtype first */
 static void store_f(int32_t dt, char *p, double v) {
@@ -167,13 +174,10 @@ AOTITorchError shimrt_cpu_uniform_(AtenTensorHandle self, double from, double to
     shimrt_mt19937 *mt = begin(op, self, generator, "check_uniform_bounds");
     if (!mt) return AOTI_TORCH_FAILURE;
     int32_t dt = self->dtype;
-    size_t es = shimrt_dtype_size(dt);
-    char *base = shimrt_data(self);
     walk w;
     walk_init(&w, self);
     if (dt == SHIMRT_FLOAT64) {
-        for (int64_t i = 0; i < w.n; i++)
-            store_f(dt, base + walk_next(&w) * (int64_t)es, uniform_f64(mt, from, to));
+        for (int64_t i = 0; i < w.n; i++) store_f(dt, walk_ptr(&w), uniform_f64(mt, from, to));
     } else {
         /* half and bfloat16 draw as float (24 bits) and round the result */
         float f = round_to(dt, from), t = round_to(dt, to);
@@ -183,7 +187,7 @@ AOTITorchError shimrt_cpu_uniform_(AtenTensorHandle self, double from, double to
             float v = uniform_f32(mt, dg, f, t);
             /* a value that rounds up to `to` in half/bfloat16 becomes `from` ([from, to)) */
             if (reduced && round_to(dt, v) >= t) v = f;
-            store_f(dt, base + walk_next(&w) * (int64_t)es, v);
+            store_f(dt, walk_ptr(&w), v);
         }
     }
     END(generator);
@@ -210,24 +214,14 @@ static void fill16_f64(double *d, double mean, double std) {
  * fused step. */
 #define MAD(a, b, c) fmaf((a), (b), (c))
 
-static uint32_t fbits(float f) {
-    uint32_t u;
-    memcpy(&u, &f, sizeof u);
-    return u;
-}
-static float bitsf(uint32_t u) {
-    float f;
-    memcpy(&f, &u, sizeof f);
-    return f;
-}
-
 static float cephes_logf(float x) {
     if (!(x > 0.0f)) return NAN;
     if (x < 1.17549435e-38f) x = 1.17549435e-38f;
-    uint32_t b = fbits(x);
+    uint32_t b = shimrt_f32_bits(x);
     float e = (float)((int32_t)(b >> 23) - 127) + 1.0f;
-    x = bitsf((b & ~UINT32_C(0x7f800000)) | fbits(0.5f)); /* mantissa in [0.5, 1) */
-    bool low = x < 0.707106781186547524f;                 /* then x + x - 1 and e - 1 */
+    x = shimrt_f32_of_bits((b & ~UINT32_C(0x7f800000)) |
+                           shimrt_f32_bits(0.5f)); /* mantissa in [0.5, 1) */
+    bool low = x < 0.707106781186547524f;          /* then x + x - 1 and e - 1 */
     float tmp = low ? x : 0.0f;
     x = x - 1.0f;
     e = e - (low ? 1.0f : 0.0f);
@@ -251,7 +245,7 @@ static float cephes_logf(float x) {
 }
 
 static void cephes_sincosf(float x, float *s, float *c) {
-    uint32_t sign_sin = fbits(x) & UINT32_C(0x80000000);
+    uint32_t sign_sin = shimrt_f32_bits(x) & UINT32_C(0x80000000);
     x = fabsf(x);
     float y = x * 1.27323954473516f; /* 4 / pi */
     int32_t j = (int32_t)y;          /* truncation, as cvttps */
@@ -279,8 +273,8 @@ static void cephes_sincosf(float x, float *s, float *c) {
     float sin2 = poly2 ? ys : 0.0f, sin1 = poly2 ? 0.0f : yc;
     ys = ys - sin2;
     yc = yc - sin1;
-    *s = bitsf(fbits(sin1 + sin2) ^ sign_sin);
-    *c = bitsf(fbits(yc + ys) ^ sign_cos);
+    *s = shimrt_f32_of_bits(shimrt_f32_bits(sin1 + sin2) ^ sign_sin);
+    *c = shimrt_f32_of_bits(shimrt_f32_bits(yc + ys) ^ sign_cos);
 }
 
 /* one block of 16: PyTorch's AVX2 normal_fill_16 lane by lane */
@@ -346,8 +340,7 @@ AOTITorchError shimrt_cpu_normal_(AtenTensorHandle self, double mean, double std
     } else {
         walk w;
         walk_init(&w, self);
-        for (int64_t i = 0; i < w.n; i++)
-            store_f(dt, base + walk_next(&w) * (int64_t)es, normal_f64(mt, mean, std));
+        for (int64_t i = 0; i < w.n; i++) store_f(dt, walk_ptr(&w), normal_f64(mt, mean, std));
     }
     END(generator);
     return AOTI_TORCH_SUCCESS;
@@ -422,14 +415,12 @@ AOTITorchError shimrt_cpu_random__from(AtenTensorHandle self, int64_t from, int6
     /* PyTorch 2.15 takes a 64-bit draw from a range of 2^28 on (measured against it: 2^28 - 1
      * draws 32 bits, 2^28 draws 64, for int32 as for int64) */
     bool wide = full || range >= (UINT64_C(1) << 28);
-    size_t es = shimrt_dtype_size(dt);
-    char *base = shimrt_data(self);
     walk w;
     walk_init(&w, self);
     for (int64_t i = 0; i < w.n; i++) {
         uint64_t v = wide ? shimrt_mt19937_u64(mt) : shimrt_mt19937_u32(mt);
         int64_t r = full ? (int64_t)v : (int64_t)(v % range + (uint64_t)from);
-        store_i(dt, base + walk_next(&w) * (int64_t)es, r);
+        store_i(dt, walk_ptr(&w), r);
     }
     END(generator);
     return AOTI_TORCH_SUCCESS;
@@ -447,8 +438,6 @@ AOTITorchError shimrt_cpu_random_(AtenTensorHandle self, AtenGeneratorHandle *ge
     shimrt_mt19937 *mt = begin(op, self, generator, NULL);
     if (!mt) return AOTI_TORCH_FAILURE;
     int32_t dt = self->dtype;
-    size_t es = shimrt_dtype_size(dt);
-    char *base = shimrt_data(self);
     uint64_t mod;
     switch (dt) {
     case SHIMRT_BOOL: mod = 2; break;
@@ -464,7 +453,7 @@ AOTITorchError shimrt_cpu_random_(AtenTensorHandle self, AtenGeneratorHandle *ge
     walk_init(&w, self);
     for (int64_t i = 0; i < w.n; i++) {
         uint64_t v = wide ? shimrt_mt19937_u64(mt) : shimrt_mt19937_u32(mt);
-        store_i(dt, base + walk_next(&w) * (int64_t)es, (int64_t)(v % mod));
+        store_i(dt, walk_ptr(&w), (int64_t)(v % mod));
     }
     END(generator);
     return AOTI_TORCH_SUCCESS;
@@ -474,6 +463,19 @@ static bool is_supported_bern(int32_t dt) {
     return dt != SHIMRT_FLOAT16 && dt != SHIMRT_BFLOAT16 ? true : false;
 }
 
+/* begin for bernoulli_, which also refuses (after begin's checks, the generator released
+ * again) a dtype it does not fill; kname: PyTorch's kernel name in that message. */
+static shimrt_mt19937 *bern_begin(const char *op, AtenTensorHandle self, AtenGeneratorHandle *gen,
+                                  const char *kname) {
+    shimrt_mt19937 *mt = begin(op, self, gen, NULL);
+    if (mt && !is_supported_bern(self->dtype)) {
+        END(gen);
+        shimrt_fail(op, "\"%s\" not implemented for '%s'", kname, shimrt_dtype_name(self->dtype));
+        return NULL;
+    }
+    return mt;
+}
+
 /* bernoulli_(p): PyTorch's default CPU path (a double draw per element, value < p). PyTorch
  * takes an MKL path on Intel CPUs instead (docs/random.md). */
 AOTITorchError shimrt_cpu_bernoulli__float(AtenTensorHandle self, double p,
@@ -481,20 +483,12 @@ AOTITorchError shimrt_cpu_bernoulli__float(AtenTensorHandle self, double p,
     static const char op[] = "bernoulli_";
     if (!(p >= 0.0 && p <= 1.0))
         return shimrt_fail(op, "bernoulli_ expects p to be in [0, 1], but got p=%g", p);
-    shimrt_mt19937 *mt = begin(op, self, generator, NULL);
+    shimrt_mt19937 *mt = bern_begin(op, self, generator, "bernoulli_scalar_cpu_");
     if (!mt) return AOTI_TORCH_FAILURE;
     int32_t dt = self->dtype;
-    if (!is_supported_bern(dt)) {
-        END(generator);
-        return shimrt_fail(op, "\"bernoulli_scalar_cpu_\" not implemented for '%s'",
-                           shimrt_dtype_name(dt));
-    }
-    size_t es = shimrt_dtype_size(dt);
-    char *base = shimrt_data(self);
     walk w;
     walk_init(&w, self);
-    for (int64_t i = 0; i < w.n; i++)
-        store_i(dt, base + walk_next(&w) * (int64_t)es, uniform_f64(mt, 0.0, 1.0) < p);
+    for (int64_t i = 0; i < w.n; i++) store_i(dt, walk_ptr(&w), uniform_f64(mt, 0.0, 1.0) < p);
     END(generator);
     return AOTI_TORCH_SUCCESS;
 }
@@ -527,14 +521,9 @@ AOTITorchError shimrt_cpu_bernoulli__tensor(AtenTensorHandle self, AtenTensorHan
             return shimrt_fail(op, "the shape of p cannot be broadcast to the shape of self");
         }
     }
-    shimrt_mt19937 *mt = begin(op, self, generator, NULL);
+    shimrt_mt19937 *mt = bern_begin(op, self, generator, "bernoulli_tensor_cpu_self_");
     if (!mt) return AOTI_TORCH_FAILURE;
     int32_t dt = self->dtype;
-    if (!is_supported_bern(dt)) {
-        END(generator);
-        return shimrt_fail(op, "\"bernoulli_tensor_cpu_self_\" not implemented for '%s'",
-                           shimrt_dtype_name(dt));
-    }
     size_t es = shimrt_dtype_size(dt), pes = shimrt_dtype_size(pdt);
     char *base = shimrt_data(self);
     const char *pb = shimrt_data(p);
@@ -596,14 +585,12 @@ static AOTITorchError serial_draw(const char *op, AtenTensorHandle self,
         return shimrt_fail(op, "\"%s\" not implemented for '%s'", kname, shimrt_dtype_name(dt));
     shimrt_mt19937 *mt = begin(op, self, generator, NULL);
     if (!mt) return AOTI_TORCH_FAILURE;
-    size_t es = shimrt_dtype_size(dt);
-    char *base = shimrt_data(self);
     walk w;
     walk_init(&w, self);
     bool fl = is_float_dt(dt);
     for (int64_t i = 0; i < w.n; i++) {
         double v = f(mt, prm);
-        char *p = base + walk_next(&w) * (int64_t)es;
+        char *p = walk_ptr(&w);
         if (fl)
             store_f(dt, p, v);
         else
@@ -695,41 +682,59 @@ static AOTITorchError finish(AOTITorchError rc, AtenTensorHandle t, AtenTensorHa
     return AOTI_TORCH_SUCCESS;
 }
 
-AOTITorchError shimrt_cpu_rand_generator(const int64_t *size, int64_t size_len_,
-                                         AtenGeneratorHandle *generator, int32_t *dtype,
-                                         int32_t *layout, int32_t *device, int32_t device_index_,
-                                         int32_t *pin_memory, AtenTensorHandle *ret0) {
-    (void)layout, (void)pin_memory;
-    AtenTensorHandle t;
-    if (new_tensor("rand", size, size_len_, dtype, SHIMRT_FLOAT32, device, device_index_, &t))
-        return AOTI_TORCH_FAILURE;
-    return finish(shimrt_cpu_uniform_(t, 0.0, 1.0, generator), t, ret0);
+static AOTITorchError like(const char *op, AtenTensorHandle self, int32_t *dtype, int32_t *layout,
+                           int32_t *device, int32_t device_index_, int32_t *pin_memory,
+                           int32_t *memory_format, AtenTensorHandle *out) {
+    if (shimrt_k_check_cpu(op, self, "self")) return AOTI_TORCH_FAILURE;
+    if (device && *device != SHIMRT_DEV_CPU)
+        return shimrt_fail(op, "the CPU kernel cannot make a tensor on %s",
+                           shimrt_device_type_name(*device));
+    return shimrt_empty_like(self, dtype, layout, device, device_index_, pin_memory, memory_format,
+                             out);
 }
 
-AOTITorchError shimrt_cpu_rand(const int64_t *size, int64_t size_len_, int32_t *dtype,
-                               int32_t *layout, int32_t *device, int32_t device_index_,
-                               int32_t *pin_memory, AtenTensorHandle *ret0) {
-    return shimrt_cpu_rand_generator(size, size_len_, NULL, dtype, layout, device, device_index_,
-                                     pin_memory, ret0);
-}
+/* rand and randn: a fresh float32 (unless dtype says) tensor, or one like self, filled from the
+ * unit distribution FILL(t, 0, 1, generator); each with and without a generator. */
+#define UNIT_FACTORIES(X)                                                                          \
+    X(rand, shimrt_cpu_uniform_)                                                                   \
+    X(randn, shimrt_cpu_normal_)
 
-AOTITorchError shimrt_cpu_randn_generator(const int64_t *size, int64_t size_len_,
-                                          AtenGeneratorHandle *generator, int32_t *dtype,
-                                          int32_t *layout, int32_t *device, int32_t device_index_,
-                                          int32_t *pin_memory, AtenTensorHandle *ret0) {
-    (void)layout, (void)pin_memory;
-    AtenTensorHandle t;
-    if (new_tensor("randn", size, size_len_, dtype, SHIMRT_FLOAT32, device, device_index_, &t))
-        return AOTI_TORCH_FAILURE;
-    return finish(shimrt_cpu_normal_(t, 0.0, 1.0, generator), t, ret0);
-}
+#define DEFINE_UNIT_FACTORY(NAME, FILL)                                                            \
+    AOTITorchError shimrt_cpu_##NAME##_generator(                                                  \
+        const int64_t *size, int64_t size_len_, AtenGeneratorHandle *generator, int32_t *dtype,    \
+        int32_t *layout, int32_t *device, int32_t device_index_, int32_t *pin_memory,              \
+        AtenTensorHandle *ret0) {                                                                  \
+        (void)layout, (void)pin_memory;                                                            \
+        AtenTensorHandle t;                                                                        \
+        if (new_tensor(#NAME, size, size_len_, dtype, SHIMRT_FLOAT32, device, device_index_, &t))  \
+            return AOTI_TORCH_FAILURE;                                                             \
+        return finish(FILL(t, 0.0, 1.0, generator), t, ret0);                                      \
+    }                                                                                              \
+    AOTITorchError shimrt_cpu_##NAME(const int64_t *size, int64_t size_len_, int32_t *dtype,       \
+                                     int32_t *layout, int32_t *device, int32_t device_index_,      \
+                                     int32_t *pin_memory, AtenTensorHandle *ret0) {                \
+        return shimrt_cpu_##NAME##_generator(size, size_len_, NULL, dtype, layout, device,         \
+                                             device_index_, pin_memory, ret0);                     \
+    }                                                                                              \
+    AOTITorchError shimrt_cpu_##NAME##_like_generator(                                             \
+        AtenTensorHandle self, AtenGeneratorHandle *generator, int32_t *dtype, int32_t *layout,    \
+        int32_t *device, int32_t device_index_, int32_t *pin_memory, int32_t *memory_format,       \
+        AtenTensorHandle *ret0) {                                                                  \
+        AtenTensorHandle t;                                                                        \
+        if (like(#NAME "_like", self, dtype, layout, device, device_index_, pin_memory,            \
+                 memory_format, &t))                                                               \
+            return AOTI_TORCH_FAILURE;                                                             \
+        return finish(FILL(t, 0.0, 1.0, generator), t, ret0);                                      \
+    }                                                                                              \
+    AOTITorchError shimrt_cpu_##NAME##_like(AtenTensorHandle self, int32_t *dtype,                 \
+                                            int32_t *layout, int32_t *device,                      \
+                                            int32_t device_index_, int32_t *pin_memory,            \
+                                            int32_t *memory_format, AtenTensorHandle *ret0) {      \
+        return shimrt_cpu_##NAME##_like_generator(self, NULL, dtype, layout, device,               \
+                                                  device_index_, pin_memory, memory_format, ret0); \
+    }
 
-AOTITorchError shimrt_cpu_randn(const int64_t *size, int64_t size_len_, int32_t *dtype,
-                                int32_t *layout, int32_t *device, int32_t device_index_,
-                                int32_t *pin_memory, AtenTensorHandle *ret0) {
-    return shimrt_cpu_randn_generator(size, size_len_, NULL, dtype, layout, device, device_index_,
-                                      pin_memory, ret0);
-}
+UNIT_FACTORIES(DEFINE_UNIT_FACTORY)
 
 AOTITorchError shimrt_cpu_randint_low_generator(int64_t low, int64_t high, const int64_t *size,
                                                 int64_t size_len_, AtenGeneratorHandle *generator,
@@ -822,54 +827,6 @@ AOTITorchError shimrt_cpu_randperm(int64_t n, int32_t *dtype, int32_t *layout, i
 }
 
 /* ---- *_like and functional forms: a new tensor (empty_like), then the in-place op ---- */
-
-static AOTITorchError like(const char *op, AtenTensorHandle self, int32_t *dtype, int32_t *layout,
-                           int32_t *device, int32_t device_index_, int32_t *pin_memory,
-                           int32_t *memory_format, AtenTensorHandle *out) {
-    if (shimrt_k_check_cpu(op, self, "self")) return AOTI_TORCH_FAILURE;
-    if (device && *device != SHIMRT_DEV_CPU)
-        return shimrt_fail(op, "the CPU kernel cannot make a tensor on %s",
-                           shimrt_device_type_name(*device));
-    return shimrt_empty_like(self, dtype, layout, device, device_index_, pin_memory, memory_format,
-                             out);
-}
-
-AOTITorchError shimrt_cpu_rand_like_generator(AtenTensorHandle self, AtenGeneratorHandle *generator,
-                                              int32_t *dtype, int32_t *layout, int32_t *device,
-                                              int32_t device_index_, int32_t *pin_memory,
-                                              int32_t *memory_format, AtenTensorHandle *ret0) {
-    AtenTensorHandle t;
-    if (like("rand_like", self, dtype, layout, device, device_index_, pin_memory, memory_format,
-             &t))
-        return AOTI_TORCH_FAILURE;
-    return finish(shimrt_cpu_uniform_(t, 0.0, 1.0, generator), t, ret0);
-}
-
-AOTITorchError shimrt_cpu_rand_like(AtenTensorHandle self, int32_t *dtype, int32_t *layout,
-                                    int32_t *device, int32_t device_index_, int32_t *pin_memory,
-                                    int32_t *memory_format, AtenTensorHandle *ret0) {
-    return shimrt_cpu_rand_like_generator(self, NULL, dtype, layout, device, device_index_,
-                                          pin_memory, memory_format, ret0);
-}
-
-AOTITorchError shimrt_cpu_randn_like_generator(AtenTensorHandle self,
-                                               AtenGeneratorHandle *generator, int32_t *dtype,
-                                               int32_t *layout, int32_t *device,
-                                               int32_t device_index_, int32_t *pin_memory,
-                                               int32_t *memory_format, AtenTensorHandle *ret0) {
-    AtenTensorHandle t;
-    if (like("randn_like", self, dtype, layout, device, device_index_, pin_memory, memory_format,
-             &t))
-        return AOTI_TORCH_FAILURE;
-    return finish(shimrt_cpu_normal_(t, 0.0, 1.0, generator), t, ret0);
-}
-
-AOTITorchError shimrt_cpu_randn_like(AtenTensorHandle self, int32_t *dtype, int32_t *layout,
-                                     int32_t *device, int32_t device_index_, int32_t *pin_memory,
-                                     int32_t *memory_format, AtenTensorHandle *ret0) {
-    return shimrt_cpu_randn_like_generator(self, NULL, dtype, layout, device, device_index_,
-                                           pin_memory, memory_format, ret0);
-}
 
 AOTITorchError shimrt_cpu_randint_like_low_generator_dtype(
     AtenTensorHandle self, int64_t low, int64_t high, AtenGeneratorHandle *generator,

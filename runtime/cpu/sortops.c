@@ -309,18 +309,47 @@ typedef struct {
     volatile int oom;     /* a worker could not allocate */
 } sel_ctx;
 
+/* A worker's buffer for one line's (key, position) pairs; *oom set when it cannot be had. */
+static kv *line_buf(const lines *L, volatile int *oom) {
+    kv *buf = malloc(sizeof *buf * (size_t)(L->len ? L->len : 1));
+    if (!buf) *oom = 1;
+    return buf;
+}
+
+/* Line `line`'s keys, each with its position along the line. */
+static void line_keys(const lines *L, int64_t line, kv *buf) {
+    for (int64_t j = 0; j < L->len; j++) buf[j] = (kv){key(at(L, line, j), L->dt), j};
+}
+
+/* The values (self's dtype) and int64 indices results of one shape; NULL each that could not
+ * be made (ix too when v could not). */
+static void new_pair(const char *op, const struct AtenTensorOpaque *self, int64_t nd,
+                     const int64_t *shape, AtenTensorHandle *v, AtenTensorHandle *ix) {
+    *v = shimrt_k_new(op, nd, shape, self->dtype);
+    *ix = *v ? shimrt_k_new(op, nd, shape, SHIMRT_INT64) : NULL;
+}
+
+/* Closes L; on success hands v and ix out, else frees them and returns the failure. */
+static AOTITorchError give_pair(lines *L, AOTITorchError err, AtenTensorHandle v,
+                                AtenTensorHandle ix, AtenTensorHandle *ret0,
+                                AtenTensorHandle *ret1) {
+    lines_close(L);
+    if (err)
+        shimrt_tensor_free(ix);
+    else
+        *ret1 = ix;
+    return shimrt_k_hand_out(err, v, ret0);
+}
+
 static void sel_lines(int64_t b, int64_t e, void *vctx) {
     sel_ctx *c = vctx;
     const lines *L = c->L;
-    kv *buf = malloc(sizeof *buf * (size_t)(L->len ? L->len : 1));
-    if (!buf) {
-        c->oom = 1;
-        return;
-    }
+    kv *buf = line_buf(L, &c->oom);
+    if (!buf) return;
     int64_t nout = c->kth ? 1 : c->k, n = L->len;
     kv_less lt = c->desc ? kv_gt_nan : kv_lt_nan;
     for (int64_t line = b; line < e; line++) {
-        for (int64_t j = 0; j < n; j++) buf[j] = (kv){key(at(L, line, j), L->dt), j};
+        line_keys(L, line, buf);
         if (c->kth) {
             aten_quick_select(buf, n, c->k);
         } else if (c->k * 64 <= n) {
@@ -363,21 +392,13 @@ AOTITorchError shimrt_cpu_topk(AtenTensorHandle self, int64_t k, int64_t dim, in
     }
     int64_t shape[SHIMRT_MAX_DIMS];
     int64_t nd = shape_with(self, L.d, k, true, shape);
-    AtenTensorHandle v = shimrt_k_new(op, nd, shape, self->dtype);
-    AtenTensorHandle ix = v ? shimrt_k_new(op, nd, shape, SHIMRT_INT64) : NULL;
+    AtenTensorHandle v, ix;
+    new_pair(op, self, nd, shape, &v, &ix);
     /* a 0-d self is copied whatever k (0 or 1), as PyTorch's topk_out_cpu does */
     int64_t kk = self->ndim == 0 ? 1 : k;
     AOTITorchError err = v && ix ? select_run(op, &L, kk, largest != 0, false, sorted != 0, v, ix)
                                  : AOTI_TORCH_FAILURE;
-    lines_close(&L);
-    if (err) {
-        shimrt_tensor_free(v);
-        shimrt_tensor_free(ix);
-        return err;
-    }
-    *ret0 = v;
-    *ret1 = ix;
-    return AOTI_TORCH_SUCCESS;
+    return give_pair(&L, err, v, ix, ret0, ret1);
 }
 
 AOTITorchError shimrt_cpu_kthvalue(AtenTensorHandle self, int64_t k, int64_t dim, int32_t keepdim,
@@ -396,49 +417,43 @@ AOTITorchError shimrt_cpu_kthvalue(AtenTensorHandle self, int64_t k, int64_t dim
     }
     int64_t shape[SHIMRT_MAX_DIMS];
     int64_t nd = shape_with(self, L.d, 1, keepdim != 0, shape);
-    AtenTensorHandle v = shimrt_k_new(op, nd, shape, self->dtype);
-    AtenTensorHandle ix = v ? shimrt_k_new(op, nd, shape, SHIMRT_INT64) : NULL;
+    AtenTensorHandle v, ix;
+    new_pair(op, self, nd, shape, &v, &ix);
     AOTITorchError err =
         v && ix ? select_run(op, &L, k - 1, false, true, false, v, ix) : AOTI_TORCH_FAILURE;
-    lines_close(&L);
-    if (err) {
-        shimrt_tensor_free(v);
-        shimrt_tensor_free(ix);
-        return err;
-    }
-    *ret0 = v;
-    *ret1 = ix;
-    return AOTI_TORCH_SUCCESS;
+    return give_pair(&L, err, v, ix, ret0, ret1);
 }
 
-/* median of every element: the lower median, NaN when any element is NaN. */
-AOTITorchError shimrt_cpu_median(AtenTensorHandle self, AtenTensorHandle *ret0) {
-    static const char op[] = "median";
+/* median and nanmedian of every element (a 0-d result): the lower median; for nanmedian
+ * (skip_nan) of the non-NaN values, NaN when there is none; for median NaN when any element is
+ * NaN. */
+static AOTITorchError median_all(const char *op, AtenTensorHandle self, bool skip_nan,
+                                 AtenTensorHandle *ret0) {
     if (shimrt_k_check_cpu(op, self, "self") || shimrt_k_check_dtype(op, self, "self"))
         return AOTI_TORCH_FAILURE;
     if (self->dtype == SHIMRT_BOOL && shimrt_numel(self) > 0)
-        return shimrt_fail(op, "\"median_cpu\" not implemented for 'Bool'");
+        return shimrt_fail(op, "\"%s_cpu\" not implemented for 'Bool'", op);
     int64_t n = shimrt_numel(self);
     AtenTensorHandle flat = shimrt_k_new(op, self->ndim, self->sizes, self->dtype);
     if (!flat) return AOTI_TORCH_FAILURE;
-    if (shimrt_k_copy(op, flat, self)) { /* dense, row-major: read as one line */
-        shimrt_tensor_free(flat);
-        return AOTI_TORCH_FAILURE;
-    }
-    AtenTensorHandle r = shimrt_k_new(op, 0, NULL, self->dtype);
+    /* dense, row-major: read as one line */
+    AtenTensorHandle r =
+        shimrt_k_copy(op, flat, self) ? NULL : shimrt_k_new(op, 0, NULL, self->dtype);
     if (!r) {
         shimrt_tensor_free(flat);
         return AOTI_TORCH_FAILURE;
     }
-    if (n == 0) {
+    lines L = {flat, false, 0, 1, n, 1, shimrt_dtype_size(self->dtype), self->dtype};
+    int64_t nans = 0, ix;
+    for (int64_t j = 0; j < n && shimrt_k_is_floating(self->dtype); j++)
+        nans += isnan(key(at(&L, 0, j), self->dtype)) != 0;
+    int64_t valid = skip_nan ? n - nans : n;
+    if (valid == 0) {
         shimrt_k_fill(r, NAN);
         shimrt_tensor_free(flat);
         return shimrt_k_give(r, ret0);
     }
-    lines L = {flat, false, 0, 1, n, 1, shimrt_dtype_size(self->dtype), self->dtype};
-    int64_t ix, rank = (n - 1) / 2;
-    for (int64_t j = 0; j < n && shimrt_k_is_floating(self->dtype); j++)
-        if (isnan(key(at(&L, 0, j), self->dtype))) rank = n - 1; /* NaN propagates */
+    int64_t rank = nans && !skip_nan ? n - 1 : (valid - 1) / 2; /* NaN propagates in median */
     sel_ctx c = {&L, rank, false, true, false, shimrt_data(r), &ix, 0};
     sel_lines(0, 1, &c);
     shimrt_tensor_free(flat);
@@ -447,6 +462,14 @@ AOTITorchError shimrt_cpu_median(AtenTensorHandle self, AtenTensorHandle *ret0) 
         return shimrt_fail(op, "out of memory");
     }
     return shimrt_k_give(r, ret0);
+}
+
+AOTITorchError shimrt_cpu_median(AtenTensorHandle self, AtenTensorHandle *ret0) {
+    return median_all("median", self, false, ret0);
+}
+
+AOTITorchError shimrt_cpu_nanmedian(AtenTensorHandle self, AtenTensorHandle *ret0) {
+    return median_all("nanmedian", self, true, ret0);
 }
 
 /* ---- scans -------------------------------------------------------------------------------- */
@@ -546,28 +569,27 @@ static AOTITorchError scan(const char *op, AtenTensorHandle self, int64_t dim, i
     return AOTI_TORCH_SUCCESS;
 }
 
-AOTITorchError shimrt_cpu_cumsum(AtenTensorHandle self, int64_t dim, int32_t *dtype,
-                                 AtenTensorHandle *ret0) {
+/* cumsum and cumprod: the scan in dtype (self's, promoted, when NULL); an unsigned self is read
+ * as that dtype first. */
+static AOTITorchError scan_acc(const char *op, AtenTensorHandle self, int64_t dim, int32_t *dtype,
+                               int kind, AtenTensorHandle *ret0) {
     AtenTensorHandle u = NULL;
-    if (shimrt_k_check_cpu("cumsum", self, "self") ||
+    if (shimrt_k_check_cpu(op, self, "self") ||
         shimrt_k_unsigned_as(self, scan_dtype(self, dtype), &u))
         return AOTI_TORCH_FAILURE;
-    AOTITorchError e =
-        scan("cumsum", u ? u : self, dim, scan_dtype(self, dtype), SC_SUM, ret0, NULL);
+    AOTITorchError e = scan(op, u ? u : self, dim, scan_dtype(self, dtype), kind, ret0, NULL);
     shimrt_tensor_free(u);
     return e;
 }
 
+AOTITorchError shimrt_cpu_cumsum(AtenTensorHandle self, int64_t dim, int32_t *dtype,
+                                 AtenTensorHandle *ret0) {
+    return scan_acc("cumsum", self, dim, dtype, SC_SUM, ret0);
+}
+
 AOTITorchError shimrt_cpu_cumprod(AtenTensorHandle self, int64_t dim, int32_t *dtype,
                                   AtenTensorHandle *ret0) {
-    AtenTensorHandle u = NULL;
-    if (shimrt_k_check_cpu("cumprod", self, "self") ||
-        shimrt_k_unsigned_as(self, scan_dtype(self, dtype), &u))
-        return AOTI_TORCH_FAILURE;
-    AOTITorchError e =
-        scan("cumprod", u ? u : self, dim, scan_dtype(self, dtype), SC_PROD, ret0, NULL);
-    shimrt_tensor_free(u);
-    return e;
+    return scan_acc("cumprod", self, dim, dtype, SC_PROD, ret0);
 }
 
 AOTITorchError shimrt_cpu_cummax(AtenTensorHandle self, int64_t dim, AtenTensorHandle *ret0,
@@ -591,41 +613,6 @@ AOTITorchError shimrt_cpu_logcumsumexp(AtenTensorHandle self, int64_t dim, AtenT
     return scan(op, self, dim, self->dtype, SC_LSE, ret0, NULL);
 }
 
-/* nanmedian of every element: the lower median of the non-NaN values; NaN when there is
- * none. */
-AOTITorchError shimrt_cpu_nanmedian(AtenTensorHandle self, AtenTensorHandle *ret0) {
-    static const char op[] = "nanmedian";
-    if (shimrt_k_check_cpu(op, self, "self") || shimrt_k_check_dtype(op, self, "self"))
-        return AOTI_TORCH_FAILURE;
-    if (self->dtype == SHIMRT_BOOL && shimrt_numel(self) > 0)
-        return shimrt_fail(op, "\"nanmedian_cpu\" not implemented for 'Bool'");
-    int64_t n = shimrt_numel(self);
-    AtenTensorHandle flat = shimrt_k_new(op, self->ndim, self->sizes, self->dtype);
-    if (!flat) return AOTI_TORCH_FAILURE;
-    AtenTensorHandle r =
-        shimrt_k_copy(op, flat, self) ? NULL : shimrt_k_new(op, 0, NULL, self->dtype);
-    if (!r) {
-        shimrt_tensor_free(flat);
-        return AOTI_TORCH_FAILURE;
-    }
-    lines L = {flat, false, 0, 1, n, 1, shimrt_dtype_size(self->dtype), self->dtype};
-    int64_t valid = 0, ix;
-    for (int64_t j = 0; j < n; j++) valid += !isnan(key(at(&L, 0, j), self->dtype));
-    if (valid == 0) {
-        shimrt_k_fill(r, NAN);
-        shimrt_tensor_free(flat);
-        return shimrt_k_give(r, ret0);
-    }
-    sel_ctx c = {&L, (valid - 1) / 2, false, true, false, shimrt_data(r), &ix, 0};
-    sel_lines(0, 1, &c);
-    shimrt_tensor_free(flat);
-    if (c.oom) {
-        shimrt_tensor_free(r);
-        return shimrt_fail(op, "out of memory");
-    }
-    return shimrt_k_give(r, ret0);
-}
-
 /* mode along dim, as PyTorch's CPU kernel: the line sorted by std::sort with `<`, then the
  * last element of the first longest run of adjacent elements that compare equal (NaN never
  * does), with its position. */
@@ -639,13 +626,10 @@ typedef struct {
 static void mode_lines(int64_t b, int64_t e, void *vctx) {
     mode_ctx *c = vctx;
     const lines *L = c->L;
-    kv *buf = malloc(sizeof *buf * (size_t)(L->len ? L->len : 1));
-    if (!buf) {
-        c->oom = 1;
-        return;
-    }
+    kv *buf = line_buf(L, &c->oom);
+    if (!buf) return;
     for (int64_t line = b; line < e; line++) {
-        for (int64_t j = 0; j < L->len; j++) buf[j] = (kv){key(at(L, line, j), L->dt), j};
+        line_keys(L, line, buf);
         stl_sort(buf, L->len, kv_lt);
         int64_t best = 0, bestn = 0, run = 0;
         for (int64_t j = 0; j < L->len; j++) {
@@ -677,8 +661,8 @@ AOTITorchError shimrt_cpu_mode(AtenTensorHandle self, int64_t dim, int32_t keepd
     }
     int64_t shape[SHIMRT_MAX_DIMS];
     int64_t nd = shape_with(self, L.d, 1, keepdim != 0, shape);
-    AtenTensorHandle v = shimrt_k_new(op, nd, shape, self->dtype);
-    AtenTensorHandle ix = v ? shimrt_k_new(op, nd, shape, SHIMRT_INT64) : NULL;
+    AtenTensorHandle v, ix;
+    new_pair(op, self, nd, shape, &v, &ix);
     AOTITorchError err = v && ix ? AOTI_TORCH_SUCCESS : AOTI_TORCH_FAILURE;
     if (!err) {
         /* results are [outer, inner]: line = o * inner + i is also the result's position */
@@ -687,13 +671,5 @@ AOTITorchError shimrt_cpu_mode(AtenTensorHandle self, int64_t dim, int32_t keepd
         if (n > 0) torch_parallel_for(0, n, 1, mode_lines, &c);
         if (c.oom) err = shimrt_fail(op, "out of memory");
     }
-    lines_close(&L);
-    if (err) {
-        shimrt_tensor_free(v);
-        shimrt_tensor_free(ix);
-        return AOTI_TORCH_FAILURE;
-    }
-    *ret0 = v;
-    *ret1 = ix;
-    return AOTI_TORCH_SUCCESS;
+    return give_pair(&L, err, v, ix, ret0, ret1);
 }

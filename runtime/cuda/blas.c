@@ -322,47 +322,44 @@ static AOTITorchError gemm_out(const char *op, AtenTensorHandle out, AtenTensorH
     return rc;
 }
 
+/* mm, bmm (no self: beta 0, alpha 1) and addmm, baddbmm (with_self: self checked as defined,
+ * beta and alpha by value, as the CPU kernel) into out: a and b checked as a pair and for their
+ * shapes, batched ([B, n, k] @ [B, k, m]) or not; the result in a's dtype. */
+static AOTITorchError gemm_op_out(const char *op, AtenTensorHandle out, bool with_self,
+                                  AtenTensorHandle self, AtenTensorHandle a, const char *a_name,
+                                  AtenTensorHandle b, const char *b_name, bool batched, double beta,
+                                  double alpha) {
+    int64_t shape[3];
+    if (check_pair(op, a, a_name, b, b_name) ||
+        (with_self && shimrt_k_check_defined(op, self, "self")) ||
+        (batched ? shimrt_k_bmm_shape(op, a, b, shape)
+                 : shimrt_k_mm_shape(op, a, a_name, b, shape)))
+        return AOTI_TORCH_FAILURE;
+    return gemm_out(op, out, self, a, b, batched, shape, beta, alpha, a->dtype);
+}
+
 AOTITorchError shimrt_cuda_mm_out(AtenTensorHandle out, AtenTensorHandle self,
                                   AtenTensorHandle mat2) {
-    static const char op[] = "mm.out";
-    int64_t shape[2];
-    if (check_pair(op, self, "self", mat2, "mat2") ||
-        shimrt_k_mm_shape(op, self, "self", mat2, shape))
-        return AOTI_TORCH_FAILURE;
-    return gemm_out(op, out, NULL, self, mat2, false, shape, 0.0, 1.0, self->dtype);
+    return gemm_op_out("mm.out", out, false, NULL, self, "self", mat2, "mat2", false, 0.0, 1.0);
 }
 
 AOTITorchError shimrt_cuda_bmm_out(AtenTensorHandle out, AtenTensorHandle self,
                                    AtenTensorHandle mat2) {
-    static const char op[] = "bmm.out";
-    int64_t shape[3];
-    if (check_pair(op, self, "self", mat2, "mat2") || shimrt_k_bmm_shape(op, self, mat2, shape))
-        return AOTI_TORCH_FAILURE;
-    return gemm_out(op, out, NULL, self, mat2, true, shape, 0.0, 1.0, self->dtype);
+    return gemm_op_out("bmm.out", out, false, NULL, self, "self", mat2, "mat2", true, 0.0, 1.0);
 }
 
 AOTITorchError shimrt_cuda_addmm_out(AtenTensorHandle out, AtenTensorHandle self,
                                      AtenTensorHandle mat1, AtenTensorHandle mat2,
-                                     shimrt_scalar sbeta, shimrt_scalar salpha) {
-    double beta = sbeta.d, alpha = salpha.d; /* by value, as the CPU kernel */
-    static const char op[] = "addmm.out";
-    int64_t shape[2];
-    if (check_pair(op, mat1, "mat1", mat2, "mat2") || shimrt_k_check_defined(op, self, "self") ||
-        shimrt_k_mm_shape(op, mat1, "mat1", mat2, shape))
-        return AOTI_TORCH_FAILURE;
-    return gemm_out(op, out, self, mat1, mat2, false, shape, beta, alpha, mat1->dtype);
+                                     shimrt_scalar beta, shimrt_scalar alpha) {
+    return gemm_op_out("addmm.out", out, true, self, mat1, "mat1", mat2, "mat2", false, beta.d,
+                       alpha.d);
 }
 
 AOTITorchError shimrt_cuda_baddbmm_out(AtenTensorHandle out, AtenTensorHandle self,
                                        AtenTensorHandle batch1, AtenTensorHandle batch2,
-                                       shimrt_scalar sbeta, shimrt_scalar salpha) {
-    double beta = sbeta.d, alpha = salpha.d; /* by value, as the CPU kernel */
-    static const char op[] = "baddbmm.out";
-    int64_t shape[3];
-    if (check_pair(op, batch1, "batch1", batch2, "batch2") ||
-        shimrt_k_check_defined(op, self, "self") || shimrt_k_bmm_shape(op, batch1, batch2, shape))
-        return AOTI_TORCH_FAILURE;
-    return gemm_out(op, out, self, batch1, batch2, true, shape, beta, alpha, batch1->dtype);
+                                       shimrt_scalar beta, shimrt_scalar alpha) {
+    return gemm_op_out("baddbmm.out", out, true, self, batch1, "batch1", batch2, "batch2", true,
+                       beta.d, alpha.d);
 }
 
 /* mm.dtype_out: PyTorch's checks (aten/src/ATen/native/cuda/Blas.cpp), then one GEMM with

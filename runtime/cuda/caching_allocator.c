@@ -240,6 +240,15 @@ static spool *pool_of(device_state *d, CUstream stream, bool create) {
     return p;
 }
 
+/* b's next block (in no bin) becomes part of b. */
+static void absorb_next(block *b) {
+    block *n = b->next;
+    b->size += n->size;
+    b->next = n->next;
+    if (b->next) b->next->prev = b;
+    free(n);
+}
+
 /* A free block back into its bins, merged with free neighbours (lock held). */
 static void release_block(device_state *d, block *b) {
     b->allocated = false;
@@ -247,17 +256,11 @@ static void release_block(device_state *d, block *b) {
     block *n = b->next, *pr = b->prev;
     if (n && !n->allocated && !n->events_left) {
         bin_remove(n);
-        b->size += n->size;
-        b->next = n->next;
-        if (b->next) b->next->prev = b;
-        free(n);
+        absorb_next(b);
     }
     if (pr && !pr->allocated && !pr->events_left) {
         bin_remove(pr);
-        pr->size += b->size;
-        pr->next = b->next;
-        if (pr->next) pr->next->prev = pr;
-        free(b);
+        absorb_next(pr);
         b = pr;
     }
     bin_insert(b);
@@ -515,14 +518,21 @@ void shimrt_cuda_storage_free(void *data, void *ctx) {
     (void)device_give("shimrt_cuda_storage_free", data);
 }
 
+/* The current device, for a raw or pinned-host allocation of nbytes (refused beyond
+ * SHIMRT_MAX_ALLOC_BYTES). */
+static AOTITorchError current_device_for(const char *func, uint64_t nbytes, int32_t *dev) {
+    if (shimrt_cuda_resolve_device(func, -1, dev)) return AOTI_TORCH_FAILURE;
+    if (nbytes > SHIMRT_MAX_ALLOC_BYTES)
+        return shimrt_fail(func, "allocation of %llu bytes is too large",
+                           (unsigned long long)nbytes);
+    return AOTI_TORCH_SUCCESS;
+}
+
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cuda_caching_allocator_raw_alloc(uint64_t nbytes,
                                                                              void **ret_ptr) {
     SHIMRT_CHECK_ARG(ret_ptr);
     int32_t idx;
-    if (shimrt_cuda_resolve_device(__func__, -1, &idx)) return AOTI_TORCH_FAILURE;
-    if (nbytes > SHIMRT_MAX_ALLOC_BYTES)
-        return shimrt_fail(__func__, "allocation of %llu bytes is too large",
-                           (unsigned long long)nbytes);
+    if (current_device_for(__func__, nbytes, &idx)) return AOTI_TORCH_FAILURE;
     return device_take(__func__, (size_t)nbytes, idx, shimrt_cuda_current_stream(idx), ret_ptr);
 }
 
@@ -570,10 +580,7 @@ static void host_process(const shimrt_cuda_api *cu) {
 AOTI_TORCH_EXPORT AOTITorchError shimrt_cuda_host_alloc(uint64_t nbytes, void **ret_ptr) {
     SHIMRT_CHECK_ARG(ret_ptr);
     int32_t dev;
-    if (shimrt_cuda_resolve_device(__func__, -1, &dev)) return AOTI_TORCH_FAILURE;
-    if (nbytes > SHIMRT_MAX_ALLOC_BYTES)
-        return shimrt_fail(__func__, "allocation of %llu bytes is too large",
-                           (unsigned long long)nbytes);
+    if (current_device_for(__func__, nbytes, &dev)) return AOTI_TORCH_FAILURE;
     if (nbytes == 0) {
         *ret_ptr = NULL;
         return AOTI_TORCH_SUCCESS;

@@ -815,6 +815,27 @@ static void layer_norm_kernel(FILE *f, const shimrt_cuda_kdesc *k) {
           f);
 }
 
+/* The merge passes' search, indented by ind: the element u at position i of the run of width w
+ * that starts at start finds the sibling run [lo, hi) (clipped to len) and a, lo plus the
+ * sibling's elements ordered before u (keys < u for a left run's element, <= u for a right
+ * run's); mid names the bisection's variable, key_at the sibling's key at it, note a comment
+ * line or "". */
+static void merge_search(FILE *f, int ind, const char *len, const char *mid, const char *key_at,
+                         const char *note) {
+    fprintf(f, "%*sint left = (start / w) %% 2 == 0;\n", ind, "");
+    fprintf(f,
+            "%*sif (left) { lo = start + w; hi = start + 2 * w; } else { lo = start - w; hi = "
+            "start; }\n",
+            ind, "");
+    fprintf(f, "%*sif (lo > %s) lo = %s;\n%*sif (hi > %s) hi = %s;\n", ind, "", len, len, ind, "",
+            len, len);
+    fprintf(f, "%s%*slong long a = lo, b = hi;\n%*swhile (a < b) {\n", note, ind, "", ind, "");
+    fprintf(f, "%*s  long long %s = a + (b - a) / 2; unsigned long long v = %s;\n", ind, "", mid,
+            key_at);
+    fprintf(f, "%*s  if (v < u || (!left && v == u)) a = %s + 1; else b = %s;\n%*s}\n", ind, "",
+            mid, mid, ind, "");
+}
+
 /* sort (always stable, as the CPU kernel, runtime/cpu/shape.c): the elements become
  * unsigned 64-bit keys whose order is the sort's order (integers offset by 2^63; floating
  * values through double: -0.0 as 0.0, the sign-magnitude bits turned into an unsigned order,
@@ -863,16 +884,10 @@ static void sort_keys_kernel(FILE *f, const shimrt_cuda_kdesc *k, const dtype_in
           "256;\n"
           "      for (long long i = SH_TID; i < m; i += SH_BDIM) {\n"
           "        long long start = i - i % w, lo, hi;\n"
-          "        unsigned long long u = ck[i];\n"
-          "        int left = (start / w) % 2 == 0;\n"
-          "        if (left) { lo = start + w; hi = start + 2 * w; } else { lo = start - w; hi = "
-          "start; }\n"
-          "        if (lo > m) lo = m;\n        if (hi > m) hi = m;\n"
-          "        long long a = lo, b = hi;\n"
-          "        while (a < b) {\n"
-          "          long long c = a + (b - a) / 2; unsigned long long v = ck[c];\n"
-          "          if (v < u || (!left && v == u)) a = c + 1; else b = c;\n        }\n"
-          "        long long at = (left ? start : lo) + (i - start) + (a - lo);\n"
+          "        unsigned long long u = ck[i];\n",
+          f);
+    merge_search(f, 8, "m", "c", "ck[c]", "");
+    fputs("        long long at = (left ? start : lo) + (i - start) + (a - lo);\n"
           "        sk[(cur ^ 1) * 256 + at] = u; sp[(cur ^ 1) * 256 + at] = cp[i];\n      }\n"
           "      sh_sync();\n    }\n"
           "    for (long long i = SH_TID; i < m; i += SH_BDIM) {\n"
@@ -891,17 +906,12 @@ static void sort_merge_kernel(FILE *f, const shimrt_cuda_kdesc *k) {
           "  long long n = p.n, i0 = SH_BID * SH_BDIM + SH_TID, step = SH_GDIM * SH_BDIM;\n"
           "  for (long long j = i0; j < n; j += step) {\n"
           "    long long i = j % len, row = j - i, start = i - i % w, lo, hi, at;\n"
-          "    unsigned long long u = key[j];\n"
-          "    int left = (start / w) % 2 == 0;\n"
-          "    if (left) { lo = start + w; hi = start + 2 * w; } else { lo = start - w; hi = "
-          "start; }\n"
-          "    if (lo > len) lo = len;\n    if (hi > len) hi = len;\n"
-          "    /* the sibling's elements before u: keys < u (left run) or <= u (right run) */\n"
-          "    long long a = lo, b = hi;\n"
-          "    while (a < b) {\n"
-          "      long long m = a + (b - a) / 2; unsigned long long v = key[row + m];\n"
-          "      if (v < u || (!left && v == u)) a = m + 1; else b = m;\n    }\n"
-          "    at = (left ? start : lo) + (i - start) + (a - lo);\n"
+          "    unsigned long long u = key[j];\n",
+          f);
+    merge_search(
+        f, 4, "len", "m", "key[row + m]",
+        "    /* the sibling's elements before u: keys < u (left run) or <= u (right run) */\n");
+    fputs("    at = (left ? start : lo) + (i - start) + (a - lo);\n"
           "    okey[row + at] = u; opos[row + at] = pos[j];\n  }\n}\n",
           f);
 }

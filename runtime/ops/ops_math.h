@@ -17,18 +17,12 @@
  * (built with -fopenmp-simd and SHIMRT_VECMATH; `const` tells gcc the calls touch no
  * memory, which the vectorizer needs); elsewhere the C library's. */
 #if defined(SHIMRT_VECMATH) && defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-#pragma omp declare simd notinbranch
-__attribute__((const)) float shimrt_vm_expf(float);
-#pragma omp declare simd notinbranch
-__attribute__((const)) double shimrt_vm_exp(double);
-#pragma omp declare simd notinbranch
-__attribute__((const)) float shimrt_vm_logf(float);
-#pragma omp declare simd notinbranch
-__attribute__((const)) double shimrt_vm_log(double);
-#pragma omp declare simd notinbranch
-__attribute__((const)) float shimrt_vm_tanhf(float);
-#pragma omp declare simd notinbranch
-__attribute__((const)) double shimrt_vm_tanh(double);
+#define SH_VM_DECLARE(fn)                                                                          \
+    _Pragma("omp declare simd notinbranch") __attribute__((const)) float shimrt_vm_##fn##f(float); \
+    _Pragma("omp declare simd notinbranch") __attribute__((const)) double shimrt_vm_##fn(double);
+SH_VM_DECLARE(exp)
+SH_VM_DECLARE(log)
+SH_VM_DECLARE(tanh)
 #define SH_EXPF shimrt_vm_expf
 #define SH_EXPD shimrt_vm_exp
 #define SH_LOGF shimrt_vm_logf
@@ -71,24 +65,18 @@ static inline int64_t sh_powi_(int64_t b, int64_t e) {
 /* PyTorch's pow for floating types: exponent 2, 3 and -2 as products (and 1 / b * b), 0.5
  * as sqrt, -0.5 as rsqrt, -1 as reciprocal (its sqrt/rsqrt/reciprocal kernels: sqrt(-0) is
  * -0, rsqrt(-0) -inf, rsqrt(-inf) NaN where pow gives +0, +inf, 0), else pow */
-static inline float sh_powf_(float b, float e) {
-    return e == 2.0f    ? b * b
-           : e == 3.0f  ? b * b * b
-           : e == 0.5f  ? sqrtf(b)
-           : e == -0.5f ? 1.0f / sqrtf(b)
-           : e == -1.0f ? 1.0f / b
-           : e == -2.0f ? 1.0f / (b * b)
-                        : powf(b, e);
-}
-static inline double sh_powd_(double b, double e) {
-    return e == 2.0    ? b * b
-           : e == 3.0  ? b * b * b
-           : e == 0.5  ? sqrt(b)
-           : e == -0.5 ? 1.0 / sqrt(b)
-           : e == -1.0 ? 1.0 / b
-           : e == -2.0 ? 1.0 / (b * b)
-                       : pow(b, e);
-}
+#define SH_POW_F(NAME, T, SQRT, POW)                                                               \
+    static inline T NAME(T b, T e) {                                                               \
+        return e == (T)2      ? b * b                                                              \
+               : e == (T)3    ? b * b * b                                                          \
+               : e == (T)0.5  ? SQRT(b)                                                            \
+               : e == (T)-0.5 ? (T)1 / SQRT(b)                                                     \
+               : e == (T)-1   ? (T)1 / b                                                           \
+               : e == (T)-2   ? (T)1 / (b * b)                                                     \
+                              : POW(b, e);                                                           \
+    }
+SH_POW_F(sh_powf_, float, sqrtf, powf)
+SH_POW_F(sh_powd_, double, sqrt, pow)
 
 /* PyTorch's div_floor for floating types (c10/util/generic_math.h semantics) */
 #define SH_FLOORDIV_F(NAME, T, FMOD, FLOOR, COPYSIGN)                                              \

@@ -114,22 +114,31 @@ static void spill_job(job_set *j, int arch, const shimrt_cuda_kdesc *k) {
     free(src);
 }
 
-static int spills(const char *archs, const char *only) {
-    int list[16], na;
-    if (parse_archs(archs, list, &na)) return 2;
+/* Runs run for every kernel whose name contains only (all when NULL) on each of the na archs of
+ * list, on worker threads; j holds the counts after. Returns how many kernels were selected. */
+static size_t run_selected(job_set *j, const int *list, int na, const char *only,
+                           void (*run)(job_set *j, int arch, const shimrt_cuda_kdesc *k)) {
     size_t total = shimrt_cuda_kernel_count(), n = 0;
     for (size_t i = 0; i < total; i++) {
         shimrt_cuda_kdesc k;
         shimrt_cuda_kernel_at(i, &k);
         n += !only || strstr(k.name, only);
     }
-    job_set j = {.archs = list,
-                 .n = total,
-                 .total = total * (size_t)na,
-                 .run = spill_job,
-                 .out = PTHREAD_MUTEX_INITIALIZER,
-                 .only = only};
-    run_jobs(&j);
+    *j = (job_set){.archs = list,
+                   .n = total,
+                   .total = total * (size_t)na,
+                   .run = run,
+                   .out = PTHREAD_MUTEX_INITIALIZER,
+                   .only = only};
+    run_jobs(j);
+    return n;
+}
+
+static int spills(const char *archs, const char *only) {
+    int list[16], na;
+    if (parse_archs(archs, list, &na)) return 2;
+    job_set j;
+    size_t n = run_selected(&j, list, na, only, spill_job);
     if (atomic_load(&j.failed)) return 1;
     size_t bad = atomic_load(&j.bad), infos = atomic_load(&j.infos);
     printf("spills: %zu kernels x %d arch(s) compiled, %zu ptxas reports read, %zu with spills\n",
@@ -171,20 +180,9 @@ static int warm(const char *archs, const char *only) {
     int list[16], na;
     if (parse_archs(archs, list, &na)) return 2;
     shimrt_jit_reset_stats();
-    size_t total = shimrt_cuda_kernel_count(), n = 0;
-    for (size_t i = 0; i < total; i++) {
-        shimrt_cuda_kdesc k;
-        shimrt_cuda_kernel_at(i, &k);
-        n += !only || strstr(k.name, only);
-    }
     double t0 = now_ms();
-    job_set j = {.archs = list,
-                 .n = total,
-                 .total = total * (size_t)na,
-                 .run = warm_job,
-                 .out = PTHREAD_MUTEX_INITIALIZER,
-                 .only = only};
-    run_jobs(&j);
+    job_set j;
+    size_t n = run_selected(&j, list, na, only, warm_job);
     size_t failed = atomic_load(&j.failed);
     if (atomic_load(&j.stop)) return 1;
     shimrt_jit_stats s;
