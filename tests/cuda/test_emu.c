@@ -498,6 +498,9 @@ static void run_scatter(const shimrt_cuda_kdesc *k) {
     size_t es = shimrt_dtype_size(dt);
     for (int m = SHS_COPY; m <= SHS_AMIN; m++)
         for (int inc = 0; inc < (m == SHS_COPY ? 1 : 2); inc++) {
+            /* the mean of bool: refused by both ops (PyTorch has no such kernel; the CUDA op
+             * checks before it launches, test_cuda_ops compares the refusals) */
+            if (m == SHS_MEAN && dt == SHIMRT_BOOL) continue;
             AtenTensorHandle want = NULL;
             if (m == SHS_COPY)
                 OK(aoti_torch_cpu_scatter_src(a, 0, ix, src, &want));
