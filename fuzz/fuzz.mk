@@ -25,7 +25,7 @@ FUZZ_RT_SRCS     := $(RT_SRCS) \
 # The schema library's objects, compiled again with the fuzz flags.
 FUZZ_SCHEMA_LIB := $(SCHEMA_C_SRCS:%.c=$(FUZZ_DIR)/obj/%.o) $(SCHEMA_RE_SRCS:%.re=$(FUZZ_DIR)/obj/%.o)
 FUZZ_DISPATCH_OBJS := $(FUZZ_DIR)/obj/fuzz/fuzz_dispatch.o $(FUZZ_RT_SRCS:%.c=$(FUZZ_DIR)/obj/%.o) \
-                    $(FUZZ_SCHEMA_LIB) $(FUZZ_DIR)/obj/runtime/core/cxx_boundary.o
+                    $(FUZZ_SCHEMA_LIB) $(RT_CXX_SRCS:%.cc=$(FUZZ_DIR)/obj/%.o)
 CLANGXX ?= clang++
 FUZZ_CXXFLAGS := -std=c++17 -Wall -Wextra -O1 -g $(FUZZ_SAN) -fsanitize=fuzzer-no-link -MMD -MP
 

@@ -5,16 +5,18 @@
 # backend is its folder and its row in runtime/backends.c; docs/architecture.md).
 RT_DEVICES   := $(filter-out aoti core generic include ops,$(patsubst runtime/%/,%,$(sort $(wildcard runtime/*/))))
 RT_SRCS      := $(sort $(wildcard runtime/core/*.c runtime/generic/*.c $(RT_DEVICES:%=runtime/%/*.c) generated/*.c) runtime/backends.c)
-# The one C++ file: the exception boundary and the new/delete StableIValue cells
-# (runtime/core/cxx_boundary.cc says why). Compiled with g++; libstdc++ is then a
-# dependency of libshimrt (RT_LDLIBS).
-RT_CXX_SRCS  := runtime/core/cxx_boundary.cc
+# The C++ files, each saying why it is C++: the exception boundary and the new/delete
+# StableIValue cells (runtime/core/cxx_boundary.cc), and the float64/complex128 FFT on
+# kissfft's C++ template (runtime/cpu/fft_double.cc). Compiled with g++; libstdc++ is then
+# a dependency of libshimrt (RT_LDLIBS).
+RT_CXX_SRCS  := runtime/core/cxx_boundary.cc runtime/cpu/fft_double.cc
 RT_OBJS      := $(RT_SRCS:%.c=$(BUILD)/obj/%.o) $(RT_CXX_SRCS:%.cc=$(BUILD)/obj/%.o)
 LIBSHIMRT_A  := $(BUILD)/libshimrt.a
 LIBSHIMRT_SO := $(BUILD)/libshimrt.so
 # -lsleef: SLEEF's 1-ulp exp/log/tanh, PyTorch's own math library (libsleef-dev), called
 # by its explicit names from runtime/cpu/vecmath.c; see docs/engine.md
 # -lkissfft-float: kissfft (BSD-3-Clause, libkissfft-dev), the FFT of runtime/cpu/fft.c
+# (its double variant is the header-only template of runtime/cpu/fft_double.cc)
 RT_LDLIBS    := -lopenblas -ldnnl -lgomp -lsleef -lkissfft-float $(LDLIBS_COMMON) -lstdc++
 CXX          ?= g++
 CXXFLAGS_RT  := -std=c++17 -Wall -Wextra -Werror $(OPT) $(SANFLAGS) -fPIC -fvisibility=hidden -MMD -MP
@@ -127,11 +129,14 @@ $$(BUILD)/obj/runtime/$(1)/%.o: runtime/$(1)/%.c runtime/lanes.sh | $$(DEPS_STAM
 	@sh runtime/lanes.sh $$(@:.o=.d) runtime/$(1) $$(RT_MAY_$(1)) || { rm -f $$@; exit 1; }
 endef
 $(foreach l,$(RT_LANES),$(eval $(call RT_LANE_RULE,$(l))))
-# core's C++ file keeps core's rules
-$(BUILD)/obj/runtime/core/%.o: runtime/core/%.cc runtime/lanes.sh | $(DEPS_STAMP)
-	@mkdir -p $(dir $@)
-	$(CXX) $(RT_BASE_CPPFLAGS) $(RT_INC_core) $(CPPFLAGS) $(CXXFLAGS_RT) $(CXXFLAGS) -c $< -o $@
-	@sh runtime/lanes.sh $(@:.o=.d) runtime/core $(RT_MAY_core) || { rm -f $@; exit 1; }
+# a C++ file keeps its folder's rules (core/, cpu/)
+define RT_CXX_LANE_RULE
+$$(BUILD)/obj/runtime/$(1)/%.o: runtime/$(1)/%.cc runtime/lanes.sh | $$(DEPS_STAMP)
+	@mkdir -p $$(dir $$@)
+	$$(CXX) $$(RT_BASE_CPPFLAGS) $$(RT_INC_$(1)) $$(CPPFLAGS) $$(CXXFLAGS_RT) $$(CXXFLAGS) -c $$< -o $$@
+	@sh runtime/lanes.sh $$(@:.o=.d) runtime/$(1) $$(RT_MAY_$(1)) || { rm -f $$@; exit 1; }
+endef
+$(foreach l,core cpu,$(eval $(call RT_CXX_LANE_RULE,$(l))))
 
 # The kernel engine: integer ops wrap in two's complement as PyTorch's do (-fwrapv), and
 # floating expressions are never contracted behind the definition's back (sh_fma is explicit).

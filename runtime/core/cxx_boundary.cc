@@ -1,4 +1,4 @@
-// runtime/core/cxx_boundary.cc: the runtime's one C++ translation unit.
+// runtime/core/cxx_boundary.cc: the runtime's C++ boundary with extensions.
 //
 // Why C++ here: a stable-ABI extension is C++, and PyTorch's stable headers report errors
 // by throwing (STD_TORCH_CHECK, TORCH_ERROR_CODE_CHECK, AOTI_TORCH_CHECK). libtorch catches
@@ -10,7 +10,8 @@
 // allocate optional cells with `new StableIValue` and free them with `delete`, while newer
 // ones call torch_new_stable_ivalue/torch_delete_stable_ivalue: with one allocator for all
 // four, a cell made either way may be freed either way. aoti_torch_check throws, as
-// libtorch's does. Nothing else in the runtime is C++.
+// libtorch's does. The runtime's only other C++ is runtime/cpu/fft_double.cc (kissfft's
+// double-precision template behind C functions).
 #include <cstdint>
 #include <cstdio>
 #include <cstring>

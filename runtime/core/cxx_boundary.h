@@ -1,5 +1,5 @@
 /* runtime/core/cxx_boundary.h: the C side of runtime/core/cxx_boundary.cc (private).
- * Why the runtime has one C++ file: see the comment at the top of that file. */
+ * Why the runtime has this C++ file: see the comment at the top of that file. */
 #ifndef SHIMRT_CXX_BOUNDARY_H
 #define SHIMRT_CXX_BOUNDARY_H
 #include <stddef.h>

@@ -6,13 +6,17 @@
  * are those of PyTorch's CPU (MKL) kernel: batch dims first in the input's stride order, then
  * the transformed dims in the order the kernel sorts them, all packed.
  *
- * Debian ships only kissfft's float variant (libkissfft-float), so float32 -> complex64 and
- * complex64 -> complex64 are computed; float64 / complex128 inputs are refused with a message
- * (docs/engine.md). The transforms run on a dense complex64 copy of the input, one listed dim
- * after the other: each line along the dim is read in place by kiss_fft_stride into a buffer
- * and written back, lines over the runtime's pool. A real input's transform is the complex
- * one of its values, the upper half of the last listed dim dropped when onesided. Max error
- * vs PyTorch (pocketfft/MKL) in the oracle: about 3.5e-7 of the largest bin. */
+ * float32 -> complex64 and complex64 -> complex64 run on kissfft's C library (Debian builds
+ * only its float variant, libkissfft-float); float64 -> complex128 and complex128 ->
+ * complex128 on kissfft's header-only C++ template kissfft<double> (the only double kissfft
+ * Debian ships), behind the C functions of fft_double.cc. Both go through the same code here:
+ * the transforms run on a dense complex copy of the input (complex64 or complex128), one
+ * listed dim after the other: each line along the dim is transformed by the precision's 1-d
+ * complex FFT (fft_plan) into a buffer and written back, lines over the runtime's pool. A real
+ * input's transform is the complex one of its values, the upper half of the last listed dim
+ * dropped when onesided (float32 of even length: kissfft's real transform). Max error vs
+ * PyTorch (pocketfft/MKL) in the oracle: about 4e-7 of the largest bin in float, about
+ * 1.5e-15 in double. */
 #include <math.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -23,6 +27,7 @@
 
 #include "aoti_ops.h"
 #include "cpu_kernels.h"
+#include "fft_double.h"
 #include "shimrt/device.h"
 
 /* The result's strides as PyTorch's _exec_fft gives them: dims not transformed first,
@@ -71,72 +76,141 @@ static void fft_out_strides(AtenTensorHandle self, const int64_t *sorted, int64_
     }
 }
 
-/* The lines of one fft_along call: line l = (o, i) starts at w + o * n * inner + i. */
+/* A 1-d complex FFT of n points in the working precision: kissfft's C library in float
+ * (complex64 = kiss_fft_cpx), kissfft<double> through fft_double.h in double (complex128). */
 typedef struct {
-    kiss_fft_cfg cfg;
-    kiss_fft_cpx *w;
+    bool dbl;
+    void *cfg; /* kiss_fft_cfg or shimrt_fftd * */
+} fft_plan;
+
+static fft_plan fft_plan_new(bool dbl, int64_t n, bool inverse) {
+    fft_plan p = {dbl, NULL};
+    p.cfg = dbl ? (void *)shimrt_fftd_new(n, inverse)
+                : (void *)kiss_fft_alloc((int)n, inverse, NULL, NULL);
+    return p;
+}
+
+static void fft_plan_free(fft_plan p) {
+    if (p.dbl)
+        shimrt_fftd_free(p.cfg);
+    else
+        kiss_fft_free(p.cfg);
+}
+
+/* The plan one worker runs: kissfft's C transform only reads its cfg, so the float plan is
+ * shared; kissfft<double> writes scratch space in its object, so each worker runs a copy. */
+static fft_plan fft_plan_worker(fft_plan p) {
+    if (p.dbl) p.cfg = shimrt_fftd_clone(p.cfg);
+    return p;
+}
+
+static void fft_plan_worker_free(fft_plan p) {
+    if (p.dbl) shimrt_fftd_free(p.cfg);
+}
+
+/* out = the transform of the n points at in (dense, out of place); 0 or -1 (out of memory) */
+static int fft_plan_run(fft_plan p, const void *in, void *out) {
+    if (p.dbl) return shimrt_fftd_run(p.cfg, in, out);
+    kiss_fft_stride(p.cfg, in, out, 1);
+    return 0;
+}
+
+/* The lines of one fft_along call: line l = (o, i) starts at element o * n * inner + i of w,
+ * whose complex elements are es bytes (8: complex64, 16: complex128). */
+typedef struct {
+    fft_plan plan;
+    char *w;
     int64_t n, inner;
+    size_t es;
     int oom;
 } fft_lines;
 
+/* Gathers (to_blk) m strided lines of n points from base into blk, line j at blk + j * n, or
+ * scatters them back; es is a constant at each call so that the copies inline. */
+static inline __attribute__((always_inline)) void
+fft_block_move(char *blk, char *base, int64_t n, int64_t m, int64_t inner, size_t es, bool to_blk) {
+    for (int64_t k = 0; k < n; k++)
+        for (int64_t j = 0; j < m; j++) {
+            char *bp = blk + (size_t)(j * n + k) * es, *wp = base + (size_t)(k * inner + j) * es;
+            if (to_blk)
+                memcpy(bp, wp, es);
+            else
+                memcpy(wp, bp, es);
+        }
+}
+
+static void fft_block_move_es(char *blk, char *base, int64_t n, int64_t m, int64_t inner, size_t es,
+                              bool to_blk) {
+    if (es == 8)
+        fft_block_move(blk, base, n, m, inner, 8, to_blk);
+    else
+        fft_block_move(blk, base, n, m, inner, 16, to_blk);
+}
+
 /* Lines [b, e) over the runtime's pool. Contiguous lines (inner == 1) go straight through
- * kiss_fft_stride into a buffer and back; strided ones are gathered up to 16 adjacent lines
- * at a time (reading rows of 16 neighbours instead of one element per cache line), each
- * transformed by kissfft out of place (it only reads cfg), and scattered back the same way. */
+ * the plan into a buffer and back; strided ones are gathered up to 16 adjacent lines at a
+ * time (reading rows of 16 neighbours instead of one element per cache line), each
+ * transformed out of place, and scattered back the same way. */
 enum { FFT_BLOCK = 16 };
 static void fft_lines_run(int64_t b, int64_t e, void *vctx) {
     fft_lines *c = vctx;
     int64_t n = c->n, inner = c->inner;
-    kiss_fft_cpx *tmp = malloc((size_t)n * (FFT_BLOCK + 1) * sizeof *tmp);
-    if (!tmp) {
+    size_t es = c->es;
+    char *tmp = malloc((size_t)n * (FFT_BLOCK + 1) * es);
+    fft_plan plan = fft_plan_worker(c->plan);
+    if (!tmp || !plan.cfg) {
+        free(tmp);
+        fft_plan_worker_free(plan);
         c->oom = 1;
         return;
     }
-    kiss_fft_cpx *blk = tmp + n;
-    for (int64_t l = b; l < e;) {
+    char *blk = tmp + (size_t)n * es;
+    int fail = 0;
+    for (int64_t l = b; l < e && !fail;) {
         int64_t o = l / inner, i = l % inner;
-        kiss_fft_cpx *base = c->w + o * n * inner + i;
+        char *base = c->w + (size_t)(o * n * inner + i) * es;
         if (inner == 1) {
-            kiss_fft_stride(c->cfg, base, tmp, 1);
-            memcpy(base, tmp, (size_t)n * sizeof *tmp);
+            fail = fft_plan_run(plan, base, tmp);
+            memcpy(base, tmp, (size_t)n * es);
             l++;
             continue;
         }
         int64_t m = inner - i; /* lines left in this outer block */
         if (m > e - l) m = e - l;
         if (m > FFT_BLOCK) m = FFT_BLOCK;
-        for (int64_t k = 0; k < n; k++)
-            for (int64_t j = 0; j < m; j++) blk[j * n + k] = base[k * inner + j];
-        for (int64_t j = 0; j < m; j++) {
-            kiss_fft_stride(c->cfg, blk + j * n, tmp, 1);
-            memcpy(blk + j * n, tmp, (size_t)n * sizeof *tmp);
+        fft_block_move_es(blk, base, n, m, inner, es, true);
+        for (int64_t j = 0; j < m && !fail; j++) {
+            fail = fft_plan_run(plan, blk + (size_t)(j * n) * es, tmp);
+            memcpy(blk + (size_t)(j * n) * es, tmp, (size_t)n * es);
         }
-        for (int64_t k = 0; k < n; k++)
-            for (int64_t j = 0; j < m; j++) base[k * inner + j] = blk[j * n + k];
+        fft_block_move_es(blk, base, n, m, inner, es, false);
         l += m;
     }
+    if (fail) c->oom = 1;
+    fft_plan_worker_free(plan);
     free(tmp);
 }
 
-/* In place: the 1-d transform of every line along dim d of the dense complex buffer w. */
-static int fft_along(const char *op, kiss_fft_cpx *w, int64_t nd, const int64_t *sizes, int64_t d,
+/* In place: the 1-d transform of every line along dim d of the dense complex buffer w
+ * (complex128 when dbl, else complex64). */
+static int fft_along(const char *op, void *w, bool dbl, int64_t nd, const int64_t *sizes, int64_t d,
                      bool inverse) {
     int64_t n = sizes[d], inner = 1, outer = 1;
     if (n <= 1) return 0;
     for (int64_t i = d + 1; i < nd; i++) inner *= sizes[i];
     for (int64_t i = 0; i < d; i++) outer *= sizes[i];
-    if (n > INT32_MAX || inner > INT32_MAX) {
+    if (!dbl && (n > INT32_MAX || inner > INT32_MAX)) {
         shimrt_fail(op, "signal of %lld points (line stride %lld) is beyond kissfft's int sizes",
                     (long long)n, (long long)inner);
         return -1;
     }
-    fft_lines c = {kiss_fft_alloc((int)n, inverse, NULL, NULL), w, n, inner, 0};
-    if (c.cfg) {
+    fft_lines c = {fft_plan_new(dbl, n, inverse), w, n, inner, dbl ? 16 : 8, 0};
+    if (c.plan.cfg) {
         int64_t grain = n >= 16384 ? 1 : 16384 / n;
         torch_parallel_for(0, outer * inner, grain, fft_lines_run, &c);
     }
-    kiss_fft_free(c.cfg);
-    if (!c.cfg || c.oom) {
+    fft_plan_free(c.plan);
+    if (!c.plan.cfg || c.oom) {
         shimrt_fail(op, "out of memory for an FFT of %lld points", (long long)n);
         return -1;
     }
@@ -202,11 +276,14 @@ static AOTITorchError fft_run(const char *op, AtenTensorHandle self, const int64
         }
         return shimrt_k_give(c, ret0);
     }
-    if (dt != SHIMRT_FLOAT32 && dt != SHIMRT_COMPLEX64)
+    bool dbl = dt == SHIMRT_FLOAT64 || dt == SHIMRT_COMPLEX128;
+    if (!dbl && dt != SHIMRT_FLOAT32 && dt != SHIMRT_COMPLEX64)
         return shimrt_fail(op,
                            "FFT of %s tensors is not supported: libshimrt's FFT is kissfft's "
-                           "float variant (Debian ships no double one); complex64 and float32 only",
+                           "float and double variants; float32, float64, complex64 and "
+                           "complex128 only",
                            shimrt_dtype_torch_name(dt));
+    int32_t cdt = dbl ? SHIMRT_COMPLEX128 : SHIMRT_COMPLEX64; /* the result's dtype */
     if (ndims < 1 || ndims > nd)
         return shimrt_fail(op, "dim must list between 1 and %lld dims, got %lld", (long long)nd,
                            (long long)ndims);
@@ -246,8 +323,7 @@ static AOTITorchError fft_run(const char *op, AtenTensorHandle self, const int64
      * and fails reshaping an empty input to a non-empty result (r2c onesided over a dim of
      * size 0: 0/2+1 bins) */
     if (out_numel == 0) {
-        AtenTensorHandle e =
-            shimrt_tensor_empty(op, nd, out_sizes, NULL, SHIMRT_COMPLEX64, SHIMRT_DEV_CPU, 0);
+        AtenTensorHandle e = shimrt_tensor_empty(op, nd, out_sizes, NULL, cdt, SHIMRT_DEV_CPU, 0);
         return shimrt_k_give(e, ret0);
     }
     if (numel == 0)
@@ -257,23 +333,24 @@ static AOTITorchError fft_run(const char *op, AtenTensorHandle self, const int64
                            (long long)last);
     fft_out_strides(self, sorted, ndims, out_sizes, out_strides);
     AtenTensorHandle out =
-        shimrt_tensor_empty(op, nd, out_sizes, out_strides, SHIMRT_COMPLEX64, SHIMRT_DEV_CPU, 0);
+        shimrt_tensor_empty(op, nd, out_sizes, out_strides, cdt, SHIMRT_DEV_CPU, 0);
     if (!out) return AOTI_TORCH_FAILURE;
 
-    /* a dense copy of the input; the transforms run on w, a dense complex64 buffer of ws
-     * sizes: the input's, or the result's for an even-length onesided r2c, whose last dim goes
-     * through kissfft's real transform (half the work) */
+    /* a dense copy of the input; the transforms run on w, a dense complex buffer (cdt) of ws
+     * sizes: the input's, or the result's for an even-length onesided float32 r2c, whose last
+     * dim goes through kissfft's real transform (half the work) */
     AtenTensorHandle d = shimrt_k_new(op, nd, self->sizes, dt);
-    bool half = real_in && onesided && self->sizes[last] % 2 == 0 && self->sizes[last] <= INT32_MAX;
+    bool half =
+        !dbl && real_in && onesided && self->sizes[last] % 2 == 0 && self->sizes[last] <= INT32_MAX;
     const int64_t *ws = half ? out_sizes : self->sizes;
-    AtenTensorHandle wt = d ? shimrt_k_new(op, nd, ws, SHIMRT_COMPLEX64) : NULL;
+    AtenTensorHandle wt = d ? shimrt_k_new(op, nd, ws, cdt) : NULL;
     if (!wt || shimrt_k_copy(op, d, self)) {
         shimrt_tensor_free(d);
         shimrt_tensor_free(wt);
         shimrt_tensor_free(out);
         return AOTI_TORCH_FAILURE;
     }
-    kiss_fft_cpx *w = shimrt_data(wt);
+    void *w = shimrt_data(wt);
     int64_t wn = half ? out_numel : numel;
     int fail = 0;
     if (half) {
@@ -286,32 +363,41 @@ static AOTITorchError fft_run(const char *op, AtenTensorHandle self, const int64
         kiss_fftr_free(c.cfg);
         if (!c.cfg || c.oom)
             fail = shimrt_fail(op, "out of memory for an FFT of %lld points", (long long)n) != 0;
+    } else if (real_in && dbl) {
+        const double *src = shimrt_data(d);
+        double *wd = w;
+        for (int64_t i = 0; i < numel; i++) wd[2 * i] = src[i], wd[2 * i + 1] = 0.0;
     } else if (real_in) {
         const float *src = shimrt_data(d);
-        for (int64_t i = 0; i < numel; i++) w[i] = (kiss_fft_cpx){src[i], 0.0f};
+        float *wf = w;
+        for (int64_t i = 0; i < numel; i++) wf[2 * i] = src[i], wf[2 * i + 1] = 0.0f;
     } else {
-        memcpy(w, shimrt_data(d), (size_t)numel * sizeof *w);
+        memcpy(w, shimrt_data(d), (size_t)numel * (dbl ? 16 : 8));
     }
     shimrt_tensor_free(d);
 
     double n = 1;
     for (int64_t i = 0; i < ndims && !fail; i++) {
         n *= (double)self->sizes[dim[i]];
-        if (!(half && dim[i] == last)) fail = fft_along(op, w, nd, ws, dim[i], !forward);
+        if (!(half && dim[i] == last)) fail = fft_along(op, w, dbl, nd, ws, dim[i], !forward);
     }
     if (fail) {
         shimrt_tensor_free(wt);
         shimrt_tensor_free(out);
         return AOTI_TORCH_FAILURE;
     }
-    float scale = normalization == 0 ? 1.0f : (float)(normalization == 1 ? 1.0 / sqrt(n) : 1.0 / n);
-
-    if (scale != 1.0f)
-        for (int64_t i = 0; i < wn; i++) w[i] = (kiss_fft_cpx){w[i].r * scale, w[i].i * scale};
+    double scale = normalization == 0 ? 1.0 : normalization == 1 ? 1.0 / sqrt(n) : 1.0 / n;
+    if (scale != 1.0 && dbl) {
+        double *wd = w;
+        for (int64_t i = 0; i < 2 * wn; i++) wd[i] *= scale;
+    } else if (scale != 1.0) {
+        float *wf = w, fscale = (float)scale;
+        for (int64_t i = 0; i < 2 * wn; i++) wf[i] *= fscale;
+    }
 
     /* the result: w's elements within out_sizes (a view of w) copied to out's strides by the
-     * engine's copy, both seen as float32 with a trailing (re, im) dim so that the engine's
-     * float copy (tiled where out is transposed against w) does it */
+     * engine's copy, both seen as float32 (float64) with a trailing (re, im) dim so that the
+     * engine's float copy (tiled where out is transposed against w) does it */
     int64_t wstr[SHIMRT_MAX_DIMS], fs[SHIMRT_MAX_DIMS], fws[SHIMRT_MAX_DIMS], fos[SHIMRT_MAX_DIMS];
     shimrt_contiguous_strides(nd, ws, wstr);
     bool flt = nd < SHIMRT_MAX_DIMS;
@@ -325,7 +411,7 @@ static AOTITorchError fft_run(const char *op, AtenTensorHandle self, const int64
         fs[nd] = 2;
         fws[nd] = fos[nd] = 1;
     }
-    int32_t vdt = flt ? SHIMRT_FLOAT32 : SHIMRT_COMPLEX64;
+    int32_t vdt = flt ? (dbl ? SHIMRT_FLOAT64 : SHIMRT_FLOAT32) : cdt;
     AtenTensorHandle v =
         shimrt_tensor_new(op, wt->storage, vn, fs, fws, wt->storage_offset * (vn - nd + 1), vdt,
                           SHIMRT_DEV_CPU, 0, wt->layout);

@@ -1372,15 +1372,19 @@ def lapack_family():
         case(label, name, args, ref)
 
 
-# ---- issue 20: FFT (runtime/cpu/fft.c, kissfft) ----------------------------------------------
-FFT_ERR = {"max_rel": 0.0}
+# ---- issue 20: FFT (runtime/cpu/fft.c, kissfft; float64/complex128: fft_double.cc) ---------
+# per precision: (rtol, atol per unit of the signal's sum of |x|), the largest error seen
+FFT_TOL = {torch.float32: (1e-5, 1e-6), torch.float64: (1e-12, 1e-14)}
+FFT_ERR = {torch.float32: 0.0, torch.float64: 0.0}
 
 
-def fft_case(label, name, args, ref, x_abs_sum):
+def fft_case(label, name, args, ref, x_abs_sum, prec=torch.float32):
     """case() with a tolerance scaled to the transform (an FFT bin's rounding error grows
-    with the sum of |x| over the signal and log n: atol = 1e-6 * that sum, rtol 1e-5), plus
-    PyTorch's result strides and a record of the largest error relative to max |bin|."""
-    case(label, name, args, ref, loose=(1e-5, 1e-6 * max(x_abs_sum, 1.0)))
+    with the sum of |x| over the signal and log n: atol = FFT_TOL's unit (1e-6 in float,
+    1e-14 in double) times that sum, rtol 1e-5 / 1e-12), plus PyTorch's result strides and a
+    record of the largest error relative to max |bin| (per precision `prec`)."""
+    rtol, unit = FFT_TOL[prec]
+    case(label, name, args, ref, loose=(rtol, unit * max(x_abs_sum, 1.0)))
     if ONLY and ONLY not in name:
         return
     res, hs = call(name, args)
@@ -1398,7 +1402,7 @@ def fft_case(label, name, args, ref, x_abs_sum):
             err = (got.to(torch.complex128) - want.to(torch.complex128)).abs().max().item()
             top = want.abs().max().item()
             if top > 0:
-                FFT_ERR["max_rel"] = max(FFT_ERR["max_rel"], err / top)
+                FFT_ERR[prec] = max(FFT_ERR[prec], err / top)
     finally:
         for h in hs:
             if h:
@@ -1420,9 +1424,22 @@ def fft_family():
     shapes = [(1,), (2,), (7,), (8,), (13,), (16,), (17,), (64,), (97,), (128,), (250,), (1024,),
               (6, 8), (7, 5), (16, 9), (48, 256), (3, 4, 5), (4, 6, 8), (2, 7, 3), (0, 5),
               (3, 0, 4)]
+    # double (kissfft<double>): fewer shapes (radices 2-5 and generic, 1-3 dims, empty) and
+    # two with enough lines of a size with radices > 5 (kissfft<double>'s generic butterfly
+    # writes scratch space in its plan) to run on several threads of the pool
+    shapes_d = [(1,), (7,), (8,), (97,), (250,), (1024,), (7, 5), (16, 9), (0, 5), (4, 6, 8),
+                (512, 77), (14, 1200)]
+    for prec, cdt, shps in ((torch.float32, torch.complex64, shapes),
+                            (torch.float64, torch.complex128, shapes_d)):
+        fft_shapes(prec, cdt, shps)
+    fft_more()
+
+
+def fft_shapes(prec, cdt, shapes):
+    """Every dim list, norm, layout and onesided / forward of r2c and c2c on each shape."""
     for shape in shapes:
-        xr = rand(list(shape), torch.float32)
-        xc = torch.complex(rand(list(shape), torch.float32), rand(list(shape), torch.float32))
+        xr = rand(list(shape), prec)
+        xc = torch.complex(rand(list(shape), prec), rand(list(shape), prec))
         for dims in fft_dims(len(shape)):
             n_sig = 1
             for d in dims:
@@ -1432,27 +1449,33 @@ def fft_family():
                 scale = 1.0 if norm == 0 else (m ** -0.5 if norm == 1 else 1.0 / m)
                 for lay, x in layouts(xr):
                     for one in (True, False):
-                        fft_case(f"r2c {shape} {lay} dim={dims} norm={norm} onesided={one}",
+                        fft_case(f"r2c {prec} {shape} {lay} dim={dims} norm={norm} "
+                                 f"onesided={one}",
                                  "aoti_torch_cpu__fft_r2c", [T(x), dims, norm, int(one), Ret()],
                                  lambda x=x, dims=dims, norm=norm, one=one:
-                                 A._fft_r2c(x, dims, norm, one), 4 * n_sig * scale)
+                                 A._fft_r2c(x, dims, norm, one), 4 * n_sig * scale, prec)
                 for lay, x in layouts(xc):
                     for fwd in (True, False):
-                        fft_case(f"c2c {shape} {lay} dim={dims} norm={norm} forward={fwd}",
+                        fft_case(f"c2c {cdt} {shape} {lay} dim={dims} norm={norm} "
+                                 f"forward={fwd}",
                                  "aoti_torch_cpu__fft_c2c", [T(x), dims, norm, int(fwd), Ret()],
                                  lambda x=x, dims=dims, norm=norm, fwd=fwd:
-                                 A._fft_c2c(x, dims, norm, fwd), 6 * n_sig * scale)
-    # a 5-d tensor (a size-1 dim), a few dim lists
-    x5 = rand([2, 3, 1, 4, 6], torch.float32)
-    for dims in ([0, 3], [4, 1, 2], [1, 2, 3, 4], [3]):
-        for lay, x in layouts(x5):
-            fft_case(f"r2c 5-d {lay} dim={dims}", "aoti_torch_cpu__fft_r2c",
-                     [T(x), dims, 1, 1, Ret()],
-                     lambda x=x, dims=dims: A._fft_r2c(x, dims, 1, True), 100.0)
-            xc5 = torch.complex(x, x.flip(0))
-            fft_case(f"c2c 5-d {lay} dim={dims}", "aoti_torch_cpu__fft_c2c",
-                     [T(xc5), dims, 2, 0, Ret()],
-                     lambda x=xc5, dims=dims: A._fft_c2c(x, dims, 2, False), 100.0)
+                                 A._fft_c2c(x, dims, norm, fwd), 6 * n_sig * scale, prec)
+
+
+def fft_more():
+    # a 5-d tensor (a size-1 dim), a few dim lists, in both precisions
+    for prec in (torch.float32, torch.float64):
+        x5 = rand([2, 3, 1, 4, 6], prec)
+        for dims in ([0, 3], [4, 1, 2], [1, 2, 3, 4], [3]):
+            for lay, x in layouts(x5):
+                fft_case(f"r2c {prec} 5-d {lay} dim={dims}", "aoti_torch_cpu__fft_r2c",
+                         [T(x), dims, 1, 1, Ret()],
+                         lambda x=x, dims=dims: A._fft_r2c(x, dims, 1, True), 100.0, prec)
+                xc5 = torch.complex(x, x.flip(0))
+                fft_case(f"c2c {prec} 5-d {lay} dim={dims}", "aoti_torch_cpu__fft_c2c",
+                         [T(xc5), dims, 2, 0, Ret()],
+                         lambda x=xc5, dims=dims: A._fft_c2c(x, dims, 2, False), 100.0, prec)
     # bad inputs: both refuse
     xr, xc = rand([3, 4], torch.float32), torch.randn(3, 4, dtype=torch.complex64)
     for label, name, x, dims in [("real to c2c", "aoti_torch_cpu__fft_c2c", xr, [1]),
@@ -1466,17 +1489,24 @@ def fft_family():
                                  ("empty dim list c2c, complex128", "aoti_torch_cpu__fft_c2c",
                                   xc.to(torch.complex128), []),
                                  ("empty signal", "aoti_torch_cpu__fft_r2c", xr[:, :0], [1]),
-                                 ("empty signal c2c", "aoti_torch_cpu__fft_c2c", xc[:, :0], [1])]:
+                                 ("empty signal c2c", "aoti_torch_cpu__fft_c2c", xc[:, :0], [1]),
+                                 ("float64 to c2c", "aoti_torch_cpu__fft_c2c", xr.double(), [1]),
+                                 ("complex128 to r2c", "aoti_torch_cpu__fft_r2c",
+                                  xc.to(torch.complex128), [1]),
+                                 ("empty signal float64", "aoti_torch_cpu__fft_r2c",
+                                  xr.double()[:, :0], [1]),
+                                 ("empty signal complex128", "aoti_torch_cpu__fft_c2c",
+                                  xc.to(torch.complex128)[:, :0], [1])]:
         op = A._fft_c2c if "c2c" in name else A._fft_r2c
         case(label, name, [T(x), dims, 0, 1, Ret()],
              lambda op=op, x=x, dims=dims: op(x, dims, 0, True))
-    # not PyTorch's behaviour (documented in docs/engine.md): float64 / complex128 are refused
-    # (Debian's kissfft is float only), as are dims out of range, repeated dims and an
-    # unknown normalization (PyTorch's kernel reads out of bounds or asserts on them)
-    for name, x, dims, norm in [("aoti_torch_cpu__fft_r2c", xr.double(), [1], 0),
-                                ("aoti_torch_cpu__fft_r2c", xr, [5], 0),
+    # not PyTorch's behaviour (documented in docs/engine.md): dims out of range, repeated dims
+    # and an unknown normalization are refused (PyTorch's kernel reads out of bounds or
+    # asserts on them)
+    for name, x, dims, norm in [("aoti_torch_cpu__fft_r2c", xr, [5], 0),
                                 ("aoti_torch_cpu__fft_c2c", xc, [-1], 0),
-                                ("aoti_torch_cpu__fft_c2c", xc.to(torch.complex128), [1], 0),
+                                ("aoti_torch_cpu__fft_r2c", xr.double(), [1, 1], 0),
+                                ("aoti_torch_cpu__fft_c2c", xc.to(torch.complex128), [2], 0),
                                 ("aoti_torch_cpu__fft_r2c", xr, [1, 1], 0),
                                 ("aoti_torch_cpu__fft_c2c", xc, [0], 3)]:
         if ONLY and ONLY not in name:
@@ -1488,7 +1518,9 @@ def fft_family():
             if h:
                 delete(h)
     if not ONLY or "fft" in ONLY:
-        print(f"  fft: largest error vs PyTorch, relative to max |bin|: {FFT_ERR['max_rel']:.2e}")
+        print("  fft: largest error vs PyTorch, relative to max |bin|: "
+              f"{FFT_ERR[torch.float32]:.2e} (float32/complex64), "
+              f"{FFT_ERR[torch.float64]:.2e} (float64/complex128)")
 
 
 def pool3d_family():

@@ -27,15 +27,20 @@ if ! $RE2C -W -Werror --no-generation-date --no-version -o "$out/schema_lex.c" g
     cat "$out/build.log"
     exit 1
 fi
-# The runtime's one C++ file (the exception boundary), with the matching C++ compiler.
+# The runtime's C++ files (runtime/runtime.mk's RT_CXX_SRCS: the exception boundary, the
+# double FFT), with the matching C++ compiler.
 case "$TCC" in clang*) TCXX=clang++ ;; *) TCXX=${CXX:-c++} ;; esac
-if ! $TCXX -std=c++17 -O1 -g -fsanitize=thread -fno-omit-frame-pointer -fPIC \
-    -Igen/schema -Iruntime/include -c runtime/core/cxx_boundary.cc -o "$out/cxx_boundary.o" \
-    >>"$out/build.log" 2>&1; then
-    echo "FAIL: building runtime/core/cxx_boundary.cc with $TCXX:"
-    sed -n '1,30p' "$out/build.log"
-    exit 1
-fi
+cxx_objs=
+for cc in runtime/core/cxx_boundary.cc runtime/cpu/fft_double.cc; do
+    o="$out/$(basename "$cc" .cc).o"
+    if ! $TCXX -std=c++17 -O1 -g -fsanitize=thread -fno-omit-frame-pointer -fPIC \
+        -Igen/schema -Iruntime/include -c "$cc" -o "$o" >>"$out/build.log" 2>&1; then
+        echo "FAIL: building $cc with $TCXX:"
+        sed -n '1,30p' "$out/build.log"
+        exit 1
+    fi
+    cxx_objs="$cxx_objs $o"
+done
 status=0
 # The dispatcher threads test, and the misuse threads test (first calls at once in fresh
 # processes, ownership after failed calls with reused handle slots).
@@ -46,7 +51,7 @@ if ! $TCC -std=c11 -Wall -Wextra -O1 -g -fsanitize=thread -fno-omit-frame-pointe
     -Igen/schema -Iruntime/include -Igenerated \
     "tests/runtime/test_$prog.c" \
     $(ls runtime/core/*.c runtime/generic/*.c runtime/cpu/*.c runtime/cuda/*.c generated/*.c 2>/dev/null) runtime/backends.c gen/schema/arena.c gen/schema/schema.c "$out/schema_lex.c" \
-    "$out/cxx_boundary.o" -o "$out/$prog" $RT_LDLIBS >>"$out/build.log" 2>&1; then
+    $cxx_objs -o "$out/$prog" $RT_LDLIBS >>"$out/build.log" 2>&1; then
     echo "FAIL: building the ThreadSanitizer test $prog with $TCC:"
     sed -n '1,30p' "$out/build.log"
     exit 1
