@@ -5,10 +5,8 @@
 # returns 0 when PyTorch is not available (SHIMGEN_TORCH=skip).
 set -eu
 : "${BUILD:=build}"
-rc=0
-PY=$(.ci/torch-env) || rc=$?
-[ $rc -eq 77 ] && { echo "$1 bench: skipped (no PyTorch)"; exit 0; }
-[ $rc -eq 0 ] || exit 1
+BENCH=$1
+. bench/common/torch.sh
 for th in 1 2; do
   SHIMRT_NUM_THREADS=$th OMP_NUM_THREADS=$th OPENBLAS_NUM_THREADS=$th \
     "$PY" "bench/$1/bench.py" "$BUILD/libshimrt.so" "$th"
