@@ -33,7 +33,7 @@ BENCH_STEPS += bench-aoti
 # (bench/common/run.sh NAME runs bench/NAME/bench.py): fft: _fft_r2c / _fft_c2c (kissfft);
 # dynquant: _dyn_quant_matmul_4bit on PyTorch's packed weights; linalg: cholesky_solve,
 # cholesky_inverse, triangular_solve, geqrf, ormqr, lu_unpack (OpenBLAS's LAPACK);
-# int8: _weight_int8pack_mm, _int_mm.out.
+# int8: _weight_int8pack_mm, _int_mm.out, _scaled_mm (float8).
 BENCH_PY := fft dynquant linalg int8
 .PHONY: $(BENCH_PY:%=bench-%)
 $(BENCH_PY:%=bench-%): bench-%: $(LIBSHIMRT_SO)

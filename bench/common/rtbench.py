@@ -10,7 +10,8 @@ import torch
 
 H = C.c_void_p
 CODE = {torch.uint8: 0, torch.int8: 1, torch.int32: 3, torch.int64: 4, torch.float32: 6,
-        torch.float64: 7, torch.complex64: 9, torch.complex128: 10, torch.bfloat16: 15}
+        torch.float64: 7, torch.complex64: 9, torch.complex128: 10, torch.bfloat16: 15,
+        torch.float8_e4m3fn: 24}
 LIB = C.CDLL(os.path.abspath(sys.argv[1]), mode=os.RTLD_LOCAL | getattr(os, "RTLD_DEEPBIND", 0))
 TH = int(sys.argv[2]) if len(sys.argv) > 2 else 1
 torch.set_num_threads(TH)
