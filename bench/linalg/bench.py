@@ -34,7 +34,8 @@ for shape in ((64, 64), (256, 256), (512, 512), (32, 64, 64)):
                 ("triangular_solve", shim("triangular_solve", rb, rup, 1, 0, 0, nout=2),
                  lambda: A.triangular_solve(b, up, True, False, False)),
                 ("geqrf", shim("geqrf", rx, nout=2), lambda: A.geqrf(x)),
-                ("ormqr", shim("ormqr", rqr, rtau, rb, 1, 0), lambda: A.ormqr(qr, tau, b, True, False)),
+                ("ormqr", shim("ormqr", rqr, rtau, rb, 1, 0),
+                 lambda: A.ormqr(qr, tau, b, True, False)),
                 ("lu_unpack", shim("lu_unpack", rlu, rpiv, 1, 1, nout=3),
                  lambda: A.lu_unpack(lu, piv, True, True))):
             row(f"{op} {tag}", ours, theirs)
