@@ -29,14 +29,13 @@ bench-aoti: $(SHIMRT_RUN)
 	@BUILD=$(BUILD) sh bench/aoti/run.sh
 BENCH_STEPS += bench-aoti
 
-# FFT: libshimrt's _fft_r2c / _fft_c2c (kissfft) beside PyTorch's (bench/fft/).
-.PHONY: bench-fft
-bench-fft: $(LIBSHIMRT_SO)
-	@BUILD=$(BUILD) sh bench/fft/run.sh
-BENCH_STEPS += bench-fft
-
-# 4-bit matmul: libshimrt's _dyn_quant_matmul_4bit beside PyTorch's (bench/dynquant/).
-.PHONY: bench-dynquant
-bench-dynquant: $(LIBSHIMRT_SO)
-	@BUILD=$(BUILD) sh bench/dynquant/run.sh
-BENCH_STEPS += bench-dynquant
+# libshimrt through ctypes beside PyTorch 2.15 in one process, at 1 and 2 threads
+# (bench/common/run.sh NAME runs bench/NAME/bench.py): fft: _fft_r2c / _fft_c2c (kissfft);
+# dynquant: _dyn_quant_matmul_4bit on PyTorch's packed weights; linalg: cholesky_solve,
+# cholesky_inverse, triangular_solve, geqrf, ormqr, lu_unpack (OpenBLAS's LAPACK);
+# int8: _weight_int8pack_mm, _int_mm.out, _scaled_mm (float8).
+BENCH_PY := fft dynquant linalg int8
+.PHONY: $(BENCH_PY:%=bench-%)
+$(BENCH_PY:%=bench-%): bench-%: $(LIBSHIMRT_SO)
+	@BUILD=$(BUILD) sh bench/common/run.sh $*
+BENCH_STEPS += $(BENCH_PY:%=bench-%)

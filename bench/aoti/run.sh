@@ -6,9 +6,7 @@
 # the rows. Skipped (exit 0 with a line) when PyTorch is not available.
 set -eu
 : "${BUILD:=build}"
-rc=0
-PY=$(.ci/torch-env) || rc=$?
-[ $rc -eq 77 ] && { echo "aoti bench: skipped (no PyTorch)"; exit 0; }
-[ $rc -eq 0 ] || exit 1
+BENCH=aoti
+. bench/common/torch.sh
 ZOO=$("$PY" tests/aoti/zoo.py --default)
 exec "$PY" bench/aoti/bench.py "$ZOO" "$BUILD/shimrt-run"

@@ -4,14 +4,12 @@
 # installs the wheel into a cache), runs both at 1 and 2 threads and prints, per case,
 # best-of-5 times and the ratio ours / PyTorch's (below 1.0: we are faster), plus the
 # bandwidth of the 16M-element bandwidth-bound ops against memcpy.
-# Exit 77 (skipped) when PyTorch is not available (SHIMGEN_TORCH=skip).
+# Prints a line and returns 0 when PyTorch is not available (SHIMGEN_TORCH=skip).
 set -eu
 : "${RT_LDLIBS:=$(cat "${BUILD:-build}/rt_ldlibs")}" # libshimrt.a's own libraries (runtime/runtime.mk)
 : "${BUILD:=build}" "${CC:=cc}"
-rc=0
-PY=$(.ci/torch-env) || rc=$?
-[ $rc -eq 77 ] && { echo "engine bench: skipped (no PyTorch)"; exit 0; }
-[ $rc -eq 0 ] || exit 1
+BENCH=engine
+. bench/common/torch.sh
 TORCH=$("$PY" -c 'import os, torch; print(os.path.dirname(torch.__file__))')
 out=$BUILD/bench/engine
 mkdir -p "$out"
