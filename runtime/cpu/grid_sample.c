@@ -157,12 +157,11 @@ AOTITorchError shimrt_gs_check(const char *op, int nsp, AtenTensorHandle input,
         return shimrt_fail(op, "expected scalar type %s but found %s",
                            shimrt_dtype_torch_name(input->dtype),
                            shimrt_dtype_torch_name(grid->dtype));
-    if (interpolation_mode != 0 && interpolation_mode != 1)
+    if (interpolation_mode != 0 && interpolation_mode != 1 && (nsp == 3 || interpolation_mode != 2))
         return shimrt_fail(op,
                            "%s: interpolation_mode %lld is neither bilinear (0) nor nearest (1)%s",
                            op, (long long)interpolation_mode,
-                           nsp == 3 ? " (bicubic only supports 4D input)"
-                                    : " (bicubic: not implemented in libshimrt)");
+                           nsp == 3 ? " (bicubic only supports 4D input)" : " nor bicubic (2)");
     return AOTI_TORCH_SUCCESS;
 }
 

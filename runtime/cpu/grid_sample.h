@@ -11,8 +11,8 @@
 double shimrt_gs_rd(int32_t dt, double v);
 
 /* grid_sampler's checks of input and grid (nsp + 2 dims, batch, last dim nsp, non-empty
- * spatial dims, a floating dtype shared by both, interpolation mode 0 or 1), PyTorch's
- * messages (bicubic, 2-d only in PyTorch, is refused: not implemented here). */
+ * spatial dims, a floating dtype shared by both, interpolation mode 0 or 1, or 2 (bicubic)
+ * when nsp is 2, as in PyTorch), PyTorch's messages. */
 AOTITorchError shimrt_gs_check(const char *op, int nsp, AtenTensorHandle input,
                                AtenTensorHandle grid, int64_t interpolation_mode);
 

@@ -16,7 +16,11 @@
  * with depth 1 (z fixed at 0: its weights exact, its terms zero or skipped); PyTorch's 2-d kernel
  * is vectorized over 16 (float) / 8 (double) grid points, adding each corner lane by lane, so
  * sums that meet in one element may be added in another order (within the summation
- * tolerance, not bit for bit); its bicubic mode is refused (not implemented here). */
+ * tolerance, not bit for bit). Bicubic (2-d only, as in PyTorch): the grid unnormalized
+ * without padding, the 16 taps around it padded one by one (border: clipped, reflection:
+ * reflected then clipped, zeros: outside left out), grad_output times the cubic convolution
+ * weights (A = -0.75) added to grad_input at each tap, and grad_grid from the weights'
+ * derivatives, in the vectorized kernel's order of operations (within the same tolerance). */
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
@@ -75,7 +79,23 @@ static double gb_reflect(const gb_job *j, double x, int64_t tlo, int64_t thi, do
     return even ? gb_r(j, extra + min) : gb_r(j, gb_r(j, span - extra) + min);
 }
 
-/* grid_sampler_compute_source_index_set_grad */
+/* compute_coordinates_set_grad: c under the padding mode (border: clipped; reflection:
+ * reflected, then clipped), *g its derivative (0 or +-1) */
+static double gb_pad(const gb_job *j, double c, int64_t size, double *g) {
+    double gc, gr = 1;
+    *g = 1;
+    if (j->pad == 2)
+        c = j->align ? gb_reflect(j, c, 0, 2 * (size - 1), &gr)
+                     : gb_reflect(j, c, -1, 2 * size - 1, &gr);
+    if (j->pad == 1 || j->pad == 2) {
+        c = gb_clip(j, c, size, &gc);
+        *g = gr * gc;
+    }
+    return c;
+}
+
+/* grid_sampler_compute_source_index_set_grad (bicubic: grid_sampler_unnormalize_set_grad
+ * only, padding applied to each tap instead) */
 static double gb_source(const gb_job *j, double c, int64_t size, double *g) {
     if (j->align) {
         *g = gb_r(j, gb_r(j, (double)(size - 1)) / 2);
@@ -84,16 +104,10 @@ static double gb_source(const gb_job *j, double c, int64_t size, double *g) {
         *g = gb_r(j, gb_r(j, (double)size) / 2);
         c = gb_r(j, gb_r(j, gb_r(j, gb_r(j, c + 1) * gb_r(j, (double)size)) - 1) / 2);
     }
-    double gc, gr;
-    if (j->pad == 1) {
-        c = gb_clip(j, c, size, &gc);
-        *g = gb_r(j, *g * gc);
-    } else if (j->pad == 2) {
-        c = j->align ? gb_reflect(j, c, 0, 2 * (size - 1), &gr)
-                     : gb_reflect(j, c, -1, 2 * size - 1, &gr);
-        c = gb_clip(j, c, size, &gc);
-        *g = gb_r(j, gb_r(j, *g * gr) * gc);
-    }
+    if (j->mode == 2) return c;
+    double gp;
+    c = gb_pad(j, c, size, &gp);
+    *g = gb_r(j, *g * gp);
     return c;
 }
 
@@ -116,6 +130,71 @@ static void gb_add(const gb_job *j, char *base, int64_t i, double v) {
     shimrt_k_store_f64(p, j->dt, gb_r(j, shimrt_k_load_f64(p, j->dt) + v));
 }
 
+/* The cubic convolution weights (A = -0.75) of the 4 taps at t - 1, t, t + 1, t + 2 from the
+ * low tap (get_cubic_coefficients of PyTorch's vectorized kernel) in w, and (as its
+ * get_cubic_coefficients_grad) minus their derivatives in t in d */
+static void gb_cubic(const gb_job *j, double t, double w[4], double d[4]) {
+    const double A = -0.75;
+    for (int k = 0; k < 4; k++) {
+        /* the distance to the tap, and the sign of t in it */
+        double x = gb_r(j, k == 0 ? t + 1 : k == 1 ? t : (double)(k - 1) - t);
+        if (k == 0 || k == 3)
+            w[k] =
+                gb_r(j, gb_r(j, gb_r(j, gb_r(j, gb_r(j, gb_r(j, A * x) - 5 * A) * x) + 8 * A) * x) -
+                            4 * A);
+        else
+            w[k] = gb_r(j, gb_r(j, gb_r(j, gb_r(j, gb_r(j, (A + 2) * x) - (A + 3)) * x) * x) + 1);
+    }
+    double x = gb_r(j, -1 - t);
+    d[0] = gb_r(j, gb_r(j, gb_r(j, gb_r(j, -3 * A * x) - 10 * A) * x) - 8 * A);
+    x = -t;
+    d[1] = gb_r(j, gb_r(j, gb_r(j, -3 * (A + 2) * x) - 2 * (A + 3)) * x);
+    x = gb_r(j, 1 - t);
+    d[2] = gb_r(j, gb_r(j, gb_r(j, 3 * (A + 2) * x) - 2 * (A + 3)) * x);
+    x = gb_r(j, 2 - t);
+    d[3] = gb_r(j, gb_r(j, gb_r(j, gb_r(j, 3 * A * x) - 10 * A) * x) + 8 * A);
+}
+
+/* A bicubic tap's index under the padding mode (get_value_bounded / add_value_bounded) */
+static int64_t gb_tap(const gb_job *j, double x, int64_t size) {
+    double g;
+    return gb_i64(trunc(gb_pad(j, x, size, &g)));
+}
+
+/* Bicubic (2-d only): per channel, grad_output times each of the 16 weights wx[i] * wy[k]
+ * added to grad_input at the padded tap (x - 1 + i, y - 1 + k; outside the input left out,
+ * zeros padding), and the tap's value times grad_output times the weights' derivatives
+ * subtracted from gx, gy, in the order of PyTorch's vectorized kernel */
+static void gb_bicubic(const gb_job *j, const double c[2], const double m[2], const char *go,
+                       const char *in, char *gi, char *gg, int64_t osp) {
+    int64_t isp = j->H * j->W;
+    double lo[2], w[2][4], d[2][4];
+    for (int a = 0; a < 2; a++) {
+        lo[a] = floor(c[a]);
+        gb_cubic(j, gb_r(j, c[a] - lo[a]), w[a], d[a]);
+    }
+    int64_t tx[4], ty[4];
+    for (int i = 0; i < 4; i++) {
+        tx[i] = gb_tap(j, gb_r(j, lo[0] + (i - 1)), j->W);
+        ty[i] = gb_tap(j, gb_r(j, lo[1] + (i - 1)), j->H);
+    }
+    double gx = 0, gy = 0;
+    for (int64_t ch = 0; ch < j->C; ch++) {
+        double g = gb_load(j, go, ch * osp);
+        for (int i = 0; i < 4; i++)
+            for (int k = 0; k < 4; k++) {
+                bool inb = gb_in(j, 0, ty[k], tx[i]);
+                int64_t at = ch * isp + ty[k] * j->W + tx[i];
+                if (gi && inb) gb_add(j, gi, at, gb_r(j, gb_r(j, g * w[0][i]) * w[1][k]));
+                double vg = gb_r(j, (inb ? gb_load(j, in, at) : 0) * g);
+                gx = gb_r(j, gx - gb_r(j, gb_r(j, vg * d[0][i]) * w[1][k]));
+                gy = gb_r(j, gy - gb_r(j, gb_r(j, vg * d[1][k]) * w[0][i]));
+            }
+    }
+    shimrt_k_store_f64(gg, j->dt, gb_r(j, gx * m[0]));
+    shimrt_k_store_f64(gg + j->es, j->dt, gb_r(j, gy * m[1]));
+}
+
 static void gb_batches(int64_t b, int64_t e, void *vctx) {
     const gb_job *j = vctx;
     int64_t isp = j->D * j->H * j->W, osp = j->OD * j->OH * j->OW;
@@ -130,6 +209,10 @@ static void gb_batches(int64_t b, int64_t e, void *vctx) {
             const char *in = j->in + (size_t)(n * j->C * isp) * j->es;
             char *gi = j->gi ? j->gi + (size_t)(n * j->C * isp) * j->es : NULL;
             char *gg = j->gg + (size_t)((n * osp + o) * j->nc) * j->es;
+            if (j->mode == 2) {
+                gb_bicubic(j, c, m, go, in, gi, gg, osp);
+                continue;
+            }
             if (j->mode == 1) {
                 int64_t x = gb_i64(nearbyint(c[0])), y = gb_i64(nearbyint(c[1])),
                         z = gb_i64(nearbyint(c[2]));

@@ -647,8 +647,8 @@ def grid_backward_family():
     """grid_sampler_3d_backward and grid_sampler_2d_backward: bilinear and nearest, the three
     padding modes, align_corners, both output_mask settings, grids reaching outside the input,
     strided inputs and grids, non-finite grid values, bad shapes and dtypes. 3-d: every
-    floating dtype, bit-identical (PyTorch's plain scalar_t kernel). 2-d (bicubic refused, not
-    implemented): PyTorch's kernel is vectorized over the grid points (AVX512: 16 float lanes,
+    floating dtype, bit-identical (PyTorch's plain scalar_t kernel). 2-d (and its bicubic mode,
+    the three paddings, both align_corners): PyTorch's kernel is vectorized over the grid points (AVX512: 16 float lanes,
     corners added lane by lane), so sums meeting in one grad_input element may be added in
     another order: float32 and float64 (the types it takes) at the summation tolerance."""
     for nsp, op, dts, tol, geoms in (
@@ -685,6 +685,23 @@ def grid_backward_family():
                          [T(gos), T(x0), T(gt), 0, 2, 0, [1, 1], Ret(), Ret()],
                          lambda gos=gos, x=x0, gt=gt: op(gos, x, gt, 0, 2, False, [True, True]),
                          loose=tol)
+        if nsp == 2:  # bicubic: 16 taps each padded, grids reaching past the input
+            for dt in (torch.float32, torch.float64):
+                for xs, gs in (([2, 3, 4, 5], [2, 3, 4]), ([1, 2, 1, 2], [1, 3, 2]),
+                               ([1, 2, 6, 7], [1, 5, 6])):
+                    x = rand(xs, dt, -2, 2)
+                    grid = (torch.rand(gs + [2], dtype=torch.float64) * 3 - 1.5).to(dt)
+                    go = rand(xs[:2] + gs[1:], dt, -2, 2)
+                    for pad in (0, 1, 2):
+                        for align in (0, 1):
+                            for mask in ([1, 1], [0, 1]) if pad == 0 else ([1, 1],):
+                                case(f"{dt} x{xs} grid{gs} bicubic pad={pad} align={align} "
+                                     f"mask={mask}", name,
+                                     [T(go), T(x), T(grid), 2, pad, align, mask, Ret(), Ret()],
+                                     lambda go=go, x=x, grid=grid, pad=pad, align=align,
+                                     mask=mask: op(go, x, grid, 2, pad, bool(align),
+                                                   [bool(m) for m in mask]),
+                                     loose=tol, check=lambda k, mask=mask: mask[k])
         x = rand([1, 2, 3, 4, 5][:nsp + 2], torch.float32)
         go = rand([1, 2, 2, 3, 4][:nsp + 2], torch.float32)
         g = torch.rand([1, 2, 3, 4][:nsp + 1] + [nsp]) * 2 - 1
