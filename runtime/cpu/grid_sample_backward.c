@@ -184,7 +184,7 @@ static void gb_bicubic(const gb_job *j, const double c[2], const double m[2], co
         for (int i = 0; i < 4; i++)
             for (int k = 0; k < 4; k++) {
                 bool inb = gb_in(j, 0, ty[k], tx[i]);
-                int64_t at = ch * isp + ty[k] * j->W + tx[i];
+                int64_t at = inb ? ch * isp + ty[k] * j->W + tx[i] : 0;
                 if (gi && inb) gb_add(j, gi, at, gb_r(j, gb_r(j, g * w[0][i]) * w[1][k]));
                 double vg = gb_r(j, (inb ? gb_load(j, in, at) : 0) * g);
                 gx = gb_r(j, gx - gb_r(j, gb_r(j, vg * d[0][i]) * w[1][k]));
