@@ -33,7 +33,7 @@ static AOTITorchError options(const char *op, int32_t *dtype, int32_t *layout, i
 /* Fills t with the Scalar sv (an int or bool one by its exact value). */
 static AOTITorchError fill(const char *op, AtenTensorHandle t, shimrt_scalar sv) {
     if (shimrt_k_scalar_fits(op, sv, t->dtype, shimrt_numel(t) == 1)) return AOTI_TORCH_FAILURE;
-    long double v = shimrt_scalar_is_integral(sv, true) ? (long double)sv.i : (long double)sv.d;
+    long double v = sv.d;
     if (t->device_type == SHIMRT_DEV_META || shimrt_numel(t) == 0) return AOTI_TORCH_SUCCESS;
     if (t->device_type != SHIMRT_DEV_CPU) {
         /* another device's memory is not the host's: the element is made here, as the
@@ -47,14 +47,23 @@ static AOTITorchError fill(const char *op, AtenTensorHandle t, shimrt_scalar sv)
     if (!shimrt_dtype_is_computable(t->dtype))
         return shimrt_fail(op, "filling a %s tensor is not supported", shimrt_dtype_name(t->dtype));
     int64_t idx[SHIMRT_MAX_DIMS] = {0};
-    if (shimrt_idx_numeric(t->dtype)) {
+    bool integral = shimrt_scalar_is_integral(sv, true);
+    if (!integral && shimrt_idx_numeric(t->dtype)) {
         do shimrt_idx_store(shimrt_idx_at(t, idx), t->dtype, v);
         while (shimrt_idx_next(t->ndim, t->sizes, idx));
         return AOTI_TORCH_SUCCESS;
     }
-    _Alignas(16) char e[16]; /* uint16/32/64, complex: one element, as fill_ converts it */
-    double d = (double)v;
-    shimrt_dtype_convert(e, t->dtype, &d, SHIMRT_FLOAT64);
+    /* one element, as fill_ converts it: an int or bool Scalar from its exact int64 (not
+     * through long double, which is no wider than double under valgrind), uint16/32/64 and
+     * complex from the double */
+    _Alignas(16) char e[16];
+    if (integral) {
+        int64_t i = sv.i;
+        shimrt_dtype_convert(e, t->dtype, &i, SHIMRT_INT64);
+    } else {
+        double d = (double)v;
+        shimrt_dtype_convert(e, t->dtype, &d, SHIMRT_FLOAT64);
+    }
     size_t es = shimrt_dtype_size(t->dtype);
     do memcpy(shimrt_idx_at(t, idx), e, es);
     while (shimrt_idx_next(t->ndim, t->sizes, idx));
