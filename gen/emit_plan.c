@@ -46,6 +46,7 @@ static bool is_generated_name(const char *s) {
         "arg_kinds_",
         "array_",
         "box_",
+        "c_shim_", /* (a header name's stem in the templates) */
         "check_",
         "err_",
         "false",

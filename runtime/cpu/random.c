@@ -594,7 +594,9 @@ static AOTITorchError serial_draw(const char *op, AtenTensorHandle self,
         if (fl)
             store_f(dt, p, v);
         else
-            store_i(dt, p, (int64_t)v);
+            /* (an inf or out-of-range draw: x86's conversion result, INT64_MIN, without the
+             * undefined C conversion PyTorch's static_cast is) */
+            store_i(dt, p, isfinite(v) && fabs(v) < 9.2e18 ? (int64_t)v : INT64_MIN);
     }
     END(generator);
     return AOTI_TORCH_SUCCESS;
