@@ -33,7 +33,7 @@ AtenTensorHandle shimrt_k_new(const char *op, int64_t ndim, const int64_t *sizes
  * t's strides order its dims as channels-last does (conv.c). */
 bool shimrt_k_strides_like_cl(const struct AtenTensorOpaque *t);
 
-/* PyTorch's to_impl (to.dtype, to.dtype_layout; alloc.c): self itself (a new handle) when
+/* PyTorch's to_impl (to.dtype, to.dtype_layout; fill_copy.c): self itself (a new handle) when
  * nothing changes (to_will_alias: dt is self's dtype, same_dev, no copy asked, memory format
  * fmt preserve or the one self suggests), else _to_copy: a new tensor on dev in format fmt
  * (preserve: self's strides when dense, else infer_dense_strides) holding self's values
