@@ -927,6 +927,10 @@ static void copy_kernel(FILE *f, const shimrt_cuda_kdesc *k, const dtype_info *o
     if (k->kind == SHK_FILL) {
         fputs("    (void)o1;\n    double v = p.alpha;\n", f);
     } else {
+        /* the same dtype: the element's bits, as PyTorch's copy (a NaN's payload kept; a
+         * trip through float would turn a half NaN into the hardware's canonical one) */
+        fprintf(f, "    if (p.src_dtype == %d) { out[o0] = ((const O *)p.in0)[o1]; continue; }\n",
+                (int)o->code);
         fputs("    double v = 0; long long w = 0; int isf = 1;\n    switch (p.src_dtype) {\n", f);
         for (size_t i = 0; i < NDT; i++) {
             const dtype_info *s = &dtypes[i];

@@ -154,6 +154,9 @@ static AOTITorchError device_copy(const char *op, struct AtenTensorOpaque *dst,
     int64_t n = shimrt_numel(dst);
     if (n == 0) return AOTI_TORCH_SUCCESS;
     bool contig = shimrt_is_contiguous(dst) && shimrt_is_contiguous(src) && shimrt_numel(src) == n;
+    if (contig && dst->dtype == src->dtype) /* PyTorch's cudaMemcpyAsync on the stream */
+        return shimrt_cuda_copy_on(op, dst->device_index, shimrt_data(dst), shimrt_data(src),
+                                   (uint64_t)n * shimrt_dtype_size(dst->dtype), false);
     shimrt_cuda_kdesc k;
     if (!shimrt_cuda_kernel_for(SHK_COPY, "copy", dst->dtype, contig ? SHL_CONTIG : SHL_STRIDED,
                                 &k))

@@ -46,7 +46,8 @@ EXPORT void fake_cuda_last_copy(int *dev, void **stream) {
     *stream = last_copy_stream;
 }
 EXPORT long fake_cuda_ctx_switches(void) { return ctx_switches; }
-/* Host round trips: copies and stream synchronizations issued (any thread). */
+/* Host round trips: copies to or from the host and stream synchronizations issued (any
+ * thread). */
 static long copies, syncs;
 EXPORT long fake_cuda_copies(void) { return __atomic_load_n(&copies, __ATOMIC_RELAXED); }
 EXPORT long fake_cuda_syncs(void) { return __atomic_load_n(&syncs, __ATOMIC_RELAXED); }
@@ -218,7 +219,10 @@ EXPORT CUresult cuMemAllocHost_v2(void **p, size_t n) { return mem_alloc(p, n, 1
 EXPORT CUresult cuMemFreeHost(void *p) { return mem_free(p); }
 EXPORT CUresult cuMemcpyAsync(CUdeviceptr d, CUdeviceptr s, size_t n, void *st) {
     if (!current_ctx) return 201;
-    __atomic_fetch_add(&copies, 1, __ATOMIC_RELAXED);
+    fake_mem md, ms; /* a device-to-device copy is no host round trip */
+    if (!(mem_of((const void *)(size_t)d, &md) && !md.host && mem_of((const void *)(size_t)s, &ms) &&
+          !ms.host))
+        __atomic_fetch_add(&copies, 1, __ATOMIC_RELAXED);
     last_copy_dev = dev_of_ctx(current_ctx);
     last_copy_stream = st;
     device_access_begin();

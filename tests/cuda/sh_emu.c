@@ -64,6 +64,7 @@ float sh_emu_h2f(unsigned short h) {
     return (float)x;
 }
 unsigned short sh_emu_f2h(float f) {
+    if (f != f) return 0x7fff; /* PTX's cvt.rn.f16.f32: every NaN becomes the canonical one */
     _Float16 x = (_Float16)f;
     unsigned short h;
     memcpy(&h, &x, sizeof h);

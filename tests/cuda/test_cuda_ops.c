@@ -51,7 +51,7 @@ static blas_use *blas_uses;
 static int (*fake_cur_dev)(void);
 static long (*fake_copies)(void), (*fake_syncs)(void);
 
-static long no_count(void) { return 1; }
+static long no_count(void) { return 0; } /* the real driver counts nothing */
 
 /* True when the machine's own driver loads and reports a device. */
 static bool have_gpu(void) {
@@ -276,7 +276,7 @@ Test(cuda_ops, every_elementwise_row_matches_cpu, .timeout = 600) {
         }
     }
     cr_assert(compared > 0);
-    cr_assert(launches() > 0, "the kernels ran on the (fake) device");
+    cr_assert(real_gpu || launches() > 0, "the kernels ran on the fake device");
     no_leaks();
 }
 
@@ -1044,7 +1044,7 @@ Test(cuda_ops, mean_max_argmax_softmax_match_cpu, .timeout = 600) {
     FAILS(aoti_torch_cuda_argmax(gb, NULL, 0, &gw), "argmax", "\"argmax_cuda\" not implemented");
     AtenTensorHandle all[] = {e, ge, i, gi, b, gb};
     for (size_t j = 0; j < 6; j++) OK(aoti_torch_delete_tensor_object(all[j]));
-    cr_assert(launches() > before, "the kernels ran on the (fake) device");
+    cr_assert(real_gpu || launches() > before, "the kernels ran on the fake device");
     no_leaks();
 }
 
@@ -1179,7 +1179,7 @@ Test(cuda_ops, index_select_matches_cpu, .timeout = 600) {
     AtenTensorHandle all[] = {a, ga, e, ge, sc, gsc, i1, gi1, gbad, f, gf};
     for (size_t j = 0; j < sizeof all / sizeof *all; j++)
         OK(aoti_torch_delete_tensor_object(all[j]));
-    cr_assert(launches() > before, "the kernels ran on the (fake) device");
+    cr_assert(real_gpu || launches() > before, "the kernels ran on the fake device");
     no_leaks();
 }
 
@@ -1584,7 +1584,7 @@ Test(cuda_ops, scatter_matches_cpu, .timeout = 600) {
                               gi0, bad, gbad, i32, gi32, d64, gd64, ok,  gok, ib,  gib};
     for (size_t j = 0; j < sizeof all / sizeof *all; j++)
         OK(aoti_torch_delete_tensor_object(all[j]));
-    cr_assert(launches() > before, "the kernels ran on the (fake) device");
+    cr_assert(real_gpu || launches() > before, "the kernels ran on the fake device");
     no_leaks();
 }
 
@@ -1711,8 +1711,12 @@ static void same_bits(const char *what, AtenTensorHandle want, AtenTensorHandle 
     for (int64_t i = 0; i < shimrt_numel(want); i++) {
         const char *a = (const char *)shimrt_data(wc) + i * (int64_t)es;
         const char *b = (const char *)shimrt_data(gc) + i * (int64_t)es;
-        cr_assert(!memcmp(a, b, es), "%s: element %lld: CUDA %.9g, CPU %.9g", what, (long long)i,
-                  shimrt_k_load_f64(b, want->dtype), shimrt_k_load_f64(a, want->dtype));
+        uint64_t ab = 0, bb = 0;
+        memcpy(&ab, a, es);
+        memcpy(&bb, b, es);
+        cr_assert(!memcmp(a, b, es), "%s: element %lld: CUDA %.9g (bits %#llx), CPU %.9g (bits %#llx)",
+                  what, (long long)i, shimrt_k_load_f64(b, want->dtype), (unsigned long long)bb,
+                  shimrt_k_load_f64(a, want->dtype), (unsigned long long)ab);
     }
     OK(aoti_torch_delete_tensor_object(gc));
     OK(aoti_torch_delete_tensor_object(wc));
@@ -1900,7 +1904,7 @@ Test(cuda_ops, sort_matches_cpu, .timeout = 600) {
     AtenTensorHandle all[] = {lc, lg, z, gz, a, ga, gv, gi, wv, wi, c3, g3};
     for (size_t j = 0; j < sizeof all / sizeof *all; j++)
         OK(aoti_torch_delete_tensor_object(all[j]));
-    cr_assert(launches() > before, "the kernels ran on the (fake) device");
+    cr_assert(real_gpu || launches() > before, "the kernels ran on the fake device");
     no_leaks();
 }
 
