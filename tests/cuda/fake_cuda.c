@@ -220,8 +220,8 @@ EXPORT CUresult cuMemFreeHost(void *p) { return mem_free(p); }
 EXPORT CUresult cuMemcpyAsync(CUdeviceptr d, CUdeviceptr s, size_t n, void *st) {
     if (!current_ctx) return 201;
     fake_mem md, ms; /* a device-to-device copy is no host round trip */
-    if (!(mem_of((const void *)(size_t)d, &md) && !md.host && mem_of((const void *)(size_t)s, &ms) &&
-          !ms.host))
+    if (!(mem_of((const void *)(size_t)d, &md) && !md.host &&
+          mem_of((const void *)(size_t)s, &ms) && !ms.host))
         __atomic_fetch_add(&copies, 1, __ATOMIC_RELAXED);
     last_copy_dev = dev_of_ctx(current_ctx);
     last_copy_stream = st;

@@ -1714,8 +1714,9 @@ static void same_bits(const char *what, AtenTensorHandle want, AtenTensorHandle 
         uint64_t ab = 0, bb = 0;
         memcpy(&ab, a, es);
         memcpy(&bb, b, es);
-        cr_assert(!memcmp(a, b, es), "%s: element %lld: CUDA %.9g (bits %#llx), CPU %.9g (bits %#llx)",
-                  what, (long long)i, shimrt_k_load_f64(b, want->dtype), (unsigned long long)bb,
+        cr_assert(!memcmp(a, b, es),
+                  "%s: element %lld: CUDA %.9g (bits %#llx), CPU %.9g (bits %#llx)", what,
+                  (long long)i, shimrt_k_load_f64(b, want->dtype), (unsigned long long)bb,
                   shimrt_k_load_f64(a, want->dtype), (unsigned long long)ab);
     }
     OK(aoti_torch_delete_tensor_object(gc));
