@@ -35,6 +35,13 @@ BENCH_STEPS += bench-aoti
 # cholesky_inverse, triangular_solve, geqrf, ormqr, lu_unpack (OpenBLAS's LAPACK);
 # int8: _weight_int8pack_mm, _int_mm.out, _scaled_mm (float8).
 BENCH_PY := fft dynquant linalg int8
+
+# The CUDA backend beside PyTorch's on one GPU (bench/cuda/bench.py; prints why it skips on a
+# machine without one, as in CI). Also step 4 of `make check-gpu`.
+.PHONY: bench-cuda
+bench-cuda: $(LIBSHIMRT_SO)
+	@$$(.ci/torch-env) bench/cuda/bench.py $(LIBSHIMRT_SO)
+BENCH_STEPS += bench-cuda
 .PHONY: $(BENCH_PY:%=bench-%)
 $(BENCH_PY:%=bench-%): bench-%: $(LIBSHIMRT_SO)
 	@BUILD=$(BUILD) sh bench/common/run.sh $*

