@@ -105,5 +105,6 @@ check-torch-compat: $(SHIMGEN)
 # minutes on one H100/H200; tests/scripts/cuda_check_gpu.sh says what it runs). Exits 77
 # with the reason when the machine has no GPU. Not part of `make check`.
 .PHONY: check-gpu
-check-gpu: $(BUILD)/tests/cuda/test_cuda_ops $(BUILD)/bench/rt_cuda_jit $(SHIMRT_JIT) $(LIBSHIMRT_SO)
+check-gpu: $(BUILD)/tests/cuda/test_cuda_ops $(BUILD)/bench/rt_cuda_jit $(SHIMRT_JIT) $(LIBSHIMRT_SO) \
+  $(SHIMRT_RUN) $(LIBSHIMRT_CUDART_SO)
 	@SHIMRT_CHECK_GPU=1 BUILD=$(BUILD) sh tests/scripts/cuda_check_gpu.sh

@@ -19,20 +19,33 @@ $(LIBSHIMRT_AOTI_SO): $(AOTI_OBJS) $(LIBSHIMRT_SO)
 $(SHIMRT_RUN): $(BUILD)/obj/runtime/aoti/tool/shimrt_run.o $(LIBSHIMRT_AOTI_A) $(LIBSHIMRT_SO)
 	$(CC) $(LDFLAGS_COMMON) $(LDFLAGS) -o $@ $(filter %.o %.a,$^) $(AOTI_LDLIBS)
 
-ALL_TARGETS += $(LIBSHIMRT_AOTI_A) $(LIBSHIMRT_AOTI_SO) $(SHIMRT_RUN)
+# libshimrt-cudart (runtime/aoti/cudart/): the CUDA runtime API functions a CUDA model's
+# .so calls, on libshimrt's CUDA layer; libshimrt-aoti loads it (from its own folder, else
+# by soname) when it opens a CUDA package in a process without libcudart.
+LIBSHIMRT_CUDART_SO := $(BUILD)/libshimrt-cudart.so
+$(LIBSHIMRT_CUDART_SO): $(BUILD)/obj/runtime/aoti/cudart/cudart.o $(LIBSHIMRT_SO)
+	$(CC) -shared $(LDFLAGS_COMMON) $(LDFLAGS) -Wl,-soname,libshimrt-cudart.so.0 -Wl,--no-undefined \
+	  -o $@ $< -L$(BUILD) -lshimrt -Wl,-rpath,'$$ORIGIN:$$ORIGIN/../lib'
+	ln -sf libshimrt-cudart.so $(BUILD)/libshimrt-cudart.so.0
+$(SHIMRT_RUN): | $(LIBSHIMRT_CUDART_SO)
+
+ALL_TARGETS += $(LIBSHIMRT_AOTI_A) $(LIBSHIMRT_AOTI_SO) $(SHIMRT_RUN) $(LIBSHIMRT_CUDART_SO)
 
 # install: beside libshimrt (its header shimrt/aoti_package.h is installed with libshimrt's).
 .PHONY: install-shimrt-aoti uninstall-shimrt-aoti
-install-shimrt-aoti: $(LIBSHIMRT_AOTI_A) $(LIBSHIMRT_AOTI_SO) $(SHIMRT_RUN)
+install-shimrt-aoti: $(LIBSHIMRT_AOTI_A) $(LIBSHIMRT_AOTI_SO) $(SHIMRT_RUN) $(LIBSHIMRT_CUDART_SO)
 	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(PREFIX)/bin
 	install -m 755 $(SHIMRT_RUN) $(DESTDIR)$(PREFIX)/bin/shimrt-run
 	install -m 755 $(LIBSHIMRT_AOTI_SO) $(DESTDIR)$(LIBDIR)/libshimrt-aoti.so.$(SHIMRT_VERSION)
 	ln -sf libshimrt-aoti.so.$(SHIMRT_VERSION) $(DESTDIR)$(LIBDIR)/libshimrt-aoti.so.$(SHIMRT_SONAME_MAJOR)
 	ln -sf libshimrt-aoti.so.$(SHIMRT_SONAME_MAJOR) $(DESTDIR)$(LIBDIR)/libshimrt-aoti.so
 	install -m 644 $(LIBSHIMRT_AOTI_A) $(DESTDIR)$(LIBDIR)/libshimrt-aoti.a
+	install -m 755 $(LIBSHIMRT_CUDART_SO) $(DESTDIR)$(LIBDIR)/libshimrt-cudart.so.$(SHIMRT_VERSION)
+	ln -sf libshimrt-cudart.so.$(SHIMRT_VERSION) $(DESTDIR)$(LIBDIR)/libshimrt-cudart.so.$(SHIMRT_SONAME_MAJOR)
 uninstall-shimrt-aoti:
 	rm -f $(DESTDIR)$(PREFIX)/bin/shimrt-run $(DESTDIR)$(LIBDIR)/libshimrt-aoti.so.$(SHIMRT_VERSION) \
 	  $(DESTDIR)$(LIBDIR)/libshimrt-aoti.so.$(SHIMRT_SONAME_MAJOR) $(DESTDIR)$(LIBDIR)/libshimrt-aoti.so \
-	  $(DESTDIR)$(LIBDIR)/libshimrt-aoti.a
+	  $(DESTDIR)$(LIBDIR)/libshimrt-aoti.a $(DESTDIR)$(LIBDIR)/libshimrt-cudart.so.$(SHIMRT_VERSION) \
+	  $(DESTDIR)$(LIBDIR)/libshimrt-cudart.so.$(SHIMRT_SONAME_MAJOR)
 INSTALL_STEPS += install-shimrt-aoti
 UNINSTALL_STEPS += uninstall-shimrt-aoti

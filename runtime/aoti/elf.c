@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -106,6 +107,10 @@ static int check_mapped(const uint8_t *m, size_t size, const char *name, AotiSoR
             problems++;
         } else if (has_prefix(lib, "libcuda") || has_prefix(lib, "libcudart") ||
                    has_prefix(lib, "libnvrtc") || has_prefix(lib, "libcublas")) {
+            if (r->cuda_package) { /* the system's loader finds the driver's libcuda */
+                r->cuda = 1;
+                continue;
+            }
             if (!r->cuda)
                 aoti_fail_append("\n  it was compiled for CUDA (needs %s); libshimrt runs CPU "
                                  "packages only: compile the model on the CPU",
@@ -127,6 +132,8 @@ static int check_mapped(const uint8_t *m, size_t size, const char *name, AotiSoR
     char *missing = malloc(cap);
     if (!missing) return aoti_fail("%s: out of memory", name);
     missing[0] = '\0';
+    size_t cudart_missing = 0;
+    char cudart_names[512] = "";
     for (size_t i = 1; i < nsyms; i++) {
         if (syms[i].st_shndx != SHN_UNDEF || ELF64_ST_BIND(syms[i].st_info) != STB_GLOBAL) continue;
         const char *s = str_at(m + sstr->sh_offset, sstr->sh_size, syms[i].st_name);
@@ -153,6 +160,15 @@ static int check_mapped(const uint8_t *m, size_t size, const char *name, AotiSoR
             len += k;
             r->missing++;
             problems++;
+        } else if (r->cuda_package && has_prefix(s, "cuda") && s[4] >= 'A' && s[4] <= 'Z') {
+            /* a CUDA runtime function: libshimrt-cudart's (or the process's libcudart) */
+            dlerror();
+            if (dlsym(RTLD_DEFAULT, s)) continue;
+            size_t used = strlen(cudart_names);
+            if (used + strlen(s) + 2 < sizeof cudart_names)
+                snprintf(cudart_names + used, sizeof cudart_names - used, " %s", s);
+            cudart_missing++;
+            problems++;
         } else if (has_prefix(s, "_ZN3c10") || has_prefix(s, "_ZNK3c10") ||
                    has_prefix(s, "_ZN2at") || has_prefix(s, "_ZNK2at") ||
                    has_prefix(s, "_ZN5torch") || has_prefix(s, "_ZNK5torch")) {
@@ -160,6 +176,11 @@ static int check_mapped(const uint8_t *m, size_t size, const char *name, AotiSoR
             libtorch_syms++;
         }
     }
+    if (cuda_fn && r->cuda_package) r->cuda = 1;
+    if (cudart_missing)
+        aoti_fail_append("\n  it calls %zu CUDA runtime function%s libshimrt-cudart does not "
+                         "provide:%s",
+                         cudart_missing, cudart_missing == 1 ? "" : "s", cudart_names);
     if (cuda_fn && !r->cuda) {
         aoti_fail_append("\n  it was compiled for CUDA (calls %s); libshimrt runs CPU packages "
                          "only: compile the model on the CPU",
@@ -181,8 +202,10 @@ static int check_mapped(const uint8_t *m, size_t size, const char *name, AotiSoR
     return problems ? 1 : 0;
 }
 
-int aoti_check_so(const char *path, const char *shown_name, AotiSoReport *report) {
+int aoti_check_so(const char *path, const char *shown_name, bool cuda_package,
+                  AotiSoReport *report) {
     memset(report, 0, sizeof *report);
+    report->cuda_package = cuda_package;
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) return aoti_fail("cannot open %s", shown_name);
     struct stat st;

@@ -2,6 +2,7 @@
  * model .so into a private folder, checks it (elf.c), loads it on top of libshimrt, loads
  * the weights kept outside the .so and drives the .so's own AOTInductorModelContainer*
  * functions. */
+#define _GNU_SOURCE /* dladdr: the folder libshimrt-aoti was loaded from */
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -12,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zip.h>
@@ -19,7 +21,9 @@
 #include "aoti_internal.h"
 #include "shimrt/aoti_package.h"
 #include "shimrt/tensor.h"
+#include "shimrt/cuda.h"
 #include "shimrt/device.h"
+#include "shimrt/error.h"
 
 /* ---- the thread's error message ------------------------------------------------------ */
 static _Thread_local char err_buf[8192];
@@ -66,7 +70,9 @@ struct ShimrtPackage {
     LastErrorFn last_error;
     OmpSetFn omp_set_num_threads;
     size_t num_inputs, num_outputs;
-    uint8_t *blob; /* weights outside the .so; the container reads them while it lives */
+    uint8_t *blob;        /* weights outside the .so; the container reads them while it lives */
+    int32_t device_type;  /* the package's: aoti_torch_device_type_cpu() or _cuda() */
+    int32_t device_index; /* CUDA: the device the container was created on */
 };
 
 /* ---- threads ------------------------------------------------------------------------- */
@@ -114,11 +120,48 @@ AOTI_TORCH_EXPORT int shimrt_package_set_num_threads(int n) {
 }
 
 /* ---- package files ------------------------------------------------------------------- */
+/* Removes the private folder and the files extracted into it (the .so, CUDA kernels). */
 static void remove_dir(ShimrtPackage *p) {
     if (!p->dir[0]) return;
-    if (p->so_path[0]) unlink(p->so_path);
+    DIR *d = opendir(p->dir);
+    if (d) {
+        int fd = dirfd(d);
+        for (struct dirent *e; (e = readdir(d));)
+            if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) unlinkat(fd, e->d_name, 0);
+        closedir(d);
+    }
     rmdir(p->dir);
     p->dir[0] = '\0';
+}
+
+/* A CUDA model's .so calls the CUDA runtime API (cudaMalloc, cudaEventRecord, ...), which
+ * PyTorch's process has from libcudart. Here: the process's own when it has one, else
+ * libshimrt-cudart (runtime/aoti/cudart/), from this library's folder or by soname, loaded
+ * into the global scope once (never unloaded). */
+static int cudart_ready;
+static char cudart_error[512];
+static pthread_once_t cudart_once = PTHREAD_ONCE_INIT;
+static void load_cudart(void) {
+    dlerror();
+    if (dlsym(RTLD_DEFAULT, "cudaMalloc")) {
+        cudart_ready = 1;
+        return;
+    }
+    char path[4096] = "";
+    Dl_info info;
+    if (dladdr((void *)load_cudart, &info) && info.dli_fname) {
+        const char *slash = strrchr(info.dli_fname, '/');
+        if (slash)
+            snprintf(path, sizeof path, "%.*s/libshimrt-cudart.so.0", (int)(slash - info.dli_fname),
+                     info.dli_fname);
+    }
+    if ((path[0] && dlopen(path, RTLD_NOW | RTLD_GLOBAL)) ||
+        dlopen("libshimrt-cudart.so.0", RTLD_NOW | RTLD_GLOBAL)) {
+        cudart_ready = 1;
+        return;
+    }
+    const char *e = dlerror();
+    snprintf(cudart_error, sizeof cudart_error, "%s", e ? e : "not found");
 }
 
 /* Reads entry idx (its size known from the archive) into a new buffer of at least
@@ -214,6 +257,8 @@ static int open_package(ShimrtPackage *p, const char *path, const char *model_na
     zip_int64_t n = zip_get_num_entries(z, 0);
     zip_int64_t so_idx = -1, blob_idx = -1, meta_idx = -1;
     int n_so = 0;
+    zip_int64_t *cubins = NULL; /* a CUDA model's kernels, loaded from the folder when run */
+    size_t n_cubins = 0;
     bool pickled_weights = false, any_model = false;
     for (zip_int64_t i = 0; i < n; i++) {
         const char *name = zip_get_name(z, (zip_uint64_t)i, 0);
@@ -232,9 +277,19 @@ static int open_package(ShimrtPackage *p, const char *path, const char *model_na
             blob_idx = i;
         } else if (ends_with(base, ".wrapper_metadata.json")) {
             meta_idx = i;
+        } else if (ends_with(base, ".cubin") && !strchr(base, '/') && base[0] != '.') {
+            zip_int64_t *grown = realloc(cubins, (n_cubins + 1) * sizeof *cubins);
+            if (!grown) {
+                free(cubins);
+                zip_discard(z);
+                return aoti_fail("%s: out of memory", path);
+            }
+            cubins = grown;
+            cubins[n_cubins++] = i;
         }
     }
     int rc = 0;
+    bool cuda = false;
     if (so_idx < 0) {
         rc = any_model
                  ? aoti_fail("%s: the package has no model named '%s'", path, model_name)
@@ -256,11 +311,13 @@ static int open_package(ShimrtPackage *p, const char *path, const char *model_na
                 text[msize] = '\0';
                 const char *key = strstr(text, "\"AOTI_DEVICE_KEY\"");
                 const char *q = key ? strchr(key + 17, '"') : NULL;
-                if (q && strncmp(q, "\"cpu\"", 5) != 0) {
+                if (q && strncmp(q, "\"cuda\"", 6) == 0) {
+                    cuda = true;
+                } else if (q && strncmp(q, "\"cpu\"", 5) != 0) {
                     char dev[32] = {0};
                     sscanf(q + 1, "%31[^\"]", dev);
-                    rc = aoti_fail("%s: compiled for device '%s'; libshimrt runs CPU packages "
-                                   "only: export and compile the model on the CPU",
+                    rc = aoti_fail("%s: compiled for device '%s'; libshimrt runs CPU and CUDA "
+                                   "packages: export and compile the model on one of those",
                                    path, dev);
                 }
                 meta = (uint8_t *)text;
@@ -268,6 +325,31 @@ static int open_package(ShimrtPackage *p, const char *path, const char *model_na
             free(meta);
             if (rc) goto out;
         }
+    }
+    /* A CUDA package needs a GPU, and the CUDA runtime API for its .so. */
+    p->device_type = aoti_torch_device_type_cpu();
+    if (cuda) {
+        int32_t ndev = 0, cur = 0;
+        AOTITorchError drc = shimrt_cuda_device_count(&ndev);
+        if (drc != AOTI_TORCH_SUCCESS || ndev < 1) {
+            rc = aoti_fail("%s: compiled for CUDA, and this machine cannot run it: %s", path,
+                           drc ? torch_exception_get_what() : "no CUDA device");
+            goto out;
+        }
+        if (shimrt_cuda_get_device(&cur) != AOTI_TORCH_SUCCESS) {
+            rc = aoti_fail("%s: %s", path, torch_exception_get_what());
+            goto out;
+        }
+        pthread_once(&cudart_once, load_cudart);
+        if (!cudart_ready) {
+            rc = aoti_fail("%s: compiled for CUDA, whose .so calls the CUDA runtime API, and "
+                           "libshimrt-cudart.so.0 cannot be loaded (beside libshimrt-aoti or "
+                           "by soname): %s",
+                           path, cudart_error);
+            goto out;
+        }
+        p->device_type = aoti_torch_device_type_cuda();
+        p->device_index = cur;
     }
     /* Extract the .so into a private folder. */
     const char *tmp = getenv("TMPDIR");
@@ -290,6 +372,25 @@ static int open_package(ShimrtPackage *p, const char *path, const char *model_na
                     NULL);
     if (close(fd) != 0 && !rc) rc = aoti_fail("cannot write %s: %s", p->so_path, strerror(errno));
     if (rc) goto out;
+    /* CUDA kernels, beside the .so: the model loads each from the folder on its first run. */
+    for (size_t k = 0; k < n_cubins && !rc; k++) {
+        const char *name = zip_get_name(z, (zip_uint64_t)cubins[k], 0);
+        const char *base = name ? strrchr(name, '/') : NULL;
+        char kpath[4096];
+        if (!base ||
+            snprintf(kpath, sizeof kpath, "%s/%s", p->dir, base + 1) >= (int)sizeof kpath) {
+            rc = aoti_fail("%s: a kernel file's name is too long", path);
+            break;
+        }
+        int kfd = open(kpath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+        if (kfd < 0) {
+            rc = aoti_fail("cannot write %s: %s", kpath, strerror(errno));
+            break;
+        }
+        rc = read_entry(z, (zip_uint64_t)cubins[k], name, kfd, NULL, NULL);
+        if (close(kfd) != 0 && !rc) rc = aoti_fail("cannot write %s: %s", kpath, strerror(errno));
+    }
+    if (rc) goto out;
     if (blob_idx >= 0 &&
         (rc = read_entry(z, (zip_uint64_t)blob_idx, zip_get_name(z, (zip_uint64_t)blob_idx, 0), -1,
                          &p->blob, NULL)))
@@ -299,7 +400,7 @@ static int open_package(ShimrtPackage *p, const char *path, const char *model_na
     char shown[600];
     snprintf(shown, sizeof shown, "%s: model '%s'", path, model_name);
     AotiSoReport report;
-    if ((rc = aoti_check_so(p->so_path, shown, &report))) goto out;
+    if ((rc = aoti_check_so(p->so_path, shown, cuda, &report))) goto out;
     if (report.external_weights && !p->blob) {
         rc = pickled_weights
                  ? aoti_fail("%s: the weights are stored as Python pickles "
@@ -333,7 +434,9 @@ static int open_package(ShimrtPackage *p, const char *path, const char *model_na
     p->omp_set_num_threads = (OmpSetFn)dlsym(RTLD_DEFAULT, "omp_set_num_threads");
     if (!p->omp_set_num_threads)
         p->omp_set_num_threads = (OmpSetFn)sym(p, "omp_set_num_threads", false);
-    AotiRtError e = create(&p->container, 1, "cpu", p->dir);
+    char devstr[32] = "cpu";
+    if (cuda) snprintf(devstr, sizeof devstr, "cuda:%d", (int)p->device_index);
+    AotiRtError e = create(&p->container, 1, devstr, p->dir);
     if (e != 0 || !p->container) {
         p->container = NULL;
         rc = rt_fail(p, e, "AOTInductorModelContainerCreateWithDevice");
@@ -357,9 +460,12 @@ static int open_package(ShimrtPackage *p, const char *path, const char *model_na
         }
     }
     /* Loaded and its weights read (a .so with weights appended maps itself during
-     * creation): the files are no longer needed, and a crash later leaves nothing behind. */
-    remove_dir(p);
+     * creation): the files are no longer needed, and a crash later leaves nothing behind.
+     * A CUDA model loads its kernels from the folder when it first runs them: the folder
+     * stays until shimrt_package_free. */
+    if (!cuda) remove_dir(p);
 out:
+    free(cubins);
     zip_discard(z);
     return rc;
 }
@@ -404,6 +510,13 @@ AOTI_TORCH_EXPORT size_t shimrt_package_num_outputs(const ShimrtPackage *p) {
     return p ? p->num_outputs : 0;
 }
 
+AOTI_TORCH_EXPORT int32_t shimrt_package_device_type(const ShimrtPackage *p) {
+    return p ? p->device_type : -1;
+}
+AOTI_TORCH_EXPORT int32_t shimrt_package_device_index(const ShimrtPackage *p) {
+    return p && p->device_type == aoti_torch_device_type_cuda() ? p->device_index : 0;
+}
+
 AOTI_TORCH_EXPORT int shimrt_package_run(ShimrtPackage *p, AtenTensorHandle *inputs,
                                          size_t num_inputs, AtenTensorHandle *outputs,
                                          size_t num_outputs) {
@@ -418,13 +531,19 @@ AOTI_TORCH_EXPORT int shimrt_package_run(ShimrtPackage *p, AtenTensorHandle *inp
         return aoti_fail("shimrt_package_run: inputs or outputs is NULL");
     AtenTensorHandle *own = calloc(num_inputs ? num_inputs : 1, sizeof *own);
     if (!own) return aoti_fail("shimrt_package_run: out of memory");
+    bool cuda = p->device_type == aoti_torch_device_type_cuda();
     for (size_t i = 0; i < num_inputs; i++) {
-        int32_t dev = -1;
+        int32_t dev = -1, idx = -1;
         if (!inputs[i] || aoti_torch_get_device_type(inputs[i], &dev) != AOTI_TORCH_SUCCESS ||
-            dev != aoti_torch_device_type_cpu() ||
+            aoti_torch_get_device_index(inputs[i], &idx) != AOTI_TORCH_SUCCESS ||
+            dev != p->device_type || (cuda && idx != p->device_index) ||
             aoti_torch_new_tensor_handle(inputs[i], &own[i]) != AOTI_TORCH_SUCCESS) {
             for (size_t j = 0; j < i; j++) aoti_torch_delete_tensor_object(own[j]);
             free(own);
+            if (cuda)
+                return aoti_fail("shimrt_package_run: input %zu is not a tensor on cuda:%d "
+                                 "(the model was compiled for CUDA)",
+                                 i, (int)p->device_index);
             return aoti_fail("shimrt_package_run: input %zu is not a CPU tensor", i);
         }
     }

@@ -386,10 +386,14 @@ typedef struct fb_state {
     int32_t dev_type, dev_index; /* the first moved tensor's device */
 } fb_state;
 
+/* src on another device, as PyTorch's fallback moves tensors (Tensor.to, preserve_format):
+ * src's own strides when it is non-overlapping and dense (a channels-last or transposed
+ * tensor keeps its layout both ways), contiguous otherwise. */
 static AtenTensorHandle fb_copy_to(const char *func, AtenTensorHandle src, int32_t dev_type,
                                    int32_t dev_index) {
     AtenTensorHandle t =
-        shimrt_tensor_empty(func, src->ndim, src->sizes, NULL, src->dtype, dev_type, dev_index);
+        shimrt_tensor_empty(func, src->ndim, src->sizes, shimrt_k_dense(src) ? src->strides : NULL,
+                            src->dtype, dev_type, dev_index);
     if (!t) return NULL;
     if (shimrt_backend_copy(func, t, src)) {
         shimrt_tensor_free(t);

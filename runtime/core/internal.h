@@ -256,6 +256,9 @@ int64_t shimrt_numel(const struct AtenTensorOpaque *t);
 /* True when strides are the row-major contiguous strides (size-1 dims ignored), or when t has
  * no elements (as PyTorch's is_contiguous). */
 bool shimrt_is_contiguous(const struct AtenTensorOpaque *t);
+/* PyTorch's is_non_overlapping_and_dense: the dims of size >= 2, sorted by stride, step
+ * densely (any order); dims of size 0 or 1 never count. */
+bool shimrt_k_dense(const struct AtenTensorOpaque *t);
 /* Address of element 0 (storage data + storage_offset * element size); NULL if none. */
 void *shimrt_data(const struct AtenTensorOpaque *t);
 /* True when two elements of t may share memory (a stride 0 over a dim of size > 1). */

@@ -56,6 +56,26 @@ bool shimrt_is_contiguous(const struct AtenTensorOpaque *t) {
     return true;
 }
 
+bool shimrt_k_dense(const struct AtenTensorOpaque *t) {
+    int64_t n = t->ndim, perm[SHIMRT_MAX_DIMS], m = 0;
+    for (int64_t d = 0; d < n; d++) /* dims of size < 2 do not count */
+        if (t->sizes[d] >= 2) perm[m++] = d;
+    for (int64_t i = 1; i < m; i++) { /* by stride */
+        int64_t p = perm[i], j = i;
+        while (j > 0 && t->strides[perm[j - 1]] > t->strides[p]) {
+            perm[j] = perm[j - 1];
+            j--;
+        }
+        perm[j] = p;
+    }
+    int64_t expect = 1;
+    for (int64_t i = 0; i < m; i++) {
+        if (t->strides[perm[i]] != expect) return false;
+        expect *= t->sizes[perm[i]];
+    }
+    return true;
+}
+
 void *shimrt_data(const struct AtenTensorOpaque *t) {
     if (!t->storage || !t->storage->data) return NULL;
     return (char *)t->storage->data + t->storage_offset * (int64_t)shimrt_dtype_size(t->dtype);

@@ -656,3 +656,10 @@ AOTI_TORCH_EXPORT AOTITorchError torch_c10_cuda_check_msg(int32_t err, const cha
 }
 
 AOTI_TORCH_EXPORT void torch_c10_cuda_free_error_msg(char *error_msg) { free(error_msg); }
+
+AOTI_TORCH_EXPORT const char *shimrt_cuda_error_string(int32_t err) {
+    if (err == 0) return "no error";
+    pthread_once(&cudart_once, load_cudart);
+    const char *text = cudart_error_string ? cudart_error_string(err) : cuda_error_name(err);
+    return text ? text : "unrecognized error code";
+}

@@ -8,7 +8,8 @@ feeds to shimrt-run, each made from a good zoo package:
   badso.pt2       mlp's .so cut to 100 bytes (an ELF header, no section table)
   no_blob.pt2     mlp_blob without its *_weights.blob (the constants are missing)
   unknown_fn.pt2  mlp's .so calling aoti_torch_get_numex (a renamed dynamic symbol)
-  cuda.pt2        mlp's metadata saying it was compiled for "cuda"
+  cuda.pt2        mlp's metadata saying it was compiled for "cuda" (no GPU here)
+  xpu.pt2         the same for "xpu" (a device libshimrt has no backend for)
   cuda_so.pt2     mlp's .so needing libcudart.so (its DT_NEEDED libgcc_s.so.1 renamed)
   no_model.pt2    a zip with no data/aotinductor/ folder
   wrong_shape.npy an int64 (4, 5) array (int64_index takes (3, 5))
@@ -61,6 +62,9 @@ def main():
     rewrite(mlp, os.path.join(out, "unknown_fn.pt2"), so_patch(rename))
     rewrite(mlp, os.path.join(out, "cuda.pt2"),
             lambda name, data: data.replace(b'"AOTI_DEVICE_KEY": "cpu"', b'"AOTI_DEVICE_KEY": "cuda"')
+            if name.endswith("wrapper_metadata.json") else data)
+    rewrite(mlp, os.path.join(out, "xpu.pt2"),
+            lambda name, data: data.replace(b'"AOTI_DEVICE_KEY": "cpu"', b'"AOTI_DEVICE_KEY": "xpu"')
             if name.endswith("wrapper_metadata.json") else data)
     def cudart(d):
         old, new = b"\0libgcc_s.so.1\0", b"\0libcudart.so\0\0"

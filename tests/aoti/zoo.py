@@ -4,7 +4,8 @@ Run with the PyTorch 2.15 venv's python (.ci/torch-env). Defines small torch.nn 
 exports each with torch.export and compiles it with torch._inductor.aoti_compile_and_package
 into a cache outside the tree, with its inputs and PyTorch eager's outputs as .npy files:
 
-    python tests/aoti/zoo.py [--default] [--only NAME,...]   prints the cache folder
+    python tests/aoti/zoo.py [--default] [--only NAME,...] [--device cuda]
+                                                          prints the cache folder
 
 Cache: ${SHIMGEN_ZOO_CACHE:-${XDG_CACHE_HOME:-~/.cache}/shimgen}/zoo-<hash>, the hash over
 this file and torch.__version__; reused when its .complete stamp is there, made under flock
@@ -13,6 +14,8 @@ libshimrt runs), NAME/in<i>.npy, NAME/out<i>.npy (eager, outputs flattened in py
 NAME/meta.json (tolerances, compile seconds). mlp_blob keeps its weights outside the .so;
 dynamic_batch is exported with a dynamic batch dimension and run at another batch size. --default also makes NAME/default.pt2, the same
 program compiled PyTorch's default way (linked to libtorch), for bench/aoti_bench.sh.
+--device cuda: the models and inputs on the GPU, compiled for CUDA, eager run there (the
+.npy files hold CPU copies); cache zoo-cuda-<hash> (`make check-gpu`, tests/aoti/cuda_zoo.sh).
 """
 import fcntl
 import hashlib
@@ -256,28 +259,34 @@ def init_model(name, ctor):
     return m
 
 
+DEVICE = "cpu"
+
+
 def build(name, folder, default):
     ctor, make_inputs, rtol, atol = ZOO[name]
-    m = init_model(name, ctor)
-    inputs = make_inputs()
+    m = init_model(name, ctor).to(DEVICE)
+    inputs = tuple(t.to(DEVICE) for t in make_inputs())
+    if DEVICE != "cpu":  # the model's kernels against eager's on the same GPU
+        rtol, atol = max(rtol, 1e-4), max(atol, 1e-4)
     os.makedirs(folder, exist_ok=True)
     meta = {"name": name, "rtol": rtol, "atol": atol, "inputs": len(inputs)}
     with torch.no_grad():
         ref = leaves(m(*inputs))
         for i, t in enumerate(inputs):
-            np.save(os.path.join(folder, f"in{i}.npy"), t.numpy())
+            np.save(os.path.join(folder, f"in{i}.npy"), t.cpu().numpy())
         for i, t in enumerate(ref):
-            np.save(os.path.join(folder, f"out{i}.npy"), t.contiguous().numpy())
+            np.save(os.path.join(folder, f"out{i}.npy"), t.contiguous().cpu().numpy())
         meta["outputs"] = len(ref)
         if name == "dynamic_batch":
             batch = torch.export.Dim("batch", min=2, max=64)
-            ep = torch.export.export(m, (torch.randn(3, 3, 16, 16),), dynamic_shapes=({0: batch},))
+            ep = torch.export.export(m, (torch.randn(3, 3, 16, 16, device=DEVICE),),
+                                     dynamic_shapes=({0: batch},))
         else:
             ep = torch.export.export(m, inputs)
         t0 = time.time()
         configs = {"aot_inductor.link_libtorch": False}
         if name.endswith("_blob"):
-            configs.update(BLOB)
+            configs.update({k: v for k, v in BLOB.items() if DEVICE == "cpu" or k != "cpp.march"})
         torch._inductor.aoti_compile_and_package(
             ep, package_path=os.path.join(folder, "model.pt2"), inductor_configs=configs)
         meta["compile_s"] = round(time.time() - t0, 1)
@@ -292,8 +301,11 @@ def build(name, folder, default):
 
 
 def main():
+    global DEVICE
     args = sys.argv[1:]
     default = "--default" in args
+    if "--device" in args:
+        DEVICE = args[args.index("--device") + 1]
     only = None
     if "--only" in args:
         only = args[args.index("--only") + 1].split(",")
@@ -305,7 +317,7 @@ def main():
         h = hashlib.sha256(f.read() + torch.__version__.encode()).hexdigest()[:16]
     base = os.environ.get("SHIMGEN_ZOO_CACHE") or os.path.join(
         os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "shimgen")
-    cache = os.path.join(base, f"zoo-{h}")
+    cache = os.path.join(base, f"zoo-{h}" if DEVICE == "cpu" else f"zoo-{DEVICE}-{h}")
     os.makedirs(base, exist_ok=True)
     with open(cache + ".lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)

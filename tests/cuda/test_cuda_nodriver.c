@@ -77,6 +77,27 @@ Test(cuda_nodriver, every_cuda_function_fails_cleanly) {
           "the CUDA libraries cannot be used");
     FAILS(shimrt_cuda_empty_cache(), "shimrt_cuda_empty_cache",
           "the CUDA libraries cannot be used");
+    /* the CUDA runtime API calls libshimrt-cudart is built on */
+    FAILS(shimrt_cuda_set_device(0), "shimrt_cuda_set_device", "the CUDA libraries cannot be used");
+    FAILS(shimrt_cuda_set_device(-1), "shimrt_cuda_set_device", "out of range");
+    int32_t dev = 5;
+    FAILS(shimrt_cuda_get_device(&dev), "shimrt_cuda_get_device",
+          "the CUDA libraries cannot be used");
+    cr_assert_eq(dev, 5);
+    FAILS(shimrt_cuda_get_device(NULL), "shimrt_cuda_get_device", "ret_device_index");
+    bool done = false;
+    FAILS(shimrt_cuda_event_query(&x, &done), "shimrt_cuda_event_query",
+          "the CUDA libraries cannot be used");
+    FAILS(shimrt_cuda_event_query(NULL, &done), "shimrt_cuda_event_query", "event");
+    FAILS(shimrt_cuda_memset(&x, 0, 4, NULL, true), "shimrt_cuda_memset",
+          "the CUDA libraries cannot be used");
+    OK(shimrt_cuda_memset(NULL, 0, 0, NULL, true)); /* nothing to set */
+    FAILS(shimrt_cuda_device_synchronize(-1), "shimrt_cuda_device_synchronize",
+          "the CUDA libraries cannot be used");
+    cr_assert_str_eq(shimrt_cuda_error_string(0), "no error");
+    cr_assert(strstr(shimrt_cuda_error_string(2), "out of memory"), "%s",
+              shimrt_cuda_error_string(2));
+    cr_assert_not_null(shimrt_cuda_error_string(123456));
     FAILS(aoti_torch_get_current_cuda_stream(0, NULL), "aoti_torch_get_current_cuda_stream",
           "ret_stream");
     no_leaks();

@@ -651,6 +651,43 @@ Test(cuda_ops, fallback_routed_cuda_shims_match_cpu_shims, .timeout = 600) {
     same("hann_window", want, got);
     OK(aoti_torch_delete_tensor_object(want));
     OK(aoti_torch_delete_tensor_object(got));
+    /* convolution (what AOTInductor's CUDA models call for a conv): with and without bias,
+     * stride 2 and padding 1 */
+    int64_t sx[4] = {2, 3, 16, 16}, sw[4] = {16, 3, 3, 3}, sbias[1] = {16};
+    AtenTensorHandle x = cpu_rand(SHIMRT_FLOAT32, 4, sx), w = cpu_rand(SHIMRT_FLOAT32, 4, sw),
+                     bias = cpu_rand(SHIMRT_FLOAT32, 1, sbias), gx = to_cuda(x, 0),
+                     gw = to_cuda(w, 0), gbias = to_cuda(bias, 0);
+    const int64_t st2[2] = {2, 2}, pad1[2] = {1, 1}, dil1[2] = {1, 1}, opad[2] = {0, 0};
+    for (int with_bias = 0; with_bias < 2; with_bias++) {
+        OK(aoti_torch_cpu_convolution(x, w, with_bias ? &bias : NULL, st2, 2, pad1, 2, dil1, 2, 0,
+                                      opad, 2, 1, &want));
+        OK(aoti_torch_cuda_convolution(gx, gw, with_bias ? &gbias : NULL, st2, 2, pad1, 2, dil1, 2,
+                                       0, opad, 2, 1, &got));
+        same(with_bias ? "convolution with bias" : "convolution", want, got);
+        OK(aoti_torch_delete_tensor_object(want));
+        OK(aoti_torch_delete_tensor_object(got));
+    }
+    /* a channels-last input (as AOTInductor's layout optimization passes it): the CPU
+     * fallback keeps the layout both ways, so the result has PyTorch's channels-last strides */
+    int64_t clst[4] = {768, 1, 48, 3};
+    AtenTensorHandle xc = NULL, gxc = NULL;
+    OK(aoti_torch_empty_strided(4, sx, clst, SHIMRT_FLOAT32, cpu, 0, &xc));
+    OK(aoti_torch_copy_(xc, x, 0));
+    OK(aoti_torch_empty_strided(4, sx, clst, SHIMRT_FLOAT32, cuda, 0, &gxc));
+    OK(aoti_torch_copy_(gxc, x, 0));
+    OK(aoti_torch_cpu_convolution(xc, w, &bias, st2, 2, pad1, 2, dil1, 2, 0, opad, 2, 1, &want));
+    OK(aoti_torch_cuda_convolution(gxc, gw, &gbias, st2, 2, pad1, 2, dil1, 2, 0, opad, 2, 1, &got));
+    for (int64_t d = 0; d < 4; d++)
+        cr_assert_eq(got->strides[d], want->strides[d], "channels-last convolution: stride %lld",
+                     (long long)d);
+    cr_assert_eq(want->strides[1], 1, "the CPU result is channels-last");
+    same("channels-last convolution", want, got);
+    OK(aoti_torch_delete_tensor_object(want));
+    OK(aoti_torch_delete_tensor_object(got));
+    OK(aoti_torch_delete_tensor_object(xc));
+    OK(aoti_torch_delete_tensor_object(gxc));
+    AtenTensorHandle convs[] = {x, w, bias, gx, gw, gbias};
+    for (size_t j = 0; j < 6; j++) OK(aoti_torch_delete_tensor_object(convs[j]));
     got = NULL;
     FAILS(aoti_torch_cuda__weight_int4pack_mm(ga, gout, 32, gout, &got),
           "aoti_torch_cuda__weight_int4pack_mm",

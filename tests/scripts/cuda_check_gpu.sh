@@ -11,7 +11,9 @@
 #   4. bench/cuda/bench.py: libshimrt beside the machine's PyTorch CUDA build in one process
 #      (full reductions of 2^28 float32 against a device copy, contiguous and strided add,
 #      mm from two threads on two streams, allocator churn), when $CHECK_GPU_PYTHON
-#      (default python3) imports a PyTorch that sees the GPU.
+#      (default python3) imports a PyTorch that sees the GPU;
+#   5. tests/aoti/cuda_zoo.sh: zoo models compiled for CUDA by that PyTorch, run by
+#      shimrt-run on libshimrt and compared with eager's outputs on the GPU.
 # Nothing is fetched from the network. Under `make check` (SHIMRT_CHECK_GPU unset) it
 # skips: the real-GPU run is this target's. Without a GPU it skips with the reason.
 set -u
@@ -28,7 +30,7 @@ if [ -z "$gpu" ]; then
     echo "cuda_check_gpu: skipped: no NVIDIA GPU (nvidia-smi lists none)"
     exit 77
 fi
-for f in "$BUILD/tests/cuda/test_cuda_ops" "$BUILD/bench/rt_cuda_jit"; do
+for f in "$BUILD/tests/cuda/test_cuda_ops" "$BUILD/bench/rt_cuda_jit" "$BUILD/shimrt-run"; do
     if [ ! -x "$f" ]; then
         echo "cuda_check_gpu: $f is missing: build it first (make check-gpu builds it)"
         exit 1
@@ -61,8 +63,9 @@ PY=${CHECK_GPU_PYTHON:-python3}
 if "$PY" -c 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)' 2>/dev/null; then
     step "bench: libshimrt beside PyTorch (bench/cuda/bench.py)" 240 "$PY" bench/cuda/bench.py \
         "$BUILD/libshimrt.so"
+    step "AOTInductor zoo compiled for CUDA (tests/aoti/cuda_zoo.sh)" 420 sh tests/aoti/cuda_zoo.sh
 else
-    echo "== bench/cuda/bench.py: skipped: $PY has no PyTorch that sees the GPU"
+    echo "== bench/cuda/bench.py, tests/aoti/cuda_zoo.sh: skipped: $PY has no PyTorch that sees the GPU"
 fi
 echo "JIT cache: $(ls "$SHIMRT_CACHE_DIR" | wc -l) files after the run"
 echo "== check-gpu: $( [ "$rc" -eq 0 ] && echo passed || echo FAILED)"

@@ -93,7 +93,8 @@ elf32.pt2|3|is a 32-bit little-endian ELF file
 badso.pt2|3|ELF section table is truncated or malformed
 no_blob.pt2|3|the constants are missing
 unknown_fn.pt2|3|does not export: aoti_torch_get_numex
-cuda.pt2|3|compiled for device 'cuda'
+cuda.pt2|3|compiled for CUDA, and this machine cannot run it
+xpu.pt2|3|compiled for device 'xpu'; libshimrt runs CPU and CUDA packages
 cuda_so.pt2|3|it was compiled for CUDA (needs libcudart.so)
 libtorch.pt2|3|it is linked to libtorch (libtorch
 LIST

@@ -8,6 +8,8 @@
  * model N more times after the first and prints the best and median times. --threads N
  * sets the one thread count (libshimrt, OpenBLAS and OpenMP; default SHIMRT_NUM_THREADS,
  * else OMP_NUM_THREADS, else one per core).
+ * A package compiled for CUDA runs on the current CUDA device: the inputs are copied there,
+ * the outputs back, and each timed run ends with a device synchronize.
  * Exit status: 0 success, 1 the run failed, 2 usage, 3 the package cannot be loaded here,
  * 4 an input or output file cannot be read or written. */
 #include <stdbool.h>
@@ -19,7 +21,9 @@
 
 #include "../npy.h"
 #include "shimrt/aoti_package.h"
+#include "shimrt/cuda.h"
 #include "shimrt/device.h"
+#include "shimrt/error.h"
 #include "shimrt/tensor.h"
 
 #define MAX_FILES 256
@@ -39,6 +43,27 @@ static double now_ms(void) {
 static int cmp_double(const void *a, const void *b) {
     double x = *(const double *)a, y = *(const double *)b;
     return (x > y) - (x < y);
+}
+
+/* A new tensor on (device_type, device_index) with t's sizes, strides and values, into *out
+ * (t is released). Nonzero with the message printed on failure. */
+static int move_to(AtenTensorHandle t, int32_t device_type, int32_t device_index,
+                   AtenTensorHandle *out) {
+    int64_t nd = 0, *sizes = NULL, *strides = NULL;
+    int32_t dtype = 0;
+    AtenTensorHandle m = NULL;
+    if (aoti_torch_get_dim(t, &nd) || aoti_torch_get_sizes(t, &sizes) ||
+        aoti_torch_get_strides(t, &strides) || aoti_torch_get_dtype(t, &dtype) ||
+        aoti_torch_empty_strided(nd, sizes, strides, dtype, device_type, device_index, &m) ||
+        aoti_torch_copy_(m, t, 0)) {
+        fprintf(stderr, "shimrt-run: copying a tensor between devices: %s\n",
+                torch_exception_get_what());
+        if (m) aoti_torch_delete_tensor_object(m);
+        return 1;
+    }
+    aoti_torch_delete_tensor_object(t);
+    *out = m;
+    return 0;
 }
 
 static long parse_pos(const char *s) {
@@ -108,16 +133,28 @@ int main(int argc, char **argv) {
         rc = 2;
         goto out;
     }
+    int32_t dev = shimrt_package_device_type(pkg), dev_index = shimrt_package_device_index(pkg);
+    bool cuda = dev == aoti_torch_device_type_cuda();
     for (size_t i = 0; i < n_in; i++) {
         if (shimrt_npy_load(in_paths[i], &ins[i]) != 0) {
             fprintf(stderr, "shimrt-run: input %zu: %s\n", i, shimrt_package_last_error());
             rc = 4;
             goto out;
         }
+        if (cuda && move_to(ins[i], dev, dev_index, &ins[i])) {
+            ins[i] = NULL;
+            rc = 1;
+            goto out;
+        }
     }
     double t0 = now_ms();
     if (shimrt_package_run(pkg, ins, n_in, outs, want_out) != 0) {
         fprintf(stderr, "shimrt-run: %s\n", shimrt_package_last_error());
+        rc = 1;
+        goto out;
+    }
+    if (cuda && shimrt_cuda_device_synchronize(dev_index) != AOTI_TORCH_SUCCESS) {
+        fprintf(stderr, "shimrt-run: %s\n", torch_exception_get_what());
         rc = 1;
         goto out;
     }
@@ -137,6 +174,9 @@ int main(int argc, char **argv) {
             if (shimrt_package_run(pkg, ins, n_in, tmp, want_out) != 0) {
                 fprintf(stderr, "shimrt-run: %s\n", shimrt_package_last_error());
                 rc = 1;
+            } else if (cuda && shimrt_cuda_device_synchronize(dev_index) != AOTI_TORCH_SUCCESS) {
+                fprintf(stderr, "shimrt-run: %s\n", torch_exception_get_what());
+                rc = 1;
             }
             t[k] = now_ms() - s;
             for (size_t i = 0; i < want_out; i++)
@@ -154,6 +194,11 @@ int main(int argc, char **argv) {
         if (rc) goto out;
     }
     for (size_t i = 0; i < n_out; i++) {
+        if (cuda && outs[i] && move_to(outs[i], aoti_torch_device_type_cpu(), 0, &outs[i])) {
+            outs[i] = NULL;
+            rc = 1;
+            goto out;
+        }
         if (shimrt_npy_save(out_paths[i], outs[i]) != 0) {
             fprintf(stderr, "shimrt-run: output %zu: %s\n", i, shimrt_package_last_error());
             rc = 4;

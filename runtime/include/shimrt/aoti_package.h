@@ -47,6 +47,13 @@ AOTI_TORCH_EXPORT void shimrt_package_free(ShimrtPackage *pkg);
 AOTI_TORCH_EXPORT size_t shimrt_package_num_inputs(const ShimrtPackage *pkg);
 AOTI_TORCH_EXPORT size_t shimrt_package_num_outputs(const ShimrtPackage *pkg);
 
+/* The device the model was compiled for and runs on: aoti_torch_device_type_cpu() or
+ * aoti_torch_device_type_cuda() (-1 for a NULL package), and for CUDA the device index it
+ * was opened on (the current device then; 0 otherwise). Inputs must be on that device; the
+ * outputs are made there. */
+AOTI_TORCH_EXPORT int32_t shimrt_package_device_type(const ShimrtPackage *pkg);
+AOTI_TORCH_EXPORT int32_t shimrt_package_device_index(const ShimrtPackage *pkg);
+
 /* Runs the model. inputs: num_inputs tensors, borrowed (the call takes its own references;
  * the caller keeps and deletes its handles). outputs: an array of num_outputs slots the
  * call fills with new tensors the caller owns and deletes with

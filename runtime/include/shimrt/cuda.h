@@ -130,6 +130,21 @@ AOTI_TORCH_EXPORT AOTITorchError shimrt_cuda_stream_wait_event(void *stream, voi
 AOTI_TORCH_EXPORT AOTITorchError shimrt_cuda_event_elapsed_ms(void *start, void *end,
                                                               float *ret_ms);
 
+/* The CUDA runtime API's calls of the same names, on libshimrt's contexts (the device's
+ * primary context): the current device (cudaSetDevice / cudaGetDevice: the device of the
+ * context current on the thread), whether an event has completed (*ret_done false while
+ * work before it is pending), nbytes of device memory set to value on stream (NULL: the
+ * current stream of the current device; synchronous when sync), and a wait for all work
+ * on a device (-1: the current one). shimrt_cuda_error_string: cudaGetErrorString's text
+ * for a cudaError_t code (libcudart's when it can be opened); static, never NULL. */
+AOTI_TORCH_EXPORT AOTITorchError shimrt_cuda_set_device(int32_t device_index);
+AOTI_TORCH_EXPORT AOTITorchError shimrt_cuda_get_device(int32_t *ret_device_index);
+AOTI_TORCH_EXPORT AOTITorchError shimrt_cuda_event_query(void *event, bool *ret_done);
+AOTI_TORCH_EXPORT AOTITorchError shimrt_cuda_memset(void *dst, int32_t value, uint64_t nbytes,
+                                                    void *stream, bool sync);
+AOTI_TORCH_EXPORT AOTITorchError shimrt_cuda_device_synchronize(int32_t device_index);
+AOTI_TORCH_EXPORT const char *shimrt_cuda_error_string(int32_t err);
+
 /* ---- the JIT (NVRTC) and its cache ---- */
 typedef struct shimrt_jit_stats {
     uint64_t memory_hits; /* lookups answered by the in-process table */
