@@ -23,8 +23,8 @@
 static struct {
     pthread_once_t once;
     shimrt_cuda_kdesc *all; /* the catalogue in its order, id = position + 1 */
-    uint32_t *by_key;       /* id or 0 (empty); mask + 1 cells */
-    uint32_t *by_name;
+    uint32_t *by_key;       /* cells (below) or 0 (empty); mask + 1 of them */
+    uint32_t *by_name;      /* ids by name, or 0 */
     size_t n, mask;
 } ix = {PTHREAD_ONCE_INIT, NULL, NULL, NULL, 0, 0};
 
@@ -178,6 +178,7 @@ static CUfunction *fns[MAX_DEV]; /* ix.n slots each, allocated on the device's f
 AOTITorchError shimrt_cuda_function(const char *op, const shimrt_cuda_kdesc *k, int32_t dev,
                                     CUfunction *out) {
     if (dev < 0 || dev >= MAX_DEV) return shimrt_fail(op, "bad CUDA device %d", (int)dev);
+    if (!index_ready()) return shimrt_fail(op, "out of memory (the CUDA kernel index)");
     uint32_t id = id_of(k);
     if (!id) return shimrt_fail(op, "no CUDA kernel %s in the catalogue", k->name);
     CUfunction *slots = __atomic_load_n(&fns[dev], __ATOMIC_ACQUIRE);
