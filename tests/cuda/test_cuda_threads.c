@@ -279,3 +279,72 @@ Test(cuda_threads, ops_from_threads_on_two_devices, .timeout = 300) {
     OK(shimrt_cuda_empty_cache());
     no_leaks();
 }
+
+/* ---- the first launch of a kernel on a device, from many threads at once ---- */
+typedef struct {
+    pthread_barrier_t *start;
+    const shimrt_cuda_kdesc *k;
+    int dev;
+    CUfunction fn;
+    AOTITorchError rc;
+} loader;
+
+static void *load_one(void *arg) {
+    loader *l = arg;
+    shimrt_cuda_ctx_guard g;
+    pthread_barrier_wait(l->start);
+    l->rc = shimrt_cuda_enter("test", l->dev, &g, NULL);
+    if (!l->rc) {
+        l->rc = shimrt_cuda_function("test", l->k, l->dev, &l->fn);
+        shimrt_cuda_leave(&g);
+    }
+    return NULL;
+}
+
+Test(cuda_threads, one_function_per_kernel_and_device, .timeout = 300) {
+#if defined(__SANITIZE_ADDRESS__)
+    cr_skip_test("NVRTC is not run under AddressSanitizer (its own allocations); the plain "
+                 "pass runs this");
+#endif
+    if (!shimrt_nvrtc("test"))
+        cr_skip_test("NVRTC is not installed: %s", torch_exception_get_what());
+    /* two kernels no other test of this process launches: one found by its keys (it knows
+     * its catalogue position), one by name */
+    shimrt_cuda_kdesc ks[2];
+    cr_assert(shimrt_cuda_kernel_for(SHK_UNARY, "abs", SHIMRT_FLOAT64, SHL_STRIDED, &ks[0]));
+    cr_assert_neq(ks[0].id, 0);
+    cr_assert(shimrt_cuda_kernel_find("sh_index_e4_i64_strided", &ks[1]));
+    for (int i = 0; i < 2; i++) {
+        const shimrt_jit_image *img;
+        OK(shimrt_jit_get("test", &ks[i], 80, &img));
+    }
+    enum { N = 8 };
+    pthread_barrier_t start;
+    cr_assert_eq(pthread_barrier_init(&start, NULL, N), 0);
+    loader l[N];
+    pthread_t th[N];
+    for (int i = 0; i < N; i++) {
+        l[i] = (loader){.start = &start, .k = &ks[i % 2], .dev = i / 2 % 2};
+        cr_assert_eq(pthread_create(&th[i], NULL, load_one, &l[i]), 0);
+    }
+    for (int i = 0; i < N; i++) pthread_join(th[i], NULL);
+    pthread_barrier_destroy(&start);
+    for (int i = 0; i < N; i++) {
+        cr_assert_eq(l[i].rc, AOTI_TORCH_SUCCESS, "thread %d: %s", i, torch_exception_get_what());
+        cr_assert_not_null(l[i].fn);
+        cr_assert_eq(l[i].fn, l[i % 4].fn, "thread %d got another function than thread %d", i,
+                     i % 4);
+        CUfunction again = NULL;
+        shimrt_cuda_ctx_guard g;
+        OK(shimrt_cuda_enter("test", l[i].dev, &g, NULL));
+        OK(shimrt_cuda_function("test", l[i].k, l[i].dev, &again));
+        shimrt_cuda_leave(&g);
+        cr_assert_eq(again, l[i].fn, "the published function is the one every thread got");
+    }
+    shimrt_cuda_kdesc bogus = ks[1];
+    snprintf(bogus.name, sizeof bogus.name, "sh_no_such_kernel");
+    CUfunction none = NULL;
+    FAILS(shimrt_cuda_function("test", &bogus, 0, &none), "test",
+          "no CUDA kernel sh_no_such_kernel");
+    FAILS(shimrt_cuda_function("test", &ks[0], 64, &none), "test", "bad CUDA device 64");
+}
