@@ -39,6 +39,9 @@ $(BUILD)/tests/cuda/test_cuda_ops: $(BUILD)/obj/tests/cuda/test_cuda_ops.o $(LIB
 # The composite kernels on CUDA tensors, the fake driver in its guard mode (no cuBLAS).
 $(BUILD)/tests/cuda/test_cuda_composite: $(BUILD)/obj/tests/cuda/test_cuda_composite.o $(LIBSHIMRT_A) $(BUILD)/tests/cuda/libfakecuda_emu.so
 	$(CC) $(LDFLAGS_COMMON) $(LDFLAGS) -rdynamic -o $@ $(filter %.o %.a,$^) -lcriterion $(RT_LDLIBS)
+# Ops from several threads on both fake devices (the emulator runs the kernels).
+$(BUILD)/tests/cuda/test_cuda_threads: $(BUILD)/obj/tests/cuda/test_cuda_threads.o $(LIBSHIMRT_A) $(BUILD)/tests/cuda/libfakecuda_emu.so
+	$(CC) $(LDFLAGS_COMMON) $(LDFLAGS) -rdynamic -o $@ $(filter %.o %.a,$^) -lcriterion $(RT_LDLIBS)
 # Fake NVRTCs 12 and 13 (tests/cuda/fake_nvrtc.c) for the loader's choice by driver version.
 $(BUILD)/tests/cuda/nvrtc/libnvrtc.so.%: tests/cuda/fake_nvrtc.c
 	@mkdir -p $(dir $@)

@@ -77,6 +77,7 @@ typedef struct shimrt_cuda_kdesc {
     int kind, layout;
     const char *op;              /* ops.def row name ("add"), "copy" or "fill" */
     int32_t in_dtype, out_dtype; /* dtype codes (copy: in_dtype -1, chosen at launch) */
+    uint32_t id; /* 1 + its position, set by shimrt_cuda_kernel_for (0: found by name) */
 } shimrt_cuda_kdesc;
 
 /* Number of kernels; the i-th one (false past the end). Deterministic order. */
@@ -122,8 +123,18 @@ AOTITorchError shimrt_jit_cache_clear(const char *func, const char *dir, size_t 
 AOTITorchError shimrt_jit_cache_usage(const char *func, const char *dir, size_t *files,
                                       uint64_t *bytes);
 
-/* ---- launching (ops.c) ---- */
-/* The kernel of (kind, op, input dtype, layout) from the catalogue; false when the row
- * rejects that dtype. */
+/* ---- launching (launch.c, ops.c) ---- */
+/* The kernel of (kind, op, input dtype, layout) from the catalogue (copies and fills: the
+ * dtype they write); false when the row rejects that dtype. A hash lookup in an index made
+ * once per process; no lock. */
 bool shimrt_cuda_kernel_for(int kind, const char *op, int32_t in_dtype, int layout,
                             shimrt_cuda_kdesc *out);
+/* Device dev's architecture (major * 10 + minor) and multiprocessor count (either may be
+ * NULL), asked of the driver once. */
+AOTITorchError shimrt_cuda_device_info(const char *op, int32_t dev, int *arch, int *sms);
+/* The function of kernel k on device dev, whose context the caller made current: after the
+ * first launch there, one atomic load (the image is compiled for dev's architecture and
+ * loaded on first use, then published). */
+typedef struct CUfunc_st *CUfunction;
+AOTITorchError shimrt_cuda_function(const char *op, const shimrt_cuda_kdesc *k, int32_t dev,
+                                    CUfunction *out);

@@ -93,16 +93,21 @@ AOTITorchError shimrt_cuda_enter(const char *func, int32_t device_index, shimrt_
                                  int32_t *out) {
     g->cu = NULL;
     const shimrt_cuda_api *cu = shimrt_cuda_driver(func);
-    int32_t idx;
+    if (!cu) return AOTI_TORCH_FAILURE;
+    int32_t idx = device_index < 0 ? current_device(cu) : device_index;
     CUcontext c, now = NULL;
-    if (shimrt_cuda_resolve_device(func, device_index, &idx) || primary_ctx(func, cu, idx, &c))
-        return AOTI_TORCH_FAILURE;
+    if (check_index(func, cu, idx) || primary_ctx(func, cu, idx, &c)) return AOTI_TORCH_FAILURE;
     CUresult r = cu->cuCtxGetCurrent(&now);
     if (r != 0) return shimrt_cu_fail(func, "cuCtxGetCurrent", r);
     if (now != c) {
         if ((r = cu->cuCtxSetCurrent(c)) != 0) return shimrt_cu_fail(func, "cuCtxSetCurrent", r);
-        g->cu = cu;
-        g->prev = now;
+        /* As cudart's first call on a thread: with no context current, the current device's
+         * primary context stays current (the current device does not change), so the next op
+         * switches nothing; any other context of the caller's is put back by leave. */
+        if (now || idx != tls_device) {
+            g->cu = cu;
+            g->prev = now;
+        }
     }
     if (out) *out = idx;
     return AOTI_TORCH_SUCCESS;

@@ -1095,19 +1095,3 @@ char *shimrt_cuda_kernel_source(const shimrt_cuda_kdesc *k) {
     free(body);
     return s;
 }
-
-bool shimrt_cuda_kernel_for(int kind, const char *op, int32_t in_dtype, int layout,
-                            shimrt_cuda_kdesc *out) {
-    size_t n = shimrt_cuda_kernel_count();
-    for (size_t i = 0; i < n; i++) {
-        shimrt_cuda_kdesc k;
-        if (!shimrt_cuda_kernel_at(i, &k)) break;
-        if (k.kind == kind && k.layout == layout && !strcmp(k.op, op) &&
-            (k.in_dtype == in_dtype ||
-             ((kind == SHK_COPY || kind == SHK_FILL) && k.out_dtype == in_dtype))) {
-            if (out) *out = k;
-            return true;
-        }
-    }
-    return false;
-}

@@ -3,7 +3,7 @@
  * operand), reductions over dims, copies between any devices and dtypes, fills.
  * Operands whose dtype differs from the compute dtype are first converted on the device by
  * the copy kernel. Images come from the JIT (shimrt_jit_get) for the device's
- * architecture; modules are loaded once per (image, device). */
+ * architecture; modules are loaded once per (kernel, device) (launch.c). */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,91 +14,23 @@
 #include "catalogue.h"
 
 #define BLOCK 256u
-#define MAX_DEV 64
-
-static int dev_arch[MAX_DEV], dev_sms[MAX_DEV];
-
-static AOTITorchError arch_of(const char *op, int32_t dev, int *arch) {
-    if (dev < 0 || dev >= MAX_DEV) return shimrt_fail(op, "bad CUDA device %d", (int)dev);
-    if (!dev_arch[dev]) {
-        const shimrt_cuda_api *cu = shimrt_cuda_driver(op);
-        if (!cu) return AOTI_TORCH_FAILURE;
-        CUdevice d;
-        int major = 0, minor = 0, sms = 1;
-        CUresult r = cu->cuDeviceGet(&d, dev);
-        if (!r)
-            r = cu->cuDeviceGetAttribute(&major, SH_CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR,
-                                         d);
-        if (!r)
-            r = cu->cuDeviceGetAttribute(&minor, SH_CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR,
-                                         d);
-        if (!r) r = cu->cuDeviceGetAttribute(&sms, SH_CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, d);
-        if (r) return shimrt_cu_fail(op, "cuDeviceGetAttribute", r);
-        dev_sms[dev] = sms > 0 ? sms : 1;
-        dev_arch[dev] = major * 10 + minor;
-    }
-    *arch = dev_arch[dev];
-    return AOTI_TORCH_SUCCESS;
-}
-
-/* Loaded functions, by (image, device). */
-typedef struct loaded {
-    const shimrt_jit_image *img;
-    int32_t dev;
-    CUfunction fn;
-    struct loaded *next;
-} loaded;
-static loaded *loaded_list;
-static pthread_mutex_t load_lock = PTHREAD_MUTEX_INITIALIZER;
-
-static AOTITorchError function_of(const char *op, const shimrt_cuda_kdesc *k, int32_t dev,
-                                  CUfunction *fn) {
-    int arch = 0;
-    const shimrt_jit_image *img;
-    if (arch_of(op, dev, &arch) || shimrt_jit_get(op, k, arch, &img)) return AOTI_TORCH_FAILURE;
-    const shimrt_cuda_api *cu = shimrt_cuda_driver(op);
-    pthread_mutex_lock(&load_lock);
-    for (loaded *l = loaded_list; l; l = l->next)
-        if (l->img == img && l->dev == dev) {
-            *fn = l->fn;
-            pthread_mutex_unlock(&load_lock);
-            return AOTI_TORCH_SUCCESS;
-        }
-    CUmodule m = NULL;
-    CUresult r = cu->cuModuleLoadData(&m, img->data);
-    CUfunction f = NULL;
-    if (!r) r = cu->cuModuleGetFunction(&f, m, k->name);
-    loaded *l = r ? NULL : malloc(sizeof *l);
-    if (l) {
-        l->img = img;
-        l->dev = dev;
-        l->fn = f;
-        l->next = loaded_list;
-        loaded_list = l;
-    }
-    pthread_mutex_unlock(&load_lock);
-    if (r) return shimrt_cu_fail(op, "cuModuleLoadData/cuModuleGetFunction", r);
-    if (!l) return shimrt_fail(op, "out of memory");
-    *fn = f;
-    return AOTI_TORCH_SUCCESS;
-}
-
 /* Launches k over p on device dev's current stream; blocks: one per output for
  * reductions (argmax, softmax lines), else enough for the elements (grid-stride loops cover the rest). */
 static AOTITorchError launch_block(const char *op, const shimrt_cuda_kdesc *k, int32_t dev,
                                    sh_params *p, unsigned block) {
     if (p->n == 0) return AOTI_TORCH_SUCCESS;
     CUfunction fn = NULL;
+    int sms = 1;
     shimrt_cuda_ctx_guard g; /* dev's context for the load and the launch, then the caller's */
     if (shimrt_cuda_enter(op, dev, &g, NULL)) return AOTI_TORCH_FAILURE;
-    if (function_of(op, k, dev, &fn)) {
+    if (shimrt_cuda_function(op, k, dev, &fn) || shimrt_cuda_device_info(op, dev, NULL, &sms)) {
         shimrt_cuda_leave(&g);
         return AOTI_TORCH_FAILURE;
     }
     bool per_out = k->kind == SHK_REDUCE || k->kind == SHK_ARGMAX || k->kind == SHK_SOFTMAX ||
                    k->kind == SHK_LAYERNORM || (k->kind == SHK_SORT && !strcmp(k->op, "sort_keys"));
     long long want = per_out ? p->n : (p->n + block - 1) / block;
-    long long cap = per_out ? 65535 : (long long)dev_sms[dev] * 16;
+    long long cap = per_out ? 65535 : (long long)sms * 16;
     unsigned grid = (unsigned)(want < cap ? want : cap);
     void *args[] = {p};
     const shimrt_cuda_api *cu = shimrt_cuda_driver(op);

@@ -336,7 +336,7 @@ EXPORT CUresult cuEventElapsedTime_v2(float *ms, void *a, void *b) {
 #include "sh_emu.h"
 static long launches;
 static unsigned emu_grid_cap = 2, emu_block_cap = 64;
-EXPORT long fake_cuda_launches(void) { return launches; }
+EXPORT long fake_cuda_launches(void) { return __atomic_load_n(&launches, __ATOMIC_RELAXED); }
 __attribute__((constructor)) static void read_emu_cap(void) {
     const char *c = getenv("SHIMRT_EMU_GRID_CAP");
     if (c && *c) emu_grid_cap = (unsigned)strtoul(c, NULL, 10);
@@ -373,7 +373,7 @@ EXPORT CUresult cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, u
     if (!current_ctx) return 201;
     if (s && ((fake_stream *)s)->ctx != current_ctx) return 400; /* CUDA_ERROR_INVALID_HANDLE */
     const sh_emu_entry *e = f;
-    launches++;
+    __atomic_fetch_add(&launches, 1, __ATOMIC_RELAXED); /* launches come from any thread */
     /* A kernel whose threads run one after another gets the launch's own shape: the whole
      * grid and the block size asked for (256 threads, 8 warps, from ops.c). A kernel run on
      * POSIX threads (barriers, shared memory, shuffles) gets at most 2 blocks of 64 threads
