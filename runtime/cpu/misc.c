@@ -12,6 +12,7 @@
 #include "compositeexplicitautograd_kernels.h"
 #include "cpu_kernels.h"
 #include "index.h"
+#include "../ops/ops_math.h"
 
 /* A dense copy of t in dtype dt with shape sizes (t broadcast to it): a new tensor. */
 static AtenTensorHandle dense_as(const char *op, AtenTensorHandle t, int64_t nd,
@@ -748,19 +749,6 @@ AOTITorchError shimrt_cpu__embedding_bag_forward_only(
 }
 
 /* ---- pow.Tensor_Tensor, pow.Scalar -------------------------------------------------------- */
-/* PyTorch's integer power: exact by squaring; a negative exponent gives 1 for base 1, +-1 for
- * base -1, 0 otherwise (wrapping int64 arithmetic, stored in the result type). */
-static int64_t ipow(int64_t b, int64_t e) {
-    if (e < 0) return b == 1 ? 1 : (b == -1 ? ((e & 1) ? -1 : 1) : 0);
-    uint64_t r = 1, x = (uint64_t)b;
-    while (e) {
-        if (e & 1) r *= x;
-        x *= x;
-        e >>= 1;
-    }
-    return (int64_t)r;
-}
-
 /* result = a ** b elementwise, a and b dense and of the result's shape, in dtype rt. */
 static void pow_fill(AtenTensorHandle r, const char *a, const char *b) {
     int32_t rt = r->dtype;
@@ -777,7 +765,7 @@ static void pow_fill(AtenTensorHandle r, const char *a, const char *b) {
                 (double)powf((float)shimrt_k_load_f64(x, rt), (float)shimrt_k_load_f64(y, rt)));
         else
             shimrt_k_store_i64(d + (size_t)i * es, rt,
-                               ipow(shimrt_k_load_i64(x, rt), shimrt_k_load_i64(y, rt)));
+                               sh_powi_(shimrt_k_load_i64(x, rt), shimrt_k_load_i64(y, rt)));
     }
 }
 
@@ -792,7 +780,7 @@ static AOTITorchError pow_common(const char *op, AtenTensorHandle self, AtenTens
     AtenTensorHandle b = a ? dense_as(op, exponent, nd, shape, rt) : NULL;
     AtenTensorHandle r = b ? shimrt_k_new(op, nd, shape, rt) : NULL;
     AOTITorchError err = r ? AOTI_TORCH_SUCCESS : AOTI_TORCH_FAILURE;
-    /* (integer tensors to negative tensor powers follow ipow, as PyTorch's) */
+    /* (integer tensors to negative tensor powers follow sh_powi_, as PyTorch's) */
     if (!err) pow_fill(r, shimrt_data(a), shimrt_data(b));
     shimrt_tensor_free(a);
     shimrt_tensor_free(b);
