@@ -354,24 +354,16 @@ static AOTITorchError gb_run(const char *op, int nsp, AtenTensorHandle grad_outp
     return AOTI_TORCH_SUCCESS;
 }
 
-AOTITorchError shimrt_cpu_grid_sampler_3d_backward(AtenTensorHandle grad_output,
-                                                   AtenTensorHandle input, AtenTensorHandle grid,
-                                                   int64_t interpolation_mode, int64_t padding_mode,
-                                                   int32_t align_corners,
-                                                   const int32_t *output_mask,
-                                                   int64_t output_mask_len_, AtenTensorHandle *ret0,
-                                                   AtenTensorHandle *ret1) {
-    return gb_run("grid_sampler_3d_backward", 3, grad_output, input, grid, interpolation_mode,
-                  padding_mode, align_corners, output_mask, output_mask_len_, ret0, ret1);
-}
-
-AOTITorchError shimrt_cpu_grid_sampler_2d_backward(AtenTensorHandle grad_output,
-                                                   AtenTensorHandle input, AtenTensorHandle grid,
-                                                   int64_t interpolation_mode, int64_t padding_mode,
-                                                   int32_t align_corners,
-                                                   const int32_t *output_mask,
-                                                   int64_t output_mask_len_, AtenTensorHandle *ret0,
-                                                   AtenTensorHandle *ret1) {
-    return gb_run("grid_sampler_2d_backward", 2, grad_output, input, grid, interpolation_mode,
-                  padding_mode, align_corners, output_mask, output_mask_len_, ret0, ret1);
-}
+/* grid_sampler_2d_backward and grid_sampler_3d_backward */
+#define GB_OP(N)                                                                                   \
+    AOTITorchError shimrt_cpu_grid_sampler_##N##d_backward(                                        \
+        AtenTensorHandle grad_output, AtenTensorHandle input, AtenTensorHandle grid,               \
+        int64_t interpolation_mode, int64_t padding_mode, int32_t align_corners,                   \
+        const int32_t *output_mask, int64_t output_mask_len_, AtenTensorHandle *ret0,              \
+        AtenTensorHandle *ret1) {                                                                  \
+        return gb_run("grid_sampler_" #N "d_backward", N, grad_output, input, grid,                \
+                      interpolation_mode, padding_mode, align_corners, output_mask,                \
+                      output_mask_len_, ret0, ret1);                                               \
+    }
+GB_OP(2)
+GB_OP(3)
