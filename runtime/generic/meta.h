@@ -48,6 +48,10 @@ AOTITorchError shimrt_k_check_pin(const char *op, const int32_t *pin_memory);
 /* c10::canCast: complex to non-complex, floating to integral and non-bool to bool are
  * refused (the out= and in-place check "result type X can't be cast to ..."). */
 bool shimrt_k_can_cast(int32_t from, int32_t to);
+/* An in-place step's checks (PyTorch's TensorIterator on a given output): the result r of
+ * an op on self has self's shape (the broadcast shape) and a dtype castable to self's. */
+AOTITorchError shimrt_k_inplace_check(const char *op, const struct AtenTensorOpaque *self,
+                                      const struct AtenTensorOpaque *r);
 
 /* PyTorch's result_type: tensors with dims outrank zero-dim tensors, which outrank wrapped
  * numbers (Python scalars), except that a higher category (bool < integral < floating)
