@@ -198,6 +198,13 @@ static AOTITorchError bp_dtype(const char *op, const char *kernel, int32_t dt, b
     return shimrt_fail(op, "\"%s\" not implemented for '%s'", kernel, shimrt_dtype_torch_name(dt));
 }
 
+/* indices int64 (PyTorch's message for another dtype) */
+static AOTITorchError bp_long(const char *op, AtenTensorHandle indices) {
+    if (indices->dtype == SHIMRT_INT64) return AOTI_TORCH_SUCCESS;
+    return shimrt_fail(op, "expected scalar type Long but found %s",
+                       shimrt_dtype_torch_name(indices->dtype));
+}
+
 /* Indices in [0, H * W) (-1 too when skip): PyTorch's kernels index with them unchecked. */
 static AOTITorchError bp_indices(const char *op, const int64_t *ix, int64_t n, int64_t hw,
                                  bool skip) {
@@ -420,9 +427,7 @@ AOTITorchError shimrt_cpu_max_pool2d_with_indices_backward(
     if (bp_pool2d_check(op, &c, dh, dw, ceil_mode != 0, self, grad_output, indices) ||
         bp_dtype(op, "max_pool2d_backward", self->dtype, false))
         return AOTI_TORCH_FAILURE;
-    if (indices->dtype != SHIMRT_INT64)
-        return shimrt_fail(op, "expected scalar type Long but found %s",
-                           shimrt_dtype_torch_name(indices->dtype));
+    if (bp_long(op, indices)) return AOTI_TORCH_FAILURE;
     c.kind = BP_MAX;
     return bp_run(op, &c, grad_output, self, indices, ret0);
 }
@@ -552,9 +557,7 @@ static AOTITorchError admax_backward(const char *op, int nsp, AtenTensorHandle g
                            shimrt_k_fmt_shape(b1, sizeof b1, indices->ndim, indices->sizes), gname,
                            shimrt_k_fmt_shape(b2, sizeof b2, nd, grad_output->sizes));
     if (bp_dtype(op, op, self->dtype, false)) return AOTI_TORCH_FAILURE;
-    if (indices->dtype != SHIMRT_INT64)
-        return shimrt_fail(op, "expected scalar type Long but found %s",
-                           shimrt_dtype_torch_name(indices->dtype));
+    if (bp_long(op, indices)) return AOTI_TORCH_FAILURE;
     bp_ctx c = {0};
     c.kind = BP_ADMAX;
     if (nsp == 3) {
@@ -802,9 +805,7 @@ AOTITorchError shimrt_cpu_max_pool3d_with_indices_backward(
                         grad_output, indices) ||
         bp_dtype(op, "max_pool3d_backward", self->dtype, false))
         return AOTI_TORCH_FAILURE;
-    if (indices->dtype != SHIMRT_INT64)
-        return shimrt_fail(op, "expected scalar type Long but found %s",
-                           shimrt_dtype_torch_name(indices->dtype));
+    if (bp_long(op, indices)) return AOTI_TORCH_FAILURE;
     c.kind = BP_MAX;
     if (bp_geom3(op, &c, self, grad_output, indices)) return AOTI_TORCH_FAILURE;
     return bp_run(op, &c, grad_output, self, indices, ret0);
@@ -1072,9 +1073,7 @@ static AOTITorchError frac_backward(const char *op, int nsp, AtenTensorHandle gr
         return shimrt_fail(op, "expected scalar type %s but found %s",
                            shimrt_dtype_torch_name(self->dtype),
                            shimrt_dtype_torch_name(grad->dtype));
-    if (indices->dtype != SHIMRT_INT64)
-        return shimrt_fail(op, "expected scalar type Long but found %s",
-                           shimrt_dtype_torch_name(indices->dtype));
+    if (bp_long(op, indices)) return AOTI_TORCH_FAILURE;
     bp_ctx c = {0};
     c.kind = BP_MAX;
     c.strict = c.plain = true;
