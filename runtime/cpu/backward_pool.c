@@ -27,6 +27,7 @@
 
 #include "aoti_ops.h"
 #include "cpu_kernels.h"
+#include "elems.h"
 #include "shimrt/device.h"
 
 enum { BP_MAX, BP_ADMAX, BP_AVG, BP_ADAVG, BP_REPPAD };
@@ -49,17 +50,6 @@ typedef struct {
     int64_t divisor; /* 0: none */
 } bp_ctx;
 
-/* v rounded to dt as one operation of PyTorch's scalar_t arithmetic rounds it (float16 and
- * bfloat16 compute in float, then round to the type). */
-static double bp_fix(double v, int32_t dt) {
-    switch (dt) {
-    case SHIMRT_FLOAT32: return (float)v;
-    case SHIMRT_BFLOAT16: return shimrt_bf16_to_float(shimrt_float_to_bf16((float)v));
-    case SHIMRT_FLOAT16: return shimrt_half_to_float(shimrt_float_to_half((float)v));
-    default: return v;
-    }
-}
-
 /* grad_input[i] += d, in dt's floating arithmetic (d a value of dt). */
 static void bp_add(const bp_ctx *c, char *plane, int64_t i, double d) {
     char *p = plane + (size_t)i * c->es;
@@ -69,13 +59,13 @@ static void bp_add(const bp_ctx *c, char *plane, int64_t i, double d) {
         v += d;
         memcpy(p, &v, sizeof v);
     } else {
-        shimrt_k_store_f64(p, c->dt, bp_fix(shimrt_k_load_f64(p, c->dt) + d, c->dt));
+        shimrt_k_store_f64(p, c->dt, shimrt_e_round(c->dt, shimrt_k_load_f64(p, c->dt) + d));
     }
 }
 
 /* g / n as PyTorch's scalar_t / int64_t: the divisor converted to scalar_t first. */
 static double bp_div(double g, int64_t n, int32_t dt) {
-    return bp_fix(g / bp_fix((double)n, dt), dt);
+    return shimrt_e_round(dt, g / shimrt_e_round(dt, (double)n));
 }
 
 /* The start and end of adaptive window o of out over in (PyTorch's start_index/end_index). */
