@@ -28,6 +28,7 @@
 #include "aoti_ops.h"
 #include "cpu_kernels.h"
 #include "elems.h"
+#include "pool_nd.h"
 #include "shimrt/device.h"
 
 enum { BP_MAX, BP_ADMAX, BP_AVG, BP_ADAVG, BP_REPPAD };
@@ -253,13 +254,7 @@ static AOTITorchError bp_run(const char *op, bp_ctx *c, AtenTensorHandle grad,
     if (own_i) shimrt_tensor_free(ix);
     if (!err && !c->plain && (nd == 4 || nd == 5) && shimrt_k_strides_like_cl(self) &&
         !shimrt_is_contiguous(self)) {
-        int64_t st[5];
-        shimrt_k_channels_last_strides(nd, self->sizes, st);
-        AtenTensorHandle cl =
-            shimrt_tensor_empty(op, nd, self->sizes, st, self->dtype, SHIMRT_DEV_CPU, 0);
-        err = cl ? shimrt_k_copy(op, cl, gi) : AOTI_TORCH_FAILURE;
-        shimrt_tensor_free(gi);
-        gi = cl;
+        err = shimrt_pl_channels_last(op, &gi);
     }
     if (err) {
         shimrt_tensor_free(gi);
