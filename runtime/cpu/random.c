@@ -37,15 +37,7 @@ static void walk_init2(walk *w, const struct AtenTensorOpaque *t, const int64_t 
     int64_t perm[SHIMRT_MAX_DIMS], np = 0;
     for (int64_t d = 0; d < t->ndim; d++)
         if (t->sizes[d] != 1) perm[np++] = d;
-    /* stable insertion sort, decreasing stride (outermost first) */
-    for (int64_t a = 1; a < np; a++) {
-        int64_t v = perm[a], b = a;
-        while (b > 0 && t->strides[perm[b - 1]] < t->strides[v]) {
-            perm[b] = perm[b - 1];
-            b--;
-        }
-        perm[b] = v;
-    }
+    shimrt_k_sort_by_stride(t, perm, np); /* decreasing stride (outermost first) */
     for (int64_t k = 0; k < np; k++) {
         w->sizes[k] = t->sizes[perm[k]];
         w->strides[k] = t->strides[perm[k]];

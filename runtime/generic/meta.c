@@ -379,6 +379,17 @@ AOTITorchError shimrt_k_inplace_check(const char *op, const struct AtenTensorOpa
     return AOTI_TORCH_SUCCESS;
 }
 
+void shimrt_k_sort_by_stride(const struct AtenTensorOpaque *t, int64_t *dims, int64_t n) {
+    for (int64_t i = 1; i < n; i++) {
+        int64_t v = dims[i], j = i;
+        while (j > 0 && t->strides[dims[j - 1]] < t->strides[v]) {
+            dims[j] = dims[j - 1];
+            j--;
+        }
+        dims[j] = v;
+    }
+}
+
 bool shimrt_k_dense(const struct AtenTensorOpaque *t) {
     int64_t n = t->ndim, perm[SHIMRT_MAX_DIMS], m = 0;
     for (int64_t d = 0; d < n; d++) /* dims of size < 2 do not count */

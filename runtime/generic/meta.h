@@ -206,6 +206,9 @@ AtenTensorHandle shimrt_k_empty_like_dev(const char *op, const struct AtenTensor
  * row-major order. */
 void shimrt_k_layout_perm(int nd, const int64_t *shape, int nops,
                           const int64_t (*st)[SHIMRT_MAX_DIMS], int *perm);
+/* dims[0..n) (dims of t) sorted by t's strides, largest first, stably (an insertion sort, as
+ * libstdc++ sorts 16 or fewer elements). */
+void shimrt_k_sort_by_stride(const struct AtenTensorOpaque *t, int64_t *dims, int64_t n);
 /* PyTorch's is_non_overlapping_and_dense: the dims of size >= 2, sorted by stride, step
  * densely (any order); dims of size 0 or 1 never count. */
 bool shimrt_k_dense(const struct AtenTensorOpaque *t);
