@@ -25,19 +25,27 @@ static AtenTensorHandle dense_as(const char *op, AtenTensorHandle t, int64_t nd,
     return r;
 }
 
+/* The result type *rt of tensor t (argument arg, on the CPU) and Scalar s, by the Scalar's
+ * kind: a C shim's (floating) Scalar gives integral and bool tensors the default dtype
+ * (float32), an int one keeps an integral dtype; kname's message when it computes no such
+ * dtype. */
+static AOTITorchError tensor_scalar_type(const char *op, const char *kname, AtenTensorHandle t,
+                                         const char *arg, shimrt_scalar s, int32_t *rt) {
+    if (shimrt_k_check_cpu(op, t, arg) || shimrt_k_check_dtype(op, t, arg))
+        return AOTI_TORCH_FAILURE;
+    *rt = shimrt_k_result_type_of(1, (const struct AtenTensorOpaque *const *)&t, 1, &s);
+    if (!shimrt_k_dtype_ok(*rt))
+        return shimrt_fail(op, "\"%s\" not implemented for '%s'", kname,
+                           shimrt_dtype_torch_name(t->dtype));
+    return AOTI_TORCH_SUCCESS;
+}
+
 /* ---- mul.Scalar ------------------------------------------------------------------------- */
 AOTITorchError shimrt_cpu_mul_scalar(AtenTensorHandle self, shimrt_scalar sother,
                                      AtenTensorHandle *ret0) {
     static const char op[] = "mul.Scalar";
-    if (shimrt_k_check_cpu(op, self, "self") || shimrt_k_check_dtype(op, self, "self"))
-        return AOTI_TORCH_FAILURE;
-    /* the result type by the Scalar's kind: a C shim's (floating) Scalar gives integral and
-     * bool tensors the default dtype (float32), an int one keeps an integral dtype */
-    int32_t rt =
-        shimrt_k_result_type_of(1, (const struct AtenTensorOpaque *const *)&self, 1, &sother);
-    if (!shimrt_k_dtype_ok(rt))
-        return shimrt_fail(op, "\"mul_cpu\" not implemented for '%s'",
-                           shimrt_dtype_torch_name(self->dtype));
+    int32_t rt;
+    if (tensor_scalar_type(op, "mul_cpu", self, "self", sother, &rt)) return AOTI_TORCH_FAILURE;
     double other = sother.d;
     int64_t iother = shimrt_scalar_is_integral(sother, true) ? sother.i : shimrt_k_f2i(other);
     int64_t st[SHIMRT_MAX_DIMS];
@@ -800,16 +808,8 @@ AOTITorchError shimrt_cpu_pow_tensor_tensor(AtenTensorHandle self, AtenTensorHan
 AOTITorchError shimrt_cpu_pow_scalar(shimrt_scalar self, AtenTensorHandle exponent,
                                      AtenTensorHandle *ret0) {
     static const char op[] = "pow.Scalar";
-    if (shimrt_k_check_cpu(op, exponent, "exponent") ||
-        shimrt_k_check_dtype(op, exponent, "exponent"))
-        return AOTI_TORCH_FAILURE;
-    /* the result type by the Scalar's kind: a C shim's (floating) Scalar gives float32 for
-     * integral exponents, an int one an integral type */
-    int32_t rt =
-        shimrt_k_result_type_of(1, (const struct AtenTensorOpaque *const *)&exponent, 1, &self);
-    if (!shimrt_k_dtype_ok(rt))
-        return shimrt_fail(op, "\"pow\" not implemented for '%s'",
-                           shimrt_dtype_torch_name(exponent->dtype));
+    int32_t rt;
+    if (tensor_scalar_type(op, "pow", exponent, "exponent", self, &rt)) return AOTI_TORCH_FAILURE;
     AtenTensorHandle base = shimrt_k_new(op, 0, NULL, rt);
     if (!base) return AOTI_TORCH_FAILURE;
     shimrt_k_fill(base, self.d);
