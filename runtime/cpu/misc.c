@@ -40,6 +40,18 @@ static AOTITorchError tensor_scalar_type(const char *op, const char *kname, Aten
     return AOTI_TORCH_SUCCESS;
 }
 
+/* The result type *rt of self and tensor b (argument bname), both on the CPU with dtypes the
+ * kernels take. */
+static AOTITorchError two_tensor_type(const char *op, AtenTensorHandle self, const char *bname,
+                                      AtenTensorHandle b, int32_t *rt) {
+    if (shimrt_k_check_cpu(op, self, "self") || shimrt_k_check_cpu(op, b, bname) ||
+        shimrt_k_check_dtype(op, self, "self") || shimrt_k_check_dtype(op, b, bname))
+        return AOTI_TORCH_FAILURE;
+    const struct AtenTensorOpaque *ts[2] = {self, b};
+    *rt = shimrt_k_result_type_of(2, ts, 0, NULL);
+    return AOTI_TORCH_SUCCESS;
+}
+
 /* ---- mul.Scalar ------------------------------------------------------------------------- */
 AOTITorchError shimrt_cpu_mul_scalar(AtenTensorHandle self, shimrt_scalar sother,
                                      AtenTensorHandle *ret0) {
@@ -571,11 +583,8 @@ AOTITorchError shimrt_cpu_histc(AtenTensorHandle self, int64_t bins, shimrt_scal
 AOTITorchError shimrt_cpu_gcd(AtenTensorHandle self, AtenTensorHandle other,
                               AtenTensorHandle *ret0) {
     static const char op[] = "gcd";
-    if (shimrt_k_check_cpu(op, self, "self") || shimrt_k_check_cpu(op, other, "other") ||
-        shimrt_k_check_dtype(op, self, "self") || shimrt_k_check_dtype(op, other, "other"))
-        return AOTI_TORCH_FAILURE;
-    const struct AtenTensorOpaque *ts[2] = {self, other};
-    int32_t rt = shimrt_k_result_type_of(2, ts, 0, NULL);
+    int32_t rt;
+    if (two_tensor_type(op, self, "other", other, &rt)) return AOTI_TORCH_FAILURE;
     if (!shimrt_k_is_integral(rt))
         return shimrt_fail(op, "\"gcd_cpu\" not implemented for '%s'", shimrt_dtype_torch_name(rt));
     int64_t shape[SHIMRT_MAX_DIMS], nd;
@@ -798,11 +807,9 @@ static AOTITorchError pow_common(const char *op, AtenTensorHandle self, AtenTens
 AOTITorchError shimrt_cpu_pow_tensor_tensor(AtenTensorHandle self, AtenTensorHandle exponent,
                                             AtenTensorHandle *ret0) {
     static const char op[] = "pow.Tensor_Tensor";
-    if (shimrt_k_check_cpu(op, self, "self") || shimrt_k_check_cpu(op, exponent, "exponent") ||
-        shimrt_k_check_dtype(op, self, "self") || shimrt_k_check_dtype(op, exponent, "exponent"))
-        return AOTI_TORCH_FAILURE;
-    const struct AtenTensorOpaque *ts[2] = {self, exponent};
-    return pow_common(op, self, exponent, shimrt_k_result_type_of(2, ts, 0, NULL), ret0);
+    int32_t rt;
+    if (two_tensor_type(op, self, "exponent", exponent, &rt)) return AOTI_TORCH_FAILURE;
+    return pow_common(op, self, exponent, rt, ret0);
 }
 
 AOTITorchError shimrt_cpu_pow_scalar(shimrt_scalar self, AtenTensorHandle exponent,
