@@ -9,21 +9,15 @@
 
 #include <shimrt/shimrt.h>
 
-static inline StableIValue sv_int(int64_t v) {
-    ScalarHandle h = NULL;
-    OK(torch_new_scalar_int(v, &h));
-    return siv_from_scalar(h);
-}
-static inline StableIValue sv_double(double v) {
-    ScalarHandle h = NULL;
-    OK(torch_new_scalar_double(v, &h));
-    return siv_from_scalar(h);
-}
-static inline StableIValue sv_bool(bool v) {
-    ScalarHandle h = NULL;
-    OK(torch_new_scalar_bool(v, &h));
-    return siv_from_scalar(h);
-}
+#define SHIMRT_TEST_SV_SCALAR(name, T, make)                                                       \
+    static inline StableIValue name(T v) {                                                         \
+        ScalarHandle h = NULL;                                                                     \
+        OK(make(v, &h));                                                                           \
+        return siv_from_scalar(h);                                                                 \
+    }
+SHIMRT_TEST_SV_SCALAR(sv_int, int64_t, torch_new_scalar_int)
+SHIMRT_TEST_SV_SCALAR(sv_double, double, torch_new_scalar_double)
+SHIMRT_TEST_SV_SCALAR(sv_bool, bool, torch_new_scalar_bool)
 static inline StableIValue sv_tensor_ref(AtenTensorHandle t) {
     AtenTensorHandle r = NULL;
     OK(aoti_torch_new_tensor_handle(t, &r));
