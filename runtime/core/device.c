@@ -61,12 +61,7 @@ static shimrt_pool guard_pool = SHIMRT_POOL_INIT(struct DeviceGuardOpaque);
 static _Thread_local int32_t tls_current_index; /* the CPU: 0 */
 
 static AOTITorchError check_guard(const char *func, DeviceGuardHandle g) {
-    if (!g) return shimrt_fail(func, "argument 'guard' is NULL");
-    if (!shimrt_pool_contains(&guard_pool, g))
-        return shimrt_fail(func, "argument 'guard' is not a device guard handle");
-    if (g->magic != GUARD_MAGIC)
-        return shimrt_fail(func, "argument 'guard' is a freed device guard handle");
-    return AOTI_TORCH_SUCCESS;
+    return shimrt_pool_check(func, &guard_pool, g, GUARD_MAGIC, "guard", "device guard");
 }
 
 static AOTITorchError check_cpu_index(const char *func, int32_t device_index) {
@@ -129,12 +124,7 @@ struct StreamOpaque {
 static shimrt_pool stream_pool = SHIMRT_POOL_INIT(struct StreamOpaque);
 
 static AOTITorchError check_stream(const char *func, StreamHandle s) {
-    if (!s) return shimrt_fail(func, "argument 'stream' is NULL");
-    if (!shimrt_pool_contains(&stream_pool, s))
-        return shimrt_fail(func, "argument 'stream' is not a stream handle");
-    if (s->magic != STREAM_MAGIC)
-        return shimrt_fail(func, "argument 'stream' is a freed stream handle");
-    return AOTI_TORCH_SUCCESS;
+    return shimrt_pool_check(func, &stream_pool, s, STREAM_MAGIC, "stream", "stream");
 }
 
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_get_current_stream(int32_t device_index,

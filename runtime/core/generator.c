@@ -23,12 +23,7 @@ struct AtenGeneratorOpaque {
 static shimrt_pool gen_pool = SHIMRT_POOL_INIT(struct AtenGeneratorOpaque);
 
 static AOTITorchError check_gen(const char *func, AtenGeneratorHandle g, const char *arg) {
-    if (!g) return shimrt_fail(func, "argument '%s' is NULL", arg);
-    if (!shimrt_pool_contains(&gen_pool, g))
-        return shimrt_fail(func, "argument '%s' is not a generator handle", arg);
-    if (g->magic != GEN_MAGIC)
-        return shimrt_fail(func, "argument '%s' is a freed generator handle", arg);
-    return AOTI_TORCH_SUCCESS;
+    return shimrt_pool_check(func, &gen_pool, g, GEN_MAGIC, arg, "generator");
 }
 
 static AtenGeneratorHandle wrap_state(gen_state *st) {

@@ -60,6 +60,11 @@ void shimrt_pool_free(shimrt_pool *pool, void *slot);
 /* A new slot of pool for an object whose first field is its uint64_t magic, set to magic;
  * NULL with func's "out of memory" message set when memory runs out. */
 void *shimrt_pool_new(const char *func, shimrt_pool *pool, uint64_t magic);
+/* Checks h, argument `arg` of func, is a live object of pool (first field its uint64_t
+ * magic): else fails with "argument '<arg>' is NULL", "... is not a <what> handle" or
+ * "... is a freed <what> handle". */
+AOTITorchError shimrt_pool_check(const char *func, const shimrt_pool *pool, const void *h,
+                                 uint64_t magic, const char *arg, const char *what);
 /* True when p is the start of a slot of this pool (live or freed). Never reads *p. */
 bool shimrt_pool_contains(const shimrt_pool *pool, const void *p);
 /* True when p lies anywhere inside a slab of any pool (a handle or inside one). */

@@ -101,6 +101,17 @@ void *shimrt_pool_new(const char *func, shimrt_pool *pool, uint64_t magic) {
     return p;
 }
 
+AOTITorchError shimrt_pool_check(const char *func, const shimrt_pool *pool, const void *h,
+                                 uint64_t magic, const char *arg, const char *what) {
+    if (!h) return shimrt_fail(func, "argument '%s' is NULL", arg);
+    if (!shimrt_pool_contains(pool, h))
+        return shimrt_fail(func, "argument '%s' is not a %s handle", arg, what);
+    uint64_t m;
+    memcpy(&m, h, sizeof m);
+    if (m != magic) return shimrt_fail(func, "argument '%s' is a freed %s handle", arg, what);
+    return AOTI_TORCH_SUCCESS;
+}
+
 bool shimrt_in_any_pool(const void *p) {
     uintptr_t a = (uintptr_t)p;
     int np = atomic_load_explicit(&g_npools, memory_order_acquire);

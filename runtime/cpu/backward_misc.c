@@ -41,19 +41,8 @@ AOTITorchError shimrt_cpu_masked_scatter_backward(AtenTensorHandle grad_output,
  * PyTorch's composition. acc keeps its shape: t's (the broadcast) must equal it. */
 static AOTITorchError inplace(const char *op, AtenTensorHandle acc, AtenTensorHandle t) {
     if (!t) return AOTI_TORCH_FAILURE;
-    AOTITorchError err = AOTI_TORCH_SUCCESS;
-    bool same = t->ndim == acc->ndim;
-    for (int64_t i = 0; same && i < t->ndim; i++) same = t->sizes[i] == acc->sizes[i];
-    char a[128], b[128];
-    if (!same)
-        err = shimrt_fail(op, "output with shape %s doesn't match the broadcast shape %s",
-                          shimrt_k_fmt_shape(a, sizeof a, acc->ndim, acc->sizes),
-                          shimrt_k_fmt_shape(b, sizeof b, t->ndim, t->sizes));
-    else if (!shimrt_k_can_cast(t->dtype, acc->dtype))
-        err = shimrt_fail(op, "result type %s can't be cast to the desired output type %s",
-                          shimrt_dtype_torch_name(t->dtype), shimrt_dtype_torch_name(acc->dtype));
-    else
-        err = shimrt_k_copy(op, acc, t);
+    AOTITorchError err = shimrt_k_inplace_check(op, acc, t);
+    if (!err) err = shimrt_k_copy(op, acc, t);
     shimrt_tensor_free(t);
     return err;
 }

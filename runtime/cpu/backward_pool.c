@@ -27,6 +27,8 @@
 
 #include "aoti_ops.h"
 #include "cpu_kernels.h"
+#include "elems.h"
+#include "pool_nd.h"
 #include "shimrt/device.h"
 
 enum { BP_MAX, BP_ADMAX, BP_AVG, BP_ADAVG, BP_REPPAD };
@@ -49,17 +51,6 @@ typedef struct {
     int64_t divisor; /* 0: none */
 } bp_ctx;
 
-/* v rounded to dt as one operation of PyTorch's scalar_t arithmetic rounds it (float16 and
- * bfloat16 compute in float, then round to the type). */
-static double bp_fix(double v, int32_t dt) {
-    switch (dt) {
-    case SHIMRT_FLOAT32: return (float)v;
-    case SHIMRT_BFLOAT16: return shimrt_bf16_to_float(shimrt_float_to_bf16((float)v));
-    case SHIMRT_FLOAT16: return shimrt_half_to_float(shimrt_float_to_half((float)v));
-    default: return v;
-    }
-}
-
 /* grad_input[i] += d, in dt's floating arithmetic (d a value of dt). */
 static void bp_add(const bp_ctx *c, char *plane, int64_t i, double d) {
     char *p = plane + (size_t)i * c->es;
@@ -69,13 +60,13 @@ static void bp_add(const bp_ctx *c, char *plane, int64_t i, double d) {
         v += d;
         memcpy(p, &v, sizeof v);
     } else {
-        shimrt_k_store_f64(p, c->dt, bp_fix(shimrt_k_load_f64(p, c->dt) + d, c->dt));
+        shimrt_k_store_f64(p, c->dt, shimrt_e_round(c->dt, shimrt_k_load_f64(p, c->dt) + d));
     }
 }
 
 /* g / n as PyTorch's scalar_t / int64_t: the divisor converted to scalar_t first. */
 static double bp_div(double g, int64_t n, int32_t dt) {
-    return bp_fix(g / bp_fix((double)n, dt), dt);
+    return shimrt_e_round(dt, g / shimrt_e_round(dt, (double)n));
 }
 
 /* The start and end of adaptive window o of out over in (PyTorch's start_index/end_index). */
@@ -198,6 +189,13 @@ static AOTITorchError bp_dtype(const char *op, const char *kernel, int32_t dt, b
     return shimrt_fail(op, "\"%s\" not implemented for '%s'", kernel, shimrt_dtype_torch_name(dt));
 }
 
+/* indices int64 (PyTorch's message for another dtype) */
+static AOTITorchError bp_long(const char *op, AtenTensorHandle indices) {
+    if (indices->dtype == SHIMRT_INT64) return AOTI_TORCH_SUCCESS;
+    return shimrt_fail(op, "expected scalar type Long but found %s",
+                       shimrt_dtype_torch_name(indices->dtype));
+}
+
 /* Indices in [0, H * W) (-1 too when skip): PyTorch's kernels index with them unchecked. */
 static AOTITorchError bp_indices(const char *op, const int64_t *ix, int64_t n, int64_t hw,
                                  bool skip) {
@@ -256,13 +254,7 @@ static AOTITorchError bp_run(const char *op, bp_ctx *c, AtenTensorHandle grad,
     if (own_i) shimrt_tensor_free(ix);
     if (!err && !c->plain && (nd == 4 || nd == 5) && shimrt_k_strides_like_cl(self) &&
         !shimrt_is_contiguous(self)) {
-        int64_t st[5];
-        shimrt_k_channels_last_strides(nd, self->sizes, st);
-        AtenTensorHandle cl =
-            shimrt_tensor_empty(op, nd, self->sizes, st, self->dtype, SHIMRT_DEV_CPU, 0);
-        err = cl ? shimrt_k_copy(op, cl, gi) : AOTI_TORCH_FAILURE;
-        shimrt_tensor_free(gi);
-        gi = cl;
+        err = shimrt_pl_channels_last(op, &gi);
     }
     if (err) {
         shimrt_tensor_free(gi);
@@ -420,9 +412,7 @@ AOTITorchError shimrt_cpu_max_pool2d_with_indices_backward(
     if (bp_pool2d_check(op, &c, dh, dw, ceil_mode != 0, self, grad_output, indices) ||
         bp_dtype(op, "max_pool2d_backward", self->dtype, false))
         return AOTI_TORCH_FAILURE;
-    if (indices->dtype != SHIMRT_INT64)
-        return shimrt_fail(op, "expected scalar type Long but found %s",
-                           shimrt_dtype_torch_name(indices->dtype));
+    if (bp_long(op, indices)) return AOTI_TORCH_FAILURE;
     c.kind = BP_MAX;
     return bp_run(op, &c, grad_output, self, indices, ret0);
 }
@@ -552,9 +542,7 @@ static AOTITorchError admax_backward(const char *op, int nsp, AtenTensorHandle g
                            shimrt_k_fmt_shape(b1, sizeof b1, indices->ndim, indices->sizes), gname,
                            shimrt_k_fmt_shape(b2, sizeof b2, nd, grad_output->sizes));
     if (bp_dtype(op, op, self->dtype, false)) return AOTI_TORCH_FAILURE;
-    if (indices->dtype != SHIMRT_INT64)
-        return shimrt_fail(op, "expected scalar type Long but found %s",
-                           shimrt_dtype_torch_name(indices->dtype));
+    if (bp_long(op, indices)) return AOTI_TORCH_FAILURE;
     bp_ctx c = {0};
     c.kind = BP_ADMAX;
     if (nsp == 3) {
@@ -802,9 +790,7 @@ AOTITorchError shimrt_cpu_max_pool3d_with_indices_backward(
                         grad_output, indices) ||
         bp_dtype(op, "max_pool3d_backward", self->dtype, false))
         return AOTI_TORCH_FAILURE;
-    if (indices->dtype != SHIMRT_INT64)
-        return shimrt_fail(op, "expected scalar type Long but found %s",
-                           shimrt_dtype_torch_name(indices->dtype));
+    if (bp_long(op, indices)) return AOTI_TORCH_FAILURE;
     c.kind = BP_MAX;
     if (bp_geom3(op, &c, self, grad_output, indices)) return AOTI_TORCH_FAILURE;
     return bp_run(op, &c, grad_output, self, indices, ret0);
@@ -1072,9 +1058,7 @@ static AOTITorchError frac_backward(const char *op, int nsp, AtenTensorHandle gr
         return shimrt_fail(op, "expected scalar type %s but found %s",
                            shimrt_dtype_torch_name(self->dtype),
                            shimrt_dtype_torch_name(grad->dtype));
-    if (indices->dtype != SHIMRT_INT64)
-        return shimrt_fail(op, "expected scalar type Long but found %s",
-                           shimrt_dtype_torch_name(indices->dtype));
+    if (bp_long(op, indices)) return AOTI_TORCH_FAILURE;
     bp_ctx c = {0};
     c.kind = BP_MAX;
     c.strict = c.plain = true;

@@ -162,20 +162,10 @@ static AOTITorchError bmm_check(const char *op, AtenTensorHandle self, AtenTenso
     if (shimrt_k_check_cpu(op, b1, "batch1") || shimrt_k_check_cpu(op, b2, "batch2") ||
         shimrt_k_check_dtype(op, b1, "batch1") || shimrt_k_check_dtype(op, b2, "batch2"))
         return AOTI_TORCH_FAILURE;
-    if (b1->ndim != 3) return shimrt_fail(op, "batch1 must be a 3D tensor");
-    if (b2->ndim != 3) return shimrt_fail(op, "batch2 must be a 3D tensor");
-    if (b1->sizes[0] != b2->sizes[0] || b1->sizes[2] != b2->sizes[1])
-        return shimrt_fail(op,
-                           "Expected size for first two dimensions of batch2 tensor to be: "
-                           "[%lld, %lld] but got: [%lld, %lld].",
-                           (long long)b1->sizes[0], (long long)b1->sizes[2],
-                           (long long)b2->sizes[0], (long long)b2->sizes[1]);
+    if (shimrt_k_bmm_shape(op, b1, b2, shape)) return AOTI_TORCH_FAILURE;
     if (b1->dtype != b2->dtype)
         return shimrt_fail(op, "expected scalar type %s but found %s",
                            shimrt_dtype_torch_name(b1->dtype), shimrt_dtype_torch_name(b2->dtype));
-    shape[0] = b1->sizes[0];
-    shape[1] = b1->sizes[1];
-    shape[2] = b2->sizes[2];
     if (self) {
         if (shimrt_k_check_cpu(op, self, "self") || shimrt_k_check_dtype(op, self, "self"))
             return AOTI_TORCH_FAILURE;

@@ -1,8 +1,20 @@
-/* runtime/cpu/elems.h: element helpers shared by issue 20's kernels (segment.c,
- * histogram.c, backward_bag.c). */
+/* runtime/cpu/elems.h: element helpers shared by CPU kernels (segment.c, histogram.c,
+ * backward_bag.c, the pooling and grid-sampling kernels, multinomial.c). */
 #ifndef SHIMRT_CPU_ELEMS_H
 #define SHIMRT_CPU_ELEMS_H
 #include "../core/internal.h"
+
+/* v rounded to dt as one operation of PyTorch's scalar_t arithmetic rounds it: float32, and
+ * float16 / bfloat16 through float (c10's Half and BFloat16 compute in float); v itself for
+ * every other dtype. */
+static inline double shimrt_e_round(int32_t dt, double v) {
+    switch (dt) {
+    case SHIMRT_FLOAT32: return (float)v;
+    case SHIMRT_FLOAT16: return shimrt_half_to_float(shimrt_float_to_half((float)v));
+    case SHIMRT_BFLOAT16: return shimrt_bf16_to_float(shimrt_float_to_bf16((float)v));
+    default: return v;
+    }
+}
 
 /* t's elements in row-major order as doubles: a new array (free()), or NULL with the
  * thread's message set naming op. */

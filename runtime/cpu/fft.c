@@ -55,15 +55,7 @@ static void fft_out_strides(AtenTensorHandle self, const int64_t *sorted, int64_
         lo++;
     }
     int64_t nb = lo;
-    /* stable insertion sort by stride, largest first (libstdc++ sorts 16 or fewer this way) */
-    for (int64_t i = 1; i < nb; i++) {
-        int64_t v = perm[i], j = i;
-        while (j > 0 && self->strides[perm[j - 1]] < self->strides[v]) {
-            perm[j] = perm[j - 1];
-            j--;
-        }
-        perm[j] = v;
-    }
+    shimrt_k_sort_by_stride(self, perm, nb); /* (stable, as libstdc++'s for 16 or fewer) */
     int64_t st = 1;
     for (int64_t i = nsig - 1; i >= 0; i--) {
         out_strides[sorted[i]] = st;
@@ -305,14 +297,7 @@ static AOTITorchError fft_run(const char *op, AtenTensorHandle self, const int64
     int64_t sorted[SHIMRT_MAX_DIMS];
     memcpy(sorted, dim, (size_t)ndims * sizeof *sorted);
     int64_t nsort = real_in ? ndims - 1 : ndims;
-    for (int64_t i = 1; i < nsort; i++) {
-        int64_t v = sorted[i], j = i;
-        while (j > 0 && self->strides[sorted[j - 1]] < self->strides[v]) {
-            sorted[j] = sorted[j - 1];
-            j--;
-        }
-        sorted[j] = v;
-    }
+    shimrt_k_sort_by_stride(self, sorted, nsort);
     int64_t last = dim[ndims - 1];
     int64_t out_sizes[SHIMRT_MAX_DIMS], out_strides[SHIMRT_MAX_DIMS];
     memcpy(out_sizes, self->sizes, (size_t)nd * sizeof *out_sizes);

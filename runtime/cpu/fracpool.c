@@ -13,24 +13,17 @@
 #include "../core/internal.h"
 #include "../generic/meta.h"
 #include "cpu_kernels.h"
+#include "elems.h"
 #include "index.h"
 #include "iter.h"
 
-/* v rounded to the input's floating type */
-static double rnd(int32_t dt, double v) {
-    switch (dt) {
-    case SHIMRT_FLOAT32: return (float)v;
-    case SHIMRT_FLOAT16: return shimrt_half_to_float(shimrt_float_to_half((float)v));
-    case SHIMRT_BFLOAT16: return shimrt_bf16_to_float(shimrt_float_to_bf16((float)v));
-    default: return v;
-    }
-}
-
 static void intervals(int32_t dt, double u, int64_t in, int64_t out, int64_t pool, int64_t *seq) {
     if (out > 1) {
-        double alpha = rnd(dt, rnd(dt, (double)(in - pool)) / rnd(dt, (double)(out - 1)));
+        double alpha = shimrt_e_round(dt, shimrt_e_round(dt, (double)(in - pool)) /
+                                              shimrt_e_round(dt, (double)(out - 1)));
         for (int64_t i = 0; i < out - 1; i++)
-            seq[i] = (int64_t)rnd(dt, rnd(dt, (double)i + u) * alpha) - (int64_t)rnd(dt, u * alpha);
+            seq[i] = (int64_t)shimrt_e_round(dt, shimrt_e_round(dt, (double)i + u) * alpha) -
+                     (int64_t)shimrt_e_round(dt, u * alpha);
     }
     if (out > 0) seq[out - 1] = in - pool;
 }

@@ -31,17 +31,8 @@ typedef struct {
 } gs_job;
 
 /* v rounded to the job's dtype: PyTorch's kernel computes in the input's dtype, every
- * operation rounded to it (float16 / bfloat16 through float, as c10's Half and BFloat16). */
-double shimrt_gs_rd(int32_t dt, double v) {
-    switch (dt) {
-    case SHIMRT_FLOAT32: return (float)v;
-    case SHIMRT_FLOAT16: return shimrt_half_to_float(shimrt_float_to_half((float)v));
-    case SHIMRT_BFLOAT16: return shimrt_bf16_to_float(shimrt_float_to_bf16((float)v));
-    default: return v;
-    }
-}
-
-static double rd(int32_t dt, double v) { return shimrt_gs_rd(dt, v); }
+ * operation rounded to it */
+static double rd(int32_t dt, double v) { return shimrt_e_round(dt, v); }
 
 /* std::min / std::max as C++ defines them (a NaN operand is not skipped as fmin skips it) */
 static double cxx_min(double a, double b) { return b < a ? b : a; }

@@ -5,10 +5,7 @@
 #include <stdint.h>
 
 #include "aoti_ops.h"
-
-/* v rounded to dt as one operation of PyTorch's scalar_t arithmetic rounds it (float16 and
- * bfloat16 compute in float, then round to the type). */
-double shimrt_gs_rd(int32_t dt, double v);
+#include "elems.h"
 
 /* grid_sampler's checks of input and grid (nsp + 2 dims, batch, last dim nsp, non-empty
  * spatial dims, a floating dtype shared by both, interpolation mode 0 or 1, or 2 (bicubic)

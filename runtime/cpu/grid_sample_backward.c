@@ -10,7 +10,7 @@
  * outside the input left out), and the neighbour's value times the partial derivatives of its
  * weight summed into gx, gy, gz; grad_grid = multiplier * sum. Nearest adds grad_output to the
  * nearest voxel (half to even) and leaves grad_grid zero. Every operation is rounded to the
- * input's dtype as PyTorch's kernel computes in scalar_t (shimrt_gs_rd), so the results are
+ * input's dtype as PyTorch's kernel computes in scalar_t (shimrt_e_round), so the results are
  * its bits. output_mask[0] false: no grad_input (a NULL handle, PyTorch's undefined tensor).
  * Both results are contiguous, as PyTorch's. grid_sampler_2d_backward runs the same loop
  * with depth 1 (z fixed at 0: its weights exact, its terms zero or skipped); PyTorch's 2-d kernel
@@ -41,7 +41,7 @@ typedef struct {
     int nc; /* grid coordinates: 3, or 2 (2-d: depth 1, z 0) */
 } gb_job;
 
-static double gb_r(const gb_job *j, double v) { return shimrt_gs_rd(j->dt, v); }
+static double gb_r(const gb_job *j, double v) { return shimrt_e_round(j->dt, v); }
 
 /* clip_coordinates_set_grad */
 static double gb_clip(const gb_job *j, double x, int64_t size, double *g) {
@@ -354,24 +354,16 @@ static AOTITorchError gb_run(const char *op, int nsp, AtenTensorHandle grad_outp
     return AOTI_TORCH_SUCCESS;
 }
 
-AOTITorchError shimrt_cpu_grid_sampler_3d_backward(AtenTensorHandle grad_output,
-                                                   AtenTensorHandle input, AtenTensorHandle grid,
-                                                   int64_t interpolation_mode, int64_t padding_mode,
-                                                   int32_t align_corners,
-                                                   const int32_t *output_mask,
-                                                   int64_t output_mask_len_, AtenTensorHandle *ret0,
-                                                   AtenTensorHandle *ret1) {
-    return gb_run("grid_sampler_3d_backward", 3, grad_output, input, grid, interpolation_mode,
-                  padding_mode, align_corners, output_mask, output_mask_len_, ret0, ret1);
-}
-
-AOTITorchError shimrt_cpu_grid_sampler_2d_backward(AtenTensorHandle grad_output,
-                                                   AtenTensorHandle input, AtenTensorHandle grid,
-                                                   int64_t interpolation_mode, int64_t padding_mode,
-                                                   int32_t align_corners,
-                                                   const int32_t *output_mask,
-                                                   int64_t output_mask_len_, AtenTensorHandle *ret0,
-                                                   AtenTensorHandle *ret1) {
-    return gb_run("grid_sampler_2d_backward", 2, grad_output, input, grid, interpolation_mode,
-                  padding_mode, align_corners, output_mask, output_mask_len_, ret0, ret1);
-}
+/* grid_sampler_2d_backward and grid_sampler_3d_backward */
+#define GB_OP(N)                                                                                   \
+    AOTITorchError shimrt_cpu_grid_sampler_##N##d_backward(                                        \
+        AtenTensorHandle grad_output, AtenTensorHandle input, AtenTensorHandle grid,               \
+        int64_t interpolation_mode, int64_t padding_mode, int32_t align_corners,                   \
+        const int32_t *output_mask, int64_t output_mask_len_, AtenTensorHandle *ret0,              \
+        AtenTensorHandle *ret1) {                                                                  \
+        return gb_run("grid_sampler_" #N "d_backward", N, grad_output, input, grid,                \
+                      interpolation_mode, padding_mode, align_corners, output_mask,                \
+                      output_mask_len_, ret0, ret1);                                               \
+    }
+GB_OP(2)
+GB_OP(3)

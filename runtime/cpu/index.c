@@ -143,6 +143,7 @@ static AOTITorchError walk_index(const char *op, AtenTensorHandle index, AtenTen
     return AOTI_TORCH_SUCCESS;
 }
 
+/* an element copy between out and src (scatter's and gather's steps) */
 typedef struct {
     AtenTensorHandle out, src;
     size_t elsize;
@@ -290,12 +291,8 @@ done:
     return rc;
 }
 
-typedef struct {
-    AtenTensorHandle out, src;
-    size_t elsize;
-} gather_ctx;
 static AOTITorchError gather_step(const int64_t *pos, const int64_t *tgt, void *vctx) {
-    gather_ctx *c = vctx; /* here out is the gathered result, src is self */
+    copy_ctx *c = vctx; /* here out is the gathered result, src is self */
     memcpy(shimrt_idx_at(c->out, pos), shimrt_idx_at(c->src, tgt), c->elsize);
     return AOTI_TORCH_SUCCESS;
 }
@@ -313,7 +310,7 @@ AOTITorchError shimrt_idx_gather(const char *op, AtenTensorHandle self, int64_t 
         shimrt_resize_output(op, out, index->ndim, index->sizes) ||
         shimrt_k_out_no_overlap(op, out, self, index))
         return AOTI_TORCH_FAILURE;
-    gather_ctx c = {out, self, shimrt_dtype_size(self->dtype)};
+    copy_ctx c = {out, self, shimrt_dtype_size(self->dtype)};
     return walk_index(op, index, self, dim, gather_step, &c);
 }
 

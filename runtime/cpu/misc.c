@@ -12,6 +12,7 @@
 #include "compositeexplicitautograd_kernels.h"
 #include "cpu_kernels.h"
 #include "index.h"
+#include "../ops/ops_math.h"
 
 /* A dense copy of t in dtype dt with shape sizes (t broadcast to it): a new tensor. */
 static AtenTensorHandle dense_as(const char *op, AtenTensorHandle t, int64_t nd,
@@ -24,19 +25,39 @@ static AtenTensorHandle dense_as(const char *op, AtenTensorHandle t, int64_t nd,
     return r;
 }
 
+/* The result type *rt of tensor t (argument arg, on the CPU) and Scalar s, by the Scalar's
+ * kind: a C shim's (floating) Scalar gives integral and bool tensors the default dtype
+ * (float32), an int one keeps an integral dtype; kname's message when it computes no such
+ * dtype. */
+static AOTITorchError tensor_scalar_type(const char *op, const char *kname, AtenTensorHandle t,
+                                         const char *arg, shimrt_scalar s, int32_t *rt) {
+    if (shimrt_k_check_cpu(op, t, arg) || shimrt_k_check_dtype(op, t, arg))
+        return AOTI_TORCH_FAILURE;
+    *rt = shimrt_k_result_type_of(1, (const struct AtenTensorOpaque *const *)&t, 1, &s);
+    if (!shimrt_k_dtype_ok(*rt))
+        return shimrt_fail(op, "\"%s\" not implemented for '%s'", kname,
+                           shimrt_dtype_torch_name(t->dtype));
+    return AOTI_TORCH_SUCCESS;
+}
+
+/* The result type *rt of self and tensor b (argument bname), both on the CPU with dtypes the
+ * kernels take. */
+static AOTITorchError two_tensor_type(const char *op, AtenTensorHandle self, const char *bname,
+                                      AtenTensorHandle b, int32_t *rt) {
+    if (shimrt_k_check_cpu(op, self, "self") || shimrt_k_check_cpu(op, b, bname) ||
+        shimrt_k_check_dtype(op, self, "self") || shimrt_k_check_dtype(op, b, bname))
+        return AOTI_TORCH_FAILURE;
+    const struct AtenTensorOpaque *ts[2] = {self, b};
+    *rt = shimrt_k_result_type_of(2, ts, 0, NULL);
+    return AOTI_TORCH_SUCCESS;
+}
+
 /* ---- mul.Scalar ------------------------------------------------------------------------- */
 AOTITorchError shimrt_cpu_mul_scalar(AtenTensorHandle self, shimrt_scalar sother,
                                      AtenTensorHandle *ret0) {
     static const char op[] = "mul.Scalar";
-    if (shimrt_k_check_cpu(op, self, "self") || shimrt_k_check_dtype(op, self, "self"))
-        return AOTI_TORCH_FAILURE;
-    /* the result type by the Scalar's kind: a C shim's (floating) Scalar gives integral and
-     * bool tensors the default dtype (float32), an int one keeps an integral dtype */
-    int32_t rt =
-        shimrt_k_result_type_of(1, (const struct AtenTensorOpaque *const *)&self, 1, &sother);
-    if (!shimrt_k_dtype_ok(rt))
-        return shimrt_fail(op, "\"mul_cpu\" not implemented for '%s'",
-                           shimrt_dtype_torch_name(self->dtype));
+    int32_t rt;
+    if (tensor_scalar_type(op, "mul_cpu", self, "self", sother, &rt)) return AOTI_TORCH_FAILURE;
     double other = sother.d;
     int64_t iother = shimrt_scalar_is_integral(sother, true) ? sother.i : shimrt_k_f2i(other);
     int64_t st[SHIMRT_MAX_DIMS];
@@ -562,11 +583,8 @@ AOTITorchError shimrt_cpu_histc(AtenTensorHandle self, int64_t bins, shimrt_scal
 AOTITorchError shimrt_cpu_gcd(AtenTensorHandle self, AtenTensorHandle other,
                               AtenTensorHandle *ret0) {
     static const char op[] = "gcd";
-    if (shimrt_k_check_cpu(op, self, "self") || shimrt_k_check_cpu(op, other, "other") ||
-        shimrt_k_check_dtype(op, self, "self") || shimrt_k_check_dtype(op, other, "other"))
-        return AOTI_TORCH_FAILURE;
-    const struct AtenTensorOpaque *ts[2] = {self, other};
-    int32_t rt = shimrt_k_result_type_of(2, ts, 0, NULL);
+    int32_t rt;
+    if (two_tensor_type(op, self, "other", other, &rt)) return AOTI_TORCH_FAILURE;
     if (!shimrt_k_is_integral(rt))
         return shimrt_fail(op, "\"gcd_cpu\" not implemented for '%s'", shimrt_dtype_torch_name(rt));
     int64_t shape[SHIMRT_MAX_DIMS], nd;
@@ -748,19 +766,6 @@ AOTITorchError shimrt_cpu__embedding_bag_forward_only(
 }
 
 /* ---- pow.Tensor_Tensor, pow.Scalar -------------------------------------------------------- */
-/* PyTorch's integer power: exact by squaring; a negative exponent gives 1 for base 1, +-1 for
- * base -1, 0 otherwise (wrapping int64 arithmetic, stored in the result type). */
-static int64_t ipow(int64_t b, int64_t e) {
-    if (e < 0) return b == 1 ? 1 : (b == -1 ? ((e & 1) ? -1 : 1) : 0);
-    uint64_t r = 1, x = (uint64_t)b;
-    while (e) {
-        if (e & 1) r *= x;
-        x *= x;
-        e >>= 1;
-    }
-    return (int64_t)r;
-}
-
 /* result = a ** b elementwise, a and b dense and of the result's shape, in dtype rt. */
 static void pow_fill(AtenTensorHandle r, const char *a, const char *b) {
     int32_t rt = r->dtype;
@@ -777,7 +782,7 @@ static void pow_fill(AtenTensorHandle r, const char *a, const char *b) {
                 (double)powf((float)shimrt_k_load_f64(x, rt), (float)shimrt_k_load_f64(y, rt)));
         else
             shimrt_k_store_i64(d + (size_t)i * es, rt,
-                               ipow(shimrt_k_load_i64(x, rt), shimrt_k_load_i64(y, rt)));
+                               sh_powi_(shimrt_k_load_i64(x, rt), shimrt_k_load_i64(y, rt)));
     }
 }
 
@@ -792,7 +797,7 @@ static AOTITorchError pow_common(const char *op, AtenTensorHandle self, AtenTens
     AtenTensorHandle b = a ? dense_as(op, exponent, nd, shape, rt) : NULL;
     AtenTensorHandle r = b ? shimrt_k_new(op, nd, shape, rt) : NULL;
     AOTITorchError err = r ? AOTI_TORCH_SUCCESS : AOTI_TORCH_FAILURE;
-    /* (integer tensors to negative tensor powers follow ipow, as PyTorch's) */
+    /* (integer tensors to negative tensor powers follow sh_powi_, as PyTorch's) */
     if (!err) pow_fill(r, shimrt_data(a), shimrt_data(b));
     shimrt_tensor_free(a);
     shimrt_tensor_free(b);
@@ -802,26 +807,16 @@ static AOTITorchError pow_common(const char *op, AtenTensorHandle self, AtenTens
 AOTITorchError shimrt_cpu_pow_tensor_tensor(AtenTensorHandle self, AtenTensorHandle exponent,
                                             AtenTensorHandle *ret0) {
     static const char op[] = "pow.Tensor_Tensor";
-    if (shimrt_k_check_cpu(op, self, "self") || shimrt_k_check_cpu(op, exponent, "exponent") ||
-        shimrt_k_check_dtype(op, self, "self") || shimrt_k_check_dtype(op, exponent, "exponent"))
-        return AOTI_TORCH_FAILURE;
-    const struct AtenTensorOpaque *ts[2] = {self, exponent};
-    return pow_common(op, self, exponent, shimrt_k_result_type_of(2, ts, 0, NULL), ret0);
+    int32_t rt;
+    if (two_tensor_type(op, self, "exponent", exponent, &rt)) return AOTI_TORCH_FAILURE;
+    return pow_common(op, self, exponent, rt, ret0);
 }
 
 AOTITorchError shimrt_cpu_pow_scalar(shimrt_scalar self, AtenTensorHandle exponent,
                                      AtenTensorHandle *ret0) {
     static const char op[] = "pow.Scalar";
-    if (shimrt_k_check_cpu(op, exponent, "exponent") ||
-        shimrt_k_check_dtype(op, exponent, "exponent"))
-        return AOTI_TORCH_FAILURE;
-    /* the result type by the Scalar's kind: a C shim's (floating) Scalar gives float32 for
-     * integral exponents, an int one an integral type */
-    int32_t rt =
-        shimrt_k_result_type_of(1, (const struct AtenTensorOpaque *const *)&exponent, 1, &self);
-    if (!shimrt_k_dtype_ok(rt))
-        return shimrt_fail(op, "\"pow\" not implemented for '%s'",
-                           shimrt_dtype_torch_name(exponent->dtype));
+    int32_t rt;
+    if (tensor_scalar_type(op, "pow", exponent, "exponent", self, &rt)) return AOTI_TORCH_FAILURE;
     AtenTensorHandle base = shimrt_k_new(op, 0, NULL, rt);
     if (!base) return AOTI_TORCH_FAILURE;
     shimrt_k_fill(base, self.d);

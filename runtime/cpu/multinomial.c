@@ -15,18 +15,9 @@
 #include "../core/rng_internal.h"
 #include "../generic/meta.h"
 #include "cpu_kernels.h"
+#include "elems.h"
 #include "index.h"
 #include "iter.h"
-
-/* v rounded to the probabilities' type */
-static double in_type(int32_t dt, double v) {
-    switch (dt) {
-    case SHIMRT_FLOAT32: return (float)v;
-    case SHIMRT_FLOAT16: return shimrt_half_to_float(shimrt_float_to_half((float)v));
-    case SHIMRT_BFLOAT16: return shimrt_bf16_to_float(shimrt_float_to_bf16((float)v));
-    default: return v;
-    }
-}
 
 typedef struct {
     double v;
@@ -67,7 +58,7 @@ static AOTITorchError without_replacement(const char *op, AtenTensorHandle self,
             idx[last] = c;
             double qv = shimrt_k_load_f64(shimrt_idx_at(q, idx), dt);
             double x = p[r * cats + c];
-            row[c].v = dt == SHIMRT_FLOAT64 ? x / qv : in_type(dt, (float)x / (float)qv);
+            row[c].v = dt == SHIMRT_FLOAT64 ? x / qv : shimrt_e_round(dt, (float)x / (float)qv);
             row[c].i = c;
         }
         if (n_sample == 1) { /* argmax: the first largest (NaN wins) */
@@ -106,14 +97,14 @@ static AOTITorchError with_replacement(const char *op, int32_t dt, int64_t rows,
                 return shimrt_fail(op, "invalid multinomial distribution (encountering "
                                        "probability entry = infinity or NaN)");
             }
-            sum = in_type(ct, sum + v);
+            sum = shimrt_e_round(ct, sum + v);
             cum[c] = sum;
         }
         if (!(sum > 0)) {
             free(cum);
             return shimrt_fail(op, "invalid multinomial distribution (sum of probabilities <= 0)");
         }
-        for (int64_t c = 0; c < cats; c++) cum[c] = in_type(ct, cum[c] / sum);
+        for (int64_t c = 0; c < cats; c++) cum[c] = shimrt_e_round(ct, cum[c] / sum);
         cum[cats - 1] = 1;
         shimrt_mt19937 *mt = shimrt_rng_acquire(op, generator ? *generator : NULL);
         if (!mt) {

@@ -13,6 +13,16 @@
 
 SHIMRT_PL_KERNELS(2)
 
+/* the adaptive 2-d pools' run once checked: output_size's two sizes */
+static AOTITorchError adaptive_run(const char *op, int kind, AtenTensorHandle self,
+                                   const int64_t *output_size, AtenTensorHandle *ret0,
+                                   AtenTensorHandle *ret1) {
+    shimrt_pl c = {.nsp = 2, .kind = kind, .adaptive = true};
+    c.out[1] = output_size[0];
+    c.out[2] = output_size[1];
+    return shimrt_pl_run(op, self, &c, ret0, ret1);
+}
+
 AOTITorchError shimrt_cpu__adaptive_avg_pool2d(AtenTensorHandle self, const int64_t *output_size,
                                                int64_t output_size_len_, AtenTensorHandle *ret0) {
     static const char op[] = "adaptive_avg_pool2d";
@@ -39,10 +49,7 @@ AOTITorchError shimrt_cpu__adaptive_avg_pool2d(AtenTensorHandle self, const int6
     if (n > 0 && !shimrt_k_is_floating(self->dtype))
         return shimrt_fail(op, "\"adaptive_avg_pool2d\" not implemented for '%s'",
                            shimrt_dtype_torch_name(self->dtype));
-    shimrt_pl c = {.nsp = 2, .kind = SHIMRT_PL_AVG, .adaptive = true};
-    c.out[1] = output_size[0];
-    c.out[2] = output_size[1];
-    return shimrt_pl_run(op, self, &c, ret0, NULL);
+    return adaptive_run(op, SHIMRT_PL_AVG, self, output_size, ret0, NULL);
 }
 
 AOTITorchError shimrt_cpu_adaptive_max_pool2d(AtenTensorHandle self, const int64_t *output_size,
@@ -67,8 +74,5 @@ AOTITorchError shimrt_cpu_adaptive_max_pool2d(AtenTensorHandle self, const int64
     if (!shimrt_k_is_floating(self->dtype))
         return shimrt_fail(op, "\"adaptive_max_pool2d\" not implemented for '%s'",
                            shimrt_dtype_torch_name(self->dtype));
-    shimrt_pl c = {.nsp = 2, .kind = SHIMRT_PL_MAX, .adaptive = true};
-    c.out[1] = output_size[0];
-    c.out[2] = output_size[1];
-    return shimrt_pl_run(op, self, &c, ret0, ret1);
+    return adaptive_run(op, SHIMRT_PL_MAX, self, output_size, ret0, ret1);
 }

@@ -168,7 +168,6 @@ static AOTITorchError unpool(const char *op, const char *fn, int nsp, AtenTensor
     if (planes * osz > 0 && !shimrt_k_is_floating(self->dtype))
         return shimrt_fail(op, "\"%s\" not implemented for '%s'", op,
                            shimrt_dtype_torch_name(self->dtype));
-    int64_t st[5];
     bool cl = nsp == 2 && self->ndim == 4 && shimrt_k_strides_like_cl(self) &&
               !shimrt_is_contiguous(self);
     AtenTensorHandle res = shimrt_k_new(op, self->ndim, shape, self->dtype), x = NULL, ix = NULL;
@@ -204,11 +203,7 @@ static AOTITorchError unpool(const char *op, const char *fn, int nsp, AtenTensor
     if (x && x != self) shimrt_tensor_free(x);
     if (ix && ix != indices) shimrt_tensor_free(ix);
     if (!err && cl) {
-        shimrt_k_channels_last_strides(4, shape, st);
-        AtenTensorHandle c = shimrt_tensor_empty(op, 4, shape, st, self->dtype, SHIMRT_DEV_CPU, 0);
-        err = c ? shimrt_k_copy(op, c, res) : AOTI_TORCH_FAILURE;
-        shimrt_tensor_free(res);
-        res = c;
+        err = shimrt_pl_channels_last(op, &res);
     }
     if (err) {
         shimrt_tensor_free(res);

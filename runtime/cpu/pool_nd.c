@@ -183,8 +183,7 @@ static void pool_planes(int64_t b, int64_t e, void *vctx) {
     }
 }
 
-/* *t (a new contiguous result) made channels-last(-3d), same values. */
-static AOTITorchError to_channels_last(const char *op, AtenTensorHandle *t) {
+AOTITorchError shimrt_pl_channels_last(const char *op, AtenTensorHandle *t) {
     int64_t st[5];
     shimrt_k_channels_last_strides((*t)->ndim, (*t)->sizes, st);
     AtenTensorHandle cl =
@@ -229,8 +228,8 @@ AOTITorchError shimrt_pl_run(const char *op, AtenTensorHandle self, shimrt_pl *c
     AOTITorchError err = AOTI_TORCH_SUCCESS;
     if (!c->dense_out && nd == c->nsp + 2 && shimrt_k_strides_like_cl(self) &&
         !shimrt_is_contiguous(self)) {
-        err = to_channels_last(op, &out);
-        if (!err && ix) err = to_channels_last(op, &ix);
+        err = shimrt_pl_channels_last(op, &out);
+        if (!err && ix) err = shimrt_pl_channels_last(op, &ix);
     }
     if (err) {
         shimrt_tensor_free(out);

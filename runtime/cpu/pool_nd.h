@@ -54,6 +54,10 @@ AOTITorchError shimrt_pl_lists(const char *op, const char *fn, shimrt_pl *c, con
 AOTITorchError shimrt_pl_check(const char *op, const char *fn, shimrt_pl *c,
                                const struct AtenTensorOpaque *self, bool ceil_mode);
 
+/* *t (a new contiguous 4-d or 5-d result) replaced by a channels-last(-3d) copy (NULL when
+ * that fails, with the thread's message set); the old *t is freed either way. */
+AOTITorchError shimrt_pl_channels_last(const char *op, AtenTensorHandle *t);
+
 /* Pools self ([N,] C, [D,] H, W with c->nsp spatial dims) into a new result of shape
  * [..., out] (and, for max when ret1 is not NULL, a new int64 index tensor of the same
  * shape); a channels-last(-3d) input gives channels-last results. The caller checked the

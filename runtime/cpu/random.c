@@ -37,15 +37,7 @@ static void walk_init2(walk *w, const struct AtenTensorOpaque *t, const int64_t 
     int64_t perm[SHIMRT_MAX_DIMS], np = 0;
     for (int64_t d = 0; d < t->ndim; d++)
         if (t->sizes[d] != 1) perm[np++] = d;
-    /* stable insertion sort, decreasing stride (outermost first) */
-    for (int64_t a = 1; a < np; a++) {
-        int64_t v = perm[a], b = a;
-        while (b > 0 && t->strides[perm[b - 1]] < t->strides[v]) {
-            perm[b] = perm[b - 1];
-            b--;
-        }
-        perm[b] = v;
-    }
+    shimrt_k_sort_by_stride(t, perm, np); /* decreasing stride (outermost first) */
     for (int64_t k = 0; k < np; k++) {
         w->sizes[k] = t->sizes[perm[k]];
         w->strides[k] = t->strides[perm[k]];
@@ -621,30 +613,25 @@ static double draw_cauchy(shimrt_mt19937 *mt, const double *prm) {
     return prm[0] + prm[1] * tan(M_PI * (uniform_f64(mt, 0.0, 1.0) - 0.5));
 }
 
-AOTITorchError shimrt_cpu_cauchy_(AtenTensorHandle self, double median, double sigma,
-                                  AtenGeneratorHandle *generator) {
-    static const char op[] = "cauchy_";
-    if (!(sigma > 0.0))
-        return shimrt_fail(op, "cauchy_ expects sigma > 0.0, but found sigma=%g", sigma);
-    double prm[2] = {median, sigma};
-    return serial_draw(op, self, generator, "Cauchy", true, "cauchy_cpu", false, draw_cauchy, prm);
-}
-
 /* log_normal: exp(normal_distribution<double>(mean, std)), the Box-Muller cache shared with
  * normal_'s per-element path */
 static double draw_log_normal(shimrt_mt19937 *mt, const double *prm) {
     return exp(normal_f64(mt, prm[0], prm[1]));
 }
 
-AOTITorchError shimrt_cpu_log_normal_(AtenTensorHandle self, double mean, double std,
-                                      AtenGeneratorHandle *generator) {
-    static const char op[] = "log_normal_";
-    if (!(std > 0.0))
-        return shimrt_fail(op, "log_normal_ expects std > 0.0, but found std=%g", std);
-    double prm[2] = {mean, std};
-    return serial_draw(op, self, generator, NULL, false, "log_normal_cpu", false, draw_log_normal,
-                       prm);
-}
+/* cauchy_(median, sigma) and log_normal_(mean, std): the second parameter must be > 0 */
+#define TWO_PARAM_DRAW(NAME, A, B, CONTINUOUS, CXX_NAME)                                           \
+    AOTITorchError shimrt_cpu_##NAME##_(AtenTensorHandle self, double A, double B,                 \
+                                        AtenGeneratorHandle *generator) {                          \
+        static const char op[] = #NAME "_";                                                        \
+        if (!(B > 0.0))                                                                            \
+            return shimrt_fail(op, #NAME "_ expects " #B " > 0.0, but found " #B "=%g", B);        \
+        double prm[2] = {A, B};                                                                    \
+        return serial_draw(op, self, generator, CONTINUOUS, CXX_NAME, #NAME "_cpu", false,         \
+                           draw_##NAME, prm);                                                      \
+    }
+TWO_PARAM_DRAW(cauchy, median, sigma, "Cauchy", true)
+TWO_PARAM_DRAW(log_normal, mean, std, NULL, false)
 
 /* geometric: ceil(log(u) / log1p(-p)); integer dtypes take the value truncated */
 static double draw_geometric(shimrt_mt19937 *mt, const double *prm) {

@@ -13,24 +13,6 @@
 
 enum { MF_CONTIGUOUS = 0, MF_PRESERVE = 1 };
 
-static AOTITorchError add_sub(const char *op, const char *row, AtenTensorHandle self,
-                              AtenTensorHandle other, shimrt_scalar alpha, AtenTensorHandle *ret0);
-AOTITorchError shimrt_cuda_add_tensor(AtenTensorHandle self, AtenTensorHandle other,
-                                      shimrt_scalar alpha, AtenTensorHandle *ret0) {
-    return add_sub("add.Tensor", "add", self, other, alpha, ret0);
-}
-AOTITorchError shimrt_cuda_sub_tensor(AtenTensorHandle self, AtenTensorHandle other,
-                                      shimrt_scalar alpha, AtenTensorHandle *ret0) {
-    return add_sub("sub.Tensor", "sub", self, other, alpha, ret0);
-}
-AOTITorchError shimrt_cuda_mul_tensor(AtenTensorHandle self, AtenTensorHandle other,
-                                      AtenTensorHandle *ret0) {
-    return shimrt_cuda_binary("mul", self, other, 1.0, ret0);
-}
-AOTITorchError shimrt_cuda_div_tensor(AtenTensorHandle self, AtenTensorHandle other,
-                                      AtenTensorHandle *ret0) {
-    return shimrt_cuda_binary("div", self, other, 1.0, ret0);
-}
 AOTITorchError shimrt_cuda_add_scalar(AtenTensorHandle self, shimrt_scalar other,
                                       shimrt_scalar alpha, AtenTensorHandle *ret0) {
     if (!shimrt_tensor_valid(self))
@@ -39,15 +21,6 @@ AOTITorchError shimrt_cuda_add_scalar(AtenTensorHandle self, shimrt_scalar other
     int32_t rt = shimrt_k_result_type_of(1, t, 1, &other);
     if (rt >= 0 && shimrt_k_alpha_check("add.Scalar", rt, alpha)) return AOTI_TORCH_FAILURE;
     return shimrt_cuda_binary_scalar("add", self, other, alpha.d, ret0);
-}
-AOTITorchError shimrt_cuda_neg(AtenTensorHandle self, AtenTensorHandle *ret0) {
-    return shimrt_cuda_unary("neg", self, ret0);
-}
-AOTITorchError shimrt_cuda_relu(AtenTensorHandle self, AtenTensorHandle *ret0) {
-    return shimrt_cuda_unary("relu", self, ret0);
-}
-AOTITorchError shimrt_cuda_exp(AtenTensorHandle self, AtenTensorHandle *ret0) {
-    return shimrt_cuda_unary("exp", self, ret0);
 }
 
 AOTITorchError shimrt_cuda_sum_dim_intlist(AtenTensorHandle self, const int64_t *dim,
@@ -259,6 +232,9 @@ AOTITorchError shimrt_cuda_pad(AtenTensorHandle self, const int64_t *pad, int64_
     AOTITorchError shimrt_cuda_##NAME(AtenTensorHandle self, AtenTensorHandle *ret0) {             \
         return shimrt_cuda_unary(#NAME, self, ret0);                                               \
     }
+CUDA_UNARY(neg)
+CUDA_UNARY(relu)
+CUDA_UNARY(exp)
 CUDA_UNARY(abs)
 CUDA_UNARY(sqrt)
 CUDA_UNARY(rsqrt)
@@ -266,35 +242,43 @@ CUDA_UNARY(sigmoid)
 CUDA_UNARY(tanh)
 CUDA_UNARY(log)
 
-/* PyTorch's type names in "not implemented" messages */
-static const char *type_name(int32_t dt) {
-    static const char *const n[] = {"Byte",        "Char",         "Short",         "Int",
-                                    "Long",        "Half",         "Float",         "Double",
-                                    "ComplexHalf", "ComplexFloat", "ComplexDouble", "Bool",
-                                    "QInt8",       "QUInt8",       "QInt32",        "BFloat16"};
-    return dt >= 0 && dt < (int32_t)(sizeof n / sizeof n[0]) ? n[dt] : "?";
+/* PyTorch's result type of two tensors (-1 where they have none) */
+static AOTITorchError result_type(const char *op, AtenTensorHandle self, AtenTensorHandle other,
+                                  int32_t *rt) {
+    if (!shimrt_tensor_valid(self) || !shimrt_tensor_valid(other))
+        return shimrt_fail(op, "argument 'self' or 'other' is not a tensor");
+    const struct AtenTensorOpaque *t[2] = {self, other};
+    *rt = shimrt_k_result_type_of(2, t, 0, NULL);
+    return AOTI_TORCH_SUCCESS;
 }
 
 /* add/sub: PyTorch's alpha_check on the result type, by alpha's kind */
 static AOTITorchError add_sub(const char *op, const char *row, AtenTensorHandle self,
                               AtenTensorHandle other, shimrt_scalar alpha, AtenTensorHandle *ret0) {
-    if (!shimrt_tensor_valid(self) || !shimrt_tensor_valid(other))
-        return shimrt_fail(op, "argument 'self' or 'other' is not a tensor");
-    const struct AtenTensorOpaque *t[2] = {self, other};
-    int32_t rt = shimrt_k_result_type_of(2, t, 0, NULL);
+    int32_t rt;
+    if (result_type(op, self, other, &rt)) return AOTI_TORCH_FAILURE;
     if (rt >= 0 && shimrt_k_alpha_check(op, rt, alpha)) return AOTI_TORCH_FAILURE;
     return shimrt_cuda_binary(row, self, other, alpha.d, ret0);
 }
 
-AOTITorchError shimrt_cuda_subtract_tensor(AtenTensorHandle self, AtenTensorHandle other,
-                                           shimrt_scalar alpha, AtenTensorHandle *ret0) {
-    return add_sub("subtract.Tensor", "sub", self, other, alpha, ret0);
-}
-
-AOTITorchError shimrt_cuda_divide_tensor(AtenTensorHandle self, AtenTensorHandle other,
-                                         AtenTensorHandle *ret0) {
-    return shimrt_cuda_binary("div", self, other, 1.0, ret0);
-}
+/* the binary ops that are one row of the catalogue: add/sub and their alias subtract (alpha
+ * checked by add_sub), mul, div and its alias divide */
+#define CUDA_ADD_SUB(FN, OP, ROW)                                                                  \
+    AOTITorchError shimrt_cuda_##FN(AtenTensorHandle self, AtenTensorHandle other,                 \
+                                    shimrt_scalar alpha, AtenTensorHandle *ret0) {                 \
+        return add_sub(OP, ROW, self, other, alpha, ret0);                                         \
+    }
+#define CUDA_BINARY(FN, ROW)                                                                       \
+    AOTITorchError shimrt_cuda_##FN(AtenTensorHandle self, AtenTensorHandle other,                 \
+                                    AtenTensorHandle *ret0) {                                      \
+        return shimrt_cuda_binary(ROW, self, other, 1.0, ret0);                                    \
+    }
+CUDA_ADD_SUB(add_tensor, "add.Tensor", "add")
+CUDA_ADD_SUB(sub_tensor, "sub.Tensor", "sub")
+CUDA_ADD_SUB(subtract_tensor, "subtract.Tensor", "sub")
+CUDA_BINARY(mul_tensor, "mul")
+CUDA_BINARY(div_tensor, "div")
+CUDA_BINARY(divide_tensor, "div")
 
 AOTITorchError shimrt_cuda_floor_divide(AtenTensorHandle self, AtenTensorHandle other,
                                         AtenTensorHandle *ret0) {
@@ -312,43 +296,28 @@ AOTITorchError shimrt_cuda_floor_divide(AtenTensorHandle self, AtenTensorHandle 
 static AOTITorchError integral_only(const char *op, const char *row, const char *kname, bool nobool,
                                     AtenTensorHandle self, AtenTensorHandle other,
                                     AtenTensorHandle *ret0) {
-    if (!shimrt_tensor_valid(self) || !shimrt_tensor_valid(other))
-        return shimrt_fail(op, "argument 'self' or 'other' is not a tensor");
-    const struct AtenTensorOpaque *t[2] = {self, other};
-    int32_t rt = shimrt_k_result_type_of(2, t, 0, NULL);
+    int32_t rt;
+    if (result_type(op, self, other, &rt)) return AOTI_TORCH_FAILURE;
     if (shimrt_k_is_floating(rt) || (nobool && rt == SHIMRT_BOOL))
-        return shimrt_fail(op, "\"%s\" not implemented for '%s'", kname, type_name(rt));
+        return shimrt_fail(op, "\"%s\" not implemented for '%s'", kname,
+                           shimrt_dtype_torch_name(rt));
     shimrt_cuda_pw c = {
         .op = op, .row = row, .kind = SHK_BINARY, .in = {self, other}, .alpha = 1, .compute = rt};
     return shimrt_cuda_pointwise(&c, ret0);
 }
 
-AOTITorchError shimrt_cuda_bitwise_and_tensor(AtenTensorHandle self, AtenTensorHandle other,
-                                              AtenTensorHandle *ret0) {
-    return integral_only("bitwise_and.Tensor", "bitwise_and", "bitwise_and_cuda", false, self,
-                         other, ret0);
-}
-AOTITorchError shimrt_cuda_bitwise_or_tensor(AtenTensorHandle self, AtenTensorHandle other,
-                                             AtenTensorHandle *ret0) {
-    return integral_only("bitwise_or.Tensor", "bitwise_or", "bitwise_or_cuda", false, self, other,
-                         ret0);
-}
-AOTITorchError shimrt_cuda_bitwise_left_shift_tensor(AtenTensorHandle self, AtenTensorHandle other,
-                                                     AtenTensorHandle *ret0) {
-    return integral_only("bitwise_left_shift.Tensor", "bitwise_left_shift", "lshift_cuda", true,
-                         self, other, ret0);
-}
-AOTITorchError shimrt_cuda_bitwise_right_shift_tensor(AtenTensorHandle self, AtenTensorHandle other,
-                                                      AtenTensorHandle *ret0) {
-    return integral_only("bitwise_right_shift.Tensor", "bitwise_right_shift", "rshift_cuda", true,
-                         self, other, ret0);
-}
-
-#define CUDA_COMPARE(NAME)                                                                         \
+#define CUDA_INTEGRAL(NAME, KNAME, NOBOOL)                                                         \
     AOTITorchError shimrt_cuda_##NAME##_tensor(AtenTensorHandle self, AtenTensorHandle other,      \
                                                AtenTensorHandle *ret0) {                           \
-        return shimrt_cuda_binary(#NAME, self, other, 1.0, ret0);                                  \
-    }                                                                                              \
+        return integral_only(#NAME ".Tensor", #NAME, KNAME, NOBOOL, self, other, ret0);            \
+    }
+CUDA_INTEGRAL(bitwise_and, "bitwise_and_cuda", false)
+CUDA_INTEGRAL(bitwise_or, "bitwise_or_cuda", false)
+CUDA_INTEGRAL(bitwise_left_shift, "lshift_cuda", true)
+CUDA_INTEGRAL(bitwise_right_shift, "rshift_cuda", true)
+
+#define CUDA_COMPARE(NAME)                                                                         \
+    CUDA_BINARY(NAME##_tensor, #NAME)                                                              \
     AOTITorchError shimrt_cuda_##NAME##_scalar(AtenTensorHandle self, shimrt_scalar other,         \
                                                AtenTensorHandle *ret0) {                           \
         return shimrt_cuda_binary_scalar(#NAME, self, other, 1.0, ret0);                           \
@@ -413,10 +382,10 @@ AOTITorchError shimrt_cuda_clamp(AtenTensorHandle self, const shimrt_scalar *smi
         static const double hi[] = {UINT8_MAX, INT8_MAX, INT16_MAX, INT32_MAX, (double)INT64_MAX};
         if (min && *min > hi[rt])
             return shimrt_fail(op, "Clamp min value %g is outside the representable range of %s",
-                               *min, type_name(rt));
+                               *min, shimrt_dtype_torch_name(rt));
         if (max && *max < lo[rt])
             return shimrt_fail(op, "Clamp max value %g is outside the representable range of %s",
-                               *max, type_name(rt));
+                               *max, shimrt_dtype_torch_name(rt));
         if (!min || *min < lo[rt]) c.p0 = lo[rt];
         if (!max || *max > hi[rt]) c.p1 = hi[rt];
     }
@@ -620,40 +589,46 @@ AOTITorchError shimrt_cuda_scatter_src_out(AtenTensorHandle out, AtenTensorHandl
     return shimrt_cuda_scatter_run("scatter.src_out", out, self, dim, index, src, NULL, false);
 }
 
+/* scatter.reduce(_out) and scatter_reduce.two(_out): the reduce name checked (scatter.reduce's
+ * legacy names, "add" and "multiply", with include_self), then into a new tensor or (into) into out */
+static AOTITorchError scatter_reduce(const char *op, bool legacy, bool into, AtenTensorHandle out,
+                                     AtenTensorHandle self, int64_t dim, AtenTensorHandle index,
+                                     AtenTensorHandle src, const char *reduce, bool include_self,
+                                     AtenTensorHandle *ret0) {
+    const char *r = legacy ? shimrt_k_legacy_reduce(op, reduce) : reduce;
+    if (!r) return legacy ? AOTI_TORCH_FAILURE : shimrt_fail(op, "argument 'reduce' is NULL");
+    if (!into) return scatter_new(op, self, dim, index, src, r, include_self, ret0);
+    return shimrt_cuda_scatter_run(op, out, self, dim, index, src, r, include_self);
+}
+
 AOTITorchError shimrt_cuda_scatter_reduce(AtenTensorHandle self, int64_t dim,
                                           AtenTensorHandle index, AtenTensorHandle src,
                                           const char *reduce, AtenTensorHandle *ret0) {
-    static const char op[] = "scatter.reduce";
-    const char *r = shimrt_k_legacy_reduce(op, reduce);
-    if (!r) return AOTI_TORCH_FAILURE;
-    return scatter_new(op, self, dim, index, src, r, true, ret0);
+    return scatter_reduce("scatter.reduce", true, false, NULL, self, dim, index, src, reduce, true,
+                          ret0);
 }
 
 AOTITorchError shimrt_cuda_scatter_reduce_out(AtenTensorHandle out, AtenTensorHandle self,
                                               int64_t dim, AtenTensorHandle index,
                                               AtenTensorHandle src, const char *reduce) {
-    static const char op[] = "scatter.reduce_out";
-    const char *r = shimrt_k_legacy_reduce(op, reduce);
-    if (!r) return AOTI_TORCH_FAILURE;
-    return shimrt_cuda_scatter_run(op, out, self, dim, index, src, r, true);
+    return scatter_reduce("scatter.reduce_out", true, true, out, self, dim, index, src, reduce,
+                          true, NULL);
 }
 
 AOTITorchError shimrt_cuda_scatter_reduce_two(AtenTensorHandle self, int64_t dim,
                                               AtenTensorHandle index, AtenTensorHandle src,
                                               const char *reduce, int32_t include_self,
                                               AtenTensorHandle *ret0) {
-    static const char op[] = "scatter_reduce.two";
-    if (!reduce) return shimrt_fail(op, "argument 'reduce' is NULL");
-    return scatter_new(op, self, dim, index, src, reduce, include_self != 0, ret0);
+    return scatter_reduce("scatter_reduce.two", false, false, NULL, self, dim, index, src, reduce,
+                          include_self != 0, ret0);
 }
 
 AOTITorchError shimrt_cuda_scatter_reduce_two_out(AtenTensorHandle out, AtenTensorHandle self,
                                                   int64_t dim, AtenTensorHandle index,
                                                   AtenTensorHandle src, const char *reduce,
                                                   int32_t include_self) {
-    static const char op[] = "scatter_reduce.two_out";
-    if (!reduce) return shimrt_fail(op, "argument 'reduce' is NULL");
-    return shimrt_cuda_scatter_run(op, out, self, dim, index, src, reduce, include_self != 0);
+    return scatter_reduce("scatter_reduce.two_out", false, true, out, self, dim, index, src, reduce,
+                          include_self != 0, NULL);
 }
 
 AOTITorchError shimrt_cuda_native_layer_norm(AtenTensorHandle input,

@@ -46,17 +46,8 @@ AOTITorchError shimrt_k_mul_inplace_any(const char *op, AtenTensorHandle self,
      * result's dtype castable to self's, its shape self's) copied into self by the rows */
     AtenTensorHandle r = NULL;
     if (shimrt_k_mul_any(op, self, other, &r)) return AOTI_TORCH_FAILURE;
-    AOTITorchError rc = AOTI_TORCH_SUCCESS;
-    char a[128], b[128];
-    if (r->ndim != self->ndim || memcmp(r->sizes, self->sizes, (size_t)r->ndim * sizeof *r->sizes))
-        rc = shimrt_fail(op, "output with shape %s doesn't match the broadcast shape %s",
-                         shimrt_k_fmt_shape(a, sizeof a, self->ndim, self->sizes),
-                         shimrt_k_fmt_shape(b, sizeof b, r->ndim, r->sizes));
-    else if (!shimrt_k_can_cast(r->dtype, self->dtype))
-        rc = shimrt_fail(op, "result type %s can't be cast to the desired output type %s",
-                         shimrt_dtype_torch_name(r->dtype), shimrt_dtype_torch_name(self->dtype));
-    else
-        rc = shimrt_backend_copy(op, self, r);
+    AOTITorchError rc = shimrt_k_inplace_check(op, self, r);
+    if (!rc) rc = shimrt_backend_copy(op, self, r);
     shimrt_tensor_free(r);
     return rc;
 }

@@ -366,6 +366,30 @@ bool shimrt_k_can_cast(int32_t from, int32_t to) {
     return from == SHIMRT_BOOL || to != SHIMRT_BOOL;
 }
 
+AOTITorchError shimrt_k_inplace_check(const char *op, const struct AtenTensorOpaque *self,
+                                      const struct AtenTensorOpaque *r) {
+    char a[128], b[128];
+    if (r->ndim != self->ndim || memcmp(r->sizes, self->sizes, (size_t)r->ndim * sizeof *r->sizes))
+        return shimrt_fail(op, "output with shape %s doesn't match the broadcast shape %s",
+                           shimrt_k_fmt_shape(a, sizeof a, self->ndim, self->sizes),
+                           shimrt_k_fmt_shape(b, sizeof b, r->ndim, r->sizes));
+    if (!shimrt_k_can_cast(r->dtype, self->dtype))
+        return shimrt_fail(op, "result type %s can't be cast to the desired output type %s",
+                           shimrt_dtype_torch_name(r->dtype), shimrt_dtype_torch_name(self->dtype));
+    return AOTI_TORCH_SUCCESS;
+}
+
+void shimrt_k_sort_by_stride(const struct AtenTensorOpaque *t, int64_t *dims, int64_t n) {
+    for (int64_t i = 1; i < n; i++) {
+        int64_t v = dims[i], j = i;
+        while (j > 0 && t->strides[dims[j - 1]] < t->strides[v]) {
+            dims[j] = dims[j - 1];
+            j--;
+        }
+        dims[j] = v;
+    }
+}
+
 void shimrt_k_preserve_strides(const struct AtenTensorOpaque *t, int64_t *strides) {
     if (shimrt_k_dense(t)) {
         for (int64_t d = 0; d < t->ndim; d++) strides[d] = t->strides[d];

@@ -48,6 +48,10 @@ AOTITorchError shimrt_k_check_pin(const char *op, const int32_t *pin_memory);
 /* c10::canCast: complex to non-complex, floating to integral and non-bool to bool are
  * refused (the out= and in-place check "result type X can't be cast to ..."). */
 bool shimrt_k_can_cast(int32_t from, int32_t to);
+/* An in-place step's checks (PyTorch's TensorIterator on a given output): the result r of
+ * an op on self has self's shape (the broadcast shape) and a dtype castable to self's. */
+AOTITorchError shimrt_k_inplace_check(const char *op, const struct AtenTensorOpaque *self,
+                                      const struct AtenTensorOpaque *r);
 
 /* PyTorch's result_type: tensors with dims outrank zero-dim tensors, which outrank wrapped
  * numbers (Python scalars), except that a higher category (bool < integral < floating)
@@ -202,6 +206,9 @@ AtenTensorHandle shimrt_k_empty_like_dev(const char *op, const struct AtenTensor
  * row-major order. */
 void shimrt_k_layout_perm(int nd, const int64_t *shape, int nops,
                           const int64_t (*st)[SHIMRT_MAX_DIMS], int *perm);
+/* dims[0..n) (dims of t) sorted by t's strides, largest first, stably (an insertion sort, as
+ * libstdc++ sorts 16 or fewer elements). */
+void shimrt_k_sort_by_stride(const struct AtenTensorOpaque *t, int64_t *dims, int64_t n);
 /* (shimrt_k_dense, PyTorch's is_non_overlapping_and_dense: core/internal.h) */
 /* Strides of empty_like(t, preserve_format): t's own strides when dense, else
  * infer_dense_strides (dense strides in shimrt_k_layout_perm's order of t's strides; a

@@ -50,8 +50,9 @@ static inline int sh_isnani_(int64_t v) {
     return 0;
 }
 
-/* integer power by squaring (wrapping); a negative exponent was refused by the caller
- * except for bases 1 and -1, whose powers are exact (PyTorch's rule) */
+/* PyTorch's integer power: by squaring (wrapping); a negative exponent gives 1 for base 1,
+ * +-1 for base -1, 0 otherwise (the engine's pow refuses the other negative exponents
+ * before; pow.Tensor_Tensor in cpu/misc.c takes the 0) */
 static inline int64_t sh_powi_(int64_t b, int64_t e) {
     if (e < 0) return b == 1 ? 1 : b == -1 ? ((e & 1) ? -1 : 1) : 0;
     uint64_t r = 1, x = (uint64_t)b;

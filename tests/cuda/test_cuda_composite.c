@@ -6,40 +6,17 @@
  * PROT_NONE outside the driver's own copies, memsets and launches, so a composite that
  * loads or stores element data with host code faults here as it would on a GPU. Skips
  * when NVRTC is not installed. */
-#include <dlfcn.h>
-#include <limits.h>
 #include <math.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <unistd.h>
 
-#include "../runtime/shimrt_test.h"
+#include "cuda_test.h"
 #include "../../runtime/core/internal.h"
-#include "../../runtime/cuda/cuda_internal.h"
 #include "c_shim_cpu.h"
 #include "c_shim_cuda.h"
 
-static bool have_gpu(void) {
-    const char *f = getenv("SHIMRT_TEST_FAKE_GPU");
-    if (f && !strcmp(f, "1")) return false;
-    void *h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
-    if (!h) return false;
-    int (*init)(unsigned) = NULL, (*count)(int *) = NULL;
-    *(void **)&init = dlsym(h, "cuInit");
-    *(void **)&count = dlsym(h, "cuDeviceGetCount");
-    int n = 0;
-    return init && count && init(0) == 0 && count(&n) == 0 && n >= 1;
-}
-
 static void setup(void) {
     char exe[PATH_MAX], buf[PATH_MAX + 64];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    cr_assert(n > 0);
-    exe[n] = '\0';
-    *strrchr(exe, '/') = '\0';
-    snprintf(buf, sizeof buf, "%s/jit-cache", exe);
-    setenv("SHIMRT_CACHE_DIR", buf, 1);
-    unsetenv("SHIMRT_CACHE_DISABLE");
+    exe_dir(exe);
+    jit_cache_in(exe);
     if (have_gpu()) return;
     snprintf(buf, sizeof buf, "%s/libfakecuda_emu.so", exe);
     setenv("SHIMRT_LIBCUDA", buf, 1);
@@ -49,15 +26,6 @@ static void setup(void) {
     int (*guarded)(void) = NULL;
     *(void **)&guarded = dlsym(h, "fake_cuda_guarded");
     cr_assert(guarded && guarded(), "the fake driver is not in its guard mode");
-}
-
-static void need_nvrtc(void) {
-#if defined(__SANITIZE_ADDRESS__)
-    cr_skip_test(
-        "NVRTC is not run under AddressSanitizer (its own allocations); the plain pass runs this");
-#endif
-    if (!shimrt_nvrtc("test"))
-        cr_skip_test("NVRTC is not installed: %s", torch_exception_get_what());
 }
 
 TestSuite(cuda_composite, .init = setup);

@@ -2,27 +2,9 @@
  * (tests/cuda/fake_cuda.c: two devices backed by host memory), so guards, streams, the
  * stream pool, the caching allocator, copies, events and CUDA tensors are tested on
  * machines without a GPU. */
-#include <dlfcn.h>
-#include <limits.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <unistd.h>
-
-#include "../../runtime/cuda/cuda_internal.h"
-#include "../runtime/shimrt_test.h"
+#include "cuda_test.h"
 #include "c_shim_cpu.h"
 #include "c_shim_cuda.h"
-
-/* aoti_torch_empty_strided with the contiguous strides (PyTorch requires strides). */
-static AOTITorchError empty_contig(int64_t nd, const int64_t *sizes, int32_t dtype, int32_t dev,
-                                   int32_t idx, AtenTensorHandle *out) {
-    int64_t st[16], s = 1;
-    for (int64_t d = nd; d-- > 0;) {
-        st[d] = s;
-        s *= sizes[d] > 1 ? sizes[d] : 1;
-    }
-    return aoti_torch_empty_strided(nd, sizes, nd ? st : NULL, dtype, dev, idx, out);
-}
 
 static void *fake;
 static long (*live_allocs)(void), (*live_streams)(void);
@@ -37,10 +19,7 @@ static char fake_dir[PATH_MAX];
 
 static void use_fake(void) {
     char exe[PATH_MAX], lib[PATH_MAX + 32];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    cr_assert(n > 0);
-    exe[n] = '\0';
-    *strrchr(exe, '/') = '\0';
+    exe_dir(exe);
     snprintf(lib, sizeof lib, "%s/libfakecuda.so", exe);
     setenv("SHIMRT_LIBCUDA", lib, 1);
     fake = dlopen(lib, RTLD_NOW);

@@ -1,22 +1,7 @@
 /* tests/cuda/test_cuda_nodriver.c: the CUDA entry points on a machine without a usable
  * driver. The suite points SHIMRT_LIBCUDA at a file that does not exist before the first
  * CUDA call, so it exercises the missing-driver path on every machine, GPU or not. */
-#include <dlfcn.h>
-#include <stdlib.h>
-
-#include "../runtime/shimrt_test.h"
-#include "../../runtime/cuda/cuda_internal.h"
-
-/* aoti_torch_empty_strided with the contiguous strides (PyTorch requires strides). */
-static AOTITorchError empty_contig(int64_t nd, const int64_t *sizes, int32_t dtype, int32_t dev,
-                                   int32_t idx, AtenTensorHandle *out) {
-    int64_t st[16], s = 1;
-    for (int64_t d = nd; d-- > 0;) {
-        st[d] = s;
-        s *= sizes[d] > 1 ? sizes[d] : 1;
-    }
-    return aoti_torch_empty_strided(nd, sizes, nd ? st : NULL, dtype, dev, idx, out);
-}
+#include "cuda_test.h"
 
 static void no_driver(void) { setenv("SHIMRT_LIBCUDA", "/nonexistent/libcuda.so.1", 1); }
 

@@ -6,33 +6,16 @@
  * same kernel source compiled as C. Results are copied back (D2H) and compared with the CPU
  * kernels. Every (kind, row) of the catalogue is exercised; nothing lists ops. Skips when
  * NVRTC is not installed. */
-#include <dlfcn.h>
-#include <limits.h>
 #include <math.h>
 #include <pthread.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <unistd.h>
 
-#include "../runtime/shimrt_test.h"
+#include "cuda_test.h"
 #include "../../runtime/cpu/iter.h"
-#include "../../runtime/cuda/cuda_internal.h"
 #include "../../runtime/cuda/catalogue.h"
 #include "c_shim_aten.h"
 #include "compositeexplicitautograd_kernels.h"
 #include "c_shim_cpu.h"
 #include "c_shim_cuda.h"
-
-/* aoti_torch_empty_strided with the contiguous strides (PyTorch requires strides). */
-static AOTITorchError empty_contig(int64_t nd, const int64_t *sizes, int32_t dtype, int32_t dev,
-                                   int32_t idx, AtenTensorHandle *out) {
-    int64_t st[16], s = 1;
-    for (int64_t d = nd; d-- > 0;) {
-        st[d] = s;
-        s *= sizes[d] > 1 ? sizes[d] : 1;
-    }
-    return aoti_torch_empty_strided(nd, sizes, nd ? st : NULL, dtype, dev, idx, out);
-}
 
 static long (*launches)(void);
 static long *blas_calls; /* the fake cuBLAS's counter (NULL on a real GPU) */
@@ -53,28 +36,10 @@ static long (*fake_copies)(void), (*fake_syncs)(void);
 
 static long no_count(void) { return 0; } /* the real driver counts nothing */
 
-/* True when the machine's own driver loads and reports a device. */
-static bool have_gpu(void) {
-    const char *f = getenv("SHIMRT_TEST_FAKE_GPU");
-    if (f && !strcmp(f, "1")) return false;
-    void *h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
-    if (!h) return false;
-    int (*init)(unsigned) = NULL, (*count)(int *) = NULL;
-    *(void **)&init = dlsym(h, "cuInit");
-    *(void **)&count = dlsym(h, "cuDeviceGetCount");
-    int n = 0;
-    return init && count && init(0) == 0 && count(&n) == 0 && n >= 1;
-}
-
 static void setup(void) {
     char exe[PATH_MAX], buf[PATH_MAX + 64];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    cr_assert(n > 0);
-    exe[n] = '\0';
-    *strrchr(exe, '/') = '\0';
-    snprintf(buf, sizeof buf, "%s/jit-cache", exe);
-    setenv("SHIMRT_CACHE_DIR", buf, 1);
-    unsetenv("SHIMRT_CACHE_DISABLE");
+    exe_dir(exe);
+    jit_cache_in(exe);
     if ((real_gpu = have_gpu())) {
         launches = no_count; /* the real driver: nothing to count */
         return;
@@ -97,15 +62,6 @@ static void setup(void) {
     blas_races = dlsym(b, "fake_cublas_races");
     blas_nuses = dlsym(b, "fake_cublas_nuses");
     blas_uses = dlsym(b, "fake_cublas_uses");
-}
-
-static void need_nvrtc(void) {
-#if defined(__SANITIZE_ADDRESS__)
-    cr_skip_test(
-        "NVRTC is not run under AddressSanitizer (its own allocations); the plain pass runs this");
-#endif
-    if (!shimrt_nvrtc("test"))
-        cr_skip_test("NVRTC is not installed: %s", torch_exception_get_what());
 }
 
 /* Every test has the same .timeout: Criterion 2.4 leaks 48 bytes (LeakSanitizer, in the ASan

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 
 #include "../runtime/shimrt_test.h"
+#include "../runtime/sv.h"
 #include "../../runtime/cpu/iter.h"
 #include "cpu_kernels.h"
 #include "c_shim_cpu.h"
@@ -61,18 +62,6 @@ static void *cpu_shim(const char *fmt, const char *op) {
     return f;
 }
 
-/* A Scalar argument as a dispatcher caller passes a Python int: an int ScalarHandle, so that
- * the CPU reference keeps the integral dtypes (a C shim's double is a floating Scalar). */
-static StableIValue int_scalar(int64_t v) {
-    ScalarHandle h = NULL;
-    OK(torch_new_scalar_int(v, &h));
-    return siv_from_scalar(h);
-}
-static StableIValue tensor_ref(AtenTensorHandle t) {
-    AtenTensorHandle r = NULL;
-    OK(aoti_torch_new_tensor_handle(t, &r));
-    return siv_from_tensor(r);
-}
 /* aten::<op>.<overload> through the dispatcher; the result (stack slot 0) in *ret. */
 static AOTITorchError dispatch(const char *op, const char *overload, StableIValue *stack,
                                AtenTensorHandle *ret) {
@@ -174,7 +163,9 @@ static void run_elementwise(const shimrt_cuda_kdesc *k) {
         no_zeros(b);
         if (arity_of(k->op, ovl) == 3) {
             alpha = k->in_dtype == SHIMRT_BOOL ? 1 : 2;
-            StableIValue st[3] = {tensor_ref(a), tensor_ref(b), int_scalar((int64_t)alpha)};
+            /* Scalars as a dispatcher caller passes a Python int (sv_int), so that the CPU
+             * reference keeps the integral dtypes (a C shim's double is a floating Scalar) */
+            StableIValue st[3] = {sv_tensor_ref(a), sv_tensor_ref(b), sv_int((int64_t)alpha)};
             OK(dispatch(k->op, ovl, st, &want));
         } else {
             AOTITorchError (*f)(AtenTensorHandle, AtenTensorHandle, AtenTensorHandle *);
@@ -192,7 +183,7 @@ static void run_elementwise(const shimrt_cuda_kdesc *k) {
         OK(f(a, &want));
     } else if (arity_of(k->op, "Tensor_Scalar") == 2) { /* pow: p0 = the Scalar */
         p0 = 2;
-        StableIValue st[2] = {tensor_ref(a), int_scalar(2)};
+        StableIValue st[2] = {sv_tensor_ref(a), sv_int(2)};
         OK(dispatch(k->op, "Tensor_Scalar", st, &want));
         if (want->dtype != k->out_dtype) { /* bool ** 2 is int64 in PyTorch: same values */
             AtenTensorHandle w = rand_tensor(k->out_dtype, 2, shape, NULL);
@@ -204,9 +195,9 @@ static void run_elementwise(const shimrt_cuda_kdesc *k) {
         p0 = k->in_dtype == SHIMRT_UINT8 ? 3 : -1;
         p1 = k->in_dtype == SHIMRT_UINT8 ? 30 : 2;
         StableIValue lo = 0, hi = 0;
-        OK(siv_new_optional(int_scalar((int64_t)p0), &lo));
-        OK(siv_new_optional(int_scalar((int64_t)p1), &hi));
-        StableIValue st[3] = {tensor_ref(a), lo, hi};
+        OK(siv_new_optional(sv_int((int64_t)p0), &lo));
+        OK(siv_new_optional(sv_int((int64_t)p1), &hi));
+        StableIValue st[3] = {sv_tensor_ref(a), lo, hi};
         OK(dispatch(k->op, "", st, &want));
     } else { /* a row no op is named after (copy): the identity, as clone gives it */
         OK(aoti_torch_cpu_clone(a, NULL, &want));

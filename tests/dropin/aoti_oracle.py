@@ -167,6 +167,24 @@ counts = {"cases": 0, "both_err": 0}
 ran = {}
 
 
+def release(hs):
+    """Frees the handles call() returned to free."""
+    for h in hs:
+        if h:
+            delete(h)
+
+
+def begin(name, args, ran_too=False):
+    """A case's start: None when ONLY leaves name out; else the case counted (with ran_too,
+    the shim's runs too) and call(name, args)'s (results, handles to free)."""
+    if ONLY and ONLY not in name:
+        return None
+    counts["cases"] += 1
+    if ran_too:
+        ran.setdefault(name, [0, 0])[0] += 1
+    return call(name, args)
+
+
 def call(name, args):
     """Calls the shim with the wheel's types; returns the result handles or an int rc. Also
     returns the handles to free."""
@@ -259,11 +277,10 @@ def compare(ours, ref, loose):
 def case(label, name, args, ref, loose=False, check=None):
     """Calls shim `name` with args and compares each result with ref() (a list of tensors;
     raising = PyTorch refuses, libshimrt must fail too). check(k) -> False skips result k."""
-    if ONLY and ONLY not in name:
+    started = begin(name, args, ran_too=True)
+    if started is None:
         return
-    counts["cases"] += 1
-    ran.setdefault(name, [0, 0])[0] += 1
-    res, hs = call(name, args)
+    res, hs = started
     try:
         if isinstance(res, int):
             got, why = None, LIB.torch_exception_get_what().decode(errors="replace")
@@ -293,9 +310,7 @@ def case(label, name, args, ref, loose=False, check=None):
                 failures.append(f"{name} {label}: result {k}: {m}")
                 return
     finally:
-        for h in hs:
-            if h:
-                delete(h)
+        release(hs)
 
 
 A = torch.ops.aten
@@ -480,9 +495,7 @@ def conv_family():
                             if got.numel() > 1 and got.stride() != want.stride():
                                 failures.append(f"convolution #{k} {lay}: strides {got.stride()}"
                                                 f" != {want.stride()}")
-                        for h in hs:
-                            if h:
-                                delete(h)
+                        release(hs)
 
 
 def distinct(shape, dt):
@@ -1013,9 +1026,7 @@ def rnn_family():
         counts["cases"] += 1
         if isinstance(res, int) or not ws_undefined(res):
             failures.append(f"{name} {dt}: workspace is not an undefined tensor")
-        for h in hs:
-            if h:
-                delete(h)
+        release(hs)
     # bad inputs: both refuse
     x, w0, w1 = rand([3, 2, 4], torch.float32), rand([8, 4], torch.float32), rand([8, 2],
                                                                                     torch.float32)
@@ -1094,9 +1105,7 @@ def resize_case(label, name, args, ref, x):
         if not torch.equal(g, w):
             failures.append(f"{name} {label}: kept values differ")
     finally:
-        for h in hs:
-            if h:
-                delete(h)
+        release(hs)
 
 
 def resize_family():
@@ -1162,9 +1171,7 @@ def la_strides(label, name, args, ref):
             if w.numel() and g.stride() != w.stride():
                 failures.append(f"{name} {label}: result {k}: strides {g.stride()} != {w.stride()}")
     finally:
-        for h in hs:
-            if h:
-                delete(h)
+        release(hs)
 
 
 def la_case(label, name, args, ref, dt):
@@ -1404,9 +1411,7 @@ def fft_case(label, name, args, ref, x_abs_sum, prec=torch.float32):
             if top > 0:
                 FFT_ERR[prec] = max(FFT_ERR[prec], err / top)
     finally:
-        for h in hs:
-            if h:
-                delete(h)
+        release(hs)
 
 
 def fft_dims(nd):
@@ -1514,9 +1519,7 @@ def fft_more():
         res, hs = call(name, [T(x), dims, norm, 1, Ret()])
         if not isinstance(res, int):
             failures.append(f"{name} {x.dtype} dim={dims} norm={norm}: libshimrt should refuse")
-        for h in hs:
-            if h:
-                delete(h)
+        release(hs)
     if not ONLY or "fft" in ONLY:
         print("  fft: largest error vs PyTorch, relative to max |bin|: "
               f"{FFT_ERR[torch.float32]:.2e} (float32/complex64), "
@@ -1698,9 +1701,7 @@ def grid3d_family():
             res, hs = call(name, [T(x), T(g), mode, 0, 0, Ret()])
             if not isinstance(res, int):
                 failures.append(f"{name} mode={mode}: libshimrt should refuse")
-            for h in hs:
-                if h:
-                    delete(h)
+            release(hs)
 
 
 def complex_family():
@@ -1763,25 +1764,23 @@ EXACT = (0.0, 0.0)
 
 def refuses(label, name, args):
     """libshimrt must refuse (PyTorch's kernel would index out of bounds: not called)."""
-    if ONLY and ONLY not in name:
+    started = begin(name, args)
+    if started is None:
         return
-    counts["cases"] += 1
-    res, hs = call(name, args)
+    res, hs = started
     if not isinstance(res, int):
         failures.append(f"{name} {label}: libshimrt should refuse")
     else:
         counts["both_err"] += 1
-    for h in hs:
-        if h:
-            delete(h)
+    release(hs)
 
 
 def same_refusal(name, args, torch_call):
     """Both must refuse with the same message (an op that PyTorch's CPU refuses outright)."""
-    if ONLY and ONLY not in name:
+    started = begin(name, args)
+    if started is None:
         return
-    counts["cases"] += 1
-    res, hs = call(name, args)
+    res, hs = started
     try:
         torch_call()
         werr = None
@@ -1790,9 +1789,7 @@ def same_refusal(name, args, torch_call):
     why = LIB.torch_exception_get_what().decode() if isinstance(res, int) else None
     if not werr or not why or werr.strip() not in why:
         failures.append(f"{name}: PyTorch: {werr!r}, libshimrt: {why!r}")
-    for h in hs:
-        if h:
-            delete(h)
+    release(hs)
 
 
 def cl_of(t):
@@ -2048,9 +2045,7 @@ def conv_backward_family():
                                                         [want.stride(i) for i in big]):
                                     failures.append(f"convolution_backward #{k} {lay}: strides "
                                                     f"{got.stride()} != {want.stride()}")
-                        for h in hs:
-                            if h:
-                                delete(h)
+                        release(hs)
     x, w = rand([2, 3, 7, 8], torch.float32), rand([5, 3, 3, 3], torch.float32)
     go = rand([2, 5, 5, 6], torch.float32)
     for label, gg, xx, ww, mask in (("grad shape", go[:, :, :3], x, w, [1, 1, 1]),

@@ -229,9 +229,7 @@ def rest_family():
             res, hs = call(nm, [T(x), Opt(code), None, 0, Opt(None), Ret()])
             if not isinstance(res, int):
                 failures.append(f"{nm} layout {code}: libshimrt should refuse (no sparse layout)")
-            for h in hs:
-                if h:
-                    delete(h)
+            release(hs)
     # _to_sparse never gives a strided result in PyTorch (it asserts) nor a sparse one here:
     # its cases all fail on both sides (a mismatch is still reported), so it is left out of
     # the "some case with results on both sides" check
@@ -453,11 +451,10 @@ F8 = {torch.float8_e5m2: 23, torch.float8_e4m3fn: 24, torch.float8_e5m2fnuz: 25,
 def scaled_case(label, name, args, ref):
     """case() for float8 results: compared as floats, within one float8 rounding step (the
     float32 matmul's summation order differs from PyTorch's BLAS)"""
-    if ONLY and ONLY not in name:
+    started = begin(name, args, ran_too=True)
+    if started is None:
         return
-    counts["cases"] += 1
-    ran.setdefault(name, [0, 0])[0] += 1
-    res, hs = call(name, args)
+    res, hs = started
     try:
         try:
             want, werr = ref(), None
@@ -484,9 +481,7 @@ def scaled_case(label, name, args, ref):
         except AssertionError as e:
             failures.append(f"{name} {label}: values: " + " ".join(str(e).split("\n")[1:4]))
     finally:
-        for h in hs:
-            if h:
-                delete(h)
+        release(hs)
 
 
 def scaled_mm_family():
@@ -569,10 +564,10 @@ CPU_CAP = torch.backends.cpu.get_cpu_capability()
 
 def stride_case(label, name, args, ref):
     """The first result's strides equal PyTorch's (case() compares values only)."""
-    if ONLY and ONLY not in name:
+    started = begin(name, args)
+    if started is None:
         return
-    counts["cases"] += 1
-    res, hs = call(name, args)
+    res, hs = started
     try:
         want = ref()
         if isinstance(res, int):
@@ -581,9 +576,7 @@ def stride_case(label, name, args, ref):
         elif from_rt(res[0]).stride() != want.stride():
             failures.append(f"{name} {label}: strides {from_rt(res[0]).stride()} != {want.stride()}")
     finally:
-        for h in hs:
-            if h:
-                delete(h)
+        release(hs)
 
 
 def upsample_nd_backward_family():

@@ -8,36 +8,23 @@
  * the differential fuzzer (tests/torch/diff_fuzz.sh). */
 #include "shimrt/shim_support.h"
 #include "test_e2e.h"
+#include "sv.h"
 
 #define U8 aoti_torch_dtype_uint8()
 
-static T tensor_i64(int64_t n, const int64_t *v) {
+/* A 1-d CPU tensor of dtype dt holding the n elements (es bytes each) at v. */
+static T tensor_of(int32_t dt, int64_t n, const void *v, size_t es) {
     T t = NULL;
     int64_t st = 1;
-    OK(aoti_torch_empty_strided(1, &n, &st, I64, CPU, 0, &t));
+    OK(aoti_torch_empty_strided(1, &n, &st, dt, CPU, 0, &t));
     void *p = NULL;
     OK(aoti_torch_get_data_ptr(t, &p));
-    memcpy(p, v, (size_t)n * sizeof *v);
+    memcpy(p, v, (size_t)n * es);
     return t;
 }
-static T tensor_u8(int64_t n, const uint8_t *v) {
-    T t = NULL;
-    int64_t st = 1;
-    OK(aoti_torch_empty_strided(1, &n, &st, U8, CPU, 0, &t));
-    void *p = NULL;
-    OK(aoti_torch_get_data_ptr(t, &p));
-    memcpy(p, v, (size_t)n);
-    return t;
-}
-static T tensor_bool(int64_t n, const bool *v) {
-    T t = NULL;
-    int64_t st = 1;
-    OK(aoti_torch_empty_strided(1, &n, &st, BOOL, CPU, 0, &t));
-    void *p = NULL;
-    OK(aoti_torch_get_data_ptr(t, &p));
-    memcpy(p, v, (size_t)n);
-    return t;
-}
+static T tensor_i64(int64_t n, const int64_t *v) { return tensor_of(I64, n, v, sizeof *v); }
+static T tensor_u8(int64_t n, const uint8_t *v) { return tensor_of(U8, n, v, sizeof *v); }
+static T tensor_bool(int64_t n, const bool *v) { return tensor_of(BOOL, n, v, sizeof *v); }
 static void *data(T t) {
     void *p = NULL;
     OK(aoti_torch_get_data_ptr(t, &p));
@@ -47,22 +34,6 @@ static int32_t dtype(T t) {
     int32_t d = -1;
     OK(aoti_torch_get_dtype(t, &d));
     return d;
-}
-
-static StableIValue sv_int(int64_t v) {
-    ScalarHandle h = NULL;
-    OK(torch_new_scalar_int(v, &h));
-    return siv_from_scalar(h);
-}
-static StableIValue sv_double(double v) {
-    ScalarHandle h = NULL;
-    OK(torch_new_scalar_double(v, &h));
-    return siv_from_scalar(h);
-}
-static StableIValue sv_bool(bool v) {
-    ScalarHandle h = NULL;
-    OK(torch_new_scalar_bool(v, &h));
-    return siv_from_scalar(h);
 }
 
 /* The dispatcher's failure message contains needle. */
