@@ -36,8 +36,9 @@ SH_PARAMS_STRUCT
 
 /* Kernel kinds: the row kinds of ops.def (a ternary row reads a bool condition in0 and
  * operands in1, in2), then copies and fills, then the kernels that are not rows of ops.def:
- * argmax (one block per output: the index of the first maximum, NaN propagating, into out
- * as int64, and its value into in1 when in1 is not NULL: max.dim) and softmax /
+ * argmax (one block per output, or per chunk split as the reductions with in2 the scratch:
+ * the index of the first maximum, NaN propagating, into out as int64, and its value into in1
+ * when in1 is not NULL: max.dim) and softmax /
  * log_softmax (one block per line along the dim: max, sum of exp, then the outputs; the
  * line's length and input stride in rsizes[0]/rst[0], the output's stride along it in
  * rst[1]), then index kernels (index_select: out = in0 at the index read from in1 (int32 or

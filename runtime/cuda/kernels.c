@@ -3,9 +3,9 @@
  * One kernel per (row, dtypes, layout class): the contiguous class reads and writes flat
  * arrays with 128-bit vector loads when every pointer is 16-byte aligned (p.vec_ok), the
  * strided class walks any strides (broadcast = stride 0). Element-wise kernels are grid-stride
- * loops; reductions give one block per output (grid-stride over outputs), each thread
- * folds a strided slice with the row's combine, then warp shuffles and a shared-memory
- * step merge the block's partials with the row's merge. Copies (dtype conversion, any
+ * loops; reductions give a block per output, or per chunk of one in a two-pass split
+ * (docs/cuda.md, "Reductions"), each thread folds its part with the row's combine, then
+ * warp shuffles and a shared-memory step merge the block's partials with the row's merge. Copies (dtype conversion, any
  * strides) and fills are kernels too. The text uses only the prelude's macros, so the same
  * source compiles with NVRTC and, under tests/cuda/sh_emu.h, as C on the host. */
 #include <pthread.h>
