@@ -24,8 +24,8 @@
         long long rn;                                                                              \
         int rndim, pad_;                                                                           \
         long long rsizes[SH_MAXD], rst[SH_MAXD];                                                   \
-        long long *err; /* index kernels: the device's error flag (docs/cuda.md) */                \
-        long long rchunk; /* reductions split over blocks (docs/cuda.md): chunk length */          \
+        long long *err;    /* index kernels: the device's error flag (docs/cuda.md) */             \
+        long long rchunk;  /* reductions split over blocks (docs/cuda.md): chunk length */         \
         int rsplit, rpass; /* chunks per output; 0 one pass, 1 partials to in2, 2 in2 to out */    \
         int idx32, pad2_;  /* 1: 32-bit offsets, sizes and rsizes divided by magic numbers */      \
         unsigned mg[SH_MAXD], rmg[SH_MAXD];                                                        \

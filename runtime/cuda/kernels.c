@@ -390,7 +390,7 @@ static const char prelude[] =
                                        "SH_DEV unsigned long long sh_d2u(double d) { return "
                                        "(unsigned long long)__double_as_longlong(d); }\n"
                                        "#define sh_umulhi(a, b) __umulhi((a), (b))\n"
-"#define SH_TID ((long long)threadIdx.x)\n"
+                                       "#define SH_TID ((long long)threadIdx.x)\n"
                                        "#define SH_BID ((long long)blockIdx.x)\n"
                                        "#define SH_BDIM ((long long)blockDim.x)\n"
                                        "#define SH_GDIM ((long long)gridDim.x)\n"
@@ -448,8 +448,9 @@ static const char prelude[] =
                                        "#define sh_f2u(f) sh_emu_f2u(f)\n"
                                        "#define sh_u2f(u) sh_emu_u2f(u)\n"
                                        "#define sh_d2u(d) sh_emu_d2u(d)\n"
-                                       "#define sh_umulhi(a, b) ((unsigned)(((unsigned long long)(a) * (unsigned long long)(b)) >> 32))\n"
-"#define SH_TID ((long long)sh_emu_ids.tid)\n"
+                                       "#define sh_umulhi(a, b) ((unsigned)(((unsigned long "
+                                       "long)(a) * (unsigned long long)(b)) >> 32))\n"
+                                       "#define SH_TID ((long long)sh_emu_ids.tid)\n"
                                        "#define SH_BID ((long long)sh_emu_ids.bid)\n"
                                        "#define SH_BDIM ((long long)sh_emu_ids.bdim)\n"
                                        "#define SH_GDIM ((long long)sh_emu_ids.gdim)\n"
@@ -547,33 +548,55 @@ static const char prelude[] =
                                        "  return (unsigned short)((u + 0x7fffu + ((u >> 16) & 1u)) "
                                        ">> 16);\n"
                                        "}\n"
-    /* the element offsets of flat index j in operands 0..3 (strided class): 32-bit with
+                                       /* the element offsets of flat index j in operands 0..3 (strided class): 32-bit with
      * magic-number division when the host set idx32 (shimrt_cuda_index32), else 64-bit */
-    "#define SH_DIV32(n, m, s) ((sh_umulhi((n), (m)) + (n)) >> (s))\n"
-    "#define SH_OFFSETS4(p, j, o0, o1, o2, o3) do { \\\n"
-    "  if ((p).idx32) { unsigned r_ = (unsigned)(j), a0_ = 0, a1_ = 0, a2_ = 0, a3_ = 0; \\\n"
-    "    for (int d_ = (p).ndim - 1; d_ >= 0; d_--) { unsigned q_ = SH_DIV32(r_, (p).mg[d_], (p).msh[d_]); \\\n"
-    "      unsigned c_ = r_ - q_ * (unsigned)(p).sizes[d_]; r_ = q_; a0_ += c_ * (unsigned)(p).st[0][d_]; a1_ += c_ * (unsigned)(p).st[1][d_]; a2_ += c_ * (unsigned)(p).st[2][d_]; a3_ += c_ * (unsigned)(p).st[3][d_]; } \\\n"
-    "    o0 = a0_; o1 = a1_; o2 = a2_; o3 = a3_; \\\n"
-    "  } else { long long r_ = (j); o0 = o1 = o2 = o3 = 0; \\\n"
-    "    for (int d_ = (p).ndim - 1; d_ >= 0; d_--) { long long c_ = r_ % (p).sizes[d_]; r_ /= (p).sizes[d_]; \\\n"
-    "      o0 += c_ * (p).st[0][d_]; o1 += c_ * (p).st[1][d_]; o2 += c_ * (p).st[2][d_]; o3 += c_ * (p).st[3][d_]; } } } while (0)\n"
-    "#define SH_OFFSETS(p, j, o0, o1, o2) do { \\\n"
-    "  if ((p).idx32) { unsigned r_ = (unsigned)(j), a0_ = 0, a1_ = 0, a2_ = 0; \\\n"
-    "    for (int d_ = (p).ndim - 1; d_ >= 0; d_--) { unsigned q_ = SH_DIV32(r_, (p).mg[d_], (p).msh[d_]); \\\n"
-    "      unsigned c_ = r_ - q_ * (unsigned)(p).sizes[d_]; r_ = q_; a0_ += c_ * (unsigned)(p).st[0][d_]; a1_ += c_ * (unsigned)(p).st[1][d_]; a2_ += c_ * (unsigned)(p).st[2][d_]; } \\\n"
-    "    o0 = a0_; o1 = a1_; o2 = a2_; \\\n"
-    "  } else { long long r_ = (j); o0 = o1 = o2 = 0; \\\n"
-    "    for (int d_ = (p).ndim - 1; d_ >= 0; d_--) { long long c_ = r_ % (p).sizes[d_]; r_ /= (p).sizes[d_]; \\\n"
-    "      o0 += c_ * (p).st[0][d_]; o1 += c_ * (p).st[1][d_]; o2 += c_ * (p).st[2][d_]; } } } while (0)\n"
-    /* off += the offset of reduced element q (rsizes, rst) */
-    "#define SH_ROFF(p, q, off) do { \\\n"
-    "  if ((p).idx32) { unsigned r_ = (unsigned)(q), a_ = 0; \\\n"
-    "    for (int d_ = (p).rndim - 1; d_ >= 0; d_--) { unsigned q_ = SH_DIV32(r_, (p).rmg[d_], (p).rmsh[d_]); \\\n"
-    "      a_ += (r_ - q_ * (unsigned)(p).rsizes[d_]) * (unsigned)(p).rst[d_]; r_ = q_; } off += a_; \\\n"
-    "  } else { long long r_ = (q); \\\n"
-    "    for (int d_ = (p).rndim - 1; d_ >= 0; d_--) { off += (r_ % (p).rsizes[d_]) * (p).rst[d_]; r_ /= (p).rsizes[d_]; } \\\n"
-    "  } } while (0)\n"
+                                       "#define SH_DIV32(n, m, s) ((sh_umulhi((n), (m)) + (n)) >> "
+                                       "(s))\n"
+                                       "#define SH_OFFSETS4(p, j, o0, o1, o2, o3) do { \\\n"
+                                       "  if ((p).idx32) { unsigned r_ = (unsigned)(j), a0_ = 0, "
+                                       "a1_ = 0, a2_ = 0, a3_ = 0; \\\n"
+                                       "    for (int d_ = (p).ndim - 1; d_ >= 0; d_--) { unsigned "
+                                       "q_ = SH_DIV32(r_, (p).mg[d_], (p).msh[d_]); \\\n"
+                                       "      unsigned c_ = r_ - q_ * (unsigned)(p).sizes[d_]; r_ "
+                                       "= q_; a0_ += c_ * (unsigned)(p).st[0][d_]; a1_ += c_ * "
+                                       "(unsigned)(p).st[1][d_]; a2_ += c_ * "
+                                       "(unsigned)(p).st[2][d_]; a3_ += c_ * "
+                                       "(unsigned)(p).st[3][d_]; } \\\n"
+                                       "    o0 = a0_; o1 = a1_; o2 = a2_; o3 = a3_; \\\n"
+                                       "  } else { long long r_ = (j); o0 = o1 = o2 = o3 = 0; \\\n"
+                                       "    for (int d_ = (p).ndim - 1; d_ >= 0; d_--) { long long "
+                                       "c_ = r_ % (p).sizes[d_]; r_ /= (p).sizes[d_]; \\\n"
+                                       "      o0 += c_ * (p).st[0][d_]; o1 += c_ * (p).st[1][d_]; "
+                                       "o2 += c_ * (p).st[2][d_]; o3 += c_ * (p).st[3][d_]; } } } "
+                                       "while (0)\n"
+                                       "#define SH_OFFSETS(p, j, o0, o1, o2) do { \\\n"
+                                       "  if ((p).idx32) { unsigned r_ = (unsigned)(j), a0_ = 0, "
+                                       "a1_ = 0, a2_ = 0; \\\n"
+                                       "    for (int d_ = (p).ndim - 1; d_ >= 0; d_--) { unsigned "
+                                       "q_ = SH_DIV32(r_, (p).mg[d_], (p).msh[d_]); \\\n"
+                                       "      unsigned c_ = r_ - q_ * (unsigned)(p).sizes[d_]; r_ "
+                                       "= q_; a0_ += c_ * (unsigned)(p).st[0][d_]; a1_ += c_ * "
+                                       "(unsigned)(p).st[1][d_]; a2_ += c_ * "
+                                       "(unsigned)(p).st[2][d_]; } \\\n"
+                                       "    o0 = a0_; o1 = a1_; o2 = a2_; \\\n"
+                                       "  } else { long long r_ = (j); o0 = o1 = o2 = 0; \\\n"
+                                       "    for (int d_ = (p).ndim - 1; d_ >= 0; d_--) { long long "
+                                       "c_ = r_ % (p).sizes[d_]; r_ /= (p).sizes[d_]; \\\n"
+                                       "      o0 += c_ * (p).st[0][d_]; o1 += c_ * (p).st[1][d_]; "
+                                       "o2 += c_ * (p).st[2][d_]; } } } while (0)\n"
+                                       /* off += the offset of reduced element q (rsizes, rst) */
+                                       "#define SH_ROFF(p, q, off) do { \\\n"
+                                       "  if ((p).idx32) { unsigned r_ = (unsigned)(q), a_ = 0; "
+                                       "\\\n"
+                                       "    for (int d_ = (p).rndim - 1; d_ >= 0; d_--) { unsigned "
+                                       "q_ = SH_DIV32(r_, (p).rmg[d_], (p).rmsh[d_]); \\\n"
+                                       "      a_ += (r_ - q_ * (unsigned)(p).rsizes[d_]) * "
+                                       "(unsigned)(p).rst[d_]; r_ = q_; } off += a_; \\\n"
+                                       "  } else { long long r_ = (q); \\\n"
+                                       "    for (int d_ = (p).rndim - 1; d_ >= 0; d_--) { off += "
+                                       "(r_ % (p).rsizes[d_]) * (p).rst[d_]; r_ /= (p).rsizes[d_]; "
+                                       "} \\\n"
+                                       "  } } while (0)\n"
                                        "#endif\n";
 
 const char *shimrt_cuda_prelude(void) { return prelude; }
@@ -670,22 +693,24 @@ static void reduce_walk(FILE *f, const shimrt_cuda_kdesc *k, unsigned vec, const
     const char *lq = want_q ? "long long q = " : "/* q = ";
     const char *rq = want_q ? ";" : " */";
     if (k->layout == SHL_CONTIG) {
-        fputs("      const S *b_ = in0 + io + q0; long long m_ = q1 - q0;\n"
-              "      long long h_ = p.vec_ok ? (long long)((16u - ((unsigned long long)b_ & 15u)) & "
-              "15u) / (long long)sizeof(S) : m_;\n"
-              "      if (h_ > m_) h_ = m_;\n"
-              "      for (long long i_ = SH_TID; i_ < h_; i_ += SH_BDIM) {\n",
-              f);
+        fputs(
+            "      const S *b_ = in0 + io + q0; long long m_ = q1 - q0;\n"
+            "      long long h_ = p.vec_ok ? (long long)((16u - ((unsigned long long)b_ & 15u)) & "
+            "15u) / (long long)sizeof(S) : m_;\n"
+            "      if (h_ > m_) h_ = m_;\n"
+            "      for (long long i_ = SH_TID; i_ < h_; i_ += SH_BDIM) {\n",
+            f);
         fprintf(f, "        %sq0 + i_%s T x = SH_LD(b_[i_]); %s\n      }\n", lq, rq, visit);
-        fprintf(f,
-                "      const %s_vi *vb_ = (const %s_vi *)(b_ + h_);\n"
-                "      long long nv_ = (m_ - h_) / %u, v_ = SH_TID;\n"
-                "      for (; v_ + 3 * SH_BDIM < nv_; v_ += 4 * SH_BDIM) {\n"
-                "        %s_vi r_[4];\n"
-                "        SH_UNROLL for (int u_ = 0; u_ < 4; u_++) r_[u_] = vb_[v_ + u_ * SH_BDIM];\n"
-                "        SH_UNROLL for (int u_ = 0; u_ < 4; u_++) SH_UNROLL for (int e_ = 0; e_ < "
-                "%u; e_++) {\n",
-                k->name, k->name, vec, k->name, vec);
+        fprintf(
+            f,
+            "      const %s_vi *vb_ = (const %s_vi *)(b_ + h_);\n"
+            "      long long nv_ = (m_ - h_) / %u, v_ = SH_TID;\n"
+            "      for (; v_ + 3 * SH_BDIM < nv_; v_ += 4 * SH_BDIM) {\n"
+            "        %s_vi r_[4];\n"
+            "        SH_UNROLL for (int u_ = 0; u_ < 4; u_++) r_[u_] = vb_[v_ + u_ * SH_BDIM];\n"
+            "        SH_UNROLL for (int u_ = 0; u_ < 4; u_++) SH_UNROLL for (int e_ = 0; e_ < "
+            "%u; e_++) {\n",
+            k->name, k->name, vec, k->name, vec);
         fprintf(f,
                 "          %sq0 + h_ + (v_ + u_ * SH_BDIM) * %u + e_%s T x = "
                 "SH_LD(r_[u_].v[e_]); %s\n        }\n      }\n",

@@ -871,15 +871,21 @@ Test(emulator, shuffles_and_shared_memory) {
  * m) + n) >> s) for every n < 2^31 tried, edge divisors included; offsets or indices that
  * reach 2^31, and negative strides, keep the 64-bit path. */
 Test(emulator, index32_magic_division_and_fallback) {
-    static const long long divisors[] = {1,     2,     3,         5,          7,         10,
-                                         16,    37,    255,       256,        641,       1000,
-                                         65535, 65536, 65537,     1000003,    1 << 20,   (1 << 30) - 1,
+    static const long long divisors[] = {1,       2,
+                                         3,       5,
+                                         7,       10,
+                                         16,      37,
+                                         255,     256,
+                                         641,     1000,
+                                         65535,   65536,
+                                         65537,   1000003,
+                                         1 << 20, (1 << 30) - 1,
                                          1 << 30, (1u << 31) - 1};
     unsigned long long r = 99;
     for (size_t i = 0; i < sizeof divisors / sizeof divisors[0] + 2000; i++) {
         r = r * 6364136223846793005ull + 1442695040888963407ull;
         long long d = i < sizeof divisors / sizeof divisors[0] ? divisors[i]
-                                                             : (long long)(r >> 40) % 100000 + 1;
+                                                               : (long long)(r >> 40) % 100000 + 1;
         sh_params p;
         memset(&p, 0, sizeof p);
         p.n = 1;
