@@ -372,7 +372,9 @@ static AOTITorchError reduce_launch(const char *op, const shimrt_cuda_kdesc *k, 
     p->rpass = 0;
     p->rsplit = 1;
     shimrt_cuda_index32(p);
-    long long want = (long long)dev_sms[dev] * 8, n = p->n, ns = (want + n - 1) / n;
+    /* 4 blocks of 256 threads per SM: one wave (the kernels fit 6 and more), 64 KiB of
+     * loads in flight per SM, no tail wave */
+    long long want = (long long)dev_sms[dev] * 4, n = p->n, ns = (want + n - 1) / n;
     long long most = (p->rn + RED_MIN_CHUNK - 1) / RED_MIN_CHUNK;
     if (ns > most) ns = most;
     if (n >= want || ns < 2) return launch(op, k, dev, p);
