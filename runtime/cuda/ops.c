@@ -630,6 +630,7 @@ static AOTITorchError index_launch(const char *op, const struct AtenTensorOpaque
     shimrt_cuda_kdesc kd;
     if (!shimrt_cuda_kernel_find(name, &kd))
         return shimrt_fail(op, "no CUDA index kernel %s", name);
+    shimrt_cuda_index32(p); /* 32-bit SH_OFFSETS when they fit (the index term stays 64-bit) */
     return launch(op, &kd, self->device_index, p);
 }
 
