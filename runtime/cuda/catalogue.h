@@ -24,15 +24,21 @@
         long long rn;                                                                              \
         int rndim, pad_;                                                                           \
         long long rsizes[SH_MAXD], rst[SH_MAXD];                                                   \
-        long long *err; /* index kernels: the device's error flag (docs/cuda.md) */                \
+        long long *err;    /* index kernels: the device's error flag (docs/cuda.md) */             \
+        long long rchunk;  /* reductions split over blocks (docs/cuda.md): chunk length */         \
+        int rsplit, rpass; /* chunks per output; 0 one pass, 1 partials to in2, 2 in2 to out */    \
+        int idx32, pad2_;  /* 1: 32-bit offsets, sizes and rsizes divided by magic numbers */      \
+        unsigned mg[SH_MAXD], rmg[SH_MAXD];                                                        \
+        unsigned char msh[SH_MAXD], rmsh[SH_MAXD];                                                 \
     } sh_params;
 SH_PARAMS_STRUCT
 #define SH_PARAMS_DEFINED
 
 /* Kernel kinds: the row kinds of ops.def (a ternary row reads a bool condition in0 and
  * operands in1, in2), then copies and fills, then the kernels that are not rows of ops.def:
- * argmax (one block per output: the index of the first maximum, NaN propagating, into out
- * as int64, and its value into in1 when in1 is not NULL: max.dim) and softmax /
+ * argmax (one block per output, or per chunk split as the reductions with in2 the scratch:
+ * the index of the first maximum, NaN propagating, into out as int64, and its value into in1
+ * when in1 is not NULL: max.dim) and softmax /
  * log_softmax (one block per line along the dim: max, sum of exp, then the outputs; the
  * line's length and input stride in rsizes[0]/rst[0], the output's stride along it in
  * rst[1]), then index kernels (index_select: out = in0 at the index read from in1 (int32 or
@@ -85,6 +91,10 @@ size_t shimrt_cuda_kernel_count(void);
 bool shimrt_cuda_kernel_at(size_t i, shimrt_cuda_kdesc *out);
 /* Finds a kernel by name; false when none. */
 bool shimrt_cuda_kernel_find(const char *name, shimrt_cuda_kdesc *out);
+/* Sets p->idx32 and the magic numbers of p->sizes and p->rsizes when every index and every
+ * offset the kernel computes from them (operands st[0..3], and in0 with rst when rndim > 0)
+ * stays below 2^31 with non-negative strides; else leaves the 64-bit path (idx32 = 0). */
+void shimrt_cuda_index32(sh_params *p);
 /* The NVRTC prelude (borrowed, static). */
 const char *shimrt_cuda_prelude(void);
 /* The kernel's source without the prelude (a new string; free with free()). The text is

@@ -3,9 +3,9 @@
  * One kernel per (row, dtypes, layout class): the contiguous class reads and writes flat
  * arrays with 128-bit vector loads when every pointer is 16-byte aligned (p.vec_ok), the
  * strided class walks any strides (broadcast = stride 0). Element-wise kernels are grid-stride
- * loops; reductions give one block per output (grid-stride over outputs), each thread
- * folds a strided slice with the row's combine, then warp shuffles and a shared-memory
- * step merge the block's partials with the row's merge. Copies (dtype conversion, any
+ * loops; reductions give a block per output, or per chunk of one in a two-pass split
+ * (docs/cuda.md, "Reductions"), each thread folds its part with the row's combine, then
+ * warp shuffles and a shared-memory step merge the block's partials with the row's merge. Copies (dtype conversion, any
  * strides) and fills are kernels too. The text uses only the prelude's macros, so the same
  * source compiles with NVRTC and, under tests/cuda/sh_emu.h, as C on the host. */
 #include <pthread.h>
@@ -262,6 +262,43 @@ bool shimrt_cuda_kernel_find(const char *name, shimrt_cuda_kdesc *out) {
     return true;
 }
 
+/* ---- 32-bit offsets ---- */
+/* The magic number of divisor d (1 <= d < 2^31) for n / d == (umulhi(n, m) + n) >> s, exact
+ * for every n < 2^31 (Granlund and Montgomery; PyTorch's IntDivider does the same). */
+static void magic_of(long long d, unsigned *m, unsigned char *s) {
+    unsigned sh = 0;
+    while (sh < 31 && (1ll << sh) < d) sh++;
+    *m = d <= 1 ? 1u
+                : (unsigned)(((1ull << 32) * ((1ull << sh) - (unsigned long long)d)) /
+                                 (unsigned long long)d +
+                             1);
+    *s = (unsigned char)sh;
+}
+
+void shimrt_cuda_index32(sh_params *p) {
+    const long long lim = 1ll << 31;
+    p->idx32 = 0;
+    if (p->n >= lim || p->rn >= lim || p->ndim > SH_MAXD || p->rndim > SH_MAXD) return;
+    for (int s = 0; s < 4; s++) {
+        long long reach = 0; /* the largest offset of operand s */
+        for (int d = 0; d < p->ndim; d++) {
+            if (p->st[s][d] < 0 || p->sizes[d] < 0 || p->sizes[d] >= lim) return;
+            if (p->sizes[d] > 0 && p->st[s][d] >= lim) return;
+            reach += (p->sizes[d] ? p->sizes[d] - 1 : 0) * p->st[s][d];
+            if (reach >= lim) return;
+        }
+        for (int d = 0; s == 1 && d < p->rndim; d++) {
+            if (p->rst[d] < 0 || p->rsizes[d] < 0 || p->rsizes[d] >= lim) return;
+            if (p->rsizes[d] > 0 && p->rst[d] >= lim) return;
+            reach += (p->rsizes[d] ? p->rsizes[d] - 1 : 0) * p->rst[d];
+            if (reach >= lim) return;
+        }
+    }
+    for (int d = 0; d < p->ndim; d++) magic_of(p->sizes[d], &p->mg[d], &p->msh[d]);
+    for (int d = 0; d < p->rndim; d++) magic_of(p->rsizes[d], &p->rmg[d], &p->rmsh[d]);
+    p->idx32 = 1;
+}
+
 /* ---- the prelude: the sh_* helpers for CUDA (NVRTC) and for the host emulation ---- */
 #define SH_XSTR(...) SH_STR(__VA_ARGS__)
 #define SH_STR(...) #__VA_ARGS__
@@ -352,6 +389,7 @@ static const char prelude[] =
                                        "__uint_as_float(u); }\n"
                                        "SH_DEV unsigned long long sh_d2u(double d) { return "
                                        "(unsigned long long)__double_as_longlong(d); }\n"
+                                       "#define sh_umulhi(a, b) __umulhi((a), (b))\n"
                                        "#define SH_TID ((long long)threadIdx.x)\n"
                                        "#define SH_BID ((long long)blockIdx.x)\n"
                                        "#define SH_BDIM ((long long)blockDim.x)\n"
@@ -410,6 +448,8 @@ static const char prelude[] =
                                        "#define sh_f2u(f) sh_emu_f2u(f)\n"
                                        "#define sh_u2f(u) sh_emu_u2f(u)\n"
                                        "#define sh_d2u(d) sh_emu_d2u(d)\n"
+                                       "#define sh_umulhi(a, b) ((unsigned)(((unsigned long "
+                                       "long)(a) * (unsigned long long)(b)) >> 32))\n"
                                        "#define SH_TID ((long long)sh_emu_ids.tid)\n"
                                        "#define SH_BID ((long long)sh_emu_ids.bid)\n"
                                        "#define SH_BDIM ((long long)sh_emu_ids.bdim)\n"
@@ -508,22 +548,55 @@ static const char prelude[] =
                                        "  return (unsigned short)((u + 0x7fffu + ((u >> 16) & 1u)) "
                                        ">> 16);\n"
                                        "}\n"
-                                       /* the element offset of flat index j in operand k (strided class) */
-                                       "#define SH_OFFSETS4(p, j, o0, o1, o2, o3) do { long long "
-                                       "r_ = (j); o0 = o1 = o2 = o3 = 0; \\\n"
-                                       "  for (int d_ = (p).ndim - 1; d_ >= 0; d_--) { long long "
-                                       "c_ = r_ % (p).sizes[d_]; \\\n"
-                                       "    r_ /= (p).sizes[d_]; o0 += c_ * (p).st[0][d_]; o1 += "
-                                       "c_ * (p).st[1][d_]; \\\n"
-                                       "    o2 += c_ * (p).st[2][d_]; o3 += c_ * (p).st[3][d_]; } "
-                                       "} while (0)\n"
-                                       "#define SH_OFFSETS(p, j, o0, o1, o2) do { long long r_ = "
-                                       "(j); o0 = o1 = o2 = 0; \\\n"
-                                       "  for (int d_ = (p).ndim - 1; d_ >= 0; d_--) { long long "
-                                       "c_ = r_ % (p).sizes[d_]; \\\n"
-                                       "    r_ /= (p).sizes[d_]; o0 += c_ * (p).st[0][d_]; o1 += "
-                                       "c_ * (p).st[1][d_]; \\\n"
-                                       "    o2 += c_ * (p).st[2][d_]; } } while (0)\n"
+                                       /* the element offsets of flat index j in operands 0..3 (strided class): 32-bit with
+     * magic-number division when the host set idx32 (shimrt_cuda_index32), else 64-bit */
+                                       "#define SH_DIV32(n, m, s) ((sh_umulhi((n), (m)) + (n)) >> "
+                                       "(s))\n"
+                                       "#define SH_OFFSETS4(p, j, o0, o1, o2, o3) do { \\\n"
+                                       "  if ((p).idx32) { unsigned r_ = (unsigned)(j), a0_ = 0, "
+                                       "a1_ = 0, a2_ = 0, a3_ = 0; \\\n"
+                                       "    for (int d_ = (p).ndim - 1; d_ >= 0; d_--) { unsigned "
+                                       "q_ = SH_DIV32(r_, (p).mg[d_], (p).msh[d_]); \\\n"
+                                       "      unsigned c_ = r_ - q_ * (unsigned)(p).sizes[d_]; r_ "
+                                       "= q_; a0_ += c_ * (unsigned)(p).st[0][d_]; a1_ += c_ * "
+                                       "(unsigned)(p).st[1][d_]; a2_ += c_ * "
+                                       "(unsigned)(p).st[2][d_]; a3_ += c_ * "
+                                       "(unsigned)(p).st[3][d_]; } \\\n"
+                                       "    o0 = a0_; o1 = a1_; o2 = a2_; o3 = a3_; \\\n"
+                                       "  } else { long long r_ = (j); o0 = o1 = o2 = o3 = 0; \\\n"
+                                       "    for (int d_ = (p).ndim - 1; d_ >= 0; d_--) { long long "
+                                       "c_ = r_ % (p).sizes[d_]; r_ /= (p).sizes[d_]; \\\n"
+                                       "      o0 += c_ * (p).st[0][d_]; o1 += c_ * (p).st[1][d_]; "
+                                       "o2 += c_ * (p).st[2][d_]; o3 += c_ * (p).st[3][d_]; } } } "
+                                       "while (0)\n"
+                                       "#define SH_OFFSETS(p, j, o0, o1, o2) do { \\\n"
+                                       "  if ((p).idx32) { unsigned r_ = (unsigned)(j), a0_ = 0, "
+                                       "a1_ = 0, a2_ = 0; \\\n"
+                                       "    for (int d_ = (p).ndim - 1; d_ >= 0; d_--) { unsigned "
+                                       "q_ = SH_DIV32(r_, (p).mg[d_], (p).msh[d_]); \\\n"
+                                       "      unsigned c_ = r_ - q_ * (unsigned)(p).sizes[d_]; r_ "
+                                       "= q_; a0_ += c_ * (unsigned)(p).st[0][d_]; a1_ += c_ * "
+                                       "(unsigned)(p).st[1][d_]; a2_ += c_ * "
+                                       "(unsigned)(p).st[2][d_]; } \\\n"
+                                       "    o0 = a0_; o1 = a1_; o2 = a2_; \\\n"
+                                       "  } else { long long r_ = (j); o0 = o1 = o2 = 0; \\\n"
+                                       "    for (int d_ = (p).ndim - 1; d_ >= 0; d_--) { long long "
+                                       "c_ = r_ % (p).sizes[d_]; r_ /= (p).sizes[d_]; \\\n"
+                                       "      o0 += c_ * (p).st[0][d_]; o1 += c_ * (p).st[1][d_]; "
+                                       "o2 += c_ * (p).st[2][d_]; } } } while (0)\n"
+                                       /* off += the offset of reduced element q (rsizes, rst) */
+                                       "#define SH_ROFF(p, q, off) do { \\\n"
+                                       "  if ((p).idx32) { unsigned r_ = (unsigned)(q), a_ = 0; "
+                                       "\\\n"
+                                       "    for (int d_ = (p).rndim - 1; d_ >= 0; d_--) { unsigned "
+                                       "q_ = SH_DIV32(r_, (p).rmg[d_], (p).rmsh[d_]); \\\n"
+                                       "      a_ += (r_ - q_ * (unsigned)(p).rsizes[d_]) * "
+                                       "(unsigned)(p).rst[d_]; r_ = q_; } off += a_; \\\n"
+                                       "  } else { long long r_ = (q); \\\n"
+                                       "    for (int d_ = (p).rndim - 1; d_ >= 0; d_--) { off += "
+                                       "(r_ % (p).rsizes[d_]) * (p).rst[d_]; r_ /= (p).rsizes[d_]; "
+                                       "} \\\n"
+                                       "  } } while (0)\n"
                                        "#endif\n";
 
 const char *shimrt_cuda_prelude(void) { return prelude; }
@@ -606,39 +679,103 @@ static void ternary(FILE *f, const shimrt_cuda_kdesc *k, const row *r) {
             r->expr);
 }
 
-/* The offset of reduced element q from io: contiguous trailing dims, or any strides. */
-static void reduced_offset(FILE *f, const shimrt_cuda_kdesc *k) {
+/* Reductions (docs/cuda.md, "Reductions"): a block reduces one unit, a whole output
+ * (p.rpass 0), a chunk of p.rchunk reduced elements of one (pass 1: p.n = outputs x
+ * p.rsplit chunks, each partial to the scratch in2 at its unit's index) or one output's
+ * p.rsplit partials in order (pass 2); grid-stride over units, so any grid gives the same
+ * result. The walk of a unit's reduced range [q0, q1) visits each element as x (type T) at
+ * reduced index q with VISIT. Contiguous kernels read 16-byte vectors of V elements from the
+ * first aligned element (p.vec_ok: in0 is element-aligned), four in flight per thread, then
+ * the tail; strided ones compute each offset (SH_ROFF). */
+static void reduce_walk(FILE *f, const shimrt_cuda_kdesc *k, unsigned vec, const char *visit,
+                        bool want_q) {
+    /* argmax wants q; the others do not name it (NVRTC warns of a variable set, not used) */
+    const char *lq = want_q ? "long long q = " : "/* q = ";
+    const char *rq = want_q ? ";" : " */";
     if (k->layout == SHL_CONTIG) {
-        fputs("      long long off = io + q;\n", f);
+        fputs(
+            "      const S *b_ = in0 + io + q0; long long m_ = q1 - q0;\n"
+            "      long long h_ = p.vec_ok ? (long long)((16u - ((unsigned long long)b_ & 15u)) & "
+            "15u) / (long long)sizeof(S) : m_;\n"
+            "      if (h_ > m_) h_ = m_;\n"
+            "      for (long long i_ = SH_TID; i_ < h_; i_ += SH_BDIM) {\n",
+            f);
+        fprintf(f, "        %sq0 + i_%s T x = SH_LD(b_[i_]); %s\n      }\n", lq, rq, visit);
+        fprintf(
+            f,
+            "      const %s_vi *vb_ = (const %s_vi *)(b_ + h_);\n"
+            "      long long nv_ = (m_ - h_) / %u, v_ = SH_TID;\n"
+            "      for (; v_ + 3 * SH_BDIM < nv_; v_ += 4 * SH_BDIM) {\n"
+            "        %s_vi r_[4];\n"
+            "        SH_UNROLL for (int u_ = 0; u_ < 4; u_++) r_[u_] = vb_[v_ + u_ * SH_BDIM];\n"
+            "        SH_UNROLL for (int u_ = 0; u_ < 4; u_++) SH_UNROLL for (int e_ = 0; e_ < "
+            "%u; e_++) {\n",
+            k->name, k->name, vec, k->name, vec);
+        fprintf(f,
+                "          %sq0 + h_ + (v_ + u_ * SH_BDIM) * %u + e_%s T x = "
+                "SH_LD(r_[u_].v[e_]); %s\n        }\n      }\n",
+                lq, vec, rq, visit);
+        fprintf(f,
+                "      for (; v_ < nv_; v_ += SH_BDIM) {\n        %s_vi r_ = vb_[v_];\n"
+                "        SH_UNROLL for (int e_ = 0; e_ < %u; e_++) {\n"
+                "          %sq0 + h_ + v_ * %u + e_%s T x = SH_LD(r_.v[e_]); %s\n"
+                "        }\n      }\n",
+                k->name, vec, lq, vec, rq, visit);
+        fprintf(f,
+                "      for (long long i_ = h_ + nv_ * %u + SH_TID; i_ < m_; i_ += SH_BDIM) {\n"
+                "        %sq0 + i_%s T x = SH_LD(b_[i_]); %s\n      }\n",
+                vec, lq, rq, visit);
     } else {
-        fputs("      long long off = io, r_ = q;\n"
-              "      for (int d = p.rndim - 1; d >= 0; d--) { off += (r_ % p.rsizes[d]) * p.rst[d];"
-              " r_ /= p.rsizes[d]; }\n",
-              f);
+        fprintf(f,
+                "      for (long long q = q0 + SH_TID; q < q1; q += SH_BDIM) {\n"
+                "        long long off = io; SH_ROFF(p, q, off); T x = SH_LD(in0[off]); %s\n"
+                "      }\n",
+                visit);
     }
 }
 
-/* A reduction; a floating one divides its result by p.bval when p.b_scalar (mean). */
-static void reduction(FILE *f, const shimrt_cuda_kdesc *k, const row *r, bool flt) {
-    fprintf(f, "SH_KERNEL %s(sh_params p) {\n", k->name);
-    fputs("  const S *in0 = (const S *)p.in0; O *out = (O *)p.out;\n", f);
-    fprintf(f, "  SH_SHARED(T, part, 32);\n");
-    fputs("  long long lane = SH_TID & 31, warp = SH_TID >> 5, nwarps = SH_BDIM >> 5;\n", f);
-    fputs("  for (long long o = SH_BID; o < p.n; o += SH_GDIM) {\n"
+/* The unit loop's head: o (the output), oo/io (its offsets in out and in0), q0/q1. */
+static void reduce_unit_head(FILE *f) {
+    fputs("  for (long long u = SH_BID; u < p.n; u += SH_GDIM) {\n"
+          "    long long o = p.rpass == 1 ? u / p.rsplit : u;\n"
           "    long long oo, io, unused_; SH_OFFSETS(p, o, oo, io, unused_); (void)unused_;\n",
           f);
+}
+static void reduce_range(FILE *f) {
+    fputs("      long long q0 = p.rpass == 1 ? (u - o * p.rsplit) * p.rchunk : 0;\n"
+          "      long long q1 = p.rpass == 1 && q0 + p.rchunk < p.rn ? q0 + p.rchunk : p.rn;\n",
+          f);
+}
+
+/* A reduction; a floating one divides its result by p.bval when p.b_scalar (mean). */
+static void reduction(FILE *f, const shimrt_cuda_kdesc *k, const row *r, bool flt, unsigned vec) {
+    fprintf(f, "SH_KERNEL %s(sh_params p) {\n", k->name);
+    fputs("  const S *in0 = (const S *)p.in0; O *out = (O *)p.out; T *pv = (T *)p.in2;\n", f);
+    fprintf(f, "  SH_SHARED(T, part, 32);\n");
+    fputs("  long long lane = SH_TID & 31, warp = SH_TID >> 5, nwarps = SH_BDIM >> 5;\n", f);
+    reduce_unit_head(f);
     fprintf(f, "    T acc = %s;\n", r->expr);
-    fputs("    for (long long q = SH_TID; q < p.rn; q += SH_BDIM) {\n", f);
-    reduced_offset(f, k);
-    fprintf(f, "      T x = SH_LD(in0[off]);\n      acc = %s;\n    }\n", r->combine);
+    fputs("    if (p.rpass == 2) {\n"
+          "      for (long long c = SH_TID; c < p.rsplit; c += SH_BDIM) {\n"
+          "        T x = pv[o * p.rsplit + c];\n",
+          f);
+    fprintf(f, "        acc = %s;\n      }\n    } else {\n", r->merge);
+    reduce_range(f);
+    char visit[512];
+    snprintf(visit, sizeof visit, "acc = %s;", r->combine);
+    reduce_walk(f, k, vec, visit, false);
+    fputs("    }\n", f);
     fprintf(f, "    for (int s = 16; s > 0; s >>= 1) { T x = sh_shfl_down(acc, s); acc = %s; }\n",
             r->merge);
     fputs("    if (lane == 0) part[warp] = acc;\n    sh_sync();\n", f);
     fprintf(f, "    if (warp == 0) {\n      acc = lane < nwarps ? part[lane] : %s;\n", r->expr);
     fprintf(f, "      for (int s = 16; s > 0; s >>= 1) { T x = sh_shfl_down(acc, s); acc = %s; }\n",
             r->merge);
-    if (flt) fputs("      if (p.b_scalar) acc = acc / (T)p.bval;\n", f);
-    fputs("      if (lane == 0) out[oo] = SH_ST(acc);\n    }\n    sh_sync();\n  }\n}\n", f);
+    fputs("      if (lane == 0 && p.rpass == 1) pv[u] = acc;\n"
+          "      else if (lane == 0) {\n",
+          f);
+    if (flt) fputs("        if (p.b_scalar) acc = acc / (T)p.bval;\n", f);
+    fputs("        out[oo] = SH_ST(acc);\n      }\n    }\n    sh_sync();\n  }\n}\n", f);
 }
 
 /* The block-wide merge of every thread's `acc` (type T) with MERGE (over acc and x): warp
@@ -659,26 +796,31 @@ static void block_merge(FILE *f, const char *merge, const char *idle) {
 /* argmax: each thread keeps (value, index) of its slice's first maximum; pairs merge
  * through shuffles and shared memory. A NaN beats any number (the first NaN wins), equal
  * values keep the lower index; index -1 marks an empty partner. */
-static void argmax_kernel(FILE *f, const shimrt_cuda_kdesc *k) {
+static void argmax_kernel(FILE *f, const shimrt_cuda_kdesc *k, unsigned vec) {
     fputs("#define SH_TAKE(v, i, b, bi) ((bi) < 0 || ((i) >= 0 && (sh_isnan(v) ? "
           "(!sh_isnan(b) || (i) < (bi)) : (!sh_isnan(b) && ((v) > (b) || ((v) == (b) && "
           "(i) < (bi)))))))\n",
           f);
     fprintf(f, "SH_KERNEL %s(sh_params p) {\n", k->name);
     fputs("  const S *in0 = (const S *)p.in0; long long *out = (long long *)p.out;\n"
-          "  S *vals = (S *)p.in1;\n",
+          "  S *vals = (S *)p.in1;\n"
+          "  /* split passes: the partials' values then their indices in in2 */\n"
+          "  long long units = p.rpass == 2 ? p.n * p.rsplit : p.n;\n"
+          "  T *pv = (T *)p.in2; long long *pi = p.in2 ? (long long *)(p.in2 + units * 8) : 0;\n",
           f);
     fputs("  SH_SHARED(T, part, 32);\n  SH_SHARED(long long, pidx, 32);\n", f);
     fputs("  long long lane = SH_TID & 31, warp = SH_TID >> 5, nwarps = SH_BDIM >> 5;\n", f);
-    fputs("  for (long long o = SH_BID; o < p.n; o += SH_GDIM) {\n"
-          "    long long oo, io, unused_; SH_OFFSETS(p, o, oo, io, unused_); (void)unused_;\n"
-          "    T best = (T)0; long long bi = -1;\n"
-          "    for (long long q = SH_TID; q < p.rn; q += SH_BDIM) {\n",
+    reduce_unit_head(f);
+    fputs("    T best = (T)0; long long bi = -1;\n"
+          "    if (p.rpass == 2) {\n"
+          "      for (long long c = SH_TID; c < p.rsplit; c += SH_BDIM) {\n"
+          "        T x = pv[o * p.rsplit + c]; long long xi = pi[o * p.rsplit + c];\n"
+          "        if (SH_TAKE(x, xi, best, bi)) { best = x; bi = xi; }\n      }\n"
+          "    } else {\n",
           f);
-    reduced_offset(f, k);
-    fputs("      T x = SH_LD(in0[off]);\n"
-          "      if (SH_TAKE(x, q, best, bi)) { best = x; bi = q; }\n    }\n",
-          f);
+    reduce_range(f);
+    reduce_walk(f, k, vec, "if (SH_TAKE(x, q, best, bi)) { best = x; bi = q; }", true);
+    fputs("    }\n", f);
     const char *shfl = "for (int s = 16; s > 0; s >>= 1) {\n"
                        "      T xv = sh_shfl_down(best, s); long long xi = sh_shfl_down(bi, s);\n"
                        "      if (SH_TAKE(xv, xi, best, bi)) { best = xv; bi = xi; }\n    }\n";
@@ -688,7 +830,8 @@ static void argmax_kernel(FILE *f, const shimrt_cuda_kdesc *k) {
           "      best = part[lane < nwarps ? lane : 0]; bi = lane < nwarps ? pidx[lane] : -1;\n",
           f);
     fprintf(f, "    %s", shfl);
-    fputs("      if (lane == 0) { out[oo] = bi; if (vals) vals[oo] = SH_ST(best); }\n"
+    fputs("      if (lane == 0 && p.rpass == 1) { pv[u] = best; pi[u] = bi; }\n"
+          "      else if (lane == 0) { out[oo] = bi; if (vals) vals[oo] = SH_ST(best); }\n"
           "    }\n    sh_sync();\n  }\n}\n#undef SH_TAKE\n",
           f);
 }
@@ -1052,9 +1195,11 @@ char *shimrt_cuda_kernel_body(const shimrt_cuda_kdesc *k) {
                 in->ctype);
         ld_macro(f, "SH_LD", in);
         st_macro(f, in);
-        if (k->kind == SHK_ARGMAX)
-            argmax_kernel(f, k);
-        else
+        if (k->kind == SHK_ARGMAX) {
+            unsigned vec = 16 / in->size;
+            fprintf(f, "typedef struct { SH_ALIGN(16) S v[%u]; } %s_vi;\n", vec, k->name);
+            argmax_kernel(f, k, vec);
+        } else
             softmax_kernel(f, k);
         fputs("#undef T\n#undef S\n#undef O\n#undef SH_LD\n#undef SH_ST\n", f);
     } else if (r && o && in) {
@@ -1075,7 +1220,9 @@ char *shimrt_cuda_kernel_body(const shimrt_cuda_kdesc *k) {
                     k->name);
             elementwise(f, k, r, vec);
         } else {
-            reduction(f, k, r, cat_of(o) == 2);
+            unsigned rv = 16 / in->size;
+            fprintf(f, "typedef struct { SH_ALIGN(16) S v[%u]; } %s_vi;\n", rv, k->name);
+            reduction(f, k, r, cat_of(o) == 2, rv);
         }
         fputs("#undef T\n#undef S\n#undef O\n#undef SH_LD\n#undef SH_ST\n", f);
     }

@@ -103,6 +103,7 @@ static AOTITorchError device_copy(const char *op, struct AtenTensorOpaque *dst,
     for (int64_t d = 0; d < dst->ndim; d++) p.sizes[d] = dst->sizes[d];
     set_operand(&p, 0, dst, dst->ndim);
     set_operand(&p, 1, src, dst->ndim);
+    if (!contig) shimrt_cuda_index32(&p); /* 32-bit offsets when they fit */
     return launch(op, &k, dst->device_index, &p);
 }
 
@@ -184,6 +185,7 @@ AOTITorchError shimrt_cuda_pointwise(const shimrt_cuda_pw *c, AtenTensorHandle *
     for (int i = 0; i < nin; i++) set_operand(&p, i + 1, t[i], nd);
     p.vec_ok = contig && aligned16(p.out);
     for (int i = 0; i < nin; i++) p.vec_ok = p.vec_ok && aligned16(*ins[i]);
+    if (!contig) shimrt_cuda_index32(&p); /* 32-bit offsets when they fit */
     if (launch(op, &k, dev, &p)) goto done;
     *ret = out;
     out = NULL;
@@ -287,6 +289,50 @@ static bool plan_reduce(const struct AtenTensorOpaque *self, const bool *red, bo
     return inner;
 }
 
+/* Runs a reduction or argmax kernel over p (p->n outputs of p->rn reduced elements;
+ * docs/cuda.md, "Reductions"). Few outputs over a long extent are split: pass 1 gives each
+ * block a fixed chunk of one output and writes its partial to a scratch buffer in unit
+ * order, pass 2 merges each output's partials in that order; the chunking depends only on
+ * the sizes and the device's SM count, never on timing, so results are deterministic. */
+#define RED_MIN_CHUNK 4096 /* reduced elements per block at least (16 per thread) */
+static AOTITorchError reduce_launch(const char *op, const shimrt_cuda_kdesc *k, int32_t dev,
+                                    sh_params *p) {
+    int arch = 0;
+    if (p->n == 0) return AOTI_TORCH_SUCCESS;
+    if (arch_of(op, dev, &arch)) return AOTI_TORCH_FAILURE;
+    p->vec_ok = ((uintptr_t)p->in0 % shimrt_dtype_size(k->in_dtype)) == 0;
+    p->rpass = 0;
+    p->rsplit = 1;
+    shimrt_cuda_index32(p);
+    /* 4 blocks of 256 threads per SM: one wave (the kernels fit 6 and more), 64 KiB of
+     * loads in flight per SM, no tail wave */
+    long long want = (long long)dev_sms[dev] * 4, n = p->n, ns = (want + n - 1) / n;
+    long long most = (p->rn + RED_MIN_CHUNK - 1) / RED_MIN_CHUNK;
+    if (ns > most) ns = most;
+    if (n >= want || ns < 2) return launch(op, k, dev, p);
+    long long chunk = (p->rn + ns - 1) / ns;
+    chunk = (chunk + RED_MIN_CHUNK - 1) / RED_MIN_CHUNK * RED_MIN_CHUNK;
+    ns = (p->rn + chunk - 1) / chunk;
+    /* 16 bytes a partial: the value (8 at most), argmax's index after all values */
+    int64_t cells = n * ns * 2;
+    AtenTensorHandle scratch =
+        shimrt_tensor_empty(op, 1, &cells, NULL, SHIMRT_INT64, SHIMRT_DEV_CUDA, dev);
+    if (!scratch) return AOTI_TORCH_FAILURE;
+    const char *in2 = p->in2;
+    p->in2 = shimrt_data(scratch);
+    p->rchunk = chunk;
+    p->rsplit = (int)ns;
+    p->rpass = 1;
+    p->n = n * ns;
+    AOTITorchError rc = launch(op, k, dev, p);
+    p->rpass = 2;
+    p->n = n;
+    if (!rc) rc = launch(op, k, dev, p);
+    p->in2 = in2;
+    shimrt_tensor_free(scratch); /* stream-ordered: reused only by later work on the stream */
+    return rc;
+}
+
 /* Reduction of row over dims (NULL/0 dims: all) into a new tensor; mean divides the
  * result by the number of reduced elements (a floating row: sum). */
 static AOTITorchError reduce(const char *op, const char *row, AtenTensorHandle self,
@@ -312,7 +358,7 @@ static AOTITorchError reduce(const char *op, const char *row, AtenTensorHandle s
     p.b_scalar = mean;
     p.bval = (double)p.rn; /* 0: 0 / 0 gives NaN, as PyTorch's mean of nothing */
     p.n = shimrt_numel(out);
-    return shimrt_k_hand_out(launch(op, &k, self->device_index, &p), out, ret);
+    return shimrt_k_hand_out(reduce_launch(op, &k, self->device_index, &p), out, ret);
 }
 
 AOTITorchError shimrt_cuda_reduce(const char *row, AtenTensorHandle self, const int64_t *dims,
@@ -356,7 +402,7 @@ AOTITorchError shimrt_cuda_argmax_run(const char *op, AtenTensorHandle self, con
         p.out = shimrt_data(ix);
         p.in1 = v ? shimrt_data(v) : NULL;
         p.n = shimrt_numel(ix);
-        rc = launch(op, &k, dev, &p);
+        rc = reduce_launch(op, &k, dev, &p);
     }
     if (rc) {
         shimrt_tensor_free(v);
@@ -516,6 +562,7 @@ static AOTITorchError index_launch(const char *op, const struct AtenTensorOpaque
     shimrt_cuda_kdesc kd;
     if (!shimrt_cuda_kernel_find(name, &kd))
         return shimrt_fail(op, "no CUDA index kernel %s", name);
+    shimrt_cuda_index32(p); /* 32-bit SH_OFFSETS when they fit (the index term stays 64-bit) */
     return launch(op, &kd, self->device_index, p);
 }
 

@@ -337,6 +337,14 @@ EXPORT CUresult cuEventElapsedTime_v2(float *ms, void *a, void *b) {
 static long launches;
 static unsigned emu_grid_cap = 2, emu_block_cap = 64;
 EXPORT long fake_cuda_launches(void) { return __atomic_load_n(&launches, __ATOMIC_RELAXED); }
+/* The caps of threaded launches (0: none); a test runs some launches at full shape. */
+EXPORT void fake_cuda_emu_caps(unsigned grid, unsigned block, unsigned *old_grid,
+                               unsigned *old_block) {
+    if (old_grid) *old_grid = emu_grid_cap;
+    if (old_block) *old_block = emu_block_cap;
+    emu_grid_cap = grid;
+    emu_block_cap = block / 32 * 32;
+}
 __attribute__((constructor)) static void read_emu_cap(void) {
     const char *c = getenv("SHIMRT_EMU_GRID_CAP");
     if (c && *c) emu_grid_cap = (unsigned)strtoul(c, NULL, 10);

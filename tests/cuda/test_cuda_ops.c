@@ -33,6 +33,7 @@ static long *blas_races, *blas_nuses; /* the fake cuBLAS's handle log */
 static blas_use *blas_uses;
 static int (*fake_cur_dev)(void);
 static long (*fake_copies)(void), (*fake_syncs)(void);
+static void (*emu_caps)(unsigned, unsigned, unsigned *, unsigned *); /* the fake's launch caps */
 
 static long no_count(void) { return 0; } /* the real driver counts nothing */
 
@@ -53,6 +54,7 @@ static void setup(void) {
     *(void **)&fake_cur_dev = dlsym(h, "fake_cuda_current_device");
     *(void **)&fake_copies = dlsym(h, "fake_cuda_copies");
     *(void **)&fake_syncs = dlsym(h, "fake_cuda_syncs");
+    *(void **)&emu_caps = dlsym(h, "fake_cuda_emu_caps");
     snprintf(buf, sizeof buf, "%s/libfakecublas.so", exe);
     setenv("SHIMRT_LIBCUBLAS", buf, 1);
     void *b = dlopen(buf, RTLD_NOW);
@@ -2047,4 +2049,94 @@ Test(cuda_ops, gemm_threads_get_their_own_handle_and_stream, .timeout = 600) {
         OK(aoti_torch_delete_tensor_object(jobs[t].b));
         OK(aoti_torch_delete_tensor_object(jobs[t].want));
     }
+}
+
+/* Reductions with few outputs over long extents split across blocks (docs/cuda.md,
+ * "Reductions"): two launches (partials, then their merge in order), run by the emulator at
+ * their full launch shape (every block, 256 threads); sum, mean, amax, max.dim, argmax
+ * (first NaN, lowest index of tied maxima in other chunks), all and any against the CPU
+ * kernels, contiguous (transposed too for float32); the same call twice gives the same bits. */
+Test(cuda_ops, reductions_split_across_blocks_match_cpu, .timeout = 600) {
+    need_nvrtc();
+    unsigned og = 0, ob = 0;
+    if (emu_caps) emu_caps(0, 0, &og, &ob);
+    static const int32_t dts[] = {SHIMRT_FLOAT32, SHIMRT_FLOAT16, SHIMRT_INT32};
+    int64_t s[2] = {3, 13001};
+    char what[96];
+    for (size_t di = 0; di < sizeof dts / sizeof dts[0]; di++) {
+        int32_t dt = dts[di];
+        bool flt = shimrt_k_is_floating(dt);
+        AtenTensorHandle c = cpu_rand(dt, 2, s);
+        set_f64(c, 700, 50); /* line 0: tied maxima in chunks 0 and 2 */
+        set_f64(c, 9000, 50);
+        if (flt) { /* line 2: NaNs in chunks 3 and 1 */
+            set_f64(c, 2 * s[1] + 12500, NAN);
+            set_f64(c, 2 * s[1] + 5000, NAN);
+        }
+        for (int layout = 0; layout < (dt == SHIMRT_FLOAT32 ? 2 : 1); layout++) { /* emu time */
+            AtenTensorHandle cc = c, g = layout ? strided_pair(c, &cc) : to_cuda(c, 0);
+            const char *lname = layout ? "strided" : "contiguous";
+            AtenTensorHandle w = NULL, gr = NULL, gr2 = NULL, wi = NULL, gi = NULL;
+            long l0 = launches();
+            OK(aoti_torch_cpu_sum_dim_IntList(cc, NULL, 0, 0, NULL, &w));
+            OK(aoti_torch_cuda_sum_dim_IntList(g, NULL, 0, 0, NULL, &gr));
+            if (!real_gpu) cr_assert_eq(launches() - l0, 2, "a split sum is two launches");
+            snprintf(what, sizeof what, "sum %s %s", shimrt_dtype_name(dt), lname);
+            same(what, w, gr);
+            OK(aoti_torch_cuda_sum_dim_IntList(g, NULL, 0, 0, NULL, &gr2));
+            AtenTensorHandle h1 = to_cpu(gr), h2 = to_cpu(gr2);
+            cr_assert(!memcmp(shimrt_data(h1), shimrt_data(h2), shimrt_dtype_size(h1->dtype)),
+                      "%s: not deterministic", what);
+            AtenTensorHandle tmp[] = {w, gr, gr2, h1, h2};
+            for (size_t j = 0; j < 5; j++) OK(aoti_torch_delete_tensor_object(tmp[j]));
+            if (flt) {
+                OK(aoti_torch_cpu_mean_dim(cc, NULL, 0, 0, NULL, &w));
+                OK(aoti_torch_cuda_mean_dim(g, NULL, 0, 0, NULL, &gr));
+                snprintf(what, sizeof what, "mean %s %s", shimrt_dtype_name(dt), lname);
+                same(what, w, gr);
+                OK(aoti_torch_delete_tensor_object(w));
+                OK(aoti_torch_delete_tensor_object(gr));
+            }
+            int64_t d1 = 1;
+            OK(aoti_torch_cpu_amax(cc, &d1, 1, 0, &w));
+            OK(aoti_torch_cuda_amax(g, &d1, 1, 0, &gr));
+            snprintf(what, sizeof what, "amax dim 1 %s %s", shimrt_dtype_name(dt), lname);
+            same(what, w, gr);
+            OK(aoti_torch_delete_tensor_object(w));
+            OK(aoti_torch_delete_tensor_object(gr));
+            OK(aoti_torch_cpu_max_dim(cc, 1, 0, &w, &wi));
+            OK(aoti_torch_cuda_max_dim(g, 1, 0, &gr, &gi));
+            snprintf(what, sizeof what, "max.dim 1 %s %s", shimrt_dtype_name(dt), lname);
+            same(what, w, gr);
+            same(what, wi, gi);
+            AtenTensorHandle tmp2[] = {w, gr, wi, gi};
+            for (size_t j = 0; j < 4; j++) OK(aoti_torch_delete_tensor_object(tmp2[j]));
+            OK(aoti_torch_cpu_argmax(cc, NULL, 0, &wi));
+            OK(aoti_torch_cuda_argmax(g, NULL, 0, &gi));
+            snprintf(what, sizeof what, "argmax %s %s", shimrt_dtype_name(dt), lname);
+            same(what, wi, gi);
+            OK(aoti_torch_delete_tensor_object(wi));
+            OK(aoti_torch_delete_tensor_object(gi));
+            if (dt == SHIMRT_INT32) { /* all / any over a bool tensor of n elements */
+                AtenTensorHandle cb = NULL, gb = NULL;
+                OK(aoti_torch_cpu_ne_Scalar(cc, 3, &cb));
+                OK(aoti_torch_cuda_ne_Scalar(g, 3, &gb));
+                OK(aoti_torch_cpu_all(cb, &w));
+                OK(aoti_torch_cuda_all(gb, &gr));
+                same("all", w, gr);
+                OK(aoti_torch_delete_tensor_object(w));
+                OK(aoti_torch_delete_tensor_object(gr));
+                OK(aoti_torch_cpu_any(cb, &w));
+                OK(aoti_torch_cuda_any(gb, &gr));
+                same("any", w, gr);
+                AtenTensorHandle tmp3[] = {w, gr, cb, gb};
+                for (size_t j = 0; j < 4; j++) OK(aoti_torch_delete_tensor_object(tmp3[j]));
+            }
+            if (cc != c) OK(aoti_torch_delete_tensor_object(cc));
+            OK(aoti_torch_delete_tensor_object(g));
+        }
+        OK(aoti_torch_delete_tensor_object(c));
+    }
+    if (emu_caps) emu_caps(og, ob, NULL, NULL);
+    no_leaks();
 }

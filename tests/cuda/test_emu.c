@@ -225,11 +225,100 @@ static void run_elementwise(const shimrt_cuda_kdesc *k) {
     p.vec_ok = !strided;
     cr_assert_eq(sh_emu_launch(emu_fn(k->name), 2, 64, &p), 0);
     compare(k->name, want, out, so);
+    if (strided) { /* again with 32-bit offsets and magic-number division (SH_OFFSETS) */
+        memset(out, 0, (size_t)(shape[0] * shape[1]) * es);
+        shimrt_cuda_index32(&p);
+        cr_assert_eq(p.idx32, 1, "%s", k->name);
+        cr_assert_eq(sh_emu_launch(emu_fn(k->name), 3, 256, &p), 0);
+        compare(k->name, want, out, so);
+    }
     free(out);
     OK(aoti_torch_delete_tensor_object(want));
     OK(aoti_torch_delete_tensor_object(a));
     if (b) OK(aoti_torch_delete_tensor_object(b));
     if (c) OK(aoti_torch_delete_tensor_object(c));
+}
+
+/* The split scheme of a reduction or argmax kernel (docs/cuda.md, "Reductions") over p at
+ * real launch shape (256-thread blocks, for three element sizes; 64 threads for the others:
+ * emulated barriers cost), several blocks: pass 1 writes one partial per (output, chunk)
+ * into a scratch, pass 2 merges them in order; 32-bit offsets on. */
+static void run_split(const shimrt_cuda_kdesc *k, sh_params *p, long long chunk) {
+    unsigned block = k->in_dtype == SHIMRT_FLOAT32 || k->in_dtype == SHIMRT_BFLOAT16 ||
+                             k->in_dtype == SHIMRT_UINT8
+                         ? 256
+                         : 64;
+    long long n = p->n, ns = (p->rn + chunk - 1) / chunk;
+    long long *scratch = calloc((size_t)(n * ns * 2), 8);
+    cr_assert_not_null(scratch);
+    p->in2 = (const char *)scratch;
+    p->rchunk = chunk;
+    p->rsplit = (int)ns;
+    p->vec_ok = 1;
+    shimrt_cuda_index32(p);
+    cr_assert_eq(p->idx32, 1, "%s", k->name);
+    p->rpass = 1;
+    p->n = n * ns;
+    cr_assert_eq(sh_emu_launch(emu_fn(k->name), 2, block, p), 0);
+    p->rpass = 2;
+    p->n = n;
+    cr_assert_eq(sh_emu_launch(emu_fn(k->name), 3, block, p), 0);
+    free(scratch);
+}
+
+/* A reduction split over blocks: [2, 5000] (contiguous, or transposed for the strided
+ * kernels) reduced over dim 1, or over everything for ops without dims; chunks of 4100
+ * elements, so chunk starts fall off 16-byte boundaries (the vector loop's head and tail),
+ * and the four-loads-in-flight loop runs (4-byte and wider elements). */
+static void run_reduce_split(const shimrt_cuda_kdesc *k, bool full) {
+    bool strided = k->layout == SHL_STRIDED;
+    int64_t shape[2] = {2, 5000}, tstr[2] = {1, 2}, dim = 1;
+    AtenTensorHandle a = rand_tensor(k->in_dtype, 2, shape, strided ? tstr : NULL), want = NULL;
+    if (full) {
+        AOTITorchError (*f)(AtenTensorHandle, AtenTensorHandle *);
+        *(void **)&f = cpu_shim("aoti_torch_cpu_%s", k->op);
+        OK(f(a, &want));
+    } else if (arity_of(k->op, "dim_IntList") >= 0) {
+        AOTITorchError (*f)(AtenTensorHandle, const int64_t **, int64_t, int32_t, int32_t *,
+                            AtenTensorHandle *);
+        *(void **)&f = cpu_shim("aoti_torch_cpu_%s_dim_IntList", k->op);
+        const int64_t *dims = &dim;
+        OK(f(a, &dims, 1, 0, NULL, &want));
+    } else {
+        AOTITorchError (*f)(AtenTensorHandle, const int64_t *, int64_t, int32_t,
+                            AtenTensorHandle *);
+        *(void **)&f = cpu_shim("aoti_torch_cpu_%s", k->op);
+        OK(f(a, &dim, 1, 0, &want));
+    }
+    char out[2 * 8];
+    sh_params p;
+    memset(&p, 0, sizeof p);
+    p.out = out;
+    p.in0 = shimrt_data(a);
+    if (full) {
+        p.n = 1;
+        p.rn = 10000;
+        p.rndim = 2;
+        for (int d = 0; d < 2; d++) {
+            p.rsizes[d] = shape[d];
+            p.rst[d] = a->strides[d];
+        }
+    } else {
+        p.n = 2;
+        p.ndim = 1;
+        p.sizes[0] = 2;
+        p.st[0][0] = 1;
+        p.st[1][0] = a->strides[0];
+        p.rn = 5000;
+        p.rndim = 1;
+        p.rsizes[0] = 5000;
+        p.rst[0] = a->strides[1];
+    }
+    run_split(k, &p, 4100);
+    int64_t so[1] = {1};
+    compare(k->name, want, out, so);
+    OK(aoti_torch_delete_tensor_object(want));
+    OK(aoti_torch_delete_tensor_object(a));
 }
 
 static void run_reduce(const shimrt_cuda_kdesc *k) {
@@ -284,6 +373,7 @@ static void run_reduce(const shimrt_cuda_kdesc *k) {
     compare(k->name, want, out, so);
     OK(aoti_torch_delete_tensor_object(want));
     OK(aoti_torch_delete_tensor_object(a));
+    run_reduce_split(k, full);
 }
 
 static void run_copy_fill(const shimrt_cuda_kdesc *k) {
@@ -315,6 +405,50 @@ static void run_copy_fill(const shimrt_cuda_kdesc *k) {
         OK(aoti_torch_delete_tensor_object(got));
         if (k->kind == SHK_FILL) break;
     }
+}
+
+/* argmax split over blocks: [2, 5000] (transposed for the strided kernels) over dim 1 in
+ * chunks of 4100; ties and NaNs planted in different chunks, so the pass-2 merge must keep
+ * the lowest index of the maximum and the first NaN. */
+static void run_argmax_split(const shimrt_cuda_kdesc *k) {
+    bool strided = k->layout == SHL_STRIDED;
+    int64_t shape[2] = {2, 5000}, tstr[2] = {1, 2}, dim = 1;
+    AtenTensorHandle a = rand_tensor(k->in_dtype, 2, shape, strided ? tstr : NULL);
+    size_t es = shimrt_dtype_size(k->in_dtype);
+    char *base = shimrt_data(a);
+    int64_t lst = a->strides[1], ost = a->strides[0];
+    double top = k->in_dtype == SHIMRT_BOOL ? 1 : 100;
+    static const int64_t ties[] = {4500, 4999, 100, 4200}; /* line 0: 100 wins */
+    for (size_t i = 0; i < 4; i++)
+        shimrt_k_store_f64(base + (ties[i] * lst) * (int64_t)es, k->in_dtype, top);
+    if (shimrt_k_is_floating(k->in_dtype)) { /* line 1: NaNs in chunks 1 and 0: 3000 wins */
+        shimrt_k_store_f64(base + (ost + 4300 * lst) * (int64_t)es, k->in_dtype, NAN);
+        shimrt_k_store_f64(base + (ost + 3000 * lst) * (int64_t)es, k->in_dtype, NAN);
+    }
+    AtenTensorHandle wv = NULL, wi = NULL;
+    OK(aoti_torch_cpu_max_dim(a, dim, 0, &wv, &wi));
+    char vals[2 * 8];
+    long long idx[2];
+    sh_params p;
+    memset(&p, 0, sizeof p);
+    p.out = (char *)idx;
+    p.in0 = base;
+    p.in1 = vals;
+    p.n = 2;
+    p.ndim = 1;
+    p.sizes[0] = 2;
+    p.st[0][0] = 1;
+    p.st[1][0] = ost;
+    p.rn = 5000;
+    p.rndim = 1;
+    p.rsizes[0] = 5000;
+    p.rst[0] = lst;
+    run_split(k, &p, 4100);
+    int64_t so[1] = {1};
+    compare(k->name, wv, vals, so);
+    compare(k->name, wi, (const char *)idx, so);
+    AtenTensorHandle all[] = {a, wv, wi};
+    for (size_t j = 0; j < 3; j++) OK(aoti_torch_delete_tensor_object(all[j]));
 }
 
 /* argmax kernels against the CPU's max.dim (values and indices) and argmax: a [5, 70]
@@ -368,6 +502,7 @@ static void run_argmax(const shimrt_cuda_kdesc *k) {
     }
     AtenTensorHandle all[] = {a, wv, wi};
     for (size_t j = 0; j < 3; j++) OK(aoti_torch_delete_tensor_object(all[j]));
+    run_argmax_split(k);
 }
 
 /* softmax / log_softmax kernels against the CPU ops: a [6, 45] input (strides (1, 6):
@@ -396,7 +531,9 @@ static void run_softmax(const shimrt_cuda_kdesc *k) {
         p.rn = p.rsizes[0] = shape[dim];
         p.rst[0] = a->strides[dim];
         p.rst[1] = ost[dim];
-        cr_assert_eq(sh_emu_launch(emu_fn(k->name), 4, 64, &p), 0);
+        /* float32's 6 lines: 8-warp blocks (real launch shape; emulated barriers cost) */
+        unsigned block = k->in_dtype == SHIMRT_FLOAT32 && p.n <= 6 ? 256 : 64;
+        cr_assert_eq(sh_emu_launch(emu_fn(k->name), 4, block, &p), 0);
         compare(k->name, want, out, ost);
         OK(aoti_torch_delete_tensor_object(want));
     }
@@ -564,7 +701,8 @@ static void run_layer_norm(const shimrt_cuda_kdesc *k) {
     p.n = 5;
     p.rn = 37;
     p.alpha = 1e-5;
-    cr_assert_eq(sh_emu_launch(emu_fn(k->name), 2, 64, &p), 0);
+    /* float32 at the real block size (8 warps), the others at 64 threads (emulator time) */
+    cr_assert_eq(sh_emu_launch(emu_fn(k->name), 2, dt == SHIMRT_FLOAT32 ? 256 : 64, &p), 0);
     int64_t ost[2] = {37, 1};
     compare(k->name, r[0], out, ost);
     /* mean and rstd in the compute type (float, or double for float64: PyTorch's CUDA
@@ -721,4 +859,84 @@ Test(emulator, shuffles_and_shared_memory) {
     cr_assert_eq(out, want);
     cr_assert_eq(sh_emu_launch(emu_fn(k.name), 1, 48, &p), -1,
                  "block size must be a multiple of 32");
+}
+
+/* The 32-bit fast path's magic numbers divide exactly (SH_DIV32 of the prelude: (umulhi(n,
+ * m) + n) >> s) for every n < 2^31 tried, edge divisors included; offsets or indices that
+ * reach 2^31, and negative strides, keep the 64-bit path. */
+Test(emulator, index32_magic_division_and_fallback) {
+    static const long long divisors[] = {1,       2,
+                                         3,       5,
+                                         7,       10,
+                                         16,      37,
+                                         255,     256,
+                                         641,     1000,
+                                         65535,   65536,
+                                         65537,   1000003,
+                                         1 << 20, (1 << 30) - 1,
+                                         1 << 30, (1u << 31) - 1};
+    unsigned long long r = 99;
+    for (size_t i = 0; i < sizeof divisors / sizeof divisors[0] + 2000; i++) {
+        r = r * 6364136223846793005ull + 1442695040888963407ull;
+        long long d = i < sizeof divisors / sizeof divisors[0] ? divisors[i]
+                                                               : (long long)(r >> 40) % 100000 + 1;
+        sh_params p;
+        memset(&p, 0, sizeof p);
+        p.n = 1;
+        p.ndim = 1;
+        p.sizes[0] = d;
+        p.rndim = 1;
+        p.rsizes[0] = d;
+        shimrt_cuda_index32(&p);
+        cr_assert_eq(p.idx32, 1);
+        cr_assert_eq(p.mg[0], p.rmg[0]);
+        for (int t = 0; t < 200; t++) {
+            r = r * 6364136223846793005ull + 1442695040888963407ull;
+            unsigned n = t < 4 ? (t < 2 ? (unsigned)t : 0x7fffffffu - (unsigned)(t - 2))
+                               : (unsigned)(r >> 33);
+            if (t == 4) n = (unsigned)(d - 1);
+            if (t == 5) n = (unsigned)d;
+            unsigned hi = (unsigned)(((unsigned long long)n * p.mg[0]) >> 32);
+            unsigned q = (hi + n) >> p.msh[0];
+            cr_assert_eq(q, (unsigned)(n / (unsigned long long)d), "%u / %lld: %u", n, d, q);
+        }
+    }
+    sh_params p;
+    memset(&p, 0, sizeof p);
+    p.n = 1ll << 30;
+    p.ndim = 2;
+    p.sizes[0] = 1 << 15;
+    p.sizes[1] = 1 << 15;
+    p.st[0][0] = 1 << 15;
+    p.st[0][1] = 1;
+    p.st[1][0] = 1;
+    p.st[1][1] = 1 << 15;
+    shimrt_cuda_index32(&p);
+    cr_assert_eq(p.idx32, 1, "2^30 elements, offsets below 2^31");
+    p.st[1][0] = 1 << 16; /* operand 1 reaches past 2^31 */
+    shimrt_cuda_index32(&p);
+    cr_assert_eq(p.idx32, 0);
+    p.st[1][0] = -1;
+    shimrt_cuda_index32(&p);
+    cr_assert_eq(p.idx32, 0, "a negative stride");
+    p.st[1][0] = 1;
+    p.n = 1ll << 31;
+    p.sizes[0] = 1 << 16;
+    shimrt_cuda_index32(&p);
+    cr_assert_eq(p.idx32, 0, "2^31 elements");
+    memset(&p, 0, sizeof p);
+    p.n = 1;
+    p.rn = 1ll << 31;
+    p.rndim = 1;
+    p.rsizes[0] = 1ll << 31;
+    p.rst[0] = 1;
+    shimrt_cuda_index32(&p);
+    cr_assert_eq(p.idx32, 0, "a reduction over 2^31 elements");
+    p.rn = p.rsizes[0] = 1 << 20;
+    p.rst[0] = 1 << 12; /* in0 reaches 2^32 */
+    shimrt_cuda_index32(&p);
+    cr_assert_eq(p.idx32, 0);
+    p.rst[0] = 1 << 10;
+    shimrt_cuda_index32(&p);
+    cr_assert_eq(p.idx32, 1);
 }
