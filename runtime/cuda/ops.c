@@ -297,16 +297,16 @@ static bool plan_reduce(const struct AtenTensorOpaque *self, const bool *red, bo
 #define RED_MIN_CHUNK 4096 /* reduced elements per block at least (16 per thread) */
 static AOTITorchError reduce_launch(const char *op, const shimrt_cuda_kdesc *k, int32_t dev,
                                     sh_params *p) {
-    int arch = 0;
+    int sms = 0;
     if (p->n == 0) return AOTI_TORCH_SUCCESS;
-    if (arch_of(op, dev, &arch)) return AOTI_TORCH_FAILURE;
+    if (shimrt_cuda_device_info(op, dev, NULL, &sms)) return AOTI_TORCH_FAILURE;
     p->vec_ok = ((uintptr_t)p->in0 % shimrt_dtype_size(k->in_dtype)) == 0;
     p->rpass = 0;
     p->rsplit = 1;
     shimrt_cuda_index32(p);
     /* 4 blocks of 256 threads per SM: one wave (the kernels fit 6 and more), 64 KiB of
      * loads in flight per SM, no tail wave */
-    long long want = (long long)dev_sms[dev] * 4, n = p->n, ns = (want + n - 1) / n;
+    long long want = (long long)sms * 4, n = p->n, ns = (want + n - 1) / n;
     long long most = (p->rn + RED_MIN_CHUNK - 1) / RED_MIN_CHUNK;
     if (ns > most) ns = most;
     if (n >= want || ns < 2) return launch(op, k, dev, p);
