@@ -549,6 +549,10 @@ AOTI_TORCH_EXPORT int shimrt_package_run(ShimrtPackage *p, AtenTensorHandle *inp
     }
     for (size_t i = 0; i < num_outputs; i++) outputs[i] = NULL;
     if (p->omp_set_num_threads) p->omp_set_num_threads(num_threads);
+    /* libshimrt's message before the run: a C shim call that fails inside it leaves a new
+     * one, which the model's own error (it names only the call) does not carry */
+    char before[512];
+    snprintf(before, sizeof before, "%s", torch_exception_get_what());
     AotiRtError e = p->run(p->container, own, num_inputs, outputs, num_outputs, NULL, NULL);
     free(own); /* the handles were stolen by the container */
     if (e != 0) {
@@ -556,7 +560,11 @@ AOTI_TORCH_EXPORT int shimrt_package_run(ShimrtPackage *p, AtenTensorHandle *inp
             if (outputs[i]) aoti_torch_delete_tensor_object(outputs[i]);
             outputs[i] = NULL;
         }
-        return rt_fail(p, e, "AOTInductorModelContainerRun");
+        rt_fail(p, e, "AOTInductorModelContainerRun");
+        const char *now = torch_exception_get_what();
+        if (now[0] && strncmp(now, before, sizeof before - 1) != 0)
+            aoti_fail_append("\n  libshimrt: %s", now);
+        return 1;
     }
     return 0;
 }
