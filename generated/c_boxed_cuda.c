@@ -45,6 +45,34 @@ void boxed_cuda__foreach_mul__List(StableIValue* stack_, uint64_t num_args_, uin
     shimrt_box_finish(&box_);
 }
 
+/* aten._scaled_dot_product_efficient_attention.default: _scaled_dot_product_efficient_attention(Tensor query, Tensor key, Tensor value, Tensor? attn_bias, bool compute_log_sumexp, float dropout_p=0.0, bool is_causal=False, *, float? scale=None) -> (Tensor output, Tensor log_sumexp, Tensor philox_seed, Tensor philox_offset) */
+void boxed_cuda__scaled_dot_product_efficient_attention(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
+    static const unsigned char arg_kinds_[8] = {SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_TENSOR, SHIMRT_KIND_OPT_TENSOR, SHIMRT_KIND_NONE, SHIMRT_KIND_NONE, SHIMRT_KIND_NONE, SHIMRT_KIND_OPT_FLOAT};
+    shimrt_box box_;
+    if (shimrt_box_begin(&box_, "_scaled_dot_product_efficient_attention", stack_, num_args_, 8, num_outputs_, 4, arg_kinds_) != AOTI_TORCH_SUCCESS) return;
+    AtenTensorHandle query = shimrt_box_tensor(&box_, 0);
+    AtenTensorHandle key = shimrt_box_tensor(&box_, 1);
+    AtenTensorHandle value = shimrt_box_tensor(&box_, 2);
+    AtenTensorHandle attn_bias_v_ = NULL;
+    AtenTensorHandle* attn_bias = shimrt_box_opt_tensor(&box_, 3, &attn_bias_v_);
+    int32_t compute_log_sumexp = shimrt_box_bool(&box_, 4);
+    double dropout_p = shimrt_box_float(&box_, 5);
+    int32_t is_causal = shimrt_box_bool(&box_, 6);
+    double scale_v_ = 0;
+    double* scale = shimrt_box_opt_float(&box_, 7, &scale_v_);
+    AtenTensorHandle ret0 = NULL;
+    AtenTensorHandle ret1 = NULL;
+    AtenTensorHandle ret2 = NULL;
+    AtenTensorHandle ret3 = NULL;
+    SHIMRT_BOX_CALL(&box_, aoti_torch_cuda__scaled_dot_product_efficient_attention(query, key, value, attn_bias, compute_log_sumexp, dropout_p, is_causal, scale, &ret0, &ret1, &ret2, &ret3));
+    shimrt_box_release_args(&box_);
+    shimrt_box_push_tensor(&box_, 0, ret0);
+    shimrt_box_push_tensor(&box_, 1, ret1);
+    shimrt_box_push_tensor(&box_, 2, ret2);
+    shimrt_box_push_tensor(&box_, 3, ret3);
+    shimrt_box_finish(&box_);
+}
+
 /* aten.abs.default: abs(Tensor self) -> Tensor */
 void boxed_cuda_abs(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_) {
     static const unsigned char arg_kinds_[1] = {SHIMRT_KIND_TENSOR};
@@ -1822,7 +1850,7 @@ void boxed_cuda_zeros_like(StableIValue* stack_, uint64_t num_args_, uint64_t nu
 }
 
 /* Every schema of namespace aten, in op-key order, with its tags. */
-static const shimrt_def_entry defs_aten[258] = {
+static const shimrt_def_entry defs_aten[259] = {
     {"_adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor", SHIMRT_TAG_BIT(CORE)},
     {"_adaptive_avg_pool2d_backward(Tensor grad_output, Tensor self) -> Tensor", SHIMRT_TAG_BIT(CORE)},
     {"_adaptive_avg_pool3d(Tensor self, SymInt[3] output_size) -> Tensor", SHIMRT_TAG_BIT(CORE)},
@@ -1849,6 +1877,7 @@ static const shimrt_def_entry defs_aten[258] = {
     {"_int_mm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!)", 0},
     {"_pdist_backward(Tensor grad_output, Tensor self, float p, Tensor pdist) -> Tensor", 0},
     {"_pdist_forward(Tensor self, float p=2) -> Tensor", 0},
+    {"_scaled_dot_product_efficient_attention(Tensor query, Tensor key, Tensor value, Tensor? attn_bias, bool compute_log_sumexp, float dropout_p=0.0, bool is_causal=False, *, float? scale=None) -> (Tensor output, Tensor log_sumexp, Tensor philox_seed, Tensor philox_offset)", 0},
     {"_scaled_dot_product_flash_attention_for_cpu(Tensor query, Tensor key, Tensor value, float dropout_p=0.0, bool is_causal=False, *, Tensor? attn_mask=None, float? scale=None) -> (Tensor output, Tensor logsumexp)", SHIMRT_TAG_BIT(NONDETERMINISTIC_SEEDED)},
     {"_scaled_dot_product_flash_attention_for_cpu_backward(Tensor grad_out, Tensor query, Tensor key, Tensor value, Tensor out, Tensor logsumexp, float dropout_p, bool is_causal, *, Tensor? attn_mask=None, float? scale=None) -> (Tensor grad_query, Tensor grad_key, Tensor grad_value)", 0},
     {"_scaled_dot_product_fused_attention_overrideable(Tensor query, Tensor key, Tensor value, Tensor? attn_bias=None, float dropout_p=0.0, bool is_causal=False, bool return_debug_mask=False, *, float? scale=None) -> (Tensor output, Tensor logsumexp, Tensor cum_seq_q, Tensor cum_seq_k, SymInt max_q, SymInt max_k, Tensor philox_seed, Tensor philox_offset, Tensor debug_attn_mask)", 0},
@@ -2084,9 +2113,10 @@ static const shimrt_def_entry defs_aten[258] = {
 };
 
 /* Every boxed kernel of namespace aten for the cuda backend. */
-static const shimrt_impl_entry impls_aten_cuda[108] = {
+static const shimrt_impl_entry impls_aten_cuda[109] = {
     {"_foreach_mul.List", boxed_cuda__foreach_mul_List},
     {"_foreach_mul_.List", boxed_cuda__foreach_mul__List},
+    {"_scaled_dot_product_efficient_attention", boxed_cuda__scaled_dot_product_efficient_attention},
     {"abs", boxed_cuda_abs},
     {"add.Scalar", boxed_cuda_add_Scalar},
     {"add.Tensor", boxed_cuda_add_Tensor},
@@ -2196,5 +2226,5 @@ static const shimrt_impl_entry impls_aten_cuda[108] = {
 };
 
 AOTITorchError shimgen_register_aten_cuda(TorchLibraryHandle* ret_def, TorchLibraryHandle* ret_impl) {
-    return shimrt_register_ops("aten", "CUDA", __FILE__, __LINE__, defs_aten, 258, impls_aten_cuda, 108, ret_def, ret_impl);
+    return shimrt_register_ops("aten", "CUDA", __FILE__, __LINE__, defs_aten, 259, impls_aten_cuda, 109, ret_def, ret_impl);
 }

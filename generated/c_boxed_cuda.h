@@ -20,6 +20,7 @@ extern "C" {
  * calls the cuda shim and pushes new references. */
 void boxed_cuda__foreach_mul_List(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cuda__foreach_mul__List(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
+void boxed_cuda__scaled_dot_product_efficient_attention(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cuda_abs(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cuda_add_Scalar(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);
 void boxed_cuda_add_Tensor(StableIValue* stack_, uint64_t num_args_, uint64_t num_outputs_);

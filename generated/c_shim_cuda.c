@@ -732,21 +732,17 @@ AOTITorchError aoti_torch_cuda__scaled_dot_product_cudnn_attention_backward(Aten
 }
 
 /* aten._scaled_dot_product_efficient_attention.default: _scaled_dot_product_efficient_attention(Tensor query, Tensor key, Tensor value, Tensor? attn_bias, bool compute_log_sumexp, float dropout_p=0.0, bool is_causal=False, *, float? scale=None) -> (Tensor output, Tensor log_sumexp, Tensor philox_seed, Tensor philox_offset)
- * no body: Could not run 'aten::_scaled_dot_product_efficient_attention' with arguments from the 'CUDA' backend: libshimrt has no CUDA kernel for it and no CPU kernel to fall back to (docs/cuda.md) */
+ * kernel: shimrt_cuda_sdpa_efficient (CUDA) */
 AOTITorchError aoti_torch_cuda__scaled_dot_product_efficient_attention(AtenTensorHandle query, AtenTensorHandle key, AtenTensorHandle value, AtenTensorHandle* attn_bias, int32_t compute_log_sumexp, double dropout_p, int32_t is_causal, double* scale, AtenTensorHandle* ret0, AtenTensorHandle* ret1, AtenTensorHandle* ret2, AtenTensorHandle* ret3) {
-    (void)query;
-    (void)key;
-    (void)value;
-    (void)attn_bias;
-    (void)compute_log_sumexp;
-    (void)dropout_p;
-    (void)is_causal;
-    (void)scale;
-    (void)ret0;
-    (void)ret1;
-    (void)ret2;
-    (void)ret3;
-    return shimrt_set_error(__func__, "Could not run 'aten::_scaled_dot_product_efficient_attention' with arguments from the 'CUDA' backend: libshimrt has no CUDA kernel for it and no CPU kernel to fall back to (docs/cuda.md)");
+    SHIMRT_ARG_TENSOR(query);
+    SHIMRT_ARG_TENSOR(key);
+    SHIMRT_ARG_TENSOR(value);
+    SHIMRT_ARG_OPT_TENSOR(attn_bias);
+    SHIMRT_ARG_RET(ret0);
+    SHIMRT_ARG_RET(ret1);
+    SHIMRT_ARG_RET(ret2);
+    SHIMRT_ARG_RET(ret3);
+    return shimrt_cuda_sdpa_efficient(query, key, value, SHIMRT_OPT_TENSOR(attn_bias), compute_log_sumexp, dropout_p, is_causal, scale, ret0, ret1, ret2, ret3);
 }
 
 /* aten._scaled_dot_product_efficient_attention_backward.default: _scaled_dot_product_efficient_attention_backward(Tensor grad_out_, Tensor query, Tensor key, Tensor value, Tensor attn_bias, Tensor out, Tensor logsumexp, Tensor philox_seed, Tensor philox_offset, float dropout_p, bool[4] grad_input_mask, bool is_causal=False, *, float? scale=None) -> (Tensor, Tensor, Tensor, Tensor)

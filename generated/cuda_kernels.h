@@ -22,6 +22,8 @@
 extern "C" {
 #endif
 
+/* aten._scaled_dot_product_efficient_attention.default: _scaled_dot_product_efficient_attention(Tensor query, Tensor key, Tensor value, Tensor? attn_bias, bool compute_log_sumexp, float dropout_p=0.0, bool is_causal=False, *, float? scale=None) -> (Tensor output, Tensor log_sumexp, Tensor philox_seed, Tensor philox_offset) (CUDA) */
+AOTITorchError shimrt_cuda_sdpa_efficient(AtenTensorHandle query, AtenTensorHandle key, AtenTensorHandle value, AtenTensorHandle attn_bias, int32_t compute_log_sumexp, double dropout_p, int32_t is_causal, double* scale, AtenTensorHandle* ret0, AtenTensorHandle* ret1, AtenTensorHandle* ret2, AtenTensorHandle* ret3);
 /* aten.abs.default: abs(Tensor self) -> Tensor (CUDA) */
 AOTITorchError shimrt_cuda_abs(AtenTensorHandle self, AtenTensorHandle* ret0);
 /* aten.add.Scalar: add.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor (CUDA) */

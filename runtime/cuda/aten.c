@@ -5,6 +5,8 @@
 #include <math.h>
 #include <string.h>
 
+#include <shimrt/shim_support.h>
+
 #include "../generic/meta.h"
 #include "compositeexplicitautograd_kernels.h"
 #include "cuda_internal.h"
@@ -662,4 +664,73 @@ AOTITorchError shimrt_cuda_sort_stable(AtenTensorHandle self, int32_t *stable, i
     int64_t d;
     if (shimrt_k_sort_check(op, self, dim, SHIMRT_DEV_CUDA, &d)) return AOTI_TORCH_FAILURE;
     return shimrt_cuda_sort_run(op, self, d, descending != 0, ret0, ret1);
+}
+
+/* _scaled_dot_product_efficient_attention (what PyTorch picks for float32 attention on a
+ * GPU, hence what AOTInductor's CUDA models call): the same attention as the CPU's
+ * _scaled_dot_product_flash_attention_for_cpu (softmax(q k^T * scale + attn_bias) v, causal
+ * mask, its log-sum-exp), run through the dispatcher, so on CUDA tensors it takes the CPU
+ * fallback; then PyTorch's CUDA layouts (meta__scaled_dot_product_efficient_attention): the
+ * output [B, H, M, Kv] laid out as [B, M, H, Kv], the log-sum-exp [B, H, ceil(M/32)*32]
+ * float32 (its padding zeroed) or [B, H, 0], and 0-dim int64 philox seed and offset on the
+ * host, as PyTorch makes them without dropout. Dropout is refused (inference only). */
+AOTITorchError shimrt_cuda_sdpa_efficient(AtenTensorHandle query, AtenTensorHandle key,
+                                          AtenTensorHandle value, AtenTensorHandle attn_bias,
+                                          int32_t compute_log_sumexp, double dropout_p,
+                                          int32_t is_causal, double *scale, AtenTensorHandle *ret0,
+                                          AtenTensorHandle *ret1, AtenTensorHandle *ret2,
+                                          AtenTensorHandle *ret3) {
+    static const char op[] = "_scaled_dot_product_efficient_attention";
+    static shimrt_op_cache cache;
+    if (shimrt_cuda_check_tensor(op, query, "query", -1) ||
+        shimrt_cuda_check_tensor(op, key, "key", query->device_index) ||
+        shimrt_cuda_check_tensor(op, value, "value", query->device_index))
+        return AOTI_TORCH_FAILURE;
+    if (query->ndim != 4 || key->ndim != 4 || value->ndim != 4)
+        return shimrt_fail(op,
+                           "expected query, key and value to be 4-d ([batch, heads, "
+                           "sequence, embedding]), got %lld-d, %lld-d and %lld-d",
+                           (long long)query->ndim, (long long)key->ndim, (long long)value->ndim);
+    if (dropout_p != 0.0)
+        return shimrt_fail(op, "dropout_p=%g: libshimrt runs attention without dropout", dropout_p);
+    StableIValue stack[7];
+    shimrt_pack p;
+    shimrt_pack_begin(&p, op, stack, 7);
+    shimrt_pack_tensor(&p, "query", query);
+    shimrt_pack_tensor(&p, "key", key);
+    shimrt_pack_tensor(&p, "value", value);
+    shimrt_pack_float(&p, 0.0);
+    shimrt_pack_bool(&p, is_causal);
+    shimrt_pack_opt_tensor(&p, "attn_bias", attn_bias ? &attn_bias : NULL);
+    shimrt_pack_opt_float(&p, scale);
+    if (shimrt_pack_call(&p, &cache, "aten::_scaled_dot_product_flash_attention_for_cpu", ""))
+        return AOTI_TORCH_FAILURE;
+    AtenTensorHandle o = siv_to_tensor(stack[0]), l = siv_to_tensor(stack[1]);
+    int64_t B = query->sizes[0], H = query->sizes[1], M = query->sizes[2], Kv = value->sizes[3];
+    int64_t osz[4] = {B, H, M, Kv}, ost[4] = {M * H * Kv, Kv, H * Kv, 1};
+    int64_t pad = compute_log_sumexp ? (M + 31) / 32 * 32 : 0, lsz[3] = {B, H, pad};
+    int32_t dev = query->device_index;
+    AtenTensorHandle out = shimrt_tensor_empty(op, 4, osz, ost, query->dtype, SHIMRT_DEV_CUDA, dev);
+    AtenTensorHandle lse =
+        out ? shimrt_tensor_empty(op, 3, lsz, NULL, SHIMRT_FLOAT32, SHIMRT_DEV_CUDA, dev) : NULL;
+    AtenTensorHandle seed =
+        lse ? shimrt_tensor_empty(op, 0, NULL, NULL, SHIMRT_INT64, SHIMRT_DEV_CPU, 0) : NULL;
+    AtenTensorHandle offset =
+        seed ? shimrt_tensor_empty(op, 0, NULL, NULL, SHIMRT_INT64, SHIMRT_DEV_CPU, 0) : NULL;
+    AtenTensorHandle lview = NULL;
+    int64_t vsz[3] = {B, H, M}, vst[3] = {H * pad, pad, 1};
+    AOTITorchError rc = !offset || shimrt_cuda_do_copy(out, o) ||
+                        (pad && (shimrt_cuda_do_fill(lse, 0.0) ||
+                                 aoti_torch__reinterpret_tensor(lse, 3, vsz, vst, 0, &lview) ||
+                                 shimrt_cuda_do_copy(lview, l)));
+    if (!rc) {
+        *(int64_t *)shimrt_data(seed) = 0;
+        *(int64_t *)shimrt_data(offset) = 0;
+        *ret0 = out, *ret1 = lse, *ret2 = seed, *ret3 = offset;
+        out = lse = seed = offset = NULL;
+    }
+    shimrt_tensor_free(lview), shimrt_tensor_free(o), shimrt_tensor_free(l);
+    shimrt_tensor_free(out), shimrt_tensor_free(lse), shimrt_tensor_free(seed);
+    shimrt_tensor_free(offset);
+    return rc;
 }

@@ -644,6 +644,61 @@ Test(cuda_ops, fallback_routed_cuda_shims_match_cpu_shims, .timeout = 600) {
     OK(aoti_torch_delete_tensor_object(got));
     OK(aoti_torch_delete_tensor_object(xc));
     OK(aoti_torch_delete_tensor_object(gxc));
+    /* _scaled_dot_product_efficient_attention (PyTorch's pick for float32 attention on a
+     * GPU): the CPU's flash attention's values, PyTorch's CUDA layouts (output [B, H, M, Kv]
+     * laid out as [B, M, H, Kv], the log-sum-exp padded to a multiple of 32, host 0-dim
+     * seed and offset), causal or with an additive bias; dropout refused */
+    int64_t sq[4] = {2, 3, 5, 8}, sk[4] = {2, 3, 7, 8}, svv[4] = {2, 3, 7, 8},
+            sab[4] = {2, 3, 5, 7};
+    AtenTensorHandle q = cpu_rand(SHIMRT_FLOAT32, 4, sq), k = cpu_rand(SHIMRT_FLOAT32, 4, sk),
+                     vv = cpu_rand(SHIMRT_FLOAT32, 4, svv), ab = cpu_rand(SHIMRT_FLOAT32, 4, sab),
+                     gq = to_cuda(q, 0), gk = to_cuda(k, 0), gvv = to_cuda(vv, 0),
+                     gab = to_cuda(ab, 0);
+    for (int variant = 0; variant < 2; variant++) {
+        AtenTensorHandle wo = NULL, wl = NULL, go = NULL, gl = NULL, gs = NULL, gf = NULL;
+        double sc = 0.3;
+        OK(aoti_torch_cpu__scaled_dot_product_flash_attention_for_cpu(
+            q, k, vv, 0.0, variant == 0, variant ? &ab : NULL, variant ? &sc : NULL, &wo, &wl));
+        OK(aoti_torch_cuda__scaled_dot_product_efficient_attention(
+            gq, gk, gvv, variant ? &gab : NULL, 1, 0.0, variant == 0, variant ? &sc : NULL, &go,
+            &gl, &gs, &gf));
+        const int64_t ost[4] = {5 * 3 * 8, 8, 3 * 8, 1};
+        for (int d = 0; d < 4; d++) {
+            cr_assert_eq(go->sizes[d], wo->sizes[d]);
+            cr_assert_eq(go->strides[d], ost[d], "efficient attention output stride %d", d);
+        }
+        AtenTensorHandle goc = to_cpu(go), glc = to_cpu(gl);
+        const float *a = shimrt_data(goc), *bo = NULL;
+        AtenTensorHandle woc = NULL;
+        int32_t cf = aoti_torch_memory_format_contiguous_format();
+        OK(aoti_torch_cpu_clone(wo, &cf, &woc));
+        AtenTensorHandle goc2 = NULL;
+        OK(aoti_torch_cpu_clone(goc, &cf, &goc2));
+        a = shimrt_data(goc2), bo = shimrt_data(woc);
+        for (int64_t j = 0; j < shimrt_numel(woc); j++)
+            cr_assert_eq(a[j], bo[j], "efficient attention output %lld", (long long)j);
+        cr_assert_eq(gl->ndim, 3);
+        cr_assert_eq(gl->sizes[2], 32, "the log-sum-exp padded to 32");
+        cr_assert_eq(gl->dtype, SHIMRT_FLOAT32);
+        AtenTensorHandle wlc = NULL; /* (the CPU's log-sum-exp is laid out [B, M, H]) */
+        OK(aoti_torch_cpu_clone(wl, &cf, &wlc));
+        const float *lc = shimrt_data(glc), *lw = shimrt_data(wlc);
+        for (int64_t r = 0; r < 6; r++)
+            for (int64_t j = 0; j < 32; j++)
+                cr_assert_eq(lc[r * 32 + j], j < 5 ? lw[r * 5 + j] : 0.0f, "lse [%lld, %lld]",
+                             (long long)r, (long long)j);
+        cr_assert_eq(gs->ndim, 0);
+        cr_assert_eq(gs->device_type, cpu);
+        cr_assert_eq(gf->dtype, SHIMRT_INT64);
+        AtenTensorHandle r8[] = {wo, wl, go, gl, gs, gf, goc, glc, woc, goc2, wlc};
+        for (size_t j = 0; j < 11; j++) OK(aoti_torch_delete_tensor_object(r8[j]));
+    }
+    AtenTensorHandle g0 = NULL, g1 = NULL, g2 = NULL, g3 = NULL;
+    FAILS(aoti_torch_cuda__scaled_dot_product_efficient_attention(gq, gk, gvv, NULL, 1, 0.1, 0,
+                                                                  NULL, &g0, &g1, &g2, &g3),
+          "_scaled_dot_product_efficient_attention", "without dropout");
+    AtenTensorHandle att[] = {q, k, vv, ab, gq, gk, gvv, gab};
+    for (size_t j = 0; j < 8; j++) OK(aoti_torch_delete_tensor_object(att[j]));
     AtenTensorHandle convs[] = {x, w, bias, gx, gw, gbias};
     for (size_t j = 0; j < 6; j++) OK(aoti_torch_delete_tensor_object(convs[j]));
     got = NULL;
