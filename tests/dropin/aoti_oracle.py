@@ -584,6 +584,68 @@ def line_family():
     case("inf", "aoti_torch_cpu_logcumsumexp", [T(inf), 0, Ret()], lambda: A.logcumsumexp(inf, 0))
 
 
+# uint16/32/64 and complex (issue 17 item 8): the wide unsigned types and the complex ones
+DT.update({torch.uint16: 27, torch.uint32: 28, torch.uint64: 29})
+RDT.update({27: torch.uint16, 28: torch.uint32, 29: torch.uint64})
+LOOSE.update({torch.complex64: LOOSE[torch.float32], torch.complex128: LOOSE[torch.float64]})
+
+
+def wide_rand(shape, dt, low=-3, high=3):
+    """Random values of a uint16/32/64 (a few near the top of the range) or complex dtype."""
+    if dt.is_complex:
+        real = {torch.complex64: torch.float32, torch.complex128: torch.float64}[dt]
+        return torch.complex(rand(shape, real, low, high), rand(shape, real, low, high))
+    v = torch.randint(0, high + 1, shape, dtype=torch.int64)
+    top = {torch.uint16: 2**16 - 1, torch.uint32: 2**32 - 1, torch.uint64: 2**63 - 1}[dt]
+    v = torch.where(torch.rand(shape) < 0.2, top - v, v)
+    return v.to(dt)
+
+
+LSE_CPLX = False  # logcumsumexp of complex lines (not yet: refused)
+
+
+def wide_line_family():
+    """The line functions (sortops.c) over uint16/32/64 and complex64/128: cumsum and cumprod
+    (of uint: as int64; of complex: in complex<double>), and where PyTorch's kernel refuses
+    them (topk, kthvalue, mode, median, cummax, cummin, logcumsumexp) the 0-d and empty
+    tensors it still takes."""
+    shapes = [([5, 7], 1), ([5, 7], 0), ([3, 4, 6], -2), ([9], 0), ([], 0), ([4, 0], 1),
+              ([0, 3], 0), ([0, 3], 1), ([2, 3, 1], 2)]
+    for dt in [torch.uint16, torch.uint32, torch.uint64, torch.complex64, torch.complex128]:
+        for shape, dim in shapes:
+            for lay, x in layouts(wide_rand(shape, dt)):
+                tag = f"{dt} {shape} dim={dim} {lay}"
+                for odt in (None, torch.int64, torch.float64, torch.complex64, torch.complex128,
+                            torch.uint32):
+                    code = None if odt is None else DT[odt]
+                    for name, ref in (("cumsum", A.cumsum), ("cumprod", A.cumprod)):
+                        case(f"{tag} dtype={odt}", f"aoti_torch_cpu_{name}",
+                             [T(x), dim, Opt(code), Ret()],
+                             lambda x=x, ref=ref, odt=odt: ref(x, dim, dtype=odt), loose=True)
+                for name, ref in (("cummax", A.cummax), ("cummin", A.cummin)):
+                    case(tag, f"aoti_torch_cpu_{name}", [T(x), dim, Ret(), Ret()],
+                         lambda x=x, ref=ref: ref(x, dim))
+                if LSE_CPLX or not dt.is_complex or x.dim() == 0 or x.numel() == 0:
+                    case(tag, "aoti_torch_cpu_logcumsumexp", [T(x), dim, Ret()],
+                         lambda x=x: A.logcumsumexp(x, dim), loose=True)
+                for k in (0, 1):
+                    case(f"{tag} k={k}", "aoti_torch_cpu_topk", [T(x), k, dim, 1, 1, Ret(), Ret()],
+                         lambda x=x, k=k: A.topk(x, k, dim))
+                    case(f"{tag} k={k}", "aoti_torch_cpu_kthvalue", [T(x), k, dim, 0, Ret(), Ret()],
+                         lambda x=x, k=k: A.kthvalue(x, k, dim))
+                case(tag, "aoti_torch_cpu_mode", [T(x), dim, 0, Ret(), Ret()],
+                     lambda x=x: A.mode(x, dim))
+                case(tag, "aoti_torch_cpu_median", [T(x), Ret()], lambda x=x: A.median(x))
+                case(tag, "aoti_torch_cpu_nanmedian", [T(x), Ret()], lambda x=x: A.nanmedian(x))
+    # complex products and sums of values with NaN/inf parts
+    sp = torch.tensor([1.5, -0.0, float("nan"), float("inf"), -2.0, 1e30, float("-inf"), 3.0])
+    for dt in (torch.complex64, torch.complex128):
+        x = torch.complex(sp, sp.flip(0)).to(dt).reshape(2, 4)
+        for name, ref in (("cumsum", A.cumsum), ("cumprod", A.cumprod)):
+            case(f"specials {dt}", f"aoti_torch_cpu_{name}", [T(x), 1, Opt(None), Ret()],
+                 lambda x=x, ref=ref: ref(x, 1))
+
+
 def sdpa_family():
     name = "aoti_torch_cpu__scaled_dot_product_flash_attention_for_cpu"
     tol = {torch.float32: (1e-4, 1e-4), torch.float64: (1e-9, 1e-9),
@@ -2245,7 +2307,7 @@ def upsample_backward_family():
              lambda gg=gg, osz=osz, isz=isz: A.upsample_linear1d_backward(gg, osz, isz, False, None))
 
 
-FAMILIES = [mm_family, conv_family, line_family, sdpa_family, pool_family, misc_family,
+FAMILIES = [mm_family, conv_family, line_family, wide_line_family, sdpa_family, pool_family, misc_family,
             index_family, bag_family, pow_family, quant_dist_family, scatter_value_family,
             lapack_family, rnn_family, resize_family, fft_family, pool3d_family,
             grid3d_family, complex_family, pool_backward_family,
