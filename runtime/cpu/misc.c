@@ -192,8 +192,13 @@ AOTITorchError shimrt_cpu_hann_window(int64_t window_length, int32_t *dtype, int
                            (int)*layout);
     if (device && *device != SHIMRT_DEV_CPU)
         return shimrt_fail(op, "hann_window: only CPU windows are made here");
-    if (!shimrt_k_is_floating(dt))
+    bool cplx = dt == SHIMRT_COMPLEX32 || dt == SHIMRT_COMPLEX64 || dt == SHIMRT_COMPLEX128;
+    if (!shimrt_k_is_floating(dt) && !cplx)
         return shimrt_fail(op, "hann_window expects floating point dtypes, got: %s",
+                           shimrt_dtype_torch_name(dt));
+    /* complex passes PyTorch's check; lengths 0 and 1 are made without arange (empty, ones) */
+    if (cplx && window_length > 1)
+        return shimrt_fail(op, "\"arange_cpu\" not implemented for '%s'",
                            shimrt_dtype_torch_name(dt));
     if (shimrt_k_check_pin(op, pin_memory)) return AOTI_TORCH_FAILURE; /* at the allocation */
     AtenTensorHandle r = shimrt_k_new(op, 1, &window_length, dt);
@@ -206,6 +211,15 @@ AOTITorchError shimrt_cpu_hann_window(int64_t window_length, int32_t *dtype, int
     for (int64_t i = 0; i < window_length; i++) {
         char *e = p + (size_t)i * es;
         if (window_length == 1) {
+            if (cplx) { /* (1, 0) */
+                memset(e, 0, es);
+                if (dt == SHIMRT_COMPLEX32)
+                    shimrt_k_store_f64(e, SHIMRT_FLOAT16, 1.0);
+                else
+                    shimrt_k_store_f64(e, dt == SHIMRT_COMPLEX64 ? SHIMRT_FLOAT32 : SHIMRT_FLOAT64,
+                                       1.0);
+                continue;
+            }
             shimrt_k_store_f64(e, dt, 1.0);
             continue;
         }

@@ -637,6 +637,13 @@ def wide_line_family():
                      lambda x=x: A.mode(x, dim))
                 case(tag, "aoti_torch_cpu_median", [T(x), Ret()], lambda x=x: A.median(x))
                 case(tag, "aoti_torch_cpu_nanmedian", [T(x), Ret()], lambda x=x: A.nanmedian(x))
+    # hann_window of a complex dtype: PyTorch's dtype check passes, lengths 0 and 1 need no
+    # arange (empty, ones), longer ones fail in it
+    for dt in (torch.complex32, torch.complex64, torch.complex128):
+        for n in (0, 1, 2, 5):
+            case(f"{dt} n={n}", "aoti_torch_cpu_hann_window",
+                 [n, Opt(DT[dt]), Opt(None), Opt(None), 0, Opt(None), Ret()],
+                 lambda n=n, dt=dt: A.hann_window(n, dtype=dt))
     # complex products and sums of values with NaN/inf parts
     sp = torch.tensor([1.5, -0.0, float("nan"), float("inf"), -2.0, 1e30, float("-inf"), 3.0])
     for dt in (torch.complex64, torch.complex128):
