@@ -392,7 +392,8 @@ AOTITorchError shimrt_cpu__fused_rms_norm(AtenTensorHandle input, const int64_t 
         (weight && shimrt_k_check_cpu(op, weight, "weight")))
         return AOTI_TORCH_FAILURE;
     int32_t dt = input->dtype;
-    if (!shimrt_k_is_floating(dt))
+    bool cplx = dt == SHIMRT_COMPLEX64 || dt == SHIMRT_COMPLEX128;
+    if (!shimrt_k_is_floating(dt) && !cplx)
         return shimrt_fail(op, "\"rms_norm\" not implemented for '%s'",
                            shimrt_dtype_torch_name(dt));
     int64_t nn = normalized_shape_len_, nd = input->ndim;
@@ -408,6 +409,7 @@ AOTITorchError shimrt_cpu__fused_rms_norm(AtenTensorHandle input, const int64_t 
         for (int64_t i = 0; ok && i < nn; i++) ok = weight->sizes[i] == normalized_shape[i];
         if (!ok) return shimrt_fail(op, "Expected weight to be of same shape as normalized_shape");
     }
+    if (cplx) return shimrt_k_rms_norm_complex(op, input, nn, weight, eps, ret0, ret1);
     int32_t acc = dt == SHIMRT_FLOAT64 ? SHIMRT_FLOAT64 : SHIMRT_FLOAT32;
     /* default eps: the machine epsilon of the compute type (float for the half types) */
     double e = eps ? *eps : (dt == SHIMRT_FLOAT64 ? 2.220446049250313e-16 : 1.1920928955078125e-07);

@@ -601,6 +601,7 @@ def wide_rand(shape, dt, low=-3, high=3):
     return v.to(dt)
 
 
+RMS_TOL = {torch.complex64: (1.3e-6, 1e-6), torch.complex128: (1e-12, 1e-12)}  # rms_norm
 LSE_CPLX = False  # logcumsumexp of complex lines (not yet: refused)
 
 
@@ -637,6 +638,18 @@ def wide_line_family():
                      lambda x=x: A.mode(x, dim))
                 case(tag, "aoti_torch_cpu_median", [T(x), Ret()], lambda x=x: A.median(x))
                 case(tag, "aoti_torch_cpu_nanmedian", [T(x), Ret()], lambda x=x: A.nanmedian(x))
+    # _fused_rms_norm of complex inputs (complex.c): rsqrt(mean(x * x) + eps) in the complex
+    # type; weights complex or real, of the input's precision or the other one
+    for dt in (torch.complex64, torch.complex128):
+        for shape, ns in (([2, 3, 4], [4]), ([2, 3, 4], [3, 4]), ([5], [5]), ([0, 4], [4]),
+                          ([3, 0], [0]), ([9, 4], [4])):
+            x = wide_rand(shape, dt)
+            for w in (None, wide_rand(ns, dt), rand(ns, torch.float32), wide_rand(ns, torch.complex128)):
+                for eps in (None, 1e-3):
+                    case(f"{dt} {shape} {ns} w={None if w is None else w.dtype} eps={eps}",
+                         "aoti_torch_cpu__fused_rms_norm",
+                         [T(x), ns, Opt(None if w is None else T(w)), Opt(eps), Ret(), Ret()],
+                         lambda x=x, w=w, eps=eps: A._fused_rms_norm(x, ns, w, eps), loose=RMS_TOL[dt])
     # hann_window of a complex dtype: PyTorch's dtype check passes, lengths 0 and 1 need no
     # arange (empty, ones), longer ones fail in it
     for dt in (torch.complex32, torch.complex64, torch.complex128):
