@@ -48,6 +48,9 @@ AtenTensorHandle shimrt_attn_widen(AtenTensorHandle t, int32_t dt);
 /* _fused_rms_norm of a complex64/128 input (complex.c), its arguments checked by the caller
  * (misc.c): rows of inner elements normalized by rsqrt(mean(x^2) + eps) as PyTorch's
  * composite rms_norm computes it. */
+/* c10::complex's x / y (Smith's scaling; 0 / 0 gives NaN parts), each step rounded to float
+ * when f (complex<float>), else in double (complex.c) */
+double _Complex shimrt_k_cdiv(bool f, double _Complex x, double _Complex y);
 AOTITorchError shimrt_k_rms_norm_complex(const char *op, AtenTensorHandle input, int64_t nn,
                                          AtenTensorHandle weight, double *eps,
                                          AtenTensorHandle *ret0, AtenTensorHandle *ret1);

@@ -204,18 +204,22 @@ static cpx cmul(bool f, cpx x, cpx y) {
                  rnd(f, rnd(f, x.re * y.im) + rnd(f, x.im * y.re))};
 }
 
-/* c10::complex's x / y (Smith's scaling; 0 / 0 gives NaN parts) */
 static cpx cdiv(bool f, cpx x, cpx y) {
-    double a = x.re, b = x.im, c = y.re, d = y.im, ac = fabs(c), ad = fabs(d);
+    double complex r = shimrt_k_cdiv(f, CMPLX(x.re, x.im), CMPLX(y.re, y.im));
+    return (cpx){creal(r), cimag(r)};
+}
+
+double complex shimrt_k_cdiv(bool f, double complex x, double complex y) {
+    double a = creal(x), b = cimag(x), c = creal(y), d = cimag(y), ac = fabs(c), ad = fabs(d);
     if (ac >= ad) {
-        if (ac == 0 && ad == 0) return (cpx){rnd(f, a / ac), rnd(f, b / ad)};
+        if (ac == 0 && ad == 0) return CMPLX(rnd(f, a / ac), rnd(f, b / ad));
         double rat = rnd(f, d / c), scl = rnd(f, 1.0 / rnd(f, c + rnd(f, d * rat)));
-        return (cpx){rnd(f, rnd(f, a + rnd(f, b * rat)) * scl),
-                     rnd(f, rnd(f, b - rnd(f, a * rat)) * scl)};
+        return CMPLX(rnd(f, rnd(f, a + rnd(f, b * rat)) * scl),
+                     rnd(f, rnd(f, b - rnd(f, a * rat)) * scl));
     }
     double rat = rnd(f, c / d), scl = rnd(f, 1.0 / rnd(f, d + rnd(f, c * rat)));
-    return (cpx){rnd(f, rnd(f, rnd(f, a * rat) + b) * scl),
-                 rnd(f, rnd(f, rnd(f, b * rat) - a) * scl)};
+    return CMPLX(rnd(f, rnd(f, rnd(f, a * rat) + b) * scl),
+                 rnd(f, rnd(f, rnd(f, b * rat) - a) * scl));
 }
 
 /* t as a new dense complex128 tensor (a real t: imaginary parts 0) */

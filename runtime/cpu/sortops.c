@@ -7,6 +7,7 @@
  * bytes, so they are exact. Scans accumulate as PyTorch's CPU kernels do (at::acc_type:
  * double for float32/float64, float for the half types, int64 for integers) in the result
  * dtype. Lines run in parallel on the runtime's pool. */
+#include <complex.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -522,6 +523,35 @@ typedef struct {
     int64_t *idx; /* cummax / cummin */
 } scan_ctx;
 
+/* PyTorch's complex log-add-exp (logcumsumexp's step, in complex<double>): NaN in either part
+ * of either operand gives NaN parts; the operands ordered by real part; equal infinite real
+ * parts give the smaller (-inf) or log(exp(min) + exp(max)) (+inf); else
+ * log1p(exp(min - max)) + max with c10::complex's log1p (u = 1 + z; z when u == 1; log(u)
+ * when u - 1 == z; else log(u) * (z / (u - 1))). */
+static double complex lse_c(double complex x, double complex y) {
+    bool xn = isnan(creal(x)) || isnan(cimag(x)), yn = isnan(creal(y)) || isnan(cimag(y));
+    if (xn || yn) return CMPLX(NAN, NAN);
+    double complex mn = creal(x) < creal(y) ? x : y, mx = creal(x) < creal(y) ? y : x;
+    if (!isfinite(creal(mn)) && creal(mn) == creal(mx)) {
+        if (creal(mn) < 0) return mn;
+        return clog(cexp(mn) + cexp(mx));
+    }
+    double complex z = cexp(CMPLX(creal(mn) - creal(mx), cimag(mn) - cimag(mx)));
+    double complex u = CMPLX(creal(z) + 1.0, cimag(z)), l;
+    if (creal(u) == 1.0 && cimag(u) == 0.0) {
+        l = z;
+    } else {
+        l = clog(u);
+        double complex um1 = CMPLX(creal(u) - 1.0, cimag(u));
+        if (creal(um1) != creal(z) || cimag(um1) != cimag(z)) {
+            double complex q = shimrt_k_cdiv(false, z, um1);
+            double a = creal(l), b = cimag(l), c = creal(q), d = cimag(q);
+            l = CMPLX(a * c - b * d, a * d + b * c);
+        }
+    }
+    return CMPLX(creal(l) + creal(mx), cimag(l) + cimag(mx));
+}
+
 /* cumsum / cumprod of complex64 / complex128 lines: PyTorch accumulates in complex<double>
  * (at::acc_type) with c10::complex's operators ((a + bi)(c + di) = (ac - bd) + (ad + bc)i)
  * and rounds each step to the result dtype. */
@@ -531,7 +561,7 @@ static void scan_complex_lines(int64_t b, int64_t e, void *vctx) {
     bool f32 = L->dt == SHIMRT_COMPLEX64;
     for (int64_t line = b; line < e; line++) {
         int64_t o = line / L->inner, i = line % L->inner;
-        double re = c->kind == SC_PROD ? 1.0 : 0.0, im = 0.0;
+        double re = c->kind == SC_PROD ? 1.0 : (c->kind == SC_LSE ? -INFINITY : 0.0), im = 0.0;
         for (int64_t j = 0; j < L->len; j++) {
             const char *p = at(L, line, j);
             double xr, xi;
@@ -546,7 +576,11 @@ static void scan_complex_lines(int64_t b, int64_t e, void *vctx) {
                 xr = v[0];
                 xi = v[1];
             }
-            if (c->kind == SC_SUM) {
+            if (c->kind == SC_LSE) {
+                double complex v = lse_c(CMPLX(xr, xi), CMPLX(re, im));
+                re = creal(v);
+                im = cimag(v);
+            } else if (c->kind == SC_SUM) {
                 re += xr;
                 im += xi;
             } else {
@@ -633,7 +667,7 @@ static bool scan_kernel_has(int kind, int32_t rdt) {
     switch (kind) {
     case SC_SUM:
     case SC_PROD: return (shimrt_k_dtype_ok(rdt) && rdt != SHIMRT_BOOL) || cplx;
-    case SC_LSE: return shimrt_k_is_floating(rdt);
+    case SC_LSE: return shimrt_k_is_floating(rdt) || cplx;
     default: return shimrt_k_dtype_ok(rdt);
     }
 }

@@ -602,7 +602,7 @@ def wide_rand(shape, dt, low=-3, high=3):
 
 
 RMS_TOL = {torch.complex64: (1.3e-6, 1e-6), torch.complex128: (1e-12, 1e-12)}  # rms_norm
-LSE_CPLX = False  # logcumsumexp of complex lines (not yet: refused)
+LSE_CPLX = True  # logcumsumexp of complex lines
 
 
 def wide_line_family():
@@ -664,6 +664,17 @@ def wide_line_family():
         for name, ref in (("cumsum", A.cumsum), ("cumprod", A.cumprod)):
             case(f"specials {dt}", f"aoti_torch_cpu_{name}", [T(x), 1, Opt(None), Ret()],
                  lambda x=x, ref=ref: ref(x, 1))
+        # logcumsumexp: NaN parts, equal infinite real parts, runs of -inf, large and tiny
+        # differences (log1p's three cases)
+        r = torch.tensor([0.5, float("-inf"), float("-inf"), 2.0, float("inf"), float("inf"),
+                          -30.0, 1e-9, float("nan"), 3.0, -1.0, 40.0])
+        i = torch.tensor([0.25, 1.0, -2.0, 0.0, 0.5, -0.5, 3.0, 1e-9, 0.0, float("nan"), 2.0,
+                          -1.0])
+        for xs in (torch.complex(r, i), torch.complex(r, i).flip(0),
+                   torch.complex(r[:8], i[:8]), wide_rand([4, 30], dt, -40, 40)):
+            xs = xs.to(dt)
+            case(f"specials {dt} {list(xs.shape)}", "aoti_torch_cpu_logcumsumexp",
+                 [T(xs), -1, Ret()], lambda xs=xs: A.logcumsumexp(xs, -1), loose=RMS_TOL[dt])
 
 
 def sdpa_family():
