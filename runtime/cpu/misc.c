@@ -69,8 +69,23 @@ AOTITorchError shimrt_cpu_mul_scalar(AtenTensorHandle self, shimrt_scalar sother
 /* ---- nonzero, nonzero_static, masked_select --------------------------------------------- */
 static AOTITorchError nonzero_impl(const char *op, AtenTensorHandle self, int64_t size,
                                    int64_t fill, bool fixed, AtenTensorHandle *ret0) {
-    if (shimrt_k_check_cpu(op, self, "self") || shimrt_k_check_dtype(op, self, "self"))
-        return AOTI_TORCH_FAILURE;
+    if (shimrt_k_check_cpu(op, self, "self")) return AOTI_TORCH_FAILURE;
+    if (self->dtype == SHIMRT_COMPLEX64 || self->dtype == SHIMRT_COMPLEX128) {
+        /* complex: nonzero where either part is (NaN counts), as self.to(bool) gives */
+        AtenTensorHandle b = dense_as(op, self, self->ndim, self->sizes, SHIMRT_BOOL);
+        AOTITorchError e = b ? nonzero_impl(op, b, size, fill, fixed, ret0) : AOTI_TORCH_FAILURE;
+        shimrt_tensor_free(b);
+        return e;
+    }
+    /* PyTorch's nonzero_count_cpu has no uint16/32/64; a nonzero_static of a 0-d self or of
+     * size 0 never runs it */
+    bool counted = !fixed || (self->ndim > 0 && size != 0);
+    if ((self->dtype == SHIMRT_UINT16 || self->dtype == SHIMRT_UINT32 ||
+         self->dtype == SHIMRT_UINT64) &&
+        counted)
+        return shimrt_fail(op, "\"nonzero_count_cpu\" not implemented for '%s'",
+                           shimrt_dtype_torch_name(self->dtype));
+    if (counted && shimrt_k_check_dtype(op, self, "self")) return AOTI_TORCH_FAILURE;
     if (fixed && size < 0)
         return shimrt_fail(op, "nonzero_static: 'size' must be an non-negative integer");
     int64_t nd = self->ndim, n = shimrt_numel(self), count = 0, idx[SHIMRT_MAX_DIMS] = {0};

@@ -638,6 +638,22 @@ def wide_line_family():
                      lambda x=x: A.mode(x, dim))
                 case(tag, "aoti_torch_cpu_median", [T(x), Ret()], lambda x=x: A.median(x))
                 case(tag, "aoti_torch_cpu_nanmedian", [T(x), Ret()], lambda x=x: A.nanmedian(x))
+    # nonzero / nonzero_static (misc.c): complex where either part is nonzero (NaN counts);
+    # uint16/32/64 refused but for a 0-d nonzero_static
+    for dt in [torch.uint16, torch.uint32, torch.uint64, torch.complex64, torch.complex128]:
+        for shape in ([3, 4], [], [0, 3], [2, 3, 4]):
+            x = wide_rand(shape, dt, -1, 1)
+            if dt.is_complex and x.numel() > 3:
+                x.view(-1)[:3] = torch.tensor([complex(0, -0.0), complex(0, float("nan")),
+                                               complex(-0.0, 0)])
+            for lay, y in layouts(x):
+                case(f"{dt} {shape} {lay}", "aoti_torch_cpu_nonzero", [T(y), Ret()],
+                     lambda y=y: A.nonzero(y))
+                for size, fill in ((0, -1), (3, -7), (30, 2)):
+                    case(f"{dt} {shape} {lay} size={size}", "aoti_torch_cpu_nonzero_static",
+                         [T(y), size, fill, Ret()],
+                         lambda y=y, size=size, fill=fill: A.nonzero_static(y, size=size,
+                                                                            fill_value=fill))
     # _fused_rms_norm of complex inputs (complex.c): rsqrt(mean(x * x) + eps) in the complex
     # type; weights complex or real, of the input's precision or the other one
     for dt in (torch.complex64, torch.complex128):
