@@ -521,8 +521,14 @@ AOTITorchError shimrt_cpu_sum_dim_intlist(AtenTensorHandle self, const int64_t *
 AOTITorchError shimrt_cpu_amax(AtenTensorHandle self, const int64_t *dim, int64_t dim_len_,
                                int32_t keepdim, AtenTensorHandle *ret0) {
     static const char op[] = "amax";
-    if (shimrt_k_check_cpu(op, self, "self") || shimrt_k_check_dtype(op, self, "self"))
-        return AOTI_TORCH_FAILURE;
+    if (shimrt_k_check_cpu(op, self, "self")) return AOTI_TORCH_FAILURE;
+    /* uint16/32/64 and complex: PyTorch's kernel refuses them, but for an input without
+     * elements (an empty result, no kernel) */
+    if (!shimrt_k_dtype_ok(self->dtype) && shimrt_dtype_is_computable(self->dtype) &&
+        shimrt_numel(self) > 0)
+        return shimrt_fail(op, "\"max_values_cpu\" not implemented for '%s'",
+                           shimrt_dtype_torch_name(self->dtype));
+    if (shimrt_numel(self) > 0 && shimrt_k_check_dtype(op, self, "self")) return AOTI_TORCH_FAILURE;
     return reduce(op, R_MAX, self, dim, dim_len_, keepdim != 0, self->dtype, ret0);
 }
 
@@ -794,10 +800,32 @@ static bool engine_argmax(const char *op, AtenTensorHandle self, int64_t d, bool
 AOTITorchError shimrt_cpu_max_dim(AtenTensorHandle self, int64_t dim, int32_t keepdim,
                                   AtenTensorHandle *ret0, AtenTensorHandle *ret1) {
     static const char op[] = "max.dim";
-    if (shimrt_k_check_cpu(op, self, "self") || shimrt_k_check_dtype(op, self, "self"))
-        return AOTI_TORCH_FAILURE;
+    if (shimrt_k_check_cpu(op, self, "self")) return AOTI_TORCH_FAILURE;
+    if (is_complex(self->dtype)) return shimrt_fail(op, "max(): does not support complex input");
     int64_t d;
     if (shimrt_k_reduce_dim_nonempty(op, "max", self, dim, &d)) return AOTI_TORCH_FAILURE;
+    if (!shimrt_k_dtype_ok(self->dtype) && shimrt_dtype_is_computable(self->dtype)) {
+        /* uint16/32/64: no max_cpu kernel, but a 0-d self is copied (index 0) and an empty
+         * one gives empty results */
+        if (self->ndim > 0 && shimrt_numel(self) > 0)
+            return shimrt_fail(op, "\"max_cpu\" not implemented for '%s'",
+                               shimrt_dtype_torch_name(self->dtype));
+        int64_t osz[SHIMRT_MAX_DIMS];
+        int64_t on = shimrt_k_reduced_shape(self->ndim, self->sizes, d, keepdim != 0, osz);
+        AtenTensorHandle v = shimrt_k_empty_like_dev(op, self, on, osz, NULL, self->dtype);
+        AtenTensorHandle ix =
+            v ? shimrt_k_empty_like_dev(op, self, on, osz, NULL, SHIMRT_INT64) : NULL;
+        if (!ix || (self->ndim == 0 && shimrt_k_copy(op, v, self))) {
+            shimrt_tensor_free(v);
+            shimrt_tensor_free(ix);
+            return AOTI_TORCH_FAILURE;
+        }
+        if (self->ndim == 0) *(int64_t *)shimrt_data(ix) = 0;
+        *ret0 = v;
+        *ret1 = ix;
+        return AOTI_TORCH_SUCCESS;
+    }
+    if (shimrt_k_check_dtype(op, self, "self")) return AOTI_TORCH_FAILURE;
     AOTITorchError ferr;
     if (self->ndim > 0 && engine_argmax(op, self, d, keepdim != 0, ret0, ret1, &ferr)) return ferr;
     int64_t osz[SHIMRT_MAX_DIMS];
@@ -817,8 +845,28 @@ AOTITorchError shimrt_cpu_max_dim(AtenTensorHandle self, int64_t dim, int32_t ke
 AOTITorchError shimrt_cpu_argmax(AtenTensorHandle self, int64_t *dim, int32_t keepdim,
                                  AtenTensorHandle *ret0) {
     static const char op[] = "argmax";
-    if (shimrt_k_check_cpu(op, self, "self") || shimrt_k_check_dtype(op, self, "self"))
-        return AOTI_TORCH_FAILURE;
+    if (shimrt_k_check_cpu(op, self, "self")) return AOTI_TORCH_FAILURE;
+    if (is_complex(self->dtype)) return shimrt_fail(op, "argmax(): does not support complex input");
+    if (!shimrt_k_dtype_ok(self->dtype) && shimrt_dtype_is_computable(self->dtype)) {
+        /* uint16/32/64: no argmax_cpu kernel; PyTorch fills zeros without it when the reduced
+         * dim has size 1 or there is no element */
+        int64_t d = 0;
+        if (!dim && shimrt_numel(self) == 0)
+            return shimrt_fail(op, "argmax(): Expected reduction dim to be specified for "
+                                   "input.numel() == 0.");
+        if (dim && shimrt_k_reduce_dim_nonempty(op, "argmax", self, *dim, &d))
+            return AOTI_TORCH_FAILURE;
+        if (!dim || self->ndim == 0 || (shimrt_numel(self) > 0 && self->sizes[d] != 1))
+            return shimrt_fail(op, "\"argmax_cpu\" not implemented for '%s'",
+                               shimrt_dtype_torch_name(self->dtype));
+        int64_t osz[SHIMRT_MAX_DIMS];
+        int64_t on = shimrt_k_reduced_shape(self->ndim, self->sizes, d, keepdim != 0, osz);
+        AtenTensorHandle ix = shimrt_k_empty_like_dev(op, self, on, osz, NULL, SHIMRT_INT64);
+        if (!ix) return AOTI_TORCH_FAILURE;
+        shimrt_k_fill(ix, 0);
+        return shimrt_k_give(ix, ret0);
+    }
+    if (shimrt_k_check_dtype(op, self, "self")) return AOTI_TORCH_FAILURE;
     if (self->dtype == SHIMRT_BOOL)
         return shimrt_fail(op, "\"argmax_cpu\" not implemented for 'Bool'");
     if (!dim) {

@@ -747,7 +747,11 @@ def wide(shape, dt):
     return rand(shape, torch.int64, low=0, high=5).to(dt)
 
 
-for dt, shape in itertools.product(list(WIDE) + [torch.float32, torch.int64], [[5, 6], [], [0, 3], [2, 3, 4]]):
+fmaxd = fn("aoti_torch_cpu_max_dim", H, C.c_int64, C.c_int32, P(H), P(H))
+fargm = fn("aoti_torch_cpu_argmax", H, P(C.c_int64), C.c_int32, P(H))
+famax = fn("aoti_torch_cpu_amax", H, P(C.c_int64), C.c_int64, C.c_int32, P(H))
+for dt, shape in itertools.product(list(WIDE) + [torch.float32, torch.int64],
+                                   [[5, 6], [], [0, 3], [2, 3, 4], [1, 4], [3, 0]]):
     for lay, x in [("contig", wide(shape, dt))] + ([("transposed", wide(shape[::-1], dt).transpose(0, 1)),
                                                    ("sliced", wide(shape[:-1] + [shape[-1] * 2], dt)[..., ::2])]
                                                   if len(shape) > 1 else []):
@@ -770,6 +774,20 @@ for dt, shape in itertools.product(list(WIDE) + [torch.float32, torch.int64], [[
                                                                  C.byref(dref) if dref is not None else None, C.byref(o[0])),
                                                     lambda: ref(x, dims, keepdim=bool(keep), **kw), loose=tol,
                                                     check_strides=False))
+        # max.dim / argmax / amax: PyTorch has no uint16/32/64 or complex kernel, but answers
+        # 0-d, empty and (argmax) size-1 reductions without it
+        for d, keep in ([(0, 0), (-1, 1)] if shape else [(0, 0)]):
+            with_handles([x], lambda h: run(f"max.dim {dt} {shape} {lay} {d} {keep}",
+                                            lambda o: fmaxd(h[0], d, keep, C.byref(o[0]), C.byref(o[1])),
+                                            lambda: tuple(torch.max(x, d, keepdim=bool(keep))), nret=2,
+                                            check_strides=False))
+            with_handles([x], lambda h: run(f"argmax {dt} {shape} {lay} {d} {keep}",
+                                            lambda o: fargm(h[0], C.byref(C.c_int64(d)), keep, C.byref(o[0])),
+                                            lambda: torch.argmax(x, d, keepdim=bool(keep)), check_strides=False))
+            arr = i64s([d])
+            with_handles([x], lambda h: run(f"amax {dt} {shape} {lay} {d} {keep}",
+                                            lambda o: famax(h[0], arr, 1, keep, C.byref(o[0])),
+                                            lambda: torch.amax(x, [d], keepdim=bool(keep)), check_strides=False))
         for name in ["all", "any"]:
             fn_ = fn(f"aoti_torch_cpu_{name}", H, P(H))
             with_handles([x], lambda h: run(f"{name} {dt} {shape} {lay}", lambda o: fn_(h[0], C.byref(o[0])),
