@@ -90,8 +90,23 @@ AOTITorchError shimrt_cpu_mul_scalar(AtenTensorHandle self, shimrt_scalar sother
 /* ---- nonzero, nonzero_static, masked_select --------------------------------------------- */
 static AOTITorchError nonzero_impl(const char *op, AtenTensorHandle self, int64_t size,
                                    int64_t fill, bool fixed, AtenTensorHandle *ret0) {
-    if (shimrt_k_check_cpu(op, self, "self") || shimrt_k_check_dtype(op, self, "self"))
-        return AOTI_TORCH_FAILURE;
+    if (shimrt_k_check_cpu(op, self, "self")) return AOTI_TORCH_FAILURE;
+    if (self->dtype == SHIMRT_COMPLEX64 || self->dtype == SHIMRT_COMPLEX128) {
+        /* complex: nonzero where either part is (NaN counts), as self.to(bool) gives */
+        AtenTensorHandle b = dense_as(op, self, self->ndim, self->sizes, SHIMRT_BOOL);
+        AOTITorchError e = b ? nonzero_impl(op, b, size, fill, fixed, ret0) : AOTI_TORCH_FAILURE;
+        shimrt_tensor_free(b);
+        return e;
+    }
+    /* PyTorch's nonzero_count_cpu has no uint16/32/64; a nonzero_static of a 0-d self or of
+     * size 0 never runs it */
+    bool counted = !fixed || (self->ndim > 0 && size != 0);
+    if ((self->dtype == SHIMRT_UINT16 || self->dtype == SHIMRT_UINT32 ||
+         self->dtype == SHIMRT_UINT64) &&
+        counted)
+        return shimrt_fail(op, "\"nonzero_count_cpu\" not implemented for '%s'",
+                           shimrt_dtype_torch_name(self->dtype));
+    if (counted && shimrt_k_check_dtype(op, self, "self")) return AOTI_TORCH_FAILURE;
     if (fixed && size < 0)
         return shimrt_fail(op, "nonzero_static: 'size' must be an non-negative integer");
     int64_t nd = self->ndim, n = shimrt_numel(self), count = 0, idx[SHIMRT_MAX_DIMS] = {0};
@@ -213,8 +228,13 @@ AOTITorchError shimrt_cpu_hann_window(int64_t window_length, int32_t *dtype, int
                            (int)*layout);
     if (device && *device != SHIMRT_DEV_CPU)
         return shimrt_fail(op, "hann_window: only CPU windows are made here");
-    if (!shimrt_k_is_floating(dt))
+    bool cplx = dt == SHIMRT_COMPLEX32 || dt == SHIMRT_COMPLEX64 || dt == SHIMRT_COMPLEX128;
+    if (!shimrt_k_is_floating(dt) && !cplx)
         return shimrt_fail(op, "hann_window expects floating point dtypes, got: %s",
+                           shimrt_dtype_torch_name(dt));
+    /* complex passes PyTorch's check; lengths 0 and 1 are made without arange (empty, ones) */
+    if (cplx && window_length > 1)
+        return shimrt_fail(op, "\"arange_cpu\" not implemented for '%s'",
                            shimrt_dtype_torch_name(dt));
     if (shimrt_k_check_pin(op, pin_memory)) return AOTI_TORCH_FAILURE; /* at the allocation */
     AtenTensorHandle r = shimrt_k_new(op, 1, &window_length, dt);
@@ -227,6 +247,15 @@ AOTITorchError shimrt_cpu_hann_window(int64_t window_length, int32_t *dtype, int
     for (int64_t i = 0; i < window_length; i++) {
         char *e = p + (size_t)i * es;
         if (window_length == 1) {
+            if (cplx) { /* (1, 0) */
+                memset(e, 0, es);
+                if (dt == SHIMRT_COMPLEX32)
+                    shimrt_k_store_f64(e, SHIMRT_FLOAT16, 1.0);
+                else
+                    shimrt_k_store_f64(e, dt == SHIMRT_COMPLEX64 ? SHIMRT_FLOAT32 : SHIMRT_FLOAT64,
+                                       1.0);
+                continue;
+            }
             shimrt_k_store_f64(e, dt, 1.0);
             continue;
         }
@@ -399,7 +428,8 @@ AOTITorchError shimrt_cpu__fused_rms_norm(AtenTensorHandle input, const int64_t 
         (weight && shimrt_k_check_cpu(op, weight, "weight")))
         return AOTI_TORCH_FAILURE;
     int32_t dt = input->dtype;
-    if (!shimrt_k_is_floating(dt))
+    bool cplx = dt == SHIMRT_COMPLEX64 || dt == SHIMRT_COMPLEX128;
+    if (!shimrt_k_is_floating(dt) && !cplx)
         return shimrt_fail(op, "\"rms_norm\" not implemented for '%s'",
                            shimrt_dtype_torch_name(dt));
     int64_t nn = normalized_shape_len_, nd = input->ndim;
@@ -415,6 +445,7 @@ AOTITorchError shimrt_cpu__fused_rms_norm(AtenTensorHandle input, const int64_t 
         for (int64_t i = 0; ok && i < nn; i++) ok = weight->sizes[i] == normalized_shape[i];
         if (!ok) return shimrt_fail(op, "Expected weight to be of same shape as normalized_shape");
     }
+    if (cplx) return shimrt_k_rms_norm_complex(op, input, nn, weight, eps, ret0, ret1);
     int32_t acc = dt == SHIMRT_FLOAT64 ? SHIMRT_FLOAT64 : SHIMRT_FLOAT32;
     /* default eps: the machine epsilon of the compute type (float for the half types) */
     double e = eps ? *eps : (dt == SHIMRT_FLOAT64 ? 2.220446049250313e-16 : 1.1920928955078125e-07);

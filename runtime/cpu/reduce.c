@@ -364,6 +364,123 @@ static AOTITorchError reduce(const char *op, redop kind, AtenTensorHandle self, 
     return out ? AOTI_TORCH_SUCCESS : AOTI_TORCH_FAILURE;
 }
 
+/* ---- complex sums and means, and the dtypes PyTorch's sum kernel lacks ---------------- */
+static bool is_complex(int32_t dt) { return dt == SHIMRT_COMPLEX64 || dt == SHIMRT_COMPLEX128; }
+
+/* self converted to dt (a new tensor), or NULL with the message set */
+static AtenTensorHandle converted(const char *op, AtenTensorHandle self, int32_t dt) {
+    AtenTensorHandle c = shimrt_k_empty_like_dev(op, self, self->ndim, self->sizes, NULL, dt);
+    if (c && shimrt_k_copy(op, c, self)) {
+        shimrt_tensor_free(c);
+        return NULL;
+    }
+    return c;
+}
+
+typedef AOTITorchError (*reduce_fn)(AtenTensorHandle self, const int64_t *dim, int64_t dim_len,
+                                    int32_t keepdim, int32_t *dtype, AtenTensorHandle *ret0);
+
+/* PyTorch's mean of complex: the sum divided by the count as c10::complex's division by
+ * (n, 0) (its scalar form: ((a + b * 0) / n', (b - a * 0) / n') with n' = 1 / n rounded to
+ * the part type, so an inf or NaN part makes the other NaN; n = 0 gives NaN parts). The n
+ * dense elements of t (a new tensor) in place. */
+static void complex_div_count(AtenTensorHandle t, int64_t count) {
+    int64_t n = shimrt_numel(t);
+    if (t->dtype == SHIMRT_COMPLEX64) {
+        float *v = shimrt_data(t), c = (float)count, rat = 0.0f / (c ? c : 1.0f), scl = 1.0f / c;
+        for (int64_t i = 0; i < n; i++) {
+            float a = v[2 * i], b = v[2 * i + 1];
+            v[2 * i] = count ? (a + b * rat) * scl : a / c;
+            v[2 * i + 1] = count ? (b - a * rat) * scl : b / c;
+        }
+    } else {
+        double *v = shimrt_data(t), c = (double)count, rat = 0.0 / (c ? c : 1.0), scl = 1.0 / c;
+        for (int64_t i = 0; i < n; i++) {
+            double a = v[2 * i], b = v[2 * i + 1];
+            v[2 * i] = count ? (a + b * rat) * scl : a / c;
+            v[2 * i + 1] = count ? (b - a * rat) * scl : b / c;
+        }
+    }
+}
+
+/* sum or mean of a complex64/128 self over dims into a new tensor of self's dtype: complex
+ * addition is componentwise, so the real and imaginary parts are summed as the real tensor
+ * view_as_real gives (its last dim kept), the result viewed as complex again; a mean then
+ * divides as PyTorch's (complex_div_count). */
+static AOTITorchError complex_reduce(const char *op, bool mean, AtenTensorHandle self,
+                                     const int64_t *dims, int64_t n, int32_t keepdim,
+                                     AtenTensorHandle *ret0) {
+    bool mask[SHIMRT_MAX_DIMS];
+    if (reduced_dims(op, self, dims, n, mask)) return AOTI_TORCH_FAILURE;
+    AtenTensorHandle r = NULL;
+    int64_t count = 1;
+    if (self->ndim == 0) { /* one element: itself */
+        r = converted(op, self, self->dtype);
+        if (!r) return AOTI_TORCH_FAILURE;
+    } else {
+        int64_t rd[SHIMRT_MAX_DIMS], nr = 0;
+        for (int64_t d = 0; d < self->ndim; d++)
+            if (mask[d]) {
+                rd[nr++] = d;
+                count *= self->sizes[d];
+            }
+        AtenTensorHandle re = NULL, s = NULL;
+        if (shimrt_cpu_view_as_real(self, &re)) return AOTI_TORCH_FAILURE;
+        AOTITorchError err = shimrt_cpu_sum_dim_intlist(re, rd, nr, keepdim, NULL, &s);
+        shimrt_tensor_free(re);
+        if (err) return err;
+        err = shimrt_cpu_view_as_complex(s, &r);
+        shimrt_tensor_free(s);
+        if (err) return err;
+    }
+    if (mean) complex_div_count(r, count);
+    return shimrt_k_give(r, ret0);
+}
+
+/* What sum / mean do before their real kernels when self or the dtype asked for is complex,
+ * or the dtype is one PyTorch's sum kernel lacks. *done: the call is answered (its status
+ * returned); else the caller goes on (with self converted when *conv is set: freed by it). */
+static AOTITorchError complex_or_wide(const char *op, reduce_fn fn, AtenTensorHandle self,
+                                      const int64_t *dim, int64_t dim_len_, int32_t keepdim,
+                                      int32_t *dtype, AtenTensorHandle *ret0, bool *done,
+                                      AtenTensorHandle *conv) {
+    *done = false;
+    *conv = NULL;
+    int32_t odt = dtype ? *dtype : self->dtype;
+    if (self->dtype == SHIMRT_COMPLEX32 || odt == SHIMRT_COMPLEX32 ||
+        (dtype && (odt == SHIMRT_UINT16 || odt == SHIMRT_UINT32 || odt == SHIMRT_UINT64))) {
+        if (!shimrt_dtype_is_computable(odt) || shimrt_numel(self) > 0) {
+            *done = true;
+            return shimrt_fail(op, "\"sum_cpu\" not implemented for '%s'",
+                               shimrt_dtype_torch_name(odt));
+        }
+        /* nothing to add: zeros of the result's shape (PyTorch's kernel is not reached) */
+        AtenTensorHandle c = converted(op, self, SHIMRT_INT64), r = NULL;
+        AOTITorchError err = c ? fn(c, dim, dim_len_, keepdim, NULL, &r) : AOTI_TORCH_FAILURE;
+        shimrt_tensor_free(c);
+        *done = true;
+        if (err) return err;
+        AtenTensorHandle o = converted(op, r, odt);
+        shimrt_tensor_free(r);
+        return o ? shimrt_k_give(o, ret0) : AOTI_TORCH_FAILURE;
+    }
+    if (!is_complex(self->dtype) && !is_complex(odt)) return AOTI_TORCH_SUCCESS;
+    if (self->dtype != odt) { /* to the dtype asked for first (complex to real: the real part) */
+        *conv = converted(op, self, odt);
+        if (!*conv) {
+            *done = true;
+            return AOTI_TORCH_FAILURE;
+        }
+        if (!is_complex(odt)) return AOTI_TORCH_SUCCESS;
+    }
+    *done = true;
+    AOTITorchError err = complex_reduce(op, fn == shimrt_cpu_mean_dim, *conv ? *conv : self, dim,
+                                        dim_len_, keepdim, ret0);
+    shimrt_tensor_free(*conv);
+    *conv = NULL;
+    return err;
+}
+
 AOTITorchError shimrt_cpu_sum_dim_intlist(AtenTensorHandle self, const int64_t *dim,
                                           int64_t dim_len_, int32_t keepdim, int32_t *dtype,
                                           AtenTensorHandle *ret0) {
@@ -374,6 +491,15 @@ AOTITorchError shimrt_cpu_sum_dim_intlist(AtenTensorHandle self, const int64_t *
         return AOTI_TORCH_FAILURE;
     if (u) {
         AOTITorchError e = shimrt_cpu_sum_dim_intlist(u, dim, dim_len_, keepdim, dtype, ret0);
+        shimrt_tensor_free(u);
+        return e;
+    }
+    bool done;
+    AOTITorchError e = complex_or_wide(op, shimrt_cpu_sum_dim_intlist, self, dim, dim_len_, keepdim,
+                                       dtype, ret0, &done, &u);
+    if (done) return e;
+    if (u) {
+        e = shimrt_cpu_sum_dim_intlist(u, dim, dim_len_, keepdim, dtype, ret0);
         shimrt_tensor_free(u);
         return e;
     }
@@ -395,8 +521,14 @@ AOTITorchError shimrt_cpu_sum_dim_intlist(AtenTensorHandle self, const int64_t *
 AOTITorchError shimrt_cpu_amax(AtenTensorHandle self, const int64_t *dim, int64_t dim_len_,
                                int32_t keepdim, AtenTensorHandle *ret0) {
     static const char op[] = "amax";
-    if (shimrt_k_check_cpu(op, self, "self") || shimrt_k_check_dtype(op, self, "self"))
-        return AOTI_TORCH_FAILURE;
+    if (shimrt_k_check_cpu(op, self, "self")) return AOTI_TORCH_FAILURE;
+    /* uint16/32/64 and complex: PyTorch's kernel refuses them, but for an input without
+     * elements (an empty result, no kernel) */
+    if (!shimrt_k_dtype_ok(self->dtype) && shimrt_dtype_is_computable(self->dtype) &&
+        shimrt_numel(self) > 0)
+        return shimrt_fail(op, "\"max_values_cpu\" not implemented for '%s'",
+                           shimrt_dtype_torch_name(self->dtype));
+    if (shimrt_numel(self) > 0 && shimrt_k_check_dtype(op, self, "self")) return AOTI_TORCH_FAILURE;
     return reduce(op, R_MAX, self, dim, dim_len_, keepdim != 0, self->dtype, ret0);
 }
 
@@ -411,6 +543,15 @@ AOTITorchError shimrt_cpu_mean_dim(AtenTensorHandle self, const int64_t *dim, in
         return AOTI_TORCH_FAILURE;
     if (u) {
         AOTITorchError e = shimrt_cpu_mean_dim(u, dim, dim_len_, keepdim, dtype, ret0);
+        shimrt_tensor_free(u);
+        return e;
+    }
+    if (is_complex(self->dtype) || (dtype && is_complex(*dtype))) {
+        bool done;
+        AOTITorchError e = complex_or_wide(op, shimrt_cpu_mean_dim, self, dim, dim_len_, keepdim,
+                                           dtype, ret0, &done, &u);
+        if (done) return e;
+        e = shimrt_cpu_mean_dim(u, dim, dim_len_, keepdim, dtype, ret0);
         shimrt_tensor_free(u);
         return e;
     }
@@ -460,6 +601,10 @@ static AOTITorchError all_any(const char *op, bool any, AtenTensorHandle self,
     AtenTensorHandle u = NULL;
     if (shimrt_k_check_cpu(op, self, "self") || shimrt_k_unsigned_as(self, SHIMRT_BOOL, &u))
         return AOTI_TORCH_FAILURE;
+    if (is_complex(self->dtype)) { /* nonzero: either part (NaN counts) */
+        u = converted(op, self, SHIMRT_BOOL);
+        if (!u) return AOTI_TORCH_FAILURE;
+    }
     if (u) {
         AOTITorchError e = all_any(op, any, u, ret0);
         shimrt_tensor_free(u);
@@ -655,10 +800,32 @@ static bool engine_argmax(const char *op, AtenTensorHandle self, int64_t d, bool
 AOTITorchError shimrt_cpu_max_dim(AtenTensorHandle self, int64_t dim, int32_t keepdim,
                                   AtenTensorHandle *ret0, AtenTensorHandle *ret1) {
     static const char op[] = "max.dim";
-    if (shimrt_k_check_cpu(op, self, "self") || shimrt_k_check_dtype(op, self, "self"))
-        return AOTI_TORCH_FAILURE;
+    if (shimrt_k_check_cpu(op, self, "self")) return AOTI_TORCH_FAILURE;
+    if (is_complex(self->dtype)) return shimrt_fail(op, "max(): does not support complex input");
     int64_t d;
     if (shimrt_k_reduce_dim_nonempty(op, "max", self, dim, &d)) return AOTI_TORCH_FAILURE;
+    if (!shimrt_k_dtype_ok(self->dtype) && shimrt_dtype_is_computable(self->dtype)) {
+        /* uint16/32/64: no max_cpu kernel, but a 0-d self is copied (index 0) and an empty
+         * one gives empty results */
+        if (self->ndim > 0 && shimrt_numel(self) > 0)
+            return shimrt_fail(op, "\"max_cpu\" not implemented for '%s'",
+                               shimrt_dtype_torch_name(self->dtype));
+        int64_t osz[SHIMRT_MAX_DIMS];
+        int64_t on = shimrt_k_reduced_shape(self->ndim, self->sizes, d, keepdim != 0, osz);
+        AtenTensorHandle v = shimrt_k_empty_like_dev(op, self, on, osz, NULL, self->dtype);
+        AtenTensorHandle ix =
+            v ? shimrt_k_empty_like_dev(op, self, on, osz, NULL, SHIMRT_INT64) : NULL;
+        if (!ix || (self->ndim == 0 && shimrt_k_copy(op, v, self))) {
+            shimrt_tensor_free(v);
+            shimrt_tensor_free(ix);
+            return AOTI_TORCH_FAILURE;
+        }
+        if (self->ndim == 0) *(int64_t *)shimrt_data(ix) = 0;
+        *ret0 = v;
+        *ret1 = ix;
+        return AOTI_TORCH_SUCCESS;
+    }
+    if (shimrt_k_check_dtype(op, self, "self")) return AOTI_TORCH_FAILURE;
     AOTITorchError ferr;
     if (self->ndim > 0 && engine_argmax(op, self, d, keepdim != 0, ret0, ret1, &ferr)) return ferr;
     int64_t osz[SHIMRT_MAX_DIMS];
@@ -678,8 +845,28 @@ AOTITorchError shimrt_cpu_max_dim(AtenTensorHandle self, int64_t dim, int32_t ke
 AOTITorchError shimrt_cpu_argmax(AtenTensorHandle self, int64_t *dim, int32_t keepdim,
                                  AtenTensorHandle *ret0) {
     static const char op[] = "argmax";
-    if (shimrt_k_check_cpu(op, self, "self") || shimrt_k_check_dtype(op, self, "self"))
-        return AOTI_TORCH_FAILURE;
+    if (shimrt_k_check_cpu(op, self, "self")) return AOTI_TORCH_FAILURE;
+    if (is_complex(self->dtype)) return shimrt_fail(op, "argmax(): does not support complex input");
+    if (!shimrt_k_dtype_ok(self->dtype) && shimrt_dtype_is_computable(self->dtype)) {
+        /* uint16/32/64: no argmax_cpu kernel; PyTorch fills zeros without it when the reduced
+         * dim has size 1 or there is no element */
+        int64_t d = 0;
+        if (!dim && shimrt_numel(self) == 0)
+            return shimrt_fail(op, "argmax(): Expected reduction dim to be specified for "
+                                   "input.numel() == 0.");
+        if (dim && shimrt_k_reduce_dim_nonempty(op, "argmax", self, *dim, &d))
+            return AOTI_TORCH_FAILURE;
+        if (!dim || self->ndim == 0 || (shimrt_numel(self) > 0 && self->sizes[d] != 1))
+            return shimrt_fail(op, "\"argmax_cpu\" not implemented for '%s'",
+                               shimrt_dtype_torch_name(self->dtype));
+        int64_t osz[SHIMRT_MAX_DIMS];
+        int64_t on = shimrt_k_reduced_shape(self->ndim, self->sizes, d, keepdim != 0, osz);
+        AtenTensorHandle ix = shimrt_k_empty_like_dev(op, self, on, osz, NULL, SHIMRT_INT64);
+        if (!ix) return AOTI_TORCH_FAILURE;
+        shimrt_k_fill(ix, 0);
+        return shimrt_k_give(ix, ret0);
+    }
+    if (shimrt_k_check_dtype(op, self, "self")) return AOTI_TORCH_FAILURE;
     if (self->dtype == SHIMRT_BOOL)
         return shimrt_fail(op, "\"argmax_cpu\" not implemented for 'Bool'");
     if (!dim) {

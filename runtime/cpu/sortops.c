@@ -7,6 +7,7 @@
  * bytes, so they are exact. Scans accumulate as PyTorch's CPU kernels do (at::acc_type:
  * double for float32/float64, float for the half types, int64 for integers) in the result
  * dtype. Lines run in parallel on the runtime's pool. */
+#include <complex.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,12 +28,23 @@ static void lines_close(lines *L) {
     if (L->own) shimrt_tensor_free(L->c);
 }
 
+/* PyTorch's dispatch failure of `kernel` for a dtype outside the engine's (uint16/32/64,
+ * complex): the kernels below compare keys as real numbers */
+static AOTITorchError no_kernel(const char *op, const char *kernel, int32_t dt) {
+    if (shimrt_k_dtype_ok(dt)) return AOTI_TORCH_SUCCESS;
+    return shimrt_fail(op, "\"%s\" not implemented for '%s'", kernel, shimrt_dtype_torch_name(dt));
+}
+
 /* self's lines along dim; src_dt: when >= 0, self converted to that dtype first. */
 static AOTITorchError lines_open(const char *op, AtenTensorHandle self, int64_t dim, int32_t src_dt,
                                  lines *L) {
     memset(L, 0, sizeof *L);
-    if (shimrt_k_check_cpu(op, self, "self") || shimrt_k_check_dtype(op, self, "self"))
-        return AOTI_TORCH_FAILURE;
+    if (shimrt_k_check_cpu(op, self, "self")) return AOTI_TORCH_FAILURE;
+    /* the engine's dtypes, and (copied, never compared) uint16/32/64 and complex: the callers
+     * refuse them where PyTorch's kernels do */
+    if (!shimrt_dtype_is_computable(self->dtype) ||
+        (src_dt >= 0 && !shimrt_dtype_is_computable(src_dt)))
+        return shimrt_k_check_dtype(op, self, "self");
     int64_t nd = self->ndim ? self->ndim : 1;
     if (shimrt_k_wrap_dim(op, dim, nd, &L->d)) return AOTI_TORCH_FAILURE;
     L->dt = src_dt >= 0 ? src_dt : self->dtype;
@@ -383,12 +395,19 @@ AOTITorchError shimrt_cpu_topk(AtenTensorHandle self, int64_t k, int64_t dim, in
     static const char op[] = "topk";
     lines L;
     if (shimrt_k_check_cpu(op, self, "self")) return AOTI_TORCH_FAILURE;
+    if (shimrt_dtype_traits_of(self->dtype) &&
+        shimrt_dtype_traits_of(self->dtype)->kind == SHIMRT_KIND_COMPLEX)
+        return shimrt_fail(op, " topk does not support complex dtypes on CPU");
     if (self->dtype == SHIMRT_BOOL)
         return shimrt_fail(op, "topk does not support bool dtypes on CPU");
     if (lines_open(op, self, dim, -1, &L)) return AOTI_TORCH_FAILURE;
     if (k < 0 || k > L.len) {
         lines_close(&L);
         return shimrt_fail(op, "selected index k out of range");
+    }
+    if (self->ndim > 0 && no_kernel(op, "topk_cpu", self->dtype)) { /* a 0-d self is copied */
+        lines_close(&L);
+        return AOTI_TORCH_FAILURE;
     }
     int64_t shape[SHIMRT_MAX_DIMS];
     int64_t nd = shape_with(self, L.d, k, true, shape);
@@ -406,6 +425,11 @@ AOTITorchError shimrt_cpu_kthvalue(AtenTensorHandle self, int64_t k, int64_t dim
     static const char op[] = "kthvalue";
     lines L;
     if (lines_open(op, self, dim, -1, &L)) return AOTI_TORCH_FAILURE;
+    if (self->ndim > 0 && L.len == 0) {
+        lines_close(&L);
+        return shimrt_fail(op, "kthvalue(): Expected reduction dim %lld to have non-zero size.",
+                           (long long)L.d);
+    }
     if (k < 1 || k > L.len) {
         lines_close(&L);
         return shimrt_fail(op, "kthvalue(): selected number k out of range for dimension %lld",
@@ -414,6 +438,10 @@ AOTITorchError shimrt_cpu_kthvalue(AtenTensorHandle self, int64_t k, int64_t dim
     if (self->dtype == SHIMRT_BOOL && self->ndim > 0) { /* a 0-d self is copied first */
         lines_close(&L);
         return shimrt_fail(op, "\"kthvalue_cpu\" not implemented for 'Bool'");
+    }
+    if (self->ndim > 0 && no_kernel(op, "kthvalue_cpu", self->dtype)) {
+        lines_close(&L);
+        return AOTI_TORCH_FAILURE;
     }
     int64_t shape[SHIMRT_MAX_DIMS];
     int64_t nd = shape_with(self, L.d, 1, keepdim != 0, shape);
@@ -429,11 +457,25 @@ AOTITorchError shimrt_cpu_kthvalue(AtenTensorHandle self, int64_t k, int64_t dim
  * NaN. */
 static AOTITorchError median_all(const char *op, AtenTensorHandle self, bool skip_nan,
                                  AtenTensorHandle *ret0) {
-    if (shimrt_k_check_cpu(op, self, "self") || shimrt_k_check_dtype(op, self, "self"))
-        return AOTI_TORCH_FAILURE;
-    if (self->dtype == SHIMRT_BOOL && shimrt_numel(self) > 0)
-        return shimrt_fail(op, "\"%s_cpu\" not implemented for 'Bool'", op);
+    if (shimrt_k_check_cpu(op, self, "self")) return AOTI_TORCH_FAILURE;
     int64_t n = shimrt_numel(self);
+    if (n == 0 && !shimrt_k_dtype_ok(self->dtype) && shimrt_dtype_is_computable(self->dtype)) {
+        /* PyTorch: a float NaN converted to self's dtype (uint64: 2^63, complex: NaN + 0i) */
+        AtenTensorHandle nan = shimrt_k_new(op, 0, NULL, SHIMRT_FLOAT32);
+        AtenTensorHandle r = nan ? shimrt_k_new(op, 0, NULL, self->dtype) : NULL;
+        AOTITorchError err = r ? AOTI_TORCH_SUCCESS : AOTI_TORCH_FAILURE;
+        if (r) {
+            shimrt_k_fill(nan, NAN);
+            err = shimrt_k_copy(op, r, nan);
+        }
+        shimrt_tensor_free(nan);
+        return shimrt_k_hand_out(err, r, ret0);
+    }
+    if (shimrt_dtype_is_computable(self->dtype) && no_kernel(op, "median_cpu", self->dtype))
+        return AOTI_TORCH_FAILURE;
+    if (shimrt_k_check_dtype(op, self, "self")) return AOTI_TORCH_FAILURE;
+    if (self->dtype == SHIMRT_BOOL && n > 0)
+        return shimrt_fail(op, "\"median_cpu\" not implemented for 'Bool'");
     AtenTensorHandle flat = shimrt_k_new(op, self->ndim, self->sizes, self->dtype);
     if (!flat) return AOTI_TORCH_FAILURE;
     /* dense, row-major: read as one line */
@@ -480,6 +522,83 @@ typedef struct {
     char *out;
     int64_t *idx; /* cummax / cummin */
 } scan_ctx;
+
+/* PyTorch's complex log-add-exp (logcumsumexp's step, in complex<double>): NaN in either part
+ * of either operand gives NaN parts; the operands ordered by real part; equal infinite real
+ * parts give the smaller (-inf) or log(exp(min) + exp(max)) (+inf); else
+ * log1p(exp(min - max)) + max with c10::complex's log1p (u = 1 + z; z when u == 1; log(u)
+ * when u - 1 == z; else log(u) * (z / (u - 1))). */
+static double complex lse_c(double complex x, double complex y) {
+    bool xn = isnan(creal(x)) || isnan(cimag(x)), yn = isnan(creal(y)) || isnan(cimag(y));
+    if (xn || yn) return CMPLX(NAN, NAN);
+    double complex mn = creal(x) < creal(y) ? x : y, mx = creal(x) < creal(y) ? y : x;
+    if (!isfinite(creal(mn)) && creal(mn) == creal(mx)) {
+        if (creal(mn) < 0) return mn;
+        return clog(cexp(mn) + cexp(mx));
+    }
+    double complex z = cexp(CMPLX(creal(mn) - creal(mx), cimag(mn) - cimag(mx)));
+    double complex u = CMPLX(creal(z) + 1.0, cimag(z)), l;
+    if (creal(u) == 1.0 && cimag(u) == 0.0) {
+        l = z;
+    } else {
+        l = clog(u);
+        double complex um1 = CMPLX(creal(u) - 1.0, cimag(u));
+        if (creal(um1) != creal(z) || cimag(um1) != cimag(z)) {
+            double complex q = shimrt_k_cdiv(false, z, um1);
+            double a = creal(l), b = cimag(l), c = creal(q), d = cimag(q);
+            l = CMPLX(a * c - b * d, a * d + b * c);
+        }
+    }
+    return CMPLX(creal(l) + creal(mx), cimag(l) + cimag(mx));
+}
+
+/* cumsum / cumprod of complex64 / complex128 lines: PyTorch accumulates in complex<double>
+ * (at::acc_type) with c10::complex's operators ((a + bi)(c + di) = (ac - bd) + (ad + bc)i)
+ * and rounds each step to the result dtype. */
+static void scan_complex_lines(int64_t b, int64_t e, void *vctx) {
+    scan_ctx *c = vctx;
+    const lines *L = c->L;
+    bool f32 = L->dt == SHIMRT_COMPLEX64;
+    for (int64_t line = b; line < e; line++) {
+        int64_t o = line / L->inner, i = line % L->inner;
+        double re = c->kind == SC_PROD ? 1.0 : (c->kind == SC_LSE ? -INFINITY : 0.0), im = 0.0;
+        for (int64_t j = 0; j < L->len; j++) {
+            const char *p = at(L, line, j);
+            double xr, xi;
+            if (f32) {
+                float v[2];
+                memcpy(v, p, sizeof v);
+                xr = v[0];
+                xi = v[1];
+            } else {
+                double v[2];
+                memcpy(v, p, sizeof v);
+                xr = v[0];
+                xi = v[1];
+            }
+            if (c->kind == SC_LSE) {
+                double complex v = lse_c(CMPLX(xr, xi), CMPLX(re, im));
+                re = creal(v);
+                im = cimag(v);
+            } else if (c->kind == SC_SUM) {
+                re += xr;
+                im += xi;
+            } else {
+                double nr = re * xr - im * xi, ni = re * xi + im * xr;
+                re = nr;
+                im = ni;
+            }
+            char *dst = c->out + (size_t)((o * L->len + j) * L->inner + i) * L->es;
+            if (f32) {
+                float v[2] = {(float)re, (float)im};
+                memcpy(dst, v, sizeof v);
+            } else {
+                double v[2] = {re, im};
+                memcpy(dst, v, sizeof v);
+            }
+        }
+    }
+}
 
 static void scan_lines(int64_t b, int64_t e, void *vctx) {
     scan_ctx *c = vctx;
@@ -537,20 +656,40 @@ static void scan_lines(int64_t b, int64_t e, void *vctx) {
 /* cumsum / cumprod's result dtype: dtype when given, else int64 for bool and integers. */
 static int32_t scan_dtype(const struct AtenTensorOpaque *self, const int32_t *dtype) {
     if (dtype) return *dtype;
-    return shimrt_k_is_floating(self->dtype) ? self->dtype : SHIMRT_INT64;
+    bool cplx = shimrt_dtype_traits_of(self->dtype) &&
+                shimrt_dtype_traits_of(self->dtype)->kind == SHIMRT_KIND_COMPLEX;
+    return shimrt_k_is_floating(self->dtype) || cplx ? self->dtype : SHIMRT_INT64;
 }
 
-static AOTITorchError scan(const char *op, AtenTensorHandle self, int64_t dim, int32_t rdt,
-                           int kind, AtenTensorHandle *ret0, AtenTensorHandle *ret1) {
-    if (!shimrt_k_dtype_ok(rdt)) return shimrt_fail(op, "unsupported dtype");
+/* Whether PyTorch's CPU kernel of the scan takes the result dtype rdt. */
+static bool scan_kernel_has(int kind, int32_t rdt) {
+    bool cplx = rdt == SHIMRT_COMPLEX64 || rdt == SHIMRT_COMPLEX128;
+    switch (kind) {
+    case SC_SUM:
+    case SC_PROD: return (shimrt_k_dtype_ok(rdt) && rdt != SHIMRT_BOOL) || cplx;
+    case SC_LSE: return shimrt_k_is_floating(rdt) || cplx;
+    default: return shimrt_k_dtype_ok(rdt);
+    }
+}
+
+/* kernel: the name of PyTorch's CPU kernel (its dispatch message) */
+static AOTITorchError scan(const char *op, const char *kernel, AtenTensorHandle self, int64_t dim,
+                           int32_t rdt, int kind, AtenTensorHandle *ret0, AtenTensorHandle *ret1) {
+    if (!shimrt_dtype_is_computable(rdt)) {
+        const char *n = shimrt_dtype_name(rdt);
+        return n ? shimrt_fail(op, "\"%s\" not implemented for '%s'", kernel,
+                               shimrt_dtype_torch_name(rdt))
+                 : shimrt_fail(op, "unknown dtype code %d", (int)rdt);
+    }
     lines L;
     if (lines_open(op, self, dim, rdt, &L)) return AOTI_TORCH_FAILURE;
-    /* PyTorch's cumsum/cumprod kernels have no bool result; a 0-d or empty self never
-     * reaches them (filled / zeroed) */
-    if (rdt == SHIMRT_BOOL && (kind == SC_SUM || kind == SC_PROD) && self->ndim > 0 &&
-        shimrt_numel(self) > 0) {
+    /* a 0-d self is copied (converted) and an empty one gives empty results: neither reaches
+     * PyTorch's kernel, whatever the dtype */
+    bool trivial = self->ndim == 0 || shimrt_numel(self) == 0;
+    if (!trivial && !scan_kernel_has(kind, rdt)) {
         lines_close(&L);
-        return shimrt_fail(op, "\"%s_out_cpu\" not implemented for 'Bool'", op);
+        return shimrt_fail(op, "\"%s\" not implemented for '%s'", kernel,
+                           shimrt_dtype_torch_name(rdt));
     }
     int64_t nd = self->ndim;
     AtenTensorHandle r = shimrt_k_new(op, nd, self->sizes, rdt);
@@ -562,7 +701,13 @@ static AOTITorchError scan(const char *op, AtenTensorHandle self, int64_t dim, i
     }
     scan_ctx c = {&L, kind, shimrt_data(r), ix ? shimrt_data(ix) : NULL};
     int64_t n = L.outer * L.inner;
-    if (n > 0 && L.len > 0) torch_parallel_for(0, n, 1, scan_lines, &c);
+    if (self->ndim == 0) { /* L holds self as rdt: copied, index 0 */
+        memcpy(shimrt_data(r), shimrt_data(L.c), L.es);
+        if (ix) *(int64_t *)shimrt_data(ix) = 0;
+    } else if (n > 0 && L.len > 0) {
+        bool cplx = rdt == SHIMRT_COMPLEX64 || rdt == SHIMRT_COMPLEX128;
+        torch_parallel_for(0, n, 1, cplx ? scan_complex_lines : scan_lines, &c);
+    }
     lines_close(&L);
     *ret0 = r;
     if (ret1) *ret1 = ix;
@@ -577,7 +722,8 @@ static AOTITorchError scan_acc(const char *op, AtenTensorHandle self, int64_t di
     if (shimrt_k_check_cpu(op, self, "self") ||
         shimrt_k_unsigned_as(self, scan_dtype(self, dtype), &u))
         return AOTI_TORCH_FAILURE;
-    AOTITorchError e = scan(op, u ? u : self, dim, scan_dtype(self, dtype), kind, ret0, NULL);
+    AOTITorchError e = scan(op, kind == SC_SUM ? "cumsum_out_cpu" : "cumprod_out_cpu", u ? u : self,
+                            dim, scan_dtype(self, dtype), kind, ret0, NULL);
     shimrt_tensor_free(u);
     return e;
 }
@@ -595,22 +741,23 @@ AOTITorchError shimrt_cpu_cumprod(AtenTensorHandle self, int64_t dim, int32_t *d
 AOTITorchError shimrt_cpu_cummax(AtenTensorHandle self, int64_t dim, AtenTensorHandle *ret0,
                                  AtenTensorHandle *ret1) {
     if (shimrt_k_check_cpu("cummax", self, "self")) return AOTI_TORCH_FAILURE;
-    return scan("cummax", self, dim, self->dtype, SC_MAX, ret0, ret1);
+    return scan("cummax", "cummax_cpu", self, dim, self->dtype, SC_MAX, ret0, ret1);
 }
 
 AOTITorchError shimrt_cpu_cummin(AtenTensorHandle self, int64_t dim, AtenTensorHandle *ret0,
                                  AtenTensorHandle *ret1) {
     if (shimrt_k_check_cpu("cummin", self, "self")) return AOTI_TORCH_FAILURE;
-    return scan("cummin", self, dim, self->dtype, SC_MIN, ret0, ret1);
+    return scan("cummin", "cummin_cpu", self, dim, self->dtype, SC_MIN, ret0, ret1);
 }
 
 AOTITorchError shimrt_cpu_logcumsumexp(AtenTensorHandle self, int64_t dim, AtenTensorHandle *ret0) {
     static const char op[] = "logcumsumexp";
     if (shimrt_k_check_cpu(op, self, "self")) return AOTI_TORCH_FAILURE;
-    if (!shimrt_k_is_floating(self->dtype))
+    bool cplx = self->dtype == SHIMRT_COMPLEX64 || self->dtype == SHIMRT_COMPLEX128;
+    if (!shimrt_k_is_floating(self->dtype) && !cplx)
         return shimrt_fail(op, "\"logcumsumexp_out_cpu\" not implemented for '%s'",
                            shimrt_dtype_torch_name(self->dtype));
-    return scan(op, self, dim, self->dtype, SC_LSE, ret0, NULL);
+    return scan(op, "logcumsumexp_out_cpu", self, dim, self->dtype, SC_LSE, ret0, NULL);
 }
 
 /* mode along dim, as PyTorch's CPU kernel: the line sorted by std::sort with `<`, then the
@@ -658,6 +805,11 @@ AOTITorchError shimrt_cpu_mode(AtenTensorHandle self, int64_t dim, int32_t keepd
         lines_close(&L);
         return shimrt_fail(op, "mode(): Expected reduction dim %lld to have non-zero size.",
                            (long long)L.d);
+    }
+    /* a 0-d self is copied; an empty one gives empty results without the kernel */
+    if (self->ndim > 0 && shimrt_numel(self) > 0 && no_kernel(op, "mode_cpu", self->dtype)) {
+        lines_close(&L);
+        return AOTI_TORCH_FAILURE;
     }
     int64_t shape[SHIMRT_MAX_DIMS];
     int64_t nd = shape_with(self, L.d, 1, keepdim != 0, shape);

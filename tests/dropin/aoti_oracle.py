@@ -597,6 +597,114 @@ def line_family():
     case("inf", "aoti_torch_cpu_logcumsumexp", [T(inf), 0, Ret()], lambda: A.logcumsumexp(inf, 0))
 
 
+# uint16/32/64 and complex (issue 17 item 8): the wide unsigned types and the complex ones
+DT.update({torch.uint16: 27, torch.uint32: 28, torch.uint64: 29})
+RDT.update({27: torch.uint16, 28: torch.uint32, 29: torch.uint64})
+LOOSE.update({torch.complex64: LOOSE[torch.float32], torch.complex128: LOOSE[torch.float64]})
+
+
+def wide_rand(shape, dt, low=-3, high=3):
+    """Random values of a uint16/32/64 (a few near the top of the range) or complex dtype."""
+    if dt.is_complex:
+        real = {torch.complex64: torch.float32, torch.complex128: torch.float64}[dt]
+        return torch.complex(rand(shape, real, low, high), rand(shape, real, low, high))
+    v = torch.randint(0, high + 1, shape, dtype=torch.int64)
+    top = {torch.uint16: 2**16 - 1, torch.uint32: 2**32 - 1, torch.uint64: 2**63 - 1}[dt]
+    v = torch.where(torch.rand(shape) < 0.2, top - v, v)
+    return v.to(dt)
+
+
+RMS_TOL = {torch.complex64: (1.3e-6, 1e-6), torch.complex128: (1e-12, 1e-12)}  # rms_norm
+LSE_CPLX = True  # logcumsumexp of complex lines
+
+
+def wide_line_family():
+    """The line functions (sortops.c) over uint16/32/64 and complex64/128: cumsum and cumprod
+    (of uint: as int64; of complex: in complex<double>), and where PyTorch's kernel refuses
+    them (topk, kthvalue, mode, median, cummax, cummin, logcumsumexp) the 0-d and empty
+    tensors it still takes."""
+    shapes = [([5, 7], 1), ([5, 7], 0), ([3, 4, 6], -2), ([9], 0), ([], 0), ([4, 0], 1),
+              ([0, 3], 0), ([0, 3], 1), ([2, 3, 1], 2)]
+    for dt in [torch.uint16, torch.uint32, torch.uint64, torch.complex64, torch.complex128]:
+        for shape, dim in shapes:
+            for lay, x in layouts(wide_rand(shape, dt)):
+                tag = f"{dt} {shape} dim={dim} {lay}"
+                for odt in (None, torch.int64, torch.complex128, torch.uint32):
+                    code = None if odt is None else DT[odt]
+                    for name, ref in (("cumsum", A.cumsum), ("cumprod", A.cumprod)):
+                        case(f"{tag} dtype={odt}", f"aoti_torch_cpu_{name}",
+                             [T(x), dim, Opt(code), Ret()],
+                             lambda x=x, ref=ref, odt=odt: ref(x, dim, dtype=odt), loose=True)
+                for name, ref in (("cummax", A.cummax), ("cummin", A.cummin)):
+                    case(tag, f"aoti_torch_cpu_{name}", [T(x), dim, Ret(), Ret()],
+                         lambda x=x, ref=ref: ref(x, dim))
+                if LSE_CPLX or not dt.is_complex or x.dim() == 0 or x.numel() == 0:
+                    case(tag, "aoti_torch_cpu_logcumsumexp", [T(x), dim, Ret()],
+                         lambda x=x: A.logcumsumexp(x, dim), loose=True)
+                for k in (0, 1):
+                    case(f"{tag} k={k}", "aoti_torch_cpu_topk", [T(x), k, dim, 1, 1, Ret(), Ret()],
+                         lambda x=x, k=k: A.topk(x, k, dim))
+                    case(f"{tag} k={k}", "aoti_torch_cpu_kthvalue", [T(x), k, dim, 0, Ret(), Ret()],
+                         lambda x=x, k=k: A.kthvalue(x, k, dim))
+                case(tag, "aoti_torch_cpu_mode", [T(x), dim, 0, Ret(), Ret()],
+                     lambda x=x: A.mode(x, dim))
+                case(tag, "aoti_torch_cpu_median", [T(x), Ret()], lambda x=x: A.median(x))
+                case(tag, "aoti_torch_cpu_nanmedian", [T(x), Ret()], lambda x=x: A.nanmedian(x))
+    # nonzero / nonzero_static (misc.c): complex where either part is nonzero (NaN counts);
+    # uint16/32/64 refused but for a 0-d nonzero_static
+    for dt in [torch.uint16, torch.uint32, torch.uint64, torch.complex64, torch.complex128]:
+        for shape in ([3, 4], [], [0, 3], [2, 3, 4]):
+            x = wide_rand(shape, dt, -1, 1)
+            if dt.is_complex and x.numel() > 3:
+                x.view(-1)[:3] = torch.tensor([complex(0, -0.0), complex(0, float("nan")),
+                                               complex(-0.0, 0)])
+            for lay, y in layouts(x):
+                case(f"{dt} {shape} {lay}", "aoti_torch_cpu_nonzero", [T(y), Ret()],
+                     lambda y=y: A.nonzero(y))
+                for size, fill in ((0, -1), (3, -7), (30, 2)):
+                    case(f"{dt} {shape} {lay} size={size}", "aoti_torch_cpu_nonzero_static",
+                         [T(y), size, fill, Ret()],
+                         lambda y=y, size=size, fill=fill: A.nonzero_static(y, size=size,
+                                                                            fill_value=fill))
+    # _fused_rms_norm of complex inputs (complex.c): rsqrt(mean(x * x) + eps) in the complex
+    # type; weights complex or real, of the input's precision or the other one
+    for dt in (torch.complex64, torch.complex128):
+        for shape, ns in (([2, 3, 4], [4]), ([2, 3, 4], [3, 4]), ([5], [5]), ([0, 4], [4]),
+                          ([3, 0], [0]), ([9, 4], [4])):
+            x = wide_rand(shape, dt)
+            for w in (None, wide_rand(ns, dt), rand(ns, torch.float32), wide_rand(ns, torch.complex128)):
+                for eps in (None, 1e-3):
+                    case(f"{dt} {shape} {ns} w={None if w is None else w.dtype} eps={eps}",
+                         "aoti_torch_cpu__fused_rms_norm",
+                         [T(x), ns, Opt(None if w is None else T(w)), Opt(eps), Ret(), Ret()],
+                         lambda x=x, w=w, eps=eps: A._fused_rms_norm(x, ns, w, eps), loose=RMS_TOL[dt])
+    # hann_window of a complex dtype: PyTorch's dtype check passes, lengths 0 and 1 need no
+    # arange (empty, ones), longer ones fail in it
+    for dt in (torch.complex32, torch.complex64, torch.complex128):
+        for n in (0, 1, 2, 5):
+            case(f"{dt} n={n}", "aoti_torch_cpu_hann_window",
+                 [n, Opt(DT[dt]), Opt(None), Opt(None), 0, Opt(None), Ret()],
+                 lambda n=n, dt=dt: A.hann_window(n, dtype=dt))
+    # complex products and sums of values with NaN/inf parts
+    sp = torch.tensor([1.5, -0.0, float("nan"), float("inf"), -2.0, 1e30, float("-inf"), 3.0])
+    for dt in (torch.complex64, torch.complex128):
+        x = torch.complex(sp, sp.flip(0)).to(dt).reshape(2, 4)
+        for name, ref in (("cumsum", A.cumsum), ("cumprod", A.cumprod)):
+            case(f"specials {dt}", f"aoti_torch_cpu_{name}", [T(x), 1, Opt(None), Ret()],
+                 lambda x=x, ref=ref: ref(x, 1))
+        # logcumsumexp: NaN parts, equal infinite real parts, runs of -inf, large and tiny
+        # differences (log1p's three cases)
+        r = torch.tensor([0.5, float("-inf"), float("-inf"), 2.0, float("inf"), float("inf"),
+                          -30.0, 1e-9, float("nan"), 3.0, -1.0, 40.0])
+        i = torch.tensor([0.25, 1.0, -2.0, 0.0, 0.5, -0.5, 3.0, 1e-9, 0.0, float("nan"), 2.0,
+                          -1.0])
+        for xs in (torch.complex(r, i), torch.complex(r, i).flip(0),
+                   torch.complex(r[:8], i[:8]), wide_rand([4, 30], dt, -40, 40)):
+            xs = xs.to(dt)
+            case(f"specials {dt} {list(xs.shape)}", "aoti_torch_cpu_logcumsumexp",
+                 [T(xs), -1, Ret()], lambda xs=xs: A.logcumsumexp(xs, -1), loose=RMS_TOL[dt])
+
+
 def sdpa_family():
     name = "aoti_torch_cpu__scaled_dot_product_flash_attention_for_cpu"
     tol = {torch.float32: (1e-4, 1e-4), torch.float64: (1e-9, 1e-9),
@@ -2240,7 +2348,7 @@ def upsample_backward_family():
              lambda gg=gg, osz=osz, isz=isz: A.upsample_linear1d_backward(gg, osz, isz, False, None))
 
 
-FAMILIES = [mm_family, conv_family, line_family, sdpa_family, pool_family, misc_family,
+FAMILIES = [mm_family, conv_family, line_family, wide_line_family, sdpa_family, pool_family, misc_family,
             index_family, bag_family, pow_family, quant_dist_family, scatter_value_family,
             lapack_family, rnn_family, resize_family, fft_family, pool3d_family,
             grid3d_family, complex_family, pool_backward_family,

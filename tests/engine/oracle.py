@@ -19,6 +19,7 @@ import math
 import os
 import random
 import sys
+import warnings
 
 import torch
 
@@ -141,8 +142,11 @@ def compare(label, ours, ref, loose=False, check_strides=True):
     elif ref.is_complex():  # exact, NaN equal to NaN; loose: within 1 ulp of the larger part
         eps = torch.finfo(ref.real.dtype).eps if loose else 0.0
         big = float(ref.abs().nan_to_num(0.0, 0.0, 0.0).max()) if loose and ref.numel() else 0.0
-        try:
-            torch.testing.assert_close(ours, ref, rtol=eps, atol=eps * max(big, 1.0) if loose else 0,
+        atol = eps * max(big, 1.0) if loose else 0
+        if isinstance(loose, float):  # a stated absolute bound (sums)
+            atol = max(atol, loose)
+        try:  # part by part (an inf part with the other part 1 ulp apart is close)
+            torch.testing.assert_close(torch.view_as_real(ours), torch.view_as_real(ref), rtol=eps, atol=atol,
                                        equal_nan=True, check_stride=False)
         except AssertionError as e:
             return "values: " + str(e).split("\n")[1:4].__str__()
@@ -719,6 +723,76 @@ for sdt, ddt in itertools.product([torch.int64, torch.int32, torch.uint8, torch.
     with_handles([x], lambda h: run(f"sum overflow {sdt} dtype={ddt}",
                                     lambda o: fsd(h[0], C.cast(C.pointer(pp), P(P(C.c_int64))), 1, 0, C.byref(dref), C.byref(o[0])),
                                     lambda: torch.sum(x, [0], dtype=ddt)))
+
+# ---- issue 17 item 8: sum / mean / all / any of complex64/128 and uint16/32/64, and their
+# dtype= of those (complex: the parts reduced as real tensors; uint: PyTorch's sum kernel has
+# none, but an input without elements still gives zeros)
+WIDE = {torch.uint16: 27, torch.uint32: 28, torch.uint64: 29, torch.complex64: 9,
+        torch.complex128: 10}
+DT.update(WIDE)
+RDT.update({v: k for k, v in WIDE.items()})
+warnings.filterwarnings("ignore", "Casting complex values to real")
+
+
+def wide(shape, dt):
+    if dt.is_complex:
+        real = torch.float32 if dt == torch.complex64 else torch.float64
+        x = torch.complex(rand(shape, real), rand(shape, real))
+        if x.numel() > 2:  # zeros, a zero real part with a nonzero imaginary one, NaN, inf
+            x.view(-1)[0] = complex(0, 0)
+            x.view(-1)[1] = complex(0, float("nan") if x.dim() == 3 else 1.5)
+            if x.dim() == 3:  # an inf part: PyTorch's complex mean divides it into a NaN
+                x.view(-1)[-1] = complex(-2.5, float("inf"))
+        return x
+    return rand(shape, torch.int64, low=0, high=5).to(dt)
+
+
+fmaxd = fn("aoti_torch_cpu_max_dim", H, C.c_int64, C.c_int32, P(H), P(H))
+fargm = fn("aoti_torch_cpu_argmax", H, P(C.c_int64), C.c_int32, P(H))
+famax = fn("aoti_torch_cpu_amax", H, P(C.c_int64), C.c_int64, C.c_int32, P(H))
+for dt, shape in itertools.product(list(WIDE) + [torch.float32, torch.int64],
+                                   [[5, 6], [], [0, 3], [2, 3, 4], [1, 4], [3, 0]]):
+    for lay, x in [("contig", wide(shape, dt))] + ([("transposed", wide(shape[::-1], dt).transpose(0, 1)),
+                                                   ("sliced", wide(shape[:-1] + [shape[-1] * 2], dt)[..., ::2])]
+                                                  if len(shape) > 1 else []):
+        for dims, keep in ([([0], 1), ([-1], 0), ([0, -1], 0), ([], 1)] if shape else [([], 0), ([0], 1)]):
+            arr = i64s(dims)
+            pp = C.pointer(arr)
+            for odt in [None, torch.complex128, torch.float32, torch.int64, torch.uint16]:
+                dref = C.c_int32(DT[odt]) if odt is not None else None
+                kw = {} if odt is None else {"dtype": odt}
+                # complex sums: the parts summed as real tensors are (engine.md: float blocks
+                # merged into double), so within 8 * eps * sum(|x|) of PyTorch's own sums
+                cd = odt if odt is not None and odt.is_complex else x.dtype
+                tol = True
+                if cd.is_complex and x.numel():  # (NaN and inf parts: compared as such)
+                    ax = x.to(cd).abs()
+                    tol = float(8 * torch.finfo(cd.to_real()).eps * ax[ax.isfinite()].sum()) or True
+                for name, fr, ref in (("sum", fsd, torch.sum), ("mean", fmean, torch.mean)):
+                    with_handles([x], lambda h: run(f"{name} {dt} {shape} {lay} {dims} keep={keep} dtype={odt}",
+                                                    lambda o: fr(h[0], C.cast(C.pointer(pp), P(P(C.c_int64))), len(dims), keep,
+                                                                 C.byref(dref) if dref is not None else None, C.byref(o[0])),
+                                                    lambda: ref(x, dims, keepdim=bool(keep), **kw), loose=tol,
+                                                    check_strides=False))
+        # max.dim / argmax / amax: PyTorch has no uint16/32/64 or complex kernel, but answers
+        # 0-d, empty and (argmax) size-1 reductions without it
+        for d, keep in ([(0, 0), (-1, 1)] if shape else [(0, 0)]):
+            with_handles([x], lambda h: run(f"max.dim {dt} {shape} {lay} {d} {keep}",
+                                            lambda o: fmaxd(h[0], d, keep, C.byref(o[0]), C.byref(o[1])),
+                                            lambda: tuple(torch.max(x, d, keepdim=bool(keep))), nret=2,
+                                            check_strides=False))
+            with_handles([x], lambda h: run(f"argmax {dt} {shape} {lay} {d} {keep}",
+                                            lambda o: fargm(h[0], C.byref(C.c_int64(d)), keep, C.byref(o[0])),
+                                            lambda: torch.argmax(x, d, keepdim=bool(keep)), check_strides=False))
+            arr = i64s([d])
+            with_handles([x], lambda h: run(f"amax {dt} {shape} {lay} {d} {keep}",
+                                            lambda o: famax(h[0], arr, 1, keep, C.byref(o[0])),
+                                            lambda: torch.amax(x, [d], keepdim=bool(keep)), check_strides=False))
+        for name in ["all", "any"]:
+            fn_ = fn(f"aoti_torch_cpu_{name}", H, P(H))
+            with_handles([x], lambda h: run(f"{name} {dt} {shape} {lay}", lambda o: fn_(h[0], C.byref(o[0])),
+                                            lambda: getattr(torch, name)(x)))
+
 
 # ---- index checks: negative and too-large indices refused with PyTorch's message, int32
 # indices accepted where PyTorch accepts them, other index dtypes refused (message compared)
