@@ -39,8 +39,9 @@ AOTITorchError shimrt_cpu_mul_scalar(AtenTensorHandle self, shimrt_scalar sother
                            shimrt_dtype_torch_name(self->dtype));
     double other = sother.d;
     int64_t iother = shimrt_scalar_is_integral(sother, true) ? sother.i : shimrt_k_f2i(other);
-    int64_t st[SHIMRT_MAX_DIMS];
-    shimrt_k_preserve_strides(self, st);
+    int64_t st[SHIMRT_MAX_DIMS]; /* TensorIterator's layout with a wrapped 0-d Scalar */
+    shimrt_k_iter_out_strides(1, (const struct AtenTensorOpaque *const *)&self, true, rt, self->ndim,
+                              self->sizes, st);
     AtenTensorHandle r =
         shimrt_tensor_empty(op, self->ndim, self->sizes, st, rt, SHIMRT_DEV_CPU, 0);
     if (!r) return AOTI_TORCH_FAILURE;
@@ -83,12 +84,17 @@ static AOTITorchError nonzero_impl(const char *op, AtenTensorHandle self, int64_
             }
         } while (nd > 0 && shimrt_idx_next(nd, self->sizes, idx));
     int64_t rows = fixed ? size : count, shape[2] = {rows, nd};
-    AtenTensorHandle r = shimrt_k_new(op, 2, shape, SHIMRT_INT64);
+    /* PyTorch's nonzero is column-major (strides [1, rows]); nonzero_static row-major */
+    int64_t cm[2] = {1, rows};
+    AtenTensorHandle r = fixed ? shimrt_k_new(op, 2, shape, SHIMRT_INT64)
+                               : shimrt_tensor_empty(op, 2, shape, cm, SHIMRT_INT64,
+                                                     SHIMRT_DEV_CPU, -1);
     if (r) {
-        int64_t *d = shimrt_data(r);
+        int64_t *d = shimrt_data(r), rs = fixed ? nd : 1, cs = fixed ? 1 : rows;
         /* nd == 0: no elements, however many rows (nonzero_static(size=INT64_MAX)) */
         for (int64_t i = 0; nd > 0 && i < rows; i++)
-            for (int64_t j = 0; j < nd; j++) d[i * nd + j] = i < count ? hits[i * nd + j] : fill;
+            for (int64_t j = 0; j < nd; j++)
+                d[i * rs + j * cs] = i < count ? hits[i * nd + j] : fill;
     }
     free(hits);
     return shimrt_k_give(r, ret0);
@@ -781,8 +787,10 @@ static void pow_fill(AtenTensorHandle r, const char *a, const char *b) {
     }
 }
 
+/* iter_layout: the result in TensorIterator's layout (pow.Tensor_Tensor), else contiguous
+ * (pow.Scalar's meta) */
 static AOTITorchError pow_common(const char *op, AtenTensorHandle self, AtenTensorHandle exponent,
-                                 int32_t rt, AtenTensorHandle *ret0) {
+                                 int32_t rt, bool iter_layout, AtenTensorHandle *ret0) {
     if (rt == SHIMRT_BOOL) return shimrt_fail(op, "\"pow\" not implemented for 'Bool'");
     int64_t shape[SHIMRT_MAX_DIMS], nd;
     if (shimrt_k_broadcast(op, self->ndim, self->sizes, exponent->ndim, exponent->sizes, shape,
@@ -796,6 +804,15 @@ static AOTITorchError pow_common(const char *op, AtenTensorHandle self, AtenTens
     if (!err) pow_fill(r, shimrt_data(a), shimrt_data(b));
     shimrt_tensor_free(a);
     shimrt_tensor_free(b);
+    int64_t ost[SHIMRT_MAX_DIMS]; /* the result in TensorIterator's layout */
+    const struct AtenTensorOpaque *ins[2] = {self, exponent};
+    shimrt_k_iter_out_strides(2, ins, false, rt, nd, shape, ost);
+    if (!err && iter_layout && nd && memcmp(ost, r->strides, (size_t)nd * sizeof *ost)) {
+        AtenTensorHandle laid = shimrt_tensor_empty(op, nd, shape, ost, rt, SHIMRT_DEV_CPU, -1);
+        err = !laid || shimrt_k_copy(op, laid, r) ? AOTI_TORCH_FAILURE : AOTI_TORCH_SUCCESS;
+        shimrt_tensor_free(r);
+        r = laid;
+    }
     return shimrt_k_hand_out(err, r, ret0);
 }
 
@@ -806,7 +823,7 @@ AOTITorchError shimrt_cpu_pow_tensor_tensor(AtenTensorHandle self, AtenTensorHan
         shimrt_k_check_dtype(op, self, "self") || shimrt_k_check_dtype(op, exponent, "exponent"))
         return AOTI_TORCH_FAILURE;
     const struct AtenTensorOpaque *ts[2] = {self, exponent};
-    return pow_common(op, self, exponent, shimrt_k_result_type_of(2, ts, 0, NULL), ret0);
+    return pow_common(op, self, exponent, shimrt_k_result_type_of(2, ts, 0, NULL), true, ret0);
 }
 
 AOTITorchError shimrt_cpu_pow_scalar(shimrt_scalar self, AtenTensorHandle exponent,
@@ -825,7 +842,7 @@ AOTITorchError shimrt_cpu_pow_scalar(shimrt_scalar self, AtenTensorHandle expone
     AtenTensorHandle base = shimrt_k_new(op, 0, NULL, rt);
     if (!base) return AOTI_TORCH_FAILURE;
     shimrt_k_fill(base, self.d);
-    AOTITorchError err = pow_common(op, base, exponent, rt, ret0);
+    AOTITorchError err = pow_common(op, base, exponent, rt, false, ret0);
     shimrt_tensor_free(base);
     return err;
 }

@@ -203,7 +203,7 @@ AtenTensorHandle shimrt_k_empty_like_dev(const char *op, const struct AtenTensor
 void shimrt_k_layout_perm(int nd, const int64_t *shape, int nops,
                           const int64_t (*st)[SHIMRT_MAX_DIMS], int *perm);
 /* PyTorch's is_non_overlapping_and_dense: the dims of size >= 2, sorted by stride, step
- * densely (any order); dims of size 0 or 1 never count. */
+ * densely (any order); dims of size 1 never count; a tensor without elements is dense. */
 bool shimrt_k_dense(const struct AtenTensorOpaque *t);
 /* Strides of empty_like(t, preserve_format): t's own strides when dense, else
  * infer_dense_strides (dense strides in shimrt_k_layout_perm's order of t's strides; a
