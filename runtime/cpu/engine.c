@@ -52,21 +52,28 @@ static AOTITorchError partial_overlap_error(const char *op) {
 
 static AOTITorchError plan_build(sh_plan *p, const char *op, AtenTensorHandle *out, int32_t odt,
                                  int nin, const struct AtenTensorOpaque *const *ins,
-                                 bool scalar_operand);
+                                 bool scalar_operand, int nkeep);
 
 AOTITorchError sh_plan_build(sh_plan *p, const char *op, AtenTensorHandle *out, int32_t odt,
                              int nin, const struct AtenTensorOpaque *const *ins) {
-    return plan_build(p, op, out, odt, nin, ins, false);
+    return plan_build(p, op, out, odt, nin, ins, false, 0);
 }
 
 AOTITorchError sh_plan_build_scalar(sh_plan *p, const char *op, AtenTensorHandle *out, int32_t odt,
                                     int nin, const struct AtenTensorOpaque *const *ins) {
-    return plan_build(p, op, out, odt, nin, ins, true);
+    return plan_build(p, op, out, odt, nin, ins, true, 0);
 }
 
+AOTITorchError sh_plan_build_where(sh_plan *p, const char *op, AtenTensorHandle *out, int32_t odt,
+                                   int nin, const struct AtenTensorOpaque *const *ins) {
+    return plan_build(p, op, out, odt, nin, ins, false, 1);
+}
+
+/* nkeep: the first nkeep inputs keep their dtype (where's condition); the others of
+ * another dtype than the common one are converted first (their layout: to()'s) */
 static AOTITorchError plan_build(sh_plan *p, const char *op, AtenTensorHandle *out, int32_t odt,
                                  int nin, const struct AtenTensorOpaque *const *ins,
-                                 bool scalar_operand) {
+                                 bool scalar_operand, int nkeep) {
     int64_t shape[SHIMRT_MAX_DIMS] = {0}, nd = 0;
     if (*out) {
         nd = (*out)->ndim;
@@ -100,8 +107,10 @@ static AOTITorchError plan_build(sh_plan *p, const char *op, AtenTensorHandle *o
     if (!*out) {
         int64_t ostr[SHIMRT_MAX_DIMS];
         /* the common dtype: the output's, or the inputs' for a bool result (comparisons) */
-        int32_t common = odt != SHIMRT_BOOL ? odt : shimrt_k_result_type_of(nin, ins, 0, NULL);
-        shimrt_k_iter_out_strides(nin, ins, scalar_operand, common, nd, shape, ostr);
+        int32_t common = odt != SHIMRT_BOOL || nin <= nkeep
+                             ? odt
+                             : shimrt_k_result_type_of(nin - nkeep, ins + nkeep, 0, NULL);
+        shimrt_k_iter_out_strides(nin, ins, scalar_operand, common, nkeep, nd, shape, ostr);
         AtenTensorHandle t =
             shimrt_k_empty_like_dev(op, nin > 0 ? ins[0] : NULL, nd, shape, ostr, odt);
         if (!t) return AOTI_TORCH_FAILURE;

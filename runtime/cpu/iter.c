@@ -109,7 +109,7 @@ static bool cl_contiguous(const struct AtenTensorOpaque *t) {
 }
 
 void shimrt_k_iter_out_strides(int nin, const struct AtenTensorOpaque *const *in_,
-                               bool scalar_operand, int32_t common, int64_t nd,
+                               bool scalar_operand, int32_t common, int nkeep, int64_t nd,
                                const int64_t *shape, int64_t *ostr) {
     /* on the CPU, TensorIterator first converts each input of another dtype than the
      * common one with to(): its layout is then to()'s (preserve_format) */
@@ -119,7 +119,7 @@ void shimrt_k_iter_out_strides(int nin, const struct AtenTensorOpaque *const *in
     if (nin > 8) nin = 8;
     for (int k = 0; k < nin; k++) {
         ins[k] = in_[k];
-        if (common < 0 || in_[k]->dtype == common) continue;
+        if (common < 0 || k < nkeep || in_[k]->dtype == common) continue;
         conv[k] = *in_[k];
         shimrt_k_preserve_strides(in_[k], cst[k]);
         conv[k].strides = cst[k];

@@ -54,7 +54,7 @@ void shimrt_k_iter_run(shimrt_k_iter *it, shimrt_k_loop_fn fn, void *ctx);
  * zeroing the ones outside it (compatible_stride), or contiguous when the order is the
  * default one. */
 void shimrt_k_iter_out_strides(int nin, const struct AtenTensorOpaque *const *ins,
-                               bool scalar_operand, int32_t common, int64_t nd,
+                               bool scalar_operand, int32_t common, int nkeep, int64_t nd,
                                const int64_t *shape, int64_t *ostr);
 
 /* ---- element access (loads: shimrt_k_load_f64/_i64 in core/internal.h) ------------ */

@@ -40,7 +40,7 @@ AOTITorchError shimrt_cpu_mul_scalar(AtenTensorHandle self, shimrt_scalar sother
     double other = sother.d;
     int64_t iother = shimrt_scalar_is_integral(sother, true) ? sother.i : shimrt_k_f2i(other);
     int64_t st[SHIMRT_MAX_DIMS]; /* TensorIterator's layout with a wrapped 0-d Scalar */
-    shimrt_k_iter_out_strides(1, (const struct AtenTensorOpaque *const *)&self, true, rt, self->ndim,
+    shimrt_k_iter_out_strides(1, (const struct AtenTensorOpaque *const *)&self, true, rt, 0, self->ndim,
                               self->sizes, st);
     AtenTensorHandle r =
         shimrt_tensor_empty(op, self->ndim, self->sizes, st, rt, SHIMRT_DEV_CPU, 0);
@@ -806,7 +806,7 @@ static AOTITorchError pow_common(const char *op, AtenTensorHandle self, AtenTens
     shimrt_tensor_free(b);
     int64_t ost[SHIMRT_MAX_DIMS]; /* the result in TensorIterator's layout */
     const struct AtenTensorOpaque *ins[2] = {self, exponent};
-    shimrt_k_iter_out_strides(2, ins, false, rt, nd, shape, ost);
+    shimrt_k_iter_out_strides(2, ins, false, rt, 0, nd, shape, ost);
     if (!err && iter_layout && nd && memcmp(ost, r->strides, (size_t)nd * sizeof *ost)) {
         AtenTensorHandle laid = shimrt_tensor_empty(op, nd, shape, ost, rt, SHIMRT_DEV_CPU, -1);
         err = !laid || shimrt_k_copy(op, laid, r) ? AOTI_TORCH_FAILURE : AOTI_TORCH_SUCCESS;

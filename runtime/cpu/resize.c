@@ -25,17 +25,6 @@ static AOTITorchError resize(const char *op, AtenTensorHandle self, const int64_
     int64_t st[SHIMRT_MAX_DIMS];
     bool use = false;
     if (shimrt_k_empty_strides(op, n, size, memory_format, st, &use)) return AOTI_TORCH_FAILURE;
-    if (use) { /* c10's get_channels_last_strides_2d/_3d: a size of 0 zeroes the strides
-                * outside it (empty's helper takes it as 1) */
-        int64_t m = size[1];
-        st[1] = 1;
-        for (int64_t d = n - 1; d >= 2; d--) {
-            st[d] = m;
-            if (__builtin_mul_overflow(m, size[d], &m))
-                return shimrt_fail(op, "the number of elements overflows int64");
-        }
-        st[0] = m;
-    }
     return shimrt_tensor_set_geometry(op, self, n, size, use ? st : NULL);
 }
 

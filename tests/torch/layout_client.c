@@ -48,7 +48,7 @@ static void show(const char *tag, AtenTensorHandle t) {
     printf("\n");
 }
 
-static int g_int; /* the next views are int32 (else float32) */
+static int g_int; /* the next views are int32 (1), bool (2), else float32 */
 
 /* A float32 (int32: g_int) view of a fresh buffer holding 1, 2, 3, ...: sizes sz, strides
  * st. */
@@ -59,13 +59,17 @@ static AtenTensorHandle view(int64_t nd, const int64_t *sz, const int64_t *st) {
     AtenTensorHandle base = NULL, v = NULL;
     int64_t one = 1;
     if (aoti_torch_empty_strided(1, &span, &one,
-                                 g_int ? aoti_torch_dtype_int32() : aoti_torch_dtype_float32(),
+                                 g_int == 2 ? aoti_torch_dtype_bool()
+                                 : g_int    ? aoti_torch_dtype_int32()
+                                            : aoti_torch_dtype_float32(),
                                  aoti_torch_device_type_cpu(), 0, &base))
         return NULL;
     void *p = NULL;
     aoti_torch_get_data_ptr(base, &p);
     for (int64_t i = 0; i < span; i++)
-        if (g_int)
+        if (g_int == 2)
+            ((uint8_t *)p)[i] = (uint8_t)(i % 3 == 0);
+        else if (g_int)
             ((int32_t *)p)[i] = (int32_t)(i % 7);
         else
             ((float *)p)[i] = (float)(i + 1);
@@ -266,9 +270,38 @@ int main(void) {
         binary(a, b);
         binary(b, a);
         unary_and_copies(b);
+        g_int = 2; /* where(bool condition, bool self, float other) */
+        memcpy(sc, sz, sizeof sc);
+        AtenTensorHandle c = rand_tensor(nd, sc, 2 + (int)rn(3));
+        memcpy(sc, sz, sizeof sc);
+        AtenTensorHandle bb = rand_tensor(nd, sc, 2 + (int)rn(3));
+        g_int = 0;
+        StableIValue s[3] = {tv(c), tv(bb), tv(a)};
+        call("aten::where", "self", s, 1);
+        s[0] = tv(c), s[1] = tv(a), s[2] = tv(b);
+        call("aten::where", "self", s, 1);
+        aoti_torch_delete_tensor_object(c);
+        aoti_torch_delete_tensor_object(bb);
         aoti_torch_delete_tensor_object(b);
         cat_stack(nd, kind);
         aoti_torch_delete_tensor_object(a);
+    }
+    printf("cat/stack of channels-last tensors, and of float32, int32, bool\n");
+    for (int64_t dim = 0; dim < 4; dim++) {
+        AtenTensorHandle t[3];
+        int64_t sz[5] = {2, 3, 2, 2, -1};
+        for (int i = 0; i < 3; i++) {
+            int64_t s2[5];
+            memcpy(s2, sz, sizeof s2);
+            g_int = i == 0 ? 0 : (int)dim % 3;
+            t[i] = rand_tensor(4, s2, 2);
+        }
+        g_int = 0;
+        StableIValue s[2] = {tlist(3, t), iv(dim)};
+        call("aten::cat", "", s, 1);
+        s[0] = tlist(3, t), s[1] = iv(dim);
+        call("aten::stack", "", s, 1);
+        for (int i = 0; i < 3; i++) aoti_torch_delete_tensor_object(t[i]);
     }
     resizes();
     return 0;
