@@ -165,6 +165,19 @@ static void unary_and_copies(AtenTensorHandle a) {
     call("aten::nonzero", "", s, 1);
 }
 
+static void pads(AtenTensorHandle a, int64_t nd) {
+    static const int64_t pv[][4] = {{-1, 0, 0, 0}, {0, -1, -1, 0}, {1, -1, 0, 0}, {2, 1, 0, 1}};
+    for (int i = 0; i < 4 && nd > 1; i++) {
+        StringHandle m = NULL;
+        torch_new_string_handle("constant", 8, &m);
+        double v = 2.5;
+        StableIValue vd;
+        memcpy(&vd, &v, sizeof vd);
+        StableIValue s[4] = {tv(a), ilist(4, pv[i]), (StableIValue)(uintptr_t)m, some(vd)};
+        call("aten::pad", "", s, 1);
+    }
+}
+
 static void binary(AtenTensorHandle a, AtenTensorHandle b) {
     StableIValue s[8];
     s[0] = tv(a), s[1] = tv(b);
@@ -252,6 +265,7 @@ int main(void) {
         printf("]\n");
         unary_and_copies(a);
         reductions(a, nd);
+        pads(a, nd);
         /* the other operand: the same shape in another layout, or a broadcast one */
         int64_t sb[5];
         memcpy(sb, sz, sizeof sb);
