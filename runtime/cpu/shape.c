@@ -361,10 +361,8 @@ AOTITorchError shimrt_cpu_scatter_reduce(AtenTensorHandle self, int64_t dim, Ate
 AOTITorchError shimrt_cpu_scatter_reduce_out(AtenTensorHandle out, AtenTensorHandle self,
                                              int64_t dim, AtenTensorHandle index,
                                              AtenTensorHandle src, const char *reduce) {
-    static const char op[] = "scatter.reduce_out";
-    const char *r = shimrt_k_legacy_reduce(op, reduce);
-    if (!r) return AOTI_TORCH_FAILURE;
-    return shimrt_idx_scatter_reduce(op, out, self, dim, index, src, r, true);
+    return shimrt_idx_scatter_reduce_legacy("scatter.reduce_out", out, self, dim, index, src,
+                                            reduce);
 }
 
 AOTITorchError shimrt_cpu_scatter_reduce_two(AtenTensorHandle self, int64_t dim,
