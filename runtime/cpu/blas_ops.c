@@ -151,7 +151,8 @@ AOTITorchError shimrt_cpu_addmm_out(AtenTensorHandle out, AtenTensorHandle self,
         shimrt_cpu_addmm(self, mat1, mat2, shimrt_scalar_double(beta), shimrt_scalar_double(alpha),
                          &r)) /* addmm's meta checks the dtypes agree before resizing */
         return shimrt_tensor_valid(self) && self->defined && shimrt_tensor_valid(mat2) &&
-                       mat2->defined && self->dtype == mat2->dtype
+                       mat2->defined && shimrt_tensor_valid(mat1) && mat1->defined &&
+                       self->dtype == mat2->dtype && mat1->dtype == mat2->dtype
                    ? resized_failure(op, out, 2, mat1, mat2, self->dtype)
                    : AOTI_TORCH_FAILURE;
     return shimrt_k_into_out(op, out, r);
