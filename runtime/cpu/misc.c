@@ -436,6 +436,32 @@ AOTITorchError shimrt_cpu__fused_rms_norm(AtenTensorHandle input, const int64_t 
     }
     shimrt_tensor_free(x);
     shimrt_tensor_free(w);
+    /* the layout of PyTorch's (input.contiguous() * rstd) * weight: TensorIterator's, op
+     * by op (contiguous(): self when already contiguous, size-1 strides as they are) */
+    int64_t l1[SHIMRT_MAX_DIMS], l2[SHIMRT_MAX_DIMS], cst[SHIMRT_MAX_DIMS];
+    struct AtenTensorOpaque in_c = *input;
+    if (shimrt_numel(input) && !shimrt_is_contiguous(input)) {
+        shimrt_contiguous_strides(nd, input->sizes, cst);
+        in_c.strides = cst;
+    }
+    const struct AtenTensorOpaque *ins[2] = {&in_c, rstd};
+    shimrt_k_iter_out_strides(2, ins, false, acc, 0, nd, input->sizes, l1);
+    struct AtenTensorOpaque prod = *out;
+    prod.strides = l1;
+    ins[0] = &prod, ins[1] = weight;
+    if (weight) shimrt_k_iter_out_strides(2, ins, false, acc, 0, nd, input->sizes, l2);
+    const int64_t *lst = weight ? l2 : l1;
+    if (nd && memcmp(lst, out->strides, (size_t)nd * sizeof *lst)) {
+        AtenTensorHandle laid = shimrt_tensor_empty(op, nd, input->sizes, lst, dt, SHIMRT_DEV_CPU, -1);
+        if (!laid || shimrt_k_copy(op, laid, out)) {
+            shimrt_tensor_free(laid);
+            shimrt_tensor_free(out);
+            shimrt_tensor_free(rstd);
+            return AOTI_TORCH_FAILURE;
+        }
+        shimrt_tensor_free(out);
+        out = laid;
+    }
     *ret0 = out;
     *ret1 = rstd;
     return AOTI_TORCH_SUCCESS;
