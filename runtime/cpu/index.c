@@ -232,11 +232,11 @@ static AOTITorchError scatter_reduce(const char *op, AtenTensorHandle out, AtenT
     if (shimrt_idx_wrap_dim(op, &dim, self->ndim)) return AOTI_TORCH_FAILURE;
     if (src->dtype != self->dtype)
         return shimrt_fail(op, "Expected self.dtype to be equal to src.dtype");
-    if (r >= 0 && !shimrt_idx_numeric(self->dtype))
-        return shimrt_fail(op, "dtype %s is not supported", shimrt_dtype_name(self->dtype));
     if (shimrt_k_scatter_index_check(op, self, dim, index, src, false) ||
         prepare_out(op, out, self, index, src))
         return AOTI_TORCH_FAILURE;
+    if (r >= 0 && !shimrt_idx_numeric(self->dtype)) /* the kernel's dtype dispatch */
+        return shimrt_fail(op, "dtype %s is not supported", shimrt_dtype_name(self->dtype));
     /* PyTorch's meta checks the reduce name after it resized out */
     if (r < 0 && legacy) return shimrt_fail(op, "reduce argument must be either add or multiply.");
     if (r < 0)

@@ -24,6 +24,24 @@ static AtenTensorHandle dense_as(const char *op, AtenTensorHandle t, int64_t nd,
     return r;
 }
 
+/* r (contiguous, shape shape[0..nd)) moved into TensorIterator's layout over ins[0..2) of
+ * common dtype rt (a copy when that layout differs; r is freed then); NULL after a
+ * failure (r freed). */
+static AtenTensorHandle iter_layout(const char *op, AtenTensorHandle r, const AtenTensorHandle *ins,
+                                    int32_t rt, int64_t nd, const int64_t *shape) {
+    int64_t ost[SHIMRT_MAX_DIMS];
+    const struct AtenTensorOpaque *in2[2] = {ins[0], ins[1]};
+    shimrt_k_iter_out_strides(2, in2, false, rt, 0, nd, shape, ost);
+    if (!r || !nd || !memcmp(ost, r->strides, (size_t)nd * sizeof *ost)) return r;
+    AtenTensorHandle laid = shimrt_tensor_empty(op, nd, shape, ost, r->dtype, SHIMRT_DEV_CPU, -1);
+    if (laid && shimrt_k_copy(op, laid, r)) {
+        shimrt_tensor_free(laid);
+        laid = NULL;
+    }
+    shimrt_tensor_free(r);
+    return laid;
+}
+
 /* ---- mul.Scalar ------------------------------------------------------------------------- */
 AOTITorchError shimrt_cpu_mul_scalar(AtenTensorHandle self, shimrt_scalar sother,
                                      AtenTensorHandle *ret0) {
@@ -623,7 +641,8 @@ AOTITorchError shimrt_cpu_gcd(AtenTensorHandle self, AtenTensorHandle other,
     }
     shimrt_tensor_free(a);
     shimrt_tensor_free(b);
-    return shimrt_k_give(r, ret0);
+    AtenTensorHandle ins[2] = {self, other}; /* TensorIterator's layout */
+    return shimrt_k_give(iter_layout(op, r, ins, rt, nd, shape), ret0);
 }
 
 /* ---- _embedding_bag, _embedding_bag_forward_only ---------------------------------------------- */
@@ -816,7 +835,7 @@ static void pow_fill(AtenTensorHandle r, const char *a, const char *b) {
 /* iter_layout: the result in TensorIterator's layout (pow.Tensor_Tensor), else contiguous
  * (pow.Scalar's meta) */
 static AOTITorchError pow_common(const char *op, AtenTensorHandle self, AtenTensorHandle exponent,
-                                 int32_t rt, bool iter_layout, AtenTensorHandle *ret0) {
+                                 int32_t rt, bool iter_layout_, AtenTensorHandle *ret0) {
     if (rt == SHIMRT_BOOL) return shimrt_fail(op, "\"pow\" not implemented for 'Bool'");
     int64_t shape[SHIMRT_MAX_DIMS], nd;
     if (shimrt_k_broadcast(op, self->ndim, self->sizes, exponent->ndim, exponent->sizes, shape,
@@ -830,14 +849,10 @@ static AOTITorchError pow_common(const char *op, AtenTensorHandle self, AtenTens
     if (!err) pow_fill(r, shimrt_data(a), shimrt_data(b));
     shimrt_tensor_free(a);
     shimrt_tensor_free(b);
-    int64_t ost[SHIMRT_MAX_DIMS]; /* the result in TensorIterator's layout */
-    const struct AtenTensorOpaque *ins[2] = {self, exponent};
-    shimrt_k_iter_out_strides(2, ins, false, rt, 0, nd, shape, ost);
-    if (!err && iter_layout && nd && memcmp(ost, r->strides, (size_t)nd * sizeof *ost)) {
-        AtenTensorHandle laid = shimrt_tensor_empty(op, nd, shape, ost, rt, SHIMRT_DEV_CPU, -1);
-        err = !laid || shimrt_k_copy(op, laid, r) ? AOTI_TORCH_FAILURE : AOTI_TORCH_SUCCESS;
-        shimrt_tensor_free(r);
-        r = laid;
+    if (!err && iter_layout_) { /* the result in TensorIterator's layout */
+        AtenTensorHandle ins[2] = {self, exponent};
+        r = iter_layout(op, r, ins, rt, nd, shape);
+        if (!r) err = AOTI_TORCH_FAILURE;
     }
     return shimrt_k_hand_out(err, r, ret0);
 }
