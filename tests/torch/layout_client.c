@@ -317,6 +317,34 @@ int main(void) {
         call("aten::stack", "", s, 1);
         for (int i = 0; i < 3; i++) aoti_torch_delete_tensor_object(t[i]);
     }
+    printf("matmul of float32 and int32 (mixed dtypes: PyTorch's bmm path takes empty ones)\n");
+    static const int64_t ms[][2][4] = {
+        {{0, 2, 3, -1}, {0, 3, 4, -1}}, {{2, 0, 3, -1}, {2, 3, 4, -1}}, {{2, 2, 3, -1}, {2, 3, 0, -1}},
+        {{2, 2, 0, -1}, {2, 0, 4, -1}}, {{0, 2, 3, -1}, {3, 4, -1, -1}}, {{3, -1, -1, -1}, {0, 3, 4, -1}},
+        {{0, 3, -1, -1}, {2, 3, 4, -1}}, {{2, 0, 3, -1}, {1, 3, 4, -1}}, {{2, 3, -1, -1}, {3, 2, -1, -1}},
+        {{4, 0, 2, 3}, {3, 2, -1, -1}}, {{2, 2, 3, -1}, {2, 3, 2, -1}}, {{2, 0, -1, -1}, {0, 3, -1, -1}}};
+    for (int i = 0; i < 12; i++) {
+        AtenTensorHandle t[2];
+        for (int j = 0; j < 2; j++) {
+            int64_t n = 0, sz[4], st[4], acc = 1;
+            while (n < 4 && ms[i][j][n] >= 0) n++;
+            for (int64_t d = n - 1; d >= 0; d--) {
+                sz[d] = ms[i][j][d];
+                st[d] = acc;
+                acc *= sz[d] > 1 ? sz[d] : 1;
+            }
+            g_int = j;
+            t[j] = view(n, sz, st);
+        }
+        g_int = 0;
+        StableIValue s[2] = {tv(t[0]), tv(t[1])};
+        printf(" matmul case %d\n", i);
+        call("aten::matmul", "", s, 1);
+        s[0] = tv(t[1]), s[1] = tv(t[0]);
+        call("aten::matmul", "", s, 1);
+        aoti_torch_delete_tensor_object(t[0]);
+        aoti_torch_delete_tensor_object(t[1]);
+    }
     resizes();
     return 0;
 }
