@@ -128,6 +128,7 @@ void shimrt_k_iter_out_strides(int nin, const struct AtenTensorOpaque *const *in
     bool same = nin > 0 && (!scalar_operand || nd == 0), contig = true, cl = true, dense = true;
     for (int k = 0; k < nin && same; k++) {
         same = ins[k]->ndim == nd && !memcmp(ins[k]->sizes, shape, (size_t)nd * sizeof *shape);
+        if (!same) break;
         /* PyTorch's is_contiguous: a tensor without elements is contiguous */
         contig = contig && (shimrt_numel(ins[k]) == 0 || shimrt_is_contiguous(ins[k]));
         cl = cl && cl_contiguous(ins[k]);
