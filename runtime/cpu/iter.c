@@ -153,8 +153,8 @@ void shimrt_k_iter_out_strides(int nin, const struct AtenTensorOpaque *const *in
         int64_t lead = nd - ins[k]->ndim;
         for (int64_t d = 0; d < nd; d++) {
             int64_t od = d - lead;
-            st[k][d] = od < 0 || (ins[k]->sizes[od] == 1 && shape[d] != 1) ? 0
-                                                                           : ins[k]->strides[od];
+            st[k][d] =
+                od < 0 || (ins[k]->sizes[od] == 1 && shape[d] != 1) ? 0 : ins[k]->strides[od];
         }
     }
     shimrt_k_layout_perm((int)nd, shape, n, (const int64_t(*)[SHIMRT_MAX_DIMS])st, perm);

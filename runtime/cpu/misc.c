@@ -58,8 +58,8 @@ AOTITorchError shimrt_cpu_mul_scalar(AtenTensorHandle self, shimrt_scalar sother
     double other = sother.d;
     int64_t iother = shimrt_scalar_is_integral(sother, true) ? sother.i : shimrt_k_f2i(other);
     int64_t st[SHIMRT_MAX_DIMS]; /* TensorIterator's layout with a wrapped 0-d Scalar */
-    shimrt_k_iter_out_strides(1, (const struct AtenTensorOpaque *const *)&self, true, rt, 0, self->ndim,
-                              self->sizes, st);
+    shimrt_k_iter_out_strides(1, (const struct AtenTensorOpaque *const *)&self, true, rt, 0,
+                              self->ndim, self->sizes, st);
     AtenTensorHandle r =
         shimrt_tensor_empty(op, self->ndim, self->sizes, st, rt, SHIMRT_DEV_CPU, 0);
     if (!r) return AOTI_TORCH_FAILURE;
@@ -104,9 +104,9 @@ static AOTITorchError nonzero_impl(const char *op, AtenTensorHandle self, int64_
     int64_t rows = fixed ? size : count, shape[2] = {rows, nd};
     /* PyTorch's nonzero is column-major (strides [1, rows]); nonzero_static row-major */
     int64_t cm[2] = {1, rows};
-    AtenTensorHandle r = fixed ? shimrt_k_new(op, 2, shape, SHIMRT_INT64)
-                               : shimrt_tensor_empty(op, 2, shape, cm, SHIMRT_INT64,
-                                                     SHIMRT_DEV_CPU, -1);
+    AtenTensorHandle r =
+        fixed ? shimrt_k_new(op, 2, shape, SHIMRT_INT64)
+              : shimrt_tensor_empty(op, 2, shape, cm, SHIMRT_INT64, SHIMRT_DEV_CPU, -1);
     if (r) {
         int64_t *d = shimrt_data(r), rs = fixed ? nd : 1, cs = fixed ? 1 : rows;
         /* nd == 0: no elements, however many rows (nonzero_static(size=INT64_MAX)) */
@@ -470,7 +470,8 @@ AOTITorchError shimrt_cpu__fused_rms_norm(AtenTensorHandle input, const int64_t 
     if (weight) shimrt_k_iter_out_strides(2, ins, false, acc, 0, nd, input->sizes, l2);
     const int64_t *lst = weight ? l2 : l1;
     if (nd && memcmp(lst, out->strides, (size_t)nd * sizeof *lst)) {
-        AtenTensorHandle laid = shimrt_tensor_empty(op, nd, input->sizes, lst, dt, SHIMRT_DEV_CPU, -1);
+        AtenTensorHandle laid =
+            shimrt_tensor_empty(op, nd, input->sizes, lst, dt, SHIMRT_DEV_CPU, -1);
         if (!laid || shimrt_k_copy(op, laid, out)) {
             shimrt_tensor_free(laid);
             shimrt_tensor_free(out);

@@ -101,10 +101,10 @@ static AOTITorchError pw_run_engine(pw_call *c, AtenTensorHandle *ret0) {
                            shimrt_dtype_torch_name(odt), shimrt_dtype_torch_name(c->out->dtype));
     sh_plan p;
     AtenTensorHandle out = c->out;
-    if ((c->has_scalar   ? sh_plan_build_scalar
-         : c->cond_first ? sh_plan_build_where
-                         : sh_plan_build)(&p, c->op, &out, c->out ? c->out->dtype : odt, c->nin,
-                                          c->in))
+    if ((c->has_scalar ? sh_plan_build_scalar
+         : c->cond_first
+             ? sh_plan_build_where
+             : sh_plan_build)(&p, c->op, &out, c->out ? c->out->dtype : odt, c->nin, c->in))
         return AOTI_TORCH_FAILURE;
     if (c->has_scalar) {
         /* an int or bool Scalar converts from its exact int64 value */

@@ -659,7 +659,7 @@ static bool engine_argmax(const char *op, AtenTensorHandle self, int64_t d, bool
     }
     argmax_run(self, &L, v ? shimrt_data(v) : NULL, shimrt_data(ix));
     *err = red_contiguous(op, &L, &v) || red_contiguous(op, &L, &ix) ? AOTI_TORCH_FAILURE
-                                                                       : AOTI_TORCH_SUCCESS;
+                                                                     : AOTI_TORCH_SUCCESS;
     if (*err) {
         shimrt_tensor_free(v);
         shimrt_tensor_free(ix);

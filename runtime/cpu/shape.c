@@ -411,7 +411,8 @@ AOTITorchError shimrt_cpu_cat(const AtenTensorHandle *tensors, int64_t tensors_l
         return AOTI_TORCH_FAILURE;
     bool cl = cat_channels_last(tensors, tensors_len_);
     if (cl) shimrt_k_channels_last_strides(ndim, sizes, st);
-    AtenTensorHandle t = shimrt_tensor_empty(op, ndim, sizes, cl ? st : NULL, dt, SHIMRT_DEV_CPU, -1);
+    AtenTensorHandle t =
+        shimrt_tensor_empty(op, ndim, sizes, cl ? st : NULL, dt, SHIMRT_DEV_CPU, -1);
     if (!t) return AOTI_TORCH_FAILURE;
     return shimrt_k_hand_out(shimrt_k_cat_into(op, tensors, tensors_len_, dim, t), t, ret0);
 }

@@ -259,14 +259,16 @@ static int32_t promote_all(int32_t a, int32_t b) {
     const int32_t cx[3] = {SHIMRT_COMPLEX32, SHIMRT_COMPLEX64, SHIMRT_COMPLEX128};
     for (int k = 0; k < 2; k++) {
         int32_t t = k ? b : a;
-        int r = t == SHIMRT_COMPLEX32 || t == SHIMRT_FLOAT16                              ? 0
+        int r = t == SHIMRT_COMPLEX32 || t == SHIMRT_FLOAT16                           ? 0
                 : t == SHIMRT_COMPLEX64 || t == SHIMRT_FLOAT32 || t == SHIMRT_BFLOAT16 ? 1
                 : t == SHIMRT_COMPLEX128 || t == SHIMRT_FLOAT64                        ? 2
                 : shimrt_k_promote(t, t) >= 0                                          ? -2
                                                                                        : -3;
         if (r == -3) return -1; /* float8 and other types outside the table */
-        if (k) rb = r;
-        else ra = r;
+        if (k)
+            rb = r;
+        else
+            ra = r;
     }
     int r = ra > rb ? ra : rb; /* an integral or bool operand (-2) takes the complex one's */
     return cx[r];
@@ -291,8 +293,9 @@ AOTITorchError shimrt_k_cat_shape(const char *op, const AtenTensorHandle *ts, in
             bool u = *dtype == SHIMRT_UINT16 || *dtype == SHIMRT_UINT32 ||
                      *dtype == SHIMRT_UINT64 || ts[k]->dtype == SHIMRT_UINT16 ||
                      ts[k]->dtype == SHIMRT_UINT32 || ts[k]->dtype == SHIMRT_UINT64;
-            return shimrt_fail(op, "Promotion for %s types is not supported, attempted to promote "
-                                   "%s and %s",
+            return shimrt_fail(op,
+                               "Promotion for %s types is not supported, attempted to promote "
+                               "%s and %s",
                                u ? "uint16, uint32, uint64" : "Float8",
                                shimrt_dtype_torch_name(*dtype),
                                shimrt_dtype_torch_name(ts[k]->dtype));
