@@ -1024,20 +1024,27 @@ AOTITorchError shimrt_cpu_scatter_value_out(AtenTensorHandle out, AtenTensorHand
                {SHIMRT_INT32, -2147483648.0, 2147483647.0, "int"},
                {SHIMRT_INT64, -9223372036854775808.0, 9223372036854775807.0, "int64_t"}};
     /* PyTorch's checked conversion: an int Scalar by c10::overflows<To, int64_t> */
+    bool bad = false;
+    const char *tname = NULL;
     if (shimrt_scalar_is_integral(svalue, true) && shimrt_numel(index) > 0) {
-        if (shimrt_k_is_integral(self->dtype) &&
-            shimrt_k_scalar_fits(op, svalue, self->dtype, false))
-            return AOTI_TORCH_FAILURE;
-    } else
+        bad = shimrt_k_is_integral(self->dtype) &&
+              shimrt_k_scalar_fits(op, svalue, self->dtype, false);
+    } else {
         for (size_t i = 0; i < sizeof lim / sizeof *lim; i++)
             if (lim[i].dt == self->dtype && shimrt_numel(index) > 0 &&
                 !(value >= lim[i].lo && value <= lim[i].hi))
-                return shimrt_fail(op, "value cannot be converted to type %s without overflow",
-                                   lim[i].name);
+                bad = true, tname = lim[i].name;
+    }
+    /* PyTorch converts the value in its kernel's loop, after out is resized and an index
+     * checked: a value that does not fit fails after those (the elements scattered here
+     * meanwhile are zeros) */
     AtenTensorHandle src = shimrt_k_new(op, index->ndim, index->sizes, self->dtype);
     if (!src) return AOTI_TORCH_FAILURE;
-    shimrt_k_fill(src, value);
+    shimrt_k_fill(src, bad ? 0.0 : value);
     AOTITorchError err = shimrt_cpu_scatter_src_out(out, self, dim, index, src);
     shimrt_tensor_free(src);
-    return err;
+    if (err || !bad) return err;
+    if (tname)
+        return shimrt_fail(op, "value cannot be converted to type %s without overflow", tname);
+    return shimrt_k_scalar_fits(op, svalue, self->dtype, false);
 }
