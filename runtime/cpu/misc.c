@@ -572,6 +572,12 @@ AOTITorchError shimrt_cpu_histc(AtenTensorHandle self, int64_t bins, shimrt_scal
         shimrt_tensor_free(x);
         return shimrt_fail(op, "torch.histc: max must be larger than min");
     }
+    /* PyTorch's linspace of the bin edges converts them to self's dtype, checked */
+    if (shimrt_k_scalar_fits(op, shimrt_scalar_double(lo), self->dtype, false) ||
+        shimrt_k_scalar_fits(op, shimrt_scalar_double(hi), self->dtype, false)) {
+        shimrt_tensor_free(x);
+        return AOTI_TORCH_FAILURE;
+    }
     /* the bounds in self's dtype, as PyTorch keeps them */
     AtenTensorHandle r = shimrt_k_new(op, 1, &bins, self->dtype);
     double *cnt = calloc((size_t)bins, sizeof *cnt);
