@@ -317,6 +317,18 @@ int main(void) {
         call("aten::stack", "", s, 1);
         for (int i = 0; i < 3; i++) aoti_torch_delete_tensor_object(t[i]);
     }
+    printf("stack of empty tensors\n");
+    for (int64_t dim = 0; dim < 4; dim++) {
+        AtenTensorHandle t[2];
+        int64_t sz[3] = {2, 0, 3}, st[3] = {3, 3, 1};
+        if (dim == 3) st[0] = 0, st[2] = 2; /* odd strides where nothing is read */
+        t[0] = view(3, sz, st);
+        t[1] = view(3, sz, st);
+        StableIValue s[2] = {tlist(2, t), iv(dim)};
+        call("aten::stack", "", s, 1);
+        aoti_torch_delete_tensor_object(t[0]);
+        aoti_torch_delete_tensor_object(t[1]);
+    }
     printf("matmul of float32 and int32 (mixed dtypes: PyTorch's bmm path takes empty ones)\n");
     static const int64_t ms[][2][4] = {
         {{0, 2, 3, -1}, {0, 3, 4, -1}},   {{2, 0, 3, -1}, {2, 3, 4, -1}},
