@@ -262,7 +262,7 @@ int64_t shimrt_numel(const struct AtenTensorOpaque *t);
  * no elements (as PyTorch's is_contiguous). */
 bool shimrt_is_contiguous(const struct AtenTensorOpaque *t);
 /* PyTorch's is_non_overlapping_and_dense: the dims of size >= 2, sorted by stride, step
- * densely (any order); dims of size 0 or 1 never count. */
+ * densely (any order); dims of size 1 never count; a tensor without elements is dense. */
 bool shimrt_k_dense(const struct AtenTensorOpaque *t);
 /* Address of element 0 (storage data + storage_offset * element size); NULL if none. */
 void *shimrt_data(const struct AtenTensorOpaque *t);

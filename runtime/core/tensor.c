@@ -58,6 +58,8 @@ bool shimrt_is_contiguous(const struct AtenTensorOpaque *t) {
 
 bool shimrt_k_dense(const struct AtenTensorOpaque *t) {
     int64_t n = t->ndim, perm[SHIMRT_MAX_DIMS], m = 0;
+    /* PyTorch's: is_contiguous, as every tensor without elements */
+    if (shimrt_numel(t) == 0) return true;
     for (int64_t d = 0; d < n; d++) /* dims of size < 2 do not count */
         if (t->sizes[d] >= 2) perm[m++] = d;
     for (int64_t i = 1; i < m; i++) { /* by stride */

@@ -77,7 +77,8 @@ static AOTITorchError adv_plan(const char *op, AtenTensorHandle self,
         }
         for (int64_t j = 0; j < t->ndim && !err; j++) {
             int64_t col_st[1] = {nz->strides[0]};
-            raw[d + j] = shimrt_k_alias(op, nz, 1, nz->sizes, col_st, nz->storage_offset + j);
+            raw[d + j] = shimrt_k_alias(op, nz, 1, nz->sizes, col_st,
+                                        nz->storage_offset + j * nz->strides[1]);
             own[d + j] = raw[d + j] != NULL;
             if (!raw[d + j]) err = AOTI_TORCH_FAILURE;
         }

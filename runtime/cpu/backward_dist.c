@@ -273,8 +273,11 @@ AOTITorchError shimrt_cpu__cdist_backward(AtenTensorHandle grad, AtenTensorHandl
     memcpy(shape, bshape, sizeof(int64_t) * (size_t)bnd);
     shape[bnd] = r1;
     shape[bnd + 1] = c1;
-    if (r1 == 0 || r2 == 0 || c1 == 0 || batch == 0) { /* zeros like x1 */
-        AtenTensorHandle z = shimrt_k_new(op, x1->ndim, x1->sizes, x1->dtype);
+    if (r1 == 0 || r2 == 0 || c1 == 0 || batch == 0) { /* zeros_like(x1): its layout */
+        int64_t zst[SHIMRT_MAX_DIMS];
+        shimrt_k_preserve_strides(x1, zst);
+        AtenTensorHandle z =
+            shimrt_tensor_empty(op, x1->ndim, x1->sizes, zst, x1->dtype, SHIMRT_DEV_CPU, -1);
         if (z) shimrt_k_fill(z, 0);
         return shimrt_k_give(z, ret0);
     }

@@ -111,6 +111,23 @@ static AOTITorchError int_scalars(AtenTensorHandle self, AtenTensorHandle m1, At
     return AOTI_TORCH_SUCCESS;
 }
 
+/* After a failed product: PyTorch's metas resize out to the result's shape before the
+ * kernel refuses a dtype, so out takes it when the operands a [.., n, k] and b [.., k, m]
+ * (nd = 2, or 3 with one batch) have one and out has the dtype of the meta's options (dt);
+ * the failure (and its message) stands. */
+static AOTITorchError resized_failure(const char *op, AtenTensorHandle out, int64_t nd,
+                                      AtenTensorHandle a, AtenTensorHandle b, int32_t dt) {
+    bool ok = shimrt_tensor_valid(out) && out->defined && out->dtype == dt &&
+              shimrt_tensor_valid(a) && a->defined && shimrt_tensor_valid(b) && b->defined &&
+              a->ndim == nd && b->ndim == nd && a->sizes[nd - 1] == b->sizes[nd - 2] &&
+              (nd == 2 || a->sizes[0] == b->sizes[0]);
+    if (ok) {
+        int64_t shape[3] = {a->sizes[0], a->sizes[nd - 2], b->sizes[nd - 1]};
+        shimrt_resize_output(op, out, nd, nd == 2 ? shape + 1 : shape);
+    }
+    return AOTI_TORCH_FAILURE;
+}
+
 AOTITorchError shimrt_cpu_addmm_out(AtenTensorHandle out, AtenTensorHandle self,
                                     AtenTensorHandle mat1, AtenTensorHandle mat2,
                                     shimrt_scalar sbeta, shimrt_scalar salpha) {
@@ -132,8 +149,12 @@ AOTITorchError shimrt_cpu_addmm_out(AtenTensorHandle out, AtenTensorHandle self,
     AtenTensorHandle r = NULL;
     if (int_scalars(self, mat1, mat2, &beta, &alpha) ||
         shimrt_cpu_addmm(self, mat1, mat2, shimrt_scalar_double(beta), shimrt_scalar_double(alpha),
-                         &r))
-        return AOTI_TORCH_FAILURE;
+                         &r)) /* addmm's meta checks the dtypes agree before resizing */
+        return shimrt_tensor_valid(self) && self->defined && shimrt_tensor_valid(mat2) &&
+                       mat2->defined && shimrt_tensor_valid(mat1) && mat1->defined &&
+                       self->dtype == mat2->dtype && mat1->dtype == mat2->dtype
+                   ? resized_failure(op, out, 2, mat1, mat2, self->dtype)
+                   : AOTI_TORCH_FAILURE;
     return shimrt_k_into_out(op, out, r);
 }
 
@@ -150,7 +171,10 @@ AOTITorchError shimrt_cpu_mm_out(AtenTensorHandle out, AtenTensorHandle self,
                                  shimrt_data(out), 1.0, 0.0);
     }
     AtenTensorHandle r = NULL;
-    if (shimrt_cpu_mm(self, mat2, &r)) return AOTI_TORCH_FAILURE;
+    if (shimrt_cpu_mm(self, mat2, &r))
+        return shimrt_tensor_valid(self) && self->defined
+                   ? resized_failure(op, out, 2, self, mat2, self->dtype)
+                   : AOTI_TORCH_FAILURE;
     return shimrt_k_into_out(op, out, r);
 }
 
@@ -232,7 +256,11 @@ static AOTITorchError baddbmm_impl(const char *op, AtenTensorHandle out, AtenTen
 
 AOTITorchError shimrt_cpu_bmm_out(AtenTensorHandle out, AtenTensorHandle self,
                                   AtenTensorHandle mat2) {
-    return baddbmm_impl("bmm.out", out, NULL, self, mat2, 0.0, 1.0);
+    if (baddbmm_impl("bmm.out", out, NULL, self, mat2, 0.0, 1.0))
+        return shimrt_tensor_valid(mat2) && mat2->defined
+                   ? resized_failure("bmm.out", out, 3, self, mat2, mat2->dtype)
+                   : AOTI_TORCH_FAILURE;
+    return AOTI_TORCH_SUCCESS;
 }
 
 AOTITorchError shimrt_cpu_baddbmm_out(AtenTensorHandle out, AtenTensorHandle self,

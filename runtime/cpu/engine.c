@@ -52,21 +52,28 @@ static AOTITorchError partial_overlap_error(const char *op) {
 
 static AOTITorchError plan_build(sh_plan *p, const char *op, AtenTensorHandle *out, int32_t odt,
                                  int nin, const struct AtenTensorOpaque *const *ins,
-                                 bool scalar_operand);
+                                 bool scalar_operand, int nkeep);
 
 AOTITorchError sh_plan_build(sh_plan *p, const char *op, AtenTensorHandle *out, int32_t odt,
                              int nin, const struct AtenTensorOpaque *const *ins) {
-    return plan_build(p, op, out, odt, nin, ins, false);
+    return plan_build(p, op, out, odt, nin, ins, false, 0);
 }
 
 AOTITorchError sh_plan_build_scalar(sh_plan *p, const char *op, AtenTensorHandle *out, int32_t odt,
                                     int nin, const struct AtenTensorOpaque *const *ins) {
-    return plan_build(p, op, out, odt, nin, ins, true);
+    return plan_build(p, op, out, odt, nin, ins, true, 0);
 }
 
+AOTITorchError sh_plan_build_where(sh_plan *p, const char *op, AtenTensorHandle *out, int32_t odt,
+                                   int nin, const struct AtenTensorOpaque *const *ins) {
+    return plan_build(p, op, out, odt, nin, ins, false, 1);
+}
+
+/* nkeep: the first nkeep inputs keep their dtype (where's condition); the others of
+ * another dtype than the common one are converted first (their layout: to()'s) */
 static AOTITorchError plan_build(sh_plan *p, const char *op, AtenTensorHandle *out, int32_t odt,
                                  int nin, const struct AtenTensorOpaque *const *ins,
-                                 bool scalar_operand) {
+                                 bool scalar_operand, int nkeep) {
     int64_t shape[SHIMRT_MAX_DIMS] = {0}, nd = 0;
     if (*out) {
         nd = (*out)->ndim;
@@ -98,32 +105,12 @@ static AOTITorchError plan_build(sh_plan *p, const char *op, AtenTensorHandle *o
     int perm[SHIMRT_MAX_DIMS]; /* TensorIterator's reorder_dimensions over the inputs */
     shimrt_k_layout_perm((int)nd, shape, nin, (const int64_t(*)[SHIMRT_MAX_DIMS])(st + 1), perm);
     if (!*out) {
-        int64_t ostr[SHIMRT_MAX_DIMS], s = 1;
-        bool natural = true; /* the perm is the default order (nd-1 .. 0 innermost first) */
-        for (int i = 0; i < nd; i++) natural = natural && perm[i] == nd - 1 - i;
-        for (int i = 0; i < nd; i++) { /* TensorIterator's compatible strides */
-            ostr[perm[i]] = s;
-            s *= shape[perm[i]];
-        }
-        /* ...which TensorIterator only uses when the perm is not the default order; with
-         * the default order it allocates contiguous strides (sizes below 1 count as 1:
-         * an empty dim does not zero the strides of the dims outside it) */
-        if (natural) shimrt_contiguous_strides(nd, shape, ostr);
-        /* TensorIterator's fast set-up: inputs of the output's shape that are all
-         * contiguous give a contiguous output; all dense with the same strides, those */
-        bool same_shape = nin > 0 && !scalar_operand, contig = true, dense_same = true;
-        for (int k = 0; k < nin && same_shape; k++) {
-            same_shape =
-                ins[k]->ndim == nd && memcmp(ins[k]->sizes, shape, (size_t)nd * sizeof *shape) == 0;
-            /* PyTorch's is_contiguous: a tensor without elements is contiguous */
-            contig = contig && (shimrt_numel(ins[k]) == 0 || shimrt_is_contiguous(ins[k]));
-            dense_same = dense_same && shimrt_k_dense(ins[k]) &&
-                         memcmp(ins[k]->strides, ins[0]->strides, (size_t)nd * sizeof *shape) == 0;
-        }
-        if (same_shape && contig)
-            shimrt_contiguous_strides(nd, shape, ostr);
-        else if (same_shape && dense_same)
-            memcpy(ostr, ins[0]->strides, (size_t)nd * sizeof *ostr);
+        int64_t ostr[SHIMRT_MAX_DIMS];
+        /* the common dtype: the output's, or the inputs' for a bool result (comparisons) */
+        int32_t common = odt != SHIMRT_BOOL || nin <= nkeep
+                             ? odt
+                             : shimrt_k_result_type_of(nin - nkeep, ins + nkeep, 0, NULL);
+        shimrt_k_iter_out_strides(nin, ins, scalar_operand, common, nkeep, nd, shape, ostr);
         AtenTensorHandle t =
             shimrt_k_empty_like_dev(op, nin > 0 ? ins[0] : NULL, nd, shape, ostr, odt);
         if (!t) return AOTI_TORCH_FAILURE;

@@ -57,6 +57,11 @@ AOTITorchError sh_plan_build(sh_plan *p, const char *op, AtenTensorHandle *out, 
 AOTITorchError sh_plan_build_scalar(sh_plan *p, const char *op, AtenTensorHandle *out, int32_t odt,
                                     int nin, const struct AtenTensorOpaque *const *ins);
 
+/* sh_plan_build for where(condition, self, other): ins[0], the condition, keeps its dtype
+ * (PyTorch converts self and other only). */
+AOTITorchError sh_plan_build_where(sh_plan *p, const char *op, AtenTensorHandle *out, int32_t odt,
+                                   int nin, const struct AtenTensorOpaque *const *ins);
+
 /* Index of a computable dtype among the compute types (float16/bfloat16: float), -1 if
  * none. */
 int sh_ct_index(int32_t dtype);

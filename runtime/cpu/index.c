@@ -211,15 +211,15 @@ static AOTITorchError reduce_step(const int64_t *pos, const int64_t *tgt, void *
     return AOTI_TORCH_SUCCESS;
 }
 
-AOTITorchError shimrt_idx_scatter_reduce(const char *op, AtenTensorHandle out,
-                                         AtenTensorHandle self, int64_t dim, AtenTensorHandle index,
-                                         AtenTensorHandle src, const char *reduce,
-                                         bool include_self) {
+static AOTITorchError scatter_reduce(const char *op, AtenTensorHandle out, AtenTensorHandle self,
+                                     int64_t dim, AtenTensorHandle index, AtenTensorHandle src,
+                                     const char *reduce, bool include_self, bool legacy) {
     if (check_live(op, out, "out") || check_live(op, self, "self") ||
         check_live(op, index, "index") || check_live(op, src, "src"))
         return AOTI_TORCH_FAILURE;
     if (!reduce) return shimrt_fail(op, "argument 'reduce' is NULL");
-    int r;
+    if (legacy) reduce = !strcmp(reduce, "add") ? "sum" : !strcmp(reduce, "multiply") ? "prod" : "";
+    int r = -1;
     if (!strcmp(reduce, "sum"))
         r = R_SUM;
     else if (!strcmp(reduce, "prod"))
@@ -230,19 +230,21 @@ AOTITorchError shimrt_idx_scatter_reduce(const char *op, AtenTensorHandle out,
         r = R_AMAX; /* PyTorch's */
     else if (!strcmp(reduce, "amin") || !strcmp(reduce, "min"))
         r = R_AMIN; /* aliases */
-    else
+    if (shimrt_idx_wrap_dim(op, &dim, self->ndim)) return AOTI_TORCH_FAILURE;
+    if (src->dtype != self->dtype)
+        return shimrt_fail(op, "Expected self.dtype to be equal to src.dtype");
+    if (shimrt_k_scatter_index_check(op, self, dim, index, src, false) ||
+        prepare_out(op, out, self, index, src))
+        return AOTI_TORCH_FAILURE;
+    if (r >= 0 && !shimrt_idx_numeric(self->dtype)) /* the kernel's dtype dispatch */
+        return shimrt_fail(op, "dtype %s is not supported", shimrt_dtype_name(self->dtype));
+    /* PyTorch's meta checks the reduce name after it resized out */
+    if (r < 0 && legacy) return shimrt_fail(op, "reduce argument must be either add or multiply.");
+    if (r < 0)
         return shimrt_fail(op,
                            "reduce argument must be either sum, prod, mean, amax or amin, "
                            "got %s",
                            reduce);
-    if (shimrt_idx_wrap_dim(op, &dim, self->ndim)) return AOTI_TORCH_FAILURE;
-    if (src->dtype != self->dtype)
-        return shimrt_fail(op, "Expected self.dtype to be equal to src.dtype");
-    if (!shimrt_idx_numeric(self->dtype))
-        return shimrt_fail(op, "dtype %s is not supported", shimrt_dtype_name(self->dtype));
-    if (shimrt_k_scatter_index_check(op, self, dim, index, src, false) ||
-        prepare_out(op, out, self, index, src))
-        return AOTI_TORCH_FAILURE;
     /* PyTorch: out holds self by now; its mean kernel, and the floor division by the counts
      * that follows even for an empty index, have no bool case */
     if (r == R_MEAN && out->dtype == SHIMRT_BOOL)
@@ -291,6 +293,20 @@ done:
     return rc;
 }
 
+AOTITorchError shimrt_idx_scatter_reduce(const char *op, AtenTensorHandle out,
+                                         AtenTensorHandle self, int64_t dim, AtenTensorHandle index,
+                                         AtenTensorHandle src, const char *reduce,
+                                         bool include_self) {
+    return scatter_reduce(op, out, self, dim, index, src, reduce, include_self, false);
+}
+
+AOTITorchError shimrt_idx_scatter_reduce_legacy(const char *op, AtenTensorHandle out,
+                                                AtenTensorHandle self, int64_t dim,
+                                                AtenTensorHandle index, AtenTensorHandle src,
+                                                const char *reduce) {
+    return scatter_reduce(op, out, self, dim, index, src, reduce, true, true);
+}
+
 static AOTITorchError gather_step(const int64_t *pos, const int64_t *tgt, void *vctx) {
     copy_ctx *c = vctx; /* here out is the gathered result, src is self */
     memcpy(shimrt_idx_at(c->out, pos), shimrt_idx_at(c->src, tgt), c->elsize);
@@ -306,9 +322,11 @@ AOTITorchError shimrt_idx_gather(const char *op, AtenTensorHandle self, int64_t 
     if (out->dtype != self->dtype)
         return shimrt_fail(op, "Expected out tensor to have dtype %s, but got %s instead",
                            shimrt_dtype_name(self->dtype), shimrt_dtype_name(out->dtype));
-    if (shimrt_k_scatter_index_check(op, self, dim, index, NULL, true) ||
-        shimrt_resize_output(op, out, index->ndim, index->sizes) ||
-        shimrt_k_out_no_overlap(op, out, self, index))
+    /* PyTorch's gather meta: out resized to index's shape first, then the overlap, index
+     * dtype and shape checks */
+    if (shimrt_resize_output(op, out, index->ndim, index->sizes) ||
+        shimrt_k_out_no_overlap(op, out, self, index) ||
+        shimrt_k_scatter_index_check(op, self, dim, index, NULL, true))
         return AOTI_TORCH_FAILURE;
     copy_ctx c = {out, self, shimrt_dtype_size(self->dtype)};
     return walk_index(op, index, self, dim, gather_step, &c);
@@ -324,17 +342,18 @@ AOTITorchError shimrt_idx_index_select(const char *op, AtenTensorHandle self, in
     if (out->dtype != self->dtype)
         return shimrt_fail(op, "index_select(): self and result must have the same scalar type");
     size_t elsize = shimrt_dtype_size(self->dtype);
+    int64_t shape[SHIMRT_MAX_DIMS];
+    for (int64_t d = 0; d < self->ndim; d++) shape[d] = d == dim ? k : self->sizes[d];
+    if (shimrt_k_out_no_overlap(op, out, self, index) ||
+        shimrt_resize_output(op, out, self->ndim, shape))
+        return AOTI_TORCH_FAILURE;
+    /* the indices are checked after the resize, as PyTorch's kernel does */
     int64_t zero[1] = {0};
     for (int64_t j = 0; j < k; j++) {
         int64_t jj[1] = {j};
         if (shimrt_k_index_in_range(op, index_value(index, index->ndim ? jj : zero), limit))
             return AOTI_TORCH_FAILURE;
     }
-    int64_t shape[SHIMRT_MAX_DIMS];
-    for (int64_t d = 0; d < self->ndim; d++) shape[d] = d == dim ? k : self->sizes[d];
-    if (shimrt_k_out_no_overlap(op, out, self, index) ||
-        shimrt_resize_output(op, out, self->ndim, shape))
-        return AOTI_TORCH_FAILURE;
     if (shimrt_numel(out) == 0) return AOTI_TORCH_SUCCESS;
     int64_t idx[SHIMRT_MAX_DIMS] = {0}, sidx[SHIMRT_MAX_DIMS];
     do {

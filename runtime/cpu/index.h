@@ -27,10 +27,17 @@ bool shimrt_idx_next(int64_t ndim, const int64_t *sizes, int64_t *idx);
 AOTITorchError shimrt_idx_wrap_dim(const char *op, int64_t *dim, int64_t ndim);
 AOTITorchError shimrt_idx_scatter(const char *op, AtenTensorHandle out, AtenTensorHandle self,
                                   int64_t dim, AtenTensorHandle index, AtenTensorHandle src);
+/* scatter_reduce into out (self's values first when include_self). reduce: sum, prod,
+ * mean, amax, amin; _legacy: scatter.reduce's names (add, multiply), self included. As
+ * PyTorch's meta, out is resized before the reduce name is checked. */
 AOTITorchError shimrt_idx_scatter_reduce(const char *op, AtenTensorHandle out,
                                          AtenTensorHandle self, int64_t dim, AtenTensorHandle index,
                                          AtenTensorHandle src, const char *reduce,
                                          bool include_self);
+AOTITorchError shimrt_idx_scatter_reduce_legacy(const char *op, AtenTensorHandle out,
+                                                AtenTensorHandle self, int64_t dim,
+                                                AtenTensorHandle index, AtenTensorHandle src,
+                                                const char *reduce);
 AOTITorchError shimrt_idx_gather(const char *op, AtenTensorHandle self, int64_t dim,
                                  AtenTensorHandle index, AtenTensorHandle out);
 AOTITorchError shimrt_idx_index_select(const char *op, AtenTensorHandle self, int64_t dim,

@@ -91,6 +91,86 @@ void shimrt_k_iter_run(shimrt_k_iter *it, shimrt_k_loop_fn fn, void *ctx) {
     }
 }
 
+/* ---- output layout ----------------------------------------------------------------- */
+
+/* TensorImpl::is_contiguous(ChannelsLast) of a rank-4 tensor: dims in the order C, W, H,
+ * N (size-1 dims skipped) step densely. */
+static bool cl_contiguous(const struct AtenTensorOpaque *t) {
+    static const int order[4] = {1, 3, 2, 0};
+    if (t->ndim != 4) return false;
+    int64_t expect = 1;
+    for (int i = 0; i < 4; i++) {
+        int64_t s = t->sizes[order[i]];
+        if (s == 1) continue;
+        if (t->strides[order[i]] != expect) return false;
+        expect *= s;
+    }
+    return true;
+}
+
+void shimrt_k_iter_out_strides(int nin, const struct AtenTensorOpaque *const *in_,
+                               bool scalar_operand, int32_t common, int nkeep, int64_t nd,
+                               const int64_t *shape, int64_t *ostr) {
+    /* on the CPU, TensorIterator first converts each input of another dtype than the
+     * common one with to(): its layout is then to()'s (preserve_format) */
+    struct AtenTensorOpaque conv[8];
+    const struct AtenTensorOpaque *ins[8];
+    int64_t cst[8][SHIMRT_MAX_DIMS];
+    if (nin > 8) nin = 8;
+    for (int k = 0; k < nin; k++) {
+        ins[k] = in_[k];
+        if (common < 0 || k < nkeep || in_[k]->dtype == common) continue;
+        conv[k] = *in_[k];
+        shimrt_k_preserve_strides(in_[k], cst[k]);
+        conv[k].strides = cst[k];
+        ins[k] = &conv[k];
+    }
+    bool same = nin > 0 && (!scalar_operand || nd == 0), contig = true, cl = true, dense = true;
+    for (int k = 0; k < nin && same; k++) {
+        same = ins[k]->ndim == nd && !memcmp(ins[k]->sizes, shape, (size_t)nd * sizeof *shape);
+        if (!same) break;
+        /* PyTorch's is_contiguous: a tensor without elements is contiguous */
+        contig = contig && (shimrt_numel(ins[k]) == 0 || shimrt_is_contiguous(ins[k]));
+        cl = cl && cl_contiguous(ins[k]);
+        dense = dense && shimrt_k_dense(ins[k]) &&
+                !memcmp(ins[k]->strides, ins[0]->strides, (size_t)nd * sizeof *shape);
+    }
+    if (same && contig) {
+        shimrt_contiguous_strides(nd, shape, ostr);
+        return;
+    }
+    if (same && cl) {
+        shimrt_k_channels_last_strides(nd, shape, ostr);
+        return;
+    }
+    if (same && dense) {
+        memcpy(ostr, ins[0]->strides, (size_t)nd * sizeof *ostr);
+        return;
+    }
+    int64_t st[8][SHIMRT_MAX_DIMS];
+    int n = nin, perm[SHIMRT_MAX_DIMS];
+    for (int k = 0; k < n; k++) { /* TensorIterator's compute_strides (any unit) */
+        int64_t lead = nd - ins[k]->ndim;
+        for (int64_t d = 0; d < nd; d++) {
+            int64_t od = d - lead;
+            st[k][d] =
+                od < 0 || (ins[k]->sizes[od] == 1 && shape[d] != 1) ? 0 : ins[k]->strides[od];
+        }
+    }
+    shimrt_k_layout_perm((int)nd, shape, n, (const int64_t(*)[SHIMRT_MAX_DIMS])st, perm);
+    bool natural = true;
+    for (int64_t i = 0; i < nd; i++) natural = natural && perm[i] == nd - 1 - i;
+    if (natural) {
+        shimrt_contiguous_strides(nd, shape, ostr);
+        return;
+    }
+    int64_t s = 1;
+    for (int64_t i = 0; i < nd; i++) {
+        ostr[perm[i]] = s;
+        s *= shape[perm[i]];
+    }
+}
+
 /* ---- element access ------------------------------------------------------------ */
 
 /* the dtype table's stores (the engine's conversions, core/dtype.h) */

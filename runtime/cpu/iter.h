@@ -44,6 +44,19 @@ void shimrt_k_iter_add_tensor(shimrt_k_iter *it, const struct AtenTensorOpaque *
 /* Coalesces dimensions, then calls fn over every element (nothing for 0 elements). */
 void shimrt_k_iter_run(shimrt_k_iter *it, shimrt_k_loop_fn fn, void *ctx);
 
+/* PyTorch's TensorIterator layout of a new output of shape[0..nd) over the inputs
+ * ins[0..nin) (scalar_operand: one more input, a wrapped 0-d Scalar, as in add.Scalar),
+ * strides in elements into ostr. fast_set_up first: inputs all of the output's shape and
+ * all contiguous give contiguous strides, all channels-last contiguous (rank 4) channels-
+ * last strides, all non-overlapping and dense with equal strides those strides; else the
+ * dims sorted by the inputs' strides (reorder_dimensions: shimrt_k_layout_perm, a size-1
+ * dim that stays size 1 keeps its stride) and dense strides in that order, a size 0
+ * zeroing the ones outside it (compatible_stride), or contiguous when the order is the
+ * default one. */
+void shimrt_k_iter_out_strides(int nin, const struct AtenTensorOpaque *const *ins,
+                               bool scalar_operand, int32_t common, int nkeep, int64_t nd,
+                               const int64_t *shape, int64_t *ostr);
+
 /* ---- element access (loads: shimrt_k_load_f64/_i64 in core/internal.h) ------------ */
 /* Stores through a wide type: float64 to dtype converts as `to` does (the engine's cast
  * tables, PyTorch's conversions), integer to a narrower integer wraps; any nonzero value

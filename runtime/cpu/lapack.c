@@ -61,12 +61,14 @@ static AOTITorchError check_int(const char *op, int64_t nd, const int64_t *sizes
 static AtenTensorHandle fortran_copy(const char *op, AtenTensorHandle t, int64_t nd,
                                      const int64_t *sizes, int32_t dt) {
     int64_t st[SHIMRT_MAX_DIMS];
-    int64_t m = sizes[nd - 2], n = sizes[nd - 1], acc = m * n;
+    /* PyTorch's cloneBatchedColumnMajor: mT().clone(contiguous).mT(), contiguous strides
+     * taking a size below 1 as 1 */
+    int64_t m = sizes[nd - 2], n = sizes[nd - 1], acc = (m > 1 ? m : 1) * (n > 1 ? n : 1);
     st[nd - 2] = 1;
     st[nd - 1] = m > 1 ? m : 1;
     for (int64_t i = nd - 3; i >= 0; i--) {
-        st[i] = acc > 1 ? acc : 1;
-        acc *= sizes[i];
+        st[i] = acc;
+        acc *= sizes[i] > 1 ? sizes[i] : 1;
     }
     AtenTensorHandle r = shimrt_tensor_empty(op, nd, sizes, st, dt, SHIMRT_DEV_CPU, 0);
     if (r && t && shimrt_k_copy(op, r, t)) {

@@ -283,6 +283,30 @@ AOTITorchError shimrt_cpu_bmm(AtenTensorHandle self, AtenTensorHandle mat2,
     return shimrt_k_hand_out(batched(op, self, mat2, 1, shape, out), out, ret0);
 }
 
+/* PyTorch's should_fold (no operand of ours requires grad as autograd's would): the
+ * larger operand (>= 3 dims, the other <= 2; transposed when it is other) folds its batch
+ * into its rows when self is not 2-D and that needs no copy (empty, or batch dims that
+ * step as one). */
+static bool matmul_folds(const struct AtenTensorOpaque *t1, const struct AtenTensorOpaque *t2) {
+    bool larger = t1->ndim >= t2->ndim;
+    const struct AtenTensorOpaque *big = larger ? t1 : t2, *small = larger ? t2 : t1;
+    int64_t d1 = big->ndim;
+    if (!(d1 >= 3 && small->ndim <= 2)) return false;
+    if (small->requires_grad) return true;
+    if (t1->ndim == 2) return false;
+    if (shimrt_numel(big) == 0) return true;
+    int64_t sz[SHIMRT_MAX_DIMS], st[SHIMRT_MAX_DIMS];
+    memcpy(sz, big->sizes, (size_t)d1 * sizeof *sz);
+    memcpy(st, big->strides, (size_t)d1 * sizeof *st);
+    if (!larger) { /* other.mT() */
+        sz[d1 - 2] = big->sizes[d1 - 1], sz[d1 - 1] = big->sizes[d1 - 2];
+        st[d1 - 2] = big->strides[d1 - 1], st[d1 - 1] = big->strides[d1 - 2];
+    }
+    for (int64_t i = 0; i < d1 - 2; i++)
+        if (st[i] != st[i + 1] * sz[i + 1]) return false;
+    return true;
+}
+
 /* matmul: 1-D operands get a dim of size 1 (removed from the result), batch dims
  * broadcast. */
 AOTITorchError shimrt_cpu_matmul(AtenTensorHandle self, AtenTensorHandle other,
@@ -294,9 +318,6 @@ AOTITorchError shimrt_cpu_matmul(AtenTensorHandle self, AtenTensorHandle other,
                            "both arguments to matmul need to be at least 1D, but they are "
                            "%lldD and %lldD",
                            (long long)self->ndim, (long long)other->ndim);
-    if (self->dtype != other->dtype)
-        return shimrt_fail(op, "expected m1 and m2 to have the same dtype, but got: %s != %s",
-                           shimrt_dtype_name(self->dtype), shimrt_dtype_name(other->dtype));
     /* views with the 1-D operands made 2-D */
     struct AtenTensorOpaque a = *self, b = *other;
     int64_t asz[2], ast[2], bsz[2], bst[2];
@@ -321,6 +342,21 @@ AOTITorchError shimrt_cpu_matmul(AtenTensorHandle self, AtenTensorHandle other,
     int64_t full[SHIMRT_MAX_DIMS], rshape[SHIMRT_MAX_DIMS], nb = 0, rn = 0;
     if (shimrt_k_matmul_shape(op, self, other, &a, &b, full, &nb, rshape, &rn))
         return AOTI_TORCH_FAILURE;
+    if (self->dtype != other->dtype) {
+        /* PyTorch's bmm path (no fold: batched operands) returns before its kernel checks
+         * the dtypes when the result is empty or the contraction is (zeros): the result
+         * in bmm's dtype, other's; dot, mv, mm and folded products refuse mixed dtypes */
+        int64_t numel = 1, k = a.sizes[a.ndim - 1];
+        for (int64_t i = 0; i < rn; i++) numel *= rshape[i];
+        if ((self->ndim > 2 || other->ndim > 2) && !matmul_folds(self, other) &&
+            (numel == 0 || k == 0)) {
+            AtenTensorHandle z = shimrt_k_empty_like_dev(op, self, rn, rshape, NULL, other->dtype);
+            if (z && numel) shimrt_k_fill(z, 0);
+            return shimrt_k_give(z, ret0);
+        }
+        return shimrt_fail(op, "expected m1 and m2 to have the same dtype, but got: %s != %s",
+                           shimrt_dtype_name(self->dtype), shimrt_dtype_name(other->dtype));
+    }
     if (bool_check(op, self->dtype, full[nb], a.sizes[a.ndim - 1], full[nb + 1]))
         return AOTI_TORCH_FAILURE;
     AtenTensorHandle out = shimrt_k_empty_like_dev(op, self, rn, rshape, NULL, self->dtype);

@@ -52,6 +52,24 @@ static AOTITorchError two_tensor_type(const char *op, AtenTensorHandle self, con
     return AOTI_TORCH_SUCCESS;
 }
 
+/* r (contiguous, shape shape[0..nd)) moved into TensorIterator's layout over ins[0..2) of
+ * common dtype rt (a copy when that layout differs; r is freed then); NULL after a
+ * failure (r freed). */
+static AtenTensorHandle iter_layout(const char *op, AtenTensorHandle r, const AtenTensorHandle *ins,
+                                    int32_t rt, int64_t nd, const int64_t *shape) {
+    int64_t ost[SHIMRT_MAX_DIMS];
+    const struct AtenTensorOpaque *in2[2] = {ins[0], ins[1]};
+    shimrt_k_iter_out_strides(2, in2, false, rt, 0, nd, shape, ost);
+    if (!r || !nd || !memcmp(ost, r->strides, (size_t)nd * sizeof *ost)) return r;
+    AtenTensorHandle laid = shimrt_tensor_empty(op, nd, shape, ost, r->dtype, SHIMRT_DEV_CPU, -1);
+    if (laid && shimrt_k_copy(op, laid, r)) {
+        shimrt_tensor_free(laid);
+        laid = NULL;
+    }
+    shimrt_tensor_free(r);
+    return laid;
+}
+
 /* ---- mul.Scalar ------------------------------------------------------------------------- */
 AOTITorchError shimrt_cpu_mul_scalar(AtenTensorHandle self, shimrt_scalar sother,
                                      AtenTensorHandle *ret0) {
@@ -60,8 +78,9 @@ AOTITorchError shimrt_cpu_mul_scalar(AtenTensorHandle self, shimrt_scalar sother
     if (tensor_scalar_type(op, "mul_cpu", self, "self", sother, &rt)) return AOTI_TORCH_FAILURE;
     double other = sother.d;
     int64_t iother = shimrt_scalar_is_integral(sother, true) ? sother.i : shimrt_k_f2i(other);
-    int64_t st[SHIMRT_MAX_DIMS];
-    shimrt_k_preserve_strides(self, st);
+    int64_t st[SHIMRT_MAX_DIMS]; /* TensorIterator's layout with a wrapped 0-d Scalar */
+    shimrt_k_iter_out_strides(1, (const struct AtenTensorOpaque *const *)&self, true, rt, 0,
+                              self->ndim, self->sizes, st);
     AtenTensorHandle r =
         shimrt_tensor_empty(op, self->ndim, self->sizes, st, rt, SHIMRT_DEV_CPU, 0);
     if (!r) return AOTI_TORCH_FAILURE;
@@ -119,12 +138,17 @@ static AOTITorchError nonzero_impl(const char *op, AtenTensorHandle self, int64_
             }
         } while (nd > 0 && shimrt_idx_next(nd, self->sizes, idx));
     int64_t rows = fixed ? size : count, shape[2] = {rows, nd};
-    AtenTensorHandle r = shimrt_k_new(op, 2, shape, SHIMRT_INT64);
+    /* PyTorch's nonzero is column-major (strides [1, rows]); nonzero_static row-major */
+    int64_t cm[2] = {1, rows};
+    AtenTensorHandle r =
+        fixed ? shimrt_k_new(op, 2, shape, SHIMRT_INT64)
+              : shimrt_tensor_empty(op, 2, shape, cm, SHIMRT_INT64, SHIMRT_DEV_CPU, -1);
     if (r) {
-        int64_t *d = shimrt_data(r);
+        int64_t *d = shimrt_data(r), rs = fixed ? nd : 1, cs = fixed ? 1 : rows;
         /* nd == 0: no elements, however many rows (nonzero_static(size=INT64_MAX)) */
         for (int64_t i = 0; nd > 0 && i < rows; i++)
-            for (int64_t j = 0; j < nd; j++) d[i * nd + j] = i < count ? hits[i * nd + j] : fill;
+            for (int64_t j = 0; j < nd; j++)
+                d[i * rs + j * cs] = i < count ? hits[i * nd + j] : fill;
     }
     free(hits);
     return shimrt_k_give(r, ret0);
@@ -482,6 +506,33 @@ AOTITorchError shimrt_cpu__fused_rms_norm(AtenTensorHandle input, const int64_t 
     }
     shimrt_tensor_free(x);
     shimrt_tensor_free(w);
+    /* the layout of PyTorch's (input.contiguous() * rstd) * weight: TensorIterator's, op
+     * by op (contiguous(): self when already contiguous, size-1 strides as they are) */
+    int64_t l1[SHIMRT_MAX_DIMS], l2[SHIMRT_MAX_DIMS], cst[SHIMRT_MAX_DIMS];
+    struct AtenTensorOpaque in_c = *input;
+    if (shimrt_numel(input) && !shimrt_is_contiguous(input)) {
+        shimrt_contiguous_strides(nd, input->sizes, cst);
+        in_c.strides = cst;
+    }
+    const struct AtenTensorOpaque *ins[2] = {&in_c, rstd};
+    shimrt_k_iter_out_strides(2, ins, false, acc, 0, nd, input->sizes, l1);
+    struct AtenTensorOpaque prod = *out;
+    prod.strides = l1;
+    ins[0] = &prod, ins[1] = weight;
+    if (weight) shimrt_k_iter_out_strides(2, ins, false, acc, 0, nd, input->sizes, l2);
+    const int64_t *lst = weight ? l2 : l1;
+    if (nd && memcmp(lst, out->strides, (size_t)nd * sizeof *lst)) {
+        AtenTensorHandle laid =
+            shimrt_tensor_empty(op, nd, input->sizes, lst, dt, SHIMRT_DEV_CPU, -1);
+        if (!laid || shimrt_k_copy(op, laid, out)) {
+            shimrt_tensor_free(laid);
+            shimrt_tensor_free(out);
+            shimrt_tensor_free(rstd);
+            return AOTI_TORCH_FAILURE;
+        }
+        shimrt_tensor_free(out);
+        out = laid;
+    }
     *ret0 = out;
     *ret1 = rstd;
     return AOTI_TORCH_SUCCESS;
@@ -573,6 +624,12 @@ AOTITorchError shimrt_cpu_histc(AtenTensorHandle self, int64_t bins, shimrt_scal
         shimrt_tensor_free(x);
         return shimrt_fail(op, "torch.histc: max must be larger than min");
     }
+    /* PyTorch's linspace of the bin edges converts them to self's dtype, checked */
+    if (shimrt_k_scalar_fits(op, shimrt_scalar_double(lo), self->dtype, false) ||
+        shimrt_k_scalar_fits(op, shimrt_scalar_double(hi), self->dtype, false)) {
+        shimrt_tensor_free(x);
+        return AOTI_TORCH_FAILURE;
+    }
     /* the bounds in self's dtype, as PyTorch keeps them */
     AtenTensorHandle r = shimrt_k_new(op, 1, &bins, self->dtype);
     double *cnt = calloc((size_t)bins, sizeof *cnt);
@@ -640,7 +697,8 @@ AOTITorchError shimrt_cpu_gcd(AtenTensorHandle self, AtenTensorHandle other,
     }
     shimrt_tensor_free(a);
     shimrt_tensor_free(b);
-    return shimrt_k_give(r, ret0);
+    AtenTensorHandle ins[2] = {self, other}; /* TensorIterator's layout */
+    return shimrt_k_give(iter_layout(op, r, ins, rt, nd, shape), ret0);
 }
 
 /* ---- _embedding_bag, _embedding_bag_forward_only ---------------------------------------------- */
@@ -817,8 +875,10 @@ static void pow_fill(AtenTensorHandle r, const char *a, const char *b) {
     }
 }
 
+/* iter_layout: the result in TensorIterator's layout (pow.Tensor_Tensor), else contiguous
+ * (pow.Scalar's meta) */
 static AOTITorchError pow_common(const char *op, AtenTensorHandle self, AtenTensorHandle exponent,
-                                 int32_t rt, AtenTensorHandle *ret0) {
+                                 int32_t rt, bool iter_layout_, AtenTensorHandle *ret0) {
     if (rt == SHIMRT_BOOL) return shimrt_fail(op, "\"pow\" not implemented for 'Bool'");
     int64_t shape[SHIMRT_MAX_DIMS], nd;
     if (shimrt_k_broadcast(op, self->ndim, self->sizes, exponent->ndim, exponent->sizes, shape,
@@ -832,6 +892,11 @@ static AOTITorchError pow_common(const char *op, AtenTensorHandle self, AtenTens
     if (!err) pow_fill(r, shimrt_data(a), shimrt_data(b));
     shimrt_tensor_free(a);
     shimrt_tensor_free(b);
+    if (!err && iter_layout_) { /* the result in TensorIterator's layout */
+        AtenTensorHandle ins[2] = {self, exponent};
+        r = iter_layout(op, r, ins, rt, nd, shape);
+        if (!r) err = AOTI_TORCH_FAILURE;
+    }
     return shimrt_k_hand_out(err, r, ret0);
 }
 
@@ -840,7 +905,7 @@ AOTITorchError shimrt_cpu_pow_tensor_tensor(AtenTensorHandle self, AtenTensorHan
     static const char op[] = "pow.Tensor_Tensor";
     int32_t rt;
     if (two_tensor_type(op, self, "exponent", exponent, &rt)) return AOTI_TORCH_FAILURE;
-    return pow_common(op, self, exponent, rt, ret0);
+    return pow_common(op, self, exponent, rt, true, ret0);
 }
 
 AOTITorchError shimrt_cpu_pow_scalar(shimrt_scalar self, AtenTensorHandle exponent,
@@ -851,7 +916,7 @@ AOTITorchError shimrt_cpu_pow_scalar(shimrt_scalar self, AtenTensorHandle expone
     AtenTensorHandle base = shimrt_k_new(op, 0, NULL, rt);
     if (!base) return AOTI_TORCH_FAILURE;
     shimrt_k_fill(base, self.d);
-    AOTITorchError err = pow_common(op, base, exponent, rt, ret0);
+    AOTITorchError err = pow_common(op, base, exponent, rt, false, ret0);
     shimrt_tensor_free(base);
     return err;
 }
@@ -991,20 +1056,27 @@ AOTITorchError shimrt_cpu_scatter_value_out(AtenTensorHandle out, AtenTensorHand
                {SHIMRT_INT32, -2147483648.0, 2147483647.0, "int"},
                {SHIMRT_INT64, -9223372036854775808.0, 9223372036854775807.0, "int64_t"}};
     /* PyTorch's checked conversion: an int Scalar by c10::overflows<To, int64_t> */
+    bool bad = false;
+    const char *tname = NULL;
     if (shimrt_scalar_is_integral(svalue, true) && shimrt_numel(index) > 0) {
-        if (shimrt_k_is_integral(self->dtype) &&
-            shimrt_k_scalar_fits(op, svalue, self->dtype, false))
-            return AOTI_TORCH_FAILURE;
-    } else
+        bad = shimrt_k_is_integral(self->dtype) &&
+              shimrt_k_scalar_fits(op, svalue, self->dtype, false);
+    } else {
         for (size_t i = 0; i < sizeof lim / sizeof *lim; i++)
             if (lim[i].dt == self->dtype && shimrt_numel(index) > 0 &&
                 !(value >= lim[i].lo && value <= lim[i].hi))
-                return shimrt_fail(op, "value cannot be converted to type %s without overflow",
-                                   lim[i].name);
+                bad = true, tname = lim[i].name;
+    }
+    /* PyTorch converts the value in its kernel's loop, after out is resized and an index
+     * checked: a value that does not fit fails after those (the elements scattered here
+     * meanwhile are zeros) */
     AtenTensorHandle src = shimrt_k_new(op, index->ndim, index->sizes, self->dtype);
     if (!src) return AOTI_TORCH_FAILURE;
-    shimrt_k_fill(src, value);
+    shimrt_k_fill(src, bad ? 0.0 : value);
     AOTITorchError err = shimrt_cpu_scatter_src_out(out, self, dim, index, src);
     shimrt_tensor_free(src);
-    return err;
+    if (err || !bad) return err;
+    if (tname)
+        return shimrt_fail(op, "value cannot be converted to type %s without overflow", tname);
+    return shimrt_k_scalar_fits(op, svalue, self->dtype, false);
 }

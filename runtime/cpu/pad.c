@@ -1,6 +1,6 @@
 /* runtime/cpu/pad.c: pad (CPU). pad holds (left, right) pairs from the last dim backwards;
- * a negative amount crops. Mode "constant": a new contiguous tensor filled with value
- * (default 0) around a copy of the kept part of self. Modes "reflect", "replicate" and
+ * a negative amount crops. Mode "constant": a new tensor filled with value (default 0)
+ * around a copy of the kept part of self (PyTorch's constant_pad_nd, see there). Modes "reflect", "replicate" and
  * "circular" (PyTorch's reflection_pad{1,2,3}d, replication_pad{1,2,3}d and
  * _pad_circular, with their checks and messages): every output index of a padded dim maps
  * to one input index (a table per dim), and the result is gathered through the tables. */
@@ -11,6 +11,7 @@
 #include "cpu_kernels.h"
 #include "engine.h"
 #include "iter.h"
+#include "aoti_ops.h"
 
 static const char *const mode_names[] = {"constant", "reflect", "replicate", "circular"};
 
@@ -201,9 +202,30 @@ AOTITorchError shimrt_cpu_pad(AtenTensorHandle self, const int64_t *pad, int64_t
         oshape[d] = sz;
     }
     double v = value ? *value : 0.0;
-    AtenTensorHandle out = shimrt_k_empty_like_dev(op, self, nd, oshape, NULL, self->dtype);
+    /* PyTorch's constant_pad_nd: no positive pad: a clone of the cropped view (its layout:
+     * empty_like's); else a new tensor in the format self suggests, fill_(value) (checked:
+     * the value must fit the dtype), the kept region copied in */
+    bool crop_only = true;
+    for (int64_t i = 0; i < pad_len_; i++) crop_only = crop_only && pad[i] <= 0;
+    int64_t ost[SHIMRT_MAX_DIMS];
+    bool use = true;
+    if (crop_only) {
+        struct AtenTensorOpaque kept = *self;
+        kept.sizes = oshape;
+        shimrt_k_preserve_strides(&kept, ost);
+    } else if (shimrt_k_strides_like_cl(self)) {
+        shimrt_k_channels_last_strides(nd, oshape, ost);
+    } else {
+        use = false;
+    }
+    int64_t on = 1;
+    for (int64_t d = 0; d < nd; d++) on *= oshape[d];
+    if (!crop_only && shimrt_k_scalar_fits(op, shimrt_scalar_double(v), self->dtype, on == 1))
+        return AOTI_TORCH_FAILURE;
+    AtenTensorHandle out =
+        shimrt_k_empty_like_dev(op, self, nd, oshape, use ? ost : NULL, self->dtype);
     if (!out) return AOTI_TORCH_FAILURE;
-    shimrt_k_fill(out, v);
+    if (!crop_only) shimrt_k_fill(out, v);
     /* the kept region: in self from max(0, -lo), in out from max(0, lo) */
     int64_t rshape[SHIMRT_MAX_DIMS], in_off = 0, out_off = 0;
     bool empty = false;

@@ -101,8 +101,10 @@ static AOTITorchError pw_run_engine(pw_call *c, AtenTensorHandle *ret0) {
                            shimrt_dtype_torch_name(odt), shimrt_dtype_torch_name(c->out->dtype));
     sh_plan p;
     AtenTensorHandle out = c->out;
-    if ((c->has_scalar ? sh_plan_build_scalar : sh_plan_build)(
-            &p, c->op, &out, c->out ? c->out->dtype : odt, c->nin, c->in))
+    if ((c->has_scalar ? sh_plan_build_scalar
+         : c->cond_first
+             ? sh_plan_build_where
+             : sh_plan_build)(&p, c->op, &out, c->out ? c->out->dtype : odt, c->nin, c->in))
         return AOTI_TORCH_FAILURE;
     if (c->has_scalar) {
         /* an int or bool Scalar converts from its exact int64 value */
@@ -410,6 +412,13 @@ static AOTITorchError pw_run_complex(pw_call *c, int32_t rt, AtenTensorHandle *r
     /* an out= of another dtype takes the result through a temporary */
     bool direct = c->out && c->out->dtype == odt;
     if (direct) out = c->out;
+    if (!c->out && c->row == OP_abs) { /* PyTorch: empty_like(self, real dtype): its layout */
+        int64_t st[SHIMRT_MAX_DIMS];
+        shimrt_k_preserve_strides(c->in[0], st);
+        tmp = out = shimrt_tensor_empty(c->op, c->in[0]->ndim, c->in[0]->sizes, st, odt,
+                                        SHIMRT_DEV_CPU, -1);
+        if (!out) goto done;
+    }
     sh_plan p;
     if ((c->has_scalar ? sh_plan_build_scalar : sh_plan_build)(&p, c->op, &out, odt, c->nin, ins))
         goto done;

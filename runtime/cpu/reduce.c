@@ -228,6 +228,17 @@ static bool red_layout_of(const struct AtenTensorOpaque *self, const bool *mask,
     return true;
 }
 
+/* PyTorch's reductions allocate their results contiguous (meta's resize_reduction): a
+ * result computed in self's memory order (L->ostr_used) is copied into one. */
+static AOTITorchError red_contiguous(const char *op, const red_layout *L, AtenTensorHandle *t) {
+    if (!L->ostr_used || !*t) return AOTI_TORCH_SUCCESS;
+    AtenTensorHandle c = shimrt_k_empty_like_dev(op, *t, L->on, L->oshape, NULL, (*t)->dtype);
+    AOTITorchError err = !c || shimrt_k_copy(op, c, *t) ? AOTI_TORCH_FAILURE : AOTI_TORCH_SUCCESS;
+    shimrt_tensor_free(*t);
+    *t = err ? (shimrt_tensor_free(c), NULL) : c;
+    return err;
+}
+
 /* Reduces self (dense, see red_layout_of) over the dims in mask into a new tensor of dtype odt with the
  * row `red`'s loops (accumulating in the wide type when wide), dividing by div (mean).
  * Returns false (nothing done) when the path does not apply: the caller goes generic. */
@@ -292,6 +303,7 @@ static bool engine_reduce(const char *op, int red, bool wide, AtenTensorHandle s
         else
             torch_parallel_for(0, tasks, grain, red_cols_range, &j);
     }
+    *err = red_contiguous(op, &L, &out);
     *ret0 = out;
     return true;
 }
@@ -791,9 +803,15 @@ static bool engine_argmax(const char *op, AtenTensorHandle self, int64_t d, bool
         return true;
     }
     argmax_run(self, &L, v ? shimrt_data(v) : NULL, shimrt_data(ix));
+    *err = red_contiguous(op, &L, &v) || red_contiguous(op, &L, &ix) ? AOTI_TORCH_FAILURE
+                                                                     : AOTI_TORCH_SUCCESS;
+    if (*err) {
+        shimrt_tensor_free(v);
+        shimrt_tensor_free(ix);
+        return true;
+    }
     if (ret_v) *ret_v = v;
     *ret_i = ix;
-    *err = AOTI_TORCH_SUCCESS;
     return true;
 }
 

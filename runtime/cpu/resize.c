@@ -14,24 +14,17 @@ static AOTITorchError resize(const char *op, AtenTensorHandle self, const int64_
                              const int32_t *memory_format) {
     if (shimrt_k_check_cpu(op, self, "self") || shimrt_k_check_size(op, size, n))
         return AOTI_TORCH_FAILURE;
-    if (!memory_format && self->ndim == n &&
-        (n == 0 || !memcmp(self->sizes, size, (size_t)n * sizeof *size)))
-        return AOTI_TORCH_SUCCESS;
+    /* PyTorch's _resize_: the new sizes with contiguous strides first (the same sizes keep
+     * the strides), then the memory format's restride, whose checks fail after the resize
+     * (self keeps its new sizes, as PyTorch's) */
+    bool same = self->ndim == n && (n == 0 || !memcmp(self->sizes, size, (size_t)n * sizeof *size));
+    if (!same && shimrt_tensor_set_geometry(op, self, n, size, NULL)) return AOTI_TORCH_FAILURE;
+    if (!memory_format) return AOTI_TORCH_SUCCESS;
+    if (*memory_format == SHIMRT_MEMORY_FORMAT_PRESERVE)
+        return shimrt_fail(op, "Unsupported memory formatPreserve");
     int64_t st[SHIMRT_MAX_DIMS];
     bool use = false;
-    if (memory_format && shimrt_k_empty_strides(op, n, size, memory_format, st, &use))
-        return AOTI_TORCH_FAILURE;
-    if (use) { /* c10's get_channels_last_strides_2d/_3d: a size of 0 zeroes the strides
-                * outside it (empty's helper takes it as 1) */
-        int64_t m = size[1];
-        st[1] = 1;
-        for (int64_t d = n - 1; d >= 2; d--) {
-            st[d] = m;
-            if (__builtin_mul_overflow(m, size[d], &m))
-                return shimrt_fail(op, "the number of elements overflows int64");
-        }
-        st[0] = m;
-    }
+    if (shimrt_k_empty_strides(op, n, size, memory_format, st, &use)) return AOTI_TORCH_FAILURE;
     return shimrt_tensor_set_geometry(op, self, n, size, use ? st : NULL);
 }
 

@@ -361,10 +361,8 @@ AOTITorchError shimrt_cpu_scatter_reduce(AtenTensorHandle self, int64_t dim, Ate
 AOTITorchError shimrt_cpu_scatter_reduce_out(AtenTensorHandle out, AtenTensorHandle self,
                                              int64_t dim, AtenTensorHandle index,
                                              AtenTensorHandle src, const char *reduce) {
-    static const char op[] = "scatter.reduce_out";
-    const char *r = shimrt_k_legacy_reduce(op, reduce);
-    if (!r) return AOTI_TORCH_FAILURE;
-    return shimrt_idx_scatter_reduce(op, out, self, dim, index, src, r, true);
+    return shimrt_idx_scatter_reduce_legacy("scatter.reduce_out", out, self, dim, index, src,
+                                            reduce);
 }
 
 AOTITorchError shimrt_cpu_scatter_reduce_two(AtenTensorHandle self, int64_t dim,
@@ -391,11 +389,32 @@ static AOTITorchError cpu_inputs(const char *op, const AtenTensorHandle *ts, int
         if (cpu_only(op, ts[k])) return AOTI_TORCH_FAILURE;
     return AOTI_TORCH_SUCCESS;
 }
+/* PyTorch's cat_compute_output_memory_format: the format every input suggests (channels-
+ * last strides: channels_last(_3d)), else contiguous. */
+static bool cat_channels_last(const AtenTensorHandle *ts, int64_t n) {
+    int64_t nd = -1;
+    for (int64_t k = 0; k < n; k++) {
+        if (!shimrt_k_strides_like_cl(ts[k])) return false;
+        if (nd >= 0 && ts[k]->ndim != nd) return false;
+        nd = ts[k]->ndim;
+    }
+    return true;
+}
+
 AOTITorchError shimrt_cpu_cat(const AtenTensorHandle *tensors, int64_t tensors_len_, int64_t dim,
                               AtenTensorHandle *ret0) {
     static const char op[] = "cat";
     if (cpu_inputs(op, tensors, tensors_len_)) return AOTI_TORCH_FAILURE;
-    return shimrt_k_cat_new(op, tensors, tensors_len_, dim, SHIMRT_DEV_CPU, ret0);
+    int64_t ndim, sizes[SHIMRT_MAX_DIMS], st[SHIMRT_MAX_DIMS];
+    int32_t dt;
+    if (shimrt_k_cat_shape(op, tensors, tensors_len_, &dim, &ndim, sizes, &dt))
+        return AOTI_TORCH_FAILURE;
+    bool cl = cat_channels_last(tensors, tensors_len_);
+    if (cl) shimrt_k_channels_last_strides(ndim, sizes, st);
+    AtenTensorHandle t =
+        shimrt_tensor_empty(op, ndim, sizes, cl ? st : NULL, dt, SHIMRT_DEV_CPU, -1);
+    if (!t) return AOTI_TORCH_FAILURE;
+    return shimrt_k_hand_out(shimrt_k_cat_into(op, tensors, tensors_len_, dim, t), t, ret0);
 }
 
 AOTITorchError shimrt_cpu_cat_out(AtenTensorHandle out, const AtenTensorHandle *tensors,
@@ -438,7 +457,21 @@ AOTITorchError shimrt_stack(const AtenTensorHandle *tensors, int64_t tensors_len
                                "differs from tensor 0",
                                (long long)k);
     }
-    /* unsqueeze each input at dim, then cat */
+    if (dim < ref->ndim) { /* PyTorch: cat(tensors, dim), viewed with the new dim */
+        AtenTensorHandle c = NULL;
+        if (cat_any(op, tensors, tensors_len_, dim, &c)) return AOTI_TORCH_FAILURE;
+        int64_t ns[SHIMRT_MAX_DIMS], nst[SHIMRT_MAX_DIMS];
+        for (int64_t d = 0, s = 0; d <= ref->ndim; d++)
+            ns[d] = d == dim ? tensors_len_ : ref->sizes[s++];
+        AtenTensorHandle v = NULL;
+        if (shimrt_k_view_strides(c, ref->ndim + 1, ns, nst))
+            v = shimrt_k_alias(op, c, ref->ndim + 1, ns, nst, c->storage_offset);
+        else
+            shimrt_fail(op, "the stacked result cannot be viewed");
+        shimrt_tensor_free(c);
+        return shimrt_k_give(v, ret0);
+    }
+    /* the new last dim: unsqueeze each input at dim, then cat */
     AtenTensorHandle *views = calloc((size_t)tensors_len_, sizeof *views);
     if (!views) return shimrt_fail(op, "out of memory");
     AOTITorchError rc = AOTI_TORCH_SUCCESS;

@@ -6,12 +6,14 @@
 #include "meta.h"
 
 void shimrt_k_channels_last_strides(int64_t ndim, const int64_t *sizes, int64_t *strides) {
+    /* c10's get_channels_last_strides_2d/_3d: a size of 0 zeroes the strides outside it;
+     * a product that overflows saturates (the geometry check that follows refuses it) */
     int64_t s = 1;
     strides[1] = s;
-    s *= sizes[1] > 1 ? sizes[1] : 1;
+    if (__builtin_mul_overflow(s, sizes[1], &s)) s = INT64_MAX;
     for (int64_t d = ndim - 1; d >= 2; d--) {
         strides[d] = s;
-        s *= sizes[d] > 1 ? sizes[d] : 1;
+        if (__builtin_mul_overflow(s, sizes[d], &s)) s = INT64_MAX;
     }
     strides[0] = s;
 }

@@ -326,8 +326,8 @@ AOTITorchError shimrt_k_scalar_fits(const char *op, shimrt_scalar sv, int32_t dt
         bad = v < lo || v > hi;
     else if (!flt)                                   /* c10::overflows: NaN and inf never fit */
         bad = !isfinite(v) || v >= hi + 1 || v < lo; /* measured on PyTorch 2.15 */
-    else if (dt == SHIMRT_FLOAT16)                   /* measured: 65519 passes, 65519.5 does not */
-        bad = isfinite(v) && fabs(v) > 65519.0;
+    else if (dt == SHIMRT_FLOAT16) /* c10::overflows: beyond 65504 (fill_, full, linspace) */
+        bad = isfinite(v) && fabs(v) > 65504.0;
     else
         bad = isfinite(v) && (v < lo || v > hi);
     if (bad) return shimrt_fail(op, "value cannot be converted to type %s without overflow", name);

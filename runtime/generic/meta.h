@@ -231,7 +231,8 @@ AOTITorchError shimrt_k_infer_size(const char *op, const int64_t *shape, int64_t
 /* Strides that let t be viewed with shape ns[0..nn) into out; false when no view exists. */
 bool shimrt_k_view_strides(const struct AtenTensorOpaque *t, int64_t nn, const int64_t *ns,
                            int64_t *out);
-/* Channels-last strides of sizes (rank 4: NHWC order; rank 5: NDHWC). */
+/* Channels-last strides of sizes (rank 4: NHWC order; rank 5: NDHWC), as c10's: a size 0
+ * zeroes the strides outside it. */
 void shimrt_k_channels_last_strides(int64_t ndim, const int64_t *sizes, int64_t *strides);
 /* A factory's size list, with PyTorch's message: at most SHIMRT_MAX_DIMS sizes, none
  * negative (size may be NULL when n is 0). */

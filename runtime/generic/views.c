@@ -240,6 +240,40 @@ AOTITorchError shimrt_unsqueeze(AtenTensorHandle self, int64_t dim, AtenTensorHa
     return shimrt_k_give(shimrt_k_alias(op, self, n, sizes, strides, self->storage_offset), ret0);
 }
 
+/* PyTorch's promote_types over every dtype (cat copies, so complex and uint16/32/64 take
+ * part): uint16/32/64 promote only with a floating type (to it), float8 types with none;
+ * complex with a real floating type takes the wider of the two precisions. -1: refused. */
+static int32_t promote_all(int32_t a, int32_t b) {
+    if (a == b) return a;
+    bool ua = a == SHIMRT_UINT16 || a == SHIMRT_UINT32 || a == SHIMRT_UINT64;
+    bool ub = b == SHIMRT_UINT16 || b == SHIMRT_UINT32 || b == SHIMRT_UINT64;
+    if (ua || ub) {
+        if (!ua && shimrt_k_is_floating(a)) return a;
+        if (!ub && shimrt_k_is_floating(b)) return b;
+        return -1;
+    }
+    bool ca = shimrt_dtype_is_complex(a), cb = shimrt_dtype_is_complex(b);
+    if (!ca && !cb) return shimrt_k_promote(a, b);
+    /* precision ranks: complex32 / float16 0, complex64 / float32 / bfloat16 1, 128 / 64 2 */
+    int ra = -1, rb = -1;
+    const int32_t cx[3] = {SHIMRT_COMPLEX32, SHIMRT_COMPLEX64, SHIMRT_COMPLEX128};
+    for (int k = 0; k < 2; k++) {
+        int32_t t = k ? b : a;
+        int r = t == SHIMRT_COMPLEX32 || t == SHIMRT_FLOAT16                           ? 0
+                : t == SHIMRT_COMPLEX64 || t == SHIMRT_FLOAT32 || t == SHIMRT_BFLOAT16 ? 1
+                : t == SHIMRT_COMPLEX128 || t == SHIMRT_FLOAT64                        ? 2
+                : shimrt_k_promote(t, t) >= 0                                          ? -2
+                                                                                       : -3;
+        if (r == -3) return -1; /* float8 and other types outside the table */
+        if (k)
+            rb = r;
+        else
+            ra = r;
+    }
+    int r = ra > rb ? ra : rb; /* an integral or bool operand (-2) takes the complex one's */
+    return cx[r];
+}
+
 AOTITorchError shimrt_k_cat_shape(const char *op, const AtenTensorHandle *ts, int64_t n,
                                   int64_t *dim, int64_t *ndim, int64_t *sizes, int32_t *dtype) {
     if (n <= 0) return shimrt_fail(op, "expected a non-empty list of Tensors");
@@ -250,20 +284,24 @@ AOTITorchError shimrt_k_cat_shape(const char *op, const AtenTensorHandle *ts, in
             break;
         }
     }
-    /* PyTorch's result_type over every input (legacy empty ones included); dtypes the
-     * promotion table does not cover must all be the same */
-    shimrt_k_result_type rt;
-    shimrt_k_rt_init(&rt);
-    bool same = true, promotable = true;
-    for (int64_t k = 0; k < n; k++) {
-        shimrt_k_rt_add_tensor(&rt, ts[k]);
-        same = same && ts[k]->dtype == ts[0]->dtype;
-        promotable = promotable && shimrt_k_promote(ts[k]->dtype, ts[k]->dtype) >= 0;
+    /* PyTorch's result_type over every input (legacy empty ones included; cat refuses a
+     * 0-d one, so every input counts as a tensor with dims): promote_types of them all */
+    *dtype = ts[0]->dtype;
+    for (int64_t k = 1; k < n; k++) {
+        int32_t p = promote_all(*dtype, ts[k]->dtype);
+        if (p < 0) {
+            bool u = *dtype == SHIMRT_UINT16 || *dtype == SHIMRT_UINT32 ||
+                     *dtype == SHIMRT_UINT64 || ts[k]->dtype == SHIMRT_UINT16 ||
+                     ts[k]->dtype == SHIMRT_UINT32 || ts[k]->dtype == SHIMRT_UINT64;
+            return shimrt_fail(op,
+                               "Promotion for %s types is not supported, attempted to promote "
+                               "%s and %s",
+                               u ? "uint16, uint32, uint64" : "Float8",
+                               shimrt_dtype_torch_name(*dtype),
+                               shimrt_dtype_torch_name(ts[k]->dtype));
+        }
+        *dtype = p;
     }
-    *dtype = same ? ts[0]->dtype : promotable ? shimrt_k_rt_result(&rt) : -1;
-    if (*dtype < 0)
-        return shimrt_fail(op, "tensors of different dtypes (%s and %s) are not supported",
-                           shimrt_dtype_name(ts[0]->dtype), shimrt_dtype_name(ts[n - 1]->dtype));
     if (!ref) { /* all legacy-empty */
         *ndim = 1;
         sizes[0] = 0;

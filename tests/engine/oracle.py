@@ -904,8 +904,8 @@ for lay, x in [("contig", rand([2, 3], torch.float32)), ("transposed", rand([3, 
 # ---- fill_ / full overflow checks (PyTorch's "value cannot be converted to type ... without
 # overflow"), every value a float as the C shim passes it; one- and two-element
 FVALS = [255.9, 256.0, -0.5, -1.0, -1, -255, -256, 300, 127.9, 128, -128.9, -129.0, 2147483647.5,
-         2147483648.0, 9.3e18, 65519.5, 65520.0, 70000, 3.4028235e38, 3.40282357e38, 1e40, -1e40,
-         float("nan"), float("inf"), 3.39e38]
+         2147483648.0, 9.3e18, 65504.0, 65505.0, 65519.0, 65519.5, 65520.0, 70000, 3.4028235e38,
+         3.40282357e38, 1e40, -1e40, float("nan"), float("inf"), 3.39e38]
 ffull = fn("aoti_torch_cpu_full", P(C.c_int64), C.c_int64, C.c_double, P(C.c_int32), P(C.c_int32),
            P(C.c_int32), C.c_int32, P(C.c_int32), P(H))
 for dt, v, n in itertools.product([d for d in ALL if d != torch.bool], FVALS, [2, 1]):
