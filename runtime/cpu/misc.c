@@ -559,6 +559,18 @@ AOTITorchError shimrt_cpu_histc(AtenTensorHandle self, int64_t bins, shimrt_scal
 }
 
 /* ---- gcd ---------------------------------------------------------------------------------------- */
+/* abs(v) as C++ computes it for an integer of dtype dt and stores it back into dt: wrapping
+ * (|INT64_MIN| is INT64_MIN, |-128| in int8 is -128). */
+static int64_t gcd_abs(int64_t v, int32_t dt) {
+    uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+    switch (dt) {
+    case SHIMRT_INT8: return (int8_t)(uint8_t)u;
+    case SHIMRT_INT16: return (int16_t)(uint16_t)u;
+    case SHIMRT_INT32: return (int32_t)(uint32_t)u;
+    case SHIMRT_UINT8: return (uint8_t)u;
+    default: return (int64_t)u;
+    }
+}
 AOTITorchError shimrt_cpu_gcd(AtenTensorHandle self, AtenTensorHandle other,
                               AtenTensorHandle *ret0) {
     static const char op[] = "gcd";
@@ -579,14 +591,17 @@ AOTITorchError shimrt_cpu_gcd(AtenTensorHandle self, AtenTensorHandle other,
         const int64_t *ap = shimrt_data(a), *bp = shimrt_data(b);
         size_t es = shimrt_dtype_size(rt);
         for (int64_t i = 0, n = shimrt_numel(r); i < n; i++) {
-            /* in the result type, as PyTorch's calc_gcd: Euclid, then the absolute value */
-            int64_t x = ap[i], y = bp[i];
-            while (y != 0) {
-                int64_t t = y == -1 ? 0 : x % y; /* INT64_MIN % -1 traps */
-                x = y;
-                y = t;
+            /* PyTorch's calc_gcd in the result type T: a = abs(a), b = abs(b) converted back
+             * to T (so INT64_MIN, or -128 in int8, stays negative), then while (a != 0)
+             * { c = a; a = b % a; b = c; } and b is the result (negative when a remainder
+             * went negative: gcd(5, INT64_MIN) is -1) */
+            int64_t x = gcd_abs(ap[i], rt), y = gcd_abs(bp[i], rt);
+            while (x != 0) {
+                int64_t c = x;
+                x = x == -1 ? 0 : y % x; /* INT64_MIN % -1 traps */
+                y = c;
             }
-            shimrt_k_store_i64((char *)shimrt_data(r) + (size_t)i * es, rt, x < 0 ? -x : x);
+            shimrt_k_store_i64((char *)shimrt_data(r) + (size_t)i * es, rt, y);
         }
     }
     shimrt_tensor_free(a);

@@ -1,0 +1,113 @@
+# tests/dropin/aoti_oracle_acc.py: special values (inf, NaN, INT64_MIN, the ends of a dtype's
+# range) and accuracy against PyTorch 2.15 at the differential fuzzer's precision (issue 17:
+# floats within 1 ulp, NaN equal to NaN, -0 equal to 0; integers exactly). Run by
+# aoti_oracle.py in its namespace (call, T, Opt, Ret, from_rt, delete, failures, ...). The
+# inputs are drawn here; every expected value is PyTorch's own result on them.
+import math
+
+INF, NAN = float("inf"), float("nan")
+# the bit width and the int dtype to view each float dtype through
+_BITS = {torch.float16: torch.int16, torch.bfloat16: torch.int16, torch.float32: torch.int32,
+         torch.float64: torch.int64}
+
+
+def ulp_diff(ours, ref, ulps):
+    """None when every element is within ulps units in the last place (NaN equal to NaN, -0
+    equal to 0), else a description of the first element that is not."""
+    if ours.dtype != ref.dtype:
+        return f"dtype {ours.dtype} != {ref.dtype}"
+    if list(ours.shape) != list(ref.shape):
+        return f"shape {list(ours.shape)} != {list(ref.shape)}"
+    a, b = ours.contiguous().flatten(), ref.contiguous().flatten()
+    if ref.dtype not in _BITS:
+        if torch.equal(a, b):
+            return None
+        i = int((a != b).nonzero()[0])
+        return f"element {i}: ours {a[i].item()} torch {b[i].item()}"
+    ia, ib = a.view(_BITS[ref.dtype]).to(torch.int64), b.view(_BITS[ref.dtype]).to(torch.int64)
+    top = 1 << (torch.finfo(ref.dtype).bits - 1)
+    # sign-magnitude to a monotonic integer line (-0 and 0 both 0)
+    oa = torch.where(ia < 0, -(ia + top), ia) if ref.dtype != torch.float64 else \
+        torch.where(ia < 0, -(ia & (top - 1)), ia)
+    ob = torch.where(ib < 0, -(ib + top), ib) if ref.dtype != torch.float64 else \
+        torch.where(ib < 0, -(ib & (top - 1)), ib)
+    nan = a.isnan() & b.isnan()
+    bad = ~nan & (a.isnan() | b.isnan() | ((oa - ob).abs() > ulps))
+    if not bad.any():
+        return None
+    i = int(bad.nonzero()[0])
+    return f"element {i}: ours {a[i].item()!r} torch {b[i].item()!r}"
+
+
+def acase(label, name, args, ref, ulps=1, f=None):
+    """case() at the fuzzer's precision. f: the ctypes function when the wheel's c_shim_cpu.h
+    lacks the shim (libshimrt's own aoti_torch_cpu_* functions)."""
+    if ONLY and ONLY not in name:
+        return
+    counts["cases"] += 1
+    ran.setdefault(name, [0, 0])[0] += 1
+    if f is None:
+        res, hs = call(name, args)
+    else:
+        hs = [to_rt(a.t) if isinstance(a, T) else H() if isinstance(a, Ret) else None
+              for a in args]
+        cargs = [h if isinstance(a, T) else C.byref(h) if isinstance(a, Ret) else a
+                 for a, h in zip(args, hs)]
+        rc = f(*cargs)
+        res = rc if rc else [h for a, h in zip(args, hs) if isinstance(a, Ret)]
+        hs = [h for h in hs if h is not None]
+    try:
+        if isinstance(res, int):
+            got, why = None, LIB.torch_exception_get_what().decode(errors="replace")
+        else:
+            got, why = [from_rt(h) for h in res], None
+        try:
+            want, werr = ref(), None
+            want = [want] if isinstance(want, torch.Tensor) else list(want)
+        except Exception as e:
+            want, werr = None, (str(e).splitlines() or ["?"])[0]
+        if want is None or got is None:
+            if want is None and got is None:
+                counts["both_err"] += 1
+            else:
+                failures.append(f"{name} {label}: PyTorch {'fails: ' + werr if werr else 'succeeds'}"
+                                f", libshimrt {'fails: ' + why if why else 'succeeds'}")
+            return
+        ran[name][1] += 1
+        for k, (g, w) in enumerate(zip(got, want)):
+            m = ulp_diff(g, w, ulps)
+            if m:
+                failures.append(f"{name} {label}: result {k}: {m}")
+                return
+    finally:
+        for h in hs:
+            if h:
+                delete(h)
+
+
+def specials(shape, dt, extra=()):
+    """Random values of dt with the dtype's special values mixed in."""
+    t = rand(shape, dt, -6, 6)
+    if dt.is_floating_point:
+        fi = torch.finfo(dt)
+        pool = [INF, -INF, NAN, 0.0, -0.0, fi.max, -fi.max, fi.tiny] + list(extra)
+    else:
+        ii = torch.iinfo(dt)
+        pool = [ii.min, ii.max, 0, -1, 1] + list(extra)
+        pool = [v for v in pool if ii.min <= v <= ii.max]
+    flat = t.view(-1)
+    for i in range(flat.numel()):
+        if random.random() < 0.4:
+            flat[i] = random.choice(pool)
+    return t
+
+
+def gcd_acc_family():
+    for dt in INTS:
+        for shape in ([64], [5, 7]):
+            a, b = specials(shape, dt, (6, -4, 5, 3)), specials(shape, dt, (6, -4, 5, 3))
+            acase(f"{dt} {shape} specials", "aoti_torch_cpu_gcd", [T(a), T(b), Ret()],
+                  lambda a=a, b=b: A.gcd(a, b))
+
+
+ACC_FAMILIES = [gcd_acc_family]
