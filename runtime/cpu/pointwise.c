@@ -632,6 +632,70 @@ PLAIN_UNARY(sigmoid)
 PLAIN_UNARY(tanh)
 PLAIN_UNARY(log)
 
+/* pow of a float16 or bfloat16 tensor by a Scalar, as PyTorch's pow_tensor_scalar_kernel:
+ * float16 raises to the exponent rounded to float16 with no special case (std::pow(Half,
+ * Half): powf of the two); bfloat16 takes sqrt, rsqrt and reciprocal for an exponent of
+ * exactly 0.5, -0.5 and -1, else rounds the exponent to bfloat16 and computes 2, 3 and -2 as
+ * bfloat16 products (b * b, (b * b) * b, 1 / (b * b), each step rounded to bfloat16), any
+ * other as powf. */
+typedef struct {
+    int mode; /* 0 powf, 1 sqrt, 2 rsqrt, 3 reciprocal, 4 square, 5 cube, 6 inverse square */
+    float e;
+    bool bf16;
+} half_pow;
+
+/* v rounded to dt (float16 or bfloat16) */
+static inline float half_round(int32_t dt, float v) {
+    _Alignas(8) char b[8];
+    shimrt_k_store_f64(b, dt, v);
+    return (float)shimrt_k_load_f64(b, dt);
+}
+
+static void half_pow_chunk(char **ptr, const int64_t *st, int64_t n, void *vctx) {
+    const half_pow *h = vctx;
+    for (int64_t i = 0; i < n; i++) {
+        int32_t dt = h->bf16 ? SHIMRT_BFLOAT16 : SHIMRT_FLOAT16;
+        float b = (float)shimrt_k_load_f64(ptr[1] + i * st[1], dt), r;
+        switch (h->mode) {
+        case 1: r = sqrtf(b); break;
+        case 2: r = 1.0f / sqrtf(b); break;
+        case 3: r = 1.0f / b; break;
+        case 4: r = b * b; break;
+        case 5: r = half_round(dt, b * b) * b; break;
+        case 6: r = 1.0f / half_round(dt, b * b); break;
+        default: r = powf(b, h->e); break;
+        }
+        shimrt_k_store_f64(ptr[0] + i * st[0], dt, r);
+    }
+}
+
+static AOTITorchError pow_half(const char *op, AtenTensorHandle self, shimrt_scalar exponent,
+                               AtenTensorHandle *ret0) {
+    bool bf = self->dtype == SHIMRT_BFLOAT16;
+    double ed = shimrt_scalar_is_integral(exponent, true) ? (double)exponent.i : exponent.d;
+    half_pow h = {0, 0, bf};
+    /* PyTorch converts the exponent to the half type (checked: an overflow is an error)
+     * after bfloat16's 0.5 / -0.5 / -1 cases */
+    if (!(bf && (ed == 0.5 || ed == -0.5 || ed == -1)) &&
+        shimrt_k_scalar_fits(op, exponent, self->dtype, false))
+        return AOTI_TORCH_FAILURE;
+    if (bf) {
+        h.e = half_round(SHIMRT_BFLOAT16, (float)ed);
+        h.mode = ed == 0.5 ? 1 : ed == -0.5 ? 2 : ed == -1 ? 3 : h.e == 2 ? 4 : h.e == 3 ? 5
+                 : h.e == -2                                               ? 6
+                                                                           : 0;
+    } else {
+        h.e = half_round(SHIMRT_FLOAT16, (float)ed);
+    }
+    sh_plan p;
+    AtenTensorHandle out = NULL;
+    if (sh_plan_build(&p, op, &out, self->dtype, 1, (const struct AtenTensorOpaque *const *)&self))
+        return AOTI_TORCH_FAILURE;
+    sh_walk(&p, half_pow_chunk, &h);
+    *ret0 = out;
+    return AOTI_TORCH_SUCCESS;
+}
+
 AOTITorchError shimrt_cpu_pow_tensor_scalar(AtenTensorHandle self, shimrt_scalar exponent,
                                             AtenTensorHandle *ret0) {
     static const char op[] = "pow.Tensor_Scalar";
@@ -653,6 +717,8 @@ AOTITorchError shimrt_cpu_pow_tensor_scalar(AtenTensorHandle self, shimrt_scalar
     if (!shimrt_k_is_floating(self->dtype) && shimrt_scalar_is_integral(exponent, true) &&
         exponent.i < 0)
         return shimrt_fail(op, "Integers to negative integer powers are not allowed.");
+    if (rt == self->dtype && (rt == SHIMRT_FLOAT16 || rt == SHIMRT_BFLOAT16))
+        return pow_half(op, self, exponent, ret0);
     c.compute = rt;
     c.k.p0 = exponent.d;
     return pw_run(&c, ret0);

@@ -110,4 +110,18 @@ def gcd_acc_family():
                   lambda a=a, b=b: A.gcd(a, b))
 
 
-ACC_FAMILIES = [gcd_acc_family]
+def pow_acc_family():
+    # the exponents PyTorch special-cases (before or after rounding to the half type) and
+    # ones that round: 1e-5 is 0 in bfloat16 but not in float16, 2.001 is 2 in bfloat16
+    # (float32: PyTorch's vectorized loop takes SLEEF's powf with the exponent in float32, its
+    # loop tail and strided inputs pow in double: not compared here)
+    for dt in (torch.float16, torch.bfloat16):
+        for e in (0.5, -0.5, -1.0, 2.0, 3.0, -2.0, 2.001, 3.004, -2.004, 1e-5, 1e-9, 0.3, 7.0,
+                  -1.0000001, 0.50001, 65536.5, 1e300):
+            for lay, x in list(layouts(specials([3, 41], dt, (-3.5, 1.75, 250.0)).abs()
+                                       if e not in (0.5, -0.5) else specials([3, 41], dt)))[:2]:
+                acase(f"{dt} {lay} ** {e}", "aoti_torch_cpu_pow_Tensor_Scalar", [T(x), e, Ret()],
+                      lambda x=x, e=e: A.pow.Tensor_Scalar(x, e))
+
+
+ACC_FAMILIES = [gcd_acc_family, pow_acc_family]
