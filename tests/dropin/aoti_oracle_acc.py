@@ -6,6 +6,15 @@
 import math
 
 INF, NAN = float("inf"), float("nan")
+# libshimrt's own shims beyond the wheel's c_shim_cpu.h (matmul, layer_norm, mean.dim, ...):
+# their declarations from generated/c_shim_cpu.h, so that call() takes them too
+_OWN = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "generated",
+                    "c_shim_cpu.h")
+for _m in re.finditer(r"AOTI_TORCH_EXPORT AOTITorchError (aoti_torch_cpu_\w+)\(([^)]*)\);",
+                      open(_OWN).read() if os.path.isfile(_OWN) else ""):
+    if _m.group(1) not in DECL:
+        DECL[_m.group(1)] = [(p.rsplit(" ", 1)[0].replace(" *", "*"), p.rsplit(" ", 1)[1])
+                             for p in (q.strip() for q in _m.group(2).split(",")) if p]
 # the bit width and the int dtype to view each float dtype through
 _BITS = {torch.float16: torch.int16, torch.bfloat16: torch.int16, torch.float32: torch.int32,
          torch.float64: torch.int64}
@@ -124,4 +133,58 @@ def pow_acc_family():
                       lambda x=x, e=e: A.pow.Tensor_Scalar(x, e))
 
 
-ACC_FAMILIES = [gcd_acc_family, pow_acc_family]
+def int_specials(shape, dt, huge):
+    """Small integers (exact sums in any order) with inf, -inf, NaN and +-huge mixed in."""
+    t = torch.randint(-4, 5, shape).to(dt)
+    flat = t.view(-1)
+    for i in range(flat.numel()):
+        if random.random() < 0.25:
+            flat[i] = random.choice([INF, -INF, NAN, huge, -huge, 0.0])
+    return t
+
+
+def mm_acc_family():
+    # PyTorch multiplies and adds separately (MKL's kernels for at most 11 result columns or 3
+    # rows, its own loop for small batched products): a product overflowing next to an inf
+    # gives NaN there (linalg.c); larger results with MKL's fused kernels (4x2x12: alpha
+    # multiplies mat2 first) only without beta
+    for dt, huge in ((torch.float32, 3.0e38), (torch.float64, 1.7e308)):
+        for n, k, m in ((3, 3, 2), (1, 4, 1), (2, 5, 3), (4, 2, 12), (3, 7, 16), (5, 3, 11),
+                        (12, 3, 3)):
+            for trial in range(3):
+                a, b = int_specials([n, k], dt, huge), int_specials([k, m], dt, huge)
+                c = int_specials([n, m], dt, huge)
+                for lay, aa in list(layouts(a))[:2]:
+                    acase(f"{dt} mm {n}x{k}x{m} {lay}", "aoti_torch_cpu_mm_out",
+                          [T(torch.empty(0, dtype=dt), True), T(aa), T(b)],
+                          lambda aa=aa, b=b: A.mm(aa, b))
+                    acase(f"{dt} matmul {n}x{k}x{m} {lay}", "aoti_torch_cpu_matmul",
+                          [T(aa), T(b), Ret()], lambda aa=aa, b=b: A.matmul(aa, b))
+                    for beta, alpha in ((1.0, 1.0), (0.0, 2.0), (0.5, 0.0)):
+                        if beta and m > 11 and n > 3:
+                            continue  # MKL's fused kernels: how they add beta * c not known
+                        acase(f"{dt} addmm {n}x{k}x{m} {lay} beta={beta} alpha={alpha}",
+                              "aoti_torch_cpu_addmm_out",
+                              [T(torch.empty(0, dtype=dt), True), T(c), T(aa), T(b), beta, alpha],
+                              lambda aa=aa, b=b, beta=beta, alpha=alpha, c=c:
+                              A.addmm(c, aa, b, beta=beta, alpha=alpha))
+                ba, bb = int_specials([2, n, k], dt, huge), int_specials([2, k, m], dt, huge)
+                bc = int_specials([2, n, m], dt, huge)
+                acase(f"{dt} bmm {n}x{k}x{m}", "aoti_torch_cpu_bmm_out",
+                      [T(torch.empty(0, dtype=dt), True), T(ba), T(bb)],
+                      lambda ba=ba, bb=bb: A.bmm(ba, bb))
+                acase(f"{dt} matmul batched {n}x{k}x{m}", "aoti_torch_cpu_matmul",
+                      [T(ba), T(bb), Ret()], lambda ba=ba, bb=bb: A.matmul(ba, bb))
+                acase(f"{dt} matmul folded {n}x{k}x{m}", "aoti_torch_cpu_matmul",
+                      [T(ba), T(b), Ret()], lambda ba=ba, b=b: A.matmul(ba, b))
+                acase(f"{dt} matmul vector {n}x{k}", "aoti_torch_cpu_matmul",
+                      [T(a), T(b[:, 0]), Ret()], lambda a=a, b=b: A.matmul(a, b[:, 0]))
+                for beta, alpha in ((1.0, 1.0), (0.0, 2.0), (0.5, 0.0)):
+                    acase(f"{dt} baddbmm {n}x{k}x{m} beta={beta} alpha={alpha}",
+                          "aoti_torch_cpu_baddbmm_out",
+                          [T(torch.empty(0, dtype=dt), True), T(bc), T(ba), T(bb), beta, alpha],
+                          lambda ba=ba, bb=bb, bc=bc, beta=beta, alpha=alpha:
+                          A.baddbmm(bc, ba, bb, beta=beta, alpha=alpha))
+
+
+ACC_FAMILIES = [gcd_acc_family, pow_acc_family, mm_acc_family]
