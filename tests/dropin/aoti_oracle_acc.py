@@ -94,12 +94,12 @@ def acase(label, name, args, ref, ulps=1, f=None):
                 delete(h)
 
 
-def specials(shape, dt, extra=()):
-    """Random values of dt with the dtype's special values mixed in."""
+def specials(shape, dt, extra=(), huge=True):
+    """Random values of dt with the dtype's special values mixed in (huge: its largest)."""
     t = rand(shape, dt, -6, 6)
     if dt.is_floating_point:
         fi = torch.finfo(dt)
-        pool = [INF, -INF, NAN, 0.0, -0.0, fi.max, -fi.max, fi.tiny] + list(extra)
+        pool = [INF, -INF, NAN, 0.0, -0.0, fi.tiny] + ([fi.max, -fi.max] if huge else []) + list(extra)
     else:
         ii = torch.iinfo(dt)
         pool = [ii.min, ii.max, 0, -1, 1] + list(extra)
@@ -187,4 +187,24 @@ def mm_acc_family():
                           A.baddbmm(bc, ba, bb, beta=beta, alpha=alpha))
 
 
-ACC_FAMILIES = [gcd_acc_family, pow_acc_family, mm_acc_family]
+def layer_norm_acc_family():
+    # PyTorch's Welford row moments (8 float lanes, chunks of 16, AddMoments): rows of
+    # ordinary values and rows with inf/-inf/NaN. Not yet PyTorch's: rows of a few hundred
+    # elements and more (1-2 ulp: chunk merges), rows whose squared deviations overflow
+    # (+-max: NaN where PyTorch's rstd is 0), float64 rows from 100 (2 ulp)
+    name = "aoti_torch_cpu_native_layer_norm"
+    for dt, pdt in ((torch.float32, torch.float32), (torch.float64, torch.float64),
+                    (torch.bfloat16, torch.bfloat16), (torch.float16, torch.float16),
+                    (torch.bfloat16, torch.float32), (torch.float16, torch.float32)):
+        for n in (1, 2, 3, 5, 8, 17, 31, 32, 33, 64) + ((100,) if dt != torch.float64 else ()):
+            for kind in ("plain", "specials"):
+                x = rand([3, n], dt, -3, 3) if kind == "plain" else specials([3, n], dt, huge=False)
+                w, b = rand([n], pdt, -2, 2), rand([n], pdt, -2, 2)
+                for wb in ((None, None), (w, b), (w, None)):
+                    acase(f"{dt}/{pdt} [3, {n}] {kind} weight={wb[0] is not None} bias={wb[1] is not None}",
+                          name, [T(x), [n], Opt(T(wb[0]) if wb[0] is not None else None),
+                                 Opt(T(wb[1]) if wb[1] is not None else None), 1e-5, Ret(), Ret(), Ret()],
+                          lambda x=x, wb=wb, n=n: A.native_layer_norm(x, [n], wb[0], wb[1], 1e-5))
+
+
+ACC_FAMILIES = [gcd_acc_family, pow_acc_family, mm_acc_family, layer_norm_acc_family]
