@@ -418,16 +418,52 @@ AOTITorchError shimrt_cpu__fused_rms_norm(AtenTensorHandle input, const int64_t 
     }
     const double *xp = shimrt_data(x), *wp = w ? shimrt_data(w) : NULL;
     size_t es = shimrt_dtype_size(dt), ras = shimrt_dtype_size(acc);
-    for (int64_t r = 0; r < rows; r++) {
-        double ss = 0;
-        for (int64_t j = 0; j < inner; j++) ss += xp[r * inner + j] * xp[r * inner + j];
-        double rs = 1.0 / sqrt(ss / (double)(inner ? inner : 1) + e);
-        if (acc == SHIMRT_FLOAT32) rs = (float)rs;
-        shimrt_k_store_f64((char *)shimrt_data(rstd) + (size_t)r * ras, acc, rs);
-        for (int64_t j = 0; j < inner; j++)
-            shimrt_k_store_f64((char *)shimrt_data(out) + (size_t)(r * inner + j) * es, dt,
-                               xp[r * inner + j] * rs * (wp ? wp[j] : 1.0));
+    /* PyTorch's composite in the compute type (float for float32 and the half types):
+     * rstd = rsqrt(mean(x^2) + eps) with mean.dim's summation order (an empty row's mean is
+     * NaN; x^2 overflows to inf in float), out = x * rstd rounded to the input's dtype,
+     * then * weight rounded again */
+    AtenTensorHandle sq = shimrt_k_new(op, nd, input->sizes, acc), ms = NULL;
+    int64_t rdims[SHIMRT_MAX_DIMS];
+    for (int64_t i = 0; i < nn; i++) rdims[i] = nd - nn + i;
+    if (sq) {
+        for (int64_t i = 0, n = shimrt_numel(sq); i < n; i++) {
+            char *q = (char *)shimrt_data(sq) + (size_t)i * ras;
+            if (acc == SHIMRT_FLOAT32)
+                *(float *)(void *)q = (float)xp[i] * (float)xp[i];
+            else
+                *(double *)(void *)q = xp[i] * xp[i];
+        }
+        if (shimrt_cpu_mean_dim(sq, rdims, nn, 1, NULL, &ms)) ms = NULL;
     }
+    if (!ms) {
+        shimrt_tensor_free(sq);
+        shimrt_tensor_free(x);
+        shimrt_tensor_free(w);
+        shimrt_tensor_free(out);
+        shimrt_tensor_free(rstd);
+        return AOTI_TORCH_FAILURE;
+    }
+    for (int64_t r = 0; r < rows; r++) {
+        double rs, mv = shimrt_k_load_f64((char *)shimrt_data(ms) + (size_t)r * ras, acc);
+        if (acc == SHIMRT_FLOAT32)
+            rs = 1.0f / sqrtf((float)mv + (float)e);
+        else
+            rs = 1.0 / sqrt(mv + e);
+        shimrt_k_store_f64((char *)shimrt_data(rstd) + (size_t)r * ras, acc, rs);
+        for (int64_t j = 0; j < inner; j++) {
+            char *o = (char *)shimrt_data(out) + (size_t)(r * inner + j) * es;
+            double v = acc == SHIMRT_FLOAT32 ? (double)((float)xp[r * inner + j] * (float)rs)
+                                             : xp[r * inner + j] * rs;
+            shimrt_k_store_f64(o, dt, v);
+            if (wp) {
+                v = shimrt_k_load_f64(o, dt);
+                shimrt_k_store_f64(o, dt,
+                                   acc == SHIMRT_FLOAT32 ? (double)((float)v * (float)wp[j]) : v * wp[j]);
+            }
+        }
+    }
+    shimrt_tensor_free(sq);
+    shimrt_tensor_free(ms);
     shimrt_tensor_free(x);
     shimrt_tensor_free(w);
     *ret0 = out;

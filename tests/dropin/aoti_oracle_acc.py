@@ -207,4 +207,23 @@ def layer_norm_acc_family():
                           lambda x=x, wb=wb, n=n: A.native_layer_norm(x, [n], wb[0], wb[1], 1e-5))
 
 
-ACC_FAMILIES = [gcd_acc_family, pow_acc_family, mm_acc_family, layer_norm_acc_family]
+def rms_norm_acc_family():
+    # PyTorch's composite in the compute type: x^2 overflowing in float, empty rows (NaN),
+    # inf and NaN in a row; two roundings with a weight (3 ulp: mean.dim of float32 rows is
+    # not yet PyTorch's summation order)
+    name = "aoti_torch_cpu__fused_rms_norm"
+    for dt in (torch.float32, torch.float64, torch.bfloat16, torch.float16):
+        for shape, ns in (([3, 5], [5]), ([2, 3, 1], [1]), ([4, 2, 3], [2, 3]), ([2, 0], [0]),
+                          ([3, 0, 2], [0, 2])):
+            for kind in ("plain", "specials"):
+                x = rand(shape, dt) if kind == "plain" else specials(shape, dt)
+                for w in (None, rand(ns, dt, -2, 2)):
+                    for eps in (None, 1e-5):
+                        acase(f"{dt} {shape} {ns} {kind} w={w is not None} eps={eps}", name,
+                              [T(x), ns, Opt(None if w is None else T(w)), Opt(eps), Ret(), Ret()],
+                              lambda x=x, w=w, eps=eps, ns=ns: A._fused_rms_norm(x, ns, w, eps),
+                              ulps=3)
+
+
+ACC_FAMILIES = [gcd_acc_family, pow_acc_family, mm_acc_family, layer_norm_acc_family,
+                rms_norm_acc_family]
