@@ -928,6 +928,45 @@ AOTITorchError shimrt_cpu_masked_scatter(AtenTensorHandle self, AtenTensorHandle
 }
 
 /* ---- _cdist_forward ---------------------------------------------------------------------------- */
+/* One distance as PyTorch's CPU kernel computes it, in the dtype T (float for float32):
+ * agg = red(agg, map(|a - b|)) from 0 over the columns, std::min / std::max semantics (a NaN
+ * difference counts for p = 0, is passed over by p = inf's max unless first), then the
+ * finish (sqrt; pow(agg, 1.0 / p) in double). mm: p = 2 through matrix products
+ * (_euclidean_dist): [-2 u, |u|^2, 1] . [v, 1, |v|^2], clamped at 0, then sqrt. */
+#define CDIST_ONE(T, NAME, SQRT, POW)                                                              \
+    static double NAME(const double *u, const double *v, int64_t m, T p, bool mm) {                \
+        T agg = 0;                                                                                 \
+        if (mm) {                                                                                  \
+            T nu = 0, nv = 0;                                                                      \
+            for (int64_t x = 0; x < m; x++) nu += (T)u[x] * (T)u[x];                               \
+            for (int64_t x = 0; x < m; x++) nv += (T)v[x] * (T)v[x];                               \
+            for (int64_t x = 0; x < m; x++) agg += (T)-2 * (T)u[x] * (T)v[x];                      \
+            agg += nu;                                                                             \
+            agg += nv;                                                                             \
+            agg = agg < 0 ? 0 : agg; /* clamp_min(0) keeps NaN */                                 \
+            return (double)SQRT(agg);                                                              \
+        }                                                                                          \
+        for (int64_t x = 0; x < m; x++) {                                                          \
+            T d = (T)fabs((double)((T)u[x] - (T)v[x]));                                            \
+            if (p == 0) {                                                                          \
+                T c = (T)ceil((double)d);                                                          \
+                agg += (T)1 < c ? (T)1 : c;                                                        \
+            } else if (p == 1)                                                                     \
+                agg += d;                                                                          \
+            else if (p == 2)                                                                       \
+                agg += d * d;                                                                      \
+            else if (isinf(p))                                                                     \
+                agg = agg < d ? d : agg;                                                           \
+            else                                                                                   \
+                agg += POW(d, p);                                                                  \
+        }                                                                                          \
+        if (p == 2) return (double)SQRT(agg);                                                      \
+        if (p == 0 || p == 1 || isinf(p)) return (double)agg;                                      \
+        return pow((double)agg, 1.0 / (double)p);                                                  \
+    }
+CDIST_ONE(float, cdist_f, sqrtf, powf)
+CDIST_ONE(double, cdist_d, sqrt, pow)
+
 /* x1 [..., P, M], x2 [..., R, M] (batch dims broadcast) -> [..., P, R] p-norm distances in
  * double: p = 0 counts differing coordinates, p = inf takes the largest difference. */
 AOTITorchError shimrt_cpu__cdist_forward(AtenTensorHandle x1, AtenTensorHandle x2, double p,
@@ -972,23 +1011,19 @@ AOTITorchError shimrt_cpu__cdist_forward(AtenTensorHandle x1, AtenTensorHandle x
     AtenTensorHandle r = b ? shimrt_k_new(op, bn + 2, so, x1->dtype) : NULL;
     if (r) {
         const double *ap = shimrt_data(a), *bp = shimrt_data(b);
-        size_t es = shimrt_dtype_size(x1->dtype);
+        bool f32 = x1->dtype == SHIMRT_FLOAT32;
+        /* p = 2 by matrix products (PyTorch's _euclidean_dist): compute_mode 1, or the default
+         * with more than 25 rows on either side */
+        int64_t mode = compute_mode ? *compute_mode : 0;
+        bool mm = p == 2 && (mode == 1 || (mode == 0 && (P > 25 || R > 25)));
         for (int64_t q = 0; q < nb; q++)
             for (int64_t i = 0; i < P; i++)
                 for (int64_t j = 0; j < R; j++) {
-                    double acc = 0;
-                    for (int64_t t = 0; t < M; t++) {
-                        double d = fabs(ap[(q * P + i) * M + t] - bp[(q * R + j) * M + t]);
-                        if (p == 0)
-                            acc += d != 0;
-                        else if (isinf(p))
-                            acc = d > acc ? d : acc;
-                        else
-                            acc += p == 1 ? d : (p == 2 ? d * d : pow(d, p));
-                    }
-                    if (p != 0 && !isinf(p) && p != 1) acc = p == 2 ? sqrt(acc) : pow(acc, 1.0 / p);
-                    shimrt_k_store_f64((char *)shimrt_data(r) + (size_t)((q * P + i) * R + j) * es,
-                                       x1->dtype, acc);
+                    const double *u = ap + (q * P + i) * M, *v = bp + (q * R + j) * M;
+                    double d = f32 ? cdist_f(u, v, M, (float)p, mm) : cdist_d(u, v, M, p, mm);
+                    shimrt_k_store_f64((char *)shimrt_data(r) + (size_t)((q * P + i) * R + j) *
+                                                                    shimrt_dtype_size(x1->dtype),
+                                       x1->dtype, d);
                 }
     }
     shimrt_tensor_free(a);

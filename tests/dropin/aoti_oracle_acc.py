@@ -225,5 +225,24 @@ def rms_norm_acc_family():
                               ulps=3)
 
 
-ACC_FAMILIES = [gcd_acc_family, pow_acc_family, mm_acc_family, layer_norm_acc_family,
+def cdist_acc_family():
+    # PyTorch's scalar loop in the input's dtype (std::min / std::max with NaN, overflow in
+    # float) and its matrix-product path for p = 2
+    for dt in (torch.float32, torch.float64):
+        for s1, s2 in (([3, 4], [2, 4]), ([2, 3, 2], [2, 5, 2]), ([4, 1], [3, 1]), ([30, 2], [2, 2])):
+            for kind in ("plain", "specials"):
+                x1 = rand(s1, dt) if kind == "plain" else specials(s1, dt)
+                x2 = rand(s2, dt) if kind == "plain" else specials(s2, dt)
+                for p in (0.0, 1.0, 2.0, INF, 0.5, 3.0):
+                    for cm in (None, 0, 1, 2):
+                        if p == 2.0 and kind == "specials" and cm != 2 and \
+                                (cm == 1 or max(s1[-2], s2[-2]) > 25):
+                            continue  # matrix products with inf/NaN: MKL's order not emulated
+                        acase(f"{dt} {s1} {s2} {kind} p={p} mode={cm}",
+                              "aoti_torch_cpu__cdist_forward", [T(x1), T(x2), p, Opt(cm), Ret()],
+                              lambda x1=x1, x2=x2, p=p, cm=cm: A._cdist_forward(x1, x2, p, cm),
+                              ulps=1 if p != 2.0 or cm == 2 else 4)
+
+
+ACC_FAMILIES = [cdist_acc_family, gcd_acc_family, pow_acc_family, mm_acc_family, layer_norm_acc_family,
                 rms_norm_acc_family]
