@@ -533,6 +533,35 @@ static AOTITorchError alpha_check(const char *op, pw_call *c, shimrt_scalar alph
     return shimrt_k_alpha_check(op, rt, alpha);
 }
 
+/* add/sub of two float16 or bfloat16 tensors with an alpha other than 1, as PyTorch's
+ * kernel: alpha rounded to the half type; in each contiguous run (a broadcast operand
+ * allowed) the first multiple of 32 elements by its vector loop, b * alpha + a fused in
+ * float, the rest by its scalar loop in the half type, a + (alpha * b) with the product
+ * rounded first (so an overflowing product next to an opposite inf is NaN there). */
+/* v rounded to dt (float16 or bfloat16) */
+static inline float half_round(int32_t dt, float v) {
+    _Alignas(8) char b[8];
+    shimrt_k_store_f64(b, dt, v);
+    return (float)shimrt_k_load_f64(b, dt);
+}
+
+typedef struct {
+    int32_t dt;
+    float alpha;
+} half_add;
+
+static void half_add_chunk(char **ptr, const int64_t *st, int64_t n, void *vctx) {
+    const half_add *h = vctx;
+    bool vec = st[0] == 2 && (st[1] == 2 || st[1] == 0) && (st[2] == 2 || st[2] == 0);
+    int64_t nv = vec ? n / 32 * 32 : 0;
+    for (int64_t i = 0; i < n; i++) {
+        float a = (float)shimrt_k_load_f64(ptr[1] + i * st[1], h->dt);
+        float b = (float)shimrt_k_load_f64(ptr[2] + i * st[2], h->dt);
+        float r = i < nv ? fmaf(b, h->alpha, a) : a + half_round(h->dt, h->alpha * b);
+        shimrt_k_store_f64(ptr[0] + i * st[0], h->dt, r);
+    }
+}
+
 static AOTITorchError add_sub(const char *op, bool sub, AtenTensorHandle self,
                               AtenTensorHandle other, shimrt_scalar alpha, AtenTensorHandle *ret0) {
     CALL2(op, sub ? OP_sub : OP_add, self, other);
@@ -541,6 +570,17 @@ static AOTITorchError add_sub(const char *op, bool sub, AtenTensorHandle self,
     if (sub && (self->dtype == SHIMRT_BOOL || other->dtype == SHIMRT_BOOL))
         return bool_sub_error(op);
     if (alpha_check(op, &c, alpha)) return AOTI_TORCH_FAILURE;
+    if ((self->dtype == SHIMRT_FLOAT16 || self->dtype == SHIMRT_BFLOAT16) &&
+        other->dtype == self->dtype && c.k.alpha != 1) {
+        half_add h = {self->dtype, (float)(sub ? -c.k.alpha : c.k.alpha)};
+        sh_plan p;
+        AtenTensorHandle out = NULL;
+        const struct AtenTensorOpaque *ins[2] = {self, other};
+        if (sh_plan_build(&p, op, &out, self->dtype, 2, ins)) return AOTI_TORCH_FAILURE;
+        sh_walk(&p, half_add_chunk, &h);
+        *ret0 = out;
+        return AOTI_TORCH_SUCCESS;
+    }
     return pw_run(&c, ret0);
 }
 
@@ -644,12 +684,6 @@ typedef struct {
     bool bf16;
 } half_pow;
 
-/* v rounded to dt (float16 or bfloat16) */
-static inline float half_round(int32_t dt, float v) {
-    _Alignas(8) char b[8];
-    shimrt_k_store_f64(b, dt, v);
-    return (float)shimrt_k_load_f64(b, dt);
-}
 
 static void half_pow_chunk(char **ptr, const int64_t *st, int64_t n, void *vctx) {
     const half_pow *h = vctx;

@@ -405,6 +405,33 @@ AOTITorchError shimrt_cpu_amax(AtenTensorHandle self, const int64_t *dim, int64_
 AOTITorchError shimrt_cpu_mean_dim(AtenTensorHandle self, const int64_t *dim, int64_t dim_len_,
                                    int32_t keepdim, int32_t *dtype, AtenTensorHandle *ret0) {
     static const char op[] = "mean.dim";
+    if (shimrt_k_check_cpu(op, self, "self")) return AOTI_TORCH_FAILURE;
+    /* PyTorch sums in the dtype given (float32 for float16/bfloat16) over the elements cast
+     * to it, divides there, then casts: mean of large int64 in float32 sums in float32,
+     * 65535 (uint16) with dtype float16 is 65535 in the float32 sum */
+    int32_t odt = dtype ? *dtype : -1;
+    int32_t sdt = odt == SHIMRT_FLOAT16 || odt == SHIMRT_BFLOAT16 ? SHIMRT_FLOAT32 : odt;
+    if (shimrt_tensor_valid(self) && dtype && shimrt_k_is_floating(odt) && self->dtype != odt &&
+        (shimrt_k_is_integral(self->dtype) || shimrt_k_is_floating(self->dtype) ||
+         self->dtype == SHIMRT_BOOL ||
+         (shimrt_dtype_traits_of(self->dtype) &&
+          shimrt_dtype_traits_of(self->dtype)->kind == SHIMRT_KIND_UNSIGNED))) {
+        int64_t st[SHIMRT_MAX_DIMS];
+        shimrt_k_preserve_strides(self, st);
+        AtenTensorHandle x = self->dtype == sdt ? NULL
+                             : shimrt_k_empty_like_dev(op, self, self->ndim, self->sizes, st, sdt);
+        AtenTensorHandle m = NULL, r = NULL;
+        AOTITorchError e = self->dtype == sdt ? AOTI_TORCH_SUCCESS
+                           : x                ? shimrt_k_copy(op, x, self)
+                                              : AOTI_TORCH_FAILURE;
+        if (!e) e = shimrt_cpu_mean_dim(x ? x : self, dim, dim_len_, keepdim, &sdt, &m);
+        shimrt_tensor_free(x);
+        if (e || sdt == odt) return shimrt_k_hand_out(e, m, ret0);
+        r = shimrt_k_empty_like_dev(op, m, m->ndim, m->sizes, m->strides, odt);
+        e = r ? shimrt_k_copy(op, r, m) : AOTI_TORCH_FAILURE;
+        shimrt_tensor_free(m);
+        return shimrt_k_hand_out(e, r, ret0);
+    }
     AtenTensorHandle u = NULL; /* PyTorch: uint16/32/64 with a floating dtype given */
     if (shimrt_k_check_cpu(op, self, "self") ||
         (dtype && shimrt_k_is_floating(*dtype) && shimrt_k_unsigned_as(self, *dtype, &u)))
@@ -415,7 +442,6 @@ AOTITorchError shimrt_cpu_mean_dim(AtenTensorHandle self, const int64_t *dim, in
         return e;
     }
     if (shimrt_k_check_dtype(op, self, "self")) return AOTI_TORCH_FAILURE;
-    int32_t odt;
     if (shimrt_k_mean_dtype(op, self->dtype, dtype, &odt)) return AOTI_TORCH_FAILURE;
     bool mask[SHIMRT_MAX_DIMS];
     if (reduced_dims(op, self, dim, dim_len_, mask)) return AOTI_TORCH_FAILURE;

@@ -244,5 +244,50 @@ def cdist_acc_family():
                               ulps=1 if p != 2.0 or cm == 2 else 4)
 
 
-ACC_FAMILIES = [cdist_acc_family, gcd_acc_family, pow_acc_family, mm_acc_family, layer_norm_acc_family,
+def add_acc_family():
+    # float16/bfloat16 with alpha: PyTorch's vector loop (fused, blocks of 32) and scalar
+    # tail (product rounded first); values near the dtype's range
+    for dt in (torch.bfloat16, torch.float16, torch.float32):
+        for n in (5, 31, 32, 33, 70):
+            big = specials([n], dt, (1.5e38, -1.5e38, 40000.0, -40000.0) if dt != torch.float32 else ())
+            b2 = specials([n], dt, (2.5e38, -3e38, 60000.0) if dt != torch.float32 else ())
+            for alpha in (1.0, 2.0, -1.5, 1.0039, 0.3):
+                for lay, x in list(layouts(big))[:2]:
+                    acase(f"{dt} n={n} {lay} alpha={alpha}", "aoti_torch_cpu_add_Tensor",
+                          [T(x), T(b2), alpha, Ret()],
+                          lambda x=x, b2=b2, alpha=alpha: A.add.Tensor(x, b2, alpha=alpha))
+                    if dt == torch.float32:
+                        continue  # float32 with a broadcast operand: PyTorch's loop not known
+                    acase(f"{dt} n={n} {lay} broadcast alpha={alpha}", "aoti_torch_cpu_add_Tensor",
+                          [T(x), T(b2[:1]), alpha, Ret()],
+                          lambda x=x, b2=b2, alpha=alpha: A.add.Tensor(x, b2[:1], alpha=alpha))
+
+
+def mean_acc_family():
+    # mean.dim(dtype=...): PyTorch casts the elements to the dtype (float32 for the half
+    # types), sums and divides there, then casts (INT64_MAX next to small values in float32,
+    # uint16 65535 summed into float16)
+    DT.setdefault(torch.uint16, 27)
+    RDT.setdefault(27, torch.uint16)
+
+    def dims_arg(dims):
+        arr = (C.c_int64 * max(len(dims), 1))(*dims)
+        return C.pointer(C.cast(arr, P(C.c_int64))), arr
+    for sdt in (torch.int64, torch.int32, torch.uint8, torch.int16, torch.uint16, torch.float64,
+                torch.float32, torch.float16):
+        for odt in (torch.float32, torch.float64, torch.float16, torch.bfloat16):
+            for shape, dims in (([3, 4, 2], [0, 1, 2]), ([2, 2], [1]), ([4], [0]), ([3, 5], [0])):
+                # (24 elements: the float32 sum's order decides, not yet PyTorch's cascade
+                # order there: ordinary values, 4 ulp)
+                x = rand(shape, sdt) if len(dims) == 3 else \
+                    specials(shape, sdt, (5, -3, 2)) if not sdt.is_floating_point else \
+                    specials(shape, sdt, huge=False)
+                ptr, keep = dims_arg(dims)
+                acase(f"{sdt} -> {odt} {shape} dims={dims}", "aoti_torch_cpu_mean_dim",
+                      [T(x), ptr, len(dims), 0, Opt(DT[odt]), Ret()],
+                      lambda x=x, dims=dims, odt=odt: A.mean.dim(x, dims, False, dtype=odt),
+                      ulps=4 if len(dims) == 3 else 1)
+
+
+ACC_FAMILIES = [mean_acc_family, add_acc_family, cdist_acc_family, gcd_acc_family, pow_acc_family, mm_acc_family, layer_norm_acc_family,
                 rms_norm_acc_family]
