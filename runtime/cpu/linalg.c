@@ -102,7 +102,9 @@ enum { GEMM_BLAS, GEMM_UNFUSED, GEMM_LOOP };
 
 /* The mode of PyTorch's n x m product through MKL's sgemm/dgemm (rows: MKL's N, n unless a
  * batch was folded into it). */
-static int mkl_mode(int64_t rows, int64_t m) { return m <= 11 || rows <= 3 ? GEMM_UNFUSED : GEMM_BLAS; }
+static int mkl_mode(int64_t rows, int64_t m) {
+    return m <= 11 || rows <= 3 ? GEMM_UNFUSED : GEMM_BLAS;
+}
 
 static bool huge_or_special(const char *p, int32_t dt) {
     double v = dt == SHIMRT_FLOAT32 ? (double)*(const float *)(const void *)p
@@ -365,7 +367,8 @@ static const char *at_offset(const void *base, int64_t off) {
 static int batched_mode(const struct AtenTensorOpaque *self, const struct AtenTensorOpaque *other,
                         int64_t count, int64_t n, int64_t k, int64_t m) {
     if (self->ndim >= 3 && other->ndim <= 2) return mkl_mode(count * n, m);
-    if (self->ndim <= 2 && other->ndim >= 3) return self->ndim == 1 ? GEMM_UNFUSED : mkl_mode(count * m, n);
+    if (self->ndim <= 2 && other->ndim >= 3)
+        return self->ndim == 1 ? GEMM_UNFUSED : mkl_mode(count * m, n);
     if (self->ndim >= 3 && other->ndim >= 3 && n * k * m < 400) return GEMM_LOOP;
     return mkl_mode(n, m);
 }
@@ -393,7 +396,8 @@ static AOTITorchError batched(const char *op, const struct AtenTensorOpaque *a,
         mat mb = {at_offset(shimrt_data(b), offb * (int64_t)es), b->strides[b->ndim - 2],
                   b->strides[b->ndim - 1]};
         if (gemm_mode(op, a->dtype, n, k, m, ma, mb,
-                      (char *)at_offset(shimrt_data(out), bi * n * m * (int64_t)es), 1.0, 0.0, mode))
+                      (char *)at_offset(shimrt_data(out), bi * n * m * (int64_t)es), 1.0, 0.0,
+                      mode))
             return AOTI_TORCH_FAILURE;
     }
     return AOTI_TORCH_SUCCESS;

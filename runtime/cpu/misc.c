@@ -457,8 +457,8 @@ AOTITorchError shimrt_cpu__fused_rms_norm(AtenTensorHandle input, const int64_t 
             shimrt_k_store_f64(o, dt, v);
             if (wp) {
                 v = shimrt_k_load_f64(o, dt);
-                shimrt_k_store_f64(o, dt,
-                                   acc == SHIMRT_FLOAT32 ? (double)((float)v * (float)wp[j]) : v * wp[j]);
+                shimrt_k_store_f64(
+                    o, dt, acc == SHIMRT_FLOAT32 ? (double)((float)v * (float)wp[j]) : v * wp[j]);
             }
         }
     }
@@ -943,7 +943,7 @@ AOTITorchError shimrt_cpu_masked_scatter(AtenTensorHandle self, AtenTensorHandle
             for (int64_t x = 0; x < m; x++) agg += (T)-2 * (T)u[x] * (T)v[x];                      \
             agg += nu;                                                                             \
             agg += nv;                                                                             \
-            agg = agg < 0 ? 0 : agg; /* clamp_min(0) keeps NaN */                                 \
+            agg = agg < 0 ? 0 : agg; /* clamp_min(0) keeps NaN */                                  \
             return (double)SQRT(agg);                                                              \
         }                                                                                          \
         for (int64_t x = 0; x < m; x++) {                                                          \

@@ -39,7 +39,7 @@
     static void NAME(const T *X, int64_t N, int vw, int halves, T *mean, T *var) {                 \
         enum { CH = 16, MAXW = 16 };                                                               \
         int64_t kv = (int64_t)vw * halves, n = N / kv, m = (n + CH - 1) / CH;                      \
-        int depth = m <= 2 ? 1 : 64 - __builtin_clzll((unsigned long long)(m - 1));               \
+        int depth = m <= 2 ? 1 : 64 - __builtin_clzll((unsigned long long)(m - 1));                \
         int64_t m0s[64] = {0};                                                                     \
         T m1s[64][MAXW], m2s[64][MAXW], v1[2][MAXW], v2[2][MAXW];                                  \
         memset(m1s, 0, sizeof m1s), memset(m2s, 0, sizeof m2s);                                    \
@@ -56,7 +56,8 @@
                         v2[h][l] = SH_MFMA(T, d, x - v1[h][l], v2[h][l]);                          \
                     }                                                                              \
             }                                                                                      \
-            for (int h = 0; h < halves; h++) NAME##_add(mm0, v1[h], v2[h], &m0s[0], m1s[0], m2s[0], vw); \
+            for (int h = 0; h < halves; h++)                                                       \
+                NAME##_add(mm0, v1[h], v2[h], &m0s[0], m1s[0], m2s[0], vw);                        \
             int64_t mask = i + 1;                                                                  \
             for (int j = 1; j < depth && (mask & 1) == 0; ++j) {                                   \
                 NAME##_add(m0s[j - 1], m1s[j - 1], m2s[j - 1], &m0s[j], m1s[j], m2s[j], vw);       \
@@ -65,7 +66,8 @@
                 mask >>= 1;                                                                        \
             }                                                                                      \
         }                                                                                          \
-        for (int i = 1; i < depth; i++) NAME##_add(m0s[i], m1s[i], m2s[i], &m0s[0], m1s[0], m2s[0], vw); \
+        for (int i = 1; i < depth; i++)                                                            \
+            NAME##_add(m0s[i], m1s[i], m2s[i], &m0s[0], m1s[0], m2s[0], vw);                       \
         int64_t m0 = 0;                                                                            \
         T m1 = 0, m2 = 0;                                                                          \
         for (int64_t i = n * kv; i < N; ++i) {                                                     \
@@ -75,7 +77,7 @@
             m2 = SH_MFMA(T, d, x - m1, m2);                                                        \
         }                                                                                          \
         for (int l = 0; l < vw; l++)                                                               \
-            NAME##_add(n * kv / vw, &m1s[0][l], &m2s[0][l], &m0, &m1, &m2, 1);                     \
+            NAME##_add(n *kv / vw, &m1s[0][l], &m2s[0][l], &m0, &m1, &m2, 1);                      \
         *mean = m1;                                                                                \
         *var = m2 / (T)N;                                                                          \
     }
@@ -84,9 +86,7 @@ ROW_MOMENTS(double, moments_d)
 
 /* PyTorch's vector width in floats for this kernel: its layer norm is registered for AVX2
  * at most (no AVX-512 variant), whose vectors hold 8 floats, as its default build's. */
-static int torch_float_lanes(void) {
-    return 8;
-}
+static int torch_float_lanes(void) { return 8; }
 
 /* out = (x - mean) * rstd * weight + bias per row of N = prod(normalized_shape) elements;
  * mean and rstd (when not NULL) get one value per row. All three are contiguous. */
@@ -136,7 +136,8 @@ static AOTITorchError layer_norm_rows(const char *op, AtenTensorHandle input, in
             for (int64_t j = 0; j < N; j++) x[j] = (double)row[j];
             moments_d(x, N, torch_float_lanes() / 2, 1, &m, &v);
             double rs = 1.0 / sqrt(v + eps);
-            for (int64_t j = 0; j < N; j++) row[j] = fma((x[j] - m) * rs, (double)w[j], (double)bb[j]);
+            for (int64_t j = 0; j < N; j++)
+                row[j] = fma((x[j] - m) * rs, (double)w[j], (double)bb[j]);
             mu = m, r = rs;
         } else if (N) { /* in float: (x - mean) * rstd * w + b for float32; the half types
                          * as x * rstd + (-rstd * mean), then * w + b (PyTorch's mixed kernel) */

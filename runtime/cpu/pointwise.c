@@ -684,7 +684,6 @@ typedef struct {
     bool bf16;
 } half_pow;
 
-
 static void half_pow_chunk(char **ptr, const int64_t *st, int64_t n, void *vctx) {
     const half_pow *h = vctx;
     for (int64_t i = 0; i < n; i++) {
@@ -715,9 +714,13 @@ static AOTITorchError pow_half(const char *op, AtenTensorHandle self, shimrt_sca
         return AOTI_TORCH_FAILURE;
     if (bf) {
         h.e = half_round(SHIMRT_BFLOAT16, (float)ed);
-        h.mode = ed == 0.5 ? 1 : ed == -0.5 ? 2 : ed == -1 ? 3 : h.e == 2 ? 4 : h.e == 3 ? 5
-                 : h.e == -2                                               ? 6
-                                                                           : 0;
+        h.mode = ed == 0.5    ? 1
+                 : ed == -0.5 ? 2
+                 : ed == -1   ? 3
+                 : h.e == 2   ? 4
+                 : h.e == 3   ? 5
+                 : h.e == -2  ? 6
+                              : 0;
     } else {
         h.e = half_round(SHIMRT_FLOAT16, (float)ed);
     }

@@ -419,7 +419,8 @@ AOTITorchError shimrt_cpu_mean_dim(AtenTensorHandle self, const int64_t *dim, in
         int64_t st[SHIMRT_MAX_DIMS];
         shimrt_k_preserve_strides(self, st);
         AtenTensorHandle x = self->dtype == sdt ? NULL
-                             : shimrt_k_empty_like_dev(op, self, self->ndim, self->sizes, st, sdt);
+                                                : shimrt_k_empty_like_dev(op, self, self->ndim,
+                                                                          self->sizes, st, sdt);
         AtenTensorHandle m = NULL, r = NULL;
         AOTITorchError e = self->dtype == sdt ? AOTI_TORCH_SUCCESS
                            : x                ? shimrt_k_copy(op, x, self)
