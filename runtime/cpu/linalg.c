@@ -145,19 +145,26 @@ static void unfused_store(int32_t dt, mat a, mat b, int64_t i, int64_t j, int64_
  * c when beta is used and some line is flagged. Returns false when none is (or out of
  * memory: then OpenBLAS's result stands). */
 static bool special_lines(int32_t dt, int64_t n, int64_t k, int64_t m, mat a, mat b, const char *c,
-                          double beta, bool **rows, bool **cols, char **cold) {
+                          double beta, bool **rows, bool **cols, char **cold, bool *scan_all) {
     size_t es = shimrt_dtype_size(dt);
     bool any = false;
     *rows = calloc((size_t)n, 1);
     *cols = calloc((size_t)m, 1);
     *cold = NULL;
     if (!*rows || !*cols) return false;
-    for (int64_t i = 0; i < n; i++)
+    /* a large operand that the product reads only a few times (its other side has at most
+     * 11 columns or 3 rows) is not read once more, which would double the product's memory
+     * traffic: the elements BLAS leaves non-finite are recomputed instead (missing only
+     * overflowing products that cancel in the fused sum) */
+    bool scan_a = n * k <= 65536 || m > 11, scan_b = k * m <= 65536 || n > 3;
+    *scan_all = scan_a && scan_b;
+    for (int64_t i = 0; i < n && scan_a; i++)
         for (int64_t p = 0; p < k && !(*rows)[i]; p++)
             any |= (*rows)[i] = huge_or_special(a.p + (size_t)(i * a.rs + p * a.cs) * es, dt);
-    for (int64_t j = 0; j < m; j++)
+    for (int64_t j = 0; j < m && scan_b; j++)
         for (int64_t p = 0; p < k && !(*cols)[j]; p++)
             any |= (*cols)[j] = huge_or_special(b.p + (size_t)(p * b.rs + j * b.cs) * es, dt);
+    if (!*scan_all) any = true;
     if (any && beta != 0) {
         *cold = malloc((size_t)(n * m) * es);
         if (!*cold) return false;
@@ -184,8 +191,9 @@ static AOTITorchError gemm_mode(const char *op, int32_t dt, int64_t n, int64_t k
     if (dt == SHIMRT_FLOAT32 || dt == SHIMRT_FLOAT64) {
         bool *rows = NULL, *cols = NULL;
         char *cold = NULL;
+        bool scan_all = true;
         bool fix = mode == GEMM_UNFUSED && k > 0 && alpha != 0 &&
-                   special_lines(dt, n, k, m, a, b, c, beta, &rows, &cols, &cold);
+                   special_lines(dt, n, k, m, a, b, c, beta, &rows, &cols, &cold, &scan_all);
         mat a0 = a, b0 = b;
         int64_t lda, ldb;
         int fa = blas_form(&a, n, k, &lda), fb = blas_form(&b, k, m, &ldb);
@@ -232,7 +240,10 @@ static AOTITorchError gemm_mode(const char *op, int32_t dt, int64_t n, int64_t k
         free(cb);
         for (int64_t i = 0; fix && i < n; i++)
             for (int64_t j = 0; j < m; j++)
-                if (rows[i] || cols[j]) {
+                if (rows[i] || cols[j] ||
+                    (!scan_all &&
+                     !isfinite(dt == SHIMRT_FLOAT32 ? (double)((float *)(void *)c)[i * m + j]
+                                                    : ((double *)(void *)c)[i * m + j]))) {
                     size_t at = (size_t)(i * m + j) * es;
                     unfused_store(dt, a0, b0, i, j, k, alpha, beta, c + at, cold ? cold + at : NULL,
                                   false);

@@ -150,7 +150,7 @@ def mm_acc_family():
     # multiplies mat2 first) only without beta
     for dt, huge in ((torch.float32, 3.0e38), (torch.float64, 1.7e308)):
         for n, k, m in ((3, 3, 2), (1, 4, 1), (2, 5, 3), (4, 2, 12), (3, 7, 16), (5, 3, 11),
-                        (12, 3, 3)):
+                        (12, 3, 3), (1, 300, 300), (1700, 40, 3)):
             for trial in range(3):
                 a, b = int_specials([n, k], dt, huge), int_specials([k, m], dt, huge)
                 c = int_specials([n, m], dt, huge)
