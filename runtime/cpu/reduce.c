@@ -767,8 +767,97 @@ typedef struct {
     bool oom; /* set by a task that could not get its line buffer */
 } sm_job;
 
+/* float32 along the last dim as PyTorch's kernel (16 lanes with AVX-512, else 8): the row's
+ * maximum (NaN if any is), exp(x - max) with SLEEF's vector u10 exp, summed in float as its
+ * vec::reduce_all (lanes across the row, the tail into the first lanes, then the lanes
+ * halved pairwise: l + W/2, ..., l + 1; a row shorter than W in order);
+ * log_softmax: x - max - log(sum), softmax: exp(x - max) * (1 / sum). */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#include <immintrin.h>
+/* SLEEF's vector exp and log (vecmath.c): its vector functions differ from its scalar ones
+ * in about 1% of the float inputs, and PyTorch takes the vector ones for every element */
+__attribute__((target("avx2,fma"))) __m256 _ZGVdN8v_shimrt_vm_expf(__m256);
+__attribute__((target("avx2,fma"))) __m256 _ZGVdN8v_shimrt_vm_logf(__m256);
+__attribute__((target("avx2,fma"))) static void sm_vec8(bool lg, const float *x, float *y) {
+    __m256 v = _mm256_loadu_ps(x);
+    _mm256_storeu_ps(y, lg ? _ZGVdN8v_shimrt_vm_logf(v) : _ZGVdN8v_shimrt_vm_expf(v));
+}
+static void sm_vmath(bool lg, const float *x, float *y, int64_t n) {
+    static int avx2 = -1;
+    if (avx2 < 0) {
+        __builtin_cpu_init();
+        avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+    }
+    for (int64_t i = 0; i < n; i += 8) {
+        float in[8] = {0}, out[8];
+        int64_t c = n - i < 8 ? n - i : 8;
+        memcpy(in, x + i, (size_t)c * sizeof(float));
+        if (avx2)
+            sm_vec8(lg, in, out);
+        else
+            for (int l = 0; l < 8; l++) out[l] = lg ? logf(in[l]) : expf(in[l]);
+        memcpy(y + i, out, (size_t)c * sizeof(float));
+    }
+}
+#else
+static void sm_vmath(bool lg, const float *x, float *y, int64_t n) {
+    for (int64_t i = 0; i < n; i++) y[i] = lg ? logf(x[i]) : expf(x[i]);
+}
+#endif
+/* PyTorch's float lanes for its softmax kernels on this CPU: 16 with AVX-512 (F, BW, VL, DQ),
+ * else 8 */
+static int sm_width(void) {
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+        __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq"))
+        return 16;
+#endif
+    return 8;
+}
+
+static float sm_lanes_sum(const float *e, int64_t n) {
+    int W = sm_width();
+    if (n < W) {
+        float s = e[0];
+        for (int64_t i = 1; i < n; i++) s += e[i];
+        return s;
+    }
+    float acc[16];
+    for (int l = 0; l < W; l++) acc[l] = e[l];
+    int64_t d = W;
+    for (; d < n - (n % W); d += W)
+        for (int l = 0; l < W; l++) acc[l] += e[d + l];
+    for (int64_t l = 0; l < n - d; l++) acc[l] += e[d + l];
+    for (int h = W / 2; h >= 1; h /= 2)
+        for (int l = 0; l < h; l++) acc[l] += acc[l + h];
+    return acc[0];
+}
+
+static void sm_row_f32(const float *x, float *out, int64_t n, bool logsm) {
+    float mx = x[0];
+    for (int64_t i = 1; i < n; i++) mx = isnan(mx) || isnan(x[i]) ? NAN : (x[i] > mx ? x[i] : mx);
+    for (int64_t i = 0; i < n; i++) out[i] = x[i] - mx;
+    sm_vmath(false, out, out, n);
+    float sum = sm_lanes_sum(out, n);
+    if (logsm) {
+        float ls;
+        sm_vmath(true, &sum, &ls, 1);
+        for (int64_t i = 0; i < n; i++) out[i] = x[i] - mx - ls;
+    } else {
+        float r = 1 / sum;
+        for (int64_t i = 0; i < n; i++) out[i] *= r;
+    }
+}
+
 static void sm_range(int64_t begin, int64_t end, void *vj) {
     sm_job *j = vj;
+    if (j->inner == 1 && j->idt == SHIMRT_FLOAT32 && j->odt == SHIMRT_FLOAT32 && j->len > 0) {
+        for (int64_t line = begin; line < end; line++)
+            sm_row_f32((const float *)(const void *)j->in + line * j->len,
+                       (float *)(void *)j->out + line * j->len, j->len, j->logsm);
+        return;
+    }
     double stackbuf[1024], *buf = stackbuf;
     if (j->len > 1024 && !(buf = malloc((size_t)j->len * sizeof *buf))) {
         j->oom = true;

@@ -289,5 +289,17 @@ def mean_acc_family():
                       ulps=4 if len(dims) == 3 else 1)
 
 
-ACC_FAMILIES = [mean_acc_family, add_acc_family, cdist_acc_family, gcd_acc_family, pow_acc_family, mm_acc_family, layer_norm_acc_family,
+def softmax_acc_family():
+    # float32 along the last dim as PyTorch's kernel: SLEEF's vector exp/log, its lane sums
+    for name in ("softmax_int", "log_softmax_int"):
+        for n in (1, 2, 3, 7, 8, 9, 15, 16, 17, 31, 33, 100, 300):
+            for kind in ("plain", "specials"):
+                x = rand([3, n], torch.float32, -8, 8) if kind == "plain" else \
+                    specials([3, n], torch.float32, huge=False)
+                acase(f"float32 [3, {n}] {kind}", "aoti_torch_cpu_" + name,
+                      [T(x), 1, Opt(None), Ret()],
+                      lambda x=x, name=name: getattr(A, "_" + name[:-4])(x, 1, False))
+
+
+ACC_FAMILIES = [softmax_acc_family, mean_acc_family, add_acc_family, cdist_acc_family, gcd_acc_family, pow_acc_family, mm_acc_family, layer_norm_acc_family,
                 rms_norm_acc_family]
