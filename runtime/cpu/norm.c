@@ -17,10 +17,10 @@
  * groups with the factors 1/1 .. 1/16, each chunk added (AddMoments) into a binary stack of
  * depth CeilLog2(chunks), the stack folded into its first entry, the elements after the last
  * whole group in a scalar Welford, and the VW lanes added to it last. VW is PyTorch's vector
- * width on this CPU (16 floats with AVX-512, else 8). Its AVX-512 and AVX2 builds contract
- * a * b + c into fused multiply-adds (SH_MFMA). The mean and variance of a row of inf, -inf
- * and NaN come out as PyTorch's (one inf gives a NaN mean: 0 * inf when an empty lane is
- * added). */
+ * width for this kernel (8 floats). Its vector code contracts a * b + c into fused
+ * multiply-adds (SH_MFMA, measured), its scalar tail does not. The mean and variance of a
+ * row of inf, -inf and NaN come out as PyTorch's (one inf gives a NaN mean: 0 * inf when an
+ * empty lane is added). */
 #define SH_MFMA(T, a, b, c)                                                                        \
     (sizeof(T) == sizeof(float) ? (T)fmaf((float)(a), (float)(b), (float)(c))                      \
                                 : (T)fma((double)(a), (double)(b), (double)(c)))
@@ -74,7 +74,7 @@
             T x = X[i], d = x - m1;                                                                \
             ++m0;                                                                                  \
             m1 += d / (T)m0;                                                                       \
-            m2 = SH_MFMA(T, d, x - m1, m2);                                                        \
+            m2 += d * (x - m1);                                                                    \
         }                                                                                          \
         for (int l = 0; l < vw; l++)                                                               \
             NAME##_add(n *kv / vw, &m1s[0][l], &m2s[0][l], &m0, &m1, &m2, 1);                      \
