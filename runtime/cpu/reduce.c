@@ -850,6 +850,50 @@ static void sm_row_f32(const float *x, float *out, int64_t n, bool logsm) {
     }
 }
 
+/* log_softmax of float32 along a dim that is not the last (inner > 1), as PyTorch's
+ * _vec_log_softmax: per outer index and chunk of inner positions (CHUNK of them, at least
+ * one vector), the maximum over the dim without NaN (x > max), the sum of exp(x - max) in
+ * dim order (SLEEF's vector exp on the chunk's whole vectors of W lanes, the C library's
+ * expf on the rest), SLEEF's vector log of the sums, then x - max - log(sum). */
+static void sm_log_inner_range(int64_t begin, int64_t end, void *vj) {
+    sm_job *j = vj;
+    int64_t dim = j->len, inner = j->inner, W = sm_width();
+    int64_t chunk = 131072 / (dim ? dim : 1) / 4;
+    chunk = (chunk > W ? chunk : W) / W * W;
+    int64_t nchunks = (inner + chunk - 1) / chunk;
+    float *mx = malloc((size_t)chunk * 3 * sizeof(float));
+    if (!mx) {
+        j->oom = true;
+        return;
+    }
+    float *sum = mx + chunk, *t = sum + chunk;
+    const float *in = (const float *)(const void *)j->in;
+    float *out = (float *)(void *)j->out;
+    for (int64_t it = begin; it < end; it++) {
+        int64_t o = it / nchunks, c0 = it % nchunks * chunk;
+        int64_t size = inner - c0 < chunk ? inner - c0 : chunk, nv = size / W * W;
+        for (int64_t q = 0; q < size; q++) mx[q] = -INFINITY, sum[q] = 0;
+        for (int64_t d = 0; d < dim; d++) {
+            const float *x = in + (o * dim + d) * inner + c0;
+            for (int64_t q = 0; q < size; q++) mx[q] = x[q] > mx[q] ? x[q] : mx[q];
+        }
+        for (int64_t d = 0; d < dim; d++) {
+            const float *x = in + (o * dim + d) * inner + c0;
+            for (int64_t q = 0; q < size; q++) t[q] = x[q] - mx[q];
+            sm_vmath(false, t, t, nv);
+            for (int64_t q = nv; q < size; q++) t[q] = expf(t[q]);
+            for (int64_t q = 0; q < size; q++) sum[q] += t[q];
+        }
+        sm_vmath(true, sum, sum, size);
+        for (int64_t d = 0; d < dim; d++) {
+            const float *x = in + (o * dim + d) * inner + c0;
+            float *y = out + (o * dim + d) * inner + c0;
+            for (int64_t q = 0; q < size; q++) y[q] = x[q] - mx[q] - sum[q];
+        }
+    }
+    free(mx);
+}
+
 static void sm_range(int64_t begin, int64_t end, void *vj) {
     sm_job *j = vj;
     if (j->inner == 1 && j->idt == SHIMRT_FLOAT32 && j->odt == SHIMRT_FLOAT32 && j->len > 0) {
@@ -917,6 +961,22 @@ static AOTITorchError softmax_impl(const char *op, bool logsm, AtenTensorHandle 
                 1,
                 false};
     for (int64_t k = d + 1; k < self->ndim; k++) j.inner *= self->sizes[k];
+    if (logsm && j.inner > 1 && j.idt == SHIMRT_FLOAT32 && odt == SHIMRT_FLOAT32 && j.len > 0) {
+        int64_t W = sm_width(), chunk = 131072 / j.len / 4;
+        chunk = (chunk > W ? chunk : W) / W * W;
+        int64_t tasks = shimrt_numel(self) / (j.len * j.inner) * ((j.inner + chunk - 1) / chunk);
+        if (tasks * j.len * chunk <= RGRAIN)
+            sm_log_inner_range(0, tasks, &j);
+        else
+            torch_parallel_for(0, tasks, 1, sm_log_inner_range, &j);
+        shimrt_tensor_free(tmp);
+        if (j.oom) {
+            shimrt_tensor_free(out);
+            return shimrt_fail(op, "out of memory");
+        }
+        *ret0 = out;
+        return AOTI_TORCH_SUCCESS;
+    }
     int64_t lines = j.len > 0 ? shimrt_numel(self) / j.len : 0;
     int64_t grain = RGRAIN / (j.len > 0 ? j.len : 1);
     if (grain < 1) grain = 1;

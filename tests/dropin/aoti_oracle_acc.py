@@ -300,6 +300,17 @@ def softmax_acc_family():
                 acase(f"float32 [3, {n}] {kind}", "aoti_torch_cpu_" + name,
                       [T(x), 1, Opt(None), Ret()],
                       lambda x=x, name=name: getattr(A, "_" + name[:-4])(x, 1, False))
+        # log_softmax along a dim that is not the last (inner positions of up to 2 vectors
+        # and a tail)
+        for shape, dim in (([3, 4, 5], 1), ([2, 3, 4, 4], 0), ([4, 40], 0), ([2, 5, 33], 1)):
+            if name != "log_softmax_int":
+                continue
+            for kind in ("plain", "specials"):
+                x = rand(shape, torch.float32, -8, 8) if kind == "plain" else \
+                    specials(shape, torch.float32, huge=False)
+                acase(f"float32 {shape} dim={dim} {kind}", "aoti_torch_cpu_" + name,
+                      [T(x), dim, Opt(None), Ret()],
+                      lambda x=x, dim=dim: A._log_softmax(x, dim, False))
 
 
 ACC_FAMILIES = [softmax_acc_family, mean_acc_family, add_acc_family, cdist_acc_family, gcd_acc_family, pow_acc_family, mm_acc_family, layer_norm_acc_family,
