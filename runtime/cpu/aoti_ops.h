@@ -16,6 +16,11 @@
 AOTITorchError shimrt_k_gemm(const char *op, int32_t dt, int64_t n, int64_t k, int64_t m,
                              const void *a, int64_t ars, int64_t acs, const void *b, int64_t brs,
                              int64_t bcs, void *c, double alpha, double beta);
+/* shimrt_k_gemm for one matrix of bmm / baddbmm: PyTorch's own unfused loop below 400
+ * multiply-adds per matrix (special values as PyTorch's, linalg.c). */
+AOTITorchError shimrt_k_gemm_bmm(const char *op, int32_t dt, int64_t n, int64_t k, int64_t m,
+                                 const void *a, int64_t ars, int64_t acs, const void *b,
+                                 int64_t brs, int64_t bcs, void *c, double alpha, double beta);
 
 /* OpenBLAS's one-time setup (core type, thread count) that the first product runs; for
  * callers of OpenBLAS's LAPACK (lapack.c). */

@@ -217,7 +217,7 @@ static AOTITorchError bmm_into(const char *op, char *dst, AtenTensorHandle b1, A
     const char *p1 = shimrt_data(b1), *p2 = shimrt_data(b2);
     if (n == 0 || m == 0) return AOTI_TORCH_SUCCESS;
     for (int64_t i = 0; i < nb; i++)
-        if (shimrt_k_gemm(
+        if (shimrt_k_gemm_bmm(
                 op, b1->dtype, n, k, m, p1 ? p1 + (size_t)(i * b1->strides[0]) * es : NULL,
                 b1->strides[1], b1->strides[2], p2 ? p2 + (size_t)(i * b2->strides[0]) * es : NULL,
                 b2->strides[1], b2->strides[2], dst + (size_t)(i * n * m) * es, alpha, beta))

@@ -85,20 +85,134 @@ static bool dense_copy(mat *a, int64_t rows, int64_t cols, size_t es, char **buf
 
 void shimrt_k_blas_init(void) { pthread_once(&blas_once, blas_setup); }
 
-/* c (n x m, contiguous) = alpha * a(n x k) @ b(k x m) + beta * c; beta == 0 ignores c. */
-static AOTITorchError gemm(const char *op, int32_t dt, int64_t n, int64_t k, int64_t m, mat a,
-                           mat b, char *c, double alpha, double beta) {
+/* ---- PyTorch's products of inf, NaN and huge values ----------------------------------------
+ * PyTorch's float32/float64 products are MKL's (its wheel's BLAS) or, for a batched product
+ * of fewer than 400 multiply-adds per matrix, its own loop (baddbmm_cpu_kernel). Both multiply
+ * and add separately where OpenBLAS fuses: MKL's kernels for a result of at most 11 columns or
+ * at most 3 rows (sgemm/dgemm of PyTorch's row-major n x m: MKL's M = m, N = n; gemv, dot)
+ * and PyTorch's loop (alpha 0 included) do. That decides special values: inf +
+ * 3.4e38 * -2 is NaN unfused (the product overflows to -inf) and inf fused. (Measured on
+ * PyTorch 2.15's MKL; larger results use MKL's fused kernels, as OpenBLAS.)
+ * So OpenBLAS computes every product, and where PyTorch multiplies unfused, the elements whose
+ * row of a or column of b holds a non-finite or huge value (one whose product with another
+ * can overflow: |x| >= 2^63 in float32, 2^511 in float64) are recomputed unfused in k order:
+ * only special values tell the two apart (finite products differ in rounding only, as any two
+ * BLAS builds do). */
+enum { GEMM_BLAS, GEMM_UNFUSED, GEMM_LOOP };
+
+/* The mode of PyTorch's n x m product through MKL's sgemm/dgemm (rows: MKL's N, n unless a
+ * batch was folded into it). */
+static int mkl_mode(int64_t rows, int64_t m) {
+    return m <= 11 || rows <= 3 ? GEMM_UNFUSED : GEMM_BLAS;
+}
+
+static bool huge_or_special(const char *p, int32_t dt) {
+    double v = dt == SHIMRT_FLOAT32 ? (double)*(const float *)(const void *)p
+                                    : *(const double *)(const void *)p;
+    return !(fabs(v) < (dt == SHIMRT_FLOAT32 ? 0x1p63 : 0x1p511)); /* NaN too */
+}
+
+/* The unfused product of element (i, j), PyTorch's way (see above); cold: c's value before
+ * the product. MKL's kernels start from beta * c and add (alpha * a) * b term by term in k
+ * order (measured: 1.7e308 + 1.7e308 - 1.7e308 is inf, (2 * 1.5e308) * 0.5 inf); PyTorch's
+ * loop sums a * b from 0 and then takes r * beta + alpha * acc. */
+#define UNFUSED_DOT(T)                                                                             \
+    static T unfused_##T(mat a, mat b, int64_t i, int64_t j, int64_t k, T alpha, T beta, T cold,   \
+                         bool loop) {                                                              \
+        T acc = loop || beta == 0 ? 0 : beta * cold;                                               \
+        for (int64_t p = 0; p < k; p++) {                                                          \
+            T x = ((const T *)(const void *)a.p)[i * a.rs + p * a.cs];                             \
+            acc += (loop ? x : alpha * x) * ((const T *)(const void *)b.p)[p * b.rs + j * b.cs];   \
+        }                                                                                          \
+        if (!loop) return acc;                                                                     \
+        return beta == 0 ? alpha * acc : cold * beta + alpha * acc;                                \
+    }
+UNFUSED_DOT(float)
+UNFUSED_DOT(double)
+
+static void unfused_store(int32_t dt, mat a, mat b, int64_t i, int64_t j, int64_t k, double alpha,
+                          double beta, char *dst, const char *cold, bool loop) {
+    if (dt == SHIMRT_FLOAT32)
+        *(float *)(void *)dst =
+            unfused_float(a, b, i, j, k, (float)alpha, (float)beta,
+                          beta == 0 ? 0 : *(const float *)(const void *)cold, loop);
+    else
+        *(double *)(void *)dst = unfused_double(
+            a, b, i, j, k, alpha, beta, beta == 0 ? 0 : *(const double *)(const void *)cold, loop);
+}
+
+/* Flags the rows of a and the columns of b holding a huge or special value; *cold: a copy of
+ * c when beta is used and some line is flagged. Returns false when none is (or out of
+ * memory: then OpenBLAS's result stands). */
+static bool special_lines(int32_t dt, int64_t n, int64_t k, int64_t m, mat a, mat b, const char *c,
+                          double beta, bool **rows, bool **cols, char **cold, bool *scan_all) {
+    size_t es = shimrt_dtype_size(dt);
+    bool any = false;
+    *rows = calloc((size_t)n, 1);
+    *cols = calloc((size_t)m, 1);
+    *cold = NULL;
+    if (!*rows || !*cols) return false;
+    /* a large operand that the product reads only a few times (its other side has at most
+     * 11 columns or 3 rows) is not read once more, which would double the product's memory
+     * traffic: the elements BLAS leaves non-finite are recomputed instead (missing only
+     * overflowing products that cancel in the fused sum) */
+    bool scan_a = n * k <= 65536 || m > 11, scan_b = k * m <= 65536 || n > 3;
+    *scan_all = scan_a && scan_b;
+    for (int64_t i = 0; i < n && scan_a; i++)
+        for (int64_t p = 0; p < k && !(*rows)[i]; p++)
+            any |= (*rows)[i] = huge_or_special(a.p + (size_t)(i * a.rs + p * a.cs) * es, dt);
+    for (int64_t j = 0; j < m && scan_b; j++)
+        for (int64_t p = 0; p < k && !(*cols)[j]; p++)
+            any |= (*cols)[j] = huge_or_special(b.p + (size_t)(p * b.rs + j * b.cs) * es, dt);
+    if (!*scan_all) any = true;
+    if (any && beta != 0) {
+        *cold = malloc((size_t)(n * m) * es);
+        if (!*cold) return false;
+        memcpy(*cold, c, (size_t)(n * m) * es);
+    }
+    return any;
+}
+
+/* c (n x m, contiguous) = alpha * a(n x k) @ b(k x m) + beta * c; beta == 0 ignores c. mode:
+ * how PyTorch computes this product (above). */
+static AOTITorchError gemm_mode(const char *op, int32_t dt, int64_t n, int64_t k, int64_t m, mat a,
+                                mat b, char *c, double alpha, double beta, int mode) {
     size_t es = shimrt_dtype_size(dt);
     if (n == 0 || m == 0) return AOTI_TORCH_SUCCESS;
     pthread_once(&blas_once, blas_setup);
+    if ((dt == SHIMRT_FLOAT32 || dt == SHIMRT_FLOAT64) && mode == GEMM_LOOP) {
+        for (int64_t i = 0; i < n; i++)
+            for (int64_t j = 0; j < m; j++) {
+                char *dst = c + (size_t)(i * m + j) * es;
+                unfused_store(dt, a, b, i, j, k, alpha, beta, dst, dst, true);
+            }
+        return AOTI_TORCH_SUCCESS;
+    }
     if (dt == SHIMRT_FLOAT32 || dt == SHIMRT_FLOAT64) {
+        bool *rows = NULL, *cols = NULL;
+        char *cold = NULL;
+        bool scan_all = true;
+        bool fix = mode == GEMM_UNFUSED && k > 0 && alpha != 0 &&
+                   special_lines(dt, n, k, m, a, b, c, beta, &rows, &cols, &cold, &scan_all);
+        mat a0 = a, b0 = b;
         int64_t lda, ldb;
         int fa = blas_form(&a, n, k, &lda), fb = blas_form(&b, k, m, &ldb);
         char *ca = NULL, *cb = NULL;
+        /* MKL's fused kernels multiply a by alpha * b (measured: 1.5e308 * (2 * 0.5) is
+         * finite, 0.5 * (2 * 1.5e308) inf): b scaled first, then BLAS with alpha 1 */
+        bool scale_b = mode == GEMM_BLAS && alpha != 1 && alpha != 0 && k > 0;
         if ((fa < 0 && dense_copy(&a, n, k, es, &ca, &fa, &lda)) ||
-            (fb < 0 && dense_copy(&b, k, m, es, &cb, &fb, &ldb))) {
-            free(ca);
+            ((fb < 0 || scale_b) && dense_copy(&b, k, m, es, &cb, &fb, &ldb))) {
+            free(ca), free(rows), free(cols), free(cold);
             return shimrt_fail(op, "out of memory");
+        }
+        if (scale_b) {
+            for (int64_t i = 0; i < k * m; i++)
+                if (dt == SHIMRT_FLOAT32)
+                    ((float *)(void *)cb)[i] *= (float)alpha;
+                else
+                    ((double *)(void *)cb)[i] *= alpha;
+            alpha = 1;
         }
         if (k == 0) { /* BLAS would scale c by beta; PyTorch ignores c when beta is 0 */
             for (int64_t i = 0; i < n * m; i++) {
@@ -124,6 +238,19 @@ static AOTITorchError gemm(const char *op, int32_t dt, int64_t n, int64_t k, int
         }
         free(ca);
         free(cb);
+        for (int64_t i = 0; fix && i < n; i++)
+            for (int64_t j = 0; j < m; j++)
+                if (rows[i] || cols[j] ||
+                    (!scan_all &&
+                     !isfinite(dt == SHIMRT_FLOAT32 ? (double)((float *)(void *)c)[i * m + j]
+                                                    : ((double *)(void *)c)[i * m + j]))) {
+                    size_t at = (size_t)(i * m + j) * es;
+                    unfused_store(dt, a0, b0, i, j, k, alpha, beta, c + at, cold ? cold + at : NULL,
+                                  false);
+                }
+        free(rows);
+        free(cols);
+        free(cold);
         return AOTI_TORCH_SUCCESS;
     }
     /* plain loop for the dtypes BLAS lacks */
@@ -153,6 +280,12 @@ static AOTITorchError gemm(const char *op, int32_t dt, int64_t n, int64_t k, int
             }
         }
     return AOTI_TORCH_SUCCESS;
+}
+
+/* A product PyTorch hands to MKL as it is. */
+static AOTITorchError gemm(const char *op, int32_t dt, int64_t n, int64_t k, int64_t m, mat a,
+                           mat b, char *c, double alpha, double beta) {
+    return gemm_mode(op, dt, n, k, m, a, b, c, alpha, beta, mkl_mode(n, m));
 }
 
 static AOTITorchError check_mats(const char *op, AtenTensorHandle a, const char *an,
@@ -238,12 +371,27 @@ static const char *at_offset(const void *base, int64_t off) {
 
 /* Batched product over broadcast batch dims: a is [..., n, k], b is [..., k, m] (already
  * checked), out [batch..., n, m] contiguous. */
+/* PyTorch's way with each matrix (see gemm_mode): bmm (both operands batched) takes its own
+ * loop below 400 multiply-adds per matrix, else MKL per matrix; matmul folds the batch of a
+ * batched operand times a matrix into one MKL product (self's rows times the batch, or, for a
+ * batched other, other's transposed columns times the batch). */
+static int batched_mode(const struct AtenTensorOpaque *self, const struct AtenTensorOpaque *other,
+                        int64_t count, int64_t n, int64_t k, int64_t m) {
+    if (self->ndim >= 3 && other->ndim <= 2) return mkl_mode(count * n, m);
+    if (self->ndim <= 2 && other->ndim >= 3)
+        return self->ndim == 1 ? GEMM_UNFUSED : mkl_mode(count * m, n);
+    if (self->ndim >= 3 && other->ndim >= 3 && n * k * m < 400) return GEMM_LOOP;
+    return mkl_mode(n, m);
+}
+
 static AOTITorchError batched(const char *op, const struct AtenTensorOpaque *a,
                               const struct AtenTensorOpaque *b, int64_t nb, const int64_t *bshape,
-                              AtenTensorHandle out) {
+                              AtenTensorHandle out, const struct AtenTensorOpaque *self,
+                              const struct AtenTensorOpaque *other) {
     int64_t n = a->sizes[a->ndim - 2], k = a->sizes[a->ndim - 1], m = b->sizes[b->ndim - 1];
     int64_t count = 1;
     for (int64_t i = 0; i < nb; i++) count *= bshape[i];
+    int mode = batched_mode(self, other, count, n, k, m);
     size_t es = shimrt_dtype_size(a->dtype);
     for (int64_t bi = 0; bi < count; bi++) {
         int64_t r = bi, offa = 0, offb = 0;
@@ -258,8 +406,9 @@ static AOTITorchError batched(const char *op, const struct AtenTensorOpaque *a,
                   a->strides[a->ndim - 1]};
         mat mb = {at_offset(shimrt_data(b), offb * (int64_t)es), b->strides[b->ndim - 2],
                   b->strides[b->ndim - 1]};
-        if (gemm(op, a->dtype, n, k, m, ma, mb,
-                 (char *)at_offset(shimrt_data(out), bi * n * m * (int64_t)es), 1.0, 0.0))
+        if (gemm_mode(op, a->dtype, n, k, m, ma, mb,
+                      (char *)at_offset(shimrt_data(out), bi * n * m * (int64_t)es), 1.0, 0.0,
+                      mode))
             return AOTI_TORCH_FAILURE;
     }
     return AOTI_TORCH_SUCCESS;
@@ -280,7 +429,7 @@ AOTITorchError shimrt_cpu_bmm(AtenTensorHandle self, AtenTensorHandle mat2,
         return AOTI_TORCH_FAILURE;
     AtenTensorHandle out = shimrt_k_empty_like_dev(op, self, 3, shape, NULL, dt);
     if (!out) return AOTI_TORCH_FAILURE;
-    return shimrt_k_hand_out(batched(op, self, mat2, 1, shape, out), out, ret0);
+    return shimrt_k_hand_out(batched(op, self, mat2, 1, shape, out, self, mat2), out, ret0);
 }
 
 /* PyTorch's should_fold (no operand of ours requires grad as autograd's would): the
@@ -361,7 +510,16 @@ AOTITorchError shimrt_cpu_matmul(AtenTensorHandle self, AtenTensorHandle other,
         return AOTI_TORCH_FAILURE;
     AtenTensorHandle out = shimrt_k_empty_like_dev(op, self, rn, rshape, NULL, self->dtype);
     if (!out) return AOTI_TORCH_FAILURE;
-    return shimrt_k_hand_out(batched(op, &a, &b, nb, full, out), out, ret0);
+    return shimrt_k_hand_out(batched(op, &a, &b, nb, full, out, self, other), out, ret0);
+}
+
+/* One matrix of bmm / baddbmm (runtime/cpu/aoti_ops.h): PyTorch's loop below 400
+ * multiply-adds, else MKL. */
+AOTITorchError shimrt_k_gemm_bmm(const char *op, int32_t dt, int64_t n, int64_t k, int64_t m,
+                                 const void *a, int64_t ars, int64_t acs, const void *b,
+                                 int64_t brs, int64_t bcs, void *c, double alpha, double beta) {
+    return gemm_mode(op, dt, n, k, m, (mat){a, ars, acs}, (mat){b, brs, bcs}, c, alpha, beta,
+                     n * k * m < 400 ? GEMM_LOOP : mkl_mode(n, m));
 }
 
 /* gemm for the issue-19 kernels (runtime/cpu/aoti_ops.h). */

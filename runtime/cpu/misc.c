@@ -494,16 +494,52 @@ AOTITorchError shimrt_cpu__fused_rms_norm(AtenTensorHandle input, const int64_t 
     }
     const double *xp = shimrt_data(x), *wp = w ? shimrt_data(w) : NULL;
     size_t es = shimrt_dtype_size(dt), ras = shimrt_dtype_size(acc);
-    for (int64_t r = 0; r < rows; r++) {
-        double ss = 0;
-        for (int64_t j = 0; j < inner; j++) ss += xp[r * inner + j] * xp[r * inner + j];
-        double rs = 1.0 / sqrt(ss / (double)(inner ? inner : 1) + e);
-        if (acc == SHIMRT_FLOAT32) rs = (float)rs;
-        shimrt_k_store_f64((char *)shimrt_data(rstd) + (size_t)r * ras, acc, rs);
-        for (int64_t j = 0; j < inner; j++)
-            shimrt_k_store_f64((char *)shimrt_data(out) + (size_t)(r * inner + j) * es, dt,
-                               xp[r * inner + j] * rs * (wp ? wp[j] : 1.0));
+    /* PyTorch's composite in the compute type (float for float32 and the half types):
+     * rstd = rsqrt(mean(x^2) + eps) with mean.dim's summation order (an empty row's mean is
+     * NaN; x^2 overflows to inf in float), out = x * rstd rounded to the input's dtype,
+     * then * weight rounded again */
+    AtenTensorHandle sq = shimrt_k_new(op, nd, input->sizes, acc), ms = NULL;
+    int64_t rdims[SHIMRT_MAX_DIMS];
+    for (int64_t i = 0; i < nn; i++) rdims[i] = nd - nn + i;
+    if (sq) {
+        for (int64_t i = 0, n = shimrt_numel(sq); i < n; i++) {
+            char *q = (char *)shimrt_data(sq) + (size_t)i * ras;
+            if (acc == SHIMRT_FLOAT32)
+                *(float *)(void *)q = (float)xp[i] * (float)xp[i];
+            else
+                *(double *)(void *)q = xp[i] * xp[i];
+        }
+        if (shimrt_cpu_mean_dim(sq, rdims, nn, 1, NULL, &ms)) ms = NULL;
     }
+    if (!ms) {
+        shimrt_tensor_free(sq);
+        shimrt_tensor_free(x);
+        shimrt_tensor_free(w);
+        shimrt_tensor_free(out);
+        shimrt_tensor_free(rstd);
+        return AOTI_TORCH_FAILURE;
+    }
+    for (int64_t r = 0; r < rows; r++) {
+        double rs, mv = shimrt_k_load_f64((char *)shimrt_data(ms) + (size_t)r * ras, acc);
+        if (acc == SHIMRT_FLOAT32)
+            rs = 1.0f / sqrtf((float)mv + (float)e);
+        else
+            rs = 1.0 / sqrt(mv + e);
+        shimrt_k_store_f64((char *)shimrt_data(rstd) + (size_t)r * ras, acc, rs);
+        for (int64_t j = 0; j < inner; j++) {
+            char *o = (char *)shimrt_data(out) + (size_t)(r * inner + j) * es;
+            double v = acc == SHIMRT_FLOAT32 ? (double)((float)xp[r * inner + j] * (float)rs)
+                                             : xp[r * inner + j] * rs;
+            shimrt_k_store_f64(o, dt, v);
+            if (wp) {
+                v = shimrt_k_load_f64(o, dt);
+                shimrt_k_store_f64(
+                    o, dt, acc == SHIMRT_FLOAT32 ? (double)((float)v * (float)wp[j]) : v * wp[j]);
+            }
+        }
+    }
+    shimrt_tensor_free(sq);
+    shimrt_tensor_free(ms);
     shimrt_tensor_free(x);
     shimrt_tensor_free(w);
     /* the layout of PyTorch's (input.contiguous() * rstd) * weight: TensorIterator's, op
@@ -668,6 +704,18 @@ AOTITorchError shimrt_cpu_histc(AtenTensorHandle self, int64_t bins, shimrt_scal
 }
 
 /* ---- gcd ---------------------------------------------------------------------------------------- */
+/* abs(v) as C++ computes it for an integer of dtype dt and stores it back into dt: wrapping
+ * (|INT64_MIN| is INT64_MIN, |-128| in int8 is -128). */
+static int64_t gcd_abs(int64_t v, int32_t dt) {
+    uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+    switch (dt) {
+    case SHIMRT_INT8: return (int8_t)(uint8_t)u;
+    case SHIMRT_INT16: return (int16_t)(uint16_t)u;
+    case SHIMRT_INT32: return (int32_t)(uint32_t)u;
+    case SHIMRT_UINT8: return (uint8_t)u;
+    default: return (int64_t)u;
+    }
+}
 AOTITorchError shimrt_cpu_gcd(AtenTensorHandle self, AtenTensorHandle other,
                               AtenTensorHandle *ret0) {
     static const char op[] = "gcd";
@@ -685,14 +733,17 @@ AOTITorchError shimrt_cpu_gcd(AtenTensorHandle self, AtenTensorHandle other,
         const int64_t *ap = shimrt_data(a), *bp = shimrt_data(b);
         size_t es = shimrt_dtype_size(rt);
         for (int64_t i = 0, n = shimrt_numel(r); i < n; i++) {
-            /* in the result type, as PyTorch's calc_gcd: Euclid, then the absolute value */
-            int64_t x = ap[i], y = bp[i];
-            while (y != 0) {
-                int64_t t = y == -1 ? 0 : x % y; /* INT64_MIN % -1 traps */
-                x = y;
-                y = t;
+            /* PyTorch's calc_gcd in the result type T: a = abs(a), b = abs(b) converted back
+             * to T (so INT64_MIN, or -128 in int8, stays negative), then while (a != 0)
+             * { c = a; a = b % a; b = c; } and b is the result (negative when a remainder
+             * went negative: gcd(5, INT64_MIN) is -1) */
+            int64_t x = gcd_abs(ap[i], rt), y = gcd_abs(bp[i], rt);
+            while (x != 0) {
+                int64_t c = x;
+                x = x == -1 ? 0 : y % x; /* INT64_MIN % -1 traps */
+                y = c;
             }
-            shimrt_k_store_i64((char *)shimrt_data(r) + (size_t)i * es, rt, x < 0 ? -x : x);
+            shimrt_k_store_i64((char *)shimrt_data(r) + (size_t)i * es, rt, y);
         }
     }
     shimrt_tensor_free(a);
@@ -968,6 +1019,45 @@ AOTITorchError shimrt_cpu_masked_scatter(AtenTensorHandle self, AtenTensorHandle
 }
 
 /* ---- _cdist_forward ---------------------------------------------------------------------------- */
+/* One distance as PyTorch's CPU kernel computes it, in the dtype T (float for float32):
+ * agg = red(agg, map(|a - b|)) from 0 over the columns, std::min / std::max semantics (a NaN
+ * difference counts for p = 0, is passed over by p = inf's max unless first), then the
+ * finish (sqrt; pow(agg, 1.0 / p) in double). mm: p = 2 through matrix products
+ * (_euclidean_dist): [-2 u, |u|^2, 1] . [v, 1, |v|^2], clamped at 0, then sqrt. */
+#define CDIST_ONE(T, NAME, SQRT, POW)                                                              \
+    static double NAME(const double *u, const double *v, int64_t m, T p, bool mm) {                \
+        T agg = 0;                                                                                 \
+        if (mm) {                                                                                  \
+            T nu = 0, nv = 0;                                                                      \
+            for (int64_t x = 0; x < m; x++) nu += (T)u[x] * (T)u[x];                               \
+            for (int64_t x = 0; x < m; x++) nv += (T)v[x] * (T)v[x];                               \
+            for (int64_t x = 0; x < m; x++) agg += (T)-2 * (T)u[x] * (T)v[x];                      \
+            agg += nu;                                                                             \
+            agg += nv;                                                                             \
+            agg = agg < 0 ? 0 : agg; /* clamp_min(0) keeps NaN */                                  \
+            return (double)SQRT(agg);                                                              \
+        }                                                                                          \
+        for (int64_t x = 0; x < m; x++) {                                                          \
+            T d = (T)fabs((double)((T)u[x] - (T)v[x]));                                            \
+            if (p == 0) {                                                                          \
+                T c = (T)ceil((double)d);                                                          \
+                agg += (T)1 < c ? (T)1 : c;                                                        \
+            } else if (p == 1)                                                                     \
+                agg += d;                                                                          \
+            else if (p == 2)                                                                       \
+                agg += d * d;                                                                      \
+            else if (isinf(p))                                                                     \
+                agg = agg < d ? d : agg;                                                           \
+            else                                                                                   \
+                agg += POW(d, p);                                                                  \
+        }                                                                                          \
+        if (p == 2) return (double)SQRT(agg);                                                      \
+        if (p == 0 || p == 1 || isinf(p)) return (double)agg;                                      \
+        return pow((double)agg, 1.0 / (double)p);                                                  \
+    }
+CDIST_ONE(float, cdist_f, sqrtf, powf)
+CDIST_ONE(double, cdist_d, sqrt, pow)
+
 /* x1 [..., P, M], x2 [..., R, M] (batch dims broadcast) -> [..., P, R] p-norm distances in
  * double: p = 0 counts differing coordinates, p = inf takes the largest difference. */
 AOTITorchError shimrt_cpu__cdist_forward(AtenTensorHandle x1, AtenTensorHandle x2, double p,
@@ -1012,23 +1102,19 @@ AOTITorchError shimrt_cpu__cdist_forward(AtenTensorHandle x1, AtenTensorHandle x
     AtenTensorHandle r = b ? shimrt_k_new(op, bn + 2, so, x1->dtype) : NULL;
     if (r) {
         const double *ap = shimrt_data(a), *bp = shimrt_data(b);
-        size_t es = shimrt_dtype_size(x1->dtype);
+        bool f32 = x1->dtype == SHIMRT_FLOAT32;
+        /* p = 2 by matrix products (PyTorch's _euclidean_dist): compute_mode 1, or the default
+         * with more than 25 rows on either side */
+        int64_t mode = compute_mode ? *compute_mode : 0;
+        bool mm = p == 2 && (mode == 1 || (mode == 0 && (P > 25 || R > 25)));
         for (int64_t q = 0; q < nb; q++)
             for (int64_t i = 0; i < P; i++)
                 for (int64_t j = 0; j < R; j++) {
-                    double acc = 0;
-                    for (int64_t t = 0; t < M; t++) {
-                        double d = fabs(ap[(q * P + i) * M + t] - bp[(q * R + j) * M + t]);
-                        if (p == 0)
-                            acc += d != 0;
-                        else if (isinf(p))
-                            acc = d > acc ? d : acc;
-                        else
-                            acc += p == 1 ? d : (p == 2 ? d * d : pow(d, p));
-                    }
-                    if (p != 0 && !isinf(p) && p != 1) acc = p == 2 ? sqrt(acc) : pow(acc, 1.0 / p);
-                    shimrt_k_store_f64((char *)shimrt_data(r) + (size_t)((q * P + i) * R + j) * es,
-                                       x1->dtype, acc);
+                    const double *u = ap + (q * P + i) * M, *v = bp + (q * R + j) * M;
+                    double d = f32 ? cdist_f(u, v, M, (float)p, mm) : cdist_d(u, v, M, p, mm);
+                    shimrt_k_store_f64((char *)shimrt_data(r) + (size_t)((q * P + i) * R + j) *
+                                                                    shimrt_dtype_size(x1->dtype),
+                                       x1->dtype, d);
                 }
     }
     shimrt_tensor_free(a);

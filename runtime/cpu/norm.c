@@ -11,6 +11,83 @@
 #include "cpu_kernels.h"
 #include "index.h"
 
+/* ---- PyTorch's row moments (aten/src/ATen/native/cpu/moments_utils.h, RowwiseMoments) -----
+ * Welford's update in VW vector lanes over groups of KV elements (KV = VW, or 2 * VW for the
+ * half types, whose vector holds two float vectors, accumulated in turn): chunks of up to 16
+ * groups with the factors 1/1 .. 1/16, each chunk added (AddMoments) into a binary stack of
+ * depth CeilLog2(chunks), the stack folded into its first entry, the elements after the last
+ * whole group in a scalar Welford, and the VW lanes added to it last. VW is PyTorch's vector
+ * width for this kernel (8 floats). Its vector code contracts a * b + c into fused
+ * multiply-adds (SH_MFMA, measured), its scalar tail does not. The mean and variance of a
+ * row of inf, -inf and NaN come out as PyTorch's (one inf gives a NaN mean: 0 * inf when an
+ * empty lane is added). */
+#define SH_MFMA(T, a, b, c)                                                                        \
+    (sizeof(T) == sizeof(float) ? (T)fmaf((float)(a), (float)(b), (float)(c))                      \
+                                : (T)fma((double)(a), (double)(b), (double)(c)))
+#define ROW_MOMENTS(T, NAME)                                                                       \
+    static void NAME##_add(int64_t m0_add, const T *a1, const T *a2, int64_t *m0, T *m1, T *m2,    \
+                           int vw) {                                                               \
+        int64_t n = *m0 + m0_add;                                                                  \
+        T c = n == 0 ? (T)0 : (T)m0_add / (T)n;                                                    \
+        for (int l = 0; l < vw; l++) {                                                             \
+            T d = a1[l] - m1[l];                                                                   \
+            m1[l] = SH_MFMA(T, c, d, m1[l]);                                                       \
+            m2[l] = m2[l] + SH_MFMA(T, d * d * c, (T)*m0, a2[l]);                                  \
+        }                                                                                          \
+        *m0 = n;                                                                                   \
+    }                                                                                              \
+    static void NAME(const T *X, int64_t N, int vw, int halves, T *mean, T *var) {                 \
+        enum { CH = 16, MAXW = 16 };                                                               \
+        int64_t kv = (int64_t)vw * halves, n = N / kv, m = (n + CH - 1) / CH;                      \
+        int depth = m <= 2 ? 1 : 64 - __builtin_clzll((unsigned long long)(m - 1));                \
+        int64_t m0s[64] = {0};                                                                     \
+        T m1s[64][MAXW], m2s[64][MAXW], v1[2][MAXW], v2[2][MAXW];                                  \
+        memset(m1s, 0, sizeof m1s), memset(m2s, 0, sizeof m2s);                                    \
+        for (int64_t i = 0; i < m; i++) {                                                          \
+            const T *xp = X + i * CH * kv;                                                         \
+            int64_t mm0 = n - i * CH < CH ? n - i * CH : CH;                                       \
+            memset(v1, 0, sizeof v1), memset(v2, 0, sizeof v2);                                    \
+            for (int64_t j = 0; j < mm0; j++) {                                                    \
+                T c = (T)1 / (T)(j + 1);                                                           \
+                for (int h = 0; h < halves; h++)                                                   \
+                    for (int l = 0; l < vw; l++) {                                                 \
+                        T x = xp[j * kv + h * vw + l], d = x - v1[h][l];                           \
+                        v1[h][l] = SH_MFMA(T, d, c, v1[h][l]);                                     \
+                        v2[h][l] = SH_MFMA(T, d, x - v1[h][l], v2[h][l]);                          \
+                    }                                                                              \
+            }                                                                                      \
+            for (int h = 0; h < halves; h++)                                                       \
+                NAME##_add(mm0, v1[h], v2[h], &m0s[0], m1s[0], m2s[0], vw);                        \
+            int64_t mask = i + 1;                                                                  \
+            for (int j = 1; j < depth && (mask & 1) == 0; ++j) {                                   \
+                NAME##_add(m0s[j - 1], m1s[j - 1], m2s[j - 1], &m0s[j], m1s[j], m2s[j], vw);       \
+                m0s[j - 1] = 0;                                                                    \
+                memset(m1s[j - 1], 0, sizeof m1s[0]), memset(m2s[j - 1], 0, sizeof m2s[0]);        \
+                mask >>= 1;                                                                        \
+            }                                                                                      \
+        }                                                                                          \
+        for (int i = 1; i < depth; i++)                                                            \
+            NAME##_add(m0s[i], m1s[i], m2s[i], &m0s[0], m1s[0], m2s[0], vw);                       \
+        int64_t m0 = 0;                                                                            \
+        T m1 = 0, m2 = 0;                                                                          \
+        for (int64_t i = n * kv; i < N; ++i) {                                                     \
+            T x = X[i], d = x - m1;                                                                \
+            ++m0;                                                                                  \
+            m1 += d / (T)m0;                                                                       \
+            m2 += d * (x - m1);                                                                    \
+        }                                                                                          \
+        for (int l = 0; l < vw; l++)                                                               \
+            NAME##_add(n *kv / vw, &m1s[0][l], &m2s[0][l], &m0, &m1, &m2, 1);                      \
+        *mean = m1;                                                                                \
+        *var = m2 / (T)N;                                                                          \
+    }
+ROW_MOMENTS(float, moments_f)
+ROW_MOMENTS(double, moments_d)
+
+/* PyTorch's vector width in floats for this kernel: its layer norm is registered for AVX2
+ * at most (no AVX-512 variant), whose vectors hold 8 floats, as its default build's. */
+static int torch_float_lanes(void) { return 8; }
+
 /* out = (x - mean) * rstd * weight + bias per row of N = prod(normalized_shape) elements;
  * mean and rstd (when not NULL) get one value per row. All three are contiguous. */
 static AOTITorchError layer_norm_rows(const char *op, AtenTensorHandle input, int64_t nn,
@@ -25,8 +102,9 @@ static AOTITorchError layer_norm_rows(const char *op, AtenTensorHandle input, in
     long double *row = malloc((size_t)(N ? N : 1) * sizeof *row);
     long double *w = malloc((size_t)(N ? N : 1) * sizeof *w);
     long double *bb = malloc((size_t)(N ? N : 1) * sizeof *bb);
-    if (!row || !w || !bb) {
-        free(row), free(w), free(bb);
+    void *tmp = malloc((size_t)(N ? N : 1) * sizeof(double));
+    if (!row || !w || !bb || !tmp) {
+        free(row), free(w), free(bb), free(tmp);
         return shimrt_fail(op, "out of memory");
     }
     int64_t idx[SHIMRT_MAX_DIMS] = {0};
@@ -52,16 +130,33 @@ static AOTITorchError layer_norm_rows(const char *op, AtenTensorHandle input, in
             s += row[j];
             shimrt_idx_next(input->ndim, input->sizes, idx);
         }
-        long double mu = N ? s / (long double)N : 0;
-        for (int64_t j = 0; j < N; j++) var += (row[j] - mu) * (row[j] - mu);
-        var = N ? var / (long double)N : 0;
-        long double r = 1.0L / sqrtl(var + (long double)eps);
-        for (int64_t j = 0; j < N; j++)
-            shimrt_idx_store(po + (size_t)(i * N + j) * es, dt, (row[j] - mu) * r * w[j] + bb[j]);
+        long double mu = 0, r = NAN;
+        if (N && dt == SHIMRT_FLOAT64) { /* PyTorch's kernel, in double */
+            double *x = (double *)(void *)tmp, m, v;
+            for (int64_t j = 0; j < N; j++) x[j] = (double)row[j];
+            moments_d(x, N, torch_float_lanes() / 2, 1, &m, &v);
+            double rs = 1.0 / sqrt(v + eps);
+            for (int64_t j = 0; j < N; j++)
+                row[j] = fma((x[j] - m) * rs, (double)w[j], (double)bb[j]);
+            mu = m, r = rs;
+        } else if (N) { /* in float: (x - mean) * rstd * w + b for float32; the half types
+                         * as x * rstd + (-rstd * mean), then * w + b (PyTorch's mixed kernel) */
+            float *x = (float *)(void *)tmp, m, v;
+            for (int64_t j = 0; j < N; j++) x[j] = (float)row[j];
+            moments_f(x, N, torch_float_lanes(), dt == SHIMRT_FLOAT32 ? 1 : 2, &m, &v);
+            float rs = 1.0f / sqrtf(v + (float)eps), bias = -rs * m;
+            for (int64_t j = 0; j < N; j++)
+                row[j] = dt == SHIMRT_FLOAT32
+                             ? fmaf((x[j] - m) * rs, (float)w[j], (float)bb[j])
+                             : fmaf(fmaf(x[j], rs, bias), (float)w[j], (float)bb[j]);
+            mu = m, r = rs;
+        }
+        (void)var, (void)s;
+        for (int64_t j = 0; j < N; j++) shimrt_idx_store(po + (size_t)(i * N + j) * es, dt, row[j]);
         if (pm) shimrt_idx_store(pm + (size_t)i * ses, mean->dtype, mu);
         if (pr) shimrt_idx_store(pr + (size_t)i * ses, rstd->dtype, N ? r : NAN);
     }
-    free(row), free(w), free(bb);
+    free(row), free(w), free(bb), free(tmp);
     return AOTI_TORCH_SUCCESS;
 }
 

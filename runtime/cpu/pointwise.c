@@ -542,6 +542,35 @@ static AOTITorchError alpha_check(const char *op, pw_call *c, shimrt_scalar alph
     return shimrt_k_alpha_check(op, rt, alpha);
 }
 
+/* add/sub of two float16 or bfloat16 tensors with an alpha other than 1, as PyTorch's
+ * kernel: alpha rounded to the half type; in each contiguous run (a broadcast operand
+ * allowed) the first multiple of 32 elements by its vector loop, b * alpha + a fused in
+ * float, the rest by its scalar loop in the half type, a + (alpha * b) with the product
+ * rounded first (so an overflowing product next to an opposite inf is NaN there). */
+/* v rounded to dt (float16 or bfloat16) */
+static inline float half_round(int32_t dt, float v) {
+    _Alignas(8) char b[8];
+    shimrt_k_store_f64(b, dt, v);
+    return (float)shimrt_k_load_f64(b, dt);
+}
+
+typedef struct {
+    int32_t dt;
+    float alpha;
+} half_add;
+
+static void half_add_chunk(char **ptr, const int64_t *st, int64_t n, void *vctx) {
+    const half_add *h = vctx;
+    bool vec = st[0] == 2 && (st[1] == 2 || st[1] == 0) && (st[2] == 2 || st[2] == 0);
+    int64_t nv = vec ? n / 32 * 32 : 0;
+    for (int64_t i = 0; i < n; i++) {
+        float a = (float)shimrt_k_load_f64(ptr[1] + i * st[1], h->dt);
+        float b = (float)shimrt_k_load_f64(ptr[2] + i * st[2], h->dt);
+        float r = i < nv ? fmaf(b, h->alpha, a) : a + half_round(h->dt, h->alpha * b);
+        shimrt_k_store_f64(ptr[0] + i * st[0], h->dt, r);
+    }
+}
+
 static AOTITorchError add_sub(const char *op, bool sub, AtenTensorHandle self,
                               AtenTensorHandle other, shimrt_scalar alpha, AtenTensorHandle *ret0) {
     CALL2(op, sub ? OP_sub : OP_add, self, other);
@@ -550,6 +579,17 @@ static AOTITorchError add_sub(const char *op, bool sub, AtenTensorHandle self,
     if (sub && (self->dtype == SHIMRT_BOOL || other->dtype == SHIMRT_BOOL))
         return bool_sub_error(op);
     if (alpha_check(op, &c, alpha)) return AOTI_TORCH_FAILURE;
+    if ((self->dtype == SHIMRT_FLOAT16 || self->dtype == SHIMRT_BFLOAT16) &&
+        other->dtype == self->dtype && c.k.alpha != 1) {
+        half_add h = {self->dtype, (float)(sub ? -c.k.alpha : c.k.alpha)};
+        sh_plan p;
+        AtenTensorHandle out = NULL;
+        const struct AtenTensorOpaque *ins[2] = {self, other};
+        if (sh_plan_build(&p, op, &out, self->dtype, 2, ins)) return AOTI_TORCH_FAILURE;
+        sh_walk(&p, half_add_chunk, &h);
+        *ret0 = out;
+        return AOTI_TORCH_SUCCESS;
+    }
     return pw_run(&c, ret0);
 }
 
@@ -641,6 +681,67 @@ PLAIN_UNARY(sigmoid)
 PLAIN_UNARY(tanh)
 PLAIN_UNARY(log)
 
+/* pow of a float16 or bfloat16 tensor by a Scalar, as PyTorch's pow_tensor_scalar_kernel:
+ * float16 raises to the exponent rounded to float16 with no special case (std::pow(Half,
+ * Half): powf of the two); bfloat16 takes sqrt, rsqrt and reciprocal for an exponent of
+ * exactly 0.5, -0.5 and -1, else rounds the exponent to bfloat16 and computes 2, 3 and -2 as
+ * bfloat16 products (b * b, (b * b) * b, 1 / (b * b), each step rounded to bfloat16), any
+ * other as powf. */
+typedef struct {
+    int mode; /* 0 powf, 1 sqrt, 2 rsqrt, 3 reciprocal, 4 square, 5 cube, 6 inverse square */
+    float e;
+    bool bf16;
+} half_pow;
+
+static void half_pow_chunk(char **ptr, const int64_t *st, int64_t n, void *vctx) {
+    const half_pow *h = vctx;
+    for (int64_t i = 0; i < n; i++) {
+        int32_t dt = h->bf16 ? SHIMRT_BFLOAT16 : SHIMRT_FLOAT16;
+        float b = (float)shimrt_k_load_f64(ptr[1] + i * st[1], dt), r;
+        switch (h->mode) {
+        case 1: r = sqrtf(b); break;
+        case 2: r = 1.0f / sqrtf(b); break;
+        case 3: r = 1.0f / b; break;
+        case 4: r = b * b; break;
+        case 5: r = half_round(dt, b * b) * b; break;
+        case 6: r = 1.0f / half_round(dt, b * b); break;
+        default: r = powf(b, h->e); break;
+        }
+        shimrt_k_store_f64(ptr[0] + i * st[0], dt, r);
+    }
+}
+
+static AOTITorchError pow_half(const char *op, AtenTensorHandle self, shimrt_scalar exponent,
+                               AtenTensorHandle *ret0) {
+    bool bf = self->dtype == SHIMRT_BFLOAT16;
+    double ed = shimrt_scalar_is_integral(exponent, true) ? (double)exponent.i : exponent.d;
+    half_pow h = {0, 0, bf};
+    /* PyTorch converts the exponent to the half type (checked: an overflow is an error)
+     * after bfloat16's 0.5 / -0.5 / -1 cases */
+    if (!(bf && (ed == 0.5 || ed == -0.5 || ed == -1)) &&
+        shimrt_k_scalar_fits(op, exponent, self->dtype, false))
+        return AOTI_TORCH_FAILURE;
+    if (bf) {
+        h.e = half_round(SHIMRT_BFLOAT16, (float)ed);
+        h.mode = ed == 0.5    ? 1
+                 : ed == -0.5 ? 2
+                 : ed == -1   ? 3
+                 : h.e == 2   ? 4
+                 : h.e == 3   ? 5
+                 : h.e == -2  ? 6
+                              : 0;
+    } else {
+        h.e = half_round(SHIMRT_FLOAT16, (float)ed);
+    }
+    sh_plan p;
+    AtenTensorHandle out = NULL;
+    if (sh_plan_build(&p, op, &out, self->dtype, 1, (const struct AtenTensorOpaque *const *)&self))
+        return AOTI_TORCH_FAILURE;
+    sh_walk(&p, half_pow_chunk, &h);
+    *ret0 = out;
+    return AOTI_TORCH_SUCCESS;
+}
+
 AOTITorchError shimrt_cpu_pow_tensor_scalar(AtenTensorHandle self, shimrt_scalar exponent,
                                             AtenTensorHandle *ret0) {
     static const char op[] = "pow.Tensor_Scalar";
@@ -662,6 +763,8 @@ AOTITorchError shimrt_cpu_pow_tensor_scalar(AtenTensorHandle self, shimrt_scalar
     if (!shimrt_k_is_floating(self->dtype) && shimrt_scalar_is_integral(exponent, true) &&
         exponent.i < 0)
         return shimrt_fail(op, "Integers to negative integer powers are not allowed.");
+    if (rt == self->dtype && (rt == SHIMRT_FLOAT16 || rt == SHIMRT_BFLOAT16))
+        return pow_half(op, self, exponent, ret0);
     c.compute = rt;
     c.k.p0 = exponent.d;
     return pw_run(&c, ret0);

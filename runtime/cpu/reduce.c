@@ -549,6 +549,34 @@ AOTITorchError shimrt_cpu_amax(AtenTensorHandle self, const int64_t *dim, int64_
 AOTITorchError shimrt_cpu_mean_dim(AtenTensorHandle self, const int64_t *dim, int64_t dim_len_,
                                    int32_t keepdim, int32_t *dtype, AtenTensorHandle *ret0) {
     static const char op[] = "mean.dim";
+    if (shimrt_k_check_cpu(op, self, "self")) return AOTI_TORCH_FAILURE;
+    /* PyTorch sums in the dtype given (float32 for float16/bfloat16) over the elements cast
+     * to it, divides there, then casts: mean of large int64 in float32 sums in float32,
+     * 65535 (uint16) with dtype float16 is 65535 in the float32 sum */
+    int32_t odt = dtype ? *dtype : -1;
+    int32_t sdt = odt == SHIMRT_FLOAT16 || odt == SHIMRT_BFLOAT16 ? SHIMRT_FLOAT32 : odt;
+    if (shimrt_tensor_valid(self) && dtype && shimrt_k_is_floating(odt) && self->dtype != odt &&
+        (shimrt_k_is_integral(self->dtype) || shimrt_k_is_floating(self->dtype) ||
+         self->dtype == SHIMRT_BOOL ||
+         (shimrt_dtype_traits_of(self->dtype) &&
+          shimrt_dtype_traits_of(self->dtype)->kind == SHIMRT_KIND_UNSIGNED))) {
+        int64_t st[SHIMRT_MAX_DIMS];
+        shimrt_k_preserve_strides(self, st);
+        AtenTensorHandle x = self->dtype == sdt ? NULL
+                                                : shimrt_k_empty_like_dev(op, self, self->ndim,
+                                                                          self->sizes, st, sdt);
+        AtenTensorHandle m = NULL, r = NULL;
+        AOTITorchError e = self->dtype == sdt ? AOTI_TORCH_SUCCESS
+                           : x                ? shimrt_k_copy(op, x, self)
+                                              : AOTI_TORCH_FAILURE;
+        if (!e) e = shimrt_cpu_mean_dim(x ? x : self, dim, dim_len_, keepdim, &sdt, &m);
+        shimrt_tensor_free(x);
+        if (e || sdt == odt) return shimrt_k_hand_out(e, m, ret0);
+        r = shimrt_k_empty_like_dev(op, m, m->ndim, m->sizes, m->strides, odt);
+        e = r ? shimrt_k_copy(op, r, m) : AOTI_TORCH_FAILURE;
+        shimrt_tensor_free(m);
+        return shimrt_k_hand_out(e, r, ret0);
+    }
     AtenTensorHandle u = NULL; /* PyTorch: uint16/32/64 with a floating dtype given */
     if (shimrt_k_check_cpu(op, self, "self") ||
         (dtype && shimrt_k_is_floating(*dtype) && shimrt_k_unsigned_as(self, *dtype, &u)))
@@ -568,7 +596,6 @@ AOTITorchError shimrt_cpu_mean_dim(AtenTensorHandle self, const int64_t *dim, in
         return e;
     }
     if (shimrt_k_check_dtype(op, self, "self")) return AOTI_TORCH_FAILURE;
-    int32_t odt;
     if (shimrt_k_mean_dtype(op, self->dtype, dtype, &odt)) return AOTI_TORCH_FAILURE;
     bool mask[SHIMRT_MAX_DIMS];
     if (reduced_dims(op, self, dim, dim_len_, mask)) return AOTI_TORCH_FAILURE;
@@ -945,8 +972,141 @@ typedef struct {
     bool oom; /* set by a task that could not get its line buffer */
 } sm_job;
 
+/* float32 along the last dim as PyTorch's kernel (16 lanes with AVX-512, else 8): the row's
+ * maximum (NaN if any is), exp(x - max) with SLEEF's vector u10 exp, summed in float as its
+ * vec::reduce_all (lanes across the row, the tail into the first lanes, then the lanes
+ * halved pairwise: l + W/2, ..., l + 1; a row shorter than W in order);
+ * log_softmax: x - max - log(sum), softmax: exp(x - max) * (1 / sum). */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#include <immintrin.h>
+/* SLEEF's vector exp and log (vecmath.c): its vector functions differ from its scalar ones
+ * in about 1% of the float inputs, and PyTorch takes the vector ones for every element */
+__attribute__((target("avx2,fma"))) __m256 _ZGVdN8v_shimrt_vm_expf(__m256);
+__attribute__((target("avx2,fma"))) __m256 _ZGVdN8v_shimrt_vm_logf(__m256);
+__attribute__((target("avx2,fma"))) static void sm_vec8(bool lg, const float *x, float *y) {
+    __m256 v = _mm256_loadu_ps(x);
+    _mm256_storeu_ps(y, lg ? _ZGVdN8v_shimrt_vm_logf(v) : _ZGVdN8v_shimrt_vm_expf(v));
+}
+static void sm_vmath(bool lg, const float *x, float *y, int64_t n) {
+    static int avx2 = -1;
+    if (avx2 < 0) {
+        __builtin_cpu_init();
+        avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+    }
+    for (int64_t i = 0; i < n; i += 8) {
+        float in[8] = {0}, out[8];
+        int64_t c = n - i < 8 ? n - i : 8;
+        memcpy(in, x + i, (size_t)c * sizeof(float));
+        if (avx2)
+            sm_vec8(lg, in, out);
+        else
+            for (int l = 0; l < 8; l++) out[l] = lg ? logf(in[l]) : expf(in[l]);
+        memcpy(y + i, out, (size_t)c * sizeof(float));
+    }
+}
+#else
+static void sm_vmath(bool lg, const float *x, float *y, int64_t n) {
+    for (int64_t i = 0; i < n; i++) y[i] = lg ? logf(x[i]) : expf(x[i]);
+}
+#endif
+/* PyTorch's float lanes for its softmax kernels on this CPU: 16 with AVX-512 (F, BW, VL, DQ),
+ * else 8 */
+static int sm_width(void) {
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+        __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq"))
+        return 16;
+#endif
+    return 8;
+}
+
+static float sm_lanes_sum(const float *e, int64_t n) {
+    int W = sm_width();
+    if (n < W) {
+        float s = e[0];
+        for (int64_t i = 1; i < n; i++) s += e[i];
+        return s;
+    }
+    float acc[16];
+    for (int l = 0; l < W; l++) acc[l] = e[l];
+    int64_t d = W;
+    for (; d < n - (n % W); d += W)
+        for (int l = 0; l < W; l++) acc[l] += e[d + l];
+    for (int64_t l = 0; l < n - d; l++) acc[l] += e[d + l];
+    for (int h = W / 2; h >= 1; h /= 2)
+        for (int l = 0; l < h; l++) acc[l] += acc[l + h];
+    return acc[0];
+}
+
+static void sm_row_f32(const float *x, float *out, int64_t n, bool logsm) {
+    float mx = x[0];
+    for (int64_t i = 1; i < n; i++) mx = isnan(mx) || isnan(x[i]) ? NAN : (x[i] > mx ? x[i] : mx);
+    for (int64_t i = 0; i < n; i++) out[i] = x[i] - mx;
+    sm_vmath(false, out, out, n);
+    float sum = sm_lanes_sum(out, n);
+    if (logsm) {
+        float ls;
+        sm_vmath(true, &sum, &ls, 1);
+        for (int64_t i = 0; i < n; i++) out[i] = x[i] - mx - ls;
+    } else {
+        float r = 1 / sum;
+        for (int64_t i = 0; i < n; i++) out[i] *= r;
+    }
+}
+
+/* log_softmax of float32 along a dim that is not the last (inner > 1), as PyTorch's
+ * _vec_log_softmax: per outer index and chunk of inner positions (CHUNK of them, at least
+ * one vector), the maximum over the dim without NaN (x > max), the sum of exp(x - max) in
+ * dim order (SLEEF's vector exp on the chunk's whole vectors of W lanes, the C library's
+ * expf on the rest), SLEEF's vector log of the sums, then x - max - log(sum). */
+static void sm_log_inner_range(int64_t begin, int64_t end, void *vj) {
+    sm_job *j = vj;
+    int64_t dim = j->len, inner = j->inner, W = sm_width();
+    int64_t chunk = 131072 / (dim ? dim : 1) / 4;
+    chunk = (chunk > W ? chunk : W) / W * W;
+    int64_t nchunks = (inner + chunk - 1) / chunk;
+    float *mx = malloc((size_t)chunk * 3 * sizeof(float));
+    if (!mx) {
+        j->oom = true;
+        return;
+    }
+    float *sum = mx + chunk, *t = sum + chunk;
+    const float *in = (const float *)(const void *)j->in;
+    float *out = (float *)(void *)j->out;
+    for (int64_t it = begin; it < end; it++) {
+        int64_t o = it / nchunks, c0 = it % nchunks * chunk;
+        int64_t size = inner - c0 < chunk ? inner - c0 : chunk, nv = size / W * W;
+        for (int64_t q = 0; q < size; q++) mx[q] = -INFINITY, sum[q] = 0;
+        for (int64_t d = 0; d < dim; d++) {
+            const float *x = in + (o * dim + d) * inner + c0;
+            for (int64_t q = 0; q < size; q++) mx[q] = x[q] > mx[q] ? x[q] : mx[q];
+        }
+        for (int64_t d = 0; d < dim; d++) {
+            const float *x = in + (o * dim + d) * inner + c0;
+            for (int64_t q = 0; q < size; q++) t[q] = x[q] - mx[q];
+            sm_vmath(false, t, t, nv);
+            for (int64_t q = nv; q < size; q++) t[q] = expf(t[q]);
+            for (int64_t q = 0; q < size; q++) sum[q] += t[q];
+        }
+        sm_vmath(true, sum, sum, size);
+        for (int64_t d = 0; d < dim; d++) {
+            const float *x = in + (o * dim + d) * inner + c0;
+            float *y = out + (o * dim + d) * inner + c0;
+            for (int64_t q = 0; q < size; q++) y[q] = x[q] - mx[q] - sum[q];
+        }
+    }
+    free(mx);
+}
+
 static void sm_range(int64_t begin, int64_t end, void *vj) {
     sm_job *j = vj;
+    if (j->inner == 1 && j->idt == SHIMRT_FLOAT32 && j->odt == SHIMRT_FLOAT32 && j->len > 0) {
+        for (int64_t line = begin; line < end; line++)
+            sm_row_f32((const float *)(const void *)j->in + line * j->len,
+                       (float *)(void *)j->out + line * j->len, j->len, j->logsm);
+        return;
+    }
     double stackbuf[1024], *buf = stackbuf;
     if (j->len > 1024 && !(buf = malloc((size_t)j->len * sizeof *buf))) {
         j->oom = true;
@@ -1006,6 +1166,22 @@ static AOTITorchError softmax_impl(const char *op, bool logsm, AtenTensorHandle 
                 1,
                 false};
     for (int64_t k = d + 1; k < self->ndim; k++) j.inner *= self->sizes[k];
+    if (logsm && j.inner > 1 && j.idt == SHIMRT_FLOAT32 && odt == SHIMRT_FLOAT32 && j.len > 0) {
+        int64_t W = sm_width(), chunk = 131072 / j.len / 4;
+        chunk = (chunk > W ? chunk : W) / W * W;
+        int64_t tasks = shimrt_numel(self) / (j.len * j.inner) * ((j.inner + chunk - 1) / chunk);
+        if (tasks * j.len * chunk <= RGRAIN)
+            sm_log_inner_range(0, tasks, &j);
+        else
+            torch_parallel_for(0, tasks, 1, sm_log_inner_range, &j);
+        shimrt_tensor_free(tmp);
+        if (j.oom) {
+            shimrt_tensor_free(out);
+            return shimrt_fail(op, "out of memory");
+        }
+        *ret0 = out;
+        return AOTI_TORCH_SUCCESS;
+    }
     int64_t lines = j.len > 0 ? shimrt_numel(self) / j.len : 0;
     int64_t grain = RGRAIN / (j.len > 0 ? j.len : 1);
     if (grain < 1) grain = 1;

@@ -2363,6 +2363,10 @@ FAMILIES += I20_FAMILIES
 with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "aoti_oracle_bwb.py")) as _f:
     exec(compile(_f.read(), "aoti_oracle_bwb.py", "exec"))
 FAMILIES += BWB_FAMILIES
+# special values at the differential fuzzer's precision (tests/dropin/aoti_oracle_acc.py)
+with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "aoti_oracle_acc.py")) as _f:
+    exec(compile(_f.read(), "aoti_oracle_acc.py", "exec"))
+FAMILIES += ACC_FAMILIES
 for fam in FAMILIES:
     fam()
 
