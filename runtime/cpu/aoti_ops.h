@@ -10,6 +10,13 @@
 #include "../generic/meta.h"
 #include "iter.h"
 
+/* C11's CMPLX (a complex from two reals, inf and NaN parts kept as given), which glibc's
+ * <complex.h> defines only for GCC (clang builds the fuzzers); for the files that include
+ * <complex.h> before this header. */
+#if defined(_Complex_I) && !defined(CMPLX)
+#define CMPLX(x, y) __builtin_complex((double)(x), (double)(y))
+#endif
+
 /* c (n x m, contiguous rows of m) = alpha * a(n x k) @ b(k x m) + beta * c (beta == 0: c is
  * not read). a and b are given by element strides per row and column; float32/float64 go to
  * OpenBLAS, other dtypes to a plain loop (linalg.c). */
