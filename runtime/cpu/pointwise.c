@@ -8,6 +8,7 @@
  * kernels below (one line each) pick PyTorch's result dtype and checks for their op and
  * hand the row to the engine (engine.h). Results are new tensors (new references) laid
  * out like their inputs, as TensorIterator lays them out. */
+#include <complex.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -236,26 +237,34 @@ static const char *torch_kname(int row, char *k) {
     case OP_bitwise_left_shift: return "lshift_cpu";
     case OP_bitwise_right_shift: return "rshift_cpu";
     case OP_pow: return "pow";
+    case OP_exp:
+    case OP_log:
+    case OP_sqrt:
+    case OP_tanh: snprintf(k, 64, "%s_vml_cpu", rows[row].name); return k;
     default: snprintf(k, 64, "%s_cpu", rows[row].name); return k;
     }
 }
 
 /* ---- complex64 / complex128 --------------------------------------------------------------
- * The engine's kernel tables have no complex type. add, sub, mul, div, neg, eq, ne, abs and
- * where of complex results run here, over the engine's plan (TensorIterator's output layout),
+ * The engine's kernel tables have no complex type. add, sub, mul, div, neg, eq, ne, abs,
+ * where, exp, log, sqrt, rsqrt, tanh and sigmoid of complex results run here, over the engine's plan (TensorIterator's output layout),
  * with every operand first converted into the complex compute dtype (a buffer with its own
  * strides) and each element read and written as two components. Arithmetic is
  * c10::complex's in the component type (float for complex64), no fused operations: mul is
  * (ac - bd, ad + bc), add is a + alpha * b with alpha a complex number, div is c10's scaled
  * (numpy's) division with its sums fused as PyTorch's build fuses them (measured against
- * PyTorch 2.15), abs is hypot rounded once. */
+ * PyTorch 2.15), abs is hypot rounded once; exp, log, sqrt, tanh are glibc's (as PyTorch's
+ * std:: calls), rsqrt is 1 / sqrt(x) and sigmoid 1 / (1 + exp(-x)) with that division
+ * (bit for bit with PyTorch 2.15's loops, tests/engine/oracle.py). */
 static int32_t cx_component(int32_t dt) {
     return dt == SHIMRT_COMPLEX64 ? SHIMRT_FLOAT32 : dt == SHIMRT_COMPLEX128 ? SHIMRT_FLOAT64 : -1;
 }
 
 static bool cx_takes(int row) {
     return row == OP_add || row == OP_sub || row == OP_mul || row == OP_div || row == OP_neg ||
-           row == OP_eq || row == OP_ne || row == OP_abs || row == OP_where || row == OP_copy;
+           row == OP_eq || row == OP_ne || row == OP_abs || row == OP_where || row == OP_copy ||
+           row == OP_exp || row == OP_log || row == OP_sqrt || row == OP_tanh || row == OP_rsqrt ||
+           row == OP_sigmoid;
 }
 
 typedef struct {
@@ -296,7 +305,23 @@ static void cx_mul_split(const int64_t *st, int64_t n, int nin, int64_t es, int6
     *fused = es == 8 ? *unf1 + r - r % 2 : n;
 }
 
-#define CX_LOOP(NAME, T, FMA)                                                                      \
+/* exp, log, sqrt and tanh of a complex number: PyTorch 2.15's CPU kernels call std::exp,
+ * std::log, std::sqrt and std::tanh of c10::complex in their scalar and vectorized loops
+ * (libstdc++: glibc's cexpf / cexp, clogf / clog, csqrtf / csqrt, ctanhf / ctanh) */
+#define CX_FN(NAME, T, CT, SUF)                                                                    \
+    static void NAME(int row, const T *x, T *r) {                                                  \
+        CT z, o;                                                                                   \
+        memcpy(&z, x, sizeof z);                                                                   \
+        o = row == OP_exp    ? cexp##SUF(z)                                                        \
+            : row == OP_log  ? clog##SUF(z)                                                        \
+            : row == OP_sqrt ? csqrt##SUF(z)                                                       \
+                             : ctanh##SUF(z);                                                      \
+        memcpy(r, &o, sizeof o);                                                                   \
+    }
+CX_FN(cx_fn_f32, float, float complex, f)
+CX_FN(cx_fn_f64, double, double complex, )
+
+#define CX_LOOP(NAME, T, FMA, FN)                                                                  \
     static void NAME(char **ptr, const int64_t *st, int64_t n, void *vctx) {                       \
         const cx_job *j = vctx;                                                                    \
         const T sr = (T)j->sre, si = (T)j->sim, alr = (T)j->are, ali = (T)j->aim;                  \
@@ -329,7 +354,23 @@ static void cx_mul_split(const int64_t *st, int64_t n, int nin, int64_t es, int6
                     r[1] = FMA(x[0], y[1], x[1] * y[0]);                                           \
                 }                                                                                  \
                 break;                                                                             \
-            case OP_div: {                                                                         \
+            case OP_exp:                                                                           \
+            case OP_log:                                                                           \
+            case OP_sqrt:                                                                          \
+            case OP_tanh: FN(j->row, x, r); break;                                                 \
+            case OP_rsqrt: /* 1 / sqrt(x), c10::complex's division */                              \
+                FN(OP_sqrt, x, y);                                                                 \
+                x[0] = 1, x[1] = 0;                                                                \
+                goto cdiv;                                                                         \
+            case OP_sigmoid: { /* 1 / (1 + exp(-x)) */                                             \
+                T nx[2] = {-x[0], -x[1]};                                                          \
+                FN(OP_exp, nx, y);                                                                 \
+                y[0] = (T)1 + y[0], y[1] = (T)0 + y[1];                                            \
+                x[0] = 1, x[1] = 0;                                                                \
+                goto cdiv;                                                                         \
+            }                                                                                      \
+            case OP_div:                                                                           \
+            cdiv : {                                                                               \
                 T a = x[0], b = x[1], c = y[0], d = y[1], ac = (T)fabs(c), ad = (T)fabs(d);        \
                 if (ac >= ad) {                                                                    \
                     if (ac == 0 && ad == 0) {                                                      \
@@ -364,8 +405,8 @@ static void cx_mul_split(const int64_t *st, int64_t n, int nin, int64_t es, int6
             memcpy(o, r, sizeof r);                                                                \
         }                                                                                          \
     }
-CX_LOOP(cx_loop_f32, float, fmaf)
-CX_LOOP(cx_loop_f64, double, fma)
+CX_LOOP(cx_loop_f32, float, fmaf, cx_fn_f32)
+CX_LOOP(cx_loop_f64, double, fma, cx_fn_f64)
 
 static AOTITorchError pw_run_complex(pw_call *c, int32_t rt, AtenTensorHandle *ret0) {
     int cls = rows[c->row].cls;

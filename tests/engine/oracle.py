@@ -1389,6 +1389,44 @@ for dt in CPLX:
         with_handles([x], lambda h: run_msg(f"add.Scalar {dt} {v!r}", lambda o: fas(h[0], v, 1.0, C.byref(o[0])),
                                             lambda: torch.ops.aten.add.Scalar(x, float(v), 1.0)))
 
+# exp, log, sqrt, tanh, rsqrt and sigmoid of complex64/128 (issue 17 item 8): exp, log, sqrt
+# and tanh are glibc's cexp / clog / csqrt / ctanh in PyTorch's loops, rsqrt and sigmoid
+# add c10::complex's division: compared bit for bit (signed zeros too). Special parts (inf, NaN, signed zeros, large) included; sizes
+# reach both the vectorized and the scalar loop.
+def rand_cspecial(shape, dt):
+    x = rand_wide(shape, dt) / 30
+    sp = [complex(math.inf, 1), complex(-math.inf, 2), complex(1, math.inf), complex(math.nan, 2),
+          complex(2, math.nan), complex(0.0, 0.0), complex(-0.0, 0.0), complex(0.0, -0.0),
+          complex(-0.0, -0.0), complex(-3, 0.0), complex(-3, -0.0), complex(800, 1), complex(-800, 3),
+          complex(1e30, 1e30), complex(1e-30, -1e-30), complex(math.inf, math.nan),
+          complex(-math.inf, math.inf), complex(math.nan, math.inf), complex(5, 1e-20)]
+    k = min(len(sp), x.numel())
+    x.view(-1)[:k] = torch.tensor(sp[:k], dtype=torch.complex128).to(dt)
+    return x
+
+
+DT.update({torch.complex32: 8})
+warnings.filterwarnings("ignore", "ComplexHalf support is experimental")
+for name in ["exp", "log", "sqrt", "tanh", "rsqrt", "sigmoid"]:
+    f = fn(f"aoti_torch_cpu_{name}", H, P(H))
+    x = rand_cspecial([6], torch.complex64).to(torch.complex32)  # refused, PyTorch's message
+    with_handles([x], lambda h: run_msg(f"{name} complex32", lambda o: f(h[0], C.byref(o[0])),
+                                        lambda: UNARY[name](x)))
+    for dt, shape in itertools.product(CPLX, [[4, 5], [37], [300], [7, 9]]):
+        for lay, x in [("contig", rand_cspecial(shape, dt))] + ([("transposed", rand_cspecial(shape[::-1], dt).t())]
+                                                                 if len(shape) == 2 else []):
+            with_handles([x], lambda h: run_msg(f"{name} {dt} {shape} {lay}", lambda o: f(h[0], C.byref(o[0])),
+                                                lambda: UNARY[name](x)))
+            o = H()  # bit for bit, signed zeros included (NaNs: any NaN)
+            if with_handles([x], lambda h: f(h[0], C.byref(o))) == 0:
+                ours, ref = torch.view_as_real(from_rt(o)), torch.view_as_real(UNARY[name](x))
+                delete(o)
+                same = (ours.isnan() & ref.isnan()) | ((ours == ref) & (ours.signbit() == ref.signbit()))
+                if not same.all():
+                    i = (~same).nonzero()[0].tolist()
+                    failures.append(f"{name} {dt} {shape} {lay} bits: at {i[:-1]} of {x[tuple(i[:-1])].item()}: "
+                                    f"{ours[tuple(i[:-1])].tolist()} vs {ref[tuple(i[:-1])].tolist()}")
+
 for line in failures:
     print("MISMATCH", line)
 print(f"oracle: {counts['cases']} cases, {counts['cases'] - len(failures)} agree "
