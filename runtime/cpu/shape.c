@@ -632,33 +632,82 @@ AOTITorchError shimrt_to_dtype_layout(AtenTensorHandle self, int32_t *dtype, int
     return shimrt_k_hand_out(shimrt_backend_copy(op, t, self), t, ret0);
 }
 
-/* ---- sort (always stable: equal keys keep their order; NaN sorts as the largest) ---- */
+/* ---- sort (always stable: equal keys keep their order; NaN sorts as the largest) ----
+ * Keys: floating dtypes as long double (NaN apart); integers and bool exactly, as int64, and
+ * uint16/32/64 as uint64 (PyTorch's CPU sort takes them; an integer key never goes through
+ * long double, which is no wider than double under valgrind). */
 typedef struct {
     long double v;
+    uint64_t u; /* integer keys: the value, offset by 2^63 for signed ones (order kept) */
     int64_t i;
 } sort_item;
 
-static bool item_before(const sort_item *a, const sort_item *b, bool desc) {
+static bool item_before(const sort_item *a, const sort_item *b, bool desc, bool flt) {
+    if (!flt) return desc ? a->u > b->u : a->u < b->u;
     bool an = isnan(a->v), bn = isnan(b->v);
     if (an || bn) return desc ? (an && !bn) : (!an && bn);
     return desc ? a->v > b->v : a->v < b->v;
 }
 
-static void merge_sort(sort_item *x, sort_item *tmp, int64_t n, bool desc) {
+static void merge_sort(sort_item *x, sort_item *tmp, int64_t n, bool desc, bool flt) {
     if (n < 2) return;
     int64_t h = n / 2;
-    merge_sort(x, tmp, h, desc);
-    merge_sort(x + h, tmp, n - h, desc);
+    merge_sort(x, tmp, h, desc, flt);
+    merge_sort(x + h, tmp, n - h, desc, flt);
     int64_t i = 0, j = h, k = 0;
-    while (i < h && j < n) tmp[k++] = item_before(&x[j], &x[i], desc) ? x[j++] : x[i++];
+    while (i < h && j < n) tmp[k++] = item_before(&x[j], &x[i], desc, flt) ? x[j++] : x[i++];
     while (i < h) tmp[k++] = x[i++];
     while (j < n) tmp[k++] = x[j++];
     memcpy(x, tmp, (size_t)n * sizeof *x);
 }
 
+static bool is_wide_unsigned(int32_t dt) {
+    return dt == SHIMRT_UINT16 || dt == SHIMRT_UINT32 || dt == SHIMRT_UINT64;
+}
+
+/* One element's integer sort key (see sort_item.u). */
+static uint64_t int_key(const void *p, int32_t dt) {
+    switch (dt) {
+    case SHIMRT_UINT16: {
+        uint16_t v;
+        memcpy(&v, p, sizeof v);
+        return v;
+    }
+    case SHIMRT_UINT32: {
+        uint32_t v;
+        memcpy(&v, p, sizeof v);
+        return v;
+    }
+    case SHIMRT_UINT64: {
+        uint64_t v;
+        memcpy(&v, p, sizeof v);
+        return v;
+    }
+    default: {
+        int64_t v = 0;
+        shimrt_dtype_convert(&v, SHIMRT_INT64, p, dt);
+        return (uint64_t)v ^ (UINT64_C(1) << 63);
+    }
+    }
+}
+
+/* PyTorch's sort checks on CPU: complex refused by the sort itself, uint16/32/64 taken, any
+ * other dtype outside the engine's refused as its dispatch refuses it. */
+static AOTITorchError sort_check(const char *op, AtenTensorHandle self, int64_t dim, int64_t *d) {
+    if (self && self->device_type == SHIMRT_DEV_CPU && is_wide_unsigned(self->dtype)) {
+        if (shimrt_k_wrap_dim(op, dim, self->ndim, d)) return AOTI_TORCH_FAILURE;
+        return AOTI_TORCH_SUCCESS;
+    }
+    if (self && self->device_type == SHIMRT_DEV_CPU && shimrt_dtype_traits_of(self->dtype) &&
+        shimrt_dtype_traits_of(self->dtype)->kind == SHIMRT_KIND_COMPLEX)
+        return shimrt_fail(op, " Sort does not support complex dtypes on CPU");
+    return shimrt_k_sort_check(op, self, dim, SHIMRT_DEV_CPU, d);
+}
+
 static AOTITorchError sort_impl(const char *op, AtenTensorHandle self, int64_t dim, bool desc,
                                 AtenTensorHandle *ret0, AtenTensorHandle *ret1) {
-    if (shimrt_k_sort_check(op, self, dim, SHIMRT_DEV_CPU, &dim)) return AOTI_TORCH_FAILURE;
+    if (sort_check(op, self, dim, &dim)) return AOTI_TORCH_FAILURE;
+    bool flt = shimrt_k_is_floating(self->dtype);
     /* PyTorch's sort meta: self's strides when dense, else infer_dense_strides */
     int64_t st[SHIMRT_MAX_DIMS];
     shimrt_k_preserve_strides(self, st);
@@ -685,10 +734,14 @@ static AOTITorchError sort_impl(const char *op, AtenTensorHandle self, int64_t d
             memcpy(p, idx, (size_t)self->ndim * sizeof *p);
             for (int64_t j = 0; j < len; j++) {
                 if (self->ndim) p[dim] = j;
-                buf[j].v = shimrt_idx_load(shimrt_idx_at(self, p), self->dtype);
+                const void *e = shimrt_idx_at(self, p);
+                if (flt)
+                    buf[j].v = shimrt_idx_load(e, self->dtype);
+                else
+                    buf[j].u = int_key(e, self->dtype);
                 buf[j].i = j;
             }
-            merge_sort(buf, buf + len, len, desc);
+            merge_sort(buf, buf + len, len, desc, flt);
             for (int64_t j = 0; j < len; j++) {
                 if (self->ndim) p[dim] = j;
                 if (self->ndim) idx[dim] = buf[j].i;

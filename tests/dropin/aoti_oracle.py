@@ -650,6 +650,32 @@ def wide_line_family():
                      lambda x=x: A.mode(x, dim))
                 case(tag, "aoti_torch_cpu_median", [T(x), Ret()], lambda x=x: A.median(x))
                 case(tag, "aoti_torch_cpu_nanmedian", [T(x), Ret()], lambda x=x: A.nanmedian(x))
+    # sort / sort.stable (shape.c; argsort and msort are sort's results) of uint16/32/64:
+    # values, indices (ties: few distinct values, some near the top of the range) and the
+    # complex refusal. PyTorch's unstable sort of a contiguous line longer than 16 orders ties
+    # its own way (not a stable order): there only the values are compared.
+    for dt in [torch.uint16, torch.uint32, torch.uint64, torch.complex64]:
+        for shape, dim in shapes + [([40], 0), ([3, 33], 1), ([33, 2], 0), ([2, 5, 17], -1)]:
+            base = wide_rand(shape, dt)
+            if dt == torch.uint64:  # a third above 2^63 (the top bit set)
+                top = torch.where(torch.rand(shape) < 0.3, torch.tensor(-2**63), torch.tensor(0))
+                base = (base.view(torch.int64) ^ top).view(torch.uint64)
+            for lay, x in layouts(base):
+                tag = f"{dt} {shape} dim={dim} {lay}"
+                line = x.shape[dim] if x.dim() else 1
+                for desc in (0, 1):
+                    for st in (None, 0, 1):
+                        ties = not st and line > 16
+                        case(f"{tag} desc={desc} stable={st}", "aoti_torch_cpu_sort_stable",
+                             [T(x), Opt(st), dim, desc, Ret(), Ret()],
+                             lambda x=x, st=st, desc=desc: A.sort.stable(
+                                 x, stable=None if st is None else bool(st), dim=dim,
+                                 descending=bool(desc)),
+                             check=(lambda k: k == 0) if ties else None)
+                    case(f"{tag} desc={desc}", "aoti_torch_cpu_sort",
+                         [T(x), dim, desc, Ret(), Ret()],
+                         lambda x=x, desc=desc: A.sort(x, dim, bool(desc)),
+                         check=(lambda k: k == 0) if line > 16 else None)
     # nonzero / nonzero_static (misc.c): complex where either part is nonzero (NaN counts);
     # uint16/32/64 refused but for a 0-d nonzero_static
     for dt in [torch.uint16, torch.uint32, torch.uint64, torch.complex64, torch.complex128]:
