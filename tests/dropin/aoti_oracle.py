@@ -650,13 +650,20 @@ def wide_line_family():
                      lambda x=x: A.mode(x, dim))
                 case(tag, "aoti_torch_cpu_median", [T(x), Ret()], lambda x=x: A.median(x))
                 case(tag, "aoti_torch_cpu_nanmedian", [T(x), Ret()], lambda x=x: A.nanmedian(x))
-    # sort / sort.stable (shape.c; argsort and msort are sort's results) of uint16/32/64:
+    WIDE = (torch.uint16, torch.uint32, torch.uint64, torch.complex64)
+    # sort / sort.stable (shape.c; argsort and msort are sort's results) of uint16/32/64 (and
+    # of a few engine dtypes, their keys now exact integers):
     # values, indices (ties: few distinct values, some near the top of the range) and the
     # complex refusal. PyTorch's unstable sort of a contiguous line longer than 16 orders ties
     # its own way (not a stable order): there only the values are compared.
-    for dt in [torch.uint16, torch.uint32, torch.uint64, torch.complex64]:
+    for dt in [torch.uint16, torch.uint32, torch.uint64, torch.complex64, torch.int64,
+               torch.int8, torch.uint8, torch.bool, torch.float32]:
         for shape, dim in shapes + [([40], 0), ([3, 33], 1), ([33, 2], 0), ([2, 5, 17], -1)]:
-            base = wide_rand(shape, dt)
+            base = wide_rand(shape, dt) if dt in WIDE else rand(shape, dt, -3, 3)
+            if dt == torch.int64 and base.numel():  # the extremes (exact keys)
+                base.view(-1)[0], base.view(-1)[-1] = -2**63, 2**63 - 1
+            if dt == torch.float32 and base.numel() > 2:
+                base.view(-1)[:3] = torch.tensor([float("nan"), -0.0, float("inf")])
             if dt == torch.uint64:  # a third above 2^63 (the top bit set)
                 top = torch.where(torch.rand(shape) < 0.3, torch.tensor(-2**63), torch.tensor(0))
                 base = (base.view(torch.int64) ^ top).view(torch.uint64)
