@@ -1,5 +1,6 @@
 /* runtime/cpu/sortops.c: the line-wise functions of c_shim_cpu.h that AOTInductor CPU graphs
- * call: topk, kthvalue, median, cumsum, cumprod, cummax, cummin, logcumsumexp.
+ * call: topk, kthvalue, median, cumsum, cumprod, cummax, cummin, logcumsumexp; sort and
+ * sort.stable (argsort and msort are sort's results).
  *
  * Each works on the lines of a dense copy of self along dim (outer x len x inner). Order
  * statistics compare keys read as long double (exact for every int64 and every float), NaN
@@ -14,6 +15,7 @@
 
 #include "aoti_ops.h"
 #include "cpu_kernels.h"
+#include "index.h"
 #include "shimrt/device.h"
 
 typedef struct {
@@ -81,6 +83,7 @@ static inline long double key(const char *p, int32_t dt) {
 
 typedef struct {
     long double k;
+    uint64_t u; /* sort's integer keys (below) */
     int64_t i;
 } kv;
 
@@ -330,7 +333,7 @@ static kv *line_buf(const lines *L, volatile int *oom) {
 
 /* Line `line`'s keys, each with its position along the line. */
 static void line_keys(const lines *L, int64_t line, kv *buf) {
-    for (int64_t j = 0; j < L->len; j++) buf[j] = (kv){key(at(L, line, j), L->dt), j};
+    for (int64_t j = 0; j < L->len; j++) buf[j] = (kv){key(at(L, line, j), L->dt), 0, j};
 }
 
 /* The values (self's dtype) and int64 indices results of one shape; NULL each that could not
@@ -824,4 +827,152 @@ AOTITorchError shimrt_cpu_mode(AtenTensorHandle self, int64_t dim, int32_t keepd
         if (c.oom) err = shimrt_fail(op, "out of memory");
     }
     return give_pair(&L, err, v, ix, ret0, ret1);
+}
+
+/* ---- sort and sort.stable -----------------------------------------------------------------
+ * PyTorch's CPU kernel sorts each line's (value, index) pairs with std::stable_sort when stable
+ * is true, else with std::sort (libstdc++'s introsort, stl_sort above: equal keys of a line
+ * longer than 16 leave in its order, not the stable one); ascending NaN last, descending NaN
+ * first. Keys: floating dtypes as long double; integers and bool exactly, as uint64 (kv.u,
+ * never through long double, which is no wider than double under valgrind): uint16/32/64 as
+ * they are, signed ones offset by 2^63. */
+static bool kv_u_lt(const kv *x, const kv *y) { return x->u < y->u; }
+static bool kv_u_gt(const kv *x, const kv *y) { return x->u > y->u; }
+
+/* std::stable_sort's order (a merge: equal keys keep their order) */
+static void merge_sort(kv *x, kv *tmp, int64_t n, kv_less lt) {
+    if (n < 2) return;
+    int64_t h = n / 2;
+    merge_sort(x, tmp, h, lt);
+    merge_sort(x + h, tmp, n - h, lt);
+    int64_t i = 0, j = h, k = 0;
+    while (i < h && j < n) tmp[k++] = lt(&x[j], &x[i]) ? x[j++] : x[i++];
+    while (i < h) tmp[k++] = x[i++];
+    while (j < n) tmp[k++] = x[j++];
+    memcpy(x, tmp, (size_t)n * sizeof *x);
+}
+
+static bool is_wide_unsigned(int32_t dt) {
+    return dt == SHIMRT_UINT16 || dt == SHIMRT_UINT32 || dt == SHIMRT_UINT64;
+}
+
+/* One element's integer sort key (see sort_item.u). */
+static uint64_t int_key(const void *p, int32_t dt) {
+    switch (dt) {
+    case SHIMRT_UINT16: {
+        uint16_t v;
+        memcpy(&v, p, sizeof v);
+        return v;
+    }
+    case SHIMRT_UINT32: {
+        uint32_t v;
+        memcpy(&v, p, sizeof v);
+        return v;
+    }
+    case SHIMRT_UINT64: {
+        uint64_t v;
+        memcpy(&v, p, sizeof v);
+        return v;
+    }
+    default: {
+        int64_t v = 0;
+        shimrt_dtype_convert(&v, SHIMRT_INT64, p, dt);
+        return (uint64_t)v ^ (UINT64_C(1) << 63);
+    }
+    }
+}
+
+/* PyTorch's sort checks on CPU: complex refused by the sort itself, uint16/32/64 taken, any
+ * other dtype outside the engine's refused as its dispatch refuses it. */
+static AOTITorchError sort_check(const char *op, AtenTensorHandle self, int64_t dim, int64_t *d) {
+    if (self && self->device_type == SHIMRT_DEV_CPU && is_wide_unsigned(self->dtype)) {
+        if (shimrt_k_wrap_dim(op, dim, self->ndim, d)) return AOTI_TORCH_FAILURE;
+        return AOTI_TORCH_SUCCESS;
+    }
+    if (self && self->device_type == SHIMRT_DEV_CPU && shimrt_dtype_traits_of(self->dtype) &&
+        shimrt_dtype_traits_of(self->dtype)->kind == SHIMRT_KIND_COMPLEX)
+        return shimrt_fail(op, " Sort does not support complex dtypes on CPU");
+    return shimrt_k_sort_check(op, self, dim, SHIMRT_DEV_CPU, d);
+}
+
+static AOTITorchError sort_impl(const char *op, AtenTensorHandle self, int64_t dim, bool desc,
+                                bool stable, AtenTensorHandle *ret0, AtenTensorHandle *ret1) {
+    if (sort_check(op, self, dim, &dim)) return AOTI_TORCH_FAILURE;
+    bool flt = shimrt_k_is_floating(self->dtype);
+    /* PyTorch leaves the indices 0, 1, ... along a dim of stride 0 (equal values); a 1-d
+     * ascending sort of at least GRAIN_SIZE (32768) integers goes to its radix sort (stable),
+     * whose dispatch has no uint16/32/64 */
+    if (self->ndim > 0 && self->strides[dim] == 0)
+        stable = true;
+    else if (self->ndim == 1 && !desc && !flt && self->dtype != SHIMRT_BOOL &&
+             self->sizes[0] >= 32768) {
+        if (is_wide_unsigned(self->dtype))
+            return shimrt_fail(op, "\"parallel_sort1d_kernel\" not implemented for '%s'",
+                               shimrt_dtype_torch_name(self->dtype));
+        stable = true;
+    }
+    kv_less lt = flt ? (desc ? kv_gt_nan : kv_lt_nan) : (desc ? kv_u_gt : kv_u_lt);
+    /* PyTorch's sort meta: self's strides when dense, else infer_dense_strides */
+    int64_t st[SHIMRT_MAX_DIMS];
+    shimrt_k_preserve_strides(self, st);
+    AtenTensorHandle vals =
+        shimrt_tensor_empty(op, self->ndim, self->sizes, st, self->dtype, SHIMRT_DEV_CPU, -1);
+    AtenTensorHandle idxs = vals ? shimrt_tensor_empty(op, self->ndim, self->sizes, st,
+                                                       SHIMRT_INT64, SHIMRT_DEV_CPU, -1)
+                                 : NULL;
+    int64_t len = self->ndim ? self->sizes[dim] : 1;
+    kv *buf = malloc((size_t)(len ? len : 1) * 2 * sizeof *buf);
+    if (!vals || !idxs || !buf) {
+        shimrt_tensor_free(vals);
+        shimrt_tensor_free(idxs);
+        free(buf);
+        return shimrt_fail(op, "out of memory");
+    }
+    if (shimrt_numel(self) > 0) {
+        /* walk every position with index 0 along dim */
+        int64_t outer[SHIMRT_MAX_DIMS], idx[SHIMRT_MAX_DIMS] = {0};
+        memcpy(outer, self->sizes, (size_t)self->ndim * sizeof *outer);
+        if (self->ndim) outer[dim] = 1;
+        do {
+            int64_t p[SHIMRT_MAX_DIMS];
+            memcpy(p, idx, (size_t)self->ndim * sizeof *p);
+            for (int64_t j = 0; j < len; j++) {
+                if (self->ndim) p[dim] = j;
+                const void *e = shimrt_idx_at(self, p);
+                if (flt)
+                    buf[j].k = shimrt_idx_load(e, self->dtype);
+                else
+                    buf[j].u = int_key(e, self->dtype);
+                buf[j].i = j;
+            }
+            if (stable)
+                merge_sort(buf, buf + len, len, lt);
+            else
+                stl_sort(buf, len, lt);
+            for (int64_t j = 0; j < len; j++) {
+                if (self->ndim) p[dim] = j;
+                if (self->ndim) idx[dim] = buf[j].i;
+                memcpy(shimrt_idx_at(vals, p), shimrt_idx_at(self, idx),
+                       shimrt_dtype_size(self->dtype));
+                if (self->ndim) idx[dim] = 0;
+                shimrt_idx_store(shimrt_idx_at(idxs, p), SHIMRT_INT64, buf[j].i);
+            }
+        } while (shimrt_idx_next(self->ndim, outer, idx));
+    }
+    free(buf);
+    *ret0 = vals;
+    *ret1 = idxs;
+    return AOTI_TORCH_SUCCESS;
+}
+
+AOTITorchError shimrt_cpu_sort(AtenTensorHandle self, int64_t dim, int32_t descending,
+                               AtenTensorHandle *ret0, AtenTensorHandle *ret1) {
+    return sort_impl("sort", self, dim, descending != 0, false, ret0, ret1);
+}
+
+AOTITorchError shimrt_cpu_sort_stable(AtenTensorHandle self, int32_t *stable, int64_t dim,
+                                      int32_t descending, AtenTensorHandle *ret0,
+                                      AtenTensorHandle *ret1) {
+    /* stable: None is false */
+    return sort_impl("sort.stable", self, dim, descending != 0, stable && *stable, ret0, ret1);
 }

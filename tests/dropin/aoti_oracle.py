@@ -650,6 +650,51 @@ def wide_line_family():
                      lambda x=x: A.mode(x, dim))
                 case(tag, "aoti_torch_cpu_median", [T(x), Ret()], lambda x=x: A.median(x))
                 case(tag, "aoti_torch_cpu_nanmedian", [T(x), Ret()], lambda x=x: A.nanmedian(x))
+    WIDE = (torch.uint16, torch.uint32, torch.uint64, torch.complex64)
+    # sort / sort.stable (sortops.c; argsort and msort are sort's results) of uint16/32/64 (and
+    # of a few engine dtypes, their keys now exact integers):
+    # values, indices (ties: few distinct values, some near the top of the range) and the
+    # complex refusal; sort (stable false or None) orders the ties of lines longer than 16 as
+    # std::sort does.
+    for dt in [torch.uint16, torch.uint32, torch.uint64, torch.complex64, torch.int64,
+               torch.int8, torch.uint8, torch.bool, torch.float32]:
+        for shape, dim in shapes + [([40], 0), ([3, 33], 1), ([33, 2], 0), ([2, 5, 17], -1),
+                                    ([300], 0), ([2, 700], 1)]:
+            base = wide_rand(shape, dt) if dt in WIDE else rand(shape, dt, -3, 3)
+            if dt == torch.int64 and base.numel():  # the extremes (exact keys)
+                base.view(-1)[0], base.view(-1)[-1] = -2**63, 2**63 - 1
+            if dt == torch.float32 and base.numel() > 2:
+                base.view(-1)[:3] = torch.tensor([float("nan"), -0.0, float("inf")])
+            if dt == torch.uint64:  # a third above 2^63 (the top bit set)
+                top = torch.where(torch.rand(shape) < 0.3, torch.tensor(-2**63), torch.tensor(0))
+                base = (base.view(torch.int64) ^ top).view(torch.uint64)
+            for lay, x in layouts(base):
+                tag = f"{dt} {shape} dim={dim} {lay}"
+                for desc in (0, 1):
+                    for st in (None, 0, 1):
+                        case(f"{tag} desc={desc} stable={st}", "aoti_torch_cpu_sort_stable",
+                             [T(x), Opt(st), dim, desc, Ret(), Ret()],
+                             lambda x=x, st=st, desc=desc: A.sort.stable(
+                                 x, stable=None if st is None else bool(st), dim=dim,
+                                 descending=bool(desc)))
+                    case(f"{tag} desc={desc}", "aoti_torch_cpu_sort",
+                         [T(x), dim, desc, Ret(), Ret()],
+                         lambda x=x, desc=desc: A.sort(x, dim, bool(desc)))
+    # PyTorch's 1-d ascending sort of >= 32768 integers (not bool) is its radix sort (stable;
+    # no uint16/32/64: refused), a line of stride 0 keeps the indices 0, 1, ...
+    for dt in (torch.int64, torch.int8, torch.uint16, torch.uint64, torch.bool):
+        for n in (32767, 32768):
+            x = rand([n], dt, 0, 2) if dt not in WIDE else wide_rand([n], dt, 0, 2)
+            big = torch.zeros(2 * n, dtype=dt)
+            big[::2] = x
+            for lay, y in (("contig", x), ("sliced", big[::2]), ("expanded", x[:1].expand(n))):
+                for desc in (0, 1):
+                    for st in (None, 1):
+                        case(f"{dt} n={n} {lay} desc={desc} stable={st}",
+                             "aoti_torch_cpu_sort_stable", [T(y), Opt(st), 0, desc, Ret(), Ret()],
+                             lambda y=y, st=st, desc=desc: A.sort.stable(
+                                 y, stable=None if st is None else True, dim=0,
+                                 descending=bool(desc)))
     # nonzero / nonzero_static (misc.c): complex where either part is nonzero (NaN counts);
     # uint16/32/64 refused but for a 0-d nonzero_static
     for dt in [torch.uint16, torch.uint32, torch.uint64, torch.complex64, torch.complex128]:
