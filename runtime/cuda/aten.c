@@ -647,7 +647,7 @@ AOTITorchError shimrt_cuda_native_layer_norm(AtenTensorHandle input,
 }
 
 /* sort and sort.stable: the CPU kernel's checks and messages (generic/meta.c), then the
- * sort kernels (ops.c); every sort is stable, as on the CPU. */
+ * sort kernels (ops.c); every sort is stable (ties in index order), as PyTorch's CUDA stable sort; the CPU orders an unstable sort's ties as std::sort. */
 AOTITorchError shimrt_cuda_sort(AtenTensorHandle self, int64_t dim, int32_t descending,
                                 AtenTensorHandle *ret0, AtenTensorHandle *ret1) {
     static const char op[] = "sort";

@@ -979,7 +979,7 @@ static void merge_search(FILE *f, int ind, const char *len, const char *mid, con
             mid, mid, ind, "");
 }
 
-/* sort (always stable, as the CPU kernel, runtime/cpu/shape.c): the elements become
+/* sort (always stable, as the CPU's stable sort, runtime/cpu/sortops.c): the elements become
  * unsigned 64-bit keys whose order is the sort's order (integers offset by 2^63; floating
  * values through double: -0.0 as 0.0, the sign-magnitude bits turned into an unsigned order,
  * every NaN one key above +inf; descending complements the key, so NaN comes first and ties

@@ -1802,14 +1802,14 @@ static AtenTensorHandle tie_rand(int32_t dt, int64_t nd, const int64_t *sizes) {
 static void sort_both(const char *what, AtenTensorHandle c, AtenTensorHandle g, int64_t dim,
                       int desc, int variant) {
     AtenTensorHandle wv = NULL, wi = NULL, gv = NULL, gi = NULL;
-    int32_t flag = variant == 2, *sp = variant == 1 ? NULL : &flag;
-    if (variant == 0) {
-        OK(aoti_torch_cpu_sort(c, dim, desc, &wv, &wi));
+    int32_t flag = variant == 2, *sp = variant == 1 ? NULL : &flag, one = 1;
+    /* the CUDA sort is always stable (ties in index order, a valid unstable sort too); the
+     * CPU's unstable sort orders ties as PyTorch's std::sort: the reference is its stable one */
+    OK(aoti_torch_cpu_sort_stable(c, &one, dim, desc, &wv, &wi));
+    if (variant == 0)
         OK(aoti_torch_cuda_sort(g, dim, desc, &gv, &gi));
-    } else {
-        OK(aoti_torch_cpu_sort_stable(c, sp, dim, desc, &wv, &wi));
+    else
         OK(aoti_torch_cuda_sort_stable(g, sp, dim, desc, &gv, &gi));
-    }
     char buf[256];
     snprintf(buf, sizeof buf, "%s: values", what);
     same_bits(buf, wv, gv);
@@ -1940,7 +1940,8 @@ Test(cuda_ops, sort_matches_cpu, .timeout = 600) {
     OK(torch_call_dispatcher("aten::sort", "", st, 0));
     cr_assert(real_gpu || launches() > mid, "aten::sort ran the CUDA kernels");
     AtenTensorHandle gv = siv_to_tensor(st[0]), gi = siv_to_tensor(st[1]), wv = NULL, wi = NULL;
-    OK(aoti_torch_cpu_sort(a, 1, 1, &wv, &wi));
+    int32_t stable = 1;
+    OK(aoti_torch_cpu_sort_stable(a, &stable, 1, 1, &wv, &wi));
     same_bits("aten::sort through the dispatcher: values", wv, gv);
     same_bits("aten::sort through the dispatcher: indices", wi, gi);
     /* out-of-range dims: the same message from both backends */

@@ -762,7 +762,8 @@ static void run_sort(const shimrt_cuda_kdesc *k) {
     for (int dim = 1; dim >= 0; dim--) {
         int desc = dim == 0, od = 1 - dim; /* the other dim */
         AtenTensorHandle wv = NULL, wi = NULL;
-        OK(aoti_torch_cpu_sort(a, dim, desc, &wv, &wi));
+        int32_t stable = 1; /* the CUDA sort is stable: the CPU's stable sort is its reference */
+        OK(aoti_torch_cpu_sort_stable(a, &stable, dim, desc, &wv, &wi));
         { /* the CPU keeps a's layout (PyTorch's sort meta): compare in row-major order */
             int32_t cf = aoti_torch_memory_format_contiguous_format();
             AtenTensorHandle c0 = NULL, c1 = NULL;
