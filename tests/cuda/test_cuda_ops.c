@@ -697,6 +697,13 @@ Test(cuda_ops, fallback_routed_cuda_shims_match_cpu_shims, .timeout = 600) {
     FAILS(aoti_torch_cuda__scaled_dot_product_efficient_attention(gq, gk, gvv, NULL, 1, 0.1, 0,
                                                                   NULL, &g0, &g1, &g2, &g3),
           "_scaled_dot_product_efficient_attention", "without dropout");
+    AtenTensorHandle g3d = NULL; /* a 3-d query (a view of gq without its batch dim) */
+    int64_t s3[3] = {3, 5, 8}, st3[3] = {40, 8, 1};
+    OK(aoti_torch__reinterpret_tensor(gq, 3, s3, st3, 0, &g3d));
+    FAILS(aoti_torch_cuda__scaled_dot_product_efficient_attention(g3d, gk, gvv, NULL, 1, 0.0, 0,
+                                                                  NULL, &g0, &g1, &g2, &g3),
+          "_scaled_dot_product_efficient_attention", "to be 4-d");
+    OK(aoti_torch_delete_tensor_object(g3d));
     AtenTensorHandle att[] = {q, k, vv, ab, gq, gk, gvv, gab};
     for (size_t j = 0; j < 8; j++) OK(aoti_torch_delete_tensor_object(att[j]));
     AtenTensorHandle convs[] = {x, w, bias, gx, gw, gbias};
