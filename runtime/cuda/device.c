@@ -627,6 +627,13 @@ static void load_cudart(void) {
     }
 }
 
+/* cudaGetErrorString's text for err: libcudart's when it can be opened, else the table's;
+ * NULL for a code neither knows. */
+static const char *error_text(int32_t err) {
+    pthread_once(&cudart_once, load_cudart);
+    return cudart_error_string ? cudart_error_string(err) : cuda_error_name(err);
+}
+
 AOTI_TORCH_EXPORT AOTITorchError torch_c10_cuda_check_msg(int32_t err, const char *filename,
                                                           const char *function_name,
                                                           uint32_t line_number,
@@ -635,8 +642,7 @@ AOTI_TORCH_EXPORT AOTITorchError torch_c10_cuda_check_msg(int32_t err, const cha
     SHIMRT_CHECK_ARG(error_msg);
     *error_msg = NULL;
     if (err == 0) return AOTI_TORCH_SUCCESS;
-    pthread_once(&cudart_once, load_cudart);
-    const char *text = cudart_error_string ? cudart_error_string(err) : cuda_error_name(err);
+    const char *text = error_text(err);
     char code[32];
     if (!text) {
         snprintf(code, sizeof code, "error code %d", (int)err);
@@ -664,7 +670,6 @@ AOTI_TORCH_EXPORT void torch_c10_cuda_free_error_msg(char *error_msg) { free(err
 
 AOTI_TORCH_EXPORT const char *shimrt_cuda_error_string(int32_t err) {
     if (err == 0) return "no error";
-    pthread_once(&cudart_once, load_cudart);
-    const char *text = cudart_error_string ? cudart_error_string(err) : cuda_error_name(err);
+    const char *text = error_text(err);
     return text ? text : "unrecognized error code";
 }
