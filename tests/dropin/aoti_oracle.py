@@ -274,13 +274,10 @@ def compare(ours, ref, loose):
     return None
 
 
-def case(label, name, args, ref, loose=False, check=None):
-    """Calls shim `name` with args and compares each result with ref() (a list of tensors;
-    raising = PyTorch refuses, libshimrt must fail too). check(k) -> False skips result k."""
-    started = begin(name, args, ran_too=True)
-    if started is None:
-        return
-    res, hs = started
+def settle(name, label, res, hs, ref, cmp, check=None):
+    """The end of a case: the shim's results res (or its int rc) against ref() (a list of
+    tensors; raising = PyTorch refuses, libshimrt must fail too), each pair by cmp(ours, ref)
+    (None when they agree, else what differs); check(k) -> False skips result k. Frees hs."""
     try:
         if isinstance(res, int):
             got, why = None, LIB.torch_exception_get_what().decode(errors="replace")
@@ -305,12 +302,20 @@ def case(label, name, args, ref, loose=False, check=None):
         for k, (g, w) in enumerate(zip(got, want)):
             if check and not check(k):
                 continue
-            m = compare(g, w, loose)
+            m = cmp(g, w)
             if m:
                 failures.append(f"{name} {label}: result {k}: {m}")
                 return
     finally:
         release(hs)
+
+
+def case(label, name, args, ref, loose=False, check=None):
+    """Calls shim `name` with args and compares each result with ref() (a list of tensors;
+    raising = PyTorch refuses, libshimrt must fail too). check(k) -> False skips result k."""
+    started = begin(name, args, ran_too=True)
+    if started is not None:
+        settle(name, label, *started, ref, lambda g, w: compare(g, w, loose), check)
 
 
 A = torch.ops.aten

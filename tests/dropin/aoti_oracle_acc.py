@@ -65,33 +65,7 @@ def acase(label, name, args, ref, ulps=1, f=None):
         rc = f(*cargs)
         res = rc if rc else [h for a, h in zip(args, hs) if isinstance(a, Ret)]
         hs = [h for h in hs if h is not None]
-    try:
-        if isinstance(res, int):
-            got, why = None, LIB.torch_exception_get_what().decode(errors="replace")
-        else:
-            got, why = [from_rt(h) for h in res], None
-        try:
-            want, werr = ref(), None
-            want = [want] if isinstance(want, torch.Tensor) else list(want)
-        except Exception as e:
-            want, werr = None, (str(e).splitlines() or ["?"])[0]
-        if want is None or got is None:
-            if want is None and got is None:
-                counts["both_err"] += 1
-            else:
-                failures.append(f"{name} {label}: PyTorch {'fails: ' + werr if werr else 'succeeds'}"
-                                f", libshimrt {'fails: ' + why if why else 'succeeds'}")
-            return
-        ran[name][1] += 1
-        for k, (g, w) in enumerate(zip(got, want)):
-            m = ulp_diff(g, w, ulps)
-            if m:
-                failures.append(f"{name} {label}: result {k}: {m}")
-                return
-    finally:
-        for h in hs:
-            if h:
-                delete(h)
+    settle(name, label, res, hs, ref, lambda g, w: ulp_diff(g, w, ulps))
 
 
 def specials(shape, dt, extra=(), huge=True):
