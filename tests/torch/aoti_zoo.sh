@@ -114,6 +114,17 @@ check_run 1 "unmatched dim value" "$ZOO/int64_index/model.pt2" --input "$tmp/bad
 check_run 2 "takes 2 inputs; 1 --input given" "$ZOO/int64_index/model.pt2" --input "$ZOO/int64_index/in0.npy"
 check_run 4 "not a .npy file" "$ZOO/int64_index/model.pt2" --input "$tmp/bad/x.npy" --input "$ZOO/int64_index/in1.npy"
 check_run 2 "usage" --bench
+# a CUDA package on the fake driver (tests/cuda/fake_cuda.c): the loader's CUDA path
+# (libshimrt-cudart loaded, the container created on cuda:0, the input moved to the device)
+# up to the model's own check, which refuses it: cuda.pt2 is mlp's CPU .so under CUDA metadata
+if [ -e "$BUILD/tests/cuda/libfakecuda.so" ]; then
+    SHIMRT_LIBCUDA="$(cd "$BUILD" && pwd)/tests/cuda/libfakecuda.so" \
+        check_run 1 "unmatched device type, expected: 00(cpu), but got: 1" "$tmp/bad/cuda.pt2" \
+        --input "$ZOO/mlp/in0.npy"
+    unset SHIMRT_LIBCUDA # (a shell that keeps a function call's assignment)
+else
+    echo "FAIL: $BUILD/tests/cuda/libfakecuda.so is missing"; status=1
+fi
 I64="$ZOO/int64_index/model.pt2"
 check_run 4 "shape too large" "$I64" --input "$tmp/bad/huge.npy" --input "$ZOO/int64_index/in1.npy"
 check_run 4 "truncated data" "$I64" --input "$tmp/bad/short.npy" --input "$ZOO/int64_index/in1.npy"
