@@ -1337,6 +1337,7 @@ typedef struct {
 static int g_show = 25; /* DIFF_SHOW: how many unexplained differences are printed */
 static int compare(const char *ours, const char *torch, const char *allowpath) {
     if (getenv("DIFF_SHOW")) g_show = atoi(getenv("DIFF_SHOW"));
+    bool g_show_allowed = getenv("DIFF_ALLOWED") != NULL; /* print allow-listed ones too */
     int64_t no, nt;
     block *o = read_blocks(ours, &no), *t = read_blocks(torch, &nt);
     allow al[256];
@@ -1416,6 +1417,8 @@ static int compare(const char *ours, const char *torch, const char *allowpath) {
                 !fnmatch(al[a].cls, cls, 0) && !fnmatch(al[a].detail, detail, 0) &&
                 strcmp(cls, "crash"))
                 allowed = true, al[a].hits++;
+        if (allowed && g_show_allowed)
+            printf("ALLOWED call %" PRId64 " %s %s [%s] %.300s\n", k, path, op, cls, detail);
         if (!allowed) {
             unexplained++;
             if (shown++ < g_show)
