@@ -945,9 +945,15 @@ AOTITorchError shimrt_cpu_floor_divide(AtenTensorHandle self, AtenTensorHandle o
                                        AtenTensorHandle *ret0) {
     static const char op[] = "floor_divide";
     CALL2(op, OP_floor_divide, self, other);
-    if (bare_signed(self->dtype) >= 0 || bare_signed(other->dtype) >= 0 ||
-        shimrt_dtype_is_complex(self->dtype) || shimrt_dtype_is_complex(other->dtype))
-        return pw_run(&c, ret0); /* refused there, or floating */
+    if (shimrt_dtype_is_complex(self->dtype) || shimrt_dtype_is_complex(other->dtype))
+        return pw_run(&c, ret0); /* refused there */
+    if (bare_signed(self->dtype) >= 0 || bare_signed(other->dtype) >= 0) {
+        /* a uint16/32/64 result is refused by pw_run; a 0-d uint operand beside a signed
+         * integral tensor gives that signed type, whose division by zero is an error */
+        const struct AtenTensorOpaque *const two[2] = {self, other};
+        int32_t t = shimrt_k_result_type_of(2, two, 0, NULL);
+        if (t < 0 || bare_signed(t) >= 0 || shimrt_k_is_floating(t)) return pw_run(&c, ret0);
+    }
     if (shimrt_k_check_cpu(op, self, "self") || shimrt_k_check_cpu(op, other, "other") ||
         shimrt_k_check_dtype(op, self, "self") || shimrt_k_check_dtype(op, other, "other"))
         return AOTI_TORCH_FAILURE;
