@@ -16,6 +16,18 @@ static inline double shimrt_e_round(int32_t dt, double v) {
     }
 }
 
+/* The bytes of one vector of PyTorch's CPU kernels on this machine (its CPU capability):
+ * 64 with AVX-512 (F, BW, VL, DQ), else 32 (AVX2); lanes = bytes / element size. */
+static inline int shimrt_e_pt_vec_bytes(void) {
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+        __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq"))
+        return 64;
+#endif
+    return 32;
+}
+
 /* t's elements in row-major order as doubles: a new array (free()), or NULL with the
  * thread's message set naming op. */
 double *shimrt_e_read_f64(const char *op, AtenTensorHandle t);

@@ -5,7 +5,9 @@
  * element lands in the bin found by linear interpolation refined by a search among the
  * neighbouring edges (the last bin includes its right edge); elements outside the edges are
  * not counted. `weight` adds its value instead of 1; `density` divides by the total and by
- * each bin's width. float32 and float64, as PyTorch's CPU kernel. */
+ * each bin's width. float32 and float64; float16 and bfloat16 when a range is given or
+ * there is no element (PyTorch's min/max of the input refuses them), computed in their own
+ * arithmetic as PyTorch's kernel does. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,25 +19,48 @@
 #include "index.h"
 #include "iter.h"
 
-/* a value rounded to the element type (float32 keeps float precision) */
-static double as_dt(int32_t dt, double v) { return dt == SHIMRT_FLOAT32 ? (double)(float)v : v; }
+/* a value rounded to the element type, as one operation of PyTorch's scalar_t arithmetic */
+static double as_dt(int32_t dt, double v) { return shimrt_e_round(dt, v); }
 
-/* PyTorch's CPU linspace in dtype dt: step = (end - start) / (steps - 1) in dt; the first
- * half counts up from start, the second half down from end */
+/* PyTorch's linear-interpolation guess of v's bin, (v - lo) * (ne - 1) / (hi - lo), in the
+ * element type's arithmetic (each operation rounded), then converted to int64 as x86 does:
+ * a NaN or out-of-range value becomes INT64_MIN. PyTorch's local search around that guess
+ * then wraps its bounds (pos - 1, pos + 2) and looks at edges 0 and 1 only (v >= edge 0
+ * always holds there): returned as -1, "search edges 0..1". */
+static int64_t guess_pos(int32_t dt, double v, double lo, double hi, int64_t ne) {
+    double q =
+        as_dt(dt, as_dt(dt, as_dt(dt, v - lo) * as_dt(dt, (double)(ne - 1))) / as_dt(dt, hi - lo));
+    if (!(q >= -0x1p63 && q < 0x1p63)) return -1;
+    return (int64_t)q;
+}
+
+/* PyTorch 2.15's CPU linspace in dtype dt (measured against it): step = (end - start) /
+ * (steps - 1); element i is start + step * i in the first half, end - step * (steps - i - 1)
+ * in the second, as one fused multiply-add in float64 / float32. float16 and bfloat16 compute
+ * in float: the whole pairs of vectors (64 elements with AVX-512, else 32) one way, the tail
+ * the other (float16: the vectors multiply then add, the tail fuses; bfloat16 the reverse). */
+static double lin_at(int32_t dt, double step, int64_t k, double from, bool fused) {
+    if (dt == SHIMRT_FLOAT64) return fma(step, (double)k, from);
+    float s = (float)step, b = (float)from;
+    return fused ? fmaf(s, (float)k, b) : b + s * (float)k;
+}
+
 static void linspace_dt(int32_t dt, double start, double end, int64_t steps, double *out) {
+    start = as_dt(dt, start), end = as_dt(dt, end);
     if (steps == 1) {
-        out[0] = as_dt(dt, start);
+        out[0] = start;
         return;
     }
-    int64_t half = steps / 2;
-    if (dt == SHIMRT_FLOAT32) {
-        float s = (float)start, e = (float)end, step = (e - s) / (float)(steps - 1);
-        for (int64_t i = 0; i < steps; i++)
-            out[i] = i < half ? s + step * (float)i : e - step * (float)(steps - i - 1);
-    } else {
-        double step = (end - start) / (double)(steps - 1);
-        for (int64_t i = 0; i < steps; i++)
-            out[i] = i < half ? start + step * (double)i : end - step * (double)(steps - i - 1);
+    bool reduced = dt == SHIMRT_FLOAT16 || dt == SHIMRT_BFLOAT16;
+    double step = dt == SHIMRT_FLOAT64 ? (end - start) / (double)(steps - 1)
+                                       : (double)((float)(end - start) / (float)(steps - 1));
+    int64_t half = steps / 2, pair = reduced ? shimrt_e_pt_vec_bytes() : steps + 1;
+    int64_t vec_end = steps - steps % pair;
+    for (int64_t i = 0; i < steps; i++) {
+        bool fused = !reduced || ((i < vec_end) == (dt == SHIMRT_BFLOAT16));
+        double v = i < half ? lin_at(dt, step, i, start, fused)
+                            : lin_at(dt, -step, steps - i - 1, end, fused);
+        out[i] = as_dt(dt, v);
     }
 }
 
@@ -80,6 +105,7 @@ static int histdd(const char *op, int32_t dt, const double *x, const double *w, 
             hi += 0.5;
         }
         linspace_dt(dt, lo, hi, bins[d] + 1, edges[d]);
+        for (int64_t k = 0; k <= bins[d]; k++) edges[d][k] = as_dt(dt, edges[d][k]);
     }
     int64_t cells = 1;
     for (int64_t d = 0; d < D; d++) cells *= bins[d];
@@ -95,9 +121,11 @@ static int histdd(const char *op, int32_t dt, const double *x, const double *w, 
                 skip = true;
                 break;
             }
-            int64_t pos = (int64_t)((v - lo) * (double)(ne - 1) / (hi - lo));
+            int64_t pos = guess_pos(dt, v, lo, hi, ne);
             /* the first edge above v among pos - 1 .. pos + 1, minus one */
             int64_t a = pos - 1 > 0 ? pos - 1 : 0, b = pos + 2 < ne ? pos + 2 : ne;
+            if (pos < 0) a = 0, b = 2;
+            if (a >= ne) a = ne - 1; /* (rounding never guesses past the last edge) */
             while (a < b && e[a] <= v) a++;
             pos = a - 1;
             if (pos == ne - 1) pos--;
@@ -141,8 +169,13 @@ static AOTITorchError run(const char *op, AtenTensorHandle self, bool dd, const 
     if (shimrt_k_check_cpu(op, self, "self")) return AOTI_TORCH_FAILURE;
     if (weight && shimrt_k_check_cpu(op, weight, "weight")) return AOTI_TORCH_FAILURE;
     int32_t dt = self->dtype;
-    if (dt != SHIMRT_FLOAT32 && dt != SHIMRT_FLOAT64)
-        return shimrt_fail(op, "\"histogramdd\" not implemented for '%s'", shimrt_dtype_name(dt));
+    /* float16/bfloat16: PyTorch's kernel takes them; only its min/max of the input (no
+     * range given, some element) refuses them */
+    bool reduced = dt == SHIMRT_FLOAT16 || dt == SHIMRT_BFLOAT16;
+    if (dt != SHIMRT_FLOAT32 && dt != SHIMRT_FLOAT64 &&
+        !(reduced && (range || shimrt_numel(self) == 0)))
+        return shimrt_fail(op, "\"histogramdd\" not implemented for '%s'",
+                           shimrt_dtype_torch_name(dt));
     if (dd && self->ndim < 2) /* (PyTorch's histogramdd_check_inputs) */
         return shimrt_fail(op, "torch.histogramdd: input tensor should have at least 2 dimensions");
     int64_t D = dd ? self->sizes[self->ndim - 1] : 1;
@@ -168,9 +201,10 @@ static AOTITorchError run(const char *op, AtenTensorHandle self, bool dd, const 
         if (weight->dtype != dt)
             return shimrt_fail(op, "torch.histogramdd: if weight tensor is provided it should have "
                                    "the same dtype as the input tensor");
-        int64_t wn = dd ? self->ndim - 1 : self->ndim;
-        bool same = weight->ndim == wn;
-        for (int64_t d = 0; same && d < wn; d++) same = weight->sizes[d] == self->sizes[d];
+        /* histogram flattens both (weight to [numel]), histogramdd compares the shapes */
+        int64_t wn = self->ndim - 1;
+        bool same = dd ? weight->ndim == wn : shimrt_numel(weight) == shimrt_numel(self);
+        for (int64_t d = 0; dd && same && d < wn; d++) same = weight->sizes[d] == self->sizes[d];
         if (!same)
             return shimrt_fail(op, "torch.histogramdd: if weight tensor is provided, it should "
                                    "have the same shape as the input tensor excluding its "
