@@ -6,9 +6,17 @@
  * the two outputs line by line: each result's dtype, sizes, strides and bytes (torchaudio's
  * kernel is the same machine code in both processes, so the bytes must be equal), each
  * in-place argument after the call, and which calls fail with which message.
- * Inputs come from a fixed generator (splitmix64), so both processes see the same values. */
+ * Inputs come from a fixed generator (splitmix64), so both processes see the same values.
+ * stderr lists the file behind each loaded object ("object NAME", symbolic links resolved):
+ * the script checks that the libshimrt process has no libtorch, libc10 or libcudart.
+ * `torchaudio_client DIR --cudart` (libshimrt only) instead calls the nvcc registration and
+ * launch entry points of the libcudart.so.13 that torchaudio loaded and prints their codes. */
+#define _GNU_SOURCE /* dl_iterate_phdr */
 #include <dlfcn.h>
+#include <limits.h>
+#include <link.h>
 #include <math.h>
+#include <stdlib.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -41,14 +49,34 @@ static int32_t dtype_of(int k) {
 
 static int failures; /* setup calls that failed (the client's own, not the op's) */
 
+/* The float16 bits of f, rounded to nearest even. */
+static uint16_t half_bits(float f) {
+    uint32_t x, m, h, rem, tie;
+    memcpy(&x, &f, sizeof x);
+    uint16_t sign = (uint16_t)((x >> 16) & 0x8000);
+    int32_t e = (int32_t)((x >> 23) & 0xff) - 127 + 15;
+    m = x & 0x7fffff;
+    if (((x >> 23) & 0xff) == 0xff) return sign | 0x7c00 | (m ? 0x200 : 0);
+    if (e >= 31) return sign | 0x7c00;
+    if (e <= 0) { /* subnormal */
+        if (e < -10) return sign;
+        m |= 0x800000;
+        uint32_t shift = (uint32_t)(14 - e);
+        h = m >> shift, rem = m & ((1u << shift) - 1), tie = 1u << (shift - 1);
+    } else {
+        h = ((uint32_t)e << 10) | (m >> 13), rem = m & 0x1fff, tie = 0x1000;
+    }
+    if (rem > tie || (rem == tie && (h & 1))) h++; /* a carry rounds into the exponent */
+    return (uint16_t)(sign | h);
+}
+
 /* A contiguous CPU tensor of kind k and sizes[0..nd) whose element i is v[i] (converted to
- * the kind's type; float16 gets zeros, it is only used for dtype checks). */
+ * the kind's type), zeros when v is NULL. */
 static AtenTensorHandle tensor(int k, int64_t nd, const int64_t *sizes, const double *v) {
     int64_t st[8], n = 1;
     for (int64_t d = nd - 1; d >= 0; d--) st[d] = n, n *= sizes[d];
     AtenTensorHandle t = NULL;
-    if (aoti_torch_empty_strided(nd, sizes, st, dtype_of(k), aoti_torch_device_type_cpu(), 0,
-                                 &t)) {
+    if (aoti_torch_empty_strided(nd, sizes, st, dtype_of(k), aoti_torch_device_type_cpu(), 0, &t)) {
         failures++;
         return NULL;
     }
@@ -59,7 +87,7 @@ static AtenTensorHandle tensor(int k, int64_t nd, const int64_t *sizes, const do
         case F64: ((double *)p)[i] = v ? v[i] : 0.0; break;
         case I32: ((int32_t *)p)[i] = v ? (int32_t)v[i] : 0; break;
         case I64: ((int64_t *)p)[i] = v ? (int64_t)v[i] : 0; break;
-        default: ((uint16_t *)p)[i] = 0;
+        default: ((uint16_t *)p)[i] = v ? half_bits((float)v[i]) : 0;
         }
     return t;
 }
@@ -83,10 +111,10 @@ static void show(const char *tag, AtenTensorHandle t) {
         failures++;
         return;
     }
-    esz = dt == aoti_torch_dtype_float64() || dt == aoti_torch_dtype_int64() ? 8
+    esz = dt == aoti_torch_dtype_float64() || dt == aoti_torch_dtype_int64()   ? 8
           : dt == aoti_torch_dtype_float32() || dt == aoti_torch_dtype_int32() ? 4
-          : dt == aoti_torch_dtype_float16() ? 2
-                                              : 1;
+          : dt == aoti_torch_dtype_float16()                                   ? 2
+                                                                               : 1;
     printf("  %s: dtype %d sizes [", tag, (int)dt);
     for (int64_t i = 0; i < nd; i++) printf("%s%lld", i ? "," : "", (long long)sz[i]);
     printf("] strides [");
@@ -136,8 +164,8 @@ static void call(const char *name, const char *op, StableIValue *stack, int nret
 /* log_probs [B,T,C] (log-softmax rows unless raw), targets [B,L] of tkind, input_lengths and
  * target_lengths [B] of lkind. */
 static void forced_align(const char *name, int fkind, int tkind, int lkind, int64_t B, int64_t T,
-                         int64_t C, int64_t L, const int64_t *tgt, int64_t blank,
-                         int64_t in_len, int64_t tgt_len) {
+                         int64_t C, int64_t L, const int64_t *tgt, int64_t blank, int64_t in_len,
+                         int64_t tgt_len) {
     double lp[4096], tv[256], il[4], tl[4];
     for (int64_t r = 0; r < B * T; r++) {
         double m = 0;
@@ -157,8 +185,8 @@ static void forced_align(const char *name, int fkind, int tkind, int lkind, int6
 
 static void forced_align_cases(int seed) {
     char name[256];
-    static const int fk[2] = {F32, F64}, tk[2] = {I32, I64};
-    for (int f = 0; f < 2; f++)
+    static const int fk[3] = {F32, F64, F16}, tk[2] = {I32, I64};
+    for (int f = 0; f < 3; f++)
         for (int t = 0; t < 2; t++) {
             int64_t C = 3 + below(6), L = 1 + below(5), T = 2 * L + below(8), tgt[8];
             int64_t blank = below(2) ? 0 : C - 1;
@@ -194,14 +222,14 @@ static void forced_align_edges(void) {
                  2);
     forced_align("forced_align float targets", F32, F32, I64, 1, 6, 4, 2, (int64_t[]){1, 2}, 0, 6,
                  2);
-    forced_align("forced_align mixed length dtypes", F32, I32, I64, 1, 6, 4, 2, (int64_t[]){1, 2}, 0,
-                 6, 2);
+    forced_align("forced_align mixed length dtypes", F32, I32, I64, 1, 6, 4, 2, (int64_t[]){1, 2},
+                 0, 6, 2);
     forced_align("forced_align blank out of range", F32, I64, I64, 1, 6, 4, 2, (int64_t[]){1, 2}, 4,
                  6, 2);
     forced_align("forced_align negative blank", F32, I64, I64, 1, 6, 4, 2, (int64_t[]){1, 2}, -1, 6,
                  2);
-    forced_align("forced_align input length too long", F32, I64, I64, 1, 6, 4, 2,
-                 (int64_t[]){1, 2}, 0, 7, 2);
+    forced_align("forced_align input length too long", F32, I64, I64, 1, 6, 4, 2, (int64_t[]){1, 2},
+                 0, 7, 2);
     forced_align("forced_align target length too long", F32, I64, I64, 1, 6, 4, 2,
                  (int64_t[]){1, 2}, 0, 6, 3);
     /* wrong ranks */
@@ -340,9 +368,9 @@ static void rnnt_cases(int seed) {
             int64_t blank = below(2) ? 0 : D - 1;
             snprintf(name, sizeof name,
                      "rnnt seed %d %s fused %d B%lld T%lld U%lld D%lld blank %lld clamp %.3f", seed,
-                     k ? "float64" : "float32", fused, (long long)B, (long long)maxT,
+                     k ? "float16" : "float32", fused, (long long)B, (long long)maxT,
                      (long long)maxU, (long long)D, (long long)blank, clamp);
-            rnnt(name, k ? F64 : F32, I32, I32, B, maxT, maxU, D, tlen, ulen, blank, clamp, fused,
+            rnnt(name, k ? F16 : F32, I32, I32, B, maxT, maxU, D, tlen, ulen, blank, clamp, fused,
                  !fused);
         }
 }
@@ -351,7 +379,7 @@ static void rnnt_edges(void) {
     const int64_t t4[2] = {4, 4}, u3[2] = {3, 3};
     rnnt("rnnt clamp tiny", F32, I32, I32, 2, 4, 3, 5, t4, u3, 0, 1e-4, true, false);
     rnnt("rnnt unfused raw logits", F32, I32, I32, 2, 4, 3, 5, t4, u3, 0, -1, false, false);
-    rnnt("rnnt float16", F16, I32, I32, 2, 4, 3, 5, t4, u3, 0, -1, true, false);
+    rnnt("rnnt float64", F64, I32, I32, 2, 4, 3, 5, t4, u3, 0, -1, true, false);
     rnnt("rnnt int64 targets", F32, I64, I32, 2, 4, 3, 5, t4, u3, 0, -1, true, false);
     rnnt("rnnt int64 lengths", F32, I32, I64, 2, 4, 3, 5, t4, u3, 0, -1, true, false);
     rnnt("rnnt blank out of range", F32, I32, I32, 2, 4, 3, 5, t4, u3, 5, -1, true, false);
@@ -375,9 +403,70 @@ static void rnnt_edges(void) {
     call("rnnt batch mismatch", "torchaudio::rnnt_loss_forward", s, 2, NULL, 0);
 }
 
+static int list_object(struct dl_phdr_info *info, size_t size, void *data) {
+    (void)size, (void)data;
+    char real[PATH_MAX];
+    if (info->dlpi_name && info->dlpi_name[0] && realpath(info->dlpi_name, real)) {
+        const char *base = strrchr(real, '/');
+        fprintf(stderr, "object %s\n", base ? base + 1 : real);
+    }
+    return 0;
+}
+
+typedef struct {
+    unsigned x, y, z;
+} dim3;
+
+/* The nvcc host-code sequence on libshimrt-cudart: register a fatbinary and a kernel, then
+ * <<<...>>> (push, pop, get the kernel, launch); the launch must return a CUDA error. */
+static int cudart_checks(void) {
+    void *h = dlopen("libcudart.so.13", RTLD_NOW | RTLD_NOLOAD);
+    if (!h) return printf("cudart: not loaded: %s\n", dlerror()), 1;
+    void **(*reg)(void *) = (void **(*)(void *))dlsym(h, "__cudaRegisterFatBinary");
+    void (*reg_end)(void **) = (void (*)(void **))dlsym(h, "__cudaRegisterFatBinaryEnd");
+    void (*reg_fn)(void **, const char *, char *, const char *, int, void *, void *, dim3 *, dim3 *,
+                   int *) =
+        (void (*)(void **, const char *, char *, const char *, int, void *, void *, dim3 *, dim3 *,
+                  int *))dlsym(h, "__cudaRegisterFunction");
+    unsigned (*push)(dim3, dim3, size_t, void *) =
+        (unsigned (*)(dim3, dim3, size_t, void *))dlsym(h, "__cudaPushCallConfiguration");
+    int (*pop)(dim3 *, dim3 *, size_t *, void *) =
+        (int (*)(dim3 *, dim3 *, size_t *, void *))dlsym(h, "__cudaPopCallConfiguration");
+    int (*get)(void **, const void *) = (int (*)(void **, const void *))dlsym(h, "__cudaGetKernel");
+    int (*launch)(void *, dim3, dim3, void **, size_t, void *) =
+        (int (*)(void *, dim3, dim3, void **, size_t, void *))dlsym(h, "__cudaLaunchKernel");
+    int (*last)(void) = (int (*)(void))dlsym(h, "cudaGetLastError");
+    const char *(*text)(int) = (const char *(*)(int))dlsym(h, "cudaGetErrorString");
+    void (*unreg)(void **) = (void (*)(void **))dlsym(h, "__cudaUnregisterFatBinary");
+    if (!reg || !reg_end || !reg_fn || !push || !pop || !get || !launch || !last || !text || !unreg)
+        return printf("cudart: an entry point is missing\n"), 1;
+    static const char stub = 0; /* stands for a kernel's host stub */
+    static char fatbin[24];
+    void **fh = reg(fatbin);
+    reg_fn(fh, &stub, (char *)"my_kernel", "my_kernel", -1, NULL, NULL, NULL, NULL, NULL);
+    reg_end(fh);
+    dim3 g = {2, 3, 4}, b = {32, 1, 1}, g2 = {0, 0, 0}, b2 = {0, 0, 0};
+    size_t shm = 0;
+    void *stream = NULL, *k = NULL;
+    printf("cudart: push %u\n", push(g, b, 128, (void *)&stub));
+    int e = pop(&g2, &b2, &shm, &stream);
+    printf("cudart: pop %d grid %u,%u,%u block %u,%u,%u shmem %zu stream %s\n", e, g2.x, g2.y, g2.z,
+           b2.x, b2.y, b2.z, shm, stream == (void *)&stub ? "kept" : "lost");
+    printf("cudart: pop empty %d\n", pop(&g2, &b2, &shm, &stream));
+    e = get(&k, &stub);
+    printf("cudart: get kernel %d %s\n", e, k ? "found" : "none");
+    e = launch(k, g, b, NULL, 0, NULL);
+    printf("cudart: launch %d last %d\n", e, last());
+    printf("cudart: text %s\n", text(e));
+    printf("cudart: get unregistered %d\n", get(&k, fatbin));
+    unreg(fh);
+    printf("cudart: get after unregister %d\n", get(&k, &stub));
+    return 0;
+}
+
 int main(int argc, char **argv) {
-    if (argc != 2) {
-        fprintf(stderr, "usage: torchaudio_client TORCHAUDIO_LIB_DIR\n");
+    if (argc < 2 || argc > 3 || (argc == 3 && strcmp(argv[2], "--cudart"))) {
+        fprintf(stderr, "usage: torchaudio_client TORCHAUDIO_LIB_DIR [--cudart]\n");
         return 2;
     }
     static const char *const libs[] = {"libtorchaudio.abi3.so", "_torchaudio.abi3.so"};
@@ -390,6 +479,8 @@ int main(int argc, char **argv) {
         }
         printf("loaded %s\n", libs[i]);
     }
+    dl_iterate_phdr(list_object, NULL);
+    if (argc == 3) return cudart_checks();
     StableIValue s[1] = {0};
     printf("case is_align_available\n");
     if (torch_call_dispatcher("_torchaudio::is_align_available", "", s, TORCH_ABI_VERSION))
