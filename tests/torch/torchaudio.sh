@@ -42,10 +42,16 @@ $CC $CF $SANFLAGS tests/torch/torchaudio_client.c -o "$T/shimrt" -L"$LIB" -lshim
 $CC $CF tests/torch/torchaudio_client.c -o "$T/torch" -L"$TORCH/lib" -ltorch_cpu -lc10 -ldl -lm \
     -Wl,-rpath,"$TORCH/lib" || fail "the client against libtorch"
 
-SHIMRT_NUM_THREADS=1 LD_LIBRARY_PATH="$LIB/torch-libs" "$T/shimrt" "$TA" > "$T/shimrt.out" \
-    2> "$T/shimrt.err" || { cat "$T/shimrt.err" >&2; fail "the client on libshimrt exited $?"; }
+# torchaudio's forced_align leaks its two work arrays when its length check throws (with
+# libtorch as well): LeakSanitizer is told of that one leak, in torchaudio's own code.
+echo 'leak:torchaudio::alignment::cpu::forced_align_impl' > "$T/lsan.supp"
+rc=0
+LSAN_OPTIONS="suppressions=$T/lsan.supp:print_suppressions=0" SHIMRT_NUM_THREADS=1 \
+    LD_LIBRARY_PATH="$LIB/torch-libs" "$T/shimrt" "$TA" > "$T/shimrt.out" 2> "$T/shimrt.err" || rc=$?
+[ "$rc" -eq 0 ] || { cat "$T/shimrt.err" >&2; fail "the client on libshimrt exited $rc"; }
 OMP_NUM_THREADS=1 LD_LIBRARY_PATH="$TORCH/lib:$NV" "$T/torch" "$TA" > "$T/torch.out" \
-    2> "$T/torch.err" || { tail -5 "$T/torch.err" >&2; fail "the client on libtorch exited $?"; }
+    2> "$T/torch.err" || rc=$?
+[ "$rc" -eq 0 ] || { tail -5 "$T/torch.err" >&2; fail "the client on libtorch exited $rc"; }
 grep -q '^object libtorch_cpu' "$T/torch.err" || fail "the libtorch run did not load libtorch_cpu"
 if grep -E '^object lib(torch(_cpu|_cuda)?|c10(_cuda)?|cudart)[.]so' "$T/shimrt.err" >&2; then
     fail "the libshimrt process loaded the files above"
@@ -56,8 +62,9 @@ grep -q '^failures 0$' "$T/torch.out" || { tail -3 "$T/torch.out" >&2; fail "a s
 [ -n "${ORACLE_KEEP:-}" ] && cp "$T/torch.out" "$T/shimrt.out" "$ORACLE_KEEP/"
 diff "$T/torch.out" "$T/shimrt.out" >&2 || fail "libshimrt differs from PyTorch (< torch, > shimrt)"
 
-LD_LIBRARY_PATH="$LIB/torch-libs" "$T/shimrt" "$TA" --cudart > "$T/cudart.out" 2>/dev/null ||
-    { cat "$T/cudart.out" >&2; fail "the libshimrt-cudart checks exited $?"; }
+LD_LIBRARY_PATH="$LIB/torch-libs" "$T/shimrt" "$TA" --cudart > "$T/cudart.out" 2> "$T/cudart.err" ||
+    rc=$?
+[ "$rc" -eq 0 ] || { cat "$T/cudart.out" "$T/cudart.err" >&2; fail "the libshimrt-cudart checks exited $rc"; }
 for want in 'push 0' 'pop 0 grid 2,3,4 block 32,1,1 shmem 128 stream kept' 'pop empty 52' \
     'get kernel 0 found' 'get unregistered 98' 'get after unregister 98'; do
     grep -qx "cudart: $want" "$T/cudart.out" || { cat "$T/cudart.out" >&2; fail "cudart: no '$want'"; }
