@@ -34,7 +34,9 @@ $(SHIMRT_RUN): | $(LIBSHIMRT_CUDART_SO)
 # torchaudio's), relative links to ../libshimrt.so.0 and ../libshimrt-cudart.so.0. On
 # LD_LIBRARY_PATH they let such a binary load unchanged on libshimrt (docs/dropin.md); each
 # resolves to the file already loaded, so the process still has one libshimrt.
-TORCH_LIB_ALIASES := libc10.so libtorch.so libtorch_cpu.so libc10_cuda.so libtorch_cuda.so
+# (libshimrt.so.0 too: libshimrt-cudart's NEEDED, found beside it whatever the rpath.)
+TORCH_LIB_ALIASES := libc10.so libtorch.so libtorch_cpu.so libc10_cuda.so libtorch_cuda.so \
+  libshimrt.so.0
 CUDART_ALIASES    := libcudart.so.13 libcudart.so.12
 TORCH_LIBS_STAMP  := $(BUILD)/torch-libs/.stamp
 $(TORCH_LIBS_STAMP): $(LIBSHIMRT_SO) $(LIBSHIMRT_CUDART_SO) runtime/aoti/aoti.mk

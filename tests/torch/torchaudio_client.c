@@ -459,6 +459,7 @@ static int cudart_checks(void) {
     printf("cudart: launch %d last %d\n", e, last());
     printf("cudart: text %s\n", text(e));
     printf("cudart: get unregistered %d\n", get(&k, fatbin));
+    printf("cudart: launch a non-kernel %d\n", launch(fatbin, g, b, NULL, 0, NULL));
     unreg(fh);
     printf("cudart: get after unregister %d\n", get(&k, &stub));
     return 0;

@@ -2,7 +2,10 @@
  * AOTInductor model compiled for CUDA calls (its .so leaves them undefined: PyTorch's process
  * has libcudart loaded), on libshimrt's CUDA layer (shimrt/cuda.h). libshimrt-aoti loads
  * this library into the global scope only when it opens a CUDA package and the process has
- * no cudaMalloc of its own, so an application linked to NVIDIA's libcudart keeps it.
+ * no cudaMalloc of its own, so an application linked to NVIDIA's libcudart keeps it. As
+ * build/torch-libs/libcudart.so.13 it is also what a CUDA-built stable-ABI extension (e.g.
+ * torchaudio's wheel) loads on libshimrt: nvcc's registration and launch entry points are at
+ * the end of this file (docs/dropin.md).
  *
  * Semantics: memory comes from libshimrt's caching allocator (cudaFree returns it to the
  * cache, ordered on the current stream); the device is the device of the thread's current
@@ -366,9 +369,18 @@ EXPORT cudaError_t __cudaGetKernel(void **kernelPtr, const void *entryFuncAddr) 
     return cudaSuccess;
 }
 
+/* A kernel handle (from __cudaGetKernel) is trusted only when it is a live record. */
 static cudaError_t launch(const void *kernel, const char *who) {
-    const kernel_record *k = kernel; /* from __cudaGetKernel; records are never moved */
-    const char *name = k && k->device_name ? k->device_name : "(unregistered kernel)";
+    char name[256] = "";
+    pthread_mutex_lock(&reg_lock);
+    for (fatbin_record *f = fatbins; f && !name[0]; f = f->next)
+        for (kernel_record *k = f->kernels; k && !name[0]; k = k->next)
+            if (k == kernel)
+                snprintf(name, sizeof name, "%s", k->device_name ? k->device_name : "(unnamed)");
+    pthread_mutex_unlock(&reg_lock);
+    if (!name[0])
+        return fail(cudaErrorInvalidDeviceFunction, who,
+                    "%p is not a kernel of a registered fatbinary", kernel);
     int32_t n = 0;
     if (shimrt_cuda_device_count(&n) != AOTI_TORCH_SUCCESS || n == 0)
         return fail(cudaErrorNoDevice, who, "cannot launch %s: no CUDA device", name);
