@@ -11,8 +11,10 @@
 # rnnt_loss_forward, is_align_available, cuda_version) through torch_call_dispatcher on the
 # same inputs and must print the same lines: results' dtype, sizes, strides and bytes
 # (bitwise: both run torchaudio's kernel), in-place arguments after the call, and the failing
-# calls' messages (torchaudio's STD_TORCH_CHECK text). Then the nvcc registration and launch
-# entry points of libshimrt-cudart as torchaudio loaded it: a launch returns a CUDA error.
+# calls' messages (torchaudio's STD_TORCH_CHECK text); inputs contiguous, transposed and with
+# gaps (the kernels' contiguity checks); libshimrt once on 1 thread and once on 4. Then the
+# nvcc registration and launch entry points of libshimrt-cudart as torchaudio loaded it: a
+# launch returns a CUDA error.
 # Under SAN=1 the libshimrt side runs sanitized (the libtorch side is not rebuilt).
 # Exit 77 without PyTorch or the wheel. ORACLE_KEEP=DIR keeps both outputs.
 set -eu
@@ -61,6 +63,11 @@ fi
 grep -q '^failures 0$' "$T/torch.out" || { tail -3 "$T/torch.out" >&2; fail "a setup call failed on libtorch"; }
 [ -n "${ORACLE_KEEP:-}" ] && cp "$T/torch.out" "$T/shimrt.out" "$ORACLE_KEEP/"
 diff "$T/torch.out" "$T/shimrt.out" >&2 || fail "libshimrt differs from PyTorch (< torch, > shimrt)"
+# torchaudio's kernels split work with torch_parallel_for: the same bytes on 4 threads
+LSAN_OPTIONS="suppressions=$T/lsan.supp:print_suppressions=0" SHIMRT_NUM_THREADS=4 \
+    LD_LIBRARY_PATH="$LIB/torch-libs" "$T/shimrt" "$TA" > "$T/shimrt4.out" 2> "$T/shimrt4.err" || rc=$?
+[ "$rc" -eq 0 ] || { cat "$T/shimrt4.err" >&2; fail "the client on libshimrt (4 threads) exited $rc"; }
+diff "$T/torch.out" "$T/shimrt4.out" >&2 || fail "libshimrt on 4 threads differs from PyTorch"
 
 LD_LIBRARY_PATH="$LIB/torch-libs" "$T/shimrt" "$TA" --cudart > "$T/cudart.out" 2> "$T/cudart.err" ||
     rc=$?

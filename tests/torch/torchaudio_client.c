@@ -70,25 +70,47 @@ static uint16_t half_bits(float f) {
     return (uint16_t)(sign | h);
 }
 
-/* A contiguous CPU tensor of kind k and sizes[0..nd) whose element i is v[i] (converted to
- * the kind's type), zeros when v is NULL. */
+/* How tensor() lays out an input of two or more dims: contiguous; its last two dims
+ * transposed in memory; or every other element of a larger storage, from offset 1. */
+enum { CONTIGUOUS, TRANSPOSED, GAPS };
+static int layout = CONTIGUOUS;
+static const char *const layout_name[] = {"contiguous", "transposed", "gaps"};
+
+/* A CPU tensor of kind k and sizes[0..nd) in `layout`, whose element i in row-major order is
+ * v[i] (converted to the kind's type), zeros when v is NULL. */
 static AtenTensorHandle tensor(int k, int64_t nd, const int64_t *sizes, const double *v) {
-    int64_t st[8], n = 1;
+    int64_t st[8], n = 1, off = 0;
     for (int64_t d = nd - 1; d >= 0; d--) st[d] = n, n *= sizes[d];
-    AtenTensorHandle t = NULL;
-    if (aoti_torch_empty_strided(nd, sizes, st, dtype_of(k), aoti_torch_device_type_cpu(), 0, &t)) {
+    if (nd >= 2 && layout == TRANSPOSED) st[nd - 1] = sizes[nd - 2], st[nd - 2] = 1;
+    if (nd >= 2 && layout == GAPS) {
+        for (int64_t d = 0; d < nd; d++) st[d] *= 2;
+        off = 1;
+    }
+    int64_t span = n ? off + 1 : 0; /* elements of storage the view reaches */
+    for (int64_t d = 0; n && d < nd; d++) span += (sizes[d] - 1) * st[d];
+    AtenTensorHandle base = NULL, t = NULL;
+    if (aoti_torch_empty_strided(1, &span, (int64_t[]){1}, dtype_of(k),
+                                 aoti_torch_device_type_cpu(), 0, &base) ||
+        aoti_torch__reinterpret_tensor(base, nd, sizes, st, off, &t)) {
         failures++;
         return NULL;
     }
     void *p = NULL;
+    aoti_torch_get_data_ptr(base, &p);
+    memset(p, 0, (size_t)span * (k == F64 || k == I64 ? 8 : k == F16 ? 2 : 4));
+    aoti_torch_delete_tensor_object(base);
     aoti_torch_get_data_ptr(t, &p);
-    for (int64_t i = 0; i < n; i++) switch (k) {
-        case F32: ((float *)p)[i] = v ? (float)v[i] : 0.0f; break;
-        case F64: ((double *)p)[i] = v ? v[i] : 0.0; break;
-        case I32: ((int32_t *)p)[i] = v ? (int32_t)v[i] : 0; break;
-        case I64: ((int64_t *)p)[i] = v ? (int64_t)v[i] : 0; break;
-        default: ((uint16_t *)p)[i] = v ? half_bits((float)v[i]) : 0;
+    for (int64_t i = 0; i < n; i++) {
+        int64_t o = 0, lin = i;
+        for (int64_t d = nd - 1; d >= 0; d--) o += (lin % sizes[d]) * st[d], lin /= sizes[d];
+        switch (k) {
+        case F32: ((float *)p)[o] = v ? (float)v[i] : 0.0f; break;
+        case F64: ((double *)p)[o] = v ? v[i] : 0.0; break;
+        case I32: ((int32_t *)p)[o] = v ? (int32_t)v[i] : 0; break;
+        case I64: ((int64_t *)p)[o] = v ? (int64_t)v[i] : 0; break;
+        default: ((uint16_t *)p)[o] = v ? half_bits((float)v[i]) : 0;
         }
+    }
     return t;
 }
 
@@ -506,6 +528,16 @@ int main(int argc, char **argv) {
         overdrive_cases(seed);
         rnnt_cases(seed);
     }
+    for (layout = TRANSPOSED; layout <= GAPS; layout++) /* strided inputs */
+        for (int seed = 7; seed <= 8; seed++) {
+            printf("layout %s\n", layout_name[layout]);
+            rng = 0x7a0d10ull * (uint64_t)seed;
+            forced_align_cases(seed);
+            lfilter_cases(seed);
+            overdrive_cases(seed);
+            rnnt_cases(seed);
+        }
+    layout = CONTIGUOUS;
     rng = 99;
     forced_align_edges();
     lfilter_edges();
