@@ -73,10 +73,13 @@ LD_LIBRARY_PATH="$LIB/torch-libs" "$T/shimrt" "$TA" --cudart > "$T/cudart.out" 2
     rc=$?
 [ "$rc" -eq 0 ] || { cat "$T/cudart.out" "$T/cudart.err" >&2; fail "the libshimrt-cudart checks exited $rc"; }
 for want in 'push 0' 'pop 0 grid 2,3,4 block 32,1,1 shmem 128 stream kept' 'pop empty 52' \
-    'get kernel 0 found' 'get unregistered 98' 'launch a non-kernel 98' 'get after unregister 98'; do
+    'get kernel 0 found' 'check_msg CUDA error: out of memory' 'get unregistered 98' \
+    'launch a non-kernel 98' 'get after unregister 98'; do
     grep -qx "cudart: $want" "$T/cudart.out" || { cat "$T/cudart.out" >&2; fail "cudart: no '$want'"; }
 done
-# no device: cudaErrorNoDevice (100); with one: cudaErrorNotSupported (801), never success
+# (check_msg: libshimrt's CUDA error text, found without looping back through this library
+# that it opens as libcudart.so.13.) A launch with no device: cudaErrorNoDevice (100); with
+# one: cudaErrorNotSupported (801); never success.
 grep -Eqx 'cudart: launch (100 last 100|801 last 801)' "$T/cudart.out" &&
     grep -q '^cudart: text __cudaLaunchKernel: cannot launch my_kernel' "$T/cudart.out" ||
     { cat "$T/cudart.out" >&2; fail "cudart: the launch's error"; }
