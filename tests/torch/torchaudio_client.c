@@ -482,13 +482,19 @@ static int cudart_checks(void) {
     printf("cudart: text %s\n", text(e));
     /* libshimrt's CUDA check finds this library as libcudart.so.13 and must not use its
      * texts (they come from libshimrt: a loop) */
-    for (int i = 0; i < 2; i++) { /* the launch's code, then another (out of memory) */
+    /* (looked up: libtorch_cpu, the other build's library, lacks the CUDA check) */
+    AOTITorchError (*check)(int32_t, const char *, const char *, uint32_t, bool, char **) =
+        (AOTITorchError(*)(int32_t, const char *, const char *, uint32_t, bool, char **))dlsym(
+            RTLD_DEFAULT, "torch_c10_cuda_check_msg");
+    void (*free_msg)(char *) =
+        (void (*)(char *))dlsym(RTLD_DEFAULT, "torch_c10_cuda_free_error_msg");
+    for (int i = 0; check && free_msg && i < 2; i++) { /* the launch's code, then another */
         char *msg = NULL;
-        if (torch_c10_cuda_check_msg(i ? 2 : e, "file.cu", "fn", 7, false, &msg) || !msg)
+        if (check(i ? 2 : e, "file.cu", "fn", 7, false, &msg) || !msg)
             printf("cudart: check_msg failed\n");
         else
             printf("cudart: check_msg %.*s\n", (int)strcspn(msg, "\n"), msg);
-        torch_c10_cuda_free_error_msg(msg);
+        free_msg(msg);
     }
     printf("cudart: get unregistered %d\n", get(&k, fatbin));
     printf("cudart: launch a non-kernel %d\n", launch(fatbin, g, b, NULL, 0, NULL));
