@@ -29,7 +29,24 @@ $(LIBSHIMRT_CUDART_SO): $(BUILD)/obj/runtime/aoti/cudart/cudart.o $(LIBSHIMRT_SO
 	ln -sf libshimrt-cudart.so $(BUILD)/libshimrt-cudart.so.0
 $(SHIMRT_RUN): | $(LIBSHIMRT_CUDART_SO)
 
-ALL_TARGETS += $(LIBSHIMRT_AOTI_A) $(LIBSHIMRT_AOTI_SO) $(SHIMRT_RUN) $(LIBSHIMRT_CUDART_SO)
+# torch-libs/: libshimrt under the sonames a binary built against PyTorch records as
+# NEEDED (libtorch.so, libc10.so, ..., libcudart.so.13: a stable-ABI extension wheel such as
+# torchaudio's), relative links to ../libshimrt.so.0 and ../libshimrt-cudart.so.0. On
+# LD_LIBRARY_PATH they let such a binary load unchanged on libshimrt (docs/dropin.md); each
+# resolves to the file already loaded, so the process still has one libshimrt.
+# (libshimrt.so.0 too: libshimrt-cudart's NEEDED, found beside it whatever the rpath.)
+TORCH_LIB_ALIASES := libc10.so libtorch.so libtorch_cpu.so libc10_cuda.so libtorch_cuda.so \
+  libshimrt.so.0
+CUDART_ALIASES    := libcudart.so.13 libcudart.so.12
+TORCH_LIBS_STAMP  := $(BUILD)/torch-libs/.stamp
+$(TORCH_LIBS_STAMP): $(LIBSHIMRT_SO) $(LIBSHIMRT_CUDART_SO) runtime/aoti/aoti.mk
+	mkdir -p $(BUILD)/torch-libs
+	for a in $(TORCH_LIB_ALIASES); do ln -sfn ../libshimrt.so.0 $(BUILD)/torch-libs/$$a || exit 1; done
+	for a in $(CUDART_ALIASES); do ln -sfn ../libshimrt-cudart.so.0 $(BUILD)/torch-libs/$$a || exit 1; done
+	touch $@
+
+ALL_TARGETS += $(LIBSHIMRT_AOTI_A) $(LIBSHIMRT_AOTI_SO) $(SHIMRT_RUN) $(LIBSHIMRT_CUDART_SO) \
+  $(TORCH_LIBS_STAMP)
 
 # install: beside libshimrt (its header shimrt/aoti_package.h is installed with libshimrt's).
 .PHONY: install-shimrt-aoti uninstall-shimrt-aoti
@@ -42,10 +59,17 @@ install-shimrt-aoti: $(LIBSHIMRT_AOTI_A) $(LIBSHIMRT_AOTI_SO) $(SHIMRT_RUN) $(LI
 	install -m 644 $(LIBSHIMRT_AOTI_A) $(DESTDIR)$(LIBDIR)/libshimrt-aoti.a
 	install -m 755 $(LIBSHIMRT_CUDART_SO) $(DESTDIR)$(LIBDIR)/libshimrt-cudart.so.$(SHIMRT_VERSION)
 	ln -sf libshimrt-cudart.so.$(SHIMRT_VERSION) $(DESTDIR)$(LIBDIR)/libshimrt-cudart.so.$(SHIMRT_SONAME_MAJOR)
+	install -d $(DESTDIR)$(LIBDIR)/shimrt/torch-libs
+	for a in $(TORCH_LIB_ALIASES); do \
+	  ln -sfn ../../libshimrt.so.$(SHIMRT_SONAME_MAJOR) $(DESTDIR)$(LIBDIR)/shimrt/torch-libs/$$a || exit 1; done
+	for a in $(CUDART_ALIASES); do \
+	  ln -sfn ../../libshimrt-cudart.so.$(SHIMRT_SONAME_MAJOR) $(DESTDIR)$(LIBDIR)/shimrt/torch-libs/$$a || exit 1; done
 uninstall-shimrt-aoti:
 	rm -f $(DESTDIR)$(PREFIX)/bin/shimrt-run $(DESTDIR)$(LIBDIR)/libshimrt-aoti.so.$(SHIMRT_VERSION) \
 	  $(DESTDIR)$(LIBDIR)/libshimrt-aoti.so.$(SHIMRT_SONAME_MAJOR) $(DESTDIR)$(LIBDIR)/libshimrt-aoti.so \
 	  $(DESTDIR)$(LIBDIR)/libshimrt-aoti.a $(DESTDIR)$(LIBDIR)/libshimrt-cudart.so.$(SHIMRT_VERSION) \
 	  $(DESTDIR)$(LIBDIR)/libshimrt-cudart.so.$(SHIMRT_SONAME_MAJOR)
+	for a in $(TORCH_LIB_ALIASES) $(CUDART_ALIASES); do rm -f $(DESTDIR)$(LIBDIR)/shimrt/torch-libs/$$a; done
+	rmdir $(DESTDIR)$(LIBDIR)/shimrt/torch-libs $(DESTDIR)$(LIBDIR)/shimrt 2>/dev/null || true
 INSTALL_STEPS += install-shimrt-aoti
 UNINSTALL_STEPS += uninstall-shimrt-aoti

@@ -529,12 +529,12 @@ static AOTITorchError cpu_fallback(const char *func, shimrt_op *op, const shimrt
         st.dev_index = fb_factory_device(d, stack, dev_type);
     }
     tls_kernel_failed = false;
-    char what[512];
+    char what[4096];
     if (shimrt_cxx_call_kernel(cpu, stack, d->n_args, d->n_rets, what, sizeof what)) {
         tls_kernel_failed = false;
         fb_free(&st);
-        return shimrt_fail(func, "op %s overload %s (key %s, CPU fallback): kernel threw: %s",
-                           op->name, ovl_text(op), shimrt_key_name(key), what);
+        shimrt_set_error_text(what); /* what() verbatim, as libtorch's boundary */
+        return AOTI_TORCH_FAILURE;
     }
     if (tls_kernel_failed) {
         tls_kernel_failed = false;
@@ -624,14 +624,15 @@ static AOTITorchError op_call(const char *func, shimrt_op *op, StableIValue *sta
         return AOTI_TORCH_FAILURE;
     }
     tls_kernel_failed = false;
-    char what[512];
+    char what[4096];
     /* A C++ kernel may throw (PyTorch's stable headers do): caught in C++, never let
-     * through C frames; its arguments were owned by C++ objects that unwinding freed. */
+     * through C frames; its arguments were owned by C++ objects that unwinding freed. The
+     * message is what() verbatim, as libtorch's torch_call_dispatcher leaves it (an
+     * extension's STD_TORCH_CHECK text reaches its caller unchanged). */
     if (shimrt_cxx_call_kernel(fn, stack, d->n_args, d->n_rets, what, sizeof what)) {
         tls_kernel_failed = false;
-        return shimrt_fail(func, "op %s overload %s (key %s, kernel of %s): kernel threw: %s",
-                           op->name, ovl_text(op), shimrt_key_name(key), shimrt_key_name(used),
-                           what);
+        shimrt_set_error_text(what);
+        return AOTI_TORCH_FAILURE;
     }
     if (tls_kernel_failed) {
         tls_kernel_failed = false;

@@ -619,7 +619,8 @@ static void load_cudart(void) {
         void *h = dlopen(libs[i], RTLD_NOW | RTLD_LOCAL);
         if (!h) continue;
         void *f = dlsym(h, "cudaGetErrorString");
-        if (f) {
+        /* libshimrt-cudart installed as libcudart.so.13 (docs/dropin.md): its texts are ours */
+        if (f && !dlsym(h, "shimrt_cudart")) {
             memcpy(&cudart_error_string, &f, sizeof f);
             return;
         }
