@@ -40,26 +40,36 @@ AOTITorchError shimrt_cpu_index_reduce(AtenTensorHandle self, int64_t dim, AtenT
                            "index_reduce_(): self (%s) and source (%s) must have the same "
                            "scalar type",
                            shimrt_dtype_name(self->dtype), shimrt_dtype_name(source->dtype));
-    int64_t nidx = shimrt_numel(index);
-    int64_t ssd = source->ndim ? source->sizes[dim < source->ndim ? dim : 0] : 1;
-    if (source->ndim != self->ndim && !(self->ndim <= 1 && source->ndim <= 1))
+    /* PyTorch's index_func_meta_impl: the indexed dim within source, one index per source
+     * slice, and the shapes equal but for dim (whole shapes when either is 0-d) */
+    if (!(dim == 0 || dim < source->ndim))
         return shimrt_fail(op,
-                           "index_reduce_(): Source/destination tensor must have same slice "
-                           "shapes. Destination has %lld dimensions, source has %lld",
-                           (long long)self->ndim, (long long)source->ndim);
+                           "index_reduce_(): Indexing dim %lld is out of bounds of the source "
+                           "tensor with dim %lld",
+                           (long long)dim, (long long)source->ndim);
+    int64_t nidx = shimrt_numel(index);
+    int64_t ssd = source->ndim ? source->sizes[dim] : 1;
     if (nidx != ssd)
         return shimrt_fail(op,
                            "index_reduce_(): Number of indices (%lld) should be equal to "
-                           "source.size(dim) (%lld)",
-                           (long long)nidx, (long long)ssd);
-    for (int64_t d = 0; d < self->ndim && d < source->ndim; d++)
-        if (d != dim && self->sizes[d] != source->sizes[d])
-            return shimrt_fail(op,
-                               "index_reduce_(): Source/destination tensor must have same slice "
-                               "shapes. Destination slice shape: %lld at dimension %lld and "
-                               "source slice shape: %lld at dimension 0.",
-                               (long long)self->sizes[d], (long long)d,
-                               (long long)source->sizes[d]);
+                           "source.size(dim): (%lld), for dim: %lld",
+                           (long long)nidx, (long long)ssd, (long long)dim);
+    bool erase = source->ndim && self->ndim, same = self->ndim == source->ndim;
+    for (int64_t d = 0; same && d < self->ndim; d++)
+        same = (erase && d == dim) || self->sizes[d] == source->sizes[d];
+    if (!same) {
+        char a[256], b[256];
+        return shimrt_fail(op,
+                           "source tensor shape must match self tensor shape, excluding the "
+                           "specified dimension. Got self.shape = %s source.shape = %s",
+                           shimrt_k_fmt_shape(a, sizeof a, self->ndim, self->sizes),
+                           shimrt_k_fmt_shape(b, sizeof b, source->ndim, source->sizes));
+    }
+    /* PyTorch's kernel fills the excluded positions first, dispatching on all types but
+     * bool and complex */
+    if (!include_self && (self->dtype == SHIMRT_BOOL || shimrt_dtype_is_complex(self->dtype)))
+        return shimrt_fail(op, "\"index_reduce_func_exclude_input_init\" not implemented for '%s'",
+                           shimrt_dtype_torch_name(self->dtype));
     int64_t limit = self->ndim ? self->sizes[dim] : 1;
     int64_t *iv = malloc((size_t)(nidx ? nidx : 1) * sizeof *iv);
     if (!iv) return shimrt_fail(op, "out of memory");
