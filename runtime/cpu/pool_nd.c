@@ -368,9 +368,11 @@ AOTITorchError shimrt_pl_avg_pool(int nsp, AtenTensorHandle self, const int64_t 
     if (divisor_override && *divisor_override == 0)
         return shimrt_fail(op, "divisor must be not zero");
     if (shimrt_pl_check(op, op, &c, self, ceil_mode != 0)) return AOTI_TORCH_FAILURE;
-    int32_t dt = self->dtype; /* avg_pool3d: float, double and int64 only; avg_pool2d: not bool */
-    if (nsp == 2 ? dt == SHIMRT_BOOL
-                 : dt != SHIMRT_FLOAT32 && dt != SHIMRT_FLOAT64 && dt != SHIMRT_INT64)
+    /* PyTorch's kernels: float, double and int64; avg_pool2d also float16 and bfloat16 */
+    int32_t dt = self->dtype;
+    bool reduced = dt == SHIMRT_FLOAT16 || dt == SHIMRT_BFLOAT16;
+    if (dt != SHIMRT_FLOAT32 && dt != SHIMRT_FLOAT64 && dt != SHIMRT_INT64 &&
+        !(nsp == 2 && reduced))
         return shimrt_fail(op, "\"%s_out_frame\" not implemented for '%s'", op,
                            shimrt_dtype_torch_name(dt));
     c.divisor = divisor_override ? *divisor_override : 0;
