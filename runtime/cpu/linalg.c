@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "aoti_ops.h"
 #include "cpu_kernels.h"
 #include "engine.h"
 #include "iter.h"
@@ -338,6 +339,7 @@ static AOTITorchError mm_impl(const char *op, AtenTensorHandle self, AtenTensorH
                                (long long)(bias->ndim ? bias->sizes[0] : 0), (long long)n,
                                (long long)m);
     }
+    if (bias && shimrt_k_gemm_scalars(op, dt, n, k, m, beta, alpha)) return AOTI_TORCH_FAILURE;
     AtenTensorHandle out = shimrt_k_empty_like_dev(op, self, 2, shape, NULL, dt);
     if (!out) return AOTI_TORCH_FAILURE;
     if (bias && beta != 0) {
@@ -520,6 +522,16 @@ AOTITorchError shimrt_k_gemm_bmm(const char *op, int32_t dt, int64_t n, int64_t 
                                  int64_t brs, int64_t bcs, void *c, double alpha, double beta) {
     return gemm_mode(op, dt, n, k, m, (mat){a, ars, acs}, (mat){b, brs, bcs}, c, alpha, beta,
                      n * k * m < 400 ? GEMM_LOOP : mkl_mode(n, m));
+}
+
+AOTITorchError shimrt_k_gemm_scalars(const char *op, int32_t dt, int64_t n, int64_t k, int64_t m,
+                                     double beta, double alpha) {
+    if (n == 0 || k == 0 || m == 0) return AOTI_TORCH_SUCCESS;
+    int32_t opmath = dt == SHIMRT_FLOAT16 || dt == SHIMRT_BFLOAT16 ? SHIMRT_FLOAT32 : dt;
+    if (shimrt_k_scalar_fits(op, shimrt_scalar_double(alpha), opmath, false) ||
+        shimrt_k_scalar_fits(op, shimrt_scalar_double(beta), opmath, false))
+        return AOTI_TORCH_FAILURE;
+    return AOTI_TORCH_SUCCESS;
 }
 
 /* gemm for the issue-19 kernels (runtime/cpu/aoti_ops.h). */
