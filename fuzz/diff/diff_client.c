@@ -146,7 +146,8 @@ static bool random_op(const char *name) { /* name: "<ns>::<op>" */
                                       "aten::bernoulli_",     "aten::exponential_",
                                       "aten::native_dropout", "aten::exponential",
                                       "aten::uniform",        "aten::cauchy_",
-                                      "aten::log_normal_",    "aten::geometric_"};
+                                      "aten::log_normal_",    "aten::geometric_",
+                                      "aten::multinomial"};
     for (size_t i = 0; i < sizeof ops / sizeof *ops; i++)
         if (!strcmp(name, ops[i])) return true;
     return false;
