@@ -132,7 +132,8 @@ static AOTITorchError elementwise(const char *op, int32_t dt, AtenTensorHandle a
     if (contiguous &&
         !(out = shimrt_tensor_empty(op, a->ndim, a->sizes, NULL, dt, SHIMRT_DEV_CPU, 0)))
         return AOTI_TORCH_FAILURE;
-    if (sh_plan_build(&p, op, &out, dt, b ? 2 : 1, ins)) {
+    /* polar (two inputs): its TensorIterator keeps the inputs' dtypes, none converted */
+    if ((b ? sh_plan_build_keep : sh_plan_build)(&p, op, &out, dt, b ? 2 : 1, ins)) {
         if (contiguous) shimrt_tensor_free(out);
         return AOTI_TORCH_FAILURE;
     }

@@ -69,6 +69,11 @@ AOTITorchError sh_plan_build_where(sh_plan *p, const char *op, AtenTensorHandle 
     return plan_build(p, op, out, odt, nin, ins, false, 1);
 }
 
+AOTITorchError sh_plan_build_keep(sh_plan *p, const char *op, AtenTensorHandle *out, int32_t odt,
+                                  int nin, const struct AtenTensorOpaque *const *ins) {
+    return plan_build(p, op, out, odt, nin, ins, false, nin);
+}
+
 /* nkeep: the first nkeep inputs keep their dtype (where's condition); the others of
  * another dtype than the common one are converted first (their layout: to()'s) */
 static AOTITorchError plan_build(sh_plan *p, const char *op, AtenTensorHandle *out, int32_t odt,

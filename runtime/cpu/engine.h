@@ -62,6 +62,12 @@ AOTITorchError sh_plan_build_scalar(sh_plan *p, const char *op, AtenTensorHandle
 AOTITorchError sh_plan_build_where(sh_plan *p, const char *op, AtenTensorHandle *out, int32_t odt,
                                    int nin, const struct AtenTensorOpaque *const *ins);
 
+/* sh_plan_build for an op whose TensorIterator keeps each input's dtype (no common dtype:
+ * polar's real inputs and complex result): no input is converted first, so a new output
+ * takes the inputs' own layouts. */
+AOTITorchError sh_plan_build_keep(sh_plan *p, const char *op, AtenTensorHandle *out, int32_t odt,
+                                  int nin, const struct AtenTensorOpaque *const *ins);
+
 /* Index of a computable dtype among the compute types (float16/bfloat16: float), -1 if
  * none. */
 int sh_ct_index(int32_t dtype);
