@@ -691,8 +691,12 @@ AOTITorchError shimrt_cpu_histc(AtenTensorHandle self, int64_t bins, shimrt_scal
             t = histc_round(
                 dt, histc_round(dt, histc_round(dt, v - el) * histc_round(dt, (double)bins)) /
                         histc_round(dt, er - el));
-        int64_t b = t >= 0 && t < (double)bins ? (int64_t)t : (t >= (double)bins ? bins : 0);
+        /* converted to int64 as x86 does: a NaN or out-of-range guess is INT64_MIN, whose
+         * element offset into PyTorch's counts wraps to bin 0; the top edge belongs to the
+         * last bin */
+        int64_t b = t >= -0x1p63 && t < 0x1p63 ? (int64_t)t : 0;
         if (b >= bins) b = bins - 1;
+        if (b < 0) b = 0;
         cnt[b] += 1;
     }
     size_t es = shimrt_dtype_size(self->dtype);
