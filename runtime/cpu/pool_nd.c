@@ -338,7 +338,8 @@ AOTITorchError shimrt_pl_max_pool(int nsp, AtenTensorHandle self, const int64_t 
     const char *op = nsp == 2 ? "max_pool2d_with_indices" : "max_pool3d_with_indices";
     const char *fn = nsp == 2 ? "max_pool2d" : "max_pool3d";
     shimrt_pl c = {.nsp = nsp, .kind = SHIMRT_PL_MAX};
-    if (shimrt_pl_lists(op, fn, &c, k, kn, s, sn, p, pn, d, dn) ||
+    static const int64_t none = 0; /* an empty dilation list is refused, as in PyTorch */
+    if (shimrt_pl_lists(op, fn, &c, k, kn, s, sn, p, pn, d ? d : &none, dn) ||
         shimrt_pl_check(op, nsp == 2 ? fn : "max_pool3d_with_indices_out_cpu_template", &c, self,
                         ceil_mode != 0))
         return AOTI_TORCH_FAILURE;
