@@ -306,8 +306,12 @@ static void each_elem(AtenTensorHandle t, int how, double by) {
             v = gelu ? 0.5 * v * (1.0 + erf(v * M_SQRT1_2)) : (v > 0 || isnan(v) ? v : 0.0);
         } else {
             float f = (float)v;
-            f = gelu ? 0.5f * f * (1.0f + erff(f * (float)M_SQRT1_2))
-                     : (f > 0 || isnan(f) ? f : 0.0f);
+            /* PyTorch's vectorized float32/bfloat16 GELU (its contiguous path, more than one
+             * element) takes its own erf, which gives NaN at +inf (measured) */
+            bool vec_inf = gelu && isinf(f) && f > 0 && n > 1 && t->dtype != SHIMRT_FLOAT16;
+            f = vec_inf ? NAN
+                : gelu  ? 0.5f * f * (1.0f + erff(f * (float)M_SQRT1_2))
+                        : (f > 0 || isnan(f) ? f : 0.0f);
             v = f;
         }
         shimrt_k_store_f64(e, t->dtype, v);

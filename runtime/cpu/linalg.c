@@ -119,11 +119,12 @@ static bool huge_or_special(const char *p, int32_t dt) {
  * loop sums a * b from 0 and then takes r * beta + alpha * acc. */
 #define UNFUSED_DOT(T)                                                                             \
     static T unfused_##T(mat a, mat b, int64_t i, int64_t j, int64_t k, T alpha, T beta, T cold,   \
-                         bool loop) {                                                              \
+                         bool loop, bool prod_first) {                                             \
         T acc = loop || beta == 0 ? 0 : beta * cold;                                               \
         for (int64_t p = 0; p < k; p++) {                                                          \
             T x = ((const T *)(const void *)a.p)[i * a.rs + p * a.cs];                             \
-            acc += (loop ? x : alpha * x) * ((const T *)(const void *)b.p)[p * b.rs + j * b.cs];   \
+            T y = ((const T *)(const void *)b.p)[p * b.rs + j * b.cs];                             \
+            acc += loop ? x * y : prod_first ? (x * y) * alpha : (alpha * x) * y;                  \
         }                                                                                          \
         if (!loop) return acc;                                                                     \
         return beta == 0 ? alpha * acc : cold * beta + alpha * acc;                                \
@@ -131,15 +132,20 @@ static bool huge_or_special(const char *p, int32_t dt) {
 UNFUSED_DOT(float)
 UNFUSED_DOT(double)
 
-static void unfused_store(int32_t dt, mat a, mat b, int64_t i, int64_t j, int64_t k, double alpha,
-                          double beta, char *dst, const char *cold, bool loop) {
+/* (MKL's kernel for a one-column result of one term, k == 1 and m == 1, multiplies a * b
+ * first and then by alpha: measured, (2.5e38 * 0) * 4.5 is 0 where (4.5 * 2.5e38) * 0 is
+ * NaN) */
+static void unfused_store(int32_t dt, mat a, mat b, int64_t i, int64_t j, int64_t k, int64_t m,
+                          double alpha, double beta, char *dst, const char *cold, bool loop) {
+    bool pf = k == 1 && m == 1;
     if (dt == SHIMRT_FLOAT32)
         *(float *)(void *)dst =
             unfused_float(a, b, i, j, k, (float)alpha, (float)beta,
-                          beta == 0 ? 0 : *(const float *)(const void *)cold, loop);
+                          beta == 0 ? 0 : *(const float *)(const void *)cold, loop, pf);
     else
-        *(double *)(void *)dst = unfused_double(
-            a, b, i, j, k, alpha, beta, beta == 0 ? 0 : *(const double *)(const void *)cold, loop);
+        *(double *)(void *)dst =
+            unfused_double(a, b, i, j, k, alpha, beta,
+                           beta == 0 ? 0 : *(const double *)(const void *)cold, loop, pf);
 }
 
 /* Flags the rows of a and the columns of b holding a huge or special value; *cold: a copy of
@@ -185,7 +191,7 @@ static AOTITorchError gemm_mode(const char *op, int32_t dt, int64_t n, int64_t k
         for (int64_t i = 0; i < n; i++)
             for (int64_t j = 0; j < m; j++) {
                 char *dst = c + (size_t)(i * m + j) * es;
-                unfused_store(dt, a, b, i, j, k, alpha, beta, dst, dst, true);
+                unfused_store(dt, a, b, i, j, k, m, alpha, beta, dst, dst, true);
             }
         return AOTI_TORCH_SUCCESS;
     }
@@ -246,8 +252,8 @@ static AOTITorchError gemm_mode(const char *op, int32_t dt, int64_t n, int64_t k
                      !isfinite(dt == SHIMRT_FLOAT32 ? (double)((float *)(void *)c)[i * m + j]
                                                     : ((double *)(void *)c)[i * m + j]))) {
                     size_t at = (size_t)(i * m + j) * es;
-                    unfused_store(dt, a0, b0, i, j, k, alpha, beta, c + at, cold ? cold + at : NULL,
-                                  false);
+                    unfused_store(dt, a0, b0, i, j, k, m, alpha, beta, c + at,
+                                  cold ? cold + at : NULL, false);
                 }
         free(rows);
         free(cols);
