@@ -425,13 +425,14 @@ static void exec_chunk2(char **ptr, const int64_t *st, int64_t n, void *vjob) {
         bool scalar_ok = c->nin == 2 && c->cond < 0 && nscalar == 0 && !c->scalar_b;
         /* a float32 operand of a float16/bfloat16 op (a 0-d one) is rounded to the common
          * dtype first, as PyTorch does, even though the kernel computes in float32 */
-        bool via = want == c->cdt && c->rdt != c->cdt && dt != c->rdt;
+        bool via = want == c->cdt && c->rdt != c->cdt && dt != c->rdt &&
+                   !(i == 1 && c->k && c->k->raw_scalar_b && (p->scalar_mask & 4u));
         if (!via && dt == want && s == es) {
             in[i] = ptr[1 + i];
         } else if (s == 0 && scalar_ok) {
             if (!via && dt == want) {
                 in[i] = ptr[1 + i];
-            } else if (want == c->cdt && c->rdt != c->cdt && dt != c->rdt) {
+            } else if (via) {
                 char tmp[2];
                 sh_cast_run(tmp, c->rdt, 2, ptr[1 + i], dt, 0, 1);
                 sh_cast_run(buf[1 + i], want, es, tmp, c->rdt, 2, 1);
@@ -442,7 +443,7 @@ static void exec_chunk2(char **ptr, const int64_t *st, int64_t n, void *vjob) {
             }
             nscalar++;
             mode = i + 1;
-        } else if (want == c->cdt && c->rdt != c->cdt && dt != c->rdt) {
+        } else if (via) {
             /* PyTorch casts to the common dtype first, then computes in float */
             _Alignas(64) char tmp[SH_CHUNK * 2];
             sh_cast_run(tmp, c->rdt, 2, ptr[1 + i], dt, s, n);

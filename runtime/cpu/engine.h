@@ -104,6 +104,10 @@ int sh_isa_level(void);
 /* Scalar arguments of a kernel (converted to the compute type by the kernel). */
 typedef struct sh_kargs {
     double alpha, p0, p1;
+    /* the second input, when it is a scalar of the whole plan (every stride 0), is read at
+     * its own value, not rounded through a float16/bfloat16 common dtype: PyTorch's mul and
+     * true division take such an operand's original value in float (original_scalar_value) */
+    bool raw_scalar_b;
 } sh_kargs;
 /* A typed kernel: n outputs into o from the inputs a, b, c (contiguous runs of the compute
  * type; c is where's condition, as bool). mode 0: all vectors; 1: a is one scalar;

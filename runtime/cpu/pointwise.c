@@ -107,13 +107,22 @@ static AOTITorchError pw_run_engine(pw_call *c, AtenTensorHandle *ret0) {
              ? sh_plan_build_where
              : sh_plan_build)(&p, c->op, &out, c->out ? c->out->dtype : odt, c->nin, c->in))
         return AOTI_TORCH_FAILURE;
+    /* PyTorch's mul and true division read a scalar second operand at its own value (in
+     * float for float16/bfloat16); the other ops see it cast to the common dtype */
+    bool raw = c->row == OP_mul || c->row == OP_div;
+    c->k.raw_scalar_b = raw;
     if (c->has_scalar) {
         /* an int or bool Scalar converts from its exact int64 value */
         _Alignas(8) char sv[8];
         bool exact = shimrt_scalar_is_integral(c->scalar, true);
-        sh_cast_run(sv, sh_ct_dtype(ct), 0,
-                    exact ? (const char *)&c->scalar.i : (const char *)&c->scalar.d,
-                    exact ? SHIMRT_INT64 : SHIMRT_FLOAT64, 0, 1);
+        const char *src = exact ? (const char *)&c->scalar.i : (const char *)&c->scalar.d;
+        int32_t sdt = exact ? SHIMRT_INT64 : SHIMRT_FLOAT64;
+        _Alignas(8) char rounded[8];
+        if (!raw && (rt == SHIMRT_FLOAT16 || rt == SHIMRT_BFLOAT16)) {
+            sh_cast_run(rounded, rt, 0, src, sdt, 0, 1);
+            src = rounded, sdt = rt;
+        }
+        sh_cast_run(sv, sh_ct_dtype(ct), 0, src, sdt, 0, 1);
         sh_exec(&p, rt, r->cls == SH_COMPARE, false, fn, &c->k, sv);
     } else {
         sh_exec(&p, rt, r->cls == SH_COMPARE, c->cond_first, fn, &c->k, NULL);
@@ -202,13 +211,10 @@ static int32_t bare_result_type(const pw_call *c) {
 /* t's values converted to dt, with t's sizes, strides and offset (a buffer spanning the
  * elements t reaches) */
 static AtenTensorHandle bare_convert(const char *op, const struct AtenTensorOpaque *t, int32_t dt) {
-    int64_t extent = t->storage_offset + 1;
-    for (int64_t d = 0; d < t->ndim; d++)
-        if (t->sizes[d] > 0) extent += (t->sizes[d] - 1) * t->strides[d];
-    AtenTensorHandle buf = shimrt_tensor_empty(op, 1, &extent, NULL, dt, SHIMRT_DEV_CPU, 0);
-    if (!buf) return NULL;
-    AtenTensorHandle v = shimrt_k_alias(op, buf, t->ndim, t->sizes, t->strides, t->storage_offset);
-    shimrt_tensor_free(buf);
+    /* as TensorIterator's to(dt): preserve_format's layout (t's strides when dense) */
+    int64_t st[SHIMRT_MAX_DIMS];
+    shimrt_k_preserve_strides(t, st);
+    AtenTensorHandle v = shimrt_tensor_empty(op, t->ndim, t->sizes, st, dt, SHIMRT_DEV_CPU, 0);
     if (v && sh_copy(op, v, t)) {
         shimrt_tensor_free(v);
         return NULL;
@@ -508,8 +514,14 @@ static AOTITorchError pw_run_bare(pw_call *c, AtenTensorHandle *ret0) {
     for (int i = 0; i < c->nin; i++) {
         if (bare_signed(c->in[i]->dtype) < 0) continue;
         AtenTensorHandle t = (AtenTensorHandle)c->in[i];
-        if (c->in[i]->dtype != target && !(t = own[i] = bare_convert(c->op, c->in[i], target)))
-            goto done;
+        /* mul / true division read a one-element second operand at its own value in float
+         * (PyTorch's original_scalar_value) where the common dtype is float16/bfloat16 */
+        bool raw = (c->row == OP_mul || c->row == OP_div) && i == 1 && !c->cond_first &&
+                   (target == SHIMRT_FLOAT16 || target == SHIMRT_BFLOAT16) &&
+                   shimrt_numel(c->in[1]) == 1;
+        if (raw && e.compute < 0) e.compute = target;
+        int32_t to = raw ? SHIMRT_FLOAT32 : target;
+        if (c->in[i]->dtype != to && !(t = own[i] = bare_convert(c->op, c->in[i], to))) goto done;
         if (bare_signed(target) >= 0) { /* the same bits as the signed type */
             AtenTensorHandle v = bare_view(c->op, t, bare_signed(target));
             shimrt_tensor_free(own[i]);
@@ -657,6 +669,21 @@ AOTITorchError shimrt_cpu_add_scalar(AtenTensorHandle self, shimrt_scalar other,
     c.scalar = other;
     if (shimrt_k_check_cpu(op, self, "self")) return AOTI_TORCH_FAILURE;
     if (alpha_check(op, &c, alpha)) return AOTI_TORCH_FAILURE;
+    /* a float16/bfloat16 self: PyTorch adds the Scalar as a 0-d tensor of self's dtype, so
+     * its kernel is the one of two half tensors (alpha's product rounded in its scalar loop) */
+    if ((self->dtype == SHIMRT_FLOAT16 || self->dtype == SHIMRT_BFLOAT16) && c.k.alpha != 1 &&
+        other.kind != SHIMRT_SCALAR_KIND_COMPLEX) {
+        AtenTensorHandle t = shimrt_tensor_empty(op, 0, NULL, NULL, self->dtype, SHIMRT_DEV_CPU, 0);
+        if (!t) return AOTI_TORCH_FAILURE;
+        bool exact = shimrt_scalar_is_integral(other, true);
+        if (exact)
+            shimrt_k_store_i64(shimrt_data(t), self->dtype, other.i);
+        else
+            shimrt_k_store_f64(shimrt_data(t), self->dtype, other.d);
+        AOTITorchError rc = add_sub(op, false, self, t, alpha, ret0);
+        shimrt_tensor_free(t);
+        return rc;
+    }
     return pw_run(&c, ret0);
 }
 
@@ -928,17 +955,15 @@ AOTITorchError shimrt_cpu_clamp(AtenTensorHandle self, const shimrt_scalar *smin
 
 /* ---- binary ---- */
 typedef struct {
-    int32_t dt;
+    size_t es; /* an integral element: zero when every byte is */
     bool zero;
 } zero_scan;
 
 static void scan_zero(char **ptr, const int64_t *st, int64_t n, void *vctx) {
+    static const char zeros[8];
     zero_scan *z = vctx;
-    for (int64_t i = 0; i < n; i++) {
-        int64_t v;
-        sh_cast_run((char *)&v, SHIMRT_INT64, 8, ptr[1] + i * st[1], z->dt, 0, 1);
-        if (v == 0) z->zero = true;
-    }
+    for (int64_t i = 0; i < n && !z->zero; i++)
+        if (!memcmp(ptr[1] + i * st[1], zeros, z->es)) z->zero = true;
 }
 
 AOTITorchError shimrt_cpu_floor_divide(AtenTensorHandle self, AtenTensorHandle other,
@@ -955,7 +980,8 @@ AOTITorchError shimrt_cpu_floor_divide(AtenTensorHandle self, AtenTensorHandle o
         if (t < 0 || bare_signed(t) >= 0 || shimrt_k_is_floating(t)) return pw_run(&c, ret0);
     }
     if (shimrt_k_check_cpu(op, self, "self") || shimrt_k_check_cpu(op, other, "other") ||
-        shimrt_k_check_dtype(op, self, "self") || shimrt_k_check_dtype(op, other, "other"))
+        (bare_signed(self->dtype) < 0 && shimrt_k_check_dtype(op, self, "self")) ||
+        (bare_signed(other->dtype) < 0 && shimrt_k_check_dtype(op, other, "other")))
         return AOTI_TORCH_FAILURE;
     const struct AtenTensorOpaque *const pair[2] = {self, other};
     int32_t rt = shimrt_k_result_type_of(2, pair, 0, NULL);
@@ -965,7 +991,7 @@ AOTITorchError shimrt_cpu_floor_divide(AtenTensorHandle self, AtenTensorHandle o
         return AOTI_TORCH_FAILURE;
     shimrt_k_numel(bn, bshape, &bnumel);
     if (!shimrt_k_is_floating(rt) && bnumel > 0) { /* integer division by zero: an error */
-        zero_scan z = {other->dtype, false};
+        zero_scan z = {shimrt_dtype_size(other->dtype), false};
         sh_plan p;
         AtenTensorHandle o = (AtenTensorHandle)other; /* read only: the scan writes nothing */
         if (sh_plan_build(&p, op, &o, other->dtype, 1,
