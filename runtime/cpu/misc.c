@@ -11,6 +11,7 @@
 #include "aoti_ops.h"
 #include "compositeexplicitautograd_kernels.h"
 #include "cpu_kernels.h"
+#include "engine.h"
 #include "index.h"
 #include "../ops/ops_math.h"
 
@@ -75,6 +76,8 @@ AOTITorchError shimrt_cpu_mul_scalar(AtenTensorHandle self, shimrt_scalar sother
                                      AtenTensorHandle *ret0) {
     static const char op[] = "mul.Scalar";
     int32_t rt;
+    if ((self->defined && sh_dtype_wide(self->dtype)) || sother.kind == SHIMRT_SCALAR_KIND_COMPLEX)
+        return sh_mul_scalar_wide(op, self, sother, ret0);
     if (tensor_scalar_type(op, "mul_cpu", self, "self", sother, &rt)) return AOTI_TORCH_FAILURE;
     double other = sother.d;
     int64_t iother = shimrt_scalar_is_integral(sother, true) ? sother.i : shimrt_k_f2i(other);
@@ -955,14 +958,65 @@ AOTITorchError shimrt_cpu_pow_tensor_tensor(AtenTensorHandle self, AtenTensorHan
                                             AtenTensorHandle *ret0) {
     static const char op[] = "pow.Tensor_Tensor";
     int32_t rt;
+    if (!shimrt_k_check_cpu(op, self, "self") && !shimrt_k_check_cpu(op, exponent, "exponent") &&
+        (sh_dtype_wide(self->dtype) || sh_dtype_wide(exponent->dtype))) {
+        const struct AtenTensorOpaque *ts[2] = {self, exponent};
+        if ((rt = sh_result_type_wide(op, 2, ts, NULL)) == -2) return AOTI_TORCH_FAILURE;
+        if (shimrt_dtype_is_complex(rt)) return sh_pow_complex(op, self, exponent, rt, NULL, ret0);
+        if (sh_dtype_wide(rt)) /* PyTorch's integral pow has no uint16/32/64 */
+            return shimrt_fail(op, "\"pow\" not implemented for '%s'", shimrt_dtype_torch_name(rt));
+        return pow_common(op, self, exponent, rt, true, ret0);
+    }
     if (two_tensor_type(op, self, "exponent", exponent, &rt)) return AOTI_TORCH_FAILURE;
     return pow_common(op, self, exponent, rt, true, ret0);
+}
+
+/* pow.Scalar of a uint16/32/64 or complex exponent, or a complex base: PyTorch's
+ * pow_Scalar_out fills 1 for a base equal to 1, else is pow.Tensor_Tensor of the wrapped
+ * base (converted to the common dtype) into the contiguous result of its meta */
+static AOTITorchError pow_scalar_wide(const char *op, shimrt_scalar self, AtenTensorHandle exponent,
+                                      AtenTensorHandle *ret0) {
+    int32_t rt = sh_result_type_wide(op, 1, (const struct AtenTensorOpaque *const *)&exponent, &self);
+    if (rt == -2) return AOTI_TORCH_FAILURE;
+    double re = shimrt_scalar_is_integral(self, true) ? (double)self.i : self.d;
+    double im = self.kind == SHIMRT_SCALAR_KIND_COMPLEX ? self.im : 0;
+    bool one = re == 1 && im == 0;
+    if (!one && !shimrt_dtype_is_complex(rt) && sh_dtype_wide(rt))
+        return shimrt_fail(op, "\"pow\" not implemented for '%s'", shimrt_dtype_torch_name(rt));
+    AtenTensorHandle r = shimrt_k_new(op, exponent->ndim, exponent->sizes, rt), base = NULL;
+    if (!r) return AOTI_TORCH_FAILURE;
+    AOTITorchError err = AOTI_TORCH_SUCCESS;
+    if (one) {
+        double v[2] = {1, 0};
+        for (int64_t i = 0, n = shimrt_numel(r), es = (int64_t)shimrt_dtype_size(rt); i < n; i++)
+            shimrt_dtype_convert((char *)shimrt_data(r) + i * es, rt, v, SHIMRT_COMPLEX128);
+    } else if (shimrt_dtype_is_complex(rt)) {
+        double v[2] = {re, im};
+        if (!(base = shimrt_k_new(op, 0, NULL, rt)))
+            err = AOTI_TORCH_FAILURE;
+        else
+            shimrt_dtype_convert(shimrt_data(base), rt, v, SHIMRT_COMPLEX128);
+        if (!err) err = sh_pow_complex(op, base, exponent, rt, r, NULL);
+    } else {
+        shimrt_tensor_free(r);
+        r = NULL;
+        if (!(base = shimrt_k_new(op, 0, NULL, rt))) return AOTI_TORCH_FAILURE;
+        shimrt_dtype_convert(shimrt_data(base), rt, &re, SHIMRT_FLOAT64);
+        err = pow_common(op, base, exponent, rt, false, ret0);
+        shimrt_tensor_free(base);
+        return err;
+    }
+    shimrt_tensor_free(base);
+    return shimrt_k_hand_out(err, r, ret0);
 }
 
 AOTITorchError shimrt_cpu_pow_scalar(shimrt_scalar self, AtenTensorHandle exponent,
                                      AtenTensorHandle *ret0) {
     static const char op[] = "pow.Scalar";
     int32_t rt;
+    if (!shimrt_k_check_cpu(op, exponent, "exponent") &&
+        (sh_dtype_wide(exponent->dtype) || self.kind == SHIMRT_SCALAR_KIND_COMPLEX))
+        return pow_scalar_wide(op, self, exponent, ret0);
     if (tensor_scalar_type(op, "pow", exponent, "exponent", self, &rt)) return AOTI_TORCH_FAILURE;
     AtenTensorHandle base = shimrt_k_new(op, 0, NULL, rt);
     if (!base) return AOTI_TORCH_FAILURE;

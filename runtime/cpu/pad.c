@@ -28,9 +28,10 @@ static AOTITorchError pad_index_mode(const char *op, int m, AtenTensorHandle sel
     static const char *const kname[] = {"reflection_pad", "replication_pad"};
     static const char *const dn[] = {"D", "H", "W"};
     if (m != 3) {
-        if (self->dtype == SHIMRT_BOOL)
-            return shimrt_fail(op, "\"%s%lldd\" not implemented for 'Bool'", kname[m - 1],
-                               (long long)k);
+        if (self->dtype == SHIMRT_BOOL || (sh_dtype_wide(self->dtype) &&
+                                           !shimrt_dtype_is_complex(self->dtype)))
+            return shimrt_fail(op, "\"%s%lldd\" not implemented for '%s'", kname[m - 1],
+                               (long long)k, shimrt_dtype_torch_name(self->dtype));
         bool ok = true; /* every dim but a batch dim non-empty */
         for (int64_t d = nd == k + 2 ? 1 : 0; d < nd; d++) ok = ok && self->sizes[d] != 0;
         if (!ok) {
@@ -161,7 +162,10 @@ static AOTITorchError pad_index_mode(const char *op, int m, AtenTensorHandle sel
 AOTITorchError shimrt_cpu_pad(AtenTensorHandle self, const int64_t *pad, int64_t pad_len_,
                               const char *mode, double *value, AtenTensorHandle *ret0) {
     static const char op[] = "pad";
-    if (shimrt_k_check_cpu(op, self, "self") || shimrt_k_check_dtype(op, self, "self"))
+    /* every dtype: the modes move elements (constant fills, circular is narrow / cat / copy);
+     * reflect and replicate refuse uint16/32/64 as PyTorch's kernels do (below) */
+    if (shimrt_k_check_cpu(op, self, "self") ||
+        (!sh_dtype_wide(self->dtype) && shimrt_k_check_dtype(op, self, "self")))
         return AOTI_TORCH_FAILURE;
     if (mode == NULL) return shimrt_fail(op, "argument 'mode' is NULL");
     int m = strcmp(mode, "constant") == 0    ? 0

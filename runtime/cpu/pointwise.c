@@ -264,14 +264,22 @@ static bool cx_takes(int row) {
     return row == OP_add || row == OP_sub || row == OP_mul || row == OP_div || row == OP_neg ||
            row == OP_eq || row == OP_ne || row == OP_abs || row == OP_where || row == OP_copy ||
            row == OP_exp || row == OP_log || row == OP_sqrt || row == OP_tanh || row == OP_rsqrt ||
-           row == OP_sigmoid;
+           row == OP_sigmoid || row == OP_pow;
 }
+
+/* pow of a complex tensor by a Scalar exponent, as PyTorch's pow_Tensor_Scalar_out and
+ * pow_tensor_scalar_kernel pick it: 0 fills 1, 1 copies, 0.5 / -0.5 / -1 are the sqrt,
+ * rsqrt and reciprocal kernels, 2 / 3 / -2 products (x * x, x * x * x, 1 / (x * x)), any
+ * other std::pow(x, exponent) in the component type; a tensor exponent is std::pow */
+enum { CX_POW, CX_POW_ONE, CX_POW_COPY, CX_POW_SQRT, CX_POW_RSQRT, CX_POW_RECIP, CX_POW_SQUARE,
+       CX_POW_CUBE, CX_POW_INVSQUARE };
 
 typedef struct {
     int row, nin;
     bool scalar;     /* b is (sre, sim) */
-    double sre, sim; /* the Scalar operand */
+    double sre, sim; /* the Scalar operand (pow: the exponent) */
     double are, aim; /* alpha (add; sub: negated) */
+    int pmode;       /* pow: CX_POW... */
 } cx_job;
 
 /* Which of a run's n elements PyTorch 2.15's complex mul computes with fused products:
@@ -321,12 +329,39 @@ static void cx_mul_split(const int64_t *st, int64_t n, int nin, int64_t es, int6
 CX_FN(cx_fn_f32, float, float complex, f)
 CX_FN(cx_fn_f64, double, double complex, )
 
-#define CX_LOOP(NAME, T, FMA, FN)                                                                  \
+/* std::pow of two c10::complex numbers: libstdc++'s pow of std::complex, glibc's cpowf / cpow */
+#define CX_POWFN(NAME, T, CT, SUF)                                                                 \
+    static void NAME(const T *x, const T *y, T *r) {                                               \
+        CT z, e, o;                                                                                \
+        memcpy(&z, x, sizeof z);                                                                   \
+        memcpy(&e, y, sizeof e);                                                                   \
+        o = cpow##SUF(z, e);                                                                       \
+        memcpy(r, &o, sizeof o);                                                                   \
+    }
+CX_POWFN(cx_pow_f32, float, float complex, f)
+CX_POWFN(cx_pow_f64, double, double complex, )
+
+/* r = x * y, c10::complex's product, fused as the run's element i is in PyTorch's build */
+#define CX_MUL(T, FMA, x, y, r, i)                                                                 \
+    do {                                                                                           \
+        T mr_, mi_;                                                                                \
+        if ((i) < unf1 || (i) >= fused) {                                                          \
+            mr_ = x[0] * y[0] - x[1] * y[1];                                                       \
+            mi_ = x[0] * y[1] + x[1] * y[0];                                                       \
+        } else {                                                                                   \
+            mr_ = FMA(x[0], y[0], -(x[1] * y[1]));                                                 \
+            mi_ = FMA(x[0], y[1], x[1] * y[0]);                                                    \
+        }                                                                                          \
+        r[0] = mr_, r[1] = mi_;                                                                    \
+    } while (0)
+
+#define CX_LOOP(NAME, T, FMA, FN, POW)                                                             \
     static void NAME(char **ptr, const int64_t *st, int64_t n, void *vctx) {                       \
         const cx_job *j = vctx;                                                                    \
         const T sr = (T)j->sre, si = (T)j->sim, alr = (T)j->are, ali = (T)j->aim;                  \
         int64_t unf1 = n, fused = n;                                                               \
-        if (j->row == OP_mul) cx_mul_split(st, n, j->nin, 2 * sizeof(T), &unf1, &fused);           \
+        if (j->row == OP_mul || (j->row == OP_pow && j->pmode >= CX_POW_SQUARE))                   \
+            cx_mul_split(st, n, j->nin, 2 * sizeof(T), &unf1, &fused);                             \
         for (int64_t i = 0; i < n; i++) {                                                          \
             char *o = ptr[0] + i * st[0];                                                          \
             T x[2], y[2] = {sr, si}, r[2];                                                         \
@@ -345,13 +380,23 @@ CX_FN(cx_fn_f64, double, double complex, )
                 r[1] = x[1] + mi;                                                                  \
                 break;                                                                             \
             }                                                                                      \
-            case OP_mul:                                                                           \
-                if (i < unf1 || i >= fused) {                                                      \
-                    r[0] = x[0] * y[0] - x[1] * y[1];                                              \
-                    r[1] = x[0] * y[1] + x[1] * y[0];                                              \
-                } else {                                                                           \
-                    r[0] = FMA(x[0], y[0], -(x[1] * y[1]));                                        \
-                    r[1] = FMA(x[0], y[1], x[1] * y[0]);                                           \
+            case OP_mul: CX_MUL(T, FMA, x, y, r, i); break;                                        \
+            case OP_pow:                                                                           \
+                switch (j->pmode) {                                                                \
+                case CX_POW_ONE: r[0] = 1, r[1] = 0; break;                                        \
+                case CX_POW_COPY: r[0] = x[0], r[1] = x[1]; break;                                 \
+                case CX_POW_SQRT: FN(OP_sqrt, x, r); break;                                        \
+                case CX_POW_RSQRT: FN(OP_sqrt, x, y); goto cx_recip;                               \
+                case CX_POW_RECIP: y[0] = x[0], y[1] = x[1]; goto cx_recip;                        \
+                case CX_POW_SQUARE: CX_MUL(T, FMA, x, x, r, i); break;                             \
+                case CX_POW_CUBE:                                                                  \
+                    CX_MUL(T, FMA, x, x, y, i);                                                    \
+                    CX_MUL(T, FMA, y, x, r, i);                                                    \
+                    break;                                                                         \
+                case CX_POW_INVSQUARE:                                                             \
+                    CX_MUL(T, FMA, x, x, y, i);                                                    \
+                    goto cx_recip;                                                                 \
+                default: POW(x, y, r); break;                                                      \
                 }                                                                                  \
                 break;                                                                             \
             case OP_exp:                                                                           \
@@ -360,6 +405,7 @@ CX_FN(cx_fn_f64, double, double complex, )
             case OP_tanh: FN(j->row, x, r); break;                                                 \
             case OP_rsqrt: /* 1 / sqrt(x), c10::complex's division */                              \
                 FN(OP_sqrt, x, y);                                                                 \
+            cx_recip: /* 1 / y */                                                                  \
                 x[0] = 1, x[1] = 0;                                                                \
                 goto cdiv;                                                                         \
             case OP_sigmoid: { /* 1 / (1 + exp(-x)) */                                             \
@@ -405,8 +451,8 @@ CX_FN(cx_fn_f64, double, double complex, )
             memcpy(o, r, sizeof r);                                                                \
         }                                                                                          \
     }
-CX_LOOP(cx_loop_f32, float, fmaf, cx_fn_f32)
-CX_LOOP(cx_loop_f64, double, fma, cx_fn_f64)
+CX_LOOP(cx_loop_f32, float, fmaf, cx_fn_f32, cx_pow_f32)
+CX_LOOP(cx_loop_f64, double, fma, cx_fn_f64, cx_pow_f64)
 
 static AOTITorchError pw_run_complex(pw_call *c, int32_t rt, AtenTensorHandle *ret0) {
     int cls = rows[c->row].cls;
@@ -417,7 +463,7 @@ static AOTITorchError pw_run_complex(pw_call *c, int32_t rt, AtenTensorHandle *r
     if (!cx_takes(c->row)) {
         if (c->row == OP_relu || c->row == OP_clamp)
             return shimrt_fail(c->op, "clamp is not supported for complex types");
-        if (cls == SH_FLOAT || c->row == OP_pow) /* PyTorch has them: not here yet */
+        if (cls == SH_FLOAT) /* PyTorch has them: not here yet */
             return shimrt_fail(c->op, "dtype %s is not supported", shimrt_dtype_name(rt));
         return shimrt_fail(c->op, "\"%s\" not implemented for '%s'", torch_kname(c->row, k),
                            shimrt_dtype_torch_name(rt));
@@ -441,6 +487,22 @@ static AOTITorchError pw_run_complex(pw_call *c, int32_t rt, AtenTensorHandle *r
         j.aim = c->alpha.kind == SHIMRT_SCALAR_KIND_COMPLEX ? c->alpha.im : 0;
     }
     if (c->row == OP_sub) j.are = -j.are, j.aim = -j.aim;
+    if (c->row == OP_pow && c->nin == 1) { /* the exponent Scalar, in c->scalar */
+        shimrt_scalar e = c->scalar;
+        double re = shimrt_scalar_is_integral(e, true) ? (double)e.i : e.d;
+        double im = e.kind == SHIMRT_SCALAR_KIND_COMPLEX ? e.im : 0;
+        j.sre = re, j.sim = im;
+        j.pmode = im != 0        ? CX_POW
+                  : re == 0      ? CX_POW_ONE
+                  : re == 1      ? CX_POW_COPY
+                  : re == 0.5    ? CX_POW_SQRT
+                  : re == -0.5   ? CX_POW_RSQRT
+                  : re == -1     ? CX_POW_RECIP
+                  : re == 2      ? CX_POW_SQUARE
+                  : re == 3      ? CX_POW_CUBE
+                  : re == -2     ? CX_POW_INVSQUARE
+                                 : CX_POW;
+    }
     const struct AtenTensorOpaque *ins[3];
     AtenTensorHandle own[3] = {NULL, NULL, NULL}, out = NULL, tmp = NULL;
     AOTITorchError rc = AOTI_TORCH_FAILURE;
@@ -788,12 +850,17 @@ AOTITorchError shimrt_cpu_pow_tensor_scalar(AtenTensorHandle self, shimrt_scalar
     static const char op[] = "pow.Tensor_Scalar";
     CALL1(op, OP_pow, self);
     if (shimrt_k_check_cpu(op, self, "self")) return AOTI_TORCH_FAILURE;
-    if (bare_signed(self->dtype) >= 0) { /* computed from the Scalar's kind by pw_run */
+    if (bare_signed(self->dtype) >= 0 || shimrt_dtype_is_complex(self->dtype) ||
+        exponent.kind == SHIMRT_SCALAR_KIND_COMPLEX) { /* computed from the Scalar's kind */
         c.has_scalar = true;
         c.scalar = exponent;
         int32_t rt = bare_result_type(&c);
         if (rt == -2) return AOTI_TORCH_FAILURE;
         c.has_scalar = false;
+        if (shimrt_dtype_is_complex(rt)) { /* the exponent stays in c.scalar */
+            c.compute = rt;
+            return pw_run_bare(&c, ret0);
+        }
         c.compute = shimrt_k_is_floating(rt) ? rt : self->dtype;
         c.k.p0 = exponent.d;
         return pw_run(&c, ret0);
@@ -1028,4 +1095,50 @@ AOTITorchError shimrt_cpu_where_self(AtenTensorHandle condition, AtenTensorHandl
                            "tensor with dtype %s",
                            shimrt_dtype_torch_name(condition->dtype));
     return pw_run(&c, ret0);
+}
+
+/* ---- entry points for misc.c: wide dtypes (uint16/32/64, complex) ----------------------- */
+int32_t sh_result_type_wide(const char *op, int nin, const struct AtenTensorOpaque *const *in,
+                            const shimrt_scalar *scalar) {
+    pw_call c = {.op = op, .nin = nin, .compute = -1, .has_scalar = scalar != NULL};
+    for (int i = 0; i < nin && i < 3; i++) c.in[i] = in[i];
+    if (scalar) c.scalar = *scalar;
+    return bare_result_type(&c);
+}
+
+bool sh_dtype_wide(int32_t dt) {
+    return bare_signed(dt) >= 0 || shimrt_dtype_is_complex(dt);
+}
+
+AOTITorchError sh_pow_complex(const char *op, AtenTensorHandle base, AtenTensorHandle exponent,
+                              int32_t rt, AtenTensorHandle out, AtenTensorHandle *ret0) {
+    pw_call c = {.op = op, .row = OP_pow, .nin = 2, .in = {base, exponent}, .compute = rt,
+                 .out = out};
+    return pw_run_bare(&c, ret0);
+}
+
+AOTITorchError sh_mul_scalar_wide(const char *op, AtenTensorHandle self, shimrt_scalar other,
+                                  AtenTensorHandle *ret0) {
+    CALL1(op, OP_mul, self);
+    if (shimrt_k_check_cpu(op, self, "self")) return AOTI_TORCH_FAILURE;
+    c.has_scalar = true;
+    c.scalar = other;
+    int32_t rt = bare_result_type(&c);
+    if (rt == -2) return AOTI_TORCH_FAILURE;
+    /* PyTorch's mul.Scalar is mul.Tensor with the Scalar wrapped in a 0-d tensor, which its
+     * kernel reads converted to the common dtype */
+    AtenTensorHandle s = shimrt_tensor_empty(op, 0, NULL, NULL, rt, SHIMRT_DEV_CPU, 0);
+    if (!s) return AOTI_TORCH_FAILURE;
+    if (other.kind == SHIMRT_SCALAR_KIND_COMPLEX) {
+        double v[2] = {other.d, other.im};
+        shimrt_dtype_convert(shimrt_data(s), rt, v, SHIMRT_COMPLEX128);
+    } else if (shimrt_scalar_is_integral(other, true)) {
+        shimrt_dtype_convert(shimrt_data(s), rt, &other.i, SHIMRT_INT64);
+    } else {
+        shimrt_dtype_convert(shimrt_data(s), rt, &other.d, SHIMRT_FLOAT64);
+    }
+    pw_call e = {.op = op, .row = OP_mul, .nin = 2, .in = {self, s}, .compute = rt};
+    AOTITorchError rc = pw_run_bare(&e, ret0);
+    shimrt_tensor_free(s);
+    return rc;
 }
