@@ -319,10 +319,12 @@ static AOTITorchError searchsorted_impl(const char *op, AtenTensorHandle seq,
                                         AtenTensorHandle values, double scalar, int32_t out_int32,
                                         int32_t right, const char **side, AtenTensorHandle sorter,
                                         AtenTensorHandle *ret0) {
+    /* uint16/32/64 and complex: below, with a tensor of values */
     if (shimrt_k_check_cpu(op, seq, "sorted_sequence") ||
-        shimrt_k_check_dtype(op, seq, "sorted_sequence") ||
-        (values &&
-         (shimrt_k_check_cpu(op, values, "self") || shimrt_k_check_dtype(op, values, "self"))) ||
+        ((!values || !sh_dtype_wide(seq->dtype)) &&
+         shimrt_k_check_dtype(op, seq, "sorted_sequence")) ||
+        (values && (shimrt_k_check_cpu(op, values, "self") ||
+                    (!sh_dtype_wide(values->dtype) && shimrt_k_check_dtype(op, values, "self")))) ||
         (sorter && shimrt_k_check_cpu(op, sorter, "sorter")))
         return AOTI_TORCH_FAILURE;
     if (side && *side) {
@@ -364,6 +366,25 @@ static AOTITorchError searchsorted_impl(const char *op, AtenTensorHandle seq,
         if (!same)
             return shimrt_fail(op, "torch.searchsorted(): boundary and sorter must have the same "
                                    "size");
+    }
+    if (values && shimrt_numel(values) > 0 &&
+        (sh_dtype_wide(seq->dtype) || sh_dtype_wide(values->dtype))) {
+        /* PyTorch searches in the common dtype of both (no values: no kernel, no promotion);
+         * its kernel has no uint16/32/64 or complex */
+        const struct AtenTensorOpaque *both[2] = {seq, values};
+        int32_t rt = sh_result_type_wide(op, 2, both, NULL);
+        if (rt == -2) return AOTI_TORCH_FAILURE;
+        if (!shimrt_k_is_floating(rt))
+            return shimrt_fail(op, "\"searchsorted_out_cpu\" not implemented for '%s'",
+                               shimrt_dtype_torch_name(rt));
+        AtenTensorHandle cs = dense_as(op, seq, seq->ndim, seq->sizes, rt);
+        AtenTensorHandle cv = cs ? dense_as(op, values, values->ndim, values->sizes, rt) : NULL;
+        AOTITorchError err = cv ? searchsorted_impl(op, cs, cv, scalar, out_int32, right, NULL,
+                                                    sorter, ret0)
+                                : AOTI_TORCH_FAILURE;
+        shimrt_tensor_free(cs);
+        shimrt_tensor_free(cv);
+        return err;
     }
     int64_t len = seq->sizes[seq->ndim - 1];
     AtenTensorHandle sq = dense_as(op, seq, seq->ndim, seq->sizes, seq->dtype);
@@ -1184,7 +1205,7 @@ AOTITorchError shimrt_cpu_scatter_value_out(AtenTensorHandle out, AtenTensorHand
     double value = svalue.d;
     static const char op[] = "scatter.value_out";
     if (shimrt_k_check_cpu(op, self, "self") || shimrt_k_check_cpu(op, index, "index") ||
-        shimrt_k_check_dtype(op, self, "self"))
+        (!sh_dtype_wide(self->dtype) && shimrt_k_check_dtype(op, self, "self")))
         return AOTI_TORCH_FAILURE;
     static const struct {
         int32_t dt;
@@ -1198,9 +1219,13 @@ AOTITorchError shimrt_cpu_scatter_value_out(AtenTensorHandle out, AtenTensorHand
     /* PyTorch's checked conversion: an int Scalar by c10::overflows<To, int64_t> */
     bool bad = false;
     const char *tname = NULL;
+    bool listed = false;
+    for (size_t i = 0; i < sizeof lim / sizeof *lim; i++) listed = listed || lim[i].dt == self->dtype;
     if (shimrt_scalar_is_integral(svalue, true) && shimrt_numel(index) > 0) {
-        bad = shimrt_k_is_integral(self->dtype) &&
+        bad = (shimrt_k_is_integral(self->dtype) || sh_dtype_wide(self->dtype)) &&
               shimrt_k_scalar_fits(op, svalue, self->dtype, false);
+    } else if (!listed) { /* floating, complex, uint16/32/64: c10::overflows<To, double> */
+        bad = shimrt_numel(index) > 0 && shimrt_k_scalar_fits(op, svalue, self->dtype, false);
     } else {
         for (size_t i = 0; i < sizeof lim / sizeof *lim; i++)
             if (lim[i].dt == self->dtype && shimrt_numel(index) > 0 &&
