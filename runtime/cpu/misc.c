@@ -170,8 +170,8 @@ AOTITorchError shimrt_cpu_masked_select(AtenTensorHandle self, AtenTensorHandle 
                                         AtenTensorHandle *ret0) {
     static const char op[] = "masked_select";
     if (shimrt_k_check_cpu(op, self, "self") || shimrt_k_check_cpu(op, mask, "mask") ||
-        shimrt_k_check_dtype(op, self, "self"))
-        return AOTI_TORCH_FAILURE;
+        (!sh_dtype_wide(self->dtype) && shimrt_k_check_dtype(op, self, "self")))
+        return AOTI_TORCH_FAILURE; /* complex: moved as any dtype; uint16/32/64: below */
     if (mask->dtype != SHIMRT_BOOL)
         return shimrt_fail(op, "masked_select: expected BoolTensor for mask");
     int64_t shape[SHIMRT_MAX_DIMS], nd;
@@ -186,6 +186,13 @@ AOTITorchError shimrt_cpu_masked_select(AtenTensorHandle self, AtenTensorHandle 
     int64_t n = shimrt_numel(s), count = 0;
     const bool *mp = shimrt_data(m);
     for (int64_t i = 0; i < n; i++) count += mp[i] != 0;
+    /* PyTorch's kernel (no uint16/32/64) runs only when the mask selects something */
+    if (count > 0 && sh_dtype_wide(self->dtype) && !shimrt_dtype_is_complex(self->dtype)) {
+        shimrt_tensor_free(s);
+        shimrt_tensor_free(m);
+        return shimrt_fail(op, "\"masked_select\" not implemented for '%s'",
+                           shimrt_dtype_torch_name(self->dtype));
+    }
     AtenTensorHandle r = shimrt_k_new(op, 1, &count, self->dtype);
     if (r) {
         size_t es = shimrt_dtype_size(self->dtype);
