@@ -459,6 +459,29 @@ AOTITorchError shimrt_cpu_searchsorted_scalar(AtenTensorHandle sorted_sequence, 
                            "only when boundaries tensor dimension is 1, but we "
                            "got boundaries tensor dim(%lld)",
                            (long long)sorted_sequence->ndim);
+    if (sh_dtype_wide(sorted_sequence->dtype) && sorted_sequence->ndim > 0) {
+        /* PyTorch searches in the common dtype of the sequence and the wrapped Scalar (a
+         * floating Scalar with uint16/32/64: float32); its kernel has no uint16/32/64 or
+         * complex */
+        static const char op[] = "searchsorted";
+        int32_t rt = sh_result_type_wide(
+            op, 1, (const struct AtenTensorOpaque *const *)&sorted_sequence, &self);
+        if (rt == -2) return AOTI_TORCH_FAILURE;
+        if (!shimrt_k_is_floating(rt))
+            return shimrt_fail(op, "\"searchsorted_out_cpu\" not implemented for '%s'",
+                               shimrt_dtype_torch_name(rt));
+        double v = shimrt_scalar_is_integral(self, true) ? (double)self.i : self.d;
+        _Alignas(8) char b[8];
+        shimrt_dtype_convert(b, rt, &v, SHIMRT_FLOAT64); /* the Scalar in rt */
+        shimrt_dtype_convert(&v, SHIMRT_FLOAT64, b, rt);
+        AtenTensorHandle cs =
+            dense_as(op, sorted_sequence, sorted_sequence->ndim, sorted_sequence->sizes, rt);
+        AOTITorchError err = cs ? searchsorted_impl(op, cs, NULL, v, out_int32, right, side,
+                                                    sorter, ret0)
+                                : AOTI_TORCH_FAILURE;
+        shimrt_tensor_free(cs);
+        return err;
+    }
     return searchsorted_impl("searchsorted", sorted_sequence, NULL, self.d, out_int32, right, side,
                              sorter, ret0);
 }

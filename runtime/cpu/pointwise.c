@@ -565,6 +565,15 @@ static AOTITorchError pw_run_bare(pw_call *c, AtenTensorHandle *ret0) {
         return shimrt_fail(c->op, "result type %s can't be cast to the desired output type %s",
                            shimrt_dtype_torch_name(odt), shimrt_dtype_torch_name(c->out->dtype));
     pw_call e = *c;
+    if (c->has_alpha) { /* add/sub: PyTorch's alpha rules and checked conversion on target */
+        if (shimrt_k_alpha_check(c->op, target, c->alpha)) return AOTI_TORCH_FAILURE;
+        if (target == SHIMRT_FLOAT16 || target == SHIMRT_BFLOAT16) { /* alpha.to<Half>() */
+            _Alignas(8) char h[8];
+            double av = shimrt_scalar_is_integral(c->alpha, true) ? (double)c->alpha.i : c->alpha.d;
+            shimrt_dtype_convert(h, target, &av, SHIMRT_FLOAT64);
+            shimrt_dtype_convert(&e.k.alpha, SHIMRT_FLOAT64, h, target);
+        }
+    }
     AtenTensorHandle own[4] = {NULL, NULL, NULL, NULL};
     AOTITorchError rc = AOTI_TORCH_FAILURE;
     for (int i = 0; i < c->nin; i++) {
