@@ -379,7 +379,7 @@ static AOTITorchError searchsorted_impl(const char *op, AtenTensorHandle seq,
         /* PyTorch searches in the common dtype of both (no values: no kernel, no promotion);
          * its kernel has no uint16/32/64 or complex */
         const struct AtenTensorOpaque *both[2] = {seq, values};
-        int32_t rt = sh_result_type_wide(op, 2, both, NULL);
+        int32_t rt = sh_result_type_wide(op, "searchsorted_out_cpu", 2, both, NULL);
         if (rt == -2) return AOTI_TORCH_FAILURE;
         if (!shimrt_k_is_floating(rt))
             return shimrt_fail(op, "\"searchsorted_out_cpu\" not implemented for '%s'",
@@ -465,7 +465,8 @@ AOTITorchError shimrt_cpu_searchsorted_scalar(AtenTensorHandle sorted_sequence, 
          * complex */
         static const char op[] = "searchsorted";
         int32_t rt = sh_result_type_wide(
-            op, 1, (const struct AtenTensorOpaque *const *)&sorted_sequence, &self);
+            op, "searchsorted_out_cpu", 1, (const struct AtenTensorOpaque *const *)&sorted_sequence,
+            &self);
         if (rt == -2) return AOTI_TORCH_FAILURE;
         if (!shimrt_k_is_floating(rt))
             return shimrt_fail(op, "\"searchsorted_out_cpu\" not implemented for '%s'",
@@ -1012,7 +1013,7 @@ AOTITorchError shimrt_cpu_pow_tensor_tensor(AtenTensorHandle self, AtenTensorHan
     if (!shimrt_k_check_cpu(op, self, "self") && !shimrt_k_check_cpu(op, exponent, "exponent") &&
         (sh_dtype_wide(self->dtype) || sh_dtype_wide(exponent->dtype))) {
         const struct AtenTensorOpaque *ts[2] = {self, exponent};
-        if ((rt = sh_result_type_wide(op, 2, ts, NULL)) == -2) return AOTI_TORCH_FAILURE;
+        if ((rt = sh_result_type_wide(op, "pow", 2, ts, NULL)) == -2) return AOTI_TORCH_FAILURE;
         if (shimrt_dtype_is_complex(rt)) return sh_pow_complex(op, self, exponent, rt, NULL, ret0);
         if (sh_dtype_wide(rt)) /* PyTorch's integral pow has no uint16/32/64 */
             return shimrt_fail(op, "\"pow\" not implemented for '%s'", shimrt_dtype_torch_name(rt));
@@ -1027,7 +1028,7 @@ AOTITorchError shimrt_cpu_pow_tensor_tensor(AtenTensorHandle self, AtenTensorHan
  * base (converted to the common dtype) into the contiguous result of its meta */
 static AOTITorchError pow_scalar_wide(const char *op, shimrt_scalar self, AtenTensorHandle exponent,
                                       AtenTensorHandle *ret0) {
-    int32_t rt = sh_result_type_wide(op, 1, (const struct AtenTensorOpaque *const *)&exponent, &self);
+    int32_t rt = sh_result_type_wide(op, "pow", 1, (const struct AtenTensorOpaque *const *)&exponent, &self);
     if (rt == -2) return AOTI_TORCH_FAILURE;
     double re = shimrt_scalar_is_integral(self, true) ? (double)self.i : self.d;
     double im = self.kind == SHIMRT_SCALAR_KIND_COMPLEX ? self.im : 0;

@@ -64,6 +64,7 @@ typedef struct {
     bool has_alpha; /* add/sub: alpha as the Scalar given (complex results) */
     shimrt_scalar alpha;
     AtenTensorHandle out; /* in place / out=: written (result type must cast to it); else NULL */
+    const char *kname; /* PyTorch's kernel name in a "not implemented" message, else the row's */
 } pw_call;
 
 static AOTITorchError pw_run_engine(pw_call *c, AtenTensorHandle *ret0) {
@@ -179,6 +180,7 @@ static int32_t bare_combine(const char *op, int32_t higher, int32_t lower) {
             shimrt_fail(op, "dtype complex32 is not supported");
             return -2;
         }
+        if (higher == SHIMRT_BFLOAT16) return -3; /* PyTorch's BComplex32: no kernels */
         return higher == SHIMRT_FLOAT64 ? SHIMRT_COMPLEX128 : SHIMRT_COMPLEX64;
     }
     if (shimrt_k_is_floating(higher)) return higher;
@@ -186,6 +188,8 @@ static int32_t bare_combine(const char *op, int32_t higher, int32_t lower) {
         return bare_promote(op, higher, lower);
     return higher;
 }
+
+static const char *torch_kname(int row, char *k);
 
 static int32_t bare_result_type(const pw_call *c) {
     int32_t dim = -1, zero = -1, wrapped = -1;
@@ -196,7 +200,20 @@ static int32_t bare_result_type(const pw_call *c) {
     if (c->has_scalar) {
         wrapped = shimrt_k_scalar_dtype(c->scalar); /* complex: the default complex64 */
     }
-    return bare_combine(c->op, dim, bare_combine(c->op, zero, wrapped));
+    int32_t lower = bare_combine(c->op, zero, wrapped), rt;
+    if (lower == -3) /* a 0-d bfloat16 with a complex Scalar: complex with a floating dim */
+        lower = dim >= 0 && shimrt_k_is_floating(dim) ? SHIMRT_COMPLEX64 : -3;
+    rt = lower == -3 ? -3 : bare_combine(c->op, dim, lower);
+    if (rt == -3) {
+        /* BComplex32 (a bfloat16 tensor with a complex 0-d tensor or Scalar): PyTorch has no
+         * kernel for it; eq, ne and where answer in complex64 here (PyTorch: in BComplex32) */
+        if (c->row == OP_eq || c->row == OP_ne || c->row == OP_where) return SHIMRT_COMPLEX64;
+        char k[64];
+        shimrt_fail(c->op, "\"%s\" not implemented for 'BComplex32'",
+                    c->kname ? c->kname : torch_kname(c->row, k));
+        return -2;
+    }
+    return rt;
 }
 
 /* t's values converted to dt, with t's sizes, strides and offset (a buffer spanning the
@@ -1107,9 +1124,9 @@ AOTITorchError shimrt_cpu_where_self(AtenTensorHandle condition, AtenTensorHandl
 }
 
 /* ---- entry points for misc.c: wide dtypes (uint16/32/64, complex) ----------------------- */
-int32_t sh_result_type_wide(const char *op, int nin, const struct AtenTensorOpaque *const *in,
-                            const shimrt_scalar *scalar) {
-    pw_call c = {.op = op, .nin = nin, .compute = -1, .has_scalar = scalar != NULL};
+int32_t sh_result_type_wide(const char *op, const char *kname, int nin,
+                            const struct AtenTensorOpaque *const *in, const shimrt_scalar *scalar) {
+    pw_call c = {.op = op, .nin = nin, .compute = -1, .has_scalar = scalar != NULL, .kname = kname};
     for (int i = 0; i < nin && i < 3; i++) c.in[i] = in[i];
     if (scalar) c.scalar = *scalar;
     return bare_result_type(&c);
