@@ -319,7 +319,13 @@ static AOTITorchError scatter_reduce(const char *op, AtenTensorHandle out, AtenT
     int64_t idx[SHIMRT_MAX_DIMS] = {0};
     if (n) do {
             int64_t l = linear_of(out, idx);
-            if (!c.touched[l] || c.count[l] == 0) continue;
+            if (!c.touched[l] || c.count[l] == 0) {
+                /* complex mean: PyTorch divides every element (by a count of 1 here: an inf
+                 * part makes the other NaN in c10's division) */
+                if (!(cx && r == R_MEAN)) continue;
+                cx_load(shimrt_idx_at(out, idx), out->dtype, &c.acc[l], &c.im[l]);
+                c.count[l] = 1;
+            }
             long double v = c.acc[l];
             if (cx) { /* rounded to the parts' type; mean: PyTorch's div_ by a complex count,
                          c10's scaled division by (n, 0): each part times 1 / n */
