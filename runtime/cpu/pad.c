@@ -15,10 +15,10 @@
 
 static const char *const mode_names[] = {"constant", "reflect", "replicate", "circular"};
 
-/* reflect, replicate, circular */
-static AOTITorchError pad_index_mode(const char *op, int m, AtenTensorHandle self,
-                                     const int64_t *pad, int64_t pad_len, const double *value,
-                                     AtenTensorHandle *ret0) {
+/* reflect, replicate, circular: a contiguous result */
+static AOTITorchError pad_index_mode_c(const char *op, int m, AtenTensorHandle self,
+                                       const int64_t *pad, int64_t pad_len, const double *value,
+                                       AtenTensorHandle *ret0) {
     int64_t nd = self->ndim, k = pad_len / 2; /* k padded dims, the last ones */
     if (value && *value != 0)
         return shimrt_fail(op, "Padding mode \"%s\" doesn't take in value argument", mode_names[m]);
@@ -156,6 +156,31 @@ static AOTITorchError pad_index_mode(const char *op, int m, AtenTensorHandle sel
     }
     free(tab);
     *ret0 = out;
+    return AOTI_TORCH_SUCCESS;
+}
+
+/* reflect, replicate, circular; the batched 2-d and 3-d reflection and replication kernels
+ * lay their result out in the memory format self suggests (channels-last(_3d)) */
+static AOTITorchError pad_index_mode(const char *op, int m, AtenTensorHandle self,
+                                     const int64_t *pad, int64_t pad_len, const double *value,
+                                     AtenTensorHandle *ret0) {
+    AtenTensorHandle r = NULL;
+    if (pad_index_mode_c(op, m, self, pad, pad_len, value, &r)) return AOTI_TORCH_FAILURE;
+    int64_t nd = self->ndim, k = pad_len / 2;
+    if (m == 3 || !((nd == 4 && k == 2) || (nd == 5 && k == 3)) || !shimrt_k_strides_like_cl(self)) {
+        *ret0 = r;
+        return AOTI_TORCH_SUCCESS;
+    }
+    int64_t st[SHIMRT_MAX_DIMS];
+    shimrt_k_channels_last_strides(nd, r->sizes, st);
+    AtenTensorHandle cl = shimrt_k_empty_like_dev(op, self, nd, r->sizes, st, self->dtype);
+    AOTITorchError err = cl ? shimrt_k_copy(op, cl, r) : AOTI_TORCH_FAILURE;
+    shimrt_tensor_free(r);
+    if (err) {
+        shimrt_tensor_free(cl);
+        return AOTI_TORCH_FAILURE;
+    }
+    *ret0 = cl;
     return AOTI_TORCH_SUCCESS;
 }
 
