@@ -17,8 +17,17 @@
 #include "index.h"
 #include "iter.h"
 
-/* a value rounded to the element type (float32 keeps float precision) */
-static double as_dt(int32_t dt, double v) { return dt == SHIMRT_FLOAT32 ? (double)(float)v : v; }
+/* a value rounded to the element type (float32, float16, bfloat16: one operation of that
+ * type, computed exactly enough in double, rounds the same) */
+static double as_dt(int32_t dt, double v) {
+    if (dt == SHIMRT_FLOAT32) return (double)(float)v;
+    if (dt == SHIMRT_FLOAT16 || dt == SHIMRT_BFLOAT16) {
+        _Alignas(8) char b[8];
+        shimrt_dtype_convert(b, dt, &v, SHIMRT_FLOAT64);
+        shimrt_dtype_convert(&v, SHIMRT_FLOAT64, b, dt);
+    }
+    return v;
+}
 
 /* PyTorch's CPU linspace in dtype dt: step = (end - start) / (steps - 1) in dt; the first
  * half counts up from start, the second half down from end, each element one fused
@@ -29,7 +38,14 @@ static void linspace_dt(int32_t dt, double start, double end, int64_t steps, dou
         return;
     }
     int64_t half = steps / 2;
-    if (dt == SHIMRT_FLOAT32) {
+    if (dt == SHIMRT_FLOAT16 || dt == SHIMRT_BFLOAT16) {
+        /* the bounds in the half type, the rest in float (measured), each element rounded */
+        float s = (float)as_dt(dt, start), e = (float)as_dt(dt, end);
+        float step = (e - s) / (float)(steps - 1);
+        for (int64_t i = 0; i < steps; i++)
+            out[i] = as_dt(dt, i < half ? fmaf(step, (float)i, s)
+                                        : fmaf(-step, (float)(steps - i - 1), e));
+    } else if (dt == SHIMRT_FLOAT32) {
         float s = (float)start, e = (float)end, step = (e - s) / (float)(steps - 1);
         for (int64_t i = 0; i < steps; i++)
             out[i] = i < half ? fmaf(step, (float)i, s) : fmaf(-step, (float)(steps - i - 1), e);
@@ -97,7 +113,9 @@ static int histdd(const char *op, int32_t dt, const double *x, const double *w, 
                 skip = true;
                 break;
             }
-            int64_t pos = (int64_t)((v - lo) * (double)(ne - 1) / (hi - lo));
+            /* in the element type, as PyTorch's kernel */
+            int64_t pos = (int64_t)as_dt(
+                dt, as_dt(dt, as_dt(dt, v - lo) * as_dt(dt, (double)(ne - 1))) / as_dt(dt, hi - lo));
             /* the first edge above v among pos - 1 .. pos + 1, minus one */
             int64_t a = pos - 1 > 0 ? pos - 1 : 0, b = pos + 2 < ne ? pos + 2 : ne;
             while (a < b && e[a] <= v) a++;
@@ -143,8 +161,14 @@ static AOTITorchError run(const char *op, AtenTensorHandle self, bool dd, const 
     if (shimrt_k_check_cpu(op, self, "self")) return AOTI_TORCH_FAILURE;
     if (weight && shimrt_k_check_cpu(op, weight, "weight")) return AOTI_TORCH_FAILURE;
     int32_t dt = self->dtype;
-    if (dt != SHIMRT_FLOAT32 && dt != SHIMRT_FLOAT64)
+    bool half = dt == SHIMRT_FLOAT16 || dt == SHIMRT_BFLOAT16;
+    if (dt != SHIMRT_FLOAT32 && dt != SHIMRT_FLOAT64 && !half)
         return shimrt_fail(op, "\"histogramdd\" not implemented for '%s'", shimrt_dtype_name(dt));
+    /* PyTorch's kernel takes float16 and bfloat16, its min / max of the input (no range
+     * given) does not */
+    if (half && !range && shimrt_numel(self) > 0)
+        return shimrt_fail(op, "\"histogramdd\" not implemented for '%s'",
+                           shimrt_dtype_torch_name(dt));
     if (dd && self->ndim < 2) /* (PyTorch's histogramdd_check_inputs) */
         return shimrt_fail(op, "torch.histogramdd: input tensor should have at least 2 dimensions");
     int64_t D = dd ? self->sizes[self->ndim - 1] : 1;
