@@ -52,8 +52,8 @@ static void linspace_dt(int32_t dt, double start, double end, int64_t steps, dou
     } else {
         double step = (end - start) / (double)(steps - 1);
         for (int64_t i = 0; i < steps; i++)
-            out[i] = i < half ? fma(step, (double)i, start)
-                              : fma(-step, (double)(steps - i - 1), end);
+            out[i] =
+                i < half ? fma(step, (double)i, start) : fma(-step, (double)(steps - i - 1), end);
     }
 }
 
@@ -114,8 +114,9 @@ static int histdd(const char *op, int32_t dt, const double *x, const double *w, 
                 break;
             }
             /* in the element type, as PyTorch's kernel */
-            int64_t pos = (int64_t)as_dt(
-                dt, as_dt(dt, as_dt(dt, v - lo) * as_dt(dt, (double)(ne - 1))) / as_dt(dt, hi - lo));
+            int64_t pos =
+                (int64_t)as_dt(dt, as_dt(dt, as_dt(dt, v - lo) * as_dt(dt, (double)(ne - 1))) /
+                                       as_dt(dt, hi - lo));
             /* the first edge above v among pos - 1 .. pos + 1, minus one */
             int64_t a = pos - 1 > 0 ? pos - 1 : 0, b = pos + 2 < ne ? pos + 2 : ne;
             while (a < b && e[a] <= v) a++;

@@ -386,9 +386,9 @@ static AOTITorchError searchsorted_impl(const char *op, AtenTensorHandle seq,
                                shimrt_dtype_torch_name(rt));
         AtenTensorHandle cs = dense_as(op, seq, seq->ndim, seq->sizes, rt);
         AtenTensorHandle cv = cs ? dense_as(op, values, values->ndim, values->sizes, rt) : NULL;
-        AOTITorchError err = cv ? searchsorted_impl(op, cs, cv, scalar, out_int32, right, NULL,
-                                                    sorter, ret0)
-                                : AOTI_TORCH_FAILURE;
+        AOTITorchError err =
+            cv ? searchsorted_impl(op, cs, cv, scalar, out_int32, right, NULL, sorter, ret0)
+               : AOTI_TORCH_FAILURE;
         shimrt_tensor_free(cs);
         shimrt_tensor_free(cv);
         return err;
@@ -464,9 +464,9 @@ AOTITorchError shimrt_cpu_searchsorted_scalar(AtenTensorHandle sorted_sequence, 
          * floating Scalar with uint16/32/64: float32); its kernel has no uint16/32/64 or
          * complex */
         static const char op[] = "searchsorted";
-        int32_t rt = sh_result_type_wide(
-            op, "searchsorted_out_cpu", 1, (const struct AtenTensorOpaque *const *)&sorted_sequence,
-            &self);
+        int32_t rt =
+            sh_result_type_wide(op, "searchsorted_out_cpu", 1,
+                                (const struct AtenTensorOpaque *const *)&sorted_sequence, &self);
         if (rt == -2) return AOTI_TORCH_FAILURE;
         if (!shimrt_k_is_floating(rt))
             return shimrt_fail(op, "\"searchsorted_out_cpu\" not implemented for '%s'",
@@ -477,9 +477,9 @@ AOTITorchError shimrt_cpu_searchsorted_scalar(AtenTensorHandle sorted_sequence, 
         shimrt_dtype_convert(&v, SHIMRT_FLOAT64, b, rt);
         AtenTensorHandle cs =
             dense_as(op, sorted_sequence, sorted_sequence->ndim, sorted_sequence->sizes, rt);
-        AOTITorchError err = cs ? searchsorted_impl(op, cs, NULL, v, out_int32, right, side,
-                                                    sorter, ret0)
-                                : AOTI_TORCH_FAILURE;
+        AOTITorchError err =
+            cs ? searchsorted_impl(op, cs, NULL, v, out_int32, right, side, sorter, ret0)
+               : AOTI_TORCH_FAILURE;
         shimrt_tensor_free(cs);
         return err;
     }
@@ -1028,7 +1028,8 @@ AOTITorchError shimrt_cpu_pow_tensor_tensor(AtenTensorHandle self, AtenTensorHan
  * base (converted to the common dtype) into the contiguous result of its meta */
 static AOTITorchError pow_scalar_wide(const char *op, shimrt_scalar self, AtenTensorHandle exponent,
                                       AtenTensorHandle *ret0) {
-    int32_t rt = sh_result_type_wide(op, "pow", 1, (const struct AtenTensorOpaque *const *)&exponent, &self);
+    int32_t rt =
+        sh_result_type_wide(op, "pow", 1, (const struct AtenTensorOpaque *const *)&exponent, &self);
     if (rt == -2) return AOTI_TORCH_FAILURE;
     double re = shimrt_scalar_is_integral(self, true) ? (double)self.i : self.d;
     double im = self.kind == SHIMRT_SCALAR_KIND_COMPLEX ? self.im : 0;
@@ -1251,7 +1252,8 @@ AOTITorchError shimrt_cpu_scatter_value_out(AtenTensorHandle out, AtenTensorHand
     bool bad = false;
     const char *tname = NULL;
     bool listed = false;
-    for (size_t i = 0; i < sizeof lim / sizeof *lim; i++) listed = listed || lim[i].dt == self->dtype;
+    for (size_t i = 0; i < sizeof lim / sizeof *lim; i++)
+        listed = listed || lim[i].dt == self->dtype;
     if (shimrt_scalar_is_integral(svalue, true) && shimrt_numel(index) > 0) {
         bad = (shimrt_k_is_integral(self->dtype) || sh_dtype_wide(self->dtype)) &&
               shimrt_k_scalar_fits(op, svalue, self->dtype, false);

@@ -28,8 +28,8 @@ static AOTITorchError pad_index_mode_c(const char *op, int m, AtenTensorHandle s
     static const char *const kname[] = {"reflection_pad", "replication_pad"};
     static const char *const dn[] = {"D", "H", "W"};
     if (m != 3) {
-        if (self->dtype == SHIMRT_BOOL || (sh_dtype_wide(self->dtype) &&
-                                           !shimrt_dtype_is_complex(self->dtype)))
+        if (self->dtype == SHIMRT_BOOL ||
+            (sh_dtype_wide(self->dtype) && !shimrt_dtype_is_complex(self->dtype)))
             return shimrt_fail(op, "\"%s%lldd\" not implemented for '%s'", kname[m - 1],
                                (long long)k, shimrt_dtype_torch_name(self->dtype));
         bool ok = true; /* every dim but a batch dim non-empty */
@@ -167,7 +167,8 @@ static AOTITorchError pad_index_mode(const char *op, int m, AtenTensorHandle sel
     AtenTensorHandle r = NULL;
     if (pad_index_mode_c(op, m, self, pad, pad_len, value, &r)) return AOTI_TORCH_FAILURE;
     int64_t nd = self->ndim, k = pad_len / 2;
-    if (m == 3 || !((nd == 4 && k == 2) || (nd == 5 && k == 3)) || !shimrt_k_strides_like_cl(self)) {
+    if (m == 3 || !((nd == 4 && k == 2) || (nd == 5 && k == 3)) ||
+        !shimrt_k_strides_like_cl(self)) {
         *ret0 = r;
         return AOTI_TORCH_SUCCESS;
     }

@@ -64,7 +64,7 @@ typedef struct {
     bool has_alpha; /* add/sub: alpha as the Scalar given (complex results) */
     shimrt_scalar alpha;
     AtenTensorHandle out; /* in place / out=: written (result type must cast to it); else NULL */
-    const char *kname; /* PyTorch's kernel name in a "not implemented" message, else the row's */
+    const char *kname;    /* PyTorch's kernel name in a "not implemented" message, else the row's */
 } pw_call;
 
 static AOTITorchError pw_run_engine(pw_call *c, AtenTensorHandle *ret0) {
@@ -288,8 +288,17 @@ static bool cx_takes(int row) {
  * pow_tensor_scalar_kernel pick it: 0 fills 1, 1 copies, 0.5 / -0.5 / -1 are the sqrt,
  * rsqrt and reciprocal kernels, 2 / 3 / -2 products (x * x, x * x * x, 1 / (x * x)), any
  * other std::pow(x, exponent) in the component type; a tensor exponent is std::pow */
-enum { CX_POW, CX_POW_ONE, CX_POW_COPY, CX_POW_SQRT, CX_POW_RSQRT, CX_POW_RECIP, CX_POW_SQUARE,
-       CX_POW_CUBE, CX_POW_INVSQUARE };
+enum {
+    CX_POW,
+    CX_POW_ONE,
+    CX_POW_COPY,
+    CX_POW_SQRT,
+    CX_POW_RSQRT,
+    CX_POW_RECIP,
+    CX_POW_SQUARE,
+    CX_POW_CUBE,
+    CX_POW_INVSQUARE
+};
 
 typedef struct {
     int row, nin;
@@ -425,9 +434,7 @@ CX_POWFN(cx_pow_f64, double, double complex, )
                     CX_MUL(T, FMA, x, x, y, i);                                                    \
                     CX_MUL(T, FMA, y, x, r, i);                                                    \
                     break;                                                                         \
-                case CX_POW_INVSQUARE:                                                             \
-                    CX_MUL(T, FMA, x, x, y, i);                                                    \
-                    goto cx_recip;                                                                 \
+                case CX_POW_INVSQUARE: CX_MUL(T, FMA, x, x, y, i); goto cx_recip;                  \
                 default: POW(x, y, r); break;                                                      \
                 }                                                                                  \
                 break;                                                                             \
@@ -524,16 +531,16 @@ static AOTITorchError pw_run_complex(pw_call *c, int32_t rt, AtenTensorHandle *r
         double re = shimrt_scalar_is_integral(e, true) ? (double)e.i : e.d;
         double im = e.kind == SHIMRT_SCALAR_KIND_COMPLEX ? e.im : 0;
         j.sre = re, j.sim = im;
-        j.pmode = im != 0        ? CX_POW
-                  : re == 0      ? CX_POW_ONE
-                  : re == 1      ? CX_POW_COPY
-                  : re == 0.5    ? CX_POW_SQRT
-                  : re == -0.5   ? CX_POW_RSQRT
-                  : re == -1     ? CX_POW_RECIP
-                  : re == 2      ? CX_POW_SQUARE
-                  : re == 3      ? CX_POW_CUBE
-                  : re == -2     ? CX_POW_INVSQUARE
-                                 : CX_POW;
+        j.pmode = im != 0      ? CX_POW
+                  : re == 0    ? CX_POW_ONE
+                  : re == 1    ? CX_POW_COPY
+                  : re == 0.5  ? CX_POW_SQRT
+                  : re == -0.5 ? CX_POW_RSQRT
+                  : re == -1   ? CX_POW_RECIP
+                  : re == 2    ? CX_POW_SQUARE
+                  : re == 3    ? CX_POW_CUBE
+                  : re == -2   ? CX_POW_INVSQUARE
+                               : CX_POW;
     }
     const struct AtenTensorOpaque *ins[3];
     AtenTensorHandle own[3] = {NULL, NULL, NULL}, out = NULL, tmp = NULL;
@@ -1147,14 +1154,12 @@ int32_t sh_result_type_wide(const char *op, const char *kname, int nin,
     return bare_result_type(&c);
 }
 
-bool sh_dtype_wide(int32_t dt) {
-    return bare_signed(dt) >= 0 || shimrt_dtype_is_complex(dt);
-}
+bool sh_dtype_wide(int32_t dt) { return bare_signed(dt) >= 0 || shimrt_dtype_is_complex(dt); }
 
 AOTITorchError sh_pow_complex(const char *op, AtenTensorHandle base, AtenTensorHandle exponent,
                               int32_t rt, AtenTensorHandle out, AtenTensorHandle *ret0) {
-    pw_call c = {.op = op, .row = OP_pow, .nin = 2, .in = {base, exponent}, .compute = rt,
-                 .out = out};
+    pw_call c = {
+        .op = op, .row = OP_pow, .nin = 2, .in = {base, exponent}, .compute = rt, .out = out};
     return pw_run_bare(&c, ret0);
 }
 

@@ -50,7 +50,8 @@ AOTITorchError shimrt_cpu__adaptive_avg_pool2d(AtenTensorHandle self, const int6
     if (big) return shimrt_fail(op, "adaptive_avg_pool2d: the output's size does not fit in int64");
     if (n > 0 && !shimrt_k_is_floating(self->dtype)) /* the kernel of self's memory format */
         return shimrt_fail(op, "\"adaptive_avg_pool2d%s\" not implemented for '%s'",
-                           self->ndim == 4 && shimrt_k_strides_like_cl(self) ? "_channels_last" : "",
+                           self->ndim == 4 && shimrt_k_strides_like_cl(self) ? "_channels_last"
+                                                                             : "",
                            shimrt_dtype_torch_name(self->dtype));
     return adaptive_run(op, SHIMRT_PL_AVG, self, output_size, ret0, NULL);
 }
