@@ -1482,6 +1482,12 @@ for dt, shape in itertools.product(CPLX, [[4, 5], [37], [300], [7, 9]]):
                                                           f"{list(other.shape)}",
                                                           lambda o: fptt(h[0], h[1], C.byref(o)),
                                                           torch.pow(x, other)))
+fdiv = fn("aoti_torch_cpu_div_Tensor", H, H, P(H))
+for dt, n in itertools.product(CPLX, [1, 2, 3, 5, 8, 9, 17, 33, 37, 70]):
+    a, b = torch.randn(2 * n, dtype=dt) * 1e3, torch.randn(2 * n, dtype=dt)
+    for lay, x, y in [("contig", a[:n], b[:n]), ("sliced", a[::2], b[::2]), ("bcast", a[:n], b[:1].expand(n)),
+                      ("bcast0", a[:1].expand(n), b[:n])]:
+        with_handles([x, y], lambda h: bits_equal(f"div {dt} {n} {lay}", lambda o: fdiv(h[0], h[1], C.byref(o)), x / y))
 for dt in UINTS:
     for lay, x in [("contig", rand_wide([4, 5], dt)), ("transposed", rand_wide([5, 4], dt).t())]:
         for v in [3.0, 2.5, -1.0]:
