@@ -404,7 +404,8 @@ CX_POWFN(cx_pow_f64, double, double complex, )
         const T sr = (T)j->sre, si = (T)j->sim, alr = (T)j->are, ali = (T)j->aim;                  \
         int64_t unf1 = n, fused = n;                                                               \
         if (j->row == OP_mul) cx_mul_split(st, n, j->nin, 2 * sizeof(T), &unf1, &fused);           \
-        if (j->row == OP_div) /* complex64: a run's last odd element unfused (measured) */         \
+        if (j->row ==                                                                              \
+            OP_div) /* complex64: a run's last odd element: its numerators unfused (measured) */   \
             unf1 = 0, fused = sizeof(T) == 4 && n % 2 ? n - 1 : n;                                 \
         if (j->row == OP_pow && j->pmode >= CX_POW_SQUARE)                                         \
             cx_unary_split(st, n, 2 * sizeof(T), &unf1, &fused);                                   \
@@ -468,12 +469,12 @@ CX_POWFN(cx_pow_f64, double, double complex, )
                         r[0] = a / ac;                                                             \
                         r[1] = b / ad;                                                             \
                     } else {                                                                       \
-                        T rat = d / c, scl = (T)1 / CX_FMA(fz, FMA, d, rat, c);                    \
+                        T rat = d / c, scl = (T)1 / FMA(d, rat, c);                                \
                         r[0] = CX_FMA(fz, FMA, b, rat, a) * scl;                                   \
                         r[1] = CX_FMA(fz, FMA, -a, rat, b) * scl;                                  \
                     }                                                                              \
                 } else {                                                                           \
-                    T rat = c / d, scl = (T)1 / CX_FMA(fz, FMA, c, rat, d);                        \
+                    T rat = c / d, scl = (T)1 / FMA(c, rat, d);                                    \
                     r[0] = CX_FMA(fz, FMA, a, rat, b) * scl;                                       \
                     r[1] = CX_FMA(fz, FMA, b, rat, -a) * scl;                                      \
                 }                                                                                  \
