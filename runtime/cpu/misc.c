@@ -1084,8 +1084,9 @@ AOTITorchError shimrt_cpu_masked_scatter(AtenTensorHandle self, AtenTensorHandle
                                          AtenTensorHandle source, AtenTensorHandle *ret0) {
     static const char op[] = "masked_scatter";
     if (shimrt_k_check_cpu(op, self, "self") || shimrt_k_check_cpu(op, mask, "mask") ||
-        shimrt_k_check_cpu(op, source, "source") || shimrt_k_check_dtype(op, self, "self"))
-        return AOTI_TORCH_FAILURE;
+        shimrt_k_check_cpu(op, source, "source") ||
+        (!shimrt_dtype_is_complex(self->dtype) && shimrt_k_check_dtype(op, self, "self")))
+        return AOTI_TORCH_FAILURE; /* complex: moved as any dtype */
     if (mask->dtype != SHIMRT_BOOL)
         return shimrt_fail(op,
                            "masked_scatter_ only supports boolean masks, but got mask with "
