@@ -773,6 +773,18 @@ AOTITorchError shimrt_cpu_add_scalar(AtenTensorHandle self, shimrt_scalar other,
     c.has_scalar = true;
     c.scalar = other;
     if (shimrt_k_check_cpu(op, self, "self")) return AOTI_TORCH_FAILURE;
+    if ((self->dtype == SHIMRT_FLOAT16 || self->dtype == SHIMRT_BFLOAT16) &&
+        other.kind != SHIMRT_SCALAR_KIND_COMPLEX) {
+        /* PyTorch wraps the Scalar in a 0-d tensor that its kernel reads in self's half type
+         * (rounded), then adds as add.Tensor does (add_sub's half loops) */
+        AtenTensorHandle s = shimrt_tensor_empty(op, 0, NULL, NULL, self->dtype, SHIMRT_DEV_CPU, 0);
+        if (!s) return AOTI_TORCH_FAILURE;
+        double v = shimrt_scalar_is_integral(other, true) ? (double)other.i : other.d;
+        shimrt_dtype_convert(shimrt_data(s), self->dtype, &v, SHIMRT_FLOAT64);
+        AOTITorchError rc = add_sub(op, false, self, s, alpha, ret0);
+        shimrt_tensor_free(s);
+        return rc;
+    }
     if (alpha_check(op, &c, alpha)) return AOTI_TORCH_FAILURE;
     return pw_run(&c, ret0);
 }

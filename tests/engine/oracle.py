@@ -1482,6 +1482,15 @@ for dt, shape in itertools.product(CPLX, [[4, 5], [37], [300], [7, 9]]):
                                                           f"{list(other.shape)}",
                                                           lambda o: fptt(h[0], h[1], C.byref(o)),
                                                           torch.pow(x, other)))
+# add.Scalar of float16 / bfloat16: the Scalar read in the half type, then add.Tensor's loops
+# (its vector loop fused in float, its scalar loop with the product rounded to the half type)
+for dt, n, (v, al) in itertools.product([torch.float16, torch.bfloat16], [7, 40, 70],
+                                        [(2.7, 1.0), (-1.3, 2.9), (-3.4e38, 2.0), (-40000.0, 2.0)]):
+    x = (torch.randn(n) * 4).to(dt)
+    x[-1] = math.inf
+    with_handles([x], lambda h: bits_equal(f"add.Scalar {dt} {n} {v} alpha={al}",
+                                           lambda o: fas(h[0], v, al, C.byref(o)),
+                                           torch.ops.aten.add.Scalar(x, v, al)))
 fdiv = fn("aoti_torch_cpu_div_Tensor", H, H, P(H))
 for dt, n in itertools.product(CPLX, [1, 2, 3, 5, 8, 9, 17, 33, 37, 70]):
     a, b = torch.randn(2 * n, dtype=dt) * 1e3, torch.randn(2 * n, dtype=dt)
