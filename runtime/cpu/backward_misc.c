@@ -7,6 +7,7 @@
 
 #include "aoti_ops.h"
 #include "cpu_kernels.h"
+#include "engine.h"
 
 /* masked_scatter_backward: grad_output.masked_select(mask), padded with zeros up to the
  * product of sizes, viewed as sizes (-1 inferred, as view infers it). */
@@ -57,8 +58,8 @@ AOTITorchError shimrt_cpu_soft_margin_loss_backward(AtenTensorHandle grad_output
     static const char op[] = "soft_margin_loss_backward";
     if (shimrt_k_check_cpu(op, self, "self") || shimrt_k_check_cpu(op, target, "target") ||
         shimrt_k_check_cpu(op, grad_output, "grad_output") ||
-        shimrt_k_check_dtype(op, self, "self"))
-        return AOTI_TORCH_FAILURE;
+        (!sh_dtype_wide(self->dtype) && shimrt_k_check_dtype(op, self, "self")))
+        return AOTI_TORCH_FAILURE; /* uint16/32/64, complex: the steps refuse as PyTorch's */
     double norm = reduction == 1 ? 1.0 / (double)shimrt_numel(self) : 1.0;
     AtenTensorHandle nt = NULL, p = NULL, z = NULL, a = NULL, gi = NULL, t = NULL;
     AOTITorchError err = shimrt_cpu_neg(target, &nt);

@@ -168,4 +168,21 @@ void sh_fill(struct AtenTensorOpaque *t, double v);
  * type, which must cast to self's dtype (PyTorch's checks and messages); op names errors. */
 AOTITorchError sh_mul_inplace(const char *op, AtenTensorHandle self, AtenTensorHandle other);
 
+/* The dtypes outside the engine's tables (pointwise.c): uint16/32/64 and complex64/128. */
+bool sh_dtype_wide(int32_t dt);
+/* PyTorch's result type of in[0..nin) and an optional wrapped Scalar with c10's rules for
+ * those dtypes; -2 with the message set (kname: the kernel PyTorch names when the result
+ * would be its BComplex32). */
+int32_t sh_result_type_wide(const char *op, const char *kname, int nin,
+                            const struct AtenTensorOpaque *const *in, const shimrt_scalar *scalar);
+/* base ** exponent of complex rt (std::pow of c10::complex: glibc's cpow), the operands
+ * converted to rt; into out when given (of rt or castable), else a new tensor in
+ * TensorIterator's layout into *ret0. */
+AOTITorchError sh_pow_complex(const char *op, AtenTensorHandle base, AtenTensorHandle exponent,
+                              int32_t rt, AtenTensorHandle out, AtenTensorHandle *ret0);
+/* mul.Scalar of a uint16/32/64 or complex self, or by a complex Scalar: mul.Tensor with the
+ * Scalar wrapped (PyTorch's). */
+AOTITorchError sh_mul_scalar_wide(const char *op, AtenTensorHandle self, shimrt_scalar other,
+                                  AtenTensorHandle *ret0);
+
 #endif

@@ -4,6 +4,7 @@
  * Data movement copies element bytes; arithmetic (reductions, accumulate) runs in long
  * double, which holds every int64 and every double exactly. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -176,7 +177,15 @@ typedef struct {
     long double *acc; /* per out element (row-major over out's sizes) */
     int64_t *count;
     bool *touched;
+    long double *im; /* complex: the imaginary parts (acc holds the real ones) */
 } reduce_ctx;
+
+/* a complex element's parts */
+static void cx_load(const char *p, int32_t dt, long double *re, long double *im) {
+    double v[2];
+    shimrt_dtype_convert(v, SHIMRT_COMPLEX128, p, dt);
+    *re = v[0], *im = v[1];
+}
 
 static int64_t linear_of(AtenTensorHandle t, const int64_t *idx) {
     int64_t l = 0;
@@ -187,14 +196,28 @@ static int64_t linear_of(AtenTensorHandle t, const int64_t *idx) {
 static AOTITorchError reduce_step(const int64_t *pos, const int64_t *tgt, void *vctx) {
     reduce_ctx *c = vctx;
     int64_t l = linear_of(c->out, tgt);
-    long double v = shimrt_idx_load(shimrt_idx_at(c->src, pos), c->src->dtype);
+    long double v, vi = 0;
+    if (c->im)
+        cx_load(shimrt_idx_at(c->src, pos), c->src->dtype, &v, &vi);
+    else
+        v = shimrt_idx_load(shimrt_idx_at(c->src, pos), c->src->dtype);
     if (!c->touched[l]) {
         c->touched[l] = true;
         if (c->count[l] == 0) { /* include_self false: start from the first value */
             c->acc[l] = v;
+            if (c->im) c->im[l] = vi;
             c->count[l] = 1;
             return AOTI_TORCH_SUCCESS;
         }
+    }
+    if (c->im) { /* complex: sum, mean or prod (PyTorch has no complex amax / amin) */
+        long double a = c->acc[l], b = c->im[l];
+        if (c->reduce == R_PROD)
+            c->acc[l] = a * v - b * vi, c->im[l] = a * vi + b * v;
+        else
+            c->acc[l] = a + v, c->im[l] = b + vi;
+        c->count[l]++;
+        return AOTI_TORCH_SUCCESS;
     }
     switch (c->reduce) {
     case R_SUM:
@@ -236,7 +259,21 @@ static AOTITorchError scatter_reduce(const char *op, AtenTensorHandle out, AtenT
     if (shimrt_k_scatter_index_check(op, self, dim, index, src, false) ||
         prepare_out(op, out, self, index, src))
         return AOTI_TORCH_FAILURE;
-    if (r >= 0 && !shimrt_idx_numeric(self->dtype)) /* the kernel's dtype dispatch */
+    /* the kernel's dtype dispatch: uint16/32/64 sum and prod, complex sum, prod and mean */
+    bool cx = self->dtype == SHIMRT_COMPLEX64 || self->dtype == SHIMRT_COMPLEX128;
+    bool bare = self->dtype == SHIMRT_UINT16 || self->dtype == SHIMRT_UINT32 ||
+                self->dtype == SHIMRT_UINT64;
+    /* (an empty index runs no kernel; mean's floor division by the counts still runs) */
+    bool kern = shimrt_numel(index) > 0;
+    if (r >= 0 && (cx || bare) &&
+        (((r == R_AMAX || r == R_AMIN) && kern) || (bare && r == R_MEAN))) {
+        static const char *const rn[] = {"sum", "prod", "mean", "amax", "amin"};
+        char k[64];
+        snprintf(k, sizeof k, "scatter_gather_tensor_cpu_reduce_%s", rn[r]);
+        return shimrt_fail(op, "\"%s\" not implemented for '%s'", kern ? k : "div_floor_cpu",
+                           shimrt_dtype_torch_name(self->dtype));
+    }
+    if (r >= 0 && !cx && !bare && !shimrt_idx_numeric(self->dtype))
         return shimrt_fail(op, "dtype %s is not supported", shimrt_dtype_name(self->dtype));
     /* PyTorch's meta checks the reduce name after it resized out */
     if (r < 0 && legacy) return shimrt_fail(op, "reduce argument must be either add or multiply.");
@@ -258,9 +295,10 @@ static AOTITorchError scatter_reduce(const char *op, AtenTensorHandle out, AtenT
                     r,
                     calloc(cells, sizeof(long double)),
                     calloc(cells, sizeof(int64_t)),
-                    calloc(cells, sizeof(bool))};
+                    calloc(cells, sizeof(bool)),
+                    cx ? calloc(cells, sizeof(long double)) : NULL};
     AOTITorchError rc = AOTI_TORCH_SUCCESS;
-    if (!c.acc || !c.count || !c.touched) {
+    if (!c.acc || !c.count || !c.touched || (cx && !c.im)) {
         rc = shimrt_fail(op, "out of memory");
         goto done;
     }
@@ -268,7 +306,10 @@ static AOTITorchError scatter_reduce(const char *op, AtenTensorHandle out, AtenT
         int64_t idx[SHIMRT_MAX_DIMS] = {0};
         if (n) do {
                 int64_t l = linear_of(out, idx);
-                c.acc[l] = shimrt_idx_load(shimrt_idx_at(out, idx), out->dtype);
+                if (cx)
+                    cx_load(shimrt_idx_at(out, idx), out->dtype, &c.acc[l], &c.im[l]);
+                else
+                    c.acc[l] = shimrt_idx_load(shimrt_idx_at(out, idx), out->dtype);
                 c.count[l] = 1;
                 c.touched[l] = true;
             } while (shimrt_idx_next(out->ndim, out->sizes, idx));
@@ -278,8 +319,33 @@ static AOTITorchError scatter_reduce(const char *op, AtenTensorHandle out, AtenT
     int64_t idx[SHIMRT_MAX_DIMS] = {0};
     if (n) do {
             int64_t l = linear_of(out, idx);
-            if (!c.touched[l] || c.count[l] == 0) continue;
+            if (!c.touched[l] || c.count[l] == 0) {
+                /* complex mean: PyTorch divides every element (by a count of 1 here: an inf
+                 * part makes the other NaN in c10's division) */
+                if (!(cx && r == R_MEAN)) continue;
+                cx_load(shimrt_idx_at(out, idx), out->dtype, &c.acc[l], &c.im[l]);
+                c.count[l] = 1;
+            }
             long double v = c.acc[l];
+            if (cx) { /* rounded to the parts' type; mean: PyTorch's div_ by a complex count,
+                         c10's scaled division by (n, 0): each part times 1 / n */
+                double p[2] = {(double)v, (double)c.im[l]};
+                if (out->dtype == SHIMRT_COMPLEX64) {
+                    float a = (float)v, b = (float)c.im[l];
+                    if (r == R_MEAN) {
+                        float scl = 1.0f / (float)c.count[l];
+                        a = fmaf(b, 0.0f, (float)v) * scl;
+                        b = fmaf(-(float)v, 0.0f, b) * scl;
+                    }
+                    p[0] = a, p[1] = b;
+                } else if (r == R_MEAN) {
+                    double scl = 1.0 / (double)c.count[l];
+                    p[0] = fma(p[1], 0.0, (double)v) * scl;
+                    p[1] = fma(-(double)v, 0.0, (double)c.im[l]) * scl;
+                }
+                shimrt_dtype_convert(shimrt_idx_at(out, idx), out->dtype, p, SHIMRT_COMPLEX128);
+                continue;
+            }
             if (r == R_MEAN) {
                 v = v / (long double)c.count[l];
                 if (!is_floatish(out->dtype)) v = floorl(v);
@@ -288,6 +354,7 @@ static AOTITorchError scatter_reduce(const char *op, AtenTensorHandle out, AtenT
         } while (shimrt_idx_next(out->ndim, out->sizes, idx));
 done:
     free(c.acc);
+    free(c.im);
     free(c.count);
     free(c.touched);
     return rc;

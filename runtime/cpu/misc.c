@@ -11,6 +11,7 @@
 #include "aoti_ops.h"
 #include "compositeexplicitautograd_kernels.h"
 #include "cpu_kernels.h"
+#include "engine.h"
 #include "index.h"
 #include "../ops/ops_math.h"
 
@@ -75,6 +76,8 @@ AOTITorchError shimrt_cpu_mul_scalar(AtenTensorHandle self, shimrt_scalar sother
                                      AtenTensorHandle *ret0) {
     static const char op[] = "mul.Scalar";
     int32_t rt;
+    if ((self->defined && sh_dtype_wide(self->dtype)) || sother.kind == SHIMRT_SCALAR_KIND_COMPLEX)
+        return sh_mul_scalar_wide(op, self, sother, ret0);
     if (tensor_scalar_type(op, "mul_cpu", self, "self", sother, &rt)) return AOTI_TORCH_FAILURE;
     double other = sother.d;
     int64_t iother = shimrt_scalar_is_integral(sother, true) ? sother.i : shimrt_k_f2i(other);
@@ -167,8 +170,8 @@ AOTITorchError shimrt_cpu_masked_select(AtenTensorHandle self, AtenTensorHandle 
                                         AtenTensorHandle *ret0) {
     static const char op[] = "masked_select";
     if (shimrt_k_check_cpu(op, self, "self") || shimrt_k_check_cpu(op, mask, "mask") ||
-        shimrt_k_check_dtype(op, self, "self"))
-        return AOTI_TORCH_FAILURE;
+        (!sh_dtype_wide(self->dtype) && shimrt_k_check_dtype(op, self, "self")))
+        return AOTI_TORCH_FAILURE; /* complex: moved as any dtype; uint16/32/64: below */
     if (mask->dtype != SHIMRT_BOOL)
         return shimrt_fail(op, "masked_select: expected BoolTensor for mask");
     int64_t shape[SHIMRT_MAX_DIMS], nd;
@@ -183,6 +186,13 @@ AOTITorchError shimrt_cpu_masked_select(AtenTensorHandle self, AtenTensorHandle 
     int64_t n = shimrt_numel(s), count = 0;
     const bool *mp = shimrt_data(m);
     for (int64_t i = 0; i < n; i++) count += mp[i] != 0;
+    /* PyTorch's kernel (no uint16/32/64) runs only when the mask selects something */
+    if (count > 0 && sh_dtype_wide(self->dtype) && !shimrt_dtype_is_complex(self->dtype)) {
+        shimrt_tensor_free(s);
+        shimrt_tensor_free(m);
+        return shimrt_fail(op, "\"masked_select\" not implemented for '%s'",
+                           shimrt_dtype_torch_name(self->dtype));
+    }
     AtenTensorHandle r = shimrt_k_new(op, 1, &count, self->dtype);
     if (r) {
         size_t es = shimrt_dtype_size(self->dtype);
@@ -316,10 +326,12 @@ static AOTITorchError searchsorted_impl(const char *op, AtenTensorHandle seq,
                                         AtenTensorHandle values, double scalar, int32_t out_int32,
                                         int32_t right, const char **side, AtenTensorHandle sorter,
                                         AtenTensorHandle *ret0) {
+    /* uint16/32/64 and complex: below, with a tensor of values */
     if (shimrt_k_check_cpu(op, seq, "sorted_sequence") ||
-        shimrt_k_check_dtype(op, seq, "sorted_sequence") ||
-        (values &&
-         (shimrt_k_check_cpu(op, values, "self") || shimrt_k_check_dtype(op, values, "self"))) ||
+        ((!values || !sh_dtype_wide(seq->dtype)) &&
+         shimrt_k_check_dtype(op, seq, "sorted_sequence")) ||
+        (values && (shimrt_k_check_cpu(op, values, "self") ||
+                    (!sh_dtype_wide(values->dtype) && shimrt_k_check_dtype(op, values, "self")))) ||
         (sorter && shimrt_k_check_cpu(op, sorter, "sorter")))
         return AOTI_TORCH_FAILURE;
     if (side && *side) {
@@ -361,6 +373,25 @@ static AOTITorchError searchsorted_impl(const char *op, AtenTensorHandle seq,
         if (!same)
             return shimrt_fail(op, "torch.searchsorted(): boundary and sorter must have the same "
                                    "size");
+    }
+    if (values && shimrt_numel(values) > 0 &&
+        (sh_dtype_wide(seq->dtype) || sh_dtype_wide(values->dtype))) {
+        /* PyTorch searches in the common dtype of both (no values: no kernel, no promotion);
+         * its kernel has no uint16/32/64 or complex */
+        const struct AtenTensorOpaque *both[2] = {seq, values};
+        int32_t rt = sh_result_type_wide(op, "searchsorted_out_cpu", 2, both, NULL);
+        if (rt == -2) return AOTI_TORCH_FAILURE;
+        if (!shimrt_k_is_floating(rt))
+            return shimrt_fail(op, "\"searchsorted_out_cpu\" not implemented for '%s'",
+                               shimrt_dtype_torch_name(rt));
+        AtenTensorHandle cs = dense_as(op, seq, seq->ndim, seq->sizes, rt);
+        AtenTensorHandle cv = cs ? dense_as(op, values, values->ndim, values->sizes, rt) : NULL;
+        AOTITorchError err =
+            cv ? searchsorted_impl(op, cs, cv, scalar, out_int32, right, NULL, sorter, ret0)
+               : AOTI_TORCH_FAILURE;
+        shimrt_tensor_free(cs);
+        shimrt_tensor_free(cv);
+        return err;
     }
     int64_t len = seq->sizes[seq->ndim - 1];
     AtenTensorHandle sq = dense_as(op, seq, seq->ndim, seq->sizes, seq->dtype);
@@ -428,6 +459,30 @@ AOTITorchError shimrt_cpu_searchsorted_scalar(AtenTensorHandle sorted_sequence, 
                            "only when boundaries tensor dimension is 1, but we "
                            "got boundaries tensor dim(%lld)",
                            (long long)sorted_sequence->ndim);
+    if (sh_dtype_wide(sorted_sequence->dtype) && sorted_sequence->ndim > 0) {
+        /* PyTorch searches in the common dtype of the sequence and the wrapped Scalar (a
+         * floating Scalar with uint16/32/64: float32); its kernel has no uint16/32/64 or
+         * complex */
+        static const char op[] = "searchsorted";
+        int32_t rt =
+            sh_result_type_wide(op, "searchsorted_out_cpu", 1,
+                                (const struct AtenTensorOpaque *const *)&sorted_sequence, &self);
+        if (rt == -2) return AOTI_TORCH_FAILURE;
+        if (!shimrt_k_is_floating(rt))
+            return shimrt_fail(op, "\"searchsorted_out_cpu\" not implemented for '%s'",
+                               shimrt_dtype_torch_name(rt));
+        double v = shimrt_scalar_is_integral(self, true) ? (double)self.i : self.d;
+        _Alignas(8) char b[8];
+        shimrt_dtype_convert(b, rt, &v, SHIMRT_FLOAT64); /* the Scalar in rt */
+        shimrt_dtype_convert(&v, SHIMRT_FLOAT64, b, rt);
+        AtenTensorHandle cs =
+            dense_as(op, sorted_sequence, sorted_sequence->ndim, sorted_sequence->sizes, rt);
+        AOTITorchError err =
+            cs ? searchsorted_impl(op, cs, NULL, v, out_int32, right, side, sorter, ret0)
+               : AOTI_TORCH_FAILURE;
+        shimrt_tensor_free(cs);
+        return err;
+    }
     return searchsorted_impl("searchsorted", sorted_sequence, NULL, self.d, out_int32, right, side,
                              sorter, ret0);
 }
@@ -959,14 +1014,66 @@ AOTITorchError shimrt_cpu_pow_tensor_tensor(AtenTensorHandle self, AtenTensorHan
                                             AtenTensorHandle *ret0) {
     static const char op[] = "pow.Tensor_Tensor";
     int32_t rt;
+    if (!shimrt_k_check_cpu(op, self, "self") && !shimrt_k_check_cpu(op, exponent, "exponent") &&
+        (sh_dtype_wide(self->dtype) || sh_dtype_wide(exponent->dtype))) {
+        const struct AtenTensorOpaque *ts[2] = {self, exponent};
+        if ((rt = sh_result_type_wide(op, "pow", 2, ts, NULL)) == -2) return AOTI_TORCH_FAILURE;
+        if (shimrt_dtype_is_complex(rt)) return sh_pow_complex(op, self, exponent, rt, NULL, ret0);
+        if (sh_dtype_wide(rt)) /* PyTorch's integral pow has no uint16/32/64 */
+            return shimrt_fail(op, "\"pow\" not implemented for '%s'", shimrt_dtype_torch_name(rt));
+        return pow_common(op, self, exponent, rt, true, ret0);
+    }
     if (two_tensor_type(op, self, "exponent", exponent, &rt)) return AOTI_TORCH_FAILURE;
     return pow_common(op, self, exponent, rt, true, ret0);
+}
+
+/* pow.Scalar of a uint16/32/64 or complex exponent, or a complex base: PyTorch's
+ * pow_Scalar_out fills 1 for a base equal to 1, else is pow.Tensor_Tensor of the wrapped
+ * base (converted to the common dtype) into the contiguous result of its meta */
+static AOTITorchError pow_scalar_wide(const char *op, shimrt_scalar self, AtenTensorHandle exponent,
+                                      AtenTensorHandle *ret0) {
+    int32_t rt =
+        sh_result_type_wide(op, "pow", 1, (const struct AtenTensorOpaque *const *)&exponent, &self);
+    if (rt == -2) return AOTI_TORCH_FAILURE;
+    double re = shimrt_scalar_is_integral(self, true) ? (double)self.i : self.d;
+    double im = self.kind == SHIMRT_SCALAR_KIND_COMPLEX ? self.im : 0;
+    bool one = re == 1 && im == 0;
+    if (!one && !shimrt_dtype_is_complex(rt) && sh_dtype_wide(rt))
+        return shimrt_fail(op, "\"pow\" not implemented for '%s'", shimrt_dtype_torch_name(rt));
+    AtenTensorHandle r = shimrt_k_new(op, exponent->ndim, exponent->sizes, rt), base = NULL;
+    if (!r) return AOTI_TORCH_FAILURE;
+    AOTITorchError err = AOTI_TORCH_SUCCESS;
+    if (one) {
+        double v[2] = {1, 0};
+        for (int64_t i = 0, n = shimrt_numel(r), es = (int64_t)shimrt_dtype_size(rt); i < n; i++)
+            shimrt_dtype_convert((char *)shimrt_data(r) + i * es, rt, v, SHIMRT_COMPLEX128);
+    } else if (shimrt_dtype_is_complex(rt)) {
+        double v[2] = {re, im};
+        if (!(base = shimrt_k_new(op, 0, NULL, rt)))
+            err = AOTI_TORCH_FAILURE;
+        else
+            shimrt_dtype_convert(shimrt_data(base), rt, v, SHIMRT_COMPLEX128);
+        if (!err) err = sh_pow_complex(op, base, exponent, rt, r, NULL);
+    } else {
+        shimrt_tensor_free(r);
+        r = NULL;
+        if (!(base = shimrt_k_new(op, 0, NULL, rt))) return AOTI_TORCH_FAILURE;
+        shimrt_dtype_convert(shimrt_data(base), rt, &re, SHIMRT_FLOAT64);
+        err = pow_common(op, base, exponent, rt, false, ret0);
+        shimrt_tensor_free(base);
+        return err;
+    }
+    shimrt_tensor_free(base);
+    return shimrt_k_hand_out(err, r, ret0);
 }
 
 AOTITorchError shimrt_cpu_pow_scalar(shimrt_scalar self, AtenTensorHandle exponent,
                                      AtenTensorHandle *ret0) {
     static const char op[] = "pow.Scalar";
     int32_t rt;
+    if (!shimrt_k_check_cpu(op, exponent, "exponent") &&
+        (sh_dtype_wide(exponent->dtype) || self.kind == SHIMRT_SCALAR_KIND_COMPLEX))
+        return pow_scalar_wide(op, self, exponent, ret0);
     if (tensor_scalar_type(op, "pow", exponent, "exponent", self, &rt)) return AOTI_TORCH_FAILURE;
     AtenTensorHandle base = shimrt_k_new(op, 0, NULL, rt);
     if (!base) return AOTI_TORCH_FAILURE;
@@ -981,8 +1088,9 @@ AOTITorchError shimrt_cpu_masked_scatter(AtenTensorHandle self, AtenTensorHandle
                                          AtenTensorHandle source, AtenTensorHandle *ret0) {
     static const char op[] = "masked_scatter";
     if (shimrt_k_check_cpu(op, self, "self") || shimrt_k_check_cpu(op, mask, "mask") ||
-        shimrt_k_check_cpu(op, source, "source") || shimrt_k_check_dtype(op, self, "self"))
-        return AOTI_TORCH_FAILURE;
+        shimrt_k_check_cpu(op, source, "source") ||
+        (!shimrt_dtype_is_complex(self->dtype) && shimrt_k_check_dtype(op, self, "self")))
+        return AOTI_TORCH_FAILURE; /* complex: moved as any dtype */
     if (mask->dtype != SHIMRT_BOOL)
         return shimrt_fail(op,
                            "masked_scatter_ only supports boolean masks, but got mask with "
@@ -1134,7 +1242,7 @@ AOTITorchError shimrt_cpu_scatter_value_out(AtenTensorHandle out, AtenTensorHand
     double value = svalue.d;
     static const char op[] = "scatter.value_out";
     if (shimrt_k_check_cpu(op, self, "self") || shimrt_k_check_cpu(op, index, "index") ||
-        shimrt_k_check_dtype(op, self, "self"))
+        (!sh_dtype_wide(self->dtype) && shimrt_k_check_dtype(op, self, "self")))
         return AOTI_TORCH_FAILURE;
     static const struct {
         int32_t dt;
@@ -1148,9 +1256,14 @@ AOTITorchError shimrt_cpu_scatter_value_out(AtenTensorHandle out, AtenTensorHand
     /* PyTorch's checked conversion: an int Scalar by c10::overflows<To, int64_t> */
     bool bad = false;
     const char *tname = NULL;
+    bool listed = false;
+    for (size_t i = 0; i < sizeof lim / sizeof *lim; i++)
+        listed = listed || lim[i].dt == self->dtype;
     if (shimrt_scalar_is_integral(svalue, true) && shimrt_numel(index) > 0) {
-        bad = shimrt_k_is_integral(self->dtype) &&
+        bad = (shimrt_k_is_integral(self->dtype) || sh_dtype_wide(self->dtype)) &&
               shimrt_k_scalar_fits(op, svalue, self->dtype, false);
+    } else if (!listed) { /* floating, complex, uint16/32/64: c10::overflows<To, double> */
+        bad = shimrt_numel(index) > 0 && shimrt_k_scalar_fits(op, svalue, self->dtype, false);
     } else {
         for (size_t i = 0; i < sizeof lim / sizeof *lim; i++)
             if (lim[i].dt == self->dtype && shimrt_numel(index) > 0 &&

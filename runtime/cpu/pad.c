@@ -15,10 +15,10 @@
 
 static const char *const mode_names[] = {"constant", "reflect", "replicate", "circular"};
 
-/* reflect, replicate, circular */
-static AOTITorchError pad_index_mode(const char *op, int m, AtenTensorHandle self,
-                                     const int64_t *pad, int64_t pad_len, const double *value,
-                                     AtenTensorHandle *ret0) {
+/* reflect, replicate, circular: a contiguous result */
+static AOTITorchError pad_index_mode_c(const char *op, int m, AtenTensorHandle self,
+                                       const int64_t *pad, int64_t pad_len, const double *value,
+                                       AtenTensorHandle *ret0) {
     int64_t nd = self->ndim, k = pad_len / 2; /* k padded dims, the last ones */
     if (value && *value != 0)
         return shimrt_fail(op, "Padding mode \"%s\" doesn't take in value argument", mode_names[m]);
@@ -28,9 +28,10 @@ static AOTITorchError pad_index_mode(const char *op, int m, AtenTensorHandle sel
     static const char *const kname[] = {"reflection_pad", "replication_pad"};
     static const char *const dn[] = {"D", "H", "W"};
     if (m != 3) {
-        if (self->dtype == SHIMRT_BOOL)
-            return shimrt_fail(op, "\"%s%lldd\" not implemented for 'Bool'", kname[m - 1],
-                               (long long)k);
+        if (self->dtype == SHIMRT_BOOL ||
+            (sh_dtype_wide(self->dtype) && !shimrt_dtype_is_complex(self->dtype)))
+            return shimrt_fail(op, "\"%s%lldd\" not implemented for '%s'", kname[m - 1],
+                               (long long)k, shimrt_dtype_torch_name(self->dtype));
         bool ok = true; /* every dim but a batch dim non-empty */
         for (int64_t d = nd == k + 2 ? 1 : 0; d < nd; d++) ok = ok && self->sizes[d] != 0;
         if (!ok) {
@@ -158,10 +159,39 @@ static AOTITorchError pad_index_mode(const char *op, int m, AtenTensorHandle sel
     return AOTI_TORCH_SUCCESS;
 }
 
+/* reflect, replicate, circular; the batched 2-d and 3-d reflection and replication kernels
+ * lay their result out in the memory format self suggests (channels-last(_3d)) */
+static AOTITorchError pad_index_mode(const char *op, int m, AtenTensorHandle self,
+                                     const int64_t *pad, int64_t pad_len, const double *value,
+                                     AtenTensorHandle *ret0) {
+    AtenTensorHandle r = NULL;
+    if (pad_index_mode_c(op, m, self, pad, pad_len, value, &r)) return AOTI_TORCH_FAILURE;
+    int64_t nd = self->ndim, k = pad_len / 2;
+    if (m == 3 || !((nd == 4 && k == 2) || (nd == 5 && k == 3)) ||
+        !shimrt_k_strides_like_cl(self)) {
+        *ret0 = r;
+        return AOTI_TORCH_SUCCESS;
+    }
+    int64_t st[SHIMRT_MAX_DIMS];
+    shimrt_k_channels_last_strides(nd, r->sizes, st);
+    AtenTensorHandle cl = shimrt_k_empty_like_dev(op, self, nd, r->sizes, st, self->dtype);
+    AOTITorchError err = cl ? shimrt_k_copy(op, cl, r) : AOTI_TORCH_FAILURE;
+    shimrt_tensor_free(r);
+    if (err) {
+        shimrt_tensor_free(cl);
+        return AOTI_TORCH_FAILURE;
+    }
+    *ret0 = cl;
+    return AOTI_TORCH_SUCCESS;
+}
+
 AOTITorchError shimrt_cpu_pad(AtenTensorHandle self, const int64_t *pad, int64_t pad_len_,
                               const char *mode, double *value, AtenTensorHandle *ret0) {
     static const char op[] = "pad";
-    if (shimrt_k_check_cpu(op, self, "self") || shimrt_k_check_dtype(op, self, "self"))
+    /* every dtype: the modes move elements (constant fills, circular is narrow / cat / copy);
+     * reflect and replicate refuse uint16/32/64 as PyTorch's kernels do (below) */
+    if (shimrt_k_check_cpu(op, self, "self") ||
+        (!sh_dtype_wide(self->dtype) && shimrt_k_check_dtype(op, self, "self")))
         return AOTI_TORCH_FAILURE;
     if (mode == NULL) return shimrt_fail(op, "argument 'mode' is NULL");
     int m = strcmp(mode, "constant") == 0    ? 0

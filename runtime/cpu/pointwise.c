@@ -64,6 +64,7 @@ typedef struct {
     bool has_alpha; /* add/sub: alpha as the Scalar given (complex results) */
     shimrt_scalar alpha;
     AtenTensorHandle out; /* in place / out=: written (result type must cast to it); else NULL */
+    const char *kname;    /* PyTorch's kernel name in a "not implemented" message, else the row's */
 } pw_call;
 
 static AOTITorchError pw_run_engine(pw_call *c, AtenTensorHandle *ret0) {
@@ -188,6 +189,7 @@ static int32_t bare_combine(const char *op, int32_t higher, int32_t lower) {
             shimrt_fail(op, "dtype complex32 is not supported");
             return -2;
         }
+        if (higher == SHIMRT_BFLOAT16) return -3; /* PyTorch's BComplex32: no kernels */
         return higher == SHIMRT_FLOAT64 ? SHIMRT_COMPLEX128 : SHIMRT_COMPLEX64;
     }
     if (shimrt_k_is_floating(higher)) return higher;
@@ -195,6 +197,8 @@ static int32_t bare_combine(const char *op, int32_t higher, int32_t lower) {
         return bare_promote(op, higher, lower);
     return higher;
 }
+
+static const char *torch_kname(int row, char *k);
 
 static int32_t bare_result_type(const pw_call *c) {
     int32_t dim = -1, zero = -1, wrapped = -1;
@@ -205,7 +209,20 @@ static int32_t bare_result_type(const pw_call *c) {
     if (c->has_scalar) {
         wrapped = shimrt_k_scalar_dtype(c->scalar); /* complex: the default complex64 */
     }
-    return bare_combine(c->op, dim, bare_combine(c->op, zero, wrapped));
+    int32_t lower = bare_combine(c->op, zero, wrapped), rt;
+    if (lower == -3) /* a 0-d bfloat16 with a complex Scalar: complex with a floating dim */
+        lower = dim >= 0 && shimrt_k_is_floating(dim) ? SHIMRT_COMPLEX64 : -3;
+    rt = lower == -3 ? -3 : bare_combine(c->op, dim, lower);
+    if (rt == -3) {
+        /* BComplex32 (a bfloat16 tensor with a complex 0-d tensor or Scalar): PyTorch has no
+         * kernel for it; eq, ne and where answer in complex64 here (PyTorch: in BComplex32) */
+        if (c->row == OP_eq || c->row == OP_ne || c->row == OP_where) return SHIMRT_COMPLEX64;
+        char k[64];
+        shimrt_fail(c->op, "\"%s\" not implemented for 'BComplex32'",
+                    c->kname ? c->kname : torch_kname(c->row, k));
+        return -2;
+    }
+    return rt;
 }
 
 /* t's values converted to dt, with t's sizes, strides and offset (a buffer spanning the
@@ -270,14 +287,31 @@ static bool cx_takes(int row) {
     return row == OP_add || row == OP_sub || row == OP_mul || row == OP_div || row == OP_neg ||
            row == OP_eq || row == OP_ne || row == OP_abs || row == OP_where || row == OP_copy ||
            row == OP_exp || row == OP_log || row == OP_sqrt || row == OP_tanh || row == OP_rsqrt ||
-           row == OP_sigmoid;
+           row == OP_sigmoid || row == OP_pow;
 }
+
+/* pow of a complex tensor by a Scalar exponent, as PyTorch's pow_Tensor_Scalar_out and
+ * pow_tensor_scalar_kernel pick it: 0 fills 1, 1 copies, 0.5 / -0.5 / -1 are the sqrt,
+ * rsqrt and reciprocal kernels, 2 / 3 / -2 products (x * x, x * x * x, 1 / (x * x)), any
+ * other std::pow(x, exponent) in the component type; a tensor exponent is std::pow */
+enum {
+    CX_POW,
+    CX_POW_ONE,
+    CX_POW_COPY,
+    CX_POW_SQRT,
+    CX_POW_RSQRT,
+    CX_POW_RECIP,
+    CX_POW_SQUARE,
+    CX_POW_CUBE,
+    CX_POW_INVSQUARE
+};
 
 typedef struct {
     int row, nin;
     bool scalar;     /* b is (sre, sim) */
-    double sre, sim; /* the Scalar operand */
+    double sre, sim; /* the Scalar operand (pow: the exponent) */
     double are, aim; /* alpha (add; sub: negated) */
+    int pmode;       /* pow: CX_POW... */
 } cx_job;
 
 /* Which of a run's n elements PyTorch 2.15's complex mul computes with fused products:
@@ -311,6 +345,20 @@ static void cx_mul_split(const int64_t *st, int64_t n, int nin, int64_t es, int6
     *fused = es == 8 ? *unf1 + r - r % 2 : n;
 }
 
+/* The same for the products of a unary kernel (pow by 2, 3, -2: x * x, x * x * x, 1 / (x * x)),
+ * measured against PyTorch 2.15: its vector loop (a contiguous or broadcast input into a
+ * contiguous output, in steps of two vectors) does not fuse, its scalar loop over the rest,
+ * or over a whole strided run, fuses every product (x * x and 1 / (x * x) bit for bit; in
+ * x * x * x GCC's code for PyTorch's scalar loop leaves some second products unfused, not
+ * emulated: a few ulp there). */
+static void cx_unary_split(const int64_t *st, int64_t n, int64_t es, int64_t *unf1,
+                           int64_t *fused) {
+    int64_t vec = (sh_isa_level() == 4 ? 64 : sh_isa_level() == 3 ? 32 : 16) / es;
+    bool vloop = st[0] == es && (st[1] == es || st[1] == 0) && sh_isa_level() >= 3;
+    *unf1 = vloop ? n - n % (2 * vec) : 0;
+    *fused = n;
+}
+
 /* exp, log, sqrt and tanh of a complex number: PyTorch 2.15's CPU kernels call std::exp,
  * std::log, std::sqrt and std::tanh of c10::complex in their scalar and vectorized loops
  * (libstdc++: glibc's cexpf / cexp, clogf / clog, csqrtf / csqrt, ctanhf / ctanh) */
@@ -327,12 +375,46 @@ static void cx_mul_split(const int64_t *st, int64_t n, int nin, int64_t es, int6
 CX_FN(cx_fn_f32, float, float complex, f)
 CX_FN(cx_fn_f64, double, double complex, )
 
-#define CX_LOOP(NAME, T, FMA, FN)                                                                  \
+/* std::pow of two c10::complex numbers: libstdc++'s pow of std::complex, glibc's cpowf / cpow */
+#define CX_POWFN(NAME, T, CT, SUF)                                                                 \
+    static void NAME(const T *x, const T *y, T *r) {                                               \
+        CT z, e, o;                                                                                \
+        memcpy(&z, x, sizeof z);                                                                   \
+        memcpy(&e, y, sizeof e);                                                                   \
+        o = cpow##SUF(z, e);                                                                       \
+        memcpy(r, &o, sizeof o);                                                                   \
+    }
+CX_POWFN(cx_pow_f32, float, float complex, f)
+CX_POWFN(cx_pow_f64, double, double complex, )
+
+/* r = x * y, c10::complex's product, fused as the run's element i is in PyTorch's build */
+#define CX_MUL(T, FMA, x, y, r, i)                                                                 \
+    do {                                                                                           \
+        T mr_, mi_;                                                                                \
+        if ((i) < unf1 || (i) >= fused) {                                                          \
+            mr_ = x[0] * y[0] - x[1] * y[1];                                                       \
+            mi_ = x[0] * y[1] + x[1] * y[0];                                                       \
+        } else {                                                                                   \
+            mr_ = FMA(x[0], y[0], -(x[1] * y[1]));                                                 \
+            mi_ = FMA(x[0], y[1], x[1] * y[0]);                                                    \
+        }                                                                                          \
+        r[0] = mr_, r[1] = mi_;                                                                    \
+    } while (0)
+
+/* x * y + z, fused or not (this file is built with -ffp-contract=off) */
+#define CX_FMA(fz, FMA, x, y, z) ((fz) ? FMA(x, y, z) : (x) * (y) + (z))
+
+#define CX_LOOP(NAME, T, FMA, FN, POW)                                                             \
     static void NAME(char **ptr, const int64_t *st, int64_t n, void *vctx) {                       \
         const cx_job *j = vctx;                                                                    \
         const T sr = (T)j->sre, si = (T)j->sim, alr = (T)j->are, ali = (T)j->aim;                  \
         int64_t unf1 = n, fused = n;                                                               \
         if (j->row == OP_mul) cx_mul_split(st, n, j->nin, 2 * sizeof(T), &unf1, &fused);           \
+        if (j->row ==                                                                              \
+            OP_div) /* complex64: a run's last odd element: its numerators unfused (measured) */   \
+            unf1 = 0, fused = sizeof(T) == 4 && n % 2 ? n - 1 : n;                                 \
+        if (j->row == OP_pow && j->pmode >= CX_POW_SQUARE)                                         \
+            cx_unary_split(st, n, 2 * sizeof(T), &unf1, &fused);                                   \
         for (int64_t i = 0; i < n; i++) {                                                          \
             char *o = ptr[0] + i * st[0];                                                          \
             T x[2], y[2] = {sr, si}, r[2];                                                         \
@@ -351,13 +433,21 @@ CX_FN(cx_fn_f64, double, double complex, )
                 r[1] = x[1] + mi;                                                                  \
                 break;                                                                             \
             }                                                                                      \
-            case OP_mul:                                                                           \
-                if (i < unf1 || i >= fused) {                                                      \
-                    r[0] = x[0] * y[0] - x[1] * y[1];                                              \
-                    r[1] = x[0] * y[1] + x[1] * y[0];                                              \
-                } else {                                                                           \
-                    r[0] = FMA(x[0], y[0], -(x[1] * y[1]));                                        \
-                    r[1] = FMA(x[0], y[1], x[1] * y[0]);                                           \
+            case OP_mul: CX_MUL(T, FMA, x, y, r, i); break;                                        \
+            case OP_pow:                                                                           \
+                switch (j->pmode) {                                                                \
+                case CX_POW_ONE: r[0] = 1, r[1] = 0; break;                                        \
+                case CX_POW_COPY: r[0] = x[0], r[1] = x[1]; break;                                 \
+                case CX_POW_SQRT: FN(OP_sqrt, x, r); break;                                        \
+                case CX_POW_RSQRT: FN(OP_sqrt, x, y); goto cx_recip;                               \
+                case CX_POW_RECIP: y[0] = x[0], y[1] = x[1]; goto cx_recip;                        \
+                case CX_POW_SQUARE: CX_MUL(T, FMA, x, x, r, i); break;                             \
+                case CX_POW_CUBE:                                                                  \
+                    CX_MUL(T, FMA, x, x, y, i);                                                    \
+                    CX_MUL(T, FMA, y, x, r, i);                                                    \
+                    break;                                                                         \
+                case CX_POW_INVSQUARE: CX_MUL(T, FMA, x, x, y, i); goto cx_recip;                  \
+                default: POW(x, y, r); break;                                                      \
                 }                                                                                  \
                 break;                                                                             \
             case OP_exp:                                                                           \
@@ -366,6 +456,7 @@ CX_FN(cx_fn_f64, double, double complex, )
             case OP_tanh: FN(j->row, x, r); break;                                                 \
             case OP_rsqrt: /* 1 / sqrt(x), c10::complex's division */                              \
                 FN(OP_sqrt, x, y);                                                                 \
+            cx_recip: /* 1 / y */                                                                  \
                 x[0] = 1, x[1] = 0;                                                                \
                 goto cdiv;                                                                         \
             case OP_sigmoid: { /* 1 / (1 + exp(-x)) */                                             \
@@ -376,7 +467,8 @@ CX_FN(cx_fn_f64, double, double complex, )
                 goto cdiv;                                                                         \
             }                                                                                      \
             case OP_div:                                                                           \
-            cdiv : {                                                                               \
+            cdiv : { /* div: fused but where measured otherwise; the unary kernels: fused */       \
+                bool fz = j->row != OP_div || (i >= unf1 && i < fused);                            \
                 T a = x[0], b = x[1], c = y[0], d = y[1], ac = (T)fabs(c), ad = (T)fabs(d);        \
                 if (ac >= ad) {                                                                    \
                     if (ac == 0 && ad == 0) {                                                      \
@@ -384,13 +476,13 @@ CX_FN(cx_fn_f64, double, double complex, )
                         r[1] = b / ad;                                                             \
                     } else {                                                                       \
                         T rat = d / c, scl = (T)1 / FMA(d, rat, c);                                \
-                        r[0] = FMA(b, rat, a) * scl;                                               \
-                        r[1] = FMA(-a, rat, b) * scl;                                              \
+                        r[0] = CX_FMA(fz, FMA, b, rat, a) * scl;                                   \
+                        r[1] = CX_FMA(fz, FMA, -a, rat, b) * scl;                                  \
                     }                                                                              \
                 } else {                                                                           \
                     T rat = c / d, scl = (T)1 / FMA(c, rat, d);                                    \
-                    r[0] = FMA(a, rat, b) * scl;                                                   \
-                    r[1] = FMA(b, rat, -a) * scl;                                                  \
+                    r[0] = CX_FMA(fz, FMA, a, rat, b) * scl;                                       \
+                    r[1] = CX_FMA(fz, FMA, b, rat, -a) * scl;                                      \
                 }                                                                                  \
                 break;                                                                             \
             }                                                                                      \
@@ -411,8 +503,8 @@ CX_FN(cx_fn_f64, double, double complex, )
             memcpy(o, r, sizeof r);                                                                \
         }                                                                                          \
     }
-CX_LOOP(cx_loop_f32, float, fmaf, cx_fn_f32)
-CX_LOOP(cx_loop_f64, double, fma, cx_fn_f64)
+CX_LOOP(cx_loop_f32, float, fmaf, cx_fn_f32, cx_pow_f32)
+CX_LOOP(cx_loop_f64, double, fma, cx_fn_f64, cx_pow_f64)
 
 static AOTITorchError pw_run_complex(pw_call *c, int32_t rt, AtenTensorHandle *ret0) {
     int cls = rows[c->row].cls;
@@ -423,7 +515,7 @@ static AOTITorchError pw_run_complex(pw_call *c, int32_t rt, AtenTensorHandle *r
     if (!cx_takes(c->row)) {
         if (c->row == OP_relu || c->row == OP_clamp)
             return shimrt_fail(c->op, "clamp is not supported for complex types");
-        if (cls == SH_FLOAT || c->row == OP_pow) /* PyTorch has them: not here yet */
+        if (cls == SH_FLOAT) /* PyTorch has them: not here yet */
             return shimrt_fail(c->op, "dtype %s is not supported", shimrt_dtype_name(rt));
         return shimrt_fail(c->op, "\"%s\" not implemented for '%s'", torch_kname(c->row, k),
                            shimrt_dtype_torch_name(rt));
@@ -447,6 +539,22 @@ static AOTITorchError pw_run_complex(pw_call *c, int32_t rt, AtenTensorHandle *r
         j.aim = c->alpha.kind == SHIMRT_SCALAR_KIND_COMPLEX ? c->alpha.im : 0;
     }
     if (c->row == OP_sub) j.are = -j.are, j.aim = -j.aim;
+    if (c->row == OP_pow && c->nin == 1) { /* the exponent Scalar, in c->scalar */
+        shimrt_scalar e = c->scalar;
+        double re = shimrt_scalar_is_integral(e, true) ? (double)e.i : e.d;
+        double im = e.kind == SHIMRT_SCALAR_KIND_COMPLEX ? e.im : 0;
+        j.sre = re, j.sim = im;
+        j.pmode = im != 0      ? CX_POW
+                  : re == 0    ? CX_POW_ONE
+                  : re == 1    ? CX_POW_COPY
+                  : re == 0.5  ? CX_POW_SQRT
+                  : re == -0.5 ? CX_POW_RSQRT
+                  : re == -1   ? CX_POW_RECIP
+                  : re == 2    ? CX_POW_SQUARE
+                  : re == 3    ? CX_POW_CUBE
+                  : re == -2   ? CX_POW_INVSQUARE
+                               : CX_POW;
+    }
     const struct AtenTensorOpaque *ins[3];
     AtenTensorHandle own[3] = {NULL, NULL, NULL}, out = NULL, tmp = NULL;
     AOTITorchError rc = AOTI_TORCH_FAILURE;
@@ -509,6 +617,15 @@ static AOTITorchError pw_run_bare(pw_call *c, AtenTensorHandle *ret0) {
         return shimrt_fail(c->op, "result type %s can't be cast to the desired output type %s",
                            shimrt_dtype_torch_name(odt), shimrt_dtype_torch_name(c->out->dtype));
     pw_call e = *c;
+    if (c->has_alpha) { /* add/sub: PyTorch's alpha rules and checked conversion on target */
+        if (shimrt_k_alpha_check(c->op, target, c->alpha)) return AOTI_TORCH_FAILURE;
+        if (target == SHIMRT_FLOAT16 || target == SHIMRT_BFLOAT16) { /* alpha.to<Half>() */
+            _Alignas(8) char h[8];
+            double av = shimrt_scalar_is_integral(c->alpha, true) ? (double)c->alpha.i : c->alpha.d;
+            shimrt_dtype_convert(h, target, &av, SHIMRT_FLOAT64);
+            shimrt_dtype_convert(&e.k.alpha, SHIMRT_FLOAT64, h, target);
+        }
+    }
     AtenTensorHandle own[4] = {NULL, NULL, NULL, NULL};
     AOTITorchError rc = AOTI_TORCH_FAILURE;
     for (int i = 0; i < c->nin; i++) {
@@ -668,6 +785,18 @@ AOTITorchError shimrt_cpu_add_scalar(AtenTensorHandle self, shimrt_scalar other,
     c.has_scalar = true;
     c.scalar = other;
     if (shimrt_k_check_cpu(op, self, "self")) return AOTI_TORCH_FAILURE;
+    if ((self->dtype == SHIMRT_FLOAT16 || self->dtype == SHIMRT_BFLOAT16) &&
+        other.kind != SHIMRT_SCALAR_KIND_COMPLEX) {
+        /* PyTorch wraps the Scalar in a 0-d tensor that its kernel reads in self's half type
+         * (rounded), then adds as add.Tensor does (add_sub's half loops) */
+        AtenTensorHandle s = shimrt_tensor_empty(op, 0, NULL, NULL, self->dtype, SHIMRT_DEV_CPU, 0);
+        if (!s) return AOTI_TORCH_FAILURE;
+        double v = shimrt_scalar_is_integral(other, true) ? (double)other.i : other.d;
+        shimrt_dtype_convert(shimrt_data(s), self->dtype, &v, SHIMRT_FLOAT64);
+        AOTITorchError rc = add_sub(op, false, self, s, alpha, ret0);
+        shimrt_tensor_free(s);
+        return rc;
+    }
     if (alpha_check(op, &c, alpha)) return AOTI_TORCH_FAILURE;
     /* a float16/bfloat16 self: PyTorch adds the Scalar as a 0-d tensor of self's dtype, so
      * its kernel is the one of two half tensors (alpha's product rounded in its scalar loop) */
@@ -815,12 +944,17 @@ AOTITorchError shimrt_cpu_pow_tensor_scalar(AtenTensorHandle self, shimrt_scalar
     static const char op[] = "pow.Tensor_Scalar";
     CALL1(op, OP_pow, self);
     if (shimrt_k_check_cpu(op, self, "self")) return AOTI_TORCH_FAILURE;
-    if (bare_signed(self->dtype) >= 0) { /* computed from the Scalar's kind by pw_run */
+    if (bare_signed(self->dtype) >= 0 || shimrt_dtype_is_complex(self->dtype) ||
+        exponent.kind == SHIMRT_SCALAR_KIND_COMPLEX) { /* computed from the Scalar's kind */
         c.has_scalar = true;
         c.scalar = exponent;
         int32_t rt = bare_result_type(&c);
         if (rt == -2) return AOTI_TORCH_FAILURE;
         c.has_scalar = false;
+        if (shimrt_dtype_is_complex(rt)) { /* the exponent stays in c.scalar */
+            c.compute = rt;
+            return pw_run_bare(&c, ret0);
+        }
         c.compute = shimrt_k_is_floating(rt) ? rt : self->dtype;
         c.k.p0 = exponent.d;
         return pw_run(&c, ret0);
@@ -1060,4 +1194,48 @@ AOTITorchError shimrt_cpu_where_self(AtenTensorHandle condition, AtenTensorHandl
                            "tensor with dtype %s",
                            shimrt_dtype_torch_name(condition->dtype));
     return pw_run(&c, ret0);
+}
+
+/* ---- entry points for misc.c: wide dtypes (uint16/32/64, complex) ----------------------- */
+int32_t sh_result_type_wide(const char *op, const char *kname, int nin,
+                            const struct AtenTensorOpaque *const *in, const shimrt_scalar *scalar) {
+    pw_call c = {.op = op, .nin = nin, .compute = -1, .has_scalar = scalar != NULL, .kname = kname};
+    for (int i = 0; i < nin && i < 3; i++) c.in[i] = in[i];
+    if (scalar) c.scalar = *scalar;
+    return bare_result_type(&c);
+}
+
+bool sh_dtype_wide(int32_t dt) { return bare_signed(dt) >= 0 || shimrt_dtype_is_complex(dt); }
+
+AOTITorchError sh_pow_complex(const char *op, AtenTensorHandle base, AtenTensorHandle exponent,
+                              int32_t rt, AtenTensorHandle out, AtenTensorHandle *ret0) {
+    pw_call c = {
+        .op = op, .row = OP_pow, .nin = 2, .in = {base, exponent}, .compute = rt, .out = out};
+    return pw_run_bare(&c, ret0);
+}
+
+AOTITorchError sh_mul_scalar_wide(const char *op, AtenTensorHandle self, shimrt_scalar other,
+                                  AtenTensorHandle *ret0) {
+    CALL1(op, OP_mul, self);
+    if (shimrt_k_check_cpu(op, self, "self")) return AOTI_TORCH_FAILURE;
+    c.has_scalar = true;
+    c.scalar = other;
+    int32_t rt = bare_result_type(&c);
+    if (rt == -2) return AOTI_TORCH_FAILURE;
+    /* PyTorch's mul.Scalar is mul.Tensor with the Scalar wrapped in a 0-d tensor, which its
+     * kernel reads converted to the common dtype */
+    AtenTensorHandle s = shimrt_tensor_empty(op, 0, NULL, NULL, rt, SHIMRT_DEV_CPU, 0);
+    if (!s) return AOTI_TORCH_FAILURE;
+    if (other.kind == SHIMRT_SCALAR_KIND_COMPLEX) {
+        double v[2] = {other.d, other.im};
+        shimrt_dtype_convert(shimrt_data(s), rt, v, SHIMRT_COMPLEX128);
+    } else if (shimrt_scalar_is_integral(other, true)) {
+        shimrt_dtype_convert(shimrt_data(s), rt, &other.i, SHIMRT_INT64);
+    } else {
+        shimrt_dtype_convert(shimrt_data(s), rt, &other.d, SHIMRT_FLOAT64);
+    }
+    pw_call e = {.op = op, .row = OP_mul, .nin = 2, .in = {self, s}, .compute = rt};
+    AOTITorchError rc = pw_run_bare(&e, ret0);
+    shimrt_tensor_free(s);
+    return rc;
 }

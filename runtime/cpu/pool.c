@@ -9,6 +9,7 @@
 
 #include "aoti_ops.h"
 #include "cpu_kernels.h"
+#include "engine.h"
 #include "pool_nd.h"
 
 SHIMRT_PL_KERNELS(2)
@@ -32,8 +33,9 @@ AOTITorchError shimrt_cpu__adaptive_avg_pool2d(AtenTensorHandle self, const int6
                            "adaptive_avg_pool2d: elements of output_size must be greater "
                            "than or equal to 0 but received {%lld, %lld}",
                            (long long)output_size[0], (long long)output_size[1]);
-    if (shimrt_k_check_cpu(op, self, "self") || shimrt_k_check_dtype(op, self, "self"))
-        return AOTI_TORCH_FAILURE;
+    if (shimrt_k_check_cpu(op, self, "self") ||
+        (!sh_dtype_wide(self->dtype) && shimrt_k_check_dtype(op, self, "self")))
+        return AOTI_TORCH_FAILURE; /* uint16/32/64, complex: an empty result only (below) */
     bool ok = self->ndim == 3 || self->ndim == 4;
     for (int64_t i = self->ndim - 2; ok && i < self->ndim; i++) ok = self->sizes[i] > 0;
     if (!ok)
@@ -46,8 +48,10 @@ AOTITorchError shimrt_cpu__adaptive_avg_pool2d(AtenTensorHandle self, const int6
     for (int64_t i = 0; i < self->ndim - 2; i++)
         big |= __builtin_mul_overflow(n, self->sizes[i], &n);
     if (big) return shimrt_fail(op, "adaptive_avg_pool2d: the output's size does not fit in int64");
-    if (n > 0 && !shimrt_k_is_floating(self->dtype))
-        return shimrt_fail(op, "\"adaptive_avg_pool2d\" not implemented for '%s'",
+    if (n > 0 && !shimrt_k_is_floating(self->dtype)) /* the kernel of self's memory format */
+        return shimrt_fail(op, "\"adaptive_avg_pool2d%s\" not implemented for '%s'",
+                           self->ndim == 4 && shimrt_k_strides_like_cl(self) ? "_channels_last"
+                                                                             : "",
                            shimrt_dtype_torch_name(self->dtype));
     return adaptive_run(op, SHIMRT_PL_AVG, self, output_size, ret0, NULL);
 }

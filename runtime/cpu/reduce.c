@@ -1129,8 +1129,9 @@ static AOTITorchError softmax_impl(const char *op, bool logsm, AtenTensorHandle 
     /* PyTorch's softmax.int: self converted to dtype first (when given), then _softmax of
      * that, whose kernel (floating types only) never runs on an input without elements */
     bool conv = dtype && *dtype != self->dtype;
-    if (shimrt_k_check_cpu(op, self, "self") || (!conv && shimrt_k_check_dtype(op, self, "self")))
-        return AOTI_TORCH_FAILURE;
+    if (shimrt_k_check_cpu(op, self, "self") ||
+        (!conv && !sh_dtype_wide(self->dtype) && shimrt_k_check_dtype(op, self, "self")))
+        return AOTI_TORCH_FAILURE; /* uint16/32/64, complex: refused below unless empty */
     int64_t d;
     if (shimrt_k_wrap_dim(op, dim, self->ndim, &d)) return AOTI_TORCH_FAILURE;
     int32_t odt = dtype ? *dtype : self->dtype;

@@ -550,6 +550,21 @@ shimrt_k_sum_out(const char *op, AtenTensorHandle out, AtenTensorHandle self, co
                            "for input's dtype and %s for out's dtype.",
                            shimrt_dtype_name(*dtype), shimrt_dtype_name(out->dtype));
     int32_t odt = out->dtype;
+    /* PyTorch's meta resizes out to the reduced shape before its kernel refuses a dtype
+     * (uint16/32/64, complex32): so here, once the dims are valid (else the sum fails) */
+    bool red[SHIMRT_MAX_DIMS] = {false}, valid = self->ndim <= SHIMRT_MAX_DIMS;
+    int64_t n = self->ndim ? self->ndim : 1, shape[SHIMRT_MAX_DIMS], nd = 0;
+    for (int64_t i = 0; valid && i < (dim ? dim_len : 0); i++) {
+        int64_t d = dim[i] < 0 ? dim[i] + n : dim[i];
+        valid = d >= 0 && d < n && !red[d];
+        if (valid) red[d] = true;
+    }
+    for (int64_t d = 0; valid && d < self->ndim; d++)
+        if (!red[d] && dim && dim_len > 0)
+            shape[nd++] = self->sizes[d];
+        else if (keepdim)
+            shape[nd++] = 1;
+    if (valid && shimrt_resize_output(op, out, nd, shape)) return AOTI_TORCH_FAILURE;
     AtenTensorHandle s = NULL;
     if (sum(self, dim, dim_len, keepdim, &odt, &s)) return AOTI_TORCH_FAILURE;
     AOTITorchError err = shimrt_resize_output(op, out, s->ndim, s->sizes);

@@ -155,6 +155,22 @@ def histogram_family():
                                       Opt(T(w)) if wt else Opt(None), int(dens), Ret(), Ret()],
                                      lambda x=x, bins=bins, r=r, w=w, dens=dens: A.histogram.bin_ct(
                                          x, bins, range=r, weight=w, density=dens), loose=True)
+    # float16 / bfloat16: PyTorch's kernel computes in the element type (edges, bin positions,
+    # sums); its min / max of the input has no half types (refused without a range)
+    for dt in (torch.float16, torch.bfloat16):
+        for shape in ([0], [7], [50], [4, 9]):
+            x0 = rand(shape, dt, -3, 3)
+            for bins, rng, wt, dens in [(b, r, w, d) for b in (1, 7, 300) for r in (None, (-2.0, 2.0), (-0.5, 1.5))
+                                        for w in (False, True) for d in (False, True)]:
+                w = rand(shape, dt, 0, 2) if wt else None
+                for lay, x in layouts(x0):
+                    r = list(rng) if rng else None
+                    case(f"{dt} {shape} {lay} bins={bins} range={rng} weight={wt} density={dens}", h1,
+                         [T(x), bins, dpp(r), len(r) if r else 0, Opt(T(w)) if wt else Opt(None),
+                          int(dens), Ret(), Ret()],
+                         lambda x=x, bins=bins, r=r, w=w, dens=dens: A.histogram.bin_ct(
+                             x, bins, range=r, weight=w, density=dens))
+    for dt in (torch.float32, torch.float64):
         x = torch.tensor([2.0, 2.0], dtype=dt)
         case(f"{dt} constant", h1, [T(x), 4, None, 0, Opt(None), 0, Ret(), Ret()],
              lambda x=x: A.histogram.bin_ct(x, 4))

@@ -1427,6 +1427,92 @@ for name in ["exp", "log", "sqrt", "tanh", "rsqrt", "sigmoid"]:
                     failures.append(f"{name} {dt} {shape} {lay} bits: at {i[:-1]} of {x[tuple(i[:-1])].item()}: "
                                     f"{ours[tuple(i[:-1])].tolist()} vs {ref[tuple(i[:-1])].tolist()}")
 
+# pow of complex64/128 (issue 17 item 8): PyTorch's special exponents (0 fills 1, 1 copies,
+# 0.5 / -0.5 / -1 are sqrt / rsqrt / reciprocal, 2 / 3 / -2 products, whose fused elements
+# depend on the loop), else std::pow (glibc's cpow); pow.Tensor_Tensor and pow.Scalar of
+# complex tensors; mul.Scalar of complex and uint16/32/64 (mul.Tensor with the Scalar
+# wrapped). Compared bit for bit, signed zeros included (NaNs: any NaN).
+def bits_equal(label, ours_call, ref):
+    o = H()
+    if ours_call(o) != 0:
+        failures.append(f"{label}: libshimrt failed ({LIB.torch_exception_get_what().decode()})")
+        return
+    counts["cases"] += 1
+    ours = from_rt(o)
+    delete(o)
+    if ours.dtype != ref.dtype or ours.shape != ref.shape or (ours.numel() > 1 and ours.stride() != ref.stride()):
+        failures.append(f"{label}: {ours.dtype} {list(ours.shape)} {ours.stride()} vs "
+                        f"{ref.dtype} {list(ref.shape)} {ref.stride()}")
+        return
+    a, b = (torch.view_as_real(ours), torch.view_as_real(ref)) if ref.is_complex() else (ours, ref)
+    if a.is_floating_point():
+        same = (a.isnan() & b.isnan()) | ((a == b) & (a.signbit() == b.signbit()))
+    else:
+        same = a == b
+    if not same.all():
+        i = (~same).nonzero()[0].tolist()
+        failures.append(f"{label} bits: at {i}: {a[tuple(i)].item()} vs {b[tuple(i)].item()}")
+
+
+fpts = fn("aoti_torch_cpu_pow_Tensor_Scalar", H, C.c_double, P(H))
+fptt = fn("aoti_torch_cpu_pow_Tensor_Tensor", H, H, P(H))
+fps = fn("aoti_torch_cpu_pow_Scalar", C.c_double, H, P(H))
+fms = fn("aoti_torch_cpu_mul_Scalar", H, C.c_double, P(H))
+for dt, shape in itertools.product(CPLX, [[4, 5], [37], [300], [7, 9]]):
+    for lay, x in [("contig", rand_cspecial(shape, dt)), ("sliced", rand_cspecial([2 * shape[0]] + shape[1:], dt)[::2]),
+                   ("expanded", rand_cspecial([1] + shape[1:], dt).expand(shape))] + \
+            ([("transposed", rand_cspecial(shape[::-1], dt).t())] if len(shape) == 2 else []):
+        for e in [0.0, 1.0, 0.5, -0.5, -1.0, 2.0, -2.0, 2.5, -1.7, 1e-3]:
+            with_handles([x], lambda h: bits_equal(f"pow.Tensor_Scalar {dt} {shape} {lay} {e}",
+                                                   lambda o: fpts(h[0], e, C.byref(o)),
+                                                   torch.ops.aten.pow.Tensor_Scalar(x, e)))
+        # (x ** 3: some of PyTorch's scalar-loop products are unfused, not emulated: close)
+        with_handles([x], lambda h: run(f"pow.Tensor_Scalar {dt} {shape} {lay} 3", lambda o: fpts(h[0], 3.0, C.byref(o[0])),
+                                        lambda: torch.ops.aten.pow.Tensor_Scalar(x, 3.0), loose=True))
+        for v in [2.5, -3.0, 1.0, 0.0]:
+            with_handles([x], lambda h: bits_equal(f"pow.Scalar {v} {dt} {shape} {lay}",
+                                                   lambda o: fps(v, h[0], C.byref(o)),
+                                                   torch.ops.aten.pow.Scalar(v, x)))
+            with_handles([x], lambda h: bits_equal(f"mul.Scalar {dt} {shape} {lay} {v}",
+                                                   lambda o: fms(h[0], v, C.byref(o)),
+                                                   torch.ops.aten.mul.Scalar(x, v)))
+        y = rand_cspecial(shape, dt).flip(0)
+        for other in [y, y.to(torch.float64), y[:1].contiguous(), torch.tensor(1.5 - 2j, dtype=dt)]:
+            with_handles([x, other], lambda h: bits_equal(f"pow.Tensor_Tensor {dt}/{other.dtype} {shape} {lay} "
+                                                          f"{list(other.shape)}",
+                                                          lambda o: fptt(h[0], h[1], C.byref(o)),
+                                                          torch.pow(x, other)))
+# add.Scalar of float16 / bfloat16: the Scalar read in the half type, then add.Tensor's loops
+# (its vector loop fused in float, its scalar loop with the product rounded to the half type)
+for dt, n, (v, al) in itertools.product([torch.float16, torch.bfloat16], [7, 40, 70],
+                                        [(2.7, 1.0), (-1.3, 2.9), (-3.4e38, 2.0), (-40000.0, 2.0)]):
+    x = (torch.randn(n) * 4).to(dt)
+    x[-1] = math.inf
+    with_handles([x], lambda h: bits_equal(f"add.Scalar {dt} {n} {v} alpha={al}",
+                                           lambda o: fas(h[0], v, al, C.byref(o)),
+                                           torch.ops.aten.add.Scalar(x, v, al)))
+fdiv = fn("aoti_torch_cpu_div_Tensor", H, H, P(H))
+for dt, n in itertools.product(CPLX, [1, 2, 3, 5, 8, 9, 17, 33, 37, 70]):
+    a, b = torch.randn(2 * n, dtype=dt) * 1e3, torch.randn(2 * n, dtype=dt)
+    for lay, x, y in [("contig", a[:n], b[:n]), ("sliced", a[::2], b[::2]), ("bcast", a[:n], b[:1].expand(n)),
+                      ("bcast0", a[:1].expand(n), b[:n])]:
+        with_handles([x, y], lambda h: bits_equal(f"div {dt} {n} {lay}", lambda o: fdiv(h[0], h[1], C.byref(o)), x / y))
+for dt in UINTS:
+    for lay, x in [("contig", rand_wide([4, 5], dt)), ("transposed", rand_wide([5, 4], dt).t())]:
+        for v in [3.0, 2.5, -1.0]:
+            with_handles([x], lambda h: bits_equal(f"mul.Scalar {dt} {lay} {v}", lambda o: fms(h[0], v, C.byref(o)),
+                                                   torch.ops.aten.mul.Scalar(x, v)))
+            with_handles([x], lambda h: run_msg(f"pow.Tensor_Scalar {dt} {lay} {v}",  # (float32 pow)
+                                                lambda o: fpts(h[0], v, C.byref(o[0])),
+                                                lambda: torch.ops.aten.pow.Tensor_Scalar(x, v), loose=True))
+            with_handles([x], lambda h: run_msg(f"pow.Scalar {v} {dt} {lay}", lambda o: fps(v, h[0], C.byref(o[0])),
+                                                lambda: torch.ops.aten.pow.Scalar(v, x), loose=True))
+        for od in [torch.float32, dt, torch.int32]:
+            y = torch.randint(0, 4, [4, 5]).to(od)
+            with_handles([x, y], lambda h: run_msg(f"pow.Tensor_Tensor {dt}/{od} {lay}",
+                                                   lambda o: fptt(h[0], h[1], C.byref(o[0])),
+                                                   lambda: torch.pow(x, y), loose=True))
+
 for line in failures:
     print("MISMATCH", line)
 print(f"oracle: {counts['cases']} cases, {counts['cases'] - len(failures)} agree "
