@@ -798,21 +798,6 @@ AOTITorchError shimrt_cpu_add_scalar(AtenTensorHandle self, shimrt_scalar other,
         return rc;
     }
     if (alpha_check(op, &c, alpha)) return AOTI_TORCH_FAILURE;
-    /* a float16/bfloat16 self: PyTorch adds the Scalar as a 0-d tensor of self's dtype, so
-     * its kernel is the one of two half tensors (alpha's product rounded in its scalar loop) */
-    if ((self->dtype == SHIMRT_FLOAT16 || self->dtype == SHIMRT_BFLOAT16) && c.k.alpha != 1 &&
-        other.kind != SHIMRT_SCALAR_KIND_COMPLEX) {
-        AtenTensorHandle t = shimrt_tensor_empty(op, 0, NULL, NULL, self->dtype, SHIMRT_DEV_CPU, 0);
-        if (!t) return AOTI_TORCH_FAILURE;
-        bool exact = shimrt_scalar_is_integral(other, true);
-        if (exact)
-            shimrt_k_store_i64(shimrt_data(t), self->dtype, other.i);
-        else
-            shimrt_k_store_f64(shimrt_data(t), self->dtype, other.d);
-        AOTITorchError rc = add_sub(op, false, self, t, alpha, ret0);
-        shimrt_tensor_free(t);
-        return rc;
-    }
     return pw_run(&c, ret0);
 }
 
