@@ -110,7 +110,7 @@ static AOTITorchError pw_run_engine(pw_call *c, AtenTensorHandle *ret0) {
         return AOTI_TORCH_FAILURE;
     /* PyTorch's mul and true division read a scalar second operand at its own value (in
      * float for float16/bfloat16); the other ops see it cast to the common dtype */
-    bool raw = c->row == OP_mul || c->row == OP_div;
+    bool raw = c->row == OP_mul || c->row == OP_div || c->row == OP_floor_divide;
     c->k.raw_scalar_b = raw;
     if (c->has_scalar) {
         /* an int or bool Scalar converts from its exact int64 value */
