@@ -27,11 +27,17 @@ Tensor pipeline(Tensor x, Tensor idx) {
   return torch::stable::contiguous(torch::stable::transpose(y, 0, 1));
 }
 
-// ops.h: amax over one dim and over a list, sum over a dim list.
-std::tuple<Tensor, Tensor, Tensor> reductions(Tensor x) {
-  std::vector<int64_t> d0{0};
+// ops.h: amax over one dim and over a list, sum over a dim list, and sum with a dtype
+// (PyTorch casts the input to the dtype first: float16 rounding before the sum).
+std::tuple<Tensor, Tensor, Tensor, Tensor> reductions(Tensor x) {
+  std::vector<int64_t> d0{0}, d1{1};
+  Tensor big = torch::stable::full({4, 3}, 1000.3, ScalarType::Float);
+  Tensor row0 = torch::stable::narrow(big, 0, 0, 1);
+  torch::stable::copy_(row0, torch::stable::narrow(x, 0, 0, 1));
   return {torch::stable::amax(x, 1, false), torch::stable::amax(x, {0, 1}, true),
-          torch::stable::sum(x, torch::headeronly::IntHeaderOnlyArrayRef(d0), false)};
+          torch::stable::sum(x, torch::headeronly::IntHeaderOnlyArrayRef(d0), false),
+          torch::stable::sum(big, torch::headeronly::IntHeaderOnlyArrayRef(d1), false,
+                             ScalarType::Half)};
 }
 
 // Views: unsqueeze, permute, flatten, reshape, view, select, squeeze, narrow, clone.
@@ -205,7 +211,7 @@ STABLE_TORCH_LIBRARY(dropin_ext, m) {
   m.def("foreach_mul(Tensor x) -> (Tensor, Tensor, Tensor)");
   m.def("opt_fill(Tensor x, float? v) -> Tensor");
   m.def("pipeline(Tensor x, Tensor idx) -> Tensor");
-  m.def("reductions(Tensor x) -> (Tensor, Tensor, Tensor)");
+  m.def("reductions(Tensor x) -> (Tensor, Tensor, Tensor, Tensor)");
   m.def("views(Tensor x) -> Tensor");
   m.def("creation(Tensor x, float v) -> (Tensor, Tensor, Tensor)");
   m.def("info(Tensor x) -> Tensor");

@@ -21,7 +21,8 @@ def inputs():
 
 
 def fmt(t):
-    name = {torch.float32: "float32", torch.float64: "float64", torch.int64: "int64"}.get(t.dtype, "other")
+    name = {torch.float32: "float32", torch.float64: "float64", torch.int64: "int64",
+            torch.float16: "float16"}.get(t.dtype, "other")
     vals = t.reshape(-1).to(torch.float64).tolist()
     return "tensor %s [%s]%s" % (name, ",".join(str(s) for s in t.shape),
                                   "".join(" %.9g" % v for v in vals))

@@ -9,7 +9,7 @@
 
 #include <shimrt/shimrt.h>
 
-#define MAXRET 3
+#define MAXRET 4
 
 static AtenTensorHandle make(int64_t r, int64_t c, int kind) {
     int64_t sizes[2] = {r, c}, strides[2] = {c, 1};
@@ -54,6 +54,7 @@ static void print_tensor(AtenTensorHandle t) {
     printf("tensor %s [", dt == aoti_torch_dtype_float32()   ? "float32"
                           : dt == aoti_torch_dtype_float64() ? "float64"
                           : dt == aoti_torch_dtype_int64()   ? "int64"
+                          : dt == aoti_torch_dtype_float16() ? "float16"
                                                              : "other");
     for (int64_t d = 0; d < dim; d++) printf(d ? ",%lld" : "%lld", (long long)sizes[d]);
     printf("]");
@@ -95,7 +96,7 @@ int main(int argc, char **argv) {
 #define X() siv_from_tensor(make(4, 3, 0))
     StableIValue s[MAXRET + 2];
     s[0] = X(), s[1] = siv_from_tensor(make(0, 0, 2)), run("pipeline", s, 1);
-    s[0] = X(), run("reductions", s, 3);
+    s[0] = X(), run("reductions", s, 4);
     s[0] = X(), run("views", s, 1);
     s[0] = X(), s[1] = siv_from_double(1.75), run("creation", s, 3);
     s[0] = X(), run("info", s, 1);
