@@ -36,13 +36,14 @@ $CXX $CXXF tests/stable_ext/ext.cpp -o "$T/ext_torch.so" -L"$TORCH/lib" -ltorch 
 ${CC:-cc} -std=c11 -Wall -Wextra -Werror -Iruntime/include tests/stable_ext/runner.c \
   -o "$T/runner" -L"$LIB" -lshimrt -ldl -Wl,-rpath,"$LIB" || fail "runner.c"
 for v in ext ext210; do
-  "$T/runner" "$T/$v.so" > "$T/$v.out" 2> "$T/$v.err" || { cat "$T/$v.err" >&2; fail "runner on $v.so"; }
-  "$PY" tests/stable_ext/reference.py "$T/ext_torch.so" "$T/$v.out" 2>/dev/null ||
+  old=; [ $v = ext210 ] && old=old
+  "$T/runner" "$T/$v.so" $old > "$T/$v.out" 2> "$T/$v.err" || { cat "$T/$v.err" >&2; fail "runner on $v.so"; }
+  "$PY" tests/stable_ext/reference.py "$T/ext_torch.so" "$T/$v.out" $old 2>/dev/null ||
     fail "$v.so on libshimrt differs from PyTorch"
 done
 if command -v valgrind >/dev/null 2>&1; then
   valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite \
-    "$T/runner" "$T/ext210.so" > "$T/vg.out" 2> "$T/vg.err" ||
+    "$T/runner" "$T/ext210.so" old > "$T/vg.out" 2> "$T/vg.err" ||
     { cat "$T/vg.err" >&2; fail "valgrind on the 2.10 (new/delete cells) extension"; }
   cmp -s "$T/vg.out" "$T/ext210.out" || fail "valgrind run printed other results"
   echo "  valgrind: clean (target 2.10: C++ new/delete cells across the boundary)"

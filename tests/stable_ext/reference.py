@@ -1,12 +1,14 @@
 """tests/stable_ext/reference.py: the oracle for tests/stable_ext/.
 
-Usage: reference.py EXT_LIBTORCH.so RUNNER_OUTPUT
+Usage: reference.py EXT_LIBTORCH.so RUNNER_OUTPUT [old]
 
 EXT_LIBTORCH.so is tests/stable_ext/ext.cpp built against libtorch (the same source the
 runner loads on libshimrt). This loads it into real PyTorch 2.15, runs the same cases on
 the same inputs, prints them in the runner's format and compares with RUNNER_OUTPUT:
 same cases, same dtypes and shapes, values equal (floats within 1e-6 relative), same
-errors. Exit 0 when all match; prints a count of matching cases either way."""
+errors. Exit 0 when all match; prints a count of matching cases either way. "old": the
+runner ran the extension built for a 2.10 target, which lacks the ops of later releases.
+The API cases (api_cases) also print strides, offsets and non-tensor returns."""
 import math
 import sys
 
@@ -20,15 +22,20 @@ def inputs():
     return x, ties, idx
 
 
-def fmt(t):
-    name = {torch.float32: "float32", torch.float64: "float64", torch.int64: "int64",
-            torch.float16: "float16"}.get(t.dtype, "other")
+NAMES = {torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64, torch.float16,
+         torch.float32, torch.float64, torch.bool, torch.bfloat16}
+
+
+def fmt(t, mask32=False):
+    name = str(t.dtype).replace("torch.", "") if t.dtype in NAMES else "other"
     vals = t.reshape(-1).to(torch.float64).tolist()
+    if mask32:
+        vals = [float(int(v) & 0xFFFFFFFF) for v in vals]
     return "tensor %s [%s]%s" % (name, ",".join(str(s) for s in t.shape),
                                   "".join(" %.9g" % v for v in vals))
 
 
-def run_all():
+def run_all(old):
     ops = torch.ops.dropin_ext
     out = []
 
@@ -62,8 +69,78 @@ def run_all():
     case("norms", ops.norms, x.clone(), idx)
     case("must_be_big", ops.must_be_big, x.clone())
     case("bad_index", ops.bad_index, x.clone())
+    api_cases(out, old)
     out.append("done")
     return out
+
+
+def value(out, v, mask32=False):
+    """One return as the runner's print_value prints it."""
+    if isinstance(v, torch.Tensor):
+        out.append(fmt(v, mask32))
+        out.append("strides%s offset %d" % ((" " + ",".join(map(str, v.stride()))) if v.dim() else "",
+                                            v.storage_offset()))
+    elif isinstance(v, bool):
+        out.append("bool %d" % v)
+    elif isinstance(v, int):
+        out.append("int %d" % v)
+    elif isinstance(v, str):
+        out.append("str " + v)
+    elif isinstance(v, torch.device):
+        out.append("device %d %d" % ({"cpu": 0, "cuda": 1}[v.type], -1 if v.index is None else v.index))
+    else:
+        out.append("list %d" % len(v))
+        for e in v:
+            value(out, e)
+
+
+def api_cases(out, old):
+    """The API ops on the inputs runner.c's api_cases() makes."""
+    ops = torch.ops.dropin_ext
+    x, _, idx = inputs()
+    ties = ((torch.arange(12) * 7) % 5).to(torch.float32)
+
+    def call(name, args, after=None, mask32=False):
+        out.append("case " + name)
+        try:
+            r = getattr(ops, name)(*args)
+        except Exception:
+            out.append("error")
+        else:
+            for v in (r if isinstance(r, tuple) else () if r is None else (r,)):
+                value(out, v, mask32)
+        if after is not None:
+            out.append(fmt(after))
+
+    call("devices", (torch.device("cuda:0"), 3, "cuda:2"))
+    call("strings", (x.clone(), "numel", "tail", "ab"))
+    call("strings", (x.clone(), "bogus", "", ""))
+    call("shapes", (x.clone(),))
+    call("shapes", (torch.as_strided(x.clone(), (2, 4), (1, 3), 1),))
+    call("arith", (x.clone(), ties.reshape(4, 3), 0.5, idx))
+    call("conversions", (x.clone(),))
+    o = torch.zeros(3, dtype=torch.float64)
+    call("sum_into", (o, x.clone(), [0], False, torch.float64), after=o)
+    call("lists", ([x.clone(), ties.reshape(3, 4)], [1], x.clone()))
+    call("lists", ([x.clone()], None, None))
+    call("typed", (x.clone(), torch.float16, torch.strided, torch.channels_last))
+    call("typed", (x.clone(), torch.int32, torch.strided, torch.contiguous_format))
+    call("typed", (x.clone(), torch.bfloat16, torch.sparse_coo, torch.contiguous_format))
+    w = x.clone()
+    call("fill_rows", (w, 1.5), after=w)
+    call("threads", (1000, 7), mask32=True)
+    call("legacy", (x.clone(),))
+    if old:
+        return
+    call("tagged", (x.clone(),))
+    tags = ops.tagged.default.tags
+    has = torch._C._dispatch_has_kernel_for_dispatch_key
+    out.append("tags %d %d %d kernels %d %d" % (
+        torch.Tag.pointwise in tags, torch.Tag.core in tags, torch.Tag.inplace in tags,
+        has("dropin_ext::tagged", "CompositeExplicitAutograd"), has("dropin_ext::tagged", "CPU")))
+    call("seeded", ([2, 3], torch.Generator().manual_seed(42)))
+    call("last_error", (x.clone(), ties.reshape(3, 4)))
+    call("checked_subtract", (x.clone(), ties.reshape(3, 4)))
 
 
 def same_line(a, b):
@@ -93,7 +170,7 @@ def cases(lines):
 
 def main():
     torch.ops.load_library(sys.argv[1])
-    want = cases(run_all())
+    want = cases(run_all(len(sys.argv) > 3 and sys.argv[3] == "old"))
     with open(sys.argv[2]) as f:
         got = cases(f.read().splitlines())
     ok = 0
