@@ -113,6 +113,7 @@ def api_cases(out, old):
             out.append(fmt(after))
 
     call("devices", (torch.device("cuda:0"), 3, "cuda:2"))
+    call("devices", (torch.device("cuda:0"), 129, "cuda:2"))
     call("strings", (x.clone(), "numel", "tail", "ab"))
     call("strings", (x.clone(), "bogus", "", ""))
     call("shapes", (x.clone(),))

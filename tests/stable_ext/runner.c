@@ -183,6 +183,9 @@ static void api_cases(int old) {
 #define X() siv_from_tensor(make(4, 3, 0))
     s[0] = siv_from_device(aoti_torch_device_type_cuda(), 0), s[1] = siv_from_int(3);
     s[2] = str("cuda:2"), call("devices", s, "VVBIB", NULL);
+    /* a returned Device whose index does not fit c10::DeviceIndex (int8): an error */
+    s[0] = siv_from_device(aoti_torch_device_type_cuda(), 0), s[1] = siv_from_int(129);
+    s[2] = str("cuda:2"), call("devices", s, "VVBIB", NULL);
     s[0] = X(), s[1] = str("numel"), s[2] = str("tail"), s[3] = str("ab");
     call("strings", s, "wSI", NULL);
     s[0] = X(), s[1] = str("bogus"), s[2] = str(""), s[3] = str(""),
