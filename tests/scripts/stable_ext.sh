@@ -26,13 +26,16 @@ LIB=$(cd "$BUILD" && pwd)
 [ -e "$LIB/libshimrt.so.0" ] || fail "$BUILD/libshimrt.so.0 (the soname link) is missing"
 V210='(((0ULL + 2) << 56) | ((0ULL + 10) << 48))'
 CXXF="-std=c++17 -O1 -Wall -Wextra -Werror -fPIC -shared -I$TORCH/include"
+# the three builds at once (each takes seconds: PyTorch's headers)
 $CXX $CXXF tests/stable_ext/ext.cpp -o "$T/ext.so" -L"$LIB" -lshimrt -Wl,--no-undefined \
-  2> "$T/err" || { cat "$T/err" >&2; fail "ext.cpp does not link against libshimrt alone"; }
+  2> "$T/err1" & p1=$!
 $CXX $CXXF -DTORCH_TARGET_VERSION="$V210" tests/stable_ext/ext.cpp -o "$T/ext210.so" \
-  -L"$LIB" -lshimrt -Wl,--no-undefined 2> "$T/err" ||
-  { cat "$T/err" >&2; fail "ext.cpp (target 2.10) does not link against libshimrt alone"; }
+  -L"$LIB" -lshimrt -Wl,--no-undefined 2> "$T/err2" & p2=$!
 $CXX $CXXF tests/stable_ext/ext.cpp -o "$T/ext_torch.so" -L"$TORCH/lib" -ltorch -ltorch_cpu \
-  -lc10 -Wl,-rpath,"$TORCH/lib" 2> "$T/err" || { cat "$T/err" >&2; fail "ext.cpp against libtorch"; }
+  -lc10 -Wl,-rpath,"$TORCH/lib" 2> "$T/err3" & p3=$!
+wait $p1 || { cat "$T/err1" >&2; fail "ext.cpp does not link against libshimrt alone"; }
+wait $p2 || { cat "$T/err2" >&2; fail "ext.cpp (target 2.10) does not link against libshimrt alone"; }
+wait $p3 || { cat "$T/err3" >&2; fail "ext.cpp against libtorch"; }
 ${CC:-cc} -std=c11 -Wall -Wextra -Werror -Iruntime/include tests/stable_ext/runner.c \
   -o "$T/runner" -L"$LIB" -lshimrt -ldl -Wl,-rpath,"$LIB" || fail "runner.c"
 for v in ext ext210; do

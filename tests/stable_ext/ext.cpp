@@ -377,6 +377,21 @@ std::tuple<bool, int64_t, Tensor> typed(Tensor m, ScalarType dt, Layout layout,
           static_cast<int64_t>(c.element_size()), ws};
 }
 
+// Typed data pointers of every dtype the macro lists (float8 and complex32 among them):
+// data_ptr<T>() for the T of `want` is the untyped pointer when t has that dtype and an
+// error ("expected scalar type ...") when not.
+bool typed_ptr(Tensor t, ScalarType want) {
+  switch (want) {
+#define DROPIN_CASE(T, name)                                                                      \
+  case ScalarType::name:                                                                         \
+    return t.mutable_data_ptr<T>() == t.data_ptr() && t.const_data_ptr<T>() == t.data_ptr();
+    AT_FORALL_SCALAR_TYPES_WITH_COMPLEX(DROPIN_CASE)
+#undef DROPIN_CASE
+    default:
+      STD_TORCH_CHECK(false, "dropin_ext: typed_ptr: no case for this dtype");
+  }
+}
+
 // The 2.9 conventions: aoti_torch_call_dispatcher (no version argument) and a boxed kernel
 // written by hand (no TORCH_BOX), registered for a CompositeImplicitAutograd key.
 void legacy_boxed(StableIValue* stack, uint64_t num_args, uint64_t num_outputs) {
@@ -470,6 +485,7 @@ STABLE_TORCH_LIBRARY_FRAGMENT(dropin_ext, m) {
   m.def("lists(Tensor[] xs, int[]? dims, Tensor? extra) -> Tensor[]");
   m.def("typed(Tensor m, ScalarType dt, Layout layout, MemoryFormat mf) -> (bool, int, Tensor)");
   m.def("fill_rows(Tensor(a!) x, float start) -> ()");
+  m.def("typed_ptr(Tensor t, ScalarType want) -> bool");
   m.def("threads(int n, int grain) -> Tensor");
 }
 
@@ -495,6 +511,7 @@ STABLE_TORCH_LIBRARY_IMPL(dropin_ext, CompositeExplicitAutograd, m) {
   m.impl("lists", TORCH_BOX(&lists));
   m.impl("typed", TORCH_BOX(&typed));
   m.impl("fill_rows", TORCH_BOX(&fill_rows));
+  m.impl("typed_ptr", TORCH_BOX(&typed_ptr));
   m.impl("threads", TORCH_BOX(&threads));
 #if TORCH_FEATURE_VERSION >= TORCH_VERSION_2_12_0
   m.impl("tagged", TORCH_BOX(&tagged));

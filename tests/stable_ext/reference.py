@@ -74,6 +74,13 @@ def run_all(old):
     return out
 
 
+CODES = {0: torch.uint8, 1: torch.int8, 2: torch.int16, 3: torch.int32, 4: torch.int64,
+         5: torch.float16, 6: torch.float32, 7: torch.float64, 8: torch.complex32,
+         9: torch.complex64, 10: torch.complex128, 11: torch.bool, 15: torch.bfloat16,
+         23: torch.float8_e5m2, 24: torch.float8_e4m3fn, 25: torch.float8_e5m2fnuz,
+         26: torch.float8_e4m3fnuz, 27: torch.uint16, 28: torch.uint32, 29: torch.uint64}
+
+
 def value(out, v, mask32=False):
     """One return as the runner's print_value prints it."""
     if isinstance(v, torch.Tensor):
@@ -127,6 +134,10 @@ def api_cases(out, old):
     call("typed", (x.clone(), torch.float16, torch.strided, torch.channels_last))
     call("typed", (x.clone(), torch.int32, torch.strided, torch.contiguous_format))
     call("typed", (x.clone(), torch.bfloat16, torch.sparse_coo, torch.contiguous_format))
+    for code in (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 15, 23, 24, 25, 26, 27, 28, 29):
+        dt = CODES[code]
+        for want in (dt, torch.float32):
+            call("typed_ptr", (torch.empty(2, 3, dtype=dt), want))
     w = x.clone()
     call("fill_rows", (w, 1.5), after=w)
     call("threads", (1000, 7), mask32=True)

@@ -225,6 +225,17 @@ static void api_cases(int old) {
     s[2] = siv_from_layout(aoti_torch_layout_sparse_coo());
     s[3] = siv_from_memory_format(aoti_torch_memory_format_contiguous_format());
     call("typed", s, "BIT", NULL);
+    /* uninitialized 2x3 tensors of these dtypes, each asked for as itself and as float32 */
+    static const int32_t dts[] = {0,  1,  2,  3,  4,  5,  6,  7,  8,  9,
+                                  10, 11, 15, 23, 24, 25, 26, 27, 28, 29};
+    for (size_t k = 0; k < sizeof dts / sizeof *dts; k++)
+        for (int as_float = 0; as_float < 2; as_float++) {
+            aoti_torch_empty_strided(2, (int64_t[]){2, 3}, (int64_t[]){3, 1}, dts[k],
+                                     aoti_torch_device_type_cpu(), 0, &t);
+            s[0] = siv_from_tensor(t);
+            s[1] = siv_from_scalar_type(as_float ? aoti_torch_dtype_float32() : dts[k]);
+            call("typed_ptr", s, "B", NULL);
+        }
     t = make(4, 3, 0);
     s[0] = siv_from_tensor(another(t)), s[1] = siv_from_double(1.5), call("fill_rows", s, "", t);
     mask32 = 1;
