@@ -392,6 +392,15 @@ bool typed_ptr(Tensor t, ScalarType want) {
   }
 }
 
+// Data pointers of tensors without elements: NULL in PyTorch (Tensor::data_ptr()), also
+// for a view into a storage that has memory.
+std::tuple<bool, bool, bool, bool> empty_ptrs(Tensor x) {
+  Tensor none = torch::stable::narrow(x, 1, x.size(1), 0);
+  Tensor fresh = torch::stable::new_empty(x, {0, 3});
+  return {none.data_ptr() == nullptr, none.mutable_data_ptr() == nullptr,
+          none.const_data_ptr<float>() == nullptr, fresh.const_data_ptr() == nullptr};
+}
+
 // The 2.9 conventions: aoti_torch_call_dispatcher (no version argument) and a boxed kernel
 // written by hand (no TORCH_BOX), registered for a CompositeImplicitAutograd key.
 void legacy_boxed(StableIValue* stack, uint64_t num_args, uint64_t num_outputs) {
@@ -486,6 +495,7 @@ STABLE_TORCH_LIBRARY_FRAGMENT(dropin_ext, m) {
   m.def("typed(Tensor m, ScalarType dt, Layout layout, MemoryFormat mf) -> (bool, int, Tensor)");
   m.def("fill_rows(Tensor(a!) x, float start) -> ()");
   m.def("typed_ptr(Tensor t, ScalarType want) -> bool");
+  m.def("empty_ptrs(Tensor x) -> (bool, bool, bool, bool)");
   m.def("threads(int n, int grain) -> Tensor");
 }
 
@@ -512,6 +522,7 @@ STABLE_TORCH_LIBRARY_IMPL(dropin_ext, CompositeExplicitAutograd, m) {
   m.impl("typed", TORCH_BOX(&typed));
   m.impl("fill_rows", TORCH_BOX(&fill_rows));
   m.impl("typed_ptr", TORCH_BOX(&typed_ptr));
+  m.impl("empty_ptrs", TORCH_BOX(&empty_ptrs));
   m.impl("threads", TORCH_BOX(&threads));
 #if TORCH_FEATURE_VERSION >= TORCH_VERSION_2_12_0
   m.impl("tagged", TORCH_BOX(&tagged));

@@ -138,6 +138,7 @@ def api_cases(out, old):
         dt = CODES[code]
         for want in (dt, torch.float32):
             call("typed_ptr", (torch.empty(2, 3, dtype=dt), want))
+    call("empty_ptrs", (x.clone(),))
     w = x.clone()
     call("fill_rows", (w, 1.5), after=w)
     call("threads", (1000, 7), mask32=True)

@@ -236,6 +236,7 @@ static void api_cases(int old) {
             s[1] = siv_from_scalar_type(as_float ? aoti_torch_dtype_float32() : dts[k]);
             call("typed_ptr", s, "B", NULL);
         }
+    s[0] = X(), call("empty_ptrs", s, "BBBB", NULL);
     t = make(4, 3, 0);
     s[0] = siv_from_tensor(another(t)), s[1] = siv_from_double(1.5), call("fill_rows", s, "", t);
     mask32 = 1;
