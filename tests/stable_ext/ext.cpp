@@ -444,6 +444,15 @@ Tensor threads(int64_t n, int64_t grain) {
   return out;
 }
 
+// A parallel_for body that throws at index `bad`: the op fails with the body's message (no
+// exception through the runtime's C frames, its pool usable afterwards).
+Tensor threads_throw(int64_t n, int64_t grain, int64_t bad) {
+  torch::stable::parallel_for(0, n, grain, [bad](int64_t b, int64_t e) {
+    STD_TORCH_CHECK(!(b <= bad && bad < e), "dropin_ext: threads_throw: index ", bad);
+  });
+  return threads(n, grain);
+}
+
 #if TORCH_FEATURE_VERSION >= TORCH_VERSION_2_12_0
 // tags on a definition (2.12)
 Tensor tagged(Tensor t) { return torch::stable::clone(t); }
@@ -497,6 +506,7 @@ STABLE_TORCH_LIBRARY_FRAGMENT(dropin_ext, m) {
   m.def("typed_ptr(Tensor t, ScalarType want) -> bool");
   m.def("empty_ptrs(Tensor x) -> (bool, bool, bool, bool)");
   m.def("threads(int n, int grain) -> Tensor");
+  m.def("threads_throw(int n, int grain, int bad) -> Tensor");
 }
 
 STABLE_TORCH_LIBRARY_FRAGMENT(dropin_ext, m) {
@@ -524,6 +534,7 @@ STABLE_TORCH_LIBRARY_IMPL(dropin_ext, CompositeExplicitAutograd, m) {
   m.impl("typed_ptr", TORCH_BOX(&typed_ptr));
   m.impl("empty_ptrs", TORCH_BOX(&empty_ptrs));
   m.impl("threads", TORCH_BOX(&threads));
+  m.impl("threads_throw", TORCH_BOX(&threads_throw));
 #if TORCH_FEATURE_VERSION >= TORCH_VERSION_2_12_0
   m.impl("tagged", TORCH_BOX(&tagged));
 #endif

@@ -142,6 +142,8 @@ def api_cases(out, old):
     w = x.clone()
     call("fill_rows", (w, 1.5), after=w)
     call("threads", (1000, 7), mask32=True)
+    for n, grain, bad in ((1000, 7, 0), (1000, 7, 999), (10, 100, 3), (1000, 7, -1)):
+        call("threads_throw", (n, grain, bad), mask32=True)
     call("legacy", (x.clone(),))
     if old:
         return

@@ -241,6 +241,12 @@ static void api_cases(int old) {
     s[0] = siv_from_tensor(another(t)), s[1] = siv_from_double(1.5), call("fill_rows", s, "", t);
     mask32 = 1;
     s[0] = siv_from_int(1000), s[1] = siv_from_int(7), call("threads", s, "T", NULL);
+    /* a body throwing in the calling thread, in a worker, in a serial run; then none */
+    static const int64_t throws[][3] = {{1000, 7, 0}, {1000, 7, 999}, {10, 100, 3}, {1000, 7, -1}};
+    for (size_t k = 0; k < sizeof throws / sizeof *throws; k++) {
+        s[0] = siv_from_int(throws[k][0]), s[1] = siv_from_int(throws[k][1]);
+        s[2] = siv_from_int(throws[k][2]), call("threads_throw", s, "T", NULL);
+    }
     mask32 = 0;
     s[0] = X(), call("legacy", s, "TT", NULL);
     if (old) return;
