@@ -1,6 +1,6 @@
 """tests/stable_ext/reference.py: the oracle for tests/stable_ext/.
 
-Usage: reference.py EXT_LIBTORCH.so RUNNER_OUTPUT [old]
+Usage: reference.py EXT_LIBTORCH.so RUNNER_OUTPUT [old] [RUNNER_OUTPUT [old] ...]
 
 EXT_LIBTORCH.so is tests/stable_ext/ext.cpp built against libtorch (the same source the
 runner loads on libshimrt). This loads it into real PyTorch 2.15, runs the same cases on
@@ -185,18 +185,27 @@ def cases(lines):
 
 def main():
     torch.ops.load_library(sys.argv[1])
-    want = cases(run_all(len(sys.argv) > 3 and sys.argv[3] == "old"))
-    with open(sys.argv[2]) as f:
-        got = cases(f.read().splitlines())
-    ok = 0
-    for k, (name, lines) in enumerate(want):
-        g = got[k][1] if k < len(got) and got[k][0] == name else None
-        if g is not None and len(g) == len(lines) and all(same_line(a, b) for a, b in zip(lines, g)):
-            ok += 1
+    runs = []  # (runner output, old)
+    for a in sys.argv[2:]:
+        if a == "old" and runs:
+            runs[-1] = (runs[-1][0], True)
         else:
-            print("MISMATCH %s\n  pytorch: %s\n  shimrt:  %s" % (name, lines, g))
-    print("stable_ext: %d of %d ops give PyTorch's results" % (ok, len(want)))
-    sys.exit(0 if ok == len(want) else 1)
+            runs.append((a, False))
+    bad = 0
+    for path, old in runs:
+        want = cases(run_all(old))
+        with open(path) as f:
+            got = cases(f.read().splitlines())
+        ok = 0
+        for k, (name, lines) in enumerate(want):
+            g = got[k][1] if k < len(got) and got[k][0] == name else None
+            if g is not None and len(g) == len(lines) and all(same_line(a, b) for a, b in zip(lines, g)):
+                ok += 1
+            else:
+                print("MISMATCH %s\n  pytorch: %s\n  shimrt:  %s" % (name, lines, g))
+        print("stable_ext: %s: %d of %d ops give PyTorch's results" % (path.split("/")[-1], ok, len(want)))
+        bad += ok != len(want)
+    sys.exit(1 if bad else 0)
 
 
 if __name__ == "__main__":
