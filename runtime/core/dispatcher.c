@@ -346,8 +346,6 @@ static AOTITorchError check_cells(const char *func, const shimrt_op *op, const s
     return AOTI_TORCH_SUCCESS;
 }
 
-/* After a kernel returned: optional cells it made with `new` (see check_value) become
- * known, so the caller may free them with torch_delete_stable_ivalue. */
 /* A Device (or present Device?) value whose index does not fit c10::DeviceIndex (int8):
  * PyTorch refuses it where it turns the value into a c10::Device. */
 static bool device_index_out_of_range(const sg_type *t, StableIValue v, int32_t *index) {
@@ -358,6 +356,8 @@ static bool device_index_out_of_range(const sg_type *t, StableIValue v, int32_t 
     return *index < INT8_MIN || *index > INT8_MAX;
 }
 
+/* After a kernel returned: optional cells it made with `new` (see check_value) become
+ * known, so the caller may free them with torch_delete_stable_ivalue. */
 static void adopt_return_cells(const shimrt_opdef *d, StableIValue *stack) {
     for (uint32_t r = 0; r < d->n_rets; r++) {
         const sg_type *t = d->schema->rets[r].type;
