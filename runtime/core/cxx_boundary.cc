@@ -5,7 +5,8 @@
 // those at its C boundary and returns AOTI_TORCH_FAILURE with what() as the message. C
 // cannot catch an exception, and letting one unwind through the C dispatcher would skip its
 // cleanup or terminate the process. So every boxed kernel is called through
-// shimrt_cxx_call_kernel below, which catches everything. The same file provides the
+// shimrt_cxx_call_kernel below, which catches everything; torch_parallel_for's bodies (an
+// extension's lambdas) go through shimrt_cxx_call_range the same way. The same file provides the
 // StableIValue cells with C++ new/delete, because extensions built for PyTorch < 2.13
 // allocate optional cells with `new StableIValue` and free them with `delete`, while newer
 // ones call torch_new_stable_ivalue/torch_delete_stable_ivalue: with one allocator for all
@@ -28,6 +29,19 @@ int shimrt_cxx_call_kernel(void (*fn)(uint64_t *, uint64_t, uint64_t), uint64_t 
                            uint64_t num_args, uint64_t num_outputs, char *msg, size_t cap) {
     try {
         fn(stack, num_args, num_outputs);
+        return 0;
+    } catch (const std::exception &e) {
+        std::snprintf(msg, cap, "%s", e.what());
+    } catch (...) {
+        std::snprintf(msg, cap, "%s", "unknown C++ exception (not derived from std::exception)");
+    }
+    return 1;
+}
+
+int shimrt_cxx_call_range(void (*fn)(int64_t, int64_t, void *), int64_t begin, int64_t end,
+                          void *ctx, char *msg, size_t cap) {
+    try {
+        fn(begin, end, ctx);
         return 0;
     } catch (const std::exception &e) {
         std::snprintf(msg, cap, "%s", e.what());

@@ -346,6 +346,16 @@ static AOTITorchError check_cells(const char *func, const shimrt_op *op, const s
     return AOTI_TORCH_SUCCESS;
 }
 
+/* A Device (or present Device?) value whose index does not fit c10::DeviceIndex (int8):
+ * PyTorch refuses it where it turns the value into a c10::Device. */
+static bool device_index_out_of_range(const sg_type *t, StableIValue v, int32_t *index) {
+    bool opt = t->kind == SG_TY_OPTIONAL;
+    const sg_type *b = opt ? t->elem : t;
+    if (b->kind != SG_TY_BASE || b->base != SG_BT_DEVICE || (opt && !v)) return false;
+    *index = siv_to_device_index(opt ? *(const StableIValue *)(uintptr_t)v : v);
+    return *index < INT8_MIN || *index > INT8_MAX;
+}
+
 /* After a kernel returned: optional cells it made with `new` (see check_value) become
  * known, so the caller may free them with torch_delete_stable_ivalue. */
 static void adopt_return_cells(const shimrt_opdef *d, StableIValue *stack) {
@@ -641,6 +651,19 @@ static AOTITorchError op_call(const char *func, shimrt_op *op, StableIValue *sta
                            tls_kernel_msg);
     }
     adopt_return_cells(d, stack);
+    for (uint32_t r = 0; r < d->n_rets; r++) {
+        int32_t idx;
+        if (!device_index_out_of_range(d->schema->rets[r].type, stack[r], &idx)) continue;
+        for (uint32_t q = 0; q < d->n_rets; q++) {
+            shimrt_siv_release_type(func, d->schema->rets[q].type, stack[q]);
+            stack[q] = 0;
+        }
+        return shimrt_fail(func,
+                           "op %s overload %s (key %s, kernel of %s): return %u: Device index %d "
+                           "is out of range for int8_t [-128, 127]",
+                           op->name, ovl_text(op), shimrt_key_name(key), shimrt_key_name(used), r,
+                           (int)idx);
+    }
     return AOTI_TORCH_SUCCESS;
 }
 

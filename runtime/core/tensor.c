@@ -598,11 +598,14 @@ AOTI_TORCH_EXPORT AOTITorchError aoti_torch_assign_tensors_out(AtenTensorHandle 
         return AOTI_TORCH_SUCCESS;                                                                 \
     }
 
-GETTER(aoti_torch_get_data_ptr, void **, shimrt_data(tensor))
-GETTER(aoti_torch_get_mutable_data_ptr, void **, shimrt_data(tensor))
-GETTER(aoti_torch_get_const_data_ptr, const void **, shimrt_data(tensor))
-GETTER(torch_get_mutable_data_ptr, void **, shimrt_data(tensor))
-GETTER(torch_get_const_data_ptr, const void **, shimrt_data(tensor))
+/* PyTorch's Tensor::data_ptr(): NULL for a tensor without elements, even a view into a
+ * storage with memory */
+#define DATA_PTR(t) (shimrt_numel(t) ? shimrt_data(t) : NULL)
+GETTER(aoti_torch_get_data_ptr, void **, DATA_PTR(tensor))
+GETTER(aoti_torch_get_mutable_data_ptr, void **, DATA_PTR(tensor))
+GETTER(aoti_torch_get_const_data_ptr, const void **, DATA_PTR(tensor))
+GETTER(torch_get_mutable_data_ptr, void **, DATA_PTR(tensor))
+GETTER(torch_get_const_data_ptr, const void **, DATA_PTR(tensor))
 GETTER(aoti_torch_get_storage_size, int64_t *, (int64_t)tensor->storage->nbytes)
 GETTER(aoti_torch_get_storage_numel, int64_t *,
        (int64_t)(tensor->storage->nbytes / shimrt_dtype_size(tensor->dtype)))

@@ -7,8 +7,10 @@
  * when the library is unloaded or the process exits normally. */
 #include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
+#include "cxx_boundary.h"
 #include "internal.h"
 
 #define MAX_THREADS 256
@@ -29,6 +31,8 @@ static struct {
     void *ctx;
     _Atomic int64_t next_chunk;
     uint32_t pending; /* workers still busy with this generation */
+    bool failed;      /* a chunk threw (under lock): the first one's what() in fail_msg */
+    char fail_msg[512];
 } pool = {.once = PTHREAD_ONCE_INIT,
           .lock = PTHREAD_MUTEX_INITIALIZER,
           .wake = PTHREAD_COND_INITIALIZER,
@@ -56,7 +60,17 @@ static void run_chunks(void) {
         int64_t b = pool.begin + c * pool.chunk;
         if (b >= pool.end || b < pool.begin) return;
         int64_t e = pool.end - b > pool.chunk ? b + pool.chunk : pool.end;
-        pool.func(b, e, pool.ctx);
+        char msg[512];
+        /* an extension's body may throw: caught in C++, the first message kept, the other
+         * chunks still run (as at::parallel_for), the caller fails after the region */
+        if (shimrt_cxx_call_range(pool.func, b, e, pool.ctx, msg, sizeof msg)) {
+            pthread_mutex_lock(&pool.lock);
+            if (!pool.failed) {
+                pool.failed = true;
+                memcpy(pool.fail_msg, msg, sizeof msg);
+            }
+            pthread_mutex_unlock(&pool.lock);
+        }
     }
 }
 
@@ -113,7 +127,9 @@ AOTI_TORCH_EXPORT AOTITorchError torch_parallel_for(int64_t begin, int64_t end, 
     uint64_t range = (uint64_t)end - (uint64_t)begin;
     uint64_t grain = grain_size < 1 ? 1 : (uint64_t)grain_size;
     if (n == 1 || range <= grain || tls_in_region || pthread_mutex_trylock(&pool.region) != 0) {
-        func(begin, end, ctx);
+        char msg[512];
+        if (shimrt_cxx_call_range(func, begin, end, ctx, msg, sizeof msg))
+            return shimrt_fail(__func__, "the function threw: %s", msg);
         return AOTI_TORCH_SUCCESS;
     }
     uint64_t chunks = (range + grain - 1) / grain;
@@ -126,6 +142,7 @@ AOTI_TORCH_EXPORT AOTITorchError torch_parallel_for(int64_t begin, int64_t end, 
     pool.func = func;
     pool.ctx = ctx;
     atomic_store(&pool.next_chunk, 0);
+    pool.failed = false;
     pool.pending = pool.started;
     pool.generation++;
     pthread_cond_broadcast(&pool.wake);
@@ -137,9 +154,12 @@ AOTI_TORCH_EXPORT AOTITorchError torch_parallel_for(int64_t begin, int64_t end, 
 
     pthread_mutex_lock(&pool.lock);
     while (pool.pending > 0) pthread_cond_wait(&pool.done, &pool.lock);
+    bool failed = pool.failed;
+    char msg[sizeof pool.fail_msg];
+    if (failed) memcpy(msg, pool.fail_msg, sizeof msg);
     pthread_mutex_unlock(&pool.lock);
     pthread_mutex_unlock(&pool.region);
-    return AOTI_TORCH_SUCCESS;
+    return failed ? shimrt_fail(__func__, "the function threw: %s", msg) : AOTI_TORCH_SUCCESS;
 }
 
 AOTI_TORCH_EXPORT AOTITorchError torch_get_thread_idx(uint32_t *out_thread_idx) {

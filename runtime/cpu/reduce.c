@@ -42,6 +42,11 @@ static void red_loop(char **data, const int64_t *st, int64_t n, void *vctx) {
     for (int64_t i = 0; i < n; i++, acc += st[0], in += st[1]) {
         if (c->flt) {
             double a, x = shimrt_k_load_f64(in, c->idt);
+            if (c->op == R_SUM && c->odt != c->idt) { /* sum(dtype=...) casts first */
+                char tmp[8];
+                shimrt_k_store_f64(tmp, c->odt, x);
+                x = shimrt_k_load_f64(tmp, c->odt);
+            }
             memcpy(&a, acc, sizeof a);
             if (c->op == R_SUM)
                 a += x;

@@ -8,13 +8,22 @@
 #include <torch/csrc/stable/library.h>
 #include <torch/csrc/stable/ops.h>
 #include <torch/csrc/stable/tensor.h>
+#include <torch/csrc/stable/macros.h>
+#include <torch/headeronly/core/Dispatch_v2.h>
 #include <torch/headeronly/core/ScalarType.h>
+#include <torch/headeronly/core/TensorAccessor.h>
+#include <torch/headeronly/core/enum_tag.h>
 #include <torch/headeronly/util/Exception.h>
+#include <torch/csrc/inductor/aoti_torch/generated/c_shim_aten.h>
+#if TORCH_FEATURE_VERSION >= TORCH_VERSION_2_13_0
+#include <torch/csrc/stable/generator.h>
+#endif
 
 #include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <tuple>
 #include <vector>
 
@@ -27,11 +36,17 @@ Tensor pipeline(Tensor x, Tensor idx) {
   return torch::stable::contiguous(torch::stable::transpose(y, 0, 1));
 }
 
-// ops.h: amax over one dim and over a list, sum over a dim list.
-std::tuple<Tensor, Tensor, Tensor> reductions(Tensor x) {
-  std::vector<int64_t> d0{0};
+// ops.h: amax over one dim and over a list, sum over a dim list, and sum with a dtype
+// (PyTorch casts the input to the dtype first: float16 rounding before the sum).
+std::tuple<Tensor, Tensor, Tensor, Tensor> reductions(Tensor x) {
+  std::vector<int64_t> d0{0}, d1{1};
+  Tensor big = torch::stable::full({4, 3}, 1000.3, ScalarType::Float);
+  Tensor row0 = torch::stable::narrow(big, 0, 0, 1);
+  torch::stable::copy_(row0, torch::stable::narrow(x, 0, 0, 1));
   return {torch::stable::amax(x, 1, false), torch::stable::amax(x, {0, 1}, true),
-          torch::stable::sum(x, torch::headeronly::IntHeaderOnlyArrayRef(d0), false)};
+          torch::stable::sum(x, torch::headeronly::IntHeaderOnlyArrayRef(d0), false),
+          torch::stable::sum(big, torch::headeronly::IntHeaderOnlyArrayRef(d1), false,
+                             ScalarType::Half)};
 }
 
 // Views: unsqueeze, permute, flatten, reshape, view, select, squeeze, narrow, clone.
@@ -205,7 +220,7 @@ STABLE_TORCH_LIBRARY(dropin_ext, m) {
   m.def("foreach_mul(Tensor x) -> (Tensor, Tensor, Tensor)");
   m.def("opt_fill(Tensor x, float? v) -> Tensor");
   m.def("pipeline(Tensor x, Tensor idx) -> Tensor");
-  m.def("reductions(Tensor x) -> (Tensor, Tensor, Tensor)");
+  m.def("reductions(Tensor x) -> (Tensor, Tensor, Tensor, Tensor)");
   m.def("views(Tensor x) -> Tensor");
   m.def("creation(Tensor x, float v) -> (Tensor, Tensor, Tensor)");
   m.def("info(Tensor x) -> Tensor");
@@ -230,4 +245,306 @@ STABLE_TORCH_LIBRARY_IMPL(dropin_ext, CPU, m) {
   m.impl("sorts", TORCH_BOX(&sorts));
   m.impl("must_be_big", TORCH_BOX(&must_be_big));
   m.impl("bad_index", TORCH_BOX(&bad_index));
+}
+
+// ---- the rest of the stable API the PyTorch 2.9 to 2.15 test extensions reach ----------
+using torch::stable::Device;
+using torch::stable::DeviceIndex;
+using torch::headeronly::DeviceType;
+using torch::headeronly::Layout;
+using torch::headeronly::MemoryFormat;
+
+// Device as argument and return, DeviceIndex, Device from a string and from (type, index),
+// ==, set_index, index(), is_cuda(), is_cpu(); a str argument.
+std::tuple<Device, Device, bool, DeviceIndex, bool> devices(Device d, DeviceIndex i,
+                                                             std::string spec) {
+  Device parsed(spec);
+  Device moved = d;
+  moved.set_index(i);
+  Device made(DeviceType::CUDA, i);
+  return {parsed, moved, made == moved && !(parsed != Device(spec)), parsed.index(),
+          parsed.is_cuda() && !parsed.is_cpu() && Device(DeviceType::CPU).is_cpu()};
+}
+
+// str arguments as const std::string&, std::string_view and std::string&; str[] and str
+// returns; int return.
+std::tuple<std::vector<std::string>, std::string, int64_t> strings(Tensor x,
+                                                                   const std::string& which,
+                                                                   std::string_view tail,
+                                                                   std::string& extra) {
+  int64_t v = which == "numel" ? x.numel() : which == "dim" ? x.dim() : -1;
+  STD_TORCH_CHECK(v >= 0, "dropin_ext: strings: unknown query ", which);
+  std::vector<std::string> out{which, std::to_string(v), std::string(tail), extra + extra};
+  return {out, std::string(tail) + "/" + which, v * 10};
+}
+
+// int[] returns: a vector built here and the tensor's own sizes (HeaderOnlyArrayRef).
+std::tuple<std::vector<int64_t>, torch::headeronly::HeaderOnlyArrayRef<int64_t>> shapes(Tensor x) {
+  std::vector<int64_t> st(x.strides().begin(), x.strides().end());
+  st.push_back(x.storage_offset());
+  return {st, x.sizes()};
+}
+
+// Pointwise and linear algebra wrappers: subtract (alpha), floor_divide, matmul,
+// bitwise and/or/shifts on integer tensors.
+std::tuple<Tensor, Tensor, Tensor, Tensor, Tensor, Tensor, Tensor> arith(const Tensor& a,
+                                                                         Tensor& b, double alpha,
+                                                                         Tensor ints) {
+  Tensor sh = torch::stable::full({ints.size(0)}, 2.0, ScalarType::Long);
+  return {torch::stable::subtract(a, b, alpha),
+          torch::stable::floor_divide(a, b),
+          torch::stable::matmul(a, torch::stable::transpose(b, 0, 1)),
+          torch::stable::bitwise_and(ints, sh),
+          torch::stable::bitwise_or(ints, sh),
+          torch::stable::bitwise_left_shift(ints, sh),
+          torch::stable::bitwise_right_shift(ints, sh)};
+}
+
+// Creation and conversion with every keyword: to(device), to(dtype, layout, device, pin,
+// non_blocking, copy, memory_format), contiguous(memory_format), empty_like, new_empty and
+// new_zeros with dtype/layout/device/pin, full with them, empty with a memory format.
+std::tuple<Tensor, Tensor, Tensor, Tensor, Tensor, Tensor, Tensor> conversions(Tensor x) {
+  Device cpu(DeviceType::CPU);
+  Tensor same = torch::stable::to(x, cpu);
+  Tensor x4 = torch::stable::reshape(x, {1, 2, 2, 3});
+  Tensor cl = torch::stable::contiguous(x4, MemoryFormat::ChannelsLast);
+  Tensor copied = torch::stable::to(cl, ScalarType::Double, Layout::Strided, cpu, false, false,
+                                    true, MemoryFormat::Preserve);
+  Tensor el = torch::stable::empty_like(torch::stable::transpose(x, 0, 1));
+  torch::stable::fill_(el, 2.5);
+  Tensor ne = torch::stable::new_empty(x, {2, 2}, ScalarType::Int, Layout::Strided, cpu, false);
+  torch::stable::fill_(ne, 7.0);
+  Tensor nz = torch::stable::new_zeros(x, {3}, ScalarType::Double, Layout::Strided, cpu, false);
+  Tensor fl = torch::stable::full({2}, -4.0, ScalarType::Short, Layout::Strided, cpu, false);
+  Tensor em = torch::stable::empty({1, 2, 2, 2}, ScalarType::Float, Layout::Strided, cpu, false,
+                                   MemoryFormat::ChannelsLast);
+  torch::stable::zero_(em);
+  STD_TORCH_CHECK(same.const_data_ptr() == x.const_data_ptr(), "to(cpu) of a CPU tensor copies");
+  STD_TORCH_CHECK(em.stride(1) == 1, "empty(channels_last) strides");
+  return {cl, copied, el, ne, nz, fl, em};
+}
+
+// An out= variant: sum_out over a dim list with a dtype.
+Tensor sum_into(Tensor out, Tensor x, std::optional<std::vector<int64_t>> dims, bool keepdim,
+                std::optional<ScalarType> dtype) {
+  std::optional<torch::headeronly::IntHeaderOnlyArrayRef> d;
+  if (dims) d = torch::headeronly::IntHeaderOnlyArrayRef(*dims);
+  return torch::stable::sum_out(out, x, d, keepdim, dtype);
+}
+
+// Tensor[] in (const std::vector<Tensor>&) and out, an optional int[] and an optional
+// Tensor given as const std::optional<Tensor>&.
+std::vector<Tensor> lists(const std::vector<Tensor>& xs, std::optional<std::vector<int64_t>> dims,
+                          const std::optional<Tensor>& extra) {
+  std::vector<Tensor> out;
+  for (const Tensor& t : xs) {
+    std::optional<torch::headeronly::IntHeaderOnlyArrayRef> d;
+    if (dims) d = torch::headeronly::IntHeaderOnlyArrayRef(*dims);
+    out.push_back(torch::stable::sum(t, d, true));
+  }
+  if (extra) out.push_back(torch::stable::clone(*extra));
+  return out;
+}
+
+// ScalarType, Layout and MemoryFormat arguments; typed data pointers over a dtype switch
+// (THO_DISPATCH_V2) read through a header-only accessor; set_requires_grad; has_storage.
+template <typename T>
+static double weighted(const Tensor& m) {
+  auto a = torch::headeronly::HeaderOnlyTensorAccessor<const T, 2>(
+      m.const_data_ptr<T>(), m.sizes().data(), m.strides().data());
+  double acc = 0;
+  for (int64_t i = 0; i < a.size(0); i++)
+    for (int64_t j = 0; j < a.size(1); j++) acc += static_cast<double>(a[i][j]) * (i + 1) - j;
+  return acc;
+}
+std::tuple<bool, int64_t, Tensor> typed(Tensor m, ScalarType dt, Layout layout,
+                                        MemoryFormat mf) {
+  Tensor c = torch::stable::to(m, dt);
+  double w = 0;
+  THO_DISPATCH_V2(c.scalar_type(), "typed", AT_WRAP([&] { w = weighted<scalar_t>(c); }),
+                  AT_EXPAND(AT_ALL_TYPES), torch::headeronly::ScalarType::Half,
+                  torch::headeronly::ScalarType::BFloat16);
+  c.set_requires_grad(false);
+#if TORCH_FEATURE_VERSION >= TORCH_VERSION_2_14_0
+  bool storage = c.has_storage();
+#else
+  bool storage = true;
+#endif
+  Tensor r = torch::stable::contiguous(torch::stable::reshape(c, {1, 1, m.size(0), m.size(1)}), mf);
+  Tensor ws = torch::stable::full({1}, w, ScalarType::Double);
+  (void)r;
+  return {c.layout() == layout && storage && r.is_contiguous() == (mf == MemoryFormat::Contiguous),
+          static_cast<int64_t>(c.element_size()), ws};
+}
+
+// Typed data pointers of every dtype the macro lists (float8 and complex32 among them):
+// data_ptr<T>() for the T of `want` is the untyped pointer when t has that dtype and an
+// error ("expected scalar type ...") when not.
+bool typed_ptr(Tensor t, ScalarType want) {
+  switch (want) {
+#define DROPIN_CASE(T, name)                                                                      \
+  case ScalarType::name:                                                                         \
+    return t.mutable_data_ptr<T>() == t.data_ptr() && t.const_data_ptr<T>() == t.data_ptr();
+    AT_FORALL_SCALAR_TYPES_WITH_COMPLEX(DROPIN_CASE)
+#undef DROPIN_CASE
+    default:
+      STD_TORCH_CHECK(false, "dropin_ext: typed_ptr: no case for this dtype");
+  }
+}
+
+// Data pointers of tensors without elements: NULL in PyTorch (Tensor::data_ptr()), also
+// for a view into a storage that has memory.
+std::tuple<bool, bool, bool, bool> empty_ptrs(Tensor x) {
+  Tensor none = torch::stable::narrow(x, 1, x.size(1), 0);
+  Tensor fresh = torch::stable::new_empty(x, {0, 3});
+  return {none.data_ptr() == nullptr, none.mutable_data_ptr() == nullptr,
+          none.const_data_ptr<float>() == nullptr, fresh.const_data_ptr() == nullptr};
+}
+
+// The 2.9 conventions: aoti_torch_call_dispatcher (no version argument) and a boxed kernel
+// written by hand (no TORCH_BOX), registered for a CompositeImplicitAutograd key.
+void legacy_boxed(StableIValue* stack, uint64_t num_args, uint64_t num_outputs) {
+  STD_TORCH_CHECK(num_args == 1 && num_outputs == 2, "dropin_ext: legacy arity");
+  Tensor x = torch::stable::detail::to<Tensor>(stack[0]);
+  StableIValue a[1] = {torch::stable::detail::from(x)};
+  TORCH_ERROR_CODE_CHECK(aoti_torch_call_dispatcher("aten::abs", "", a));
+  StableIValue e[1] = {torch::stable::detail::from(x)};
+  TORCH_ERROR_CODE_CHECK(aoti_torch_call_dispatcher("aten::exp", "", e));
+  stack[0] = a[0];
+  stack[1] = e[0];
+}
+
+// An op returning nothing that writes its (a!) argument; a Tensor made from a raw
+// AtenTensorHandle (aoti_torch_empty_strided) and a default-constructed (undefined) one.
+void fill_rows(Tensor x, double start) {
+  Tensor undefined;
+  STD_TORCH_CHECK(!undefined.defined(), "a default Tensor is undefined");
+  AtenTensorHandle h = nullptr;
+  int64_t n = x.size(1), one = 1;
+  TORCH_ERROR_CODE_CHECK(aoti_torch_empty_strided(1, &n, &one, aoti_torch_dtype_float32(),
+                                                  aoti_torch_device_type_cpu(), 0, &h));
+  Tensor row(h);
+  for (int64_t r = 0; r < x.size(0); r++) {
+    torch::stable::fill_(row, start + r);
+    Tensor dst = torch::stable::select(x, 0, r);
+    torch::stable::copy_(dst, row);
+  }
+}
+
+// parallel_for with the worker's index (torch_get_thread_idx): each element gets its own
+// index in the low 32 bits whatever thread wrote it.
+Tensor threads(int64_t n, int64_t grain) {
+  Tensor out = torch::stable::new_zeros(torch::stable::empty({1}, ScalarType::Long), {n});
+  int64_t* p = out.mutable_data_ptr<int64_t>();
+  torch::stable::parallel_for(0, n, grain, [p](int64_t b, int64_t e) {
+    uint32_t tid = 0;
+    TORCH_ERROR_CODE_CHECK(torch_get_thread_idx(&tid));
+    for (int64_t i = b; i < e; i++) p[i] = i | (static_cast<int64_t>(tid) << 32);
+  });
+  return out;
+}
+
+// A parallel_for body that throws at index `bad`: the op fails with the body's message (no
+// exception through the runtime's C frames, its pool usable afterwards).
+Tensor threads_throw(int64_t n, int64_t grain, int64_t bad) {
+  torch::stable::parallel_for(0, n, grain, [bad](int64_t b, int64_t e) {
+    STD_TORCH_CHECK(!(b <= bad && bad < e), "dropin_ext: threads_throw: index ", bad);
+  });
+  return threads(n, grain);
+}
+
+#if TORCH_FEATURE_VERSION >= TORCH_VERSION_2_12_0
+// tags on a definition (2.12)
+Tensor tagged(Tensor t) { return torch::stable::clone(t); }
+#endif
+
+#if TORCH_FEATURE_VERSION >= TORCH_VERSION_2_13_0
+// A Generator argument passed on through the dispatcher (aten::rand.generator), its
+// device(); a failing shim call's message read back (torch_exception_get_what*) inside the
+// op without throwing; STABLE_TORCH_ERROR_CODE_CHECK.
+Tensor seeded(std::vector<int64_t> size, torch::stable::Generator gen) {
+  StableIValue st[6] = {torch::stable::detail::from(size),
+                        torch::stable::detail::from(std::optional<torch::stable::Generator>(gen)),
+                        torch::stable::detail::from(std::nullopt),
+                        torch::stable::detail::from(std::nullopt),
+                        torch::stable::detail::from(std::optional<Device>(gen.device())),
+                        torch::stable::detail::from(std::nullopt)};
+  STABLE_TORCH_ERROR_CODE_CHECK(torch_call_dispatcher("aten::rand", "generator", st,
+                                                      TORCH_ABI_VERSION));
+  return torch::stable::detail::to<Tensor>(st[0]);
+}
+
+std::tuple<bool, bool, bool> last_error(Tensor a, Tensor b) {
+  AtenTensorHandle r = nullptr;
+  bool failed = aoti_torch_aten_subtract_Tensor(a.get(), b.get(), 1.0, &r) != AOTI_TORCH_SUCCESS;
+  std::string what = torch_exception_get_what();
+  std::string brief = torch_exception_get_what_without_backtrace();
+  bool names = brief.find(std::to_string(a.size(-1))) != std::string::npos &&
+               brief.find(std::to_string(b.size(-1))) != std::string::npos;
+  return {failed, !what.empty() && what.find(brief) != std::string::npos, names};
+}
+
+Tensor checked_subtract(Tensor a, Tensor b) {
+  AtenTensorHandle r = nullptr;
+  STABLE_TORCH_ERROR_CODE_CHECK(aoti_torch_aten_subtract_Tensor(a.get(), b.get(), 1.0, &r));
+  return Tensor(r);
+}
+#endif
+
+STABLE_TORCH_LIBRARY_FRAGMENT(dropin_ext, m) {
+  m.def("devices(Device d, DeviceIndex i, str spec) -> (Device, Device, bool, DeviceIndex, bool)");
+  m.def("strings(Tensor x, str which, str tail, str extra) -> (str[], str, int)");
+  m.def("shapes(Tensor x) -> (int[], int[])");
+  m.def("arith(Tensor a, Tensor b, float alpha, Tensor ints) -> (Tensor, Tensor, Tensor, Tensor, "
+        "Tensor, Tensor, Tensor)");
+  m.def("conversions(Tensor x) -> (Tensor, Tensor, Tensor, Tensor, Tensor, Tensor, Tensor)");
+  m.def("sum_into(Tensor(a!) out, Tensor x, int[]? dims, bool keepdim, ScalarType? dtype) -> "
+        "Tensor(a!)");
+  m.def("lists(Tensor[] xs, int[]? dims, Tensor? extra) -> Tensor[]");
+  m.def("typed(Tensor m, ScalarType dt, Layout layout, MemoryFormat mf) -> (bool, int, Tensor)");
+  m.def("fill_rows(Tensor(a!) x, float start) -> ()");
+  m.def("typed_ptr(Tensor t, ScalarType want) -> bool");
+  m.def("empty_ptrs(Tensor x) -> (bool, bool, bool, bool)");
+  m.def("threads(int n, int grain) -> Tensor");
+  m.def("threads_throw(int n, int grain, int bad) -> Tensor");
+}
+
+STABLE_TORCH_LIBRARY_FRAGMENT(dropin_ext, m) {
+  m.def("legacy(Tensor x) -> (Tensor, Tensor)");
+#if TORCH_FEATURE_VERSION >= TORCH_VERSION_2_12_0
+  m.def("tagged(Tensor t) -> Tensor", std::vector<at::Tag>{at::Tag::pointwise, at::Tag::core});
+#endif
+#if TORCH_FEATURE_VERSION >= TORCH_VERSION_2_13_0
+  m.def("seeded(int[] size, Generator gen) -> Tensor");
+  m.def("last_error(Tensor a, Tensor b) -> (bool, bool, bool)");
+  m.def("checked_subtract(Tensor a, Tensor b) -> Tensor");
+#endif
+}
+
+STABLE_TORCH_LIBRARY_IMPL(dropin_ext, CompositeExplicitAutograd, m) {
+  m.impl("devices", TORCH_BOX(&devices));
+  m.impl("strings", TORCH_BOX(&strings));
+  m.impl("shapes", TORCH_BOX(&shapes));
+  m.impl("arith", TORCH_BOX(&arith));
+  m.impl("conversions", TORCH_BOX(&conversions));
+  m.impl("sum_into", TORCH_BOX(&sum_into));
+  m.impl("lists", TORCH_BOX(&lists));
+  m.impl("typed", TORCH_BOX(&typed));
+  m.impl("fill_rows", TORCH_BOX(&fill_rows));
+  m.impl("typed_ptr", TORCH_BOX(&typed_ptr));
+  m.impl("empty_ptrs", TORCH_BOX(&empty_ptrs));
+  m.impl("threads", TORCH_BOX(&threads));
+  m.impl("threads_throw", TORCH_BOX(&threads_throw));
+#if TORCH_FEATURE_VERSION >= TORCH_VERSION_2_12_0
+  m.impl("tagged", TORCH_BOX(&tagged));
+#endif
+#if TORCH_FEATURE_VERSION >= TORCH_VERSION_2_13_0
+  m.impl("seeded", TORCH_BOX(&seeded));
+  m.impl("last_error", TORCH_BOX(&last_error));
+  m.impl("checked_subtract", TORCH_BOX(&checked_subtract));
+#endif
+}
+
+STABLE_TORCH_LIBRARY_IMPL(dropin_ext, CompositeImplicitAutograd, m) {
+  m.impl("legacy", &legacy_boxed);
 }

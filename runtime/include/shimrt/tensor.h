@@ -195,7 +195,8 @@ AOTI_TORCH_EXPORT AOTITorchError aoti_torch_new_uninitialized_tensor(AtenTensorH
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_delete_tensor_object(AtenTensorHandle tensor);
 
 /* ---- metadata (all results borrowed or by value) -------------------------------------- */
-/* Address of element 0 (NULL for a tensor without memory). Borrowed. */
+/* Address of element 0 (NULL for a tensor without elements, as PyTorch's data_ptr()).
+ * Borrowed. */
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_get_data_ptr(AtenTensorHandle tensor,
                                                          void **ret_data_ptr);
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_get_mutable_data_ptr(AtenTensorHandle tensor,
