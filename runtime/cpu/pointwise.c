@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "cpu_kernels.h"
+#include "elems.h"
 #include "engine.h"
 
 #include "loops.h"
@@ -712,11 +713,12 @@ static AOTITorchError alpha_check(const char *op, pw_call *c, shimrt_scalar alph
     return shimrt_k_alpha_check(op, rt, alpha);
 }
 
-/* add/sub of two float16 or bfloat16 tensors with an alpha other than 1, as PyTorch's
- * kernel: alpha rounded to the half type; in each contiguous run (a broadcast operand
- * allowed) the first multiple of 32 elements by its vector loop, b * alpha + a fused in
- * float, the rest by its scalar loop in the half type, a + (alpha * b) with the product
- * rounded first (so an overflowing product next to an opposite inf is NaN there). */
+/* add/sub of two float16/bfloat16 tensors, or of a float32/float64 tensor and a 0-d one of
+ * its dtype (a Scalar), with an alpha other than 1, as PyTorch's kernel: alpha in the tensors' type (rounded for the half types); in each contiguous run (a
+ * broadcast operand allowed) its vector loop takes whole pairs of vectors (of float lanes, for
+ * the half types too: 32 elements with AVX-512), b * alpha + a fused; the rest goes by its
+ * scalar loop, a + (alpha * b) with the product rounded first (to the half type for those), so
+ * an overflowing product next to an opposite inf is NaN there and inf in the vectors. */
 /* v rounded to dt (float16 or bfloat16) */
 static inline float half_round(int32_t dt, float v) {
     _Alignas(8) char b[8];
@@ -726,18 +728,50 @@ static inline float half_round(int32_t dt, float v) {
 
 typedef struct {
     int32_t dt;
-    float alpha;
-} half_add;
+    double alpha;
+} float_add;
 
-static void half_add_chunk(char **ptr, const int64_t *st, int64_t n, void *vctx) {
-    const half_add *h = vctx;
-    bool vec = st[0] == 2 && (st[1] == 2 || st[1] == 0) && (st[2] == 2 || st[2] == 0);
-    int64_t nv = vec ? n / 32 * 32 : 0;
+/* Whether element i of a run of n float32/float64 elements is computed fused by PyTorch's
+ * loop for a CPU-scalar b (its AVX-512 build, measured): the whole pairs of vectors of its
+ * vector loop are; its scalar loop over the rest is compiled by GCC into full-width vectors
+ * (fused), then, for a remainder of more than one 128-bit vector, one fused element, 128-bit
+ * vectors whose product alpha * b is the loop's precomputed one (unfused), and fused scalar
+ * elements. A run that is not contiguous is the scalar loop itself: fused. */
+static bool add_fused_at(int64_t i, int64_t n, int64_t es, bool contiguous) {
+    if (!contiguous) return true;
+    int64_t L = shimrt_e_pt_vec_bytes() / es, X = 16 / es;
+    int64_t v = n - n % (2 * L), r = n - v, b = r - r % L, r2 = r - b, k = i - v - b;
+    if (i < v + b || r2 < X + 1) return true;
+    return !(k >= 1 && k <= X * ((r2 - 1) / X));
+}
+
+static void float_add_chunk(char **ptr, const int64_t *st, int64_t n, void *vctx) {
+    const float_add *h = vctx;
+    int64_t es = (int64_t)shimrt_dtype_size(h->dt);
+    bool vec = st[0] == es && (st[1] == es || st[1] == 0) && (st[2] == es || st[2] == 0);
+    int64_t lanes = shimrt_e_pt_vec_bytes() / 4;
+    int64_t nv = vec ? n / (2 * lanes) * (2 * lanes) : 0;
     for (int64_t i = 0; i < n; i++) {
-        float a = (float)shimrt_k_load_f64(ptr[1] + i * st[1], h->dt);
-        float b = (float)shimrt_k_load_f64(ptr[2] + i * st[2], h->dt);
-        float r = i < nv ? fmaf(b, h->alpha, a) : a + half_round(h->dt, h->alpha * b);
-        shimrt_k_store_f64(ptr[0] + i * st[0], h->dt, r);
+        const char *pa = ptr[1] + i * st[1], *pb = ptr[2] + i * st[2];
+        char *po = ptr[0] + i * st[0];
+        if (h->dt == SHIMRT_FLOAT64) {
+            double a, b, r;
+            memcpy(&a, pa, 8), memcpy(&b, pb, 8);
+            r = add_fused_at(i, n, 8, vec) ? fma(b, h->alpha, a) : a + h->alpha * b;
+            memcpy(po, &r, 8);
+            continue;
+        }
+        float a = (float)shimrt_k_load_f64(pa, h->dt), b = (float)shimrt_k_load_f64(pb, h->dt);
+        float al = (float)h->alpha, p = al * b;
+        bool fused;
+        if (h->dt == SHIMRT_FLOAT32) {
+            fused = add_fused_at(i, n, 4, vec);
+        } else {
+            p = half_round(h->dt, p);
+            fused = i < nv;
+        }
+        float r = fused ? fmaf(b, al, a) : a + p;
+        shimrt_k_store_f64(po, h->dt, r);
     }
 }
 
@@ -749,14 +783,18 @@ static AOTITorchError add_sub(const char *op, bool sub, AtenTensorHandle self,
     if (sub && (self->dtype == SHIMRT_BOOL || other->dtype == SHIMRT_BOOL))
         return bool_sub_error(op);
     if (alpha_check(op, &c, alpha)) return AOTI_TORCH_FAILURE;
-    if ((self->dtype == SHIMRT_FLOAT16 || self->dtype == SHIMRT_BFLOAT16) &&
-        other->dtype == self->dtype && c.k.alpha != 1) {
-        half_add h = {self->dtype, (float)(sub ? -c.k.alpha : c.k.alpha)};
+    /* (float32/float64 of two tensors: fused throughout, GCC contracts the scalar loop too;
+     * with a one-element other, a CPU scalar, see add_fused_at) */
+    bool half = self->dtype == SHIMRT_FLOAT16 || self->dtype == SHIMRT_BFLOAT16;
+    if (shimrt_k_is_floating(self->dtype) && other->dtype == self->dtype && c.k.alpha != 1 &&
+        (half || shimrt_numel(other) == 1)) {
+        float_add h = {self->dtype, sub ? -c.k.alpha : c.k.alpha};
+        if (self->dtype != SHIMRT_FLOAT64) h.alpha = (float)h.alpha;
         sh_plan p;
         AtenTensorHandle out = NULL;
         const struct AtenTensorOpaque *ins[2] = {self, other};
         if (sh_plan_build(&p, op, &out, self->dtype, 2, ins)) return AOTI_TORCH_FAILURE;
-        sh_walk(&p, half_add_chunk, &h);
+        sh_walk(&p, float_add_chunk, &h);
         *ret0 = out;
         return AOTI_TORCH_SUCCESS;
     }
@@ -785,10 +823,9 @@ AOTITorchError shimrt_cpu_add_scalar(AtenTensorHandle self, shimrt_scalar other,
     c.has_scalar = true;
     c.scalar = other;
     if (shimrt_k_check_cpu(op, self, "self")) return AOTI_TORCH_FAILURE;
-    if ((self->dtype == SHIMRT_FLOAT16 || self->dtype == SHIMRT_BFLOAT16) &&
-        other.kind != SHIMRT_SCALAR_KIND_COMPLEX) {
-        /* PyTorch wraps the Scalar in a 0-d tensor that its kernel reads in self's half type
-         * (rounded), then adds as add.Tensor does (add_sub's half loops) */
+    if (shimrt_k_is_floating(self->dtype) && other.kind != SHIMRT_SCALAR_KIND_COMPLEX) {
+        /* PyTorch wraps the Scalar in a 0-d tensor that its kernel reads in self's type
+         * (rounded), then adds as add.Tensor does (add_sub's loops) */
         AtenTensorHandle s = shimrt_tensor_empty(op, 0, NULL, NULL, self->dtype, SHIMRT_DEV_CPU, 0);
         if (!s) return AOTI_TORCH_FAILURE;
         double v = shimrt_scalar_is_integral(other, true) ? (double)other.i : other.d;
