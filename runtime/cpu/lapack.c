@@ -457,6 +457,16 @@ AOTITorchError shimrt_cpu_ormqr(AtenTensorHandle self, AtenTensorHandle input2,
 /* LU [..., m, n] and pivots [..., k] (int32, 1-based row swaps, k = min(m, n)) -> P [..., m, m]
  * (A = P L U), L [..., m, k] (unit lower), U [..., k, n]; row-major results. unpack_data false:
  * L and U are empty [0]; unpack_pivots false: P is. */
+/* 1 into a zeroed element of dtype dt (a complex one: its real component). */
+static void store_one(char *p, int32_t dt) {
+    switch (dt) {
+    case SHIMRT_COMPLEX32: shimrt_k_store_f64(p, SHIMRT_FLOAT16, 1.0); break;
+    case SHIMRT_COMPLEX64: shimrt_k_store_f64(p, SHIMRT_FLOAT32, 1.0); break;
+    case SHIMRT_COMPLEX128: shimrt_k_store_f64(p, SHIMRT_FLOAT64, 1.0); break;
+    default: shimrt_k_store_f64(p, dt, 1.0);
+    }
+}
+
 AOTITorchError shimrt_cpu_lu_unpack(AtenTensorHandle LU_data, AtenTensorHandle LU_pivots,
                                     int32_t unpack_data, int32_t unpack_pivots,
                                     AtenTensorHandle *ret0, AtenTensorHandle *ret1,
@@ -490,8 +500,15 @@ AOTITorchError shimrt_cpu_lu_unpack(AtenTensorHandle LU_data, AtenTensorHandle L
         return shimrt_fail(op, "Expected LU_pivots to have shape %s but got %s instead.", buf,
                            buf2);
     }
-    if (shimrt_k_check_dtype(op, lu, "LU_data")) return AOTI_TORCH_FAILURE;
+    int32_t dt = lu->dtype;
+    bool uint = dt == SHIMRT_UINT16 || dt == SHIMRT_UINT32 || dt == SHIMRT_UINT64;
+    if (!uint && !shimrt_dtype_is_complex(dt) && shimrt_k_check_dtype(op, lu, "LU_data"))
+        return AOTI_TORCH_FAILURE;
     int64_t nb = batch_count(nd, lu->sizes);
+    /* PyTorch unpacks L and U with tril / triu (no uint16/32/64 kernel, not run on an empty
+     * LU), then the pivots, whose matrix P it makes with scatter (no complex32 kernel) */
+    if (uint && unpack_data && nb * m * n > 0)
+        return shimrt_fail(op, "\"tril\" not implemented for '%s'", shimrt_dtype_torch_name(dt));
     AtenTensorHandle pvc = NULL; /* pivots, contiguous */
     if (unpack_pivots && !shimrt_is_contiguous(pv)) {
         pvc = shimrt_k_new(op, pv->ndim, pv->sizes, SHIMRT_INT32);
@@ -507,6 +524,10 @@ AOTITorchError shimrt_cpu_lu_unpack(AtenTensorHandle LU_data, AtenTensorHandle L
             return shimrt_fail(op, "pivots passed to lu_unpack must be between 1 and LU.size(-2) "
                                    "inclusive.Did you properly pass the result of lu_factor?");
         }
+    if (dt == SHIMRT_COMPLEX32 && unpack_pivots && nb * m > 0) {
+        shimrt_tensor_free(pvc);
+        return shimrt_fail(op, "\"scatter_gather_scalar_cpu\" not implemented for 'ComplexHalf'");
+    }
     size_t es = shimrt_dtype_size(lu->dtype);
     int64_t zero = 0, s[SHIMRT_MAX_DIMS];
     AtenTensorHandle P = NULL, L = NULL, U = NULL, d = NULL;
@@ -547,7 +568,7 @@ AOTITorchError shimrt_cpu_lu_unpack(AtenTensorHandle LU_data, AtenTensorHandle L
                 perm[j] = t;
             }
             for (int64_t i = 0; i < m; i++)
-                shimrt_k_store_f64(pp + (size_t)((b * m + perm[i]) * m + i) * es, lu->dtype, 1.0);
+                store_one(pp + (size_t)((b * m + perm[i]) * m + i) * es, dt);
         }
         free(perm);
     }
@@ -562,7 +583,7 @@ AOTITorchError shimrt_cpu_lu_unpack(AtenTensorHandle LU_data, AtenTensorHandle L
                     const char *src = dp + (size_t)((b * m + i) * n + j) * es;
                     if (j < k && i > j) memcpy(lp + (size_t)((b * m + i) * k + j) * es, src, es);
                     if (j < k && i == j)
-                        shimrt_k_store_f64(lp + (size_t)((b * m + i) * k + j) * es, lu->dtype, 1.0);
+                        store_one(lp + (size_t)((b * m + i) * k + j) * es, dt);
                     if (i < k && j >= i) memcpy(up + (size_t)((b * k + i) * n + j) * es, src, es);
                 }
     }
