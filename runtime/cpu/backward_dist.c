@@ -267,7 +267,11 @@ AOTITorchError shimrt_cpu__cdist_backward(AtenTensorHandle grad, AtenTensorHandl
                                           AtenTensorHandle *ret0) {
     static const char op[] = "_cdist_backward";
     if (shimrt_k_check_cpu(op, x1, "x1") || shimrt_k_check_cpu(op, x2, "x2") ||
-        shimrt_k_check_cpu(op, grad, "grad") || shimrt_k_check_cpu(op, cdist, "cdist") ||
+        shimrt_k_check_cpu(op, grad, "grad") || shimrt_k_check_cpu(op, cdist, "cdist"))
+        return AOTI_TORCH_FAILURE;
+    /* complex and uint16/32/64 pass to the kernel's dtype check (zeros when empty) */
+    if (!shimrt_dtype_is_complex(x1->dtype) && x1->dtype != SHIMRT_UINT16 &&
+        x1->dtype != SHIMRT_UINT32 && x1->dtype != SHIMRT_UINT64 &&
         shimrt_k_check_dtype(op, x1, "x1"))
         return AOTI_TORCH_FAILURE;
     for (int i = 0; i < 2; i++) {
