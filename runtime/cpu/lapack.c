@@ -42,6 +42,28 @@ void dormqr_(const char *side, const char *trans, const lp_int *m, const lp_int 
              const double *a, const lp_int *lda, const double *tau, double *c, const lp_int *ldc,
              double *work, const lp_int *lwork, lp_int *info, size_t, size_t);
 
+/* complex64 / complex128: float / double pairs */
+void cpotrs_(const char *uplo, const lp_int *n, const lp_int *nrhs, const float *a,
+             const lp_int *lda, float *b, const lp_int *ldb, lp_int *info, size_t);
+void zpotrs_(const char *uplo, const lp_int *n, const lp_int *nrhs, const double *a,
+             const lp_int *lda, double *b, const lp_int *ldb, lp_int *info, size_t);
+void cpotri_(const char *uplo, const lp_int *n, float *a, const lp_int *lda, lp_int *info, size_t);
+void zpotri_(const char *uplo, const lp_int *n, double *a, const lp_int *lda, lp_int *info, size_t);
+void ctrsm_(const char *side, const char *uplo, const char *transa, const char *diag,
+            const lp_int *m, const lp_int *n, const float *alpha, const float *a, const lp_int *lda,
+            float *b, const lp_int *ldb, size_t, size_t, size_t, size_t);
+void ztrsm_(const char *side, const char *uplo, const char *transa, const char *diag,
+            const lp_int *m, const lp_int *n, const double *alpha, const double *a,
+            const lp_int *lda, double *b, const lp_int *ldb, size_t, size_t, size_t, size_t);
+
+/* "<kernel>" not implemented for '<dtype>' unless dt is float32, float64, complex64 or
+ * complex128 (the routines with a complex form here). */
+static AOTITorchError check_field(const char *op, const char *kernel, int32_t dt) {
+    if (dt == SHIMRT_COMPLEX64 || dt == SHIMRT_COMPLEX128) return AOTI_TORCH_SUCCESS;
+    if (dt == SHIMRT_FLOAT32 || dt == SHIMRT_FLOAT64) return AOTI_TORCH_SUCCESS;
+    return shimrt_fail(op, "\"%s\" not implemented for '%s'", kernel, shimrt_dtype_torch_name(dt));
+}
+
 /* "<kernel>" not implemented for '<dtype>' unless dt is float32 or float64. */
 static AOTITorchError check_real(const char *op, const char *kernel, int32_t dt) {
     if (dt == SHIMRT_FLOAT32 || dt == SHIMRT_FLOAT64) return AOTI_TORCH_SUCCESS;
@@ -114,7 +136,7 @@ static AOTITorchError solve_prep(const char *op, const char *name, const char *k
                            "each b matrix is %lld by %lld",
                            name, (long long)am, (long long)an, (long long)bn, (long long)bk);
     int64_t bs[SHIMRT_MAX_DIMS], nd;
-    if (batch_shape(op, self, A, bs, &nd) || check_real(op, kernel, self->dtype))
+    if (batch_shape(op, self, A, bs, &nd) || check_field(op, kernel, self->dtype))
         return AOTI_TORCH_FAILURE;
     if (nd + 2 > SHIMRT_MAX_DIMS) return shimrt_fail(op, "too many dimensions");
     int64_t xs[SHIMRT_MAX_DIMS], as[SHIMRT_MAX_DIMS];
@@ -158,7 +180,13 @@ AOTITorchError shimrt_cpu_cholesky_solve(AtenTensorHandle self, AtenTensorHandle
     const char uplo = upper ? 'U' : 'L';
     if (n > 0 && k > 0)
         for (int64_t b = 0; b < nb; b++) {
-            if (self->dtype == SHIMRT_FLOAT64)
+            if (self->dtype == SHIMRT_COMPLEX128)
+                zpotrs_(&uplo, &n, &k, (double *)shimrt_data(l) + 2 * b * an * an, &ld,
+                        (double *)shimrt_data(x) + 2 * b * an * bk, &ld, &info, 1);
+            else if (self->dtype == SHIMRT_COMPLEX64)
+                cpotrs_(&uplo, &n, &k, (float *)shimrt_data(l) + 2 * b * an * an, &ld,
+                        (float *)shimrt_data(x) + 2 * b * an * bk, &ld, &info, 1);
+            else if (self->dtype == SHIMRT_FLOAT64)
                 dpotrs_(&uplo, &n, &k, (double *)shimrt_data(l) + b * an * an, &ld,
                         (double *)shimrt_data(x) + b * an * bk, &ld, &info, 1);
             else
@@ -187,7 +215,7 @@ AOTITorchError shimrt_cpu_cholesky_inverse(AtenTensorHandle self, int32_t upper,
                            "A must be batches of square matrices, but they are "
                            "%lld by %lld matrices",
                            (long long)m, (long long)n);
-    if (check_real(op, "cholesky_inverse_out_cpu", self->dtype) || check_int(op, nd, self->sizes))
+    if (check_field(op, "cholesky_inverse_out_cpu", self->dtype) || check_int(op, nd, self->sizes))
         return AOTI_TORCH_FAILURE;
     AtenTensorHandle r = fortran_copy(op, self, nd, self->sizes, self->dtype);
     if (!r) return AOTI_TORCH_FAILURE;
@@ -197,7 +225,11 @@ AOTITorchError shimrt_cpu_cholesky_inverse(AtenTensorHandle self, int32_t upper,
     size_t es = shimrt_dtype_size(self->dtype);
     for (int64_t b = 0; b < nb && n > 0; b++) {
         char *p = (char *)shimrt_data(r) + (size_t)(b * n * n) * es;
-        if (self->dtype == SHIMRT_FLOAT64)
+        if (self->dtype == SHIMRT_COMPLEX128)
+            zpotri_(&uplo, &ln, (double *)p, &ld, &info, 1);
+        else if (self->dtype == SHIMRT_COMPLEX64)
+            cpotri_(&uplo, &ln, (float *)p, &ld, &info, 1);
+        else if (self->dtype == SHIMRT_FLOAT64)
             dpotri_(&uplo, &ln, (double *)p, &ld, &info, 1);
         else
             spotri_(&uplo, &ln, (float *)p, &ld, &info, 1);
@@ -211,14 +243,18 @@ AOTITorchError shimrt_cpu_cholesky_inverse(AtenTensorHandle self, int32_t upper,
                                "could not be completed because the input matrix is singular.",
                                batch, info);
         }
-        /* potri wrote one triangle: mirror it (column-major element (i, j) at i + j * n) */
+        /* potri wrote one triangle: mirror it (column-major element (i, j) at i + j * n),
+         * conjugated for complex (the inverse is Hermitian) */
+        bool cx = shimrt_dtype_is_complex(self->dtype);
         for (int64_t j = 0; j < n; j++)
             for (int64_t i = j + 1; i < n; i++) {
                 int64_t lo = i + j * n, up = j + i * n;
-                if (upper)
-                    memcpy(p + (size_t)lo * es, p + (size_t)up * es, es);
-                else
-                    memcpy(p + (size_t)up * es, p + (size_t)lo * es, es);
+                char *dst = p + (size_t)(upper ? lo : up) * es;
+                memcpy(dst, p + (size_t)(upper ? up : lo) * es, es);
+                if (cx && self->dtype == SHIMRT_COMPLEX64)
+                    ((float *)(void *)dst)[1] = -((float *)(void *)dst)[1];
+                else if (cx)
+                    ((double *)(void *)dst)[1] = -((double *)(void *)dst)[1];
             }
     }
     return shimrt_k_give(r, ret0);
@@ -253,7 +289,17 @@ AOTITorchError shimrt_cpu_triangular_solve(AtenTensorHandle self, AtenTensorHand
     const float onef = 1.0f;
     if (n > 0 && k > 0)
         for (int64_t b = 0; b < nb; b++) {
-            if (self->dtype == SHIMRT_FLOAT64)
+            if (self->dtype == SHIMRT_COMPLEX128) {
+                const double c1[2] = {1, 0};
+                ztrsm_(&side, &uplo, &tr, &diag, &n, &k, c1,
+                       (double *)shimrt_data(a) + 2 * b * an * an, &ld,
+                       (double *)shimrt_data(x) + 2 * b * an * bk, &ld, 1, 1, 1, 1);
+            } else if (self->dtype == SHIMRT_COMPLEX64) {
+                const float c1[2] = {1, 0};
+                ctrsm_(&side, &uplo, &tr, &diag, &n, &k, c1,
+                       (float *)shimrt_data(a) + 2 * b * an * an, &ld,
+                       (float *)shimrt_data(x) + 2 * b * an * bk, &ld, 1, 1, 1, 1);
+            } else if (self->dtype == SHIMRT_FLOAT64)
                 dtrsm_(&side, &uplo, &tr, &diag, &n, &k, &one,
                        (double *)shimrt_data(a) + b * an * an, &ld,
                        (double *)shimrt_data(x) + b * an * bk, &ld, 1, 1, 1, 1);

@@ -1663,15 +1663,22 @@ def fft_more():
         op = A._fft_c2c if "c2c" in name else A._fft_r2c
         case(label, name, [T(x), dims, 0, 1, Ret()],
              lambda op=op, x=x, dims=dims: op(x, dims, 0, True))
-    # not PyTorch's behaviour (documented in docs/engine.md): dims out of range, repeated dims
-    # and an unknown normalization are refused (PyTorch's kernel reads out of bounds or
-    # asserts on them)
+    # a normalization code outside 0-2: PyTorch's MKL path reads its low 32 bits (0 none,
+    # 1 by_root_n, any other by_n)
+    for norm in (3, -1, 2 ** 31, 2 ** 32, 2 ** 32 + 1):
+        low = norm & 0xFFFFFFFF
+        scale = 1.0 if low == 0 else (12 ** -0.5 if low == 1 else 1.0 / 12)
+        fft_case(f"c2c norm={norm}", "aoti_torch_cpu__fft_c2c", [T(xc), [0, 1], norm, 1, Ret()],
+                 lambda norm=norm: A._fft_c2c(xc, [0, 1], norm, True), 6 * 12 * scale)
+        fft_case(f"r2c norm={norm}", "aoti_torch_cpu__fft_r2c", [T(xr), [1], norm, 1, Ret()],
+                 lambda norm=norm: A._fft_r2c(xr, [1], norm, True), 4 * 4 * scale)
+    # not PyTorch's behaviour (documented in docs/engine.md): dims out of range and repeated
+    # dims are refused (PyTorch's kernel reads out of bounds or asserts on them)
     for name, x, dims, norm in [("aoti_torch_cpu__fft_r2c", xr, [5], 0),
                                 ("aoti_torch_cpu__fft_c2c", xc, [-1], 0),
                                 ("aoti_torch_cpu__fft_r2c", xr.double(), [1, 1], 0),
                                 ("aoti_torch_cpu__fft_c2c", xc.to(torch.complex128), [2], 0),
-                                ("aoti_torch_cpu__fft_r2c", xr, [1, 1], 0),
-                                ("aoti_torch_cpu__fft_c2c", xc, [0], 3)]:
+                                ("aoti_torch_cpu__fft_r2c", xr, [1, 1], 0)]:
         if ONLY and ONLY not in name:
             continue
         res, hs = call(name, [T(x), dims, norm, 1, Ret()])
