@@ -90,8 +90,7 @@ static double dist_norm(const dist_p *q, const double *a, const double *b, int64
         if (q->f32) agg = (float)agg;
     }
     if (q->kind == 3) return q->f32 ? (double)sqrtf((float)agg) : sqrt(agg);
-    if (q->kind == 2 || q->kind == 5)
-        /* std::pow(float agg, 1.0 / p): a double pow, rounded once */
+    if (q->kind == 2 || q->kind == 5) /* std::pow(float agg, 1.0 / p): a double pow, rounded once */
         return q->f32 ? (double)(float)pow((double)(float)agg, 1.0 / q->p) : pow(agg, 1.0 / q->p);
     return agg;
 }

@@ -101,8 +101,7 @@ static AOTITorchError empty_int_product(const char *op, int32_t dt, int64_t n, i
  * check above. Returns nonzero on failure. */
 static AOTITorchError int_scalars(AtenTensorHandle self, AtenTensorHandle m1, AtenTensorHandle m2,
                                   double *beta, double *alpha) {
-    if (!shimrt_tensor_valid(m1) || !m1->defined || inexact(m1->dtype))
-        return AOTI_TORCH_SUCCESS;
+    if (!shimrt_tensor_valid(m1) || !m1->defined || inexact(m1->dtype)) return AOTI_TORCH_SUCCESS;
     if (shimrt_tensor_valid(self) && self->defined && self->dtype == m1->dtype &&
         shimrt_tensor_valid(m2) && m2->defined && m2->dtype == m1->dtype && m1->ndim == 2 &&
         m2->ndim == 2 && m1->sizes[1] == m2->sizes[0] &&

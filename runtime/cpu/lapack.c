@@ -628,8 +628,7 @@ AOTITorchError shimrt_cpu_lu_unpack(AtenTensorHandle LU_data, AtenTensorHandle L
                 for (int64_t j = 0; j < n; j++) {
                     const char *src = dp + (size_t)((b * m + i) * n + j) * es;
                     if (j < k && i > j) memcpy(lp + (size_t)((b * m + i) * k + j) * es, src, es);
-                    if (j < k && i == j)
-                        store_one(lp + (size_t)((b * m + i) * k + j) * es, dt);
+                    if (j < k && i == j) store_one(lp + (size_t)((b * m + i) * k + j) * es, dt);
                     if (i < k && j >= i) memcpy(up + (size_t)((b * k + i) * n + j) * es, src, es);
                 }
     }

@@ -201,14 +201,15 @@ static bool special_lines(int32_t dt, int64_t n, int64_t k, int64_t m, mat a, ma
             for (int64_t j = 0; j < m; j++) {                                                      \
                 T sr = 0, si = 0;                                                                  \
                 for (int64_t p = 0; p < k; p++) {                                                  \
-                    const T *x = pa + 2 * (i * a.rs + p * a.cs), *y = pb + 2 * (p * b.rs + j * b.cs); \
+                    const T *x = pa + 2 * (i * a.rs + p * a.cs),                                   \
+                            *y = pb + 2 * (p * b.rs + j * b.cs);                                   \
                     T pr = x[0] * y[0] - x[1] * y[1], pi = x[0] * y[1] + x[1] * y[0];              \
                     sr += pr;                                                                      \
                     si += pi;                                                                      \
                 }                                                                                  \
                 T *d = c + 2 * (i * m + j);                                                        \
                 /* bmm stores the sum; baddbmm alpha * sum, a c10::complex product (0 * inf    \
-                 * is NaN), taken here for any alpha and beta other than bmm's 1 and 0 */         \
+                 * is NaN), taken here for any alpha and beta other than bmm's 1 and 0 */   \
                 T rr = alpha * sr - 0 * si, ri = alpha * si + 0 * sr;                              \
                 if (alpha == 1 && beta == 0) {                                                     \
                     d[0] = sr, d[1] = si;                                                          \
@@ -230,23 +231,23 @@ CPLX_LOOP(double)
  * of b (FIRST_B) by the complex alpha (alpha + 0i: an inf component gives NaN, 0 * inf),
  * or before multiplying the sum by it (AFTER); or (its blocked kernel, FUSED) keep four
  * fused sums (ar br, ai bi, ar bi, ai br, each an fma in k order) combined at the end,
- * alpha not applied. OpenBLAS's kernels differ from all of them on inf/NaN and on
+ * alpha not applied (cgemm only; zgemm took the first ways on every shape measured). OpenBLAS's kernels differ from all of them on inf/NaN and on
  * overflowing products: only elements whose row or column holds a non-finite or huge
  * component are recomputed this way; finite results differ in rounding only, as any two
  * BLAS builds do. */
-static int cplx_mode(int64_t rows, int64_t k, int64_t cols, bool ta, bool tb) {
+static int cplx_mode(int64_t rows, int64_t k, int64_t cols, bool ta, bool tb, bool dbl) {
     if (k == 1) return cols == 1 && rows > 1 ? GEMM_C_AFTER : GEMM_C_FIRST_A;
     if (cols == 1 && rows > 1) return ta ? GEMM_C_FIRST_B : GEMM_C_AFTER;
-    if (rows > 1 && k >= 4 && cols >= 4) return GEMM_C_FUSED;
+    if (rows > 1 && k >= 4 && cols >= 4 && !dbl) return GEMM_C_FUSED; /* zgemm: not seen */
     if (!tb || cols == 1) return GEMM_C_FIRST_A;
     return GEMM_C_AFTER;
 }
 
 /* GEMM_C_AUTO (+ flags) resolved for a (n x k, BLAS form fa) times b (k x m, form fb). */
-static int cplx_auto(int mode, int64_t n, int64_t k, int64_t m, int fa, int fb) {
+static int cplx_auto(int mode, int64_t n, int64_t k, int64_t m, int fa, int fb, bool dbl) {
     bool swap = mode & GEMM_C_SWAP, rows = mode & GEMM_C_ROWS;
-    if (!swap) return cplx_mode(rows && n == 1 ? 2 : n, k, m, fa == 1, fb == 1);
-    int r = cplx_mode(rows && m == 1 ? 2 : m, k, n, fb != 1, fa != 1);
+    if (!swap) return cplx_mode(rows && n == 1 ? 2 : n, k, m, fa == 1, fb == 1, dbl);
+    int r = cplx_mode(rows && m == 1 ? 2 : m, k, n, fb != 1, fa != 1, dbl);
     return r == GEMM_C_FIRST_A ? GEMM_C_FIRST_B : r == GEMM_C_FIRST_B ? GEMM_C_FIRST_A : r;
 }
 
@@ -256,7 +257,7 @@ static int cplx_auto(int mode, int64_t n, int64_t k, int64_t m, int fa, int fb) 
         const T *pa = (const T *)(const void *)a.p, *pb = (const T *)(const void *)b.p;            \
         T sr = 0, si = 0, s[4] = {0, 0, 0, 0};                                                     \
         for (int64_t p = 0; p < k; p++) {                                                          \
-            const T *x = pa + 2 * (i * a.rs + p * a.cs), *y = pb + 2 * (p * b.rs + j * b.cs);     \
+            const T *x = pa + 2 * (i * a.rs + p * a.cs), *y = pb + 2 * (p * b.rs + j * b.cs);      \
             T xr = x[0], xi = x[1], yr = y[0], yi = y[1];                                          \
             if (mode == GEMM_C_FUSED) {                                                            \
                 s[0] = FMA(xr, yr, s[0]), s[1] = FMA(xi, yi, s[1]);                                \
@@ -295,8 +296,8 @@ CPLX_ELEM(double, fma)
 
 static bool cplx_huge_or_special(const char *p, bool f) {
     for (int c = 0; c < 2; c++) {
-        double v = f ? (double)((const float *)(const void *)p)[c]
-                     : ((const double *)(const void *)p)[c];
+        double v =
+            f ? (double)((const float *)(const void *)p)[c] : ((const double *)(const void *)p)[c];
         if (!(fabs(v) < (f ? 0x1p63 : 0x1p511))) return true;
     }
     return false;
@@ -347,7 +348,7 @@ static AOTITorchError complex_gemm(const char *op, int32_t dt, int64_t n, int64_
     mat a0 = a, b0 = b;
     int64_t lda, ldb;
     int fa = blas_form(&a, n, k, &lda), fb = blas_form(&b, k, m, &ldb);
-    if (mode >= GEMM_C_AUTO) mode = cplx_auto(mode - GEMM_C_AUTO, n, k, m, fa, fb);
+    if (mode >= GEMM_C_AUTO) mode = cplx_auto(mode - GEMM_C_AUTO, n, k, m, fa, fb, !f);
     char *ca = NULL, *cb = NULL;
     if ((fa < 0 && dense_copy(&a, n, k, es, &ca, &fa, &lda)) ||
         (fb < 0 && dense_copy(&b, k, m, es, &cb, &fb, &ldb))) {
@@ -509,8 +510,8 @@ static AOTITorchError gemm(const char *op, int32_t dt, int64_t n, int64_t k, int
  * product kernel for (bool, uint16/32/64, complex32) but accepts while the product is empty
  * (shimrt_k_mm_kernel_check). */
 bool shimrt_k_mm_no_kernel(int32_t dt) {
-    return dt == SHIMRT_BOOL || dt == SHIMRT_UINT16 || dt == SHIMRT_UINT32 ||
-           dt == SHIMRT_UINT64 || dt == SHIMRT_COMPLEX32;
+    return dt == SHIMRT_BOOL || dt == SHIMRT_UINT16 || dt == SHIMRT_UINT32 || dt == SHIMRT_UINT64 ||
+           dt == SHIMRT_COMPLEX32;
 }
 
 AOTITorchError shimrt_k_check_mm_dtype(const char *op, AtenTensorHandle t, const char *name) {

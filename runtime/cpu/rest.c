@@ -253,7 +253,8 @@ AOTITorchError shimrt_cpu__trilinear(AtenTensorHandle i1, AtenTensorHandle i2, A
         }
         if (j != in[k]->ndim) return shimrt_fail(op, "number of dimensions must match");
     }
-    int32_t dt = cplx ? i1->dtype : shimrt_k_promote(shimrt_k_promote(i1->dtype, i2->dtype), i3->dtype);
+    int32_t dt =
+        cplx ? i1->dtype : shimrt_k_promote(shimrt_k_promote(i1->dtype, i2->dtype), i3->dtype);
     int64_t osz[SHIMRT_MAX_DIMS], ond = 0, od[SHIMRT_MAX_DIMS], sd[SHIMRT_MAX_DIMS], snd = 0;
     for (int64_t d = 0; d < total; d++) {
         if (sb[d])

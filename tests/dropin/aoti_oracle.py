@@ -323,6 +323,48 @@ MM_DT = [torch.float32, torch.float64, torch.bfloat16, torch.float16, torch.int6
          torch.bool]
 
 
+def complex_mm_family():
+    """mm / bmm / baddbmm / addmm of complex64 and complex128 (OpenBLAS's cgemm / zgemm,
+    bmm's own loop below 400 multiply-adds): small-integer parts (exact products), then inf,
+    NaN and huge parts, whose results follow MKL's kernels (linalg.c's cplx_mode: measured
+    per shape and layout; the fuzzer's shapes stay below 5)."""
+    def crand(shape, dt):
+        return torch.complex(rand(shape, torch.float64).round(),
+                             rand(shape, torch.float64).round()).to(dt)
+
+    specials = [complex(float("inf"), 0), complex(0, float("-inf")), complex(float("nan"), 1),
+                complex(3e38, -3e38), complex(2, float("inf"))]
+    for dt in (torch.complex64, torch.complex128):
+        for (n, k, m) in [(3, 4, 5), (1, 5, 4), (5, 4, 1), (2, 2, 3), (6, 7, 9), (4, 0, 3),
+                          (0, 3, 2), (33, 17, 65)]:
+            for special in (False, True):
+                a0, b0 = crand([n, k], dt), crand([k, m], dt)
+                if special and n * k * m:
+                    a0.view(-1)[0] = specials[n % 5]
+                    b0.view(-1)[-1] = specials[(m + 2) % 5]
+                for lay, a in layouts(a0):
+                    for layb, b in layouts(b0):
+                        tag = f"{dt} {n}x{k}x{m} {lay}/{layb} special={special}"
+                        o = torch.zeros(n, m, dtype=dt)
+                        case(f"{tag} mm", "aoti_torch_cpu_mm_out", [T(o, True), T(a), T(b)],
+                             lambda o=o, a=a, b=b: A.mm.out(a, b, out=o.clone()))
+                        b1, b2 = a.unsqueeze(0).expand(2, n, k), b.unsqueeze(0).expand(2, k, m)
+                        o3 = torch.zeros(2, n, m, dtype=dt)
+                        case(f"{tag} bmm", "aoti_torch_cpu_bmm_out", [T(o3, True), T(b1), T(b2)],
+                             lambda o3=o3, b1=b1, b2=b2: A.bmm.out(b1, b2, out=o3.clone()))
+                        if special:
+                            continue
+                        bias = crand([m], dt)
+                        case(f"{tag} addmm", "aoti_torch_cpu_addmm_out",
+                             [T(o, True), T(bias), T(a), T(b), 0.5, 2.0],
+                             lambda o=o, bias=bias, a=a, b=b:
+                             A.addmm.out(bias, a, b, beta=0.5, alpha=2.0, out=o.clone()))
+                        case(f"{tag} baddbmm", "aoti_torch_cpu_baddbmm_out",
+                             [T(o3, True), T(bias), T(b1), T(b2), 0.5, -2.0],
+                             lambda o3=o3, bias=bias, b1=b1, b2=b2:
+                             A.baddbmm.out(bias, b1, b2, beta=0.5, alpha=-2.0, out=o3.clone()))
+
+
 def mm_family():
     shapes = [(3, 4, 5), (1, 1, 1), (4, 0, 3), (0, 3, 2), (7, 9, 2), (33, 17, 65)]
     for dt in MM_DT:
@@ -2405,7 +2447,8 @@ def upsample_backward_family():
              lambda gg=gg, osz=osz, isz=isz: A.upsample_linear1d_backward(gg, osz, isz, False, None))
 
 
-FAMILIES = [mm_family, conv_family, line_family, wide_line_family, sdpa_family, pool_family, misc_family,
+FAMILIES = [mm_family, complex_mm_family, conv_family, line_family, wide_line_family, sdpa_family,
+            pool_family, misc_family,
             index_family, bag_family, pow_family, quant_dist_family, scatter_value_family,
             lapack_family, rnn_family, resize_family, fft_family, pool3d_family,
             grid3d_family, complex_family, pool_backward_family,
