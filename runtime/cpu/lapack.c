@@ -1,6 +1,7 @@
 /* runtime/cpu/lapack.c: linear algebra through OpenBLAS's LAPACK and BLAS (CPU):
- * cholesky_solve (?potrs), cholesky_inverse (?potri), triangular_solve (?trsm), geqrf (?geqrf),
- * ormqr (?ormqr) for float32/float64, and lu_unpack (any dtype, a plain loop).
+ * cholesky_solve (?potrs), cholesky_inverse (?potri), triangular_solve (?trsm) for float32,
+ * float64, complex64 and complex128, geqrf (?geqrf), ormqr (?ormqr) for float32/float64, and
+ * lu_unpack (any dtype PyTorch's takes, a plain loop).
  *
  * As PyTorch's CPU kernels, every matrix result is a new batch of column-major (Fortran)
  * matrices: sizes [..., m, n], strides [m * n, 1, m]; batch dimensions of the two operands of

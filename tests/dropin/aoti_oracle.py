@@ -1455,6 +1455,46 @@ def lapack_family():
                                 "aoti_torch_cpu_lu_unpack", [T(y), T(piv), ud, up, Ret(), Ret(), Ret()],
                                 lambda y=y, piv=piv, ud=ud, up=up: A.lu_unpack(y, piv, bool(ud), bool(up)),
                                 dt)
+    # complex64 / complex128: cholesky_solve, cholesky_inverse, triangular_solve (the complex
+    # LAPACK routines), lu_unpack; uint16/32/64 lu_unpack (PyTorch's tril refuses a non-empty
+    # LU when unpacking data)
+    for dt in (torch.complex64, torch.complex128):
+        for bs, bb, n, k in (([], [], 3, 2), ([2], [2], 4, 3), ([2, 1], [3], 5, 1), ([0], [0], 3, 2)):
+            x = torch.randn(list(bs) + [n, n], dtype=torch.complex128)
+            a = x @ x.mH + n * torch.eye(n, dtype=torch.complex128)
+            b = torch.randn(bb + [n, k], dtype=torch.complex128).to(dt)
+            for upper in (0, 1):
+                f = torch.linalg.cholesky(a, upper=bool(upper)).to(dt)
+                for lay, xb in layouts(b):
+                    la_case(f"{dt} {bs} {bb} n={n} k={k} upper={upper} {lay}",
+                            "aoti_torch_cpu_cholesky_solve", [T(xb), T(f), upper, Ret()],
+                            lambda xb=xb, f=f, u=upper: A.cholesky_solve(xb, f, bool(u)), dt)
+                la_case(f"{dt} {bs} n={n} upper={upper}", "aoti_torch_cpu_cholesky_inverse",
+                        [T(f), upper, Ret()], lambda f=f, u=upper: A.cholesky_inverse(f, bool(u)),
+                        dt)
+                t = (f + torch.eye(n, dtype=dt)).triu() if upper else f.tril()
+                for tr in (0, 1):
+                    la_case(f"{dt} {bs} {bb} n={n} k={k} upper={upper} tr={tr}",
+                            "aoti_torch_cpu_triangular_solve",
+                            [T(b), T(t), upper, tr, 0, Ret(), Ret()],
+                            lambda t=t, u=upper, tr=tr:
+                            A.triangular_solve(b, t, bool(u), bool(tr), False), dt)
+        lu, piv = torch.linalg.lu_factor(torch.randn(2, 3, 4, dtype=torch.complex128))
+        for ud in (0, 1):
+            for up in (0, 1):
+                la_case(f"{dt} lu_unpack data={ud} pivots={up}", "aoti_torch_cpu_lu_unpack",
+                        [T(lu.to(dt)), T(piv), ud, up, Ret(), Ret(), Ret()],
+                        lambda lu=lu, piv=piv, ud=ud, up=up, dt=dt:
+                        A.lu_unpack(lu.to(dt), piv, bool(ud), bool(up)), dt)
+    for dt in (torch.uint16, torch.uint32, torch.uint64):
+        lu, piv = torch.linalg.lu_factor(rand([2, 3, 3], torch.float64))
+        for shape in ([2, 3, 3], [2, 0, 3]):
+            lud = lu.abs().to(dt)[:, :shape[1]]
+            pv = piv[:, :min(shape[1], 3)]
+            for ud in (0, 1):
+                case(f"{dt} {shape} lu_unpack data={ud}", "aoti_torch_cpu_lu_unpack",
+                     [T(lud), T(pv), ud, 1, Ret(), Ret(), Ret()],
+                     lambda lud=lud, pv=pv, ud=ud: A.lu_unpack(lud, pv, bool(ud), True))
     # pivots: read only to unpack them (dtype, then shape, then values), any strides
     lu, piv = torch.linalg.lu_factor(rand([2, 3, 3], torch.float64))
     for pname, pv in (("non-contiguous", torch.stack([piv, piv], -1)[..., 0]), ("[3]", piv[0]),
