@@ -226,13 +226,26 @@ AOTITorchError shimrt_cpu_cholesky_inverse(AtenTensorHandle self, int32_t upper,
     size_t es = shimrt_dtype_size(self->dtype);
     for (int64_t b = 0; b < nb && n > 0; b++) {
         char *p = (char *)shimrt_data(r) + (size_t)(b * n * n) * es;
-        if (self->dtype == SHIMRT_COMPLEX128)
+        /* LAPACK's ?trtri (inside potri) stops at the first exact zero on the diagonal;
+         * OpenBLAS's own potri does not check it: the same test first */
+        for (int64_t j = 0; j < n && info == 0; j++) {
+            const char *d = p + (size_t)(j + j * n) * es;
+            bool zero;
+            if (self->dtype == SHIMRT_FLOAT32 || self->dtype == SHIMRT_COMPLEX64)
+                zero = ((const float *)(const void *)d)[0] == 0 &&
+                       (self->dtype == SHIMRT_FLOAT32 || ((const float *)(const void *)d)[1] == 0);
+            else
+                zero = ((const double *)(const void *)d)[0] == 0 &&
+                       (self->dtype == SHIMRT_FLOAT64 || ((const double *)(const void *)d)[1] == 0);
+            if (zero) info = (lp_int)(j + 1);
+        }
+        if (info == 0 && self->dtype == SHIMRT_COMPLEX128)
             zpotri_(&uplo, &ln, (double *)p, &ld, &info, 1);
-        else if (self->dtype == SHIMRT_COMPLEX64)
+        else if (info == 0 && self->dtype == SHIMRT_COMPLEX64)
             cpotri_(&uplo, &ln, (float *)p, &ld, &info, 1);
-        else if (self->dtype == SHIMRT_FLOAT64)
+        else if (info == 0 && self->dtype == SHIMRT_FLOAT64)
             dpotri_(&uplo, &ln, (double *)p, &ld, &info, 1);
-        else
+        else if (info == 0)
             spotri_(&uplo, &ln, (float *)p, &ld, &info, 1);
         if (info != 0) {
             shimrt_tensor_free(r);
