@@ -1,10 +1,12 @@
 /* runtime/cpu/linalg.c: mm, bmm, addmm, matmul (CPU).
  *
- * float32 and float64 go to OpenBLAS (cblas_sgemm / cblas_dgemm, row-major): an operand
- * whose rows or columns are contiguous is passed as it is, transposed or not, with its
- * leading dimension; only an operand with neither is copied first. Other dtypes (float16,
- * bfloat16: accumulated in float as PyTorch does; integers: in int64, wrapping) use a plain
- * loop. Results are new contiguous tensors. */
+ * float32 and float64 go to OpenBLAS (cblas_sgemm / cblas_dgemm, row-major), complex64 and
+ * complex128 to cblas_cgemm / cblas_zgemm: an operand whose rows or columns are contiguous is
+ * passed as it is, transposed or not, with its leading dimension; only an operand with
+ * neither is copied first. Other dtypes (float16, bfloat16: accumulated in float as PyTorch
+ * does; integers: in int64, wrapping) use a plain loop; bool, uint16/32/64 and complex32, for
+ * which PyTorch has no product kernel, only empty products. Results are new contiguous
+ * tensors. */
 #include <cblas.h>
 #include <math.h>
 #include <pthread.h>
