@@ -1,7 +1,7 @@
 /* runtime/cpu/lapack.c: linear algebra through OpenBLAS's LAPACK and BLAS (CPU):
- * cholesky_solve (?potrs), cholesky_inverse (?potri), triangular_solve (?trsm) for float32,
- * float64, complex64 and complex128, geqrf (?geqrf), ormqr (?ormqr) for float32/float64, and
- * lu_unpack (any dtype PyTorch's takes, a plain loop).
+ * cholesky_solve (?potrs), cholesky_inverse (?potri), triangular_solve (?trsm), geqrf (?geqrf),
+ * ormqr (?ormqr, ?unmqr) for float32, float64, complex64 and complex128, and lu_unpack (any
+ * dtype PyTorch's takes, a plain loop).
  *
  * As PyTorch's CPU kernels, every matrix result is a new batch of column-major (Fortran)
  * matrices: sizes [..., m, n], strides [m * n, 1, m]; batch dimensions of the two operands of
@@ -57,16 +57,62 @@ void ztrsm_(const char *side, const char *uplo, const char *transa, const char *
             const lp_int *m, const lp_int *n, const double *alpha, const double *a,
             const lp_int *lda, double *b, const lp_int *ldb, size_t, size_t, size_t, size_t);
 
+void cgeqrf_(const lp_int *m, const lp_int *n, float *a, const lp_int *lda, float *tau, float *work,
+             const lp_int *lwork, lp_int *info);
+void zgeqrf_(const lp_int *m, const lp_int *n, double *a, const lp_int *lda, double *tau,
+             double *work, const lp_int *lwork, lp_int *info);
+void cunmqr_(const char *side, const char *trans, const lp_int *m, const lp_int *n, const lp_int *k,
+             const float *a, const lp_int *lda, const float *tau, float *c, const lp_int *ldc,
+             float *work, const lp_int *lwork, lp_int *info, size_t, size_t);
+void zunmqr_(const char *side, const char *trans, const lp_int *m, const lp_int *n, const lp_int *k,
+             const double *a, const lp_int *lda, const double *tau, double *c, const lp_int *ldc,
+             double *work, const lp_int *lwork, lp_int *info, size_t, size_t);
+
+/* ?geqrf of dtype dt (float32/64, complex64/128); lwork -1: the workspace query, its size in
+ * elements into *wq. */
+static void geqrf_any(int32_t dt, const lp_int *m, const lp_int *n, void *a, const lp_int *lda,
+                      void *tau, void *work, const lp_int *lwork, lp_int *info, double *wq) {
+    double w[2] = {0, 0};
+    float wf[2] = {0, 0};
+    bool query = *lwork == -1;
+    switch (dt) {
+    case SHIMRT_FLOAT64: dgeqrf_(m, n, a, lda, tau, query ? w : work, lwork, info); break;
+    case SHIMRT_FLOAT32: sgeqrf_(m, n, a, lda, tau, query ? wf : work, lwork, info); break;
+    case SHIMRT_COMPLEX128: zgeqrf_(m, n, a, lda, tau, query ? w : work, lwork, info); break;
+    default: cgeqrf_(m, n, a, lda, tau, query ? wf : work, lwork, info); break;
+    }
+    if (query) *wq = dt == SHIMRT_FLOAT64 || dt == SHIMRT_COMPLEX128 ? w[0] : wf[0];
+}
+
+/* ?ormqr / ?unmqr of dtype dt, as geqrf_any. */
+static void ormqr_any(int32_t dt, const char *side, const char *tr, const lp_int *m,
+                      const lp_int *n, const lp_int *k, const void *a, const lp_int *lda,
+                      const void *tau, void *c, const lp_int *ldc, void *work, const lp_int *lwork,
+                      lp_int *info, double *wq) {
+    double w[2] = {0, 0};
+    float wf[2] = {0, 0};
+    bool query = *lwork == -1;
+    switch (dt) {
+    case SHIMRT_FLOAT64:
+        dormqr_(side, tr, m, n, k, a, lda, tau, c, ldc, query ? w : work, lwork, info, 1, 1);
+        break;
+    case SHIMRT_FLOAT32:
+        sormqr_(side, tr, m, n, k, a, lda, tau, c, ldc, query ? wf : work, lwork, info, 1, 1);
+        break;
+    case SHIMRT_COMPLEX128:
+        zunmqr_(side, tr, m, n, k, a, lda, tau, c, ldc, query ? w : work, lwork, info, 1, 1);
+        break;
+    default:
+        cunmqr_(side, tr, m, n, k, a, lda, tau, c, ldc, query ? wf : work, lwork, info, 1, 1);
+        break;
+    }
+    if (query) *wq = dt == SHIMRT_FLOAT64 || dt == SHIMRT_COMPLEX128 ? w[0] : wf[0];
+}
+
 /* "<kernel>" not implemented for '<dtype>' unless dt is float32, float64, complex64 or
  * complex128 (the routines with a complex form here). */
 static AOTITorchError check_field(const char *op, const char *kernel, int32_t dt) {
     if (dt == SHIMRT_COMPLEX64 || dt == SHIMRT_COMPLEX128) return AOTI_TORCH_SUCCESS;
-    if (dt == SHIMRT_FLOAT32 || dt == SHIMRT_FLOAT64) return AOTI_TORCH_SUCCESS;
-    return shimrt_fail(op, "\"%s\" not implemented for '%s'", kernel, shimrt_dtype_torch_name(dt));
-}
-
-/* "<kernel>" not implemented for '<dtype>' unless dt is float32 or float64. */
-static AOTITorchError check_real(const char *op, const char *kernel, int32_t dt) {
     if (dt == SHIMRT_FLOAT32 || dt == SHIMRT_FLOAT64) return AOTI_TORCH_SUCCESS;
     return shimrt_fail(op, "\"%s\" not implemented for '%s'", kernel, shimrt_dtype_torch_name(dt));
 }
@@ -334,7 +380,7 @@ AOTITorchError shimrt_cpu_geqrf(AtenTensorHandle self, AtenTensorHandle *ret0,
     shimrt_k_blas_init();
     if (shimrt_k_check_cpu(op, self, "self")) return AOTI_TORCH_FAILURE;
     if (self->ndim < 2) return shimrt_fail(op, "input must have at least 2 dimensions.");
-    if (check_real(op, "geqrf_cpu", self->dtype) || check_int(op, self->ndim, self->sizes))
+    if (check_field(op, "geqrf_cpu", self->dtype) || check_int(op, self->ndim, self->sizes))
         return AOTI_TORCH_FAILURE;
     int64_t nd = self->ndim, m = self->sizes[nd - 2], n = self->sizes[nd - 1], k = m < n ? m : n;
     int64_t ts[SHIMRT_MAX_DIMS];
@@ -352,13 +398,7 @@ AOTITorchError shimrt_cpu_geqrf(AtenTensorHandle self, AtenTensorHandle *ret0,
     void *work = NULL;
     if (nb > 0 && k > 0) {
         double wq = 0;
-        float wqf = 0;
-        if (self->dtype == SHIMRT_FLOAT64)
-            dgeqrf_(&lm, &ln, NULL, &ld, NULL, &wq, &lwork, &info);
-        else {
-            sgeqrf_(&lm, &ln, NULL, &ld, NULL, &wqf, &lwork, &info);
-            wq = wqf;
-        }
+        geqrf_any(self->dtype, &lm, &ln, NULL, &ld, NULL, NULL, &lwork, &info, &wq);
         lwork = wq > 1 ? (lp_int)wq : 1;
         work = malloc((size_t)lwork * es);
         if (!work) {
@@ -369,10 +409,7 @@ AOTITorchError shimrt_cpu_geqrf(AtenTensorHandle self, AtenTensorHandle *ret0,
         for (int64_t b = 0; b < nb && info == 0; b++) {
             char *ap = (char *)shimrt_data(a) + (size_t)(b * m * n) * es;
             char *tp = (char *)shimrt_data(tau) + (size_t)(b * k) * es;
-            if (self->dtype == SHIMRT_FLOAT64)
-                dgeqrf_(&lm, &ln, (double *)ap, &ld, (double *)tp, work, &lwork, &info);
-            else
-                sgeqrf_(&lm, &ln, (float *)ap, &ld, (float *)tp, work, &lwork, &info);
+            geqrf_any(self->dtype, &lm, &ln, ap, &ld, tp, work, &lwork, &info, NULL);
         }
         free(work);
     }
@@ -456,7 +493,7 @@ AOTITorchError shimrt_cpu_ormqr(AtenTensorHandle self, AtenTensorHandle input2,
                            "input has dtype%s and other has dtype %s",
                            shimrt_dtype_torch_name(self->dtype),
                            shimrt_dtype_torch_name(other->dtype));
-    if (check_real(op, "ormqr_cpu", self->dtype) || check_int(op, nd, self->sizes) ||
+    if (check_field(op, "ormqr_cpu", self->dtype) || check_int(op, nd, self->sizes) ||
         check_int(op, nd, other->sizes))
         return AOTI_TORCH_FAILURE;
     AtenTensorHandle c = fortran_copy(op, other, nd, other->sizes, self->dtype);
@@ -475,30 +512,22 @@ AOTITorchError shimrt_cpu_ormqr(AtenTensorHandle self, AtenTensorHandle input2,
     size_t es = shimrt_dtype_size(self->dtype);
     lp_int lm = (lp_int)cm, ln = (lp_int)cn, lk = (lp_int)k, lda = am > 1 ? (lp_int)am : 1,
            ldc = lm > 1 ? lm : 1, info = 0, lwork = -1;
-    const char side = left ? 'L' : 'R', tr = transpose ? 'T' : 'N';
+    /* complex: Q's conjugate transpose (?unmqr 'C'), as PyTorch's transpose means there */
+    const char side = left ? 'L' : 'R', tr = !transpose                             ? 'N'
+                                             : shimrt_dtype_is_complex(self->dtype) ? 'C'
+                                                                                    : 'T';
     if (nb > 0 && cm > 0 && cn > 0 && k > 0) {
         double wq = 0;
-        float wqf = 0;
-        if (self->dtype == SHIMRT_FLOAT64)
-            dormqr_(&side, &tr, &lm, &ln, &lk, shimrt_data(a), &lda, shimrt_data(t), shimrt_data(c),
-                    &ldc, &wq, &lwork, &info, 1, 1);
-        else {
-            sormqr_(&side, &tr, &lm, &ln, &lk, shimrt_data(a), &lda, shimrt_data(t), shimrt_data(c),
-                    &ldc, &wqf, &lwork, &info, 1, 1);
-            wq = wqf;
-        }
+        ormqr_any(self->dtype, &side, &tr, &lm, &ln, &lk, shimrt_data(a), &lda, shimrt_data(t),
+                  shimrt_data(c), &ldc, NULL, &lwork, &info, &wq);
         lwork = wq > 1 ? (lp_int)wq : 1;
         void *work = info == 0 ? malloc((size_t)lwork * es) : NULL;
         for (int64_t b = 0; work && b < nb && info == 0; b++) {
             char *ap = (char *)shimrt_data(a) + (size_t)(b * am * an) * es;
             char *tp = (char *)shimrt_data(t) + (size_t)(b * k) * es;
             char *cp = (char *)shimrt_data(c) + (size_t)(b * cm * cn) * es;
-            if (self->dtype == SHIMRT_FLOAT64)
-                dormqr_(&side, &tr, &lm, &ln, &lk, (double *)ap, &lda, (double *)tp, (double *)cp,
-                        &ldc, work, &lwork, &info, 1, 1);
-            else
-                sormqr_(&side, &tr, &lm, &ln, &lk, (float *)ap, &lda, (float *)tp, (float *)cp,
-                        &ldc, work, &lwork, &info, 1, 1);
+            ormqr_any(self->dtype, &side, &tr, &lm, &ln, &lk, ap, &lda, tp, cp, &ldc, work, &lwork,
+                      &info, NULL);
         }
         if (!work && info == 0) info = INT_MIN;
         free(work);

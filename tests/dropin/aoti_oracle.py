@@ -1479,6 +1479,21 @@ def lapack_family():
                             [T(b), T(t), upper, tr, 0, Ret(), Ret()],
                             lambda t=t, u=upper, tr=tr:
                             A.triangular_solve(b, t, bool(u), bool(tr), False), dt)
+        for shape in ([5, 3], [3, 5], [2, 4, 4], [0, 3, 3], [1, 1]):
+            x = torch.randn(shape, dtype=torch.complex128).to(dt)
+            for lay, y in layouts(x):
+                la_case(f"{dt} {shape} {lay}", "aoti_torch_cpu_geqrf", [T(y), Ret(), Ret()],
+                        lambda y=y: A.geqrf(y), dt)
+        for shape, cshape, left in (([5, 3], [5, 2], 1), ([5, 3], [4, 5], 0),
+                                    ([2, 4, 4], [2, 4, 3], 1), ([2, 6, 2], [2, 3, 6], 0)):
+            q, tau = torch.geqrf(torch.randn(shape, dtype=torch.complex128))
+            q, tau = q.to(dt), tau.to(dt)
+            c = torch.randn(cshape, dtype=torch.complex128).to(dt)
+            for tr in (0, 1):
+                la_case(f"{dt} {shape} {cshape} left={left} tr={tr}", "aoti_torch_cpu_ormqr",
+                        [T(q), T(tau), T(c), left, tr, Ret()],
+                        lambda q=q, tau=tau, c=c, l=left, tr=tr:
+                        A.ormqr(q, tau, c, bool(l), bool(tr)), dt)
         lu, piv = torch.linalg.lu_factor(torch.randn(2, 3, 4, dtype=torch.complex128))
         for ud in (0, 1):
             for up in (0, 1):
