@@ -34,6 +34,15 @@ AOTITorchError shimrt_k_gemm_bmm(const char *op, int32_t dt, int64_t n, int64_t 
                                  const void *a, int64_t ars, int64_t acs, const void *b,
                                  int64_t brs, int64_t bcs, void *c, double alpha, double beta);
 
+/* The dtype checks of the products (linalg.c): shimrt_k_check_dtype, also letting through
+ * complex64/128 and the dtypes PyTorch has no product kernel for (bool, uint16/32/64,
+ * complex32: shimrt_k_mm_no_kernel), which shimrt_k_mm_kernel_check refuses, with PyTorch's
+ * message naming kernel, once n, k and m are all nonzero. */
+bool shimrt_k_mm_no_kernel(int32_t dt);
+AOTITorchError shimrt_k_check_mm_dtype(const char *op, AtenTensorHandle t, const char *name);
+AOTITorchError shimrt_k_mm_kernel_check(const char *op, const char *kernel, int32_t dt, int64_t n,
+                                        int64_t k, int64_t m);
+
 /* OpenBLAS's one-time setup (core type, thread count) that the first product runs; for
  * callers of OpenBLAS's LAPACK (lapack.c). */
 void shimrt_k_blas_init(void);

@@ -90,8 +90,8 @@ static double dist_norm(const dist_p *q, const double *a, const double *b, int64
         if (q->f32) agg = (float)agg;
     }
     if (q->kind == 3) return q->f32 ? (double)sqrtf((float)agg) : sqrt(agg);
-    if (q->kind == 2 || q->kind == 5)
-        return q->f32 ? (double)powf((float)agg, (float)(1.0 / q->p)) : pow(agg, 1.0 / q->p);
+    if (q->kind == 2 || q->kind == 5) /* std::pow(float agg, 1.0 / p): a double pow, rounded once */
+        return q->f32 ? (double)(float)pow((double)(float)agg, 1.0 / q->p) : pow(agg, 1.0 / q->p);
     return agg;
 }
 
@@ -127,8 +127,12 @@ static AOTITorchError hand(const char *op, AtenTensorHandle r, int32_t dt, AtenT
 
 AOTITorchError shimrt_cpu__pdist_forward(AtenTensorHandle self, double p, AtenTensorHandle *ret0) {
     static const char op[] = "_pdist_forward";
-    if (shimrt_k_check_cpu(op, self, "self") || shimrt_k_check_dtype(op, self, "self"))
-        return AOTI_TORCH_FAILURE;
+    if (shimrt_k_check_cpu(op, self, "self")) return AOTI_TORCH_FAILURE;
+    /* complex and uint16/32/64 selfs pass until the kernel (none for them) is reached */
+    int32_t dt = shimrt_tensor_valid(self) && self->defined ? self->dtype : -1;
+    bool no_kernel = shimrt_dtype_is_complex(dt) || dt == SHIMRT_UINT16 || dt == SHIMRT_UINT32 ||
+                     dt == SHIMRT_UINT64;
+    if (!no_kernel && shimrt_k_check_dtype(op, self, "self")) return AOTI_TORCH_FAILURE;
     if (!shimrt_is_contiguous(self))
         return shimrt_fail(op, "_pdist_forward requires contiguous input");
     /* (PyTorch reads size(0), and size(1) only for more than one row) */
@@ -145,6 +149,11 @@ AOTITorchError shimrt_cpu__pdist_forward(AtenTensorHandle self, double p, AtenTe
                            "%s: self has no elements but %lld rows of %lld values (PyTorch's "
                            "kernel would index out of bounds)",
                            op, (long long)n, (long long)self->sizes[1]);
+    if (no_kernel) { /* no pair, or rows of no values: c zeros */
+        AtenTensorHandle z = shimrt_k_new(op, 1, &c, dt);
+        if (z && c > 0) memset(shimrt_data(z), 0, (size_t)c * shimrt_dtype_size(dt));
+        return shimrt_k_give(z, ret0);
+    }
     AtenTensorHandle r = shimrt_k_new(op, 1, &c, SHIMRT_FLOAT64);
     if (!r) return AOTI_TORCH_FAILURE;
     if (c > 0) {
@@ -156,7 +165,11 @@ AOTITorchError shimrt_cpu__pdist_forward(AtenTensorHandle self, double p, AtenTe
             shimrt_tensor_free(r);
             return AOTI_TORCH_FAILURE;
         }
-        dist_p q = dist_kind(p, self->dtype == SHIMRT_FLOAT32);
+        /* PyTorch's forward kernel takes p in self's dtype, then picks the norm by it (a
+         * float32 p of 1e300 is the inf norm, of 1e-300 the 0 norm) */
+        bool f32 = self->dtype == SHIMRT_FLOAT32;
+        dist_p q = dist_kind(f32 ? (double)(float)p : p, f32);
+        if (isinf(q.p)) q.kind = 4; /* -inf too: the forward tests isinf before the rest */
         const double *xv = shimrt_data(x);
         double *rv = shimrt_data(r);
         for (int64_t i = 0, k = 0; i < rows && k < c; i++)
@@ -253,7 +266,11 @@ AOTITorchError shimrt_cpu__cdist_backward(AtenTensorHandle grad, AtenTensorHandl
                                           AtenTensorHandle *ret0) {
     static const char op[] = "_cdist_backward";
     if (shimrt_k_check_cpu(op, x1, "x1") || shimrt_k_check_cpu(op, x2, "x2") ||
-        shimrt_k_check_cpu(op, grad, "grad") || shimrt_k_check_cpu(op, cdist, "cdist") ||
+        shimrt_k_check_cpu(op, grad, "grad") || shimrt_k_check_cpu(op, cdist, "cdist"))
+        return AOTI_TORCH_FAILURE;
+    /* complex and uint16/32/64 pass to the kernel's dtype check (zeros when empty) */
+    if (!shimrt_dtype_is_complex(x1->dtype) && x1->dtype != SHIMRT_UINT16 &&
+        x1->dtype != SHIMRT_UINT32 && x1->dtype != SHIMRT_UINT64 &&
         shimrt_k_check_dtype(op, x1, "x1"))
         return AOTI_TORCH_FAILURE;
     for (int i = 0; i < 2; i++) {

@@ -87,9 +87,11 @@ static bool simple_mm(AtenTensorHandle bias, AtenTensorHandle a, AtenTensorHandl
 
 /* An empty product (k == 0) of integral or bool matrices into a non-empty result, with beta
  * != 0: PyTorch scales self by the double beta and cannot cast the Float result back. */
+static bool inexact(int32_t dt) { return shimrt_k_is_floating(dt) || shimrt_dtype_is_complex(dt); }
+
 static AOTITorchError empty_int_product(const char *op, int32_t dt, int64_t n, int64_t k, int64_t m,
                                         double beta) {
-    if (!shimrt_k_is_floating(dt) && k == 0 && n > 0 && m > 0 && beta != 0)
+    if (!inexact(dt) && k == 0 && n > 0 && m > 0 && beta != 0)
         return shimrt_fail(op, "result type Float can't be cast to the desired output type %s",
                            shimrt_dtype_torch_name(dt));
     return AOTI_TORCH_SUCCESS;
@@ -99,8 +101,7 @@ static AOTITorchError empty_int_product(const char *op, int32_t dt, int64_t n, i
  * check above. Returns nonzero on failure. */
 static AOTITorchError int_scalars(AtenTensorHandle self, AtenTensorHandle m1, AtenTensorHandle m2,
                                   double *beta, double *alpha) {
-    if (!shimrt_tensor_valid(m1) || !m1->defined || shimrt_k_is_floating(m1->dtype))
-        return AOTI_TORCH_SUCCESS;
+    if (!shimrt_tensor_valid(m1) || !m1->defined || inexact(m1->dtype)) return AOTI_TORCH_SUCCESS;
     if (shimrt_tensor_valid(self) && self->defined && self->dtype == m1->dtype &&
         shimrt_tensor_valid(m2) && m2->defined && m2->dtype == m1->dtype && m1->ndim == 2 &&
         m2->ndim == 2 && m1->sizes[1] == m2->sizes[0] &&
@@ -184,17 +185,27 @@ AOTITorchError shimrt_cpu_mm_out(AtenTensorHandle out, AtenTensorHandle self,
 /* baddbmm's checks (PyTorch's messages): batch1 [b, n, k] and batch2 [b, k, m] of one dtype,
  * self broadcastable to [b, n, m] and of that dtype; integral inputs take integral
  * beta and alpha. */
+static AOTITorchError baddbmm_dtype(const char *op, AtenTensorHandle t, const char *name) {
+    if (shimrt_tensor_valid(t) && t->defined && shimrt_dtype_is_complex(t->dtype))
+        return shimrt_k_check_mm_dtype(op, t, name);
+    return shimrt_k_check_dtype(op, t, name);
+}
+
 static AOTITorchError bmm_check(const char *op, AtenTensorHandle self, AtenTensorHandle b1,
                                 AtenTensorHandle b2, int64_t shape[3]) {
+    /* bmm takes uint16/32/64 while empty, as PyTorch; baddbmm's own checks of them are not
+     * PyTorch's yet (issue 17 item 8): refused as before */
+    AOTITorchError (*dtype_check)(const char *, AtenTensorHandle, const char *) =
+        self ? baddbmm_dtype : shimrt_k_check_mm_dtype;
     if (shimrt_k_check_cpu(op, b1, "batch1") || shimrt_k_check_cpu(op, b2, "batch2") ||
-        shimrt_k_check_dtype(op, b1, "batch1") || shimrt_k_check_dtype(op, b2, "batch2"))
+        dtype_check(op, b1, "batch1") || dtype_check(op, b2, "batch2"))
         return AOTI_TORCH_FAILURE;
     if (shimrt_k_bmm_shape(op, b1, b2, shape)) return AOTI_TORCH_FAILURE;
     if (b1->dtype != b2->dtype)
         return shimrt_fail(op, "expected scalar type %s but found %s",
                            shimrt_dtype_torch_name(b1->dtype), shimrt_dtype_torch_name(b2->dtype));
     if (self) {
-        if (shimrt_k_check_cpu(op, self, "self") || shimrt_k_check_dtype(op, self, "self"))
+        if (shimrt_k_check_cpu(op, self, "self") || dtype_check(op, self, "self"))
             return AOTI_TORCH_FAILURE;
         if (self->dtype != b1->dtype)
             return shimrt_fail(op, "self and batch1 must have the same dtype, but got %s and %s",
@@ -206,10 +217,8 @@ static AOTITorchError bmm_check(const char *op, AtenTensorHandle self, AtenTenso
             return shimrt_fail(op, "the size of self cannot be broadcast to [%lld, %lld, %lld]",
                                (long long)shape[0], (long long)shape[1], (long long)shape[2]);
     }
-    int32_t dt = b1->dtype;
-    if (dt == SHIMRT_BOOL && shape[0] > 0 && shape[1] > 0 && b1->sizes[2] > 0 && shape[2] > 0)
-        return shimrt_fail(op, "\"bmm\" not implemented for 'Bool'");
-    return AOTI_TORCH_SUCCESS;
+    return shimrt_k_mm_kernel_check(op, "bmm", b1->dtype, shape[0] * shape[1], b1->sizes[2],
+                                    shape[2]);
 }
 
 /* dst (contiguous [b, n, m]) = beta * dst + alpha * b1 @ b2, batch by batch. */
@@ -237,7 +246,7 @@ static AOTITorchError baddbmm_impl(const char *op, AtenTensorHandle out, AtenTen
     if (!self) beta = 0;
     if (empty_int_product(op, b1->dtype, shape[1], b1->sizes[2], shape[2], beta))
         return AOTI_TORCH_FAILURE;
-    if (!shimrt_k_is_floating(b1->dtype)) {
+    if (!inexact(b1->dtype)) {
         beta = trunc(beta);
         alpha = trunc(alpha);
     }
@@ -426,10 +435,15 @@ AOTITorchError shimrt_cpu__addmm_activation(AtenTensorHandle self, AtenTensorHan
         return shimrt_fail("_addmm_activation", "\"GeluKernelImpl\" not implemented for '%s'",
                            shimrt_dtype_torch_name(self->dtype));
     }
-    if (r->dtype == SHIMRT_BOOL && !use_gelu) { /* relu of bool is refused by PyTorch */
+    if (!use_gelu && shimrt_dtype_is_complex(r->dtype)) {
         shimrt_tensor_free(r);
-        return shimrt_fail("_addmm_activation",
-                           "\"clamp_min_scalar_cpu\" not implemented for 'Bool'");
+        return shimrt_fail("_addmm_activation", "clamp is not supported for complex types");
+    }
+    if (!use_gelu && shimrt_k_mm_no_kernel(r->dtype)) { /* relu of bool, uint16/32/64 */
+        int32_t dt = r->dtype;
+        shimrt_tensor_free(r);
+        return shimrt_fail("_addmm_activation", "\"clamp_min_scalar_cpu\" not implemented for '%s'",
+                           shimrt_dtype_torch_name(dt));
     }
     each_elem(r, use_gelu != 0 ? EL_GELU : EL_RELU, 0.0);
     return shimrt_k_give(r, ret0);

@@ -287,10 +287,11 @@ static AOTITorchError fft_run(const char *op, AtenTensorHandle self, const int64
         if (seen[dim[i]]) return shimrt_fail(op, "dim %lld appears twice", (long long)dim[i]);
         seen[dim[i]] = true;
     }
-    if (normalization < 0 || normalization > 2)
-        return shimrt_fail(op,
-                           "normalization must be 0 (none), 1 (by_root_n) or 2 (by_n), got %lld",
-                           (long long)normalization);
+    /* PyTorch's MKL path takes the code's low 32 bits as its fft_norm_mode (an int enum):
+     * 0 none, 1 by_root_n, any other value by_n (measured on PyTorch 2.15: 3, -1, 2^31 scale
+     * by 1/n, 2^32 is none) */
+    int32_t low = (int32_t)(uint32_t)(uint64_t)normalization;
+    normalization = low == 0 ? 0 : low == 1 ? 1 : 2;
 
     /* PyTorch's dim order: sorted by the input's strides, largest first (r2c keeps the last
      * listed dim last) */

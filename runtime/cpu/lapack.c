@@ -1,6 +1,7 @@
 /* runtime/cpu/lapack.c: linear algebra through OpenBLAS's LAPACK and BLAS (CPU):
  * cholesky_solve (?potrs), cholesky_inverse (?potri), triangular_solve (?trsm), geqrf (?geqrf),
- * ormqr (?ormqr) for float32/float64, and lu_unpack (any dtype, a plain loop).
+ * ormqr (?ormqr, ?unmqr) for float32, float64, complex64 and complex128, and lu_unpack (any
+ * dtype PyTorch's takes, a plain loop).
  *
  * As PyTorch's CPU kernels, every matrix result is a new batch of column-major (Fortran)
  * matrices: sizes [..., m, n], strides [m * n, 1, m]; batch dimensions of the two operands of
@@ -42,8 +43,76 @@ void dormqr_(const char *side, const char *trans, const lp_int *m, const lp_int 
              const double *a, const lp_int *lda, const double *tau, double *c, const lp_int *ldc,
              double *work, const lp_int *lwork, lp_int *info, size_t, size_t);
 
-/* "<kernel>" not implemented for '<dtype>' unless dt is float32 or float64. */
-static AOTITorchError check_real(const char *op, const char *kernel, int32_t dt) {
+/* complex64 / complex128: float / double pairs */
+void cpotrs_(const char *uplo, const lp_int *n, const lp_int *nrhs, const float *a,
+             const lp_int *lda, float *b, const lp_int *ldb, lp_int *info, size_t);
+void zpotrs_(const char *uplo, const lp_int *n, const lp_int *nrhs, const double *a,
+             const lp_int *lda, double *b, const lp_int *ldb, lp_int *info, size_t);
+void cpotri_(const char *uplo, const lp_int *n, float *a, const lp_int *lda, lp_int *info, size_t);
+void zpotri_(const char *uplo, const lp_int *n, double *a, const lp_int *lda, lp_int *info, size_t);
+void ctrsm_(const char *side, const char *uplo, const char *transa, const char *diag,
+            const lp_int *m, const lp_int *n, const float *alpha, const float *a, const lp_int *lda,
+            float *b, const lp_int *ldb, size_t, size_t, size_t, size_t);
+void ztrsm_(const char *side, const char *uplo, const char *transa, const char *diag,
+            const lp_int *m, const lp_int *n, const double *alpha, const double *a,
+            const lp_int *lda, double *b, const lp_int *ldb, size_t, size_t, size_t, size_t);
+
+void cgeqrf_(const lp_int *m, const lp_int *n, float *a, const lp_int *lda, float *tau, float *work,
+             const lp_int *lwork, lp_int *info);
+void zgeqrf_(const lp_int *m, const lp_int *n, double *a, const lp_int *lda, double *tau,
+             double *work, const lp_int *lwork, lp_int *info);
+void cunmqr_(const char *side, const char *trans, const lp_int *m, const lp_int *n, const lp_int *k,
+             const float *a, const lp_int *lda, const float *tau, float *c, const lp_int *ldc,
+             float *work, const lp_int *lwork, lp_int *info, size_t, size_t);
+void zunmqr_(const char *side, const char *trans, const lp_int *m, const lp_int *n, const lp_int *k,
+             const double *a, const lp_int *lda, const double *tau, double *c, const lp_int *ldc,
+             double *work, const lp_int *lwork, lp_int *info, size_t, size_t);
+
+/* ?geqrf of dtype dt (float32/64, complex64/128); lwork -1: the workspace query, its size in
+ * elements into *wq. */
+static void geqrf_any(int32_t dt, const lp_int *m, const lp_int *n, void *a, const lp_int *lda,
+                      void *tau, void *work, const lp_int *lwork, lp_int *info, double *wq) {
+    double w[2] = {0, 0};
+    float wf[2] = {0, 0};
+    bool query = *lwork == -1;
+    switch (dt) {
+    case SHIMRT_FLOAT64: dgeqrf_(m, n, a, lda, tau, query ? w : work, lwork, info); break;
+    case SHIMRT_FLOAT32: sgeqrf_(m, n, a, lda, tau, query ? wf : work, lwork, info); break;
+    case SHIMRT_COMPLEX128: zgeqrf_(m, n, a, lda, tau, query ? w : work, lwork, info); break;
+    default: cgeqrf_(m, n, a, lda, tau, query ? wf : work, lwork, info); break;
+    }
+    if (query) *wq = dt == SHIMRT_FLOAT64 || dt == SHIMRT_COMPLEX128 ? w[0] : wf[0];
+}
+
+/* ?ormqr / ?unmqr of dtype dt, as geqrf_any. */
+static void ormqr_any(int32_t dt, const char *side, const char *tr, const lp_int *m,
+                      const lp_int *n, const lp_int *k, const void *a, const lp_int *lda,
+                      const void *tau, void *c, const lp_int *ldc, void *work, const lp_int *lwork,
+                      lp_int *info, double *wq) {
+    double w[2] = {0, 0};
+    float wf[2] = {0, 0};
+    bool query = *lwork == -1;
+    switch (dt) {
+    case SHIMRT_FLOAT64:
+        dormqr_(side, tr, m, n, k, a, lda, tau, c, ldc, query ? w : work, lwork, info, 1, 1);
+        break;
+    case SHIMRT_FLOAT32:
+        sormqr_(side, tr, m, n, k, a, lda, tau, c, ldc, query ? wf : work, lwork, info, 1, 1);
+        break;
+    case SHIMRT_COMPLEX128:
+        zunmqr_(side, tr, m, n, k, a, lda, tau, c, ldc, query ? w : work, lwork, info, 1, 1);
+        break;
+    default:
+        cunmqr_(side, tr, m, n, k, a, lda, tau, c, ldc, query ? wf : work, lwork, info, 1, 1);
+        break;
+    }
+    if (query) *wq = dt == SHIMRT_FLOAT64 || dt == SHIMRT_COMPLEX128 ? w[0] : wf[0];
+}
+
+/* "<kernel>" not implemented for '<dtype>' unless dt is float32, float64, complex64 or
+ * complex128 (the routines with a complex form here). */
+static AOTITorchError check_field(const char *op, const char *kernel, int32_t dt) {
+    if (dt == SHIMRT_COMPLEX64 || dt == SHIMRT_COMPLEX128) return AOTI_TORCH_SUCCESS;
     if (dt == SHIMRT_FLOAT32 || dt == SHIMRT_FLOAT64) return AOTI_TORCH_SUCCESS;
     return shimrt_fail(op, "\"%s\" not implemented for '%s'", kernel, shimrt_dtype_torch_name(dt));
 }
@@ -114,7 +183,7 @@ static AOTITorchError solve_prep(const char *op, const char *name, const char *k
                            "each b matrix is %lld by %lld",
                            name, (long long)am, (long long)an, (long long)bn, (long long)bk);
     int64_t bs[SHIMRT_MAX_DIMS], nd;
-    if (batch_shape(op, self, A, bs, &nd) || check_real(op, kernel, self->dtype))
+    if (batch_shape(op, self, A, bs, &nd) || check_field(op, kernel, self->dtype))
         return AOTI_TORCH_FAILURE;
     if (nd + 2 > SHIMRT_MAX_DIMS) return shimrt_fail(op, "too many dimensions");
     int64_t xs[SHIMRT_MAX_DIMS], as[SHIMRT_MAX_DIMS];
@@ -158,7 +227,13 @@ AOTITorchError shimrt_cpu_cholesky_solve(AtenTensorHandle self, AtenTensorHandle
     const char uplo = upper ? 'U' : 'L';
     if (n > 0 && k > 0)
         for (int64_t b = 0; b < nb; b++) {
-            if (self->dtype == SHIMRT_FLOAT64)
+            if (self->dtype == SHIMRT_COMPLEX128)
+                zpotrs_(&uplo, &n, &k, (double *)shimrt_data(l) + 2 * b * an * an, &ld,
+                        (double *)shimrt_data(x) + 2 * b * an * bk, &ld, &info, 1);
+            else if (self->dtype == SHIMRT_COMPLEX64)
+                cpotrs_(&uplo, &n, &k, (float *)shimrt_data(l) + 2 * b * an * an, &ld,
+                        (float *)shimrt_data(x) + 2 * b * an * bk, &ld, &info, 1);
+            else if (self->dtype == SHIMRT_FLOAT64)
                 dpotrs_(&uplo, &n, &k, (double *)shimrt_data(l) + b * an * an, &ld,
                         (double *)shimrt_data(x) + b * an * bk, &ld, &info, 1);
             else
@@ -187,7 +262,7 @@ AOTITorchError shimrt_cpu_cholesky_inverse(AtenTensorHandle self, int32_t upper,
                            "A must be batches of square matrices, but they are "
                            "%lld by %lld matrices",
                            (long long)m, (long long)n);
-    if (check_real(op, "cholesky_inverse_out_cpu", self->dtype) || check_int(op, nd, self->sizes))
+    if (check_field(op, "cholesky_inverse_out_cpu", self->dtype) || check_int(op, nd, self->sizes))
         return AOTI_TORCH_FAILURE;
     AtenTensorHandle r = fortran_copy(op, self, nd, self->sizes, self->dtype);
     if (!r) return AOTI_TORCH_FAILURE;
@@ -197,9 +272,26 @@ AOTITorchError shimrt_cpu_cholesky_inverse(AtenTensorHandle self, int32_t upper,
     size_t es = shimrt_dtype_size(self->dtype);
     for (int64_t b = 0; b < nb && n > 0; b++) {
         char *p = (char *)shimrt_data(r) + (size_t)(b * n * n) * es;
-        if (self->dtype == SHIMRT_FLOAT64)
+        /* LAPACK's ?trtri (inside potri) stops at the first exact zero on the diagonal;
+         * OpenBLAS's own potri does not check it: the same test first */
+        for (int64_t j = 0; j < n && info == 0; j++) {
+            const char *d = p + (size_t)(j + j * n) * es;
+            bool zero;
+            if (self->dtype == SHIMRT_FLOAT32 || self->dtype == SHIMRT_COMPLEX64)
+                zero = ((const float *)(const void *)d)[0] == 0 &&
+                       (self->dtype == SHIMRT_FLOAT32 || ((const float *)(const void *)d)[1] == 0);
+            else
+                zero = ((const double *)(const void *)d)[0] == 0 &&
+                       (self->dtype == SHIMRT_FLOAT64 || ((const double *)(const void *)d)[1] == 0);
+            if (zero) info = (lp_int)(j + 1);
+        }
+        if (info == 0 && self->dtype == SHIMRT_COMPLEX128)
+            zpotri_(&uplo, &ln, (double *)p, &ld, &info, 1);
+        else if (info == 0 && self->dtype == SHIMRT_COMPLEX64)
+            cpotri_(&uplo, &ln, (float *)p, &ld, &info, 1);
+        else if (info == 0 && self->dtype == SHIMRT_FLOAT64)
             dpotri_(&uplo, &ln, (double *)p, &ld, &info, 1);
-        else
+        else if (info == 0)
             spotri_(&uplo, &ln, (float *)p, &ld, &info, 1);
         if (info != 0) {
             shimrt_tensor_free(r);
@@ -211,14 +303,18 @@ AOTITorchError shimrt_cpu_cholesky_inverse(AtenTensorHandle self, int32_t upper,
                                "could not be completed because the input matrix is singular.",
                                batch, info);
         }
-        /* potri wrote one triangle: mirror it (column-major element (i, j) at i + j * n) */
+        /* potri wrote one triangle: mirror it (column-major element (i, j) at i + j * n),
+         * conjugated for complex (the inverse is Hermitian) */
+        bool cx = shimrt_dtype_is_complex(self->dtype);
         for (int64_t j = 0; j < n; j++)
             for (int64_t i = j + 1; i < n; i++) {
                 int64_t lo = i + j * n, up = j + i * n;
-                if (upper)
-                    memcpy(p + (size_t)lo * es, p + (size_t)up * es, es);
-                else
-                    memcpy(p + (size_t)up * es, p + (size_t)lo * es, es);
+                char *dst = p + (size_t)(upper ? lo : up) * es;
+                memcpy(dst, p + (size_t)(upper ? up : lo) * es, es);
+                if (cx && self->dtype == SHIMRT_COMPLEX64)
+                    ((float *)(void *)dst)[1] = -((float *)(void *)dst)[1];
+                else if (cx)
+                    ((double *)(void *)dst)[1] = -((double *)(void *)dst)[1];
             }
     }
     return shimrt_k_give(r, ret0);
@@ -253,7 +349,17 @@ AOTITorchError shimrt_cpu_triangular_solve(AtenTensorHandle self, AtenTensorHand
     const float onef = 1.0f;
     if (n > 0 && k > 0)
         for (int64_t b = 0; b < nb; b++) {
-            if (self->dtype == SHIMRT_FLOAT64)
+            if (self->dtype == SHIMRT_COMPLEX128) {
+                const double c1[2] = {1, 0};
+                ztrsm_(&side, &uplo, &tr, &diag, &n, &k, c1,
+                       (double *)shimrt_data(a) + 2 * b * an * an, &ld,
+                       (double *)shimrt_data(x) + 2 * b * an * bk, &ld, 1, 1, 1, 1);
+            } else if (self->dtype == SHIMRT_COMPLEX64) {
+                const float c1[2] = {1, 0};
+                ctrsm_(&side, &uplo, &tr, &diag, &n, &k, c1,
+                       (float *)shimrt_data(a) + 2 * b * an * an, &ld,
+                       (float *)shimrt_data(x) + 2 * b * an * bk, &ld, 1, 1, 1, 1);
+            } else if (self->dtype == SHIMRT_FLOAT64)
                 dtrsm_(&side, &uplo, &tr, &diag, &n, &k, &one,
                        (double *)shimrt_data(a) + b * an * an, &ld,
                        (double *)shimrt_data(x) + b * an * bk, &ld, 1, 1, 1, 1);
@@ -274,7 +380,7 @@ AOTITorchError shimrt_cpu_geqrf(AtenTensorHandle self, AtenTensorHandle *ret0,
     shimrt_k_blas_init();
     if (shimrt_k_check_cpu(op, self, "self")) return AOTI_TORCH_FAILURE;
     if (self->ndim < 2) return shimrt_fail(op, "input must have at least 2 dimensions.");
-    if (check_real(op, "geqrf_cpu", self->dtype) || check_int(op, self->ndim, self->sizes))
+    if (check_field(op, "geqrf_cpu", self->dtype) || check_int(op, self->ndim, self->sizes))
         return AOTI_TORCH_FAILURE;
     int64_t nd = self->ndim, m = self->sizes[nd - 2], n = self->sizes[nd - 1], k = m < n ? m : n;
     int64_t ts[SHIMRT_MAX_DIMS];
@@ -292,13 +398,7 @@ AOTITorchError shimrt_cpu_geqrf(AtenTensorHandle self, AtenTensorHandle *ret0,
     void *work = NULL;
     if (nb > 0 && k > 0) {
         double wq = 0;
-        float wqf = 0;
-        if (self->dtype == SHIMRT_FLOAT64)
-            dgeqrf_(&lm, &ln, NULL, &ld, NULL, &wq, &lwork, &info);
-        else {
-            sgeqrf_(&lm, &ln, NULL, &ld, NULL, &wqf, &lwork, &info);
-            wq = wqf;
-        }
+        geqrf_any(self->dtype, &lm, &ln, NULL, &ld, NULL, NULL, &lwork, &info, &wq);
         lwork = wq > 1 ? (lp_int)wq : 1;
         work = malloc((size_t)lwork * es);
         if (!work) {
@@ -309,10 +409,7 @@ AOTITorchError shimrt_cpu_geqrf(AtenTensorHandle self, AtenTensorHandle *ret0,
         for (int64_t b = 0; b < nb && info == 0; b++) {
             char *ap = (char *)shimrt_data(a) + (size_t)(b * m * n) * es;
             char *tp = (char *)shimrt_data(tau) + (size_t)(b * k) * es;
-            if (self->dtype == SHIMRT_FLOAT64)
-                dgeqrf_(&lm, &ln, (double *)ap, &ld, (double *)tp, work, &lwork, &info);
-            else
-                sgeqrf_(&lm, &ln, (float *)ap, &ld, (float *)tp, work, &lwork, &info);
+            geqrf_any(self->dtype, &lm, &ln, ap, &ld, tp, work, &lwork, &info, NULL);
         }
         free(work);
     }
@@ -396,7 +493,7 @@ AOTITorchError shimrt_cpu_ormqr(AtenTensorHandle self, AtenTensorHandle input2,
                            "input has dtype%s and other has dtype %s",
                            shimrt_dtype_torch_name(self->dtype),
                            shimrt_dtype_torch_name(other->dtype));
-    if (check_real(op, "ormqr_cpu", self->dtype) || check_int(op, nd, self->sizes) ||
+    if (check_field(op, "ormqr_cpu", self->dtype) || check_int(op, nd, self->sizes) ||
         check_int(op, nd, other->sizes))
         return AOTI_TORCH_FAILURE;
     AtenTensorHandle c = fortran_copy(op, other, nd, other->sizes, self->dtype);
@@ -415,30 +512,22 @@ AOTITorchError shimrt_cpu_ormqr(AtenTensorHandle self, AtenTensorHandle input2,
     size_t es = shimrt_dtype_size(self->dtype);
     lp_int lm = (lp_int)cm, ln = (lp_int)cn, lk = (lp_int)k, lda = am > 1 ? (lp_int)am : 1,
            ldc = lm > 1 ? lm : 1, info = 0, lwork = -1;
-    const char side = left ? 'L' : 'R', tr = transpose ? 'T' : 'N';
+    /* complex: Q's conjugate transpose (?unmqr 'C'), as PyTorch's transpose means there */
+    const char side = left ? 'L' : 'R', tr = !transpose                             ? 'N'
+                                             : shimrt_dtype_is_complex(self->dtype) ? 'C'
+                                                                                    : 'T';
     if (nb > 0 && cm > 0 && cn > 0 && k > 0) {
         double wq = 0;
-        float wqf = 0;
-        if (self->dtype == SHIMRT_FLOAT64)
-            dormqr_(&side, &tr, &lm, &ln, &lk, shimrt_data(a), &lda, shimrt_data(t), shimrt_data(c),
-                    &ldc, &wq, &lwork, &info, 1, 1);
-        else {
-            sormqr_(&side, &tr, &lm, &ln, &lk, shimrt_data(a), &lda, shimrt_data(t), shimrt_data(c),
-                    &ldc, &wqf, &lwork, &info, 1, 1);
-            wq = wqf;
-        }
+        ormqr_any(self->dtype, &side, &tr, &lm, &ln, &lk, shimrt_data(a), &lda, shimrt_data(t),
+                  shimrt_data(c), &ldc, NULL, &lwork, &info, &wq);
         lwork = wq > 1 ? (lp_int)wq : 1;
         void *work = info == 0 ? malloc((size_t)lwork * es) : NULL;
         for (int64_t b = 0; work && b < nb && info == 0; b++) {
             char *ap = (char *)shimrt_data(a) + (size_t)(b * am * an) * es;
             char *tp = (char *)shimrt_data(t) + (size_t)(b * k) * es;
             char *cp = (char *)shimrt_data(c) + (size_t)(b * cm * cn) * es;
-            if (self->dtype == SHIMRT_FLOAT64)
-                dormqr_(&side, &tr, &lm, &ln, &lk, (double *)ap, &lda, (double *)tp, (double *)cp,
-                        &ldc, work, &lwork, &info, 1, 1);
-            else
-                sormqr_(&side, &tr, &lm, &ln, &lk, (float *)ap, &lda, (float *)tp, (float *)cp,
-                        &ldc, work, &lwork, &info, 1, 1);
+            ormqr_any(self->dtype, &side, &tr, &lm, &ln, &lk, ap, &lda, tp, cp, &ldc, work, &lwork,
+                      &info, NULL);
         }
         if (!work && info == 0) info = INT_MIN;
         free(work);
@@ -457,6 +546,16 @@ AOTITorchError shimrt_cpu_ormqr(AtenTensorHandle self, AtenTensorHandle input2,
 /* LU [..., m, n] and pivots [..., k] (int32, 1-based row swaps, k = min(m, n)) -> P [..., m, m]
  * (A = P L U), L [..., m, k] (unit lower), U [..., k, n]; row-major results. unpack_data false:
  * L and U are empty [0]; unpack_pivots false: P is. */
+/* 1 into a zeroed element of dtype dt (a complex one: its real component). */
+static void store_one(char *p, int32_t dt) {
+    switch (dt) {
+    case SHIMRT_COMPLEX32: shimrt_k_store_f64(p, SHIMRT_FLOAT16, 1.0); break;
+    case SHIMRT_COMPLEX64: shimrt_k_store_f64(p, SHIMRT_FLOAT32, 1.0); break;
+    case SHIMRT_COMPLEX128: shimrt_k_store_f64(p, SHIMRT_FLOAT64, 1.0); break;
+    default: shimrt_k_store_f64(p, dt, 1.0);
+    }
+}
+
 AOTITorchError shimrt_cpu_lu_unpack(AtenTensorHandle LU_data, AtenTensorHandle LU_pivots,
                                     int32_t unpack_data, int32_t unpack_pivots,
                                     AtenTensorHandle *ret0, AtenTensorHandle *ret1,
@@ -490,8 +589,15 @@ AOTITorchError shimrt_cpu_lu_unpack(AtenTensorHandle LU_data, AtenTensorHandle L
         return shimrt_fail(op, "Expected LU_pivots to have shape %s but got %s instead.", buf,
                            buf2);
     }
-    if (shimrt_k_check_dtype(op, lu, "LU_data")) return AOTI_TORCH_FAILURE;
+    int32_t dt = lu->dtype;
+    bool uint = dt == SHIMRT_UINT16 || dt == SHIMRT_UINT32 || dt == SHIMRT_UINT64;
+    if (!uint && !shimrt_dtype_is_complex(dt) && shimrt_k_check_dtype(op, lu, "LU_data"))
+        return AOTI_TORCH_FAILURE;
     int64_t nb = batch_count(nd, lu->sizes);
+    /* PyTorch unpacks L and U with tril / triu (no uint16/32/64 kernel, not run on an empty
+     * LU), then the pivots, whose matrix P it makes with scatter (no complex32 kernel) */
+    if (uint && unpack_data && nb * m * n > 0)
+        return shimrt_fail(op, "\"tril\" not implemented for '%s'", shimrt_dtype_torch_name(dt));
     AtenTensorHandle pvc = NULL; /* pivots, contiguous */
     if (unpack_pivots && !shimrt_is_contiguous(pv)) {
         pvc = shimrt_k_new(op, pv->ndim, pv->sizes, SHIMRT_INT32);
@@ -507,6 +613,10 @@ AOTITorchError shimrt_cpu_lu_unpack(AtenTensorHandle LU_data, AtenTensorHandle L
             return shimrt_fail(op, "pivots passed to lu_unpack must be between 1 and LU.size(-2) "
                                    "inclusive.Did you properly pass the result of lu_factor?");
         }
+    if (dt == SHIMRT_COMPLEX32 && unpack_pivots && nb * m > 0) {
+        shimrt_tensor_free(pvc);
+        return shimrt_fail(op, "\"scatter_gather_scalar_cpu\" not implemented for 'ComplexHalf'");
+    }
     size_t es = shimrt_dtype_size(lu->dtype);
     int64_t zero = 0, s[SHIMRT_MAX_DIMS];
     AtenTensorHandle P = NULL, L = NULL, U = NULL, d = NULL;
@@ -547,7 +657,7 @@ AOTITorchError shimrt_cpu_lu_unpack(AtenTensorHandle LU_data, AtenTensorHandle L
                 perm[j] = t;
             }
             for (int64_t i = 0; i < m; i++)
-                shimrt_k_store_f64(pp + (size_t)((b * m + perm[i]) * m + i) * es, lu->dtype, 1.0);
+                store_one(pp + (size_t)((b * m + perm[i]) * m + i) * es, dt);
         }
         free(perm);
     }
@@ -561,8 +671,7 @@ AOTITorchError shimrt_cpu_lu_unpack(AtenTensorHandle LU_data, AtenTensorHandle L
                 for (int64_t j = 0; j < n; j++) {
                     const char *src = dp + (size_t)((b * m + i) * n + j) * es;
                     if (j < k && i > j) memcpy(lp + (size_t)((b * m + i) * k + j) * es, src, es);
-                    if (j < k && i == j)
-                        shimrt_k_store_f64(lp + (size_t)((b * m + i) * k + j) * es, lu->dtype, 1.0);
+                    if (j < k && i == j) store_one(lp + (size_t)((b * m + i) * k + j) * es, dt);
                     if (i < k && j >= i) memcpy(up + (size_t)((b * k + i) * n + j) * es, src, es);
                 }
     }

@@ -1,10 +1,12 @@
 /* runtime/cpu/linalg.c: mm, bmm, addmm, matmul (CPU).
  *
- * float32 and float64 go to OpenBLAS (cblas_sgemm / cblas_dgemm, row-major): an operand
- * whose rows or columns are contiguous is passed as it is, transposed or not, with its
- * leading dimension; only an operand with neither is copied first. Other dtypes (float16,
- * bfloat16: accumulated in float as PyTorch does; integers: in int64, wrapping) use a plain
- * loop. Results are new contiguous tensors. */
+ * float32 and float64 go to OpenBLAS (cblas_sgemm / cblas_dgemm, row-major), complex64 and
+ * complex128 to cblas_cgemm / cblas_zgemm: an operand whose rows or columns are contiguous is
+ * passed as it is, transposed or not, with its leading dimension; only an operand with
+ * neither is copied first. Other dtypes (float16, bfloat16: accumulated in float as PyTorch
+ * does; integers: in int64, wrapping) use a plain loop; bool, uint16/32/64 and complex32, for
+ * which PyTorch has no product kernel, only empty products. Results are new contiguous
+ * tensors. */
 #include <cblas.h>
 #include <math.h>
 #include <pthread.h>
@@ -99,7 +101,21 @@ void shimrt_k_blas_init(void) { pthread_once(&blas_once, blas_setup); }
  * can overflow: |x| >= 2^63 in float32, 2^511 in float64) are recomputed unfused in k order:
  * only special values tell the two apart (finite products differ in rounding only, as any two
  * BLAS builds do). */
-enum { GEMM_BLAS, GEMM_UNFUSED, GEMM_LOOP };
+enum {
+    GEMM_BLAS,
+    GEMM_UNFUSED,
+    GEMM_LOOP,
+    GEMM_C_FIRST_A,
+    GEMM_C_FIRST_B,
+    GEMM_C_AFTER,
+    GEMM_C_FUSED,
+    /* complex, MKL's: chosen by complex_gemm from the layouts; + GEMM_C_SWAP: PyTorch
+     * multiplies b^T a^T (a fold of a batched other); + GEMM_C_ROWS: the rows of a batch
+     * folded into one product (more than one) */
+    GEMM_C_AUTO = 16,
+    GEMM_C_SWAP = 1,
+    GEMM_C_ROWS = 2
+};
 
 /* The mode of PyTorch's n x m product through MKL's sgemm/dgemm (rows: MKL's N, n unless a
  * batch was folded into it). */
@@ -178,6 +194,203 @@ static bool special_lines(int32_t dt, int64_t n, int64_t k, int64_t m, mat a, ma
         memcpy(*cold, c, (size_t)(n * m) * es);
     }
     return any;
+}
+
+/* ---- complex64 / complex128 ---------------------------------------------------------------
+ * PyTorch's complex products are its BLAS's cgemm / zgemm (mm, folded matmul, bmm above 400
+ * multiply-adds per matrix), here OpenBLAS's; its own loop (bmm's small matrices) multiplies
+ * c10::complex values the textbook way, (ar br - ai bi, ar bi + ai br) with no inf/NaN
+ * recovery, and sums from 0 in k order: written out the same way (not C's complex *, whose
+ * Annex G recovery differs). */
+#define CPLX_LOOP(T)                                                                               \
+    static void cloop_##T(int64_t n, int64_t k, int64_t m, mat a, mat b, T *c, T alpha, T beta) {  \
+        const T *pa = (const T *)(const void *)a.p, *pb = (const T *)(const void *)b.p;            \
+        for (int64_t i = 0; i < n; i++)                                                            \
+            for (int64_t j = 0; j < m; j++) {                                                      \
+                T sr = 0, si = 0;                                                                  \
+                for (int64_t p = 0; p < k; p++) {                                                  \
+                    const T *x = pa + 2 * (i * a.rs + p * a.cs),                                   \
+                            *y = pb + 2 * (p * b.rs + j * b.cs);                                   \
+                    T pr = x[0] * y[0] - x[1] * y[1], pi = x[0] * y[1] + x[1] * y[0];              \
+                    sr += pr;                                                                      \
+                    si += pi;                                                                      \
+                }                                                                                  \
+                T *d = c + 2 * (i * m + j);                                                        \
+                /* bmm stores the sum; baddbmm alpha * sum, a c10::complex product (0 * inf    \
+                 * is NaN), taken here for any alpha and beta other than bmm's 1 and 0 */   \
+                T rr = alpha * sr - 0 * si, ri = alpha * si + 0 * sr;                              \
+                if (alpha == 1 && beta == 0) {                                                     \
+                    d[0] = sr, d[1] = si;                                                          \
+                } else if (beta == 0) {                                                            \
+                    d[0] = rr, d[1] = ri;                                                          \
+                } else {                                                                           \
+                    T br = d[0] * beta - d[1] * 0, bi = d[0] * 0 + d[1] * beta;                    \
+                    d[0] = br + rr, d[1] = bi + ri;                                                \
+                }                                                                                  \
+            }                                                                                      \
+    }
+CPLX_LOOP(float)
+CPLX_LOOP(double)
+
+/* How MKL's cgemm / zgemm (PyTorch's wheel) takes special values, measured on PyTorch 2.15
+ * for a (rows x k) times b (k x cols), PyTorch's row-major shapes, ta / tb: a / b laid out
+ * column by column (BLAS's transposed form). Three ways: sum the textbook products
+ * (ar br - ai bi, ar bi + ai br) in k order after multiplying the element of a (FIRST_A) or
+ * of b (FIRST_B) by the complex alpha (alpha + 0i: an inf component gives NaN, 0 * inf),
+ * or before multiplying the sum by it (AFTER); or (its blocked kernel, FUSED) keep four
+ * fused sums (ar br, ai bi, ar bi, ai br, each an fma in k order) combined at the end,
+ * alpha not applied (cgemm only; zgemm took the first ways on every shape measured). OpenBLAS's kernels differ from all of them on inf/NaN and on
+ * overflowing products: only elements whose row or column holds a non-finite or huge
+ * component are recomputed this way; finite results differ in rounding only, as any two
+ * BLAS builds do. */
+static int cplx_mode(int64_t rows, int64_t k, int64_t cols, bool ta, bool tb, bool dbl) {
+    if (k == 1) return cols == 1 && rows > 1 ? GEMM_C_AFTER : GEMM_C_FIRST_A;
+    if (cols == 1 && rows > 1) return ta ? GEMM_C_FIRST_B : GEMM_C_AFTER;
+    if (rows > 1 && k >= 4 && cols >= 4 && !dbl) return GEMM_C_FUSED; /* zgemm: not seen */
+    if (!tb || cols == 1) return GEMM_C_FIRST_A;
+    return GEMM_C_AFTER;
+}
+
+/* GEMM_C_AUTO (+ flags) resolved for a (n x k, BLAS form fa) times b (k x m, form fb). */
+static int cplx_auto(int mode, int64_t n, int64_t k, int64_t m, int fa, int fb, bool dbl) {
+    bool swap = mode & GEMM_C_SWAP, rows = mode & GEMM_C_ROWS;
+    if (!swap) return cplx_mode(rows && n == 1 ? 2 : n, k, m, fa == 1, fb == 1, dbl);
+    int r = cplx_mode(rows && m == 1 ? 2 : m, k, n, fb != 1, fa != 1, dbl);
+    return r == GEMM_C_FIRST_A ? GEMM_C_FIRST_B : r == GEMM_C_FIRST_B ? GEMM_C_FIRST_A : r;
+}
+
+#define CPLX_ELEM(T, FMA)                                                                          \
+    static void celem_##T(mat a, mat b, int64_t i, int64_t j, int64_t k, T alpha, T beta,          \
+                          const T *cold, T *d, int mode) {                                         \
+        const T *pa = (const T *)(const void *)a.p, *pb = (const T *)(const void *)b.p;            \
+        T sr = 0, si = 0, s[4] = {0, 0, 0, 0};                                                     \
+        for (int64_t p = 0; p < k; p++) {                                                          \
+            const T *x = pa + 2 * (i * a.rs + p * a.cs), *y = pb + 2 * (p * b.rs + j * b.cs);      \
+            T xr = x[0], xi = x[1], yr = y[0], yi = y[1];                                          \
+            if (mode == GEMM_C_FUSED) {                                                            \
+                s[0] = FMA(xr, yr, s[0]), s[1] = FMA(xi, yi, s[1]);                                \
+                s[2] = FMA(xr, yi, s[2]), s[3] = FMA(xi, yr, s[3]);                                \
+                continue;                                                                          \
+            }                                                                                      \
+            if (mode == GEMM_C_FIRST_A) {                                                          \
+                T tr = alpha * xr - 0 * xi, ti = alpha * xi + 0 * xr;                              \
+                xr = tr, xi = ti;                                                                  \
+            } else if (mode == GEMM_C_FIRST_B) {                                                   \
+                T tr = alpha * yr - 0 * yi, ti = alpha * yi + 0 * yr;                              \
+                yr = tr, yi = ti;                                                                  \
+            }                                                                                      \
+            T pr = xr * yr - xi * yi, pi = xr * yi + xi * yr;                                      \
+            sr += pr;                                                                              \
+            si += pi;                                                                              \
+        }                                                                                          \
+        if (mode == GEMM_C_FUSED) {                                                                \
+            sr = s[0] - s[1], si = s[2] + s[3];                                                    \
+            if (alpha != 1) {                                                                      \
+                T tr = alpha * sr - 0 * si, ti = alpha * si + 0 * sr;                              \
+                sr = tr, si = ti;                                                                  \
+            }                                                                                      \
+        } else if (mode == GEMM_C_AFTER) {                                                         \
+            T tr = alpha * sr - 0 * si, ti = alpha * si + 0 * sr;                                  \
+            sr = tr, si = ti;                                                                      \
+        }                                                                                          \
+        if (beta != 0) {                                                                           \
+            sr += cold[0] * beta - cold[1] * 0;                                                    \
+            si += cold[0] * 0 + cold[1] * beta;                                                    \
+        }                                                                                          \
+        d[0] = sr, d[1] = si;                                                                      \
+    }
+CPLX_ELEM(float, fmaf)
+CPLX_ELEM(double, fma)
+
+static bool cplx_huge_or_special(const char *p, bool f) {
+    for (int c = 0; c < 2; c++) {
+        double v =
+            f ? (double)((const float *)(const void *)p)[c] : ((const double *)(const void *)p)[c];
+        if (!(fabs(v) < (f ? 0x1p63 : 0x1p511))) return true;
+    }
+    return false;
+}
+
+static AOTITorchError complex_gemm(const char *op, int32_t dt, int64_t n, int64_t k, int64_t m,
+                                   mat a, mat b, char *c, double alpha, double beta, int mode) {
+    size_t es = shimrt_dtype_size(dt);
+    bool f = dt == SHIMRT_COMPLEX64;
+    if (mode == GEMM_LOOP) {
+        if (f)
+            cloop_float(n, k, m, a, b, (float *)(void *)c, (float)alpha, (float)beta);
+        else
+            cloop_double(n, k, m, a, b, (double *)(void *)c, alpha, beta);
+        return AOTI_TORCH_SUCCESS;
+    }
+    if (mode < GEMM_C_FIRST_A) mode = GEMM_C_AUTO;
+    if (k == 0) { /* BLAS would scale c by beta; PyTorch ignores c when beta is 0 */
+        for (int64_t i = 0; i < 2 * n * m; i++) {
+            if (f) {
+                float *v = (float *)(void *)c;
+                v[i] = beta == 0 ? 0.0f : (float)beta * v[i];
+            } else {
+                double *v = (double *)(void *)c;
+                v[i] = beta == 0 ? 0.0 : beta * v[i];
+            }
+        }
+        return AOTI_TORCH_SUCCESS;
+    }
+    /* the rows of a and columns of b holding a special value (see cplx_mode) */
+    bool *rows = calloc((size_t)n, 1), *cols = calloc((size_t)m, 1), any = false;
+    if (!rows || !cols) {
+        free(rows), free(cols);
+        return shimrt_fail(op, "out of memory");
+    }
+    for (int64_t i = 0; i < n; i++)
+        for (int64_t p = 0; p < k && !rows[i]; p++)
+            any |= rows[i] = cplx_huge_or_special(a.p + (size_t)(i * a.rs + p * a.cs) * es, f);
+    for (int64_t j = 0; j < m; j++)
+        for (int64_t p = 0; p < k && !cols[j]; p++)
+            any |= cols[j] = cplx_huge_or_special(b.p + (size_t)(p * b.rs + j * b.cs) * es, f);
+    char *cold = NULL;
+    if (any && beta != 0 && !(cold = malloc((size_t)(n * m) * es))) {
+        free(rows), free(cols);
+        return shimrt_fail(op, "out of memory");
+    }
+    if (cold) memcpy(cold, c, (size_t)(n * m) * es);
+    mat a0 = a, b0 = b;
+    int64_t lda, ldb;
+    int fa = blas_form(&a, n, k, &lda), fb = blas_form(&b, k, m, &ldb);
+    if (mode >= GEMM_C_AUTO) mode = cplx_auto(mode - GEMM_C_AUTO, n, k, m, fa, fb, !f);
+    char *ca = NULL, *cb = NULL;
+    if ((fa < 0 && dense_copy(&a, n, k, es, &ca, &fa, &lda)) ||
+        (fb < 0 && dense_copy(&b, k, m, es, &cb, &fb, &ldb))) {
+        free(ca), free(rows), free(cols), free(cold);
+        return shimrt_fail(op, "out of memory");
+    }
+    if (f) {
+        float al[2] = {(float)alpha, 0}, be[2] = {(float)beta, 0};
+        cblas_cgemm(CblasRowMajor, fa ? CblasTrans : CblasNoTrans, fb ? CblasTrans : CblasNoTrans,
+                    (int)n, (int)m, (int)k, al, a.p, (int)lda, b.p, (int)ldb, be, c, (int)m);
+    } else {
+        double al[2] = {alpha, 0}, be[2] = {beta, 0};
+        cblas_zgemm(CblasRowMajor, fa ? CblasTrans : CblasNoTrans, fb ? CblasTrans : CblasNoTrans,
+                    (int)n, (int)m, (int)k, al, a.p, (int)lda, b.p, (int)ldb, be, c, (int)m);
+    }
+    free(ca);
+    free(cb);
+    for (int64_t i = 0; any && i < n; i++)
+        for (int64_t j = 0; j < m; j++) {
+            if (!rows[i] && !cols[j]) continue;
+            size_t at = (size_t)(i * m + j) * es;
+            if (f)
+                celem_float(a0, b0, i, j, k, (float)alpha, (float)beta,
+                            cold ? (const float *)(const void *)(cold + at) : NULL,
+                            (float *)(void *)(c + at), mode);
+            else
+                celem_double(a0, b0, i, j, k, alpha, beta,
+                             cold ? (const double *)(const void *)(cold + at) : NULL,
+                             (double *)(void *)(c + at), mode);
+        }
+    free(rows);
+    free(cols);
+    free(cold);
+    return AOTI_TORCH_SUCCESS;
 }
 
 /* c (n x m, contiguous) = alpha * a(n x k) @ b(k x m) + beta * c; beta == 0 ignores c. mode:
@@ -260,6 +473,12 @@ static AOTITorchError gemm_mode(const char *op, int32_t dt, int64_t n, int64_t k
         free(cold);
         return AOTI_TORCH_SUCCESS;
     }
+    if (dt == SHIMRT_COMPLEX64 || dt == SHIMRT_COMPLEX128)
+        return complex_gemm(op, dt, n, k, m, a, b, c, alpha, beta, mode);
+    if (k == 0 && beta == 0 && !shimrt_k_is_floating(dt)) { /* integral: zeros */
+        memset(c, 0, (size_t)(n * m) * es);
+        return AOTI_TORCH_SUCCESS;
+    }
     /* plain loop for the dtypes BLAS lacks */
     bool flt = shimrt_k_is_floating(dt);
     for (int64_t i = 0; i < n; i++)
@@ -295,20 +514,42 @@ static AOTITorchError gemm(const char *op, int32_t dt, int64_t n, int64_t k, int
     return gemm_mode(op, dt, n, k, m, a, b, c, alpha, beta, mkl_mode(n, m));
 }
 
+/* The products' dtypes: the engine's, complex64/128 (BLAS), and those PyTorch has no
+ * product kernel for (bool, uint16/32/64, complex32) but accepts while the product is empty
+ * (shimrt_k_mm_kernel_check). */
+bool shimrt_k_mm_no_kernel(int32_t dt) {
+    return dt == SHIMRT_BOOL || dt == SHIMRT_UINT16 || dt == SHIMRT_UINT32 || dt == SHIMRT_UINT64 ||
+           dt == SHIMRT_COMPLEX32;
+}
+
+AOTITorchError shimrt_k_check_mm_dtype(const char *op, AtenTensorHandle t, const char *name) {
+    if (shimrt_tensor_valid(t) && t->defined &&
+        (t->dtype == SHIMRT_COMPLEX64 || t->dtype == SHIMRT_COMPLEX128 ||
+         shimrt_k_mm_no_kernel(t->dtype)))
+        return AOTI_TORCH_SUCCESS;
+    return shimrt_k_check_dtype(op, t, name);
+}
+
+/* PyTorch's kernel refuses those dtypes once the product has a multiply-add (kernel names
+ * it: "addmm_impl_cpu_", "bmm"). */
+AOTITorchError shimrt_k_mm_kernel_check(const char *op, const char *kernel, int32_t dt, int64_t n,
+                                        int64_t k, int64_t m) {
+    if (shimrt_k_mm_no_kernel(dt) && n > 0 && k > 0 && m > 0)
+        return shimrt_fail(op, "\"%s\" not implemented for '%s'", kernel,
+                           shimrt_dtype_torch_name(dt));
+    return AOTI_TORCH_SUCCESS;
+}
+
 static AOTITorchError check_mats(const char *op, AtenTensorHandle a, const char *an,
                                  AtenTensorHandle b, const char *bn) {
     if (shimrt_k_check_cpu(op, a, an) || shimrt_k_check_cpu(op, b, bn) ||
-        shimrt_k_check_dtype(op, a, an) || shimrt_k_check_dtype(op, b, bn))
+        shimrt_k_check_mm_dtype(op, a, an) || shimrt_k_check_mm_dtype(op, b, bn))
         return AOTI_TORCH_FAILURE;
     return AOTI_TORCH_SUCCESS;
 }
 
-/* Bool products exist in PyTorch only when they are empty. */
 static AOTITorchError bool_check(const char *op, int32_t dt, int64_t n, int64_t k, int64_t m) {
-    if (dt == SHIMRT_BOOL && n > 0 && k > 0 && m > 0)
-        return shimrt_fail(op, "\"addmm_impl_cpu_\" not implemented for '%s'",
-                           shimrt_dtype_torch_name(dt));
-    return AOTI_TORCH_SUCCESS;
+    return shimrt_k_mm_kernel_check(op, "addmm_impl_cpu_", dt, n, k, m);
 }
 
 static AOTITorchError mm_impl(const char *op, AtenTensorHandle self, AtenTensorHandle mat2,
@@ -324,12 +565,12 @@ static AOTITorchError mm_impl(const char *op, AtenTensorHandle self, AtenTensorH
     int32_t dt = self->dtype;
     int64_t n = self->sizes[0], k = self->sizes[1], m = mat2->sizes[1];
     if (bias) {
-        if (shimrt_k_check_cpu(op, bias, "self") || shimrt_k_check_dtype(op, bias, "self"))
+        if (shimrt_k_check_cpu(op, bias, "self") || shimrt_k_check_mm_dtype(op, bias, "self"))
             return AOTI_TORCH_FAILURE;
         if (bias->dtype != dt)
             return shimrt_fail(op, "self and mat2 must have the same dtype, but got %s and %s",
                                shimrt_dtype_name(bias->dtype), shimrt_dtype_name(dt));
-        if (dt != SHIMRT_FLOAT32 && dt != SHIMRT_FLOAT64 && !shimrt_k_is_floating(dt) &&
+        if (!shimrt_k_is_floating(dt) && !shimrt_dtype_is_complex(dt) &&
             !(beta == floor(beta) && alpha == floor(alpha)))
             return shimrt_fail(op, "For integral input tensors, argument alpha must not be a "
                                    "floating point number.");
@@ -377,6 +618,8 @@ static const char *at_offset(const void *base, int64_t off) {
     return base ? (const char *)base + off : NULL;
 }
 
+static bool matmul_folds(const struct AtenTensorOpaque *t1, const struct AtenTensorOpaque *t2);
+
 /* Batched product over broadcast batch dims: a is [..., n, k], b is [..., k, m] (already
  * checked), out [batch..., n, m] contiguous. */
 /* PyTorch's way with each matrix (see gemm_mode): bmm (both operands batched) takes its own
@@ -385,6 +628,13 @@ static const char *at_offset(const void *base, int64_t off) {
  * batched other, other's transposed columns times the batch). */
 static int batched_mode(const struct AtenTensorOpaque *self, const struct AtenTensorOpaque *other,
                         int64_t count, int64_t n, int64_t k, int64_t m) {
+    if (shimrt_dtype_is_complex(self->dtype)) { /* folded, else bmm's loop or matrices */
+        if ((self->ndim >= 3) != (other->ndim >= 3) && matmul_folds(self, other))
+            return GEMM_C_AUTO + (self->ndim >= 3 ? 0 : GEMM_C_SWAP) +
+                   (count > 1 ? GEMM_C_ROWS : 0);
+        if ((self->ndim >= 3 || other->ndim >= 3) && n * k * m < 400) return GEMM_LOOP;
+        return GEMM_C_AUTO;
+    }
     if (self->ndim >= 3 && other->ndim <= 2) return mkl_mode(count * n, m);
     if (self->ndim <= 2 && other->ndim >= 3)
         return self->ndim == 1 ? GEMM_UNFUSED : mkl_mode(count * m, n);
@@ -514,7 +764,9 @@ AOTITorchError shimrt_cpu_matmul(AtenTensorHandle self, AtenTensorHandle other,
         return shimrt_fail(op, "expected m1 and m2 to have the same dtype, but got: %s != %s",
                            shimrt_dtype_name(self->dtype), shimrt_dtype_name(other->dtype));
     }
-    if (bool_check(op, self->dtype, full[nb], a.sizes[a.ndim - 1], full[nb + 1]))
+    int64_t rnumel = 1;
+    for (int64_t i = 0; i < rn; i++) rnumel *= rshape[i];
+    if (rnumel && bool_check(op, self->dtype, full[nb], a.sizes[a.ndim - 1], full[nb + 1]))
         return AOTI_TORCH_FAILURE;
     AtenTensorHandle out = shimrt_k_empty_like_dev(op, self, rn, rshape, NULL, self->dtype);
     if (!out) return AOTI_TORCH_FAILURE;

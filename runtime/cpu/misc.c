@@ -11,6 +11,7 @@
 #include "aoti_ops.h"
 #include "compositeexplicitautograd_kernels.h"
 #include "cpu_kernels.h"
+#include "elems.h"
 #include "engine.h"
 #include "index.h"
 #include "../ops/ops_math.h"
@@ -1170,6 +1171,22 @@ AOTITorchError shimrt_cpu_masked_scatter(AtenTensorHandle self, AtenTensorHandle
 CDIST_ONE(float, cdist_f, sqrtf, powf)
 CDIST_ONE(double, cdist_d, sqrt, pow)
 
+/* _euclidean_dist of float16 / bfloat16 rows: the norms and -2 u rounded to the dtype (its
+ * pow, sum and mul), the product accumulated in float and rounded, then clamp and sqrt. */
+static double cdist_half(int32_t dt, const double *u, const double *v, int64_t m) {
+    float nu = 0, nv = 0, agg = 0;
+    for (int64_t x = 0; x < m; x++) nu += (float)shimrt_e_round(dt, u[x] * u[x]);
+    for (int64_t x = 0; x < m; x++) nv += (float)shimrt_e_round(dt, v[x] * v[x]);
+    nu = (float)shimrt_e_round(dt, nu);
+    nv = (float)shimrt_e_round(dt, nv);
+    for (int64_t x = 0; x < m; x++) agg += (float)shimrt_e_round(dt, -2 * u[x]) * (float)v[x];
+    agg += nu;
+    agg += nv;
+    agg = (float)shimrt_e_round(dt, agg);
+    agg = agg < 0 ? 0 : agg;
+    return shimrt_e_round(dt, sqrtf(agg));
+}
+
 /* x1 [..., P, M], x2 [..., R, M] (batch dims broadcast) -> [..., P, R] p-norm distances in
  * double: p = 0 counts differing coordinates, p = inf takes the largest difference. */
 AOTITorchError shimrt_cpu__cdist_forward(AtenTensorHandle x1, AtenTensorHandle x2, double p,
@@ -1180,13 +1197,15 @@ AOTITorchError shimrt_cpu__cdist_forward(AtenTensorHandle x1, AtenTensorHandle x
     if (x1->ndim < 2 || x2->ndim < 2)
         return shimrt_fail(op, "cdist only supports at least 2D tensors, X1 got: %lldD",
                            (long long)x1->ndim);
-    if (!shimrt_k_is_floating(x1->dtype))
-        return shimrt_fail(op, "cdist only supports floating-point dtypes, X1 got: %s",
-                           shimrt_dtype_torch_name(x1->dtype));
-    if (x2->dtype != x1->dtype) return shimrt_fail(op, "X1 and X2 must have the same dtype");
     if (x1->sizes[x1->ndim - 1] != x2->sizes[x2->ndim - 1])
         return shimrt_fail(op, "X1 and X2 must have the same number of columns. X1: %lld X2: %lld",
                            (long long)x1->sizes[x1->ndim - 1], (long long)x2->sizes[x2->ndim - 1]);
+    if (!shimrt_k_is_floating(x1->dtype))
+        return shimrt_fail(op, "cdist only supports floating-point dtypes, X1 got: %s",
+                           shimrt_dtype_torch_name(x1->dtype));
+    if (!shimrt_k_is_floating(x2->dtype))
+        return shimrt_fail(op, "cdist only supports floating-point dtypes, X2 got: %s",
+                           shimrt_dtype_torch_name(x2->dtype));
     if (!(p >= 0)) return shimrt_fail(op, "cdist only supports non-negative p values"); /* NaN */
     if (compute_mode && (*compute_mode < 0 || *compute_mode > 2))
         return shimrt_fail(op, "possible modes: None, 1, 2, but was: %lld",
@@ -1206,24 +1225,38 @@ AOTITorchError shimrt_cpu__cdist_forward(AtenTensorHandle x1, AtenTensorHandle x
     s2[bn + 1] = M;
     so[bn] = P;
     so[bn + 1] = R;
-    if (nb * P * R > 0 && x1->dtype != SHIMRT_FLOAT32 && x1->dtype != SHIMRT_FLOAT64)
-        return shimrt_fail(op, "\"cdist\" not implemented for '%s'",
-                           shimrt_dtype_torch_name(x1->dtype));
+    /* PyTorch: an empty result, or zeros for rows of no columns, whatever the dtypes (x2's
+     * need not be x1's); p = 2 by matrix products (_euclidean_dist: compute_mode 1, or the
+     * default with more than 25 rows on either side), which need one dtype, of any floating
+     * kind; else its kernel, float32 / float64, reading x2 as x1's dtype */
+    int32_t dt = x1->dtype;
+    int64_t mode = compute_mode ? *compute_mode : 0;
+    bool mm = p == 2 && (mode == 1 || (mode == 0 && (P > 25 || R > 25)));
+    if (nb * P * R > 0 && M == 0) {
+        AtenTensorHandle z = shimrt_k_new(op, bn + 2, so, dt);
+        if (z) shimrt_k_fill(z, 0);
+        return shimrt_k_give(z, ret0);
+    }
+    if (nb * P * R > 0 && x2->dtype != dt)
+        return mm ? shimrt_fail(op, "expected m1 and m2 to have the same dtype, but got: %s != %s",
+                                shimrt_dtype_name(dt), shimrt_dtype_name(x2->dtype))
+                  : shimrt_fail(op, "expected scalar type %s but found %s",
+                                shimrt_dtype_torch_name(dt), shimrt_dtype_torch_name(x2->dtype));
+    if (nb * P * R > 0 && !mm && dt != SHIMRT_FLOAT32 && dt != SHIMRT_FLOAT64)
+        return shimrt_fail(op, "\"cdist\" not implemented for '%s'", shimrt_dtype_torch_name(dt));
     AtenTensorHandle a = dense_as(op, x1, bn + 2, s1, SHIMRT_FLOAT64);
     AtenTensorHandle b = a ? dense_as(op, x2, bn + 2, s2, SHIMRT_FLOAT64) : NULL;
     AtenTensorHandle r = b ? shimrt_k_new(op, bn + 2, so, x1->dtype) : NULL;
     if (r) {
         const double *ap = shimrt_data(a), *bp = shimrt_data(b);
-        bool f32 = x1->dtype == SHIMRT_FLOAT32;
-        /* p = 2 by matrix products (PyTorch's _euclidean_dist): compute_mode 1, or the default
-         * with more than 25 rows on either side */
-        int64_t mode = compute_mode ? *compute_mode : 0;
-        bool mm = p == 2 && (mode == 1 || (mode == 0 && (P > 25 || R > 25)));
+        bool f32 = x1->dtype == SHIMRT_FLOAT32, half = !f32 && dt != SHIMRT_FLOAT64;
         for (int64_t q = 0; q < nb; q++)
             for (int64_t i = 0; i < P; i++)
                 for (int64_t j = 0; j < R; j++) {
                     const double *u = ap + (q * P + i) * M, *v = bp + (q * R + j) * M;
-                    double d = f32 ? cdist_f(u, v, M, (float)p, mm) : cdist_d(u, v, M, p, mm);
+                    double d = half  ? cdist_half(dt, u, v, M)
+                               : f32 ? cdist_f(u, v, M, (float)p, mm)
+                                     : cdist_d(u, v, M, p, mm);
                     shimrt_k_store_f64((char *)shimrt_data(r) + (size_t)((q * P + i) * R + j) *
                                                                     shimrt_dtype_size(x1->dtype),
                                        x1->dtype, d);

@@ -205,14 +205,19 @@ AOTITorchError shimrt_cpu__trilinear(AtenTensorHandle i1, AtenTensorHandle i2, A
     AtenTensorHandle in[3] = {i1, i2, i3};
     const int64_t *ex[3] = {expand1, expand2, expand3};
     int64_t exn[3] = {expand1_len_, expand2_len_, expand3_len_};
+    /* three operands of one complex dtype (complex64/128): computed in long double pairs */
+    bool cplx = shimrt_tensor_valid(i1) && shimrt_tensor_valid(i2) && shimrt_tensor_valid(i3) &&
+                i1->defined && i2->defined && i3->defined &&
+                (i1->dtype == SHIMRT_COMPLEX64 || i1->dtype == SHIMRT_COMPLEX128) &&
+                i2->dtype == i1->dtype && i3->dtype == i1->dtype;
     for (int k = 0; k < 3; k++) {
         if (shimrt_k_check_cpu(op, in[k],
                                k == 0   ? "i1"
                                : k == 1 ? "i2"
                                         : "i3") ||
-            shimrt_k_check_dtype(op, in[k], "input"))
+            (!cplx && shimrt_k_check_dtype(op, in[k], "input")))
             return AOTI_TORCH_FAILURE;
-        if (!shimrt_idx_numeric(in[k]->dtype))
+        if (!cplx && !shimrt_idx_numeric(in[k]->dtype))
             return shimrt_fail(op, "dtype %s is not supported", shimrt_dtype_name(in[k]->dtype));
     }
     int64_t total = i1->ndim + expand1_len_;
@@ -248,7 +253,8 @@ AOTITorchError shimrt_cpu__trilinear(AtenTensorHandle i1, AtenTensorHandle i2, A
         }
         if (j != in[k]->ndim) return shimrt_fail(op, "number of dimensions must match");
     }
-    int32_t dt = shimrt_k_promote(shimrt_k_promote(i1->dtype, i2->dtype), i3->dtype);
+    int32_t dt =
+        cplx ? i1->dtype : shimrt_k_promote(shimrt_k_promote(i1->dtype, i2->dtype), i3->dtype);
     int64_t osz[SHIMRT_MAX_DIMS], ond = 0, od[SHIMRT_MAX_DIMS], sd[SHIMRT_MAX_DIMS], snd = 0;
     for (int64_t d = 0; d < total; d++) {
         if (sb[d])
@@ -280,6 +286,36 @@ AOTITorchError shimrt_cpu__trilinear(AtenTensorHandle i1, AtenTensorHandle i2, A
         int64_t si[SHIMRT_MAX_DIMS] = {0};
         bool empty_sum = false;
         for (int64_t k = 0; k < snd; k++) empty_sum |= ssz[k] == 0;
+        if (cplx) { /* textbook complex products (ar br - ai bi, ar bi + ai br) */
+            bool f = dt == SHIMRT_COMPLEX64;
+            long double ar = 0, ai = 0;
+            if (!empty_sum) do {
+                    long double pr = 1, pi = 0;
+                    for (int q = 0; q < 3; q++) {
+                        int64_t off = off0[q];
+                        for (int64_t k = 0; k < snd; k++) off += si[k] * str[q][sd[k]];
+                        const char *src = base[q] + off * (int64_t)es[q];
+                        long double vr = f ? ((const float *)(const void *)src)[0]
+                                           : ((const double *)(const void *)src)[0];
+                        long double vi = f ? ((const float *)(const void *)src)[1]
+                                           : ((const double *)(const void *)src)[1];
+                        long double tr = pr * vr - pi * vi, ti = pr * vi + pi * vr;
+                        /* each product in the dtype (its overflow to inf) */
+                        pr = f ? (float)tr : (double)tr, pi = f ? (float)ti : (double)ti;
+                    }
+                    ar += pr, ai += pi;
+                } while (snd && shimrt_idx_next(snd, ssz, si));
+            char *dst = ob + e * (int64_t)oes;
+            if (f) {
+                ((float *)(void *)dst)[0] = (float)ar;
+                ((float *)(void *)dst)[1] = (float)ai;
+            } else {
+                ((double *)(void *)dst)[0] = (double)ar;
+                ((double *)(void *)dst)[1] = (double)ai;
+            }
+            shimrt_idx_next(ond, osz, oi);
+            continue;
+        }
         if (!empty_sum) do {
                 long double p = 1;
                 for (int q = 0; q < 3; q++) {

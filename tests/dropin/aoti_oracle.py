@@ -323,6 +323,48 @@ MM_DT = [torch.float32, torch.float64, torch.bfloat16, torch.float16, torch.int6
          torch.bool]
 
 
+def complex_mm_family():
+    """mm / bmm / baddbmm / addmm of complex64 and complex128 (OpenBLAS's cgemm / zgemm,
+    bmm's own loop below 400 multiply-adds): small-integer parts (exact products), then inf,
+    NaN and huge parts, whose results follow MKL's kernels (linalg.c's cplx_mode: measured
+    per shape and layout; the fuzzer's shapes stay below 5)."""
+    def crand(shape, dt):
+        return torch.complex(rand(shape, torch.float64).round(),
+                             rand(shape, torch.float64).round()).to(dt)
+
+    specials = [complex(float("inf"), 0), complex(0, float("-inf")), complex(float("nan"), 1),
+                complex(3e38, -3e38), complex(2, float("inf"))]
+    for dt in (torch.complex64, torch.complex128):
+        for (n, k, m) in [(3, 4, 5), (1, 5, 4), (5, 4, 1), (2, 2, 3), (6, 7, 9), (4, 0, 3),
+                          (0, 3, 2), (33, 17, 65)]:
+            for special in (False, True):
+                a0, b0 = crand([n, k], dt), crand([k, m], dt)
+                if special and n * k * m:
+                    a0.view(-1)[0] = specials[n % 5]
+                    b0.view(-1)[-1] = specials[(m + 2) % 5]
+                for lay, a in layouts(a0):
+                    for layb, b in layouts(b0):
+                        tag = f"{dt} {n}x{k}x{m} {lay}/{layb} special={special}"
+                        o = torch.zeros(n, m, dtype=dt)
+                        case(f"{tag} mm", "aoti_torch_cpu_mm_out", [T(o, True), T(a), T(b)],
+                             lambda o=o, a=a, b=b: A.mm.out(a, b, out=o.clone()))
+                        b1, b2 = a.unsqueeze(0).expand(2, n, k), b.unsqueeze(0).expand(2, k, m)
+                        o3 = torch.zeros(2, n, m, dtype=dt)
+                        case(f"{tag} bmm", "aoti_torch_cpu_bmm_out", [T(o3, True), T(b1), T(b2)],
+                             lambda o3=o3, b1=b1, b2=b2: A.bmm.out(b1, b2, out=o3.clone()))
+                        if special:
+                            continue
+                        bias = crand([m], dt)
+                        case(f"{tag} addmm", "aoti_torch_cpu_addmm_out",
+                             [T(o, True), T(bias), T(a), T(b), 0.5, 2.0],
+                             lambda o=o, bias=bias, a=a, b=b:
+                             A.addmm.out(bias, a, b, beta=0.5, alpha=2.0, out=o.clone()))
+                        case(f"{tag} baddbmm", "aoti_torch_cpu_baddbmm_out",
+                             [T(o3, True), T(bias), T(b1), T(b2), 0.5, -2.0],
+                             lambda o3=o3, bias=bias, b1=b1, b2=b2:
+                             A.baddbmm.out(bias, b1, b2, beta=0.5, alpha=-2.0, out=o3.clone()))
+
+
 def mm_family():
     shapes = [(3, 4, 5), (1, 1, 1), (4, 0, 3), (0, 3, 2), (7, 9, 2), (33, 17, 65)]
     for dt in MM_DT:
@@ -1413,6 +1455,61 @@ def lapack_family():
                                 "aoti_torch_cpu_lu_unpack", [T(y), T(piv), ud, up, Ret(), Ret(), Ret()],
                                 lambda y=y, piv=piv, ud=ud, up=up: A.lu_unpack(y, piv, bool(ud), bool(up)),
                                 dt)
+    # complex64 / complex128: cholesky_solve, cholesky_inverse, triangular_solve (the complex
+    # LAPACK routines), lu_unpack; uint16/32/64 lu_unpack (PyTorch's tril refuses a non-empty
+    # LU when unpacking data)
+    for dt in (torch.complex64, torch.complex128):
+        for bs, bb, n, k in (([], [], 3, 2), ([2], [2], 4, 3), ([2, 1], [3], 5, 1), ([0], [0], 3, 2)):
+            x = torch.randn(list(bs) + [n, n], dtype=torch.complex128)
+            a = x @ x.mH + n * torch.eye(n, dtype=torch.complex128)
+            b = torch.randn(bb + [n, k], dtype=torch.complex128).to(dt)
+            for upper in (0, 1):
+                f = torch.linalg.cholesky(a, upper=bool(upper)).to(dt)
+                for lay, xb in layouts(b):
+                    la_case(f"{dt} {bs} {bb} n={n} k={k} upper={upper} {lay}",
+                            "aoti_torch_cpu_cholesky_solve", [T(xb), T(f), upper, Ret()],
+                            lambda xb=xb, f=f, u=upper: A.cholesky_solve(xb, f, bool(u)), dt)
+                la_case(f"{dt} {bs} n={n} upper={upper}", "aoti_torch_cpu_cholesky_inverse",
+                        [T(f), upper, Ret()], lambda f=f, u=upper: A.cholesky_inverse(f, bool(u)),
+                        dt)
+                t = (f + torch.eye(n, dtype=dt)).triu() if upper else f.tril()
+                for tr in (0, 1):
+                    la_case(f"{dt} {bs} {bb} n={n} k={k} upper={upper} tr={tr}",
+                            "aoti_torch_cpu_triangular_solve",
+                            [T(b), T(t), upper, tr, 0, Ret(), Ret()],
+                            lambda t=t, u=upper, tr=tr:
+                            A.triangular_solve(b, t, bool(u), bool(tr), False), dt)
+        for shape in ([5, 3], [3, 5], [2, 4, 4], [0, 3, 3], [1, 1]):
+            x = torch.randn(shape, dtype=torch.complex128).to(dt)
+            for lay, y in layouts(x):
+                la_case(f"{dt} {shape} {lay}", "aoti_torch_cpu_geqrf", [T(y), Ret(), Ret()],
+                        lambda y=y: A.geqrf(y), dt)
+        for shape, cshape, left in (([5, 3], [5, 2], 1), ([5, 3], [4, 5], 0),
+                                    ([2, 4, 4], [2, 4, 3], 1), ([2, 6, 2], [2, 3, 6], 0)):
+            q, tau = torch.geqrf(torch.randn(shape, dtype=torch.complex128))
+            q, tau = q.to(dt), tau.to(dt)
+            c = torch.randn(cshape, dtype=torch.complex128).to(dt)
+            for tr in (0, 1):
+                la_case(f"{dt} {shape} {cshape} left={left} tr={tr}", "aoti_torch_cpu_ormqr",
+                        [T(q), T(tau), T(c), left, tr, Ret()],
+                        lambda q=q, tau=tau, c=c, l=left, tr=tr:
+                        A.ormqr(q, tau, c, bool(l), bool(tr)), dt)
+        lu, piv = torch.linalg.lu_factor(torch.randn(2, 3, 4, dtype=torch.complex128))
+        for ud in (0, 1):
+            for up in (0, 1):
+                la_case(f"{dt} lu_unpack data={ud} pivots={up}", "aoti_torch_cpu_lu_unpack",
+                        [T(lu.to(dt)), T(piv), ud, up, Ret(), Ret(), Ret()],
+                        lambda lu=lu, piv=piv, ud=ud, up=up, dt=dt:
+                        A.lu_unpack(lu.to(dt), piv, bool(ud), bool(up)), dt)
+    for dt in (torch.uint16, torch.uint32, torch.uint64):
+        lu, piv = torch.linalg.lu_factor(rand([2, 3, 3], torch.float64))
+        for shape in ([2, 3, 3], [2, 0, 3]):
+            lud = lu.abs().to(dt)[:, :shape[1]]
+            pv = piv[:, :min(shape[1], 3)]
+            for ud in (0, 1):
+                case(f"{dt} {shape} lu_unpack data={ud}", "aoti_torch_cpu_lu_unpack",
+                     [T(lud), T(pv), ud, 1, Ret(), Ret(), Ret()],
+                     lambda lud=lud, pv=pv, ud=ud: A.lu_unpack(lud, pv, bool(ud), True))
     # pivots: read only to unpack them (dtype, then shape, then values), any strides
     lu, piv = torch.linalg.lu_factor(rand([2, 3, 3], torch.float64))
     for pname, pv in (("non-contiguous", torch.stack([piv, piv], -1)[..., 0]), ("[3]", piv[0]),
@@ -1663,15 +1760,22 @@ def fft_more():
         op = A._fft_c2c if "c2c" in name else A._fft_r2c
         case(label, name, [T(x), dims, 0, 1, Ret()],
              lambda op=op, x=x, dims=dims: op(x, dims, 0, True))
-    # not PyTorch's behaviour (documented in docs/engine.md): dims out of range, repeated dims
-    # and an unknown normalization are refused (PyTorch's kernel reads out of bounds or
-    # asserts on them)
+    # a normalization code outside 0-2: PyTorch's MKL path reads its low 32 bits (0 none,
+    # 1 by_root_n, any other by_n)
+    for norm in (3, -1, 2 ** 31, 2 ** 32, 2 ** 32 + 1):
+        low = norm & 0xFFFFFFFF
+        scale = 1.0 if low == 0 else (12 ** -0.5 if low == 1 else 1.0 / 12)
+        fft_case(f"c2c norm={norm}", "aoti_torch_cpu__fft_c2c", [T(xc), [0, 1], norm, 1, Ret()],
+                 lambda norm=norm: A._fft_c2c(xc, [0, 1], norm, True), 6 * 12 * scale)
+        fft_case(f"r2c norm={norm}", "aoti_torch_cpu__fft_r2c", [T(xr), [1], norm, 1, Ret()],
+                 lambda norm=norm: A._fft_r2c(xr, [1], norm, True), 4 * 4 * scale)
+    # not PyTorch's behaviour (documented in docs/engine.md): dims out of range and repeated
+    # dims are refused (PyTorch's kernel reads out of bounds or asserts on them)
     for name, x, dims, norm in [("aoti_torch_cpu__fft_r2c", xr, [5], 0),
                                 ("aoti_torch_cpu__fft_c2c", xc, [-1], 0),
                                 ("aoti_torch_cpu__fft_r2c", xr.double(), [1, 1], 0),
                                 ("aoti_torch_cpu__fft_c2c", xc.to(torch.complex128), [2], 0),
-                                ("aoti_torch_cpu__fft_r2c", xr, [1, 1], 0),
-                                ("aoti_torch_cpu__fft_c2c", xc, [0], 3)]:
+                                ("aoti_torch_cpu__fft_r2c", xr, [1, 1], 0)]:
         if ONLY and ONLY not in name:
             continue
         res, hs = call(name, [T(x), dims, norm, 1, Ret()])
@@ -2398,7 +2502,8 @@ def upsample_backward_family():
              lambda gg=gg, osz=osz, isz=isz: A.upsample_linear1d_backward(gg, osz, isz, False, None))
 
 
-FAMILIES = [mm_family, conv_family, line_family, wide_line_family, sdpa_family, pool_family, misc_family,
+FAMILIES = [mm_family, complex_mm_family, conv_family, line_family, wide_line_family, sdpa_family,
+            pool_family, misc_family,
             index_family, bag_family, pow_family, quant_dist_family, scatter_value_family,
             lapack_family, rnn_family, resize_family, fft_family, pool3d_family,
             grid3d_family, complex_family, pool_backward_family,
