@@ -402,7 +402,13 @@ AOTITorchError shimrt_cpu__embedding_bag_per_sample_weights_backward(
         /* PyTorch's dot: BLAS for float32 / float64 (its own summation order: within the
          * type's rounding of this double sum), float for the halves (bit-identical here) */
         double acc = 0;
-        for (int64_t k = 0; k < D; k++) acc += g[bag[i] * D + k] * w[iv[i] * D + k];
+        if (dt == SHIMRT_FLOAT16 || dt == SHIMRT_BFLOAT16) { /* in float, one term at a time */
+            float f = 0;
+            for (int64_t k = 0; k < D; k++) f += (float)g[bag[i] * D + k] * (float)w[iv[i] * D + k];
+            acc = f;
+        } else {
+            for (int64_t k = 0; k < D; k++) acc += g[bag[i] * D + k] * w[iv[i] * D + k];
+        }
         out[i] = rnd(dt, acc);
     }
     free(iv);
