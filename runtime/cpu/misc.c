@@ -483,8 +483,8 @@ static AOTITorchError rms_norm_composite(const char *op, AtenTensorHandle input,
                         &out))
             goto done;
     } else if (shimrt_cpu_contiguous(r, SHIMRT_MEMORY_FORMAT_CONTIGUOUS, &pc) ||
-               shimrt_k_to(op, pc, dt, pc->device_type, true, false,
-                           SHIMRT_MEMORY_FORMAT_PRESERVE, &out))
+               shimrt_k_to(op, pc, dt, pc->device_type, true, false, SHIMRT_MEMORY_FORMAT_PRESERVE,
+                           &out))
         goto done;
     if (keep_layout) {
         rc = rs;
