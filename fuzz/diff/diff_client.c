@@ -986,6 +986,46 @@ static int call_dispatcher(const entry *e, argval *vals) {
     return 0;
 }
 
+/* Draws PyTorch 2.15's flash attention kernels would run on past their tensors' ends or
+ * divide by zero in (no check there: a SIGSEGV, SIGFPE or a corrupted heap that kills a
+ * later call; libshimrt refuses them, docs/engine.md): such calls are not made, on both
+ * sides (recorded as a setup failure). Forward: kvSize is value's S, query head h reads
+ * key/value head h / (Hq / Hk) (Hk 0, or above Hq, divides by zero, and so do its block
+ * counts when L or S is 0). Backward: the same heads and rows of key/value,
+ * grad_out/out read as query, logsumexp as [B, H, L]. */
+static bool attention_unsafe(const entry *e, const argval *vals) {
+    bool fw = name_is(e, "_scaled_dot_product_flash_attention_for_cpu");
+    bool bw = name_is(e, "_scaled_dot_product_flash_attention_for_cpu_backward");
+    if (!fw && !bw) return false;
+    int64_t nd[6] = {0}, *sz[6] = {0};
+    int nt = bw ? 6 : 3, q = bw ? 1 : 0;
+    for (int i = 0; i < nt; i++)
+        if (!vals[i].nt || !vals[i].t[0] || aoti_torch_get_dim(vals[i].t[0], &nd[i]) ||
+            aoti_torch_get_sizes(vals[i].t[0], &sz[i]))
+            return false;
+    if (nd[q] != 4 || nd[q + 1] != 4 || nd[q + 2] != 4) return false;
+    const int64_t *Q = sz[q], *K = sz[q + 1], *V = sz[q + 2];
+    bool rows = Q[0] > 0 && Q[1] > 0 && Q[2] > 0;
+    if (fw) {
+        if (K[1] == 0 || Q[2] == 0 || V[2] == 0 || (rows && K[1] > Q[1])) return true;
+        if (!rows) return false;
+        int64_t top = (Q[1] - 1) / (Q[1] / K[1]);
+        return K[0] < Q[0] || V[0] < Q[0] || top >= K[1] || top >= V[1] || K[2] < V[2];
+    }
+    if (K[1] == 0 || (rows && K[1] > Q[1])) return true;
+    if (!rows || V[2] == 0) return false;
+    int64_t hkv = (Q[1] - 1) / (Q[1] / K[1]) + 1;
+    const int64_t need[3][4] = {
+        {Q[0], hkv, V[2], 0}, {Q[0], hkv, V[2], 0}, {Q[0], Q[1], Q[2], Q[3]}};
+    const int idx[5] = {2, 3, 0, 4, 5}, row[5] = {0, 1, 2, 2, 2}, dims[5] = {4, 4, 4, 4, 3};
+    for (int i = 0; i < 5; i++) {
+        if (nd[idx[i]] < dims[i]) return true;
+        for (int d = 0; d < dims[i]; d++)
+            if (sz[idx[i]][d] < need[row[i]][d]) return true;
+    }
+    return false;
+}
+
 /* ---------------------------------------------------------------- one call */
 
 static void one_call(uint64_t seed, int64_t k, FILE *out) {
@@ -1017,6 +1057,7 @@ static void one_call(uint64_t seed, int64_t k, FILE *out) {
             }
         }
     }
+    if (attention_unsafe(e, vals)) g_setup_failed = true;
     int rc;
     /* resize_, resize_as_: the storage they grow is unset, in PyTorch too (no values to
      * compare, and reading them is an uninitialized read under valgrind) */

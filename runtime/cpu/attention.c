@@ -47,20 +47,26 @@ AOTITorchError shimrt_attn_check(AtenTensorHandle query, AtenTensorHandle key,
         return shimrt_fail(OP, "Accept only 4 dims inputs shape of {B, H, T, K}");
     if (dropout_p != 0.0) return shimrt_fail(OP, "Currently do not support dropout > 0");
     int64_t B = query->sizes[0], Hq = query->sizes[1], L = query->sizes[2], E = query->sizes[3];
-    int64_t Hk = key->sizes[1], S = key->sizes[2];
+    int64_t Hk = key->sizes[1], S = value->sizes[2];
     if (key->sizes[3] != E || value->sizes[3] != E)
         return shimrt_fail(OP, "Q/K/V should have the same head size");
-    if (key->sizes[0] != B || value->sizes[0] != B || value->sizes[1] != Hk ||
-        value->sizes[2] != S || Hk <= 0 || Hq % Hk != 0)
-        return shimrt_fail(OP, "Q/K/V should have the same batch size, K/V the same number of "
-                               "heads and sequence length, and query heads a multiple of K/V "
-                               "heads");
     mst[0] = mst[1] = mst[2] = mst[3] = 0;
     if (attn_mask) {
-        if (attn_mask->dtype != dt)
+        if (attn_mask->dtype != dt && attn_mask->dtype != SHIMRT_FLOAT32)
             return shimrt_fail(OP, "Attention mask is the same data type as query");
         if (attn_mask->ndim != 2 && attn_mask->ndim != 4)
             return shimrt_fail(OP, "Attention mask dim in {2, 4}");
+    }
+    /* PyTorch's kernel: kvSize is value's S; query head h reads key/value head
+     * h / (Hq / Hk) of batch b, key rows up to S. Hk 0 (or above Hq, with rows to compute)
+     * divides by zero there (SIGFPE); smaller key/value are read past their ends. */
+    bool rows = B > 0 && Hq > 0 && L > 0;
+    if (Hk == 0 || (rows && Hk > Hq))
+        return shimrt_fail(OP,
+                           "key has %lld heads for %lld query heads (PyTorch's kernel "
+                           "divides by zero)",
+                           (long long)Hk, (long long)Hq);
+    if (attn_mask && shimrt_numel(attn_mask)) { /* (an empty mask: none, as in PyTorch) */
         int64_t want[4] = {B, Hq, L, S}, off = 4 - attn_mask->ndim;
         for (int64_t i = 0; i < attn_mask->ndim; i++) {
             int64_t sz = attn_mask->sizes[i];
@@ -72,6 +78,17 @@ AOTITorchError shimrt_attn_check(AtenTensorHandle query, AtenTensorHandle key,
             mst[off + i] = sz == 1 ? 0 : attn_mask->strides[i];
         }
     }
+    if (L == 0 || S == 0) /* (its block counts (L + qSplit - 1) / qSplit, qSplit = min(32, L)) */
+        return shimrt_fail(OP,
+                           "query has %lld rows, value %lld (PyTorch's kernel divides by "
+                           "zero)",
+                           (long long)L, (long long)S);
+    int64_t top = Hq > 0 && Hk <= Hq ? (Hq - 1) / (Hq / Hk) : 0;
+    if (rows && (key->sizes[0] < B || value->sizes[0] < B || top >= Hk || top >= value->sizes[1] ||
+                 key->sizes[2] < S))
+        return shimrt_fail(OP, "Q/K/V should have the same batch size, K/V the same number of "
+                               "heads and sequence length, and query heads a multiple of K/V "
+                               "heads (PyTorch's kernel would index out of bounds)");
     return AOTI_TORCH_SUCCESS;
 }
 
@@ -81,9 +98,10 @@ AOTITorchError shimrt_cpu__scaled_dot_product_flash_attention_for_cpu(
     AtenTensorHandle *ret1) {
     int64_t mst[4];
     if (shimrt_attn_check(query, key, value, dropout_p, attn_mask, mst)) return AOTI_TORCH_FAILURE;
+    if (attn_mask && !shimrt_numel(attn_mask)) attn_mask = NULL;
     int32_t dt = query->dtype;
     int64_t B = query->sizes[0], Hq = query->sizes[1], L = query->sizes[2], E = query->sizes[3];
-    int64_t Hk = key->sizes[1], S = key->sizes[2];
+    int64_t Hk = key->sizes[1], S = value->sizes[2];
     bool f64 = dt == SHIMRT_FLOAT64;
     int32_t acc = f64 ? SHIMRT_FLOAT64 : SHIMRT_FLOAT32;
     /* PyTorch's layouts (a compiled model checks them): the output is empty_like(query)
