@@ -1026,6 +1026,46 @@ static bool attention_unsafe(const entry *e, const argval *vals) {
     return false;
 }
 
+/* The same for _fused_moving_avg_obs_fq_helper(_functional): PyTorch's kernel writes
+ * running_min/max by raw index (data_ptr<float>()[i], strides ignored), per tensor element 0,
+ * per row self.size(ch_axis) of them (a running_min without elements is first resized), and
+ * reads running_max for each of running_min's elements: draws where those run past a
+ * buffer's end (a corrupted heap) are not made. */
+static int64_t raw_elems(AtenTensorHandle t) { /* elements from t's data to its buffer's end */
+    void *p = NULL;
+    int32_t dt = 0;
+    aoti_torch_get_data_ptr(t, &p);
+    aoti_torch_get_dtype(t, &dt);
+    for (int k = 0; k < g_nin; k++)
+        if (g_in[k].view == t) return p ? (g_in[k].lo + g_in[k].bytes - (char *)p) / elsize(dt) : 0;
+    return 0;
+}
+static bool fq_unsafe(const entry *e, const argval *vals) {
+    if (!name_is(e, "_fused_moving_avg_obs_fq_helper") &&
+        !name_is(e, "_fused_moving_avg_obs_fq_helper_functional"))
+        return false;
+    int64_t n[4], have[4], nd = 0, *sz = NULL;
+    for (int i = 0; i < 4; i++) {
+        AtenTensorHandle t = vals[3 + i].nt ? vals[3 + i].t[0] : NULL;
+        if (!t || aoti_torch_get_numel(t, &n[i])) return false;
+        have[i] = raw_elems(t);
+    }
+    if (!vals[0].nt || !vals[0].t[0] || aoti_torch_get_dim(vals[0].t[0], &nd) ||
+        aoti_torch_get_sizes(vals[0].t[0], &sz))
+        return false;
+    bool per_row = vals[11].iv[0] != 0;
+    int64_t ax = vals[10].iv[0];
+    int64_t need = 1;
+    if (per_row) {
+        if (n[0] == 0) return false; /* resized to what is needed first */
+        need = ax >= 0 && ax < nd ? sz[ax] : ax < 0 && ax >= -nd ? sz[ax + nd] : 0;
+        if (need < n[0]) need = n[0];
+    }
+    for (int i = 0; i < 2; i++)
+        if (n[i] < need || have[i] < need) return true;
+    return false;
+}
+
 /* ---------------------------------------------------------------- one call */
 
 static void one_call(uint64_t seed, int64_t k, FILE *out) {
@@ -1057,7 +1097,7 @@ static void one_call(uint64_t seed, int64_t k, FILE *out) {
             }
         }
     }
-    if (attention_unsafe(e, vals)) g_setup_failed = true;
+    if (attention_unsafe(e, vals) || fq_unsafe(e, vals)) g_setup_failed = true;
     int rc;
     /* resize_, resize_as_: the storage they grow is unset, in PyTorch too (no values to
      * compare, and reading them is an uninitialized read under valgrind) */
