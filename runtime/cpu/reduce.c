@@ -1421,6 +1421,11 @@ static AOTITorchError softmax_impl(const char *op, bool logsm, AtenTensorHandle 
     /* PyTorch's lastdim kernels only for the last dim; another dim (even with nothing
      * after it) takes the general ones */
     bool inner_k = self->ndim > 0 && d != self->ndim - 1;
+    if (shimrt_numel(self) == 0) { /* (no line to compute) */
+        shimrt_tensor_free(tmp);
+        *ret0 = out;
+        return AOTI_TORCH_SUCCESS;
+    }
     if (logsm && inner_k && h16 && j.len > 0) {
         bool ok = sm_log_inner_16(odt, shimrt_data(in), shimrt_data(out),
                                   shimrt_numel(self) / (j.len * j.inner), j.len, j.inner);
