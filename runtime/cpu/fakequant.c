@@ -69,15 +69,34 @@ static char *elem(AtenTensorHandle t, int64_t i) {
 /* Tensor::item().toInt() of a flag: one element, its value as int32 (c10's overflow check:
  * a floating value outside int32's range, or NaN, fails) */
 static AOTITorchError check_flag(const char *op, AtenTensorHandle t, const char *name, bool *on) {
-    if (shimrt_k_check_cpu(op, t, name) || shimrt_k_check_dtype(op, t, name))
+    int32_t dt = t->dtype;
+    bool cplx = dt == SHIMRT_COMPLEX64 || dt == SHIMRT_COMPLEX128;
+    bool uns = dt == SHIMRT_UINT16 || dt == SHIMRT_UINT32 || dt == SHIMRT_UINT64;
+    if (shimrt_k_check_cpu(op, t, name) || (!cplx && !uns && shimrt_k_check_dtype(op, t, name)))
         return AOTI_TORCH_FAILURE;
     if (shimrt_numel(t) != 1)
         return shimrt_fail(op, "a Tensor with %lld elements cannot be converted to Scalar (%s)",
                            (long long)shimrt_numel(t), name);
     int64_t idx[SHIMRT_MAX_DIMS] = {0};
     const char *p = shimrt_idx_at(t, idx);
-    if (shimrt_k_is_floating(t->dtype)) {
-        double v = shimrt_k_load_f64(p, t->dtype);
+    if (uns) { /* (item() of uint16/32/64: the value; toInt checks int32's range) */
+        uint64_t u = dt == SHIMRT_UINT16   ? *(const uint16_t *)(const void *)p
+                     : dt == SHIMRT_UINT32 ? *(const uint32_t *)(const void *)p
+                                           : *(const uint64_t *)(const void *)p;
+        if (u > INT32_MAX)
+            return shimrt_fail(op, "value cannot be converted to type int32_t without overflow");
+        *on = u != 0;
+        return AOTI_TORCH_SUCCESS;
+    }
+    if (cplx || shimrt_k_is_floating(dt)) { /* (complex: the real part, the imaginary 0) */
+        double v = dt == SHIMRT_COMPLEX64    ? *(const float *)(const void *)p
+                   : dt == SHIMRT_COMPLEX128 ? *(const double *)(const void *)p
+                                             : shimrt_k_load_f64(p, dt);
+        double im = dt == SHIMRT_COMPLEX64    ? ((const float *)(const void *)p)[1]
+                    : dt == SHIMRT_COMPLEX128 ? ((const double *)(const void *)p)[1]
+                                              : 0.0;
+        if (im != 0)
+            return shimrt_fail(op, "value cannot be converted to type int32_t without overflow");
         if (isnan(v) || v < -2147483648.0 || v > 2147483647.0)
             return shimrt_fail(op, "value cannot be converted to type int32_t without overflow");
         *on = (int64_t)v != 0;
@@ -246,13 +265,13 @@ static AOTITorchError fused(const char *op, AtenTensorHandle self, AtenTensorHan
         choose_qparams(mn, mx, (int32_t)quant_min, (int32_t)quant_max, symmetric, &sf, &zf);
         shimrt_k_store_f64(shimrt_data(scale), scale->dtype, sf);
         shimrt_k_store_i64(shimrt_data(zp), zp->dtype, zf);
-        if (n && (scale->dtype != SHIMRT_FLOAT32 ||
-                  (zp->dtype != SHIMRT_INT32 && zp->dtype != SHIMRT_FLOAT32)))
-            return shimrt_fail(op,
-                               "fake quantization with a %s scale and a %s zero_point: "
-                               "float32 and int32 (or float32) only here",
-                               shimrt_dtype_torch_name(scale->dtype),
-                               shimrt_dtype_torch_name(zp->dtype));
+        /* the kernel takes both by item(): one element each, read back in their dtypes */
+        if (shimrt_numel(scale) != 1 || shimrt_numel(zp) != 1)
+            return shimrt_fail(
+                op, "a Tensor with %lld elements cannot be converted to Scalar",
+                (long long)(shimrt_numel(scale) != 1 ? shimrt_numel(scale) : shimrt_numel(zp)));
+        sf = (float)shimrt_k_load_f64(shimrt_data(scale), scale->dtype);
+        zf = (int32_t)shimrt_k_load_i64(shimrt_data(zp), zp->dtype);
     } else if (raw_use(op, scale, "scale", SHIMRT_FLOAT32, nq) ||
                raw_use(op, zp, "zero_point", SHIMRT_INT32, nq) ||
                raw_use(op, rmin, "running_min", SHIMRT_FLOAT32, nq) ||
