@@ -160,6 +160,12 @@ static AOTITorchError fused(const char *op, AtenTensorHandle self, AtenTensorHan
                                "per-row fake quantization of a %lld-d input along %lld "
                                "(PyTorch's kernel indexes its dims out of bounds)",
                                (long long)self->ndim, (long long)ch_axis);
+        if (ch_axis < -self->ndim) /* (self.size(ch_axis)) */
+            return shimrt_fail(op,
+                               "Dimension out of range (expected to be in range of [%lld, %lld], "
+                               "but got %lld)",
+                               (long long)-self->ndim, (long long)(self->ndim - 1),
+                               (long long)ch_axis);
         ax = ch_axis < 0 ? ch_axis + self->ndim : ch_axis;
         if (self->ndim == 1) /* (y.flatten(1) of the permuted 1-d input) */
             return shimrt_fail(op, "Dimension out of range (expected to be in range of [-1, 0], "
@@ -263,6 +269,22 @@ static AOTITorchError fused(const char *op, AtenTensorHandle self, AtenTensorHan
         float mn = (float)shimrt_k_load_f64(shimrt_idx_at(rmin, i0), rmin->dtype);
         float mx = (float)shimrt_k_load_f64(shimrt_idx_at(rmax, i0), rmax->dtype);
         choose_qparams(mn, mx, (int32_t)quant_min, (int32_t)quant_max, symmetric, &sf, &zf);
+        /* (fill_'s overflow check of an integral destination) */
+        for (int k = 0; k < 2; k++) {
+            int32_t tdt = k ? zp->dtype : scale->dtype;
+            double v = k ? (double)zf : (double)sf, lo = 0, hi = 0;
+            switch (tdt) {
+            case SHIMRT_UINT8: lo = 0, hi = 255; break;
+            case SHIMRT_INT8: lo = -128, hi = 127; break;
+            case SHIMRT_INT16: lo = -32768, hi = 32767; break;
+            case SHIMRT_INT32: lo = -2147483648.0, hi = 2147483647.0; break;
+            case SHIMRT_INT64: lo = -9223372036854775808.0, hi = 9223372036854775807.0; break;
+            default: continue;
+            }
+            if (isnan(v) || v < lo || v > hi)
+                return shimrt_fail(op, "value cannot be converted to type %s without overflow",
+                                   shimrt_dtype_name(tdt));
+        }
         shimrt_k_store_f64(shimrt_data(scale), scale->dtype, sf);
         shimrt_k_store_i64(shimrt_data(zp), zp->dtype, zf);
         /* the kernel takes both by item(): one element each, read back in their dtypes */
@@ -287,14 +309,19 @@ static AOTITorchError fused(const char *op, AtenTensorHandle self, AtenTensorHan
     if (quant_min > INT32_MAX || quant_min < INT32_MIN || quant_max > INT32_MAX ||
         quant_max < INT32_MIN)
         return shimrt_fail(op, "quant_min and quant_max must fit in int32");
-    if (self->dtype != SHIMRT_FLOAT32)
+    if (!shimrt_k_is_floating(self->dtype))
+        return shimrt_fail(op,
+                           "\"fake_quantize_tensor_cachemask_kernel_type_handling\" not "
+                           "implemented for '%s'",
+                           shimrt_dtype_torch_name(self->dtype));
+    if (n && self->dtype != SHIMRT_FLOAT32)
         return shimrt_fail(op, "fake quantization of %s: float32 only here",
                            shimrt_dtype_torch_name(self->dtype));
     /* Y and the mask: empty_like(self) (its layout) */
     int64_t st[SHIMRT_MAX_DIMS];
     shimrt_k_preserve_strides(self, st);
     AtenTensorHandle out =
-        shimrt_tensor_empty(op, self->ndim, self->sizes, st, SHIMRT_FLOAT32, SHIMRT_DEV_CPU, 0);
+        shimrt_tensor_empty(op, self->ndim, self->sizes, st, self->dtype, SHIMRT_DEV_CPU, 0);
     AtenTensorHandle mask =
         shimrt_tensor_empty(op, self->ndim, self->sizes, st, SHIMRT_BOOL, SHIMRT_DEV_CPU, 0);
     if (!out || !mask) goto fail;
