@@ -203,4 +203,3 @@ double complex shimrt_k_cdiv(bool f, double complex x, double complex y) {
     return CMPLX(rnd(f, rnd(f, rnd(f, a * rat) + b) * scl),
                  rnd(f, rnd(f, rnd(f, b * rat) - a) * scl));
 }
-
