@@ -991,8 +991,9 @@ static int call_dispatcher(const entry *e, argval *vals) {
  * later call; libshimrt refuses them, docs/engine.md): such calls are not made, on both
  * sides (recorded as a setup failure). Forward: kvSize is value's S, query head h reads
  * key/value head h / (Hq / Hk) (Hk 0, or above Hq, divides by zero, and so do its block
- * counts when L or S is 0). Backward: the same heads and rows of key/value,
- * grad_out/out read as query, logsumexp as [B, H, L]. */
+ * counts when L or S is 0). Backward: the same heads and rows of key/value, grad_out/out
+ * read as query, logsumexp as [B, H, L]. Both read the rows of q, k, v (grad_out, out) as
+ * dense. */
 static bool attention_unsafe(const entry *e, const argval *vals) {
     bool fw = name_is(e, "_scaled_dot_product_flash_attention_for_cpu");
     bool bw = name_is(e, "_scaled_dot_product_flash_attention_for_cpu_backward");
@@ -1004,6 +1005,13 @@ static bool attention_unsafe(const entry *e, const argval *vals) {
             aoti_torch_get_sizes(vals[i].t[0], &sz[i]))
             return false;
     if (nd[q] != 4 || nd[q + 1] != 4 || nd[q + 2] != 4) return false;
+    /* its GEMMs read each row's E elements as dense (a last dim of another stride: other
+     * elements, past the end) */
+    for (int i = 0; i < nt; i++) {
+        int64_t *st = NULL;
+        if (nd[i] == 4 && sz[i][3] > 1 && !aoti_torch_get_strides(vals[i].t[0], &st) && st[3] != 1)
+            return true;
+    }
     const int64_t *Q = sz[q], *K = sz[q + 1], *V = sz[q + 2];
     bool rows = Q[0] > 0 && Q[1] > 0 && Q[2] > 0;
     if (fw) {
