@@ -987,6 +987,94 @@ static int call_dispatcher(const entry *e, argval *vals) {
     return 0;
 }
 
+/* Draws PyTorch 2.15's flash attention kernels would run on past their tensors' ends or
+ * divide by zero in (no check there: a SIGSEGV, SIGFPE or a corrupted heap that kills a
+ * later call; libshimrt refuses them, docs/engine.md): such calls are not made, on both
+ * sides (recorded as a setup failure). Forward: kvSize is value's S, query head h reads
+ * key/value head h / (Hq / Hk) (Hk 0, or above Hq, divides by zero, and so do its block
+ * counts when L or S is 0). Backward: the same heads and rows of key/value, grad_out/out
+ * read as query, logsumexp as [B, H, L]. Both read the rows of q, k, v (grad_out, out) as
+ * dense. */
+static bool attention_unsafe(const entry *e, const argval *vals) {
+    bool fw = name_is(e, "_scaled_dot_product_flash_attention_for_cpu");
+    bool bw = name_is(e, "_scaled_dot_product_flash_attention_for_cpu_backward");
+    if (!fw && !bw) return false;
+    int64_t nd[6] = {0}, *sz[6] = {0};
+    int nt = bw ? 6 : 3, q = bw ? 1 : 0;
+    for (int i = 0; i < nt; i++)
+        if (!vals[i].nt || !vals[i].t[0] || aoti_torch_get_dim(vals[i].t[0], &nd[i]) ||
+            aoti_torch_get_sizes(vals[i].t[0], &sz[i]))
+            return false;
+    if (nd[q] != 4 || nd[q + 1] != 4 || nd[q + 2] != 4) return false;
+    /* its GEMMs read each row's E elements as dense (a last dim of another stride: other
+     * elements, past the end) */
+    for (int i = 0; i < nt; i++) {
+        int64_t *st = NULL;
+        if (nd[i] == 4 && sz[i][3] > 1 && !aoti_torch_get_strides(vals[i].t[0], &st) && st[3] != 1)
+            return true;
+    }
+    const int64_t *Q = sz[q], *K = sz[q + 1], *V = sz[q + 2];
+    bool rows = Q[0] > 0 && Q[1] > 0 && Q[2] > 0;
+    if (fw) {
+        if (K[1] == 0 || Q[2] == 0 || V[2] == 0 || (rows && K[1] > Q[1])) return true;
+        if (!rows) return false;
+        int64_t top = (Q[1] - 1) / (Q[1] / K[1]);
+        return K[0] < Q[0] || V[0] < Q[0] || top >= K[1] || top >= V[1] || K[2] < V[2];
+    }
+    if (K[1] == 0 || (rows && K[1] > Q[1])) return true;
+    if (!rows || V[2] == 0) return false;
+    int64_t hkv = (Q[1] - 1) / (Q[1] / K[1]) + 1;
+    const int64_t need[3][4] = {
+        {Q[0], hkv, V[2], 0}, {Q[0], hkv, V[2], 0}, {Q[0], Q[1], Q[2], Q[3]}};
+    const int idx[5] = {2, 3, 0, 4, 5}, row[5] = {0, 1, 2, 2, 2}, dims[5] = {4, 4, 4, 4, 3};
+    for (int i = 0; i < 5; i++) {
+        if (nd[idx[i]] < dims[i]) return true;
+        for (int d = 0; d < dims[i]; d++)
+            if (sz[idx[i]][d] < need[row[i]][d]) return true;
+    }
+    return false;
+}
+
+/* The same for _fused_moving_avg_obs_fq_helper(_functional): PyTorch's kernel writes
+ * running_min/max by raw index (data_ptr<float>()[i], strides ignored), per tensor element 0,
+ * per row self.size(ch_axis) of them (a running_min without elements is first resized), and
+ * reads running_max for each of running_min's elements: draws where those run past a
+ * buffer's end (a corrupted heap) are not made. */
+static int64_t raw_elems(AtenTensorHandle t) { /* elements from t's data to its buffer's end */
+    void *p = NULL;
+    int32_t dt = 0;
+    aoti_torch_get_data_ptr(t, &p);
+    aoti_torch_get_dtype(t, &dt);
+    for (int k = 0; k < g_nin; k++)
+        if (g_in[k].view == t) return p ? (g_in[k].lo + g_in[k].bytes - (char *)p) / elsize(dt) : 0;
+    return 0;
+}
+static bool fq_unsafe(const entry *e, const argval *vals) {
+    if (!name_is(e, "_fused_moving_avg_obs_fq_helper") &&
+        !name_is(e, "_fused_moving_avg_obs_fq_helper_functional"))
+        return false;
+    int64_t n[4], have[4], nd = 0, *sz = NULL;
+    for (int i = 0; i < 4; i++) {
+        AtenTensorHandle t = vals[3 + i].nt ? vals[3 + i].t[0] : NULL;
+        if (!t || aoti_torch_get_numel(t, &n[i])) return false;
+        have[i] = raw_elems(t);
+    }
+    if (!vals[0].nt || !vals[0].t[0] || aoti_torch_get_dim(vals[0].t[0], &nd) ||
+        aoti_torch_get_sizes(vals[0].t[0], &sz))
+        return false;
+    bool per_row = vals[11].iv[0] != 0;
+    int64_t ax = vals[10].iv[0];
+    int64_t need = 1;
+    if (per_row) {
+        if (n[0] == 0) return false; /* resized to what is needed first */
+        need = ax >= 0 && ax < nd ? sz[ax] : ax < 0 && ax >= -nd ? sz[ax + nd] : 0;
+        if (need < n[0]) need = n[0];
+    }
+    for (int i = 0; i < 2; i++)
+        if (n[i] < need || have[i] < need) return true;
+    return false;
+}
+
 /* ---------------------------------------------------------------- one call */
 
 /* pad(mode='circular') with a negative pad: PyTorch 2.15's _pad_circular copies its wrapped
@@ -1050,6 +1138,7 @@ static void one_call(uint64_t seed, int64_t k, FILE *out) {
                 fprintf(stderr, " %.17g", v->d);
             fputc('\n', stderr);
         }
+    if (attention_unsafe(e, vals) || fq_unsafe(e, vals)) g_setup_failed = true;
     int rc;
     /* resize_, resize_as_: the storage they grow is unset, in PyTorch too (no values to
      * compare, and reading them is an uninitialized read under valgrind) */

@@ -71,15 +71,9 @@ AOTITorchError shimrt_k_to(const char *op, AtenTensorHandle self, int32_t dt, in
  * a new copy in dt (NULL with the message set); and PyTorch's checks of q, k, v, dropout and
  * the mask (mst: the mask's strides broadcast to [B, Hq, L, S], zeros without one). */
 AtenTensorHandle shimrt_attn_widen(AtenTensorHandle t, int32_t dt);
-/* _fused_rms_norm of a complex64/128 input (complex.c), its arguments checked by the caller
- * (misc.c): rows of inner elements normalized by rsqrt(mean(x^2) + eps) as PyTorch's
- * composite rms_norm computes it. */
 /* c10::complex's x / y (Smith's scaling; 0 / 0 gives NaN parts), each step rounded to float
  * when f (complex<float>), else in double (complex.c) */
 double _Complex shimrt_k_cdiv(bool f, double _Complex x, double _Complex y);
-AOTITorchError shimrt_k_rms_norm_complex(const char *op, AtenTensorHandle input, int64_t nn,
-                                         AtenTensorHandle weight, double *eps,
-                                         AtenTensorHandle *ret0, AtenTensorHandle *ret1);
 AOTITorchError shimrt_attn_check(AtenTensorHandle query, AtenTensorHandle key,
                                  AtenTensorHandle value, double dropout_p,
                                  AtenTensorHandle attn_mask, int64_t mst[4]);

@@ -9,7 +9,7 @@
  * float64. Values are computed in double and rounded once to the result's dtype (PyTorch
  * computes float32 in float: results agree to the dtype's rounding).
  *
- * Also _fused_rms_norm of complex inputs (shimrt_k_rms_norm_complex, for misc.c). */
+ * Also c10::complex's division (shimrt_k_cdiv, for sortops.c). */
 #include <complex.h>
 #include <math.h>
 #include <string.h>
@@ -189,26 +189,8 @@ AOTITorchError shimrt_cpu_angle(AtenTensorHandle self, AtenTensorHandle *ret0) {
     return elementwise(op, j.out_dt, self, NULL, comp >= 0, angle_loop, &j, ret0);
 }
 
-/* ---- _fused_rms_norm of complex64 / complex128 ------------------------------------------------
- * PyTorch's composite rms_norm in the input's own type (complex<float> for complex64: each
- * operation rounded to float here): rstd = rsqrt(mean(x * x) + eps), the mean a complex sum
- * divided as c10::complex divides by (n, 0), rsqrt as 1 / sqrt(z) with c10::complex's
- * division; out = x * rstd (* weight). rstd has the input's dtype. */
-typedef struct {
-    double re, im;
-} cpx;
-
+/* ---- c10::complex's division --------------------------------------------------------------- */
 static inline double rnd(bool f, double v) { return f ? (double)(float)v : v; }
-
-static cpx cmul(bool f, cpx x, cpx y) {
-    return (cpx){rnd(f, rnd(f, x.re * y.re) - rnd(f, x.im * y.im)),
-                 rnd(f, rnd(f, x.re * y.im) + rnd(f, x.im * y.re))};
-}
-
-static cpx cdiv(bool f, cpx x, cpx y) {
-    double complex r = shimrt_k_cdiv(f, CMPLX(x.re, x.im), CMPLX(y.re, y.im));
-    return (cpx){creal(r), cimag(r)};
-}
 
 double complex shimrt_k_cdiv(bool f, double complex x, double complex y) {
     double a = creal(x), b = cimag(x), c = creal(y), d = cimag(y), ac = fabs(c), ad = fabs(d);
@@ -221,80 +203,4 @@ double complex shimrt_k_cdiv(bool f, double complex x, double complex y) {
     double rat = rnd(f, c / d), scl = rnd(f, 1.0 / rnd(f, d + rnd(f, c * rat)));
     return CMPLX(rnd(f, rnd(f, rnd(f, a * rat) + b) * scl),
                  rnd(f, rnd(f, rnd(f, b * rat) - a) * scl));
-}
-
-/* t as a new dense complex128 tensor (a real t: imaginary parts 0) */
-static AtenTensorHandle dense_c128(const char *op, AtenTensorHandle t) {
-    AtenTensorHandle c = shimrt_k_new(op, t->ndim, t->sizes, SHIMRT_COMPLEX128);
-    if (c && shimrt_k_copy(op, c, t)) {
-        shimrt_tensor_free(c);
-        return NULL;
-    }
-    return c;
-}
-
-AOTITorchError shimrt_k_rms_norm_complex(const char *op, AtenTensorHandle input, int64_t nn,
-                                         AtenTensorHandle weight, double *eps,
-                                         AtenTensorHandle *ret0, AtenTensorHandle *ret1) {
-    int32_t dt = input->dtype;
-    bool f = dt == SHIMRT_COMPLEX64;
-    /* the weight multiplies in the promoted type: double parts for float64 / complex128 */
-    bool wf = f && weight && weight->dtype != SHIMRT_FLOAT64 && weight->dtype != SHIMRT_COMPLEX128;
-    int64_t nd = input->ndim, inner = 1, rshape[SHIMRT_MAX_DIMS];
-    for (int64_t i = 0; i < nd; i++) {
-        rshape[i] = i < nd - nn ? input->sizes[i] : 1;
-        if (i >= nd - nn) inner *= input->sizes[i];
-    }
-    int64_t rows = 1;
-    for (int64_t i = 0; i < nd - nn; i++) rows *= input->sizes[i];
-    double e = eps ? *eps : (f ? 1.1920928955078125e-07 : 2.220446049250313e-16);
-    AtenTensorHandle x = dense_c128(op, input);
-    AtenTensorHandle w = x && weight ? dense_c128(op, weight) : NULL;
-    AtenTensorHandle out = x && (!weight || w) ? shimrt_k_new(op, nd, input->sizes, dt) : NULL;
-    AtenTensorHandle rstd = out ? shimrt_k_new(op, nd, rshape, dt) : NULL;
-    if (!rstd) {
-        shimrt_tensor_free(x);
-        shimrt_tensor_free(w);
-        shimrt_tensor_free(out);
-        return AOTI_TORCH_FAILURE;
-    }
-    const cpx *xp = shimrt_data(x), *wp = w ? shimrt_data(w) : NULL;
-    for (int64_t r = 0; r < rows; r++) {
-        cpx s = {0, 0};
-        for (int64_t j = 0; j < inner; j++) { /* the sum in double (libshimrt's sums) */
-            cpx sq = cmul(f, (cpx){rnd(f, xp[r * inner + j].re), rnd(f, xp[r * inner + j].im)},
-                          (cpx){rnd(f, xp[r * inner + j].re), rnd(f, xp[r * inner + j].im)});
-            s.re += sq.re;
-            s.im += sq.im;
-        }
-        s = (cpx){rnd(f, s.re), rnd(f, s.im)};
-        cpx m = cdiv(f, s, (cpx){(double)inner, 0});
-        m.re = rnd(f, m.re + rnd(f, e));
-        double complex z =
-            f ? (double complex)csqrtf((float complex)CMPLX(m.re, m.im)) : csqrt(CMPLX(m.re, m.im));
-        cpx rs = cdiv(f, (cpx){1, 0}, (cpx){creal(z), cimag(z)});
-        char *rp = (char *)shimrt_data(rstd) + (size_t)r * shimrt_dtype_size(dt);
-        char *op_ = (char *)shimrt_data(out) + (size_t)(r * inner) * shimrt_dtype_size(dt);
-        for (int64_t j = 0; j <= inner; j++) {
-            cpx v = rs;
-            char *dst = rp;
-            if (j < inner) {
-                v = cmul(f, xp[r * inner + j], rs);
-                if (wp) v = cmul(wf, v, wp[j]);
-                dst = op_ + (size_t)j * shimrt_dtype_size(dt);
-            }
-            if (f) {
-                float p[2] = {(float)v.re, (float)v.im};
-                memcpy(dst, p, sizeof p);
-            } else {
-                double p[2] = {v.re, v.im};
-                memcpy(dst, p, sizeof p);
-            }
-        }
-    }
-    shimrt_tensor_free(x);
-    shimrt_tensor_free(w);
-    *ret0 = out;
-    *ret1 = rstd;
-    return AOTI_TORCH_SUCCESS;
 }

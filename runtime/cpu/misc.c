@@ -498,7 +498,73 @@ AOTITorchError shimrt_cpu_bucketize_tensor(AtenTensorHandle self, AtenTensorHand
     return searchsorted_impl("bucketize", boundaries, self, 0, out_int32, right, NULL, NULL, ret0);
 }
 
-/* ---- _fused_rms_norm ------------------------------------------------------------------------ */
+/* ---- _fused_rms_norm ------------------------------------------------------------------------
+ * PyTorch's CPU _fused_rms_norm is its composite rms_norm (rms_norm_composite), op by op:
+ * no shape checks of its own: normalized_shape gives only the number of trailing dims to
+ * reduce (dims d-1, d-2, ..., none: all), the weight multiplies with broadcasting and type
+ * promotion. x = input.to(opmath) (float for the half types), rstd = rsqrt(mean(x^2, dims,
+ * keepdim) + eps) (eps a float for float/complex64, the compute type's epsilon by default),
+ * out = (x * rstd) [* weight], both made contiguous unless input suggests a channels-last
+ * format, out converted to the input's dtype (type_as). */
+static AOTITorchError rms_norm_composite(const char *op, AtenTensorHandle input, int64_t nn,
+                                         AtenTensorHandle weight, double *eps,
+                                         AtenTensorHandle *ret0, AtenTensorHandle *ret1) {
+    int32_t dt = input->dtype;
+    bool cplx = dt == SHIMRT_COMPLEX64 || dt == SHIMRT_COMPLEX128;
+    bool dbl = dt == SHIMRT_FLOAT64 || dt == SHIMRT_COMPLEX128;
+    int32_t acc = cplx || dbl ? dt : SHIMRT_FLOAT32;
+    double e = eps ? *eps : (dbl ? 2.220446049250313e-16 : 1.1920928955078125e-07);
+    if (!dbl) e = (float)e;
+    int64_t nd = input->ndim, rdims[SHIMRT_MAX_DIMS];
+    for (int64_t i = 0; i < nn; i++) rdims[i] = nd - i - 1;
+    bool keep_layout = nd >= 4 && nd <= 5 && shimrt_k_strides_like_cl(input);
+    shimrt_scalar two = {.kind = SHIMRT_SCALAR_KIND_INT, .d = 2, .i = 2};
+    shimrt_scalar es = {.kind = SHIMRT_SCALAR_KIND_FLOAT, .d = e};
+    shimrt_scalar one = {.kind = SHIMRT_SCALAR_KIND_INT, .d = 1, .i = 1};
+    AtenTensorHandle x = NULL, sq = NULL, ms = NULL, ma = NULL, rs = NULL, p = NULL, pw = NULL,
+                     pc = NULL, out = NULL, rc = NULL;
+    AOTITorchError err = AOTI_TORCH_FAILURE;
+    if (shimrt_k_to(op, input, acc, input->device_type, true, false, SHIMRT_MEMORY_FORMAT_PRESERVE,
+                    &x))
+        goto done;
+    /* pow(x, 2) is x * x in PyTorch's kernel (complex pow is not in the engine: the same) */
+    if ((cplx ? shimrt_cpu_mul_tensor(x, x, &sq) : shimrt_cpu_pow_tensor_scalar(x, two, &sq)) ||
+        shimrt_cpu_mean_dim(sq, rdims, nn, 1, NULL, &ms) ||
+        shimrt_cpu_add_scalar(ms, es, one, &ma) || shimrt_cpu_rsqrt(ma, &rs) ||
+        shimrt_cpu_mul_tensor(x, rs, &p) || (weight && shimrt_cpu_mul_tensor(p, weight, &pw)))
+        goto done;
+    AtenTensorHandle r = weight ? pw : p;
+    if (keep_layout) {
+        if (shimrt_k_to(op, r, dt, r->device_type, true, false, SHIMRT_MEMORY_FORMAT_PRESERVE,
+                        &out))
+            goto done;
+    } else if (shimrt_cpu_contiguous(r, SHIMRT_MEMORY_FORMAT_CONTIGUOUS, &pc) ||
+               shimrt_k_to(op, pc, dt, pc->device_type, true, false, SHIMRT_MEMORY_FORMAT_PRESERVE,
+                           &out))
+        goto done;
+    if (keep_layout) {
+        rc = rs;
+        rs = NULL;
+    } else if (shimrt_cpu_contiguous(rs, SHIMRT_MEMORY_FORMAT_CONTIGUOUS, &rc))
+        goto done;
+    *ret0 = out;
+    *ret1 = rc;
+    out = rc = NULL;
+    err = AOTI_TORCH_SUCCESS;
+done:
+    shimrt_tensor_free(x);
+    shimrt_tensor_free(sq);
+    shimrt_tensor_free(ms);
+    shimrt_tensor_free(ma);
+    shimrt_tensor_free(rs);
+    shimrt_tensor_free(p);
+    shimrt_tensor_free(pw);
+    shimrt_tensor_free(pc);
+    shimrt_tensor_free(out);
+    shimrt_tensor_free(rc);
+    return err;
+}
+
 AOTITorchError shimrt_cpu__fused_rms_norm(AtenTensorHandle input, const int64_t *normalized_shape,
                                           int64_t normalized_shape_len_, AtenTensorHandle weight,
                                           double *eps, AtenTensorHandle *ret0,
@@ -512,122 +578,8 @@ AOTITorchError shimrt_cpu__fused_rms_norm(AtenTensorHandle input, const int64_t 
     if (!shimrt_k_is_floating(dt) && !cplx)
         return shimrt_fail(op, "\"rms_norm\" not implemented for '%s'",
                            shimrt_dtype_torch_name(dt));
-    int64_t nn = normalized_shape_len_, nd = input->ndim;
-    if (nn < 1 || nn > nd)
-        return shimrt_fail(op, "Expected normalized_shape to be at least 1-dimensional and at "
-                               "most the input's dimensions");
-    for (int64_t i = 0; i < nn; i++)
-        if (input->sizes[nd - nn + i] != normalized_shape[i])
-            return shimrt_fail(op, "Given normalized_shape does not match the input's trailing "
-                                   "dimensions");
-    if (weight) {
-        bool ok = weight->ndim == nn;
-        for (int64_t i = 0; ok && i < nn; i++) ok = weight->sizes[i] == normalized_shape[i];
-        if (!ok) return shimrt_fail(op, "Expected weight to be of same shape as normalized_shape");
-    }
-    if (cplx) return shimrt_k_rms_norm_complex(op, input, nn, weight, eps, ret0, ret1);
-    int32_t acc = dt == SHIMRT_FLOAT64 ? SHIMRT_FLOAT64 : SHIMRT_FLOAT32;
-    /* default eps: the machine epsilon of the compute type (float for the half types) */
-    double e = eps ? *eps : (dt == SHIMRT_FLOAT64 ? 2.220446049250313e-16 : 1.1920928955078125e-07);
-    int64_t inner = 1, rshape[SHIMRT_MAX_DIMS];
-    for (int64_t i = 0; i < nd; i++) {
-        rshape[i] = i < nd - nn ? input->sizes[i] : 1;
-        if (i >= nd - nn) inner *= input->sizes[i];
-    }
-    int64_t rows = inner ? shimrt_numel(input) / inner : 1;
-    for (int64_t i = 0; i < nd - nn && !inner; i++) rows *= input->sizes[i];
-    AtenTensorHandle x = dense_as(op, input, nd, input->sizes, SHIMRT_FLOAT64);
-    AtenTensorHandle w =
-        x && weight ? dense_as(op, weight, nn, normalized_shape, SHIMRT_FLOAT64) : NULL;
-    AtenTensorHandle out = x ? shimrt_k_new(op, nd, input->sizes, dt) : NULL;
-    AtenTensorHandle rstd = out ? shimrt_k_new(op, nd, rshape, acc) : NULL;
-    if (!x || (weight && !w) || !out || !rstd) {
-        shimrt_tensor_free(x);
-        shimrt_tensor_free(w);
-        shimrt_tensor_free(out);
-        shimrt_tensor_free(rstd);
-        return AOTI_TORCH_FAILURE;
-    }
-    const double *xp = shimrt_data(x), *wp = w ? shimrt_data(w) : NULL;
-    size_t es = shimrt_dtype_size(dt), ras = shimrt_dtype_size(acc);
-    /* PyTorch's composite in the compute type (float for float32 and the half types):
-     * rstd = rsqrt(mean(x^2) + eps) with mean.dim's summation order (an empty row's mean is
-     * NaN; x^2 overflows to inf in float), out = x * rstd rounded to the input's dtype,
-     * then * weight rounded again */
-    AtenTensorHandle sq = shimrt_k_new(op, nd, input->sizes, acc), ms = NULL;
-    int64_t rdims[SHIMRT_MAX_DIMS];
-    for (int64_t i = 0; i < nn; i++) rdims[i] = nd - nn + i;
-    if (sq) {
-        for (int64_t i = 0, n = shimrt_numel(sq); i < n; i++) {
-            char *q = (char *)shimrt_data(sq) + (size_t)i * ras;
-            if (acc == SHIMRT_FLOAT32)
-                *(float *)(void *)q = (float)xp[i] * (float)xp[i];
-            else
-                *(double *)(void *)q = xp[i] * xp[i];
-        }
-        if (shimrt_cpu_mean_dim(sq, rdims, nn, 1, NULL, &ms)) ms = NULL;
-    }
-    if (!ms) {
-        shimrt_tensor_free(sq);
-        shimrt_tensor_free(x);
-        shimrt_tensor_free(w);
-        shimrt_tensor_free(out);
-        shimrt_tensor_free(rstd);
-        return AOTI_TORCH_FAILURE;
-    }
-    for (int64_t r = 0; r < rows; r++) {
-        double rs, mv = shimrt_k_load_f64((char *)shimrt_data(ms) + (size_t)r * ras, acc);
-        if (acc == SHIMRT_FLOAT32)
-            rs = 1.0f / sqrtf((float)mv + (float)e);
-        else
-            rs = 1.0 / sqrt(mv + e);
-        shimrt_k_store_f64((char *)shimrt_data(rstd) + (size_t)r * ras, acc, rs);
-        for (int64_t j = 0; j < inner; j++) {
-            char *o = (char *)shimrt_data(out) + (size_t)(r * inner + j) * es;
-            double v = acc == SHIMRT_FLOAT32 ? (double)((float)xp[r * inner + j] * (float)rs)
-                                             : xp[r * inner + j] * rs;
-            shimrt_k_store_f64(o, dt, v);
-            if (wp) {
-                v = shimrt_k_load_f64(o, dt);
-                shimrt_k_store_f64(
-                    o, dt, acc == SHIMRT_FLOAT32 ? (double)((float)v * (float)wp[j]) : v * wp[j]);
-            }
-        }
-    }
-    shimrt_tensor_free(sq);
-    shimrt_tensor_free(ms);
-    shimrt_tensor_free(x);
-    shimrt_tensor_free(w);
-    /* the layout of PyTorch's (input.contiguous() * rstd) * weight: TensorIterator's, op
-     * by op (contiguous(): self when already contiguous, size-1 strides as they are) */
-    int64_t l1[SHIMRT_MAX_DIMS], l2[SHIMRT_MAX_DIMS], cst[SHIMRT_MAX_DIMS];
-    struct AtenTensorOpaque in_c = *input;
-    if (shimrt_numel(input) && !shimrt_is_contiguous(input)) {
-        shimrt_contiguous_strides(nd, input->sizes, cst);
-        in_c.strides = cst;
-    }
-    const struct AtenTensorOpaque *ins[2] = {&in_c, rstd};
-    shimrt_k_iter_out_strides(2, ins, false, acc, 0, nd, input->sizes, l1);
-    struct AtenTensorOpaque prod = *out;
-    prod.strides = l1;
-    ins[0] = &prod, ins[1] = weight;
-    if (weight) shimrt_k_iter_out_strides(2, ins, false, acc, 0, nd, input->sizes, l2);
-    const int64_t *lst = weight ? l2 : l1;
-    if (nd && memcmp(lst, out->strides, (size_t)nd * sizeof *lst)) {
-        AtenTensorHandle laid =
-            shimrt_tensor_empty(op, nd, input->sizes, lst, dt, SHIMRT_DEV_CPU, -1);
-        if (!laid || shimrt_k_copy(op, laid, out)) {
-            shimrt_tensor_free(laid);
-            shimrt_tensor_free(out);
-            shimrt_tensor_free(rstd);
-            return AOTI_TORCH_FAILURE;
-        }
-        shimrt_tensor_free(out);
-        out = laid;
-    }
-    *ret0 = out;
-    *ret1 = rstd;
-    return AOTI_TORCH_SUCCESS;
+    (void)normalized_shape; /* only its length counts (the trailing dims reduced) */
+    return rms_norm_composite(op, input, normalized_shape_len_, weight, eps, ret0, ret1);
 }
 
 /* ---- repeat_interleave.Tensor --------------------------------------------------------------- */

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/internal.h"
 #include "cpu_kernels.h"
 #include "engine.h"
 #include "iter.h"
@@ -1014,6 +1015,37 @@ static void sm_vmath(bool lg, const float *x, float *y, int64_t n) {
     for (int64_t i = 0; i < n; i++) y[i] = lg ? logf(x[i]) : expf(x[i]);
 }
 #endif
+/* float64 as above: SLEEF's vector exp and log (4 lanes) on every element */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+__attribute__((target("avx2,fma"))) __m256d _ZGVdN4v_shimrt_vm_exp(__m256d);
+__attribute__((target("avx2,fma"))) __m256d _ZGVdN4v_shimrt_vm_log(__m256d);
+__attribute__((target("avx2,fma"))) static void sm_vec4d(bool lg, const double *x, double *y) {
+    __m256d v = _mm256_loadu_pd(x);
+    _mm256_storeu_pd(y, lg ? _ZGVdN4v_shimrt_vm_log(v) : _ZGVdN4v_shimrt_vm_exp(v));
+}
+static void sm_vmath_d(bool lg, const double *x, double *y, int64_t n) {
+    static int avx2 = -1;
+    if (avx2 < 0) {
+        __builtin_cpu_init();
+        avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+    }
+    for (int64_t i = 0; i < n; i += 4) {
+        double in[4] = {0}, out[4];
+        int64_t c = n - i < 4 ? n - i : 4;
+        memcpy(in, x + i, (size_t)c * sizeof(double));
+        if (avx2)
+            sm_vec4d(lg, in, out);
+        else
+            for (int l = 0; l < 4; l++) out[l] = lg ? log(in[l]) : exp(in[l]);
+        memcpy(y + i, out, (size_t)c * sizeof(double));
+    }
+}
+#else
+static void sm_vmath_d(bool lg, const double *x, double *y, int64_t n) {
+    for (int64_t i = 0; i < n; i++) y[i] = lg ? log(x[i]) : exp(x[i]);
+}
+#endif
+
 /* PyTorch's float lanes for its softmax kernels on this CPU: 16 with AVX-512 (F, BW, VL, DQ),
  * else 8 */
 static int sm_width(void) {
@@ -1060,6 +1092,114 @@ static void sm_row_f32(const float *x, float *out, int64_t n, bool logsm) {
     }
 }
 
+/* float64 along the last dim: the same steps in double (8 lanes with AVX-512, else 4) */
+static double sm_lanes_sum_d(const double *e, int64_t n) {
+    int W = sm_width() / 2;
+    if (n < W) {
+        double s = e[0];
+        for (int64_t i = 1; i < n; i++) s += e[i];
+        return s;
+    }
+    double acc[8];
+    for (int l = 0; l < W; l++) acc[l] = e[l];
+    int64_t d = W;
+    for (; d < n - (n % W); d += W)
+        for (int l = 0; l < W; l++) acc[l] += e[d + l];
+    for (int64_t l = 0; l < n - d; l++) acc[l] += e[d + l];
+    for (int h = W / 2; h >= 1; h /= 2)
+        for (int l = 0; l < h; l++) acc[l] += acc[l + h];
+    return acc[0];
+}
+
+static void sm_row_f64(const double *x, double *out, int64_t n, bool logsm) {
+    double mx = x[0];
+    for (int64_t i = 1; i < n; i++) mx = isnan(mx) || isnan(x[i]) ? NAN : (x[i] > mx ? x[i] : mx);
+    for (int64_t i = 0; i < n; i++) out[i] = x[i] - mx;
+    sm_vmath_d(false, out, out, n);
+    double sum = sm_lanes_sum_d(out, n);
+    if (logsm) {
+        double ls;
+        sm_vmath_d(true, &sum, &ls, 1);
+        for (int64_t i = 0; i < n; i++) out[i] = x[i] - mx - ls;
+    } else {
+        double r = 1 / sum;
+        for (int64_t i = 0; i < n; i++) out[i] *= r;
+    }
+}
+
+/* log_softmax of float16 / bfloat16 along the last dim: PyTorch's _vec_log_softmax_lastdim
+ * for the reduced types, in float: the row's max (NaN if any is), the sum of exp(x - max)
+ * (SLEEF's float vector exp, summed as the float32 kernel sums) stored in the type, its log
+ * (SLEEF's vector log) stored in the type, then x - max - log(sum) rounded once. */
+static float sm_r16(int32_t dt, float v) {
+    return dt == SHIMRT_FLOAT16 ? shimrt_half_to_float(shimrt_float_to_half(v))
+                                : shimrt_bf16_to_float(shimrt_float_to_bf16(v));
+}
+
+static void sm_logrow_16(int32_t dt, const uint16_t *x, uint16_t *y, int64_t n, float *e) {
+    float mx = 0, *t = e + n;
+    for (int64_t i = 0; i < n; i++) {
+        float v = dt == SHIMRT_FLOAT16 ? shimrt_half_to_float(x[i]) : shimrt_bf16_to_float(x[i]);
+        e[i] = v;
+        mx = i == 0 ? v : isnan(mx) || isnan(v) ? NAN : (v > mx ? v : mx);
+    }
+    for (int64_t i = 0; i < n; i++) t[i] = e[i] - mx;
+    sm_vmath(false, t, t, n);
+    float sum = sm_r16(dt, sm_lanes_sum(t, n)), ls;
+    sm_vmath(true, &sum, &ls, 1);
+    ls = sm_r16(dt, ls);
+    for (int64_t i = 0; i < n; i++) {
+        float v = e[i] - mx - ls;
+        y[i] = dt == SHIMRT_FLOAT16 ? shimrt_float_to_half(v) : shimrt_float_to_bf16(v);
+    }
+}
+
+/* log_softmax of float16 / bfloat16 along a dim that is not the last, as PyTorch's reduced
+ * type _vec_logsoftmax: in float per outer index and chunk of inner positions (vectors of
+ * 32 positions with AVX-512, else 16): the max over the dim without NaN (x > max), the sum
+ * of exp(x - max) (SLEEF's vector exp on the whole vectors, the C library's expf on the
+ * rest), SLEEF's vector log of the sums, x - max - log(sum) rounded once. One range. */
+static bool sm_log_inner_16(int32_t dt, const uint16_t *in, uint16_t *out, int64_t outer,
+                            int64_t dim, int64_t inner) {
+    int64_t W = sm_width() * 2, chunk = 131072 / (dim ? dim : 1) / 2;
+    chunk = (chunk > W ? chunk : W) / W * W;
+    float *mx = malloc((size_t)(chunk * 3 + dim * chunk) * sizeof(float));
+    if (!mx) return false;
+    float *sum = mx + chunk, *t = sum + chunk, *xb = t + chunk;
+    for (int64_t o = 0; o < outer; o++)
+        for (int64_t c0 = 0; c0 < inner; c0 += chunk) {
+            int64_t size = inner - c0 < chunk ? inner - c0 : chunk, nv = size / W * W;
+            for (int64_t q = 0; q < size; q++) mx[q] = -INFINITY, sum[q] = 0;
+            for (int64_t d = 0; d < dim; d++) {
+                const uint16_t *x = in + (o * dim + d) * inner + c0;
+                float *xf = xb + d * chunk;
+                for (int64_t q = 0; q < size; q++) {
+                    xf[q] = dt == SHIMRT_FLOAT16 ? shimrt_half_to_float(x[q])
+                                                 : shimrt_bf16_to_float(x[q]);
+                    mx[q] = xf[q] > mx[q] ? xf[q] : mx[q];
+                }
+            }
+            for (int64_t d = 0; d < dim; d++) {
+                const float *xf = xb + d * chunk;
+                for (int64_t q = 0; q < size; q++) t[q] = xf[q] - mx[q];
+                sm_vmath(false, t, t, nv);
+                for (int64_t q = nv; q < size; q++) t[q] = expf(t[q]);
+                for (int64_t q = 0; q < size; q++) sum[q] += t[q];
+            }
+            sm_vmath(true, sum, sum, size);
+            for (int64_t d = 0; d < dim; d++) {
+                const float *xf = xb + d * chunk;
+                uint16_t *y = out + (o * dim + d) * inner + c0;
+                for (int64_t q = 0; q < size; q++) {
+                    float v = xf[q] - mx[q] - sum[q];
+                    y[q] = dt == SHIMRT_FLOAT16 ? shimrt_float_to_half(v) : shimrt_float_to_bf16(v);
+                }
+            }
+        }
+    free(mx);
+    return true;
+}
+
 /* log_softmax of float32 along a dim that is not the last (inner > 1), as PyTorch's
  * _vec_log_softmax: per outer index and chunk of inner positions (CHUNK of them, at least
  * one vector), the maximum over the dim without NaN (x > max), the sum of exp(x - max) in
@@ -1104,12 +1244,121 @@ static void sm_log_inner_range(int64_t begin, int64_t end, void *vj) {
     free(mx);
 }
 
+static void sm_log_inner_range_d(int64_t begin, int64_t end, void *vj) {
+    sm_job *j = vj;
+    int64_t dim = j->len, inner = j->inner, W = sm_width() / 2;
+    int64_t chunk = 131072 / (dim ? dim : 1) / 8;
+    chunk = (chunk > W ? chunk : W) / W * W;
+    int64_t nchunks = (inner + chunk - 1) / chunk;
+    double *mx = malloc((size_t)chunk * 3 * sizeof(double));
+    if (!mx) {
+        j->oom = true;
+        return;
+    }
+    double *sum = mx + chunk, *t = sum + chunk;
+    const double *in = (const double *)(const void *)j->in;
+    double *out = (double *)(void *)j->out;
+    for (int64_t it = begin; it < end; it++) {
+        int64_t o = it / nchunks, c0 = it % nchunks * chunk;
+        int64_t size = inner - c0 < chunk ? inner - c0 : chunk, nv = size / W * W;
+        for (int64_t q = 0; q < size; q++) mx[q] = -INFINITY, sum[q] = 0;
+        for (int64_t d = 0; d < dim; d++) {
+            const double *x = in + (o * dim + d) * inner + c0;
+            for (int64_t q = 0; q < size; q++) mx[q] = x[q] > mx[q] ? x[q] : mx[q];
+        }
+        for (int64_t d = 0; d < dim; d++) {
+            const double *x = in + (o * dim + d) * inner + c0;
+            for (int64_t q = 0; q < size; q++) t[q] = x[q] - mx[q];
+            sm_vmath_d(false, t, t, nv);
+            for (int64_t q = nv; q < size; q++) t[q] = exp(t[q]);
+            for (int64_t q = 0; q < size; q++) sum[q] += t[q];
+        }
+        sm_vmath_d(true, sum, sum, size);
+        for (int64_t d = 0; d < dim; d++) {
+            const double *x = in + (o * dim + d) * inner + c0;
+            double *y = out + (o * dim + d) * inner + c0;
+            for (int64_t q = 0; q < size; q++) y[q] = x[q] - mx[q] - sum[q];
+        }
+    }
+    free(mx);
+}
+
+/* softmax of float32 / float64 along a dim that is not the last (inner > 1), as PyTorch's
+ * _vec_softmax over positions (outer, inner) in one range: W consecutive inner positions
+ * at a time where they fit in the row (the max over the dim NaN-propagating, exp(x - max)
+ * by SLEEF's vector exp, summed from 0 in dim order, then e / sum), the rest one position
+ * at a time (std::max from the first element, so a NaN counts only there; the C library's
+ * exp; e / sum). */
+#define SM_SOFT_INNER(T, SUF, W_, VM, EXP)                                                         \
+    static void sm_soft_inner_##SUF(const T *in, T *out, int64_t outer, int64_t dim,               \
+                                    int64_t inner, T *e) {                                         \
+        int64_t W = W_, total = outer * inner, idx = 0;                                            \
+        while (idx < total) {                                                                      \
+            int64_t o = idx / inner, c = idx % inner;                                              \
+            const T *x = in + o * dim * inner + c;                                                 \
+            T *y = out + o * dim * inner + c;                                                      \
+            if (c + W <= inner && idx + W <= total) {                                              \
+                T mx[16], sm[16];                                                                  \
+                for (int64_t l = 0; l < W; l++) mx[l] = x[l], sm[l] = 0;                           \
+                for (int64_t d = 1; d < dim; d++)                                                  \
+                    for (int64_t l = 0; l < W; l++) {                                              \
+                        T v = x[d * inner + l];                                                    \
+                        mx[l] = isnan(mx[l]) || isnan(v) ? (T)NAN : (v > mx[l] ? v : mx[l]);       \
+                    }                                                                              \
+                for (int64_t d = 0; d < dim; d++) {                                                \
+                    for (int64_t l = 0; l < W; l++) e[l] = x[d * inner + l] - mx[l];               \
+                    VM(false, e, e, W);                                                            \
+                    for (int64_t l = 0; l < W; l++) y[d * inner + l] = e[l], sm[l] += e[l];        \
+                }                                                                                  \
+                for (int64_t d = 0; d < dim; d++)                                                  \
+                    for (int64_t l = 0; l < W; l++) y[d * inner + l] /= sm[l];                     \
+                idx += W;                                                                          \
+            } else {                                                                               \
+                int64_t tail = idx + W > total ? total - idx : inner - c;                          \
+                for (int64_t i = 0; i < tail; i++) {                                               \
+                    int64_t oo = (idx + i) / inner, cc = (idx + i) % inner;                        \
+                    const T *xx = in + oo * dim * inner + cc;                                      \
+                    T *yy = out + oo * dim * inner + cc, mx = xx[0], sm = 0;                       \
+                    for (int64_t d = 1; d < dim; d++)                                              \
+                        mx = mx < xx[d * inner] ? xx[d * inner] : mx;                              \
+                    for (int64_t d = 0; d < dim; d++) {                                            \
+                        yy[d * inner] = EXP(xx[d * inner] - mx);                                   \
+                        sm += yy[d * inner];                                                       \
+                    }                                                                              \
+                    for (int64_t d = 0; d < dim; d++) yy[d * inner] = yy[d * inner] / sm;          \
+                }                                                                                  \
+                idx += tail;                                                                       \
+            }                                                                                      \
+        }                                                                                          \
+    }
+SM_SOFT_INNER(float, f32, sm_width(), sm_vmath, expf)
+SM_SOFT_INNER(double, f64, sm_width() / 2, sm_vmath_d, exp)
+
 static void sm_range(int64_t begin, int64_t end, void *vj) {
     sm_job *j = vj;
     if (j->inner == 1 && j->idt == SHIMRT_FLOAT32 && j->odt == SHIMRT_FLOAT32 && j->len > 0) {
         for (int64_t line = begin; line < end; line++)
             sm_row_f32((const float *)(const void *)j->in + line * j->len,
                        (float *)(void *)j->out + line * j->len, j->len, j->logsm);
+        return;
+    }
+    if (j->inner == 1 && j->logsm && j->idt == j->odt &&
+        (j->idt == SHIMRT_FLOAT16 || j->idt == SHIMRT_BFLOAT16) && j->len > 0) {
+        float *e = malloc((size_t)j->len * 3 * sizeof *e);
+        if (!e) {
+            j->oom = true;
+            return;
+        }
+        for (int64_t line = begin; line < end; line++)
+            sm_logrow_16(j->idt, (const uint16_t *)(const void *)j->in + line * j->len,
+                         (uint16_t *)(void *)j->out + line * j->len, j->len, e);
+        free(e);
+        return;
+    }
+    if (j->inner == 1 && j->idt == SHIMRT_FLOAT64 && j->odt == SHIMRT_FLOAT64 && j->len > 0) {
+        for (int64_t line = begin; line < end; line++)
+            sm_row_f64((const double *)(const void *)j->in + line * j->len,
+                       (double *)(void *)j->out + line * j->len, j->len, j->logsm);
         return;
     }
     double stackbuf[1024], *buf = stackbuf;
@@ -1172,14 +1421,48 @@ static AOTITorchError softmax_impl(const char *op, bool logsm, AtenTensorHandle 
                 1,
                 false};
     for (int64_t k = d + 1; k < self->ndim; k++) j.inner *= self->sizes[k];
-    if (logsm && j.inner > 1 && j.idt == SHIMRT_FLOAT32 && odt == SHIMRT_FLOAT32 && j.len > 0) {
-        int64_t W = sm_width(), chunk = 131072 / j.len / 4;
+    bool f32 = j.idt == SHIMRT_FLOAT32 && odt == SHIMRT_FLOAT32;
+    bool f64 = j.idt == SHIMRT_FLOAT64 && odt == SHIMRT_FLOAT64;
+    bool h16 = j.idt == odt && (odt == SHIMRT_FLOAT16 || odt == SHIMRT_BFLOAT16);
+    /* PyTorch's lastdim kernels only for the last dim; another dim (even with nothing
+     * after it) takes the general ones */
+    bool inner_k = self->ndim > 0 && d != self->ndim - 1;
+    if (shimrt_numel(self) == 0) { /* (no line to compute) */
+        shimrt_tensor_free(tmp);
+        *ret0 = out;
+        return AOTI_TORCH_SUCCESS;
+    }
+    if (logsm && inner_k && h16 && j.len > 0) {
+        bool ok = sm_log_inner_16(odt, shimrt_data(in), shimrt_data(out),
+                                  shimrt_numel(self) / (j.len * j.inner), j.len, j.inner);
+        shimrt_tensor_free(tmp);
+        if (!ok) {
+            shimrt_tensor_free(out);
+            return shimrt_fail(op, "out of memory");
+        }
+        *ret0 = out;
+        return AOTI_TORCH_SUCCESS;
+    }
+    if (!logsm && inner_k && (f32 || f64) && j.len > 0) {
+        double e[16];
+        int64_t outer = shimrt_numel(self) / (j.len * j.inner);
+        if (f32)
+            sm_soft_inner_f32(shimrt_data(in), shimrt_data(out), outer, j.len, j.inner,
+                              (float *)(void *)e);
+        else
+            sm_soft_inner_f64(shimrt_data(in), shimrt_data(out), outer, j.len, j.inner, e);
+        shimrt_tensor_free(tmp);
+        *ret0 = out;
+        return AOTI_TORCH_SUCCESS;
+    }
+    if (logsm && inner_k && (f32 || f64) && j.len > 0) {
+        int64_t W = f32 ? sm_width() : sm_width() / 2, chunk = 131072 / j.len / (f32 ? 4 : 8);
         chunk = (chunk > W ? chunk : W) / W * W;
         int64_t tasks = shimrt_numel(self) / (j.len * j.inner) * ((j.inner + chunk - 1) / chunk);
         if (tasks * j.len * chunk <= RGRAIN)
-            sm_log_inner_range(0, tasks, &j);
+            (f32 ? sm_log_inner_range : sm_log_inner_range_d)(0, tasks, &j);
         else
-            torch_parallel_for(0, tasks, 1, sm_log_inner_range, &j);
+            torch_parallel_for(0, tasks, 1, f32 ? sm_log_inner_range : sm_log_inner_range_d, &j);
         shimrt_tensor_free(tmp);
         if (j.oom) {
             shimrt_tensor_free(out);

@@ -758,7 +758,7 @@ def wide_line_family():
                          [T(y), size, fill, Ret()],
                          lambda y=y, size=size, fill=fill: A.nonzero_static(y, size=size,
                                                                             fill_value=fill))
-    # _fused_rms_norm of complex inputs (complex.c): rsqrt(mean(x * x) + eps) in the complex
+    # _fused_rms_norm of complex inputs (misc.c, the composite): rsqrt(mean(x * x) + eps) in the complex
     # type; weights complex or real, of the input's precision or the other one
     for dt in (torch.complex64, torch.complex128):
         for shape, ns in (([2, 3, 4], [4]), ([2, 3, 4], [3, 4]), ([5], [5]), ([0, 4], [4]),
