@@ -1049,6 +1049,37 @@ static int64_t raw_elems(AtenTensorHandle t) { /* elements from t's data to its 
         if (g_in[k].view == t) return p ? (g_in[k].lo + g_in[k].bytes - (char *)p) / elsize(dt) : 0;
     return 0;
 }
+/* The same for two backward kernels PyTorch runs unchecked (seen as SIGSEGV and glibc's
+ * heap-corruption abort): _pdist_backward reads grad and pdist as n * (n - 1) / 2 distances
+ * of self's n = size(0) rows of size(1) elements, whatever their sizes;
+ * _adaptive_avg_pool2d/3d_backward reads grad_output as self's planes (every dim but the
+ * last 2 or 3 equal to self's). */
+static bool backward_unsafe(const entry *e, const argval *vals) {
+    bool pd = name_is(e, "_pdist_backward");
+    int sp = name_is(e, "_adaptive_avg_pool2d_backward")   ? 2
+             : name_is(e, "_adaptive_avg_pool3d_backward") ? 3
+                                                           : 0;
+    if (!pd && !sp) return false;
+    int64_t nd[4] = {0}, *sz[4] = {0}, numel[4] = {0};
+    int nt = pd ? 4 : 2;
+    for (int i = 0; i < nt; i++) {
+        if (pd && i == 2) continue; /* p */
+        if (!vals[i].nt || !vals[i].t[0] || aoti_torch_get_dim(vals[i].t[0], &nd[i]) ||
+            aoti_torch_get_sizes(vals[i].t[0], &sz[i]) ||
+            aoti_torch_get_numel(vals[i].t[0], &numel[i]))
+            return false;
+    }
+    if (pd) { /* (fewer than two rows crash it as well) */
+        if (nd[1] != 2 || sz[1][0] < 2) return true;
+        int64_t n = sz[1][0], need = n * (n - 1) / 2;
+        return numel[0] < need || numel[3] < need;
+    }
+    if (nd[0] != nd[1] || nd[1] < sp) return true;
+    for (int64_t d = 0; d < nd[1]; d++) /* (and a self without positions: a division by 0) */
+        if (d < nd[1] - sp ? sz[0][d] != sz[1][d] : sz[1][d] == 0) return true;
+    return false;
+}
+
 static bool fq_unsafe(const entry *e, const argval *vals) {
     if (!name_is(e, "_fused_moving_avg_obs_fq_helper") &&
         !name_is(e, "_fused_moving_avg_obs_fq_helper_functional"))
@@ -1138,7 +1169,8 @@ static void one_call(uint64_t seed, int64_t k, FILE *out) {
                 fprintf(stderr, " %.17g", v->d);
             fputc('\n', stderr);
         }
-    if (attention_unsafe(e, vals) || fq_unsafe(e, vals)) g_setup_failed = true;
+    if (attention_unsafe(e, vals) || fq_unsafe(e, vals) || backward_unsafe(e, vals))
+        g_setup_failed = true;
     int rc;
     /* resize_, resize_as_: the storage they grow is unset, in PyTorch too (no values to
      * compare, and reading them is an uninitialized read under valgrind) */

@@ -252,8 +252,11 @@ static AOTITorchError bp_run(const char *op, bp_ctx *c, AtenTensorHandle grad,
     }
     if (own_g) shimrt_tensor_free(g);
     if (own_i) shimrt_tensor_free(ix);
+    /* (PyTorch's adaptive average backward takes self's suggest_memory_format, which says
+     * channels-last for strides like it even when they are contiguous too, size-1 C) */
+    bool adavg2 = c->kind == BP_ADAVG && !c->three;
     if (!err && !c->plain && (nd == 4 || nd == 5) && shimrt_k_strides_like_cl(self) &&
-        !shimrt_is_contiguous(self)) {
+        (adavg2 || !shimrt_is_contiguous(self))) {
         err = shimrt_pl_channels_last(op, &gi);
     }
     if (err) {
