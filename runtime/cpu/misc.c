@@ -376,13 +376,15 @@ static AOTITorchError searchsorted_impl(const char *op, AtenTensorHandle seq,
                                    "size");
     }
     if (values && shimrt_numel(values) > 0 &&
-        (sh_dtype_wide(seq->dtype) || sh_dtype_wide(values->dtype))) {
-        /* PyTorch searches in the common dtype of both (no values: no kernel, no promotion);
-         * its kernel has no uint16/32/64 or complex */
+        (sh_dtype_wide(seq->dtype) || sh_dtype_wide(values->dtype) ||
+         seq->dtype != values->dtype)) {
+        /* PyTorch searches in the common dtype of both (no values: no kernel, no promotion;
+         * a 0-d int16 255 beside int8 boundaries is searched as int8 -1); its kernel has no
+         * uint16/32/64 or complex */
         const struct AtenTensorOpaque *both[2] = {seq, values};
         int32_t rt = sh_result_type_wide(op, "searchsorted_out_cpu", 2, both, NULL);
         if (rt == -2) return AOTI_TORCH_FAILURE;
-        if (!shimrt_k_is_floating(rt))
+        if (sh_dtype_wide(rt)) /* (a 0-d uint beside an int8 boundary tensor searches int8) */
             return shimrt_fail(op, "\"searchsorted_out_cpu\" not implemented for '%s'",
                                shimrt_dtype_torch_name(rt));
         AtenTensorHandle cs = dense_as(op, seq, seq->ndim, seq->sizes, rt);
