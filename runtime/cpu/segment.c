@@ -65,11 +65,17 @@ AOTITorchError shimrt_cpu_index_reduce(AtenTensorHandle self, int64_t dim, AtenT
                            shimrt_k_fmt_shape(a, sizeof a, self->ndim, self->sizes),
                            shimrt_k_fmt_shape(b, sizeof b, source->ndim, source->sizes));
     }
-    /* PyTorch's kernel fills the excluded positions first, dispatching on all types but
-     * bool and complex */
-    if (!include_self && (self->dtype == SHIMRT_BOOL || shimrt_dtype_is_complex(self->dtype)))
-        return shimrt_fail(op, "\"index_reduce_func_exclude_input_init\" not implemented for '%s'",
-                           shimrt_dtype_torch_name(self->dtype));
+    /* PyTorch's kernel fills the excluded positions first, then reduces, each dispatching on
+     * all types but bool, complex and uint16/32/64 */
+    int32_t sdt = self->dtype;
+    if ((sdt == SHIMRT_BOOL || shimrt_dtype_is_complex(sdt) || sdt == SHIMRT_UINT16 ||
+         sdt == SHIMRT_UINT32 || sdt == SHIMRT_UINT64) &&
+        (!include_self || nidx > 0 || self->ndim <= 1)) /* the kernel's dispatch, either
+                                                          * pass (a self of more dims and no
+                                                          * index: no reduction loop) */
+        return shimrt_fail(op, "\"%s\" not implemented for '%s'",
+                           include_self ? "index_func_" : "index_reduce_func_exclude_input_init",
+                           shimrt_dtype_torch_name(sdt));
     int64_t limit = self->ndim ? self->sizes[dim] : 1;
     int64_t *iv = malloc((size_t)(nidx ? nidx : 1) * sizeof *iv);
     if (!iv) return shimrt_fail(op, "out of memory");
