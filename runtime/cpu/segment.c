@@ -67,12 +67,11 @@ AOTITorchError shimrt_cpu_index_reduce(AtenTensorHandle self, int64_t dim, AtenT
     }
     /* PyTorch's kernel fills the excluded positions first, then reduces, each dispatching on
      * all types but bool, complex and uint16/32/64 */
+    /* (a self of more than one dim and no index runs no reduction loop, so no dispatch) */
     int32_t sdt = self->dtype;
     if ((sdt == SHIMRT_BOOL || shimrt_dtype_is_complex(sdt) || sdt == SHIMRT_UINT16 ||
          sdt == SHIMRT_UINT32 || sdt == SHIMRT_UINT64) &&
-        (!include_self || nidx > 0 || self->ndim <= 1)) /* the kernel's dispatch, either
-                                                          * pass (a self of more dims and no
-                                                          * index: no reduction loop) */
+        (!include_self || nidx > 0 || self->ndim <= 1))
         return shimrt_fail(op, "\"%s\" not implemented for '%s'",
                            include_self ? "index_func_" : "index_reduce_func_exclude_input_init",
                            shimrt_dtype_torch_name(sdt));
