@@ -8,6 +8,7 @@
 
 #include "../core/internal.h"
 #include "cpu_kernels.h"
+#include "elems.h"
 #include "engine.h"
 #include "iter.h"
 #include "loops.h"
@@ -1048,15 +1049,7 @@ static void sm_vmath_d(bool lg, const double *x, double *y, int64_t n) {
 
 /* PyTorch's float lanes for its softmax kernels on this CPU: 16 with AVX-512 (F, BW, VL, DQ),
  * else 8 */
-static int sm_width(void) {
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-    __builtin_cpu_init();
-    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-        __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq"))
-        return 16;
-#endif
-    return 8;
-}
+static int sm_width(void) { return shimrt_e_pt_vec_bytes() / 4; }
 
 static float sm_lanes_sum(const float *e, int64_t n) {
     int W = sm_width();
@@ -1205,83 +1198,49 @@ static bool sm_log_inner_16(int32_t dt, const uint16_t *in, uint16_t *out, int64
  * one vector), the maximum over the dim without NaN (x > max), the sum of exp(x - max) in
  * dim order (SLEEF's vector exp on the chunk's whole vectors of W lanes, the C library's
  * expf on the rest), SLEEF's vector log of the sums, then x - max - log(sum). */
-static void sm_log_inner_range(int64_t begin, int64_t end, void *vj) {
-    sm_job *j = vj;
-    int64_t dim = j->len, inner = j->inner, W = sm_width();
-    int64_t chunk = 131072 / (dim ? dim : 1) / 4;
-    chunk = (chunk > W ? chunk : W) / W * W;
-    int64_t nchunks = (inner + chunk - 1) / chunk;
-    float *mx = malloc((size_t)chunk * 3 * sizeof(float));
-    if (!mx) {
-        j->oom = true;
-        return;
+/* (one body for float and double: T, the lanes' divisor of sm_width, the chunk's element
+ * size, the vector math and the C library's exp) */
+#define SM_LOG_INNER(NAME, T, WDIV, ES, VMATH, EXPF)                                               \
+    static void NAME(int64_t begin, int64_t end, void *vj) {                                       \
+        sm_job *j = vj;                                                                            \
+        int64_t dim = j->len, inner = j->inner, W = sm_width() / (WDIV);                           \
+        int64_t chunk = 131072 / (dim ? dim : 1) / (ES);                                           \
+        chunk = (chunk > W ? chunk : W) / W * W;                                                   \
+        int64_t nchunks = (inner + chunk - 1) / chunk;                                             \
+        T *mx = malloc((size_t)chunk * 3 * sizeof(T));                                             \
+        if (!mx) {                                                                                 \
+            j->oom = true;                                                                         \
+            return;                                                                                \
+        }                                                                                          \
+        T *sum = mx + chunk, *t = sum + chunk;                                                     \
+        const T *in = (const T *)(const void *)j->in;                                              \
+        T *out = (T *)(void *)j->out;                                                              \
+        for (int64_t it = begin; it < end; it++) {                                                 \
+            int64_t o = it / nchunks, c0 = it % nchunks * chunk;                                   \
+            int64_t size = inner - c0 < chunk ? inner - c0 : chunk, nv = size / W * W;             \
+            for (int64_t q = 0; q < size; q++) mx[q] = -INFINITY, sum[q] = 0;                      \
+            for (int64_t d = 0; d < dim; d++) {                                                    \
+                const T *x = in + (o * dim + d) * inner + c0;                                      \
+                for (int64_t q = 0; q < size; q++) mx[q] = x[q] > mx[q] ? x[q] : mx[q];            \
+            }                                                                                      \
+            for (int64_t d = 0; d < dim; d++) {                                                    \
+                const T *x = in + (o * dim + d) * inner + c0;                                      \
+                for (int64_t q = 0; q < size; q++) t[q] = x[q] - mx[q];                            \
+                VMATH(false, t, t, nv);                                                            \
+                for (int64_t q = nv; q < size; q++) t[q] = EXPF(t[q]);                             \
+                for (int64_t q = 0; q < size; q++) sum[q] += t[q];                                 \
+            }                                                                                      \
+            VMATH(true, sum, sum, size);                                                           \
+            for (int64_t d = 0; d < dim; d++) {                                                    \
+                const T *x = in + (o * dim + d) * inner + c0;                                      \
+                T *y = out + (o * dim + d) * inner + c0;                                           \
+                for (int64_t q = 0; q < size; q++) y[q] = x[q] - mx[q] - sum[q];                   \
+            }                                                                                      \
+        }                                                                                          \
+        free(mx);                                                                                  \
     }
-    float *sum = mx + chunk, *t = sum + chunk;
-    const float *in = (const float *)(const void *)j->in;
-    float *out = (float *)(void *)j->out;
-    for (int64_t it = begin; it < end; it++) {
-        int64_t o = it / nchunks, c0 = it % nchunks * chunk;
-        int64_t size = inner - c0 < chunk ? inner - c0 : chunk, nv = size / W * W;
-        for (int64_t q = 0; q < size; q++) mx[q] = -INFINITY, sum[q] = 0;
-        for (int64_t d = 0; d < dim; d++) {
-            const float *x = in + (o * dim + d) * inner + c0;
-            for (int64_t q = 0; q < size; q++) mx[q] = x[q] > mx[q] ? x[q] : mx[q];
-        }
-        for (int64_t d = 0; d < dim; d++) {
-            const float *x = in + (o * dim + d) * inner + c0;
-            for (int64_t q = 0; q < size; q++) t[q] = x[q] - mx[q];
-            sm_vmath(false, t, t, nv);
-            for (int64_t q = nv; q < size; q++) t[q] = expf(t[q]);
-            for (int64_t q = 0; q < size; q++) sum[q] += t[q];
-        }
-        sm_vmath(true, sum, sum, size);
-        for (int64_t d = 0; d < dim; d++) {
-            const float *x = in + (o * dim + d) * inner + c0;
-            float *y = out + (o * dim + d) * inner + c0;
-            for (int64_t q = 0; q < size; q++) y[q] = x[q] - mx[q] - sum[q];
-        }
-    }
-    free(mx);
-}
-
-static void sm_log_inner_range_d(int64_t begin, int64_t end, void *vj) {
-    sm_job *j = vj;
-    int64_t dim = j->len, inner = j->inner, W = sm_width() / 2;
-    int64_t chunk = 131072 / (dim ? dim : 1) / 8;
-    chunk = (chunk > W ? chunk : W) / W * W;
-    int64_t nchunks = (inner + chunk - 1) / chunk;
-    double *mx = malloc((size_t)chunk * 3 * sizeof(double));
-    if (!mx) {
-        j->oom = true;
-        return;
-    }
-    double *sum = mx + chunk, *t = sum + chunk;
-    const double *in = (const double *)(const void *)j->in;
-    double *out = (double *)(void *)j->out;
-    for (int64_t it = begin; it < end; it++) {
-        int64_t o = it / nchunks, c0 = it % nchunks * chunk;
-        int64_t size = inner - c0 < chunk ? inner - c0 : chunk, nv = size / W * W;
-        for (int64_t q = 0; q < size; q++) mx[q] = -INFINITY, sum[q] = 0;
-        for (int64_t d = 0; d < dim; d++) {
-            const double *x = in + (o * dim + d) * inner + c0;
-            for (int64_t q = 0; q < size; q++) mx[q] = x[q] > mx[q] ? x[q] : mx[q];
-        }
-        for (int64_t d = 0; d < dim; d++) {
-            const double *x = in + (o * dim + d) * inner + c0;
-            for (int64_t q = 0; q < size; q++) t[q] = x[q] - mx[q];
-            sm_vmath_d(false, t, t, nv);
-            for (int64_t q = nv; q < size; q++) t[q] = exp(t[q]);
-            for (int64_t q = 0; q < size; q++) sum[q] += t[q];
-        }
-        sm_vmath_d(true, sum, sum, size);
-        for (int64_t d = 0; d < dim; d++) {
-            const double *x = in + (o * dim + d) * inner + c0;
-            double *y = out + (o * dim + d) * inner + c0;
-            for (int64_t q = 0; q < size; q++) y[q] = x[q] - mx[q] - sum[q];
-        }
-    }
-    free(mx);
-}
+SM_LOG_INNER(sm_log_inner_range, float, 1, 4, sm_vmath, expf)
+SM_LOG_INNER(sm_log_inner_range_d, double, 2, 8, sm_vmath_d, exp)
 
 /* softmax of float32 / float64 along a dim that is not the last (inner > 1), as PyTorch's
  * _vec_softmax over positions (outer, inner) in one range: W consecutive inner positions
