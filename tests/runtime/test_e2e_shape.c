@@ -12,10 +12,11 @@ typedef void (*index_map)(const int64_t *ridx, int64_t *aidx, const int64_t *arg
 static void check_map(int p, const char *op, T a, T r, bool alias, index_map map,
                       const int64_t *arg) {
     cr_assert_eq(dtype_of(r), dtype_of(a), "[%s] %s: dtype", path_name[p], op);
+    int64_t nd = ndim_of(r), *s = sizes_of(r), idx[MAXD] = {0}, src[MAXD] = {0};
+    /* a tensor without elements has no data pointer (NULL, as PyTorch's): nothing to share */
+    if (numel_of(r) == 0) return;
     cr_assert_eq(same_storage(a, r), alias, "[%s] %s: shares storage %d, want %d", path_name[p], op,
                  same_storage(a, r), alias);
-    int64_t nd = ndim_of(r), *s = sizes_of(r), idx[MAXD] = {0}, src[MAXD] = {0};
-    if (numel_of(r) == 0) return;
     do {
         map(idx, src, arg);
         if (alias)
