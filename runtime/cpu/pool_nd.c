@@ -226,8 +226,9 @@ AOTITorchError shimrt_pl_run(const char *op, AtenTensorHandle self, shimrt_pl *c
     if (planes_n * osz > 0) torch_parallel_for(0, planes_n, 1 + 16384 / (osz + 1), pool_planes, &j);
     if (in != self) shimrt_tensor_free(in);
     AOTITorchError err = AOTI_TORCH_SUCCESS;
-    if (!c->dense_out && nd == c->nsp + 2 && shimrt_k_strides_like_cl(self) &&
-        !shimrt_is_contiguous(self)) {
+    /* PyTorch's suggest_memory_format: channels-last for strides like it, also when they are
+     * contiguous too (a size-1 C or spatial size) */
+    if (!c->dense_out && nd == c->nsp + 2 && shimrt_k_strides_like_cl(self)) {
         err = shimrt_pl_channels_last(op, &out);
         if (!err && ix) err = shimrt_pl_channels_last(op, &ix);
     }
