@@ -421,6 +421,20 @@ AOTITorchError shimrt_cpu_cat_out(AtenTensorHandle out, const AtenTensorHandle *
                                   int64_t tensors_len_, int64_t dim) {
     static const char op[] = "cat.out";
     if (cpu_inputs(op, tensors, tensors_len_)) return AOTI_TORCH_FAILURE;
+    /* an out that PyTorch resizes takes the inputs' format (its resize_out restrides a
+     * resized out to the meta's memory format): channels-last when every input suggests it */
+    int64_t ndim, sizes[SHIMRT_MAX_DIMS], st[SHIMRT_MAX_DIMS], d = dim;
+    int32_t dt;
+    if (!shimrt_k_cat_shape(op, tensors, tensors_len_, &d, &ndim, sizes, &dt) &&
+        shimrt_tensor_valid(out) && out->defined &&
+        (dt == out->dtype || shimrt_k_can_cast(dt, out->dtype)) &&
+        cat_channels_last(tensors, tensors_len_) &&
+        !(out->ndim == ndim && !memcmp(out->sizes, sizes, (size_t)ndim * sizeof *sizes))) {
+        shimrt_k_channels_last_strides(ndim, sizes, st);
+        if (shimrt_resize_output(op, out, ndim, sizes) ||
+            shimrt_tensor_set_geometry(op, out, ndim, sizes, st))
+            return AOTI_TORCH_FAILURE;
+    }
     return shimrt_k_cat_out(op, tensors, tensors_len_, dim, out);
 }
 

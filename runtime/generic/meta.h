@@ -272,7 +272,7 @@ AOTITorchError shimrt_k_cat_new(const char *op, const AtenTensorHandle *ts, int6
  * float64); dim wrapped into *out (a 0-dim tensor takes -1 and 0). */
 AOTITorchError shimrt_k_sort_check(const char *op, const struct AtenTensorOpaque *self, int64_t dim,
                                    int32_t device_type, int64_t *out);
-/* cat into out, which must already have the result's size (no resizing). */
+/* cat into out, resized to the result's size (PyTorch's resize_output) when it has another. */
 AOTITorchError shimrt_k_cat_out(const char *op, const AtenTensorHandle *ts, int64_t n, int64_t dim,
                                 AtenTensorHandle out);
 
