@@ -23,12 +23,11 @@
 
 #include "cxx_boundary.h"
 
-extern "C" {
-
-int shimrt_cxx_call_kernel(void (*fn)(uint64_t *, uint64_t, uint64_t), uint64_t *stack,
-                           uint64_t num_args, uint64_t num_outputs, char *msg, size_t cap) {
+/* Runs f; a C++ exception it throws stops here: its what() (or a fixed text) goes into msg
+ * and 1 is returned, else 0. */
+template <typename F> static int guarded(F &&f, char *msg, size_t cap) {
     try {
-        fn(stack, num_args, num_outputs);
+        f();
         return 0;
     } catch (const std::exception &e) {
         std::snprintf(msg, cap, "%s", e.what());
@@ -38,17 +37,16 @@ int shimrt_cxx_call_kernel(void (*fn)(uint64_t *, uint64_t, uint64_t), uint64_t 
     return 1;
 }
 
+extern "C" {
+
+int shimrt_cxx_call_kernel(void (*fn)(uint64_t *, uint64_t, uint64_t), uint64_t *stack,
+                           uint64_t num_args, uint64_t num_outputs, char *msg, size_t cap) {
+    return guarded([&] { fn(stack, num_args, num_outputs); }, msg, cap);
+}
+
 int shimrt_cxx_call_range(void (*fn)(int64_t, int64_t, void *), int64_t begin, int64_t end,
                           void *ctx, char *msg, size_t cap) {
-    try {
-        fn(begin, end, ctx);
-        return 0;
-    } catch (const std::exception &e) {
-        std::snprintf(msg, cap, "%s", e.what());
-    } catch (...) {
-        std::snprintf(msg, cap, "%s", "unknown C++ exception (not derived from std::exception)");
-    }
-    return 1;
+    return guarded([&] { fn(begin, end, ctx); }, msg, cap);
 }
 
 uint64_t *shimrt_cxx_cell_new(void) { return new (std::nothrow) uint64_t(0); }

@@ -25,9 +25,10 @@ AOTITorchError shimrt_k_gemm(const char *op, int32_t dt, int64_t n, int64_t k, i
                              int64_t bcs, void *c, double alpha, double beta);
 /* addmm's beta and alpha as PyTorch's gemm takes them, converted (checked) to the product's
  * opmath type (float for float16 and bfloat16, else the dtype itself): a value beyond it
- * fails with PyTorch's message. Only when a product is computed (n, k, m all non-zero). */
+ * fails with PyTorch's message when a product is computed (n, k, m all non-zero); for the
+ * float opmath beta (and alpha, with a product) is then rounded to float in place. */
 AOTITorchError shimrt_k_gemm_scalars(const char *op, int32_t dt, int64_t n, int64_t k, int64_t m,
-                                     double beta, double alpha);
+                                     double *beta, double *alpha);
 /* shimrt_k_gemm for one matrix of bmm / baddbmm: PyTorch's own unfused loop below 400
  * multiply-adds per matrix (special values as PyTorch's, linalg.c). */
 AOTITorchError shimrt_k_gemm_bmm(const char *op, int32_t dt, int64_t n, int64_t k, int64_t m,

@@ -141,8 +141,8 @@ AOTITorchError shimrt_cpu_addmm_out(AtenTensorHandle out, AtenTensorHandle self,
         if (direct(out, 2, shape, mat1->dtype, mat1, mat2) &&
             (beta == 0 || bias_in_place(op, out, self, &err))) {
             if (err) return err;
-            if (shimrt_k_gemm_scalars(op, mat1->dtype, shape[0], mat1->sizes[1], shape[1], beta,
-                                      alpha))
+            if (shimrt_k_gemm_scalars(op, mat1->dtype, shape[0], mat1->sizes[1], shape[1], &beta,
+                                      &alpha))
                 return AOTI_TORCH_FAILURE;
             return shimrt_k_gemm(op, mat1->dtype, shape[0], mat1->sizes[1], shape[1],
                                  shimrt_data(mat1), mat1->strides[0], mat1->strides[1],

@@ -586,7 +586,7 @@ static AOTITorchError mm_impl(const char *op, AtenTensorHandle self, AtenTensorH
                                (long long)(bias->ndim ? bias->sizes[0] : 0), (long long)n,
                                (long long)m);
     }
-    if (bias && shimrt_k_gemm_scalars(op, dt, n, k, m, beta, alpha)) return AOTI_TORCH_FAILURE;
+    if (bias && shimrt_k_gemm_scalars(op, dt, n, k, m, &beta, &alpha)) return AOTI_TORCH_FAILURE;
     AtenTensorHandle out = shimrt_k_empty_like_dev(op, self, 2, shape, NULL, dt);
     if (!out) return AOTI_TORCH_FAILURE;
     if (bias && beta != 0) {
@@ -783,12 +783,16 @@ AOTITorchError shimrt_k_gemm_bmm(const char *op, int32_t dt, int64_t n, int64_t 
 }
 
 AOTITorchError shimrt_k_gemm_scalars(const char *op, int32_t dt, int64_t n, int64_t k, int64_t m,
-                                     double beta, double alpha) {
-    if (n == 0 || k == 0 || m == 0) return AOTI_TORCH_SUCCESS;
+                                     double *beta, double *alpha) {
     int32_t opmath = dt == SHIMRT_FLOAT16 || dt == SHIMRT_BFLOAT16 ? SHIMRT_FLOAT32 : dt;
-    if (shimrt_k_scalar_fits(op, shimrt_scalar_double(alpha), opmath, false) ||
-        shimrt_k_scalar_fits(op, shimrt_scalar_double(beta), opmath, false))
+    bool product = n > 0 && k > 0 && m > 0;
+    if (product && (shimrt_k_scalar_fits(op, shimrt_scalar_double(*alpha), opmath, false) ||
+                    shimrt_k_scalar_fits(op, shimrt_scalar_double(*beta), opmath, false)))
         return AOTI_TORCH_FAILURE;
+    if (opmath == SHIMRT_FLOAT32) { /* k == 0: PyTorch's mul_ by beta reads it in float too */
+        *beta = (float)*beta;
+        if (product) *alpha = (float)*alpha;
+    }
     return AOTI_TORCH_SUCCESS;
 }
 

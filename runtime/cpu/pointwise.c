@@ -737,9 +737,9 @@ typedef struct {
  * (fused), then, for a remainder of more than one 128-bit vector, one fused element, 128-bit
  * vectors whose product alpha * b is the loop's precomputed one (unfused), and fused scalar
  * elements. A run that is not contiguous is the scalar loop itself: fused. */
-static bool add_fused_at(int64_t i, int64_t n, int64_t es, bool contiguous) {
+static bool add_fused_at(int64_t i, int64_t n, int64_t es, int64_t vbytes, bool contiguous) {
     if (!contiguous) return true;
-    int64_t L = shimrt_e_pt_vec_bytes() / es, X = 16 / es;
+    int64_t L = vbytes / es, X = 16 / es;
     int64_t v = n - n % (2 * L), r = n - v, b = r - r % L, r2 = r - b, k = i - v - b;
     if (i < v + b || r2 < X + 1) return true;
     return !(k >= 1 && k <= X * ((r2 - 1) / X));
@@ -749,7 +749,7 @@ static void float_add_chunk(char **ptr, const int64_t *st, int64_t n, void *vctx
     const float_add *h = vctx;
     int64_t es = (int64_t)shimrt_dtype_size(h->dt);
     bool vec = st[0] == es && (st[1] == es || st[1] == 0) && (st[2] == es || st[2] == 0);
-    int64_t lanes = shimrt_e_pt_vec_bytes() / 4;
+    int64_t vbytes = shimrt_e_pt_vec_bytes(), lanes = vbytes / 4; /* (probed once per run) */
     int64_t nv = vec ? n / (2 * lanes) * (2 * lanes) : 0;
     for (int64_t i = 0; i < n; i++) {
         const char *pa = ptr[1] + i * st[1], *pb = ptr[2] + i * st[2];
@@ -757,7 +757,7 @@ static void float_add_chunk(char **ptr, const int64_t *st, int64_t n, void *vctx
         if (h->dt == SHIMRT_FLOAT64) {
             double a, b, r;
             memcpy(&a, pa, 8), memcpy(&b, pb, 8);
-            r = add_fused_at(i, n, 8, vec) ? fma(b, h->alpha, a) : a + h->alpha * b;
+            r = add_fused_at(i, n, 8, vbytes, vec) ? fma(b, h->alpha, a) : a + h->alpha * b;
             memcpy(po, &r, 8);
             continue;
         }
@@ -765,7 +765,7 @@ static void float_add_chunk(char **ptr, const int64_t *st, int64_t n, void *vctx
         float al = (float)h->alpha, p = al * b;
         bool fused;
         if (h->dt == SHIMRT_FLOAT32) {
-            fused = add_fused_at(i, n, 4, vec);
+            fused = add_fused_at(i, n, 4, vbytes, vec);
         } else {
             p = half_round(h->dt, p);
             fused = i < nv;

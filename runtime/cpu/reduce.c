@@ -994,12 +994,14 @@ __attribute__((target("avx2,fma"))) static void sm_vec8(bool lg, const float *x,
     __m256 v = _mm256_loadu_ps(x);
     _mm256_storeu_ps(y, lg ? _ZGVdN8v_shimrt_vm_logf(v) : _ZGVdN8v_shimrt_vm_expf(v));
 }
+/* whether SLEEF's AVX2 vector functions can run here (no cached flag: the pool's workers
+ * call this at once, and the probe is cheap) */
+static bool sm_avx2(void) {
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+}
 static void sm_vmath(bool lg, const float *x, float *y, int64_t n) {
-    static int avx2 = -1;
-    if (avx2 < 0) {
-        __builtin_cpu_init();
-        avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-    }
+    bool avx2 = sm_avx2();
     for (int64_t i = 0; i < n; i += 8) {
         float in[8] = {0}, out[8];
         int64_t c = n - i < 8 ? n - i : 8;
@@ -1025,11 +1027,7 @@ __attribute__((target("avx2,fma"))) static void sm_vec4d(bool lg, const double *
     _mm256_storeu_pd(y, lg ? _ZGVdN4v_shimrt_vm_log(v) : _ZGVdN4v_shimrt_vm_exp(v));
 }
 static void sm_vmath_d(bool lg, const double *x, double *y, int64_t n) {
-    static int avx2 = -1;
-    if (avx2 < 0) {
-        __builtin_cpu_init();
-        avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-    }
+    bool avx2 = sm_avx2();
     for (int64_t i = 0; i < n; i += 4) {
         double in[4] = {0}, out[4];
         int64_t c = n - i < 4 ? n - i : 4;

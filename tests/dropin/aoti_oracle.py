@@ -425,6 +425,16 @@ def mm_family():
              [T(torch.zeros(3, 2, dtype=dt), True), T(rand([3], dt)), T(a), T(rand([4, 2], dt)), 1.0, 1.0],
              lambda: A.addmm.out(rand([3], dt), a, rand([4, 2], dt),
                                  out=torch.zeros(3, 2, dtype=dt)))
+        # beta/alpha beyond the product's opmath type fail only when a product is computed
+        for beta, alpha in ((1e300, 1.0), (1.0, -1e300), (4e38, 0.5)):
+            for (n, k, m) in ((2, 3, 2), (2, 0, 2), (0, 3, 2)):
+                a2, b2, bias2 = rand([n, k], dt), rand([k, m], dt), rand([n, m], dt)
+                case(f"{dt} scalars beta={beta} alpha={alpha} {n}x{k}x{m}",
+                     "aoti_torch_cpu_addmm_out",
+                     [T(torch.zeros(n, m, dtype=dt), True), T(bias2), T(a2), T(b2), beta, alpha],
+                     lambda a2=a2, b2=b2, bias2=bias2, n=n, m=m, beta=beta, alpha=alpha:
+                     A.addmm.out(bias2, a2, b2, beta=beta, alpha=alpha,
+                                 out=torch.zeros(n, m, dtype=dt)), loose=True)
         case(f"{dt} addmv mismatch", "aoti_torch_cpu_addmv",
              [T(rand([3], dt)), T(a), T(rand([5], dt)), 1.0, 1.0, Ret()],
              lambda: A.addmv(rand([3], dt), a, rand([5], dt)))
