@@ -67,11 +67,15 @@ AOTITorchError shimrt_cpu_index_reduce(AtenTensorHandle self, int64_t dim, AtenT
     }
     /* PyTorch's kernel fills the excluded positions first, then reduces, each dispatching on
      * all types but bool, complex and uint16/32/64 */
-    /* (a self of more than one dim and no index runs no reduction loop, so no dispatch) */
+    /* (a self of more than one dim reduces slice by slice with mul_, add_, maximum and
+     * minimum instead: no dispatch without an index, and only maximum/minimum refuse a
+     * dtype there, complex) */
     int32_t sdt = self->dtype;
-    if ((sdt == SHIMRT_BOOL || shimrt_dtype_is_complex(sdt) || sdt == SHIMRT_UINT16 ||
-         sdt == SHIMRT_UINT32 || sdt == SHIMRT_UINT64) &&
-        (!include_self || nidx > 0 || self->ndim <= 1))
+    bool cplx = shimrt_dtype_is_complex(sdt);
+    bool slices_refuse = cplx && (!strcmp(reduce, "amax") || !strcmp(reduce, "amin"));
+    if ((sdt == SHIMRT_BOOL || cplx || sdt == SHIMRT_UINT16 || sdt == SHIMRT_UINT32 ||
+         sdt == SHIMRT_UINT64) &&
+        (!include_self || self->ndim <= 1 || (nidx > 0 && slices_refuse)))
         return shimrt_fail(op, "\"%s\" not implemented for '%s'",
                            include_self ? "index_func_" : "index_reduce_func_exclude_input_init",
                            shimrt_dtype_torch_name(sdt));

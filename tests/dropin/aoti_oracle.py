@@ -902,6 +902,14 @@ def pool_family():
     case("-inf", "aoti_torch_cpu_max_pool2d_with_indices", [T(y), [2], [1], [1], [1], 0, Ret(),
                                                             Ret()],
          lambda: A.max_pool2d_with_indices(y, [2], [1], [1]))
+    # the kernels' dtypes (avg: float, double, int64 and the half types), an empty dilation
+    for dt in (torch.int32, torch.int16, torch.uint8, torch.int8):
+        x = rand([1, 2, 4, 4], dt, -5, 5)
+        case(f"{dt} avg_pool2d", "aoti_torch_cpu_avg_pool2d",
+             [T(x), [2], [], [0], 0, 1, Opt(None), Ret()], lambda x=x: A.avg_pool2d(x, [2]))
+    case("empty dilation", "aoti_torch_cpu_max_pool2d_with_indices",
+         [T(y), [2], [1], [0], [], 0, Ret(), Ret()],
+         lambda: A.max_pool2d_with_indices(y, [2], [1], [0], []))
 
 
 def misc_family():
@@ -986,6 +994,14 @@ def misc_family():
             case(f"bool {sdt} {vdt} n={nv} right={right}", "aoti_torch_cpu_bucketize_Tensor",
                  [T(vals), T(sq), 0, right, Ret()],
                  lambda sq=sq, vals=vals, right=right: A.bucketize(vals, sq, right=bool(right)))
+    # values and boundaries of two integer dtypes: searched in their common dtype (a 0-d
+    # int16 255 beside int8 boundaries is int8 -1)
+    for seq, vals in ((torch.tensor([-1], dtype=torch.int8), torch.tensor(255, dtype=torch.int16)),
+                      (torch.tensor([1, 3, 5], dtype=torch.int32), torch.tensor([2, 4, 9])),
+                      (torch.tensor([1, 3, 5]), torch.tensor([2, 300], dtype=torch.int16))):
+        case(f"{seq.dtype} {vals.dtype} bucketize", "aoti_torch_cpu_bucketize_Tensor",
+             [T(vals), T(seq), 0, 0, Ret()],
+             lambda seq=seq, vals=vals: A.bucketize(vals, seq))
     for v in (0.5, 1.0, 0.0):
         case(f"bool scalar {v}", "aoti_torch_cpu_searchsorted_Scalar",
              [T(bseq), v, 0, 0, Opt(None), Opt(None), Ret()], lambda v=v: A.searchsorted(bseq, v))
