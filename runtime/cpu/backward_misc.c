@@ -103,8 +103,9 @@ AOTITorchError shimrt_cpu_soft_margin_loss_backward(AtenTensorHandle grad_output
     shimrt_tensor_free(a);
     a = NULL;
     if (!err) err = shimrt_cpu_add_scalar(z, shimrt_scalar_int(1), shimrt_scalar_int(1), &a);
-    if (!err) err = shimrt_cpu_div_tensor(gi, a, &t) || inplace(op, gi, t);
-    if (!err) err = shimrt_cpu_mul_tensor(gi, grad_output, &t) || inplace(op, gi, t);
+    /* in place as PyTorch's div_ and mul_ (complex64 rounds by it: pointwise.c) */
+    if (!err) err = sh_div_inplace(op, gi, a);
+    if (!err) err = sh_mul_inplace(op, gi, grad_output);
     shimrt_tensor_free(nt);
     shimrt_tensor_free(p);
     shimrt_tensor_free(z);

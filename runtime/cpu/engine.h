@@ -167,6 +167,7 @@ void sh_fill(struct AtenTensorOpaque *t, double v);
 /* self *= other (mul_.Tensor): other broadcasts to self's shape, computed in the result
  * type, which must cast to self's dtype (PyTorch's checks and messages); op names errors. */
 AOTITorchError sh_mul_inplace(const char *op, AtenTensorHandle self, AtenTensorHandle other);
+AOTITorchError sh_div_inplace(const char *op, AtenTensorHandle self, AtenTensorHandle other);
 
 /* The dtypes outside the engine's tables (pointwise.c): uint16/32/64 and complex64/128. */
 bool sh_dtype_wide(int32_t dt);

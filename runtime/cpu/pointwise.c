@@ -315,16 +315,25 @@ typedef struct {
     int pmode;       /* pow: CX_POW... */
 } cx_job;
 
+/* Whether a run's output is also one of its inputs (mul_, div_, out= an operand): GCC's code
+ * for PyTorch's complex64 loops rounds differently then (its alias checks) */
+static bool cx_alias(char **ptr, const int64_t *st, int nin) {
+    for (int i = 1; i <= nin; i++)
+        if (ptr[i] == ptr[0] && st[i] == st[0]) return true;
+    return false;
+}
+
 /* Which of a run's n elements PyTorch 2.15's complex mul computes with fused products:
  * measured against its x86-64 build (AVX-512 kernels). Its vector loop (runs of contiguous
  * operands, or contiguous ones and one broadcast input, in steps of two vectors) does not
  * fuse; its scalar loop over the rest (or over a whole strided run), as GCC compiled it,
  * takes contiguous elements a vector at a time unfused, then complex64 in fused pairs
  * (a last odd element unfused) and complex128 fused one by one; complex64 with a broadcast
- * operand: one element unfused, then fused fours, the rest unfused. Elements [0, *unf1) and
+ * operand: whole vectors and one element unfused, then fused fours, the rest unfused; a
+ * strided complex64 run whose output is an input: all unfused. Elements [0, *unf1) and
  * [*fused, n) are unfused, [*unf1, *fused) fused. */
-static void cx_mul_split(const int64_t *st, int64_t n, int nin, int64_t es, int64_t *unf1,
-                         int64_t *fused) {
+static void cx_mul_split(char **ptr, const int64_t *st, int64_t n, int nin, int64_t es,
+                         int64_t *unf1, int64_t *fused) {
     int64_t vec = (sh_isa_level() == 4 ? 64 : sh_isa_level() == 3 ? 32 : 16) / es;
     bool contig = st[0] == es, vloop = st[0] == es;
     int zeros = 0;
@@ -333,17 +342,41 @@ static void cx_mul_split(const int64_t *st, int64_t n, int nin, int64_t es, int6
         contig = contig && st[i] == es;
         vloop = vloop && (st[i] == es || st[i] == 0);
     }
+    if (es == 8 && !vloop && cx_alias(ptr, st, nin)) { /* a strided run in place: unfused */
+        *unf1 = *fused = n;
+        return;
+    }
     vloop = vloop && zeros <= 1 && !(zeros == 1 && nin < 2) && sh_isa_level() >= 3;
     int64_t nv = vloop ? n - n % (2 * vec) : 0, t = n - nv;
     if (es == 8 && zeros == 1 && vloop) { /* complex64 with a broadcast operand: the scalar
-                                             loop peels one element, then fuses by fours */
-        *unf1 = nv + (t > 0);
-        *fused = *unf1 + (t > 0 ? (t - 1) / 4 * 4 : 0);
+                                             loop takes whole vectors unfused, then peels one
+                                             element and fuses by fours */
+        int64_t rem = t % vec;
+        *unf1 = nv + t / vec * vec + (rem > 0);
+        *fused = *unf1 + (rem > 0 ? (rem - 1) / 4 * 4 : 0);
         return;
     }
     *unf1 = nv + (contig || (vloop && zeros == 1) ? t / vec * vec : 0);
     int64_t r = n - *unf1;
     *fused = es == 8 ? *unf1 + r - r % 2 : n;
+}
+
+/* Which elements of a run PyTorch 2.15's complex division computes with fused numerators
+ * (a + b * rat, b - a * rat), measured against its AVX-512 build: all of complex128's;
+ * complex64's in pairs, a run's last odd element unfused; but where the output is also an
+ * input, only whole vectors (8 elements with AVX-512) of a contiguous or broadcast run, the
+ * rest (and all of a strided run) unfused. [0, *unf1) is empty, [*fused, n) unfused. */
+static void cx_div_split(char **ptr, const int64_t *st, int64_t n, int nin, int64_t es,
+                         int64_t *unf1, int64_t *fused) {
+    *unf1 = 0;
+    if (es != 8) {
+        *fused = n;
+        return;
+    }
+    bool dense = st[0] == es;
+    for (int i = 1; i <= nin; i++) dense = dense && (st[i] == es || st[i] == 0);
+    int64_t vec = (sh_isa_level() == 4 ? 64 : sh_isa_level() == 3 ? 32 : 16) / es;
+    *fused = !cx_alias(ptr, st, nin) ? n - n % 2 : dense ? n - n % vec : 0;
 }
 
 /* The same for the products of a unary kernel (pow by 2, 3, -2: x * x, x * x * x, 1 / (x * x)),
@@ -358,6 +391,16 @@ static void cx_unary_split(const int64_t *st, int64_t n, int64_t es, int64_t *un
     bool vloop = st[0] == es && (st[1] == es || st[1] == 0) && sh_isa_level() >= 3;
     *unf1 = vloop ? n - n % (2 * vec) : 0;
     *fused = n;
+}
+
+/* neg's vector loop (a contiguous or broadcast input into a contiguous output) takes whole
+ * vectors, computing 0 - x (+0 for a zero, a NaN's sign kept); its scalar loop over the rest
+ * (or a whole strided run) flips the signs (measured against PyTorch 2.15): [0, *vend) are
+ * the vector loop's elements. */
+static void cx_neg_split(const int64_t *st, int64_t n, int64_t es, int64_t *vend) {
+    int64_t vec = (sh_isa_level() == 4 ? 64 : sh_isa_level() == 3 ? 32 : 16) / es;
+    bool vloop = st[0] == es && (st[1] == es || st[1] == 0) && sh_isa_level() >= 3;
+    *vend = vloop ? n - n % vec : 0;
 }
 
 /* exp, log, sqrt and tanh of a complex number: PyTorch 2.15's CPU kernels call std::exp,
@@ -410,12 +453,11 @@ CX_POWFN(cx_pow_f64, double, double complex, )
         const cx_job *j = vctx;                                                                    \
         const T sr = (T)j->sre, si = (T)j->sim, alr = (T)j->are, ali = (T)j->aim;                  \
         int64_t unf1 = n, fused = n;                                                               \
-        if (j->row == OP_mul) cx_mul_split(st, n, j->nin, 2 * sizeof(T), &unf1, &fused);           \
-        if (j->row ==                                                                              \
-            OP_div) /* complex64: a run's last odd element: its numerators unfused (measured) */   \
-            unf1 = 0, fused = sizeof(T) == 4 && n % 2 ? n - 1 : n;                                 \
+        if (j->row == OP_mul) cx_mul_split(ptr, st, n, j->nin, 2 * sizeof(T), &unf1, &fused);      \
+        if (j->row == OP_div) cx_div_split(ptr, st, n, j->nin, 2 * sizeof(T), &unf1, &fused);      \
         if (j->row == OP_pow && j->pmode >= CX_POW_SQUARE)                                         \
             cx_unary_split(st, n, 2 * sizeof(T), &unf1, &fused);                                   \
+        if (j->row == OP_neg) cx_neg_split(st, n, 2 * sizeof(T), &unf1);                           \
         for (int64_t i = 0; i < n; i++) {                                                          \
             char *o = ptr[0] + i * st[0];                                                          \
             T x[2], y[2] = {sr, si}, r[2];                                                         \
@@ -487,9 +529,10 @@ CX_POWFN(cx_pow_f64, double, double complex, )
                 }                                                                                  \
                 break;                                                                             \
             }                                                                                      \
-            case OP_neg:                                                                           \
-                r[0] = -x[0];                                                                      \
-                r[1] = -x[1];                                                                      \
+            case OP_neg: /* PyTorch's vector loop: 0 - x (+0 for 0, a NaN's sign kept); its    \
+                            scalar loop over the rest: the sign flipped */   \
+                r[0] = i < unf1 ? (T)0 - x[0] : -x[0];                                             \
+                r[1] = i < unf1 ? (T)0 - x[1] : -x[1];                                             \
                 break;                                                                             \
             case OP_eq:                                                                            \
             case OP_ne: *(bool *)o = (x[0] == y[0] && x[1] == y[1]) == (j->row == OP_eq);          \
@@ -844,14 +887,25 @@ AOTITorchError shimrt_cpu_mul_tensor(AtenTensorHandle self, AtenTensorHandle oth
     return pw_run(&c, ret0);
 }
 
-AOTITorchError sh_mul_inplace(const char *op, AtenTensorHandle self, AtenTensorHandle other) {
+/* self = self op other in place (mul_ / div_ of a composition): self is the output and an
+ * input, as in PyTorch's in-place call (complex64 division rounds by that: cx_div_split) */
+static AOTITorchError binary_inplace(const char *op, int row, AtenTensorHandle self,
+                                     AtenTensorHandle other) {
     if (shimrt_k_internal_overlap(self)) /* PyTorch's TensorIterator: an output must not */
         return shimrt_fail(op, "unsupported operation: more than one element of the written-to "
                                "tensor refers to a single memory location. Please clone() the "
                                "tensor before performing the operation.");
-    CALL2(op, OP_mul, self, other);
+    CALL2(op, row, self, other);
     c.out = self;
     return pw_run(&c, NULL);
+}
+
+AOTITorchError sh_mul_inplace(const char *op, AtenTensorHandle self, AtenTensorHandle other) {
+    return binary_inplace(op, OP_mul, self, other);
+}
+
+AOTITorchError sh_div_inplace(const char *op, AtenTensorHandle self, AtenTensorHandle other) {
+    return binary_inplace(op, OP_div, self, other);
 }
 
 AOTITorchError shimrt_cpu_div_tensor(AtenTensorHandle self, AtenTensorHandle other,
