@@ -12,6 +12,7 @@
 #include "../generic/meta.h"
 #include "compositeexplicitautograd_kernels.h"
 #include "cpu_kernels.h"
+#include "engine.h"
 #include "index.h"
 #include "iter.h"
 
@@ -173,9 +174,6 @@ AOTITorchError shimrt_cpu_set__source_tensor(AtenTensorHandle self, AtenTensorHa
     return AOTI_TORCH_SUCCESS;
 }
 
-/* ---- _trilinear: out = sum over sumdim of i1.unsqueeze(expand1) * i2.unsqueeze(expand2) *
- * i3.unsqueeze(expand3); a dimension's size comes from the operands not expanded there ---- */
-
 static AOTITorchError bitset(const char *op, const int64_t *dims, int64_t n, int64_t total,
                              bool *bits) {
     for (int64_t d = 0; d < total; d++) bits[d] = false;
@@ -195,6 +193,122 @@ static AOTITorchError bitset(const char *op, const int64_t *dims, int64_t n, int
     return AOTI_TORCH_SUCCESS;
 }
 
+/* a view of t's storage (t's dtype and device) */
+static AtenTensorHandle tri_view(const char *op, AtenTensorHandle t, int64_t nd, const int64_t *sz,
+                                 const int64_t *st, int64_t off) {
+    return shimrt_tensor_new(op, t->storage, nd, sz, st, off, t->dtype, t->device_type,
+                             t->device_index, t->layout);
+}
+
+/* t.narrow(dim, start, 1) (PyTorch's check and message) */
+static AtenTensorHandle tri_narrow(const char *op, AtenTensorHandle t, int64_t dim, int64_t start) {
+    if (start + 1 > t->sizes[dim]) {
+        shimrt_fail(op, "start (%lld) + length (1) exceeds dimension size (%lld).",
+                    (long long)start, (long long)t->sizes[dim]);
+        return NULL;
+    }
+    int64_t sz[SHIMRT_MAX_DIMS];
+    memcpy(sz, t->sizes, (size_t)t->ndim * sizeof *sz);
+    sz[dim] = 1;
+    return tri_view(op, t, t->ndim, sz, t->strides, t->storage_offset + start * t->strides[dim]);
+}
+
+/* PyTorch's sumproduct_pair (keepdim): (left * right) summed over sum_dims (sorted, unique):
+ * a dim only one side has (size > 1) is summed on that side first (sum(dim, keepdim), which
+ * turns integers to int64), the rest goes through bmm of the operands permuted to
+ * (lro, lo, sum) and (lro, sum, ro) (bmm takes one dtype), an empty sum_dims is mul. */
+static AOTITorchError tri_pair(const char *op, AtenTensorHandle left_, AtenTensorHandle right_,
+                               const int64_t *sum_dims, int64_t nsum, AtenTensorHandle *ret0) {
+    if (left_->ndim != right_->ndim) return shimrt_fail(op, "number of dimensions must match");
+    if (nsum == 0) return shimrt_cpu_mul_tensor(left_, right_, ret0);
+    int64_t dim = left_->ndim;
+    bool sb[SHIMRT_MAX_DIMS] = {false};
+    for (int64_t k = 0; k < nsum; k++) sb[sum_dims[k]] = true;
+    AtenTensorHandle left = left_, right = right_, tmp = NULL, l3 = NULL, r3 = NULL, lp = NULL,
+                     rp = NULL, res = NULL;
+    AOTITorchError err = AOTI_TORCH_FAILURE;
+    int64_t lro[SHIMRT_MAX_DIMS], lo[SHIMRT_MAX_DIMS], ro[SHIMRT_MAX_DIMS], nlro = 0, nlo = 0,
+                                                                            nro = 0;
+    int64_t lro_size = 1, lo_size = 1, ro_size = 1, sum_size = 1;
+    for (int64_t i = 0; i < dim; i++) {
+        bool sl = left->sizes[i] != 1, sr = right->sizes[i] != 1;
+        if (sb[i]) {
+            if (sl && sr) {
+                if (left->sizes[i] != right->sizes[i]) {
+                    shimrt_fail(op, "non-broadcast dimensions must match");
+                    goto done;
+                }
+                sum_size *= left->sizes[i];
+            } else if (sl || sr) {
+                AtenTensorHandle *side = sl ? &left : &right, s = NULL;
+                if (shimrt_cpu_sum_dim_intlist(*side, &i, 1, 1, NULL, &s)) goto done;
+                if (*side != left_ && *side != right_) shimrt_tensor_free(*side);
+                *side = s;
+            }
+        } else if (sl && sr) {
+            if (left->sizes[i] != right->sizes[i]) {
+                shimrt_fail(op, "non-broadcast dimensions must match");
+                goto done;
+            }
+            lro[nlro++] = i;
+            lro_size *= left->sizes[i];
+        } else if (sl) {
+            lo[nlo++] = i;
+            lo_size *= left->sizes[i];
+        } else {
+            ro[nro++] = i;
+            ro_size *= right->sizes[i];
+        }
+    }
+    /* the permuted views, reshaped to three dims */
+    int64_t lperm[SHIMRT_MAX_DIMS], rperm[SHIMRT_MAX_DIMS], operm[SHIMRT_MAX_DIMS], np = 0;
+    int64_t osz[SHIMRT_MAX_DIMS], on = 0;
+    for (int64_t k = 0; k < nlro; k++) lperm[np++] = lro[k], osz[on++] = left->sizes[lro[k]];
+    for (int64_t k = 0; k < nlo; k++) lperm[np++] = lo[k], osz[on++] = left->sizes[lo[k]];
+    for (int64_t k = 0; k < nsum; k++) lperm[np++] = sum_dims[k], osz[on++] = 1;
+    for (int64_t k = 0; k < nro; k++) lperm[np++] = ro[k], osz[on++] = right->sizes[ro[k]];
+    np = 0;
+    for (int64_t k = 0; k < nlro; k++) rperm[np++] = lro[k];
+    for (int64_t k = 0; k < nsum; k++) rperm[np++] = sum_dims[k];
+    for (int64_t k = 0; k < nro; k++) rperm[np++] = ro[k];
+    for (int64_t k = 0; k < nlo; k++) rperm[np++] = lo[k];
+    for (int64_t k = 0; k < dim; k++) operm[lperm[k]] = k;
+    int64_t psz[SHIMRT_MAX_DIMS], pst[SHIMRT_MAX_DIMS];
+    for (int64_t k = 0; k < dim; k++)
+        psz[k] = left->sizes[lperm[k]], pst[k] = left->strides[lperm[k]];
+    if (!(lp = tri_view(op, left, dim, psz, pst, left->storage_offset))) goto done;
+    for (int64_t k = 0; k < dim; k++)
+        psz[k] = right->sizes[rperm[k]], pst[k] = right->strides[rperm[k]];
+    if (!(rp = tri_view(op, right, dim, psz, pst, right->storage_offset))) goto done;
+    int64_t ls[3] = {lro_size, lo_size, sum_size}, rs[3] = {lro_size, sum_size, ro_size};
+    if (shimrt_cpu_reshape(lp, ls, 3, &l3) || shimrt_cpu_reshape(rp, rs, 3, &r3) ||
+        shimrt_cpu_bmm(l3, r3, &res))
+        goto done;
+    /* bmm's contiguous [lro, lo, ro] viewed as out_size, permuted back */
+    int64_t cst[SHIMRT_MAX_DIMS], acc = 1;
+    for (int64_t k = on - 1; k >= 0; k--) cst[k] = acc, acc *= osz[k] > 1 ? osz[k] : 1;
+    for (int64_t k = 0; k < dim; k++) psz[k] = osz[operm[k]], pst[k] = cst[operm[k]];
+    *ret0 = tri_view(op, res, dim, psz, pst, res->storage_offset);
+    err = *ret0 ? AOTI_TORCH_SUCCESS : AOTI_TORCH_FAILURE;
+done:
+    if (left != left_) shimrt_tensor_free(left);
+    if (right != right_) shimrt_tensor_free(right);
+    shimrt_tensor_free(tmp);
+    shimrt_tensor_free(lp);
+    shimrt_tensor_free(rp);
+    shimrt_tensor_free(l3);
+    shimrt_tensor_free(r3);
+    shimrt_tensor_free(res);
+    return err;
+}
+
+/* ---- _trilinear ------------------------------------------------------------------------------
+ * PyTorch's composition (Linear.cpp), step by step, so that its dtype rules, refusals and
+ * rounding are those of the ops it calls: the operands unsqueezed at their expand dims, a
+ * zero output of i1's dtype sized by the last operand not expanded at each dim (1 at a sum
+ * dim), then for each index k of unroll_dim: buf = sumproduct_pair(sumproduct_pair(i1[k],
+ * i2[k], sum dims i3 is expanded at), i3[k], the other sum dims) added in place to
+ * output[k] (or to the whole output where unroll_dim is summed); the sum dims squeezed. ---- */
 AOTITorchError shimrt_cpu__trilinear(AtenTensorHandle i1, AtenTensorHandle i2, AtenTensorHandle i3,
                                      const int64_t *expand1, int64_t expand1_len_,
                                      const int64_t *expand2, int64_t expand2_len_,
@@ -205,130 +319,95 @@ AOTITorchError shimrt_cpu__trilinear(AtenTensorHandle i1, AtenTensorHandle i2, A
     AtenTensorHandle in[3] = {i1, i2, i3};
     const int64_t *ex[3] = {expand1, expand2, expand3};
     int64_t exn[3] = {expand1_len_, expand2_len_, expand3_len_};
-    /* three operands of one complex dtype (complex64/128): computed in long double pairs */
-    bool cplx = shimrt_tensor_valid(i1) && shimrt_tensor_valid(i2) && shimrt_tensor_valid(i3) &&
-                i1->defined && i2->defined && i3->defined &&
-                (i1->dtype == SHIMRT_COMPLEX64 || i1->dtype == SHIMRT_COMPLEX128) &&
-                i2->dtype == i1->dtype && i3->dtype == i1->dtype;
-    for (int k = 0; k < 3; k++) {
-        if (shimrt_k_check_cpu(op, in[k],
-                               k == 0   ? "i1"
-                               : k == 1 ? "i2"
-                                        : "i3") ||
-            (!cplx && shimrt_k_check_dtype(op, in[k], "input")))
+    for (int k = 0; k < 3; k++)
+        if (shimrt_k_check_cpu(op, in[k], k == 0 ? "i1" : k == 1 ? "i2" : "i3"))
             return AOTI_TORCH_FAILURE;
-        if (!cplx && !shimrt_idx_numeric(in[k]->dtype))
-            return shimrt_fail(op, "dtype %s is not supported", shimrt_dtype_name(in[k]->dtype));
-    }
     int64_t total = i1->ndim + expand1_len_;
     if (total > SHIMRT_MAX_DIMS) return shimrt_fail(op, "too many dimensions");
-    if (i2->ndim + expand2_len_ != total || i3->ndim + expand3_len_ != total)
-        return shimrt_fail(op, "number of dimensions must match");
     if (unroll_dim < 0 || unroll_dim >= total)
         return shimrt_fail(op, "unroll_dim must be in [0,%lld]", (long long)(total - 1));
     bool eb[3][SHIMRT_MAX_DIMS], sb[SHIMRT_MAX_DIMS];
     for (int k = 0; k < 3; k++)
         if (bitset(op, ex[k], exn[k], total, eb[k])) return AOTI_TORCH_FAILURE;
     if (bitset(op, sumdim, sumdim_len_, total, sb)) return AOTI_TORCH_FAILURE;
-    /* each operand's size and stride (in elements) over the total dims; 0 where expanded */
-    int64_t size[SHIMRT_MAX_DIMS], str[3][SHIMRT_MAX_DIMS];
-    for (int64_t d = 0; d < total; d++) size[d] = 1;
+    /* PyTorch does not compare the ranks: an operand with fewer (expanded) dims fails its
+     * size(d) (IndexError), one with more keeps them trailing and fails the first
+     * sumproduct_pair's rank check, which runs only when no operand is empty */
+    for (int k = 1; k < 3; k++)
+        if (in[k]->ndim + exn[k] < total) {
+            int64_t have = in[k]->ndim + exn[k] - 1;
+            return shimrt_fail(op,
+                               "Dimension out of range (expected to be in range of [%lld, %lld], "
+                               "but got %lld)",
+                               (long long)-(have + 1 > 0 ? have + 1 : 1),
+                               (long long)(have > 0 ? have : 0), (long long)(have + 1));
+        }
+    if (i2->ndim + expand2_len_ > SHIMRT_MAX_DIMS || i3->ndim + expand3_len_ > SHIMRT_MAX_DIMS)
+        return shimrt_fail(op, "too many dimensions");
+    /* the unsqueezed operands (views: an expanded dim of size 1) */
+    AtenTensorHandle u[3] = {NULL, NULL, NULL}, out = NULL, res = NULL;
+    AOTITorchError err = AOTI_TORCH_FAILURE;
+    int64_t osz[SHIMRT_MAX_DIMS], unroll_size = -1, s12[SHIMRT_MAX_DIMS], s23[SHIMRT_MAX_DIMS];
+    int64_t n12 = 0, n23 = 0;
     for (int k = 0; k < 3; k++) {
-        int64_t j = 0;
-        for (int64_t d = 0; d < total; d++) {
-            if (eb[k][d]) {
-                str[k][d] = 0;
+        int64_t sz[SHIMRT_MAX_DIMS], st[SHIMRT_MAX_DIMS], j = 0, nd = in[k]->ndim + exn[k];
+        for (int64_t d = 0; d < nd; d++) {
+            if (d < total && eb[k][d]) { /* unsqueeze: size 1, the next dim's extent */
+                sz[d] = 1;
+                st[d] = -1;
                 continue;
             }
-            if (j >= in[k]->ndim) return shimrt_fail(op, "number of dimensions must match");
-            int64_t s = in[k]->sizes[j];
-            str[k][d] = s == 1 ? 0 : in[k]->strides[j];
-            j++;
-            if (size[d] != 1 && s != 1 && s != size[d])
-                return shimrt_fail(op,
-                                   "_trilinear: the sizes of the inputs differ at dimension %lld "
-                                   "(%lld and %lld)",
-                                   (long long)d, (long long)size[d], (long long)s);
-            if (s != 1) size[d] = s;
+            sz[d] = in[k]->sizes[j], st[d] = in[k]->strides[j], j++;
         }
-        if (j != in[k]->ndim) return shimrt_fail(op, "number of dimensions must match");
+        for (int64_t d = nd - 1; d >= 0; d--)
+            if (st[d] == -1) st[d] = d + 1 < nd ? sz[d + 1] * st[d + 1] : 1;
+        if (!(u[k] = tri_view(op, in[k], nd, sz, st, in[k]->storage_offset))) goto done;
     }
-    int32_t dt =
-        cplx ? i1->dtype : shimrt_k_promote(shimrt_k_promote(i1->dtype, i2->dtype), i3->dtype);
-    int64_t osz[SHIMRT_MAX_DIMS], ond = 0, od[SHIMRT_MAX_DIMS], sd[SHIMRT_MAX_DIMS], snd = 0;
     for (int64_t d = 0; d < total; d++) {
-        if (sb[d])
-            sd[snd++] = d;
-        else {
-            od[ond] = d;
-            osz[ond++] = size[d];
+        int64_t s = 0;
+        for (int k = 0; k < 3; k++)
+            if (!eb[k][d]) s = u[k]->sizes[d];
+        if (sb[d] && d != unroll_dim) {
+            if (eb[2][d])
+                s12[n12++] = d;
+            else
+                s23[n23++] = d;
         }
+        osz[d] = sb[d] ? 1 : s;
+        if (d == unroll_dim) unroll_size = s;
     }
-    AtenTensorHandle out = shimrt_tensor_empty(op, ond, osz, NULL, dt, SHIMRT_DEV_CPU, 0);
-    if (!out) return AOTI_TORCH_FAILURE;
-    int64_t n = shimrt_numel(out), ssz[SHIMRT_MAX_DIMS];
-    for (int64_t k = 0; k < snd; k++) ssz[k] = size[sd[k]];
-    const char *base[3];
-    size_t es[3];
-    for (int k = 0; k < 3; k++) {
-        base[k] = shimrt_data(in[k]);
-        es[k] = shimrt_dtype_size(in[k]->dtype);
-    }
-    bool fl = shimrt_k_is_floating(dt);
-    char *ob = shimrt_data(out);
-    size_t oes = shimrt_dtype_size(dt);
-    int64_t oi[SHIMRT_MAX_DIMS] = {0};
-    for (int64_t e = 0; e < n; e++) {
-        int64_t off0[3] = {0, 0, 0};
-        for (int64_t k = 0; k < ond; k++)
-            for (int q = 0; q < 3; q++) off0[q] += oi[k] * str[q][od[k]];
-        long double acc = 0;
-        int64_t si[SHIMRT_MAX_DIMS] = {0};
-        bool empty_sum = false;
-        for (int64_t k = 0; k < snd; k++) empty_sum |= ssz[k] == 0;
-        if (cplx) { /* textbook complex products (ar br - ai bi, ar bi + ai br) */
-            bool f = dt == SHIMRT_COMPLEX64;
-            long double ar = 0, ai = 0;
-            if (!empty_sum) do {
-                    long double pr = 1, pi = 0;
-                    for (int q = 0; q < 3; q++) {
-                        int64_t off = off0[q];
-                        for (int64_t k = 0; k < snd; k++) off += si[k] * str[q][sd[k]];
-                        const char *src = base[q] + off * (int64_t)es[q];
-                        long double vr = f ? ((const float *)(const void *)src)[0]
-                                           : ((const double *)(const void *)src)[0];
-                        long double vi = f ? ((const float *)(const void *)src)[1]
-                                           : ((const double *)(const void *)src)[1];
-                        long double tr = pr * vr - pi * vi, ti = pr * vi + pi * vr;
-                        /* each product in the dtype (its overflow to inf) */
-                        pr = f ? (float)tr : (double)tr, pi = f ? (float)ti : (double)ti;
-                    }
-                    ar += pr, ai += pi;
-                } while (snd && shimrt_idx_next(snd, ssz, si));
-            char *dst = ob + e * (int64_t)oes;
-            if (f) {
-                ((float *)(void *)dst)[0] = (float)ar;
-                ((float *)(void *)dst)[1] = (float)ai;
-            } else {
-                ((double *)(void *)dst)[0] = (double)ar;
-                ((double *)(void *)dst)[1] = (double)ai;
-            }
-            shimrt_idx_next(ond, osz, oi);
-            continue;
+    if (!(out = shimrt_tensor_empty(op, total, osz, NULL, i1->dtype, SHIMRT_DEV_CPU, 0))) goto done;
+    sh_fill(out, 0);
+    if (shimrt_numel(u[0]) && shimrt_numel(u[1]) && shimrt_numel(u[2]))
+        for (int64_t k = 0; k < unroll_size; k++) {
+            AtenTensorHandle n[3] = {NULL, NULL, NULL}, b1 = NULL, b2 = NULL, dst = NULL,
+                             sum = NULL;
+            bool ok = true;
+            for (int q = 0; q < 3 && ok; q++)
+                ok = (n[q] = tri_narrow(op, u[q], unroll_dim, eb[q][unroll_dim] ? 0 : k)) != NULL;
+            ok = ok && !tri_pair(op, n[0], n[1], s12, n12, &b1) &&
+                 !tri_pair(op, b1, n[2], s23, n23, &b2);
+            /* output[k] += buf (the whole output where unroll_dim is summed): add_'s checks */
+            ok = ok && (dst = sb[unroll_dim] ? shimrt_tensor_share(op, out)
+                                             : tri_narrow(op, out, unroll_dim, k)) != NULL;
+            ok = ok && !shimrt_cpu_add_tensor(dst, b2, shimrt_scalar_int(1), &sum) &&
+                 !shimrt_k_inplace_check(op, dst, sum) && !sh_copy(op, dst, sum);
+            for (int q = 0; q < 3; q++) shimrt_tensor_free(n[q]);
+            shimrt_tensor_free(b1);
+            shimrt_tensor_free(b2);
+            shimrt_tensor_free(dst);
+            shimrt_tensor_free(sum);
+            if (!ok) goto done;
         }
-        if (!empty_sum) do {
-                long double p = 1;
-                for (int q = 0; q < 3; q++) {
-                    int64_t off = off0[q];
-                    for (int64_t k = 0; k < snd; k++) off += si[k] * str[q][sd[k]];
-                    long double v = shimrt_idx_load(base[q] + off * (int64_t)es[q], in[q]->dtype);
-                    p = fl ? p * v : shimrt_idx_mul(dt, p, v);
-                }
-                acc = fl ? acc + p : shimrt_idx_add(dt, acc, p);
-            } while (snd && shimrt_idx_next(snd, ssz, si));
-        shimrt_idx_store(ob + e * (int64_t)oes, dt, acc);
-        shimrt_idx_next(ond, osz, oi);
-    }
-    *ret0 = out;
-    return AOTI_TORCH_SUCCESS;
+    /* squeeze the summed dims (size 1: the other dims keep their contiguous strides) */
+    int64_t rsz[SHIMRT_MAX_DIMS], rst[SHIMRT_MAX_DIMS], rn = 0;
+    for (int64_t d = 0; d < total; d++)
+        if (!sb[d]) rsz[rn] = out->sizes[d], rst[rn++] = out->strides[d];
+    if (!(res = tri_view(op, out, rn, rsz, rst, 0))) goto done;
+    *ret0 = res;
+    err = AOTI_TORCH_SUCCESS;
+done:
+    for (int k = 0; k < 3; k++) shimrt_tensor_free(u[k]);
+    shimrt_tensor_free(out);
+    return err;
 }
