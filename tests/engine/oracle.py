@@ -1497,6 +1497,34 @@ for dt, n in itertools.product(CPLX, [1, 2, 3, 5, 8, 9, 17, 33, 37, 70]):
     for lay, x, y in [("contig", a[:n], b[:n]), ("sliced", a[::2], b[::2]), ("bcast", a[:n], b[:1].expand(n)),
                       ("bcast0", a[:1].expand(n), b[:n])]:
         with_handles([x, y], lambda h: bits_equal(f"div {dt} {n} {lay}", lambda o: fdiv(h[0], h[1], C.byref(o)), x / y))
+# complex64 rounding that depends on PyTorch's loops (measured, pointwise.c): mul by a
+# broadcast operand, neg (its vector loop computes 0 - x: the sign of a zero), and a
+# composition that divides and multiplies in place (soft_margin_loss_backward: div_ and mul_
+# of complex64 fuse fewer products where the output is an input); values that cancel make
+# each fused or unfused product visible. Bit for bit.
+fmul = fn("aoti_torch_cpu_mul_Tensor", H, H, P(H))
+fneg = fn("aoti_torch_cpu_neg", H, P(H))
+fsmb = fn("aoti_torch_cpu_soft_margin_loss_backward", H, H, H, C.c_int64, P(H))
+aa = 1 + 2 ** -13
+for dt, n in itertools.product(CPLX, [1, 2, 5, 6, 8, 10, 13, 21, 33]):
+    a = torch.full((2 * n,), complex(aa, aa), dtype=dt) * torch.randn(2 * n, dtype=dt).abs().add(1)
+    b = torch.full((2 * n,), complex(aa, aa), dtype=dt)
+    for lay, x, y in [("contig", a[:n], b[:n]), ("sliced", a[::2], b[::2]), ("bcast", a[:n], b[:1].expand(n)),
+                      ("0-d", a[:n], b[0])]:
+        with_handles([x, y], lambda h: bits_equal(f"mul {dt} {n} {lay}", lambda o: fmul(h[0], h[1], C.byref(o)), x * y))
+    z = torch.zeros(2 * n, dtype=dt)
+    z[1::3] = complex(-0.0, math.nan)
+    for lay, x in [("contig", z[:n]), ("sliced", z[::2])]:
+        with_handles([x], lambda h: bits_equal(f"neg {dt} {n} {lay}", lambda o: fneg(h[0], C.byref(o)), -x))
+for n, red in itertools.product([2, 3, 8, 12, 23, 72], [0, 1]):
+    s_ = torch.tensor([complex(-14.125, 4)] * n, dtype=torch.complex64) * (1 + torch.rand(n))
+    t_ = torch.full((n,), 4.0)
+    g_ = torch.randn(3 * n, dtype=torch.complex64)
+    for lay, go in [("contig", g_[:n]), ("sliced", g_[::3]), ("half", torch.randn(n).half())]:
+        with_handles([go, s_, t_], lambda h: bits_equal(
+            f"soft_margin_loss_backward complex64 {n} {lay} reduction={red}",
+            lambda o: fsmb(h[0], h[1], h[2], red, C.byref(o)),
+            torch.ops.aten.soft_margin_loss_backward(go, s_, t_, red)))
 for dt in UINTS:
     for lay, x in [("contig", rand_wide([4, 5], dt)), ("transposed", rand_wide([5, 4], dt).t())]:
         for v in [3.0, 2.5, -1.0]:
