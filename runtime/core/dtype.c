@@ -23,9 +23,13 @@ static int64_t trunc64(double v) {
 static int32_t trunc32(double v) {
     return (v > -2147483649.0 && v < 2147483648.0) ? (int32_t)v : INT32_MIN;
 }
-static uint64_t trunc_u64(double v) { /* x86-64's double to uint64 */
-    return v >= 9223372036854775808.0 && v < 18446744073709551616.0 ? (uint64_t)v
-                                                                    : (uint64_t)trunc64(v);
+static uint64_t trunc_u64(double v) { /* GCC's x86-64 double to uint64: from 2^63 up (inf,
+                                         huge) the signed conversion of v - 2^63 with the top
+                                         bit flipped (so 0 for 2^64 and beyond), else
+                                         (NaN too) the signed conversion */
+    return v >= 9223372036854775808.0
+               ? (uint64_t)trunc64(v - 9223372036854775808.0) ^ 0x8000000000000000ULL
+               : (uint64_t)trunc64(v);
 }
 
 /* INT_ELEM(tag, T, from_double): the four functions of an integer storage type T; a

@@ -20,7 +20,7 @@
 static AtenTensorHandle dense_as(const char *op, AtenTensorHandle t, int64_t nd,
                                  const int64_t *sizes, int32_t dt) {
     AtenTensorHandle r = shimrt_k_new(op, nd, sizes, dt);
-    if (r && shimrt_k_copy(op, r, t)) {
+    if (r && sh_copy(op, r, t)) {
         shimrt_tensor_free(r);
         return NULL;
     }
@@ -733,8 +733,12 @@ static int64_t gcd_abs(int64_t v, int32_t dt) {
 AOTITorchError shimrt_cpu_gcd(AtenTensorHandle self, AtenTensorHandle other,
                               AtenTensorHandle *ret0) {
     static const char op[] = "gcd";
-    int32_t rt;
-    if (two_tensor_type(op, self, "other", other, &rt)) return AOTI_TORCH_FAILURE;
+    /* the operands may have any dtype (a uint64 0-d other of an int64 self: int64); the
+     * result type must be one of the kernel's */
+    if (shimrt_k_check_cpu(op, self, "self") || shimrt_k_check_cpu(op, other, "other"))
+        return AOTI_TORCH_FAILURE;
+    const struct AtenTensorOpaque *ts[2] = {self, other};
+    int32_t rt = shimrt_k_result_type_of(2, ts, 0, NULL);
     if (!shimrt_k_is_integral(rt))
         return shimrt_fail(op, "\"gcd_cpu\" not implemented for '%s'", shimrt_dtype_torch_name(rt));
     int64_t shape[SHIMRT_MAX_DIMS], nd;
