@@ -14,9 +14,11 @@
 /* ---- PyTorch's row moments (aten/src/ATen/native/cpu/moments_utils.h, RowwiseMoments) -----
  * Welford's update in VW vector lanes over groups of KV elements (KV = VW, or 2 * VW for the
  * half types, whose vector holds two float vectors, accumulated in turn): chunks of up to 16
- * groups with the factors 1/1 .. 1/16, each chunk added (AddMoments) into a binary stack of
+ * groups with the factors 1/1 .. 1/16, each chunk added (AddMomentsVec) into a binary stack of
  * depth CeilLog2(chunks), the stack folded into its first entry, the elements after the last
- * whole group in a scalar Welford, and the VW lanes added to it last. VW is PyTorch's vector
+ * whole group in a scalar Welford, and the VW lanes added to it last (AddMoments, whose
+ * delta * delta * c * m0 is 0 * inf, NaN, for a huge first lane: PyTorch 2.15's vector form
+ * multiplies delta by m0 first). VW is PyTorch's vector
  * width for this kernel (8 floats). Its vector code contracts a * b + c into fused
  * multiply-adds (SH_MFMA, measured), its scalar tail does not. The mean and variance of a
  * row of inf, -inf and NaN come out as PyTorch's (one inf gives a NaN mean: 0 * inf when an
@@ -33,6 +35,19 @@
             T d = a1[l] - m1[l];                                                                   \
             m1[l] = SH_MFMA(T, c, d, m1[l]);                                                       \
             m2[l] = m2[l] + SH_MFMA(T, d * d * c, (T)*m0, a2[l]);                                  \
+        }                                                                                          \
+        *m0 = n;                                                                                   \
+    }                                                                                              \
+    /* AddMomentsVec: m2 = fma(delta * m0, c * delta, m2 + m2_add), m1 + c * delta unfused (no   \
+       0 * inf from a huge delta while m0 is 0) */ \
+    static void NAME##_addv(int64_t m0_add, const T *a1, const T *a2, int64_t *m0, T *m1, T *m2,   \
+                            int vw) {                                                              \
+        int64_t n = *m0 + m0_add;                                                                  \
+        T c = n == 0 ? (T)0 : (T)m0_add / (T)n;                                                    \
+        for (int l = 0; l < vw; l++) {                                                             \
+            T d = a1[l] - m1[l], cd = c * d;                                                       \
+            m1[l] = m1[l] + cd;                                                                    \
+            m2[l] = SH_MFMA(T, d * (T)*m0, cd, m2[l] + a2[l]);                                     \
         }                                                                                          \
         *m0 = n;                                                                                   \
     }                                                                                              \
@@ -57,17 +72,17 @@
                     }                                                                              \
             }                                                                                      \
             for (int h = 0; h < halves; h++)                                                       \
-                NAME##_add(mm0, v1[h], v2[h], &m0s[0], m1s[0], m2s[0], vw);                        \
+                NAME##_addv(mm0, v1[h], v2[h], &m0s[0], m1s[0], m2s[0], vw);                       \
             int64_t mask = i + 1;                                                                  \
             for (int j = 1; j < depth && (mask & 1) == 0; ++j) {                                   \
-                NAME##_add(m0s[j - 1], m1s[j - 1], m2s[j - 1], &m0s[j], m1s[j], m2s[j], vw);       \
+                NAME##_addv(m0s[j - 1], m1s[j - 1], m2s[j - 1], &m0s[j], m1s[j], m2s[j], vw);      \
                 m0s[j - 1] = 0;                                                                    \
                 memset(m1s[j - 1], 0, sizeof m1s[0]), memset(m2s[j - 1], 0, sizeof m2s[0]);        \
                 mask >>= 1;                                                                        \
             }                                                                                      \
         }                                                                                          \
         for (int i = 1; i < depth; i++)                                                            \
-            NAME##_add(m0s[i], m1s[i], m2s[i], &m0s[0], m1s[0], m2s[0], vw);                       \
+            NAME##_addv(m0s[i], m1s[i], m2s[i], &m0s[0], m1s[0], m2s[0], vw);                      \
         int64_t m0 = 0;                                                                            \
         T m1 = 0, m2 = 0;                                                                          \
         for (int64_t i = n * kv; i < N; ++i) {                                                     \

@@ -972,6 +972,27 @@ for xd, wd, bd in [(torch.float32, torch.float64, torch.float32), (torch.float64
                    C.byref(o[0]), C.byref(o[1]), C.byref(o[2]))
     with_handles(ts, lambda h: run(f"native_layer_norm {xd}/{wd}/{bd}", lambda o: call(h, o),
                                    lambda: tuple(torch.native_layer_norm(x, [3], w, b, 1e-5)), loose=True, nret=3))
+# a row holding a huge value (its square overflows): PyTorch's rowwise Welford moments give
+# a variance of inf (rstd 0, the row 0) or NaN, by the vector lane the value falls in and
+# whether the row has a scalar tail (AddMoments versus AddMomentsVec): bit for bit
+for dt, big in [(torch.float64, 1e300), (torch.float32, 3e38), (torch.bfloat16, 3e38), (torch.float16, 6e4)]:
+    for n, pos in [(12, 0), (12, 1), (12, 8), (5, 0), (16, 4), (33, 0), (64, 17), (300, 3)]:
+        x = rand([2, n], dt)
+        x[0, pos] = big
+        ref = torch.native_layer_norm(x, [n], None, None, 1e-5)
+        o3 = [H(), H(), H()]
+        if with_handles([x], lambda h: fln(h[0], i64s([n]), 1, None, None, 1e-5, C.byref(o3[0]),
+                                           C.byref(o3[1]), C.byref(o3[2]))) != 0:
+            failures.append(f"native_layer_norm {dt} huge at {pos} of {n}: libshimrt failed")
+            continue
+        counts["cases"] += 1
+        for k in range(3):
+            ours = from_rt(o3[k]).double()
+            delete(o3[k])
+            r = ref[k].double()
+            if not ((ours == r) | (ours.isnan() & r.isnan())).all():
+                failures.append(f"native_layer_norm {dt} huge at {pos} of {n}: result {k} "
+                                f"{ours.flatten()[:3].tolist()} vs {r.flatten()[:3].tolist()}")
 flno = fn("aoti_torch_cpu_native_layer_norm_out", H, H, H, H, P(C.c_int64), C.c_int64, P(H), P(H), C.c_double)
 for d0, d1 in [(torch.float32, torch.float32), (torch.float64, torch.float32), (torch.float32, torch.int64)]:
     x = rand([2, 3], torch.float32)
