@@ -1518,6 +1518,36 @@ for dt, n in itertools.product(CPLX, [1, 2, 3, 5, 8, 9, 17, 33, 37, 70]):
     for lay, x, y in [("contig", a[:n], b[:n]), ("sliced", a[::2], b[::2]), ("bcast", a[:n], b[:1].expand(n)),
                       ("bcast0", a[:1].expand(n), b[:n])]:
         with_handles([x, y], lambda h: bits_equal(f"div {dt} {n} {lay}", lambda o: fdiv(h[0], h[1], C.byref(o)), x / y))
+# float/complex to uint32 and uint16 of NaN, inf and out-of-range values: PyTorch's
+# contiguous runs convert whole groups of 4 (8 from bfloat16; complex64: all but the last
+# group) as 32-bit vector code (0x80000000 out of range), the rest through int64; float to
+# uint64 from 2^63 up as GCC's code. Bit for bit, across run lengths and layouts.
+SPECIAL = [math.inf, -math.inf, math.nan, 1e30, -1.0, -1e30, 2.0 ** 32, 2.0 ** 31 + 256, -2.0 ** 31 - 1000,
+           4e9, 70000.0, -70000.0, 2.0 ** 64, 2.0 ** 63 + 2 ** 11, 1.5]
+for sdt, ddt, n in itertools.product([torch.float32, torch.float64, torch.bfloat16, torch.float16,
+                                      torch.complex64, torch.complex128],
+                                     [torch.uint32, torch.uint16, torch.uint64], [3, 4, 8, 15, 33]):
+    if sdt == torch.float16 and ddt != torch.uint16:
+        continue  # (float16 holds none of these beyond its range: inf/NaN only)
+    v = torch.tensor([SPECIAL[(i * 7) % len(SPECIAL)] for i in range(2 * n)], dtype=torch.float64)
+    x2 = v.to(sdt) if not sdt.is_complex else torch.complex(v, v).to(sdt)
+    for lay, x in [("contig", x2[:n]), ("sliced", x2[::2])]:
+        with_handles([x], lambda h: bits_equal(f"to {sdt}->{ddt} {n} {lay}",
+                                               lambda o: fto(h[0], DT[ddt], 0, 0, None, C.byref(o)),
+                                               x.to(ddt)))
+# add/sub with alpha: a product that overflows beside an opposite inf is NaN where PyTorch's
+# loop rounds alpha * b first (runs where b is broadcast: stride 0; the half types' scalar
+# loop, also after casting an operand of another dtype) and inf where it fuses
+fadd = fn("aoti_torch_cpu_add_Tensor", H, H, C.c_double, P(H))
+for dt, n in itertools.product([torch.float32, torch.float64, torch.float16, torch.bfloat16], [5, 6, 13, 31, 45]):
+    big = {torch.float32: -3.4e38, torch.float64: -1.7e308}.get(dt, -6e4 if dt == torch.float16 else -3e38)
+    a = torch.full((3, n), math.inf, dtype=dt)
+    b = torch.full((3, n), big, dtype=dt)
+    for lay, x, y in [("bcast-b", a, b[:, :1].expand(3, n)), ("bcast-a", a[:, :1].expand(3, n), b), ("contig", a, b),
+                      ("uint16-b", a, torch.full((3, n), 65407).to(torch.uint16)) if dt == torch.float16 else ("row", a, b[:1])]:
+        with_handles([x, y], lambda h: bits_equal(f"add.Tensor alpha=2.5 {dt} {n} {lay}",
+                                                  lambda o: fadd(h[0], h[1], 2.5, C.byref(o)),
+                                                  torch.add(x, y, alpha=2.5)))
 # complex64 rounding that depends on PyTorch's loops (measured, pointwise.c): mul by a
 # broadcast operand, neg (its vector loop computes 0 - x: the sign of a zero), and a
 # composition that divides and multiplies in place (soft_margin_loss_backward: div_ and mul_
