@@ -775,7 +775,8 @@ typedef struct {
 } float_add;
 
 /* Whether element i of a run of n float32/float64 elements is computed fused by PyTorch's
- * loop for a CPU-scalar b (its AVX-512 build, measured): the whole pairs of vectors of its
+ * loop for a b of stride 0 in the run (a CPU scalar or a broadcast dim; its AVX-512 build,
+ * measured; a broadcast a, or none, is fused throughout): the whole pairs of vectors of its
  * vector loop are; its scalar loop over the rest is compiled by GCC into full-width vectors
  * (fused), then, for a remainder of more than one 128-bit vector, one fused element, 128-bit
  * vectors whose product alpha * b is the loop's precomputed one (unfused), and fused scalar
@@ -800,7 +801,8 @@ static void float_add_chunk(char **ptr, const int64_t *st, int64_t n, void *vctx
         if (h->dt == SHIMRT_FLOAT64) {
             double a, b, r;
             memcpy(&a, pa, 8), memcpy(&b, pb, 8);
-            r = add_fused_at(i, n, 8, vbytes, vec) ? fma(b, h->alpha, a) : a + h->alpha * b;
+            r = st[2] != 0 || add_fused_at(i, n, 8, vbytes, vec) ? fma(b, h->alpha, a)
+                                                                 : a + h->alpha * b;
             memcpy(po, &r, 8);
             continue;
         }
@@ -808,7 +810,7 @@ static void float_add_chunk(char **ptr, const int64_t *st, int64_t n, void *vctx
         float al = (float)h->alpha, p = al * b;
         bool fused;
         if (h->dt == SHIMRT_FLOAT32) {
-            fused = add_fused_at(i, n, 4, vbytes, vec);
+            fused = st[2] != 0 || add_fused_at(i, n, 4, vbytes, vec);
         } else {
             p = half_round(h->dt, p);
             fused = i < nv;
@@ -826,11 +828,23 @@ static AOTITorchError add_sub(const char *op, bool sub, AtenTensorHandle self,
     if (sub && (self->dtype == SHIMRT_BOOL || other->dtype == SHIMRT_BOOL))
         return bool_sub_error(op);
     if (alpha_check(op, &c, alpha)) return AOTI_TORCH_FAILURE;
-    /* (float32/float64 of two tensors: fused throughout, GCC contracts the scalar loop too;
-     * with a one-element other, a CPU scalar, see add_fused_at) */
-    bool half = self->dtype == SHIMRT_FLOAT16 || self->dtype == SHIMRT_BFLOAT16;
-    if (shimrt_k_is_floating(self->dtype) && other->dtype == self->dtype && c.k.alpha != 1 &&
-        (half || shimrt_numel(other) == 1)) {
+    /* (float32/float64: fused throughout, GCC contracts the scalar loop too, but in runs
+     * where other is broadcast (stride 0: a CPU scalar, an expanded dim), see add_fused_at) */
+    /* operands of other dtypes whose result type is float16/bfloat16: TensorIterator casts
+     * them to it first (to()'s layout), then the same kernel runs (a 0-d other stays a CPU
+     * scalar, read at its own value: pw_run) */
+    const struct AtenTensorOpaque *ts[2] = {self, other};
+    int32_t rt = shimrt_k_result_type_of(2, ts, 0, NULL);
+    if ((rt == SHIMRT_FLOAT16 || rt == SHIMRT_BFLOAT16) && c.k.alpha != 1 &&
+        (self->dtype != rt || other->dtype != rt) && !(other->ndim == 0 && other->dtype != rt)) {
+        AtenTensorHandle a = self->dtype == rt ? self : bare_convert(op, self, rt);
+        AtenTensorHandle b = !a || other->dtype == rt ? other : bare_convert(op, other, rt);
+        AOTITorchError e = a && b ? add_sub(op, sub, a, b, alpha, ret0) : AOTI_TORCH_FAILURE;
+        if (a && a != self) shimrt_tensor_free(a);
+        if (b && b != other) shimrt_tensor_free(b);
+        return e;
+    }
+    if (shimrt_k_is_floating(self->dtype) && other->dtype == self->dtype && c.k.alpha != 1) {
         float_add h = {self->dtype, sub ? -c.k.alpha : c.k.alpha};
         if (self->dtype != SHIMRT_FLOAT64) h.alpha = (float)h.alpha;
         sh_plan p;
