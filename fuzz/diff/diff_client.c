@@ -1485,7 +1485,7 @@ static const char *differ(const block *o, const block *t, char *detail, size_t c
 
 typedef struct {
     char op[128], path[4], cls[32], status[16];
-    char detail[160], reason[256];
+    char detail[160], reason[1024];
     int64_t hits;
 } allow;
 
@@ -1499,7 +1499,7 @@ static int compare(const char *ours, const char *torch, const char *allowpath) {
     int na = 0;
     FILE *f = fopen(allowpath, "r");
     if (f) {
-        char line[512];
+        char line[2048]; /* (an entry is one line, however long its reason) */
         while (fgets(line, sizeof line, f) && na < 256) {
             if (line[0] == '#' || line[0] == '\n') continue;
             allow *x = &al[na];

@@ -49,11 +49,19 @@ static void red_loop(char **data, const int64_t *st, int64_t n, void *vctx) {
                 shimrt_k_store_f64(tmp, c->odt, x);
                 x = shimrt_k_load_f64(tmp, c->odt);
             }
+            if (c->op == R_SUM) { /* Neumaier's compensated sum in long double: (sum, lost
+                                     low part) at acc and acc + 16 */
+                long double s, comp, t, xl = x;
+                memcpy(&s, acc, sizeof s);
+                memcpy(&comp, acc + 16, sizeof comp);
+                t = s + xl;
+                comp += fabsl(s) >= fabsl(xl) ? (s - t) + xl : (xl - t) + s;
+                memcpy(acc, &t, sizeof t);
+                memcpy(acc + 16, &comp, sizeof comp);
+                continue;
+            }
             memcpy(&a, acc, sizeof a);
-            if (c->op == R_SUM)
-                a += x;
-            else if (isnan(x) || x > a)
-                a = isnan(a) ? a : x; /* NaN wins and stays */
+            if (isnan(x) || x > a) a = isnan(a) ? a : x; /* NaN wins and stays */
             memcpy(acc, &a, sizeof a);
         } else {
             int64_t a, x;
@@ -78,14 +86,39 @@ static void red_loop(char **data, const int64_t *st, int64_t n, void *vctx) {
 
 typedef struct {
     int32_t odt;
-    bool flt;
+    bool flt, sum; /* sum: a floating sum's accumulator is (sum, compensation) */
 } store_ctx;
 
 static void store_loop(char **data, const int64_t *st, int64_t n, void *vctx) {
     const store_ctx *c = vctx;
     char *o = data[0], *acc = data[1];
     for (int64_t i = 0; i < n; i++, o += st[0], acc += st[1]) {
-        if (c->flt) {
+        if (c->flt && c->sum) {
+            long double a, comp;
+            memcpy(&a, acc, sizeof a);
+            memcpy(&comp, acc + 16, sizeof comp);
+            /* (a sum that is inf or NaN keeps it: its compensation is NaN then) */
+            if (!isfinite(a)) {
+                shimrt_k_store_f64(o, c->odt, (double)a);
+                continue;
+            }
+            /* rounded to the result dtype from (a, comp) directly, not through a + comp's
+             * own rounding: the nearer neighbour of the first rounding by the residual */
+            long double s = a + comp;
+            if (c->odt == SHIMRT_FLOAT32) {
+                float h = (float)s, nb;
+                long double r = (a - (long double)h) + comp;
+                nb = nextafterf(h, r > 0 ? INFINITY : -INFINITY);
+                if (r != 0 && isfinite(nb) && fabsl(r) > fabsl((long double)nb - h) / 2) h = nb;
+                memcpy(o, &h, sizeof h);
+            } else {
+                double h = (double)s, nb;
+                long double r = (a - (long double)h) + comp;
+                nb = nextafter(h, r > 0 ? INFINITY : -INFINITY);
+                if (r != 0 && isfinite(nb) && fabsl(r) > fabsl((long double)nb - h) / 2) h = nb;
+                shimrt_k_store_f64(o, c->odt, h);
+            }
+        } else if (c->flt) {
             double a;
             memcpy(&a, acc, sizeof a);
             shimrt_k_store_f64(o, c->odt, a);
@@ -95,6 +128,17 @@ static void store_loop(char **data, const int64_t *st, int64_t n, void *vctx) {
             shimrt_k_store_i64(o, c->odt, a);
         }
     }
+}
+
+/* Floating sums that take the compensated loop (red_loop: Neumaier's sum in double) rather
+ * than the engine's vector lanes (plain double lanes merged in a tree): all of float64 (the
+ * lanes are no more precise than PyTorch's double cascade, the compensated sum is), and
+ * inputs of up to SH_CSUM_MAX elements of the other floating dtypes, where the loop costs
+ * little (tens of microseconds) and stays closer to the exact sum than PyTorch's float
+ * cascade where large terms cancel (docs/engine.md, Reductions) */
+#define SH_CSUM_MAX 16384
+static bool compensated_sum(const struct AtenTensorOpaque *self) {
+    return self->dtype == SHIMRT_FLOAT64 || shimrt_numel(self) <= SH_CSUM_MAX;
 }
 
 /* The engine's reduction path: a contiguous tensor reduced over one block of adjacent
@@ -329,7 +373,8 @@ static AOTITorchError reduce(const char *op, redop kind, AtenTensorHandle self, 
          * input's compute type */
         bool flt_in = shimrt_k_is_floating(self->dtype);
         bool ok = kind == R_MAX ? odt == self->dtype
-                                : (flt_in ? odt == self->dtype : odt == SHIMRT_INT64);
+                                : (flt_in ? odt == self->dtype && !compensated_sum(self)
+                                          : odt == SHIMRT_INT64);
         if (ok && engine_reduce(op, kind == R_MAX ? RED_amax : RED_sum, kind == R_SUM, self, mask,
                                 keepdim, odt, 1.0, ret0, &ferr))
             return ferr;
@@ -350,32 +395,33 @@ static AOTITorchError reduce(const char *op, redop kind, AtenTensorHandle self, 
     int64_t onumel = 1;
     for (int64_t d = 0; d < self->ndim; d++) onumel *= kshape[d];
 
-    bool flt = shimrt_k_is_floating(odt);
-    char *acc = malloc((size_t)(onumel > 0 ? onumel : 1) * 8);
+    bool flt = shimrt_k_is_floating(odt), csum = flt && kind == R_SUM;
+    size_t aes = csum ? 32 : 8; /* a floating sum: long double (sum, compensation) */
+    char *acc = calloc((size_t)(onumel > 0 ? onumel : 1), aes);
     if (!acc) return shimrt_fail(op, "out of memory");
-    for (int64_t i = 0; i < onumel; i++) {
+    for (int64_t i = 0; i < onumel && !csum; i++) { /* (a sum's start: calloc's zeros) */
         if (flt) {
-            double v = kind == R_SUM ? 0.0 : -INFINITY;
-            memcpy(acc + i * 8, &v, 8);
+            double v = -INFINITY;
+            memcpy(acc + (size_t)i * aes, &v, 8);
         } else {
             int64_t v = kind == R_SUM ? 0 : INT64_MIN;
-            memcpy(acc + i * 8, &v, 8);
+            memcpy(acc + (size_t)i * aes, &v, 8);
         }
     }
     red_ctx rc = {kind, self->dtype, odt, flt};
     shimrt_k_iter it;
     shimrt_k_iter_init(&it, self->ndim, self->sizes);
-    shimrt_k_iter_add(&it, acc, self->ndim, kshape, accstr, 8);
+    shimrt_k_iter_add(&it, acc, self->ndim, kshape, accstr, aes);
     shimrt_k_iter_add_tensor(&it, self);
     shimrt_k_iter_run(&it, red_loop, &rc);
 
     AtenTensorHandle out = shimrt_k_empty_like_dev(op, self, on, oshape, NULL, odt);
     if (out) {
-        store_ctx sc = {odt, flt};
+        store_ctx sc = {odt, flt, csum};
         shimrt_k_iter_init(&it, self->ndim, kshape);
         shimrt_k_iter_add(&it, shimrt_data(out), self->ndim, kshape, accstr,
                           shimrt_dtype_size(odt));
-        shimrt_k_iter_add(&it, acc, self->ndim, kshape, accstr, 8);
+        shimrt_k_iter_add(&it, acc, self->ndim, kshape, accstr, aes);
         shimrt_k_iter_run(&it, store_loop, &sc);
         *ret0 = out;
     }
@@ -610,7 +656,7 @@ AOTITorchError shimrt_cpu_mean_dim(AtenTensorHandle self, const int64_t *dim, in
     for (int64_t d = 0; d < self->ndim; d++)
         if (mask[d]) count *= self->sizes[d];
     AOTITorchError ferr;
-    if (odt == self->dtype &&
+    if (odt == self->dtype && !compensated_sum(self) &&
         engine_reduce(op, RED_sum, true, self, mask, keepdim != 0, odt, (double)count, ret0, &ferr))
         return ferr;
     AtenTensorHandle s = NULL;
