@@ -237,8 +237,9 @@ static AOTITorchError bag_max_backward(const char *op, AtenTensorHandle grad, At
                               ".reshape(...) instead.");
     int64_t mrows = mxi->ndim ? mxi->sizes[0] : 1, cols = mxi->ndim > 1 ? mxi->sizes[1] : 0;
     if (!err && mxi->ndim == 0 && m != 1)
-        err = shimrt_fail(op, "index_select(): Index to scalar can have only 1 value, got %lld "
-                              "value(s)",
+        err = shimrt_fail(op,
+                          "index_select(): Index to scalar can have only 1 value, got %lld "
+                          "value(s)",
                           (long long)m);
     for (int64_t j = 0; !err && j < m; j++) /* max_indices, then grad */
         if (rows[j] >= mrows) err = shimrt_fail(op, "index out of range in self");
@@ -255,8 +256,9 @@ static AOTITorchError bag_max_backward(const char *op, AtenTensorHandle grad, At
             char sh[128];
             memcpy(sz, mxi->sizes, (size_t)mxi->ndim * sizeof *sz);
             sz[0] = m;
-            err = shimrt_fail(op, "select(): index 0 out of range for tensor of size %s at "
-                                  "dimension 1",
+            err = shimrt_fail(op,
+                              "select(): index 0 out of range for tensor of size %s at "
+                              "dimension 1",
                               shimrt_k_fmt_shape(sh, sizeof sh, mxi->ndim, sz));
         } else if (mxi->ndim > 2) {
             int64_t sz[SHIMRT_MAX_DIMS];
@@ -280,8 +282,9 @@ static AOTITorchError bag_max_backward(const char *op, AtenTensorHandle grad, At
         if (d == cols) {
             int64_t sz[2] = {m, cols};
             char sh[64];
-            err = shimrt_fail(op, "select(): index %lld out of range for tensor of size %s at "
-                                  "dimension 1",
+            err = shimrt_fail(op,
+                              "select(): index %lld out of range for tensor of size %s at "
+                              "dimension 1",
                               (long long)d, shimrt_k_fmt_shape(sh, sizeof sh, 2, sz));
             break;
         }
@@ -296,8 +299,9 @@ static AOTITorchError bag_max_backward(const char *op, AtenTensorHandle grad, At
     if (!err && !m && D > cols) { /* (no rows: select still runs for every column) */
         int64_t sz[2] = {0, cols};
         char sh[64];
-        err = shimrt_fail(op, "select(): index %lld out of range for tensor of size %s at "
-                              "dimension 1",
+        err = shimrt_fail(op,
+                          "select(): index %lld out of range for tensor of size %s at "
+                          "dimension 1",
                           (long long)cols, shimrt_k_fmt_shape(sh, sizeof sh, 2, sz));
     }
     free(rows);

@@ -43,11 +43,11 @@ static AOTITorchError frac_pool(const char *op, int nd, AtenTensorHandle self, c
      * dispatch (any dtype then) */
     const char *tn = nd == 2 ? "" : "three ";
     if (ks_len != nd)
-        return shimrt_fail(op, "%s: kernel_size must either be a single Int or tuple of %sInts",
-                           op, tn);
+        return shimrt_fail(op, "%s: kernel_size must either be a single Int or tuple of %sInts", op,
+                           tn);
     if (os_len != nd)
-        return shimrt_fail(op, "%s: output_size must either be a single Int or tuple of %sInts",
-                           op, tn);
+        return shimrt_fail(op, "%s: output_size must either be a single Int or tuple of %sInts", op,
+                           tn);
     for (int k = 0; k < nd; k++)
         if (ks[k] <= 0) {
             char got[80];
@@ -56,8 +56,8 @@ static AOTITorchError frac_pool(const char *op, int nd, AtenTensorHandle self, c
             else
                 snprintf(got, sizeof got, "%lldx%lldx%lld", (long long)ks[0], (long long)ks[1],
                          (long long)ks[2]);
-            return shimrt_fail(op, "%s(): kernel size should be greater than zero, but got %s",
-                               op, got);
+            return shimrt_fail(op, "%s(): kernel size should be greater than zero, but got %s", op,
+                               got);
         }
     /* (3-d's later messages are its out function's) */
     const char *fn = nd == 2 ? "fractional_max_pool2d" : "fractional_max_pool3d_out";
