@@ -111,7 +111,7 @@ static AOTITorchError frac_pool(const char *op, int nd, AtenTensorHandle self, c
     bool empty = N == 0 || out[0] == 0 || out[1] == 0 || out[2] == 0;
     if (!empty && !shimrt_k_is_floating(dt))
         return shimrt_fail(op, "\"%s_out_frame\" not implemented for '%s'", op,
-                           shimrt_dtype_name(dt));
+                           shimrt_dtype_torch_name(dt));
     AtenTensorHandle o = shimrt_tensor_empty(op, ond, osz, NULL, dt, SHIMRT_DEV_CPU, 0);
     AtenTensorHandle ix = shimrt_tensor_empty(op, ond, osz, NULL, SHIMRT_INT64, SHIMRT_DEV_CPU, 0);
     int64_t *seq = malloc((size_t)(out[0] + out[1] + out[2] + 3) * sizeof *seq);
