@@ -398,11 +398,13 @@ AOTITorchError shimrt_cpu__embedding_bag_dense_backward(
         grad_floating(op, grad))
         return AOTI_TORCH_FAILURE;
     if (grad->ndim != 2) return shimrt_fail(op, "embedding_bag: grad must be 2-d" OOB);
-    if (mode < 0 || mode > 2) return shimrt_fail(op, "embedding_bag: mode must be 0, 1 or 2");
-    if (num_weights < 0)
-        return shimrt_fail(op, "Trying to create tensor with negative dimension %lld: [%lld, %lld]",
-                           (long long)num_weights, (long long)num_weights,
-                           (long long)grad->sizes[1]);
+    if (mode < 0 || mode > 2)
+        return shimrt_fail(op,
+                           "mode == EmbeddingBagMode::MEAN || mode == EmbeddingBagMode::SUM "
+                           "INTERNAL ASSERT FAILED at \"aten/src/ATen/native/EmbeddingBag.cpp\", "
+                           "please report a bug to PyTorch. ");
+    if (num_weights < 0) /* (PyTorch's at::zeros of the result) */
+        return shimrt_fail(op, "zeros: Dimension size must be non-negative.");
     /* PyTorch 2.15 ignores per_sample_weights in mode max; in mode mean its assert fails only
      * at the first index other than padding_idx (bag_sum_backward) */
     if (mode == 2) per_sample_weights = NULL;

@@ -155,6 +155,12 @@ def bag_backward_family():
         case(label, dn, [T(gg), T(ind), T(o2m), T(bb), T(mm), R, False, 2, Opt(None), -1, Ret()],
              lambda gg=gg, bb=bb, mm=mm: A._embedding_bag_dense_backward(
                  gg, ind, o2m, bb, mm, R, False, 2, None, -1))
+    for label, mode, nw in (("mode 5", 5, R), ("num_weights -1 mode max", 2, -1),
+                            ("num_weights -1 mode mean", 1, -1), ("mode 5 num_weights -1", 5, -1)):
+        case(label, dn, [T(g), T(ind), T(o2b), T(bsz), T(mxi), nw, False, mode, Opt(None), -1,
+                         Ret()],
+             lambda mode=mode, nw=nw: A._embedding_bag_dense_backward(
+                 g, ind, o2b, bsz, mxi, nw, False, mode, None, -1))
     refuses("index past num_weights", dn, [T(g), T(ind), T(o2b), T(bsz), T(mxi), 3, False, 1,
                                            Opt(None), -1, Ret()])
     for label, gg, ww, mode in (("mode mean", g, w, 1), ("grad long", g.long(), w.long(), 0),
