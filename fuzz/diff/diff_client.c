@@ -1080,6 +1080,51 @@ static bool backward_unsafe(const entry *e, const argval *vals) {
     return false;
 }
 
+/* _segment_reduce_backward: PyTorch's CPU kernel reads grad and output as data's shape with
+ * the segment count (the last dim of offsets less one, or of lengths) along that dim, and
+ * lengths/offsets' leading dims as data's, unchecked (seen as SIGSEGV): draws PyTorch takes to
+ * its kernel (a known reduce, axis in range, lengths or offsets, floating data, grad and output
+ * of data's dtype, int32/int64 segments) with shapes that disagree so are not made. */
+static bool segment_unsafe(const entry *e, const argval *vals) {
+    if (!name_is(e, "_segment_reduce_backward")) return false;
+    AtenTensorHandle t[3], seg = NULL;
+    int64_t nd[4] = {0}, *sz[4] = {0};
+    int32_t dt[4] = {0};
+    for (int i = 0; i < 3; i++)
+        if (!vals[i].nt || !(t[i] = vals[i].t[0])) return false;
+    for (int i = 5; i >= 4 && !seg; i--) /* PyTorch takes offsets when both are given */
+        if (vals[i].present && vals[i].nt && vals[i].t[0]) seg = vals[i].t[0];
+    if (!seg) return false;
+    bool offs = seg == (vals[5].nt ? vals[5].t[0] : NULL);
+    for (int i = 0; i < 4; i++) {
+        AtenTensorHandle h = i < 3 ? t[i] : seg;
+        if (aoti_torch_get_dim(h, &nd[i]) || aoti_torch_get_sizes(h, &sz[i]) ||
+            aoti_torch_get_dtype(h, &dt[i]))
+            return false;
+    }
+    const char *red = vals[3].str;
+    if (!red || (strcmp(red, "sum") && strcmp(red, "mean") && strcmp(red, "max") &&
+                 strcmp(red, "min") && strcmp(red, "prod")))
+        return false;
+    int64_t ax = vals[6].iv[0], dn = nd[2] ? nd[2] : 1;
+    if (ax < -dn || ax >= dn) return false;
+    if ((dt[2] != DT_F16 && dt[2] != DT_BF16 && dt[2] != DT_F32 && dt[2] != DT_F64) ||
+        dt[0] != dt[2] || dt[1] != dt[2] || (dt[3] != DT_I32 && dt[3] != DT_I64))
+        return false;
+    int64_t sax = nd[3] - 1; /* the segments' dim: lengths/offsets' last */
+    if (sax < 0 || sax >= nd[2]) return true;
+    int64_t nseg = sz[3][sax] - (offs ? 1 : 0);
+    if (nseg < 0) return true;
+    for (int64_t d = 0; d < sax; d++)
+        if (sz[3][d] != sz[2][d]) return true;
+    for (int i = 0; i < 2; i++) {
+        if (nd[i] != nd[2]) return true;
+        for (int64_t d = 0; d < nd[2]; d++)
+            if (sz[i][d] != (d == sax ? nseg : sz[2][d])) return true;
+    }
+    return false;
+}
+
 static bool fq_unsafe(const entry *e, const argval *vals) {
     if (!name_is(e, "_fused_moving_avg_obs_fq_helper") &&
         !name_is(e, "_fused_moving_avg_obs_fq_helper_functional"))
@@ -1169,7 +1214,8 @@ static void one_call(uint64_t seed, int64_t k, FILE *out) {
                 fprintf(stderr, " %.17g", v->d);
             fputc('\n', stderr);
         }
-    if (attention_unsafe(e, vals) || fq_unsafe(e, vals) || backward_unsafe(e, vals))
+    if (attention_unsafe(e, vals) || fq_unsafe(e, vals) || backward_unsafe(e, vals) ||
+        segment_unsafe(e, vals))
         g_setup_failed = true;
     int rc;
     /* resize_, resize_as_: the storage they grow is unset, in PyTorch too (no values to

@@ -208,31 +208,104 @@ static double axpy1(int32_t dt, double a, double x, double y) {
     return rnd(dt, y + rnd(dt, a * x));
 }
 
-/* mode max: per column, grad of each non-empty bag added to the row its maximum came from */
+/* mode max as PyTorch 2.15's _embedding_bag_dense_backward_cpu_max, which assumes no shapes:
+ * rows = nonzero(bag_size).view(-1) (each nonzero element's coordinates; a 0-d bag_size gives
+ * none), max_indices and grad index_select'ed by rows, then per column d of grad the selected
+ * grad column index_add_'ed at the selected max_indices column d (so the errors are those of
+ * index_select, select and index_add_, in that order) */
 static AOTITorchError bag_max_backward(const char *op, AtenTensorHandle grad, AtenTensorHandle bsz,
                                        AtenTensorHandle mxi, int64_t R, double *gw) {
-    int64_t nb = grad->sizes[0], D = grad->sizes[1];
-    if (bsz->ndim != 1 || bsz->sizes[0] != nb || mxi->ndim != 2 || mxi->sizes[0] != nb ||
-        mxi->sizes[1] != D)
-        return shimrt_fail(op,
-                           "embedding_bag: bag_size must be [%lld] and maximum_indices "
-                           "[%lld, %lld] for a grad of that shape" OOB,
-                           (long long)nb, (long long)nb, (long long)D);
-    double *g = shimrt_e_read_f64(op, grad);
-    int64_t *bs = g ? shimrt_e_read_i64(op, bsz) : NULL,
-            *mi = bs ? shimrt_e_read_i64(op, mxi) : NULL;
-    AOTITorchError err = mi ? AOTI_TORCH_SUCCESS : AOTI_TORCH_FAILURE;
-    for (int64_t d = 0; !err && d < D; d++)
-        for (int64_t b = 0; !err && b < nb; b++) {
-            if (!bs[b]) continue;
-            int64_t row = mi[b * D + d];
-            if (row < 0 || row >= R) /* (PyTorch's index_add_ check) */
-                err = shimrt_fail(op, "index out of range in self");
-            else
-                gw[row * D + d] = rnd(grad->dtype, gw[row * D + d] + g[b * D + d]);
+    int64_t nb = grad->sizes[0], D = grad->sizes[1], nbs = shimrt_numel(bsz);
+    double *bv = shimrt_e_read_f64(op, bsz);
+    int64_t *rows = bv ? malloc((size_t)(nbs * bsz->ndim + 1) * sizeof *rows) : NULL, m = 0;
+    AOTITorchError err = rows ? AOTI_TORCH_SUCCESS : AOTI_TORCH_FAILURE;
+    if (bv && !rows) shimrt_fail(op, "out of memory");
+    for (int64_t i = 0; !err && i < nbs; i++) {
+        if (bv[i] == 0) continue;
+        for (int64_t d = bsz->ndim - 1, r = i; d >= 0; d--) {
+            rows[m + d] = r % bsz->sizes[d];
+            r /= bsz->sizes[d];
         }
+        m += bsz->ndim;
+    }
+    free(bv);
+    /* (PyTorch's nonzero result is column-major: its view(-1) fails for two or more nonzero
+     * elements of a bag_size of two or more dims) */
+    if (!err && bsz->ndim >= 2 && m >= 2 * bsz->ndim)
+        err = shimrt_fail(op, "view size is not compatible with input tensor's size and stride (at "
+                              "least one dimension spans across two contiguous subspaces). Use "
+                              ".reshape(...) instead.");
+    int64_t mrows = mxi->ndim ? mxi->sizes[0] : 1, cols = mxi->ndim > 1 ? mxi->sizes[1] : 0;
+    if (!err && mxi->ndim == 0 && m != 1)
+        err = shimrt_fail(op,
+                          "index_select(): Index to scalar can have only 1 value, got %lld "
+                          "value(s)",
+                          (long long)m);
+    for (int64_t j = 0; !err && j < m; j++) /* max_indices, then grad */
+        if (rows[j] >= mrows) err = shimrt_fail(op, "index out of range in self");
+    for (int64_t j = 0; !err && j < m; j++)
+        if (rows[j] >= nb) err = shimrt_fail(op, "index out of range in self");
+    if (!err && D > 0) {
+        if (mxi->ndim == 0)
+            err = shimrt_fail(op, "select() cannot be applied to a 0-dim tensor.");
+        else if (mxi->ndim == 1)
+            err = shimrt_fail(op, "Dimension out of range (expected to be in range of [-1, 0], "
+                                  "but got 1)");
+        else if (cols == 0) {
+            int64_t sz[SHIMRT_MAX_DIMS];
+            char sh[128];
+            memcpy(sz, mxi->sizes, (size_t)mxi->ndim * sizeof *sz);
+            sz[0] = m;
+            err = shimrt_fail(op,
+                              "select(): index 0 out of range for tensor of size %s at "
+                              "dimension 1",
+                              shimrt_k_fmt_shape(sh, sizeof sh, mxi->ndim, sz));
+        } else if (mxi->ndim > 2) {
+            int64_t sz[SHIMRT_MAX_DIMS];
+            char sh[128];
+            memcpy(sz, mxi->sizes, (size_t)mxi->ndim * sizeof *sz);
+            sz[0] = m;
+            memmove(sz + 1, sz + 2, (size_t)(mxi->ndim - 2) * sizeof *sz);
+            err = shimrt_fail(op,
+                              "index_add_(): Index is supposed to be a vector, but got dim: %lld "
+                              "with type: %s and size: %s",
+                              (long long)mxi->ndim - 1, shimrt_dtype_torch_name(mxi->dtype),
+                              shimrt_k_fmt_shape(sh, sizeof sh, mxi->ndim - 1, sz));
+        } else if (mxi->dtype != SHIMRT_INT64 && mxi->dtype != SHIMRT_INT32)
+            err = shimrt_fail(op, "index_add_(): Expected dtype int32/int64 for index but got: %s",
+                              shimrt_dtype_torch_name(mxi->dtype));
+    }
+    double *g = !err && m && D ? shimrt_e_read_f64(op, grad) : NULL;
+    int64_t *mi = g ? shimrt_e_read_i64(op, mxi) : NULL;
+    if (!err && m && D && !mi) err = AOTI_TORCH_FAILURE;
+    for (int64_t d = 0; !err && m && d < D; d++) {
+        if (d == cols) {
+            int64_t sz[2] = {m, cols};
+            char sh[64];
+            err = shimrt_fail(op,
+                              "select(): index %lld out of range for tensor of size %s at "
+                              "dimension 1",
+                              (long long)d, shimrt_k_fmt_shape(sh, sizeof sh, 2, sz));
+            break;
+        }
+        for (int64_t j = 0; !err && j < m; j++) /* index_add_ checks every index first */
+            if (mi[rows[j] * cols + d] < 0 || mi[rows[j] * cols + d] >= R)
+                err = shimrt_fail(op, "index out of range in self");
+        for (int64_t j = 0; !err && j < m; j++) {
+            int64_t row = mi[rows[j] * cols + d], b = rows[j];
+            gw[row * D + d] = rnd(grad->dtype, gw[row * D + d] + g[b * D + d]);
+        }
+    }
+    if (!err && !m && D > cols) { /* (no rows: select still runs for every column) */
+        int64_t sz[2] = {0, cols};
+        char sh[64];
+        err = shimrt_fail(op,
+                          "select(): index %lld out of range for tensor of size %s at "
+                          "dimension 1",
+                          (long long)cols, shimrt_k_fmt_shape(sh, sizeof sh, 2, sz));
+    }
+    free(rows);
     free(g);
-    free(bs);
     free(mi);
     return err;
 }
@@ -288,6 +361,12 @@ static AOTITorchError bag_sum_backward(const char *op, AtenTensorHandle grad, At
     for (int64_t a = 0; !err && a < N;) {
         int64_t index = iv[perm[a]], b = a;
         while (b < N && iv[perm[b]] == index) b++;
+        if (index != padding_idx && pv && mode != 0) {
+            err = shimrt_fail(op, "mode == EmbeddingBagMode::SUM INTERNAL ASSERT FAILED at "
+                                  "\"aten/src/ATen/native/EmbeddingBag.cpp\", please report a "
+                                  "bug to PyTorch. ");
+            break;
+        }
         if (index != padding_idx)
             for (int64_t j = a; j < b; j++) {
                 int64_t src = ov[perm[j]];
@@ -319,13 +398,16 @@ AOTITorchError shimrt_cpu__embedding_bag_dense_backward(
         grad_floating(op, grad))
         return AOTI_TORCH_FAILURE;
     if (grad->ndim != 2) return shimrt_fail(op, "embedding_bag: grad must be 2-d" OOB);
-    if (mode < 0 || mode > 2) return shimrt_fail(op, "embedding_bag: mode must be 0, 1 or 2");
-    if (num_weights < 0)
-        return shimrt_fail(op, "Trying to create tensor with negative dimension %lld: [%lld, %lld]",
-                           (long long)num_weights, (long long)num_weights,
-                           (long long)grad->sizes[1]);
-    if (per_sample_weights && mode != 0)
-        return shimrt_fail(op, "embedding_bag: per_sample_weights only with mode sum");
+    if (mode < 0 || mode > 2)
+        return shimrt_fail(op,
+                           "mode == EmbeddingBagMode::MEAN || mode == EmbeddingBagMode::SUM "
+                           "INTERNAL ASSERT FAILED at \"aten/src/ATen/native/EmbeddingBag.cpp\", "
+                           "please report a bug to PyTorch. ");
+    if (num_weights < 0) /* (PyTorch's at::zeros of the result) */
+        return shimrt_fail(op, "zeros: Dimension size must be non-negative.");
+    /* PyTorch 2.15 ignores per_sample_weights in mode max; in mode mean its assert fails only
+     * at the first index other than padding_idx (bag_sum_backward) */
+    if (mode == 2) per_sample_weights = NULL;
     int64_t sz[2] = {num_weights, grad->sizes[1]}, n = num_weights * grad->sizes[1];
     double *gw = calloc((size_t)(n ? n : 1), sizeof *gw);
     if (!gw) return shimrt_fail(op, "out of memory");

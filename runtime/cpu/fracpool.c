@@ -7,6 +7,7 @@
  * its pool window (NaN wins, then the first maximum), its index the flat offset in the
  * input plane. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -35,32 +36,45 @@ static AOTITorchError frac_pool(const char *op, int nd, AtenTensorHandle self, c
                                 AtenTensorHandle *ret1) {
     if (shimrt_k_check_cpu(op, self, "self") || shimrt_k_check_cpu(op, samples, "random_samples"))
         return AOTI_TORCH_FAILURE;
+    /* PyTorch 2.15's order: the meta function's checks (kernel_size and output_size lengths,
+     * kernel_size > 0, self's rank and non-batch sizes, each pool against its input, the
+     * output's negative sizes at its creation), then the kernel's random_samples checks
+     * (fractional_max_pool_check_shape), then an empty result returned before the dtype
+     * dispatch (any dtype then) */
+    const char *tn = nd == 2 ? "" : "three ";
     if (ks_len != nd)
-        return shimrt_fail(op,
-                           "%s(): kernel_size must either be a single int, or a tuple of %s ints",
-                           op, nd == 2 ? "two" : "three");
+        return shimrt_fail(op, "%s: kernel_size must either be a single Int or tuple of %sInts", op,
+                           tn);
     if (os_len != nd)
-        return shimrt_fail(op,
-                           "%s(): output_size must either be a single int, or a tuple of %s ints",
-                           op, nd == 2 ? "two" : "three");
+        return shimrt_fail(op, "%s: output_size must either be a single Int or tuple of %sInts", op,
+                           tn);
+    for (int k = 0; k < nd; k++)
+        if (ks[k] <= 0) {
+            char got[80];
+            if (nd == 2)
+                snprintf(got, sizeof got, "%lldx%lld", (long long)ks[0], (long long)ks[1]);
+            else
+                snprintf(got, sizeof got, "%lldx%lldx%lld", (long long)ks[0], (long long)ks[1],
+                         (long long)ks[2]);
+            return shimrt_fail(op, "%s(): kernel size should be greater than zero, but got %s", op,
+                               got);
+        }
+    /* (3-d's later messages are its out function's) */
+    const char *fn = nd == 2 ? "fractional_max_pool2d" : "fractional_max_pool3d_out";
     int32_t dt = self->dtype;
-    if (!shimrt_k_is_floating(dt))
-        return shimrt_fail(op, "\"%s_out_frame\" not implemented for '%s'", op,
-                           shimrt_dtype_name(dt));
-    if (samples->dtype != dt)
-        return shimrt_fail(op, "expected random_samples of dtype %s, but got %s",
-                           shimrt_dtype_name(dt), shimrt_dtype_name(samples->dtype));
     int64_t ndim = self->ndim;
+    char sh[128];
+    shimrt_k_fmt_shape(sh, sizeof sh, ndim, self->sizes);
     if (ndim != nd + 1 && ndim != nd + 2)
-        return shimrt_fail(op, "%s(): Expected %dD or %dD tensor, but got: [%lld]", op, nd + 1,
-                           nd + 2, (long long)ndim);
+        return shimrt_fail(op, "%s(): Expected %dD or %dD tensor, but got: %s", fn, nd + 1, nd + 2,
+                           sh);
     bool batched = ndim == nd + 2;
-    for (int64_t d = batched ? 1 : 0; d < ndim; d++)
+    for (int64_t d = 1; d < ndim; d++)
         if (self->sizes[d] <= 0)
             return shimrt_fail(op,
                                "%s(): Expected input to have non-zero size for non-batch "
-                               "dimensions, but got input with sizes of zero at dimension %lld",
-                               op, (long long)d);
+                               "dimensions, but got%s with dimension %lld being empty.",
+                               fn, sh, (long long)d);
     int64_t N = batched ? self->sizes[0] : 1, Cc = self->sizes[batched ? 1 : 0];
     int64_t in[3] = {1, 1, 1}, pool[3] = {1, 1, 1}, out[3] = {1, 1, 1};
     int64_t off = 3 - nd; /* 2-d pools (1, H, W) */
@@ -69,25 +83,35 @@ static AOTITorchError frac_pool(const char *op, int nd, AtenTensorHandle self, c
         in[off + k] = self->sizes[ndim - nd + k];
         pool[off + k] = ks[k];
         out[off + k] = os[k];
-        if (ks[k] <= 0)
-            return shimrt_fail(op, "%s(): kernel_size must be greater than zero, but got %lld", op,
-                               (long long)ks[k]);
-        if (os[k] < 0)
-            return shimrt_fail(op, "%s(): output_size must be non-negative, but got %lld", op,
-                               (long long)os[k]);
         /* PyTorch: out + pool - 1 <= in for 2-d, < in for 3-d */
         if (os[k] + ks[k] - 1 > in[off + k] - (nd == 3))
-            return shimrt_fail(op, "%s(): pool %s %lld too large relative to input %s %lld", op,
+            return shimrt_fail(op, "%s(): pool %s %lld too large relative to input %s %lld", fn,
                                dn[off + k], (long long)ks[k], dn[off + k], (long long)in[off + k]);
     }
-    if (samples->ndim != 3 || samples->sizes[0] < N || samples->sizes[1] < Cc ||
-        samples->sizes[2] < nd)
-        return shimrt_fail(op, "%s(): expected random_samples of shape (%lld, %lld, %d)", op,
-                           (long long)N, (long long)Cc, nd);
     int64_t osz[5], ond = 0;
     if (batched) osz[ond++] = N;
     osz[ond++] = Cc;
     for (int k = 0; k < nd; k++) osz[ond++] = os[k];
+    for (int k = 0; k < nd; k++)
+        if (os[k] < 0)
+            return shimrt_fail(op, "Trying to create tensor with negative dimension %lld: %s",
+                               (long long)os[k], shimrt_k_fmt_shape(sh, sizeof sh, ond, osz));
+    if (samples->dtype != dt)
+        return shimrt_fail(op, "Expect _random_samples to have the same dtype as input");
+    if (samples->ndim != 3)
+        return shimrt_fail(op, "Expect _random_samples to have 3 dimensions, got %lld",
+                           (long long)samples->ndim);
+    if (samples->sizes[0] < N)
+        return shimrt_fail(op, "Expect _random_samples.size(0) no less then input batch size.");
+    if (samples->sizes[1] != Cc)
+        return shimrt_fail(op, "Expect _random_samples.size(1) equals to input channel size.");
+    if (samples->sizes[2] != nd)
+        return shimrt_fail(op, "Expect _random_samples.size(2) equals to %d; got %lld.", nd,
+                           (long long)samples->sizes[2]);
+    bool empty = N == 0 || out[0] == 0 || out[1] == 0 || out[2] == 0;
+    if (!empty && !shimrt_k_is_floating(dt))
+        return shimrt_fail(op, "\"%s_out_frame\" not implemented for '%s'", op,
+                           shimrt_dtype_torch_name(dt));
     AtenTensorHandle o = shimrt_tensor_empty(op, ond, osz, NULL, dt, SHIMRT_DEV_CPU, 0);
     AtenTensorHandle ix = shimrt_tensor_empty(op, ond, osz, NULL, SHIMRT_INT64, SHIMRT_DEV_CPU, 0);
     int64_t *seq = malloc((size_t)(out[0] + out[1] + out[2] + 3) * sizeof *seq);
@@ -107,7 +131,7 @@ static AOTITorchError frac_pool(const char *op, int nd, AtenTensorHandle self, c
     for (int k = 0; k < nd; k++) ist[off + k] = self->strides[ndim - nd + k];
     int64_t nst = batched ? self->strides[0] : 0, cst = self->strides[batched ? 1 : 0];
     int64_t e = 0;
-    for (int64_t b = 0; b < N; b++)
+    for (int64_t b = 0; !empty && b < N; b++)
         for (int64_t c = 0; c < Cc; c++) {
             for (int k = 0; k < nd; k++) {
                 const char *sp = sb + (b * samples->strides[0] + c * samples->strides[1] +

@@ -263,14 +263,20 @@ static AOTITorchError scatter_reduce(const char *op, AtenTensorHandle out, AtenT
     bool cx = self->dtype == SHIMRT_COMPLEX64 || self->dtype == SHIMRT_COMPLEX128;
     bool bare = self->dtype == SHIMRT_UINT16 || self->dtype == SHIMRT_UINT32 ||
                 self->dtype == SHIMRT_UINT64;
-    /* (an empty index runs no kernel; mean's floor division by the counts still runs) */
+    /* (an empty index runs no kernel; mean's counts and floor division still run) */
     bool kern = shimrt_numel(index) > 0;
+    /* include_self=False first sets the indexed elements to the reduction's identity, in a
+     * dispatch of every dtype but uint16/32/64 (before the reduction's own) */
+    if (r >= 0 && bare && kern && !include_self)
+        return shimrt_fail(op, "\"scatter_reduce_exclude_input_init\" not implemented for '%s'",
+                           shimrt_dtype_torch_name(self->dtype));
     if (r >= 0 && (cx || bare) &&
         (((r == R_AMAX || r == R_AMIN) && kern) || (bare && r == R_MEAN))) {
         static const char *const rn[] = {"sum", "prod", "mean", "amax", "amin"};
         char k[64];
         snprintf(k, sizeof k, "scatter_gather_tensor_cpu_reduce_%s", rn[r]);
-        return shimrt_fail(op, "\"%s\" not implemented for '%s'", kern ? k : "div_floor_cpu",
+        /* (mean of an empty index: the counts, in out's dtype, fail at their masked_fill_) */
+        return shimrt_fail(op, "\"%s\" not implemented for '%s'", kern ? k : "masked_fill",
                            shimrt_dtype_torch_name(self->dtype));
     }
     if (r >= 0 && !cx && !bare && !shimrt_idx_numeric(self->dtype))

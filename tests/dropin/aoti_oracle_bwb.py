@@ -124,6 +124,43 @@ def bag_backward_family():
     case("max index -1", dn, [T(g), T(ind), T(o2m), T(bsm), T(mxm), R, False, 2, Opt(None), -1,
                               Ret()],
          lambda: A._embedding_bag_dense_backward(g, ind, o2m, bsm, mxm, R, False, 2, None, -1))
+    # per_sample_weights: ignored by mode max; mode mean's assert fails only at an index other
+    # than padding_idx (so all-padding or empty indices pass)
+    psw = rand([len(ind0)], torch.float32)
+    for label, ii, oo, mode, pad in (("psw max", ind, o2m, 2, -1), ("psw mean", ind, o2b, 1, -1),
+                                     ("psw mean all padding", torch.full_like(ind, 3), o2b, 1, 3),
+                                     ("psw mean empty", ind[:0], o2b[:0], 1, -1)):
+        bb, mm = (bsm, mxm.clamp(0)) if mode == 2 else (bsz, mxi)
+        case(label, dn, [T(g), T(ii), T(oo), T(bb), T(mm), R, False, mode, Opt(T(psw)), pad, Ret()],
+             lambda ii=ii, oo=oo, bb=bb, mm=mm, mode=mode, pad=pad: A._embedding_bag_dense_backward(
+                 g, ii, oo, bb, mm, R, False, mode, psw, pad))
+    # mode max takes bag_size and maximum_indices of any shape (nonzero, index_select, select,
+    # index_add_)
+    ge = torch.zeros(0, D)
+    li = dict(dtype=torch.long)
+    mx = torch.randint(0, R, [4, D + 1])
+    for label, gg, bb, mm in (
+            ("max empty 2-d", ge, torch.zeros(0, D, **li), torch.zeros(0, D, **li)),
+            ("max bag_size 2-d", g, torch.tensor([[0, 1], [1, 0]]), mx),
+            ("max bag_size 2-d one", g, torch.tensor([[0, 1], [0, 0]]), mx),
+            ("max bag_size float", g, torch.tensor([0.5, 0, 2, 0]), mx),
+            ("max bag_size 0-d", g, torch.tensor(3), mx), ("max bag_size past", g,
+                                                           torch.tensor([0, 0, 0, 0, 1]), mx),
+            ("max indices int32", g, bsm, mx.int()), ("max indices float", g, bsm, mx.float()),
+            ("max indices 3-d", g, bsm, mx.unsqueeze(-1)), ("max indices 1-d", g, bsm, mx[:, 0]),
+            ("max indices 0-d", g, bsm, mx[0, 0]), ("max indices few columns", g, bsm, mx[:, :2]),
+            ("max indices no columns", g, bsm, mx[:, :0]), ("max indices few rows", g, bsm, mx[:2]),
+            ("max no rows few columns", g, torch.zeros(4, **li), mx[:, :2]),
+            ("max index past num_weights", g, bsm, mx + R)):
+        case(label, dn, [T(gg), T(ind), T(o2m), T(bb), T(mm), R, False, 2, Opt(None), -1, Ret()],
+             lambda gg=gg, bb=bb, mm=mm: A._embedding_bag_dense_backward(
+                 gg, ind, o2m, bb, mm, R, False, 2, None, -1))
+    for label, mode, nw in (("mode 5", 5, R), ("num_weights -1 mode max", 2, -1),
+                            ("num_weights -1 mode mean", 1, -1), ("mode 5 num_weights -1", 5, -1)):
+        case(label, dn, [T(g), T(ind), T(o2b), T(bsz), T(mxi), nw, False, mode, Opt(None), -1,
+                         Ret()],
+             lambda mode=mode, nw=nw: A._embedding_bag_dense_backward(
+                 g, ind, o2b, bsz, mxi, nw, False, mode, None, -1))
     refuses("index past num_weights", dn, [T(g), T(ind), T(o2b), T(bsz), T(mxi), 3, False, 1,
                                            Opt(None), -1, Ret()])
     for label, gg, ww, mode in (("mode mean", g, w, 1), ("grad long", g.long(), w.long(), 0),

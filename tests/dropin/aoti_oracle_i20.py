@@ -365,6 +365,52 @@ def fractional_pool_family():
                 (x, [0] * nd, [2] * nd, u))):
             case(f"bad {k}", name, [T(xx), ks, outs, T(uu), Ret(), Ret()],
                  lambda xx=xx, ks=ks, outs=outs, uu=uu: op(xx, ks, outs, uu))
+        # the meta's checks in order, then random_samples' (dtype, rank, batch, channels,
+        # pooled dims), then an empty result before the dtype dispatch
+        x3 = x[0]
+        long_u = u.long()
+        for k, (xx, ks, outs, uu) in enumerate((
+                (x, [2] * nd, [2] * nd, u[:1]), (x, [2] * nd, [2] * nd, u[:, :1]),
+                (x, [2] * nd, [2] * nd, torch.cat([u, u], 1)),
+                (x, [2] * nd, [2] * nd, torch.cat([u, u], 2)),
+                (x, [2] * nd, [2] * nd, torch.cat([u, u], 0)), (x, [2] * nd, [2] * nd, u[0]),
+                (x, [2] * nd, [2] * nd, u.unsqueeze(0)), (x3, [2] * nd, [2] * nd, u),
+                (x3, [2] * nd, [2] * nd, u[:1]), (x3, [2] * nd, [2] * nd, u[:1, :2]),
+                (x3, [2] * nd, [2] * nd, u[:0]), (x3, [1] * nd, [3] + [0] * (nd - 1), u[:, :1]),
+                (x.long(), [2] * nd, [0] * nd, long_u), (x.long(), [2] * nd, [2] * nd, long_u),
+                (x.bool(), [2] * nd, [0] * nd, u.bool()), (x.long(), [2] * nd, [0] * nd, u),
+                (x[:0], [2] * nd, [2] * nd, u[:0]), (x[:0], [2] * nd, [2] * nd, u[:0, :1]),
+                (x, [0] * nd, [2] * nd, u[0]), (x[0, 0], [0] * nd, [2] * nd, u),
+                (x, [2] * nd, [-1] + [2] * (nd - 1), u[0]), (x, [9] * nd, [-1] * nd, u),
+                (x, [1] * (nd - 1) + [9], [2] * nd, u[0]), (x, [2] * nd, [2] * nd, u.half()))):
+            case(f"samples {k}", name, [T(xx), ks, outs, T(uu), Ret(), Ret()],
+                 lambda xx=xx, ks=ks, outs=outs, uu=uu: op(xx, ks, outs, uu))
+
+
+def scatter_reduce_dtype_family():
+    """scatter_reduce.two's dtype dispatches: include_self=False's init of the indexed elements
+    (every dtype but uint16/32/64), then the reduction's own, then mean's counts (masked_fill_)
+    and division; with and without index elements."""
+    name = "aoti_torch_cpu_scatter_reduce_two"
+    for dt in (torch.uint8, torch.int64, torch.uint16, torch.uint32, torch.uint64, torch.bool,
+               torch.float16, torch.bfloat16, torch.float32, torch.complex64, torch.complex128):
+        for red in ("sum", "prod", "mean", "amax", "amin"):
+            for inc in (False, True):
+                for idx in ([0, 2, 0], []):
+                    s = torch.tensor([1, 0, 1, 1]).to(dt)
+                    src = torch.tensor([1, 1, 0]).to(dt)
+                    ix = torch.tensor(idx, dtype=torch.int64)
+                    case(f"{dt} {red} include_self={inc} index {idx}", name,
+                         [T(s), 0, T(ix), T(src), red, int(inc), Ret()],
+                         lambda s=s, ix=ix, src=src, red=red, inc=inc:
+                         A.scatter_reduce.two(s, 0, ix, src, red, include_self=inc))
+    # a 0-d index (the fuzzer's draw)
+    s, src = torch.tensor([5, 2, 65535, 3]).to(torch.uint64), torch.ones(4).to(torch.uint64)
+    for inc in (False, True):
+        case(f"uint64 prod 0-d index include_self={inc}", name,
+             [T(s), 0, T(torch.tensor(0)), T(src), "prod", int(inc), Ret()],
+             lambda inc=inc: A.scatter_reduce.two(s, 0, torch.tensor(0), src, "prod",
+                                                  include_self=inc))
 
 
 def fused_obs_fq_family():
@@ -594,7 +640,7 @@ def scaled_mm_family():
                                          out=torch.empty(4, 4)))
 
 
-I20_FAMILIES = [scaled_mm_family, dyn_quant_family, grouped_mm_family, fused_obs_fq_family, fractional_pool_family, rest_family, histogram_family, index_reduce_family, segment_reduce_family]
+I20_FAMILIES = [scatter_reduce_dtype_family, scaled_mm_family, dyn_quant_family, grouped_mm_family, fused_obs_fq_family, fractional_pool_family, rest_family, histogram_family, index_reduce_family, segment_reduce_family]
 
 
 # ---- h/bwa: more backward ops of c_shim_cpu.h (runtime/cpu/upsample_backward.c) --------------
