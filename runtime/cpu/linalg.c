@@ -489,6 +489,13 @@ static AOTITorchError gemm_mode(const char *op, int32_t dt, int64_t n, int64_t k
                 for (int64_t p = 0; p < k; p++)
                     acc += (float)shimrt_k_load_f64(a.p + (i * a.rs + p * a.cs) * (int64_t)es, dt) *
                            (float)shimrt_k_load_f64(b.p + (p * b.rs + j * b.cs) * (int64_t)es, dt);
+                if (mode == GEMM_LOOP) { /* baddbmm_cpu_kernel: each step in float */
+                    float fa = (float)alpha, fb = (float)beta,
+                          r = k ? fa * acc : 0; /* k == 0: mul_(beta) */
+                    if (fb != 0) r = (float)shimrt_k_load_f64(dst, dt) * fb + r;
+                    shimrt_k_store_f64(dst, dt, r);
+                    continue;
+                }
                 double r = alpha * acc;
                 if (beta != 0) r += beta * shimrt_k_load_f64(dst, dt);
                 shimrt_k_store_f64(dst, dt, r);
