@@ -390,7 +390,8 @@ AOTITorchError shimrt_cpu_baddbmm_out(AtenTensorHandle out, AtenTensorHandle sel
         return AOTI_TORCH_FAILURE;
     if (shimrt_numel(out) == 0) return AOTI_TORCH_SUCCESS;
     int32_t dt = out->dtype;
-    if (batch1->sizes[2] == 0) { /* zero_, or mul_(beta) */
+    if (batch1->sizes[2] == 0) { /* zero_, or mul_(beta): alpha is not read */
+        alpha = 0;
         if (beta == 0) {
             shimrt_k_fill(out, 0);
             return AOTI_TORCH_SUCCESS;
