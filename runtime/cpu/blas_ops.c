@@ -214,25 +214,6 @@ static AOTITorchError bmm_into(const char *op, int32_t dt, char *dst, AtenTensor
     return AOTI_TORCH_SUCCESS;
 }
 
-AOTITorchError shimrt_cpu_bmm_out(AtenTensorHandle out, AtenTensorHandle self,
-                                  AtenTensorHandle mat2) {
-    static const char op[] = "bmm.out";
-    int64_t shape[3];
-    if (shimrt_k_check_cpu(op, out, "out") || bmm_check(op, self, mat2, shape))
-        return shimrt_tensor_valid(mat2) && mat2->defined
-                   ? resized_failure(op, out, 3, self, mat2, mat2->dtype)
-                   : AOTI_TORCH_FAILURE;
-    if (direct(out, 3, shape, self->dtype, self, mat2))
-        return bmm_into(op, self->dtype, shimrt_data(out), self, mat2, 0.0, 1.0);
-    AtenTensorHandle r = shimrt_k_new(op, 3, shape, self->dtype);
-    if (!r) return AOTI_TORCH_FAILURE;
-    if (bmm_into(op, self->dtype, shimrt_data(r), self, mat2, 0.0, 1.0)) {
-        shimrt_tensor_free(r);
-        return AOTI_TORCH_FAILURE;
-    }
-    return shimrt_k_into_out(op, out, r);
-}
-
 /* baddbmm.out in PyTorch's order (measured on 2.15; TORCH_META_FUNC(baddbmm), then
  * TORCH_IMPL_FUNC(baddbmm_out_cpu)):
  *  1. the meta: self expanded to [batch1.size(0), batch1.size(1), batch2.size(2)], self of
@@ -284,6 +265,17 @@ static AOTITorchError expand_check(const char *op, const struct AtenTensorOpaque
     return AOTI_TORCH_SUCCESS;
 }
 
+/* common_checks_baddbmm_bmm up to the resize: 3-d batches, batch2 [b, k, m], out of batch2's
+ * dtype. */
+static AOTITorchError bmm_meta(const char *op, AtenTensorHandle out, AtenTensorHandle b1,
+                               AtenTensorHandle b2, int64_t shape[3]) {
+    if (shimrt_k_bmm_shape(op, b1, b2, shape)) return AOTI_TORCH_FAILURE;
+    if (out->dtype != b2->dtype)
+        return shimrt_fail(op, "Expected out tensor to have dtype %s, but got %s instead",
+                           shimrt_dtype_meta_name(b2->dtype), shimrt_dtype_meta_name(out->dtype));
+    return AOTI_TORCH_SUCCESS;
+}
+
 static AOTITorchError baddbmm_meta(const char *op, AtenTensorHandle out, AtenTensorHandle self,
                                    AtenTensorHandle b1, AtenTensorHandle b2, int64_t shape[3]) {
     if (shimrt_k_check_cpu(op, self, "self") || shimrt_k_check_cpu(op, b1, "batch1") ||
@@ -297,19 +289,7 @@ static AOTITorchError baddbmm_meta(const char *op, AtenTensorHandle out, AtenTen
                            "Input dtypes must be the same, got: input %s, batch1: %s, batch2: %s",
                            shimrt_dtype_meta_name(self->dtype), shimrt_dtype_meta_name(b1->dtype),
                            shimrt_dtype_meta_name(b2->dtype));
-    if (b1->ndim != 3) return shimrt_fail(op, "batch1 must be a 3D tensor");
-    if (b2->ndim != 3) return shimrt_fail(op, "batch2 must be a 3D tensor");
-    if (b2->sizes[0] != b1->sizes[0] || b2->sizes[1] != b1->sizes[2])
-        return shimrt_fail(op,
-                           "Expected size for first two dimensions of batch2 tensor to be: "
-                           "[%lld, %lld] but got: [%lld, %lld].",
-                           (long long)b1->sizes[0], (long long)b1->sizes[2],
-                           (long long)b2->sizes[0], (long long)b2->sizes[1]);
-    if (out->dtype != b2->dtype)
-        return shimrt_fail(op, "Expected out tensor to have dtype %s, but got %s instead",
-                           shimrt_dtype_meta_name(b2->dtype), shimrt_dtype_meta_name(out->dtype));
-    memcpy(shape, to, sizeof to);
-    return AOTI_TORCH_SUCCESS;
+    return bmm_meta(op, out, b1, b2, shape);
 }
 
 /* PyTorch's copy_(out, self) of the meta (self broadcast): nothing when self is out's
@@ -347,14 +327,15 @@ static AOTITorchError scalars_fit(const char *op, int32_t dt, shimrt_scalar alph
     return AOTI_TORCH_SUCCESS;
 }
 
-/* The kernel's refusals (3. above) for a product with multiply-adds. */
+/* The kernel's refusals (3. above) for a product with multiply-adds; bmm: bmm.out's
+ * (no scalars; addmm_impl_cpu_ per batch). */
 static AOTITorchError baddbmm_kernel_check(const char *op, AtenTensorHandle out,
                                            AtenTensorHandle b1, AtenTensorHandle b2,
-                                           shimrt_scalar alpha, shimrt_scalar beta) {
+                                           shimrt_scalar alpha, shimrt_scalar beta, bool bmm) {
     int64_t n = b1->sizes[1], k = b1->sizes[2], m = b2->sizes[2];
     int32_t dt = out->dtype;
     if (n < 400 && k < 400 && m < 400 && n * k * m < 400) {
-        if (shimrt_k_mm_kernel_check(op, "baddbmm", b1->dtype, n, k, m) ||
+        if (shimrt_k_mm_kernel_check(op, bmm ? "bmm" : "baddbmm", b1->dtype, n, k, m) ||
             shimrt_k_check_mm_dtype(op, b1, "batch1") || scalars_fit(op, b1->dtype, alpha, beta))
             return AOTI_TORCH_FAILURE;
         if (b1->dtype != dt)
@@ -370,6 +351,9 @@ static AOTITorchError baddbmm_kernel_check(const char *op, AtenTensorHandle out,
                                shimrt_dtype_torch_name(dt), shimrt_dtype_torch_name(b1->dtype));
         return AOTI_TORCH_SUCCESS;
     }
+    if (b1->dtype != b2->dtype && bmm)
+        return shimrt_fail(op, "expected m1 and m2 to have the same dtype, but got: %s != %s",
+                           shimrt_dtype_meta_name(b1->dtype), shimrt_dtype_meta_name(b2->dtype));
     if (b1->dtype != b2->dtype)
         return shimrt_fail(op, "mat1 and mat2 must have the same dtype, but got %s and %s",
                            shimrt_dtype_torch_name(b1->dtype), shimrt_dtype_torch_name(b2->dtype));
@@ -399,7 +383,7 @@ AOTITorchError shimrt_cpu_baddbmm_out(AtenTensorHandle out, AtenTensorHandle sel
         if (!inexact(dt))
             return shimrt_fail(op, "result type Float can't be cast to the desired output type %s",
                                shimrt_dtype_torch_name(dt));
-    } else if (baddbmm_kernel_check(op, out, batch1, batch2, salpha, sbeta)) {
+    } else if (baddbmm_kernel_check(op, out, batch1, batch2, salpha, sbeta, false)) {
         return AOTI_TORCH_FAILURE;
     }
     if (!inexact(dt)) {
@@ -420,6 +404,37 @@ AOTITorchError shimrt_cpu_baddbmm_out(AtenTensorHandle out, AtenTensorHandle sel
     return e;
 }
 
+/* bmm.out in PyTorch's order (TORCH_META_FUNC(bmm), TORCH_IMPL_FUNC(bmm_out_cpu)): the
+ * meta's checks leave out untouched; out is resized, then the kernel writes nothing (empty
+ * out) or zeros (k == 0) whatever batch1's dtype, or refuses as baddbmm's. */
+AOTITorchError shimrt_cpu_bmm_out(AtenTensorHandle out, AtenTensorHandle self,
+                                  AtenTensorHandle mat2) {
+    static const char op[] = "bmm.out";
+    int64_t shape[3];
+    if (shimrt_k_check_cpu(op, self, "batch1") || shimrt_k_check_cpu(op, mat2, "batch2") ||
+        shimrt_k_check_cpu(op, out, "out") || bmm_meta(op, out, self, mat2, shape) ||
+        shimrt_resize_output(op, out, 3, shape))
+        return AOTI_TORCH_FAILURE;
+    if (shimrt_numel(out) == 0) return AOTI_TORCH_SUCCESS;
+    if (self->sizes[2] == 0) {
+        shimrt_k_fill(out, 0);
+        return AOTI_TORCH_SUCCESS;
+    }
+    if (baddbmm_kernel_check(op, out, self, mat2, shimrt_scalar_double(1.0),
+                             shimrt_scalar_double(0.0), true))
+        return AOTI_TORCH_FAILURE;
+    int32_t dt = out->dtype;
+    if (direct(out, 3, shape, dt, self, mat2))
+        return bmm_into(op, dt, shimrt_data(out), self, mat2, 0.0, 1.0);
+    AtenTensorHandle r = shimrt_k_new(op, 3, shape, dt);
+    if (!r) return AOTI_TORCH_FAILURE;
+    if (bmm_into(op, dt, shimrt_data(r), self, mat2, 0.0, 1.0)) {
+        shimrt_tensor_free(r);
+        return AOTI_TORCH_FAILURE;
+    }
+    return shimrt_k_into_out(op, out, r);
+}
+
 /* r = self (broadcast) when beta is not 0, else zeros: self is not read at all. */
 static AOTITorchError self_or_zeros(const char *op, AtenTensorHandle r, AtenTensorHandle self,
                                     double beta) {
@@ -428,9 +443,10 @@ static AOTITorchError self_or_zeros(const char *op, AtenTensorHandle r, AtenTens
     return AOTI_TORCH_SUCCESS;
 }
 
-/* Each element of t (contiguous) in place: times by (EL_SCALE: in double for floating dtypes,
- * in int64, wrapping, for the others), or relu / gelu (erf form) computed in float for the half
- * types and float32, in double for float64 (an integer dtype takes relu for both). */
+/* Each element of t (contiguous) in place: times by (EL_SCALE: in float for float32 and the
+ * half types, in double for float64, in int64, wrapping, for the others), or relu / gelu
+ * (erf form) computed in float for the half types and float32, in double for float64 (an
+ * integer dtype takes relu for both). */
 enum { EL_SCALE, EL_RELU, EL_GELU };
 static void each_elem(AtenTensorHandle t, int how, double by) {
     int64_t n = shimrt_numel(t);
@@ -448,8 +464,8 @@ static void each_elem(AtenTensorHandle t, int how, double by) {
             continue;
         }
         double v = shimrt_k_load_f64(e, t->dtype);
-        if (how == EL_SCALE) {
-            v *= by;
+        if (how == EL_SCALE) { /* mul_(beta): float types take beta as a float (opmath) */
+            v = t->dtype == SHIMRT_FLOAT64 ? v * by : (double)((float)v * (float)by);
         } else if (t->dtype == SHIMRT_FLOAT64) {
             v = gelu ? 0.5 * v * (1.0 + erf(v * M_SQRT1_2)) : (v > 0 || isnan(v) ? v : 0.0);
         } else {
@@ -492,6 +508,11 @@ AOTITorchError shimrt_cpu_addbmm(AtenTensorHandle self, AtenTensorHandle batch1,
     if (tn != 2 || tmp[0] != rs[0] || tmp[1] != rs[1])
         return shimrt_fail(op, "the size of self cannot be broadcast to [%lld, %lld]",
                            (long long)rs[0], (long long)rs[1]);
+    /* each batch's addmm_ takes alpha and beta (the first's) in the opmath type, checked,
+     * when it has multiply-adds */
+    if (shape[0] > 0 && rs[0] > 0 && rs[1] > 0 && batch1->sizes[2] > 0 &&
+        scalars_fit(op, self->dtype, salpha, sbeta))
+        return AOTI_TORCH_FAILURE;
     AtenTensorHandle r = shimrt_k_new(op, 2, rs, self->dtype);
     if (!r) return AOTI_TORCH_FAILURE;
     AOTITorchError err = self_or_zeros(op, r, self, beta);

@@ -685,6 +685,15 @@ AOTITorchError shimrt_cpu_bmm(AtenTensorHandle self, AtenTensorHandle mat2,
     if (check_mats(op, self, "self", mat2, "mat2")) return AOTI_TORCH_FAILURE;
     int64_t shape[3];
     if (shimrt_k_bmm_shape(op, self, mat2, shape)) return AOTI_TORCH_FAILURE;
+    /* PyTorch's result has mat2's dtype; its kernel reads the dtypes only for a product
+     * with multiply-adds (an empty result stays empty, k == 0 gives zeros) */
+    if (self->dtype != mat2->dtype &&
+        (shape[0] == 0 || shape[1] == 0 || shape[2] == 0 || self->sizes[2] == 0)) {
+        AtenTensorHandle out = shimrt_k_empty_like_dev(op, mat2, 3, shape, NULL, mat2->dtype);
+        if (!out) return AOTI_TORCH_FAILURE;
+        shimrt_k_fill(out, 0);
+        return shimrt_k_hand_out(AOTI_TORCH_SUCCESS, out, ret0);
+    }
     if (self->dtype != mat2->dtype)
         return shimrt_fail(op, "expected scalar type %s but found %s",
                            shimrt_dtype_torch_name(self->dtype),

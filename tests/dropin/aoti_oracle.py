@@ -366,7 +366,7 @@ def complex_mm_family():
 
 
 def baddbmm_order_family():
-    """baddbmm.out's order (issue 17): PyTorch's meta checks shapes and dtypes (self of
+    """baddbmm.out's and bmm.out's order (issue 17): PyTorch's meta checks shapes and dtypes (self of
     batch1's dtype, out of batch2's) and leaves out untouched when they fail; it then resizes
     out and copies self into it (beta != 0) before the kernel, whose refusals (bool and
     uint16/32/64 products, a float beta into an integral out over an empty product, alpha or
@@ -447,6 +447,44 @@ def baddbmm_order_family():
             for beta, alpha in ((1e39, 1.0), (1.0, -1e39), (-1.0, 1.0), (1e10, 2.0),
                                 (float("nan"), 1.0), (0.5, float("inf"))):
                 one("scalars", dt, dt, dt, dt, shape, beta=beta, alpha=alpha)
+    # bmm.out: the same order without self (an empty product of two dtypes gives zeros)
+    for a in dts:
+        for bdt in (a, torch.float32, torch.int64, torch.uint32):
+            for (b, n, k, m) in shapes:
+                for okind in ("0-d", "exact"):
+                    b1, b2 = rand([b, n, k], a, 0, 4), rand([b, k, m], bdt, 0, 4)
+                    o = torch.full(() if okind == "0-d" else (b, n, m), 7).to(bdt)
+                    started = begin("aoti_torch_cpu_bmm_out", [T(o, True), T(b1), T(b2)],
+                                    ran_too=True)
+                    if started is None:
+                        continue
+                    rc, hs = started
+                    got, want = from_rt(hs[0]), o.clone()
+                    release(hs)
+                    try:
+                        A.bmm.out(b1, b2, out=want)
+                        ok = True
+                    except Exception:
+                        ok = False
+                    tag = f"bmm.out {a}/{bdt} {[b, n, k, m]} {okind}"
+                    if ok == isinstance(rc, int):
+                        failures.append(f"{tag}: PyTorch {'succeeds' if ok else 'fails'}")
+                    elif got.shape != want.shape or got.stride() != want.stride():
+                        failures.append(f"{tag}: out {list(got.shape)} {got.stride()}, "
+                                        f"PyTorch's {list(want.shape)} {want.stride()}")
+                    elif ok and compare(got, want, True):
+                        failures.append(f"{tag}: {compare(got, want, True)}")
+                    else:
+                        ran["aoti_torch_cpu_bmm_out"][1] += ok
+    # addbmm: each batch's addmm_ checks alpha and beta in the opmath type
+    for dt in (torch.float32, torch.int32, torch.uint8, torch.float16):
+        for (b, n, k, m) in ((2, 3, 2, 3), (0, 3, 2, 3), (2, 3, 0, 3), (2, 0, 2, 3)):
+            for beta, alpha in ((1e39, 1.0), (1.0, -1e39), (-1.0, 1.0), (1e10, 2.0)):
+                x, b1, b2 = rand([n, m], dt, 0, 4), rand([b, n, k], dt, 0, 4), rand([b, k, m], dt, 0, 4)
+                case(f"addbmm scalars {dt} {[b, n, k, m]} beta={beta} alpha={alpha}",
+                     "aoti_torch_cpu_addbmm", [T(x), T(b1), T(b2), beta, alpha, Ret()],
+                     lambda x=x, b1=b1, b2=b2, beta=beta, alpha=alpha:
+                     A.addbmm(x, b1, b2, beta=beta, alpha=alpha), loose=True)
     f = torch.float32
     for label, kw in (("self not broadcastable", {"sshape": [2, 3]}),
                       ("self of 4 dims", {"sshape": [1, 1, 3, 3]}),
