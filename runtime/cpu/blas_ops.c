@@ -214,6 +214,28 @@ static AOTITorchError bmm_into(const char *op, int32_t dt, char *dst, AtenTensor
     return AOTI_TORCH_SUCCESS;
 }
 
+/* r (contiguous [b, n, m]) into out of r's shape and dtype whose elements share memory (a
+ * stride 0): PyTorch's loop below 400 multiply-adds writes out element by element in order,
+ * the last write to a place standing; above, addmm_ per batch does so batch by batch, and
+ * refuses (as copy_) a matrix whose own elements share memory. */
+static AOTITorchError into_overlapping(const char *op, AtenTensorHandle out, AtenTensorHandle r,
+                                       int64_t k) {
+    const int64_t *sz = r->sizes, *st = out->strides;
+    bool loop = sz[1] < 400 && k < 400 && sz[2] < 400 && sz[1] * k * sz[2] < 400;
+    if (!loop && ((st[1] == 0 && sz[1] > 1) || (st[2] == 0 && sz[2] > 1)))
+        return shimrt_fail(op, "unsupported operation: more than one element of the written-to "
+                               "tensor refers to a single memory location. Please clone() the "
+                               "tensor before performing the operation.");
+    size_t es = shimrt_dtype_size(r->dtype);
+    char *o = shimrt_data(out);
+    const char *src = shimrt_data(r);
+    for (int64_t b = 0; b < sz[0]; b++)
+        for (int64_t i = 0; i < sz[1]; i++)
+            for (int64_t j = 0; j < sz[2]; j++, src += es)
+                memcpy(o + (size_t)(b * st[0] + i * st[1] + j * st[2]) * es, src, es);
+    return AOTI_TORCH_SUCCESS;
+}
+
 /* baddbmm.out in PyTorch's order (measured on 2.15; TORCH_META_FUNC(baddbmm), then
  * TORCH_IMPL_FUNC(baddbmm_out_cpu)):
  *  1. the meta: self expanded to [batch1.size(0), batch1.size(1), batch2.size(2)], self of
@@ -399,6 +421,8 @@ AOTITorchError shimrt_cpu_baddbmm_out(AtenTensorHandle out, AtenTensorHandle sel
     AOTITorchError e = (beta != 0 && shimrt_k_copy(op, r, out)) ||
                                bmm_into(op, dt, shimrt_data(r), batch1, batch2, beta, alpha)
                            ? AOTI_TORCH_FAILURE
+                       : shimrt_k_internal_overlap(out)
+                           ? into_overlapping(op, out, r, batch1->sizes[2])
                            : shimrt_k_copy(op, out, r);
     shimrt_tensor_free(r);
     return e;
@@ -431,6 +455,11 @@ AOTITorchError shimrt_cpu_bmm_out(AtenTensorHandle out, AtenTensorHandle self,
     if (bmm_into(op, dt, shimrt_data(r), self, mat2, 0.0, 1.0)) {
         shimrt_tensor_free(r);
         return AOTI_TORCH_FAILURE;
+    }
+    if (shimrt_k_internal_overlap(out)) {
+        AOTITorchError e = into_overlapping(op, out, r, self->sizes[2]);
+        shimrt_tensor_free(r);
+        return e;
     }
     return shimrt_k_into_out(op, out, r);
 }

@@ -451,15 +451,22 @@ def baddbmm_order_family():
     for a in dts:
         for bdt in (a, torch.float32, torch.int64, torch.uint32):
             for (b, n, k, m) in shapes:
-                for okind in ("0-d", "exact"):
+                for okind in ("0-d", "exact", "batches overlap", "rows overlap"):
                     b1, b2 = rand([b, n, k], a, 0, 4), rand([b, k, m], bdt, 0, 4)
-                    o = torch.full(() if okind == "0-d" else (b, n, m), 7).to(bdt)
+
+                    def make_out(okind=okind, b=b, n=n, m=m, bdt=bdt):
+                        if okind == "batches overlap":  # an out whose elements share memory
+                            return torch.full((1, n, m), 7).to(bdt).expand(b, n, m)
+                        if okind == "rows overlap":
+                            return torch.full((b, 1, m), 7).to(bdt).expand(b, n, m)
+                        return torch.full(() if okind == "0-d" else (b, n, m), 7).to(bdt)
+                    o = make_out()
                     started = begin("aoti_torch_cpu_bmm_out", [T(o, True), T(b1), T(b2)],
                                     ran_too=True)
                     if started is None:
                         continue
                     rc, hs = started
-                    got, want = from_rt(hs[0]), o.clone()
+                    got, want = from_rt(hs[0]), make_out()
                     release(hs)
                     try:
                         A.bmm.out(b1, b2, out=want)
