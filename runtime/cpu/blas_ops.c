@@ -182,103 +182,286 @@ AOTITorchError shimrt_cpu_mm_out(AtenTensorHandle out, AtenTensorHandle self,
     return shimrt_k_into_out(op, out, r);
 }
 
-/* baddbmm's checks (PyTorch's messages): batch1 [b, n, k] and batch2 [b, k, m] of one dtype,
- * self broadcastable to [b, n, m] and of that dtype; integral inputs take integral
- * beta and alpha. */
-static AOTITorchError baddbmm_dtype(const char *op, AtenTensorHandle t, const char *name) {
-    if (shimrt_tensor_valid(t) && t->defined && shimrt_dtype_is_complex(t->dtype))
-        return shimrt_k_check_mm_dtype(op, t, name);
-    return shimrt_k_check_dtype(op, t, name);
-}
-
-static AOTITorchError bmm_check(const char *op, AtenTensorHandle self, AtenTensorHandle b1,
-                                AtenTensorHandle b2, int64_t shape[3]) {
-    /* bmm takes uint16/32/64 while empty, as PyTorch; baddbmm's own checks of them are not
-     * PyTorch's yet (issue 17 item 8): refused as before */
-    AOTITorchError (*dtype_check)(const char *, AtenTensorHandle, const char *) =
-        self ? baddbmm_dtype : shimrt_k_check_mm_dtype;
+/* bmm's checks (PyTorch's messages): batch1 [b, n, k] and batch2 [b, k, m] of one dtype
+ * (uint16/32/64 taken while the product is empty, as PyTorch). */
+static AOTITorchError bmm_check(const char *op, AtenTensorHandle b1, AtenTensorHandle b2,
+                                int64_t shape[3]) {
     if (shimrt_k_check_cpu(op, b1, "batch1") || shimrt_k_check_cpu(op, b2, "batch2") ||
-        dtype_check(op, b1, "batch1") || dtype_check(op, b2, "batch2"))
+        shimrt_k_check_mm_dtype(op, b1, "batch1") || shimrt_k_check_mm_dtype(op, b2, "batch2"))
         return AOTI_TORCH_FAILURE;
     if (shimrt_k_bmm_shape(op, b1, b2, shape)) return AOTI_TORCH_FAILURE;
     if (b1->dtype != b2->dtype)
         return shimrt_fail(op, "expected scalar type %s but found %s",
                            shimrt_dtype_torch_name(b1->dtype), shimrt_dtype_torch_name(b2->dtype));
-    if (self) {
-        if (shimrt_k_check_cpu(op, self, "self") || dtype_check(op, self, "self"))
-            return AOTI_TORCH_FAILURE;
-        if (self->dtype != b1->dtype)
-            return shimrt_fail(op, "self and batch1 must have the same dtype, but got %s and %s",
-                               shimrt_dtype_name(self->dtype), shimrt_dtype_name(b1->dtype));
-        int64_t tmp[SHIMRT_MAX_DIMS], tn;
-        if (shimrt_k_broadcast(op, self->ndim, self->sizes, 3, shape, tmp, &tn))
-            return AOTI_TORCH_FAILURE;
-        if (tn != 3 || tmp[0] != shape[0] || tmp[1] != shape[1] || tmp[2] != shape[2])
-            return shimrt_fail(op, "the size of self cannot be broadcast to [%lld, %lld, %lld]",
-                               (long long)shape[0], (long long)shape[1], (long long)shape[2]);
-    }
     return shimrt_k_mm_kernel_check(op, "bmm", b1->dtype, shape[0] * shape[1], b1->sizes[2],
                                     shape[2]);
 }
 
-/* dst (contiguous [b, n, m]) = beta * dst + alpha * b1 @ b2, batch by batch. */
-static AOTITorchError bmm_into(const char *op, char *dst, AtenTensorHandle b1, AtenTensorHandle b2,
-                               double beta, double alpha) {
+/* dst (contiguous [b, n, m] of dtype dt, batch1's when k > 0) = beta * dst + alpha * b1 @ b2,
+ * batch by batch. */
+static AOTITorchError bmm_into(const char *op, int32_t dt, char *dst, AtenTensorHandle b1,
+                               AtenTensorHandle b2, double beta, double alpha) {
     int64_t nb = b1->sizes[0], n = b1->sizes[1], k = b1->sizes[2], m = b2->sizes[2];
-    size_t es = shimrt_dtype_size(b1->dtype);
-    const char *p1 = shimrt_data(b1), *p2 = shimrt_data(b2);
+    size_t es = shimrt_dtype_size(dt);
+    const char *p1 = k ? shimrt_data(b1) : NULL, *p2 = k ? shimrt_data(b2) : NULL;
     if (n == 0 || m == 0) return AOTI_TORCH_SUCCESS;
     for (int64_t i = 0; i < nb; i++)
-        if (shimrt_k_gemm_bmm(
-                op, b1->dtype, n, k, m, p1 ? p1 + (size_t)(i * b1->strides[0]) * es : NULL,
-                b1->strides[1], b1->strides[2], p2 ? p2 + (size_t)(i * b2->strides[0]) * es : NULL,
-                b2->strides[1], b2->strides[2], dst + (size_t)(i * n * m) * es, alpha, beta))
+        if (shimrt_k_gemm_bmm(op, dt, n, k, m, p1 ? p1 + (size_t)(i * b1->strides[0]) * es : NULL,
+                              b1->strides[1], b1->strides[2],
+                              p2 ? p2 + (size_t)(i * b2->strides[0]) * es : NULL, b2->strides[1],
+                              b2->strides[2], dst + (size_t)(i * n * m) * es, alpha, beta))
             return AOTI_TORCH_FAILURE;
     return AOTI_TORCH_SUCCESS;
 }
 
-static AOTITorchError baddbmm_impl(const char *op, AtenTensorHandle out, AtenTensorHandle self,
-                                   AtenTensorHandle b1, AtenTensorHandle b2, double beta,
-                                   double alpha) {
-    int64_t shape[3];
-    if (shimrt_k_check_cpu(op, out, "out") || bmm_check(op, self, b1, b2, shape))
-        return AOTI_TORCH_FAILURE;
-    if (!self) beta = 0;
-    if (empty_int_product(op, b1->dtype, shape[1], b1->sizes[2], shape[2], beta))
-        return AOTI_TORCH_FAILURE;
-    if (!inexact(b1->dtype)) {
-        beta = trunc(beta);
-        alpha = trunc(alpha);
-    }
-    AOTITorchError err = AOTI_TORCH_SUCCESS;
-    if (direct(out, 3, shape, b1->dtype, b1, b2) &&
-        (beta == 0 || bias_in_place(op, out, self, &err))) {
-        if (err) return err;
-        return bmm_into(op, shimrt_data(out), b1, b2, beta, alpha);
-    }
-    AtenTensorHandle r = shimrt_k_new(op, 3, shape, b1->dtype);
-    if (!r) return AOTI_TORCH_FAILURE;
-    if ((beta != 0 && shimrt_k_copy(op, r, self)) ||
-        bmm_into(op, shimrt_data(r), b1, b2, beta, alpha)) {
-        shimrt_tensor_free(r);
-        return AOTI_TORCH_FAILURE;
-    }
-    return shimrt_k_into_out(op, out, r);
+/* r (contiguous [b, n, m]) into out of r's shape and dtype whose elements share memory (a
+ * stride 0): PyTorch's loop below 400 multiply-adds writes out element by element in order,
+ * the last write to a place standing; above, addmm_ per batch does so batch by batch, and
+ * refuses (as copy_) a matrix whose own elements share memory. */
+static AOTITorchError into_overlapping(const char *op, AtenTensorHandle out, AtenTensorHandle r,
+                                       int64_t k) {
+    const int64_t *sz = r->sizes, *st = out->strides;
+    bool loop = sz[1] < 400 && k < 400 && sz[2] < 400 && sz[1] * k * sz[2] < 400;
+    if (!loop && ((st[1] == 0 && sz[1] > 1) || (st[2] == 0 && sz[2] > 1)))
+        return shimrt_fail(op, "unsupported operation: more than one element of the written-to "
+                               "tensor refers to a single memory location. Please clone() the "
+                               "tensor before performing the operation.");
+    size_t es = shimrt_dtype_size(r->dtype);
+    char *o = shimrt_data(out);
+    const char *src = shimrt_data(r);
+    for (int64_t b = 0; b < sz[0]; b++)
+        for (int64_t i = 0; i < sz[1]; i++)
+            for (int64_t j = 0; j < sz[2]; j++, src += es)
+                memcpy(o + (size_t)(b * st[0] + i * st[1] + j * st[2]) * es, src, es);
+    return AOTI_TORCH_SUCCESS;
 }
 
-AOTITorchError shimrt_cpu_bmm_out(AtenTensorHandle out, AtenTensorHandle self,
-                                  AtenTensorHandle mat2) {
-    if (baddbmm_impl("bmm.out", out, NULL, self, mat2, 0.0, 1.0))
-        return shimrt_tensor_valid(mat2) && mat2->defined
-                   ? resized_failure("bmm.out", out, 3, self, mat2, mat2->dtype)
-                   : AOTI_TORCH_FAILURE;
+/* baddbmm.out in PyTorch's order (measured on 2.15; TORCH_META_FUNC(baddbmm), then
+ * TORCH_IMPL_FUNC(baddbmm_out_cpu)):
+ *  1. the meta: self expanded to [batch1.size(0), batch1.size(1), batch2.size(2)], self of
+ *     batch1's dtype, batch1 and batch2 3-d with batch2 [b, k, m]; out of batch2's dtype;
+ *     any failure here leaves out untouched;
+ *  2. out resized to [b, n, m], and with beta != 0 given self's values (copy_);
+ *  3. the kernel: nothing for an empty out; k == 0 zeros out or scales it by beta (an
+ *     integral or bool out cannot take the float product); below 400 multiply-adds per
+ *     matrix PyTorch's loop, dispatched on batch1's dtype (no bool, uint16/32/64), taking
+ *     alpha and beta in its opmath type (checked), then out of batch1's dtype; above, MKL
+ *     for a contiguous float/complex out and batches it can read, else addmm_ per batch
+ *     (batch1 and batch2 of one dtype, no bool, uint16/32/64). Failures here leave out
+ *     resized (holding self when beta != 0). */
+static AOTITorchError size_at(const char *op, const struct AtenTensorOpaque *t, int64_t d) {
+    if (t->ndim == 0)
+        return shimrt_fail(op, "Dimension specified as %lld but tensor has no dimensions",
+                           (long long)d);
+    if (d >= t->ndim)
+        return shimrt_fail(op,
+                           "Dimension out of range (expected to be in range of [%lld, %lld], "
+                           "but got %lld)",
+                           -(long long)t->ndim, (long long)t->ndim - 1, (long long)d);
+    return AOTI_TORCH_SUCCESS;
+}
+
+/* PyTorch's expand of t to the 3 sizes to. */
+static AOTITorchError expand_check(const char *op, const struct AtenTensorOpaque *t,
+                                   const int64_t to[3]) {
+    char a[160], b[160];
+    if (t->ndim > 3)
+        return shimrt_fail(op,
+                           "expand(CPU%sType{%s}, size=%s): the number of sizes provided "
+                           "(3) must be greater or equal to the number of dimensions in the "
+                           "tensor (%lld)",
+                           shimrt_dtype_torch_name(t->dtype),
+                           shimrt_k_fmt_shape(a, sizeof a, t->ndim, t->sizes),
+                           shimrt_k_fmt_shape(b, sizeof b, 3, to), (long long)t->ndim);
+    for (int i = 2; i >= 0; i--) {
+        int64_t d = t->ndim - 3 + i, size = d >= 0 ? t->sizes[d] : 1;
+        if (size != to[i] && size != 1)
+            return shimrt_fail(op,
+                               "The expanded size of the tensor (%lld) must match the existing "
+                               "size (%lld) at non-singleton dimension %d.  Target sizes: %s.  "
+                               "Tensor sizes: %s",
+                               (long long)to[i], (long long)size, i,
+                               shimrt_k_fmt_shape(a, sizeof a, 3, to),
+                               shimrt_k_fmt_shape(b, sizeof b, t->ndim, t->sizes));
+    }
+    return AOTI_TORCH_SUCCESS;
+}
+
+/* common_checks_baddbmm_bmm up to the resize: 3-d batches, batch2 [b, k, m], out of batch2's
+ * dtype. */
+static AOTITorchError bmm_meta(const char *op, AtenTensorHandle out, AtenTensorHandle b1,
+                               AtenTensorHandle b2, int64_t shape[3]) {
+    if (shimrt_k_bmm_shape(op, b1, b2, shape)) return AOTI_TORCH_FAILURE;
+    if (out->dtype != b2->dtype)
+        return shimrt_fail(op, "Expected out tensor to have dtype %s, but got %s instead",
+                           shimrt_dtype_meta_name(b2->dtype), shimrt_dtype_meta_name(out->dtype));
+    return AOTI_TORCH_SUCCESS;
+}
+
+static AOTITorchError baddbmm_meta(const char *op, AtenTensorHandle out, AtenTensorHandle self,
+                                   AtenTensorHandle b1, AtenTensorHandle b2, int64_t shape[3]) {
+    if (shimrt_k_check_cpu(op, self, "self") || shimrt_k_check_cpu(op, b1, "batch1") ||
+        shimrt_k_check_cpu(op, b2, "batch2") || shimrt_k_check_cpu(op, out, "out") ||
+        size_at(op, b1, 0) || size_at(op, b1, 1) || size_at(op, b2, 2))
+        return AOTI_TORCH_FAILURE;
+    int64_t to[3] = {b1->sizes[0], b1->sizes[1], b2->sizes[2]};
+    if (expand_check(op, self, to)) return AOTI_TORCH_FAILURE;
+    if (self->dtype != b1->dtype)
+        return shimrt_fail(op,
+                           "Input dtypes must be the same, got: input %s, batch1: %s, batch2: %s",
+                           shimrt_dtype_meta_name(self->dtype), shimrt_dtype_meta_name(b1->dtype),
+                           shimrt_dtype_meta_name(b2->dtype));
+    return bmm_meta(op, out, b1, b2, shape);
+}
+
+/* PyTorch's copy_(out, self) of the meta (self broadcast): nothing when self is out's
+ * very view; refused when out has internal overlap or self partly overlaps it. */
+static AOTITorchError copy_self(const char *op, AtenTensorHandle out, AtenTensorHandle self) {
+    if (same_view(out, self)) return AOTI_TORCH_SUCCESS;
+    if (shimrt_k_internal_overlap(out))
+        return shimrt_fail(op, "unsupported operation: more than one element of the written-to "
+                               "tensor refers to a single memory location. Please clone() the "
+                               "tensor before performing the operation.");
+    /* an expanded self (stride 0 over a dim > 1) is not dense: PyTorch does not check it */
+    if (shimrt_numel(self) == shimrt_numel(out) && shimrt_k_partial_overlap(out, self))
+        return shimrt_fail(op, "unsupported operation: some elements of the input tensor and "
+                               "the written-to tensor refer to a single memory location. Please "
+                               "clone() the tensor before performing the operation.");
+    return shimrt_k_copy(op, out, self);
+}
+
+/* MKL's condition on a batch of bmm_out_or_baddbmm_: its matrices contiguous or transposed. */
+static bool mkl_batch(const struct AtenTensorOpaque *t) {
+    const int64_t *s = t->sizes, *st = t->strides;
+    return (st[2] == 1 && (s[1] == 1 || st[1] >= s[2])) ||
+           (st[1] == 1 && (s[2] == 1 || st[2] >= s[1]));
+}
+
+static int32_t opmath(int32_t dt) {
+    return dt == SHIMRT_FLOAT16 || dt == SHIMRT_BFLOAT16 ? SHIMRT_FLOAT32 : dt;
+}
+
+static AOTITorchError scalars_fit(const char *op, int32_t dt, shimrt_scalar alpha,
+                                  shimrt_scalar beta) {
+    if (shimrt_k_scalar_fits(op, alpha, opmath(dt), false) ||
+        shimrt_k_scalar_fits(op, beta, opmath(dt), false))
+        return AOTI_TORCH_FAILURE;
+    return AOTI_TORCH_SUCCESS;
+}
+
+/* The kernel's refusals (3. above) for a product with multiply-adds; bmm: bmm.out's
+ * (no scalars; addmm_impl_cpu_ per batch). */
+static AOTITorchError baddbmm_kernel_check(const char *op, AtenTensorHandle out,
+                                           AtenTensorHandle b1, AtenTensorHandle b2,
+                                           shimrt_scalar alpha, shimrt_scalar beta, bool bmm) {
+    int64_t n = b1->sizes[1], k = b1->sizes[2], m = b2->sizes[2];
+    int32_t dt = out->dtype;
+    if (n < 400 && k < 400 && m < 400 && n * k * m < 400) {
+        if (shimrt_k_mm_kernel_check(op, bmm ? "bmm" : "baddbmm", b1->dtype, n, k, m) ||
+            shimrt_k_check_mm_dtype(op, b1, "batch1") || scalars_fit(op, b1->dtype, alpha, beta))
+            return AOTI_TORCH_FAILURE;
+        if (b1->dtype != dt)
+            return shimrt_fail(op, "expected scalar type %s but found %s",
+                               shimrt_dtype_torch_name(b1->dtype), shimrt_dtype_torch_name(dt));
+        return AOTI_TORCH_SUCCESS;
+    }
+    if ((float_blas(dt) || dt == SHIMRT_COMPLEX64 || dt == SHIMRT_COMPLEX128) && mkl_batch(b1) &&
+        mkl_batch(b2) && shimrt_is_contiguous(out)) {
+        if (scalars_fit(op, dt, alpha, beta)) return AOTI_TORCH_FAILURE;
+        if (b1->dtype != dt)
+            return shimrt_fail(op, "expected scalar type %s but found %s",
+                               shimrt_dtype_torch_name(dt), shimrt_dtype_torch_name(b1->dtype));
+        return AOTI_TORCH_SUCCESS;
+    }
+    if (b1->dtype != b2->dtype && bmm)
+        return shimrt_fail(op, "expected m1 and m2 to have the same dtype, but got: %s != %s",
+                           shimrt_dtype_meta_name(b1->dtype), shimrt_dtype_meta_name(b2->dtype));
+    if (b1->dtype != b2->dtype)
+        return shimrt_fail(op, "mat1 and mat2 must have the same dtype, but got %s and %s",
+                           shimrt_dtype_torch_name(b1->dtype), shimrt_dtype_torch_name(b2->dtype));
+    if (shimrt_k_mm_kernel_check(op, "addmm_impl_cpu_", dt, n, k, m) ||
+        shimrt_k_check_mm_dtype(op, out, "out") || scalars_fit(op, dt, alpha, beta))
+        return AOTI_TORCH_FAILURE;
     return AOTI_TORCH_SUCCESS;
 }
 
 AOTITorchError shimrt_cpu_baddbmm_out(AtenTensorHandle out, AtenTensorHandle self,
                                       AtenTensorHandle batch1, AtenTensorHandle batch2,
-                                      shimrt_scalar beta, shimrt_scalar alpha) {
-    return baddbmm_impl("baddbmm.out", out, self, batch1, batch2, beta.d, alpha.d);
+                                      shimrt_scalar sbeta, shimrt_scalar salpha) {
+    static const char op[] = "baddbmm.out";
+    double beta = sbeta.d, alpha = salpha.d;
+    int64_t shape[3];
+    if (baddbmm_meta(op, out, self, batch1, batch2, shape) ||
+        shimrt_resize_output(op, out, 3, shape) || (beta != 0 && copy_self(op, out, self)))
+        return AOTI_TORCH_FAILURE;
+    if (shimrt_numel(out) == 0) return AOTI_TORCH_SUCCESS;
+    int32_t dt = out->dtype;
+    if (batch1->sizes[2] == 0) { /* zero_, or mul_(beta): alpha is not read */
+        alpha = 0;
+        if (beta == 0) {
+            shimrt_k_fill(out, 0);
+            return AOTI_TORCH_SUCCESS;
+        }
+        if (!inexact(dt))
+            return shimrt_fail(op, "result type Float can't be cast to the desired output type %s",
+                               shimrt_dtype_torch_name(dt));
+    } else if (baddbmm_kernel_check(op, out, batch1, batch2, salpha, sbeta, false)) {
+        return AOTI_TORCH_FAILURE;
+    }
+    if (!inexact(dt)) {
+        beta = trunc(beta);
+        alpha = trunc(alpha);
+    }
+    /* out holds self when beta != 0: the product adds to it in place, or through a
+     * temporary when out is not contiguous or shares memory with the batches */
+    if (direct(out, 3, shape, dt, batch1, batch2))
+        return bmm_into(op, dt, shimrt_data(out), batch1, batch2, beta, alpha);
+    AtenTensorHandle r = shimrt_k_new(op, 3, shape, dt);
+    if (!r) return AOTI_TORCH_FAILURE;
+    AOTITorchError e = (beta != 0 && shimrt_k_copy(op, r, out)) ||
+                               bmm_into(op, dt, shimrt_data(r), batch1, batch2, beta, alpha)
+                           ? AOTI_TORCH_FAILURE
+                       : shimrt_k_internal_overlap(out)
+                           ? into_overlapping(op, out, r, batch1->sizes[2])
+                           : shimrt_k_copy(op, out, r);
+    shimrt_tensor_free(r);
+    return e;
+}
+
+/* bmm.out in PyTorch's order (TORCH_META_FUNC(bmm), TORCH_IMPL_FUNC(bmm_out_cpu)): the
+ * meta's checks leave out untouched; out is resized, then the kernel writes nothing (empty
+ * out) or zeros (k == 0) whatever batch1's dtype, or refuses as baddbmm's. */
+AOTITorchError shimrt_cpu_bmm_out(AtenTensorHandle out, AtenTensorHandle self,
+                                  AtenTensorHandle mat2) {
+    static const char op[] = "bmm.out";
+    int64_t shape[3];
+    if (shimrt_k_check_cpu(op, self, "batch1") || shimrt_k_check_cpu(op, mat2, "batch2") ||
+        shimrt_k_check_cpu(op, out, "out") || bmm_meta(op, out, self, mat2, shape) ||
+        shimrt_resize_output(op, out, 3, shape))
+        return AOTI_TORCH_FAILURE;
+    if (shimrt_numel(out) == 0) return AOTI_TORCH_SUCCESS;
+    if (self->sizes[2] == 0) {
+        shimrt_k_fill(out, 0);
+        return AOTI_TORCH_SUCCESS;
+    }
+    if (baddbmm_kernel_check(op, out, self, mat2, shimrt_scalar_double(1.0),
+                             shimrt_scalar_double(0.0), true))
+        return AOTI_TORCH_FAILURE;
+    int32_t dt = out->dtype;
+    if (direct(out, 3, shape, dt, self, mat2))
+        return bmm_into(op, dt, shimrt_data(out), self, mat2, 0.0, 1.0);
+    AtenTensorHandle r = shimrt_k_new(op, 3, shape, dt);
+    if (!r) return AOTI_TORCH_FAILURE;
+    if (bmm_into(op, dt, shimrt_data(r), self, mat2, 0.0, 1.0)) {
+        shimrt_tensor_free(r);
+        return AOTI_TORCH_FAILURE;
+    }
+    if (shimrt_k_internal_overlap(out)) {
+        AOTITorchError e = into_overlapping(op, out, r, self->sizes[2]);
+        shimrt_tensor_free(r);
+        return e;
+    }
+    return shimrt_k_into_out(op, out, r);
 }
 
 /* r = self (broadcast) when beta is not 0, else zeros: self is not read at all. */
@@ -289,9 +472,10 @@ static AOTITorchError self_or_zeros(const char *op, AtenTensorHandle r, AtenTens
     return AOTI_TORCH_SUCCESS;
 }
 
-/* Each element of t (contiguous) in place: times by (EL_SCALE: in double for floating dtypes,
- * in int64, wrapping, for the others), or relu / gelu (erf form) computed in float for the half
- * types and float32, in double for float64 (an integer dtype takes relu for both). */
+/* Each element of t (contiguous) in place: times by (EL_SCALE: in float for float32 and the
+ * half types, in double for float64, in int64, wrapping, for the others), or relu / gelu
+ * (erf form) computed in float for the half types and float32, in double for float64 (an
+ * integer dtype takes relu for both). */
 enum { EL_SCALE, EL_RELU, EL_GELU };
 static void each_elem(AtenTensorHandle t, int how, double by) {
     int64_t n = shimrt_numel(t);
@@ -309,8 +493,8 @@ static void each_elem(AtenTensorHandle t, int how, double by) {
             continue;
         }
         double v = shimrt_k_load_f64(e, t->dtype);
-        if (how == EL_SCALE) {
-            v *= by;
+        if (how == EL_SCALE) { /* mul_(beta): float types take beta as a float (opmath) */
+            v = t->dtype == SHIMRT_FLOAT64 ? v * by : (double)((float)v * (float)by);
         } else if (t->dtype == SHIMRT_FLOAT64) {
             v = gelu ? 0.5 * v * (1.0 + erf(v * M_SQRT1_2)) : (v > 0 || isnan(v) ? v : 0.0);
         } else {
@@ -333,7 +517,7 @@ AOTITorchError shimrt_cpu_addbmm(AtenTensorHandle self, AtenTensorHandle batch1,
     static const char op[] = "addbmm";
     double beta = sbeta.d, alpha = salpha.d;
     int64_t shape[3];
-    if (shimrt_k_check_cpu(op, self, "self") || bmm_check(op, NULL, batch1, batch2, shape))
+    if (shimrt_k_check_cpu(op, self, "self") || bmm_check(op, batch1, batch2, shape))
         return AOTI_TORCH_FAILURE;
     if (self->dtype == SHIMRT_BOOL && batch1->dtype == SHIMRT_BOOL && shape[0] > 0 &&
         batch1->sizes[2] == 0 && shape[1] > 0 && shape[2] > 0)
@@ -353,6 +537,11 @@ AOTITorchError shimrt_cpu_addbmm(AtenTensorHandle self, AtenTensorHandle batch1,
     if (tn != 2 || tmp[0] != rs[0] || tmp[1] != rs[1])
         return shimrt_fail(op, "the size of self cannot be broadcast to [%lld, %lld]",
                            (long long)rs[0], (long long)rs[1]);
+    /* each batch's addmm_ takes alpha and beta (the first's) in the opmath type, checked,
+     * when it has multiply-adds */
+    if (shape[0] > 0 && rs[0] > 0 && rs[1] > 0 && batch1->sizes[2] > 0 &&
+        scalars_fit(op, self->dtype, salpha, sbeta))
+        return AOTI_TORCH_FAILURE;
     AtenTensorHandle r = shimrt_k_new(op, 2, rs, self->dtype);
     if (!r) return AOTI_TORCH_FAILURE;
     AOTITorchError err = self_or_zeros(op, r, self, beta);

@@ -489,6 +489,13 @@ static AOTITorchError gemm_mode(const char *op, int32_t dt, int64_t n, int64_t k
                 for (int64_t p = 0; p < k; p++)
                     acc += (float)shimrt_k_load_f64(a.p + (i * a.rs + p * a.cs) * (int64_t)es, dt) *
                            (float)shimrt_k_load_f64(b.p + (p * b.rs + j * b.cs) * (int64_t)es, dt);
+                if (mode == GEMM_LOOP) { /* baddbmm_cpu_kernel: each step in float */
+                    float fa = (float)alpha, fb = (float)beta,
+                          r = k ? fa * acc : 0; /* k == 0: mul_(beta) */
+                    if (fb != 0) r = (float)shimrt_k_load_f64(dst, dt) * fb + r;
+                    shimrt_k_store_f64(dst, dt, r);
+                    continue;
+                }
                 double r = alpha * acc;
                 if (beta != 0) r += beta * shimrt_k_load_f64(dst, dt);
                 shimrt_k_store_f64(dst, dt, r);
@@ -678,6 +685,15 @@ AOTITorchError shimrt_cpu_bmm(AtenTensorHandle self, AtenTensorHandle mat2,
     if (check_mats(op, self, "self", mat2, "mat2")) return AOTI_TORCH_FAILURE;
     int64_t shape[3];
     if (shimrt_k_bmm_shape(op, self, mat2, shape)) return AOTI_TORCH_FAILURE;
+    /* PyTorch's result has mat2's dtype; its kernel reads the dtypes only for a product
+     * with multiply-adds (an empty result stays empty, k == 0 gives zeros) */
+    if (self->dtype != mat2->dtype &&
+        (shape[0] == 0 || shape[1] == 0 || shape[2] == 0 || self->sizes[2] == 0)) {
+        AtenTensorHandle out = shimrt_k_empty_like_dev(op, mat2, 3, shape, NULL, mat2->dtype);
+        if (!out) return AOTI_TORCH_FAILURE;
+        shimrt_k_fill(out, 0);
+        return shimrt_k_hand_out(AOTI_TORCH_SUCCESS, out, ret0);
+    }
     if (self->dtype != mat2->dtype)
         return shimrt_fail(op, "expected scalar type %s but found %s",
                            shimrt_dtype_torch_name(self->dtype),

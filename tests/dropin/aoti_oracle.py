@@ -365,6 +365,144 @@ def complex_mm_family():
                              A.baddbmm.out(bias, b1, b2, beta=0.5, alpha=-2.0, out=o3.clone()))
 
 
+def baddbmm_order_family():
+    """baddbmm.out's and bmm.out's order (issue 17): PyTorch's meta checks shapes and dtypes (self of
+    batch1's dtype, out of batch2's) and leaves out untouched when they fail; it then resizes
+    out and copies self into it (beta != 0) before the kernel, whose refusals (bool and
+    uint16/32/64 products, a float beta into an integral out over an empty product, alpha or
+    beta beyond the opmath type, batch1 of another dtype) leave out resized. Compared: both
+    fail or both succeed, and out's shape, strides and values afterwards, on every path of
+    the kernel (empty, k == 0, the loop below 400 multiply-adds, MKL's, addmm_ per batch)."""
+    name = "aoti_torch_cpu_baddbmm_out"
+    dts = [torch.float32, torch.float64, torch.float16, torch.bfloat16, torch.complex64,
+           torch.int64, torch.int32, torch.uint8, torch.bool, torch.uint16, torch.uint32,
+           torch.uint64]
+    shapes = [(1, 3, 2, 3), (2, 2, 0, 2), (2, 0, 2, 2), (1, 10, 10, 10)]
+
+    def one(label, sdt, b1dt, b2dt, odt, shape, beta=1.0, alpha=1.0, okind="0-d",
+            sshape=None, b1shape=None, b2shape=None):
+        b, n, k, m = shape
+        self_ = rand(sshape if sshape is not None else [n, m], sdt, 0, 4)
+        b1 = rand(b1shape if b1shape is not None else [b, n, k], b1dt, 0, 4)
+        b2 = rand(b2shape if b2shape is not None else [b, k, m], b2dt, 0, 4)
+        if okind == "0-d":
+            o = torch.full((), 7).to(odt)
+        elif okind == "exact":
+            o = torch.full((b, n, m), 7).to(odt)
+        else:  # exact shape, not contiguous
+            o = torch.full((b, m, n), 7).to(odt).transpose(1, 2)
+        started = begin(name, [T(o, True), T(self_), T(b1), T(b2), beta, alpha], ran_too=True)
+        if started is None:
+            return
+        rc, hs = started
+        try:
+            got = from_rt(hs[0])
+            want = o.clone()
+            try:
+                A.baddbmm.out(self_, b1, b2, beta=beta, alpha=alpha, out=want)
+                werr = None
+            except Exception as e:
+                werr = (str(e).splitlines() or ["?"])[0]
+            tag = f"{label} {sdt}/{b1dt}/{b2dt}/{odt} {list(shape)} beta={beta} alpha={alpha} {okind}"
+            ours_failed = isinstance(rc, int)
+            if ours_failed != (werr is not None):
+                why = LIB.torch_exception_get_what().decode(errors="replace") if ours_failed else ""
+                failures.append(f"{name} {tag}: PyTorch {'fails: ' + werr if werr else 'succeeds'}"
+                                f", libshimrt {'fails: ' + why if ours_failed else 'succeeds'}")
+                return
+            if ours_failed:
+                counts["both_err"] += 1
+            else:
+                ran[name][1] += 1
+            if got.stride() != want.stride():
+                failures.append(f"{name} {tag}: out {list(got.shape)} strides {got.stride()}, "
+                                f"PyTorch's {list(want.shape)} {want.stride()}")
+                return
+            if ours_failed and beta == 0 and okind == "0-d" and want.numel() > 1:
+                return  # out grown by the resize and left unwritten: its new elements are unset
+            m_ = compare(got, want, True)
+            if m_:
+                failures.append(f"{name} {tag}: out {m_}")
+        finally:
+            release(hs)
+
+    for dt in dts:
+        for shape in shapes:
+            for beta in (1.0, 0.0):
+                for okind in ("0-d", "exact", "strided"):
+                    one("same", dt, dt, dt, dt, shape, beta=beta, okind=okind)
+    others = [torch.float32, torch.int64, torch.uint32, torch.bool, torch.complex64,
+              torch.float16]
+    for a in dts:
+        for bdt in others:
+            if a == bdt:
+                continue
+            for shape in shapes:
+                one("batch2 of another dtype", a, a, bdt, bdt, shape)
+                one("out of batch1's dtype", a, a, bdt, a, shape)
+                one("self of another dtype", bdt, a, a, a, shape)
+            one("batch2 of another dtype", a, a, bdt, bdt, shapes[3], okind="strided")
+    for dt in (torch.float32, torch.int32, torch.uint8, torch.float16, torch.complex64):
+        for shape in shapes:
+            for beta, alpha in ((1e39, 1.0), (1.0, -1e39), (-1.0, 1.0), (1e10, 2.0),
+                                (float("nan"), 1.0), (0.5, float("inf"))):
+                one("scalars", dt, dt, dt, dt, shape, beta=beta, alpha=alpha)
+    # bmm.out: the same order without self (an empty product of two dtypes gives zeros)
+    for a in dts:
+        for bdt in (a, torch.float32, torch.int64, torch.uint32):
+            for (b, n, k, m) in shapes:
+                for okind in ("0-d", "exact", "batches overlap", "rows overlap"):
+                    b1, b2 = rand([b, n, k], a, 0, 4), rand([b, k, m], bdt, 0, 4)
+
+                    def make_out(okind=okind, b=b, n=n, m=m, bdt=bdt):
+                        if okind == "batches overlap":  # an out whose elements share memory
+                            return torch.full((1, n, m), 7).to(bdt).expand(b, n, m)
+                        if okind == "rows overlap":
+                            return torch.full((b, 1, m), 7).to(bdt).expand(b, n, m)
+                        return torch.full(() if okind == "0-d" else (b, n, m), 7).to(bdt)
+                    o = make_out()
+                    started = begin("aoti_torch_cpu_bmm_out", [T(o, True), T(b1), T(b2)],
+                                    ran_too=True)
+                    if started is None:
+                        continue
+                    rc, hs = started
+                    got, want = from_rt(hs[0]), make_out()
+                    release(hs)
+                    try:
+                        A.bmm.out(b1, b2, out=want)
+                        ok = True
+                    except Exception:
+                        ok = False
+                    tag = f"bmm.out {a}/{bdt} {[b, n, k, m]} {okind}"
+                    if ok == isinstance(rc, int):
+                        failures.append(f"{tag}: PyTorch {'succeeds' if ok else 'fails'}")
+                    elif got.shape != want.shape or got.stride() != want.stride():
+                        failures.append(f"{tag}: out {list(got.shape)} {got.stride()}, "
+                                        f"PyTorch's {list(want.shape)} {want.stride()}")
+                    elif ok and compare(got, want, True):
+                        failures.append(f"{tag}: {compare(got, want, True)}")
+                    else:
+                        ran["aoti_torch_cpu_bmm_out"][1] += ok
+    # addbmm: each batch's addmm_ checks alpha and beta in the opmath type
+    for dt in (torch.float32, torch.int32, torch.uint8, torch.float16):
+        for (b, n, k, m) in ((2, 3, 2, 3), (0, 3, 2, 3), (2, 3, 0, 3), (2, 0, 2, 3)):
+            for beta, alpha in ((1e39, 1.0), (1.0, -1e39), (-1.0, 1.0), (1e10, 2.0)):
+                x, b1, b2 = rand([n, m], dt, 0, 4), rand([b, n, k], dt, 0, 4), rand([b, k, m], dt, 0, 4)
+                case(f"addbmm scalars {dt} {[b, n, k, m]} beta={beta} alpha={alpha}",
+                     "aoti_torch_cpu_addbmm", [T(x), T(b1), T(b2), beta, alpha, Ret()],
+                     lambda x=x, b1=b1, b2=b2, beta=beta, alpha=alpha:
+                     A.addbmm(x, b1, b2, beta=beta, alpha=alpha), loose=True)
+    f = torch.float32
+    for label, kw in (("self not broadcastable", {"sshape": [2, 3]}),
+                      ("self of 4 dims", {"sshape": [1, 1, 3, 3]}),
+                      ("batch1 0-d", {"b1shape": []}), ("batch1 1-d", {"b1shape": [3]}),
+                      ("batch1 2-d", {"b1shape": [3, 2]}), ("batch1 4-d", {"b1shape": [1, 3, 2, 1]}),
+                      ("batch2 2-d", {"b2shape": [2, 3]}), ("batch2 sizes", {"b2shape": [2, 2, 3]}),
+                      ("self broadcast", {"sshape": [3, 1]})):
+        for odt in (f, torch.float64):
+            one(label, f, f, f, odt, (1, 3, 2, 3), **kw)
+
+
 def mm_family():
     shapes = [(3, 4, 5), (1, 1, 1), (4, 0, 3), (0, 3, 2), (7, 9, 2), (33, 17, 65)]
     for dt in MM_DT:
@@ -2528,7 +2666,7 @@ def upsample_backward_family():
              lambda gg=gg, osz=osz, isz=isz: A.upsample_linear1d_backward(gg, osz, isz, False, None))
 
 
-FAMILIES = [mm_family, complex_mm_family, conv_family, line_family, wide_line_family, sdpa_family,
+FAMILIES = [mm_family, complex_mm_family, baddbmm_order_family, conv_family, line_family, wide_line_family, sdpa_family,
             pool_family, misc_family,
             index_family, bag_family, pow_family, quant_dist_family, scatter_value_family,
             lapack_family, rnn_family, resize_family, fft_family, pool3d_family,

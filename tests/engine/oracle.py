@@ -480,6 +480,14 @@ for dt, (n, k, m) in itertools.product([d for d in ALL if d != torch.bfloat16], 
     label = f"bmm {dt} {n}x{k}x{m}"
     with_handles([x, y], lambda h: run(label, lambda o: fb(h[0], h[1], C.byref(o[0])),
                                        lambda: torch.bmm(x, y), loose=True))
+# bmm of two dtypes: PyTorch's result has mat2's dtype, and its kernel reads the dtypes only
+# for a product with multiply-adds (empty result, or k == 0: zeros; else it refuses)
+for d1, d2 in [(torch.float32, torch.float64), (torch.int32, torch.float32), (torch.float64, torch.int64)]:
+    for (bb, n, k, m) in [(2, 3, 0, 2), (0, 3, 2, 2), (2, 0, 2, 2), (2, 3, 2, 2)]:
+        x, y = rand([bb, n, k], d1), rand([bb, k, m], d2)
+        label = f"bmm {d1}/{d2} {bb}x{n}x{k}x{m}"
+        with_handles([x, y], lambda h: run(label, lambda o: fb(h[0], h[1], C.byref(o[0])),
+                                           lambda: torch.bmm(x, y)))
 for dt in [torch.float32, torch.float64, torch.int64]:
     for sa, sb in [([3], [3]), ([2, 3], [3]), ([3], [3, 4]), ([2, 1, 3, 4], [5, 4, 2]), ([4, 3], [2, 3, 5])]:
         a, b = rand(sa, dt), rand(sb, dt)
