@@ -159,6 +159,42 @@ static AOTITorchError batch_shape(const char *op, AtenTensorHandle a, AtenTensor
     return shimrt_k_broadcast(op, a->ndim - 2, a->sizes, b->ndim - 2, b->sizes, out, nd);
 }
 
+/* ---- float32 trsm / potrs: OpenBLAS's Haswell strsm kernel on inf ------------------------
+ * OpenBLAS 0.3.21's strsm kernels for the Haswell family (strsm_kernel_8x4_haswell_L?.c, the
+ * core Debian's build picks on Haswell, Zen and Skylake-X without its own) solve four or more
+ * right-hand sides a pair of rows at a time in one vector register and subtract the solved row
+ * from the pair with a multiplier blended to 0 in that row's own lanes: x - 0 * x, NaN where x
+ * is +-inf (measured: diag(1, 1, 1, 1e-40) with a row of 4 right-hand sides [-3, -2, -3, 4]
+ * solves to NaN, not -inf, the exact rounded value MKL's and reference BLAS give). Fewer than
+ * four right-hand sides take its plain C path. So where a float32 result has a NaN (the only
+ * trace that lane leaves), the matrix is solved again from b two columns at a time (the columns
+ * are independent). b0 holds the original b (n * k floats), NULL where k < 4. */
+static void s_solve(bool potrs, const char *side, const char *uplo, const char *tr,
+                    const char *diag, lp_int n, lp_int k, const float *a, lp_int ld, float *x,
+                    lp_int *info) {
+    const float one = 1.0f;
+    if (potrs)
+        spotrs_(uplo, &n, &k, a, &ld, x, &ld, info, 1);
+    else
+        strsm_(side, uplo, tr, diag, &n, &k, &one, a, &ld, x, &ld, 1, 1, 1, 1);
+}
+
+static void s_solve_f32(bool potrs, const char *side, const char *uplo, const char *tr,
+                        const char *diag, lp_int n, lp_int k, const float *a, lp_int ld, float *x,
+                        float *b0, lp_int *info) {
+    size_t len = (size_t)n * (size_t)k;
+    if (b0) memcpy(b0, x, len * sizeof(float));
+    s_solve(potrs, side, uplo, tr, diag, n, k, a, ld, x, info);
+    if (!b0 || *info != 0) return;
+    size_t i = 0;
+    while (i < len && x[i] == x[i]) i++;
+    if (i == len) return;
+    memcpy(x, b0, len * sizeof(float));
+    for (lp_int j = 0; j < k && *info == 0; j += 2)
+        s_solve(potrs, side, uplo, tr, diag, n, k - j < 2 ? k - j : 2, a, ld,
+                x + (size_t)j * (size_t)n, info);
+}
+
 /* ---- the common part of cholesky_solve and triangular_solve ---------------------------- */
 /* Checks b [..., n, k] against A [..., n, n] (dtypes, squareness, sizes: PyTorch's messages,
  * `name` in the size one, `kernel` in the dtype one) and makes the batch-broadcast
@@ -225,8 +261,15 @@ AOTITorchError shimrt_cpu_cholesky_solve(AtenTensorHandle self, AtenTensorHandle
         return AOTI_TORCH_FAILURE;
     lp_int n = (lp_int)an, k = (lp_int)bk, ld = n > 1 ? n : 1, info = 0;
     const char uplo = upper ? 'U' : 'L';
+    float *b0 = NULL;
+    if (self->dtype == SHIMRT_FLOAT32 && n > 0 && k >= 4 &&
+        !(b0 = malloc((size_t)an * (size_t)bk * sizeof(float)))) {
+        shimrt_tensor_free(l);
+        shimrt_tensor_free(x);
+        return shimrt_fail(op, "out of memory");
+    }
     if (n > 0 && k > 0)
-        for (int64_t b = 0; b < nb; b++) {
+        for (int64_t b = 0; b < nb && info == 0; b++) {
             if (self->dtype == SHIMRT_COMPLEX128)
                 zpotrs_(&uplo, &n, &k, (double *)shimrt_data(l) + 2 * b * an * an, &ld,
                         (double *)shimrt_data(x) + 2 * b * an * bk, &ld, &info, 1);
@@ -237,9 +280,11 @@ AOTITorchError shimrt_cpu_cholesky_solve(AtenTensorHandle self, AtenTensorHandle
                 dpotrs_(&uplo, &n, &k, (double *)shimrt_data(l) + b * an * an, &ld,
                         (double *)shimrt_data(x) + b * an * bk, &ld, &info, 1);
             else
-                spotrs_(&uplo, &n, &k, (float *)shimrt_data(l) + b * an * an, &ld,
-                        (float *)shimrt_data(x) + b * an * bk, &ld, &info, 1);
+                s_solve_f32(true, NULL, &uplo, NULL, NULL, n, k,
+                            (float *)shimrt_data(l) + b * an * an, ld,
+                            (float *)shimrt_data(x) + b * an * bk, b0, &info);
         }
+    free(b0);
     shimrt_tensor_free(l);
     if (info < 0) {
         shimrt_tensor_free(x);
@@ -346,7 +391,14 @@ AOTITorchError shimrt_cpu_triangular_solve(AtenTensorHandle self, AtenTensorHand
     const char side = 'L', uplo = upper ? 'U' : 'L', tr = transpose ? 'T' : 'N',
                diag = unitriangular ? 'U' : 'N';
     const double one = 1.0;
-    const float onef = 1.0f;
+    float *b0 = NULL;
+    if (self->dtype == SHIMRT_FLOAT32 && n > 0 && k >= 4 &&
+        !(b0 = malloc((size_t)an * (size_t)bk * sizeof(float)))) {
+        shimrt_tensor_free(a);
+        shimrt_tensor_free(x);
+        return shimrt_fail(op, "out of memory");
+    }
+    lp_int info = 0;
     if (n > 0 && k > 0)
         for (int64_t b = 0; b < nb; b++) {
             if (self->dtype == SHIMRT_COMPLEX128) {
@@ -364,10 +416,11 @@ AOTITorchError shimrt_cpu_triangular_solve(AtenTensorHandle self, AtenTensorHand
                        (double *)shimrt_data(a) + b * an * an, &ld,
                        (double *)shimrt_data(x) + b * an * bk, &ld, 1, 1, 1, 1);
             else
-                strsm_(&side, &uplo, &tr, &diag, &n, &k, &onef,
-                       (float *)shimrt_data(a) + b * an * an, &ld,
-                       (float *)shimrt_data(x) + b * an * bk, &ld, 1, 1, 1, 1);
+                s_solve_f32(false, &side, &uplo, &tr, &diag, n, k,
+                            (float *)shimrt_data(a) + b * an * an, ld,
+                            (float *)shimrt_data(x) + b * an * bk, b0, &info);
         }
+    free(b0);
     *ret0 = x;
     *ret1 = a;
     return AOTI_TORCH_SUCCESS;

@@ -1451,6 +1451,25 @@ def lapack_family():
                                         [T(x), T(y), upper, tr, unit, Ret(), Ret()],
                                         lambda x=x, y=y, u=upper, tr=tr, un=unit:
                                         A.triangular_solve(x, y, bool(u), bool(tr), bool(un)), dt)
+        # four right-hand sides whose solution overflows (-3 / 1e-40) or whose b holds inf:
+        # OpenBLAS's Haswell strsm kernel gave NaN there, not +-inf (lapack.c s_solve_f32)
+        big = torch.tensor([[1.0] * 4] * 3 + [[-3.0, -2.0, -3.0, 4.0]], dtype=dt)
+        binf = big.clone()
+        binf[3, 3] = float("inf")
+        dtiny = torch.diag(torch.tensor([1.0, 1.0, 1.0, 1e-40], dtype=dt))
+        ltiny = torch.diag(torch.tensor([1.0, 1.0, 1.0, 1e-20], dtype=dt))
+        eye4 = torch.eye(4, dtype=dt)
+        for tr in (0, 1):
+            la_case(f"{dt} overflowing solution tr={tr}", "aoti_torch_cpu_triangular_solve",
+                    [T(big), T(dtiny), 1, tr, 0, Ret(), Ret()],
+                    lambda tr=tr: A.triangular_solve(big, dtiny, True, bool(tr), False), dt)
+            la_case(f"{dt} inf in b, unit, tr={tr}", "aoti_torch_cpu_triangular_solve",
+                    [T(binf), T(eye4), 0, tr, 1, Ret(), Ret()],
+                    lambda tr=tr: A.triangular_solve(binf, eye4, False, bool(tr), True), dt)
+        for upper in (0, 1):
+            la_case(f"{dt} overflowing cholesky_solve upper={upper}",
+                    "aoti_torch_cpu_cholesky_solve", [T(big), T(ltiny), upper, Ret()],
+                    lambda u=upper: A.cholesky_solve(big, ltiny, bool(u)), dt)
         for shape in ([5, 3], [3, 5], [2, 4, 4], [2, 1, 6, 2], [0, 3, 3], [3, 0], [1, 1]):
             x = rand(shape, dt)
             for lay, y in layouts(x):
