@@ -10,6 +10,7 @@
  * lengths passed). Errors carry PyTorch 2.15's messages after the op prefix ("torch.ormqr: ...",
  * "cholesky_inverse: ..." as PyTorch words them). */
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -195,6 +196,67 @@ static void s_solve_f32(bool potrs, const char *side, const char *uplo, const ch
                 x + (size_t)j * (size_t)n, info);
 }
 
+/* ---- a diagonal whose reciprocal overflows --------------------------------------------
+ * OpenBLAS's trsm kernels multiply by the reciprocal of each diagonal element, packed once;
+ * where that reciprocal overflows (a subnormal float32 diagonal such as 1e-40: 1 / a = inf) they
+ * give 0 * inf = NaN for a zero b and inf for a finite quotient. MKL's trsm (PyTorch's) divides
+ * (measured on the fuzzer's cases: a division in reference BLAS's order reproduces PyTorch's
+ * results where the reciprocal reproduces ours). Such a matrix is solved here by division in
+ * that order (netlib's ?TRSM, SIDE = 'L', without its skip of a zero multiplier, which PyTorch's
+ * results do not show), column by column; a is n x n column-major, x n x k. */
+#define DEF_TRSM_DIV(NAME, T)                                                                      \
+    static void NAME(bool upper, bool trans, bool unit, int64_t n, int64_t k, const T *a, T *x) {  \
+        for (int64_t j = 0; j < k; j++) {                                                          \
+            T *b = x + j * n;                                                                      \
+            for (int64_t s = 0; s < n; s++) {                                                      \
+                /* back substitution for U x = b and L^T x = b, forward for the others;    \
+                 * the rows other than c that column c of A couples: [lo, hi) */       \
+                int64_t c = upper != trans ? n - 1 - s : s;                                        \
+                int64_t lo = upper ? 0 : c + 1, hi = upper ? c : n;                                \
+                if (!trans) {                                                                      \
+                    if (!unit) b[c] = b[c] / a[c + c * n];                                         \
+                    for (int64_t i = lo; i < hi; i++) b[i] = b[i] - b[c] * a[i + c * n];           \
+                } else {                                                                           \
+                    T t = b[c];                                                                    \
+                    for (int64_t i = lo; i < hi; i++) t = t - a[i + c * n] * b[i];                 \
+                    b[c] = unit ? t : t / a[c + c * n];                                            \
+                }                                                                                  \
+            }                                                                                      \
+        }                                                                                          \
+    }
+DEF_TRSM_DIV(trsm_div_f32, float)
+DEF_TRSM_DIV(trsm_div_f64, double)
+
+/* Whether a non-unit diagonal of the n x n column-major a has an element with 1 / a = inf. */
+static bool recip_overflows(bool f32, const void *a, int64_t n) {
+    for (int64_t i = 0; i < n; i++) {
+        if (f32) {
+            float d = ((const float *)a)[i + i * n];
+            if (d != 0 && isinf(1.0f / d)) return true;
+        } else {
+            double d = ((const double *)a)[i + i * n];
+            if (d != 0 && isinf(1.0 / d)) return true;
+        }
+    }
+    return false;
+}
+
+/* op(A) x = b by division (trsm_div_*), or A x = b with A = U^H U / L L^H as potrs (two
+ * triangular solves); upper, trans, unit as trsm's uplo, transa, diag. */
+static void solve_div(bool f32, bool potrs, bool upper, bool trans, bool unit, int64_t n, int64_t k,
+                      const void *a, void *x) {
+    bool t1 = potrs ? upper : trans;
+    if (f32)
+        trsm_div_f32(upper, t1, unit, n, k, a, x);
+    else
+        trsm_div_f64(upper, t1, unit, n, k, a, x);
+    if (!potrs) return;
+    if (f32)
+        trsm_div_f32(upper, !upper, false, n, k, a, x);
+    else
+        trsm_div_f64(upper, !upper, false, n, k, a, x);
+}
+
 /* ---- the common part of cholesky_solve and triangular_solve ---------------------------- */
 /* Checks b [..., n, k] against A [..., n, n] (dtypes, squareness, sizes: PyTorch's messages,
  * `name` in the size one, `kernel` in the dtype one) and makes the batch-broadcast
@@ -270,7 +332,14 @@ AOTITorchError shimrt_cpu_cholesky_solve(AtenTensorHandle self, AtenTensorHandle
     }
     if (n > 0 && k > 0)
         for (int64_t b = 0; b < nb && info == 0; b++) {
-            if (self->dtype == SHIMRT_COMPLEX128)
+            bool real = self->dtype == SHIMRT_FLOAT32 || self->dtype == SHIMRT_FLOAT64;
+            bool f32 = self->dtype == SHIMRT_FLOAT32;
+            size_t es = shimrt_dtype_size(self->dtype);
+            const char *lb = (const char *)shimrt_data(l) + (size_t)(b * an * an) * es;
+            if (real && recip_overflows(f32, lb, an))
+                solve_div(f32, true, upper, false, false, an, bk, lb,
+                          (char *)shimrt_data(x) + (size_t)(b * an * bk) * es);
+            else if (self->dtype == SHIMRT_COMPLEX128)
                 zpotrs_(&uplo, &n, &k, (double *)shimrt_data(l) + 2 * b * an * an, &ld,
                         (double *)shimrt_data(x) + 2 * b * an * bk, &ld, &info, 1);
             else if (self->dtype == SHIMRT_COMPLEX64)
@@ -401,7 +470,14 @@ AOTITorchError shimrt_cpu_triangular_solve(AtenTensorHandle self, AtenTensorHand
     lp_int info = 0;
     if (n > 0 && k > 0)
         for (int64_t b = 0; b < nb; b++) {
-            if (self->dtype == SHIMRT_COMPLEX128) {
+            bool real = self->dtype == SHIMRT_FLOAT32 || self->dtype == SHIMRT_FLOAT64;
+            bool f32 = self->dtype == SHIMRT_FLOAT32;
+            size_t es = shimrt_dtype_size(self->dtype);
+            const char *ab = (const char *)shimrt_data(a) + (size_t)(b * an * an) * es;
+            if (real && !unitriangular && recip_overflows(f32, ab, an))
+                solve_div(f32, false, upper, transpose, false, an, bk, ab,
+                          (char *)shimrt_data(x) + (size_t)(b * an * bk) * es);
+            else if (self->dtype == SHIMRT_COMPLEX128) {
                 const double c1[2] = {1, 0};
                 ztrsm_(&side, &uplo, &tr, &diag, &n, &k, c1,
                        (double *)shimrt_data(a) + 2 * b * an * an, &ld,

@@ -1470,6 +1470,22 @@ def lapack_family():
             la_case(f"{dt} overflowing cholesky_solve upper={upper}",
                     "aoti_torch_cpu_cholesky_solve", [T(big), T(ltiny), upper, Ret()],
                     lambda u=upper: A.cholesky_solve(big, ltiny, bool(u)), dt)
+        # a subnormal float32 diagonal (1 / 1e-40 overflows): OpenBLAS's trsm multiplied by
+        # that inf reciprocal (NaN for a zero b, inf for 1e-10 / 1e-40), PyTorch's divides
+        sub = torch.tensor([[1e-40, 0.0], [2.0, 1.0]], dtype=dt)
+        bsub = torch.tensor([[0.0, 1e-10, -0.0, 3.0], [1.0, 1.0, 2.0, -1.0]], dtype=dt)
+        for upper in (0, 1):
+            s_a = sub.mT.contiguous() if upper else sub
+            for tr in (0, 1):
+                for kk in (1, 4):
+                    la_case(f"{dt} subnormal diagonal upper={upper} tr={tr} k={kk}",
+                            "aoti_torch_cpu_triangular_solve",
+                            [T(bsub[:, :kk]), T(s_a), upper, tr, 0, Ret(), Ret()],
+                            lambda s_a=s_a, u=upper, tr=tr, kk=kk:
+                            A.triangular_solve(bsub[:, :kk], s_a, bool(u), bool(tr), False), dt)
+            la_case(f"{dt} subnormal cholesky factor upper={upper}", "aoti_torch_cpu_cholesky_solve",
+                    [T(bsub), T(s_a), upper, Ret()],
+                    lambda s_a=s_a, u=upper: A.cholesky_solve(bsub, s_a, bool(u)), dt)
         for shape in ([5, 3], [3, 5], [2, 4, 4], [2, 1, 6, 2], [0, 3, 3], [3, 0], [1, 1]):
             x = rand(shape, dt)
             for lay, y in layouts(x):
