@@ -1540,6 +1540,28 @@ def lapack_family():
                             [T(b), T(t), upper, tr, 0, Ret(), Ret()],
                             lambda t=t, u=upper, tr=tr:
                             A.triangular_solve(b, t, bool(u), bool(tr), False), dt)
+        # inf in the system (lapack.c c_solve_ref): a diagonal with an infinite part (PyTorch's
+        # MKL: NaN, OpenBLAS: 0) and an inf b through a unit triangle (the plain complex product)
+        inf = float("inf")
+        cinf = torch.tensor([[complex(1e-40, inf), 0], [1 + 1j, 2]], dtype=dt)
+        cunit = torch.tensor([[1, 0], [2 + 1j, 1]], dtype=dt)
+        cb = torch.tensor([[3 - 5j, 1, complex(inf, 0), 2j], [1, -1j, 1, complex(0, -inf)]], dtype=dt)
+        for upper in (0, 1):
+            ca, cu = (cinf.mT.contiguous(), cunit.mT.contiguous()) if upper else (cinf, cunit)
+            for tr in (0, 1):
+                la_case(f"{dt} infinite diagonal upper={upper} tr={tr}",
+                        "aoti_torch_cpu_triangular_solve", [T(cb), T(ca), upper, tr, 0, Ret(), Ret()],
+                        lambda ca=ca, u=upper, tr=tr: A.triangular_solve(cb, ca, bool(u), bool(tr), False),
+                        dt)
+                for j in range(4):  # one column: MKL's complex128 kernel for several
+                    cj = cb[:, j:j + 1]  # multiplies inf by the unit diagonal (inf + NaN i)
+                    la_case(f"{dt} inf b, unit upper={upper} tr={tr} column {j}",
+                            "aoti_torch_cpu_triangular_solve", [T(cj), T(cu), upper, tr, 1, Ret(), Ret()],
+                            lambda cj=cj, cu=cu, u=upper, tr=tr:
+                            A.triangular_solve(cj, cu, bool(u), bool(tr), True), dt)
+            la_case(f"{dt} infinite cholesky factor upper={upper}", "aoti_torch_cpu_cholesky_solve",
+                    [T(cb), T(ca), upper, Ret()], lambda ca=ca, u=upper: A.cholesky_solve(cb, ca, bool(u)),
+                    dt)
         for shape in ([5, 3], [3, 5], [2, 4, 4], [0, 3, 3], [1, 1]):
             x = torch.randn(shape, dtype=torch.complex128).to(dt)
             for lay, y in layouts(x):
