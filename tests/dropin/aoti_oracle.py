@@ -1589,6 +1589,41 @@ def lapack_family():
                                         [T(x), T(y), upper, tr, unit, Ret(), Ret()],
                                         lambda x=x, y=y, u=upper, tr=tr, un=unit:
                                         A.triangular_solve(x, y, bool(u), bool(tr), bool(un)), dt)
+        # four right-hand sides whose solution overflows (-3 / 1e-40) or whose b holds inf:
+        # OpenBLAS's Haswell strsm kernel gave NaN there, not +-inf (lapack.c s_solve_f32)
+        big = torch.tensor([[1.0] * 4] * 3 + [[-3.0, -2.0, -3.0, 4.0]], dtype=dt)
+        binf = big.clone()
+        binf[3, 3] = float("inf")
+        dtiny = torch.diag(torch.tensor([1.0, 1.0, 1.0, 1e-40], dtype=dt))
+        ltiny = torch.diag(torch.tensor([1.0, 1.0, 1.0, 1e-20], dtype=dt))
+        eye4 = torch.eye(4, dtype=dt)
+        for tr in (0, 1):
+            la_case(f"{dt} overflowing solution tr={tr}", "aoti_torch_cpu_triangular_solve",
+                    [T(big), T(dtiny), 1, tr, 0, Ret(), Ret()],
+                    lambda tr=tr: A.triangular_solve(big, dtiny, True, bool(tr), False), dt)
+            la_case(f"{dt} inf in b, unit, tr={tr}", "aoti_torch_cpu_triangular_solve",
+                    [T(binf), T(eye4), 0, tr, 1, Ret(), Ret()],
+                    lambda tr=tr: A.triangular_solve(binf, eye4, False, bool(tr), True), dt)
+        for upper in (0, 1):
+            la_case(f"{dt} overflowing cholesky_solve upper={upper}",
+                    "aoti_torch_cpu_cholesky_solve", [T(big), T(ltiny), upper, Ret()],
+                    lambda u=upper: A.cholesky_solve(big, ltiny, bool(u)), dt)
+        # a subnormal float32 diagonal (1 / 1e-40 overflows): OpenBLAS's trsm multiplied by
+        # that inf reciprocal (NaN for a zero b, inf for 1e-10 / 1e-40), PyTorch's divides
+        sub = torch.tensor([[1e-40, 0.0], [2.0, 1.0]], dtype=dt)
+        bsub = torch.tensor([[0.0, 1e-10, -0.0, 3.0], [1.0, 1.0, 2.0, -1.0]], dtype=dt)
+        for upper in (0, 1):
+            s_a = sub.mT.contiguous() if upper else sub
+            for tr in (0, 1):
+                for kk in (1, 4):
+                    la_case(f"{dt} subnormal diagonal upper={upper} tr={tr} k={kk}",
+                            "aoti_torch_cpu_triangular_solve",
+                            [T(bsub[:, :kk]), T(s_a), upper, tr, 0, Ret(), Ret()],
+                            lambda s_a=s_a, u=upper, tr=tr, kk=kk:
+                            A.triangular_solve(bsub[:, :kk], s_a, bool(u), bool(tr), False), dt)
+            la_case(f"{dt} subnormal cholesky factor upper={upper}", "aoti_torch_cpu_cholesky_solve",
+                    [T(bsub), T(s_a), upper, Ret()],
+                    lambda s_a=s_a, u=upper: A.cholesky_solve(bsub, s_a, bool(u)), dt)
         for shape in ([5, 3], [3, 5], [2, 4, 4], [2, 1, 6, 2], [0, 3, 3], [3, 0], [1, 1]):
             x = rand(shape, dt)
             for lay, y in layouts(x):
@@ -1643,6 +1678,28 @@ def lapack_family():
                             [T(b), T(t), upper, tr, 0, Ret(), Ret()],
                             lambda t=t, u=upper, tr=tr:
                             A.triangular_solve(b, t, bool(u), bool(tr), False), dt)
+        # inf in the system (lapack.c c_solve_ref): a diagonal with an infinite part (PyTorch's
+        # MKL: NaN, OpenBLAS: 0) and an inf b through a unit triangle (the plain complex product)
+        inf = float("inf")
+        cinf = torch.tensor([[complex(1e-40, inf), 0], [1 + 1j, 2]], dtype=dt)
+        cunit = torch.tensor([[1, 0], [2 + 1j, 1]], dtype=dt)
+        cb = torch.tensor([[3 - 5j, 1, complex(inf, 0), 2j], [1, -1j, 1, complex(0, -inf)]], dtype=dt)
+        for upper in (0, 1):
+            ca, cu = (cinf.mT.contiguous(), cunit.mT.contiguous()) if upper else (cinf, cunit)
+            for tr in (0, 1):
+                la_case(f"{dt} infinite diagonal upper={upper} tr={tr}",
+                        "aoti_torch_cpu_triangular_solve", [T(cb), T(ca), upper, tr, 0, Ret(), Ret()],
+                        lambda ca=ca, u=upper, tr=tr: A.triangular_solve(cb, ca, bool(u), bool(tr), False),
+                        dt)
+                for j in range(4):  # one column: MKL's complex128 kernel for several
+                    cj = cb[:, j:j + 1]  # multiplies inf by the unit diagonal (inf + NaN i)
+                    la_case(f"{dt} inf b, unit upper={upper} tr={tr} column {j}",
+                            "aoti_torch_cpu_triangular_solve", [T(cj), T(cu), upper, tr, 1, Ret(), Ret()],
+                            lambda cj=cj, cu=cu, u=upper, tr=tr:
+                            A.triangular_solve(cj, cu, bool(u), bool(tr), True), dt)
+            la_case(f"{dt} infinite cholesky factor upper={upper}", "aoti_torch_cpu_cholesky_solve",
+                    [T(cb), T(ca), upper, Ret()], lambda ca=ca, u=upper: A.cholesky_solve(cb, ca, bool(u)),
+                    dt)
         for shape in ([5, 3], [3, 5], [2, 4, 4], [0, 3, 3], [1, 1]):
             x = torch.randn(shape, dtype=torch.complex128).to(dt)
             for lay, y in layouts(x):
