@@ -1103,8 +1103,9 @@ static bool segment_unsafe(const entry *e, const argval *vals) {
             return false;
     }
     const char *red = vals[3].str;
-    if (!red || (strcmp(red, "sum") && strcmp(red, "mean") && strcmp(red, "max") &&
-                 strcmp(red, "min") && strcmp(red, "prod")))
+    if (!red ||
+        (strcmp(red, "sum") && strcmp(red, "mean") && strcmp(red, "max") && strcmp(red, "min") &&
+         strcmp(red, "prod") && strcmp(red, "amax") && strcmp(red, "amin")))
         return false;
     int64_t ax = vals[6].iv[0], dn = nd[2] ? nd[2] : 1;
     if (ax < -dn || ax >= dn) return false;
@@ -1123,6 +1124,17 @@ static bool segment_unsafe(const entry *e, const argval *vals) {
             if (sz[i][d] != (d == sax ? nseg : sz[2][d])) return true;
     }
     return false;
+}
+
+/* avg_pool2d/3d of an integral input with divisor_override -1: PyTorch's kernel divides a
+ * window's int64 sum by -1, which traps (SIGFPE) where the sum is INT64_MIN (libshimrt
+ * wraps it); such draws are not made. */
+static bool avgpool_unsafe(const entry *e, const argval *vals) {
+    if (!name_is(e, "avg_pool2d") && !name_is(e, "avg_pool3d")) return false;
+    int32_t dt;
+    if (!vals[0].nt || !vals[0].t[0] || aoti_torch_get_dtype(vals[0].t[0], &dt)) return false;
+    bool integral = dt == DT_U8 || dt == DT_I8 || dt == DT_I16 || dt == DT_I32 || dt == DT_I64;
+    return integral && vals[6].present && vals[6].ni > 0 && vals[6].iv[0] == -1;
 }
 
 static bool fq_unsafe(const entry *e, const argval *vals) {
@@ -1215,7 +1227,7 @@ static void one_call(uint64_t seed, int64_t k, FILE *out) {
             fputc('\n', stderr);
         }
     if (attention_unsafe(e, vals) || fq_unsafe(e, vals) || backward_unsafe(e, vals) ||
-        segment_unsafe(e, vals))
+        segment_unsafe(e, vals) || avgpool_unsafe(e, vals))
         g_setup_failed = true;
     int rc;
     /* resize_, resize_as_: the storage they grow is unset, in PyTorch too (no values to

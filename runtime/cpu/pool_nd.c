@@ -152,14 +152,17 @@ static void window_avg(const pool_job *j, const char *in, const int64_t *lo, con
                 const char *q = in + (size_t)((z * c->in[1] + y) * c->in[2] + x) * j->es;
                 if (flt)
                     fs += shimrt_k_load_f64(q, j->dt);
-                else
-                    is += shimrt_k_load_i64(q, j->dt);
+                else /* (wrapping, as PyTorch's int64 accumulation on x86) */
+                    is = (int64_t)((uint64_t)is + (uint64_t)shimrt_k_load_i64(q, j->dt));
             }
     if (c->divisor) size = c->divisor;
     if (flt)
         shimrt_k_store_f64(dst, j->dt, fs / (double)size);
-    else
-        shimrt_k_store_i64(dst, j->dt, size ? is / size : 0);
+    else /* INT64_MIN / -1 wraps to INT64_MIN here; it traps (SIGFPE) in PyTorch's kernel */
+        shimrt_k_store_i64(dst, j->dt,
+                           !size        ? 0
+                           : size == -1 ? (int64_t)(0 - (uint64_t)is)
+                                        : is / size);
 }
 
 static void pool_planes(int64_t b, int64_t e, void *vctx) {

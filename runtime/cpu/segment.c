@@ -139,6 +139,9 @@ int shimrt_e_seg_reduction(const char *op, const char *reduce) {
     if (!reduce) return shimrt_fail(op, "argument 'reduce' is NULL"), -1;
     for (int r = 0; r < 5; r++)
         if (!strcmp(reduce, names[r])) return r;
+    /* PyTorch's get_reduction_enum takes amax / amin for max / min too */
+    if (!strcmp(reduce, "amax")) return 0;
+    if (!strcmp(reduce, "amin")) return 1;
     shimrt_fail(op, "reduce argument must be either sum, prod, mean, amax or amin, got %s", reduce);
     return -1;
 }
