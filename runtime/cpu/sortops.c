@@ -569,8 +569,8 @@ static double complex lse_c(double complex x, double complex y) {
 }
 
 /* cumsum / cumprod of complex64 / complex128 lines: PyTorch accumulates in complex<double>
- * (at::acc_type) with c10::complex's operators ((a + bi)(c + di) = (ac - bd) + (ad + bc)i)
- * and rounds each step to the result dtype. */
+ * (at::acc_type) with c10::complex's operators ((a + bi)(c + di) = (ac - bd) + (ad + bc)i,
+ * fused as compiled) and rounds each step to the result dtype. */
 static void scan_complex_lines(int64_t b, int64_t e, void *vctx) {
     scan_ctx *c = vctx;
     const lines *L = c->L;
@@ -599,8 +599,10 @@ static void scan_complex_lines(int64_t b, int64_t e, void *vctx) {
             } else if (c->kind == SC_SUM) {
                 re += xr;
                 im += xi;
-            } else {
-                double nr = re * xr - im * xi, ni = re * xi + im * xr;
+            } else { /* c10::complex's product as GCC contracts it: (ac - bd) with bd
+                        rounded, (ad + bc) with bc rounded (measured: an overflowing bd beside a
+                        finite ac gives -inf, not inf - inf) */
+                double nr = fma(re, xr, -(im * xi)), ni = fma(re, xi, im * xr);
                 re = nr;
                 im = ni;
             }

@@ -1556,6 +1556,16 @@ for dt, n in itertools.product([torch.float32, torch.float64, torch.float16, tor
         with_handles([x, y], lambda h: bits_equal(f"add.Tensor alpha=2.5 {dt} {n} {lay}",
                                                   lambda o: fadd(h[0], h[1], 2.5, C.byref(o)),
                                                   torch.add(x, y, alpha=2.5)))
+# cumprod of complex: c10::complex's product in complex<double> as compiled (fused: an
+# overflowing b*d beside a finite a*c gives -inf, not inf - inf); bit for bit
+fcp = fn("aoti_torch_cpu_cumprod", H, C.c_int64, P(C.c_int32), P(H))
+for dt in CPLX:
+    v = torch.tensor([complex(1e200, 1e200), complex(1e200, -1e200), complex(3, 1e-300), complex(-1e155, 1e160),
+                      complex(1, math.inf), complex(2, 0.5)], dtype=torch.complex128)
+    x = (v * torch.tensor([1, 1, 1, 1, 1, 1])).to(dt).reshape(2, 3)
+    for d in (0, 1):
+        with_handles([x], lambda h: bits_equal(f"cumprod {dt} dim {d}", lambda o: fcp(h[0], d, None, C.byref(o)),
+                                               torch.cumprod(x, d)))
 # complex64 rounding that depends on PyTorch's loops (measured, pointwise.c): mul by a
 # broadcast operand, neg (its vector loop computes 0 - x: the sign of a zero), and a
 # composition that divides and multiplies in place (soft_margin_loss_backward: div_ and mul_
