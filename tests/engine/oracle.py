@@ -1427,6 +1427,7 @@ def rand_cspecial(shape, dt):
 
 
 DT.update({torch.complex32: 8})
+RDT.update({8: torch.complex32})
 warnings.filterwarnings("ignore", "ComplexHalf support is experimental")
 for name in ["exp", "log", "sqrt", "tanh", "rsqrt", "sigmoid"]:
     f = fn(f"aoti_torch_cpu_{name}", H, P(H))
@@ -1561,6 +1562,97 @@ for dt in UINTS:
             with_handles([x, y], lambda h: run_msg(f"pow.Tensor_Tensor {dt}/{od} {lay}",
                                                    lambda o: fptt(h[0], h[1], C.byref(o[0])),
                                                    lambda: torch.pow(x, y), loose=True))
+
+# complex32 element-wise ops (issue 17): PyTorch 2.15's CPU has add, sub, mul, neg, eq, ne,
+# abs (to float16) and where for ComplexHalf, computed in complex<float> and rounded to half
+# once per c10::complex<Half> operation (add: alpha * other rounded first); it refuses div,
+# exp, relu and the others. Compared bit for bit (values that round to half, inf/NaN/-0
+# parts, products and sums that overflow half), refusals with PyTorch's message.
+def rand_c32(shape, dt):
+    if dt == torch.complex32:
+        x = (torch.randn(shape, dtype=torch.complex64) * 300).to(torch.complex32)
+        sp = [complex(math.inf, 1), complex(0, 0), complex(math.nan, 2), complex(-0.0, -0.0), complex(60000, -3e4),
+              complex(1, math.inf)]
+        k = min(len(sp), x.numel())
+        x.view(-1)[:k] = torch.tensor(sp[:k], dtype=torch.complex64).to(torch.complex32)
+        return x
+    return rand_cplx(shape, dt) if dt in CPLX else rand_wide(shape, dt) * (1 if dt in UINTS or dt == torch.bool else 7)
+
+
+C32 = torch.complex32
+C32PAIRS = [(C32, C32), (C32, torch.float16), (C32, torch.float32), (torch.int64, C32), (torch.bool, C32),
+            (C32, torch.bfloat16), (C32, torch.float64), (torch.float16, torch.complex64),
+            (C32, torch.complex64), (C32, torch.uint16), (torch.uint8, C32)]
+C32SHAPES = [([4, 5], [4, 5]), ([2, 3], []), ([], [3]), ([0, 3], [3]), ([37], [37]), ([3, 1], [4])]
+fadd = fn("aoti_torch_cpu_add_Tensor", H, H, C.c_double, P(H))
+fsub = fn("aoti_torch_cpu_sub_Tensor", H, H, C.c_double, P(H))
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")
+    C32BIN = {"mul_Tensor": torch.mul, "eq_Tensor": torch.eq, "ne_Tensor": torch.ne, "div_Tensor": torch.div,
+              "floor_divide": torch.floor_divide}
+    for name, tf in C32BIN.items():
+        f = fn(f"aoti_torch_cpu_{name}", H, H, P(H))
+        for (da, db), (sa, sb) in itertools.product(C32PAIRS, C32SHAPES):
+            for lay, a in [("contig", rand_c32(sa, da))] + ([("transposed", rand_c32(sa[::-1], da).mT)]
+                                                            if sa == [4, 5] else []):
+                b = rand_c32(sb, db)
+                try:
+                    ref = tf(a, b)
+                except Exception:
+                    with_handles([a, b], lambda h: run_msg(f"{name} {da}/{db} {sa}/{sb} {lay}",
+                                                           lambda o: f(h[0], h[1], C.byref(o[0])),
+                                                           lambda: tf(a, b)))
+                    continue
+                with_handles([a, b], lambda h: bits_equal(f"{name} {da}/{db} {sa}/{sb} {lay}",
+                                                          lambda o: f(h[0], h[1], C.byref(o)), ref))
+    for (da, db), al, (sa, sb) in itertools.product(C32PAIRS[:5], [1.0, 2.5, 0.3, -1.7, 100.0, 65519.0],
+                                                    C32SHAPES[:3]):
+        a, b = rand_c32(sa, da), rand_c32(sb, db)
+        for nm, ff in [("add", fadd), ("sub", fsub)]:
+            tf = getattr(torch, nm)
+            try:
+                ref = tf(a, b, alpha=al)
+            except Exception:
+                with_handles([a, b], lambda h: run_msg(f"{nm} {da}/{db} alpha={al}",
+                                                       lambda o: ff(h[0], h[1], al, C.byref(o[0])),
+                                                       lambda: tf(a, b, alpha=al)))
+                continue
+            with_handles([a, b], lambda h: bits_equal(f"{nm} {da}/{db} {sa}/{sb} alpha={al}",
+                                                      lambda o: ff(h[0], h[1], al, C.byref(o)), ref))
+    for lay, x in [("contig", rand_c32([4, 5], C32)), ("transposed", rand_c32([5, 4], C32).t()),
+                   ("sliced", rand_c32([40], C32)[::3])]:
+        for name in ["neg", "abs", "relu", "exp", "sqrt", "sigmoid"]:
+            f = fn(f"aoti_torch_cpu_{name}", H, P(H))
+            try:
+                ref = UNARY[name](x)
+            except Exception:
+                with_handles([x], lambda h: run_msg(f"{name} complex32 {lay}", lambda o: f(h[0], C.byref(o[0])),
+                                                    lambda: UNARY[name](x)))
+                continue
+            with_handles([x], lambda h: bits_equal(f"{name} complex32 {lay}", lambda o: f(h[0], C.byref(o)), ref))
+        for v in [2.3, 0.1, -3.0, 1e5, 65519.0]:
+            with_handles([x], lambda h: bits_equal(f"mul.Scalar complex32 {lay} {v}", lambda o: fms(h[0], v, C.byref(o)),
+                                                   torch.ops.aten.mul.Scalar(x, v)))
+            with_handles([x], lambda h: bits_equal(f"add.Scalar complex32 {lay} {v}",
+                                                   lambda o: fas(h[0], v, 1.0, C.byref(o)),
+                                                   torch.ops.aten.add.Scalar(x, v, 1.0)))
+            with_handles([x], lambda h: bits_equal(f"eq.Scalar complex32 {lay} {v}",
+                                                   lambda o: disp("eq", "Scalar", [h[0], v], [o]), torch.eq(x, v)))
+        c, y = rand([x.shape[-1]], torch.bool), rand_c32(list(x.shape), C32)
+        for other in [y, y.to(torch.float16), y.to(torch.complex64)]:
+            with_handles([c, x, other], lambda h: bits_equal(f"where complex32/{other.dtype} {lay}",
+                                                             lambda o: fw(h[0], h[1], h[2], C.byref(o)),
+                                                             torch.where(c, x, other)))
+    for sdt in [torch.float64, torch.float32, torch.float16, torch.int64, torch.bool, torch.complex64,
+                torch.complex128]:  # to(complex32) and back: each part through float
+        x = rand_c32([5, 6], sdt)
+        if sdt.is_floating_point or sdt.is_complex:
+            x.view(-1)[:3] = torch.tensor([1 + 2 ** -11 + 2 ** -40, 65519.0, 65520.0]).to(sdt)
+        with_handles([x], lambda h: bits_equal(f"to {sdt}->complex32", lambda o: fto(h[0], DT[C32], 0, 0, None,
+                                                                                     C.byref(o)), x.to(C32)))
+        y = rand_c32([5, 6], C32)
+        with_handles([y], lambda h: bits_equal(f"to complex32->{sdt}", lambda o: fto(h[0], DT[sdt], 0, 0, None,
+                                                                                     C.byref(o)), y.to(sdt)))
 
 for line in failures:
     print("MISMATCH", line)
