@@ -142,12 +142,21 @@ static void bp_planes(int64_t b, int64_t e, void *vctx) {
         }
         if (c->kind == BP_REPPAD) { /* output (oh, ow) reads input (clamped oh - top, ...) */
             int64_t H = c->in[1], W = c->in[2];
+            /* complex64/128: c10::complex's +=, each part summed in its own type */
+            bool cx = shimrt_dtype_is_complex(c->dt);
+            bp_ctx pc = *c;
+            if (cx) {
+                pc.dt = c->dt == SHIMRT_COMPLEX64 ? SHIMRT_FLOAT32 : SHIMRT_FLOAT64;
+                pc.es = c->es / 2;
+            }
             for (int64_t oh = 0; oh < c->out[1]; oh++) {
                 int64_t ih = oh - c->p[1] < 0 ? 0 : oh - c->p[1] >= H ? H - 1 : oh - c->p[1];
                 for (int64_t ow = 0; ow < c->out[2]; ow++) {
                     int64_t iw = ow - c->p[2] < 0 ? 0 : ow - c->p[2] >= W ? W - 1 : ow - c->p[2];
-                    bp_add(c, gi, ih * W + iw,
-                           shimrt_k_load_f64(go + (size_t)(oh * c->out[2] + ow) * c->es, c->dt));
+                    const char *q = go + (size_t)(oh * c->out[2] + ow) * c->es;
+                    for (int k = 0; k < (cx ? 2 : 1); k++)
+                        bp_add(&pc, gi, (ih * W + iw) * (cx ? 2 : 1) + k,
+                               shimrt_k_load_f64(q + (size_t)k * pc.es, pc.dt));
                 }
             }
             continue;
@@ -570,11 +579,17 @@ AOTITorchError shimrt_cpu_adaptive_max_pool2d_backward(AtenTensorHandle grad_out
  * PyTorch's kernel, a self of more dims than dim + 2 (which only replication_pad1d_backward
  * takes) is read as size(0) planes of its size(1) (the rest of the result zero). grad_output
  * must hold every plane read and self every plane written (PyTorch would go past them). */
+static bool cplx_ok(AtenTensorHandle t) { /* (complex32: refused below, PyTorch's message) */
+    return shimrt_dtype_is_complex(t->dtype);
+}
+
 static AOTITorchError reppad_backward(const char *op, int dim, AtenTensorHandle grad,
                                       AtenTensorHandle self, const int64_t *padding, int64_t n,
                                       AtenTensorHandle *ret0) {
+    /* (complex64/128: PyTorch's kernels take them, c10::complex sums; complex32 not) */
     if (shimrt_k_check_cpu(op, self, "self") || shimrt_k_check_cpu(op, grad, "grad_output") ||
-        shimrt_k_check_dtype(op, self, "self") || shimrt_k_check_dtype(op, grad, "grad_output"))
+        (!cplx_ok(self) && shimrt_k_check_dtype(op, self, "self")) ||
+        (!cplx_ok(grad) && shimrt_k_check_dtype(op, grad, "grad_output")))
         return AOTI_TORCH_FAILURE;
     if (n != 2 * dim)
         return shimrt_fail(op, "padding size is expected to be %d, but got: %lld", 2 * dim,
@@ -633,7 +648,8 @@ static AOTITorchError reppad_backward(const char *op, int dim, AtenTensorHandle 
     c.plain = dim == 1; /* (replication_pad1d_backward's meta: self's options, no format) */
     c.planes = nd == dim + 2 ? self->sizes[0] * self->sizes[1] : self->sizes[0];
     if (shimrt_numel(self) == 0) return bp_run(op, &c, grad, self, NULL, ret0);
-    if (bp_dtype(op, dim == 1 ? "replication_pad1d_backward" : "replication_pad2d_backward",
+    if (grad->dtype != SHIMRT_COMPLEX64 && grad->dtype != SHIMRT_COMPLEX128 &&
+        bp_dtype(op, dim == 1 ? "replication_pad1d_backward" : "replication_pad2d_backward",
                  grad->dtype, false))
         return AOTI_TORCH_FAILURE;
     if (grad->dtype != self->dtype)

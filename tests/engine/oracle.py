@@ -1654,6 +1654,40 @@ with warnings.catch_warnings():
         with_handles([y], lambda h: bits_equal(f"to complex32->{sdt}", lambda o: fto(h[0], DT[sdt], 0, 0, None,
                                                                                      C.byref(o)), y.to(sdt)))
 
+# replication_pad1d/2d_backward of complex64/128 (issue 17): PyTorch's kernel adds each
+# grad_output element into the input element it replicates, in output order, as c10::complex
+# (each part in its type): values that round make the order visible; complex32 refused.
+frp1 = fn("aoti_torch_cpu_replication_pad1d_backward", H, H, P(C.c_int64), C.c_int64, P(H))
+frp2 = fn("aoti_torch_cpu_replication_pad2d_backward", H, H, P(C.c_int64), C.c_int64, P(H))
+for dt, (shape, pad) in itertools.product(CPLX, [([2, 3, 5], [4, 3]), ([3, 1], [0, 7]), ([2, 9], [-2, 5]),
+                                                  ([2, 3, 4, 5], [3, 2, 4, 1]), ([3, 2, 6], [5, 0, 0, 6])]):
+    x = rand_cplx(shape, dt)
+    nd = len(pad) // 2
+    f = frp1 if nd == 1 else frp2
+    tf = torch.ops.aten.replication_pad1d_backward if nd == 1 else torch.ops.aten.replication_pad2d_backward
+    osh = list(shape)
+    for i in range(nd):
+        osh[-1 - i] += pad[2 * i] + pad[2 * i + 1]
+    g = (torch.randn(osh, dtype=dt) * torch.logspace(-6, 6, osh[-1], dtype=torch.float64).to(dt))
+    pp = (C.c_int64 * len(pad))(*pad)
+    for lay, gg in [("contig", g), ("transposed", g.mT.contiguous().mT)]:
+        with_handles([gg, x], lambda h: bits_equal(f"replication_pad{nd}d_backward {dt} {shape} {pad} {lay}",
+                                                   lambda o: f(h[0], h[1], pp, len(pad), C.byref(o)),
+                                                   tf(gg, x, pad)))
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")
+    x = rand_c32([2, 3, 5], C32)
+    g = rand_c32([2, 3, 12], C32)
+    pp = (C.c_int64 * 2)(4, 3)
+    with_handles([g, x], lambda h: run_msg("replication_pad1d_backward complex32",
+                                           lambda o: frp1(h[0], h[1], pp, 2, C.byref(o[0])),
+                                           lambda: torch.ops.aten.replication_pad1d_backward(g, x, [4, 3])))
+    fpad = fn("aoti_torch_cpu_pad", H, P(C.c_int64), C.c_int64, C.c_char_p, P(C.c_double), P(H))
+    for mode in [b"reflect", b"replicate", b"circular"]:
+        with_handles([x], lambda h: run_msg(f"pad {mode} complex32", lambda o: fpad(h[0], pp, 2, mode, None,
+                                                                                   C.byref(o[0])),
+                                            lambda: torch.ops.aten.pad(x, [4, 3], mode.decode())))
+
 for line in failures:
     print("MISMATCH", line)
 print(f"oracle: {counts['cases']} cases, {counts['cases'] - len(failures)} agree "
