@@ -647,7 +647,10 @@ static AOTITorchError reppad_backward(const char *op, int dim, AtenTensorHandle 
     c.geom = true;
     c.plain = dim == 1; /* (replication_pad1d_backward's meta: self's options, no format) */
     c.planes = nd == dim + 2 ? self->sizes[0] * self->sizes[1] : self->sizes[0];
-    if (shimrt_numel(self) == 0) return bp_run(op, &c, grad, self, NULL, ret0);
+    if (shimrt_numel(self) == 0) { /* nothing to write (the planes may not be empty) */
+        c.planes = 0;
+        return bp_run(op, &c, grad, self, NULL, ret0);
+    }
     if (grad->dtype != SHIMRT_COMPLEX64 && grad->dtype != SHIMRT_COMPLEX128 &&
         bp_dtype(op, dim == 1 ? "replication_pad1d_backward" : "replication_pad2d_backward",
                  grad->dtype, false))

@@ -709,7 +709,9 @@ static AOTITorchError pw_run_complex(pw_call *c, int32_t rt, AtenTensorHandle *r
         if (!out) goto done;
     }
     sh_plan p;
-    if ((c->has_scalar ? sh_plan_build_scalar : sh_plan_build)(&p, c->op, &out, odt, c->nin, ins))
+    if ((c->has_scalar   ? sh_plan_build_scalar
+         : c->cond_first ? sh_plan_build_where /* (the condition keeps its bool layout) */
+                         : sh_plan_build)(&p, c->op, &out, odt, c->nin, ins))
         goto done;
     if (!direct) tmp = out;
     sh_walk(&p,

@@ -1643,6 +1643,12 @@ with warnings.catch_warnings():
             with_handles([c, x, other], lambda h: bits_equal(f"where complex32/{other.dtype} {lay}",
                                                              lambda o: fw(h[0], h[1], h[2], C.byref(o)),
                                                              torch.where(c, x, other)))
+    # where's layout: an expanded condition keeps its own (bool) strides, self's order wins
+    c = rand([2, 1, 1, 2], torch.bool).expand(2, 1, 3, 2)
+    for sdt, odt in [(torch.complex64, torch.float32), (C32, torch.float16), (C32, C32)]:
+        x, y = rand_c32([2, 1, 2, 3], sdt).transpose(2, 3), rand_c32([2, 1, 1, 2], odt).expand(2, 1, 3, 2)
+        with_handles([c, x, y], lambda h: bits_equal(f"where {sdt}/{odt} expanded condition",
+                                                     lambda o: fw(h[0], h[1], h[2], C.byref(o)), torch.where(c, x, y)))
     for sdt in [torch.float64, torch.float32, torch.float16, torch.int64, torch.bool, torch.complex64,
                 torch.complex128]:  # to(complex32) and back: each part through float
         x = rand_c32([5, 6], sdt)
