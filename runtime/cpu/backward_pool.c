@@ -579,17 +579,13 @@ AOTITorchError shimrt_cpu_adaptive_max_pool2d_backward(AtenTensorHandle grad_out
  * PyTorch's kernel, a self of more dims than dim + 2 (which only replication_pad1d_backward
  * takes) is read as size(0) planes of its size(1) (the rest of the result zero). grad_output
  * must hold every plane read and self every plane written (PyTorch would go past them). */
-static bool cplx_ok(AtenTensorHandle t) { /* (complex32: refused below, PyTorch's message) */
-    return shimrt_dtype_is_complex(t->dtype);
-}
-
 static AOTITorchError reppad_backward(const char *op, int dim, AtenTensorHandle grad,
                                       AtenTensorHandle self, const int64_t *padding, int64_t n,
                                       AtenTensorHandle *ret0) {
-    /* (complex64/128: PyTorch's kernels take them, c10::complex sums; complex32 not) */
-    if (shimrt_k_check_cpu(op, self, "self") || shimrt_k_check_cpu(op, grad, "grad_output") ||
-        (!cplx_ok(self) && shimrt_k_check_dtype(op, self, "self")) ||
-        (!cplx_ok(grad) && shimrt_k_check_dtype(op, grad, "grad_output")))
+    /* (every dtype passes here: an empty self gives an empty result of any dtype, the kernel
+     * takes the floating ones and complex64/128 (c10::complex sums), the others are refused
+     * below with PyTorch's message) */
+    if (shimrt_k_check_cpu(op, self, "self") || shimrt_k_check_cpu(op, grad, "grad_output"))
         return AOTI_TORCH_FAILURE;
     if (n != 2 * dim)
         return shimrt_fail(op, "padding size is expected to be %d, but got: %lld", 2 * dim,
@@ -605,8 +601,9 @@ static AOTITorchError reppad_backward(const char *op, int dim, AtenTensorHandle 
                                "and other non-zero dimensions for input, but got: %s",
                                shimrt_k_fmt_shape(buf, sizeof buf, nd, self->sizes));
     }
-    /* pad_backward_shape_check: sizes read from the end (a dim past the start: PyTorch's
-     * "Dimension out of range") */
+    /* pad_backward_shape_check: the channel dim counted from self's end, a negative one
+     * read from grad_output's end (a dim past the start: PyTorch's "Dimension out of
+     * range") */
     int64_t cd = nd - dim - 1;
     if (cd < -nd || cd < -grad->ndim || cd >= grad->ndim || nd == 0)
         return shimrt_fail(
@@ -620,12 +617,13 @@ static AOTITorchError reppad_backward(const char *op, int dim, AtenTensorHandle 
     static const char *const lab[] = {"width", "height"};
     int64_t osz[2] = {1, 1};
     for (int i = 0; i < dim; i++) {
-        int64_t d = nd - 1 - i, gd = grad->ndim - 1 - i;
-        if (gd < 0)
+        /* (grad_output's size at self's dim index, counted from the start: measured) */
+        int64_t d = nd - 1 - i, gd = d;
+        if (gd >= grad->ndim)
             return shimrt_fail(
                 op,
                 "Dimension out of range (expected to be in range of [%lld, %lld], but got %lld)",
-                (long long)-grad->ndim, (long long)grad->ndim - 1, (long long)(d - nd));
+                (long long)-grad->ndim, (long long)grad->ndim - 1, (long long)d);
         if (__builtin_add_overflow(self->sizes[d], padding[2 * i], &osz[i]) ||
             __builtin_add_overflow(osz[i], padding[2 * i + 1], &osz[i]) ||
             osz[i] != grad->sizes[gd])

@@ -153,7 +153,7 @@ static int32_t bare_signed(int32_t dt) {
 
 /* a complex dtype's part: float16, float32, float64 */
 static int32_t cx_part(int32_t dt) {
-    return dt == SHIMRT_COMPLEX32 ? SHIMRT_FLOAT16
+    return dt == SHIMRT_COMPLEX32   ? SHIMRT_FLOAT16
            : dt == SHIMRT_COMPLEX64 ? SHIMRT_FLOAT32
                                     : SHIMRT_FLOAT64;
 }
@@ -177,7 +177,7 @@ static int32_t bare_promote(const char *op, int32_t a, int32_t b) {
         int32_t fa = shimrt_dtype_is_complex(a) ? cx_part(a) : shimrt_k_is_floating(a) ? a : -1;
         int32_t fb = shimrt_dtype_is_complex(b) ? cx_part(b) : shimrt_k_is_floating(b) ? b : -1;
         int32_t f = fa < 0 ? fb : fb < 0 ? fa : shimrt_k_promote(fa, fb);
-        return f == SHIMRT_FLOAT16 ? SHIMRT_COMPLEX32
+        return f == SHIMRT_FLOAT16   ? SHIMRT_COMPLEX32
                : f == SHIMRT_FLOAT64 ? SHIMRT_COMPLEX128
                                      : SHIMRT_COMPLEX64;
     }

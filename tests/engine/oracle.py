@@ -1680,6 +1680,22 @@ for dt, (shape, pad) in itertools.product(CPLX, [([2, 3, 5], [4, 3]), ([3, 1], [
         with_handles([gg, x], lambda h: bits_equal(f"replication_pad{nd}d_backward {dt} {shape} {pad} {lay}",
                                                    lambda o: f(h[0], h[1], pp, len(pad), C.byref(o)),
                                                    tf(gg, x, pad)))
+# grad_output's sizes are read at self's dim indices (from the start): PyTorch's checks
+for gs, xs, pad in [((3, 0), (0,), [0, 0]), ((3, 5), (5,), [0, 0]), ((5,), (2, 5), [0, 0]), ((2, 7), (2, 3), [2, 2]),
+                    ((2, 2, 7), (2, 3), [2, 2]), ((2, 7, 3), (2, 3), [2, 2]), ((2,), (2, 3), [2, 2]),
+                    ((1, 1, 5, 6), (1, 3, 4), [1, 1, 1, 1]), ((1, 5, 6, 1), (1, 3, 4), [1, 1, 1, 1]),
+                    ((0, 2), (0, 2), [0, 0]), ((2, 5), (2, 3), [1, 1])]:
+    g, x = torch.randn(gs), torch.randn(xs)
+    if gs[0] == 0:  # an empty self of a dtype the kernel lacks: an empty result
+        g, x = g.to(torch.uint32), x.to(torch.float32)
+    if gs == (2, 5):  # refused with the kernel's name
+        g, x = g.to(torch.uint32), x.to(torch.uint32)
+    f = frp1 if len(pad) == 2 else frp2
+    tf = torch.ops.aten.replication_pad1d_backward if len(pad) == 2 else torch.ops.aten.replication_pad2d_backward
+    pp = (C.c_int64 * len(pad))(*pad)
+    with_handles([g, x], lambda h: run_msg(f"replication_pad_backward {gs} {xs} {pad}",
+                                           lambda o: f(h[0], h[1], pp, len(pad), C.byref(o[0])),
+                                           lambda: tf(g, x, pad)))
 with warnings.catch_warnings():
     warnings.simplefilter("ignore")
     x = rand_c32([2, 3, 5], C32)
