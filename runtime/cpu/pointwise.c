@@ -571,6 +571,18 @@ static inline void c32_st(char *p, float re, float im) {
     memcpy(p, h, sizeof h);
 }
 
+/* a * b + c (neg: -(a * b) + c) rounded once, with x86's FMA NaN rule, as the complex<float>
+ * products of PyTorch 2.15's complex32 mul are compiled (measured: the real part is
+ * -(b * d) + a * c, the imaginary a * d + b * c fused in a * d): a NaN operand comes out
+ * as it is (quieted), the first of a, b, c; an invalid operation gives the default NaN */
+static float c32_fma(float a, float b, float c, bool neg) {
+    const float ops[3] = {a, b, c};
+    for (int i = 0; i < 3; i++)
+        if (isnan(ops[i])) return shimrt_f32_of_bits(shimrt_f32_bits(ops[i]) | 0x400000u);
+    float r = fmaf(neg ? -a : a, b, c);
+    return isnan(r) ? shimrt_f32_of_bits(0xffc00000u) : r;
+}
+
 static void cx_loop_c32(char **ptr, const int64_t *st, int64_t n, void *vctx) {
     const cx_job *j = vctx;
     const float alr = (float)j->are, ali = (float)j->aim; /* already complex32 values */
@@ -605,7 +617,9 @@ static void cx_loop_c32(char **ptr, const int64_t *st, int64_t n, void *vctx) {
             c32_st(o, x0 + p0, x1 + p1);
             break;
         }
-        case OP_mul: c32_st(o, x0 * y0 - x1 * y1, x0 * y1 + x1 * y0); break;
+        case OP_mul: /* fused as PyTorch's build fuses it (only a NaN's sign can tell) */
+            c32_st(o, c32_fma(x1, y1, x0 * y0, true), c32_fma(x0, y1, x1 * y0, false));
+            break;
         case OP_eq:
         case OP_ne: *(bool *)o = (x0 == y0 && x1 == y1) == (j->row == OP_eq); break;
         case OP_abs: {
