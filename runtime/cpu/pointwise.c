@@ -571,16 +571,24 @@ static inline void c32_st(char *p, float re, float im) {
     memcpy(p, h, sizeof h);
 }
 
-/* a * b + c (neg: -(a * b) + c) rounded once, with x86's FMA NaN rule, as the complex<float>
- * products of PyTorch 2.15's complex32 mul are compiled (measured: the real part is
- * -(b * d) + a * c, the imaginary a * d + b * c fused in a * d): a NaN operand comes out
- * as it is (quieted), the first of a, b, c; an invalid operation gives the default NaN */
-static float c32_fma(float a, float b, float c, bool neg) {
+/* a * b + c (sub: a * b - c) rounded once, with x86's FMA NaN rule, as the complex<float>
+ * products of PyTorch 2.15's complex32 mul are compiled (measured: the real part a * c - b * d
+ * fused in a * c, the imaginary a * d + b * c fused in a * d): a NaN operand comes out as it
+ * is (quieted, c's sign not flipped), the first of a, b, c; an invalid operation gives the
+ * default NaN */
+static float c32_fma(float a, float b, float c, bool sub) {
     const float ops[3] = {a, b, c};
     for (int i = 0; i < 3; i++)
         if (isnan(ops[i])) return shimrt_f32_of_bits(shimrt_f32_bits(ops[i]) | 0x400000u);
-    float r = fmaf(neg ? -a : a, b, c);
+    float r = fmaf(a, b, sub ? -c : c);
     return isnan(r) ? shimrt_f32_of_bits(0xffc00000u) : r;
+}
+
+/* p * q with x86's NaN rule: a NaN operand comes out (quieted), p's first */
+static float c32_mul(float p, float q) {
+    if (isnan(p)) return shimrt_f32_of_bits(shimrt_f32_bits(p) | 0x400000u);
+    if (isnan(q)) return shimrt_f32_of_bits(shimrt_f32_bits(q) | 0x400000u);
+    return p * q;
 }
 
 static void cx_loop_c32(char **ptr, const int64_t *st, int64_t n, void *vctx) {
@@ -618,7 +626,8 @@ static void cx_loop_c32(char **ptr, const int64_t *st, int64_t n, void *vctx) {
             break;
         }
         case OP_mul: /* fused as PyTorch's build fuses it (only a NaN's sign can tell) */
-            c32_st(o, c32_fma(x1, y1, x0 * y0, true), c32_fma(x0, y1, x1 * y0, false));
+            c32_st(o, c32_fma(y0, x0, c32_mul(y1, x1), true),
+                   c32_fma(y1, x0, c32_mul(y0, x1), false));
             break;
         case OP_eq:
         case OP_ne: *(bool *)o = (x0 == y0 && x1 == y1) == (j->row == OP_eq); break;
@@ -728,6 +737,15 @@ static AOTITorchError pw_run_complex(pw_call *c, int32_t rt, AtenTensorHandle *r
                          : sh_plan_build)(&p, c->op, &out, odt, c->nin, ins))
         goto done;
     if (!direct) tmp = out;
+    if (c->out && !direct &&
+        (out->ndim != c->out->ndim ||
+         memcmp(out->sizes, c->out->sizes, sizeof(int64_t) * (size_t)out->ndim) != 0)) {
+        char b1[96], b2[96]; /* (TensorIterator's check of a given output) */
+        shimrt_fail(c->op, "output with shape %s doesn't match the broadcast shape %s",
+                    shimrt_k_fmt_shape(b1, sizeof b1, c->out->ndim, c->out->sizes),
+                    shimrt_k_fmt_shape(b2, sizeof b2, out->ndim, out->sizes));
+        goto done;
+    }
     sh_walk(&p,
             comp == SHIMRT_FLOAT16   ? cx_loop_c32
             : comp == SHIMRT_FLOAT32 ? cx_loop_f32

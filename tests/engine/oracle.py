@@ -1643,6 +1643,20 @@ with warnings.catch_warnings():
             with_handles([c, x, other], lambda h: bits_equal(f"where complex32/{other.dtype} {lay}",
                                                              lambda o: fw(h[0], h[1], h[2], C.byref(o)),
                                                              torch.where(c, x, other)))
+    # mul's NaN signs (PyTorch's fused products, x86's NaN rule): every pair of special parts,
+    # compared as raw bits
+    sp = [0.0, -0.0, 3.0, -2.0, math.inf, -math.inf, math.nan, -math.nan]
+    vals = torch.tensor([complex(r, i) for r in sp for i in sp], dtype=torch.complex64).to(C32)
+    xa, xb = vals.repeat_interleave(len(vals)), vals.repeat(len(vals))
+    o = H()
+    if with_handles([xa, xb], lambda h: fmul(h[0], h[1], C.byref(o))) == 0:
+        ours, ref = torch.view_as_real(from_rt(o)).view(torch.int16), torch.view_as_real(xa * xb).view(torch.int16)
+        delete(o)
+        counts["cases"] += 1
+        if not torch.equal(ours, ref):
+            k = (ours != ref).any(-1).nonzero()[0].item()
+            failures.append(f"mul complex32 NaN bits: {xa[k].item()} * {xb[k].item()}: "
+                            f"{ours[k].tolist()} vs {ref[k].tolist()}")
     # where's layout: an expanded condition keeps its own (bool) strides, self's order wins
     c = rand([2, 1, 1, 2], torch.bool).expand(2, 1, 3, 2)
     for sdt, odt in [(torch.complex64, torch.float32), (C32, torch.float16), (C32, C32)]:
