@@ -620,9 +620,12 @@ static void cx_loop_c32(char **ptr, const int64_t *st, int64_t n, void *vctx) {
         }
         switch (j->row) {
         case OP_add:
-        case OP_sub: {
-            float p0 = c32_round(alr * y0 - ali * y1), p1 = c32_round(alr * y1 + ali * y0);
-            c32_st(o, x0 + p0, x1 + p1);
+        case OP_sub: { /* alpha * y rounded to complex32, then x + it; the NaN operand order
+                          closest to PyTorch's (its vector and scalar loops order NaNs
+                          differently: a NaN's sign may differ, not its value) */
+            float p0 = c32_round(c32_fma(y0, alr, c32_mul(y1, ali), true));
+            float p1 = c32_round(c32_fma(y0, ali, c32_mul(y1, alr), false));
+            c32_st(o, c32_fma(x0, 1.0f, p0, false), c32_fma(x1, 1.0f, p1, false));
             break;
         }
         case OP_mul: /* fused as PyTorch's build fuses it (only a NaN's sign can tell) */

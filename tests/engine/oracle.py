@@ -1655,8 +1655,15 @@ with warnings.catch_warnings():
         counts["cases"] += 1
         if not torch.equal(ours, ref):
             k = (ours != ref).any(-1).nonzero()[0].item()
-            failures.append(f"mul complex32 NaN bits: {xa[k].item()} * {xb[k].item()}: "
+            failures.append(f"mul complex32 NaN bits: {torch.view_as_real(xa[k]).view(torch.int16).tolist()} * "
+                            f"{torch.view_as_real(xb[k]).view(torch.int16).tolist()}: "
                             f"{ours[k].tolist()} vs {ref[k].tolist()}")
+    # add: the same pairs (alpha * other rounded, then added; a NaN's sign not compared: it
+    # follows PyTorch's vector or scalar loop, not emulated)
+    for al in [1.0, -2.5, 0.0]:
+        with_handles([xa, xb], lambda h: bits_equal(f"add complex32 special parts alpha={al}",
+                                                    lambda o: fadd(h[0], h[1], al, C.byref(o)),
+                                                    torch.add(xa, xb, alpha=al)))
     # where's layout: an expanded condition keeps its own (bool) strides, self's order wins
     c = rand([2, 1, 1, 2], torch.bool).expand(2, 1, 3, 2)
     for sdt, odt in [(torch.complex64, torch.float32), (C32, torch.float16), (C32, C32)]:
