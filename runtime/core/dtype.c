@@ -123,7 +123,11 @@ typedef struct {
 
 static wide load_wide(const void *p, const shimrt_dtype_traits *t) {
     wide w = {t->kind, 0, 0, 0, 0};
-    if (t->kind == SHIMRT_KIND_COMPLEX && t->size == 8) {
+    if (t->kind == SHIMRT_KIND_COMPLEX && t->size == 4) { /* complex32: two float16 */
+        uint16_t v[2];
+        memcpy(v, p, sizeof v);
+        w.re = shimrt_half_to_float(v[0]), w.im = shimrt_half_to_float(v[1]);
+    } else if (t->kind == SHIMRT_KIND_COMPLEX && t->size == 8) {
         float v[2];
         memcpy(v, p, sizeof v);
         w.re = v[0], w.im = v[1];
@@ -151,12 +155,18 @@ static double int_as(const wide *w, bool single) {
 
 void shimrt_dtype_convert(void *dst, int32_t ddt, const void *src, int32_t sdt) {
     const shimrt_dtype_traits *d = shimrt_dtype_traits_of(ddt), *s = shimrt_dtype_traits_of(sdt);
-    if (!d || !s || !d->computable || !s->computable) return;
+    /* complex32 converts (PyTorch's copy_ and to() take it) though no kernel computes in it */
+    if (!d || !s || !(d->computable || ddt == SHIMRT_COMPLEX32) ||
+        !(s->computable || sdt == SHIMRT_COMPLEX32))
+        return;
     wide w = load_wide(src, s);
     bool from_float = w.kind == SHIMRT_KIND_FLOATING || w.kind == SHIMRT_KIND_COMPLEX;
     if (d->kind == SHIMRT_KIND_COMPLEX) { /* a real value becomes (v, 0) */
-        double re = from_float ? w.re : int_as(&w, d->size == 8), im = w.im;
-        if (d->size == 8) {
+        double re = from_float ? w.re : int_as(&w, d->size <= 8), im = w.im;
+        if (d->size == 4) { /* c10::complex<Half>: each part through float, as PyTorch */
+            uint16_t v[2] = {shimrt_float_to_half((float)re), shimrt_float_to_half((float)im)};
+            memcpy(dst, v, sizeof v);
+        } else if (d->size == 8) {
             float v[2] = {(float)re, (float)im};
             memcpy(dst, v, sizeof v);
         } else {

@@ -142,12 +142,21 @@ static void bp_planes(int64_t b, int64_t e, void *vctx) {
         }
         if (c->kind == BP_REPPAD) { /* output (oh, ow) reads input (clamped oh - top, ...) */
             int64_t H = c->in[1], W = c->in[2];
+            /* complex64/128: c10::complex's +=, each part summed in its own type */
+            bool cx = shimrt_dtype_is_complex(c->dt);
+            bp_ctx pc = *c;
+            if (cx) {
+                pc.dt = c->dt == SHIMRT_COMPLEX64 ? SHIMRT_FLOAT32 : SHIMRT_FLOAT64;
+                pc.es = c->es / 2;
+            }
             for (int64_t oh = 0; oh < c->out[1]; oh++) {
                 int64_t ih = oh - c->p[1] < 0 ? 0 : oh - c->p[1] >= H ? H - 1 : oh - c->p[1];
                 for (int64_t ow = 0; ow < c->out[2]; ow++) {
                     int64_t iw = ow - c->p[2] < 0 ? 0 : ow - c->p[2] >= W ? W - 1 : ow - c->p[2];
-                    bp_add(c, gi, ih * W + iw,
-                           shimrt_k_load_f64(go + (size_t)(oh * c->out[2] + ow) * c->es, c->dt));
+                    const char *q = go + (size_t)(oh * c->out[2] + ow) * c->es;
+                    for (int k = 0; k < (cx ? 2 : 1); k++)
+                        bp_add(&pc, gi, (ih * W + iw) * (cx ? 2 : 1) + k,
+                               shimrt_k_load_f64(q + (size_t)k * pc.es, pc.dt));
                 }
             }
             continue;
@@ -573,8 +582,10 @@ AOTITorchError shimrt_cpu_adaptive_max_pool2d_backward(AtenTensorHandle grad_out
 static AOTITorchError reppad_backward(const char *op, int dim, AtenTensorHandle grad,
                                       AtenTensorHandle self, const int64_t *padding, int64_t n,
                                       AtenTensorHandle *ret0) {
-    if (shimrt_k_check_cpu(op, self, "self") || shimrt_k_check_cpu(op, grad, "grad_output") ||
-        shimrt_k_check_dtype(op, self, "self") || shimrt_k_check_dtype(op, grad, "grad_output"))
+    /* (every dtype passes here: an empty self gives an empty result of any dtype, the kernel
+     * takes the floating ones and complex64/128 (c10::complex sums), the others are refused
+     * below with PyTorch's message) */
+    if (shimrt_k_check_cpu(op, self, "self") || shimrt_k_check_cpu(op, grad, "grad_output"))
         return AOTI_TORCH_FAILURE;
     if (n != 2 * dim)
         return shimrt_fail(op, "padding size is expected to be %d, but got: %lld", 2 * dim,
@@ -590,8 +601,9 @@ static AOTITorchError reppad_backward(const char *op, int dim, AtenTensorHandle 
                                "and other non-zero dimensions for input, but got: %s",
                                shimrt_k_fmt_shape(buf, sizeof buf, nd, self->sizes));
     }
-    /* pad_backward_shape_check: sizes read from the end (a dim past the start: PyTorch's
-     * "Dimension out of range") */
+    /* pad_backward_shape_check: the channel dim counted from self's end, a negative one
+     * read from grad_output's end (a dim past the start: PyTorch's "Dimension out of
+     * range") */
     int64_t cd = nd - dim - 1;
     if (cd < -nd || cd < -grad->ndim || cd >= grad->ndim || nd == 0)
         return shimrt_fail(
@@ -605,12 +617,13 @@ static AOTITorchError reppad_backward(const char *op, int dim, AtenTensorHandle 
     static const char *const lab[] = {"width", "height"};
     int64_t osz[2] = {1, 1};
     for (int i = 0; i < dim; i++) {
-        int64_t d = nd - 1 - i, gd = grad->ndim - 1 - i;
-        if (gd < 0)
+        /* (grad_output's size at self's dim index, counted from the start: measured) */
+        int64_t d = nd - 1 - i, gd = d;
+        if (gd >= grad->ndim)
             return shimrt_fail(
                 op,
                 "Dimension out of range (expected to be in range of [%lld, %lld], but got %lld)",
-                (long long)-grad->ndim, (long long)grad->ndim - 1, (long long)(d - nd));
+                (long long)-grad->ndim, (long long)grad->ndim - 1, (long long)d);
         if (__builtin_add_overflow(self->sizes[d], padding[2 * i], &osz[i]) ||
             __builtin_add_overflow(osz[i], padding[2 * i + 1], &osz[i]) ||
             osz[i] != grad->sizes[gd])
@@ -632,8 +645,12 @@ static AOTITorchError reppad_backward(const char *op, int dim, AtenTensorHandle 
     c.geom = true;
     c.plain = dim == 1; /* (replication_pad1d_backward's meta: self's options, no format) */
     c.planes = nd == dim + 2 ? self->sizes[0] * self->sizes[1] : self->sizes[0];
-    if (shimrt_numel(self) == 0) return bp_run(op, &c, grad, self, NULL, ret0);
-    if (bp_dtype(op, dim == 1 ? "replication_pad1d_backward" : "replication_pad2d_backward",
+    if (shimrt_numel(self) == 0) { /* nothing to write (the planes may not be empty) */
+        c.planes = 0;
+        return bp_run(op, &c, grad, self, NULL, ret0);
+    }
+    if (grad->dtype != SHIMRT_COMPLEX64 && grad->dtype != SHIMRT_COMPLEX128 &&
+        bp_dtype(op, dim == 1 ? "replication_pad1d_backward" : "replication_pad2d_backward",
                  grad->dtype, false))
         return AOTI_TORCH_FAILURE;
     if (grad->dtype != self->dtype)

@@ -605,7 +605,8 @@ AOTITorchError sh_copy(const char *op, struct AtenTensorOpaque *dst,
                        const struct AtenTensorOpaque *src) {
     bool elem = (dst->dtype != src->dtype || shimrt_dtype_size(dst->dtype) > 8) &&
                 (st_index(dst->dtype) < 0 || st_index(src->dtype) < 0) &&
-                shimrt_dtype_is_computable(dst->dtype) && shimrt_dtype_is_computable(src->dtype);
+                (shimrt_dtype_is_computable(dst->dtype) || dst->dtype == SHIMRT_COMPLEX32) &&
+                (shimrt_dtype_is_computable(src->dtype) || src->dtype == SHIMRT_COMPLEX32);
     if (!elem && (st_index(dst->dtype) < 0 || st_index(src->dtype) < 0)) {
         if (dst->dtype != src->dtype) {
             const char *a = shimrt_dtype_name(src->dtype), *b = shimrt_dtype_name(dst->dtype);

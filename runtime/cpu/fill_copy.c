@@ -75,8 +75,9 @@ static AOTITorchError copy_as(const char *op, AtenTensorHandle self, int32_t fmt
     bool use;
     if (self->device_type == SHIMRT_DEV_META) return shimrt_meta_copy_as(op, self, fmt, dt, out);
     if (shimrt_k_format_strides(op, self, fmt, strides, &use)) return AOTI_TORCH_FAILURE;
-    if (dt != self->dtype &&
-        (!shimrt_dtype_is_computable(dt) || !shimrt_dtype_is_computable(self->dtype)))
+    if (dt != self->dtype && /* complex32 converts (shimrt_dtype_convert) */
+        !((shimrt_dtype_is_computable(dt) || dt == SHIMRT_COMPLEX32) &&
+          (shimrt_dtype_is_computable(self->dtype) || self->dtype == SHIMRT_COMPLEX32)))
         return shimrt_fail(op, "cannot convert %s to %s", shimrt_dtype_name(self->dtype),
                            shimrt_dtype_name(dt));
     AtenTensorHandle t =

@@ -29,7 +29,8 @@ static AOTITorchError pad_index_mode_c(const char *op, int m, AtenTensorHandle s
     static const char *const dn[] = {"D", "H", "W"};
     if (m != 3) {
         if (self->dtype == SHIMRT_BOOL ||
-            (sh_dtype_wide(self->dtype) && !shimrt_dtype_is_complex(self->dtype)))
+            (sh_dtype_wide(self->dtype) && !shimrt_dtype_is_complex(self->dtype)) ||
+            self->dtype == SHIMRT_COMPLEX32) /* (PyTorch's kernels: no ComplexHalf) */
             return shimrt_fail(op, "\"%s%lldd\" not implemented for '%s'", kname[m - 1],
                                (long long)k, shimrt_dtype_torch_name(self->dtype));
         bool ok = true; /* every dim but a batch dim non-empty */

@@ -151,6 +151,13 @@ static int32_t bare_signed(int32_t dt) {
     }
 }
 
+/* a complex dtype's part: float16, float32, float64 */
+static int32_t cx_part(int32_t dt) {
+    return dt == SHIMRT_COMPLEX32   ? SHIMRT_FLOAT16
+           : dt == SHIMRT_COMPLEX64 ? SHIMRT_FLOAT32
+                                    : SHIMRT_FLOAT64;
+}
+
 /* c10::promoteTypes with its barebones-unsigned rule; -2 with the message set */
 static int32_t bare_promote(const char *op, int32_t a, int32_t b) {
     if (a < 0) return b;
@@ -165,13 +172,14 @@ static int32_t bare_promote(const char *op, int32_t a, int32_t b) {
         return -2;
     }
     if (shimrt_dtype_is_complex(a) || shimrt_dtype_is_complex(b)) {
-        if (a == SHIMRT_COMPLEX32 || b == SHIMRT_COMPLEX32) {
-            shimrt_fail(op, "dtype complex32 is not supported");
-            return -2;
-        }
-        bool dbl = a == SHIMRT_COMPLEX128 || b == SHIMRT_COMPLEX128 || a == SHIMRT_FLOAT64 ||
-                   b == SHIMRT_FLOAT64;
-        return dbl ? SHIMRT_COMPLEX128 : SHIMRT_COMPLEX64;
+        /* the complex type of the promoted floating parts (complex32's is float16; an
+         * integral or bool operand keeps the other's) */
+        int32_t fa = shimrt_dtype_is_complex(a) ? cx_part(a) : shimrt_k_is_floating(a) ? a : -1;
+        int32_t fb = shimrt_dtype_is_complex(b) ? cx_part(b) : shimrt_k_is_floating(b) ? b : -1;
+        int32_t f = fa < 0 ? fb : fb < 0 ? fa : shimrt_k_promote(fa, fb);
+        return f == SHIMRT_FLOAT16   ? SHIMRT_COMPLEX32
+               : f == SHIMRT_FLOAT64 ? SHIMRT_COMPLEX128
+                                     : SHIMRT_COMPLEX64;
     }
     int32_t p = shimrt_k_promote(a, b);
     if (p < 0) shimrt_fail(op, "dtype %s is not supported", shimrt_dtype_name(a < b ? b : a));
@@ -186,10 +194,7 @@ static int32_t bare_combine(const char *op, int32_t higher, int32_t lower) {
     if (shimrt_dtype_is_complex(higher)) return higher;
     if (shimrt_dtype_is_complex(lower)) { /* a floating higher keeps its precision */
         if (!shimrt_k_is_floating(higher)) return lower;
-        if (higher == SHIMRT_FLOAT16) {
-            shimrt_fail(op, "dtype complex32 is not supported");
-            return -2;
-        }
+        if (higher == SHIMRT_FLOAT16) return SHIMRT_COMPLEX32;
         if (higher == SHIMRT_BFLOAT16) return -3; /* PyTorch's BComplex32: no kernels */
         return higher == SHIMRT_FLOAT64 ? SHIMRT_COMPLEX128 : SHIMRT_COMPLEX64;
     }
@@ -280,9 +285,7 @@ static const char *torch_kname(int row, char *k) {
  * PyTorch 2.15), abs is hypot rounded once; exp, log, sqrt, tanh are glibc's (as PyTorch's
  * std:: calls), rsqrt is 1 / sqrt(x) and sigmoid 1 / (1 + exp(-x)) with that division
  * (bit for bit with PyTorch 2.15's loops, tests/engine/oracle.py). */
-static int32_t cx_component(int32_t dt) {
-    return dt == SHIMRT_COMPLEX64 ? SHIMRT_FLOAT32 : dt == SHIMRT_COMPLEX128 ? SHIMRT_FLOAT64 : -1;
-}
+static int32_t cx_component(int32_t dt) { return cx_part(dt); }
 
 static bool cx_takes(int row) {
     return row == OP_add || row == OP_sub || row == OP_mul || row == OP_div || row == OP_neg ||
@@ -550,10 +553,114 @@ CX_POWFN(cx_pow_f64, double, double complex, )
 CX_LOOP(cx_loop_f32, float, fmaf, cx_fn_f32, cx_pow_f32)
 CX_LOOP(cx_loop_f64, double, fma, cx_fn_f64, cx_pow_f64)
 
+/* complex32 (c10::complex<c10::Half>), as PyTorch 2.15's CPU kernels compute it: each
+ * operation of c10::complex<Half> converts its operands to c10::complex<float>, computes
+ * there and rounds each part to float16 once. mul: x * y (the float products of two float16
+ * values are exact, so fused or not they agree); add: x + alpha * y with alpha (and a Scalar
+ * operand) rounded to complex32 first and the product alpha * y rounded to complex32 before
+ * the sum (sub: alpha negated); neg flips the signs; eq / ne compare the parts; abs is
+ * hypotf rounded to float16; where selects the bits (tests/engine/oracle.py). */
+static inline float c32_ld(const char *p, int part) {
+    uint16_t h;
+    memcpy(&h, p + 2 * part, 2);
+    return shimrt_half_to_float(h);
+}
+static inline float c32_round(float v) { return shimrt_half_to_float(shimrt_float_to_half(v)); }
+static inline void c32_st(char *p, float re, float im) {
+    uint16_t h[2] = {shimrt_float_to_half(re), shimrt_float_to_half(im)};
+    memcpy(p, h, sizeof h);
+}
+
+/* a * b + c (sub: a * b - c) rounded once, with x86's FMA NaN rule, as the complex<float>
+ * products of PyTorch 2.15's complex32 mul are compiled (measured: the real part a * c - b * d
+ * fused in a * c, the imaginary a * d + b * c fused in a * d): a NaN operand comes out as it
+ * is (quieted, c's sign not flipped), the first of a, b, c; an invalid operation gives the
+ * default NaN */
+static float c32_fma(float a, float b, float c, bool sub) {
+    const float ops[3] = {a, b, c};
+    for (int i = 0; i < 3; i++)
+        if (isnan(ops[i])) return shimrt_f32_of_bits(shimrt_f32_bits(ops[i]) | 0x400000u);
+    float r = fmaf(a, b, sub ? -c : c);
+    return isnan(r) ? shimrt_f32_of_bits(0xffc00000u) : r;
+}
+
+/* p * q with x86's NaN rule: a NaN operand comes out (quieted), p's first */
+static float c32_mul(float p, float q) {
+    if (isnan(p)) return shimrt_f32_of_bits(shimrt_f32_bits(p) | 0x400000u);
+    if (isnan(q)) return shimrt_f32_of_bits(shimrt_f32_bits(q) | 0x400000u);
+    return p * q;
+}
+
+static void cx_loop_c32(char **ptr, const int64_t *st, int64_t n, void *vctx) {
+    const cx_job *j = vctx;
+    const float alr = (float)j->are, ali = (float)j->aim; /* already complex32 values */
+    for (int64_t i = 0; i < n; i++) {
+        char *o = ptr[0] + i * st[0];
+        const char *a = ptr[1] + i * st[1];
+        if (j->row == OP_where) {
+            bool c = *(const bool *)a;
+            memcpy(o, c ? ptr[2] + i * st[2] : ptr[3] + i * st[3], 4);
+            continue;
+        }
+        if (j->row == OP_neg) {
+            uint16_t h[2];
+            memcpy(h, a, sizeof h);
+            h[0] ^= 0x8000u, h[1] ^= 0x8000u;
+            memcpy(o, h, sizeof h);
+            continue;
+        }
+        if (j->row == OP_copy) {
+            memcpy(o, a, 4);
+            continue;
+        }
+        float x0 = c32_ld(a, 0), x1 = c32_ld(a, 1), y0 = (float)j->sre, y1 = (float)j->sim;
+        if (j->nin == 2) {
+            const char *b = ptr[2] + i * st[2];
+            y0 = c32_ld(b, 0), y1 = c32_ld(b, 1);
+        }
+        switch (j->row) {
+        case OP_add:
+        case OP_sub: { /* alpha * y rounded to complex32, then x + it; the NaN operand order
+                          closest to PyTorch's (its vector and scalar loops order NaNs
+                          differently: a NaN's sign may differ, not its value) */
+            float p0 = c32_round(c32_fma(y0, alr, c32_mul(y1, ali), true));
+            float p1 = c32_round(c32_fma(y0, ali, c32_mul(y1, alr), false));
+            c32_st(o, c32_fma(x0, 1.0f, p0, false), c32_fma(x1, 1.0f, p1, false));
+            break;
+        }
+        case OP_mul: /* fused as PyTorch's build fuses it (only a NaN's sign can tell) */
+            c32_st(o, c32_fma(y0, x0, c32_mul(y1, x1), true),
+                   c32_fma(y1, x0, c32_mul(y0, x1), false));
+            break;
+        case OP_eq:
+        case OP_ne: *(bool *)o = (x0 == y0 && x1 == y1) == (j->row == OP_eq); break;
+        case OP_abs: {
+            uint16_t h = shimrt_float_to_half((float)hypot((double)x0, (double)x1));
+            memcpy(o, &h, sizeof h);
+            break;
+        }
+        default: memcpy(o, a, 4); break;
+        }
+    }
+}
+
+/* a Scalar's value as complex32 (PyTorch converts a wrapped number to the common dtype:
+ * through float, then float16) */
+static void c32_scalar(double *re, double *im) {
+    *re = c32_round((float)*re);
+    *im = c32_round((float)*im);
+}
+
+static bool c32_takes(int row) {
+    return row == OP_add || row == OP_sub || row == OP_mul || row == OP_neg || row == OP_eq ||
+           row == OP_ne || row == OP_abs || row == OP_where || row == OP_copy;
+}
+
 static AOTITorchError pw_run_complex(pw_call *c, int32_t rt, AtenTensorHandle *ret0) {
     int cls = rows[c->row].cls;
     char k[64];
-    if (rt == SHIMRT_COMPLEX32) /* no complex32 arithmetic here (PyTorch's CPU has a little) */
+    if (rt == SHIMRT_COMPLEX32 && !c32_takes(c->row) && c->row != OP_relu &&
+        c->row != OP_clamp) /* PyTorch's CPU kernels without complex32 */
         return shimrt_fail(c->op, "\"%s\" not implemented for '%s'", torch_kname(c->row, k),
                            shimrt_dtype_torch_name(rt));
     if (!cx_takes(c->row)) {
@@ -582,7 +689,16 @@ static AOTITorchError pw_run_complex(pw_call *c, int32_t rt, AtenTensorHandle *r
                     : c->alpha.d;
         j.aim = c->alpha.kind == SHIMRT_SCALAR_KIND_COMPLEX ? c->alpha.im : 0;
     }
-    if (c->row == OP_sub) j.are = -j.are, j.aim = -j.aim;
+    /* sub: PyTorch negates the Scalar alpha, a real one before it becomes complex (its
+     * imaginary part stays +0) */
+    if (c->row == OP_sub) {
+        j.are = -j.are;
+        j.aim = c->has_alpha && c->alpha.kind == SHIMRT_SCALAR_KIND_COMPLEX ? -j.aim : 0;
+    }
+    if (rt == SHIMRT_COMPLEX32) { /* alpha.to<c10::complex<Half>>(), the Scalar as complex32 */
+        c32_scalar(&j.are, &j.aim);
+        c32_scalar(&j.sre, &j.sim);
+    }
     if (c->row == OP_pow && c->nin == 1) { /* the exponent Scalar, in c->scalar */
         shimrt_scalar e = c->scalar;
         double re = shimrt_scalar_is_integral(e, true) ? (double)e.i : e.d;
@@ -619,10 +735,25 @@ static AOTITorchError pw_run_complex(pw_call *c, int32_t rt, AtenTensorHandle *r
         if (!out) goto done;
     }
     sh_plan p;
-    if ((c->has_scalar ? sh_plan_build_scalar : sh_plan_build)(&p, c->op, &out, odt, c->nin, ins))
+    if ((c->has_scalar   ? sh_plan_build_scalar
+         : c->cond_first ? sh_plan_build_where /* (the condition keeps its bool layout) */
+                         : sh_plan_build)(&p, c->op, &out, odt, c->nin, ins))
         goto done;
     if (!direct) tmp = out;
-    sh_walk(&p, comp == SHIMRT_FLOAT32 ? cx_loop_f32 : cx_loop_f64, &j);
+    if (c->out && !direct &&
+        (out->ndim != c->out->ndim ||
+         memcmp(out->sizes, c->out->sizes, sizeof(int64_t) * (size_t)out->ndim) != 0)) {
+        char b1[96], b2[96]; /* (TensorIterator's check of a given output) */
+        shimrt_fail(c->op, "output with shape %s doesn't match the broadcast shape %s",
+                    shimrt_k_fmt_shape(b1, sizeof b1, c->out->ndim, c->out->sizes),
+                    shimrt_k_fmt_shape(b2, sizeof b2, out->ndim, out->sizes));
+        goto done;
+    }
+    sh_walk(&p,
+            comp == SHIMRT_FLOAT16   ? cx_loop_c32
+            : comp == SHIMRT_FLOAT32 ? cx_loop_f32
+                                     : cx_loop_f64,
+            &j);
     if (c->out && !direct) {
         if (sh_copy(c->op, c->out, tmp)) goto done;
     } else if (!c->out) {

@@ -305,6 +305,7 @@ AOTITorchError shimrt_k_scalar_fits(const char *op, shimrt_scalar sv, int32_t dt
         break;
     case SHIMRT_FLOAT32: name = "float", lo = -FLT_MAX, hi = FLT_MAX; break;
     case SHIMRT_COMPLEX64: name = "c10::complex<float>", lo = -FLT_MAX, hi = FLT_MAX; break;
+    case SHIMRT_COMPLEX32: name = "c10::complex<c10::Half>", lo = -65504.0, hi = 65504.0; break;
     default: return AOTI_TORCH_SUCCESS; /* bool, float64, complex128: anything converts */
     }
     bool half = dt == SHIMRT_FLOAT16 || dt == SHIMRT_BFLOAT16, bad;
@@ -326,10 +327,14 @@ AOTITorchError shimrt_k_scalar_fits(const char *op, shimrt_scalar sv, int32_t dt
         bad = v < lo || v > hi;
     else if (!flt)                                   /* c10::overflows: NaN and inf never fit */
         bad = !isfinite(v) || v >= hi + 1 || v < lo; /* measured on PyTorch 2.15 */
-    else if (dt == SHIMRT_FLOAT16) /* c10::overflows: beyond 65504 (fill_, full, linspace) */
+    else if (dt == SHIMRT_FLOAT16 || dt == SHIMRT_COMPLEX32) /* c10::overflows: beyond 65504
+                                                                 (fill_, full, linspace) */
         bad = isfinite(v) && fabs(v) > 65504.0;
     else
         bad = isfinite(v) && (v < lo || v > hi);
+    /* a complex Scalar into complex32: c10::overflows checks both parts */
+    if (dt == SHIMRT_COMPLEX32 && sv.kind == SHIMRT_SCALAR_KIND_COMPLEX)
+        bad = bad || (isfinite(sv.im) && fabs(sv.im) > 65504.0);
     if (bad) return shimrt_fail(op, "value cannot be converted to type %s without overflow", name);
     return AOTI_TORCH_SUCCESS;
 }

@@ -1435,6 +1435,7 @@ def rand_cspecial(shape, dt):
 
 
 DT.update({torch.complex32: 8})
+RDT.update({8: torch.complex32})
 warnings.filterwarnings("ignore", "ComplexHalf support is experimental")
 for name in ["exp", "log", "sqrt", "tanh", "rsqrt", "sigmoid"]:
     f = fn(f"aoti_torch_cpu_{name}", H, P(H))
@@ -1609,6 +1610,174 @@ for dt in UINTS:
             with_handles([x, y], lambda h: run_msg(f"pow.Tensor_Tensor {dt}/{od} {lay}",
                                                    lambda o: fptt(h[0], h[1], C.byref(o[0])),
                                                    lambda: torch.pow(x, y), loose=True))
+
+# complex32 element-wise ops (issue 17): PyTorch 2.15's CPU has add, sub, mul, neg, eq, ne,
+# abs (to float16) and where for ComplexHalf, computed in complex<float> and rounded to half
+# once per c10::complex<Half> operation (add: alpha * other rounded first); it refuses div,
+# exp, relu and the others. Compared bit for bit (values that round to half, inf/NaN/-0
+# parts, products and sums that overflow half), refusals with PyTorch's message.
+def rand_c32(shape, dt):
+    if dt == torch.complex32:
+        x = (torch.randn(shape, dtype=torch.complex64) * 300).to(torch.complex32)
+        sp = [complex(math.inf, 1), complex(0, 0), complex(math.nan, 2), complex(-0.0, -0.0), complex(60000, -3e4),
+              complex(1, math.inf)]
+        k = min(len(sp), x.numel())
+        x.view(-1)[:k] = torch.tensor(sp[:k], dtype=torch.complex64).to(torch.complex32)
+        return x
+    return rand_cplx(shape, dt) if dt in CPLX else rand_wide(shape, dt) * (1 if dt in UINTS or dt == torch.bool else 7)
+
+
+C32 = torch.complex32
+C32PAIRS = [(C32, C32), (C32, torch.float16), (C32, torch.float32), (torch.int64, C32), (torch.bool, C32),
+            (C32, torch.bfloat16), (C32, torch.float64), (torch.float16, torch.complex64),
+            (C32, torch.complex64), (C32, torch.uint16), (torch.uint8, C32)]
+C32SHAPES = [([4, 5], [4, 5]), ([2, 3], []), ([], [3]), ([0, 3], [3]), ([37], [37]), ([3, 1], [4])]
+fadd = fn("aoti_torch_cpu_add_Tensor", H, H, C.c_double, P(H))
+fsub = fn("aoti_torch_cpu_sub_Tensor", H, H, C.c_double, P(H))
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")
+    C32BIN = {"mul_Tensor": torch.mul, "eq_Tensor": torch.eq, "ne_Tensor": torch.ne, "div_Tensor": torch.div,
+              "floor_divide": torch.floor_divide}
+    for name, tf in C32BIN.items():
+        f = fn(f"aoti_torch_cpu_{name}", H, H, P(H))
+        for (da, db), (sa, sb) in itertools.product(C32PAIRS, C32SHAPES):
+            for lay, a in [("contig", rand_c32(sa, da))] + ([("transposed", rand_c32(sa[::-1], da).mT)]
+                                                            if sa == [4, 5] else []):
+                b = rand_c32(sb, db)
+                try:
+                    ref = tf(a, b)
+                except Exception:
+                    with_handles([a, b], lambda h: run_msg(f"{name} {da}/{db} {sa}/{sb} {lay}",
+                                                           lambda o: f(h[0], h[1], C.byref(o[0])),
+                                                           lambda: tf(a, b)))
+                    continue
+                with_handles([a, b], lambda h: bits_equal(f"{name} {da}/{db} {sa}/{sb} {lay}",
+                                                          lambda o: f(h[0], h[1], C.byref(o)), ref))
+    for (da, db), al, (sa, sb) in itertools.product(C32PAIRS[:5], [1.0, 2.5, 0.3, -1.7, 100.0, 65519.0],
+                                                    C32SHAPES[:3]):
+        a, b = rand_c32(sa, da), rand_c32(sb, db)
+        for nm, ff in [("add", fadd), ("sub", fsub)]:
+            tf = getattr(torch, nm)
+            try:
+                ref = tf(a, b, alpha=al)
+            except Exception:
+                with_handles([a, b], lambda h: run_msg(f"{nm} {da}/{db} alpha={al}",
+                                                       lambda o: ff(h[0], h[1], al, C.byref(o[0])),
+                                                       lambda: tf(a, b, alpha=al)))
+                continue
+            with_handles([a, b], lambda h: bits_equal(f"{nm} {da}/{db} {sa}/{sb} alpha={al}",
+                                                      lambda o: ff(h[0], h[1], al, C.byref(o)), ref))
+    for lay, x in [("contig", rand_c32([4, 5], C32)), ("transposed", rand_c32([5, 4], C32).t()),
+                   ("sliced", rand_c32([40], C32)[::3])]:
+        for name in ["neg", "abs", "relu", "exp", "sqrt", "sigmoid"]:
+            f = fn(f"aoti_torch_cpu_{name}", H, P(H))
+            try:
+                ref = UNARY[name](x)
+            except Exception:
+                with_handles([x], lambda h: run_msg(f"{name} complex32 {lay}", lambda o: f(h[0], C.byref(o[0])),
+                                                    lambda: UNARY[name](x)))
+                continue
+            with_handles([x], lambda h: bits_equal(f"{name} complex32 {lay}", lambda o: f(h[0], C.byref(o)), ref))
+        for v in [2.3, 0.1, -3.0, 1e5, 65519.0]:
+            with_handles([x], lambda h: bits_equal(f"mul.Scalar complex32 {lay} {v}", lambda o: fms(h[0], v, C.byref(o)),
+                                                   torch.ops.aten.mul.Scalar(x, v)))
+            with_handles([x], lambda h: bits_equal(f"add.Scalar complex32 {lay} {v}",
+                                                   lambda o: fas(h[0], v, 1.0, C.byref(o)),
+                                                   torch.ops.aten.add.Scalar(x, v, 1.0)))
+            with_handles([x], lambda h: bits_equal(f"eq.Scalar complex32 {lay} {v}",
+                                                   lambda o: disp("eq", "Scalar", [h[0], v], [o]), torch.eq(x, v)))
+        c, y = rand([x.shape[-1]], torch.bool), rand_c32(list(x.shape), C32)
+        for other in [y, y.to(torch.float16), y.to(torch.complex64)]:
+            with_handles([c, x, other], lambda h: bits_equal(f"where complex32/{other.dtype} {lay}",
+                                                             lambda o: fw(h[0], h[1], h[2], C.byref(o)),
+                                                             torch.where(c, x, other)))
+    # mul's NaN signs (PyTorch's fused products, x86's NaN rule): every pair of special parts,
+    # compared as raw bits
+    sp = [0.0, -0.0, 3.0, -2.0, math.inf, -math.inf, math.nan, -math.nan]
+    vals = torch.tensor([complex(r, i) for r in sp for i in sp], dtype=torch.complex64).to(C32)
+    xa, xb = vals.repeat_interleave(len(vals)), vals.repeat(len(vals))
+    o = H()
+    if with_handles([xa, xb], lambda h: fmul(h[0], h[1], C.byref(o))) == 0:
+        ours, ref = torch.view_as_real(from_rt(o)).view(torch.int16), torch.view_as_real(xa * xb).view(torch.int16)
+        delete(o)
+        counts["cases"] += 1
+        if not torch.equal(ours, ref):
+            k = (ours != ref).any(-1).nonzero()[0].item()
+            failures.append(f"mul complex32 NaN bits: {torch.view_as_real(xa[k]).view(torch.int16).tolist()} * "
+                            f"{torch.view_as_real(xb[k]).view(torch.int16).tolist()}: "
+                            f"{ours[k].tolist()} vs {ref[k].tolist()}")
+    # add: the same pairs (alpha * other rounded, then added; a NaN's sign not compared: it
+    # follows PyTorch's vector or scalar loop, not emulated)
+    for al in [1.0, -2.5, 0.0]:
+        with_handles([xa, xb], lambda h: bits_equal(f"add complex32 special parts alpha={al}",
+                                                    lambda o: fadd(h[0], h[1], al, C.byref(o)),
+                                                    torch.add(xa, xb, alpha=al)))
+    # where's layout: an expanded condition keeps its own (bool) strides, self's order wins
+    c = rand([2, 1, 1, 2], torch.bool).expand(2, 1, 3, 2)
+    for sdt, odt in [(torch.complex64, torch.float32), (C32, torch.float16), (C32, C32)]:
+        x, y = rand_c32([2, 1, 2, 3], sdt).transpose(2, 3), rand_c32([2, 1, 1, 2], odt).expand(2, 1, 3, 2)
+        with_handles([c, x, y], lambda h: bits_equal(f"where {sdt}/{odt} expanded condition",
+                                                     lambda o: fw(h[0], h[1], h[2], C.byref(o)), torch.where(c, x, y)))
+    for sdt in [torch.float64, torch.float32, torch.float16, torch.int64, torch.bool, torch.complex64,
+                torch.complex128]:  # to(complex32) and back: each part through float
+        x = rand_c32([5, 6], sdt)
+        if sdt.is_floating_point or sdt.is_complex:
+            x.view(-1)[:3] = torch.tensor([1 + 2 ** -11 + 2 ** -40, 65519.0, 65520.0]).to(sdt)
+        with_handles([x], lambda h: bits_equal(f"to {sdt}->complex32", lambda o: fto(h[0], DT[C32], 0, 0, None,
+                                                                                     C.byref(o)), x.to(C32)))
+        y = rand_c32([5, 6], C32)
+        with_handles([y], lambda h: bits_equal(f"to complex32->{sdt}", lambda o: fto(h[0], DT[sdt], 0, 0, None,
+                                                                                     C.byref(o)), y.to(sdt)))
+
+# replication_pad1d/2d_backward of complex64/128 (issue 17): PyTorch's kernel adds each
+# grad_output element into the input element it replicates, in output order, as c10::complex
+# (each part in its type): values that round make the order visible; complex32 refused.
+frp1 = fn("aoti_torch_cpu_replication_pad1d_backward", H, H, P(C.c_int64), C.c_int64, P(H))
+frp2 = fn("aoti_torch_cpu_replication_pad2d_backward", H, H, P(C.c_int64), C.c_int64, P(H))
+for dt, (shape, pad) in itertools.product(CPLX, [([2, 3, 5], [4, 3]), ([3, 1], [0, 7]), ([2, 9], [-2, 5]),
+                                                  ([2, 3, 4, 5], [3, 2, 4, 1]), ([3, 2, 6], [5, 0, 0, 6])]):
+    x = rand_cplx(shape, dt)
+    nd = len(pad) // 2
+    f = frp1 if nd == 1 else frp2
+    tf = torch.ops.aten.replication_pad1d_backward if nd == 1 else torch.ops.aten.replication_pad2d_backward
+    osh = list(shape)
+    for i in range(nd):
+        osh[-1 - i] += pad[2 * i] + pad[2 * i + 1]
+    g = (torch.randn(osh, dtype=dt) * torch.logspace(-6, 6, osh[-1], dtype=torch.float64).to(dt))
+    pp = (C.c_int64 * len(pad))(*pad)
+    for lay, gg in [("contig", g), ("transposed", g.mT.contiguous().mT)]:
+        with_handles([gg, x], lambda h: bits_equal(f"replication_pad{nd}d_backward {dt} {shape} {pad} {lay}",
+                                                   lambda o: f(h[0], h[1], pp, len(pad), C.byref(o)),
+                                                   tf(gg, x, pad)))
+# grad_output's sizes are read at self's dim indices (from the start): PyTorch's checks
+for gs, xs, pad in [((3, 0), (0,), [0, 0]), ((3, 5), (5,), [0, 0]), ((5,), (2, 5), [0, 0]), ((2, 7), (2, 3), [2, 2]),
+                    ((2, 2, 7), (2, 3), [2, 2]), ((2, 7, 3), (2, 3), [2, 2]), ((2,), (2, 3), [2, 2]),
+                    ((1, 1, 5, 6), (1, 3, 4), [1, 1, 1, 1]), ((1, 5, 6, 1), (1, 3, 4), [1, 1, 1, 1]),
+                    ((0, 2), (0, 2), [0, 0]), ((2, 5), (2, 3), [1, 1])]:
+    g, x = torch.randn(gs), torch.randn(xs)
+    if gs[0] == 0:  # an empty self of a dtype the kernel lacks: an empty result
+        g, x = g.to(torch.uint32), x.to(torch.float32)
+    if gs == (2, 5):  # refused with the kernel's name
+        g, x = g.to(torch.uint32), x.to(torch.uint32)
+    f = frp1 if len(pad) == 2 else frp2
+    tf = torch.ops.aten.replication_pad1d_backward if len(pad) == 2 else torch.ops.aten.replication_pad2d_backward
+    pp = (C.c_int64 * len(pad))(*pad)
+    with_handles([g, x], lambda h: run_msg(f"replication_pad_backward {gs} {xs} {pad}",
+                                           lambda o: f(h[0], h[1], pp, len(pad), C.byref(o[0])),
+                                           lambda: tf(g, x, pad)))
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")
+    x = rand_c32([2, 3, 5], C32)
+    g = rand_c32([2, 3, 12], C32)
+    pp = (C.c_int64 * 2)(4, 3)
+    with_handles([g, x], lambda h: run_msg("replication_pad1d_backward complex32",
+                                           lambda o: frp1(h[0], h[1], pp, 2, C.byref(o[0])),
+                                           lambda: torch.ops.aten.replication_pad1d_backward(g, x, [4, 3])))
+    fpad = fn("aoti_torch_cpu_pad", H, P(C.c_int64), C.c_int64, C.c_char_p, P(C.c_double), P(H))
+    for mode in [b"reflect", b"replicate", b"circular"]:
+        with_handles([x], lambda h: run_msg(f"pad {mode} complex32", lambda o: fpad(h[0], pp, 2, mode, None,
+                                                                                   C.byref(o[0])),
+                                            lambda: torch.ops.aten.pad(x, [4, 3], mode.decode())))
 
 for line in failures:
     print("MISMATCH", line)

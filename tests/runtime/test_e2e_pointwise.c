@@ -112,7 +112,10 @@ Test(e2e_binary, bad_inputs) {
             T r = NULL;
             FAILS(p, e2e_binop(p, op, a, b, 1.0, &r), bop_key[op], bop_cname[op], "broadcast");
             FAILS(p, e2e_binop(p, op, b, a, 1.0, &r), bop_key[op], bop_cname[op], "[4]");
-            FAILS(p, e2e_binop(p, op, a, c, 1.0, &r), bop_key[op], bop_cname[op], "complex32");
+            /* (PyTorch 2.15's CPU adds, subtracts and multiplies complex32, not divides) */
+            if (op == DIV)
+                FAILS(p, e2e_binop(p, op, c, c, 1.0, &r), bop_key[op], bop_cname[op],
+                      "ComplexHalf");
             FAILS(p, e2e_binop(p, op, NULL, a, 1.0, &r), bop_key[op], bop_cname[op], "self");
             FAILS(p, e2e_binop(p, op, a, NULL, 1.0, &r), bop_key[op], bop_cname[op], "other");
             if (p != DISPATCH)
@@ -225,7 +228,9 @@ Test(e2e_unary, neg_relu_exp) {
     for (int p = 0; p < NPATHS; p++)
         for (int op = 0; op < 3; op++) {
             FAILS(p, e2e_unary(p, op, NULL, &r), uop_key[op], uop_key[op], NULL_SELF(p));
-            FAILS(p, e2e_unary(p, op, c, &r), uop_key[op], uop_key[op], "ComplexHalf");
+            if (op != NEG) /* (neg of complex32: PyTorch 2.15 has it) */
+                FAILS(p, e2e_unary(p, op, c, &r), uop_key[op], uop_key[op],
+                      op == RELU ? "complex types" : "ComplexHalf");
             if (p != DISPATCH)
                 FAILS(p, e2e_unary(p, op, a, NULL), uop_key[op], uop_key[op], "ret0");
             cr_assert_null(r);
