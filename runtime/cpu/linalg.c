@@ -168,7 +168,8 @@ static void unfused_store(int32_t dt, mat a, mat b, int64_t i, int64_t j, int64_
  * c when beta is used and some line is flagged. Returns false when none is (or out of
  * memory: then OpenBLAS's result stands). */
 static bool special_lines(int32_t dt, int64_t n, int64_t k, int64_t m, mat a, mat b, const char *c,
-                          double beta, bool **rows, bool **cols, char **cold, bool *scan_all) {
+                          double alpha, double beta, bool **rows, bool **cols, char **cold,
+                          bool *scan_all) {
     size_t es = shimrt_dtype_size(dt);
     bool any = false;
     *rows = calloc((size_t)n, 1);
@@ -188,6 +189,13 @@ static bool special_lines(int32_t dt, int64_t n, int64_t k, int64_t m, mat a, ma
         for (int64_t p = 0; p < k && !(*cols)[j]; p++)
             any |= (*cols)[j] = huge_or_special(b.p + (size_t)(p * b.rs + j * b.cs) * es, dt);
     if (!*scan_all) any = true;
+    /* alpha or beta so large that a term or beta * c may overflow: every element the MKL
+     * way (beta * c, then (alpha * a) * b term by term; seed 36 call 7547: NaN, not -inf) */
+    double lim = dt == SHIMRT_FLOAT32 ? 0x1p63 : 0x1p511;
+    if (!(fabs(alpha) < lim) || !(fabs(beta) < lim)) {
+        for (int64_t i = 0; i < n; i++) (*rows)[i] = true;
+        any = true;
+    }
     if (any && beta != 0) {
         *cold = malloc((size_t)(n * m) * es);
         if (!*cold) return false;
@@ -413,7 +421,7 @@ static AOTITorchError gemm_mode(const char *op, int32_t dt, int64_t n, int64_t k
         char *cold = NULL;
         bool scan_all = true;
         bool fix = mode == GEMM_UNFUSED && k > 0 && alpha != 0 &&
-                   special_lines(dt, n, k, m, a, b, c, beta, &rows, &cols, &cold, &scan_all);
+                   special_lines(dt, n, k, m, a, b, c, alpha, beta, &rows, &cols, &cold, &scan_all);
         mat a0 = a, b0 = b;
         int64_t lda, ldb;
         int fa = blas_form(&a, n, k, &lda), fb = blas_form(&b, k, m, &ldb);

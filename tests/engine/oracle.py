@@ -1567,6 +1567,18 @@ for dt in CPLX:
     for d in (0, 1):
         with_handles([x], lambda h: bits_equal(f"cumprod {dt} dim {d}", lambda o: fcp(h[0], d, None, C.byref(o)),
                                                torch.cumprod(x, d)))
+# addmm with alpha/beta so large that a term or beta * c overflows: MKL's order (beta * c,
+# then (alpha * a) * b term by term), NaN where inf meets -inf; bit for bit
+faddmm = fn("aoti_torch_cpu_addmm", H, H, H, C.c_double, C.c_double, P(H))
+for dt, big in [(torch.float32, -3.4e38), (torch.float64, -1.7e308)]:
+    for n, k, m in [(3, 2, 2), (2, 3, 4), (1, 2, 3)]:
+        s_ = torch.tensor([[3.0] * m], dtype=dt)
+        a_ = torch.randn(n, k, dtype=dt) * 10
+        b_ = torch.randn(k, m, dtype=dt)
+        for al, be in [(big, big), (big, 1.0), (1.0, big)]:
+            with_handles([s_, a_, b_], lambda h: bits_equal(f"addmm {dt} {n}x{k}x{m} alpha={al} beta={be}",
+                                                            lambda o: faddmm(h[0], h[1], h[2], be, al, C.byref(o)),
+                                                            torch.addmm(s_, a_, b_, beta=be, alpha=al)))
 # complex64 rounding that depends on PyTorch's loops (measured, pointwise.c): mul by a
 # broadcast operand, neg (its vector loop computes 0 - x: the sign of a zero), and a
 # composition that divides and multiplies in place (soft_margin_loss_backward: div_ and mul_
