@@ -89,6 +89,82 @@ typedef struct {
     bool flt, sum; /* sum: a floating sum's accumulator is (sum, compensation) */
 } store_ctx;
 
+/* A compensated sum (a, comp) stored in dtype odt: a sum that is inf or NaN keeps it (its
+ * compensation is NaN then); else rounded from both parts directly, not through a + comp's
+ * own rounding: the nearer neighbour of the first rounding by the residual. */
+static void csum_store(char *o, int32_t odt, long double a, long double comp) {
+    if (!isfinite(a)) {
+        shimrt_k_store_f64(o, odt, (double)a);
+        return;
+    }
+    long double s = a + comp;
+    if (odt == SHIMRT_FLOAT32) {
+        float h = (float)s, nb;
+        long double r = (a - (long double)h) + comp;
+        nb = nextafterf(h, r > 0 ? INFINITY : -INFINITY);
+        if (r != 0 && isfinite(nb) && fabsl(r) > fabsl((long double)nb - h) / 2) h = nb;
+        memcpy(o, &h, sizeof h);
+    } else {
+        double h = (double)s, nb;
+        long double r = (a - (long double)h) + comp;
+        nb = nextafter(h, r > 0 ? INFINITY : -INFINITY);
+        if (r != 0 && isfinite(nb) && fabsl(r) > fabsl((long double)nb - h) / 2) h = nb;
+        shimrt_k_store_f64(o, odt, h);
+    }
+}
+
+/* Neumaier's step in long double */
+#define CSUM_ADD(s, comp, xv)                                                                      \
+    do {                                                                                           \
+        long double x_ = (xv), t_ = (s) + x_;                                                      \
+        (comp) += fabsl(s) >= fabsl(x_) ? ((s)-t_) + x_ : (x_ - t_) + (s);                         \
+        (s) = t_;                                                                                  \
+    } while (0)
+
+/* The compensated sum's fast path: a contiguous input reduced over its trailing dims (or
+ * all), rows of len elements read as their type (float16/bfloat16/float32/float64, no cast:
+ * the result dtype is the input's or float64); false when it does not apply. */
+static bool csum_rows(AtenTensorHandle self, const bool *mask, int32_t odt, char *out) {
+    int32_t dt = self->dtype;
+    if (!shimrt_is_contiguous(self) || (odt != dt && odt != SHIMRT_FLOAT64) ||
+        (dt != SHIMRT_FLOAT32 && dt != SHIMRT_FLOAT64 && dt != SHIMRT_FLOAT16 &&
+         dt != SHIMRT_BFLOAT16))
+        return false;
+    int64_t first = self->ndim, len = 1, rows = 1;
+    while (first > 0 && mask[first - 1]) first--;
+    for (int64_t d = 0; d < first; d++)
+        if (mask[d]) return false;
+    for (int64_t d = 0; d < self->ndim; d++) *(d < first ? &rows : &len) *= self->sizes[d];
+    const char *in = shimrt_data(self);
+    size_t oes = shimrt_dtype_size(odt);
+    for (int64_t r = 0; r < rows; r++) {
+        long double s = 0, comp = 0;
+        int64_t b = r * len;
+        switch (dt) {
+        case SHIMRT_FLOAT32:
+            for (int64_t i = 0; i < len; i++)
+                CSUM_ADD(s, comp, ((const float *)(const void *)in)[b + i]);
+            break;
+        case SHIMRT_FLOAT64:
+            for (int64_t i = 0; i < len; i++)
+                CSUM_ADD(s, comp, ((const double *)(const void *)in)[b + i]);
+            break;
+        case SHIMRT_FLOAT16:
+            for (int64_t i = 0; i < len; i++)
+                CSUM_ADD(s, comp,
+                         shimrt_half_to_float(((const uint16_t *)(const void *)in)[b + i]));
+            break;
+        default:
+            for (int64_t i = 0; i < len; i++)
+                CSUM_ADD(s, comp,
+                         shimrt_bf16_to_float(((const uint16_t *)(const void *)in)[b + i]));
+            break;
+        }
+        csum_store(out + (size_t)r * oes, odt, s, comp);
+    }
+    return true;
+}
+
 static void store_loop(char **data, const int64_t *st, int64_t n, void *vctx) {
     const store_ctx *c = vctx;
     char *o = data[0], *acc = data[1];
@@ -97,27 +173,7 @@ static void store_loop(char **data, const int64_t *st, int64_t n, void *vctx) {
             long double a, comp;
             memcpy(&a, acc, sizeof a);
             memcpy(&comp, acc + 16, sizeof comp);
-            /* (a sum that is inf or NaN keeps it: its compensation is NaN then) */
-            if (!isfinite(a)) {
-                shimrt_k_store_f64(o, c->odt, (double)a);
-                continue;
-            }
-            /* rounded to the result dtype from (a, comp) directly, not through a + comp's
-             * own rounding: the nearer neighbour of the first rounding by the residual */
-            long double s = a + comp;
-            if (c->odt == SHIMRT_FLOAT32) {
-                float h = (float)s, nb;
-                long double r = (a - (long double)h) + comp;
-                nb = nextafterf(h, r > 0 ? INFINITY : -INFINITY);
-                if (r != 0 && isfinite(nb) && fabsl(r) > fabsl((long double)nb - h) / 2) h = nb;
-                memcpy(o, &h, sizeof h);
-            } else {
-                double h = (double)s, nb;
-                long double r = (a - (long double)h) + comp;
-                nb = nextafter(h, r > 0 ? INFINITY : -INFINITY);
-                if (r != 0 && isfinite(nb) && fabsl(r) > fabsl((long double)nb - h) / 2) h = nb;
-                shimrt_k_store_f64(o, c->odt, h);
-            }
+            csum_store(o, c->odt, a, comp);
         } else if (c->flt) {
             double a;
             memcpy(&a, acc, sizeof a);
@@ -130,15 +186,14 @@ static void store_loop(char **data, const int64_t *st, int64_t n, void *vctx) {
     }
 }
 
-/* Floating sums that take the compensated loop (red_loop: Neumaier's sum in double) rather
- * than the engine's vector lanes (plain double lanes merged in a tree): all of float64 (the
- * lanes are no more precise than PyTorch's double cascade, the compensated sum is), and
- * inputs of up to SH_CSUM_MAX elements of the other floating dtypes, where the loop costs
- * little (tens of microseconds) and stays closer to the exact sum than PyTorch's float
- * cascade where large terms cancel (docs/engine.md, Reductions) */
-#define SH_CSUM_MAX 16384
+/* Floating sums that take the compensated sum (csum_rows, or red_loop: Neumaier's sum in
+ * long double) rather than the engine's vector lanes (plain double lanes merged in a tree):
+ * inputs of up to SH_CSUM_MAX elements, where it costs a few microseconds and stays at
+ * least as close to the exact sum as PyTorch's cascade where large terms cancel; larger
+ * ones keep the lanes' speed (docs/engine.md, Reductions) */
+#define SH_CSUM_MAX 1024
 static bool compensated_sum(const struct AtenTensorOpaque *self) {
-    return self->dtype == SHIMRT_FLOAT64 || shimrt_numel(self) <= SH_CSUM_MAX;
+    return shimrt_numel(self) <= SH_CSUM_MAX;
 }
 
 /* The engine's reduction path: a contiguous tensor reduced over one block of adjacent
@@ -396,6 +451,15 @@ static AOTITorchError reduce(const char *op, redop kind, AtenTensorHandle self, 
     for (int64_t d = 0; d < self->ndim; d++) onumel *= kshape[d];
 
     bool flt = shimrt_k_is_floating(odt), csum = flt && kind == R_SUM;
+    if (csum) {
+        AtenTensorHandle out = shimrt_k_empty_like_dev(op, self, on, oshape, NULL, odt);
+        if (!out) return AOTI_TORCH_FAILURE;
+        if (csum_rows(self, mask, odt, shimrt_data(out))) {
+            *ret0 = out;
+            return AOTI_TORCH_SUCCESS;
+        }
+        shimrt_tensor_free(out);
+    }
     size_t aes = csum ? 32 : 8; /* a floating sum: long double (sum, compensation) */
     char *acc = calloc((size_t)(onumel > 0 ? onumel : 1), aes);
     if (!acc) return shimrt_fail(op, "out of memory");
