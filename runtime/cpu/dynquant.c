@@ -64,7 +64,12 @@ AOTITorchError shimrt_cpu__dyn_quant_pack_4bit_weight(AtenTensorHandle weights,
                            "_dyn_quant_pack_4bit_weight: weights must be uint8 (4-bit "
                            "values packed two a byte), got %s",
                            shimrt_dtype_name(weights->dtype));
-    int64_t nw = out_features * in_features / 2, ns = out_features * (in_features / block_size);
+    int64_t nw, ns;
+    if (__builtin_mul_overflow(out_features, in_features, &nw) ||
+        __builtin_mul_overflow(out_features, in_features / block_size, &ns))
+        return shimrt_fail(op, "_dyn_quant_pack_4bit_weight: in_features * out_features "
+                               "overflows");
+    nw /= 2;
     if (shimrt_numel(weights) != nw)
         return shimrt_fail(op, "_dyn_quant_pack_4bit_weight: expected %lld weight bytes, got %lld",
                            (long long)nw, (long long)shimrt_numel(weights));
@@ -135,7 +140,12 @@ AOTITorchError shimrt_cpu__dyn_quant_matmul_4bit(AtenTensorHandle inp,
         return shimrt_fail(op, "_dyn_quant_matmul_4bit: packed_weights must be the 1-d float32 "
                                "tensor of _dyn_quant_pack_4bit_weight");
     int64_t K = in_features, N = out_features, M = inp->sizes[0], nb = K / block_size;
-    int64_t nw = N * K / 2, ns = N * nb, total = packed_weights->sizes[0];
+    int64_t nw, ns, total = packed_weights->sizes[0];
+    if (__builtin_mul_overflow(N, K, &nw) || __builtin_mul_overflow(N, nb, &ns) ||
+        __builtin_add_overflow(nw / 2, ns, &(int64_t){0}) ||
+        __builtin_add_overflow(nw / 2 + ns, N, &(int64_t){0}))
+        return shimrt_fail(op, "_dyn_quant_matmul_4bit: in_features * out_features overflows");
+    nw /= 2;
     bool has_bias = total == nw + ns + N;
     if (total != nw + ns && !has_bias)
         return shimrt_fail(op,
