@@ -37,6 +37,14 @@ typedef struct {
     bool flt;
 } red_ctx;
 
+/* Neumaier's step in long double */
+#define CSUM_ADD(s, comp, xv)                                                                      \
+    do {                                                                                           \
+        long double x_ = (xv), t_ = (s) + x_;                                                      \
+        (comp) += fabsl(s) >= fabsl(x_) ? ((s)-t_) + x_ : (x_ - t_) + (s);                         \
+        (s) = t_;                                                                                  \
+    } while (0)
+
 /* Operand 0: accumulator (double or int64), operand 1: the input. */
 static void red_loop(char **data, const int64_t *st, int64_t n, void *vctx) {
     const red_ctx *c = vctx;
@@ -51,12 +59,11 @@ static void red_loop(char **data, const int64_t *st, int64_t n, void *vctx) {
             }
             if (c->op == R_SUM) { /* Neumaier's compensated sum in long double: (sum, lost
                                      low part) at acc and acc + 16 */
-                long double s, comp, t, xl = x;
+                long double s, comp;
                 memcpy(&s, acc, sizeof s);
                 memcpy(&comp, acc + 16, sizeof comp);
-                t = s + xl;
-                comp += fabsl(s) >= fabsl(xl) ? (s - t) + xl : (xl - t) + s;
-                memcpy(acc, &t, sizeof t);
+                CSUM_ADD(s, comp, x);
+                memcpy(acc, &s, sizeof s);
                 memcpy(acc + 16, &comp, sizeof comp);
                 continue;
             }
@@ -112,14 +119,6 @@ static void csum_store(char *o, int32_t odt, long double a, long double comp) {
         shimrt_k_store_f64(o, odt, h);
     }
 }
-
-/* Neumaier's step in long double */
-#define CSUM_ADD(s, comp, xv)                                                                      \
-    do {                                                                                           \
-        long double x_ = (xv), t_ = (s) + x_;                                                      \
-        (comp) += fabsl(s) >= fabsl(x_) ? ((s)-t_) + x_ : (x_ - t_) + (s);                         \
-        (s) = t_;                                                                                  \
-    } while (0)
 
 /* The compensated sum's fast path: a contiguous input reduced over its trailing dims (or
  * all), rows of len elements read as their type (float16/bfloat16/float32/float64, no cast:

@@ -224,8 +224,8 @@ static AOTITorchError tri_pair(const char *op, AtenTensorHandle left_, AtenTenso
     int64_t dim = left_->ndim;
     bool sb[SHIMRT_MAX_DIMS] = {false};
     for (int64_t k = 0; k < nsum; k++) sb[sum_dims[k]] = true;
-    AtenTensorHandle left = left_, right = right_, tmp = NULL, l3 = NULL, r3 = NULL, lp = NULL,
-                     rp = NULL, res = NULL;
+    AtenTensorHandle left = left_, right = right_, l3 = NULL, r3 = NULL, lp = NULL, rp = NULL,
+                     res = NULL;
     AOTITorchError err = AOTI_TORCH_FAILURE;
     int64_t lro[SHIMRT_MAX_DIMS], lo[SHIMRT_MAX_DIMS], ro[SHIMRT_MAX_DIMS], nlro = 0, nlo = 0,
                                                                             nro = 0;
@@ -293,7 +293,6 @@ static AOTITorchError tri_pair(const char *op, AtenTensorHandle left_, AtenTenso
 done:
     if (left != left_) shimrt_tensor_free(left);
     if (right != right_) shimrt_tensor_free(right);
-    shimrt_tensor_free(tmp);
     shimrt_tensor_free(lp);
     shimrt_tensor_free(rp);
     shimrt_tensor_free(l3);
