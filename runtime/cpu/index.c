@@ -1,6 +1,7 @@
 /* runtime/cpu/index.c: indexing kernels over plain stride walks: gather, scatter,
- * scatter_reduce, index_put (the AOTInductor extern kernels aoti_torch_scatter_out,
- * aoti_torch_scatter_reduce_out, aoti_torch_index_put_out) and index_select.
+ * scatter_reduce (the AOTInductor extern kernels aoti_torch_scatter_out and
+ * aoti_torch_scatter_reduce_out) and index_select. Advanced indexing (index.Tensor,
+ * index_put, aoti_torch_index_put_out): runtime/cpu/advindex.c.
  * Data movement copies element bytes; arithmetic (reductions, accumulate) runs in long
  * double, which holds every int64 and every double exactly. */
 #include <math.h>
@@ -440,99 +441,6 @@ AOTITorchError shimrt_idx_index_select(const char *op, AtenTensorHandle self, in
     return AOTI_TORCH_SUCCESS;
 }
 
-AOTITorchError shimrt_idx_index_put(const char *op, AtenTensorHandle out, AtenTensorHandle self,
-                                    const AtenTensorHandle *indices, uint32_t num_indices,
-                                    AtenTensorHandle values, bool accumulate) {
-    if (check_live(op, out, "out") || check_live(op, self, "self") ||
-        check_live(op, values, "values"))
-        return AOTI_TORCH_FAILURE;
-    if (num_indices && !indices) return shimrt_fail(op, "argument 'indices' is NULL");
-    if (num_indices > (uint32_t)self->ndim)
-        return shimrt_fail(op, "too many indices for tensor of dimension %lld",
-                           (long long)self->ndim);
-    if (values->dtype != self->dtype)
-        return shimrt_fail(op, "Index put requires the source and destination dtypes match");
-    if (accumulate && !shimrt_idx_numeric(self->dtype))
-        return shimrt_fail(op, "accumulate is not supported for dtype %s",
-                           shimrt_dtype_name(self->dtype));
-    /* Leading defined int64 index tensors, broadcast together to bshape. */
-    int64_t bnd = 0, bshape[SHIMRT_MAX_DIMS];
-    uint32_t k = 0;
-    for (; k < num_indices; k++) {
-        AtenTensorHandle ix = indices[k];
-        if (!ix) break;
-        if (check_live(op, ix, "indices[k]")) return AOTI_TORCH_FAILURE;
-        if (ix->dtype != SHIMRT_INT64 && ix->dtype != SHIMRT_INT32)
-            return shimrt_fail(op,
-                               "indices[%u]: only int64/int32 index tensors are supported "
-                               "(got %s)",
-                               k, shimrt_dtype_name(ix->dtype));
-        int64_t nd = ix->ndim > bnd ? ix->ndim : bnd, ns[SHIMRT_MAX_DIMS];
-        for (int64_t d = 0; d < nd; d++) {
-            int64_t a = d - (nd - bnd) >= 0 ? bshape[d - (nd - bnd)] : 1;
-            int64_t b = d - (nd - ix->ndim) >= 0 ? ix->sizes[d - (nd - ix->ndim)] : 1;
-            if (a != b && a != 1 && b != 1)
-                return shimrt_fail(op, "shape mismatch: indexing tensors could not be "
-                                       "broadcast together");
-            ns[d] = a == 1 ? b : a;
-        }
-        memcpy(bshape, ns, (size_t)nd * sizeof *ns);
-        bnd = nd;
-    }
-    for (uint32_t j = k; j < num_indices; j++)
-        if (indices[j])
-            return shimrt_fail(op, "an undefined index before a defined one is not supported");
-    if (prepare_out(op, out, self, values, values)) return AOTI_TORCH_FAILURE;
-    /* The written region: bshape followed by self's dims after the k indexed ones. */
-    int64_t rnd = bnd + self->ndim - k, rshape[SHIMRT_MAX_DIMS];
-    if (rnd > SHIMRT_MAX_DIMS) return shimrt_fail(op, "too many dimensions");
-    memcpy(rshape, bshape, (size_t)bnd * sizeof *bshape);
-    for (int64_t d = k; d < self->ndim; d++) rshape[bnd + d - k] = self->sizes[d];
-    /* values must broadcast to rshape. */
-    if (values->ndim > rnd) return shimrt_fail(op, "values has too many dimensions");
-    for (int64_t d = 0; d < values->ndim; d++) {
-        int64_t vs = values->sizes[d], rs = rshape[rnd - values->ndim + d];
-        if (vs != 1 && vs != rs)
-            return shimrt_fail(op, "shape mismatch: value tensor cannot be broadcast to the "
-                                   "indexing result");
-    }
-    int64_t total = 1;
-    for (int64_t d = 0; d < rnd; d++) total *= rshape[d];
-    if (total == 0) return AOTI_TORCH_SUCCESS;
-    size_t elsize = shimrt_dtype_size(self->dtype);
-    int64_t r[SHIMRT_MAX_DIMS] = {0};
-    do {
-        int64_t tgt[SHIMRT_MAX_DIMS], vidx[SHIMRT_MAX_DIMS];
-        for (uint32_t j = 0; j < k; j++) {
-            AtenTensorHandle ix = indices[j];
-            int64_t ii[SHIMRT_MAX_DIMS];
-            for (int64_t d = 0; d < ix->ndim; d++) {
-                int64_t bd = bnd - ix->ndim + d;
-                ii[d] = ix->sizes[d] == 1 ? 0 : r[bd];
-            }
-            int64_t v = index_value(ix, ii), lim = self->sizes[j];
-            if (v < -lim || v >= lim)
-                return shimrt_fail(op,
-                                   "index %lld is out of bounds for dimension %u with size "
-                                   "%lld",
-                                   (long long)v, j, (long long)lim);
-            tgt[j] = v < 0 ? v + lim : v;
-        }
-        for (int64_t d = k; d < self->ndim; d++) tgt[d] = r[bnd + d - k];
-        for (int64_t d = 0; d < values->ndim; d++)
-            vidx[d] = values->sizes[d] == 1 ? 0 : r[rnd - values->ndim + d];
-        char *dst = shimrt_idx_at(out, tgt);
-        const char *src = shimrt_idx_at(values, vidx);
-        if (accumulate)
-            shimrt_idx_store(dst, out->dtype,
-                             shimrt_idx_add(out->dtype, shimrt_idx_load(dst, out->dtype),
-                                            shimrt_idx_load(src, out->dtype)));
-        else
-            memcpy(dst, src, elsize);
-    } while (shimrt_idx_next(rnd, rshape, r));
-    return AOTI_TORCH_SUCCESS;
-}
-
 /* ---- the AOTInductor extern kernels ---- */
 AOTI_TORCH_EXPORT AOTITorchError aoti_torch_scatter_out(AtenTensorHandle out, AtenTensorHandle self,
                                                         int64_t dim, AtenTensorHandle index,
@@ -545,10 +453,4 @@ AOTI_TORCH_EXPORT AOTITorchError aoti_torch_scatter_reduce_out(
     AtenTensorHandle src, const char *reduce, int32_t include_self) {
     return shimrt_idx_scatter_reduce(__func__, out, self, dim, index, src, reduce,
                                      include_self != 0);
-}
-
-AOTI_TORCH_EXPORT AOTITorchError aoti_torch_index_put_out(
-    AtenTensorHandle out, AtenTensorHandle self, const AtenTensorHandle *indices,
-    const uint32_t num_indices, const AtenTensorHandle values, bool accumulate) {
-    return shimrt_idx_index_put(__func__, out, self, indices, num_indices, values, accumulate);
 }

@@ -42,7 +42,4 @@ AOTITorchError shimrt_idx_gather(const char *op, AtenTensorHandle self, int64_t 
                                  AtenTensorHandle index, AtenTensorHandle out);
 AOTITorchError shimrt_idx_index_select(const char *op, AtenTensorHandle self, int64_t dim,
                                        AtenTensorHandle index, AtenTensorHandle out);
-AOTITorchError shimrt_idx_index_put(const char *op, AtenTensorHandle out, AtenTensorHandle self,
-                                    const AtenTensorHandle *indices, uint32_t num_indices,
-                                    AtenTensorHandle values, bool accumulate);
 #endif

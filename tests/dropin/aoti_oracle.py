@@ -1222,6 +1222,80 @@ def index_family():
              lambda: A.index_put(base, [L(0)], rand([5, 6], torch.float64 if dt != torch.float64
                                                   else torch.float32)))
 
+    index_quirks()
+
+
+def exact(ours, ref):
+    """compare() with strides (where there are elements) and bit-equal values."""
+    why = compare(ours, ref, False)
+    if why is None and ref.numel() and ours.stride() != ref.stride():
+        why = f"strides {ours.stride()} != {ref.stride()}"
+    if why is None and ref.numel() and ref.dtype.is_floating_point:
+        if not torch.equal(ours.contiguous().view(torch.uint8), ref.contiguous().view(torch.uint8)):
+            why = "values differ in their bits"
+    return why
+
+
+def index_quirks():
+    """PyTorch 2.15's advanced indexing where it is not NumPy's (runtime/cpu/advindex.c),
+    compared with strides and bits: the result's TensorIterator layout, indices checked only
+    when read, masks and None past the last dim, index_put's masked_fill_ path, the order
+    repeated indices are written and accumulated in."""
+    L = lambda *v: torch.tensor(v, dtype=torch.int64)  # noqa: E731
+    B = lambda *v: torch.tensor(v, dtype=torch.bool)  # noqa: E731
+    f = rand([3, 4, 5], torch.float32)
+    ft = f.transpose(0, 2)  # [5, 4, 3], not contiguous
+    m34 = B([1, 0, 1, 1], [0, 0, 1, 0], [1, 1, 0, 0])
+    gets = [
+        ("transposed self", ft, [L(1, 0, 4)]),
+        ("transposed index", f, [L([0, 1], [2, 0]).t()]),
+        ("not adjacent", ft, [L(1, 2), None, L(0, 2)]),
+        ("0-dim mask", f, [torch.tensor(True), L(2, 0)]),
+        ("None past a mask", f[0], [m34, None]),
+        ("out of range, empty result", torch.zeros(3, 0), [L(7)]),
+        ("size-0 dim", torch.zeros(0, 3), [L(0)]),
+        ("all None, empty self", torch.zeros(1, 1, 0), [None]),
+        ("all None", f, [None]),
+        ("no index", f, []),
+        ("int32 expanded", f, [torch.tensor([[1], [2]], dtype=torch.int32), L(0, 3, 1)]),
+        ("uint8 mask", f, [torch.tensor([1, 0, 1], dtype=torch.uint8)]),
+        ("mask past self", f[0], [None, m34]),
+    ]
+    for tag, x, idx in gets:
+        started = begin("aoti_torch_cpu_index_Tensor", [T(x), idx, Ret()], ran_too=True)
+        if started is not None:
+            settle("aoti_torch_cpu_index_Tensor", "quirk: " + tag, *started,
+                   lambda x=x, idx=idx: [A.index.Tensor(x, idx)], exact)
+    u8 = torch.tensor([1, 0, 1], dtype=torch.uint8)
+    dup = L(0, 2, 0, 0, 2, 1)
+    puts = [
+        ("masked_fill path, other dtype", f, [B(1, 0, 1)], torch.tensor(-7, dtype=torch.int64), 0),
+        ("masked_fill path, [1, 1] value", f, [None, B(0, 1, 1, 0)], torch.full([1, 1], 2.5), 0),
+        ("masked_fill path, uint8 mask", f, [u8], torch.tensor(1.0), 0),
+        ("masked_fill path, overflow", f.to(torch.uint8), [B(1, 0, 1)], torch.tensor(300.0), 0),
+        ("masked_fill path, complex", f, [B(1, 0, 1)], torch.tensor(1 + 2j), 0),
+        ("masked_fill path, None after the mask", f, [m34.any(1), None], torch.tensor(4.0), 0),
+        ("masked_fill path, all None", f, [None], torch.tensor(4.0), 0),
+        ("accumulate repeated, float32", f, [dup], rand([6, 4, 5], torch.float32) * 1e7, 1),
+        ("accumulate repeated, transposed", ft, [None, L(3, 3, 1)],
+         rand([5, 3, 3], torch.float32) * 1e7, 1),
+        ("accumulate int64 wraps", L(2 ** 63 - 1, 5), [L(0, 0)], L(3, 4), 1),
+        ("accumulate float16", f.half(), [dup], rand([6, 4, 5], torch.float16), 1),
+        ("last write wins", ft, [L(4, 4, 0)], rand([3, 4, 3], torch.float32), 0),
+        # transposed values: PyTorch visits the index positions column by column
+        ("last write wins, values transposed", f, [L([0, 2], [2, 0])],
+         rand([2, 2, 4, 5], torch.float32).transpose(0, 1), 0),
+        ("accumulate, values transposed", f, [L([0, 2], [2, 2])],
+         rand([2, 2, 4, 5], torch.float32).transpose(0, 1) * 1e7, 1),
+        ("uint16", torch.zeros(3, dtype=torch.uint16), [L(0)], torch.ones(1, dtype=torch.uint16), 0),
+        ("value of another shape", f, [dup], rand([2, 4, 5], torch.float32), 0),
+    ]
+    for tag, x, idx, v, acc in puts:
+        started = begin("aoti_torch_cpu_index_put", [T(x), idx, T(v), acc, Ret()], ran_too=True)
+        if started is not None:
+            settle("aoti_torch_cpu_index_put", "quirk: " + tag, *started,
+                   lambda x=x, idx=idx, v=v, acc=acc: [A.index_put(x, idx, v, bool(acc))], exact)
+
 
 def bag_family():
     for name in ("aoti_torch_cpu__embedding_bag", "aoti_torch_cpu__embedding_bag_forward_only"):
