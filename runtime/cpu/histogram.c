@@ -37,8 +37,8 @@ static int64_t guess_pos(int32_t dt, double v, double lo, double hi, int64_t ne)
 /* PyTorch 2.15's CPU linspace in dtype dt (measured against it): step = (end - start) /
  * (steps - 1); element i is start + step * i in the first half, end - step * (steps - i - 1)
  * in the second, as one fused multiply-add in float64 / float32. float16 and bfloat16 compute
- * in float: the whole pairs of vectors (64 elements with AVX-512, else 32) one way, the tail
- * the other (float16: the vectors multiply then add, the tail fuses; bfloat16 the reverse). */
+ * in float: float16 multiplies then adds, bfloat16 fuses, in the vector loop and the scalar
+ * tail alike (6,000 random linspaces with its AVX2 and AVX-512 kernels). */
 static double lin_at(int32_t dt, double step, int64_t k, double from, bool fused) {
     if (dt == SHIMRT_FLOAT64) return fma(step, (double)k, from);
     float s = (float)step, b = (float)from;
@@ -54,10 +54,9 @@ static void linspace_dt(int32_t dt, double start, double end, int64_t steps, dou
     bool reduced = dt == SHIMRT_FLOAT16 || dt == SHIMRT_BFLOAT16;
     double step = dt == SHIMRT_FLOAT64 ? (end - start) / (double)(steps - 1)
                                        : (double)((float)(end - start) / (float)(steps - 1));
-    int64_t half = steps / 2, pair = reduced ? shimrt_e_pt_vec_bytes() : steps + 1;
-    int64_t vec_end = steps - steps % pair;
+    int64_t half = steps / 2;
+    bool fused = !reduced || dt == SHIMRT_BFLOAT16;
     for (int64_t i = 0; i < steps; i++) {
-        bool fused = !reduced || ((i < vec_end) == (dt == SHIMRT_BFLOAT16));
         double v = i < half ? lin_at(dt, step, i, start, fused)
                             : lin_at(dt, -step, steps - i - 1, end, fused);
         out[i] = as_dt(dt, v);
@@ -104,6 +103,10 @@ static int histdd(const char *op, int32_t dt, const double *x, const double *w, 
             lo -= 0.5;
             hi += 0.5;
         }
+        /* linspace converts start and end to dt with c10's overflow check */
+        if (shimrt_k_scalar_fits(op, shimrt_scalar_double(lo), dt, false) ||
+            shimrt_k_scalar_fits(op, shimrt_scalar_double(hi), dt, false))
+            return -1;
         linspace_dt(dt, lo, hi, bins[d] + 1, edges[d]);
         for (int64_t k = 0; k <= bins[d]; k++) edges[d][k] = as_dt(dt, edges[d][k]);
     }
@@ -205,6 +208,8 @@ static AOTITorchError run(const char *op, AtenTensorHandle self, bool dd, const 
         int64_t wn = self->ndim - 1;
         bool same = dd ? weight->ndim == wn : shimrt_numel(weight) == shimrt_numel(self);
         for (int64_t d = 0; dd && same && d < wn; d++) same = weight->sizes[d] == self->sizes[d];
+        if (dd && weight->ndim == 0) /* PyTorch compares a 0-dim weight's shape as [1] */
+            same = wn == 1 && self->sizes[0] == 1;
         if (!same)
             return shimrt_fail(op, "torch.histogramdd: if weight tensor is provided, it should "
                                    "have the same shape as the input tensor excluding its "
