@@ -524,11 +524,12 @@ static void record_tensor(const char *label, AtenTensorHandle t) {
 
 typedef struct {
     bool present;          /* false: None (optionals) */
-    AtenTensorHandle t[8]; /* Tensor, Tensor?, Tensor[] */
+    AtenTensorHandle t[8]; /* Tensor, Tensor?, Tensor[], Tensor?[] (NULL: None) */
     int nt;
-    int64_t iv[8]; /* int, int[], SymInt[], bool, codes */
+    int64_t iv[8]; /* int, int[], SymInt[], bool, bool[N], codes */
     int ni;
     double d;
+    double dv[8]; /* float[] (ni of them) */
     int32_t dev_type, dev_index;
     const char *str;
 } argval;
@@ -573,6 +574,121 @@ static shape_t tensor_shape(const entry *e, const sg_arg *a, const shape_t *base
 
 static int64_t dim_of(const shape_t *s) { return s->nd; }
 
+/* ---------------------------------------------------------------- advanced indexing */
+
+/* index.Tensor / index_put's indices (Tensor?[]) index the call's first tensor; g_index_shape
+ * is the shape their result has (PyTorch's rule: the broadcast of the index shapes, a bool
+ * mask counting as its true elements, in place of the indexed dims when the indexed dims are
+ * adjacent and first otherwise), so that index_put's values can be drawn to fit it. */
+static shape_t g_index_shape;
+static bool g_index_fits; /* the index shapes broadcast and the result has at most 5 dims */
+
+static int64_t count_true(AtenTensorHandle t) {
+    int64_t nd = 0, *sz = NULL, *st = NULL, numel = 0;
+    void *p = NULL;
+    if (!t || aoti_torch_get_dim(t, &nd) || aoti_torch_get_sizes(t, &sz) ||
+        aoti_torch_get_strides(t, &st) || aoti_torch_get_numel(t, &numel) ||
+        aoti_torch_get_data_ptr(t, &p) || numel == 0)
+        return 0;
+    int64_t cnt = 0, idx[5] = {0};
+    for (int64_t k = 0; k < numel; k++) {
+        int64_t off = 0;
+        for (int64_t d = 0; d < nd; d++) off += idx[d] * st[d];
+        cnt += ((unsigned char *)p)[off] != 0;
+        for (int64_t d = nd - 1; d >= 0 && ++idx[d] == sz[d]; d--) idx[d] = 0;
+    }
+    return cnt;
+}
+
+/* Writes index values into the index tensor just made (the whole buffer): mostly in
+ * [-size, size), sometimes just out of range. */
+static void fill_index(int32_t dt, int64_t size) {
+    input_t *in = &g_in[g_nin - 1];
+    int64_t n = in->bytes / elsize(dt);
+    for (int64_t k = 0; k < n; k++) {
+        int64_t x = size > 0 ? rn(2 * size) - size : 0;
+        if (chance(3)) x = chance(50) ? size : -size - 1;
+        if (dt == DT_I64)
+            memcpy(in->lo + 8 * k, &x, 8);
+        else {
+            int32_t y = (int32_t)x;
+            memcpy(in->lo + 4 * k, &y, 4);
+        }
+    }
+}
+
+static void draw_indices(const shape_t *first, argval *v) {
+    int nd = first->nd;
+    int cnt = nd ? 1 + (int)rn(nd) : (int)rn(2);
+    if (chance(4)) cnt = nd + 1; /* too many */
+    shape_t ish;                 /* the int indices' shape, each taking it or a broadcast variant */
+    ish.nd = (int)rn(3);
+    for (int d = 0; d < ish.nd; d++) ish.sz[d] = chance(8) ? 0 : 1 + rn(3);
+    shape_t b = {0, {0}}; /* the broadcast of the index shapes */
+    bool fits = true;
+    int pos = 0, first_adv = -1, last_adv = -1, kept[5], nkept = 0;
+    for (int i = 0; i < cnt && i < 8; i++) {
+        int64_t here = pos < nd ? first->sz[pos] : 1;
+        shape_t sh = ish;
+        int used = 1;
+        int r = (int)rn(100);
+        if (r < 20) { /* None: the dim is kept */
+            v->t[v->nt++] = NULL;
+            if (pos < nd && nkept < 5) kept[nkept++] = pos;
+            pos++;
+            continue;
+        }
+        int32_t dt = r < 80 ? DT_I64 : r < 88 ? DT_I32 : r < 97 ? DT_BOOL : DT_U8;
+        if (dt == DT_BOOL || dt == DT_U8) { /* a mask over the next dims */
+            used = pos < nd ? 1 + (int)rn(nd - pos) : 1;
+            sh.nd = used;
+            for (int d = 0; d < used; d++) sh.sz[d] = pos + d < nd ? first->sz[pos + d] : 1;
+            if (chance(5)) sh.sz[0]++;
+        } else {
+            for (int d = 0; d < sh.nd; d++)
+                if (chance(25)) sh.sz[d] = 1;
+        }
+        AtenTensorHandle t = make_tensor(&sh, dt, false);
+        if (!t) return;
+        if (dt == DT_I64 || dt == DT_I32) fill_index(dt, here);
+        v->t[v->nt++] = t;
+        shape_t is = sh; /* the shape this index contributes */
+        if (dt == DT_BOOL || dt == DT_U8) is.nd = 1, is.sz[0] = count_true(t);
+        /* broadcast b with is (aligned at the right) */
+        int m = b.nd > is.nd ? b.nd : is.nd;
+        shape_t o = {m, {0}};
+        for (int d = 0; d < m; d++) {
+            int bi = d - (m - b.nd), ii = d - (m - is.nd);
+            int64_t x = bi >= 0 ? b.sz[bi] : 1, y = ii >= 0 ? is.sz[ii] : 1;
+            if (x != y && x != 1 && y != 1) fits = false;
+            o.sz[d] = x == 1 ? y : x;
+        }
+        b = o;
+        if (first_adv < 0) first_adv = i;
+        last_adv = i;
+        pos += used;
+    }
+    for (int d = pos; d < nd && nkept < 5; d++) kept[nkept++] = d;
+    /* adjacent advanced indices (no None between them) take their dims' place */
+    bool adjacent = true;
+    for (int i = first_adv; i >= 0 && i <= last_adv; i++)
+        if (!v->t[i]) adjacent = false;
+    shape_t res = {0, {0}};
+    int nbefore = 0; /* kept dims before the advanced ones */
+    if (adjacent && first_adv > 0)
+        for (int k = 0; k < nkept; k++) nbefore += kept[k] < first_adv;
+    for (int k = 0; k < nbefore && res.nd < 5; k++) res.sz[res.nd++] = first->sz[kept[k]];
+    for (int d = 0; d < b.nd && res.nd < 5; d++) res.sz[res.nd++] = b.sz[d];
+    for (int k = nbefore; k < nkept; k++) {
+        if (res.nd == 5)
+            fits = false;
+        else
+            res.sz[res.nd++] = first->sz[kept[k]];
+    }
+    g_index_shape = res;
+    g_index_fits = fits && first_adv >= 0 && b.nd + nkept <= 5;
+}
+
 /* Draws one argument's value. first: the shape of the call's first tensor. */
 static void draw_arg(const entry *e, const sg_arg *a, const sg_type *t, argval *v,
                      const shape_t *base, const shape_t *first, int *tensor_k) {
@@ -589,6 +705,34 @@ static void draw_arg(const entry *e, const sg_arg *a, const sg_type *t, argval *
     int64_t nd = dim_of(first);
     if (t->kind == SG_TY_LIST) {
         const sg_type *el = t->elem;
+        if (el->kind == SG_TY_OPTIONAL) { /* Tensor?[]: index.Tensor, index_put */
+            draw_indices(first, v);
+            (*tensor_k)++;
+            return;
+        }
+        if (el->kind == SG_TY_BASE && el->base == SG_BT_BOOL) { /* bool[N]: output masks */
+            v->ni = t->size > 0 ? t->size : (int)rn(4);
+            for (int i = 0; i < v->ni; i++) v->iv[i] = chance(70);
+            return;
+        }
+        if (el->kind == SG_TY_BASE && el->base == SG_BT_FLOAT) { /* float[]: range= */
+            /* histogram's (lo, hi) pairs: one, or one per dim of histogramdd's last dim */
+            int64_t pairs = name_is(e, "_histogramdd_from_bin_cts") && nd ? first->sz[nd - 1] : 1;
+            v->ni = chance(85) && pairs <= 4 ? 2 * (int)pairs : (int)rn(4);
+            for (int i = 0; i < v->ni; i++)
+                v->dv[i] = chance(80) ? (double)(rn(9) - 4) / (chance(30) ? 4 : 1) : draw_double();
+            for (int i = 0; i + 1 < v->ni && chance(80); i += 2)
+                if (v->dv[i] > v->dv[i + 1]) {
+                    double x = v->dv[i];
+                    v->dv[i] = v->dv[i + 1], v->dv[i + 1] = x;
+                }
+            return;
+        }
+        if (!strcmp(n, "bins") && nd && chance(85)) { /* histogramdd: one per last-dim column */
+            v->ni = first->sz[nd - 1] < 8 ? (int)first->sz[nd - 1] : 1;
+            for (int i = 0; i < v->ni; i++) v->iv[i] = 1 + rn(5);
+            return;
+        }
         if (el->kind == SG_TY_BASE && el->base == SG_BT_TENSOR) {
             int cnt = 1 + (int)rn(3);
             if (name_is(e, "_foreach_mul") || name_is(e, "_foreach_mul_")) cnt = 2;
@@ -661,6 +805,15 @@ static void draw_arg(const entry *e, const sg_arg *a, const sg_type *t, argval *
             else if (!name_is(e, "embedding"))
                 for (int d = 0; d < sh.nd; d++) sh.sz[d] = sh.sz[d] ? rn(sh.sz[d] + 1) : 0;
         }
+        if (name_is(e, "index_put") && !strcmp(n, "values") && chance(85))
+            dt = -1; /* self's dtype (PyTorch requires it outside the masked_fill path) */
+        if (name_is(e, "index_put") && !strcmp(n, "values") && g_index_fits && chance(85)) {
+            sh = g_index_shape; /* the indexed shape, or one it broadcasts from */
+            if (chance(30))
+                for (int d = 0; d < sh.nd; d++)
+                    if (chance(50)) sh.sz[d] = 1;
+            if (chance(15)) sh.nd = 0;
+        }
         if (a->is_out && chance(50)) { /* an out= of another shape */
             sh.nd = (int)rn(3);
             for (int d = 0; d < sh.nd; d++) sh.sz[d] = rn(3);
@@ -682,6 +835,8 @@ static void draw_arg(const entry *e, const sg_arg *a, const sg_type *t, argval *
             v->iv[0] = chance(8) ? rn(5) + nd : rn(2 * nd + 1) - nd;
         else if (!strcmp(n, "index") || !strcmp(n, "start") || !strcmp(n, "length"))
             v->iv[0] = rn(6) - 2;
+        else if (!strcmp(n, "bins"))
+            v->iv[0] = chance(90) ? 1 + rn(6) : rn(3) - 1;
         else if (!strcmp(n, "padding_idx"))
             v->iv[0] = chance(50) ? -1 : rn(4);
         else
@@ -754,16 +909,27 @@ static const sg_arg *find_arg(const entry *e, const char *pname, int *ai, int *i
     return NULL;
 }
 
-/* The C parameter types call_shim can pass. A shim with another (Tensor?[] as
- * `const AtenTensorHandle**`: no argument of that type is drawn yet) counts as missing on
- * both sides: `list` names it "unhandled", and a run without a filter skips it. */
+/* The C parameter types call_shim can pass (bool[N] is `const int32_t*`, float[]? `const
+ * double**`, Tensor?[] `const AtenTensorHandle**`: a pointer to each handle, NULL for None).
+ * A shim with another counts as missing on both sides: `list` names it "unhandled", and a
+ * run without a filter skips it. */
 static bool ptype_handled(const char *pt) {
-    static const char *const ok[] = {
-        "double",           "double*",           "int64_t",
-        "int64_t*",         "int32_t",           "int32_t*",
-        "AtenTensorHandle", "AtenTensorHandle*", "const AtenTensorHandle*",
-        "const char*",      "const char**",      "const int64_t*",
-        "const int64_t**"};
+    static const char *const ok[] = {"double",
+                                     "double*",
+                                     "int64_t",
+                                     "int64_t*",
+                                     "int32_t",
+                                     "int32_t*",
+                                     "AtenTensorHandle",
+                                     "AtenTensorHandle*",
+                                     "const AtenTensorHandle*",
+                                     "const char*",
+                                     "const char**",
+                                     "const int64_t*",
+                                     "const int64_t**",
+                                     "const int32_t*",
+                                     "const double**",
+                                     "const AtenTensorHandle**"};
     for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++)
         if (!strcmp(pt, ok[i])) return true;
     return false;
@@ -791,6 +957,9 @@ static int call_shim(const entry *e, argval *vals) {
     slot cell[MAXP];
     const int64_t *listp[MAXP];
     const char *strp[MAXP];
+    const double *dlistp[MAXP];
+    int32_t bools[MAXP][8];
+    const AtenTensorHandle *optl[MAXP][8];
     memset(ret_t, 0, sizeof ret_t);
     for (int i = 0; i < e->np; i++) {
         const char *pt = e->ptype[i], *pn = e->pname[i];
@@ -826,7 +995,10 @@ static int call_shim(const entry *e, argval *vals) {
         if (is_len == 2) {
             sl[i].i32 = v->dev_index;
         } else if (is_len) {
-            sl[i].i64 = t->kind == SG_TY_LIST && t->elem->base == SG_BT_TENSOR ? v->nt : v->ni;
+            sl[i].i64 = t->kind == SG_TY_LIST &&
+                                (t->elem->kind == SG_TY_OPTIONAL || t->elem->base == SG_BT_TENSOR)
+                            ? v->nt
+                            : v->ni;
         } else if (!strcmp(pt, "AtenTensorHandle")) {
             sl[i].p = v->t[0];
         } else if (!strcmp(pt, "AtenTensorHandle*")) { /* Tensor? */
@@ -843,6 +1015,15 @@ static int call_shim(const entry *e, argval *vals) {
         } else if (!strcmp(pt, "const int64_t**")) {
             listp[i] = v->iv;
             sl[i].p = v->present ? (void *)&listp[i] : NULL;
+        } else if (!strcmp(pt, "const int32_t*")) { /* bool[N] */
+            for (int k = 0; k < 8; k++) bools[i][k] = k < v->ni && v->iv[k] != 0;
+            sl[i].p = bools[i];
+        } else if (!strcmp(pt, "const double**")) { /* float[]? */
+            dlistp[i] = v->dv;
+            sl[i].p = v->present ? (void *)&dlistp[i] : NULL;
+        } else if (!strcmp(pt, "const AtenTensorHandle**")) { /* Tensor?[] */
+            for (int k = 0; k < v->nt; k++) optl[i][k] = v->t[k] ? &v->t[k] : NULL;
+            sl[i].p = optl[i];
         } else if (!strcmp(pt, "double")) {
             sl[i].d = v->d;
         } else if (!strcmp(pt, "double*")) {
@@ -949,6 +1130,7 @@ static StableIValue arg_siv(const sg_type *t, const argval *v) {
         for (int i = 0; i < n; i++) {
             argval one = *v;
             one.iv[0] = v->iv[i];
+            one.d = v->dv[i];
             torch_list_push_back(l, to_siv(t->elem, tens ? v : &one, &ti));
         }
         return (StableIValue)(uintptr_t)l;
@@ -1192,6 +1374,7 @@ static void one_call(uint64_t seed, int64_t k, FILE *out) {
     g_rec = open_memstream(&buf, &len);
     g_nin = g_nowned = 0;
     g_setup_failed = false;
+    g_index_fits = false;
     shape_t base;
     base.nd = (int)(chance(10) ? 0 : 1 + rn(4));
     for (int d = 0; d < base.nd; d++) base.sz[d] = chance(6) ? 0 : 1 + rn(4);
@@ -1220,6 +1403,11 @@ static void one_call(uint64_t seed, int64_t k, FILE *out) {
                 fprintf(stderr, " %d tensor(s)", v->nt);
             else if (v->str)
                 fprintf(stderr, " '%s'", v->str);
+            else if (v->ni && e->s->args[i].type->kind != SG_TY_BASE &&
+                     (e->s->args[i].type->elem->kind == SG_TY_LIST ||
+                      e->s->args[i].type->kind == SG_TY_LIST) &&
+                     v->dv[0] + v->dv[1] != 0)
+                for (int j = 0; j < v->ni; j++) fprintf(stderr, " %.17g", v->dv[j]);
             else if (v->ni)
                 for (int j = 0; j < v->ni; j++) fprintf(stderr, " %" PRId64, v->iv[j]);
             else
