@@ -4,6 +4,7 @@
  *  - observer_on (its one element, as an int32, nonzero): self's min and max (per tensor, or
  *    per channel along ch_axis 0 with per_row_fake_quant) update running_min/running_max by
  *    a moving average (an infinite running value takes the current one); float32 only;
+ *    (fake quantization itself takes float16, bfloat16, float32 and float64)
  *  - fake_quant_on: scale and zero_point from the running min/max (fbgemm's
  *    ChooseQuantizationParams, symmetric_quant preserving sparsity), then the output is self
  *    fake-quantized, the mask where its quantized value was inside [quant_min, quant_max];
@@ -314,9 +315,6 @@ static AOTITorchError fused(const char *op, AtenTensorHandle self, AtenTensorHan
                            "\"fake_quantize_tensor_cachemask_kernel_type_handling\" not "
                            "implemented for '%s'",
                            shimrt_dtype_torch_name(self->dtype));
-    if (n && self->dtype != SHIMRT_FLOAT32)
-        return shimrt_fail(op, "fake quantization of %s: float32 only here",
-                           shimrt_dtype_torch_name(self->dtype));
     /* Y and the mask: empty_like(self) (its layout) */
     int64_t st[SHIMRT_MAX_DIMS];
     shimrt_k_preserve_strides(self, st);
@@ -334,15 +332,18 @@ static AOTITorchError fused(const char *op, AtenTensorHandle self, AtenTensorHan
         int64_t r = per_row ? idx[ax] : 0;
         float sc = pt ? sf : *(float *)(void *)elem(scale, r);
         int32_t z = pt ? zf : *(int32_t *)(void *)elem(zp, r);
-        float v = *(const float *)(const void *)shimrt_idx_at(self, idx);
-        float *o = (float *)(void *)shimrt_idx_at(out, idx);
+        double v = shimrt_k_load_f64(shimrt_idx_at(self, idx), self->dtype);
+        char *o = shimrt_idx_at(out, idx);
         uint8_t *mk = (uint8_t *)shimrt_idx_at(mask, idx);
         shimrt_idx_next(self->ndim, self->sizes, idx);
+        /* the quantized value: in double for float64 (scalar_t times a float inv_scale),
+         * in float for the others (float16/bfloat16 times float is float) */
         float inv = 1.0f / sc;
-        float qf = (float)z + nearbyintf(v * inv);
-        double cl = fmin(fmax((double)qf, (double)quant_min), (double)quant_max);
+        double qf = self->dtype == SHIMRT_FLOAT64 ? (double)z + nearbyint(v * (double)inv)
+                                                  : (double)((float)z + nearbyintf((float)v * inv));
+        double cl = fmin(fmax(qf, (double)quant_min), (double)quant_max);
         int64_t q = (int64_t)cl;
-        *o = (float)(q - z) * sc;
+        shimrt_k_store_f64(o, self->dtype, (double)((float)(q - z) * sc));
         *mk = (double)quant_min <= qf && qf <= (double)quant_max;
     }
     *ret0 = out;
