@@ -107,6 +107,13 @@ static AOTITorchError int_scalars(AtenTensorHandle self, AtenTensorHandle m1, At
         m2->ndim == 2 && m1->sizes[1] == m2->sizes[0] &&
         empty_int_product("addmm", m1->dtype, m1->sizes[0], m1->sizes[1], m2->sizes[1], *beta))
         return AOTI_TORCH_FAILURE;
+    /* a product with terms converts both with c10's check (beta -0.5 to uint8 overflows)
+     * before they truncate */
+    if (m1->ndim == 2 && shimrt_tensor_valid(m2) && m2->defined && m2->ndim == 2 &&
+        m1->sizes[0] > 0 && m1->sizes[1] > 0 && m2->sizes[1] > 0 &&
+        (shimrt_k_scalar_fits("addmm", shimrt_scalar_double(*alpha), m1->dtype, false) ||
+         shimrt_k_scalar_fits("addmm", shimrt_scalar_double(*beta), m1->dtype, false)))
+        return AOTI_TORCH_FAILURE;
     *beta = trunc(*beta);
     *alpha = trunc(*alpha);
     return AOTI_TORCH_SUCCESS;

@@ -788,6 +788,9 @@ AOTITorchError shimrt_cpu_matmul(AtenTensorHandle self, AtenTensorHandle other,
         return shimrt_fail(op, "expected m1 and m2 to have the same dtype, but got: %s != %s",
                            shimrt_dtype_name(self->dtype), shimrt_dtype_name(other->dtype));
     }
+    if (self->ndim == 1 && other->ndim == 1 && shimrt_k_mm_no_kernel(self->dtype))
+        return shimrt_fail(op, "\"dot\" not implemented for '%s'", /* (even when empty) */
+                           shimrt_dtype_torch_name(self->dtype));
     int64_t rnumel = 1;
     for (int64_t i = 0; i < rn; i++) rnumel *= rshape[i];
     if (rnumel && bool_check(op, self->dtype, full[nb], a.sizes[a.ndim - 1], full[nb + 1]))
