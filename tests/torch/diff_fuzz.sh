@@ -75,11 +75,12 @@ for s in $DIFF_SEEDS; do
 done
 [ "$st" -eq 0 ] || fail "differences not on $AL (records in ${DIFF_KEEP:-a temporary directory})"
 
-# libshimrt's side under valgrind (every shim and op: no filter), a few calls. One thread:
-# the client's child ends with _exit() while the pool's workers live, whose thread-local
-# blocks memcheck then counts as possibly lost (threads are TSan's: tests/scripts/tsan.sh).
+# libshimrt's side under valgrind (every shim and op: no filter), a few calls. One thread
+# (ours and OpenBLAS's): the client's child ends with _exit() while the pools' workers live
+# (OpenBLAS's, made at load, in its parent), whose thread-local blocks memcheck then counts
+# as possibly lost (threads are TSan's: tests/scripts/tsan.sh).
 if command -v valgrind >/dev/null 2>&1 && [ "${DIFF_VG_CALLS:-1000}" -gt 0 ]; then
-  SHIMRT_NUM_THREADS=1 valgrind -q --error-exitcode=99 --leak-check=full \
+  OPENBLAS_NUM_THREADS=1 SHIMRT_NUM_THREADS=1 valgrind -q --error-exitcode=99 --leak-check=full \
     --errors-for-leak-kinds=definite --log-file="$T/valgrind.%p" \
     "$CLIENT" run "$M" 3 "${DIFF_VG_CALLS:-1000}" "$T/vg.txt" 2>/dev/null || {
     cat "$T"/valgrind.* | head -60; fail "valgrind"; }
