@@ -718,10 +718,8 @@ AOTITorchError shimrt_cpu_histc(AtenTensorHandle self, int64_t bins, shimrt_scal
 }
 
 /* ---- gcd ---------------------------------------------------------------------------------------- */
-/* abs(v) as C++ computes it for an integer of dtype dt and stores it back into dt: wrapping
- * (|INT64_MIN| is INT64_MIN, |-128| in int8 is -128). */
-static int64_t gcd_abs(int64_t v, int32_t dt) {
-    uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+/* v (any integer) as a value of the integer dtype dt, wrapping */
+static int64_t gcd_wrap(uint64_t u, int32_t dt) {
     switch (dt) {
     case SHIMRT_INT8: return (int8_t)(uint8_t)u;
     case SHIMRT_INT16: return (int16_t)(uint16_t)u;
@@ -729,6 +727,13 @@ static int64_t gcd_abs(int64_t v, int32_t dt) {
     case SHIMRT_UINT8: return (uint8_t)u;
     default: return (int64_t)u;
     }
+}
+/* abs(v) as C++ computes it for v converted to the integer dtype dt (TensorIterator's cast
+ * to the common dtype: INT64_MAX into int8 is -1, whose abs is 1) and stored back into dt:
+ * wrapping (|INT64_MIN| is INT64_MIN, |-128| in int8 is -128). */
+static int64_t gcd_abs(int64_t v, int32_t dt) {
+    v = gcd_wrap((uint64_t)v, dt);
+    return gcd_wrap(v < 0 ? 0 - (uint64_t)v : (uint64_t)v, dt);
 }
 AOTITorchError shimrt_cpu_gcd(AtenTensorHandle self, AtenTensorHandle other,
                               AtenTensorHandle *ret0) {

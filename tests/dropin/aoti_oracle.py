@@ -1177,6 +1177,12 @@ def misc_family():
         for db in (torch.int64, torch.int8, da):
             a, b = rand([4, 5], da, -30, 30), rand([5], db, -30, 30)
             case(f"{da} {db}", "aoti_torch_cpu_gcd", [T(a), T(b), Ret()], lambda a=a, b=b: A.gcd(a, b))
+    # a 0-d other of a wider dtype converts (wrapping) to self's before the abs
+    for da in (torch.int8, torch.uint8, torch.int16, torch.int32):
+        for v in (2 ** 63 - 1, -2 ** 63, 2 ** 31 + 6, 255, -129):
+            a, b = torch.tensor([0, 6, -3, 12], dtype=da), torch.tensor(v)
+            case(f"{da} 0-d int64 {v}", "aoti_torch_cpu_gcd", [T(a), T(b), Ret()],
+                 lambda a=a, b=b: A.gcd(a, b))
 
 
 def index_family():
