@@ -1335,6 +1335,24 @@ static bool bag_unsafe(const entry *e, const argval *vals) {
     return ind == 2 && ond >= 2;
 }
 
+/* cat.out into an out whose size-1 dims carry strides other than the contiguous ones:
+ * PyTorch's serial cat kernel (taken for contiguous operands) sizes its blocks by
+ * size(dim) * stride(dim), so it then copies nothing or the wrong span (seed 58: a [1, 1]
+ * out with strides [2, 2] is left unwritten); such draws are not made. */
+static bool cat_unsafe(const entry *e, const argval *vals) {
+    if (!name_is(e, "cat") || e->s->n_args < 3 || !vals[2].nt || !vals[2].t[0]) return false;
+    int64_t nd = 0, *sz = NULL, *st = NULL;
+    if (aoti_torch_get_dim(vals[2].t[0], &nd) || aoti_torch_get_sizes(vals[2].t[0], &sz) ||
+        aoti_torch_get_strides(vals[2].t[0], &st))
+        return false;
+    int64_t want = 1;
+    for (int64_t d = nd - 1; d >= 0; d--) {
+        if (sz[d] == 1 && st[d] != want) return true;
+        want *= sz[d] > 0 ? sz[d] : 1;
+    }
+    return false;
+}
+
 /* avg_pool2d/3d of an integral input with divisor_override -1: PyTorch's kernel divides a
  * window's int64 sum by -1, which traps (SIGFPE) where the sum is INT64_MIN (libshimrt
  * wraps it); such draws are not made. */
@@ -1442,7 +1460,8 @@ static void one_call(uint64_t seed, int64_t k, FILE *out) {
             fputc('\n', stderr);
         }
     if (attention_unsafe(e, vals) || fq_unsafe(e, vals) || backward_unsafe(e, vals) ||
-        segment_unsafe(e, vals) || avgpool_unsafe(e, vals) || bag_unsafe(e, vals))
+        segment_unsafe(e, vals) || avgpool_unsafe(e, vals) || bag_unsafe(e, vals) ||
+        cat_unsafe(e, vals))
         g_setup_failed = true;
     int rc;
     /* resize_, resize_as_: the storage they grow is unset, in PyTorch too (no values to
