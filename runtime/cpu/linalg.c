@@ -331,7 +331,10 @@ static AOTITorchError complex_gemm(const char *op, int32_t dt, int64_t n, int64_
         return AOTI_TORCH_SUCCESS;
     }
     if (mode < GEMM_C_FIRST_A) mode = GEMM_C_AUTO;
-    if (k == 0) { /* BLAS would scale c by beta; PyTorch ignores c when beta is 0 */
+    /* k == 0: BLAS would scale c by beta; PyTorch ignores c when beta is 0. alpha == 0: BLAS
+     * (MKL's cgemm/zgemm as the reference one) reads neither a nor b, so their inf and NaN
+     * do not reach c */
+    if (k == 0 || alpha == 0) {
         for (int64_t i = 0; i < 2 * n * m; i++) {
             if (f) {
                 float *v = (float *)(void *)c;

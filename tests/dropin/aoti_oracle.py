@@ -363,6 +363,15 @@ def complex_mm_family():
                              [T(o3, True), T(bias), T(b1), T(b2), 0.5, -2.0],
                              lambda o3=o3, bias=bias, b1=b1, b2=b2:
                              A.baddbmm.out(bias, b1, b2, beta=0.5, alpha=-2.0, out=o3.clone()))
+        # alpha 0: BLAS reads neither operand, so their inf and NaN stay out of the result
+        a, b = crand([3, 4], dt), crand([4, 2], dt)
+        a[0, 0], b[1, 1] = complex(float("nan"), 1), complex(0, float("inf"))
+        bias, o = crand([2], dt), torch.zeros(3, 2, dtype=dt)
+        for beta in (0.0, 1.5):
+            case(f"{dt} addmm alpha=0 beta={beta}", "aoti_torch_cpu_addmm_out",
+                 [T(o, True), T(bias), T(a), T(b), beta, 0.0],
+                 lambda o=o, bias=bias, a=a, b=b, beta=beta:
+                 A.addmm.out(bias, a, b, beta=beta, alpha=0.0, out=o.clone()))
 
 
 def baddbmm_order_family():
