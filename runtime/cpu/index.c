@@ -204,16 +204,30 @@ static AOTITorchError reduce_step(const int64_t *pos, const int64_t *tgt, void *
         v = shimrt_idx_load(shimrt_idx_at(c->src, pos), c->src->dtype);
     if (!c->touched[l]) {
         c->touched[l] = true;
-        if (c->count[l] == 0) { /* include_self false: start from the first value */
-            c->acc[l] = v;
-            if (c->im) c->im[l] = vi;
+        if (c->count[l] == 0 && (c->reduce == R_AMAX || c->reduce == R_AMIN)) {
+            c->acc[l] = v; /* include_self false: PyTorch starts from lowest / highest */
             c->count[l] = 1;
             return AOTI_TORCH_SUCCESS;
+        }
+        if (c->count[l] == 0) { /* include_self false: PyTorch starts from the identity, 0 or
+                                 * 1 (0 + -0 is +0; (1 + 0i) (x + inf i) has a NaN part) */
+            c->acc[l] = c->reduce == R_PROD ? 1 : 0;
+            if (c->im) c->im[l] = 0;
         }
     }
     if (c->im) { /* complex: sum, mean or prod (PyTorch has no complex amax / amin) */
         long double a = c->acc[l], b = c->im[l];
-        if (c->reduce == R_PROD)
+        if (c->reduce == R_PROD && c->out->dtype == SHIMRT_COMPLEX64) {
+            /* c10::complex<float>'s *=, each product and sum in float (FLT_MAX (1 + i) *
+             * (2 + 2i) has a NaN real part there, not 0) */
+            float fa = (float)a, fb = (float)b, fv = (float)v, fvi = (float)vi;
+            float re = fa * fv - fb * fvi, im = fa * fvi + fb * fv;
+            c->acc[l] = re, c->im[l] = im;
+        } else if (c->reduce == R_PROD && c->out->dtype == SHIMRT_COMPLEX128) {
+            double da = (double)a, db = (double)b, dv = (double)v, dvi = (double)vi;
+            double re = da * dv - db * dvi, im = da * dvi + db * dv;
+            c->acc[l] = re, c->im[l] = im;
+        } else if (c->reduce == R_PROD)
             c->acc[l] = a * v - b * vi, c->im[l] = a * vi + b * v;
         else
             c->acc[l] = a + v, c->im[l] = b + vi;
