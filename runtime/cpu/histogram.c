@@ -143,12 +143,16 @@ static int histdd(const char *op, int32_t dt, const double *x, const double *w, 
         for (int64_t c = 0; c < cells; c++) total += hist[c];
         for (int64_t c = 0; c < cells; c++) {
             double v = as_dt(dt, hist[c] / as_dt(dt, total));
-            int64_t rest = c;
+            int64_t rest = c, k[SHIMRT_MAX_DIMS]; /* (D <= SHIMRT_MAX_DIMS: run checks it) */
             for (int64_t d = D - 1; d >= 0; d--) {
-                int64_t k = rest % bins[d];
+                k[d] = rest % bins[d];
                 rest /= bins[d];
-                v = as_dt(dt, v / as_dt(dt, edges[d][k + 1] - edges[d][k]));
             }
+            /* PyTorch divides by each dim's bin lengths in turn, dim 0 first (the order
+             * decides an overflow or an underflow: 0.33 / 1e38 / 5e-41 is 58.8, 0.33 / 5e-41
+             * is inf in float) */
+            for (int64_t d = 0; d < D; d++)
+                v = as_dt(dt, v / as_dt(dt, edges[d][k[d] + 1] - edges[d][k[d]]));
             hist[c] = v;
         }
     }

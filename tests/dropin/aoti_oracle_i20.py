@@ -226,6 +226,14 @@ def histogram_family():
         case(f"bad {k}", h1, [T(xx), bins, dpp(r), len(r) if r else 0,
                               Opt(T(w)) if w is not None else Opt(None), 0, Ret(), Ret()],
              lambda xx=xx, bins=bins, r=r, w=w: A.histogram.bin_ct(xx, bins, range=r, weight=w))
+    # density divides by each dim's bin lengths, dim 0 first: with a dim 1 of ~1e38 wide bins
+    # and a dim 2 of ~5e-41 wide ones, the other order overflows to inf in float
+    xs = torch.tensor([[1e-40, -0.0, 1e-40], [3.0, -3.0, -0.0], [-2.0, -3.4e38, 0.0]])
+    case("dd density order", hd, [T(xs), [5, 3, 2], None, 0, Opt(None), 1, Ret()],
+         lambda: A._histogramdd_from_bin_cts(xs, [5, 3, 2], density=True))
+    # range converts to the input's dtype with c10's check (linspace)
+    case("range overflow", h1, [T(x), 3, dpp([-1e300, 1e300]), 2, Opt(None), 0, Ret(), Ret()],
+         lambda: A.histogram.bin_ct(x, 3, range=[-1e300, 1e300]))
     x2 = torch.rand(4, 2)
     for k, bins in enumerate(([2], [2, 0], [2, 2, 2])):
         case(f"dd bad {k}", hd, [T(x2), bins, None, 0, Opt(None), 0, Ret()],
