@@ -352,15 +352,15 @@ AOTITorchError shimrt_cpu_index_tensor(AtenTensorHandle self, const AtenTensorHa
         if (!ixst) err = shimrt_fail(op, "out of memory");
         if (ixst) read_strides(a, srcst, ixst);
         char *dst = shimrt_data(r);
-        do {
-            int64_t off = src_offset(op, a, srcst, ixst, it), o = 0;
-            if (off < 0 && err == AOTI_TORCH_SUCCESS) {
-                err = AOTI_TORCH_FAILURE;
-                break;
-            }
-            for (int64_t d = 0; d < a->nd; d++) o += it[d] * ostr[d];
-            memcpy(dst + o * (int64_t)a->es, a->sdata + off * (int64_t)a->es, a->es);
-        } while (!err && a->nd > 0 && shimrt_idx_next(a->nd, a->shape, it));
+        if (ixst) do {
+                int64_t off = src_offset(op, a, srcst, ixst, it), o = 0;
+                if (off < 0) {
+                    err = AOTI_TORCH_FAILURE;
+                    break;
+                }
+                for (int64_t d = 0; d < a->nd; d++) o += it[d] * ostr[d];
+                memcpy(dst + o * (int64_t)a->es, a->sdata + off * (int64_t)a->es, a->es);
+            } while (!err && a->nd > 0 && shimrt_idx_next(a->nd, a->shape, it));
         free(ixst);
     }
     adv_free(a);
