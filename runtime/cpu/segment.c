@@ -210,8 +210,9 @@ AOTITorchError shimrt_cpu_segment_reduce(AtenTensorHandle data, const char *redu
     if (!shimrt_k_is_floating(data->dtype))
         return shimrt_fail(op, "\"_segment_reduce_cpu\" not implemented for '%s'",
                            shimrt_dtype_name(data->dtype));
-    AtenTensorHandle len = lengths, off = offsets;
-    if (indices && !len && !off)
+    /* PyTorch refuses any indices, and takes offsets when both offsets and lengths are given */
+    AtenTensorHandle len = offsets ? NULL : lengths, off = offsets;
+    if (indices)
         return shimrt_fail(op, "segment_reduce(): indices based reduction is not supported yet.");
     if (!len && !off)
         return shimrt_fail(op, "segment_reduce(): Either lengths or offsets must be defined");
@@ -226,12 +227,16 @@ AOTITorchError shimrt_cpu_segment_reduce(AtenTensorHandle data, const char *redu
                            "segment_reduce(): Expected axis to be the last dimension of %s but "
                            "got %lld.",
                            len ? "lengths" : "offsets", (long long)axis);
-    for (int64_t d = 0; d < axis; d++)
-        if (seg->sizes[d] != data->sizes[d])
-            return shimrt_fail(op,
-                               "segment_reduce(): Expected all but the last dimension of %s to "
-                               "match data.",
-                               len ? "lengths" : "offsets");
+    /* PyTorch does not compare the leading dims: its kernel reads lengths/offsets as flat
+     * rows, one per row of data's leading dims, past its end when data has more rows */
+    int64_t drows = 1, srows = 1;
+    for (int64_t d = 0; d < axis && d < data->ndim; d++) drows *= data->sizes[d];
+    for (int64_t d = 0; d < axis; d++) srows *= seg->sizes[d];
+    if (axis > data->ndim || drows > srows)
+        return shimrt_fail(op,
+                           "segment_reduce(): %s has fewer rows than data (%lld < %lld): "
+                           "PyTorch's kernel would index out of bounds",
+                           len ? "lengths" : "offsets", (long long)srows, (long long)drows);
     int64_t nseg = len ? seg->sizes[axis] : seg->sizes[axis] - 1;
     if (nseg < 0)
         return shimrt_fail(op, "segment_reduce(): Expected offsets to have at least one element");
